@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# make deps: install the Debian packages the build needs and fetch + build Mbed TLS 3.6 LTS.
+# Idempotent: a second run checks, finds everything present and returns in seconds.
+# No registry host name is written anywhere: the mirror is read from the machine's apt sources.
+set -euo pipefail
+BUILD_DIR=${BUILD_DIR:-build}
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+mkdir -p "$BUILD_DIR"
+BUILD_DIR=$(cd "$BUILD_DIR" && pwd)
+MBEDTLS_SUITE=trixie            # Mbed TLS 3.6 LTS lives in the next Debian release
+MBEDTLS_VERSION_PREFIX=3.6.
+
+PACKAGES=(build-essential pkg-config cmake nanopb protobuf-compiler python3-protobuf
+          libcmocka-dev libsqlite3-dev sqlite3 python3-kconfiglib python3-matplotlib
+          python3-numpy clang-format clang-tidy cppcheck valgrind dpkg-dev curl openssl
+          ${DPM_EXTRA_PACKAGES:-})
+
+log() { printf 'deps: %s\n' "$*"; }
+SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  log "installing: ${missing[*]}"
+  # A mirror that is syncing can make part of the update fail; what it fetched is still usable.
+  $SUDO apt-get update -q || log "apt-get update partly failed; continuing with the lists we have"
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+else
+  log "Debian packages: all ${#PACKAGES[@]} present"
+fi
+
+# The mirror the machine already uses (deb822 .sources first, then the one-line format).
+debian_mirror() {
+  local uri=""
+  for f in /etc/apt/sources.list.d/*.sources; do
+    [ -f "$f" ] || continue
+    uri=$(awk '/^URIs:/ && $2 ~ /debian\/?$/ {print $2; exit}' "$f")
+    [ -n "$uri" ] && break
+  done
+  if [ -z "$uri" ] && [ -f /etc/apt/sources.list ]; then
+    uri=$(awk '$1=="deb" && $0 !~ /security/ {for(i=2;i<=NF;i++) if ($i ~ /^[a-z]+:\/\//) {print $i; exit}}' /etc/apt/sources.list)
+  fi
+  [ -n "$uri" ] || { echo "deps: cannot find a Debian mirror in the apt sources" >&2; exit 1; }
+  printf '%s\n' "${uri%/}"
+}
+
+# fetch_source PACKAGE SUITE DESTDIR: apt-get source --download-only through a private config.
+fetch_source() {
+  local pkg=$1 suite=$2 dest=$3 apt_dir="$BUILD_DIR/apt/$2"
+  mkdir -p "$apt_dir/lists/partial" "$dest"
+  printf 'deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] %s %s main\n' \
+    "$(debian_mirror)" "$suite" >"$apt_dir/sources.list"
+  local opts=(-o "Dir::Etc::SourceList=$apt_dir/sources.list" -o Dir::Etc::SourceParts=/dev/null
+              -o "Dir::State::Lists=$apt_dir/lists" -o Dir::Cache::archives="$apt_dir")
+  if ! ls "$apt_dir/lists/"*Sources* >/dev/null 2>&1; then
+    apt-get "${opts[@]}" update -q || log "source index update for $suite partly failed"
+  fi
+  (cd "$dest" && apt-get "${opts[@]}" source --download-only "$pkg" 2>&1 | grep -v '^W: Download is performed unsandboxed' || true)
+  verify_dsc "$dest"/"${pkg}"_*.dsc
+}
+
+# Check every file a .dsc lists against its SHA-256 (apt already checked the .dsc itself
+# against the signed Sources index).
+verify_dsc() {
+  local dsc=$1 dir; dir=$(dirname "$dsc")
+  awk '/^Checksums-Sha256:/{on=1; next} /^[^ ]/{on=0} on && NF==3 {print $1 "  " $3}' "$dsc" |
+    (cd "$dir" && sha256sum --quiet -c -) || { echo "deps: checksum mismatch in $dsc" >&2; exit 1; }
+}
+
+MBED_SRC_ROOT="$BUILD_DIR/src"
+mbed_dir=$(ls -d "$MBED_SRC_ROOT"/mbedtls-${MBEDTLS_VERSION_PREFIX}* 2>/dev/null | head -n1 || true)
+if [ -z "$mbed_dir" ]; then
+  log "fetching the Mbed TLS 3.6 LTS source package from Debian $MBEDTLS_SUITE"
+  fetch_source mbedtls "$MBEDTLS_SUITE" "$BUILD_DIR/dl"
+  mkdir -p "$MBED_SRC_ROOT"
+  tar -C "$MBED_SRC_ROOT" -xf "$(ls "$BUILD_DIR"/dl/mbedtls_${MBEDTLS_VERSION_PREFIX}*.orig.tar.* | head -n1)"
+  mbed_dir=$(ls -d "$MBED_SRC_ROOT"/mbedtls-${MBEDTLS_VERSION_PREFIX}* | head -n1)
+else
+  log "Mbed TLS source: $(basename "$mbed_dir") present"
+fi
+ln -sfn "$mbed_dir" "$BUILD_DIR/src/mbedtls"
+
+# Build it for the host with the project's config header (rebuilt only when that header changes).
+MBEDTLS_SRC="$BUILD_DIR/src/mbedtls" "$TOP/.make/build-mbedtls.sh" host "$BUILD_DIR/mbedtls/host" "$TOP/port/tls/config/dpm_mbedtls_host.h"
+log "done: packages ok, Mbed TLS $(basename "$mbed_dir" | sed 's/mbedtls-//') built in $BUILD_DIR/mbedtls/host"

@@ -1,0 +1,118 @@
+# dpmetrics: the one entry point. `make help` lists the targets.
+#   make CROSS_COMPILE=arm-linux-gnueabihf-   cross build (outputs under build/<triplet>/)
+#   make BUILD_DIR=/tmp/dpm                    build somewhere else
+SHELL := /bin/bash
+.DEFAULT_GOAL := all
+
+BUILD_DIR ?= build
+CROSS_COMPILE ?=
+CC := $(CROSS_COMPILE)gcc
+AR := $(CROSS_COMPILE)ar
+NM := $(CROSS_COMPILE)nm
+TARGET := $(if $(CROSS_COMPILE),$(patsubst %-,%,$(CROSS_COMPILE)),host)
+OUT := $(BUILD_DIR)/$(TARGET)
+PYTHON := /usr/bin/python3
+
+MBEDTLS_DIR := $(BUILD_DIR)/mbedtls/$(TARGET)
+MBEDTLS_SRC := $(BUILD_DIR)/src/mbedtls
+MBEDTLS_LIBS := $(MBEDTLS_DIR)/library/libmbedtls.a $(MBEDTLS_DIR)/library/libmbedx509.a \
+                $(MBEDTLS_DIR)/library/libmbedcrypto.a
+MBEDTLS_CFLAGS := -isystem $(MBEDTLS_SRC)/include -Iport/tls/config \
+                  -DMBEDTLS_CONFIG_FILE='"dpm_mbedtls_$(TARGET).h"'
+
+WARNINGS := -Wall -Wextra -Wconversion -Wshadow -Wstrict-prototypes -Wundef -Werror
+OPT ?= -O2 -g
+CFLAGS_COMMON := -std=c99 $(OPT) $(WARNINGS) -MMD -MP -Isdk/include -Iport/include \
+                 $(MBEDTLS_CFLAGS) $(EXTRA_CFLAGS)
+SDK_CFLAGS := $(CFLAGS_COMMON) -Isdk/src/internal -Isdk/src -ffunction-sections -fdata-sections
+PORT_CFLAGS := $(CFLAGS_COMMON) -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
+TEST_CFLAGS := $(CFLAGS_COMMON) -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Itests/support \
+               -Isdk/src/internal -Isdk/src -Wno-conversion
+LDLIBS := -lcmocka -lpthread -lm
+
+# ---- sources ---------------------------------------------------------------------------------
+SDK_SRCS := $(sort $(wildcard sdk/src/*/*.c))
+PORT_SRCS := $(sort $(wildcard port/posix/*.c port/tls/*.c))
+TEST_SUPPORT_SRCS := $(sort $(wildcard tests/support/*.c))
+TEST_SRCS := $(sort $(wildcard tests/unit/test_*.c tests/stat/test_*.c tests/vectors/test_*.c))
+TEST_SCRIPTS := $(sort $(wildcard tests/unit/test_*.sh tests/unit/test_*.py))
+
+obj = $(patsubst %.c,$(OUT)/obj/%.o,$(1))
+SDK_OBJS := $(call obj,$(SDK_SRCS))
+PORT_OBJS := $(call obj,$(PORT_SRCS))
+TEST_SUPPORT_OBJS := $(call obj,$(TEST_SUPPORT_SRCS))
+TEST_BINS := $(patsubst tests/%.c,$(OUT)/tests/%,$(TEST_SRCS))
+
+LIBDPM := $(OUT)/libdpm.a
+LIBPORT := $(OUT)/libdpm_posix.a
+
+# ---- build -------------------------------------------------------------------------------------
+.PHONY: all lib tests
+all: lib tests
+lib: $(LIBDPM) $(LIBPORT)
+tests: $(TEST_BINS)
+
+$(LIBDPM): $(SDK_OBJS)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(LIBPORT): $(PORT_OBJS)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(OUT)/obj/sdk/%.o: sdk/%.c | $(MBEDTLS_DIR)/library/libmbedcrypto.a
+	@mkdir -p $(dir $@)
+	$(CC) $(SDK_CFLAGS) -c $< -o $@
+
+$(OUT)/obj/port/%.o: port/%.c | $(MBEDTLS_DIR)/library/libmbedcrypto.a
+	@mkdir -p $(dir $@)
+	$(CC) $(PORT_CFLAGS) -c $< -o $@
+
+$(OUT)/obj/tests/%.o: tests/%.c | $(MBEDTLS_DIR)/library/libmbedcrypto.a
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -c $< -o $@
+
+$(OUT)/tests/%: $(OUT)/obj/tests/%.o $(TEST_SUPPORT_OBJS) $(LIBPORT) $(LIBDPM)
+	@mkdir -p $(dir $@)
+	$(CC) -o $@ $< $(TEST_SUPPORT_OBJS) $(LIBPORT) $(LIBDPM) $(MBEDTLS_LIBS) $(LDLIBS)
+
+# Mbed TLS is built by `make deps`; building anything first checks it is there.
+$(MBEDTLS_DIR)/library/libmbedcrypto.a:
+	@$(MAKE) --no-print-directory deps
+
+.SECONDARY:
+
+-include $(shell find $(OUT)/obj -name '*.d' 2>/dev/null)
+
+# ---- the two commands and the quality gates ------------------------------------------------
+.PHONY: deps test lint help clean menuconfig defconfig
+deps:
+	@BUILD_DIR=$(BUILD_DIR) bash .make/deps.sh
+
+test: deps
+	@$(MAKE) --no-print-directory all
+	@OUT=$(OUT) NM=$(NM) CC=$(CC) PYTHON=$(PYTHON) BUILD_DIR=$(BUILD_DIR) \
+	  bash .make/run-tests.sh $(TEST_BINS) $(TEST_SCRIPTS)
+
+LINT_SRCS = $(shell find sdk port -name '*.[ch]' -not -path '*/config/*')
+lint: deps
+	@bash .make/lint.sh $(LINT_SRCS) -- $(CFLAGS_COMMON) -Isdk/src/internal -Isdk/src \
+	  -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
+
+menuconfig:
+	@MENUCONFIG_STYLE=aquatic $(PYTHON) -m menuconfig Kconfig
+defconfig:
+	@$(PYTHON) .make/kconfig.py defconfig $(BUILD_DIR)
+
+NOT_YET := demo repro cross size bench fuzz sanitize coverage
+.PHONY: $(NOT_YET)
+$(NOT_YET):
+	@echo "make $@: not yet implemented"
+
+clean:
+	rm -rf $(OUT)
+
+help:
+	@echo "make deps | all | test | demo | repro | cross | size | bench | fuzz | sanitize | lint | coverage"
+	@echo "make menuconfig | defconfig    (Kconfig via kconfiglib)"
+	@echo "variables: CROSS_COMPILE=<triplet>-  BUILD_DIR=<dir>  OPT=<flags>  EXTRA_CFLAGS=<flags>"

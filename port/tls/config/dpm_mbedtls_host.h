@@ -1,0 +1,19 @@
+/* Mbed TLS configuration for host builds (collector, simulator, tests, posix port).
+ *
+ * The host wants everything the default 3.6 LTS configuration offers (TLS 1.3 and 1.2,
+ * client and server, X.509, PSA crypto, AES-NI), so this file starts from Mbed TLS's own
+ * default and states only the project's changes. Devices use dpm_mbedtls_device.h, a
+ * minimal explicit list. */
+#ifndef DPM_MBEDTLS_HOST_H
+#define DPM_MBEDTLS_HOST_H
+
+#include "mbedtls/mbedtls_config.h"
+
+/* The device path takes Mbed TLS memory from a static arena; host tests exercise it. */
+#define MBEDTLS_MEMORY_BUFFER_ALLOC_C
+#define MBEDTLS_PLATFORM_MEMORY /* calloc/free stay the system ones until a test installs the arena */
+/* Threads share one collector process: Mbed TLS must lock its shared state. */
+#define MBEDTLS_THREADING_C
+#define MBEDTLS_THREADING_PTHREAD
+
+#endif /* DPM_MBEDTLS_HOST_H */

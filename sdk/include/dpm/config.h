@@ -1,0 +1,147 @@
+/* Compile-time configuration. The chain, first definition wins:
+ *   1. the user's file, named by -DDPM_CONFIG_FILE="my_dpm_config.h";
+ *   2. Kconfig (CONFIG_DPM_* from an autoconf header, e.g. Zephyr, ESP-IDF or kconfiglib);
+ *   3. the defaults below;
+ *   4. checks that stop the build on values the code cannot honour.
+ * Kconfig (top-level file) declares the same options with the same defaults; a test keeps
+ * them equal. */
+#ifndef DPM_CONFIG_H
+#define DPM_CONFIG_H
+
+#if defined(DPM_CONFIG_FILE)
+#include DPM_CONFIG_FILE
+#endif
+
+/* ---- 2. Kconfig bridge ------------------------------------------------------------------ */
+#if defined(CONFIG_DPM)
+#if !defined(DPM_MAX_BINS) && defined(CONFIG_DPM_MAX_BINS)
+#define DPM_MAX_BINS CONFIG_DPM_MAX_BINS
+#endif
+#if !defined(DPM_MAX_GROUPS) && defined(CONFIG_DPM_MAX_GROUPS)
+#define DPM_MAX_GROUPS CONFIG_DPM_MAX_GROUPS
+#endif
+#if !defined(DPM_MAX_GRR_K) && defined(CONFIG_DPM_MAX_GRR_K)
+#define DPM_MAX_GRR_K CONFIG_DPM_MAX_GRR_K
+#endif
+#if !defined(DPM_FRAC_BITS) && defined(CONFIG_DPM_FRAC_BITS)
+#define DPM_FRAC_BITS CONFIG_DPM_FRAC_BITS
+#endif
+#if !defined(DPM_EPS_MAX) && defined(CONFIG_DPM_EPS_MAX)
+#define DPM_EPS_MAX CONFIG_DPM_EPS_MAX
+#endif
+#if !defined(DPM_RAND_BUF_BYTES) && defined(CONFIG_DPM_RAND_BUF_BYTES)
+#define DPM_RAND_BUF_BYTES CONFIG_DPM_RAND_BUF_BYTES
+#endif
+#if !defined(DPM_LOG_LEVEL) && defined(CONFIG_DPM_LOG_LEVEL)
+#define DPM_LOG_LEVEL CONFIG_DPM_LOG_LEVEL
+#endif
+/* Booleans: Kconfig leaves a disabled option undefined, so presence means 1, absence 0. */
+#ifndef DPM_ENABLE_ASSERT
+#if defined(CONFIG_DPM_ENABLE_ASSERT)
+#define DPM_ENABLE_ASSERT 1
+#else
+#define DPM_ENABLE_ASSERT 0
+#endif
+#endif
+#ifndef DPM_MECH_ROC_HIST
+#if defined(CONFIG_DPM_MECH_ROC_HIST)
+#define DPM_MECH_ROC_HIST 1
+#else
+#define DPM_MECH_ROC_HIST 0
+#endif
+#endif
+#ifndef DPM_MECH_DPAUC
+#if defined(CONFIG_DPM_MECH_DPAUC)
+#define DPM_MECH_DPAUC 1
+#else
+#define DPM_MECH_DPAUC 0
+#endif
+#endif
+#ifndef DPM_MECH_FEDAUC
+#if defined(CONFIG_DPM_MECH_FEDAUC)
+#define DPM_MECH_FEDAUC 1
+#else
+#define DPM_MECH_FEDAUC 0
+#endif
+#endif
+#ifndef DPM_MECH_USTAT
+#if defined(CONFIG_DPM_MECH_USTAT)
+#define DPM_MECH_USTAT 1
+#else
+#define DPM_MECH_USTAT 0
+#endif
+#endif
+#ifndef DPM_MECH_TUPLE
+#if defined(CONFIG_DPM_MECH_TUPLE)
+#define DPM_MECH_TUPLE 1
+#else
+#define DPM_MECH_TUPLE 0
+#endif
+#endif
+#endif /* CONFIG_DPM */
+
+/* ---- 3. defaults --------------------------------------------------------------------- */
+#ifndef DPM_MAX_BINS
+#define DPM_MAX_BINS 64 /* score bins / thresholds per histogram report */
+#endif
+#ifndef DPM_MAX_GROUPS
+#define DPM_MAX_GROUPS 16 /* demographic groups d of a tuple campaign */
+#endif
+#ifndef DPM_MAX_GRR_K
+#define DPM_MAX_GRR_K 256 /* largest GRR domain k */
+#endif
+#ifndef DPM_FRAC_BITS
+#define DPM_FRAC_BITS 16 /* F of the Q(F) value grid that Laplace noise lives on */
+#endif
+#ifndef DPM_EPS_MAX
+#define DPM_EPS_MAX 64 /* largest ε (integer) a campaign may request */
+#endif
+#ifndef DPM_RAND_BUF_BYTES
+#define DPM_RAND_BUF_BYTES 256 /* bytes fetched from the port RNG per refill */
+#endif
+#ifndef DPM_LOG_LEVEL
+#define DPM_LOG_LEVEL 2 /* 0 off, 1 error, 2 warn, 3 info, 4 debug */
+#endif
+#ifndef DPM_ENABLE_ASSERT
+#define DPM_ENABLE_ASSERT 1
+#endif
+#ifndef DPM_MECH_ROC_HIST
+#define DPM_MECH_ROC_HIST 1
+#endif
+#ifndef DPM_MECH_DPAUC
+#define DPM_MECH_DPAUC 1
+#endif
+#ifndef DPM_MECH_FEDAUC
+#define DPM_MECH_FEDAUC 1
+#endif
+#ifndef DPM_MECH_USTAT
+#define DPM_MECH_USTAT 1
+#endif
+#ifndef DPM_MECH_TUPLE
+#define DPM_MECH_TUPLE 1
+#endif
+
+/* ---- 4. checks ----------------------------------------------------------------------- */
+#if DPM_MAX_BINS < 2 || DPM_MAX_BINS > 4096
+#error "DPM_MAX_BINS must be in [2, 4096]"
+#endif
+#if DPM_MAX_GROUPS < 2 || DPM_MAX_GROUPS > 256
+#error "DPM_MAX_GROUPS must be in [2, 256]"
+#endif
+#if DPM_MAX_GRR_K < 2 || DPM_MAX_GRR_K > 65536
+#error "DPM_MAX_GRR_K must be in [2, 65536]"
+#endif
+#if DPM_FRAC_BITS < 4 || DPM_FRAC_BITS > 30
+#error "DPM_FRAC_BITS must be in [4, 30]"
+#endif
+#if DPM_EPS_MAX < 1 || DPM_EPS_MAX > 1024
+#error "DPM_EPS_MAX must be in [1, 1024]"
+#endif
+#if DPM_RAND_BUF_BYTES < 16 || DPM_RAND_BUF_BYTES > 4096 || (DPM_RAND_BUF_BYTES % 8) != 0
+#error "DPM_RAND_BUF_BYTES must be a multiple of 8 in [16, 4096]"
+#endif
+#if DPM_LOG_LEVEL < 0 || DPM_LOG_LEVEL > 4
+#error "DPM_LOG_LEVEL must be in [0, 4]"
+#endif
+
+#endif /* DPM_CONFIG_H */

@@ -1,0 +1,41 @@
+/* Deterministic random sources for tests only (never in sdk/ or port/).
+ *
+ * test_rng: xoshiro256** seeded through splitmix64. Pure 64-bit integer arithmetic, so the
+ * byte stream for a seed is identical on every platform (golden vectors rely on this).
+ * script_rng: replays a fixed byte string, for enumerating every random input of a sampler.
+ * failing_rng: fails at a chosen call, for error-path tests. */
+#ifndef TEST_RNG_H
+#define TEST_RNG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dpm/port.h"
+
+typedef struct {
+    uint64_t s[4];
+    uint64_t calls;
+    uint64_t bytes;
+} test_rng_t;
+
+void test_rng_seed(test_rng_t *t, uint64_t seed);
+uint64_t test_rng_next(test_rng_t *t);
+/* A dpm_rng_t that draws from t. */
+dpm_rng_t test_rng_port(test_rng_t *t);
+
+typedef struct {
+    const uint8_t *bytes;
+    size_t len;
+    size_t pos;
+    int exhausted; /* set when a fill asked for more than was left (the fill fails) */
+} script_rng_t;
+dpm_rng_t script_rng_port(script_rng_t *s);
+
+typedef struct {
+    test_rng_t inner;
+    uint64_t fail_at_call; /* 0-based index of the first failing fill() */
+    uint64_t calls;
+} failing_rng_t;
+dpm_rng_t failing_rng_port(failing_rng_t *f);
+
+#endif
