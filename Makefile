@@ -30,6 +30,22 @@ TEST_CFLAGS := $(CFLAGS_COMMON) -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Ite
                -Isdk/src/internal -Isdk/src -Wno-conversion
 LDLIBS := -lcmocka -lpthread -lm
 
+# Kconfig (optional): with a .config present, its values reach the build as CONFIG_DPM_* through
+# a generated autoconf header; without one, plain `make` uses the header defaults.
+KCONFIG_CONFIG ?= .config
+ifneq ($(wildcard $(KCONFIG_CONFIG)),)
+AUTOCONF := $(OUT)/include/dpm_autoconf.h
+CFLAGS_COMMON += -include $(AUTOCONF)
+endif
+
+# Objects rebuild when the compiler or flags change (e.g. a .config appears or goes).
+FLAGS_STAMP := $(OUT)/.cflags
+FLAGS_NOW := $(CC) $(CFLAGS_COMMON)
+ifneq ($(file <$(FLAGS_STAMP)),$(FLAGS_NOW))
+$(shell mkdir -p $(OUT))
+$(file >$(FLAGS_STAMP),$(FLAGS_NOW))
+endif
+
 # ---- sources ---------------------------------------------------------------------------------
 SDK_SRCS := $(sort $(wildcard sdk/src/*/*.c))
 PORT_SRCS := $(sort $(wildcard port/posix/*.c port/tls/*.c))
@@ -60,15 +76,18 @@ $(LIBPORT): $(PORT_OBJS)
 	@rm -f $@
 	$(AR) rcs $@ $^
 
-$(OUT)/obj/sdk/%.o: sdk/%.c | $(MBEDTLS_DIR)/library/libmbedcrypto.a
+$(AUTOCONF): $(KCONFIG_CONFIG) Kconfig
+	$(PYTHON) .make/kconfig.py header $< $@
+
+$(OUT)/obj/sdk/%.o: sdk/%.c $(AUTOCONF) $(FLAGS_STAMP) | $(MBEDTLS_DIR)/library/libmbedcrypto.a
 	@mkdir -p $(dir $@)
 	$(CC) $(SDK_CFLAGS) -c $< -o $@
 
-$(OUT)/obj/port/%.o: port/%.c | $(MBEDTLS_DIR)/library/libmbedcrypto.a
+$(OUT)/obj/port/%.o: port/%.c $(AUTOCONF) $(FLAGS_STAMP) | $(MBEDTLS_DIR)/library/libmbedcrypto.a
 	@mkdir -p $(dir $@)
 	$(CC) $(PORT_CFLAGS) -c $< -o $@
 
-$(OUT)/obj/tests/%.o: tests/%.c | $(MBEDTLS_DIR)/library/libmbedcrypto.a
+$(OUT)/obj/tests/%.o: tests/%.c $(AUTOCONF) $(FLAGS_STAMP) | $(MBEDTLS_DIR)/library/libmbedcrypto.a
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) -c $< -o $@
 
@@ -100,9 +119,9 @@ lint: deps
 	  -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
 
 menuconfig:
-	@MENUCONFIG_STYLE=aquatic $(PYTHON) -m menuconfig Kconfig
+	@KCONFIG_CONFIG=$(KCONFIG_CONFIG) $(PYTHON) -m menuconfig Kconfig
 defconfig:
-	@$(PYTHON) .make/kconfig.py defconfig $(BUILD_DIR)
+	@$(PYTHON) .make/kconfig.py defconfig $(KCONFIG_CONFIG)
 
 NOT_YET := demo repro cross size bench fuzz sanitize coverage
 .PHONY: $(NOT_YET)

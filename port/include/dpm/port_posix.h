@@ -5,14 +5,71 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mbedtls/ctr_drbg.h"
+
 #include "dpm/port.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* ---- clock ---- */
+/* ---- CSPRNG: Mbed TLS CTR_DRBG (AES-256) ------------------------------------------------- */
+
+/* Requests (each up to 1 KiB) between automatic reseeds from the kernel. */
+#ifndef DPM_POSIX_RESEED_INTERVAL
+#define DPM_POSIX_RESEED_INTERVAL 4096
+#endif
+
+typedef int (*dpm_posix_entropy_fn)(void *ctx, unsigned char *out, size_t len);
+
+typedef struct {
+    mbedtls_ctr_drbg_context drbg;
+} dpm_posix_rng_t;
+
+/* Seed from the kernel (getrandom/getentropy) with an optional personalization string (e.g.
+ * a device id). Returns 0, or -1 if the kernel or the DRBG fails. */
+int dpm_posix_rng_init(dpm_posix_rng_t *r, const uint8_t *personalization,
+                       size_t personalization_len);
+/* Seed from another entropy source: for known-answer tests and platforms with their own TRNG.
+ * The source is asked for 32 bytes of entropy and a 16-byte nonce at seeding and 32 bytes at
+ * every reseed. */
+int dpm_posix_rng_init_with_entropy(dpm_posix_rng_t *r, dpm_posix_entropy_fn entropy,
+                                    void *entropy_ctx, const uint8_t *personalization,
+                                    size_t personalization_len);
+/* Reseed now (e.g. after fork or resume). 0 or -1. */
+int dpm_posix_rng_reseed(dpm_posix_rng_t *r);
+void dpm_posix_rng_free(dpm_posix_rng_t *r);
+/* The port interface view; r must outlive it. */
+dpm_rng_t dpm_posix_rng(dpm_posix_rng_t *r);
+/* The kernel entropy source itself (an dpm_posix_entropy_fn; ctx unused). */
+int dpm_posix_getrandom(void *ctx, unsigned char *out, size_t len);
+
+/* ---- clock ----------------------------------------------------------------------------- */
 dpm_clock_t dpm_posix_clock(void);
+
+/* ---- storage: one file, atomic writes ----------------------------------------------------- */
+#define DPM_POSIX_PATH_MAX 256
+typedef struct {
+    char path[DPM_POSIX_PATH_MAX];
+    char tmp_path[DPM_POSIX_PATH_MAX];
+    uint32_t size;
+} dpm_posix_storage_t;
+
+/* Open the region stored at `path`, creating it erased (0xFF) if missing. An existing file of
+ * another size is an error (-1): the region never silently changes shape. */
+int dpm_posix_storage_open(dpm_posix_storage_t *s, const char *path, uint32_t size);
+dpm_storage_t dpm_posix_storage(dpm_posix_storage_t *s);
+
+/* ---- TCP transport ------------------------------------------------------------------------ */
+typedef struct {
+    int fd;
+    uint32_t timeout_ms; /* per send/recv wait; 0 means poll without waiting */
+} dpm_posix_tcp_t;
+
+/* Connect to host:port (name or address) within timeout_ms. 0 or -1. */
+int dpm_posix_tcp_connect(dpm_posix_tcp_t *t, const char *host, uint16_t port, uint32_t timeout_ms);
+void dpm_posix_tcp_close(dpm_posix_tcp_t *t);
+dpm_transport_t dpm_posix_tcp(dpm_posix_tcp_t *t);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,98 @@
+/* CSPRNG for POSIX devices: Mbed TLS CTR_DRBG (AES-256, derivation function) seeded and
+ * periodically reseeded from the kernel (getrandom on Linux, getentropy elsewhere). */
+#include <errno.h>
+#include <string.h>
+#if defined(__linux__)
+#include <sys/random.h>
+#else
+#include <unistd.h>
+#endif
+
+#include "dpm/port_posix.h"
+
+/* NIST SP 800-90A CTR_DRBG with AES-256: 256 bits of entropy input and a 128-bit nonce. */
+#define SEED_ENTROPY_LEN 32u
+#define SEED_NONCE_LEN 16u
+
+int dpm_posix_getrandom(void *ctx, unsigned char *out, size_t len)
+{
+    (void)ctx;
+    while (len > 0) {
+#if defined(__linux__)
+        ssize_t n = getrandom(out, len, 0);
+        if (n < 0) {
+            if (errno == EINTR) {
+                continue;
+            }
+            return -1;
+        }
+        out += n;
+        len -= (size_t)n;
+#else
+        size_t n = len < 256u ? len : 256u; /* getentropy's limit */
+        if (getentropy(out, n) != 0) {
+            return -1;
+        }
+        out += n;
+        len -= n;
+#endif
+    }
+    return 0;
+}
+
+int dpm_posix_rng_init_with_entropy(dpm_posix_rng_t *r, dpm_posix_entropy_fn entropy,
+                                    void *entropy_ctx, const uint8_t *personalization,
+                                    size_t personalization_len)
+{
+    if (r == NULL || entropy == NULL) {
+        return -1;
+    }
+    mbedtls_ctr_drbg_init(&r->drbg);
+    mbedtls_ctr_drbg_set_entropy_len(&r->drbg, SEED_ENTROPY_LEN);
+    if (mbedtls_ctr_drbg_set_nonce_len(&r->drbg, SEED_NONCE_LEN) != 0 ||
+        mbedtls_ctr_drbg_seed(&r->drbg, entropy, entropy_ctx, personalization,
+                              personalization_len) != 0) {
+        mbedtls_ctr_drbg_free(&r->drbg);
+        return -1;
+    }
+    /* Reseed from the kernel every DPM_POSIX_RESEED_INTERVAL requests (each up to 1 KiB). */
+    mbedtls_ctr_drbg_set_reseed_interval(&r->drbg, DPM_POSIX_RESEED_INTERVAL);
+    return 0;
+}
+
+int dpm_posix_rng_init(dpm_posix_rng_t *r, const uint8_t *personalization,
+                       size_t personalization_len)
+{
+    return dpm_posix_rng_init_with_entropy(r, dpm_posix_getrandom, NULL, personalization,
+                                           personalization_len);
+}
+
+int dpm_posix_rng_reseed(dpm_posix_rng_t *r)
+{
+    return mbedtls_ctr_drbg_reseed(&r->drbg, NULL, 0) == 0 ? 0 : -1;
+}
+
+void dpm_posix_rng_free(dpm_posix_rng_t *r)
+{
+    mbedtls_ctr_drbg_free(&r->drbg);
+}
+
+static int posix_rng_fill(void *ctx, uint8_t *out, size_t len)
+{
+    dpm_posix_rng_t *r = ctx;
+    while (len > 0) {
+        size_t n = len < MBEDTLS_CTR_DRBG_MAX_REQUEST ? len : MBEDTLS_CTR_DRBG_MAX_REQUEST;
+        if (mbedtls_ctr_drbg_random(&r->drbg, out, n) != 0) {
+            return -1;
+        }
+        out += n;
+        len -= n;
+    }
+    return 0;
+}
+
+dpm_rng_t dpm_posix_rng(dpm_posix_rng_t *r)
+{
+    dpm_rng_t rng = {posix_rng_fill, r};
+    return rng;
+}

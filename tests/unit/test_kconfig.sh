@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Kconfig and the header defaults agree, option by option, and the bridge works both ways.
+set -uo pipefail
+PYTHON=${PYTHON:-/usr/bin/python3}
+CC=${CC:-gcc}
+n=0 failed=0
+tap() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=1; fi; }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+opts=$(grep -E '^config DPM_' Kconfig | awk '{print $2}')
+# A program that prints every option's value as the headers resolve it.
+{
+  echo '#include <stdio.h>'
+  echo '#include "dpm/config.h"'
+  echo 'int main(void) {'
+  for o in $opts; do echo "  printf(\"$o=%ld\\n\", (long)($o));"; done
+  echo '  return 0; }'
+} >"$work/print.c"
+
+"$PYTHON" .make/kconfig.py defconfig "$work/.config" >/dev/null &&
+  "$PYTHON" .make/kconfig.py header "$work/.config" "$work/autoconf.h"
+tap $? "kconfiglib parses Kconfig and writes an autoconf header"
+
+"$CC" -Isdk/include "$work/print.c" -o "$work/plain" && "$work/plain" >"$work/plain.txt"
+"$CC" -Isdk/include -include "$work/autoconf.h" "$work/print.c" -o "$work/kconf" &&
+  "$work/kconf" >"$work/kconf.txt"
+diff -u "$work/plain.txt" "$work/kconf.txt" | sed 's/^/# /'
+tap "$(cmp -s "$work/plain.txt" "$work/kconf.txt"; echo $?)" \
+  "Kconfig defaults equal the header defaults ($(wc -l <"$work/plain.txt") options)"
+
+# Every Kconfig option is bridged in config.h (else a Kconfig change would be ignored).
+missing=""
+for o in $opts; do grep -q "CONFIG_$o\b" sdk/include/dpm/config.h || missing="$missing $o"; done
+tap "$([ -z "$missing" ]; echo $?)" "every Kconfig option has a CONFIG_ bridge${missing:+ (missing:$missing)}"
+
+# A non-default Kconfig value and a disabled boolean reach the macros.
+sed -e 's/^CONFIG_DPM_MAX_BINS=.*/CONFIG_DPM_MAX_BINS=128/' \
+    -e 's/^CONFIG_DPM_MECH_DPAUC=y/# CONFIG_DPM_MECH_DPAUC is not set/' "$work/.config" >"$work/.config2"
+"$PYTHON" .make/kconfig.py header "$work/.config2" "$work/autoconf2.h"
+"$CC" -Isdk/include -include "$work/autoconf2.h" "$work/print.c" -o "$work/kconf2" &&
+  "$work/kconf2" >"$work/kconf2.txt"
+grep -q '^DPM_MAX_BINS=128$' "$work/kconf2.txt" && grep -q '^DPM_MECH_DPAUC=0$' "$work/kconf2.txt"
+tap $? "a Kconfig value (MAX_BINS=128) and a disabled mechanism (DPAUC=0) reach the build"
+
+# A user config file overrides Kconfig, and the checks stop impossible values.
+echo '#define DPM_MAX_BINS 32' >"$work/user.h"
+"$CC" -Isdk/include -I"$work" -DDPM_CONFIG_FILE='"user.h"' -include "$work/autoconf2.h" \
+  "$work/print.c" -o "$work/user" && "$work/user" | grep -q '^DPM_MAX_BINS=32$'
+tap $? "DPM_CONFIG_FILE wins over Kconfig"
+"$CC" -Isdk/include -DDPM_MAX_GRR_K=1 -fsyntax-only "$work/print.c" 2>"$work/err.txt"
+[ $? -ne 0 ] && grep -q 'DPM_MAX_GRR_K must be' "$work/err.txt"
+tap $? "an impossible value (DPM_MAX_GRR_K=1) stops the build with a clear #error"
+
+echo "1..$n"
+exit $failed

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# The SDK's hard rules, checked on the built library rather than promised:
+#   1. libdpm.a references no heap function (malloc, calloc, realloc, free);
+#   2. libdpm.a defines no writable data (.data, .bss, common): no mutable globals;
+#   3. sdk/ compiles with general-purpose registers only: no floating point anywhere;
+#   4. the poison pragma really stops a heap call at compile time.
+# Each checker also runs on a deliberately bad object to show it can fail.
+set -uo pipefail
+OUT=${OUT:-build/host}
+NM=${NM:-nm}
+CC=${CC:-gcc}
+LIB="$OUT/libdpm.a"
+n=0 failed=0
+tap() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=1; fi; }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+heap_refs() { "$NM" -u "$1" 2>/dev/null | awk '{print $NF}' | grep -E '^(malloc|calloc|realloc|free)$' | sort -u; }
+# nm types: D/d initialised data, B/b bss, C common, G/g/S/s small data/bss (some targets).
+writable_syms() { "$NM" "$1" 2>/dev/null | awk 'NF == 3 && $2 ~ /^[DdBbCGgSs]$/ {print $3}' | sort -u; }
+
+[ -f "$LIB" ] || { echo "not ok 1 - $LIB missing (build first)"; exit 1; }
+
+bad=$(heap_refs "$LIB"); tap "$([ -z "$bad" ]; echo $?)" "libdpm.a references no heap function${bad:+ (found: $bad)}"
+bad=$(writable_syms "$LIB"); tap "$([ -z "$bad" ]; echo $?)" "libdpm.a defines no writable data${bad:+ (found: $bad)}"
+
+# Negative controls: an object that breaks both rules must be flagged by the same checkers.
+cat >"$work/bad.c" <<'C'
+#include <stdlib.h>
+int counter;
+static int hidden = 3;
+int *grab(void) { counter += hidden++; return malloc(4); }
+C
+"$CC" -c "$work/bad.c" -o "$work/bad.o" && ar rcs "$work/libbad.a" "$work/bad.o"
+tap "$([ -n "$(heap_refs "$work/libbad.a")" ]; echo $?)" "heap checker flags a library that calls malloc"
+tap "$([ "$(writable_syms "$work/libbad.a" | wc -l)" -ge 2 ]; echo $?)" "writable-data checker flags a global and a static"
+
+# 3. No floating point: recompile every sdk/ source with FP registers forbidden (x86, ARM64).
+case "$("$CC" -dumpmachine)" in
+  x86_64*|i?86*|aarch64*) nofp=-mgeneral-regs-only ;;
+  *) nofp="" ;;
+esac
+if [ -n "$nofp" ]; then
+  rc=0
+  for src in sdk/src/*/*.c; do
+    "$CC" -std=c99 -O2 $nofp -Isdk/include -Iport/include -Isdk/src/internal -Isdk/src \
+      -c "$src" -o "$work/fp.o" 2>"$work/fp.log" || { rc=1; echo "# float in $src:"; sed 's/^/#   /' "$work/fp.log" | head -5; }
+  done
+  tap "$rc" "sdk/ compiles without floating-point registers ($nofp)"
+  echo 'double half(double x) { return x / 2; }' >"$work/fp_bad.c"
+  "$CC" -std=c99 -O2 $nofp -c "$work/fp_bad.c" -o "$work/fp_bad.o" 2>/dev/null
+  tap "$([ $? -ne 0 ]; echo $?)" "the no-float check rejects code that uses double"
+fi
+bad=$(grep -l '<math\.h>' sdk/src/*/*.c sdk/src/*/*.h 2>/dev/null)
+tap "$([ -z "$bad" ]; echo $?)" "no math.h in sdk/src${bad:+ (found in: $bad)}"
+
+# 4. The poison pragma in dpm_internal.h turns a heap call into a compile error.
+printf '#include "dpm_internal.h"\nvoid *f(void);\nvoid *f(void) { return malloc(1); }\n' >"$work/poison.c"
+"$CC" -std=c99 -Isdk/include -Isdk/src/internal -c "$work/poison.c" -o "$work/poison.o" 2>/dev/null
+tap "$([ $? -ne 0 ]; echo $?)" "dpm_internal.h poisons malloc at compile time"
+
+echo "1..$n"
+exit $failed
