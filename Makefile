@@ -26,7 +26,7 @@ CFLAGS_COMMON := -std=c99 $(OPT) $(WARNINGS) -MMD -MP -Isdk/include -Iport/inclu
                  $(MBEDTLS_CFLAGS) $(EXTRA_CFLAGS)
 SDK_CFLAGS := $(CFLAGS_COMMON) -Isdk/src/internal -Isdk/src -ffunction-sections -fdata-sections
 PORT_CFLAGS := $(CFLAGS_COMMON) -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
-TEST_CFLAGS := $(CFLAGS_COMMON) -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Itests/support \
+TEST_CFLAGS := $(CFLAGS_COMMON) -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Itests/support -Ihost-sim \
                -Isdk/src/internal -Isdk/src -Wno-conversion
 LDLIBS := -lcmocka -lpthread -lm
 
@@ -51,6 +51,10 @@ SDK_SRCS := $(sort $(wildcard sdk/src/*/*.c))
 PORT_SRCS := $(sort $(wildcard port/posix/*.c port/tls/*.c))
 TEST_SUPPORT_SRCS := $(sort $(wildcard tests/support/*.c))
 TEST_SRCS := $(sort $(wildcard tests/unit/test_*.c tests/stat/test_*.c tests/vectors/test_*.c))
+# host-sim: the server side and the simulator (host only; floating point allowed here).
+HOST_SRCS := $(sort $(filter-out %/main_%.c,$(wildcard host-sim/*/*.c)))
+HOST_MAINS := $(sort $(wildcard host-sim/*/main_*.c))
+BENCH_SRCS := $(sort $(wildcard tests/bench/bench_*.c))
 TEST_SCRIPTS := $(sort $(wildcard tests/unit/test_*.sh tests/unit/test_*.py))
 
 obj = $(patsubst %.c,$(OUT)/obj/%.o,$(1))
@@ -58,14 +62,21 @@ SDK_OBJS := $(call obj,$(SDK_SRCS))
 PORT_OBJS := $(call obj,$(PORT_SRCS))
 TEST_SUPPORT_OBJS := $(call obj,$(TEST_SUPPORT_SRCS))
 TEST_BINS := $(patsubst tests/%.c,$(OUT)/tests/%,$(TEST_SRCS))
+BENCH_BINS := $(patsubst tests/%.c,$(OUT)/%,$(BENCH_SRCS))
+HOST_OBJS := $(call obj,$(HOST_SRCS))
+HOST_BINS := $(foreach m,$(HOST_MAINS),$(OUT)/$(patsubst main_%.c,%,$(notdir $(m))))
 
 LIBDPM := $(OUT)/libdpm.a
 LIBPORT := $(OUT)/libdpm_posix.a
+LIBHOST := $(OUT)/libdpm_host.a
+HOST_CFLAGS := $(CFLAGS_COMMON) -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Ihost-sim \
+               -Isdk/src/internal -Isdk/src -Wno-conversion
 
 # ---- build -------------------------------------------------------------------------------------
-.PHONY: all lib tests
-all: lib tests
+.PHONY: all lib tests host
+all: lib host tests
 lib: $(LIBDPM) $(LIBPORT)
+host: $(HOST_BINS)
 tests: $(TEST_BINS)
 
 $(LIBDPM): $(SDK_OBJS)
@@ -75,6 +86,24 @@ $(LIBDPM): $(SDK_OBJS)
 $(LIBPORT): $(PORT_OBJS)
 	@rm -f $@
 	$(AR) rcs $@ $^
+
+$(OUT)/bench/%: $(OUT)/obj/tests/bench/%.o $(TEST_SUPPORT_OBJS) $(LIBHOST) $(LIBPORT) $(LIBDPM)
+	@mkdir -p $(dir $@)
+	$(CC) -o $@ $< $(TEST_SUPPORT_OBJS) $(LIBHOST) $(LIBPORT) $(LIBDPM) $(MBEDTLS_LIBS) $(LDLIBS) -lsqlite3
+
+$(LIBHOST): $(HOST_OBJS)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(OUT)/obj/host-sim/%.o: host-sim/%.c $(AUTOCONF) $(FLAGS_STAMP) | $(MBEDTLS_DIR)/library/libmbedcrypto.a
+	@mkdir -p $(dir $@)
+	$(CC) $(HOST_CFLAGS) -c $< -o $@
+
+define host_bin
+$(OUT)/$(patsubst main_%.c,%,$(notdir $(1))): $(call obj,$(1)) $(LIBHOST) $(LIBPORT) $(LIBDPM)
+	$$(CC) -o $$@ $$^ $$(MBEDTLS_LIBS) -lsqlite3 -lpthread -lm
+endef
+$(foreach m,$(HOST_MAINS),$(eval $(call host_bin,$(m))))
 
 $(AUTOCONF): $(KCONFIG_CONFIG) Kconfig
 	$(PYTHON) .make/kconfig.py header $< $@
@@ -91,9 +120,9 @@ $(OUT)/obj/tests/%.o: tests/%.c $(AUTOCONF) $(FLAGS_STAMP) | $(MBEDTLS_DIR)/libr
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) -c $< -o $@
 
-$(OUT)/tests/%: $(OUT)/obj/tests/%.o $(TEST_SUPPORT_OBJS) $(LIBPORT) $(LIBDPM)
+$(OUT)/tests/%: $(OUT)/obj/tests/%.o $(TEST_SUPPORT_OBJS) $(LIBHOST) $(LIBPORT) $(LIBDPM)
 	@mkdir -p $(dir $@)
-	$(CC) -o $@ $< $(TEST_SUPPORT_OBJS) $(LIBPORT) $(LIBDPM) $(MBEDTLS_LIBS) $(LDLIBS)
+	$(CC) -o $@ $< $(TEST_SUPPORT_OBJS) $(LIBHOST) $(LIBPORT) $(LIBDPM) $(MBEDTLS_LIBS) $(LDLIBS) -lsqlite3
 
 # Mbed TLS is built by `make deps`; building anything first checks it is there.
 $(MBEDTLS_DIR)/library/libmbedcrypto.a:
@@ -104,7 +133,7 @@ $(MBEDTLS_DIR)/library/libmbedcrypto.a:
 -include $(shell find $(OUT)/obj -name '*.d' 2>/dev/null)
 
 # ---- the two commands and the quality gates ------------------------------------------------
-.PHONY: deps test lint help clean menuconfig defconfig
+.PHONY: deps test lint help clean menuconfig defconfig bench
 deps:
 	@BUILD_DIR=$(BUILD_DIR) bash .make/deps.sh
 
@@ -123,7 +152,11 @@ menuconfig:
 defconfig:
 	@$(PYTHON) .make/kconfig.py defconfig $(KCONFIG_CONFIG)
 
-NOT_YET := demo repro cross size bench fuzz sanitize coverage
+bench: deps
+	@$(MAKE) --no-print-directory $(BENCH_BINS)
+	@$(PYTHON) .make/bench.py $(OUT) $(BUILD_DIR)/bench.json
+
+NOT_YET := demo repro cross size fuzz sanitize coverage
 .PHONY: $(NOT_YET)
 $(NOT_YET):
 	@echo "make $@: not yet implemented"
