@@ -52,8 +52,8 @@ PORT_SRCS := $(sort $(wildcard port/posix/*.c port/tls/*.c))
 TEST_SUPPORT_SRCS := $(sort $(wildcard tests/support/*.c))
 TEST_SRCS := $(sort $(wildcard tests/unit/test_*.c tests/stat/test_*.c tests/vectors/test_*.c))
 # host-sim: the server side and the simulator (host only; floating point allowed here).
-HOST_SRCS := $(sort $(filter-out %/main_%.c,$(wildcard host-sim/*/*.c)))
 HOST_MAINS := $(sort $(wildcard host-sim/*/main_*.c))
+HOST_SRCS := $(sort $(filter-out $(HOST_MAINS),$(wildcard host-sim/*/*.c)))
 BENCH_SRCS := $(sort $(wildcard tests/bench/bench_*.c))
 TEST_SCRIPTS := $(sort $(wildcard tests/unit/test_*.sh tests/unit/test_*.py))
 

@@ -58,7 +58,7 @@ fetch_source() {
     apt-get "${opts[@]}" update -q || log "source index update for $suite partly failed"
   fi
   (cd "$dest" && apt-get "${opts[@]}" source --download-only "$pkg" 2>&1 | grep -v '^W: Download is performed unsandboxed' || true)
-  verify_dsc "$dest"/"${pkg}"_*.dsc
+  verify_dsc "$dest"/"${pkg%%=*}"_*.dsc
 }
 
 # Check every file a .dsc lists against its SHA-256 (apt already checked the .dsc itself
@@ -81,6 +81,20 @@ else
   log "Mbed TLS source: $(basename "$mbed_dir") present"
 fi
 ln -sfn "$mbed_dir" "$BUILD_DIR/src/mbedtls"
+
+# The nanopb runtime (pb_encode.c, ...) is not in the binary package: fetch the source of the
+# same version as the installed generator, from the machine's own release.
+NANOPB_VERSION=$(dpkg-query -W -f='${Version}' nanopb)
+nanopb_dir="$BUILD_DIR/src/nanopb-${NANOPB_VERSION%%-*}"
+if [ ! -f "$nanopb_dir/pb_encode.c" ]; then
+  log "fetching the nanopb $NANOPB_VERSION runtime source"
+  . /etc/os-release
+  fetch_source "nanopb=$NANOPB_VERSION" "$VERSION_CODENAME" "$BUILD_DIR/dl"
+  tar -C "$BUILD_DIR/src" -xf "$(ls "$BUILD_DIR"/dl/nanopb_"${NANOPB_VERSION%%-*}".orig.tar.* | head -n1)"
+else
+  log "nanopb runtime source: $(basename "$nanopb_dir") present"
+fi
+ln -sfn "$(cd "$nanopb_dir" && pwd)" "$BUILD_DIR/src/nanopb"
 
 # Build it for the host with the project's config header (rebuilt only when that header changes).
 MBEDTLS_SRC="$BUILD_DIR/src/mbedtls" "$TOP/.make/build-mbedtls.sh" host "$BUILD_DIR/mbedtls/host" "$TOP/port/tls/config/dpm_mbedtls_host.h"

@@ -42,24 +42,48 @@ dpm_status_t dpm_rand_bits(dpm_rand_t *r, uint32_t n, uint64_t *out);
 
 /* ---- exact samplers (Canonne, Kamath, Steinke 2020) ------------------------------------ */
 
+/* All samplers below: DPM_ERR_PARAM for a NULL pointer, an unbound dpm_rand_t or a parameter
+ * out of range; the sticky DPM_ERR_RNG of r, even for a call that needs no random bits. On
+ * any error *out is untouched. Their run time and randomness use depend on the outcome: they
+ * are for public parameters and for noise, not for branching on a secret. */
+
 /* Uniform integer in [0, n), n >= 1, by rejection on the smallest covering power of two (no
- * modulo bias; expected draws < 2). */
+ * modulo bias; expected draws < 2). n == 1 draws nothing. */
 dpm_status_t dpm_uniform(dpm_rand_t *r, uint64_t n, uint64_t *out);
 
-/* Bernoulli(num / den), exact, for 0 <= num <= den, den >= 1. *out is 0 or 1. */
+/* Bernoulli(num / den), exact, for 0 <= num <= den, den >= 1 (any 64-bit values). *out is 0
+ * or 1. Compares random bits with the binary expansion of num / den: 2 bits expected, none
+ * for num == 0 or num == den. */
 dpm_status_t dpm_bernoulli(dpm_rand_t *r, uint64_t num, uint64_t den, int *out);
 
 /* Bernoulli(exp(-num / den)), exact, for den >= 1 and num / den <= DPM_BEXP_MAX_GAMMA (the
- * loop over the integer part draws one Bernoulli(exp(-1)) per unit). Only rational
- * comparisons on 64-bit integers: every intermediate stays below 2^64 for den < 2^63. */
+ * loop over the integer part draws one Bernoulli(exp(-1)) per unit, stopping at the first
+ * failure). Only Bernoulli(a / b) draws with a <= b on the caller's own 64-bit integers (the
+ * 1/K of CKS Algorithm 1 is a separate Bernoulli(1 / K), never den * K), so nothing can
+ * overflow for any 64-bit num and den. */
 #define DPM_BEXP_MAX_GAMMA 4096u
 dpm_status_t dpm_bernoulli_exp(dpm_rand_t *r, uint64_t num, uint64_t den, int *out);
 
-/* Discrete Laplace with scale t = num / den: Pr[Z = z] ∝ exp(-|z| / t), z ∈ Z, exact.
- * Requires 1 <= num < 2^62 and 1 <= den < 2^62 (DPM_ERR_PARAM otherwise). Expected cost is
- * constant in t. Run time depends on |z|: see dpm_dlap_fixed for a bounded-time variant. */
-#define DPM_DLAP_MAX_PART ((uint64_t)1 << 62)
+/* Discrete Laplace with scale t = num / den: Pr[Z = z] ∝ exp(-|z| / t), z ∈ Z, exact (CKS
+ * Algorithm 2). num and den are first reduced by their gcd; then 1 <= num <= DPM_DLAP_MAX_NUM
+ * (so t <= 2^56) and den >= 1, else DPM_ERR_PARAM. Expected cost is constant in t apart from
+ * the log2(num) bits of the uniform draws: about 20 random bits at t = 1, 36 at t = 1000 (each
+ * Bernoulli(exp(-1)) trial of the geometric takes one byte: fewer hard-to-predict branches).
+ * Run time depends on |z|: see dpm_laplace_fixed_add for a bounded-time variant.
+ * Overflow: CKS forms X = U + num * V (V geometric); while V < 256, X < num * 2^8 <= 2^64 in
+ * 64-bit arithmetic, and beyond that (probability exp(-256)) X and floor(X / den) are computed
+ * exactly in 128 bits, so no sample is ever truncated or redrawn. DPM_ERR_RANGE only if Z does
+ * not fit int64: probability < 2 exp(-2^63 / 2^56) < 2^-183 at the largest scale. (V itself is
+ * a 64-bit counter; reaching 2^64 would take 2^64 loop iterations, and returns DPM_ERR_RANGE.) */
+#define DPM_DLAP_MAX_NUM ((uint64_t)1 << 56)
 dpm_status_t dpm_dlap(dpm_rand_t *r, uint64_t num, uint64_t den, int64_t *out);
+
+/* *out = value + Z, Z as in dpm_dlap with scale num / den, computed exactly: |Z| and its sign
+ * are combined in unsigned arithmetic, so DPM_ERR_RANGE (*out untouched) means exactly that
+ * value + Z leaves int64, a function of the output alone (post-processing keeps ε-DP).
+ * num / den is used as given, not reduced (pass it reduced, as dpm_laplace_init does: the same
+ * distribution costs more bits otherwise): 1 <= num <= DPM_DLAP_MAX_NUM, den >= 1. */
+dpm_status_t dpm_dlap_add(dpm_rand_t *r, uint64_t num, uint64_t den, int64_t value, int64_t *out);
 
 /* ---- fixed-point Laplace mechanism ------------------------------------------------------ */
 
@@ -68,7 +92,10 @@ dpm_status_t dpm_dlap(dpm_rand_t *r, uint64_t num, uint64_t den, int64_t *out);
  * Pr[z] ∝ exp(-|z| ε / sensitivity), so for neighbouring values v, v' (|v - v'| <=
  * sensitivity) and every output y: Pr[v + Z = y] / Pr[v' + Z = y] = exp((|y - v'| - |y - v|)
  * ε / sensitivity) <= exp(ε). This is exactly ε-DP: no rounding enters the pmf, because ε is
- * the rational eps / 2^16 and the scale t = sensitivity * 2^16 / eps is a rational too. */
+ * the rational eps / 2^16 and the scale t = sensitivity * 2^16 / eps is a rational too, which
+ * the sampler uses as the exact pair (num, den). The one other outcome, DPM_ERR_RANGE when
+ * value + Z leaves int64, is decided from the exact sum (see dpm_dlap_add), so it is a
+ * post-processing of v + Z and keeps the bound. */
 typedef struct {
     uint64_t scale_num; /* t = scale_num / scale_den grid units, reduced by their gcd */
     uint64_t scale_den;
@@ -76,10 +103,14 @@ typedef struct {
     dpm_eps_t eps;
 } dpm_laplace_t;
 
-/* sensitivity in grid units, 1 <= sensitivity <= 2^40; eps in (0, DPM_EPS_MAX]. */
+/* sensitivity in grid units, 1 <= sensitivity <= DPM_LAPLACE_MAX_SENSITIVITY (2^40, so
+ * scale_num = sensitivity * 2^16 / gcd <= 2^56 = DPM_DLAP_MAX_NUM); eps in (0, DPM_EPS_MAX_Q16].
+ * DPM_ERR_PARAM (and *m untouched) otherwise. */
+#define DPM_LAPLACE_MAX_SENSITIVITY ((uint64_t)1 << 40)
 dpm_status_t dpm_laplace_init(dpm_laplace_t *m, uint64_t sensitivity, dpm_eps_t eps);
 
-/* *out = value + Z. DPM_ERR_RANGE (and *out untouched) if the sum leaves int64. */
+/* *out = value + Z. DPM_ERR_RANGE (and *out untouched) if the exact sum leaves int64;
+ * DPM_ERR_PARAM for NULL pointers or a corrupted *m; DPM_ERR_RNG if the random source failed. */
 dpm_status_t dpm_laplace_add(const dpm_laplace_t *m, dpm_rand_t *r, int64_t value, int64_t *out);
 
 /* Variance of the noise in grid units squared as a rational 2p/(1-p)^2 with p = exp(-1/t)
@@ -87,20 +118,37 @@ dpm_status_t dpm_laplace_add(const dpm_laplace_t *m, dpm_rand_t *r, int64_t valu
 
 /* ---- bounded-time (fixed-draw) discrete Laplace ------------------------------------------ */
 
-/* Z = G1 - G2 with G1, G2 geometric, each built from its binary digits: bit j of a geometric
- * with ratio p = exp(-1/t) is an independent Bernoulli(1 / (1 + exp(2^j / t))). This variant
- * draws exactly `nbits` bits of 64-bit thresholds per geometric, the same for every sample,
- * and selects with masks, not branches, so its run time and randomness are independent of the
- * value and of the noise. The price: digits above nbits are dropped and thresholds are 64-bit
- * roundings, so the output is within total variation distance delta_tv of the exact discrete
- * Laplace, and the mechanism is (ε, δ)-DP with δ = (1 + e^ε) delta_tv. The bound is computed
- * at init and returned as delta_num / 2^64.
- * Prefer it when an observer can time the device (the exact sampler's run time grows with
- * |noise|, and noise plus output reveals the input); it costs about 2 * nbits * 8 random bytes
- * per sample against about 10-20 for the exact sampler. */
+/* Z = G1 - G2 with G1, G2 independent geometrics of ratio p = exp(-1/t), t = sensitivity *
+ * 2^16 / eps grid units, so Pr[Z = z] ∝ p^|z| exactly as dpm_laplace_add. Each geometric is
+ * built from its binary digits: digit j of a geometric is an independent Bernoulli(q_j),
+ * q_j = 1 / (1 + exp(2^j / t)). This variant draws exactly `nbits` digits per geometric, each
+ * as one 64-bit uniform u compared with threshold[j] (digit = u < threshold[j]), and combines
+ * them with shifts and ORs: every sample costs 2 * nbits * 64 random bits and the same
+ * instructions, whatever the value and the noise.
+ *
+ * The price is a certified distance to the exact mechanism M. For each digit, init brackets
+ * 2^64 q_j in [a_j, b_j] with integer-only lower/upper bounds of exp (sdk/src/noise/xexp.h),
+ * takes threshold[j] = the midpoint, and err_j = ceil((b_j - a_j) / 2) >= |threshold[j] -
+ * 2^64 q_j|. The dropped digits j >= nbits are 0 instead of Bernoulli(q_j); their total is
+ * bounded by sum_{j >= n} q_j <= sum_i y^(2^i) <= y / (1 - y) <= 2y with y = exp(-2^n / t).
+ * A product of independent Bernoullis is within the sum of the per-digit distances, and Z is a
+ * function of the digits, so for every input x
+ *     TV(M'(x), M(x)) <= delta_tv = 2 (sum_{j < nbits} |q'_j - q_j| + sum_{j >= nbits} q_j),
+ * computed in units of 2^-64 and rounded up (delta_tv_num).
+ * Why this gives (ε, (1 + e^ε) delta_tv)-DP: M is ε-DP (see dpm_laplace_t), so for neighbours
+ * x, x' and every set S of outputs,
+ *     Pr[M'(x) ∈ S] <= Pr[M(x) ∈ S] + δ_tv <= e^ε Pr[M(x') ∈ S] + δ_tv
+ *                   <= e^ε (Pr[M'(x') ∈ S] + δ_tv) + δ_tv = e^ε Pr[M'(x') ∈ S] + (1 + e^ε) δ_tv.
+ * delta_num is that δ in units of 2^-64, computed with an upper bound of e^ε and rounded up
+ * (saturating at UINT64_MAX, i.e. δ ~ 1, for very large ε: the 64-bit threshold roundings
+ * alone contribute about 2^-64 each, times e^ε). Mechanisms must record δ, not only ε.
+ * Privacy unit: as dpm_laplace_t, two values at most `sensitivity` grid units apart.
+ * Prefer this variant when an observer can time the device: the exact sampler's run time
+ * grows with |noise|, and noise plus output reveals the input. It is slower (2 * nbits * 8
+ * random bytes per sample, e.g. 96 bytes at t = 1, 256 bytes at t = 1000). */
 #define DPM_DLAP_FIXED_MAX_BITS 48
 typedef struct {
-    uint64_t threshold[DPM_DLAP_FIXED_MAX_BITS]; /* bit j is 1 iff u < threshold[j] */
+    uint64_t threshold[DPM_DLAP_FIXED_MAX_BITS]; /* digit j is 1 iff u < threshold[j] */
     uint32_t nbits;
     uint64_t delta_tv_num; /* total variation bound, as a fraction of 2^64 (rounded up) */
     uint64_t delta_num;    /* δ = (1 + e^ε) delta_tv, as a fraction of 2^64 (rounded up) */
@@ -108,9 +156,16 @@ typedef struct {
     dpm_eps_t eps;
 } dpm_laplace_fixed_t;
 
-/* Same parameters as dpm_laplace_init. nbits is chosen as the smallest that gives
- * delta_tv <= 2^-48, or DPM_ERR_RANGE if DPM_DLAP_FIXED_MAX_BITS are not enough. */
+/* Same parameters as dpm_laplace_init (1 <= sensitivity <= DPM_LAPLACE_MAX_SENSITIVITY, eps
+ * in (0, DPM_EPS_MAX_Q16], else DPM_ERR_PARAM). nbits is the smallest n >= 1 that gives
+ * delta_tv <= 2^-48 (about log2(t) + 6); DPM_ERR_RANGE if DPM_DLAP_FIXED_MAX_BITS digits are
+ * not enough (t above about 2^42). *m is untouched on error. */
 dpm_status_t dpm_laplace_fixed_init(dpm_laplace_fixed_t *m, uint64_t sensitivity, dpm_eps_t eps);
+
+/* *out = value + Z, |Z| < 2^nbits. Always draws 2 * nbits * 64 bits. DPM_ERR_RANGE (*out
+ * untouched) iff value + Z leaves int64, decided from the exact sum after drawing: a function
+ * of the output alone, so it keeps the (ε, δ) bound. DPM_ERR_PARAM for NULL pointers or a
+ * corrupted *m; DPM_ERR_RNG if the random source failed. */
 dpm_status_t dpm_laplace_fixed_add(const dpm_laplace_fixed_t *m, dpm_rand_t *r, int64_t value,
                                    int64_t *out);
 
@@ -119,34 +174,50 @@ dpm_status_t dpm_laplace_fixed_add(const dpm_laplace_fixed_t *m, dpm_rand_t *r, 
 /* k-ary generalized randomized response (GRR) with integer thresholds. One 32-bit uniform U
  * decides everything: U < keep reports the true value; otherwise the report is
  * (x + 1 + (U - keep) / other) mod k, i.e. each of the k - 1 other values has probability
- * exactly other / 2^32, with keep + (k - 1) * other = 2^32. `other` is rounded UP from
- * 2^32 / (e^ε + k - 1) (computed with a certified lower bound of e^ε), so the implemented ε,
- * ln(keep / other), never exceeds the requested one. Thresholds are computed by integer code
- * and are bit-identical on every platform.
- * Privacy unit: the one value x; any two inputs x, x' give output ratios <= keep / other. */
+ * exactly other / 2^32, with keep + (k - 1) * other = 2^32.
+ * Rounding: other = ceil(2^32 / (L + k - 1)) where L <= e^ε is a certified lower bound of e^ε
+ * (integer-only, bit-identical on every platform) and the denominator is itself rounded down.
+ * So other * (e^ε + k - 1) >= 2^32, i.e. keep = 2^32 - (k - 1) other <= e^ε other: the
+ * implemented ratio keep / other never exceeds e^ε (for k = 2, keep = floor(2^32 e^ε /
+ * (1 + e^ε)) up to that certified rounding). eps_implemented, ln(keep / other) rounded up to
+ * Q16.16 with the same lower bound of exp, is therefore <= the requested ε, and never below
+ * the true ln(keep / other). It falls short of ε by about (1 + (k - 1) / keep) / other: under
+ * 2^-16 for moderate ε, more when other gets small (large ε).
+ * Privacy unit: the one value x; any two inputs x, x' give output ratios <= keep / other
+ * (ε-LDP with ε = eps_implemented). */
 typedef struct {
     uint32_t k;
     uint32_t keep;    /* Pr[y = x] = keep / 2^32 */
     uint32_t other;   /* Pr[y = v] = other / 2^32 for each v != x */
     uint64_t recip;   /* ceil(2^64 / other): exact division of 32-bit numbers by `other` */
-    dpm_eps_t eps_implemented; /* ln(keep / other) in Q16.16, rounded up */
+    dpm_eps_t eps_implemented; /* ln(keep / other) in Q16.16, rounded up, <= requested ε */
 } dpm_grr_t;
 
-/* 2 <= k <= DPM_MAX_GRR_K, eps in (0, DPM_EPS_MAX]. DPM_ERR_RANGE if ε is so large that
- * `other` would fall below 2 (no 32-bit GRR implements it faithfully). */
+/* 2 <= k <= DPM_MAX_GRR_K and eps in (0, DPM_EPS_MAX_Q16], else DPM_ERR_PARAM.
+ * DPM_ERR_RANGE if ε is so large that `other` would fall below 2 (e^ε + k - 1 >= 2^32, i.e.
+ * ε >= about 22.18: no 32-bit GRR implements it faithfully), or so small for this k that
+ * rounding would leave keep <= other (only ε of a few 2^-16 with k in the hundreds).
+ * *g is untouched on error. */
 dpm_status_t dpm_grr_init(dpm_grr_t *g, uint32_t k, dpm_eps_t eps);
 
-/* Report y for the true value x < k. Draws exactly 32 bits, whatever x, with no branch on x
- * or on the kept/flipped outcome. */
+/* Report y for the true value x < k (DPM_ERR_PARAM otherwise, or for NULL). Draws exactly 32
+ * bits, whatever x, with no branch on x or on the kept/flipped outcome: masks select the
+ * report, the division by `other` is a multiply by recip (exact for 32-bit operands, Lemire),
+ * and mod k is one masked subtraction. DPM_ERR_RNG if the random source failed. */
 dpm_status_t dpm_grr_perturb(const dpm_grr_t *g, dpm_rand_t *r, uint32_t x, uint32_t *y);
 
-/* Binary randomized response is GRR with k = 2. */
+/* Binary randomized response is GRR with k = 2: Pr[report = bit] = keep / 2^32 = floor(2^32
+ * e^ε / (1 + e^ε)) / 2^32 (to within the certified rounding), the spec's threshold T.
+ * dpm_rr_perturb takes bit in {0, 1} and g from dpm_rr_init (k == 2), else DPM_ERR_PARAM. */
 dpm_status_t dpm_rr_init(dpm_grr_t *g, dpm_eps_t eps);
 dpm_status_t dpm_rr_perturb(const dpm_grr_t *g, dpm_rand_t *r, int bit, int *out);
 
-/* The ε (Q16.16, rounded up) that a GRR with these integer thresholds implements:
- * the smallest e with exp(e / 2^16) >= keep / other. DPM_ERR_PARAM if other == 0, k < 2 or
- * keep + (k - 1) * other != 2^32. */
+/* The ε (Q16.16) that a GRR with these integer thresholds implements, |ln(keep / other)|
+ * rounded up: the smallest e with exp_lower(e / 2^16) >= max(keep, other) / min(keep, other)
+ * for a certified lower bound exp_lower <= exp, so it is never understated (at most 1 ulp
+ * high). 0 if keep == other (the report does not depend on the input).
+ * DPM_ERR_PARAM if eps is NULL, other == 0, k < 2 or keep + (k - 1) * other != 2^32;
+ * DPM_ERR_RANGE if keep == 0 (no finite ε). */
 dpm_status_t dpm_grr_epsilon(uint32_t k, uint32_t keep, uint32_t other, dpm_eps_t *eps);
 
 #ifdef __cplusplus

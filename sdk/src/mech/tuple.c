@@ -1,0 +1,247 @@
+/* tuple_mr and tuple_ml: (group, performance) tuples under local DP (see dpm/tuple.h). */
+#include "dpm_internal.h"
+
+#include "dpm/tuple.h"
+#include "noise/grr_internal.h"
+#include "noise/xexp.h"
+
+#define TWO31 (UINT64_C(1) << 31)
+/* tuple_ml noise must stay this many scales inside int32 (tail < 2 e^-32 < 2^-45). */
+#define LAP_TAIL_SCALES 32u
+/* Retries of the split when rounding pushed the computed ε above the request. */
+#define SPLIT_ATTEMPTS 8
+
+static int metrics_valid(const dpm_metric_t *metrics, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        if (metrics[i] < DPM_METRIC_ACCURACY || metrics[i] > DPM_METRIC_PRECISION) {
+            return 0;
+        }
+        for (uint32_t j = 0; j < i; j++) {
+            if (metrics[j] == metrics[i]) {
+                return 0;
+            }
+        }
+    }
+    return 1;
+}
+
+static uint32_t max3(uint64_t a, uint64_t b, uint64_t c)
+{
+    uint64_t m = a > b ? a : b;
+    m = m > c ? m : c;
+    return m > UINT32_MAX ? UINT32_MAX : (uint32_t)m;
+}
+
+/* tuple_mr with per-metric RR at ε/m and e^ε1 = ((1 + e^(ε/m)) / 2)^m, aiming at `target`.
+ * The implemented ε is the LDP level of the quantized thresholds (m metrics, d groups):
+ *   max{ ln (b / (1-b))^m,  ln (e^ε_g (2 b)^m),  ln ((1 / (2 (1 - b)))^m / e^ε_g) }
+ * with b = keep_v / 2^32, 1 - b = other_v / 2^32, e^ε_g = keep_g / other_g: the same group,
+ * a report landing in the true group, and one landing in another group. */
+static dpm_status_t mr_split(dpm_tuple_t *t, dpm_eps_t target)
+{
+    uint32_t m = t->nmetrics;
+    dpm_eps_t per = target / m;
+    if (per == 0) {
+        return DPM_ERR_RANGE;
+    }
+    dpm_status_t st = dpm_rr_init(&t->value_rr, per);
+    if (st != DPM_OK) {
+        return st;
+    }
+    dpm_xf_t base = dpm_xf_half(dpm_xf_add_down(dpm_xexp_q16_down(per), dpm_xf_from_u64(1)));
+    dpm_xf_t ratio = base;
+    for (uint32_t i = 1; i < m; i++) {
+        ratio = dpm_xf_mul_down(ratio, base);
+    }
+    st = dpm_grr_init_ratio(&t->group_grr, t->groups, &ratio);
+    if (st != DPM_OK) {
+        return st;
+    }
+    /* Each term is ln of a ratio of products, bounded as one number (numerator rounded up,
+     * denominator down) so the sum of separately rounded logs cannot overshoot. */
+    dpm_xf_t keep_v = dpm_xf_from_u64(t->value_rr.keep);
+    dpm_xf_t other_v = dpm_xf_from_u64(t->value_rr.other);
+    dpm_xf_t keep_g = dpm_xf_from_u64(t->group_grr.keep);
+    dpm_xf_t other_g = dpm_xf_from_u64(t->group_grr.other);
+    dpm_xf_t keep_v_up = keep_v, other_v_down = other_v, half_one = dpm_xf_from_u64(TWO31);
+    dpm_xf_t halves = half_one;
+    for (uint32_t i = 1; i < m; i++) {
+        keep_v_up = dpm_xf_mul_up(keep_v_up, keep_v);
+        other_v_down = dpm_xf_mul_down(other_v_down, other_v);
+        halves = dpm_xf_mul_down(halves, half_one); /* exact: powers of two */
+    }
+    dpm_eps_t same_group = 0, into_group = 0, out_of_group = 0;
+    st = dpm_xf_ln_up_q16_xf(keep_v_up, other_v_down, &same_group);
+    if (st == DPM_OK) {
+        st = dpm_xf_ln_up_q16_xf(dpm_xf_mul_up(keep_g, keep_v_up),
+                                 dpm_xf_mul_down(other_g, halves), &into_group);
+    }
+    if (st == DPM_OK) {
+        st = dpm_xf_ln_up_q16_xf(dpm_xf_mul_up(other_g, halves),
+                                 dpm_xf_mul_down(keep_g, other_v_down), &out_of_group);
+    }
+    if (st != DPM_OK) {
+        return st;
+    }
+    t->eps_implemented = max3(same_group, into_group, out_of_group);
+    return DPM_OK;
+}
+
+/* tuple_ml: per-metric discrete Laplace at ε/m with sensitivity 2 (= 2^(F+1) grid units),
+ * flipped reports with the same scale (k = 2), group GRR at ε/2. Implemented ε:
+ *   max{ m ε_v,  ε_g + m ε_v / 2 }   (ε_v exact: the Laplace pmf has no rounding). */
+static dpm_status_t ml_split(dpm_tuple_t *t, dpm_eps_t target)
+{
+    uint32_t m = t->nmetrics;
+    dpm_eps_t per = target / m;
+    uint64_t sensitivity = UINT64_C(2) << t->frac_bits;
+    /* scale t = sensitivity 2^16 / per grid units; need LAP_TAIL_SCALES t <= int32 headroom */
+    uint64_t headroom = (UINT64_C(1) << 31) - 1u - sensitivity;
+    uint64_t min_per = (LAP_TAIL_SCALES * (sensitivity << DPM_EPS_FRAC_BITS) + headroom - 1u) /
+                       headroom;
+    if (per == 0 || per < min_per) {
+        return DPM_ERR_RANGE;
+    }
+    dpm_status_t st = dpm_laplace_init(&t->value_lap, sensitivity, per);
+    if (st == DPM_OK) {
+        st = dpm_grr_init(&t->group_grr, t->groups, target / 2u);
+    }
+    if (st != DPM_OK) {
+        return st;
+    }
+    uint64_t half_values = ((uint64_t)m * per + 1u) / 2u;
+    t->eps_implemented = max3((uint64_t)m * per, t->group_grr.eps_implemented + half_values, 0);
+    return DPM_OK;
+}
+
+dpm_status_t dpm_tuple_init(dpm_tuple_t *t, dpm_tuple_kind_t kind, uint32_t groups,
+                            const dpm_metric_t *metrics, uint32_t nmetrics, dpm_eps_t eps)
+{
+    if (t == NULL || metrics == NULL || groups < 2 || groups > DPM_MAX_GROUPS ||
+        nmetrics == 0 || nmetrics > DPM_TUPLE_MAX_METRICS || !metrics_valid(metrics, nmetrics) ||
+        eps == 0 || eps > DPM_EPS_MAX_Q16 || (kind != DPM_TUPLE_MR && kind != DPM_TUPLE_ML)) {
+        return DPM_ERR_PARAM;
+    }
+    dpm_tuple_t next;
+    memset(&next, 0, sizeof(next));
+    next.kind = kind;
+    next.groups = groups;
+    next.nmetrics = nmetrics;
+    memcpy(next.metrics, metrics, nmetrics * sizeof(metrics[0]));
+    next.frac_bits = DPM_FRAC_BITS;
+    next.eps = eps;
+    /* Rounding up the bound can put it a few ulps above the request: aim lower until the
+     * implemented ε fits. */
+    dpm_eps_t target = eps;
+    for (int attempt = 0; attempt < SPLIT_ATTEMPTS; attempt++) {
+        dpm_status_t st = kind == DPM_TUPLE_MR ? mr_split(&next, target) : ml_split(&next, target);
+        if (st != DPM_OK) {
+            return st;
+        }
+        if (next.eps_implemented <= eps) {
+            *t = next;
+            return DPM_OK;
+        }
+        dpm_eps_t over = next.eps_implemented - eps;
+        if (over >= target) {
+            return DPM_ERR_RANGE;
+        }
+        target -= over;
+    }
+    return DPM_ERR_RANGE;
+}
+
+/* Unbiased randomized rounding of v = 2 num / den - 1 to the Q(F) grid: floor(v 2^F) plus
+ * Bernoulli(fractional part), so E[result] = v 2^F exactly. */
+static dpm_status_t round_to_grid(dpm_rand_t *r, const dpm_ratio_t *x, uint32_t frac_bits,
+                                  int64_t *out)
+{
+    int64_t den = (int64_t)x->den;
+    int64_t scaled = (2 * (int64_t)x->num - den) * ((int64_t)1 << frac_bits);
+    int64_t q = scaled / den;
+    int64_t rem = scaled - q * den;
+    if (rem < 0) { /* C division truncates toward zero: make it a floor */
+        q -= 1;
+        rem += den;
+    }
+    int up = 0;
+    dpm_status_t st = dpm_bernoulli(r, (uint64_t)rem, (uint64_t)den, &up);
+    if (st == DPM_OK) {
+        *out = q + up;
+    }
+    return st;
+}
+
+static int ratio_valid(const dpm_ratio_t *x)
+{
+    /* den <= 2^32 keeps (2 num - den) 2^F inside int64 for F <= 30 */
+    return x->den != 0 && x->num <= x->den && x->den <= (UINT64_C(1) << 32);
+}
+
+static dpm_status_t perturb_value(const dpm_tuple_t *t, dpm_rand_t *r, const dpm_ratio_t *x,
+                                  uint32_t kept_mask, int32_t *out)
+{
+    dpm_status_t st;
+    if (t->kind == DPM_TUPLE_MR) {
+        /* Harmony: Bernoulli(metric) = Bernoulli((1 + v) / 2); a flipped group uses v = 0,
+         * i.e. a fair coin. Both are drawn, the mask picks one. */
+        int b_value = 0;
+        uint64_t b_half = 0;
+        int reported = 0;
+        st = dpm_bernoulli(r, x->num, x->den, &b_value);
+        if (st == DPM_OK) {
+            st = dpm_rand_bits(r, 1, &b_half);
+        }
+        if (st == DPM_OK) {
+            uint32_t bit = ((uint32_t)b_value & kept_mask) | ((uint32_t)b_half & ~kept_mask);
+            st = dpm_rr_perturb(&t->value_rr, r, (int)bit, &reported);
+        }
+        if (st == DPM_OK) {
+            *out = 2 * reported - 1;
+        }
+        return st;
+    }
+    int64_t v = 0;
+    int64_t noised = 0;
+    st = round_to_grid(r, x, t->frac_bits, &v);
+    if (st == DPM_OK) {
+        v &= -(int64_t)(kept_mask & 1u); /* flipped: the value becomes 0 */
+        st = dpm_laplace_add(&t->value_lap, r, v, &noised);
+    }
+    if (st == DPM_OK && (noised > INT32_MAX || noised < -INT32_MAX)) {
+        st = DPM_ERR_RANGE; /* probability < 2^-45: see dpm_tuple_perturb */
+    }
+    if (st == DPM_OK) {
+        *out = (int32_t)noised;
+    }
+    return st;
+}
+
+dpm_status_t dpm_tuple_perturb(const dpm_tuple_t *t, dpm_rand_t *r, uint32_t group,
+                               const dpm_ratio_t *values, dpm_tuple_report_t *out)
+{
+    if (t == NULL || r == NULL || values == NULL || out == NULL || group >= t->groups) {
+        return DPM_ERR_PARAM;
+    }
+    for (uint32_t i = 0; i < t->nmetrics; i++) {
+        if (!ratio_valid(&values[i])) {
+            return DPM_ERR_PARAM;
+        }
+    }
+    dpm_tuple_report_t report;
+    memset(&report, 0, sizeof(report));
+    dpm_status_t st = dpm_grr_perturb(&t->group_grr, r, group, &report.group);
+    /* all-ones when the group was kept, without a branch on it */
+    uint32_t diff = report.group ^ group;
+    uint32_t kept_mask = ((diff | (0u - diff)) >> 31) - 1u;
+    for (uint32_t i = 0; i < t->nmetrics && st == DPM_OK; i++) {
+        st = perturb_value(t, r, &values[i], kept_mask, &report.value[i]);
+    }
+    if (st != DPM_OK) {
+        return st;
+    }
+    report.nmetrics = t->nmetrics;
+    *out = report;
+    return DPM_OK;
+}

@@ -1,0 +1,678 @@
+/* Exact samplers and the Laplace mechanism: known answers by enumerating every random input,
+ * white-box vectors for the overflow paths, parameter and RNG-failure errors (outputs
+ * untouched), the mechanism's exact privacy ratio, and a negative control showing that the
+ * G-test used by tests/stat rejects a 2% scale error. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "dpm/noise.h"
+#include "stat_dlap.h"
+#include "stat_gof.h"
+#include "stat_hist.h"
+#include "test_rng.h"
+
+#define SENTINEL_U64 UINT64_C(0xA5A5A5A5A5A5A5A5)
+#define SENTINEL_I64 ((int64_t)0x5A5A5A5A5A5A5A5A)
+#define SENTINEL_INT 0x5A5A
+#define TWO56 (UINT64_C(1) << 56)
+
+typedef unsigned __int128 u128;
+
+/* ---- enumeration harness ------------------------------------------------------------------ */
+
+/* One draw of the sampler under test; *out is its outcome as an integer. */
+typedef dpm_status_t (*draw_fn)(dpm_rand_t *r, const void *arg, int64_t *out);
+
+typedef struct {
+    uint64_t num;
+    uint64_t den;
+} ratio_t;
+
+static dpm_status_t draw_uniform(dpm_rand_t *r, const void *arg, int64_t *out)
+{
+    uint64_t v;
+    dpm_status_t st = dpm_uniform(r, *(const uint64_t *)arg, &v);
+    *out = (int64_t)v;
+    return st;
+}
+
+static dpm_status_t draw_bernoulli(dpm_rand_t *r, const void *arg, int64_t *out)
+{
+    const ratio_t *p = arg;
+    int b = -1;
+    dpm_status_t st = dpm_bernoulli(r, p->num, p->den, &b);
+    *out = b;
+    return st;
+}
+
+static dpm_status_t draw_bexp(dpm_rand_t *r, const void *arg, int64_t *out)
+{
+    const ratio_t *p = arg;
+    int b = -1;
+    dpm_status_t st = dpm_bernoulli_exp(r, p->num, p->den, &b);
+    *out = b;
+    return st;
+}
+
+static dpm_status_t draw_dlap(dpm_rand_t *r, const void *arg, int64_t *out)
+{
+    const ratio_t *p = arg;
+    return dpm_dlap(r, p->num, p->den, out);
+}
+
+/* Runs the sampler once for every string of `bits` random bits (followed by 0xFF bytes). A
+ * run that used no more than `bits` bits was decided by the string: counts[out - lo] counts
+ * those, so Pr[out = x and decided] = counts[x - lo] / 2^bits EXACTLY. The other runs are
+ * counted in *undecided. */
+static void enumerate(unsigned bits, draw_fn fn, const void *arg, int64_t lo, uint64_t *counts,
+                      size_t ncounts, uint64_t *undecided)
+{
+    uint8_t buf[DPM_RAND_BUF_BYTES];
+    memset(counts, 0, ncounts * sizeof(*counts));
+    *undecided = 0;
+    for (uint64_t x = 0; x < (UINT64_C(1) << bits); x++) {
+        /* the padding only matters to undecided runs: ones end them fast (trials fail) */
+        memset(buf, 0xFF, sizeof(buf));
+        for (unsigned i = 0; i < (bits + 7) / 8; i++) {
+            buf[i] = (uint8_t)(x >> (8 * i));
+        }
+        if (bits % 8 != 0) {
+            buf[bits / 8] |= (uint8_t)(0xFFu << (bits % 8));
+        }
+        script_rng_t s = {buf, sizeof(buf), 0, 0};
+        dpm_rng_t port = script_rng_port(&s);
+        dpm_rand_t r;
+        assert_int_equal(dpm_rand_init(&r, &port), DPM_OK);
+        int64_t out = 0;
+        dpm_status_t st = fn(&r, arg, &out);
+        if (st == DPM_OK && r.bits_used <= bits) {
+            assert_true(out >= lo && (uint64_t)(out - lo) < ncounts);
+            counts[out - lo]++;
+        } else {
+            (*undecided)++;
+        }
+    }
+}
+
+static uint32_t bit_length(uint64_t x)
+{
+    uint32_t n = 0;
+    for (; x != 0; x >>= 1) {
+        n++;
+    }
+    return n;
+}
+
+static uint64_t ipow(uint64_t b, uint32_t e)
+{
+    uint64_t v = 1;
+    while (e-- > 0) {
+        v *= b;
+    }
+    return v;
+}
+
+/* ---- uniform ------------------------------------------------------------------------------ */
+
+/* Rejection on k = bitlen(n - 1) bits: within B bits exactly floor(B / k) attempts fit, each
+ * rejected by 2^k - n of its 2^k values, and every accepted value is equally likely. */
+static void check_uniform_enumerated(uint64_t n, unsigned bits)
+{
+    uint64_t counts[64];
+    uint64_t undecided;
+    assert_true(n <= 64);
+    enumerate(bits, draw_uniform, &n, 0, counts, n, &undecided);
+    uint32_t k = bit_length(n - 1);
+    uint32_t attempts = k == 0 ? 1 : bits / k;
+    uint64_t want_undecided =
+        k == 0 ? 0 : ipow((UINT64_C(1) << k) - n, attempts) << (bits - k * attempts);
+    assert_int_equal(undecided, want_undecided);
+    for (uint64_t v = 0; v < n; v++) {
+        assert_int_equal(counts[v], ((UINT64_C(1) << bits) - want_undecided) / n);
+    }
+}
+
+static void test_uniform_enumerated(void **state)
+{
+    (void)state;
+    check_uniform_enumerated(3, 8); /* 85 each, 0xFF undecided */
+    check_uniform_enumerated(5, 8); /* 44 each, 36 undecided */
+    check_uniform_enumerated(6, 8); /* 40 each, 16 undecided */
+    check_uniform_enumerated(7, 12);
+    check_uniform_enumerated(33, 12);
+    check_uniform_enumerated(1, 4); /* no bits at all */
+    check_uniform_enumerated(2, 8);
+    check_uniform_enumerated(8, 9);
+}
+
+static void test_uniform_bit_cost_and_range(void **state)
+{
+    (void)state;
+    test_rng_t t;
+    test_rng_seed(&t, 11);
+    dpm_rng_t port = test_rng_port(&t);
+    dpm_rand_t r;
+    assert_int_equal(dpm_rand_init(&r, &port), DPM_OK);
+    uint64_t v;
+    /* a power of two never rejects: exactly log2(n) bits */
+    assert_int_equal(dpm_uniform(&r, UINT64_C(1) << 40, &v), DPM_OK);
+    assert_int_equal(r.bits_used, 40);
+    assert_true(v < (UINT64_C(1) << 40));
+    assert_int_equal(dpm_uniform(&r, 1, &v), DPM_OK);
+    assert_int_equal(v, 0);
+    assert_int_equal(r.bits_used, 40);
+    /* every draw is a multiple of k bits, and the largest n works (k = 64) */
+    for (int i = 0; i < 1000; i++) {
+        uint64_t before = r.bits_used;
+        assert_int_equal(dpm_uniform(&r, UINT64_MAX, &v), DPM_OK);
+        assert_true(v < UINT64_MAX);
+        assert_int_equal((r.bits_used - before) % 64, 0);
+        before = r.bits_used;
+        assert_int_equal(dpm_uniform(&r, 1000, &v), DPM_OK);
+        assert_true(v < 1000);
+        assert_int_equal((r.bits_used - before) % 10, 0);
+    }
+}
+
+/* ---- Bernoulli(num/den) -------------------------------------------------------------------- */
+
+/* The lazy comparison decides 1 within B bits iff the B-bit prefix of U is below the B-bit
+ * prefix of p: floor(p 2^B) strings. It decides 0 for the strings above it, and for the tie
+ * too when p 2^B is an integer (the expansion ended). */
+static void check_bernoulli_enumerated(uint64_t num, uint64_t den, unsigned bits)
+{
+    uint64_t counts[2];
+    uint64_t undecided;
+    ratio_t p = {num, den};
+    enumerate(bits, draw_bernoulli, &p, 0, counts, 2, &undecided);
+    u128 scaled = (u128)num << bits;
+    uint64_t floor_p = (uint64_t)(scaled / den);
+    uint64_t exact = scaled % den == 0;
+    assert_int_equal(counts[1], floor_p);
+    assert_int_equal(counts[0], (UINT64_C(1) << bits) - floor_p - (exact ? 0 : 1));
+    assert_int_equal(undecided, exact ? 0 : 1);
+}
+
+static void test_bernoulli_enumerated(void **state)
+{
+    (void)state;
+    const ratio_t cases[] = {
+        {1, 3}, {2, 3}, {1, 2}, {3, 8}, {5, 7}, {1, 1000}, {999, 1000}, {0, 5}, {5, 5},
+        {UINT64_MAX - 1, UINT64_MAX}, {UINT64_C(1) << 63, UINT64_MAX}, {1, UINT64_MAX},
+        {(UINT64_C(1) << 63) + 1, UINT64_C(1) << 63 | 3},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        check_bernoulli_enumerated(cases[i].num, cases[i].den, 12);
+    }
+}
+
+/* ---- Bernoulli(exp(-gamma)) ---------------------------------------------------------------- */
+
+/* Sandwich: decided counts / 2^B <= Pr[x] <= (decided + undecided) / 2^B for x = 0 and 1,
+ * with the undecided mass bounded so the sandwich stays narrow. */
+static void check_bexp_enumerated(uint64_t num, uint64_t den, unsigned bits, double max_undecided)
+{
+    uint64_t counts[2];
+    uint64_t undecided;
+    ratio_t p = {num, den};
+    enumerate(bits, draw_bexp, &p, 0, counts, 2, &undecided);
+    long double total = ldexpl(1.0L, (int)bits);
+    long double p1 = expl(-(long double)num / (long double)den);
+    long double probs[2] = {1.0L - p1, p1};
+    for (int x = 0; x < 2; x++) {
+        if (!((long double)counts[x] / total <= probs[x] &&
+              probs[x] <= (long double)(counts[x] + undecided) / total)) {
+            fail_msg("gamma %llu/%llu: Pr[%d] = %Lg outside [%llu, %llu + %llu] / 2^%u",
+                     (unsigned long long)num, (unsigned long long)den, x, probs[x],
+                     (unsigned long long)counts[x], (unsigned long long)counts[x],
+                     (unsigned long long)undecided, bits);
+        }
+    }
+    assert_true((double)(undecided / total) < max_undecided);
+}
+
+static void test_bernoulli_exp_enumerated(void **state)
+{
+    (void)state;
+    /* undecided mass: 0, 0.09%, 0.01%, 0.02%, 1.1%, 4%, 14% (one byte per unit of gamma) */
+    check_bexp_enumerated(0, 1, 16, 1e-9);
+    check_bexp_enumerated(1, 3, 18, 0.002);
+    check_bexp_enumerated(1, 2, 18, 0.001);
+    check_bexp_enumerated(1, 1, 18, 0.001);
+    check_bexp_enumerated(7, 5, 18, 0.02);
+    check_bexp_enumerated(5, 2, 18, 0.06);
+    check_bexp_enumerated(3, 1, 18, 0.2);
+    check_bexp_enumerated(UINT64_MAX - 5, UINT64_MAX, 18, 0.03); /* gamma just below 1 */
+}
+
+/* ---- discrete Laplace ---------------------------------------------------------------------- */
+
+#define DLAP_RANGE 64
+
+/* Same sandwich per outcome z, for every z in [-DLAP_RANGE, DLAP_RANGE). */
+static void check_dlap_enumerated(uint64_t num, uint64_t den, unsigned bits, double max_undecided)
+{
+    static uint64_t counts[2 * DLAP_RANGE];
+    uint64_t undecided;
+    ratio_t p = {num, den};
+    enumerate(bits, draw_dlap, &p, -DLAP_RANGE, counts, 2 * DLAP_RANGE, &undecided);
+    long double total = ldexpl(1.0L, (int)bits);
+    long double t = (long double)num / (long double)den;
+    for (int64_t z = -DLAP_RANGE; z < DLAP_RANGE; z++) {
+        long double pz = stat_dlap_pmf(t, z);
+        uint64_t c = counts[z + DLAP_RANGE];
+        if (!((long double)c / total <= pz && pz <= (long double)(c + undecided) / total)) {
+            fail_msg("scale %llu/%llu z=%lld: count %llu/2^%u vs pmf %Lg (undecided %llu)",
+                     (unsigned long long)num, (unsigned long long)den, (long long)z,
+                     (unsigned long long)c, bits, pz, (unsigned long long)undecided);
+        }
+    }
+    assert_true((double)undecided / (double)total < max_undecided);
+}
+
+static void test_dlap_enumerated(void **state)
+{
+    (void)state;
+    /* Bernoulli(exp(-1)) takes a byte per trial, so 20 bits leave 35% to 63% of the mass
+     * undecided: this bounds every z from below only. tests/stat checks the full pmf. */
+    check_dlap_enumerated(1, 1, 20, 0.4);
+    check_dlap_enumerated(1, 2, 20, 0.5);
+    check_dlap_enumerated(3, 2, 20, 0.65);
+    check_dlap_enumerated(2, 6, 20, 0.5); /* reduced to 1/3 */
+    check_dlap_enumerated(5, 1, 20, 0.7);
+}
+
+/* Bit string builder for white-box vectors (bits are consumed low bit of byte 0 first). */
+typedef struct {
+    uint8_t buf[2 * DPM_RAND_BUF_BYTES];
+    size_t nbits;
+} bitstr_t;
+
+static void push_bits(bitstr_t *b, uint64_t value, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++, b->nbits++) {
+        if ((value >> i) & 1u) {
+            b->buf[b->nbits / 8] |= (uint8_t)(1u << (b->nbits % 8));
+        }
+    }
+}
+
+/* Script for scale num/den with num a power of two 2^k (so U takes exactly k bits and is never
+ * rejected): U = 0, so D = 1 with no bits; then V successes of Bernoulli(exp(-1)), each one
+ * byte in 43..127 (K = 3), then a byte >= 128 (K = 2: a failure, V ends), then the sign bit. */
+static void dlap_script(bitstr_t *b, unsigned k, uint64_t v, int negative)
+{
+    memset(b, 0, sizeof(*b));
+    push_bits(b, 0, k);
+    for (uint64_t i = 0; i < v; i++) {
+        push_bits(b, 64, 8);
+    }
+    push_bits(b, 200, 8);
+    push_bits(b, negative ? 1 : 0, 1);
+}
+
+static dpm_status_t run_dlap_add(const bitstr_t *b, uint64_t num, uint64_t den, int64_t value,
+                                 int64_t *out, uint64_t *bits_used)
+{
+    script_rng_t s = {b->buf, sizeof(b->buf), 0, 0};
+    dpm_rng_t port = script_rng_port(&s);
+    dpm_rand_t r;
+    assert_int_equal(dpm_rand_init(&r, &port), DPM_OK);
+    dpm_status_t st = dpm_dlap_add(&r, num, den, value, out);
+    *bits_used = r.bits_used;
+    return st;
+}
+
+static void test_dlap_script_fast_and_wide_paths(void **state)
+{
+    (void)state;
+    bitstr_t b;
+    int64_t out;
+    uint64_t used;
+    /* V = 1, 255 (64-bit path) and 256, 300 (128-bit path), scale 2^56 / 3 */
+    const uint64_t vs[] = {0, 1, 255, 256, 300};
+    for (size_t i = 0; i < sizeof(vs) / sizeof(vs[0]); i++) {
+        for (int neg = 0; neg < 2; neg++) {
+            if (vs[i] == 0 && neg) {
+                continue; /* "-0" is rejected and redrawn */
+            }
+            dlap_script(&b, 56, vs[i], neg);
+            assert_int_equal(run_dlap_add(&b, TWO56, 3, 0, &out, &used), DPM_OK);
+            assert_int_equal(used, 56 + 8 * vs[i] + 9);
+            int64_t mag = (int64_t)(((u128)TWO56 * vs[i]) / 3);
+            assert_int_equal(out, neg ? -mag : mag);
+        }
+    }
+    /* scale 2^56: V = 128 gives |Z| = 2^63, beyond INT64_MAX but not below INT64_MIN */
+    dlap_script(&b, 56, 128, 0);
+    out = SENTINEL_I64;
+    assert_int_equal(run_dlap_add(&b, TWO56, 1, 0, &out, &used), DPM_ERR_RANGE);
+    assert_int_equal(out, SENTINEL_I64);
+    assert_int_equal(run_dlap_add(&b, TWO56, 1, INT64_MIN + 5, &out, &used), DPM_OK);
+    assert_int_equal(out, 5); /* the exact sum is back in range */
+    dlap_script(&b, 56, 128, 1);
+    assert_int_equal(run_dlap_add(&b, TWO56, 1, 0, &out, &used), DPM_OK);
+    assert_int_equal(out, INT64_MIN);
+    assert_int_equal(run_dlap_add(&b, TWO56, 1, 7, &out, &used), DPM_OK);
+    assert_int_equal(out, INT64_MIN + 7);
+    out = SENTINEL_I64;
+    assert_int_equal(run_dlap_add(&b, TWO56, 1, -1, &out, &used), DPM_ERR_RANGE);
+    assert_int_equal(out, SENTINEL_I64);
+    /* V = 256 at scale 2^56: |Z| = 2^64 fits no sum */
+    dlap_script(&b, 56, 256, 0);
+    assert_int_equal(run_dlap_add(&b, TWO56, 1, INT64_MIN, &out, &used), DPM_ERR_RANGE);
+    assert_int_equal(out, SENTINEL_I64);
+    /* the public dpm_dlap reduces 2^57 / 2 to 2^56 / 1 first: same bits, same answer */
+    dlap_script(&b, 56, 5, 1);
+    script_rng_t s = {b.buf, sizeof(b.buf), 0, 0};
+    dpm_rng_t port = script_rng_port(&s);
+    dpm_rand_t r;
+    assert_int_equal(dpm_rand_init(&r, &port), DPM_OK);
+    assert_int_equal(dpm_dlap(&r, TWO56 << 1, 2, &out), DPM_OK);
+    assert_int_equal(out, -(int64_t)(5 * TWO56));
+}
+
+/* ---- parameter errors ---------------------------------------------------------------------- */
+
+static void seeded(dpm_rand_t *r, test_rng_t *t, dpm_rng_t *port, uint64_t seed)
+{
+    test_rng_seed(t, seed);
+    *port = test_rng_port(t);
+    assert_int_equal(dpm_rand_init(r, port), DPM_OK);
+}
+
+static void test_bad_parameters_leave_outputs(void **state)
+{
+    (void)state;
+    test_rng_t t;
+    dpm_rng_t port;
+    dpm_rand_t r;
+    seeded(&r, &t, &port, 1);
+    dpm_rand_t unbound;
+    memset(&unbound, 0, sizeof(unbound));
+    uint64_t u = SENTINEL_U64;
+    int b = SENTINEL_INT;
+    int64_t z = SENTINEL_I64;
+
+    assert_int_equal(dpm_uniform(NULL, 3, &u), DPM_ERR_PARAM);
+    assert_int_equal(dpm_uniform(&unbound, 3, &u), DPM_ERR_PARAM);
+    assert_int_equal(dpm_uniform(&r, 0, &u), DPM_ERR_PARAM);
+    assert_int_equal(dpm_uniform(&r, 3, NULL), DPM_ERR_PARAM);
+    assert_int_equal(u, SENTINEL_U64);
+
+    assert_int_equal(dpm_bernoulli(NULL, 1, 2, &b), DPM_ERR_PARAM);
+    assert_int_equal(dpm_bernoulli(&unbound, 1, 2, &b), DPM_ERR_PARAM);
+    assert_int_equal(dpm_bernoulli(&r, 1, 0, &b), DPM_ERR_PARAM);
+    assert_int_equal(dpm_bernoulli(&r, 0, 0, &b), DPM_ERR_PARAM);
+    assert_int_equal(dpm_bernoulli(&r, 3, 2, &b), DPM_ERR_PARAM);
+    assert_int_equal(dpm_bernoulli(&r, 1, 2, NULL), DPM_ERR_PARAM);
+
+    assert_int_equal(dpm_bernoulli_exp(NULL, 1, 2, &b), DPM_ERR_PARAM);
+    assert_int_equal(dpm_bernoulli_exp(&r, 1, 0, &b), DPM_ERR_PARAM);
+    assert_int_equal(dpm_bernoulli_exp(&r, 4096 * 3 + 1, 3, &b), DPM_ERR_PARAM);
+    assert_int_equal(dpm_bernoulli_exp(&r, UINT64_MAX, 1, &b), DPM_ERR_PARAM);
+    assert_int_equal(dpm_bernoulli_exp(&r, 1, 2, NULL), DPM_ERR_PARAM);
+    assert_int_equal(b, SENTINEL_INT);
+    assert_int_equal(dpm_bernoulli_exp(&r, 4096 * 3, 3, &b), DPM_OK); /* the limit itself */
+    assert_true(b == 0 || b == 1);
+
+    assert_int_equal(dpm_dlap(NULL, 1, 1, &z), DPM_ERR_PARAM);
+    assert_int_equal(dpm_dlap(&unbound, 1, 1, &z), DPM_ERR_PARAM);
+    assert_int_equal(dpm_dlap(&r, 0, 1, &z), DPM_ERR_PARAM);
+    assert_int_equal(dpm_dlap(&r, 1, 0, &z), DPM_ERR_PARAM);
+    assert_int_equal(dpm_dlap(&r, TWO56 + 1, 1, &z), DPM_ERR_PARAM);
+    assert_int_equal(dpm_dlap(&r, UINT64_MAX, 1, &z), DPM_ERR_PARAM);
+    assert_int_equal(dpm_dlap(&r, 1, 1, NULL), DPM_ERR_PARAM);
+    assert_int_equal(dpm_dlap_add(&r, TWO56 << 1, 2, 0, &z), DPM_ERR_PARAM); /* not reduced */
+    assert_int_equal(dpm_dlap_add(&r, 0, 1, 0, &z), DPM_ERR_PARAM);
+    assert_int_equal(dpm_dlap_add(&r, 1, 0, 0, &z), DPM_ERR_PARAM);
+    assert_int_equal(dpm_dlap_add(NULL, 1, 1, 0, &z), DPM_ERR_PARAM);
+    assert_int_equal(z, SENTINEL_I64);
+    uint64_t used = r.bits_used;
+    assert_int_equal(dpm_dlap(&r, TWO56 << 1, 2, &z), DPM_OK); /* reduces to 2^56 / 1 */
+    assert_int_equal(dpm_dlap(&r, 3 * TWO56, 3 * UINT64_C(1000003), &z), DPM_OK);
+    assert_true(r.bits_used > used);
+}
+
+static void test_laplace_init_errors_and_scale(void **state)
+{
+    (void)state;
+    dpm_laplace_t m;
+    memset(&m, 0x5A, sizeof(m));
+    dpm_laplace_t before = m;
+    assert_int_equal(dpm_laplace_init(NULL, 1, DPM_EPS_ONE), DPM_ERR_PARAM);
+    assert_int_equal(dpm_laplace_init(&m, 0, DPM_EPS_ONE), DPM_ERR_PARAM);
+    assert_int_equal(dpm_laplace_init(&m, (UINT64_C(1) << 40) + 1, DPM_EPS_ONE), DPM_ERR_PARAM);
+    assert_int_equal(dpm_laplace_init(&m, 1, 0), DPM_ERR_PARAM);
+    assert_int_equal(dpm_laplace_init(&m, 1, DPM_EPS_MAX_Q16 + 1), DPM_ERR_PARAM);
+    assert_memory_equal(&m, &before, sizeof(m));
+
+    const struct {
+        uint64_t sens;
+        dpm_eps_t eps;
+        uint64_t num, den;
+    } kat[] = {
+        {2, 65536, 2, 1},
+        {1, 6553, 65536, 6553},        /* eps "0.1" */
+        {3, 98304, 2, 1},              /* 3 / 1.5 */
+        {1, 1, 65536, 1},              /* smallest eps */
+        {UINT64_C(1) << 40, 1, TWO56, 1}, /* largest scale */
+        {UINT64_C(1) << 40, DPM_EPS_MAX_Q16, UINT64_C(1) << 40 >> 6, 1},
+        {10, 3 * 65536, 10, 3},           /* gcd(655360, 196608) = 65536 */
+    };
+    for (size_t i = 0; i < sizeof(kat) / sizeof(kat[0]); i++) {
+        dpm_laplace_t k;
+        assert_int_equal(dpm_laplace_init(&k, kat[i].sens, kat[i].eps), DPM_OK);
+        assert_int_equal(k.scale_num, kat[i].num);
+        assert_int_equal(k.scale_den, kat[i].den);
+        assert_int_equal(k.sensitivity, kat[i].sens);
+        assert_int_equal(k.eps, kat[i].eps);
+    }
+}
+
+static void test_laplace_add_errors_and_range(void **state)
+{
+    (void)state;
+    test_rng_t t;
+    dpm_rng_t port;
+    dpm_rand_t r;
+    seeded(&r, &t, &port, 2);
+    dpm_laplace_t m;
+    assert_int_equal(dpm_laplace_init(&m, 1, DPM_EPS_ONE), DPM_OK);
+    int64_t out = SENTINEL_I64;
+    assert_int_equal(dpm_laplace_add(NULL, &r, 0, &out), DPM_ERR_PARAM);
+    assert_int_equal(dpm_laplace_add(&m, NULL, 0, &out), DPM_ERR_PARAM);
+    assert_int_equal(dpm_laplace_add(&m, &r, 0, NULL), DPM_ERR_PARAM);
+    dpm_laplace_t bad = m;
+    bad.scale_den = 0;
+    assert_int_equal(dpm_laplace_add(&bad, &r, 0, &out), DPM_ERR_PARAM);
+    bad = m;
+    bad.scale_num = 0;
+    assert_int_equal(dpm_laplace_add(&bad, &r, 0, &out), DPM_ERR_PARAM);
+    assert_int_equal(out, SENTINEL_I64);
+
+    /* at INT64_MAX every positive draw leaves int64; the others are value + Z <= value */
+    int ranged = 0;
+    int ok = 0;
+    for (int i = 0; i < 200; i++) {
+        out = SENTINEL_I64;
+        dpm_status_t st = dpm_laplace_add(&m, &r, INT64_MAX, &out);
+        if (st == DPM_ERR_RANGE) {
+            assert_int_equal(out, SENTINEL_I64);
+            ranged++;
+        } else {
+            assert_int_equal(st, DPM_OK);
+            assert_true(out <= INT64_MAX && out > INT64_MAX - 100);
+            ok++;
+        }
+        st = dpm_laplace_add(&m, &r, INT64_MIN, &out);
+        assert_true(st == DPM_ERR_RANGE || (st == DPM_OK && out < INT64_MIN + 100));
+    }
+    assert_true(ranged > 30 && ok > 30);
+}
+
+/* ---- RNG failures -------------------------------------------------------------------------- */
+
+static void test_rng_failure_is_sticky(void **state)
+{
+    (void)state;
+    failing_rng_t f;
+    memset(&f, 0, sizeof(f));
+    test_rng_seed(&f.inner, 3);
+    f.fail_at_call = 0;
+    dpm_rng_t port = failing_rng_port(&f);
+    dpm_rand_t r;
+    assert_int_equal(dpm_rand_init(&r, &port), DPM_OK);
+    uint64_t u = SENTINEL_U64;
+    int b = SENTINEL_INT;
+    int64_t z = SENTINEL_I64;
+    assert_int_equal(dpm_uniform(&r, 3, &u), DPM_ERR_RNG);
+    /* draws that need no bits still report the failed source */
+    assert_int_equal(dpm_uniform(&r, 1, &u), DPM_ERR_RNG);
+    assert_int_equal(dpm_bernoulli(&r, 0, 1, &b), DPM_ERR_RNG);
+    assert_int_equal(dpm_bernoulli(&r, 1, 1, &b), DPM_ERR_RNG);
+    assert_int_equal(dpm_bernoulli(&r, 1, 3, &b), DPM_ERR_RNG);
+    assert_int_equal(dpm_bernoulli_exp(&r, 0, 1, &b), DPM_ERR_RNG);
+    assert_int_equal(dpm_bernoulli_exp(&r, 5, 2, &b), DPM_ERR_RNG);
+    assert_int_equal(dpm_dlap(&r, 1, 1, &z), DPM_ERR_RNG);
+    dpm_laplace_t m;
+    assert_int_equal(dpm_laplace_init(&m, 2, DPM_EPS_ONE), DPM_OK);
+    assert_int_equal(dpm_laplace_add(&m, &r, 10, &z), DPM_ERR_RNG);
+    assert_int_equal(u, SENTINEL_U64);
+    assert_int_equal(b, SENTINEL_INT);
+    assert_int_equal(z, SENTINEL_I64);
+}
+
+/* The source fails in the middle of a draw: that draw and every later one fail. */
+static void test_rng_failure_mid_sample(void **state)
+{
+    (void)state;
+    failing_rng_t f;
+    memset(&f, 0, sizeof(f));
+    test_rng_seed(&f.inner, 4);
+    f.fail_at_call = 3;
+    dpm_rng_t port = failing_rng_port(&f);
+    dpm_rand_t r;
+    assert_int_equal(dpm_rand_init(&r, &port), DPM_OK);
+    dpm_laplace_t m;
+    assert_int_equal(dpm_laplace_init(&m, 1000, DPM_EPS_ONE / 3), DPM_OK);
+    int64_t z = 0;
+    dpm_status_t st = DPM_OK;
+    int draws = 0;
+    while (st == DPM_OK) {
+        z = SENTINEL_I64;
+        st = dpm_laplace_add(&m, &r, 0, &z);
+        draws++;
+    }
+    assert_int_equal(st, DPM_ERR_RNG);
+    assert_int_equal(z, SENTINEL_I64);
+    assert_true(draws > 10);
+    assert_int_equal(r.rng_calls, 4);
+    int b = SENTINEL_INT;
+    assert_int_equal(dpm_bernoulli(&r, 1, 2, &b), DPM_ERR_RNG);
+    assert_int_equal(b, SENTINEL_INT);
+    assert_int_equal(r.rng_calls, 4); /* no retry behind the caller's back */
+}
+
+/* ---- the mechanism's exact privacy ratio ------------------------------------------------- */
+
+/* Pr[v + Z = y] / Pr[v' + Z = y] from the exact pmf with the scale the mechanism uses, for
+ * v' = v + sensitivity over a window of y far past both: never above e^eps, and equal to it
+ * (within long double rounding) outside [v, v'], so the scale is not wider than it needs. */
+static void check_privacy_ratio(uint64_t sens, dpm_eps_t eps)
+{
+    dpm_laplace_t m;
+    assert_int_equal(dpm_laplace_init(&m, sens, eps), DPM_OK);
+    long double t = (long double)m.scale_num / (long double)m.scale_den;
+    long double bound = expl((long double)eps / 65536.0L);
+    long double tol = 1e-15L;
+    int64_t v = 0;
+    int64_t v2 = (int64_t)sens;
+    int64_t span = (int64_t)(60.0L * t) + 3 * (int64_t)sens + 10;
+    int64_t step = span / 2000 + 1;
+    for (int64_t y = -span; y <= v2 + span; y += step) {
+        long double p1 = stat_dlap_pmf(t, y - v);
+        long double p2 = stat_dlap_pmf(t, y - v2);
+        if (p1 == 0.0L || p2 == 0.0L) {
+            continue;
+        }
+        long double worst = p1 / p2 > p2 / p1 ? p1 / p2 : p2 / p1;
+        assert_true(worst <= bound * (1.0L + tol));
+        if (y <= v || y >= v2) {
+            assert_true(worst >= bound * (1.0L - 1e-12L));
+        }
+    }
+}
+
+static void test_laplace_exact_pmf_privacy(void **state)
+{
+    (void)state;
+    check_privacy_ratio(2, DPM_EPS_ONE);
+    check_privacy_ratio(2, DPM_EPS_ONE / 2);
+    check_privacy_ratio(1, 6553);
+    check_privacy_ratio(3, 98304);
+    check_privacy_ratio(65536, 65536 / 10);
+    check_privacy_ratio(UINT64_C(1) << 40, 1);
+    check_privacy_ratio(7, DPM_EPS_MAX_Q16);
+    check_privacy_ratio(1, DPM_EPS_MAX_Q16);
+}
+
+/* ---- negative control for the goodness-of-fit machinery ---------------------------------- */
+
+static void test_gof_rejects_wrong_scale(void **state)
+{
+    (void)state;
+    test_rng_t t;
+    dpm_rng_t port;
+    dpm_rand_t r;
+    seeded(&r, &t, &port, 5);
+    stat_hist_t h;
+    assert_int_equal(stat_hist_init(&h, -150, 1, 301), 0);
+    for (int i = 0; i < 1000000; i++) {
+        int64_t z;
+        assert_int_equal(dpm_dlap(&r, 10, 1, &z), DPM_OK);
+        stat_hist_add(&h, z);
+    }
+    long double right = 10.0L;
+    stat_hist_expect(&h, stat_dlap_mass, &right);
+    stat_gof_t g = stat_hist_gof(&h, 20.0, STAT_G);
+    print_message("# G-test at the true scale 10: G = %.1f, dof %.0f, p = %.3g\n", g.statistic,
+                  g.dof, g.p_value);
+    assert_true(g.min_expected >= 20.0);
+    assert_true(g.p_value > 1e-6);
+    long double wrong = 10.2L; /* 2% too wide */
+    stat_hist_expect(&h, stat_dlap_mass, &wrong);
+    g = stat_hist_gof(&h, 20.0, STAT_G);
+    print_message("# G-test at the wrong scale 10.2: G = %.1f, dof %.0f, p = %.3g\n", g.statistic,
+                  g.dof, g.p_value);
+    assert_true(g.p_value < 1e-6);
+    assert_true(g.statistic > stat_chi2_isf(1e-6, g.dof));
+    stat_hist_free(&h);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_uniform_enumerated),
+        cmocka_unit_test(test_uniform_bit_cost_and_range),
+        cmocka_unit_test(test_bernoulli_enumerated),
+        cmocka_unit_test(test_bernoulli_exp_enumerated),
+        cmocka_unit_test(test_dlap_enumerated),
+        cmocka_unit_test(test_dlap_script_fast_and_wide_paths),
+        cmocka_unit_test(test_bad_parameters_leave_outputs),
+        cmocka_unit_test(test_laplace_init_errors_and_scale),
+        cmocka_unit_test(test_laplace_add_errors_and_range),
+        cmocka_unit_test(test_rng_failure_is_sticky),
+        cmocka_unit_test(test_rng_failure_mid_sample),
+        cmocka_unit_test(test_laplace_exact_pmf_privacy),
+        cmocka_unit_test(test_gof_rejects_wrong_scale),
+    };
+    return cmocka_run_group_tests_name("noise_exact", tests, NULL, NULL);
+}
