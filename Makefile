@@ -17,12 +17,14 @@ MBEDTLS_DIR := $(BUILD_DIR)/mbedtls/$(TARGET)
 MBEDTLS_SRC := $(BUILD_DIR)/src/mbedtls
 MBEDTLS_LIBS := $(MBEDTLS_DIR)/library/libmbedtls.a $(MBEDTLS_DIR)/library/libmbedx509.a \
                 $(MBEDTLS_DIR)/library/libmbedcrypto.a
+NANOPB_DIR := $(BUILD_DIR)/src/nanopb
 MBEDTLS_CFLAGS := -isystem $(MBEDTLS_SRC)/include -Iport/tls/config \
                   -DMBEDTLS_CONFIG_FILE='"dpm_mbedtls_$(TARGET).h"'
 
 WARNINGS := -Wall -Wextra -Wconversion -Wshadow -Wstrict-prototypes -Wundef -Werror
 OPT ?= -O2 -g
 CFLAGS_COMMON := -std=c99 $(OPT) $(WARNINGS) -MMD -MP -Isdk/include -Iport/include \
+                 -Isdk/proto -isystem $(NANOPB_DIR) \
                  $(MBEDTLS_CFLAGS) $(EXTRA_CFLAGS)
 SDK_CFLAGS := $(CFLAGS_COMMON) -Isdk/src/internal -Isdk/src -ffunction-sections -fdata-sections
 PORT_CFLAGS := $(CFLAGS_COMMON) -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
@@ -46,22 +48,30 @@ $(shell mkdir -p $(OUT))
 $(file >$(FLAGS_STAMP),$(FLAGS_NOW))
 endif
 
+# nanopb: the runtime comes from Debian's source package (make deps), the generated
+# sdk/proto/dpm.pb.[ch] ship in the repository (tests/unit/test_proto_regen.sh keeps them current).
+NANOPB_CFLAGS := -std=c99 $(OPT) -Wall -Werror -I$(NANOPB_DIR) -ffunction-sections -fdata-sections
+
 # ---- sources ---------------------------------------------------------------------------------
-SDK_SRCS := $(sort $(wildcard sdk/src/*/*.c))
+SDK_SRCS := $(sort $(wildcard sdk/src/*/*.c sdk/proto/*.c))
 PORT_SRCS := $(sort $(wildcard port/posix/*.c port/tls/*.c))
 TEST_SUPPORT_SRCS := $(sort $(wildcard tests/support/*.c))
 TEST_SRCS := $(sort $(wildcard tests/unit/test_*.c tests/stat/test_*.c tests/vectors/test_*.c))
+TOOL_SRCS := $(sort $(wildcard tests/e2e/tool_*.c))
 # host-sim: the server side and the simulator (host only; floating point allowed here).
 HOST_MAINS := $(sort $(wildcard host-sim/*/main_*.c))
 HOST_SRCS := $(sort $(filter-out $(HOST_MAINS),$(wildcard host-sim/*/*.c)))
 BENCH_SRCS := $(sort $(wildcard tests/bench/bench_*.c))
-TEST_SCRIPTS := $(sort $(wildcard tests/unit/test_*.sh tests/unit/test_*.py))
+TEST_SCRIPTS := $(sort $(wildcard tests/unit/test_*.sh tests/unit/test_*.py \
+                  tests/e2e/test_*.sh tests/e2e/test_*.py))
 
 obj = $(patsubst %.c,$(OUT)/obj/%.o,$(1))
-SDK_OBJS := $(call obj,$(SDK_SRCS))
+SDK_OBJS := $(call obj,$(SDK_SRCS)) \
+            $(addprefix $(OUT)/obj/nanopb/,pb_common.o pb_encode.o pb_decode.o)
 PORT_OBJS := $(call obj,$(PORT_SRCS))
 TEST_SUPPORT_OBJS := $(call obj,$(TEST_SUPPORT_SRCS))
 TEST_BINS := $(patsubst tests/%.c,$(OUT)/tests/%,$(TEST_SRCS))
+TOOL_BINS := $(patsubst tests/%.c,$(OUT)/tests/%,$(TOOL_SRCS))
 BENCH_BINS := $(patsubst tests/%.c,$(OUT)/%,$(BENCH_SRCS))
 HOST_OBJS := $(call obj,$(HOST_SRCS))
 HOST_BINS := $(foreach m,$(HOST_MAINS),$(OUT)/$(patsubst main_%.c,%,$(notdir $(m))))
@@ -77,7 +87,7 @@ HOST_CFLAGS := $(CFLAGS_COMMON) -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Iho
 all: lib host tests
 lib: $(LIBDPM) $(LIBPORT)
 host: $(HOST_BINS)
-tests: $(TEST_BINS)
+tests: $(TEST_BINS) $(TOOL_BINS)
 
 $(LIBDPM): $(SDK_OBJS)
 	@rm -f $@
@@ -111,6 +121,13 @@ $(AUTOCONF): $(KCONFIG_CONFIG) Kconfig
 $(OUT)/obj/sdk/%.o: sdk/%.c $(AUTOCONF) $(FLAGS_STAMP) | $(MBEDTLS_DIR)/library/libmbedcrypto.a
 	@mkdir -p $(dir $@)
 	$(CC) $(SDK_CFLAGS) -c $< -o $@
+
+$(OUT)/obj/nanopb/%.o: $(NANOPB_DIR)/%.c $(FLAGS_STAMP)
+	@mkdir -p $(dir $@)
+	$(CC) $(NANOPB_CFLAGS) -MMD -MP -c $< -o $@
+
+$(NANOPB_DIR)/%.c:
+	@$(MAKE) --no-print-directory deps
 
 $(OUT)/obj/port/%.o: port/%.c $(AUTOCONF) $(FLAGS_STAMP) | $(MBEDTLS_DIR)/library/libmbedcrypto.a
 	@mkdir -p $(dir $@)

@@ -16,8 +16,18 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 heap_refs() { "$NM" -u "$1" 2>/dev/null | awk '{print $NF}' | grep -E '^(malloc|calloc|realloc|free)$' | sort -u; }
-# nm types: D/d initialised data, B/b bss, C common, G/g/S/s small data/bss (some targets).
-writable_syms() { "$NM" "$1" 2>/dev/null | awk 'NF == 3 && $2 ~ /^[DdBbCGgSs]$/ {print $3}' | sort -u; }
+# Objects in writable sections: .data, .bss, small data, thread-local, common. Const tables
+# holding pointers sit in .data.rel.ro in position-independent builds: read-only after
+# relocation (RELRO), and plain .rodata on devices, so they are not mutable state.
+OBJDUMP=${OBJDUMP:-${NM%nm}objdump}
+writable_syms() {
+  "$OBJDUMP" -t "$1" 2>/dev/null |
+    awk '$3 == "O" || $2 == "O" {
+           for (i = 1; i <= NF; i++) if ($i ~ /^\./ || $i == "*COM*") { sec = $i; break }
+           if ((sec ~ /^\.(s?data|s?bss|tdata|tbss)(\.|$)/ && sec !~ /^\.data\.rel\.ro/) || sec == "*COM*")
+             print $NF
+         }' | sort -u
+}
 
 [ -f "$LIB" ] || { echo "not ok 1 - $LIB missing (build first)"; exit 1; }
 

@@ -1,0 +1,70 @@
+/* Emits reports of every kind made by the SDK, one JSON object per line: the encoded bytes in
+ * hex and the fields the SDK meant, for an independent decoder to compare (test_decode.py). */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "dpm/report.h"
+#include "test_rng.h"
+
+int main(void)
+{
+    test_rng_t t;
+    test_rng_seed(&t, 2024);
+    dpm_rng_t rng = test_rng_port(&t);
+    dpm_rand_t r;
+    dpm_rand_init(&r, &rng);
+    const dpm_metric_t metrics[] = {DPM_METRIC_TPR, DPM_METRIC_FPR, DPM_METRIC_ACCURACY,
+                                    DPM_METRIC_PRECISION};
+    const dpm_ratio_t values[] = {{9, 10}, {1, 5}, {3, 4}, {0, 7}};
+    const char *eps_text[] = {"0.1", "1", "5"};
+    for (int mech = DPM_MECH_ID_TUPLE_MR; mech <= DPM_MECH_ID_TUPLE_ML; mech++) {
+        for (uint32_t m = 1; m <= 4; m++) {
+            for (int e = 0; e < 3; e++) {
+                dpm_campaign_t c;
+                memset(&c, 0, sizeof(c));
+                c.id = 100u + (uint32_t)mech * 10u + m;
+                c.mechanism = (dpm_mech_id_t)mech;
+                dpm_eps_from_decimal(eps_text[e], &c.eps);
+                c.budget = c.eps;
+                c.groups = 3 + m;
+                c.nmetrics = m;
+                memcpy(c.metrics, metrics, sizeof(metrics));
+                c.frac_bits = DPM_FRAC_BITS;
+                dpm_mech_t mc;
+                const char *why = "";
+                if (dpm_mech_init(&mc, &c, &why) != DPM_OK) {
+                    fprintf(stderr, "campaign: %s\n", why);
+                    return 1;
+                }
+                for (uint32_t k = 0; k < 5; k++) {
+                    dpm_report_t rep;
+                    uint8_t buf[DPM_REPORT_MAX_BYTES];
+                    size_t len = 0;
+                    if (dpm_mech_report_tuple(&mc, &r, 1000u * k, k % c.groups, values, &rep) !=
+                            DPM_OK ||
+                        dpm_report_encode(&rep, buf, sizeof(buf), &len) != DPM_OK) {
+                        return 1;
+                    }
+                    printf("{\"hex\": \"");
+                    for (size_t i = 0; i < len; i++) {
+                        printf("%02x", buf[i]);
+                    }
+                    printf("\", \"report_id\": \"");
+                    for (int i = 0; i < DPM_REPORT_ID_BYTES; i++) {
+                        printf("%02x", rep.report_id[i]);
+                    }
+                    printf("\", \"campaign_id\": %u, \"period\": %u, \"mechanism\": %d, "
+                           "\"eps_q16\": %u, \"params_hash\": %u, \"group\": %u, \"values\": [",
+                           rep.campaign_id, rep.period, (int)rep.mechanism, rep.eps,
+                           rep.params_hash, rep.tuple.group);
+                    for (uint32_t i = 0; i < rep.tuple.nmetrics; i++) {
+                        printf("%s%d", i ? ", " : "", rep.tuple.value[i]);
+                    }
+                    printf("]}\n");
+                }
+            }
+        }
+    }
+    return 0;
+}

@@ -1,0 +1,270 @@
+/* Reports and campaigns: encoding round trips, sizes, campaign validation, fingerprint checks. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "dpm/report.h"
+#include "test_rng.h"
+
+static dpm_campaign_t tuple_campaign(dpm_mech_id_t mech, uint32_t nmetrics)
+{
+    dpm_campaign_t c;
+    memset(&c, 0, sizeof(c));
+    c.id = 7;
+    c.mechanism = mech;
+    c.eps = 65536;
+    c.budget = 4 * 65536;
+    c.period_seconds = 86400;
+    c.groups = 2;
+    c.nmetrics = nmetrics;
+    const dpm_metric_t order[] = {DPM_METRIC_TPR, DPM_METRIC_FPR, DPM_METRIC_ACCURACY,
+                                  DPM_METRIC_PRECISION};
+    memcpy(c.metrics, order, nmetrics * sizeof(order[0]));
+    c.frac_bits = DPM_FRAC_BITS;
+    return c;
+}
+
+static void make_rand(dpm_rand_t *r, test_rng_t *t, dpm_rng_t *rng, uint64_t seed)
+{
+    test_rng_seed(t, seed);
+    *rng = test_rng_port(t);
+    assert_int_equal(dpm_rand_init(r, rng), DPM_OK);
+}
+
+static void test_report_roundtrip_and_size(void **state)
+{
+    (void)state;
+    test_rng_t t;
+    dpm_rng_t rng;
+    dpm_rand_t r;
+    make_rand(&r, &t, &rng, 5);
+    const dpm_ratio_t values[4] = {{3, 4}, {1, 10}, {7, 9}, {2, 2}};
+    for (int mech = DPM_MECH_ID_TUPLE_MR; mech <= DPM_MECH_ID_TUPLE_ML; mech++) {
+        for (uint32_t m = 1; m <= 4; m++) {
+            dpm_campaign_t c = tuple_campaign((dpm_mech_id_t)mech, m);
+            dpm_mech_t mc;
+            assert_int_equal(dpm_mech_init(&mc, &c, NULL), DPM_OK);
+            dpm_report_t rep, back;
+            assert_int_equal(dpm_mech_report_tuple(&mc, &r, 3, 1, values, &rep), DPM_OK);
+            uint8_t buf[DPM_REPORT_MAX_BYTES];
+            size_t len = 0;
+            assert_int_equal(dpm_report_encode(&rep, buf, sizeof(buf), &len), DPM_OK);
+            if (mech == DPM_MECH_ID_TUPLE_MR && m == 1) {
+                assert_true(len <= 40); /* the size target for tuple_mr */
+            }
+            assert_int_equal(dpm_report_decode(buf, len, &back), DPM_OK);
+            assert_memory_equal(back.report_id, rep.report_id, DPM_REPORT_ID_BYTES);
+            assert_int_equal(back.campaign_id, 7);
+            assert_int_equal(back.period, 3);
+            assert_int_equal(back.mechanism, mech);
+            assert_int_equal(back.eps, mc.eps_implemented);
+            assert_int_equal(back.params_hash, mc.params_hash);
+            assert_int_equal(back.tuple.group, rep.tuple.group);
+            assert_int_equal(back.tuple.nmetrics, m);
+            assert_memory_equal(back.tuple.value, rep.tuple.value, m * sizeof(int32_t));
+            assert_int_equal(dpm_mech_check_report(&mc, &back, NULL), DPM_OK);
+            /* too small a buffer is an error, not a truncation */
+            assert_int_equal(dpm_report_encode(&rep, buf, len - 1, &len), DPM_ERR_BUFFER);
+        }
+    }
+}
+
+static void test_report_ids_are_fresh(void **state)
+{
+    (void)state;
+    test_rng_t t;
+    dpm_rng_t rng;
+    dpm_rand_t r;
+    make_rand(&r, &t, &rng, 6);
+    dpm_campaign_t c = tuple_campaign(DPM_MECH_ID_TUPLE_MR, 1);
+    dpm_mech_t mc;
+    assert_int_equal(dpm_mech_init(&mc, &c, NULL), DPM_OK);
+    const dpm_ratio_t v = {1, 2};
+    dpm_report_t a, b;
+    assert_int_equal(dpm_mech_report_tuple(&mc, &r, 0, 0, &v, &a), DPM_OK);
+    assert_int_equal(dpm_mech_report_tuple(&mc, &r, 0, 0, &v, &b), DPM_OK);
+    assert_memory_not_equal(a.report_id, b.report_id, DPM_REPORT_ID_BYTES);
+}
+
+static void test_campaign_roundtrip(void **state)
+{
+    (void)state;
+    dpm_campaign_t c = tuple_campaign(DPM_MECH_ID_TUPLE_ML, 2), back;
+    c.nbins = 3;
+    c.bin_edges[0] = 10;
+    c.bin_edges[1] = 20;
+    c.bin_edges[2] = 1u << 31;
+    uint8_t buf[DPM_CAMPAIGN_MAX_BYTES];
+    size_t len = 0;
+    assert_int_equal(dpm_campaign_encode(&c, buf, sizeof(buf), &len), DPM_OK);
+    const char *why = NULL;
+    assert_int_equal(dpm_campaign_decode(buf, len, &back, &why), DPM_OK);
+    assert_memory_equal(&back, &c, sizeof(c));
+    /* garbage and truncation are protocol errors with a reason; output untouched */
+    dpm_campaign_t keep = back;
+    assert_int_equal(dpm_campaign_decode(buf, len - 1, &back, &why), DPM_ERR_PROTOCOL);
+    assert_non_null(why);
+    const uint8_t garbage[] = {0xFF, 0xFF, 0xFF, 0x01, 0x02};
+    assert_int_equal(dpm_campaign_decode(garbage, sizeof(garbage), &back, &why),
+                     DPM_ERR_PROTOCOL);
+    assert_memory_equal(&back, &keep, sizeof(c));
+}
+
+/* A Campaign with n bin edges, encoded by hand (field 8, packed uint32). */
+static size_t campaign_with_edges(uint8_t *buf, uint32_t n)
+{
+    size_t p = 0;
+    buf[p++] = 0x10; /* field 2 mechanism */
+    buf[p++] = DPM_MECH_ID_TUPLE_MR;
+    buf[p++] = 0x42; /* field 8, length-delimited */
+    buf[p++] = (uint8_t)n; /* n single-byte varints, n < 128 */
+    for (uint32_t i = 0; i < n; i++) {
+        buf[p++] = (uint8_t)(i + 1);
+    }
+    return p;
+}
+
+static void test_campaign_validation_reasons(void **state)
+{
+    (void)state;
+    dpm_mech_t m, keep;
+    memset(&m, 0x77, sizeof(m));
+    keep = m;
+    const char *why = NULL;
+    dpm_campaign_t c = tuple_campaign(DPM_MECH_ID_TUPLE_MR, 1);
+
+    c.eps = 0;
+    assert_int_equal(dpm_mech_init(&m, &c, &why), DPM_ERR_PARAM);
+    assert_string_equal(why, "epsilon out of range");
+    c.eps = (DPM_EPS_MAX + 1u) << 16;
+    assert_int_equal(dpm_mech_init(&m, &c, &why), DPM_ERR_PARAM);
+    c = tuple_campaign((dpm_mech_id_t)99, 1);
+    assert_int_equal(dpm_mech_init(&m, &c, &why), DPM_ERR_PARAM);
+    assert_string_equal(why, "unknown mechanism");
+    c = tuple_campaign(DPM_MECH_ID_ROC_HIST, 1);
+    assert_int_equal(dpm_mech_init(&m, &c, &why), DPM_ERR_UNSUPPORTED);
+    c = tuple_campaign(DPM_MECH_ID_TUPLE_MR, 1);
+    c.nbins = 2;
+    c.bin_edges[0] = 5;
+    c.bin_edges[1] = 5;
+    assert_int_equal(dpm_mech_init(&m, &c, &why), DPM_ERR_PARAM);
+    assert_string_equal(why, "bin edges not strictly increasing");
+    c = tuple_campaign(DPM_MECH_ID_TUPLE_MR, 1);
+    c.budget = c.eps - 1000; /* smaller than one report */
+    assert_int_equal(dpm_mech_init(&m, &c, &why), DPM_ERR_BUDGET);
+    assert_string_equal(why, "budget smaller than one report");
+    c = tuple_campaign(DPM_MECH_ID_TUPLE_MR, 1);
+    c.groups = DPM_MAX_GROUPS + 1;
+    assert_int_equal(dpm_mech_init(&m, &c, &why), DPM_ERR_PARAM);
+    c = tuple_campaign(DPM_MECH_ID_TUPLE_ML, 1);
+    c.frac_bits = DPM_FRAC_BITS + 1;
+    assert_int_equal(dpm_mech_init(&m, &c, &why), DPM_ERR_PARAM);
+    c = tuple_campaign(DPM_MECH_ID_TUPLE_ML, 1);
+    c.eps = 65; /* 0.001: too small for the Q16 grid */
+    assert_int_equal(dpm_mech_init(&m, &c, &why), DPM_ERR_RANGE);
+    assert_memory_equal(&m, &keep, sizeof(m)); /* nothing ran */
+
+    /* too many bins cannot even be decoded */
+    uint8_t buf[200];
+    dpm_campaign_t d;
+    size_t len = campaign_with_edges(buf, DPM_MAX_BINS);
+    assert_int_equal(dpm_campaign_decode(buf, len, &d, &why), DPM_OK);
+    assert_int_equal(d.nbins, DPM_MAX_BINS);
+    len = campaign_with_edges(buf, DPM_MAX_BINS + 1);
+    assert_int_equal(dpm_campaign_decode(buf, len, &d, &why), DPM_ERR_PROTOCOL);
+}
+
+static void test_check_report_catches_every_mismatch(void **state)
+{
+    (void)state;
+    test_rng_t t;
+    dpm_rng_t rng;
+    dpm_rand_t r;
+    make_rand(&r, &t, &rng, 8);
+    dpm_campaign_t c = tuple_campaign(DPM_MECH_ID_TUPLE_MR, 2);
+    dpm_mech_t mc;
+    assert_int_equal(dpm_mech_init(&mc, &c, NULL), DPM_OK);
+    const dpm_ratio_t v[2] = {{1, 2}, {1, 3}};
+    dpm_report_t good, bad;
+    assert_int_equal(dpm_mech_report_tuple(&mc, &r, 0, 1, v, &good), DPM_OK);
+    const char *why = NULL;
+    assert_int_equal(dpm_mech_check_report(&mc, &good, &why), DPM_OK);
+    bad = good;
+    bad.campaign_id++;
+    assert_int_equal(dpm_mech_check_report(&mc, &bad, &why), DPM_ERR_PROTOCOL);
+    assert_string_equal(why, "campaign mismatch");
+    bad = good;
+    bad.mechanism = DPM_MECH_ID_TUPLE_ML;
+    assert_int_equal(dpm_mech_check_report(&mc, &bad, &why), DPM_ERR_PROTOCOL);
+    bad = good;
+    bad.eps++;
+    assert_int_equal(dpm_mech_check_report(&mc, &bad, &why), DPM_ERR_PROTOCOL);
+    assert_string_equal(why, "epsilon mismatch");
+    bad = good;
+    bad.params_hash ^= 1;
+    assert_int_equal(dpm_mech_check_report(&mc, &bad, &why), DPM_ERR_PROTOCOL);
+    assert_string_equal(why, "parameter fingerprint mismatch");
+    bad = good;
+    bad.tuple.group = 2;
+    assert_int_equal(dpm_mech_check_report(&mc, &bad, &why), DPM_ERR_PROTOCOL);
+    bad = good;
+    bad.tuple.value[1] = 3;
+    assert_int_equal(dpm_mech_check_report(&mc, &bad, &why), DPM_ERR_PROTOCOL);
+    bad = good;
+    bad.tuple.nmetrics = 1;
+    assert_int_equal(dpm_mech_check_report(&mc, &bad, &why), DPM_ERR_PROTOCOL);
+    /* a campaign with other parameters has another fingerprint */
+    dpm_campaign_t c2 = c;
+    c2.eps = 2 * 65536;
+    dpm_mech_t mc2;
+    assert_int_equal(dpm_mech_init(&mc2, &c2, NULL), DPM_OK);
+    assert_int_not_equal(mc2.params_hash, mc.params_hash);
+}
+
+static void test_report_decode_rejects_malformed(void **state)
+{
+    (void)state;
+    test_rng_t t;
+    dpm_rng_t rng;
+    dpm_rand_t r;
+    make_rand(&r, &t, &rng, 9);
+    dpm_campaign_t c = tuple_campaign(DPM_MECH_ID_TUPLE_ML, 1);
+    dpm_mech_t mc;
+    assert_int_equal(dpm_mech_init(&mc, &c, NULL), DPM_OK);
+    const dpm_ratio_t v = {1, 2};
+    dpm_report_t rep, out;
+    assert_int_equal(dpm_mech_report_tuple(&mc, &r, 0, 0, &v, &rep), DPM_OK);
+    uint8_t buf[DPM_REPORT_MAX_BYTES];
+    size_t len;
+    assert_int_equal(dpm_report_encode(&rep, buf, sizeof(buf), &len), DPM_OK);
+    memset(&out, 0x11, sizeof(out));
+    dpm_report_t keep = out;
+    for (size_t cut = 0; cut < len; cut++) { /* every truncation */
+        dpm_status_t st = dpm_report_decode(buf, cut, &out);
+        assert_true(st == DPM_ERR_PROTOCOL);
+    }
+    assert_memory_equal(&out, &keep, sizeof(out));
+    /* a report id of the wrong length */
+    uint8_t short_id[] = {0x0A, 0x03, 1, 2, 3, 0x52, 0x02, 0x08, 0x01};
+    assert_int_equal(dpm_report_decode(short_id, sizeof(short_id), &out), DPM_ERR_PROTOCOL);
+    /* a report without a body */
+    uint8_t no_body[18] = {0x0A, 0x10};
+    assert_int_equal(dpm_report_decode(no_body, sizeof(no_body), &out), DPM_ERR_PROTOCOL);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_report_roundtrip_and_size),
+        cmocka_unit_test(test_report_ids_are_fresh),
+        cmocka_unit_test(test_campaign_roundtrip),
+        cmocka_unit_test(test_campaign_validation_reasons),
+        cmocka_unit_test(test_check_report_catches_every_mismatch),
+        cmocka_unit_test(test_report_decode_rejects_malformed),
+    };
+    return cmocka_run_group_tests_name("report", tests, NULL, NULL);
+}
