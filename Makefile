@@ -159,7 +159,7 @@ test: deps
 	@OUT=$(OUT) NM=$(NM) CC=$(CC) PYTHON=$(PYTHON) BUILD_DIR=$(BUILD_DIR) \
 	  bash .make/run-tests.sh $(TEST_BINS) $(TEST_SCRIPTS)
 
-LINT_SRCS = $(shell find sdk port -name '*.[ch]' -not -path '*/config/*')
+LINT_SRCS = $(shell find sdk port -name '*.[ch]' -not -path '*/config/*' -not -name '*.pb.[ch]')
 lint: deps
 	@bash .make/lint.sh $(LINT_SRCS) -- $(CFLAGS_COMMON) -Isdk/src/internal -Isdk/src \
 	  -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE

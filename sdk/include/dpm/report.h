@@ -63,7 +63,7 @@ typedef struct {
     uint32_t campaign_id;
     uint32_t period;
     dpm_mech_id_t mechanism;
-    dpm_eps_t eps;        /* implemented ε spent */
+    dpm_eps_t eps; /* implemented ε spent */
     uint32_t params_hash;
     dpm_tuple_report_t tuple;
 } dpm_report_t;
@@ -103,8 +103,7 @@ dpm_status_t dpm_report_decode(const uint8_t *buf, size_t len, dpm_report_t *out
 /* Check a decoded report against the mechanism of its campaign: same campaign, mechanism,
  * implemented ε and parameter hash, values in range (tuple_mr: +-1; groups < d; the number of
  * values). DPM_ERR_PROTOCOL with *reason on mismatch. */
-dpm_status_t dpm_mech_check_report(const dpm_mech_t *m, const dpm_report_t *r,
-                                   const char **reason);
+dpm_status_t dpm_mech_check_report(const dpm_mech_t *m, const dpm_report_t *r, const char **reason);
 
 #ifdef __cplusplus
 }

@@ -74,8 +74,8 @@ static dpm_status_t mr_split(dpm_tuple_t *t, dpm_eps_t target)
     dpm_eps_t same_group = 0, into_group = 0, out_of_group = 0;
     st = dpm_xf_ln_up_q16_xf(keep_v_up, other_v_down, &same_group);
     if (st == DPM_OK) {
-        st = dpm_xf_ln_up_q16_xf(dpm_xf_mul_up(keep_g, keep_v_up),
-                                 dpm_xf_mul_down(other_g, halves), &into_group);
+        st = dpm_xf_ln_up_q16_xf(dpm_xf_mul_up(keep_g, keep_v_up), dpm_xf_mul_down(other_g, halves),
+                                 &into_group);
     }
     if (st == DPM_OK) {
         st = dpm_xf_ln_up_q16_xf(dpm_xf_mul_up(other_g, halves),
@@ -98,8 +98,8 @@ static dpm_status_t ml_split(dpm_tuple_t *t, dpm_eps_t target)
     uint64_t sensitivity = UINT64_C(2) << t->frac_bits;
     /* scale t = sensitivity 2^16 / per grid units; need LAP_TAIL_SCALES t <= int32 headroom */
     uint64_t headroom = (UINT64_C(1) << 31) - 1u - sensitivity;
-    uint64_t min_per = (LAP_TAIL_SCALES * (sensitivity << DPM_EPS_FRAC_BITS) + headroom - 1u) /
-                       headroom;
+    uint64_t min_per =
+        (LAP_TAIL_SCALES * (sensitivity << DPM_EPS_FRAC_BITS) + headroom - 1u) / headroom;
     if (per == 0 || per < min_per) {
         return DPM_ERR_RANGE;
     }
@@ -118,9 +118,9 @@ static dpm_status_t ml_split(dpm_tuple_t *t, dpm_eps_t target)
 dpm_status_t dpm_tuple_init(dpm_tuple_t *t, dpm_tuple_kind_t kind, uint32_t groups,
                             const dpm_metric_t *metrics, uint32_t nmetrics, dpm_eps_t eps)
 {
-    if (t == NULL || metrics == NULL || groups < 2 || groups > DPM_MAX_GROUPS ||
-        nmetrics == 0 || nmetrics > DPM_TUPLE_MAX_METRICS || !metrics_valid(metrics, nmetrics) ||
-        eps == 0 || eps > DPM_EPS_MAX_Q16 || (kind != DPM_TUPLE_MR && kind != DPM_TUPLE_ML)) {
+    if (t == NULL || metrics == NULL || groups < 2 || groups > DPM_MAX_GROUPS || nmetrics == 0 ||
+        nmetrics > DPM_TUPLE_MAX_METRICS || !metrics_valid(metrics, nmetrics) || eps == 0 ||
+        eps > DPM_EPS_MAX_Q16 || (kind != DPM_TUPLE_MR && kind != DPM_TUPLE_ML)) {
         return DPM_ERR_PARAM;
     }
     dpm_tuple_t next;

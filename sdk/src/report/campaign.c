@@ -7,10 +7,8 @@
 #include "dpm.pb.h"
 #include "dpm/report.h"
 
-typedef char edges_fit[DPM_ARRAY_LEN(((dpm_v1_Campaign *)0)->bin_edges) == DPM_MAX_BINS ? 1
-                                                                                          : -1];
-typedef char metrics_fit[DPM_ARRAY_LEN(((dpm_v1_Campaign *)0)->metrics) ==
-                                 DPM_CAMPAIGN_MAX_METRICS
+typedef char edges_fit[DPM_ARRAY_LEN(((dpm_v1_Campaign *)0)->bin_edges) == DPM_MAX_BINS ? 1 : -1];
+typedef char metrics_fit[DPM_ARRAY_LEN(((dpm_v1_Campaign *)0)->metrics) == DPM_CAMPAIGN_MAX_METRICS
                              ? 1
                              : -1];
 
@@ -159,8 +157,7 @@ dpm_status_t dpm_mech_init(dpm_mech_t *m, const dpm_campaign_t *c, const char **
     memset(&next, 0, sizeof(next));
     next.campaign = *c;
     dpm_tuple_kind_t kind = c->mechanism == DPM_MECH_ID_TUPLE_MR ? DPM_TUPLE_MR : DPM_TUPLE_ML;
-    dpm_status_t st = dpm_tuple_init(&next.tuple, kind, c->groups, c->metrics, c->nmetrics,
-                                     c->eps);
+    dpm_status_t st = dpm_tuple_init(&next.tuple, kind, c->groups, c->metrics, c->nmetrics, c->eps);
     if (st != DPM_OK) {
         return fail(reason,
                     st == DPM_ERR_RANGE ? "epsilon too small or too large for the mechanism"

@@ -13,15 +13,13 @@ typedef char mech_ids_match[(dpm_v1_Mechanism_TUPLE_MR == (int)DPM_MECH_ID_TUPLE
                              dpm_v1_Metric_PRECISION == (int)DPM_METRIC_PRECISION)
                                 ? 1
                                 : -1];
-typedef char values_fit[DPM_ARRAY_LEN(((dpm_v1_TupleBody *)0)->values) >= DPM_TUPLE_MAX_METRICS
-                            ? 1
-                            : -1];
+typedef char
+    values_fit[DPM_ARRAY_LEN(((dpm_v1_TupleBody *)0)->values) >= DPM_TUPLE_MAX_METRICS ? 1 : -1];
 typedef char report_fits[dpm_v1_Report_size <= DPM_REPORT_MAX_BYTES ? 1 : -1];
 
 dpm_status_t dpm_report_encode(const dpm_report_t *r, uint8_t *buf, size_t cap, size_t *len)
 {
-    if (r == NULL || buf == NULL || len == NULL ||
-        r->tuple.nmetrics > DPM_TUPLE_MAX_METRICS) {
+    if (r == NULL || buf == NULL || len == NULL || r->tuple.nmetrics > DPM_TUPLE_MAX_METRICS) {
         return DPM_ERR_PARAM;
     }
     dpm_v1_Report msg = dpm_v1_Report_init_zero;
@@ -109,8 +107,7 @@ static dpm_status_t reject(const char **reason, const char *why)
     return DPM_ERR_PROTOCOL;
 }
 
-dpm_status_t dpm_mech_check_report(const dpm_mech_t *m, const dpm_report_t *r,
-                                   const char **reason)
+dpm_status_t dpm_mech_check_report(const dpm_mech_t *m, const dpm_report_t *r, const char **reason)
 {
     if (m == NULL || r == NULL) {
         return DPM_ERR_PARAM;

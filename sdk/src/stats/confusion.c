@@ -42,8 +42,7 @@ dpm_status_t dpm_metric_ratio(const dpm_confusion_t *c, dpm_metric_t metric, dpm
         num = c->tp;
         den = (uint64_t)c->tp + c->fp;
         break;
-    default:
-        return DPM_ERR_PARAM;
+    default: return DPM_ERR_PARAM;
     }
     if (den == 0) {
         return DPM_ERR_UNDEFINED;
