@@ -52,11 +52,12 @@ case "$("$CC" -dumpmachine)" in
 esac
 if [ -n "$nofp" ]; then
   rc=0
-  for src in sdk/src/*/*.c; do
+  for src in sdk/src/*/*.c sdk/proto/*.c "${BUILD_DIR:-build}"/src/nanopb/pb_*.c; do
     "$CC" -std=c99 -O2 $nofp -Isdk/include -Iport/include -Isdk/src/internal -Isdk/src \
+      -Isdk/proto -isystem "${BUILD_DIR:-build}/src/nanopb" \
       -c "$src" -o "$work/fp.o" 2>"$work/fp.log" || { rc=1; echo "# float in $src:"; sed 's/^/#   /' "$work/fp.log" | head -5; }
   done
-  tap "$rc" "sdk/ compiles without floating-point registers ($nofp)"
+  tap "$rc" "sdk/ and the nanopb runtime compile without floating-point registers ($nofp)"
   echo 'double half(double x) { return x / 2; }' >"$work/fp_bad.c"
   "$CC" -std=c99 -O2 $nofp -c "$work/fp_bad.c" -o "$work/fp_bad.o" 2>/dev/null
   tap "$([ $? -ne 0 ]; echo $?)" "the no-float check rejects code that uses double"

@@ -9,9 +9,13 @@
 
 #include "mbedtls/mbedtls_config.h"
 
-/* The device path takes Mbed TLS memory from a static arena; host tests exercise it. */
+/* The device path takes Mbed TLS memory from a static arena; host tests exercise it. Here
+ * calloc/free stay the system ones until a program installs the arena (dpm_tls_use_arena). */
 #define MBEDTLS_MEMORY_BUFFER_ALLOC_C
-#define MBEDTLS_PLATFORM_MEMORY /* calloc/free stay the system ones until a test installs the arena */
+#define MBEDTLS_PLATFORM_MEMORY
+/* Peak/current arena use (mbedtls_memory_buffer_alloc_max_get, dpm_tls_arena_stats): the host
+ * tests report the arena a TLS session really needs. Costs a few counters per allocation. */
+#define MBEDTLS_MEMORY_DEBUG
 /* Threads share one collector process: Mbed TLS must lock its shared state. */
 #define MBEDTLS_THREADING_C
 #define MBEDTLS_THREADING_PTHREAD
