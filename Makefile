@@ -141,8 +141,9 @@ $(OUT)/tests/%: $(OUT)/obj/tests/%.o $(TEST_SUPPORT_OBJS) $(LIBHOST) $(LIBPORT) 
 	@mkdir -p $(dir $@)
 	$(CC) -o $@ $< $(TEST_SUPPORT_OBJS) $(LIBHOST) $(LIBPORT) $(LIBDPM) $(MBEDTLS_LIBS) $(LDLIBS) -lsqlite3
 
-# Mbed TLS is built by `make deps`; building anything first checks it is there.
-$(MBEDTLS_DIR)/library/libmbedcrypto.a:
+# Mbed TLS is built by `make deps`; building anything first checks it is there and current
+# with the project's config headers.
+$(MBEDTLS_DIR)/library/libmbedcrypto.a: $(wildcard port/tls/config/dpm_mbedtls_$(TARGET).h)
 	@$(MAKE) --no-print-directory deps
 
 .SECONDARY:
@@ -150,7 +151,7 @@ $(MBEDTLS_DIR)/library/libmbedcrypto.a:
 -include $(shell find $(OUT)/obj -name '*.d' 2>/dev/null)
 
 # ---- the two commands and the quality gates ------------------------------------------------
-.PHONY: deps test lint help clean menuconfig defconfig bench
+.PHONY: deps test lint help clean menuconfig defconfig bench repro
 deps:
 	@BUILD_DIR=$(BUILD_DIR) bash .make/deps.sh
 
@@ -173,7 +174,12 @@ bench: deps
 	@$(MAKE) --no-print-directory $(BENCH_BINS)
 	@$(PYTHON) .make/bench.py $(OUT) $(BUILD_DIR)/bench.json
 
-NOT_YET := demo repro cross size fuzz sanitize coverage
+# Paper reproductions: analytic tables, simulations and plots under build/repro/.
+repro: deps
+	@$(MAKE) --no-print-directory host
+	@$(OUT)/dpm-repro disparity --out $(BUILD_DIR)/repro
+
+NOT_YET := demo cross size fuzz sanitize coverage
 .PHONY: $(NOT_YET)
 $(NOT_YET):
 	@echo "make $@: not yet implemented"
