@@ -35,6 +35,9 @@
 #if !defined(DPM_LOG_LEVEL) && defined(CONFIG_DPM_LOG_LEVEL)
 #define DPM_LOG_LEVEL CONFIG_DPM_LOG_LEVEL
 #endif
+#if !defined(DPM_LEDGER_MAX_CAMPAIGNS) && defined(CONFIG_DPM_LEDGER_MAX_CAMPAIGNS)
+#define DPM_LEDGER_MAX_CAMPAIGNS CONFIG_DPM_LEDGER_MAX_CAMPAIGNS
+#endif
 /* Booleans: Kconfig leaves a disabled option undefined, so presence means 1, absence 0. */
 #ifndef DPM_ENABLE_ASSERT
 #if defined(CONFIG_DPM_ENABLE_ASSERT)
@@ -102,6 +105,9 @@
 #ifndef DPM_LOG_LEVEL
 #define DPM_LOG_LEVEL 2 /* 0 off, 1 error, 2 warn, 3 info, 4 debug */
 #endif
+#ifndef DPM_LEDGER_MAX_CAMPAIGNS
+#define DPM_LEDGER_MAX_CAMPAIGNS 4 /* campaigns one privacy ledger tracks at once */
+#endif
 #ifndef DPM_ENABLE_ASSERT
 #define DPM_ENABLE_ASSERT 1
 #endif
@@ -142,6 +148,9 @@
 #endif
 #if DPM_LOG_LEVEL < 0 || DPM_LOG_LEVEL > 4
 #error "DPM_LOG_LEVEL must be in [0, 4]"
+#endif
+#if DPM_LEDGER_MAX_CAMPAIGNS < 1 || DPM_LEDGER_MAX_CAMPAIGNS > 32
+#error "DPM_LEDGER_MAX_CAMPAIGNS must be in [1, 32]"
 #endif
 
 #endif /* DPM_CONFIG_H */

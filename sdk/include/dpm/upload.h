@@ -1,0 +1,330 @@
+/* Getting reports to the collector: a persistent outbox in port storage, a minimal HTTP/1.1
+ * client over the port transport, and a flush that posts batches with retry, backoff and
+ * idempotent report ids.
+ *
+ * The pieces are separable (Memfault's packetizer / HTTP split): an app with its own HTTPS
+ * stack (a phone) uses only the outbox (dpm_outbox_next / dpm_outbox_read to get the stored
+ * bytes, dpm_outbox_remove once its own POST got a 2xx); firmware uses dpm_upload_flush.
+ *
+ * Delivery guarantee: a report whose dpm_outbox_put returned DPM_OK is durable and stays in
+ * the outbox until a collector answered 2xx to a request that carried it, or rejected it by
+ * id. Retries send the very same stored bytes, so the report id is unchanged and the
+ * collector's de-duplication makes the delivery count exactly once. */
+#ifndef DPM_UPLOAD_H
+#define DPM_UPLOAD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dpm/noise.h"
+#include "dpm/port.h"
+#include "dpm/report.h"
+#include "dpm/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ==== outbox ================================================================================
+ *
+ * Storage layout. The caller gives a region [offset, offset + size) of a dpm_storage_t. It is
+ * split into two banks, A = [offset, offset + size/2) and B = the next size/2 bytes; one of
+ * them is active. A bank is a 16-byte header and then a log of records (integers
+ * little-endian):
+ *
+ *   bank header  byte 0..3   magic "DPOB" (0x44 0x50 0x4F 0x42)
+ *                byte 4      version, 1
+ *                byte 5..7   reserved, 0
+ *                byte 8..11  seq: +1 (mod 2^32) at each compaction; the newer valid bank is
+ *                            the active one
+ *                byte 12..15 CRC-32 of bytes 0..11
+ *   record       byte 0      mark 0xA5 (0xFF here = end of the log: erased space)
+ *                byte 1      state: 0xFF pending; any other value = removed (delivered or
+ *                            rejected). NOT covered by the CRC, so removing is one 1-byte
+ *                            write that only clears bits (flash-friendly 1 -> 0)
+ *                byte 2..3   n, payload length, 18 <= n <= DPM_OUTBOX_MAX_PAYLOAD
+ *                byte 4..7   CRC-32 of bytes 0, 2, 3 and the payload
+ *                byte 8..    payload: one encoded dpm.v1.Report (starts 0x0A 0x10 + 16-byte id)
+ *
+ * Records are appended back to back after the header, each with one write() of 8 + n bytes
+ * (read back before put returns). When the active bank is full, put compacts: it erases the
+ * other bank, copies the pending records into it, and writes its header with seq + 1 LAST.
+ *
+ * Crash safety:
+ *  - put returns DPM_OK only after the whole record is written and read back: a report the
+ *    app was told is stored is durable. A torn append leaves a record whose CRC fails, or a
+ *    mark with nothing valid behind it; open() ends the log there (that report was never
+ *    acknowledged as stored) and marks the bank dirty, so the next put compacts into the
+ *    other, erased bank instead of writing over the torn bytes.
+ *  - Removal clears the state byte with a 1-byte write, which is atomic even on storage
+ *    that tears multi-byte writes. If it is lost in a crash, the report is sent again and
+ *    the collector de-duplicates it by id.
+ *  - Compaction relies on no atomic multi-byte write at all. It relies on (a) write() and
+ *    erase() being durable, in program order, when they return, (b) the two banks being
+ *    disjoint (writing one never disturbs the other), and (c) CRC-32 telling a torn header
+ *    from a complete one. Until the new header is complete, the old bank is the only valid
+ *    one and is untouched; once it is complete, the new bank has the higher seq and holds
+ *    every pending record (each copy was read back first). Either way each pending record
+ *    is in the active bank exactly once. A crash can also leave a valid old bank behind a
+ *    valid new one; the higher seq wins and the old one is erased by the next compaction.
+ *  - The region starts as both banks erased and becomes bank A's header: if that header is
+ *    torn (A not valid, B entirely erased), open() formats again (nothing was stored yet).
+ * Outside this model: storage that silently changes bytes after they were read back. A
+ * damaged record ends the log at that point on the next open (later records are lost); a
+ * region with no valid bank header that is not a fresh or half-formatted region makes open()
+ * return DPM_ERR_CORRUPT, and dpm_outbox_format discards it.
+ *
+ * On flash, place each bank on whole erase sectors; removal needs storage that can program a
+ * single byte from 0xFF to 0x00 in place (NOR flash without ECC words, FRAM, files). */
+
+#define DPM_OUTBOX_MAX_PAYLOAD DPM_REPORT_MAX_BYTES
+#define DPM_OUTBOX_BANK_HDR 16u
+#define DPM_OUTBOX_REC_HDR 8u
+#define DPM_OUTBOX_RECORD_MAX (DPM_OUTBOX_REC_HDR + DPM_OUTBOX_MAX_PAYLOAD)
+/* Smallest region: each bank holds its header and one largest record. */
+#define DPM_OUTBOX_MIN_REGION (2u * (DPM_OUTBOX_BANK_HDR + DPM_OUTBOX_RECORD_MAX))
+#define DPM_OUTBOX_OPENED 0x424F5044u
+
+/* An outbox bound to its storage region. Fill it with dpm_outbox_open; treat as opaque. */
+typedef struct {
+    const dpm_storage_t *storage; /* not owned; must outlive the outbox */
+    uint32_t offset;              /* region start in the storage */
+    uint32_t bank_size;           /* half the region */
+    uint32_t active;              /* 0 = bank A, 1 = bank B */
+    uint32_t seq;                 /* sequence number of the active bank */
+    uint32_t wpos;                /* offset of the next record from the bank start */
+    uint32_t pending;             /* records waiting for delivery */
+    uint32_t pending_bytes;       /* their size, record headers included */
+    uint32_t removed;             /* removed records still occupying the active bank */
+    uint8_t dirty;                /* the log ends in a torn record: compact before appending */
+    uint8_t stale;                /* a storage call failed: re-read storage before next use */
+    uint32_t opened;              /* DPM_OUTBOX_OPENED once bound */
+} dpm_outbox_t;
+
+/* One pending record, as returned by dpm_outbox_next. */
+typedef struct {
+    uint32_t pos; /* record offset in the active bank */
+    uint32_t seq; /* the bank's seq when read: an entry is void after a compaction */
+    uint32_t len; /* payload bytes */
+    uint8_t report_id[DPM_REPORT_ID_BYTES];
+} dpm_outbox_entry_t;
+
+/* Bind *ob to [offset, offset + size) of *storage and recover: choose the newest valid bank,
+ * scan its log, keep every complete pending record, end the log at a torn or corrupt record.
+ * A fresh region (all 0xFF), or one whose very first format was interrupted, is formatted.
+ * Returns DPM_OK; DPM_ERR_CORRUPT if neither bank has a valid header and the region is not
+ * fresh (*ob untouched; dpm_outbox_format discards the region); DPM_ERR_PARAM for NULL
+ * pointers, a storage without read/write/erase, size < DPM_OUTBOX_MIN_REGION or a region
+ * outside storage->size (*ob untouched); DPM_ERR_STORAGE if the port failed (*ob
+ * untouched). */
+dpm_status_t dpm_outbox_open(dpm_outbox_t *ob, const dpm_storage_t *storage, uint32_t offset,
+                             uint32_t size);
+
+/* Erase the region and start an empty outbox: every stored report is lost. For a region
+ * that dpm_outbox_open called corrupt, or to discard the outbox deliberately. Same
+ * parameters and errors as dpm_outbox_open (no DPM_ERR_CORRUPT). */
+dpm_status_t dpm_outbox_format(dpm_outbox_t *ob, const dpm_storage_t *storage, uint32_t offset,
+                               uint32_t size);
+
+/* Store one encoded report (dpm_report_encode output: it must decode with dpm_report_decode
+ * and start with its 16-byte report id, 18 <= len <= DPM_OUTBOX_MAX_PAYLOAD). On DPM_OK the
+ * record is durable. Putting a report whose id is already pending is idempotent: DPM_OK and
+ * nothing written if the bytes are identical, DPM_ERR_PARAM if they differ (the outbox never
+ * holds two records with one id). Compacts first when the active bank has no room. Returns
+ * DPM_ERR_BUFFER when the pending reports leave no room (see dpm_outbox_room: check it
+ * BEFORE charging the ledger), DPM_ERR_PARAM for bad arguments or bytes that are not a
+ * report, DPM_ERR_STORAGE if the port failed (the report is not acknowledged as stored; the
+ * outbox re-reads storage on its next use). */
+dpm_status_t dpm_outbox_put(dpm_outbox_t *ob, const uint8_t *report, size_t len);
+
+/* 1 if a report of len payload bytes can be put now (possibly after a compaction), else 0
+ * (also for NULL or an unopened outbox). */
+int dpm_outbox_room(const dpm_outbox_t *ob, size_t len);
+
+/* Number of pending records (0 for NULL). */
+uint32_t dpm_outbox_pending(const dpm_outbox_t *ob);
+
+/* Iterate pending records in the order they were put. Start with *cursor = 0; each call
+ * finds the next pending record at or after *cursor, fills *e, advances *cursor past it and
+ * sets *found = 1, or sets *found = 0 at the end. Each record is re-checked (CRC) on the way;
+ * a record that fails ends the iteration and the outbox re-reads storage on its next use.
+ * DPM_ERR_PARAM for NULL pointers or an unopened outbox; DPM_ERR_STORAGE if the port failed.
+ * *e and *found are written only on DPM_OK. */
+dpm_status_t dpm_outbox_next(dpm_outbox_t *ob, uint32_t *cursor, dpm_outbox_entry_t *e, int *found);
+
+/* Copy the payload of entry *e (e->len bytes) into buf. DPM_ERR_BUFFER if cap < e->len;
+ * DPM_ERR_PARAM if *e is not a current entry of this outbox (e.g. from before a compaction);
+ * DPM_ERR_CORRUPT if the stored bytes no longer match their CRC; DPM_ERR_STORAGE. */
+dpm_status_t dpm_outbox_read(dpm_outbox_t *ob, const dpm_outbox_entry_t *e, uint8_t *buf,
+                             size_t cap);
+
+/* Remove entry *e for good (delivered with a 2xx, or rejected by id): one 1-byte write.
+ * Removing an already removed record is DPM_OK. DPM_ERR_PARAM if *e is not a current
+ * entry of this outbox (seq, length or report id differ; DPM_ERR_CORRUPT if e->pos is not
+ * even a record, which cannot be told apart from a damaged record); DPM_ERR_STORAGE if the
+ * port failed (the record may stay pending and be sent again: harmless, ids
+ * de-duplicate). */
+dpm_status_t dpm_outbox_remove(dpm_outbox_t *ob, const dpm_outbox_entry_t *e);
+
+/* ==== HTTP/1.1 ============================================================================
+ * Our own minimal client: one request writer and a strict, bounded response parser. No
+ * chunked transfer coding, no redirects, no compression: the collector is ours. */
+
+#define DPM_HTTP_MAX_LINE 256          /* status line or one header line, CRLF excluded */
+#define DPM_HTTP_MAX_HEADERS 32        /* header fields per response */
+#define DPM_HTTP_MAX_HEADER_BYTES 4096 /* status line + all header lines, CRLFs included */
+#define DPM_HTTP_MAX_HOST 255
+#define DPM_HTTP_MAX_PATH 255
+
+/* Write the head of a POST request into buf:
+ *   POST <path> HTTP/1.1\r\n Host: <host>\r\n Content-Type: application/x-protobuf\r\n
+ *   Content-Length: <content_length>\r\n Connection: keep-alive\r\n \r\n
+ * host: 1..DPM_HTTP_MAX_HOST characters of letters, digits and "-._:[]" (a name or address,
+ * optionally with :port). path: starts with '/', 1..DPM_HTTP_MAX_PATH visible ASCII
+ * characters (0x21..0x7E). DPM_ERR_PARAM for NULL or invalid host/path, DPM_ERR_BUFFER if
+ * cap is too small (buf and *len untouched on either). *len = bytes written (no NUL). */
+dpm_status_t dpm_http_write_request(uint8_t *buf, size_t cap, const char *host, const char *path,
+                                    uint32_t content_length, size_t *len);
+
+/* A response being parsed. Fill with dpm_http_response_init; read the public fields after
+ * dpm_http_response_done. */
+typedef struct {
+    uint32_t status;         /* 100..599 */
+    uint32_t content_length; /* body bytes announced */
+    uint8_t close;           /* the server closes the connection after this response */
+    uint8_t *body;           /* caller buffer: the body lands here */
+    size_t body_cap;
+    size_t body_len;
+    /* parser state */
+    uint32_t state;
+    uint8_t have_length;
+    uint32_t nheaders;
+    uint32_t header_bytes;
+    uint32_t line_len;
+    char line[DPM_HTTP_MAX_LINE + 1];
+} dpm_http_response_t;
+
+/* Start parsing a response whose body may take up to body_cap bytes of body (body may be
+ * NULL if body_cap == 0). DPM_ERR_PARAM for NULL r, or body NULL with body_cap > 0. */
+dpm_status_t dpm_http_response_init(dpm_http_response_t *r, uint8_t *body, size_t body_cap);
+
+/* Feed received bytes. Consumes bytes until the response is complete; *used = how many (the
+ * rest belong to no response of ours). Returns DPM_ERR_PROTOCOL, and stays failed, for:
+ * a status line that is not "HTTP/1.x DDD[ reason]" with DDD in 100..599; a line not ended
+ * by CRLF; a control character in a line; a line over DPM_HTTP_MAX_LINE, more than
+ * DPM_HTTP_MAX_HEADERS headers or DPM_HTTP_MAX_HEADER_BYTES of head; a malformed header
+ * (no name, whitespace before ':', obsolete line folding); any Transfer-Encoding (chunked is
+ * not supported); a missing, repeated, non-numeric or > 10^9 Content-Length (except for
+ * 204 and 304, which have no body); a body longer than body_cap; a 101 response.
+ * Interim 1xx responses are skipped. "Connection: close" and HTTP/1.0 set r->close. */
+dpm_status_t dpm_http_response_feed(dpm_http_response_t *r, const uint8_t *data, size_t len,
+                                    size_t *used);
+
+/* 1 once a complete response has been parsed, else 0. */
+int dpm_http_response_done(const dpm_http_response_t *r);
+
+/* Send all len bytes through t before deadline_ms (on c's monotonic clock). A send() that
+ * returns 0 is retried (the port should block briefly rather than return 0 at once, or
+ * this spins until the deadline). DPM_ERR_TRANSPORT if send() fails (< 0) or claims more
+ * than asked; DPM_ERR_TIMEOUT at the deadline; DPM_ERR_PARAM for NULL pointers. */
+dpm_status_t dpm_http_send_all(const dpm_transport_t *t, const dpm_clock_t *c, uint64_t deadline_ms,
+                               const uint8_t *buf, size_t len);
+
+/* Receive and parse one response into *r (initialised by the caller) before deadline_ms.
+ * The deadline is checked before every recv(), so a peer that trickles bytes or sends none
+ * (slowloris) ends in DPM_ERR_TIMEOUT. DPM_ERR_TRANSPORT if recv() fails or the connection
+ * closes before the response is complete; DPM_ERR_PROTOCOL as dpm_http_response_feed, or if
+ * the peer sends bytes past the end of the response. */
+dpm_status_t dpm_http_read_response(const dpm_transport_t *t, const dpm_clock_t *c,
+                                    uint64_t deadline_ms, dpm_http_response_t *r);
+
+/* ==== upload ============================================================================ */
+
+/* Largest batch: dpm.options bounds Batch.reports (and BatchResponse.rejects) to 8. */
+#define DPM_UPLOAD_MAX_BATCH 8u
+/* Smallest work buffer dpm_upload_flush accepts. 1 KiB is a good size: the request head,
+ * a full batch and a BatchResponse with 8 rejects all fit. */
+#define DPM_UPLOAD_MIN_WORK 256u
+#define DPM_UPLOAD_OPENED 0x55504D44u
+
+typedef struct {
+    const char *host;         /* Host header (see dpm_http_write_request); not copied */
+    const char *path;         /* request path, e.g. "/v1/reports"; not copied */
+    uint32_t max_reports;     /* reports per request, 1..DPM_UPLOAD_MAX_BATCH */
+    uint32_t max_bytes;       /* body bytes per request, >= 1 (a single larger report is
+                                 still sent, alone) */
+    uint32_t timeout_ms;      /* deadline of one request/response exchange, >= 1 */
+    uint32_t backoff_base_ms; /* first retry delay, >= 1 */
+    uint32_t backoff_cap_ms;  /* largest nominal delay, >= backoff_base_ms */
+} dpm_upload_config_t;
+
+/* Upload state (retry schedule). Fill with dpm_upload_init. */
+typedef struct {
+    dpm_upload_config_t cfg;
+    uint32_t failures;        /* consecutive failed attempts */
+    uint64_t next_attempt_ms; /* monotonic time before which flush does nothing; 0 = now */
+    uint32_t opened;
+} dpm_upload_t;
+
+/* What one dpm_upload_flush call did. */
+typedef struct {
+    uint32_t requests;    /* HTTP requests sent */
+    uint32_t delivered;   /* reports removed after a 2xx */
+    uint32_t rejected;    /* reports removed because a 4xx response rejected their id */
+    uint32_t pending;     /* reports left in the outbox */
+    uint32_t http_status; /* status of the last response, 0 if none */
+    uint8_t deferred;     /* 1: called before dpm_upload_next_attempt_ms, nothing done */
+    uint8_t reconnect;    /* 1: close and reopen the transport before the next call */
+} dpm_upload_result_t;
+
+/* Check *cfg and reset the retry schedule. DPM_ERR_PARAM for NULL or any value outside the
+ * ranges in dpm_upload_config_t (*up untouched). */
+dpm_status_t dpm_upload_init(dpm_upload_t *up, const dpm_upload_config_t *cfg);
+
+/* Post the outbox's pending reports in batches over the connected transport t, until the
+ * outbox is empty or an attempt fails. Each batch is one POST whose body is a dpm.v1.Batch
+ * made of the stored bytes (field 1, tag 0x0A, varint length, report), so retries resend
+ * byte-identical reports. Per response:
+ *   2xx       every report of the batch is removed;
+ *   400       the body is decoded as a dpm.v1.BatchResponse and exactly the reports whose
+ *             ids it rejects are removed (they can never be accepted); the others stay
+ *             pending and are sent again. Without any matching reject it is a failure.
+ *             Other 4xx except 408 and 429 are treated the same way (the collector answers
+ *             404 when a batch holds a report of an unknown campaign, with the rejects);
+ *   other     (5xx, 408, 429, 1xx/3xx, a 4xx naming none of ours, no or a malformed
+ *             response, transport error, deadline) a failure: nothing is removed.
+ * A failure schedules the next attempt after an exponential backoff: nominal delay
+ * min(cap, base * 2^(failures - 1)), times a uniform factor in [0.5, 1.5] drawn from rand
+ * (no jitter if rand is NULL or fails), on c's monotonic clock; see
+ * dpm_upload_next_attempt_ms. Any progress (a 2xx, or a 400 that removed reports) resets the
+ * schedule. Called before the scheduled time, flush does nothing and sets res->deferred.
+ * work (work_cap >= DPM_UPLOAD_MIN_WORK bytes) holds one request and then its response
+ * body; a batch is cut to fit it, and a response body larger than it is a failure.
+ * Returns DPM_OK (no failure; res->pending may still be > 0 if the server closed the
+ * connection, see res->reconnect), DPM_ERR_TRANSPORT (send/recv failed or closed, or the
+ * server answered 5xx, 408 or 429: try later), DPM_ERR_TIMEOUT, DPM_ERR_PROTOCOL (a
+ * malformed response or an unexpected status), DPM_ERR_STORAGE / DPM_ERR_CORRUPT from the
+ * outbox, DPM_ERR_PARAM for NULL pointers, an unopened up/ob or a small work buffer (nothing
+ * sent). *res is always filled unless DPM_ERR_PARAM. After any failure the connection state
+ * is unknown: res->reconnect is set. */
+dpm_status_t dpm_upload_flush(dpm_upload_t *up, dpm_outbox_t *ob, const dpm_transport_t *t,
+                              const dpm_clock_t *c, dpm_rand_t *rand, uint8_t *work,
+                              size_t work_cap, dpm_upload_result_t *res);
+
+/* Monotonic time (ms) from which the next flush will try again: 0 when no backoff is in
+ * force (call whenever there is something to send). 0 for NULL. */
+uint64_t dpm_upload_next_attempt_ms(const dpm_upload_t *up);
+
+/* The retry delay after `failures` (>= 1) consecutive failures: nominal d = min(cap, base *
+ * 2^(failures - 1)); *delay_ms = d / 2 + a uniform draw from [0, d] taken from rand, i.e.
+ * within [d/2, 3d/2] (±50% jitter; it may exceed the cap by half). With rand NULL, or if it
+ * fails, *delay_ms = d. DPM_ERR_PARAM for NULL cfg/delay_ms, failures == 0 or an invalid
+ * cfg. */
+dpm_status_t dpm_upload_backoff_ms(const dpm_upload_config_t *cfg, uint32_t failures,
+                                   dpm_rand_t *rand, uint32_t *delay_ms);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DPM_UPLOAD_H */

@@ -1,0 +1,338 @@
+#include "fake_collector.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include <pb_encode.h>
+
+#include "dpm.pb.h"
+
+static uint64_t clock_now(void *ctx)
+{
+    fake_clock_t *c = ctx;
+    uint64_t t = c->now;
+    c->now += c->step;
+    c->reads++;
+    return t;
+}
+
+dpm_clock_t fake_clock_port(fake_clock_t *c)
+{
+    dpm_clock_t k = {clock_now, NULL, c};
+    return k;
+}
+
+void fake_collector_init(fake_collector_t *fc, const char *host, const char *path)
+{
+    memset(fc, 0, sizeof(*fc));
+    fc->host = host;
+    fc->path = path;
+    fc->after = FC_OK;
+}
+
+void fake_collector_reconnect(fake_collector_t *fc)
+{
+    fc->dead = 0;
+    fc->silent = 0;
+    fc->close_after = 0;
+    fc->req_len = 0;
+    fc->resp_len = 0;
+    fc->resp_pos = 0;
+    fc->reconnects++;
+}
+
+static void fail(fake_collector_t *fc, const char *why)
+{
+    if (!fc->fatal) {
+        fc->fatal = 1;
+        snprintf(fc->why, sizeof(fc->why), "%s", why);
+    }
+    fc->dead = 1;
+}
+
+const fc_report_t *fake_collector_find(const fake_collector_t *fc, const uint8_t *id)
+{
+    for (size_t i = 0; i < fc->nstored; i++) {
+        if (memcmp(fc->stored[i].id, id, DPM_REPORT_ID_BYTES) == 0) {
+            return &fc->stored[i];
+        }
+    }
+    return NULL;
+}
+
+int fake_collector_was_rejected(const fake_collector_t *fc, const uint8_t *id)
+{
+    for (size_t i = 0; i < fc->nrejected; i++) {
+        if (memcmp(fc->rejected[i].id, id, DPM_REPORT_ID_BYTES) == 0) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static fc_action_t next_action(fake_collector_t *fc)
+{
+    if (fc->script_pos < fc->script_len) {
+        return fc->script[fc->script_pos++];
+    }
+    if (fc->cycle && fc->script_len > 0) {
+        fc->script_pos = 1;
+        return fc->script[0];
+    }
+    return fc->after;
+}
+
+static void respond(fake_collector_t *fc, const char *head, const uint8_t *body, size_t len)
+{
+    int n = snprintf((char *)fc->resp, sizeof(fc->resp), "%sContent-Length: %zu\r\n\r\n", head,
+                     len);
+    if (n < 0 || (size_t)n + len > sizeof(fc->resp)) {
+        fail(fc, "response too large for the fake");
+        return;
+    }
+    if (len > 0) {
+        memcpy(fc->resp + n, body, len);
+    }
+    fc->resp_len = (size_t)n + len;
+    fc->resp_pos = 0;
+}
+
+/* Parse the head; returns its length (through \r\n\r\n) and the Content-Length, or 0 while
+ * incomplete. A malformed head is fatal. */
+static size_t parse_head(fake_collector_t *fc, size_t *content_length)
+{
+    const char *r = (const char *)fc->req;
+    size_t end = 0;
+    for (size_t i = 0; i + 3 < fc->req_len; i++) {
+        if (memcmp(r + i, "\r\n\r\n", 4) == 0) {
+            end = i + 4;
+            break;
+        }
+    }
+    if (end == 0) {
+        return 0;
+    }
+    char head[2048];
+    if (end >= sizeof(head)) {
+        fail(fc, "request head too long");
+        return 0;
+    }
+    memcpy(head, r, end);
+    head[end] = '\0';
+    char line[512];
+    snprintf(line, sizeof(line), "POST %s HTTP/1.1\r\n", fc->path);
+    if (strncmp(head, line, strlen(line)) != 0) {
+        fail(fc, "bad request line");
+        return 0;
+    }
+    snprintf(line, sizeof(line), "\r\nHost: %s\r\n", fc->host);
+    int host = strstr(head, line) != NULL;
+    int ctype = strstr(head, "\r\nContent-Type: application/x-protobuf\r\n") != NULL;
+    int keep = strstr(head, "\r\nConnection: keep-alive\r\n") != NULL;
+    const char *cl = strstr(head, "\r\nContent-Length: ");
+    unsigned long v = 0;
+    if (!host || !ctype || !keep || cl == NULL || sscanf(cl + 18, "%lu", &v) != 1) {
+        fail(fc, "missing or wrong request header");
+        return 0;
+    }
+    *content_length = (size_t)v;
+    return end;
+}
+
+static int read_varint(const uint8_t *p, size_t n, size_t *i, uint64_t *v)
+{
+    uint64_t r = 0;
+    for (int shift = 0; shift < 64; shift += 7) {
+        if (*i >= n) {
+            return 0;
+        }
+        uint8_t b = p[(*i)++];
+        r |= (uint64_t)(b & 0x7F) << shift;
+        if (!(b & 0x80)) {
+            *v = r;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static void store(fake_collector_t *fc, const dpm_report_t *rep, const uint8_t *bytes, size_t len,
+                  int reject, dpm_v1_BatchResponse *br)
+{
+    fc_report_t *list = reject ? fc->rejected : fc->stored;
+    size_t *n = reject ? &fc->nrejected : &fc->nstored;
+    for (size_t i = 0; i < *n; i++) {
+        if (memcmp(list[i].id, rep->report_id, DPM_REPORT_ID_BYTES) == 0) {
+            if (list[i].len != len || memcmp(list[i].bytes, bytes, len) != 0) {
+                fail(fc, "an id arrived again with different bytes");
+            }
+            list[i].received++;
+            fc->duplicates++;
+            br->duplicates += reject ? 0 : 1;
+            goto answer;
+        }
+    }
+    if (*n == FC_MAX_REPORTS || len > DPM_REPORT_MAX_BYTES) {
+        fail(fc, "fake collector full");
+        return;
+    }
+    fc_report_t *s = &list[(*n)++];
+    memcpy(s->id, rep->report_id, DPM_REPORT_ID_BYTES);
+    s->campaign = rep->campaign_id;
+    s->period = rep->period;
+    s->eps = rep->eps;
+    memcpy(s->bytes, bytes, len);
+    s->len = len;
+    s->received = 1;
+    br->accepted += reject ? 0 : 1;
+answer:
+    if (reject && br->rejects_count < 8) {
+        dpm_v1_Reject *rj = &br->rejects[br->rejects_count++];
+        rj->report_id.size = DPM_REPORT_ID_BYTES;
+        memcpy(rj->report_id.bytes, rep->report_id, DPM_REPORT_ID_BYTES);
+        snprintf(rj->reason, sizeof(rj->reason), "campaign %u is closed",
+                 (unsigned)rep->campaign_id);
+    }
+}
+
+/* Decode the Batch and store it. Returns the number of rejected reports. */
+static size_t take_batch(fake_collector_t *fc, const uint8_t *body, size_t len,
+                         dpm_v1_BatchResponse *br)
+{
+    size_t i = 0;
+    while (i < len && !fc->fatal) {
+        uint64_t key = 0, n = 0;
+        if (!read_varint(body, len, &i, &key) || key != 0x0A || !read_varint(body, len, &i, &n) ||
+            n > len - i) {
+            fail(fc, "body is not a Batch of reports");
+            return 0;
+        }
+        dpm_report_t rep;
+        if (dpm_report_decode(body + i, (size_t)n, &rep) != DPM_OK) {
+            fail(fc, "a report in the batch does not decode");
+            return 0;
+        }
+        int reject = fc->reject_campaign != 0 && rep.campaign_id == fc->reject_campaign;
+        store(fc, &rep, body + i, (size_t)n, reject, br);
+        i += (size_t)n;
+    }
+    return br->rejects_count;
+}
+
+static void handle(fake_collector_t *fc, const uint8_t *body, size_t len)
+{
+    fc->requests++;
+    fc_action_t a = next_action(fc);
+    fc->last = a;
+    dpm_v1_BatchResponse br = dpm_v1_BatchResponse_init_zero;
+    uint8_t out[1024];
+    size_t out_len = 0;
+    switch (a) {
+    case FC_DROP_BEFORE: fc->dead = 1; return;
+    case FC_TIMEOUT: fc->silent = 1; return;
+    case FC_503: respond(fc, "HTTP/1.1 503 Service Unavailable\r\n", NULL, 0); return;
+    case FC_BAD_400: respond(fc, "HTTP/1.1 400 Bad Request\r\n", NULL, 0); return;
+    case FC_CHUNKED:
+        take_batch(fc, body, len, &br);
+        snprintf((char *)fc->resp, sizeof(fc->resp),
+                 "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n");
+        fc->resp_len = strlen((char *)fc->resp);
+        fc->resp_pos = 0;
+        return;
+    case FC_OK:
+    case FC_CLOSE_OK:
+    case FC_DROP_AFTER_STORE: break;
+    }
+    size_t rejected = take_batch(fc, body, len, &br);
+    if (fc->fatal) {
+        return;
+    }
+    if (a == FC_DROP_AFTER_STORE) {
+        fc->dead = 1;
+        return;
+    }
+    pb_ostream_t os = pb_ostream_from_buffer(out, sizeof(out));
+    if (!pb_encode(&os, dpm_v1_BatchResponse_fields, &br)) {
+        fail(fc, "cannot encode BatchResponse");
+        return;
+    }
+    out_len = os.bytes_written;
+    char head[160];
+    int status = rejected ? (fc->reject_status != 0 ? fc->reject_status : 400) : 200;
+    snprintf(head, sizeof(head), "HTTP/1.1 %d %s\r\nContent-Type: application/x-protobuf\r\n%s",
+             status, status == 200 ? "OK" : "Rejected",
+             a == FC_CLOSE_OK ? "Connection: close\r\n" : "");
+    fc->close_after = a == FC_CLOSE_OK;
+    respond(fc, head, out, out_len);
+}
+
+static int32_t fc_send(void *ctx, const uint8_t *buf, size_t len)
+{
+    fake_collector_t *fc = ctx;
+    if (fc->dead) {
+        return -1;
+    }
+    if (fc->resp_pos < fc->resp_len || fc->silent) {
+        fail(fc, "a new request before the previous response was read");
+        return -1;
+    }
+    size_t n = len;
+    if (fc->send_max != 0 && n > fc->send_max) {
+        n = fc->send_max;
+    }
+    if (n > sizeof(fc->req) - fc->req_len) {
+        fail(fc, "request too large");
+        return -1;
+    }
+    memcpy(fc->req + fc->req_len, buf, n);
+    fc->req_len += n;
+    size_t cl = 0;
+    size_t head = parse_head(fc, &cl);
+    if (fc->fatal) {
+        return -1;
+    }
+    if (head != 0 && fc->req_len >= head + cl) {
+        if (fc->req_len > head + cl) {
+            fail(fc, "bytes after the request body");
+            return -1;
+        }
+        uint8_t body[8192];
+        memcpy(body, fc->req + head, cl);
+        fc->req_len = 0;
+        handle(fc, body, cl);
+    }
+    return (int32_t)n;
+}
+
+static int32_t fc_recv(void *ctx, uint8_t *buf, size_t len)
+{
+    fake_collector_t *fc = ctx;
+    if (fc->dead) {
+        return -1;
+    }
+    if (fc->silent || fc->resp_pos >= fc->resp_len) {
+        return 0;
+    }
+    size_t n = fc->resp_len - fc->resp_pos;
+    if (n > len) {
+        n = len;
+    }
+    if (fc->recv_max != 0 && n > fc->recv_max) {
+        n = fc->recv_max;
+    }
+    memcpy(buf, fc->resp + fc->resp_pos, n);
+    fc->resp_pos += n;
+    if (fc->resp_pos == fc->resp_len) {
+        fc->resp_len = fc->resp_pos = 0;
+        if (fc->close_after) {
+            fc->dead = 1;
+        }
+    }
+    return (int32_t)n;
+}
+
+dpm_transport_t fake_collector_port(fake_collector_t *fc)
+{
+    dpm_transport_t t = {fc_send, fc_recv, fc};
+    return t;
+}

@@ -1,0 +1,92 @@
+/* A fake collector behind a dpm_transport_t, for tests: it parses the HTTP request the SDK
+ * writes (strictly: request line, Host, Content-Type, Content-Length, keep-alive), decodes
+ * the dpm.v1.Batch body report by report with dpm_report_decode, stores report ids with
+ * de-duplication (a re-sent id must carry byte-identical bytes), and answers as scripted.
+ *
+ * A healthy answer (FC_OK) stores every valid report and rejects those of reject_campaign
+ * ("never acceptable"): 200 with a BatchResponse if none was rejected, else 400 with a
+ * BatchResponse listing the rejected ids. Other actions model failures. Anything the SDK
+ * gets wrong on the wire sets `fatal` with a reason instead of aborting. */
+#ifndef FAKE_COLLECTOR_H
+#define FAKE_COLLECTOR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dpm/port.h"
+#include "dpm/report.h"
+
+typedef enum {
+    FC_OK,               /* healthy: store, 200 (or 400 with rejects) */
+    FC_BAD_400,          /* 400 with an empty BatchResponse; nothing stored */
+    FC_503,              /* 503, nothing stored, connection kept */
+    FC_DROP_BEFORE,      /* the connection drops when the request arrives; nothing stored */
+    FC_DROP_AFTER_STORE, /* stores the batch, then the connection drops before any answer */
+    FC_TIMEOUT,          /* stores nothing and never answers (recv returns 0 forever) */
+    FC_CLOSE_OK,         /* healthy, with "Connection: close"; drops after the answer */
+    FC_CHUNKED           /* stores, then answers 200 with chunked encoding (unsupported) */
+} fc_action_t;
+
+#define FC_MAX_REPORTS 1024
+
+typedef struct {
+    uint8_t id[DPM_REPORT_ID_BYTES];
+    uint32_t campaign;
+    uint32_t period;
+    uint32_t eps;
+    uint8_t bytes[DPM_REPORT_MAX_BYTES];
+    size_t len;
+    uint32_t received; /* how many times this id arrived */
+} fc_report_t;
+
+typedef struct {
+    uint64_t now;
+    uint64_t step; /* added after every reading: time passes while the SDK spins */
+    uint64_t reads;
+} fake_clock_t;
+
+typedef struct {
+    const char *host;
+    const char *path;
+    const fc_action_t *script; /* actions for requests 1, 2, ...; then `after` */
+    size_t script_len;
+    size_t script_pos;
+    int cycle;          /* 1: repeat the script forever */
+    fc_action_t after;  /* action once the script is used up */
+    uint32_t reject_campaign; /* reports of this campaign are rejected (0 = none) */
+    int reject_status;        /* status of a response with rejects (0: 400) */
+    size_t recv_max;    /* at most this many bytes per recv (0 = no limit) */
+    size_t send_max;    /* accept at most this many bytes per send (0 = no limit) */
+    /* connection */
+    int dead;
+    int silent;
+    int close_after;
+    uint8_t req[8192];
+    size_t req_len;
+    uint8_t resp[2048];
+    size_t resp_len;
+    size_t resp_pos;
+    /* what arrived */
+    fc_report_t stored[FC_MAX_REPORTS];
+    size_t nstored;
+    fc_report_t rejected[FC_MAX_REPORTS];
+    size_t nrejected;
+    uint64_t requests;
+    uint64_t duplicates;
+    uint64_t reconnects;
+    fc_action_t last;
+    int fatal;
+    char why[200];
+} fake_collector_t;
+
+void fake_collector_init(fake_collector_t *fc, const char *host, const char *path);
+dpm_transport_t fake_collector_port(fake_collector_t *fc);
+/* The device opened a new connection: forget any half-done exchange. */
+void fake_collector_reconnect(fake_collector_t *fc);
+/* The stored report with this id, or NULL. */
+const fc_report_t *fake_collector_find(const fake_collector_t *fc, const uint8_t *id);
+int fake_collector_was_rejected(const fake_collector_t *fc, const uint8_t *id);
+
+dpm_clock_t fake_clock_port(fake_clock_t *c);
+
+#endif

@@ -1,0 +1,800 @@
+/* HTTP/1.1 request writer and strict response parser, the transport loops with their
+ * deadline, retry backoff, and dpm_upload_flush against a fake collector. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "dpm/upload.h"
+#include "fake_collector.h"
+#include "fake_storage.h"
+#include "test_rng.h"
+
+#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+#define EPS1 ((dpm_eps_t)65536)
+
+/* ---- request writer ---------------------------------------------------------------------- */
+
+static void test_request_bytes(void **state)
+{
+    (void)state;
+    uint8_t buf[256];
+    size_t len = 0;
+    assert_int_equal(dpm_http_write_request(buf, sizeof(buf), "collector.example:8443",
+                                            "/v1/reports", 1234, &len),
+                     DPM_OK);
+    const char *want = "POST /v1/reports HTTP/1.1\r\n"
+                       "Host: collector.example:8443\r\n"
+                       "Content-Type: application/x-protobuf\r\n"
+                       "Content-Length: 1234\r\n"
+                       "Connection: keep-alive\r\n"
+                       "\r\n";
+    assert_int_equal(len, strlen(want));
+    assert_memory_equal(buf, want, len);
+    /* every smaller buffer is an error, never a truncated request */
+    for (size_t cap = 0; cap < len; cap++) {
+        size_t l2 = 99;
+        memset(buf, 0x77, sizeof(buf));
+        assert_int_equal(dpm_http_write_request(buf, cap, "collector.example:8443",
+                                                "/v1/reports", 1234, &l2),
+                         DPM_ERR_BUFFER);
+        assert_int_equal(l2, 99);
+        assert_int_equal(buf[0], 0x77); /* untouched */
+    }
+    assert_int_equal(dpm_http_write_request(buf, sizeof(buf), "[::1]:80", "/", 0, &len), DPM_OK);
+    assert_int_equal(dpm_http_write_request(buf, sizeof(buf), "h", "/", UINT32_MAX, &len),
+                     DPM_OK);
+    assert_non_null(strstr((const char *)buf, "Content-Length: 4294967295\r\n"));
+}
+
+static void test_request_refuses_injection(void **state)
+{
+    (void)state;
+    uint8_t buf[1024];
+    memset(buf, 0x77, sizeof(buf));
+    size_t len = 0;
+    const char *bad_hosts[] = {"", "a b", "a\r\nX-Evil: 1", "a/b", "a\tb", "h\x7f"};
+    for (size_t i = 0; i < ARRAY_LEN(bad_hosts); i++) {
+        assert_int_equal(dpm_http_write_request(buf, sizeof(buf), bad_hosts[i], "/", 1, &len),
+                         DPM_ERR_PARAM);
+    }
+    const char *bad_paths[] = {"", "v1", "/a b", "/a\r\nHost: x", "/\x01", "/caf\xc3\xa9"};
+    for (size_t i = 0; i < ARRAY_LEN(bad_paths); i++) {
+        assert_int_equal(dpm_http_write_request(buf, sizeof(buf), "h", bad_paths[i], 1, &len),
+                         DPM_ERR_PARAM);
+    }
+    char long_host[DPM_HTTP_MAX_HOST + 2];
+    memset(long_host, 'a', sizeof(long_host));
+    long_host[DPM_HTTP_MAX_HOST + 1] = '\0';
+    assert_int_equal(dpm_http_write_request(buf, sizeof(buf), long_host, "/", 1, &len),
+                     DPM_ERR_PARAM);
+    long_host[DPM_HTTP_MAX_HOST] = '\0';
+    assert_int_equal(dpm_http_write_request(buf, sizeof(buf), long_host, "/", 1, &len), DPM_OK);
+    char long_path[DPM_HTTP_MAX_PATH + 2];
+    memset(long_path, 'p', sizeof(long_path));
+    long_path[0] = '/';
+    long_path[DPM_HTTP_MAX_PATH + 1] = '\0';
+    assert_int_equal(dpm_http_write_request(buf, sizeof(buf), "h", long_path, 1, &len),
+                     DPM_ERR_PARAM);
+    assert_int_equal(dpm_http_write_request(buf, sizeof(buf), NULL, "/", 1, &len),
+                     DPM_ERR_PARAM);
+    assert_int_equal(dpm_http_write_request(NULL, 10, "h", "/", 1, &len), DPM_ERR_PARAM);
+    assert_int_equal(dpm_http_write_request(buf, sizeof(buf), "h", "/", 1, NULL),
+                     DPM_ERR_PARAM);
+}
+
+/* ---- response parser --------------------------------------------------------------------- */
+
+/* Parse text fed in pieces of `step` bytes (0: all at once). */
+static dpm_status_t parse(const char *text, size_t step, uint8_t *body, size_t cap,
+                          dpm_http_response_t *r)
+{
+    assert_int_equal(dpm_http_response_init(r, body, cap), DPM_OK);
+    size_t len = strlen(text), pos = 0;
+    if (step == 0) {
+        step = len;
+    }
+    while (pos < len) {
+        size_t n = len - pos < step ? len - pos : step, used = 0;
+        dpm_status_t st = dpm_http_response_feed(r, (const uint8_t *)text + pos, n, &used);
+        if (st != DPM_OK) {
+            return st;
+        }
+        pos += used;
+        if (used < n) {
+            break; /* complete: the rest is not ours */
+        }
+    }
+    return dpm_http_response_done(r) ? DPM_OK : DPM_ERR_TIMEOUT /* incomplete */;
+}
+
+static void test_response_ok_whole_and_bytewise(void **state)
+{
+    (void)state;
+    const char *text = "HTTP/1.1 200 OK\r\n"
+                       "Server: x\r\n"
+                       "content-length:   5 \r\n"
+                       "X-Empty:\r\n"
+                       "\r\n"
+                       "hello";
+    for (size_t step = 0; step <= 3; step++) {
+        uint8_t body[16];
+        dpm_http_response_t r;
+        assert_int_equal(parse(text, step, body, sizeof(body), &r), DPM_OK);
+        assert_int_equal(r.status, 200);
+        assert_int_equal(r.content_length, 5);
+        assert_int_equal(r.body_len, 5);
+        assert_memory_equal(body, "hello", 5);
+        assert_false(r.close);
+    }
+    /* no reason phrase, body exactly the buffer */
+    uint8_t body[2];
+    dpm_http_response_t r;
+    assert_int_equal(parse("HTTP/1.1 503\r\nContent-Length: 2\r\n\r\nno", 1, body, 2, &r),
+                     DPM_OK);
+    assert_int_equal(r.status, 503);
+    assert_int_equal(parse("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n", 0, NULL, 0, &r),
+                     DPM_OK);
+    assert_int_equal(r.body_len, 0);
+    /* bytes after the response are not consumed */
+    const char *two = "HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nXHTTP/1.1";
+    assert_int_equal(dpm_http_response_init(&r, body, 2), DPM_OK);
+    size_t used = 0;
+    assert_int_equal(dpm_http_response_feed(&r, (const uint8_t *)two, strlen(two), &used),
+                     DPM_OK);
+    assert_int_equal(used, strlen(two) - 8);
+    assert_true(dpm_http_response_done(&r));
+}
+
+static void test_response_bad_status_lines(void **state)
+{
+    (void)state;
+    const char *bad[] = {
+        "HTTP/1.1 20 OK\r\n",  "HTTP/2 200 OK\r\n",       "HTTP/1.2 200 OK\r\n",
+        "HTTP/1.1 600 X\r\n",  "HTTP/1.1 099 X\r\n",      "HTP/1.1 200 OK\r\n",
+        "HTTP/1.1  200 OK\r\n", "HTTP/1.1 200OK\r\n",     "http/1.1 200 OK\r\n",
+        "HTTP/1.1 2x0 OK\r\n", "HTTP/1.1 200 OK\n",       "HTTP/1.1 200 O\rK\r\n",
+        "HTTP/1.1 200 OK\x01\r\n", "\r\n",                "HTTP/1.1 200 OK\r\r\n",
+        " HTTP/1.1 200 OK\r\n", "HTTP/1.1 101 Switching\r\n\r\n",
+    };
+    for (size_t i = 0; i < ARRAY_LEN(bad); i++) {
+        for (size_t step = 0; step <= 1; step++) {
+            dpm_http_response_t r;
+            dpm_status_t st = parse(bad[i], step, NULL, 0, &r);
+            if (st != DPM_ERR_PROTOCOL) {
+                fail_msg("status line %zu (step %zu) gave %d", i, step, st);
+            }
+            /* and it stays failed */
+            size_t used = 0;
+            assert_int_equal(dpm_http_response_feed(&r, (const uint8_t *)"x", 1, &used),
+                             DPM_ERR_PROTOCOL);
+        }
+    }
+    /* interim 1xx responses are skipped; HTTP/1.0 means close */
+    dpm_http_response_t r;
+    uint8_t body[4];
+    assert_int_equal(parse("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.0 201 Created\r\n"
+                           "Content-Length: 2\r\n\r\nok",
+                           1, body, sizeof(body), &r),
+                     DPM_OK);
+    assert_int_equal(r.status, 201);
+    assert_true(r.close);
+}
+
+static void test_response_headers_strict_and_bounded(void **state)
+{
+    (void)state;
+    static char text[8192];
+    dpm_http_response_t r;
+    uint8_t body[64];
+    struct {
+        const char *head;
+        dpm_status_t want;
+    } cases[] = {
+        {"Transfer-Encoding: chunked\r\n", DPM_ERR_PROTOCOL},
+        {"transfer-encoding: identity\r\nContent-Length: 1\r\n", DPM_ERR_PROTOCOL},
+        {"Content-Length: 1\r\nContent-Length: 1\r\n", DPM_ERR_PROTOCOL},
+        {"Content-Length: +1\r\n", DPM_ERR_PROTOCOL},
+        {"Content-Length: 1 1\r\n", DPM_ERR_PROTOCOL},
+        {"Content-Length: \r\n", DPM_ERR_PROTOCOL},
+        {"Content-Length: 1000000001\r\n", DPM_ERR_PROTOCOL},
+        {"Content-Length: 99999999999999999999\r\n", DPM_ERR_PROTOCOL},
+        {"Content-Length: 65\r\n", DPM_ERR_PROTOCOL}, /* larger than the body buffer */
+        {"Content-Length : 1\r\n", DPM_ERR_PROTOCOL}, /* space before the colon */
+        {": 1\r\nContent-Length: 1\r\n", DPM_ERR_PROTOCOL},
+        {"NoColon\r\nContent-Length: 1\r\n", DPM_ERR_PROTOCOL},
+        {"A: b\r\n folded\r\nContent-Length: 1\r\n", DPM_ERR_PROTOCOL},
+        {"A: b\x01\r\nContent-Length: 1\r\n", DPM_ERR_PROTOCOL},
+        {"A: b\nContent-Length: 1\r\n", DPM_ERR_PROTOCOL},
+        {"Server: x\r\n", DPM_ERR_PROTOCOL}, /* no Content-Length at all */
+        {"Content-Length: 1\r\n", DPM_OK},
+        {"Content-Length: 1\r\nConnection: keep-alive, CLOSE\r\n", DPM_OK},
+    };
+    for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
+        snprintf(text, sizeof(text), "HTTP/1.1 200 OK\r\n%s\r\nZ", cases[i].head);
+        for (size_t step = 0; step <= 1; step++) {
+            dpm_status_t st = parse(text, step, body, sizeof(body), &r);
+            if (st != cases[i].want) {
+                fail_msg("case %zu (%s) step %zu gave %d", i, cases[i].head, step, st);
+            }
+        }
+    }
+    assert_true(r.close); /* the last case */
+    /* 204 and 304 have no body and need no Content-Length */
+    assert_int_equal(parse("HTTP/1.1 204 No Content\r\n\r\n", 1, NULL, 0, &r), DPM_OK);
+    assert_int_equal(parse("HTTP/1.1 204 No Content\r\nContent-Length: 3\r\n\r\n", 1, NULL, 0,
+                           &r),
+                     DPM_ERR_PROTOCOL);
+
+    /* a header line of exactly DPM_HTTP_MAX_LINE bytes passes, one more does not */
+    for (int extra = 0; extra <= 1; extra++) {
+        char line[DPM_HTTP_MAX_LINE + 2];
+        size_t n = DPM_HTTP_MAX_LINE + (size_t)extra;
+        memset(line, 'v', n);
+        memcpy(line, "X-Long: ", 8);
+        line[n] = '\0';
+        snprintf(text, sizeof(text), "HTTP/1.1 200 OK\r\n%s\r\nContent-Length: 0\r\n\r\n", line);
+        assert_int_equal(parse(text, 7, NULL, 0, &r), extra ? DPM_ERR_PROTOCOL : DPM_OK);
+    }
+    /* DPM_HTTP_MAX_HEADERS headers pass, one more does not */
+    for (int extra = 0; extra <= 1; extra++) {
+        size_t p = (size_t)snprintf(text, sizeof(text), "HTTP/1.1 200 OK\r\n");
+        for (int h = 0; h < DPM_HTTP_MAX_HEADERS - 1 + extra; h++) {
+            p += (size_t)snprintf(text + p, sizeof(text) - p, "X-%d: y\r\n", h);
+        }
+        snprintf(text + p, sizeof(text) - p, "Content-Length: 0\r\n\r\n");
+        assert_int_equal(parse(text, 0, NULL, 0, &r), extra ? DPM_ERR_PROTOCOL : DPM_OK);
+    }
+    /* the whole head is bounded too: many interim responses cannot go on for ever */
+    size_t p = 0;
+    while (p < DPM_HTTP_MAX_HEADER_BYTES) {
+        p += (size_t)snprintf(text + p, sizeof(text) - p, "HTTP/1.1 100 Continue\r\n\r\n");
+    }
+    snprintf(text + p, sizeof(text) - p, "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n");
+    assert_int_equal(parse(text, 0, NULL, 0, &r), DPM_ERR_PROTOCOL);
+    /* bad arguments */
+    assert_int_equal(dpm_http_response_init(NULL, body, 1), DPM_ERR_PARAM);
+    assert_int_equal(dpm_http_response_init(&r, NULL, 1), DPM_ERR_PARAM);
+    size_t used = 0;
+    assert_int_equal(dpm_http_response_feed(&r, NULL, 1, &used), DPM_ERR_PARAM);
+    assert_false(dpm_http_response_done(NULL));
+}
+
+/* ---- over a transport -------------------------------------------------------------------- */
+
+typedef struct {
+    const uint8_t *data;
+    size_t len, pos;
+    size_t chunk;      /* bytes per recv */
+    int zeros;         /* recv returns 0 this many times between chunks */
+    int zero_left;
+    int close_at_end;  /* -1 once the data is used up (else 0 for ever) */
+    int32_t send_ret;  /* fixed send result if nonzero; else accept up to chunk */
+    size_t sent;
+} script_tr_t;
+
+static int32_t st_recv(void *ctx, uint8_t *buf, size_t len)
+{
+    script_tr_t *s = ctx;
+    if (s->zero_left > 0) {
+        s->zero_left--;
+        return 0;
+    }
+    if (s->pos >= s->len) {
+        return s->close_at_end ? -1 : 0;
+    }
+    size_t n = s->len - s->pos;
+    if (n > s->chunk) {
+        n = s->chunk;
+    }
+    if (n > len) {
+        n = len;
+    }
+    memcpy(buf, s->data + s->pos, n);
+    s->pos += n;
+    s->zero_left = s->zeros;
+    return (int32_t)n;
+}
+
+static int32_t st_send(void *ctx, const uint8_t *buf, size_t len)
+{
+    script_tr_t *s = ctx;
+    (void)buf;
+    if (s->send_ret != 0) {
+        return s->send_ret;
+    }
+    size_t n = len < s->chunk ? len : s->chunk;
+    s->sent += n;
+    return (int32_t)n;
+}
+
+static void test_read_response_split_and_errors(void **state)
+{
+    (void)state;
+    const char *text = "HTTP/1.1 400 Bad Request\r\nContent-Length: 4\r\n\r\nbody";
+    fake_clock_t fclk = {0, 1, 0};
+    dpm_clock_t clk = fake_clock_port(&fclk);
+    /* one byte per recv, with "try later" zeros in between */
+    script_tr_t s = {(const uint8_t *)text, strlen(text), 0, 1, 2, 0, 1, 0, 0};
+    dpm_transport_t t = {st_send, st_recv, &s};
+    dpm_http_response_t r;
+    uint8_t body[8];
+    assert_int_equal(dpm_http_response_init(&r, body, sizeof(body)), DPM_OK);
+    assert_int_equal(dpm_http_read_response(&t, &clk, 100000, &r), DPM_OK);
+    assert_int_equal(r.status, 400);
+    assert_memory_equal(body, "body", 4);
+    assert_int_equal(s.pos, s.len); /* read exactly the response */
+
+    /* the peer closes in the middle of the body */
+    s = (script_tr_t){(const uint8_t *)text, strlen(text) - 2, 0, 5, 0, 0, 1, 0, 0};
+    assert_int_equal(dpm_http_response_init(&r, body, sizeof(body)), DPM_OK);
+    assert_int_equal(dpm_http_read_response(&t, &clk, fclk.now + 100000, &r), DPM_ERR_TRANSPORT);
+    /* bytes beyond the response in the same read */
+    const char *more = "HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nXY";
+    s = (script_tr_t){(const uint8_t *)more, strlen(more), 0, 64, 0, 0, 1, 0, 0};
+    assert_int_equal(dpm_http_response_init(&r, body, sizeof(body)), DPM_OK);
+    assert_int_equal(dpm_http_read_response(&t, &clk, fclk.now + 100000, &r), DPM_ERR_PROTOCOL);
+    /* chunked, through the transport */
+    const char *chunked = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n";
+    s = (script_tr_t){(const uint8_t *)chunked, strlen(chunked), 0, 3, 0, 0, 1, 0, 0};
+    assert_int_equal(dpm_http_response_init(&r, body, sizeof(body)), DPM_OK);
+    assert_int_equal(dpm_http_read_response(&t, &clk, fclk.now + 100000, &r), DPM_ERR_PROTOCOL);
+}
+
+static void test_deadline_slowloris(void **state)
+{
+    (void)state;
+    const char *text = "HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\nbody";
+    dpm_http_response_t r;
+    uint8_t body[8];
+    /* a peer that never sends: the deadline ends it, on the port clock */
+    fake_clock_t fclk = {5000, 10, 0};
+    dpm_clock_t clk = fake_clock_port(&fclk);
+    script_tr_t s = {(const uint8_t *)text, 0, 0, 1, 0, 0, 0, 0, 0};
+    dpm_transport_t t = {st_send, st_recv, &s};
+    assert_int_equal(dpm_http_response_init(&r, body, sizeof(body)), DPM_OK);
+    assert_int_equal(dpm_http_read_response(&t, &clk, 6000, &r), DPM_ERR_TIMEOUT);
+    assert_true(fclk.now >= 6000 && fclk.now <= 6020);
+    /* a peer that trickles one byte per 10 ms: still held to the deadline */
+    fclk.now = 0;
+    s = (script_tr_t){(const uint8_t *)text, strlen(text), 0, 1, 0, 0, 0, 0, 0};
+    assert_int_equal(dpm_http_response_init(&r, body, sizeof(body)), DPM_OK);
+    assert_int_equal(dpm_http_read_response(&t, &clk, 200, &r), DPM_ERR_TIMEOUT);
+    assert_true(s.pos < s.len);
+    /* the same trickle with enough time completes */
+    fclk.now = 0;
+    s.pos = 0;
+    assert_int_equal(dpm_http_response_init(&r, body, sizeof(body)), DPM_OK);
+    assert_int_equal(dpm_http_read_response(&t, &clk, 10000, &r), DPM_OK);
+    /* sends: partial writes complete, 0 forever times out, errors and lies are errors */
+    uint8_t req[100];
+    memset(req, 'q', sizeof(req));
+    fclk.now = 0;
+    s = (script_tr_t){NULL, 0, 0, 7, 0, 0, 0, 0, 0};
+    assert_int_equal(dpm_http_send_all(&t, &clk, 1000, req, sizeof(req)), DPM_OK);
+    assert_int_equal(s.sent, sizeof(req));
+    s.chunk = 0; /* send accepts nothing, for ever */
+    assert_int_equal(dpm_http_send_all(&t, &clk, 1000, req, sizeof(req)), DPM_ERR_TIMEOUT);
+    s.send_ret = -1;
+    assert_int_equal(dpm_http_send_all(&t, &clk, 100000, req, sizeof(req)), DPM_ERR_TRANSPORT);
+    s.send_ret = 101; /* claims more than asked */
+    assert_int_equal(dpm_http_send_all(&t, &clk, 100000, req, sizeof(req)), DPM_ERR_TRANSPORT);
+    assert_int_equal(dpm_http_send_all(NULL, &clk, 1, req, 1), DPM_ERR_PARAM);
+    assert_int_equal(dpm_http_read_response(&t, NULL, 1, &r), DPM_ERR_PARAM);
+}
+
+/* ---- backoff ----------------------------------------------------------------------------- */
+
+static const dpm_upload_config_t cfg_base = {"collector.example", "/v1/reports", 8, 4096,
+                                             1000,                100,          6400};
+
+static void test_backoff_growth_and_cap(void **state)
+{
+    (void)state;
+    uint32_t prev = 0, d = 0;
+    const uint32_t want[] = {100, 200, 400, 800, 1600, 3200, 6400, 6400, 6400};
+    for (uint32_t f = 1; f <= 200; f++) {
+        assert_int_equal(dpm_upload_backoff_ms(&cfg_base, f, NULL, &d), DPM_OK);
+        assert_true(d >= prev); /* monotone */
+        assert_true(d <= cfg_base.backoff_cap_ms);
+        if (f <= ARRAY_LEN(want)) {
+            assert_int_equal(d, want[f - 1]);
+        } else {
+            assert_int_equal(d, cfg_base.backoff_cap_ms);
+        }
+        prev = d;
+    }
+    /* extreme configurations do not overflow */
+    dpm_upload_config_t c = cfg_base;
+    c.backoff_base_ms = 1;
+    c.backoff_cap_ms = UINT32_MAX;
+    assert_int_equal(dpm_upload_backoff_ms(&c, 32, NULL, &d), DPM_OK);
+    assert_int_equal(d, 1u << 31);
+    assert_int_equal(dpm_upload_backoff_ms(&c, UINT32_MAX, NULL, &d), DPM_OK);
+    assert_int_equal(d, UINT32_MAX);
+    test_rng_t tr;
+    test_rng_seed(&tr, 9);
+    dpm_rng_t rng = test_rng_port(&tr);
+    dpm_rand_t rand;
+    assert_int_equal(dpm_rand_init(&rand, &rng), DPM_OK);
+    assert_int_equal(dpm_upload_backoff_ms(&c, UINT32_MAX, &rand, &d), DPM_OK);
+    assert_true(d >= UINT32_MAX / 2); /* saturates instead of wrapping */
+    /* bad arguments */
+    assert_int_equal(dpm_upload_backoff_ms(&cfg_base, 0, NULL, &d), DPM_ERR_PARAM);
+    assert_int_equal(dpm_upload_backoff_ms(NULL, 1, NULL, &d), DPM_ERR_PARAM);
+    assert_int_equal(dpm_upload_backoff_ms(&cfg_base, 1, NULL, NULL), DPM_ERR_PARAM);
+    c = cfg_base;
+    c.backoff_cap_ms = 50; /* below base */
+    assert_int_equal(dpm_upload_backoff_ms(&c, 1, NULL, &d), DPM_ERR_PARAM);
+}
+
+static void test_backoff_jitter_bounds(void **state)
+{
+    (void)state;
+    test_rng_t tr;
+    test_rng_seed(&tr, 11);
+    dpm_rng_t rng = test_rng_port(&tr);
+    dpm_rand_t rand;
+    assert_int_equal(dpm_rand_init(&rand, &rng), DPM_OK);
+    for (uint32_t f = 1; f <= 9; f++) {
+        uint32_t nominal = 0;
+        assert_int_equal(dpm_upload_backoff_ms(&cfg_base, f, NULL, &nominal), DPM_OK);
+        uint32_t lo = UINT32_MAX, hi = 0;
+        uint64_t sum = 0;
+        const int draws = 4000;
+        for (int i = 0; i < draws; i++) {
+            uint32_t d = 0;
+            assert_int_equal(dpm_upload_backoff_ms(&cfg_base, f, &rand, &d), DPM_OK);
+            assert_true(d >= nominal / 2 && d <= nominal / 2 + nominal); /* ±50% */
+            lo = d < lo ? d : lo;
+            hi = d > hi ? d : hi;
+            sum += d;
+        }
+        /* the whole range is used (each end's 5% reached: P(miss) < 1e-80) and it is
+         * centred on the nominal delay (mean within 3%: about 9 standard errors) */
+        assert_true(lo < nominal / 2 + nominal / 20);
+        assert_true(hi > nominal + nominal / 2 - nominal / 20);
+        uint64_t mean = sum / (uint64_t)draws;
+        assert_true(mean > nominal - nominal * 3 / 100 && mean < nominal + nominal * 3 / 100);
+    }
+    /* a failing RNG falls back to the nominal delay */
+    failing_rng_t fr;
+    memset(&fr, 0, sizeof(fr));
+    test_rng_seed(&fr.inner, 1);
+    fr.fail_at_call = 0;
+    dpm_rng_t bad = failing_rng_port(&fr);
+    assert_int_equal(dpm_rand_init(&rand, &bad), DPM_OK);
+    uint32_t d = 0;
+    assert_int_equal(dpm_upload_backoff_ms(&cfg_base, 3, &rand, &d), DPM_OK);
+    assert_int_equal(d, 400);
+}
+
+/* ---- flush against the fake collector ---------------------------------------------------- */
+
+typedef struct {
+    uint8_t mem[2048];
+    fake_storage_t fs;
+    dpm_storage_t st;
+    dpm_outbox_t ob;
+    dpm_upload_t up;
+    test_rng_t tr;
+    dpm_rng_t rng;
+    dpm_rand_t rand;
+    fake_clock_t fclk;
+    dpm_clock_t clk;
+    fake_collector_t fc;
+    dpm_transport_t t;
+    uint8_t work[1024];
+    uint8_t ids[32][DPM_REPORT_ID_BYTES];
+    size_t n;
+} frig_t;
+
+static void frig_init(frig_t *f, const dpm_upload_config_t *cfg)
+{
+    memset(f, 0, sizeof(*f));
+    fake_storage_init(&f->fs, f->mem, sizeof(f->mem), 1);
+    f->st = fake_storage_port(&f->fs);
+    assert_int_equal(dpm_outbox_open(&f->ob, &f->st, 0, sizeof(f->mem)), DPM_OK);
+    assert_int_equal(dpm_upload_init(&f->up, cfg), DPM_OK);
+    test_rng_seed(&f->tr, 77);
+    f->rng = test_rng_port(&f->tr);
+    assert_int_equal(dpm_rand_init(&f->rand, &f->rng), DPM_OK);
+    f->fclk.now = 10000;
+    f->fclk.step = 1;
+    f->clk = fake_clock_port(&f->fclk);
+    fake_collector_init(&f->fc, cfg->host, cfg->path);
+    f->t = fake_collector_port(&f->fc);
+}
+
+static void frig_put(frig_t *f, uint32_t campaign)
+{
+    dpm_report_t rep;
+    memset(&rep, 0, sizeof(rep));
+    for (int i = 0; i < DPM_REPORT_ID_BYTES; i++) {
+        rep.report_id[i] = (uint8_t)(test_rng_next(&f->tr) >> 8);
+    }
+    rep.campaign_id = campaign;
+    rep.mechanism = DPM_MECH_ID_TUPLE_MR;
+    rep.eps = EPS1;
+    rep.tuple.nmetrics = 1;
+    rep.tuple.value[0] = 1;
+    uint8_t buf[DPM_REPORT_MAX_BYTES];
+    size_t len = 0;
+    assert_int_equal(dpm_report_encode(&rep, buf, sizeof(buf), &len), DPM_OK);
+    assert_int_equal(dpm_outbox_put(&f->ob, buf, len), DPM_OK);
+    memcpy(f->ids[f->n++], rep.report_id, DPM_REPORT_ID_BYTES);
+}
+
+static dpm_status_t frig_flush(frig_t *f, dpm_upload_result_t *res)
+{
+    dpm_status_t st = dpm_upload_flush(&f->up, &f->ob, &f->t, &f->clk, &f->rand, f->work,
+                                       sizeof(f->work), res);
+    if (f->fc.fatal) {
+        fail_msg("collector: %s", f->fc.why);
+    }
+    return st;
+}
+
+static void test_flush_success_and_batches(void **state)
+{
+    (void)state;
+    static frig_t f;
+    dpm_upload_config_t cfg = cfg_base;
+    cfg.max_reports = 3;
+    frig_init(&f, &cfg);
+    for (int i = 0; i < 7; i++) {
+        frig_put(&f, 1);
+    }
+    f.fc.recv_max = 1; /* the response arrives one byte per recv */
+    f.fc.send_max = 5; /* and the collector takes 5 bytes per send */
+    dpm_upload_result_t res;
+    assert_int_equal(frig_flush(&f, &res), DPM_OK);
+    assert_int_equal(res.requests, 3); /* 3 + 3 + 1 */
+    assert_int_equal(res.delivered, 7);
+    assert_int_equal(res.pending, 0);
+    assert_int_equal(res.http_status, 200);
+    assert_false(res.reconnect);
+    assert_int_equal(f.fc.nstored, 7);
+    for (size_t i = 0; i < f.n; i++) {
+        assert_non_null(fake_collector_find(&f.fc, f.ids[i]));
+    }
+    assert_int_equal(dpm_upload_next_attempt_ms(&f.up), 0);
+    /* nothing pending: nothing sent */
+    assert_int_equal(frig_flush(&f, &res), DPM_OK);
+    assert_int_equal(res.requests, 0);
+    /* a byte budget of one report per request */
+    cfg.max_reports = 8;
+    cfg.max_bytes = 10;
+    frig_init(&f, &cfg);
+    for (int i = 0; i < 3; i++) {
+        frig_put(&f, 1);
+    }
+    assert_int_equal(frig_flush(&f, &res), DPM_OK);
+    assert_int_equal(res.requests, 3);
+    assert_int_equal(f.fc.nstored, 3);
+    /* Connection: close after a success: stop, tell the app to reconnect */
+    frig_init(&f, &cfg_base);
+    dpm_upload_config_t one = cfg_base;
+    one.max_reports = 1;
+    assert_int_equal(dpm_upload_init(&f.up, &one), DPM_OK);
+    frig_put(&f, 1);
+    frig_put(&f, 1);
+    static const fc_action_t close_first[] = {FC_CLOSE_OK};
+    f.fc.script = close_first;
+    f.fc.script_len = 1;
+    assert_int_equal(frig_flush(&f, &res), DPM_OK);
+    assert_int_equal(res.requests, 1);
+    assert_true(res.reconnect);
+    assert_int_equal(res.pending, 1);
+    assert_int_equal(dpm_upload_next_attempt_ms(&f.up), 0);
+    fake_collector_reconnect(&f.fc);
+    assert_int_equal(frig_flush(&f, &res), DPM_OK);
+    assert_int_equal(res.pending, 0);
+}
+
+static void test_flush_failure_backoff_and_same_bytes(void **state)
+{
+    (void)state;
+    static frig_t f;
+    frig_init(&f, &cfg_base);
+    for (int i = 0; i < 3; i++) {
+        frig_put(&f, 1);
+    }
+    static const fc_action_t fails[] = {FC_503, FC_DROP_AFTER_STORE, FC_TIMEOUT, FC_CHUNKED,
+                                        FC_BAD_400, FC_DROP_BEFORE};
+    const dpm_status_t want[] = {DPM_ERR_TRANSPORT, DPM_ERR_TRANSPORT, DPM_ERR_TIMEOUT,
+                                 DPM_ERR_PROTOCOL,  DPM_ERR_PROTOCOL,  DPM_ERR_TRANSPORT};
+    f.fc.script = fails;
+    f.fc.script_len = ARRAY_LEN(fails);
+    uint64_t prev_delay = 0;
+    for (size_t i = 0; i < ARRAY_LEN(fails); i++) {
+        dpm_upload_result_t res;
+        uint64_t before = f.fclk.now;
+        assert_int_equal(frig_flush(&f, &res), want[i]);
+        assert_int_equal(res.requests, 1);
+        assert_int_equal(res.delivered + res.rejected, 0);
+        assert_int_equal(res.pending, 3); /* nothing removed */
+        assert_int_equal(dpm_outbox_pending(&f.ob), 3);
+        assert_int_equal(f.up.failures, i + 1);
+        /* next attempt: nominal 100 * 2^i (cap 6400) ±50%, from the time of the failure */
+        uint64_t nominal = 100u << i;
+        uint64_t next = dpm_upload_next_attempt_ms(&f.up);
+        uint64_t delay = next - f.fclk.now + 1;
+        assert_true(next > before);
+        assert_true(delay >= nominal / 2 && delay <= nominal + nominal / 2 + 1);
+        (void)prev_delay;
+        prev_delay = delay;
+        /* too early: deferred, nothing sent */
+        uint64_t reqs = f.fc.requests;
+        assert_int_equal(frig_flush(&f, &res), DPM_OK);
+        assert_true(res.deferred);
+        assert_int_equal(f.fc.requests, reqs);
+        if (res.reconnect || fails[i] != FC_503) {
+            fake_collector_reconnect(&f.fc); /* after a failure the app reconnects */
+        }
+        f.fclk.now = next;
+    }
+    /* the collector already has the batch from the dropped exchange: the retry sends the
+     * very same bytes (the fake checks it), duplicates are acknowledged, and success resets
+     * the schedule */
+    assert_int_equal(f.fc.nstored, 3);
+    dpm_upload_result_t res;
+    assert_int_equal(frig_flush(&f, &res), DPM_OK);
+    assert_int_equal(res.delivered, 3);
+    assert_int_equal(f.fc.nstored, 3);
+    assert_true(f.fc.duplicates >= 3);
+    assert_int_equal(f.up.failures, 0);
+    assert_int_equal(dpm_upload_next_attempt_ms(&f.up), 0);
+}
+
+static void test_flush_400_removes_only_rejected(void **state)
+{
+    (void)state;
+    static frig_t f;
+    frig_init(&f, &cfg_base);
+    for (int i = 0; i < 6; i++) {
+        frig_put(&f, i % 2 ? 9 : 1); /* campaign 9 is never acceptable */
+    }
+    f.fc.reject_campaign = 9;
+    static const fc_action_t first_only[] = {FC_OK};
+    f.fc.script = first_only;
+    f.fc.script_len = 1;
+    f.fc.after = FC_503;
+    dpm_upload_result_t res;
+    /* 1st request: 400 naming the three campaign-9 reports; they go, the others stay and
+     * are sent again at once (progress); the 2nd request meets a 503 */
+    assert_int_equal(frig_flush(&f, &res), DPM_ERR_TRANSPORT);
+    assert_int_equal(res.requests, 2);
+    assert_int_equal(res.rejected, 3);
+    assert_int_equal(res.delivered, 0);
+    assert_int_equal(res.pending, 3);
+    uint32_t cursor = 0;
+    for (int i = 0; i < 3; i++) {
+        dpm_outbox_entry_t e;
+        int found = 0;
+        assert_int_equal(dpm_outbox_next(&f.ob, &cursor, &e, &found), DPM_OK);
+        assert_true(found);
+        assert_memory_equal(e.report_id, f.ids[2 * i], DPM_REPORT_ID_BYTES);
+    }
+    assert_int_equal(f.fc.nstored, 3);   /* the collector kept the good ones already */
+    assert_int_equal(f.fc.nrejected, 3);
+    f.fc.after = FC_OK;
+    f.fclk.now = dpm_upload_next_attempt_ms(&f.up);
+    assert_int_equal(frig_flush(&f, &res), DPM_OK);
+    assert_int_equal(res.delivered, 3);
+    assert_int_equal(res.pending, 0);
+    assert_int_equal(f.fc.nstored, 3);
+    /* the collector answers 404 for reports of an unknown campaign, naming them: the same */
+    frig_init(&f, &cfg_base);
+    frig_put(&f, 1);
+    frig_put(&f, 9);
+    f.fc.reject_campaign = 9;
+    f.fc.reject_status = 404;
+    assert_int_equal(frig_flush(&f, &res), DPM_OK);
+    assert_int_equal(res.requests, 2);
+    assert_int_equal(res.rejected, 1);
+    assert_int_equal(res.delivered, 1);
+    assert_int_equal(res.pending, 0);
+    /* ... but never for 408 and 429, which mean "later" even with a BatchResponse */
+    frig_init(&f, &cfg_base);
+    frig_put(&f, 9);
+    f.fc.reject_campaign = 9;
+    f.fc.reject_status = 429;
+    assert_int_equal(frig_flush(&f, &res), DPM_ERR_TRANSPORT);
+    assert_int_equal(res.pending, 1);
+    assert_int_equal(res.http_status, 429);
+    /* a 400 naming none of ours is a failure: nothing removed */
+    frig_init(&f, &cfg_base);
+    frig_put(&f, 1);
+    f.fc.after = FC_BAD_400;
+    assert_int_equal(frig_flush(&f, &res), DPM_ERR_PROTOCOL);
+    assert_int_equal(res.pending, 1);
+    assert_int_equal(res.http_status, 400);
+}
+
+static void test_flush_bad_arguments(void **state)
+{
+    (void)state;
+    static frig_t f;
+    frig_init(&f, &cfg_base);
+    frig_put(&f, 1);
+    dpm_upload_result_t res;
+    memset(&res, 0x5A, sizeof(res));
+    dpm_upload_result_t keep = res;
+    uint8_t small[DPM_UPLOAD_MIN_WORK - 1];
+    assert_int_equal(dpm_upload_flush(&f.up, &f.ob, &f.t, &f.clk, &f.rand, small, sizeof(small),
+                                      &res),
+                     DPM_ERR_PARAM);
+    assert_int_equal(dpm_upload_flush(NULL, &f.ob, &f.t, &f.clk, &f.rand, f.work,
+                                      sizeof(f.work), &res),
+                     DPM_ERR_PARAM);
+    assert_int_equal(dpm_upload_flush(&f.up, NULL, &f.t, &f.clk, &f.rand, f.work,
+                                      sizeof(f.work), &res),
+                     DPM_ERR_PARAM);
+    assert_int_equal(dpm_upload_flush(&f.up, &f.ob, NULL, &f.clk, &f.rand, f.work,
+                                      sizeof(f.work), &res),
+                     DPM_ERR_PARAM);
+    assert_int_equal(dpm_upload_flush(&f.up, &f.ob, &f.t, NULL, &f.rand, f.work,
+                                      sizeof(f.work), &res),
+                     DPM_ERR_PARAM);
+    assert_memory_equal(&res, &keep, sizeof(res));
+    assert_int_equal(f.fc.requests, 0);
+    /* configurations */
+    dpm_upload_t up;
+    memset(&up, 0x11, sizeof(up));
+    dpm_upload_t ukeep = up;
+    dpm_upload_config_t c = cfg_base;
+    c.max_reports = 0;
+    assert_int_equal(dpm_upload_init(&up, &c), DPM_ERR_PARAM);
+    c.max_reports = DPM_UPLOAD_MAX_BATCH + 1;
+    assert_int_equal(dpm_upload_init(&up, &c), DPM_ERR_PARAM);
+    c = cfg_base;
+    c.timeout_ms = 0;
+    assert_int_equal(dpm_upload_init(&up, &c), DPM_ERR_PARAM);
+    c = cfg_base;
+    c.host = "bad host";
+    assert_int_equal(dpm_upload_init(&up, &c), DPM_ERR_PARAM);
+    c = cfg_base;
+    c.path = "nopath";
+    assert_int_equal(dpm_upload_init(&up, &c), DPM_ERR_PARAM);
+    c = cfg_base;
+    c.backoff_base_ms = 0;
+    assert_int_equal(dpm_upload_init(&up, &c), DPM_ERR_PARAM);
+    assert_int_equal(dpm_upload_init(&up, NULL), DPM_ERR_PARAM);
+    assert_memory_equal(&up, &ukeep, sizeof(up));
+    assert_int_equal(dpm_upload_next_attempt_ms(NULL), 0);
+    /* a work buffer too small for this host and path */
+    c = cfg_base;
+    char host[DPM_HTTP_MAX_HOST + 1];
+    memset(host, 'h', DPM_HTTP_MAX_HOST);
+    host[DPM_HTTP_MAX_HOST] = '\0';
+    c.host = host;
+    assert_int_equal(dpm_upload_init(&up, &c), DPM_OK);
+    assert_int_equal(dpm_upload_flush(&up, &f.ob, &f.t, &f.clk, &f.rand, f.work,
+                                      DPM_UPLOAD_MIN_WORK, &res),
+                     DPM_ERR_PARAM);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_request_bytes),
+        cmocka_unit_test(test_request_refuses_injection),
+        cmocka_unit_test(test_response_ok_whole_and_bytewise),
+        cmocka_unit_test(test_response_bad_status_lines),
+        cmocka_unit_test(test_response_headers_strict_and_bounded),
+        cmocka_unit_test(test_read_response_split_and_errors),
+        cmocka_unit_test(test_deadline_slowloris),
+        cmocka_unit_test(test_backoff_growth_and_cap),
+        cmocka_unit_test(test_backoff_jitter_bounds),
+        cmocka_unit_test(test_flush_success_and_batches),
+        cmocka_unit_test(test_flush_failure_backoff_and_same_bytes),
+        cmocka_unit_test(test_flush_400_removes_only_rejected),
+        cmocka_unit_test(test_flush_bad_arguments),
+    };
+    return cmocka_run_group_tests_name("http", tests, NULL, NULL);
+}
