@@ -75,6 +75,9 @@ TOOL_BINS := $(patsubst tests/%.c,$(OUT)/tests/%,$(TOOL_SRCS))
 BENCH_BINS := $(patsubst tests/%.c,$(OUT)/%,$(BENCH_SRCS))
 HOST_OBJS := $(call obj,$(HOST_SRCS))
 HOST_BINS := $(foreach m,$(HOST_MAINS),$(OUT)/$(patsubst main_%.c,%,$(notdir $(m))))
+# examples/<name>/main.c -> build/<target>/<name> (what a user copies into an app)
+EXAMPLE_MAINS := $(sort $(wildcard examples/*/main.c))
+EXAMPLE_BINS := $(foreach m,$(EXAMPLE_MAINS),$(OUT)/$(notdir $(patsubst %/,%,$(dir $(m)))))
 
 LIBDPM := $(OUT)/libdpm.a
 LIBPORT := $(OUT)/libdpm_posix.a
@@ -86,7 +89,7 @@ HOST_CFLAGS := $(CFLAGS_COMMON) -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Iho
 .PHONY: all lib tests host
 all: lib host tests
 lib: $(LIBDPM) $(LIBPORT)
-host: $(HOST_BINS)
+host: $(HOST_BINS) $(EXAMPLE_BINS)
 tests: $(TEST_BINS) $(TOOL_BINS)
 
 $(LIBDPM): $(SDK_OBJS)
@@ -114,6 +117,16 @@ $(OUT)/$(patsubst main_%.c,%,$(notdir $(1))): $(call obj,$(1)) $(LIBHOST) $(LIBP
 	$$(CC) -o $$@ $$^ $$(MBEDTLS_LIBS) -lsqlite3 -lpthread -lm
 endef
 $(foreach m,$(HOST_MAINS),$(eval $(call host_bin,$(m))))
+
+$(OUT)/obj/examples/%.o: examples/%.c $(AUTOCONF) $(FLAGS_STAMP) | $(MBEDTLS_DIR)/library/libmbedcrypto.a
+	@mkdir -p $(dir $@)
+	$(CC) $(PORT_CFLAGS) -c $< -o $@
+
+define example_bin
+$(OUT)/$(notdir $(patsubst %/,%,$(dir $(1)))): $(call obj,$(1)) $(LIBPORT) $(LIBDPM)
+	$$(CC) -o $$@ $$^ $$(MBEDTLS_LIBS) -lpthread
+endef
+$(foreach m,$(EXAMPLE_MAINS),$(eval $(call example_bin,$(m))))
 
 $(AUTOCONF): $(KCONFIG_CONFIG) Kconfig
 	$(PYTHON) .make/kconfig.py header $< $@

@@ -186,6 +186,21 @@ dpm_status_t dpm_outbox_remove(dpm_outbox_t *ob, const dpm_outbox_entry_t *e);
 dpm_status_t dpm_http_write_request(uint8_t *buf, size_t cap, const char *host, const char *path,
                                     uint32_t content_length, size_t *len);
 
+/* The same for a GET without a body (Accept: application/x-protobuf instead of the
+ * Content-* headers). Same checks and errors. */
+dpm_status_t dpm_http_write_get(uint8_t *buf, size_t cap, const char *host, const char *path,
+                                size_t *len);
+
+/* Fetch campaign `id` from the collector (GET /v1/campaigns/<id>) over the connected
+ * transport t within timeout_ms, then decode and validate it into a ready mechanism *m
+ * (dpm_campaign_decode + dpm_mech_init). work (>= DPM_CAMPAIGN_MAX_BYTES + 512 bytes) holds the
+ * request and the response body. DPM_ERR_PROTOCOL for a non-200 answer or bytes that are
+ * not a campaign, the dpm_mech_init errors for a campaign that must not run (with *reason),
+ * transport errors as dpm_http_read_response. *m is untouched on any error. */
+dpm_status_t dpm_campaign_fetch(const dpm_transport_t *t, const dpm_clock_t *c, const char *host,
+                                uint32_t id, uint32_t timeout_ms, uint8_t *work, size_t work_cap,
+                                dpm_mech_t *m, const char **reason);
+
 /* A response being parsed. Fill with dpm_http_response_init; read the public fields after
  * dpm_http_response_done. */
 typedef struct {

@@ -90,8 +90,9 @@ static void append_u32(appender_t *a, uint32_t v)
     append(a, digits + n);
 }
 
-dpm_status_t dpm_http_write_request(uint8_t *buf, size_t cap, const char *host, const char *path,
-                                    uint32_t content_length, size_t *len)
+/* The head of a request: a POST with a protobuf body, or a GET (content_length < 0). */
+static dpm_status_t write_head(uint8_t *buf, size_t cap, const char *host, const char *path,
+                               int64_t content_length, size_t *len)
 {
     if (buf == NULL || len == NULL || !dpm_http_host_ok(host) || !dpm_http_path_ok(path)) {
         return DPM_ERR_PARAM;
@@ -100,12 +101,16 @@ dpm_status_t dpm_http_write_request(uint8_t *buf, size_t cap, const char *host, 
      * too small is left untouched. */
     appender_t a = {NULL, cap, 0, 0};
     for (int pass = 0; pass < 2; pass++) {
-        append(&a, "POST ");
+        append(&a, content_length < 0 ? "GET " : "POST ");
         append(&a, path);
         append(&a, " HTTP/1.1\r\nHost: ");
         append(&a, host);
-        append(&a, "\r\nContent-Type: application/x-protobuf\r\nContent-Length: ");
-        append_u32(&a, content_length);
+        if (content_length < 0) {
+            append(&a, "\r\nAccept: application/x-protobuf");
+        } else {
+            append(&a, "\r\nContent-Type: application/x-protobuf\r\nContent-Length: ");
+            append_u32(&a, (uint32_t)content_length);
+        }
         append(&a, "\r\nConnection: keep-alive\r\n\r\n");
         if (a.overflow) {
             return DPM_ERR_BUFFER;
@@ -117,6 +122,18 @@ dpm_status_t dpm_http_write_request(uint8_t *buf, size_t cap, const char *host, 
     }
     *len = a.len;
     return DPM_OK;
+}
+
+dpm_status_t dpm_http_write_request(uint8_t *buf, size_t cap, const char *host, const char *path,
+                                    uint32_t content_length, size_t *len)
+{
+    return write_head(buf, cap, host, path, content_length, len);
+}
+
+dpm_status_t dpm_http_write_get(uint8_t *buf, size_t cap, const char *host, const char *path,
+                                size_t *len)
+{
+    return write_head(buf, cap, host, path, -1, len);
 }
 
 /* ---- response parser -------------------------------------------------------------------- */

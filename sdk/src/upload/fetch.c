@@ -1,0 +1,55 @@
+/* Campaign intake from the collector: GET /v1/campaigns/<id>, decode, validate. */
+#include "dpm_internal.h"
+
+#include "dpm/upload.h"
+
+dpm_status_t dpm_campaign_fetch(const dpm_transport_t *t, const dpm_clock_t *c, const char *host,
+                                uint32_t id, uint32_t timeout_ms, uint8_t *work, size_t work_cap,
+                                dpm_mech_t *m, const char **reason)
+{
+    if (t == NULL || c == NULL || work == NULL || m == NULL || timeout_ms == 0 ||
+        work_cap < DPM_CAMPAIGN_MAX_BYTES + 512u) {
+        return DPM_ERR_PARAM;
+    }
+    char path[32] = "/v1/campaigns/";
+    size_t n = strlen(path);
+    char digits[10];
+    size_t nd = 0;
+    do {
+        digits[nd++] = (char)('0' + id % 10u);
+        id /= 10u;
+    } while (id != 0);
+    while (nd > 0) {
+        path[n++] = digits[--nd];
+    }
+    path[n] = '\0';
+
+    uint64_t deadline = c->monotonic_ms(c->ctx) + timeout_ms;
+    size_t head_len = 0;
+    dpm_status_t st = dpm_http_write_get(work, work_cap, host, path, &head_len);
+    if (st == DPM_OK) {
+        st = dpm_http_send_all(t, c, deadline, work, head_len);
+    }
+    dpm_http_response_t resp;
+    if (st == DPM_OK) {
+        st = dpm_http_response_init(&resp, work, work_cap);
+    }
+    if (st == DPM_OK) {
+        st = dpm_http_read_response(t, c, deadline, &resp);
+    }
+    if (st != DPM_OK) {
+        return st;
+    }
+    if (resp.status != 200) {
+        if (reason != NULL) {
+            *reason = resp.status == 404 ? "unknown campaign" : "collector refused the request";
+        }
+        return DPM_ERR_PROTOCOL;
+    }
+    dpm_campaign_t campaign;
+    st = dpm_campaign_decode(work, resp.body_len, &campaign, reason);
+    if (st != DPM_OK) {
+        return st;
+    }
+    return dpm_mech_init(m, &campaign, reason);
+}
