@@ -10,7 +10,8 @@ CC := $(CROSS_COMPILE)gcc
 AR := $(CROSS_COMPILE)ar
 NM := $(CROSS_COMPILE)nm
 TARGET := $(if $(CROSS_COMPILE),$(patsubst %-,%,$(CROSS_COMPILE)),host)
-OUT := $(BUILD_DIR)/$(TARGET)
+VARIANT ?=
+OUT := $(BUILD_DIR)/$(TARGET)$(if $(VARIANT),-$(VARIANT))
 PYTHON := /usr/bin/python3
 
 MBEDTLS_DIR := $(BUILD_DIR)/mbedtls/$(TARGET)
@@ -102,7 +103,7 @@ $(LIBPORT): $(PORT_OBJS)
 
 $(OUT)/bench/%: $(OUT)/obj/tests/bench/%.o $(TEST_SUPPORT_OBJS) $(LIBHOST) $(LIBPORT) $(LIBDPM)
 	@mkdir -p $(dir $@)
-	$(CC) -o $@ $< $(TEST_SUPPORT_OBJS) $(LIBHOST) $(LIBPORT) $(LIBDPM) $(MBEDTLS_LIBS) $(LDLIBS) -lsqlite3
+	$(CC) $(LDFLAGS) -o $@ $< $(TEST_SUPPORT_OBJS) $(LIBHOST) $(LIBPORT) $(LIBDPM) $(MBEDTLS_LIBS) $(LDLIBS) -lsqlite3
 
 $(LIBHOST): $(HOST_OBJS)
 	@rm -f $@
@@ -114,7 +115,7 @@ $(OUT)/obj/host-sim/%.o: host-sim/%.c $(AUTOCONF) $(FLAGS_STAMP) | $(MBEDTLS_DIR
 
 define host_bin
 $(OUT)/$(patsubst main_%.c,%,$(notdir $(1))): $(call obj,$(1)) $(LIBHOST) $(LIBPORT) $(LIBDPM)
-	$$(CC) -o $$@ $$^ $$(MBEDTLS_LIBS) -lsqlite3 -lpthread -lm
+	$$(CC) $$(LDFLAGS) -o $$@ $$^ $$(MBEDTLS_LIBS) -lsqlite3 -lpthread -lm
 endef
 $(foreach m,$(HOST_MAINS),$(eval $(call host_bin,$(m))))
 
@@ -124,7 +125,7 @@ $(OUT)/obj/examples/%.o: examples/%.c $(AUTOCONF) $(FLAGS_STAMP) | $(MBEDTLS_DIR
 
 define example_bin
 $(OUT)/$(notdir $(patsubst %/,%,$(dir $(1)))): $(call obj,$(1)) $(LIBPORT) $(LIBDPM)
-	$$(CC) -o $$@ $$^ $$(MBEDTLS_LIBS) -lpthread
+	$$(CC) $$(LDFLAGS) -o $$@ $$^ $$(MBEDTLS_LIBS) -lpthread
 endef
 $(foreach m,$(EXAMPLE_MAINS),$(eval $(call example_bin,$(m))))
 
@@ -152,7 +153,7 @@ $(OUT)/obj/tests/%.o: tests/%.c $(AUTOCONF) $(FLAGS_STAMP) | $(MBEDTLS_DIR)/libr
 
 $(OUT)/tests/%: $(OUT)/obj/tests/%.o $(TEST_SUPPORT_OBJS) $(LIBHOST) $(LIBPORT) $(LIBDPM)
 	@mkdir -p $(dir $@)
-	$(CC) -o $@ $< $(TEST_SUPPORT_OBJS) $(LIBHOST) $(LIBPORT) $(LIBDPM) $(MBEDTLS_LIBS) $(LDLIBS) -lsqlite3
+	$(CC) $(LDFLAGS) -o $@ $< $(TEST_SUPPORT_OBJS) $(LIBHOST) $(LIBPORT) $(LIBDPM) $(MBEDTLS_LIBS) $(LDLIBS) -lsqlite3
 
 # Mbed TLS is built by `make deps`; building anything first checks it is there and current
 # with the project's config headers.
@@ -164,7 +165,7 @@ $(MBEDTLS_DIR)/library/libmbedcrypto.a: $(wildcard port/tls/config/dpm_mbedtls_$
 -include $(shell find $(OUT)/obj -name '*.d' 2>/dev/null)
 
 # ---- the two commands and the quality gates ------------------------------------------------
-.PHONY: deps test lint help clean menuconfig defconfig bench repro
+.PHONY: deps test lint help clean menuconfig defconfig bench repro sanitize coverage
 deps:
 	@BUILD_DIR=$(BUILD_DIR) bash .make/deps.sh
 
@@ -184,15 +185,27 @@ defconfig:
 	@$(PYTHON) .make/kconfig.py defconfig $(KCONFIG_CONFIG)
 
 bench: deps
-	@$(MAKE) --no-print-directory $(BENCH_BINS)
+	@$(MAKE) --no-print-directory $(BENCH_BINS) host
 	@$(PYTHON) .make/bench.py $(OUT) $(BUILD_DIR)/bench.json
 
 # Paper reproductions: analytic tables, simulations and plots under build/repro/.
 repro: deps
 	@$(MAKE) --no-print-directory host
 	@$(OUT)/dpm-repro disparity --out $(BUILD_DIR)/repro
+	@$(OUT)/dpm-sim repro --out $(BUILD_DIR)/repro $(sort $(wildcard host-sim/scenarios/paper-*.scn))
 
-NOT_YET := demo cross size fuzz sanitize coverage
+# Quality gates: the whole test suite under AddressSanitizer + UBSan, and line coverage of sdk/.
+SANITIZE_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+sanitize: deps
+	@$(MAKE) --no-print-directory VARIANT=sanitize OPT="-O1 -g $(SANITIZE_FLAGS)" \
+	  LDFLAGS="$(SANITIZE_FLAGS)" test
+
+coverage: deps
+	@rm -rf $(OUT)-coverage/obj/sdk
+	@$(MAKE) --no-print-directory VARIANT=coverage OPT="-O0 -g --coverage" LDFLAGS=--coverage test
+	@bash .make/coverage.sh $(OUT)-coverage
+
+NOT_YET := demo cross size fuzz
 .PHONY: $(NOT_YET)
 $(NOT_YET):
 	@echo "make $@: not yet implemented"

@@ -16,7 +16,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 heap_refs() { "$NM" -u "$1" 2>/dev/null | awk '{print $NF}' | grep -E '^(malloc|calloc|realloc|free)$' | sort -u; }
-# Objects in writable sections: .data, .bss, small data, thread-local, common. Const tables
+# Objects in writable sections (instrumentation of `make sanitize` / `make coverage` aside): .data, .bss, small data, thread-local, common. Const tables
 # holding pointers sit in .data.rel.ro in position-independent builds: read-only after
 # relocation (RELRO), and plain .rodata on devices, so they are not mutable state.
 OBJDUMP=${OBJDUMP:-${NM%nm}objdump}
@@ -26,7 +26,7 @@ writable_syms() {
            for (i = 1; i <= NF; i++) if ($i ~ /^\./ || $i == "*COM*") { sec = $i; break }
            if ((sec ~ /^\.(s?data|s?bss|tdata|tbss)(\.|$)/ && sec !~ /^\.data\.rel\.ro/) || sec == "*COM*")
              print $NF
-         }' | sort -u
+         }' | grep -vE '^(__odr_asan|__asan|__ubsan|__gcov|__llvm_gcov)' | sort -u
 }
 
 [ -f "$LIB" ] || { echo "not ok 1 - $LIB missing (build first)"; exit 1; }
