@@ -165,7 +165,7 @@ $(MBEDTLS_DIR)/library/libmbedcrypto.a: $(wildcard port/tls/config/dpm_mbedtls_$
 -include $(shell find $(OUT)/obj -name '*.d' 2>/dev/null)
 
 # ---- the two commands and the quality gates ------------------------------------------------
-.PHONY: deps test lint help clean menuconfig defconfig bench repro sanitize coverage
+.PHONY: deps test lint help clean menuconfig defconfig bench repro sanitize coverage demo fuzz
 deps:
 	@BUILD_DIR=$(BUILD_DIR) bash .make/deps.sh
 
@@ -205,7 +205,16 @@ coverage: deps
 	@$(MAKE) --no-print-directory VARIANT=coverage OPT="-O0 -g --coverage" LDFLAGS=--coverage test
 	@bash .make/coverage.sh $(OUT)-coverage
 
-NOT_YET := demo cross size fuzz
+# The main job: a TLS collector on 127.0.0.1 and simulated devices posting real reports.
+demo: deps
+	@$(MAKE) --no-print-directory all
+	@OUT=$(OUT) BUILD_DIR=$(BUILD_DIR) bash .make/demo.sh
+
+FUZZ_SECONDS ?= 60
+fuzz: deps
+	@BUILD_DIR=$(BUILD_DIR) FUZZ_SECONDS=$(FUZZ_SECONDS) bash .make/fuzz.sh
+
+NOT_YET := cross size
 .PHONY: $(NOT_YET)
 $(NOT_YET):
 	@echo "make $@: not yet implemented"

@@ -1,0 +1,344 @@
+/* Campaigns file parser (format in campaigns.h). Errors name the line and the problem: an
+ * operator fixing a campaigns file should not need to read this code. */
+#include "collector/campaigns.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define LINE_MAX_CHARS 256
+#define FILE_MAX_BYTES (1u << 20)
+
+typedef struct {
+    dpm_campaign_t c;
+    int have_id, have_mech, have_eps, have_budget, have_period, have_groups, have_metrics,
+        have_frac;
+    int line; /* where the block started */
+} block_t;
+
+static int fail(char *err, size_t cap, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, cap, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+static void trim(char **s, size_t *n)
+{
+    while (*n > 0 && (**s == ' ' || **s == '\t')) {
+        (*s)++;
+        (*n)--;
+    }
+    while (*n > 0 && ((*s)[*n - 1] == ' ' || (*s)[*n - 1] == '\t' || (*s)[*n - 1] == '\r')) {
+        (*n)--;
+    }
+}
+
+/* Unsigned decimal in [lo, hi]. */
+static int parse_u32(const char *v, uint32_t lo, uint32_t hi, uint32_t *out)
+{
+    if (*v == '\0' || strlen(v) > 10) {
+        return -1;
+    }
+    uint64_t x = 0;
+    for (const char *p = v; *p; p++) {
+        if (*p < '0' || *p > '9') {
+            return -1;
+        }
+        x = x * 10u + (uint64_t)(*p - '0');
+    }
+    if (x < lo || x > hi) {
+        return -1;
+    }
+    *out = (uint32_t)x;
+    return 0;
+}
+
+static int metric_from_name(const char *s, size_t n, dpm_metric_t *m)
+{
+    static const struct {
+        const char *name;
+        dpm_metric_t m;
+    } names[] = {{"tpr", DPM_METRIC_TPR},
+                 {"fpr", DPM_METRIC_FPR},
+                 {"accuracy", DPM_METRIC_ACCURACY},
+                 {"precision", DPM_METRIC_PRECISION}};
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        if (strlen(names[i].name) == n && memcmp(names[i].name, s, n) == 0) {
+            *m = names[i].m;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+static int parse_metrics(const char *v, dpm_campaign_t *c)
+{
+    c->nmetrics = 0;
+    const char *p = v;
+    for (;;) {
+        const char *e = strchr(p, ',');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        char *s = (char *)p;
+        trim(&s, &n);
+        dpm_metric_t m;
+        if (n == 0 || metric_from_name(s, n, &m) != 0 || c->nmetrics >= DPM_CAMPAIGN_MAX_METRICS) {
+            return -1;
+        }
+        for (uint32_t i = 0; i < c->nmetrics; i++) {
+            if (c->metrics[i] == m) {
+                return -1;
+            }
+        }
+        c->metrics[c->nmetrics++] = m;
+        if (e == NULL) {
+            return 0;
+        }
+        p = e + 1;
+    }
+}
+
+static int set_key(block_t *b, const char *key, const char *v, int line, char *err, size_t cap)
+{
+    int *have = NULL;
+    int bad = 0;
+    const char *expect = "";
+    if (strcmp(key, "id") == 0) {
+        have = &b->have_id;
+        bad = parse_u32(v, 1, UINT32_MAX, &b->c.id);
+        expect = "an integer 1 .. 4294967295";
+    } else if (strcmp(key, "mechanism") == 0) {
+        have = &b->have_mech;
+        if (strcmp(v, "tuple_mr") == 0) {
+            b->c.mechanism = DPM_MECH_ID_TUPLE_MR;
+        } else if (strcmp(v, "tuple_ml") == 0) {
+            b->c.mechanism = DPM_MECH_ID_TUPLE_ML;
+        } else {
+            bad = 1;
+        }
+        expect = "tuple_mr or tuple_ml";
+    } else if (strcmp(key, "eps") == 0) {
+        have = &b->have_eps;
+        bad = dpm_eps_from_decimal(v, &b->c.eps) != DPM_OK;
+        expect = "a plain decimal in (0, DPM_EPS_MAX], e.g. 1 or 0.5";
+    } else if (strcmp(key, "budget") == 0) {
+        have = &b->have_budget;
+        bad = dpm_eps_from_decimal(v, &b->c.budget) != DPM_OK;
+        expect = "a plain decimal in (0, DPM_EPS_MAX]";
+    } else if (strcmp(key, "period_seconds") == 0) {
+        have = &b->have_period;
+        bad = parse_u32(v, 1, UINT32_MAX, &b->c.period_seconds);
+        expect = "an integer >= 1";
+    } else if (strcmp(key, "groups") == 0) {
+        have = &b->have_groups;
+        bad = parse_u32(v, 0, UINT32_MAX, &b->c.groups);
+        expect = "an integer";
+    } else if (strcmp(key, "metrics") == 0) {
+        have = &b->have_metrics;
+        bad = parse_metrics(v, &b->c);
+        expect = "1 to 4 distinct of tpr, fpr, accuracy, precision, comma-separated";
+    } else if (strcmp(key, "frac_bits") == 0) {
+        have = &b->have_frac;
+        bad = parse_u32(v, 0, 64, &b->c.frac_bits);
+        expect = "an integer";
+    } else {
+        return fail(err, cap, "line %d: unknown key '%s'", line, key);
+    }
+    if (*have) {
+        return fail(err, cap, "line %d: '%s' given twice in one campaign", line, key);
+    }
+    if (bad) {
+        return fail(err, cap, "line %d: bad %s '%s' (want %s)", line, key, v, expect);
+    }
+    *have = 1;
+    return 0;
+}
+
+static int finish_block(block_t *b, coll_campaigns_t *out, char *err, size_t cap)
+{
+    static const char *required[] = {"id", "mechanism", "eps", "groups", "metrics"};
+    const int have[] = {b->have_id, b->have_mech, b->have_eps, b->have_groups, b->have_metrics};
+    for (size_t i = 0; i < sizeof(have) / sizeof(have[0]); i++) {
+        if (!have[i]) {
+            return fail(err, cap, "campaign at line %d: missing '%s'", b->line, required[i]);
+        }
+    }
+    if (!b->have_budget) {
+        b->c.budget = b->c.eps;
+    }
+    if (!b->have_period) {
+        b->c.period_seconds = 86400;
+    }
+    if (!b->have_frac) {
+        b->c.frac_bits = b->c.mechanism == DPM_MECH_ID_TUPLE_ML ? DPM_FRAC_BITS : 0;
+    }
+    if (coll_campaigns_find(out, b->c.id) != NULL) {
+        return fail(err, cap, "campaign at line %d: id %u used twice", b->line, b->c.id);
+    }
+    if (out->n >= COLL_MAX_CAMPAIGNS) {
+        return fail(err, cap, "campaign at line %d: more than %d campaigns", b->line,
+                    COLL_MAX_CAMPAIGNS);
+    }
+    coll_campaign_t *cc = &out->c[out->n];
+    memset(cc, 0, sizeof(*cc));
+    const char *why = "";
+    if (dpm_mech_init(&cc->mech, &b->c, &why) != DPM_OK) {
+        return fail(err, cap, "campaign %u (line %d): %s", b->c.id, b->line, why);
+    }
+    const dpm_tuple_t *t = &cc->mech.tuple;
+    dpm_status_t st;
+    if (t->kind == DPM_TUPLE_MR) {
+        st = dpm_disp_params_campaign_mr(&cc->disp, t->groups, t->group_grr.keep,
+                                         t->group_grr.other, t->value_rr.keep);
+    } else {
+        double scale = (double)t->value_lap.scale_num / (double)t->value_lap.scale_den;
+        st = dpm_disp_params_campaign_ml(&cc->disp, t->groups, t->group_grr.keep,
+                                         t->group_grr.other, scale, scale, t->frac_bits);
+    }
+    if (st != DPM_OK) {
+        return fail(err, cap, "campaign %u (line %d): no estimator for these parameters (%s)",
+                    b->c.id, b->line, dpm_strerror(st));
+    }
+    if (dpm_campaign_encode(&b->c, cc->pb, sizeof(cc->pb), &cc->pb_len) != DPM_OK) {
+        return fail(err, cap, "campaign %u (line %d): cannot encode", b->c.id, b->line);
+    }
+    out->n++;
+    return 0;
+}
+
+int coll_campaigns_parse(const char *text, size_t len, coll_campaigns_t *out, char *err,
+                         size_t errcap)
+{
+    memset(out, 0, sizeof(*out));
+    block_t b;
+    int in_block = 0;
+    int line = 0;
+    size_t pos = 0;
+    while (pos < len) {
+        size_t e = pos;
+        while (e < len && text[e] != '\n') {
+            e++;
+        }
+        line++;
+        char buf[LINE_MAX_CHARS + 1];
+        size_t n = e - pos;
+        if (n > LINE_MAX_CHARS) {
+            return fail(err, errcap, "line %d: longer than %d characters", line, LINE_MAX_CHARS);
+        }
+        memcpy(buf, text + pos, n);
+        buf[n] = '\0';
+        pos = e + 1;
+        if (memchr(buf, '\0', n) != NULL) {
+            return fail(err, errcap, "line %d: contains a NUL byte", line);
+        }
+        char *hash = strchr(buf, '#');
+        if (hash != NULL) {
+            n = (size_t)(hash - buf);
+        }
+        char *s = buf;
+        trim(&s, &n);
+        s[n] = '\0';
+        if (n == 0) {
+            continue;
+        }
+        if (strcmp(s, "[campaign]") == 0) {
+            if (in_block && finish_block(&b, out, err, errcap) != 0) {
+                return -1;
+            }
+            memset(&b, 0, sizeof(b));
+            b.line = line;
+            in_block = 1;
+            continue;
+        }
+        char *eq = strchr(s, '=');
+        if (eq == NULL) {
+            return fail(err, errcap, "line %d: expected '[campaign]' or 'key = value'", line);
+        }
+        if (!in_block) {
+            return fail(err, errcap, "line %d: 'key = value' before the first [campaign]", line);
+        }
+        char *key = s;
+        size_t kn = (size_t)(eq - s);
+        trim(&key, &kn);
+        key[kn] = '\0';
+        char *val = eq + 1;
+        size_t vn = strlen(val);
+        trim(&val, &vn);
+        val[vn] = '\0';
+        if (set_key(&b, key, val, line, err, errcap) != 0) {
+            return -1;
+        }
+    }
+    if (in_block && finish_block(&b, out, err, errcap) != 0) {
+        return -1;
+    }
+    if (out->n == 0) {
+        return fail(err, errcap, "no [campaign] block");
+    }
+    return 0;
+}
+
+int coll_campaigns_load(const char *path, coll_campaigns_t *out, char *err, size_t errcap)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL) {
+        return fail(err, errcap, "cannot open %s: %s", path, strerror(errno));
+    }
+    char *text = malloc(FILE_MAX_BYTES + 1);
+    if (text == NULL) {
+        fclose(f);
+        return fail(err, errcap, "out of memory");
+    }
+    size_t n = fread(text, 1, FILE_MAX_BYTES + 1, f);
+    int rerr = ferror(f);
+    fclose(f);
+    if (rerr || n > FILE_MAX_BYTES) {
+        free(text);
+        return fail(err, errcap, "%s: %s", path, rerr ? "read error" : "larger than 1 MiB");
+    }
+    char msg[384];
+    int rc = coll_campaigns_parse(text, n, out, msg, sizeof(msg));
+    free(text);
+    if (rc != 0) {
+        return fail(err, errcap, "%s: %s", path, msg);
+    }
+    return 0;
+}
+
+int coll_campaigns_index(const coll_campaigns_t *cs, uint32_t id)
+{
+    for (size_t i = 0; i < cs->n; i++) {
+        if (cs->c[i].mech.campaign.id == id) {
+            return (int)i;
+        }
+    }
+    return -1;
+}
+
+const coll_campaign_t *coll_campaigns_find(const coll_campaigns_t *cs, uint32_t id)
+{
+    int i = coll_campaigns_index(cs, id);
+    return i < 0 ? NULL : &cs->c[i];
+}
+
+const char *coll_mechanism_name(dpm_mech_id_t m)
+{
+    return m == DPM_MECH_ID_TUPLE_MR   ? "tuple_mr"
+           : m == DPM_MECH_ID_TUPLE_ML ? "tuple_ml"
+                                       : "unknown";
+}
+
+const char *coll_metric_name(dpm_metric_t m)
+{
+    switch (m) {
+    case DPM_METRIC_TPR: return "tpr";
+    case DPM_METRIC_FPR: return "fpr";
+    case DPM_METRIC_ACCURACY: return "accuracy";
+    case DPM_METRIC_PRECISION: return "precision";
+    default: return "unknown";
+    }
+}

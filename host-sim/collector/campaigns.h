@@ -1,0 +1,60 @@
+/* The collector's campaigns, read once at start-up from a small text file.
+ *
+ * Format (also in the collector's --help): '#' starts a comment, blank lines are ignored,
+ * every campaign is a block that starts with a line "[campaign]" followed by "key = value"
+ * lines:
+ *
+ *   [campaign]
+ *   id = 1                  required, 1 .. 4294967295, unique in the file
+ *   mechanism = tuple_mr    required: tuple_mr or tuple_ml
+ *   eps = 1                 required: ε of one report, plain decimal (Q16.16, rounded down)
+ *   budget = 1              ε a device may spend per period (default: eps)
+ *   period_seconds = 86400  default 86400
+ *   groups = 4              required: number of groups d, 2 .. DPM_MAX_GROUPS
+ *   metrics = tpr, fpr      required: 1 .. 4 distinct of tpr, fpr, accuracy, precision
+ *   frac_bits = 16          tuple_ml value grid F (default and only value: DPM_FRAC_BITS);
+ *                           tuple_mr ignores it (default 0)
+ *
+ * Every campaign is built with dpm_mech_init, exactly as a device builds it, so a campaign the
+ * collector accepts is one a device accepts, with the same mechanism fingerprint. */
+#ifndef DPM_COLLECTOR_CAMPAIGNS_H
+#define DPM_COLLECTOR_CAMPAIGNS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dpm/report.h"
+#include "estimate/disparity.h"
+
+#define COLL_MAX_CAMPAIGNS 64
+
+typedef struct {
+    dpm_mech_t mech;        /* the mechanism and its fingerprint (mech.campaign is the campaign) */
+    dpm_disp_params_t disp; /* estimator parameters from the mechanism's exact integers */
+    uint8_t pb[DPM_CAMPAIGN_MAX_BYTES]; /* the dpm.v1.Campaign served by GET /v1/campaigns/{id} */
+    size_t pb_len;
+} coll_campaign_t;
+
+typedef struct {
+    size_t n;
+    coll_campaign_t c[COLL_MAX_CAMPAIGNS];
+} coll_campaigns_t;
+
+/* Parse campaigns from text[0, len). Returns 0, or -1 with a message "line N: ..." in err. */
+int coll_campaigns_parse(const char *text, size_t len, coll_campaigns_t *out, char *err,
+                         size_t errcap);
+
+/* Read and parse a campaigns file (at most 1 MiB). Returns 0, or -1 with a message in err. */
+int coll_campaigns_load(const char *path, coll_campaigns_t *out, char *err, size_t errcap);
+
+/* The campaign with this id, or NULL. */
+const coll_campaign_t *coll_campaigns_find(const coll_campaigns_t *cs, uint32_t id);
+
+/* Index of the campaign with this id, or -1. */
+int coll_campaigns_index(const coll_campaigns_t *cs, uint32_t id);
+
+/* "tuple_mr" / "tuple_ml" / "unknown"; "tpr" ... for a metric. */
+const char *coll_mechanism_name(dpm_mech_id_t m);
+const char *coll_metric_name(dpm_metric_t m);
+
+#endif /* DPM_COLLECTOR_CAMPAIGNS_H */

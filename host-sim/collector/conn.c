@@ -1,0 +1,159 @@
+/* HTTP connection state machine (see conn.h). */
+#include "collector/conn.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Keep at most this much body buffer between requests: idle connections stay small. */
+#define BODY_KEEP_BYTES (64u * 1024u)
+
+void coll_conn_init(coll_conn_t *c, const coll_app_t *app, coll_emit_fn emit, void *emit_ctx)
+{
+    memset(c, 0, sizeof(*c));
+    c->app = app;
+    c->emit = emit;
+    c->emit_ctx = emit_ctx;
+    c->state = COLL_CONN_HEAD;
+}
+
+void coll_conn_free(coll_conn_t *c)
+{
+    free(c->body);
+    c->body = NULL;
+    c->body_cap = 0;
+}
+
+static void send_response(coll_conn_t *c, coll_response_t *resp)
+{
+    int keep = resp->close ? 0 : c->req.keep_alive;
+    uint8_t *out = NULL;
+    size_t n = 0;
+    if (http_format_response(resp->status, resp->content_type, resp->body, resp->len, keep,
+                             resp->allow, &out, &n) != 0) {
+        keep = 0;
+    } else if (c->emit(c->emit_ctx, out, n) != 0) {
+        keep = 0;
+    }
+    free(out);
+    coll_response_free(resp);
+    c->requests++;
+    c->state = keep ? COLL_CONN_HEAD : COLL_CONN_CLOSED;
+    c->head_len = 0;
+    c->body_have = 0;
+}
+
+/* A connection-level error: answer and close. */
+static void fail(coll_conn_t *c, int status, const char *text)
+{
+    coll_response_t resp;
+    coll_text_response(status, text, 1, &resp);
+    send_response(c, &resp);
+}
+
+static void finish_request(coll_conn_t *c)
+{
+    coll_response_t resp;
+    coll_handle_request(c->app, &c->req, c->body, c->body_have, &resp);
+    send_response(c, &resp);
+    if (c->body_cap > BODY_KEEP_BYTES) {
+        coll_conn_free(c);
+    }
+}
+
+/* A complete head is in c->head: decide what to do with the body. */
+static void on_head(coll_conn_t *c)
+{
+    int st = http_parse_head(c->head, c->head_len, &c->req);
+    if (st != 0) {
+        fail(c, st, "malformed request\n");
+        return;
+    }
+    if (c->req.method == HTTP_POST && !c->req.has_length) {
+        fail(c, 411, "Content-Length required\n");
+        return;
+    }
+    uint64_t len = c->req.has_length ? c->req.content_length : 0;
+    if (len > c->app->max_body) {
+        if (c->req.method == HTTP_POST) {
+            coll_count_request_reject(c->app, "body too large");
+        }
+        fail(c, 413, "request body too large\n");
+        return;
+    }
+    if (len == 0) {
+        finish_request(c);
+        return;
+    }
+    if (len > c->body_cap) {
+        uint8_t *b = realloc(c->body, (size_t)len);
+        if (b == NULL) {
+            fail(c, 503, "out of memory\n");
+            return;
+        }
+        c->body = b;
+        c->body_cap = (size_t)len;
+    }
+    if (c->req.expect_continue) {
+        static const char cont[] = "HTTP/1.1 100 Continue\r\n\r\n";
+        if (c->emit(c->emit_ctx, (const uint8_t *)cont, sizeof(cont) - 1) != 0) {
+            c->state = COLL_CONN_CLOSED;
+            return;
+        }
+    }
+    c->body_have = 0;
+    c->state = COLL_CONN_BODY;
+}
+
+size_t coll_conn_feed(coll_conn_t *c, const uint8_t *data, size_t n)
+{
+    size_t used = 0;
+    while (used < n && c->state != COLL_CONN_CLOSED) {
+        if (c->state == COLL_CONN_HEAD) {
+            size_t old = c->head_len;
+            size_t take = n - used;
+            if (take > HTTP_MAX_HEAD - old) {
+                take = HTTP_MAX_HEAD - old;
+            }
+            memcpy(c->head + old, data + used, take);
+            c->head_len = old + take;
+            /* the terminator may straddle the previous chunk: look back 3 bytes */
+            size_t from = old >= 3 ? old - 3 : 0;
+            size_t end = http_head_end(c->head + from, c->head_len - from);
+            if (end == 0) {
+                used += take;
+                if (c->head_len == HTTP_MAX_HEAD) {
+                    fail(c, 431, "request head too large\n");
+                }
+                continue;
+            }
+            end += from;
+            used += end - old; /* bytes past the head belong to the body or the next request */
+            c->head_len = end;
+            on_head(c);
+        } else {
+            size_t want = (size_t)c->req.content_length - c->body_have;
+            size_t take = n - used < want ? n - used : want;
+            memcpy(c->body + c->body_have, data + used, take);
+            c->body_have += take;
+            used += take;
+            if (c->body_have == c->req.content_length) {
+                finish_request(c);
+            }
+        }
+    }
+    return used;
+}
+
+int coll_conn_mid_request(const coll_conn_t *c)
+{
+    return c->state == COLL_CONN_BODY || (c->state == COLL_CONN_HEAD && c->head_len > 0);
+}
+
+void coll_conn_timeout(coll_conn_t *c)
+{
+    if (coll_conn_mid_request(c)) {
+        c->req.keep_alive = 0;
+        fail(c, 408, "request timeout\n");
+    }
+    c->state = COLL_CONN_CLOSED;
+}

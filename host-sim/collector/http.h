@@ -1,0 +1,56 @@
+/* HTTP/1.1 request heads and responses for the collector: a strict, bounded parser (no
+ * allocation, never reads past the bytes it was given) and a response formatter.
+ *
+ * What is accepted: "METHOD SP /target SP HTTP/1.x CRLF", header lines "Name: value CRLF",
+ * an empty line. The recognized headers are Content-Length, Transfer-Encoding, Connection,
+ * Content-Type and Expect; the rest are checked for syntax and ignored. Anything else is an
+ * error carrying the status to answer with (the connection is then closed). */
+#ifndef DPM_COLLECTOR_HTTP_H
+#define DPM_COLLECTOR_HTTP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define HTTP_MAX_HEAD 8192  /* request line + headers + blank line (else 431) */
+#define HTTP_MAX_TARGET 256 /* request target (else 414) */
+#define HTTP_MAX_HEADERS 64 /* header lines (else 431) */
+#define HTTP_MAX_CTYPE 128  /* longer Content-Type values are an error (400) */
+
+typedef enum { HTTP_GET = 1, HTTP_POST = 2, HTTP_HEAD = 3, HTTP_OTHER = 4 } http_method_t;
+
+typedef struct {
+    http_method_t method;
+    char target[HTTP_MAX_TARGET]; /* origin-form, NUL-terminated; query string kept */
+    int minor;                    /* HTTP/1.minor: 0 or 1 */
+    int has_length;
+    uint64_t content_length;
+    int has_transfer_encoding; /* any Transfer-Encoding: not supported (501) */
+    int keep_alive;            /* after the protocol default and Connection: */
+    int expect_continue;       /* Expect: 100-continue */
+    int has_content_type;
+    char content_type[HTTP_MAX_CTYPE]; /* as sent, NUL-terminated */
+} http_request_t;
+
+/* Find the end of a request head in buf[0, len): the offset just past the blank line, or 0
+ * if the head is not complete yet. Only CRLF CRLF ends a head. */
+size_t http_head_end(const char *buf, size_t len);
+
+/* Parse a complete head buf[0, len) (len as returned by http_head_end, <= HTTP_MAX_HEAD).
+ * Returns 0 and fills *req, or the HTTP status to answer with: 400 (malformed), 414 (target
+ * too long), 431 (too many headers), 501 (Transfer-Encoding), 505 (not HTTP/1.0 or 1.1),
+ * 417 (an Expect other than 100-continue). *req is zeroed first. */
+int http_parse_head(const char *buf, size_t len, http_request_t *req);
+
+/* Does the Content-Type (media type, parameters ignored, case-insensitive) equal `type`? */
+int http_content_type_is(const http_request_t *req, const char *type);
+
+/* The reason phrase of a status ("Bad Request"); "Unknown" for codes not used here. */
+const char *http_reason(int status);
+
+/* Format a complete response (status line, Content-Type, Content-Length, Connection, the
+ * optional Allow value, a blank line, the body) into a new heap buffer *out of *out_len bytes.
+ * Returns 0, or -1 if memory ran out. */
+int http_format_response(int status, const char *content_type, const uint8_t *body, size_t len,
+                         int keep_alive, const char *allow, uint8_t **out, size_t *out_len);
+
+#endif /* DPM_COLLECTOR_HTTP_H */

@@ -1,0 +1,420 @@
+/* Listener, connection threads and deadlines (see server.h). */
+#include "collector/server.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "collector/conn.h"
+
+#define READ_CHUNK 16384
+#define CONN_STACK_BYTES (512u * 1024u)
+#define LINGER_MS 1000u         /* drain time after we close first */
+#define LINGER_BYTES (1u << 20) /* and at most this much of an unwanted body */
+
+struct coll_server {
+    coll_server_config_t cfg;
+    int listen_fd;
+    int wake[2]; /* self-pipe: coll_server_stop writes, the accept loop polls */
+    uint16_t port;
+    pthread_mutex_t mu;
+    pthread_cond_t idle;
+    int active;
+    int *slots; /* fds of live connections (-1: free), so stop can wake them */
+};
+
+typedef struct {
+    coll_server_t *srv;
+    int fd;
+    int slot;
+} conn_arg_t;
+
+typedef struct {
+    coll_tls_conn_t *tls;
+    uint32_t request_ms;
+} emit_ctx_t;
+
+static int set_cloexec_nonblock(int fd, int nonblock)
+{
+    if (fcntl(fd, F_SETFD, FD_CLOEXEC) != 0) {
+        return -1;
+    }
+    return nonblock ? fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) : 0;
+}
+
+int coll_server_listen(coll_server_t **out, const coll_server_config_t *cfg, const char *addr,
+                       char *err, size_t errcap)
+{
+    char host[128];
+    const char *colon = strrchr(addr, ':');
+    size_t hlen = colon ? (size_t)(colon - addr) : 0;
+    if (colon == NULL || hlen == 0 || hlen >= sizeof(host) || colon[1] == '\0') {
+        snprintf(err, errcap, "--listen wants HOST:PORT, e.g. 127.0.0.1:8443 (got '%s')", addr);
+        return -1;
+    }
+    memcpy(host, addr, hlen);
+    host[hlen] = '\0';
+    if (hlen >= 2 && host[0] == '[' && host[hlen - 1] == ']') {
+        memmove(host, host + 1, hlen - 2);
+        host[hlen - 2] = '\0';
+    }
+    struct addrinfo hints, *ai = NULL;
+    memset(&hints, 0, sizeof(hints));
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV | AI_PASSIVE;
+    int gai = getaddrinfo(host, colon + 1, &hints, &ai);
+    if (gai != 0) {
+        snprintf(err, errcap, "--listen %s: %s", addr, gai_strerror(gai));
+        return -1;
+    }
+    coll_server_t *s = calloc(1, sizeof(*s));
+    int *slots = calloc((size_t)cfg->max_conns, sizeof(int));
+    if (s == NULL || slots == NULL) {
+        freeaddrinfo(ai);
+        free(s);
+        free(slots);
+        snprintf(err, errcap, "out of memory");
+        return -1;
+    }
+    s->cfg = *cfg;
+    s->slots = slots;
+    for (int i = 0; i < cfg->max_conns; i++) {
+        s->slots[i] = -1;
+    }
+    s->wake[0] = s->wake[1] = -1;
+    s->listen_fd = socket(ai->ai_family, SOCK_STREAM, 0);
+    int one = 1;
+    if (s->listen_fd < 0 || set_cloexec_nonblock(s->listen_fd, 1) != 0 ||
+        setsockopt(s->listen_fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) != 0 ||
+        bind(s->listen_fd, ai->ai_addr, ai->ai_addrlen) != 0 || listen(s->listen_fd, 1024) != 0) {
+        snprintf(err, errcap, "cannot listen on %s: %s", addr, strerror(errno));
+        freeaddrinfo(ai);
+        coll_server_free(s);
+        return -1;
+    }
+    freeaddrinfo(ai);
+    struct sockaddr_storage sa;
+    socklen_t salen = sizeof(sa);
+    getsockname(s->listen_fd, (struct sockaddr *)&sa, &salen);
+    s->port = sa.ss_family == AF_INET6 ? ntohs(((struct sockaddr_in6 *)&sa)->sin6_port)
+                                       : ntohs(((struct sockaddr_in *)&sa)->sin_port);
+    if (pipe(s->wake) != 0 || set_cloexec_nonblock(s->wake[0], 1) != 0 ||
+        set_cloexec_nonblock(s->wake[1], 1) != 0) {
+        snprintf(err, errcap, "pipe: %s", strerror(errno));
+        coll_server_free(s);
+        return -1;
+    }
+    pthread_mutex_init(&s->mu, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&s->idle, &ca);
+    pthread_condattr_destroy(&ca);
+    *out = s;
+    return 0;
+}
+
+uint16_t coll_server_port(const coll_server_t *s)
+{
+    return s->port;
+}
+
+void coll_server_stop(coll_server_t *s)
+{
+    char x = 1;
+    ssize_t r = write(s->wake[1], &x, 1); /* async-signal-safe */
+    (void)r;
+}
+
+/* ---- one connection ------------------------------------------------------------------------ */
+
+static int emit_tls(void *ctx, const uint8_t *buf, size_t len)
+{
+    emit_ctx_t *e = ctx;
+    return coll_tls_write_all(e->tls, buf, len, coll_now_ms() + e->request_ms) == 0 ? 0 : -1;
+}
+
+/* After we decided to close: stop sending, then read and drop what the peer still sends for
+ * a moment, so that its unread request bytes do not turn our last answer into a reset. */
+static void linger(int fd)
+{
+    shutdown(fd, SHUT_WR);
+    uint64_t deadline = coll_now_ms() + LINGER_MS;
+    size_t drained = 0;
+    char junk[4096];
+    while (drained < LINGER_BYTES) {
+        uint64_t now = coll_now_ms();
+        if (now >= deadline) {
+            return;
+        }
+        struct pollfd p = {fd, POLLIN, 0};
+        int r = poll(&p, 1, (int)(deadline - now));
+        if (r < 0 && errno == EINTR) {
+            continue;
+        }
+        if (r <= 0) {
+            return;
+        }
+        ssize_t n = recv(fd, junk, sizeof(junk), MSG_DONTWAIT);
+        if (n <= 0 && !(n < 0 && (errno == EINTR || errno == EAGAIN))) {
+            return;
+        }
+        drained += n > 0 ? (size_t)n : 0;
+    }
+}
+
+enum { SNIFF_CLOSED, SNIFF_TLS, SNIFF_PLAIN };
+
+/* Peek at the first byte: a TLS record starts with 22 (handshake); an HTTP method with a
+ * capital letter. */
+static int sniff(int fd, uint64_t deadline)
+{
+    for (;;) {
+        uint64_t now = coll_now_ms();
+        if (now >= deadline) {
+            return SNIFF_CLOSED;
+        }
+        struct pollfd p = {fd, POLLIN, 0};
+        int r = poll(&p, 1, (int)(deadline - now));
+        if (r < 0 && errno == EINTR) {
+            continue;
+        }
+        if (r <= 0) {
+            return SNIFF_CLOSED;
+        }
+        unsigned char b;
+        ssize_t n = recv(fd, &b, 1, MSG_PEEK | MSG_DONTWAIT);
+        if (n == 1) {
+            return (b >= 'A' && b <= 'Z') ? SNIFF_PLAIN : SNIFF_TLS;
+        }
+        if (n == 0 || (errno != EINTR && errno != EAGAIN)) {
+            return SNIFF_CLOSED;
+        }
+    }
+}
+
+static void reject_plain(int fd)
+{
+    static const char msg[] = "HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain\r\n"
+                              "Content-Length: 44\r\nConnection: close\r\n\r\n"
+                              "this port speaks HTTPS (TLS) only: https://\n";
+    ssize_t r = send(fd, msg, sizeof(msg) - 1, MSG_NOSIGNAL | MSG_DONTWAIT);
+    (void)r;
+    linger(fd);
+}
+
+/* Serve one TLS connection until it closes. Returns 1 if we closed it after answering (the
+ * caller then lingers), 0 if the peer closed or the handshake failed. */
+static int serve_tls(coll_server_t *srv, int fd, uint64_t start)
+{
+    const coll_server_config_t *cfg = &srv->cfg;
+    coll_tls_conn_t tc;
+    if (coll_tls_accept(&tc, cfg->tls, fd, start + cfg->handshake_ms) != 0) {
+        coll_tls_conn_close(&tc, 0, 0);
+        return 0; /* a failed or too slow handshake: nothing of ours to protect, just close */
+    }
+    coll_conn_t *conn = malloc(sizeof(*conn));
+    uint8_t *buf = malloc(READ_CHUNK);
+    if (conn == NULL || buf == NULL) {
+        free(conn);
+        free(buf);
+        coll_tls_conn_close(&tc, 1, coll_now_ms() + LINGER_MS);
+        return 1;
+    }
+    emit_ctx_t ectx = {&tc, cfg->request_ms};
+    coll_conn_init(conn, cfg->app, emit_tls, &ectx);
+    uint64_t deadline = coll_now_ms() + cfg->idle_ms;
+    int mid = 0;
+    uint64_t answered = 0;
+    int peer_closed = 0;
+    while (conn->state != COLL_CONN_CLOSED) {
+        int n = coll_tls_read(&tc, buf, READ_CHUNK, deadline);
+        if (n == COLL_IO_TIMEOUT) {
+            coll_conn_timeout(conn); /* 408 if a request was under way */
+            break;
+        }
+        if (n <= 0) {
+            peer_closed = 1;
+            break;
+        }
+        coll_conn_feed(conn, buf, (size_t)n);
+        /* Deadlines only move when a request ends or a new one begins: a peer trickling
+         * bytes cannot stretch a request beyond request_ms. */
+        int now_mid = coll_conn_mid_request(conn);
+        if (!now_mid) {
+            deadline = coll_now_ms() + cfg->idle_ms;
+        } else if (!mid || conn->requests != answered) {
+            deadline = coll_now_ms() + cfg->request_ms;
+        }
+        mid = now_mid;
+        answered = conn->requests;
+    }
+    coll_conn_free(conn);
+    free(conn);
+    free(buf);
+    coll_tls_conn_close(&tc, !peer_closed, coll_now_ms() + LINGER_MS);
+    return !peer_closed;
+}
+
+static void *conn_main(void *arg)
+{
+    conn_arg_t *a = arg;
+    coll_server_t *srv = a->srv;
+    uint64_t start = coll_now_ms();
+    int kind = sniff(a->fd, start + srv->cfg.handshake_ms);
+    if (kind == SNIFF_PLAIN) {
+        reject_plain(a->fd);
+    } else if (kind == SNIFF_TLS && serve_tls(srv, a->fd, start)) {
+        linger(a->fd);
+    }
+    pthread_mutex_lock(&srv->mu);
+    srv->slots[a->slot] = -1; /* before close: stop must never see a reused descriptor */
+    if (--srv->active == 0) {
+        pthread_cond_broadcast(&srv->idle);
+    }
+    pthread_mutex_unlock(&srv->mu);
+    close(a->fd);
+    free(a);
+    return NULL;
+}
+
+/* ---- accept loop ----------------------------------------------------------------------------- */
+
+static void start_conn(coll_server_t *s, int fd)
+{
+    int slot = -1;
+    pthread_mutex_lock(&s->mu);
+    for (int i = 0; i < s->cfg.max_conns; i++) {
+        if (s->slots[i] < 0) {
+            slot = i;
+            break;
+        }
+    }
+    if (slot >= 0) {
+        s->slots[slot] = fd;
+        s->active++;
+    }
+    pthread_mutex_unlock(&s->mu);
+    conn_arg_t *a = slot >= 0 ? malloc(sizeof(*a)) : NULL;
+    if (a == NULL) {
+        if (slot >= 0) {
+            pthread_mutex_lock(&s->mu);
+            s->slots[slot] = -1;
+            s->active--;
+            pthread_mutex_unlock(&s->mu);
+        }
+        close(fd); /* over the cap: refuse at once */
+        return;
+    }
+    a->srv = s;
+    a->fd = fd;
+    a->slot = slot;
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    pthread_attr_setstacksize(&attr, CONN_STACK_BYTES);
+    /* Connection threads never take SIGINT/SIGTERM: only the accept loop's thread does. */
+    sigset_t block, old;
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &block, &old);
+    pthread_t th;
+    int rc = pthread_create(&th, &attr, conn_main, a);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    pthread_attr_destroy(&attr);
+    if (rc != 0) {
+        pthread_mutex_lock(&s->mu);
+        s->slots[slot] = -1;
+        s->active--;
+        pthread_mutex_unlock(&s->mu);
+        close(fd);
+        free(a);
+    }
+}
+
+int coll_server_run(coll_server_t *s, uint32_t drain_ms)
+{
+    for (;;) {
+        struct pollfd p[2] = {{s->listen_fd, POLLIN, 0}, {s->wake[0], POLLIN, 0}};
+        int r = poll(p, 2, -1);
+        if (r < 0) {
+            if (errno == EINTR) {
+                continue;
+            }
+            break;
+        }
+        if (p[1].revents != 0) {
+            break;
+        }
+        if ((p[0].revents & POLLIN) == 0) {
+            continue;
+        }
+        int fd = accept(s->listen_fd, NULL, NULL);
+        if (fd < 0) {
+            if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
+                struct timespec ts = {0, 10 * 1000 * 1000}; /* out of descriptors: back off */
+                nanosleep(&ts, NULL);
+            }
+            continue;
+        }
+        if (set_cloexec_nonblock(fd, 0) != 0) {
+            close(fd);
+            continue;
+        }
+        start_conn(s, fd);
+    }
+    /* Stop: wake every connection (their reads see end-of-file; requests in progress are
+     * finished and answered first) and wait for them, bounded. */
+    pthread_mutex_lock(&s->mu);
+    for (int i = 0; i < s->cfg.max_conns; i++) {
+        if (s->slots[i] >= 0) {
+            shutdown(s->slots[i], SHUT_RD);
+        }
+    }
+    struct timespec until;
+    clock_gettime(CLOCK_MONOTONIC, &until);
+    until.tv_sec += drain_ms / 1000u;
+    until.tv_nsec += (long)(drain_ms % 1000u) * 1000000L;
+    if (until.tv_nsec >= 1000000000L) {
+        until.tv_sec++;
+        until.tv_nsec -= 1000000000L;
+    }
+    while (s->active > 0) {
+        if (pthread_cond_timedwait(&s->idle, &s->mu, &until) == ETIMEDOUT) {
+            break;
+        }
+    }
+    int left = s->active;
+    pthread_mutex_unlock(&s->mu);
+    return left;
+}
+
+void coll_server_free(coll_server_t *s)
+{
+    if (s == NULL) {
+        return;
+    }
+    if (s->listen_fd >= 0) {
+        close(s->listen_fd);
+    }
+    if (s->wake[0] >= 0) {
+        close(s->wake[0]);
+        close(s->wake[1]);
+    }
+    free(s->slots);
+    free(s);
+}

@@ -1,0 +1,43 @@
+/* The collector's network side: a listening socket, one thread per connection (capped), and
+ * per-connection deadlines:
+ *   handshake  from accept to a finished TLS handshake
+ *   idle       between requests on a keep-alive connection (closed silently when it expires)
+ *   request    from a request's first byte to its last (408 and close when it expires); the
+ *              same bound applies to writing the response
+ * A connection beyond the cap is closed at once, so a flood of silent peers can hold at most
+ * `max_conns` threads for at most the handshake timeout. A client that speaks plain HTTP to
+ * the TLS port gets a plain-text 400 and is closed. */
+#ifndef DPM_COLLECTOR_SERVER_H
+#define DPM_COLLECTOR_SERVER_H
+
+#include <stdint.h>
+
+#include "collector/request.h"
+#include "collector/tls_server.h"
+
+typedef struct {
+    const coll_app_t *app;
+    const coll_tls_t *tls;
+    int max_conns;
+    uint32_t handshake_ms, idle_ms, request_ms;
+} coll_server_config_t;
+
+typedef struct coll_server coll_server_t;
+
+/* Bind and listen on "HOST:PORT" (a numeric IPv4 or IPv6 address; "[::1]:PORT" for IPv6;
+ * port 0 picks a free one). 0, or -1 with a message in err. */
+int coll_server_listen(coll_server_t **out, const coll_server_config_t *cfg, const char *addr,
+                       char *err, size_t errcap);
+
+/* The port actually bound. */
+uint16_t coll_server_port(const coll_server_t *s);
+
+/* Accept and serve until coll_server_stop (async-signal-safe) is called; then stop accepting,
+ * wake every connection (requests in progress finish and are answered) and wait up to
+ * `drain_ms` for them. Returns the number of connections still running at the end. */
+int coll_server_run(coll_server_t *s, uint32_t drain_ms);
+void coll_server_stop(coll_server_t *s);
+
+void coll_server_free(coll_server_t *s);
+
+#endif /* DPM_COLLECTOR_SERVER_H */

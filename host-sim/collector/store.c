@@ -1,0 +1,450 @@
+/* SQLite store with a group-committing writer thread (see store.h). */
+#include "collector/store.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sqlite3.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <time.h>
+#include <unistd.h>
+
+typedef struct job {
+    coll_batch_t *batch;
+    int done;
+    int rc;
+    struct job *next;
+} job_t;
+
+struct coll_store {
+    sqlite3 *db;
+    sqlite3_stmt *insert_report;
+    sqlite3_stmt *count_reject;
+    int lock_fd;
+    const coll_campaigns_t *campaigns;
+    coll_aggregates_t *agg;
+    pthread_t writer;
+    pthread_mutex_t mu;
+    pthread_cond_t work; /* the writer waits for jobs */
+    pthread_cond_t done; /* requests wait for their job */
+    job_t *head, *tail;
+    int stopping;
+    unsigned long long commits, max_group;
+};
+
+static const char SCHEMA[] =
+    "CREATE TABLE IF NOT EXISTS campaigns ("
+    "  id INTEGER PRIMARY KEY, mechanism INTEGER NOT NULL, eps_q16 INTEGER NOT NULL,"
+    "  params_hash INTEGER NOT NULL, campaign BLOB NOT NULL);"
+    "CREATE TABLE IF NOT EXISTS reports ("
+    "  seq INTEGER PRIMARY KEY, report_id BLOB NOT NULL UNIQUE, campaign_id INTEGER NOT NULL,"
+    "  period INTEGER NOT NULL, grp INTEGER NOT NULL, nvalues INTEGER NOT NULL,"
+    "  v0 INTEGER, v1 INTEGER, v2 INTEGER, v3 INTEGER, raw BLOB NOT NULL,"
+    "  received_at INTEGER NOT NULL);"
+    "CREATE TABLE IF NOT EXISTS rejects ("
+    "  campaign_id INTEGER NOT NULL, reason TEXT NOT NULL, count INTEGER NOT NULL,"
+    "  PRIMARY KEY (campaign_id, reason)) WITHOUT ROWID;";
+
+static int fail(char *err, size_t cap, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, cap, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+static int exec(sqlite3 *db, const char *sql)
+{
+    return sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK ? 0 : -1;
+}
+
+/* ---- start-up -------------------------------------------------------------------------- */
+
+/* Record new campaigns; refuse a stored campaign whose fingerprint the file changed (its
+ * stored reports were validated against the old one and would be mixed into the estimate). */
+static int check_campaigns(coll_store_t *s, char *err, size_t cap)
+{
+    sqlite3_stmt *get = NULL, *put = NULL;
+    int rc = -1;
+    if (sqlite3_prepare_v2(s->db,
+                           "SELECT mechanism, eps_q16, params_hash FROM campaigns WHERE id = ?", -1,
+                           &get, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(s->db,
+                           "INSERT INTO campaigns(id, mechanism, eps_q16, params_hash, campaign)"
+                           " VALUES (?, ?, ?, ?, ?)",
+                           -1, &put, NULL) != SQLITE_OK) {
+        fail(err, cap, "database: %s", sqlite3_errmsg(s->db));
+        goto out;
+    }
+    for (size_t i = 0; i < s->campaigns->n; i++) {
+        const coll_campaign_t *c = &s->campaigns->c[i];
+        const dpm_mech_t *m = &c->mech;
+        sqlite3_reset(get);
+        sqlite3_bind_int64(get, 1, m->campaign.id);
+        int st = sqlite3_step(get);
+        if (st == SQLITE_ROW) {
+            if (sqlite3_column_int64(get, 0) != (sqlite3_int64)m->campaign.mechanism ||
+                sqlite3_column_int64(get, 1) != (sqlite3_int64)m->eps_implemented ||
+                sqlite3_column_int64(get, 2) != (sqlite3_int64)m->params_hash) {
+                fail(err, cap,
+                     "campaign %u: the database holds reports made with different parameters "
+                     "(mechanism, eps, groups or metrics changed); use a new campaign id or a "
+                     "new database",
+                     m->campaign.id);
+                goto out;
+            }
+            continue;
+        }
+        if (st != SQLITE_DONE) {
+            fail(err, cap, "database: %s", sqlite3_errmsg(s->db));
+            goto out;
+        }
+        sqlite3_reset(put);
+        sqlite3_bind_int64(put, 1, m->campaign.id);
+        sqlite3_bind_int64(put, 2, m->campaign.mechanism);
+        sqlite3_bind_int64(put, 3, m->eps_implemented);
+        sqlite3_bind_int64(put, 4, m->params_hash);
+        sqlite3_bind_blob(put, 5, c->pb, (int)c->pb_len, SQLITE_STATIC);
+        if (sqlite3_step(put) != SQLITE_DONE) {
+            fail(err, cap, "database: %s", sqlite3_errmsg(s->db));
+            goto out;
+        }
+    }
+    rc = 0;
+out:
+    sqlite3_finalize(get);
+    sqlite3_finalize(put);
+    return rc;
+}
+
+/* Rebuild the aggregates from every stored report and the reject counters. */
+static int load_state(coll_store_t *s, char *err, size_t cap)
+{
+    sqlite3_stmt *q = NULL;
+    unsigned long long skipped = 0;
+    if (sqlite3_prepare_v2(s->db, "SELECT campaign_id, grp, nvalues, v0, v1, v2, v3 FROM reports",
+                           -1, &q, NULL) != SQLITE_OK) {
+        return fail(err, cap, "database: %s", sqlite3_errmsg(s->db));
+    }
+    coll_agg_lock(s->agg);
+    int st;
+    while ((st = sqlite3_step(q)) == SQLITE_ROW) {
+        sqlite3_int64 cid = sqlite3_column_int64(q, 0);
+        sqlite3_int64 grp = sqlite3_column_int64(q, 1);
+        sqlite3_int64 nv = sqlite3_column_int64(q, 2);
+        int32_t v[DPM_CAMPAIGN_MAX_METRICS] = {0};
+        int ok = cid > 0 && cid <= UINT32_MAX && grp >= 0 && grp <= UINT32_MAX && nv >= 1 &&
+                 nv <= DPM_CAMPAIGN_MAX_METRICS;
+        for (int k = 0; ok && k < nv; k++) {
+            sqlite3_int64 x = sqlite3_column_int64(q, 3 + k);
+            ok = x >= INT32_MIN && x <= INT32_MAX;
+            v[k] = (int32_t)x;
+        }
+        int ci = ok ? coll_campaigns_index(s->campaigns, (uint32_t)cid) : -1;
+        if (ci < 0 || coll_agg_add_locked(s->agg, ci, (uint32_t)grp, (uint32_t)nv, v) != 0) {
+            skipped++;
+        }
+    }
+    sqlite3_finalize(q);
+    if (st != SQLITE_DONE) {
+        coll_agg_unlock(s->agg);
+        return fail(err, cap, "database: %s", sqlite3_errmsg(s->db));
+    }
+    if (sqlite3_prepare_v2(s->db, "SELECT campaign_id, reason, count FROM rejects", -1, &q, NULL) !=
+        SQLITE_OK) {
+        coll_agg_unlock(s->agg);
+        return fail(err, cap, "database: %s", sqlite3_errmsg(s->db));
+    }
+    while ((st = sqlite3_step(q)) == SQLITE_ROW) {
+        const unsigned char *reason = sqlite3_column_text(q, 1);
+        sqlite3_int64 cid = sqlite3_column_int64(q, 0);
+        sqlite3_int64 n = sqlite3_column_int64(q, 2);
+        if (reason != NULL && n > 0 && cid >= 0 && cid <= UINT32_MAX) {
+            coll_agg_count_reject_locked(s->agg, (uint32_t)cid, (const char *)reason, (uint64_t)n);
+        }
+    }
+    coll_agg_unlock(s->agg);
+    sqlite3_finalize(q);
+    if (st != SQLITE_DONE) {
+        return fail(err, cap, "database: %s", sqlite3_errmsg(s->db));
+    }
+    if (skipped > 0) {
+        fprintf(stderr,
+                "dpm-collector: %llu stored reports belong to campaigns not in the "
+                "campaigns file; they are kept but not estimated\n",
+                skipped);
+    }
+    return 0;
+}
+
+static int open_db(coll_store_t *s, const char *path, char *err, size_t cap)
+{
+    /* One collector per database: the aggregates assume this process is the only writer. The
+     * flock is independent of SQLite's own fcntl locks, and this descriptor stays open until
+     * after sqlite3_close, so closing it cannot drop SQLite's locks. */
+    s->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (s->lock_fd < 0) {
+        return fail(err, cap, "cannot open database %s: %s", path, strerror(errno));
+    }
+    if (flock(s->lock_fd, LOCK_EX | LOCK_NB) != 0) {
+        return fail(err, cap, "database %s is in use by another collector", path);
+    }
+    if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
+        SQLITE_OK) {
+        return fail(err, cap, "cannot open database %s: %s", path,
+                    s->db ? sqlite3_errmsg(s->db) : "out of memory");
+    }
+    sqlite3_busy_timeout(s->db, 5000);
+    sqlite3_stmt *q = NULL;
+    int wal = 0;
+    if (sqlite3_prepare_v2(s->db, "PRAGMA journal_mode=WAL", -1, &q, NULL) == SQLITE_OK &&
+        sqlite3_step(q) == SQLITE_ROW) {
+        const unsigned char *mode = sqlite3_column_text(q, 0);
+        wal = mode != NULL && strcmp((const char *)mode, "wal") == 0;
+    }
+    sqlite3_finalize(q);
+    if (!wal) {
+        return fail(err, cap, "database %s: cannot switch to WAL mode: %s", path,
+                    sqlite3_errmsg(s->db));
+    }
+    /* synchronous=FULL: every COMMIT fsyncs the WAL, so a 2xx survives power loss. A 64 MiB
+     * page cache and checkpoints every 16384 pages (64 MiB of WAL) keep the index's random
+     * pages in memory and the checkpoint fsyncs rare; neither weakens durability. */
+    if (exec(s->db, "PRAGMA synchronous=FULL") != 0 ||
+        exec(s->db, "PRAGMA cache_size=-65536") != 0 ||
+        exec(s->db, "PRAGMA wal_autocheckpoint=16384") != 0 || exec(s->db, SCHEMA) != 0) {
+        return fail(err, cap, "database %s: %s", path, sqlite3_errmsg(s->db));
+    }
+    if (sqlite3_prepare_v2(s->db,
+                           "INSERT OR IGNORE INTO reports(report_id, campaign_id, period, grp,"
+                           " nvalues, v0, v1, v2, v3, raw, received_at)"
+                           " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                           -1, &s->insert_report, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(s->db,
+                           "INSERT INTO rejects(campaign_id, reason, count) VALUES (?, ?, ?)"
+                           " ON CONFLICT(campaign_id, reason) DO UPDATE"
+                           " SET count = count + excluded.count",
+                           -1, &s->count_reject, NULL) != SQLITE_OK) {
+        return fail(err, cap, "database %s: %s", path, sqlite3_errmsg(s->db));
+    }
+    return 0;
+}
+
+/* ---- the writer -------------------------------------------------------------------------- */
+
+static int insert_batch(coll_store_t *s, coll_batch_t *b, sqlite3_int64 now)
+{
+    b->accepted = 0;
+    b->duplicates = 0;
+    if (b->rejects_total == 0) {
+        sqlite3_stmt *q = s->insert_report;
+        for (size_t i = 0; i < b->nreports; i++) {
+            coll_report_t *r = &b->reports[i];
+            sqlite3_reset(q);
+            sqlite3_bind_blob(q, 1, r->rep.report_id, DPM_REPORT_ID_BYTES, SQLITE_STATIC);
+            sqlite3_bind_int64(q, 2, r->rep.campaign_id);
+            sqlite3_bind_int64(q, 3, r->rep.period);
+            sqlite3_bind_int64(q, 4, r->rep.tuple.group);
+            sqlite3_bind_int64(q, 5, r->rep.tuple.nmetrics);
+            for (uint32_t k = 0; k < DPM_CAMPAIGN_MAX_METRICS; k++) {
+                if (k < r->rep.tuple.nmetrics) {
+                    sqlite3_bind_int64(q, 6 + (int)k, r->rep.tuple.value[k]);
+                } else {
+                    sqlite3_bind_null(q, 6 + (int)k);
+                }
+            }
+            sqlite3_bind_blob(q, 10, r->raw, (int)r->raw_len, SQLITE_STATIC);
+            sqlite3_bind_int64(q, 11, now);
+            if (sqlite3_step(q) != SQLITE_DONE) {
+                return -1;
+            }
+            r->is_new = sqlite3_changes(s->db) == 1;
+            if (r->is_new) {
+                b->accepted++;
+            } else {
+                b->duplicates++;
+            }
+        }
+    }
+    for (size_t i = 0; i < b->ncounts; i++) {
+        sqlite3_stmt *q = s->count_reject;
+        sqlite3_reset(q);
+        sqlite3_bind_int64(q, 1, b->counts[i].campaign_id);
+        sqlite3_bind_text(q, 2, b->counts[i].reason, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(q, 3, (sqlite3_int64)b->counts[i].count);
+        if (sqlite3_step(q) != SQLITE_DONE) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* One transaction for a group of jobs: all of them or none. */
+static int commit_group(coll_store_t *s, job_t *jobs)
+{
+    sqlite3_int64 now = (sqlite3_int64)time(NULL);
+    int rc = exec(s->db, "BEGIN IMMEDIATE");
+    for (job_t *j = jobs; rc == 0 && j != NULL; j = j->next) {
+        rc = insert_batch(s, j->batch, now);
+    }
+    if (rc == 0) {
+        rc = exec(s->db, "COMMIT");
+    }
+    if (rc != 0) {
+        fprintf(stderr, "dpm-collector: storage failure: %s\n", sqlite3_errmsg(s->db));
+        exec(s->db, "ROLLBACK");
+        for (job_t *j = jobs; j != NULL; j = j->next) {
+            coll_batch_t *b = j->batch;
+            b->accepted = b->duplicates = 0;
+            for (size_t i = 0; i < b->nreports; i++) {
+                b->reports[i].is_new = 0;
+            }
+        }
+        return -1;
+    }
+    /* Durable now: publish to the aggregates before anyone is told 2xx. */
+    coll_agg_lock(s->agg);
+    for (job_t *j = jobs; j != NULL; j = j->next) {
+        coll_batch_t *b = j->batch;
+        for (size_t i = 0; i < b->nreports; i++) {
+            const coll_report_t *r = &b->reports[i];
+            if (r->is_new) {
+                coll_agg_add_locked(s->agg, r->campaign_index, r->rep.tuple.group,
+                                    r->rep.tuple.nmetrics, r->rep.tuple.value);
+            }
+        }
+        for (size_t i = 0; i < b->ncounts; i++) {
+            coll_agg_count_reject_locked(s->agg, b->counts[i].campaign_id, b->counts[i].reason,
+                                         b->counts[i].count);
+        }
+    }
+    coll_agg_unlock(s->agg);
+    return 0;
+}
+
+static void *writer_main(void *arg)
+{
+    coll_store_t *s = arg;
+    pthread_mutex_lock(&s->mu);
+    for (;;) {
+        while (s->head == NULL && !s->stopping) {
+            pthread_cond_wait(&s->work, &s->mu);
+        }
+        if (s->head == NULL) {
+            break; /* stopping and nothing left */
+        }
+        job_t *jobs = s->head;
+        s->head = s->tail = NULL;
+        pthread_mutex_unlock(&s->mu);
+
+        int rc = commit_group(s, jobs);
+        unsigned long long n = 0;
+        pthread_mutex_lock(&s->mu);
+        for (job_t *j = jobs; j != NULL;) {
+            job_t *next = j->next; /* j lives on the waiter's stack: read next first */
+            j->rc = rc;
+            j->done = 1;
+            j = next;
+            n++;
+        }
+        s->commits++;
+        if (n > s->max_group) {
+            s->max_group = n;
+        }
+        pthread_cond_broadcast(&s->done);
+    }
+    pthread_mutex_unlock(&s->mu);
+    return NULL;
+}
+
+int coll_store_commit(coll_store_t *s, coll_batch_t *b)
+{
+    job_t job = {b, 0, 0, NULL};
+    pthread_mutex_lock(&s->mu);
+    if (s->stopping) {
+        pthread_mutex_unlock(&s->mu);
+        return -1;
+    }
+    if (s->tail != NULL) {
+        s->tail->next = &job;
+    } else {
+        s->head = &job;
+    }
+    s->tail = &job;
+    pthread_cond_signal(&s->work);
+    while (!job.done) {
+        pthread_cond_wait(&s->done, &s->mu);
+    }
+    pthread_mutex_unlock(&s->mu);
+    return job.rc;
+}
+
+void coll_store_stats(coll_store_t *s, unsigned long long *commits, unsigned long long *max_group)
+{
+    pthread_mutex_lock(&s->mu);
+    *commits = s->commits;
+    *max_group = s->max_group;
+    pthread_mutex_unlock(&s->mu);
+}
+
+static void close_db(coll_store_t *s)
+{
+    sqlite3_finalize(s->insert_report);
+    sqlite3_finalize(s->count_reject);
+    if (s->db != NULL) {
+        sqlite3_close(s->db);
+    }
+    if (s->lock_fd >= 0) {
+        close(s->lock_fd);
+    }
+}
+
+int coll_store_open(coll_store_t **out, const char *path, const coll_campaigns_t *cs,
+                    coll_aggregates_t *agg, char *err, size_t errcap)
+{
+    coll_store_t *s = calloc(1, sizeof(*s));
+    if (s == NULL) {
+        return fail(err, errcap, "out of memory");
+    }
+    s->lock_fd = -1;
+    s->campaigns = cs;
+    s->agg = agg;
+    if (open_db(s, path, err, errcap) != 0 || check_campaigns(s, err, errcap) != 0 ||
+        load_state(s, err, errcap) != 0) {
+        close_db(s);
+        free(s);
+        return -1;
+    }
+    pthread_mutex_init(&s->mu, NULL);
+    pthread_cond_init(&s->work, NULL);
+    pthread_cond_init(&s->done, NULL);
+    if (pthread_create(&s->writer, NULL, writer_main, s) != 0) {
+        close_db(s);
+        free(s);
+        return fail(err, errcap, "cannot start the writer thread");
+    }
+    *out = s;
+    return 0;
+}
+
+void coll_store_close(coll_store_t *s)
+{
+    if (s == NULL) {
+        return;
+    }
+    pthread_mutex_lock(&s->mu);
+    s->stopping = 1;
+    pthread_cond_signal(&s->work);
+    pthread_mutex_unlock(&s->mu);
+    pthread_join(s->writer, NULL);
+    close_db(s);
+    pthread_cond_destroy(&s->work);
+    pthread_cond_destroy(&s->done);
+    pthread_mutex_destroy(&s->mu);
+    free(s);
+}

@@ -1,0 +1,49 @@
+/* Inprocess mode: every simulated device runs the real SDK (statistics -> dpm_mech_report_tuple
+ * -> dpm_report_encode, sim_device_report), and every report is decoded (dpm_report_decode),
+ * checked against its campaign (dpm_mech_check_report, as the collector does) and aggregated by
+ * host-sim/estimate, the collector's estimator code.
+ *
+ * Threads split the devices of a run into contiguous ranges (large populations) or split the
+ * runs (small populations, many runs); each thread aggregates on its own and the parts are
+ * merged in order, so the result does not depend on the thread count. */
+#ifndef DPM_SIM_FARM_H
+#define DPM_SIM_FARM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sim/population.h"
+#include "sim/progress.h"
+#include "sim/sim_cfg.h"
+
+#define SIM_MAX_THREADS 16u
+
+/* Called for every encoded report, from the worker threads (it must be thread-safe). */
+typedef void (*sim_report_hook_t)(void *ctx, const sim_cfg_t *cfg, uint32_t run, uint64_t device,
+                                  const uint8_t *buf, size_t len);
+
+typedef struct {
+    unsigned threads;         /* 1 .. SIM_MAX_THREADS */
+    sim_progress_t *progress; /* may be NULL; advanced by device reports */
+    sim_report_hook_t hook;   /* may be NULL */
+    void *hook_ctx;
+} sim_farm_opts_t;
+
+typedef struct {
+    uint64_t reports;   /* reports made, decoded and aggregated */
+    uint64_t dropped;   /* devices that sent nothing (tuple_ml overflow, < 2^-45 each) */
+    uint64_t rng_bytes; /* port RNG bytes the devices drew */
+} sim_farm_stats_t;
+
+/* Runs first .. first + nruns - 1 into aggs[0 .. nruns). stats (may be NULL) accumulates.
+ * DPM_OK, or the first error (a report the campaign check refused is DPM_ERR_PROTOCOL: a bug). */
+dpm_status_t sim_farm_runs(const sim_cfg_t *cfg, const sim_pop_t *pop, uint32_t first,
+                           uint32_t nruns, const sim_farm_opts_t *opts, sim_agg_t *aggs,
+                           sim_farm_stats_t *stats);
+
+/* The report of one device alone (replay): the same bytes it sends inside a run. *len = 0 and
+ * DPM_OK when the device does not take part in this configuration. */
+dpm_status_t sim_farm_replay(const sim_cfg_t *cfg, const sim_pop_t *pop, uint32_t run,
+                             uint64_t device, dpm_report_t *rep, uint8_t *buf, size_t *len);
+
+#endif /* DPM_SIM_FARM_H */

@@ -1,0 +1,354 @@
+/* Network mode (see netmode.h): device clients over TLS (port/tls) posting dpm.v1.Batch bodies
+ * with the SDK's HTTP/1.1 client, then the collector's estimate for the cross-check. */
+#include "sim/netmode.h"
+
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dpm/port_posix.h"
+#include "dpm/port_tls.h"
+#include "dpm/upload.h"
+#include "sim/json_read.h"
+
+#define CONNECT_TIMEOUT_MS 5000u
+#define IO_WAIT_MS 1000u
+#define REQUEST_TIMEOUT_MS 30000u
+#define ATTEMPTS 5 /* tries of one batch (the same bytes) before the run fails */
+#define CA_MAX 65536u
+#define HEAD_MAX 512u
+#define RESPONSE_MAX 65536u
+#define ESTIMATE_MAX (4u << 20)
+/* bytes of one report inside a Batch: tag, length varint, report */
+#define FRAMED_MAX (DPM_REPORT_MAX_BYTES + 2u)
+
+typedef struct {
+    dpm_posix_tcp_t tcp;
+    dpm_tls_t tls; /* must not move while open: clients live in one heap array */
+    dpm_transport_t t;
+    int open;
+} conn_t;
+
+typedef struct {
+    const sim_cfg_t *cfg;
+    const sim_pop_t *pop;
+    const sim_net_opts_t *o;
+    const uint8_t *ca;
+    size_t ca_len;
+    char host_header[80];
+    uint32_t run;
+    unsigned index;
+    uint64_t lo, hi;
+    dpm_posix_rng_t drbg;
+    conn_t conn;
+    sim_agg_t agg;
+    uint64_t reports;
+    int failed;
+    char err[256];
+} client_t;
+
+static void close_tcp(void *ctx)
+{
+    dpm_posix_tcp_close(ctx);
+}
+
+static void conn_close(conn_t *c)
+{
+    if (c->open) {
+        (void)dpm_tls_close(&c->tls);
+        c->open = 0;
+    }
+}
+
+static int conn_open(client_t *cl)
+{
+    conn_t *c = &cl->conn;
+    conn_close(c);
+    memset(&c->tcp, 0, sizeof(c->tcp));
+    if (dpm_posix_tcp_connect(&c->tcp, cl->o->host, cl->o->port, CONNECT_TIMEOUT_MS) != 0) {
+        snprintf(cl->err, sizeof(cl->err), "cannot connect to %s:%u", cl->o->host,
+                 (unsigned)cl->o->port);
+        return -1;
+    }
+    c->tcp.timeout_ms = IO_WAIT_MS;
+    dpm_tls_config_t tc;
+    memset(&tc, 0, sizeof(tc));
+    tc.ca = cl->ca;
+    tc.ca_len = cl->ca_len;
+    tc.hostname = cl->o->server_name;
+    tc.raw = dpm_posix_tcp(&c->tcp);
+    tc.raw_close = close_tcp;
+    tc.rng = dpm_posix_rng(&cl->drbg);
+    tc.clock = dpm_posix_clock();
+    tc.handshake_timeout_ms = CONNECT_TIMEOUT_MS;
+    if (dpm_tls_connect(&c->tls, &tc) != DPM_OK) {
+        snprintf(cl->err, sizeof(cl->err), "TLS to %s failed: %s", cl->o->server_name,
+                 dpm_tls_reason(&c->tls));
+        return -1;
+    }
+    c->t = dpm_tls_transport(&c->tls);
+    c->open = 1;
+    return 0;
+}
+
+/* One request (head + body) and its response into *resp. DPM_OK or a transport/HTTP error. */
+static dpm_status_t exchange(client_t *cl, const uint8_t *head, size_t hlen, const uint8_t *body,
+                             size_t blen, dpm_http_response_t *resp)
+{
+    dpm_clock_t clock = dpm_posix_clock();
+    uint64_t deadline = clock.monotonic_ms(clock.ctx) + REQUEST_TIMEOUT_MS;
+    dpm_status_t st = dpm_http_send_all(&cl->conn.t, &clock, deadline, head, hlen);
+    if (st == DPM_OK && blen > 0) {
+        st = dpm_http_send_all(&cl->conn.t, &clock, deadline, body, blen);
+    }
+    if (st == DPM_OK) {
+        st = dpm_http_read_response(&cl->conn.t, &clock, deadline, resp);
+    }
+    return st;
+}
+
+/* Post one batch until the collector answers; 200 adds the reports to the local aggregate. */
+static int post_batch(client_t *cl, const uint8_t *body, size_t blen, const dpm_report_t *reps,
+                      size_t n)
+{
+    uint8_t head[HEAD_MAX], rbody[RESPONSE_MAX];
+    size_t hlen = 0;
+    if (dpm_http_write_request(head, sizeof(head), cl->host_header, "/v1/reports", (uint32_t)blen,
+                               &hlen) != DPM_OK) {
+        snprintf(cl->err, sizeof(cl->err), "cannot write the request head");
+        return -1;
+    }
+    for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
+        if (!cl->conn.open && conn_open(cl) != 0) {
+            continue;
+        }
+        dpm_http_response_t resp;
+        dpm_http_response_init(&resp, rbody, sizeof(rbody));
+        dpm_status_t st = exchange(cl, head, hlen, body, blen, &resp);
+        if (st != DPM_OK) { /* no answer: resend the same bytes on a fresh connection */
+            conn_close(&cl->conn);
+            snprintf(cl->err, sizeof(cl->err), "POST /v1/reports: %s", dpm_strerror(st));
+            continue;
+        }
+        if (resp.close) {
+            conn_close(&cl->conn);
+        }
+        if (resp.status != 200) {
+            snprintf(cl->err, sizeof(cl->err),
+                     "POST /v1/reports answered %u (the collector's "
+                     "campaigns differ from the scenario's?)",
+                     resp.status);
+            return -1;
+        }
+        for (size_t i = 0; i < n; i++) {
+            if (sim_agg_add_report(&cl->agg, cl->cfg, &reps[i]) != DPM_OK) {
+                snprintf(cl->err, sizeof(cl->err), "a report the collector took fails our check");
+                return -1;
+            }
+        }
+        cl->reports += n;
+        return 0;
+    }
+    return -1;
+}
+
+static void *client_main(void *arg)
+{
+    client_t *cl = arg;
+    uint32_t batch = cl->o->batch;
+    uint8_t *body = malloc((size_t)batch * FRAMED_MAX);
+    dpm_report_t *reps = malloc((size_t)batch * sizeof(*reps));
+    char who[32];
+    int n = snprintf(who, sizeof(who), "dpm-sim client %u", cl->index);
+    if (body == NULL || reps == NULL || sim_agg_init(&cl->agg, cl->cfg) != 0 ||
+        dpm_posix_rng_init(&cl->drbg, (const uint8_t *)who, (size_t)n) != 0) {
+        snprintf(cl->err, sizeof(cl->err), "client setup failed");
+        cl->failed = 1;
+        free(body);
+        free(reps);
+        return NULL;
+    }
+    size_t blen = 0, nrep = 0;
+    for (uint64_t i = cl->lo; i < cl->hi && !cl->failed; i++) {
+        const sim_block_t *b = sim_pop_find(cl->pop, i, NULL);
+        uint8_t buf[DPM_REPORT_MAX_BYTES];
+        size_t len = 0;
+        if (!sim_cfg_participates(cl->cfg, b)) {
+            continue;
+        }
+        dpm_status_t st = sim_device_report(cl->cfg, b, cl->run, i, &reps[nrep], buf, &len, NULL);
+        if (st == DPM_ERR_RANGE) {
+            continue; /* the device sends nothing */
+        }
+        if (st != DPM_OK) {
+            snprintf(cl->err, sizeof(cl->err), "device %" PRIu64 ": %s", i, dpm_strerror(st));
+            cl->failed = 1;
+            break;
+        }
+        body[blen++] = 0x0A;         /* Batch.reports, field 1, length delimited */
+        body[blen++] = (uint8_t)len; /* len < 128: one varint byte */
+        memcpy(body + blen, buf, len);
+        blen += len;
+        if (++nrep == batch) {
+            cl->failed = post_batch(cl, body, blen, reps, nrep) != 0;
+            blen = nrep = 0;
+        }
+    }
+    if (!cl->failed && nrep > 0) {
+        cl->failed = post_batch(cl, body, blen, reps, nrep) != 0;
+    }
+    conn_close(&cl->conn);
+    dpm_posix_rng_free(&cl->drbg);
+    free(body);
+    free(reps);
+    return NULL;
+}
+
+static int read_ca(const char *path, uint8_t **ca, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    uint8_t *buf = malloc(CA_MAX);
+    size_t n = f != NULL && buf != NULL ? fread(buf, 1, CA_MAX - 1, f) : 0;
+    if (f != NULL) {
+        fclose(f);
+    }
+    if (n == 0 || n >= CA_MAX - 1) {
+        free(buf);
+        return -1;
+    }
+    buf[n] = '\0';
+    *ca = buf;
+    *len = n + 1; /* PEM: Mbed TLS wants the NUL counted */
+    return 0;
+}
+
+/* GET the collector's estimate of this campaign; compare its per-group report counts with
+ * ours; keep the JSON in estimate_dir. 0 (and *mismatch) or -1. */
+static int collector_estimate(client_t *cl, const sim_agg_t *ours, int *mismatch, char *err,
+                              size_t errcap)
+{
+    char path[64];
+    uint8_t head[HEAD_MAX];
+    size_t hlen = 0;
+    uint8_t *json = malloc(ESTIMATE_MAX);
+    snprintf(path, sizeof(path), "/v1/campaigns/%u/estimate", cl->cfg->spec->id);
+    dpm_http_response_t resp;
+    if (json == NULL || conn_open(cl) != 0 ||
+        dpm_http_write_get(head, sizeof(head), cl->host_header, path, &hlen) != DPM_OK ||
+        dpm_http_response_init(&resp, json, ESTIMATE_MAX - 1) != DPM_OK ||
+        exchange(cl, head, hlen, NULL, 0, &resp) != DPM_OK || resp.status != 200) {
+        snprintf(err, errcap, "GET %s failed: %s", path, cl->err[0] ? cl->err : "no 200 answer");
+        conn_close(&cl->conn);
+        free(json);
+        return -1;
+    }
+    conn_close(&cl->conn);
+    if (cl->o->estimate_dir != NULL) {
+        char file[4096];
+        snprintf(file, sizeof(file), "%s/collector-estimate-%u.json", cl->o->estimate_dir,
+                 cl->cfg->spec->id);
+        FILE *f = fopen(file, "w");
+        if (f != NULL) {
+            fwrite(json, 1, resp.body_len, f);
+            fclose(f);
+        }
+    }
+    jr_value_t root;
+    int st = jr_parse((const char *)json, resp.body_len, &root);
+    free(json);
+    if (st != 0) {
+        snprintf(err, errcap, "the collector's estimate is not JSON");
+        return -1;
+    }
+    const jr_value_t *groups = jr_get(jr_at(jr_get(&root, "metrics"), 0), "groups");
+    double total = jr_number(&root, "reports", -1.0);
+    *mismatch = total != (double)ours->m[0].total;
+    for (uint32_t g = 0; g < cl->cfg->d; g++) {
+        double n = jr_number(jr_at(groups, g), "reports", -1.0);
+        *mismatch |= n != (double)ours->m[0].count[g];
+    }
+    if (*mismatch) {
+        fprintf(stderr,
+                "dpm-sim: campaign %u: the collector holds %.0f reports, we sent %" PRIu64
+                " (per-group counts differ: was the database fresh?)\n",
+                cl->cfg->spec->id, total, ours->m[0].total);
+    }
+    jr_free(&root);
+    return 0;
+}
+
+int sim_net_run(const sim_cfg_t *cfg, const sim_pop_t *pop, uint32_t run, const sim_net_opts_t *o,
+                sim_agg_t *agg, uint64_t *reports, int *mismatch, char *err, size_t errcap)
+{
+    unsigned n = o->clients < 1                     ? 1
+                 : o->clients > SIM_NET_MAX_CLIENTS ? SIM_NET_MAX_CLIENTS
+                                                    : o->clients;
+    uint8_t *ca = NULL;
+    size_t ca_len = 0;
+    err[0] = '\0';
+    if (o->host == NULL || o->ca_path == NULL || read_ca(o->ca_path, &ca, &ca_len) != 0) {
+        snprintf(err, errcap, "network mode: cannot read the CA certificate %s",
+                 o->ca_path ? o->ca_path : "(none)");
+        return -1;
+    }
+    client_t *cl = calloc(n, sizeof(*cl));
+    pthread_t *tid = calloc(n, sizeof(*tid));
+    int *started = calloc(n, sizeof(*started));
+    int st = cl != NULL && tid != NULL && started != NULL ? 0 : -1;
+    for (unsigned i = 0; i < n && st == 0; i++) {
+        cl[i].cfg = cfg;
+        cl[i].pop = pop;
+        cl[i].o = o;
+        cl[i].ca = ca;
+        cl[i].ca_len = ca_len;
+        cl[i].run = run;
+        cl[i].index = i;
+        cl[i].lo = pop->devices * i / n;
+        cl[i].hi = pop->devices * (i + 1) / n;
+        snprintf(cl[i].host_header, sizeof(cl[i].host_header), "%s:%u", o->server_name,
+                 (unsigned)o->port);
+        started[i] = pthread_create(&tid[i], NULL, client_main, &cl[i]) == 0;
+        if (!started[i]) {
+            client_main(&cl[i]);
+        }
+    }
+    for (unsigned i = 0; i < n && cl != NULL && tid != NULL && started != NULL; i++) {
+        if (started[i]) {
+            pthread_join(tid[i], NULL);
+        }
+    }
+    if (st == 0) {
+        st = sim_agg_init(agg, cfg);
+    }
+    for (unsigned i = 0; i < n && st == 0; i++) {
+        if (cl[i].failed) {
+            snprintf(err, errcap, "client %u: %s", i, cl[i].err);
+            st = -1;
+        } else if (sim_agg_merge(agg, &cl[i].agg) != DPM_OK) {
+            st = -1;
+        }
+        *reports += cl[i].reports;
+    }
+    if (st == 0) {
+        client_t probe;
+        memset(&probe, 0, sizeof(probe));
+        probe = cl[0];
+        memset(&probe.conn, 0, sizeof(probe.conn));
+        if (dpm_posix_rng_init(&probe.drbg, (const uint8_t *)"dpm-sim estimate", 16) != 0) {
+            st = -1;
+        } else {
+            st = collector_estimate(&probe, agg, mismatch, err, errcap);
+            dpm_posix_rng_free(&probe.drbg);
+        }
+    }
+    free(cl);
+    free(tid);
+    free(started);
+    free(ca);
+    if (st != 0 && err[0] == '\0') {
+        snprintf(err, errcap, "network mode failed (out of memory?)");
+    }
+    return st;
+}

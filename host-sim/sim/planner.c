@@ -1,0 +1,382 @@
+/* Campaign planner with a simulation check (see planner.h) and the `dpm-sim plan` command. */
+#include "sim/planner.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/cli.h"
+#include "sim/progress.h"
+#include "sim/session.h"
+#include "sim/sim_math.h"
+
+#define CHECK_P_MIN 1e-3 /* the simulated coverage fails below c at this one-sided level */
+#define DEFAULT_RUNS 200u
+
+int sim_plan_solve(const sim_plan_question_t *q, sim_plan_answer_t *a)
+{
+    memset(a, 0, sizeof(*a));
+    a->eps = q->eps > 0.0 ? q->eps : NAN;
+    a->devices = q->devices > 0.0 ? q->devices : NAN;
+    a->eps_campaign = NAN;
+    if (dpm_disp_plan_target_mse(&q->plan, &a->target_mse) != DPM_OK) {
+        return -1;
+    }
+    dpm_status_t st = q->devices > 0.0 ? dpm_disp_plan_min_eps(&q->plan, q->devices, &a->eps)
+                                       : dpm_disp_plan_min_devices(&q->plan, q->eps, &a->devices);
+    if (st != DPM_OK && !(st == DPM_ERR_RANGE && q->devices <= 0.0)) {
+        return -1;
+    }
+    if (st == DPM_ERR_RANGE) {
+        a->devices = NAN; /* more than 2^53 devices */
+    }
+    if (isfinite(a->eps)) {
+        a->eps_campaign = ceil(a->eps * 65536.0) / 65536.0;
+    }
+    if (isfinite(a->eps) && isfinite(a->devices)) {
+        (void)dpm_disp_plan_mse(&q->plan, a->devices, a->eps, &a->mse);
+    } else {
+        a->mse = NAN;
+    }
+    return 0;
+}
+
+/* The planner's worst-case population and the planned campaign, as a scenario. */
+static int plan_scenario(const sim_plan_question_t *q, const sim_plan_answer_t *a, uint32_t runs,
+                         uint64_t seed, sim_scenario_t *sc, char *err, size_t errcap)
+{
+    const dpm_disp_plan_t *p = &q->plan;
+    memset(sc, 0, sizeof(*sc));
+    snprintf(sc->name, sizeof(sc->name), "plan-check");
+    sc->ndevices = 1;
+    sc->devices[0] = (uint64_t)a->devices;
+    sc->runs = runs;
+    sc->seed = seed;
+    sc->population_seed = 1;
+    sc->confidence = p->confidence;
+    sc->mode = SIM_MODE_EXACT;
+    sc->examples = 40;
+    sc->beta_levels = 100;
+    sc->ngroups = p->d;
+    double rest = 1.0 - p->share_g - p->share_h;
+    if ((p->d == 2 && fabs(rest) > 1e-9) || (p->d > 2 && !(rest > 0.0))) {
+        snprintf(err, errcap,
+                 "the shares of the two compared groups must sum to 1 with 2 "
+                 "groups, and to less than 1 with more");
+        return -1;
+    }
+    for (uint32_t g = 0; g < p->d; g++) {
+        sim_group_spec_t *gs = &sc->group[g];
+        snprintf(gs->name, sizeof(gs->name), "g%u", g % 100u);
+        gs->share = g == 0 ? p->share_g : g == 1 ? p->share_h : rest / (p->d - 2);
+        gs->share_line = 1;
+        sim_dist_t *tpr = &gs->metric[DPM_METRIC_TPR - 1];
+        tpr->kind = SIM_DIST_CONSTANT;
+        tpr->value.num = 1; /* metric 1/2: v = 0 (M_R); metric 1: v = 1 (M_L) */
+        tpr->value.den = p->mech == DPM_DISP_MR ? 2 : 1;
+    }
+    sim_campaign_spec_t *c = &sc->campaign[0];
+    sc->ncampaigns = 1;
+    snprintf(c->name, sizeof(c->name), "plan");
+    c->id = 1;
+    c->mechanism = p->mech == DPM_DISP_MR ? DPM_MECH_ID_TUPLE_MR : DPM_MECH_ID_TUPLE_ML;
+    c->split_paper = p->split == DPM_DISP_SPLIT_PAPER;
+    c->neps = 1;
+    c->eps[0] = (dpm_eps_t)(a->eps_campaign * 65536.0);
+    snprintf(c->eps_text[0], sizeof(c->eps_text[0]), "%.10g", a->eps_campaign);
+    c->nmetrics = 1;
+    c->metrics[0] = DPM_METRIC_TPR;
+    c->ngroups = p->d;
+    for (uint32_t g = 0; g < p->d; g++) {
+        c->groups[g] = g;
+    }
+    c->paper_tolerance = 10.0;
+    return 0;
+}
+
+/* Pr[Binomial(n, p) <= k]. */
+static double binom_cdf(uint32_t k, uint32_t n, double p)
+{
+    double s = 0.0;
+    for (uint32_t i = 0; i <= k; i++) {
+        s += exp(sim_log_dbinom(i, n, p));
+    }
+    return fmin(s, 1.0);
+}
+
+int sim_plan_check(const sim_plan_question_t *q, sim_plan_answer_t *a, uint32_t runs, uint64_t seed,
+                   char *err, size_t errcap)
+{
+    a->checked = 0;
+    if (!isfinite(a->eps) || !isfinite(a->devices)) {
+        a->why = "no answer to check";
+        return 0;
+    }
+    if (a->eps_campaign > DPM_EPS_MAX || a->eps_campaign * 65536.0 < 1.0) {
+        a->why = "the answer's eps is outside what a campaign accepts";
+        return 0;
+    }
+    sim_scenario_t *sc = malloc(sizeof(*sc));
+    if (sc == NULL || plan_scenario(q, a, runs, seed, sc, err, errcap) != 0) {
+        free(sc);
+        return -1;
+    }
+    sim_cfg_t probe;
+    char why[256];
+    if (sim_cfg_init(&probe, sc, 0, 0, why, sizeof(why)) != 0) {
+        a->why = "the mechanism cannot be built at this eps (e.g. the paper's M_L with k = eps "
+                 "beyond the value grid)";
+        free(sc);
+        return 0;
+    }
+    sim_run_opts_t ro;
+    memset(&ro, 0, sizeof(ro));
+    ro.mode = SIM_MODE_EXACT;
+    ro.threads = 1;
+    ro.quiet = 1;
+    sim_session_t s;
+    double start = sim_now();
+    if (sim_session_run(sc, &ro, &s, err, errcap) != 0) {
+        sim_session_free(&s);
+        free(sc);
+        return -1;
+    }
+    const sim_result_t *r = &s.res[0];
+    double x = q->scale_metric ? q->error : q->error / 2.0; /* results are on the metric scale */
+    a->runs = runs;
+    a->within = 0;
+    for (uint32_t run = 0; run < runs; run++) {
+        const sim_item_run_t *it = sim_result_at(r, run, 0, r->cfg.d); /* the gap g0 - g1 */
+        int g, h;
+        double truth;
+        sim_result_item(r, 0, r->cfg.d, &g, &h, &truth);
+        a->within += fabs(it->est - truth) <= x;
+    }
+    a->p_value = binom_cdf(a->within, runs, q->plan.confidence);
+    a->pass = a->p_value >= CHECK_P_MIN;
+    a->checked = 1;
+    a->seconds = sim_now() - start;
+    sim_session_free(&s);
+    free(sc);
+    return 0;
+}
+
+/* ---- dpm-sim plan ------------------------------------------------------------------------- */
+
+static const char PLAN_USAGE[] =
+    "usage: dpm-sim plan --mechanism tuple_mr|tuple_ml --error X --confidence C\n"
+    "                    (--devices K | --eps E) [--groups D] [--shares SG,SH]\n"
+    "                    [--bound chebyshev|normal] [--scale metric|value] [--split sdk|paper]\n"
+    "                    [--runs R] [--seed S] [--no-check]\n"
+    "  Answers: the smallest eps (given K devices) or the fewest devices (given eps) such\n"
+    "  that the disparity between two groups is estimated within X with probability C,\n"
+    "  from the analytic variance (worst-case second moment), then checks it by simulation\n"
+    "  (exact mode, R runs, default 200).\n"
+    "  --scale metric (default): X on the metric's [0, 1] scale; value: on [-1, 1] (the\n"
+    "  paper's tables). --groups: d (default 2); --shares: the two groups' fractions of the\n"
+    "  devices (default 1/2, 1/2 for d = 2, 1/d each otherwise). --bound chebyshev (default,\n"
+    "  the paper's) or normal. --split paper: REPRODUCTION ONLY (not the stated eps).\n";
+
+static int plan_usage(const char *what)
+{
+    fprintf(stderr, "dpm-sim plan: %s\n%s", what, PLAN_USAGE);
+    return SIM_EXIT_USAGE;
+}
+
+typedef struct {
+    const char *mechanism, *split, *bound, *scale, *shares;
+    double error, confidence, devices, eps;
+    uint64_t groups, runs, seed;
+    int check;
+} plan_opts_t;
+
+static int plan_parse(int argc, char **argv, plan_opts_t *o)
+{
+    memset(o, 0, sizeof(*o));
+    o->groups = 2;
+    o->runs = DEFAULT_RUNS;
+    o->seed = 1;
+    o->check = 1;
+    o->error = o->confidence = NAN;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        int bad = 0;
+        if (strcmp(a, "--no-check") == 0) {
+            o->check = 0;
+            continue;
+        }
+        if (v == NULL) {
+            return plan_usage("an option is missing its value");
+        }
+        i++;
+        if (strcmp(a, "--mechanism") == 0) {
+            o->mechanism = v;
+        } else if (strcmp(a, "--split") == 0) {
+            o->split = v;
+        } else if (strcmp(a, "--bound") == 0) {
+            o->bound = v;
+        } else if (strcmp(a, "--scale") == 0) {
+            o->scale = v;
+        } else if (strcmp(a, "--shares") == 0) {
+            o->shares = v;
+        } else if (strcmp(a, "--error") == 0) {
+            bad = sim_cli_double(v, &o->error) != 0 || !(o->error > 0.0);
+        } else if (strcmp(a, "--confidence") == 0) {
+            bad = sim_cli_double(v, &o->confidence) != 0 || !(o->confidence > 0.0) ||
+                  !(o->confidence < 1.0);
+        } else if (strcmp(a, "--devices") == 0) {
+            bad = sim_cli_double(v, &o->devices) != 0 || !(o->devices >= 2.0) ||
+                  o->devices != floor(o->devices);
+        } else if (strcmp(a, "--eps") == 0) {
+            bad = sim_cli_double(v, &o->eps) != 0 || !(o->eps > 0.0);
+        } else if (strcmp(a, "--groups") == 0) {
+            bad =
+                sim_cli_u64(v, &o->groups) != 0 || o->groups < 2 || o->groups > DPM_DISP_MAX_GROUPS;
+        } else if (strcmp(a, "--runs") == 0) {
+            bad = sim_cli_u64(v, &o->runs) != 0 || o->runs < 1 || o->runs > 100000;
+        } else if (strcmp(a, "--seed") == 0) {
+            bad = sim_cli_u64(v, &o->seed) != 0;
+        } else {
+            return plan_usage("unknown option");
+        }
+        if (bad) {
+            char msg[96];
+            snprintf(msg, sizeof(msg), "bad value for %s", a);
+            return plan_usage(msg);
+        }
+    }
+    if (o->mechanism == NULL || isnan(o->error) || isnan(o->confidence)) {
+        return plan_usage("--mechanism, --error and --confidence are required");
+    }
+    if ((o->devices > 0.0) == (o->eps > 0.0)) {
+        return plan_usage("give exactly one of --devices K and --eps E");
+    }
+    return 0;
+}
+
+static int plan_question(const plan_opts_t *o, sim_plan_question_t *q)
+{
+    memset(q, 0, sizeof(*q));
+    int mr = strcmp(o->mechanism, "tuple_mr") == 0, ml = strcmp(o->mechanism, "tuple_ml") == 0;
+    int paper = o->split != NULL && strcmp(o->split, "paper") == 0;
+    if ((!mr && !ml) || (o->split != NULL && !paper && strcmp(o->split, "sdk") != 0) ||
+        (o->bound != NULL && strcmp(o->bound, "chebyshev") != 0 &&
+         strcmp(o->bound, "normal") != 0) ||
+        (o->scale != NULL && strcmp(o->scale, "metric") != 0 && strcmp(o->scale, "value") != 0)) {
+        return plan_usage("bad --mechanism, --split, --bound or --scale");
+    }
+    q->scale_metric = o->scale == NULL || strcmp(o->scale, "metric") == 0;
+    q->error = o->error;
+    q->devices = o->devices;
+    q->eps = o->eps;
+    double alpha = q->scale_metric ? 2.0 * o->error : o->error;
+    if (dpm_disp_plan_init(&q->plan, mr ? DPM_DISP_MR : DPM_DISP_ML,
+                           paper ? DPM_DISP_SPLIT_PAPER : DPM_DISP_SPLIT_CORRECT, alpha,
+                           o->confidence) != DPM_OK) {
+        return plan_usage("the planner refuses these values");
+    }
+    q->plan.bound = o->bound != NULL && strcmp(o->bound, "normal") == 0 ? DPM_DISP_BOUND_NORMAL
+                                                                        : DPM_DISP_BOUND_CHEBYSHEV;
+    q->plan.d = (uint32_t)o->groups;
+    q->plan.share_g = q->plan.share_h = o->groups == 2 ? 0.5 : 1.0 / (double)o->groups;
+    if (o->shares != NULL) {
+        char buf[64], *comma;
+        snprintf(buf, sizeof(buf), "%s", o->shares);
+        comma = strchr(buf, ',');
+        if (comma == NULL) {
+            return plan_usage("--shares SG,SH");
+        }
+        *comma = '\0';
+        if (sim_cli_double(buf, &q->plan.share_g) != 0 ||
+            sim_cli_double(comma + 1, &q->plan.share_h) != 0 || !(q->plan.share_g > 0.0) ||
+            !(q->plan.share_h > 0.0) || q->plan.share_g + q->plan.share_h > 1.0 + 1e-12) {
+            return plan_usage("--shares: two positive fractions summing to at most 1");
+        }
+    }
+    return 0;
+}
+
+static void plan_print(const sim_plan_question_t *q, const sim_plan_answer_t *a,
+                       const plan_opts_t *o)
+{
+    const dpm_disp_plan_t *p = &q->plan;
+    printf("planner (analytic): %s, %s split%s, %u groups (compared shares %.4g / %.4g), %s "
+           "bound, worst-case nu2\n",
+           o->mechanism, p->split == DPM_DISP_SPLIT_PAPER ? "PAPER" : "SDK",
+           p->split == DPM_DISP_SPLIT_PAPER ? " (REPRODUCTION ONLY: not the stated eps)" : "", p->d,
+           p->share_g, p->share_h, p->bound == DPM_DISP_BOUND_NORMAL ? "normal" : "Chebyshev");
+    printf("  question: |disparity error| <= %g on the %s scale (alpha = %g on [-1, 1]) with "
+           "probability >= %g\n",
+           q->error, q->scale_metric ? "metric [0, 1]" : "value [-1, 1]", p->alpha, p->confidence);
+    if (q->devices > 0.0) {
+        if (isnan(a->eps)) {
+            printf("  answer: with K = %.0f devices NO eps reaches it (M_R's variance floor from "
+                   "the Harmony coin; add devices)\n",
+                   q->devices);
+            return;
+        }
+        printf("  answer: K = %.0f devices -> minimum eps = %.6f (campaign eps %.6f, Q16.16 "
+               "rounded up)\n",
+               q->devices, a->eps, a->eps_campaign);
+    } else {
+        if (isnan(a->devices)) {
+            printf("  answer: at eps = %g no number of devices up to 2^53 reaches it\n", q->eps);
+            return;
+        }
+        printf("  answer: eps = %g -> minimum devices K = %.0f\n", q->eps, a->devices);
+    }
+    printf("  predicted gap MSE %.4g (RMSE %.4g on [-1, 1]); the bound allows MSE <= %.4g\n",
+           a->mse, sqrt(a->mse), a->target_mse);
+}
+
+static void check_print(const sim_plan_question_t *q, const sim_plan_answer_t *a, uint64_t seed)
+{
+    if (!a->checked) {
+        printf("check by simulation: skipped (%s)\n", a->why);
+        return;
+    }
+    printf("check by simulation (exact mode, %u runs, worst-case population, seed %llu, "
+           "%.2f s):\n",
+           a->runs, (unsigned long long)seed, a->seconds);
+    printf("  |gap error| <= %g in %u/%u runs (%.1f%%), needed >= %.1f%%: one-sided binomial "
+           "p = %.3g -> %s\n",
+           q->error, a->within, a->runs, 100.0 * a->within / a->runs, 100.0 * q->plan.confidence,
+           a->p_value, a->pass ? "PASS" : "FAIL");
+}
+
+int sim_cmd_plan(int argc, char **argv)
+{
+    plan_opts_t o;
+    sim_plan_question_t q;
+    sim_plan_answer_t a;
+    if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+        fputs(PLAN_USAGE, stdout);
+        return SIM_EXIT_OK;
+    }
+    int st = plan_parse(argc, argv, &o);
+    if (st == 0) {
+        st = plan_question(&o, &q);
+    }
+    if (st != 0) {
+        return st;
+    }
+    if (sim_plan_solve(&q, &a) != 0) {
+        fprintf(stderr, "dpm-sim plan: the planner refuses this question\n");
+        return SIM_EXIT_USAGE;
+    }
+    if (q.eps > 0.0) {
+        a.eps_campaign = ceil(q.eps * 65536.0) / 65536.0;
+    }
+    plan_print(&q, &a, &o);
+    if (!o.check) {
+        return SIM_EXIT_OK;
+    }
+    char err[512];
+    if (sim_plan_check(&q, &a, (uint32_t)o.runs, o.seed, err, sizeof(err)) != 0) {
+        fprintf(stderr, "dpm-sim plan: check failed to run: %s\n", err);
+        return SIM_EXIT_USAGE;
+    }
+    check_print(&q, &a, o.seed);
+    return a.checked && !a.pass ? SIM_EXIT_CHECK : SIM_EXIT_OK;
+}

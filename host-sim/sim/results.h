@@ -1,0 +1,60 @@
+/* Per-run estimates of one configuration and their summary across runs.
+ *
+ * Items, per metric: the d campaign groups (mean metric), then every pair g < h in the order
+ * (0,1), (0,2), ..., (d-2,d-1) (the disparity m_g - m_h). Everything is on the metric's own
+ * scale [0, 1] (the devices send v = 2 metric - 1; means and gaps are halved back).
+ * Estimates use the server code (dpm_disp_estimate / dpm_disp_gap) with the group sizes known or
+ * estimated from the GRR counts (scenario `sizes`) and the population's true or the worst-case
+ * second moment (scenario `nu2`); intervals are normal at the scenario's confidence. */
+#ifndef DPM_SIM_RESULTS_H
+#define DPM_SIM_RESULTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sim/sim_cfg.h"
+
+#define SIM_MAX_ITEMS (SIM_MAX_GROUPS + SIM_MAX_GROUPS * (SIM_MAX_GROUPS - 1) / 2)
+
+typedef struct {
+    double est, lo, hi, sd; /* NaN when the estimator refused (e.g. estimated size <= 0) */
+} sim_item_run_t;
+
+typedef struct {
+    double truth;
+    uint32_t runs;     /* runs with an estimate */
+    double mean_error; /* mean of est - truth */
+    double rmse;
+    double mean_abs_error;
+    double paper_abs_error; /* gaps: mean of ||est| - |truth||, the paper's Table 2 statistic */
+    double coverage;        /* fraction of runs whose interval holds the truth */
+    double mean_sd;         /* mean predicted standard deviation */
+} sim_item_summary_t;
+
+typedef struct {
+    uint64_t devices;
+    sim_cfg_t cfg;
+    sim_truth_t truth;
+    uint32_t nitems;     /* per metric */
+    uint32_t runs;       /* runs stored */
+    sim_item_run_t *run; /* [run][metric][item] */
+    double seconds;
+    uint64_t reports;   /* device reports made (inprocess, network) */
+    uint64_t rng_bytes; /* randomness drawn: device port bytes, or 8 x exact-mode words */
+} sim_result_t;
+
+/* Storage for `runs` runs. 0, or -1 when memory runs out. */
+int sim_result_init(sim_result_t *res, const sim_cfg_t *cfg, const sim_truth_t *truth,
+                    uint64_t devices, uint32_t runs);
+void sim_result_free(sim_result_t *res);
+
+/* Estimate run `run` from its aggregate. */
+void sim_result_add_run(sim_result_t *res, uint32_t run, const sim_agg_t *agg);
+
+/* Item i of metric j: its name ("a" or "a-b"), groups (h = -1 for a group) and truth. */
+void sim_result_item(const sim_result_t *res, uint32_t j, uint32_t i, int *g, int *h,
+                     double *truth);
+const sim_item_run_t *sim_result_at(const sim_result_t *res, uint32_t run, uint32_t j, uint32_t i);
+void sim_result_summary(const sim_result_t *res, uint32_t j, uint32_t i, sim_item_summary_t *s);
+
+#endif /* DPM_SIM_RESULTS_H */

@@ -1,0 +1,688 @@
+#!/usr/bin/python3
+"""dpm-collector end to end, over real TLS on loopback, printing TAP.
+
+A throw-away CA and server certificate are made with the openssl command line in a temporary
+directory; the collector is started on 127.0.0.1 (port 0, read back from --ready-file) with its
+own campaigns file and database. Clients: curl, Python's ssl/http.client (an independent TLS and
+HTTP stack), raw sockets for the misbehaving ones, and tests/e2e/tool_load (Mbed TLS, reports
+made by the SDK). Every process started here is killed at the end, even on failure.
+
+Also a library: test_collector_kill.py and soak_collector.sh reuse Harness and load_check.
+Usage: test_collector.py                  the tests (TAP)
+       test_collector.py --soak SECONDS   only the load check, for that long (TAP)
+       test_collector.py --bench SECONDS [tool_load options]   the collector benchmark: one
+           JSON line with collector.reports_per_s and collector.handshakes_per_s (make bench)
+"""
+import http.client
+import json
+import math
+import os
+import signal
+import socket
+import sqlite3
+import ssl
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+OUT = os.path.join(ROOT, os.environ.get("OUT", "build/host"))
+COLLECTOR = os.path.join(OUT, "dpm-collector")
+TOOL_LOAD = os.path.join(OUT, "tests", "e2e", "tool_load")
+TOOL_EMIT = os.path.join(OUT, "tests", "e2e", "tool_emit_reports")
+
+# Campaigns matching what tool_emit_reports makes at eps = 1 (its ids: 100 + 10 * mechanism + m,
+# m metrics from tpr, fpr, accuracy, precision, 3 + m groups), plus a population campaign pair.
+CAMPAIGNS = """\
+# dpm-collector test campaigns
+[campaign]
+id = 171
+mechanism = tuple_mr
+eps = 1
+groups = 4
+metrics = tpr
+
+[campaign]
+id = 182
+mechanism = tuple_ml
+eps = 1
+budget = 2
+period_seconds = 3600
+groups = 5
+metrics = tpr, fpr
+
+[campaign]     # the simulated population: tuple_mr and tuple_ml, 4 groups, TPR
+id = 1
+mechanism = tuple_mr
+eps = 1
+groups = 4
+metrics = tpr
+
+[campaign]
+id = 2
+mechanism = tuple_ml
+eps = 1
+groups = 4
+metrics = tpr
+"""
+
+
+class Tap:
+    def __init__(self):
+        self.n = 0
+        self.failed = 0
+
+    def ok(self, cond, what, diag=None):
+        self.n += 1
+        print(f"{'ok' if cond else 'not ok'} {self.n} - {what}", flush=True)
+        if not cond:
+            self.failed += 1
+            if diag is not None:
+                for line in str(diag).splitlines()[:20]:
+                    print(f"# {line}", flush=True)
+        return cond
+
+    def done(self):
+        print(f"1..{self.n}", flush=True)
+        return 1 if self.failed else 0
+
+
+def make_pki(d):
+    """A CA and a 'localhost' server certificate (ECDSA P-256), made with openssl."""
+    def run(*args):
+        subprocess.run(["openssl", *args], check=True, capture_output=True)
+    run("genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", f"{d}/ca.key")
+    run("req", "-x509", "-new", "-key", f"{d}/ca.key", "-sha256", "-days", "2",
+        "-subj", "/CN=dpm-collector test CA", "-addext", "basicConstraints=critical,CA:TRUE",
+        "-addext", "keyUsage=critical,keyCertSign", "-out", f"{d}/ca.crt")
+    run("genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256",
+        "-out", f"{d}/server.key")
+    run("req", "-new", "-key", f"{d}/server.key", "-subj", "/CN=localhost", "-out", f"{d}/server.csr")
+    with open(f"{d}/server.ext", "w") as f:
+        f.write("basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature\n"
+                "extendedKeyUsage=serverAuth\nsubjectAltName=DNS:localhost,IP:127.0.0.1\n")
+    run("x509", "-req", "-in", f"{d}/server.csr", "-CA", f"{d}/ca.crt", "-CAkey", f"{d}/ca.key",
+        "-sha256", "-days", "2", "-set_serial", "0x" + os.urandom(8).hex(),
+        "-extfile", f"{d}/server.ext", "-out", f"{d}/server.crt")
+
+
+def load_pb2(tmp):
+    gen = os.path.join(tmp, "pb")
+    os.makedirs(gen, exist_ok=True)
+    subprocess.run(["protoc", f"-I{ROOT}/sdk/proto", f"--python_out={gen}",
+                    f"{ROOT}/sdk/proto/dpm.proto"], check=True)
+    sys.path.insert(0, gen)
+    import dpm_pb2  # noqa: E402
+    return dpm_pb2
+
+
+class Harness:
+    """Temp dir, PKI, and collector processes that are always cleaned up."""
+
+    def __init__(self, campaigns=CAMPAIGNS):
+        self.tmp = tempfile.mkdtemp(prefix="dpm-collector-test.")
+        make_pki(self.tmp)
+        self.ca = f"{self.tmp}/ca.crt"
+        self.campaigns = f"{self.tmp}/campaigns.txt"
+        with open(self.campaigns, "w") as f:
+            f.write(campaigns)
+        self.db = f"{self.tmp}/collector.db"
+        self.procs = []
+        self.proc = None
+        self.port = 0
+        self.ctx = ssl.create_default_context(cafile=self.ca)
+
+    def start(self, port=0, extra=(), wait=True):
+        ready = f"{self.tmp}/ready.{len(self.procs)}"
+        self.log = open(f"{self.tmp}/collector.{len(self.procs)}.log", "w")
+        args = [COLLECTOR, "--listen", f"127.0.0.1:{port}", "--cert", f"{self.tmp}/server.crt",
+                "--key", f"{self.tmp}/server.key", "--campaigns", self.campaigns, "--db", self.db,
+                "--ready-file", ready, *extra]
+        self.proc = subprocess.Popen(args, stdout=self.log, stderr=subprocess.STDOUT)
+        self.procs.append(self.proc)
+        if not wait:
+            return self.proc
+        for _ in range(200):  # up to 10 s
+            if os.path.exists(ready) and open(ready).read().strip():
+                self.port = int(open(ready).read())
+                return self.proc
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"collector exited with {self.proc.returncode}: "
+                                   + open(self.log.name).read())
+            time.sleep(0.05)
+        raise RuntimeError("collector did not start")
+
+    def stop(self, sig=signal.SIGTERM, timeout=15):
+        p = self.proc
+        if p is None or p.poll() is not None:
+            return p.returncode if p else None
+        p.send_signal(sig)
+        try:
+            return p.wait(timeout)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+            return None
+
+    def cleanup(self):
+        for p in self.procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+        subprocess.run(["rm", "-rf", self.tmp])
+
+    def conn(self, timeout=10):
+        return http.client.HTTPSConnection("localhost", self.port, context=self.ctx,
+                                           timeout=timeout)
+
+    def request(self, method, path, body=None, ctype="application/x-protobuf", conn=None):
+        c = conn or self.conn()
+        headers = {"Content-Type": ctype} if body is not None else {}
+        c.request(method, path, body=body, headers=headers)
+        r = c.getresponse()
+        data = r.read()
+        if conn is None:
+            c.close()
+        return r.status, dict(r.getheaders()), data
+
+    def tool(self, *args, timeout=120):
+        cmd = [TOOL_LOAD, args[0], "--port", str(self.port), "--ca", self.ca, *args[1:]]
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        try:
+            return p.returncode, json.loads(p.stdout), p.stderr
+        except ValueError:
+            return p.returncode, None, p.stdout + p.stderr
+
+    def db_query(self, sql, *params):
+        con = sqlite3.connect(f"file:{self.db}?mode=ro", uri=True, timeout=10)
+        try:
+            return con.execute(sql, params).fetchall()
+        finally:
+            con.close()
+
+
+def load_check(t, h, clients, seconds, campaign=1):
+    """tool_load posts for `seconds`; every id acknowledged with 200 is stored exactly once."""
+    ids_file = f"{h.tmp}/acked.{time.time_ns()}"
+    before = h.db_query("SELECT COUNT(*) FROM reports WHERE campaign_id = ?", campaign)[0][0]
+    rc, res, err = h.tool("reports", "--clients", str(clients), "--seconds", str(seconds),
+                          "--batch", "100", "--campaign", str(campaign), "--ids", ids_file,
+                          "--server-pid", str(h.proc.pid), timeout=seconds + 120)
+    if not t.ok(rc == 0 and res is not None, f"load: {clients} TLS clients for {seconds} s", err):
+        return None
+    print(f"# load: {json.dumps(res)}")
+    acked = [line.strip() for line in open(ids_file) if line.strip()]
+    stored = {row[0].hex(): row[1] for row in h.db_query(
+        "SELECT report_id, COUNT(*) FROM reports WHERE campaign_id = ? GROUP BY report_id",
+        campaign)}
+    lost = [i for i in acked if i not in stored]
+    t.ok(len(acked) == res["acked"] and res["acked"] > 0 and res["unsent"] == 0
+         and res["bad_answers"] == 0,
+         f"load: {res['acked']} reports acknowledged, none unanswered, every answer consistent")
+    t.ok(not lost, f"load: zero lost (every acked id is in the database; {len(lost)} missing)")
+    dup_rows = sum(1 for v in stored.values() if v != 1)
+    t.ok(dup_rows == 0 and len(set(acked)) == len(acked) and res["duplicates"] == 0,
+         "load: zero duplicated (each acked id stored once, none acknowledged twice)")
+    t.ok(len(stored) - before == len(acked),
+         f"load: stored rows grew by exactly the acked count ({len(stored) - before})")
+    t.ok(res["per_s"] > 0, f"load: {res['per_s']:.0f} reports/s, "
+         f"{res['clients']} clients, server CPU {res['server_cpu_s']} s")
+    return res
+
+
+def varint(n):
+    out = bytearray()
+    while n >= 0x80:
+        out.append((n & 0x7F) | 0x80)
+        n >>= 7
+    out.append(n)
+    return bytes(out)
+
+
+def tls_socket(h):
+    raw = socket.create_connection(("127.0.0.1", h.port), timeout=10)
+    return h.ctx.wrap_socket(raw, server_hostname="localhost")
+
+
+def recv_all(s, limit=1 << 20):
+    data = b""
+    try:
+        while len(data) < limit:
+            chunk = s.recv(65536)
+            if not chunk:
+                break
+            data += chunk
+    except (ConnectionResetError, ssl.SSLError, socket.timeout, OSError):
+        pass
+    return data
+
+
+def main_tests(t, h, pb):
+    # ---- configuration errors ----------------------------------------------------------
+    bad_files = {
+        "unknown key": "[campaign]\nid = 1\nmechanism = tuple_mr\neps = 1\ngroups = 4\n"
+                       "metrics = tpr\ncolour = red\n",
+        "one group": "[campaign]\nid = 1\nmechanism = tuple_mr\neps = 1\ngroups = 1\nmetrics = tpr\n",
+        "eps not a decimal": "[campaign]\nid = 1\nmechanism = tuple_mr\neps = 1e0\ngroups = 4\n"
+                             "metrics = tpr\n",
+        "id used twice": CAMPAIGNS + "[campaign]\nid = 1\nmechanism = tuple_ml\neps = 1\n"
+                                     "groups = 4\nmetrics = tpr\n",
+        "budget below one report": "[campaign]\nid = 1\nmechanism = tuple_ml\neps = 2\n"
+                                   "budget = 1\ngroups = 4\nmetrics = tpr\n",
+        "repeated metric": "[campaign]\nid = 1\nmechanism = tuple_ml\neps = 2\ngroups = 4\n"
+                           "metrics = tpr, tpr\n",
+        "wrong frac_bits": "[campaign]\nid = 1\nmechanism = tuple_ml\neps = 2\ngroups = 4\n"
+                           "metrics = tpr\nfrac_bits = 12\n",
+    }
+    for what, text in bad_files.items():
+        path = f"{h.tmp}/bad.txt"
+        with open(path, "w") as f:
+            f.write(text)
+        p = subprocess.run([COLLECTOR, "--check-campaigns", path], capture_output=True, text=True)
+        t.ok(p.returncode == 2 and "dpm-collector:" in p.stderr and "bad.txt" in p.stderr,
+             f"campaigns file with {what}: exit 2 and a clear message "
+             f"({p.stderr.strip().split(': ', 2)[-1]})", p.stderr)
+    p = subprocess.run([COLLECTOR, "--listen", "127.0.0.1:0", "--cert", f"{h.tmp}/server.crt",
+                        "--key", f"{h.tmp}/server.key", "--campaigns", f"{h.tmp}/bad.txt",
+                        "--db", f"{h.tmp}/unused.db"], capture_output=True, text=True, timeout=10)
+    t.ok(p.returncode == 2, "the server itself refuses an invalid campaigns file with exit 2")
+    p = subprocess.run([COLLECTOR, "--listen", "127.0.0.1:0", "--cert", f"{h.tmp}/ca.crt",
+                        "--key", f"{h.tmp}/server.key", "--campaigns", h.campaigns,
+                        "--db", f"{h.tmp}/unused.db"], capture_output=True, text=True, timeout=10)
+    t.ok(p.returncode == 2 and "does not match" in p.stderr,
+         "a key that does not match the certificate: exit 2", p.stderr)
+
+    # ---- start, health, campaigns ----------------------------------------------------------
+    h.start(extra=["--max-body", "65536", "--handshake-timeout-ms", "2000",
+                   "--idle-timeout-ms", "3000", "--request-timeout-ms", "2000"])
+    st, hd, body = h.request("GET", "/healthz")
+    health = json.loads(body) if st == 200 else {}
+    t.ok(st == 200 and health.get("status") == "ok" and health.get("campaigns") == 4,
+         "GET /healthz: 200 and JSON status ok")
+
+    st, hd, body = h.request("GET", "/v1/campaigns/182")
+    c = pb.Campaign()
+    c.ParseFromString(body)
+    t.ok(st == 200 and hd.get("Content-Type") == "application/x-protobuf"
+         and c.id == 182 and c.mechanism == pb.TUPLE_ML and c.eps_q16 == 65536
+         and c.budget_q16 == 2 * 65536 and c.period_seconds == 3600 and c.groups == 5
+         and list(c.metrics) == [pb.TPR, pb.FPR] and c.frac_bits == 16,
+         "GET /v1/campaigns/182 decodes with python3-protobuf and matches the file", c)
+    st, _, body = h.request("GET", "/v1/campaigns/171")
+    c.ParseFromString(body)
+    t.ok(st == 200 and c.id == 171 and c.mechanism == pb.TUPLE_MR and c.budget_q16 == 65536
+         and c.period_seconds == 86400 and c.groups == 4 and list(c.metrics) == [pb.TPR],
+         "GET /v1/campaigns/171 (defaults: budget = eps, one day)")
+    t.ok(h.request("GET", "/v1/campaigns/999")[0] == 404, "GET an unknown campaign: 404")
+    t.ok(h.request("GET", "/nowhere")[0] == 404, "GET an unknown path: 404")
+    st, hd, _ = h.request("POST", "/healthz", b"")
+    t.ok(st == 405 and hd.get("Allow") == "GET", "POST /healthz: 405 with Allow: GET")
+    st, hd, _ = h.request("GET", "/v1/reports")
+    t.ok(st == 405 and hd.get("Allow") == "POST", "GET /v1/reports: 405 with Allow: POST")
+
+    # ---- reports made by the SDK, posted with curl -------------------------------------------
+    rows = [json.loads(line) for line in subprocess.run(
+        [TOOL_EMIT], check=True, capture_output=True, text=True).stdout.splitlines()]
+    good = [r for r in rows if r["campaign_id"] in (171, 182) and r["eps_q16"] == 65536]
+    wrong_eps = [r for r in rows if r["campaign_id"] == 171 and r["eps_q16"] != 65536]
+    t.ok(len(good) == 10 and len(wrong_eps) == 10, "tool_emit_reports gives SDK-made reports")
+    batch = pb.Batch()
+    for r in good:
+        batch.reports.add().ParseFromString(bytes.fromhex(r["hex"]))
+    batch_file = f"{h.tmp}/batch.bin"
+    with open(batch_file, "wb") as f:
+        f.write(batch.SerializeToString())
+
+    def curl(data_file, ctype="application/x-protobuf", extra=()):
+        p = subprocess.run(["curl", "-sS", "--max-time", "20", "--cacert", h.ca,
+                            "-H", f"Content-Type: {ctype}", "--data-binary", f"@{data_file}",
+                            "-o", f"{h.tmp}/curl.out", "-w", "%{http_code}", *extra,
+                            f"https://localhost:{h.port}/v1/reports"],
+                           capture_output=True, text=True)
+        out = open(f"{h.tmp}/curl.out", "rb").read() if os.path.exists(f"{h.tmp}/curl.out") else b""
+        return int(p.stdout or 0), out
+
+    code, out = curl(batch_file)
+    resp = pb.BatchResponse()
+    resp.ParseFromString(out)
+    t.ok(code == 200 and resp.accepted == 10 and resp.duplicates == 0 and not resp.rejects,
+         "curl --cacert posts a Batch of 10 SDK reports: 200, accepted 10", (code, resp))
+    ids = {r["report_id"] for r in good}
+    stored = {row[0].hex() for row in h.db_query("SELECT report_id FROM reports")}
+    t.ok(ids <= stored and len(stored) == 10, "the 10 reports are in the database")
+    raw_ok = all(bytes.fromhex(r["hex"]) == h.db_query(
+        "SELECT raw FROM reports WHERE report_id = ?", bytes.fromhex(r["report_id"]))[0][0]
+        for r in good)
+    t.ok(raw_ok, "the database keeps each report's exact bytes")
+
+    code, out = curl(batch_file)
+    resp.ParseFromString(out)
+    t.ok(code == 200 and resp.accepted == 0 and resp.duplicates == 10,
+         "the same batch again: 200, duplicates 10, accepted 0", (code, resp))
+    n_rows = h.db_query("SELECT COUNT(*) FROM reports")[0][0]
+    est = json.loads(h.request("GET", "/v1/campaigns/182/estimate")[2])
+    t.ok(n_rows == 10 and est["reports"] == 5, "a retried batch is stored and counted once")
+
+    # ---- bad requests, each rejected cleanly --------------------------------------------------
+    def post(body, ctype="application/x-protobuf"):
+        st, hd, out = h.request("POST", "/v1/reports", body, ctype)
+        r = pb.BatchResponse()
+        try:
+            r.ParseFromString(out)
+        except Exception:
+            r = None
+        return st, r, out
+
+    def healthy():
+        return h.request("GET", "/healthz")[0] == 200
+
+    st, r, _ = post(os.urandom(64) + b"\xff" * 16)
+    t.ok(st == 400 and r is not None and [x.reason for x in r.rejects] == ["malformed batch"],
+         "garbage body: 400, reject 'malformed batch'", (st, r))
+    whole = batch.SerializeToString()
+    st, r, _ = post(whole[: len(whole) // 2 + 3])
+    t.ok(st == 400 and r is not None and r.rejects and r.rejects[0].reason == "malformed batch",
+         "truncated protobuf: 400 malformed batch", (st, r))
+    st, _, _ = post(whole, "application/json")
+    t.ok(st == 415, "wrong Content-Type: 415")
+    st, _, _ = post(whole, "application/x-protobuf; charset=binary")
+    t.ok(st == 200, "Content-Type parameters are ignored (application/x-protobuf; charset=...)")
+
+    # a report for an unknown campaign -> 404, nothing stored
+    rep = pb.Report()
+    rep.ParseFromString(bytes.fromhex(good[0]["hex"]))
+    rep.campaign_id = 999
+    rep.report_id = os.urandom(16)
+    fresh = pb.Report()
+    fresh.ParseFromString(bytes.fromhex(good[1]["hex"]))
+    fresh.report_id = os.urandom(16)
+    b = pb.Batch()
+    b.reports.add().CopyFrom(fresh)
+    b.reports.add().CopyFrom(rep)
+    st, r, _ = post(b.SerializeToString())
+    t.ok(st == 404 and len(r.rejects) == 1 and r.rejects[0].reason == "unknown campaign"
+         and r.rejects[0].report_id == rep.report_id,
+         "a report for an unknown campaign: 404, reject names it", (st, r))
+    t.ok(not h.db_query("SELECT 1 FROM reports WHERE report_id = ?", fresh.report_id),
+         "... and nothing of that batch is stored (not even its valid report)")
+
+    # wrong fingerprints: epsilon, parameter hash, mechanism; a valid report beside them
+    bad_eps = pb.Report()
+    bad_eps.ParseFromString(bytes.fromhex(wrong_eps[0]["hex"]))
+    bad_hash = pb.Report()
+    bad_hash.ParseFromString(bytes.fromhex(good[0]["hex"]))
+    bad_hash.report_id = os.urandom(16)
+    bad_hash.params_hash ^= 1
+    bad_group = pb.Report()
+    bad_group.ParseFromString(bytes.fromhex(good[0]["hex"]))
+    bad_group.report_id = os.urandom(16)
+    bad_group.tuple.group = 4
+    no_id = pb.Report()
+    no_id.ParseFromString(bytes.fromhex(good[0]["hex"]))
+    no_id.report_id = bytes(16)
+    b = pb.Batch()
+    for x in (fresh, bad_eps, bad_hash, bad_group, no_id):
+        b.reports.add().CopyFrom(x)
+    raw = b.SerializeToString() + b"\x0a\x03\x01\x02\x03"  # plus an undecodable report
+    st, r, _ = post(raw)
+    reasons = {x.report_id: x.reason for x in r.rejects} if r else {}
+    t.ok(st == 400 and len(r.rejects) == 5
+         and reasons.get(bad_eps.report_id) == "epsilon mismatch"
+         and reasons.get(bad_hash.report_id) == "parameter fingerprint mismatch"
+         and reasons.get(bad_group.report_id) == "group out of range"
+         and reasons.get(bytes(16)) == "missing report id"
+         and reasons.get(b"") == "malformed report",
+         "wrong fingerprints: 400, each bad report listed with its reason", (st, r))
+    t.ok(not h.db_query("SELECT 1 FROM reports WHERE report_id = ?", fresh.report_id),
+         "... and the valid report in that batch is NOT stored (all or nothing)")
+    est = json.loads(h.request("GET", "/v1/campaigns/171/estimate")[2])
+    rej = dict(h.db_query("SELECT reason, count FROM rejects WHERE campaign_id = 171"))
+    t.ok(est["rejects"].get("epsilon mismatch") == 1
+         and est["rejects"].get("parameter fingerprint mismatch") == 1
+         and rej.get("epsilon mismatch") == 1 and rej.get("group out of range") == 1
+         and est["rejects_unattributed"].get("malformed batch") == 2
+         and est["rejects_unattributed"].get("unknown campaign") == 1,
+         "rejects are counted by reason in the estimate and persisted", (est["rejects"], rej))
+    st, r, _ = post(b"")
+    t.ok(st == 200 and r.accepted == 0 and not r.rejects, "an empty batch: 200, nothing")
+
+    # oversize: the 413 comes right after the head; the body is never read
+    s = tls_socket(h)
+    s.sendall(b"POST /v1/reports HTTP/1.1\r\nHost: localhost\r\nContent-Type: "
+              b"application/x-protobuf\r\nContent-Length: 100000000\r\n\r\n")
+    s.settimeout(5)
+    got = recv_all(s)
+    s.close()
+    t.ok(got.startswith(b"HTTP/1.1 413 ") and b"Connection: close" in got,
+         "Content-Length 100 MB: 413 at once, without the body being sent", got[:80])
+    big = f"{h.tmp}/big.bin"
+    with open(big, "wb") as f:
+        f.write(b"\x0a\x10" + os.urandom(200000))
+    code, _ = curl(big)
+    t.ok(code == 413, f"curl posting 200 kB over a 64 kB limit: 413 (got {code})")
+    t.ok(healthy(), "after all that the collector is up")
+
+    # malformed HTTP over TLS: 400 and the connection is closed
+    for what, req in [("a header without a colon", b"GET /healthz HTTP/1.1\r\nBad Header\r\n\r\n"),
+                      ("HTTP/2.0", b"GET /healthz HTTP/2.0\r\n\r\n"),
+                      ("chunked POST", b"POST /v1/reports HTTP/1.1\r\nTransfer-Encoding: chunked"
+                                       b"\r\n\r\n0\r\n\r\n"),
+                      ("POST without length", b"POST /v1/reports HTTP/1.1\r\nHost: x\r\n\r\n"),
+                      ("binary junk", b"\x00\x01\x02 / HTTP/1.1\r\n\r\n")]:
+        s = tls_socket(h)
+        s.sendall(req)
+        s.settimeout(5)
+        got = recv_all(s)
+        s.close()
+        status = got[9:12]
+        t.ok(got.startswith(b"HTTP/1.1 4") or got.startswith(b"HTTP/1.1 5"),
+             f"malformed HTTP ({what}): {status.decode(errors='replace')} and closed", got[:80])
+    # headers too large
+    s = tls_socket(h)
+    s.sendall(b"GET /healthz HTTP/1.1\r\nX-Pad: " + b"a" * 9000 + b"\r\n\r\n")
+    s.settimeout(5)
+    got = recv_all(s)
+    s.close()
+    t.ok(got.startswith(b"HTTP/1.1 431 "), "a 9 kB header: 431", got[:60])
+
+    # keep-alive and pipelining on one TLS connection
+    s = tls_socket(h)
+    s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\nGET /v1/campaigns/1 HTTP/1.1\r\n"
+              b"Host: x\r\n\r\nGET /healthz HTTP/1.1\r\nConnection: close\r\n\r\n")
+    s.settimeout(5)
+    got = recv_all(s)
+    s.close()
+    t.ok(got.count(b"HTTP/1.1 200 OK") == 3, "three pipelined requests on one connection: 3 x 200")
+
+    # plain TCP (no TLS) to the TLS port
+    s = socket.create_connection(("127.0.0.1", h.port), timeout=5)
+    s.sendall(b"GET /healthz HTTP/1.1\r\nHost: localhost\r\n\r\n")
+    got = recv_all(s)
+    s.close()
+    t.ok(got.startswith(b"HTTP/1.1 400 ") and b"TLS" in got,
+         "a plain-HTTP client: plain 400 'this port speaks HTTPS' and closed", got[:80])
+    s = socket.create_connection(("127.0.0.1", h.port), timeout=5)
+    s.sendall(b"\x16\x03\x01\x00\x05hello" + os.urandom(64))
+    got = recv_all(s)
+    s.close()
+    t.ok(len(got) < 100, f"a broken ClientHello: closed ({len(got)} bytes of alert)")
+    t.ok(healthy(), "the collector is still up")
+
+    # ---- slow, idle and half-open clients never block a normal one -------------------------
+    idle_tcp = socket.create_connection(("127.0.0.1", h.port), timeout=10)
+    half_hello = socket.create_connection(("127.0.0.1", h.port), timeout=10)
+    half_hello.sendall(b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03")
+    half_req = tls_socket(h)
+    half_req.sendall(b"POST /v1/reports HTTP/1.1\r\nContent-Length: 500\r\nContent-Type: "
+                     b"application/x-protobuf\r\n\r\n\x0a\x10")
+    idle_tls = tls_socket(h)
+    slow = []
+    for _ in range(20):  # plus a crowd of silent connections
+        slow.append(socket.create_connection(("127.0.0.1", h.port), timeout=10))
+    t0 = time.monotonic()
+    st, _, _ = h.request("GET", "/healthz")
+    dt = time.monotonic() - t0
+    t.ok(st == 200 and dt < 1.0,
+         f"with idle, half-handshake, half-request and 20 silent clients open, a normal "
+         f"request takes {dt * 1000:.0f} ms")
+    code, out = curl(batch_file)
+    t.ok(code == 200, "... and a curl POST is served too")
+    t0 = time.monotonic()
+    half_req.settimeout(6)
+    got = recv_all(half_req)
+    t.ok(got.startswith(b"HTTP/1.1 408 ") and time.monotonic() - t0 < 4,
+         f"the half-sent request gets 408 after the 2 s request timeout", got[:60])
+    idle_tls.settimeout(6)
+    t.ok(recv_all(idle_tls) == b"", "the idle keep-alive TLS connection is closed (3 s)")
+    for s in (idle_tcp, half_hello):
+        s.settimeout(6)
+        t.ok(recv_all(s) == b"", "a connection stuck before its handshake is closed (2 s)")
+    for s in [idle_tcp, half_hello, half_req, idle_tls] + slow:
+        s.close()
+
+    # ---- estimates for a simulated population ------------------------------------------------
+    rc, pop, err = h.tool("population", "--campaigns", "1,2", "--devices", "60000",
+                          "--clients", "16", "--seed", "7", timeout=120)
+    t.ok(rc == 0 and pop and pop["acked"] == pop["reports_sent"] and pop["unsent"] == 0,
+         "60000 simulated devices post one report per campaign (tuple_mr, tuple_ml)", err)
+    for k, cid in enumerate((1, 2)):
+        st, hd, body = h.request("GET", f"/v1/campaigns/{cid}/estimate")
+        try:
+            e = json.loads(body)
+        except ValueError:
+            e = None
+        t.ok(st == 200 and hd.get("Content-Type") == "application/json" and e is not None,
+             f"campaign {cid} estimate: well-formed JSON")
+        if e is None or not pop:
+            continue
+        m = e["metrics"][0]
+        truth = pop["truth"][k]["metrics"][0]["groups"]
+        devices = sum(g["devices"] for g in truth)
+        t.ok(e["reports"] == devices and sum(g["reports"] for g in m["groups"]) == devices,
+             f"campaign {cid}: reports counted = {devices}")
+        fine = True
+        lines = []
+        for g, tr in zip(m["groups"], truth):
+            sd = math.sqrt(g["var"])
+            lo, hi = g["ci95"]
+            fine &= abs(g["mean"] - tr["mean"]) <= 5 * sd and lo < g["mean"] < hi
+            fine &= abs((hi - lo) - 2 * 1.959964 * sd) < 1e-6
+            lines.append(f"group {g['group']}: truth {tr['mean']:.4f} estimate {g['mean']:.4f} "
+                         f"sd {sd:.4f}")
+        print("# " + "\n# ".join(lines))
+        t.ok(fine, f"campaign {cid} ({e['mechanism']}): every group mean within 5 sd of the "
+             "truth, 95% CI = mean +- 1.96 sd", lines)
+        d = e["groups"]
+        pairs = m["disparities"]
+        biggest = max(pairs, key=lambda x: abs(x["diff"]))
+        t.ok(len(pairs) == d * (d - 1) // 2 and m["max_disparity"]["g"] == biggest["g"]
+             and m["max_disparity"]["h"] == biggest["h"]
+             and all(p["ci95"][0] < p["diff"] < p["ci95"][1] for p in pairs),
+             f"campaign {cid}: {len(pairs)} pairwise disparities with CIs, the largest named")
+
+    # ---- load: 64 clients, zero lost, zero duplicated ------------------------------------
+    load_check(t, h, 64, 5)
+
+    # ---- shutdown, restart, refusals ----------------------------------------------------------
+    rows_before = h.db_query("SELECT COUNT(*) FROM reports")[0][0]
+    est_before = json.loads(h.request("GET", "/v1/campaigns/1/estimate")[2])
+    t0 = time.monotonic()
+    rc = h.stop()
+    t.ok(rc == 0 and time.monotonic() - t0 < 8, f"SIGTERM: clean exit 0 ({rc})")
+    t.ok(h.db_query("PRAGMA integrity_check")[0][0] == "ok", "database integrity_check: ok")
+    h.start()
+    est_after = json.loads(h.request("GET", "/v1/campaigns/1/estimate")[2])
+    t.ok(est_after["reports"] == est_before["reports"]
+         and est_after["metrics"] == est_before["metrics"]
+         and est_after["rejects_unattributed"] == est_before["rejects_unattributed"],
+         "after a restart the estimates and reject counts are rebuilt identically from the DB")
+    second = subprocess.run([COLLECTOR, "--listen", "127.0.0.1:0", "--cert",
+                             f"{h.tmp}/server.crt", "--key", f"{h.tmp}/server.key",
+                             "--campaigns", h.campaigns, "--db", h.db],
+                            capture_output=True, text=True, timeout=10)
+    t.ok(second.returncode == 2 and "in use" in second.stderr,
+         "a second collector on the same database is refused", second.stderr)
+    h.stop()
+    changed = f"{h.tmp}/changed.txt"
+    with open(changed, "w") as f:
+        f.write(CAMPAIGNS.replace("id = 171\nmechanism = tuple_mr\neps = 1\n",
+                                  "id = 171\nmechanism = tuple_mr\neps = 2\n"))
+    p = subprocess.run([COLLECTOR, "--listen", "127.0.0.1:0", "--cert", f"{h.tmp}/server.crt",
+                        "--key", f"{h.tmp}/server.key", "--campaigns", changed, "--db", h.db],
+                       capture_output=True, text=True, timeout=10)
+    t.ok(p.returncode == 2 and "campaign 171" in p.stderr,
+         "changing a stored campaign's parameters is refused (exit 2)", p.stderr)
+    t.ok(h.db_query("SELECT COUNT(*) FROM reports")[0][0] == rows_before,
+         "no report was lost or added across the restarts")
+
+    # ---- the connection cap: refused at once beyond it, and freed by the deadlines --------
+    h.start(extra=["--threads", "4", "--handshake-timeout-ms", "1000"])
+    silent = [socket.create_connection(("127.0.0.1", h.port), timeout=10) for _ in range(4)]
+    time.sleep(0.2)
+    extra = socket.create_connection(("127.0.0.1", h.port), timeout=5)
+    t0 = time.monotonic()
+    got = recv_all(extra)
+    extra.close()
+    t.ok(got == b"" and time.monotonic() - t0 < 1.0,
+         "with --threads 4 held by silent peers a 5th connection is closed at once")
+    time.sleep(2.0)
+    st = h.request("GET", "/healthz")[0]
+    t.ok(st == 200, "once their handshake deadline passed the slots are free again")
+    for s in silent:
+        s.close()
+    t.ok(h.stop() == 0, "clean stop")
+
+
+def bench(seconds, tool_args):
+    """Prints tool_load's bench JSON (collector.reports_per_s, collector.handshakes_per_s) for a
+    collector started here; nothing else on stdout. Exit status 0 if it ran."""
+    h = None
+    try:
+        h = Harness()
+        h.start()
+        rc, res, err = h.tool("bench", "--seconds", str(seconds), "--server-pid",
+                              str(h.proc.pid), *tool_args, timeout=4 * seconds + 120)
+        if rc != 0 or res is None:
+            print(f"bench failed: {err}", file=sys.stderr)
+            return 1
+        print(json.dumps(res))
+        return 0 if h.stop() == 0 else 1
+    finally:
+        if h is not None:
+            h.cleanup()
+
+
+def main():
+    t = Tap()
+    soak = None
+    if len(sys.argv) == 3 and sys.argv[1] == "--soak":
+        soak = int(sys.argv[2])
+    if len(sys.argv) >= 3 and sys.argv[1] == "--bench":
+        return bench(int(sys.argv[2]), sys.argv[3:])
+    h = None
+    try:
+        h = Harness()
+        pb = load_pb2(h.tmp)
+        t.ok(True, "throw-away CA and server certificate made with openssl; protoc python code")
+        if soak:
+            h.start()
+            load_check(t, h, 64, soak)
+            t.ok(h.stop() == 0, "clean stop")
+        else:
+            main_tests(t, h, pb)
+    except Exception as exc:  # a crash of the test itself is a failure, never a pass
+        import traceback
+        t.ok(False, f"test aborted: {exc!r}", traceback.format_exc())
+        if h is not None and h.procs:
+            print("# collector log:")
+            for line in open(h.log.name).read().splitlines()[-20:]:
+                print(f"#   {line}")
+    finally:
+        if h is not None:
+            h.cleanup()
+    return t.done()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

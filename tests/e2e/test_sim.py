@@ -1,0 +1,236 @@
+#!/usr/bin/python3
+"""dpm-sim end to end, printing TAP: a small scenario in inprocess and exact mode (JSON and CSV
+outputs well-formed and consistent, plots written), replay of single devices equal to the bytes
+the run produced (--dump-reports), exit codes for bad scenarios (with the line number) and bad
+usage, the collector campaigns file accepted by dpm-collector, the planner, the bench JSON
+lines, and `dpm-sim repro` writing README.md."""
+import csv
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+OUT = os.path.join(ROOT, os.environ.get("OUT", "build/host"))
+SIM = os.path.join(OUT, "dpm-sim")
+COLLECTOR = os.path.join(OUT, "dpm-collector")
+
+SCENARIO = """\
+[scenario]
+name = e2e
+devices = 3000, 6000
+runs = 4
+seed = 9
+[group a]
+share = 0.5
+scores = binormal(auc=0.85, base_rate=0.4, examples=10)
+[group b]
+share = 0.3
+tpr = constant(0.7)
+fpr = beta(1, 9)
+[group c]
+share = 0.2
+tpr = beta(4, 2)
+fpr = constant(0.1)
+[campaign mr]
+id = 11
+mechanism = tuple_mr
+eps = 1, 2
+metrics = tpr
+[campaign ml]
+id = 12
+mechanism = tuple_ml
+eps = 1.5
+metrics = tpr, fpr
+groups = a, c
+"""
+
+
+class Tap:
+    def __init__(self):
+        self.n = 0
+        self.failed = 0
+
+    def ok(self, cond, what, diag=None):
+        self.n += 1
+        print(f"{'ok' if cond else 'not ok'} {self.n} - {what}", flush=True)
+        if not cond:
+            self.failed += 1
+            for line in str(diag or "").splitlines()[:20]:
+                print(f"# {line}", flush=True)
+        return cond
+
+    def done(self):
+        print(f"1..{self.n}", flush=True)
+        return 1 if self.failed else 0
+
+
+def run(*args, timeout=120):
+    return subprocess.run([SIM, *args], capture_output=True, text=True, timeout=timeout, cwd=ROOT)
+
+
+def check_outputs(t, d, mode, expected_configs):
+    with open(os.path.join(d, "results.json")) as f:
+        res = json.load(f)
+    t.ok(res["mode"] == mode and len(res["configs"]) == expected_configs,
+         f"{mode}: results.json has {expected_configs} configurations",
+         (res.get("mode"), len(res.get("configs", []))))
+    rows = 0
+    items = 0
+    for c in res["configs"]:
+        for m in c["metrics"]:
+            for it in m["items"]:
+                items += 1
+                rows += len(it["runs"])
+    with open(os.path.join(d, "runs.csv"), newline="") as f:
+        runs = list(csv.DictReader(f))
+    with open(os.path.join(d, "summary.csv"), newline="") as f:
+        summary = list(csv.DictReader(f))
+    t.ok(len(runs) == rows and len(summary) == items,
+         f"{mode}: runs.csv and summary.csv have one row per run item and per item",
+         (len(runs), rows, len(summary), items))
+    bad = [r for r in runs if not r["estimate"] or abs(float(r["error"]) - (float(r["estimate"])
+           - float(r["truth"]))) > 1e-9 or r["covered"] not in ("0", "1")]
+    t.ok(not bad, f"{mode}: every run row has estimate = truth + error and a coverage flag",
+         bad[:3])
+    cov = [float(s["coverage"]) for s in summary]
+    gaps = [s for s in summary if s["kind"] == "gap"]
+    t.ok(all(0.0 <= c <= 1.0 for c in cov) and gaps and all(float(s["rmse"]) < 0.5 for s in gaps),
+         f"{mode}: summary coverage in [0, 1], disparity RMSE sane")
+    return res
+
+
+def main():
+    t = Tap()
+    if not os.access(SIM, os.X_OK):
+        t.ok(True, f"# SKIP {SIM} not built")
+        return t.done()
+    with tempfile.TemporaryDirectory(prefix="dpm-sim-e2e.") as tmp:
+        scn = os.path.join(tmp, "e2e.scn")
+        with open(scn, "w") as f:
+            f.write(SCENARIO)
+        # inprocess with outputs, plots and every report dumped
+        out_in = os.path.join(tmp, "in")
+        dump = os.path.join(tmp, "dump.txt")
+        r = run("--scenario", scn, "--out", out_in, "--dump-reports", dump, "--threads", "2")
+        t.ok(r.returncode == 0, "inprocess run exits 0", r.stderr + r.stdout)
+        if r.returncode == 0:
+            check_outputs(t, out_in, "inprocess", 6)
+            pngs = [p for p in ("sim_error_vs_eps.png", "sim_error_vs_devices.png",
+                                "sim_disparities.png", "sim_groups.png")
+                    if os.path.getsize(os.path.join(out_in, p)) > 1000] \
+                if os.path.exists(os.path.join(out_in, "sim_groups.png")) else []
+            t.ok(len(pngs) == 4 or "plots: skipped" in r.stdout, "plots written", r.stdout)
+        # replay: single devices equal their bytes in the run (device count 3000: --devices)
+        lines = {}
+        with open(dump) as f:
+            for line in f:
+                camp, eps, runi, dev, hexs = line.split()
+                lines[(camp, eps, runi, dev)] = hexs
+        n3000 = sum(1 for k in lines if k[0] == "mr" and k[1] == "1" and k[2] == "0")
+        t.ok(len(lines) > 0 and n3000 > 2000, "dump has the reports of the run", len(lines))
+        r1 = run("--scenario", scn, "--devices", "3000", "--runs", "2", "--dump-reports", dump,
+                 "--quiet", "--threads", "2")
+        with open(dump) as f:
+            lines = {tuple(l.split()[:4]): l.split()[4] for l in f}
+        same = True
+        for camp, eps, runi, dev in (("mr", "1", "1", "0"), ("mr", "2", "0", "2999"),
+                                     ("ml", "1.5", "1", "17"), ("ml", "1.5", "0", "2500")):
+            rr = run("replay", "--scenario", scn, "--devices", "3000", "--campaign", camp,
+                     "--eps", eps, "--run", runi, "--device", dev)
+            got = [l.split()[2] for l in rr.stdout.splitlines() if l.startswith("bytes ")]
+            want = lines.get((camp, eps, runi, dev))
+            if rr.returncode != 0 or (want is None) != (not got) or (got and got[0] != want):
+                same = False
+                print(f"# {camp} {eps} run {runi} device {dev}: {got} != {want}; {rr.stderr}")
+        t.ok(r1.returncode == 0 and same, "replay of single devices equals the run's reports")
+        # exact mode
+        out_ex = os.path.join(tmp, "ex")
+        r = run("--scenario", scn, "--mode", "exact", "--runs", "3", "--out", out_ex, "--no-plot")
+        t.ok(r.returncode == 0, "exact run exits 0", r.stderr)
+        if r.returncode == 0:
+            ex = check_outputs(t, out_ex, "exact", 6)
+            t.ok(ex["runs"] == 3, "--runs overrides the scenario")
+        # errors: scenario with the line number, usage
+        bad = os.path.join(tmp, "bad.scn")
+        with open(bad, "w") as f:
+            f.write(SCENARIO.replace("eps = 1.5", "eps = -1"))
+        r = run("--scenario", bad)
+        line = SCENARIO.splitlines().index("eps = 1.5") + 1
+        t.ok(r.returncode == 2 and f"bad.scn:{line}:" in r.stderr,
+             "a bad scenario exits 2 naming file and line", r.stderr)
+        for args, what in ((["--scenario", scn, "--runs", "0"], "--runs 0"),
+                           (["--scenario", scn, "--frobnicate"], "an unknown option"),
+                           (["--runs", "3"], "no --scenario"),
+                           (["--scenario", os.path.join(tmp, "missing.scn")], "a missing file"),
+                           (["--scenario", scn, "--mode", "network"], "network without collector"),
+                           (["replay", "--scenario", scn], "replay without --device")):
+            r = run(*args)
+            t.ok(r.returncode == 2 and r.stderr, f"{what} exits 2 with a message", r.stderr)
+        r = run("check", "--scenario", scn)
+        t.ok(r.returncode == 0 and "6 configurations" in r.stdout, "check parses", r.stdout)
+        # collector campaigns file (one eps per campaign)
+        one = os.path.join(tmp, "one.scn")
+        with open(one, "w") as f:
+            f.write(SCENARIO.replace("eps = 1, 2", "eps = 1"))
+        r = run("campaigns", "--scenario", one)
+        camp = os.path.join(tmp, "campaigns.txt")
+        with open(camp, "w") as f:
+            f.write(r.stdout)
+        if os.access(COLLECTOR, os.X_OK):
+            c = subprocess.run([COLLECTOR, "--check-campaigns", camp], capture_output=True,
+                               text=True)
+            t.ok(r.returncode == 0 and c.returncode == 0,
+                 "dpm-sim campaigns is accepted by dpm-collector --check-campaigns",
+                 r.stderr + c.stdout + c.stderr)
+        else:
+            t.ok(True, "# SKIP dpm-collector not built")
+        r = run("campaigns", "--scenario", scn)
+        t.ok(r.returncode == 2, "campaigns refuses an eps sweep (one eps per collector campaign)")
+        # planner
+        r = run("plan", "--mechanism", "tuple_ml", "--error", "0.02", "--confidence", "0.9",
+                "--eps", "2", "--bound", "normal", "--runs", "300")
+        t.ok(r.returncode == 0 and "PASS" in r.stdout and "minimum devices" in r.stdout,
+             "plan answers and passes its simulation check", r.stdout + r.stderr)
+        r = run("plan", "--mechanism", "tuple_mr", "--error", "0.02", "--confidence", "0.9")
+        t.ok(r.returncode == 2, "plan without --devices/--eps exits 2")
+        # bench: JSON lines in the bench.json schema
+        r = run("bench", "--quick", timeout=300)
+        names = set()
+        try:
+            for l in r.stdout.splitlines():
+                m = json.loads(l)
+                assert set(m) == {"name", "value", "unit", "baseline", "ratio"}
+                names.add(m["name"])
+        except (ValueError, AssertionError) as e:
+            names = {repr(e)}
+        want = {"sim.inprocess.tuple.devices_per_s", "sim.inprocess.tuple.devices_per_s_1thread",
+                "sim.exact.1e9.seconds", "sim.inprocess.grr.perturb_per_s"}
+        t.ok(r.returncode == 0 and want <= names, "bench prints the sim metrics as JSON lines",
+             r.stdout + r.stderr)
+        # repro: the paper scenarios and README.md (quick)
+        rep = os.path.join(tmp, "repro")
+        r = run("repro", "--out", rep, "--quick", "--no-plot",
+                "host-sim/scenarios/paper-disparity-table1.scn",
+                "host-sim/scenarios/paper-disparity-table2.scn", timeout=300)
+        readme = os.path.join(rep, "README.md")
+        ok = r.returncode in (0, 1) and os.path.exists(readme)
+        text = open(readme).read() if ok else ""
+        t.ok(ok and "Table 1" in text and "Table 2" in text and "disparity.md" in text,
+             "repro writes README.md with the paper tables", r.stdout + r.stderr)
+        for name in ("paper-disparity-table1.json", "paper-disparity-table2.json"):
+            path = os.path.join(rep, name)
+            try:
+                with open(path) as f:
+                    cells = json.load(f)["cells"]
+                good = cells and all({"table", "row", "col", "paper", "ours", "rel_err"} <= set(c)
+                                     for c in cells)
+            except (OSError, ValueError, KeyError):
+                good = False
+            t.ok(good, f"repro writes {name} in the cells schema")
+    return t.done()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,62 @@
+#!/usr/bin/python3
+"""Regenerates the seed corpus of fuzz_request (tests/fuzz/corpus/) from SDK-made reports
+(tool_emit_reports). Run it when the report format changes:
+    OUT=build/host /usr/bin/python3 tests/fuzz/make_corpus.py
+The seeds are valid and invalid requests for the campaigns compiled into fuzz_request.c."""
+import json
+import os
+import subprocess
+
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+OUT = os.path.join(ROOT, os.environ.get("OUT", "build/host"))
+DIR = os.path.join(ROOT, "tests", "fuzz", "corpus")
+
+rows = [json.loads(line) for line in subprocess.run(
+    [os.path.join(OUT, "tests", "e2e", "tool_emit_reports")], check=True, capture_output=True,
+    text=True).stdout.splitlines()]
+
+
+def batch(reports):
+    out = b""
+    for r in reports:
+        raw = bytes.fromhex(r["hex"])
+        out += b"\x0a" + bytes([len(raw)]) + raw
+    return out
+
+
+def post(body, extra=b""):
+    return (b"POST /v1/reports HTTP/1.1\r\nHost: localhost\r\nContent-Type: "
+            b"application/x-protobuf\r\n" + extra + b"Content-Length: "
+            + str(len(body)).encode() + b"\r\n\r\n" + body)
+
+
+def get(path, extra=b""):
+    return b"GET " + path.encode() + b" HTTP/1.1\r\nHost: localhost\r\n" + extra + b"\r\n"
+
+
+mr = [r for r in rows if r["campaign_id"] == 171 and r["eps_q16"] == 65536]
+ml = [r for r in rows if r["campaign_id"] == 182 and r["eps_q16"] == 65536]
+bad = [r for r in rows if r["campaign_id"] == 171 and r["eps_q16"] != 65536][:3]
+other = [r for r in rows if r["campaign_id"] not in (171, 182)][:2]
+seeds = {
+    "get_healthz": get("/healthz"),
+    "get_campaign": get("/v1/campaigns/182"),
+    "post_mr_then_estimate": post(batch(mr)) + get("/v1/campaigns/171/estimate"),
+    "post_ml_then_estimate": post(batch(ml)) + get("/v1/campaigns/182/estimate",
+                                                   b"Connection: close\r\n"),
+    "post_rejects": post(batch(ml[:1] + bad + other) + b"\x0a\x03\x01\x02\x03"),
+    "post_expect_continue": post(batch(mr[:2]), b"Expect: 100-continue\r\n"),
+    "post_wrong_type": post(batch(mr[:1])).replace(b"x-protobuf", b"json"),
+    "post_too_large": b"POST /v1/reports HTTP/1.1\r\nContent-Length: 99999999\r\n\r\n",
+    "bad_header": b"GET /healthz HTTP/1.1\r\nNo colon here\r\n\r\n",
+    "http10_keepalive": b"GET /healthz HTTP/1.0\r\nConnection: keep-alive\r\n\r\n" + get("/x"),
+    "raw_batch": batch(mr + ml),
+    "campaigns_file": b"[campaign]\nid = 171\nmechanism = tuple_mr\neps = 1\ngroups = 4\n"
+                      b"metrics = tpr\n[campaign]\nid = 182\nmechanism = tuple_ml\neps = 1\n"
+                      b"budget = 2\ngroups = 5\nmetrics = tpr, fpr\n",
+}
+os.makedirs(DIR, exist_ok=True)
+for name, data in seeds.items():
+    with open(os.path.join(DIR, name), "wb") as f:
+        f.write(data)
+print(f"{len(seeds)} seeds in {DIR}")

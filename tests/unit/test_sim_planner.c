@@ -1,0 +1,118 @@
+/* The planner round trip: the analytic answer (minimum eps for K devices, or minimum devices
+ * for eps) is consistent both ways and survives the simulation check; with the normal bound the
+ * simulated coverage sits at the requested confidence, and a campaign run with too small an eps
+ * fails the check (the check can fail). */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "sim/planner.h"
+
+static void question(sim_plan_question_t *q, dpm_disp_mech_t mech, dpm_disp_split_t split,
+                     double error_metric, double confidence, dpm_disp_bound_t bound)
+{
+    memset(q, 0, sizeof(*q));
+    assert_int_equal(dpm_disp_plan_init(&q->plan, mech, split, 2.0 * error_metric, confidence),
+                     DPM_OK);
+    q->plan.bound = bound;
+    q->error = error_metric;
+    q->scale_metric = 1;
+}
+
+static void test_eps_for_devices_round_trip(void **state)
+{
+    (void)state;
+    sim_plan_question_t q;
+    sim_plan_answer_t a, back;
+    char err[256];
+    question(&q, DPM_DISP_MR, DPM_DISP_SPLIT_CORRECT, 0.01, 0.95, DPM_DISP_BOUND_CHEBYSHEV);
+    q.devices = 1e6;
+    assert_int_equal(sim_plan_solve(&q, &a), 0);
+    assert_true(isfinite(a.eps) && a.eps > 0.5 && a.eps < 5.0);
+    assert_true(a.mse <= a.target_mse * (1.0 + 1e-6));
+    /* the other direction: at that eps, K devices (or a few fewer) suffice, and K / 2 do not */
+    sim_plan_question_t q2 = q;
+    q2.devices = 0.0;
+    q2.eps = a.eps;
+    assert_int_equal(sim_plan_solve(&q2, &back), 0);
+    assert_true(back.devices <= 1e6 && back.devices > 0.99e6);
+    assert_int_equal(sim_plan_check(&q, &a, 200, 11, err, sizeof(err)), 0);
+    print_message("# tuple_mr K=1e6: eps %.6f, %u/%u within, p = %.3g\n", a.eps, a.within, a.runs,
+                  a.p_value);
+    assert_true(a.checked && a.pass);
+}
+
+static void test_devices_for_eps(void **state)
+{
+    (void)state;
+    sim_plan_question_t q;
+    sim_plan_answer_t a;
+    char err[256];
+    question(&q, DPM_DISP_ML, DPM_DISP_SPLIT_CORRECT, 0.01, 0.9, DPM_DISP_BOUND_CHEBYSHEV);
+    q.eps = 1.0;
+    assert_int_equal(sim_plan_solve(&q, &a), 0);
+    assert_true(isfinite(a.devices) && a.devices > 1e5);
+    a.eps_campaign = 1.0;
+    assert_int_equal(sim_plan_check(&q, &a, 200, 12, err, sizeof(err)), 0);
+    assert_true(a.checked && a.pass);
+}
+
+/* The normal bound is tight: coverage near c; with 0.6 of the planned eps it falls far below. */
+static void test_normal_bound_calibrated_and_check_can_fail(void **state)
+{
+    (void)state;
+    sim_plan_question_t q;
+    sim_plan_answer_t a;
+    char err[256];
+    question(&q, DPM_DISP_MR, DPM_DISP_SPLIT_CORRECT, 0.02, 0.9, DPM_DISP_BOUND_NORMAL);
+    q.devices = 200000;
+    assert_int_equal(sim_plan_solve(&q, &a), 0);
+    assert_int_equal(sim_plan_check(&q, &a, 1000, 13, err, sizeof(err)), 0);
+    double cov = (double)a.within / a.runs, se = sqrt(0.9 * 0.1 / a.runs);
+    print_message("# normal bound: coverage %.3f (target 0.9)\n", cov);
+    assert_true(a.pass);
+    assert_true(fabs(cov - 0.9) < 5.0 * se);
+    a.eps_campaign = floor(0.6 * a.eps * 65536.0) / 65536.0;
+    assert_int_equal(sim_plan_check(&q, &a, 1000, 14, err, sizeof(err)), 0);
+    print_message("# at 0.6 eps: coverage %.3f, p = %.3g\n", (double)a.within / a.runs, a.p_value);
+    assert_true(a.checked && !a.pass);
+}
+
+static void test_no_answer_and_paper_split(void **state)
+{
+    (void)state;
+    sim_plan_question_t q;
+    sim_plan_answer_t a;
+    char err[256];
+    /* Table 1's '-': K alpha^2 <= 400 at 0.99 leaves M_R no eps */
+    question(&q, DPM_DISP_MR, DPM_DISP_SPLIT_PAPER, 0.0005, 0.99, DPM_DISP_BOUND_CHEBYSHEV);
+    q.devices = 1e5;
+    assert_int_equal(sim_plan_solve(&q, &a), 0);
+    assert_true(isnan(a.eps));
+    assert_int_equal(sim_plan_check(&q, &a, 50, 1, err, sizeof(err)), 0);
+    assert_false(a.checked);
+    /* Table 1, M_L opt., K = 1e7, alpha = 0.1 (value scale): 0.21 */
+    question(&q, DPM_DISP_ML, DPM_DISP_SPLIT_PAPER, 0.05, 0.99, DPM_DISP_BOUND_CHEBYSHEV);
+    q.devices = 1e7;
+    assert_int_equal(sim_plan_solve(&q, &a), 0);
+    assert_true(fabs(a.eps - 0.213885) < 5e-6);
+    assert_int_equal(sim_plan_check(&q, &a, 100, 2, err, sizeof(err)), 0);
+    assert_true(a.checked && a.pass);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_eps_for_devices_round_trip),
+        cmocka_unit_test(test_devices_for_eps),
+        cmocka_unit_test(test_normal_bound_calibrated_and_check_can_fail),
+        cmocka_unit_test(test_no_answer_and_paper_split),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

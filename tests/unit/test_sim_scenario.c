@@ -1,0 +1,250 @@
+/* dpm-sim scenario parser: a complete good file parses into the expected structure, every
+ * scenario file shipped in host-sim/scenarios parses, and each kind of error is reported with
+ * the right line number. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "sim/population.h"
+#include "sim/scenario.h"
+
+static const char kGood[] =
+    "# a comment line\n"
+    "[scenario]\n"
+    "name = unit-good\n"
+    "description = every feature once   # trailing comment\n"
+    "devices = 1e4, 20000\n"
+    "runs = 7\n"
+    "seed = 18446744073709551615\n"
+    "confidence = 0.9\n"
+    "sizes = estimated\n"
+    "nu2 = worst\n"
+    "mode = exact\n"
+    "\n"
+    "[population]\n"
+    "seed = 5\n"
+    "examples = 30\n"
+    "beta_levels = 50\n"
+    "partition = noniid(concentration=3, auc_sd=0.2)\n"
+    "[group a]\n"
+    "share = 25/87\n"
+    "tpr = constant(0.891005)\n"
+    "fpr = beta(2, 18)\n"
+    "[group b]\n"
+    "share = 62/87\n"
+    "scores = binormal(auc=0.8, base_rate=0.25, examples=12, threshold=0.3)\n"
+    "partition = iid\n"
+    "[campaign c1]\n"
+    "id = 9\n"
+    "mechanism = tuple_ml\n"
+    "eps = 0.5, 1, 2\n"
+    "metrics = tpr, fpr\n"
+    "groups = b, a\n"
+    "[campaign c2]\n"
+    "mechanism = tuple_mr\n"
+    "split = paper\n"
+    "eps = 1\n"
+    "metrics = tpr\n"
+    "paper.mean_abs_gap_err = 0.01\n"
+    "paper.tolerance = 3\n"
+    "[plan p]\n"
+    "mechanism = tuple_ml\n"
+    "split = paper\n"
+    "devices = 1e5, 1e6\n"
+    "error = 0.1\n"
+    "confidence = 0.99\n"
+    "paper.eps = 2.56, -\n";
+
+static sim_scenario_t g_sc;
+static char g_err[512];
+
+static int parse(const char *text)
+{
+    g_err[0] = '\0';
+    return sim_scenario_parse(text, strlen(text), "t.scn", &g_sc, g_err, sizeof(g_err));
+}
+
+static void test_good_file(void **state)
+{
+    (void)state;
+    assert_int_equal(parse(kGood), 0);
+    const sim_scenario_t *sc = &g_sc;
+    assert_string_equal(sc->name, "unit-good");
+    assert_int_equal(sc->ndevices, 2);
+    assert_true(sc->devices[0] == 10000 && sc->devices[1] == 20000);
+    assert_int_equal(sc->runs, 7);
+    assert_true(sc->seed == UINT64_MAX);
+    assert_true(sc->population_seed == 5);
+    assert_true(sc->sizes_estimated && sc->nu2_worst && sc->mode == SIM_MODE_EXACT);
+    assert_int_equal(sc->ngroups, 2);
+    assert_true(fabs(sc->group[0].share - 25.0 / 87.0) < 1e-15);
+    const sim_dist_t *tpr = &sc->group[0].metric[DPM_METRIC_TPR - 1];
+    assert_int_equal(tpr->kind, SIM_DIST_CONSTANT);
+    assert_true(tpr->value.num == 891005 && tpr->value.den == 1000000);
+    assert_int_equal(sc->group[0].metric[DPM_METRIC_FPR - 1].kind, SIM_DIST_BETA);
+    assert_true(sc->group[0].partition.noniid); /* inherited from [population] */
+    assert_true(sc->group[1].scores.set && sc->group[1].scores.examples == 12);
+    assert_false(sc->group[1].partition.noniid); /* its own override */
+    assert_int_equal(sc->ncampaigns, 2);
+    const sim_campaign_spec_t *c1 = &sc->campaign[0], *c2 = &sc->campaign[1];
+    assert_int_equal(c1->id, 9);
+    assert_int_equal(c1->neps, 3);
+    assert_int_equal(c1->eps[0], 32768);
+    assert_int_equal(c1->nmetrics, 2);
+    assert_true(c1->ngroups == 2 && c1->groups[0] == 1 && c1->groups[1] == 0);
+    assert_int_equal(c2->id, 2); /* index + 1 */
+    assert_true(c2->split_paper && c2->ngroups == 2 && c2->npaper == 1);
+    assert_int_equal(sc->nplans, 1);
+    assert_true(sc->plan[0].npaper == 2 && isnan(sc->plan[0].paper_eps[1]));
+}
+
+static void test_population_of_good_file(void **state)
+{
+    (void)state;
+    assert_int_equal(parse(kGood), 0);
+    sim_pop_t pop;
+    char err[256];
+    assert_int_equal(sim_pop_build(&g_sc, 10000, &pop, err, sizeof(err)), 0);
+    uint64_t total = 0, per[2] = {0, 0};
+    for (size_t i = 0; i < pop.nblocks; i++) {
+        total += pop.block[i].count;
+        per[pop.block[i].group] += pop.block[i].count;
+        assert_true(pop.first[i + 1] == pop.first[i] + pop.block[i].count);
+    }
+    assert_true(total == 10000);
+    assert_true(per[0] == 2874 && per[1] == 7126); /* 25/87 of 10^4 = 2873.6 -> largest remainder */
+    /* the realization is a function of the population seed alone */
+    sim_pop_t again;
+    assert_int_equal(sim_pop_build(&g_sc, 10000, &again, err, sizeof(err)), 0);
+    assert_int_equal(again.nblocks, pop.nblocks);
+    assert_memory_equal(again.block, pop.block, pop.nblocks * sizeof(sim_block_t));
+    size_t idx = 0;
+    assert_non_null(sim_pop_find(&pop, 9999, &idx));
+    assert_int_equal(idx, pop.nblocks - 1);
+    assert_null(sim_pop_find(&pop, 10000, NULL));
+    sim_pop_free(&pop);
+    sim_pop_free(&again);
+}
+
+/* Every file in host-sim/scenarios parses (the test runs from the repository root). */
+static void test_shipped_scenarios(void **state)
+{
+    (void)state;
+    static const char *const files[] = {"host-sim/scenarios/demo.scn",
+                                        "host-sim/scenarios/paper-disparity-table1.scn",
+                                        "host-sim/scenarios/paper-disparity-table2.scn",
+                                        "host-sim/scenarios/sweep.scn"};
+    for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+        int st = sim_scenario_load(files[i], &g_sc, g_err, sizeof(g_err));
+        if (st != 0) {
+            print_error("%s\n", g_err);
+        }
+        assert_int_equal(st, 0);
+    }
+}
+
+typedef struct {
+    const char *text;
+    int line;
+    const char *needle;
+} bad_t;
+
+#define G2                                                                                         \
+    "[group a]\nshare = 0.5\ntpr = constant(0.5)\n[group b]\nshare = 0.5\ntpr = constant(0.6)\n"
+#define C1 "[campaign c]\nmechanism = tuple_mr\neps = 1\nmetrics = tpr\n"
+
+static const bad_t kBad[] = {
+    {"[scenario]\nfoo = 1\n", 2, "unknown key 'foo'"},
+    {"[scenario]\nruns = 0\n", 2, "runs must be"},
+    {"[scenario]\nruns = 3\nruns = 4\n", 3, "given twice"},
+    {"runs = 3\n", 1, "outside any section"},
+    {"[scenario]\njust words\n", 2, "expected 'key = value'"},
+    {"[scenario]\nseed =\n", 2, "missing value"},
+    {"[scenario\n", 1, "malformed section"},
+    {"[weird]\n", 1, "unknown section"},
+    {"[group]\n", 1, "bad or missing name"},
+    {"[scenario]\n[scenario]\n", 2, "given twice"},
+    {"[scenario]\nconfidence = 1.5\n", 2, "confidence"},
+    {"[scenario]\nmode = fast\n", 2, "mode"},
+    {"[scenario]\ndevices = 1e4, 1.5\n", 2, "devices"},
+    {"[group a]\nshare = 0.5\ntpr = gauss(1)\n", 3, "unknown distribution"},
+    {"[group a]\nshare = 0.5\ntpr = constant(1.5)\n", 3, "constant(X)"},
+    {"[group a]\nshare = 0.5\ntpr = beta(0, 1)\n", 3, "beta(a, b)"},
+    {"[group a]\nshare = 0\n", 2, "share"},
+    {"[group a]\nshare = 0.5\nscores = binormal(auc=1.2, base_rate=0.3)\n", 3, "auc"},
+    {"[group a]\nshare = 0.5\nscores = binormal(auc=0.8)\n", 3, "base_rate"},
+    {"[group a]\nshare = 0.5\nscores = binormal(auc=0.8, base_rate=0.2, color=1)\n", 3,
+     "unknown argument"},
+    {"[group a]\nshare = 0.5\npartition = noniid(concentration=-1)\n", 3, "concentration"},
+    {"[group a]\nshare = 0.5\nheight = 3\n", 3, "unknown key 'height'"},
+    {"[group a]\nshare = 0.5\ntpr = constant(0.5)\n[group a]\n", 4, "defined twice"},
+    {"[group a]\nshare = 0.5\ntpr = constant(0.5)\n\n[group b]\nshare = 0.4\ntpr = "
+     "constant(0.5)\n" C1,
+     6, "sum to"},
+    {"[group a]\nshare = 1\ntpr = constant(0.5)\n" C1, 7, "at least 2"},
+    {"[group a]\nshare = 0.5\n\n[group b]\nshare = 0.5\ntpr = constant(0.5)\n" C1, 1,
+     "no scores and no metric"},
+    {"[group a]\nshare = 0.5\ntpr = constant(0.5)\nscores = binormal(auc=0.8, base_rate=0.3)\n"
+     "[group b]\nshare = 0.5\ntpr = constant(0.5)\n" C1,
+     4, "either scores"},
+    {G2, 6, "no [campaign]"},
+    {G2 "[campaign c]\nmechanism = tuple_xx\n", 8, "unknown mechanism"},
+    {G2 "[campaign c]\neps = 0\n", 8, "eps"},
+    {G2 "[campaign c]\neps = 100\n", 8, "eps"},
+    {G2 "[campaign c]\nmetrics = tpr, auc\n", 8, "unknown metric 'auc'"},
+    {G2 "[campaign c]\nmetrics = tpr, tpr\n", 8, "listed twice"},
+    {G2 "[campaign c]\ngroups = a, zz\n", 8, "unknown group 'zz'"},
+    {G2 "[campaign c]\ngroups = a\n", 8, "groups"},
+    {G2 "[campaign c]\nmechanism = tuple_mr\neps = 1\n", 7, "needs mechanism, eps and metrics"},
+    {G2 C1 "metrics = fpr\n", 11, "given twice"},
+    {G2 "[campaign c]\nmechanism = tuple_mr\neps = 1\nmetrics = fpr\n", 10,
+     "metric 'fpr' has no distribution in group 'a'"},
+    {G2 "[campaign c]\nmechanism = tuple_mr\nsplit = paper\neps = 1\nmetrics = tpr, fpr\n", 11,
+     "one metric"},
+    {G2 C1 "paper.mean_abs_gap_err = 0.1, 0.2\n", 7, "one value per eps"},
+    {G2 C1 "[campaign c]\n", 11, "defined twice"},
+    {G2 C1 "[group z]\n", 11, "before the campaigns"},
+    {G2 "[plan p]\nmechanism = tuple_mr\ndevices = 1.5\n", 9, "devices"},
+    {G2 "[plan p]\nmechanism = tuple_mr\ndevices = 10\nerror = 0.1\npaper.eps = 1, 2\n", 7,
+     "paper.eps needs"},
+};
+
+static void test_errors_name_their_line(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof(kBad) / sizeof(kBad[0]); i++) {
+        char want[32];
+        snprintf(want, sizeof(want), "t.scn:%d: ", kBad[i].line);
+        int st = parse(kBad[i].text);
+        if (st == 0 || strncmp(g_err, want, strlen(want)) != 0 ||
+            strstr(g_err, kBad[i].needle) == NULL) {
+            print_error("case %zu: want '%s...%s', got (%d) '%s'\n", i, want, kBad[i].needle, st,
+                        g_err);
+            fail();
+        }
+    }
+}
+
+static void test_load_missing_file(void **state)
+{
+    (void)state;
+    assert_int_equal(sim_scenario_load("/nonexistent/x.scn", &g_sc, g_err, sizeof(g_err)), -1);
+    assert_non_null(strstr(g_err, "cannot open"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_good_file),         cmocka_unit_test(test_population_of_good_file),
+        cmocka_unit_test(test_shipped_scenarios), cmocka_unit_test(test_errors_name_their_line),
+        cmocka_unit_test(test_load_missing_file),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
