@@ -13,6 +13,12 @@ TARGET := $(if $(CROSS_COMPILE),$(patsubst %-,%,$(CROSS_COMPILE)),host)
 VARIANT ?=
 OUT := $(BUILD_DIR)/$(TARGET)$(if $(VARIANT),-$(VARIANT))
 PYTHON := /usr/bin/python3
+# `make V=1` prints every command; by default one short line per step.
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
 
 MBEDTLS_DIR := $(BUILD_DIR)/mbedtls/$(TARGET)
 MBEDTLS_SRC := $(BUILD_DIR)/src/mbedtls
@@ -95,37 +101,45 @@ tests: $(TEST_BINS) $(TOOL_BINS)
 
 $(LIBDPM): $(SDK_OBJS)
 	@rm -f $@
-	$(AR) rcs $@ $^
+	@printf '  %-3s %s\n' AR $@
+	$(Q)$(AR) rcs $@ $^
 
 $(LIBPORT): $(PORT_OBJS)
 	@rm -f $@
-	$(AR) rcs $@ $^
+	@printf '  %-3s %s\n' AR $@
+	$(Q)$(AR) rcs $@ $^
 
 $(OUT)/bench/%: $(OUT)/obj/tests/bench/%.o $(TEST_SUPPORT_OBJS) $(LIBHOST) $(LIBPORT) $(LIBDPM)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $< $(TEST_SUPPORT_OBJS) $(LIBHOST) $(LIBPORT) $(LIBDPM) $(MBEDTLS_LIBS) $(LDLIBS) -lsqlite3
+	@printf '  %-3s %s\n' LD $@
+	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(TEST_SUPPORT_OBJS) $(LIBHOST) $(LIBPORT) $(LIBDPM) $(MBEDTLS_LIBS) $(LDLIBS) -lsqlite3
 
 $(LIBHOST): $(HOST_OBJS)
 	@rm -f $@
-	$(AR) rcs $@ $^
+	@printf '  %-3s %s\n' AR $@
+	$(Q)$(AR) rcs $@ $^
 
 $(OUT)/obj/host-sim/%.o: host-sim/%.c $(AUTOCONF) $(FLAGS_STAMP) | $(MBEDTLS_DIR)/library/libmbedcrypto.a
 	@mkdir -p $(dir $@)
-	$(CC) $(HOST_CFLAGS) -c $< -o $@
+	@printf '  %-3s %s\n' CC $<
+	$(Q)$(CC) $(HOST_CFLAGS) -c $< -o $@
 
 define host_bin
 $(OUT)/$(patsubst main_%.c,%,$(notdir $(1))): $(call obj,$(1)) $(LIBHOST) $(LIBPORT) $(LIBDPM)
-	$$(CC) $$(LDFLAGS) -o $$@ $$^ $$(MBEDTLS_LIBS) -lsqlite3 -lpthread -lm
+	@printf '  %-3s %s\n' LD $$@
+	$(Q)$$(CC) $$(LDFLAGS) -o $$@ $$^ $$(MBEDTLS_LIBS) -lsqlite3 -lpthread -lm
 endef
 $(foreach m,$(HOST_MAINS),$(eval $(call host_bin,$(m))))
 
 $(OUT)/obj/examples/%.o: examples/%.c $(AUTOCONF) $(FLAGS_STAMP) | $(MBEDTLS_DIR)/library/libmbedcrypto.a
 	@mkdir -p $(dir $@)
-	$(CC) $(PORT_CFLAGS) -c $< -o $@
+	@printf '  %-3s %s\n' CC $<
+	$(Q)$(CC) $(PORT_CFLAGS) -c $< -o $@
 
 define example_bin
 $(OUT)/$(notdir $(patsubst %/,%,$(dir $(1)))): $(call obj,$(1)) $(LIBPORT) $(LIBDPM)
-	$$(CC) $$(LDFLAGS) -o $$@ $$^ $$(MBEDTLS_LIBS) -lpthread
+	@printf '  %-3s %s\n' LD $$@
+	$(Q)$$(CC) $$(LDFLAGS) -o $$@ $$^ $$(MBEDTLS_LIBS) -lpthread
 endef
 $(foreach m,$(EXAMPLE_MAINS),$(eval $(call example_bin,$(m))))
 
@@ -134,26 +148,31 @@ $(AUTOCONF): $(KCONFIG_CONFIG) Kconfig
 
 $(OUT)/obj/sdk/%.o: sdk/%.c $(AUTOCONF) $(FLAGS_STAMP) | $(MBEDTLS_DIR)/library/libmbedcrypto.a
 	@mkdir -p $(dir $@)
-	$(CC) $(SDK_CFLAGS) -c $< -o $@
+	@printf '  %-3s %s\n' CC $<
+	$(Q)$(CC) $(SDK_CFLAGS) -c $< -o $@
 
 $(OUT)/obj/nanopb/%.o: $(NANOPB_DIR)/%.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) $(NANOPB_CFLAGS) -MMD -MP -c $< -o $@
+	@printf '  %-3s %s\n' CC $<
+	$(Q)$(CC) $(NANOPB_CFLAGS) -MMD -MP -c $< -o $@
 
 $(NANOPB_DIR)/%.c:
 	@$(MAKE) --no-print-directory deps
 
 $(OUT)/obj/port/%.o: port/%.c $(AUTOCONF) $(FLAGS_STAMP) | $(MBEDTLS_DIR)/library/libmbedcrypto.a
 	@mkdir -p $(dir $@)
-	$(CC) $(PORT_CFLAGS) -c $< -o $@
+	@printf '  %-3s %s\n' CC $<
+	$(Q)$(CC) $(PORT_CFLAGS) -c $< -o $@
 
 $(OUT)/obj/tests/%.o: tests/%.c $(AUTOCONF) $(FLAGS_STAMP) | $(MBEDTLS_DIR)/library/libmbedcrypto.a
 	@mkdir -p $(dir $@)
-	$(CC) $(TEST_CFLAGS) -c $< -o $@
+	@printf '  %-3s %s\n' CC $<
+	$(Q)$(CC) $(TEST_CFLAGS) -c $< -o $@
 
 $(OUT)/tests/%: $(OUT)/obj/tests/%.o $(TEST_SUPPORT_OBJS) $(LIBHOST) $(LIBPORT) $(LIBDPM)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $< $(TEST_SUPPORT_OBJS) $(LIBHOST) $(LIBPORT) $(LIBDPM) $(MBEDTLS_LIBS) $(LDLIBS) -lsqlite3
+	@printf '  %-3s %s\n' LD $@
+	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(TEST_SUPPORT_OBJS) $(LIBHOST) $(LIBPORT) $(LIBDPM) $(MBEDTLS_LIBS) $(LDLIBS) -lsqlite3
 
 # Mbed TLS is built by `make deps`; building anything first checks it is there and current
 # with the project's config headers.
