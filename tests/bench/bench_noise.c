@@ -64,22 +64,37 @@ static int64_t run_case(const bench_case_t *c, dpm_rand_t *r, uint64_t n)
         }
         for (uint64_t i = 0; i < n; i++) {
             int64_t out;
-            dpm_status_t st = c->kind == 0 ? dpm_laplace_add(&lap, r, (int64_t)(i & 0xFFFF), &out)
-                                           : dpm_laplace_fixed_add(&fixed, r, (int64_t)(i & 0xFFFF), &out);
+            dpm_status_t st = c->kind == 0
+                                  ? dpm_laplace_add(&lap, r, (int64_t)(i & 0xFFFF), &out)
+                                  : dpm_laplace_fixed_add(&fixed, r, (int64_t)(i & 0xFFFF), &out);
             if (st != DPM_OK) {
                 die("laplace sample");
             }
             sum += out;
         }
-    } else {
+    } else if (c->kind == 1) {
         dpm_grr_t g;
         if (dpm_grr_init(&g, c->k, eps) != DPM_OK) {
             die("grr init");
         }
+        uint32_t x = 0; /* inputs cycle through 0..k-1 (a counter: no division in the loop) */
         for (uint64_t i = 0; i < n; i++) {
             uint32_t y;
-            if (dpm_grr_perturb(&g, r, (uint32_t)(i % c->k), &y) != DPM_OK) {
+            if (dpm_grr_perturb(&g, r, x, &y) != DPM_OK) {
                 die("grr sample");
+            }
+            sum += y;
+            x = x + 1u == c->k ? 0 : x + 1u;
+        }
+    } else {
+        dpm_grr_t g;
+        if (dpm_rr_init(&g, eps) != DPM_OK) {
+            die("rr init");
+        }
+        for (uint64_t i = 0; i < n; i++) {
+            int y;
+            if (dpm_rr_perturb(&g, r, (int)(i & 1u), &y) != DPM_OK) {
+                die("rr sample");
             }
             sum += y;
         }

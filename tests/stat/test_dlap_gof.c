@@ -1,6 +1,7 @@
 /* Goodness of fit of the exact samplers against their exact pmfs: discrete Laplace at scales
- * 0.5, 1, 10, 22/7, 1000 and 2^40/3 grid units, Bernoulli(exp(-gamma)), Bernoulli(num/den)
- * and uniform. Fixed seeds, 10^7 samples per configuration, G-test at alpha = 1e-6 with tails
+ * 0.5, 1, 10, 22/7, 1000 and 2^40/3 grid units; the Laplace mechanism's own sampler
+ * (dpm_laplace_add) at 0.5, 1, 10, 1000, 65536/6553 and 2^17 grid units; Bernoulli(exp(-gamma)),
+ * Bernoulli(num/den) and uniform. Fixed seeds, 10^7 samples per configuration, G-test at alpha = 1e-6 with tails
  * pooled until every expected count is >= 20. The first test checks the statistics helpers
  * themselves against high-precision reference values (mpmath, 40 digits). */
 #include <math.h>
@@ -108,10 +109,10 @@ static int64_t window_cells(long double t, uint64_t width)
     return (int64_t)ceill(reach > 0.0L ? reach : 0.0L) + 2;
 }
 
-/* 10^7 draws of dpm_dlap(num / den), tested twice: one cell per integer (where the counts
- * allow), and cells a quarter scale wide, which have the power against smooth errors in the
- * shape (a wrong scale). */
-static void dlap_gof(uint64_t num, uint64_t den, uint64_t seed)
+/* 10^7 draws of dpm_dlap(num / den) (mech == NULL) or of dpm_laplace_add(mech, 0), tested
+ * twice: one cell per integer (where the counts allow), and cells a quarter scale wide, which
+ * have the power against smooth errors in the shape (a wrong scale). */
+static void gof_run(const dpm_laplace_t *mech, uint64_t num, uint64_t den, uint64_t seed)
 {
     long double t = (long double)num / (long double)den;
     int unit_cells = (long double)N_SAMPLES * stat_dlap_pmf(t, 0) > 4.0L * MIN_EXPECTED;
@@ -130,31 +131,57 @@ static void dlap_gof(uint64_t num, uint64_t den, uint64_t seed)
     dpm_rand_t r;
     assert_int_equal(dpm_rand_init(&r, &port), DPM_OK);
     double start = seconds();
+    const char *name = mech != NULL ? "laplace" : "dlap";
     for (uint32_t i = 0; i < N_SAMPLES; i++) {
         int64_t z;
-        assert_int_equal(dpm_dlap(&r, num, den, &z), DPM_OK);
+        assert_int_equal(mech != NULL ? dpm_laplace_add(mech, &r, 0, &z) : dpm_dlap(&r, num, den, &z),
+                         DPM_OK);
         stat_hist_add(&fine, z);
         stat_hist_add(&wide, z);
     }
     double elapsed = seconds() - start;
-    print_message("# dlap scale %llu/%llu: %.1f ns/sample (with histograms), %.2f bits/sample\n",
-                  (unsigned long long)num, (unsigned long long)den, 1e9 * elapsed / N_SAMPLES,
-                  (double)r.bits_used / N_SAMPLES);
+    print_message("# %s scale %llu/%llu: %.1f ns/sample (with histograms), %.2f bits/sample\n",
+                  name, (unsigned long long)num, (unsigned long long)den,
+                  1e9 * elapsed / N_SAMPLES, (double)r.bits_used / N_SAMPLES);
     char what[64];
     if (unit_cells) {
         stat_hist_expect(&fine, stat_dlap_mass, &t);
-        snprintf(what, sizeof(what), "dlap %llu/%llu, unit cells", (unsigned long long)num,
+        snprintf(what, sizeof(what), "%s %llu/%llu, unit cells", name, (unsigned long long)num,
                  (unsigned long long)den);
         assert_fits(what, stat_hist_gof(&fine, MIN_EXPECTED, STAT_G));
     }
     if (coarse > 2) {
         stat_hist_expect(&wide, stat_dlap_mass, &t);
-        snprintf(what, sizeof(what), "dlap %llu/%llu, cells of %llu", (unsigned long long)num,
-                 (unsigned long long)den, (unsigned long long)coarse);
+        snprintf(what, sizeof(what), "%s %llu/%llu, cells of %llu", name,
+                 (unsigned long long)num, (unsigned long long)den, (unsigned long long)coarse);
         assert_fits(what, stat_hist_gof(&wide, MIN_EXPECTED, STAT_G));
     }
     stat_hist_free(&fine);
     stat_hist_free(&wide);
+}
+
+static void dlap_gof(uint64_t num, uint64_t den, uint64_t seed)
+{
+    gof_run(NULL, num, den, seed);
+}
+
+/* The mechanism for sensitivity sens and eps, at its scale sens 2^16 / eps. */
+static void laplace_gof(uint64_t sens, dpm_eps_t eps, uint64_t seed)
+{
+    dpm_laplace_t m;
+    assert_int_equal(dpm_laplace_init(&m, sens, eps), DPM_OK);
+    gof_run(&m, m.scale_num, m.scale_den, seed);
+}
+
+static void test_laplace_mechanism_gof(void **state)
+{
+    (void)state;
+    laplace_gof(1, 131072, 111);              /* t = 1/2: num 1, den 2 */
+    laplace_gof(1, 65536, 112);               /* t = 1: no A */
+    laplace_gof(10, 65536, 113);              /* t = 10: lanes, K = 0, A up to 9 */
+    laplace_gof(1000, 65536, 114);            /* t = 1000: lanes, K = 6 */
+    laplace_gof(1, 6553, 115);                /* t = 65536/6553: table, den > 1 */
+    laplace_gof(UINT64_C(1) << 17, 65536, 116); /* t = 2^17: table, the benchmark */
 }
 
 static void test_dlap_scale_half(void **state)
@@ -291,6 +318,7 @@ int main(void)
         cmocka_unit_test(test_dlap_scale_22_7),
         cmocka_unit_test(test_dlap_scale_thousand),
         cmocka_unit_test(test_dlap_scale_huge),
+        cmocka_unit_test(test_laplace_mechanism_gof),
         cmocka_unit_test(test_bernoulli_exp_gof),
         cmocka_unit_test(test_bernoulli_gof),
         cmocka_unit_test(test_uniform_gof),

@@ -397,6 +397,31 @@ static void test_grr_perturb_errors(void **state)
     assert_int_equal(dpm_rr_perturb(&rr, &fr, 1, &out), DPM_ERR_RNG);
     assert_int_equal(y, 0xabcdu);
     assert_int_equal(out, 42);
+
+    /* a port that fails later, in the middle of a stream: the reports before it are fine,
+     * the refill fails, and every report after it fails too (the reservoir is not read on) */
+    memset(&f, 0, sizeof(f));
+    test_rng_seed(&f.inner, 2);
+    f.fail_at_call = 1;
+    assert_int_equal(dpm_rand_init(&fr, &fport), DPM_OK);
+    for (int i = 0; i < DPM_RAND_BUF_BYTES / 4; i++) {
+        assert_int_equal(dpm_grr_perturb(&g, &fr, 1, &y), DPM_OK);
+    }
+    y = 0xabcdu;
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(dpm_grr_perturb(&g, &fr, 1, &y), DPM_ERR_RNG);
+        assert_int_equal(dpm_rr_perturb(&rr, &fr, 0, &out), DPM_ERR_RNG);
+    }
+    assert_int_equal(y, 0xabcdu);
+    assert_int_equal(fr.rng_calls, 2);
+
+    /* a never bound (zeroed) source is a parameter error, not a crash */
+    dpm_rand_t unbound;
+    memset(&unbound, 0, sizeof(unbound));
+    assert_int_equal(dpm_grr_perturb(&g, &unbound, 1, &y), DPM_ERR_PARAM);
+    assert_int_equal(dpm_rr_perturb(&rr, &unbound, 1, &out), DPM_ERR_PARAM);
+    assert_int_equal(y, 0xabcdu);
+    assert_int_equal(out, 42);
 }
 
 static void test_grr_epsilon_function(void **state)

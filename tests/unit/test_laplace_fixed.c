@@ -42,7 +42,7 @@ static void check_thresholds(const dpm_laplace_fixed_t *m, const uint64_t *ref, 
         total += absdiff(m->threshold[j], ref[j]);
     }
     assert_true(total <= m->delta_tv_num / 2u);
-    for (uint32_t j = n; j < DPM_DLAP_FIXED_MAX_BITS; j++) {
+    for (uint32_t j = n; j < DPM_LAPLACE_FIXED_MAX_BITS; j++) {
         assert_true(m->threshold[j] == 0);
     }
 }
@@ -229,7 +229,7 @@ static void test_add_errors(void **state)
     dpm_laplace_fixed_t bad = m;
     bad.nbits = 0;
     assert_int_equal(dpm_laplace_fixed_add(&bad, &r, 0, &out), DPM_ERR_PARAM);
-    bad.nbits = DPM_DLAP_FIXED_MAX_BITS + 1u;
+    bad.nbits = DPM_LAPLACE_FIXED_MAX_BITS + 1u;
     assert_int_equal(dpm_laplace_fixed_add(&bad, &r, 0, &out), DPM_ERR_PARAM);
     assert_true(out == 77);
     assert_int_equal(r.bits_used, 0);

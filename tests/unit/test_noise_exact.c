@@ -13,6 +13,8 @@
 #include <cmocka.h>
 
 #include "dpm/noise.h"
+#include "noise/laplace_internal.h"
+#include "noise/rand_internal.h"
 #include "stat_dlap.h"
 #include "stat_gof.h"
 #include "stat_hist.h"
@@ -117,6 +119,145 @@ static uint64_t ipow(uint64_t b, uint32_t e)
         v *= b;
     }
     return v;
+}
+
+
+/* ---- the bit source ------------------------------------------------------------------------ */
+
+/* Bit i of a byte string, low bit of byte 0 first: the stream every draw must follow. */
+static uint64_t stream_bits(const uint8_t *bytes, uint64_t at, uint32_t n)
+{
+    uint64_t v = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t bit = (bytes[(at + i) / 8] >> ((at + i) % 8)) & 1u;
+        v |= bit << i;
+    }
+    return v;
+}
+
+/* Draws of every width through every entry point (public, inline, 32-bit, 64-bit, window and
+ * skip, reserve) read the port's bytes as one bit string, across refills and the carry; the
+ * port is called exactly when a take needs bits beyond the ones filled (reserve earlier, as
+ * documented), and bits_used counts what was handed out. */
+static void test_rand_stream_is_the_bytes(void **state)
+{
+    (void)state;
+    enum { FILLS = 40 };
+    static uint8_t bytes[FILLS * DPM_RAND_BUF_BYTES];
+    test_rng_t t;
+    test_rng_seed(&t, 404);
+    for (size_t i = 0; i < sizeof(bytes); i += 8) {
+        uint64_t w = test_rng_next(&t);
+        for (int k = 0; k < 8; k++) {
+            bytes[i + (size_t)k] = (uint8_t)(w >> (8 * k));
+        }
+    }
+    script_rng_t s = {bytes, sizeof(bytes), 0, 0};
+    dpm_rng_t port = script_rng_port(&s);
+    dpm_rand_t r;
+    assert_int_equal(dpm_rand_init(&r, &port), DPM_OK);
+    test_rng_t pick;
+    test_rng_seed(&pick, 405);
+    uint64_t at = 0;
+    const uint64_t limit = (uint64_t)(FILLS - 1) * DPM_RAND_BUF_BYTES * 8;
+    while (at + 256 < limit) {
+        uint64_t c = test_rng_next(&pick);
+        uint32_t n = (uint32_t)(c % 64) + 1;
+        uint64_t v = 0;
+        uint32_t u32 = 0;
+        /* the port has been called for exactly the fills the bits so far reached into */
+        assert_int_equal(r.rng_calls, at == 0 ? 0 : (at - 1) / (DPM_RAND_BUF_BYTES * 8) + 1);
+        switch ((c >> 8) % 6) {
+        case 0:
+            assert_int_equal(dpm_rand_bits(&r, n, &v), DPM_OK);
+            break;
+        case 1:
+            assert_int_equal(dpm_rand_take_bits(&r, n, &v), DPM_OK);
+            break;
+        case 2:
+            n = 32;
+            assert_int_equal(dpm_rand_take32(&r, &u32), DPM_OK);
+            v = u32;
+            break;
+        case 3:
+            n = 64;
+            assert_int_equal(dpm_rand_take64(&r, &v), DPM_OK);
+            break;
+        case 4: /* look at a window, then consume part of it */
+            n = n > DPM_RAND_WINDOW_BITS ? DPM_RAND_WINDOW_BITS : n;
+            if (r.end - r.cur < n) {
+                uint64_t calls = r.rng_calls;
+                assert_int_equal(dpm_rand_reserve_slow(&r, 128), DPM_OK);
+                assert_int_equal(r.rng_calls, calls + 1); /* early, but the same bytes */
+                assert_true(r.end - r.cur >= 128);
+                assert_int_equal(r.bits_used, at);
+            }
+            v = dpm_rand_window_at(&r, r.cur) & ((UINT64_C(1) << n) - 1u);
+            dpm_rand_skip(&r, n);
+            break;
+        default: /* reserve more than is left, consume nothing */
+            assert_int_equal(dpm_rand_reserve_slow(&r, (uint32_t)(c % 128) + 1), DPM_OK);
+            n = 0;
+            break;
+        }
+        if (n != 0) {
+            assert_int_equal(v, stream_bits(bytes, at, n));
+            at += n;
+        }
+        assert_int_equal(r.bits_used, at);
+        if ((c >> 8) % 6 == 4 || (c >> 8) % 6 == 5) {
+            /* after an early refill the count runs ahead by one: resync the expectation */
+            while (r.rng_calls > (at == 0 ? 0 : (at - 1) / (DPM_RAND_BUF_BYTES * 8) + 1)) {
+                uint64_t w;
+                uint32_t k = (uint32_t)(DPM_RAND_BUF_BYTES * 8 - at % (DPM_RAND_BUF_BYTES * 8));
+                k = k > 57 ? 57 : k;
+                assert_int_equal(dpm_rand_take_bits(&r, k, &w), DPM_OK);
+                assert_int_equal(w, stream_bits(bytes, at, k));
+                at += k;
+            }
+        }
+    }
+    assert_true(r.rng_calls >= FILLS - 2);
+}
+
+/* A failed fill leaves nothing to read: every entry point reports the sticky error, and a
+ * zeroed source (never bound) is a parameter error at every one of them. */
+static void test_rand_failure_and_unbound(void **state)
+{
+    (void)state;
+    failing_rng_t f;
+    memset(&f, 0, sizeof(f));
+    test_rng_seed(&f.inner, 6);
+    f.fail_at_call = 1;
+    dpm_rng_t port = failing_rng_port(&f);
+    dpm_rand_t r;
+    assert_int_equal(dpm_rand_init(&r, &port), DPM_OK);
+    uint64_t v;
+    uint32_t u;
+    for (int i = 0; i < DPM_RAND_BUF_BYTES / 8; i++) {
+        assert_int_equal(dpm_rand_take64(&r, &v), DPM_OK);
+    }
+    assert_int_equal(dpm_rand_take_bits(&r, 1, &v), DPM_ERR_RNG);
+    assert_int_equal(dpm_rand_take32(&r, &u), DPM_ERR_RNG);
+    assert_int_equal(dpm_rand_take64(&r, &v), DPM_ERR_RNG);
+    assert_int_equal(dpm_rand_reserve_slow(&r, 8), DPM_ERR_RNG);
+    assert_int_equal(dpm_rand_bits(&r, 3, &v), DPM_ERR_RNG);
+    assert_int_equal(r.end, r.cur);
+    assert_int_equal(r.rng_calls, 2);
+    assert_int_equal(r.bits_used, (uint64_t)DPM_RAND_BUF_BYTES * 8);
+
+    dpm_rand_t zero;
+    memset(&zero, 0, sizeof(zero));
+    assert_int_equal(dpm_rand_take_bits(&zero, 5, &v), DPM_ERR_PARAM);
+    assert_int_equal(dpm_rand_take32(&zero, &u), DPM_ERR_PARAM);
+    assert_int_equal(dpm_rand_take64(&zero, &v), DPM_ERR_PARAM);
+    assert_int_equal(dpm_rand_reserve_slow(&zero, 8), DPM_ERR_PARAM);
+    assert_int_equal(dpm_rand_bits(&zero, 5, &v), DPM_ERR_PARAM);
+    int64_t z = SENTINEL_I64;
+    dpm_laplace_t m;
+    assert_int_equal(dpm_laplace_init(&m, 2, DPM_EPS_ONE), DPM_OK);
+    assert_int_equal(dpm_laplace_add(&m, &zero, 0, &z), DPM_ERR_PARAM);
+    assert_int_equal(z, SENTINEL_I64);
 }
 
 /* ---- uniform ------------------------------------------------------------------------------ */
@@ -379,7 +520,8 @@ static void test_dlap_script_fast_and_wide_paths(void **state)
     assert_int_equal(out, -(int64_t)(5 * TWO56));
 }
 
-/* ---- parameter errors ---------------------------------------------------------------------- */
+
+/* ---- the Laplace mechanism's sampler (sdk/src/noise/laplace.c) --------------------------- */
 
 static void seeded(dpm_rand_t *r, test_rng_t *t, dpm_rng_t *port, uint64_t seed)
 {
@@ -387,6 +529,475 @@ static void seeded(dpm_rand_t *r, test_rng_t *t, dpm_rng_t *port, uint64_t seed)
     *port = test_rng_port(t);
     assert_int_equal(dpm_rand_init(r, port), DPM_OK);
 }
+
+
+/* Mechanisms covering its shapes: num a power of two (constant table) with den 1 or not, the
+ * lanes with K = 0 and K > 0, invalid A (mA < 16), num = 1, the largest scales. */
+static const struct {
+    uint64_t sens;
+    dpm_eps_t eps;
+} LAP_SHAPES[] = {
+    {UINT64_C(1) << 17, 65536},      /* t = 2^17: the benchmark */
+    {UINT64_C(1) << 17, 6553},       /* 2^33 / 6553 */
+    {UINT64_C(1) << 17, 655360},     /* 2^16 / 5 */
+    {1, 6553},                       /* 65536 / 6553: table, den > 1 */
+    {1, 65536},                      /* t = 1: num = 1, no A */
+    {1, 131072},                     /* t = 1/2 */
+    {2, 65536},                      /* t = 2: M = 1 */
+    {10, 65536},                     /* t = 10: K = 0, lanes, mA = 10 */
+    {1000, 65536},                   /* K = 6, lanes */
+    {3, 7},                          /* 196608 / 7: mA = 12 */
+    {17, 99991},                     /* 1114112 / 99991: mA = 9 */
+    {UINT64_C(1) << 40, 1},          /* t = 2^56: sequential (L does not fit a window) */
+    {(UINT64_C(1) << 40) - 1, 65535}, /* near the top, lanes */
+    {5, DPM_EPS_MAX_Q16},            /* smallest scales */
+};
+#define N_LAP_SHAPES (sizeof(LAP_SHAPES) / sizeof(LAP_SHAPES[0]))
+
+/* The fast path and the sequential definition on the same stream: same status, same output,
+ * same bits consumed, draw after draw (over refills, early refills and every fallback). */
+static void test_laplace_fast_matches_definition(void **state)
+{
+    (void)state;
+    for (size_t c = 0; c < N_LAP_SHAPES; c++) {
+        dpm_laplace_t m;
+        assert_int_equal(dpm_laplace_init(&m, LAP_SHAPES[c].sens, LAP_SHAPES[c].eps), DPM_OK);
+        test_rng_t t1;
+        test_rng_t t2;
+        dpm_rng_t p1;
+        dpm_rng_t p2;
+        dpm_rand_t r1;
+        dpm_rand_t r2;
+        seeded(&r1, &t1, &p1, 900 + c);
+        seeded(&r2, &t2, &p2, 900 + c);
+        int n = LAP_SHAPES[c].sens == UINT64_C(1) << 40 ? 20000 : 150000;
+        for (int i = 0; i < n; i++) {
+            /* values near the ends of int64 now and then: DPM_ERR_RANGE must agree too */
+            int64_t value = (i % 97 == 0) ? INT64_MAX - (i % 5) : (i % 89 == 0) ? INT64_MIN + 3 : i;
+            int64_t a = SENTINEL_I64;
+            int64_t b = SENTINEL_I64;
+            dpm_status_t sa = dpm_laplace_add(&m, &r1, value, &a);
+            dpm_status_t sb = dpm_laplace_add_reference(&m, &r2, value, &b);
+            if (sa != sb || a != b || r1.bits_used != r2.bits_used) {
+                fail_msg("shape %zu draw %d: fast %d %lld (%llu bits), definition %d %lld (%llu)",
+                         c, i, sa, (long long)a, (unsigned long long)r1.bits_used, sb,
+                         (long long)b, (unsigned long long)r2.bits_used);
+            }
+        }
+    }
+}
+
+/* The constant table of the byte stage of step A, recomputed with exact integers: for
+ * gamma = A / 16, T_k = A^k / (16^k k!), and the byte w places W below T_k iff
+ * (w + 1) 16^k k! <= 256 A^k, above iff w 16^k k! >= 256 A^k. */
+static void test_laplace_pow2_table_is_exact(void **state)
+{
+    (void)state;
+    int counts[3] = {0, 0, 0};
+    for (uint64_t a = 0; a < 16; a++) {
+        for (uint64_t w = 0; w < 256; w++) {
+            int status[4];
+            uint64_t num = 256;
+            uint64_t den = 1;
+            for (int k = 1; k <= 4; k++) {
+                num *= a;
+                den *= 16u * (uint64_t)k;
+                status[k - 1] = (w + 1) * den <= num ? 1 : w * den >= num ? 2 : 0;
+            }
+            int below = 0;
+            while (below < 4 && status[below] == 1) {
+                below++;
+            }
+            int want = below == 4 || status[below] == 0 ? 2 : (below + 1) % 2;
+            assert_int_equal(dpm_laplace_pow2_outcome[a | w << 4], want);
+            counts[want]++;
+        }
+    }
+    /* and it decides nearly always: 98.6% of (A, w) */
+    assert_int_equal(counts[2], 57);
+}
+
+/* The per-mechanism thresholds floor(2^16 T_k) and the lane bytes, against exact arithmetic
+ * (small num, so 128-bit integers hold 2^16 a^4 and num^4 4!). */
+static void test_laplace_thresholds_are_exact(void **state)
+{
+    (void)state;
+    const struct {
+        uint64_t sens;
+        dpm_eps_t eps;
+    } cases[] = {{10, 65536}, {1000, 65536}, {3, 7}, {17, 99991}, {5, 65536 * 3}, {7, 3}};
+    for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+        dpm_laplace_t m;
+        assert_int_equal(dpm_laplace_init(&m, cases[c].sens, cases[c].eps), DPM_OK);
+        assert_true(m.scale_num < (UINT64_C(1) << 24));
+        for (uint32_t a = 0; a < 16; a++) {
+            if (a >= m.a_count) {
+                assert_true(m.lanes[a] == UINT64_C(0x0200020002000300));
+                continue;
+            }
+            u128 num = 1;
+            u128 den = 1;
+            for (uint32_t k = 1; k <= 4; k++) {
+                num *= (u128)a << m.low_bits;
+                den *= (u128)m.scale_num * k;
+                u128 c16 = (num << 16) / den;
+                int exact16 = (num << 16) % den == 0;
+                uint64_t lane = (m.lanes[a] >> (16 * (k - 1))) & 0xFFFF;
+                assert_int_equal((m.thr16[a] >> (16 * (k - 1))) & 0xFFFF, (uint64_t)c16);
+                assert_int_equal(lane & 0x3FF, (uint64_t)(c16 >> 8) + 512);
+                assert_int_equal((lane >> 13) & 1, exact16);
+                assert_int_equal((lane >> 12) & 1, !(exact16 && (c16 & 0xFF) == 0));
+            }
+        }
+    }
+}
+
+/* Scripted streams: a bit string (low bit of byte 0 first), then a filler. */
+static void lap_script_rand(dpm_rand_t *r, script_rng_t *s, dpm_rng_t *port, const bitstr_t *b)
+{
+    s->bytes = b->buf;
+    s->len = sizeof(b->buf);
+    s->pos = 0;
+    s->exhausted = 0;
+    *port = script_rng_port(s);
+    assert_int_equal(dpm_rand_init(r, port), DPM_OK);
+}
+
+static void run_lap_script(const dpm_laplace_t *m, const bitstr_t *b, int64_t value,
+                           dpm_status_t want_st, int64_t want, uint64_t want_bits)
+{
+    for (int reference = 0; reference < 2; reference++) {
+        script_rng_t s;
+        dpm_rng_t port;
+        dpm_rand_t r;
+        lap_script_rand(&r, &s, &port, b);
+        int64_t out = SENTINEL_I64;
+        dpm_status_t st = reference ? dpm_laplace_add_reference(m, &r, value, &out)
+                                    : dpm_laplace_add(m, &r, value, &out);
+        if (st != want_st || out != (want_st == DPM_OK ? want : SENTINEL_I64) ||
+            r.bits_used != want_bits) {
+            fail_msg("%s: status %d out %lld bits %llu; want %d %lld %llu",
+                     reference ? "definition" : "fast path", st, (long long)out,
+                     (unsigned long long)r.bits_used, want_st, (long long)want,
+                     (unsigned long long)want_bits);
+        }
+    }
+}
+
+#define T17 (UINT64_C(1) << 17)
+
+/* Known answers at t = 2^17 (K = 13, gamma_A = A / 16), worked by hand from the definition:
+ * L (13 bits), u, S, then (A, W byte) candidates, V bytes. T_1 = A / 16, so the W byte w is
+ * above T_1 iff w >= 16 A; T_2 = A^2 / 512, below iff w < A^2 / 2 (A even: exact). */
+static void test_laplace_known_answers(void **state)
+{
+    (void)state;
+    dpm_laplace_t m;
+    assert_int_equal(dpm_laplace_init(&m, T17, 65536), DPM_OK);
+    assert_int_equal(m.low_bits, 13);
+    assert_true(m.fixed16);
+    bitstr_t b;
+
+    /* L = 1234 accepted (u = 255), S = 1, A = 3 with w = 255 >= 48 (K = 1), V: 200 fails */
+    memset(&b, 0, sizeof(b));
+    push_bits(&b, 1234, 13);
+    push_bits(&b, 255, 8);
+    push_bits(&b, 1, 1);
+    push_bits(&b, 3, 4);
+    push_bits(&b, 255, 8);
+    push_bits(&b, 200, 8);
+    run_lap_script(&m, &b, 7, DPM_OK, 7 - (1234 + 3 * 8192), 13 + 8 + 1 + 12 + 8);
+
+    /* the same with V = 2 (64 and 100 succeed: K = 3 in bexp_one) and S = 0 */
+    memset(&b, 0, sizeof(b));
+    push_bits(&b, 1234, 13);
+    push_bits(&b, 255, 8);
+    push_bits(&b, 0, 1);
+    push_bits(&b, 3, 4);
+    push_bits(&b, 255, 8);
+    push_bits(&b, 64, 8);
+    push_bits(&b, 100, 8);
+    push_bits(&b, 200, 8);
+    run_lap_script(&m, &b, 0, DPM_OK, 1234 + 3 * 8192 + 2 * (int64_t)T17, 13 + 9 + 12 + 24);
+
+    /* A = 6, w = 40: below T_1 = 96/256, above T_2 = 18/256: K = 2, rejected; then A = 2 with
+     * w = 1: below T_1 (32), T_2 = 2/256: w = 1 below (exact: 1 + 1 <= 2), T_3 = 8/(4096 6)
+     * 256 = 1/12: w = 1 above: K = 3, accepted */
+    memset(&b, 0, sizeof(b));
+    push_bits(&b, 0, 13);
+    push_bits(&b, 255, 8);
+    push_bits(&b, 0, 1);
+    push_bits(&b, 6, 4);
+    push_bits(&b, 40, 8);
+    push_bits(&b, 2, 4);
+    push_bits(&b, 1, 8);
+    push_bits(&b, 255, 8);
+    run_lap_script(&m, &b, 0, DPM_OK, 2 * 8192, 13 + 9 + 24 + 8);
+
+    /* three rejections (A = 6, w = 40) and then A = 1, w = 16 (above T_1 = 16/256, exact) */
+    memset(&b, 0, sizeof(b));
+    push_bits(&b, 5, 13);
+    push_bits(&b, 255, 8);
+    push_bits(&b, 1, 1);
+    for (int i = 0; i < 3; i++) {
+        push_bits(&b, 6, 4);
+        push_bits(&b, 40, 8);
+    }
+    push_bits(&b, 1, 4);
+    push_bits(&b, 16, 8);
+    push_bits(&b, 255, 8);
+    run_lap_script(&m, &b, 100, DPM_OK, 100 - (5 + 8192), 13 + 9 + 48 + 8);
+
+    /* L = 8191 with u = 0: trial 1 succeeds (256 L >= num), u2 = 255 fails trial 2: K = 2, L
+     * rejected; the next draw: L = 0, u = 0 (256 L = 0 <= 0: K = 1), S = 0, A = 0, V = 0 */
+    memset(&b, 0, sizeof(b));
+    push_bits(&b, 8191, 13);
+    push_bits(&b, 0, 8);
+    push_bits(&b, 255, 8);
+    push_bits(&b, 0, 13);
+    push_bits(&b, 0, 8);
+    push_bits(&b, 0, 1);
+    push_bits(&b, 0, 4);
+    push_bits(&b, 77, 8);
+    push_bits(&b, 200, 8);
+    run_lap_script(&m, &b, -3, DPM_OK, -3, 29 + 13 + 9 + 12 + 8);
+
+    /* "-0" is rejected: L = 0, S = 1, A = 0, V = 0, then the same with S = 0 and L = 9 */
+    memset(&b, 0, sizeof(b));
+    push_bits(&b, 0, 13);
+    push_bits(&b, 255, 8);
+    push_bits(&b, 1, 1);
+    push_bits(&b, 0, 4);
+    push_bits(&b, 255, 8);
+    push_bits(&b, 255, 8);
+    push_bits(&b, 9, 13);
+    push_bits(&b, 255, 8);
+    push_bits(&b, 0, 1);
+    push_bits(&b, 0, 4);
+    push_bits(&b, 255, 8);
+    push_bits(&b, 255, 8);
+    run_lap_script(&m, &b, 0, DPM_OK, 9, 2 * 42);
+
+    /* DPM_ERR_RANGE from the exact sum: +|Z| past INT64_MAX, *out untouched */
+    memset(&b, 0, sizeof(b));
+    push_bits(&b, 10, 13);
+    push_bits(&b, 255, 8);
+    push_bits(&b, 0, 1);
+    push_bits(&b, 0, 4);
+    push_bits(&b, 255, 8);
+    push_bits(&b, 255, 8);
+    run_lap_script(&m, &b, INT64_MAX - 9, DPM_ERR_RANGE, 0, 42);
+    run_lap_script(&m, &b, INT64_MAX - 10, DPM_OK, INT64_MAX, 42);
+
+    /* den > 1: t = 65536 / 6553 (K = 12), Y = floor(X / 6553): X = 4000 + 3 4096 -> 2 */
+    dpm_laplace_t d;
+    assert_int_equal(dpm_laplace_init(&d, 1, 6553), DPM_OK);
+    assert_int_equal(d.low_bits, 12);
+    assert_true(d.fixed16 && d.scale_den == 6553);
+    memset(&b, 0, sizeof(b));
+    push_bits(&b, 4000, 12);
+    push_bits(&b, 255, 8);
+    push_bits(&b, 0, 1);
+    push_bits(&b, 3, 4);
+    push_bits(&b, 255, 8);
+    push_bits(&b, 64, 8);
+    push_bits(&b, 200, 8);
+    run_lap_script(&d, &b, 0, DPM_OK, (4000 + 3 * 4096 + 65536) / 6553, 12 + 9 + 12 + 16);
+
+    /* step 5 (t = 196608 / 7: K = 14, mA = 12): A = 12 is out of range (its byte skipped),
+     * A = 11 with L = 16383 makes U = 196607 < num; L = 16383 and A = 11 is fine, so use the
+     * other mechanism corner: num = 1114112 (K = 17, mA = 9), A = 8, L = 2^17 - 1 gives
+     * U = 1179647 >= num: start again */
+    dpm_laplace_t g;
+    assert_int_equal(dpm_laplace_init(&g, 17, 99991), DPM_OK);
+    assert_int_equal(g.low_bits, 17);
+    assert_int_equal(g.a_count, 9);
+    assert_false(g.fixed16);
+    memset(&b, 0, sizeof(b));
+    push_bits(&b, 131071, 17);
+    push_bits(&b, 255, 8);
+    push_bits(&b, 0, 1);
+    push_bits(&b, 12, 4); /* A = 12 >= mA: skipped with its byte */
+    push_bits(&b, 0, 8);
+    push_bits(&b, 8, 4); /* A = 8: gamma = 8 2^17 / 1114112 = 0.94; w = 255 above T_1: K = 1 */
+    push_bits(&b, 255, 8);
+    push_bits(&b, 200, 8);
+    push_bits(&b, 0, 17); /* the new draw: L = 0, A = 0, V = 0 */
+    push_bits(&b, 255, 8);
+    push_bits(&b, 0, 1);
+    push_bits(&b, 0, 4);
+    push_bits(&b, 255, 8);
+    push_bits(&b, 200, 8);
+    run_lap_script(&g, &b, 0, DPM_OK, 0, (17 + 9 + 24 + 8) + (17 + 9 + 12 + 8));
+}
+
+/* The exact paths a byte does not decide, forced by scripted bits, at t = 2^17. */
+static void test_laplace_forced_fallbacks(void **state)
+{
+    (void)state;
+    dpm_laplace_t m;
+    assert_int_equal(dpm_laplace_init(&m, T17, 65536), DPM_OK);
+    bitstr_t b;
+
+    /* u ties: L = 1000, 256 L / num = 1.953125 = 1 + 0.111101b. u = 1, then U1's next bits
+     * 1 1 1 1 0 1 equal the expansion, which ends there: U1 >= gamma, trial 1 fails, L is
+     * accepted after 6 more bits; a 0 as U1's first bit (below the 1) makes trial 1 succeed,
+     * and trial 2's byte 255 fails: L rejected, a new draw */
+    memset(&b, 0, sizeof(b));
+    push_bits(&b, 1000, 13);
+    push_bits(&b, 1, 8);
+    push_bits(&b, 0x2F, 6); /* 1, 1, 1, 1, 0, 1: low bit first */
+    push_bits(&b, 0, 1);
+    push_bits(&b, 0, 4);
+    push_bits(&b, 255, 8);
+    push_bits(&b, 200, 8);
+    run_lap_script(&m, &b, 0, DPM_OK, 1000, 13 + 8 + 6 + 1 + 12 + 8);
+    memset(&b, 0, sizeof(b));
+    push_bits(&b, 1000, 13);
+    push_bits(&b, 1, 8);
+    push_bits(&b, 0, 1); /* U1's first bit 0 < 1: U1 below gamma, trial 1 succeeds */
+    push_bits(&b, 255, 8);
+    push_bits(&b, 7, 13); /* the next draw */
+    push_bits(&b, 255, 8);
+    push_bits(&b, 0, 1);
+    push_bits(&b, 0, 4);
+    push_bits(&b, 255, 8);
+    push_bits(&b, 200, 8);
+    run_lap_script(&m, &b, 0, DPM_OK, 7, 13 + 8 + 1 + 8 + 42);
+
+    /* W byte ties with T_3 = 125 / 24576 (A = 5): 256 T_3 = 1.30, 2^16 T_3 = 333.33: W's bytes
+     * 1 and 77 give 333 = floor: the 256-bit path reads W's next bits against 1/3 = 0.0101..b:
+     * "1" (above 0) makes W > T_3: K = 3 (below T_1 = 80/256 and T_2 = 12.5/256): accepted */
+    memset(&b, 0, sizeof(b));
+    push_bits(&b, 0, 13);
+    push_bits(&b, 255, 8);
+    push_bits(&b, 0, 1);
+    push_bits(&b, 5, 4);
+    push_bits(&b, 1, 8);
+    push_bits(&b, 77, 8);
+    push_bits(&b, 1, 1);
+    push_bits(&b, 200, 8);
+    run_lap_script(&m, &b, 0, DPM_OK, 5 * 8192, 13 + 9 + 4 + 17 + 8);
+    /* "0 0": W below T_3 (whose bits are 0 1): below T_4 = 625/(65536 24) 256 too? T_4 < 1/2^8
+     * and W's prefix 1/256 + ... > T_4: above T_4, so K = 4: rejected; the next candidate
+     * (A = 0) is accepted */
+    memset(&b, 0, sizeof(b));
+    push_bits(&b, 0, 13);
+    push_bits(&b, 255, 8);
+    push_bits(&b, 0, 1);
+    push_bits(&b, 5, 4);
+    push_bits(&b, 1, 8);
+    push_bits(&b, 77, 8);
+    push_bits(&b, 0, 2);
+    push_bits(&b, 0, 4);
+    push_bits(&b, 255, 8);
+    push_bits(&b, 200, 8);
+    run_lap_script(&m, &b, 0, DPM_OK, 0, 13 + 9 + 4 + 18 + 12 + 8);
+
+    /* W below T_4 (A = 15: 256 T_4 = 8.24, w = 3): K >= 5, and the trials go on from 5 with
+     * fresh bits: Bernoulli(1/5) reads floor(log2 5) = 2 bits at once, 11 != 00: it fails,
+     * K = 5, odd: accepted */
+    memset(&b, 0, sizeof(b));
+    push_bits(&b, 0, 13);
+    push_bits(&b, 255, 8);
+    push_bits(&b, 0, 1);
+    push_bits(&b, 15, 4);
+    push_bits(&b, 3, 8);
+    push_bits(&b, 3, 2);
+    push_bits(&b, 200, 8);
+    run_lap_script(&m, &b, 0, DPM_OK, 15 * 8192, 13 + 9 + 12 + 2 + 8);
+
+    /* V bytes that need more bits: 42 (K = 3 iff f >= 2/3: f's first bit 1 (>= 1/2), second
+     * 1 (>= 3/4 > 2/3): K = 3, a success), then 10 (K = 5 iff f < 2/3: first bit 0: a
+     * success), then 200: V = 2 */
+    memset(&b, 0, sizeof(b));
+    push_bits(&b, 0, 13);
+    push_bits(&b, 255, 8);
+    push_bits(&b, 0, 1);
+    push_bits(&b, 0, 4);
+    push_bits(&b, 255, 8);
+    push_bits(&b, 42, 8);
+    push_bits(&b, 3, 2);
+    push_bits(&b, 10, 8);
+    push_bits(&b, 0, 1);
+    push_bits(&b, 200, 8);
+    run_lap_script(&m, &b, 0, DPM_OK, 2 * (int64_t)T17, 13 + 9 + 12 + 8 + 2 + 8 + 1 + 8);
+
+    /* V = 5: five successes and a failure (past the four bytes of the window) */
+    memset(&b, 0, sizeof(b));
+    push_bits(&b, 3, 13);
+    push_bits(&b, 255, 8);
+    push_bits(&b, 1, 1);
+    push_bits(&b, 0, 4);
+    push_bits(&b, 255, 8);
+    for (int i = 0; i < 5; i++) {
+        push_bits(&b, 64, 8);
+    }
+    push_bits(&b, 200, 8);
+    run_lap_script(&m, &b, 0, DPM_OK, -(3 + 5 * (int64_t)T17), 13 + 9 + 12 + 48);
+}
+
+/* Within `bits` bits of every string: decided counts / 2^bits <= Pr[z] <= (decided +
+ * undecided) / 2^bits for the mechanism, at scales where a draw is short. */
+static dpm_status_t draw_laplace(dpm_rand_t *r, const void *arg, int64_t *out)
+{
+    return dpm_laplace_add((const dpm_laplace_t *)arg, r, 0, out);
+}
+
+static void check_laplace_enumerated(uint64_t sens, dpm_eps_t eps, unsigned bits,
+                                     double max_undecided)
+{
+    static uint64_t counts[2 * DLAP_RANGE];
+    uint64_t undecided;
+    dpm_laplace_t m;
+    assert_int_equal(dpm_laplace_init(&m, sens, eps), DPM_OK);
+    enumerate(bits, draw_laplace, &m, -DLAP_RANGE, counts, 2 * DLAP_RANGE, &undecided);
+    long double total = ldexpl(1.0L, (int)bits);
+    long double t = (long double)m.scale_num / (long double)m.scale_den;
+    for (int64_t z = -DLAP_RANGE; z < DLAP_RANGE; z++) {
+        long double pz = stat_dlap_pmf(t, z);
+        uint64_t c = counts[z + DLAP_RANGE];
+        if (!((long double)c / total <= pz && pz <= (long double)(c + undecided) / total)) {
+            fail_msg("mechanism %llu/%u z=%lld: count %llu/2^%u vs pmf %Lg (undecided %llu)",
+                     (unsigned long long)sens, eps, (long long)z, (unsigned long long)c, bits,
+                     pz, (unsigned long long)undecided);
+        }
+    }
+    print_message("# mechanism %llu/%u: %.3f of 2^%u strings undecided\n",
+                  (unsigned long long)sens, eps, (double)undecided / (double)total, bits);
+    assert_true((double)undecided / (double)total < max_undecided);
+}
+
+static void test_laplace_enumerated(void **state)
+{
+    (void)state;
+    check_laplace_enumerated(1, 65536, 20, 0.4);  /* t = 1: S and V only */
+    check_laplace_enumerated(1, 131072, 20, 0.55); /* t = 1/2 */
+    check_laplace_enumerated(2, 65536, 22, 0.75); /* t = 2: A (1 bit) and its W byte too */
+}
+
+/* Bit budget: the sampler reads about 54 bits a draw at t = 2^17 (no random byte wasted),
+ * against ~47 for dpm_dlap with the same scale. */
+static void test_laplace_bit_cost(void **state)
+{
+    (void)state;
+    dpm_laplace_t m;
+    assert_int_equal(dpm_laplace_init(&m, T17, 65536), DPM_OK);
+    test_rng_t t;
+    dpm_rng_t port;
+    dpm_rand_t r;
+    seeded(&r, &t, &port, 77);
+    for (int i = 0; i < 100000; i++) {
+        int64_t z;
+        assert_int_equal(dpm_laplace_add(&m, &r, 0, &z), DPM_OK);
+    }
+    double bits = (double)r.bits_used / 100000.0;
+    print_message("# mechanism t = 2^17: %.2f bits/draw\n", bits);
+    assert_true(bits > 50.0 && bits < 58.0);
+}
+
+/* ---- parameter errors ---------------------------------------------------------------------- */
+
 
 static void test_bad_parameters_leave_outputs(void **state)
 {
@@ -495,6 +1106,23 @@ static void test_laplace_add_errors_and_range(void **state)
     assert_int_equal(dpm_laplace_add(&bad, &r, 0, &out), DPM_ERR_PARAM);
     bad = m;
     bad.scale_num = 0;
+    assert_int_equal(dpm_laplace_add(&bad, &r, 0, &out), DPM_ERR_PARAM);
+    bad = m;
+    bad.scale_num = DPM_DLAP_MAX_NUM + 1u;
+    assert_int_equal(dpm_laplace_add(&bad, &r, 0, &out), DPM_ERR_PARAM);
+    /* table fields that would index or shift out of bounds (a lanes mechanism: num = 3 2^16) */
+    dpm_laplace_t lanes;
+    assert_int_equal(dpm_laplace_init(&lanes, 3, DPM_EPS_ONE), DPM_OK);
+    assert_false(lanes.fixed16);
+    bad = lanes;
+    bad.a_bits = 9;
+    assert_int_equal(dpm_laplace_add(&bad, &r, 0, &out), DPM_ERR_PARAM);
+    bad = lanes;
+    bad.low_bits = 200;
+    assert_int_equal(dpm_laplace_add(&bad, &r, 0, &out), DPM_ERR_PARAM);
+    bad = lanes;
+    bad.a_count = 0;
+    bad.lu_bits = 99; /* forces the sequential path, which checks a_count */
     assert_int_equal(dpm_laplace_add(&bad, &r, 0, &out), DPM_ERR_PARAM);
     assert_int_equal(out, SENTINEL_I64);
 
@@ -660,12 +1288,21 @@ static void test_gof_rejects_wrong_scale(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_rand_stream_is_the_bytes),
+        cmocka_unit_test(test_rand_failure_and_unbound),
         cmocka_unit_test(test_uniform_enumerated),
         cmocka_unit_test(test_uniform_bit_cost_and_range),
         cmocka_unit_test(test_bernoulli_enumerated),
         cmocka_unit_test(test_bernoulli_exp_enumerated),
         cmocka_unit_test(test_dlap_enumerated),
         cmocka_unit_test(test_dlap_script_fast_and_wide_paths),
+        cmocka_unit_test(test_laplace_fast_matches_definition),
+        cmocka_unit_test(test_laplace_pow2_table_is_exact),
+        cmocka_unit_test(test_laplace_thresholds_are_exact),
+        cmocka_unit_test(test_laplace_known_answers),
+        cmocka_unit_test(test_laplace_forced_fallbacks),
+        cmocka_unit_test(test_laplace_enumerated),
+        cmocka_unit_test(test_laplace_bit_cost),
         cmocka_unit_test(test_bad_parameters_leave_outputs),
         cmocka_unit_test(test_laplace_init_errors_and_scale),
         cmocka_unit_test(test_laplace_add_errors_and_range),

@@ -3,6 +3,7 @@
 
 #include "dpm/noise.h"
 #include "noise/grr_internal.h"
+#include "noise/rand_internal.h"
 #include "noise/xexp.h"
 
 #define TWO32 (UINT64_C(1) << 32)
@@ -71,17 +72,23 @@ dpm_status_t dpm_grr_init(dpm_grr_t *g, uint32_t k, dpm_eps_t eps)
     return DPM_OK;
 }
 
-/* floor(c * n / 2^64) with two 32x32->64 multiplies (no 128-bit type needed). */
-static uint32_t mulhi_64x32(uint64_t c, uint32_t n)
+/* floor(c * n / 2^64): one 64x64->128 multiply where the compiler has it, else two
+ * 32x32->64 multiplies; the same exact value either way. */
+static inline uint32_t mulhi_64x32(uint64_t c, uint32_t n)
 {
+#if defined(__SIZEOF_INT128__)
+    __extension__ typedef unsigned __int128 u128;
+    return (uint32_t)(((u128)c * n) >> 64);
+#else
     uint64_t lo = (c & UINT64_C(0xffffffff)) * n;
     uint64_t hi = (c >> 32) * n;
     return (uint32_t)((hi + (lo >> 32)) >> 32);
+#endif
 }
 
 /* The report for input x and uniform u, with masks instead of branches: the same
  * instructions run whether x is kept or flipped. */
-static uint32_t grr_select(const dpm_grr_t *g, uint32_t x, uint32_t u)
+static inline uint32_t grr_select(const dpm_grr_t *g, uint32_t x, uint32_t u)
 {
     uint32_t flip = 0u - (uint32_t)(u >= g->keep);            /* all ones when flipped */
     uint32_t q = mulhi_64x32(g->recip, (u - g->keep) & flip); /* (u - keep) / other: Lemire */
@@ -90,18 +97,35 @@ static uint32_t grr_select(const dpm_grr_t *g, uint32_t x, uint32_t u)
     return (x & ~flip) | (v & flip);
 }
 
+/* The report from the next 32 bits of r: the reservoir fast path inline, the refill (once
+ * every other report) out of line, so the common path needs no stack frame. */
+static DPM_NOINLINE dpm_status_t grr_report_refill(const dpm_grr_t *g, dpm_rand_t *r, uint32_t x,
+                                                   uint32_t *y)
+{
+    uint32_t u;
+    dpm_status_t st = dpm_rand_take32(r, &u);
+    if (st == DPM_OK) {
+        *y = grr_select(g, x, u);
+    }
+    return st;
+}
+
+static inline dpm_status_t grr_report(const dpm_grr_t *g, dpm_rand_t *r, uint32_t x, uint32_t *y)
+{
+    uint32_t u;
+    if (DPM_UNLIKELY(!dpm_rand_take32_fast(r, &u))) {
+        return grr_report_refill(g, r, x, y);
+    }
+    *y = grr_select(g, x, u);
+    return DPM_OK;
+}
+
 dpm_status_t dpm_grr_perturb(const dpm_grr_t *g, dpm_rand_t *r, uint32_t x, uint32_t *y)
 {
     if (g == NULL || r == NULL || y == NULL || x >= g->k) {
         return DPM_ERR_PARAM;
     }
-    uint64_t u;
-    dpm_status_t st = dpm_rand_bits(r, 32, &u);
-    if (st != DPM_OK) {
-        return st;
-    }
-    *y = grr_select(g, x, (uint32_t)u);
-    return DPM_OK;
+    return grr_report(g, r, x, y);
 }
 
 dpm_status_t dpm_rr_init(dpm_grr_t *g, dpm_eps_t eps)
@@ -114,11 +138,10 @@ dpm_status_t dpm_rr_perturb(const dpm_grr_t *g, dpm_rand_t *r, int bit, int *out
     if (g == NULL || r == NULL || out == NULL || g->k != 2 || (bit != 0 && bit != 1)) {
         return DPM_ERR_PARAM;
     }
-    uint64_t u;
-    dpm_status_t st = dpm_rand_bits(r, 32, &u);
-    if (st != DPM_OK) {
-        return st;
+    uint32_t y;
+    dpm_status_t st = grr_report(g, r, (uint32_t)bit, &y);
+    if (st == DPM_OK) {
+        *out = (int)y;
     }
-    *out = (int)grr_select(g, (uint32_t)bit, (uint32_t)u);
-    return DPM_OK;
+    return st;
 }

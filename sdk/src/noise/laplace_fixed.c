@@ -3,6 +3,7 @@
 #include "dpm_internal.h"
 
 #include "dpm/noise.h"
+#include "noise/rand_internal.h"
 #include "noise/xexp.h"
 
 #define DTV_TARGET (UINT64_C(1) << 16) /* delta_tv <= 2^-48, in units of 2^-64 */
@@ -102,7 +103,7 @@ dpm_status_t dpm_laplace_fixed_init(dpm_laplace_fixed_t *m, uint64_t sensitivity
             t.delta_tv_num = tv;
             break;
         }
-        if (j == DPM_DLAP_FIXED_MAX_BITS) {
+        if (j == DPM_LAPLACE_FIXED_MAX_BITS) {
             return DPM_ERR_RANGE;
         }
         t.threshold[j] = d.threshold;
@@ -122,7 +123,7 @@ static dpm_status_t geometric(const dpm_laplace_fixed_t *m, dpm_rand_t *r, uint6
     uint64_t acc = 0;
     for (uint32_t j = 0; j < m->nbits; j++) {
         uint64_t u;
-        dpm_status_t st = dpm_rand_bits(r, 64, &u);
+        dpm_status_t st = dpm_rand_take64(r, &u);
         if (st != DPM_OK) {
             return st;
         }
@@ -136,7 +137,7 @@ dpm_status_t dpm_laplace_fixed_add(const dpm_laplace_fixed_t *m, dpm_rand_t *r, 
                                    int64_t *out)
 {
     if (m == NULL || r == NULL || out == NULL || m->nbits == 0 ||
-        m->nbits > DPM_DLAP_FIXED_MAX_BITS) {
+        m->nbits > DPM_LAPLACE_FIXED_MAX_BITS) {
         return DPM_ERR_PARAM;
     }
     uint64_t g1;

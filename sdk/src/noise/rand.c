@@ -1,7 +1,9 @@
-/* Buffered random bits in front of the port RNG. */
+/* Buffered random bits in front of the port RNG: the out-of-line half of the bit cursor (the
+ * inline half, shared by every sampler, is noise/rand_internal.h). */
 #include "dpm_internal.h"
 
 #include "dpm/noise.h"
+#include "noise/rand_internal.h"
 
 dpm_status_t dpm_rand_init(dpm_rand_t *r, const dpm_rng_t *rng)
 {
@@ -10,26 +12,63 @@ dpm_status_t dpm_rand_init(dpm_rand_t *r, const dpm_rng_t *rng)
     }
     memset(r, 0, sizeof(*r));
     r->rng = rng;
-    r->pos = DPM_RAND_BUF_BYTES; /* empty: the first draw refills */
+    r->cur = DPM_RAND_END_BIT; /* empty: the first draw refills */
+    r->end = DPM_RAND_END_BIT;
     r->error = DPM_OK;
     return DPM_OK;
 }
 
-/* Next 64-bit word of the buffer (little-endian), refilling it from the port in bulk. */
-static dpm_status_t next_word(dpm_rand_t *r, uint64_t *w)
+/* Checks shared by the slow paths: an unbound source, then the sticky error. */
+static dpm_status_t ready(const dpm_rand_t *r)
 {
-    if (r->pos + 8u > DPM_RAND_BUF_BYTES) {
-        r->rng_calls++;
-        if (r->rng->fill(r->rng->ctx, r->buf, DPM_RAND_BUF_BYTES) != 0) {
-            r->error = DPM_ERR_RNG;
-            return DPM_ERR_RNG;
-        }
-        r->pos = 0;
+    return r->rng == NULL ? DPM_ERR_PARAM : r->error;
+}
+
+/* Move the unread tail (fewer than 128 bits) into the carry bytes, right before the port's
+ * bytes, and call the port for new ones. A failure leaves nothing unread. */
+static dpm_status_t refill(dpm_rand_t *r)
+{
+    uint32_t first = r->cur >> 3;                    /* the byte holding the next unread bit */
+    uint32_t nbytes = DPM_RAND_END_BIT / 8u - first; /* <= 17 */
+    uint32_t to = DPM_RAND_CARRY_BYTES - nbytes;
+    for (uint32_t i = 0; i < nbytes; i++) {
+        r->buf[to + i] = r->buf[first + i];
     }
-    const uint8_t *p = r->buf + r->pos;
-    *w = (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 | (uint64_t)p[3] << 24 |
-         (uint64_t)p[4] << 32 | (uint64_t)p[5] << 40 | (uint64_t)p[6] << 48 | (uint64_t)p[7] << 56;
-    r->pos += 8u;
+    r->cur = 8u * to + (r->cur & 7u);
+    r->end = r->cur; /* nothing unread until the fill succeeds */
+    r->rng_calls++;
+    if (r->rng->fill(r->rng->ctx, r->buf + DPM_RAND_CARRY_BYTES, DPM_RAND_BUF_BYTES) != 0) {
+        r->error = DPM_ERR_RNG;
+        return DPM_ERR_RNG;
+    }
+    r->end = DPM_RAND_END_BIT;
+    return DPM_OK;
+}
+
+dpm_status_t dpm_rand_reserve_slow(dpm_rand_t *r, uint32_t n)
+{
+    dpm_status_t st = ready(r);
+    if (st == DPM_OK && r->end - r->cur < n) {
+        st = refill(r);
+    }
+    return st;
+}
+
+dpm_status_t dpm_rand_take_slow(dpm_rand_t *r, uint32_t n, uint64_t *out)
+{
+    dpm_status_t st = dpm_rand_reserve_slow(r, n);
+    if (st != DPM_OK) {
+        return st;
+    }
+    uint32_t cur = r->cur;
+    uint64_t v = dpm_rand_window_at(r, cur);
+    if (n > DPM_RAND_WINDOW_BITS && (cur & 7u) != 0) {
+        /* the first read has 64 - (cur mod 8) bits: the rest from the next byte on */
+        v |= (uint64_t)r->buf[(cur >> 3) + 8u] << (64u - (cur & 7u));
+    }
+    *out = n == 64u ? v : v & ((UINT64_C(1) << n) - 1u);
+    r->cur = cur + n;
+    r->bits_used += n;
     return DPM_OK;
 }
 
@@ -38,30 +77,9 @@ dpm_status_t dpm_rand_bits(dpm_rand_t *r, uint32_t n, uint64_t *out)
     if (r == NULL || out == NULL || n == 0 || n > 64) {
         return DPM_ERR_PARAM;
     }
-    if (r->error != DPM_OK) {
-        return r->error;
+    dpm_status_t st = ready(r);
+    if (st != DPM_OK) {
+        return st;
     }
-    uint64_t value;
-    if (r->nbits >= n) {
-        value = n == 64 ? r->bits : r->bits & ((UINT64_C(1) << n) - 1u);
-        r->bits = n == 64 ? 0 : r->bits >> n;
-        r->nbits -= n;
-    } else {
-        /* take what the reservoir has, the rest from a fresh word */
-        uint64_t w;
-        dpm_status_t st = next_word(r, &w);
-        if (st != DPM_OK) {
-            return st;
-        }
-        uint32_t have = r->nbits;
-        uint32_t need = n - have;
-        uint64_t low = r->bits; /* have < n <= 64 bits, so have <= 63 */
-        uint64_t high = need == 64 ? w : w & ((UINT64_C(1) << need) - 1u);
-        value = low | (high << have);
-        r->bits = need == 64 ? 0 : w >> need;
-        r->nbits = 64u - need;
-    }
-    r->bits_used += n;
-    *out = value;
-    return DPM_OK;
+    return dpm_rand_take_bits(r, n, out);
 }

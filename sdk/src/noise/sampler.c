@@ -5,6 +5,8 @@
 #include "dpm_internal.h"
 
 #include "dpm/noise.h"
+#include "noise/rand_internal.h"
+#include "noise/sampler_internal.h"
 
 /* With t <= 2^56, U + t*V < t*(V + 1) <= 2^64 while V < 256: plain 64-bit arithmetic. */
 #define DLAP_FAST_V 256u
@@ -32,32 +34,6 @@ static uint32_t bit_length(uint64_t x)
 #endif
 }
 
-static uint64_t gcd_u64(uint64_t a, uint64_t b)
-{
-    while (b != 0) {
-        uint64_t t = a % b;
-        a = b;
-        b = t;
-    }
-    return a;
-}
-
-/* n random bits, 1 <= n <= 63. The samplers draw a few bits at a time, mostly single bits, so
- * the call into dpm_rand_bits would dominate their cost: when the reservoir already holds
- * enough bits they are taken here, with the same order and bookkeeping as dpm_rand_bits,
- * which still does every refill (and so every RNG error). */
-static inline dpm_status_t take_bits(dpm_rand_t *r, uint32_t n, uint64_t *out)
-{
-    if (r->nbits < n) {
-        return dpm_rand_bits(r, n, out);
-    }
-    *out = r->bits & ((UINT64_C(1) << n) - 1u);
-    r->bits >>= n;
-    r->nbits -= n;
-    r->bits_used += n;
-    return DPM_OK;
-}
-
 /* ---- uniform and Bernoulli(num/den) ---------------------------------------------------- */
 
 static inline dpm_status_t uniform_draw(dpm_rand_t *r, uint64_t n, uint64_t *out)
@@ -69,7 +45,7 @@ static inline dpm_status_t uniform_draw(dpm_rand_t *r, uint64_t n, uint64_t *out
     uint32_t k = bit_length(n - 1u); /* 2^(k-1) < n <= 2^k: acceptance > 1/2 */
     for (;;) {
         uint64_t v;
-        dpm_status_t st = k < 64 ? take_bits(r, k, &v) : dpm_rand_bits(r, k, &v);
+        dpm_status_t st = dpm_rand_take_bits(r, k, &v);
         if (st != DPM_OK) {
             return st;
         }
@@ -91,7 +67,7 @@ static inline dpm_status_t bern_lazy(dpm_rand_t *r, uint64_t num, uint64_t den, 
         uint64_t p_bit = rem >= den - rem;
         rem = p_bit ? rem - (den - rem) : rem + rem;
         uint64_t u_bit;
-        dpm_status_t st = take_bits(r, 1, &u_bit);
+        dpm_status_t st = dpm_rand_take_bits(r, 1, &u_bit);
         if (st != DPM_OK) {
             return st;
         }
@@ -113,7 +89,7 @@ static inline dpm_status_t bern_recip(dpm_rand_t *r, uint64_t k, int *out)
 {
     uint32_t z = bit_length(k >> 1); /* floor(log2 k) */
     uint64_t lead;
-    dpm_status_t st = take_bits(r, z, &lead);
+    dpm_status_t st = dpm_rand_take_bits(r, z, &lead);
     if (st != DPM_OK) {
         return st;
     }
@@ -180,20 +156,29 @@ static dpm_status_t bexp_from(dpm_rand_t *r, uint64_t num, uint64_t den, uint64_
  *   otherwise (b < 2, or b = 2 and f < 2/15) W < 1/5!: K > 5, and the trials go on from K = 6.
  * The fraction f is never drawn: "f < a/c" is a fresh Bernoulli(a / c), the same event.
  * One byte decides 251 times in 256; cheaper in time than ~2.4 bits of lazy comparisons,
- * whose every bit is a hard-to-predict branch. */
+ * whose every bit is a hard-to-predict branch. dpm_noise_bexp1_class[b] is that first step:
+ * 1 (K = 3 or 5), 0 (K = 2 or 4) or DPM_BEXP1_MORE (b in {0, 1, 2, 10, 42}). */
+const uint8_t dpm_noise_bexp1_class[256] = {
+    2, 2, 2, 1, 1, 1, 1, 1, 1, 1, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+};
+
 static inline dpm_status_t bexp_one(dpm_rand_t *r, int *out)
 {
     uint64_t b;
-    dpm_status_t st = take_bits(r, 8, &b);
+    dpm_status_t st = dpm_rand_take_bits(r, 8, &b);
     if (st != DPM_OK) {
         return st;
     }
-    if (b >= 11 && b != 42) {
-        *out = b >= 43 && b < 128; /* K = 3; else K = 2 or 4 */
-        return DPM_OK;
-    }
-    if (b >= 3 && b < 10) {
-        *out = 1; /* K = 5 */
+    uint8_t cls = dpm_noise_bexp1_class[b];
+    if (cls != DPM_BEXP1_MORE) {
+        *out = cls; /* 1 for K = 3 or 5, 0 for K = 2 or 4 */
         return DPM_OK;
     }
     if (b < 2) {
@@ -257,18 +242,6 @@ dpm_status_t dpm_bernoulli_exp(dpm_rand_t *r, uint64_t num, uint64_t den, int *o
 
 /* ---- discrete Laplace ------------------------------------------------------------------ */
 
-static void mul_64x64(uint64_t a, uint64_t b, uint64_t *hi, uint64_t *lo)
-{
-    const uint64_t m32 = 0xFFFFFFFFu;
-    uint64_t p00 = (a & m32) * (b & m32);
-    uint64_t p01 = (a & m32) * (b >> 32);
-    uint64_t p10 = (a >> 32) * (b & m32);
-    uint64_t p11 = (a >> 32) * (b >> 32);
-    uint64_t mid = (p00 >> 32) + (p01 & m32) + (p10 & m32);
-    *lo = (mid << 32) | (p00 & m32);
-    *hi = p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32);
-}
-
 /* floor((hi * 2^64 + lo) / d) for hi < d (so the quotient fits), by shift and subtract. Only
  * the astronomically rare V >= 256 path gets here, so speed does not matter. */
 static uint64_t div_128_by_64(uint64_t hi, uint64_t lo, uint64_t d)
@@ -297,8 +270,7 @@ static uint64_t dlap_magnitude(uint64_t u, uint64_t v, uint64_t t, uint64_t s, i
         return s == 1 ? x : x / s;
     }
     uint64_t hi;
-    uint64_t lo;
-    mul_64x64(t, v, &hi, &lo);
+    uint64_t lo = dpm_mul_u64(t, v, &hi);
     lo += u;
     hi += lo < u;
     if (hi >= s) {
@@ -308,10 +280,10 @@ static uint64_t dlap_magnitude(uint64_t u, uint64_t v, uint64_t t, uint64_t s, i
     return div_128_by_64(hi, lo, s);
 }
 
-/* V: the number of Bernoulli(exp(-1)) successes before the first failure. */
-static dpm_status_t geometric_exp1(dpm_rand_t *r, uint64_t *v)
+/* V: v0 plus the number of Bernoulli(exp(-1)) successes before the first failure. */
+static dpm_status_t geometric_exp1(dpm_rand_t *r, uint64_t v0, uint64_t *v)
 {
-    for (uint64_t n = 0;; n++) {
+    for (uint64_t n = v0;; n++) {
         int more;
         dpm_status_t st = bexp_one(r, &more);
         if (st != DPM_OK) {
@@ -348,12 +320,12 @@ static dpm_status_t dlap_draw(dpm_rand_t *r, uint64_t t, uint64_t s, int *negati
             continue;
         }
         uint64_t v;
-        st = geometric_exp1(r, &v);
+        st = geometric_exp1(r, 0, &v);
         if (st != DPM_OK) {
             return st;
         }
         uint64_t sign;
-        st = take_bits(r, 1, &sign);
+        st = dpm_rand_take_bits(r, 1, &sign);
         if (st != DPM_OK) {
             return st;
         }
@@ -368,15 +340,6 @@ static dpm_status_t dlap_draw(dpm_rand_t *r, uint64_t t, uint64_t s, int *negati
     }
 }
 
-/* Two's complement value of u as int64 without implementation-defined conversions. */
-static int64_t to_int64(uint64_t u)
-{
-    return u <= (uint64_t)INT64_MAX ? (int64_t)u : -(int64_t)(UINT64_MAX - u) - 1;
-}
-
-/* value + Z, exactly: the sum is formed in 64-bit unsigned arithmetic from |Z| and the sign,
- * so any |Z| < 2^64 that lands back in int64 is returned, and DPM_ERR_RANGE depends on the sum
- * alone (post-processing of the ε-DP output value + Z). */
 static dpm_status_t dlap_add_draw(dpm_rand_t *r, uint64_t t, uint64_t s, int64_t value,
                                   int64_t *out)
 {
@@ -387,14 +350,7 @@ static dpm_status_t dlap_add_draw(dpm_rand_t *r, uint64_t t, uint64_t s, int64_t
     if (st != DPM_OK) {
         return st;
     }
-    uint64_t uv = (uint64_t)value;
-    /* room to INT64_MAX (or down to INT64_MIN): in [0, 2^64 - 1] for every int64 value */
-    uint64_t room = negative ? uv - (uint64_t)INT64_MIN : (uint64_t)INT64_MAX - uv;
-    if (huge || mag > room) {
-        return DPM_ERR_RANGE;
-    }
-    *out = to_int64(negative ? uv - mag : uv + mag);
-    return DPM_OK;
+    return dpm_noise_add_magnitude(value, negative, mag, huge, out);
 }
 
 static dpm_status_t dlap_check(const dpm_rand_t *r, uint64_t num, uint64_t den, const int64_t *out)
@@ -412,7 +368,7 @@ dpm_status_t dpm_dlap(dpm_rand_t *r, uint64_t num, uint64_t den, int64_t *out)
     if (st != DPM_OK) {
         return st;
     }
-    uint64_t g = gcd_u64(num, den);
+    uint64_t g = dpm_gcd_u64(num, den);
     if (num / g > DPM_DLAP_MAX_NUM) {
         return DPM_ERR_PARAM;
     }
@@ -429,4 +385,31 @@ dpm_status_t dpm_dlap_add(dpm_rand_t *r, uint64_t num, uint64_t den, int64_t val
         return DPM_ERR_PARAM;
     }
     return dlap_add_draw(r, num, den, value, out);
+}
+
+/* ---- entry points for the Laplace mechanism's sampler (noise/sampler_internal.h) ------- */
+
+dpm_status_t dpm_noise_bern_lazy(dpm_rand_t *r, uint64_t num, uint64_t den, int *out)
+{
+    return bern_lazy(r, num, den, out);
+}
+
+dpm_status_t dpm_noise_bexp_from(dpm_rand_t *r, uint64_t num, uint64_t den, uint64_t k, int *out)
+{
+    return bexp_from(r, num, den, k, out);
+}
+
+dpm_status_t dpm_noise_bexp_one(dpm_rand_t *r, int *out)
+{
+    return bexp_one(r, out);
+}
+
+dpm_status_t dpm_noise_geometric_exp1(dpm_rand_t *r, uint64_t v0, uint64_t *v)
+{
+    return geometric_exp1(r, v0, v);
+}
+
+uint64_t dpm_noise_dlap_magnitude(uint64_t u, uint64_t v, uint64_t t, uint64_t s, int *huge)
+{
+    return dlap_magnitude(u, v, t, s, huge);
 }

@@ -16,14 +16,8 @@ typedef struct {
 
 static u128_t mul_64x64(uint64_t a, uint64_t b)
 {
-    uint64_t a0 = a & LOW32, a1 = a >> 32;
-    uint64_t b0 = b & LOW32, b1 = b >> 32;
-    uint64_t p00 = a0 * b0, p01 = a0 * b1, p10 = a1 * b0, p11 = a1 * b1;
-    /* middle column: three terms < 2^32 each after splitting, so no overflow */
-    uint64_t mid = (p00 >> 32) + (p01 & LOW32) + (p10 & LOW32);
     u128_t r;
-    r.lo = (mid << 32) | (p00 & LOW32);
-    r.hi = p11 + (p01 >> 32) + (p10 >> 32) + (mid >> 32);
+    r.lo = dpm_mul_u64(a, b, &r.hi);
     return r;
 }
 
