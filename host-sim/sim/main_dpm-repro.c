@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "estimate/disparity.h"
+#include "sim/output.h"
 #include "sim/tuple_sim.h"
 
 #define MAX_CELLS 800
@@ -1625,27 +1626,6 @@ static void write_md(FILE *f, const repro_t *rp)
 }
 /* ---- CLI ---------------------------------------------------------------------------------- */
 
-static int mkdir_p(const char *path)
-{
-    char buf[4096];
-    size_t len = strlen(path);
-    if (len == 0 || len >= sizeof(buf)) {
-        return -1;
-    }
-    memcpy(buf, path, len + 1);
-    for (size_t i = 1; i <= len; i++) {
-        if (buf[i] == '/' || buf[i] == '\0') {
-            char saved = buf[i];
-            buf[i] = '\0';
-            if (mkdir(buf, 0777) != 0 && errno != EEXIST) {
-                return -1;
-            }
-            buf[i] = saved;
-        }
-    }
-    return 0;
-}
-
 static FILE *open_out(const char *dir, const char *name)
 {
     char path[4096];
@@ -1823,7 +1803,7 @@ static int run_disparity(const options_t *opt)
 {
     double start = seconds_now();
     repro_t *rp = calloc(1, sizeof(*rp));
-    if (rp == NULL || mkdir_p(opt->out_dir) != 0) {
+    if (rp == NULL || sim_mkdir_p(opt->out_dir) != 0) {
         fprintf(stderr, "dpm-repro: cannot create %s\n", opt->out_dir);
         free(rp);
         return 2;

@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "mech/tuple_internal.h"
+
 #define GOLDEN UINT64_C(0x9E3779B97F4A7C15)
 #define TWO32 4294967296.0
 #define Q16 65536.0
@@ -259,25 +261,6 @@ dpm_status_t tuple_sim_mech_paper(tuple_sim_mech_t *m, dpm_disp_mech_t mech, uin
 
 /* ---- one device ---------------------------------------------------------------------------- */
 
-/* Unbiased randomized rounding of v = 2 num / den - 1 to Q(F), as the SDK's tuple_ml does. */
-static dpm_status_t round_to_grid(dpm_rand_t *r, const dpm_ratio_t *x, uint32_t frac_bits,
-                                  int64_t *out)
-{
-    int64_t den = (int64_t)x->den;
-    int64_t scaled = (2 * (int64_t)x->num - den) * ((int64_t)1 << frac_bits);
-    int64_t q = scaled / den;
-    int64_t rem = scaled - q * den;
-    if (rem < 0) {
-        q -= 1;
-        rem += den;
-    }
-    int up = 0;
-    dpm_status_t st = dpm_bernoulli(r, (uint64_t)rem, (uint64_t)den, &up);
-    if (st == DPM_OK) {
-        *out = q + up;
-    }
-    return st;
-}
 
 /* M_R with the paper's split: Harmony coin (fair if the group flipped), then binary RR. */
 static dpm_status_t paper_value_mr(const tuple_sim_mech_t *m, dpm_rand_t *r, const dpm_ratio_t *x,
@@ -301,7 +284,7 @@ static dpm_status_t paper_value_ml(const tuple_sim_mech_t *m, dpm_rand_t *r, con
     int64_t v = 0, noised = 0;
     dpm_status_t st;
     if (kept) {
-        st = round_to_grid(r, x, m->frac_bits, &v);
+        st = dpm_tuple_round_to_grid(r, x, m->frac_bits, &v);
         if (st == DPM_OK) {
             st = dpm_laplace_add(&m->value_lap, r, v, &noised);
         }

@@ -2,6 +2,7 @@
 #include "dpm_internal.h"
 
 #include "dpm/tuple.h"
+#include "mech/tuple_internal.h"
 #include "noise/grr_internal.h"
 #include "noise/xexp.h"
 
@@ -152,10 +153,8 @@ dpm_status_t dpm_tuple_init(dpm_tuple_t *t, dpm_tuple_kind_t kind, uint32_t grou
     return DPM_ERR_RANGE;
 }
 
-/* Unbiased randomized rounding of v = 2 num / den - 1 to the Q(F) grid: floor(v 2^F) plus
- * Bernoulli(fractional part), so E[result] = v 2^F exactly. */
-static dpm_status_t round_to_grid(dpm_rand_t *r, const dpm_ratio_t *x, uint32_t frac_bits,
-                                  int64_t *out)
+dpm_status_t dpm_tuple_round_to_grid(dpm_rand_t *r, const dpm_ratio_t *x, uint32_t frac_bits,
+                                     int64_t *out)
 {
     int64_t den = (int64_t)x->den;
     int64_t scaled = (2 * (int64_t)x->num - den) * ((int64_t)1 << frac_bits);
@@ -204,7 +203,7 @@ static dpm_status_t perturb_value(const dpm_tuple_t *t, dpm_rand_t *r, const dpm
     }
     int64_t v = 0;
     int64_t noised = 0;
-    st = round_to_grid(r, x, t->frac_bits, &v);
+    st = dpm_tuple_round_to_grid(r, x, t->frac_bits, &v);
     if (st == DPM_OK) {
         v &= -(int64_t)(kept_mask & 1u); /* flipped: the value becomes 0 */
         st = dpm_laplace_add(&t->value_lap, r, v, &noised);
