@@ -40,6 +40,7 @@ dpm_status_t dpm_grr_init_ratio(dpm_grr_t *g, uint32_t k, const dpm_xf_t *ratio_
         return DPM_ERR_RANGE; /* L too close to 1: rounding would invert the mechanism */
     }
     dpm_grr_t t;
+    memset(&t, 0, sizeof(t)); /* padding too: callers may compare whole structs */
     t.k = k;
     t.keep = (uint32_t)keep;
     t.other = (uint32_t)other;
@@ -59,6 +60,7 @@ dpm_status_t dpm_grr_init(dpm_grr_t *g, uint32_t k, dpm_eps_t eps)
     }
     dpm_xf_t lower = dpm_xexp_q16_down(eps);
     dpm_grr_t t;
+    memset(&t, 0, sizeof(t)); /* padding too: callers may compare whole structs */
     dpm_status_t st = dpm_grr_init_ratio(&t, k, &lower);
     if (st != DPM_OK) {
         return st;
