@@ -28,12 +28,12 @@
 #include <unistd.h>
 
 #include "estimate/disparity.h"
+#include "estimate/disparity_paper.h"
 #include "sim/output.h"
 #include "sim/tuple_sim.h"
 
 #define MAX_CELLS 800
 #define MAX_AXIS 24
-#define DASH NAN /* a "-" cell: no ε reaches the target */
 
 /* How a cell is judged against its reference. */
 typedef enum {
@@ -193,30 +193,7 @@ static double fig_mse(fig_mech_t which, double eps, double K, double n_g, double
 
 /* ---- Table 1 ------------------------------------------------------------------------------ */
 
-static const double kTable1K[5] = {1e5, 1e6, 1e7, 1e8, 1e9};
-static const double kTable1Alpha[3] = {1e-1, 1e-2, 1e-3};
 static const char *const kAlphaName[3] = {"1e-1", "1e-2", "1e-3"};
-
-/* [PAPER] Table 1, verbatim; DASH for "-". Columns: M_R α = 1e-1..1e-3, M_L α = 1e-1..1e-3. */
-static const double kTable1Paper[5][6] = {
-    {1.86, DASH, DASH, 2.56, 17.89, 178.89}, {0.63, DASH, DASH, 0.71, 6.32, 56.57},
-    {0.23, 1.86, DASH, 0.21, 2.56, 17.89},   {0.08, 0.63, DASH, 0.07, 0.71, 6.32},
-    {0.02, 0.23, 1.86, 0.02, 0.21, 2.56},
-};
-/* [REPO] table1.ipynb full precision; its later version prints NaN ("-") where no root is. */
-static const double kTable1Repo[5][6] = {
-    {1.860958, DASH, DASH, 2.560316, 17.888992, 178.885438},
-    {0.632751, DASH, DASH, 0.714442, 6.322309, 56.568542},
-    {0.228162, 1.860958, DASH, 0.213885, 2.560316, 17.888992},
-    {0.077071, 0.632751, DASH, 0.066845, 0.714442, 6.322309},
-    {0.024987, 0.228162, 1.860958, 0.021067, 0.213885, 2.560316},
-};
-/* [MINE] spec §7.3: the same table under the correct splits. */
-static const double kTable1Correct[5][6] = {
-    {2.06, DASH, DASH, 2.46, 17.94, 178.89}, {0.69, DASH, DASH, 0.93, 6.42, 56.57},
-    {0.24, 2.06, DASH, 0.33, 2.46, 17.94},   {0.08, 0.69, DASH, 0.11, 0.93, 6.42},
-    {0.03, 0.24, 2.06, 0.04, 0.33, 2.46},
-};
 
 static void k_name(double K, char *buf, size_t cap)
 {
@@ -228,14 +205,14 @@ static void add_table1(cells_t *cs, const char *table, dpm_disp_split_t split,
 {
     for (int r = 0; r < 5; r++) {
         char row[16];
-        k_name(kTable1K[r], row, sizeof(row));
+        k_name(dpm_paper_table1_k[r], row, sizeof(row));
         for (int c = 0; c < 6; c++) {
             dpm_disp_mech_t mech = c < 3 ? DPM_DISP_MR : DPM_DISP_ML;
             const char *mname = split == DPM_DISP_SPLIT_PAPER ? (c < 3 ? "M_R opt." : "M_L opt.")
                                                               : (c < 3 ? "M_R" : "M_L k=2");
             char col[48];
             snprintf(col, sizeof(col), "%s alpha=%s", mname, kAlphaName[c % 3]);
-            double ours = min_eps(mech, split, kTable1K[r], kTable1Alpha[c % 3]);
+            double ours = min_eps(mech, split, dpm_paper_table1_k[r], dpm_paper_table1_alpha[c % 3]);
             cell_add(cs, table, row, col, ref[r][c], ours, digits, 0);
         }
     }
@@ -243,22 +220,16 @@ static void add_table1(cells_t *cs, const char *table, dpm_disp_split_t split,
 
 /* ---- Table 2 ------------------------------------------------------------------------------ */
 
-static const double kTable2Eps[4] = {0.01, 0.1, 1.0, 10.0};
-static const double kTable2Paper[4][2] = {
-    {1.2586, 1.0525}, {0.1206, 0.1060}, {0.0094, 0.0118}, {0.0032, 0.0009}};
-static const double kTable2Correct[4][2] = {
-    {1.2618, 1.7844}, {0.1234, 0.1746}, {0.0105, 0.0146}, {0.0032, 0.0009}};
-
 /* α = 5 sqrt(MSE): the 0.99 Chebyshev bound 10 sqrt(MSE) on the [0, 1] metric scale. */
 static void add_table2(cells_t *cs, const char *table, dpm_disp_split_t split,
                        const double ref[4][2])
 {
     for (int r = 0; r < 4; r++) {
         char row[24];
-        snprintf(row, sizeof(row), "eps=%g", kTable2Eps[r]);
+        snprintf(row, sizeof(row), "eps=%g", dpm_paper_table2_eps[r]);
         for (int m = 0; m < 2; m++) {
             dpm_disp_mech_t mech = m == 0 ? DPM_DISP_MR : DPM_DISP_ML;
-            double alpha = 5.0 * sqrt(table_mse(mech, split, 1e7, kTable2Eps[r]));
+            double alpha = 5.0 * sqrt(table_mse(mech, split, 1e7, dpm_paper_table2_eps[r]));
             cell_add(cs, table, row, m == 0 ? "alpha (R)" : "alpha (L)", ref[r][m], alpha, 4, 0);
         }
     }
@@ -1639,11 +1610,11 @@ static FILE *open_out(const char *dir, const char *name)
 
 static void collect_analytic(cells_t *cs)
 {
-    add_table1(cs, "table1", DPM_DISP_SPLIT_PAPER, kTable1Paper, 2);
-    add_table1(cs, "table1_repo", DPM_DISP_SPLIT_PAPER, kTable1Repo, 6);
-    add_table1(cs, "table1_correct", DPM_DISP_SPLIT_CORRECT, kTable1Correct, 2);
-    add_table2(cs, "table2_alpha", DPM_DISP_SPLIT_PAPER, kTable2Paper);
-    add_table2(cs, "table2_alpha_correct", DPM_DISP_SPLIT_CORRECT, kTable2Correct);
+    add_table1(cs, "table1", DPM_DISP_SPLIT_PAPER, dpm_paper_table1_printed, 2);
+    add_table1(cs, "table1_repo", DPM_DISP_SPLIT_PAPER, dpm_paper_table1_repo, 6);
+    add_table1(cs, "table1_correct", DPM_DISP_SPLIT_CORRECT, dpm_paper_table1_correct, 2);
+    add_table2(cs, "table2_alpha", DPM_DISP_SPLIT_PAPER, dpm_paper_table2_alpha);
+    add_table2(cs, "table2_alpha_correct", DPM_DISP_SPLIT_CORRECT, dpm_paper_table2_alpha_correct);
     add_table2_repo(cs);
     add_reference_values(cs);
     add_true_ldp(cs);

@@ -14,10 +14,10 @@
 
 #include "dpm/tuple.h"
 #include "estimate/disparity.h"
+#include "estimate/disparity_paper.h"
 #include "test_rng.h"
 
 #define TWO32 4294967296.0
-#define DASH NAN
 
 /* |x - want| <= tol, with a readable failure. */
 #define assert_near(x, want, tol)                                                                  \
@@ -135,9 +135,6 @@ static void test_laplace_variance(void **state)
 
 /* ---- Table 1 and Table 2 ------------------------------------------------------------------ */
 
-static const double kK[5] = {1e5, 1e6, 1e7, 1e8, 1e9};
-static const double kAlpha[3] = {1e-1, 1e-2, 1e-3};
-
 static double min_eps(dpm_disp_mech_t mech, dpm_disp_split_t split, double K, double alpha)
 {
     dpm_disp_plan_t plan;
@@ -152,7 +149,7 @@ static void check_table1(dpm_disp_split_t split, const double want[5][6], int de
     for (int r = 0; r < 5; r++) {
         for (int c = 0; c < 6; c++) {
             dpm_disp_mech_t mech = c < 3 ? DPM_DISP_MR : DPM_DISP_ML;
-            assert_rounds_to(min_eps(mech, split, kK[r], kAlpha[c % 3]), want[r][c], dec);
+            assert_rounds_to(min_eps(mech, split, dpm_paper_table1_k[r], dpm_paper_table1_alpha[c % 3]), want[r][c], dec);
         }
     }
 }
@@ -160,32 +157,15 @@ static void check_table1(dpm_disp_split_t split, const double want[5][6], int de
 static void test_table1_paper_every_cell(void **state)
 {
     (void)state;
-    static const double printed[5][6] = {
-        {1.86, DASH, DASH, 2.56, 17.89, 178.89}, {0.63, DASH, DASH, 0.71, 6.32, 56.57},
-        {0.23, 1.86, DASH, 0.21, 2.56, 17.89},   {0.08, 0.63, DASH, 0.07, 0.71, 6.32},
-        {0.02, 0.23, 1.86, 0.02, 0.21, 2.56},
-    };
-    static const double repo[5][6] = {
-        {1.860958, DASH, DASH, 2.560316, 17.888992, 178.885438},
-        {0.632751, DASH, DASH, 0.714442, 6.322309, 56.568542},
-        {0.228162, 1.860958, DASH, 0.213885, 2.560316, 17.888992},
-        {0.077071, 0.632751, DASH, 0.066845, 0.714442, 6.322309},
-        {0.024987, 0.228162, 1.860958, 0.021067, 0.213885, 2.560316},
-    };
-    check_table1(DPM_DISP_SPLIT_PAPER, printed, 2);
-    check_table1(DPM_DISP_SPLIT_PAPER, repo, 6);
+    check_table1(DPM_DISP_SPLIT_PAPER, dpm_paper_table1_printed, 2);
+    check_table1(DPM_DISP_SPLIT_PAPER, dpm_paper_table1_repo, 6);
     assert_rounds_to(min_eps(DPM_DISP_ML, DPM_DISP_SPLIT_PAPER, 1e7, 0.1048), 0.20391696, 8);
 }
 
 static void test_table1_correct_splits(void **state)
 {
     (void)state;
-    static const double spec[5][6] = {
-        {2.06, DASH, DASH, 2.46, 17.94, 178.89}, {0.69, DASH, DASH, 0.93, 6.42, 56.57},
-        {0.24, 2.06, DASH, 0.33, 2.46, 17.94},   {0.08, 0.69, DASH, 0.11, 0.93, 6.42},
-        {0.03, 0.24, 2.06, 0.04, 0.33, 2.46},
-    };
-    check_table1(DPM_DISP_SPLIT_CORRECT, spec, 2);
+    check_table1(DPM_DISP_SPLIT_CORRECT, dpm_paper_table1_correct, 2);
 }
 
 static double table2_alpha(dpm_disp_mech_t mech, dpm_disp_split_t split, double eps)
@@ -200,16 +180,12 @@ static double table2_alpha(dpm_disp_mech_t mech, dpm_disp_split_t split, double 
 static void test_table2_alpha_column(void **state)
 {
     (void)state;
-    static const double eps[4] = {0.01, 0.1, 1.0, 10.0};
-    static const double paper[4][2] = {
-        {1.2586, 1.0525}, {0.1206, 0.1060}, {0.0094, 0.0118}, {0.0032, 0.0009}};
-    static const double correct[4][2] = {
-        {1.2618, 1.7844}, {0.1234, 0.1746}, {0.0105, 0.0146}, {0.0032, 0.0009}};
+    const double *eps = dpm_paper_table2_eps;
     for (int r = 0; r < 4; r++) {
         for (int m = 0; m < 2; m++) {
             dpm_disp_mech_t mech = m == 0 ? DPM_DISP_MR : DPM_DISP_ML;
-            assert_rounds_to(table2_alpha(mech, DPM_DISP_SPLIT_PAPER, eps[r]), paper[r][m], 4);
-            assert_rounds_to(table2_alpha(mech, DPM_DISP_SPLIT_CORRECT, eps[r]), correct[r][m], 4);
+            assert_rounds_to(table2_alpha(mech, DPM_DISP_SPLIT_PAPER, eps[r]), dpm_paper_table2_alpha[r][m], 4);
+            assert_rounds_to(table2_alpha(mech, DPM_DISP_SPLIT_CORRECT, eps[r]), dpm_paper_table2_alpha_correct[r][m], 4);
         }
     }
     /* the same α through the Chebyshev helper: 10 sqrt(MSE) at 0.99, halved */
