@@ -9,10 +9,13 @@
 PB_BIND(dpm_v1_TupleBody, dpm_v1_TupleBody, AUTO)
 
 
-PB_BIND(dpm_v1_Report, dpm_v1_Report, AUTO)
+PB_BIND(dpm_v1_RocHistBody, dpm_v1_RocHistBody, 2)
 
 
-PB_BIND(dpm_v1_Batch, dpm_v1_Batch, 2)
+PB_BIND(dpm_v1_Report, dpm_v1_Report, 2)
+
+
+PB_BIND(dpm_v1_Batch, dpm_v1_Batch, 4)
 
 
 PB_BIND(dpm_v1_Campaign, dpm_v1_Campaign, 2)

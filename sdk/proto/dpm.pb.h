@@ -39,6 +39,16 @@ typedef struct _dpm_v1_TupleBody {
     int32_t values[4];
 } dpm_v1_TupleBody;
 
+/* roc_hist: one device's per-score-bin label counts, each plus discrete Laplace noise (scale
+ 2/ε; label-DP). pos[b], neg[b] for bins b = 0 .. bins-1, bins = len(campaign bin_edges) + 1;
+ bin b holds scores edges[b-1] <= s < edges[b]. Values can be negative. */
+typedef struct _dpm_v1_RocHistBody {
+    pb_size_t pos_count;
+    int32_t pos[64];
+    pb_size_t neg_count;
+    int32_t neg[64];
+} dpm_v1_RocHistBody;
+
 /* One device's contribution for one campaign period. */
 typedef struct _dpm_v1_Report {
     pb_byte_t report_id[16]; /* 16 random bytes; the collector de-duplicates on it */
@@ -51,6 +61,7 @@ typedef struct _dpm_v1_Report {
     pb_size_t which_body;
     union {
         dpm_v1_TupleBody tuple;
+        dpm_v1_RocHistBody roc_hist;
     } body;
 } dpm_v1_Report;
 
@@ -103,6 +114,7 @@ extern "C" {
 #define _dpm_v1_Metric_ARRAYSIZE ((dpm_v1_Metric)(dpm_v1_Metric_PRECISION+1))
 
 
+
 #define dpm_v1_Report_mechanism_ENUMTYPE dpm_v1_Mechanism
 
 
@@ -114,12 +126,14 @@ extern "C" {
 
 /* Initializer values for message structs */
 #define dpm_v1_TupleBody_init_default            {0, 0, {0, 0, 0, 0}}
+#define dpm_v1_RocHistBody_init_default          {0, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 0, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}}
 #define dpm_v1_Report_init_default               {{0}, 0, 0, _dpm_v1_Mechanism_MIN, 0, 0, 0, {dpm_v1_TupleBody_init_default}}
 #define dpm_v1_Batch_init_default                {0, {dpm_v1_Report_init_default, dpm_v1_Report_init_default, dpm_v1_Report_init_default, dpm_v1_Report_init_default, dpm_v1_Report_init_default, dpm_v1_Report_init_default, dpm_v1_Report_init_default, dpm_v1_Report_init_default}}
 #define dpm_v1_Campaign_init_default             {0, _dpm_v1_Mechanism_MIN, 0, 0, 0, 0, 0, {_dpm_v1_Metric_MIN, _dpm_v1_Metric_MIN, _dpm_v1_Metric_MIN, _dpm_v1_Metric_MIN}, 0, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 0}
 #define dpm_v1_BatchResponse_init_default        {0, 0, 0, {dpm_v1_Reject_init_default, dpm_v1_Reject_init_default, dpm_v1_Reject_init_default, dpm_v1_Reject_init_default, dpm_v1_Reject_init_default, dpm_v1_Reject_init_default, dpm_v1_Reject_init_default, dpm_v1_Reject_init_default}}
 #define dpm_v1_Reject_init_default               {{0, {0}}, ""}
 #define dpm_v1_TupleBody_init_zero               {0, 0, {0, 0, 0, 0}}
+#define dpm_v1_RocHistBody_init_zero             {0, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 0, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}}
 #define dpm_v1_Report_init_zero                  {{0}, 0, 0, _dpm_v1_Mechanism_MIN, 0, 0, 0, {dpm_v1_TupleBody_init_zero}}
 #define dpm_v1_Batch_init_zero                   {0, {dpm_v1_Report_init_zero, dpm_v1_Report_init_zero, dpm_v1_Report_init_zero, dpm_v1_Report_init_zero, dpm_v1_Report_init_zero, dpm_v1_Report_init_zero, dpm_v1_Report_init_zero, dpm_v1_Report_init_zero}}
 #define dpm_v1_Campaign_init_zero                {0, _dpm_v1_Mechanism_MIN, 0, 0, 0, 0, 0, {_dpm_v1_Metric_MIN, _dpm_v1_Metric_MIN, _dpm_v1_Metric_MIN, _dpm_v1_Metric_MIN}, 0, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 0}
@@ -129,6 +143,8 @@ extern "C" {
 /* Field tags (for use in manual encoding/decoding) */
 #define dpm_v1_TupleBody_group_tag               1
 #define dpm_v1_TupleBody_values_tag              2
+#define dpm_v1_RocHistBody_pos_tag               1
+#define dpm_v1_RocHistBody_neg_tag               2
 #define dpm_v1_Report_report_id_tag              1
 #define dpm_v1_Report_campaign_id_tag            2
 #define dpm_v1_Report_period_tag                 3
@@ -136,6 +152,7 @@ extern "C" {
 #define dpm_v1_Report_eps_q16_tag                5
 #define dpm_v1_Report_params_hash_tag            6
 #define dpm_v1_Report_tuple_tag                  10
+#define dpm_v1_Report_roc_hist_tag               11
 #define dpm_v1_Batch_reports_tag                 1
 #define dpm_v1_Campaign_id_tag                   1
 #define dpm_v1_Campaign_mechanism_tag            2
@@ -159,6 +176,12 @@ X(a, STATIC,   REPEATED, SINT32,   values,            2)
 #define dpm_v1_TupleBody_CALLBACK NULL
 #define dpm_v1_TupleBody_DEFAULT NULL
 
+#define dpm_v1_RocHistBody_FIELDLIST(X, a) \
+X(a, STATIC,   REPEATED, SINT32,   pos,               1) \
+X(a, STATIC,   REPEATED, SINT32,   neg,               2)
+#define dpm_v1_RocHistBody_CALLBACK NULL
+#define dpm_v1_RocHistBody_DEFAULT NULL
+
 #define dpm_v1_Report_FIELDLIST(X, a) \
 X(a, STATIC,   SINGULAR, FIXED_LENGTH_BYTES, report_id,         1) \
 X(a, STATIC,   SINGULAR, UINT32,   campaign_id,       2) \
@@ -166,10 +189,12 @@ X(a, STATIC,   SINGULAR, UINT32,   period,            3) \
 X(a, STATIC,   SINGULAR, UENUM,    mechanism,         4) \
 X(a, STATIC,   SINGULAR, UINT32,   eps_q16,           5) \
 X(a, STATIC,   SINGULAR, FIXED32,  params_hash,       6) \
-X(a, STATIC,   ONEOF,    MESSAGE,  (body,tuple,body.tuple),  10)
+X(a, STATIC,   ONEOF,    MESSAGE,  (body,tuple,body.tuple),  10) \
+X(a, STATIC,   ONEOF,    MESSAGE,  (body,roc_hist,body.roc_hist),  11)
 #define dpm_v1_Report_CALLBACK NULL
 #define dpm_v1_Report_DEFAULT NULL
 #define dpm_v1_Report_body_tuple_MSGTYPE dpm_v1_TupleBody
+#define dpm_v1_Report_body_roc_hist_MSGTYPE dpm_v1_RocHistBody
 
 #define dpm_v1_Batch_FIELDLIST(X, a) \
 X(a, STATIC,   REPEATED, MESSAGE,  reports,           1)
@@ -205,6 +230,7 @@ X(a, STATIC,   SINGULAR, STRING,   reason,            2)
 #define dpm_v1_Reject_DEFAULT NULL
 
 extern const pb_msgdesc_t dpm_v1_TupleBody_msg;
+extern const pb_msgdesc_t dpm_v1_RocHistBody_msg;
 extern const pb_msgdesc_t dpm_v1_Report_msg;
 extern const pb_msgdesc_t dpm_v1_Batch_msg;
 extern const pb_msgdesc_t dpm_v1_Campaign_msg;
@@ -213,6 +239,7 @@ extern const pb_msgdesc_t dpm_v1_Reject_msg;
 
 /* Defines for backwards compatibility with code written before nanopb-0.4.0 */
 #define dpm_v1_TupleBody_fields &dpm_v1_TupleBody_msg
+#define dpm_v1_RocHistBody_fields &dpm_v1_RocHistBody_msg
 #define dpm_v1_Report_fields &dpm_v1_Report_msg
 #define dpm_v1_Batch_fields &dpm_v1_Batch_msg
 #define dpm_v1_Campaign_fields &dpm_v1_Campaign_msg
@@ -221,10 +248,11 @@ extern const pb_msgdesc_t dpm_v1_Reject_msg;
 
 /* Maximum encoded size of messages (where known) */
 #define dpm_v1_BatchResponse_size                564
-#define dpm_v1_Batch_size                        616
+#define dpm_v1_Batch_size                        6536
 #define dpm_v1_Campaign_size                     430
 #define dpm_v1_Reject_size                       67
-#define dpm_v1_Report_size                       75
+#define dpm_v1_Report_size                       814
+#define dpm_v1_RocHistBody_size                  768
 #define dpm_v1_TupleBody_size                    30
 
 #ifdef __cplusplus

@@ -28,23 +28,31 @@ with tempfile.TemporaryDirectory() as gen:
     lines = subprocess.run([f"{OUT}/tests/e2e/tool_emit_reports"], check=True,
                            capture_output=True, text=True).stdout.splitlines()
     rows = [json.loads(line) for line in lines]
-    tap(len(rows) == 2 * 4 * 3 * 5, f"the SDK emitted {len(rows)} reports of every kind")
+    tap(len(rows) == 2 * 4 * 3 * 5 + 3 * 3 * 5,
+        f"the SDK emitted {len(rows)} reports of every kind")
     kinds = {}
     for row in rows:
         msg = dpm_pb2.Report()
         msg.ParseFromString(bytes.fromhex(row["hex"]))
         got = dict(report_id=msg.report_id.hex(), campaign_id=msg.campaign_id,
                    period=msg.period, mechanism=msg.mechanism, eps_q16=msg.eps_q16,
-                   params_hash=msg.params_hash, group=msg.tuple.group,
-                   values=list(msg.tuple.values))
+                   params_hash=msg.params_hash)
+        if "pos" in row:  # roc_hist: one noised positive and negative count per bin
+            body = "roc_hist"
+            got.update(pos=list(msg.roc_hist.pos), neg=list(msg.roc_hist.neg))
+            nvalues = len(msg.roc_hist.pos)
+        else:
+            body = "tuple"
+            got.update(group=msg.tuple.group, values=list(msg.tuple.values))
+            nvalues = len(msg.tuple.values)
         want = {k: row[k] for k in got}
-        key = (dpm_pb2.Mechanism.Name(msg.mechanism), len(msg.tuple.values))
-        ok = got == want and msg.WhichOneof("body") == "tuple"
+        key = (dpm_pb2.Mechanism.Name(msg.mechanism), nvalues)
+        ok = got == want and msg.WhichOneof("body") == body
         kinds.setdefault(key, []).append(ok)
         # re-encoding with the reference implementation gives the SDK's bytes back
         kinds.setdefault(key + ("bytes",), []).append(msg.SerializeToString().hex() == row["hex"])
     for key in sorted(kinds):
-        what = f"{key[0]} with {key[1]} value(s)"
+        what = f"{key[0]} with {key[1]} " + ("bin(s)" if key[0] == "ROC_HIST" else "value(s)")
         if len(key) == 3:
             what += ": protobuf re-encodes to identical bytes"
         else:

@@ -1,4 +1,4 @@
-/* Emits reports of every kind made by the SDK, one JSON object per line: the encoded bytes in
+/* Emits reports of every kind made by the SDK (tuple_mr, tuple_ml, roc_hist), one JSON object per line: the encoded bytes in
  * hex and the fields the SDK meant, for an independent decoder to compare (test_decode.py). */
 #include <stdint.h>
 #include <stdio.h>
@@ -63,6 +63,69 @@ int main(void)
                     }
                     printf("]}\n");
                 }
+            }
+        }
+    }
+    /* roc_hist: 2, 8 and 64 bins, small local histograms (noise makes some values negative) */
+    const uint32_t n_edges[] = {1, 7, DPM_MAX_BINS - 1};
+    for (int b = 0; b < 3; b++) {
+        for (int e = 0; e < 3; e++) {
+            dpm_campaign_t c;
+            memset(&c, 0, sizeof(c));
+            c.id = 300u + (uint32_t)b * 10u + (uint32_t)e;
+            c.mechanism = DPM_MECH_ID_ROC_HIST;
+            dpm_eps_from_decimal(eps_text[e], &c.eps);
+            c.budget = c.eps;
+            c.nbins = n_edges[b];
+            for (uint32_t i = 0; i < n_edges[b]; i++) {
+                c.bin_edges[i] = (uint32_t)(((uint64_t)(i + 1) << 31) / (n_edges[b] + 1));
+            }
+            dpm_mech_t mc;
+            const char *why = "";
+            if (dpm_mech_init(&mc, &c, &why) != DPM_OK) {
+                fprintf(stderr, "campaign: %s\n", why);
+                return 1;
+            }
+            for (uint32_t k = 0; k < 5; k++) {
+                dpm_score_hist_t h;
+                if (dpm_score_hist_init(&h, &mc.roc_hist) != DPM_OK) {
+                    return 1;
+                }
+                for (uint32_t i = 0; i < 40u * k; i++) {
+                    uint64_t w = test_rng_next(&t);
+                    uint32_t score = (uint32_t)(w & 0x7FFFFFFFu);
+                    if (dpm_score_hist_add(&h, &mc.roc_hist, score, (int)((w >> 40) & 1u)) !=
+                        DPM_OK) {
+                        return 1;
+                    }
+                }
+                dpm_report_t rep;
+                uint8_t buf[DPM_REPORT_MAX_BYTES];
+                size_t len = 0;
+                if (dpm_mech_report_roc_hist(&mc, &r, 1000u * k, &h, &rep) != DPM_OK ||
+                    dpm_report_encode(&rep, buf, sizeof(buf), &len) != DPM_OK) {
+                    return 1;
+                }
+                printf("{\"hex\": \"");
+                for (size_t i = 0; i < len; i++) {
+                    printf("%02x", buf[i]);
+                }
+                printf("\", \"report_id\": \"");
+                for (int i = 0; i < DPM_REPORT_ID_BYTES; i++) {
+                    printf("%02x", rep.report_id[i]);
+                }
+                printf("\", \"campaign_id\": %u, \"period\": %u, \"mechanism\": %d, "
+                       "\"eps_q16\": %u, \"params_hash\": %u",
+                       rep.campaign_id, rep.period, (int)rep.mechanism, rep.eps, rep.params_hash);
+                for (int half = 0; half < 2; half++) {
+                    const int32_t *v = half == 0 ? rep.roc_hist.pos : rep.roc_hist.neg;
+                    printf(", \"%s\": [", half == 0 ? "pos" : "neg");
+                    for (uint32_t i = 0; i < rep.roc_hist.bins; i++) {
+                        printf("%s%d", i ? ", " : "", v[i]);
+                    }
+                    printf("]");
+                }
+                printf("}\n");
             }
         }
     }

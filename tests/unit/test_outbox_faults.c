@@ -50,9 +50,11 @@ static size_t make_report(dpm_rand_t *r, uint32_t campaign, uint32_t period, dpm
 
 /* ---- outbox unit tests ------------------------------------------------------------------- */
 
-#define OB_MEM 1024u
 #define OB_OFF 64u
-#define OB_SIZE 400u /* two banks of 200 bytes */
+/* two banks, each just big enough for its header and one largest report (a 64-bin roc_hist
+ * report): several tuple reports each */
+#define OB_SIZE DPM_OUTBOX_MIN_REGION
+#define OB_MEM (OB_OFF + OB_SIZE + 560u)
 #define BANK (OB_SIZE / 2u)
 
 typedef struct {
@@ -408,7 +410,7 @@ static void test_outbox_fresh_corrupt_and_format(void **state)
 #define LEDGER_OFF 0u
 #define LEDGER_SIZE DPM_LEDGER_MIN_REGION
 #define OUT_OFF LEDGER_SIZE
-#define OUT_SIZE 480u /* banks of 240 bytes: about 5 reports each */
+#define OUT_SIZE DPM_OUTBOX_MIN_REGION /* the smallest region: about 9 tuple reports a bank */
 #define MEM (OUT_OFF + OUT_SIZE + 32u)
 #define NCAMP 3u /* needs DPM_LEDGER_MAX_CAMPAIGNS >= 3: the scenario tests skip otherwise */
 #define REJECT_CAMPAIGN 3u /* the collector never accepts this campaign */

@@ -79,6 +79,7 @@ dpm_status_t dpm_campaign_encode(const dpm_campaign_t *c, uint8_t *buf, size_t c
     return DPM_OK;
 }
 
+#if DPM_MECH_TUPLE || DPM_MECH_ROC_HIST
 /* FNV-1a over little-endian 32-bit words: cheap, platform independent, and enough to tell
  * parameter sets apart (it is a consistency check, not an authenticator). */
 static uint32_t fnv_word(uint32_t h, uint32_t w)
@@ -95,6 +96,9 @@ static uint32_t fnv_u64(uint32_t h, uint64_t w)
     return fnv_word(fnv_word(h, (uint32_t)w), (uint32_t)(w >> 32));
 }
 
+#endif
+
+#if DPM_MECH_TUPLE
 static uint32_t tuple_params_hash(const dpm_tuple_t *t)
 {
     uint32_t h = 2166136261u;
@@ -117,6 +121,26 @@ static uint32_t tuple_params_hash(const dpm_tuple_t *t)
     return fnv_word(h, t->eps_implemented);
 }
 
+#endif
+
+#if DPM_MECH_ROC_HIST
+/* roc_hist: the mechanism id, the bin count, every edge, the Laplace scale (as the reduced
+ * rational the sampler uses) and the implemented ε. */
+static uint32_t roc_hist_params_hash(const dpm_roc_hist_t *m)
+{
+    uint32_t h = 2166136261u;
+    h = fnv_word(h, (uint32_t)DPM_MECH_ID_ROC_HIST);
+    h = fnv_word(h, m->bins);
+    for (uint32_t i = 0; i + 1u < m->bins; i++) {
+        h = fnv_word(h, m->edges[i]);
+    }
+    h = fnv_u64(h, m->lap.sensitivity);
+    h = fnv_u64(h, m->lap.scale_num);
+    h = fnv_u64(h, m->lap.scale_den);
+    return fnv_word(h, m->eps_implemented);
+}
+#endif
+
 static int edges_sorted(const dpm_campaign_t *c)
 {
     for (uint32_t i = 1; i < c->nbins; i++) {
@@ -127,27 +151,54 @@ static int edges_sorted(const dpm_campaign_t *c)
     return 1;
 }
 
-dpm_status_t dpm_mech_init(dpm_mech_t *m, const dpm_campaign_t *c, const char **reason)
+#if DPM_MECH_TUPLE || DPM_MECH_ROC_HIST
+static dpm_status_t finish(dpm_mech_t *m, dpm_mech_t *next, const dpm_campaign_t *c,
+                           const char **reason)
 {
-    if (m == NULL || c == NULL) {
-        return fail(reason, "null argument", DPM_ERR_PARAM);
+    if (c->budget < next->eps_implemented) {
+        return fail(reason, "budget smaller than one report", DPM_ERR_BUDGET);
     }
-    if (c->eps == 0 || c->eps > DPM_EPS_MAX_Q16) {
-        return fail(reason, "epsilon out of range", DPM_ERR_PARAM);
+    *m = *next;
+    return DPM_OK;
+}
+#endif
+
+static dpm_status_t roc_hist_init(dpm_mech_t *m, const dpm_campaign_t *c, const char **reason)
+{
+#if !DPM_MECH_ROC_HIST
+    (void)m;
+    (void)c;
+    return fail(reason, "mechanism not available in this build", DPM_ERR_UNSUPPORTED);
+#else
+    if (c->nbins == 0) {
+        return fail(reason, "roc_hist needs at least one bin edge", DPM_ERR_PARAM);
     }
-    if (c->nbins > DPM_MAX_BINS) {
+    if (c->nbins > DPM_MAX_BINS - 1u) {
         return fail(reason, "too many bins", DPM_ERR_PARAM);
     }
-    if (!edges_sorted(c)) {
-        return fail(reason, "bin edges not strictly increasing", DPM_ERR_PARAM);
-    }
-    if (c->mechanism != DPM_MECH_ID_TUPLE_MR && c->mechanism != DPM_MECH_ID_TUPLE_ML) {
-        if (c->mechanism >= DPM_MECH_ID_ROC_HIST && c->mechanism <= DPM_MECH_ID_USTAT_TREE) {
-            return fail(reason, "mechanism not available in this build", DPM_ERR_UNSUPPORTED);
+    for (uint32_t i = 0; i < c->nbins; i++) {
+        if (c->bin_edges[i] > DPM_SCORE_ONE) {
+            return fail(reason, "bin edge above score 1.0 (2^31)", DPM_ERR_PARAM);
         }
-        return fail(reason, "unknown mechanism", DPM_ERR_PARAM);
     }
+    dpm_mech_t next;
+    memset(&next, 0, sizeof(next));
+    next.campaign = *c;
+    dpm_status_t st = dpm_roc_hist_init(&next.roc_hist, c->bin_edges, c->nbins, c->eps);
+    if (st != DPM_OK) {
+        return fail(reason, "roc_hist parameters out of range", st);
+    }
+    next.eps_implemented = next.roc_hist.eps_implemented;
+    next.params_hash = roc_hist_params_hash(&next.roc_hist);
+    return finish(m, &next, c, reason);
+#endif
+}
+
+static dpm_status_t tuple_init(dpm_mech_t *m, const dpm_campaign_t *c, const char **reason)
+{
 #if !DPM_MECH_TUPLE
+    (void)m;
+    (void)c;
     return fail(reason, "mechanism not available in this build", DPM_ERR_UNSUPPORTED);
 #else
     if (c->mechanism == DPM_MECH_ID_TUPLE_ML && c->frac_bits != DPM_FRAC_BITS) {
@@ -165,11 +216,33 @@ dpm_status_t dpm_mech_init(dpm_mech_t *m, const dpm_campaign_t *c, const char **
                     st);
     }
     next.eps_implemented = next.tuple.eps_implemented;
-    if (c->budget < next.eps_implemented) {
-        return fail(reason, "budget smaller than one report", DPM_ERR_BUDGET);
-    }
     next.params_hash = tuple_params_hash(&next.tuple);
-    *m = next;
-    return DPM_OK;
+    return finish(m, &next, c, reason);
 #endif
+}
+
+dpm_status_t dpm_mech_init(dpm_mech_t *m, const dpm_campaign_t *c, const char **reason)
+{
+    if (m == NULL || c == NULL) {
+        return fail(reason, "null argument", DPM_ERR_PARAM);
+    }
+    if (c->eps == 0 || c->eps > DPM_EPS_MAX_Q16) {
+        return fail(reason, "epsilon out of range", DPM_ERR_PARAM);
+    }
+    if (c->nbins > DPM_MAX_BINS) {
+        return fail(reason, "too many bins", DPM_ERR_PARAM);
+    }
+    if (!edges_sorted(c)) {
+        return fail(reason, "bin edges not strictly increasing", DPM_ERR_PARAM);
+    }
+    if (c->mechanism == DPM_MECH_ID_ROC_HIST) {
+        return roc_hist_init(m, c, reason);
+    }
+    if (c->mechanism == DPM_MECH_ID_TUPLE_MR || c->mechanism == DPM_MECH_ID_TUPLE_ML) {
+        return tuple_init(m, c, reason);
+    }
+    if (c->mechanism > DPM_MECH_ID_ROC_HIST && c->mechanism <= DPM_MECH_ID_USTAT_TREE) {
+        return fail(reason, "mechanism not available in this build", DPM_ERR_UNSUPPORTED);
+    }
+    return fail(reason, "unknown mechanism", DPM_ERR_PARAM);
 }

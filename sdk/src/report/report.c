@@ -15,11 +15,31 @@ typedef char mech_ids_match[(dpm_v1_Mechanism_TUPLE_MR == (int)DPM_MECH_ID_TUPLE
                                 : -1];
 typedef char
     values_fit[DPM_ARRAY_LEN(((dpm_v1_TupleBody *)0)->values) >= DPM_TUPLE_MAX_METRICS ? 1 : -1];
-typedef char report_fits[dpm_v1_Report_size <= DPM_REPORT_MAX_BYTES ? 1 : -1];
+typedef char roc_ids_match[dpm_v1_Mechanism_ROC_HIST == (int)DPM_MECH_ID_ROC_HIST ? 1 : -1];
+typedef char roc_pos_fit[DPM_ARRAY_LEN(((dpm_v1_RocHistBody *)0)->pos) == DPM_MAX_BINS ? 1 : -1];
+typedef char roc_neg_fit[DPM_ARRAY_LEN(((dpm_v1_RocHistBody *)0)->neg) == DPM_MAX_BINS ? 1 : -1];
+/* The encoded size bound of report.h, recomputed from its parts: a header of at most 43 bytes
+ * and the larger body (each in its 1-byte tag and length varint). A packed field of n sint32
+ * takes 1 tag byte, the length varint and at most 5 bytes per value. */
+#define VARINT_LEN(x) ((x) < 128u ? 1u : (x) < 16384u ? 2u : 3u)
+#define REPORT_HEADER_MAX (18u + 6u + 6u + 2u + 6u + 5u)
+#define ROC_FIELD_MAX (1u + VARINT_LEN(5u * DPM_MAX_BINS) + 5u * DPM_MAX_BINS)
+#define ROC_BODY_MAX (2u * ROC_FIELD_MAX)
+typedef char report_fits_roc[REPORT_HEADER_MAX + 1u + VARINT_LEN(ROC_BODY_MAX) + ROC_BODY_MAX <=
+                                     DPM_REPORT_MAX_BYTES
+                                 ? 1
+                                 : -1];
+typedef char
+    report_fits_tuple[REPORT_HEADER_MAX + 2u + dpm_v1_TupleBody_size <= DPM_REPORT_MAX_BYTES ? 1
+                                                                                             : -1];
 
 dpm_status_t dpm_report_encode(const dpm_report_t *r, uint8_t *buf, size_t cap, size_t *len)
 {
     if (r == NULL || buf == NULL || len == NULL || r->tuple.nmetrics > DPM_TUPLE_MAX_METRICS) {
+        return DPM_ERR_PARAM;
+    }
+    int roc = r->mechanism == DPM_MECH_ID_ROC_HIST;
+    if (roc && (r->roc_hist.bins < 2 || r->roc_hist.bins > DPM_MAX_BINS)) {
         return DPM_ERR_PARAM;
     }
     dpm_v1_Report msg = dpm_v1_Report_init_zero;
@@ -29,11 +49,19 @@ dpm_status_t dpm_report_encode(const dpm_report_t *r, uint8_t *buf, size_t cap, 
     msg.mechanism = (dpm_v1_Mechanism)r->mechanism;
     msg.eps_q16 = r->eps;
     msg.params_hash = r->params_hash;
-    msg.which_body = dpm_v1_Report_tuple_tag;
-    msg.body.tuple.group = r->tuple.group;
-    msg.body.tuple.values_count = (pb_size_t)r->tuple.nmetrics;
-    for (uint32_t i = 0; i < r->tuple.nmetrics; i++) {
-        msg.body.tuple.values[i] = r->tuple.value[i];
+    if (roc) {
+        msg.which_body = dpm_v1_Report_roc_hist_tag;
+        msg.body.roc_hist.pos_count = (pb_size_t)r->roc_hist.bins;
+        msg.body.roc_hist.neg_count = (pb_size_t)r->roc_hist.bins;
+        memcpy(msg.body.roc_hist.pos, r->roc_hist.pos, r->roc_hist.bins * sizeof(int32_t));
+        memcpy(msg.body.roc_hist.neg, r->roc_hist.neg, r->roc_hist.bins * sizeof(int32_t));
+    } else {
+        msg.which_body = dpm_v1_Report_tuple_tag;
+        msg.body.tuple.group = r->tuple.group;
+        msg.body.tuple.values_count = (pb_size_t)r->tuple.nmetrics;
+        for (uint32_t i = 0; i < r->tuple.nmetrics; i++) {
+            msg.body.tuple.values[i] = r->tuple.value[i];
+        }
     }
     pb_ostream_t out = pb_ostream_from_buffer(buf, cap);
     if (!pb_encode(&out, dpm_v1_Report_fields, &msg)) {
@@ -51,7 +79,13 @@ dpm_status_t dpm_report_decode(const uint8_t *buf, size_t len, dpm_report_t *out
     dpm_v1_Report msg = dpm_v1_Report_init_zero;
     pb_istream_t in = pb_istream_from_buffer(buf, len);
     if (!pb_decode(&in, dpm_v1_Report_fields, &msg) || in.bytes_left != 0 ||
-        msg.which_body != dpm_v1_Report_tuple_tag) {
+        (msg.which_body != dpm_v1_Report_tuple_tag &&
+         msg.which_body != dpm_v1_Report_roc_hist_tag)) {
+        return DPM_ERR_PROTOCOL;
+    }
+    if (msg.which_body == dpm_v1_Report_roc_hist_tag &&
+        (msg.body.roc_hist.pos_count != msg.body.roc_hist.neg_count ||
+         msg.body.roc_hist.pos_count < 2)) {
         return DPM_ERR_PROTOCOL;
     }
     dpm_report_t r;
@@ -62,10 +96,16 @@ dpm_status_t dpm_report_decode(const uint8_t *buf, size_t len, dpm_report_t *out
     r.mechanism = (dpm_mech_id_t)msg.mechanism;
     r.eps = msg.eps_q16;
     r.params_hash = msg.params_hash;
-    r.tuple.group = msg.body.tuple.group;
-    r.tuple.nmetrics = msg.body.tuple.values_count;
-    for (uint32_t i = 0; i < r.tuple.nmetrics; i++) {
-        r.tuple.value[i] = msg.body.tuple.values[i];
+    if (msg.which_body == dpm_v1_Report_roc_hist_tag) {
+        r.roc_hist.bins = msg.body.roc_hist.pos_count;
+        memcpy(r.roc_hist.pos, msg.body.roc_hist.pos, r.roc_hist.bins * sizeof(int32_t));
+        memcpy(r.roc_hist.neg, msg.body.roc_hist.neg, r.roc_hist.bins * sizeof(int32_t));
+    } else {
+        r.tuple.group = msg.body.tuple.group;
+        r.tuple.nmetrics = msg.body.tuple.values_count;
+        for (uint32_t i = 0; i < r.tuple.nmetrics; i++) {
+            r.tuple.value[i] = msg.body.tuple.values[i];
+        }
     }
     *out = r;
     return DPM_OK;
@@ -80,6 +120,35 @@ dpm_status_t dpm_mech_report_tuple(const dpm_mech_t *m, dpm_rand_t *r, uint32_t 
     dpm_report_t rep;
     memset(&rep, 0, sizeof(rep));
     dpm_status_t st = dpm_tuple_perturb(&m->tuple, r, group, values, &rep.tuple);
+    for (int half = 0; half < 2 && st == DPM_OK; half++) {
+        uint64_t w = 0;
+        st = dpm_rand_bits(r, 64, &w);
+        for (int i = 0; i < 8; i++) {
+            rep.report_id[half * 8 + i] = (uint8_t)(w >> (8 * i));
+        }
+    }
+    if (st != DPM_OK) {
+        return st;
+    }
+    rep.campaign_id = m->campaign.id;
+    rep.period = period;
+    rep.mechanism = m->campaign.mechanism;
+    rep.eps = m->eps_implemented;
+    rep.params_hash = m->params_hash;
+    *out = rep;
+    return DPM_OK;
+}
+
+dpm_status_t dpm_mech_report_roc_hist(const dpm_mech_t *m, dpm_rand_t *r, uint32_t period,
+                                      const dpm_score_hist_t *h, dpm_report_t *out)
+{
+    if (m == NULL || r == NULL || h == NULL || out == NULL ||
+        m->campaign.mechanism != DPM_MECH_ID_ROC_HIST) {
+        return DPM_ERR_PARAM;
+    }
+    dpm_report_t rep;
+    memset(&rep, 0, sizeof(rep));
+    dpm_status_t st = dpm_roc_hist_perturb(&m->roc_hist, r, h, &rep.roc_hist);
     for (int half = 0; half < 2 && st == DPM_OK; half++) {
         uint64_t w = 0;
         st = dpm_rand_bits(r, 64, &w);
@@ -123,6 +192,17 @@ dpm_status_t dpm_mech_check_report(const dpm_mech_t *m, const dpm_report_t *r, c
     }
     if (r->params_hash != m->params_hash) {
         return reject(reason, "parameter fingerprint mismatch");
+    }
+    if (m->campaign.mechanism == DPM_MECH_ID_ROC_HIST) {
+        if (r->roc_hist.bins != m->roc_hist.bins) {
+            return reject(reason, "wrong number of bins");
+        }
+        for (uint32_t b = 0; b < r->roc_hist.bins; b++) {
+            if (r->roc_hist.pos[b] == INT32_MIN || r->roc_hist.neg[b] == INT32_MIN) {
+                return reject(reason, "value out of range");
+            }
+        }
+        return DPM_OK;
     }
     if (r->tuple.nmetrics != m->tuple.nmetrics) {
         return reject(reason, "wrong number of values");

@@ -1,0 +1,117 @@
+/* roc_hist: a device's ROC statistic under label differential privacy. The device sorts its
+ * local examples into score bins (fixed, public bin edges from the campaign) and counts, per
+ * bin, the examples labelled positive and negative; every one of the 2 * bins counts then gets
+ * independent discrete Laplace noise. A server (host-sim/estimate) sums the noised histograms
+ * of many devices and post-processes them into a ROC curve and AUC.
+ *
+ * Privacy unit: ONE example's label (label-DP). Changing the label of one example moves one
+ * count from pos[b] to neg[b] (or back) of the same bin b, so the histogram changes by 1 in two
+ * cells: L1 sensitivity 2. Each cell gets discrete Laplace noise with scale 2 / ε (dpm_laplace_t
+ * with sensitivity 2 integer grid units), Pr[Z = z] ∝ exp(-|z| ε / 2), so for neighbouring
+ * histograms h, h' and every output y
+ *     Pr[y | h] / Pr[y | h'] = prod_cells exp((|y_c - h'_c| - |y_c - h_c|) ε / 2)
+ *                           <= exp(ε / 2 * sum_c |h_c - h'_c|) = exp(ε).
+ * This is exact, pure ε-DP with ε = eps_implemented = the requested ε: the discrete Laplace
+ * pmf involves no rounding (see dpm_laplace_t in dpm/noise.h), so nothing is lost to
+ * quantization and eps_implemented == eps.
+ *
+ * NOT protected: the scores. Which bins an example falls into, and so the number of examples
+ * per bin (pos[b] + neg[b]), are public to this mechanism: the noise blurs them only
+ * incidentally, and adding, removing or re-scoring an example is NOT covered by this ε.
+ * Campaigns that need example-level DP must bound the examples per device and scale ε (not
+ * offered here).
+ *
+ * Running several reports on the same examples composes: k reports spend k ε (the ledger in
+ * dpm/budget.h charges eps_implemented per report). */
+#ifndef DPM_ROC_HIST_H
+#define DPM_ROC_HIST_H
+
+#include <stdint.h>
+
+#include "dpm/noise.h"
+#include "dpm/types.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Largest count one cell of a dpm_score_hist_t may hold. Keeping counts <= 2^30 keeps every
+ * noised count inside int32 except with probability < 2 * 2 * DPM_MAX_BINS * exp(-2^30 ε / 2)
+ * <= 2^-11000 at the smallest ε (2^-16): see dpm_roc_hist_perturb. */
+#define DPM_SCORE_HIST_MAX_COUNT (UINT32_C(1) << 30)
+
+/* The L1 sensitivity of the histogram to one label change, in counts. */
+#define DPM_ROC_HIST_SENSITIVITY 2u
+
+/* The configured mechanism: public parameters only. */
+typedef struct {
+    uint32_t bins;                    /* n_edges + 1, in [2, DPM_MAX_BINS] */
+    uint32_t edges[DPM_MAX_BINS - 1]; /* strictly increasing score edges, Q1.31 (2^31 = 1.0);
+                                       * entries >= bins - 1 are 0 */
+    dpm_laplace_t lap;                /* sensitivity 2 grid units (integer counts), eps */
+    dpm_eps_t eps;                    /* requested */
+    dpm_eps_t eps_implemented;        /* what it really spends, Q16.16 rounded up, <= eps
+                                       * (== eps: discrete Laplace has no rounding) */
+} dpm_roc_hist_t;
+
+/* The local statistic, no randomness: per-bin counts of positive and negative examples. */
+typedef struct {
+    uint32_t bins;
+    uint32_t pos[DPM_MAX_BINS]; /* label 1 */
+    uint32_t neg[DPM_MAX_BINS]; /* label 0 */
+} dpm_score_hist_t;
+
+/* A perturbed histogram, ready to encode: pos[b] = true pos[b] + Z, likewise neg[b]. Values
+ * can be negative (noise); every value is in [-INT32_MAX, INT32_MAX] (never INT32_MIN).
+ * Entries >= bins are 0. */
+typedef struct {
+    uint32_t bins;
+    int32_t pos[DPM_MAX_BINS];
+    int32_t neg[DPM_MAX_BINS];
+} dpm_roc_hist_report_t;
+
+/* Configure a roc_hist mechanism. edges: n_edges score edges in Q1.31, strictly increasing,
+ * each <= 2^31 (DPM_SCORE_ONE), 1 <= n_edges <= DPM_MAX_BINS - 1, giving bins = n_edges + 1.
+ * eps in (0, DPM_EPS_MAX_Q16]. DPM_ERR_PARAM (and *m untouched) for NULL or any bad argument.
+ * On success m->eps_implemented == eps. */
+dpm_status_t dpm_roc_hist_init(dpm_roc_hist_t *m, const uint32_t *edges, uint32_t n_edges,
+                               dpm_eps_t eps);
+
+/* An empty histogram with m->bins bins. DPM_ERR_PARAM (h untouched) for NULL or an
+ * uninitialised / corrupted *m (bins outside [2, DPM_MAX_BINS]). */
+dpm_status_t dpm_score_hist_init(dpm_score_hist_t *h, const dpm_roc_hist_t *m);
+
+/* The bin of a score: the number of edges <= score_q31, i.e. bin b holds the scores
+ * edges[b-1] <= s < edges[b] (bin 0: s < edges[0]; last bin: s >= edges[bins-2]). A score
+ * exactly on an edge goes to the bin above it. score_q31 <= 2^31, else DPM_ERR_PARAM (*bin
+ * untouched). Compares against every edge (no early exit), so its run time does not depend
+ * on the score. */
+dpm_status_t dpm_roc_hist_bin(const dpm_roc_hist_t *m, uint32_t score_q31, uint32_t *bin);
+
+/* Count one example: its score (Q1.31, <= 2^31) goes to bin dpm_roc_hist_bin(), and the bin's
+ * pos (label 1) or neg (label 0) count is incremented. DPM_ERR_PARAM for NULL, a label other
+ * than 0/1, a score > 2^31, or h->bins != m->bins; DPM_ERR_RANGE if the count would exceed
+ * DPM_SCORE_HIST_MAX_COUNT. h is unchanged on error. */
+dpm_status_t dpm_score_hist_add(dpm_score_hist_t *h, const dpm_roc_hist_t *m, uint32_t score_q31,
+                                int label);
+
+/* Perturb a histogram: out->pos[b] = h->pos[b] + Z, out->neg[b] = h->neg[b] + Z', with a fresh
+ * independent discrete Laplace draw (dpm_laplace_add with m->lap: scale 2 / ε) per cell, drawn
+ * in the documented order pos[0], ..., pos[bins-1], neg[0], ..., neg[bins-1]. ε-DP for one
+ * label change (see the top of this file); spends m->eps_implemented.
+ * DPM_ERR_PARAM for NULL pointers, an unbound r, a corrupted *m, h->bins != m->bins or a count
+ * above DPM_SCORE_HIST_MAX_COUNT. DPM_ERR_RANGE when a noised value would leave
+ * [-INT32_MAX, INT32_MAX]: decided from the exact noised values (a function of the output
+ * alone, so it is post-processing and keeps ε-DP). With counts <= 2^30 this needs |Z| > 2^30 in
+ * some cell: probability < 4 DPM_MAX_BINS exp(-2^30 ε / 2) < 2^-11000 for every allowed ε;
+ * an app that retries with fresh noise after this error adds at most that as a δ. The sticky
+ * DPM_ERR_RNG if the random source failed. *out untouched on every error.
+ * Timing: the sampler's run time depends on |Z|, not on the counts (see dpm_laplace_t). */
+dpm_status_t dpm_roc_hist_perturb(const dpm_roc_hist_t *m, dpm_rand_t *r, const dpm_score_hist_t *h,
+                                  dpm_roc_hist_report_t *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DPM_ROC_HIST_H */
