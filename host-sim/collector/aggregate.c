@@ -10,6 +10,10 @@ int coll_agg_init(coll_aggregates_t *a, const coll_campaigns_t *cs)
     for (size_t i = 0; i < cs->n; i++) {
         coll_campaign_state_t *s = &a->state[i];
         s->nmetrics = cs->c[i].mech.tuple.nmetrics;
+        if (cs->c[i].mech.campaign.mechanism == DPM_MECH_ID_ROC_HIST &&
+            dpm_roc_agg_init(&s->roc, cs->c[i].mech.roc_hist.bins) != DPM_OK) {
+            return -1;
+        }
         for (uint32_t m = 0; m < s->nmetrics; m++) {
             if (dpm_disp_agg_init(&s->agg[m], &cs->c[i].disp) != DPM_OK) {
                 return -1;
@@ -54,6 +58,24 @@ int coll_agg_add_locked(coll_aggregates_t *a, int ci, uint32_t group, uint32_t n
         if (dpm_disp_agg_add(&s->agg[m], group, values[m]) != DPM_OK) {
             return -1; /* only a 2^64 counter overflow: unreachable in practice */
         }
+    }
+    s->reports++;
+    a->total_reports++;
+    return 0;
+}
+
+int coll_agg_add_report_locked(coll_aggregates_t *a, int ci, const dpm_report_t *rep)
+{
+    if (ci < 0 || (size_t)ci >= a->campaigns->n) {
+        return -1;
+    }
+    if (a->campaigns->c[ci].mech.campaign.mechanism != DPM_MECH_ID_ROC_HIST) {
+        return coll_agg_add_locked(a, ci, rep->tuple.group, rep->tuple.nmetrics, rep->tuple.value);
+    }
+    coll_campaign_state_t *s = &a->state[ci];
+    if (dpm_roc_agg_add(&s->roc, rep->roc_hist.bins, rep->roc_hist.pos, rep->roc_hist.neg) !=
+        DPM_OK) {
+        return -1;
     }
     s->reports++;
     a->total_reports++;

@@ -29,6 +29,7 @@ typedef struct {
     uint64_t reports; /* stored reports */
     uint32_t nmetrics;
     dpm_disp_agg_t agg[DPM_CAMPAIGN_MAX_METRICS];
+    dpm_roc_agg_t roc; /* roc_hist campaigns: the summed histograms */
     coll_reasons_t rejects;
 } coll_campaign_state_t;
 
@@ -51,6 +52,10 @@ int coll_agg_add_locked(coll_aggregates_t *a, int ci, uint32_t group, uint32_t n
                         const int32_t *values);
 
 /* Count `count` rejects of `reason` for campaign id (0 or an unknown id: unattributed). */
+/* Add one accepted, decoded report (checked against its campaign): the tuple path above, or
+ * for roc_hist its histogram (dpm_roc_agg_add). 0 or -1. */
+int coll_agg_add_report_locked(coll_aggregates_t *a, int ci, const dpm_report_t *rep);
+
 void coll_agg_count_reject_locked(coll_aggregates_t *a, uint32_t campaign_id, const char *reason,
                                   uint64_t count);
 

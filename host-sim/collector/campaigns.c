@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 
 #define LINE_MAX_CHARS 256
@@ -13,6 +14,7 @@
 
 typedef struct {
     dpm_campaign_t c;
+    int have_bins;
     int have_id, have_mech, have_eps, have_budget, have_period, have_groups, have_metrics,
         have_frac;
     int line; /* where the block started */
@@ -102,6 +104,45 @@ static int parse_metrics(const char *v, dpm_campaign_t *c)
     }
 }
 
+/* roc_hist: "bins = B" (edges k / B) or "edges = e1, e2, ..." (decimals in (0, 1]). */
+static int parse_bins(const char *key, const char *v, dpm_campaign_t *c)
+{
+    c->nbins = 0;
+    if (strcmp(key, "bins") == 0) {
+        uint32_t bins;
+        if (parse_u32(v, 2, DPM_MAX_BINS, &bins) != 0) {
+            return -1;
+        }
+        for (uint32_t i = 0; i + 1 < bins; i++) {
+            c->bin_edges[c->nbins++] = (uint32_t)(((uint64_t)(i + 1u) << 31) / bins);
+        }
+        return 0;
+    }
+    const char *p = v;
+    while (*p != '\0') {
+        char *end = NULL;
+        double e = strtod(p, &end);
+        if (end == p || !(e > 0.0) || !(e <= 1.0) || c->nbins >= DPM_MAX_BINS - 1) {
+            return -1;
+        }
+        uint32_t q = (uint32_t)llround(e * 2147483648.0);
+        if (c->nbins > 0 && q <= c->bin_edges[c->nbins - 1]) {
+            return -1;
+        }
+        c->bin_edges[c->nbins++] = q;
+        while (*end == ' ' || *end == '\t') {
+            end++;
+        }
+        if (*end == ',') {
+            end++;
+        } else if (*end != '\0') {
+            return -1;
+        }
+        p = end;
+    }
+    return c->nbins > 0 ? 0 : -1;
+}
+
 static int set_key(block_t *b, const char *key, const char *v, int line, char *err, size_t cap)
 {
     int *have = NULL;
@@ -117,10 +158,16 @@ static int set_key(block_t *b, const char *key, const char *v, int line, char *e
             b->c.mechanism = DPM_MECH_ID_TUPLE_MR;
         } else if (strcmp(v, "tuple_ml") == 0) {
             b->c.mechanism = DPM_MECH_ID_TUPLE_ML;
+        } else if (strcmp(v, "roc_hist") == 0) {
+            b->c.mechanism = DPM_MECH_ID_ROC_HIST;
         } else {
             bad = 1;
         }
-        expect = "tuple_mr or tuple_ml";
+        expect = "tuple_mr, tuple_ml or roc_hist";
+    } else if (strcmp(key, "bins") == 0 || strcmp(key, "edges") == 0) {
+        have = &b->have_bins;
+        bad = parse_bins(key, v, &b->c);
+        expect = "bins: an integer 2 .. DPM_MAX_BINS; edges: increasing scores in (0, 1]";
     } else if (strcmp(key, "eps") == 0) {
         have = &b->have_eps;
         bad = dpm_eps_from_decimal(v, &b->c.eps) != DPM_OK;
@@ -161,7 +208,18 @@ static int set_key(block_t *b, const char *key, const char *v, int line, char *e
 static int finish_block(block_t *b, coll_campaigns_t *out, char *err, size_t cap)
 {
     static const char *required[] = {"id", "mechanism", "eps", "groups", "metrics"};
-    const int have[] = {b->have_id, b->have_mech, b->have_eps, b->have_groups, b->have_metrics};
+    int roc = b->c.mechanism == DPM_MECH_ID_ROC_HIST;
+    if (roc && (!b->have_bins || b->have_groups || b->have_metrics)) {
+        return fail(err, cap,
+                    "campaign at line %d: roc_hist needs bins or edges, and no groups "
+                    "or metrics",
+                    b->line);
+    }
+    if (!roc && b->have_bins) {
+        return fail(err, cap, "campaign at line %d: bins / edges are for roc_hist", b->line);
+    }
+    const int have[] = {b->have_id, b->have_mech, b->have_eps, b->have_groups || roc,
+                        b->have_metrics || roc};
     for (size_t i = 0; i < sizeof(have) / sizeof(have[0]); i++) {
         if (!have[i]) {
             return fail(err, cap, "campaign at line %d: missing '%s'", b->line, required[i]);
@@ -191,7 +249,11 @@ static int finish_block(block_t *b, coll_campaigns_t *out, char *err, size_t cap
     }
     const dpm_tuple_t *t = &cc->mech.tuple;
     dpm_status_t st;
-    if (t->kind == DPM_TUPLE_MR) {
+    if (roc) {
+        const dpm_laplace_t *lap = &cc->mech.roc_hist.lap;
+        st = dpm_roc_params_init(&cc->roc, cc->mech.roc_hist.bins,
+                                 (double)lap->scale_num / (double)lap->scale_den);
+    } else if (t->kind == DPM_TUPLE_MR) {
         st = dpm_disp_params_campaign_mr(&cc->disp, t->groups, t->group_grr.keep,
                                          t->group_grr.other, t->value_rr.keep);
     } else {
@@ -329,6 +391,7 @@ const char *coll_mechanism_name(dpm_mech_id_t m)
 {
     return m == DPM_MECH_ID_TUPLE_MR   ? "tuple_mr"
            : m == DPM_MECH_ID_TUPLE_ML ? "tuple_ml"
+           : m == DPM_MECH_ID_ROC_HIST ? "roc_hist"
                                        : "unknown";
 }
 

@@ -6,7 +6,7 @@
  *
  *   [campaign]
  *   id = 1                  required, 1 .. 4294967295, unique in the file
- *   mechanism = tuple_mr    required: tuple_mr or tuple_ml
+ *   mechanism = tuple_mr    required: tuple_mr, tuple_ml or roc_hist
  *   eps = 1                 required: ε of one report, plain decimal (Q16.16, rounded down)
  *   budget = 1              ε a device may spend per period (default: eps)
  *   period_seconds = 86400  default 86400
@@ -14,6 +14,9 @@
  *   metrics = tpr, fpr      required: 1 .. 4 distinct of tpr, fpr, accuracy, precision
  *   frac_bits = 16          tuple_ml value grid F (default and only value: DPM_FRAC_BITS);
  *                           tuple_mr ignores it (default 0)
+ *   bins = 10               roc_hist: B uniform score bins (edges k / B, Q1.31 rounded down)
+ *   edges = 0.2, 0.5, 0.8   roc_hist: explicit score edges in (0, 1], strictly increasing
+ *                           (one of bins / edges is required; groups and metrics are not used)
  *
  * Every campaign is built with dpm_mech_init, exactly as a device builds it, so a campaign the
  * collector accepts is one a device accepts, with the same mechanism fingerprint. */
@@ -25,12 +28,14 @@
 
 #include "dpm/report.h"
 #include "estimate/disparity.h"
+#include "estimate/roc.h"
 
 #define COLL_MAX_CAMPAIGNS 64
 
 typedef struct {
     dpm_mech_t mech;        /* the mechanism and its fingerprint (mech.campaign is the campaign) */
     dpm_disp_params_t disp; /* estimator parameters from the mechanism's exact integers */
+    dpm_roc_params_t roc;   /* roc_hist: the devices' Laplace scale and bins */
     uint8_t pb[DPM_CAMPAIGN_MAX_BYTES]; /* the dpm.v1.Campaign served by GET /v1/campaigns/{id} */
     size_t pb_len;
 } coll_campaign_t;

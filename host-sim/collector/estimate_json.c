@@ -157,6 +157,71 @@ static void sb_metric(sb_t *sb, const coll_campaign_t *c, const dpm_disp_agg_t *
     sb_printf(sb, "}");
 }
 
+static void sb_array(sb_t *sb, const char *key, const double *v, uint32_t n)
+{
+    sb_printf(sb, ", \"%s\": [", key);
+    for (uint32_t i = 0; i < n; i++) {
+        sb_printf(sb, "%s", i ? ", " : "");
+        sb_num(sb, v[i]);
+    }
+    sb_printf(sb, "]");
+}
+
+/* roc_hist: "roc": the summed histograms and the estimate of host-sim/estimate/roc.h. */
+static void sb_roc(sb_t *sb, const coll_campaign_t *c, const dpm_roc_agg_t *agg)
+{
+    dpm_roc_estimate_t *e = malloc(sizeof(*e));
+    uint32_t B = agg->bins;
+    if (e == NULL || dpm_roc_estimate(&c->roc, agg, CONFIDENCE, e) != DPM_OK) {
+        free(e);
+        sb->err = 1;
+        return;
+    }
+    double edges[DPM_MAX_BINS];
+    for (uint32_t b = 0; b < B; b++) {
+        if (b + 1 < B) {
+            edges[b] = c->mech.campaign.bin_edges[b] / 2147483648.0;
+        }
+    }
+    sb_printf(sb, ", \"roc\": {\"bins\": %u", B);
+    sb_array(sb, "edges", edges, B - 1);
+    sb_printf(sb, ", \"noise_scale\": ");
+    sb_num(sb, c->roc.scale);
+    for (int k = 0; k < 2; k++) { /* exact integers (%.9g would round sums >= 1e9) */
+        const int64_t *v = k ? agg->neg : agg->pos;
+        sb_printf(sb, ", \"%s\": [", k ? "neg_sum" : "pos_sum");
+        for (uint32_t b = 0; b < B; b++) {
+            sb_printf(sb, "%s%lld", b ? ", " : "", (long long)v[b]);
+        }
+        sb_printf(sb, "]");
+    }
+    sb_printf(sb, ", \"valid\": %s", e->valid ? "true" : "false");
+    if (e->valid) {
+        sb_printf(sb, ", \"projected\": %s, \"positives\": ", e->projected ? "true" : "false");
+        sb_num(sb, e->P);
+        sb_printf(sb, ", \"negatives\": ");
+        sb_num(sb, e->N);
+        sb_printf(sb, ", \"auc\": ");
+        sb_num(sb, e->auc);
+        sb_printf(sb, ", \"auc_var_noise\": ");
+        sb_num(sb, e->var_noise);
+        sb_printf(sb, ", \"auc_var_sampling\": ");
+        sb_num(sb, e->var_sampling);
+        sb_printf(sb, ", \"auc_ci\": ");
+        sb_interval(sb, e->ci_lo, e->ci_hi);
+        sb_printf(sb, ", \"auc_ci_total\": ");
+        sb_interval(sb, e->ci_total_lo, e->ci_total_hi);
+        sb_array(sb, "fpr", e->fpr, B + 1);
+        sb_array(sb, "tpr", e->tpr, B + 1);
+        sb_array(sb, "tpr_lo", e->tpr_lo, B + 1);
+        sb_array(sb, "tpr_hi", e->tpr_hi, B + 1);
+        sb_array(sb, "tpr_lo_simultaneous", e->tpr_lo_sim, B + 1);
+        sb_array(sb, "tpr_hi_simultaneous", e->tpr_hi_sim, B + 1);
+    }
+    sb_printf(sb, "}");
+    free(e);
+}
+
 int coll_estimate_json(const coll_campaigns_t *cs, coll_aggregates_t *agg, int ci, char **out,
                        size_t *len)
 {
@@ -195,7 +260,11 @@ int coll_estimate_json(const coll_campaigns_t *cs, coll_aggregates_t *agg, int c
         sb_printf(&sb, "%s", m ? ", " : "");
         sb_metric(&sb, c, &st->agg[m], c->mech.tuple.metrics[m], z);
     }
-    sb_printf(&sb, "]}\n");
+    sb_printf(&sb, "]");
+    if (cp->mechanism == DPM_MECH_ID_ROC_HIST) {
+        sb_roc(&sb, c, &st->roc);
+    }
+    sb_printf(&sb, "}\n");
     free(st);
     free(un);
     if (sb.err) {

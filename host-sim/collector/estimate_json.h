@@ -16,7 +16,16 @@
  * the GRR estimate, and the variances include its noise (dpm_disp_estimate, plug-in ν²).
  * "ci95" is the normal-approximation interval mean ± 1.96 sqrt(var). A group whose estimated
  * size is not positive has null estimates, and so have its disparities. No NaN or infinity is
- * ever written: those become null. */
+ * ever written: those become null.
+ *
+ * roc_hist campaigns: "groups": 0, "metrics": [] and
+ *   "roc": {"bins", "edges", "noise_scale", "pos_sum", "neg_sum" (the exact summed noised
+ *           counts), "valid", and when valid "projected", "positives", "negatives", "auc",
+ *           "auc_var_noise", "auc_var_sampling", "auc_ci" (noise only: the reporting devices'
+ *           own binned AUC), "auc_ci_total" (noise + sampling), "fpr", "tpr" (threshold
+ *           j = 0 .. bins), "tpr_lo"/"tpr_hi" (pointwise 95% band), "tpr_lo_simultaneous"/
+ *           "tpr_hi_simultaneous" (Bonferroni over the interior thresholds)}
+ * computed by host-sim/estimate/roc.h, the code dpm-sim uses. */
 #ifndef DPM_COLLECTOR_ESTIMATE_JSON_H
 #define DPM_COLLECTOR_ESTIMATE_JSON_H
 

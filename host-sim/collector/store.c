@@ -127,8 +127,9 @@ static int load_state(coll_store_t *s, char *err, size_t cap)
 {
     sqlite3_stmt *q = NULL;
     unsigned long long skipped = 0;
-    if (sqlite3_prepare_v2(s->db, "SELECT campaign_id, grp, nvalues, v0, v1, v2, v3 FROM reports",
-                           -1, &q, NULL) != SQLITE_OK) {
+    if (sqlite3_prepare_v2(s->db,
+                           "SELECT campaign_id, grp, nvalues, v0, v1, v2, v3, raw FROM reports", -1,
+                           &q, NULL) != SQLITE_OK) {
         return fail(err, cap, "database: %s", sqlite3_errmsg(s->db));
     }
     coll_agg_lock(s->agg);
@@ -137,6 +138,21 @@ static int load_state(coll_store_t *s, char *err, size_t cap)
         sqlite3_int64 cid = sqlite3_column_int64(q, 0);
         sqlite3_int64 grp = sqlite3_column_int64(q, 1);
         sqlite3_int64 nv = sqlite3_column_int64(q, 2);
+        int ri =
+            cid > 0 && cid <= UINT32_MAX ? coll_campaigns_index(s->campaigns, (uint32_t)cid) : -1;
+        if (ri >= 0 && s->campaigns->c[ri].mech.campaign.mechanism == DPM_MECH_ID_ROC_HIST) {
+            /* roc_hist: the histogram is in the stored report bytes */
+            const void *raw = sqlite3_column_blob(q, 7);
+            int rlen = sqlite3_column_bytes(q, 7);
+            dpm_report_t rep;
+            const char *why = NULL;
+            if (raw == NULL || rlen <= 0 || dpm_report_decode(raw, (size_t)rlen, &rep) != DPM_OK ||
+                dpm_mech_check_report(&s->campaigns->c[ri].mech, &rep, &why) != DPM_OK ||
+                coll_agg_add_report_locked(s->agg, ri, &rep) != 0) {
+                skipped++;
+            }
+            continue;
+        }
         int32_t v[DPM_CAMPAIGN_MAX_METRICS] = {0};
         int ok = cid > 0 && cid <= UINT32_MAX && grp >= 0 && grp <= UINT32_MAX && nv >= 1 &&
                  nv <= DPM_CAMPAIGN_MAX_METRICS;
@@ -314,8 +330,7 @@ static int commit_group(coll_store_t *s, job_t *jobs)
         for (size_t i = 0; i < b->nreports; i++) {
             const coll_report_t *r = &b->reports[i];
             if (r->is_new) {
-                coll_agg_add_locked(s->agg, r->campaign_index, r->rep.tuple.group,
-                                    r->rep.tuple.nmetrics, r->rep.tuple.value);
+                coll_agg_add_report_locked(s->agg, r->campaign_index, &r->rep);
             }
         }
         for (size_t i = 0; i < b->ncounts; i++) {

@@ -10,6 +10,7 @@ Writes into DIR:
   sim_disparities.png       every disparity of run 0 with its confidence interval, beside the
                             truth, one panel per configuration (largest device count)
   sim_groups.png            per-group mean metric of run 0 with intervals, beside the truth
+  roc_*.png                 roc_hist campaigns (DIR/roc.csv): host-sim/plot/roc.py
 All values on the metric's [0, 1] scale. Needs only Debian's python3-matplotlib (Agg)."""
 import csv
 import math
@@ -142,13 +143,21 @@ def main():
     if not summary or not runs:
         print("sim.py: empty results", file=sys.stderr)
         return 1
-    plot_sweep(out_dir, summary, along_eps=True)
-    plot_sweep(out_dir, summary, along_eps=False)
-    plot_intervals(out_dir, runs, "gap", "sim_disparities.png",
-                   "Disparities m_g - m_h with intervals")
-    plot_intervals(out_dir, runs, "group", "sim_groups.png", "Group means with intervals")
-    print(f"plots: {out_dir}/sim_error_vs_eps.png, sim_error_vs_devices.png, "
-          f"sim_disparities.png, sim_groups.png")
+    if any(r["kind"] in ("gap", "group") for r in summary):
+        plot_sweep(out_dir, summary, along_eps=True)
+        plot_sweep(out_dir, summary, along_eps=False)
+        plot_intervals(out_dir, runs, "gap", "sim_disparities.png",
+                       "Disparities m_g - m_h with intervals")
+        plot_intervals(out_dir, runs, "group", "sim_groups.png", "Group means with intervals")
+        print(f"plots: {out_dir}/sim_error_vs_eps.png, sim_error_vs_devices.png, "
+              f"sim_disparities.png, sim_groups.png")
+    if os.path.exists(os.path.join(out_dir, "roc.csv")):
+        # roc_hist campaigns: ROC with CI band, AUC error against eps and devices (roc.py)
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import roc  # noqa: E402
+
+        written = roc.plot_all(out_dir)
+        print(f"plots: {out_dir}/" + ", ".join(written))
     return 0
 
 

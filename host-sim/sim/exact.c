@@ -59,9 +59,36 @@ static void spread_flips(sim_rng_t *rng, uint32_t d, const uint64_t *out, uint64
     }
 }
 
+/* roc_hist: every cell's sum is its true count plus a sum of n discrete Laplace variables
+ * (n = reporting devices), drawn in the devices' order: pos[0 .. B), then neg[0 .. B). */
+static int exact_roc(const sim_cfg_t *cfg, uint32_t run, sim_agg_t *agg, uint64_t *words)
+{
+    sim_rng_t rng;
+    sim_rng_init(&rng, sim_cfg_device_key(cfg, run, EXACT_STREAM_DEVICE));
+    if (sim_agg_init(agg, cfg) != 0) {
+        return -1;
+    }
+    uint32_t B = cfg->roc_mech.bins;
+    uint64_t n = cfg->roc_devices;
+    for (uint32_t b = 0; b < B; b++) {
+        agg->roc.pos[b] = (int64_t)cfg->roc_pos[b] + sim_rng_dlap_sum(&rng, n, cfg->roc_scale);
+    }
+    for (uint32_t b = 0; b < B; b++) {
+        agg->roc.neg[b] = (int64_t)cfg->roc_neg[b] + sim_rng_dlap_sum(&rng, n, cfg->roc_scale);
+    }
+    agg->roc.reports = n;
+    if (words != NULL) {
+        *words = sim_rng_words(&rng);
+    }
+    return 0;
+}
+
 int sim_exact_run(const sim_cfg_t *cfg, const sim_pop_t *pop, uint32_t run, sim_agg_t *agg,
                   uint64_t *words)
 {
+    if (cfg->roc) {
+        return exact_roc(cfg, run, agg, words);
+    }
     const sim_noise_t *nz = &cfg->noise;
     uint32_t d = cfg->d;
     uint64_t kept[SIM_MAX_GROUPS] = {0}, out[SIM_MAX_GROUPS] = {0}, in[SIM_MAX_GROUPS] = {0};

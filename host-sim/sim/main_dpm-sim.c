@@ -37,7 +37,7 @@ static const char USAGE[] =
     "                        [--clients C] [--batch B]\n"
     "       dpm-sim replay --scenario FILE --device I [--run R] [--seed S] [--campaign NAME]\n"
     "                      [--eps E] [--devices N]\n"
-    "       dpm-sim plan --mechanism tuple_mr|tuple_ml --error X --confidence C\n"
+    "       dpm-sim plan --mechanism tuple_mr|tuple_ml|roc_hist --error X --confidence C\n"
     "                    (--devices K | --eps E) [--groups D] [--shares a,b] [...]\n"
     "       dpm-sim bench [--quick] [--threads T]\n"
     "       dpm-sim repro --out DIR [--quick] [--threads T] SCENARIO...\n"
@@ -48,7 +48,9 @@ static const char USAGE[] =
     "exact (the aggregate drawn directly, distributed as the sum of the device reports),\n"
     "network (devices post to a running dpm-collector over TLS). Scenario format: see\n"
     "host-sim/sim/scenario.h and host-sim/scenarios/. Outputs in --out: results.json,\n"
-    "runs.csv, summary.csv and the plots of host-sim/plot/sim.py.\n";
+    "runs.csv, summary.csv (roc_hist campaigns: roc.csv too) and the plots of\n"
+    "host-sim/plot/sim.py (and host-sim/plot/roc.py). dpm-sim plan --mechanism roc_hist --help\n"
+    "plans roc_hist campaigns.\n";
 
 typedef struct {
     const char *scenario, *out, *plot_script, *dump, *campaign, *eps, *collector;
@@ -400,6 +402,23 @@ static void print_replay(const sim_cfg_t *cfg, const sim_block_t *b, const opts_
         printf("no report: the device does not take part in this campaign\n");
         return;
     }
+    if (cfg->roc) {
+        printf("report: roc_hist %u bins, pos", rep->roc_hist.bins);
+        for (uint32_t b2 = 0; b2 < rep->roc_hist.bins; b2++) {
+            printf(" %d", rep->roc_hist.pos[b2]);
+        }
+        printf(", neg");
+        for (uint32_t b2 = 0; b2 < rep->roc_hist.bins; b2++) {
+            printf(" %d", rep->roc_hist.neg[b2]);
+        }
+        printf(", eps_q16 %u, params_hash 0x%08x, period %u\nreport_id ", rep->eps,
+               rep->params_hash, rep->period);
+        hex(stdout, rep->report_id, DPM_REPORT_ID_BYTES);
+        printf("\nbytes %zu ", len);
+        hex(stdout, buf, len);
+        printf("\n");
+        return;
+    }
     printf("report: group %u (%s), values", rep->tuple.group,
            sc->group[cfg->pop_group[rep->tuple.group]].name);
     for (uint32_t j = 0; j < rep->tuple.nmetrics; j++) {
@@ -431,7 +450,9 @@ static int cmd_replay(const opts_t *o)
     if (sim_pop_build(sc, sc->devices[0], &pop, err, sizeof(err)) != 0) {
         fprintf(stderr, "dpm-sim: %s\n", err);
     } else {
-        if (sim_cfg_init(&cfg, sc, c, e, err, sizeof(err)) != 0) {
+        memset(&cfg, 0, sizeof(cfg));
+        if (sim_cfg_init(&cfg, sc, c, e, err, sizeof(err)) != 0 ||
+            sim_cfg_prepare(&cfg, &pop, o->threads, err, sizeof(err)) != 0) {
             fprintf(stderr, "dpm-sim: %s\n", err);
         } else if (o->device >= pop.devices) {
             fprintf(stderr, "dpm-sim: device %" PRIu64 " out of range (%" PRIu64 " devices)\n",
@@ -449,6 +470,7 @@ static int cmd_replay(const opts_t *o)
                 status = SIM_EXIT_OK;
             }
         }
+        sim_cfg_release(&cfg);
         sim_pop_free(&pop);
     }
     free(sc);
@@ -473,6 +495,15 @@ static int cmd_campaigns(const opts_t *o)
                     "SDK split\n",
                     s->name);
             status = SIM_EXIT_USAGE;
+            continue;
+        }
+        if (s->mechanism == DPM_MECH_ID_ROC_HIST) {
+            printf("\n[campaign]   # %s\nid = %u\nmechanism = roc_hist\neps = %s\nedges = ",
+                   s->name, s->id, s->eps_text[0]);
+            for (uint32_t j = 0; j < s->nedges; j++) {
+                printf("%s%.10f", j ? ", " : "", s->edges[j] / 2147483648.0);
+            }
+            printf("\n");
             continue;
         }
         printf("\n[campaign]   # %s\nid = %u\nmechanism = %s\neps = %s\ngroups = %u\nmetrics = ",

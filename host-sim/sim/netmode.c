@@ -3,6 +3,7 @@
 #include "sim/netmode.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -224,6 +225,13 @@ static int read_ca(const char *path, uint8_t **ca, size_t *len)
     return 0;
 }
 
+/* Item i of a JSON array as a number, NaN if it is not one. */
+static double jr_item(const jr_value_t *arr, size_t i)
+{
+    const jr_value_t *m = jr_at(arr, i);
+    return m != NULL && m->kind == JR_NUMBER ? m->number : NAN;
+}
+
 /* GET the collector's estimate of this campaign; compare its per-group report counts with
  * ours; keep the JSON in estimate_dir. 0 (and *mismatch) or -1. */
 static int collector_estimate(client_t *cl, const sim_agg_t *ours, int *mismatch, char *err,
@@ -261,6 +269,24 @@ static int collector_estimate(client_t *cl, const sim_agg_t *ours, int *mismatch
     if (st != 0) {
         snprintf(err, errcap, "the collector's estimate is not JSON");
         return -1;
+    }
+    if (cl->cfg->roc) {
+        /* roc_hist: the report count and every summed cell must be ours exactly */
+        double total = jr_number(&root, "reports", -1.0);
+        const jr_value_t *roc = jr_get(&root, "roc");
+        *mismatch = total != (double)ours->roc.reports;
+        for (uint32_t b = 0; b < ours->roc.bins; b++) {
+            *mismatch |= jr_item(jr_get(roc, "pos_sum"), b) != (double)ours->roc.pos[b] ||
+                         jr_item(jr_get(roc, "neg_sum"), b) != (double)ours->roc.neg[b];
+        }
+        if (*mismatch) {
+            fprintf(stderr,
+                    "dpm-sim: campaign %u: the collector holds %.0f reports, we sent %" PRIu64
+                    " (or its summed histogram differs: was the database fresh?)\n",
+                    cl->cfg->spec->id, total, ours->roc.reports);
+        }
+        jr_free(&root);
+        return 0;
     }
     const jr_value_t *groups = jr_get(jr_at(jr_get(&root, "metrics"), 0), "groups");
     double total = jr_number(&root, "reports", -1.0);

@@ -92,6 +92,20 @@ static void write_runs(FILE *f, const sim_session_t *s)
                "name,truth,estimate,error,ci_lo,ci_hi,covered,sd\n");
     for (size_t k = 0; k < s->n; k++) {
         const sim_result_t *r = &s->res[k];
+        for (uint32_t run = 0; r->cfg.roc && run < r->runs; run++) {
+            const sim_roc_auc_run_t *a = &r->roc_auc[run];
+            double truth = r->truth.roc_auc;
+            csv_config(f, r);
+            fprintf(f, ",%u,auc,auc,-1,-1,auc,", run);
+            const double v[5] = {truth, a->est, a->est - truth, a->lo, a->hi};
+            for (int x = 0; x < 5; x++) {
+                csv_number(f, v[x]);
+                fputc(',', f);
+            }
+            fprintf(f, "%s,", isnan(a->est) ? "" : (a->lo <= truth && truth <= a->hi) ? "1" : "0");
+            csv_number(f, a->sd);
+            fputc('\n', f);
+        }
         for (uint32_t run = 0; run < r->runs; run++) {
             for (uint32_t j = 0; j < r->cfg.nmetrics; j++) {
                 for (uint32_t i = 0; i < r->nitems; i++) {
@@ -132,6 +146,19 @@ static void write_summary(FILE *f, const sim_session_t *s)
                "seconds\n");
     for (size_t k = 0; k < s->n; k++) {
         const sim_result_t *r = &s->res[k];
+        if (r->cfg.roc) {
+            sim_roc_summary_t rs;
+            sim_result_roc_summary(r, &rs);
+            csv_config(f, r);
+            fprintf(f, ",auc,auc,-1,-1,auc,");
+            const double v[9] = {rs.auc.truth,    (double)rs.auc.runs,   rs.auc.mean_error,
+                                 rs.auc.rmse,     rs.auc.mean_abs_error, NAN,
+                                 rs.auc.coverage, rs.auc.mean_sd,        r->seconds};
+            for (int x = 0; x < 9; x++) {
+                csv_number(f, v[x]);
+                fputc(x < 8 ? ',' : '\n', f);
+            }
+        }
         for (uint32_t j = 0; j < r->cfg.nmetrics; j++) {
             for (uint32_t i = 0; i < r->nitems; i++) {
                 int g, h;
@@ -193,6 +220,142 @@ static void json_item(FILE *f, const sim_result_t *r, uint32_t j, uint32_t i)
     fprintf(f, "]}");
 }
 
+static void json_array(FILE *f, const char *key, const double *v, uint32_t n)
+{
+    fprintf(f, ", \"%s\": [", key);
+    for (uint32_t i = 0; i < n; i++) {
+        fputs(i ? ", " : "", f);
+        sim_json_number(f, v[i]);
+    }
+    fputc(']', f);
+}
+
+/* "roc": bins, edges, truth, AUC summary with per-run [est, lo, hi], run 0's curve and bands,
+ * the band's coverage across runs. */
+static void json_roc(FILE *f, const sim_result_t *r)
+{
+    const sim_cfg_t *c = &r->cfg;
+    const sim_truth_t *t = &r->truth;
+    uint32_t B = t->roc_bins, n = B + 1;
+    sim_roc_summary_t rs;
+    sim_result_roc_summary(r, &rs);
+    double edges[DPM_MAX_BINS], cover[DPM_MAX_BINS + 1], mean[DPM_MAX_BINS + 1],
+        rmse[DPM_MAX_BINS + 1];
+    for (uint32_t b = 0; b + 1 < B; b++) {
+        edges[b] = c->spec->edges[b] / 2147483648.0;
+    }
+    for (uint32_t j = 0; j < n; j++) {
+        double v = r->roc_valid;
+        cover[j] = v > 0 ? r->roc_cover[j] / v : NAN;
+        mean[j] = v > 0 ? r->roc_tpr_sum[j] / v : NAN;
+        rmse[j] = v > 0 ? sqrt(r->roc_tpr_sq_err[j] / v) : NAN;
+    }
+    fprintf(f, ",\n   \"roc\": {\"bins\": %u", B);
+    json_array(f, "edges", edges, B - 1);
+    fprintf(f,
+            ", \"band\": \"pointwise per threshold (simultaneous: Bonferroni over the %u "
+            "interior thresholds)\"",
+            B - 1);
+    fprintf(f, ",\n    \"truth\": {\"auc\": ");
+    sim_json_number(f, t->roc_auc);
+    json_array(f, "fpr", t->roc_fpr, n);
+    json_array(f, "tpr", t->roc_tpr, n);
+    fprintf(f, "},\n    \"auc\": {\"truth\": ");
+    sim_json_number(f, rs.auc.truth);
+    const char *keys[7] = {"rmse",           "mean_error", "mean_abs_error", "coverage",
+                           "coverage_total", "mean_sd",    "runs_valid"};
+    const double vals[7] = {rs.auc.rmse,        rs.auc.mean_error, rs.auc.mean_abs_error,
+                            rs.auc.coverage,    rs.coverage_total, rs.auc.mean_sd,
+                            (double)rs.auc.runs};
+    for (int x = 0; x < 7; x++) {
+        fprintf(f, ", \"%s\": ", keys[x]);
+        sim_json_number(f, vals[x]);
+    }
+    fprintf(f, ", \"runs\": [");
+    for (uint32_t run = 0; run < r->runs; run++) {
+        const sim_roc_auc_run_t *a = &r->roc_auc[run];
+        fprintf(f, "%s[", run ? ", " : "");
+        sim_json_number(f, a->est);
+        fputs(", ", f);
+        sim_json_number(f, a->lo);
+        fputs(", ", f);
+        sim_json_number(f, a->hi);
+        fputc(']', f);
+    }
+    fprintf(f, "]},\n    \"coverage\": {\"band_pointwise\": ");
+    sim_json_number(f, rs.band_pointwise);
+    fprintf(f, ", \"band_all_pointwise\": ");
+    sim_json_number(f, rs.band_all_pointwise);
+    fprintf(f, ", \"band_simultaneous\": ");
+    sim_json_number(f, rs.band_simultaneous);
+    json_array(f, "pointwise", cover, n);
+    json_array(f, "tpr_mean", mean, n);
+    json_array(f, "tpr_rmse", rmse, n);
+    fprintf(f, "}");
+    const dpm_roc_estimate_t *e = r->roc_run0;
+    if (e != NULL && e->valid) {
+        fprintf(f, ",\n    \"run0\": {\"auc\": ");
+        sim_json_number(f, e->auc);
+        fprintf(f, ", \"ci\": [");
+        sim_json_number(f, e->ci_lo);
+        fputs(", ", f);
+        sim_json_number(f, e->ci_hi);
+        fprintf(f, "], \"ci_total\": [");
+        sim_json_number(f, e->ci_total_lo);
+        fputs(", ", f);
+        sim_json_number(f, e->ci_total_hi);
+        fprintf(f, "], \"projected\": %s", e->projected ? "true" : "false");
+        json_array(f, "fpr", e->fpr, n);
+        json_array(f, "tpr", e->tpr, n);
+        json_array(f, "tpr_lo", e->tpr_lo, n);
+        json_array(f, "tpr_hi", e->tpr_hi, n);
+        json_array(f, "tpr_lo_sim", e->tpr_lo_sim, n);
+        json_array(f, "tpr_hi_sim", e->tpr_hi_sim, n);
+        fprintf(f, "}");
+    }
+    fprintf(f, "}");
+}
+
+/* roc.csv: one row per roc_hist configuration and threshold. */
+static void write_roc(FILE *f, const sim_session_t *s)
+{
+    fprintf(f, "devices,campaign,id,mechanism,split,eps,eps_implemented,point,threshold,"
+               "fpr_truth,tpr_truth,fpr,tpr,tpr_lo,tpr_hi,tpr_lo_sim,tpr_hi_sim,tpr_mean,"
+               "tpr_rmse,coverage\n");
+    for (size_t k = 0; k < s->n; k++) {
+        const sim_result_t *r = &s->res[k];
+        if (!r->cfg.roc) {
+            continue;
+        }
+        const dpm_roc_estimate_t *e = r->roc_run0;
+        uint32_t B = r->truth.roc_bins;
+        double v = r->roc_valid;
+        for (uint32_t j = 0; j <= B; j++) {
+            double thr = j == 0 ? 0.0 : (j == B ? NAN : r->cfg.spec->edges[j - 1] / 2147483648.0);
+            int ok = e != NULL && e->valid;
+            const double vals[13] = {thr,
+                                     r->truth.roc_fpr[j],
+                                     r->truth.roc_tpr[j],
+                                     ok ? e->fpr[j] : NAN,
+                                     ok ? e->tpr[j] : NAN,
+                                     ok ? e->tpr_lo[j] : NAN,
+                                     ok ? e->tpr_hi[j] : NAN,
+                                     ok ? e->tpr_lo_sim[j] : NAN,
+                                     ok ? e->tpr_hi_sim[j] : NAN,
+                                     v > 0 ? r->roc_tpr_sum[j] / v : NAN,
+                                     v > 0 ? sqrt(r->roc_tpr_sq_err[j] / v) : NAN,
+                                     v > 0 ? r->roc_cover[j] / v : NAN,
+                                     0.0};
+            csv_config(f, r);
+            fprintf(f, ",%u,", j);
+            for (int x = 0; x < 12; x++) {
+                csv_number(f, vals[x]);
+                fputc(x < 11 ? ',' : '\n', f);
+            }
+        }
+    }
+}
+
 static void json_config(FILE *f, const sim_result_t *r)
 {
     const sim_cfg_t *c = &r->cfg;
@@ -217,7 +380,11 @@ static void json_config(FILE *f, const sim_result_t *r)
         }
         fprintf(f, "]}");
     }
-    fprintf(f, "]}");
+    fprintf(f, "]");
+    if (c->roc) {
+        json_roc(f, r);
+    }
+    fprintf(f, "}");
 }
 
 static const char *mode_name(sim_mode_t m)
@@ -252,12 +419,16 @@ static void write_json(FILE *f, const sim_scenario_t *sc, const sim_run_opts_t *
 int sim_output_write(const char *dir, const sim_scenario_t *sc, const sim_run_opts_t *o,
                      const sim_session_t *s, char *err, size_t errcap)
 {
-    static const char *const names[3] = {"results.json", "runs.csv", "summary.csv"};
+    static const char *const names[4] = {"results.json", "runs.csv", "summary.csv", "roc.csv"};
+    int any_roc = 0;
+    for (size_t k = 0; k < s->n; k++) {
+        any_roc |= s->res[k].cfg.roc;
+    }
     if (sim_mkdir_p(dir) != 0) {
         snprintf(err, errcap, "cannot create %s: %s", dir, strerror(errno));
         return -1;
     }
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < 3 + any_roc; i++) {
         char path[4096];
         snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
         FILE *f = fopen(path, "w");
@@ -269,8 +440,10 @@ int sim_output_write(const char *dir, const sim_scenario_t *sc, const sim_run_op
             write_json(f, sc, o, s);
         } else if (i == 1) {
             write_runs(f, s);
-        } else {
+        } else if (i == 2) {
             write_summary(f, s);
+        } else {
+            write_roc(f, s);
         }
         if (fclose(f) != 0) {
             snprintf(err, errcap, "writing %s failed", path);

@@ -16,7 +16,24 @@
  *                        "paper_abs_error", "coverage", "mean_sd",
  *                        "runs": [[estimate, ci_lo, ci_hi], ...]}]}]}]}
  * kind "group": a group's mean metric (h = -1); "gap": m_g - m_h. Metric scale [0, 1]. CSV
- * and JSON write no NaN: empty CSV fields and JSON null. */
+ * and JSON write no NaN: empty CSV fields and JSON null.
+ *
+ * roc_hist configurations (estimate/roc.h): runs.csv and summary.csv get one row per run /
+ * configuration with metric = kind = name = "auc", g = h = -1 (truth: the population's binned
+ * AUC; the interval: noise only, at the scenario's confidence); their JSON config has
+ * "metrics": [] and "roc": {"bins", "edges", "band", "truth": {"auc", "fpr", "tpr"},
+ *    "auc": {"truth", "rmse", "mean_error", "mean_abs_error", "coverage", "coverage_total",
+ *            "mean_sd", "runs_valid", "runs": [[estimate, ci_lo, ci_hi], ...]},
+ *    "coverage": {"band_pointwise", "band_all_pointwise", "band_simultaneous",
+ *                 "pointwise": [per threshold], "tpr_mean": [...], "tpr_rmse": [...]},
+ *    "run0": {"auc", "ci", "ci_total", "projected", "fpr", "tpr", "tpr_lo", "tpr_hi",
+ *             "tpr_lo_sim", "tpr_hi_sim"}}
+ * and a fourth file is written:
+ *   roc.csv       one row per roc_hist configuration and threshold j = 0 .. bins (predict
+ *                 positive when bin >= j; threshold = score edge j - 1, 0 for j = 0, empty for
+ *                 j = bins): devices,campaign,id,mechanism,split,eps,eps_implemented,point,
+ *                 threshold,fpr_truth,tpr_truth,fpr,tpr,tpr_lo,tpr_hi,tpr_lo_sim,tpr_hi_sim,
+ *                 tpr_mean,tpr_rmse,coverage   (fpr .. tpr_hi_sim: run 0; the rest across runs) */
 #ifndef DPM_SIM_OUTPUT_H
 #define DPM_SIM_OUTPUT_H
 

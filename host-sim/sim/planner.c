@@ -166,6 +166,7 @@ int sim_plan_check(const sim_plan_question_t *q, sim_plan_answer_t *a, uint32_t 
 
 static const char PLAN_USAGE[] =
     "usage: dpm-sim plan --mechanism tuple_mr|tuple_ml --error X --confidence C\n"
+    "       (roc_hist: dpm-sim plan --mechanism roc_hist --help)\n"
     "                    (--devices K | --eps E) [--groups D] [--shares SG,SH]\n"
     "                    [--bound chebyshev|normal] [--scale metric|value] [--split sdk|paper]\n"
     "                    [--runs R] [--seed S] [--no-check]\n"
@@ -353,6 +354,11 @@ int sim_cmd_plan(int argc, char **argv)
     if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
         fputs(PLAN_USAGE, stdout);
         return SIM_EXIT_OK;
+    }
+    for (int i = 1; i + 1 < argc; i++) {
+        if (strcmp(argv[i], "--mechanism") == 0 && strcmp(argv[i + 1], "roc_hist") == 0) {
+            return sim_cmd_plan_roc(argc, argv);
+        }
     }
     int st = plan_parse(argc, argv, &o);
     if (st == 0) {

@@ -11,6 +11,7 @@
 #ifndef DPM_SIM_PLANNER_H
 #define DPM_SIM_PLANNER_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "estimate/disparity.h"
@@ -42,5 +43,50 @@ int sim_plan_solve(const sim_plan_question_t *q, sim_plan_answer_t *a);
  * message in err (a->checked stays 0 when the campaign cannot run, with a->why). */
 int sim_plan_check(const sim_plan_question_t *q, sim_plan_answer_t *a, uint32_t runs, uint64_t seed,
                    char *err, size_t errcap);
+
+/* ---- roc_hist: "how many devices, or which ε, for |AUC error| <= x at confidence c" -----
+ *
+ * Model: every device holds `examples` examples of one binormal(auc, base_rate) group scored
+ * as in roc_sim.h, counted in `bins` uniform score bins. Expected per-device counts pos_b =
+ * E pi Pr[bin b | positive], neg_b = E (1 - pi) Pr[bin b | negative] give the AUC's noise
+ * variance for K devices (estimate/roc.h, delta method):
+ *     var = s²(ε) F / K,  F = dpm_roc_noise_factor(pos, neg),  s²(ε) = 2p / (1 - p)², p = e^(-ε/2).
+ * The target is var <= (x / k)² with k = z_{(1+c)/2} (normal bound, default) or 1/sqrt(1 - c)
+ * (Chebyshev). Given K: s² <= K (x/k)² / F, solved for p = ((v + 1) - sqrt(2v + 1)) / v,
+ * ε = -2 ln p. Given ε (rounded up to Q16.16 as a campaign carries it): K = ceil(s² F k² / x²).
+ * The error is against the population's own binned AUC (what the mechanism's noise blurs); the
+ * sampling error of the examples themselves is not part of it.
+ * Check: exact mode, R runs over a realized population of K devices (two identical groups),
+ * the fraction of runs with |AUC-hat - AUC| <= x must not fall below c beyond binomial noise
+ * (one-sided, p >= 1e-3). */
+typedef struct {
+    double auc, base_rate; /* the score model */
+    uint32_t examples, bins;
+    double error, confidence;
+    int bound_chebyshev;
+    double devices; /* given K (0: plan it) */
+    double eps;     /* given ε (0: plan it) */
+} sim_roc_plan_t;
+
+typedef struct {
+    double factor;       /* F */
+    double k;            /* the bound's multiplier */
+    double eps, devices; /* the answer (NaN: none) */
+    double eps_campaign; /* ε rounded up to Q16.16 */
+    double sd;           /* predicted sd of the AUC at the answer */
+    int checked;
+    const char *why;
+    uint32_t runs, within;
+    double p_value;
+    int pass;
+    double rmse, truth; /* of the check's runs */
+    double seconds;
+} sim_roc_plan_answer_t;
+
+int sim_roc_plan_solve(const sim_roc_plan_t *q, sim_roc_plan_answer_t *a);
+int sim_roc_plan_check(const sim_roc_plan_t *q, sim_roc_plan_answer_t *a, uint32_t runs,
+                       uint64_t seed, char *err, size_t errcap);
+/* `dpm-sim plan --mechanism roc_hist ...` */
+int sim_cmd_plan_roc(int argc, char **argv);
 
 #endif /* DPM_SIM_PLANNER_H */

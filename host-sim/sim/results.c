@@ -15,9 +15,21 @@ int sim_result_init(sim_result_t *res, const sim_cfg_t *cfg, const sim_truth_t *
     res->nitems = cfg->d + cfg->d * (cfg->d - 1) / 2;
     res->runs = runs;
     size_t n = (size_t)runs * cfg->nmetrics * res->nitems;
-    res->run = malloc(n * sizeof(*res->run));
+    res->run = malloc((n ? n : 1) * sizeof(*res->run));
     if (res->run == NULL) {
         return -1;
+    }
+    if (cfg->roc) {
+        res->roc_auc = malloc((size_t)runs * sizeof(*res->roc_auc));
+        res->roc_run0 = calloc(1, sizeof(*res->roc_run0));
+        if (res->roc_auc == NULL || res->roc_run0 == NULL) {
+            sim_result_free(res);
+            return -1;
+        }
+        for (uint32_t r = 0; r < runs; r++) {
+            sim_roc_auc_run_t *a = &res->roc_auc[r];
+            a->est = a->lo = a->hi = a->sd = a->lo_total = a->hi_total = a->sd_total = NAN;
+        }
     }
     for (size_t i = 0; i < n; i++) {
         res->run[i].est = res->run[i].lo = res->run[i].hi = res->run[i].sd = NAN;
@@ -28,7 +40,86 @@ int sim_result_init(sim_result_t *res, const sim_cfg_t *cfg, const sim_truth_t *
 void sim_result_free(sim_result_t *res)
 {
     free(res->run);
+    free(res->roc_auc);
+    free(res->roc_run0);
     res->run = NULL;
+    res->roc_auc = NULL;
+    res->roc_run0 = NULL;
+}
+
+static void add_roc_run(sim_result_t *res, uint32_t run, const sim_agg_t *agg)
+{
+    dpm_roc_estimate_t est;
+    const sim_truth_t *t = &res->truth;
+    if (dpm_roc_estimate(&res->cfg.roc_params, &agg->roc, res->cfg.sc->confidence, &est) !=
+            DPM_OK ||
+        !est.valid) {
+        return;
+    }
+    if (run == 0) {
+        *res->roc_run0 = est;
+    }
+    sim_roc_auc_run_t *a = &res->roc_auc[run];
+    a->est = est.auc;
+    a->sd = sqrt(est.var_noise);
+    a->lo = est.ci_lo;
+    a->hi = est.ci_hi;
+    a->sd_total = sqrt(est.var_noise + est.var_sampling);
+    a->lo_total = est.ci_total_lo;
+    a->hi_total = est.ci_total_hi;
+    int all_pw = 1, all_sim = 1;
+    for (uint32_t j = 0; j <= t->roc_bins; j++) {
+        double tt = t->roc_tpr[j];
+        int pw = est.tpr_lo[j] <= tt && tt <= est.tpr_hi[j];
+        int sim = est.tpr_lo_sim[j] <= tt && tt <= est.tpr_hi_sim[j];
+        res->roc_cover[j] += (uint32_t)pw;
+        res->roc_tpr_sum[j] += est.tpr[j];
+        res->roc_tpr_sq_err[j] += (est.tpr[j] - tt) * (est.tpr[j] - tt);
+        if (j >= 1 && j < t->roc_bins) {
+            all_pw &= pw;
+            all_sim &= sim;
+        }
+    }
+    res->roc_all_pointwise += (uint32_t)all_pw;
+    res->roc_simultaneous += (uint32_t)all_sim;
+    res->roc_valid++;
+}
+
+void sim_result_roc_summary(const sim_result_t *res, sim_roc_summary_t *s)
+{
+    memset(s, 0, sizeof(*s));
+    s->auc.truth = res->truth.roc_auc;
+    double se = 0.0, sq = 0.0, sa = 0.0, sd = 0.0, cov = 0.0, cov_total = 0.0;
+    for (uint32_t r = 0; res->roc_auc != NULL && r < res->runs; r++) {
+        const sim_roc_auc_run_t *a = &res->roc_auc[r];
+        if (isnan(a->est)) {
+            continue;
+        }
+        double e = a->est - s->auc.truth;
+        s->auc.runs++;
+        se += e;
+        sq += e * e;
+        sa += fabs(e);
+        sd += a->sd;
+        cov += a->lo <= s->auc.truth && s->auc.truth <= a->hi;
+        cov_total += a->lo_total <= s->auc.truth && s->auc.truth <= a->hi_total;
+    }
+    double n = s->auc.runs;
+    s->auc.mean_error = n > 0 ? se / n : NAN;
+    s->auc.rmse = n > 0 ? sqrt(sq / n) : NAN;
+    s->auc.mean_abs_error = n > 0 ? sa / n : NAN;
+    s->auc.paper_abs_error = NAN;
+    s->auc.coverage = n > 0 ? cov / n : NAN;
+    s->auc.mean_sd = n > 0 ? sd / n : NAN;
+    s->coverage_total = n > 0 ? cov_total / n : NAN;
+    uint32_t B = res->truth.roc_bins;
+    double pw = 0.0, v = res->roc_valid;
+    for (uint32_t j = 1; j < B; j++) {
+        pw += v > 0 ? res->roc_cover[j] / v : NAN;
+    }
+    s->band_pointwise = B > 1 ? pw / (B - 1) : NAN;
+    s->band_all_pointwise = v > 0 ? res->roc_all_pointwise / v : NAN;
+    s->band_simultaneous = v > 0 ? res->roc_simultaneous / v : NAN;
 }
 
 const sim_item_run_t *sim_result_at(const sim_result_t *res, uint32_t run, uint32_t j, uint32_t i)
@@ -66,6 +157,10 @@ void sim_result_item(const sim_result_t *res, uint32_t j, uint32_t i, int *g, in
 void sim_result_add_run(sim_result_t *res, uint32_t run, const sim_agg_t *agg)
 {
     const sim_cfg_t *cfg = &res->cfg;
+    if (cfg->roc) {
+        add_roc_run(res, run, agg);
+        return;
+    }
     const sim_scenario_t *sc = cfg->sc;
     double z = 1.959963984540054;
     (void)dpm_disp_normal_quantile(0.5 + sc->confidence / 2.0, &z);

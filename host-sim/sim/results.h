@@ -31,6 +31,21 @@ typedef struct {
     double mean_sd;         /* mean predicted standard deviation */
 } sim_item_summary_t;
 
+/* roc_hist, per run: the AUC estimate and its two intervals (noise only; noise + sampling). */
+typedef struct {
+    double est, lo, hi, sd, lo_total, hi_total, sd_total;
+} sim_roc_auc_run_t;
+
+/* roc_hist across runs. auc: as an item (truth = the population's binned AUC, coverage of the
+ * noise-only interval); the band over the interior thresholds j = 1 .. bins - 1. */
+typedef struct {
+    sim_item_summary_t auc;
+    double coverage_total;     /* runs whose noise + sampling interval holds the truth */
+    double band_pointwise;     /* mean over thresholds of the pointwise coverage */
+    double band_all_pointwise; /* runs whose pointwise band holds every true TPR */
+    double band_simultaneous;  /* runs whose simultaneous band holds every true TPR */
+} sim_roc_summary_t;
+
 typedef struct {
     uint64_t devices;
     sim_cfg_t cfg;
@@ -41,6 +56,13 @@ typedef struct {
     double seconds;
     uint64_t reports;   /* device reports made (inprocess, network) */
     uint64_t rng_bytes; /* randomness drawn: device port bytes, or 8 x exact-mode words */
+    /* roc_hist (cfg.roc) */
+    sim_roc_auc_run_t *roc_auc;           /* [runs] */
+    dpm_roc_estimate_t *roc_run0;         /* run 0's whole estimate (curve and bands) */
+    uint32_t roc_valid;                   /* runs with an estimate */
+    uint32_t roc_cover[DPM_MAX_BINS + 1]; /* per threshold: runs whose pointwise band holds it */
+    double roc_tpr_sum[DPM_MAX_BINS + 1], roc_tpr_sq_err[DPM_MAX_BINS + 1];
+    uint32_t roc_all_pointwise, roc_simultaneous;
 } sim_result_t;
 
 /* Storage for `runs` runs. 0, or -1 when memory runs out. */
@@ -56,5 +78,6 @@ void sim_result_item(const sim_result_t *res, uint32_t j, uint32_t i, int *g, in
                      double *truth);
 const sim_item_run_t *sim_result_at(const sim_result_t *res, uint32_t run, uint32_t j, uint32_t i);
 void sim_result_summary(const sim_result_t *res, uint32_t j, uint32_t i, sim_item_summary_t *s);
+void sim_result_roc_summary(const sim_result_t *res, sim_roc_summary_t *s);
 
 #endif /* DPM_SIM_RESULTS_H */

@@ -65,7 +65,10 @@ dpm_metric_t sim_metric_from_name(const char *s)
 
 const char *sim_mech_name(dpm_mech_id_t m)
 {
-    return m == DPM_MECH_ID_TUPLE_MR ? "tuple_mr" : m == DPM_MECH_ID_TUPLE_ML ? "tuple_ml" : "?";
+    return m == DPM_MECH_ID_TUPLE_MR   ? "tuple_mr"
+           : m == DPM_MECH_ID_TUPLE_ML ? "tuple_ml"
+           : m == DPM_MECH_ID_ROC_HIST ? "roc_hist"
+                                       : "?";
 }
 
 /* ---- lexical helpers ------------------------------------------------------------------------ */
@@ -363,7 +366,11 @@ static int parse_mechanism(parser_t *p, const char *v, dpm_mech_id_t *out)
         *out = v[7] == 'r' ? DPM_MECH_ID_TUPLE_MR : DPM_MECH_ID_TUPLE_ML;
         return 0;
     }
-    return FAIL(p, "unknown mechanism '%s' (tuple_mr, tuple_ml)", v);
+    if (strcmp(v, "roc_hist") == 0) {
+        *out = DPM_MECH_ID_ROC_HIST;
+        return 0;
+    }
+    return FAIL(p, "unknown mechanism '%s' (tuple_mr, tuple_ml, roc_hist)", v);
 }
 
 /* A list of numbers, '-' allowed (NaN) when dash_ok. */
@@ -555,8 +562,8 @@ static int campaign_groups(parser_t *p, sim_campaign_spec_t *c, char *v)
 {
     char *items[SIM_MAX_GROUPS];
     int n = split_list(v, items, SIM_MAX_GROUPS);
-    if (n < 2) {
-        return FAIL(p, "groups: 2 to %d group names", SIM_MAX_GROUPS);
+    if (n < 1) {
+        return FAIL(p, "groups: 1 (roc_hist) or 2 to %d group names", SIM_MAX_GROUPS);
     }
     for (int i = 0; i < n; i++) {
         int g = find_group(p->sc, items[i]);
@@ -572,6 +579,43 @@ static int campaign_groups(parser_t *p, sim_campaign_spec_t *c, char *v)
     }
     c->ngroups = (uint32_t)n;
     c->groups_line = p->line;
+    return 0;
+}
+
+/* roc_hist: "bins = B" (uniform edges k / B) or "edges = e1, e2, ..." in (0, 1]. */
+static int campaign_bins(parser_t *p, sim_campaign_spec_t *c, const char *k, char *v)
+{
+    if (c->bins_line != 0) {
+        return FAIL(p, "give bins or edges once");
+    }
+    c->bins_line = p->line;
+    if (strcmp(k, "bins") == 0) {
+        uint64_t b;
+        if (parse_u64(v, &b) != 0 || b < 2 || b > DPM_MAX_BINS) {
+            return FAIL(p, "bins must be an integer in 2..%d", DPM_MAX_BINS);
+        }
+        c->nedges = (uint32_t)b - 1u;
+        for (uint32_t i = 0; i < c->nedges; i++) {
+            c->edges[i] = (uint32_t)(((uint64_t)(i + 1u) << 31) / b);
+        }
+        return 0;
+    }
+    char *items[DPM_MAX_BINS - 1];
+    int n = split_list(v, items, DPM_MAX_BINS - 1);
+    if (n < 1) {
+        return FAIL(p, "edges: 1 to %d score edges in (0, 1]", DPM_MAX_BINS - 1);
+    }
+    for (int i = 0; i < n; i++) {
+        double e;
+        if (parse_double(items[i], &e) != 0 || !(e > 0.0) || !(e <= 1.0)) {
+            return FAIL(p, "edges: '%s' is not a score in (0, 1]", items[i]);
+        }
+        c->edges[i] = (uint32_t)llround(e * 2147483648.0);
+        if (i > 0 && c->edges[i] <= c->edges[i - 1]) {
+            return FAIL(p, "edges must be strictly increasing");
+        }
+    }
+    c->nedges = (uint32_t)n;
     return 0;
 }
 
@@ -592,6 +636,8 @@ static int key_campaign(parser_t *p, const char *k, char *v)
         return campaign_metrics(p, c, v);
     } else if (strcmp(k, "groups") == 0) {
         return campaign_groups(p, c, v);
+    } else if (strcmp(k, "bins") == 0 || strcmp(k, "edges") == 0) {
+        return campaign_bins(p, c, k, v);
     } else if (strcmp(k, "split") == 0) {
         return parse_choice(p, v, "sdk", "paper", &c->split_paper);
     } else if (strcmp(k, "paper.mean_abs_gap_err") == 0) {
@@ -812,6 +858,33 @@ static int check_groups(parser_t *p)
     return 0;
 }
 
+/* roc_hist campaigns: default bins, no metrics, no paper split, binormal groups only. */
+static int check_roc_campaign(parser_t *p, sim_campaign_spec_t *c)
+{
+    if (c->nmetrics != 0) {
+        return fail_at(p, c->metrics_line, "roc_hist takes no metrics (it measures the ROC)");
+    }
+    if (c->split_paper) {
+        return fail_at(p, c->line, "roc_hist has no paper split");
+    }
+    if (c->nedges == 0) {
+        c->nedges = SIM_ROC_DEFAULT_BINS - 1u;
+        for (uint32_t i = 0; i < c->nedges; i++) {
+            c->edges[i] = (uint32_t)(((uint64_t)(i + 1u) << 31) / SIM_ROC_DEFAULT_BINS);
+        }
+    }
+    const sim_scenario_t *sc = p->sc;
+    uint32_t n = c->ngroups ? c->ngroups : sc->ngroups;
+    for (uint32_t g = 0; g < n; g++) {
+        const sim_group_spec_t *gs = &sc->group[c->ngroups ? c->groups[g] : g];
+        if (!gs->scores.set) {
+            return fail_at(p, c->ngroups ? c->groups_line : c->line,
+                           "roc_hist: group '%s' has no scores = binormal(...)", gs->name);
+        }
+    }
+    return 0;
+}
+
 static int check_campaigns(parser_t *p)
 {
     sim_scenario_t *sc = p->sc;
@@ -820,7 +893,18 @@ static int check_campaigns(parser_t *p)
     }
     for (uint32_t i = 0; i < sc->ncampaigns; i++) {
         sim_campaign_spec_t *c = &sc->campaign[i];
-        if (c->mechanism == 0 || c->neps == 0 || c->nmetrics == 0) {
+        if (c->ngroups == 1 && c->mechanism != DPM_MECH_ID_ROC_HIST) {
+            return fail_at(p, c->groups_line, "groups: 2 to %d group names (1 for roc_hist)",
+                           SIM_MAX_GROUPS);
+        }
+        if (c->mechanism == DPM_MECH_ID_ROC_HIST && check_roc_campaign(p, c) != 0) {
+            return -1;
+        }
+        if (c->mechanism != DPM_MECH_ID_ROC_HIST && c->bins_line != 0) {
+            return fail_at(p, c->bins_line, "bins / edges are for mechanism = roc_hist");
+        }
+        if (c->mechanism == 0 || c->neps == 0 ||
+            (c->nmetrics == 0 && c->mechanism != DPM_MECH_ID_ROC_HIST)) {
             return fail_at(p, c->line, "campaign '%s' needs mechanism, eps and metrics", c->name);
         }
         for (uint32_t j = 0; j < i; j++) {

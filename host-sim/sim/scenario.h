@@ -41,10 +41,19 @@
  *
  *   [campaign NAME]               one per campaign (every device reports once per campaign)
  *   id = 1                        campaign id on the wire (default: index + 1)
- *   mechanism = tuple_mr          tuple_mr | tuple_ml
+ *   mechanism = tuple_mr          tuple_mr | tuple_ml | roc_hist
  *   eps = 1                       ε, or a list (a sweep): 0.1, 0.5, 1, 2
- *   metrics = tpr, fpr            1..4 distinct metrics
- *   groups = a, b                 the groups measured (default: all); others do not report
+ *   metrics = tpr, fpr            1..4 distinct metrics (tuple mechanisms only)
+ *   bins = 10                     roc_hist: B uniform score bins on [0, 1] (edges k / B,
+ *                                 k = 1 .. B-1; default 10), 2 .. DPM_MAX_BINS
+ *   edges = 0.1, 0.2, 0.5         roc_hist: explicit score edges in (0, 1], strictly increasing
+ *                                 (instead of bins; B = edges + 1). Every measured group needs
+ *                                 scores = binormal(...): a device's examples are scored
+ *                                 s = Phi(x - T) in (0, 1) (x its binormal score, T its group's
+ *                                 decision threshold, so the threshold sits at 0.5) and counted
+ *                                 per bin and label (host-sim/sim/roc_sim.h)
+ *   groups = a, b                 the groups measured (default: all; at least 2, roc_hist 1);
+ *                                 others do not report
  *   split = sdk                   sdk (default, what ships) | paper: the paper's budget
  *                                 split, REPRODUCTION ONLY (does NOT deliver the stated ε;
  *                                 one metric only)
@@ -75,6 +84,7 @@
 #define SIM_MAX_CAMPAIGNS 16
 #define SIM_MAX_LIST 16
 #define SIM_MAX_PLANS 8
+#define SIM_ROC_DEFAULT_BINS 10u
 #define SIM_MAX_PLAN_CELLS (SIM_MAX_LIST * SIM_MAX_LIST)
 #define SIM_NMETRICS DPM_METRIC_COUNT /* metric id m is index m - 1 */
 
@@ -127,6 +137,9 @@ typedef struct {
     dpm_metric_t metrics[DPM_CAMPAIGN_MAX_METRICS];
     uint32_t ngroups;
     uint32_t groups[SIM_MAX_GROUPS]; /* population group indices, in the order given */
+    uint32_t nedges;                 /* roc_hist: bins - 1 score edges, Q1.31 */
+    uint32_t edges[DPM_MAX_BINS - 1];
+    int bins_line;
     uint32_t npaper;
     double paper_mean_abs_gap_err[SIM_MAX_LIST]; /* NaN: '-' */
     double paper_tolerance;
@@ -181,7 +194,7 @@ int sim_scenario_load(const char *path, sim_scenario_t *out, char *err, size_t e
 /* "tpr", "fpr", "accuracy", "precision" (NULL for an invalid id), and back (0 if unknown). */
 const char *sim_metric_name(dpm_metric_t m);
 dpm_metric_t sim_metric_from_name(const char *s);
-/* "tuple_mr" / "tuple_ml" / "?". */
+/* "tuple_mr" / "tuple_ml" / "roc_hist" / "?". */
 const char *sim_mech_name(dpm_mech_id_t m);
 
 #endif /* DPM_SIM_SCENARIO_H */

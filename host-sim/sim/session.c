@@ -27,6 +27,12 @@ static void print_line(const sim_result_t *res)
     const sim_cfg_t *cfg = &res->cfg;
     printf("  %-10s %-44s K=%-11" PRIu64 " %u runs %7.2f s", cfg->spec->name, cfg->label,
            res->devices, res->runs, res->seconds);
+    if (cfg->roc) {
+        sim_roc_summary_t s;
+        sim_result_roc_summary(res, &s);
+        printf("  AUC truth %.4f rmse %.4g cover %.0f%%, TPR band cover %.0f%% pointwise",
+               s.auc.truth, s.auc.rmse, 100.0 * s.auc.coverage, 100.0 * s.band_pointwise);
+    }
     if (cfg->d >= 2 && cfg->nmetrics > 0) {
         sim_item_summary_t s;
         sim_result_summary(res, 0, cfg->d, &s); /* the first pair */
@@ -84,16 +90,16 @@ static int run_config(const sim_scenario_t *sc, const sim_pop_t *pop, uint32_t c
     sim_cfg_t cfg;
     sim_truth_t truth;
     if (sim_cfg_init(&cfg, sc, c, e, err, errcap) != 0 ||
+        sim_cfg_prepare(&cfg, pop, o->threads, err, errcap) != 0 ||
         sim_truth_compute(&cfg, pop, &truth, err, errcap) != 0) {
-        return -1;
-    }
-    if (sim_result_init(res, &cfg, &truth, pop->devices, sc->runs) != 0) {
-        snprintf(err, errcap, "out of memory for %u runs", sc->runs);
+        sim_cfg_release(&cfg);
         return -1;
     }
     sim_agg_t *aggs = malloc(RUN_CHUNK * sizeof(*aggs));
-    if (aggs == NULL) {
-        snprintf(err, errcap, "out of memory");
+    if (aggs == NULL || sim_result_init(res, &cfg, &truth, pop->devices, sc->runs) != 0) {
+        snprintf(err, errcap, "out of memory for %u runs", sc->runs);
+        free(aggs);
+        sim_cfg_release(&cfg);
         return -1;
     }
     sim_progress_t prog;
@@ -111,6 +117,8 @@ static int run_config(const sim_scenario_t *sc, const sim_pop_t *pop, uint32_t c
     sim_progress_done(&prog);
     res->seconds = sim_now() - start;
     free(aggs);
+    sim_cfg_release(&cfg);
+    res->cfg.roc_model = NULL; /* the copy's pointer: freed with cfg */
     if (st == 0 && !o->quiet) {
         print_line(res);
     }

@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define Q16 65536.0
@@ -80,6 +81,76 @@ static int init_sdk(sim_cfg_t *cfg, char *err, size_t errcap)
     return 0;
 }
 
+static int init_roc(sim_cfg_t *cfg, char *err, size_t errcap)
+{
+    const sim_campaign_spec_t *s = cfg->spec;
+    dpm_status_t st = dpm_roc_hist_init(&cfg->roc_mech, s->edges, s->nedges, cfg->eps);
+    if (st != DPM_OK) {
+        snprintf(err, errcap, "campaign '%s' eps %s: the SDK refuses it: %s", s->name,
+                 s->eps_text[cfg->eps_index], dpm_strerror(st));
+        return -1;
+    }
+    dpm_campaign_t c;
+    memset(&c, 0, sizeof(c));
+    c.id = s->id;
+    c.mechanism = DPM_MECH_ID_ROC_HIST;
+    c.eps = cfg->eps;
+    c.budget = cfg->eps;
+    c.period_seconds = PERIOD_SECONDS;
+    c.nbins = s->nedges;
+    memcpy(c.bin_edges, s->edges, s->nedges * sizeof(s->edges[0]));
+    const char *why = "?";
+    st = dpm_mech_init(&cfg->mech, &c, &why);
+    if (st != DPM_OK) {
+        snprintf(err, errcap, "campaign '%s' eps %s: the SDK refuses it: %s", s->name,
+                 s->eps_text[cfg->eps_index], why);
+        return -1;
+    }
+    cfg->roc_mech = cfg->mech.roc_hist; /* what the device runs: the campaign's mechanism */
+    cfg->roc = 1;
+    cfg->eps_implemented = cfg->roc_mech.eps_implemented / Q16;
+    cfg->roc_scale = (double)cfg->roc_mech.lap.scale_num / (double)cfg->roc_mech.lap.scale_den;
+    if (dpm_roc_params_init(&cfg->roc_params, cfg->roc_mech.bins, cfg->roc_scale) != DPM_OK) {
+        snprintf(err, errcap, "campaign '%s': estimator parameters refused", s->name);
+        return -1;
+    }
+    return 0;
+}
+
+int sim_cfg_prepare(sim_cfg_t *cfg, const sim_pop_t *pop, unsigned threads, char *err,
+                    size_t errcap)
+{
+    if (!cfg->roc) {
+        return 0;
+    }
+    sim_cfg_release(cfg);
+    cfg->roc_model = malloc(sizeof(*cfg->roc_model));
+    if (cfg->roc_model == NULL || sim_roc_model_init(cfg->roc_model, cfg->sc, pop, cfg->spec->edges,
+                                                     cfg->spec->nedges) != 0) {
+        free(cfg->roc_model);
+        cfg->roc_model = NULL;
+        snprintf(err, errcap, "campaign '%s': out of memory for the roc_hist model",
+                 cfg->spec->name);
+        return -1;
+    }
+    int include[SIM_MAX_GROUPS];
+    for (uint32_t g = 0; g < SIM_MAX_GROUPS; g++) {
+        include[g] = cfg->group_map[g] >= 0;
+    }
+    sim_roc_truth_counts(cfg->roc_model, pop, include, threads, cfg->roc_pos, cfg->roc_neg,
+                         &cfg->roc_devices);
+    return 0;
+}
+
+void sim_cfg_release(sim_cfg_t *cfg)
+{
+    if (cfg->roc_model != NULL) {
+        sim_roc_model_free(cfg->roc_model);
+        free(cfg->roc_model);
+        cfg->roc_model = NULL;
+    }
+}
+
 int sim_cfg_init(sim_cfg_t *cfg, const sim_scenario_t *sc, uint32_t c, uint32_t e, char *err,
                  size_t errcap)
 {
@@ -104,6 +175,12 @@ int sim_cfg_init(sim_cfg_t *cfg, const sim_scenario_t *sc, uint32_t c, uint32_t 
     cfg->seed = tuple_sim_device_key(sc->seed, c, e);
     cfg->noise.ml = s->mechanism == DPM_MECH_ID_TUPLE_ML;
     cfg->noise.d = cfg->d;
+    if (s->mechanism == DPM_MECH_ID_ROC_HIST) {
+        int rst = init_roc(cfg, err, errcap);
+        snprintf(cfg->label, sizeof(cfg->label), "roc_hist eps=%s bins=%u", s->eps_text[e],
+                 s->nedges + 1u);
+        return rst;
+    }
     int st = cfg->paper ? init_paper(cfg, err, errcap) : init_sdk(cfg, err, errcap);
     snprintf(cfg->label, sizeof(cfg->label), "%s eps=%s %s", sim_mech_name(s->mechanism),
              s->eps_text[e], cfg->paper ? "(paper split: NOT the stated eps)" : "(SDK split)");
@@ -167,10 +244,44 @@ static dpm_status_t paper_report(const sim_cfg_t *cfg, dpm_rand_t *r, uint32_t r
     return st;
 }
 
+/* roc_hist: the device's score histogram (its examples through dpm_score_hist_add), then
+ * dpm_mech_report_roc_hist on its own stream, then encode. */
+static dpm_status_t roc_report(const sim_cfg_t *cfg, const sim_block_t *b, uint32_t run,
+                               uint64_t device, dpm_report_t *rep, uint8_t *buf, size_t *len,
+                               uint64_t *rng_bytes)
+{
+    dpm_score_hist_t h;
+    if (cfg->roc_model == NULL) {
+        return DPM_ERR_PARAM;
+    }
+    dpm_status_t st = sim_roc_device_hist(cfg->roc_model, &cfg->roc_mech, b, device, &h);
+    if (st != DPM_OK) {
+        return st;
+    }
+    tuple_sim_stream_t stream;
+    tuple_sim_stream_init(&stream, sim_cfg_device_key(cfg, run, device));
+    dpm_rng_t port = tuple_sim_stream_port(&stream);
+    dpm_rand_t r;
+    st = dpm_rand_init(&r, &port);
+    if (st == DPM_OK) {
+        st = dpm_mech_report_roc_hist(&cfg->mech, &r, run, &h, rep);
+    }
+    if (st == DPM_OK) {
+        st = dpm_report_encode(rep, buf, DPM_REPORT_MAX_BYTES, len);
+    }
+    if (rng_bytes != NULL) {
+        *rng_bytes = r.rng_calls * (uint64_t)DPM_RAND_BUF_BYTES;
+    }
+    return st;
+}
+
 dpm_status_t sim_device_report(const sim_cfg_t *cfg, const sim_block_t *b, uint32_t run,
                                uint64_t device, dpm_report_t *rep, uint8_t *buf, size_t *len,
                                uint64_t *rng_bytes)
 {
+    if (cfg->roc) {
+        return roc_report(cfg, b, run, device, rep, buf, len, rng_bytes);
+    }
     dpm_ratio_t v[DPM_CAMPAIGN_MAX_METRICS];
     dpm_status_t st = device_values(cfg, b, v);
     if (st != DPM_OK) {
@@ -195,12 +306,40 @@ dpm_status_t sim_device_report(const sim_cfg_t *cfg, const sim_block_t *b, uint3
     return st;
 }
 
+dpm_status_t sim_roc_device_report(const sim_cfg_t *cfg, const sim_block_t *b, uint32_t run,
+                                   uint64_t device, dpm_roc_hist_report_t *out, uint64_t *rng_bytes)
+{
+    dpm_score_hist_t h;
+    if (!cfg->roc || cfg->roc_model == NULL) {
+        return DPM_ERR_PARAM;
+    }
+    dpm_status_t st = sim_roc_device_hist(cfg->roc_model, &cfg->roc_mech, b, device, &h);
+    if (st != DPM_OK) {
+        return st;
+    }
+    tuple_sim_stream_t stream;
+    tuple_sim_stream_init(&stream, sim_cfg_device_key(cfg, run, device));
+    dpm_rng_t port = tuple_sim_stream_port(&stream);
+    dpm_rand_t r;
+    st = dpm_rand_init(&r, &port);
+    if (st == DPM_OK) {
+        st = dpm_roc_hist_perturb(&cfg->roc_mech, &r, &h, out);
+    }
+    if (rng_bytes != NULL) {
+        *rng_bytes = r.rng_calls * (uint64_t)DPM_RAND_BUF_BYTES;
+    }
+    return st;
+}
+
 /* ---- aggregates -------------------------------------------------------------------------- */
 
 int sim_agg_init(sim_agg_t *agg, const sim_cfg_t *cfg)
 {
     memset(agg, 0, sizeof(*agg));
     agg->nmetrics = cfg->nmetrics;
+    if (cfg->roc && dpm_roc_agg_init(&agg->roc, cfg->roc_mech.bins) != DPM_OK) {
+        return -1;
+    }
     for (uint32_t j = 0; j < cfg->nmetrics; j++) {
         if (dpm_disp_agg_init(&agg->m[j], &cfg->params) != DPM_OK) {
             return -1;
@@ -219,6 +358,9 @@ dpm_status_t sim_agg_add_report(sim_agg_t *agg, const sim_cfg_t *cfg, const dpm_
     } else if (rep->tuple.nmetrics != cfg->nmetrics || rep->tuple.group >= cfg->d) {
         return DPM_ERR_PROTOCOL;
     }
+    if (cfg->roc) {
+        return sim_agg_add_roc(agg, &rep->roc_hist);
+    }
     for (uint32_t j = 0; j < agg->nmetrics; j++) {
         dpm_status_t st = dpm_disp_agg_add(&agg->m[j], rep->tuple.group, rep->tuple.value[j]);
         if (st != DPM_OK) {
@@ -236,8 +378,19 @@ dpm_status_t sim_agg_merge(sim_agg_t *dst, const sim_agg_t *src)
             return st;
         }
     }
+    if (dst->roc.bins != 0) {
+        dpm_status_t st = dpm_roc_agg_merge(&dst->roc, &src->roc);
+        if (st != DPM_OK) {
+            return st;
+        }
+    }
     dst->dropped += src->dropped;
     return DPM_OK;
+}
+
+dpm_status_t sim_agg_add_roc(sim_agg_t *agg, const dpm_roc_hist_report_t *rep)
+{
+    return dpm_roc_agg_add(&agg->roc, rep->bins, rep->pos, rep->neg);
 }
 
 void sim_acc_add(dpm_disp_acc_t *acc, int64_t v)
@@ -267,6 +420,21 @@ int sim_truth_compute(const sim_cfg_t *cfg, const sim_pop_t *pop, sim_truth_t *t
     ksum_t sum[DPM_CAMPAIGN_MAX_METRICS][SIM_MAX_GROUPS],
         sq[DPM_CAMPAIGN_MAX_METRICS][SIM_MAX_GROUPS];
     memset(t, 0, sizeof(*t));
+    if (cfg->roc) {
+        if (cfg->roc_model == NULL) {
+            snprintf(err, errcap, "campaign '%s': roc_hist not prepared", cfg->spec->name);
+            return -1;
+        }
+        t->roc_bins = cfg->roc_mech.bins;
+        if (dpm_roc_exact(cfg->roc_pos, cfg->roc_neg, t->roc_bins, t->roc_tpr, t->roc_fpr,
+                          &t->roc_auc) != DPM_OK) {
+            snprintf(err, errcap,
+                     "campaign '%s': the population has no positive or no negative example "
+                     "(raise devices)",
+                     cfg->spec->name);
+            return -1;
+        }
+    }
     memset(sum, 0, sizeof(sum));
     memset(sq, 0, sizeof(sq));
     for (size_t i = 0; i < pop->nblocks; i++) {

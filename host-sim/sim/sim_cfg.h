@@ -17,8 +17,11 @@
 #include <stdint.h>
 
 #include "dpm/report.h"
+#include "dpm/roc_hist.h"
 #include "estimate/disparity.h"
+#include "estimate/roc.h"
 #include "sim/population.h"
+#include "sim/roc_sim.h"
 #include "sim/scenario.h"
 #include "sim/tuple_sim.h"
 
@@ -49,12 +52,28 @@ typedef struct {
     uint64_t seed;
     double eps_implemented; /* what one report spends (+inf: no finite ε, paper M_L) */
     char label[96];
+    /* roc_hist (roc = 1; d = groups measured, nmetrics = 0) */
+    int roc;
+    dpm_roc_hist_t roc_mech;     /* the device mechanism (dpm_roc_hist_init) */
+    dpm_roc_params_t roc_params; /* the estimator's view: the devices' own Laplace scale */
+    double roc_scale;            /* t = scale_num / scale_den, counts */
+    sim_roc_model_t *roc_model;  /* sim_cfg_prepare: the population's examples and truth */
+    uint64_t roc_pos[DPM_MAX_BINS], roc_neg[DPM_MAX_BINS]; /* true counts (prepare) */
+    uint64_t roc_devices;                                  /* devices that report */
 } sim_cfg_t;
 
 /* Build configuration (campaign c, ε index e). 0, or -1 with a message in err (a campaign the
  * SDK refuses, e.g. an ε too small for the tuple_ml grid). */
 int sim_cfg_init(sim_cfg_t *cfg, const sim_scenario_t *sc, uint32_t c, uint32_t e, char *err,
                  size_t errcap);
+
+/* After sim_cfg_init, before running over pop: roc_hist builds its example model and counts
+ * the population's true histogram (threads split the devices). Nothing for tuple campaigns.
+ * 0, or -1 with a message. sim_cfg_release frees what it allocated (safe to call twice, and on
+ * copies of cfg only once). */
+int sim_cfg_prepare(sim_cfg_t *cfg, const sim_pop_t *pop, unsigned threads, char *err,
+                    size_t errcap);
+void sim_cfg_release(sim_cfg_t *cfg);
 
 /* 1 if the devices of block b report in this configuration: their group is measured and every
  * campaign metric is defined for them. */
@@ -72,12 +91,19 @@ dpm_status_t sim_device_report(const sim_cfg_t *cfg, const sim_block_t *b, uint3
                                uint64_t device, dpm_report_t *rep, uint8_t *buf, size_t *len,
                                uint64_t *rng_bytes);
 
+/* roc_hist: one device's perturbed histogram (its score histogram through the SDK, then
+ * dpm_roc_hist_perturb on its own stream). */
+dpm_status_t sim_roc_device_report(const sim_cfg_t *cfg, const sim_block_t *b, uint32_t run,
+                                   uint64_t device, dpm_roc_hist_report_t *out,
+                                   uint64_t *rng_bytes);
+
 /* ---- aggregates -------------------------------------------------------------------------- */
 
 typedef struct {
     uint32_t nmetrics;
     dpm_disp_agg_t m[DPM_CAMPAIGN_MAX_METRICS];
-    uint64_t dropped; /* devices that sent nothing (DPM_ERR_RANGE) */
+    dpm_roc_agg_t roc; /* roc_hist (bins 0 otherwise) */
+    uint64_t dropped;  /* devices that sent nothing (DPM_ERR_RANGE) */
 } sim_agg_t;
 
 int sim_agg_init(sim_agg_t *agg, const sim_cfg_t *cfg);
@@ -85,6 +111,8 @@ int sim_agg_init(sim_agg_t *agg, const sim_cfg_t *cfg);
  * split: dpm_mech_check_report). DPM_ERR_PROTOCOL for a report the collector would reject. */
 dpm_status_t sim_agg_add_report(sim_agg_t *agg, const sim_cfg_t *cfg, const dpm_report_t *rep);
 dpm_status_t sim_agg_merge(sim_agg_t *dst, const sim_agg_t *src);
+/* roc_hist: add one perturbed histogram. */
+dpm_status_t sim_agg_add_roc(sim_agg_t *agg, const dpm_roc_hist_report_t *rep);
 /* Add a signed 64-bit amount to a group's exact sum (exact mode). */
 void sim_acc_add(dpm_disp_acc_t *acc, int64_t v);
 
@@ -95,6 +123,10 @@ typedef struct {
     double n[SIM_MAX_GROUPS];                              /* campaign group sizes */
     double mean[DPM_CAMPAIGN_MAX_METRICS][SIM_MAX_GROUPS]; /* of v = 2 metric - 1 */
     double nu2[DPM_CAMPAIGN_MAX_METRICS][SIM_MAX_GROUPS];
+    /* roc_hist: the population's binned ROC (threshold j = 0 .. bins) and AUC */
+    uint32_t roc_bins;
+    double roc_auc;
+    double roc_tpr[DPM_MAX_BINS + 1], roc_fpr[DPM_MAX_BINS + 1];
 } sim_truth_t;
 
 /* The population's truth for this configuration. -1 with a message if a measured group has no

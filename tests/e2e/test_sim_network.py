@@ -7,6 +7,9 @@ PKI and database from tests/e2e/test_collector.py's Harness). Checks: the networ
 estimates equal the inprocess run's bit for bit (same devices, same seeds, same reports), the
 collector's estimate JSON is kept, a second identical run is absorbed by the collector's
 de-duplication (counts unchanged, still exit 0), and a wrong CA fails the handshake (exit 2).
+A roc_hist campaign rides along: the collector's summed histogram must equal ours cell by cell
+(dpm-sim's own check) and its AUC / ROC estimate must equal dpm-sim's, also after a collector
+restart (aggregates rebuilt from the database).
 Skips (TAP SKIP) when dpm-collector is not built."""
 import json
 import os
@@ -48,6 +51,12 @@ id = 22
 mechanism = tuple_ml
 eps = 2
 metrics = tpr, fpr
+[campaign roc]
+id = 23
+mechanism = roc_hist
+eps = 1
+bins = 6
+groups = a
 """
 
 
@@ -63,7 +72,9 @@ def estimates(path):
     with open(path) as f:
         res = json.load(f)
     return [(c["campaign"], m["metric"], it["name"], it["runs"][0])
-            for c in res["configs"] for m in c["metrics"] for it in m["items"]]
+            for c in res["configs"] for m in c["metrics"] for it in m["items"]] + \
+        [(c["campaign"], "auc", c["roc"]["auc"]["runs"][0], c["roc"]["run0"]["tpr"])
+         for c in res["configs"] if "roc" in c]
 
 
 def main():
@@ -107,7 +118,7 @@ def main():
             failed += not tap(n, same, "network estimates equal the inprocess run's exactly",
                               ri.stderr)
             est = {}
-            for cid in (21, 22):
+            for cid in (21, 22, 23):
                 path = os.path.join(out_net, f"collector-estimate-{cid}.json")
                 try:
                     with open(path) as f:
@@ -121,11 +132,31 @@ def main():
             n += 1
             failed += not tap(n, good, "the collector's estimate JSON is kept, with our report "
                               "counts", json.dumps(est)[:400])
+            # roc_hist: the collector's estimate (same code, same summed reports) is ours
+            with open(os.path.join(out_net, "results.json")) as f:
+                roc = [c["roc"] for c in json.load(f)["configs"] if "roc" in c][0]
+            croc = (est.get(23) or {}).get("roc") or {}
+            good = est.get(23) is not None and est[23]["reports"] == reports[23] > 1000 and \
+                croc.get("valid") is True and \
+                abs(croc.get("auc", -1) - roc["run0"]["auc"]) < 1e-8 and \
+                all(abs(a - b) < 1e-8 for a, b in zip(croc.get("tpr", []), roc["run0"]["tpr"]))
+            n += 1
+            failed += not tap(n, good, "roc_hist: the collector's AUC and ROC equal dpm-sim's "
+                              "for the same reports", json.dumps(croc)[:400])
             r2 = subprocess.run(args, capture_output=True, text=True, timeout=120, cwd=ROOT)
             n += 1
             failed += not tap(n, r2.returncode == 0,
                               "an identical second run is absorbed by de-duplication",
                               r2.stdout + r2.stderr)
+            # restart: the aggregates (roc_hist histograms from the stored report bytes) are
+            # rebuilt from the database; a third identical run checks them cell by cell
+            h.stop()
+            h.start(port=h.port)
+            r3 = subprocess.run(args, capture_output=True, text=True, timeout=120, cwd=ROOT)
+            n += 1
+            failed += not tap(n, r3.returncode == 0,
+                              "after a collector restart its rebuilt counts and roc_hist sums "
+                              "still equal ours", r3.stdout + r3.stderr)
             bad = [a if a != h.ca else os.path.join(tmp, "wrong-ca.pem") for a in args]
             subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
                             "ec_paramgen_curve:P-256", "-nodes", "-keyout",

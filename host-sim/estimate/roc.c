@@ -1,0 +1,244 @@
+/* roc_hist estimator (see roc.h). */
+#include "estimate/roc.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "estimate/disparity.h"
+
+double dpm_roc_dlap_var(double scale)
+{
+    if (!(scale > 0.0)) {
+        return 0.0;
+    }
+    double p = exp(-1.0 / scale), q = -expm1(-1.0 / scale); /* q = 1 - p without cancellation */
+    return 2.0 * p / (q * q);
+}
+
+dpm_status_t dpm_roc_params_init(dpm_roc_params_t *p, uint32_t bins, double scale)
+{
+    if (p == NULL || bins < 2 || bins > DPM_ROC_MAX_BINS || !(scale >= 0.0) || !isfinite(scale)) {
+        return DPM_ERR_PARAM;
+    }
+    p->bins = bins;
+    p->scale = scale;
+    p->noise_var = dpm_roc_dlap_var(scale);
+    return DPM_OK;
+}
+
+dpm_status_t dpm_roc_agg_init(dpm_roc_agg_t *a, uint32_t bins)
+{
+    if (a == NULL || bins < 2 || bins > DPM_ROC_MAX_BINS) {
+        return DPM_ERR_PARAM;
+    }
+    memset(a, 0, sizeof(*a));
+    a->bins = bins;
+    return DPM_OK;
+}
+
+dpm_status_t dpm_roc_agg_add(dpm_roc_agg_t *a, uint32_t bins, const int32_t *pos,
+                             const int32_t *neg)
+{
+    if (a == NULL || pos == NULL || neg == NULL || bins != a->bins) {
+        return DPM_ERR_PARAM;
+    }
+    for (uint32_t b = 0; b < bins; b++) {
+        a->pos[b] += pos[b];
+        a->neg[b] += neg[b];
+    }
+    a->reports++;
+    return DPM_OK;
+}
+
+dpm_status_t dpm_roc_agg_merge(dpm_roc_agg_t *dst, const dpm_roc_agg_t *src)
+{
+    if (dst == NULL || src == NULL || dst->bins != src->bins) {
+        return DPM_ERR_PARAM;
+    }
+    for (uint32_t b = 0; b < dst->bins; b++) {
+        dst->pos[b] += src->pos[b];
+        dst->neg[b] += src->neg[b];
+    }
+    dst->reports += src->reports;
+    return DPM_OK;
+}
+
+int dpm_roc_project(const double *y, uint32_t n, double *x)
+{
+    double sorted[DPM_ROC_MAX_BINS], total = 0.0;
+    int any_negative = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        total += y[i];
+        any_negative |= y[i] < 0.0;
+    }
+    if (!(total > 0.0)) {
+        for (uint32_t i = 0; i < n; i++) {
+            x[i] = 0.0;
+        }
+        return 1;
+    }
+    if (!any_negative) {
+        memcpy(x, y, n * sizeof(double));
+        return 0;
+    }
+    for (uint32_t i = 0; i < n; i++) { /* insertion sort, descending (n <= DPM_MAX_BINS) */
+        double v = y[i];
+        uint32_t k = i;
+        for (; k > 0 && sorted[k - 1] < v; k--) {
+            sorted[k] = sorted[k - 1];
+        }
+        sorted[k] = v;
+    }
+    double prefix = 0.0, tau = 0.0;
+    for (uint32_t k = 0; k < n; k++) {
+        prefix += sorted[k];
+        double t = (prefix - total) / (double)(k + 1);
+        if (sorted[k] - t > 0.0) {
+            tau = t;
+        }
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        x[i] = y[i] - tau > 0.0 ? y[i] - tau : 0.0;
+    }
+    return 1;
+}
+
+/* Placement values, AUC and the sums the variances need, from non-negative counts. */
+typedef struct {
+    double auc, noise_sum_pos, noise_sum_neg, s10, s01;
+} placements_t;
+
+static void placements(const double *x, const double *u, uint32_t bins, double P, double N,
+                       placements_t *pl)
+{
+    double v10[DPM_ROC_MAX_BINS], v01[DPM_ROC_MAX_BINS];
+    double below = 0.0, above = P, auc = 0.0;
+    for (uint32_t b = 0; b < bins; b++) {
+        above -= x[b]; /* C_{b+1} */
+        v10[b] = (below + u[b] / 2.0) / N;
+        v01[b] = (fmax(above, 0.0) + x[b] / 2.0) / P;
+        below += u[b];
+        auc += u[b] * v01[b];
+    }
+    auc /= N;
+    memset(pl, 0, sizeof(*pl));
+    pl->auc = auc;
+    for (uint32_t b = 0; b < bins; b++) {
+        double d10 = v10[b] - auc, d01 = v01[b] - auc;
+        pl->noise_sum_pos += d10 * d10;
+        pl->noise_sum_neg += d01 * d01;
+        pl->s10 += x[b] * d10 * d10;
+        pl->s01 += u[b] * d01 * d01;
+    }
+}
+
+double dpm_roc_noise_factor(const double *pos, const double *neg, uint32_t bins)
+{
+    double P = 0.0, N = 0.0;
+    for (uint32_t b = 0; b < bins; b++) {
+        P += pos[b];
+        N += neg[b];
+    }
+    if (!(P > 0.0) || !(N > 0.0) || bins < 2 || bins > DPM_ROC_MAX_BINS) {
+        return NAN;
+    }
+    placements_t pl;
+    placements(pos, neg, bins, P, N, &pl);
+    return pl.noise_sum_pos / (P * P) + pl.noise_sum_neg / (N * N);
+}
+
+dpm_status_t dpm_roc_exact(const uint64_t *pos, const uint64_t *neg, uint32_t bins, double *tpr,
+                           double *fpr, double *auc)
+{
+    if (pos == NULL || neg == NULL || tpr == NULL || fpr == NULL || auc == NULL || bins < 2 ||
+        bins > DPM_ROC_MAX_BINS) {
+        return DPM_ERR_PARAM;
+    }
+    uint64_t P = 0, N = 0;
+    for (uint32_t b = 0; b < bins; b++) {
+        P += pos[b];
+        N += neg[b];
+    }
+    if (P == 0 || N == 0) {
+        return DPM_ERR_PARAM;
+    }
+    /* integer cumulative sums: exact; the AUC numerator in long double halves */
+    uint64_t c = 0, d = 0;
+    tpr[bins] = fpr[bins] = 0.0;
+    long double num = 0.0L; /* 2 * sum_b u_b (C_{b+1} + x_b / 2) = sum u_b (2 C_{b+1} + x_b) */
+    for (uint32_t j = bins; j-- > 0;) {
+        num += (long double)neg[j] * (2.0L * (long double)c + (long double)pos[j]);
+        c += pos[j];
+        d += neg[j];
+        tpr[j] = (double)c / (double)P;
+        fpr[j] = (double)d / (double)N;
+    }
+    *auc = (double)(num / (2.0L * (long double)P * (long double)N));
+    return DPM_OK;
+}
+
+dpm_status_t dpm_roc_estimate(const dpm_roc_params_t *p, const dpm_roc_agg_t *a, double confidence,
+                              dpm_roc_estimate_t *est)
+{
+    if (p == NULL || a == NULL || est == NULL || a->bins != p->bins || !(confidence > 0.0) ||
+        !(confidence < 1.0)) {
+        return DPM_ERR_PARAM;
+    }
+    uint32_t B = a->bins;
+    double y[DPM_ROC_MAX_BINS], v[DPM_ROC_MAX_BINS];
+    memset(est, 0, sizeof(*est));
+    est->bins = B;
+    est->reports = a->reports;
+    for (uint32_t b = 0; b < B; b++) {
+        y[b] = (double)a->pos[b];
+        v[b] = (double)a->neg[b];
+        est->P += y[b];
+        est->N += v[b];
+    }
+    est->projected = dpm_roc_project(y, B, est->pos) | dpm_roc_project(v, B, est->neg);
+    est->auc = est->var_noise = est->var_sampling = NAN;
+    est->ci_lo = est->ci_hi = est->ci_total_lo = est->ci_total_hi = NAN;
+    if (!(est->P > 0.0) || !(est->N > 0.0)) {
+        est->valid = 0;
+        return DPM_OK;
+    }
+    double z = 1.959963984540054, z_sim = z;
+    (void)dpm_disp_normal_quantile(0.5 + confidence / 2.0, &z);
+    double m = B > 2 ? (double)(B - 1) : 1.0;
+    (void)dpm_disp_normal_quantile(1.0 - (1.0 - confidence) / (2.0 * m), &z_sim);
+    est->z = z;
+    est->z_sim = z_sim;
+    double P = est->P, N = est->N, ns2 = (double)a->reports * p->noise_var;
+    placements_t pl;
+    placements(est->pos, est->neg, B, P, N, &pl);
+    est->auc = pl.auc;
+    est->var_noise = ns2 * (pl.noise_sum_pos / (P * P) + pl.noise_sum_neg / (N * N));
+    est->var_sampling =
+        (P > 1.0 ? pl.s10 / (P - 1.0) / P : 0.0) + (N > 1.0 ? pl.s01 / (N - 1.0) / N : 0.0);
+    double sd = sqrt(est->var_noise), sd_total = sqrt(est->var_noise + est->var_sampling);
+    est->ci_lo = fmax(est->auc - z * sd, 0.0);
+    est->ci_hi = fmin(est->auc + z * sd, 1.0);
+    est->ci_total_lo = fmax(est->auc - z * sd_total, 0.0);
+    est->ci_total_hi = fmin(est->auc + z * sd_total, 1.0);
+    double c = 0.0, d = 0.0;
+    for (uint32_t j = B + 1; j-- > 0;) {
+        if (j < B) {
+            c += est->pos[j];
+            d += est->neg[j];
+        }
+        double t = j == 0 ? 1.0 : fmin(c / P, 1.0), f = j == 0 ? 1.0 : fmin(d / N, 1.0);
+        double k = (double)(B - j);
+        double vt = ns2 * (k * (1.0 - 2.0 * t) + (double)B * t * t) / (P * P);
+        double vf = ns2 * (k * (1.0 - 2.0 * f) + (double)B * f * f) / (N * N);
+        est->tpr[j] = t;
+        est->fpr[j] = f;
+        est->tpr_sd[j] = sqrt(fmax(vt, 0.0));
+        est->fpr_sd[j] = sqrt(fmax(vf, 0.0));
+        est->tpr_lo[j] = fmax(t - z * est->tpr_sd[j], 0.0);
+        est->tpr_hi[j] = fmin(t + z * est->tpr_sd[j], 1.0);
+        est->tpr_lo_sim[j] = fmax(t - z_sim * est->tpr_sd[j], 0.0);
+        est->tpr_hi_sim[j] = fmin(t + z_sim * est->tpr_sd[j], 1.0);
+    }
+    est->valid = 1;
+    return DPM_OK;
+}

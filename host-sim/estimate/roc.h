@@ -1,0 +1,136 @@
+/* Server-side estimator of the roc_hist mechanism (sdk: dpm/roc_hist.h): from the sum of many
+ * devices' noised per-score-bin label histograms to a ROC curve, its AUC, variances and
+ * confidence intervals. Host only: doubles throughout. The collector and dpm-sim share it.
+ *
+ * Input. Every report holds, per bin b = 0 .. B-1 (bin b: edges[b-1] <= score < edges[b]),
+ * y_b = pos_b + Z and v_b = neg_b + Z', every Z an independent discrete Laplace of scale t
+ * (t = 2 / ε counts: Pr[Z = z] ∝ p^|z|, p = exp(-1/t)), one variance per cell and report
+ *     s² = 2 p / (1 - p)².
+ * The aggregate (dpm_roc_agg_t) keeps the exact integer sums Y_b, V_b over n reports; their
+ * noise has variance n s² per cell, independent across cells.
+ *
+ * Post-processing (no privacy cost: a function of the noised sums only). The sums can be
+ * negative. Each class's vector is projected onto {x >= 0, sum x = sum y} (Euclidean projection
+ * onto the scaled simplex: x_b = max(y_b - tau, 0), tau chosen so the total is kept; the total
+ * is left alone, so P = sum Y_b stays unbiased). With non-negative counts every ROC quantity
+ * below is monotone in the threshold and in [0, 1]. When every noised sum is >= 0 the
+ * projection is the identity.
+ *
+ * ROC points at the bin edges: threshold j = 0 .. B (predict positive when bin >= j):
+ *     TPR_j = C_j / P, FPR_j = D_j / N, C_j = sum_{b >= j} x_b, D_j = sum_{b >= j} u_b,
+ * (x, u: the projected positive and negative counts, P = C_0, N = D_0), so point 0 is (1, 1)
+ * and point B is (0, 0); threshold j >= 1 is the score edges[j - 1].
+ *
+ * AUC: the trapezoid rule through those points, equal to the Mann-Whitney statistic of the
+ * binned scores with ties (same bin) counted 1/2:
+ *     A = sum_b u_b (C_{b+1} + x_b / 2) / (P N).
+ * Noiseless input gives exactly the binned AUC of the examples.
+ *
+ * Variances (delta method in the noised sums; the projection is ignored, it rarely moves
+ * anything at sample sizes where a CI means something). With placement values
+ *     V10_b = (D'_b + u_b / 2) / N  (a positive in bin b: the share of negatives below it,
+ *                                    D'_b = sum_{c < b} u_c, ties 1/2),
+ *     V01_b = (C_{b+1} + x_b / 2) / P (a negative in bin b: the share of positives above it),
+ * dA/dY_b = (V10_b - A) / P and dA/dV_b = (V01_b - A) / N, so
+ *     var_noise(A) = n s² [ sum_b (V10_b - A)² / P² + sum_b (V01_b - A)² / N² ].
+ * This is the variance around the AUC of the devices' own examples (the population truth
+ * dpm-sim measures); `ci` uses it alone.
+ * Sampling variance (DeLong from the binned counts: the examples as a sample of the model's
+ * score distribution, examples independent):
+ *     var_samp(A) = S10 / P + S01 / N, S10 = sum_b x_b (V10_b - A)² / (P - 1),
+ *                                      S01 = sum_b u_b (V01_b - A)² / (N - 1).
+ * `ci_total` uses var_noise + var_samp: an interval for the binned AUC of the score
+ * distribution the examples were drawn from (examples within a device are treated as
+ * independent: with per-device effects this is optimistic).
+ *
+ * The TPR band (pointwise, per threshold j): var_noise(TPR_j) by the delta method on C_j / P,
+ * with Var C_j = (B - j) n s², Var P = B n s², Cov = Var C_j:
+ *     var(TPR_j) = n s² [ (B - j)(1 - 2 TPR_j) + B TPR_j² ] / P²,
+ * likewise FPR_j. tpr_lo/hi: TPR_j -+ z sd, z = Phi^-1((1 + c) / 2), clipped to [0, 1]:
+ * POINTWISE coverage c at each threshold. tpr_lo_sim/hi_sim use z for level 1 - (1 - c) / m
+ * (Bonferroni over the m = B - 1 interior thresholds): SIMULTANEOUS coverage >= c over all
+ * interior thresholds. Both bands are vertical (in TPR) at the threshold; the FPR at that
+ * threshold is estimated too (fpr, fpr_sd). */
+#ifndef DPM_HOST_ESTIMATE_ROC_H
+#define DPM_HOST_ESTIMATE_ROC_H
+
+#include <stdint.h>
+
+#include "dpm/config.h"
+#include "dpm/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define DPM_ROC_MAX_BINS DPM_MAX_BINS
+
+/* Sums of reports: exact integers (|sum| < 2^63 for any realistic number of reports). */
+typedef struct {
+    uint32_t bins;
+    uint64_t reports;
+    int64_t pos[DPM_ROC_MAX_BINS];
+    int64_t neg[DPM_ROC_MAX_BINS];
+} dpm_roc_agg_t;
+
+/* The server's view of the mechanism: the devices' own discrete Laplace scale. */
+typedef struct {
+    uint32_t bins;
+    double scale;     /* t, in counts (2 / ε) */
+    double noise_var; /* s² = 2 p / (1 - p)², p = exp(-1 / t): one report, one cell */
+} dpm_roc_params_t;
+
+/* bins in [2, DPM_ROC_MAX_BINS], scale t > 0 (0 allowed: noiseless, for tests). */
+dpm_status_t dpm_roc_params_init(dpm_roc_params_t *p, uint32_t bins, double scale);
+/* s² for scale t (0 for t = 0). */
+double dpm_roc_dlap_var(double scale);
+
+dpm_status_t dpm_roc_agg_init(dpm_roc_agg_t *a, uint32_t bins);
+/* Add one report's cells (bins values each). DPM_ERR_PARAM on a bins mismatch. */
+dpm_status_t dpm_roc_agg_add(dpm_roc_agg_t *a, uint32_t bins, const int32_t *pos,
+                             const int32_t *neg);
+dpm_status_t dpm_roc_agg_merge(dpm_roc_agg_t *dst, const dpm_roc_agg_t *src);
+
+typedef struct {
+    uint32_t bins;
+    uint64_t reports;
+    double pos[DPM_ROC_MAX_BINS], neg[DPM_ROC_MAX_BINS]; /* projected counts x, u */
+    double P, N;                                         /* totals (kept by the projection) */
+    int projected;                                       /* 1 if the projection moved a count */
+    /* ROC points, threshold j = 0 .. bins */
+    double tpr[DPM_ROC_MAX_BINS + 1], fpr[DPM_ROC_MAX_BINS + 1];
+    double tpr_sd[DPM_ROC_MAX_BINS + 1], fpr_sd[DPM_ROC_MAX_BINS + 1];
+    double tpr_lo[DPM_ROC_MAX_BINS + 1], tpr_hi[DPM_ROC_MAX_BINS + 1];         /* pointwise */
+    double tpr_lo_sim[DPM_ROC_MAX_BINS + 1], tpr_hi_sim[DPM_ROC_MAX_BINS + 1]; /* simultaneous */
+    double auc;
+    double var_noise, var_sampling;
+    double ci_lo, ci_hi;             /* noise only: covers the examples' binned AUC */
+    double ci_total_lo, ci_total_hi; /* noise + sampling */
+    double z, z_sim;
+    int valid; /* 0: P <= 0 or N <= 0 (too few reports for this ε): only counts are set */
+} dpm_roc_estimate_t;
+
+/* The estimate at confidence c in (0, 1). DPM_ERR_PARAM on bad arguments; an aggregate whose
+ * P or N is not positive gives DPM_OK with est->valid = 0. */
+dpm_status_t dpm_roc_estimate(const dpm_roc_params_t *p, const dpm_roc_agg_t *a, double confidence,
+                              dpm_roc_estimate_t *est);
+
+/* Exact (noiseless) ROC of true counts: points tpr/fpr[0 .. bins] and the binned AUC (ties
+ * 1/2). DPM_ERR_PARAM when a class is empty. */
+dpm_status_t dpm_roc_exact(const uint64_t *pos, const uint64_t *neg, uint32_t bins, double *tpr,
+                           double *fpr, double *auc);
+
+/* Projection of y[0 .. n) onto {x >= 0, sum x = sum y} (sum y > 0), into x. Returns 1 if
+ * anything moved. If sum y <= 0, x = 0. */
+int dpm_roc_project(const double *y, uint32_t n, double *x);
+
+/* Planner helper: the per-report noise variance factor of the AUC for a population whose
+ * expected per-device counts are pos[b], neg[b] (any scale): var_noise(A) = s² F / K for K
+ * devices, F = sum_b (V10_b - A)² / p² + sum_b (V01_b - A)² / q², p = sum pos, q = sum neg. */
+double dpm_roc_noise_factor(const double *pos, const double *neg, uint32_t bins);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DPM_HOST_ESTIMATE_ROC_H */

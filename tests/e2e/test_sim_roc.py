@@ -1,0 +1,196 @@
+#!/usr/bin/python3
+"""dpm-sim with roc_hist campaigns end to end, printing TAP: inprocess and exact runs of a small
+scenario (results.json / runs.csv / summary.csv / roc.csv well-formed and consistent, the same
+population truth in both modes, the ROC plots written by host-sim/plot), AUC coverage across
+exact-mode runs near the nominal 95%, replay of single devices equal to the bytes of the run,
+scenario errors for roc_hist (exit 2 with the line), the planner for roc_hist (answer and
+simulation check), and host-sim/scenarios/roc.scn parsing."""
+import csv
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+OUT = os.path.join(ROOT, os.environ.get("OUT", "build/host"))
+SIM = os.path.join(OUT, "dpm-sim")
+
+SCENARIO = """\
+[scenario]
+name = e2e-roc
+devices = 4000
+runs = 3
+seed = 5
+[population]
+examples = 12
+[group a]
+share = 0.6
+scores = binormal(auc=0.85, base_rate=0.3)
+[group b]
+share = 0.4
+scores = binormal(auc=0.75, base_rate=0.4)
+partition = noniid(concentration=3, auc_sd=0.4)
+[campaign roc]
+id = 31
+mechanism = roc_hist
+eps = 1, 2
+bins = 8
+[campaign roc_a]
+id = 32
+mechanism = roc_hist
+eps = 1
+edges = 0.3, 0.5, 0.7
+groups = a, b
+"""
+
+
+class Tap:
+    def __init__(self):
+        self.n = 0
+        self.failed = 0
+
+    def ok(self, cond, what, diag=None):
+        self.n += 1
+        print(f"{'ok' if cond else 'not ok'} {self.n} - {what}", flush=True)
+        if not cond:
+            self.failed += 1
+            for line in str(diag or "").splitlines()[:20]:
+                print(f"# {line}", flush=True)
+        return cond
+
+    def done(self):
+        print(f"1..{self.n}", flush=True)
+        return 1 if self.failed else 0
+
+
+def run(*args, timeout=240):
+    return subprocess.run([SIM, *args], capture_output=True, text=True, timeout=timeout, cwd=ROOT)
+
+
+def read_csv(d, name):
+    with open(os.path.join(d, name), newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def check_outputs(t, d, mode, runs):
+    with open(os.path.join(d, "results.json")) as f:
+        res = json.load(f)
+    cfgs = res["configs"]
+    t.ok(res["mode"] == mode and len(cfgs) == 3 and all("roc" in c for c in cfgs),
+         f"{mode}: results.json has 3 roc_hist configurations", [c.get("label") for c in cfgs])
+    good = True
+    for c in cfgs:
+        roc = c["roc"]
+        n = roc["bins"] + 1
+        tr = roc["truth"]
+        good &= len(tr["fpr"]) == n and len(tr["tpr"]) == n and tr["tpr"][0] == 1.0
+        good &= tr["tpr"][-1] == 0.0 and 0.5 < tr["auc"] < 1.0
+        good &= len(roc["auc"]["runs"]) == runs and roc["auc"]["truth"] == tr["auc"]
+        r0 = roc.get("run0", {})
+        good &= len(r0.get("tpr_lo", [])) == n
+        good &= all(lo <= x <= hi for lo, x, hi in zip(r0["tpr_lo"], r0["tpr"], r0["tpr_hi"]))
+        good &= all(a >= b for a, b in zip(r0["tpr"], r0["tpr"][1:]))  # monotone
+    t.ok(good, f"{mode}: roc truth, run 0 curve and bands consistent")
+    rows = read_csv(d, "roc.csv")
+    t.ok(len(rows) == 2 * 9 + 5, f"{mode}: roc.csv has one row per configuration and threshold",
+         len(rows))
+    auc_runs = [r for r in read_csv(d, "runs.csv") if r["kind"] == "auc"]
+    summ = [r for r in read_csv(d, "summary.csv") if r["kind"] == "auc"]
+    t.ok(len(auc_runs) == 3 * runs and len(summ) == 3,
+         f"{mode}: runs.csv and summary.csv have the AUC rows", (len(auc_runs), len(summ)))
+    ok = all(abs(float(r["estimate"]) - float(r["truth"]) - float(r["error"])) < 1e-9 and
+             float(r["ci_lo"]) <= float(r["estimate"]) <= float(r["ci_hi"]) for r in auc_runs)
+    t.ok(ok, f"{mode}: AUC rows: error = estimate - truth, estimate inside its interval")
+    return {(c["campaign"], c["eps"]): c["roc"]["truth"]["auc"] for c in cfgs}
+
+
+def main():
+    t = Tap()
+    if not os.path.exists(SIM):
+        t.ok(False, f"{SIM} exists")
+        return t.done()
+    with tempfile.TemporaryDirectory() as tmp:
+        scn = os.path.join(tmp, "roc.scn")
+        with open(scn, "w") as f:
+            f.write(SCENARIO)
+        out_in = os.path.join(tmp, "in")
+        dump = os.path.join(tmp, "dump.txt")
+        r = run("--scenario", scn, "--out", out_in, "--threads", "2", "--dump-reports", dump)
+        t.ok(r.returncode == 0, "inprocess run with plots exits 0", r.stderr + r.stdout)
+        truth_in = check_outputs(t, out_in, "inprocess", 3) if r.returncode == 0 else {}
+        pngs = ["roc_curve.png", "roc_auc_vs_eps.png"]
+        t.ok(all(os.path.getsize(os.path.join(out_in, p)) > 5000 for p in pngs
+                 if os.path.exists(os.path.join(out_in, p))) and
+             all(os.path.exists(os.path.join(out_in, p)) for p in pngs),
+             "host-sim/plot wrote roc_curve.png and roc_auc_vs_eps.png", os.listdir(out_in))
+        # replay: single devices equal their bytes in the run
+        with open(dump) as f:
+            lines = {tuple(l.split()[:4]): l.split()[4] for l in f}
+        t.ok(len(lines) == 3 * 3 * 4000, "dump has every report of the run", len(lines))
+        same = True
+        for camp, eps, runi, dev in (("roc", "1", "0", "0"), ("roc", "2", "2", "3999"),
+                                     ("roc_a", "1", "1", "2500")):
+            rr = run("replay", "--scenario", scn, "--campaign", camp, "--eps", eps, "--run", runi,
+                     "--device", dev)
+            got = [l.split()[2] for l in rr.stdout.splitlines() if l.startswith("bytes ")]
+            want = lines.get((camp, eps, runi, dev))
+            if rr.returncode != 0 or not got or got[0] != want:
+                same = False
+                print(f"# {camp} {eps} run {runi} device {dev}: {got} != {want}; {rr.stderr}")
+        t.ok(same, "replay of single roc_hist devices equals the run's reports")
+        # exact mode: same population truth; coverage across many runs
+        out_ex = os.path.join(tmp, "ex")
+        r = run("--scenario", scn, "--mode", "exact", "--runs", "400", "--out", out_ex,
+                "--no-plot", "--quiet")
+        t.ok(r.returncode == 0, "exact run exits 0", r.stderr)
+        if r.returncode == 0:
+            truth_ex = check_outputs(t, out_ex, "exact", 400)
+            t.ok(truth_ex == truth_in, "inprocess and exact mode share the population truth",
+                 (truth_in, truth_ex))
+            with open(os.path.join(out_ex, "results.json")) as f:
+                res = json.load(f)
+            cov = [c["roc"]["auc"]["coverage"] for c in res["configs"]]
+            band = [c["roc"]["coverage"]["band_pointwise"] for c in res["configs"]]
+            # 400 runs at 95%: sd 1.1%; [0.90, 0.99] is > 4 sd either side
+            t.ok(all(0.90 <= c <= 0.99 for c in cov) and all(0.90 <= b <= 0.99 for b in band),
+                 "AUC interval and TPR band cover the truth about 95% of the time", (cov, band))
+        # scenario errors
+        bad = SCENARIO.replace("bins = 8", "bins = 8\nmetrics = tpr")
+        with open(scn, "w") as f:
+            f.write(bad)
+        r = run("check", "--scenario", scn)
+        line = bad.splitlines().index("metrics = tpr") + 1
+        t.ok(r.returncode == 2 and f":{line}:" in r.stderr and
+             "roc_hist takes no metrics" in r.stderr,
+             "roc_hist with metrics: exit 2 naming the line", r.stderr)
+        bad = SCENARIO.replace("scores = binormal(auc=0.75, base_rate=0.4)", "tpr = constant(0.5)")
+        with open(scn, "w") as f:
+            f.write(bad)
+        r = run("check", "--scenario", scn)
+        t.ok(r.returncode == 2 and "has no scores = binormal" in r.stderr,
+             "roc_hist over a group without scores: exit 2", r.stderr)
+        bad = SCENARIO.replace("edges = 0.3, 0.5, 0.7", "edges = 0.5, 0.3")
+        with open(scn, "w") as f:
+            f.write(bad)
+        r = run("check", "--scenario", scn)
+        t.ok(r.returncode == 2 and "strictly increasing" in r.stderr,
+             "decreasing edges: exit 2", r.stderr)
+    r = run("check", "--scenario", os.path.join(ROOT, "host-sim/scenarios/roc.scn"))
+    t.ok(r.returncode == 0, "host-sim/scenarios/roc.scn parses", r.stderr)
+    # the planner
+    r = run("plan", "--mechanism", "roc_hist", "--error", "0.005", "--confidence", "0.95",
+            "--devices", "1e5", "--runs", "100")
+    t.ok(r.returncode == 0 and "minimum eps" in r.stdout and "PASS" in r.stdout,
+         "plan roc_hist --devices: an eps, checked by simulation", r.stdout + r.stderr)
+    r = run("plan", "--mechanism", "roc_hist", "--error", "0.01", "--confidence", "0.9",
+            "--eps", "0.5", "--auc", "0.7", "--bins", "5", "--runs", "100")
+    t.ok(r.returncode == 0 and "minimum devices" in r.stdout and "PASS" in r.stdout,
+         "plan roc_hist --eps: a device count, checked by simulation", r.stdout + r.stderr)
+    r = run("plan", "--mechanism", "roc_hist", "--error", "0.01", "--confidence", "0.9")
+    t.ok(r.returncode == 2, "plan roc_hist without --devices/--eps: exit 2", r.stderr)
+    return t.done()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,287 @@
+/* The roc_hist estimator (host-sim/estimate/roc.h) on inputs with known answers: exact small
+ * histograms (AUC by hand, ties counted 1/2), the noiseless estimate equal to the exact binned
+ * AUC and ROC, the brute-force Mann-Whitney AUC of explicit examples, the projection of negative
+ * noised counts (totals kept, monotone ROC in [0, 1]), the delta-method noise variance against
+ * numerical derivatives, the discrete Laplace variance, the band at the end points, and
+ * argument checks. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "estimate/roc.h"
+
+static void agg_of(dpm_roc_agg_t *a, const int32_t *pos, const int32_t *neg, uint32_t bins,
+                   uint64_t reports)
+{
+    assert_int_equal(dpm_roc_agg_init(a, bins), DPM_OK);
+    assert_int_equal(dpm_roc_agg_add(a, bins, pos, neg), DPM_OK);
+    a->reports = reports;
+}
+
+static void test_exact_small(void **state)
+{
+    (void)state;
+    /* 2 bins: positives {0, 2}, negatives {2, 0}: every positive above every negative */
+    const uint64_t p1[2] = {0, 2}, n1[2] = {2, 0};
+    double tpr[4], fpr[4], auc;
+    assert_int_equal(dpm_roc_exact(p1, n1, 2, tpr, fpr, &auc), DPM_OK);
+    assert_true(auc == 1.0);
+    assert_true(tpr[0] == 1.0 && fpr[0] == 1.0 && tpr[1] == 1.0 && fpr[1] == 0.0);
+    assert_true(tpr[2] == 0.0 && fpr[2] == 0.0);
+    /* all in one bin: every pair tied, AUC 1/2 */
+    const uint64_t p2[3] = {0, 3, 0}, n2[3] = {0, 5, 0};
+    assert_int_equal(dpm_roc_exact(p2, n2, 3, tpr, fpr, &auc), DPM_OK);
+    assert_true(auc == 0.5);
+    /* 3 bins, pos {1, 1, 2}, neg {2, 1, 1}: pairs won by positives, by hand:
+     * pos in bin 0 (1): vs neg bin 0 tie 2 * 0.5 = 1 -> 1
+     * pos in bin 1 (1): neg bin 0 (2) + tie bin 1 0.5 -> 2.5
+     * pos in bin 2 (2): each 2 + 1 + 0.5 = 3.5 -> 7; total 10.5 / (4 * 4) */
+    const uint64_t p3[3] = {1, 1, 2}, n3[3] = {2, 1, 1};
+    assert_int_equal(dpm_roc_exact(p3, n3, 3, tpr, fpr, &auc), DPM_OK);
+    assert_true(fabs(auc - 10.5 / 16.0) < 1e-15);
+    assert_true(fabs(tpr[1] - 0.75) < 1e-15 && fabs(fpr[1] - 0.5) < 1e-15);
+    assert_true(fabs(tpr[2] - 0.5) < 1e-15 && fabs(fpr[2] - 0.25) < 1e-15);
+    /* trapezoid through the points gives the same number */
+    double trap = 0.0;
+    for (int j = 0; j < 3; j++) {
+        trap += (fpr[j] - fpr[j + 1]) * (tpr[j] + tpr[j + 1]) / 2.0;
+    }
+    assert_true(fabs(trap - auc) < 1e-15);
+    /* an empty class */
+    const uint64_t zero[2] = {0, 0};
+    assert_int_equal(dpm_roc_exact(zero, n1, 2, tpr, fpr, &auc), DPM_ERR_PARAM);
+}
+
+/* Mann-Whitney by brute force over explicit (bin, label) examples, against the estimate. */
+static void test_noiseless_equals_brute_force(void **state)
+{
+    (void)state;
+    enum { B = 7, E = 300 };
+    uint32_t bin[E];
+    int label[E];
+    int32_t pos[B] = {0}, neg[B] = {0};
+    uint64_t upos[B], uneg[B];
+    uint64_t x = 12345;
+    for (int i = 0; i < E; i++) {
+        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+        label[i] = (int)((x >> 33) % 3 == 0);
+        bin[i] = (uint32_t)(((x >> 40) % B + (label[i] ? (x >> 20) % 3 : 0)) % B);
+        if (label[i]) {
+            pos[bin[i]]++;
+        } else {
+            neg[bin[i]]++;
+        }
+    }
+    double wins = 0.0, pairs = 0.0;
+    for (int i = 0; i < E; i++) {
+        for (int k = 0; k < E; k++) {
+            if (label[i] && !label[k]) {
+                pairs += 1.0;
+                wins += bin[i] > bin[k] ? 1.0 : (bin[i] == bin[k] ? 0.5 : 0.0);
+            }
+        }
+    }
+    for (int b = 0; b < B; b++) {
+        upos[b] = (uint64_t)pos[b];
+        uneg[b] = (uint64_t)neg[b];
+    }
+    double tpr[B + 1], fpr[B + 1], auc;
+    assert_int_equal(dpm_roc_exact(upos, uneg, B, tpr, fpr, &auc), DPM_OK);
+    assert_true(fabs(auc - wins / pairs) < 1e-14);
+    dpm_roc_params_t p;
+    dpm_roc_agg_t a;
+    dpm_roc_estimate_t est;
+    assert_int_equal(dpm_roc_params_init(&p, B, 0.0), DPM_OK);
+    agg_of(&a, pos, neg, B, 1);
+    assert_int_equal(dpm_roc_estimate(&p, &a, 0.95, &est), DPM_OK);
+    assert_true(est.valid && !est.projected);
+    assert_true(fabs(est.auc - auc) < 1e-14);
+    assert_true(est.var_noise == 0.0 && est.var_sampling > 0.0);
+    for (int j = 0; j <= B; j++) {
+        assert_true(fabs(est.tpr[j] - tpr[j]) < 1e-14 && fabs(est.fpr[j] - fpr[j]) < 1e-14);
+        assert_true(est.tpr_lo[j] == est.tpr[j] && est.tpr_hi[j] == est.tpr[j]);
+    }
+    /* noise only: the CI collapses to the point; with sampling it does not */
+    assert_true(est.ci_lo == est.auc && est.ci_hi == est.auc);
+    assert_true(est.ci_total_lo < est.auc && est.ci_total_hi > est.auc);
+}
+
+static void test_projection(void **state)
+{
+    (void)state;
+    const double y[5] = {10.0, -3.0, 4.0, -1.0, 0.5};
+    double x[5], sum = 0.0;
+    assert_int_equal(dpm_roc_project(y, 5, x), 1);
+    for (int i = 0; i < 5; i++) {
+        assert_true(x[i] >= 0.0);
+        sum += x[i];
+    }
+    assert_true(fabs(sum - 10.5) < 1e-12); /* the total is kept */
+    /* by hand: tau = (10 + 4 - 10.5) / 2 = 1.75 > 0.5, so x = {8.25, 0, 2.25, 0, 0} */
+    assert_true(fabs(x[0] - 8.25) < 1e-12 && fabs(x[2] - 2.25) < 1e-12);
+    assert_true(x[1] == 0.0 && x[3] == 0.0 && x[4] == 0.0);
+    const double ok[3] = {1.0, 0.0, 2.0};
+    assert_int_equal(dpm_roc_project(ok, 3, x), 0);
+    assert_true(x[0] == 1.0 && x[1] == 0.0 && x[2] == 2.0);
+    const double bad[2] = {-1.0, 0.5};
+    assert_int_equal(dpm_roc_project(bad, 2, x), 1);
+    assert_true(x[0] == 0.0 && x[1] == 0.0);
+}
+
+static void test_negative_noised_counts(void **state)
+{
+    (void)state;
+    enum { B = 6 };
+    const int32_t pos[B] = {-4, 3, -2, 20, 15, 30}, neg[B] = {40, 25, -7, 10, 2, -3};
+    dpm_roc_params_t p;
+    dpm_roc_agg_t a;
+    dpm_roc_estimate_t est;
+    assert_int_equal(dpm_roc_params_init(&p, B, 2.0), DPM_OK);
+    agg_of(&a, pos, neg, B, 10);
+    assert_int_equal(dpm_roc_estimate(&p, &a, 0.9, &est), DPM_OK);
+    assert_true(est.valid && est.projected);
+    assert_true(est.P == 62.0 && est.N == 67.0);
+    for (int j = 0; j < B; j++) {
+        assert_true(est.pos[j] >= 0.0 && est.neg[j] >= 0.0);
+        assert_true(est.tpr[j] >= est.tpr[j + 1] && est.fpr[j] >= est.fpr[j + 1]);
+    }
+    for (int j = 0; j <= B; j++) {
+        assert_true(est.tpr[j] >= 0.0 && est.tpr[j] <= 1.0 && est.fpr[j] >= 0.0 &&
+                    est.fpr[j] <= 1.0);
+        assert_true(est.tpr_lo[j] <= est.tpr[j] && est.tpr[j] <= est.tpr_hi[j]);
+        assert_true(est.tpr_lo_sim[j] <= est.tpr_lo[j] && est.tpr_hi[j] <= est.tpr_hi_sim[j]);
+        assert_true(est.tpr_lo[j] >= 0.0 && est.tpr_hi[j] <= 1.0);
+    }
+    assert_true(est.tpr[0] == 1.0 && est.tpr[B] == 0.0 && est.tpr_sd[0] == 0.0 &&
+                est.tpr_sd[B] == 0.0);
+    assert_true(est.auc > 0.5 && est.auc < 1.0);
+    assert_true(est.ci_lo < est.auc && est.auc < est.ci_hi);
+    /* a class whose noised total is not positive: no estimate */
+    const int32_t few[B] = {-1, 0, 0, 0, 0, 0};
+    agg_of(&a, few, neg, B, 1);
+    assert_int_equal(dpm_roc_estimate(&p, &a, 0.9, &est), DPM_OK);
+    assert_false(est.valid);
+    assert_true(isnan(est.auc));
+}
+
+static double auc_of(const double *y, const double *v, uint32_t bins)
+{
+    dpm_roc_params_t p;
+    dpm_roc_agg_t a;
+    dpm_roc_estimate_t est;
+    assert_int_equal(dpm_roc_params_init(&p, bins, 0.0), DPM_OK);
+    assert_int_equal(dpm_roc_agg_init(&a, bins), DPM_OK);
+    /* the estimator takes integers: scale by 2^20 for a smooth function of y, v */
+    for (uint32_t b = 0; b < bins; b++) {
+        a.pos[b] = (int64_t)llround(y[b] * 1048576.0);
+        a.neg[b] = (int64_t)llround(v[b] * 1048576.0);
+    }
+    a.reports = 1;
+    assert_int_equal(dpm_roc_estimate(&p, &a, 0.95, &est), DPM_OK);
+    return est.auc;
+}
+
+/* var_noise = n s² |grad A|²: the gradient by central differences. */
+static void test_noise_variance_gradient(void **state)
+{
+    (void)state;
+    enum { B = 5 };
+    const int32_t pos[B] = {100, 200, 300, 500, 900}, neg[B] = {800, 600, 400, 200, 100};
+    double y[B], v[B], g2 = 0.0, h = 1.0;
+    for (int b = 0; b < B; b++) {
+        y[b] = pos[b];
+        v[b] = neg[b];
+    }
+    for (int b = 0; b < 2 * B; b++) {
+        double *w = b < B ? &y[b] : &v[b - B], keep = *w;
+        *w = keep + h;
+        double up = auc_of(y, v, B);
+        *w = keep - h;
+        double down = auc_of(y, v, B);
+        *w = keep;
+        double d = (up - down) / (2.0 * h);
+        g2 += d * d;
+    }
+    dpm_roc_params_t p;
+    dpm_roc_agg_t a;
+    dpm_roc_estimate_t est;
+    assert_int_equal(dpm_roc_params_init(&p, B, 2.0), DPM_OK);
+    agg_of(&a, pos, neg, B, 50);
+    assert_int_equal(dpm_roc_estimate(&p, &a, 0.95, &est), DPM_OK);
+    double expect = 50.0 * p.noise_var * g2;
+    assert_true(fabs(est.var_noise - expect) < 1e-6 * expect);
+    /* the AUC interval is auc -+ z sd */
+    assert_true(fabs(est.ci_hi - est.auc - est.z * sqrt(est.var_noise)) < 1e-12);
+    /* TPR at threshold 2: var = n s² ((B - j)(1 - 2 t) + B t²) / P² */
+    double t = (300.0 + 500.0 + 900.0) / 2000.0;
+    double vt = 50.0 * p.noise_var * (3.0 * (1.0 - 2.0 * t) + 5.0 * t * t) / (2000.0 * 2000.0);
+    assert_true(fabs(est.tpr[2] - t) < 1e-15);
+    assert_true(fabs(est.tpr_sd[2] - sqrt(vt)) < 1e-12);
+}
+
+static void test_dlap_variance(void **state)
+{
+    (void)state;
+    /* t = 2 (eps = 1): p = e^-1/2, 2p / (1 - p)² by hand */
+    double pp = exp(-0.5);
+    assert_true(fabs(dpm_roc_dlap_var(2.0) - 2.0 * pp / ((1 - pp) * (1 - pp))) < 1e-12);
+    /* large t: about 2 t² - 1/6 */
+    double t = 1000.0;
+    assert_true(fabs(dpm_roc_dlap_var(t) - (2.0 * t * t - 1.0 / 6.0)) < 1e-6 * t * t);
+    assert_true(dpm_roc_dlap_var(0.0) == 0.0);
+    /* the sum of the pmf p^|z| (1 - p) / (1 + p) times z² */
+    double s = 0.0, norm = 0.0, q = exp(-1.0 / 3.0);
+    for (int z = -400; z <= 400; z++) {
+        double w = pow(q, abs(z));
+        s += w * z * z;
+        norm += w;
+    }
+    assert_true(fabs(s / norm - dpm_roc_dlap_var(3.0)) < 1e-9);
+}
+
+static void test_arguments(void **state)
+{
+    (void)state;
+    dpm_roc_params_t p;
+    dpm_roc_agg_t a, b;
+    dpm_roc_estimate_t est;
+    int32_t cells[3] = {1, 2, 3};
+    assert_int_equal(dpm_roc_params_init(&p, 1, 1.0), DPM_ERR_PARAM);
+    assert_int_equal(dpm_roc_params_init(&p, DPM_ROC_MAX_BINS + 1, 1.0), DPM_ERR_PARAM);
+    assert_int_equal(dpm_roc_params_init(&p, 3, -1.0), DPM_ERR_PARAM);
+    assert_int_equal(dpm_roc_params_init(&p, 3, 1.0), DPM_OK);
+    assert_int_equal(dpm_roc_agg_init(&a, 3), DPM_OK);
+    assert_int_equal(dpm_roc_agg_init(&b, 4), DPM_OK);
+    assert_int_equal(dpm_roc_agg_add(&a, 4, cells, cells), DPM_ERR_PARAM);
+    assert_int_equal(dpm_roc_agg_merge(&a, &b), DPM_ERR_PARAM);
+    assert_int_equal(dpm_roc_agg_add(&a, 3, cells, cells), DPM_OK);
+    assert_int_equal(dpm_roc_agg_init(&b, 3), DPM_OK);
+    assert_int_equal(dpm_roc_agg_add(&b, 3, cells, cells), DPM_OK);
+    assert_int_equal(dpm_roc_agg_merge(&a, &b), DPM_OK);
+    assert_true(a.reports == 2 && a.pos[2] == 6 && a.neg[0] == 2);
+    assert_int_equal(dpm_roc_estimate(&p, &a, 1.0, &est), DPM_ERR_PARAM);
+    assert_int_equal(dpm_roc_estimate(&p, &b, 0.95, NULL), DPM_ERR_PARAM);
+    dpm_roc_params_t p4;
+    assert_int_equal(dpm_roc_params_init(&p4, 4, 1.0), DPM_OK);
+    assert_int_equal(dpm_roc_estimate(&p4, &a, 0.95, &est), DPM_ERR_PARAM);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_exact_small),
+        cmocka_unit_test(test_noiseless_equals_brute_force),
+        cmocka_unit_test(test_projection),
+        cmocka_unit_test(test_negative_noised_counts),
+        cmocka_unit_test(test_noise_variance_gradient),
+        cmocka_unit_test(test_dlap_variance),
+        cmocka_unit_test(test_arguments),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
