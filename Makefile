@@ -156,8 +156,11 @@ $(OUT)/obj/nanopb/%.o: $(NANOPB_DIR)/%.c $(FLAGS_STAMP)
 	@printf '  %-3s %s\n' CC $<
 	$(Q)$(CC) $(NANOPB_CFLAGS) -MMD -MP -c $< -o $@
 
+# A missing runtime source is fetched by `make deps`, once: if it is still missing afterwards,
+# stop (a nested make must not try again, or a broken build/src recurses without end).
 $(NANOPB_DIR)/%.c:
-	@$(MAKE) --no-print-directory deps
+	@if [ -n "$(DPM_FETCHING_DEPS)" ]; then echo "make: $@ still missing after make deps" >&2; exit 1; fi
+	@$(MAKE) --no-print-directory deps DPM_FETCHING_DEPS=1
 
 $(OUT)/obj/port/%.o: port/%.c $(AUTOCONF) $(FLAGS_STAMP) | $(MBEDTLS_DIR)/library/libmbedcrypto.a
 	@mkdir -p $(dir $@)
