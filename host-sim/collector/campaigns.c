@@ -126,7 +126,7 @@ static int parse_bins(const char *key, const char *v, dpm_campaign_t *c)
             return -1;
         }
         uint32_t q = (uint32_t)llround(e * 2147483648.0);
-        if (c->nbins > 0 && q <= c->bin_edges[c->nbins - 1]) {
+        if (q == 0 || (c->nbins > 0 && q <= c->bin_edges[c->nbins - 1])) { /* 0: below the grid */
             return -1;
         }
         c->bin_edges[c->nbins++] = q;

@@ -611,6 +611,9 @@ static int campaign_bins(parser_t *p, sim_campaign_spec_t *c, const char *k, cha
             return FAIL(p, "edges: '%s' is not a score in (0, 1]", items[i]);
         }
         c->edges[i] = (uint32_t)llround(e * 2147483648.0);
+        if (c->edges[i] == 0) {
+            return FAIL(p, "edges: '%s' rounds to score 0 on the Q1.31 grid", items[i]);
+        }
         if (i > 0 && c->edges[i] <= c->edges[i - 1]) {
             return FAIL(p, "edges must be strictly increasing");
         }

@@ -39,15 +39,14 @@ static void test_request_bytes(void **state)
     for (size_t cap = 0; cap < len; cap++) {
         size_t l2 = 99;
         memset(buf, 0x77, sizeof(buf));
-        assert_int_equal(dpm_http_write_request(buf, cap, "collector.example:8443",
-                                                "/v1/reports", 1234, &l2),
-                         DPM_ERR_BUFFER);
+        assert_int_equal(
+            dpm_http_write_request(buf, cap, "collector.example:8443", "/v1/reports", 1234, &l2),
+            DPM_ERR_BUFFER);
         assert_int_equal(l2, 99);
         assert_int_equal(buf[0], 0x77); /* untouched */
     }
     assert_int_equal(dpm_http_write_request(buf, sizeof(buf), "[::1]:80", "/", 0, &len), DPM_OK);
-    assert_int_equal(dpm_http_write_request(buf, sizeof(buf), "h", "/", UINT32_MAX, &len),
-                     DPM_OK);
+    assert_int_equal(dpm_http_write_request(buf, sizeof(buf), "h", "/", UINT32_MAX, &len), DPM_OK);
     assert_non_null(strstr((const char *)buf, "Content-Length: 4294967295\r\n"));
 }
 
@@ -80,11 +79,9 @@ static void test_request_refuses_injection(void **state)
     long_path[DPM_HTTP_MAX_PATH + 1] = '\0';
     assert_int_equal(dpm_http_write_request(buf, sizeof(buf), "h", long_path, 1, &len),
                      DPM_ERR_PARAM);
-    assert_int_equal(dpm_http_write_request(buf, sizeof(buf), NULL, "/", 1, &len),
-                     DPM_ERR_PARAM);
+    assert_int_equal(dpm_http_write_request(buf, sizeof(buf), NULL, "/", 1, &len), DPM_ERR_PARAM);
     assert_int_equal(dpm_http_write_request(NULL, 10, "h", "/", 1, &len), DPM_ERR_PARAM);
-    assert_int_equal(dpm_http_write_request(buf, sizeof(buf), "h", "/", 1, NULL),
-                     DPM_ERR_PARAM);
+    assert_int_equal(dpm_http_write_request(buf, sizeof(buf), "h", "/", 1, NULL), DPM_ERR_PARAM);
 }
 
 /* ---- response parser --------------------------------------------------------------------- */
@@ -134,18 +131,15 @@ static void test_response_ok_whole_and_bytewise(void **state)
     /* no reason phrase, body exactly the buffer */
     uint8_t body[2];
     dpm_http_response_t r;
-    assert_int_equal(parse("HTTP/1.1 503\r\nContent-Length: 2\r\n\r\nno", 1, body, 2, &r),
-                     DPM_OK);
+    assert_int_equal(parse("HTTP/1.1 503\r\nContent-Length: 2\r\n\r\nno", 1, body, 2, &r), DPM_OK);
     assert_int_equal(r.status, 503);
-    assert_int_equal(parse("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n", 0, NULL, 0, &r),
-                     DPM_OK);
+    assert_int_equal(parse("HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n", 0, NULL, 0, &r), DPM_OK);
     assert_int_equal(r.body_len, 0);
     /* bytes after the response are not consumed */
     const char *two = "HTTP/1.1 200 OK\r\nContent-Length: 1\r\n\r\nXHTTP/1.1";
     assert_int_equal(dpm_http_response_init(&r, body, 2), DPM_OK);
     size_t used = 0;
-    assert_int_equal(dpm_http_response_feed(&r, (const uint8_t *)two, strlen(two), &used),
-                     DPM_OK);
+    assert_int_equal(dpm_http_response_feed(&r, (const uint8_t *)two, strlen(two), &used), DPM_OK);
     assert_int_equal(used, strlen(two) - 8);
     assert_true(dpm_http_response_done(&r));
 }
@@ -154,12 +148,23 @@ static void test_response_bad_status_lines(void **state)
 {
     (void)state;
     const char *bad[] = {
-        "HTTP/1.1 20 OK\r\n",  "HTTP/2 200 OK\r\n",       "HTTP/1.2 200 OK\r\n",
-        "HTTP/1.1 600 X\r\n",  "HTTP/1.1 099 X\r\n",      "HTP/1.1 200 OK\r\n",
-        "HTTP/1.1  200 OK\r\n", "HTTP/1.1 200OK\r\n",     "http/1.1 200 OK\r\n",
-        "HTTP/1.1 2x0 OK\r\n", "HTTP/1.1 200 OK\n",       "HTTP/1.1 200 O\rK\r\n",
-        "HTTP/1.1 200 OK\x01\r\n", "\r\n",                "HTTP/1.1 200 OK\r\r\n",
-        " HTTP/1.1 200 OK\r\n", "HTTP/1.1 101 Switching\r\n\r\n",
+        "HTTP/1.1 20 OK\r\n",
+        "HTTP/2 200 OK\r\n",
+        "HTTP/1.2 200 OK\r\n",
+        "HTTP/1.1 600 X\r\n",
+        "HTTP/1.1 099 X\r\n",
+        "HTP/1.1 200 OK\r\n",
+        "HTTP/1.1  200 OK\r\n",
+        "HTTP/1.1 200OK\r\n",
+        "http/1.1 200 OK\r\n",
+        "HTTP/1.1 2x0 OK\r\n",
+        "HTTP/1.1 200 OK\n",
+        "HTTP/1.1 200 O\rK\r\n",
+        "HTTP/1.1 200 OK\x01\r\n",
+        "\r\n",
+        "HTTP/1.1 200 OK\r\r\n",
+        " HTTP/1.1 200 OK\r\n",
+        "HTTP/1.1 101 Switching\r\n\r\n",
     };
     for (size_t i = 0; i < ARRAY_LEN(bad); i++) {
         for (size_t step = 0; step <= 1; step++) {
@@ -226,8 +231,7 @@ static void test_response_headers_strict_and_bounded(void **state)
     assert_true(r.close); /* the last case */
     /* 204 and 304 have no body and need no Content-Length */
     assert_int_equal(parse("HTTP/1.1 204 No Content\r\n\r\n", 1, NULL, 0, &r), DPM_OK);
-    assert_int_equal(parse("HTTP/1.1 204 No Content\r\nContent-Length: 3\r\n\r\n", 1, NULL, 0,
-                           &r),
+    assert_int_equal(parse("HTTP/1.1 204 No Content\r\nContent-Length: 3\r\n\r\n", 1, NULL, 0, &r),
                      DPM_ERR_PROTOCOL);
 
     /* a header line of exactly DPM_HTTP_MAX_LINE bytes passes, one more does not */
@@ -269,11 +273,11 @@ static void test_response_headers_strict_and_bounded(void **state)
 typedef struct {
     const uint8_t *data;
     size_t len, pos;
-    size_t chunk;      /* bytes per recv */
-    int zeros;         /* recv returns 0 this many times between chunks */
+    size_t chunk; /* bytes per recv */
+    int zeros;    /* recv returns 0 this many times between chunks */
     int zero_left;
-    int close_at_end;  /* -1 once the data is used up (else 0 for ever) */
-    int32_t send_ret;  /* fixed send result if nonzero; else accept up to chunk */
+    int close_at_end; /* -1 once the data is used up (else 0 for ever) */
+    int32_t send_ret; /* fixed send result if nonzero; else accept up to chunk */
     size_t sent;
 } script_tr_t;
 
@@ -389,8 +393,8 @@ static void test_deadline_slowloris(void **state)
 
 /* ---- backoff ----------------------------------------------------------------------------- */
 
-static const dpm_upload_config_t cfg_base = {"collector.example", "/v1/reports", 8, 4096,
-                                             1000,                100,          6400};
+static const dpm_upload_config_t cfg_base = {
+    "collector.example", "/v1/reports", 8, 4096, 1000, 100, 6400};
 
 static void test_backoff_growth_and_cap(void **state)
 {
@@ -531,12 +535,47 @@ static void frig_put(frig_t *f, uint32_t campaign)
 
 static dpm_status_t frig_flush(frig_t *f, dpm_upload_result_t *res)
 {
-    dpm_status_t st = dpm_upload_flush(&f->up, &f->ob, &f->t, &f->clk, &f->rand, f->work,
-                                       sizeof(f->work), res);
+    dpm_status_t st =
+        dpm_upload_flush(&f->up, &f->ob, &f->t, &f->clk, &f->rand, f->work, sizeof(f->work), res);
     if (f->fc.fatal) {
         fail_msg("collector: %s", f->fc.why);
     }
     return st;
+}
+
+/* The largest report this build can make (roc_hist, every count 5 bytes on the wire) goes out
+ * through the smallest work buffer dpm_upload_flush accepts: one big report never blocks the
+ * outbox. */
+static void test_flush_largest_report_with_min_work(void **state)
+{
+    (void)state;
+    static frig_t f;
+    frig_init(&f, &cfg_base);
+    dpm_report_t rep;
+    memset(&rep, 0, sizeof(rep));
+    memset(rep.report_id, 0xA5, DPM_REPORT_ID_BYTES);
+    rep.campaign_id = UINT32_MAX;
+    rep.period = UINT32_MAX;
+    rep.mechanism = DPM_MECH_ID_ROC_HIST;
+    rep.eps = UINT32_MAX;
+    rep.params_hash = UINT32_MAX;
+    rep.roc_hist.bins = DPM_MAX_BINS;
+    for (uint32_t b = 0; b < DPM_MAX_BINS; b++) {
+        rep.roc_hist.pos[b] = INT32_MAX;
+        rep.roc_hist.neg[b] = INT32_MIN + 1;
+    }
+    uint8_t buf[DPM_REPORT_MAX_BYTES];
+    size_t len = 0;
+    assert_int_equal(dpm_report_encode(&rep, buf, sizeof(buf), &len), DPM_OK);
+    assert_int_equal(len, DPM_REPORT_MAX_BYTES);
+    assert_int_equal(dpm_outbox_put(&f.ob, buf, len), DPM_OK);
+    memcpy(f.ids[f.n++], rep.report_id, DPM_REPORT_ID_BYTES);
+    static uint8_t work[DPM_UPLOAD_MIN_WORK];
+    dpm_upload_result_t res;
+    assert_int_equal(
+        dpm_upload_flush(&f.up, &f.ob, &f.t, &f.clk, &f.rand, work, sizeof(work), &res), DPM_OK);
+    assert_int_equal(res.delivered, 1);
+    assert_int_equal(res.pending, 0);
 }
 
 static void test_flush_success_and_batches(void **state)
@@ -604,8 +643,8 @@ static void test_flush_failure_backoff_and_same_bytes(void **state)
     for (int i = 0; i < 3; i++) {
         frig_put(&f, 1);
     }
-    static const fc_action_t fails[] = {FC_503, FC_DROP_AFTER_STORE, FC_TIMEOUT, FC_CHUNKED,
-                                        FC_BAD_400, FC_DROP_BEFORE};
+    static const fc_action_t fails[] = {FC_503,     FC_DROP_AFTER_STORE, FC_TIMEOUT,
+                                        FC_CHUNKED, FC_BAD_400,          FC_DROP_BEFORE};
     const dpm_status_t want[] = {DPM_ERR_TRANSPORT, DPM_ERR_TRANSPORT, DPM_ERR_TIMEOUT,
                                  DPM_ERR_PROTOCOL,  DPM_ERR_PROTOCOL,  DPM_ERR_TRANSPORT};
     f.fc.script = fails;
@@ -680,7 +719,7 @@ static void test_flush_400_removes_only_rejected(void **state)
         assert_true(found);
         assert_memory_equal(e.report_id, f.ids[2 * i], DPM_REPORT_ID_BYTES);
     }
-    assert_int_equal(f.fc.nstored, 3);   /* the collector kept the good ones already */
+    assert_int_equal(f.fc.nstored, 3); /* the collector kept the good ones already */
     assert_int_equal(f.fc.nrejected, 3);
     f.fc.after = FC_OK;
     f.fclk.now = dpm_upload_next_attempt_ms(&f.up);
@@ -726,21 +765,21 @@ static void test_flush_bad_arguments(void **state)
     memset(&res, 0x5A, sizeof(res));
     dpm_upload_result_t keep = res;
     uint8_t small[DPM_UPLOAD_MIN_WORK - 1];
-    assert_int_equal(dpm_upload_flush(&f.up, &f.ob, &f.t, &f.clk, &f.rand, small, sizeof(small),
-                                      &res),
-                     DPM_ERR_PARAM);
-    assert_int_equal(dpm_upload_flush(NULL, &f.ob, &f.t, &f.clk, &f.rand, f.work,
-                                      sizeof(f.work), &res),
-                     DPM_ERR_PARAM);
-    assert_int_equal(dpm_upload_flush(&f.up, NULL, &f.t, &f.clk, &f.rand, f.work,
-                                      sizeof(f.work), &res),
-                     DPM_ERR_PARAM);
-    assert_int_equal(dpm_upload_flush(&f.up, &f.ob, NULL, &f.clk, &f.rand, f.work,
-                                      sizeof(f.work), &res),
-                     DPM_ERR_PARAM);
-    assert_int_equal(dpm_upload_flush(&f.up, &f.ob, &f.t, NULL, &f.rand, f.work,
-                                      sizeof(f.work), &res),
-                     DPM_ERR_PARAM);
+    assert_int_equal(
+        dpm_upload_flush(&f.up, &f.ob, &f.t, &f.clk, &f.rand, small, sizeof(small), &res),
+        DPM_ERR_PARAM);
+    assert_int_equal(
+        dpm_upload_flush(NULL, &f.ob, &f.t, &f.clk, &f.rand, f.work, sizeof(f.work), &res),
+        DPM_ERR_PARAM);
+    assert_int_equal(
+        dpm_upload_flush(&f.up, NULL, &f.t, &f.clk, &f.rand, f.work, sizeof(f.work), &res),
+        DPM_ERR_PARAM);
+    assert_int_equal(
+        dpm_upload_flush(&f.up, &f.ob, NULL, &f.clk, &f.rand, f.work, sizeof(f.work), &res),
+        DPM_ERR_PARAM);
+    assert_int_equal(
+        dpm_upload_flush(&f.up, &f.ob, &f.t, NULL, &f.rand, f.work, sizeof(f.work), &res),
+        DPM_ERR_PARAM);
     assert_memory_equal(&res, &keep, sizeof(res));
     assert_int_equal(f.fc.requests, 0);
     /* configurations */
@@ -774,9 +813,9 @@ static void test_flush_bad_arguments(void **state)
     host[DPM_HTTP_MAX_HOST] = '\0';
     c.host = host;
     assert_int_equal(dpm_upload_init(&up, &c), DPM_OK);
-    assert_int_equal(dpm_upload_flush(&up, &f.ob, &f.t, &f.clk, &f.rand, f.work,
-                                      DPM_UPLOAD_MIN_WORK, &res),
-                     DPM_ERR_PARAM);
+    assert_int_equal(
+        dpm_upload_flush(&up, &f.ob, &f.t, &f.clk, &f.rand, f.work, DPM_UPLOAD_MIN_WORK, &res),
+        DPM_ERR_PARAM);
 }
 
 int main(void)
@@ -792,6 +831,7 @@ int main(void)
         cmocka_unit_test(test_backoff_growth_and_cap),
         cmocka_unit_test(test_backoff_jitter_bounds),
         cmocka_unit_test(test_flush_success_and_batches),
+        cmocka_unit_test(test_flush_largest_report_with_min_work),
         cmocka_unit_test(test_flush_failure_backoff_and_same_bytes),
         cmocka_unit_test(test_flush_400_removes_only_rejected),
         cmocka_unit_test(test_flush_bad_arguments),

@@ -128,8 +128,8 @@
 #endif
 
 /* ---- 4. checks ----------------------------------------------------------------------- */
-#if DPM_MAX_BINS < 2 || DPM_MAX_BINS > 4096
-#error "DPM_MAX_BINS must be in [2, 4096]"
+#if DPM_MAX_BINS < 2 || DPM_MAX_BINS > 64
+#error "DPM_MAX_BINS must be in [2, 64] (the wire format, sdk/proto/dpm.options, holds 64)"
 #endif
 #if DPM_MAX_GROUPS < 2 || DPM_MAX_GROUPS > 256
 #error "DPM_MAX_GROUPS must be in [2, 256]"

@@ -75,11 +75,23 @@ typedef struct {
 /* Largest encoded report, and of a Campaign message. The report bound is exact for what
  * dpm_report_encode writes (proto3, packed repeated fields): a header of at most 43 bytes
  * (report_id 18, campaign_id 6, period 6, mechanism 2, eps_q16 6, params_hash 5) plus the
- * largest body, roc_hist with DPM_MAX_BINS = 64 bins: 2 packed fields of 1 tag + 2 length +
- * 64 * 5 bytes (sint32 of magnitude up to 2^31 - 1) = 646, in 1 tag + 2 length bytes: 649.
- * 43 + 649 = 692 (a tuple report is at most 75). nanopb's dpm_v1_Report_size (814) is larger
- * because it allows the unpacked encoding, which dpm_report_decode also accepts. */
-#define DPM_REPORT_MAX_BYTES 692
+ * largest body. roc_hist with B = DPM_MAX_BINS bins: 2 packed fields of 1 tag + the length
+ * varint + B * 5 bytes (sint32 of magnitude up to 2^31 - 1), in 1 tag + a length varint;
+ * B = 64: 43 + 1 + 2 + 2 * (1 + 2 + 320) = 692. Without roc_hist the tuple body bounds it
+ * (80). Outbox regions and upload work buffers are sized from this, so a build without
+ * roc_hist (DPM_MECH_ROC_HIST 0) or with fewer bins needs less. nanopb's dpm_v1_Report_size is
+ * larger because it allows the unpacked encoding, which dpm_report_decode also accepts. */
+#define DPM_REPORT_VARINT_LEN(x) ((x) < 128u ? 1u : (x) < 16384u ? 2u : 3u)
+#define DPM_REPORT_ROC_FIELD_MAX (1u + DPM_REPORT_VARINT_LEN(5u * DPM_MAX_BINS) + 5u * DPM_MAX_BINS)
+#define DPM_REPORT_ROC_MAX                                                                         \
+    (43u + 1u + DPM_REPORT_VARINT_LEN(2u * DPM_REPORT_ROC_FIELD_MAX) +                             \
+     2u * DPM_REPORT_ROC_FIELD_MAX)
+#define DPM_REPORT_TUPLE_MAX 80u
+#if DPM_MECH_ROC_HIST
+#define DPM_REPORT_MAX_BYTES DPM_REPORT_ROC_MAX
+#else
+#define DPM_REPORT_MAX_BYTES DPM_REPORT_TUPLE_MAX
+#endif
 #define DPM_CAMPAIGN_MAX_BYTES 420
 
 /* Decode a dpm.v1.Campaign and validate it (dpm_campaign_validate). DPM_ERR_PROTOCOL for

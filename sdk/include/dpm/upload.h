@@ -257,9 +257,11 @@ dpm_status_t dpm_http_read_response(const dpm_transport_t *t, const dpm_clock_t 
 
 /* Largest batch: dpm.options bounds Batch.reports (and BatchResponse.rejects) to 8. */
 #define DPM_UPLOAD_MAX_BATCH 8u
-/* Smallest work buffer dpm_upload_flush accepts. 1 KiB is a good size: the request head,
- * a full batch and a BatchResponse with 8 rejects all fit. */
-#define DPM_UPLOAD_MIN_WORK 256u
+/* Smallest work buffer dpm_upload_flush accepts; it also refuses a buffer whose room after
+ * the longest request head (it depends on host and path) cannot hold one largest report
+ * (3 + DPM_REPORT_MAX_BYTES). DPM_UPLOAD_MIN_WORK + 256 bytes is a good size: the head,
+ * several reports and a BatchResponse with 8 rejects fit. */
+#define DPM_UPLOAD_MIN_WORK (256u + 3u + DPM_REPORT_MAX_BYTES)
 #define DPM_UPLOAD_OPENED 0x55504D44u
 
 typedef struct {

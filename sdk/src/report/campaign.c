@@ -7,7 +7,8 @@
 #include "dpm.pb.h"
 #include "dpm/report.h"
 
-typedef char edges_fit[DPM_ARRAY_LEN(((dpm_v1_Campaign *)0)->bin_edges) == DPM_MAX_BINS ? 1 : -1];
+/* The wire array holds at least DPM_MAX_BINS edges (dpm.options bounds it to 64). */
+typedef char edges_fit[DPM_ARRAY_LEN(((dpm_v1_Campaign *)0)->bin_edges) >= DPM_MAX_BINS ? 1 : -1];
 typedef char metrics_fit[DPM_ARRAY_LEN(((dpm_v1_Campaign *)0)->metrics) == DPM_CAMPAIGN_MAX_METRICS
                              ? 1
                              : -1];
@@ -28,7 +29,8 @@ dpm_status_t dpm_campaign_decode(const uint8_t *buf, size_t len, dpm_campaign_t 
     }
     dpm_v1_Campaign msg = dpm_v1_Campaign_init_zero;
     pb_istream_t in = pb_istream_from_buffer(buf, len);
-    if (!pb_decode(&in, dpm_v1_Campaign_fields, &msg) || in.bytes_left != 0) {
+    if (!pb_decode(&in, dpm_v1_Campaign_fields, &msg) || in.bytes_left != 0 ||
+        msg.bin_edges_count > DPM_MAX_BINS) {
         return fail(reason, "not a campaign message (or more bins or metrics than supported)",
                     DPM_ERR_PROTOCOL);
     }

@@ -16,22 +16,11 @@ typedef char mech_ids_match[(dpm_v1_Mechanism_TUPLE_MR == (int)DPM_MECH_ID_TUPLE
 typedef char
     values_fit[DPM_ARRAY_LEN(((dpm_v1_TupleBody *)0)->values) >= DPM_TUPLE_MAX_METRICS ? 1 : -1];
 typedef char roc_ids_match[dpm_v1_Mechanism_ROC_HIST == (int)DPM_MECH_ID_ROC_HIST ? 1 : -1];
-typedef char roc_pos_fit[DPM_ARRAY_LEN(((dpm_v1_RocHistBody *)0)->pos) == DPM_MAX_BINS ? 1 : -1];
-typedef char roc_neg_fit[DPM_ARRAY_LEN(((dpm_v1_RocHistBody *)0)->neg) == DPM_MAX_BINS ? 1 : -1];
-/* The encoded size bound of report.h, recomputed from its parts: a header of at most 43 bytes
- * and the larger body (each in its 1-byte tag and length varint). A packed field of n sint32
- * takes 1 tag byte, the length varint and at most 5 bytes per value. */
-#define VARINT_LEN(x) ((x) < 128u ? 1u : (x) < 16384u ? 2u : 3u)
-#define REPORT_HEADER_MAX (18u + 6u + 6u + 2u + 6u + 5u)
-#define ROC_FIELD_MAX (1u + VARINT_LEN(5u * DPM_MAX_BINS) + 5u * DPM_MAX_BINS)
-#define ROC_BODY_MAX (2u * ROC_FIELD_MAX)
-typedef char report_fits_roc[REPORT_HEADER_MAX + 1u + VARINT_LEN(ROC_BODY_MAX) + ROC_BODY_MAX <=
-                                     DPM_REPORT_MAX_BYTES
-                                 ? 1
-                                 : -1];
-typedef char
-    report_fits_tuple[REPORT_HEADER_MAX + 2u + dpm_v1_TupleBody_size <= DPM_REPORT_MAX_BYTES ? 1
-                                                                                             : -1];
+/* The wire arrays hold at least DPM_MAX_BINS values (dpm.options bounds them to 64). */
+typedef char roc_pos_fit[DPM_ARRAY_LEN(((dpm_v1_RocHistBody *)0)->pos) >= DPM_MAX_BINS ? 1 : -1];
+typedef char roc_neg_fit[DPM_ARRAY_LEN(((dpm_v1_RocHistBody *)0)->neg) >= DPM_MAX_BINS ? 1 : -1];
+/* report.h's bound covers the tuple body too: header, 1 tag + 1 length byte, the body. */
+typedef char report_fits_tuple[43u + 2u + dpm_v1_TupleBody_size <= DPM_REPORT_MAX_BYTES ? 1 : -1];
 
 dpm_status_t dpm_report_encode(const dpm_report_t *r, uint8_t *buf, size_t cap, size_t *len)
 {
@@ -85,29 +74,28 @@ dpm_status_t dpm_report_decode(const uint8_t *buf, size_t len, dpm_report_t *out
     }
     if (msg.which_body == dpm_v1_Report_roc_hist_tag &&
         (msg.body.roc_hist.pos_count != msg.body.roc_hist.neg_count ||
-         msg.body.roc_hist.pos_count < 2)) {
+         msg.body.roc_hist.pos_count < 2 || msg.body.roc_hist.pos_count > DPM_MAX_BINS)) {
         return DPM_ERR_PROTOCOL;
     }
-    dpm_report_t r;
-    memset(&r, 0, sizeof(r));
-    memcpy(r.report_id, msg.report_id, DPM_REPORT_ID_BYTES);
-    r.campaign_id = msg.campaign_id;
-    r.period = msg.period;
-    r.mechanism = (dpm_mech_id_t)msg.mechanism;
-    r.eps = msg.eps_q16;
-    r.params_hash = msg.params_hash;
+    /* Every check is done: fill *out directly (no second report-sized copy on the stack). */
+    memset(out, 0, sizeof(*out));
+    memcpy(out->report_id, msg.report_id, DPM_REPORT_ID_BYTES);
+    out->campaign_id = msg.campaign_id;
+    out->period = msg.period;
+    out->mechanism = (dpm_mech_id_t)msg.mechanism;
+    out->eps = msg.eps_q16;
+    out->params_hash = msg.params_hash;
     if (msg.which_body == dpm_v1_Report_roc_hist_tag) {
-        r.roc_hist.bins = msg.body.roc_hist.pos_count;
-        memcpy(r.roc_hist.pos, msg.body.roc_hist.pos, r.roc_hist.bins * sizeof(int32_t));
-        memcpy(r.roc_hist.neg, msg.body.roc_hist.neg, r.roc_hist.bins * sizeof(int32_t));
+        out->roc_hist.bins = msg.body.roc_hist.pos_count;
+        memcpy(out->roc_hist.pos, msg.body.roc_hist.pos, out->roc_hist.bins * sizeof(int32_t));
+        memcpy(out->roc_hist.neg, msg.body.roc_hist.neg, out->roc_hist.bins * sizeof(int32_t));
     } else {
-        r.tuple.group = msg.body.tuple.group;
-        r.tuple.nmetrics = msg.body.tuple.values_count;
-        for (uint32_t i = 0; i < r.tuple.nmetrics; i++) {
-            r.tuple.value[i] = msg.body.tuple.values[i];
+        out->tuple.group = msg.body.tuple.group;
+        out->tuple.nmetrics = msg.body.tuple.values_count;
+        for (uint32_t i = 0; i < out->tuple.nmetrics; i++) {
+            out->tuple.value[i] = msg.body.tuple.values[i];
         }
     }
-    *out = r;
     return DPM_OK;
 }
 

@@ -277,10 +277,12 @@ dpm_status_t dpm_upload_flush(dpm_upload_t *up, dpm_outbox_t *ob, const dpm_tran
         res == NULL) {
         return DPM_ERR_PARAM;
     }
-    /* The longest head this config can produce must leave room for a body. */
+    /* The longest head this config can produce must leave room for the largest report (its
+     * Batch field: tag, length varint, report), or one large report would block the outbox. */
     size_t head_max = 0;
     if (dpm_http_write_request(work, work_cap, up->cfg.host, up->cfg.path, UINT32_MAX, &head_max) !=
-        DPM_OK) {
+            DPM_OK ||
+        work_cap - head_max < 3u + DPM_REPORT_MAX_BYTES) {
         return DPM_ERR_PARAM;
     }
     memset(res, 0, sizeof(*res));
