@@ -186,6 +186,27 @@ static void write_summary(FILE *f, const sim_session_t *s)
     }
 }
 
+/* ", \"key\": value" for each of n keys. */
+static void json_fields(FILE *f, const char *const *keys, const double *vals, int n)
+{
+    for (int x = 0; x < n; x++) {
+        fprintf(f, ", \"%s\": ", keys[x]);
+        sim_json_number(f, vals[x]);
+    }
+}
+
+/* "[est, lo, hi]": one run's estimate and interval. */
+static void json_triple(FILE *f, double est, double lo, double hi)
+{
+    fputc('[', f);
+    sim_json_number(f, est);
+    fputs(", ", f);
+    sim_json_number(f, lo);
+    fputs(", ", f);
+    sim_json_number(f, hi);
+    fputc(']', f);
+}
+
 static void json_item(FILE *f, const sim_result_t *r, uint32_t j, uint32_t i)
 {
     int g, h;
@@ -202,20 +223,12 @@ static void json_item(FILE *f, const sim_result_t *r, uint32_t j, uint32_t i)
                            "paper_abs_error", "coverage", "mean_sd"};
     const double vals[7] = {sm.truth,           sm.rmse,     sm.mean_error, sm.mean_abs_error,
                             sm.paper_abs_error, sm.coverage, sm.mean_sd};
-    for (int x = 0; x < 7; x++) {
-        fprintf(f, ", \"%s\": ", keys[x]);
-        sim_json_number(f, vals[x]);
-    }
+    json_fields(f, keys, vals, 7);
     fprintf(f, ", \"runs\": [");
     for (uint32_t run = 0; run < r->runs; run++) {
         const sim_item_run_t *it = sim_result_at(r, run, j, i);
-        fprintf(f, "%s[", run ? ", " : "");
-        sim_json_number(f, it->est);
-        fputs(", ", f);
-        sim_json_number(f, it->lo);
-        fputs(", ", f);
-        sim_json_number(f, it->hi);
-        fputc(']', f);
+        fputs(run ? ", " : "", f);
+        json_triple(f, it->est, it->lo, it->hi);
     }
     fprintf(f, "]}");
 }
@@ -267,20 +280,12 @@ static void json_roc(FILE *f, const sim_result_t *r)
     const double vals[7] = {rs.auc.rmse,        rs.auc.mean_error, rs.auc.mean_abs_error,
                             rs.auc.coverage,    rs.coverage_total, rs.auc.mean_sd,
                             (double)rs.auc.runs};
-    for (int x = 0; x < 7; x++) {
-        fprintf(f, ", \"%s\": ", keys[x]);
-        sim_json_number(f, vals[x]);
-    }
+    json_fields(f, keys, vals, 7);
     fprintf(f, ", \"runs\": [");
     for (uint32_t run = 0; run < r->runs; run++) {
         const sim_roc_auc_run_t *a = &r->roc_auc[run];
-        fprintf(f, "%s[", run ? ", " : "");
-        sim_json_number(f, a->est);
-        fputs(", ", f);
-        sim_json_number(f, a->lo);
-        fputs(", ", f);
-        sim_json_number(f, a->hi);
-        fputc(']', f);
+        fputs(run ? ", " : "", f);
+        json_triple(f, a->est, a->lo, a->hi);
     }
     fprintf(f, "]},\n    \"coverage\": {\"band_pointwise\": ");
     sim_json_number(f, rs.band_pointwise);

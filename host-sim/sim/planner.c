@@ -11,8 +11,123 @@
 #include "sim/session.h"
 #include "sim/sim_math.h"
 
-#define CHECK_P_MIN 1e-3 /* the simulated coverage fails below c at this one-sided level */
-#define DEFAULT_RUNS 200u
+/* ---- shared by both planners (see planner.h) ----------------------------------------------- */
+
+void sim_plan_cli_init(sim_plan_cli_t *o)
+{
+    memset(o, 0, sizeof(*o));
+    o->runs = SIM_PLAN_DEFAULT_RUNS;
+    o->seed = 1;
+    o->check = 1;
+    o->error = o->confidence = NAN;
+}
+
+int sim_plan_cli_option(sim_plan_cli_t *o, const char *a, const char *v, int *bad)
+{
+    if (strcmp(a, "--error") == 0) {
+        *bad = sim_cli_double(v, &o->error) != 0 || !(o->error > 0.0);
+    } else if (strcmp(a, "--confidence") == 0) {
+        *bad = sim_cli_double(v, &o->confidence) != 0 || !(o->confidence > 0.0) ||
+               !(o->confidence < 1.0);
+    } else if (strcmp(a, "--devices") == 0) {
+        *bad = sim_cli_double(v, &o->devices) != 0 || !(o->devices >= 2.0) ||
+               o->devices != floor(o->devices);
+    } else if (strcmp(a, "--eps") == 0) {
+        *bad = sim_cli_double(v, &o->eps) != 0 || !(o->eps > 0.0);
+    } else if (strcmp(a, "--runs") == 0) {
+        *bad = sim_cli_u64(v, &o->runs) != 0 || o->runs < 1 || o->runs > 100000;
+    } else if (strcmp(a, "--seed") == 0) {
+        *bad = sim_cli_u64(v, &o->seed) != 0;
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
+double sim_plan_eps_campaign(double eps)
+{
+    return ceil(eps * 65536.0) / 65536.0;
+}
+
+const char *sim_plan_uncheckable(double eps, double devices, double eps_campaign)
+{
+    if (!isfinite(eps) || !isfinite(devices)) {
+        return "no answer to check";
+    }
+    if (eps_campaign > DPM_EPS_MAX || eps_campaign * 65536.0 < 1.0) {
+        return "the answer's eps is outside what a campaign accepts";
+    }
+    return NULL;
+}
+
+void sim_plan_scenario_base(sim_scenario_t *sc, const char *name, double devices, uint32_t runs,
+                            uint64_t seed, double confidence, uint32_t examples)
+{
+    memset(sc, 0, sizeof(*sc));
+    snprintf(sc->name, sizeof(sc->name), "%s", name);
+    sc->ndevices = 1;
+    sc->devices[0] = (uint64_t)devices;
+    sc->runs = runs;
+    sc->seed = seed;
+    sc->population_seed = 1;
+    sc->confidence = confidence;
+    sc->mode = SIM_MODE_EXACT;
+    sc->examples = examples;
+    sc->beta_levels = 100;
+}
+
+int sim_plan_session_run(const sim_scenario_t *sc, uint32_t threads, sim_session_t *s,
+                         double *start, char *err, size_t errcap)
+{
+    sim_run_opts_t ro;
+    memset(&ro, 0, sizeof(ro));
+    ro.mode = SIM_MODE_EXACT;
+    ro.threads = threads;
+    ro.quiet = 1;
+    *start = sim_now();
+    if (sim_session_run(sc, &ro, s, err, errcap) != 0) {
+        sim_session_free(s);
+        return -1;
+    }
+    return 0;
+}
+
+int sim_plan_binom_test(uint32_t within, uint32_t runs, double confidence, double *p_value)
+{
+    double sum = 0.0; /* Pr[Binomial(runs, c) <= within] */
+    for (uint32_t i = 0; i <= within; i++) {
+        sum += exp(sim_log_dbinom(i, runs, confidence));
+    }
+    *p_value = fmin(sum, 1.0);
+    return *p_value >= SIM_PLAN_CHECK_P_MIN;
+}
+
+int sim_plan_print_answer(double given_devices, double given_eps, double eps, double eps_campaign,
+                          double devices)
+{
+    if (given_devices > 0.0) {
+        printf("  answer: K = %.0f devices -> minimum eps = %.6f (campaign eps %.6f, Q16.16 "
+               "rounded up)\n",
+               given_devices, eps, eps_campaign);
+    } else if (isnan(devices)) {
+        printf("  answer: at eps = %g no number of devices up to 2^53 reaches it\n", given_eps);
+        return -1;
+    } else {
+        printf("  answer: eps = %g -> minimum devices K = %.0f\n", given_eps, devices);
+    }
+    return 0;
+}
+
+void sim_plan_print_coverage(const char *what, double error, uint32_t within, uint32_t runs,
+                             double confidence, double p_value, int pass)
+{
+    printf("  |%s error| <= %g in %u/%u runs (%.1f%%), needed >= %.1f%%: one-sided binomial "
+           "p = %.3g -> %s\n",
+           what, error, within, runs, 100.0 * within / runs, 100.0 * confidence, p_value,
+           pass ? "PASS" : "FAIL");
+}
+
+/* ---- tuple_mr / tuple_ml ------------------------------------------------------------------ */
 
 int sim_plan_solve(const sim_plan_question_t *q, sim_plan_answer_t *a)
 {
@@ -32,7 +147,7 @@ int sim_plan_solve(const sim_plan_question_t *q, sim_plan_answer_t *a)
         a->devices = NAN; /* more than 2^53 devices */
     }
     if (isfinite(a->eps)) {
-        a->eps_campaign = ceil(a->eps * 65536.0) / 65536.0;
+        a->eps_campaign = sim_plan_eps_campaign(a->eps);
     }
     if (isfinite(a->eps) && isfinite(a->devices)) {
         (void)dpm_disp_plan_mse(&q->plan, a->devices, a->eps, &a->mse);
@@ -47,17 +162,7 @@ static int plan_scenario(const sim_plan_question_t *q, const sim_plan_answer_t *
                          uint64_t seed, sim_scenario_t *sc, char *err, size_t errcap)
 {
     const dpm_disp_plan_t *p = &q->plan;
-    memset(sc, 0, sizeof(*sc));
-    snprintf(sc->name, sizeof(sc->name), "plan-check");
-    sc->ndevices = 1;
-    sc->devices[0] = (uint64_t)a->devices;
-    sc->runs = runs;
-    sc->seed = seed;
-    sc->population_seed = 1;
-    sc->confidence = p->confidence;
-    sc->mode = SIM_MODE_EXACT;
-    sc->examples = 40;
-    sc->beta_levels = 100;
+    sim_plan_scenario_base(sc, "plan-check", a->devices, runs, seed, p->confidence, 40);
     sc->ngroups = p->d;
     double rest = 1.0 - p->share_g - p->share_h;
     if ((p->d == 2 && fabs(rest) > 1e-9) || (p->d > 2 && !(rest > 0.0))) {
@@ -95,26 +200,12 @@ static int plan_scenario(const sim_plan_question_t *q, const sim_plan_answer_t *
     return 0;
 }
 
-/* Pr[Binomial(n, p) <= k]. */
-static double binom_cdf(uint32_t k, uint32_t n, double p)
-{
-    double s = 0.0;
-    for (uint32_t i = 0; i <= k; i++) {
-        s += exp(sim_log_dbinom(i, n, p));
-    }
-    return fmin(s, 1.0);
-}
-
 int sim_plan_check(const sim_plan_question_t *q, sim_plan_answer_t *a, uint32_t runs, uint64_t seed,
                    char *err, size_t errcap)
 {
     a->checked = 0;
-    if (!isfinite(a->eps) || !isfinite(a->devices)) {
-        a->why = "no answer to check";
-        return 0;
-    }
-    if (a->eps_campaign > DPM_EPS_MAX || a->eps_campaign * 65536.0 < 1.0) {
-        a->why = "the answer's eps is outside what a campaign accepts";
+    a->why = sim_plan_uncheckable(a->eps, a->devices, a->eps_campaign);
+    if (a->why != NULL) {
         return 0;
     }
     sim_scenario_t *sc = malloc(sizeof(*sc));
@@ -130,15 +221,9 @@ int sim_plan_check(const sim_plan_question_t *q, sim_plan_answer_t *a, uint32_t 
         free(sc);
         return 0;
     }
-    sim_run_opts_t ro;
-    memset(&ro, 0, sizeof(ro));
-    ro.mode = SIM_MODE_EXACT;
-    ro.threads = 1;
-    ro.quiet = 1;
     sim_session_t s;
-    double start = sim_now();
-    if (sim_session_run(sc, &ro, &s, err, errcap) != 0) {
-        sim_session_free(&s);
+    double start;
+    if (sim_plan_session_run(sc, 1, &s, &start, err, errcap) != 0) {
         free(sc);
         return -1;
     }
@@ -153,8 +238,7 @@ int sim_plan_check(const sim_plan_question_t *q, sim_plan_answer_t *a, uint32_t 
         sim_result_item(r, 0, r->cfg.d, &g, &h, &truth);
         a->within += fabs(it->est - truth) <= x;
     }
-    a->p_value = binom_cdf(a->within, runs, q->plan.confidence);
-    a->pass = a->p_value >= CHECK_P_MIN;
+    a->pass = sim_plan_binom_test(a->within, runs, q->plan.confidence, &a->p_value);
     a->checked = 1;
     a->seconds = sim_now() - start;
     sim_session_free(&s);
@@ -187,31 +271,29 @@ static int plan_usage(const char *what)
 
 typedef struct {
     const char *mechanism, *split, *bound, *scale, *shares;
-    double error, confidence, devices, eps;
-    uint64_t groups, runs, seed;
-    int check;
+    sim_plan_cli_t c;
+    uint64_t groups;
 } plan_opts_t;
 
 static int plan_parse(int argc, char **argv, plan_opts_t *o)
 {
     memset(o, 0, sizeof(*o));
+    sim_plan_cli_init(&o->c);
     o->groups = 2;
-    o->runs = DEFAULT_RUNS;
-    o->seed = 1;
-    o->check = 1;
-    o->error = o->confidence = NAN;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         int bad = 0;
         if (strcmp(a, "--no-check") == 0) {
-            o->check = 0;
+            o->c.check = 0;
             continue;
         }
         if (v == NULL) {
             return plan_usage("an option is missing its value");
         }
         i++;
-        if (strcmp(a, "--mechanism") == 0) {
+        if (sim_plan_cli_option(&o->c, a, v, &bad)) {
+            /* shared with roc_hist */
+        } else if (strcmp(a, "--mechanism") == 0) {
             o->mechanism = v;
         } else if (strcmp(a, "--split") == 0) {
             o->split = v;
@@ -221,23 +303,9 @@ static int plan_parse(int argc, char **argv, plan_opts_t *o)
             o->scale = v;
         } else if (strcmp(a, "--shares") == 0) {
             o->shares = v;
-        } else if (strcmp(a, "--error") == 0) {
-            bad = sim_cli_double(v, &o->error) != 0 || !(o->error > 0.0);
-        } else if (strcmp(a, "--confidence") == 0) {
-            bad = sim_cli_double(v, &o->confidence) != 0 || !(o->confidence > 0.0) ||
-                  !(o->confidence < 1.0);
-        } else if (strcmp(a, "--devices") == 0) {
-            bad = sim_cli_double(v, &o->devices) != 0 || !(o->devices >= 2.0) ||
-                  o->devices != floor(o->devices);
-        } else if (strcmp(a, "--eps") == 0) {
-            bad = sim_cli_double(v, &o->eps) != 0 || !(o->eps > 0.0);
         } else if (strcmp(a, "--groups") == 0) {
             bad =
                 sim_cli_u64(v, &o->groups) != 0 || o->groups < 2 || o->groups > DPM_DISP_MAX_GROUPS;
-        } else if (strcmp(a, "--runs") == 0) {
-            bad = sim_cli_u64(v, &o->runs) != 0 || o->runs < 1 || o->runs > 100000;
-        } else if (strcmp(a, "--seed") == 0) {
-            bad = sim_cli_u64(v, &o->seed) != 0;
         } else {
             return plan_usage("unknown option");
         }
@@ -247,10 +315,10 @@ static int plan_parse(int argc, char **argv, plan_opts_t *o)
             return plan_usage(msg);
         }
     }
-    if (o->mechanism == NULL || isnan(o->error) || isnan(o->confidence)) {
+    if (o->mechanism == NULL || isnan(o->c.error) || isnan(o->c.confidence)) {
         return plan_usage("--mechanism, --error and --confidence are required");
     }
-    if ((o->devices > 0.0) == (o->eps > 0.0)) {
+    if ((o->c.devices > 0.0) == (o->c.eps > 0.0)) {
         return plan_usage("give exactly one of --devices K and --eps E");
     }
     return 0;
@@ -268,13 +336,13 @@ static int plan_question(const plan_opts_t *o, sim_plan_question_t *q)
         return plan_usage("bad --mechanism, --split, --bound or --scale");
     }
     q->scale_metric = o->scale == NULL || strcmp(o->scale, "metric") == 0;
-    q->error = o->error;
-    q->devices = o->devices;
-    q->eps = o->eps;
-    double alpha = q->scale_metric ? 2.0 * o->error : o->error;
+    q->error = o->c.error;
+    q->devices = o->c.devices;
+    q->eps = o->c.eps;
+    double alpha = q->scale_metric ? 2.0 * o->c.error : o->c.error;
     if (dpm_disp_plan_init(&q->plan, mr ? DPM_DISP_MR : DPM_DISP_ML,
                            paper ? DPM_DISP_SPLIT_PAPER : DPM_DISP_SPLIT_CORRECT, alpha,
-                           o->confidence) != DPM_OK) {
+                           o->c.confidence) != DPM_OK) {
         return plan_usage("the planner refuses these values");
     }
     q->plan.bound = o->bound != NULL && strcmp(o->bound, "normal") == 0 ? DPM_DISP_BOUND_NORMAL
@@ -310,22 +378,14 @@ static void plan_print(const sim_plan_question_t *q, const sim_plan_answer_t *a,
     printf("  question: |disparity error| <= %g on the %s scale (alpha = %g on [-1, 1]) with "
            "probability >= %g\n",
            q->error, q->scale_metric ? "metric [0, 1]" : "value [-1, 1]", p->alpha, p->confidence);
-    if (q->devices > 0.0) {
-        if (isnan(a->eps)) {
-            printf("  answer: with K = %.0f devices NO eps reaches it (M_R's variance floor from "
-                   "the Harmony coin; add devices)\n",
-                   q->devices);
-            return;
-        }
-        printf("  answer: K = %.0f devices -> minimum eps = %.6f (campaign eps %.6f, Q16.16 "
-               "rounded up)\n",
-               q->devices, a->eps, a->eps_campaign);
-    } else {
-        if (isnan(a->devices)) {
-            printf("  answer: at eps = %g no number of devices up to 2^53 reaches it\n", q->eps);
-            return;
-        }
-        printf("  answer: eps = %g -> minimum devices K = %.0f\n", q->eps, a->devices);
+    if (q->devices > 0.0 && isnan(a->eps)) {
+        printf("  answer: with K = %.0f devices NO eps reaches it (M_R's variance floor from "
+               "the Harmony coin; add devices)\n",
+               q->devices);
+        return;
+    }
+    if (sim_plan_print_answer(q->devices, q->eps, a->eps, a->eps_campaign, a->devices) != 0) {
+        return;
     }
     printf("  predicted gap MSE %.4g (RMSE %.4g on [-1, 1]); the bound allows MSE <= %.4g\n",
            a->mse, sqrt(a->mse), a->target_mse);
@@ -340,10 +400,8 @@ static void check_print(const sim_plan_question_t *q, const sim_plan_answer_t *a
     printf("check by simulation (exact mode, %u runs, worst-case population, seed %llu, "
            "%.2f s):\n",
            a->runs, (unsigned long long)seed, a->seconds);
-    printf("  |gap error| <= %g in %u/%u runs (%.1f%%), needed >= %.1f%%: one-sided binomial "
-           "p = %.3g -> %s\n",
-           q->error, a->within, a->runs, 100.0 * a->within / a->runs, 100.0 * q->plan.confidence,
-           a->p_value, a->pass ? "PASS" : "FAIL");
+    sim_plan_print_coverage("gap", q->error, a->within, a->runs, q->plan.confidence, a->p_value,
+                            a->pass);
 }
 
 int sim_cmd_plan(int argc, char **argv)
@@ -372,17 +430,17 @@ int sim_cmd_plan(int argc, char **argv)
         return SIM_EXIT_USAGE;
     }
     if (q.eps > 0.0) {
-        a.eps_campaign = ceil(q.eps * 65536.0) / 65536.0;
+        a.eps_campaign = sim_plan_eps_campaign(q.eps);
     }
     plan_print(&q, &a, &o);
-    if (!o.check) {
+    if (!o.c.check) {
         return SIM_EXIT_OK;
     }
     char err[512];
-    if (sim_plan_check(&q, &a, (uint32_t)o.runs, o.seed, err, sizeof(err)) != 0) {
+    if (sim_plan_check(&q, &a, (uint32_t)o.c.runs, o.c.seed, err, sizeof(err)) != 0) {
         fprintf(stderr, "dpm-sim plan: check failed to run: %s\n", err);
         return SIM_EXIT_USAGE;
     }
-    check_print(&q, &a, o.seed);
+    check_print(&q, &a, o.c.seed);
     return a.checked && !a.pass ? SIM_EXIT_CHECK : SIM_EXIT_OK;
 }

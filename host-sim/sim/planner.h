@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "estimate/disparity.h"
+#include "sim/session.h"
 
 typedef struct {
     dpm_disp_plan_t plan; /* mechanism, split, d, shares, alpha (value scale), confidence */
@@ -88,5 +89,49 @@ int sim_roc_plan_check(const sim_roc_plan_t *q, sim_roc_plan_answer_t *a, uint32
                        uint64_t seed, char *err, size_t errcap);
 /* `dpm-sim plan --mechanism roc_hist ...` */
 int sim_cmd_plan_roc(int argc, char **argv);
+
+/* ---- shared by both planners (planner.c, planner_roc.c) ---------------------------------- */
+
+#define SIM_PLAN_CHECK_P_MIN                                                                       \
+    1e-3 /* the simulated coverage fails below c at this one-sided level                           \
+          */
+#define SIM_PLAN_DEFAULT_RUNS 200u
+
+/* The options both `dpm-sim plan` forms take (0 / NaN: not given). */
+typedef struct {
+    double error, confidence, devices, eps;
+    uint64_t runs, seed;
+    int check;
+} sim_plan_cli_t;
+
+/* Defaults: runs 200, seed 1, check on, error and confidence NaN, no devices, no ε. */
+void sim_plan_cli_init(sim_plan_cli_t *o);
+/* Option a with value v if it is one of --error --confidence --devices --eps --runs --seed:
+ * 1 (*bad set when the value is refused), else 0. */
+int sim_plan_cli_option(sim_plan_cli_t *o, const char *a, const char *v, int *bad);
+
+/* ε rounded up to the Q16.16 a campaign carries. */
+double sim_plan_eps_campaign(double eps);
+/* NULL when an answer (ε, K, campaign ε) can be checked by simulation, else why not. */
+const char *sim_plan_uncheckable(double eps, double devices, double eps_campaign);
+/* The scenario fields both checks share: one device count, exact mode, population seed 1,
+ * 100 beta levels. */
+void sim_plan_scenario_base(sim_scenario_t *sc, const char *name, double devices, uint32_t runs,
+                            uint64_t seed, double confidence, uint32_t examples);
+/* Runs sc quietly in exact mode with `threads` threads; *start = sim_now() before the run.
+ * 0, or -1 with a message in err (s is freed then). */
+int sim_plan_session_run(const sim_scenario_t *sc, uint32_t threads, sim_session_t *s,
+                         double *start, char *err, size_t errcap);
+/* One-sided exact binomial test of `within` of `runs` against c: *p_value = Pr[Binomial(runs, c)
+ * <= within]; returns 1 (pass) when *p_value >= SIM_PLAN_CHECK_P_MIN. */
+int sim_plan_binom_test(uint32_t within, uint32_t runs, double confidence, double *p_value);
+
+/* "  answer: ..." for a given K (prints eps, eps_campaign) or a given ε (prints devices);
+ * -1 (after saying so) when no number of devices reaches it, else 0. */
+int sim_plan_print_answer(double given_devices, double given_eps, double eps, double eps_campaign,
+                          double devices);
+/* "  |<what> error| <= x in w/R runs ..., one-sided binomial p = ... -> PASS|FAIL". */
+void sim_plan_print_coverage(const char *what, double error, uint32_t within, uint32_t runs,
+                             double confidence, double p_value, int pass);
 
 #endif /* DPM_SIM_PLANNER_H */

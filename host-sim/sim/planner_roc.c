@@ -12,9 +12,6 @@
 #include "sim/session.h"
 #include "sim/sim_math.h"
 
-#define CHECK_P_MIN 1e-3
-#define DEFAULT_RUNS 200u
-
 /* Expected per-device counts of the planner's model (uniform edges b / B, scores as roc_sim). */
 static int model_counts(const sim_roc_plan_t *q, double *pos, double *neg)
 {
@@ -65,12 +62,12 @@ int sim_roc_plan_solve(const sim_roc_plan_t *q, sim_roc_plan_answer_t *a)
         double p = ((v + 1.0) - sqrt(2.0 * v + 1.0)) / v;
         a->devices = q->devices;
         a->eps = -2.0 * log(p);
-        a->eps_campaign = ceil(a->eps * 65536.0) / 65536.0;
+        a->eps_campaign = sim_plan_eps_campaign(a->eps);
         a->sd = sqrt(dpm_roc_dlap_var(2.0 / a->eps_campaign) * a->factor / a->devices);
         return 0;
     }
     a->eps = q->eps;
-    a->eps_campaign = ceil(q->eps * 65536.0) / 65536.0;
+    a->eps_campaign = sim_plan_eps_campaign(q->eps);
     double s2 = dpm_roc_dlap_var(2.0 / a->eps_campaign);
     a->devices = fmax(2.0, ceil(s2 * a->factor / target));
     if (!(a->devices < 9007199254740992.0)) {
@@ -84,17 +81,8 @@ int sim_roc_plan_solve(const sim_roc_plan_t *q, sim_roc_plan_answer_t *a)
 static void plan_scenario(const sim_roc_plan_t *q, const sim_roc_plan_answer_t *a, uint32_t runs,
                           uint64_t seed, sim_scenario_t *sc)
 {
-    memset(sc, 0, sizeof(*sc));
-    snprintf(sc->name, sizeof(sc->name), "plan-check-roc");
-    sc->ndevices = 1;
-    sc->devices[0] = (uint64_t)a->devices;
-    sc->runs = runs;
-    sc->seed = seed;
-    sc->population_seed = 1;
-    sc->confidence = q->confidence;
-    sc->mode = SIM_MODE_EXACT;
-    sc->examples = q->examples;
-    sc->beta_levels = 100;
+    sim_plan_scenario_base(sc, "plan-check-roc", a->devices, runs, seed, q->confidence,
+                           q->examples);
     sc->ngroups = 2;
     for (uint32_t g = 0; g < 2; g++) {
         sim_group_spec_t *gs = &sc->group[g];
@@ -125,25 +113,12 @@ static void plan_scenario(const sim_roc_plan_t *q, const sim_roc_plan_answer_t *
     c->paper_tolerance = 10.0;
 }
 
-static double binom_cdf(uint32_t k, uint32_t n, double p)
-{
-    double s = 0.0;
-    for (uint32_t i = 0; i <= k; i++) {
-        s += exp(sim_log_dbinom(i, n, p));
-    }
-    return fmin(s, 1.0);
-}
-
 int sim_roc_plan_check(const sim_roc_plan_t *q, sim_roc_plan_answer_t *a, uint32_t runs,
                        uint64_t seed, char *err, size_t errcap)
 {
     a->checked = 0;
-    if (!isfinite(a->eps) || !isfinite(a->devices)) {
-        a->why = "no answer to check";
-        return 0;
-    }
-    if (a->eps_campaign > DPM_EPS_MAX || a->eps_campaign * 65536.0 < 1.0) {
-        a->why = "the answer's eps is outside what a campaign accepts";
+    a->why = sim_plan_uncheckable(a->eps, a->devices, a->eps_campaign);
+    if (a->why != NULL) {
         return 0;
     }
     if (a->devices > 2e7) {
@@ -156,15 +131,9 @@ int sim_roc_plan_check(const sim_roc_plan_t *q, sim_roc_plan_answer_t *a, uint32
         return -1;
     }
     plan_scenario(q, a, runs, seed, sc);
-    sim_run_opts_t ro;
-    memset(&ro, 0, sizeof(ro));
-    ro.mode = SIM_MODE_EXACT;
-    ro.threads = sim_cli_default_threads();
-    ro.quiet = 1;
     sim_session_t s;
-    double start = sim_now();
-    if (sim_session_run(sc, &ro, &s, err, errcap) != 0) {
-        sim_session_free(&s);
+    double start;
+    if (sim_plan_session_run(sc, sim_cli_default_threads(), &s, &start, err, errcap) != 0) {
         free(sc);
         return -1;
     }
@@ -178,8 +147,7 @@ int sim_roc_plan_check(const sim_roc_plan_t *q, sim_roc_plan_answer_t *a, uint32
     }
     a->truth = r->truth.roc_auc;
     a->rmse = sm.auc.rmse;
-    a->p_value = binom_cdf(a->within, runs, q->confidence);
-    a->pass = a->p_value >= CHECK_P_MIN;
+    a->pass = sim_plan_binom_test(a->within, runs, q->confidence, &a->p_value);
     a->checked = 1;
     a->seconds = sim_now() - start;
     sim_session_free(&s);
@@ -214,9 +182,9 @@ int sim_cmd_plan_roc(int argc, char **argv)
     q.base_rate = 0.3;
     q.examples = 40;
     q.bins = 10;
-    q.error = q.confidence = NAN;
-    uint64_t runs = DEFAULT_RUNS, seed = 1, u;
-    int check = 1;
+    sim_plan_cli_t o;
+    sim_plan_cli_init(&o);
+    uint64_t u;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         int bad = 0;
@@ -225,25 +193,17 @@ int sim_cmd_plan_roc(int argc, char **argv)
             return SIM_EXIT_OK;
         }
         if (strcmp(a, "--no-check") == 0) {
-            check = 0;
+            o.check = 0;
             continue;
         }
         if (v == NULL) {
             return roc_usage("an option is missing its value");
         }
         i++;
-        if (strcmp(a, "--mechanism") == 0) {
+        if (sim_plan_cli_option(&o, a, v, &bad)) {
+            /* shared with tuple_mr / tuple_ml */
+        } else if (strcmp(a, "--mechanism") == 0) {
             bad = strcmp(v, "roc_hist") != 0;
-        } else if (strcmp(a, "--error") == 0) {
-            bad = sim_cli_double(v, &q.error) != 0 || !(q.error > 0.0);
-        } else if (strcmp(a, "--confidence") == 0) {
-            bad = sim_cli_double(v, &q.confidence) != 0 || !(q.confidence > 0.0) ||
-                  !(q.confidence < 1.0);
-        } else if (strcmp(a, "--devices") == 0) {
-            bad = sim_cli_double(v, &q.devices) != 0 || !(q.devices >= 2.0) ||
-                  q.devices != floor(q.devices);
-        } else if (strcmp(a, "--eps") == 0) {
-            bad = sim_cli_double(v, &q.eps) != 0 || !(q.eps > 0.0);
         } else if (strcmp(a, "--auc") == 0) {
             bad = sim_cli_double(v, &q.auc) != 0 || !(q.auc > 0.5 && q.auc < 1.0);
         } else if (strcmp(a, "--base-rate") == 0) {
@@ -257,10 +217,6 @@ int sim_cmd_plan_roc(int argc, char **argv)
         } else if (strcmp(a, "--bound") == 0) {
             bad = strcmp(v, "normal") != 0 && strcmp(v, "chebyshev") != 0;
             q.bound_chebyshev = strcmp(v, "chebyshev") == 0;
-        } else if (strcmp(a, "--runs") == 0) {
-            bad = sim_cli_u64(v, &runs) != 0 || runs < 1 || runs > 100000;
-        } else if (strcmp(a, "--seed") == 0) {
-            bad = sim_cli_u64(v, &seed) != 0;
         } else {
             return roc_usage("unknown option");
         }
@@ -270,6 +226,10 @@ int sim_cmd_plan_roc(int argc, char **argv)
             return roc_usage(msg);
         }
     }
+    q.error = o.error;
+    q.confidence = o.confidence;
+    q.devices = o.devices;
+    q.eps = o.eps;
     if (isnan(q.error) || isnan(q.confidence)) {
         return roc_usage("--error and --confidence are required");
     }
@@ -288,22 +248,15 @@ int sim_cmd_plan_roc(int argc, char **argv)
     printf("  question: |AUC error| <= %g (against the devices' binned AUC) with probability "
            ">= %g\n",
            q.error, q.confidence);
-    if (q.devices > 0.0) {
-        printf("  answer: K = %.0f devices -> minimum eps = %.6f (campaign eps %.6f, Q16.16 "
-               "rounded up)\n",
-               q.devices, a.eps, a.eps_campaign);
-    } else if (isnan(a.devices)) {
-        printf("  answer: at eps = %g no number of devices up to 2^53 reaches it\n", q.eps);
+    if (sim_plan_print_answer(q.devices, q.eps, a.eps, a.eps_campaign, a.devices) != 0) {
         return SIM_EXIT_OK;
-    } else {
-        printf("  answer: eps = %g -> minimum devices K = %.0f\n", q.eps, a.devices);
     }
     printf("  predicted sd of the AUC %.4g; the bound allows sd <= %.4g\n", a.sd, q.error / a.k);
-    if (!check) {
+    if (!o.check) {
         return SIM_EXIT_OK;
     }
     char err[512];
-    if (sim_roc_plan_check(&q, &a, (uint32_t)runs, seed, err, sizeof(err)) != 0) {
+    if (sim_roc_plan_check(&q, &a, (uint32_t)o.runs, o.seed, err, sizeof(err)) != 0) {
         fprintf(stderr, "dpm-sim plan: check failed to run: %s\n", err);
         return SIM_EXIT_USAGE;
     }
@@ -313,10 +266,7 @@ int sim_cmd_plan_roc(int argc, char **argv)
     }
     printf("check by simulation (exact mode, %u runs, seed %llu, %.2f s): AUC truth %.5f, RMSE "
            "%.4g\n",
-           a.runs, (unsigned long long)seed, a.seconds, a.truth, a.rmse);
-    printf("  |AUC error| <= %g in %u/%u runs (%.1f%%), needed >= %.1f%%: one-sided binomial "
-           "p = %.3g -> %s\n",
-           q.error, a.within, a.runs, 100.0 * a.within / a.runs, 100.0 * q.confidence, a.p_value,
-           a.pass ? "PASS" : "FAIL");
+           a.runs, (unsigned long long)o.seed, a.seconds, a.truth, a.rmse);
+    sim_plan_print_coverage("AUC", q.error, a.within, a.runs, q.confidence, a.p_value, a.pass);
     return a.pass ? SIM_EXIT_OK : SIM_EXIT_CHECK;
 }

@@ -244,6 +244,41 @@ static dpm_status_t paper_report(const sim_cfg_t *cfg, dpm_rand_t *r, uint32_t r
     return st;
 }
 
+/* A device's own random source for one run, keyed by (run, device): the stream, the port over
+ * it and the SDK's bit reader over the port (which keeps a pointer to the port). */
+typedef struct {
+    tuple_sim_stream_t stream;
+    dpm_rng_t port;
+    dpm_rand_t r;
+} device_rand_t;
+
+static dpm_status_t device_rand_init(device_rand_t *d, const sim_cfg_t *cfg, uint32_t run,
+                                     uint64_t device)
+{
+    tuple_sim_stream_init(&d->stream, sim_cfg_device_key(cfg, run, device));
+    d->port = tuple_sim_stream_port(&d->stream);
+    return dpm_rand_init(&d->r, &d->port);
+}
+
+/* Reports the bytes the device drew (when asked) and passes st through. */
+static dpm_status_t device_rand_done(const device_rand_t *d, dpm_status_t st, uint64_t *rng_bytes)
+{
+    if (rng_bytes != NULL) {
+        *rng_bytes = d->r.rng_calls * (uint64_t)DPM_RAND_BUF_BYTES;
+    }
+    return st;
+}
+
+/* The device's score histogram under the campaign's roc_hist mechanism. */
+static dpm_status_t device_hist(const sim_cfg_t *cfg, const sim_block_t *b, uint64_t device,
+                                dpm_score_hist_t *h)
+{
+    if (cfg->roc_model == NULL) {
+        return DPM_ERR_PARAM;
+    }
+    return sim_roc_device_hist(cfg->roc_model, &cfg->roc_mech, b, device, h);
+}
+
 /* roc_hist: the device's score histogram (its examples through dpm_score_hist_add), then
  * dpm_mech_report_roc_hist on its own stream, then encode. */
 static dpm_status_t roc_report(const sim_cfg_t *cfg, const sim_block_t *b, uint32_t run,
@@ -251,28 +286,19 @@ static dpm_status_t roc_report(const sim_cfg_t *cfg, const sim_block_t *b, uint3
                                uint64_t *rng_bytes)
 {
     dpm_score_hist_t h;
-    if (cfg->roc_model == NULL) {
-        return DPM_ERR_PARAM;
-    }
-    dpm_status_t st = sim_roc_device_hist(cfg->roc_model, &cfg->roc_mech, b, device, &h);
+    dpm_status_t st = device_hist(cfg, b, device, &h);
     if (st != DPM_OK) {
         return st;
     }
-    tuple_sim_stream_t stream;
-    tuple_sim_stream_init(&stream, sim_cfg_device_key(cfg, run, device));
-    dpm_rng_t port = tuple_sim_stream_port(&stream);
-    dpm_rand_t r;
-    st = dpm_rand_init(&r, &port);
+    device_rand_t d;
+    st = device_rand_init(&d, cfg, run, device);
     if (st == DPM_OK) {
-        st = dpm_mech_report_roc_hist(&cfg->mech, &r, run, &h, rep);
+        st = dpm_mech_report_roc_hist(&cfg->mech, &d.r, run, &h, rep);
     }
     if (st == DPM_OK) {
         st = dpm_report_encode(rep, buf, DPM_REPORT_MAX_BYTES, len);
     }
-    if (rng_bytes != NULL) {
-        *rng_bytes = r.rng_calls * (uint64_t)DPM_RAND_BUF_BYTES;
-    }
-    return st;
+    return device_rand_done(&d, st, rng_bytes);
 }
 
 dpm_status_t sim_device_report(const sim_cfg_t *cfg, const sim_block_t *b, uint32_t run,
@@ -287,48 +313,36 @@ dpm_status_t sim_device_report(const sim_cfg_t *cfg, const sim_block_t *b, uint3
     if (st != DPM_OK) {
         return st;
     }
-    tuple_sim_stream_t stream;
-    tuple_sim_stream_init(&stream, sim_cfg_device_key(cfg, run, device));
-    dpm_rng_t port = tuple_sim_stream_port(&stream);
-    dpm_rand_t r;
-    st = dpm_rand_init(&r, &port);
+    device_rand_t d;
+    st = device_rand_init(&d, cfg, run, device);
     uint32_t group = (uint32_t)cfg->group_map[b->group];
     if (st == DPM_OK) {
-        st = cfg->paper ? paper_report(cfg, &r, run, group, v, rep)
-                        : dpm_mech_report_tuple(&cfg->mech, &r, run, group, v, rep);
+        st = cfg->paper ? paper_report(cfg, &d.r, run, group, v, rep)
+                        : dpm_mech_report_tuple(&cfg->mech, &d.r, run, group, v, rep);
     }
     if (st == DPM_OK) {
         st = dpm_report_encode(rep, buf, DPM_REPORT_MAX_BYTES, len);
     }
-    if (rng_bytes != NULL) {
-        *rng_bytes = r.rng_calls * (uint64_t)DPM_RAND_BUF_BYTES;
-    }
-    return st;
+    return device_rand_done(&d, st, rng_bytes);
 }
 
 dpm_status_t sim_roc_device_report(const sim_cfg_t *cfg, const sim_block_t *b, uint32_t run,
                                    uint64_t device, dpm_roc_hist_report_t *out, uint64_t *rng_bytes)
 {
     dpm_score_hist_t h;
-    if (!cfg->roc || cfg->roc_model == NULL) {
+    if (!cfg->roc) {
         return DPM_ERR_PARAM;
     }
-    dpm_status_t st = sim_roc_device_hist(cfg->roc_model, &cfg->roc_mech, b, device, &h);
+    dpm_status_t st = device_hist(cfg, b, device, &h);
     if (st != DPM_OK) {
         return st;
     }
-    tuple_sim_stream_t stream;
-    tuple_sim_stream_init(&stream, sim_cfg_device_key(cfg, run, device));
-    dpm_rng_t port = tuple_sim_stream_port(&stream);
-    dpm_rand_t r;
-    st = dpm_rand_init(&r, &port);
+    device_rand_t d;
+    st = device_rand_init(&d, cfg, run, device);
     if (st == DPM_OK) {
-        st = dpm_roc_hist_perturb(&cfg->roc_mech, &r, &h, out);
+        st = dpm_roc_hist_perturb(&cfg->roc_mech, &d.r, &h, out);
     }
-    if (rng_bytes != NULL) {
-        *rng_bytes = r.rng_calls * (uint64_t)DPM_RAND_BUF_BYTES;
-    }
-    return st;
+    return device_rand_done(&d, st, rng_bytes);
 }
 
 /* ---- aggregates -------------------------------------------------------------------------- */

@@ -1,11 +1,46 @@
-/* Emits reports of every kind made by the SDK (tuple_mr, tuple_ml, roc_hist), one JSON object per line: the encoded bytes in
- * hex and the fields the SDK meant, for an independent decoder to compare (test_decode.py). */
+/* Emits reports of every kind made by the SDK (tuple_mr, tuple_ml, roc_hist), one JSON object per
+ * line: the encoded bytes in hex and the fields the SDK meant, for an independent decoder to
+ * compare (test_decode.py). */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "dpm/report.h"
 #include "test_rng.h"
+
+/* The mechanism of campaign c; 0, or 1 after saying why not. */
+static int mech_init(dpm_mech_t *mc, const dpm_campaign_t *c)
+{
+    const char *why = "";
+    if (dpm_mech_init(mc, c, &why) != DPM_OK) {
+        fprintf(stderr, "campaign: %s\n", why);
+        return 1;
+    }
+    return 0;
+}
+
+/* Encodes rep and prints the start of its line: the hex, the report id and the header fields
+ * (the caller adds the body's fields and the closing brace). 0, or 1 if it does not encode. */
+static int print_report_head(const dpm_report_t *rep)
+{
+    uint8_t buf[DPM_REPORT_MAX_BYTES];
+    size_t len = 0;
+    if (dpm_report_encode(rep, buf, sizeof(buf), &len) != DPM_OK) {
+        return 1;
+    }
+    printf("{\"hex\": \"");
+    for (size_t i = 0; i < len; i++) {
+        printf("%02x", buf[i]);
+    }
+    printf("\", \"report_id\": \"");
+    for (int i = 0; i < DPM_REPORT_ID_BYTES; i++) {
+        printf("%02x", rep->report_id[i]);
+    }
+    printf("\", \"campaign_id\": %u, \"period\": %u, \"mechanism\": %d, "
+           "\"eps_q16\": %u, \"params_hash\": %u",
+           rep->campaign_id, rep->period, (int)rep->mechanism, rep->eps, rep->params_hash);
+    return 0;
+}
 
 int main(void)
 {
@@ -32,32 +67,17 @@ int main(void)
                 memcpy(c.metrics, metrics, sizeof(metrics));
                 c.frac_bits = DPM_FRAC_BITS;
                 dpm_mech_t mc;
-                const char *why = "";
-                if (dpm_mech_init(&mc, &c, &why) != DPM_OK) {
-                    fprintf(stderr, "campaign: %s\n", why);
+                if (mech_init(&mc, &c) != 0) {
                     return 1;
                 }
                 for (uint32_t k = 0; k < 5; k++) {
                     dpm_report_t rep;
-                    uint8_t buf[DPM_REPORT_MAX_BYTES];
-                    size_t len = 0;
                     if (dpm_mech_report_tuple(&mc, &r, 1000u * k, k % c.groups, values, &rep) !=
                             DPM_OK ||
-                        dpm_report_encode(&rep, buf, sizeof(buf), &len) != DPM_OK) {
+                        print_report_head(&rep) != 0) {
                         return 1;
                     }
-                    printf("{\"hex\": \"");
-                    for (size_t i = 0; i < len; i++) {
-                        printf("%02x", buf[i]);
-                    }
-                    printf("\", \"report_id\": \"");
-                    for (int i = 0; i < DPM_REPORT_ID_BYTES; i++) {
-                        printf("%02x", rep.report_id[i]);
-                    }
-                    printf("\", \"campaign_id\": %u, \"period\": %u, \"mechanism\": %d, "
-                           "\"eps_q16\": %u, \"params_hash\": %u, \"group\": %u, \"values\": [",
-                           rep.campaign_id, rep.period, (int)rep.mechanism, rep.eps,
-                           rep.params_hash, rep.tuple.group);
+                    printf(", \"group\": %u, \"values\": [", rep.tuple.group);
                     for (uint32_t i = 0; i < rep.tuple.nmetrics; i++) {
                         printf("%s%d", i ? ", " : "", rep.tuple.value[i]);
                     }
@@ -81,9 +101,7 @@ int main(void)
                 c.bin_edges[i] = (uint32_t)(((uint64_t)(i + 1) << 31) / (n_edges[b] + 1));
             }
             dpm_mech_t mc;
-            const char *why = "";
-            if (dpm_mech_init(&mc, &c, &why) != DPM_OK) {
-                fprintf(stderr, "campaign: %s\n", why);
+            if (mech_init(&mc, &c) != 0) {
                 return 1;
             }
             for (uint32_t k = 0; k < 5; k++) {
@@ -100,23 +118,10 @@ int main(void)
                     }
                 }
                 dpm_report_t rep;
-                uint8_t buf[DPM_REPORT_MAX_BYTES];
-                size_t len = 0;
                 if (dpm_mech_report_roc_hist(&mc, &r, 1000u * k, &h, &rep) != DPM_OK ||
-                    dpm_report_encode(&rep, buf, sizeof(buf), &len) != DPM_OK) {
+                    print_report_head(&rep) != 0) {
                     return 1;
                 }
-                printf("{\"hex\": \"");
-                for (size_t i = 0; i < len; i++) {
-                    printf("%02x", buf[i]);
-                }
-                printf("\", \"report_id\": \"");
-                for (int i = 0; i < DPM_REPORT_ID_BYTES; i++) {
-                    printf("%02x", rep.report_id[i]);
-                }
-                printf("\", \"campaign_id\": %u, \"period\": %u, \"mechanism\": %d, "
-                       "\"eps_q16\": %u, \"params_hash\": %u",
-                       rep.campaign_id, rep.period, (int)rep.mechanism, rep.eps, rep.params_hash);
                 for (int half = 0; half < 2; half++) {
                     const int32_t *v = half == 0 ? rep.roc_hist.pos : rep.roc_hist.neg;
                     printf(", \"%s\": [", half == 0 ? "pos" : "neg");

@@ -25,6 +25,7 @@
 #include "sim/population.h"
 #include "sim/results.h"
 #include "sim/scenario.h"
+#include "stat_ks.h"
 
 #define DEVICES 1000u
 #define RUNS 2000u
@@ -65,52 +66,6 @@ static int teardown(void **state)
     sim_pop_free(&f->pop);
     free(f);
     return 0;
-}
-
-/* ---- two-sample Kolmogorov-Smirnov ---------------------------------------------------------- */
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* Kolmogorov's limiting survival function with Stephens' small-sample correction. */
-static double ks_pvalue(double d, size_t n, size_t m)
-{
-    double ne = (double)n * (double)m / (double)(n + m), sq = sqrt(ne);
-    double lambda = (sq + 0.12 + 0.11 / sq) * d, s = 0.0;
-    if (lambda < 0.2) {
-        return 1.0;
-    }
-    for (int k = 1; k <= 100; k++) {
-        double term = exp(-2.0 * k * k * lambda * lambda);
-        s += (k % 2 ? 2.0 : -2.0) * term;
-        if (term < 1e-18) {
-            break;
-        }
-    }
-    return fmin(fmax(s, 0.0), 1.0);
-}
-
-/* p-value of H0: x and y come from one distribution (sorts both in place). */
-static double ks_test(double *x, size_t n, double *y, size_t m)
-{
-    qsort(x, n, sizeof(double), cmp_double);
-    qsort(y, m, sizeof(double), cmp_double);
-    size_t i = 0, j = 0;
-    double d = 0.0;
-    while (i < n && j < m) {
-        double v = x[i] < y[j] ? x[i] : y[j];
-        while (i < n && x[i] == v) { /* ties: step both cdfs past v */
-            i++;
-        }
-        while (j < m && y[j] == v) {
-            j++;
-        }
-        d = fmax(d, fabs((double)i / n - (double)j / m));
-    }
-    return ks_pvalue(d, n, m);
 }
 
 /* ---- statistics of one run ------------------------------------------------------------------ */
@@ -202,7 +157,7 @@ static double compare(fixture_t *f, uint32_t c, variant_t v, double *inproc, siz
             a[r] = inproc[(size_t)r * MAX_STATS + s];
             b[r] = ex[(size_t)r * MAX_STATS + s];
         }
-        pmin = fmin(pmin, ks_test(a, RUNS, b, RUNS));
+        pmin = fmin(pmin, stat_ks_test(a, RUNS, b, RUNS));
     }
     sim_result_free(&res_in);
     sim_result_free(&res_ex);

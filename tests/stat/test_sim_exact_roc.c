@@ -31,6 +31,7 @@
 #include "sim/scenario.h"
 #include "sim/session.h"
 #include "sim/sim_math.h"
+#include "stat_ks.h"
 
 #define DEVICES 500u
 #define RUNS 2000u
@@ -80,50 +81,6 @@ static int teardown(void **state)
     return 0;
 }
 
-/* ---- two-sample Kolmogorov-Smirnov (as tests/stat/test_sim_exact.c) ------------------------- */
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double ks_pvalue(double d, size_t n, size_t m)
-{
-    double ne = (double)n * (double)m / (double)(n + m), sq = sqrt(ne);
-    double lambda = (sq + 0.12 + 0.11 / sq) * d, s = 0.0;
-    if (lambda < 0.2) {
-        return 1.0;
-    }
-    for (int k = 1; k <= 100; k++) {
-        double term = exp(-2.0 * k * k * lambda * lambda);
-        s += (k % 2 ? 2.0 : -2.0) * term;
-        if (term < 1e-18) {
-            break;
-        }
-    }
-    return fmin(fmax(s, 0.0), 1.0);
-}
-
-static double ks_test(double *x, size_t n, double *y, size_t m)
-{
-    qsort(x, n, sizeof(double), cmp_double);
-    qsort(y, m, sizeof(double), cmp_double);
-    size_t i = 0, j = 0;
-    double d = 0.0;
-    while (i < n && j < m) {
-        double v = x[i] < y[j] ? x[i] : y[j];
-        while (i < n && x[i] == v) {
-            i++;
-        }
-        while (j < m && y[j] == v) {
-            j++;
-        }
-        d = fmax(d, fabs((double)i / n - (double)j / m));
-    }
-    return ks_pvalue(d, n, m);
-}
-
 /* The 2 B cell sums and the AUC estimate of each run, column-major: stats[s * RUNS + run]. */
 static void run_stats(const sim_cfg_t *cfg, const sim_agg_t *aggs, double *stats)
 {
@@ -157,7 +114,7 @@ static double min_p(const double *inproc, const double *exact)
     for (uint32_t s = 0; s < NSTATS; s++) {
         memcpy(x, inproc + (size_t)s * RUNS, RUNS * sizeof(double));
         memcpy(y, exact + (size_t)s * RUNS, RUNS * sizeof(double));
-        best = fmin(best, ks_test(x, RUNS, y, RUNS));
+        best = fmin(best, stat_ks_test(x, RUNS, y, RUNS));
     }
     free(x);
     free(y);

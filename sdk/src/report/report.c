@@ -99,6 +99,31 @@ dpm_status_t dpm_report_decode(const uint8_t *buf, size_t len, dpm_report_t *out
     return DPM_OK;
 }
 
+/* The part every report shares, after the body: st is the body's status (nothing more is drawn
+ * when it failed), then the 16-byte report id (two 64-bit draws, so the order of random draws is
+ * body first, then id) and the header from the mechanism; *out is written only on success. */
+static dpm_status_t report_finish(const dpm_mech_t *m, dpm_rand_t *r, uint32_t period,
+                                  dpm_status_t st, dpm_report_t *rep, dpm_report_t *out)
+{
+    for (int half = 0; half < 2 && st == DPM_OK; half++) {
+        uint64_t w = 0;
+        st = dpm_rand_bits(r, 64, &w);
+        for (int i = 0; i < 8; i++) {
+            rep->report_id[half * 8 + i] = (uint8_t)(w >> (8 * i));
+        }
+    }
+    if (st != DPM_OK) {
+        return st;
+    }
+    rep->campaign_id = m->campaign.id;
+    rep->period = period;
+    rep->mechanism = m->campaign.mechanism;
+    rep->eps = m->eps_implemented;
+    rep->params_hash = m->params_hash;
+    *out = *rep;
+    return DPM_OK;
+}
+
 dpm_status_t dpm_mech_report_tuple(const dpm_mech_t *m, dpm_rand_t *r, uint32_t period,
                                    uint32_t group, const dpm_ratio_t *values, dpm_report_t *out)
 {
@@ -108,23 +133,7 @@ dpm_status_t dpm_mech_report_tuple(const dpm_mech_t *m, dpm_rand_t *r, uint32_t 
     dpm_report_t rep;
     memset(&rep, 0, sizeof(rep));
     dpm_status_t st = dpm_tuple_perturb(&m->tuple, r, group, values, &rep.tuple);
-    for (int half = 0; half < 2 && st == DPM_OK; half++) {
-        uint64_t w = 0;
-        st = dpm_rand_bits(r, 64, &w);
-        for (int i = 0; i < 8; i++) {
-            rep.report_id[half * 8 + i] = (uint8_t)(w >> (8 * i));
-        }
-    }
-    if (st != DPM_OK) {
-        return st;
-    }
-    rep.campaign_id = m->campaign.id;
-    rep.period = period;
-    rep.mechanism = m->campaign.mechanism;
-    rep.eps = m->eps_implemented;
-    rep.params_hash = m->params_hash;
-    *out = rep;
-    return DPM_OK;
+    return report_finish(m, r, period, st, &rep, out);
 }
 
 dpm_status_t dpm_mech_report_roc_hist(const dpm_mech_t *m, dpm_rand_t *r, uint32_t period,
@@ -137,23 +146,7 @@ dpm_status_t dpm_mech_report_roc_hist(const dpm_mech_t *m, dpm_rand_t *r, uint32
     dpm_report_t rep;
     memset(&rep, 0, sizeof(rep));
     dpm_status_t st = dpm_roc_hist_perturb(&m->roc_hist, r, h, &rep.roc_hist);
-    for (int half = 0; half < 2 && st == DPM_OK; half++) {
-        uint64_t w = 0;
-        st = dpm_rand_bits(r, 64, &w);
-        for (int i = 0; i < 8; i++) {
-            rep.report_id[half * 8 + i] = (uint8_t)(w >> (8 * i));
-        }
-    }
-    if (st != DPM_OK) {
-        return st;
-    }
-    rep.campaign_id = m->campaign.id;
-    rep.period = period;
-    rep.mechanism = m->campaign.mechanism;
-    rep.eps = m->eps_implemented;
-    rep.params_hash = m->params_hash;
-    *out = rep;
-    return DPM_OK;
+    return report_finish(m, r, period, st, &rep, out);
 }
 
 static dpm_status_t reject(const char **reason, const char *why)
