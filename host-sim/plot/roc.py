@@ -24,6 +24,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first)
+from common import draw_sweep  # noqa: E402  (host-sim/plot/common.py)
 
 MAX_PANELS = 6
 
@@ -109,33 +110,9 @@ def plot_sweep(out_dir, summary, along_eps):
                                               num(r["mean_sd"])))
     if not lines:
         return False
-    fig, ax = plt.subplots(figsize=(7.5, 5))
-    ax.set_prop_cycle(color=plt.cm.tab10.colors)
-    drawn = 0
-    for (campaign, fixed), pts in sorted(lines.items()):
-        pts.sort()
-        if len(pts) < 2:
-            continue
-        xs = [p[0] for p in pts]
-        line, = ax.plot(xs, [p[1] for p in pts], "o-",
-                        label=f"{campaign}, {'K' if along_eps else 'eps'}={fixed:g}")
-        ax.plot(xs, [p[2] for p in pts], "--", color=line.get_color(), alpha=0.7)
-        drawn += 1
     name = "roc_auc_vs_eps.png" if along_eps else "roc_auc_vs_devices.png"
-    if drawn == 0:
-        ax.text(0.5, 0.5, f"no {'eps' if along_eps else 'devices'} sweep in this scenario",
-                ha="center", va="center", transform=ax.transAxes)
-    else:
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        ax.legend(fontsize=7)
-    ax.set_xlabel("eps" if along_eps else "devices K")
-    ax.set_ylabel("RMSE of the AUC (solid); predicted sd (dashed)")
-    ax.set_title("roc_hist: AUC error against " + ("eps" if along_eps else "the number of devices"))
-    ax.grid(True, which="both", alpha=0.3)
-    fig.tight_layout()
-    fig.savefig(os.path.join(out_dir, name), dpi=110)
-    plt.close(fig)
+    draw_sweep(out_dir, lines, along_eps, name, "RMSE of the AUC (solid); predicted sd (dashed)",
+               "roc_hist: AUC error against ", plt.cm.tab10.colors, str)
     return True
 
 

@@ -22,6 +22,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first)
+from common import draw_sweep  # noqa: E402  (host-sim/plot/common.py)
 
 MAX_PANELS = 6
 
@@ -67,33 +68,12 @@ def plot_sweep(out_dir, summary, along_eps):
     for (cfg, devices, eps), (rmse, sd) in rows.items():
         fixed = devices if along_eps else eps
         lines[(cfg, fixed)].append((eps if along_eps else devices, rmse, sd))
-    fig, ax = plt.subplots(figsize=(7.5, 5))
-    ax.set_prop_cycle(color=plt.cm.tab20.colors)  # more lines than the default 10 colours
-    drawn = 0
-    for (cfg, fixed), pts in sorted(lines.items()):
-        pts.sort()
-        if len(pts) < 2:
-            continue
-        xs = [p[0] for p in pts]
-        line, = ax.plot(xs, [p[1] for p in pts], "o-",
-                        label=f"{meta[cfg]}, {'K' if along_eps else 'eps'}={fixed:g}")
-        ax.plot(xs, [p[2] for p in pts], "--", color=line.get_color(), alpha=0.7)
-        drawn += 1
     name = "sim_error_vs_eps.png" if along_eps else "sim_error_vs_devices.png"
-    if drawn == 0:
-        ax.text(0.5, 0.5, f"no {'eps' if along_eps else 'devices'} sweep in this scenario",
-                ha="center", va="center", transform=ax.transAxes)
-    else:
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        ax.legend(fontsize=7)
-    ax.set_xlabel("eps" if along_eps else "devices K")
-    ax.set_ylabel("RMSE of the disparities (solid); predicted sd (dashed)")
-    ax.set_title("Disparity error against " + ("eps" if along_eps else "the number of devices"))
-    ax.grid(True, which="both", alpha=0.3)
-    fig.tight_layout()
-    fig.savefig(os.path.join(out_dir, name), dpi=110)
-    plt.close(fig)
+    draw_sweep(out_dir, lines, along_eps, name,
+               "RMSE of the disparities (solid); predicted sd (dashed)",
+               "Disparity error against ",
+               plt.cm.tab20.colors,  # more lines than the default 10 colours
+               meta.__getitem__)
 
 
 def run0_panels(runs, kind):

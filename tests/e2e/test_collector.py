@@ -26,8 +26,8 @@ import sys
 import tempfile
 import time
 
-ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
-OUT = os.path.join(ROOT, os.environ.get("OUT", "build/host"))
+from e2e_util import OUT, ROOT, Tap  # Tap: test_collector_kill.py takes it from here too
+
 COLLECTOR = os.path.join(OUT, "dpm-collector")
 TOOL_LOAD = os.path.join(OUT, "tests", "e2e", "tool_load")
 TOOL_EMIT = os.path.join(OUT, "tests", "e2e", "tool_emit_reports")
@@ -66,26 +66,6 @@ eps = 1
 groups = 4
 metrics = tpr
 """
-
-
-class Tap:
-    def __init__(self):
-        self.n = 0
-        self.failed = 0
-
-    def ok(self, cond, what, diag=None):
-        self.n += 1
-        print(f"{'ok' if cond else 'not ok'} {self.n} - {what}", flush=True)
-        if not cond:
-            self.failed += 1
-            if diag is not None:
-                for line in str(diag).splitlines()[:20]:
-                    print(f"# {line}", flush=True)
-        return cond
-
-    def done(self):
-        print(f"1..{self.n}", flush=True)
-        return 1 if self.failed else 0
 
 
 def make_pki(d):

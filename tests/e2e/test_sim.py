@@ -11,9 +11,9 @@ import subprocess
 import sys
 import tempfile
 
-ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
-OUT = os.path.join(ROOT, os.environ.get("OUT", "build/host"))
-SIM = os.path.join(OUT, "dpm-sim")
+from e2e_util import OUT, SIM, Tap, read_json
+from e2e_util import run_sim as run
+
 COLLECTOR = os.path.join(OUT, "dpm-collector")
 
 SCENARIO = """\
@@ -47,32 +47,8 @@ groups = a, c
 """
 
 
-class Tap:
-    def __init__(self):
-        self.n = 0
-        self.failed = 0
-
-    def ok(self, cond, what, diag=None):
-        self.n += 1
-        print(f"{'ok' if cond else 'not ok'} {self.n} - {what}", flush=True)
-        if not cond:
-            self.failed += 1
-            for line in str(diag or "").splitlines()[:20]:
-                print(f"# {line}", flush=True)
-        return cond
-
-    def done(self):
-        print(f"1..{self.n}", flush=True)
-        return 1 if self.failed else 0
-
-
-def run(*args, timeout=120):
-    return subprocess.run([SIM, *args], capture_output=True, text=True, timeout=timeout, cwd=ROOT)
-
-
 def check_outputs(t, d, mode, expected_configs):
-    with open(os.path.join(d, "results.json")) as f:
-        res = json.load(f)
+    res = read_json(d, "results.json")
     t.ok(res["mode"] == mode and len(res["configs"]) == expected_configs,
          f"{mode}: results.json has {expected_configs} configurations",
          (res.get("mode"), len(res.get("configs", []))))

@@ -5,16 +5,11 @@ population truth in both modes, the ROC plots written by host-sim/plot), AUC cov
 exact-mode runs near the nominal 95%, replay of single devices equal to the bytes of the run,
 scenario errors for roc_hist (exit 2 with the line), the planner for roc_hist (answer and
 simulation check), and host-sim/scenarios/roc.scn parsing."""
-import csv
-import json
 import os
-import subprocess
 import sys
 import tempfile
 
-ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
-OUT = os.path.join(ROOT, os.environ.get("OUT", "build/host"))
-SIM = os.path.join(OUT, "dpm-sim")
+from e2e_util import ROOT, SIM, Tap, read_csv, read_json, run_sim
 
 SCENARIO = """\
 [scenario]
@@ -45,37 +40,12 @@ groups = a, b
 """
 
 
-class Tap:
-    def __init__(self):
-        self.n = 0
-        self.failed = 0
-
-    def ok(self, cond, what, diag=None):
-        self.n += 1
-        print(f"{'ok' if cond else 'not ok'} {self.n} - {what}", flush=True)
-        if not cond:
-            self.failed += 1
-            for line in str(diag or "").splitlines()[:20]:
-                print(f"# {line}", flush=True)
-        return cond
-
-    def done(self):
-        print(f"1..{self.n}", flush=True)
-        return 1 if self.failed else 0
-
-
-def run(*args, timeout=240):
-    return subprocess.run([SIM, *args], capture_output=True, text=True, timeout=timeout, cwd=ROOT)
-
-
-def read_csv(d, name):
-    with open(os.path.join(d, name), newline="") as f:
-        return list(csv.DictReader(f))
+def run(*args):
+    return run_sim(*args, timeout=240)
 
 
 def check_outputs(t, d, mode, runs):
-    with open(os.path.join(d, "results.json")) as f:
-        res = json.load(f)
+    res = read_json(d, "results.json")
     cfgs = res["configs"]
     t.ok(res["mode"] == mode and len(cfgs) == 3 and all("roc" in c for c in cfgs),
          f"{mode}: results.json has 3 roc_hist configurations", [c.get("label") for c in cfgs])
@@ -148,8 +118,7 @@ def main():
             truth_ex = check_outputs(t, out_ex, "exact", 400)
             t.ok(truth_ex == truth_in, "inprocess and exact mode share the population truth",
                  (truth_in, truth_ex))
-            with open(os.path.join(out_ex, "results.json")) as f:
-                res = json.load(f)
+            res = read_json(out_ex, "results.json")
             cov = [c["roc"]["auc"]["coverage"] for c in res["configs"]]
             band = [c["roc"]["coverage"]["band_pointwise"] for c in res["configs"]]
             # 400 runs at 95%, Binomial(400, 0.95): Pr[X <= 351] = 1.0e-8 and Pr[X = 400] =
@@ -159,33 +128,23 @@ def main():
             # here; tests/stat/test_sim_exact_roc.c tests it strictly over 4000 runs.
             t.ok(all(0.88 <= c <= 0.9975 for c in cov) and all(0.88 <= b for b in band),
                  "AUC interval and TPR band cover the truth about 95% of the time", (cov, band))
-        # scenario errors
-        bad = SCENARIO.replace("bins = 8", "bins = 8\nmetrics = tpr")
-        with open(scn, "w") as f:
-            f.write(bad)
-        r = run("check", "--scenario", scn)
-        line = bad.splitlines().index("metrics = tpr") + 1
-        t.ok(r.returncode == 2 and f":{line}:" in r.stderr and
-             "roc_hist takes no metrics" in r.stderr,
-             "roc_hist with metrics: exit 2 naming the line", r.stderr)
-        bad = SCENARIO.replace("scores = binormal(auc=0.75, base_rate=0.4)", "tpr = constant(0.5)")
-        with open(scn, "w") as f:
-            f.write(bad)
-        r = run("check", "--scenario", scn)
-        t.ok(r.returncode == 2 and "has no scores = binormal" in r.stderr,
-             "roc_hist over a group without scores: exit 2", r.stderr)
-        bad = SCENARIO.replace("edges = 0.3, 0.5, 0.7", "edges = 0.5, 0.3")
-        with open(scn, "w") as f:
-            f.write(bad)
-        r = run("check", "--scenario", scn)
-        t.ok(r.returncode == 2 and "strictly increasing" in r.stderr,
-             "decreasing edges: exit 2", r.stderr)
-        bad = SCENARIO.replace("edges = 0.3, 0.5, 0.7", "edges = 1e-10, 0.5")
-        with open(scn, "w") as f:
-            f.write(bad)
-        r = run("check", "--scenario", scn)
-        t.ok(r.returncode == 2 and "rounds to score 0" in r.stderr,
-             "an edge below the Q1.31 grid: exit 2", r.stderr)
+        # scenario errors: SCENARIO with old replaced by new fails `check` with exit 2 and the
+        # message (and, where given, the number of the bad line)
+        for old, new, message, bad_line, what in (
+                ("bins = 8", "bins = 8\nmetrics = tpr", "roc_hist takes no metrics",
+                 "metrics = tpr", "roc_hist with metrics: exit 2 naming the line"),
+                ("scores = binormal(auc=0.75, base_rate=0.4)", "tpr = constant(0.5)",
+                 "has no scores = binormal", None, "roc_hist over a group without scores: exit 2"),
+                ("edges = 0.3, 0.5, 0.7", "edges = 0.5, 0.3", "strictly increasing", None,
+                 "decreasing edges: exit 2"),
+                ("edges = 0.3, 0.5, 0.7", "edges = 1e-10, 0.5", "rounds to score 0", None,
+                 "an edge below the Q1.31 grid: exit 2")):
+            bad = SCENARIO.replace(old, new)
+            with open(scn, "w") as f:
+                f.write(bad)
+            r = run("check", "--scenario", scn)
+            at = f":{bad.splitlines().index(bad_line) + 1}:" if bad_line else ""
+            t.ok(r.returncode == 2 and at in r.stderr and message in r.stderr, what, r.stderr)
     r = run("check", "--scenario", os.path.join(ROOT, "host-sim/scenarios/roc.scn"))
     t.ok(r.returncode == 0, "host-sim/scenarios/roc.scn parses", r.stderr)
     # the planner

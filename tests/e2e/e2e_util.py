@@ -1,0 +1,52 @@
+"""Shared by the end-to-end test scripts of tests/e2e (not a test itself: the test runner takes
+only tests/e2e/test_*.py): the repository root, the build output directory (OUT, as `make test`
+passes it), running dpm-sim, TAP output and reading CSV and JSON outputs. The scripts import it from their own directory, the first
+entry of sys.path when one runs as a script."""
+import csv
+import json
+import os
+import subprocess
+
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+OUT = os.path.join(ROOT, os.environ.get("OUT", "build/host"))
+SIM = os.path.join(OUT, "dpm-sim")
+
+
+class Tap:
+    """TAP lines "ok N - what" / "not ok N - what", the latter followed by up to 20 lines of diag
+    as "# " comments; done() prints the plan and returns the exit status."""
+
+    def __init__(self):
+        self.n = 0
+        self.failed = 0
+
+    def ok(self, cond, what, diag=None):
+        self.n += 1
+        print(f"{'ok' if cond else 'not ok'} {self.n} - {what}", flush=True)
+        if not cond:
+            self.failed += 1
+            if diag is not None:
+                for line in str(diag).splitlines()[:20]:
+                    print(f"# {line}", flush=True)
+        return cond
+
+    def done(self):
+        print(f"1..{self.n}", flush=True)
+        return 1 if self.failed else 0
+
+
+def run_sim(*args, timeout=120):
+    """dpm-sim ARGS from the repository root, its output captured as text."""
+    return subprocess.run([SIM, *args], capture_output=True, text=True, timeout=timeout, cwd=ROOT)
+
+
+def read_json(d, name):
+    """The JSON file d/name."""
+    with open(os.path.join(d, name)) as f:
+        return json.load(f)
+
+
+def read_csv(d, name):
+    """The rows of the CSV file d/name as dicts."""
+    with open(os.path.join(d, name), newline="") as f:
+        return list(csv.DictReader(f))
