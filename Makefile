@@ -156,9 +156,12 @@ $(OUT)/obj/nanopb/%.o: $(NANOPB_DIR)/%.c $(FLAGS_STAMP)
 	@printf '  %-3s %s\n' CC $<
 	$(Q)$(CC) $(NANOPB_CFLAGS) -MMD -MP -c $< -o $@
 
-# A missing runtime source is fetched by `make deps`, once: if it is still missing afterwards,
-# stop (a nested make must not try again, or a broken build/src recurses without end).
-$(NANOPB_DIR)/%.c:
+# Missing runtime sources are fetched by one `make deps` (a grouped target: `make -j` runs it
+# once, after the Mbed TLS check, so two deps runs never race for the apt lock). If they are
+# still missing afterwards, stop: a nested make must not try again, or a broken build/src
+# recurses without end.
+NANOPB_SRCS := $(addprefix $(NANOPB_DIR)/,pb_common.c pb_encode.c pb_decode.c)
+$(NANOPB_SRCS) &: | $(MBEDTLS_DIR)/library/libmbedcrypto.a
 	@if [ -n "$(DPM_FETCHING_DEPS)" ]; then echo "make: $@ still missing after make deps" >&2; exit 1; fi
 	@$(MAKE) --no-print-directory deps DPM_FETCHING_DEPS=1
 
@@ -180,7 +183,7 @@ $(OUT)/tests/%: $(OUT)/obj/tests/%.o $(TEST_SUPPORT_OBJS) $(LIBHOST) $(LIBPORT) 
 # Mbed TLS is built by `make deps`; building anything first checks it is there and current
 # with the project's config headers.
 $(MBEDTLS_DIR)/library/libmbedcrypto.a: $(wildcard port/tls/config/dpm_mbedtls_$(TARGET).h)
-	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory deps DPM_FETCHING_DEPS=1
 
 .SECONDARY:
 
