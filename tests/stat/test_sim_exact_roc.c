@@ -24,6 +24,8 @@
 
 #include <cmocka.h>
 
+#include "sim_fixture.h"
+
 #include "sim/exact.h"
 #include "sim/farm.h"
 #include "sim/population.h"
@@ -59,8 +61,8 @@ static int setup(void **state)
     fixture_t *f = calloc(1, sizeof(*f));
     char err[256];
     if (f == NULL ||
-        sim_scenario_parse(kScenario, sizeof(kScenario) - 1, "t", &f->sc, err, sizeof(err)) != 0 ||
-        sim_pop_build(&f->sc, DEVICES, &f->pop, err, sizeof(err)) != 0 ||
+        sim_fixture_build(kScenario, sizeof(kScenario) - 1, DEVICES, &f->sc, &f->pop, err,
+                          sizeof(err)) != 0 ||
         sim_cfg_init(&f->cfg, &f->sc, 0, 0, err, sizeof(err)) != 0 ||
         sim_cfg_prepare(&f->cfg, &f->pop, 1, err, sizeof(err)) != 0) {
         fprintf(stderr, "setup: %s\n", err);

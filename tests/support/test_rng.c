@@ -2,7 +2,10 @@
 
 #include <string.h>
 
-static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+static uint64_t rotl(uint64_t x, int k)
+{
+    return (x << k) | (x >> (64 - k));
+}
 
 static uint64_t splitmix64(uint64_t *x)
 {
@@ -89,4 +92,11 @@ dpm_rng_t failing_rng_port(failing_rng_t *f)
 {
     dpm_rng_t r = {failing_fill, f};
     return r;
+}
+
+dpm_status_t test_rand_init(dpm_rand_t *r, test_rng_t *t, dpm_rng_t *rng, uint64_t seed)
+{
+    test_rng_seed(t, seed);
+    *rng = test_rng_port(t);
+    return dpm_rand_init(r, rng);
 }

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dpm/noise.h"
 #include "dpm/port.h"
 
 typedef struct {
@@ -22,6 +23,9 @@ void test_rng_seed(test_rng_t *t, uint64_t seed);
 uint64_t test_rng_next(test_rng_t *t);
 /* A dpm_rng_t that draws from t. */
 dpm_rng_t test_rng_port(test_rng_t *t);
+/* Seed t, point *rng at it and bind *r to *rng (t and rng must outlive r): dpm_rand_init's
+ * status. */
+dpm_status_t test_rand_init(dpm_rand_t *r, test_rng_t *t, dpm_rng_t *rng, uint64_t seed);
 
 typedef struct {
     const uint8_t *bytes;

@@ -121,7 +121,6 @@ static uint64_t ipow(uint64_t b, uint32_t e)
     return v;
 }
 
-
 /* ---- the bit source ------------------------------------------------------------------------ */
 
 /* Bit i of a byte string, low bit of byte 0 first: the stream every draw must follow. */
@@ -168,12 +167,8 @@ static void test_rand_stream_is_the_bytes(void **state)
         /* the port has been called for exactly the fills the bits so far reached into */
         assert_int_equal(r.rng_calls, at == 0 ? 0 : (at - 1) / (DPM_RAND_BUF_BYTES * 8) + 1);
         switch ((c >> 8) % 6) {
-        case 0:
-            assert_int_equal(dpm_rand_bits(&r, n, &v), DPM_OK);
-            break;
-        case 1:
-            assert_int_equal(dpm_rand_take_bits(&r, n, &v), DPM_OK);
-            break;
+        case 0: assert_int_equal(dpm_rand_bits(&r, n, &v), DPM_OK); break;
+        case 1: assert_int_equal(dpm_rand_take_bits(&r, n, &v), DPM_OK); break;
         case 2:
             n = 32;
             assert_int_equal(dpm_rand_take32(&r, &u32), DPM_OK);
@@ -345,8 +340,18 @@ static void test_bernoulli_enumerated(void **state)
 {
     (void)state;
     const ratio_t cases[] = {
-        {1, 3}, {2, 3}, {1, 2}, {3, 8}, {5, 7}, {1, 1000}, {999, 1000}, {0, 5}, {5, 5},
-        {UINT64_MAX - 1, UINT64_MAX}, {UINT64_C(1) << 63, UINT64_MAX}, {1, UINT64_MAX},
+        {1, 3},
+        {2, 3},
+        {1, 2},
+        {3, 8},
+        {5, 7},
+        {1, 1000},
+        {999, 1000},
+        {0, 5},
+        {5, 5},
+        {UINT64_MAX - 1, UINT64_MAX},
+        {UINT64_C(1) << 63, UINT64_MAX},
+        {1, UINT64_MAX},
         {(UINT64_C(1) << 63) + 1, UINT64_C(1) << 63 | 3},
     };
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -520,7 +525,6 @@ static void test_dlap_script_fast_and_wide_paths(void **state)
     assert_int_equal(out, -(int64_t)(5 * TWO56));
 }
 
-
 /* ---- the Laplace mechanism's sampler (sdk/src/noise/laplace.c) --------------------------- */
 
 static void seeded(dpm_rand_t *r, test_rng_t *t, dpm_rng_t *port, uint64_t seed)
@@ -530,27 +534,26 @@ static void seeded(dpm_rand_t *r, test_rng_t *t, dpm_rng_t *port, uint64_t seed)
     assert_int_equal(dpm_rand_init(r, port), DPM_OK);
 }
 
-
 /* Mechanisms covering its shapes: num a power of two (constant table) with den 1 or not, the
  * lanes with K = 0 and K > 0, invalid A (mA < 16), num = 1, the largest scales. */
 static const struct {
     uint64_t sens;
     dpm_eps_t eps;
 } LAP_SHAPES[] = {
-    {UINT64_C(1) << 17, 65536},      /* t = 2^17: the benchmark */
-    {UINT64_C(1) << 17, 6553},       /* 2^33 / 6553 */
-    {UINT64_C(1) << 17, 655360},     /* 2^16 / 5 */
-    {1, 6553},                       /* 65536 / 6553: table, den > 1 */
-    {1, 65536},                      /* t = 1: num = 1, no A */
-    {1, 131072},                     /* t = 1/2 */
-    {2, 65536},                      /* t = 2: M = 1 */
-    {10, 65536},                     /* t = 10: K = 0, lanes, mA = 10 */
-    {1000, 65536},                   /* K = 6, lanes */
-    {3, 7},                          /* 196608 / 7: mA = 12 */
-    {17, 99991},                     /* 1114112 / 99991: mA = 9 */
-    {UINT64_C(1) << 40, 1},          /* t = 2^56: sequential (L does not fit a window) */
+    {UINT64_C(1) << 17, 65536},       /* t = 2^17: the benchmark */
+    {UINT64_C(1) << 17, 6553},        /* 2^33 / 6553 */
+    {UINT64_C(1) << 17, 655360},      /* 2^16 / 5 */
+    {1, 6553},                        /* 65536 / 6553: table, den > 1 */
+    {1, 65536},                       /* t = 1: num = 1, no A */
+    {1, 131072},                      /* t = 1/2 */
+    {2, 65536},                       /* t = 2: M = 1 */
+    {10, 65536},                      /* t = 10: K = 0, lanes, mA = 10 */
+    {1000, 65536},                    /* K = 6, lanes */
+    {3, 7},                           /* 196608 / 7: mA = 12 */
+    {17, 99991},                      /* 1114112 / 99991: mA = 9 */
+    {UINT64_C(1) << 40, 1},           /* t = 2^56: sequential (L does not fit a window) */
     {(UINT64_C(1) << 40) - 1, 65535}, /* near the top, lanes */
-    {5, DPM_EPS_MAX_Q16},            /* smallest scales */
+    {5, DPM_EPS_MAX_Q16},             /* smallest scales */
 };
 #define N_LAP_SHAPES (sizeof(LAP_SHAPES) / sizeof(LAP_SHAPES[0]))
 
@@ -580,8 +583,8 @@ static void test_laplace_fast_matches_definition(void **state)
             dpm_status_t sb = dpm_laplace_add_reference(&m, &r2, value, &b);
             if (sa != sb || a != b || r1.bits_used != r2.bits_used) {
                 fail_msg("shape %zu draw %d: fast %d %lld (%llu bits), definition %d %lld (%llu)",
-                         c, i, sa, (long long)a, (unsigned long long)r1.bits_used, sb,
-                         (long long)b, (unsigned long long)r2.bits_used);
+                         c, i, sa, (long long)a, (unsigned long long)r1.bits_used, sb, (long long)b,
+                         (unsigned long long)r2.bits_used);
             }
         }
     }
@@ -663,6 +666,16 @@ static void lap_script_rand(dpm_rand_t *r, script_rng_t *s, dpm_rng_t *port, con
     assert_int_equal(dpm_rand_init(r, port), DPM_OK);
 }
 
+/* A fresh script that starts a draw: L (low_bits bits), the u byte 255 (step L accepts at once
+ * when 255 num >= 256 L, as in every script that uses this), then the sign bit S. */
+static void lap_begin(bitstr_t *b, uint64_t low, unsigned low_bits, uint64_t sign)
+{
+    memset(b, 0, sizeof(*b));
+    push_bits(b, low, low_bits);
+    push_bits(b, 255, 8);
+    push_bits(b, sign, 1);
+}
+
 static void run_lap_script(const dpm_laplace_t *m, const bitstr_t *b, int64_t value,
                            dpm_status_t want_st, int64_t want, uint64_t want_bits)
 {
@@ -699,20 +712,14 @@ static void test_laplace_known_answers(void **state)
     bitstr_t b;
 
     /* L = 1234 accepted (u = 255), S = 1, A = 3 with w = 255 >= 48 (K = 1), V: 200 fails */
-    memset(&b, 0, sizeof(b));
-    push_bits(&b, 1234, 13);
-    push_bits(&b, 255, 8);
-    push_bits(&b, 1, 1);
+    lap_begin(&b, 1234, 13, 1);
     push_bits(&b, 3, 4);
     push_bits(&b, 255, 8);
     push_bits(&b, 200, 8);
     run_lap_script(&m, &b, 7, DPM_OK, 7 - (1234 + 3 * 8192), 13 + 8 + 1 + 12 + 8);
 
     /* the same with V = 2 (64 and 100 succeed: K = 3 in bexp_one) and S = 0 */
-    memset(&b, 0, sizeof(b));
-    push_bits(&b, 1234, 13);
-    push_bits(&b, 255, 8);
-    push_bits(&b, 0, 1);
+    lap_begin(&b, 1234, 13, 0);
     push_bits(&b, 3, 4);
     push_bits(&b, 255, 8);
     push_bits(&b, 64, 8);
@@ -723,10 +730,7 @@ static void test_laplace_known_answers(void **state)
     /* A = 6, w = 40: below T_1 = 96/256, above T_2 = 18/256: K = 2, rejected; then A = 2 with
      * w = 1: below T_1 (32), T_2 = 2/256: w = 1 below (exact: 1 + 1 <= 2), T_3 = 8/(4096 6)
      * 256 = 1/12: w = 1 above: K = 3, accepted */
-    memset(&b, 0, sizeof(b));
-    push_bits(&b, 0, 13);
-    push_bits(&b, 255, 8);
-    push_bits(&b, 0, 1);
+    lap_begin(&b, 0, 13, 0);
     push_bits(&b, 6, 4);
     push_bits(&b, 40, 8);
     push_bits(&b, 2, 4);
@@ -735,10 +739,7 @@ static void test_laplace_known_answers(void **state)
     run_lap_script(&m, &b, 0, DPM_OK, 2 * 8192, 13 + 9 + 24 + 8);
 
     /* three rejections (A = 6, w = 40) and then A = 1, w = 16 (above T_1 = 16/256, exact) */
-    memset(&b, 0, sizeof(b));
-    push_bits(&b, 5, 13);
-    push_bits(&b, 255, 8);
-    push_bits(&b, 1, 1);
+    lap_begin(&b, 5, 13, 1);
     for (int i = 0; i < 3; i++) {
         push_bits(&b, 6, 4);
         push_bits(&b, 40, 8);
@@ -763,10 +764,7 @@ static void test_laplace_known_answers(void **state)
     run_lap_script(&m, &b, -3, DPM_OK, -3, 29 + 13 + 9 + 12 + 8);
 
     /* "-0" is rejected: L = 0, S = 1, A = 0, V = 0, then the same with S = 0 and L = 9 */
-    memset(&b, 0, sizeof(b));
-    push_bits(&b, 0, 13);
-    push_bits(&b, 255, 8);
-    push_bits(&b, 1, 1);
+    lap_begin(&b, 0, 13, 1);
     push_bits(&b, 0, 4);
     push_bits(&b, 255, 8);
     push_bits(&b, 255, 8);
@@ -779,10 +777,7 @@ static void test_laplace_known_answers(void **state)
     run_lap_script(&m, &b, 0, DPM_OK, 9, 2 * 42);
 
     /* DPM_ERR_RANGE from the exact sum: +|Z| past INT64_MAX, *out untouched */
-    memset(&b, 0, sizeof(b));
-    push_bits(&b, 10, 13);
-    push_bits(&b, 255, 8);
-    push_bits(&b, 0, 1);
+    lap_begin(&b, 10, 13, 0);
     push_bits(&b, 0, 4);
     push_bits(&b, 255, 8);
     push_bits(&b, 255, 8);
@@ -794,10 +789,7 @@ static void test_laplace_known_answers(void **state)
     assert_int_equal(dpm_laplace_init(&d, 1, 6553), DPM_OK);
     assert_int_equal(d.low_bits, 12);
     assert_true(d.fixed16 && d.scale_den == 6553);
-    memset(&b, 0, sizeof(b));
-    push_bits(&b, 4000, 12);
-    push_bits(&b, 255, 8);
-    push_bits(&b, 0, 1);
+    lap_begin(&b, 4000, 12, 0);
     push_bits(&b, 3, 4);
     push_bits(&b, 255, 8);
     push_bits(&b, 64, 8);
@@ -813,10 +805,7 @@ static void test_laplace_known_answers(void **state)
     assert_int_equal(g.low_bits, 17);
     assert_int_equal(g.a_count, 9);
     assert_false(g.fixed16);
-    memset(&b, 0, sizeof(b));
-    push_bits(&b, 131071, 17);
-    push_bits(&b, 255, 8);
-    push_bits(&b, 0, 1);
+    lap_begin(&b, 131071, 17, 0);
     push_bits(&b, 12, 4); /* A = 12 >= mA: skipped with its byte */
     push_bits(&b, 0, 8);
     push_bits(&b, 8, 4); /* A = 8: gamma = 8 2^17 / 1114112 = 0.94; w = 255 above T_1: K = 1 */
@@ -868,10 +857,7 @@ static void test_laplace_forced_fallbacks(void **state)
     /* W byte ties with T_3 = 125 / 24576 (A = 5): 256 T_3 = 1.30, 2^16 T_3 = 333.33: W's bytes
      * 1 and 77 give 333 = floor: the 256-bit path reads W's next bits against 1/3 = 0.0101..b:
      * "1" (above 0) makes W > T_3: K = 3 (below T_1 = 80/256 and T_2 = 12.5/256): accepted */
-    memset(&b, 0, sizeof(b));
-    push_bits(&b, 0, 13);
-    push_bits(&b, 255, 8);
-    push_bits(&b, 0, 1);
+    lap_begin(&b, 0, 13, 0);
     push_bits(&b, 5, 4);
     push_bits(&b, 1, 8);
     push_bits(&b, 77, 8);
@@ -881,10 +867,7 @@ static void test_laplace_forced_fallbacks(void **state)
     /* "0 0": W below T_3 (whose bits are 0 1): below T_4 = 625/(65536 24) 256 too? T_4 < 1/2^8
      * and W's prefix 1/256 + ... > T_4: above T_4, so K = 4: rejected; the next candidate
      * (A = 0) is accepted */
-    memset(&b, 0, sizeof(b));
-    push_bits(&b, 0, 13);
-    push_bits(&b, 255, 8);
-    push_bits(&b, 0, 1);
+    lap_begin(&b, 0, 13, 0);
     push_bits(&b, 5, 4);
     push_bits(&b, 1, 8);
     push_bits(&b, 77, 8);
@@ -897,10 +880,7 @@ static void test_laplace_forced_fallbacks(void **state)
     /* W below T_4 (A = 15: 256 T_4 = 8.24, w = 3): K >= 5, and the trials go on from 5 with
      * fresh bits: Bernoulli(1/5) reads floor(log2 5) = 2 bits at once, 11 != 00: it fails,
      * K = 5, odd: accepted */
-    memset(&b, 0, sizeof(b));
-    push_bits(&b, 0, 13);
-    push_bits(&b, 255, 8);
-    push_bits(&b, 0, 1);
+    lap_begin(&b, 0, 13, 0);
     push_bits(&b, 15, 4);
     push_bits(&b, 3, 8);
     push_bits(&b, 3, 2);
@@ -910,10 +890,7 @@ static void test_laplace_forced_fallbacks(void **state)
     /* V bytes that need more bits: 42 (K = 3 iff f >= 2/3: f's first bit 1 (>= 1/2), second
      * 1 (>= 3/4 > 2/3): K = 3, a success), then 10 (K = 5 iff f < 2/3: first bit 0: a
      * success), then 200: V = 2 */
-    memset(&b, 0, sizeof(b));
-    push_bits(&b, 0, 13);
-    push_bits(&b, 255, 8);
-    push_bits(&b, 0, 1);
+    lap_begin(&b, 0, 13, 0);
     push_bits(&b, 0, 4);
     push_bits(&b, 255, 8);
     push_bits(&b, 42, 8);
@@ -924,10 +901,7 @@ static void test_laplace_forced_fallbacks(void **state)
     run_lap_script(&m, &b, 0, DPM_OK, 2 * (int64_t)T17, 13 + 9 + 12 + 8 + 2 + 8 + 1 + 8);
 
     /* V = 5: five successes and a failure (past the four bytes of the window) */
-    memset(&b, 0, sizeof(b));
-    push_bits(&b, 3, 13);
-    push_bits(&b, 255, 8);
-    push_bits(&b, 1, 1);
+    lap_begin(&b, 3, 13, 1);
     push_bits(&b, 0, 4);
     push_bits(&b, 255, 8);
     for (int i = 0; i < 5; i++) {
@@ -959,21 +933,21 @@ static void check_laplace_enumerated(uint64_t sens, dpm_eps_t eps, unsigned bits
         uint64_t c = counts[z + DLAP_RANGE];
         if (!((long double)c / total <= pz && pz <= (long double)(c + undecided) / total)) {
             fail_msg("mechanism %llu/%u z=%lld: count %llu/2^%u vs pmf %Lg (undecided %llu)",
-                     (unsigned long long)sens, eps, (long long)z, (unsigned long long)c, bits,
-                     pz, (unsigned long long)undecided);
+                     (unsigned long long)sens, eps, (long long)z, (unsigned long long)c, bits, pz,
+                     (unsigned long long)undecided);
         }
     }
-    print_message("# mechanism %llu/%u: %.3f of 2^%u strings undecided\n",
-                  (unsigned long long)sens, eps, (double)undecided / (double)total, bits);
+    print_message("# mechanism %llu/%u: %.3f of 2^%u strings undecided\n", (unsigned long long)sens,
+                  eps, (double)undecided / (double)total, bits);
     assert_true((double)undecided / (double)total < max_undecided);
 }
 
 static void test_laplace_enumerated(void **state)
 {
     (void)state;
-    check_laplace_enumerated(1, 65536, 20, 0.4);  /* t = 1: S and V only */
+    check_laplace_enumerated(1, 65536, 20, 0.4);   /* t = 1: S and V only */
     check_laplace_enumerated(1, 131072, 20, 0.55); /* t = 1/2 */
-    check_laplace_enumerated(2, 65536, 22, 0.75); /* t = 2: A (1 bit) and its W byte too */
+    check_laplace_enumerated(2, 65536, 22, 0.75);  /* t = 2: A (1 bit) and its W byte too */
 }
 
 /* Bit budget: the sampler reads about 54 bits a draw at t = 2^17 (no random byte wasted),
@@ -997,7 +971,6 @@ static void test_laplace_bit_cost(void **state)
 }
 
 /* ---- parameter errors ---------------------------------------------------------------------- */
-
 
 static void test_bad_parameters_leave_outputs(void **state)
 {
@@ -1071,12 +1044,12 @@ static void test_laplace_init_errors_and_scale(void **state)
         uint64_t num, den;
     } kat[] = {
         {2, 65536, 2, 1},
-        {1, 6553, 65536, 6553},        /* eps "0.1" */
-        {3, 98304, 2, 1},              /* 3 / 1.5 */
-        {1, 1, 65536, 1},              /* smallest eps */
+        {1, 6553, 65536, 6553},           /* eps "0.1" */
+        {3, 98304, 2, 1},                 /* 3 / 1.5 */
+        {1, 1, 65536, 1},                 /* smallest eps */
         {UINT64_C(1) << 40, 1, TWO56, 1}, /* largest scale */
         {UINT64_C(1) << 40, DPM_EPS_MAX_Q16, UINT64_C(1) << 40 >> 6, 1},
-        {10, 3 * 65536, 10, 3},           /* gcd(655360, 196608) = 65536 */
+        {10, 3 * 65536, 10, 3}, /* gcd(655360, 196608) = 65536 */
     };
     for (size_t i = 0; i < sizeof(kat) / sizeof(kat[0]); i++) {
         dpm_laplace_t k;

@@ -28,20 +28,13 @@ static dpm_campaign_t tuple_campaign(dpm_mech_id_t mech, uint32_t nmetrics)
     return c;
 }
 
-static void make_rand(dpm_rand_t *r, test_rng_t *t, dpm_rng_t *rng, uint64_t seed)
-{
-    test_rng_seed(t, seed);
-    *rng = test_rng_port(t);
-    assert_int_equal(dpm_rand_init(r, rng), DPM_OK);
-}
-
 static void test_report_roundtrip_and_size(void **state)
 {
     (void)state;
     test_rng_t t;
     dpm_rng_t rng;
     dpm_rand_t r;
-    make_rand(&r, &t, &rng, 5);
+    assert_int_equal(test_rand_init(&r, &t, &rng, 5), DPM_OK);
     const dpm_ratio_t values[4] = {{3, 4}, {1, 10}, {7, 9}, {2, 2}};
     for (int mech = DPM_MECH_ID_TUPLE_MR; mech <= DPM_MECH_ID_TUPLE_ML; mech++) {
         for (uint32_t m = 1; m <= 4; m++) {
@@ -79,7 +72,7 @@ static void test_report_ids_are_fresh(void **state)
     test_rng_t t;
     dpm_rng_t rng;
     dpm_rand_t r;
-    make_rand(&r, &t, &rng, 6);
+    assert_int_equal(test_rand_init(&r, &t, &rng, 6), DPM_OK);
     dpm_campaign_t c = tuple_campaign(DPM_MECH_ID_TUPLE_MR, 1);
     dpm_mech_t mc;
     assert_int_equal(dpm_mech_init(&mc, &c, NULL), DPM_OK);
@@ -109,8 +102,7 @@ static void test_campaign_roundtrip(void **state)
     assert_int_equal(dpm_campaign_decode(buf, len - 1, &back, &why), DPM_ERR_PROTOCOL);
     assert_non_null(why);
     const uint8_t garbage[] = {0xFF, 0xFF, 0xFF, 0x01, 0x02};
-    assert_int_equal(dpm_campaign_decode(garbage, sizeof(garbage), &back, &why),
-                     DPM_ERR_PROTOCOL);
+    assert_int_equal(dpm_campaign_decode(garbage, sizeof(garbage), &back, &why), DPM_ERR_PROTOCOL);
     assert_memory_equal(&back, &keep, sizeof(c));
 }
 
@@ -120,7 +112,7 @@ static size_t campaign_with_edges(uint8_t *buf, uint32_t n)
     size_t p = 0;
     buf[p++] = 0x10; /* field 2 mechanism */
     buf[p++] = DPM_MECH_ID_TUPLE_MR;
-    buf[p++] = 0x42; /* field 8, length-delimited */
+    buf[p++] = 0x42;       /* field 8, length-delimited */
     buf[p++] = (uint8_t)n; /* n single-byte varints, n < 128 */
     for (uint32_t i = 0; i < n; i++) {
         buf[p++] = (uint8_t)(i + 1);
@@ -185,7 +177,7 @@ static void test_check_report_catches_every_mismatch(void **state)
     test_rng_t t;
     dpm_rng_t rng;
     dpm_rand_t r;
-    make_rand(&r, &t, &rng, 8);
+    assert_int_equal(test_rand_init(&r, &t, &rng, 8), DPM_OK);
     dpm_campaign_t c = tuple_campaign(DPM_MECH_ID_TUPLE_MR, 2);
     dpm_mech_t mc;
     assert_int_equal(dpm_mech_init(&mc, &c, NULL), DPM_OK);
@@ -232,7 +224,7 @@ static void test_report_decode_rejects_malformed(void **state)
     test_rng_t t;
     dpm_rng_t rng;
     dpm_rand_t r;
-    make_rand(&r, &t, &rng, 9);
+    assert_int_equal(test_rand_init(&r, &t, &rng, 9), DPM_OK);
     dpm_campaign_t c = tuple_campaign(DPM_MECH_ID_TUPLE_ML, 1);
     dpm_mech_t mc;
     assert_int_equal(dpm_mech_init(&mc, &c, NULL), DPM_OK);

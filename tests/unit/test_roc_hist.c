@@ -18,13 +18,6 @@
 /* params_hash of roc_campaign(4) (edges k/5, ε = 1), as computed at the time of writing */
 #define ROC_HASH_PINNED 0x5183d9b1u
 
-static void make_rand(dpm_rand_t *r, test_rng_t *t, dpm_rng_t *rng, uint64_t seed)
-{
-    test_rng_seed(t, seed);
-    *rng = test_rng_port(t);
-    assert_int_equal(dpm_rand_init(r, rng), DPM_OK);
-}
-
 /* 63 evenly spaced edges k / 64 (k = 1..63): the largest histogram, 64 bins. */
 static void even_edges(uint32_t *edges, uint32_t n)
 {
@@ -104,8 +97,8 @@ static void test_binning_at_edges(void **state)
         uint32_t score;
         uint32_t bin;
     } cases[] = {
-        {0, 0},           {ONE / 4 - 1, 0}, {ONE / 4, 1},   {ONE / 4 + 1, 1}, {ONE / 2 - 1, 1},
-        {ONE / 2, 2},     {ONE - 1, 2},     {ONE, 3}, /* exactly 1.0 sits on the last edge */
+        {0, 0},       {ONE / 4 - 1, 0}, {ONE / 4, 1}, {ONE / 4 + 1, 1}, {ONE / 2 - 1, 1},
+        {ONE / 2, 2}, {ONE - 1, 2},     {ONE, 3}, /* exactly 1.0 sits on the last edge */
     };
     dpm_score_hist_t h;
     assert_int_equal(dpm_score_hist_init(&h, &m), DPM_OK);
@@ -241,8 +234,8 @@ static void test_perturb_is_hist_plus_laplace_draws_in_order(void **state)
         test_rng_t t1, t2;
         dpm_rng_t p1, p2;
         dpm_rand_t r1, r2;
-        make_rand(&r1, &t1, &p1, 100 + k);
-        make_rand(&r2, &t2, &p2, 100 + k);
+        assert_int_equal(test_rand_init(&r1, &t1, &p1, 100 + k), DPM_OK);
+        assert_int_equal(test_rand_init(&r2, &t2, &p2, 100 + k), DPM_OK);
         dpm_roc_hist_report_t out;
         memset(&out, 0x33, sizeof(out));
         assert_int_equal(dpm_roc_hist_perturb(&m, &r1, &h, &out), DPM_OK);
@@ -278,7 +271,7 @@ static void test_perturb_bad_parameters_and_range(void **state)
     test_rng_t t;
     dpm_rng_t rng;
     dpm_rand_t r;
-    make_rand(&r, &t, &rng, 7);
+    assert_int_equal(test_rand_init(&r, &t, &rng, 7), DPM_OK);
     const uint32_t edges[2] = {ONE / 3, 2 * (ONE / 3)};
     dpm_roc_hist_t m;
     assert_int_equal(dpm_roc_hist_init(&m, edges, 2, DPM_EPS_ONE), DPM_OK);
@@ -340,8 +333,8 @@ static void test_report_roundtrip_64_bins(void **state)
     test_rng_t t, t2;
     dpm_rng_t rng, rng2;
     dpm_rand_t r, r2;
-    make_rand(&r, &t, &rng, 21);
-    make_rand(&r2, &t2, &rng2, 21);
+    assert_int_equal(test_rand_init(&r, &t, &rng, 21), DPM_OK);
+    assert_int_equal(test_rand_init(&r2, &t2, &rng2, 21), DPM_OK);
     dpm_campaign_t c = roc_campaign(DPM_MAX_BINS - 1);
     dpm_mech_t mc;
     const char *why = NULL;
@@ -430,7 +423,7 @@ static size_t report_with_body(uint8_t *buf, uint32_t np, uint32_t nn)
     }
     buf[p++] = 0x20; /* mechanism */
     buf[p++] = DPM_MECH_ID_ROC_HIST;
-    buf[p++] = 0x5A; /* field 11, length-delimited */
+    buf[p++] = 0x5A;                                       /* field 11, length-delimited */
     uint32_t body = (np ? 2 + np : 0) + (nn ? 2 + nn : 0); /* np, nn < 128 */
     if (body >= 128) {
         buf[p++] = (uint8_t)(0x80u | (body & 0x7Fu)); /* two-byte varint */
@@ -483,7 +476,7 @@ static void test_report_decode_and_check_reject_bad_bodies(void **state)
     test_rng_t t;
     dpm_rng_t rng;
     dpm_rand_t r;
-    make_rand(&r, &t, &rng, 31);
+    assert_int_equal(test_rand_init(&r, &t, &rng, 31), DPM_OK);
     dpm_campaign_t c = roc_campaign(4);
     dpm_mech_t mc;
     assert_int_equal(dpm_mech_init(&mc, &c, NULL), DPM_OK);

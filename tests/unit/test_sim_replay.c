@@ -13,6 +13,8 @@
 
 #include <cmocka.h>
 
+#include "sim_fixture.h"
+
 #include "sim/exact.h"
 #include "sim/farm.h"
 #include "sim/population.h"
@@ -57,9 +59,8 @@ static int setup(void **state)
 {
     fixture_t *f = calloc(1, sizeof(*f));
     char err[256];
-    if (f == NULL ||
-        sim_scenario_parse(kScenario, sizeof(kScenario) - 1, "t", &f->sc, err, sizeof(err)) != 0 ||
-        sim_pop_build(&f->sc, DEVICES, &f->pop, err, sizeof(err)) != 0) {
+    if (f == NULL || sim_fixture_build(kScenario, sizeof(kScenario) - 1, DEVICES, &f->sc, &f->pop,
+                                       err, sizeof(err)) != 0) {
         return -1;
     }
     *state = f;
