@@ -8,7 +8,13 @@
 #include <unistd.h>
 #endif
 
+#include "mbedtls/platform_util.h"
+
 #include "dpm/port_posix.h"
+
+#if DPM_POSIX_RNG_POOL_BYTES > MBEDTLS_CTR_DRBG_MAX_REQUEST
+#error "the pool is refilled by one DRBG request"
+#endif
 
 /* NIST SP 800-90A CTR_DRBG with AES-256: 256 bits of entropy input and a 128-bit nonce. */
 #define SEED_ENTROPY_LEN 32u
@@ -48,6 +54,7 @@ int dpm_posix_rng_init_with_entropy(dpm_posix_rng_t *r, dpm_posix_entropy_fn ent
         return -1;
     }
     mbedtls_ctr_drbg_init(&r->drbg);
+    r->pool_pos = DPM_POSIX_RNG_POOL_BYTES; /* empty */
     mbedtls_ctr_drbg_set_entropy_len(&r->drbg, SEED_ENTROPY_LEN);
     if (mbedtls_ctr_drbg_set_nonce_len(&r->drbg, SEED_NONCE_LEN) != 0 ||
         mbedtls_ctr_drbg_seed(&r->drbg, entropy, entropy_ctx, personalization,
@@ -67,24 +74,61 @@ int dpm_posix_rng_init(dpm_posix_rng_t *r, const uint8_t *personalization,
                                            personalization_len);
 }
 
+/* Discard the pooled bytes: the next small fill makes a new request. */
+static void pool_drop(dpm_posix_rng_t *r)
+{
+    mbedtls_platform_zeroize(r->pool, sizeof(r->pool));
+    r->pool_pos = sizeof(r->pool);
+}
+
 int dpm_posix_rng_reseed(dpm_posix_rng_t *r)
 {
+    pool_drop(r);
     return mbedtls_ctr_drbg_reseed(&r->drbg, NULL, 0) == 0 ? 0 : -1;
 }
 
 void dpm_posix_rng_free(dpm_posix_rng_t *r)
 {
+    pool_drop(r);
     mbedtls_ctr_drbg_free(&r->drbg);
 }
 
-static int posix_rng_fill(void *ctx, uint8_t *out, size_t len)
+/* len bytes straight from the DRBG, one request per MBEDTLS_CTR_DRBG_MAX_REQUEST bytes. */
+static int drbg_fill(dpm_posix_rng_t *r, uint8_t *out, size_t len)
 {
-    dpm_posix_rng_t *r = ctx;
     while (len > 0) {
         size_t n = len < MBEDTLS_CTR_DRBG_MAX_REQUEST ? len : MBEDTLS_CTR_DRBG_MAX_REQUEST;
         if (mbedtls_ctr_drbg_random(&r->drbg, out, n) != 0) {
             return -1;
         }
+        out += n;
+        len -= n;
+    }
+    return 0;
+}
+
+/* The pooled bytes first; then, with the pool empty, a long fill goes to the DRBG directly
+ * and a short one refills the pool with one request. */
+static int posix_rng_fill(void *ctx, uint8_t *out, size_t len)
+{
+    dpm_posix_rng_t *r = ctx;
+    while (len > 0) {
+        size_t avail = sizeof(r->pool) - r->pool_pos;
+        if (avail == 0 && len >= sizeof(r->pool)) {
+            return drbg_fill(r, out, len);
+        }
+        if (avail == 0) {
+            if (mbedtls_ctr_drbg_random(&r->drbg, r->pool, sizeof(r->pool)) != 0) {
+                pool_drop(r);
+                return -1;
+            }
+            r->pool_pos = 0;
+            avail = sizeof(r->pool);
+        }
+        size_t n = len < avail ? len : avail;
+        memcpy(out, r->pool + r->pool_pos, n);
+        mbedtls_platform_zeroize(r->pool + r->pool_pos, n);
+        r->pool_pos += n;
         out += n;
         len -= n;
     }

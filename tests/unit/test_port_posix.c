@@ -66,12 +66,56 @@ static void test_drbg_nist_known_answer(void **state)
                      0);
     assert_int_equal(dpm_posix_rng_reseed(&r), 0);
     assert_int_equal(tape.pos, sizeof(kat_entropy)); /* consumed exactly 48 + 32 bytes */
-    dpm_rng_t rng = dpm_posix_rng(&r);
-    uint8_t out[64];
-    assert_int_equal(rng.fill(rng.ctx, out, sizeof(out)), 0);
-    assert_int_equal(rng.fill(rng.ctx, out, sizeof(out)), 0);
+    uint8_t out[64]; /* two generate requests, as the vector has them (fill() would pool) */
+    assert_int_equal(mbedtls_ctr_drbg_random(&r.drbg, out, sizeof(out)), 0);
+    assert_int_equal(mbedtls_ctr_drbg_random(&r.drbg, out, sizeof(out)), 0);
     assert_memory_equal(out, kat_expected, sizeof(kat_expected));
     dpm_posix_rng_free(&r);
+}
+
+/* fill() hands out exactly the DRBG's output, request after request: short fills from a pool
+ * that one request fills, long ones (with the pool empty) straight from the DRBG; handed-out
+ * pool bytes are zeroised; a reseed discards the pool. Checked against a twin DRBG seeded
+ * from the same tape and asked for the requests the pool should make. */
+static void test_drbg_pool_hands_out_the_request_stream(void **state)
+{
+    (void)state;
+    enum { POOL = DPM_POSIX_RNG_POOL_BYTES };
+    tape_t ta = {kat_entropy, sizeof(kat_entropy), 0}, tb = ta;
+    dpm_posix_rng_t a, b;
+    assert_int_equal(dpm_posix_rng_init_with_entropy(&a, tape_entropy, &ta, NULL, 0), 0);
+    assert_int_equal(dpm_posix_rng_init_with_entropy(&b, tape_entropy, &tb, NULL, 0), 0);
+    static uint8_t got[6 * POOL], want[6 * POOL];
+    /* 64 and 200 from the first pool; 1000 empties it and takes 240 of a second; 3000 takes
+     * its 784 and 2216 directly (requests of 1024, 1024, 168); 7 from a third pool */
+    const size_t fills[] = {64, 200, 1000, 3000, 7};
+    const size_t requests[] = {POOL, POOL, 1024, 1024, 168, POOL};
+    dpm_rng_t rng = dpm_posix_rng(&a);
+    size_t n = 0;
+    for (size_t i = 0; i < sizeof(fills) / sizeof(fills[0]); i++) {
+        assert_int_equal(rng.fill(rng.ctx, got + n, fills[i]), 0);
+        n += fills[i];
+    }
+    size_t m = 0;
+    for (size_t i = 0; i < sizeof(requests) / sizeof(requests[0]); i++) {
+        assert_int_equal(mbedtls_ctr_drbg_random(&b.drbg, want + m, requests[i]), 0);
+        m += requests[i];
+    }
+    assert_int_equal(n, 64 + 200 + 1000 + 3000 + 7);
+    assert_memory_equal(got, want, n);
+    assert_int_equal(a.pool_pos, 7);
+    for (size_t i = 0; i < a.pool_pos; i++) {
+        assert_int_equal(a.pool[i], 0); /* handed out: zeroised */
+    }
+    /* the unread rest of the third pool is dropped by a reseed: the next byte comes from a
+     * request made after it */
+    assert_int_equal(dpm_posix_rng_reseed(&a), 0);
+    assert_int_equal(mbedtls_ctr_drbg_reseed(&b.drbg, NULL, 0), 0);
+    assert_int_equal(rng.fill(rng.ctx, got, 16), 0);
+    assert_int_equal(mbedtls_ctr_drbg_random(&b.drbg, want, 16), 0);
+    assert_memory_equal(got, want, 16);
+    dpm_posix_rng_free(&a);
+    dpm_posix_rng_free(&b);
 }
 
 static void test_drbg_fails_without_entropy(void **state)
@@ -255,6 +299,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_drbg_nist_known_answer),
+        cmocka_unit_test(test_drbg_pool_hands_out_the_request_stream),
         cmocka_unit_test(test_drbg_fails_without_entropy),
         cmocka_unit_test(test_drbg_kernel_seeded_streams_differ),
         cmocka_unit_test(test_clock_monotonic),

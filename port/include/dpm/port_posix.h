@@ -22,8 +22,20 @@ extern "C" {
 
 typedef int (*dpm_posix_entropy_fn)(void *ctx, unsigned char *out, size_t len);
 
+/* Bytes the DRBG generates per request for small fills: one request costs ~90 ns (mutex,
+ * state update, re-key) on top of ~1 ns/byte, so serving the SDK's 256-byte refills from a
+ * pool filled by 1 KiB requests (MBEDTLS_CTR_DRBG_MAX_REQUEST) saves ~20 % of their cost. */
+#define DPM_POSIX_RNG_POOL_BYTES 1024u
+
+/* One per thread (the pool is not locked; the DRBG itself is, for callers that use it
+ * directly as an Mbed TLS f_rng). */
 typedef struct {
     mbedtls_ctr_drbg_context drbg;
+    /* DRBG output not yet handed out: pool[pool_pos ..]; bytes handed out are zeroised, so a
+     * later compromise of this struct reveals no output already used (as the DRBG's own
+     * backtracking resistance) */
+    size_t pool_pos;
+    uint8_t pool[DPM_POSIX_RNG_POOL_BYTES];
 } dpm_posix_rng_t;
 
 /* Seed from the kernel (getrandom/getentropy) with an optional personalization string (e.g.
@@ -36,10 +48,12 @@ int dpm_posix_rng_init(dpm_posix_rng_t *r, const uint8_t *personalization,
 int dpm_posix_rng_init_with_entropy(dpm_posix_rng_t *r, dpm_posix_entropy_fn entropy,
                                     void *entropy_ctx, const uint8_t *personalization,
                                     size_t personalization_len);
-/* Reseed now (e.g. after fork or resume). 0 or -1. */
+/* Reseed now (e.g. after fork or resume); pooled bytes are discarded, so every byte handed
+ * out afterwards comes from the reseeded state. 0 or -1. */
 int dpm_posix_rng_reseed(dpm_posix_rng_t *r);
 void dpm_posix_rng_free(dpm_posix_rng_t *r);
-/* The port interface view; r must outlive it. */
+/* The port interface view; r must outlive it. Fills shorter than the pool are served from
+ * it (the pool is refilled by one DRBG request); longer ones go to the DRBG directly. */
 dpm_rng_t dpm_posix_rng(dpm_posix_rng_t *r);
 /* The kernel entropy source itself (an dpm_posix_entropy_fn; ctx unused). */
 int dpm_posix_getrandom(void *ctx, unsigned char *out, size_t len);
