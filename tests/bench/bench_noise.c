@@ -149,13 +149,13 @@ int main(int argc, char **argv)
         run_case(c, &r, n / 10); /* warm up */
         double best = 1e30, bytes = 0;
         for (int rep = 0; rep < 3; rep++) {
-            uint64_t bits0 = r.bits_used;
+            uint64_t bits0 = dpm_rand_bits_used(&r);
             double t0 = now_ns();
             run_case(c, &r, n);
             double ns = (now_ns() - t0) / (double)n;
             if (ns < best) {
                 best = ns;
-                bytes = (double)(r.bits_used - bits0) / 8.0 / (double)n;
+                bytes = (double)(dpm_rand_bits_used(&r) - bits0) / 8.0 / (double)n;
             }
         }
         printf("{\"name\": \"%s\", \"ns_per_sample\": %.2f, \"bytes_per_sample\": %.3f, "

@@ -142,7 +142,7 @@ static void gof_run(const dpm_laplace_t *mech, uint64_t num, uint64_t den, uint6
     double elapsed = seconds() - start;
     print_message("# %s scale %llu/%llu: %.1f ns/sample (with histograms), %.2f bits/sample\n",
                   name, (unsigned long long)num, (unsigned long long)den,
-                  1e9 * elapsed / N_SAMPLES, (double)r.bits_used / N_SAMPLES);
+                  1e9 * elapsed / N_SAMPLES, (double)dpm_rand_bits_used(&r) / N_SAMPLES);
     char what[64];
     if (unit_cells) {
         stat_hist_expect(&fine, stat_dlap_mass, &t);
@@ -242,7 +242,7 @@ static void coin_gof(const char *name, coin_fn fn, uint64_t num, uint64_t den, l
     double expected[2] = {(double)((1.0L - p1) * N_SAMPLES), (double)(p1 * N_SAMPLES)};
     char what[96];
     snprintf(what, sizeof(what), "%s %llu/%llu (%.2f bits)", name, (unsigned long long)num,
-             (unsigned long long)den, (double)r.bits_used / N_SAMPLES);
+             (unsigned long long)den, (double)dpm_rand_bits_used(&r) / N_SAMPLES);
     assert_fits(what, stat_gof_test(counts, expected, 2, STAT_G));
 }
 
@@ -296,7 +296,7 @@ static void uniform_gof(uint64_t n, uint32_t shift, uint64_t seed)
     size_t m = stat_pool_tails(counts, expected, cells, MIN_EXPECTED);
     char what[64];
     snprintf(what, sizeof(what), "uniform n=%llu (%.2f bits)", (unsigned long long)n,
-             (double)r.bits_used / N_SAMPLES);
+             (double)dpm_rand_bits_used(&r) / N_SAMPLES);
     assert_fits(what, stat_gof_test(counts, expected, m, STAT_G));
 }
 

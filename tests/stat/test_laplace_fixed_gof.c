@@ -58,7 +58,7 @@ static void test_laplace_fixed_gof(void **state)
         }
         stat_hist_add(&h, out - c->value);
     }
-    assert_int_equal(r.bits_used, (uint64_t)SAMPLES * 2u * m.nbits * 64u);
+    assert_int_equal(dpm_rand_bits_used(&r), (uint64_t)SAMPLES * 2u * m.nbits * 64u);
     stat_hist_expect(&h, stat_dlap_mass, &t);
     stat_gof_t p = stat_hist_gof(&h, 20.0, STAT_PEARSON);
     stat_gof_t g = stat_hist_gof(&h, 20.0, STAT_G);

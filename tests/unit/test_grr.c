@@ -32,7 +32,7 @@ static uint32_t report_at(const dpm_grr_t *g, uint32_t x, uint32_t u)
     assert_int_equal(dpm_rand_init(&r, &port), DPM_OK);
     uint32_t y = 0xffffffffu;
     assert_int_equal(dpm_grr_perturb(g, &r, x, &y), DPM_OK);
-    assert_int_equal(r.bits_used, 32);
+    assert_int_equal(dpm_rand_bits_used(&r), 32);
     return y;
 }
 
@@ -271,13 +271,13 @@ static void test_grr_same_randomness_for_every_input(void **state)
                 assert_int_equal(dpm_grr_perturb(&g, &r, x, &y), DPM_OK);
                 assert_true(y < ks[i]);
             }
-            assert_int_equal(r.bits_used, 32000);
+            assert_int_equal(dpm_rand_bits_used(&r), 32000);
             if (x == 0) {
-                ref_bits = r.bits_used;
+                ref_bits = dpm_rand_bits_used(&r);
                 ref_calls = r.rng_calls;
                 memcpy(ref_state, t.s, sizeof(ref_state));
             }
-            assert_int_equal(r.bits_used, ref_bits);
+            assert_int_equal(dpm_rand_bits_used(&r), ref_bits);
             assert_int_equal(r.rng_calls, ref_calls);
             assert_memory_equal(t.s, ref_state, sizeof(ref_state));
         }
@@ -297,7 +297,7 @@ static void test_grr_same_randomness_for_every_input(void **state)
             assert_int_equal(dpm_rr_perturb(&g, &r, b, &out), DPM_OK);
             assert_true(out == 0 || out == 1);
         }
-        bits[b] = r.bits_used;
+        bits[b] = dpm_rand_bits_used(&r);
     }
     assert_true(bits[0] == bits[1] && bits[0] == 3200u);
 }
@@ -372,7 +372,7 @@ static void test_grr_perturb_errors(void **state)
     assert_int_equal(dpm_grr_perturb(&g, NULL, 0, &y), DPM_ERR_PARAM);
     assert_int_equal(dpm_grr_perturb(&g, &r, 0, NULL), DPM_ERR_PARAM);
     assert_int_equal(y, 0xabcdu);
-    assert_int_equal(r.bits_used, 0); /* nothing drawn on a parameter error */
+    assert_int_equal(dpm_rand_bits_used(&r), 0); /* nothing drawn on a parameter error */
 
     int out = 42;
     dpm_grr_t rr;

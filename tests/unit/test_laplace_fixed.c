@@ -138,7 +138,7 @@ static void test_fixed_randomness_for_every_value(void **state)
             }
             assert_true(z == noise_ref[n]);
         }
-        assert_int_equal(r.bits_used, 200u * 2u * m.nbits * 64u);
+        assert_int_equal(dpm_rand_bits_used(&r), 200u * 2u * m.nbits * 64u);
         if (v == 0) {
             memcpy(state_ref, t.s, sizeof(state_ref));
         }
@@ -232,7 +232,7 @@ static void test_add_errors(void **state)
     bad.nbits = DPM_LAPLACE_FIXED_MAX_BITS + 1u;
     assert_int_equal(dpm_laplace_fixed_add(&bad, &r, 0, &out), DPM_ERR_PARAM);
     assert_true(out == 77);
-    assert_int_equal(r.bits_used, 0);
+    assert_int_equal(dpm_rand_bits_used(&r), 0);
 
     failing_rng_t f;
     memset(&f, 0, sizeof(f));

@@ -94,7 +94,7 @@ static void enumerate(unsigned bits, draw_fn fn, const void *arg, int64_t lo, ui
         assert_int_equal(dpm_rand_init(&r, &port), DPM_OK);
         int64_t out = 0;
         dpm_status_t st = fn(&r, arg, &out);
-        if (st == DPM_OK && r.bits_used <= bits) {
+        if (st == DPM_OK && dpm_rand_bits_used(&r) <= bits) {
             assert_true(out >= lo && (uint64_t)(out - lo) < ncounts);
             counts[out - lo]++;
         } else {
@@ -185,7 +185,7 @@ static void test_rand_stream_is_the_bytes(void **state)
                 assert_int_equal(dpm_rand_reserve_slow(&r, 128), DPM_OK);
                 assert_int_equal(r.rng_calls, calls + 1); /* early, but the same bytes */
                 assert_true(r.end - r.cur >= 128);
-                assert_int_equal(r.bits_used, at);
+                assert_int_equal(dpm_rand_bits_used(&r), at);
             }
             v = dpm_rand_window_at(&r, r.cur) & ((UINT64_C(1) << n) - 1u);
             dpm_rand_skip(&r, n);
@@ -199,7 +199,7 @@ static void test_rand_stream_is_the_bytes(void **state)
             assert_int_equal(v, stream_bits(bytes, at, n));
             at += n;
         }
-        assert_int_equal(r.bits_used, at);
+        assert_int_equal(dpm_rand_bits_used(&r), at);
         if ((c >> 8) % 6 == 4 || (c >> 8) % 6 == 5) {
             /* after an early refill the count runs ahead by one: resync the expectation */
             while (r.rng_calls > (at == 0 ? 0 : (at - 1) / (DPM_RAND_BUF_BYTES * 8) + 1)) {
@@ -239,7 +239,7 @@ static void test_rand_failure_and_unbound(void **state)
     assert_int_equal(dpm_rand_bits(&r, 3, &v), DPM_ERR_RNG);
     assert_int_equal(r.end, r.cur);
     assert_int_equal(r.rng_calls, 2);
-    assert_int_equal(r.bits_used, (uint64_t)DPM_RAND_BUF_BYTES * 8);
+    assert_int_equal(dpm_rand_bits_used(&r), (uint64_t)DPM_RAND_BUF_BYTES * 8);
 
     dpm_rand_t zero;
     memset(&zero, 0, sizeof(zero));
@@ -299,21 +299,21 @@ static void test_uniform_bit_cost_and_range(void **state)
     uint64_t v;
     /* a power of two never rejects: exactly log2(n) bits */
     assert_int_equal(dpm_uniform(&r, UINT64_C(1) << 40, &v), DPM_OK);
-    assert_int_equal(r.bits_used, 40);
+    assert_int_equal(dpm_rand_bits_used(&r), 40);
     assert_true(v < (UINT64_C(1) << 40));
     assert_int_equal(dpm_uniform(&r, 1, &v), DPM_OK);
     assert_int_equal(v, 0);
-    assert_int_equal(r.bits_used, 40);
+    assert_int_equal(dpm_rand_bits_used(&r), 40);
     /* every draw is a multiple of k bits, and the largest n works (k = 64) */
     for (int i = 0; i < 1000; i++) {
-        uint64_t before = r.bits_used;
+        uint64_t before = dpm_rand_bits_used(&r);
         assert_int_equal(dpm_uniform(&r, UINT64_MAX, &v), DPM_OK);
         assert_true(v < UINT64_MAX);
-        assert_int_equal((r.bits_used - before) % 64, 0);
-        before = r.bits_used;
+        assert_int_equal((dpm_rand_bits_used(&r) - before) % 64, 0);
+        before = dpm_rand_bits_used(&r);
         assert_int_equal(dpm_uniform(&r, 1000, &v), DPM_OK);
         assert_true(v < 1000);
-        assert_int_equal((r.bits_used - before) % 10, 0);
+        assert_int_equal((dpm_rand_bits_used(&r) - before) % 10, 0);
     }
 }
 
@@ -472,7 +472,7 @@ static dpm_status_t run_dlap_add(const bitstr_t *b, uint64_t num, uint64_t den, 
     dpm_rand_t r;
     assert_int_equal(dpm_rand_init(&r, &port), DPM_OK);
     dpm_status_t st = dpm_dlap_add(&r, num, den, value, out);
-    *bits_used = r.bits_used;
+    *bits_used = dpm_rand_bits_used(&r);
     return st;
 }
 
@@ -581,10 +581,10 @@ static void test_laplace_fast_matches_definition(void **state)
             int64_t b = SENTINEL_I64;
             dpm_status_t sa = dpm_laplace_add(&m, &r1, value, &a);
             dpm_status_t sb = dpm_laplace_add_reference(&m, &r2, value, &b);
-            if (sa != sb || a != b || r1.bits_used != r2.bits_used) {
+            if (sa != sb || a != b || dpm_rand_bits_used(&r1) != dpm_rand_bits_used(&r2)) {
                 fail_msg("shape %zu draw %d: fast %d %lld (%llu bits), definition %d %lld (%llu)",
-                         c, i, sa, (long long)a, (unsigned long long)r1.bits_used, sb, (long long)b,
-                         (unsigned long long)r2.bits_used);
+                         c, i, sa, (long long)a, (unsigned long long)dpm_rand_bits_used(&r1), sb, (long long)b,
+                         (unsigned long long)dpm_rand_bits_used(&r2));
             }
         }
     }
@@ -688,10 +688,10 @@ static void run_lap_script(const dpm_laplace_t *m, const bitstr_t *b, int64_t va
         dpm_status_t st = reference ? dpm_laplace_add_reference(m, &r, value, &out)
                                     : dpm_laplace_add(m, &r, value, &out);
         if (st != want_st || out != (want_st == DPM_OK ? want : SENTINEL_I64) ||
-            r.bits_used != want_bits) {
+            dpm_rand_bits_used(&r) != want_bits) {
             fail_msg("%s: status %d out %lld bits %llu; want %d %lld %llu",
                      reference ? "definition" : "fast path", st, (long long)out,
-                     (unsigned long long)r.bits_used, want_st, (long long)want,
+                     (unsigned long long)dpm_rand_bits_used(&r), want_st, (long long)want,
                      (unsigned long long)want_bits);
         }
     }
@@ -965,7 +965,7 @@ static void test_laplace_bit_cost(void **state)
         int64_t z;
         assert_int_equal(dpm_laplace_add(&m, &r, 0, &z), DPM_OK);
     }
-    double bits = (double)r.bits_used / 100000.0;
+    double bits = (double)dpm_rand_bits_used(&r) / 100000.0;
     print_message("# mechanism t = 2^17: %.2f bits/draw\n", bits);
     assert_true(bits > 50.0 && bits < 58.0);
 }
@@ -1019,10 +1019,10 @@ static void test_bad_parameters_leave_outputs(void **state)
     assert_int_equal(dpm_dlap_add(&r, 1, 0, 0, &z), DPM_ERR_PARAM);
     assert_int_equal(dpm_dlap_add(NULL, 1, 1, 0, &z), DPM_ERR_PARAM);
     assert_int_equal(z, SENTINEL_I64);
-    uint64_t used = r.bits_used;
+    uint64_t used = dpm_rand_bits_used(&r);
     assert_int_equal(dpm_dlap(&r, TWO56 << 1, 2, &z), DPM_OK); /* reduces to 2^56 / 1 */
     assert_int_equal(dpm_dlap(&r, 3 * TWO56, 3 * UINT64_C(1000003), &z), DPM_OK);
-    assert_true(r.bits_used > used);
+    assert_true(dpm_rand_bits_used(&r) > used);
 }
 
 static void test_laplace_init_errors_and_scale(void **state)

@@ -37,13 +37,18 @@ typedef struct {
     uint8_t buf[DPM_RAND_CARRY_BYTES + DPM_RAND_BUF_BYTES + 8];
     uint32_t cur;       /* bit index in buf of the next unread bit */
     uint32_t end;       /* one past the last unread bit (== cur: nothing left) */
-    uint64_t bits_used; /* bits handed to samplers since init (for tests and benchmarks) */
+    /* bits handed out since init = bits_base + cur (mod 2^64): a refill moves cur back and
+     * bits_base up, so a draw only advances cur (see dpm_rand_bits_used) */
+    uint64_t bits_base;
     uint64_t rng_calls; /* port rng fill() calls since init */
     dpm_status_t error; /* sticky port RNG failure */
 } dpm_rand_t;
 
 /* Bind a random source to a port RNG. The buffer starts empty. DPM_ERR_PARAM on NULL. */
 dpm_status_t dpm_rand_init(dpm_rand_t *r, const dpm_rng_t *rng);
+
+/* Bits handed to samplers since init (for tests and benchmarks). */
+uint64_t dpm_rand_bits_used(const dpm_rand_t *r);
 
 /* n uniform bits, 1 <= n <= 64, as the low bits of *out. */
 dpm_status_t dpm_rand_bits(dpm_rand_t *r, uint32_t n, uint64_t *out);

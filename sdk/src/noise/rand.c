@@ -14,6 +14,7 @@ dpm_status_t dpm_rand_init(dpm_rand_t *r, const dpm_rng_t *rng)
     r->rng = rng;
     r->cur = DPM_RAND_END_BIT; /* empty: the first draw refills */
     r->end = DPM_RAND_END_BIT;
+    r->bits_base = 0u - (uint64_t)DPM_RAND_END_BIT; /* nothing handed out yet */
     r->error = DPM_OK;
     return DPM_OK;
 }
@@ -34,7 +35,9 @@ static dpm_status_t refill(dpm_rand_t *r)
     for (uint32_t i = 0; i < nbytes; i++) {
         r->buf[to + i] = r->buf[first + i];
     }
-    r->cur = 8u * to + (r->cur & 7u);
+    uint32_t moved = 8u * to + (r->cur & 7u);
+    r->bits_base += r->cur - moved; /* the unread tail moved back, not the count */
+    r->cur = moved;
     r->end = r->cur; /* nothing unread until the fill succeeds */
     r->rng_calls++;
     if (r->rng->fill(r->rng->ctx, r->buf + DPM_RAND_CARRY_BYTES, DPM_RAND_BUF_BYTES) != 0) {
@@ -68,8 +71,12 @@ dpm_status_t dpm_rand_take_slow(dpm_rand_t *r, uint32_t n, uint64_t *out)
     }
     *out = n == 64u ? v : v & ((UINT64_C(1) << n) - 1u);
     r->cur = cur + n;
-    r->bits_used += n;
     return DPM_OK;
+}
+
+uint64_t dpm_rand_bits_used(const dpm_rand_t *r)
+{
+    return r->bits_base + r->cur;
 }
 
 dpm_status_t dpm_rand_bits(dpm_rand_t *r, uint32_t n, uint64_t *out)

@@ -6,8 +6,8 @@
  * bytes just before the port's bytes and the port refills them, so the stream runs on across
  * fills. A draw of n bits returns the next n bits as an integer whose bit 0 is the first. This
  * is the stream dpm_rand_bits() has always produced (64-bit little-endian words, low bit
- * first), with the same bookkeeping: bits_used counts bits handed out, rng_calls fill() calls,
- * and a refill happens exactly when a draw needs bits beyond the filled ones.
+ * first), with the same bookkeeping: bits_base + cur counts bits handed out, rng_calls fill()
+ * calls, and a refill happens exactly when a draw needs bits beyond the filled ones.
  *
  * Invariants: cur <= end <= DPM_RAND_END_BIT. A zeroed, never bound dpm_rand_t has
  * cur == end == 0 and a failed source end == cur, so every inline fast path below finds
@@ -56,7 +56,6 @@ static inline dpm_status_t dpm_rand_take_bits(dpm_rand_t *r, uint32_t n, uint64_
     if (n <= DPM_RAND_WINDOW_BITS && n <= r->end - cur) {
         *out = dpm_rand_window_at(r, cur) & ((UINT64_C(1) << n) - 1u);
         r->cur = cur + n;
-        r->bits_used += n;
         return DPM_OK;
     }
     return dpm_rand_take_slow(r, n, out);
@@ -74,7 +73,6 @@ static inline dpm_status_t dpm_rand_take64(dpm_rand_t *r, uint64_t *out)
     uint64_t next = r->buf[(cur >> 3) + 8u];
     *out = v | ((next << (63u - s)) << 1); /* s = 0: nothing to add */
     r->cur = cur + 64u;
-    r->bits_used += 64u;
     return DPM_OK;
 }
 
@@ -88,7 +86,6 @@ static inline int dpm_rand_take32_fast(dpm_rand_t *r, uint32_t *out)
     }
     *out = (uint32_t)dpm_rand_window_at(r, cur);
     r->cur = cur + 32u;
-    r->bits_used += 32u;
     return 1;
 }
 
@@ -108,7 +105,6 @@ static inline dpm_status_t dpm_rand_take32(dpm_rand_t *r, uint32_t *out)
 static inline void dpm_rand_skip(dpm_rand_t *r, uint32_t n)
 {
     r->cur += n;
-    r->bits_used += n;
 }
 
 #endif /* DPM_NOISE_RAND_INTERNAL_H */
