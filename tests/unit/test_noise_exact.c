@@ -69,24 +69,29 @@ static dpm_status_t draw_dlap(dpm_rand_t *r, const void *arg, int64_t *out)
     return dpm_dlap(r, p->num, p->den, out);
 }
 
-/* Runs the sampler once for every string of `bits` random bits (followed by 0xFF bytes). A
- * run that used no more than `bits` bits was decided by the string: counts[out - lo] counts
- * those, so Pr[out = x and decided] = counts[x - lo] / 2^bits EXACTLY. The other runs are
- * counted in *undecided. */
-static void enumerate(unsigned bits, draw_fn fn, const void *arg, int64_t lo, uint64_t *counts,
-                      size_t ncounts, uint64_t *undecided)
+/* Runs the sampler once for every string of `front` + 8 `back` random bits: the first `front`
+ * at the front of the stream, the other bytes at its back (the last byte of the first fill,
+ * then the one before it: where the Laplace mechanism takes its V bytes), 0xFF bytes
+ * elsewhere. A run that read no other bits was decided by the string: counts[out - lo] counts
+ * those, so Pr[out = x and decided] = counts[x - lo] / 2^(front + 8 back) EXACTLY. The other
+ * runs are counted in *undecided. */
+static void enumerate_ends(unsigned front, unsigned back, draw_fn fn, const void *arg, int64_t lo,
+                           uint64_t *counts, size_t ncounts, uint64_t *undecided)
 {
     uint8_t buf[DPM_RAND_BUF_BYTES];
     memset(counts, 0, ncounts * sizeof(*counts));
     *undecided = 0;
-    for (uint64_t x = 0; x < (UINT64_C(1) << bits); x++) {
+    for (uint64_t x = 0; x < (UINT64_C(1) << (front + 8 * back)); x++) {
         /* the padding only matters to undecided runs: ones end them fast (trials fail) */
         memset(buf, 0xFF, sizeof(buf));
-        for (unsigned i = 0; i < (bits + 7) / 8; i++) {
+        for (unsigned i = 0; i < (front + 7) / 8; i++) {
             buf[i] = (uint8_t)(x >> (8 * i));
         }
-        if (bits % 8 != 0) {
-            buf[bits / 8] |= (uint8_t)(0xFFu << (bits % 8));
+        if (front % 8 != 0) {
+            buf[front / 8] |= (uint8_t)(0xFFu << (front % 8));
+        }
+        for (unsigned j = 0; j < back; j++) {
+            buf[DPM_RAND_BUF_BYTES - 1 - j] = (uint8_t)(x >> (front + 8 * j));
         }
         script_rng_t s = {buf, sizeof(buf), 0, 0};
         dpm_rng_t port = script_rng_port(&s);
@@ -94,13 +99,23 @@ static void enumerate(unsigned bits, draw_fn fn, const void *arg, int64_t lo, ui
         assert_int_equal(dpm_rand_init(&r, &port), DPM_OK);
         int64_t out = 0;
         dpm_status_t st = fn(&r, arg, &out);
-        if (st == DPM_OK && dpm_rand_bits_used(&r) <= bits) {
+        int within = r.rng_calls == 0 || /* nothing read */
+                     (r.rng_calls == 1 && r.cur - 8u * DPM_RAND_CARRY_BYTES <= front &&
+                      DPM_RAND_END_BIT - r.end <= 8u * back);
+        if (st == DPM_OK && within) {
             assert_true(out >= lo && (uint64_t)(out - lo) < ncounts);
             counts[out - lo]++;
         } else {
             (*undecided)++;
         }
     }
+}
+
+/* enumerate_ends for samplers that read the front only. */
+static void enumerate(unsigned bits, draw_fn fn, const void *arg, int64_t lo, uint64_t *counts,
+                      size_t ncounts, uint64_t *undecided)
+{
+    enumerate_ends(bits, 0, fn, arg, lo, counts, ncounts, undecided);
 }
 
 static uint32_t bit_length(uint64_t x)
@@ -435,10 +450,13 @@ static void test_dlap_enumerated(void **state)
     check_dlap_enumerated(5, 1, 20, 0.7);
 }
 
-/* Bit string builder for white-box vectors (bits are consumed low bit of byte 0 first). */
+/* Bit string builder for white-box vectors: the front (consumed low bit of byte 0 first) and
+ * the bytes the Laplace mechanism takes from the back of the first fill (its V bytes, the
+ * first at byte DPM_RAND_BUF_BYTES - 1, the next below it). */
 typedef struct {
     uint8_t buf[2 * DPM_RAND_BUF_BYTES];
     size_t nbits;
+    size_t nback;
 } bitstr_t;
 
 static void push_bits(bitstr_t *b, uint64_t value, unsigned n)
@@ -448,6 +466,11 @@ static void push_bits(bitstr_t *b, uint64_t value, unsigned n)
             b->buf[b->nbits / 8] |= (uint8_t)(1u << (b->nbits % 8));
         }
     }
+}
+
+static void push_v(bitstr_t *b, uint8_t byte)
+{
+    b->buf[DPM_RAND_BUF_BYTES - 1u - b->nback++] = byte;
 }
 
 /* Script for scale num/den with num a power of two 2^k (so U takes exactly k bits and is never
@@ -583,8 +606,8 @@ static void test_laplace_fast_matches_definition(void **state)
             dpm_status_t sb = dpm_laplace_add_reference(&m, &r2, value, &b);
             if (sa != sb || a != b || dpm_rand_bits_used(&r1) != dpm_rand_bits_used(&r2)) {
                 fail_msg("shape %zu draw %d: fast %d %lld (%llu bits), definition %d %lld (%llu)",
-                         c, i, sa, (long long)a, (unsigned long long)dpm_rand_bits_used(&r1), sb, (long long)b,
-                         (unsigned long long)dpm_rand_bits_used(&r2));
+                         c, i, sa, (long long)a, (unsigned long long)dpm_rand_bits_used(&r1), sb,
+                         (long long)b, (unsigned long long)dpm_rand_bits_used(&r2));
             }
         }
     }
@@ -700,8 +723,9 @@ static void run_lap_script(const dpm_laplace_t *m, const bitstr_t *b, int64_t va
 #define T17 (UINT64_C(1) << 17)
 
 /* Known answers at t = 2^17 (K = 13, gamma_A = A / 16), worked by hand from the definition:
- * L (13 bits), u, S, then (A, W byte) candidates, V bytes. T_1 = A / 16, so the W byte w is
- * above T_1 iff w >= 16 A; T_2 = A^2 / 512, below iff w < A^2 / 2 (A even: exact). */
+ * L (13 bits), u, S, then (A, W byte) candidates at the front; V bytes at the back (push_v). T_1 =
+ * A / 16, so the W byte w is above T_1 iff w >= 16 A; T_2 = A^2 / 512, below iff w < A^2 / 2 (A
+ * even: exact). */
 static void test_laplace_known_answers(void **state)
 {
     (void)state;
@@ -715,16 +739,16 @@ static void test_laplace_known_answers(void **state)
     lap_begin(&b, 1234, 13, 1);
     push_bits(&b, 3, 4);
     push_bits(&b, 255, 8);
-    push_bits(&b, 200, 8);
+    push_v(&b, 200);
     run_lap_script(&m, &b, 7, DPM_OK, 7 - (1234 + 3 * 8192), 13 + 8 + 1 + 12 + 8);
 
     /* the same with V = 2 (64 and 100 succeed: K = 3 in bexp_one) and S = 0 */
     lap_begin(&b, 1234, 13, 0);
     push_bits(&b, 3, 4);
     push_bits(&b, 255, 8);
-    push_bits(&b, 64, 8);
-    push_bits(&b, 100, 8);
-    push_bits(&b, 200, 8);
+    push_v(&b, 64);
+    push_v(&b, 100);
+    push_v(&b, 200);
     run_lap_script(&m, &b, 0, DPM_OK, 1234 + 3 * 8192 + 2 * (int64_t)T17, 13 + 9 + 12 + 24);
 
     /* A = 6, w = 40: below T_1 = 96/256, above T_2 = 18/256: K = 2, rejected; then A = 2 with
@@ -735,7 +759,7 @@ static void test_laplace_known_answers(void **state)
     push_bits(&b, 40, 8);
     push_bits(&b, 2, 4);
     push_bits(&b, 1, 8);
-    push_bits(&b, 255, 8);
+    push_v(&b, 255);
     run_lap_script(&m, &b, 0, DPM_OK, 2 * 8192, 13 + 9 + 24 + 8);
 
     /* three rejections (A = 6, w = 40) and then A = 1, w = 16 (above T_1 = 16/256, exact) */
@@ -746,7 +770,7 @@ static void test_laplace_known_answers(void **state)
     }
     push_bits(&b, 1, 4);
     push_bits(&b, 16, 8);
-    push_bits(&b, 255, 8);
+    push_v(&b, 255);
     run_lap_script(&m, &b, 100, DPM_OK, 100 - (5 + 8192), 13 + 9 + 48 + 8);
 
     /* L = 8191 with u = 0: trial 1 succeeds (256 L >= num), u2 = 255 fails trial 2: K = 2, L
@@ -760,27 +784,27 @@ static void test_laplace_known_answers(void **state)
     push_bits(&b, 0, 1);
     push_bits(&b, 0, 4);
     push_bits(&b, 77, 8);
-    push_bits(&b, 200, 8);
+    push_v(&b, 200);
     run_lap_script(&m, &b, -3, DPM_OK, -3, 29 + 13 + 9 + 12 + 8);
 
     /* "-0" is rejected: L = 0, S = 1, A = 0, V = 0, then the same with S = 0 and L = 9 */
     lap_begin(&b, 0, 13, 1);
     push_bits(&b, 0, 4);
     push_bits(&b, 255, 8);
-    push_bits(&b, 255, 8);
+    push_v(&b, 255);
     push_bits(&b, 9, 13);
     push_bits(&b, 255, 8);
     push_bits(&b, 0, 1);
     push_bits(&b, 0, 4);
     push_bits(&b, 255, 8);
-    push_bits(&b, 255, 8);
+    push_v(&b, 255);
     run_lap_script(&m, &b, 0, DPM_OK, 9, 2 * 42);
 
     /* DPM_ERR_RANGE from the exact sum: +|Z| past INT64_MAX, *out untouched */
     lap_begin(&b, 10, 13, 0);
     push_bits(&b, 0, 4);
     push_bits(&b, 255, 8);
-    push_bits(&b, 255, 8);
+    push_v(&b, 255);
     run_lap_script(&m, &b, INT64_MAX - 9, DPM_ERR_RANGE, 0, 42);
     run_lap_script(&m, &b, INT64_MAX - 10, DPM_OK, INT64_MAX, 42);
 
@@ -792,8 +816,8 @@ static void test_laplace_known_answers(void **state)
     lap_begin(&b, 4000, 12, 0);
     push_bits(&b, 3, 4);
     push_bits(&b, 255, 8);
-    push_bits(&b, 64, 8);
-    push_bits(&b, 200, 8);
+    push_v(&b, 64);
+    push_v(&b, 200);
     run_lap_script(&d, &b, 0, DPM_OK, (4000 + 3 * 4096 + 65536) / 6553, 12 + 9 + 12 + 16);
 
     /* step 5 (t = 196608 / 7: K = 14, mA = 12): A = 12 is out of range (its byte skipped),
@@ -810,13 +834,13 @@ static void test_laplace_known_answers(void **state)
     push_bits(&b, 0, 8);
     push_bits(&b, 8, 4); /* A = 8: gamma = 8 2^17 / 1114112 = 0.94; w = 255 above T_1: K = 1 */
     push_bits(&b, 255, 8);
-    push_bits(&b, 200, 8);
+    push_v(&b, 200);
     push_bits(&b, 0, 17); /* the new draw: L = 0, A = 0, V = 0 */
     push_bits(&b, 255, 8);
     push_bits(&b, 0, 1);
     push_bits(&b, 0, 4);
     push_bits(&b, 255, 8);
-    push_bits(&b, 200, 8);
+    push_v(&b, 200);
     run_lap_script(&g, &b, 0, DPM_OK, 0, (17 + 9 + 24 + 8) + (17 + 9 + 12 + 8));
 }
 
@@ -839,7 +863,7 @@ static void test_laplace_forced_fallbacks(void **state)
     push_bits(&b, 0, 1);
     push_bits(&b, 0, 4);
     push_bits(&b, 255, 8);
-    push_bits(&b, 200, 8);
+    push_v(&b, 200);
     run_lap_script(&m, &b, 0, DPM_OK, 1000, 13 + 8 + 6 + 1 + 12 + 8);
     memset(&b, 0, sizeof(b));
     push_bits(&b, 1000, 13);
@@ -851,7 +875,7 @@ static void test_laplace_forced_fallbacks(void **state)
     push_bits(&b, 0, 1);
     push_bits(&b, 0, 4);
     push_bits(&b, 255, 8);
-    push_bits(&b, 200, 8);
+    push_v(&b, 200);
     run_lap_script(&m, &b, 0, DPM_OK, 7, 13 + 8 + 1 + 8 + 42);
 
     /* W byte ties with T_3 = 125 / 24576 (A = 5): 256 T_3 = 1.30, 2^16 T_3 = 333.33: W's bytes
@@ -862,7 +886,7 @@ static void test_laplace_forced_fallbacks(void **state)
     push_bits(&b, 1, 8);
     push_bits(&b, 77, 8);
     push_bits(&b, 1, 1);
-    push_bits(&b, 200, 8);
+    push_v(&b, 200);
     run_lap_script(&m, &b, 0, DPM_OK, 5 * 8192, 13 + 9 + 4 + 17 + 8);
     /* "0 0": W below T_3 (whose bits are 0 1): below T_4 = 625/(65536 24) 256 too? T_4 < 1/2^8
      * and W's prefix 1/256 + ... > T_4: above T_4, so K = 4: rejected; the next candidate
@@ -874,7 +898,7 @@ static void test_laplace_forced_fallbacks(void **state)
     push_bits(&b, 0, 2);
     push_bits(&b, 0, 4);
     push_bits(&b, 255, 8);
-    push_bits(&b, 200, 8);
+    push_v(&b, 200);
     run_lap_script(&m, &b, 0, DPM_OK, 0, 13 + 9 + 4 + 18 + 12 + 8);
 
     /* W below T_4 (A = 15: 256 T_4 = 8.24, w = 3): K >= 5, and the trials go on from 5 with
@@ -884,20 +908,20 @@ static void test_laplace_forced_fallbacks(void **state)
     push_bits(&b, 15, 4);
     push_bits(&b, 3, 8);
     push_bits(&b, 3, 2);
-    push_bits(&b, 200, 8);
+    push_v(&b, 200);
     run_lap_script(&m, &b, 0, DPM_OK, 15 * 8192, 13 + 9 + 12 + 2 + 8);
 
     /* V bytes that need more bits: 42 (K = 3 iff f >= 2/3: f's first bit 1 (>= 1/2), second
      * 1 (>= 3/4 > 2/3): K = 3, a success), then 10 (K = 5 iff f < 2/3: first bit 0: a
-     * success), then 200: V = 2 */
+     * success), then 200: V = 2. The bytes come from the back, f's bits from the front. */
     lap_begin(&b, 0, 13, 0);
     push_bits(&b, 0, 4);
     push_bits(&b, 255, 8);
-    push_bits(&b, 42, 8);
+    push_v(&b, 42);
     push_bits(&b, 3, 2);
-    push_bits(&b, 10, 8);
+    push_v(&b, 10);
     push_bits(&b, 0, 1);
-    push_bits(&b, 200, 8);
+    push_v(&b, 200);
     run_lap_script(&m, &b, 0, DPM_OK, 2 * (int64_t)T17, 13 + 9 + 12 + 8 + 2 + 8 + 1 + 8);
 
     /* V = 5: five successes and a failure (past the four bytes of the window) */
@@ -905,27 +929,29 @@ static void test_laplace_forced_fallbacks(void **state)
     push_bits(&b, 0, 4);
     push_bits(&b, 255, 8);
     for (int i = 0; i < 5; i++) {
-        push_bits(&b, 64, 8);
+        push_v(&b, 64);
     }
-    push_bits(&b, 200, 8);
+    push_v(&b, 200);
     run_lap_script(&m, &b, 0, DPM_OK, -(3 + 5 * (int64_t)T17), 13 + 9 + 12 + 48);
 }
 
-/* Within `bits` bits of every string: decided counts / 2^bits <= Pr[z] <= (decided +
- * undecided) / 2^bits for the mechanism, at scales where a draw is short. */
+/* Within `front` bits of the front and `back` bytes of the back of every string: decided
+ * counts / 2^bits <= Pr[z] <= (decided + undecided) / 2^bits (bits = front + 8 back) for the
+ * mechanism, at scales where a draw is short. */
 static dpm_status_t draw_laplace(dpm_rand_t *r, const void *arg, int64_t *out)
 {
     return dpm_laplace_add((const dpm_laplace_t *)arg, r, 0, out);
 }
 
-static void check_laplace_enumerated(uint64_t sens, dpm_eps_t eps, unsigned bits,
+static void check_laplace_enumerated(uint64_t sens, dpm_eps_t eps, unsigned front, unsigned back,
                                      double max_undecided)
 {
     static uint64_t counts[2 * DLAP_RANGE];
     uint64_t undecided;
     dpm_laplace_t m;
     assert_int_equal(dpm_laplace_init(&m, sens, eps), DPM_OK);
-    enumerate(bits, draw_laplace, &m, -DLAP_RANGE, counts, 2 * DLAP_RANGE, &undecided);
+    enumerate_ends(front, back, draw_laplace, &m, -DLAP_RANGE, counts, 2 * DLAP_RANGE, &undecided);
+    unsigned bits = front + 8 * back;
     long double total = ldexpl(1.0L, (int)bits);
     long double t = (long double)m.scale_num / (long double)m.scale_den;
     for (int64_t z = -DLAP_RANGE; z < DLAP_RANGE; z++) {
@@ -945,9 +971,9 @@ static void check_laplace_enumerated(uint64_t sens, dpm_eps_t eps, unsigned bits
 static void test_laplace_enumerated(void **state)
 {
     (void)state;
-    check_laplace_enumerated(1, 65536, 20, 0.4);   /* t = 1: S and V only */
-    check_laplace_enumerated(1, 131072, 20, 0.55); /* t = 1/2 */
-    check_laplace_enumerated(2, 65536, 22, 0.75);  /* t = 2: A (1 bit) and its W byte too */
+    check_laplace_enumerated(1, 65536, 4, 2, 0.4);   /* t = 1: S and V only */
+    check_laplace_enumerated(1, 131072, 4, 2, 0.55); /* t = 1/2 */
+    check_laplace_enumerated(2, 65536, 14, 1, 0.75); /* t = 2: A (1 bit) and its W byte too */
 }
 
 /* Bit budget: the sampler reads about 54 bits a draw at t = 2^17 (no random byte wasted),

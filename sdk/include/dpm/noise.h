@@ -25,9 +25,10 @@ extern "C" {
 
 /* The stream: buf read as one little-endian bit string, the low bit of each byte first; a draw
  * of n bits is the next n of them, the first as bit 0 (the same stream as reading buf in 64-bit
- * little-endian words, low bit first). Bits [cur, end) are unread. When a draw needs more than
- * that, the unread tail moves into the DPM_RAND_CARRY_BYTES before the port's bytes and the
- * port refills those, so the stream runs on across fills; samplers read it through
+ * little-endian words, low bit first). Bits [cur, end) are unread; the Laplace mechanism also
+ * takes whole bytes from the back (just below end). When a draw needs more than is unread,
+ * the unread bits move into the DPM_RAND_CARRY_BYTES before the port's bytes and the port
+ * refills those, so the stream runs on across fills; samplers read it through
  * sdk/src/noise/rand_internal.h. */
 #define DPM_RAND_CARRY_BYTES 24
 typedef struct {
@@ -35,10 +36,10 @@ typedef struct {
     /* the carry, DPM_RAND_BUF_BYTES from the port, then 8 bytes that unaligned 64-bit reads
      * may touch but whose bits are never used */
     uint8_t buf[DPM_RAND_CARRY_BYTES + DPM_RAND_BUF_BYTES + 8];
-    uint32_t cur;       /* bit index in buf of the next unread bit */
-    uint32_t end;       /* one past the last unread bit (== cur: nothing left) */
-    /* bits handed out since init = bits_base + cur (mod 2^64): a refill moves cur back and
-     * bits_base up, so a draw only advances cur (see dpm_rand_bits_used) */
+    uint32_t cur; /* bit index in buf of the next unread bit */
+    uint32_t end; /* one past the last unread bit (== cur: nothing left) */
+    /* bits handed out since init = bits_base + cur - end (mod 2^64): a refill moves cur and
+     * end and bits_base with them, so a draw only moves a cursor (dpm_rand_bits_used) */
     uint64_t bits_base;
     uint64_t rng_calls; /* port rng fill() calls since init */
     dpm_status_t error; /* sticky port RNG failure */

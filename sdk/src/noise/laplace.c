@@ -6,16 +6,23 @@
  * uniform U in [0, num) split in two and its acceptance test reorganised:
  *   n = bitlen(num - 1); K = n - 4 and M = 4 if n > 4, else K = 0 and M = n;
  *   mA = ceil(num / 2^K) (<= 16), sigma = 2^K / num;  U = L + 2^K A, L < 2^K, A < mA.
- *   1. L <- K bits, accepted with probability exp(-L / num) (step L below), else redrawn.
- *      (K = 0: L = 0, nothing drawn.)
+ *   0. if fewer than 128 bits are unread, refill the source (dpm_rand_reserve_slow).
+ *   1. L <- K bits, accepted with probability exp(-L / num) (step L below), else start again
+ *      from 0. (K = 0: L = 0, nothing drawn.)
  *   2. S <- 1 bit.
  *   3. A <- M bits; if A >= mA, skip 8 bits (the place of its W byte) and redraw A; accept A
  *      with probability exp(-A sigma) (step A below), else redraw A. (mA = 1: A = 0, no bits.)
  *   4. V <- the number of Bernoulli(exp(-1)) successes before the first failure, a byte each
- *      exactly as in dpm_dlap.
- *   5. if L + 2^K A >= num: start again from 1.
- *   6. Y = floor((L + 2^K A + num V) / den); if Y = 0 and S = 1: start again from 1;
+ *      as in dpm_dlap, but the bytes taken from the back of the stream (dpm_rand_t's end;
+ *      the few extra bits a byte may need from the front).
+ *   5. if L + 2^K A >= num: start again from 0.
+ *   6. Y = floor((L + 2^K A + num V) / den); if Y = 0 and S = 1: start again from 0;
  *      Z = S ? -Y : Y.
+ * Steps 1-3 read the front of the stream and step 4 its back, so the fast path can look up
+ * the V bytes while it looks up the candidates: neither waits for the other's cursor. With
+ * two ends, when the source is refilled decides which bits land where, so that is part of the
+ * definition (step 0): the fast path needs 128 bits at hand, and the definition refills where
+ * it does.
  * Step L is CKS Algorithm 1 for gamma = L / num. Trial 1, "U1 < gamma", reads U1's first 8
  * bits as a byte u: u num >= 256 L decides U1 >= gamma (trial 1 fails, K = 1: accept); else
  * the rest of U1 is compared lazily with 256 gamma - u. On success trial 2, "U2 < gamma / 2",
@@ -33,7 +40,9 @@
  * two bytes use floor(2^16 T_k), precomputed exactly by dpm_laplace_init.
  *
  * ---- Why it is exact ------------------------------------------------------------------------
- * L, S, A and V are independent (each from fresh bits, by its own loop). L is accepted with
+ * L, S, A and V are independent (each from fresh bits, by its own loop; every bit is read once,
+ * from the front or from the back, and when a refill happens depends only on how many bits
+ * were read, never on their values beyond that). L is accepted with
  * exp(-L / num) and A with exp(-A 2^K / num), both exact CKS tests as above, so (L, A) has
  * weight exp(-(L + 2^K A) / num) on [0, 2^K) x [0, mA); step 5 restricts it to
  * U = L + 2^K A < num (rejection keeps the weights, and every u < num has exactly one (L, A)):
@@ -47,23 +56,22 @@
  * the CKS trials are as in dpm_dlap.
  *
  * ---- The fast path (add_fast, av_fast) ------------------------------------------------------
- * dpm_laplace_add evaluates the same definition on two windows of the next bits, read at once:
- * L, u and S at fixed places, then up to two (A, W byte) candidates and four V bytes (looked
- * up for both places they can start at while the candidates are), by table lookups and
- * without branches on the common random outcomes; it consumes exactly the bits the definition
- * reads, once, at the end. The common rejection of L (u shows trial 1 succeeded and u2 that
- * trial 2 fails) and restarts (steps 5 and 6) loop back to a new draw. Whenever a byte does
- * not decide on its own (u and u2 not settling step L, a W byte equal to a threshold's byte,
- * W < T_4, a V byte in {0, 1, 2, 10, 42}, V >= 4, ...) it consumes what is decided and goes on
- * with the sequential code from that point (add_seq, add_from_v): the same bits and the same
- * decisions. A draw starts with at least 128 unread bits: the source is refilled early when
- * fewer are left (the same bytes a later draw would fetch; only the fill() call comes
- * earlier). When num is a power of two above 16 (always for the tuple mechanism, whose
- * sensitivity is 2^(F+1)), gamma = A / 16 exactly and the byte stage of step A is one lookup
- * in a constant 4 KiB table; otherwise the four thresholds are compared at once in 16-bit
- * lanes of the mechanism's own table. tests/unit/test_noise_exact.c checks the fast path
- * against the sequential one on random and scripted streams, and the tables against exact
- * arithmetic; tests/stat checks the distribution. */
+ * dpm_laplace_add evaluates the same definition on two windows of the front, read at once, and
+ * one of the back: L, u and S at fixed places, then up to two (A, W byte) candidates, and the
+ * four V bytes below end, by table lookups and without branches on the common random
+ * outcomes; it consumes exactly the bits the definition reads, once, at the end. The common
+ * rejection of L (u shows trial 1 succeeded and u2 that trial 2 fails) and restarts (steps 5 and 6)
+ * loop back to a new draw. Whenever a byte does not decide on its own (u and u2 not settling step
+ * L, a W byte equal to a threshold's byte, W < T_4, a V byte in {0, 1, 2, 10, 42}, V >= 4, ...) it
+ * consumes what is decided and goes on with the sequential code from that point (add_seq,
+ * add_from_v): the same bits and the same decisions. 128 bits at the start of a draw (step 0) cover
+ * the front's 2 windows and the back's 4 bytes without overlap (22 + 24 + 32 bits at t = 2^17); a
+ * second pair of candidates is looked at only while that still holds. When num is a power of two
+ * above 16 (always for the tuple mechanism, whose sensitivity is 2^(F+1)), gamma = A / 16 exactly
+ * and the byte stage of step A is one lookup in a constant 4 KiB table; otherwise the four
+ * thresholds are compared at once in 16-bit lanes of the mechanism's own table.
+ * tests/unit/test_noise_exact.c checks the fast path against the sequential one on random and
+ * scripted streams, and the tables against exact arithmetic; tests/stat checks the distribution. */
 #include "dpm_internal.h"
 
 #include "dpm/noise.h"
@@ -246,6 +254,11 @@ dpm_status_t dpm_laplace_init(dpm_laplace_t *m, uint64_t sensitivity, dpm_eps_t 
 
 /* ---- the sequential definition ----------------------------------------------------------- */
 
+#define FROM_START 0u  /* step 0 from scratch */
+#define FROM_U 1u      /* L and u drawn, u not deciding step L */
+#define FROM_A 2u      /* L accepted and S drawn */
+#define DRAW_BITS 128u /* step 0: the unread bits a draw starts with */
+
 /* Step L after L and u (U1's first byte) are drawn: *accept with probability exp(-L / num). */
 static dpm_status_t step_l_from(const dpm_laplace_t *m, dpm_rand_t *r, uint64_t low, uint64_t u,
                                 int *accept)
@@ -296,25 +309,24 @@ static dpm_status_t step_l_from(const dpm_laplace_t *m, dpm_rand_t *r, uint64_t 
     return dpm_noise_bexp_from(r, low, num, 3, accept);
 }
 
-/* Step 4: L, accepted. */
-static dpm_status_t stage_l(const dpm_laplace_t *m, dpm_rand_t *r, uint64_t *low)
+/* Step 1: L and its test (u first, from the bits at hand or drawn now). */
+static dpm_status_t step_l(const dpm_laplace_t *m, dpm_rand_t *r, uint32_t from, uint64_t lu,
+                           uint64_t *low, int *accept)
 {
     const uint32_t kb = m->low_bits;
-    for (;;) {
-        uint64_t x;
-        int accept;
-        dpm_status_t st = dpm_rand_take_bits(r, kb + 8u, &x); /* L, then u */
-        if (st == DPM_OK) {
-            st = step_l_from(m, r, x & ((UINT64_C(1) << kb) - 1u), x >> kb, &accept);
-        }
+    if (kb == 0) {
+        *low = 0;
+        *accept = 1;
+        return DPM_OK;
+    }
+    if (from == FROM_START) {
+        dpm_status_t st = dpm_rand_take_bits(r, kb + 8u, &lu); /* L, then u */
         if (st != DPM_OK) {
             return st;
         }
-        if (accept) {
-            *low = x & ((UINT64_C(1) << kb) - 1u);
-            return DPM_OK;
-        }
     }
+    *low = lu & ((UINT64_C(1) << kb) - 1u);
+    return step_l_from(m, r, *low, lu >> kb, accept);
 }
 
 #define BELOW 1
@@ -460,10 +472,6 @@ static dpm_status_t stage_a(const dpm_laplace_t *m, dpm_rand_t *r, uint64_t *a_o
 /* The sequential definition from a given point of a draw to the output: the reference (from
  * FROM_START) and the fast path's fallback, entered by a tail call with what is decided packed
  * in `state` (from | S << 8) and L in lu (with u above it for FROM_U: L | u << low_bits). */
-#define FROM_START 0u /* step 1 from scratch */
-#define FROM_U 1u     /* L and u drawn, u not deciding step L */
-#define FROM_A 2u     /* L accepted and S drawn */
-
 static DPM_NOINLINE dpm_status_t add_seq(const dpm_laplace_t *m, dpm_rand_t *r, int64_t value,
                                          int64_t *out, uint64_t state, uint64_t lu)
 {
@@ -474,19 +482,19 @@ static DPM_NOINLINE dpm_status_t add_seq(const dpm_laplace_t *m, dpm_rand_t *r, 
     }
     uint32_t from = (uint32_t)(state & 3u);
     uint64_t sign = (state >> 8) & 1u;
-    uint64_t low = lu & ((UINT64_C(1) << kb) - 1u);
+    uint64_t low = lu & ((UINT64_C(1) << kb) - 1u); /* FROM_A */
     for (;;) {
-        dpm_status_t st = DPM_OK;
-        if (from == FROM_U) {
-            int accept;
-            st = step_l_from(m, r, low, lu >> kb, &accept);
+        dpm_status_t st = from == FROM_START ? dpm_rand_reserve_slow(r, DRAW_BITS) : DPM_OK;
+        if (st != DPM_OK) {
+            return st;
+        }
+        if (from <= FROM_U) {
+            int accept = 0;
+            st = step_l(m, r, from, lu, &low, &accept);
             if (st == DPM_OK && !accept) {
-                st = stage_l(m, r, &low);
+                from = FROM_START; /* L rejected: a new draw */
+                continue;
             }
-        } else if (from == FROM_START && kb != 0) {
-            st = stage_l(m, r, &low);
-        } else if (from == FROM_START) {
-            low = 0;
         }
         if (from <= FROM_U && st == DPM_OK) {
             st = dpm_rand_take_bits(r, 1, &sign);
@@ -497,7 +505,7 @@ static DPM_NOINLINE dpm_status_t add_seq(const dpm_laplace_t *m, dpm_rand_t *r, 
             st = stage_a(m, r, &a_val);
         }
         if (st == DPM_OK) {
-            st = dpm_noise_geometric_exp1(r, 0, &v);
+            st = dpm_noise_geometric_exp1_back(r, 0, &v);
         }
         if (st != DPM_OK) {
             return st;
@@ -715,15 +723,13 @@ static const uint8_t v_table[256] = {
 static DPM_NOINLINE dpm_status_t add_refill(const dpm_laplace_t *m, dpm_rand_t *r, int64_t value,
                                             int64_t *out);
 
-#define FAST_BITS 128u /* unread bits a fast draw starts with: L, u, S and a window after */
-
 /* Step 4 went on past the V bytes of the window: finish V sequentially, then steps 5-6. */
 static DPM_NOINLINE dpm_status_t add_from_v(const dpm_laplace_t *m, dpm_rand_t *r, int64_t value,
                                             int64_t *out, uint64_t u, uint64_t state)
 {
     uint64_t sign = (state >> 8) & 1u;
     uint64_t v;
-    dpm_status_t st = dpm_noise_geometric_exp1(r, state >> 9, &v);
+    dpm_status_t st = dpm_noise_geometric_exp1_back(r, state >> 9, &v);
     if (st != DPM_OK) {
         return st;
     }
@@ -749,12 +755,11 @@ static DPM_ALWAYS_INLINE uint32_t v_bytes(uint64_t bits)
     return v_table[q];
 }
 
-/* Steps 3-6 (from A) with L and S decided, on the window x of the bits at cur (>= 57 of them
- * unread): the candidates are looked up and the V bytes classified for both places they can
- * start at (after the first candidate or after the second) at once; the bits are consumed at
- * the end. Anything a byte does not decide is finished by add_seq or add_from_v (tail calls,
- * so that this path needs no stack frame); a restart (steps 5 and 6) sets *again and the
- * caller starts a new draw. */
+/* Steps 3-6 (from A) with L and S decided, on the window x of the front at cur and the back
+ * window (>= 24 + 32 bits unread between them): the candidates are looked up and the V bytes
+ * classified at once; the bits are consumed at the end. Anything a byte does not decide is finished
+ * by add_seq or add_from_v (tail calls, so that this path needs no stack frame); a restart (steps 5
+ * and 6) sets *again and the caller starts a new draw. */
 static DPM_ALWAYS_INLINE dpm_status_t av_fast(const dpm_laplace_t *m, dpm_rand_t *r, int64_t value,
                                               int64_t *out, uint64_t low, uint64_t sign,
                                               uint32_t cur, uint64_t x, uint32_t fixed16,
@@ -765,22 +770,20 @@ static DPM_ALWAYS_INLINE dpm_status_t av_fast(const dpm_laplace_t *m, dpm_rand_t
     const uint32_t clen = ab + 8u;
     const uint32_t kb = m->low_bits;
     uint64_t a_val = 0;
-    uint32_t vt;
+    const uint32_t vt = v_bytes(dpm_rand_back_window(r));
     if (fixed16 || m->a_count > 1) {
         for (;;) {
             uint32_t o1 = candidate(m, x, ab, fixed16);
             uint32_t o2 = candidate(m, x >> clen, ab, fixed16);
-            uint32_t vt1 = v_bytes(x >> clen);
-            uint32_t vt2 = v_bytes(x >> (2u * clen));
             /* the second only if the first is rejected: masks, as that is random */
             uint32_t sel = 0u - (uint32_t)((o1 >> 8) == 0);
             uint32_t o = (o1 & ~sel) | (o2 & sel);
-            vt = (vt1 & ~sel) | (vt2 & sel);
             if (DPM_LIKELY((o >> 8) == 1u)) {
                 a_val = o & 0xFu;
                 cur += clen + (clen & sel);
                 break;
             }
+            /* two more need a window, and their 24 bits below the back's 32 (57 >= 24 + 32) */
             if ((o >> 8) != 0 || r->end - cur < 2u * clen + DPM_RAND_WINDOW_BITS) {
                 /* a byte does not decide; or both rejected and the bits run short */
                 cur += (o >> 8) == 0 ? 2u * clen : 0u;
@@ -790,18 +793,17 @@ static DPM_ALWAYS_INLINE dpm_status_t av_fast(const dpm_laplace_t *m, dpm_rand_t
             cur += 2u * clen; /* both rejected: two more */
             x = dpm_rand_window_at(r, cur);
         }
-    } else {
-        vt = v_bytes(x);
     }
     uint64_t v = vt & 7u;
+    dpm_rand_skip(r, cur - r->cur);
     if (DPM_UNLIKELY((vt & 8u) == 0)) { /* V >= 4, or a V byte needs more bits */
-        dpm_rand_skip(r, cur + 8u * (uint32_t)v - r->cur);
+        r->end -= 8u * (uint32_t)v;
         return add_from_v(m, r, value, out, low + (a_val << kb), sign << 8 | v << 9);
     }
-    dpm_rand_skip(r, cur + 8u * (uint32_t)v + 8u - r->cur);
+    r->end -= 8u * (uint32_t)v + 8u;
     uint64_t xx = low + (a_val << kb);
-    if (DPM_UNLIKELY(xx >= m->scale_num)) {
-        *again = 1; /* step 5: a new draw */
+    if (!fixed16 && DPM_UNLIKELY(xx >= m->scale_num)) { /* fixed16: 16 A values fill num */
+        *again = 1;                                     /* step 5: a new draw */
         return DPM_OK;
     }
     xx += m->scale_num * v; /* < 4 num <= 2^58 */
@@ -820,9 +822,10 @@ static DPM_ALWAYS_INLINE dpm_status_t av_fast(const dpm_laplace_t *m, dpm_rand_t
     return DPM_OK;
 }
 
-/* A draw: L, u and S at fixed places from one window and the candidates and V bytes from a
- * second one, both read at once; then av_fast. A draw starts with FAST_BITS unread (refilled
- * early if needed: the same bytes a take would fetch, only the fill() call comes earlier). */
+/* A draw: L, u and S at fixed places from one window of the front and the candidates from a
+ * second one, both read at once, the V bytes from the back; then av_fast. A draw starts with
+ * DRAW_BITS unread (refilled early if needed: the same bytes a take would fetch, only the fill()
+ * call comes earlier). */
 static DPM_ALWAYS_INLINE dpm_status_t add_fast(const dpm_laplace_t *m, dpm_rand_t *r, int64_t value,
                                                int64_t *out, uint32_t fixed16)
 {
@@ -830,7 +833,7 @@ static DPM_ALWAYS_INLINE dpm_status_t add_fast(const dpm_laplace_t *m, dpm_rand_
     const uint32_t lbits = m->lu_bits; /* L and u */
     for (;;) {
         uint32_t cur = r->cur;
-        if (DPM_UNLIKELY(r->end - cur < FAST_BITS)) {
+        if (DPM_UNLIKELY(r->end - cur < DRAW_BITS)) {
             return add_refill(m, r, value, out);
         }
         uint32_t at = lbits + 1u;                     /* <= DPM_RAND_WINDOW_BITS: add_dispatch */
@@ -893,7 +896,7 @@ static inline dpm_status_t add_dispatch(const dpm_laplace_t *m, dpm_rand_t *r, i
 static DPM_NOINLINE dpm_status_t add_refill(const dpm_laplace_t *m, dpm_rand_t *r, int64_t value,
                                             int64_t *out)
 {
-    dpm_status_t st = dpm_rand_reserve_slow(r, FAST_BITS); /* consumes nothing */
+    dpm_status_t st = dpm_rand_reserve_slow(r, DRAW_BITS); /* consumes nothing */
     if (st != DPM_OK) {
         return st;
     }

@@ -14,7 +14,7 @@ dpm_status_t dpm_rand_init(dpm_rand_t *r, const dpm_rng_t *rng)
     r->rng = rng;
     r->cur = DPM_RAND_END_BIT; /* empty: the first draw refills */
     r->end = DPM_RAND_END_BIT;
-    r->bits_base = 0u - (uint64_t)DPM_RAND_END_BIT; /* nothing handed out yet */
+    r->bits_base = 0; /* cur - end = 0: nothing handed out yet */
     r->error = DPM_OK;
     return DPM_OK;
 }
@@ -25,26 +25,34 @@ static dpm_status_t ready(const dpm_rand_t *r)
     return r->rng == NULL ? DPM_ERR_PARAM : r->error;
 }
 
-/* Move the unread tail (fewer than 128 bits) into the carry bytes, right before the port's
- * bytes, and call the port for new ones. A failure leaves nothing unread. */
+/* Keep dpm_rand_bits_used at `used` across a move of the cursors. */
+static void keep_used(dpm_rand_t *r, uint64_t used)
+{
+    r->bits_base = used - r->cur + r->end;
+}
+
+/* Move the unread middle (fewer than 128 bits; end is a byte boundary) into the carry bytes,
+ * right before the port's bytes, and call the port for new ones. A failure leaves nothing
+ * unread. */
 static dpm_status_t refill(dpm_rand_t *r)
 {
-    uint32_t first = r->cur >> 3;                    /* the byte holding the next unread bit */
-    uint32_t nbytes = DPM_RAND_END_BIT / 8u - first; /* <= 17 */
+    uint64_t used = dpm_rand_bits_used(r);
+    uint32_t first = r->cur >> 3;          /* the byte holding the next unread bit */
+    uint32_t nbytes = r->end / 8u - first; /* <= 17 */
     uint32_t to = DPM_RAND_CARRY_BYTES - nbytes;
     for (uint32_t i = 0; i < nbytes; i++) {
         r->buf[to + i] = r->buf[first + i];
     }
-    uint32_t moved = 8u * to + (r->cur & 7u);
-    r->bits_base += r->cur - moved; /* the unread tail moved back, not the count */
-    r->cur = moved;
+    r->cur = 8u * to + (r->cur & 7u);
     r->end = r->cur; /* nothing unread until the fill succeeds */
+    keep_used(r, used);
     r->rng_calls++;
     if (r->rng->fill(r->rng->ctx, r->buf + DPM_RAND_CARRY_BYTES, DPM_RAND_BUF_BYTES) != 0) {
         r->error = DPM_ERR_RNG;
         return DPM_ERR_RNG;
     }
     r->end = DPM_RAND_END_BIT;
+    keep_used(r, used);
     return DPM_OK;
 }
 
@@ -74,9 +82,18 @@ dpm_status_t dpm_rand_take_slow(dpm_rand_t *r, uint32_t n, uint64_t *out)
     return DPM_OK;
 }
 
+dpm_status_t dpm_rand_take_back_slow(dpm_rand_t *r, uint64_t *out)
+{
+    dpm_status_t st = dpm_rand_reserve_slow(r, 8);
+    if (st != DPM_OK) {
+        return st;
+    }
+    return dpm_rand_take_back_byte(r, out);
+}
+
 uint64_t dpm_rand_bits_used(const dpm_rand_t *r)
 {
-    return r->bits_base + r->cur;
+    return r->bits_base + r->cur - r->end;
 }
 
 dpm_status_t dpm_rand_bits(dpm_rand_t *r, uint32_t n, uint64_t *out)

@@ -1,13 +1,17 @@
-/* The bit cursor of dpm_rand_t, inlined into the samplers (internal to sdk/src/noise).
+/* The bit cursors of dpm_rand_t, inlined into the samplers (internal to sdk/src/noise).
  *
- * The stream: the port RNG fills buf[CARRY .. CARRY + DPM_RAND_BUF_BYTES) at a time, and the
- * bits are handed out in order, low bit of each byte first ([cur, end) are the unread ones).
- * When a draw needs more bits than are left, the unread tail (< 128 bits) moves into the carry
- * bytes just before the port's bytes and the port refills them, so the stream runs on across
- * fills. A draw of n bits returns the next n bits as an integer whose bit 0 is the first. This
- * is the stream dpm_rand_bits() has always produced (64-bit little-endian words, low bit
- * first), with the same bookkeeping: bits_base + cur counts bits handed out, rng_calls fill()
- * calls, and a refill happens exactly when a draw needs bits beyond the filled ones.
+ * The stream: the port RNG fills buf[CARRY .. CARRY + DPM_RAND_BUF_BYTES) at a time; the unread
+ * bits are [cur, end). Draws take bits from the front, in order, low bit of each byte first: a
+ * draw of n bits returns the next n bits as an integer whose bit 0 is the first (the stream
+ * dpm_rand_bits() has always produced: 64-bit little-endian words, low bit first). One kind of
+ * draw takes whole bytes from the back instead (the Laplace mechanism's V bytes,
+ * dpm_rand_take_back_byte): the byte just below end, then the one below it. Two ends let a
+ * sampler look up bytes at both without waiting for one cursor to pass the other; end stays a
+ * multiple of 8. When a draw needs more bits than are unread, the unread middle (< 128 bits)
+ * moves into the carry bytes just before the port's bytes and the port refills those: the
+ * front runs on across fills and the back starts again at the new bytes' end. bits_base +
+ * cur - end counts bits handed out, rng_calls fill() calls, and a refill happens exactly when
+ * a draw needs bits beyond the unread ones (or a sampler reserves them: dpm_rand_reserve_slow).
  *
  * Invariants: cur <= end <= DPM_RAND_END_BIT. A zeroed, never bound dpm_rand_t has
  * cur == end == 0 and a failed source end == cur, so every inline fast path below finds
@@ -31,9 +35,11 @@
 dpm_status_t dpm_rand_take_slow(dpm_rand_t *r, uint32_t n, uint64_t *out);
 
 /* Out of line (rand.c): make at least n <= 128 bits unread, refilling now if fewer are left
- * (the tail moves to the carry; the bits are the ones a later draw would have fetched, only
- * the fill() call comes earlier). Same checks as dpm_rand_take_slow. */
+ * (the unread middle moves to the carry). Same checks as dpm_rand_take_slow. */
 dpm_status_t dpm_rand_reserve_slow(dpm_rand_t *r, uint32_t n);
+
+/* Out of line (rand.c): dpm_rand_take_back_byte when fewer than 8 bits are unread. */
+dpm_status_t dpm_rand_take_back_slow(dpm_rand_t *r, uint64_t *out);
 
 static inline uint64_t dpm_rand_load_le64(const uint8_t *p)
 {
@@ -99,6 +105,27 @@ static inline dpm_status_t dpm_rand_take32(dpm_rand_t *r, uint32_t *out)
     dpm_status_t st = dpm_rand_take_slow(r, 32u, &v);
     *out = (uint32_t)v;
     return st;
+}
+
+/* The next byte from the back: the one just below end. */
+static inline dpm_status_t dpm_rand_take_back_byte(dpm_rand_t *r, uint64_t *out)
+{
+    if (r->end - r->cur >= 8u) {
+        r->end -= 8u;
+        *out = r->buf[r->end >> 3];
+        return DPM_OK;
+    }
+    return dpm_rand_take_back_slow(r, out);
+}
+
+/* The 8 bytes below end (end >= 64), in the order the back hands them out: the byte just
+ * below end is bits 0-7. Only the ones at or above r->cur are unread. */
+static inline uint64_t dpm_rand_back_window(const dpm_rand_t *r)
+{
+    const uint8_t *p = r->buf + (r->end >> 3) - 8u;
+    return (uint64_t)p[7] | (uint64_t)p[6] << 8 | (uint64_t)p[5] << 16 | (uint64_t)p[4] << 24 |
+           (uint64_t)p[3] << 32 | (uint64_t)p[2] << 40 | (uint64_t)p[1] << 48 |
+           (uint64_t)p[0] << 56;
 }
 
 /* Consume n bits already looked at through dpm_rand_window_at(r, r->cur), n <= r->end - cur. */

@@ -169,13 +169,10 @@ const uint8_t dpm_noise_bexp1_class[256] = {
     0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
 };
 
-static inline dpm_status_t bexp_one(dpm_rand_t *r, int *out)
+/* Bernoulli(exp(-1)) from its first byte b (drawn by the caller) and, 5 times in 256, a few
+ * more bits from the front. */
+static inline dpm_status_t bexp_one_from(dpm_rand_t *r, uint64_t b, int *out)
 {
-    uint64_t b;
-    dpm_status_t st = dpm_rand_take_bits(r, 8, &b);
-    if (st != DPM_OK) {
-        return st;
-    }
     uint8_t cls = dpm_noise_bexp1_class[b];
     if (cls != DPM_BEXP1_MORE) {
         *out = cls; /* 1 for K = 3 or 5, 0 for K = 2 or 4 */
@@ -186,7 +183,7 @@ static inline dpm_status_t bexp_one(dpm_rand_t *r, int *out)
     }
     /* b in {2, 10, 42}: W straddles 1/5!, 1/4! or 1/3!; a low f means a larger K */
     int f_low;
-    st = bern_lazy(r, 2, b == 2 ? 15 : 3, &f_low);
+    dpm_status_t st = bern_lazy(r, 2, b == 2 ? 15 : 3, &f_low);
     if (st != DPM_OK) {
         return st;
     }
@@ -195,6 +192,16 @@ static inline dpm_status_t bexp_one(dpm_rand_t *r, int *out)
     }
     *out = b == 2 || f_low == (b == 10);
     return DPM_OK;
+}
+
+static inline dpm_status_t bexp_one(dpm_rand_t *r, int *out)
+{
+    uint64_t b;
+    dpm_status_t st = dpm_rand_take_bits(r, 8, &b);
+    if (st != DPM_OK) {
+        return st;
+    }
+    return bexp_one_from(r, b, out);
 }
 
 /* gamma = num / den in [0, 1] */
@@ -280,12 +287,17 @@ static uint64_t dlap_magnitude(uint64_t u, uint64_t v, uint64_t t, uint64_t s, i
     return div_128_by_64(hi, lo, s);
 }
 
-/* V: v0 plus the number of Bernoulli(exp(-1)) successes before the first failure. */
-static dpm_status_t geometric_exp1(dpm_rand_t *r, uint64_t v0, uint64_t *v)
+/* V: v0 plus the number of Bernoulli(exp(-1)) successes before the first failure; each
+ * trial's first byte from the front, or from the back (from_back). */
+static dpm_status_t geometric_exp1(dpm_rand_t *r, uint64_t v0, int from_back, uint64_t *v)
 {
     for (uint64_t n = v0;; n++) {
+        uint64_t b;
         int more;
-        dpm_status_t st = bexp_one(r, &more);
+        dpm_status_t st = from_back ? dpm_rand_take_back_byte(r, &b) : dpm_rand_take_bits(r, 8, &b);
+        if (st == DPM_OK) {
+            st = bexp_one_from(r, b, &more);
+        }
         if (st != DPM_OK) {
             return st;
         }
@@ -320,7 +332,7 @@ static dpm_status_t dlap_draw(dpm_rand_t *r, uint64_t t, uint64_t s, int *negati
             continue;
         }
         uint64_t v;
-        st = geometric_exp1(r, 0, &v);
+        st = geometric_exp1(r, 0, 0, &v);
         if (st != DPM_OK) {
             return st;
         }
@@ -399,14 +411,9 @@ dpm_status_t dpm_noise_bexp_from(dpm_rand_t *r, uint64_t num, uint64_t den, uint
     return bexp_from(r, num, den, k, out);
 }
 
-dpm_status_t dpm_noise_bexp_one(dpm_rand_t *r, int *out)
+dpm_status_t dpm_noise_geometric_exp1_back(dpm_rand_t *r, uint64_t v0, uint64_t *v)
 {
-    return bexp_one(r, out);
-}
-
-dpm_status_t dpm_noise_geometric_exp1(dpm_rand_t *r, uint64_t v0, uint64_t *v)
-{
-    return geometric_exp1(r, v0, v);
+    return geometric_exp1(r, v0, 1, v);
 }
 
 uint64_t dpm_noise_dlap_magnitude(uint64_t u, uint64_t v, uint64_t t, uint64_t s, int *huge)

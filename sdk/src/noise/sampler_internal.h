@@ -21,12 +21,10 @@ dpm_status_t dpm_noise_bern_lazy(dpm_rand_t *r, uint64_t num, uint64_t den, int 
  * odd index. */
 dpm_status_t dpm_noise_bexp_from(dpm_rand_t *r, uint64_t num, uint64_t den, uint64_t k, int *out);
 
-/* Bernoulli(exp(-1)) from one byte (and, 5 times in 256, a few more bits). */
-dpm_status_t dpm_noise_bexp_one(dpm_rand_t *r, int *out);
-
-/* V = v0 + the number of further Bernoulli(exp(-1)) successes before the first failure.
+/* V = v0 + the number of further Bernoulli(exp(-1)) successes before the first failure, each
+ * trial's byte from the back of the stream (its rare extra bits from the front).
  * DPM_ERR_RANGE if V would reach 2^64 - 1. */
-dpm_status_t dpm_noise_geometric_exp1(dpm_rand_t *r, uint64_t v0, uint64_t *v);
+dpm_status_t dpm_noise_geometric_exp1_back(dpm_rand_t *r, uint64_t v0, uint64_t *v);
 
 /* floor((u + t v) / s), computed exactly; *huge = 1 (and 0 returned) when it is >= 2^64. */
 uint64_t dpm_noise_dlap_magnitude(uint64_t u, uint64_t v, uint64_t t, uint64_t s, int *huge);
