@@ -838,7 +838,7 @@ static DPM_ALWAYS_INLINE dpm_status_t add_fast(const dpm_laplace_t *m, dpm_rand_
         }
         uint32_t at = lbits + 1u;                     /* <= DPM_RAND_WINDOW_BITS: add_dispatch */
         uint64_t lo = dpm_rand_window_at(r, cur);     /* L, u, S */
-        uint64_t x = dpm_rand_window_at(r, cur + at); /* candidates, V */
+        uint64_t x = dpm_rand_window_at(r, cur + at); /* candidates */
         uint64_t low = lo & m->low_mask;
         uint64_t sign = (lo >> lbits) & 1u;
         if (kb != 0) {
