@@ -7,11 +7,12 @@
  * draw takes whole bytes from the back instead (the Laplace mechanism's V bytes,
  * dpm_rand_take_back_byte): the byte just below end, then the one below it. Two ends let a
  * sampler look up bytes at both without waiting for one cursor to pass the other; end stays a
- * multiple of 8. When a draw needs more bits than are unread, the unread middle (< 128 bits)
- * moves into the carry bytes just before the port's bytes and the port refills those: the
- * front runs on across fills and the back starts again at the new bytes' end. bits_base +
- * cur - end counts bits handed out, rng_calls fill() calls, and a refill happens exactly when
- * a draw needs bits beyond the unread ones (or a sampler reserves them: dpm_rand_reserve_slow).
+ * multiple of 8 while the source works. When a draw needs more bits than are unread, the
+ * unread middle (< 128 bits) moves into the carry bytes just before the port's bytes and the
+ * port refills those: the front runs on across fills and the back starts again at the new
+ * bytes' end. Bookkeeping: bits handed out = bits_base + cur - end, rng_calls counts fill()
+ * calls, and a refill happens exactly when a draw needs bits beyond the unread ones (or a
+ * sampler reserves them: dpm_rand_reserve_slow).
  *
  * Invariants: cur <= end <= DPM_RAND_END_BIT. A zeroed, never bound dpm_rand_t has
  * cur == end == 0 and a failed source end == cur, so every inline fast path below finds
