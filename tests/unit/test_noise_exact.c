@@ -232,6 +232,75 @@ static void test_rand_stream_is_the_bytes(void **state)
 
 /* A failed fill leaves nothing to read: every entry point reports the sticky error, and a
  * zeroed source (never bound) is a parameter error at every one of them. */
+/* The back of the stream: bytes from just below end, downwards, while the front runs on; a
+ * refill carries the unread middle before the new bytes, and the back starts again at their
+ * end. bits_used counts both ends. */
+static void test_rand_back_bytes(void **state)
+{
+    (void)state;
+    static uint8_t bytes[2 * DPM_RAND_BUF_BYTES];
+    for (size_t i = 0; i < sizeof(bytes); i++) {
+        bytes[i] = (uint8_t)(i * 7u + 3u);
+    }
+    script_rng_t s = {bytes, sizeof(bytes), 0, 0};
+    dpm_rng_t port = script_rng_port(&s);
+    dpm_rand_t r;
+    assert_int_equal(dpm_rand_init(&r, &port), DPM_OK);
+    const size_t last = DPM_RAND_BUF_BYTES - 1u;
+    uint64_t v;
+    uint64_t front = 0;                                        /* bits taken from the front */
+    uint64_t back = 0;                                         /* bytes taken from the back */
+    assert_int_equal(dpm_rand_take_back_byte(&r, &v), DPM_OK); /* refills first */
+    assert_int_equal(v, bytes[last - back++]);
+    assert_int_equal(r.rng_calls, 1);
+    assert_int_equal(dpm_rand_take_bits(&r, 8, &v), DPM_OK);
+    assert_int_equal(v, bytes[front / 8]);
+    front += 8;
+    while (back < 6) {
+        assert_int_equal(dpm_rand_take_back_byte(&r, &v), DPM_OK);
+        assert_int_equal(v, bytes[last - back++]);
+    }
+    assert_int_equal(dpm_rand_bits_used(&r), front + 8 * back);
+    /* the back window lists the next back bytes in order */
+    uint64_t w = dpm_rand_back_window(&r);
+    for (size_t j = 0; j < 8; j++) {
+        assert_int_equal((w >> (8 * j)) & 0xFFu, bytes[last - back - j]);
+    }
+    /* the front reads on until 12 bytes of the middle are left, then 3 bits */
+    while (r.end - r.cur >= 8u * 13) {
+        assert_int_equal(dpm_rand_take_bits(&r, 8, &v), DPM_OK);
+        assert_int_equal(v, bytes[front / 8]);
+        front += 8;
+    }
+    assert_int_equal(dpm_rand_take_bits(&r, 3, &v), DPM_OK);
+    assert_int_equal(v, bytes[front / 8] & 7u);
+    front += 3;
+    assert_int_equal(r.end - r.cur, 8u * 11 + 5);
+    /* a back byte takes the top byte of the middle, without a refill */
+    assert_int_equal(dpm_rand_take_back_byte(&r, &v), DPM_OK);
+    assert_int_equal(v, bytes[last - back++]);
+    assert_int_equal(r.rng_calls, 1);
+    assert_int_equal(dpm_rand_bits_used(&r), front + 8 * back);
+    /* 128 bits reserved: the unread middle (10 bytes and 5 bits) moves before the second fill */
+    assert_int_equal(dpm_rand_reserve_slow(&r, 128), DPM_OK);
+    assert_int_equal(r.rng_calls, 2);
+    assert_int_equal(dpm_rand_bits_used(&r), front + 8 * back);
+    assert_int_equal(dpm_rand_take_bits(&r, 5, &v), DPM_OK); /* the partly read byte's rest */
+    assert_int_equal(v, (uint64_t)bytes[front / 8] >> 3);
+    front += 5;
+    while (front / 8 < DPM_RAND_BUF_BYTES - back) { /* the middle's other bytes */
+        assert_int_equal(dpm_rand_take_bits(&r, 8, &v), DPM_OK);
+        assert_int_equal(v, bytes[front / 8]);
+        front += 8;
+    }
+    /* then the second fill, from its first byte at the front and its last at the back */
+    assert_int_equal(dpm_rand_take_bits(&r, 8, &v), DPM_OK);
+    assert_int_equal(v, bytes[DPM_RAND_BUF_BYTES]);
+    assert_int_equal(dpm_rand_take_back_byte(&r, &v), DPM_OK);
+    assert_int_equal(v, bytes[2 * DPM_RAND_BUF_BYTES - 1]);
+    assert_int_equal(dpm_rand_bits_used(&r), front + 8 + 8 * (back + 1));
+}
+
 static void test_rand_failure_and_unbound(void **state)
 {
     (void)state;
@@ -1288,6 +1357,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rand_stream_is_the_bytes),
+        cmocka_unit_test(test_rand_back_bytes),
         cmocka_unit_test(test_rand_failure_and_unbound),
         cmocka_unit_test(test_uniform_enumerated),
         cmocka_unit_test(test_uniform_bit_cost_and_range),
