@@ -94,6 +94,16 @@ dpm_rng_t failing_rng_port(failing_rng_t *f)
     return r;
 }
 
+dpm_status_t failing_rand_init(dpm_rand_t *r, failing_rng_t *f, dpm_rng_t *rng, uint64_t seed,
+                               uint64_t fail_at_call)
+{
+    memset(f, 0, sizeof(*f));
+    test_rng_seed(&f->inner, seed);
+    f->fail_at_call = fail_at_call;
+    *rng = failing_rng_port(f);
+    return dpm_rand_init(r, rng);
+}
+
 dpm_status_t test_rand_init(dpm_rand_t *r, test_rng_t *t, dpm_rng_t *rng, uint64_t seed)
 {
     test_rng_seed(t, seed);

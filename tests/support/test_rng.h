@@ -41,5 +41,9 @@ typedef struct {
     uint64_t calls;
 } failing_rng_t;
 dpm_rng_t failing_rng_port(failing_rng_t *f);
+/* Zero f, seed it, make fill() call fail_at_call and every later one fail, point *rng at it and
+ * bind *r to *rng (f and rng must outlive r): dpm_rand_init's status. */
+dpm_status_t failing_rand_init(dpm_rand_t *r, failing_rng_t *f, dpm_rng_t *rng, uint64_t seed,
+                               uint64_t fail_at_call);
 
 #endif

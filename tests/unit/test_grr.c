@@ -387,12 +387,9 @@ static void test_grr_perturb_errors(void **state)
 
     /* a failing port: DPM_ERR_RNG, outputs untouched, and it sticks */
     failing_rng_t f;
-    memset(&f, 0, sizeof(f));
-    test_rng_seed(&f.inner, 1);
-    f.fail_at_call = 0;
-    dpm_rng_t fport = failing_rng_port(&f);
+    dpm_rng_t fport;
     dpm_rand_t fr;
-    assert_int_equal(dpm_rand_init(&fr, &fport), DPM_OK);
+    assert_int_equal(failing_rand_init(&fr, &f, &fport, 1, 0), DPM_OK);
     assert_int_equal(dpm_grr_perturb(&g, &fr, 1, &y), DPM_ERR_RNG);
     assert_int_equal(dpm_rr_perturb(&rr, &fr, 1, &out), DPM_ERR_RNG);
     assert_int_equal(y, 0xabcdu);

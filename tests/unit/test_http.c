@@ -467,11 +467,8 @@ static void test_backoff_jitter_bounds(void **state)
     }
     /* a failing RNG falls back to the nominal delay */
     failing_rng_t fr;
-    memset(&fr, 0, sizeof(fr));
-    test_rng_seed(&fr.inner, 1);
-    fr.fail_at_call = 0;
-    dpm_rng_t bad = failing_rng_port(&fr);
-    assert_int_equal(dpm_rand_init(&rand, &bad), DPM_OK);
+    dpm_rng_t bad;
+    assert_int_equal(failing_rand_init(&rand, &fr, &bad, 1, 0), DPM_OK);
     uint32_t d = 0;
     assert_int_equal(dpm_upload_backoff_ms(&cfg_base, 3, &rand, &d), DPM_OK);
     assert_int_equal(d, 400);

@@ -235,12 +235,10 @@ static void test_add_errors(void **state)
     assert_int_equal(dpm_rand_bits_used(&r), 0);
 
     failing_rng_t f;
-    memset(&f, 0, sizeof(f));
-    test_rng_seed(&f.inner, 1);
-    f.fail_at_call = 1; /* the first refill works, a later one fails mid-sample */
-    dpm_rng_t fport = failing_rng_port(&f);
+    dpm_rng_t fport;
     dpm_rand_t fr;
-    assert_int_equal(dpm_rand_init(&fr, &fport), DPM_OK);
+    /* the first refill works, a later one fails mid-sample */
+    assert_int_equal(failing_rand_init(&fr, &f, &fport, 1, 1), DPM_OK);
     dpm_status_t st = DPM_OK;
     int64_t before = out;
     for (int i = 0; i < 10 && st == DPM_OK; i++) {

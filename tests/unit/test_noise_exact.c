@@ -305,12 +305,9 @@ static void test_rand_failure_and_unbound(void **state)
 {
     (void)state;
     failing_rng_t f;
-    memset(&f, 0, sizeof(f));
-    test_rng_seed(&f.inner, 6);
-    f.fail_at_call = 1;
-    dpm_rng_t port = failing_rng_port(&f);
+    dpm_rng_t port;
     dpm_rand_t r;
-    assert_int_equal(dpm_rand_init(&r, &port), DPM_OK);
+    assert_int_equal(failing_rand_init(&r, &f, &port, 6, 1), DPM_OK);
     uint64_t v;
     uint32_t u;
     for (int i = 0; i < DPM_RAND_BUF_BYTES / 8; i++) {
@@ -1220,12 +1217,9 @@ static void test_rng_failure_is_sticky(void **state)
 {
     (void)state;
     failing_rng_t f;
-    memset(&f, 0, sizeof(f));
-    test_rng_seed(&f.inner, 3);
-    f.fail_at_call = 0;
-    dpm_rng_t port = failing_rng_port(&f);
+    dpm_rng_t port;
     dpm_rand_t r;
-    assert_int_equal(dpm_rand_init(&r, &port), DPM_OK);
+    assert_int_equal(failing_rand_init(&r, &f, &port, 3, 0), DPM_OK);
     uint64_t u = SENTINEL_U64;
     int b = SENTINEL_INT;
     int64_t z = SENTINEL_I64;
@@ -1251,12 +1245,9 @@ static void test_rng_failure_mid_sample(void **state)
 {
     (void)state;
     failing_rng_t f;
-    memset(&f, 0, sizeof(f));
-    test_rng_seed(&f.inner, 4);
-    f.fail_at_call = 3;
-    dpm_rng_t port = failing_rng_port(&f);
+    dpm_rng_t port;
     dpm_rand_t r;
-    assert_int_equal(dpm_rand_init(&r, &port), DPM_OK);
+    assert_int_equal(failing_rand_init(&r, &f, &port, 4, 3), DPM_OK);
     dpm_laplace_t m;
     assert_int_equal(dpm_laplace_init(&m, 1000, DPM_EPS_ONE / 3), DPM_OK);
     int64_t z = 0;

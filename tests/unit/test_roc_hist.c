@@ -317,12 +317,9 @@ static void test_perturb_bad_parameters_and_range(void **state)
 
     /* a failed random source is reported and leaves out untouched */
     failing_rng_t f;
-    memset(&f, 0, sizeof(f));
-    test_rng_seed(&f.inner, 3);
-    f.fail_at_call = 0;
-    dpm_rng_t frng = failing_rng_port(&f);
+    dpm_rng_t frng;
     dpm_rand_t fr;
-    assert_int_equal(dpm_rand_init(&fr, &frng), DPM_OK);
+    assert_int_equal(failing_rand_init(&fr, &f, &frng, 3, 0), DPM_OK);
     assert_int_equal(dpm_roc_hist_perturb(&m, &fr, &h, &out), DPM_ERR_RNG);
     assert_memory_equal(&out, &keep, sizeof(out));
 }

@@ -173,10 +173,9 @@ static void test_bad_input_changes_nothing(void **state)
     assert_int_equal(dpm_tuple_perturb(&t, NULL, 0, &ok, &rep), DPM_ERR_PARAM);
     assert_memory_equal(&rep, &rep_keep, sizeof(rep));
     /* a failing RNG surfaces as DPM_ERR_RNG with nothing emitted */
-    failing_rng_t fr = {{{0}, 0, 0}, 0, 0};
-    test_rng_seed(&fr.inner, 3);
-    dpm_rng_t bad = failing_rng_port(&fr);
-    dpm_rand_init(&r, &bad);
+    failing_rng_t fr;
+    dpm_rng_t bad;
+    assert_int_equal(failing_rand_init(&r, &fr, &bad, 3, 0), DPM_OK);
     assert_int_equal(dpm_tuple_perturb(&t, &r, 0, &ok, &rep), DPM_ERR_RNG);
     assert_memory_equal(&rep, &rep_keep, sizeof(rep));
 }
