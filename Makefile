@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # dpmetrics: the one entry point. `make help` lists the targets.
 #   make CROSS_COMPILE=arm-linux-gnueabihf-   cross build (outputs under build/<triplet>/)
 #   make BUILD_DIR=/tmp/dpm                    build somewhere else

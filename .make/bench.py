@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """make bench: run the benchmark programs, add callgrind instruction counts, merge the figures
 into build/bench.json (DESIGN.md §7 schema) and print them as a table.
 

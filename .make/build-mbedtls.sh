@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # build-mbedtls.sh NAME OUTDIR CONFIG_HEADER [CMAKE ARGS...]
 # Builds the Mbed TLS libraries out of tree with a project-owned config header.
 # Skips the build when OUTDIR already holds libraries made from the same header.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # coverage.sh OUT: line coverage of every sdk/ source after `make test` ran with --coverage.
 set -uo pipefail
 out=$1

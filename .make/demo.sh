@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # make demo: the whole path on one machine, over real TLS.
 #   1. a throw-away CA and server certificate (openssl) under $BUILD_DIR/demo/
 #   2. a campaigns file: a tuple_mr and a tuple_ml campaign, eps = 1, 4 groups, TPR

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # make deps: install the Debian packages the build needs and fetch + build Mbed TLS 3.6 LTS.
 # Idempotent: a second run checks, finds everything present and returns in seconds.
 # No registry host name is written anywhere: the mirror is read from the machine's apt sources.

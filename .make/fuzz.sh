@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # fuzz.sh: build the collector's request-path fuzzer (tests/fuzz/fuzz_request.c) with clang
 # -fsanitize=fuzzer,address,undefined and run it for FUZZ_SECONDS (default 60), then print a
 # summary. Exit status 0 only if no crash, leak, sanitizer report or timeout was found.

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Kconfig helpers (kconfiglib):
   kconfig.py defconfig CONFIG          write the default configuration to CONFIG
   kconfig.py header CONFIG HEADER      write the C autoconf header for CONFIG

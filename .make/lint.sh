@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # lint.sh FILE... -- COMPILE FLAGS
 # clang-format (check only), cppcheck and clang-tidy over the given sources; zero findings.
 set -uo pipefail

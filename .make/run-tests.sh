@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # run-tests.sh TEST...  Runs every test program and script, each printing TAP ("ok N - name" /
 # "not ok N - name"), and prints one summary line per suite and, last, "N passed, N failed".
 # A suite that exits non-zero without reporting a failure (a crash, an abort) counts as one

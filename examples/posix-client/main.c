@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* posix-client: a complete device in one file. It reads a CSV of model events
  * (score,label,group), fetches the campaign from the collector, computes the local metrics,
  * charges the privacy ledger, perturbs and stores the report in the outbox, and posts the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Running per-campaign aggregates and reject counters (see aggregate.h). */
 #include "collector/aggregate.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* In-memory running aggregates of the stored reports, one per campaign and metric, plus the
  * reject counters by reason. The store adds to them after each commit (and rebuilds them from
  * the database at start-up), so the estimate endpoint never touches SQLite and always sees

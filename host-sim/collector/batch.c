@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Batch decoding, validation and the BatchResponse (see batch.h). The body is untrusted:
  * every length is checked against what remains before it is used. */
 #include "collector/batch.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* POST /v1/reports bodies: decode a dpm.v1.Batch, validate every report against its campaign,
  * and encode the dpm.v1.BatchResponse.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Campaigns file parser (format in campaigns.h). Errors name the line and the problem: an
  * operator fixing a campaigns file should not need to read this code. */
 #include "collector/campaigns.h"

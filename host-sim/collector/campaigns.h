@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The collector's campaigns, read once at start-up from a small text file.
  *
  * Format (also in the collector's --help): '#' starts a comment, blank lines are ignored,

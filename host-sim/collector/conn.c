@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* HTTP connection state machine (see conn.h). */
 #include "collector/conn.h"
 

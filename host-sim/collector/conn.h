@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* One HTTP/1.1 connection as a state machine over the bytes received: heads, bodies,
  * keep-alive, pipelining, 100-continue and the connection-level errors. It owns no socket:
  * the server feeds it what TLS decrypted and sends what it emits; the fuzzer feeds it raw

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Estimate JSON (format in estimate_json.h), from a consistent snapshot of the aggregates. */
 #include "collector/estimate_json.h"
 

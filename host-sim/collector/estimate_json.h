@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* GET /v1/campaigns/{id}/estimate: the campaign's estimates as JSON.
  *
  *   {"campaign": 1, "mechanism": "tuple_mr", "eps": 1, "eps_implemented": 0.99998,

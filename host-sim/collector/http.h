@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* HTTP/1.1 request heads and responses for the collector: a strict, bounded parser (no
  * allocation, never reads past the bytes it was given) and a response formatter.
  *

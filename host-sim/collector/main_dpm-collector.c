@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* dpm-collector: the TLS report collector. Parses options, loads the campaigns, opens the
  * store, and serves until SIGINT/SIGTERM (then finishes the requests in progress, commits,
  * and exits 0). Exit status 2: bad usage or configuration (campaigns file, certificate, key,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Routing and the endpoints (see request.h). */
 #include "collector/request.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The collector's endpoints, as a pure function from a parsed request and its body to a
  * response: no sockets, so the fuzzer and the tests drive exactly the code the server runs.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Listener, connection threads and deadlines (see server.h). */
 #include "collector/server.h"
 

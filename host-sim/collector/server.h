@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The collector's network side: a listening socket, one thread per connection (capped), and
  * per-connection deadlines:
  *   handshake  from accept to a finished TLS handshake

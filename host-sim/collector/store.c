@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* SQLite store with a group-committing writer thread (see store.h). */
 #include "collector/store.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Durable storage of accepted reports in SQLite, exactly once, with group commit.
  *
  * One writer thread owns the database connection. Request threads hand it their validated

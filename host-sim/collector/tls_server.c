@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Mbed TLS server configuration and deadline-bounded sessions (see tls_server.h). */
 #include "collector/tls_server.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Mbed TLS 3.6 server side of the collector: one shared configuration (certificate, key,
  * TLS 1.2 and 1.3, CTR_DRBG from the POSIX port) and per-connection sessions whose every
  * socket wait is bounded by a deadline, so a slow or silent peer costs a thread for at most

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Server-side analytics of the tuple mechanisms M_R and M_L (see disparity.h and
  * spec/disparity-juarez2022.md §5-§7). */
 #include "estimate/disparity.h"

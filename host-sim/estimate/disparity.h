@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Server-side analytics of the private (group, performance) tuple mechanisms M_R and M_L
  * (spec/disparity-juarez2022.md): aggregation of the perturbed tuples, unbiased per-group
  * means, pairwise disparities with variance, Chebyshev and normal error bounds, the closed-form

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Reference numbers of Juarez & Korolova (2022): see disparity_paper.h. */
 #include "estimate/disparity_paper.h"
 

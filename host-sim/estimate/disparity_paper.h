@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Reference numbers of Juarez & Korolova (2022) that we reproduce, in one place for the
  * reproduction program (dpm-repro) and the tests. NAN stands for a printed "-" (no ε reaches
  * the target). Sources: /work/shared/spec/disparity-juarez2022.md §7.3 and §7.6. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* roc_hist estimator (see roc.h). */
 #include "estimate/roc.h"
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Shared by the plot scripts of host-sim/plot (sim.py, roc.py): the error-against-eps / devices
 sweep figure. Imported from the scripts' own directory (the first entry of sys.path when one of
 them runs as a script). Needs only Debian's python3-matplotlib (Agg)."""

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Plots of the disparity reproduction (Juarez & Korolova 2022) from the CSVs that
 `dpm-repro disparity --out DIR` writes. Usage: /usr/bin/python3 host-sim/plot/disparity.py DIR
 

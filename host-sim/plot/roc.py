@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """ROC plots of a dpm-sim run with roc_hist campaigns, from the files `dpm-sim --out DIR` writes
 (roc.csv, summary.csv). Usage: /usr/bin/python3 host-sim/plot/roc.py DIR
 (host-sim/plot/sim.py calls it when DIR has a roc.csv).

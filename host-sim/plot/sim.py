@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Plots of a dpm-sim run, from the files `dpm-sim --out DIR` writes (summary.csv, runs.csv).
 Usage: /usr/bin/python3 host-sim/plot/sim.py DIR
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Shared command-line helpers (see cli.h). */
 #include "sim/cli.h"
 

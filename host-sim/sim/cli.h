@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Shared pieces of the dpm-sim command line: option values, the subcommands implemented in
  * their own files, and running a plotting script. */
 #ifndef DPM_SIM_CLI_H

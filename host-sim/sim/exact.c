@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Exact mode: aggregate-level sampling (see exact.h). */
 #include "sim/exact.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Exact mode: one run's aggregate drawn at the aggregate level, distributed as the sum of the
  * devices' reports (same population, same quantized mechanism), without running any device.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Inprocess device farm (see farm.h). */
 #include "sim/farm.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Inprocess mode: every simulated device runs the real SDK (statistics -> dpm_mech_report_tuple
  * -> dpm_report_encode, sim_device_report), and every report is decoded (dpm_report_decode),
  * checked against its campaign (dpm_mech_check_report, as the collector does) and aggregated by

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Small JSON reader (see json_read.h). Recursive descent over the buffer. */
 #include "sim/json_read.h"
 

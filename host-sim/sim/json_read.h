@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A small JSON reader (RFC 8259 values into a heap tree) for the files dpm-sim reads back:
  * dpm-repro's disparity.json and the collector's estimate JSON. Strings keep \uXXXX escapes of
  * the BMP as UTF-8; depth is limited to 64. */

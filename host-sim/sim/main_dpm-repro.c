@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* dpm-repro: reproduce the results of the papers the SDK implements, paper value beside ours.
  *
  *   dpm-repro disparity --out DIR [--quick] [--threads N] [--seed S] [--no-plot]

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* dpm-sim: simulate campaigns over millions of devices, plan campaigns, reproduce the papers.
  *
  *   dpm-sim --scenario FILE [--devices N[,N..]] [--runs R] [--seed S] [--threads T]

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Network mode: simulated devices post their reports to a running dpm-collector over real TLS.
  *
  * `clients` threads each open one TLS connection (port/tls: dpm_tls_connect over the posix TCP

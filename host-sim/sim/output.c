@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* dpm-sim output files (format in output.h). */
 #include <errno.h>
 #include <inttypes.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* dpm-sim output files, written into the --out directory:
  *
  *   runs.csv      one row per configuration, run, metric and item:

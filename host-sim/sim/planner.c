@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Campaign planner with a simulation check (see planner.h) and the `dpm-sim plan` command. */
 #include "sim/planner.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* dpm-sim plan: "how many devices, or which ε, for |disparity error| <= x at confidence c",
  * answered from the analytic variances (estimate/disparity.h: dpm_disp_plan_*), then checked
  * by simulation in exact mode: the campaign the answer describes (ε rounded UP to the Q16.16 a

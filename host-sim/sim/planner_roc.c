@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* roc_hist campaign planner and its simulation check (see planner.h). */
 #include <math.h>
 #include <stdio.h>

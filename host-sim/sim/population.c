@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Population realization (see population.h). */
 #include "sim/population.h"
 

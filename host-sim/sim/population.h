@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The simulated population: K devices laid out as blocks of identical devices.
  *
  * A scenario describes distributions; a population is one realization of them, drawn once from

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Progress bar (see progress.h). */
 #include "sim/progress.h"
 

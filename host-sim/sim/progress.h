@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A progress bar on stderr for long simulations: shown only when stderr is a terminal (the
  * caller decides), redrawn at most 5 times a second, safe to update from worker threads. */
 #ifndef DPM_SIM_PROGRESS_H

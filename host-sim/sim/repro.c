@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* dpm-sim repro: run the paper scenarios (host-sim/scenarios/paper-*.scn) and write
  * DIR/README.md, the paper's numbers beside ours for every reproduced paper.
  *

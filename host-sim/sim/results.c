@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Per-run estimates and summaries (see results.h). */
 #include "sim/results.h"
 

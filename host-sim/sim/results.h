@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Per-run estimates of one configuration and their summary across runs.
  *
  * Items, per metric: the d campaign groups (mean metric), then every pair g < h in the order

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* roc_hist examples of simulated devices (see roc_sim.h). */
 #include "sim/roc_sim.h"
 

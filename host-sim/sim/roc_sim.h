@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* roc_hist in the simulator: each device's labelled, scored examples, drawn consistently with
  * the population (population.h), and the population's true binned ROC.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Scenario file parser (format in scenario.h). One pass over the lines fills the structure;
  * checks that need the whole file (shares, metrics per group) run at the end and name the line
  * of the entry at fault. */

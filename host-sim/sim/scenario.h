@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* dpm-sim scenario files: a population of devices and the campaigns run over it.
  *
  * Format: UTF-8/ASCII text, one "key = value" per line, grouped in sections "[kind]" or

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Simulation sessions (see session.h). */
 #include "sim/session.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A simulation session: every configuration of a scenario (devices sweep x campaigns x ε
  * sweep), each run `runs` times in one mode, estimated with the server code.
  *

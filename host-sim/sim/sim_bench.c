@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* dpm-sim bench: the simulator's throughput, as JSON lines in the build/bench.json metric schema
  * ({"name", "value", "unit", "baseline", "ratio"}), each beside the cost of the raw random
  * bytes it consumed, measured in the same run (ratio = ours / that baseline):

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Simulated configurations, the device, aggregates and truth (see sim_cfg.h). */
 #include "sim/sim_cfg.h"
 

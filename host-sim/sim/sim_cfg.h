@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* One simulated configuration: a scenario campaign at one ε over one population. It holds the
  * device mechanism (built exactly as a device builds it, dpm_mech_init), the server's estimator
  * parameters, the integers exact mode needs, and the device itself: sim_device_report turns one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Special functions for the simulator (see sim_math.h). The saddle-point forms follow C. Loader,
  * "Fast and accurate computation of binomial probabilities" (2000). */
 #include "sim/sim_math.h"

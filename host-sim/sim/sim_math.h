@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Special functions the simulator needs in double precision (host only): the normal cdf, the
  * regularized incomplete beta function, log probability mass functions of the binomial,
  * beta-binomial and Poisson laws computed without cancellation (Loader's saddle-point form),

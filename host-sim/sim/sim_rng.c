@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Seeded random variates (see sim_rng.h for the algorithms and what is exact). */
 #include "sim/sim_rng.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Seeded random variates for the simulator's aggregate-level (exact) mode and its population
  * generator. Host only: doubles throughout; never used by a simulated device, whose noise comes
  * from the SDK's own integer samplers.

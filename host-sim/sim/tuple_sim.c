@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Device farm for the tuple mechanisms (see tuple_sim.h). */
 #include "sim/tuple_sim.h"
 

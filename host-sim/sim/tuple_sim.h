@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Device farm for the private (group, performance) tuple mechanisms (spec/disparity-juarez2022.md
  * §11.3, §11.5): K simulated devices run the real device code, their reports are aggregated with
  * estimate/disparity.h and turned into per-group estimates.

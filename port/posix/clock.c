@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Monotonic and wall clocks from clock_gettime. */
 #include <time.h>
 

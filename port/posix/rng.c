@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* CSPRNG for POSIX devices: Mbed TLS CTR_DRBG (AES-256, derivation function) seeded and
  * periodically reseeded from the kernel (getrandom on Linux, getentropy elsewhere). */
 #include <errno.h>

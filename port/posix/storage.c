@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* File-backed port storage. The region is one file of exactly `size` bytes. Every write is
  * atomic: the new content goes to a temporary file that is fsynced and renamed over the old
  * one, and the directory is fsynced, so a power loss leaves either the old or the new file. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* TCP transport with timeouts. send/recv follow the port contract (coreHTTP): bytes moved,
  * 0 when nothing could move before the timeout (try again later), -1 on error or when the
  * peer closed the connection. */

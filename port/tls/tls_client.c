@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* TLS client over any raw dpm_transport_t, on Mbed TLS 3.6 (see dpm/port_tls.h). */
 #include <string.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Noise sampler benchmark. Prints one JSON object per line:
  *   {"name": ..., "ns_per_sample": x, "bytes_per_sample": y, "ns_per_byte_rng": z}
  * The baseline is the port CSPRNG (Mbed TLS CTR_DRBG) producing random bytes in bulk, measured

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Encoded size of each report kind, as metrics JSON lines {"name","value","unit",...}:
  * report.<mechanism>.bytes for one metric (the common case) and .bytes_max for the largest
  * report the mechanism can produce (4 metrics, large group id, large period). */

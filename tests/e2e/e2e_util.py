@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Shared by the end-to-end test scripts of tests/e2e (not a test itself: the test runner takes
 only tests/e2e/test_*.py): the repository root, the build output directory (OUT, as `make test`
 passes it), running dpm-sim, TAP output and reading CSV and JSON outputs. The scripts import it from their own directory, the first

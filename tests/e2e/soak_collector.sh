@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # soak_collector.sh [SECONDS]: the collector's acceptance load test, kept out of `make test`
 # because of its length: 64 concurrent TLS clients with keep-alive post batches of 100 SDK-made
 # reports for SECONDS (default 30); passes when every report acknowledged with 200 is in the

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """dpm-collector end to end, over real TLS on loopback, printing TAP.
 
 A throw-away CA and server certificate are made with the openssl command line in a temporary

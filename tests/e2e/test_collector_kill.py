@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Exactly-once across crashes: dpm-collector is killed with SIGKILL twice while 16 TLS clients
 post reports, and restarted on the same port and database. The clients (tool_load) resend every
 batch that got no answer, with the same report ids, as a device does. Afterwards every report

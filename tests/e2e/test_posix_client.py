@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """examples/posix-client against the real collector over TLS: a report is made, charged,
 stored and delivered; the ledger refuses a second report in the same period; undefined
 metrics, unknown campaigns, a wrong CA and a wrong server name are refused cleanly."""

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """dpm-sim end to end, printing TAP: a small scenario in inprocess and exact mode (JSON and CSV
 outputs well-formed and consistent, plots written), replay of single devices equal to the bytes
 the run produced (--dump-reports), exit codes for bad scenarios (with the line number) and bad

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """dpm-sim network mode against a real dpm-collector over TLS on loopback, printing TAP.
 
 The collector runs with the campaigns `dpm-sim campaigns` writes for the scenario (throw-away

@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """dpm-sim with roc_hist campaigns end to end, printing TAP: inprocess and exact runs of a small
 scenario (results.json / runs.csv / summary.csv / roc.csv well-formed and consistent, the same
 population truth in both modes, the ROC plots written by host-sim/plot), AUC coverage across

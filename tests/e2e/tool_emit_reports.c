@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Emits reports of every kind made by the SDK (tuple_mr, tuple_ml, roc_hist), one JSON object per
  * line: the encoded bytes in hex and the fields the SDK meant, for an independent decoder to
  * compare (test_decode.py). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tool_load: drives dpm-collector over TLS with reports made by the real SDK.
  *
  *   tool_load reports    --port P --ca CA.pem [--clients 64] [--seconds 5] [--batch 100]

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer target for the collector's request path, without sockets or SQLite:
  *   1. the input as the decrypted byte stream of one connection, fed to the HTTP state machine
  *      (coll_conn_t) whole and again in input-dependent chunks: head parsing, limits, 100-

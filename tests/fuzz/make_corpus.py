@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Regenerates the seed corpus of fuzz_request (tests/fuzz/corpus/) from SDK-made reports
 (tool_emit_reports). Run it when the report format changes:
     OUT=build/host /usr/bin/python3 tests/fuzz/make_corpus.py

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Goodness of fit of the exact samplers against their exact pmfs: discrete Laplace at scales
  * 0.5, 1, 10, 22/7, 1000 and 2^40/3 grid units; the Laplace mechanism's own sampler
  * (dpm_laplace_add) at 0.5, 1, 10, 1000, 65536/6553 and 2^17 grid units; Bernoulli(exp(-gamma)),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* GRR / RR output distribution: goodness of fit against the exact pmf (keep / 2^32 for the
  * true value, other / 2^32 for each other value), and an empirical privacy check on
  * neighbouring inputs. Fixed seeds, 10^7 samples per configuration, alpha = 1e-6. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Bounded-time discrete Laplace against the exact discrete Laplace pmf (its distance to it is
  * certified below 2^-48, far below what 10^7 samples can see). Fixed seeds, alpha = 1e-6. */
 #include <math.h>

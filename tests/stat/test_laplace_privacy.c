@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Empirical privacy of the fixed-point Laplace mechanism. For neighbouring values v and
  * v' = v + sensitivity, 10^7 releases of each estimate Pr[M(v) = y] and Pr[M(v') = y] for
  * every y in a central window (both expected counts >= 1000). With Clopper-Pearson bounds at a

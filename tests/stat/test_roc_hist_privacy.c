@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Empirical label-DP of roc_hist. Two neighbouring histograms differ in one example's label:
  * h has (pos[0], neg[0]) = (c + 1, d), h' has (c, d + 1); the other bin is equal. Only the
  * pair (out.pos[0], out.neg[0]) depends on which of them was released (every other cell is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Exact mode against inprocess mode: the same scenario, many runs of each, and a two-sample
  * Kolmogorov-Smirnov test of every aggregate statistic (reports per group, sum of the reported
  * values per group and metric) and of the first disparity estimate, at alpha = 1e-6 overall

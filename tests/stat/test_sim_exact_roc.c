@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* roc_hist in the simulator, statistically (fixed seeds, alpha = 1e-6):
  *
  * 1. Exact mode against inprocess mode. Inprocess runs the real SDK per device (examples ->

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The simulator's seeded variates (host-sim/sim/sim_rng.c) against their exact pmfs: G-test
  * on 10^6 draws per case at alpha = 1e-6, fixed seeds, one case per algorithm branch (binomial
  * inversion and BTPE up to n = 10^9, Poisson inversion and PTRS up to lambda = 10^12, sums of

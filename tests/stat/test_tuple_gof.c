@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The tuple mechanisms' device output against its exact distribution (dpm_tuple_perturb, d = 3
  * groups, one metric). Fixed seeds, 10^7 reports per configuration, alpha = 1e-6.
  *

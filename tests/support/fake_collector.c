@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #include "fake_collector.h"
 
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A fake collector behind a dpm_transport_t, for tests: it parses the HTTP request the SDK
  * writes (strictly: request line, Host, Content-Type, Content-Length, keep-alive), decodes
  * the dpm.v1.Batch body report by report with dpm_report_decode, stores report ids with

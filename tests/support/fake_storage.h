@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A RAM-backed dpm_storage_t for tests, with fault injection.
  *
  * Every write() and erase() is one numbered operation (1, 2, 3, ...). Arming the fake with

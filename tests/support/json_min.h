@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* A minimal JSON reader for test vectors: objects, arrays, integers and strings (no floats,
  * no escapes beyond \" and \\). It walks a buffer in place; nothing is allocated. */
 #ifndef JSON_MIN_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The simulator fixture the sim tests share (sim_fixture.h). */
 #include "sim_fixture.h"
 

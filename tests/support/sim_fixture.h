@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The simulator fixture the sim tests share: a scenario parsed from text and its population. */
 #ifndef DPM_TEST_SIM_FIXTURE_H
 #define DPM_TEST_SIM_FIXTURE_H

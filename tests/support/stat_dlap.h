@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The exact discrete Laplace distribution, in long double, as the reference for tests:
  * Pr[Z = z] = (1 - p) / (1 + p) p^|z| with p = exp(-1 / t). */
 #ifndef STAT_DLAP_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Goodness-of-fit and binomial-bound helpers for the sampler tests. Continued fractions are
  * evaluated with the modified Lentz method; every routine runs to relative precision ~1e-15
  * and is checked against high-precision reference values in tests/stat/test_dlap_gof.c. */

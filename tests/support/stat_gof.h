@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Statistics for the sampler tests (tests only; double precision is fine here, never in sdk/).
  *
  * Goodness of fit: Pearson chi-square and the G-test against expected counts, with p-values

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Histograms of integer samples for goodness-of-fit tests (tests only).
  *
  * Cells: [INT64_MIN, lo), then `inner` cells of `width` integers starting at lo, then

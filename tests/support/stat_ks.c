@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Two-sample Kolmogorov-Smirnov test (see stat_ks.h). */
 #include "stat_ks.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Two-sample Kolmogorov-Smirnov test (tests only; double precision is fine here, never in sdk/).
  *
  * Typical use, comparing a statistic's R values from two samplers:

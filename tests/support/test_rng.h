@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Deterministic random sources for tests only (never in sdk/ or port/).
  *
  * test_rng: xoshiro256** seeded through splitmix64. Pure 64-bit integer arithmetic, so the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tls_testpki.sh DIR
 # Makes a throw-away PKI for TLS tests with the openssl command line (keys are never reused and
 # never leave DIR). Everything is PEM; the CA certificates also come as DER (*.der).

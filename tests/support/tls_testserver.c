@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* TLS test helpers: throw-away PKI and loopback servers in child processes. */
 #include "tls_testserver.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Test helpers for TLS: a throw-away PKI (tests/support/tls_testpki.sh) in a temp dir, and
  * loopback servers in child processes: openssl s_server, a plain-TCP server that answers
  * garbage, and one that accepts and never answers. Everything listens on 127.0.0.1 only, on a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Status strings and the ε constructors (never from a float). */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Server side of the tuple mechanisms (host-sim/estimate/disparity): the spec's reference
  * values, every cell of the paper's Table 1 and Table 2's α column (paper and correct splits),
  * exact unbiasedness and variance by enumerating every report of tiny campaigns, the GRR

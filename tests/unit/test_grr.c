@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* GRR / RR: integer thresholds, implemented ε, the exact map U -> report, constant
  * randomness use, and error paths. */
 #include <math.h>

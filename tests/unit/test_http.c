@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* HTTP/1.1 request writer and strict response parser, the transport loops with their
  * deadline, retry backoff, and dpm_upload_flush against a fake collector. */
 #include <setjmp.h>

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Kconfig and the header defaults agree, option by option, and the bridge works both ways.
 set -uo pipefail
 PYTHON=${PYTHON:-/usr/bin/python3}

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Bounded-time discrete Laplace: thresholds, certified δ, fixed randomness, digit layout and
  * error paths. (Its distribution is tested in tests/stat/test_laplace_fixed_gof.c.) */
 #include <math.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The privacy ledger: budget and period rules, persistence, A/B slots, corruption failing
  * closed, and a fault-injection matrix (every write/erase of a scenario fails, both as "not
  * applied" and as a torn write, then the device reboots) asserting it never under-counts. */

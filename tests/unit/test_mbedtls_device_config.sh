@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The device Mbed TLS config (port/tls/config/dpm_mbedtls_device.h) is real, not a wish list:
 #   1. Mbed TLS 3.6 builds with it alone (into $BUILD_DIR/mbedtls/device-check; skipped when
 #      the stamp shows the build is current);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Exact samplers and the Laplace mechanism: known answers by enumerating every random input,
  * white-box vectors for the overflow paths, parameter and RNG-failure errors (outputs
  * untouched), the mechanism's exact privacy ratio, and a negative control showing that the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The outbox (put, iterate, remove, compaction, recovery) and the whole device runtime under
  * fault injection: ledger + outbox + upload against a fake collector, with every storage
  * write/erase of the scenario failing in turn ("not applied" and three kinds of torn write),

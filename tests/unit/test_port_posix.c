@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The POSIX port: CTR_DRBG known answers, clock, atomic file storage, TCP transport. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Reports and campaigns: encoding round trips, sizes, campaign validation, fingerprint checks. */
 #include <setjmp.h>
 #include <stdarg.h>

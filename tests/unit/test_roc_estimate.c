@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The roc_hist estimator (host-sim/estimate/roc.h) on inputs with known answers: exact small
  * histograms (AUC by hand, ties counted 1/2), the noiseless estimate equal to the exact binned
  * AUC and ROC, the brute-force Mann-Whitney AUC of explicit examples, the projection of negative

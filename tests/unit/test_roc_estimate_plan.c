@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The roc_hist planner (sim/planner.h): the two questions answer each other (the eps planned
  * for K devices gives back about K devices), the answer's predicted sd sits on the bound, the
  * simulation check passes at the answer, and the check fails for a campaign run at a third of

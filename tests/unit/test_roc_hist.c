@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Device side of roc_hist: configuration, binning at the edges, bad input leaves everything
  * untouched, count overflow, the noise equals dpm_laplace_add draws in the documented order,
  * the int32 range error, the wire format (64 bins, the exact size bound, malformed bodies),

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The SDK's hard rules, checked on the built library rather than promised:
 #   1. libdpm.a references no heap function (malloc, calloc, realloc, free);
 #   2. libdpm.a defines no writable data (.data, .bss, common): no mutable globals;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The planner round trip: the analytic answer (minimum eps for K devices, or minimum devices
  * for eps) is consistent both ways and survives the simulation check; with the normal bound the
  * simulated coverage sits at the requested confidence, and a campaign run with too small an eps

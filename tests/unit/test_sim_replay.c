@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* dpm-sim device farm: every device's report, replayed alone from its seed, run and index,
  * equals the bytes it produced inside a multi-threaded run; the aggregate does not depend on
  * the thread count; a device's tuple is exactly tuple_sim's for the same stream (the farm

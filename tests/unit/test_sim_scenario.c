@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* dpm-sim scenario parser: a complete good file parses into the expected structure, every
  * scenario file shipped in host-sim/scenarios parses, and each kind of error is reported with
  * the right line number. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* port/tls: the Mbed TLS client over the posix TCP transport, against real openssl s_server
  * processes on 127.0.0.1 (certificates made at test time by tests/support/tls_testpki.sh).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Device side of the tuple mechanisms: metrics as rationals, splits, implemented ε, the
  * flipped-group rule, and bad input. */
 #include <setjmp.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Integer-only exp bounds (sdk/src/noise/xexp.c): certified direction and accuracy. */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The exp(2^i) table in sdk/src/noise/xexp.c is generated: regenerate it with the committed
 # script and check the committed block is identical, byte for byte.
 set -uo pipefail

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Golden vectors: for each case in tests/vectors/noise.json (seed, sampler, parameters), the
  * first 64 outputs must match bit for bit. The same runner is built for every cross target, so
  * any platform dependence in a sampler (word size, byte order, compiler) shows up here.

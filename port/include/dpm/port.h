@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The port interface: everything the SDK needs from a platform, as function pointers that
  * each carry a context pointer. Nothing is global, so many independent device instances can
  * live in one process (the simulator runs millions). A port fills these structs; the SDK only

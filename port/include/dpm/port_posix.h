@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The POSIX port (Linux, macOS): CSPRNG, clocks, file storage, TCP transport. */
 #ifndef DPM_PORT_POSIX_H
 #define DPM_PORT_POSIX_H

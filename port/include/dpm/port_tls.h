@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* TLS client over any raw transport (Mbed TLS 3.6 LTS).
  *
  * dpm_tls_connect() takes a connected raw byte stream (a dpm_transport_t: TCP socket, lwIP

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Mbed TLS 3.6 configuration for devices: a complete, explicit list (it does NOT include Mbed
  * TLS's default mbedtls_config.h). Everything port/tls needs for a TLS client, nothing else:
  *

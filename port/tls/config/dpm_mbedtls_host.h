@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Mbed TLS configuration for host builds (collector, simulator, tests, posix port).
  *
  * The host wants everything the default 3.6 LTS configuration offers (TLS 1.3 and 1.2,

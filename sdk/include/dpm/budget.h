@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The privacy ledger: how much ε this device has spent, per campaign and period, kept in port
  * storage so that a reboot cannot reset it.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Compile-time configuration. The chain, first definition wins:
  *   1. the user's file, named by -DDPM_CONFIG_FILE="my_dpm_config.h";
  *   2. Kconfig (CONFIG_DPM_* from an autoconf header, e.g. Zephyr, ESP-IDF or kconfiglib);

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Exact, integer-only noise: the only source of randomness in every private number the SDK
  * emits.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Reports and campaigns on the wire (sdk/proto/dpm.proto, encoded with nanopb, no heap).
  *
  * A campaign says what to measure and how privately; the device validates it, builds the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* roc_hist: a device's ROC statistic under label differential privacy. The device sorts its
  * local examples into score bins (fixed, public bin edges from the campaign) and counts, per
  * bin, the examples labelled positive and negative; every one of the 2 * bins counts then gets

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Local statistics, no randomness: confusion counts and the performance metrics derived from
  * them as exact rationals. Nothing here leaves the device un-noised. */
 #ifndef DPM_STATS_H

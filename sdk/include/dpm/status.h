@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Status codes: every fallible SDK function returns one. DPM_OK is zero, errors are negative.
  * A function that returns an error has left every output and caller-owned state unchanged. */
 #ifndef DPM_STATUS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Private group/performance tuples (Juarez & Korolova 2022): one report per device carries
  * its demographic group, randomized with GRR, and its local performance metrics, randomized
  * with randomized response (tuple_mr) or discrete Laplace (tuple_ml). A server (host-sim)

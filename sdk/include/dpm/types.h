@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Numeric types shared by every layer. Fixed point only: the noise path never sees a float. */
 #ifndef DPM_TYPES_H
 #define DPM_TYPES_H

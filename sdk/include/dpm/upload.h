@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Getting reports to the collector: a persistent outbox in port storage, a minimal HTTP/1.1
  * client over the port transport, and a flush that posts batches with retry, backoff and
  * idempotent report ids.

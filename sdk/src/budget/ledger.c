@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The privacy ledger: per-campaign, per-period ε spending in two A/B storage slots (the
  * layout and the crash-safety argument are in dpm/budget.h). */
 #include "dpm_internal.h"

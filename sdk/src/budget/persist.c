@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* CRC-32 and verified storage access for the ledger and the outbox (see persist.h). */
 #include "dpm_internal.h"
 

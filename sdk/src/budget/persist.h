@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Helpers shared by the two persistent stores of the SDK (the privacy ledger in sdk/src/budget
  * and the outbox in sdk/src/upload): CRC-32, little-endian field access, and storage writes
  * that are read back before they count as done. Internal: not part of the public API. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* ε in Q16.16: parsing and formatting without floating point. */
 #include "dpm_internal.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 #include "dpm_internal.h"
 
 const char *dpm_strerror(dpm_status_t status)

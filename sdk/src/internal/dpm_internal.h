@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Included first by every sdk/ source file. It forbids the heap at compile time (the nm test
  * in tests/unit checks the linked library as well) and holds small shared helpers. */
 #ifndef DPM_INTERNAL_H

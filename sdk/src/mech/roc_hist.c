@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* roc_hist: per-bin label histograms with discrete Laplace (label-DP; see dpm/roc_hist.h). */
 #include "dpm_internal.h"
 

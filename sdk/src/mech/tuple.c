@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tuple_mr and tuple_ml: (group, performance) tuples under local DP (see dpm/tuple.h). */
 #include "dpm_internal.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Pieces of the tuple mechanisms that host-sim reuses (its paper-reproduction devices). */
 #ifndef DPM_MECH_TUPLE_INTERNAL_H
 #define DPM_MECH_TUPLE_INTERNAL_H

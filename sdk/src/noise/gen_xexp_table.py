@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Generate the exp(2^i) tables of sdk/src/noise/xexp.c (standard library only).
 
 Entry b (0 <= b < 75) is exp(2^(b - 64)): b = 0..63 cover the 64 fraction bits of an

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Generalized and binary randomized response with 32-bit integer thresholds (see noise.h). */
 #include "dpm_internal.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* GRR entry points for the mechanism layer (internal to sdk/src). */
 #ifndef DPM_NOISE_GRR_INTERNAL_H
 #define DPM_NOISE_GRR_INTERNAL_H

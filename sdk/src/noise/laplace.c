@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The fixed-point Laplace mechanism: exact discrete Laplace noise on the value's grid, from a
  * sampler specialised once per mechanism by dpm_laplace_init.
  *

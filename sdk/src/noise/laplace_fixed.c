@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Bounded-time discrete Laplace: a fixed number of 64-bit Bernoulli digits per geometric,
  * with a certified bound on its distance to the exact distribution (see noise.h). */
 #include "dpm_internal.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The Laplace mechanism's sampler, internals for tests (internal to sdk/src). */
 #ifndef DPM_NOISE_LAPLACE_INTERNAL_H
 #define DPM_NOISE_LAPLACE_INTERNAL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Buffered random bits in front of the port RNG: the out-of-line half of the bit cursor (the
  * inline half, shared by every sampler, is noise/rand_internal.h). */
 #include "dpm_internal.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The bit cursors of dpm_rand_t, inlined into the samplers (internal to sdk/src/noise).
  *
  * The stream: the port RNG fills buf[CARRY .. CARRY + DPM_RAND_BUF_BYTES) at a time; the unread

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Exact samplers: uniform, Bernoulli(num/den), Bernoulli(exp(-num/den)) and discrete Laplace
  * (Canonne, Kamath, Steinke 2020, "The Discrete Gaussian for Differential Privacy", Alg. 1-2).
  * Every probability is a ratio of 64-bit integers compared bit by bit with random bits, so

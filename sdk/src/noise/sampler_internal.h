@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Pieces of the exact samplers (sampler.c) shared with the Laplace mechanism's sampler
  * (laplace.c). Internal to sdk/src/noise. */
 #ifndef DPM_NOISE_SAMPLER_INTERNAL_H

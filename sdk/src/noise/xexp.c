@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Certified lower/upper bounds of exp(x) with integer arithmetic only (see xexp.h). */
 #include "dpm_internal.h"
 

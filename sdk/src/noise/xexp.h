@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Certified bounds of exp(x) with integers only (internal to sdk/src/noise).
  *
  * A dpm_xf_t is a soft float m * 2^e with a 64-bit mantissa normalized to [2^63, 2^64) (or

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Campaigns: decode, validate, build the mechanism and its fingerprint. */
 #include "dpm_internal.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Reports: nanopb encode/decode, the mechanism fingerprint, and the collector-side check. */
 #include "dpm_internal.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Confusion counts and metrics as exact rationals. */
 #include "dpm_internal.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Campaign intake from the collector: GET /v1/campaigns/<id>, decode, validate. */
 #include "dpm_internal.h"
 

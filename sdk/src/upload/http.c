@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Minimal HTTP/1.1 client: a POST request writer and a strict, bounded response parser over
  * the port transport (coreHTTP transport contract: bytes moved, 0 = try later, < 0 = error). */
 #include "dpm_internal.h"

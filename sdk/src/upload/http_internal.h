@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Shared inside sdk/src/upload: host and path checks of the request writer. */
 #ifndef DPM_HTTP_INTERNAL_H
 #define DPM_HTTP_INTERNAL_H

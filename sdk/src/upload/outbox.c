@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The outbox: encoded reports in a two-bank log in port storage (layout and crash-safety
  * argument in dpm/upload.h). */
 #include "dpm_internal.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* dpm_upload_flush: batches from the outbox, one POST per batch, removal only on a 2xx or a
  * reject by id, exponential backoff with jitter on the port's monotonic clock. */
 #include "dpm_internal.h"
