@@ -10,8 +10,9 @@
  *   - a report whose put returned DPM_OK is found, with its bytes, by every later iteration,
  *     across reopens (reboots) and storage faults, until a remove of it was attempted;
  *   - putting an already pending report again is DPM_OK and stores nothing new;
- *   - a pending count right after a successful open equals what iteration finds, iteration
- *     never returns one id twice, and every entry reads back with its CRC intact;
+ *   - while nothing failed since the last open, the pending count equals what iteration
+ *     finds, and every entry reads back with its CRC intact;
+ *   - the outbox never stores a second copy of an id (a region may arrive with duplicates);
  *   - dpm_outbox_room promised room: put does not answer DPM_ERR_BUFFER. */
 #include <stdint.h>
 #include <stdlib.h>
@@ -22,7 +23,6 @@
 #include "fake_storage.h"
 
 #define NREP 16
-#define MAX_SEEN 64
 
 static uint8_t mem[2 * DPM_OUTBOX_MIN_REGION + 512];
 
@@ -53,14 +53,22 @@ static void make_report(int k)
     }
 }
 
+/* How often each of our report ids occurs in the region as first opened: storage written by
+ * something else may hold one id twice (harmless: the collector de-duplicates); the outbox
+ * itself must never write a second copy. */
+static int initial_copies[NREP];
+
 /* Iterate everything. Returns the number of entries, or -1 if the iteration stopped on a
- * storage error or a record that failed its CRC (allowed: storage we do not control). */
-static int iterate(dpm_outbox_t *ob, int *found_rep, dpm_outbox_entry_t *first)
+ * storage error or a record that failed its CRC (allowed: storage we do not control).
+ * copies (NREP ints, may be NULL) counts each of our ids. */
+static int iterate(dpm_outbox_t *ob, int *found_rep, dpm_outbox_entry_t *first, int *copies)
 {
-    uint8_t seen[MAX_SEEN][DPM_REPORT_ID_BYTES];
     int n = 0;
     uint32_t cursor = 0;
+    int local[NREP];
+    copies = copies != NULL ? copies : local;
     memset(found_rep, 0, NREP * sizeof(int));
+    memset(copies, 0, NREP * sizeof(int));
     for (;;) {
         dpm_outbox_entry_t e;
         int found = 0;
@@ -70,13 +78,9 @@ static int iterate(dpm_outbox_t *ob, int *found_rep, dpm_outbox_entry_t *first)
         if (!found) {
             return n;
         }
-        for (int i = 0; i < n && i < MAX_SEEN; i++) {
-            if (memcmp(seen[i], e.report_id, DPM_REPORT_ID_BYTES) == 0) {
-                abort(); /* one id twice */
-            }
-        }
-        if (n < MAX_SEEN) {
-            memcpy(seen[n], e.report_id, DPM_REPORT_ID_BYTES);
+        int k = e.report_id[0] - 0xC0;
+        if (k >= 0 && k < NREP && ++copies[k] > 1 && copies[k] > initial_copies[k]) {
+            abort(); /* the outbox stored one of our ids twice */
         }
         if (n == 0 && first != NULL) {
             *first = e;
@@ -90,7 +94,6 @@ static int iterate(dpm_outbox_t *ob, int *found_rep, dpm_outbox_entry_t *first)
             }
             return -1;
         }
-        int k = e.report_id[0] - 0xC0;
         if (k >= 0 && k < NREP && rep[k].acked && e.len == rep[k].len &&
             memcmp(buf, rep[k].bytes, e.len) == 0) {
             found_rep[k] = 1;
@@ -102,7 +105,7 @@ static int iterate(dpm_outbox_t *ob, int *found_rep, dpm_outbox_entry_t *first)
 static void check_durable(dpm_outbox_t *ob)
 {
     int found[NREP];
-    if (iterate(ob, found, NULL) < 0) {
+    if (iterate(ob, found, NULL, NULL) < 0) {
         abort(); /* the outbox wrote everything it holds now: it must read back */
     }
     for (int k = 0; k < NREP; k++) {
@@ -137,6 +140,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     dpm_storage_t st = fake_storage_port(&fs);
     dpm_outbox_t ob;
     dpm_status_t open = dpm_outbox_open(&ob, &st, 0, region);
+    /* what the region held before this run wrote anything */
+    for (int k = 0; k < NREP; k++) {
+        initial_copies[k] = NREP; /* unknown: no duplicate check */
+    }
+    if (open == DPM_OK && !fs.crashed) {
+        int found[NREP], copies[NREP];
+        if (iterate(&ob, found, NULL, copies) >= 0) {
+            memcpy(initial_copies, copies, sizeof(copies));
+        }
+    }
     /* in sync: opened, and no storage failure since (the count must match iteration) */
     int sync = open == DPM_OK && !fs.crashed;
     for (int i = 0; i < 8; i++) {
@@ -166,7 +179,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         dpm_status_t s;
         switch (op & 7u) {
         case 0:
-            count = iterate(&ob, found, NULL);
+            count = iterate(&ob, found, NULL, NULL);
             if (sync && (count < 0 || (uint32_t)count != dpm_outbox_pending(&ob))) {
                 abort(); /* RAM that nothing changed behind the outbox's back */
             }
@@ -187,7 +200,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             break;
         }
         case 3:
-            if (iterate(&ob, found, &first) > 0) {
+            if (iterate(&ob, found, &first, NULL) > 0) {
                 int j = first.report_id[0] - 0xC0;
                 if (j >= 0 && j < NREP) {
                     rep[j].remove_tried = 1;
@@ -209,7 +222,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             }
             break;
         case 6:
-            if (iterate(&ob, found, &first) > 0 && first.len > 0) {
+            if (iterate(&ob, found, &first, NULL) > 0 && first.len > 0) {
                 uint8_t small[DPM_OUTBOX_MAX_PAYLOAD];
                 s = dpm_outbox_read(&ob, &first, small, first.len - 1u);
                 if (s != DPM_ERR_BUFFER && s != DPM_ERR_STORAGE && s != DPM_ERR_CORRUPT) {
