@@ -262,7 +262,7 @@ $(OUT)/fuzz/%: $(OUT)/obj/tests/fuzz/%.o $(TEST_SUPPORT_OBJS) $(LIBHOST) $(LIBPO
 fuzz-build: deps
 	@CLANG=$(FUZZ_CC) bash .make/fuzz.sh --check-toolchain
 	@$(MAKE) --no-print-directory VARIANT=fuzz CC=$(FUZZ_CC) \
-	  OPT="-O1 -g -fsanitize=fuzzer-no-link $(SANITIZE_FLAGS)" \
+	  OPT="-O1 -g -fsanitize=fuzzer-no-link -fsanitize-coverage-ignorelist=tests/fuzz/sancov_ignorelist.txt $(SANITIZE_FLAGS)" \
 	  LDFLAGS="-fsanitize=fuzzer $(SANITIZE_FLAGS)" fuzz-bins
 fuzz: fuzz-build
 	@FUZZ_SECONDS=$(FUZZ_SECONDS) bash .make/fuzz.sh $(patsubst $(OUT)/%,$(FUZZ_OUT)/%,$(FUZZ_BINS))

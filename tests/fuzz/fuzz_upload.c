@@ -150,29 +150,41 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     w.recv_max = 1u + data[1];
     split(&w, data + 2, size - 2);
 
+    static uint8_t images[NREP_MAX][sizeof(mem)]; /* the outbox after 1..8 puts, made once */
+    static int have_images;
     fake_storage_t fs;
-    fake_storage_init(&fs, mem, sizeof(mem), 1);
+    fake_storage_init(&fs, mem, sizeof(mem), 1); /* also sets the size the port reports */
     dpm_storage_t st = fake_storage_port(&fs);
     dpm_outbox_t ob;
-    dpm_upload_t up;
-    if (dpm_outbox_open(&ob, &st, 0, sizeof(mem)) != DPM_OK ||
-        dpm_upload_init(&up, &cfg) != DPM_OK) {
-        abort();
-    }
-    for (uint32_t k = 0; k < nrep; k++) {
-        dpm_report_t rep;
-        memset(&rep, 0, sizeof(rep));
-        memset(rep.report_id, (int)(k + 1u), DPM_REPORT_ID_BYTES);
-        rep.campaign_id = 171;
-        rep.mechanism = DPM_MECH_ID_TUPLE_MR;
-        rep.eps = 65536;
-        rep.tuple.group = k % 4u;
-        rep.tuple.nmetrics = 1;
-        rep.tuple.value[0] = k & 1u ? 1 : -1;
-        if (dpm_report_encode(&rep, reports[k], sizeof(reports[k]), &report_len[k]) != DPM_OK ||
-            dpm_outbox_put(&ob, reports[k], report_len[k]) != DPM_OK) {
+    if (!have_images) {
+        if (dpm_outbox_open(&ob, &st, 0, sizeof(mem)) != DPM_OK) {
             abort();
         }
+        for (uint32_t k = 0; k < NREP_MAX; k++) {
+            dpm_report_t rep;
+            memset(&rep, 0, sizeof(rep));
+            memset(rep.report_id, (int)(k + 1u), DPM_REPORT_ID_BYTES);
+            rep.campaign_id = 171;
+            rep.mechanism = DPM_MECH_ID_TUPLE_MR;
+            rep.eps = 65536;
+            rep.tuple.group = k % 4u;
+            rep.tuple.nmetrics = 1;
+            rep.tuple.value[0] = k & 1u ? 1 : -1;
+            if (dpm_report_encode(&rep, reports[k], sizeof(reports[k]), &report_len[k]) !=
+                    DPM_OK ||
+                dpm_outbox_put(&ob, reports[k], report_len[k]) != DPM_OK) {
+                abort();
+            }
+            memcpy(images[k], mem, sizeof(mem));
+        }
+        have_images = 1;
+    }
+    fake_storage_init(&fs, mem, sizeof(mem), 1);
+    memcpy(mem, images[nrep - 1u], sizeof(mem)); /* the image after nrep puts */
+    dpm_upload_t up;
+    if (dpm_outbox_open(&ob, &st, 0, sizeof(mem)) != DPM_OK ||
+        dpm_outbox_pending(&ob) != nrep || dpm_upload_init(&up, &cfg) != DPM_OK) {
+        abort();
     }
     test_rng_t tr;
     dpm_rng_t rng;
