@@ -277,6 +277,6 @@ clean:
 	rm -rf $(OUT)
 
 help:
-	@echo "make deps | all | test | demo | repro | cross | size | bench | fuzz | sanitize | lint | coverage"
+	@echo "make deps | all | test | demo | repro | cross | size | bench | fuzz | sanitize | valgrind | lint | coverage"
 	@echo "make menuconfig | defconfig    (Kconfig via kconfiglib)"
 	@echo "variables: CROSS_COMPILE=<triplet>-  BUILD_DIR=<dir>  OPT=<flags>  EXTRA_CFLAGS=<flags>"
