@@ -29,7 +29,7 @@
 
 typedef struct {
     char name[48];
-    char title[96];
+    char title[128];
     char sampler[24];
     char producer[24];
     uint64_t seed;
@@ -208,8 +208,10 @@ int main(int argc, char **argv)
     }
     struct CMUnitTest tests[MAX_CASES];
     for (int i = 0; i < n; i++) {
-        snprintf(cases[i].title, sizeof(cases[i].title), "%s: SDK == %s reference (%d outputs)",
-                 cases[i].name, cases[i].producer[0] ? cases[i].producer : "no", cases[i].noutputs);
+        char title[sizeof(cases[i].title)]; /* name, producer and count always fit */
+        snprintf(title, sizeof(title), "%.47s: SDK == %.23s reference (%d outputs)", cases[i].name,
+                 cases[i].producer[0] ? cases[i].producer : "no", cases[i].noutputs);
+        memcpy(cases[i].title, title, sizeof(title));
         tests[i] = (struct CMUnitTest){cases[i].title, test_case, NULL, NULL, &cases[i]};
     }
     return _cmocka_run_group_tests("vectors", tests, (size_t)n, NULL, NULL);
