@@ -53,6 +53,18 @@ static void make_report(int k)
     }
 }
 
+/* k if id is report k's (16 bytes 0xC0 + k), else -1. */
+static int our_report(const uint8_t *id)
+{
+    int k = id[0] - 0xC0;
+    for (int i = 1; k >= 0 && k < NREP && i < DPM_REPORT_ID_BYTES; i++) {
+        if (id[i] != id[0]) {
+            return -1;
+        }
+    }
+    return k >= 0 && k < NREP ? k : -1;
+}
+
 /* How often each of our report ids occurs in the region as first opened: storage written by
  * something else may hold one id twice (harmless: the collector de-duplicates); the outbox
  * itself must never write a second copy. */
@@ -78,8 +90,8 @@ static int iterate(dpm_outbox_t *ob, int *found_rep, dpm_outbox_entry_t *first, 
         if (!found) {
             return n;
         }
-        int k = e.report_id[0] - 0xC0;
-        if (k >= 0 && k < NREP && ++copies[k] > 1 && copies[k] > initial_copies[k]) {
+        int k = our_report(e.report_id);
+        if (k >= 0 && ++copies[k] > 1 && copies[k] > initial_copies[k]) {
             abort(); /* the outbox stored one of our ids twice */
         }
         if (n == 0 && first != NULL) {
@@ -94,7 +106,7 @@ static int iterate(dpm_outbox_t *ob, int *found_rep, dpm_outbox_entry_t *first, 
             }
             return -1;
         }
-        if (k >= 0 && k < NREP && rep[k].acked && e.len == rep[k].len &&
+        if (k >= 0 && rep[k].acked && e.len == rep[k].len &&
             memcmp(buf, rep[k].bytes, e.len) == 0) {
             found_rep[k] = 1;
         }
@@ -201,8 +213,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         case 3:
             if (iterate(&ob, found, &first, NULL) > 0) {
-                int j = first.report_id[0] - 0xC0;
-                if (j >= 0 && j < NREP) {
+                int j = our_report(first.report_id);
+                if (j >= 0) {
                     rep[j].remove_tried = 1;
                 }
                 (void)dpm_outbox_remove(&ob, &first);
