@@ -242,10 +242,9 @@ valgrind: deps
 
 # Line and branch coverage of sdk/ and port/ over the whole test suite.
 coverage: deps
-	@rm -rf $(OUT)-coverage/obj/sdk $(OUT)-coverage/obj/port
 	@find $(OUT)-coverage -name '*.gcda' -delete 2>/dev/null || true
 	@$(MAKE) --no-print-directory VARIANT=coverage OPT="-O0 -g --coverage" LDFLAGS=--coverage test
-	@PYTHON=$(PYTHON) bash .make/coverage.sh $(OUT)-coverage
+	@$(PYTHON) .make/coverage.py $(OUT)-coverage
 
 # libFuzzer targets: tests/fuzz/fuzz_<target>.c, linked against the variant's own libraries
 # (built with clang, -fsanitize=fuzzer-no-link + ASan + UBSan).
