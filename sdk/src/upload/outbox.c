@@ -116,8 +116,18 @@ static dpm_status_t scan(dpm_outbox_t *ob)
             return st;
         }
         if (kind <= 0) {
-            /* Erased: the end. Torn or corrupt: the end too, and never append over it. */
-            ob->dirty = kind < 0;
+            /* Erased: the end. Torn or corrupt: the end too, and never append over it. An
+             * erased end followed by bytes that are not erased (a region this outbox did not
+             * write) counts as torn: appending there would join those bytes to the log. */
+            int erased = 0;
+            if (kind == 0) {
+                st = dpm_persist_is_erased(ob->storage, active_base(ob) + pos, ob->bank_size - pos,
+                                           &erased);
+                if (st != DPM_OK) {
+                    return st;
+                }
+            }
+            ob->dirty = !erased;
             break;
         }
         if (rec[1] == REC_PENDING) {
