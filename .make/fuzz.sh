@@ -31,6 +31,9 @@ if [ "${1:-}" = "--seeds" ]; then mode=seeds; shift; fi
 FUZZ_SECONDS=${FUZZ_SECONDS:-60}
 FUZZ_RUNS=${FUZZ_RUNS:-}
 FUZZ_CORPUS=${FUZZ_CORPUS:-tests/fuzz/corpus}
+# libFuzzer reads -max_total_time=0 and -runs=0 as "no limit" / "no run": refuse both
+[[ $FUZZ_SECONDS =~ ^[1-9][0-9]*$ ]] || { echo "fuzz: FUZZ_SECONDS must be >= 1" >&2; exit 2; }
+[[ -z $FUZZ_RUNS || $FUZZ_RUNS =~ ^[1-9][0-9]*$ ]] || { echo "fuzz: FUZZ_RUNS must be >= 1" >&2; exit 2; }
 
 export ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1:abort_on_error=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
