@@ -19,6 +19,6 @@ OUT=${OUT:-build/host}
 OUT="$OUT/valgrind" bash "$(dirname "$0")/run-tests.sh" "${progs[@]}"
 rc=$?
 logs="$OUT/valgrind/test-logs"
-bad=$(grep -lE '^==[0-9]+== [A-Z]' "$logs"/*.log 2>/dev/null | wc -l)
+bad=$(grep -lE '^==[0-9]+== ([A-Z]|[0-9,]+ bytes in)' "$logs"/*.log 2>/dev/null | wc -l)
 echo "valgrind: ${#progs[@]} programs, $bad with memcheck errors"
 [ "$rc" -eq 0 ] && [ "$bad" -eq 0 ]
