@@ -264,7 +264,7 @@ fuzz-build: deps
 	  OPT="-O1 -g -fsanitize=fuzzer-no-link -fsanitize-coverage-ignorelist=tests/fuzz/sancov_ignorelist.txt $(SANITIZE_FLAGS)" \
 	  LDFLAGS="-fsanitize=fuzzer $(SANITIZE_FLAGS)" fuzz-bins
 fuzz: fuzz-build
-	@FUZZ_SECONDS=$(FUZZ_SECONDS) bash .make/fuzz.sh $(patsubst $(OUT)/%,$(FUZZ_OUT)/%,$(FUZZ_BINS))
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_RUNS=$(FUZZ_RUNS) bash .make/fuzz.sh $(patsubst $(OUT)/%,$(FUZZ_OUT)/%,$(FUZZ_BINS))
 # ==== end of quality gates =====================================================================
 
 NOT_YET := cross size
