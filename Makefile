@@ -34,19 +34,20 @@ OPT ?= -O2 -g
 CFLAGS_COMMON := -std=c99 $(OPT) $(WARNINGS) -MMD -MP -Isdk/include -Iport/include \
                  -Isdk/proto -isystem $(NANOPB_DIR) \
                  $(MBEDTLS_CFLAGS) $(EXTRA_CFLAGS)
-SDK_CFLAGS := $(CFLAGS_COMMON) -Isdk/src/internal -Isdk/src -ffunction-sections -fdata-sections
-PORT_CFLAGS := $(CFLAGS_COMMON) -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
-TEST_CFLAGS := $(CFLAGS_COMMON) -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Itests/support -Ihost-sim \
-               -Isdk/src/internal -Isdk/src -Wno-conversion
-LDLIBS := -lcmocka -lpthread -lm
-
 # Kconfig (optional): with a .config present, its values reach the build as CONFIG_DPM_* through
-# a generated autoconf header; without one, plain `make` uses the header defaults.
+# a generated autoconf header; without one, plain `make` uses the header defaults. This comes
+# before every flag set derived from CFLAGS_COMMON, so the SDK, port, tests and tools all see it.
 KCONFIG_CONFIG ?= .config
 ifneq ($(wildcard $(KCONFIG_CONFIG)),)
 AUTOCONF := $(OUT)/include/dpm_autoconf.h
 CFLAGS_COMMON += -include $(AUTOCONF)
 endif
+
+SDK_CFLAGS := $(CFLAGS_COMMON) -Isdk/src/internal -Isdk/src -ffunction-sections -fdata-sections
+PORT_CFLAGS := $(CFLAGS_COMMON) -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
+TEST_CFLAGS := $(CFLAGS_COMMON) -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Itests/support -Ihost-sim \
+               -Isdk/src/internal -Isdk/src -Wno-conversion
+LDLIBS := -lcmocka -lpthread -lm
 
 # Objects rebuild when the compiler or flags change (e.g. a .config appears or goes).
 FLAGS_STAMP := $(OUT)/.cflags

@@ -33,46 +33,15 @@
 #if !defined(DPM_RAND_BUF_BYTES) && defined(CONFIG_DPM_RAND_BUF_BYTES)
 #define DPM_RAND_BUF_BYTES CONFIG_DPM_RAND_BUF_BYTES
 #endif
-#if !defined(DPM_LOG_LEVEL) && defined(CONFIG_DPM_LOG_LEVEL)
-#define DPM_LOG_LEVEL CONFIG_DPM_LOG_LEVEL
-#endif
 #if !defined(DPM_LEDGER_MAX_CAMPAIGNS) && defined(CONFIG_DPM_LEDGER_MAX_CAMPAIGNS)
 #define DPM_LEDGER_MAX_CAMPAIGNS CONFIG_DPM_LEDGER_MAX_CAMPAIGNS
 #endif
 /* Booleans: Kconfig leaves a disabled option undefined, so presence means 1, absence 0. */
-#ifndef DPM_ENABLE_ASSERT
-#if defined(CONFIG_DPM_ENABLE_ASSERT)
-#define DPM_ENABLE_ASSERT 1
-#else
-#define DPM_ENABLE_ASSERT 0
-#endif
-#endif
 #ifndef DPM_MECH_ROC_HIST
 #if defined(CONFIG_DPM_MECH_ROC_HIST)
 #define DPM_MECH_ROC_HIST 1
 #else
 #define DPM_MECH_ROC_HIST 0
-#endif
-#endif
-#ifndef DPM_MECH_DPAUC
-#if defined(CONFIG_DPM_MECH_DPAUC)
-#define DPM_MECH_DPAUC 1
-#else
-#define DPM_MECH_DPAUC 0
-#endif
-#endif
-#ifndef DPM_MECH_FEDAUC
-#if defined(CONFIG_DPM_MECH_FEDAUC)
-#define DPM_MECH_FEDAUC 1
-#else
-#define DPM_MECH_FEDAUC 0
-#endif
-#endif
-#ifndef DPM_MECH_USTAT
-#if defined(CONFIG_DPM_MECH_USTAT)
-#define DPM_MECH_USTAT 1
-#else
-#define DPM_MECH_USTAT 0
 #endif
 #endif
 #ifndef DPM_MECH_TUPLE
@@ -103,26 +72,11 @@
 #ifndef DPM_RAND_BUF_BYTES
 #define DPM_RAND_BUF_BYTES 256 /* bytes fetched from the port RNG per refill */
 #endif
-#ifndef DPM_LOG_LEVEL
-#define DPM_LOG_LEVEL 2 /* 0 off, 1 error, 2 warn, 3 info, 4 debug */
-#endif
 #ifndef DPM_LEDGER_MAX_CAMPAIGNS
 #define DPM_LEDGER_MAX_CAMPAIGNS 4 /* campaigns one privacy ledger tracks at once */
 #endif
-#ifndef DPM_ENABLE_ASSERT
-#define DPM_ENABLE_ASSERT 1
-#endif
 #ifndef DPM_MECH_ROC_HIST
 #define DPM_MECH_ROC_HIST 1
-#endif
-#ifndef DPM_MECH_DPAUC
-#define DPM_MECH_DPAUC 1
-#endif
-#ifndef DPM_MECH_FEDAUC
-#define DPM_MECH_FEDAUC 1
-#endif
-#ifndef DPM_MECH_USTAT
-#define DPM_MECH_USTAT 1
 #endif
 #ifndef DPM_MECH_TUPLE
 #define DPM_MECH_TUPLE 1
@@ -147,11 +101,14 @@
 #if DPM_RAND_BUF_BYTES < 16 || DPM_RAND_BUF_BYTES > 4096 || (DPM_RAND_BUF_BYTES % 8) != 0
 #error "DPM_RAND_BUF_BYTES must be a multiple of 8 in [16, 4096]"
 #endif
-#if DPM_LOG_LEVEL < 0 || DPM_LOG_LEVEL > 4
-#error "DPM_LOG_LEVEL must be in [0, 4]"
-#endif
 #if DPM_LEDGER_MAX_CAMPAIGNS < 1 || DPM_LEDGER_MAX_CAMPAIGNS > 32
 #error "DPM_LEDGER_MAX_CAMPAIGNS must be in [1, 32]"
+#endif
+#if (DPM_MECH_ROC_HIST != 0 && DPM_MECH_ROC_HIST != 1) || (DPM_MECH_TUPLE != 0 && DPM_MECH_TUPLE != 1)
+#error "DPM_MECH_ROC_HIST and DPM_MECH_TUPLE must be 0 or 1"
+#endif
+#if !DPM_MECH_ROC_HIST && !DPM_MECH_TUPLE
+#error "at least one mechanism must be compiled in (DPM_MECH_ROC_HIST or DPM_MECH_TUPLE)"
 #endif
 
 #endif /* DPM_CONFIG_H */
