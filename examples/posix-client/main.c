@@ -271,7 +271,7 @@ static int make_report(const options_t *o, const dpm_mech_t *mech, dpm_rand_t *r
     dpm_eps_format(mech->eps_implemented, eps, sizeof(eps));
     printf("report stored: campaign %u, period %u, group %u, %u value(s), %zu bytes, "
            "epsilon spent %s\n",
-           mech->campaign.id, o->period, group, report.tuple.nmetrics, len, eps);
+           mech->campaign.id, o->period, group, report.body.tuple.nmetrics, len, eps);
     return 0;
 }
 

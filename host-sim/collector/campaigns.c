@@ -248,17 +248,17 @@ static int finish_block(block_t *b, coll_campaigns_t *out, char *err, size_t cap
     if (dpm_mech_init(&cc->mech, &b->c, &why) != DPM_OK) {
         return fail(err, cap, "campaign %u (line %d): %s", b->c.id, b->line, why);
     }
-    const dpm_tuple_t *t = &cc->mech.tuple;
+    const dpm_tuple_t *t = &cc->mech.params.tuple;
     dpm_status_t st;
     if (roc) {
-        const dpm_laplace_t *lap = &cc->mech.roc_hist.lap;
-        st = dpm_roc_params_init(&cc->roc, cc->mech.roc_hist.bins,
+        const dpm_laplace_t *lap = &cc->mech.params.roc_hist.lap;
+        st = dpm_roc_params_init(&cc->roc, cc->mech.params.roc_hist.bins.count,
                                  (double)lap->scale_num / (double)lap->scale_den);
     } else if (t->kind == DPM_TUPLE_MR) {
         st = dpm_disp_params_campaign_mr(&cc->disp, t->groups, t->group_grr.keep,
-                                         t->group_grr.other, t->value_rr.keep);
+                                         t->group_grr.other, t->value.rr.keep);
     } else {
-        double scale = (double)t->value_lap.scale_num / (double)t->value_lap.scale_den;
+        double scale = (double)t->value.lap.scale_num / (double)t->value.lap.scale_den;
         st = dpm_disp_params_campaign_ml(&cc->disp, t->groups, t->group_grr.keep,
                                          t->group_grr.other, scale, scale, t->frac_bits);
     }

@@ -95,7 +95,7 @@ static void sb_interval(sb_t *sb, double lo, double hi)
 static void sb_metric(sb_t *sb, const coll_campaign_t *c, const dpm_disp_agg_t *agg,
                       dpm_metric_t metric, double z)
 {
-    uint32_t d = c->mech.tuple.groups;
+    uint32_t d = c->mech.campaign.groups;
     dpm_disp_estimate_t est;
     double nu2[DPM_DISP_MAX_GROUPS];
     for (uint32_t g = 0; g < d; g++) {
@@ -252,14 +252,14 @@ int coll_estimate_json(const coll_campaigns_t *cs, coll_aggregates_t *agg, int c
     sb_printf(&sb,
               ", \"groups\": %u, \"confidence\": %.2f, \"scale\": \"metric\", "
               "\"reports\": %llu, \"rejects\": ",
-              c->mech.tuple.groups, CONFIDENCE, (unsigned long long)st->reports);
+              c->mech.campaign.groups, CONFIDENCE, (unsigned long long)st->reports);
     sb_reasons(&sb, &st->rejects);
     sb_printf(&sb, ", \"rejects_unattributed\": ");
     sb_reasons(&sb, un);
     sb_printf(&sb, ", \"metrics\": [");
     for (uint32_t m = 0; m < st->nmetrics; m++) {
         sb_printf(&sb, "%s", m ? ", " : "");
-        sb_metric(&sb, c, &st->agg[m], c->mech.tuple.metrics[m], z);
+        sb_metric(&sb, c, &st->agg[m], c->mech.campaign.metrics[m], z);
     }
     sb_printf(&sb, "]");
     if (cp->mechanism == DPM_MECH_ID_ROC_HIST) {

@@ -156,8 +156,8 @@ static int check_campaigns(const char *path, coll_campaigns_t *cs)
         const dpm_mech_t *m = &cs->c[i].mech;
         printf("campaign %u: %s, %u groups, %u metric(s), eps %.6f (implemented %.6f), "
                "fingerprint %08x\n",
-               m->campaign.id, coll_mechanism_name(m->campaign.mechanism), m->tuple.groups,
-               m->tuple.nmetrics, m->campaign.eps / 65536.0, m->eps_implemented / 65536.0,
+               m->campaign.id, coll_mechanism_name(m->campaign.mechanism), m->campaign.groups,
+               m->campaign.nmetrics, m->campaign.eps / 65536.0, m->eps_implemented / 65536.0,
                m->params_hash);
     }
     return 0;

@@ -266,11 +266,14 @@ static int insert_batch(coll_store_t *s, coll_batch_t *b, sqlite3_int64 now)
             sqlite3_bind_blob(q, 1, r->rep.report_id, DPM_REPORT_ID_BYTES, SQLITE_STATIC);
             sqlite3_bind_int64(q, 2, r->rep.campaign_id);
             sqlite3_bind_int64(q, 3, r->rep.period);
-            sqlite3_bind_int64(q, 4, r->rep.tuple.group);
-            sqlite3_bind_int64(q, 5, r->rep.tuple.nmetrics);
+            /* The tuple columns hold a tuple report's body; a histogram body lives only in
+             * the raw bytes (the body is a union: read the member the mechanism names). */
+            int tuple = r->rep.mechanism != DPM_MECH_ID_ROC_HIST;
+            sqlite3_bind_int64(q, 4, tuple ? r->rep.body.tuple.group : 0);
+            sqlite3_bind_int64(q, 5, tuple ? r->rep.body.tuple.nmetrics : 0);
             for (uint32_t k = 0; k < DPM_CAMPAIGN_MAX_METRICS; k++) {
-                if (k < r->rep.tuple.nmetrics) {
-                    sqlite3_bind_int64(q, 6 + (int)k, r->rep.tuple.value[k]);
+                if (tuple && k < r->rep.body.tuple.nmetrics) {
+                    sqlite3_bind_int64(q, 6 + (int)k, r->rep.body.tuple.value[k]);
                 } else {
                     sqlite3_bind_null(q, 6 + (int)k);
                 }

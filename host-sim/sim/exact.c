@@ -69,7 +69,7 @@ static int exact_roc(const sim_cfg_t *cfg, uint32_t run, sim_agg_t *agg, uint64_
     if (sim_agg_init(agg, cfg) != 0) {
         return -1;
     }
-    uint32_t B = cfg->roc_mech.bins;
+    uint32_t B = cfg->roc_mech.bins.count;
     uint64_t n = cfg->roc_devices;
     for (uint32_t b = 0; b < B; b++) {
         agg->roc.pos[b] = (int64_t)cfg->roc_pos[b] + sim_rng_dlap_sum(&rng, n, cfg->roc_scale);

@@ -404,13 +404,13 @@ static void print_replay(const sim_cfg_t *cfg, const sim_block_t *b, const opts_
         return;
     }
     if (cfg->roc) {
-        printf("report: roc_hist %u bins, pos", rep->roc_hist.bins);
-        for (uint32_t b2 = 0; b2 < rep->roc_hist.bins; b2++) {
-            printf(" %d", rep->roc_hist.pos[b2]);
+        printf("report: roc_hist %u bins, pos", rep->body.roc_hist.bins);
+        for (uint32_t b2 = 0; b2 < rep->body.roc_hist.bins; b2++) {
+            printf(" %d", rep->body.roc_hist.pos[b2]);
         }
         printf(", neg");
-        for (uint32_t b2 = 0; b2 < rep->roc_hist.bins; b2++) {
-            printf(" %d", rep->roc_hist.neg[b2]);
+        for (uint32_t b2 = 0; b2 < rep->body.roc_hist.bins; b2++) {
+            printf(" %d", rep->body.roc_hist.neg[b2]);
         }
         printf(", eps_q16 %u, params_hash 0x%08x, period %u\nreport_id ", rep->eps,
                rep->params_hash, rep->period);
@@ -420,10 +420,10 @@ static void print_replay(const sim_cfg_t *cfg, const sim_block_t *b, const opts_
         printf("\n");
         return;
     }
-    printf("report: group %u (%s), values", rep->tuple.group,
-           sc->group[cfg->pop_group[rep->tuple.group]].name);
-    for (uint32_t j = 0; j < rep->tuple.nmetrics; j++) {
-        printf(" %+d", rep->tuple.value[j]);
+    printf("report: group %u (%s), values", rep->body.tuple.group,
+           sc->group[cfg->pop_group[rep->body.tuple.group]].name);
+    for (uint32_t j = 0; j < rep->body.tuple.nmetrics; j++) {
+        printf(" %+d", rep->body.tuple.value[j]);
     }
     printf(", eps_q16 %u, params_hash 0x%08x, period %u\nreport_id ", rep->eps, rep->params_hash,
            rep->period);

@@ -201,9 +201,9 @@ dpm_status_t sim_roc_device_hist(const sim_roc_model_t *m, const dpm_roc_hist_t 
         return DPM_ERR_PARAM;
     }
     sim_roc_device_bins(m, b, device, bin);
-    dpm_status_t st = dpm_score_hist_init(h, mech);
+    dpm_status_t st = dpm_score_hist_init(h, &mech->bins);
     for (uint32_t i = 0; i < e && st == DPM_OK; i++) {
-        st = dpm_score_hist_add(h, mech, m->rep_score[bin[i]], i < npos ? 1 : 0);
+        st = dpm_score_hist_add(h, &mech->bins, m->rep_score[bin[i]], i < npos ? 1 : 0);
     }
     return st;
 }

@@ -59,17 +59,17 @@ static int init_sdk(sim_cfg_t *cfg, char *err, size_t errcap)
                  s->eps_text[cfg->eps_index], why);
         return -1;
     }
-    const dpm_tuple_t *t = &cfg->mech.tuple;
+    const dpm_tuple_t *t = &cfg->mech.params.tuple;
     cfg->noise.keep_g = t->group_grr.keep;
     cfg->noise.other_g = t->group_grr.other;
     cfg->eps_implemented = cfg->mech.eps_implemented / Q16;
     if (!cfg->noise.ml) {
-        cfg->noise.keep_v = t->value_rr.keep;
-        cfg->noise.other_v = t->value_rr.other;
+        cfg->noise.keep_v = t->value.rr.keep;
+        cfg->noise.other_v = t->value.rr.other;
         st = dpm_disp_params_campaign_mr(&cfg->params, cfg->d, t->group_grr.keep,
-                                         t->group_grr.other, t->value_rr.keep);
+                                         t->group_grr.other, t->value.rr.keep);
     } else {
-        double scale = (double)t->value_lap.scale_num / (double)t->value_lap.scale_den;
+        double scale = (double)t->value.lap.scale_num / (double)t->value.lap.scale_den;
         cfg->noise.frac_bits = t->frac_bits;
         cfg->noise.t_kept = cfg->noise.t_flip = scale;
         st = dpm_disp_params_campaign_ml(&cfg->params, cfg->d, t->group_grr.keep,
@@ -107,11 +107,11 @@ static int init_roc(sim_cfg_t *cfg, char *err, size_t errcap)
                  s->eps_text[cfg->eps_index], why);
         return -1;
     }
-    cfg->roc_mech = cfg->mech.roc_hist; /* what the device runs: the campaign's mechanism */
+    cfg->roc_mech = cfg->mech.params.roc_hist; /* what the device runs: the campaign's mechanism */
     cfg->roc = 1;
     cfg->eps_implemented = cfg->roc_mech.eps_implemented / Q16;
     cfg->roc_scale = (double)cfg->roc_mech.lap.scale_num / (double)cfg->roc_mech.lap.scale_den;
-    if (dpm_roc_params_init(&cfg->roc_params, cfg->roc_mech.bins, cfg->roc_scale) != DPM_OK) {
+    if (dpm_roc_params_init(&cfg->roc_params, cfg->roc_mech.bins.count, cfg->roc_scale) != DPM_OK) {
         snprintf(err, errcap, "campaign '%s': estimator parameters refused", s->name);
         return -1;
     }
@@ -230,7 +230,7 @@ static dpm_status_t paper_report(const sim_cfg_t *cfg, dpm_rand_t *r, uint32_t r
                                  const dpm_ratio_t *v, dpm_report_t *rep)
 {
     memset(rep, 0, sizeof(*rep));
-    dpm_status_t st = tuple_sim_perturb(&cfg->paper_mech, r, group, v, &rep->tuple);
+    dpm_status_t st = tuple_sim_perturb(&cfg->paper_mech, r, group, v, &rep->body.tuple);
     for (int half = 0; half < 2 && st == DPM_OK; half++) {
         uint64_t w = 0;
         st = dpm_rand_bits(r, 64, &w);
@@ -352,7 +352,7 @@ int sim_agg_init(sim_agg_t *agg, const sim_cfg_t *cfg)
 {
     memset(agg, 0, sizeof(*agg));
     agg->nmetrics = cfg->nmetrics;
-    if (cfg->roc && dpm_roc_agg_init(&agg->roc, cfg->roc_mech.bins) != DPM_OK) {
+    if (cfg->roc && dpm_roc_agg_init(&agg->roc, cfg->roc_mech.bins.count) != DPM_OK) {
         return -1;
     }
     for (uint32_t j = 0; j < cfg->nmetrics; j++) {
@@ -370,14 +370,14 @@ dpm_status_t sim_agg_add_report(sim_agg_t *agg, const sim_cfg_t *cfg, const dpm_
         if (dpm_mech_check_report(&cfg->mech, rep, &why) != DPM_OK) {
             return DPM_ERR_PROTOCOL;
         }
-    } else if (rep->tuple.nmetrics != cfg->nmetrics || rep->tuple.group >= cfg->d) {
+    } else if (rep->body.tuple.nmetrics != cfg->nmetrics || rep->body.tuple.group >= cfg->d) {
         return DPM_ERR_PROTOCOL;
     }
     if (cfg->roc) {
-        return sim_agg_add_roc(agg, &rep->roc_hist);
+        return sim_agg_add_roc(agg, &rep->body.roc_hist);
     }
     for (uint32_t j = 0; j < agg->nmetrics; j++) {
-        dpm_status_t st = dpm_disp_agg_add(&agg->m[j], rep->tuple.group, rep->tuple.value[j]);
+        dpm_status_t st = dpm_disp_agg_add(&agg->m[j], rep->body.tuple.group, rep->body.tuple.value[j]);
         if (st != DPM_OK) {
             return st;
         }
@@ -440,7 +440,7 @@ int sim_truth_compute(const sim_cfg_t *cfg, const sim_pop_t *pop, sim_truth_t *t
             snprintf(err, errcap, "campaign '%s': roc_hist not prepared", cfg->spec->name);
             return -1;
         }
-        t->roc_bins = cfg->roc_mech.bins;
+        t->roc_bins = cfg->roc_mech.bins.count;
         if (dpm_roc_exact(cfg->roc_pos, cfg->roc_neg, t->roc_bins, t->roc_tpr, t->roc_fpr,
                           &t->roc_auc) != DPM_OK) {
             snprintf(err, errcap,

@@ -151,9 +151,9 @@ dpm_status_t tuple_sim_mech_sdk(tuple_sim_mech_t *m, dpm_disp_mech_t mech, uint3
     const dpm_tuple_t *t = &next.sdk;
     if (mech == DPM_DISP_MR) {
         st = dpm_disp_params_campaign_mr(&next.params, groups, t->group_grr.keep,
-                                         t->group_grr.other, t->value_rr.keep);
+                                         t->group_grr.other, t->value.rr.keep);
     } else {
-        double scale = (double)t->value_lap.scale_num / (double)t->value_lap.scale_den;
+        double scale = (double)t->value.lap.scale_num / (double)t->value.lap.scale_den;
         st = dpm_disp_params_campaign_ml(&next.params, groups, t->group_grr.keep,
                                          t->group_grr.other, scale, scale, t->frac_bits);
         next.frac_bits = t->frac_bits;
@@ -164,7 +164,7 @@ dpm_status_t tuple_sim_mech_sdk(tuple_sim_mech_t *m, dpm_disp_mech_t mech, uint3
     }
     next.eps = eps / Q16;
     next.eps1 = next.params.eps1_eff;
-    next.eps2 = mech == DPM_DISP_MR ? next.params.eps2_eff : t->value_lap.eps / Q16;
+    next.eps2 = mech == DPM_DISP_MR ? next.params.eps2_eff : t->value.lap.eps / Q16;
     next.eps_true = t->eps_implemented / Q16;
     snprintf(next.label, sizeof(next.label), "%s SDK split", mech_name(mech));
     *m = next;

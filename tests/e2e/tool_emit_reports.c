@@ -78,9 +78,9 @@ int main(void)
                         print_report_head(&rep) != 0) {
                         return 1;
                     }
-                    printf(", \"group\": %u, \"values\": [", rep.tuple.group);
-                    for (uint32_t i = 0; i < rep.tuple.nmetrics; i++) {
-                        printf("%s%d", i ? ", " : "", rep.tuple.value[i]);
+                    printf(", \"group\": %u, \"values\": [", rep.body.tuple.group);
+                    for (uint32_t i = 0; i < rep.body.tuple.nmetrics; i++) {
+                        printf("%s%d", i ? ", " : "", rep.body.tuple.value[i]);
                     }
                     printf("]}\n");
                 }
@@ -107,13 +107,13 @@ int main(void)
             }
             for (uint32_t k = 0; k < 5; k++) {
                 dpm_score_hist_t h;
-                if (dpm_score_hist_init(&h, &mc.roc_hist) != DPM_OK) {
+                if (dpm_score_hist_init(&h, &mc.params.roc_hist.bins) != DPM_OK) {
                     return 1;
                 }
                 for (uint32_t i = 0; i < 40u * k; i++) {
                     uint64_t w = test_rng_next(&t);
                     uint32_t score = (uint32_t)(w & 0x7FFFFFFFu);
-                    if (dpm_score_hist_add(&h, &mc.roc_hist, score, (int)((w >> 40) & 1u)) !=
+                    if (dpm_score_hist_add(&h, &mc.params.roc_hist.bins, score, (int)((w >> 40) & 1u)) !=
                         DPM_OK) {
                         return 1;
                     }
@@ -124,9 +124,9 @@ int main(void)
                     return 1;
                 }
                 for (int half = 0; half < 2; half++) {
-                    const int32_t *v = half == 0 ? rep.roc_hist.pos : rep.roc_hist.neg;
+                    const int32_t *v = half == 0 ? rep.body.roc_hist.pos : rep.body.roc_hist.neg;
                     printf(", \"%s\": [", half == 0 ? "pos" : "neg");
-                    for (uint32_t i = 0; i < rep.roc_hist.bins; i++) {
+                    for (uint32_t i = 0; i < rep.body.roc_hist.bins; i++) {
                         printf("%s%d", i ? ", " : "", v[i]);
                     }
                     printf("]");

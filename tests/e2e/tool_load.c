@@ -506,10 +506,10 @@ static int fill_random_batch(client_t *c, batch_t *b)
     for (int k = 0; k < O.batch; k++) {
         uint64_t g = 0, v = 0;
         dpm_ratio_t values[DPM_CAMPAIGN_MAX_METRICS];
-        if (dpm_uniform(&c->dev_rand, m->tuple.groups, &g) != DPM_OK) {
+        if (dpm_uniform(&c->dev_rand, m->campaign.groups, &g) != DPM_OK) {
             return -1;
         }
-        for (uint32_t j = 0; j < m->tuple.nmetrics; j++) {
+        for (uint32_t j = 0; j < m->campaign.nmetrics; j++) {
             if (dpm_uniform(&c->dev_rand, 11, &v) != DPM_OK) {
                 return -1;
             }
@@ -531,14 +531,14 @@ static int fill_population_batch(client_t *c, batch_t *b, uint64_t *next)
     while (b->n + (size_t)O.ncampaigns <= (size_t)O.batch && *next < c->end_device) {
         uint32_t group;
         dpm_confusion_t cm;
-        population_device(*next, MECH[0].tuple.groups, &group, &cm);
+        population_device(*next, MECH[0].campaign.groups, &group, &cm);
         (*next)++;
         for (int k = 0; k < O.ncampaigns; k++) {
             const dpm_mech_t *m = &MECH[k];
             dpm_ratio_t values[DPM_CAMPAIGN_MAX_METRICS];
             int defined = 1;
-            for (uint32_t j = 0; j < m->tuple.nmetrics && defined; j++) {
-                defined = dpm_metric_ratio(&cm, m->tuple.metrics[j], &values[j]) == DPM_OK;
+            for (uint32_t j = 0; j < m->campaign.nmetrics && defined; j++) {
+                defined = dpm_metric_ratio(&cm, m->campaign.metrics[j], &values[j]) == DPM_OK;
             }
             if (!defined) {
                 continue; /* the app sends no report when its metric is undefined */
@@ -548,7 +548,7 @@ static int fill_population_batch(client_t *c, batch_t *b, uint64_t *next)
                 batch_add(b, &rep) != 0) {
                 return -1;
             }
-            for (uint32_t j = 0; j < m->tuple.nmetrics; j++) {
+            for (uint32_t j = 0; j < m->campaign.nmetrics; j++) {
                 c->truth_sum[k][j][group] += (double)values[j].num / (double)values[j].den;
                 c->truth_n[k][j][group]++;
             }
@@ -711,7 +711,7 @@ static int fetch_campaigns(void)
             return -1;
         }
         free(r.body);
-        if (MECH[k].tuple.groups != MECH[0].tuple.groups) {
+        if (MECH[k].campaign.groups != MECH[0].campaign.groups) {
             fprintf(stderr, "tool_load: campaigns must have the same number of groups\n");
             return -1;
         }
@@ -834,9 +834,9 @@ static void print_truth(client_t *cs, int n)
     for (int k = 0; k < O.ncampaigns; k++) {
         const dpm_mech_t *m = &MECH[k];
         printf("%s{\"campaign\": %u, \"metrics\": [", k ? ", " : "", m->campaign.id);
-        for (uint32_t j = 0; j < m->tuple.nmetrics; j++) {
-            printf("%s{\"metric\": %d, \"groups\": [", j ? ", " : "", (int)m->tuple.metrics[j]);
-            for (uint32_t g = 0; g < m->tuple.groups; g++) {
+        for (uint32_t j = 0; j < m->campaign.nmetrics; j++) {
+            printf("%s{\"metric\": %d, \"groups\": [", j ? ", " : "", (int)m->campaign.metrics[j]);
+            for (uint32_t g = 0; g < m->campaign.groups; g++) {
                 double sum = 0;
                 uint64_t cnt = 0;
                 for (int i = 0; i < n; i++) {

@@ -127,7 +127,7 @@ static double min_p(const double *inproc, const double *exact)
 static void test_exact_matches_inprocess(void **state)
 {
     fixture_t *f = *state;
-    assert_true(f->cfg.roc && f->cfg.roc_mech.bins == BINS);
+    assert_true(f->cfg.roc && f->cfg.roc_mech.bins.count == BINS);
     double *inproc = malloc((size_t)NSTATS * RUNS * sizeof(double));
     double *exact = malloc((size_t)NSTATS * RUNS * sizeof(double));
     assert_non_null(inproc);

@@ -110,7 +110,7 @@ typedef struct {
 static mr_probs_t mr_probs(const dpm_tuple_t *t)
 {
     mr_probs_t p = {t->group_grr.keep / TWO32, t->group_grr.other / TWO32,
-                    t->value_rr.keep / TWO32};
+                    t->value.rr.keep / TWO32};
     return p;
 }
 
@@ -376,7 +376,7 @@ static long double ml_value_mass(const void *ctx, int64_t a, int64_t b)
 
 static ml_value_dist_t ml_value_dist(const dpm_tuple_t *t, dpm_ratio_t x, int flipped)
 {
-    ml_value_dist_t d = {(long double)t->value_lap.scale_num / t->value_lap.scale_den, 0, 0.0L, 0};
+    ml_value_dist_t d = {(long double)t->value.lap.scale_num / t->value.lap.scale_den, 0, 0.0L, 0};
     if (!flipped) {
         int64_t den = (int64_t)x.den;
         int64_t scaled = (2 * (int64_t)x.num - den) * ((int64_t)1 << t->frac_bits);

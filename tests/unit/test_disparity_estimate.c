@@ -720,10 +720,10 @@ static void run_sdk_campaign(dpm_tuple_kind_t kind, uint64_t seed)
     dpm_disp_params_t p;
     if (kind == DPM_TUPLE_MR) {
         assert_int_equal(dpm_disp_params_campaign_mr(&p, 3, t.group_grr.keep, t.group_grr.other,
-                                                     t.value_rr.keep),
+                                                     t.value.rr.keep),
                          DPM_OK);
     } else {
-        double scale = (double)t.value_lap.scale_num / (double)t.value_lap.scale_den;
+        double scale = (double)t.value.lap.scale_num / (double)t.value.lap.scale_den;
         assert_int_equal(dpm_disp_params_campaign_ml(&p, 3, t.group_grr.keep, t.group_grr.other,
                                                      scale, scale, t.frac_bits),
                          DPM_OK);

@@ -522,8 +522,8 @@ static void frig_put(frig_t *f, uint32_t campaign)
     rep.campaign_id = campaign;
     rep.mechanism = DPM_MECH_ID_TUPLE_MR;
     rep.eps = EPS1;
-    rep.tuple.nmetrics = 1;
-    rep.tuple.value[0] = 1;
+    rep.body.tuple.nmetrics = 1;
+    rep.body.tuple.value[0] = 1;
     uint8_t buf[DPM_REPORT_MAX_BYTES];
     size_t len = 0;
     assert_int_equal(dpm_report_encode(&rep, buf, sizeof(buf), &len), DPM_OK);
@@ -557,10 +557,10 @@ static void test_flush_largest_report_with_min_work(void **state)
     rep.mechanism = DPM_MECH_ID_ROC_HIST;
     rep.eps = UINT32_MAX;
     rep.params_hash = UINT32_MAX;
-    rep.roc_hist.bins = DPM_MAX_BINS;
+    rep.body.roc_hist.bins = DPM_MAX_BINS;
     for (uint32_t b = 0; b < DPM_MAX_BINS; b++) {
-        rep.roc_hist.pos[b] = INT32_MAX;
-        rep.roc_hist.neg[b] = INT32_MIN + 1;
+        rep.body.roc_hist.pos[b] = INT32_MAX;
+        rep.body.roc_hist.neg[b] = INT32_MIN + 1;
     }
     uint8_t buf[DPM_REPORT_MAX_BYTES];
     size_t len = 0;

@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "budget/persist.h"
+#include "core/persist.h"
 #include "dpm/budget.h"
 #include "fake_storage.h"
 

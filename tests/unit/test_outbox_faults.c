@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "budget/persist.h"
+#include "core/persist.h"
 #include "dpm/budget.h"
 #include "dpm/upload.h"
 #include "fake_collector.h"
@@ -40,9 +40,9 @@ static size_t make_report(dpm_rand_t *r, uint32_t campaign, uint32_t period, dpm
     rep.mechanism = DPM_MECH_ID_TUPLE_MR;
     rep.eps = eps;
     rep.params_hash = 0x12345678u;
-    rep.tuple.group = 1;
-    rep.tuple.nmetrics = 1;
-    rep.tuple.value[0] = -1;
+    rep.body.tuple.group = 1;
+    rep.body.tuple.nmetrics = 1;
+    rep.body.tuple.value[0] = -1;
     size_t len = 0;
     assert_int_equal(dpm_report_encode(&rep, buf, DPM_REPORT_MAX_BYTES, &len), DPM_OK);
     memcpy(id, rep.report_id, DPM_REPORT_ID_BYTES);

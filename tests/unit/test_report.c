@@ -57,9 +57,9 @@ static void test_report_roundtrip_and_size(void **state)
             assert_int_equal(back.mechanism, mech);
             assert_int_equal(back.eps, mc.eps_implemented);
             assert_int_equal(back.params_hash, mc.params_hash);
-            assert_int_equal(back.tuple.group, rep.tuple.group);
-            assert_int_equal(back.tuple.nmetrics, m);
-            assert_memory_equal(back.tuple.value, rep.tuple.value, m * sizeof(int32_t));
+            assert_int_equal(back.body.tuple.group, rep.body.tuple.group);
+            assert_int_equal(back.body.tuple.nmetrics, m);
+            assert_memory_equal(back.body.tuple.value, rep.body.tuple.value, m * sizeof(int32_t));
             assert_int_equal(dpm_mech_check_report(&mc, &back, NULL), DPM_OK);
             /* too small a buffer is an error, not a truncation */
             assert_int_equal(dpm_report_encode(&rep, buf, len - 1, &len), DPM_ERR_BUFFER);
@@ -162,14 +162,18 @@ static void test_campaign_validation_reasons(void **state)
     assert_int_equal(dpm_mech_init(&m, &c, &why), DPM_ERR_RANGE);
     assert_memory_equal(&m, &keep, sizeof(m)); /* nothing ran */
 
-    /* too many bins cannot even be decoded */
-    uint8_t buf[200];
+    /* too many bins cannot even be decoded (a campaign holds DPM_CAMPAIGN_MAX_EDGES) */
+    uint8_t buf[400];
     dpm_campaign_t d;
-    size_t len = campaign_with_edges(buf, DPM_MAX_BINS);
+    size_t len = campaign_with_edges(buf, DPM_CAMPAIGN_MAX_EDGES);
     assert_int_equal(dpm_campaign_decode(buf, len, &d, &why), DPM_OK);
-    assert_int_equal(d.nbins, DPM_MAX_BINS);
-    len = campaign_with_edges(buf, DPM_MAX_BINS + 1);
+    assert_int_equal(d.nbins, DPM_CAMPAIGN_MAX_EDGES);
+    memset(&d, 0x5A, sizeof(d));
+    dpm_campaign_t keep_d = d;
+    len = campaign_with_edges(buf, DPM_CAMPAIGN_MAX_EDGES + 1);
     assert_int_equal(dpm_campaign_decode(buf, len, &d, &why), DPM_ERR_PROTOCOL);
+    assert_string_equal(why, "too many bins");
+    assert_memory_equal(&d, &keep_d, sizeof(d));
 }
 
 static void test_check_report_catches_every_mismatch(void **state)
@@ -203,13 +207,13 @@ static void test_check_report_catches_every_mismatch(void **state)
     assert_int_equal(dpm_mech_check_report(&mc, &bad, &why), DPM_ERR_PROTOCOL);
     assert_string_equal(why, "parameter fingerprint mismatch");
     bad = good;
-    bad.tuple.group = 2;
+    bad.body.tuple.group = 2;
     assert_int_equal(dpm_mech_check_report(&mc, &bad, &why), DPM_ERR_PROTOCOL);
     bad = good;
-    bad.tuple.value[1] = 3;
+    bad.body.tuple.value[1] = 3;
     assert_int_equal(dpm_mech_check_report(&mc, &bad, &why), DPM_ERR_PROTOCOL);
     bad = good;
-    bad.tuple.nmetrics = 1;
+    bad.body.tuple.nmetrics = 1;
     assert_int_equal(dpm_mech_check_report(&mc, &bad, &why), DPM_ERR_PROTOCOL);
     /* a campaign with other parameters has another fingerprint */
     dpm_campaign_t c2 = c;

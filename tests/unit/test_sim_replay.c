@@ -179,8 +179,8 @@ static void test_same_tuple_as_tuple_sim(void **state)
         uint8_t buf[DPM_REPORT_MAX_BYTES];
         size_t len = 0;
         assert_int_equal(sim_farm_replay(&cfg, &f->pop, RUN, i, &rep, buf, &len), DPM_OK);
-        assert_int_equal(rep.tuple.group, want.group);
-        assert_int_equal(rep.tuple.value[0], want.value[0]);
+        assert_int_equal(rep.body.tuple.group, want.group);
+        assert_int_equal(rep.body.tuple.value[0], want.value[0]);
     }
     /* and the key derivation is tuple_sim's */
     assert_true(sim_cfg_device_key(&cfg, RUN, 5) == tuple_sim_device_key(cfg.seed, RUN, 5));

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The port interface: everything the SDK needs from a platform, as function pointers that
- * each carry a context pointer. Nothing is global, so many independent device instances can
- * live in one process (the simulator runs millions). A port fills these structs; the SDK only
- * calls through them.
+/* The port interface: what the SDK needs from a platform, as function pointers that each carry
+ * a context pointer. The SDK owns this contract (it lives with the SDK's headers); port/
+ * implements it for POSIX, Mbed TLS and Cortex-M. Nothing is global, so many independent device
+ * instances can live in one process (the simulator runs millions). A port fills these structs;
+ * the SDK only calls through them.
  *
  * Return conventions: functions returning int use 0 for success and a negative value for
  * failure, except transport send/recv, which follow coreHTTP: bytes moved (> 0), 0 = nothing
@@ -33,10 +34,21 @@ typedef struct {
     void *ctx;
 } dpm_clock_t;
 
-/* A fixed region of persistent storage of `size` bytes, addressed by offset. Each write() is
- * atomic: after a power loss the region holds either all of the new bytes or none of them.
- * erase() sets a range to 0xFF (the erased state of flash). Optional: a device without it
- * keeps no outbox and no ledger across reboots. */
+/* A fixed region of persistent storage of `size` bytes, addressed by offset: raw NOR flash, a
+ * file, FRAM. What the SDK assumes, and no more (the ledger and the outbox are designed and
+ * tested for the rest; an integrator needs no journaling of their own):
+ *  - read() returns what the last completed write() or erase() left;
+ *  - write() and erase() are durable when they return 0, and land in the order they are called;
+ *  - a write() or erase() interrupted by a power loss may leave ANY mix of old and new bytes in
+ *    its range (a torn write): it is NOT assumed atomic;
+ *  - bytes outside the range of a write() or erase() are never disturbed by it;
+ *  - erase() sets its range to 0xFF (the erased state of NOR flash; a file port writes 0xFF);
+ *  - the outbox removes a record by one 1-byte write that only clears bits (0xFF -> 0x00 in
+ *    place, without an erase): NOR flash without ECC words, FRAM and files allow it; flash with
+ *    ECC words or a minimum program size above one byte does not.
+ * On flash, give the ledger and the outbox regions whose halves are whole erase sectors (each
+ * erase() covers exactly one half). Optional: a device without storage keeps no outbox and no
+ * ledger across reboots. */
 typedef struct {
     int (*read)(void *ctx, uint32_t offset, uint8_t *buf, size_t len);
     int (*write)(void *ctx, uint32_t offset, const uint8_t *buf, size_t len);
@@ -51,29 +63,6 @@ typedef struct {
     int32_t (*recv)(void *ctx, uint8_t *buf, size_t len);
     void *ctx;
 } dpm_transport_t;
-
-/* Optional mutual exclusion, for apps that call one SDK context from several threads. */
-typedef struct {
-    void (*lock)(void *ctx);
-    void (*unlock)(void *ctx);
-    void *ctx;
-} dpm_lock_t;
-
-/* Optional log sink. level: 1 error, 2 warn, 3 info, 4 debug (see DPM_LOG_LEVEL). */
-typedef struct {
-    void (*write)(void *ctx, int level, const char *msg);
-    void *ctx;
-} dpm_log_t;
-
-/* Everything a device context needs, gathered. Optional members may be zeroed. */
-typedef struct {
-    dpm_rng_t rng;
-    dpm_clock_t clock;
-    dpm_storage_t storage;
-    dpm_transport_t transport;
-    dpm_lock_t lock;
-    dpm_log_t log;
-} dpm_port_t;
 
 #ifdef __cplusplus
 }

@@ -12,56 +12,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dpm/mech.h"
 #include "dpm/noise.h"
-#include "dpm/roc_hist.h"
-#include "dpm/tuple.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* Mechanism ids: the values of dpm.v1.Mechanism. */
-typedef enum {
-    DPM_MECH_NONE = 0,
-    DPM_MECH_ID_ROC_HIST = 1,
-    DPM_MECH_ID_DPAUC = 2,
-    DPM_MECH_ID_FEDAUC_RR = 3,
-    DPM_MECH_ID_FEDAUC_LAP = 4,
-    DPM_MECH_ID_USTAT_BINS = 5,
-    DPM_MECH_ID_USTAT_TREE = 6,
-    DPM_MECH_ID_TUPLE_MR = 7,
-    DPM_MECH_ID_TUPLE_ML = 8,
-} dpm_mech_id_t;
-
 #define DPM_REPORT_ID_BYTES 16
-#define DPM_CAMPAIGN_MAX_METRICS DPM_TUPLE_MAX_METRICS
 
-/* A campaign as the device holds it (decoded from dpm.v1.Campaign, or filled in code). */
-typedef struct {
-    uint32_t id;
-    dpm_mech_id_t mechanism;
-    dpm_eps_t eps;    /* ε of one report */
-    dpm_eps_t budget; /* ε a device may spend per period */
-    uint32_t period_seconds;
-    uint32_t groups;
-    uint32_t nmetrics;
-    dpm_metric_t metrics[DPM_CAMPAIGN_MAX_METRICS];
-    uint32_t nbins;                   /* number of bin EDGES held in bin_edges (wire:
-                                       * bin_edges_count); roc_hist has nbins + 1 bins */
-    uint32_t bin_edges[DPM_MAX_BINS]; /* strictly increasing, Q1.31, each <= 2^31 */
-    uint32_t frac_bits;
-} dpm_campaign_t;
-
-/* A campaign's mechanism, built and checked: what the device runs. */
-typedef struct {
-    dpm_campaign_t campaign;
-    dpm_eps_t eps_implemented; /* what one report really spends (<= campaign.eps) */
-    uint32_t params_hash;      /* fingerprint of the derived parameters */
-    dpm_tuple_t tuple;         /* tuple_mr / tuple_ml (zero otherwise) */
-    dpm_roc_hist_t roc_hist;   /* roc_hist (zero otherwise) */
-} dpm_mech_t;
-
-/* A report before encoding. */
+/* A report before encoding. The body is a union over the mechanisms compiled in; the member
+ * that mechanism names is valid. */
 typedef struct {
     uint8_t report_id[DPM_REPORT_ID_BYTES];
     uint32_t campaign_id;
@@ -69,8 +30,14 @@ typedef struct {
     dpm_mech_id_t mechanism;
     dpm_eps_t eps; /* implemented ε spent */
     uint32_t params_hash;
-    dpm_tuple_report_t tuple;       /* body of tuple_mr / tuple_ml reports */
-    dpm_roc_hist_report_t roc_hist; /* body of roc_hist reports */
+    union {
+#if DPM_MECH_TUPLE
+        dpm_tuple_report_t tuple; /* tuple_mr / tuple_ml */
+#endif
+#if DPM_MECH_ROC_HIST
+        dpm_roc_hist_report_t roc_hist; /* roc_hist */
+#endif
+    } body;
 } dpm_report_t;
 
 /* Largest encoded report, and of a Campaign message. The report bound is exact for what
@@ -95,21 +62,13 @@ typedef struct {
 #endif
 #define DPM_CAMPAIGN_MAX_BYTES 420
 
-/* Decode a dpm.v1.Campaign and validate it (dpm_campaign_validate). DPM_ERR_PROTOCOL for
- * bytes that are not a Campaign; *reason (if not NULL) then names the problem. */
+/* Decode a dpm.v1.Campaign (its fields only: validation is dpm_mech_init). DPM_ERR_PROTOCOL
+ * for bytes that are not a Campaign, or that hold more bin edges than DPM_CAMPAIGN_MAX_EDGES;
+ * *reason (if not NULL) then names the problem. *out untouched on error. */
 dpm_status_t dpm_campaign_decode(const uint8_t *buf, size_t len, dpm_campaign_t *out,
                                  const char **reason);
 /* Encode a campaign (the collector publishes campaigns with this; tests use it too). */
 dpm_status_t dpm_campaign_encode(const dpm_campaign_t *c, uint8_t *buf, size_t cap, size_t *len);
-
-/* Build the mechanism a campaign asks for, after checking everything a campaign can get
- * wrong: ε outside (0, DPM_EPS_MAX], an unknown or not compiled-in mechanism, groups or metrics
- * out of range or repeated, too many or unsorted bin edges, a budget smaller than one report's
- * implemented ε. roc_hist: 1 <= nbins (edges) <= DPM_MAX_BINS - 1, edges strictly increasing
- * and <= 2^31; its params_hash covers the edges, the Laplace scale and eps_implemented. On
- * error *m is untouched, the campaign must not run, and *reason (if not NULL) is a short
- * static English reason. */
-dpm_status_t dpm_mech_init(dpm_mech_t *m, const dpm_campaign_t *c, const char **reason);
 
 /* Perturb one device's tuple under the campaign into *out (tuple mechanisms). The report id
  * is 16 fresh random bytes from r (the device CSPRNG). Errors as dpm_tuple_perturb. */
@@ -124,17 +83,18 @@ dpm_status_t dpm_mech_report_roc_hist(const dpm_mech_t *m, dpm_rand_t *r, uint32
                                       const dpm_score_hist_t *h, dpm_report_t *out);
 
 /* Encode a report into buf (DPM_REPORT_MAX_BYTES always suffice). The body written follows
- * r->mechanism: DPM_MECH_ID_ROC_HIST writes r->roc_hist (RocHistBody, r->roc_hist.bins values
- * in each of pos and neg), every other mechanism r->tuple (TupleBody), as before.
- * DPM_ERR_BUFFER if cap is too small, DPM_ERR_PARAM for a report that is not encodable (too
- * many values; roc_hist bins outside [2, DPM_MAX_BINS]). */
+ * r->mechanism: roc_hist writes r->body.roc_hist (RocHistBody, bins values in each of pos and
+ * neg), tuple_mr / tuple_ml r->body.tuple (TupleBody). DPM_ERR_BUFFER if cap is too small,
+ * DPM_ERR_PARAM for a report that is not encodable (a mechanism not in this build, too many
+ * values, roc_hist bins outside [2, DPM_MAX_BINS]). */
 dpm_status_t dpm_report_encode(const dpm_report_t *r, uint8_t *buf, size_t cap, size_t *len);
 
 /* Decode one report. DPM_ERR_PROTOCOL for malformed bytes (wrong id length, unknown or missing
- * body, too many values, a roc_hist body whose pos and neg counts differ or are < 2, trailing
- * garbage). A TupleBody fills out->tuple, a RocHistBody out->roc_hist (bins = the number of
- * pos values); the other member is zero. The body kind is not checked against
- * out->mechanism here: see dpm_mech_check_report. */
+ * body, a body this build cannot hold, too many values, a roc_hist body whose pos and neg
+ * counts differ or are < 2, a body of another kind than the mechanism field names, trailing
+ * garbage), and then *out is untouched. A TupleBody (mechanism tuple_mr / tuple_ml) fills
+ * out->body.tuple, a RocHistBody (roc_hist) out->body.roc_hist (bins = the number of pos
+ * values). */
 dpm_status_t dpm_report_decode(const uint8_t *buf, size_t len, dpm_report_t *out);
 
 /* Check a decoded report against the mechanism of its campaign: same campaign, mechanism,

@@ -30,37 +30,24 @@
 #include <stdint.h>
 
 #include "dpm/noise.h"
+#include "dpm/stats.h"
 #include "dpm/types.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* Largest count one cell of a dpm_score_hist_t may hold. Keeping counts <= 2^30 keeps every
- * noised count inside int32 except with probability < 2 * 2 * DPM_MAX_BINS * exp(-2^30 ε / 2)
- * <= 2^-11000 at the smallest ε (2^-16): see dpm_roc_hist_perturb. */
-#define DPM_SCORE_HIST_MAX_COUNT (UINT32_C(1) << 30)
-
 /* The L1 sensitivity of the histogram to one label change, in counts. */
 #define DPM_ROC_HIST_SENSITIVITY 2u
 
 /* The configured mechanism: public parameters only. */
 typedef struct {
-    uint32_t bins;                    /* n_edges + 1, in [2, DPM_MAX_BINS] */
-    uint32_t edges[DPM_MAX_BINS - 1]; /* strictly increasing score edges, Q1.31 (2^31 = 1.0);
-                                       * entries >= bins - 1 are 0 */
-    dpm_laplace_t lap;                /* sensitivity 2 grid units (integer counts), eps */
-    dpm_eps_t eps;                    /* requested */
-    dpm_eps_t eps_implemented;        /* what it really spends, Q16.16 rounded up, <= eps
-                                       * (== eps: discrete Laplace has no rounding) */
+    dpm_score_bins_t bins;     /* the campaign's score bins */
+    dpm_laplace_t lap;         /* sensitivity 2 grid units (integer counts), eps */
+    dpm_eps_t eps;             /* requested */
+    dpm_eps_t eps_implemented; /* what it really spends, Q16.16 rounded up, <= eps
+                                * (== eps: discrete Laplace has no rounding) */
 } dpm_roc_hist_t;
-
-/* The local statistic, no randomness: per-bin counts of positive and negative examples. */
-typedef struct {
-    uint32_t bins;
-    uint32_t pos[DPM_MAX_BINS]; /* label 1 */
-    uint32_t neg[DPM_MAX_BINS]; /* label 0 */
-} dpm_score_hist_t;
 
 /* A perturbed histogram, ready to encode: pos[b] = true pos[b] + Z, likewise neg[b]. Values
  * can be negative (noise); every value is in [-INT32_MAX, INT32_MAX] (never INT32_MIN).
@@ -78,29 +65,11 @@ typedef struct {
 dpm_status_t dpm_roc_hist_init(dpm_roc_hist_t *m, const uint32_t *edges, uint32_t n_edges,
                                dpm_eps_t eps);
 
-/* An empty histogram with m->bins bins. DPM_ERR_PARAM (h untouched) for NULL or an
- * uninitialised / corrupted *m (bins outside [2, DPM_MAX_BINS]). */
-dpm_status_t dpm_score_hist_init(dpm_score_hist_t *h, const dpm_roc_hist_t *m);
-
-/* The bin of a score: the number of edges <= score_q31, i.e. bin b holds the scores
- * edges[b-1] <= s < edges[b] (bin 0: s < edges[0]; last bin: s >= edges[bins-2]). A score
- * exactly on an edge goes to the bin above it. score_q31 <= 2^31, else DPM_ERR_PARAM (*bin
- * untouched). Compares against every edge (no early exit), so its run time does not depend
- * on the score. */
-dpm_status_t dpm_roc_hist_bin(const dpm_roc_hist_t *m, uint32_t score_q31, uint32_t *bin);
-
-/* Count one example: its score (Q1.31, <= 2^31) goes to bin dpm_roc_hist_bin(), and the bin's
- * pos (label 1) or neg (label 0) count is incremented. DPM_ERR_PARAM for NULL, a label other
- * than 0/1, a score > 2^31, or h->bins != m->bins; DPM_ERR_RANGE if the count would exceed
- * DPM_SCORE_HIST_MAX_COUNT. h is unchanged on error. */
-dpm_status_t dpm_score_hist_add(dpm_score_hist_t *h, const dpm_roc_hist_t *m, uint32_t score_q31,
-                                int label);
-
 /* Perturb a histogram: out->pos[b] = h->pos[b] + Z, out->neg[b] = h->neg[b] + Z', with a fresh
  * independent discrete Laplace draw (dpm_laplace_add with m->lap: scale 2 / ε) per cell, drawn
  * in the documented order pos[0], ..., pos[bins-1], neg[0], ..., neg[bins-1]. ε-DP for one
  * label change (see the top of this file); spends m->eps_implemented.
- * DPM_ERR_PARAM for NULL pointers, an unbound r, a corrupted *m, h->bins != m->bins or a count
+ * DPM_ERR_PARAM for NULL pointers, an unbound r, a corrupted *m, h->bins != m->bins.count or a count
  * above DPM_SCORE_HIST_MAX_COUNT. DPM_ERR_RANGE when a noised value would leave
  * [-INT32_MAX, INT32_MAX]: decided from the exact noised values (a function of the output
  * alone, so it is post-processing and keeps ε-DP). With counts <= 2^30 this needs |Z| > 2^30 in

@@ -3,7 +3,7 @@
  * layout and the crash-safety argument are in dpm/budget.h). */
 #include "dpm_internal.h"
 
-#include "budget/persist.h"
+#include "core/persist.h"
 #include "dpm/budget.h"
 
 #define LEDGER_MAGIC 0x474C5044u /* "DPLG" little-endian */

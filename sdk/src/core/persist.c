@@ -2,7 +2,7 @@
 /* CRC-32 and verified storage access for the ledger and the outbox (see persist.h). */
 #include "dpm_internal.h"
 
-#include "budget/persist.h"
+#include "core/persist.h"
 
 /* Chunk for read-back and erased checks: small, on the stack. */
 #define PERSIST_CHUNK 32u

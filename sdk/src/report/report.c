@@ -11,54 +11,121 @@
 /* The wire enums and the SDK's must agree value for value. */
 typedef char mech_ids_match[(dpm_v1_Mechanism_TUPLE_MR == (int)DPM_MECH_ID_TUPLE_MR &&
                              dpm_v1_Mechanism_TUPLE_ML == (int)DPM_MECH_ID_TUPLE_ML &&
+                             dpm_v1_Mechanism_ROC_HIST == (int)DPM_MECH_ID_ROC_HIST &&
                              dpm_v1_Metric_PRECISION == (int)DPM_METRIC_PRECISION)
                                 ? 1
                                 : -1];
 typedef char
     values_fit[DPM_ARRAY_LEN(((dpm_v1_TupleBody *)0)->values) >= DPM_TUPLE_MAX_METRICS ? 1 : -1];
-typedef char roc_ids_match[dpm_v1_Mechanism_ROC_HIST == (int)DPM_MECH_ID_ROC_HIST ? 1 : -1];
 /* The wire arrays hold at least DPM_MAX_BINS values (dpm.options bounds them to 64). */
 typedef char roc_pos_fit[DPM_ARRAY_LEN(((dpm_v1_RocHistBody *)0)->pos) >= DPM_MAX_BINS ? 1 : -1];
 typedef char roc_neg_fit[DPM_ARRAY_LEN(((dpm_v1_RocHistBody *)0)->neg) >= DPM_MAX_BINS ? 1 : -1];
 /* report.h's bound covers the tuple body too: header, 1 tag + 1 length byte, the body. */
 typedef char report_fits_tuple[43u + 2u + dpm_v1_TupleBody_size <= DPM_REPORT_MAX_BYTES ? 1 : -1];
 
+static inline int is_tuple(dpm_mech_id_t id)
+{
+    return id == DPM_MECH_ID_TUPLE_MR || id == DPM_MECH_ID_TUPLE_ML;
+}
+
+/* The body of *r into msg; 0 if this build cannot encode it. */
+static int body_to_wire(const dpm_report_t *r, dpm_v1_Report *msg)
+{
+#if DPM_MECH_ROC_HIST
+    if (r->mechanism == DPM_MECH_ID_ROC_HIST) {
+        const dpm_roc_hist_report_t *h = &r->body.roc_hist;
+        if (h->bins < 2 || h->bins > DPM_MAX_BINS) {
+            return 0;
+        }
+        msg->which_body = dpm_v1_Report_roc_hist_tag;
+        msg->body.roc_hist.pos_count = (pb_size_t)h->bins;
+        msg->body.roc_hist.neg_count = (pb_size_t)h->bins;
+        memcpy(msg->body.roc_hist.pos, h->pos, h->bins * sizeof(int32_t));
+        memcpy(msg->body.roc_hist.neg, h->neg, h->bins * sizeof(int32_t));
+        return 1;
+    }
+#endif
+#if DPM_MECH_TUPLE
+    if (is_tuple(r->mechanism)) {
+        const dpm_tuple_report_t *t = &r->body.tuple;
+        if (t->nmetrics > DPM_TUPLE_MAX_METRICS) {
+            return 0;
+        }
+        msg->which_body = dpm_v1_Report_tuple_tag;
+        msg->body.tuple.group = t->group;
+        msg->body.tuple.values_count = (pb_size_t)t->nmetrics;
+        for (uint32_t i = 0; i < t->nmetrics; i++) {
+            msg->body.tuple.values[i] = t->value[i];
+        }
+        return 1;
+    }
+#endif
+    return 0;
+}
+
 dpm_status_t dpm_report_encode(const dpm_report_t *r, uint8_t *buf, size_t cap, size_t *len)
 {
-    if (r == NULL || buf == NULL || len == NULL || r->tuple.nmetrics > DPM_TUPLE_MAX_METRICS) {
-        return DPM_ERR_PARAM;
-    }
-    int roc = r->mechanism == DPM_MECH_ID_ROC_HIST;
-    if (roc && (r->roc_hist.bins < 2 || r->roc_hist.bins > DPM_MAX_BINS)) {
+    if (r == NULL || buf == NULL || len == NULL) {
         return DPM_ERR_PARAM;
     }
     dpm_v1_Report msg = dpm_v1_Report_init_zero;
+    if (!body_to_wire(r, &msg)) {
+        return DPM_ERR_PARAM;
+    }
     memcpy(msg.report_id, r->report_id, DPM_REPORT_ID_BYTES);
     msg.campaign_id = r->campaign_id;
     msg.period = r->period;
     msg.mechanism = (dpm_v1_Mechanism)r->mechanism;
     msg.eps_q16 = r->eps;
     msg.params_hash = r->params_hash;
-    if (roc) {
-        msg.which_body = dpm_v1_Report_roc_hist_tag;
-        msg.body.roc_hist.pos_count = (pb_size_t)r->roc_hist.bins;
-        msg.body.roc_hist.neg_count = (pb_size_t)r->roc_hist.bins;
-        memcpy(msg.body.roc_hist.pos, r->roc_hist.pos, r->roc_hist.bins * sizeof(int32_t));
-        memcpy(msg.body.roc_hist.neg, r->roc_hist.neg, r->roc_hist.bins * sizeof(int32_t));
-    } else {
-        msg.which_body = dpm_v1_Report_tuple_tag;
-        msg.body.tuple.group = r->tuple.group;
-        msg.body.tuple.values_count = (pb_size_t)r->tuple.nmetrics;
-        for (uint32_t i = 0; i < r->tuple.nmetrics; i++) {
-            msg.body.tuple.values[i] = r->tuple.value[i];
-        }
-    }
     pb_ostream_t out = pb_ostream_from_buffer(buf, cap);
     if (!pb_encode(&out, dpm_v1_Report_fields, &msg)) {
         return DPM_ERR_BUFFER;
     }
     *len = out.bytes_written;
     return DPM_OK;
+}
+
+/* 1 if msg's body is well formed, is the kind its mechanism field names (so the union member
+ * that the mechanism selects is the one filled), and this build can hold it. */
+static int body_fits(const dpm_v1_Report *msg)
+{
+    dpm_mech_id_t id = (dpm_mech_id_t)msg->mechanism;
+#if DPM_MECH_ROC_HIST
+    if (msg->which_body == dpm_v1_Report_roc_hist_tag && id == DPM_MECH_ID_ROC_HIST) {
+        const dpm_v1_RocHistBody *w = &msg->body.roc_hist;
+        return w->pos_count == w->neg_count && w->pos_count >= 2 && w->pos_count <= DPM_MAX_BINS;
+    }
+#endif
+#if DPM_MECH_TUPLE
+    if (msg->which_body == dpm_v1_Report_tuple_tag && is_tuple(id)) {
+        return msg->body.tuple.values_count <= DPM_TUPLE_MAX_METRICS;
+    }
+#endif
+    return 0;
+}
+
+/* The body of msg (body_fits) into *out. */
+static void body_from_wire(const dpm_v1_Report *msg, dpm_report_t *out)
+{
+#if DPM_MECH_ROC_HIST
+    if (msg->which_body == dpm_v1_Report_roc_hist_tag) {
+        const dpm_v1_RocHistBody *w = &msg->body.roc_hist;
+        out->body.roc_hist.bins = w->pos_count;
+        memcpy(out->body.roc_hist.pos, w->pos, w->pos_count * sizeof(int32_t));
+        memcpy(out->body.roc_hist.neg, w->neg, w->pos_count * sizeof(int32_t));
+    }
+#endif
+#if DPM_MECH_TUPLE
+    if (msg->which_body == dpm_v1_Report_tuple_tag) {
+        const dpm_v1_TupleBody *w = &msg->body.tuple;
+        out->body.tuple.group = w->group;
+        out->body.tuple.nmetrics = w->values_count;
+        for (uint32_t i = 0; i < w->values_count; i++) {
+            out->body.tuple.value[i] = w->values[i];
+        }
+    }
+#endif
 }
 
 dpm_status_t dpm_report_decode(const uint8_t *buf, size_t len, dpm_report_t *out)
@@ -68,14 +135,7 @@ dpm_status_t dpm_report_decode(const uint8_t *buf, size_t len, dpm_report_t *out
     }
     dpm_v1_Report msg = dpm_v1_Report_init_zero;
     pb_istream_t in = pb_istream_from_buffer(buf, len);
-    if (!pb_decode(&in, dpm_v1_Report_fields, &msg) || in.bytes_left != 0 ||
-        (msg.which_body != dpm_v1_Report_tuple_tag &&
-         msg.which_body != dpm_v1_Report_roc_hist_tag)) {
-        return DPM_ERR_PROTOCOL;
-    }
-    if (msg.which_body == dpm_v1_Report_roc_hist_tag &&
-        (msg.body.roc_hist.pos_count != msg.body.roc_hist.neg_count ||
-         msg.body.roc_hist.pos_count < 2 || msg.body.roc_hist.pos_count > DPM_MAX_BINS)) {
+    if (!pb_decode(&in, dpm_v1_Report_fields, &msg) || in.bytes_left != 0 || !body_fits(&msg)) {
         return DPM_ERR_PROTOCOL;
     }
     /* Every check is done: fill *out directly (no second report-sized copy on the stack). */
@@ -86,17 +146,7 @@ dpm_status_t dpm_report_decode(const uint8_t *buf, size_t len, dpm_report_t *out
     out->mechanism = (dpm_mech_id_t)msg.mechanism;
     out->eps = msg.eps_q16;
     out->params_hash = msg.params_hash;
-    if (msg.which_body == dpm_v1_Report_roc_hist_tag) {
-        out->roc_hist.bins = msg.body.roc_hist.pos_count;
-        memcpy(out->roc_hist.pos, msg.body.roc_hist.pos, out->roc_hist.bins * sizeof(int32_t));
-        memcpy(out->roc_hist.neg, msg.body.roc_hist.neg, out->roc_hist.bins * sizeof(int32_t));
-    } else {
-        out->tuple.group = msg.body.tuple.group;
-        out->tuple.nmetrics = msg.body.tuple.values_count;
-        for (uint32_t i = 0; i < out->tuple.nmetrics; i++) {
-            out->tuple.value[i] = msg.body.tuple.values[i];
-        }
-    }
+    body_from_wire(&msg, out);
     return DPM_OK;
 }
 
@@ -128,26 +178,36 @@ static dpm_status_t report_finish(const dpm_mech_t *m, dpm_rand_t *r, uint32_t p
 dpm_status_t dpm_mech_report_tuple(const dpm_mech_t *m, dpm_rand_t *r, uint32_t period,
                                    uint32_t group, const dpm_ratio_t *values, dpm_report_t *out)
 {
-    if (m == NULL || r == NULL || out == NULL) {
+#if DPM_MECH_TUPLE
+    if (m == NULL || r == NULL || out == NULL || !is_tuple(m->campaign.mechanism)) {
         return DPM_ERR_PARAM;
     }
     dpm_report_t rep;
     memset(&rep, 0, sizeof(rep));
-    dpm_status_t st = dpm_tuple_perturb(&m->tuple, r, group, values, &rep.tuple);
+    dpm_status_t st = dpm_tuple_perturb(&m->params.tuple, r, group, values, &rep.body.tuple);
     return report_finish(m, r, period, st, &rep, out);
+#else
+    (void)m, (void)r, (void)period, (void)group, (void)values, (void)out;
+    return DPM_ERR_UNSUPPORTED;
+#endif
 }
 
 dpm_status_t dpm_mech_report_roc_hist(const dpm_mech_t *m, dpm_rand_t *r, uint32_t period,
                                       const dpm_score_hist_t *h, dpm_report_t *out)
 {
+#if DPM_MECH_ROC_HIST
     if (m == NULL || r == NULL || h == NULL || out == NULL ||
         m->campaign.mechanism != DPM_MECH_ID_ROC_HIST) {
         return DPM_ERR_PARAM;
     }
     dpm_report_t rep;
     memset(&rep, 0, sizeof(rep));
-    dpm_status_t st = dpm_roc_hist_perturb(&m->roc_hist, r, h, &rep.roc_hist);
+    dpm_status_t st = dpm_roc_hist_perturb(&m->params.roc_hist, r, h, &rep.body.roc_hist);
     return report_finish(m, r, period, st, &rep, out);
+#else
+    (void)m, (void)r, (void)period, (void)h, (void)out;
+    return DPM_ERR_UNSUPPORTED;
+#endif
 }
 
 static dpm_status_t reject(const char **reason, const char *why)
@@ -175,31 +235,39 @@ dpm_status_t dpm_mech_check_report(const dpm_mech_t *m, const dpm_report_t *r, c
     if (r->params_hash != m->params_hash) {
         return reject(reason, "parameter fingerprint mismatch");
     }
+#if DPM_MECH_ROC_HIST
     if (m->campaign.mechanism == DPM_MECH_ID_ROC_HIST) {
-        if (r->roc_hist.bins != m->roc_hist.bins) {
+        if (r->body.roc_hist.bins != m->params.roc_hist.bins.count) {
             return reject(reason, "wrong number of bins");
         }
-        for (uint32_t b = 0; b < r->roc_hist.bins; b++) {
-            if (r->roc_hist.pos[b] == INT32_MIN || r->roc_hist.neg[b] == INT32_MIN) {
+        for (uint32_t b = 0; b < r->body.roc_hist.bins; b++) {
+            if (r->body.roc_hist.pos[b] == INT32_MIN || r->body.roc_hist.neg[b] == INT32_MIN) {
                 return reject(reason, "value out of range");
             }
         }
         return DPM_OK;
     }
-    if (r->tuple.nmetrics != m->tuple.nmetrics) {
-        return reject(reason, "wrong number of values");
-    }
-    if (r->tuple.group >= m->tuple.groups) {
-        return reject(reason, "group out of range");
-    }
-    for (uint32_t i = 0; i < r->tuple.nmetrics; i++) {
-        int32_t v = r->tuple.value[i];
-        if (m->tuple.kind == DPM_TUPLE_MR && v != 1 && v != -1) {
-            return reject(reason, "value out of range");
+#endif
+#if DPM_MECH_TUPLE
+    if (is_tuple(m->campaign.mechanism)) {
+        const dpm_tuple_t *t = &m->params.tuple;
+        if (r->body.tuple.nmetrics != t->nmetrics) {
+            return reject(reason, "wrong number of values");
         }
-        if (m->tuple.kind == DPM_TUPLE_ML && v == INT32_MIN) {
-            return reject(reason, "value out of range");
+        if (r->body.tuple.group >= t->groups) {
+            return reject(reason, "group out of range");
         }
+        for (uint32_t i = 0; i < r->body.tuple.nmetrics; i++) {
+            int32_t v = r->body.tuple.value[i];
+            if (t->kind == DPM_TUPLE_MR && v != 1 && v != -1) {
+                return reject(reason, "value out of range");
+            }
+            if (t->kind == DPM_TUPLE_ML && v == INT32_MIN) {
+                return reject(reason, "value out of range");
+            }
+        }
+        return DPM_OK;
     }
-    return DPM_OK;
+#endif
+    return reject(reason, "mechanism not available in this build");
 }

@@ -3,7 +3,7 @@
  * argument in dpm/upload.h). */
 #include "dpm_internal.h"
 
-#include "budget/persist.h"
+#include "core/persist.h"
 #include "dpm/upload.h"
 
 #define BANK_MAGIC 0x424F5044u /* "DPOB" little-endian */
