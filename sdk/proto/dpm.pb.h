@@ -69,6 +69,10 @@ typedef struct _dpm_v1_Report {
 typedef struct _dpm_v1_Batch {
     pb_size_t reports_count;
     dpm_v1_Report reports[8];
+    /* Reports this device made (their ε spent) but lost before delivery, to storage damage,
+ since the last batch a collector acknowledged: the collector counts them, so a campaign
+ sees its losses. 0 (absent) on a healthy device. */
+    uint32_t lost_reports;
 } dpm_v1_Batch;
 
 /* A measurement campaign, published by the collector (GET /v1/campaigns/{id}) or compiled in. */
@@ -129,14 +133,14 @@ extern "C" {
 #define dpm_v1_TupleBody_init_default            {0, 0, {0, 0, 0, 0}}
 #define dpm_v1_RocHistBody_init_default          {0, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 0, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}}
 #define dpm_v1_Report_init_default               {{0}, 0, 0, _dpm_v1_Mechanism_MIN, 0, 0, 0, {dpm_v1_TupleBody_init_default}}
-#define dpm_v1_Batch_init_default                {0, {dpm_v1_Report_init_default, dpm_v1_Report_init_default, dpm_v1_Report_init_default, dpm_v1_Report_init_default, dpm_v1_Report_init_default, dpm_v1_Report_init_default, dpm_v1_Report_init_default, dpm_v1_Report_init_default}}
+#define dpm_v1_Batch_init_default                {0, {dpm_v1_Report_init_default, dpm_v1_Report_init_default, dpm_v1_Report_init_default, dpm_v1_Report_init_default, dpm_v1_Report_init_default, dpm_v1_Report_init_default, dpm_v1_Report_init_default, dpm_v1_Report_init_default}, 0}
 #define dpm_v1_Campaign_init_default             {0, _dpm_v1_Mechanism_MIN, 0, 0, 0, 0, 0, {_dpm_v1_Metric_MIN, _dpm_v1_Metric_MIN, _dpm_v1_Metric_MIN, _dpm_v1_Metric_MIN}, 0, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 0}
 #define dpm_v1_BatchResponse_init_default        {0, 0, 0, {dpm_v1_Reject_init_default, dpm_v1_Reject_init_default, dpm_v1_Reject_init_default, dpm_v1_Reject_init_default, dpm_v1_Reject_init_default, dpm_v1_Reject_init_default, dpm_v1_Reject_init_default, dpm_v1_Reject_init_default}}
 #define dpm_v1_Reject_init_default               {{0, {0}}, ""}
 #define dpm_v1_TupleBody_init_zero               {0, 0, {0, 0, 0, 0}}
 #define dpm_v1_RocHistBody_init_zero             {0, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 0, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}}
 #define dpm_v1_Report_init_zero                  {{0}, 0, 0, _dpm_v1_Mechanism_MIN, 0, 0, 0, {dpm_v1_TupleBody_init_zero}}
-#define dpm_v1_Batch_init_zero                   {0, {dpm_v1_Report_init_zero, dpm_v1_Report_init_zero, dpm_v1_Report_init_zero, dpm_v1_Report_init_zero, dpm_v1_Report_init_zero, dpm_v1_Report_init_zero, dpm_v1_Report_init_zero, dpm_v1_Report_init_zero}}
+#define dpm_v1_Batch_init_zero                   {0, {dpm_v1_Report_init_zero, dpm_v1_Report_init_zero, dpm_v1_Report_init_zero, dpm_v1_Report_init_zero, dpm_v1_Report_init_zero, dpm_v1_Report_init_zero, dpm_v1_Report_init_zero, dpm_v1_Report_init_zero}, 0}
 #define dpm_v1_Campaign_init_zero                {0, _dpm_v1_Mechanism_MIN, 0, 0, 0, 0, 0, {_dpm_v1_Metric_MIN, _dpm_v1_Metric_MIN, _dpm_v1_Metric_MIN, _dpm_v1_Metric_MIN}, 0, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 0}
 #define dpm_v1_BatchResponse_init_zero           {0, 0, 0, {dpm_v1_Reject_init_zero, dpm_v1_Reject_init_zero, dpm_v1_Reject_init_zero, dpm_v1_Reject_init_zero, dpm_v1_Reject_init_zero, dpm_v1_Reject_init_zero, dpm_v1_Reject_init_zero, dpm_v1_Reject_init_zero}}
 #define dpm_v1_Reject_init_zero                  {{0, {0}}, ""}
@@ -155,6 +159,7 @@ extern "C" {
 #define dpm_v1_Report_tuple_tag                  10
 #define dpm_v1_Report_roc_hist_tag               11
 #define dpm_v1_Batch_reports_tag                 1
+#define dpm_v1_Batch_lost_reports_tag            2
 #define dpm_v1_Campaign_id_tag                   1
 #define dpm_v1_Campaign_mechanism_tag            2
 #define dpm_v1_Campaign_eps_q16_tag              3
@@ -198,7 +203,8 @@ X(a, STATIC,   ONEOF,    MESSAGE,  (body,roc_hist,body.roc_hist),  11)
 #define dpm_v1_Report_body_roc_hist_MSGTYPE dpm_v1_RocHistBody
 
 #define dpm_v1_Batch_FIELDLIST(X, a) \
-X(a, STATIC,   REPEATED, MESSAGE,  reports,           1)
+X(a, STATIC,   REPEATED, MESSAGE,  reports,           1) \
+X(a, STATIC,   SINGULAR, UINT32,   lost_reports,      2)
 #define dpm_v1_Batch_CALLBACK NULL
 #define dpm_v1_Batch_DEFAULT NULL
 #define dpm_v1_Batch_reports_MSGTYPE dpm_v1_Report
@@ -249,7 +255,7 @@ extern const pb_msgdesc_t dpm_v1_Reject_msg;
 
 /* Maximum encoded size of messages (where known) */
 #define dpm_v1_BatchResponse_size                564
-#define dpm_v1_Batch_size                        6536
+#define dpm_v1_Batch_size                        6542
 #define dpm_v1_Campaign_size                     430
 #define dpm_v1_Reject_size                       67
 #define dpm_v1_Report_size                       814
