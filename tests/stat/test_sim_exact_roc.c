@@ -34,6 +34,7 @@
 #include "sim/scenario.h"
 #include "sim/session.h"
 #include "sim/sim_math.h"
+#include "stat_gof.h"
 #include "stat_ks.h"
 
 #define DEVICES 500u
@@ -182,27 +183,6 @@ static const char kCoverage[] =
     "partition = noniid(concentration=2, auc_sd=0.4)\n"
     "[campaign roc]\nmechanism = roc_hist\neps = 1\nbins = 10\n";
 
-/* Two-sided exact binomial p-value of k successes in n at probability q. */
-static double binom_two_sided(uint32_t k, uint32_t n, double q)
-{
-    double lo = 0.0, hi = 0.0;
-    for (uint32_t i = 0; i <= n; i++) {
-        double pm = exp(sim_log_dbinom(i, n, q));
-        lo += i <= k ? pm : 0.0;
-        hi += i >= k ? pm : 0.0;
-    }
-    return fmin(1.0, 2.0 * fmin(lo, hi));
-}
-
-static double binom_lower(uint32_t k, uint32_t n, double q) /* Pr[X <= k] */
-{
-    double lo = 0.0;
-    for (uint32_t i = 0; i <= k; i++) {
-        lo += exp(sim_log_dbinom(i, n, q));
-    }
-    return fmin(lo, 1.0);
-}
-
 static void test_coverage(void **state)
 {
     (void)state;
@@ -231,10 +211,10 @@ static void test_coverage(void **state)
         double half = (a->hi - a->lo) / 2.0 / 1.5, c = (a->hi + a->lo) / 2.0;
         narrow += c - half <= truth && truth <= c + half;
     }
-    double p_auc = binom_two_sided(covered, COV_RUNS, 0.95);
-    double p_band = binom_two_sided(r->roc_cover[mid], COV_RUNS, 0.95);
-    double p_sim = binom_lower(r->roc_simultaneous, COV_RUNS, 0.95);
-    double p_narrow = binom_two_sided(narrow, COV_RUNS, 0.95);
+    double p_auc = stat_binom_two_sided(covered, COV_RUNS, 0.95);
+    double p_band = stat_binom_two_sided(r->roc_cover[mid], COV_RUNS, 0.95);
+    double p_sim = stat_binom_cdf(r->roc_simultaneous, COV_RUNS, 0.95);
+    double p_narrow = stat_binom_two_sided(narrow, COV_RUNS, 0.95);
     printf("# AUC truth %.5f, rmse %.3g, mean sd %.3g; coverage %.4f (p %.3g); band at threshold "
            "%u %.4f (p %.3g); simultaneous %.4f (p %.3g); shrunk interval %.4f (p %.3g)\n",
            truth, sm.auc.rmse, sm.auc.mean_sd, sm.auc.coverage, p_auc, mid,

@@ -4,6 +4,8 @@
  * and is checked against high-precision reference values in tests/stat/test_dlap_gof.c. */
 #include "stat_gof.h"
 
+#include "sim/sim_math.h"
+
 #include <math.h>
 
 #define STAT_EPS 1e-15
@@ -257,4 +259,24 @@ size_t stat_pool_tails(uint64_t *observed, double *expected, size_t n, double mi
         }
     }
     return m;
+}
+
+double stat_binom_cdf(uint32_t k, uint32_t n, double q)
+{
+    double lo = 0.0;
+    for (uint32_t i = 0; i <= k && i <= n; i++) {
+        lo += exp(sim_log_dbinom(i, n, q));
+    }
+    return fmin(lo, 1.0);
+}
+
+double stat_binom_two_sided(uint32_t k, uint32_t n, double q)
+{
+    double lo = 0.0, hi = 0.0;
+    for (uint32_t i = 0; i <= n; i++) {
+        double pm = exp(sim_log_dbinom(i, n, q));
+        lo += i <= k ? pm : 0.0;
+        hi += i >= k ? pm : 0.0;
+    }
+    return fmin(1.0, 2.0 * fmin(lo, hi));
 }

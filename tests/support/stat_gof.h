@@ -30,6 +30,11 @@ double stat_chi2_isf(double alpha, double dof);
 /* Regularized incomplete beta I_x(a, b), a, b > 0, 0 <= x <= 1 (continued fraction). */
 double stat_beta_i(double a, double b, double x);
 
+/* Exact binomial tails for k successes in n trials at probability q: Pr[X <= k], and the
+ * two-sided p-value 2 min(Pr[X <= k], Pr[X >= k]) (capped at 1). Sums of the pmf: O(n). */
+double stat_binom_cdf(uint32_t k, uint32_t n, double q);
+double stat_binom_two_sided(uint32_t k, uint32_t n, double q);
+
 /* Clopper-Pearson one-sided bounds for a binomial proportion from k successes in n trials:
  * Pr[p < lower] <= alpha and Pr[p > upper] <= alpha (each exact-conservative). For a
  * two-sided interval at level 1 - a use alpha = a / 2 for both. lower(0) = 0, upper(n) = 1. */
