@@ -31,8 +31,10 @@ MBEDTLS_CFLAGS := -isystem $(MBEDTLS_SRC)/include -Iport/tls/config \
 
 WARNINGS := -Wall -Wextra -Wconversion -Wshadow -Wstrict-prototypes -Wundef -Werror
 OPT ?= -O2 -g
+# nanopb stays private to libdpm: its functions are renamed dpm_pb_* (sdk/proto/dpm_nanopb_rename.h).
+NANOPB_PRIVATE := -DPB_SYSTEM_HEADER='"dpm_nanopb_rename.h"'
 CFLAGS_COMMON := -std=c99 $(OPT) $(WARNINGS) -MMD -MP -Isdk/include -Iport/include \
-                 -Isdk/proto -isystem $(NANOPB_DIR) \
+                 -Isdk/proto -isystem $(NANOPB_DIR) $(NANOPB_PRIVATE) \
                  $(MBEDTLS_CFLAGS) $(EXTRA_CFLAGS)
 # Kconfig (optional): with a .config present, its values reach the build as CONFIG_DPM_* through
 # a generated autoconf header; without one, plain `make` uses the header defaults. This comes
@@ -59,7 +61,8 @@ endif
 
 # nanopb: the runtime comes from Debian's source package (make deps), the generated
 # sdk/proto/dpm.pb.[ch] ship in the repository (tests/unit/test_proto_regen.sh keeps them current).
-NANOPB_CFLAGS := -std=c99 $(OPT) -Wall -Werror -I$(NANOPB_DIR) -ffunction-sections -fdata-sections
+NANOPB_CFLAGS := -std=c99 $(OPT) -Wall -Werror -I$(NANOPB_DIR) -Isdk/proto $(NANOPB_PRIVATE) \
+                 -ffunction-sections -fdata-sections
 
 # ---- sources ---------------------------------------------------------------------------------
 SDK_SRCS := $(sort $(wildcard sdk/src/*/*.c sdk/proto/*.c))
