@@ -82,7 +82,7 @@ EOF
 # --whole-archive pulls every member of libdpm.a into the link, so any pb_ symbol it still
 # defined would collide with the app's ("multiple definition"); without it a clash could even
 # go unnoticed, libdpm silently calling the app's nanopb.
-"$CC" -o "$work/app" "$work/app.o" "$work/libapp_nanopb.a" \
+"$CC" ${LDFLAGS:-} -o "$work/app" "$work/app.o" "$work/libapp_nanopb.a" \
   -Wl,--whole-archive "$OUT/libdpm.a" -Wl,--no-whole-archive 2>"$work/link.txt"
 tap $? "an app with its own nanopb links libdpm.a whole (no duplicate symbol)"
 sed 's/^/# /' "$work/link.txt" | head -5
@@ -99,7 +99,7 @@ tap $? "the program holds both copies (pb_encode_varint and dpm_pb_encode_varint
 
 # Negative control: the same whole-archive link against an unrenamed copy does clash.
 ar rcs "$work/libclash.a" "$work"/pb_*.o
-! "$CC" -o "$work/clash" "$work/app.o" "$work/libapp_nanopb.a" \
+! "$CC" ${LDFLAGS:-} -o "$work/clash" "$work/app.o" "$work/libapp_nanopb.a" \
   -Wl,--whole-archive "$work/libclash.a" -Wl,--no-whole-archive "$OUT/libdpm.a" 2>/dev/null
 tap $? "negative control: a second unrenamed nanopb fails that link"
 

@@ -98,7 +98,7 @@ EOF
 
 build() { # NAME FLAGS...: compile and link the app
   local name=$1; shift
-  "$CC" -std=c99 -Wall -Werror "$@" -Isdk/include -Iport/include "$work/app.c" "${LIBS[@]}" \
+  "$CC" ${LDFLAGS:-} -std=c99 -Wall -Werror "$@" -Isdk/include -Iport/include "$work/app.c" "${LIBS[@]}" \
     -o "$work/$name" 2>"$work/$name.err"
 }
 run() { "$work/$1" "${@:2}" "$work/ca.pem" 2>&1 | tee "$work/$1.out" | sed "s/^/# $1: /"; }
@@ -163,7 +163,7 @@ int main(void)
     return st == DPM_ERR_PARAM ? 0 : 1;
 }
 EOF
-"$CC" -std=c99 -Wall -Werror -I"$work/inc" -Isdk/include -Iport/include "$work/tls_only.c" \
+"$CC" ${LDFLAGS:-} -std=c99 -Wall -Werror -I"$work/inc" -Isdk/include -Iport/include "$work/tls_only.c" \
   "${LIBS[@]}" -o "$work/tls_only" && "$work/tls_only" >/dev/null
 tap $? "mismatched headers: dpm_tls_connect refuses (DPM_ERR_PARAM) without writing the context"
 
