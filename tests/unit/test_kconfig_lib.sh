@@ -3,7 +3,8 @@
 # A Kconfig value reaches the library itself, not only the headers: libdpm.a built from a
 # .config with DPM_MAX_BINS=16 (its own VARIANT, so the main build is untouched) refuses a
 # 31-bin roc_hist campaign, from a struct and from the wire, while the default build accepts
-# both (the negative control: the probe can see an acceptance). Env: OUT, BUILD_DIR, CC, PYTHON.
+# both (the negative control: the probe can see an acceptance); installed with make install, the
+# tree hands the same options to an app. Env: OUT, BUILD_DIR, CC, PYTHON.
 set -uo pipefail
 OUT=${OUT:-build/host}
 BUILD_DIR=${BUILD_DIR:-build}
@@ -107,6 +108,16 @@ grep -q '^DPM_MAX_BINS 16: struct 31-bin campaign: invalid parameter (too many b
 tap $? "the DPM_MAX_BINS=16 libdpm.a refuses it from a struct (dpm_mech_init)"
 grep -q '^DPM_MAX_BINS 16: wire 31-bin campaign: protocol violation (too many bins)' "$work/bins16.out"
 tap $? "the DPM_MAX_BINS=16 libdpm.a refuses it from the wire (dpm_campaign_decode)"
+
+# The same .config through make install: the installed headers carry the library's options
+# (dpm/build_config.h), so an app compiled against that tree needs no -include of its own.
+env -u MAKEFLAGS -u MAKELEVEL make --no-print-directory -j2 BUILD_DIR="$BUILD_DIR" \
+  VARIANT=$VARIANT KCONFIG_CONFIG="$VOUT/.config" install PREFIX="$work/prefix" >"$work/install.log" 2>&1 &&
+  "$CC" ${LDFLAGS:-} -std=c99 -Wall -Werror -I"$work/prefix/include" "$work/probe.c" \
+    -L"$work/prefix/lib" -ldpm -o "$work/installed" &&
+  "$work/installed" | tee "$work/installed.out" | sed 's/^/# installed: /'
+grep -q '^DPM_MAX_BINS 16: struct 31-bin campaign: invalid parameter (too many bins)' "$work/installed.out"
+tap $? "installed from that .config, the tree gives an app DPM_MAX_BINS 16 and refuses 31 bins"
 
 echo "1..$n"
 exit $failed
