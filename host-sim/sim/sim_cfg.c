@@ -292,9 +292,13 @@ static dpm_status_t roc_report(const sim_cfg_t *cfg, const sim_block_t *b, uint3
         return st;
     }
     device_rand_t d;
+    dpm_receipt_t rc; /* a simulated device has no ledger: the receipt is unmetered */
     st = device_rand_init(&d, cfg, run, device);
     if (st == DPM_OK) {
-        st = dpm_mech_report_roc_hist(&cfg->mech, &d.r, run, &h, rep);
+        st = dpm_receipt_unmetered(&cfg->mech, run, &rc);
+    }
+    if (st == DPM_OK) {
+        st = dpm_mech_report_roc_hist(&cfg->mech, &d.r, &rc, &h, rep);
     }
     if (st == DPM_OK) {
         st = dpm_report_encode(rep, buf, DPM_REPORT_MAX_BYTES, len);
@@ -315,11 +319,15 @@ dpm_status_t sim_device_report(const sim_cfg_t *cfg, const sim_block_t *b, uint3
         return st;
     }
     device_rand_t d;
+    dpm_receipt_t rc; /* a simulated device has no ledger: the receipt is unmetered */
     st = device_rand_init(&d, cfg, run, device);
     uint32_t group = (uint32_t)cfg->group_map[b->group];
+    if (st == DPM_OK && !cfg->paper) {
+        st = dpm_receipt_unmetered(&cfg->mech, run, &rc);
+    }
     if (st == DPM_OK) {
         st = cfg->paper ? paper_report(cfg, &d.r, run, group, v, rep)
-                        : dpm_mech_report_tuple(&cfg->mech, &d.r, run, group, v, rep);
+                        : dpm_mech_report_tuple(&cfg->mech, &d.r, &rc, group, v, rep);
     }
     if (st == DPM_OK) {
         st = dpm_report_encode(rep, buf, DPM_REPORT_MAX_BYTES, len);

@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: Apache-2.0
 """examples/posix-client against the real collector over TLS: a report is made, charged,
 stored and delivered; the ledger refuses a second report in the same period; undefined
-metrics, unknown campaigns, a wrong CA and a wrong server name are refused cleanly."""
+metrics, out-of-range groups, bad events, unknown campaigns and campaigns beyond the app's
+policy spend nothing; a wrong CA and a wrong server name are refused, and the kept campaign copy
+lets a report queue while the collector cannot be reached; roc_hist events are reported."""
 import json
 import os
 import subprocess
@@ -18,6 +20,19 @@ CAMPAIGNS = """\
 id = 171
 mechanism = tuple_mr
 eps = 1
+groups = 4
+metrics = tpr
+
+[campaign]
+id = 172
+mechanism = roc_hist
+eps = 1
+bins = 8
+
+[campaign]
+id = 173
+mechanism = tuple_mr
+eps = 2
 groups = 4
 metrics = tpr
 """
@@ -60,7 +75,8 @@ def main():
 
             r = subprocess.run([CLIENT, "--help"], capture_output=True, text=True)
             opts = ["--url", "--ca", "--campaign", "--events", "--threshold", "--period",
-                    "--state", "--server-name", "--flush-only", "--help"]
+                    "--max-eps", "--max-budget", "--state", "--server-name", "--flush-only",
+                    "--help"]
             tap(r.returncode == 0 and all(o in r.stdout for o in opts),
                 "--help documents every option", r.stdout)
             r = client("--period", "0")
@@ -82,21 +98,67 @@ def main():
             r = client("--period", "2", "--campaign", "999")
             tap(r.returncode == 2 and "unknown campaign" in r.stderr,
                 "an unknown campaign is refused (exit 2)", r.stderr)
+
+            # Validation before the charge: nothing is spent for a report that is not made.
+            bad_group = os.path.join(tmp, "bad_group.csv")
+            with open(bad_group, "w") as f:
+                f.write("0.9,1,9\n0.2,0,9\n")
+            r = client("--period", "2", events=bad_group)
+            tap(r.returncode == 1 and "group 9 is out of range" in r.stderr,
+                "a group beyond the campaign's is named as such and refused (exit 1)", r.stderr)
+            r = client("--period", "2")
+            tap(r.returncode == 0 and "1 delivered" in r.stdout,
+                "... and spent nothing: the same period still reports", r.stdout + r.stderr)
+
+            # The app's policy caps what a campaign from the network may ask for.
+            r = client("--period", "0", "--campaign", "173")
+            tap(r.returncode == 2 and "policy" in r.stderr,
+                "a campaign asking eps 2 is refused by the default policy (eps <= 1)", r.stderr)
+            r = client("--period", "0", "--campaign", "173", "--max-eps", "2", "--max-budget", "2")
+            tap(r.returncode == 0 and "1 delivered" in r.stdout,
+                "... and accepted when the app's policy allows eps 2", r.stdout + r.stderr)
+
+            # roc_hist: score,label events become one noised histogram report.
+            roc = os.path.join(tmp, "roc.csv")
+            with open(roc, "w") as f:
+                f.write("score,label\n0.95,1\n0.80,1\n0.30,0\n0.10,0\n0.55,1\n0.45,0\n")
+            bad_roc = os.path.join(tmp, "bad_roc.csv")
+            with open(bad_roc, "w") as f:
+                f.write("0.95,1\n0.80,2\n")
+            r = client("--period", "0", "--campaign", "172", events=bad_roc)
+            tap(r.returncode == 1 and "label 0/1" in r.stderr,
+                "a roc_hist event with label 2 is refused before anything is spent", r.stderr)
+            r = client("--period", "0", "--campaign", "172", events=roc)
+            tap(r.returncode == 0 and "1 delivered" in r.stdout,
+                "roc_hist events (score,label) are reported and delivered", r.stdout + r.stderr)
+            status, _, body = h.request("GET", "/v1/campaigns/172/estimate")
+            tap(status == 200 and json.loads(body).get("reports") == 1,
+                "the collector counted the roc_hist report", body[:300])
+
+            # A collector that cannot be trusted is never posted to; the kept campaign copy lets
+            # the report queue, and it is delivered by the next run that reaches the collector.
             other = os.path.join(tmp, "other")
             os.mkdir(other)
             subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
                             "ec_paramgen_curve:P-256", "-nodes", "-keyout",
                             f"{other}/ca.key", "-out", f"{other}/ca.crt", "-days", "1",
                             "-subj", "/CN=other CA"], check=True, capture_output=True)
-            r = client("--period", "2", ca=f"{other}/ca.crt")
-            tap(r.returncode == 5 and "TLS" in r.stderr,
-                "a collector certificate from another CA is refused (exit 5)", r.stderr)
-            r = client("--period", "2", "--server-name", "collector.example")
-            tap(r.returncode == 5 and "TLS" in r.stderr,
-                "a certificate for another host name is refused (exit 5)", r.stderr)
+            r = client("--period", "3", ca=f"{other}/ca.crt")
+            tap(r.returncode == 5 and "TLS" in r.stderr and "kept copy" in r.stdout and
+                "1 report(s) wait" in r.stderr,
+                "a certificate from another CA is refused (exit 5); the report queues",
+                r.stdout + r.stderr)
+            r = client("--period", "4", "--server-name", "collector.example")
+            tap(r.returncode == 5 and "TLS" in r.stderr and "2 report(s) wait" in r.stderr,
+                "a certificate for another host name is refused (exit 5); the report queues",
+                r.stdout + r.stderr)
             r = client("--flush-only", events=None)
-            tap(r.returncode == 0 and "0 pending" in r.stdout,
-                "--flush-only finds an empty outbox after the deliveries", r.stdout + r.stderr)
+            tap(r.returncode == 0 and "2 delivered" in r.stdout and "0 pending" in r.stdout,
+                "--flush-only delivers the queued reports and empties the outbox",
+                r.stdout + r.stderr)
+            status, _, body = h.request("GET", "/v1/campaigns/171/estimate")
+            tap(status == 200 and json.loads(body).get("reports") == 5,
+                "campaign 171 counted each of its five reports once", body[:300])
     finally:
         h.cleanup()
     print(f"1..{n}")

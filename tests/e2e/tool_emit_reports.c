@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "dpm/report.h"
+#include "test_receipt.h"
 #include "test_rng.h"
 
 /* The mechanism of campaign c; 0, or 1 after saying why not. */
@@ -73,7 +74,7 @@ int main(void)
                 }
                 for (uint32_t k = 0; k < 5; k++) {
                     dpm_report_t rep;
-                    if (dpm_mech_report_tuple(&mc, &r, 1000u * k, k % c.groups, values, &rep) !=
+                    if (dpm_mech_report_tuple(&mc, &r, TEST_RECEIPT(&mc, 1000u * k), k % c.groups, values, &rep) !=
                             DPM_OK ||
                         print_report_head(&rep) != 0) {
                         return 1;
@@ -119,7 +120,7 @@ int main(void)
                     }
                 }
                 dpm_report_t rep;
-                if (dpm_mech_report_roc_hist(&mc, &r, 1000u * k, &h, &rep) != DPM_OK ||
+                if (dpm_mech_report_roc_hist(&mc, &r, TEST_RECEIPT(&mc, 1000u * k), &h, &rep) != DPM_OK ||
                     print_report_head(&rep) != 0) {
                     return 1;
                 }

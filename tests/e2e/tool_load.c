@@ -53,6 +53,7 @@
 
 #include "dpm/port_posix.h"
 #include "dpm/report.h"
+#include "test_receipt.h"
 
 #define MAX_CLIENTS 1024
 #define MAX_CAMPAIGNS 8
@@ -517,7 +518,7 @@ static int fill_random_batch(client_t *c, batch_t *b)
             values[j].den = 10;
         }
         dpm_report_t rep;
-        if (dpm_mech_report_tuple(m, &c->dev_rand, 0, (uint32_t)g, values, &rep) != DPM_OK ||
+        if (dpm_mech_report_tuple(m, &c->dev_rand, TEST_RECEIPT(m, 0), (uint32_t)g, values, &rep) != DPM_OK ||
             batch_add(b, &rep) != 0) {
             return -1;
         }
@@ -544,7 +545,7 @@ static int fill_population_batch(client_t *c, batch_t *b, uint64_t *next)
                 continue; /* the app sends no report when its metric is undefined */
             }
             dpm_report_t rep;
-            if (dpm_mech_report_tuple(m, &c->dev_rand, 0, group, values, &rep) != DPM_OK ||
+            if (dpm_mech_report_tuple(m, &c->dev_rand, TEST_RECEIPT(m, 0), group, values, &rep) != DPM_OK ||
                 batch_add(b, &rep) != 0) {
                 return -1;
             }

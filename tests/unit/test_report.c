@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "dpm/report.h"
+#include "test_receipt.h"
 #include "test_rng.h"
 
 static dpm_campaign_t tuple_campaign(dpm_mech_id_t mech, uint32_t nmetrics)
@@ -43,7 +44,7 @@ static void test_report_roundtrip_and_size(void **state)
             dpm_mech_t mc;
             assert_int_equal(dpm_mech_init(&mc, &c, NULL), DPM_OK);
             dpm_report_t rep, back;
-            assert_int_equal(dpm_mech_report_tuple(&mc, &r, 3, 1, values, &rep), DPM_OK);
+            assert_int_equal(dpm_mech_report_tuple(&mc, &r, TEST_RECEIPT(&mc, 3), 1, values, &rep), DPM_OK);
             uint8_t buf[DPM_REPORT_MAX_BYTES];
             size_t len = 0;
             assert_int_equal(dpm_report_encode(&rep, buf, sizeof(buf), &len), DPM_OK);
@@ -79,8 +80,8 @@ static void test_report_ids_are_fresh(void **state)
     assert_int_equal(dpm_mech_init(&mc, &c, NULL), DPM_OK);
     const dpm_ratio_t v = {1, 2};
     dpm_report_t a, b;
-    assert_int_equal(dpm_mech_report_tuple(&mc, &r, 0, 0, &v, &a), DPM_OK);
-    assert_int_equal(dpm_mech_report_tuple(&mc, &r, 0, 0, &v, &b), DPM_OK);
+    assert_int_equal(dpm_mech_report_tuple(&mc, &r, TEST_RECEIPT(&mc, 0), 0, &v, &a), DPM_OK);
+    assert_int_equal(dpm_mech_report_tuple(&mc, &r, TEST_RECEIPT(&mc, 0), 0, &v, &b), DPM_OK);
     assert_memory_not_equal(a.report_id, b.report_id, DPM_REPORT_ID_BYTES);
 }
 
@@ -188,7 +189,7 @@ static void test_check_report_catches_every_mismatch(void **state)
     assert_int_equal(dpm_mech_init(&mc, &c, NULL), DPM_OK);
     const dpm_ratio_t v[2] = {{1, 2}, {1, 3}};
     dpm_report_t good, bad;
-    assert_int_equal(dpm_mech_report_tuple(&mc, &r, 0, 1, v, &good), DPM_OK);
+    assert_int_equal(dpm_mech_report_tuple(&mc, &r, TEST_RECEIPT(&mc, 0), 1, v, &good), DPM_OK);
     const char *why = NULL;
     assert_int_equal(dpm_mech_check_report(&mc, &good, &why), DPM_OK);
     bad = good;
@@ -235,7 +236,7 @@ static void test_report_decode_rejects_malformed(void **state)
     assert_int_equal(dpm_mech_init(&mc, &c, NULL), DPM_OK);
     const dpm_ratio_t v = {1, 2};
     dpm_report_t rep, out;
-    assert_int_equal(dpm_mech_report_tuple(&mc, &r, 0, 0, &v, &rep), DPM_OK);
+    assert_int_equal(dpm_mech_report_tuple(&mc, &r, TEST_RECEIPT(&mc, 0), 0, &v, &rep), DPM_OK);
     uint8_t buf[DPM_REPORT_MAX_BYTES];
     size_t len;
     assert_int_equal(dpm_report_encode(&rep, buf, sizeof(buf), &len), DPM_OK);

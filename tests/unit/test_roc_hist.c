@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "dpm/report.h"
+#include "test_receipt.h"
 #include "dpm/roc_hist.h"
 #include "test_rng.h"
 
@@ -342,7 +343,7 @@ static void test_report_roundtrip_64_bins(void **state)
     dpm_score_hist_t h;
     fill_hist(&h, &mc.params.roc_hist);
     dpm_report_t rep, back;
-    assert_int_equal(dpm_mech_report_roc_hist(&mc, &r, 5, &h, &rep), DPM_OK);
+    assert_int_equal(dpm_mech_report_roc_hist(&mc, &r, TEST_RECEIPT(&mc, 5), &h, &rep), DPM_OK);
     assert_int_equal(rep.mechanism, DPM_MECH_ID_ROC_HIST);
     assert_int_equal(rep.campaign_id, 11);
     assert_int_equal(rep.period, 5);
@@ -405,7 +406,7 @@ static void test_report_roundtrip_64_bins(void **state)
     dpm_report_t keep;
     memset(&keep, 0x19, sizeof(keep));
     rep = keep;
-    assert_int_equal(dpm_mech_report_roc_hist(&tm, &r, 0, &h, &rep), DPM_ERR_PARAM);
+    assert_int_equal(dpm_mech_report_roc_hist(&tm, &r, TEST_RECEIPT(&tm, 0), &h, &rep), DPM_ERR_PARAM);
     assert_memory_equal(&rep, &keep, sizeof(rep));
 }
 
@@ -480,7 +481,7 @@ static void test_report_decode_and_check_reject_bad_bodies(void **state)
     dpm_score_hist_t h;
     fill_hist(&h, &mc.params.roc_hist);
     dpm_report_t good, bad;
-    assert_int_equal(dpm_mech_report_roc_hist(&mc, &r, 0, &h, &good), DPM_OK);
+    assert_int_equal(dpm_mech_report_roc_hist(&mc, &r, TEST_RECEIPT(&mc, 0), &h, &good), DPM_OK);
     const char *why = NULL;
     assert_int_equal(dpm_mech_check_report(&mc, &good, &why), DPM_OK);
     bad = good;

@@ -8,9 +8,11 @@
 
 #include "dpm/budget.h"
 #include "dpm/config.h"
+#include "dpm/device.h"
 #include "dpm/mech.h"
 #include "dpm/noise.h"
 #include "dpm/port.h"
+#include "dpm/ram_storage.h"
 #include "dpm/report.h"
 #include "dpm/roc_hist.h"
 #include "dpm/stats.h"

@@ -70,16 +70,39 @@ dpm_status_t dpm_campaign_decode(const uint8_t *buf, size_t len, dpm_campaign_t 
 /* Encode a campaign (the collector publishes campaigns with this; tests use it too). */
 dpm_status_t dpm_campaign_encode(const dpm_campaign_t *c, uint8_t *buf, size_t cap, size_t *len);
 
-/* Perturb one device's tuple under the campaign into *out (tuple mechanisms). The report id
- * is 16 fresh random bytes from r (the device CSPRNG). Errors as dpm_tuple_perturb. */
-dpm_status_t dpm_mech_report_tuple(const dpm_mech_t *m, dpm_rand_t *r, uint32_t period,
+/* Proof that one report's ε was charged: what the charge covered, and whether it is still
+ * unused. The device's report calls (dpm/device.h) fill one with a ledger charge and pass it
+ * here; the perturbing calls below refuse to make a report without a matching, unused receipt
+ * and consume it, so one charge buys one report. */
+typedef struct {
+    uint32_t campaign_id;
+    uint32_t period;
+    uint32_t params_hash; /* the mechanism the charge was for */
+    dpm_eps_t eps;        /* what was charged: the mechanism's implemented ε */
+    uint32_t state;       /* DPM_RECEIPT_CHARGED / _UNMETERED while unused, 0 once used */
+} dpm_receipt_t;
+
+#define DPM_RECEIPT_CHARGED 0x43524744u   /* from a ledger charge */
+#define DPM_RECEIPT_UNMETERED 0x4D544E55u /* from dpm_receipt_unmetered: no ledger */
+
+/* FOR SIMULATORS AND TESTS ONLY: a receipt for one report of m in `period` that no ledger
+ * charged. A simulator runs millions of devices without their ledgers; an app that calls this
+ * spends privacy that nothing counts. DPM_ERR_PARAM for NULL. */
+dpm_status_t dpm_receipt_unmetered(const dpm_mech_t *m, uint32_t period, dpm_receipt_t *rc);
+
+/* Perturb one device's tuple under the campaign into *out (tuple mechanisms), for the period
+ * and charge that the receipt names. The report id is 16 fresh random bytes from r (the device
+ * CSPRNG), drawn after the body. DPM_ERR_PARAM if the receipt is not an unused one for m
+ * (campaign, parameters and ε must match) or m is not a tuple mechanism; other errors as
+ * dpm_tuple_perturb. On DPM_OK the receipt is used up; on error it and *out are untouched. */
+dpm_status_t dpm_mech_report_tuple(const dpm_mech_t *m, dpm_rand_t *r, dpm_receipt_t *rc,
                                    uint32_t group, const dpm_ratio_t *values, dpm_report_t *out);
 
 /* Perturb one device's score histogram under a roc_hist campaign into *out: the body is
- * dpm_roc_hist_perturb(&m->roc_hist, r, h) (its draws first), then the report id, 16 fresh
- * random bytes from r. DPM_ERR_PARAM if m is not a roc_hist mechanism; other errors as
- * dpm_roc_hist_perturb. *out untouched on error. */
-dpm_status_t dpm_mech_report_roc_hist(const dpm_mech_t *m, dpm_rand_t *r, uint32_t period,
+ * dpm_roc_hist_perturb(&m->params.roc_hist, r, h) (its draws first), then the report id, 16
+ * fresh random bytes from r. Receipt rules as dpm_mech_report_tuple; DPM_ERR_PARAM if m is not
+ * a roc_hist mechanism; other errors as dpm_roc_hist_perturb. */
+dpm_status_t dpm_mech_report_roc_hist(const dpm_mech_t *m, dpm_rand_t *r, dpm_receipt_t *rc,
                                       const dpm_score_hist_t *h, dpm_report_t *out);
 
 /* Encode a report into buf (DPM_REPORT_MAX_BYTES always suffice). The body written follows

@@ -192,6 +192,16 @@ dpm_status_t dpm_http_write_request(uint8_t *buf, size_t cap, const char *host, 
 dpm_status_t dpm_http_write_get(uint8_t *buf, size_t cap, const char *host, const char *path,
                                 size_t *len);
 
+/* GET /v1/campaigns/<id> from the collector over the connected transport t within timeout_ms:
+ * on DPM_OK the campaign's bytes (a dpm.v1.Campaign, not yet decoded or checked) are
+ * work[0 .. *len), for an app that keeps a copy so it can report while the collector is
+ * unreachable (decode and check them with dpm_device_accept_campaign). work needs
+ * DPM_CAMPAIGN_MAX_BYTES + 512 bytes. DPM_ERR_PROTOCOL (with *reason) for a non-200 answer,
+ * transport errors as dpm_http_read_response, DPM_ERR_PARAM for NULL or a small work. */
+dpm_status_t dpm_campaign_get(const dpm_transport_t *t, const dpm_clock_t *c, const char *host,
+                              uint32_t id, uint32_t timeout_ms, uint8_t *work, size_t work_cap,
+                              size_t *len, const char **reason);
+
 /* Fetch campaign `id` from the collector (GET /v1/campaigns/<id>) over the connected
  * transport t within timeout_ms, then decode and validate it into a ready mechanism *m
  * (dpm_campaign_decode + dpm_mech_init). work (>= DPM_CAMPAIGN_MAX_BYTES + 512 bytes) holds the

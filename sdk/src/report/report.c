@@ -150,10 +150,32 @@ dpm_status_t dpm_report_decode(const uint8_t *buf, size_t len, dpm_report_t *out
     return DPM_OK;
 }
 
+dpm_status_t dpm_receipt_unmetered(const dpm_mech_t *m, uint32_t period, dpm_receipt_t *rc)
+{
+    if (m == NULL || rc == NULL) {
+        return DPM_ERR_PARAM;
+    }
+    rc->campaign_id = m->campaign.id;
+    rc->period = period;
+    rc->params_hash = m->params_hash;
+    rc->eps = m->eps_implemented;
+    rc->state = DPM_RECEIPT_UNMETERED;
+    return DPM_OK;
+}
+
+/* 1 if rc is an unused receipt for a report of m. */
+static int receipt_ok(const dpm_mech_t *m, const dpm_receipt_t *rc)
+{
+    return rc != NULL && (rc->state == DPM_RECEIPT_CHARGED || rc->state == DPM_RECEIPT_UNMETERED) &&
+           rc->campaign_id == m->campaign.id && rc->params_hash == m->params_hash &&
+           rc->eps == m->eps_implemented;
+}
+
 /* The part every report shares, after the body: st is the body's status (nothing more is drawn
  * when it failed), then the 16-byte report id (two 64-bit draws, so the order of random draws is
- * body first, then id) and the header from the mechanism; *out is written only on success. */
-static dpm_status_t report_finish(const dpm_mech_t *m, dpm_rand_t *r, uint32_t period,
+ * body first, then id) and the header from the mechanism; *out is written and the receipt used up
+ * only on success. */
+static dpm_status_t report_finish(const dpm_mech_t *m, dpm_rand_t *r, dpm_receipt_t *rc,
                                   dpm_status_t st, dpm_report_t *rep, dpm_report_t *out)
 {
     for (int half = 0; half < 2 && st == DPM_OK; half++) {
@@ -167,45 +189,47 @@ static dpm_status_t report_finish(const dpm_mech_t *m, dpm_rand_t *r, uint32_t p
         return st;
     }
     rep->campaign_id = m->campaign.id;
-    rep->period = period;
+    rep->period = rc->period;
     rep->mechanism = m->campaign.mechanism;
     rep->eps = m->eps_implemented;
     rep->params_hash = m->params_hash;
     *out = *rep;
+    rc->state = 0;
     return DPM_OK;
 }
 
-dpm_status_t dpm_mech_report_tuple(const dpm_mech_t *m, dpm_rand_t *r, uint32_t period,
+dpm_status_t dpm_mech_report_tuple(const dpm_mech_t *m, dpm_rand_t *r, dpm_receipt_t *rc,
                                    uint32_t group, const dpm_ratio_t *values, dpm_report_t *out)
 {
 #if DPM_MECH_TUPLE
-    if (m == NULL || r == NULL || out == NULL || !is_tuple(m->campaign.mechanism)) {
+    if (m == NULL || r == NULL || out == NULL || !is_tuple(m->campaign.mechanism) ||
+        !receipt_ok(m, rc)) {
         return DPM_ERR_PARAM;
     }
     dpm_report_t rep;
     memset(&rep, 0, sizeof(rep));
     dpm_status_t st = dpm_tuple_perturb(&m->params.tuple, r, group, values, &rep.body.tuple);
-    return report_finish(m, r, period, st, &rep, out);
+    return report_finish(m, r, rc, st, &rep, out);
 #else
-    (void)m, (void)r, (void)period, (void)group, (void)values, (void)out;
+    (void)m, (void)r, (void)rc, (void)group, (void)values, (void)out;
     return DPM_ERR_UNSUPPORTED;
 #endif
 }
 
-dpm_status_t dpm_mech_report_roc_hist(const dpm_mech_t *m, dpm_rand_t *r, uint32_t period,
+dpm_status_t dpm_mech_report_roc_hist(const dpm_mech_t *m, dpm_rand_t *r, dpm_receipt_t *rc,
                                       const dpm_score_hist_t *h, dpm_report_t *out)
 {
 #if DPM_MECH_ROC_HIST
     if (m == NULL || r == NULL || h == NULL || out == NULL ||
-        m->campaign.mechanism != DPM_MECH_ID_ROC_HIST) {
+        m->campaign.mechanism != DPM_MECH_ID_ROC_HIST || !receipt_ok(m, rc)) {
         return DPM_ERR_PARAM;
     }
     dpm_report_t rep;
     memset(&rep, 0, sizeof(rep));
     dpm_status_t st = dpm_roc_hist_perturb(&m->params.roc_hist, r, h, &rep.body.roc_hist);
-    return report_finish(m, r, period, st, &rep, out);
+    return report_finish(m, r, rc, st, &rep, out);
 #else
-    (void)m, (void)r, (void)period, (void)h, (void)out;
+    (void)m, (void)r, (void)rc, (void)h, (void)out;
     return DPM_ERR_UNSUPPORTED;
 #endif
 }
