@@ -49,11 +49,11 @@ int coll_tls_init(coll_tls_t *t, const char *cert_path, const char *key_path, ch
     if (ret != 0) {
         return fail(err, errcap, "cannot load certificate", cert_path, ret);
     }
-    ret = mbedtls_pk_parse_keyfile(&t->key, key_path, NULL, mbedtls_ctr_drbg_random, &t->rng.drbg);
+    ret = mbedtls_pk_parse_keyfile(&t->key, key_path, NULL, dpm_posix_rng_f_rng, &t->rng);
     if (ret != 0) {
         return fail(err, errcap, "cannot load key", key_path, ret);
     }
-    ret = mbedtls_pk_check_pair(&t->cert.pk, &t->key, mbedtls_ctr_drbg_random, &t->rng.drbg);
+    ret = mbedtls_pk_check_pair(&t->cert.pk, &t->key, dpm_posix_rng_f_rng, &t->rng);
     if (ret != 0) {
         return fail(err, errcap, "key does not match the certificate", key_path, ret);
     }
@@ -64,7 +64,7 @@ int coll_tls_init(coll_tls_t *t, const char *cert_path, const char *key_path, ch
     }
     mbedtls_ssl_conf_min_tls_version(&t->conf, MBEDTLS_SSL_VERSION_TLS1_2);
     mbedtls_ssl_conf_max_tls_version(&t->conf, MBEDTLS_SSL_VERSION_TLS1_3);
-    mbedtls_ssl_conf_rng(&t->conf, mbedtls_ctr_drbg_random, &t->rng.drbg);
+    mbedtls_ssl_conf_rng(&t->conf, dpm_posix_rng_f_rng, &t->rng);
     ret = mbedtls_ssl_conf_own_cert(&t->conf, &t->cert, &t->key);
     if (ret != 0) {
         return fail(err, errcap, "TLS certificate", cert_path, ret);

@@ -136,7 +136,7 @@ static int tls_client_init(tls_client_t *c, int id)
     mbedtls_ssl_conf_groups(&c->conf, p256);
     mbedtls_ssl_conf_authmode(&c->conf, MBEDTLS_SSL_VERIFY_REQUIRED);
     mbedtls_ssl_conf_ca_chain(&c->conf, &CA, NULL);
-    mbedtls_ssl_conf_rng(&c->conf, mbedtls_ctr_drbg_random, &c->rng.drbg);
+    mbedtls_ssl_conf_rng(&c->conf, dpm_posix_rng_f_rng, &c->rng);
     if (O.tls == 12) {
         mbedtls_ssl_conf_max_tls_version(&c->conf, MBEDTLS_SSL_VERSION_TLS1_2);
     } else if (O.tls == 13) {

@@ -34,9 +34,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "mbedtls/ssl.h"
-#include "mbedtls/x509_crt.h"
-
 #include "dpm/port.h"
 #include "dpm/status.h"
 
@@ -101,11 +98,25 @@ typedef enum {
     DPM_TLS_STATE_BROKEN    /* a read or write failed or the peer closed; call dpm_tls_close() */
 } dpm_tls_state_t;
 
+/* Bytes reserved in dpm_tls_t for the session's Mbed TLS contexts (mbedtls_ssl_context,
+ * mbedtls_ssl_config and the pinned CA's mbedtls_x509_crt). Their real sizes depend on the Mbed
+ * TLS configuration the port was built with (1,704 bytes with the project's host config on
+ * x86_64; on 32-bit ARM 976 with it, 732 with the device config), which an app must not need to
+ * know: dpm_tls_t has the same size whatever an app compiles with, and needs no Mbed TLS header.
+ * port/tls/tls_client.c fails to build if the real contexts do not fit. A device short of RAM
+ * may define a smaller value for the port AND the app; if the two disagree, dpm_tls_connect
+ * refuses (see dpm_tls_connect_sized), it never overruns. */
+#ifndef DPM_TLS_MBEDTLS_BYTES
+#define DPM_TLS_MBEDTLS_BYTES (320u * sizeof(void *))
+#endif
+
 /* A TLS client session. Caller-owned; zero-initialise or let dpm_tls_connect() do it. */
 typedef struct {
-    mbedtls_ssl_context ssl;
-    mbedtls_ssl_config conf;
-    mbedtls_x509_crt ca;
+    union {
+        uint64_t align_u64;
+        void *align_ptr;
+        unsigned char bytes[DPM_TLS_MBEDTLS_BYTES];
+    } mbedtls_opaque; /* Mbed TLS's ssl context, ssl config and CA chain */
     dpm_transport_t raw;
     dpm_tls_raw_close_fn raw_close;
     dpm_rng_t rng;
@@ -154,6 +165,12 @@ dpm_status_t dpm_tls_arena_stats(dpm_tls_arena_stats_t *out);
  * includes what is already allocated. DPM_OK or DPM_ERR_UNSUPPORTED as above. */
 dpm_status_t dpm_tls_arena_reset_peak(void);
 
+/* dpm_tls_connect() passes sizeof(dpm_tls_t) as the app's compiler sees it to this, which
+ * refuses a size other than the library's with DPM_ERR_PARAM, writing nothing to t: headers of
+ * another dpmetrics release than the library fail cleanly instead of overrunning the app's
+ * struct. */
+dpm_status_t dpm_tls_connect_sized(dpm_tls_t *t, size_t t_size, const dpm_tls_config_t *cfg);
+
 /* Set up TLS on cfg->raw and run the handshake until it completes or the deadline passes.
  * t must not hold an open session (a zeroed, never-connected or closed context is fine): it
  * is overwritten. The server must present a chain to cfg->ca for cfg->hostname (verification
@@ -172,8 +189,12 @@ dpm_status_t dpm_tls_arena_reset_peak(void);
  * On every failure the connection is closed: a TLS alert was sent when Mbed TLS could, all
  * Mbed TLS memory is released, cfg->raw_close (if set) has been called, and the context is
  * IDLE. Unlike other SDK calls, a failed connect does write t: it records why
- * (dpm_tls_reason(), dpm_tls_verify_flags(), dpm_tls_mbedtls_error()). */
-dpm_status_t dpm_tls_connect(dpm_tls_t *t, const dpm_tls_config_t *cfg);
+ * (dpm_tls_reason(), dpm_tls_verify_flags(), dpm_tls_mbedtls_error()); the one exception is a
+ * header/library size mismatch (DPM_ERR_PARAM, t untouched; see dpm_tls_connect_sized). */
+static inline dpm_status_t dpm_tls_connect(dpm_tls_t *t, const dpm_tls_config_t *cfg)
+{
+    return dpm_tls_connect_sized(t, sizeof(dpm_tls_t), cfg);
+}
 
 /* The TLS session as a transport with the port contract: send returns plaintext bytes taken
  * (> 0), 0 = try again later (call again with the SAME bytes: Mbed TLS may hold a record that
