@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* HTTP/1.1 request writer and strict response parser, the transport loops with their
- * deadline, retry backoff, and dpm_upload_flush against a fake collector. */
+ * deadline, retry backoff, and dpm_upload_flush against a fake collector (a 2xx removes only
+ * what its BatchResponse accounts for). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -753,6 +754,42 @@ static void test_flush_400_removes_only_rejected(void **state)
     assert_int_equal(res.http_status, 400);
 }
 
+/* A 2xx removes reports only when its BatchResponse (decoded with nanopb) accounts for every
+ * one of them: an empty body (a misconfigured proxy), a body that is not a BatchResponse, a
+ * count one short, or a 2xx with rejects removes nothing and is DPM_ERR_PROTOCOL. */
+static void test_flush_2xx_must_account_for_the_batch(void **state)
+{
+    (void)state;
+    static frig_t f;
+    static const fc_action_t bad[] = {FC_EMPTY_200, FC_GARBAGE_200, FC_SHORT_200, FC_OK};
+    for (size_t i = 0; i < ARRAY_LEN(bad); i++) {
+        frig_init(&f, &cfg_base);
+        for (int k = 0; k < 3; k++) {
+            frig_put(&f, k == 2 && bad[i] == FC_OK ? 9 : 1);
+        }
+        f.fc.after = bad[i];
+        if (bad[i] == FC_OK) {
+            f.fc.reject_campaign = 9; /* a 200 that lists a reject */
+            f.fc.reject_status = 200;
+        }
+        dpm_upload_result_t res;
+        assert_int_equal(frig_flush(&f, &res), DPM_ERR_PROTOCOL);
+        assert_int_equal(res.requests, 1);
+        assert_int_equal(res.http_status, 200);
+        assert_int_equal(res.delivered + res.rejected, 0);
+        assert_int_equal(res.pending, 3);
+        assert_true(dpm_upload_next_attempt_ms(&f.up) > 0); /* a failure: back off */
+        /* a collector that answers properly gets them all, once */
+        f.fc.after = FC_OK;
+        f.fc.reject_campaign = 0;
+        f.fclk.now = dpm_upload_next_attempt_ms(&f.up);
+        assert_int_equal(frig_flush(&f, &res), DPM_OK);
+        assert_int_equal(res.delivered, 3);
+        assert_int_equal(res.pending, 0);
+        assert_int_equal(f.fc.nstored, 3);
+    }
+}
+
 static void test_flush_bad_arguments(void **state)
 {
     (void)state;
@@ -832,6 +869,7 @@ int main(void)
         cmocka_unit_test(test_flush_largest_report_with_min_work),
         cmocka_unit_test(test_flush_failure_backoff_and_same_bytes),
         cmocka_unit_test(test_flush_400_removes_only_rejected),
+        cmocka_unit_test(test_flush_2xx_must_account_for_the_batch),
         cmocka_unit_test(test_flush_bad_arguments),
     };
     return cmocka_run_group_tests_name("http", tests, NULL, NULL);

@@ -81,3 +81,21 @@ dpm_status_t dpm_persist_is_erased(const dpm_storage_t *st, uint32_t offset, uin
     *erased = all;
     return DPM_OK;
 }
+
+dpm_status_t dpm_persist_crc(const dpm_storage_t *st, uint32_t offset, uint32_t len,
+                             uint32_t crc_in, uint32_t *crc)
+{
+    uint8_t chunk[PERSIST_CHUNK];
+    uint32_t done = 0;
+    uint32_t c = crc_in;
+    while (done < len) {
+        uint32_t n = len - done < sizeof(chunk) ? len - done : (uint32_t)sizeof(chunk);
+        if (st->read(st->ctx, offset + done, chunk, n) != 0) {
+            return DPM_ERR_STORAGE;
+        }
+        c = dpm_crc32(c, chunk, n);
+        done += n;
+    }
+    *crc = c;
+    return DPM_OK;
+}

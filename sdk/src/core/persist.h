@@ -56,6 +56,12 @@ dpm_status_t dpm_persist_write(const dpm_storage_t *st, uint32_t offset, const u
 /* Erase [offset, offset + len) to 0xFF. DPM_ERR_STORAGE if the port fails. */
 dpm_status_t dpm_persist_erase(const dpm_storage_t *st, uint32_t offset, size_t len);
 
+/* *crc = dpm_crc32(crc_in, the len bytes stored at offset), read in small chunks (a record
+ * too long for a caller buffer is checked without copying it). DPM_ERR_STORAGE if a read
+ * fails (then *crc is untouched). */
+dpm_status_t dpm_persist_crc(const dpm_storage_t *st, uint32_t offset, uint32_t len,
+                             uint32_t crc_in, uint32_t *crc);
+
 /* *erased = 1 if every byte of [offset, offset + len) reads 0xFF, else 0. DPM_ERR_STORAGE if
  * a read fails (then *erased is untouched). */
 dpm_status_t dpm_persist_is_erased(const dpm_storage_t *st, uint32_t offset, uint32_t len,
