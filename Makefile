@@ -241,6 +241,15 @@ FUZZ_SECONDS ?= 60
 fuzz: deps
 	@BUILD_DIR=$(BUILD_DIR) FUZZ_SECONDS=$(FUZZ_SECONDS) bash .make/fuzz.sh
 
+# ---- version and release tarball ----------------------------------------------------------
+# The version is set in sdk/include/dpm/version.h only; .make/version.sh reads it (use
+# $(DPM_VERSION) in recipes).
+DPM_VERSION := $(shell sh .make/version.sh)
+.PHONY: version
+version:
+	@echo $(DPM_VERSION)
+# ---- end of version and release tarball -----------------------------------------------------
+
 NOT_YET := cross size
 .PHONY: $(NOT_YET)
 $(NOT_YET):
