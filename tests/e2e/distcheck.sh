@@ -7,7 +7,7 @@
 # vectors (tests/vectors) and two fast end-to-end checks (test_version.py,
 # test_wire_collector.py). Not run: tests/stat and the other e2e suites (minutes; `make test`
 # in a checkout runs them). The fetched dependencies (Mbed TLS and nanopb sources, the built
-# Mbed TLS) are copied from this checkout's build dir so the check takes ~2 minutes, not ~4;
+# Mbed TLS) are copied from this checkout's build dir so the check takes 1-2 minutes, not 3;
 # DIST_COLD=1 fetches them as a fresh machine would. Not a test_* file: too slow for
 # `make test`; .ci/run calls `make distcheck`. TAP.
 set -uo pipefail
