@@ -274,6 +274,21 @@ install: lib $(BUILD_CONFIG)
 	  INCLUDEDIR="$(INCLUDEDIR)" DESTDIR="$(DESTDIR)" bash .make/install.sh
 # ---- end install / packaging -----------------------------------------------------------------
 
+# ---- version and release tarball ----------------------------------------------------------
+# The version is set in sdk/include/dpm/version.h only; .make/version.sh reads it (use
+# $(DPM_VERSION) in recipes). `make dist`: the reproducible source tarball of HEAD,
+# build/dist/dpmetrics-X.Y.Z.tar.gz; `make distcheck`: unpack it, build it, run its unit tests.
+DPM_VERSION := $(shell sh .make/version.sh)
+.PHONY: version dist distcheck
+version:
+	@echo $(DPM_VERSION)
+dist:
+	@bash .make/dist.sh $(BUILD_DIR)/dist
+distcheck: deps
+	@OUT=$(OUT) BUILD_DIR=$(BUILD_DIR) PYTHON=$(PYTHON) \
+	  bash .make/run-tests.sh tests/e2e/distcheck.sh
+# ---- end of version and release tarball -----------------------------------------------------
+
 NOT_YET := cross size
 .PHONY: $(NOT_YET)
 $(NOT_YET):

@@ -14,12 +14,14 @@
 #include "collector/server.h"
 #include "collector/store.h"
 #include "collector/tls_server.h"
+#include "dpm/version.h"
 
 static const char USAGE[] =
     "usage: dpm-collector --listen HOST:PORT --cert FILE --key FILE --campaigns FILE --db FILE\n"
     "                     [--threads N] [--max-body BYTES] [--handshake-timeout-ms MS]\n"
     "                     [--idle-timeout-ms MS] [--request-timeout-ms MS] [--ready-file FILE]\n"
     "       dpm-collector --check-campaigns FILE\n"
+    "       dpm-collector --version\n"
     "\n"
     "  --listen      numeric address and port, e.g. 127.0.0.1:8443 ([::1]:8443; port 0: any)\n"
     "  --cert/--key  server certificate chain and private key (PEM or DER)\n"
@@ -171,6 +173,10 @@ static int store_commit(void *ctx, coll_batch_t *b)
 int main(int argc, char **argv)
 {
     options_t o;
+    if (argc == 2 && strcmp(argv[1], "--version") == 0) {
+        printf("dpm-collector %s\n", dpm_version());
+        return 0;
+    }
     if (parse_args(argc, argv, &o) != 0) {
         return 2;
     }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "collector/estimate_json.h"
+#include "dpm/version.h"
 
 void coll_response_free(coll_response_t *resp)
 {
@@ -89,9 +90,10 @@ static void get_health(const coll_app_t *app, coll_response_t *resp)
 {
     uint64_t total = 0;
     coll_agg_snapshot(app->agg, -1, NULL, NULL, &total);
-    char text[128];
-    snprintf(text, sizeof(text), "{\"status\": \"ok\", \"campaigns\": %zu, \"reports\": %llu}\n",
-             app->campaigns->n, (unsigned long long)total);
+    char text[160];
+    snprintf(text, sizeof(text),
+             "{\"status\": \"ok\", \"version\": \"%s\", \"campaigns\": %zu, \"reports\": %llu}\n",
+             dpm_version(), app->campaigns->n, (unsigned long long)total);
     coll_text_response(200, text, 0, resp);
     resp->content_type = "application/json";
 }

@@ -2,7 +2,8 @@
 /* The collector's endpoints, as a pure function from a parsed request and its body to a
  * response: no sockets, so the fuzzer and the tests drive exactly the code the server runs.
  *
- *   GET  /healthz                      200 {"status": "ok", "campaigns": n, "reports": n}
+ *   GET  /healthz                      200 {"status": "ok", "version": "X.Y.Z", "campaigns": n,
+ *                                      "reports": n}
  *   GET  /v1/campaigns/{id}            200 dpm.v1.Campaign (application/x-protobuf) | 404
  *   GET  /v1/campaigns/{id}/estimate   200 JSON (estimate_json.h) | 404
  *   POST /v1/reports                   body dpm.v1.Batch, Content-Type application/x-protobuf

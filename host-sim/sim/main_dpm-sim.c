@@ -29,6 +29,7 @@
 #include "sim/netmode.h"
 #include "sim/output.h"
 #include "sim/session.h"
+#include "dpm/version.h"
 
 static const char USAGE[] =
     "usage: dpm-sim --scenario FILE [--devices N[,N...]] [--runs R] [--seed S] [--threads T]\n"
@@ -44,6 +45,7 @@ static const char USAGE[] =
     "       dpm-sim repro --out DIR [--quick] [--threads T] SCENARIO...\n"
     "       dpm-sim campaigns --scenario FILE\n"
     "       dpm-sim check --scenario FILE\n"
+    "       dpm-sim --version\n"
     "\n"
     "Modes: inprocess (every device runs the real SDK: perturb, encode, decode, aggregate),\n"
     "exact (the aggregate drawn directly, distributed as the sum of the device reports),\n"
@@ -535,6 +537,10 @@ int main(int argc, char **argv)
     opts_t o;
     if (argc >= 2 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
         fputs(USAGE, stdout);
+        return SIM_EXIT_OK;
+    }
+    if (argc == 2 && strcmp(argv[1], "--version") == 0) {
+        printf("dpm-sim %s\n", dpm_version());
         return SIM_EXIT_OK;
     }
     const char *cmd = argc >= 2 && argv[1][0] != '-' ? argv[1] : "run";

@@ -20,5 +20,6 @@
 #include "dpm/tuple.h"
 #include "dpm/types.h"
 #include "dpm/upload.h"
+#include "dpm/version.h"
 
 #endif /* DPM_DPM_H */

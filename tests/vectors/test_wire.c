@@ -1,0 +1,714 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Wire compatibility: golden reports and campaigns of every released version, and the rules for
+ * unknown fields and unknown mechanisms (README "Versions and compatibility", dpm.proto header).
+ *
+ * tests/vectors/wire/MANIFEST lists, per release, one case per line: the campaign the release's
+ * collector publishes for its campaigns file (RELEASE/campaigns.txt), as RELEASE/CASE.campaign.hex,
+ * and one report a device of that release made for it, RELEASE/CASE.report.hex. Every later
+ * version must decode the campaign (dpm_campaign_decode + dpm_mech_init), decode the report and
+ * check it against that campaign's mechanism (dpm_report_decode + dpm_mech_check_report: same
+ * fingerprint), and re-encode both to the same bytes.
+ *
+ *   test_wire            check (run from the repository root, or set WIRE_VECTORS to the dir)
+ *   test_wire --write    at a release: add RELEASE/ (the version of dpm/version.h) from the case
+ *                        table below and fixed inputs; refuses if RELEASE/ exists (released
+ *                        vectors are never rewritten). Review and commit the new files.
+ *
+ * A new mechanism is one line in `cases` (its campaign block and the call that makes its
+ * report); the checker needs no change. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <cmocka.h>
+
+#include "collector/campaigns.h"
+#include "dpm/dpm.h"
+#include "test_receipt.h"
+#include "test_rng.h"
+
+/* ---- the cases: fixed inputs, one line per case ------------------------------------------ */
+
+typedef dpm_status_t (*make_report_fn)(const dpm_mech_t *m, dpm_rand_t *r, dpm_report_t *out);
+
+static dpm_status_t report_tuple(const dpm_mech_t *m, dpm_rand_t *r, dpm_report_t *out)
+{
+    const dpm_ratio_t values[4] = {{3, 4}, {1, 10}, {7, 9}, {1, 2}};
+    return dpm_mech_report_tuple(m, r, TEST_RECEIPT(m, 5), 1, values, out);
+}
+
+static dpm_status_t report_roc_hist(const dpm_mech_t *m, dpm_rand_t *r, dpm_report_t *out)
+{
+    const dpm_score_bins_t *b = dpm_mech_score_bins(m);
+    dpm_score_hist_t h;
+    dpm_status_t st = dpm_score_hist_init(&h, b);
+    for (uint32_t i = 0; i < 40 && st == DPM_OK; i++) { /* 40 examples spread over [0, 1] */
+        uint32_t score = (uint32_t)(((uint64_t)i * 2654435761u) % ((1u << 31) + 1u));
+        st = dpm_score_hist_add(&h, b, score, (int)(score > (1u << 30)) ^ (int)(i % 5 == 0));
+    }
+    return st == DPM_OK ? dpm_mech_report_roc_hist(m, r, TEST_RECEIPT(m, 5), &h, out) : st;
+}
+
+typedef struct {
+    const char *mechanism; /* the name in campaign files */
+    dpm_mech_id_t id;
+    const char *variant; /* case name: mechanism, or mechanism.variant */
+    const char *campaign; /* the campaign-file block (after "[campaign]"); ids unique */
+    make_report_fn make;
+} wire_case_t;
+
+static const wire_case_t cases[] = {
+    {"tuple_mr", DPM_MECH_ID_TUPLE_MR, "", "id = 1\nmechanism = tuple_mr\neps = 1\ngroups = 4\nmetrics = tpr\n", report_tuple},
+    {"tuple_mr", DPM_MECH_ID_TUPLE_MR, "4metrics", "id = 2\nmechanism = tuple_mr\neps = 0.5\nbudget = 2\nperiod_seconds = 3600\ngroups = 8\nmetrics = tpr, fpr, accuracy, precision\n", report_tuple},
+    {"tuple_ml", DPM_MECH_ID_TUPLE_ML, "", "id = 3\nmechanism = tuple_ml\neps = 2\nbudget = 4\ngroups = 5\nmetrics = tpr, fpr\n", report_tuple},
+    {"roc_hist", DPM_MECH_ID_ROC_HIST, "", "id = 4\nmechanism = roc_hist\neps = 1\nbins = 8\n", report_roc_hist},
+    {"roc_hist", DPM_MECH_ID_ROC_HIST, "edges", "id = 5\nmechanism = roc_hist\neps = 0.25\nbudget = 1\nedges = 0.1, 0.5, 0.9\n", report_roc_hist},
+};
+#define NCASES (sizeof(cases) / sizeof(cases[0]))
+
+static void case_name(const wire_case_t *c, char *out, size_t cap)
+{
+    snprintf(out, cap, "%s%s%s", c->mechanism, c->variant[0] ? "." : "", c->variant);
+}
+
+/* The id of a mechanism name in the case table, DPM_MECH_NONE if none. */
+static dpm_mech_id_t mechanism_id(const char *name)
+{
+    for (size_t i = 0; i < NCASES; i++) {
+        if (strcmp(cases[i].mechanism, name) == 0) {
+            return cases[i].id;
+        }
+    }
+    return DPM_MECH_NONE;
+}
+
+/* ---- files ------------------------------------------------------------------------------- */
+
+static const char *vector_dir(void)
+{
+    const char *d = getenv("WIRE_VECTORS");
+    return d != NULL ? d : "tests/vectors/wire";
+}
+
+/* Read dir/rel as hex into buf; its length, or 0 on any error. */
+static size_t read_hex(const char *rel, uint8_t *buf, size_t cap)
+{
+    char path[512], text[4096];
+    snprintf(path, sizeof(path), "%s/%s", vector_dir(), rel);
+    FILE *f = fopen(path, "r");
+    if (f == NULL) {
+        return 0;
+    }
+    size_t n = fread(text, 1, sizeof(text) - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    size_t len = 0;
+    for (size_t i = 0; text[i] != '\0' && text[i] != '\n'; i += 2) {
+        unsigned v;
+        if (len >= cap || sscanf(&text[i], "%2x", &v) != 1) {
+            return 0;
+        }
+        buf[len++] = (uint8_t)v;
+    }
+    return len;
+}
+
+typedef struct {
+    char release[32], name[64], mechanism[32];
+} manifest_line_t;
+
+#define MAX_LINES 256
+
+/* The manifest's case lines; their number, or -1 if it cannot be read or a line is malformed. */
+static int read_manifest(manifest_line_t *out, int cap)
+{
+    char path[512], line[256];
+    snprintf(path, sizeof(path), "%s/MANIFEST", vector_dir());
+    FILE *f = fopen(path, "r");
+    if (f == NULL) {
+        return -1;
+    }
+    int n = 0;
+    while (fgets(line, sizeof(line), f) != NULL) {
+        if (line[0] == '#' || line[0] == '\n') {
+            continue;
+        }
+        if (n >= cap || sscanf(line, "%31s %63s %31s", out[n].release, out[n].name,
+                               out[n].mechanism) != 3) {
+            fclose(f);
+            return -1;
+        }
+        n++;
+    }
+    fclose(f);
+    return n;
+}
+
+/* ---- protobuf surgery for the unknown-field tests ---------------------------------------- */
+
+static size_t put_varint(uint8_t *p, uint64_t v)
+{
+    size_t n = 0;
+    while (v >= 0x80) {
+        p[n++] = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    p[n++] = (uint8_t)v;
+    return n;
+}
+
+static int get_varint(const uint8_t *p, size_t n, size_t *i, uint64_t *v)
+{
+    *v = 0;
+    for (unsigned shift = 0; shift < 64 && *i < n; shift += 7) {
+        uint8_t b = p[(*i)++];
+        *v |= (uint64_t)(b & 0x7F) << shift;
+        if ((b & 0x80) == 0) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* SET_VARINT: a varint field's new value; RENUMBER: the field under another number; EXTEND:
+ * bytes appended inside a length-delimited field; FLIP: one bit of the value changed. */
+typedef enum { EDIT_SET_VARINT, EDIT_RENUMBER, EDIT_EXTEND, EDIT_FLIP } edit_op_t;
+
+typedef struct {
+    uint32_t field;
+    edit_op_t op;
+    uint64_t value;       /* SET_VARINT: the new value; RENUMBER: the new field number */
+    const uint8_t *extra; /* EXTEND: bytes appended inside the length-delimited field */
+    size_t extra_len;
+} edit_t;
+
+/* Copy the message in[0, n) to out with one edit applied to every occurrence of e->field;
+ * the new length, 0 if in is not a flat sequence of valid fields. */
+static size_t rebuild(const uint8_t *in, size_t n, const edit_t *e, uint8_t *out)
+{
+    size_t i = 0, o = 0;
+    while (i < n) {
+        uint64_t key = 0, v = 0;
+        if (!get_varint(in, n, &i, &key)) {
+            return 0;
+        }
+        uint32_t field = (uint32_t)(key >> 3), wt = (uint32_t)(key & 7);
+        size_t vstart = i, vlen = 0;
+        if (wt == 0 && !get_varint(in, n, &i, &v)) {
+            return 0;
+        }
+        if (wt == 2 && !get_varint(in, n, &i, &v)) {
+            return 0;
+        }
+        vlen = wt == 0 ? i - vstart : wt == 1 ? 8 : wt == 5 ? 4 : (size_t)v;
+        if (wt == 2) {
+            vstart = i;
+        } else if (wt != 0 && wt != 1 && wt != 5) {
+            return 0;
+        }
+        if (vstart + vlen > n) {
+            return 0;
+        }
+        i = vstart + vlen;
+        if (field != e->field || e->op == EDIT_FLIP) {
+            o += put_varint(out + o, key);
+            if (wt == 2) {
+                o += put_varint(out + o, vlen);
+            }
+            memcpy(out + o, in + vstart, vlen);
+            if (field == e->field) {
+                out[o] ^= 0x01; /* EDIT_FLIP: the lowest bit of the value's first byte */
+            }
+            o += vlen;
+        } else if (e->op == EDIT_SET_VARINT) {
+            o += put_varint(out + o, key);
+            o += put_varint(out + o, e->value);
+        } else if (e->op == EDIT_RENUMBER) {
+            o += put_varint(out + o, (e->value << 3) | wt);
+            if (wt == 2) {
+                o += put_varint(out + o, vlen);
+            }
+            memcpy(out + o, in + vstart, vlen);
+            o += vlen;
+        } else {
+            o += put_varint(out + o, key);
+            o += put_varint(out + o, vlen + e->extra_len);
+            memcpy(out + o, in + vstart, vlen);
+            memcpy(out + o + vlen, e->extra, e->extra_len);
+            o += vlen + e->extra_len;
+        }
+    }
+    return o;
+}
+
+/* Fields of a future version: numbers no message uses, one of each proto3 wire type. */
+static size_t future_fields(uint8_t *p)
+{
+    size_t n = 0;
+    n += put_varint(p + n, (1000u << 3) | 0); /* varint */
+    n += put_varint(p + n, 123456789);
+    n += put_varint(p + n, (1001u << 3) | 2); /* length-delimited: a string or a message */
+    n += put_varint(p + n, 6);
+    memcpy(p + n, "future", 6);
+    n += 6;
+    n += put_varint(p + n, (1002u << 3) | 1); /* fixed64 */
+    memset(p + n, 0xA5, 8);
+    n += 8;
+    n += put_varint(p + n, (1003u << 3) | 5); /* fixed32 */
+    memset(p + n, 0x5A, 4);
+    return n + 4;
+}
+
+/* ---- the golden cases -------------------------------------------------------------------- */
+
+typedef struct {
+    manifest_line_t line;
+    uint8_t campaign[DPM_CAMPAIGN_MAX_BYTES];
+    size_t campaign_len;
+    uint8_t report[DPM_REPORT_MAX_BYTES];
+    size_t report_len;
+} golden_t;
+
+static golden_t golden[MAX_LINES];
+static int ngolden;
+
+static int load_golden(void **state)
+{
+    (void)state;
+    manifest_line_t lines[MAX_LINES];
+    ngolden = read_manifest(lines, MAX_LINES);
+    if (ngolden <= 0) {
+        fprintf(stderr, "cannot read %s/MANIFEST (run from the repository root)\n", vector_dir());
+        return -1;
+    }
+    for (int i = 0; i < ngolden; i++) {
+        golden_t *g = &golden[i];
+        char rel[160];
+        g->line = lines[i];
+        snprintf(rel, sizeof(rel), "%.31s/%.63s.campaign.hex", lines[i].release, lines[i].name);
+        g->campaign_len = read_hex(rel, g->campaign, sizeof(g->campaign));
+        snprintf(rel, sizeof(rel), "%.31s/%.63s.report.hex", lines[i].release, lines[i].name);
+        g->report_len = read_hex(rel, g->report, sizeof(g->report));
+    }
+    return 0;
+}
+
+/* The golden check of one campaign and report: 0 if all holds, else a message in why. */
+static int check_golden(const golden_t *g, const uint8_t *campaign, size_t clen,
+                        const uint8_t *report, size_t rlen, char *why, size_t cap)
+{
+    dpm_mech_id_t id = mechanism_id(g->line.mechanism);
+    dpm_campaign_t c;
+    dpm_mech_t m;
+    dpm_report_t r;
+    const char *reason = "";
+    uint8_t again[DPM_REPORT_MAX_BYTES];
+    size_t len = 0;
+    if (id == DPM_MECH_NONE) {
+        snprintf(why, cap, "mechanism %s is not in the case table", g->line.mechanism);
+    } else if (clen == 0 || rlen == 0) {
+        snprintf(why, cap, "vector files missing or not hex");
+    } else if (dpm_campaign_decode(campaign, clen, &c, &reason) != DPM_OK) {
+        snprintf(why, cap, "campaign does not decode: %s", reason);
+    } else if (c.mechanism != id) {
+        snprintf(why, cap, "campaign names mechanism %d, %s is %d", c.mechanism, g->line.mechanism,
+                 id);
+    } else if (dpm_mech_init(&m, &c, &reason) != DPM_OK) {
+        snprintf(why, cap, "campaign refused: %s", reason);
+    } else if (dpm_campaign_encode(&c, again, sizeof(again), &len) != DPM_OK || len != clen ||
+               memcmp(again, campaign, clen) != 0) {
+        snprintf(why, cap, "campaign re-encodes to other bytes");
+    } else if (dpm_report_decode(report, rlen, &r) != DPM_OK) {
+        snprintf(why, cap, "report does not decode");
+    } else if (r.mechanism != id || r.campaign_id != c.id) {
+        snprintf(why, cap, "report names mechanism %d, campaign %u", r.mechanism, r.campaign_id);
+    } else if (dpm_mech_check_report(&m, &r, &reason) != DPM_OK) {
+        snprintf(why, cap, "report check: %s", reason);
+    } else if (dpm_report_encode(&r, again, sizeof(again), &len) != DPM_OK || len != rlen ||
+               memcmp(again, report, rlen) != 0) {
+        snprintf(why, cap, "report re-encodes to other bytes");
+    } else {
+        return 0;
+    }
+    return -1;
+}
+
+static void test_golden_vectors_decode_and_check(void **state)
+{
+    (void)state;
+    int failed = 0;
+    for (int i = 0; i < ngolden; i++) {
+        const golden_t *g = &golden[i];
+        char why[160];
+        int bad = check_golden(g, g->campaign, g->campaign_len, g->report, g->report_len, why,
+                               sizeof(why));
+        print_message("# %s %-20s campaign %3zu bytes, report %3zu bytes: %s\n", g->line.release,
+                      g->line.name, g->campaign_len, g->report_len, bad ? why : "ok");
+        failed |= bad;
+    }
+    assert_int_equal(failed, 0);
+}
+
+/* Negative controls: the same check refuses a report whose fingerprint, ε or value was changed
+ * and a campaign whose ε was changed. */
+static void test_golden_check_can_fail(void **state)
+{
+    (void)state;
+    char why[160];
+    for (int i = 0; i < ngolden; i++) {
+        const golden_t *g = &golden[i];
+        uint8_t bad[DPM_REPORT_MAX_BYTES + 16];
+        edit_t hash = {6, EDIT_FLIP, 0, NULL, 0}; /* Report.params_hash */
+        size_t n = rebuild(g->report, g->report_len, &hash, bad);
+        assert_int_equal(n, g->report_len);
+        assert_int_not_equal(check_golden(g, g->campaign, g->campaign_len, bad, n, why,
+                                          sizeof(why)),
+                             0);
+        assert_string_equal(why, "report check: parameter fingerprint mismatch");
+        edit_t eps = {5, EDIT_SET_VARINT, 3 * 65536, NULL, 0}; /* Report.eps_q16 */
+        n = rebuild(g->report, g->report_len, &eps, bad);
+        assert_int_not_equal(n, 0);
+        assert_int_not_equal(check_golden(g, g->campaign, g->campaign_len, bad, n, why,
+                                          sizeof(why)),
+                             0);
+        assert_string_equal(why, "report check: epsilon mismatch");
+        edit_t ceps = {3, EDIT_SET_VARINT, 3 * 65536 + 1, NULL, 0}; /* Campaign.eps_q16 */
+        n = rebuild(g->campaign, g->campaign_len, &ceps, bad);
+        assert_int_not_equal(n, 0);
+        assert_int_not_equal(check_golden(g, bad, n, g->report, g->report_len, why, sizeof(why)), 0);
+    }
+}
+
+/* Every release has vectors: the current one (dpm/version.h) too. */
+static void test_current_release_has_vectors(void **state)
+{
+    (void)state;
+    int mine = 0;
+    for (int i = 0; i < ngolden; i++) {
+        mine += strcmp(golden[i].line.release, DPM_VERSION_STRING) == 0;
+    }
+    if (mine == 0) {
+        print_message("# no vectors for %s: a release adds them with test_wire --write\n",
+                      DPM_VERSION_STRING);
+    }
+    assert_true(mine > 0);
+    /* cases in the table that no release has yet (added since the last release) */
+    for (size_t k = 0; k < NCASES; k++) {
+        char name[64];
+        int seen = 0;
+        case_name(&cases[k], name, sizeof(name));
+        for (int i = 0; i < ngolden; i++) {
+            seen |= strcmp(golden[i].line.name, name) == 0;
+        }
+        if (!seen) {
+            print_message("# %s: not in a release yet (next release's --write adds it)\n", name);
+        }
+    }
+}
+
+/* 1 if this build implements mechanism id: dpm_mech_init neither calls it unknown nor "not in
+ * this build" for a campaign naming it (its other parameters may well be wrong for it). */
+static int implemented(uint32_t id)
+{
+    dpm_campaign_t c;
+    memset(&c, 0, sizeof(c));
+    c.id = 1;
+    c.mechanism = (dpm_mech_id_t)id;
+    c.eps = c.budget = 65536;
+    c.groups = 2;
+    c.nmetrics = 1;
+    c.metrics[0] = DPM_METRIC_TPR;
+    c.nbins = 1;
+    c.bin_edges[0] = 1u << 30;
+    c.frac_bits = DPM_FRAC_BITS;
+    dpm_mech_t m;
+    const char *why = "";
+    dpm_status_t st = dpm_mech_init(&m, &c, &why);
+    return st != DPM_ERR_UNSUPPORTED && strcmp(why, "unknown mechanism") != 0;
+}
+
+/* Every mechanism this build implements is in the case table (so a release writes its
+ * vectors), and every one in the table is implemented. */
+static void test_every_mechanism_has_a_case(void **state)
+{
+    (void)state;
+    int n = 0;
+    for (uint32_t id = 0; id < 256; id++) {
+        if (implemented(id)) {
+            int found = 0;
+            for (size_t k = 0; k < NCASES; k++) {
+                found |= cases[k].id == (dpm_mech_id_t)id;
+            }
+            if (!found) {
+                print_message("# mechanism id %u is implemented but has no case\n", id);
+            }
+            assert_true(found);
+            n++;
+        }
+    }
+    for (size_t k = 0; k < NCASES; k++) {
+        assert_true(implemented((uint32_t)cases[k].id));
+    }
+    /* negative control: the probe tells unknown and catalogue-only ids apart */
+    assert_false(implemented(99));
+    assert_false(implemented(DPM_MECH_NONE));
+    assert_false(implemented(DPM_MECH_ID_DPAUC));
+    print_message("# %d mechanisms implemented, all with a case\n", n);
+}
+
+/* Unknown fields (a future version's optional additions) are skipped, at the top level and
+ * inside a body, before and after the known fields; the result is what the golden bytes give. */
+static void test_unknown_fields_are_skipped(void **state)
+{
+    (void)state;
+    uint8_t extra[64];
+    size_t nextra = future_fields(extra);
+    for (int i = 0; i < ngolden; i++) {
+        const golden_t *g = &golden[i];
+        dpm_report_t want, got;
+        assert_int_equal(dpm_report_decode(g->report, g->report_len, &want), DPM_OK);
+        uint8_t buf[DPM_REPORT_MAX_BYTES + 256];
+        /* after and before the known fields */
+        memcpy(buf, g->report, g->report_len);
+        memcpy(buf + g->report_len, extra, nextra);
+        memset(&got, 0x33, sizeof(got));
+        assert_int_equal(dpm_report_decode(buf, g->report_len + nextra, &got), DPM_OK);
+        assert_memory_equal(&got, &want, sizeof(want));
+        memcpy(buf, extra, nextra);
+        memcpy(buf + nextra, g->report, g->report_len);
+        assert_int_equal(dpm_report_decode(buf, g->report_len + nextra, &got), DPM_OK);
+        assert_memory_equal(&got, &want, sizeof(want));
+        /* inside the body (TupleBody is field 10, RocHistBody 11) */
+        uint32_t body = want.mechanism == DPM_MECH_ID_ROC_HIST ? 11 : 10;
+        edit_t e = {body, EDIT_EXTEND, 0, extra, nextra};
+        size_t n = rebuild(g->report, g->report_len, &e, buf);
+        assert_int_equal(n, g->report_len + nextra);
+        assert_int_equal(dpm_report_decode(buf, n, &got), DPM_OK);
+        assert_memory_equal(&got, &want, sizeof(want));
+
+        /* a campaign with future fields: same campaign, same fingerprint */
+        dpm_campaign_t cw, cg;
+        dpm_mech_t mw, mg;
+        assert_int_equal(dpm_campaign_decode(g->campaign, g->campaign_len, &cw, NULL), DPM_OK);
+        memcpy(buf, g->campaign, g->campaign_len);
+        memcpy(buf + g->campaign_len, extra, nextra);
+        assert_int_equal(dpm_campaign_decode(buf, g->campaign_len + nextra, &cg, NULL), DPM_OK);
+        assert_memory_equal(&cg, &cw, sizeof(cw));
+        assert_int_equal(dpm_mech_init(&mw, &cw, NULL), DPM_OK);
+        assert_int_equal(dpm_mech_init(&mg, &cg, NULL), DPM_OK);
+        assert_int_equal(mg.params_hash, mw.params_hash);
+        assert_int_equal(dpm_mech_check_report(&mg, &want, NULL), DPM_OK);
+    }
+}
+
+/* A mechanism or body this build does not know is refused, never misread: a report naming an
+ * unknown mechanism, a catalogue mechanism not built, or carrying a future body kind; a campaign
+ * naming an unknown mechanism ("unknown mechanism") or one not built. Outputs stay untouched. */
+static void test_unknown_mechanisms_are_refused(void **state)
+{
+    (void)state;
+    for (int i = 0; i < ngolden; i++) {
+        const golden_t *g = &golden[i];
+        uint8_t buf[DPM_REPORT_MAX_BYTES + 64];
+        dpm_report_t r, keep;
+        memset(&r, 0x44, sizeof(r));
+        keep = r;
+        const uint32_t ids[] = {99, 1000, DPM_MECH_NONE, DPM_MECH_ID_DPAUC, DPM_MECH_ID_USTAT_TREE};
+        for (size_t k = 0; k < sizeof(ids) / sizeof(ids[0]); k++) {
+            edit_t e = {4, EDIT_SET_VARINT, ids[k], NULL, 0}; /* Report.mechanism */
+            size_t n = rebuild(g->report, g->report_len, &e, buf);
+            assert_int_not_equal(n, 0);
+            assert_int_equal(dpm_report_decode(buf, n, &r), DPM_ERR_PROTOCOL);
+            assert_memory_equal(&r, &keep, sizeof(r));
+        }
+        const uint32_t bodies[] = {12, 13, 99}; /* a future body kind */
+        dpm_report_t want;
+        assert_int_equal(dpm_report_decode(g->report, g->report_len, &want), DPM_OK);
+        for (size_t k = 0; k < sizeof(bodies) / sizeof(bodies[0]); k++) {
+            uint32_t body = want.mechanism == DPM_MECH_ID_ROC_HIST ? 11 : 10;
+            edit_t e = {body, EDIT_RENUMBER, bodies[k], NULL, 0};
+            size_t n = rebuild(g->report, g->report_len, &e, buf);
+            assert_int_not_equal(n, 0);
+            assert_int_equal(dpm_report_decode(buf, n, &r), DPM_ERR_PROTOCOL);
+            assert_memory_equal(&r, &keep, sizeof(r));
+        }
+        /* control: the same edits with the report's own mechanism and body field decode */
+        edit_t same_mech = {4, EDIT_SET_VARINT, want.mechanism, NULL, 0};
+        size_t len = rebuild(g->report, g->report_len, &same_mech, buf);
+        assert_int_equal(dpm_report_decode(buf, len, &r), DPM_OK);
+        uint32_t body = want.mechanism == DPM_MECH_ID_ROC_HIST ? 11 : 10;
+        edit_t same_body = {body, EDIT_RENUMBER, body, NULL, 0};
+        len = rebuild(g->report, g->report_len, &same_body, buf);
+        assert_int_equal(dpm_report_decode(buf, len, &r), DPM_OK);
+        assert_memory_equal(&r, &want, sizeof(r));
+
+        const struct {
+            uint32_t id;
+            dpm_status_t st;
+            const char *why;
+        } campaigns[] = {
+            {99, DPM_ERR_PARAM, "unknown mechanism"},
+            {100000, DPM_ERR_PARAM, "unknown mechanism"},
+            {DPM_MECH_NONE, DPM_ERR_PARAM, "unknown mechanism"},
+            {DPM_MECH_ID_DPAUC, DPM_ERR_UNSUPPORTED, "mechanism not available in this build"},
+        };
+        for (size_t k = 0; k < sizeof(campaigns) / sizeof(campaigns[0]); k++) {
+            edit_t e = {2, EDIT_SET_VARINT, campaigns[k].id, NULL, 0}; /* Campaign.mechanism */
+            size_t n = rebuild(g->campaign, g->campaign_len, &e, buf);
+            assert_int_not_equal(n, 0);
+            dpm_campaign_t c;
+            assert_int_equal(dpm_campaign_decode(buf, n, &c, NULL), DPM_OK);
+            assert_int_equal(c.mechanism, campaigns[k].id);
+            dpm_mech_t m, mkeep;
+            memset(&m, 0x55, sizeof(m));
+            mkeep = m;
+            const char *why = NULL;
+            assert_int_equal(dpm_mech_init(&m, &c, &why), campaigns[k].st);
+            assert_string_equal(why, campaigns[k].why);
+            assert_memory_equal(&m, &mkeep, sizeof(m));
+        }
+    }
+}
+
+/* Bytes that are not a valid field (not skippable) are refused: garbage after the report, a
+ * truncation, a field of the deprecated group wire types. */
+static void test_malformed_data_is_refused(void **state)
+{
+    (void)state;
+    for (int i = 0; i < ngolden; i++) {
+        const golden_t *g = &golden[i];
+        uint8_t buf[DPM_REPORT_MAX_BYTES + 16];
+        dpm_report_t r;
+        memcpy(buf, g->report, g->report_len);
+        buf[g->report_len] = 0xFF; /* a key whose varint never ends */
+        assert_int_equal(dpm_report_decode(buf, g->report_len + 1, &r), DPM_ERR_PROTOCOL);
+        buf[g->report_len] = (uint8_t)((20u << 3) | 3); /* field 20, start group */
+        buf[g->report_len + 1] = (uint8_t)((20u << 3) | 4);
+        assert_int_equal(dpm_report_decode(buf, g->report_len + 2, &r), DPM_ERR_PROTOCOL);
+        buf[g->report_len] = (uint8_t)((20u << 3) | 2); /* a length beyond the end */
+        buf[g->report_len + 1] = 5;
+        assert_int_equal(dpm_report_decode(buf, g->report_len + 2, &r), DPM_ERR_PROTOCOL);
+        assert_int_equal(dpm_report_decode(g->report, g->report_len - 1, &r), DPM_ERR_PROTOCOL);
+    }
+}
+
+/* ---- --write ------------------------------------------------------------------------------ */
+
+static int write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    if (f == NULL || fputs(text, f) == EOF || fclose(f) != 0) {
+        fprintf(stderr, "test_wire: cannot write %s\n", path);
+        return -1;
+    }
+    return 0;
+}
+
+static int write_hex(const char *dir, const char *name, const char *kind, const uint8_t *b,
+                     size_t n)
+{
+    char path[512], text[4096];
+    snprintf(path, sizeof(path), "%s/%s.%s.hex", dir, name, kind);
+    for (size_t i = 0; i < n; i++) {
+        snprintf(text + 2 * i, 3, "%02x", b[i]);
+    }
+    snprintf(text + 2 * n, 2, "\n");
+    return write_text(path, text);
+}
+
+static int write_release(void)
+{
+    char dir[512], path[600];
+    snprintf(dir, sizeof(dir), "%s/%s", vector_dir(), DPM_VERSION_STRING);
+    if (mkdir(dir, 0755) != 0) {
+        fprintf(stderr, "test_wire --write: cannot create %s: %s (released vectors are never "
+                        "rewritten)\n", dir, strerror(errno));
+        return 1;
+    }
+    /* The collector's campaigns file, and what the collector publishes for it. */
+    static char text[8192];
+    size_t t = (size_t)snprintf(text, sizeof(text),
+                                "# Golden campaigns of dpmetrics %s (tests/vectors/test_wire.c "
+                                "--write).\n# Every later collector must accept this file and "
+                                "publish exactly CASE.campaign.hex for it.\n",
+                                DPM_VERSION_STRING);
+    for (size_t k = 0; k < NCASES; k++) {
+        char name[64];
+        case_name(&cases[k], name, sizeof(name));
+        t += (size_t)snprintf(text + t, sizeof(text) - t, "\n[campaign]  # %s\n%s", name,
+                              cases[k].campaign);
+    }
+    static coll_campaigns_t cs;
+    char err[256];
+    if (coll_campaigns_parse(text, t, &cs, err, sizeof(err)) != 0 || cs.n != NCASES) {
+        fprintf(stderr, "test_wire --write: campaigns: %s\n", err);
+        return 1;
+    }
+    snprintf(path, sizeof(path), "%s/campaigns.txt", dir);
+    if (write_text(path, text) != 0) {
+        return 1;
+    }
+    snprintf(path, sizeof(path), "%s/MANIFEST", vector_dir());
+    FILE *manifest = fopen(path, "a");
+    if (manifest == NULL) {
+        return 1;
+    }
+    if (ftell(manifest) == 0) {
+        fputs("# Golden wire vectors (tests/vectors/test_wire.c): every later version must decode\n"
+              "# and check them. Per line: release, case, mechanism; the files are\n"
+              "# RELEASE/CASE.campaign.hex and RELEASE/CASE.report.hex, the campaigns file\n"
+              "# RELEASE/campaigns.txt. Lines are only ever added.\n",
+              manifest);
+    }
+    for (size_t k = 0; k < NCASES; k++) {
+        char name[64];
+        case_name(&cases[k], name, sizeof(name));
+        /* the device's side: the published bytes, decoded and built as a device does */
+        dpm_campaign_t c;
+        dpm_mech_t m;
+        dpm_report_t r;
+        test_rng_t trng;
+        dpm_rng_t rng;
+        dpm_rand_t rand;
+        uint8_t rep[DPM_REPORT_MAX_BYTES];
+        size_t len = 0;
+        if (dpm_campaign_decode(cs.c[k].pb, cs.c[k].pb_len, &c, NULL) != DPM_OK ||
+            dpm_mech_init(&m, &c, NULL) != DPM_OK ||
+            test_rand_init(&rand, &trng, &rng, 1000 + k) != DPM_OK ||
+            cases[k].make(&m, &rand, &r) != DPM_OK ||
+            dpm_report_encode(&r, rep, sizeof(rep), &len) != DPM_OK ||
+            write_hex(dir, name, "campaign", cs.c[k].pb, cs.c[k].pb_len) != 0 ||
+            write_hex(dir, name, "report", rep, len) != 0) {
+            fprintf(stderr, "test_wire --write: case %s failed\n", name);
+            fclose(manifest);
+            return 1;
+        }
+        fprintf(manifest, "%-8s %-20s %s\n", DPM_VERSION_STRING, name, cases[k].mechanism);
+        printf("wrote %s/%s.{campaign,report}.hex (%zu, %zu bytes)\n", dir, name, cs.c[k].pb_len,
+               len);
+    }
+    return fclose(manifest) == 0 ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 2 && strcmp(argv[1], "--write") == 0) {
+        return write_release();
+    }
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_golden_vectors_decode_and_check),
+        cmocka_unit_test(test_golden_check_can_fail),
+        cmocka_unit_test(test_current_release_has_vectors),
+        cmocka_unit_test(test_every_mechanism_has_a_case),
+        cmocka_unit_test(test_unknown_fields_are_skipped),
+        cmocka_unit_test(test_unknown_mechanisms_are_refused),
+        cmocka_unit_test(test_malformed_data_is_refused),
+    };
+    return cmocka_run_group_tests(tests, load_golden, NULL);
+}
