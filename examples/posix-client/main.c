@@ -32,6 +32,8 @@ typedef struct {
     const char *events_path;
     const char *state_dir;
     const char *server_name;
+    const char *cert_path; /* device certificate for a collector that asks for one */
+    const char *key_path;
     uint32_t campaign_id;
     uint32_t period;
     uint32_t threshold_q31; /* prediction = score >= threshold */
@@ -54,6 +56,9 @@ static void usage(FILE *f)
             "  --period N         campaign period this report belongs to (default 0)\n"
             "  --state DIR        where the ledger and outbox live (default ./dpm-state)\n"
             "  --server-name NAME expected certificate name (default: the URL's host)\n"
+            "  --cert FILE        this device's TLS client certificate (PEM), for a collector\n"
+            "                     that authenticates devices (dpm-collector --device-ca)\n"
+            "  --key FILE         its private key (PEM, unencrypted); with --cert\n"
             "  --flush-only       post what the outbox holds; make no new report\n"
             "  --help             this text\n");
 }
@@ -77,6 +82,7 @@ static int parse_options(int argc, char **argv, options_t *o)
         {"threshold", required_argument, NULL, 't'}, {"period", required_argument, NULL, 'p'},
         {"state", required_argument, NULL, 's'},     {"server-name", required_argument, NULL, 'n'},
         {"flush-only", no_argument, NULL, 'f'},      {"help", no_argument, NULL, 'h'},
+        {"cert", required_argument, NULL, 'C'},      {"key", required_argument, NULL, 'K'},
         {NULL, 0, NULL, 0}};
     memset(o, 0, sizeof(*o));
     o->state_dir = "dpm-state";
@@ -98,12 +104,14 @@ static int parse_options(int argc, char **argv, options_t *o)
         case 's': o->state_dir = optarg; break;
         case 'n': o->server_name = optarg; break;
         case 'f': o->flush_only = 1; break;
+        case 'C': o->cert_path = optarg; break;
+        case 'K': o->key_path = optarg; break;
         case 'h': usage(stdout); exit(0);
         default: usage(stderr); return -1;
         }
     }
     if (o->url == NULL || o->ca_path == NULL || o->campaign_id == 0 ||
-        (!o->flush_only && o->events_path == NULL)) {
+        (!o->flush_only && o->events_path == NULL) || (o->cert_path == NULL) != (o->key_path == NULL)) {
         usage(stderr);
         return -1;
     }
@@ -189,6 +197,37 @@ typedef struct {
     dpm_transport_t transport;
 } connection_t;
 
+/* The device's TLS client certificate and key (optional), PEM with the NUL counted. */
+typedef struct {
+    uint8_t cert[8192], key[8192];
+    long cert_len, key_len; /* 0: none */
+} device_identity_t;
+
+static int load_identity(const options_t *o, device_identity_t *id)
+{
+    id->cert_len = id->key_len = 0;
+    if (o->cert_path == NULL) {
+        return 0;
+    }
+    id->cert_len = read_file(o->cert_path, id->cert, sizeof(id->cert));
+    id->key_len = read_file(o->key_path, id->key, sizeof(id->key));
+    if (id->cert_len < 0 || id->key_len < 0) {
+        fprintf(stderr, "posix-client: cannot read %s or %s\n", o->cert_path, o->key_path);
+        return -1;
+    }
+    return 0;
+}
+
+static void use_identity(dpm_tls_config_t *cfg, const device_identity_t *id)
+{
+    if (id != NULL && id->cert_len > 0) {
+        cfg->client_cert = id->cert;
+        cfg->client_cert_len = (size_t)id->cert_len;
+        cfg->client_key = id->key;
+        cfg->client_key_len = (size_t)id->key_len;
+    }
+}
+
 static void close_tcp(void *ctx)
 {
     dpm_posix_tcp_close(ctx);
@@ -196,7 +235,7 @@ static void close_tcp(void *ctx)
 
 static int connect_collector(connection_t *conn, const char *host, uint16_t port,
                              const char *server_name, const uint8_t *ca, size_t ca_len,
-                             dpm_rng_t rng, dpm_clock_t clock)
+                             const device_identity_t *id, dpm_rng_t rng, dpm_clock_t clock)
 {
     memset(conn, 0, sizeof(*conn));
     if (dpm_posix_tcp_connect(&conn->tcp, host, port, TIMEOUT_MS) != 0) {
@@ -214,6 +253,7 @@ static int connect_collector(connection_t *conn, const char *host, uint16_t port
     cfg.rng = rng;
     cfg.clock = clock;
     cfg.handshake_timeout_ms = TIMEOUT_MS;
+    use_identity(&cfg, id);
     if (dpm_tls_connect(&conn->tls, &cfg) != DPM_OK) {
         fprintf(stderr, "posix-client: TLS to %s failed: %s\n", server_name,
                 dpm_tls_reason(&conn->tls));
@@ -293,6 +333,10 @@ int main(int argc, char **argv)
         fprintf(stderr, "posix-client: cannot read the CA certificate %s\n", o.ca_path);
         return 1;
     }
+    static device_identity_t identity;
+    if (load_identity(&o, &identity) != 0) {
+        return 1;
+    }
     char state_path[DPM_POSIX_PATH_MAX];
     mkdir(o.state_dir, 0700);
     snprintf(state_path, sizeof(state_path), "%s/state.bin", o.state_dir);
@@ -322,7 +366,8 @@ int main(int argc, char **argv)
 
     connection_t conn;
     const char *name = o.server_name != NULL ? o.server_name : host;
-    if (connect_collector(&conn, host, port, name, ca, (size_t)ca_len, rng, clock) != 0) {
+    if (connect_collector(&conn, host, port, name, ca, (size_t)ca_len, &identity, rng, clock) !=
+        0) {
         return 5;
     }
     int rc = 0;
