@@ -229,13 +229,14 @@ class Harness:
                 p.wait()
         subprocess.run(["rm", "-rf", self.tmp])
 
-    def conn(self, timeout=10):
-        return http.client.HTTPSConnection("localhost", self.port, context=self.ctx,
-                                           timeout=timeout)
+    def conn(self, timeout=10, source=None, ctx=None):
+        return http.client.HTTPSConnection("localhost", self.port, context=ctx or self.ctx,
+                                           timeout=timeout,
+                                           source_address=(source, 0) if source else None)
 
     def request(self, method, path, body=None, ctype="application/x-protobuf", conn=None,
-                token="harness"):
-        c = conn or self.conn()
+                token="harness", source=None):
+        c = conn or self.conn(source=source)
         headers = {"Content-Type": ctype} if body is not None else {}
         headers.update(self.creds.header(token))
         c.request(method, path, body=body, headers=headers)
@@ -301,9 +302,60 @@ def varint(n):
     return bytes(out)
 
 
-def tls_socket(h):
-    raw = socket.create_connection(("127.0.0.1", h.port), timeout=10)
-    return h.ctx.wrap_socket(raw, server_hostname="localhost")
+def tls_socket(h, source=None, ctx=None):
+    raw = socket.create_connection(("127.0.0.1", h.port), timeout=10,
+                                   source_address=(source, 0) if source else None)
+    return (ctx or h.ctx).wrap_socket(raw, server_hostname="localhost")
+
+
+def sdk_reports():
+    """The reports tool_emit_reports makes with the SDK: JSON rows (hex, campaign_id, ...)."""
+    return [json.loads(line) for line in subprocess.run(
+        [TOOL_EMIT], check=True, capture_output=True, text=True).stdout.splitlines()]
+
+
+def tuple_mr_template(pb):
+    """A genuine tuple_mr report (eps 1, 4 groups, TPR): its fingerprint fits every campaign
+    with those parameters, whatever its id."""
+    row = next(r for r in sdk_reports() if r["campaign_id"] == 171 and r["eps_q16"] == 65536)
+    rep = pb.Report()
+    rep.ParseFromString(bytes.fromhex(row["hex"]))
+    return rep
+
+
+def make_report(pb, template, campaign, period=0, group=0, value=None):
+    """A copy of template with a fresh report_id and the given fields."""
+    r = pb.Report()
+    r.CopyFrom(template)
+    r.report_id = os.urandom(16)
+    r.campaign_id = campaign
+    r.period = period
+    if r.HasField("tuple"):
+        r.tuple.group = group
+        if value is not None:
+            del r.tuple.values[:]
+            r.tuple.values.extend(value if isinstance(value, list) else [value])
+    return r
+
+
+def batch_of(pb, *reports, lost=0):
+    b = pb.Batch()
+    for r in reports:
+        b.reports.add().CopyFrom(r)
+    if lost:
+        b.lost_reports = lost
+    return b.SerializeToString()
+
+
+def post_batch(h, pb, body, token="harness", source=None):
+    """POST /v1/reports: (status, BatchResponse or None, headers)."""
+    st, hd, out = h.request("POST", "/v1/reports", body, token=token, source=source)
+    r = pb.BatchResponse() if hd.get("Content-Type") == "application/x-protobuf" else None
+    try:
+        r and r.ParseFromString(out)
+    except Exception:
+        r = None
+    return st, r, hd
 
 
 def recv_all(s, limit=1 << 20):
