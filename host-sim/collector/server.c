@@ -24,8 +24,10 @@
 #define LINGER_MS 1000u         /* drain time after we close first */
 #define LINGER_BYTES (1u << 20) /* and at most this much of an unwanted body */
 
-/* What a connection is doing, for eviction: only BUSY (mid-request) is never evicted. */
-enum { SLOT_FREE, SLOT_WAITING, SLOT_IDLE, SLOT_BUSY };
+/* What a connection is doing, in the order eviction picks them (the longest-waiting of the first
+ * kind present goes): SILENT (not a byte yet), IDLE (between requests), HANDSHAKE (TLS under
+ * way: a real client finishes in milliseconds, so it goes last). BUSY (mid-request) never. */
+enum { SLOT_FREE, SLOT_SILENT, SLOT_IDLE, SLOT_HANDSHAKE, SLOT_BUSY };
 
 typedef struct {
     int fd;
@@ -35,6 +37,13 @@ typedef struct {
     uint8_t addr[16];
 } slot_t;
 
+/* Live connections per client address, counted afresh for each accept (take_slot). */
+typedef struct addr_count {
+    uint8_t addr[16];
+    uint32_t gen;
+    uint32_t count;
+} addr_count_t;
+
 struct coll_server {
     coll_server_config_t cfg;
     int listen_fd;
@@ -42,9 +51,13 @@ struct coll_server {
     uint16_t port;
     pthread_mutex_t mu;
     pthread_cond_t idle;
+    pthread_cond_t freed; /* a slot was released */
     int active;
+    int evicting; /* evicted connections whose threads have not exited yet */
     int hard_cap;
     slot_t *slots; /* live connections (SLOT_FREE: unused), so stop can wake them */
+    addr_count_t *counts; /* per-address counts for take_slot */
+    uint32_t counts_mask, counts_gen;
 };
 
 typedef struct {
@@ -95,16 +108,24 @@ int coll_server_listen(coll_server_t **out, const coll_server_config_t *cfg, con
     coll_server_t *s = calloc(1, sizeof(*s));
     int hard_cap = cfg->max_conns + cfg->max_conns / 4 + 16;
     slot_t *slots = calloc((size_t)hard_cap, sizeof(slot_t));
-    if (s == NULL || slots == NULL) {
+    uint32_t ncounts = 64;
+    while (ncounts < 2u * (uint32_t)hard_cap) {
+        ncounts *= 2;
+    }
+    addr_count_t *counts = calloc(ncounts, sizeof(*counts));
+    if (s == NULL || slots == NULL || counts == NULL) {
         freeaddrinfo(ai);
         free(s);
         free(slots);
+        free(counts);
         snprintf(err, errcap, "out of memory");
         return -1;
     }
     s->cfg = *cfg;
     s->slots = slots;
     s->hard_cap = hard_cap;
+    s->counts = counts;
+    s->counts_mask = ncounts - 1;
     for (int i = 0; i < hard_cap; i++) {
         s->slots[i].fd = -1;
     }
@@ -136,6 +157,7 @@ int coll_server_listen(coll_server_t **out, const coll_server_config_t *cfg, con
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
     pthread_cond_init(&s->idle, &ca);
+    pthread_cond_init(&s->freed, &ca);
     pthread_condattr_destroy(&ca);
     *out = s;
     return 0;
@@ -308,6 +330,9 @@ static void *conn_main(void *arg)
     coll_server_t *srv = a->srv;
     uint64_t start = coll_now_ms();
     int kind = sniff(a->fd, start + srv->cfg.handshake_ms);
+    if (kind == SNIFF_TLS) {
+        set_state(srv, a->slot, SLOT_HANDSHAKE);
+    }
     if (kind == SNIFF_PLAIN) {
         reject_plain(a->fd);
     } else if (kind == SNIFF_TLS && serve_tls(srv, a, start)) {
@@ -318,9 +343,13 @@ static void *conn_main(void *arg)
     pthread_mutex_lock(&srv->mu);
     srv->slots[a->slot].fd = -1; /* before close: stop must never see a reused descriptor */
     srv->slots[a->slot].state = SLOT_FREE;
+    if (srv->slots[a->slot].evicted) {
+        srv->evicting--;
+    }
     if (--srv->active == 0) {
         pthread_cond_broadcast(&srv->idle);
     }
+    pthread_cond_signal(&srv->freed);
     pthread_mutex_unlock(&srv->mu);
     if (lim != NULL) {
         coll_limits_release(lim, COLL_CONN_RESERVE);
@@ -345,31 +374,80 @@ static void addr_key(const struct sockaddr_storage *sa, uint8_t out[16])
     }
 }
 
-/* With s->mu held: a slot for a new connection from addr, evicting the longest-waiting
- * connection that has no request in progress if the soft cap is reached (*evicted = 1). -1:
- * refuse, with *why the counter to bump. */
+/* The entry of addr in the open-addressing table of 2^k >= 2 hard_cap entries (an entry is
+ * empty unless its generation is this call's). */
+static addr_count_t *addr_entry(coll_server_t *s, const uint8_t addr[16])
+{
+    uint32_t h = 2166136261u;
+    for (int i = 0; i < 16; i++) {
+        h = (h ^ addr[i]) * 16777619u;
+    }
+    for (uint32_t i = h & s->counts_mask;; i = (i + 1) & s->counts_mask) {
+        addr_count_t *e = &s->counts[i];
+        if (e->gen != s->counts_gen) {
+            e->gen = s->counts_gen;
+            memcpy(e->addr, addr, 16);
+            e->count = 0;
+            return e;
+        }
+        if (memcmp(e->addr, addr, 16) == 0) {
+            return e;
+        }
+    }
+}
+
+/* Is slot a a better eviction victim than slot b: from an address holding more connections
+ * (a flood from a few addresses pays first, a device with one connection last), then of an
+ * earlier state (silent, idle, handshaking), then waiting longer. */
+static int better_victim(coll_server_t *s, const slot_t *a, uint32_t a_count, int b)
+{
+    if (b < 0) {
+        return 1;
+    }
+    const slot_t *v = &s->slots[b];
+    uint32_t b_count = addr_entry(s, v->addr)->count;
+    if (a_count != b_count) {
+        return a_count > b_count;
+    }
+    if (a->state != v->state) {
+        return a->state < v->state;
+    }
+    return a->since_ms < v->since_ms;
+}
+
+/* With s->mu held: a slot for a new connection from addr, evicting a connection without a
+ * request in progress if the soft cap is reached (*evicted = 1). -1: refuse, with *why the
+ * counter to bump. */
 static int take_slot(coll_server_t *s, const uint8_t addr[16], uint64_t **why, int *evicted)
 {
     coll_limits_t *lim = s->cfg.app->limits;
-    int same = 0, free_slot = -1, victim = -1, live = 0;
+    int free_slot = -1, victim = -1, live = 0;
+    if (++s->counts_gen == 0) { /* wrapped: forget every entry for real */
+        memset(s->counts, 0, (s->counts_mask + 1) * sizeof(*s->counts));
+        s->counts_gen = 1;
+    }
     for (int i = 0; i < s->hard_cap; i++) {
         slot_t *sl = &s->slots[i];
         if (sl->state == SLOT_FREE) {
             free_slot = free_slot < 0 ? i : free_slot;
-            continue;
-        }
-        same += memcmp(sl->addr, addr, 16) == 0;
-        if (sl->evicted) {
-            continue; /* on its way out */
-        }
-        live++;
-        if (sl->state != SLOT_BUSY && (victim < 0 || sl->since_ms < s->slots[victim].since_ms)) {
-            victim = i;
+        } else {
+            addr_entry(s, sl->addr)->count++;
         }
     }
-    if (s->cfg.max_conns_per_addr > 0 && same >= s->cfg.max_conns_per_addr) {
+    uint32_t same = addr_entry(s, addr)->count;
+    if (s->cfg.max_conns_per_addr > 0 && same >= (uint32_t)s->cfg.max_conns_per_addr) {
         *why = lim ? &lim->st.conns_refused_addr : NULL;
         return -1;
+    }
+    for (int i = 0; i < s->hard_cap; i++) {
+        const slot_t *sl = &s->slots[i];
+        if (sl->state == SLOT_FREE || sl->evicted) {
+            continue; /* unused, or on its way out */
+        }
+        live++;
+        if (sl->state != SLOT_BUSY && better_victim(s, sl, addr_entry(s, sl->addr)->count, victim)) {
+            victim = i;
+        }
     }
     if (live >= s->cfg.max_conns) {
         if (victim < 0) {
@@ -377,6 +455,7 @@ static int take_slot(coll_server_t *s, const uint8_t addr[16], uint64_t **why, i
             return -1;
         }
         s->slots[victim].evicted = 1;
+        s->evicting++;
         shutdown(s->slots[victim].fd, SHUT_RDWR); /* its thread sees the end and exits */
         *evicted = 1;
     }
@@ -406,10 +485,23 @@ static void start_conn(coll_server_t *s, int fd, const struct sockaddr_storage *
     int evicted = 0;
     pthread_mutex_lock(&s->mu);
     int slot = take_slot(s, a->peer.addr, &why, &evicted);
+    /* Every slot taken but some of them by evicted connections on their way out: wait for one
+     * (briefly) rather than refuse; meanwhile nothing else is accepted, which slows a flood. */
+    for (int tries = 0; slot < 0 && s->evicting > 0 && tries < 10; tries++) {
+        struct timespec until;
+        clock_gettime(CLOCK_MONOTONIC, &until);
+        until.tv_nsec += 10 * 1000 * 1000;
+        if (until.tv_nsec >= 1000000000L) {
+            until.tv_sec++;
+            until.tv_nsec -= 1000000000L;
+        }
+        pthread_cond_timedwait(&s->freed, &s->mu, &until);
+        slot = take_slot(s, a->peer.addr, &why, &evicted);
+    }
     if (slot >= 0) {
         slot_t *sl = &s->slots[slot];
         sl->fd = fd;
-        sl->state = SLOT_WAITING;
+        sl->state = SLOT_SILENT;
         sl->evicted = 0;
         sl->since_ms = coll_now_ms();
         memcpy(sl->addr, a->peer.addr, 16);
@@ -458,6 +550,7 @@ static void start_conn(coll_server_t *s, int fd, const struct sockaddr_storage *
         s->slots[slot].fd = -1;
         s->slots[slot].state = SLOT_FREE;
         s->active--;
+        pthread_cond_signal(&s->freed);
         pthread_mutex_unlock(&s->mu);
         if (lim != NULL) {
             coll_limits_release(lim, COLL_CONN_RESERVE);
@@ -541,5 +634,6 @@ void coll_server_free(coll_server_t *s)
         close(s->wake[1]);
     }
     free(s->slots);
+    free(s->counts);
     free(s);
 }

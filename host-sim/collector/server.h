@@ -10,11 +10,13 @@
  * Connection limits:
  *   per address  at most max_conns_per_addr open connections from one client address; more
  *                are closed at once
- *   eviction     at max_conns open connections, each new one evicts the connection that has
- *                waited longest without a request in progress (a silent or handshaking peer,
- *                or an idle keep-alive one); only when every connection is mid-request is the
- *                newcomer closed. So held-open connections cost their holder the slot as soon
- *                as anyone else needs it, while a request in progress is never cut short.
+ *   eviction     at max_conns open connections, each new one evicts a connection without a
+ *                request in progress: the longest-waiting silent one (not a byte sent), else
+ *                the longest-idle keep-alive one, else the longest-running handshake; only when
+ *                every connection is mid-request is the newcomer closed. So held-open
+ *                connections cost their holder the slot as soon as anyone else needs it, a real
+ *                client's handshake (milliseconds) outlives a flood of silent ones, and a
+ *                request in progress is never cut short.
  *   hard cap     max_conns + max_conns / 4 + 16 threads at most (evicted threads take a moment
  *                to exit)
  *   memory       each connection reserves COLL_CONN_RESERVE of the memory budget (limits.h);
