@@ -171,11 +171,17 @@ static void sb_array(sb_t *sb, const char *key, const double *v, uint32_t n)
     sb_printf(sb, "]");
 }
 
-/* "report_bounds": what an accepted report can hold (bounds.h). */
-static void sb_bounds(sb_t *sb, const coll_bounds_t *b)
+/* "report_bounds": what an accepted report can hold (bounds.h), and for tuple campaigns the
+ * estimator constants of the influence formulas (a, q, gain). */
+static void sb_bounds(sb_t *sb, const coll_campaign_t *c)
 {
+    const coll_bounds_t *b = &c->bounds;
     sb_printf(sb, ", \"report_bounds\": {\"honest_reject_log2\": ");
     sb_num(sb, b->fail_log2);
+    if (b->mech != DPM_MECH_ID_ROC_HIST) {
+        sb_printf(sb, ", \"a\": %.17g, \"q\": %.17g, \"gain\": %.17g", c->disp.a, c->disp.q,
+                  c->disp.mech == DPM_DISP_MR ? c->disp.c : 1.0);
+    }
     if (b->mech == DPM_MECH_ID_TUPLE_ML) {
         sb_printf(sb, ", \"value_max\": %lld", (long long)b->value_max);
     } else if (b->mech == DPM_MECH_ID_ROC_HIST) {
@@ -280,7 +286,7 @@ int coll_estimate_json(const coll_campaigns_t *cs, coll_aggregates_t *agg, int c
     sb_printf(&sb, ", \"rejects_unattributed\": ");
     sb_reasons(&sb, un);
     sb_printf(&sb, ", \"lost_reports\": %llu", (unsigned long long)coll_agg_lost_reports(agg));
-    sb_bounds(&sb, &c->bounds);
+    sb_bounds(&sb, c);
     sb_printf(&sb, ", \"metrics\": [");
     for (uint32_t m = 0; m < st->nmetrics; m++) {
         sb_printf(&sb, "%s", m ? ", " : "");
