@@ -399,6 +399,11 @@ def main_tests(t, h, pb):
                            "metrics = tpr, tpr\n",
         "wrong frac_bits": "[campaign]\nid = 1\nmechanism = tuple_ml\neps = 2\ngroups = 4\n"
                            "metrics = tpr\nfrac_bits = 12\n",
+        "a start that is no time": "[campaign]\nid = 1\nmechanism = tuple_mr\neps = 1\n"
+                                   "groups = 4\nmetrics = tpr\nstart = yesterday\n",
+        "max_examples on a tuple campaign": "[campaign]\nid = 1\nmechanism = tuple_mr\n"
+                                            "eps = 1\ngroups = 4\nmetrics = tpr\n"
+                                            "max_examples = 10\n",
     }
     for what, text in bad_files.items():
         path = f"{h.tmp}/bad.txt"
@@ -408,6 +413,15 @@ def main_tests(t, h, pb):
         t.ok(p.returncode == 2 and "dpm-collector:" in p.stderr and "bad.txt" in p.stderr,
              f"campaigns file with {what}: exit 2 and a clear message "
              f"({p.stderr.strip().split(': ', 2)[-1]})", p.stderr)
+    good = f"{h.tmp}/good.txt"
+    with open(good, "w") as f:
+        f.write("[campaign]\nid = 9\nmechanism = roc_hist\neps = 1\nbins = 4\n"
+                "max_examples = 20\ndevice_quota = 3\nstart = 2025-12-01T00:00:00Z\n"
+                "clock_slack_seconds = 60\nlate_seconds = 0\n")
+    p = subprocess.run([COLLECTOR, "--check-campaigns", good], capture_output=True, text=True)
+    t.ok(p.returncode == 0 and "campaign 9" in p.stdout,
+         "the collector's campaign options (max_examples, device_quota, start as UTC, "
+         "clock_slack_seconds, late_seconds) are accepted", p.stderr)
     args = h.args(extra=["--db", f"{h.tmp}/unused.db"])
     p = subprocess.run([a if a != h.campaigns else f"{h.tmp}/bad.txt" for a in args],
                        capture_output=True, text=True, timeout=10)

@@ -15,7 +15,8 @@ stolen credential:
     announced beforehand (max_shift_one_report, max_auc_shift_one_report); the tuple bound is
     reached exactly, the AUC bound (a total-variation argument) to within a factor of a few;
   - k forged devices with the extreme value move the group mean exactly as the README's formula
-    m' = (S + k V) / (a gain (n + k delta_n)) says.
+    m' = (S + k V) / (a gain (n + k delta_n)) says (tuple_ml and tuple_mr), and the number of
+    forged devices it takes to move a TPR by 0.05 is printed for both mechanisms.
 The value bound itself is recomputed here from the discrete Laplace tail (Python's math)."""
 import json
 import math
@@ -45,6 +46,11 @@ fpr = constant(0.1)
 share = 0.2
 tpr = constant(0.6)
 fpr = constant(0.2)
+[campaign mr]
+id = 31
+mechanism = tuple_mr
+eps = 1
+metrics = tpr
 [campaign ml]
 id = 32
 mechanism = tuple_ml
@@ -57,7 +63,7 @@ eps = 1
 bins = 6
 groups = a
 """
-ML, ROC = 32, 33
+MR, ML, ROC = 31, 32, 33
 F = 16
 
 
@@ -162,6 +168,42 @@ def main():
             t.ok(st == 200 and abs(got - want) < 1e-6,
                  f"{k} forged devices move the group mean to {(got + 1) / 2:.4f}, as the "
                  f"formula (S + kV) / (a gain (n + k delta_n)) predicts ({(want + 1) / 2:.4f})")
+
+            # tuple_mr: values are +-1 and need no bound; forged devices still count
+            est = estimate(MR)
+            rb = est["report_bounds"]
+            a, q, gain = rb["a"], rb["q"], rb["gain"]
+            dn = (1 - q) / (a - q)
+            gm = est["metrics"][0]["groups"][g]
+            n0, m0 = gm["size"], 2 * gm["mean"] - 1
+            mtpl = pb.Report()
+            mtpl.ParseFromString(stored_raw(h, MR))
+            forged = []
+            for _ in range(k):
+                rep = pb.Report()
+                rep.CopyFrom(mtpl)
+                rep.report_id = os.urandom(16)
+                rep.tuple.group = g
+                del rep.tuple.values[:]
+                rep.tuple.values.append(sign)
+                forged.append(rep)
+            st, resp, _ = post_batch(h, pb, batch_of(pb, *forged))
+            got = 2 * estimate(MR)["metrics"][0]["groups"][g]["mean"] - 1
+            want = (a * gain * m0 * n0 + k * sign) / (a * gain * (n0 + k * dn))
+            t.ok(st == 200 and abs(got - want) < 1e-6,
+                 f"tuple_mr: {k} forged devices move the group mean from {(m0 + 1) / 2:.4f} to "
+                 f"{(got + 1) / 2:.4f}, as the formula predicts ({(want + 1) / 2:.4f})")
+            # how many forged devices move a TPR of 0.75 by 0.05 in a group of 10,000 devices
+            consts = {"tuple_mr": (a, gain, dn, 1.0)}
+            rbl = estimate(ML)["report_bounds"]
+            consts["tuple_ml"] = (rbl["a"], rbl["gain"], (1 - rbl["q"]) / (rbl["a"] - rbl["q"]),
+                                  rbl["value_max"] / 2 ** F)
+            for mech, (ca, cg, cd, cv) in consts.items():
+                mv, dv, n = 0.5, -0.1, 10000  # value scale: TPR 0.75 - 0.05
+                kk = ca * cg * dv * n / (-cv - ca * cg * (mv + dv) * cd)
+                print(f"# influence: {mech} eps 1, 3 groups: {math.ceil(kk)} forged devices "
+                      f"(a = {ca:.4f}, gain = {cg:.4f}, delta_n = {cd:.3f}, V = {cv:.2f}) move "
+                      f"a TPR of 0.75 by -0.05 in a group of {n} devices")
 
             # ---- roc_hist ---------------------------------------------------------------------
             est = estimate(ROC)

@@ -9,8 +9,8 @@ credential; spread over 8 loopback addresses, under the per-address cap) each po
 report is decoded and checked, then the batch is refused whole). The collector runs with its
 default --memory-limit (512 MiB), then with 192 MiB so that the budget binds. Checks: its peak
 RSS (VmHWM) stays under the limit, requests beyond the budget get 503 (never a crash or a
-hang), and a legitimate device on its own address, retrying after 503 as devices do, gets its
-reports stored throughout.
+hang; a connection that would exceed the budget is closed at once), and a legitimate device on
+its own address, retrying after 503 as devices do, gets its reports stored throughout.
 Figures are printed as "# memory:" lines."""
 import os
 import socket
@@ -50,27 +50,33 @@ def heavy_body(pb, tpl):
     return b"".join(parts), len(parts)
 
 
+def read_status(s):
+    """The status of the next response head on s (its head consumed), or 0."""
+    head = b""
+    while b"\r\n\r\n" not in head:
+        chunk = s.recv(4096)
+        if not chunk:
+            break
+        head += chunk
+    return int(head[9:12]) if head.startswith(b"HTTP/1.1 ") else 0
+
+
 def post_raw(h, body, token, source, timeout=60):
-    """One POST on a fresh TLS connection: the status, or 0 if no answer."""
+    """One POST on a fresh TLS connection: the status, or 0 if no answer. With Expect:
+    100-continue, so a refusal after the head (503) is read before any of the body is sent."""
     try:
         raw = socket.create_connection(("127.0.0.1", h.port), timeout=timeout,
                                        source_address=(source, 0))
         s = h.ctx.wrap_socket(raw, server_hostname="localhost")
         s.sendall(b"POST /v1/reports HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-protobuf"
                   b"\r\nAuthorization: Bearer " + token.encode() + b"\r\nContent-Length: "
-                  + str(len(body)).encode() + b"\r\n\r\n")
-        try:
+                  + str(len(body)).encode() + b"\r\nExpect: 100-continue\r\n\r\n")
+        st = read_status(s)
+        if st == 100:
             s.sendall(body)
-        except OSError:
-            pass  # refused after the head (503): the answer is already there
-        head = b""
-        while b"\r\n" not in head:
-            chunk = s.recv(4096)
-            if not chunk:
-                break
-            head += chunk
+            st = read_status(s)
         s.close()
-        return int(head[9:12]) if head.startswith(b"HTTP/1.1 ") else 0
+        return st
     except (OSError, ssl.SSLError, ValueError):
         return 0
 
@@ -126,18 +132,24 @@ def attack(t, h, pb, tpl, body, nrep, limit):
     dt = time.monotonic() - t0
     peak = vm_hwm(h.proc.pid)
     metrics = h.request("GET", "/metrics")[2].decode()
-    reserved_peak = next((int(ln.split()[-1]) for ln in metrics.split("\n")
-                          if ln.startswith("dpm_memory_reserved_peak_bytes")), -1)
+    def counter(name):
+        return next((int(ln.split()[-1]) for ln in metrics.split("\n") if ln.startswith(name)),
+                    -1)
+    reserved_peak = counter("dpm_memory_reserved_peak_bytes")
+    refused_conns = counter('dpm_connections_refused_total{reason="memory"}')
     counts = {s: statuses.count(s) for s in sorted(set(statuses))}
     print(f"# memory: {CLIENTS} clients x {ROUNDS} bodies of {len(body)} bytes ({nrep} "
           f"reports each) in {dt:.1f} s: answers {counts}; collector VmHWM {peak:.0f} MiB "
           f"(before the attack {base:.0f} MiB; --memory-limit {limit} MiB; budgeted "
-          f"peak {reserved_peak / 2**20:.0f} MiB); legitimate device: {len(legit_ok)} of "
+          f"peak {reserved_peak / 2**20:.0f} MiB; {refused_conns} connections refused for "
+          f"memory); legitimate device: {len(legit_ok)} of "
           f"{legit_total} reports stored in {legit_tries[0]} tries", flush=True)
-    t.ok(len(statuses) == CLIENTS * ROUNDS and set(counts) <= {400, 503}
-         and counts.get(400, 0) > 0 and (limit == 512 or counts.get(503, 0) > 0),
-         f"every heavy request was answered: 400 (decoded, refused whole) or 503 (over the "
-         f"memory budget{'' if limit == 512 else ', which binds here'}) ({counts})")
+    t.ok(len(statuses) == CLIENTS * ROUNDS and set(counts) <= {0, 400, 503}
+         and counts.get(400, 0) > 0 and (limit == 512 or counts.get(503, 0) > 0)
+         and counts.get(0, 0) <= refused_conns,
+         f"every heavy request was answered 400 (decoded, refused whole) or 503 (over the "
+         f"memory budget{'' if limit == 512 else ', which binds here'}), or its connection "
+         f"was refused at once for memory ({counts}, {refused_conns} refused)")
     t.ok(0 < peak < limit,
          f"the collector's peak RSS stayed under --memory-limit: {peak:.0f} MiB < "
          f"{limit} MiB")
