@@ -187,8 +187,12 @@ $(OUT)/tests/%: $(OUT)/obj/tests/%.o $(TEST_SUPPORT_OBJS) $(LIBHOST) $(LIBPORT) 
 
 # Mbed TLS is built by `make deps`; building anything first checks it is there and current
 # with the project's config headers.
-$(MBEDTLS_DIR)/library/libmbedcrypto.a: $(wildcard port/tls/config/dpm_mbedtls_$(TARGET).h)
+$(MBEDTLS_DIR)/library/libmbedcrypto.a: $(wildcard port/tls/config/dpm_mbedtls_$(TARGET).h) \
+                                        $(wildcard port/tls/patches/*.patch)
 	@$(MAKE) --no-print-directory deps DPM_FETCHING_DEPS=1
+
+# Everything that links Mbed TLS relinks when it is rebuilt (new config header or patch).
+$(HOST_BINS) $(EXAMPLE_BINS) $(TEST_BINS) $(TOOL_BINS) $(BENCH_BINS): $(MBEDTLS_DIR)/library/libmbedcrypto.a
 
 .SECONDARY:
 

@@ -3,7 +3,8 @@
 # make demo: the whole path on one machine, over real TLS.
 #   1. a throw-away CA and server certificate (openssl) under $BUILD_DIR/demo/
 #   2. a campaigns file: a tuple_mr and a tuple_ml campaign, eps = 1, 4 groups, TPR
-#   3. dpm-collector on 127.0.0.1 (TLS 1.3/1.2, SQLite store)
+#   3. dpm-collector on 127.0.0.1 (TLS 1.3/1.2, SQLite store); the simulated device farm posts
+#      with a relay token (it speaks for every simulated device) that may also read estimates
 #   4. DEMO_DEVICES (default 200000) simulated devices, each with a group and a true TPR from a
 #      synthetic population (tests/e2e/tool_load.c, "population"), run the SDK and post one
 #      report per campaign over TLS
@@ -34,6 +35,11 @@ printf 'basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature\n
 ossl x509 -req -in "$demo/server.csr" -CA "$demo/ca.crt" -CAkey "$demo/ca.key" -sha256 -days 2 \
   -set_serial "0x$(openssl rand -hex 8)" -extfile "$demo/server.ext" -out "$demo/server.crt"
 
+# The farm's bearer token; the collector keeps only its SHA-256.
+openssl rand -hex 24 >"$demo/token"
+printf 'demo-farm relay=100000000,operator %s\n' \
+  "$(tr -d '\n' <"$demo/token" | sha256sum | cut -d' ' -f1)" >"$demo/credentials.txt"
+
 # 2. Campaigns.
 cat >"$demo/campaigns.txt" <<'EOF'
 # make demo: the same question asked with both tuple mechanisms
@@ -52,9 +58,11 @@ groups = 4
 metrics = tpr
 EOF
 
-# 3. The collector (port chosen by the kernel, read back from the ready file).
+# 3. The collector (port chosen by the kernel, read back from the ready file). The farm is one
+# client address posting for all devices: no per-address rate or connection limit here.
 "$OUT/dpm-collector" --listen 127.0.0.1:0 --cert "$demo/server.crt" --key "$demo/server.key" \
   --campaigns "$demo/campaigns.txt" --db "$demo/collector.db" --ready-file "$demo/port" \
+  --credentials "$demo/credentials.txt" --rate-limit 0 --max-conns-per-addr 0 \
   2>"$demo/collector.log" &
 pid=$!
 stop() {
@@ -78,11 +86,13 @@ echo "demo: dpm-collector listening on https://127.0.0.1:$port (TLS, certificate
 # 4. The simulated devices.
 echo "demo: $DEVICES simulated devices run the SDK and post their reports over TLS ..."
 "$OUT/tests/e2e/tool_load" population --port "$port" --ca "$demo/ca.crt" --campaigns 1,2 \
-  --devices "$DEVICES" --clients 64 --batch 100 --server-pid "$pid" >"$demo/devices.json"
+  --devices "$DEVICES" --clients 64 --batch 100 --server-pid "$pid" --token "$demo/token" \
+  >"$demo/devices.json"
 
 # 5. Estimates from the collector's HTTPS API, next to the truth.
 for c in 1 2; do
   curl -sS --fail --max-time 30 --cacert "$demo/ca.crt" \
+    -H "Authorization: Bearer $(cat "$demo/token")" \
     "https://localhost:$port/v1/campaigns/$c/estimate" >"$demo/estimate-$c.json"
 done
 stop

@@ -14,7 +14,7 @@ MBEDTLS_VERSION_PREFIX=3.6.
 PACKAGES=(build-essential pkg-config pkgconf cmake nanopb protobuf-compiler python3-protobuf
           libcmocka-dev libsqlite3-dev sqlite3 python3-kconfiglib python3-matplotlib
           python3-numpy clang-format clang-tidy cppcheck valgrind dpkg-dev curl openssl
-          clang libclang-rt-14-dev bc
+          clang libclang-rt-14-dev bc patch
           ${DPM_EXTRA_PACKAGES:-})
 
 log() { printf 'deps: %s\n' "$*"; }
@@ -72,15 +72,37 @@ verify_dsc() {
 }
 
 MBED_SRC_ROOT="$BUILD_DIR/src"
-mbed_dir=$(ls -d "$MBED_SRC_ROOT"/mbedtls-${MBEDTLS_VERSION_PREFIX}* 2>/dev/null | head -n1 || true)
-if [ -z "$mbed_dir" ]; then
-  log "fetching the Mbed TLS 3.6 LTS source package from Debian $MBEDTLS_SUITE"
-  fetch_source mbedtls "$MBEDTLS_SUITE" "$BUILD_DIR/dl"
+# extract_mbedtls: a pristine source tree from the Debian orig tarball (fetched if missing).
+extract_mbedtls() {
+  if ! ls "$BUILD_DIR"/dl/mbedtls_${MBEDTLS_VERSION_PREFIX}*.orig.tar.* >/dev/null 2>&1; then
+    log "fetching the Mbed TLS 3.6 LTS source package from Debian $MBEDTLS_SUITE"
+    fetch_source mbedtls "$MBEDTLS_SUITE" "$BUILD_DIR/dl"
+  fi
   mkdir -p "$MBED_SRC_ROOT"
   tar -C "$MBED_SRC_ROOT" -xf "$(ls "$BUILD_DIR"/dl/mbedtls_${MBEDTLS_VERSION_PREFIX}*.orig.tar.* | head -n1)"
   mbed_dir=$(ls -d "$MBED_SRC_ROOT"/mbedtls-${MBEDTLS_VERSION_PREFIX}* | head -n1)
+}
+mbed_dir=$(ls -d "$MBED_SRC_ROOT"/mbedtls-${MBEDTLS_VERSION_PREFIX}* 2>/dev/null | head -n1 || true)
+if [ -z "$mbed_dir" ]; then
+  extract_mbedtls
 else
   log "Mbed TLS source: $(basename "$mbed_dir") present"
+fi
+# The project's patches (port/tls/patches/*.patch, in name order) go onto a pristine tree; the
+# tree records the set it carries, and a tree with another set is extracted afresh first.
+patches=("$TOP"/port/tls/patches/*.patch)
+want_patches=$(cat "${patches[@]}" | sha256sum | cut -d' ' -f1)
+have_patches=$(cat "$mbed_dir/.dpm-patches" 2>/dev/null || true)
+if [ "$have_patches" != "$want_patches" ]; then
+  if [ -n "$have_patches" ]; then
+    rm -rf "$mbed_dir"
+    extract_mbedtls
+  fi
+  for p in "${patches[@]}"; do
+    log "patching Mbed TLS: $(basename "$p")"
+    patch -d "$mbed_dir" -p1 --forward --quiet <"$p" || { echo "deps: $p does not apply" >&2; exit 1; }
+  done
+  echo "$want_patches" >"$mbed_dir/.dpm-patches"
 fi
 ln -sfn "$mbed_dir" "$BUILD_DIR/src/mbedtls"
 

@@ -24,20 +24,25 @@ if ! "$CLANG" -print-file-name=libclang_rt.fuzzer-x86_64.a | grep -q /; then
 fi
 [ -f "$nanopb/pb_decode.c" ] || { echo "fuzz: $nanopb missing: run make deps" >&2; exit 1; }
 
-# The request path and the SDK layers it uses (not the network, TLS or SQLite parts).
+# The request path and the SDK layers it uses (not the network, TLS or SQLite parts; the
+# credential look-up hashes with Mbed TLS's SHA-256 from the host build of make deps).
+mbedtls_lib="$BUILD_DIR/mbedtls/host/library/libmbedcrypto.a"
+[ -f "$mbedtls_lib" ] || { echo "fuzz: $mbedtls_lib missing: run make" >&2; exit 1; }
 srcs=(tests/fuzz/fuzz_request.c
       host-sim/collector/{http,conn,request,batch,campaigns,aggregate,estimate_json}.c
-      host-sim/estimate/disparity.c
+      host-sim/collector/{bounds,auth,limits,metrics}.c
+      host-sim/estimate/{disparity,roc}.c
       sdk/src/{core,noise,mech,report,stats}/*.c sdk/proto/dpm.pb.c
       "$nanopb"/pb_{common,encode,decode}.c)
 flags=(-std=c99 -g -O1 -fno-omit-frame-pointer -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
        -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
        -Wall -Wextra -Wno-unused-parameter
        -Isdk/include -Iport/include -Isdk/proto -Isdk/src/internal -Isdk/src -Ihost-sim
-       -I"$nanopb")
+       -I"$nanopb" -isystem "$BUILD_DIR/src/mbedtls/include" -Iport/tls/config
+       -DMBEDTLS_CONFIG_FILE='"dpm_mbedtls_host.h"')
 mkdir -p "$out/corpus" "$out/artifacts"
 echo "fuzz: building $out/fuzz_request with $("$CLANG" --version | head -n1)"
-"$CLANG" "${flags[@]}" "${srcs[@]}" -lm -lpthread -o "$out/fuzz_request"
+"$CLANG" "${flags[@]}" "${srcs[@]}" "$mbedtls_lib" -lm -lpthread -o "$out/fuzz_request"
 
 echo "fuzz: running for ${FUZZ_SECONDS}s (seeds: tests/fuzz/corpus, dictionary: tests/fuzz/request.dict)"
 log="$out/fuzz.log"

@@ -34,6 +34,8 @@ typedef struct {
     const char *events_path;
     const char *state_dir;
     const char *server_name;
+    const char *cert_path; /* optional device credential: TLS client certificate + key */
+    const char *key_path;
     uint32_t campaign_id;
     uint32_t period;
     uint32_t threshold_q31; /* prediction = score >= threshold */
@@ -66,6 +68,9 @@ static void usage(FILE *f)
             "  --state DIR        where the ledger, outbox and campaign copies live\n"
             "                     (default ./dpm-state)\n"
             "  --server-name NAME expected certificate name (default: the URL's host)\n"
+            "  --cert FILE        this device's TLS client certificate (PEM), for a collector\n"
+            "                     that authenticates devices (dpm-collector --device-ca)\n"
+            "  --key FILE         its private key (PEM, unencrypted); with --cert\n"
             "  --flush-only       post what the outbox holds; make no new report\n"
             "  --help             this text\n");
 }
@@ -101,6 +106,7 @@ static int parse_options(int argc, char **argv, options_t *o)
         {"max-eps", required_argument, NULL, 'x'},     {"max-budget", required_argument, NULL, 'b'},
         {"state", required_argument, NULL, 's'},       {"server-name", required_argument, NULL, 'n'},
         {"flush-only", no_argument, NULL, 'f'},        {"help", no_argument, NULL, 'h'},
+        {"cert", required_argument, NULL, 'C'},        {"key", required_argument, NULL, 'K'},
         {NULL, 0, NULL, 0}};
     memset(o, 0, sizeof(*o));
     o->state_dir = "dpm-state";
@@ -121,12 +127,14 @@ static int parse_options(int argc, char **argv, options_t *o)
         case 's': o->state_dir = optarg; break;
         case 'n': o->server_name = optarg; break;
         case 'f': o->flush_only = 1; break;
+        case 'C': o->cert_path = optarg; break;
+        case 'K': o->key_path = optarg; break;
         case 'h': usage(stdout); exit(EXIT_OK);
         default: bad = 1;
         }
     }
     if (bad || o->url == NULL || o->ca_path == NULL || o->campaign_id == 0 ||
-        (!o->flush_only && o->events_path == NULL)) {
+        (!o->flush_only && o->events_path == NULL) || (o->cert_path == NULL) != (o->key_path == NULL)) {
         usage(stderr);
         return -1;
     }
@@ -162,6 +170,16 @@ static long read_file(const char *path, uint8_t *buf, size_t cap)
     int full = n == cap && fgetc(f) != EOF;
     fclose(f);
     return full ? -1 : (long)n;
+}
+
+/* A PEM file into buf with its terminating NUL counted (Mbed TLS requires it); -1 on error. */
+static long read_pem(const char *path, uint8_t *buf, size_t cap)
+{
+    long n = read_file(path, buf, cap - 1);
+    if (n >= 0) {
+        buf[n++] = '\0';
+    }
+    return n;
 }
 
 static int write_file(const char *path, const uint8_t *buf, size_t len)
@@ -244,14 +262,39 @@ typedef struct {
     int up;
 } connection_t;
 
+/* What the client trusts and, optionally, who it is: PEM bytes with their NUL counted. */
+typedef struct {
+    uint8_t ca[16384], cert[8192], key[8192];
+    long ca_len, cert_len, key_len; /* cert_len 0: no client certificate */
+} credentials_t;
+
+static int load_credentials(const options_t *o, credentials_t *c)
+{
+    c->ca_len = read_pem(o->ca_path, c->ca, sizeof(c->ca));
+    if (c->ca_len < 0) {
+        fprintf(stderr, "posix-client: cannot read the CA certificate %s\n", o->ca_path);
+        return -1;
+    }
+    c->cert_len = c->key_len = 0;
+    if (o->cert_path != NULL) {
+        c->cert_len = read_pem(o->cert_path, c->cert, sizeof(c->cert));
+        c->key_len = read_pem(o->key_path, c->key, sizeof(c->key));
+        if (c->cert_len < 0 || c->key_len < 0) {
+            fprintf(stderr, "posix-client: cannot read %s or %s\n", o->cert_path, o->key_path);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 static void close_tcp(void *ctx)
 {
     dpm_posix_tcp_close(ctx);
 }
 
 static int connect_collector(connection_t *conn, const char *host, uint16_t port,
-                             const char *server_name, const uint8_t *ca, size_t ca_len,
-                             dpm_rng_t rng, dpm_clock_t clock)
+                             const char *server_name, const credentials_t *cred, dpm_rng_t rng,
+                             dpm_clock_t clock)
 {
     memset(conn, 0, sizeof(*conn));
     if (dpm_posix_tcp_connect(&conn->tcp, host, port, TIMEOUT_MS) != 0) {
@@ -261,8 +304,14 @@ static int connect_collector(connection_t *conn, const char *host, uint16_t port
     conn->tcp.timeout_ms = 1000;
     dpm_tls_config_t cfg;
     memset(&cfg, 0, sizeof(cfg));
-    cfg.ca = ca;
-    cfg.ca_len = ca_len;
+    cfg.ca = cred->ca;
+    cfg.ca_len = (size_t)cred->ca_len;
+    if (cred->cert_len > 0) {
+        cfg.client_cert = cred->cert;
+        cfg.client_cert_len = (size_t)cred->cert_len;
+        cfg.client_key = cred->key;
+        cfg.client_key_len = (size_t)cred->key_len;
+    }
     cfg.hostname = server_name;
     cfg.raw = dpm_posix_tcp(&conn->tcp);
     cfg.raw_close = close_tcp;
@@ -381,13 +430,10 @@ int main(int argc, char **argv)
         fprintf(stderr, "posix-client: --url must look like https://host:port\n");
         return EXIT_USAGE;
     }
-    static uint8_t ca[16384];
-    long ca_len = read_file(o.ca_path, ca, sizeof(ca) - 1);
-    if (ca_len < 0) {
-        fprintf(stderr, "posix-client: cannot read the CA certificate %s\n", o.ca_path);
+    static credentials_t cred;
+    if (load_credentials(&o, &cred) != 0) {
         return EXIT_USAGE;
     }
-    ca[ca_len++] = '\0'; /* PEM needs its NUL counted */
 
     char state_path[DPM_POSIX_PATH_MAX];
     mkdir(o.state_dir, 0700);
@@ -427,8 +473,7 @@ int main(int argc, char **argv)
 
     static connection_t conn;
     const char *name = o.server_name != NULL ? o.server_name : host;
-    int connected = connect_collector(&conn, host, port, name, ca, (size_t)ca_len, cfg.rng,
-                                      cfg.clock) == 0;
+    int connected = connect_collector(&conn, host, port, name, &cred, cfg.rng, cfg.clock) == 0;
     int rc = EXIT_OK;
     if (!o.flush_only) {
         static dpm_mech_t mech;

@@ -71,16 +71,42 @@ int coll_agg_add_report_locked(coll_aggregates_t *a, int ci, const dpm_report_t 
         return -1;
     }
     if (a->campaigns->c[ci].mech.campaign.mechanism != DPM_MECH_ID_ROC_HIST) {
-        return coll_agg_add_locked(a, ci, rep->body.tuple.group, rep->body.tuple.nmetrics, rep->body.tuple.value);
+        return coll_agg_add_locked(a, ci, rep->body.tuple.group, rep->body.tuple.nmetrics,
+                                   rep->body.tuple.value);
     }
     coll_campaign_state_t *s = &a->state[ci];
-    if (dpm_roc_agg_add(&s->roc, rep->body.roc_hist.bins, rep->body.roc_hist.pos, rep->body.roc_hist.neg) !=
-        DPM_OK) {
+    if (dpm_roc_agg_add(&s->roc, rep->body.roc_hist.bins, rep->body.roc_hist.pos,
+                        rep->body.roc_hist.neg) != DPM_OK) {
         return -1;
     }
     s->reports++;
     a->total_reports++;
     return 0;
+}
+
+int coll_agg_add_batch_report_locked(coll_aggregates_t *a, const coll_report_t *r)
+{
+    if (r->mechanism != DPM_MECH_ID_ROC_HIST) {
+        return coll_agg_add_locked(a, r->campaign_index, r->group, r->nvalues, r->value);
+    }
+    dpm_report_t rep;
+    if (dpm_report_decode(r->raw, r->raw_len, &rep) != DPM_OK) {
+        return -1;
+    }
+    return coll_agg_add_report_locked(a, r->campaign_index, &rep);
+}
+
+void coll_agg_count_lost_locked(coll_aggregates_t *a, uint64_t count)
+{
+    a->lost_reports += count;
+}
+
+uint64_t coll_agg_lost_reports(coll_aggregates_t *a)
+{
+    pthread_mutex_lock(&a->lock);
+    uint64_t n = a->lost_reports;
+    pthread_mutex_unlock(&a->lock);
+    return n;
 }
 
 static void count_reason(coll_reasons_t *rs, const char *reason, uint64_t count)

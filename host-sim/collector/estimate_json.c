@@ -118,6 +118,9 @@ static void sb_metric(sb_t *sb, const coll_campaign_t *c, const dpm_disp_agg_t *
         sb_num(sb, var);
         sb_printf(sb, ", \"ci95\": ");
         sb_interval(sb, mean - half, mean + half);
+        sb_printf(sb, ", \"max_shift_one_report\": ");
+        sb_num(sb,
+               valid ? coll_bounds_mean_shift(&c->bounds, &c->disp, est.group[g].n, mean) : NAN);
         sb_printf(sb, "}");
     }
     sb_printf(sb, "], \"disparities\": [");
@@ -168,6 +171,30 @@ static void sb_array(sb_t *sb, const char *key, const double *v, uint32_t n)
     sb_printf(sb, "]");
 }
 
+/* "report_bounds": what an accepted report can hold (bounds.h), and for tuple campaigns the
+ * estimator constants of the influence formulas (a, q, gain). */
+static void sb_bounds(sb_t *sb, const coll_campaign_t *c)
+{
+    const coll_bounds_t *b = &c->bounds;
+    sb_printf(sb, ", \"report_bounds\": {\"honest_reject_log2\": ");
+    sb_num(sb, b->fail_log2);
+    if (b->mech != DPM_MECH_ID_ROC_HIST) {
+        sb_printf(sb, ", \"a\": %.17g, \"q\": %.17g, \"gain\": %.17g", c->disp.a, c->disp.q,
+                  c->disp.mech == DPM_DISP_MR ? c->disp.c : 1.0);
+    }
+    if (b->mech == DPM_MECH_ID_TUPLE_ML) {
+        sb_printf(sb, ", \"value_max\": %lld", (long long)b->value_max);
+    } else if (b->mech == DPM_MECH_ID_ROC_HIST) {
+        sb_printf(sb,
+                  ", \"max_examples\": %u, \"cell\": [%lld, %lld], \"class_sum\": [%lld, %lld], "
+                  "\"total_sum\": [%lld, %lld], \"class_l1_max\": %lld",
+                  b->max_examples, (long long)b->cell_lo, (long long)b->cell_hi,
+                  (long long)b->class_lo, (long long)b->class_hi, (long long)b->total_lo,
+                  (long long)b->total_hi, (long long)b->class_l1_max);
+    }
+    sb_printf(sb, "}");
+}
+
 /* roc_hist: "roc": the summed histograms and the estimate of host-sim/estimate/roc.h. */
 static void sb_roc(sb_t *sb, const coll_campaign_t *c, const dpm_roc_agg_t *agg)
 {
@@ -212,6 +239,8 @@ static void sb_roc(sb_t *sb, const coll_campaign_t *c, const dpm_roc_agg_t *agg)
         sb_interval(sb, e->ci_lo, e->ci_hi);
         sb_printf(sb, ", \"auc_ci_total\": ");
         sb_interval(sb, e->ci_total_lo, e->ci_total_hi);
+        sb_printf(sb, ", \"max_auc_shift_one_report\": ");
+        sb_num(sb, coll_bounds_auc_shift(&c->bounds, e->P, e->N));
         sb_array(sb, "fpr", e->fpr, B + 1);
         sb_array(sb, "tpr", e->tpr, B + 1);
         sb_array(sb, "tpr_lo", e->tpr_lo, B + 1);
@@ -256,6 +285,8 @@ int coll_estimate_json(const coll_campaigns_t *cs, coll_aggregates_t *agg, int c
     sb_reasons(&sb, &st->rejects);
     sb_printf(&sb, ", \"rejects_unattributed\": ");
     sb_reasons(&sb, un);
+    sb_printf(&sb, ", \"lost_reports\": %llu", (unsigned long long)coll_agg_lost_reports(agg));
+    sb_bounds(&sb, c);
     sb_printf(&sb, ", \"metrics\": [");
     for (uint32_t m = 0; m < st->nmetrics; m++) {
         sb_printf(&sb, "%s", m ? ", " : "");

@@ -5,7 +5,7 @@
  *           [--out DIR] [--mode inprocess|exact|network] [--no-plot] [--plot-script PATH]
  *           [--dump-reports FILE] [--quiet]
  *           network mode: --collector HOST:PORT --ca CA.pem [--server-name NAME]
- *                         [--clients C] [--batch B]
+ *                         [--clients C] [--batch B] [--token FILE]
  *   dpm-sim replay --scenario FILE --device I [--run R] [--seed S] [--campaign NAME]
  *                  [--eps E] [--devices N]
  *   dpm-sim plan --mechanism tuple_mr|tuple_ml --error X --confidence C
@@ -36,7 +36,9 @@ static const char USAGE[] =
     "               [--out DIR] [--mode inprocess|exact|network] [--no-plot]\n"
     "               [--plot-script PATH] [--dump-reports FILE] [--quiet]\n"
     "               network: --collector HOST:PORT --ca CA.pem [--server-name NAME]\n"
-    "                        [--clients C] [--batch B]\n"
+    "                        [--clients C] [--batch B] [--token FILE]\n"
+    "                        (--token: a bearer token, first line of FILE: the collector's\n"
+    "                        relay credential for the simulated devices, operator for estimates)\n"
     "       dpm-sim replay --scenario FILE --device I [--run R] [--seed S] [--campaign NAME]\n"
     "                      [--eps E] [--devices N]\n"
     "       dpm-sim plan --mechanism tuple_mr|tuple_ml|roc_hist --error X --confidence C\n"
@@ -141,7 +143,8 @@ static int parse_opts(int argc, char **argv, int first, opts_t *o)
                    (r = opt(a, "--campaign", argc, argv, &i, &o->campaign)) != 0 ||
                    (r = opt(a, "--eps", argc, argv, &i, &o->eps)) != 0 ||
                    (r = opt(a, "--ca", argc, argv, &i, &o->net.ca_path)) != 0 ||
-                   (r = opt(a, "--server-name", argc, argv, &i, &o->net.server_name)) != 0) {
+                   (r = opt(a, "--server-name", argc, argv, &i, &o->net.server_name)) != 0 ||
+                   (r = opt(a, "--token", argc, argv, &i, &o->net.token_path)) != 0) {
             if (r < 0) {
                 return usage_error("an option is missing its value");
             }

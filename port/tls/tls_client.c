@@ -33,6 +33,8 @@ typedef struct {
     mbedtls_ssl_context ssl;
     mbedtls_ssl_config conf;
     mbedtls_x509_crt ca;
+    mbedtls_x509_crt own_cert; /* empty unless dpm_tls_config_t.client_cert was given */
+    mbedtls_pk_context own_key;
 } tls_mbedtls_t;
 struct tls_mbedtls_align_probe {
     char c;
@@ -190,6 +192,8 @@ static void release(dpm_tls_t *t)
     mbedtls_ssl_free(&mb(t)->ssl);
     mbedtls_ssl_config_free(&mb(t)->conf);
     mbedtls_x509_crt_free(&mb(t)->ca);
+    mbedtls_x509_crt_free(&mb(t)->own_cert);
+    mbedtls_pk_free(&mb(t)->own_key);
     if (t->raw_close != NULL) {
         t->raw_close(t->raw.ctx);
     }
@@ -212,12 +216,18 @@ static int is_alloc_error(int ret)
            low == MBEDTLS_ERR_ASN1_ALLOC_FAILED;
 }
 
-/* Parse the pinned CA. PEM must carry its NUL (Mbed TLS's PEM reader relies on it). */
-static dpm_status_t parse_ca(dpm_tls_t *t, const uint8_t *ca, size_t len)
+/* PEM must carry its NUL (Mbed TLS's PEM reader relies on it). */
+static int pem_without_nul(const uint8_t *p, size_t len)
 {
     static const char pem_tag[] = "-----BEGIN";
     size_t tag_len = sizeof(pem_tag) - 1u;
-    if (len >= tag_len && memcmp(ca, pem_tag, tag_len) == 0 && ca[len - 1u] != 0) {
+    return len >= tag_len && memcmp(p, pem_tag, tag_len) == 0 && p[len - 1u] != 0;
+}
+
+/* Parse the pinned CA. */
+static dpm_status_t parse_ca(dpm_tls_t *t, const uint8_t *ca, size_t len)
+{
+    if (pem_without_nul(ca, len)) {
         return DPM_ERR_PARAM;
     }
     int ret = mbedtls_x509_crt_parse(&mb(t)->ca, ca, len);
@@ -226,6 +236,34 @@ static dpm_status_t parse_ca(dpm_tls_t *t, const uint8_t *ca, size_t len)
         return DPM_OK;
     }
     return is_alloc_error(ret) ? DPM_ERR_BUFFER : DPM_ERR_PARAM; /* > 0: some certs failed */
+}
+
+/* The device's own certificate and key (optional), checked to belong together. */
+static dpm_status_t parse_own(dpm_tls_t *t, const dpm_tls_config_t *cfg)
+{
+    if (cfg->client_cert == NULL) {
+        return DPM_OK;
+    }
+    if (pem_without_nul(cfg->client_cert, cfg->client_cert_len) ||
+        pem_without_nul(cfg->client_key, cfg->client_key_len)) {
+        return DPM_ERR_PARAM;
+    }
+    int ret = mbedtls_x509_crt_parse(&mb(t)->own_cert, cfg->client_cert, cfg->client_cert_len);
+    if (ret == 0) {
+        ret = mbedtls_pk_parse_key(&mb(t)->own_key, cfg->client_key, cfg->client_key_len, NULL, 0,
+                                   tls_rng, t);
+    }
+    if (ret == 0) {
+        ret = mbedtls_pk_check_pair(&mb(t)->own_cert.pk, &mb(t)->own_key, tls_rng, t);
+    }
+    if (ret == 0) {
+        ret = mbedtls_ssl_conf_own_cert(&mb(t)->conf, &mb(t)->own_cert, &mb(t)->own_key);
+    }
+    if (ret != 0) {
+        t->mbedtls_error = ret;
+        return is_alloc_error(ret) ? DPM_ERR_BUFFER : t->rng_failed ? DPM_ERR_RNG : DPM_ERR_PARAM;
+    }
+    return DPM_OK;
 }
 
 static dpm_status_t init_psa(dpm_tls_t *t)
@@ -267,6 +305,10 @@ static dpm_status_t setup(dpm_tls_t *t, const dpm_tls_config_t *cfg)
 #else
         mbedtls_ssl_conf_max_tls_version(&mb(t)->conf, MBEDTLS_SSL_VERSION_TLS1_2);
 #endif
+        st = parse_own(t, cfg);
+        if (st != DPM_OK) {
+            return st;
+        }
         ret = mbedtls_ssl_setup(&mb(t)->ssl, &mb(t)->conf);
     }
     if (ret == 0) {
@@ -282,9 +324,12 @@ static dpm_status_t setup(dpm_tls_t *t, const dpm_tls_config_t *cfg)
 
 static int config_ok(const dpm_tls_config_t *cfg)
 {
+    int own_cert = cfg->client_cert != NULL && cfg->client_cert_len > 0;
+    int own_key = cfg->client_key != NULL && cfg->client_key_len > 0;
     return cfg->ca != NULL && cfg->ca_len > 0 && cfg->hostname != NULL &&
            cfg->hostname[0] != '\0' && cfg->raw.send != NULL && cfg->raw.recv != NULL &&
-           cfg->rng.fill != NULL && cfg->clock.monotonic_ms != NULL;
+           cfg->rng.fill != NULL && cfg->clock.monotonic_ms != NULL && own_cert == own_key &&
+           (own_cert || (cfg->client_cert == NULL && cfg->client_key == NULL));
 }
 
 /* The status for a fatal handshake result. Verification problems first: they are what the
@@ -342,6 +387,8 @@ dpm_status_t dpm_tls_connect_sized(dpm_tls_t *t, size_t t_size, const dpm_tls_co
     mbedtls_ssl_init(&mb(t)->ssl);
     mbedtls_ssl_config_init(&mb(t)->conf);
     mbedtls_x509_crt_init(&mb(t)->ca);
+    mbedtls_x509_crt_init(&mb(t)->own_cert);
+    mbedtls_pk_init(&mb(t)->own_key);
     t->raw = cfg->raw;
     t->raw_close = cfg->raw_close;
     t->rng = cfg->rng;

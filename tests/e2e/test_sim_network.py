@@ -103,7 +103,7 @@ def main():
             out_net = os.path.join(tmp, "net")
             args = [SIM, "--scenario", scn, "--mode", "network", "--collector",
                     f"127.0.0.1:{h.port}", "--ca", h.ca, "--clients", "4", "--batch", "50",
-                    "--out", out_net, "--no-plot"]
+                    "--out", out_net, "--no-plot", "--token", h.creds.files["harness"]]
             r = subprocess.run(args, capture_output=True, text=True, timeout=120, cwd=ROOT)
             n += 1
             failed += not tap(n, r.returncode == 0,

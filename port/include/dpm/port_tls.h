@@ -89,6 +89,17 @@ typedef struct {
     dpm_clock_t clock;
     /* Deadline for the whole handshake, from the dpm_tls_connect() call; 0 = default. */
     uint32_t handshake_timeout_ms;
+    /* Optional: the device's own certificate (chain) and private key, for a collector that
+     * authenticates devices by TLS client certificate (dpm-collector --device-ca). PEM with
+     * its terminating NUL counted in the length, or DER; unencrypted key (PKCS#8 or SEC1).
+     * Give both or neither. They are parsed (copied into the arena) during dpm_tls_connect()
+     * and kept until dpm_tls_close(): a TLS 1.3 session with an ECDSA P-256 certificate needs
+     * 38,072 bytes of arena with the device config instead of 33,112
+     * (tests/unit/test_mbedtls_device_config.sh). */
+    const uint8_t *client_cert;
+    size_t client_cert_len;
+    const uint8_t *client_key;
+    size_t client_key_len;
 } dpm_tls_config_t;
 
 /* Internal state of a dpm_tls_t (read it through the functions below). */
@@ -177,11 +188,14 @@ dpm_status_t dpm_tls_connect_sized(dpm_tls_t *t, size_t t_size, const dpm_tls_co
  * REQUIRED); the client offers TLS 1.3 and TLS 1.2, nothing older. Calls psa_crypto_init().
  * Returns:
  *   DPM_OK            connected; use dpm_tls_transport(), finish with dpm_tls_close().
- *   DPM_ERR_PARAM     t/cfg NULL, a required field missing, hostname too long, or the CA
- *                     bytes do not parse (or are PEM without the terminating NUL).
+ *   DPM_ERR_PARAM     t/cfg NULL, a required field missing, hostname too long, the CA
+ *                     bytes do not parse (or are PEM without the terminating NUL), or a
+ *                     client certificate or key is given alone, does not parse, or the key
+ *                     does not belong to the certificate.
  *   DPM_ERR_TLS       the handshake failed: certificate not trusted or not for hostname
  *                     (dpm_tls_verify_flags() != 0), the peer does not speak TLS, sent a
- *                     fatal alert, or no common version/cipher suite.
+ *                     fatal alert (e.g. it wants a client certificate, or refused ours), or
+ *                     no common version/cipher suite.
  *   DPM_ERR_TIMEOUT   the deadline passed first.
  *   DPM_ERR_TRANSPORT the raw transport failed or the peer closed the stream.
  *   DPM_ERR_RNG       cfg->rng failed, or PSA could not gather entropy.
