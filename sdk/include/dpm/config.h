@@ -104,7 +104,8 @@
 #if DPM_LEDGER_MAX_CAMPAIGNS < 1 || DPM_LEDGER_MAX_CAMPAIGNS > 32
 #error "DPM_LEDGER_MAX_CAMPAIGNS must be in [1, 32]"
 #endif
-#if (DPM_MECH_ROC_HIST != 0 && DPM_MECH_ROC_HIST != 1) || (DPM_MECH_TUPLE != 0 && DPM_MECH_TUPLE != 1)
+#if (DPM_MECH_ROC_HIST != 0 && DPM_MECH_ROC_HIST != 1) ||                                          \
+    (DPM_MECH_TUPLE != 0 && DPM_MECH_TUPLE != 1)
 #error "DPM_MECH_ROC_HIST and DPM_MECH_TUPLE must be 0 or 1"
 #endif
 #if !DPM_MECH_ROC_HIST && !DPM_MECH_TUPLE

@@ -69,8 +69,8 @@ dpm_status_t dpm_roc_hist_init(dpm_roc_hist_t *m, const uint32_t *edges, uint32_
  * independent discrete Laplace draw (dpm_laplace_add with m->lap: scale 2 / ε) per cell, drawn
  * in the documented order pos[0], ..., pos[bins-1], neg[0], ..., neg[bins-1]. ε-DP for one
  * label change (see the top of this file); spends m->eps_implemented.
- * DPM_ERR_PARAM for NULL pointers, an unbound r, a corrupted *m, h->bins != m->bins.count or a count
- * above DPM_SCORE_HIST_MAX_COUNT. DPM_ERR_RANGE when a noised value would leave
+ * DPM_ERR_PARAM for NULL pointers, an unbound r, a corrupted *m, h->bins != m->bins.count or a
+ * count above DPM_SCORE_HIST_MAX_COUNT. DPM_ERR_RANGE when a noised value would leave
  * [-INT32_MAX, INT32_MAX]: decided from the exact noised values (a function of the output
  * alone, so it is post-processing and keeps ε-DP). With counts <= 2^30 this needs |Z| > 2^30 in
  * some cell: probability < 4 DPM_MAX_BINS exp(-2^30 ε / 2) < 2^-11000 for every allowed ε;

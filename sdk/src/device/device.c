@@ -80,7 +80,8 @@ static int config_ok(const dpm_device_config_t *cfg)
     const dpm_storage_t *s = &cfg->storage;
     if (cfg->rng.fill == NULL || s->read == NULL || s->write == NULL || s->erase == NULL ||
         !policy_valid(&cfg->policy) || cfg->ledger_size < DPM_LEDGER_MIN_REGION ||
-        cfg->outbox_size < DPM_OUTBOX_MIN_REGION || !region_ok(s, cfg->ledger_offset, cfg->ledger_size) ||
+        cfg->outbox_size < DPM_OUTBOX_MIN_REGION ||
+        !region_ok(s, cfg->ledger_offset, cfg->ledger_size) ||
         !region_ok(s, cfg->outbox_offset, cfg->outbox_size)) {
         return 0;
     }
@@ -194,8 +195,7 @@ static dpm_status_t precheck(dpm_device_t *d, const dpm_mech_t *m, uint32_t peri
 }
 
 /* Charge the ledger; on DPM_OK *rc is the receipt for one report. */
-static dpm_status_t charge(dpm_device_t *d, const dpm_mech_t *m, uint32_t period,
-                           dpm_receipt_t *rc)
+static dpm_status_t charge(dpm_device_t *d, const dpm_mech_t *m, uint32_t period, dpm_receipt_t *rc)
 {
     dpm_status_t st = dpm_ledger_charge(&d->ledger, m->campaign.id, period, m->eps_implemented,
                                         m->campaign.budget);

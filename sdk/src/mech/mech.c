@@ -138,7 +138,8 @@ static dpm_status_t tuple_init(dpm_mech_t *m, const dpm_campaign_t *c, const cha
     memset(&next, 0, sizeof(next));
     next.campaign = *c;
     dpm_tuple_kind_t kind = c->mechanism == DPM_MECH_ID_TUPLE_MR ? DPM_TUPLE_MR : DPM_TUPLE_ML;
-    dpm_status_t st = dpm_tuple_init(&next.params.tuple, kind, c->groups, c->metrics, c->nmetrics, c->eps);
+    dpm_status_t st =
+        dpm_tuple_init(&next.params.tuple, kind, c->groups, c->metrics, c->nmetrics, c->eps);
     if (st != DPM_OK) {
         return fail(reason,
                     st == DPM_ERR_RANGE ? "epsilon too small or too large for the mechanism"

@@ -37,7 +37,8 @@ dpm_status_t dpm_campaign_decode(const uint8_t *buf, size_t len, dpm_campaign_t 
     }
     if (msg.bin_edges_count > DPM_CAMPAIGN_MAX_EDGES) {
         return fail(reason,
-                    DPM_MECH_ROC_HIST ? "too many bins" : "histogram campaigns are not in this build",
+                    DPM_MECH_ROC_HIST ? "too many bins"
+                                      : "histogram campaigns are not in this build",
                     DPM_ERR_PROTOCOL);
     }
     dpm_campaign_t c;

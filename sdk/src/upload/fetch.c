@@ -57,9 +57,9 @@ dpm_status_t dpm_campaign_fetch(const dpm_transport_t *t, const dpm_clock_t *c, 
 {
     size_t len = 0;
     dpm_campaign_t campaign;
-    dpm_status_t st = m == NULL ? DPM_ERR_PARAM
-                                : dpm_campaign_get(t, c, host, id, timeout_ms, work, work_cap, &len,
-                                                   reason);
+    dpm_status_t st =
+        m == NULL ? DPM_ERR_PARAM
+                  : dpm_campaign_get(t, c, host, id, timeout_ms, work, work_cap, &len, reason);
     if (st == DPM_OK) {
         st = dpm_campaign_decode(work, len, &campaign, reason);
     }
