@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Small JSON reader (see json_read.h). Recursive descent over the buffer. */
-#include "sim/json_read.h"
+#include "common/json_read.h"
 
 #include <stdio.h>
 #include <stdlib.h>
