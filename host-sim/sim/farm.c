@@ -111,10 +111,11 @@ static void *part_runs(void *arg)
     memset(&stats, 0, sizeof(stats));
     dpm_status_t st = DPM_OK;
     for (uint32_t r = p->run_lo; r < p->run_hi && st == DPM_OK; r++) {
-        sim_agg_t agg;
-        sim_agg_init(p->cfg, &agg);
-        st = run_range(p->cfg, p->pop, p->opts, p->run + r, 0, p->pop->devices, &agg, &stats);
-        p->aggs[r] = agg;
+        /* straight into the caller's slot: a run's aggregate is kilobytes, the run may be 20
+         * devices; each part writes its own contiguous runs */
+        sim_agg_init(p->cfg, &p->aggs[r]);
+        st = run_range(p->cfg, p->pop, p->opts, p->run + r, 0, p->pop->devices, &p->aggs[r],
+                       &stats);
     }
     p->stats = stats;
     p->status = st;
