@@ -506,7 +506,7 @@ int main(int argc, char **argv)
     opts_t o;
     if (argc >= 2 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
         fputs(USAGE, stdout);
-        printf("\nMechanisms (host-sim/sim/mechs.c):\n");
+        printf("\nMechanisms (registered in host-sim/sim/mechs.c):\n");
         for (size_t i = 0; i < sim_mech_count(); i++) {
             printf("  %-9s %s\n", sim_mech_at(i)->name, sim_mech_at(i)->what);
         }

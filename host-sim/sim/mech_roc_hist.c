@@ -406,11 +406,10 @@ static void roc_summary(const sim_result_t *res, char *buf, size_t cap)
     sim_result_summary(res, SIM_ROC_ITEM_BINNED, &b);
     sim_roc_band_coverage(res->ext, st_of(&res->cfg)->bins, &pw, &all_pw, &simul);
     snprintf(buf, cap,
-             "AUC vs model %.4f: rmse %.3g (bias %+.3g: binning + sampling), CI cover %.0f%%; "
-             "vs devices' binned AUC %.4f: rmse %.3g, noise CI cover %.0f%%; TPR band cover "
-             "%.0f%%",
-             m.truth, m.rmse, m.mean_error, 100.0 * m.coverage, b.truth, b.rmse, 100.0 * b.coverage,
-             100.0 * pw);
+             "AUC vs model %.4f: rmse %.3g, mean err %+.2g, cover %.0f%% | vs binned %.4f: rmse "
+             "%.3g, cover %.0f%% | TPR band %.0f%%",
+             m.truth, m.rmse, m.mean_error, 100.0 * m.coverage, b.truth, b.rmse,
+             100.0 * b.coverage, 100.0 * pw);
 }
 
 /* ---- network mode, replay, collector file -----------------------------------------------------
