@@ -407,7 +407,9 @@ static void print_replay(const sim_cfg_t *cfg, const sim_block_t *b, const opts_
         printf("no report: the device does not take part in this campaign\n");
         return;
     }
-    cfg->m->describe(cfg, b, rep, stdout);
+    if (cfg->m->describe != NULL) {
+        cfg->m->describe(cfg, b, rep, stdout);
+    }
     printf("eps_q16 %u, params_hash 0x%08x, period %u\nreport_id ", rep->eps, rep->params_hash,
            rep->period);
     hex(stdout, rep->report_id, DPM_REPORT_ID_BYTES);
@@ -483,7 +485,9 @@ static int cmd_campaigns(const opts_t *o)
         }
         printf("\n[campaign]   # %s\nid = %u\nmechanism = %s\neps = %s\n", s->name, s->id,
                s->mech->name, s->eps_text[0]);
-        s->mech->campaign_keys(sc, s, stdout);
+        if (s->mech->campaign_keys != NULL) {
+            s->mech->campaign_keys(sc, s, stdout);
+        }
     }
     free(sc);
     return status;
