@@ -40,8 +40,7 @@ static int stub_commit(void *ctx, coll_batch_t *b)
         for (size_t i = 0; i < b->nreports; i++) {
             coll_report_t *r = &b->reports[i];
             r->is_new = 1;
-            if (coll_agg_add_locked(g_agg, r->campaign_index, r->rep.tuple.group,
-                                    r->rep.tuple.nmetrics, r->rep.tuple.value) != 0) {
+            if (coll_agg_add_report_locked(g_agg, r->campaign_index, &r->rep) != 0) {
                 abort(); /* validation let through a report the aggregates cannot take */
             }
             b->accepted++;
