@@ -723,7 +723,7 @@ dpm_status_t dpm_disp_chebyshev_alpha(double mse, double confidence, double *alp
     return DPM_OK;
 }
 
-/* Φ(z) = erfc(-z / sqrt 2) / 2 is increasing: bisection to the last bit is plenty fast. */
+/* common/prob.h's quantile (bisection of Φ to the last bit), behind this library's status codes. */
 dpm_status_t dpm_disp_normal_quantile(double prob, double *z)
 {
     if (!is_prob(prob) || z == NULL) {

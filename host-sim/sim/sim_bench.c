@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/json_write.h"
 #include "sim/cli.h"
 #include "sim/farm.h"
 #include "sim/progress.h"
@@ -43,12 +44,22 @@ static const char kDemo[] =
 static void metric(const char *name, double value, const char *unit, const char *baseline,
                    double ratio)
 {
-    printf("{\"name\": \"%s\", \"value\": %.6g, \"unit\": \"%s\", \"baseline\": ", name, value,
-           unit);
+    jw_t w;
+    jw_file(&w, stdout);
+    jw_raw(&w, "{\"name\": ");
+    jw_str(&w, name);
+    jw_raw(&w, ", \"value\": ");
+    jw_num(&w, value, 6);
+    jw_raw(&w, ", \"unit\": ");
+    jw_str(&w, unit);
+    jw_raw(&w, ", \"baseline\": ");
     if (baseline == NULL) {
-        printf("null, \"ratio\": null}\n");
+        jw_raw(&w, "null, \"ratio\": null}\n");
     } else {
-        printf("\"%s\", \"ratio\": %.6g}\n", baseline, ratio);
+        jw_str(&w, baseline);
+        jw_raw(&w, ", \"ratio\": ");
+        jw_num(&w, ratio, 6);
+        jw_raw(&w, "}\n");
     }
     fflush(stdout);
 }
