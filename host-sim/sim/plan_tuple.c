@@ -142,7 +142,7 @@ static const char PLAN_USAGE[] =
     "  Answers: the smallest eps (given K devices) or the fewest devices (given eps) such\n"
     "  that the disparity between two groups is estimated within X with probability C,\n"
     "  from the analytic variance (worst-case second moment), then checks it by simulation\n"
-    "  (exact mode, R runs, default 200).\n"
+    "  (exact mode, R runs, default 200; PASS only when the simulated coverage reaches C).\n"
     "  --scale metric (default): X on the metric's [0, 1] scale; value: on [-1, 1] (the\n"
     "  paper's tables). --groups: d (default 2); --shares: the two groups' fractions of the\n"
     "  devices (default 1/2, 1/2 for d = 2, 1/d each otherwise). --bound chebyshev (default,\n"
