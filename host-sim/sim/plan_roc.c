@@ -370,7 +370,7 @@ int sim_cmd_plan_roc(int argc, char **argv)
         printf("check by simulation: skipped (%s)\n", a.why);
         return SIM_EXIT_OK;
     }
-    printf("check by simulation (exact mode, %u runs%s, seed %llu, %.2f s): AUC truth %.5f, RMSE "
+    printf("check by simulation (exact mode, %u runs%s, seed %llu, %.3g s): AUC truth %.5f, RMSE "
            "%.4g\n",
            a.runs, q.kind == SIM_ROC_ERROR_MODEL ? ", each on its own population" : "",
            (unsigned long long)o.seed, a.seconds, a.truth, a.rmse);

@@ -286,7 +286,7 @@ static void check_print(const sim_plan_question_t *q, const sim_plan_answer_t *a
         return;
     }
     printf("check by simulation (exact mode, %u runs, worst-case population, seed %llu, "
-           "%.2f s):\n",
+           "%.3g s):\n",
            a->runs, (unsigned long long)seed, a->seconds);
     sim_plan_print_coverage("gap", q->error, a->within, a->runs, q->plan.confidence, a->p_value,
                             a->pass);
