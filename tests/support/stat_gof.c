@@ -5,6 +5,7 @@
 #include "stat_gof.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 #define STAT_EPS 1e-15
 #define STAT_TINY 1e-300
@@ -257,4 +258,15 @@ size_t stat_pool_tails(uint64_t *observed, double *expected, size_t n, double mi
         }
     }
     return m;
+}
+
+uint32_t stat_samples(uint32_t full, uint32_t min)
+{
+    static uint32_t divisor; /* 0 = not read yet */
+    if (divisor == 0) {
+        const char *env = getenv("DPM_STAT_DIVISOR");
+        long d = env != NULL ? strtol(env, NULL, 10) : 1;
+        divisor = d > 1 && d <= 1000 ? (uint32_t)d : 1u;
+    }
+    return full / divisor > min ? full / divisor : (min < full ? min : full);
 }
