@@ -87,7 +87,13 @@ if [ ! -s "$arena_log" ] || [ port/tls/config/dpm_mbedtls_device.h -nt "$arena_l
     DEVICE_CHECK=device-check-armhf \
     MBEDTLS_CMAKE_ARGS="-DCMAKE_SYSTEM_NAME=Linux -DCMAKE_SYSTEM_PROCESSOR=arm -DCMAKE_C_COMPILER=arm-linux-gnueabihf-gcc" \
     bash tests/unit/test_mbedtls_device_config.sh >"$arena_log.new" 2>&1 || true
-  mv "$arena_log.new" "$arena_log"
+  # keep it (as a cache) only if both versions were measured
+  if [ "$(grep -c '^# smallest arena for a TLS' "$arena_log.new")" = 2 ]; then
+    mv "$arena_log.new" "$arena_log"
+  else
+    mv "$arena_log.new" "$SIZE/arena.failed.log"; rm -f "$arena_log"
+    echo "size: the arena measurement failed: $SIZE/arena.failed.log" >&2
+  fi
 fi
 
 $PYTHON .make/size.py --out "$BUILD_DIR/size.json" --arena-log "$arena_log" \
