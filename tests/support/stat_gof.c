@@ -4,9 +4,8 @@
  * and is checked against high-precision reference values in tests/stat/test_dlap_gof.c. */
 #include "stat_gof.h"
 
-#include "common/prob.h"
-
 #include <math.h>
+#include <stdlib.h>
 
 #include "common/prob.h"
 
@@ -237,4 +236,15 @@ double stat_binom_two_sided(uint32_t k, uint32_t n, double q)
         hi += i >= k ? pm : 0.0;
     }
     return fmin(1.0, 2.0 * fmin(lo, hi));
+}
+
+uint32_t stat_samples(uint32_t full, uint32_t min)
+{
+    static uint32_t divisor; /* 0 = not read yet */
+    if (divisor == 0) {
+        const char *env = getenv("DPM_STAT_DIVISOR");
+        long d = env != NULL ? strtol(env, NULL, 10) : 1;
+        divisor = d > 1 && d <= 1000 ? (uint32_t)d : 1u;
+    }
+    return full / divisor > min ? full / divisor : (min < full ? min : full);
 }
