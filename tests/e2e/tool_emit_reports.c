@@ -108,7 +108,7 @@ int main(void)
             for (int e = 0; e < 3; e++) {
                 dpm_campaign_t c;
                 memset(&c, 0, sizeof(c));
-                c.id = 300u + groups * 100u + (uint32_t)b * 10u + (uint32_t)e;
+                c.id = 300u + groups * 25u + (uint32_t)b * 10u + (uint32_t)e;
                 c.mechanism = DPM_MECH_ID_ROC_HIST;
                 dpm_eps_from_decimal(eps_text[e], &c.eps);
                 c.budget = c.eps;
