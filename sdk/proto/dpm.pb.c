@@ -13,6 +13,15 @@ PB_BIND(dpm_v1_TupleBody, dpm_v1_TupleBody, AUTO)
 PB_BIND(dpm_v1_RocHistBody, dpm_v1_RocHistBody, 2)
 
 
+PB_BIND(dpm_v1_DpaucBody, dpm_v1_DpaucBody, 2)
+
+
+PB_BIND(dpm_v1_UstatBinsBody, dpm_v1_UstatBinsBody, AUTO)
+
+
+PB_BIND(dpm_v1_UstatTreeBody, dpm_v1_UstatTreeBody, AUTO)
+
+
 PB_BIND(dpm_v1_Report, dpm_v1_Report, 2)
 
 
@@ -26,6 +35,8 @@ PB_BIND(dpm_v1_BatchResponse, dpm_v1_BatchResponse, 2)
 
 
 PB_BIND(dpm_v1_Reject, dpm_v1_Reject, AUTO)
+
+
 
 
 

@@ -29,8 +29,16 @@ with tempfile.TemporaryDirectory() as gen:
     lines = subprocess.run([f"{OUT}/tests/e2e/tool_emit_reports"], check=True,
                            capture_output=True, text=True).stdout.splitlines()
     rows = [json.loads(line) for line in lines]
-    tap(len(rows) == 2 * 4 * 3 * 5 + 3 * 3 * 5,
+    # tuple_mr/ml 2 x 4 x 3 x 5, roc_hist 2 x 3 x 3 x 5, dpauc 2 x 3 x 3 x 3, ustat_bins 3 x 3 x 5,
+    # ustat_tree 3 x 2 x 5
+    tap(len(rows) == 2 * 4 * 3 * 5 + 2 * 3 * 3 * 5 + 2 * 3 * 3 * 3 + 3 * 3 * 5 + 3 * 2 * 5,
         f"the SDK emitted {len(rows)} reports of every kind")
+    # the body's fields, and which list (if any) counts its values
+    FIELDS = {"tuple": (["group", "values"], "values"),
+              "roc_hist": (["group", "pos", "neg"], "pos"),
+              "dpauc": (["tp", "fp", "tn", "fn"], "tp"),
+              "ustat_bins": (["value", "label"], None),
+              "ustat_tree": (["label", "level", "row", "value"], None)}
     kinds = {}
     for row in rows:
         msg = dpm_pb2.Report()
@@ -38,14 +46,13 @@ with tempfile.TemporaryDirectory() as gen:
         got = dict(report_id=msg.report_id.hex(), campaign_id=msg.campaign_id,
                    period=msg.period, mechanism=msg.mechanism, eps_q16=msg.eps_q16,
                    params_hash=msg.params_hash)
-        if "pos" in row:  # roc_hist: one noised positive and negative count per bin
-            body = "roc_hist"
-            got.update(pos=list(msg.roc_hist.pos), neg=list(msg.roc_hist.neg))
-            nvalues = len(msg.roc_hist.pos)
-        else:
-            body = "tuple"
-            got.update(group=msg.tuple.group, values=list(msg.tuple.values))
-            nvalues = len(msg.tuple.values)
+        body = row["body"]
+        names, counted = FIELDS[body]
+        sub = getattr(msg, body)
+        for name in names:
+            v = getattr(sub, name)
+            got[name] = v if isinstance(v, int) else list(v)
+        nvalues = len(got[counted]) if counted else 1
         want = {k: row[k] for k in got}
         key = (dpm_pb2.Mechanism.Name(msg.mechanism), nvalues)
         ok = got == want and msg.WhichOneof("body") == body
@@ -53,7 +60,8 @@ with tempfile.TemporaryDirectory() as gen:
         # re-encoding with the reference implementation gives the SDK's bytes back
         kinds.setdefault(key + ("bytes",), []).append(msg.SerializeToString().hex() == row["hex"])
     for key in sorted(kinds):
-        what = f"{key[0]} with {key[1]} " + ("bin(s)" if key[0] == "ROC_HIST" else "value(s)")
+        unit = {"ROC_HIST": "bin(s)", "DPAUC": "threshold(s)"}.get(key[0], "value(s)")
+        what = f"{key[0]} with {key[1]} {unit}"
         if len(key) == 3:
             what += ": protobuf re-encodes to identical bytes"
         else:

@@ -119,6 +119,9 @@ static inline uint32_t dpm_abi_fingerprint(void)
                           DPM_RAND_BUF_BYTES,
                           DPM_LEDGER_MAX_CAMPAIGNS,
                           (uint32_t)((DPM_MECH_ROC_HIST << 1) | DPM_MECH_TUPLE),
+                          (uint32_t)((DPM_MECH_USTAT << 1) | DPM_MECH_DPAUC),
+                          DPM_DPAUC_MAX_THRESHOLDS,
+                          DPM_USTAT_MAX_DEPTH,
                           (uint32_t)sizeof(dpm_device_t),
                           (uint32_t)sizeof(dpm_device_config_t),
                           (uint32_t)sizeof(dpm_mech_t),
@@ -179,19 +182,44 @@ typedef struct {
  * DPM_ERR_POLICY, DPM_ERR_UNDEFINED (a metric has a zero denominator on these counts),
  * DPM_ERR_BUFFER (the outbox is full: flush first), DPM_ERR_BUDGET (the period's budget is
  * spent, or the period is closed because the device already reported for a later one: its
- * spending is no longer kept), DPM_ERR_CORRUPT / DPM_ERR_STORAGE (ledger or outbox). After the charge (ε spent, the
- * safe direction, no report): DPM_ERR_RNG (the random source failed), DPM_ERR_RANGE
- * (probability < 2^-45), DPM_ERR_STORAGE (the outbox write failed). */
+ * spending is no longer kept), DPM_ERR_CORRUPT / DPM_ERR_STORAGE (ledger or outbox). After the
+ * charge (ε spent, the safe direction, no report): DPM_ERR_RNG (the random source failed),
+ * DPM_ERR_RANGE (probability < 2^-45), DPM_ERR_STORAGE (the outbox write failed). */
 dpm_status_t dpm_device_report_tuple(dpm_device_t *d, const dpm_mech_t *m, uint32_t period,
                                      uint32_t group, const dpm_confusion_t *conf,
                                      dpm_report_info_t *info);
 
 /* One roc_hist report of the histogram h (built with dpm_score_hist_init/add over
  * dpm_mech_score_bins(m)). Same order, statuses and guarantees as dpm_device_report_tuple;
- * DPM_ERR_PARAM also for h->bins != the campaign's bins or a count above
- * DPM_SCORE_HIST_MAX_COUNT. */
+ * DPM_ERR_PARAM also for h->bins != the campaign's bins, a count above
+ * DPM_SCORE_HIST_MAX_COUNT, or a campaign with groups (dpm_device_report_roc_hist_group). */
 dpm_status_t dpm_device_report_roc_hist(dpm_device_t *d, const dpm_mech_t *m, uint32_t period,
                                         const dpm_score_hist_t *h, dpm_report_info_t *info);
+
+/* One per-group roc_hist report (a roc_hist campaign with groups >= 2): the device's true group
+ * (< the campaign's groups; randomized by GRR inside, see dpm/roc_hist.h) and its histogram h.
+ * Same order, statuses and guarantees as dpm_device_report_roc_hist; DPM_ERR_PARAM also for a
+ * group out of range or a campaign without groups (and dpm_device_report_roc_hist refuses a
+ * campaign with groups: its report would carry no group). */
+dpm_status_t dpm_device_report_roc_hist_group(dpm_device_t *d, const dpm_mech_t *m, uint32_t period,
+                                              uint32_t group, const dpm_score_hist_t *h,
+                                              dpm_report_info_t *info);
+
+/* One dpauc report of the counts c (built with dpm_dpauc_counts_init/add over
+ * dpm_mech_dpauc(m)). Same order, statuses and guarantees as dpm_device_report_tuple;
+ * DPM_ERR_PARAM also for counts of another threshold count, or that no examples can give. */
+dpm_status_t dpm_device_report_dpauc(dpm_device_t *d, const dpm_mech_t *m, uint32_t period,
+                                     const dpm_dpauc_counts_t *c, dpm_report_info_t *info);
+
+/* One ustat_bins report of one example: score and label (AUC kernels), or score and score2
+ * (KENDALL, label 0). Same order, statuses and guarantees as dpm_device_report_tuple;
+ * DPM_ERR_PARAM also for a score above 2^31 or a label out of range (dpm/ustat.h). */
+dpm_status_t dpm_device_report_ustat_bins(dpm_device_t *d, const dpm_mech_t *m, uint32_t period,
+                                          const dpm_ustat_example_t *ex, dpm_report_info_t *info);
+
+/* One ustat_tree report of one example (score and label). As dpm_device_report_ustat_bins. */
+dpm_status_t dpm_device_report_ustat_tree(dpm_device_t *d, const dpm_mech_t *m, uint32_t period,
+                                          const dpm_ustat_example_t *ex, dpm_report_info_t *info);
 
 /* Post the outbox over the connected transport t (dpm_upload_flush with the device's outbox,
  * clock and random source). DPM_ERR_PARAM if the device has no upload config. */

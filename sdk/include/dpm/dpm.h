@@ -9,6 +9,7 @@
 #include "dpm/budget.h"
 #include "dpm/config.h"
 #include "dpm/device.h"
+#include "dpm/dpauc.h"
 #include "dpm/mech.h"
 #include "dpm/noise.h"
 #include "dpm/port.h"
@@ -20,6 +21,7 @@
 #include "dpm/tuple.h"
 #include "dpm/types.h"
 #include "dpm/upload.h"
+#include "dpm/ustat.h"
 #include "dpm/version.h"
 
 #endif /* DPM_DPM_H */

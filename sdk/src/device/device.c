@@ -280,18 +280,30 @@ dpm_status_t dpm_device_report_tuple(dpm_device_t *d, const dpm_mech_t *m, uint3
 #endif
 }
 
-dpm_status_t dpm_device_report_roc_hist(dpm_device_t *d, const dpm_mech_t *m, uint32_t period,
-                                        const dpm_score_hist_t *h, dpm_report_info_t *info)
-{
 #if DPM_MECH_ROC_HIST
-    if (!opened(d) || m == NULL || h == NULL || m->campaign.mechanism != DPM_MECH_ID_ROC_HIST ||
-        h->bins != m->params.roc_hist.bins.count) {
-        return DPM_ERR_PARAM;
+/* h can be reported under m: its bins and counts. */
+static int hist_reportable(const dpm_mech_t *m, const dpm_score_hist_t *h)
+{
+    if (h->bins != m->params.roc_hist.bins.count) {
+        return 0;
     }
     for (uint32_t b = 0; b < h->bins; b++) {
         if (h->pos[b] > DPM_SCORE_HIST_MAX_COUNT || h->neg[b] > DPM_SCORE_HIST_MAX_COUNT) {
-            return DPM_ERR_PARAM;
+            return 0;
         }
+    }
+    return 1;
+}
+
+/* roc_hist with or without a group (group_given 0: none). */
+static dpm_status_t report_roc(dpm_device_t *d, const dpm_mech_t *m, uint32_t period,
+                               int group_given, uint32_t group, const dpm_score_hist_t *h,
+                               dpm_report_info_t *info)
+{
+    if (!opened(d) || m == NULL || h == NULL || m->campaign.mechanism != DPM_MECH_ID_ROC_HIST ||
+        !hist_reportable(m, h) || (m->params.roc_hist.groups != 0) != group_given ||
+        (group_given && group >= m->params.roc_hist.groups)) {
+        return DPM_ERR_PARAM;
     }
     dpm_status_t st = precheck(d, m, period, DPM_REPORT_ROC_MAX);
     dpm_receipt_t rc;
@@ -300,12 +312,127 @@ dpm_status_t dpm_device_report_roc_hist(dpm_device_t *d, const dpm_mech_t *m, ui
     }
     dpm_report_t rep;
     if (st == DPM_OK) {
-        st = dpm_mech_report_roc_hist(m, &d->rand, &rc, h, &rep);
+        st = group_given ? dpm_mech_report_roc_hist_group(m, &d->rand, &rc, group, h, &rep)
+                         : dpm_mech_report_roc_hist(m, &d->rand, &rc, h, &rep);
     }
     uint8_t buf[DPM_REPORT_ROC_MAX];
     return st == DPM_OK ? queue(d, m, &rep, buf, sizeof(buf), info) : st;
+}
+#endif
+
+dpm_status_t dpm_device_report_roc_hist(dpm_device_t *d, const dpm_mech_t *m, uint32_t period,
+                                        const dpm_score_hist_t *h, dpm_report_info_t *info)
+{
+#if DPM_MECH_ROC_HIST
+    return report_roc(d, m, period, 0, 0, h, info);
 #else
     (void)d, (void)m, (void)period, (void)h, (void)info;
+    return DPM_ERR_UNSUPPORTED;
+#endif
+}
+
+dpm_status_t dpm_device_report_roc_hist_group(dpm_device_t *d, const dpm_mech_t *m, uint32_t period,
+                                              uint32_t group, const dpm_score_hist_t *h,
+                                              dpm_report_info_t *info)
+{
+#if DPM_MECH_ROC_HIST
+    return report_roc(d, m, period, 1, group, h, info);
+#else
+    (void)d, (void)m, (void)period, (void)group, (void)h, (void)info;
+    return DPM_ERR_UNSUPPORTED;
+#endif
+}
+
+#if DPM_MECH_DPAUC
+/* Counts that the mechanism accepts: dpm_dpauc_perturb's checks, without drawing. */
+static int counts_reportable(const dpm_mech_t *m, const dpm_dpauc_counts_t *c)
+{
+    if (c->n != m->params.dpauc.n || (uint64_t)c->pos + c->neg > DPM_DPAUC_MAX_COUNT) {
+        return 0;
+    }
+    for (uint32_t i = 0; i < c->n; i++) {
+        if (c->tp[i] > c->pos || c->fp[i] > c->neg ||
+            (i > 0 && (c->tp[i] > c->tp[i - 1] || c->fp[i] > c->fp[i - 1]))) {
+            return 0;
+        }
+    }
+    return 1;
+}
+#endif
+
+dpm_status_t dpm_device_report_dpauc(dpm_device_t *d, const dpm_mech_t *m, uint32_t period,
+                                     const dpm_dpauc_counts_t *c, dpm_report_info_t *info)
+{
+#if DPM_MECH_DPAUC
+    if (!opened(d) || m == NULL || c == NULL || m->campaign.mechanism != DPM_MECH_ID_DPAUC ||
+        !counts_reportable(m, c)) {
+        return DPM_ERR_PARAM;
+    }
+    dpm_status_t st = precheck(d, m, period, DPM_REPORT_DPAUC_MAX);
+    dpm_receipt_t rc;
+    if (st == DPM_OK) {
+        st = charge(d, m, period, &rc);
+    }
+    dpm_report_t rep;
+    if (st == DPM_OK) {
+        st = dpm_mech_report_dpauc(m, &d->rand, &rc, c, &rep);
+    }
+    uint8_t buf[DPM_REPORT_DPAUC_MAX];
+    return st == DPM_OK ? queue(d, m, &rep, buf, sizeof(buf), info) : st;
+#else
+    (void)d, (void)m, (void)period, (void)c, (void)info;
+    return DPM_ERR_UNSUPPORTED;
+#endif
+}
+
+#if DPM_MECH_USTAT
+/* ustat_bins (tree 0) or ustat_tree (tree 1): one example. */
+static dpm_status_t report_ustat(dpm_device_t *d, const dpm_mech_t *m, uint32_t period, int tree,
+                                 const dpm_ustat_example_t *ex, dpm_report_info_t *info)
+{
+    dpm_mech_id_t want = tree ? DPM_MECH_ID_USTAT_TREE : DPM_MECH_ID_USTAT_BINS;
+    if (!opened(d) || m == NULL || ex == NULL || m->campaign.mechanism != want ||
+        ex->score > DPM_SCORE_ONE || (ex->label != 0 && ex->label != 1)) {
+        return DPM_ERR_PARAM;
+    }
+    if (!tree && m->params.ustat_bins.kernel == DPM_USTAT_KENDALL &&
+        (ex->score2 > DPM_SCORE_ONE || ex->label != 0)) {
+        return DPM_ERR_PARAM;
+    }
+    dpm_status_t st = precheck(
+        d, m, period, DPM_REPORT_MAX2(DPM_REPORT_USTAT_TREE_MAX, DPM_REPORT_USTAT_BINS_MAX));
+    dpm_receipt_t rc;
+    if (st == DPM_OK) {
+        st = charge(d, m, period, &rc);
+    }
+    dpm_report_t rep;
+    if (st == DPM_OK) {
+        st = tree ? dpm_mech_report_ustat_tree(m, &d->rand, &rc, ex, &rep)
+                  : dpm_mech_report_ustat_bins(m, &d->rand, &rc, ex, &rep);
+    }
+    uint8_t buf[DPM_REPORT_MAX2(DPM_REPORT_USTAT_TREE_MAX, DPM_REPORT_USTAT_BINS_MAX)];
+    return st == DPM_OK ? queue(d, m, &rep, buf, sizeof(buf), info) : st;
+}
+#endif
+
+dpm_status_t dpm_device_report_ustat_bins(dpm_device_t *d, const dpm_mech_t *m, uint32_t period,
+                                          const dpm_ustat_example_t *ex, dpm_report_info_t *info)
+{
+#if DPM_MECH_USTAT
+    return report_ustat(d, m, period, 0, ex, info);
+#else
+    (void)d, (void)m, (void)period, (void)ex, (void)info;
+    return DPM_ERR_UNSUPPORTED;
+#endif
+}
+
+dpm_status_t dpm_device_report_ustat_tree(dpm_device_t *d, const dpm_mech_t *m, uint32_t period,
+                                          const dpm_ustat_example_t *ex, dpm_report_info_t *info)
+{
+#if DPM_MECH_USTAT
+    return report_ustat(d, m, period, 1, ex, info);
+#else
+    (void)d, (void)m, (void)period, (void)ex, (void)info;
     return DPM_ERR_UNSUPPORTED;
 #endif
 }
