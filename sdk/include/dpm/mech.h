@@ -11,6 +11,7 @@
 
 #include <stdint.h>
 
+#include "dpm/fedauc.h"
 #include "dpm/roc_hist.h"
 #include "dpm/tuple.h"
 
@@ -54,12 +55,16 @@ typedef struct {
                                                  * bin_edges_count); roc_hist has nbins + 1 bins */
     uint32_t bin_edges[DPM_CAMPAIGN_MAX_EDGES]; /* strictly increasing, Q1.31, each <= 2^31 */
     uint32_t frac_bits;
+    /* fedauc_rr / fedauc_lap (wire: Campaign fields 20-22; 0 for other mechanisms) */
+    uint32_t fedauc_variant;     /* dpm_fedauc_variant_t: LOCAL .. ADAPTIVE for fedauc_lap */
+    uint32_t fedauc_p_share_q16; /* LOCAL/GLOBAL/ORTHOGONAL: share of ε on localP, Q0.16 */
+    uint32_t fedauc_score_bits;  /* scores quantized to score_bits bits, 1..31 */
 } dpm_campaign_t;
 
 /* A campaign's mechanism, built and checked: what the device runs. The parameters are a union
  * over the mechanisms compiled in (the member named by campaign.mechanism is valid), so a
  * mechanism costs only the memory of the largest one in the build. */
-typedef struct {
+typedef struct dpm_mech_s {
     dpm_campaign_t campaign;
     dpm_eps_t eps_implemented; /* what one report really spends (<= campaign.eps) */
     uint32_t params_hash;      /* fingerprint of the derived parameters */
@@ -70,6 +75,9 @@ typedef struct {
 #if DPM_MECH_ROC_HIST
         dpm_roc_hist_t roc_hist; /* roc_hist */
 #endif
+#if DPM_MECH_FEDAUC
+        dpm_fedauc_t fedauc; /* fedauc_rr / fedauc_lap */
+#endif
     } params;
 } dpm_mech_t;
 
@@ -77,9 +85,12 @@ typedef struct {
  * wrong: ε outside (0, DPM_EPS_MAX], an unknown or not compiled-in mechanism, groups or metrics
  * out of range or repeated, too many or unsorted bin edges, a budget smaller than one report's
  * implemented ε. roc_hist: 1 <= nbins (edges) <= DPM_MAX_BINS - 1, edges strictly increasing
- * and <= 2^31; its params_hash covers the edges, the Laplace scale and eps_implemented. On
- * error *m is untouched, the campaign must not run, and *reason (if not NULL) is a short
- * static English reason. DPM_ERR_UNSUPPORTED for a mechanism this build does not have. */
+ * and <= 2^31; its params_hash covers the edges, the Laplace scale and eps_implemented.
+ * fedauc_rr / fedauc_lap: the rules of dpm_fedauc_init, no groups, metrics or bin edges; the
+ * params_hash covers the variant, score_bits, the share, eps_p, the RR thresholds and
+ * eps_implemented. On error *m is untouched, the campaign must not run, and *reason (if not
+ * NULL) is a short static English reason. DPM_ERR_UNSUPPORTED for a mechanism this build does
+ * not have. */
 dpm_status_t dpm_mech_init(dpm_mech_t *m, const dpm_campaign_t *c, const char **reason);
 
 /* The score bins of a roc_hist mechanism (to build its dpm_score_hist_t), or NULL for NULL or

@@ -37,6 +37,9 @@ typedef struct {
 #if DPM_MECH_ROC_HIST
         dpm_roc_hist_report_t roc_hist; /* roc_hist */
 #endif
+#if DPM_MECH_FEDAUC
+        dpm_fedauc_report_t fedauc; /* fedauc_rr / fedauc_lap */
+#endif
     } body;
 } dpm_report_t;
 
@@ -55,8 +58,13 @@ typedef struct {
     (43u + 1u + DPM_REPORT_VARINT_LEN(2u * DPM_REPORT_ROC_FIELD_MAX) +                             \
      2u * DPM_REPORT_ROC_FIELD_MAX)
 #define DPM_REPORT_TUPLE_MAX 80u
+/* FedaucBody at its largest: token 18, n 6, total 6, five 64-bit varints of 11 and eps_p 6 (91),
+ * in 1 tag + 1 length byte, after the 43-byte header. */
+#define DPM_REPORT_FEDAUC_MAX 136u
 #if DPM_MECH_ROC_HIST
 #define DPM_REPORT_MAX_BYTES DPM_REPORT_ROC_MAX
+#elif DPM_MECH_FEDAUC
+#define DPM_REPORT_MAX_BYTES DPM_REPORT_FEDAUC_MAX
 #else
 #define DPM_REPORT_MAX_BYTES DPM_REPORT_TUPLE_MAX
 #endif
@@ -105,11 +113,28 @@ dpm_status_t dpm_mech_report_tuple(const dpm_mech_t *m, dpm_rand_t *r, dpm_recei
 dpm_status_t dpm_mech_report_roc_hist(const dpm_mech_t *m, dpm_rand_t *r, dpm_receipt_t *rc,
                                       const dpm_score_hist_t *h, dpm_report_t *out);
 
+/* Round 2 of a fedauc campaign (dpm/fedauc.h): the report of session s, whose rank reply
+ * dpm_fedauc_accept validated into *rk (and s->buf.work), for the app's labels (n of them, 0 or
+ * 1). fedauc_rr: the exact statistics of the labels flipped by dpm_fedauc_rr_flip (ids: the n
+ * example ids, memo: the opened device secret); fedauc_lap: the true statistics plus discrete
+ * Laplace noise, drawn from r in the order localP, then the sum (or T) (ids and memo unused,
+ * may be NULL). Then the report id. Receipt rules as dpm_mech_report_tuple. Does not change *s
+ * (dpm_device_report_fedauc marks it reported). DPM_ERR_PARAM for NULL, a receipt or session
+ * not for m, labels outside {0, 1}, an unopened memo; DPM_ERR_UNSUPPORTED in a build without
+ * fedauc (DPM_MECH_FEDAUC 0); DPM_ERR_RANGE if a noised value leaves
+ * int64 (probability below 2^-90 at the largest scale: a function of the output, so it keeps
+ * ε-DP); the sticky DPM_ERR_RNG. *out untouched on error. */
+dpm_status_t dpm_mech_report_fedauc(const dpm_mech_t *m, dpm_rand_t *r, dpm_receipt_t *rc,
+                                    const dpm_fedauc_session_t *s, const dpm_fedauc_ranks_t *rk,
+                                    const uint8_t *labels, const uint64_t *ids,
+                                    const dpm_memo_t *memo, dpm_report_t *out);
+
 /* Encode a report into buf (DPM_REPORT_MAX_BYTES always suffice). The body written follows
  * r->mechanism: roc_hist writes r->body.roc_hist (RocHistBody, bins values in each of pos and
  * neg), tuple_mr / tuple_ml r->body.tuple (TupleBody). DPM_ERR_BUFFER if cap is too small,
  * DPM_ERR_PARAM for a report that is not encodable (a mechanism not in this build, too many
- * values, roc_hist bins outside [2, DPM_MAX_BINS]). */
+ * values, roc_hist bins outside [2, DPM_MAX_BINS]). fedauc_rr / fedauc_lap write r->body.fedauc
+ * (FedaucBody, field 15). */
 dpm_status_t dpm_report_encode(const dpm_report_t *r, uint8_t *buf, size_t cap, size_t *len);
 
 /* Decode one report. DPM_ERR_PROTOCOL for malformed bytes (wrong id length, unknown or missing
@@ -117,13 +142,16 @@ dpm_status_t dpm_report_encode(const dpm_report_t *r, uint8_t *buf, size_t cap, 
  * counts differ or are < 2, a body of another kind than the mechanism field names, trailing
  * garbage), and then *out is untouched. A TupleBody (mechanism tuple_mr / tuple_ml) fills
  * out->body.tuple, a RocHistBody (roc_hist) out->body.roc_hist (bins = the number of pos
- * values). */
+ * values), a FedaucBody (fedauc_rr / fedauc_lap; its token must be 16 bytes) out->body.fedauc. */
 dpm_status_t dpm_report_decode(const uint8_t *buf, size_t len, dpm_report_t *out);
 
 /* Check a decoded report against the mechanism of its campaign: same campaign, mechanism,
  * implemented ε and parameter hash, values in range (tuple_mr: +-1; groups < d; the number of
- * values; roc_hist: bins equal to the campaign's, no INT32_MIN). DPM_ERR_PROTOCOL with
- * *reason on mismatch. */
+ * values; roc_hist: bins equal to the campaign's, no INT32_MIN; fedauc: n >= 1, n <= total <=
+ * 2^31, sums within what n ranks below 2 total allow, the sensitivity and eps_p the variant
+ * implies for them (ADAPTIVE: dpm_fedauc_adaptive_eps_p of the body's S and D), RR statistics
+ * within [0, n] and [0, n 2 (total - 1)]). The collector additionally knows the ranks it sent
+ * and can check S and the sensitivity against them. DPM_ERR_PROTOCOL with *reason on mismatch. */
 dpm_status_t dpm_mech_check_report(const dpm_mech_t *m, const dpm_report_t *r, const char **reason);
 
 #ifdef __cplusplus

@@ -56,6 +56,9 @@ dpm_status_t dpm_campaign_decode(const uint8_t *buf, size_t len, dpm_campaign_t 
     c.nbins = msg.bin_edges_count;
     memcpy(c.bin_edges, msg.bin_edges, c.nbins * sizeof(c.bin_edges[0]));
     c.frac_bits = msg.frac_bits;
+    c.fedauc_variant = (uint32_t)msg.fedauc_variant;
+    c.fedauc_p_share_q16 = msg.fedauc_p_share_q16;
+    c.fedauc_score_bits = msg.fedauc_score_bits;
     *out = c;
     return DPM_OK;
 }
@@ -80,6 +83,9 @@ dpm_status_t dpm_campaign_encode(const dpm_campaign_t *c, uint8_t *buf, size_t c
     msg.bin_edges_count = (pb_size_t)c->nbins;
     memcpy(msg.bin_edges, c->bin_edges, c->nbins * sizeof(c->bin_edges[0]));
     msg.frac_bits = c->frac_bits;
+    msg.fedauc_variant = (dpm_v1_FedaucVariant)c->fedauc_variant;
+    msg.fedauc_p_share_q16 = c->fedauc_p_share_q16;
+    msg.fedauc_score_bits = c->fedauc_score_bits;
     pb_ostream_t out = pb_ostream_from_buffer(buf, cap);
     if (!pb_encode(&out, dpm_v1_Campaign_fields, &msg)) {
         return DPM_ERR_BUFFER;
