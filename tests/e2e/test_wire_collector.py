@@ -13,12 +13,18 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 import time
 
 from e2e_util import ROOT, Tap
 from test_collector import COLLECTOR, Harness, load_pb2
 
 WIRE = os.path.join(ROOT, "tests", "vectors", "wire")
+
+# Mechanisms whose collector side is not built yet (FedAUC's two-phase campaign, issue 18): until
+# it is, dpm-collector must refuse their campaigns with a reason, and the rest of their release is
+# checked without them. Take a mechanism out of this set when the collector runs it.
+COLLECTOR_PENDING = {"fedauc_rr", "fedauc_lap"}
 
 
 def manifest():
@@ -175,15 +181,46 @@ def open_golden_periods(text):
     return "[campaign]".join(out)
 
 
+def split_blocks(text):
+    """The campaigns file as (head, {case: block}), each block starting with "[campaign]"."""
+    parts = text.split("\n[campaign]")
+    blocks = {}
+    for part in parts[1:]:
+        name = re.match(r"\s*#\s*(\S+)", part).group(1)
+        blocks[name] = "\n[campaign]" + part
+    return parts[0], blocks
+
+
+def check_pending(t, release, case, mech, block):
+    """A campaign the collector cannot run yet is refused at start-up, with a reason."""
+    with tempfile.NamedTemporaryFile("w", suffix=".txt") as f:
+        f.write(block)
+        f.flush()
+        p = subprocess.run([COLLECTOR, "--check-campaigns", f.name], capture_output=True,
+                           text=True)
+    reason = p.stderr.strip().splitlines()[-1] if p.stderr.strip() else ""
+    t.ok(p.returncode != 0 and "mechanism" in reason,
+         f"{release} {case}: collector support pending (issue 18): {mech} campaigns are refused "
+         f"with a reason ({reason})", p.stderr)
+
+
 def main():
     t = Tap()
     releases = manifest()
     t.ok(len(releases) > 0, f"MANIFEST lists {len(releases)} release(s)")
     for release, cases in releases.items():
         with open(os.path.join(WIRE, release, "campaigns.txt")) as f:
-            h = Harness(campaigns=open_golden_periods(f.read()))
+            head, blocks = split_blocks(f.read())
+        ready = [(case, mech) for case, mech in cases if mech not in COLLECTOR_PENDING]
+        for case, mech in cases:
+            if mech in COLLECTOR_PENDING:
+                check_pending(t, release, case, mech, blocks[case])
+        if not ready:
+            continue
+        text = head + "".join(blocks[case] for case, _ in ready)
+        h = Harness(campaigns=open_golden_periods(text))
         try:
-            check_release(t, h, load_pb2(h.tmp), release, cases)
+            check_release(t, h, load_pb2(h.tmp), release, ready)
         finally:
             h.cleanup()
     return t.done()

@@ -10,12 +10,19 @@
  * fingerprint), and re-encode both to the same bytes.
  *
  *   test_wire            check (run from the repository root, or set WIRE_VECTORS to the dir)
- *   test_wire --write    at a release: add RELEASE/ (the version of dpm/version.h) from the case
- *                        table below and fixed inputs; refuses if RELEASE/ exists (released
- *                        vectors are never rewritten). Review and commit the new files.
+ *   test_wire --write [RELEASE [PREFIX]]
+ *                        at a release: add to RELEASE/ (default: the version of dpm/version.h)
+ *                        every case of the table (whose name starts with PREFIX) that RELEASE/
+ *                        does not have yet, from fixed inputs; never rewrites a file, and
+ *                        refuses a release older than the current version or followed by a
+ *                        newer one in the manifest (published vectors are frozen). Review and
+ *                        commit the new files.
  *
  * A new mechanism is one line in `cases` (its campaign block and the call that makes its
- * report); the checker needs no change. */
+ * report); the checker needs no change. FedAUC cases also keep the round-1 messages of the
+ * report, RELEASE/CASE.upload.hex and RELEASE/CASE.reply.hex, checked the same way; their
+ * campaign is built in code (`fill`) until the collector parses FedAUC campaign blocks (the
+ * block in the table is the syntax it will accept). */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -30,6 +37,7 @@
 
 #include "collector/campaigns.h"
 #include "dpm/dpm.h"
+#include "estimate/fedauc.h"
 #include "test_receipt.h"
 #include "test_rng.h"
 
@@ -55,20 +63,120 @@ static dpm_status_t report_roc_hist(const dpm_mech_t *m, dpm_rand_t *r, dpm_repo
     return st == DPM_OK ? dpm_mech_report_roc_hist(m, r, TEST_RECEIPT(m, 5), &h, out) : st;
 }
 
+/* FedAUC: round 1 of 12 examples, a server ranking them among 20 other scores, the reply
+ * validated, then the report; the two round-1 messages are kept for the vector files. */
+static struct {
+    uint8_t upload[256], reply[256];
+    size_t upload_len, reply_len;
+} rounds;
+
+static dpm_status_t report_fedauc(const dpm_mech_t *m, dpm_rand_t *r, dpm_report_t *out)
+{
+    enum { N = 12, OTHERS = 20 };
+    dpm_score_t scores[N];
+    uint8_t labels[N];
+    uint64_t ids[N];
+    uint32_t q[N], perm[N], pool[N + OTHERS], rank2[N + OTHERS];
+    uint64_t work[N];
+    for (uint32_t i = 0; i < N; i++) { /* spread over [0, 1], two ties */
+        scores[i] = (dpm_score_t)(((uint64_t)(i % 10) * 2654435761u) % ((1u << 31) + 1u));
+        labels[i] = (uint8_t)((scores[i] > (1u << 30)) ^ (i % 4 == 0));
+        ids[i] = 0x1000u + i;
+    }
+    dpm_fedauc_buffers_t b = {q, perm, work, N};
+    dpm_fedauc_session_t s;
+    dpm_status_t st = dpm_fedauc_prepare(m, r, scores, N, &b, &s);
+    if (st == DPM_OK) {
+        st = dpm_fedauc_upload_encode(&s, rounds.upload, sizeof(rounds.upload), &rounds.upload_len);
+    }
+    dpm_fedauc_header_t h;
+    if (st == DPM_OK) {
+        st = dpm_fedauc_upload_decode(rounds.upload, rounds.upload_len, &h, pool, N);
+    }
+    for (uint32_t i = 0; i < OTHERS; i++) {
+        pool[N + i] = (uint32_t)(((uint64_t)i * 40503u) % ((1u << m->params.fedauc.score_bits) + 1u));
+    }
+    if (st == DPM_OK) {
+        st = dpm_fa_rank2(pool, N + OTHERS, rank2, NULL);
+    }
+    h.total = N + OTHERS;
+    if (st == DPM_OK) {
+        st = dpm_fedauc_reply_encode(&h, rank2, rounds.reply, sizeof(rounds.reply),
+                                     &rounds.reply_len);
+    }
+    dpm_fedauc_ranks_t rk;
+    if (st == DPM_OK) {
+        st = dpm_fedauc_accept(&s, m, rounds.reply, rounds.reply_len, ids, &rk, NULL);
+    }
+    dpm_memo_t memo;
+    memset(&memo, 0, sizeof(memo));
+    for (uint32_t i = 0; i < DPM_MEMO_KEY_BYTES && st == DPM_OK; i++) {
+        uint64_t w = 0;
+        st = dpm_rand_bits(r, 8, &w);
+        memo.key[i] = (uint8_t)w;
+    }
+    memo.opened = DPM_MEMO_OPENED;
+    return st == DPM_OK ? dpm_mech_report_fedauc(m, r, TEST_RECEIPT(m, 5), &s, &rk, labels, ids,
+                                                 &memo, out)
+                        : st;
+}
+
+/* A FedAUC campaign in code (the collector does not parse FedAUC blocks yet). */
+static void fill_fedauc(dpm_campaign_t *c, uint32_t id, dpm_mech_id_t mech, uint32_t variant,
+                        uint32_t share_q16, const char *eps, const char *budget)
+{
+    memset(c, 0, sizeof(*c));
+    c->id = id;
+    c->mechanism = mech;
+    (void)dpm_eps_from_decimal(eps, &c->eps);
+    (void)dpm_eps_from_decimal(budget, &c->budget);
+    c->period_seconds = 86400;
+    c->fedauc_variant = variant;
+    c->fedauc_p_share_q16 = share_q16;
+    c->fedauc_score_bits = 16;
+}
+
+static void fill_rr(dpm_campaign_t *c)
+{
+    fill_fedauc(c, 6, DPM_MECH_ID_FEDAUC_RR, 0, 0, "1", "1");
+}
+static void fill_local(dpm_campaign_t *c)
+{
+    fill_fedauc(c, 7, DPM_MECH_ID_FEDAUC_LAP, DPM_FEDAUC_LOCAL, 32768, "1", "1");
+}
+static void fill_global(dpm_campaign_t *c)
+{
+    fill_fedauc(c, 8, DPM_MECH_ID_FEDAUC_LAP, DPM_FEDAUC_GLOBAL, 32768, "1", "1");
+}
+static void fill_orthogonal(dpm_campaign_t *c)
+{
+    fill_fedauc(c, 9, DPM_MECH_ID_FEDAUC_LAP, DPM_FEDAUC_ORTHOGONAL, 19660, "1", "1");
+}
+static void fill_adaptive(dpm_campaign_t *c)
+{
+    fill_fedauc(c, 10, DPM_MECH_ID_FEDAUC_LAP, DPM_FEDAUC_ADAPTIVE, 0, "2", "4");
+}
+
 typedef struct {
     const char *mechanism; /* the name in campaign files */
     dpm_mech_id_t id;
     const char *variant; /* case name: mechanism, or mechanism.variant */
     const char *campaign; /* the campaign-file block (after "[campaign]"); ids unique */
     make_report_fn make;
+    void (*fill)(dpm_campaign_t *c); /* the same campaign in code (NULL: the collector parses) */
 } wire_case_t;
 
 static const wire_case_t cases[] = {
-    {"tuple_mr", DPM_MECH_ID_TUPLE_MR, "", "id = 1\nmechanism = tuple_mr\neps = 1\ngroups = 4\nmetrics = tpr\n", report_tuple},
-    {"tuple_mr", DPM_MECH_ID_TUPLE_MR, "4metrics", "id = 2\nmechanism = tuple_mr\neps = 0.5\nbudget = 2\nperiod_seconds = 3600\ngroups = 8\nmetrics = tpr, fpr, accuracy, precision\n", report_tuple},
-    {"tuple_ml", DPM_MECH_ID_TUPLE_ML, "", "id = 3\nmechanism = tuple_ml\neps = 2\nbudget = 4\ngroups = 5\nmetrics = tpr, fpr\n", report_tuple},
-    {"roc_hist", DPM_MECH_ID_ROC_HIST, "", "id = 4\nmechanism = roc_hist\neps = 1\nbins = 8\n", report_roc_hist},
-    {"roc_hist", DPM_MECH_ID_ROC_HIST, "edges", "id = 5\nmechanism = roc_hist\neps = 0.25\nbudget = 1\nedges = 0.1, 0.5, 0.9\n", report_roc_hist},
+    {"tuple_mr", DPM_MECH_ID_TUPLE_MR, "", "id = 1\nmechanism = tuple_mr\neps = 1\ngroups = 4\nmetrics = tpr\n", report_tuple, NULL},
+    {"tuple_mr", DPM_MECH_ID_TUPLE_MR, "4metrics", "id = 2\nmechanism = tuple_mr\neps = 0.5\nbudget = 2\nperiod_seconds = 3600\ngroups = 8\nmetrics = tpr, fpr, accuracy, precision\n", report_tuple, NULL},
+    {"tuple_ml", DPM_MECH_ID_TUPLE_ML, "", "id = 3\nmechanism = tuple_ml\neps = 2\nbudget = 4\ngroups = 5\nmetrics = tpr, fpr\n", report_tuple, NULL},
+    {"roc_hist", DPM_MECH_ID_ROC_HIST, "", "id = 4\nmechanism = roc_hist\neps = 1\nbins = 8\n", report_roc_hist, NULL},
+    {"roc_hist", DPM_MECH_ID_ROC_HIST, "edges", "id = 5\nmechanism = roc_hist\neps = 0.25\nbudget = 1\nedges = 0.1, 0.5, 0.9\n", report_roc_hist, NULL},
+    {"fedauc_rr", DPM_MECH_ID_FEDAUC_RR, "", "id = 6\nmechanism = fedauc_rr\neps = 1\nscore_bits = 16\n", report_fedauc, fill_rr},
+    {"fedauc_lap", DPM_MECH_ID_FEDAUC_LAP, "local", "id = 7\nmechanism = fedauc_lap\neps = 1\nvariant = local\np_share = 0.5\nscore_bits = 16\n", report_fedauc, fill_local},
+    {"fedauc_lap", DPM_MECH_ID_FEDAUC_LAP, "global", "id = 8\nmechanism = fedauc_lap\neps = 1\nvariant = global\np_share = 0.5\nscore_bits = 16\n", report_fedauc, fill_global},
+    {"fedauc_lap", DPM_MECH_ID_FEDAUC_LAP, "orthogonal", "id = 9\nmechanism = fedauc_lap\neps = 1\nvariant = orthogonal\np_share = 0.3\nscore_bits = 16\n", report_fedauc, fill_orthogonal},
+    {"fedauc_lap", DPM_MECH_ID_FEDAUC_LAP, "adaptive", "id = 10\nmechanism = fedauc_lap\neps = 2\nbudget = 4\nvariant = adaptive\nscore_bits = 16\n", report_fedauc, fill_adaptive},
 };
 #define NCASES (sizeof(cases) / sizeof(cases[0]))
 
@@ -273,7 +381,22 @@ typedef struct {
     size_t campaign_len;
     uint8_t report[DPM_REPORT_MAX_BYTES];
     size_t report_len;
+    uint8_t upload[256], reply[256]; /* FedAUC cases: the round-1 messages */
+    size_t upload_len, reply_len;
 } golden_t;
+
+static int is_fedauc_name(const char *mechanism)
+{
+    return strncmp(mechanism, "fedauc", 6) == 0;
+}
+
+/* The Report.body field of a mechanism's body kind. */
+static uint32_t body_field(dpm_mech_id_t id)
+{
+    return id == DPM_MECH_ID_ROC_HIST                                    ? 11
+           : id == DPM_MECH_ID_FEDAUC_RR || id == DPM_MECH_ID_FEDAUC_LAP ? 15
+                                                                         : 10;
+}
 
 static golden_t golden[MAX_LINES];
 static int ngolden;
@@ -295,6 +418,12 @@ static int load_golden(void **state)
         g->campaign_len = read_hex(rel, g->campaign, sizeof(g->campaign));
         snprintf(rel, sizeof(rel), "%.31s/%.63s.report.hex", lines[i].release, lines[i].name);
         g->report_len = read_hex(rel, g->report, sizeof(g->report));
+        if (is_fedauc_name(lines[i].mechanism)) {
+            snprintf(rel, sizeof(rel), "%.31s/%.63s.upload.hex", lines[i].release, lines[i].name);
+            g->upload_len = read_hex(rel, g->upload, sizeof(g->upload));
+            snprintf(rel, sizeof(rel), "%.31s/%.63s.reply.hex", lines[i].release, lines[i].name);
+            g->reply_len = read_hex(rel, g->reply, sizeof(g->reply));
+        }
     }
     return 0;
 }
@@ -484,8 +613,8 @@ static void test_unknown_fields_are_skipped(void **state)
         memcpy(buf + nextra, g->report, g->report_len);
         assert_int_equal(dpm_report_decode(buf, g->report_len + nextra, &got), DPM_OK);
         assert_memory_equal(&got, &want, sizeof(want));
-        /* inside the body (TupleBody is field 10, RocHistBody 11) */
-        uint32_t body = want.mechanism == DPM_MECH_ID_ROC_HIST ? 11 : 10;
+        /* inside the body (TupleBody is field 10, RocHistBody 11, FedaucBody 15) */
+        uint32_t body = body_field(want.mechanism);
         edit_t e = {body, EDIT_EXTEND, 0, extra, nextra};
         size_t n = rebuild(g->report, g->report_len, &e, buf);
         assert_int_equal(n, g->report_len + nextra);
@@ -531,7 +660,7 @@ static void test_unknown_mechanisms_are_refused(void **state)
         dpm_report_t want;
         assert_int_equal(dpm_report_decode(g->report, g->report_len, &want), DPM_OK);
         for (size_t k = 0; k < sizeof(bodies) / sizeof(bodies[0]); k++) {
-            uint32_t body = want.mechanism == DPM_MECH_ID_ROC_HIST ? 11 : 10;
+            uint32_t body = body_field(want.mechanism);
             edit_t e = {body, EDIT_RENUMBER, bodies[k], NULL, 0};
             size_t n = rebuild(g->report, g->report_len, &e, buf);
             assert_int_not_equal(n, 0);
@@ -542,7 +671,7 @@ static void test_unknown_mechanisms_are_refused(void **state)
         edit_t same_mech = {4, EDIT_SET_VARINT, want.mechanism, NULL, 0};
         size_t len = rebuild(g->report, g->report_len, &same_mech, buf);
         assert_int_equal(dpm_report_decode(buf, len, &r), DPM_OK);
-        uint32_t body = want.mechanism == DPM_MECH_ID_ROC_HIST ? 11 : 10;
+        uint32_t body = body_field(want.mechanism);
         edit_t same_body = {body, EDIT_RENUMBER, body, NULL, 0};
         len = rebuild(g->report, g->report_len, &same_body, buf);
         assert_int_equal(dpm_report_decode(buf, len, &r), DPM_OK);
@@ -574,6 +703,87 @@ static void test_unknown_mechanisms_are_refused(void **state)
             assert_memory_equal(&m, &mkeep, sizeof(m));
         }
     }
+}
+
+/* The round-1 messages of the FedAUC cases: 0, or -1 with the reason in why. The upload and
+ * the reply decode, re-encode to the same bytes, name the campaign's fingerprint and one token,
+ * which the report's body names too, with the upload's n and the reply's M. */
+static int check_rounds(const golden_t *g, const uint8_t *reply, size_t reply_len, char *why,
+                        size_t cap)
+{
+    dpm_campaign_t c;
+    dpm_mech_t m;
+    dpm_report_t r;
+    dpm_fedauc_header_t hu, hr;
+    uint32_t scores[64], ranks[64];
+    uint8_t again[256];
+    size_t len = 0;
+    if (g->upload_len == 0 || reply_len == 0) {
+        snprintf(why, cap, "upload or reply vector missing");
+    } else if (dpm_campaign_decode(g->campaign, g->campaign_len, &c, NULL) != DPM_OK ||
+               dpm_mech_init(&m, &c, NULL) != DPM_OK ||
+               dpm_report_decode(g->report, g->report_len, &r) != DPM_OK) {
+        snprintf(why, cap, "campaign or report does not decode");
+    } else if (dpm_fedauc_upload_decode(g->upload, g->upload_len, &hu, scores, 64) != DPM_OK ||
+               dpm_fedauc_reply_decode(reply, reply_len, &hr, ranks, 64) != DPM_OK) {
+        snprintf(why, cap, "upload or reply does not decode");
+    } else if (hu.campaign_id != c.id || hu.mechanism != (uint32_t)c.mechanism ||
+               hu.params_hash != m.params_hash || hr.campaign_id != c.id ||
+               hr.mechanism != (uint32_t)c.mechanism || hr.params_hash != m.params_hash) {
+        snprintf(why, cap, "upload or reply names another fingerprint");
+    } else if (memcmp(hu.token, hr.token, DPM_FEDAUC_TOKEN_BYTES) != 0 ||
+               memcmp(hu.token, r.body.fedauc.upload_token, DPM_FEDAUC_TOKEN_BYTES) != 0) {
+        snprintf(why, cap, "tokens differ");
+    } else if (hr.n != hu.n || r.body.fedauc.n != hu.n || r.body.fedauc.total != hr.total) {
+        snprintf(why, cap, "counts differ");
+    } else {
+        dpm_fedauc_session_t s;
+        memset(&s, 0, sizeof(s));
+        s.state = DPM_FEDAUC_UPLOADED;
+        s.campaign_id = hu.campaign_id;
+        s.params_hash = hu.params_hash;
+        s.mechanism = hu.mechanism;
+        s.n = hu.n;
+        memcpy(s.token, hu.token, DPM_FEDAUC_TOKEN_BYTES);
+        s.buf.scores = scores;
+        if (dpm_fedauc_upload_encode(&s, again, sizeof(again), &len) != DPM_OK ||
+            len != g->upload_len || memcmp(again, g->upload, len) != 0) {
+            snprintf(why, cap, "upload re-encodes to other bytes");
+        } else if (dpm_fedauc_reply_encode(&hr, ranks, again, sizeof(again), &len) != DPM_OK ||
+                   len != reply_len || memcmp(again, reply, len) != 0) {
+            snprintf(why, cap, "reply re-encodes to other bytes");
+        } else {
+            return 0;
+        }
+    }
+    return -1;
+}
+
+static void test_golden_fedauc_rounds(void **state)
+{
+    (void)state;
+    int n = 0, failed = 0;
+    for (int i = 0; i < ngolden; i++) {
+        const golden_t *g = &golden[i];
+        if (!is_fedauc_name(g->line.mechanism)) {
+            continue;
+        }
+        char why[160];
+        int bad = check_rounds(g, g->reply, g->reply_len, why, sizeof(why));
+        print_message("# %s %-20s upload %3zu bytes, reply %3zu bytes: %s\n", g->line.release,
+                      g->line.name, g->upload_len, g->reply_len, bad ? why : "ok");
+        failed |= bad;
+        n++;
+        /* negative control: a reply whose token is not the upload's is seen */
+        uint8_t other[256];
+        edit_t token = {4, EDIT_FLIP, 0, NULL, 0}; /* FedaucRankReply.upload_token */
+        size_t len = rebuild(g->reply, g->reply_len, &token, other);
+        assert_int_equal(len, g->reply_len);
+        assert_int_not_equal(check_rounds(g, other, len, why, sizeof(why)), 0);
+        assert_string_equal(why, "tokens differ");
+    }
+    assert_int_equal(failed, 0);
+    print_message("# %d FedAUC cases with their round-1 messages\n", n);
 }
 
 /* Bytes that are not a valid field (not skippable) are refused: garbage after the report, a
@@ -622,42 +832,96 @@ static int write_hex(const char *dir, const char *name, const char *kind, const 
     return write_text(path, text);
 }
 
-static int write_release(void)
+/* 1 if RELEASE/CASE is listed in the manifest. */
+static int listed(const manifest_line_t *lines, int n, const char *release, const char *name)
 {
-    char dir[512], path[600];
-    snprintf(dir, sizeof(dir), "%s/%s", vector_dir(), DPM_VERSION_STRING);
-    if (mkdir(dir, 0755) != 0) {
-        fprintf(stderr, "test_wire --write: cannot create %s: %s (released vectors are never "
-                        "rewritten)\n", dir, strerror(errno));
-        return 1;
+    for (int i = 0; i < n; i++) {
+        if (strcmp(lines[i].release, release) == 0 && strcmp(lines[i].name, name) == 0) {
+            return 1;
+        }
     }
-    /* The collector's campaigns file, and what the collector publishes for it. */
-    static char text[8192];
-    size_t t = (size_t)snprintf(text, sizeof(text),
-                                "# Golden campaigns of dpmetrics %s (tests/vectors/test_wire.c "
-                                "--write).\n# Every later collector must accept this file and "
-                                "publish exactly CASE.campaign.hex for it.\n",
-                                DPM_VERSION_STRING);
-    for (size_t k = 0; k < NCASES; k++) {
-        char name[64];
-        case_name(&cases[k], name, sizeof(name));
-        t += (size_t)snprintf(text + t, sizeof(text) - t, "\n[campaign]  # %s\n%s", name,
-                              cases[k].campaign);
+    return 0;
+}
+
+static int exists(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (f != NULL) {
+        fclose(f);
     }
+    return f != NULL;
+}
+
+/* The published bytes of case k's campaign: the collector's, from the block, or the code's. */
+static int case_campaign(size_t k, uint8_t *pb, size_t cap, size_t *len)
+{
+    if (cases[k].fill != NULL) {
+        dpm_campaign_t c;
+        cases[k].fill(&c);
+        return dpm_campaign_encode(&c, pb, cap, len) == DPM_OK ? 0 : -1;
+    }
+    static char text[2048];
     static coll_campaigns_t cs;
     char err[256];
-    if (coll_campaigns_parse(text, t, &cs, err, sizeof(err)) != 0 || cs.n != NCASES) {
-        fprintf(stderr, "test_wire --write: campaigns: %s\n", err);
+    int t = snprintf(text, sizeof(text), "[campaign]\n%s", cases[k].campaign);
+    if (coll_campaigns_parse(text, (size_t)t, &cs, err, sizeof(err)) != 0 || cs.n != 1 ||
+        cs.c[0].pb_len > cap) {
+        fprintf(stderr, "test_wire --write: campaign: %s\n", err);
+        return -1;
+    }
+    memcpy(pb, cs.c[0].pb, cs.c[0].pb_len);
+    *len = cs.c[0].pb_len;
+    return 0;
+}
+
+/* "X.Y.Z" as X * 65536 + Y * 256 + Z (DPM_VERSION_NUMBER's form); 0 if malformed. */
+static uint32_t version_number(const char *v)
+{
+    unsigned x = 0, y = 0, z = 0;
+    return sscanf(v, "%u.%u.%u", &x, &y, &z) == 3 ? x * 65536u + y * 256u + z : 0;
+}
+
+/* Add to RELEASE/ every case (named PREFIX..., if given) it does not have yet. A release older
+ * than the current version, or one the manifest already lists a newer release after, is
+ * frozen: its vectors were published. */
+static int write_release(const char *release, const char *prefix)
+{
+    char dir[512], path[600];
+    static manifest_line_t lines[MAX_LINES];
+    int nlines = read_manifest(lines, MAX_LINES);
+    if (nlines < 0) {
+        nlines = 0;
+    }
+    uint32_t rv = version_number(release);
+    int frozen = rv == 0 || rv < DPM_VERSION_NUMBER;
+    for (int i = 0; i < nlines; i++) {
+        frozen |= version_number(lines[i].release) > rv;
+    }
+    if (frozen) {
+        fprintf(stderr, "test_wire --write: release %s is frozen (older than %s, or a newer "
+                        "release is listed)\n", release, DPM_VERSION_STRING);
+        return 1;
+    }
+    snprintf(dir, sizeof(dir), "%s/%s", vector_dir(), release);
+    if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
+        fprintf(stderr, "test_wire --write: cannot create %s: %s\n", dir, strerror(errno));
         return 1;
     }
     snprintf(path, sizeof(path), "%s/campaigns.txt", dir);
-    if (write_text(path, text) != 0) {
-        return 1;
-    }
+    int new_file = !exists(path);
+    FILE *campaigns = fopen(path, "a");
     snprintf(path, sizeof(path), "%s/MANIFEST", vector_dir());
     FILE *manifest = fopen(path, "a");
-    if (manifest == NULL) {
+    if (campaigns == NULL || manifest == NULL) {
+        fprintf(stderr, "test_wire --write: cannot open the campaigns file or the manifest\n");
         return 1;
+    }
+    if (new_file) {
+        fprintf(campaigns,
+                "# Golden campaigns of dpmetrics %s (tests/vectors/test_wire.c --write).\n"
+                "# Every later collector must accept this file and publish exactly "
+                "CASE.campaign.hex for it.\n",
+                release);
     }
     if (ftell(manifest) == 0) {
         fputs("# Golden wire vectors (tests/vectors/test_wire.c): every later version must decode\n"
@@ -666,10 +930,23 @@ static int write_release(void)
               "# RELEASE/campaigns.txt. Lines are only ever added.\n",
               manifest);
     }
-    for (size_t k = 0; k < NCASES; k++) {
+    int status = 0, written = 0;
+    for (size_t k = 0; k < NCASES && status == 0; k++) {
         char name[64];
         case_name(&cases[k], name, sizeof(name));
+        if (listed(lines, nlines, release, name) ||
+            (prefix != NULL && strncmp(name, prefix, strlen(prefix)) != 0)) {
+            continue;
+        }
+        snprintf(path, sizeof(path), "%s/%s.report.hex", dir, name);
+        if (exists(path)) {
+            fprintf(stderr, "test_wire --write: %s exists (vectors are never rewritten)\n", path);
+            status = 1;
+            break;
+        }
         /* the device's side: the published bytes, decoded and built as a device does */
+        uint8_t pb[DPM_CAMPAIGN_MAX_BYTES];
+        size_t pb_len = 0;
         dpm_campaign_t c;
         dpm_mech_t m;
         dpm_report_t r;
@@ -678,28 +955,45 @@ static int write_release(void)
         dpm_rand_t rand;
         uint8_t rep[DPM_REPORT_MAX_BYTES];
         size_t len = 0;
-        if (dpm_campaign_decode(cs.c[k].pb, cs.c[k].pb_len, &c, NULL) != DPM_OK ||
+        rounds.upload_len = rounds.reply_len = 0;
+        if (case_campaign(k, pb, sizeof(pb), &pb_len) != 0 ||
+            dpm_campaign_decode(pb, pb_len, &c, NULL) != DPM_OK ||
             dpm_mech_init(&m, &c, NULL) != DPM_OK ||
             test_rand_init(&rand, &trng, &rng, 1000 + k) != DPM_OK ||
             cases[k].make(&m, &rand, &r) != DPM_OK ||
             dpm_report_encode(&r, rep, sizeof(rep), &len) != DPM_OK ||
-            write_hex(dir, name, "campaign", cs.c[k].pb, cs.c[k].pb_len) != 0 ||
-            write_hex(dir, name, "report", rep, len) != 0) {
+            write_hex(dir, name, "campaign", pb, pb_len) != 0 ||
+            write_hex(dir, name, "report", rep, len) != 0 ||
+            (rounds.upload_len != 0 &&
+             (write_hex(dir, name, "upload", rounds.upload, rounds.upload_len) != 0 ||
+              write_hex(dir, name, "reply", rounds.reply, rounds.reply_len) != 0))) {
             fprintf(stderr, "test_wire --write: case %s failed\n", name);
-            fclose(manifest);
-            return 1;
+            status = 1;
+            break;
         }
-        fprintf(manifest, "%-8s %-20s %s\n", DPM_VERSION_STRING, name, cases[k].mechanism);
-        printf("wrote %s/%s.{campaign,report}.hex (%zu, %zu bytes)\n", dir, name, cs.c[k].pb_len,
-               len);
+        fprintf(campaigns, "\n[campaign]  # %s\n%s", name, cases[k].campaign);
+        fprintf(manifest, "%-8s %-20s %s\n", release, name, cases[k].mechanism);
+        printf("wrote %s/%s.{campaign,report}.hex (%zu, %zu bytes)", dir, name, pb_len, len);
+        if (rounds.upload_len != 0) {
+            printf(" and {upload,reply}.hex (%zu, %zu bytes)", rounds.upload_len,
+                   rounds.reply_len);
+        }
+        printf("\n");
+        written++;
     }
-    return fclose(manifest) == 0 ? 0 : 1;
+    if (fclose(campaigns) != 0 || fclose(manifest) != 0) {
+        status = 1;
+    }
+    if (status == 0 && written == 0) {
+        printf("test_wire --write: %s has every case already\n", release);
+    }
+    return status;
 }
 
 int main(int argc, char **argv)
 {
-    if (argc == 2 && strcmp(argv[1], "--write") == 0) {
-        return write_release();
+    if (argc >= 2 && argc <= 4 && strcmp(argv[1], "--write") == 0) {
+        return write_release(argc > 2 ? argv[2] : DPM_VERSION_STRING, argc > 3 ? argv[3] : NULL);
     }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_golden_vectors_decode_and_check),
@@ -709,6 +1003,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_unknown_fields_are_skipped),
         cmocka_unit_test(test_unknown_mechanisms_are_refused),
         cmocka_unit_test(test_malformed_data_is_refused),
+        cmocka_unit_test(test_golden_fedauc_rounds),
     };
     return cmocka_run_group_tests(tests, load_golden, NULL);
 }
