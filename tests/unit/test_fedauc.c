@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "dpm/dpm.h"
+#include "estimate/fedauc.h"
 #include "fake_storage.h"
 #include "stat_gof.h"
 #include "test_receipt.h"
@@ -1206,6 +1207,81 @@ static void test_device_bad_input_spends_nothing(void **state)
     assert_int_equal(s2.state, DPM_FEDAUC_UPLOADED);
 }
 
+/* Bytes per device on the wire at the small Criteo set's size (M = 458,407 scores quantized to
+ * 16 bits, ε = 1, share 1/2): the upload, the reply and the report of each mechanism, for
+ * devices of 1 to 1,000 examples (README "FedAUC"). Each within its bound macro. */
+static void test_wire_sizes(void **state)
+{
+    (void)state;
+    const uint32_t m_total = 458407;
+    uint32_t *pool = malloc(m_total * 4u), *rank2 = malloc(m_total * 4u);
+    assert_true(pool && rank2);
+    test_rng_t t;
+    dpm_rng_t rng;
+    dpm_rand_t r;
+    assert_int_equal(test_rand_init(&r, &t, &rng, 77), DPM_OK);
+    const uint32_t sizes[4] = {1, 10, 100, 1000};
+    static dpm_score_t scores[1000];
+    static uint32_t q[1000], perm[1000], up_ranks[1000];
+    static uint64_t w[1000], ids[1000];
+    static uint8_t labels[1000], buf[8192];
+    for (uint32_t i = 0; i < m_total; i++) {
+        pool[i] = (uint32_t)(test_rng_next(&t) % 65537u);
+    }
+    assert_int_equal(dpm_fa_rank2(pool, m_total, rank2, NULL), DPM_OK);
+    print_message("# n examples | upload | reply | report: rr, local, global, orthogonal, "
+                  "adaptive (bytes; M = 458,407, 16-bit scores, eps 1)\n");
+    for (int si = 0; si < 4; si++) {
+        uint32_t n = sizes[si];
+        size_t ulen = 0, rlen = 0, rep_len[5] = {0};
+        for (int k = 0; k < 5; k++) {
+            dpm_campaign_t c = fa_campaign(60, k ? DPM_MECH_ID_FEDAUC_LAP : DPM_MECH_ID_FEDAUC_RR,
+                                           (dpm_fedauc_variant_t)k,
+                                           k == 0 || k == 4 ? 0 : 32768, 16);
+            dpm_mech_t m;
+            assert_int_equal(dpm_mech_init(&m, &c, NULL), DPM_OK);
+            for (uint32_t i = 0; i < n; i++) { /* the device holds pool entries 0 .. n - 1 */
+                scores[i] = (dpm_score_t)pool[i] << 15;
+                labels[i] = (uint8_t)(test_rng_next(&t) & 1u);
+                ids[i] = i;
+            }
+            dpm_fedauc_buffers_t b = {q, perm, w, 1000};
+            dpm_fedauc_session_t s;
+            assert_int_equal(dpm_fedauc_prepare(&m, &r, scores, n, &b, &s), DPM_OK);
+            assert_int_equal(dpm_fedauc_upload_encode(&s, buf, sizeof(buf), &ulen), DPM_OK);
+            assert_true(ulen <= DPM_FEDAUC_UPLOAD_MAX_BYTES(n, 16));
+            for (uint32_t j = 0; j < n; j++) {
+                up_ranks[j] = rank2[perm[j]];
+            }
+            dpm_fedauc_header_t h;
+            memset(&h, 0, sizeof(h));
+            h.campaign_id = m.campaign.id;
+            h.mechanism = (uint32_t)m.campaign.mechanism;
+            h.params_hash = m.params_hash;
+            memcpy(h.token, s.token, DPM_FEDAUC_TOKEN_BYTES);
+            h.total = m_total;
+            h.n = n;
+            assert_int_equal(dpm_fedauc_reply_encode(&h, up_ranks, buf, sizeof(buf), &rlen), DPM_OK);
+            assert_true(rlen <= DPM_FEDAUC_REPLY_MAX_BYTES(n));
+            dpm_fedauc_ranks_t rk;
+            assert_int_equal(dpm_fedauc_accept(&s, &m, buf, rlen, ids, &rk, NULL), DPM_OK);
+            dpm_memo_t memo;
+            memset(&memo, 0, sizeof(memo));
+            memo.opened = DPM_MEMO_OPENED;
+            dpm_report_t rep;
+            assert_int_equal(dpm_mech_report_fedauc(&m, &r, TEST_RECEIPT(&m, 0), &s, &rk, labels,
+                                                    ids, &memo, &rep),
+                             DPM_OK);
+            assert_int_equal(dpm_report_encode(&rep, buf, sizeof(buf), &rep_len[k]), DPM_OK);
+            assert_true(rep_len[k] <= DPM_REPORT_FEDAUC_MAX);
+        }
+        print_message("# %5u | %5zu | %5zu | %zu, %zu, %zu, %zu, %zu\n", n, ulen, rlen, rep_len[0],
+                      rep_len[1], rep_len[2], rep_len[3], rep_len[4]);
+    }
+    free(pool);
+    free(rank2);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1226,6 +1302,7 @@ int main(void)
         cmocka_unit_test(test_report_wire_and_check),
         cmocka_unit_test(test_device_rounds),
         cmocka_unit_test(test_device_bad_input_spends_nothing),
+        cmocka_unit_test(test_wire_sizes),
     };
     return cmocka_run_group_tests_name("fedauc", tests, NULL, NULL);
 }
