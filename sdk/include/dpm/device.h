@@ -185,9 +185,9 @@ typedef struct {
  * DPM_ERR_POLICY, DPM_ERR_UNDEFINED (a metric has a zero denominator on these counts),
  * DPM_ERR_BUFFER (the outbox is full: flush first), DPM_ERR_BUDGET (the period's budget is
  * spent, or the period is closed because the device already reported for a later one: its
- * spending is no longer kept), DPM_ERR_CORRUPT / DPM_ERR_STORAGE (ledger or outbox). After the charge (ε spent, the
- * safe direction, no report): DPM_ERR_RNG (the random source failed), DPM_ERR_RANGE
- * (probability < 2^-45), DPM_ERR_STORAGE (the outbox write failed). */
+ * spending is no longer kept), DPM_ERR_CORRUPT / DPM_ERR_STORAGE (ledger or outbox). After the
+ * charge (ε spent, the safe direction, no report): DPM_ERR_RNG (the random source failed),
+ * DPM_ERR_RANGE (probability < 2^-45), DPM_ERR_STORAGE (the outbox write failed). */
 dpm_status_t dpm_device_report_tuple(dpm_device_t *d, const dpm_mech_t *m, uint32_t period,
                                      uint32_t group, const dpm_confusion_t *conf,
                                      dpm_report_info_t *info);

@@ -85,7 +85,7 @@ dpm_status_t dpm_memo_prf(const dpm_memo_t *m, const uint8_t *msg, size_t len, u
 
 /* ---- the secret in port storage ------------------------------------------------------------ */
 
-#define MEMO_MAGIC "DPMS"
+static const uint8_t memo_magic[4] = {'D', 'P', 'M', 'S'};
 #define MEMO_VERSION 1u
 #define MEMO_KEY_AT 8u
 #define MEMO_CRC_AT 24u
@@ -98,7 +98,7 @@ typedef char record_layout[MEMO_CRC_AT + 4u == DPM_MEMO_RECORD_BYTES &&
 /* 1 if rec is a record this code wrote (magic, version, reserved bytes, CRC). */
 static int record_valid(const uint8_t *rec)
 {
-    return memcmp(rec, MEMO_MAGIC, 4) == 0 && rec[4] == MEMO_VERSION && rec[5] == 0 &&
+    return memcmp(rec, memo_magic, 4) == 0 && rec[4] == MEMO_VERSION && rec[5] == 0 &&
            rec[6] == 0 && rec[7] == 0 &&
            dpm_get_le32(rec + MEMO_CRC_AT) == dpm_crc32(0, rec, MEMO_CRC_AT);
 }
@@ -143,7 +143,7 @@ dpm_status_t dpm_memo_open(dpm_memo_t *m, const dpm_storage_t *st, uint32_t offs
             }
         }
         memset(rec, 0, sizeof(rec));
-        memcpy(rec, MEMO_MAGIC, 4);
+        memcpy(rec, memo_magic, 4);
         rec[4] = MEMO_VERSION;
         memcpy(rec + MEMO_KEY_AT, next.key, DPM_MEMO_KEY_BYTES);
         dpm_put_le32(rec + MEMO_CRC_AT, dpm_crc32(0, rec, MEMO_CRC_AT));

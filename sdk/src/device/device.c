@@ -380,8 +380,8 @@ dpm_status_t dpm_device_report_fedauc(dpm_device_t *d, const dpm_mech_t *m, uint
     if (st == DPM_OK) {
         st = dpm_mech_report_fedauc(m, &d->rand, &rc, s, &rk, labels, ids, memo, &rep);
     }
-    uint8_t buf[DPM_REPORT_FEDAUC_MAX];
     if (st == DPM_OK) {
+        uint8_t buf[DPM_REPORT_FEDAUC_MAX];
         st = queue(d, m, &rep, buf, sizeof(buf), info);
     }
     if (st == DPM_OK) {

@@ -480,8 +480,9 @@ dpm_eps_t dpm_fedauc_adaptive_eps_p(uint64_t sum_rank2, uint64_t maxdev, dpm_eps
 /* The PRF input of a memoized flip: "dpmRRflp" | campaign id | params_hash | id. */
 static int rr_flip(const dpm_mech_t *m, const dpm_memo_t *memo, uint64_t id)
 {
+    static const uint8_t domain[8] = {'d', 'p', 'm', 'R', 'R', 'f', 'l', 'p'};
     uint8_t msg[24];
-    memcpy(msg, "dpmRRflp", 8);
+    memcpy(msg, domain, 8);
     for (uint32_t i = 0; i < 4; i++) {
         msg[8 + i] = (uint8_t)(m->campaign.id >> (8u * i));
         msg[12 + i] = (uint8_t)(m->params_hash >> (8u * i));
