@@ -12,19 +12,18 @@
 
 /* ---- ranking ---------------------------------------------------------------------------------- */
 
-/* idx sorted by scores[idx] (stable LSD radix sort, two 16-bit digits). tmp: m entries. */
-static void sort_by_score(const uint32_t *scores, uint64_t m, uint32_t *idx, uint32_t *tmp)
+/* idx sorted by scores[idx] (stable LSD radix sort, two 16-bit digits). tmp: m entries.
+ * 0, or -1 when out of memory. */
+static int sort_by_score(const uint32_t *scores, uint64_t m, uint32_t *idx, uint32_t *tmp)
 {
-    static const unsigned shifts[2] = {0, 16};
     for (uint64_t i = 0; i < m; i++) {
         idx[i] = (uint32_t)i;
     }
     uint64_t *count = calloc(65537, sizeof(uint64_t));
     if (count == NULL) {
-        return;
+        return -1;
     }
-    for (int pass = 0; pass < 2; pass++) {
-        unsigned sh = shifts[pass];
+    for (unsigned sh = 0; sh <= 16; sh += 16) {
         memset(count, 0, 65537 * sizeof(uint64_t));
         for (uint64_t i = 0; i < m; i++) {
             count[((scores[idx[i]] >> sh) & 0xFFFFu) + 1u]++;
@@ -38,6 +37,7 @@ static void sort_by_score(const uint32_t *scores, uint64_t m, uint32_t *idx, uin
         memcpy(idx, tmp, m * sizeof(uint32_t));
     }
     free(count);
+    return 0;
 }
 
 dpm_status_t dpm_fa_rank2(const uint32_t *scores, uint64_t m, uint32_t *rank2,
@@ -48,12 +48,11 @@ dpm_status_t dpm_fa_rank2(const uint32_t *scores, uint64_t m, uint32_t *rank2,
     }
     uint32_t *idx = malloc(m * sizeof(uint32_t));
     uint32_t *tmp = malloc(m * sizeof(uint32_t));
-    if (idx == NULL || tmp == NULL) {
+    if (idx == NULL || tmp == NULL || sort_by_score(scores, m, idx, tmp) != 0) {
         free(idx);
         free(tmp);
         return DPM_ERR_BUFFER;
     }
-    sort_by_score(scores, m, idx, tmp);
     dpm_fa_ranking_t mo;
     memset(&mo, 0, sizeof(mo));
     mo.m = m;
@@ -86,12 +85,11 @@ double dpm_fa_auc_exact(const uint32_t *scores, const uint8_t *labels, uint64_t 
         return NAN;
     }
     uint32_t *idx = malloc(m * sizeof(uint32_t)), *tmp = malloc(m * sizeof(uint32_t));
-    if (idx == NULL || tmp == NULL) {
+    if (idx == NULL || tmp == NULL || sort_by_score(scores, m, idx, tmp) != 0) {
         free(idx);
         free(tmp);
         return NAN;
     }
-    sort_by_score(scores, m, idx, tmp);
     /* Walk tie groups upwards: each positive counts the negatives strictly below, and half
      * of the negatives in its own group. Integer counts, so the sum is exact (x2). */
     unsigned __int128 twice = 0;
