@@ -7,6 +7,7 @@
 
 #include "dpm.pb.h"
 #include "dpm/report.h"
+#include "mech/fedauc_internal.h"
 
 /* The wire enums and the SDK's must agree value for value. */
 typedef char mech_ids_match[(dpm_v1_Mechanism_TUPLE_MR == (int)DPM_MECH_ID_TUPLE_MR &&
@@ -30,6 +31,12 @@ typedef char
 #if DPM_MECH_TUPLE
 typedef char report_fits_tuple[43u + 2u + dpm_v1_TupleBody_size <= DPM_REPORT_MAX_BYTES ? 1 : -1];
 #endif
+/* ... and the FedAUC body: exactly DPM_REPORT_FEDAUC_MAX at its largest. */
+typedef char
+    report_fits_fedauc[43u + 2u + dpm_v1_FedaucBody_size == DPM_REPORT_FEDAUC_MAX &&
+                               (!DPM_MECH_FEDAUC || DPM_REPORT_FEDAUC_MAX <= DPM_REPORT_MAX_BYTES)
+                           ? 1
+                           : -1];
 
 static inline int is_tuple(dpm_mech_id_t id)
 {
@@ -118,6 +125,13 @@ static int body_to_wire(const dpm_report_t *r, dpm_v1_Report *msg)
         return 1;
     }
 #endif
+#if DPM_MECH_FEDAUC
+    if (dpm_fedauc_is((uint32_t)r->mechanism)) {
+        msg->which_body = dpm_v1_Report_fedauc_tag;
+        dpm_fedauc_body_to_wire(&r->body.fedauc, &msg->body.fedauc);
+        return 1;
+    }
+#endif
     return 0;
 }
 
@@ -178,6 +192,11 @@ static int body_fits(const dpm_v1_Report *msg)
         return msg->body.tuple.values_count <= DPM_TUPLE_MAX_METRICS;
     }
 #endif
+#if DPM_MECH_FEDAUC
+    if (msg->which_body == dpm_v1_Report_fedauc_tag && dpm_fedauc_is((uint32_t)id)) {
+        return 1; /* the token's 16 bytes are checked by the decoder (fixed length) */
+    }
+#endif
     return 0;
 }
 
@@ -225,6 +244,11 @@ static void body_from_wire(const dpm_v1_Report *msg, dpm_report_t *out)
         for (uint32_t i = 0; i < w->values_count; i++) {
             out->body.tuple.value[i] = w->values[i];
         }
+    }
+#endif
+#if DPM_MECH_FEDAUC
+    if (msg->which_body == dpm_v1_Report_fedauc_tag) {
+        dpm_fedauc_body_from_wire(&msg->body.fedauc, &out->body.fedauc);
     }
 #endif
 }
@@ -409,6 +433,26 @@ dpm_status_t dpm_mech_report_ustat_tree(const dpm_mech_t *m, dpm_rand_t *r, dpm_
 #endif
 }
 
+dpm_status_t dpm_mech_report_fedauc(const dpm_mech_t *m, dpm_rand_t *r, dpm_receipt_t *rc,
+                                    const dpm_fedauc_session_t *s, const dpm_fedauc_ranks_t *rk,
+                                    const uint8_t *labels, const uint64_t *ids,
+                                    const dpm_memo_t *memo, dpm_report_t *out)
+{
+#if DPM_MECH_FEDAUC
+    if (m == NULL || r == NULL || out == NULL || !dpm_fedauc_is((uint32_t)m->campaign.mechanism) ||
+        !receipt_ok(m, rc)) {
+        return DPM_ERR_PARAM;
+    }
+    dpm_report_t rep;
+    memset(&rep, 0, sizeof(rep));
+    dpm_status_t st = dpm_fedauc_perturb(m, r, s, rk, labels, ids, memo, &rep.body.fedauc);
+    return report_finish(m, r, rc, st, &rep, out);
+#else
+    (void)m, (void)r, (void)rc, (void)s, (void)rk, (void)labels, (void)ids, (void)memo, (void)out;
+    return DPM_ERR_UNSUPPORTED;
+#endif
+}
+
 static dpm_status_t reject(const char **reason, const char *why)
 {
     if (reason != NULL) {
@@ -513,6 +557,11 @@ dpm_status_t dpm_mech_check_report(const dpm_mech_t *m, const dpm_report_t *r, c
             }
         }
         return DPM_OK;
+    }
+#endif
+#if DPM_MECH_FEDAUC
+    if (dpm_fedauc_is((uint32_t)m->campaign.mechanism)) {
+        return dpm_fedauc_check_body(m, r->eps, &r->body.fedauc, reason);
     }
 #endif
     return reject(reason, "mechanism not available in this build");
