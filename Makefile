@@ -26,27 +26,33 @@ MBEDTLS_SRC := $(BUILD_DIR)/src/mbedtls
 MBEDTLS_LIBS := $(MBEDTLS_DIR)/library/libmbedtls.a $(MBEDTLS_DIR)/library/libmbedx509.a \
                 $(MBEDTLS_DIR)/library/libmbedcrypto.a
 NANOPB_DIR := $(BUILD_DIR)/src/nanopb
+# Hosted Linux targets (the host, cross builds for ARM Linux, s390x...) use the host config;
+# anything else (bare metal) the minimal device config.
+MBEDTLS_CONFIG ?= $(if $(filter host,$(TARGET))$(findstring -linux-,$(TARGET)),host,device)
 MBEDTLS_CFLAGS := -isystem $(MBEDTLS_SRC)/include -Iport/tls/config \
-                  -DMBEDTLS_CONFIG_FILE='"dpm_mbedtls_$(TARGET).h"'
+                  -DMBEDTLS_CONFIG_FILE='"dpm_mbedtls_$(MBEDTLS_CONFIG).h"'
 
 WARNINGS := -Wall -Wextra -Wconversion -Wshadow -Wstrict-prototypes -Wundef -Werror
 OPT ?= -O2 -g
+# nanopb stays private to libdpm: its functions are renamed dpm_pb_* (sdk/proto/dpm_nanopb_rename.h).
+NANOPB_PRIVATE := -DPB_SYSTEM_HEADER='"dpm_nanopb_rename.h"'
 CFLAGS_COMMON := -std=c99 $(OPT) $(WARNINGS) -MMD -MP -Isdk/include -Iport/include \
-                 -Isdk/proto -isystem $(NANOPB_DIR) \
+                 -Isdk/proto -isystem $(NANOPB_DIR) $(NANOPB_PRIVATE) \
                  $(MBEDTLS_CFLAGS) $(EXTRA_CFLAGS)
-SDK_CFLAGS := $(CFLAGS_COMMON) -Isdk/src/internal -Isdk/src -ffunction-sections -fdata-sections
-PORT_CFLAGS := $(CFLAGS_COMMON) -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
-TEST_CFLAGS := $(CFLAGS_COMMON) -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Itests/support -Ihost-sim \
-               -Isdk/src/internal -Isdk/src -Wno-conversion
-LDLIBS := -lcmocka -lpthread -lm
-
 # Kconfig (optional): with a .config present, its values reach the build as CONFIG_DPM_* through
-# a generated autoconf header; without one, plain `make` uses the header defaults.
+# a generated autoconf header; without one, plain `make` uses the header defaults. This comes
+# before every flag set derived from CFLAGS_COMMON, so the SDK, port, tests and tools all see it.
 KCONFIG_CONFIG ?= .config
 ifneq ($(wildcard $(KCONFIG_CONFIG)),)
 AUTOCONF := $(OUT)/include/dpm_autoconf.h
 CFLAGS_COMMON += -include $(AUTOCONF)
 endif
+
+SDK_CFLAGS := $(CFLAGS_COMMON) -Isdk/src/internal -Isdk/src -ffunction-sections -fdata-sections
+PORT_CFLAGS := $(CFLAGS_COMMON) -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
+TEST_CFLAGS := $(CFLAGS_COMMON) -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Itests/support -Ihost-sim \
+               -Isdk/src/internal -Isdk/src -Wno-conversion
+LDLIBS := -lcmocka -lpthread -lm
 
 # Objects rebuild when the compiler or flags change (e.g. a .config appears or goes).
 FLAGS_STAMP := $(OUT)/.cflags
@@ -58,7 +64,8 @@ endif
 
 # nanopb: the runtime comes from Debian's source package (make deps), the generated
 # sdk/proto/dpm.pb.[ch] ship in the repository (tests/unit/test_proto_regen.sh keeps them current).
-NANOPB_CFLAGS := -std=c99 $(OPT) -Wall -Werror -I$(NANOPB_DIR) -ffunction-sections -fdata-sections
+NANOPB_CFLAGS := -std=c99 $(OPT) -Wall -Werror -I$(NANOPB_DIR) -Isdk/proto $(NANOPB_PRIVATE) \
+                 -ffunction-sections -fdata-sections
 
 # ---- sources ---------------------------------------------------------------------------------
 SDK_SRCS := $(sort $(wildcard sdk/src/*/*.c sdk/proto/*.c))
@@ -90,12 +97,14 @@ EXAMPLE_BINS := $(foreach m,$(EXAMPLE_MAINS),$(OUT)/$(notdir $(patsubst %/,%,$(d
 LIBDPM := $(OUT)/libdpm.a
 LIBPORT := $(OUT)/libdpm_posix.a
 LIBHOST := $(OUT)/libdpm_host.a
+# host-sim sees the SDK through its public headers only (no -Isdk/src: tests/unit/test_host_deps.py)
 HOST_CFLAGS := $(CFLAGS_COMMON) -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Ihost-sim \
-               -Isdk/src/internal -Isdk/src -Wno-conversion
+               -Wno-conversion
 
 # ---- build -------------------------------------------------------------------------------------
 .PHONY: all lib tests host
-all: lib host tests
+# A cross build (CROSS_COMPILE=...) makes what runs on the target: see the cross block below.
+all: lib $(if $(CROSS_COMPILE),cross-tests,host tests)
 lib: $(LIBDPM) $(LIBPORT)
 host: $(HOST_BINS) $(EXAMPLE_BINS)
 tests: $(TEST_BINS) $(TOOL_BINS)
@@ -183,8 +192,13 @@ $(OUT)/tests/%: $(OUT)/obj/tests/%.o $(TEST_SUPPORT_OBJS) $(LIBHOST) $(LIBPORT) 
 
 # Mbed TLS is built by `make deps`; building anything first checks it is there and current
 # with the project's config headers.
-$(MBEDTLS_DIR)/library/libmbedcrypto.a: $(wildcard port/tls/config/dpm_mbedtls_$(TARGET).h)
+$(MBEDTLS_DIR)/library/libmbedcrypto.a: $(wildcard port/tls/config/dpm_mbedtls_$(MBEDTLS_CONFIG).h) \
+                                        $(wildcard port/tls/patches/*.patch)
 	@$(MAKE) --no-print-directory deps DPM_FETCHING_DEPS=1
+	$(MBEDTLS_CROSS_BUILD)
+
+# Everything that links Mbed TLS relinks when it is rebuilt (new config header or patch).
+$(HOST_BINS) $(EXAMPLE_BINS) $(TEST_BINS) $(TOOL_BINS) $(BENCH_BINS): $(MBEDTLS_DIR)/library/libmbedcrypto.a
 
 .SECONDARY:
 
@@ -200,7 +214,8 @@ test: deps
 	@OUT=$(OUT) NM=$(NM) CC=$(CC) PYTHON=$(PYTHON) BUILD_DIR=$(BUILD_DIR) \
 	  bash .make/run-tests.sh $(TEST_BINS) $(TEST_SCRIPTS)
 
-LINT_SRCS = $(shell find sdk port -name '*.[ch]' -not -path '*/config/*' -not -name '*.pb.[ch]')
+LINT_SRCS = $(shell find sdk port -name '*.[ch]' -not -path '*/config/*' -not -name '*.pb.[ch]' \
+              -not -path 'port/cortex-m/*' -not -name port_cortex_m.h)
 lint: deps
 	@bash .make/lint.sh $(LINT_SRCS) -- $(CFLAGS_COMMON) -Isdk/src/internal -Isdk/src \
 	  -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
@@ -210,15 +225,15 @@ menuconfig:
 defconfig:
 	@$(PYTHON) .make/kconfig.py defconfig $(KCONFIG_CONFIG)
 
-bench: deps
+bench: deps cross-deps
 	@$(MAKE) --no-print-directory $(BENCH_BINS) host
 	@$(PYTHON) .make/bench.py $(OUT) $(BUILD_DIR)/bench.json
 
-# Paper reproductions: analytic tables, simulations and plots under build/repro/.
+# Paper reproductions: the references of host-sim/scenarios/paper-*.ref beside ours (analytic
+# tables, simulations, plots) under build/repro/ (README.md sums them up).
 repro: deps
 	@$(MAKE) --no-print-directory host
-	@$(OUT)/dpm-repro disparity --out $(BUILD_DIR)/repro
-	@$(OUT)/dpm-sim repro --out $(BUILD_DIR)/repro $(sort $(wildcard host-sim/scenarios/paper-*.scn))
+	@$(OUT)/dpm-sim repro --out $(BUILD_DIR)/repro
 
 # The main job: a TLS collector on 127.0.0.1 and simulated devices posting real reports.
 demo: deps
@@ -267,15 +282,107 @@ fuzz: fuzz-build
 	@FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_RUNS=$(FUZZ_RUNS) bash .make/fuzz.sh $(patsubst $(OUT)/%,$(FUZZ_OUT)/%,$(FUZZ_BINS))
 # ==== end of quality gates =====================================================================
 
-NOT_YET := cross size
-.PHONY: $(NOT_YET)
-$(NOT_YET):
-	@echo "make $@: not yet implemented"
+# ---- install / packaging ---------------------------------------------------------------------
+# make install PREFIX=/usr/local [DESTDIR=/staging] [LIBDIR=...] [INCLUDEDIR=...]: headers,
+# libdpm.a, the posix port with its private Mbed TLS, dpmetrics.pc + dpmetrics-posix.pc and a
+# CMake package (.make/install.sh lists the layout). Other builds: sdk/sources.mk,
+# sdk/CMakeLists.txt + port/CMakeLists.txt, port/zephyr, port/esp-idf.
+PREFIX ?= /usr/local
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+# The DPM_* options as this build resolves them (Kconfig, DPM_CONFIG_FILE, -D, defaults): each
+# option's value, macro-expanded by the compiler with the SDK's own flags.
+DPM_OPTIONS := $(shell sed -n 's/^config \(DPM_[A-Z0-9_]*\)$$/\1/p' Kconfig)
+BUILD_CONFIG := $(OUT)/include/dpm/build_config.h
+$(BUILD_CONFIG): sdk/include/dpm/config.h Kconfig $(AUTOCONF) $(FLAGS_STAMP)
+	@mkdir -p $(dir $@)
+	$(Q){ echo '/* SPDX-License-Identifier: Apache-2.0 */'; \
+	  echo '/* Generated by make install: the DPM_* options of the libdpm.a installed with it. */'; \
+	  echo '#ifndef DPM_BUILD_CONFIG_H'; echo '#define DPM_BUILD_CONFIG_H'; \
+	  { echo '#include "dpm/config.h"'; for o in $(DPM_OPTIONS); do echo "dpm_option \"$$o\" $$o"; done; } | \
+	    $(CC) $(filter-out -MMD -MP,$(SDK_CFLAGS)) -E -P -x c - | \
+	    awk '$$1 == "dpm_option" { gsub(/"/, "", $$2); print "#define " $$2 " " $$3; n++ } \
+	         END { if (n != $(words $(DPM_OPTIONS))) exit 1 }'; \
+	  echo '#endif'; } >$@.tmp && mv $@.tmp $@
+
+.PHONY: install
+install: lib $(BUILD_CONFIG)
+	@OUT=$(OUT) CC="$(CC)" MBEDTLS_LIBDIR=$(MBEDTLS_DIR)/library MBEDTLS_SRC=$(MBEDTLS_SRC) \
+	  NANOPB_DIR=$(NANOPB_DIR) BUILD_CONFIG=$(BUILD_CONFIG) PREFIX="$(PREFIX)" LIBDIR="$(LIBDIR)" \
+	  INCLUDEDIR="$(INCLUDEDIR)" DESTDIR="$(DESTDIR)" bash .make/install.sh
+# ---- end install / packaging -----------------------------------------------------------------
+
+# ---- version and release tarball ----------------------------------------------------------
+# The version is set in sdk/include/dpm/version.h only; .make/version.sh reads it (use
+# $(DPM_VERSION) in recipes). `make dist`: the reproducible source tarball of HEAD,
+# build/dist/dpmetrics-X.Y.Z.tar.gz; `make distcheck`: unpack it, build it, run its unit tests.
+DPM_VERSION := $(shell sh .make/version.sh)
+.PHONY: version dist distcheck
+version:
+	@echo $(DPM_VERSION)
+dist:
+	@bash .make/dist.sh $(BUILD_DIR)/dist
+distcheck: deps
+	@OUT=$(OUT) BUILD_DIR=$(BUILD_DIR) PYTHON=$(PYTHON) \
+	  bash .make/run-tests.sh tests/e2e/distcheck.sh
+# ---- end of version and release tarball -----------------------------------------------------
+
+# ---- cross / size ------------------------------------------------------------------------------
+# make cross: ARM Linux + big-endian under qemu-user, Cortex-M under qemu-system-arm
+# (.make/cross.sh); make size: Cortex-M4 flash/RAM/stack budgets (.make/size.sh). Bare-metal
+# builds live in .make/cortex-m.mk; the rules here only serve CROSS_COMPILE=<linux triplet>-.
+.PHONY: cross cross-deps cross-tests size
+cross-deps:
+	@BUILD_DIR=$(BUILD_DIR) bash .make/cross-deps.sh
+cross: deps cross-deps
+	@BUILD_DIR=$(BUILD_DIR) MAKE="$(MAKE)" bash .make/cross.sh
+size: deps cross-deps
+	@BUILD_DIR=$(BUILD_DIR) MAKE="$(MAKE)" PYTHON=$(PYTHON) bash .make/size.sh
+
+# port/cortex-m is Arm code (inline assembly, newlib): `make lint` checks it for its target.
+.PHONY: lint-cortex-m
+lint: lint-cortex-m
+lint-cortex-m: deps cross-deps
+	@bash .make/lint.sh $(wildcard port/cortex-m/*.c) port/include/dpm/port_cortex_m.h -- -std=c99 \
+	  --target=thumbv7em-none-eabi -mcpu=cortex-m4 -mfloat-abi=soft -Isdk/include -Iport/include \
+	  -isystem /usr/lib/arm-none-eabi/include -DDPM_CM_TEST_DRBG_NOT_FOR_PRODUCTION
+
+ifneq ($(CROSS_COMPILE),)
+# Mbed TLS for the target, with the config chosen above (cmake knows the cross compiler).
+MBEDTLS_CROSS_BUILD = @MBEDTLS_SRC=$(MBEDTLS_SRC) bash .make/build-mbedtls.sh $(TARGET) $(MBEDTLS_DIR) \
+  $(CURDIR)/port/tls/config/dpm_mbedtls_$(MBEDTLS_CONFIG).h -DCMAKE_SYSTEM_NAME=Linux \
+  -DCMAKE_SYSTEM_PROCESSOR=$(firstword $(subst -, ,$(TARGET))) -DCMAKE_C_COMPILER=$(CC)
+# The host-independent tests: not those of host-sim (they include its estimate/, sim/ or
+# collector/ headers). test_tuple_gof is an SDK test that only borrows the simulator's tuple
+# sampler as a second implementation, so it stays, linked with just that part of host-sim.
+CROSS_HOST_ONLY_TESTS := $(filter-out tests/stat/test_tuple_gof.c, \
+  $(shell grep -lE '^#include "(estimate|sim|collector)/' $(TEST_SRCS)))
+CROSS_TEST_SRCS := $(filter-out $(CROSS_HOST_ONLY_TESTS),$(TEST_SRCS))
+CROSS_TEST_BINS := $(patsubst tests/%.c,$(OUT)/tests/%,$(CROSS_TEST_SRCS))
+CROSS_SIM_OBJS := $(call obj,host-sim/sim/tuple_paper.c host-sim/estimate/disparity.c \
+                                host-sim/common/json_read.c \
+                                host-sim/common/prob.c)
+CROSS_SUPPORT_LIB := $(OUT)/libdpm_testsupport.a
+$(CROSS_SUPPORT_LIB): $(TEST_SUPPORT_OBJS)
+	@rm -f $@
+	$(Q)$(AR) rcs $@ $^
+# A static pattern rule: for these binaries it replaces the host link rule (no sqlite, no
+# collector); support code comes from an archive, so only what a test uses is linked.
+$(CROSS_TEST_BINS): $(OUT)/tests/%: $(OUT)/obj/tests/%.o $(CROSS_SUPPORT_LIB) $(CROSS_SIM_OBJS) \
+                    $(LIBPORT) $(LIBDPM)
+	@mkdir -p $(dir $@)
+	@printf '  %-3s %s\n' LD $@
+	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(CROSS_SIM_OBJS) $(CROSS_SUPPORT_LIB) $(LIBPORT) $(LIBDPM) \
+	  $(MBEDTLS_LIBS) $(LDLIBS)
+cross-tests: lib $(CROSS_TEST_BINS) $(EXAMPLE_BINS)
+	@printf '%s\n' $(CROSS_TEST_BINS) >$(OUT)/cross-tests.list
+endif
 
 clean:
 	rm -rf $(OUT)
 
 help:
 	@echo "make deps | all | test | demo | repro | cross | size | bench | fuzz | sanitize | valgrind | lint | coverage"
+	@echo "make install PREFIX=<dir> [DESTDIR=<dir>]"
 	@echo "make menuconfig | defconfig    (Kconfig via kconfiglib)"
 	@echo "variables: CROSS_COMPILE=<triplet>-  BUILD_DIR=<dir>  OPT=<flags>  EXTRA_CFLAGS=<flags>"

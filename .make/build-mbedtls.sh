@@ -2,14 +2,15 @@
 # SPDX-License-Identifier: Apache-2.0
 # build-mbedtls.sh NAME OUTDIR CONFIG_HEADER [CMAKE ARGS...]
 # Builds the Mbed TLS libraries out of tree with a project-owned config header.
-# Skips the build when OUTDIR already holds libraries made from the same header.
+# Skips the build when OUTDIR already holds libraries made from the same header and patches
+# (port/tls/patches, applied to the source tree by deps.sh).
 set -euo pipefail
 name=$1 out=$2 config=$3; shift 3
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 src=${MBEDTLS_SRC:?set MBEDTLS_SRC to the Mbed TLS source tree}
 src=$(cd "$src" && pwd)
 stamp="$out/.config.sha256"
-want=$(cat "$config" "$0" | sha256sum | cut -d' ' -f1)
+want=$(cat "$config" "$0" "$TOP"/port/tls/patches/*.patch | sha256sum | cut -d' ' -f1)
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && [ -f "$out/library/libmbedcrypto.a" ]; then
   echo "deps: Mbed TLS ($name) up to date"
   exit 0

@@ -11,10 +11,10 @@ BUILD_DIR=$(cd "$BUILD_DIR" && pwd)
 MBEDTLS_SUITE=trixie            # Mbed TLS 3.6 LTS lives in the next Debian release
 MBEDTLS_VERSION_PREFIX=3.6.
 
-PACKAGES=(build-essential pkg-config cmake nanopb protobuf-compiler python3-protobuf
+PACKAGES=(build-essential pkg-config pkgconf cmake nanopb protobuf-compiler python3-protobuf
           libcmocka-dev libsqlite3-dev sqlite3 python3-kconfiglib python3-matplotlib
           python3-numpy clang-format clang-tidy cppcheck valgrind dpkg-dev curl openssl
-          clang libclang-rt-14-dev bc
+          clang libclang-rt-14-dev bc patch
           ${DPM_EXTRA_PACKAGES:-})
 
 log() { printf 'deps: %s\n' "$*"; }
@@ -33,54 +33,40 @@ else
   log "Debian packages: all ${#PACKAGES[@]} present"
 fi
 
-# The mirror the machine already uses (deb822 .sources first, then the one-line format).
-debian_mirror() {
-  local uri=""
-  for f in /etc/apt/sources.list.d/*.sources; do
-    [ -f "$f" ] || continue
-    uri=$(awk '/^URIs:/ && $2 ~ /debian\/?$/ {print $2; exit}' "$f")
-    [ -n "$uri" ] && break
-  done
-  if [ -z "$uri" ] && [ -f /etc/apt/sources.list ]; then
-    uri=$(awk '$1=="deb" && $0 !~ /security/ {for(i=2;i<=NF;i++) if ($i ~ /^[a-z]+:\/\//) {print $i; exit}}' /etc/apt/sources.list)
-  fi
-  [ -n "$uri" ] || { echo "deps: cannot find a Debian mirror in the apt sources" >&2; exit 1; }
-  printf '%s\n' "${uri%/}"
-}
-
-# fetch_source PACKAGE SUITE DESTDIR: apt-get source --download-only through a private config.
-fetch_source() {
-  local pkg=$1 suite=$2 dest=$3 apt_dir="$BUILD_DIR/apt/$2"
-  mkdir -p "$apt_dir/lists/partial" "$dest"
-  printf 'deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] %s %s main\n' \
-    "$(debian_mirror)" "$suite" >"$apt_dir/sources.list"
-  local opts=(-o "Dir::Etc::SourceList=$apt_dir/sources.list" -o Dir::Etc::SourceParts=/dev/null
-              -o "Dir::State::Lists=$apt_dir/lists" -o Dir::Cache::archives="$apt_dir")
-  if ! ls "$apt_dir/lists/"*Sources* >/dev/null 2>&1; then
-    apt-get "${opts[@]}" update -q || log "source index update for $suite partly failed"
-  fi
-  (cd "$dest" && apt-get "${opts[@]}" source --download-only "$pkg" 2>&1 | grep -v '^W: Download is performed unsandboxed' || true)
-  verify_dsc "$dest"/"${pkg%%=*}"_*.dsc
-}
-
-# Check every file a .dsc lists against its SHA-256 (apt already checked the .dsc itself
-# against the signed Sources index).
-verify_dsc() {
-  local dsc=$1 dir; dir=$(dirname "$dsc")
-  awk '/^Checksums-Sha256:/{on=1; next} /^[^ ]/{on=0} on && NF==3 {print $1 "  " $3}' "$dsc" |
-    (cd "$dir" && sha256sum --quiet -c -) || { echo "deps: checksum mismatch in $dsc" >&2; exit 1; }
-}
+. "$TOP/.make/apt-source.sh"
 
 MBED_SRC_ROOT="$BUILD_DIR/src"
-mbed_dir=$(ls -d "$MBED_SRC_ROOT"/mbedtls-${MBEDTLS_VERSION_PREFIX}* 2>/dev/null | head -n1 || true)
-if [ -z "$mbed_dir" ]; then
-  log "fetching the Mbed TLS 3.6 LTS source package from Debian $MBEDTLS_SUITE"
-  fetch_source mbedtls "$MBEDTLS_SUITE" "$BUILD_DIR/dl"
+# extract_mbedtls: a pristine source tree from the Debian orig tarball (fetched if missing).
+extract_mbedtls() {
+  if ! ls "$BUILD_DIR"/dl/mbedtls_${MBEDTLS_VERSION_PREFIX}*.orig.tar.* >/dev/null 2>&1; then
+    log "fetching the Mbed TLS 3.6 LTS source package from Debian $MBEDTLS_SUITE"
+    fetch_source mbedtls "$MBEDTLS_SUITE" "$BUILD_DIR/dl"
+  fi
   mkdir -p "$MBED_SRC_ROOT"
   tar -C "$MBED_SRC_ROOT" -xf "$(ls "$BUILD_DIR"/dl/mbedtls_${MBEDTLS_VERSION_PREFIX}*.orig.tar.* | head -n1)"
   mbed_dir=$(ls -d "$MBED_SRC_ROOT"/mbedtls-${MBEDTLS_VERSION_PREFIX}* | head -n1)
+}
+mbed_dir=$(ls -d "$MBED_SRC_ROOT"/mbedtls-${MBEDTLS_VERSION_PREFIX}* 2>/dev/null | head -n1 || true)
+if [ -z "$mbed_dir" ]; then
+  extract_mbedtls
 else
   log "Mbed TLS source: $(basename "$mbed_dir") present"
+fi
+# The project's patches (port/tls/patches/*.patch, in name order) go onto a pristine tree; the
+# tree records the set it carries, and a tree with another set is extracted afresh first.
+patches=("$TOP"/port/tls/patches/*.patch)
+want_patches=$(cat "${patches[@]}" | sha256sum | cut -d' ' -f1)
+have_patches=$(cat "$mbed_dir/.dpm-patches" 2>/dev/null || true)
+if [ "$have_patches" != "$want_patches" ]; then
+  if [ -n "$have_patches" ]; then
+    rm -rf "$mbed_dir"
+    extract_mbedtls
+  fi
+  for p in "${patches[@]}"; do
+    log "patching Mbed TLS: $(basename "$p")"
+    patch -d "$mbed_dir" -p1 --forward --quiet <"$p" || { echo "deps: $p does not apply" >&2; exit 1; }
+  done
+  echo "$want_patches" >"$mbed_dir/.dpm-patches"
 fi
 ln -sfn "$mbed_dir" "$BUILD_DIR/src/mbedtls"
 

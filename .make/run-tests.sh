@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: Apache-2.0
 # run-tests.sh TEST...  Runs every test program and script, each printing TAP, and prints one
 # summary line per suite and, last, "N passed, N failed, N skipped". TEST_WRAPPER (e.g. a
-# valgrind command line, see .make/valgrind.sh) is put in front of every test program.
+# valgrind command line, see .make/valgrind.sh) is put in front of every test program;
+# TEST_RUNNER (e.g. "qemu-arm", or a qemu-system-arm command line ending in -kernel) runs the
+# compiled programs of a cross build.
 #
 # How a TAP line counts:
 #   "ok N ..." with a "# SKIP" directive (any case), and cmocka's "not ok N # SKIP name":
@@ -32,7 +34,7 @@ for t in "$@"; do
   case "$t" in
     *.sh) bash "$t" >"$log" 2>&1 ;;
     *.py) "${PYTHON:-/usr/bin/python3}" "$t" >"$log" 2>&1 ;;
-    *) ${TEST_WRAPPER:-} "$t" >"$log" 2>&1 ;;
+    *) ${TEST_WRAPPER:-} ${TEST_RUNNER:-} "$t" >"$log" 2>&1 ;;
   esac
   rc=$?
   results=$(grep -E '^(not )?ok [0-9]+' "$log")

@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* posix-client: a complete device in one file. It reads a CSV of model events
- * (score,label,group), fetches the campaign from the collector, computes the local metrics,
- * charges the privacy ledger, perturbs and stores the report in the outbox, and posts the
- * outbox over TLS. Copy it as the starting point of an app integration.
+/* posix-client: a complete device in one file, on the one-call device API (dpm/device.h). It
+ * reads a CSV of this device's model events, fetches the campaign from the collector (keeping a
+ * copy, so it can still report while the collector is unreachable), checks it against the app's
+ * privacy policy, makes one report (validate -> charge -> perturb -> encode -> queue, inside
+ * dpm_device_report_*), and posts the outbox over TLS. Copy it as the starting point of an app.
  *
  *   posix-client --url https://127.0.0.1:8443 --ca ca.pem --campaign 1 --events events.csv
  *
  * Exit codes: 0 done (report posted, or queued for a later retry: see the message),
- * 1 usage or I/O error, 2 campaign refused, 3 budget exhausted, 4 metric undefined,
- * 5 network or TLS failure (the report stays in the outbox for the next run). */
+ * 1 usage, I/O or bad events, 2 campaign refused (unknown, invalid or beyond the policy),
+ * 3 budget exhausted, 4 metric undefined, 5 network or TLS failure (a report made this run
+ * stays in the outbox for the next run), 6 damaged state (ledger or outbox). */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -16,15 +18,15 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "dpm/budget.h"
+#include "dpm/dpm.h"
 #include "dpm/port_posix.h"
 #include "dpm/port_tls.h"
-#include "dpm/report.h"
-#include "dpm/upload.h"
 
 #define STATE_BYTES 65536u /* one file: ledger (first 4 KiB) + outbox (the rest) */
 #define LEDGER_BYTES 4096u
 #define TIMEOUT_MS 10000u
+
+enum { EXIT_OK, EXIT_USAGE, EXIT_CAMPAIGN, EXIT_BUDGET, EXIT_UNDEFINED, EXIT_NETWORK, EXIT_STATE };
 
 typedef struct {
     const char *url;
@@ -32,33 +34,47 @@ typedef struct {
     const char *events_path;
     const char *state_dir;
     const char *server_name;
+    const char *cert_path; /* optional device credential: TLS client certificate + key */
+    const char *key_path;
     uint32_t campaign_id;
     uint32_t period;
     uint32_t threshold_q31; /* prediction = score >= threshold */
+    dpm_eps_t max_eps;      /* the app's privacy policy */
+    dpm_eps_t max_budget;
     int flush_only;
 } options_t;
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: posix-client --url https://HOST:PORT --ca FILE --campaign ID [options]\n"
-            "\n"
-            "  --url URL          collector base URL (https://host:port)\n"
-            "  --ca FILE          PEM certificate of the CA that signs the collector's\n"
-            "                     certificate (pinned: no other CA is trusted)\n"
-            "  --campaign ID      campaign to report for (fetched from the collector)\n"
-            "  --events FILE      CSV of this device's events: score,label,group per line;\n"
-            "                     score in [0,1], label 0/1, group a number < the campaign's\n"
-            "                     groups (one group per device); '#' lines are comments\n"
-            "  --threshold X      decision threshold: prediction = score >= X (default 0.5)\n"
-            "  --period N         campaign period this report belongs to (default 0)\n"
-            "  --state DIR        where the ledger and outbox live (default ./dpm-state)\n"
-            "  --server-name NAME expected certificate name (default: the URL's host)\n"
-            "  --flush-only       post what the outbox holds; make no new report\n"
-            "  --help             this text\n");
+    fprintf(f, "usage: posix-client --url https://HOST:PORT --ca FILE --campaign ID [options]\n"
+               "\n"
+               "  --url URL          collector base URL (https://host:port)\n"
+               "  --ca FILE          PEM certificate of the CA that signs the collector's\n"
+               "                     certificate (pinned: no other CA is trusted)\n"
+               "  --campaign ID      campaign to report for (fetched from the collector; a copy\n"
+               "                     is kept in --state and used when the collector is down)\n"
+               "  --events FILE      CSV of this device's events; '#' lines are comments.\n"
+               "                     tuple campaigns: score,label,group (one group per device,\n"
+               "                     below the campaign's groups); roc_hist campaigns:\n"
+               "                     score,label (a third column is ignored). score in [0,1],\n"
+               "                     label 0 or 1\n"
+               "  --threshold X      tuple campaigns: prediction = score >= X (default 0.5)\n"
+               "  --period N         campaign period this report belongs to (default 0)\n"
+               "  --max-eps X        privacy policy: refuse campaigns whose epsilon per report\n"
+               "                     is above X (default 1)\n"
+               "  --max-budget X     privacy policy: refuse campaigns whose budget per period\n"
+               "                     is above X (default 1: one report per period at eps 1)\n"
+               "  --state DIR        where the ledger, outbox and campaign copies live\n"
+               "                     (default ./dpm-state)\n"
+               "  --server-name NAME expected certificate name (default: the URL's host)\n"
+               "  --cert FILE        this device's TLS client certificate (PEM), for a collector\n"
+               "                     that authenticates devices (dpm-collector --device-ca)\n"
+               "  --key FILE         its private key (PEM, unencrypted); with --cert\n"
+               "  --flush-only       post what the outbox holds; make no new report\n"
+               "  --help             this text\n");
 }
 
-static int parse_threshold(const char *s, uint32_t *out)
+static int parse_unit(const char *s, uint32_t *out)
 {
     char *end = NULL;
     double x = strtod(s, &end);
@@ -69,41 +85,62 @@ static int parse_threshold(const char *s, uint32_t *out)
     return 0;
 }
 
+static int parse_u32(const char *s, uint32_t *out)
+{
+    char *end = NULL;
+    unsigned long v = strtoul(s, &end, 10);
+    if (end == s || *end != '\0' || v > UINT32_MAX) {
+        return -1;
+    }
+    *out = (uint32_t)v;
+    return 0;
+}
+
 static int parse_options(int argc, char **argv, options_t *o)
 {
-    static const struct option longopts[] = {
-        {"url", required_argument, NULL, 'u'},       {"ca", required_argument, NULL, 'c'},
-        {"campaign", required_argument, NULL, 'k'},  {"events", required_argument, NULL, 'e'},
-        {"threshold", required_argument, NULL, 't'}, {"period", required_argument, NULL, 'p'},
-        {"state", required_argument, NULL, 's'},     {"server-name", required_argument, NULL, 'n'},
-        {"flush-only", no_argument, NULL, 'f'},      {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0}};
+    static const struct option longopts[] = {{"url", required_argument, NULL, 'u'},
+                                             {"ca", required_argument, NULL, 'c'},
+                                             {"campaign", required_argument, NULL, 'k'},
+                                             {"events", required_argument, NULL, 'e'},
+                                             {"threshold", required_argument, NULL, 't'},
+                                             {"period", required_argument, NULL, 'p'},
+                                             {"max-eps", required_argument, NULL, 'x'},
+                                             {"max-budget", required_argument, NULL, 'b'},
+                                             {"state", required_argument, NULL, 's'},
+                                             {"server-name", required_argument, NULL, 'n'},
+                                             {"flush-only", no_argument, NULL, 'f'},
+                                             {"help", no_argument, NULL, 'h'},
+                                             {"cert", required_argument, NULL, 'C'},
+                                             {"key", required_argument, NULL, 'K'},
+                                             {NULL, 0, NULL, 0}};
     memset(o, 0, sizeof(*o));
     o->state_dir = "dpm-state";
     o->threshold_q31 = DPM_SCORE_ONE / 2;
-    int ch;
+    o->max_eps = DPM_EPS_ONE;
+    o->max_budget = DPM_EPS_ONE;
+    int ch, bad = 0;
     while ((ch = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
         switch (ch) {
         case 'u': o->url = optarg; break;
         case 'c': o->ca_path = optarg; break;
-        case 'k': o->campaign_id = (uint32_t)strtoul(optarg, NULL, 10); break;
+        case 'k': bad |= parse_u32(optarg, &o->campaign_id); break;
         case 'e': o->events_path = optarg; break;
-        case 't':
-            if (parse_threshold(optarg, &o->threshold_q31) != 0) {
-                fprintf(stderr, "posix-client: --threshold must be in [0, 1]\n");
-                return -1;
-            }
-            break;
-        case 'p': o->period = (uint32_t)strtoul(optarg, NULL, 10); break;
+        case 't': bad |= parse_unit(optarg, &o->threshold_q31); break;
+        case 'p': bad |= parse_u32(optarg, &o->period); break;
+        case 'x': bad |= dpm_eps_from_decimal(optarg, &o->max_eps) != DPM_OK; break;
+        case 'b': bad |= dpm_eps_from_decimal(optarg, &o->max_budget) != DPM_OK; break;
         case 's': o->state_dir = optarg; break;
         case 'n': o->server_name = optarg; break;
         case 'f': o->flush_only = 1; break;
-        case 'h': usage(stdout); exit(0);
-        default: usage(stderr); return -1;
+        case 'C': o->cert_path = optarg; break;
+        case 'K': o->key_path = optarg; break;
+        case 'h': usage(stdout); exit(EXIT_OK);
+        default: bad = 1;
         }
     }
-    if (o->url == NULL || o->ca_path == NULL || o->campaign_id == 0 ||
-        (!o->flush_only && o->events_path == NULL)) {
+    if (bad || o->url == NULL || o->ca_path == NULL || o->campaign_id == 0 ||
+        (!o->flush_only && o->events_path == NULL) ||
+        (o->cert_path == NULL) != (o->key_path == NULL)) {
         usage(stderr);
         return -1;
     }
@@ -120,37 +157,69 @@ static int parse_url(const char *url, char *host, size_t cap, uint16_t *port)
     }
     memcpy(host, p, (size_t)(colon - p));
     host[colon - p] = '\0';
-    unsigned long n = strtoul(colon + 1, NULL, 10);
-    if (n == 0 || n > 65535) {
+    uint32_t n = 0;
+    if (parse_u32(colon + 1, &n) != 0 || n == 0 || n > 65535) {
         return -1;
     }
     *port = (uint16_t)n;
     return 0;
 }
 
+/* The whole file into buf; returns its length, -1 on error or if it does not fit. */
 static long read_file(const char *path, uint8_t *buf, size_t cap)
 {
     FILE *f = fopen(path, "rb");
     if (f == NULL) {
         return -1;
     }
-    size_t n = fread(buf, 1, cap - 1, f);
-    int full = n == cap - 1 && fgetc(f) != EOF;
+    size_t n = fread(buf, 1, cap, f);
+    int full = n == cap && fgetc(f) != EOF;
     fclose(f);
-    if (full) {
-        return -1;
-    }
-    buf[n] = '\0';
-    return (long)n + 1; /* PEM needs its NUL counted */
+    return full ? -1 : (long)n;
 }
 
-/* Confusion counts and the device's group from the CSV. */
-static int read_events(const char *path, uint32_t threshold, dpm_confusion_t *conf,
-                       uint32_t *group)
+/* A PEM file into buf with its terminating NUL counted (Mbed TLS requires it); -1 on error. */
+static long read_pem(const char *path, uint8_t *buf, size_t cap)
 {
-    FILE *f = fopen(path, "r");
+    long n = read_file(path, buf, cap - 1);
+    if (n >= 0) {
+        buf[n++] = '\0';
+    }
+    return n;
+}
+
+static int write_file(const char *path, const uint8_t *buf, size_t len)
+{
+    char tmp[DPM_POSIX_PATH_MAX + 8];
+    snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+    FILE *f = fopen(tmp, "wb");
     if (f == NULL) {
-        fprintf(stderr, "posix-client: cannot open %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    int ok = fwrite(buf, 1, len, f) == len;
+    ok &= fclose(f) == 0;
+    return ok && rename(tmp, path) == 0 ? 0 : -1;
+}
+
+/* ---- events --------------------------------------------------------------------------------- */
+
+/* One local statistic, as the campaign's mechanism needs it. */
+typedef struct {
+    dpm_confusion_t conf; /* tuple campaigns */
+    uint32_t group;
+    dpm_score_hist_t hist; /* roc_hist campaigns */
+} events_t;
+
+static int read_events(const options_t *o, const dpm_mech_t *mech, events_t *ev)
+{
+    const dpm_score_bins_t *bins = dpm_mech_score_bins(mech);
+    memset(ev, 0, sizeof(*ev));
+    if (bins != NULL && dpm_score_hist_init(&ev->hist, bins) != DPM_OK) {
+        return -1;
+    }
+    FILE *f = fopen(o->events_path, "r");
+    if (f == NULL) {
+        fprintf(stderr, "posix-client: cannot open %s: %s\n", o->events_path, strerror(errno));
         return -1;
     }
     char line[256];
@@ -163,31 +232,68 @@ static int read_events(const char *path, uint32_t threshold, dpm_confusion_t *co
         }
         double score;
         int label;
-        unsigned g;
-        if (sscanf(line, "%lf,%d,%u", &score, &label, &g) != 3 || !(score >= 0 && score <= 1) ||
-            (seen > 0 && g != *group) ||
-            dpm_confusion_add(conf, label, dpm_score_from_double(score) >= threshold) != DPM_OK) {
-            fprintf(stderr, "posix-client: %s:%ld: expected score,label,group with score in "
-                            "[0,1], label 0/1 and the same group on every line\n",
-                    path, lineno);
+        unsigned g = 0;
+        int fields = sscanf(line, "%lf,%d,%u", &score, &label, &g);
+        int ok = fields >= 2 && score >= 0.0 && score <= 1.0 && (label == 0 || label == 1);
+        if (ok && bins != NULL) {
+            ok = dpm_score_hist_add(&ev->hist, bins, dpm_score_from_double(score), label) == DPM_OK;
+        } else if (ok) {
+            ok = fields == 3 && (seen == 0 || g == ev->group) &&
+                 dpm_confusion_add(&ev->conf, label,
+                                   dpm_score_from_double(score) >= o->threshold_q31) == DPM_OK;
+            ev->group = g;
+        }
+        if (!ok) {
+            fprintf(stderr, "posix-client: %s:%ld: expected %s with score in [0,1] and label 0/1\n",
+                    o->events_path, lineno,
+                    bins != NULL ? "score,label"
+                                 : "score,label,group (the same group on every line)");
             rc = -1;
         }
-        *group = g;
         seen++;
     }
     fclose(f);
     if (rc == 0 && seen == 0) {
-        fprintf(stderr, "posix-client: %s holds no events\n", path);
+        fprintf(stderr, "posix-client: %s holds no events\n", o->events_path);
         rc = -1;
     }
     return rc;
 }
 
+/* ---- the collector ----------------------------------------------------------------------------
+ */
+
 typedef struct {
     dpm_posix_tcp_t tcp;
     dpm_tls_t tls;
     dpm_transport_t transport;
+    int up;
 } connection_t;
+
+/* What the client trusts and, optionally, who it is: PEM bytes with their NUL counted. */
+typedef struct {
+    uint8_t ca[16384], cert[8192], key[8192];
+    long ca_len, cert_len, key_len; /* cert_len 0: no client certificate */
+} credentials_t;
+
+static int load_credentials(const options_t *o, credentials_t *c)
+{
+    c->ca_len = read_pem(o->ca_path, c->ca, sizeof(c->ca));
+    if (c->ca_len < 0) {
+        fprintf(stderr, "posix-client: cannot read the CA certificate %s\n", o->ca_path);
+        return -1;
+    }
+    c->cert_len = c->key_len = 0;
+    if (o->cert_path != NULL) {
+        c->cert_len = read_pem(o->cert_path, c->cert, sizeof(c->cert));
+        c->key_len = read_pem(o->key_path, c->key, sizeof(c->key));
+        if (c->cert_len < 0 || c->key_len < 0) {
+            fprintf(stderr, "posix-client: cannot read %s or %s\n", o->cert_path, o->key_path);
+            return -1;
+        }
+    }
+    return 0;
+}
 
 static void close_tcp(void *ctx)
 {
@@ -195,8 +301,8 @@ static void close_tcp(void *ctx)
 }
 
 static int connect_collector(connection_t *conn, const char *host, uint16_t port,
-                             const char *server_name, const uint8_t *ca, size_t ca_len,
-                             dpm_rng_t rng, dpm_clock_t clock)
+                             const char *server_name, const credentials_t *cred, dpm_rng_t rng,
+                             dpm_clock_t clock)
 {
     memset(conn, 0, sizeof(*conn));
     if (dpm_posix_tcp_connect(&conn->tcp, host, port, TIMEOUT_MS) != 0) {
@@ -206,8 +312,14 @@ static int connect_collector(connection_t *conn, const char *host, uint16_t port
     conn->tcp.timeout_ms = 1000;
     dpm_tls_config_t cfg;
     memset(&cfg, 0, sizeof(cfg));
-    cfg.ca = ca;
-    cfg.ca_len = ca_len;
+    cfg.ca = cred->ca;
+    cfg.ca_len = (size_t)cred->ca_len;
+    if (cred->cert_len > 0) {
+        cfg.client_cert = cred->cert;
+        cfg.client_cert_len = (size_t)cred->cert_len;
+        cfg.client_key = cred->key;
+        cfg.client_key_len = (size_t)cred->key_len;
+    }
     cfg.hostname = server_name;
     cfg.raw = dpm_posix_tcp(&conn->tcp);
     cfg.raw_close = close_tcp;
@@ -220,139 +332,195 @@ static int connect_collector(connection_t *conn, const char *host, uint16_t port
         return -1;
     }
     conn->transport = dpm_tls_transport(&conn->tls);
+    conn->up = 1;
     return 0;
 }
 
-/* Measure, perturb, charge and store one report. Returns an exit code. */
-static int make_report(const options_t *o, const dpm_mech_t *mech, dpm_rand_t *rand,
-                       dpm_ledger_t *ledger, dpm_outbox_t *outbox)
+/* The campaign: fetched (and its copy refreshed), or the kept copy when the collector cannot be
+ * reached. Returns an exit code. */
+static int get_campaign(const options_t *o, dpm_device_t *dev, connection_t *conn, const char *host,
+                        dpm_mech_t *mech)
 {
-    dpm_confusion_t conf = {0, 0, 0, 0};
-    uint32_t group = 0;
-    if (read_events(o->events_path, o->threshold_q31, &conf, &group) != 0) {
-        return 1;
-    }
-    dpm_ratio_t values[DPM_TUPLE_MAX_METRICS];
-    for (uint32_t i = 0; i < mech->campaign.nmetrics; i++) {
-        if (dpm_metric_ratio(&conf, mech->campaign.metrics[i], &values[i]) != DPM_OK) {
-            fprintf(stderr, "posix-client: metric %d is undefined on this device's events "
-                            "(zero denominator): no report\n",
-                    (int)mech->campaign.metrics[i]);
-            return 4;
-        }
-    }
-    if (!dpm_outbox_room(outbox, DPM_REPORT_MAX_BYTES)) {
-        fprintf(stderr, "posix-client: the outbox is full; post it first (--flush-only)\n");
-        return 1;
-    }
-    /* Charge first: a crash after this can only over-count the budget, never under-count. */
-    dpm_status_t st = dpm_ledger_charge(ledger, mech->campaign.id, o->period,
-                                        mech->eps_implemented, mech->campaign.budget);
-    if (st != DPM_OK) {
-        fprintf(stderr, "posix-client: privacy ledger refused the report: %s\n",
-                dpm_strerror(st));
-        return st == DPM_ERR_BUDGET ? 3 : 1;
-    }
-    dpm_report_t report;
-    uint8_t bytes[DPM_REPORT_MAX_BYTES];
+    static uint8_t bytes[DPM_CAMPAIGN_MAX_BYTES + 512];
+    char path[DPM_POSIX_PATH_MAX];
+    snprintf(path, sizeof(path), "%s/campaign-%u.pb", o->state_dir, o->campaign_id);
+    const char *why = "";
     size_t len = 0;
-    st = dpm_mech_report_tuple(mech, rand, o->period, group, values, &report);
-    if (st == DPM_OK) {
-        st = dpm_report_encode(&report, bytes, sizeof(bytes), &len);
+    dpm_clock_t clock = dpm_posix_clock();
+    dpm_status_t st = DPM_ERR_TRANSPORT;
+    if (conn->up) {
+        st = dpm_campaign_get(&conn->transport, &clock, host, o->campaign_id, TIMEOUT_MS, bytes,
+                              sizeof(bytes), &len, &why);
     }
     if (st == DPM_OK) {
-        st = dpm_outbox_put(outbox, bytes, len);
+        st = dpm_device_accept_campaign(dev, bytes, len, mech, &why);
+        if (st == DPM_OK && write_file(path, bytes, len) != 0) {
+            fprintf(stderr, "posix-client: warning: cannot keep a copy of the campaign in %s\n",
+                    path);
+        }
+    } else if (st == DPM_ERR_TRANSPORT || st == DPM_ERR_TIMEOUT) {
+        long n = read_file(path, bytes, sizeof(bytes));
+        if (n < 0) {
+            fprintf(stderr, "posix-client: collector unreachable and no kept copy of campaign %u\n",
+                    o->campaign_id);
+            return EXIT_NETWORK;
+        }
+        printf("collector unreachable: using the kept copy of campaign %u\n", o->campaign_id);
+        st = dpm_device_accept_campaign(dev, bytes, (size_t)n, mech, &why);
     }
     if (st != DPM_OK) {
-        fprintf(stderr, "posix-client: cannot make the report: %s\n", dpm_strerror(st));
-        return 1;
+        fprintf(stderr, "posix-client: campaign %u refused: %s (%s)\n", o->campaign_id, why,
+                dpm_strerror(st));
+        return EXIT_CAMPAIGN;
     }
-    char eps[16];
-    dpm_eps_format(mech->eps_implemented, eps, sizeof(eps));
-    printf("report stored: campaign %u, period %u, group %u, %u value(s), %zu bytes, "
-           "epsilon spent %s\n",
-           mech->campaign.id, o->period, group, report.tuple.nmetrics, len, eps);
-    return 0;
+    return EXIT_OK;
+}
+
+/* ---- one report ---------------------------------------------------------------------------------
+ */
+
+static int exit_code_for(dpm_status_t st)
+{
+    switch (st) {
+    case DPM_ERR_BUDGET: return EXIT_BUDGET;
+    case DPM_ERR_UNDEFINED: return EXIT_UNDEFINED;
+    case DPM_ERR_POLICY: return EXIT_CAMPAIGN;
+    case DPM_ERR_CORRUPT: return EXIT_STATE;
+    default: return EXIT_USAGE;
+    }
+}
+
+static int make_report(const options_t *o, dpm_device_t *dev, const dpm_mech_t *mech)
+{
+    static events_t ev;
+    if (read_events(o, mech, &ev) != 0) {
+        return EXIT_USAGE;
+    }
+    dpm_report_info_t info;
+    dpm_status_t st;
+    if (dpm_mech_score_bins(mech) != NULL) {
+        st = dpm_device_report_roc_hist(dev, mech, o->period, &ev.hist, &info);
+    } else if (ev.group >= mech->campaign.groups) {
+        fprintf(stderr, "posix-client: group %u is out of range: campaign %u has %u groups\n",
+                ev.group, mech->campaign.id, mech->campaign.groups);
+        return EXIT_USAGE;
+    } else {
+        st = dpm_device_report_tuple(dev, mech, o->period, ev.group, &ev.conf, &info);
+    }
+    if (st != DPM_OK) {
+        const char *cause =
+            st == DPM_ERR_BUDGET      ? "the privacy budget of this period is spent (or the period "
+                                        "is closed: this device reported for a later one)"
+            : st == DPM_ERR_UNDEFINED ? "a metric is undefined on this device's events (zero "
+                                        "denominator)"
+            : st == DPM_ERR_BUFFER    ? "the outbox is full; post it first "
+                                        "(--flush-only)"
+                                      : dpm_strerror(st);
+        fprintf(stderr, "posix-client: no report: %s\n", cause);
+        return exit_code_for(st);
+    }
+    char eps[16], total[16];
+    dpm_eps_format(info.eps_spent, eps, sizeof(eps));
+    dpm_eps_format(info.spent_in_period, total, sizeof(total));
+    printf("report stored: campaign %u, period %u, %u bytes, epsilon spent %s (period total %s)\n",
+           mech->campaign.id, o->period, info.bytes, eps, total);
+    return EXIT_OK;
 }
 
 int main(int argc, char **argv)
 {
     options_t o;
     if (parse_options(argc, argv, &o) != 0) {
-        return 1;
+        return EXIT_USAGE;
     }
     char host[256];
     uint16_t port = 0;
     if (parse_url(o.url, host, sizeof(host), &port) != 0) {
         fprintf(stderr, "posix-client: --url must look like https://host:port\n");
-        return 1;
+        return EXIT_USAGE;
     }
-    static uint8_t ca[16384];
-    long ca_len = read_file(o.ca_path, ca, sizeof(ca));
-    if (ca_len < 0) {
-        fprintf(stderr, "posix-client: cannot read the CA certificate %s\n", o.ca_path);
-        return 1;
+    static credentials_t cred;
+    if (load_credentials(&o, &cred) != 0) {
+        return EXIT_USAGE;
     }
+
     char state_path[DPM_POSIX_PATH_MAX];
     mkdir(o.state_dir, 0700);
     snprintf(state_path, sizeof(state_path), "%s/state.bin", o.state_dir);
-    dpm_posix_storage_t file;
-    if (dpm_posix_storage_open(&file, state_path, STATE_BYTES) != 0) {
-        fprintf(stderr, "posix-client: cannot open %s\n", state_path);
-        return 1;
+    /* The ledger's anchor lives in a second file: if state.bin is ever wiped, the anchor says
+     * this device has charged before, and the ledger refuses instead of starting over. */
+    char anchor_path[DPM_POSIX_PATH_MAX];
+    snprintf(anchor_path, sizeof(anchor_path), "%s/ledger-anchor.bin", o.state_dir);
+    static dpm_posix_storage_t file, anchor_file;
+    static dpm_posix_rng_t drbg;
+    if (dpm_posix_storage_open(&file, state_path, STATE_BYTES) != 0 ||
+        dpm_posix_storage_open(&anchor_file, anchor_path, DPM_LEDGER_ANCHOR_BYTES) != 0) {
+        fprintf(stderr, "posix-client: cannot open %s or %s\n", state_path, anchor_path);
+        return EXIT_USAGE;
     }
-    dpm_storage_t storage = dpm_posix_storage(&file);
-    dpm_ledger_t ledger;
-    dpm_outbox_t outbox;
-    if (dpm_ledger_open(&ledger, &storage, 0, LEDGER_BYTES) != DPM_OK ||
-        dpm_outbox_open(&outbox, &storage, LEDGER_BYTES, STATE_BYTES - LEDGER_BYTES) != DPM_OK) {
-        fprintf(stderr, "posix-client: the state in %s is damaged; refusing to report\n",
-                state_path);
-        return 1;
-    }
-    dpm_posix_rng_t drbg;
     if (dpm_posix_rng_init(&drbg, (const uint8_t *)"posix-client", 12) != 0) {
         fprintf(stderr, "posix-client: cannot seed the CSPRNG\n");
-        return 1;
+        return EXIT_USAGE;
     }
-    dpm_rng_t rng = dpm_posix_rng(&drbg);
-    dpm_clock_t clock = dpm_posix_clock();
-    dpm_rand_t rand;
-    dpm_rand_init(&rand, &rng);
 
-    connection_t conn;
+    dpm_device_config_t cfg;
+    memset(&cfg, 0, sizeof(cfg));
+    cfg.rng = dpm_posix_rng(&drbg);
+    cfg.clock = dpm_posix_clock();
+    cfg.storage = dpm_posix_storage(&file);
+    cfg.ledger_offset = 0;
+    cfg.ledger_size = LEDGER_BYTES;
+    cfg.outbox_offset = LEDGER_BYTES;
+    cfg.outbox_size = STATE_BYTES - LEDGER_BYTES;
+    cfg.ledger_anchor = dpm_posix_storage(&anchor_file);
+    cfg.ledger_anchor_offset = 0;
+    cfg.policy.defaults.max_eps = o.max_eps;
+    cfg.policy.defaults.max_budget = o.max_budget;
+    cfg.upload = (dpm_upload_config_t){host, "/v1/reports", DPM_UPLOAD_MAX_BATCH, 2048, TIMEOUT_MS,
+                                       1000, 600000};
+    static dpm_device_t dev;
+    dpm_status_t st = dpm_device_init(&dev, &cfg);
+    if (st != DPM_OK) {
+        fprintf(stderr,
+                "posix-client: cannot open the device state in %s: %s; refusing to "
+                "report\n",
+                state_path, dpm_strerror(st));
+        return st == DPM_ERR_CORRUPT ? EXIT_STATE : EXIT_USAGE;
+    }
+
+    static connection_t conn;
     const char *name = o.server_name != NULL ? o.server_name : host;
-    if (connect_collector(&conn, host, port, name, ca, (size_t)ca_len, rng, clock) != 0) {
-        return 5;
-    }
-    int rc = 0;
-    static uint8_t work[4096];
+    int connected = connect_collector(&conn, host, port, name, &cred, cfg.rng, cfg.clock) == 0;
+    int rc = EXIT_OK;
     if (!o.flush_only) {
-        dpm_mech_t mech;
-        const char *why = "";
-        dpm_status_t st = dpm_campaign_fetch(&conn.transport, &clock, host, o.campaign_id,
-                                             TIMEOUT_MS, work, sizeof(work), &mech, &why);
-        if (st != DPM_OK) {
-            fprintf(stderr, "posix-client: campaign %u refused: %s (%s)\n", o.campaign_id, why,
-                    dpm_strerror(st));
-            dpm_tls_close(&conn.tls);
-            return st == DPM_ERR_TRANSPORT || st == DPM_ERR_TIMEOUT ? 5 : 2;
+        static dpm_mech_t mech;
+        rc = get_campaign(&o, &dev, &conn, host, &mech);
+        if (rc == EXIT_OK) {
+            rc = make_report(&o, &dev, &mech);
         }
-        rc = make_report(&o, &mech, &rand, &ledger, &outbox);
     }
-    dpm_upload_config_t ucfg = {host, "/v1/reports", DPM_UPLOAD_MAX_BATCH, 2048, TIMEOUT_MS,
-                                1000, 600000};
-    dpm_upload_t up;
+    if (!connected) {
+        fprintf(stderr, "posix-client: not posted; %u report(s) wait in the outbox\n",
+                dpm_outbox_pending(dpm_device_outbox(&dev)));
+        dpm_posix_rng_free(&drbg);
+        return rc != EXIT_OK ? rc : EXIT_NETWORK;
+    }
+    static uint8_t work[4096];
     dpm_upload_result_t res;
-    dpm_upload_init(&up, &ucfg);
-    dpm_status_t st = dpm_upload_flush(&up, &outbox, &conn.transport, &clock, &rand, work,
-                                       sizeof(work), &res);
-    printf("upload: %u delivered, %u rejected, %u pending (HTTP %u)\n", res.delivered,
-           res.rejected, res.pending, res.http_status);
+    st = dpm_device_flush(&dev, &conn.transport, work, sizeof(work), &res);
+    printf("upload: %u delivered, %u rejected, %u pending (HTTP %u)\n", res.delivered, res.rejected,
+           res.pending, res.http_status);
+    dpm_outbox_stats_t stats;
+    if (dpm_outbox_stats(dpm_device_outbox(&dev), &stats) == DPM_OK && stats.lost > 0) {
+        fprintf(stderr,
+                "posix-client: %u report(s) were lost to damaged storage (their epsilon "
+                "was spent); the collector is told with the next batch\n",
+                stats.lost);
+    }
     if (st != DPM_OK) {
         fprintf(stderr, "posix-client: upload failed (%s); the reports stay in the outbox\n",
                 dpm_strerror(st));
-        rc = rc != 0 ? rc : 5;
+        rc = rc != EXIT_OK ? rc : EXIT_NETWORK;
     }
     dpm_tls_close(&conn.tls);
     dpm_posix_rng_free(&drbg);

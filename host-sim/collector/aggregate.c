@@ -10,9 +10,9 @@ int coll_agg_init(coll_aggregates_t *a, const coll_campaigns_t *cs)
     a->campaigns = cs;
     for (size_t i = 0; i < cs->n; i++) {
         coll_campaign_state_t *s = &a->state[i];
-        s->nmetrics = cs->c[i].mech.tuple.nmetrics;
+        s->nmetrics = cs->c[i].mech.campaign.nmetrics;
         if (cs->c[i].mech.campaign.mechanism == DPM_MECH_ID_ROC_HIST &&
-            dpm_roc_agg_init(&s->roc, cs->c[i].mech.roc_hist.bins) != DPM_OK) {
+            dpm_roc_agg_init(&s->roc, cs->c[i].mech.params.roc_hist.bins.count) != DPM_OK) {
             return -1;
         }
         for (uint32_t m = 0; m < s->nmetrics; m++) {
@@ -46,7 +46,7 @@ int coll_agg_add_locked(coll_aggregates_t *a, int ci, uint32_t group, uint32_t n
         return -1;
     }
     coll_campaign_state_t *s = &a->state[ci];
-    if (nvalues != s->nmetrics || group >= a->campaigns->c[ci].mech.tuple.groups) {
+    if (nvalues != s->nmetrics || group >= a->campaigns->c[ci].mech.campaign.groups) {
         return -1;
     }
     /* Check every value before adding any, so a bad row changes nothing. */
@@ -71,16 +71,42 @@ int coll_agg_add_report_locked(coll_aggregates_t *a, int ci, const dpm_report_t 
         return -1;
     }
     if (a->campaigns->c[ci].mech.campaign.mechanism != DPM_MECH_ID_ROC_HIST) {
-        return coll_agg_add_locked(a, ci, rep->tuple.group, rep->tuple.nmetrics, rep->tuple.value);
+        return coll_agg_add_locked(a, ci, rep->body.tuple.group, rep->body.tuple.nmetrics,
+                                   rep->body.tuple.value);
     }
     coll_campaign_state_t *s = &a->state[ci];
-    if (dpm_roc_agg_add(&s->roc, rep->roc_hist.bins, rep->roc_hist.pos, rep->roc_hist.neg) !=
-        DPM_OK) {
+    if (dpm_roc_agg_add(&s->roc, rep->body.roc_hist.bins, rep->body.roc_hist.pos,
+                        rep->body.roc_hist.neg) != DPM_OK) {
         return -1;
     }
     s->reports++;
     a->total_reports++;
     return 0;
+}
+
+int coll_agg_add_batch_report_locked(coll_aggregates_t *a, const coll_report_t *r)
+{
+    if (r->mechanism != DPM_MECH_ID_ROC_HIST) {
+        return coll_agg_add_locked(a, r->campaign_index, r->group, r->nvalues, r->value);
+    }
+    dpm_report_t rep;
+    if (dpm_report_decode(r->raw, r->raw_len, &rep) != DPM_OK) {
+        return -1;
+    }
+    return coll_agg_add_report_locked(a, r->campaign_index, &rep);
+}
+
+void coll_agg_count_lost_locked(coll_aggregates_t *a, uint64_t count)
+{
+    a->lost_reports += count;
+}
+
+uint64_t coll_agg_lost_reports(coll_aggregates_t *a)
+{
+    pthread_mutex_lock(&a->lock);
+    uint64_t n = a->lost_reports;
+    pthread_mutex_unlock(&a->lock);
+    return n;
 }
 
 static void count_reason(coll_reasons_t *rs, const char *reason, uint64_t count)

@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <stdint.h>
 
+#include "collector/batch.h"
 #include "collector/campaigns.h"
 #include "estimate/disparity.h"
 
@@ -40,6 +41,7 @@ typedef struct {
     coll_campaign_state_t state[COLL_MAX_CAMPAIGNS];
     coll_reasons_t unattributed; /* rejects with no known campaign: malformed, unknown id */
     uint64_t total_reports;
+    uint64_t lost_reports; /* Batch.lost_reports summed over the committed batches */
 } coll_aggregates_t;
 
 /* Empty aggregates for every campaign. 0, or -1 if a campaign's estimator does not initialize. */
@@ -57,8 +59,15 @@ int coll_agg_add_locked(coll_aggregates_t *a, int ci, uint32_t group, uint32_t n
  * for roc_hist its histogram (dpm_roc_agg_add). 0 or -1. */
 int coll_agg_add_report_locked(coll_aggregates_t *a, int ci, const dpm_report_t *rep);
 
+/* The same for a report of a committed batch (a roc_hist body is decoded from its raw bytes). */
+int coll_agg_add_batch_report_locked(coll_aggregates_t *a, const coll_report_t *r);
+
 void coll_agg_count_reject_locked(coll_aggregates_t *a, uint32_t campaign_id, const char *reason,
                                   uint64_t count);
+
+/* Reports devices said they lost (Batch.lost_reports). */
+void coll_agg_count_lost_locked(coll_aggregates_t *a, uint64_t count);
+uint64_t coll_agg_lost_reports(coll_aggregates_t *a);
 
 void coll_agg_lock(coll_aggregates_t *a);
 void coll_agg_unlock(coll_aggregates_t *a);

@@ -132,7 +132,7 @@ static int add_reject(coll_batch_t *b, const uint8_t *id, size_t id_len, uint32_
 static int add_report(coll_batch_t *b, const dpm_report_t *rep, const uint8_t *raw, size_t len,
                       int ci)
 {
-    if (b->nreports == b->reports_cap) {
+    if (b->nreports == b->reports_cap) { /* only if the first pass undercounted: never */
         size_t cap = b->reports_cap ? 2 * b->reports_cap : 16;
         coll_report_t *r = realloc(b->reports, cap * sizeof(*r));
         if (r == NULL) {
@@ -142,12 +142,26 @@ static int add_report(coll_batch_t *b, const dpm_report_t *rep, const uint8_t *r
         b->reports_cap = cap;
     }
     coll_report_t *cr = &b->reports[b->nreports++];
-    cr->rep = *rep;
+    memset(cr, 0, sizeof(*cr));
     cr->raw = raw;
-    cr->raw_len = len;
+    cr->raw_len = (uint32_t)len;
     cr->campaign_index = ci;
-    cr->is_new = 0;
+    memcpy(cr->report_id, rep->report_id, DPM_REPORT_ID_BYTES);
+    cr->campaign_id = rep->campaign_id;
+    cr->period = rep->period;
+    cr->mechanism = (uint8_t)rep->mechanism;
+    if (rep->mechanism != DPM_MECH_ID_ROC_HIST) {
+        cr->group = rep->body.tuple.group;
+        cr->nvalues = (uint8_t)rep->body.tuple.nmetrics;
+        memcpy(cr->value, rep->body.tuple.value, cr->nvalues * sizeof(cr->value[0]));
+    }
     return 0;
+}
+
+int coll_batch_reject_report(coll_batch_t *b, size_t i, const char *reason)
+{
+    const coll_report_t *r = &b->reports[i];
+    return add_reject(b, r->report_id, DPM_REPORT_ID_BYTES, r->campaign_id, reason);
 }
 
 static int id_is_zero(const uint8_t *id)
@@ -159,7 +173,8 @@ static int id_is_zero(const uint8_t *id)
     return acc == 0;
 }
 
-static int check_one(const coll_campaigns_t *cs, const uint8_t *raw, size_t len, coll_batch_t *b)
+static int check_one(const coll_campaigns_t *cs, const uint8_t *raw, size_t len, int64_t now,
+                     coll_batch_t *b)
 {
     dpm_report_t rep;
     if (dpm_report_decode(raw, len, &rep) != DPM_OK) {
@@ -178,22 +193,58 @@ static int check_one(const coll_campaigns_t *cs, const uint8_t *raw, size_t len,
                           "missing report id");
     }
     const char *why = "invalid report";
-    if (dpm_mech_check_report(&cs->c[ci].mech, &rep, &why) != DPM_OK) {
+    const coll_campaign_t *c = &cs->c[ci];
+    if (dpm_mech_check_report(&c->mech, &rep, &why) != DPM_OK ||
+        coll_bounds_check(&c->bounds, &rep, &why) != 0) {
         return add_reject(b, rep.report_id, DPM_REPORT_ID_BYTES, rep.campaign_id, why);
+    }
+    int window = coll_campaign_period_check(c, rep.period, now);
+    if (window != 0) {
+        return add_reject(b, rep.report_id, DPM_REPORT_ID_BYTES, rep.campaign_id,
+                          window < 0 ? "period not open yet" : "period closed");
     }
     return add_report(b, &rep, raw, len, ci);
 }
 
-int coll_batch_decode(const coll_campaigns_t *cs, const uint8_t *body, size_t len, coll_batch_t *b)
+/* The number of field-1 entries, for sizing the report array (stops at a framing error). */
+static size_t count_reports(const uint8_t *body, size_t len)
 {
+    size_t pos = 0, n = 0;
+    pb_field_t f;
+    while (pos < len && next_field(body, len, &pos, &f) == 0) {
+        n += f.field == 1 && f.wt == WT_LEN;
+    }
+    return n;
+}
+
+int coll_batch_decode(const coll_campaigns_t *cs, const uint8_t *body, size_t len, int64_t now,
+                      coll_batch_t *b)
+{
+    size_t n = count_reports(body, len);
+    if (n > 0) {
+        b->reports = malloc(n * sizeof(*b->reports));
+        if (b->reports == NULL) {
+            return -1;
+        }
+        b->reports_cap = n;
+    }
     size_t pos = 0;
     while (pos < len) {
         pb_field_t f;
-        if (next_field(body, len, &pos, &f) != 0 || (f.field == 1 && f.wt != WT_LEN)) {
+        size_t at = pos;
+        if (next_field(body, len, &pos, &f) != 0 || (f.field == 1 && f.wt != WT_LEN) ||
+            (f.field == 2 && f.wt != WT_VARINT)) {
             b->malformed = 1;
             break;
         }
-        if (f.field == 1 && check_one(cs, body + f.off, f.len, b) != 0) {
+        if (f.field == 2) {
+            uint64_t v = 0;
+            size_t p = at;
+            coll_pb_varint(body, len, &p, &v); /* the tag: known good */
+            coll_pb_varint(body, len, &p, &v);
+            b->lost_reports = v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+        }
+        if (f.field == 1 && check_one(cs, body + f.off, f.len, now, b) != 0) {
             return -1;
         }
     }
@@ -204,6 +255,7 @@ int coll_batch_decode(const coll_campaigns_t *cs, const uint8_t *body, size_t le
         b->rejects_total = 0;
         b->ncounts = 0;
         b->unknown_campaign = 0;
+        b->lost_reports = 0;
         return add_reject(b, NULL, 0, 0, "malformed batch");
     }
     return 0;

@@ -9,15 +9,19 @@
 #include <stdlib.h>
 #include <math.h>
 #include <string.h>
+#include <time.h>
+
+#include "common/edges.h"
 
 #define LINE_MAX_CHARS 256
 #define FILE_MAX_BYTES (1u << 20)
 
 typedef struct {
     dpm_campaign_t c;
+    coll_campaign_opts_t o; /* collector-side options (not sent to devices) */
     int have_bins;
     int have_id, have_mech, have_eps, have_budget, have_period, have_groups, have_metrics,
-        have_frac;
+        have_frac, have_max_examples, have_quota, have_start, have_slack, have_late;
     int line; /* where the block started */
 } block_t;
 
@@ -39,6 +43,40 @@ static void trim(char **s, size_t *n)
     while (*n > 0 && ((*s)[*n - 1] == ' ' || (*s)[*n - 1] == '\t' || (*s)[*n - 1] == '\r')) {
         (*n)--;
     }
+}
+
+/* "1764547200" (Unix seconds) or "2025-12-01T00:00:00Z" (UTC). */
+static int parse_time(const char *v, int64_t *out)
+{
+    int y, mo, d, h, mi, se;
+    char z = 0;
+    int n = 0;
+    if (sscanf(v, "%4d-%2d-%2dT%2d:%2d:%2d%c%n", &y, &mo, &d, &h, &mi, &se, &z, &n) == 7 &&
+        z == 'Z' && v[n] == '\0' && y >= 1970 && mo >= 1 && mo <= 12 && d >= 1 && d <= 31 &&
+        h <= 23 && mi <= 59 && se <= 60) {
+        struct tm tm;
+        memset(&tm, 0, sizeof(tm));
+        tm.tm_year = y - 1900;
+        tm.tm_mon = mo - 1;
+        tm.tm_mday = d;
+        tm.tm_hour = h;
+        tm.tm_min = mi;
+        tm.tm_sec = se;
+        *out = (int64_t)timegm(&tm);
+        return 0;
+    }
+    if (*v == '\0' || strlen(v) > 12) {
+        return -1;
+    }
+    int64_t x = 0;
+    for (const char *p = v; *p; p++) {
+        if (*p < '0' || *p > '9') {
+            return -1;
+        }
+        x = x * 10 + (*p - '0');
+    }
+    *out = x;
+    return 0;
 }
 
 /* Unsigned decimal in [lo, hi]. */
@@ -105,43 +143,13 @@ static int parse_metrics(const char *v, dpm_campaign_t *c)
     }
 }
 
-/* roc_hist: "bins = B" (edges k / B) or "edges = e1, e2, ..." (decimals in (0, 1]). */
+/* roc_hist: "bins = B" or "edges = e1, e2, ..." (host-sim/common/edges.h, shared with dpm-sim). */
 static int parse_bins(const char *key, const char *v, dpm_campaign_t *c)
 {
-    c->nbins = 0;
-    if (strcmp(key, "bins") == 0) {
-        uint32_t bins;
-        if (parse_u32(v, 2, DPM_MAX_BINS, &bins) != 0) {
-            return -1;
-        }
-        for (uint32_t i = 0; i + 1 < bins; i++) {
-            c->bin_edges[c->nbins++] = (uint32_t)(((uint64_t)(i + 1u) << 31) / bins);
-        }
-        return 0;
-    }
-    const char *p = v;
-    while (*p != '\0') {
-        char *end = NULL;
-        double e = strtod(p, &end);
-        if (end == p || !(e > 0.0) || !(e <= 1.0) || c->nbins >= DPM_MAX_BINS - 1) {
-            return -1;
-        }
-        uint32_t q = (uint32_t)llround(e * 2147483648.0);
-        if (q == 0 || (c->nbins > 0 && q <= c->bin_edges[c->nbins - 1])) { /* 0: below the grid */
-            return -1;
-        }
-        c->bin_edges[c->nbins++] = q;
-        while (*end == ' ' || *end == '\t') {
-            end++;
-        }
-        if (*end == ',') {
-            end++;
-        } else if (*end != '\0') {
-            return -1;
-        }
-        p = end;
-    }
-    return c->nbins > 0 ? 0 : -1;
+    char why[128];
+    return strcmp(key, "bins") == 0
+               ? edges_parse_bins(v, c->bin_edges, &c->nbins, why, sizeof(why))
+               : edges_parse_list(v, c->bin_edges, &c->nbins, why, sizeof(why));
 }
 
 static int set_key(block_t *b, const char *key, const char *v, int line, char *err, size_t cap)
@@ -193,6 +201,26 @@ static int set_key(block_t *b, const char *key, const char *v, int line, char *e
         have = &b->have_frac;
         bad = parse_u32(v, 0, 64, &b->c.frac_bits);
         expect = "an integer";
+    } else if (strcmp(key, "max_examples") == 0) {
+        have = &b->have_max_examples;
+        bad = parse_u32(v, 1, COLL_MAX_EXAMPLES_LIMIT, &b->o.max_examples);
+        expect = "an integer 1 .. 16777216";
+    } else if (strcmp(key, "device_quota") == 0) {
+        have = &b->have_quota;
+        bad = parse_u32(v, 1, 1000000, &b->o.device_quota);
+        expect = "an integer 1 .. 1000000";
+    } else if (strcmp(key, "start") == 0) {
+        have = &b->have_start;
+        bad = parse_time(v, &b->o.start);
+        expect = "Unix seconds or YYYY-MM-DDTHH:MM:SSZ";
+    } else if (strcmp(key, "clock_slack_seconds") == 0) {
+        have = &b->have_slack;
+        bad = parse_u32(v, 0, 86400, &b->o.slack_seconds);
+        expect = "an integer 0 .. 86400";
+    } else if (strcmp(key, "late_seconds") == 0) {
+        have = &b->have_late;
+        bad = parse_u32(v, 0, UINT32_MAX, &b->o.late_seconds);
+        expect = "an integer >= 0";
     } else {
         return fail(err, cap, "line %d: unknown key '%s'", line, key);
     }
@@ -219,6 +247,9 @@ static int finish_block(block_t *b, coll_campaigns_t *out, char *err, size_t cap
     if (!roc && b->have_bins) {
         return fail(err, cap, "campaign at line %d: bins / edges are for roc_hist", b->line);
     }
+    if (!roc && b->have_max_examples) {
+        return fail(err, cap, "campaign at line %d: max_examples is for roc_hist", b->line);
+    }
     const int have[] = {b->have_id, b->have_mech, b->have_eps, b->have_groups || roc,
                         b->have_metrics || roc};
     for (size_t i = 0; i < sizeof(have) / sizeof(have[0]); i++) {
@@ -235,6 +266,19 @@ static int finish_block(block_t *b, coll_campaigns_t *out, char *err, size_t cap
     if (!b->have_frac) {
         b->c.frac_bits = b->c.mechanism == DPM_MECH_ID_TUPLE_ML ? DPM_FRAC_BITS : 0;
     }
+    if (!b->have_max_examples) {
+        b->o.max_examples = roc ? COLL_DEFAULT_MAX_EXAMPLES : 0;
+    }
+    if (!b->have_quota) {
+        b->o.device_quota = COLL_DEFAULT_DEVICE_QUOTA;
+    }
+    if (!b->have_slack) {
+        b->o.slack_seconds = COLL_DEFAULT_CLOCK_SLACK;
+    }
+    if (!b->have_late) {
+        b->o.late_seconds = b->c.period_seconds;
+    }
+    b->o.has_start = b->have_start;
     if (coll_campaigns_find(out, b->c.id) != NULL) {
         return fail(err, cap, "campaign at line %d: id %u used twice", b->line, b->c.id);
     }
@@ -248,17 +292,17 @@ static int finish_block(block_t *b, coll_campaigns_t *out, char *err, size_t cap
     if (dpm_mech_init(&cc->mech, &b->c, &why) != DPM_OK) {
         return fail(err, cap, "campaign %u (line %d): %s", b->c.id, b->line, why);
     }
-    const dpm_tuple_t *t = &cc->mech.tuple;
+    const dpm_tuple_t *t = &cc->mech.params.tuple;
     dpm_status_t st;
     if (roc) {
-        const dpm_laplace_t *lap = &cc->mech.roc_hist.lap;
-        st = dpm_roc_params_init(&cc->roc, cc->mech.roc_hist.bins,
+        const dpm_laplace_t *lap = &cc->mech.params.roc_hist.lap;
+        st = dpm_roc_params_init(&cc->roc, cc->mech.params.roc_hist.bins.count,
                                  (double)lap->scale_num / (double)lap->scale_den);
     } else if (t->kind == DPM_TUPLE_MR) {
         st = dpm_disp_params_campaign_mr(&cc->disp, t->groups, t->group_grr.keep,
-                                         t->group_grr.other, t->value_rr.keep);
+                                         t->group_grr.other, t->value.rr.keep);
     } else {
-        double scale = (double)t->value_lap.scale_num / (double)t->value_lap.scale_den;
+        double scale = (double)t->value.lap.scale_num / (double)t->value.lap.scale_den;
         st = dpm_disp_params_campaign_ml(&cc->disp, t->groups, t->group_grr.keep,
                                          t->group_grr.other, scale, scale, t->frac_bits);
     }
@@ -266,6 +310,10 @@ static int finish_block(block_t *b, coll_campaigns_t *out, char *err, size_t cap
         return fail(err, cap, "campaign %u (line %d): no estimator for these parameters (%s)",
                     b->c.id, b->line, dpm_strerror(st));
     }
+    if (coll_bounds_init(&cc->bounds, &cc->mech, b->o.max_examples) != 0) {
+        return fail(err, cap, "campaign %u (line %d): cannot bound its reports", b->c.id, b->line);
+    }
+    cc->opts = b->o;
     if (dpm_campaign_encode(&b->c, cc->pb, sizeof(cc->pb), &cc->pb_len) != DPM_OK) {
         return fail(err, cap, "campaign %u (line %d): cannot encode", b->c.id, b->line);
     }
@@ -405,4 +453,17 @@ const char *coll_metric_name(dpm_metric_t m)
     case DPM_METRIC_PRECISION: return "precision";
     default: return "unknown";
     }
+}
+
+int coll_campaign_period_check(const coll_campaign_t *c, uint32_t period, int64_t now)
+{
+    const coll_campaign_opts_t *o = &c->opts;
+    if (!o->has_start) {
+        return 0;
+    }
+    int64_t len = (int64_t)c->mech.campaign.period_seconds;
+    int64_t open = o->start + (int64_t)period * len - (int64_t)o->slack_seconds;
+    int64_t close = o->start + ((int64_t)period + 1) * len + (int64_t)o->late_seconds +
+                    (int64_t)o->slack_seconds;
+    return now < open ? -1 : now >= close ? 1 : 0;
 }

@@ -27,11 +27,24 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "collector/bounds.h"
 #include "dpm/report.h"
 #include "estimate/disparity.h"
 #include "estimate/roc.h"
 
 #define COLL_MAX_CAMPAIGNS 64
+#define COLL_DEFAULT_DEVICE_QUOTA 1u
+#define COLL_DEFAULT_CLOCK_SLACK 300u
+
+/* Options of a campaign that only the collector uses. */
+typedef struct {
+    uint32_t max_examples; /* roc_hist (0 otherwise) */
+    uint32_t device_quota;
+    int has_start; /* 0 until the file or the store sets start */
+    int64_t start; /* Unix seconds */
+    uint32_t slack_seconds;
+    uint32_t late_seconds;
+} coll_campaign_opts_t;
 
 typedef struct {
     dpm_mech_t mech;        /* the mechanism and its fingerprint (mech.campaign is the campaign) */
@@ -39,6 +52,8 @@ typedef struct {
     dpm_roc_params_t roc;   /* roc_hist: the devices' Laplace scale and bins */
     uint8_t pb[DPM_CAMPAIGN_MAX_BYTES]; /* the dpm.v1.Campaign served by GET /v1/campaigns/{id} */
     size_t pb_len;
+    coll_bounds_t bounds;      /* what an honest report can hold (bounds.h) */
+    coll_campaign_opts_t opts; /* quotas and time window */
 } coll_campaign_t;
 
 typedef struct {
@@ -58,6 +73,12 @@ const coll_campaign_t *coll_campaigns_find(const coll_campaigns_t *cs, uint32_t 
 
 /* Index of the campaign with this id, or -1. */
 int coll_campaigns_index(const coll_campaigns_t *cs, uint32_t id);
+
+/* Is `period` of campaign c open at Unix time now (its window widened by the slack and the
+ * late allowance)? 0 yes; -1 not yet ("period not open yet"), 1 over ("period closed"). A
+ * campaign without a start (has_start 0: the fuzzer, tests without a store) accepts every
+ * period. */
+int coll_campaign_period_check(const coll_campaign_t *c, uint32_t period, int64_t now);
 
 /* "tuple_mr" / "tuple_ml" / "unknown"; "tpr" ... for a metric. */
 const char *coll_mechanism_name(dpm_mech_id_t m);

@@ -8,20 +8,41 @@
 /* Keep at most this much body buffer between requests: idle connections stay small. */
 #define BODY_KEEP_BYTES (64u * 1024u)
 
-void coll_conn_init(coll_conn_t *c, const coll_app_t *app, coll_emit_fn emit, void *emit_ctx)
+void coll_conn_init(coll_conn_t *c, const coll_app_t *app, const coll_peer_t *peer,
+                    coll_emit_fn emit, void *emit_ctx)
 {
     memset(c, 0, sizeof(*c));
     c->app = app;
+    c->peer = peer;
     c->emit = emit;
     c->emit_ctx = emit_ctx;
     c->state = COLL_CONN_HEAD;
 }
 
-void coll_conn_free(coll_conn_t *c)
+void coll_conn_set_time(coll_conn_t *c, uint64_t now_ms)
+{
+    c->now_ms = now_ms;
+}
+
+static void release(coll_conn_t *c)
+{
+    if (c->reserved > 0 && c->app->limits != NULL) {
+        coll_limits_release(c->app->limits, c->reserved);
+    }
+    c->reserved = 0;
+}
+
+static void free_body(coll_conn_t *c)
 {
     free(c->body);
     c->body = NULL;
     c->body_cap = 0;
+}
+
+void coll_conn_free(coll_conn_t *c)
+{
+    free_body(c);
+    release(c);
 }
 
 static void send_response(coll_conn_t *c, coll_response_t *resp)
@@ -30,7 +51,7 @@ static void send_response(coll_conn_t *c, coll_response_t *resp)
     uint8_t *out = NULL;
     size_t n = 0;
     if (http_format_response(resp->status, resp->content_type, resp->body, resp->len, keep,
-                             resp->allow, &out, &n) != 0) {
+                             resp->extra, c->req.method == HTTP_HEAD, &out, &n) != 0) {
         keep = 0;
     } else if (c->emit(c->emit_ctx, out, n) != 0) {
         keep = 0;
@@ -54,11 +75,21 @@ static void fail(coll_conn_t *c, int status, const char *text)
 static void finish_request(coll_conn_t *c)
 {
     coll_response_t resp;
-    coll_handle_request(c->app, &c->req, c->body, c->body_have, &resp);
+    coll_handle_request(c->app, c->peer, &c->req, c->body, c->body_have, &resp);
     send_response(c, &resp);
     if (c->body_cap > BODY_KEEP_BYTES) {
-        coll_conn_free(c);
+        free_body(c);
     }
+    release(c);
+}
+
+/* A connection-level refusal with an extra header (Retry-After). */
+static void refuse(coll_conn_t *c, int status, const char *text, const char *extra)
+{
+    coll_response_t resp;
+    coll_text_response(status, text, 1, &resp);
+    resp.extra = extra;
+    send_response(c, &resp);
 }
 
 /* A complete head is in c->head: decide what to do with the body. */
@@ -73,6 +104,16 @@ static void on_head(coll_conn_t *c)
         fail(c, 411, "Content-Length required\n");
         return;
     }
+    coll_limits_t *lim = c->app->limits;
+    if (lim != NULL && c->peer != NULL && coll_limits_take(lim, c->peer->addr, c->now_ms) != 0) {
+        refuse(c, 429, "too many requests from this address\n", "Retry-After: 1\r\n");
+        return;
+    }
+    coll_response_t early;
+    if (coll_admit_request(c->app, c->peer, &c->req, &early) != 0) {
+        send_response(c, &early);
+        return;
+    }
     uint64_t len = c->req.has_length ? c->req.content_length : 0;
     if (len > c->app->max_body) {
         if (c->req.method == HTTP_POST) {
@@ -84,6 +125,16 @@ static void on_head(coll_conn_t *c)
     if (len == 0) {
         finish_request(c);
         return;
+    }
+    if (lim != NULL) {
+        size_t want = COLL_REQUEST_RESERVE(len);
+        if (coll_limits_reserve(lim, want) != 0) {
+            coll_limits_count(lim, &lim->st.memory_refused, 1);
+            refuse(c, 503, "server busy: over its memory budget, retry later\n",
+                   "Retry-After: 1\r\n");
+            return;
+        }
+        c->reserved = want;
     }
     if (len > c->body_cap) {
         uint8_t *b = realloc(c->body, (size_t)len);

@@ -6,7 +6,10 @@
  *
  * Limits: a head of at most HTTP_MAX_HEAD bytes (else 431), a body of at most app->max_body
  * bytes (else 413 right after the head: the body is never read), Content-Length required for
- * POST (411), Transfer-Encoding refused (501). Every connection-level error closes. */
+ * POST (411), Transfer-Encoding refused (501). With app->limits, every request takes a token
+ * of its client address's rate bucket (else 429), and a request with a body reserves
+ * COLL_REQUEST_RESERVE(len) of the memory budget before its body is read (else 503) until its
+ * answer is sent. Every connection-level error closes. Answers to HEAD carry no body. */
 #ifndef DPM_COLLECTOR_CONN_H
 #define DPM_COLLECTOR_CONN_H
 
@@ -23,6 +26,7 @@ typedef enum { COLL_CONN_HEAD, COLL_CONN_BODY, COLL_CONN_CLOSED } coll_conn_stat
 
 typedef struct {
     const coll_app_t *app;
+    const coll_peer_t *peer; /* NULL: unknown (the fuzzer) */
     coll_emit_fn emit;
     void *emit_ctx;
     coll_conn_state_t state;
@@ -32,9 +36,15 @@ typedef struct {
     uint8_t *body;
     size_t body_cap, body_have;
     uint64_t requests; /* answered so far */
+    size_t reserved;   /* bytes of the memory budget this request holds */
+    uint64_t now_ms;   /* the caller's clock, for the rate buckets (coll_conn_set_time) */
 } coll_conn_t;
 
-void coll_conn_init(coll_conn_t *c, const coll_app_t *app, coll_emit_fn emit, void *emit_ctx);
+void coll_conn_init(coll_conn_t *c, const coll_app_t *app, const coll_peer_t *peer,
+                    coll_emit_fn emit, void *emit_ctx);
+
+/* The monotonic time (ms) of the bytes about to be fed. */
+void coll_conn_set_time(coll_conn_t *c, uint64_t now_ms);
 
 /* Process data[0, n): answers every request it completes. Returns the bytes consumed: all of
  * them unless the connection closed (state COLL_CONN_CLOSED) part-way. */

@@ -6,9 +6,11 @@
  *    "reports": 123456,                                  stored reports (each counted once)
  *    "rejects": {"parameter fingerprint mismatch": 3},   this campaign's rejects by reason
  *    "rejects_unattributed": {"malformed batch": 1},     rejects no campaign can be named for
+ *    "lost_reports": 0,            reports devices lost before delivery (all campaigns)
+ *    "report_bounds": {"honest_reject_log2": -40.2, "value_max": ...}   bounds.h
  *    "metrics": [{"metric": "tpr",
  *      "groups": [{"group": 0, "reports": n', "size": n̂, "mean": m, "var": v,
- *                  "ci95": [lo, hi]}, ...],
+ *                  "ci95": [lo, hi], "max_shift_one_report": s}, ...],
  *      "disparities": [{"g": 0, "h": 1, "diff": m0 - m1, "var": v, "ci95": [lo, hi]}, ...],
  *      "max_disparity": {"g": 0, "h": 3, "diff": ..., "abs_diff": ..., "ci95": [lo, hi]}}]}
  *
@@ -23,7 +25,8 @@
  *   "roc": {"bins", "edges", "noise_scale", "pos_sum", "neg_sum" (the exact summed noised
  *           counts), "valid", and when valid "projected", "positives", "negatives", "auc",
  *           "auc_var_noise", "auc_var_sampling", "auc_ci" (noise only: the reporting devices'
- *           own binned AUC), "auc_ci_total" (noise + sampling), "fpr", "tpr" (threshold
+ *           own binned AUC), "auc_ci_total" (noise + sampling), "max_auc_shift_one_report"
+ *           (bounds.h: how far one more accepted report can move the AUC), "fpr", "tpr" (threshold
  *           j = 0 .. bins), "tpr_lo"/"tpr_hi" (pointwise 95% band), "tpr_lo_simultaneous"/
  *           "tpr_hi_simultaneous" (Bonferroni over the interior thresholds)}
  * computed by host-sim/estimate/roc.h, the code dpm-sim uses. */

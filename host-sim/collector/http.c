@@ -104,6 +104,22 @@ static int parse_header(const char *name, size_t nlen, const char *v, size_t vle
     if (word_is(name, nlen, "content-length")) {
         return parse_length(v, vlen, req);
     }
+    if (word_is(name, nlen, "host")) {
+        if (req->has_host && !req->absolute_form) {
+            return 400; /* RFC 9112 §3.2: more than one Host */
+        }
+        req->has_host = 1;
+        return 0;
+    }
+    if (word_is(name, nlen, "authorization")) {
+        if (req->has_authorization || vlen >= sizeof(req->authorization)) {
+            return 400;
+        }
+        memcpy(req->authorization, v, vlen);
+        req->authorization[vlen] = '\0';
+        req->has_authorization = 1;
+        return 0;
+    }
     if (word_is(name, nlen, "transfer-encoding")) {
         req->has_transfer_encoding = 1;
     } else if (word_is(name, nlen, "connection")) {
@@ -151,14 +167,43 @@ static int parse_request_line(const char *s, size_t n, http_request_t *req)
         i++;
     }
     size_t tlen = i - t;
-    if (tlen == 0 || s[t] != '/' || i >= n) {
+    if (tlen == 0 || i >= n) {
         return 400;
     }
-    if (tlen >= sizeof(req->target)) {
-        return 414;
+    if (s[t] != '/') {
+        /* absolute-form: scheme "://" authority [path]; the path (or "/") is the target */
+        size_t k = 0;
+        if (tlen > 8 && strncmp(s + t, "https://", 8) == 0) {
+            k = 8;
+        } else if (tlen > 7 && strncmp(s + t, "http://", 7) == 0) {
+            k = 7;
+        } else {
+            return 400;
+        }
+        size_t auth = k;
+        while (k < tlen && s[t + k] != '/' && s[t + k] != '?') {
+            k++;
+        }
+        if (k == auth) {
+            return 400; /* empty authority */
+        }
+        req->absolute_form = 1;
+        req->has_host = 1;
+        size_t plen = tlen - k;
+        if (plen + 1 >= sizeof(req->target)) {
+            return 414;
+        }
+        req->target[0] = '/';
+        size_t at = s[t + k] == '/' ? 0 : 1; /* "https://h?x" -> "/?x" */
+        memcpy(req->target + at, s + t + k, plen);
+        req->target[at + plen] = '\0';
+    } else {
+        if (tlen >= sizeof(req->target)) {
+            return 414;
+        }
+        memcpy(req->target, s + t, tlen);
+        req->target[tlen] = '\0';
     }
-    memcpy(req->target, s + t, tlen);
-    req->target[tlen] = '\0';
     i++;
     if (n - i != 8 || memcmp(s + i, "HTTP/", 5) != 0 || s[i + 6] != '.' || s[i + 5] < '0' ||
         s[i + 5] > '9' || s[i + 7] < '0' || s[i + 7] > '9') {
@@ -239,7 +284,24 @@ int http_parse_head(const char *buf, size_t len, http_request_t *req)
     if (req->has_transfer_encoding) {
         return 501;
     }
+    if (req->minor == 1 && !req->has_host) {
+        return 400; /* RFC 9112 §3.2: an HTTP/1.1 request must carry Host */
+    }
     return 0;
+}
+
+const char *http_bearer_token(const http_request_t *req, size_t *len)
+{
+    if (!req->has_authorization || strlen(req->authorization) < 7 ||
+        !word_is(req->authorization, 7, "bearer ")) {
+        return NULL;
+    }
+    const char *t = req->authorization + 7;
+    while (*t == ' ') {
+        t++;
+    }
+    *len = strlen(t);
+    return *len > 0 ? t : NULL;
 }
 
 int http_content_type_is(const http_request_t *req, const char *type)
@@ -265,6 +327,8 @@ const char *http_reason(int status)
     switch (status) {
     case 100: return "Continue";
     case 200: return "OK";
+    case 401: return "Unauthorized";
+    case 403: return "Forbidden";
     case 400: return "Bad Request";
     case 404: return "Not Found";
     case 405: return "Method Not Allowed";
@@ -274,6 +338,7 @@ const char *http_reason(int status)
     case 414: return "URI Too Long";
     case 415: return "Unsupported Media Type";
     case 417: return "Expectation Failed";
+    case 429: return "Too Many Requests";
     case 431: return "Request Header Fields Too Large";
     case 500: return "Internal Server Error";
     case 501: return "Not Implemented";
@@ -284,17 +349,20 @@ const char *http_reason(int status)
 }
 
 int http_format_response(int status, const char *content_type, const uint8_t *body, size_t len,
-                         int keep_alive, const char *allow, uint8_t **out, size_t *out_len)
+                         int keep_alive, const char *extra_headers, int head_only, uint8_t **out,
+                         size_t *out_len)
 {
-    char head[512];
+    char head[768];
     int n = snprintf(head, sizeof(head),
                      "HTTP/1.1 %d %s\r\nServer: dpm-collector\r\nContent-Type: %s\r\n"
-                     "Content-Length: %zu\r\nConnection: %s\r\n%s%s%s\r\n",
+                     "Content-Length: %zu\r\nConnection: %s\r\n%s\r\n",
                      status, http_reason(status), content_type, len,
-                     keep_alive ? "keep-alive" : "close", allow ? "Allow: " : "",
-                     allow ? allow : "", allow ? "\r\n" : "");
+                     keep_alive ? "keep-alive" : "close", extra_headers ? extra_headers : "");
     if (n < 0 || (size_t)n >= sizeof(head)) {
         return -1;
+    }
+    if (head_only) {
+        len = 0;
     }
     uint8_t *buf = malloc((size_t)n + len + 1);
     if (buf == NULL) {

@@ -2,10 +2,14 @@
 /* HTTP/1.1 request heads and responses for the collector: a strict, bounded parser (no
  * allocation, never reads past the bytes it was given) and a response formatter.
  *
- * What is accepted: "METHOD SP /target SP HTTP/1.x CRLF", header lines "Name: value CRLF",
- * an empty line. The recognized headers are Content-Length, Transfer-Encoding, Connection,
- * Content-Type and Expect; the rest are checked for syntax and ignored. Anything else is an
- * error carrying the status to answer with (the connection is then closed). */
+ * What is accepted: "METHOD SP target SP HTTP/1.x CRLF", header lines "Name: value CRLF", an
+ * empty line. The target is origin-form ("/path?query") or absolute-form
+ * ("https://host:port/path", RFC 9112 §3.2.2: a server must accept it; the path is kept and
+ * the authority takes the place of Host). The recognized headers are Host, Content-Length,
+ * Transfer-Encoding, Connection, Content-Type, Expect and Authorization; the rest are checked
+ * for syntax and ignored. An HTTP/1.1 request needs exactly one Host header (RFC 9112 §3.2:
+ * 400 otherwise; HTTP/1.0 may omit it). Anything else is an error carrying the status to
+ * answer with (the connection is then closed). */
 #ifndef DPM_COLLECTOR_HTTP_H
 #define DPM_COLLECTOR_HTTP_H
 
@@ -16,12 +20,13 @@
 #define HTTP_MAX_TARGET 256 /* request target (else 414) */
 #define HTTP_MAX_HEADERS 64 /* header lines (else 431) */
 #define HTTP_MAX_CTYPE 128  /* longer Content-Type values are an error (400) */
+#define HTTP_MAX_AUTH 256   /* longer Authorization values are an error (400) */
 
 typedef enum { HTTP_GET = 1, HTTP_POST = 2, HTTP_HEAD = 3, HTTP_OTHER = 4 } http_method_t;
 
 typedef struct {
     http_method_t method;
-    char target[HTTP_MAX_TARGET]; /* origin-form, NUL-terminated; query string kept */
+    char target[HTTP_MAX_TARGET]; /* the path, NUL-terminated; query string kept */
     int minor;                    /* HTTP/1.minor: 0 or 1 */
     int has_length;
     uint64_t content_length;
@@ -30,6 +35,10 @@ typedef struct {
     int expect_continue;       /* Expect: 100-continue */
     int has_content_type;
     char content_type[HTTP_MAX_CTYPE]; /* as sent, NUL-terminated */
+    int has_host;                      /* a Host header, or an absolute-form target */
+    int absolute_form;
+    int has_authorization;
+    char authorization[HTTP_MAX_AUTH]; /* as sent, NUL-terminated */
 } http_request_t;
 
 /* Find the end of a request head in buf[0, len): the offset just past the blank line, or 0
@@ -37,21 +46,28 @@ typedef struct {
 size_t http_head_end(const char *buf, size_t len);
 
 /* Parse a complete head buf[0, len) (len as returned by http_head_end, <= HTTP_MAX_HEAD).
- * Returns 0 and fills *req, or the HTTP status to answer with: 400 (malformed), 414 (target
- * too long), 431 (too many headers), 501 (Transfer-Encoding), 505 (not HTTP/1.0 or 1.1),
- * 417 (an Expect other than 100-continue). *req is zeroed first. */
+ * Returns 0 and fills *req, or the HTTP status to answer with: 400 (malformed, or HTTP/1.1
+ * without exactly one Host), 414 (target too long), 431 (too many headers), 501
+ * (Transfer-Encoding), 505 (not HTTP/1.0 or 1.1), 417 (an Expect other than 100-continue).
+ * *req is zeroed first. */
 int http_parse_head(const char *buf, size_t len, http_request_t *req);
 
 /* Does the Content-Type (media type, parameters ignored, case-insensitive) equal `type`? */
 int http_content_type_is(const http_request_t *req, const char *type);
 
+/* The token of "Authorization: Bearer <token>" (case-insensitive scheme), or NULL; *len is its
+ * length. */
+const char *http_bearer_token(const http_request_t *req, size_t *len);
+
 /* The reason phrase of a status ("Bad Request"); "Unknown" for codes not used here. */
 const char *http_reason(int status);
 
 /* Format a complete response (status line, Content-Type, Content-Length, Connection, the
- * optional Allow value, a blank line, the body) into a new heap buffer *out of *out_len bytes.
- * Returns 0, or -1 if memory ran out. */
+ * optional extra header lines (each ending CRLF, may be NULL), a blank line, the body) into a
+ * new heap buffer *out of *out_len bytes. head_only (an answer to HEAD): Content-Length says
+ * len but the body is left out. Returns 0, or -1 if memory ran out. */
 int http_format_response(int status, const char *content_type, const uint8_t *body, size_t len,
-                         int keep_alive, const char *allow, uint8_t **out, size_t *out_len);
+                         int keep_alive, const char *extra_headers, int head_only, uint8_t **out,
+                         size_t *out_len);
 
 #endif /* DPM_COLLECTOR_HTTP_H */

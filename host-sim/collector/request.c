@@ -5,8 +5,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "collector/estimate_json.h"
+#include "dpm/version.h"
+#include "collector/metrics.h"
+
+#define ALLOW_GET "Allow: GET, HEAD\r\n"
+#define ALLOW_POST "Allow: POST\r\n"
+#define CHALLENGE "WWW-Authenticate: Bearer realm=\"dpm-collector\"\r\n"
 
 void coll_response_free(coll_response_t *resp)
 {
@@ -38,7 +45,68 @@ void coll_text_response(int status, const char *text, int close, coll_response_t
 static void method_not_allowed(const char *allow, coll_response_t *resp)
 {
     coll_text_response(405, "method not allowed\n", 0, resp);
-    resp->allow = allow;
+    resp->extra = allow;
+}
+
+static void unauthorized(const coll_app_t *app, int status, const char *text, coll_response_t *resp)
+{
+    if (app->limits != NULL) {
+        coll_limits_count(app->limits, &app->limits->st.unauthorized, 1);
+    }
+    coll_text_response(status, text, 0, resp);
+    resp->extra = status == 401 ? CHALLENGE : NULL;
+}
+
+/* Who sends this batch: a bearer token with the device or relay role, else a verified device
+ * certificate, else nobody (allowed only with allow_anonymous). 0, or the status to answer. */
+static int device_identity(const coll_app_t *app, const coll_peer_t *peer,
+                           const http_request_t *req, coll_batch_t *b, const char **text)
+{
+    size_t tlen = 0;
+    const char *token = http_bearer_token(req, &tlen);
+    if (token != NULL) {
+        const coll_credential_t *c = coll_auth_find(app->auth, token, tlen);
+        if (c == NULL) {
+            *text = "unknown credential\n";
+            return 401;
+        }
+        if ((c->roles & (COLL_ROLE_DEVICE | COLL_ROLE_RELAY)) == 0) {
+            *text = "this credential may not post reports\n";
+            return 403;
+        }
+        b->device = c->identity;
+        b->quota_override = (c->roles & COLL_ROLE_RELAY) ? c->relay_quota : 0;
+        return 0;
+    }
+    if (peer != NULL && peer->identity[0] != '\0') {
+        b->device = peer->identity;
+        return 0;
+    }
+    if (app->allow_anonymous) {
+        return 0;
+    }
+    *text = "a device credential is required (client certificate or bearer token)\n";
+    return 401;
+}
+
+/* Estimates and metrics: the operator role. 0, or the status to answer. */
+static int operator_check(const coll_app_t *app, const http_request_t *req, const char **text)
+{
+    if (app->public_estimates) {
+        return 0;
+    }
+    size_t tlen = 0;
+    const char *token = http_bearer_token(req, &tlen);
+    const coll_credential_t *c = token != NULL ? coll_auth_find(app->auth, token, tlen) : NULL;
+    if (c == NULL) {
+        *text = "an operator credential is required\n";
+        return 401;
+    }
+    if ((c->roles & COLL_ROLE_OPERATOR) == 0) {
+        *text = "this credential may not read estimates\n";
+        return 403;
+    }
+    return 0;
 }
 
 void coll_count_request_reject(const coll_app_t *app, const char *reason)
@@ -51,28 +119,40 @@ void coll_count_request_reject(const coll_app_t *app, const char *reason)
     coll_batch_free(&b);
 }
 
-static void post_reports(const coll_app_t *app, const http_request_t *req, const uint8_t *body,
-                         size_t len, coll_response_t *resp)
+static void post_reports(const coll_app_t *app, const coll_peer_t *peer, const http_request_t *req,
+                         const uint8_t *body, size_t len, coll_response_t *resp)
 {
+    coll_batch_t b;
+    memset(&b, 0, sizeof(b));
+    const char *why = "";
+    int auth = device_identity(app, peer, req, &b, &why);
+    if (auth != 0) {
+        unauthorized(app, auth, why, resp);
+        return;
+    }
     if (!http_content_type_is(req, COLL_CT_PROTOBUF)) {
         coll_count_request_reject(app, "unsupported content type");
         coll_text_response(415, "Content-Type must be " COLL_CT_PROTOBUF "\n", 0, resp);
         return;
     }
-    coll_batch_t b;
-    memset(&b, 0, sizeof(b));
-    if (coll_batch_decode(app->campaigns, body, len, &b) != 0) {
+    const char *device = b.device;
+    uint32_t quota = b.quota_override;
+    if (coll_batch_decode(app->campaigns, body, len, (int64_t)time(NULL), &b) != 0) {
         coll_batch_free(&b);
         coll_text_response(500, "out of memory\n", 1, resp);
         return;
     }
-    int status = coll_batch_status(&b);
-    /* Rejected batches are committed too: their reject counts are persisted. */
-    if (app->sink.commit(app->sink.ctx, &b) != 0 && status == 200) {
+    b.device = device;
+    b.quota_override = quota;
+    /* Rejected batches are committed too: their reject counts are persisted. The store may
+     * still reject a batch (device quota), so the status is read after the commit. */
+    int before = coll_batch_status(&b);
+    if (app->sink.commit(app->sink.ctx, &b) != 0 && before == 200) {
         coll_batch_free(&b);
         coll_text_response(500, "storage failure: nothing was stored, retry later\n", 0, resp);
         return;
     }
+    int status = coll_batch_status(&b);
     uint8_t *out = NULL;
     size_t n = 0;
     if (coll_batch_response(&b, &out, &n) != 0) {
@@ -89,11 +169,34 @@ static void get_health(const coll_app_t *app, coll_response_t *resp)
 {
     uint64_t total = 0;
     coll_agg_snapshot(app->agg, -1, NULL, NULL, &total);
-    char text[128];
-    snprintf(text, sizeof(text), "{\"status\": \"ok\", \"campaigns\": %zu, \"reports\": %llu}\n",
-             app->campaigns->n, (unsigned long long)total);
-    coll_text_response(200, text, 0, resp);
+    char reason[200], text[320];
+    if (app->sink.health != NULL && app->sink.health(app->sink.ctx, reason, sizeof(reason)) != 0) {
+        for (char *p = reason; *p; p++) {
+            *p = (*p == '"' || *p == '\\' || (unsigned char)*p < 0x20) ? ' ' : *p;
+        }
+        snprintf(text, sizeof(text),
+                 "{\"status\": \"unhealthy\", \"version\": \"%s\", \"reason\": \"%s\"}\n",
+                 dpm_version(), reason);
+        coll_text_response(503, text, 0, resp);
+    } else {
+        snprintf(text, sizeof(text),
+                 "{\"status\": \"ok\", \"version\": \"%s\", \"campaigns\": %zu, \"reports\": %llu}\n",
+                 dpm_version(), app->campaigns->n, (unsigned long long)total);
+        coll_text_response(200, text, 0, resp);
+    }
     resp->content_type = "application/json";
+}
+
+static void get_metrics(const coll_app_t *app, coll_response_t *resp)
+{
+    char *text = NULL;
+    size_t n = 0;
+    if (coll_metrics_text(app, &text, &n) != 0) {
+        coll_text_response(500, "out of memory\n", 1, resp);
+        return;
+    }
+    memset(resp, 0, sizeof(*resp));
+    set_body(resp, 200, "text/plain; version=0.0.4", (uint8_t *)text, n);
 }
 
 /* "/v1/campaigns/{id}" or ".../estimate": a decimal id without leading zeros or sign. */
@@ -155,35 +258,77 @@ static void get_campaign(const coll_app_t *app, uint32_t id, int estimate, coll_
     set_body(resp, 200, COLL_CT_PROTOBUF, pb, c->pb_len);
 }
 
-void coll_handle_request(const coll_app_t *app, const http_request_t *req, const uint8_t *body,
-                         size_t len, coll_response_t *resp)
+/* The route's path: the target without its query string. */
+static void route_path(const http_request_t *req, char path[HTTP_MAX_TARGET])
 {
-    /* route on the path without its query string */
-    char path[HTTP_MAX_TARGET];
     size_t n = strcspn(req->target, "?#");
     memcpy(path, req->target, n);
     path[n] = '\0';
+}
+
+int coll_admit_request(const coll_app_t *app, const coll_peer_t *peer, const http_request_t *req,
+                       coll_response_t *resp)
+{
+    char path[HTTP_MAX_TARGET];
+    route_path(req, path);
+    if (req->method != HTTP_POST || strcmp(path, "/v1/reports") != 0) {
+        return 0;
+    }
+    coll_batch_t probe;
+    memset(&probe, 0, sizeof(probe));
+    const char *why = "";
+    int st = device_identity(app, peer, req, &probe, &why);
+    if (st == 0) {
+        return 0;
+    }
+    unauthorized(app, st, why, resp);
+    resp->close = 1; /* its body is not read */
+    return 1;
+}
+
+static int is_get(const http_request_t *req)
+{
+    return req->method == HTTP_GET || req->method == HTTP_HEAD;
+}
+
+void coll_handle_request(const coll_app_t *app, const coll_peer_t *peer, const http_request_t *req,
+                         const uint8_t *body, size_t len, coll_response_t *resp)
+{
+    char path[HTTP_MAX_TARGET];
+    route_path(req, path);
 
     uint32_t id = 0;
     int estimate = 0;
+    const char *why = "";
+    int st = 0;
     if (strcmp(path, "/v1/reports") == 0) {
         if (req->method != HTTP_POST) {
-            method_not_allowed("POST", resp);
+            method_not_allowed(ALLOW_POST, resp);
             return;
         }
-        post_reports(app, req, body, len, resp);
+        post_reports(app, peer, req, body, len, resp);
     } else if (strcmp(path, "/healthz") == 0) {
-        if (req->method != HTTP_GET) {
-            method_not_allowed("GET", resp);
+        if (!is_get(req)) {
+            method_not_allowed(ALLOW_GET, resp);
             return;
         }
         get_health(app, resp);
-    } else if (parse_campaign_path(path, &id, &estimate) == 0) {
-        if (req->method != HTTP_GET) {
-            method_not_allowed("GET", resp);
-            return;
+    } else if (strcmp(path, "/metrics") == 0) {
+        if (!is_get(req)) {
+            method_not_allowed(ALLOW_GET, resp);
+        } else if ((st = operator_check(app, req, &why)) != 0) {
+            unauthorized(app, st, why, resp);
+        } else {
+            get_metrics(app, resp);
         }
-        get_campaign(app, id, estimate, resp);
+    } else if (parse_campaign_path(path, &id, &estimate) == 0) {
+        if (!is_get(req)) {
+            method_not_allowed(ALLOW_GET, resp);
+        } else if (estimate && (st = operator_check(app, req, &why)) != 0) {
+            unauthorized(app, st, why, resp);
+        } else {
+            get_campaign(app, id, estimate, resp);
+        }
     } else {
         coll_text_response(404, "not found\n", 0, resp);
     }

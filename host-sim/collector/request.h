@@ -2,46 +2,46 @@
 /* The collector's endpoints, as a pure function from a parsed request and its body to a
  * response: no sockets, so the fuzzer and the tests drive exactly the code the server runs.
  *
- *   GET  /healthz                      200 {"status": "ok", "campaigns": n, "reports": n}
+ *   GET  /healthz                      200 {"status": "ok", "version": "X.Y.Z", "campaigns": n,
+ *                                      "reports": n} | 503 {"status": "unhealthy", "version":
+ *                                      "X.Y.Z", "reason": "..."} when a commit failed recently or
+ *                                      the database is corrupt
  *   GET  /v1/campaigns/{id}            200 dpm.v1.Campaign (application/x-protobuf) | 404
- *   GET  /v1/campaigns/{id}/estimate   200 JSON (estimate_json.h) | 404
+ *   GET  /v1/campaigns/{id}/estimate   200 JSON (estimate_json.h) | 404      [operator]
+ *   GET  /metrics                      200 text counters (metrics.h)          [operator]
  *   POST /v1/reports                   body dpm.v1.Batch, Content-Type application/x-protobuf
+ *                                      [device]
  *        200 BatchResponse{accepted, duplicates}       every report valid, all durably stored
- *        400 BatchResponse{rejects}                    a report (or the batch) is invalid;
- *                                                      nothing stored
+ *        400 BatchResponse{rejects}                    a report (or the batch) is invalid or
+ *                                                      over its device quota; nothing stored
  *        404 BatchResponse{rejects}                    a report names an unknown campaign;
  *                                                      nothing stored
  *        415 wrong Content-Type     500 storage failure (nothing stored: retry)
- *   any other method on these paths    405 with Allow;   any other path   404
+ *   HEAD is answered like GET, without the body. Any other method on these paths: 405 with
+ *   Allow; any other path: 404.
+ * [device]: a bearer token with the device or relay role, or a verified device certificate;
+ * [operator]: a bearer token with the operator role (auth.h). Without it: 401 (no or unknown
+ * credential, with WWW-Authenticate) or 403 (a credential without the role), unless the server
+ * runs with allow_anonymous / public_estimates.
  * Connection-level answers (conn.h): 400 malformed HTTP, 408 request too slow, 411 POST without
- * Content-Length, 413 body above the limit (not read), 414, 417, 431, 501 Transfer-Encoding,
- * 505; each of them closes the connection. */
+ * Content-Length, 413 body above the limit (not read), 414, 417, 429 rate limited, 431, 501
+ * Transfer-Encoding, 503 over the memory budget, 505; each of them closes the connection. */
 #ifndef DPM_COLLECTOR_REQUEST_H
 #define DPM_COLLECTOR_REQUEST_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "collector/aggregate.h"
-#include "collector/batch.h"
-#include "collector/campaigns.h"
+#include "collector/app.h"
 #include "collector/http.h"
 
 #define COLL_CT_PROTOBUF "application/x-protobuf"
 
-/* Where validated batches go: coll_store_commit in the server, a stub in the fuzzer. Returns
- * 0 when the batch (its reports if it has no rejects, and its reject counts) is durable. */
+/* What the connection knows about its peer. */
 typedef struct {
-    int (*commit)(void *ctx, coll_batch_t *b);
-    void *ctx;
-} coll_sink_t;
-
-typedef struct {
-    const coll_campaigns_t *campaigns;
-    coll_aggregates_t *agg;
-    coll_sink_t sink;
-    size_t max_body; /* largest request body read, bytes */
-} coll_app_t;
+    uint8_t addr[16];                 /* the client address (IPv4 as ::ffff:a.b.c.d) */
+    char identity[COLL_IDENTITY_MAX]; /* "cert:CN" of a verified device certificate, or "" */
+} coll_peer_t;
 
 typedef struct {
     int status;
@@ -49,13 +49,20 @@ typedef struct {
     uint8_t *body; /* heap, may be NULL when len == 0 */
     size_t len;
     int close;         /* close the connection after this response */
-    const char *allow; /* Allow header value for 405 */
+    const char *extra; /* static extra header lines, each ending CRLF (Allow, Retry-After) */
 } coll_response_t;
 
-/* Answer one request whose complete body is body[0, len). Never fails: when memory runs out
- * the response is a 500 that closes the connection. Free with coll_response_free. */
-void coll_handle_request(const coll_app_t *app, const http_request_t *req, const uint8_t *body,
-                         size_t len, coll_response_t *resp);
+/* Answer one request whose complete body is body[0, len); peer may be NULL (no address, no
+ * certificate). Never fails: when memory runs out the response is a 500 that closes the
+ * connection. Free with coll_response_free. */
+void coll_handle_request(const coll_app_t *app, const coll_peer_t *peer, const http_request_t *req,
+                         const uint8_t *body, size_t len, coll_response_t *resp);
+
+/* Before a request's body is read: 0 to go on, or 1 and *resp (close it after sending) when
+ * the request is refused whatever its body says (a POST /v1/reports without a valid device
+ * credential: 401/403), so an unauthenticated client never makes the collector buffer a body. */
+int coll_admit_request(const coll_app_t *app, const coll_peer_t *peer, const http_request_t *req,
+                       coll_response_t *resp);
 
 /* A short text/plain response. */
 void coll_text_response(int status, const char *text, int close, coll_response_t *resp);

@@ -24,6 +24,26 @@
 #define LINGER_MS 1000u         /* drain time after we close first */
 #define LINGER_BYTES (1u << 20) /* and at most this much of an unwanted body */
 
+/* What a connection is doing, in the order eviction picks them (the longest-waiting of the first
+ * kind present goes): SILENT (not a byte yet), IDLE (between requests), HANDSHAKE (TLS under
+ * way: a real client finishes in milliseconds, so it goes last). BUSY (mid-request) never. */
+enum { SLOT_FREE, SLOT_SILENT, SLOT_IDLE, SLOT_HANDSHAKE, SLOT_BUSY };
+
+typedef struct {
+    int fd;
+    int state;
+    int evicted;
+    uint64_t since_ms; /* when it entered its state */
+    uint8_t addr[16];
+} slot_t;
+
+/* Live connections per client address, counted afresh for each accept (take_slot). */
+typedef struct addr_count {
+    uint8_t addr[16];
+    uint32_t gen;
+    uint32_t count;
+} addr_count_t;
+
 struct coll_server {
     coll_server_config_t cfg;
     int listen_fd;
@@ -31,14 +51,20 @@ struct coll_server {
     uint16_t port;
     pthread_mutex_t mu;
     pthread_cond_t idle;
+    pthread_cond_t freed; /* a slot was released */
     int active;
-    int *slots; /* fds of live connections (-1: free), so stop can wake them */
+    int evicting; /* evicted connections whose threads have not exited yet */
+    int hard_cap;
+    slot_t *slots; /* live connections (SLOT_FREE: unused), so stop can wake them */
+    addr_count_t *counts; /* per-address counts for take_slot */
+    uint32_t counts_mask, counts_gen;
 };
 
 typedef struct {
     coll_server_t *srv;
     int fd;
     int slot;
+    coll_peer_t peer;
 } conn_arg_t;
 
 typedef struct {
@@ -80,18 +106,28 @@ int coll_server_listen(coll_server_t **out, const coll_server_config_t *cfg, con
         return -1;
     }
     coll_server_t *s = calloc(1, sizeof(*s));
-    int *slots = calloc((size_t)cfg->max_conns, sizeof(int));
-    if (s == NULL || slots == NULL) {
+    int hard_cap = cfg->max_conns + cfg->max_conns / 4 + 16;
+    slot_t *slots = calloc((size_t)hard_cap, sizeof(slot_t));
+    uint32_t ncounts = 64;
+    while (ncounts < 2u * (uint32_t)hard_cap) {
+        ncounts *= 2;
+    }
+    addr_count_t *counts = calloc(ncounts, sizeof(*counts));
+    if (s == NULL || slots == NULL || counts == NULL) {
         freeaddrinfo(ai);
         free(s);
         free(slots);
+        free(counts);
         snprintf(err, errcap, "out of memory");
         return -1;
     }
     s->cfg = *cfg;
     s->slots = slots;
-    for (int i = 0; i < cfg->max_conns; i++) {
-        s->slots[i] = -1;
+    s->hard_cap = hard_cap;
+    s->counts = counts;
+    s->counts_mask = ncounts - 1;
+    for (int i = 0; i < hard_cap; i++) {
+        s->slots[i].fd = -1;
     }
     s->wake[0] = s->wake[1] = -1;
     s->listen_fd = socket(ai->ai_family, SOCK_STREAM, 0);
@@ -121,6 +157,7 @@ int coll_server_listen(coll_server_t **out, const coll_server_config_t *cfg, con
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
     pthread_cond_init(&s->idle, &ca);
+    pthread_cond_init(&s->freed, &ca);
     pthread_condattr_destroy(&ca);
     *out = s;
     return 0;
@@ -215,16 +252,29 @@ static void reject_plain(int fd)
     linger(fd);
 }
 
+static void set_state(coll_server_t *srv, int slot, int state)
+{
+    pthread_mutex_lock(&srv->mu);
+    if (srv->slots[slot].state != state) {
+        srv->slots[slot].state = state;
+        srv->slots[slot].since_ms = coll_now_ms();
+    }
+    pthread_mutex_unlock(&srv->mu);
+}
+
 /* Serve one TLS connection until it closes. Returns 1 if we closed it after answering (the
  * caller then lingers), 0 if the peer closed or the handshake failed. */
-static int serve_tls(coll_server_t *srv, int fd, uint64_t start)
+static int serve_tls(coll_server_t *srv, conn_arg_t *a, uint64_t start)
 {
     const coll_server_config_t *cfg = &srv->cfg;
     coll_tls_conn_t tc;
-    if (coll_tls_accept(&tc, cfg->tls, fd, start + cfg->handshake_ms) != 0) {
+    if (coll_tls_accept(&tc, cfg->tls, a->fd, start + cfg->handshake_ms) != 0 ||
+        coll_tls_peer_identity(&tc, a->peer.identity, sizeof(a->peer.identity)) < 0) {
         coll_tls_conn_close(&tc, 0, 0);
-        return 0; /* a failed or too slow handshake: nothing of ours to protect, just close */
+        return 0; /* a failed or too slow handshake, or a device certificate that does not
+                   * verify: nothing of ours to protect, just close */
     }
+    set_state(srv, a->slot, SLOT_IDLE);
     coll_conn_t *conn = malloc(sizeof(*conn));
     uint8_t *buf = malloc(READ_CHUNK);
     if (conn == NULL || buf == NULL) {
@@ -234,7 +284,7 @@ static int serve_tls(coll_server_t *srv, int fd, uint64_t start)
         return 1;
     }
     emit_ctx_t ectx = {&tc, cfg->request_ms};
-    coll_conn_init(conn, cfg->app, emit_tls, &ectx);
+    coll_conn_init(conn, cfg->app, &a->peer, emit_tls, &ectx);
     uint64_t deadline = coll_now_ms() + cfg->idle_ms;
     int mid = 0;
     uint64_t answered = 0;
@@ -249,12 +299,18 @@ static int serve_tls(coll_server_t *srv, int fd, uint64_t start)
             peer_closed = 1;
             break;
         }
+        uint64_t now = coll_now_ms();
+        if (!mid) {
+            set_state(srv, a->slot, SLOT_BUSY); /* a request begins: never evicted now */
+        }
+        coll_conn_set_time(conn, now);
         coll_conn_feed(conn, buf, (size_t)n);
         /* Deadlines only move when a request ends or a new one begins: a peer trickling
          * bytes cannot stretch a request beyond request_ms. */
         int now_mid = coll_conn_mid_request(conn);
         if (!now_mid) {
             deadline = coll_now_ms() + cfg->idle_ms;
+            set_state(srv, a->slot, SLOT_IDLE);
         } else if (!mid || conn->requests != answered) {
             deadline = coll_now_ms() + cfg->request_ms;
         }
@@ -274,17 +330,31 @@ static void *conn_main(void *arg)
     coll_server_t *srv = a->srv;
     uint64_t start = coll_now_ms();
     int kind = sniff(a->fd, start + srv->cfg.handshake_ms);
+    if (kind == SNIFF_TLS) {
+        set_state(srv, a->slot, SLOT_HANDSHAKE);
+    }
     if (kind == SNIFF_PLAIN) {
         reject_plain(a->fd);
-    } else if (kind == SNIFF_TLS && serve_tls(srv, a->fd, start)) {
+    } else if (kind == SNIFF_TLS && serve_tls(srv, a, start)) {
+        set_state(srv, a->slot, SLOT_IDLE); /* answered: lingering may be cut short */
         linger(a->fd);
     }
+    coll_limits_t *lim = srv->cfg.app->limits;
     pthread_mutex_lock(&srv->mu);
-    srv->slots[a->slot] = -1; /* before close: stop must never see a reused descriptor */
+    srv->slots[a->slot].fd = -1; /* before close: stop must never see a reused descriptor */
+    srv->slots[a->slot].state = SLOT_FREE;
+    if (srv->slots[a->slot].evicted) {
+        srv->evicting--;
+    }
     if (--srv->active == 0) {
         pthread_cond_broadcast(&srv->idle);
     }
+    pthread_cond_signal(&srv->freed);
     pthread_mutex_unlock(&srv->mu);
+    if (lim != NULL) {
+        coll_limits_release(lim, COLL_CONN_RESERVE);
+        coll_limits_count(lim, &lim->st.conns_active, -1);
+    }
     close(a->fd);
     free(a);
     return NULL;
@@ -292,31 +362,169 @@ static void *conn_main(void *arg)
 
 /* ---- accept loop ----------------------------------------------------------------------------- */
 
-static void start_conn(coll_server_t *s, int fd)
+/* The 16-byte form of an accepted peer's address (IPv4 as ::ffff:a.b.c.d). */
+static void addr_key(const struct sockaddr_storage *sa, uint8_t out[16])
 {
-    int slot = -1;
-    pthread_mutex_lock(&s->mu);
-    for (int i = 0; i < s->cfg.max_conns; i++) {
-        if (s->slots[i] < 0) {
-            slot = i;
-            break;
+    memset(out, 0, 16);
+    if (sa->ss_family == AF_INET6) {
+        memcpy(out, &((const struct sockaddr_in6 *)sa)->sin6_addr, 16);
+    } else if (sa->ss_family == AF_INET) {
+        out[10] = out[11] = 0xFF;
+        memcpy(out + 12, &((const struct sockaddr_in *)sa)->sin_addr, 4);
+    }
+}
+
+/* The entry of addr in the open-addressing table of 2^k >= 2 hard_cap entries (an entry is
+ * empty unless its generation is this call's). */
+static addr_count_t *addr_entry(coll_server_t *s, const uint8_t addr[16])
+{
+    uint32_t h = 2166136261u;
+    for (int i = 0; i < 16; i++) {
+        h = (h ^ addr[i]) * 16777619u;
+    }
+    for (uint32_t i = h & s->counts_mask;; i = (i + 1) & s->counts_mask) {
+        addr_count_t *e = &s->counts[i];
+        if (e->gen != s->counts_gen) {
+            e->gen = s->counts_gen;
+            memcpy(e->addr, addr, 16);
+            e->count = 0;
+            return e;
+        }
+        if (memcmp(e->addr, addr, 16) == 0) {
+            return e;
         }
     }
+}
+
+/* Is slot a a better eviction victim than slot b: from an address holding more connections
+ * (a flood from a few addresses pays first, a device with one connection last), then of an
+ * earlier state (silent, idle, handshaking), then waiting longer. */
+static int better_victim(coll_server_t *s, const slot_t *a, uint32_t a_count, int b)
+{
+    if (b < 0) {
+        return 1;
+    }
+    const slot_t *v = &s->slots[b];
+    uint32_t b_count = addr_entry(s, v->addr)->count;
+    if (a_count != b_count) {
+        return a_count > b_count;
+    }
+    if (a->state != v->state) {
+        return a->state < v->state;
+    }
+    return a->since_ms < v->since_ms;
+}
+
+/* With s->mu held: a slot for a new connection from addr, evicting a connection without a
+ * request in progress if the soft cap is reached (*evicted = 1). -1: refuse, with *why the
+ * counter to bump. */
+static int take_slot(coll_server_t *s, const uint8_t addr[16], uint64_t **why, int *evicted)
+{
+    coll_limits_t *lim = s->cfg.app->limits;
+    int free_slot = -1, victim = -1, live = 0;
+    if (++s->counts_gen == 0) { /* wrapped: forget every entry for real */
+        memset(s->counts, 0, (s->counts_mask + 1) * sizeof(*s->counts));
+        s->counts_gen = 1;
+    }
+    for (int i = 0; i < s->hard_cap; i++) {
+        slot_t *sl = &s->slots[i];
+        if (sl->state == SLOT_FREE) {
+            free_slot = free_slot < 0 ? i : free_slot;
+        } else {
+            addr_entry(s, sl->addr)->count++;
+        }
+    }
+    uint32_t same = addr_entry(s, addr)->count;
+    if (s->cfg.max_conns_per_addr > 0 && same >= (uint32_t)s->cfg.max_conns_per_addr) {
+        *why = lim ? &lim->st.conns_refused_addr : NULL;
+        return -1;
+    }
+    for (int i = 0; i < s->hard_cap; i++) {
+        const slot_t *sl = &s->slots[i];
+        if (sl->state == SLOT_FREE || sl->evicted) {
+            continue; /* unused, or on its way out */
+        }
+        live++;
+        if (sl->state != SLOT_BUSY && better_victim(s, sl, addr_entry(s, sl->addr)->count, victim)) {
+            victim = i;
+        }
+    }
+    if (live >= s->cfg.max_conns) {
+        if (victim < 0) {
+            *why = lim ? &lim->st.conns_refused_full : NULL;
+            return -1;
+        }
+        s->slots[victim].evicted = 1;
+        s->evicting++;
+        shutdown(s->slots[victim].fd, SHUT_RDWR); /* its thread sees the end and exits */
+        *evicted = 1;
+    }
+    if (free_slot < 0) {
+        *why = lim ? &lim->st.conns_refused_full : NULL;
+        return -1;
+    }
+    return free_slot;
+}
+
+static void start_conn(coll_server_t *s, int fd, const struct sockaddr_storage *sa)
+{
+    coll_limits_t *lim = s->cfg.app->limits;
+    conn_arg_t *a = calloc(1, sizeof(*a));
+    if (a == NULL) {
+        close(fd);
+        return;
+    }
+    addr_key(sa, a->peer.addr);
+    if (lim != NULL && coll_limits_reserve(lim, COLL_CONN_RESERVE) != 0) {
+        coll_limits_count(lim, &lim->st.conns_refused_memory, 1);
+        close(fd);
+        free(a);
+        return;
+    }
+    uint64_t *why = NULL;
+    int evicted = 0;
+    pthread_mutex_lock(&s->mu);
+    int slot = take_slot(s, a->peer.addr, &why, &evicted);
+    /* Every slot taken but some of them by evicted connections on their way out: wait for one
+     * (briefly) rather than refuse; meanwhile nothing else is accepted, which slows a flood. */
+    for (int tries = 0; slot < 0 && s->evicting > 0 && tries < 10; tries++) {
+        struct timespec until;
+        clock_gettime(CLOCK_MONOTONIC, &until);
+        until.tv_nsec += 10 * 1000 * 1000;
+        if (until.tv_nsec >= 1000000000L) {
+            until.tv_sec++;
+            until.tv_nsec -= 1000000000L;
+        }
+        pthread_cond_timedwait(&s->freed, &s->mu, &until);
+        slot = take_slot(s, a->peer.addr, &why, &evicted);
+    }
     if (slot >= 0) {
-        s->slots[slot] = fd;
+        slot_t *sl = &s->slots[slot];
+        sl->fd = fd;
+        sl->state = SLOT_SILENT;
+        sl->evicted = 0;
+        sl->since_ms = coll_now_ms();
+        memcpy(sl->addr, a->peer.addr, 16);
         s->active++;
     }
     pthread_mutex_unlock(&s->mu);
-    conn_arg_t *a = slot >= 0 ? malloc(sizeof(*a)) : NULL;
-    if (a == NULL) {
-        if (slot >= 0) {
-            pthread_mutex_lock(&s->mu);
-            s->slots[slot] = -1;
-            s->active--;
-            pthread_mutex_unlock(&s->mu);
+    if (evicted && lim != NULL) {
+        coll_limits_count(lim, &lim->st.conns_evicted, 1);
+    }
+    if (slot < 0) {
+        if (lim != NULL) {
+            coll_limits_release(lim, COLL_CONN_RESERVE);
+            if (why != NULL) {
+                coll_limits_count(lim, why, 1);
+            }
         }
-        close(fd); /* over the cap: refuse at once */
+        close(fd); /* refused at once */
+        free(a);
         return;
+    }
+    if (lim != NULL) {
+        coll_limits_count(lim, &lim->st.conns_accepted, 1);
+        coll_limits_count(lim, &lim->st.conns_active, 1);
     }
     a->srv = s;
     a->fd = fd;
@@ -339,9 +547,15 @@ static void start_conn(coll_server_t *s, int fd)
     pthread_attr_destroy(&attr);
     if (rc != 0) {
         pthread_mutex_lock(&s->mu);
-        s->slots[slot] = -1;
+        s->slots[slot].fd = -1;
+        s->slots[slot].state = SLOT_FREE;
         s->active--;
+        pthread_cond_signal(&s->freed);
         pthread_mutex_unlock(&s->mu);
+        if (lim != NULL) {
+            coll_limits_release(lim, COLL_CONN_RESERVE);
+            coll_limits_count(lim, &lim->st.conns_active, -1);
+        }
         close(fd);
         free(a);
     }
@@ -364,7 +578,10 @@ int coll_server_run(coll_server_t *s, uint32_t drain_ms)
         if ((p[0].revents & POLLIN) == 0) {
             continue;
         }
-        int fd = accept(s->listen_fd, NULL, NULL);
+        struct sockaddr_storage sa;
+        socklen_t salen = sizeof(sa);
+        memset(&sa, 0, sizeof(sa));
+        int fd = accept(s->listen_fd, (struct sockaddr *)&sa, &salen);
         if (fd < 0) {
             if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
                 struct timespec ts = {0, 10 * 1000 * 1000}; /* out of descriptors: back off */
@@ -376,14 +593,14 @@ int coll_server_run(coll_server_t *s, uint32_t drain_ms)
             close(fd);
             continue;
         }
-        start_conn(s, fd);
+        start_conn(s, fd, &sa);
     }
     /* Stop: wake every connection (their reads see end-of-file; requests in progress are
      * finished and answered first) and wait for them, bounded. */
     pthread_mutex_lock(&s->mu);
-    for (int i = 0; i < s->cfg.max_conns; i++) {
-        if (s->slots[i] >= 0) {
-            shutdown(s->slots[i], SHUT_RD);
+    for (int i = 0; i < s->hard_cap; i++) {
+        if (s->slots[i].fd >= 0) {
+            shutdown(s->slots[i].fd, SHUT_RD);
         }
     }
     struct timespec until;
@@ -417,5 +634,6 @@ void coll_server_free(coll_server_t *s)
         close(s->wake[1]);
     }
     free(s->slots);
+    free(s->counts);
     free(s);
 }

@@ -1,13 +1,28 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The collector's network side: a listening socket, one thread per connection (capped), and
- * per-connection deadlines:
+/* The collector's network side: a listening socket, one thread per connection, and the
+ * defences that keep idle, slow and greedy clients from starving the others.
+ *
+ * Deadlines per connection (each a TOTAL time, so trickling bytes cannot stretch it):
  *   handshake  from accept to a finished TLS handshake
  *   idle       between requests on a keep-alive connection (closed silently when it expires)
  *   request    from a request's first byte to its last (408 and close when it expires); the
  *              same bound applies to writing the response
- * A connection beyond the cap is closed at once, so a flood of silent peers can hold at most
- * `max_conns` threads for at most the handshake timeout. A client that speaks plain HTTP to
- * the TLS port gets a plain-text 400 and is closed. */
+ * Connection limits:
+ *   per address  at most max_conns_per_addr open connections from one client address; more
+ *                are closed at once
+ *   eviction     at max_conns open connections, each new one evicts a connection without a
+ *                request in progress: the longest-waiting silent one (not a byte sent), else
+ *                the longest-idle keep-alive one, else the longest-running handshake; only when
+ *                every connection is mid-request is the newcomer closed. So held-open
+ *                connections cost their holder the slot as soon as anyone else needs it, a real
+ *                client's handshake (milliseconds) outlives a flood of silent ones, and a
+ *                request in progress is never cut short.
+ *   hard cap     max_conns + max_conns / 4 + 16 threads at most (evicted threads take a moment
+ *                to exit)
+ *   memory       each connection reserves COLL_CONN_RESERVE of the memory budget (limits.h);
+ *                refused when the budget is spent
+ * A client that speaks plain HTTP to the TLS port gets a plain-text 400 and is closed. A client
+ * certificate that does not verify against the device CA closes the connection. */
 #ifndef DPM_COLLECTOR_SERVER_H
 #define DPM_COLLECTOR_SERVER_H
 
@@ -20,6 +35,7 @@ typedef struct {
     const coll_app_t *app;
     const coll_tls_t *tls;
     int max_conns;
+    int max_conns_per_addr;
     uint32_t handshake_ms, idle_ms, request_ms;
 } coll_server_config_t;
 

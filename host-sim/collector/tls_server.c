@@ -12,7 +12,19 @@
 
 #include "mbedtls/error.h"
 #include "mbedtls/net_sockets.h"
+#include "mbedtls/oid.h"
 #include "psa/crypto.h"
+
+const int coll_tls_ciphersuites[] = {MBEDTLS_TLS1_3_AES_128_GCM_SHA256,
+                                     MBEDTLS_TLS1_3_AES_256_GCM_SHA384,
+                                     MBEDTLS_TLS1_3_CHACHA20_POLY1305_SHA256,
+                                     MBEDTLS_TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256,
+                                     MBEDTLS_TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384,
+                                     MBEDTLS_TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256,
+                                     MBEDTLS_TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,
+                                     MBEDTLS_TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384,
+                                     MBEDTLS_TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256,
+                                     0};
 
 uint64_t coll_now_ms(void)
 {
@@ -29,12 +41,13 @@ static int fail(char *err, size_t cap, const char *what, const char *path, int r
     return -1;
 }
 
-int coll_tls_init(coll_tls_t *t, const char *cert_path, const char *key_path, char *err,
-                  size_t errcap)
+int coll_tls_init(coll_tls_t *t, const char *cert_path, const char *key_path,
+                  const char *device_ca_path, char *err, size_t errcap)
 {
     memset(t, 0, sizeof(*t));
     mbedtls_ssl_config_init(&t->conf);
     mbedtls_x509_crt_init(&t->cert);
+    mbedtls_x509_crt_init(&t->device_ca);
     mbedtls_pk_init(&t->key);
     if (psa_crypto_init() != PSA_SUCCESS) {
         snprintf(err, errcap, "psa_crypto_init failed");
@@ -49,11 +62,11 @@ int coll_tls_init(coll_tls_t *t, const char *cert_path, const char *key_path, ch
     if (ret != 0) {
         return fail(err, errcap, "cannot load certificate", cert_path, ret);
     }
-    ret = mbedtls_pk_parse_keyfile(&t->key, key_path, NULL, mbedtls_ctr_drbg_random, &t->rng.drbg);
+    ret = mbedtls_pk_parse_keyfile(&t->key, key_path, NULL, dpm_posix_rng_f_rng, &t->rng);
     if (ret != 0) {
         return fail(err, errcap, "cannot load key", key_path, ret);
     }
-    ret = mbedtls_pk_check_pair(&t->cert.pk, &t->key, mbedtls_ctr_drbg_random, &t->rng.drbg);
+    ret = mbedtls_pk_check_pair(&t->cert.pk, &t->key, dpm_posix_rng_f_rng, &t->rng);
     if (ret != 0) {
         return fail(err, errcap, "key does not match the certificate", key_path, ret);
     }
@@ -64,7 +77,19 @@ int coll_tls_init(coll_tls_t *t, const char *cert_path, const char *key_path, ch
     }
     mbedtls_ssl_conf_min_tls_version(&t->conf, MBEDTLS_SSL_VERSION_TLS1_2);
     mbedtls_ssl_conf_max_tls_version(&t->conf, MBEDTLS_SSL_VERSION_TLS1_3);
-    mbedtls_ssl_conf_rng(&t->conf, mbedtls_ctr_drbg_random, &t->rng.drbg);
+    mbedtls_ssl_conf_ciphersuites(&t->conf, coll_tls_ciphersuites);
+    mbedtls_ssl_conf_rng(&t->conf, dpm_posix_rng_f_rng, &t->rng);
+    if (device_ca_path != NULL) {
+        ret = mbedtls_x509_crt_parse_file(&t->device_ca, device_ca_path);
+        if (ret != 0) {
+            return fail(err, errcap, "cannot load device CA", device_ca_path, ret);
+        }
+        mbedtls_ssl_conf_ca_chain(&t->conf, &t->device_ca, NULL);
+        mbedtls_ssl_conf_authmode(&t->conf, MBEDTLS_SSL_VERIFY_OPTIONAL);
+        t->ask_device_cert = 1;
+    } else {
+        mbedtls_ssl_conf_authmode(&t->conf, MBEDTLS_SSL_VERIFY_NONE);
+    }
     ret = mbedtls_ssl_conf_own_cert(&t->conf, &t->cert, &t->key);
     if (ret != 0) {
         return fail(err, errcap, "TLS certificate", cert_path, ret);
@@ -77,6 +102,7 @@ void coll_tls_free(coll_tls_t *t)
     mbedtls_ssl_config_free(&t->conf);
     mbedtls_pk_free(&t->key);
     mbedtls_x509_crt_free(&t->cert);
+    mbedtls_x509_crt_free(&t->device_ca);
     dpm_posix_rng_free(&t->rng);
     mbedtls_psa_crypto_free();
 }
@@ -197,6 +223,31 @@ int coll_tls_write_all(coll_tls_conn_t *c, const uint8_t *buf, size_t len, uint6
         }
     }
     return 0;
+}
+
+int coll_tls_peer_identity(coll_tls_conn_t *c, char *out, size_t cap)
+{
+    const mbedtls_x509_crt *peer = mbedtls_ssl_get_peer_cert(&c->ssl);
+    out[0] = '\0';
+    if (peer == NULL) {
+        return 0;
+    }
+    if (mbedtls_ssl_get_verify_result(&c->ssl) != 0) {
+        return -1;
+    }
+    for (const mbedtls_x509_name *n = &peer->subject; n != NULL; n = n->next) {
+        if (MBEDTLS_OID_CMP(MBEDTLS_OID_AT_CN, &n->oid) == 0 && n->val.len > 0 &&
+            n->val.len + 6 < cap) {
+            memcpy(out, "cert:", 5);
+            for (size_t i = 0; i < n->val.len; i++) {
+                unsigned char ch = n->val.p[i];
+                out[5 + i] = (ch < 0x20 || ch == 0x7F) ? '?' : (char)ch;
+            }
+            out[5 + n->val.len] = '\0';
+            return 1;
+        }
+    }
+    return -1;
 }
 
 void coll_tls_conn_close(coll_tls_conn_t *c, int notify, uint64_t deadline_ms)

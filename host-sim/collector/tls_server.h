@@ -3,7 +3,17 @@
  * TLS 1.2 and 1.3, CTR_DRBG from the POSIX port) and per-connection sessions whose every
  * socket wait is bounded by a deadline, so a slow or silent peer costs a thread for at most
  * that long and never blocks anyone else. No session cache or tickets: every handshake is a
- * full one. */
+ * full one.
+ *
+ * Cipher suites: AEAD only, with forward secrecy (ECDHE) in TLS 1.2: TLS 1.3 AES-128-GCM,
+ * AES-256-GCM, ChaCha20-Poly1305; TLS 1.2 ECDHE-ECDSA/RSA with the same three. No CBC (no
+ * Lucky13-style padding oracles, no SHA-1 MACs) and no CCM_8 (64-bit tags).
+ *
+ * Device certificates (optional): with a device CA, the server asks every client for a
+ * certificate (TLS client authentication, optional at the TLS level so that operators and
+ * health checks connect without one). A certificate that is presented must verify against
+ * the device CA (else the connection is closed); its subject CN is then the device identity
+ * "cert:CN" (coll_tls_peer_identity). */
 #ifndef DPM_COLLECTOR_TLS_SERVER_H
 #define DPM_COLLECTOR_TLS_SERVER_H
 
@@ -20,13 +30,19 @@ typedef struct {
     mbedtls_ssl_config conf;
     mbedtls_x509_crt cert;
     mbedtls_pk_context key;
+    mbedtls_x509_crt device_ca; /* empty unless device certificates are asked for */
+    int ask_device_cert;
     dpm_posix_rng_t rng; /* CTR_DRBG; Mbed TLS locks it (MBEDTLS_THREADING_C) */
 } coll_tls_t;
 
 /* psa_crypto_init, seed the DRBG, load the certificate chain and key (PEM or DER) and check
- * they match. 0, or -1 with a message in err. */
-int coll_tls_init(coll_tls_t *t, const char *cert_path, const char *key_path, char *err,
-                  size_t errcap);
+ * they match; with device_ca_path (may be NULL) load the device CA and ask clients for
+ * certificates. 0, or -1 with a message in err. */
+int coll_tls_init(coll_tls_t *t, const char *cert_path, const char *key_path,
+                  const char *device_ca_path, char *err, size_t errcap);
+
+/* The AEAD suites offered (0-terminated), for tests and --help. */
+extern const int coll_tls_ciphersuites[];
 void coll_tls_free(coll_tls_t *t);
 
 /* Results of the session calls besides byte counts. */
@@ -53,6 +69,11 @@ int coll_tls_read(coll_tls_conn_t *c, uint8_t *buf, size_t cap, uint64_t deadlin
 
 /* Write all of buf by deadline_ms. 0, COLL_IO_TIMEOUT or COLL_IO_ERROR. */
 int coll_tls_write_all(coll_tls_conn_t *c, const uint8_t *buf, size_t len, uint64_t deadline_ms);
+
+/* After the handshake: 1 and "cert:CN" in out if the client presented a certificate that
+ * verified against the device CA, 0 if it presented none, -1 if it presented one that did not
+ * verify (or has no CN): such a connection must be closed. */
+int coll_tls_peer_identity(coll_tls_conn_t *c, char *out, size_t cap);
 
 /* Send close_notify (best effort, by deadline_ms) and free the session; the socket stays open. */
 void coll_tls_conn_close(coll_tls_conn_t *c, int notify, uint64_t deadline_ms);

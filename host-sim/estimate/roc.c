@@ -5,7 +5,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "estimate/disparity.h"
+#include "common/prob.h"
 
 double dpm_roc_dlap_var(double scale)
 {
@@ -104,7 +104,10 @@ int dpm_roc_project(const double *y, uint32_t n, double *x)
     return 1;
 }
 
-/* Placement values, AUC and the sums the variances need, from non-negative counts. */
+/* Placement values, AUC and the sums the variances need. The counts may be the noised sums
+ * themselves (negative cells included): every quantity here is a polynomial in them, so the AUC
+ * numerator is unbiased and the delta method is taken where the data are, not at a projection.
+ * The sampling weights (the counts) are clipped at 0: a variance term cannot be negative. */
 typedef struct {
     double auc, noise_sum_pos, noise_sum_neg, s10, s01;
 } placements_t;
@@ -117,7 +120,7 @@ static void placements(const double *x, const double *u, uint32_t bins, double P
     for (uint32_t b = 0; b < bins; b++) {
         above -= x[b]; /* C_{b+1} */
         v10[b] = (below + u[b] / 2.0) / N;
-        v01[b] = (fmax(above, 0.0) + x[b] / 2.0) / P;
+        v01[b] = (above + x[b] / 2.0) / P;
         below += u[b];
         auc += u[b] * v01[b];
     }
@@ -128,8 +131,8 @@ static void placements(const double *x, const double *u, uint32_t bins, double P
         double d10 = v10[b] - auc, d01 = v01[b] - auc;
         pl->noise_sum_pos += d10 * d10;
         pl->noise_sum_neg += d01 * d01;
-        pl->s10 += x[b] * d10 * d10;
-        pl->s01 += u[b] * d01 * d01;
+        pl->s10 += fmax(x[b], 0.0) * d10 * d10;
+        pl->s01 += fmax(u[b], 0.0) * d01 * d01;
     }
 }
 
@@ -146,6 +149,26 @@ double dpm_roc_noise_factor(const double *pos, const double *neg, uint32_t bins)
     placements_t pl;
     placements(pos, neg, bins, P, N, &pl);
     return pl.noise_sum_pos / (P * P) + pl.noise_sum_neg / (N * N);
+}
+
+dpm_status_t dpm_roc_plan_factors(const double *pos, const double *neg, uint32_t bins, double *auc,
+                                  double *noise_factor, double *sampling_factor)
+{
+    double P = 0.0, N = 0.0;
+    for (uint32_t b = 0; pos != NULL && neg != NULL && b < bins && b < DPM_ROC_MAX_BINS; b++) {
+        P += pos[b];
+        N += neg[b];
+    }
+    if (pos == NULL || neg == NULL || !(P > 0.0) || !(N > 0.0) || bins < 2 ||
+        bins > DPM_ROC_MAX_BINS || auc == NULL || noise_factor == NULL || sampling_factor == NULL) {
+        return DPM_ERR_PARAM;
+    }
+    placements_t pl;
+    placements(pos, neg, bins, P, N, &pl);
+    *auc = pl.auc;
+    *noise_factor = pl.noise_sum_pos / (P * P) + pl.noise_sum_neg / (N * N);
+    *sampling_factor = pl.s10 / (P * P) + pl.s01 / (N * N);
+    return DPM_OK;
 }
 
 dpm_status_t dpm_roc_exact(const uint64_t *pos, const uint64_t *neg, uint32_t bins, double *tpr,
@@ -197,42 +220,49 @@ dpm_status_t dpm_roc_estimate(const dpm_roc_params_t *p, const dpm_roc_agg_t *a,
         est->N += v[b];
     }
     est->projected = dpm_roc_project(y, B, est->pos) | dpm_roc_project(v, B, est->neg);
-    est->auc = est->var_noise = est->var_sampling = NAN;
+    est->auc = est->auc_raw = est->var_noise = est->var_sampling = NAN;
     est->ci_lo = est->ci_hi = est->ci_total_lo = est->ci_total_hi = NAN;
     if (!(est->P > 0.0) || !(est->N > 0.0)) {
         est->valid = 0;
         return DPM_OK;
     }
-    double z = 1.959963984540054, z_sim = z;
-    (void)dpm_disp_normal_quantile(0.5 + confidence / 2.0, &z);
     double m = B > 2 ? (double)(B - 1) : 1.0;
-    (void)dpm_disp_normal_quantile(1.0 - (1.0 - confidence) / (2.0 * m), &z_sim);
+    double z = prob_norm_quantile(0.5 + confidence / 2.0);
+    double z_sim = prob_norm_quantile(1.0 - (1.0 - confidence) / (2.0 * m));
     est->z = z;
     est->z_sim = z_sim;
     double P = est->P, N = est->N, ns2 = (double)a->reports * p->noise_var;
     placements_t pl;
-    placements(est->pos, est->neg, B, P, N, &pl);
-    est->auc = pl.auc;
+    placements(y, v, B, P, N, &pl); /* the unbiased sums, not the projection (see roc.h) */
+    est->auc_raw = pl.auc;
+    est->auc = fmin(fmax(pl.auc, 0.0), 1.0);
     est->var_noise = ns2 * (pl.noise_sum_pos / (P * P) + pl.noise_sum_neg / (N * N));
     est->var_sampling =
         (P > 1.0 ? pl.s10 / (P - 1.0) / P : 0.0) + (N > 1.0 ? pl.s01 / (N - 1.0) / N : 0.0);
     double sd = sqrt(est->var_noise), sd_total = sqrt(est->var_noise + est->var_sampling);
-    est->ci_lo = fmax(est->auc - z * sd, 0.0);
-    est->ci_hi = fmin(est->auc + z * sd, 1.0);
-    est->ci_total_lo = fmax(est->auc - z * sd_total, 0.0);
-    est->ci_total_hi = fmin(est->auc + z * sd_total, 1.0);
-    double c = 0.0, d = 0.0;
+    est->ci_lo = fmax(pl.auc - z * sd, 0.0);
+    est->ci_hi = fmin(pl.auc + z * sd, 1.0);
+    est->ci_total_lo = fmax(pl.auc - z * sd_total, 0.0);
+    est->ci_total_hi = fmin(pl.auc + z * sd_total, 1.0);
+    double c = 0.0, d = 0.0, cx = 0.0, dx = 0.0;
     for (uint32_t j = B + 1; j-- > 0;) {
         if (j < B) {
-            c += est->pos[j];
-            d += est->neg[j];
+            c += y[j];
+            d += v[j];
+            cx += est->pos[j];
+            dx += est->neg[j];
         }
-        double t = j == 0 ? 1.0 : fmin(c / P, 1.0), f = j == 0 ? 1.0 : fmin(d / N, 1.0);
+        /* Unbiased ratios of the noised sums (clipped to [0, 1]) carry the band; the projected
+         * counts give the monotone curve to draw. */
+        double t = j == 0 ? 1.0 : fmin(fmax(c / P, 0.0), 1.0);
+        double f = j == 0 ? 1.0 : fmin(fmax(d / N, 0.0), 1.0);
         double k = (double)(B - j);
         double vt = ns2 * (k * (1.0 - 2.0 * t) + (double)B * t * t) / (P * P);
         double vf = ns2 * (k * (1.0 - 2.0 * f) + (double)B * f * f) / (N * N);
         est->tpr[j] = t;
         est->fpr[j] = f;
+        est->tpr_curve[j] = j == 0 ? 1.0 : fmin(cx / P, 1.0);
+        est->fpr_curve[j] = j == 0 ? 1.0 : fmin(dx / N, 1.0);
         est->tpr_sd[j] = sqrt(fmax(vt, 0.0));
         est->fpr_sd[j] = sqrt(fmax(vf, 0.0));
         est->tpr_lo[j] = fmax(t - z * est->tpr_sd[j], 0.0);

@@ -10,25 +10,30 @@
  * The aggregate (dpm_roc_agg_t) keeps the exact integer sums Y_b, V_b over n reports; their
  * noise has variance n s² per cell, independent across cells.
  *
- * Post-processing (no privacy cost: a function of the noised sums only). The sums can be
- * negative. Each class's vector is projected onto {x >= 0, sum x = sum y} (Euclidean projection
- * onto the scaled simplex: x_b = max(y_b - tau, 0), tau chosen so the total is kept; the total
- * is left alone, so P = sum Y_b stays unbiased). With non-negative counts every ROC quantity
- * below is monotone in the threshold and in [0, 1]. When every noised sum is >= 0 the
- * projection is the identity.
+ * Estimates come from the noised sums themselves, which can be negative: every quantity below
+ * is a ratio of polynomials in them whose numerator is unbiased (the noise is independent
+ * across cells and classes), so the AUC and the TPR/FPR points are not pulled down where bins
+ * are sparse. (An earlier version projected first; the projection removes mass from the dense
+ * top bins and evaluated the variance at the projected counts, smallest exactly where the error
+ * was largest: 64 bins, 2,000 devices, ε = 0.5 covered 84 % instead of 95 %.)
+ *
+ * Display only (no privacy cost: a function of the noised sums): each class's vector is also
+ * projected onto {x >= 0, sum x = sum y} (Euclidean projection onto the scaled simplex:
+ * x_b = max(y_b - tau, 0), tau chosen so the total is kept), which gives a monotone ROC curve
+ * in [0, 1] to draw (tpr_curve, fpr_curve). When every noised sum is >= 0 the projection is the
+ * identity and the curve equals the estimates.
  *
  * ROC points at the bin edges: threshold j = 0 .. B (predict positive when bin >= j):
  *     TPR_j = C_j / P, FPR_j = D_j / N, C_j = sum_{b >= j} x_b, D_j = sum_{b >= j} u_b,
- * (x, u: the projected positive and negative counts, P = C_0, N = D_0), so point 0 is (1, 1)
- * and point B is (0, 0); threshold j >= 1 is the score edges[j - 1].
+ * (x, u: the positive and negative sums, P = C_0, N = D_0), so point 0 is (1, 1) and point B
+ * is (0, 0); threshold j >= 1 is the score edges[j - 1]. Reported clipped to [0, 1].
  *
  * AUC: the trapezoid rule through those points, equal to the Mann-Whitney statistic of the
  * binned scores with ties (same bin) counted 1/2:
  *     A = sum_b u_b (C_{b+1} + x_b / 2) / (P N).
  * Noiseless input gives exactly the binned AUC of the examples.
  *
- * Variances (delta method in the noised sums; the projection is ignored, it rarely moves
- * anything at sample sizes where a CI means something). With placement values
+ * Variances (delta method, evaluated at the noised sums). With placement values
  *     V10_b = (D'_b + u_b / 2) / N  (a positive in bin b: the share of negatives below it,
  *                                    D'_b = sum_{c < b} u_c, ties 1/2),
  *     V01_b = (C_{b+1} + x_b / 2) / P (a negative in bin b: the share of positives above it),
@@ -39,7 +44,8 @@
  * Sampling variance (DeLong from the binned counts: the examples as a sample of the model's
  * score distribution, examples independent):
  *     var_samp(A) = S10 / P + S01 / N, S10 = sum_b x_b (V10_b - A)² / (P - 1),
- *                                      S01 = sum_b u_b (V01_b - A)² / (N - 1).
+ *                                      S01 = sum_b u_b (V01_b - A)² / (N - 1)
+ * (weights x_b, u_b clipped at 0).
  * `ci_total` uses var_noise + var_samp: an interval for the binned AUC of the score
  * distribution the examples were drawn from (examples within a device are treated as
  * independent: with per-device effects this is optimistic).
@@ -95,15 +101,17 @@ dpm_status_t dpm_roc_agg_merge(dpm_roc_agg_t *dst, const dpm_roc_agg_t *src);
 typedef struct {
     uint32_t bins;
     uint64_t reports;
-    double pos[DPM_ROC_MAX_BINS], neg[DPM_ROC_MAX_BINS]; /* projected counts x, u */
+    double pos[DPM_ROC_MAX_BINS], neg[DPM_ROC_MAX_BINS]; /* projected counts (display) */
     double P, N;                                         /* totals (kept by the projection) */
     int projected;                                       /* 1 if the projection moved a count */
     /* ROC points, threshold j = 0 .. bins */
-    double tpr[DPM_ROC_MAX_BINS + 1], fpr[DPM_ROC_MAX_BINS + 1];
+    double tpr[DPM_ROC_MAX_BINS + 1], fpr[DPM_ROC_MAX_BINS + 1]; /* estimates, clipped */
+    double tpr_curve[DPM_ROC_MAX_BINS + 1], fpr_curve[DPM_ROC_MAX_BINS + 1]; /* monotone, to draw */
     double tpr_sd[DPM_ROC_MAX_BINS + 1], fpr_sd[DPM_ROC_MAX_BINS + 1];
     double tpr_lo[DPM_ROC_MAX_BINS + 1], tpr_hi[DPM_ROC_MAX_BINS + 1];         /* pointwise */
     double tpr_lo_sim[DPM_ROC_MAX_BINS + 1], tpr_hi_sim[DPM_ROC_MAX_BINS + 1]; /* simultaneous */
-    double auc;
+    double auc;     /* clipped to [0, 1] */
+    double auc_raw; /* the unbiased value, which can leave [0, 1] at tiny n or ε */
     double var_noise, var_sampling;
     double ci_lo, ci_hi;             /* noise only: covers the examples' binned AUC */
     double ci_total_lo, ci_total_hi; /* noise + sampling */
@@ -129,6 +137,14 @@ int dpm_roc_project(const double *y, uint32_t n, double *x);
  * expected per-device counts are pos[b], neg[b] (any scale): var_noise(A) = s² F / K for K
  * devices, F = sum_b (V10_b - A)² / p² + sum_b (V01_b - A)² / q², p = sum pos, q = sum neg. */
 double dpm_roc_noise_factor(const double *pos, const double *neg, uint32_t bins);
+
+/* Planner helper, for expected per-device counts pos[b], neg[b] of a model: the binned AUC of
+ * those counts (ties 1/2), and the factors of the AUC's variances for K devices:
+ * var_noise = s² noise_factor / K (as dpm_roc_noise_factor) and var_sampling = sampling_factor /
+ * K (DeLong with the examples independent: V10, V01 placement variances over P, N).
+ * DPM_ERR_PARAM on bad arguments or an empty class. */
+dpm_status_t dpm_roc_plan_factors(const double *pos, const double *neg, uint32_t bins, double *auc,
+                                  double *noise_factor, double *sampling_factor);
 
 #ifdef __cplusplus
 }

@@ -9,16 +9,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "dpm/port_posix.h"
 #include "dpm/port_tls.h"
 #include "dpm/upload.h"
-#include "sim/json_read.h"
+#include "common/json_read.h"
 
 #define CONNECT_TIMEOUT_MS 5000u
 #define IO_WAIT_MS 1000u
 #define REQUEST_TIMEOUT_MS 30000u
-#define ATTEMPTS 5 /* tries of one batch (the same bytes) before the run fails */
+#define ATTEMPTS 5        /* tries of one batch (the same bytes) before the run fails */
+#define THROTTLED_MAX 120 /* 429 / 503 answers (rate or memory limits) waited out per batch */
 #define CA_MAX 65536u
 #define HEAD_MAX 512u
 #define RESPONSE_MAX 65536u
@@ -39,6 +41,7 @@ typedef struct {
     const sim_net_opts_t *o;
     const uint8_t *ca;
     size_t ca_len;
+    const char *token; /* "" when none */
     char host_header[80];
     uint32_t run;
     unsigned index;
@@ -95,6 +98,23 @@ static int conn_open(client_t *cl)
     return 0;
 }
 
+/* Add "Authorization: Bearer TOKEN" to a request head (before its blank line). */
+static int add_token(const client_t *cl, uint8_t *head, size_t cap, size_t *hlen)
+{
+    size_t tl = strlen(cl->token);
+    if (tl == 0) {
+        return 0;
+    }
+    size_t extra = 24 + tl;
+    if (*hlen < 2 || *hlen + extra > cap) {
+        return -1;
+    }
+    int n = snprintf((char *)head + *hlen - 2, cap - *hlen + 2, "Authorization: Bearer %s\r\n\r\n",
+                     cl->token);
+    *hlen += (size_t)n - 2;
+    return 0;
+}
+
 /* One request (head + body) and its response into *resp. DPM_OK or a transport/HTTP error. */
 static dpm_status_t exchange(client_t *cl, const uint8_t *head, size_t hlen, const uint8_t *body,
                              size_t blen, dpm_http_response_t *resp)
@@ -118,10 +138,12 @@ static int post_batch(client_t *cl, const uint8_t *body, size_t blen, const dpm_
     uint8_t head[HEAD_MAX], rbody[RESPONSE_MAX];
     size_t hlen = 0;
     if (dpm_http_write_request(head, sizeof(head), cl->host_header, "/v1/reports", (uint32_t)blen,
-                               &hlen) != DPM_OK) {
+                               &hlen) != DPM_OK ||
+        add_token(cl, head, sizeof(head), &hlen) != 0) {
         snprintf(cl->err, sizeof(cl->err), "cannot write the request head");
         return -1;
     }
+    int throttled = 0;
     for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
         if (!cl->conn.open && conn_open(cl) != 0) {
             continue;
@@ -137,6 +159,12 @@ static int post_batch(client_t *cl, const uint8_t *body, size_t blen, const dpm_
         if (resp.close) {
             conn_close(&cl->conn);
         }
+        if ((resp.status == 429 || resp.status == 503) && throttled++ < THROTTLED_MAX) {
+            struct timespec pause = {1, 0}; /* Retry-After: 1 */
+            nanosleep(&pause, NULL);
+            attempt--; /* the collector asked us to wait: not a failed attempt */
+            continue;
+        }
         if (resp.status != 200) {
             snprintf(cl->err, sizeof(cl->err),
                      "POST /v1/reports answered %u (the collector's "
@@ -145,7 +173,7 @@ static int post_batch(client_t *cl, const uint8_t *body, size_t blen, const dpm_
             return -1;
         }
         for (size_t i = 0; i < n; i++) {
-            if (sim_agg_add_report(&cl->agg, cl->cfg, &reps[i]) != DPM_OK) {
+            if (sim_agg_add_report(cl->cfg, &cl->agg, &reps[i]) != DPM_OK) {
                 snprintf(cl->err, sizeof(cl->err), "a report the collector took fails our check");
                 return -1;
             }
@@ -164,7 +192,10 @@ static void *client_main(void *arg)
     dpm_report_t *reps = malloc((size_t)batch * sizeof(*reps));
     char who[32];
     int n = snprintf(who, sizeof(who), "dpm-sim client %u", cl->index);
-    if (body == NULL || reps == NULL || sim_agg_init(&cl->agg, cl->cfg) != 0 ||
+    if (cl->cfg != NULL) {
+        sim_agg_init(cl->cfg, &cl->agg);
+    }
+    if (body == NULL || reps == NULL ||
         dpm_posix_rng_init(&cl->drbg, (const uint8_t *)who, (size_t)n) != 0) {
         snprintf(cl->err, sizeof(cl->err), "client setup failed");
         cl->failed = 1;
@@ -208,6 +239,25 @@ static void *client_main(void *arg)
     return NULL;
 }
 
+/* The token: the first line of path, without its end of line. 0 or -1. */
+static int read_token(const char *path, char *out, size_t cap)
+{
+    out[0] = '\0';
+    if (path == NULL) {
+        return 0;
+    }
+    FILE *f = fopen(path, "r");
+    if (f == NULL || fgets(out, (int)cap, f) == NULL) {
+        if (f != NULL) {
+            fclose(f);
+        }
+        return -1;
+    }
+    fclose(f);
+    out[strcspn(out, "\r\n")] = '\0';
+    return out[0] != '\0' ? 0 : -1;
+}
+
 static int read_ca(const char *path, uint8_t **ca, size_t *len)
 {
     FILE *f = fopen(path, "rb");
@@ -226,13 +276,6 @@ static int read_ca(const char *path, uint8_t **ca, size_t *len)
     return 0;
 }
 
-/* Item i of a JSON array as a number, NaN if it is not one. */
-static double jr_item(const jr_value_t *arr, size_t i)
-{
-    const jr_value_t *m = jr_at(arr, i);
-    return m != NULL && m->kind == JR_NUMBER ? m->number : NAN;
-}
-
 /* GET the collector's estimate of this campaign; compare its per-group report counts with
  * ours; keep the JSON in estimate_dir. 0 (and *mismatch) or -1. */
 static int collector_estimate(client_t *cl, const sim_agg_t *ours, int *mismatch, char *err,
@@ -246,6 +289,7 @@ static int collector_estimate(client_t *cl, const sim_agg_t *ours, int *mismatch
     dpm_http_response_t resp;
     if (json == NULL || conn_open(cl) != 0 ||
         dpm_http_write_get(head, sizeof(head), cl->host_header, path, &hlen) != DPM_OK ||
+        add_token(cl, head, sizeof(head), &hlen) != 0 ||
         dpm_http_response_init(&resp, json, ESTIMATE_MAX - 1) != DPM_OK ||
         exchange(cl, head, hlen, NULL, 0, &resp) != DPM_OK || resp.status != 200) {
         snprintf(err, errcap, "GET %s failed: %s", path, cl->err[0] ? cl->err : "no 200 answer");
@@ -271,36 +315,11 @@ static int collector_estimate(client_t *cl, const sim_agg_t *ours, int *mismatch
         snprintf(err, errcap, "the collector's estimate is not JSON");
         return -1;
     }
-    if (cl->cfg->roc) {
-        /* roc_hist: the report count and every summed cell must be ours exactly */
-        double total = jr_number(&root, "reports", -1.0);
-        const jr_value_t *roc = jr_get(&root, "roc");
-        *mismatch = total != (double)ours->roc.reports;
-        for (uint32_t b = 0; b < ours->roc.bins; b++) {
-            *mismatch |= jr_item(jr_get(roc, "pos_sum"), b) != (double)ours->roc.pos[b] ||
-                         jr_item(jr_get(roc, "neg_sum"), b) != (double)ours->roc.neg[b];
-        }
-        if (*mismatch) {
-            fprintf(stderr,
-                    "dpm-sim: campaign %u: the collector holds %.0f reports, we sent %" PRIu64
-                    " (or its summed histogram differs: was the database fresh?)\n",
-                    cl->cfg->spec->id, total, ours->roc.reports);
-        }
-        jr_free(&root);
-        return 0;
-    }
-    const jr_value_t *groups = jr_get(jr_at(jr_get(&root, "metrics"), 0), "groups");
-    double total = jr_number(&root, "reports", -1.0);
-    *mismatch = total != (double)ours->m[0].total;
-    for (uint32_t g = 0; g < cl->cfg->d; g++) {
-        double n = jr_number(jr_at(groups, g), "reports", -1.0);
-        *mismatch |= n != (double)ours->m[0].count[g];
-    }
+    char why[256] = "";
+    *mismatch = cl->cfg->m->collector_check != NULL &&
+                cl->cfg->m->collector_check(cl->cfg, ours, &root, why, sizeof(why)) != 0;
     if (*mismatch) {
-        fprintf(stderr,
-                "dpm-sim: campaign %u: the collector holds %.0f reports, we sent %" PRIu64
-                " (per-group counts differ: was the database fresh?)\n",
-                cl->cfg->spec->id, total, ours->m[0].total);
+        fprintf(stderr, "dpm-sim: campaign %u: %s\n", cl->cfg->spec->id, why);
     }
     jr_free(&root);
     return 0;
@@ -315,9 +334,15 @@ int sim_net_run(const sim_cfg_t *cfg, const sim_pop_t *pop, uint32_t run, const 
     uint8_t *ca = NULL;
     size_t ca_len = 0;
     err[0] = '\0';
+    char token[256]; /* read-only while the clients run */
     if (o->host == NULL || o->ca_path == NULL || read_ca(o->ca_path, &ca, &ca_len) != 0) {
         snprintf(err, errcap, "network mode: cannot read the CA certificate %s",
                  o->ca_path ? o->ca_path : "(none)");
+        return -1;
+    }
+    if (read_token(o->token_path, token, sizeof(token)) != 0) {
+        snprintf(err, errcap, "network mode: cannot read a token from %s", o->token_path);
+        free(ca);
         return -1;
     }
     client_t *cl = calloc(n, sizeof(*cl));
@@ -330,6 +355,7 @@ int sim_net_run(const sim_cfg_t *cfg, const sim_pop_t *pop, uint32_t run, const 
         cl[i].o = o;
         cl[i].ca = ca;
         cl[i].ca_len = ca_len;
+        cl[i].token = token;
         cl[i].run = run;
         cl[i].index = i;
         cl[i].lo = pop->devices * i / n;
@@ -347,13 +373,13 @@ int sim_net_run(const sim_cfg_t *cfg, const sim_pop_t *pop, uint32_t run, const 
         }
     }
     if (st == 0) {
-        st = sim_agg_init(agg, cfg);
+        sim_agg_init(cfg, agg);
     }
     for (unsigned i = 0; i < n && st == 0; i++) {
         if (cl[i].failed) {
             snprintf(err, errcap, "client %u: %s", i, cl[i].err);
             st = -1;
-        } else if (sim_agg_merge(agg, &cl[i].agg) != DPM_OK) {
+        } else if (sim_agg_merge(cfg, agg, &cl[i].agg) != DPM_OK) {
             st = -1;
         }
         *reports += cl[i].reports;

@@ -15,7 +15,11 @@
  * code as inprocess mode. Then GET /v1/campaigns/ID/estimate fetches the collector's own
  * view: its per-group report counts must equal ours (else *mismatch = 1); the JSON is kept in
  * estimate_dir (collector-estimate-ID.json) when that is set. Run once per campaign and
- * collector database: the collector aggregates every report a campaign ever received. */
+ * collector database: the collector aggregates every report a campaign ever received.
+ *
+ * Credentials: with token_path, every request carries "Authorization: Bearer TOKEN" (the first
+ * line of that file): the collector wants a device credential for POST /v1/reports (for a
+ * simulator, a relay token: it speaks for many devices) and an operator one for estimates. */
 #ifndef DPM_SIM_NETMODE_H
 #define DPM_SIM_NETMODE_H
 
@@ -23,10 +27,9 @@
 #include <stdint.h>
 
 #include "sim/population.h"
-#include "sim/session.h"
 #include "sim/sim_cfg.h"
 
-struct sim_net_opts {
+typedef struct sim_net_opts {
     const char *host; /* numeric address, e.g. 127.0.0.1 */
     uint16_t port;
     const char *ca_path;     /* PEM file of the CA that signed the collector's certificate */
@@ -34,7 +37,8 @@ struct sim_net_opts {
     unsigned clients;        /* concurrent TLS connections, 1 .. SIM_NET_MAX_CLIENTS */
     uint32_t batch;          /* reports per POST, 1 .. SIM_NET_MAX_BATCH */
     const char *estimate_dir;
-};
+    const char *token_path; /* NULL: no Authorization header */
+} sim_net_opts_t;
 
 #define SIM_NET_MAX_CLIENTS 256u
 #define SIM_NET_MAX_BATCH 4096u

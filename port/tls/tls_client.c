@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* TLS client over any raw dpm_transport_t, on Mbed TLS 3.6 (see dpm/port_tls.h). */
+#include <stddef.h>
 #include <string.h>
 
 #include "mbedtls/build_info.h"
@@ -11,7 +12,9 @@
 #include "mbedtls/net_sockets.h" /* MBEDTLS_ERR_NET_*: error codes only, not the socket module */
 #include "mbedtls/pem.h"
 #include "mbedtls/pk.h"
+#include "mbedtls/ssl.h"
 #include "mbedtls/x509.h"
+#include "mbedtls/x509_crt.h"
 #if defined(MBEDTLS_MEMORY_BUFFER_ALLOC_C)
 #include "mbedtls/memory_buffer_alloc.h"
 #endif
@@ -20,6 +23,40 @@
 #endif
 
 #include "dpm/port_tls.h"
+
+/* ---- the Mbed TLS contexts inside dpm_tls_t ------------------------------------------------ */
+
+/* They live in dpm_tls_t's opaque storage (see DPM_TLS_MBEDTLS_BYTES), which they must fit and
+ * whose alignment must do for them (C99 compile-time checks: a negative array size stops the
+ * build). */
+typedef struct {
+    mbedtls_ssl_context ssl;
+    mbedtls_ssl_config conf;
+    mbedtls_x509_crt ca;
+    mbedtls_x509_crt own_cert; /* empty unless dpm_tls_config_t.client_cert was given */
+    mbedtls_pk_context own_key;
+} tls_mbedtls_t;
+struct tls_mbedtls_align_probe {
+    char c;
+    tls_mbedtls_t t;
+};
+struct u64_align_probe {
+    char c;
+    uint64_t t;
+};
+typedef char tls_mbedtls_fits_in_dpm_tls_t[sizeof(tls_mbedtls_t) <= DPM_TLS_MBEDTLS_BYTES ? 1 : -1];
+typedef char tls_mbedtls_aligned_in_dpm_tls_t
+    [offsetof(struct tls_mbedtls_align_probe, t) <= offsetof(struct u64_align_probe, t) ? 1 : -1];
+
+static tls_mbedtls_t *mb(dpm_tls_t *t)
+{
+    return (tls_mbedtls_t *)(void *)t->mbedtls_opaque.bytes;
+}
+
+static const tls_mbedtls_t *mb_const(const dpm_tls_t *t)
+{
+    return (const tls_mbedtls_t *)(const void *)t->mbedtls_opaque.bytes;
+}
 
 /* ---- arena ---------------------------------------------------------------------------------- */
 
@@ -152,9 +189,11 @@ static int deadline_passed(deadline_t *d)
 
 static void release(dpm_tls_t *t)
 {
-    mbedtls_ssl_free(&t->ssl);
-    mbedtls_ssl_config_free(&t->conf);
-    mbedtls_x509_crt_free(&t->ca);
+    mbedtls_ssl_free(&mb(t)->ssl);
+    mbedtls_ssl_config_free(&mb(t)->conf);
+    mbedtls_x509_crt_free(&mb(t)->ca);
+    mbedtls_x509_crt_free(&mb(t)->own_cert);
+    mbedtls_pk_free(&mb(t)->own_key);
     if (t->raw_close != NULL) {
         t->raw_close(t->raw.ctx);
     }
@@ -177,20 +216,54 @@ static int is_alloc_error(int ret)
            low == MBEDTLS_ERR_ASN1_ALLOC_FAILED;
 }
 
-/* Parse the pinned CA. PEM must carry its NUL (Mbed TLS's PEM reader relies on it). */
-static dpm_status_t parse_ca(dpm_tls_t *t, const uint8_t *ca, size_t len)
+/* PEM must carry its NUL (Mbed TLS's PEM reader relies on it). */
+static int pem_without_nul(const uint8_t *p, size_t len)
 {
     static const char pem_tag[] = "-----BEGIN";
     size_t tag_len = sizeof(pem_tag) - 1u;
-    if (len >= tag_len && memcmp(ca, pem_tag, tag_len) == 0 && ca[len - 1u] != 0) {
+    return len >= tag_len && memcmp(p, pem_tag, tag_len) == 0 && p[len - 1u] != 0;
+}
+
+/* Parse the pinned CA. */
+static dpm_status_t parse_ca(dpm_tls_t *t, const uint8_t *ca, size_t len)
+{
+    if (pem_without_nul(ca, len)) {
         return DPM_ERR_PARAM;
     }
-    int ret = mbedtls_x509_crt_parse(&t->ca, ca, len);
+    int ret = mbedtls_x509_crt_parse(&mb(t)->ca, ca, len);
     t->mbedtls_error = ret < 0 ? ret : 0;
     if (ret == 0) {
         return DPM_OK;
     }
     return is_alloc_error(ret) ? DPM_ERR_BUFFER : DPM_ERR_PARAM; /* > 0: some certs failed */
+}
+
+/* The device's own certificate and key (optional), checked to belong together. */
+static dpm_status_t parse_own(dpm_tls_t *t, const dpm_tls_config_t *cfg)
+{
+    if (cfg->client_cert == NULL) {
+        return DPM_OK;
+    }
+    if (pem_without_nul(cfg->client_cert, cfg->client_cert_len) ||
+        pem_without_nul(cfg->client_key, cfg->client_key_len)) {
+        return DPM_ERR_PARAM;
+    }
+    int ret = mbedtls_x509_crt_parse(&mb(t)->own_cert, cfg->client_cert, cfg->client_cert_len);
+    if (ret == 0) {
+        ret = mbedtls_pk_parse_key(&mb(t)->own_key, cfg->client_key, cfg->client_key_len, NULL, 0,
+                                   tls_rng, t);
+    }
+    if (ret == 0) {
+        ret = mbedtls_pk_check_pair(&mb(t)->own_cert.pk, &mb(t)->own_key, tls_rng, t);
+    }
+    if (ret == 0) {
+        ret = mbedtls_ssl_conf_own_cert(&mb(t)->conf, &mb(t)->own_cert, &mb(t)->own_key);
+    }
+    if (ret != 0) {
+        t->mbedtls_error = ret;
+        return is_alloc_error(ret) ? DPM_ERR_BUFFER : t->rng_failed ? DPM_ERR_RNG : DPM_ERR_PARAM;
+    }
+    return DPM_OK;
 }
 
 static dpm_status_t init_psa(dpm_tls_t *t)
@@ -220,36 +293,43 @@ static dpm_status_t setup(dpm_tls_t *t, const dpm_tls_config_t *cfg)
     if (st != DPM_OK) {
         return st;
     }
-    int ret = mbedtls_ssl_config_defaults(&t->conf, MBEDTLS_SSL_IS_CLIENT,
+    int ret = mbedtls_ssl_config_defaults(&mb(t)->conf, MBEDTLS_SSL_IS_CLIENT,
                                           MBEDTLS_SSL_TRANSPORT_STREAM, MBEDTLS_SSL_PRESET_DEFAULT);
     if (ret == 0) {
-        mbedtls_ssl_conf_authmode(&t->conf, MBEDTLS_SSL_VERIFY_REQUIRED);
-        mbedtls_ssl_conf_ca_chain(&t->conf, &t->ca, NULL);
-        mbedtls_ssl_conf_rng(&t->conf, tls_rng, t);
-        mbedtls_ssl_conf_min_tls_version(&t->conf, MBEDTLS_SSL_VERSION_TLS1_2);
+        mbedtls_ssl_conf_authmode(&mb(t)->conf, MBEDTLS_SSL_VERIFY_REQUIRED);
+        mbedtls_ssl_conf_ca_chain(&mb(t)->conf, &mb(t)->ca, NULL);
+        mbedtls_ssl_conf_rng(&mb(t)->conf, tls_rng, t);
+        mbedtls_ssl_conf_min_tls_version(&mb(t)->conf, MBEDTLS_SSL_VERSION_TLS1_2);
 #if defined(MBEDTLS_SSL_PROTO_TLS1_3)
-        mbedtls_ssl_conf_max_tls_version(&t->conf, MBEDTLS_SSL_VERSION_TLS1_3);
+        mbedtls_ssl_conf_max_tls_version(&mb(t)->conf, MBEDTLS_SSL_VERSION_TLS1_3);
 #else
-        mbedtls_ssl_conf_max_tls_version(&t->conf, MBEDTLS_SSL_VERSION_TLS1_2);
+        mbedtls_ssl_conf_max_tls_version(&mb(t)->conf, MBEDTLS_SSL_VERSION_TLS1_2);
 #endif
-        ret = mbedtls_ssl_setup(&t->ssl, &t->conf);
+        st = parse_own(t, cfg);
+        if (st != DPM_OK) {
+            return st;
+        }
+        ret = mbedtls_ssl_setup(&mb(t)->ssl, &mb(t)->conf);
     }
     if (ret == 0) {
-        ret = mbedtls_ssl_set_hostname(&t->ssl, cfg->hostname);
+        ret = mbedtls_ssl_set_hostname(&mb(t)->ssl, cfg->hostname);
     }
     if (ret != 0) {
         t->mbedtls_error = ret;
         return is_alloc_error(ret) ? DPM_ERR_BUFFER : DPM_ERR_PARAM;
     }
-    mbedtls_ssl_set_bio(&t->ssl, t, bio_send, bio_recv, NULL);
+    mbedtls_ssl_set_bio(&mb(t)->ssl, t, bio_send, bio_recv, NULL);
     return DPM_OK;
 }
 
 static int config_ok(const dpm_tls_config_t *cfg)
 {
+    int own_cert = cfg->client_cert != NULL && cfg->client_cert_len > 0;
+    int own_key = cfg->client_key != NULL && cfg->client_key_len > 0;
     return cfg->ca != NULL && cfg->ca_len > 0 && cfg->hostname != NULL &&
            cfg->hostname[0] != '\0' && cfg->raw.send != NULL && cfg->raw.recv != NULL &&
-           cfg->rng.fill != NULL && cfg->clock.monotonic_ms != NULL;
+           cfg->rng.fill != NULL && cfg->clock.monotonic_ms != NULL && own_cert == own_key &&
+           (own_cert || (cfg->client_cert == NULL && cfg->client_key == NULL));
 }
 
 /* The status for a fatal handshake result. Verification problems first: they are what the
@@ -279,12 +359,12 @@ static dpm_status_t handshake(dpm_tls_t *t, uint32_t timeout_ms)
     deadline_t d;
     deadline_start(&d, &t->clock, timeout_ms);
     for (;;) {
-        int ret = mbedtls_ssl_handshake(&t->ssl);
+        int ret = mbedtls_ssl_handshake(&mb(t)->ssl);
         if (ret == 0) {
             return DPM_OK;
         }
         if (!is_retry(ret)) {
-            t->verify_flags = mbedtls_ssl_get_verify_result(&t->ssl);
+            t->verify_flags = mbedtls_ssl_get_verify_result(&mb(t)->ssl);
             if (t->verify_flags == (uint32_t)-1) { /* verification not reached */
                 t->verify_flags = 0;
             }
@@ -298,15 +378,17 @@ static dpm_status_t handshake(dpm_tls_t *t, uint32_t timeout_ms)
     }
 }
 
-dpm_status_t dpm_tls_connect(dpm_tls_t *t, const dpm_tls_config_t *cfg)
+dpm_status_t dpm_tls_connect_sized(dpm_tls_t *t, size_t t_size, const dpm_tls_config_t *cfg)
 {
-    if (t == NULL || cfg == NULL) {
+    if (t == NULL || t_size != sizeof(*t) || cfg == NULL) {
         return DPM_ERR_PARAM;
     }
     memset(t, 0, sizeof(*t));
-    mbedtls_ssl_init(&t->ssl);
-    mbedtls_ssl_config_init(&t->conf);
-    mbedtls_x509_crt_init(&t->ca);
+    mbedtls_ssl_init(&mb(t)->ssl);
+    mbedtls_ssl_config_init(&mb(t)->conf);
+    mbedtls_x509_crt_init(&mb(t)->ca);
+    mbedtls_x509_crt_init(&mb(t)->own_cert);
+    mbedtls_pk_init(&mb(t)->own_key);
     t->raw = cfg->raw;
     t->raw_close = cfg->raw_close;
     t->rng = cfg->rng;
@@ -342,7 +424,7 @@ dpm_status_t dpm_tls_close(dpm_tls_t *t)
         deadline_start(&d, &t->clock, DPM_TLS_CLOSE_TIMEOUT_MS);
         int ret;
         do {
-            ret = mbedtls_ssl_close_notify(&t->ssl);
+            ret = mbedtls_ssl_close_notify(&mb(t)->ssl);
         } while (is_retry(ret) && !deadline_passed(&d));
         if (!t->peer_closed) {
             st = ret == 0 ? DPM_OK : is_retry(ret) ? DPM_ERR_TIMEOUT : DPM_ERR_TRANSPORT;
@@ -362,7 +444,7 @@ static int32_t tls_send(void *ctx, const uint8_t *buf, size_t len)
     if (t->state != DPM_TLS_STATE_OPEN || (buf == NULL && len > 0)) {
         return -1;
     }
-    int ret = mbedtls_ssl_write(&t->ssl, buf, clamp_io(len));
+    int ret = mbedtls_ssl_write(&mb(t)->ssl, buf, clamp_io(len));
     if (ret >= 0) {
         return (int32_t)ret;
     }
@@ -380,7 +462,7 @@ static int32_t tls_recv(void *ctx, uint8_t *buf, size_t len)
     if (t->state != DPM_TLS_STATE_OPEN || buf == NULL) {
         return -1;
     }
-    int ret = mbedtls_ssl_read(&t->ssl, buf, clamp_io(len));
+    int ret = mbedtls_ssl_read(&mb(t)->ssl, buf, clamp_io(len));
     if (ret > 0) {
         return (int32_t)ret;
     }
@@ -486,7 +568,7 @@ const char *dpm_tls_version(const dpm_tls_t *t)
     if (t == NULL || t->state != DPM_TLS_STATE_OPEN) {
         return "none";
     }
-    return mbedtls_ssl_get_version(&t->ssl);
+    return mbedtls_ssl_get_version(&mb_const(t)->ssl);
 }
 
 const char *dpm_tls_ciphersuite(const dpm_tls_t *t)
@@ -494,5 +576,5 @@ const char *dpm_tls_ciphersuite(const dpm_tls_t *t)
     if (t == NULL || t->state != DPM_TLS_STATE_OPEN) {
         return "none";
     }
-    return mbedtls_ssl_get_ciphersuite(&t->ssl);
+    return mbedtls_ssl_get_ciphersuite(&mb_const(t)->ssl);
 }

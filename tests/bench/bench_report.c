@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "dpm/report.h"
+#include "test_receipt.h"
 #include "test_rng.h"
 
 static size_t encoded_size(dpm_mech_id_t mech, uint32_t nmetrics, uint32_t period,
@@ -34,7 +35,7 @@ static size_t encoded_size(dpm_mech_id_t mech, uint32_t nmetrics, uint32_t perio
         dpm_report_t rep;
         uint8_t buf[DPM_REPORT_MAX_BYTES];
         size_t len = 0;
-        if (dpm_mech_report_tuple(&mc, r, period, c.groups - 1, v, &rep) != DPM_OK ||
+        if (dpm_mech_report_tuple(&mc, r, TEST_RECEIPT(&mc, period), c.groups - 1, v, &rep) != DPM_OK ||
             dpm_report_encode(&rep, buf, sizeof(buf), &len) != DPM_OK) {
             return 0;
         }

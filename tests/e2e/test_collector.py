@@ -3,10 +3,14 @@
 """dpm-collector end to end, over real TLS on loopback, printing TAP.
 
 A throw-away CA and server certificate are made with the openssl command line in a temporary
-directory; the collector is started on 127.0.0.1 (port 0, read back from --ready-file) with its
-own campaigns file and database. Clients: curl, Python's ssl/http.client (an independent TLS and
-HTTP stack), raw sockets for the misbehaving ones, and tests/e2e/tool_load (Mbed TLS, reports
-made by the SDK). Every process started here is killed at the end, even on failure.
+directory, with a device CA and a credentials file (bearer tokens stored as SHA-256); the
+collector is started on 127.0.0.1 (port 0, read back from --ready-file) with its own campaigns
+file and database. Clients: curl, Python's ssl/http.client (an independent TLS and HTTP stack),
+raw sockets for the misbehaving ones, and tests/e2e/tool_load (Mbed TLS, reports made by the
+SDK). Every process started here is killed at the end, even on failure. The harness's own
+token (relay + operator) goes with every request unless a test says otherwise; the defences
+themselves are tested in test_collector_auth.py, test_collector_attacks.py,
+test_collector_integrity.py and test_collector_influence.py.
 
 Also a library: test_collector_kill.py and soak_collector.sh reuse Harness and load_check.
 Usage: test_collector.py                  the tests (TAP)
@@ -14,6 +18,7 @@ Usage: test_collector.py                  the tests (TAP)
        test_collector.py --bench SECONDS [tool_load options]   the collector benchmark: one
            JSON line with collector.reports_per_s and collector.handshakes_per_s (make bench)
 """
+import hashlib
 import http.client
 import json
 import math
@@ -34,8 +39,10 @@ TOOL_LOAD = os.path.join(OUT, "tests", "e2e", "tool_load")
 TOOL_EMIT = os.path.join(OUT, "tests", "e2e", "tool_emit_reports")
 
 # Campaigns matching what tool_emit_reports makes at eps = 1 (its ids: 100 + 10 * mechanism + m,
-# m metrics from tpr, fpr, accuracy, precision, 3 + m groups), plus a population campaign pair.
-CAMPAIGNS = """\
+# m metrics from tpr, fpr, accuracy, precision, 3 + m groups; periods 0, 1000, .., 4000: these
+# campaigns started 5000 periods ago and accept reports that late), plus a population pair.
+_NOW = int(time.time())
+CAMPAIGNS = f"""\
 # dpm-collector test campaigns
 [campaign]
 id = 171
@@ -43,6 +50,8 @@ mechanism = tuple_mr
 eps = 1
 groups = 4
 metrics = tpr
+start = {_NOW - 5000 * 86400}
+late_seconds = {5000 * 86400}
 
 [campaign]
 id = 182
@@ -52,6 +61,8 @@ budget = 2
 period_seconds = 3600
 groups = 5
 metrics = tpr, fpr
+start = {_NOW - 5000 * 3600}
+late_seconds = {5000 * 3600}
 
 [campaign]     # the simulated population: tuple_mr and tuple_ml, 4 groups, TPR
 id = 1
@@ -69,10 +80,37 @@ metrics = tpr
 """
 
 
+def openssl(*args):
+    subprocess.run(["openssl", *args], check=True, capture_output=True)
+
+
+def make_device_cert(d, cn, ca="dev-ca"):
+    """A device client certificate {d}/{cn}.crt + .key (ECDSA P-256) signed by {d}/{ca}."""
+    openssl("genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256",
+            "-out", f"{d}/{cn}.key")
+    openssl("req", "-new", "-key", f"{d}/{cn}.key", "-subj", f"/CN={cn}", "-out", f"{d}/{cn}.csr")
+    with open(f"{d}/{cn}.ext", "w") as f:
+        f.write("basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature\n"
+                "extendedKeyUsage=clientAuth\n")
+    openssl("x509", "-req", "-in", f"{d}/{cn}.csr", "-CA", f"{d}/{ca}.crt", "-CAkey",
+            f"{d}/{ca}.key", "-sha256", "-days", "2", "-set_serial", "0x" + os.urandom(8).hex(),
+            "-extfile", f"{d}/{cn}.ext", "-out", f"{d}/{cn}.crt")
+    return f"{d}/{cn}.crt", f"{d}/{cn}.key"
+
+
+def make_ca(d, name, cn):
+    openssl("genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256",
+            "-out", f"{d}/{name}.key")
+    openssl("req", "-x509", "-new", "-key", f"{d}/{name}.key", "-sha256", "-days", "2",
+            "-subj", f"/CN={cn}", "-addext", "basicConstraints=critical,CA:TRUE",
+            "-addext", "keyUsage=critical,keyCertSign", "-out", f"{d}/{name}.crt")
+
+
 def make_pki(d):
-    """A CA and a 'localhost' server certificate (ECDSA P-256), made with openssl."""
-    def run(*args):
-        subprocess.run(["openssl", *args], check=True, capture_output=True)
+    """A CA and a 'localhost' server certificate (ECDSA P-256), and a device CA with one device
+    certificate (CN device-0001), made with openssl."""
+    run = openssl
+    make_ca(d, "dev-ca", "dpm-collector test device CA")
     run("genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", f"{d}/ca.key")
     run("req", "-x509", "-new", "-key", f"{d}/ca.key", "-sha256", "-days", "2",
         "-subj", "/CN=dpm-collector test CA", "-addext", "basicConstraints=critical,CA:TRUE",
@@ -86,7 +124,36 @@ def make_pki(d):
     run("x509", "-req", "-in", f"{d}/server.csr", "-CA", f"{d}/ca.crt", "-CAkey", f"{d}/ca.key",
         "-sha256", "-days", "2", "-set_serial", "0x" + os.urandom(8).hex(),
         "-extfile", f"{d}/server.ext", "-out", f"{d}/server.crt")
+    make_device_cert(d, "device-0001")
 
+
+def sha256_hex(token):
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+class Credentials:
+    """Bearer tokens and the --credentials file holding their hashes. name -> token; the
+    harness's own 'harness' token (relay for 10^8 devices + operator) goes with every request
+    the harness makes unless told otherwise."""
+
+    ROLES = {"harness": "relay=100000000,operator", "device-a": "device", "device-b": "device",
+             "relay-3": "relay=3", "reader": "operator"}
+
+    def __init__(self, d):
+        self.path = f"{d}/credentials.txt"
+        self.token = {name: os.urandom(24).hex() for name in self.ROLES}
+        with open(self.path, "w") as f:
+            f.write("# NAME ROLES SHA256(token)\n")
+            for name, roles in self.ROLES.items():
+                f.write(f"{name} {roles} {sha256_hex(self.token[name])}\n")
+        self.files = {}
+        for name, tok in self.token.items():
+            self.files[name] = f"{d}/token.{name}"
+            with open(self.files[name], "w") as f:
+                f.write(tok + "\n")
+
+    def header(self, name="harness"):
+        return {"Authorization": f"Bearer {self.token[name]}"} if name else {}
 
 def load_pb2(tmp):
     gen = os.path.join(tmp, "pb")
@@ -109,18 +176,27 @@ class Harness:
         with open(self.campaigns, "w") as f:
             f.write(campaigns)
         self.db = f"{self.tmp}/collector.db"
+        self.creds = Credentials(self.tmp)
         self.procs = []
         self.proc = None
         self.port = 0
         self.ctx = ssl.create_default_context(cafile=self.ca)
 
-    def start(self, port=0, extra=(), wait=True):
+    def args(self, port=0, extra=(), auth=True):
+        """The collector's command line: the harness's PKI, campaigns, database and (auth)
+        credentials and device CA."""
+        a = [COLLECTOR, "--listen", f"127.0.0.1:{port}", "--cert", f"{self.tmp}/server.crt",
+             "--key", f"{self.tmp}/server.key", "--campaigns", self.campaigns, "--db", self.db]
+        if auth:
+            a += ["--credentials", self.creds.path, "--device-ca", f"{self.tmp}/dev-ca.crt"]
+        return a + list(extra)
+
+    def start(self, port=0, extra=(), wait=True, auth=True, preexec_fn=None):
         ready = f"{self.tmp}/ready.{len(self.procs)}"
         self.log = open(f"{self.tmp}/collector.{len(self.procs)}.log", "w")
-        args = [COLLECTOR, "--listen", f"127.0.0.1:{port}", "--cert", f"{self.tmp}/server.crt",
-                "--key", f"{self.tmp}/server.key", "--campaigns", self.campaigns, "--db", self.db,
-                "--ready-file", ready, *extra]
-        self.proc = subprocess.Popen(args, stdout=self.log, stderr=subprocess.STDOUT)
+        args = self.args(port, ["--ready-file", ready, *extra], auth)
+        self.proc = subprocess.Popen(args, stdout=self.log, stderr=subprocess.STDOUT,
+                                     preexec_fn=preexec_fn)
         self.procs.append(self.proc)
         if not wait:
             return self.proc
@@ -153,13 +229,16 @@ class Harness:
                 p.wait()
         subprocess.run(["rm", "-rf", self.tmp])
 
-    def conn(self, timeout=10):
-        return http.client.HTTPSConnection("localhost", self.port, context=self.ctx,
-                                           timeout=timeout)
+    def conn(self, timeout=10, source=None, ctx=None):
+        return http.client.HTTPSConnection("localhost", self.port, context=ctx or self.ctx,
+                                           timeout=timeout,
+                                           source_address=(source, 0) if source else None)
 
-    def request(self, method, path, body=None, ctype="application/x-protobuf", conn=None):
-        c = conn or self.conn()
+    def request(self, method, path, body=None, ctype="application/x-protobuf", conn=None,
+                token="harness", source=None):
+        c = conn or self.conn(source=source)
         headers = {"Content-Type": ctype} if body is not None else {}
+        headers.update(self.creds.header(token))
         c.request(method, path, body=body, headers=headers)
         r = c.getresponse()
         data = r.read()
@@ -167,8 +246,10 @@ class Harness:
             c.close()
         return r.status, dict(r.getheaders()), data
 
-    def tool(self, *args, timeout=120):
+    def tool(self, *args, timeout=120, token="harness"):
         cmd = [TOOL_LOAD, args[0], "--port", str(self.port), "--ca", self.ca, *args[1:]]
+        if token:
+            cmd += ["--token", self.creds.files[token]]
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
         try:
             return p.returncode, json.loads(p.stdout), p.stderr
@@ -221,9 +302,60 @@ def varint(n):
     return bytes(out)
 
 
-def tls_socket(h):
-    raw = socket.create_connection(("127.0.0.1", h.port), timeout=10)
-    return h.ctx.wrap_socket(raw, server_hostname="localhost")
+def tls_socket(h, source=None, ctx=None):
+    raw = socket.create_connection(("127.0.0.1", h.port), timeout=10,
+                                   source_address=(source, 0) if source else None)
+    return (ctx or h.ctx).wrap_socket(raw, server_hostname="localhost")
+
+
+def sdk_reports():
+    """The reports tool_emit_reports makes with the SDK: JSON rows (hex, campaign_id, ...)."""
+    return [json.loads(line) for line in subprocess.run(
+        [TOOL_EMIT], check=True, capture_output=True, text=True).stdout.splitlines()]
+
+
+def tuple_mr_template(pb):
+    """A genuine tuple_mr report (eps 1, 4 groups, TPR): its fingerprint fits every campaign
+    with those parameters, whatever its id."""
+    row = next(r for r in sdk_reports() if r["campaign_id"] == 171 and r["eps_q16"] == 65536)
+    rep = pb.Report()
+    rep.ParseFromString(bytes.fromhex(row["hex"]))
+    return rep
+
+
+def make_report(pb, template, campaign, period=0, group=0, value=None):
+    """A copy of template with a fresh report_id and the given fields."""
+    r = pb.Report()
+    r.CopyFrom(template)
+    r.report_id = os.urandom(16)
+    r.campaign_id = campaign
+    r.period = period
+    if r.HasField("tuple"):
+        r.tuple.group = group
+        if value is not None:
+            del r.tuple.values[:]
+            r.tuple.values.extend(value if isinstance(value, list) else [value])
+    return r
+
+
+def batch_of(pb, *reports, lost=0):
+    b = pb.Batch()
+    for r in reports:
+        b.reports.add().CopyFrom(r)
+    if lost:
+        b.lost_reports = lost
+    return b.SerializeToString()
+
+
+def post_batch(h, pb, body, token="harness", source=None):
+    """POST /v1/reports: (status, BatchResponse or None, headers)."""
+    st, hd, out = h.request("POST", "/v1/reports", body, token=token, source=source)
+    r = pb.BatchResponse() if hd.get("Content-Type") == "application/x-protobuf" else None
+    try:
+        r and r.ParseFromString(out)
+    except Exception:
+        r = None
+    return st, r, hd
 
 
 def recv_all(s, limit=1 << 20):
@@ -237,6 +369,18 @@ def recv_all(s, limit=1 << 20):
     except (ConnectionResetError, ssl.SSLError, socket.timeout, OSError):
         pass
     return data
+
+
+def recv_all_quick(s, wait=0.3):
+    """What s has received within `wait` seconds: b"" if it was closed, None if still open."""
+    s.settimeout(wait)
+    try:
+        data = s.recv(65536)
+        return data
+    except (socket.timeout, TimeoutError):
+        return None
+    except OSError:
+        return b""
 
 
 def main_tests(t, h, pb):
@@ -255,6 +399,11 @@ def main_tests(t, h, pb):
                            "metrics = tpr, tpr\n",
         "wrong frac_bits": "[campaign]\nid = 1\nmechanism = tuple_ml\neps = 2\ngroups = 4\n"
                            "metrics = tpr\nfrac_bits = 12\n",
+        "a start that is no time": "[campaign]\nid = 1\nmechanism = tuple_mr\neps = 1\n"
+                                   "groups = 4\nmetrics = tpr\nstart = yesterday\n",
+        "max_examples on a tuple campaign": "[campaign]\nid = 1\nmechanism = tuple_mr\n"
+                                            "eps = 1\ngroups = 4\nmetrics = tpr\n"
+                                            "max_examples = 10\n",
     }
     for what, text in bad_files.items():
         path = f"{h.tmp}/bad.txt"
@@ -264,19 +413,36 @@ def main_tests(t, h, pb):
         t.ok(p.returncode == 2 and "dpm-collector:" in p.stderr and "bad.txt" in p.stderr,
              f"campaigns file with {what}: exit 2 and a clear message "
              f"({p.stderr.strip().split(': ', 2)[-1]})", p.stderr)
-    p = subprocess.run([COLLECTOR, "--listen", "127.0.0.1:0", "--cert", f"{h.tmp}/server.crt",
-                        "--key", f"{h.tmp}/server.key", "--campaigns", f"{h.tmp}/bad.txt",
-                        "--db", f"{h.tmp}/unused.db"], capture_output=True, text=True, timeout=10)
-    t.ok(p.returncode == 2, "the server itself refuses an invalid campaigns file with exit 2")
-    p = subprocess.run([COLLECTOR, "--listen", "127.0.0.1:0", "--cert", f"{h.tmp}/ca.crt",
-                        "--key", f"{h.tmp}/server.key", "--campaigns", h.campaigns,
-                        "--db", f"{h.tmp}/unused.db"], capture_output=True, text=True, timeout=10)
+    good = f"{h.tmp}/good.txt"
+    with open(good, "w") as f:
+        f.write("[campaign]\nid = 9\nmechanism = roc_hist\neps = 1\nbins = 4\n"
+                "max_examples = 20\ndevice_quota = 3\nstart = 2025-12-01T00:00:00Z\n"
+                "clock_slack_seconds = 60\nlate_seconds = 0\n")
+    p = subprocess.run([COLLECTOR, "--check-campaigns", good], capture_output=True, text=True)
+    t.ok(p.returncode == 0 and "campaign 9" in p.stdout,
+         "the collector's campaign options (max_examples, device_quota, start as UTC, "
+         "clock_slack_seconds, late_seconds) are accepted", p.stderr)
+    args = h.args(extra=["--db", f"{h.tmp}/unused.db"])
+    p = subprocess.run([a if a != h.campaigns else f"{h.tmp}/bad.txt" for a in args],
+                       capture_output=True, text=True, timeout=10)
+    t.ok(p.returncode == 2 and "bad.txt" in p.stderr,
+         "the server itself refuses an invalid campaigns file with exit 2", p.stderr)
+    p = subprocess.run([a if a != f"{h.tmp}/server.crt" else f"{h.tmp}/ca.crt" for a in args],
+                       capture_output=True, text=True, timeout=10)
     t.ok(p.returncode == 2 and "does not match" in p.stderr,
          "a key that does not match the certificate: exit 2", p.stderr)
+    p = subprocess.run(h.args(extra=["--db", f"{h.tmp}/unused.db"], auth=False),
+                       capture_output=True, text=True, timeout=10)
+    t.ok(p.returncode == 2 and "--allow-anonymous-devices" in p.stderr,
+         "without device credentials (tokens or a device CA) the server refuses to start",
+         p.stderr)
 
     # ---- start, health, campaigns ----------------------------------------------------------
+    # (no rate limit here: the population and load checks post thousands of batches from one
+    # address; test_collector_auth.py tests the limit)
     h.start(extra=["--max-body", "65536", "--handshake-timeout-ms", "2000",
-                   "--idle-timeout-ms", "3000", "--request-timeout-ms", "2000"])
+                   "--idle-timeout-ms", "3000", "--request-timeout-ms", "2000",
+                   "--rate-limit", "0"])
     st, hd, body = h.request("GET", "/healthz")
     health = json.loads(body) if st == 200 else {}
     t.ok(st == 200 and health.get("status") == "ok" and health.get("campaigns") == 4,
@@ -298,7 +464,7 @@ def main_tests(t, h, pb):
     t.ok(h.request("GET", "/v1/campaigns/999")[0] == 404, "GET an unknown campaign: 404")
     t.ok(h.request("GET", "/nowhere")[0] == 404, "GET an unknown path: 404")
     st, hd, _ = h.request("POST", "/healthz", b"")
-    t.ok(st == 405 and hd.get("Allow") == "GET", "POST /healthz: 405 with Allow: GET")
+    t.ok(st == 405 and hd.get("Allow") == "GET, HEAD", "POST /healthz: 405 with Allow: GET, HEAD")
     st, hd, _ = h.request("GET", "/v1/reports")
     t.ok(st == 405 and hd.get("Allow") == "POST", "GET /v1/reports: 405 with Allow: POST")
 
@@ -318,6 +484,7 @@ def main_tests(t, h, pb):
     def curl(data_file, ctype="application/x-protobuf", extra=()):
         p = subprocess.run(["curl", "-sS", "--max-time", "20", "--cacert", h.ca,
                             "-H", f"Content-Type: {ctype}", "--data-binary", f"@{data_file}",
+                            "-H", f"Authorization: Bearer {h.creds.token['harness']}",
                             "-o", f"{h.tmp}/curl.out", "-w", "%{http_code}", *extra,
                             f"https://localhost:{h.port}/v1/reports"],
                            capture_output=True, text=True)
@@ -429,14 +596,24 @@ def main_tests(t, h, pb):
     t.ok(st == 200 and r.accepted == 0 and not r.rejects, "an empty batch: 200, nothing")
 
     # oversize: the 413 comes right after the head; the body is never read
+    auth = b"Authorization: Bearer " + h.creds.token["harness"].encode() + b"\r\n"
     s = tls_socket(h)
     s.sendall(b"POST /v1/reports HTTP/1.1\r\nHost: localhost\r\nContent-Type: "
-              b"application/x-protobuf\r\nContent-Length: 100000000\r\n\r\n")
+              b"application/x-protobuf\r\nContent-Length: 100000000\r\n" + auth + b"\r\n")
     s.settimeout(5)
     got = recv_all(s)
     s.close()
     t.ok(got.startswith(b"HTTP/1.1 413 ") and b"Connection: close" in got,
          "Content-Length 100 MB: 413 at once, without the body being sent", got[:80])
+    s = tls_socket(h)
+    s.sendall(b"POST /v1/reports HTTP/1.1\r\nHost: localhost\r\nContent-Type: "
+              b"application/x-protobuf\r\nContent-Length: 60000\r\n\r\n")
+    s.settimeout(5)
+    got = recv_all(s)
+    s.close()
+    t.ok(got.startswith(b"HTTP/1.1 401 ") and b"Connection: close" in got
+         and b"WWW-Authenticate: Bearer" in got,
+         "a POST without a credential: 401 right after the head, its body never read", got[:80])
     big = f"{h.tmp}/big.bin"
     with open(big, "wb") as f:
         f.write(b"\x0a\x10" + os.urandom(200000))
@@ -470,7 +647,7 @@ def main_tests(t, h, pb):
     # keep-alive and pipelining on one TLS connection
     s = tls_socket(h)
     s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\nGET /v1/campaigns/1 HTTP/1.1\r\n"
-              b"Host: x\r\n\r\nGET /healthz HTTP/1.1\r\nConnection: close\r\n\r\n")
+              b"Host: x\r\n\r\nGET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
     s.settimeout(5)
     got = recv_all(s)
     s.close()
@@ -495,8 +672,9 @@ def main_tests(t, h, pb):
     half_hello = socket.create_connection(("127.0.0.1", h.port), timeout=10)
     half_hello.sendall(b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03")
     half_req = tls_socket(h)
-    half_req.sendall(b"POST /v1/reports HTTP/1.1\r\nContent-Length: 500\r\nContent-Type: "
-                     b"application/x-protobuf\r\n\r\n\x0a\x10")
+    half_req.sendall(b"POST /v1/reports HTTP/1.1\r\nHost: x\r\nContent-Length: 500\r\n"
+                     b"Content-Type: application/x-protobuf\r\nAuthorization: Bearer "
+                     + h.creds.token["harness"].encode() + b"\r\n\r\n\x0a\x10")
     idle_tls = tls_socket(h)
     slow = []
     for _ in range(20):  # plus a crowd of silent connections
@@ -578,10 +756,7 @@ def main_tests(t, h, pb):
          and est_after["metrics"] == est_before["metrics"]
          and est_after["rejects_unattributed"] == est_before["rejects_unattributed"],
          "after a restart the estimates and reject counts are rebuilt identically from the DB")
-    second = subprocess.run([COLLECTOR, "--listen", "127.0.0.1:0", "--cert",
-                             f"{h.tmp}/server.crt", "--key", f"{h.tmp}/server.key",
-                             "--campaigns", h.campaigns, "--db", h.db],
-                            capture_output=True, text=True, timeout=10)
+    second = subprocess.run(h.args(), capture_output=True, text=True, timeout=10)
     t.ok(second.returncode == 2 and "in use" in second.stderr,
          "a second collector on the same database is refused", second.stderr)
     h.stop()
@@ -589,29 +764,47 @@ def main_tests(t, h, pb):
     with open(changed, "w") as f:
         f.write(CAMPAIGNS.replace("id = 171\nmechanism = tuple_mr\neps = 1\n",
                                   "id = 171\nmechanism = tuple_mr\neps = 2\n"))
-    p = subprocess.run([COLLECTOR, "--listen", "127.0.0.1:0", "--cert", f"{h.tmp}/server.crt",
-                        "--key", f"{h.tmp}/server.key", "--campaigns", changed, "--db", h.db],
+    p = subprocess.run([a if a != h.campaigns else changed for a in h.args()],
                        capture_output=True, text=True, timeout=10)
     t.ok(p.returncode == 2 and "campaign 171" in p.stderr,
          "changing a stored campaign's parameters is refused (exit 2)", p.stderr)
     t.ok(h.db_query("SELECT COUNT(*) FROM reports")[0][0] == rows_before,
          "no report was lost or added across the restarts")
 
-    # ---- the connection cap: refused at once beyond it, and freed by the deadlines --------
-    h.start(extra=["--threads", "4", "--handshake-timeout-ms", "1000"])
+    # ---- the connection cap: silent peers are evicted, requests in progress are not ----------
+    h.start(extra=["--max-conns", "4", "--handshake-timeout-ms", "1000",
+                   "--request-timeout-ms", "3000"])
     silent = [socket.create_connection(("127.0.0.1", h.port), timeout=10) for _ in range(4)]
     time.sleep(0.2)
+    t0 = time.monotonic()
+    st = h.request("GET", "/healthz")[0]
+    evicted = sum(1 for s in silent if recv_all_quick(s) == b"")
+    t.ok(st == 200 and time.monotonic() - t0 < 1.0 and evicted >= 1,
+         f"with --max-conns 4 held by silent peers a new client is served at once "
+         f"({evicted} silent peer(s) evicted)")
+    for s in silent:
+        s.close()
+    busy = []
+    for _ in range(4):  # four requests in progress: never evicted
+        b = tls_socket(h)
+        b.sendall(b"POST /v1/reports HTTP/1.1\r\nHost: x\r\nContent-Length: 500\r\n"
+                  b"Content-Type: application/x-protobuf\r\nAuthorization: Bearer "
+                  + h.creds.token["harness"].encode() + b"\r\n\r\n\x0a")
+        busy.append(b)
+    time.sleep(0.3)
     extra = socket.create_connection(("127.0.0.1", h.port), timeout=5)
     t0 = time.monotonic()
     got = recv_all(extra)
     extra.close()
     t.ok(got == b"" and time.monotonic() - t0 < 1.0,
-         "with --threads 4 held by silent peers a 5th connection is closed at once")
-    time.sleep(2.0)
+         "with 4 requests in progress a 5th connection is closed at once (none is cut short)")
+    answers = [recv_all(b) for b in busy]
+    t.ok(all(a.startswith(b"HTTP/1.1 408 ") for a in answers),
+         "... and those requests run to their own deadline (408)", [a[:40] for a in answers])
+    for b in busy:
+        b.close()
     st = h.request("GET", "/healthz")[0]
-    t.ok(st == 200, "once their handshake deadline passed the slots are free again")
-    for s in silent:
-        s.close()
+    t.ok(st == 200, "once they ended the slots are free again")
     t.ok(h.stop() == 0, "clean stop")
 
 
@@ -621,7 +814,7 @@ def bench(seconds, tool_args):
     h = None
     try:
         h = Harness()
-        h.start()
+        h.start(extra=["--rate-limit", "0"])  # throughput, not the per-address limit
         rc, res, err = h.tool("bench", "--seconds", str(seconds), "--server-pid",
                               str(h.proc.pid), *tool_args, timeout=4 * seconds + 120)
         if rc != 0 or res is None:
@@ -655,7 +848,7 @@ def main():
              "throw-away CA and server certificate verify (openssl); protoc python code "
              "round-trips a Report", v.stdout + v.stderr)
         if soak:
-            h.start()
+            h.start(extra=["--rate-limit", "0"])
             load_check(t, h, 64, soak)
             t.ok(h.stop() == 0, "clean stop")
         else:

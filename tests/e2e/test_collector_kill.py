@@ -22,11 +22,12 @@ def main():
     tool = None
     try:
         h = Harness()
-        h.start()
+        h.start(extra=["--rate-limit", "0"])
         port = h.port
         ids_file = f"{h.tmp}/acked"
         out = open(f"{h.tmp}/tool.out", "w")
         tool = subprocess.Popen([TOOL_LOAD, "reports", "--port", str(port), "--ca", h.ca,
+                                 "--token", h.creds.files["harness"],
                                  "--clients", "16", "--seconds", "7", "--batch", "100",
                                  "--campaign", "1", "--grace-seconds", "30", "--ids", ids_file],
                                 stdout=out, stderr=subprocess.STDOUT)
@@ -37,7 +38,7 @@ def main():
             rc = h.proc.wait(10)
             t.ok(rc == -signal.SIGKILL, f"kill -9 number {n} under load")
             time.sleep(0.5)
-            h.start(port=port)
+            h.start(port=port, extra=["--rate-limit", "0"])
             t.ok(h.port == port, f"restarted on the same port and database")
         try:
             rc = tool.wait(90)

@@ -72,10 +72,9 @@ def tap(n, ok, what, diag=""):
 def estimates(path):
     with open(path) as f:
         res = json.load(f)
-    return [(c["campaign"], m["metric"], it["name"], it["runs"][0])
-            for c in res["configs"] for m in c["metrics"] for it in m["items"]] + \
-        [(c["campaign"], "auc", c["roc"]["auc"]["runs"][0], c["roc"]["run0"]["tpr"])
-         for c in res["configs"] if "roc" in c]
+    return [(c["campaign"], it["metric"], it["kind"], it["name"], it["runs"][0])
+            for c in res["configs"] for it in c["items"]] + \
+        [(c["campaign"], "roc", c["roc"]["run0"]["tpr"]) for c in res["configs"] if "roc" in c]
 
 
 def main():
@@ -105,7 +104,7 @@ def main():
             out_net = os.path.join(tmp, "net")
             args = [SIM, "--scenario", scn, "--mode", "network", "--collector",
                     f"127.0.0.1:{h.port}", "--ca", h.ca, "--clients", "4", "--batch", "50",
-                    "--out", out_net, "--no-plot"]
+                    "--out", out_net, "--no-plot", "--token", h.creds.files["harness"]]
             r = subprocess.run(args, capture_output=True, text=True, timeout=120, cwd=ROOT)
             n += 1
             failed += not tap(n, r.returncode == 0,

@@ -17,8 +17,10 @@
  *       collector.reports_per_s (64 clients, batches of 100, keep-alive) and
  *       collector.handshakes_per_s (full ECDHE P-256), as build/bench.json metrics.
  * Common: [--host 127.0.0.1] [--name localhost] [--tls 1.2|1.3] [--server-pid PID] (adds the
- * collector's CPU seconds). Prints one JSON object on stdout; exit status 0 unless nothing
- * could be done or a 200 answer contradicted its batch.
+ * collector's CPU seconds) [--token FILE] (a bearer token, first line of FILE, sent with every
+ * request: a relay credential for reports, an operator one for estimates). Answers 429 and
+ * 5xx are retried like lost answers ("throttled" counts the 429s). Prints one JSON object on
+ * stdout; exit status 0 unless nothing could be done or a 200 answer contradicted its batch.
  *
  * Synthetic population (population mode), for d groups (the campaigns' d, all equal):
  *   device i gets (group, tp, fp) from splitmix64 of (seed, i) alone, so the population does
@@ -53,6 +55,7 @@
 
 #include "dpm/port_posix.h"
 #include "dpm/report.h"
+#include "test_receipt.h"
 
 #define MAX_CLIENTS 1024
 #define MAX_CAMPAIGNS 8
@@ -63,7 +66,8 @@ typedef enum { MODE_REPORTS, MODE_HANDSHAKES, MODE_POPULATION, MODE_BENCH } mode
 
 typedef struct {
     mode_t_ mode;
-    const char *host, *name, *ca, *ids;
+    const char *host, *name, *ca, *ids, *token_file;
+    char token[256];
     int port, clients, batch, tls, seconds_set, clients_set;
     double seconds, grace;
     uint32_t campaign_ids[MAX_CAMPAIGNS];
@@ -135,7 +139,7 @@ static int tls_client_init(tls_client_t *c, int id)
     mbedtls_ssl_conf_groups(&c->conf, p256);
     mbedtls_ssl_conf_authmode(&c->conf, MBEDTLS_SSL_VERIFY_REQUIRED);
     mbedtls_ssl_conf_ca_chain(&c->conf, &CA, NULL);
-    mbedtls_ssl_conf_rng(&c->conf, mbedtls_ctr_drbg_random, &c->rng.drbg);
+    mbedtls_ssl_conf_rng(&c->conf, dpm_posix_rng_f_rng, &c->rng);
     if (O.tls == 12) {
         mbedtls_ssl_conf_max_tls_version(&c->conf, MBEDTLS_SSL_VERSION_TLS1_2);
     } else if (O.tls == 13) {
@@ -275,11 +279,12 @@ static int http_exchange(tls_client_t *c, const char *method, const char *path, 
                          size_t len, http_resp_t *resp)
 {
     memset(resp, 0, sizeof(*resp));
-    char head[256];
+    char head[768];
     int hn = snprintf(head, sizeof(head),
                       "%s %s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/x-protobuf\r\n"
-                      "Content-Length: %zu\r\n\r\n",
-                      method, path, O.name, len);
+                      "Content-Length: %zu\r\n%s%s%s\r\n",
+                      method, path, O.name, len, O.token[0] ? "Authorization: Bearer " : "",
+                      O.token, O.token[0] ? "\r\n" : "");
     uint8_t *req = malloc((size_t)hn + len);
     if (req == NULL) {
         return -1;
@@ -432,7 +437,7 @@ typedef struct {
     uint64_t first_device, end_device; /* population: devices [first, end) */
     /* results */
     uint64_t handshakes, handshake_failures, batches, reports_sent, acked, accepted, duplicates,
-        rejected, status_other, io_errors, retries, bad_answers, unsent;
+        rejected, status_other, io_errors, retries, bad_answers, unsent, throttled;
     uint8_t *ids;
     size_t nids, ids_cap;
     /* population truth: per campaign, metric, group */
@@ -506,10 +511,10 @@ static int fill_random_batch(client_t *c, batch_t *b)
     for (int k = 0; k < O.batch; k++) {
         uint64_t g = 0, v = 0;
         dpm_ratio_t values[DPM_CAMPAIGN_MAX_METRICS];
-        if (dpm_uniform(&c->dev_rand, m->tuple.groups, &g) != DPM_OK) {
+        if (dpm_uniform(&c->dev_rand, m->campaign.groups, &g) != DPM_OK) {
             return -1;
         }
-        for (uint32_t j = 0; j < m->tuple.nmetrics; j++) {
+        for (uint32_t j = 0; j < m->campaign.nmetrics; j++) {
             if (dpm_uniform(&c->dev_rand, 11, &v) != DPM_OK) {
                 return -1;
             }
@@ -517,7 +522,7 @@ static int fill_random_batch(client_t *c, batch_t *b)
             values[j].den = 10;
         }
         dpm_report_t rep;
-        if (dpm_mech_report_tuple(m, &c->dev_rand, 0, (uint32_t)g, values, &rep) != DPM_OK ||
+        if (dpm_mech_report_tuple(m, &c->dev_rand, TEST_RECEIPT(m, 0), (uint32_t)g, values, &rep) != DPM_OK ||
             batch_add(b, &rep) != 0) {
             return -1;
         }
@@ -531,24 +536,24 @@ static int fill_population_batch(client_t *c, batch_t *b, uint64_t *next)
     while (b->n + (size_t)O.ncampaigns <= (size_t)O.batch && *next < c->end_device) {
         uint32_t group;
         dpm_confusion_t cm;
-        population_device(*next, MECH[0].tuple.groups, &group, &cm);
+        population_device(*next, MECH[0].campaign.groups, &group, &cm);
         (*next)++;
         for (int k = 0; k < O.ncampaigns; k++) {
             const dpm_mech_t *m = &MECH[k];
             dpm_ratio_t values[DPM_CAMPAIGN_MAX_METRICS];
             int defined = 1;
-            for (uint32_t j = 0; j < m->tuple.nmetrics && defined; j++) {
-                defined = dpm_metric_ratio(&cm, m->tuple.metrics[j], &values[j]) == DPM_OK;
+            for (uint32_t j = 0; j < m->campaign.nmetrics && defined; j++) {
+                defined = dpm_metric_ratio(&cm, m->campaign.metrics[j], &values[j]) == DPM_OK;
             }
             if (!defined) {
                 continue; /* the app sends no report when its metric is undefined */
             }
             dpm_report_t rep;
-            if (dpm_mech_report_tuple(m, &c->dev_rand, 0, group, values, &rep) != DPM_OK ||
+            if (dpm_mech_report_tuple(m, &c->dev_rand, TEST_RECEIPT(m, 0), group, values, &rep) != DPM_OK ||
                 batch_add(b, &rep) != 0) {
                 return -1;
             }
-            for (uint32_t j = 0; j < m->tuple.nmetrics; j++) {
+            for (uint32_t j = 0; j < m->campaign.nmetrics; j++) {
                 c->truth_sum[k][j][group] += (double)values[j].num / (double)values[j].den;
                 c->truth_n[k][j][group]++;
             }
@@ -582,6 +587,12 @@ static int deliver(client_t *c, const batch_t *b, double give_up)
         }
         if (r.close) {
             tls_client_close(&c->tls);
+        }
+        if (r.status == 429) {
+            c->throttled++;
+            free(r.body);
+            sleep_ms(200);
+            continue; /* rate limited: nothing was read, try again shortly */
         }
         if (r.status >= 500) {
             c->status_other++;
@@ -711,7 +722,7 @@ static int fetch_campaigns(void)
             return -1;
         }
         free(r.body);
-        if (MECH[k].tuple.groups != MECH[0].tuple.groups) {
+        if (MECH[k].campaign.groups != MECH[0].campaign.groups) {
             fprintf(stderr, "tool_load: campaigns must have the same number of groups\n");
             return -1;
         }
@@ -725,7 +736,7 @@ static int fetch_campaigns(void)
 typedef struct {
     double seconds, cpu_server, cpu_self;
     uint64_t handshakes, handshake_failures, batches, reports_sent, acked, accepted, duplicates,
-        rejected, status_other, io_errors, retries, bad_answers, unsent;
+        rejected, status_other, io_errors, retries, bad_answers, unsent, throttled;
 } totals_t;
 
 static int run_clients(client_t *cs, int n, int handshakes_only, totals_t *t)
@@ -771,6 +782,7 @@ static int run_clients(client_t *cs, int n, int handshakes_only, totals_t *t)
         t->retries += c->retries;
         t->bad_answers += c->bad_answers;
         t->unsent += c->unsent;
+        t->throttled += c->throttled;
     }
     t->seconds = now_s() - t0;
     t->cpu_server = server_cpu_s() - cpu0;
@@ -795,7 +807,7 @@ static void print_totals(const totals_t *t, int clients, const char *mode)
            "\"duplicates\": %llu, \"rejected\": %llu, \"unsent\": %llu, \"other_status\": %llu, "
            "\"io_errors\": %llu, \"retries\": %llu, \"bad_answers\": %llu, \"per_s\": %.1f, "
            "\"handshakes\": %llu, \"handshake_failures\": %llu, \"handshakes_per_s\": %.1f, "
-           "\"server_cpu_s\": %.2f, \"client_cpu_s\": %.2f",
+           "\"server_cpu_s\": %.2f, \"client_cpu_s\": %.2f, \"throttled\": %llu",
            mode, clients, t->seconds, O.batch, (unsigned long long)t->batches,
            (unsigned long long)t->reports_sent, (unsigned long long)t->acked,
            (unsigned long long)t->accepted, (unsigned long long)t->duplicates,
@@ -804,7 +816,7 @@ static void print_totals(const totals_t *t, int clients, const char *mode)
            (unsigned long long)t->retries, (unsigned long long)t->bad_answers,
            (double)t->acked / t->seconds, (unsigned long long)t->handshakes,
            (unsigned long long)t->handshake_failures, (double)t->handshakes / t->seconds,
-           t->cpu_server, t->cpu_self);
+           t->cpu_server, t->cpu_self, (unsigned long long)t->throttled);
 }
 
 static int write_ids(client_t *cs, int n)
@@ -834,9 +846,9 @@ static void print_truth(client_t *cs, int n)
     for (int k = 0; k < O.ncampaigns; k++) {
         const dpm_mech_t *m = &MECH[k];
         printf("%s{\"campaign\": %u, \"metrics\": [", k ? ", " : "", m->campaign.id);
-        for (uint32_t j = 0; j < m->tuple.nmetrics; j++) {
-            printf("%s{\"metric\": %d, \"groups\": [", j ? ", " : "", (int)m->tuple.metrics[j]);
-            for (uint32_t g = 0; g < m->tuple.groups; g++) {
+        for (uint32_t j = 0; j < m->campaign.nmetrics; j++) {
+            printf("%s{\"metric\": %d, \"groups\": [", j ? ", " : "", (int)m->campaign.metrics[j]);
+            for (uint32_t g = 0; g < m->campaign.groups; g++) {
                 double sum = 0;
                 uint64_t cnt = 0;
                 for (int i = 0; i < n; i++) {
@@ -894,6 +906,8 @@ static void parse_args(int argc, char **argv)
             O.ca = v;
         } else if (strcmp(k, "--ids") == 0) {
             O.ids = v;
+        } else if (strcmp(k, "--token") == 0) {
+            O.token_file = v;
         } else if (strcmp(k, "--clients") == 0) {
             O.clients = atoi(v);
             O.clients_set = 1;
@@ -930,9 +944,31 @@ static void parse_args(int argc, char **argv)
     }
 }
 
+/* The bearer token: the first line of the file, without its end of line. */
+static int read_token(void)
+{
+    if (O.token_file == NULL) {
+        return 0;
+    }
+    FILE *f = fopen(O.token_file, "r");
+    if (f == NULL || fgets(O.token, sizeof(O.token), f) == NULL) {
+        if (f != NULL) {
+            fclose(f);
+        }
+        return -1;
+    }
+    fclose(f);
+    O.token[strcspn(O.token, "\r\n")] = '\0';
+    return O.token[0] != '\0' ? 0 : -1;
+}
+
 int main(int argc, char **argv)
 {
     parse_args(argc, argv);
+    if (read_token() != 0) {
+        fprintf(stderr, "tool_load: cannot read a token from %s\n", O.token_file);
+        return 1;
+    }
     mbedtls_x509_crt_init(&CA);
     if (psa_crypto_init() != PSA_SUCCESS || mbedtls_x509_crt_parse_file(&CA, O.ca) != 0) {
         fprintf(stderr, "tool_load: cannot load CA %s\n", O.ca);

@@ -30,7 +30,7 @@
 #include "stat_gof.h"
 #include "test_rng.h"
 
-#define N_RELEASES 3000000u
+#define N_RELEASES stat_samples(3000000u, 1000000u) /* min: >= 50 cells expecting >= MIN_COUNT */
 #define TOTAL_ALPHA 1e-6
 #define MIN_COUNT 1000.0L
 #define ONE (UINT32_C(1) << 31)
@@ -46,24 +46,24 @@ typedef struct {
 
 static void make_hists(const dpm_roc_hist_t *m, dpm_score_hist_t *h, dpm_score_hist_t *h2)
 {
-    assert_int_equal(dpm_score_hist_init(h, m), DPM_OK);
+    assert_int_equal(dpm_score_hist_init(h, &m->bins), DPM_OK);
     /* bin 1 (scores >= 1/2): 2 positive, 7 negative, the same in both */
     for (int i = 0; i < 2; i++) {
-        assert_int_equal(dpm_score_hist_add(h, m, ONE / 2 + 100u, 1), DPM_OK);
+        assert_int_equal(dpm_score_hist_add(h, &m->bins, ONE / 2 + 100u, 1), DPM_OK);
     }
     for (int i = 0; i < 7; i++) {
-        assert_int_equal(dpm_score_hist_add(h, m, ONE, 0), DPM_OK);
+        assert_int_equal(dpm_score_hist_add(h, &m->bins, ONE, 0), DPM_OK);
     }
     for (int i = 0; i < D; i++) {
-        assert_int_equal(dpm_score_hist_add(h, m, ONE / 8, 0), DPM_OK);
+        assert_int_equal(dpm_score_hist_add(h, &m->bins, ONE / 8, 0), DPM_OK);
     }
     for (int i = 0; i < C; i++) {
-        assert_int_equal(dpm_score_hist_add(h, m, ONE / 4, 1), DPM_OK);
+        assert_int_equal(dpm_score_hist_add(h, &m->bins, ONE / 4, 1), DPM_OK);
     }
     *h2 = *h;
     /* the example whose label differs: positive in h, negative in h' */
-    assert_int_equal(dpm_score_hist_add(h, m, ONE / 3, 1), DPM_OK);
-    assert_int_equal(dpm_score_hist_add(h2, m, ONE / 3, 0), DPM_OK);
+    assert_int_equal(dpm_score_hist_add(h, &m->bins, ONE / 3, 1), DPM_OK);
+    assert_int_equal(dpm_score_hist_add(h2, &m->bins, ONE / 3, 0), DPM_OK);
     assert_true(h->pos[0] == C + 1 && h->neg[0] == D);
     assert_true(h2->pos[0] == C && h2->neg[0] == D + 1);
 }

@@ -28,13 +28,13 @@
 #include <cmocka.h>
 
 #include "dpm/tuple.h"
-#include "sim/tuple_sim.h"
+#include "sim/tuple_paper.h"
 #include "stat_dlap.h"
 #include "stat_gof.h"
 #include "stat_hist.h"
 #include "test_rng.h"
 
-#define SAMPLES 10000000u
+#define SAMPLES stat_samples(10000000u, 0u) /* DPM_STAT_DIVISOR may reduce it */
 #define ALPHA 1e-6
 #define MIN_EXPECTED 20.0
 #define GROUPS 3u
@@ -78,7 +78,7 @@ static dpm_status_t sdk_perturb(const void *mech, dpm_rand_t *r, uint32_t group,
 static dpm_status_t sim_perturb(const void *mech, dpm_rand_t *r, uint32_t group,
                                 const dpm_ratio_t *x, dpm_tuple_report_t *out)
 {
-    return tuple_sim_perturb(mech, r, group, x, out);
+    return tuple_paper_perturb(mech, r, group, x, out);
 }
 
 /* counts[2 g' + (v' == +1)] of SAMPLES M_R reports of the input (group, x). */
@@ -110,7 +110,7 @@ typedef struct {
 static mr_probs_t mr_probs(const dpm_tuple_t *t)
 {
     mr_probs_t p = {t->group_grr.keep / TWO32, t->group_grr.other / TWO32,
-                    t->value_rr.keep / TWO32};
+                    t->value.rr.keep / TWO32};
     return p;
 }
 
@@ -335,8 +335,8 @@ static void test_mr_privacy_eps_three(void **state)
 static void test_mr_privacy_rejects_paper_split(void **state)
 {
     (void)state;
-    tuple_sim_mech_t paper;
-    assert_int_equal(tuple_sim_mech_paper(&paper, DPM_DISP_MR, GROUPS, 65536), DPM_OK);
+    tuple_paper_t paper;
+    assert_int_equal(tuple_paper_init(&paper, DPM_DISP_MR, GROUPS, 65536), DPM_OK);
     uint64_t cx[CELLS], cy[CELLS];
     mr_counts(sim_perturb, &paper, 0, kPrivacyInputs[0].x, 2400, cx);
     mr_counts(sim_perturb, &paper, 1, kPrivacyInputs[2].x, 2401, cy);
@@ -376,7 +376,7 @@ static long double ml_value_mass(const void *ctx, int64_t a, int64_t b)
 
 static ml_value_dist_t ml_value_dist(const dpm_tuple_t *t, dpm_ratio_t x, int flipped)
 {
-    ml_value_dist_t d = {(long double)t->value_lap.scale_num / t->value_lap.scale_den, 0, 0.0L, 0};
+    ml_value_dist_t d = {(long double)t->value.lap.scale_num / t->value.lap.scale_den, 0, 0.0L, 0};
     if (!flipped) {
         int64_t den = (int64_t)x.den;
         int64_t scaled = (2 * (int64_t)x.num - den) * ((int64_t)1 << t->frac_bits);

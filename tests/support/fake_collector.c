@@ -85,8 +85,9 @@ static fc_action_t next_action(fake_collector_t *fc)
 
 static void respond(fake_collector_t *fc, const char *head, const uint8_t *body, size_t len)
 {
-    int n = snprintf((char *)fc->resp, sizeof(fc->resp), "%sContent-Length: %zu\r\n\r\n", head,
-                     len);
+    /* %lu, not %zu: newlib as Debian builds it for Cortex-M has no C99 length modifiers */
+    int n = snprintf((char *)fc->resp, sizeof(fc->resp), "%sContent-Length: %lu\r\n\r\n", head,
+                     (unsigned long)len);
     if (n < 0 || (size_t)n + len > sizeof(fc->resp)) {
         fail(fc, "response too large for the fake");
         return;
@@ -196,15 +197,32 @@ answer:
     }
 }
 
-/* Decode the Batch and store it. Returns the number of rejected reports. */
+/* Decode the Batch and store it; *lost = its lost_reports. Returns the number of rejected
+ * reports. */
 static size_t take_batch(fake_collector_t *fc, const uint8_t *body, size_t len,
-                         dpm_v1_BatchResponse *br)
+                         dpm_v1_BatchResponse *br, uint64_t *lost)
 {
     size_t i = 0;
+    int seen_lost = 0;
+    *lost = 0;
     while (i < len && !fc->fatal) {
         uint64_t key = 0, n = 0;
-        if (!read_varint(body, len, &i, &key) || key != 0x0A || !read_varint(body, len, &i, &n) ||
-            n > len - i) {
+        if (!read_varint(body, len, &i, &key)) {
+            fail(fc, "body is not a Batch");
+            return 0;
+        }
+        if (key == 0x10) { /* lost_reports, once, after the reports, never 0 */
+            if (seen_lost || !read_varint(body, len, &i, lost) || *lost == 0 ||
+                *lost > UINT32_MAX || i != len ||
+                br->accepted + br->duplicates + br->rejects_count == 0) {
+                fail(fc, "bad Batch.lost_reports");
+                return 0;
+            }
+            seen_lost = 1;
+            fc->lost_seen += *lost;
+            continue;
+        }
+        if (key != 0x0A || !read_varint(body, len, &i, &n) || n > len - i) {
             fail(fc, "body is not a Batch of reports");
             return 0;
         }
@@ -228,13 +246,17 @@ static void handle(fake_collector_t *fc, const uint8_t *body, size_t len)
     dpm_v1_BatchResponse br = dpm_v1_BatchResponse_init_zero;
     uint8_t out[1024];
     size_t out_len = 0;
+    uint64_t lost = 0;
+    static const uint8_t garbage[] = {0x08, 0x01, 0xFF}; /* accepted = 1, then a broken key */
     switch (a) {
     case FC_DROP_BEFORE: fc->dead = 1; return;
     case FC_TIMEOUT: fc->silent = 1; return;
     case FC_503: respond(fc, "HTTP/1.1 503 Service Unavailable\r\n", NULL, 0); return;
     case FC_BAD_400: respond(fc, "HTTP/1.1 400 Bad Request\r\n", NULL, 0); return;
+    case FC_EMPTY_200: respond(fc, "HTTP/1.1 200 OK\r\n", NULL, 0); return;
+    case FC_GARBAGE_200: respond(fc, "HTTP/1.1 200 OK\r\n", garbage, sizeof(garbage)); return;
     case FC_CHUNKED:
-        take_batch(fc, body, len, &br);
+        take_batch(fc, body, len, &br, &lost);
         snprintf((char *)fc->resp, sizeof(fc->resp),
                  "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n");
         fc->resp_len = strlen((char *)fc->resp);
@@ -242,11 +264,22 @@ static void handle(fake_collector_t *fc, const uint8_t *body, size_t len)
         return;
     case FC_OK:
     case FC_CLOSE_OK:
+    case FC_SHORT_200:
     case FC_DROP_AFTER_STORE: break;
     }
-    size_t rejected = take_batch(fc, body, len, &br);
+    size_t rejected = take_batch(fc, body, len, &br, &lost);
     if (fc->fatal) {
         return;
+    }
+    if (a == FC_SHORT_200 && !rejected) {
+        if (br.accepted > 0) {
+            br.accepted--;
+        } else if (br.duplicates > 0) {
+            br.duplicates--;
+        }
+    }
+    if (!rejected && (a == FC_OK || a == FC_CLOSE_OK)) {
+        fc->lost_reports += lost; /* acknowledged with a valid 200: its losses are counted */
     }
     if (a == FC_DROP_AFTER_STORE) {
         fc->dead = 1;

@@ -6,8 +6,9 @@
  *
  * A healthy answer (FC_OK) stores every valid report and rejects those of reject_campaign
  * ("never acceptable"): 200 with a BatchResponse if none was rejected, else 400 with a
- * BatchResponse listing the rejected ids. Other actions model failures. Anything the SDK
- * gets wrong on the wire sets `fatal` with a reason instead of aborting. */
+ * BatchResponse listing the rejected ids. Batch.lost_reports is added to `lost_reports`
+ * when the batch is answered 200. Other actions model failures. Anything the SDK gets wrong
+ * on the wire sets `fatal` with a reason instead of aborting. */
 #ifndef FAKE_COLLECTOR_H
 #define FAKE_COLLECTOR_H
 
@@ -25,7 +26,10 @@ typedef enum {
     FC_DROP_AFTER_STORE, /* stores the batch, then the connection drops before any answer */
     FC_TIMEOUT,          /* stores nothing and never answers (recv returns 0 forever) */
     FC_CLOSE_OK,         /* healthy, with "Connection: close"; drops after the answer */
-    FC_CHUNKED           /* stores, then answers 200 with chunked encoding (unsupported) */
+    FC_CHUNKED,          /* stores, then answers 200 with chunked encoding (unsupported) */
+    FC_EMPTY_200,        /* a misconfigured proxy: 200 with an empty body, nothing stored */
+    FC_GARBAGE_200,      /* 200 whose body is not a BatchResponse; nothing stored */
+    FC_SHORT_200         /* stores, but its BatchResponse accounts for one report too few */
 } fc_action_t;
 
 #define FC_MAX_REPORTS 1024
@@ -52,12 +56,12 @@ typedef struct {
     const fc_action_t *script; /* actions for requests 1, 2, ...; then `after` */
     size_t script_len;
     size_t script_pos;
-    int cycle;          /* 1: repeat the script forever */
-    fc_action_t after;  /* action once the script is used up */
+    int cycle;                /* 1: repeat the script forever */
+    fc_action_t after;        /* action once the script is used up */
     uint32_t reject_campaign; /* reports of this campaign are rejected (0 = none) */
     int reject_status;        /* status of a response with rejects (0: 400) */
-    size_t recv_max;    /* at most this many bytes per recv (0 = no limit) */
-    size_t send_max;    /* accept at most this many bytes per send (0 = no limit) */
+    size_t recv_max;          /* at most this many bytes per recv (0 = no limit) */
+    size_t send_max;          /* accept at most this many bytes per send (0 = no limit) */
     /* connection */
     int dead;
     int silent;
@@ -74,6 +78,9 @@ typedef struct {
     size_t nrejected;
     uint64_t requests;
     uint64_t duplicates;
+    uint64_t lost_reports; /* sum of Batch.lost_reports over batches acknowledged (FC_OK and
+                              FC_CLOSE_OK answered 200) */
+    uint64_t lost_seen;    /* ... over every batch that arrived */
     uint64_t reconnects;
     fc_action_t last;
     int fatal;

@@ -30,6 +30,11 @@ double stat_chi2_isf(double alpha, double dof);
 /* Regularized incomplete beta I_x(a, b), a, b > 0, 0 <= x <= 1 (continued fraction). */
 double stat_beta_i(double a, double b, double x);
 
+/* Exact binomial tails for k successes in n trials at probability q: Pr[X <= k], and the
+ * two-sided p-value 2 min(Pr[X <= k], Pr[X >= k]) (capped at 1). Sums of the pmf: O(n). */
+double stat_binom_cdf(uint32_t k, uint32_t n, double q);
+double stat_binom_two_sided(uint32_t k, uint32_t n, double q);
+
 /* Clopper-Pearson one-sided bounds for a binomial proportion from k successes in n trials:
  * Pr[p < lower] <= alpha and Pr[p > upper] <= alpha (each exact-conservative). For a
  * two-sided interval at level 1 - a use alpha = a / 2 for both. lower(0) = 0, upper(n) = 1. */
@@ -59,5 +64,12 @@ stat_gof_t stat_gof_test(const uint64_t *observed, const double *expected, size_
  * then merge any interior cell still below it into its left neighbour. Returns the new
  * number of cells (the arrays are compacted). For unimodal pmfs only the tails move. */
 size_t stat_pool_tails(uint64_t *observed, double *expected, size_t n, double min_expected);
+
+/* The sample count of a statistical test: `full`, or full / D but never below `min` when the
+ * environment variable DPM_STAT_DIVISOR holds an integer D > 1 (make cross sets it: emulated
+ * targets run ~10-25x slower). min is the smallest count the test's design needs (e.g. every
+ * pooled cell expecting >= 20). The level stays alpha ~ 1e-6, so a reduced run is no likelier
+ * to fail by chance; it only has less power (it detects larger deviations). */
+uint32_t stat_samples(uint32_t full, uint32_t min);
 
 #endif

@@ -11,6 +11,7 @@
 #   other_server.crt other_server.key  "localhost", signed by other_ca (untrusted for ca pins)
 #   rsa_ca.crt rsa_ca.key rsa_ca.der   an RSA-2048 CA (sha256WithRSAEncryption)
 #   rsa_server.crt rsa_server.key   "localhost", ECDSA P-256 key, signed by rsa_ca
+#   client.crt client.key           "device-0001", a TLS client (device) certificate, signed by ca
 #
 # Leaves are valid for 30 days from now; CAs for 60. Prints nothing on success, exits non-zero
 # with openssl's message on failure. Runs in well under a second (one RSA key generation).
@@ -30,7 +31,7 @@ make_ca() {
   openssl x509 -in "$name.crt" -outform DER -out "$name.der"
 }
 
-# make_leaf NAME CA DNSNAME [IP]
+# make_leaf NAME CA DNSNAME [IP]   (a server; EKU=clientAuth in the environment: a client)
 make_leaf() {
   local name=$1 ca=$2 dns=$3 ip=${4:-}
   ec_key "$name.key"
@@ -38,8 +39,8 @@ make_leaf() {
   {
     echo "basicConstraints=critical,CA:FALSE"
     echo "keyUsage=critical,digitalSignature"
-    echo "extendedKeyUsage=serverAuth"
-    echo "subjectAltName=DNS:$dns${ip:+,IP:$ip}"
+    echo "extendedKeyUsage=${EKU:-serverAuth}"
+    [ -n "${EKU:-}" ] || echo "subjectAltName=DNS:$dns${ip:+,IP:$ip}"
   } >"$name.ext"
   # A random 64-bit serial: no .srl file, and two runs never issue the same serial.
   openssl x509 -req -in "$name.csr" -CA "$ca.crt" -CAkey "$ca.key" -sha256 -days 30 \
@@ -58,3 +59,4 @@ make_leaf server ca localhost 127.0.0.1
 make_leaf wrong_name ca wrong.example
 make_leaf other_server other_ca localhost 127.0.0.1
 make_leaf rsa_server rsa_ca localhost 127.0.0.1
+EKU=clientAuth make_leaf client ca device-0001

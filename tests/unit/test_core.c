@@ -15,7 +15,7 @@
 static void test_strerror_covers_every_status(void **state)
 {
     (void)state;
-    for (int s = DPM_OK; s >= DPM_ERR_UNSUPPORTED; s--) {
+    for (int s = DPM_OK; s >= DPM_ERR_LAST; s--) {
         const char *msg = dpm_strerror((dpm_status_t)s);
         assert_non_null(msg);
         assert_string_not_equal(msg, "unknown status");

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* HTTP/1.1 request writer and strict response parser, the transport loops with their
- * deadline, retry backoff, and dpm_upload_flush against a fake collector. */
+ * deadline, retry backoff, and dpm_upload_flush against a fake collector (a 2xx removes only
+ * what its BatchResponse accounts for). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +15,7 @@
 #include "fake_collector.h"
 #include "fake_storage.h"
 #include "test_rng.h"
+#include "worst_report.h"
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 #define EPS1 ((dpm_eps_t)65536)
@@ -478,7 +480,7 @@ static void test_backoff_jitter_bounds(void **state)
 /* ---- flush against the fake collector ---------------------------------------------------- */
 
 typedef struct {
-    uint8_t mem[2048];
+    uint8_t mem[2048u + DPM_OUTBOX_MIN_REGION]; /* room for the largest report and small ones */
     fake_storage_t fs;
     dpm_storage_t st;
     dpm_outbox_t ob;
@@ -490,7 +492,7 @@ typedef struct {
     dpm_clock_t clk;
     fake_collector_t fc;
     dpm_transport_t t;
-    uint8_t work[1024];
+    uint8_t work[DPM_UPLOAD_MIN_WORK + 67u]; /* 1024 bytes with roc_hist the largest report */
     uint8_t ids[32][DPM_REPORT_ID_BYTES];
     size_t n;
 } frig_t;
@@ -522,8 +524,8 @@ static void frig_put(frig_t *f, uint32_t campaign)
     rep.campaign_id = campaign;
     rep.mechanism = DPM_MECH_ID_TUPLE_MR;
     rep.eps = EPS1;
-    rep.tuple.nmetrics = 1;
-    rep.tuple.value[0] = 1;
+    rep.body.tuple.nmetrics = 1;
+    rep.body.tuple.value[0] = 1;
     uint8_t buf[DPM_REPORT_MAX_BYTES];
     size_t len = 0;
     assert_int_equal(dpm_report_encode(&rep, buf, sizeof(buf), &len), DPM_OK);
@@ -541,27 +543,16 @@ static dpm_status_t frig_flush(frig_t *f, dpm_upload_result_t *res)
     return st;
 }
 
-/* The largest report this build can make (roc_hist, every count 5 bytes on the wire) goes out
- * through the smallest work buffer dpm_upload_flush accepts: one big report never blocks the
- * outbox. */
+/* The largest report this build can make (test_worst_report: every value at its widest on the
+ * wire) goes out through the smallest work buffer dpm_upload_flush accepts: one big report never
+ * blocks the outbox. */
 static void test_flush_largest_report_with_min_work(void **state)
 {
     (void)state;
     static frig_t f;
     frig_init(&f, &cfg_base);
     dpm_report_t rep;
-    memset(&rep, 0, sizeof(rep));
-    memset(rep.report_id, 0xA5, DPM_REPORT_ID_BYTES);
-    rep.campaign_id = UINT32_MAX;
-    rep.period = UINT32_MAX;
-    rep.mechanism = DPM_MECH_ID_ROC_HIST;
-    rep.eps = UINT32_MAX;
-    rep.params_hash = UINT32_MAX;
-    rep.roc_hist.bins = DPM_MAX_BINS;
-    for (uint32_t b = 0; b < DPM_MAX_BINS; b++) {
-        rep.roc_hist.pos[b] = INT32_MAX;
-        rep.roc_hist.neg[b] = INT32_MIN + 1;
-    }
+    assert_int_equal(test_worst_report(&rep), DPM_REPORT_MAX_BYTES);
     uint8_t buf[DPM_REPORT_MAX_BYTES];
     size_t len = 0;
     assert_int_equal(dpm_report_encode(&rep, buf, sizeof(buf), &len), DPM_OK);
@@ -753,6 +744,42 @@ static void test_flush_400_removes_only_rejected(void **state)
     assert_int_equal(res.http_status, 400);
 }
 
+/* A 2xx removes reports only when its BatchResponse (decoded with nanopb) accounts for every
+ * one of them: an empty body (a misconfigured proxy), a body that is not a BatchResponse, a
+ * count one short, or a 2xx with rejects removes nothing and is DPM_ERR_PROTOCOL. */
+static void test_flush_2xx_must_account_for_the_batch(void **state)
+{
+    (void)state;
+    static frig_t f;
+    static const fc_action_t bad[] = {FC_EMPTY_200, FC_GARBAGE_200, FC_SHORT_200, FC_OK};
+    for (size_t i = 0; i < ARRAY_LEN(bad); i++) {
+        frig_init(&f, &cfg_base);
+        for (int k = 0; k < 3; k++) {
+            frig_put(&f, k == 2 && bad[i] == FC_OK ? 9 : 1);
+        }
+        f.fc.after = bad[i];
+        if (bad[i] == FC_OK) {
+            f.fc.reject_campaign = 9; /* a 200 that lists a reject */
+            f.fc.reject_status = 200;
+        }
+        dpm_upload_result_t res;
+        assert_int_equal(frig_flush(&f, &res), DPM_ERR_PROTOCOL);
+        assert_int_equal(res.requests, 1);
+        assert_int_equal(res.http_status, 200);
+        assert_int_equal(res.delivered + res.rejected, 0);
+        assert_int_equal(res.pending, 3);
+        assert_true(dpm_upload_next_attempt_ms(&f.up) > 0); /* a failure: back off */
+        /* a collector that answers properly gets them all, once */
+        f.fc.after = FC_OK;
+        f.fc.reject_campaign = 0;
+        f.fclk.now = dpm_upload_next_attempt_ms(&f.up);
+        assert_int_equal(frig_flush(&f, &res), DPM_OK);
+        assert_int_equal(res.delivered, 3);
+        assert_int_equal(res.pending, 0);
+        assert_int_equal(f.fc.nstored, 3);
+    }
+}
+
 static void test_flush_bad_arguments(void **state)
 {
     (void)state;
@@ -832,6 +859,7 @@ int main(void)
         cmocka_unit_test(test_flush_largest_report_with_min_work),
         cmocka_unit_test(test_flush_failure_backoff_and_same_bytes),
         cmocka_unit_test(test_flush_400_removes_only_rejected),
+        cmocka_unit_test(test_flush_2xx_must_account_for_the_batch),
         cmocka_unit_test(test_flush_bad_arguments),
     };
     return cmocka_run_group_tests_name("http", tests, NULL, NULL);

@@ -37,12 +37,12 @@ tap "$([ -z "$missing" ]; echo $?)" "every Kconfig option has a CONFIG_ bridge${
 
 # A non-default Kconfig value and a disabled boolean reach the macros.
 sed -e 's/^CONFIG_DPM_MAX_BINS=.*/CONFIG_DPM_MAX_BINS=48/' \
-    -e 's/^CONFIG_DPM_MECH_DPAUC=y/# CONFIG_DPM_MECH_DPAUC is not set/' "$work/.config" >"$work/.config2"
+    -e 's/^CONFIG_DPM_MECH_ROC_HIST=y/# CONFIG_DPM_MECH_ROC_HIST is not set/' "$work/.config" >"$work/.config2"
 "$PYTHON" .make/kconfig.py header "$work/.config2" "$work/autoconf2.h"
 "$CC" -Isdk/include -include "$work/autoconf2.h" "$work/print.c" -o "$work/kconf2" &&
   "$work/kconf2" >"$work/kconf2.txt"
-grep -q '^DPM_MAX_BINS=48$' "$work/kconf2.txt" && grep -q '^DPM_MECH_DPAUC=0$' "$work/kconf2.txt"
-tap $? "a Kconfig value (MAX_BINS=48) and a disabled mechanism (DPAUC=0) reach the build"
+grep -q '^DPM_MAX_BINS=48$' "$work/kconf2.txt" && grep -q '^DPM_MECH_ROC_HIST=0$' "$work/kconf2.txt"
+tap $? "a Kconfig value (MAX_BINS=48) and a disabled mechanism (ROC_HIST=0) reach the build"
 
 # A user config file overrides Kconfig, and the checks stop impossible values.
 echo '#define DPM_MAX_BINS 32' >"$work/user.h"

@@ -14,6 +14,9 @@
 #      stays under a budget; below it the client fails cleanly, never crashes;
 #   8. an arena too small for the record buffers fails with DPM_ERR_BUFFER.
 # Library sizes and arena minima are printed as "# ..." lines. Env: OUT, BUILD_DIR, CC, NM.
+# Cross use (make size measures the arena on 32-bit ARM this way): CC/NM of the target,
+# MBEDTLS_CMAKE_ARGS (cmake's cross compiler settings), RUNNER (e.g. qemu-arm), DEVICE_CHECK
+# (the build directory's name under $BUILD_DIR/mbedtls).
 set -uo pipefail
 BUILD_DIR=${BUILD_DIR:-build}
 CC=${CC:-gcc}
@@ -21,7 +24,9 @@ NM=${NM:-nm}
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 CONFIG="$TOP/port/tls/config/dpm_mbedtls_device.h"
 MBEDTLS_SRC="$BUILD_DIR/src/mbedtls"
-DEV="$BUILD_DIR/mbedtls/device-check"
+DEV="$BUILD_DIR/mbedtls/${DEVICE_CHECK:-device-check}"
+SIZE_TOOL=${NM%nm}size
+ARCH=$("$CC" -dumpmachine 2>/dev/null || echo unknown)
 ARENA_BUDGET=$((64 * 1024)) # a TLS 1.3 or 1.2 session must fit in this (x86-64 build)
 
 n=0 failed=0
@@ -47,7 +52,8 @@ if [ ! -d "$MBEDTLS_SRC/library" ]; then
   echo "not ok 1 - Mbed TLS source missing at $MBEDTLS_SRC (run make deps)"; echo "1..1"; exit 1
 fi
 t0=$(date +%s)
-MBEDTLS_SRC="$MBEDTLS_SRC" bash "$TOP/.make/build-mbedtls.sh" device-check "$DEV" "$CONFIG" \
+# shellcheck disable=SC2086
+MBEDTLS_SRC="$MBEDTLS_SRC" bash "$TOP/.make/build-mbedtls.sh" device-check "$DEV" "$CONFIG" ${MBEDTLS_CMAKE_ARGS:-} \
   >"$work/build.out" 2>&1
 rc=$?
 sed 's/^/# /' "$work/build.out"
@@ -59,7 +65,7 @@ if [ $rc -ne 0 ]; then
   echo "1..$n"; exit 1
 fi
 for l in "${LIBS[@]}"; do
-  echo "# $(basename "$l"): $(stat -c %s "$l") bytes on disk; $(size -t "$l" | awk 'END {printf "text %d, data %d, bss %d", $1, $2, $3}')"
+  echo "# $(basename "$l"): $(stat -c %s "$l") bytes on disk; $("$SIZE_TOOL" -t "$l" | awk 'END {printf "text %d, data %d, bss %d", $1, $2, $3}')"
 done
 
 # ---- 2. self-contained --------------------------------------------------------------------------
@@ -68,7 +74,7 @@ tap "$([ -z "$incs" ]; echo $?)" "the device config includes no other header${in
 
 # ---- 3. what the libraries need from the platform ----------------------------------------------
 undef=$("$NM" -u "${LIBS[@]}" 2>/dev/null | awk 'NF == 2 {print $2}' | grep -v -E '^(mbedtls_|psa_)' | sort -u)
-echo "# libc symbols the device libraries use (x86-64 Linux build): $(echo $undef)"
+echo "# libc symbols the device libraries use ($ARCH build): $(echo $undef)"
 bad=$(echo "$undef" | grep -E '^(malloc|calloc|realloc|free|fopen|fread|fwrite|fclose|open|socket|connect|bind|accept|send|recv|pthread_.*)$' || true)
 tap "$([ -z "$bad" ]; echo $?)" "device libraries reference no heap, file, socket or thread function${bad:+ (found: $(echo $bad))}"
 
@@ -88,7 +94,22 @@ cat >"$work/device_client.c" <<'C'
 
 #define ARENA_MAX (128u * 1024u)
 static uint8_t arena[ARENA_MAX];
-static uint8_t ca[8192];
+static uint8_t ca[8192], cert[8192], key[8192];
+
+/* A PEM file with its NUL counted (Mbed TLS wants it); 0 if unreadable. */
+static size_t read_pem(const char *path, uint8_t *buf, size_t cap)
+{
+    FILE *f = fopen(path, "rb");
+    size_t n = f != NULL ? fread(buf, 1, cap - 1, f) : 0;
+    if (f != NULL) {
+        fclose(f);
+    }
+    if (n == 0) {
+        return 0;
+    }
+    buf[n] = 0;
+    return n + 1;
+}
 
 /* The TRNG hook the device config asks for (MBEDTLS_ENTROPY_HARDWARE_ALT). */
 int mbedtls_hardware_poll(void *data, unsigned char *out, size_t len, size_t *olen);
@@ -110,21 +131,19 @@ static void close_tcp(void *ctx)
 
 int main(int argc, char **argv)
 {
-    if (argc != 4) {
-        fprintf(stderr, "usage: device_client CA.pem PORT ARENA_BYTES\n");
+    if (argc != 4 && argc != 6) {
+        fprintf(stderr, "usage: device_client CA.pem PORT ARENA_BYTES [CLIENT.crt CLIENT.key]\n");
         return 2;
     }
     size_t arena_len = (size_t)strtoul(argv[3], NULL, 10);
-    FILE *f = fopen(argv[1], "rb");
-    size_t ca_len = f != NULL ? fread(ca, 1, sizeof(ca) - 1, f) : 0;
-    if (f != NULL) {
-        fclose(f);
-    }
-    if (ca_len == 0 || arena_len > ARENA_MAX || dpm_tls_use_arena(arena, arena_len) != DPM_OK) {
+    size_t ca_len = read_pem(argv[1], ca, sizeof(ca));
+    size_t cert_len = argc == 6 ? read_pem(argv[4], cert, sizeof(cert)) : 0;
+    size_t key_len = argc == 6 ? read_pem(argv[5], key, sizeof(key)) : 0;
+    if (ca_len == 0 || (argc == 6 && (cert_len == 0 || key_len == 0)) || arena_len > ARENA_MAX ||
+        dpm_tls_use_arena(arena, arena_len) != DPM_OK) {
         fprintf(stderr, "setup failed\n");
         return 2;
     }
-    ca[ca_len++] = 0;
     dpm_posix_rng_t rng;
     dpm_posix_tcp_t tcp;
     if (dpm_posix_rng_init(&rng, NULL, 0) != 0 ||
@@ -143,6 +162,12 @@ int main(int argc, char **argv)
     cfg.rng = dpm_posix_rng(&rng);
     cfg.clock = dpm_posix_clock();
     cfg.handshake_timeout_ms = 5000;
+    if (cert_len > 0) { /* a device certificate, for a collector that asks for one */
+        cfg.client_cert = cert;
+        cfg.client_cert_len = cert_len;
+        cfg.client_key = key;
+        cfg.client_key_len = key_len;
+    }
     static dpm_tls_t tls;
     dpm_status_t st = dpm_tls_connect(&tls, &cfg);
     if (st != DPM_OK) {
@@ -196,7 +221,7 @@ if [ $rc -ne 0 ]; then
   skip_rest "no client" "TLS 1.3 session" "TLS 1.2 session" "arena minimum"
   echo "1..$n"; exit 1
 fi
-echo "# device client (x86-64, whole program, dynamic libc): $(size "$work/device_client" | awk 'END {printf "text %d, data %d, bss %d (bss includes the 128 KiB arena)", $1, $2, $3}')"
+echo "# device client ($ARCH, whole program, dynamic libc): $("$SIZE_TOOL" "$work/device_client" | awk 'END {printf "text %d, data %d, bss %d (bss includes the 128 KiB arena)", $1, $2, $3}')"
 
 # ---- 5-7. real sessions -----------------------------------------------------------------------
 if ! bash "$TOP/tests/support/tls_testpki.sh" "$work/pki" >"$work/pki.log" 2>&1; then
@@ -229,7 +254,7 @@ stop_server() {
   wait "$srv_pid" 2>/dev/null
   srv_pid=""
 }
-run_client() { timeout 20 "$work/device_client" "$work/pki/ca.crt" "$port" "$1"; }
+run_client() { timeout 20 ${RUNNER:-} "$work/device_client" "$work/pki/ca.crt" "$port" "$1" ${client_args[@]+"${client_args[@]}"}; }
 
 # bisect: smallest arena (256-byte steps) in which a full session succeeds; echoes it, or "".
 # Below it the client must fail cleanly (exit 2 or 3), never crash. Note that Mbed TLS does not
@@ -252,14 +277,21 @@ bisect() {
 }
 
 declare -A minimum
-for v in 1.3 1.2; do
-  opt=""; [ "$v" = 1.2 ] && opt=-tls1_2
-  if ! start_server $opt; then
+# "1.3+cert": the server asks for a client certificate from the test CA (a collector with
+# --device-ca) and the device presents client.crt: the arena must still fit the budget.
+for v in 1.3 1.2 1.3+cert; do
+  opt=(); client_args=()
+  [ "$v" = 1.2 ] && opt=(-tls1_2)
+  if [ "$v" = 1.3+cert ]; then
+    opt=(-Verify 1 -CAfile "$work/pki/ca.crt")
+    client_args=("$work/pki/client.crt" "$work/pki/client.key")
+  fi
+  if ! start_server "${opt[@]}"; then
     tap 1 "TLS $v session with the device config (s_server did not start)"; continue
   fi
   out=$(run_client $((128 * 1024)) 2>&1); rc=$?
   echo "$out" | sed 's/^/# client: /'
-  echo "$out" | grep -q "^TLSv$v " && echo "$out" | grep -q "echo ok, close 0"
+  echo "$out" | grep -q "^TLSv${v%+cert} " && echo "$out" | grep -q "echo ok, close 0"
   tap $(( rc | $? )) "TLS $v session with the device config: handshake, echo, close_notify"
   minimum[$v]=$(bisect)
   if [ "$v" = 1.3 ]; then
@@ -271,10 +303,10 @@ done
 sort -u "$work/too_small.log" 2>/dev/null | sed 's/ [0-9]*-byte arena:/ too-small arena:/' | sort -u | head -n 8
 
 ok=0 msg=""
-for v in 1.3 1.2; do
+for v in 1.3 1.2 1.3+cert; do
   m=${minimum[$v]:-}
   if [ -z "$m" ]; then ok=1; msg="$msg TLS $v: not found;"; continue; fi
-  echo "# smallest arena for a TLS $v session (device config, x86-64): $m bytes"
+  echo "# smallest arena for a TLS $v session (device config, $ARCH): $m bytes"
   [ "$m" -le "$ARENA_BUDGET" ] || { ok=1; msg="$msg TLS $v needs $m > $ARENA_BUDGET;"; }
 done
 tap $ok "a full session fits in <= $ARENA_BUDGET bytes of arena; smaller arenas fail cleanly${msg:+ ($msg)}"

@@ -148,10 +148,19 @@ static void test_negative_noised_counts(void **state)
     assert_int_equal(dpm_roc_estimate(&p, &a, 0.9, &est), DPM_OK);
     assert_true(est.valid && est.projected);
     assert_true(est.P == 62.0 && est.N == 67.0);
-    for (int j = 0; j < B; j++) {
+    for (int j = 0; j < B; j++) { /* the curve to draw: projected, monotone */
         assert_true(est.pos[j] >= 0.0 && est.neg[j] >= 0.0);
-        assert_true(est.tpr[j] >= est.tpr[j + 1] && est.fpr[j] >= est.fpr[j + 1]);
+        assert_true(est.tpr_curve[j] >= est.tpr_curve[j + 1] &&
+                    est.fpr_curve[j] >= est.fpr_curve[j + 1]);
     }
+    /* The estimates: the raw sums' ratios (clipped) and Mann-Whitney of the raw sums. */
+    double c = 0.0, num = 0.0;
+    for (int j = B; j-- > 0;) {
+        num += neg[j] * (c + pos[j] / 2.0);
+        c += pos[j];
+        assert_true(fabs(est.tpr[j] - fmin(fmax(c / 62.0, 0.0), 1.0)) < 1e-15);
+    }
+    assert_true(fabs(est.auc_raw - num / (62.0 * 67.0)) < 1e-15);
     for (int j = 0; j <= B; j++) {
         assert_true(est.tpr[j] >= 0.0 && est.tpr[j] <= 1.0 && est.fpr[j] >= 0.0 &&
                     est.fpr[j] <= 1.0);
@@ -161,8 +170,8 @@ static void test_negative_noised_counts(void **state)
     }
     assert_true(est.tpr[0] == 1.0 && est.tpr[B] == 0.0 && est.tpr_sd[0] == 0.0 &&
                 est.tpr_sd[B] == 0.0);
-    assert_true(est.auc > 0.5 && est.auc < 1.0);
-    assert_true(est.ci_lo < est.auc && est.auc < est.ci_hi);
+    assert_true(est.auc == fmin(fmax(est.auc_raw, 0.0), 1.0));
+    assert_true(est.ci_lo <= est.auc && est.auc <= est.ci_hi && est.ci_lo < est.ci_hi);
     /* a class whose noised total is not positive: no estimate */
     const int32_t few[B] = {-1, 0, 0, 0, 0, 0};
     agg_of(&a, few, neg, B, 1);

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "dpm/report.h"
+#include "test_receipt.h"
 #include "dpm/roc_hist.h"
 #include "test_rng.h"
 
@@ -47,9 +48,9 @@ static void test_init_and_bad_parameters(void **state)
     const uint32_t edges[3] = {ONE / 4, ONE / 2, ONE};
     dpm_roc_hist_t m;
     assert_int_equal(dpm_roc_hist_init(&m, edges, 3, DPM_EPS_ONE / 2), DPM_OK);
-    assert_int_equal(m.bins, 4);
-    assert_memory_equal(m.edges, edges, sizeof(edges));
-    assert_int_equal(m.edges[3], 0);
+    assert_int_equal(m.bins.count, 4);
+    assert_memory_equal(m.bins.edges, edges, sizeof(edges));
+    assert_int_equal(m.bins.edges[3], 0);
     assert_int_equal(m.eps, DPM_EPS_ONE / 2);
     assert_int_equal(m.eps_implemented, DPM_EPS_ONE / 2); /* exact: no rounding */
     /* scale 2 / 0.5 = 4 counts, as the reduced rational the sampler uses */
@@ -58,14 +59,14 @@ static void test_init_and_bad_parameters(void **state)
     assert_int_equal(m.lap.scale_den, 1);
     /* ε = 0.3 (19660 / 65536): scale 2 * 65536 / 19660 = 32768 / 4915 */
     assert_int_equal(dpm_roc_hist_init(&m, edges, 1, 19660), DPM_OK);
-    assert_int_equal(m.bins, 2);
+    assert_int_equal(m.bins.count, 2);
     assert_int_equal(m.lap.scale_num, 32768);
     assert_int_equal(m.lap.scale_den, 4915);
 
     uint32_t many[DPM_MAX_BINS];
     even_edges(many, DPM_MAX_BINS - 1);
     assert_int_equal(dpm_roc_hist_init(&m, many, DPM_MAX_BINS - 1, DPM_EPS_ONE), DPM_OK);
-    assert_int_equal(m.bins, DPM_MAX_BINS);
+    assert_int_equal(m.bins.count, DPM_MAX_BINS);
 
     dpm_roc_hist_t keep;
     memset(&m, 0x5A, sizeof(m));
@@ -102,15 +103,15 @@ static void test_binning_at_edges(void **state)
         {ONE / 2, 2}, {ONE - 1, 2},     {ONE, 3}, /* exactly 1.0 sits on the last edge */
     };
     dpm_score_hist_t h;
-    assert_int_equal(dpm_score_hist_init(&h, &m), DPM_OK);
+    assert_int_equal(dpm_score_hist_init(&h, &m.bins), DPM_OK);
     assert_int_equal(h.bins, 4);
     uint32_t expect_pos[4] = {0}, expect_neg[4] = {0};
     for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
         uint32_t b = 99;
-        assert_int_equal(dpm_roc_hist_bin(&m, cases[i].score, &b), DPM_OK);
+        assert_int_equal(dpm_score_bin(&m.bins, cases[i].score, &b), DPM_OK);
         assert_int_equal(b, cases[i].bin);
         int label = (int)(i & 1u);
-        assert_int_equal(dpm_score_hist_add(&h, &m, cases[i].score, label), DPM_OK);
+        assert_int_equal(dpm_score_hist_add(&h, &m.bins, cases[i].score, label), DPM_OK);
         if (label) {
             expect_pos[cases[i].bin]++;
         } else {
@@ -124,16 +125,16 @@ static void test_binning_at_edges(void **state)
     const uint32_t zero_edge[2] = {0, ONE};
     assert_int_equal(dpm_roc_hist_init(&m, zero_edge, 2, DPM_EPS_ONE), DPM_OK);
     uint32_t b = 99;
-    assert_int_equal(dpm_roc_hist_bin(&m, 0, &b), DPM_OK);
+    assert_int_equal(dpm_score_bin(&m.bins, 0, &b), DPM_OK);
     assert_int_equal(b, 1);
-    assert_int_equal(dpm_roc_hist_bin(&m, ONE - 1, &b), DPM_OK);
+    assert_int_equal(dpm_score_bin(&m.bins, ONE - 1, &b), DPM_OK);
     assert_int_equal(b, 1);
-    assert_int_equal(dpm_roc_hist_bin(&m, ONE, &b), DPM_OK);
+    assert_int_equal(dpm_score_bin(&m.bins, ONE, &b), DPM_OK);
     assert_int_equal(b, 2);
     /* a score above 1.0 is an error; *bin untouched */
     b = 99;
-    assert_int_equal(dpm_roc_hist_bin(&m, ONE + 1, &b), DPM_ERR_PARAM);
-    assert_int_equal(dpm_roc_hist_bin(&m, UINT32_MAX, &b), DPM_ERR_PARAM);
+    assert_int_equal(dpm_score_bin(&m.bins, ONE + 1, &b), DPM_ERR_PARAM);
+    assert_int_equal(dpm_score_bin(&m.bins, UINT32_MAX, &b), DPM_ERR_PARAM);
     assert_int_equal(b, 99);
 
     /* 64 bins: each edge starts its own bin */
@@ -141,9 +142,9 @@ static void test_binning_at_edges(void **state)
     even_edges(many, DPM_MAX_BINS - 1);
     assert_int_equal(dpm_roc_hist_init(&m, many, DPM_MAX_BINS - 1, DPM_EPS_ONE), DPM_OK);
     for (uint32_t i = 0; i < DPM_MAX_BINS - 1; i++) {
-        assert_int_equal(dpm_roc_hist_bin(&m, many[i], &b), DPM_OK);
+        assert_int_equal(dpm_score_bin(&m.bins, many[i], &b), DPM_OK);
         assert_int_equal(b, i + 1);
-        assert_int_equal(dpm_roc_hist_bin(&m, many[i] - 1, &b), DPM_OK);
+        assert_int_equal(dpm_score_bin(&m.bins, many[i] - 1, &b), DPM_OK);
         assert_int_equal(b, i);
     }
 }
@@ -157,24 +158,24 @@ static void test_add_bad_parameters_leave_hist_untouched(void **state)
     const uint32_t edges3[3] = {1, 2, 3};
     assert_int_equal(dpm_roc_hist_init(&m4, edges3, 3, DPM_EPS_ONE), DPM_OK);
     dpm_score_hist_t h;
-    assert_int_equal(dpm_score_hist_init(&h, &m), DPM_OK);
-    assert_int_equal(dpm_score_hist_add(&h, &m, ONE / 2, 1), DPM_OK);
+    assert_int_equal(dpm_score_hist_init(&h, &m.bins), DPM_OK);
+    assert_int_equal(dpm_score_hist_add(&h, &m.bins, ONE / 2, 1), DPM_OK);
     dpm_score_hist_t keep = h;
-    assert_int_equal(dpm_score_hist_add(&h, &m, ONE / 2, 2), DPM_ERR_PARAM);
-    assert_int_equal(dpm_score_hist_add(&h, &m, ONE / 2, -1), DPM_ERR_PARAM);
-    assert_int_equal(dpm_score_hist_add(&h, &m, ONE + 1, 0), DPM_ERR_PARAM);
-    assert_int_equal(dpm_score_hist_add(&h, &m4, ONE / 2, 0), DPM_ERR_PARAM); /* bins differ */
-    assert_int_equal(dpm_score_hist_add(NULL, &m, ONE / 2, 0), DPM_ERR_PARAM);
+    assert_int_equal(dpm_score_hist_add(&h, &m.bins, ONE / 2, 2), DPM_ERR_PARAM);
+    assert_int_equal(dpm_score_hist_add(&h, &m.bins, ONE / 2, -1), DPM_ERR_PARAM);
+    assert_int_equal(dpm_score_hist_add(&h, &m.bins, ONE + 1, 0), DPM_ERR_PARAM);
+    assert_int_equal(dpm_score_hist_add(&h, &m4.bins, ONE / 2, 0), DPM_ERR_PARAM); /* bins differ */
+    assert_int_equal(dpm_score_hist_add(NULL, &m.bins, ONE / 2, 0), DPM_ERR_PARAM);
     assert_int_equal(dpm_score_hist_add(&h, NULL, ONE / 2, 0), DPM_ERR_PARAM);
     dpm_roc_hist_t broken = m;
-    broken.bins = DPM_MAX_BINS + 1; /* corrupted: would read past the arrays */
-    assert_int_equal(dpm_score_hist_add(&h, &broken, ONE / 2, 0), DPM_ERR_PARAM);
+    broken.bins.count = DPM_MAX_BINS + 1; /* corrupted: would read past the arrays */
+    assert_int_equal(dpm_score_hist_add(&h, &broken.bins, ONE / 2, 0), DPM_ERR_PARAM);
     assert_memory_equal(&h, &keep, sizeof(h));
     /* init refuses a corrupted mechanism and leaves h alone */
-    assert_int_equal(dpm_score_hist_init(&h, &broken), DPM_ERR_PARAM);
-    broken.bins = 1;
-    assert_int_equal(dpm_score_hist_init(&h, &broken), DPM_ERR_PARAM);
-    assert_int_equal(dpm_score_hist_init(NULL, &m), DPM_ERR_PARAM);
+    assert_int_equal(dpm_score_hist_init(&h, &broken.bins), DPM_ERR_PARAM);
+    broken.bins.count = 1;
+    assert_int_equal(dpm_score_hist_init(&h, &broken.bins), DPM_ERR_PARAM);
+    assert_int_equal(dpm_score_hist_init(NULL, &m.bins), DPM_ERR_PARAM);
     assert_memory_equal(&h, &keep, sizeof(h));
 }
 
@@ -185,18 +186,18 @@ static void test_add_overflow(void **state)
     dpm_roc_hist_t m;
     assert_int_equal(dpm_roc_hist_init(&m, edges, 1, DPM_EPS_ONE), DPM_OK);
     dpm_score_hist_t h;
-    assert_int_equal(dpm_score_hist_init(&h, &m), DPM_OK);
+    assert_int_equal(dpm_score_hist_init(&h, &m.bins), DPM_OK);
     h.pos[1] = DPM_SCORE_HIST_MAX_COUNT - 1;
     h.neg[1] = DPM_SCORE_HIST_MAX_COUNT;
-    assert_int_equal(dpm_score_hist_add(&h, &m, ONE, 1), DPM_OK); /* reaches the maximum */
+    assert_int_equal(dpm_score_hist_add(&h, &m.bins, ONE, 1), DPM_OK); /* reaches the maximum */
     assert_int_equal(h.pos[1], DPM_SCORE_HIST_MAX_COUNT);
     dpm_score_hist_t keep = h;
-    assert_int_equal(dpm_score_hist_add(&h, &m, ONE, 1), DPM_ERR_RANGE);
-    assert_int_equal(dpm_score_hist_add(&h, &m, ONE / 2, 0), DPM_ERR_RANGE);
+    assert_int_equal(dpm_score_hist_add(&h, &m.bins, ONE, 1), DPM_ERR_RANGE);
+    assert_int_equal(dpm_score_hist_add(&h, &m.bins, ONE / 2, 0), DPM_ERR_RANGE);
     assert_memory_equal(&h, &keep, sizeof(h));
     /* the other cells still count */
-    assert_int_equal(dpm_score_hist_add(&h, &m, 0, 0), DPM_OK);
-    assert_int_equal(dpm_score_hist_add(&h, &m, 0, 1), DPM_OK);
+    assert_int_equal(dpm_score_hist_add(&h, &m.bins, 0, 0), DPM_OK);
+    assert_int_equal(dpm_score_hist_add(&h, &m.bins, 0, 1), DPM_OK);
     assert_int_equal(h.neg[0], 1);
     assert_int_equal(h.pos[0], 1);
     assert_int_equal(h.pos[1], DPM_SCORE_HIST_MAX_COUNT);
@@ -206,14 +207,14 @@ static void test_add_overflow(void **state)
 /* A histogram with distinct counts in every cell, from real add calls. */
 static void fill_hist(dpm_score_hist_t *h, const dpm_roc_hist_t *m)
 {
-    assert_int_equal(dpm_score_hist_init(h, m), DPM_OK);
-    for (uint32_t b = 0; b < m->bins; b++) {
-        uint32_t score = b == 0 ? 0 : m->edges[b - 1];
+    assert_int_equal(dpm_score_hist_init(h, &m->bins), DPM_OK);
+    for (uint32_t b = 0; b < m->bins.count; b++) {
+        uint32_t score = b == 0 ? 0 : m->bins.edges[b - 1];
         for (uint32_t k = 0; k < b + 1; k++) {
-            assert_int_equal(dpm_score_hist_add(h, m, score, 1), DPM_OK);
+            assert_int_equal(dpm_score_hist_add(h, &m->bins, score, 1), DPM_OK);
         }
         for (uint32_t k = 0; k < 2 * b + 3; k++) {
-            assert_int_equal(dpm_score_hist_add(h, m, score, 0), DPM_OK);
+            assert_int_equal(dpm_score_hist_add(h, &m->bins, score, 0), DPM_OK);
         }
     }
 }
@@ -240,19 +241,19 @@ static void test_perturb_is_hist_plus_laplace_draws_in_order(void **state)
         dpm_roc_hist_report_t out;
         memset(&out, 0x33, sizeof(out));
         assert_int_equal(dpm_roc_hist_perturb(&m, &r1, &h, &out), DPM_OK);
-        assert_int_equal(out.bins, m.bins);
+        assert_int_equal(out.bins, m.bins.count);
         /* the reference: one dpm_laplace_add per cell, pos[0..bins-1] then neg[0..bins-1] */
         int differs = 0;
         for (int half = 0; half < 2; half++) {
             const uint32_t *counts = half == 0 ? h.pos : h.neg;
             const int32_t *got = half == 0 ? out.pos : out.neg;
-            for (uint32_t b = 0; b < m.bins; b++) {
+            for (uint32_t b = 0; b < m.bins.count; b++) {
                 int64_t y = 0;
                 assert_int_equal(dpm_laplace_add(&m.lap, &r2, (int64_t)counts[b], &y), DPM_OK);
                 assert_true(y == (int64_t)got[b]);
                 differs += y != (int64_t)counts[b];
             }
-            for (uint32_t b = m.bins; b < DPM_MAX_BINS; b++) {
+            for (uint32_t b = m.bins.count; b < DPM_MAX_BINS; b++) {
                 assert_int_equal(got[b], 0);
             }
         }
@@ -292,7 +293,7 @@ static void test_perturb_bad_parameters_and_range(void **state)
     bad.neg[2] = DPM_SCORE_HIST_MAX_COUNT + 1;
     assert_int_equal(dpm_roc_hist_perturb(&m, &r, &bad, &out), DPM_ERR_PARAM);
     dpm_roc_hist_t broken = m;
-    broken.bins = DPM_MAX_BINS + 1;
+    broken.bins.count = DPM_MAX_BINS + 1;
     assert_int_equal(dpm_roc_hist_perturb(&broken, &r, &h, &out), DPM_ERR_PARAM);
     broken = m;
     broken.lap.sensitivity = 1; /* not the roc_hist noise */
@@ -337,12 +338,12 @@ static void test_report_roundtrip_64_bins(void **state)
     dpm_mech_t mc;
     const char *why = NULL;
     assert_int_equal(dpm_mech_init(&mc, &c, &why), DPM_OK);
-    assert_int_equal(mc.roc_hist.bins, DPM_MAX_BINS);
+    assert_int_equal(mc.params.roc_hist.bins.count, DPM_MAX_BINS);
     assert_int_equal(mc.eps_implemented, c.eps);
     dpm_score_hist_t h;
-    fill_hist(&h, &mc.roc_hist);
+    fill_hist(&h, &mc.params.roc_hist);
     dpm_report_t rep, back;
-    assert_int_equal(dpm_mech_report_roc_hist(&mc, &r, 5, &h, &rep), DPM_OK);
+    assert_int_equal(dpm_mech_report_roc_hist(&mc, &r, TEST_RECEIPT(&mc, 5), &h, &rep), DPM_OK);
     assert_int_equal(rep.mechanism, DPM_MECH_ID_ROC_HIST);
     assert_int_equal(rep.campaign_id, 11);
     assert_int_equal(rep.period, 5);
@@ -350,8 +351,8 @@ static void test_report_roundtrip_64_bins(void **state)
     assert_int_equal(rep.params_hash, mc.params_hash);
     /* the body is dpm_roc_hist_perturb's, drawn first */
     dpm_roc_hist_report_t direct;
-    assert_int_equal(dpm_roc_hist_perturb(&mc.roc_hist, &r2, &h, &direct), DPM_OK);
-    assert_memory_equal(&rep.roc_hist, &direct, sizeof(direct));
+    assert_int_equal(dpm_roc_hist_perturb(&mc.params.roc_hist, &r2, &h, &direct), DPM_OK);
+    assert_memory_equal(&rep.body.roc_hist, &direct, sizeof(direct));
 
     uint8_t buf[DPM_REPORT_MAX_BYTES];
     size_t len = 0;
@@ -364,15 +365,14 @@ static void test_report_roundtrip_64_bins(void **state)
     assert_int_equal(back.mechanism, DPM_MECH_ID_ROC_HIST);
     assert_int_equal(back.eps, rep.eps);
     assert_int_equal(back.params_hash, rep.params_hash);
-    assert_int_equal(back.roc_hist.bins, DPM_MAX_BINS);
-    assert_memory_equal(back.roc_hist.pos, rep.roc_hist.pos, sizeof(rep.roc_hist.pos));
-    assert_memory_equal(back.roc_hist.neg, rep.roc_hist.neg, sizeof(rep.roc_hist.neg));
-    assert_int_equal(back.tuple.nmetrics, 0);
+    assert_int_equal(back.body.roc_hist.bins, DPM_MAX_BINS);
+    assert_memory_equal(back.body.roc_hist.pos, rep.body.roc_hist.pos, sizeof(rep.body.roc_hist.pos));
+    assert_memory_equal(back.body.roc_hist.neg, rep.body.roc_hist.neg, sizeof(rep.body.roc_hist.neg));
     assert_int_equal(dpm_mech_check_report(&mc, &back, &why), DPM_OK);
     assert_int_equal(dpm_report_encode(&rep, buf, len - 1, &len), DPM_ERR_BUFFER);
 
-    /* The size bound is exact: every header field at its widest and every value -(2^31 - 1)
-     * (zigzag 2^32 - 3: 5 bytes) fill DPM_REPORT_MAX_BYTES to the byte. */
+    /* The size bound is exact: every header field at its widest, every value -(2^31 - 1)
+     * (zigzag 2^32 - 3: 5 bytes) and the largest group fill DPM_REPORT_ROC_MAX to the byte. */
     dpm_report_t worst = rep;
     worst.campaign_id = UINT32_MAX;
     worst.period = UINT32_MAX;
@@ -380,19 +380,21 @@ static void test_report_roundtrip_64_bins(void **state)
     worst.params_hash = UINT32_MAX;
     memset(worst.report_id, 0xFF, sizeof(worst.report_id));
     for (uint32_t b = 0; b < DPM_MAX_BINS; b++) {
-        worst.roc_hist.pos[b] = -INT32_MAX;
-        worst.roc_hist.neg[b] = INT32_MAX;
+        worst.body.roc_hist.pos[b] = -INT32_MAX;
+        worst.body.roc_hist.neg[b] = INT32_MAX;
     }
+    worst.body.roc_hist.group = DPM_MAX_GROUPS - 1;
     assert_int_equal(dpm_report_encode(&worst, buf, sizeof(buf), &len), DPM_OK);
-    assert_int_equal(len, DPM_REPORT_MAX_BYTES);
-    assert_int_equal(DPM_REPORT_MAX_BYTES, 692);
+    assert_int_equal(len, DPM_REPORT_ROC_MAX);
+    assert_int_equal(DPM_REPORT_ROC_MAX, 694);
+    assert_true(DPM_REPORT_ROC_MAX <= DPM_REPORT_MAX_BYTES);
     assert_int_equal(dpm_report_decode(buf, len, &back), DPM_OK);
-    assert_memory_equal(&back.roc_hist, &worst.roc_hist, sizeof(worst.roc_hist));
+    assert_memory_equal(&back.body.roc_hist, &worst.body.roc_hist, sizeof(worst.body.roc_hist));
 
     /* bins outside [2, DPM_MAX_BINS] cannot be encoded */
-    worst.roc_hist.bins = 1;
+    worst.body.roc_hist.bins = 1;
     assert_int_equal(dpm_report_encode(&worst, buf, sizeof(buf), &len), DPM_ERR_PARAM);
-    worst.roc_hist.bins = DPM_MAX_BINS + 1;
+    worst.body.roc_hist.bins = DPM_MAX_BINS + 1;
     assert_int_equal(dpm_report_encode(&worst, buf, sizeof(buf), &len), DPM_ERR_PARAM);
 
     /* a tuple mechanism cannot make a roc_hist report */
@@ -406,7 +408,7 @@ static void test_report_roundtrip_64_bins(void **state)
     dpm_report_t keep;
     memset(&keep, 0x19, sizeof(keep));
     rep = keep;
-    assert_int_equal(dpm_mech_report_roc_hist(&tm, &r, 0, &h, &rep), DPM_ERR_PARAM);
+    assert_int_equal(dpm_mech_report_roc_hist(&tm, &r, TEST_RECEIPT(&tm, 0), &h, &rep), DPM_ERR_PARAM);
     assert_memory_equal(&rep, &keep, sizeof(rep));
 }
 
@@ -455,7 +457,7 @@ static void test_report_decode_and_check_reject_bad_bodies(void **state)
     keep = out;
     size_t len = report_with_body(buf, 3, 3); /* the well-formed control */
     assert_int_equal(dpm_report_decode(buf, len, &out), DPM_OK);
-    assert_int_equal(out.roc_hist.bins, 3);
+    assert_int_equal(out.body.roc_hist.bins, 3);
     assert_int_equal(out.mechanism, DPM_MECH_ID_ROC_HIST);
     out = keep;
     len = report_with_body(buf, 3, 2); /* pos and neg disagree */
@@ -479,17 +481,17 @@ static void test_report_decode_and_check_reject_bad_bodies(void **state)
     dpm_mech_t mc;
     assert_int_equal(dpm_mech_init(&mc, &c, NULL), DPM_OK);
     dpm_score_hist_t h;
-    fill_hist(&h, &mc.roc_hist);
+    fill_hist(&h, &mc.params.roc_hist);
     dpm_report_t good, bad;
-    assert_int_equal(dpm_mech_report_roc_hist(&mc, &r, 0, &h, &good), DPM_OK);
+    assert_int_equal(dpm_mech_report_roc_hist(&mc, &r, TEST_RECEIPT(&mc, 0), &h, &good), DPM_OK);
     const char *why = NULL;
     assert_int_equal(dpm_mech_check_report(&mc, &good, &why), DPM_OK);
     bad = good;
-    bad.roc_hist.bins = 4;
+    bad.body.roc_hist.bins = 4;
     assert_int_equal(dpm_mech_check_report(&mc, &bad, &why), DPM_ERR_PROTOCOL);
     assert_string_equal(why, "wrong number of bins");
     bad = good;
-    bad.roc_hist.neg[4] = INT32_MIN;
+    bad.body.roc_hist.neg[4] = INT32_MIN;
     assert_int_equal(dpm_mech_check_report(&mc, &bad, &why), DPM_ERR_PROTOCOL);
     assert_string_equal(why, "value out of range");
     bad = good;
@@ -498,8 +500,8 @@ static void test_report_decode_and_check_reject_bad_bodies(void **state)
     assert_string_equal(why, "parameter fingerprint mismatch");
     /* a tuple body under the roc_hist mechanism id has no bins */
     bad = good;
-    memset(&bad.roc_hist, 0, sizeof(bad.roc_hist));
-    bad.tuple.nmetrics = 1;
+    memset(&bad.body.roc_hist, 0, sizeof(bad.body.roc_hist));
+    bad.body.tuple.nmetrics = 1;
     assert_int_equal(dpm_mech_check_report(&mc, &bad, &why), DPM_ERR_PROTOCOL);
 }
 
@@ -515,8 +517,7 @@ static void test_campaign_validation_reasons(void **state)
     assert_int_equal(dpm_mech_init(&m, &c, &why), DPM_ERR_PARAM);
     assert_string_equal(why, "bin edges not strictly increasing");
     c = roc_campaign(DPM_MAX_BINS - 1);
-    c.nbins = DPM_MAX_BINS; /* 64 edges would be 65 bins */
-    c.bin_edges[DPM_MAX_BINS - 1] = ONE;
+    c.nbins = DPM_MAX_BINS; /* 64 edges would be 65 bins (and do not fit a campaign) */
     assert_int_equal(dpm_mech_init(&m, &c, &why), DPM_ERR_PARAM);
     assert_string_equal(why, "too many bins");
     c.nbins = DPM_MAX_BINS + 1;
@@ -546,11 +547,11 @@ static void test_campaign_validation_reasons(void **state)
     c = roc_campaign(1);
     c.bin_edges[0] = ONE;
     assert_int_equal(dpm_mech_init(&m, &c, &why), DPM_OK);
-    assert_int_equal(m.roc_hist.bins, 2);
+    assert_int_equal(m.params.roc_hist.bins.count, 2);
     c = roc_campaign(DPM_MAX_BINS - 1);
     c.bin_edges[DPM_MAX_BINS - 2] = ONE;
     assert_int_equal(dpm_mech_init(&m, &c, &why), DPM_OK);
-    assert_int_equal(m.roc_hist.bins, DPM_MAX_BINS);
+    assert_int_equal(m.params.roc_hist.bins.count, DPM_MAX_BINS);
 
     /* a roc_hist campaign survives the wire */
     uint8_t buf[DPM_CAMPAIGN_MAX_BYTES];
@@ -574,7 +575,8 @@ static void test_fingerprint_tracks_edges_and_eps(void **state)
     /* fields the mechanism does not use do not change it */
     dpm_campaign_t same = c;
     same.id = 99;
-    same.groups = 5;
+    same.frac_bits = 5;
+    same.ustat_k = 7; /* another mechanism's parameter */
     same.budget = 9 * DPM_EPS_ONE;
     assert_int_equal(dpm_mech_init(&b, &same, NULL), DPM_OK);
     assert_int_equal(b.params_hash, a.params_hash);

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # Every source file (C, headers, Python, shell, proto, nanopb options, scenarios, make and
-# Kconfig files, CMake files) carries "SPDX-License-Identifier: Apache-2.0" in its first three
-# lines. Works in a git checkout and in an unpacked release tarball (no .git).
+# Kconfig files, CMake files, build templates, module manifests) carries
+# "SPDX-License-Identifier: Apache-2.0" in its first three lines. Works in a git checkout and in
+# an unpacked release tarball (no .git).
 set -uo pipefail
 n=0 failed=0
 tap() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=1; fi; }
@@ -13,7 +14,7 @@ sources() {
   (cd "$1" && if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then git ls-files; else
      find . -path ./build -prune -o -type f -print | sed 's|^\./||'; fi) |
     grep -vE '^tests/fuzz/corpus/' |
-    grep -E '\.(c|h|py|sh|proto|options|scn|cmake|dict)$|(^|/)(Makefile|Kconfig|CMakeLists\.txt|run)$|\.make/'
+    grep -E '\.(c|h|py|sh|proto|options|scn|cmake|dict|mk|in|yml)$|(^|/)(Makefile|Kconfig|CMakeLists\.txt|run)$|\.make/'
 }
 # Files under $1 whose first three lines lack the tag.
 untagged() {

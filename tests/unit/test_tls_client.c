@@ -305,6 +305,77 @@ static size_t echo_session(fixture_t *f, const char *want_version)
 
 /* ---- successful sessions ----------------------------------------------------------------- */
 
+/* Mutual TLS: `s_server -Verify 1 -CAfile ca.crt` wants a client certificate from the test CA
+ * (a collector started with --device-ca). Without one nothing gets through; with the device's
+ * certificate the session works inside the arena budget; a key of another certificate is
+ * refused before anything is sent. */
+static void test_client_certificate(void **state)
+{
+    fixture_t *f = *state;
+    static uint8_t cert[8192], key[8192], wrong_key[8192];
+    size_t cert_len = 0, key_len = 0, wrong_len = 0;
+    char ca_path[512];
+    assert_int_equal(tls_testpki_load(&pki, "client.crt", cert, sizeof(cert), &cert_len), 0);
+    assert_int_equal(tls_testpki_load(&pki, "client.key", key, sizeof(key), &key_len), 0);
+    assert_int_equal(tls_testpki_load(&pki, "server.key", wrong_key, sizeof(wrong_key), &wrong_len),
+                     0);
+    const char *extra[] = {"-rev",
+                           "-Verify",
+                           "1",
+                           "-CAfile",
+                           tls_testpki_path(&pki, "ca.crt", ca_path, sizeof(ca_path)),
+                           NULL};
+    for (int round = 0; round < 2; round++) {
+        int with_cert = round == 1;
+        assert_int_equal(
+            tls_testserver_start_openssl(&f->srv, &pki, "server.crt", "server.key", extra, 5000),
+            0);
+        assert_int_equal(dpm_posix_tcp_connect(&f->tcp, "127.0.0.1", f->srv.port, 2000), 0);
+        f->tcp.timeout_ms = 50;
+        dpm_tls_config_t cfg = make_config(f, ca_pem, ca_pem_len, "localhost", 5000);
+        if (with_cert) {
+            cfg.client_cert = cert;
+            cfg.client_cert_len = cert_len;
+            cfg.client_key = key;
+            cfg.client_key_len = key_len;
+        }
+        f->arena_before = arena_used();
+        assert_int_equal(dpm_tls_arena_reset_peak(), DPM_OK);
+        dpm_status_t st = dpm_tls_connect(&f->tls, &cfg);
+        int echoed = 0;
+        if (st == DPM_OK) { /* TLS 1.3: the server's verdict may come after our Finished */
+            dpm_transport_t tr = dpm_tls_transport(&f->tls);
+            char buf[256];
+            send_all(tr, "hello dpmetrics\n");
+            echoed = recv_until(tr, buf, sizeof(buf), "\n") == 0 &&
+                     strcmp(buf, "scirtempd olleh\n") == 0;
+            if (with_cert) {
+                report_arena("TLS 1.3 session with a client certificate");
+            }
+            (void)dpm_tls_close(&f->tls);
+        }
+        assert_int_equal(echoed, with_cert);
+        assert_int_equal(arena_used(), f->arena_before);
+        dpm_posix_tcp_close(&f->tcp);
+        tls_testserver_stop(&f->srv);
+    }
+    /* a key that is not the certificate's, or a certificate without a key */
+    start_openssl(f, "server.crt", "server.key", "-rev", NULL);
+    assert_int_equal(dpm_posix_tcp_connect(&f->tcp, "127.0.0.1", f->srv.port, 2000), 0);
+    dpm_tls_config_t cfg = make_config(f, ca_pem, ca_pem_len, "localhost", 5000);
+    cfg.client_cert = cert;
+    cfg.client_cert_len = cert_len;
+    cfg.client_key = wrong_key;
+    cfg.client_key_len = wrong_len;
+    size_t before = arena_used();
+    assert_int_equal(dpm_tls_connect(&f->tls, &cfg), DPM_ERR_PARAM);
+    assert_int_equal(arena_used(), before);
+    cfg.client_key = NULL;
+    cfg.client_key_len = 0;
+    assert_int_equal(dpm_tls_connect(&f->tls, &cfg), DPM_ERR_PARAM);
+    assert_int_equal(arena_used(), before);
+}
+
 static void test_tls13_echo_in_arena(void **state)
 {
     fixture_t *f = *state;
@@ -577,6 +648,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_tls13_echo_in_arena, setup, teardown),
         cmocka_unit_test_setup_teardown(test_tls12_when_server_forces_it, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_client_certificate, setup, teardown),
         cmocka_unit_test_setup_teardown(test_http_request_then_peer_closes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_der_pin_and_rsa_ca, setup, teardown),
         cmocka_unit_test_setup_teardown(test_server_from_another_ca_is_refused, setup, teardown),

@@ -94,7 +94,7 @@ static void test_mr_matches_the_corrected_split(void **state)
      * b = e / (1 + e) = 0.731058578... (spec §11.2: T = 3139872686 for ε = 1). */
     dpm_tuple_t t;
     assert_int_equal(dpm_tuple_init(&t, DPM_TUPLE_MR, 2, tpr_only, 1, 65536), DPM_OK);
-    assert_int_equal(t.value_rr.keep, 3139872686u);
+    assert_int_equal(t.value.rr.keep, 3139872686u);
     double a = (double)t.group_grr.keep / 4294967296.0;
     assert_true(a > 0.6502440 && a < 0.6502446); /* quantized down by < 2^-32 */
 }

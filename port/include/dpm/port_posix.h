@@ -6,8 +6,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "mbedtls/ctr_drbg.h"
-
 #include "dpm/port.h"
 
 #ifdef __cplusplus
@@ -28,10 +26,22 @@ typedef int (*dpm_posix_entropy_fn)(void *ctx, unsigned char *out, size_t len);
  * pool filled by 1 KiB requests (MBEDTLS_CTR_DRBG_MAX_REQUEST) saves ~20 % of their cost. */
 #define DPM_POSIX_RNG_POOL_BYTES 1024u
 
+/* Bytes reserved for the Mbed TLS CTR_DRBG context inside dpm_posix_rng_t. The context's real
+ * size depends on the Mbed TLS configuration the port was built with (392 bytes with the
+ * project's host config on x86_64, 344 with Mbed TLS's default one), which an app must not need
+ * to know: the struct below has the same size whatever an app compiles with, and needs no Mbed
+ * TLS header. port/posix/rng.c fails to build if the real context does not fit. */
+#define DPM_POSIX_DRBG_BYTES 512u
+
 /* One per thread (the pool is not locked; the DRBG itself is, for callers that use it
- * directly as an Mbed TLS f_rng). */
+ * directly as an Mbed TLS f_rng through dpm_posix_rng_f_rng). Read only through the functions
+ * below. */
 typedef struct {
-    mbedtls_ctr_drbg_context drbg;
+    union {
+        uint64_t align_u64;
+        void *align_ptr;
+        unsigned char bytes[DPM_POSIX_DRBG_BYTES];
+    } drbg_opaque; /* the mbedtls_ctr_drbg_context */
     /* DRBG output not yet handed out: pool[pool_pos ..]; bytes handed out are zeroised, so a
      * later compromise of this struct reveals no output already used (as the DRBG's own
      * backtracking resistance) */
@@ -39,16 +49,35 @@ typedef struct {
     uint8_t pool[DPM_POSIX_RNG_POOL_BYTES];
 } dpm_posix_rng_t;
 
+/* The two initialisers below pass sizeof(dpm_posix_rng_t) as the app's compiler sees it to
+ * these, which refuse (-1, *r untouched) a size other than the library's: headers of another
+ * dpmetrics release than the library fail cleanly instead of overrunning the app's struct. */
+int dpm_posix_rng_init_sized(dpm_posix_rng_t *r, size_t r_size, const uint8_t *personalization,
+                             size_t personalization_len);
+int dpm_posix_rng_init_with_entropy_sized(dpm_posix_rng_t *r, size_t r_size,
+                                          dpm_posix_entropy_fn entropy, void *entropy_ctx,
+                                          const uint8_t *personalization,
+                                          size_t personalization_len);
+
 /* Seed from the kernel (getrandom/getentropy) with an optional personalization string (e.g.
- * a device id). Returns 0, or -1 if the kernel or the DRBG fails. */
-int dpm_posix_rng_init(dpm_posix_rng_t *r, const uint8_t *personalization,
-                       size_t personalization_len);
+ * a device id). Returns 0, or -1 if the kernel or the DRBG fails (or the headers do not match
+ * the library, see above). */
+static inline int dpm_posix_rng_init(dpm_posix_rng_t *r, const uint8_t *personalization,
+                                     size_t personalization_len)
+{
+    return dpm_posix_rng_init_sized(r, sizeof(dpm_posix_rng_t), personalization,
+                                    personalization_len);
+}
 /* Seed from another entropy source: for known-answer tests and platforms with their own TRNG.
  * The source is asked for 32 bytes of entropy and a 16-byte nonce at seeding and 32 bytes at
- * every reseed. */
-int dpm_posix_rng_init_with_entropy(dpm_posix_rng_t *r, dpm_posix_entropy_fn entropy,
-                                    void *entropy_ctx, const uint8_t *personalization,
-                                    size_t personalization_len);
+ * every reseed. 0 or -1, as dpm_posix_rng_init. */
+static inline int dpm_posix_rng_init_with_entropy(dpm_posix_rng_t *r, dpm_posix_entropy_fn entropy,
+                                                  void *entropy_ctx, const uint8_t *personalization,
+                                                  size_t personalization_len)
+{
+    return dpm_posix_rng_init_with_entropy_sized(r, sizeof(dpm_posix_rng_t), entropy, entropy_ctx,
+                                                 personalization, personalization_len);
+}
 /* Reseed now (e.g. after fork or resume); pooled bytes are discarded, so every byte handed
  * out afterwards comes from the reseeded state. 0 or -1. */
 int dpm_posix_rng_reseed(dpm_posix_rng_t *r);
@@ -56,6 +85,10 @@ void dpm_posix_rng_free(dpm_posix_rng_t *r);
 /* The port interface view; r must outlive it. Fills shorter than the pool are served from
  * it (the pool is refilled by one DRBG request); longer ones go to the DRBG directly. */
 dpm_rng_t dpm_posix_rng(dpm_posix_rng_t *r);
+/* The DRBG as an Mbed TLS f_rng (p_rng = the dpm_posix_rng_t *), e.g. for
+ * mbedtls_ssl_conf_rng: bytes straight from the DRBG, not from the pool, under the DRBG's own
+ * lock (with MBEDTLS_THREADING_C). 0, or an Mbed TLS error code. */
+int dpm_posix_rng_f_rng(void *r, unsigned char *out, size_t len);
 /* The kernel entropy source itself (an dpm_posix_entropy_fn; ctx unused). */
 int dpm_posix_getrandom(void *ctx, unsigned char *out, size_t len);
 

@@ -34,9 +34,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "mbedtls/ssl.h"
-#include "mbedtls/x509_crt.h"
-
 #include "dpm/port.h"
 #include "dpm/status.h"
 
@@ -92,6 +89,17 @@ typedef struct {
     dpm_clock_t clock;
     /* Deadline for the whole handshake, from the dpm_tls_connect() call; 0 = default. */
     uint32_t handshake_timeout_ms;
+    /* Optional: the device's own certificate (chain) and private key, for a collector that
+     * authenticates devices by TLS client certificate (dpm-collector --device-ca). PEM with
+     * its terminating NUL counted in the length, or DER; unencrypted key (PKCS#8 or SEC1).
+     * Give both or neither. They are parsed (copied into the arena) during dpm_tls_connect()
+     * and kept until dpm_tls_close(): a TLS 1.3 session with an ECDSA P-256 certificate needs
+     * 38,072 bytes of arena with the device config instead of 33,112
+     * (tests/unit/test_mbedtls_device_config.sh). */
+    const uint8_t *client_cert;
+    size_t client_cert_len;
+    const uint8_t *client_key;
+    size_t client_key_len;
 } dpm_tls_config_t;
 
 /* Internal state of a dpm_tls_t (read it through the functions below). */
@@ -101,11 +109,25 @@ typedef enum {
     DPM_TLS_STATE_BROKEN    /* a read or write failed or the peer closed; call dpm_tls_close() */
 } dpm_tls_state_t;
 
+/* Bytes reserved in dpm_tls_t for the session's Mbed TLS contexts (mbedtls_ssl_context,
+ * mbedtls_ssl_config, the pinned CA's mbedtls_x509_crt and the optional client certificate and
+ * key). Their real sizes depend on the Mbed TLS configuration the port was built with (2,464
+ * bytes with the project's host config on x86_64, 2,096 with the device config; on 32-bit ARM
+ * 1,392 and 1,148), which an app must not need to know: dpm_tls_t has the same size whatever an app compiles with, and needs no Mbed TLS header.
+ * port/tls/tls_client.c fails to build if the real contexts do not fit. A device short of RAM
+ * may define a smaller value for the port AND the app; if the two disagree, dpm_tls_connect
+ * refuses (see dpm_tls_connect_sized), it never overruns. */
+#ifndef DPM_TLS_MBEDTLS_BYTES
+#define DPM_TLS_MBEDTLS_BYTES (360u * sizeof(void *))
+#endif
+
 /* A TLS client session. Caller-owned; zero-initialise or let dpm_tls_connect() do it. */
 typedef struct {
-    mbedtls_ssl_context ssl;
-    mbedtls_ssl_config conf;
-    mbedtls_x509_crt ca;
+    union {
+        uint64_t align_u64;
+        void *align_ptr;
+        unsigned char bytes[DPM_TLS_MBEDTLS_BYTES];
+    } mbedtls_opaque; /* Mbed TLS's ssl context, ssl config and CA chain */
     dpm_transport_t raw;
     dpm_tls_raw_close_fn raw_close;
     dpm_rng_t rng;
@@ -154,17 +176,26 @@ dpm_status_t dpm_tls_arena_stats(dpm_tls_arena_stats_t *out);
  * includes what is already allocated. DPM_OK or DPM_ERR_UNSUPPORTED as above. */
 dpm_status_t dpm_tls_arena_reset_peak(void);
 
+/* dpm_tls_connect() passes sizeof(dpm_tls_t) as the app's compiler sees it to this, which
+ * refuses a size other than the library's with DPM_ERR_PARAM, writing nothing to t: headers of
+ * another dpmetrics release than the library fail cleanly instead of overrunning the app's
+ * struct. */
+dpm_status_t dpm_tls_connect_sized(dpm_tls_t *t, size_t t_size, const dpm_tls_config_t *cfg);
+
 /* Set up TLS on cfg->raw and run the handshake until it completes or the deadline passes.
  * t must not hold an open session (a zeroed, never-connected or closed context is fine): it
  * is overwritten. The server must present a chain to cfg->ca for cfg->hostname (verification
  * REQUIRED); the client offers TLS 1.3 and TLS 1.2, nothing older. Calls psa_crypto_init().
  * Returns:
  *   DPM_OK            connected; use dpm_tls_transport(), finish with dpm_tls_close().
- *   DPM_ERR_PARAM     t/cfg NULL, a required field missing, hostname too long, or the CA
- *                     bytes do not parse (or are PEM without the terminating NUL).
+ *   DPM_ERR_PARAM     t/cfg NULL, a required field missing, hostname too long, the CA
+ *                     bytes do not parse (or are PEM without the terminating NUL), or a
+ *                     client certificate or key is given alone, does not parse, or the key
+ *                     does not belong to the certificate.
  *   DPM_ERR_TLS       the handshake failed: certificate not trusted or not for hostname
  *                     (dpm_tls_verify_flags() != 0), the peer does not speak TLS, sent a
- *                     fatal alert, or no common version/cipher suite.
+ *                     fatal alert (e.g. it wants a client certificate, or refused ours), or
+ *                     no common version/cipher suite.
  *   DPM_ERR_TIMEOUT   the deadline passed first.
  *   DPM_ERR_TRANSPORT the raw transport failed or the peer closed the stream.
  *   DPM_ERR_RNG       cfg->rng failed, or PSA could not gather entropy.
@@ -172,8 +203,12 @@ dpm_status_t dpm_tls_arena_reset_peak(void);
  * On every failure the connection is closed: a TLS alert was sent when Mbed TLS could, all
  * Mbed TLS memory is released, cfg->raw_close (if set) has been called, and the context is
  * IDLE. Unlike other SDK calls, a failed connect does write t: it records why
- * (dpm_tls_reason(), dpm_tls_verify_flags(), dpm_tls_mbedtls_error()). */
-dpm_status_t dpm_tls_connect(dpm_tls_t *t, const dpm_tls_config_t *cfg);
+ * (dpm_tls_reason(), dpm_tls_verify_flags(), dpm_tls_mbedtls_error()); the one exception is a
+ * header/library size mismatch (DPM_ERR_PARAM, t untouched; see dpm_tls_connect_sized). */
+static inline dpm_status_t dpm_tls_connect(dpm_tls_t *t, const dpm_tls_config_t *cfg)
+{
+    return dpm_tls_connect_sized(t, sizeof(dpm_tls_t), cfg);
+}
 
 /* The TLS session as a transport with the port contract: send returns plaintext bytes taken
  * (> 0), 0 = try again later (call again with the SAME bytes: Mbed TLS may hold a record that

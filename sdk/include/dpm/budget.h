@@ -17,45 +17,51 @@
  *
  * Storage layout. The caller gives a region [offset, offset + size) of a dpm_storage_t. It is
  * split into two slots, A = [offset, offset + size/2) and B = [offset + size/2, offset +
- * 2 * (size/2)). Each slot holds at most one record at its start, the rest erased (0xFF).
- * Integers are little-endian:
+ * 2 * (size/2)). At rest BOTH slots hold the same record (a mirror) at their start, the rest
+ * erased (0xFF). Integers are little-endian:
  *
  *   byte 0..3    magic "DPLG" (0x44 0x50 0x4C 0x47)
  *   byte 4       version, 1
  *   byte 5       n, campaigns in use (0 <= n <= DPM_LEDGER_MAX_CAMPAIGNS)
  *   byte 6..7    reserved, 0
- *   byte 8..11   seq: sequence number: 1 for the first record, +1 (mod 2^32) per record
+ *   byte 8..11   seq: sequence number: 1 for the first record, +1 (mod 2^32) per charge
  *   byte 12..    n entries of 12 bytes: campaign_id u32, period u32, spent u32 (ε, Q16.16, > 0)
  *   then 4 bytes CRC-32 (IEEE, as zlib) of all the bytes before it
  *
- * A record is 16 + 12 n bytes, at most DPM_LEDGER_RECORD_MAX. Every charge writes a complete
- * new record (seq + 1) into the slot that does NOT hold the newest valid record: it erases
- * that slot, writes the record, and reads it back. On flash, place the region so that each
- * half is one or more whole erase sectors (erase() is called on exactly one half).
+ * A record is 16 + 12 n bytes, at most DPM_LEDGER_RECORD_MAX. A charge builds the new record
+ * (seq + 1) and writes it into both slots, one after the other: for each, it erases the slot,
+ * writes the record and reads it back. It starts with the slot that does not hold the newest
+ * valid record, and returns DPM_OK only once both copies are durable. open() restores a
+ * missing or stale copy the same way. On flash, place the region so that each half is one or
+ * more whole erase sectors (erase() is called on exactly one half).
  *
- * Crash safety (why a crash, a torn write or a torn erase never makes the ledger under-count):
- *  1. The newest record that a DPM_OK charge wrote is never touched by the next charge: that
- *     one writes the other slot. The slot holding it is erased only by the charge after next,
- *     which runs only once the next charge has completed a newer valid record. So at every
- *     instant storage holds a valid record that includes every charge that returned DPM_OK.
- *  2. A torn write leaves a prefix of the new record followed by erased bytes (or garbage):
- *     its CRC-32 fails and the slot is ignored, so recovery finds the previous record. That
- *     record lacks only the interrupted charge, which never returned DPM_OK, so the caller
- *     never produced its report: nothing that exists goes uncounted. If the whole record did
- *     land before the crash, it is used, and counts a report that does not exist (safe).
- *  3. Two valid records always have consecutive sequence numbers (the newer one is used);
- *     anything else is corruption. A CRC-valid record with impossible content, or with a
- *     version this code does not know, is corruption too, never a reason to fall back to the
- *     older slot (that fall-back would be an under-count).
- *  4. The region is initialised by writing slot A while B is erased. A region where A is not
- *     valid and B is entirely erased can therefore only be an interrupted initialisation (or
- *     an interrupted dpm_ledger_reset, which erases B first), and is initialised again; any
- *     other state without a valid record is corruption.
- * Outside this fault model: storage that silently changes a record after it was written and
- * read back. If that hits both slots, or produces impossible values, the ledger fails closed
- * (DPM_ERR_CORRUPT). If it destroys only the newest slot, the older slot is used, which can
- * forget the one charge made in between; it cannot be told apart from a torn write (use
- * storage with ECC where that matters).
+ * The anchor (optional, dpm_ledger_open_anchored): DPM_LEDGER_ANCHOR_BYTES outside the region
+ * (another sector, a one-time-programmable area, another file), written once ("DPLG-ANC")
+ * when the ledger is created and never erased by the SDK. It is what tells an erased region
+ * on a device that has charged before from a new device's region.
+ *
+ * Why a power loss never loses a completed charge, and damage never allows re-spending:
+ *  1. At every instant storage holds a complete copy of a record that counts every charge
+ *     that returned DPM_OK: a charge overwrites one copy only while the other is complete,
+ *     and it has not returned while the copies differ. A torn write or erase is a CRC
+ *     failure, or an erased slot, in the copy being written; the other copy is used.
+ *  2. At rest the two copies are equal, so damage to either one (any bits or bytes, or the
+ *     whole slot erased) leaves the other, which is just as new: it is used and the damaged
+ *     copy is rewritten. A torn write and damage need not be told apart: in both cases the
+ *     remaining valid copy counts every completed charge.
+ *  3. Two valid copies must be equal or have consecutive sequence numbers (a charge in
+ *     flight; the newer one is used); anything else is corruption. A CRC-valid record with
+ *     impossible content or a version this code does not know is corruption too: it was
+ *     written whole by other code, and is never a reason to use the other slot.
+ *  4. Neither copy valid: if A is anything and B is erased, that is a new region or an
+ *     initialisation or reset interrupted while writing A (both write A only while B is
+ *     erased), and the ledger starts empty, unless the anchor is written: then, as in every
+ *     other state without a valid copy, the ledger fails closed (DPM_ERR_CORRUPT).
+ * Damage to both copies fails closed. What this cannot catch: damage that turns a copy into
+ * another valid record (CRC-32 catches every burst of up to 32 bits, other damage with
+ * probability 1 - 2^-32), and, without an anchor, the whole region erased: no content of the
+ * region can tell that from a new device, so it starts an empty ledger. The anchor, kept
+ * elsewhere, can: devices that cannot rule out such an erase use dpm_ledger_open_anchored.
  *
  * Corruption fails closed: once the ledger is found corrupt (at open or at any later call),
  * every charge returns DPM_ERR_CORRUPT, and so no report is produced, until the app calls
@@ -78,12 +84,16 @@ extern "C" {
 /* Bytes of the largest ledger record, and the smallest region dpm_ledger_open accepts. */
 #define DPM_LEDGER_RECORD_MAX (16u + 12u * (uint32_t)DPM_LEDGER_MAX_CAMPAIGNS)
 #define DPM_LEDGER_MIN_REGION (2u * DPM_LEDGER_RECORD_MAX)
+/* Bytes of the anchor (see dpm_ledger_open_anchored). */
+#define DPM_LEDGER_ANCHOR_BYTES 8u
 
 /* A ledger bound to its storage region. Fill it with dpm_ledger_open; treat as opaque. */
 typedef struct {
     const dpm_storage_t *storage; /* not owned; must outlive the ledger */
     uint32_t offset;              /* region start in the storage */
     uint32_t slot_size;           /* bytes per slot: half the region */
+    const dpm_storage_t *anchor;  /* NULL, or the anchor's storage (not owned) */
+    uint32_t anchor_offset;       /* the anchor's offset in it */
     uint32_t seq;                 /* sequence number of the newest record, as last read */
     dpm_status_t state;           /* DPM_OK, or DPM_ERR_CORRUPT (sticky until reset) */
     uint32_t opened;              /* DPM_LEDGER_OPENED once bound */
@@ -91,20 +101,36 @@ typedef struct {
 
 #define DPM_LEDGER_OPENED 0x4C504D44u
 
-/* Bind *l to the region [offset, offset + size) of *storage, read both slots and check them.
- * An entirely erased region (a new device) becomes an empty ledger: slot A is written.
- * Returns:
+/* Bind *l to the region [offset, offset + size) of *storage, read both slots and check them;
+ * a copy that is missing, torn or damaged is rewritten from the other (this writes). An
+ * entirely erased region (a new device) becomes an empty ledger: both slots are written. THAT
+ * IS ALSO WHAT A REGION ERASED BY ACCIDENT BECOMES: use dpm_ledger_open_anchored on devices
+ * where that can happen. Returns:
  *   DPM_OK           *l is ready;
- *   DPM_ERR_CORRUPT  the region holds no valid ledger (bad CRC in both slots, bad magic,
- *                    impossible values, an unknown version, non-consecutive sequence
- *                    numbers). *l IS bound, in the failed-closed state: charges return
- *                    DPM_ERR_CORRUPT until dpm_ledger_reset(l) succeeds;
+ *   DPM_ERR_CORRUPT  the region holds no valid ledger (no valid copy and not a new or
+ *                    half-initialised region, bad magic, impossible values, an unknown
+ *                    version, non-consecutive sequence numbers). *l IS bound, in the
+ *                    failed-closed state: charges return DPM_ERR_CORRUPT until
+ *                    dpm_ledger_reset(l) succeeds;
  *   DPM_ERR_PARAM    NULL pointers, a storage without read/write/erase, size <
  *                    DPM_LEDGER_MIN_REGION, or a region outside storage->size;
- *   DPM_ERR_STORAGE  the port failed to read, or to write a new ledger.
+ *   DPM_ERR_STORAGE  the port failed to read, or to write a new ledger or a repaired copy.
  * On DPM_ERR_PARAM and DPM_ERR_STORAGE *l is untouched. */
 dpm_status_t dpm_ledger_open(dpm_ledger_t *l, const dpm_storage_t *storage, uint32_t offset,
                              uint32_t size);
+
+/* dpm_ledger_open with an anchor: DPM_LEDGER_ANCHOR_BYTES at anchor_offset of *anchor (which
+ * may be *storage itself, outside the region, or another storage: an OTP area, another
+ * sector, another file), erased (0xFF) on a new device. The anchor is written once a ledger
+ * exists and never erased by the SDK, so that an erased region on a device that already had a
+ * ledger is DPM_ERR_CORRUPT (fail closed) instead of a new, empty ledger. An anchor that is
+ * not erased counts as written whatever it holds. Place it where whatever may erase the
+ * ledger region cannot reach it (not in the region's erase sectors). Extra DPM_ERR_PARAM:
+ * anchor without read/write/erase, outside anchor->size, or overlapping the region. A
+ * device that used dpm_ledger_open gains the protection from its first anchored open. */
+dpm_status_t dpm_ledger_open_anchored(dpm_ledger_t *l, const dpm_storage_t *storage,
+                                      uint32_t offset, uint32_t size, const dpm_storage_t *anchor,
+                                      uint32_t anchor_offset);
 
 /* Spend eps_q16 (ε of one report, Q16.16, > 0) of campaign_id's budget for `period`, whose
  * total per period is budget_q16 (Q16.16, > 0; pass the campaign's budget every time).
@@ -121,7 +147,8 @@ dpm_status_t dpm_ledger_open(dpm_ledger_t *l, const dpm_storage_t *storage, uint
  *                    dpm_ledger_reset;
  *   DPM_ERR_STORAGE  the port failed; the charge may or may not have reached storage (if it
  *                    did, it counts), but the caller must NOT produce the report.
- * Cost: two slot reads, one slot erase, one record write and its read-back. */
+ * Cost: two slot reads, then for each of the two slots an erase, a record write and its
+ * read-back. */
 dpm_status_t dpm_ledger_charge(dpm_ledger_t *l, uint32_t campaign_id, uint32_t period,
                                dpm_eps_t eps_q16, dpm_eps_t budget_q16);
 
@@ -133,8 +160,9 @@ dpm_status_t dpm_ledger_spent(dpm_ledger_t *l, uint32_t campaign_id, uint32_t pe
                               dpm_eps_t *spent);
 
 /* Forget everything and start an empty ledger (the only way out of DPM_ERR_CORRUPT). Erases
- * slot B, then slot A, then writes an empty record into A; a crash part-way leaves either the
- * old ledger or an interrupted reset that the next open completes.
+ * slot B, then writes an empty record into A and then B (and writes the anchor if there is one
+ * and it is erased); a crash part-way leaves either the old ledger or an interrupted reset,
+ * which the next open completes (with an anchor: reports DPM_ERR_CORRUPT, reset again).
  *
  * THIS FORFEITS THE PROTECTION: after a reset the device may spend again, in the current
  * periods, budget that it has already spent, so the reports of those periods can together

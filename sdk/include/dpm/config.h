@@ -33,39 +33,21 @@
 #if !defined(DPM_RAND_BUF_BYTES) && defined(CONFIG_DPM_RAND_BUF_BYTES)
 #define DPM_RAND_BUF_BYTES CONFIG_DPM_RAND_BUF_BYTES
 #endif
-#if !defined(DPM_LOG_LEVEL) && defined(CONFIG_DPM_LOG_LEVEL)
-#define DPM_LOG_LEVEL CONFIG_DPM_LOG_LEVEL
-#endif
 #if !defined(DPM_LEDGER_MAX_CAMPAIGNS) && defined(CONFIG_DPM_LEDGER_MAX_CAMPAIGNS)
 #define DPM_LEDGER_MAX_CAMPAIGNS CONFIG_DPM_LEDGER_MAX_CAMPAIGNS
 #endif
-/* Booleans: Kconfig leaves a disabled option undefined, so presence means 1, absence 0. */
-#ifndef DPM_ENABLE_ASSERT
-#if defined(CONFIG_DPM_ENABLE_ASSERT)
-#define DPM_ENABLE_ASSERT 1
-#else
-#define DPM_ENABLE_ASSERT 0
+/* dpauc and ustat_bins / ustat_tree (issue 17) */
+#if !defined(DPM_DPAUC_MAX_THRESHOLDS) && defined(CONFIG_DPM_DPAUC_MAX_THRESHOLDS)
+#define DPM_DPAUC_MAX_THRESHOLDS CONFIG_DPM_DPAUC_MAX_THRESHOLDS
 #endif
-#endif
-#ifndef DPM_MECH_ROC_HIST
-#if defined(CONFIG_DPM_MECH_ROC_HIST)
-#define DPM_MECH_ROC_HIST 1
-#else
-#define DPM_MECH_ROC_HIST 0
-#endif
+#if !defined(DPM_USTAT_MAX_DEPTH) && defined(CONFIG_DPM_USTAT_MAX_DEPTH)
+#define DPM_USTAT_MAX_DEPTH CONFIG_DPM_USTAT_MAX_DEPTH
 #endif
 #ifndef DPM_MECH_DPAUC
 #if defined(CONFIG_DPM_MECH_DPAUC)
 #define DPM_MECH_DPAUC 1
 #else
 #define DPM_MECH_DPAUC 0
-#endif
-#endif
-#ifndef DPM_MECH_FEDAUC
-#if defined(CONFIG_DPM_MECH_FEDAUC)
-#define DPM_MECH_FEDAUC 1
-#else
-#define DPM_MECH_FEDAUC 0
 #endif
 #endif
 #ifndef DPM_MECH_USTAT
@@ -75,12 +57,31 @@
 #define DPM_MECH_USTAT 0
 #endif
 #endif
+/* Booleans: Kconfig leaves a disabled option undefined, so presence means 1, absence 0. */
+#ifndef DPM_MECH_ROC_HIST
+#if defined(CONFIG_DPM_MECH_ROC_HIST)
+#define DPM_MECH_ROC_HIST 1
+#else
+#define DPM_MECH_ROC_HIST 0
+#endif
+#endif
 #ifndef DPM_MECH_TUPLE
 #if defined(CONFIG_DPM_MECH_TUPLE)
 #define DPM_MECH_TUPLE 1
 #else
 #define DPM_MECH_TUPLE 0
 #endif
+#endif
+/* FedAUC */
+#ifndef DPM_MECH_FEDAUC
+#if defined(CONFIG_DPM_MECH_FEDAUC)
+#define DPM_MECH_FEDAUC 1
+#else
+#define DPM_MECH_FEDAUC 0
+#endif
+#endif
+#if !defined(DPM_FEDAUC_MAX_EXAMPLES) && defined(CONFIG_DPM_FEDAUC_MAX_EXAMPLES)
+#define DPM_FEDAUC_MAX_EXAMPLES CONFIG_DPM_FEDAUC_MAX_EXAMPLES
 #endif
 #endif /* CONFIG_DPM */
 
@@ -103,29 +104,32 @@
 #ifndef DPM_RAND_BUF_BYTES
 #define DPM_RAND_BUF_BYTES 256 /* bytes fetched from the port RNG per refill */
 #endif
-#ifndef DPM_LOG_LEVEL
-#define DPM_LOG_LEVEL 2 /* 0 off, 1 error, 2 warn, 3 info, 4 debug */
-#endif
 #ifndef DPM_LEDGER_MAX_CAMPAIGNS
 #define DPM_LEDGER_MAX_CAMPAIGNS 4 /* campaigns one privacy ledger tracks at once */
-#endif
-#ifndef DPM_ENABLE_ASSERT
-#define DPM_ENABLE_ASSERT 1
 #endif
 #ifndef DPM_MECH_ROC_HIST
 #define DPM_MECH_ROC_HIST 1
 #endif
+#ifndef DPM_MECH_TUPLE
+#define DPM_MECH_TUPLE 1
+#endif
 #ifndef DPM_MECH_DPAUC
 #define DPM_MECH_DPAUC 1
-#endif
-#ifndef DPM_MECH_FEDAUC
-#define DPM_MECH_FEDAUC 1
 #endif
 #ifndef DPM_MECH_USTAT
 #define DPM_MECH_USTAT 1
 #endif
-#ifndef DPM_MECH_TUPLE
-#define DPM_MECH_TUPLE 1
+#ifndef DPM_DPAUC_MAX_THRESHOLDS
+#define DPM_DPAUC_MAX_THRESHOLDS 25 /* dpauc: decision thresholds N per report (4N counts) */
+#endif
+#ifndef DPM_USTAT_MAX_DEPTH
+#define DPM_USTAT_MAX_DEPTH 16 /* ustat_tree: tree depth α (2^α score values) */
+#endif
+#ifndef DPM_MECH_FEDAUC
+#define DPM_MECH_FEDAUC 1 /* fedauc_rr / fedauc_lap (rank contributions, two rounds) */
+#endif
+#ifndef DPM_FEDAUC_MAX_EXAMPLES
+#define DPM_FEDAUC_MAX_EXAMPLES 65536 /* examples one device may upload (buffers: the app's) */
 #endif
 
 /* ---- 4. checks ----------------------------------------------------------------------- */
@@ -147,11 +151,32 @@
 #if DPM_RAND_BUF_BYTES < 16 || DPM_RAND_BUF_BYTES > 4096 || (DPM_RAND_BUF_BYTES % 8) != 0
 #error "DPM_RAND_BUF_BYTES must be a multiple of 8 in [16, 4096]"
 #endif
-#if DPM_LOG_LEVEL < 0 || DPM_LOG_LEVEL > 4
-#error "DPM_LOG_LEVEL must be in [0, 4]"
-#endif
 #if DPM_LEDGER_MAX_CAMPAIGNS < 1 || DPM_LEDGER_MAX_CAMPAIGNS > 32
 #error "DPM_LEDGER_MAX_CAMPAIGNS must be in [1, 32]"
+#endif
+#if (DPM_MECH_ROC_HIST != 0 && DPM_MECH_ROC_HIST != 1) ||                                          \
+    (DPM_MECH_TUPLE != 0 && DPM_MECH_TUPLE != 1)
+#error "DPM_MECH_ROC_HIST and DPM_MECH_TUPLE must be 0 or 1"
+#endif
+#if (DPM_MECH_DPAUC != 0 && DPM_MECH_DPAUC != 1) || (DPM_MECH_USTAT != 0 && DPM_MECH_USTAT != 1)
+#error "DPM_MECH_DPAUC and DPM_MECH_USTAT must be 0 or 1"
+#endif
+#if DPM_DPAUC_MAX_THRESHOLDS < 2 || DPM_DPAUC_MAX_THRESHOLDS > 128
+#error                                                                                             \
+    "DPM_DPAUC_MAX_THRESHOLDS must be in [2, 128] (the wire format, sdk/proto/dpm.options, holds 128)"
+#endif
+#if DPM_USTAT_MAX_DEPTH < 1 || DPM_USTAT_MAX_DEPTH > 20
+#error "DPM_USTAT_MAX_DEPTH must be in [1, 20] (the server keeps 2^(depth + 1) sums per class)"
+#endif
+#if DPM_MECH_FEDAUC != 0 && DPM_MECH_FEDAUC != 1
+#error "DPM_MECH_FEDAUC must be 0 or 1"
+#endif
+#if DPM_FEDAUC_MAX_EXAMPLES < 1 || DPM_FEDAUC_MAX_EXAMPLES > 4194304
+#error "DPM_FEDAUC_MAX_EXAMPLES must be in [1, 4194304] (2^22: keeps every rank sum in 64 bits)"
+#endif
+#if !DPM_MECH_ROC_HIST && !DPM_MECH_TUPLE && !DPM_MECH_DPAUC && !DPM_MECH_USTAT && !DPM_MECH_FEDAUC
+#error                                                                                             \
+    "at least one mechanism must be compiled in (DPM_MECH_ROC_HIST, _TUPLE, _DPAUC, _USTAT or _FEDAUC)"
 #endif
 
 #endif /* DPM_CONFIG_H */

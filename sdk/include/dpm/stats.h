@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Local statistics, no randomness: confusion counts and the performance metrics derived from
- * them as exact rationals. Nothing here leaves the device un-noised. */
+ * them as exact rationals, and per-bin label counts of scores (the input of roc_hist). Nothing
+ * here leaves the device un-noised: a mechanism (dpm/tuple.h, dpm/roc_hist.h) perturbs it. */
 #ifndef DPM_STATS_H
 #define DPM_STATS_H
 
@@ -40,6 +41,47 @@ typedef struct {
  * to do (typically: send no report); it is never silently 0. DPM_ERR_PARAM for an unknown
  * metric or NULL. */
 dpm_status_t dpm_metric_ratio(const dpm_confusion_t *c, dpm_metric_t metric, dpm_ratio_t *out);
+
+/* ---- score histograms ------------------------------------------------------------------ */
+
+/* Public score bins: count = n_edges + 1 bins cut by strictly increasing edges in Q1.31
+ * (2^31 = score 1.0). Bin b holds the scores edges[b-1] <= s < edges[b] (bin 0: s < edges[0];
+ * the last bin: s >= edges[count-2]), so a score exactly on an edge goes to the bin above. */
+typedef struct {
+    uint32_t count;                   /* bins, in [2, DPM_MAX_BINS] */
+    uint32_t edges[DPM_MAX_BINS - 1]; /* entries >= count - 1 are 0 */
+} dpm_score_bins_t;
+
+/* 1 <= n_edges <= DPM_MAX_BINS - 1 edges, strictly increasing, each <= 2^31. DPM_ERR_PARAM
+ * (*b untouched) for NULL or anything else. */
+dpm_status_t dpm_score_bins_init(dpm_score_bins_t *b, const uint32_t *edges, uint32_t n_edges);
+
+/* *bin = the number of edges <= score_q31 (score_q31 <= 2^31, else DPM_ERR_PARAM and *bin
+ * untouched). Compares with every edge, no early exit: its run time does not depend on the
+ * score. */
+dpm_status_t dpm_score_bin(const dpm_score_bins_t *b, uint32_t score_q31, uint32_t *bin);
+
+/* Largest count one cell of a dpm_score_hist_t may hold: keeps every noised count inside
+ * int32 except with probability < 2^-11000 (see dpm_roc_hist_perturb). */
+#define DPM_SCORE_HIST_MAX_COUNT (UINT32_C(1) << 30)
+
+/* Per-bin counts of positive (label 1) and negative (label 0) local examples. */
+typedef struct {
+    uint32_t bins;
+    uint32_t pos[DPM_MAX_BINS];
+    uint32_t neg[DPM_MAX_BINS];
+} dpm_score_hist_t;
+
+/* An empty histogram over b's bins. DPM_ERR_PARAM (h untouched) for NULL or a b whose count
+ * is outside [2, DPM_MAX_BINS]. */
+dpm_status_t dpm_score_hist_init(dpm_score_hist_t *h, const dpm_score_bins_t *b);
+
+/* Count one example: its score's bin (dpm_score_bin) gets +1 in pos (label 1) or neg
+ * (label 0), selected with a mask, not a branch on the label. DPM_ERR_PARAM for NULL, a label
+ * other than 0/1, a score > 2^31, or h->bins != b->count; DPM_ERR_RANGE if the count would
+ * exceed DPM_SCORE_HIST_MAX_COUNT. h is unchanged on error. */
+dpm_status_t dpm_score_hist_add(dpm_score_hist_t *h, const dpm_score_bins_t *b, uint32_t score_q31,
+                                int label);
 
 #ifdef __cplusplus
 }

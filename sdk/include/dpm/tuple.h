@@ -43,10 +43,12 @@ typedef struct {
     uint32_t groups;   /* d */
     uint32_t nmetrics; /* m */
     dpm_metric_t metrics[DPM_TUPLE_MAX_METRICS];
-    uint32_t frac_bits;        /* F, tuple_ml only */
-    dpm_grr_t group_grr;       /* over d groups */
-    dpm_grr_t value_rr;        /* tuple_mr: per-metric binary RR */
-    dpm_laplace_t value_lap;   /* tuple_ml: per-metric discrete Laplace, sensitivity 2^(F+1) */
+    uint32_t frac_bits;  /* F, tuple_ml only */
+    dpm_grr_t group_grr; /* over d groups */
+    union {
+        dpm_grr_t rr;          /* tuple_mr: per-metric binary RR */
+        dpm_laplace_t lap;     /* tuple_ml: per-metric discrete Laplace, sensitivity 2^(F+1) */
+    } value;                   /* by kind */
     dpm_eps_t eps;             /* requested total */
     dpm_eps_t eps_implemented; /* what the quantized parameters give, rounded up */
 } dpm_tuple_t;

@@ -8,9 +8,11 @@
  * bytes, dpm_outbox_remove once its own POST got a 2xx); firmware uses dpm_upload_flush.
  *
  * Delivery guarantee: a report whose dpm_outbox_put returned DPM_OK is durable and stays in
- * the outbox until a collector answered 2xx to a request that carried it, or rejected it by
- * id. Retries send the very same stored bytes, so the report id is unchanged and the
- * collector's de-duplication makes the delivery count exactly once. */
+ * the outbox until a collector's BatchResponse accounted for it (a 2xx counting every report
+ * of the batch as accepted or duplicate), or rejected it by id. Retries send the very same
+ * stored bytes, so the report id is unchanged and the collector's de-duplication makes the
+ * delivery count exactly once. Storage damage can still destroy a stored report: then it is
+ * counted, never lost silently (dpm_outbox_stats, Batch.lost_reports). */
 #ifndef DPM_UPLOAD_H
 #define DPM_UPLOAD_H
 
@@ -30,57 +32,86 @@ extern "C" {
  *
  * Storage layout. The caller gives a region [offset, offset + size) of a dpm_storage_t. It is
  * split into two banks, A = [offset, offset + size/2) and B = the next size/2 bytes; one of
- * them is active. A bank is a 16-byte header and then a log of records (integers
+ * them is active. A bank is a header, written twice, and then a log of records (integers
  * little-endian):
  *
- *   bank header  byte 0..3   magic "DPOB" (0x44 0x50 0x4F 0x42)
- *                byte 4      version, 1
+ *   bank header  2 copies of 20 bytes (bytes 0..19 and 20..39), identical:
+ *                byte 0..3   magic "DPOB" (0x44 0x50 0x4F 0x42)
+ *                byte 4      version, 2
  *                byte 5..7   reserved, 0
  *                byte 8..11  seq: +1 (mod 2^32) at each compaction; the newer valid bank is
  *                            the active one
- *                byte 12..15 CRC-32 of bytes 0..11
- *   record       byte 0      mark 0xA5 (0xFF here = end of the log: erased space)
- *                byte 1      state: 0xFF pending; any other value = removed (delivered or
- *                            rejected). NOT covered by the CRC, so removing is one 1-byte
- *                            write that only clears bits (flash-friendly 1 -> 0)
- *                byte 2..3   n, payload length, 18 <= n <= DPM_OUTBOX_MAX_PAYLOAD
- *                byte 4..7   CRC-32 of bytes 0, 2, 3 and the payload
- *                byte 8..    payload: one encoded dpm.v1.Report (starts 0x0A 0x10 + 16-byte id)
+ *                byte 12..15 lost: reports lost to damage that no collector has acknowledged
+ *                byte 16..19 CRC-32 of bytes 0..15
+ *   record       byte 0      mark 0xA5 (where recovery looks for the next record)
+ *                byte 1      commit: 0xFF as appended; put clears it to 0x00 (a 1-byte
+ *                            write) once the record is written and read back
+ *                byte 2..4   removed: 0xFF 0xFF 0xFF pending; removal clears all three (one
+ *                            3-byte write); removed when at least two are not 0xFF
+ *                byte 5      kind, 1 = a report
+ *                byte 6..7   n, payload length, 18 <= n <= DPM_OUTBOX_MAX_PAYLOAD
+ *                byte 8..11  CRC-32 of bytes 5..7 and the payload
+ *                byte 12..   payload: one encoded dpm.v1.Report (starts 0x0A 0x10 + 16-byte id)
  *
- * Records are appended back to back after the header, each with one write() of 8 + n bytes
- * (read back before put returns). When the active bank is full, put compacts: it erases the
- * other bank, copies the pending records into it, and writes its header with seq + 1 LAST.
+ * The CRC covers what never changes; the mark, commit and removal bytes are not covered,
+ * because they change in place (commit and removal only clear bits, flash-friendly) or are
+ * a hint. A record is valid when its CRC is: damage to its mark or commit byte, or to one of
+ * its removal bytes, changes nothing (majority of three).
+ *
+ * Records are appended back to back after the header: one write of 12 + n bytes (read back),
+ * then the commit byte. When the active bank is full, put compacts: it erases the other
+ * bank, copies the pending records into it (committed), and writes its header copies LAST,
+ * first copy first.
+ *
+ * Recovery (open, and the next use after a failed storage call) picks the newest bank with a
+ * valid header copy and walks its log. A record that fails its CRC is skipped: the walk
+ * resynchronises at the next offset holding a mark and a valid record, so one damaged record
+ * loses that record only. The damaged stretch is a LOSS when it held a pending report: its
+ * header still says so (mark, not removed; at the end of the log also committed: an
+ * uncommitted tail is an append that never returned, not a loss). Then, if anything was not
+ * as a healthy outbox leaves it (a header copy damaged or missing, a damaged record, a torn
+ * tail, an uncommitted record), it compacts at once: the damaged bytes stay behind, the count
+ * of losses moves into the new bank's header, both header copies are fresh.
+ *
+ * Loss counting: lost = the bank header's count + the pending reports in damaged stretches of
+ * the active log - those acknowledged (dpm_outbox_ack_lost). It survives reboots (a
+ * recovery that finds the same damage again counts it once: the count only moves into the
+ * header together with the compaction that leaves the damage behind) and is reported to the
+ * app (dpm_outbox_stats) and to the collector (Batch.lost_reports, see dpm_upload_flush)
+ * until a collector acknowledges it.
  *
  * Crash safety:
- *  - put returns DPM_OK only after the whole record is written and read back: a report the
- *    app was told is stored is durable. A torn append leaves a record whose CRC fails, or a
- *    mark with nothing valid behind it; open() ends the log there (that report was never
- *    acknowledged as stored) and marks the bank dirty, so the next put compacts into the
- *    other, erased bank instead of writing over the torn bytes.
- *  - Removal clears the state byte with a 1-byte write, which is atomic even on storage
- *    that tears multi-byte writes. If it is lost in a crash, the report is sent again and
- *    the collector de-duplicates it by id.
- *  - Compaction relies on no atomic multi-byte write at all. It relies on (a) write() and
- *    erase() being durable, in program order, when they return, (b) the two banks being
- *    disjoint (writing one never disturbs the other), and (c) CRC-32 telling a torn header
- *    from a complete one. Until the new header is complete, the old bank is the only valid
- *    one and is untouched; once it is complete, the new bank has the higher seq and holds
- *    every pending record (each copy was read back first). Either way each pending record
- *    is in the active bank exactly once. A crash can also leave a valid old bank behind a
- *    valid new one; the higher seq wins and the old one is erased by the next compaction.
- *  - The region starts as both banks erased and becomes bank A's header: if that header is
- *    torn (A not valid, B entirely erased), open() formats again (nothing was stored yet).
- * Outside this model: storage that silently changes bytes after they were read back. A
- * damaged record ends the log at that point on the next open (later records are lost); a
- * region with no valid bank header that is not a fresh or half-formatted region makes open()
- * return DPM_ERR_CORRUPT, and dpm_outbox_format discards it.
+ *  - put returns DPM_OK only after the whole record and its commit byte are written and read
+ *    back: a report the app was told is stored is durable. A torn append leaves an
+ *    uncommitted tail (or a complete record without its commit byte, which is kept and
+ *    committed by the next recovery); recovery compacts it away.
+ *  - Removal clears three bytes with one write; torn, it leaves one cleared byte (still
+ *    pending: the report is sent again and the collector de-duplicates it by id) or more
+ *    (removed).
+ *  - Compaction relies on no atomic multi-byte write at all, only on write() and erase()
+ *    being durable, in program order, when they return, on the banks being disjoint, and on
+ *    CRC-32 telling a torn header copy from a complete one. Until the first header copy of
+ *    the new bank is complete, the old bank is the only valid one and is untouched; from
+ *    then on the new bank has the higher seq and holds every pending record (each copy was
+ *    read back first). A crash between the two copies leaves one: recovery rewrites both.
+ *  - The region starts as both banks erased and becomes bank A's header: a region without
+ *    a valid header copy whose banks hold no record (B erased, A's log erased) is a new or
+ *    half-formatted region and is formatted; any other region without one is DPM_ERR_CORRUPT
+ *    (dpm_outbox_format discards it), never formatted silently.
+ * Guarantees under damage at rest (storage that changes bytes after they were read back):
+ * one damaged byte anywhere loses at most the one report whose record it hit, and that loss
+ * is counted; a damaged bank header copy is restored from the other. Wider damage is
+ * recovered as far as records can be found again; a damaged stretch whose record headers
+ * cannot be walked counts as one lost report (a lower bound). CRC-32 misses a damaged record
+ * with probability 2^-32 (never for bursts of up to 32 bits).
  *
- * On flash, place each bank on whole erase sectors; removal needs storage that can program a
- * single byte from 0xFF to 0x00 in place (NOR flash without ECC words, FRAM, files). */
+ * On flash, place each bank on whole erase sectors; commit and removal need storage that can
+ * clear bits of 1 and 3 bytes in place (NOR flash without ECC words, FRAM, files). */
 
 #define DPM_OUTBOX_MAX_PAYLOAD DPM_REPORT_MAX_BYTES
-#define DPM_OUTBOX_BANK_HDR 16u
-#define DPM_OUTBOX_REC_HDR 8u
+#define DPM_OUTBOX_HDR_COPY 20u
+#define DPM_OUTBOX_BANK_HDR (2u * DPM_OUTBOX_HDR_COPY)
+#define DPM_OUTBOX_REC_HDR 12u
 #define DPM_OUTBOX_RECORD_MAX (DPM_OUTBOX_REC_HDR + DPM_OUTBOX_MAX_PAYLOAD)
 /* Smallest region: each bank holds its header and one largest record. */
 #define DPM_OUTBOX_MIN_REGION (2u * (DPM_OUTBOX_BANK_HDR + DPM_OUTBOX_RECORD_MAX))
@@ -97,10 +128,29 @@ typedef struct {
     uint32_t pending;             /* records waiting for delivery */
     uint32_t pending_bytes;       /* their size, record headers included */
     uint32_t removed;             /* removed records still occupying the active bank */
-    uint8_t dirty;                /* the log ends in a torn record: compact before appending */
-    uint8_t stale;                /* a storage call failed: re-read storage before next use */
-    uint32_t opened;              /* DPM_OUTBOX_OPENED once bound */
+    uint32_t lost_base;           /* losses carried in the active bank's header */
+    uint32_t lost_found;          /* pending reports in damaged stretches of the active log */
+    uint32_t lost_acked;          /* acknowledged, not yet written to a header */
+    uint32_t found_lost;          /* since open: see dpm_outbox_stats_t */
+    uint32_t found_damaged;
+    uint32_t found_headers;
+    uint8_t dirty;   /* the log ends in a torn record: compact before appending */
+    uint8_t stale;   /* a storage call failed: re-read storage before next use */
+    uint32_t opened; /* DPM_OUTBOX_OPENED once bound */
 } dpm_outbox_t;
+
+/* What the outbox holds, and what its recoveries found (dpm_outbox_stats). */
+typedef struct {
+    uint32_t pending;       /* reports waiting for delivery */
+    uint32_t lost;          /* reports lost to storage damage (their ε was spent, they will
+                               never arrive) that no collector has acknowledged yet: persists
+                               across reboots, sent as Batch.lost_reports. 0 when healthy */
+    uint32_t found_lost;    /* of the losses, how many recoveries found since open (the rest
+                               were found before an earlier reboot) */
+    uint32_t found_damaged; /* damaged records recoveries skipped since open (lost or not: a
+                               damaged record that was already removed loses nothing) */
+    uint32_t found_headers; /* damaged or missing bank header copies restored since open */
+} dpm_outbox_stats_t;
 
 /* One pending record, as returned by dpm_outbox_next. */
 typedef struct {
@@ -110,20 +160,24 @@ typedef struct {
     uint8_t report_id[DPM_REPORT_ID_BYTES];
 } dpm_outbox_entry_t;
 
-/* Bind *ob to [offset, offset + size) of *storage and recover: choose the newest valid bank,
- * scan its log, keep every complete pending record, end the log at a torn or corrupt record.
- * A fresh region (all 0xFF), or one whose very first format was interrupted, is formatted.
- * Returns DPM_OK; DPM_ERR_CORRUPT if neither bank has a valid header and the region is not
- * fresh (*ob untouched; dpm_outbox_format discards the region); DPM_ERR_PARAM for NULL
- * pointers, a storage without read/write/erase, size < DPM_OUTBOX_MIN_REGION or a region
- * outside storage->size (*ob untouched); DPM_ERR_STORAGE if the port failed (*ob
- * untouched). */
+/* Bind *ob to [offset, offset + size) of *storage and recover (see "Recovery" above): choose
+ * the newest bank with a valid header copy, walk its log past damaged records, keep every
+ * complete pending record, count the losses, and compact at once if anything needed repair
+ * (this writes). A fresh region (all 0xFF), or one whose very first format was interrupted,
+ * is formatted. Returns DPM_OK when the outbox is usable: CHECK dpm_outbox_stats, whose `lost`
+ * says whether reports were lost to damage (found now or before) and `found_*` what this
+ * open repaired. DPM_ERR_CORRUPT if no bank has a valid header copy and the region is not
+ * fresh, or a bank's two copies contradict each other (*ob untouched; dpm_outbox_format
+ * discards the region, and with it the reports: the app knows they are lost, not how
+ * many); DPM_ERR_PARAM for NULL pointers, a storage without read/write/erase, size <
+ * DPM_OUTBOX_MIN_REGION or a region outside storage->size (*ob untouched); DPM_ERR_STORAGE
+ * if the port failed, repairs included (*ob untouched). */
 dpm_status_t dpm_outbox_open(dpm_outbox_t *ob, const dpm_storage_t *storage, uint32_t offset,
                              uint32_t size);
 
-/* Erase the region and start an empty outbox: every stored report is lost. For a region
- * that dpm_outbox_open called corrupt, or to discard the outbox deliberately. Same
- * parameters and errors as dpm_outbox_open (no DPM_ERR_CORRUPT). */
+/* Erase the region and start an empty outbox (no loss count either): every stored report is
+ * lost. For a region that dpm_outbox_open called corrupt, or to discard the outbox
+ * deliberately. Same parameters and errors as dpm_outbox_open (no DPM_ERR_CORRUPT). */
 dpm_status_t dpm_outbox_format(dpm_outbox_t *ob, const dpm_storage_t *storage, uint32_t offset,
                                uint32_t size);
 
@@ -145,10 +199,23 @@ int dpm_outbox_room(const dpm_outbox_t *ob, size_t len);
 /* Number of pending records (0 for NULL). */
 uint32_t dpm_outbox_pending(const dpm_outbox_t *ob);
 
+/* Fill *s (see dpm_outbox_stats_t). DPM_ERR_PARAM for NULL pointers or an unopened outbox. */
+dpm_status_t dpm_outbox_stats(const dpm_outbox_t *ob, dpm_outbox_stats_t *s);
+
+/* A collector acknowledged n lost reports (a valid 2xx to a Batch whose lost_reports was n):
+ * subtract them from the loss count, durably (one compaction). dpm_upload_flush calls it; an
+ * app with its own HTTPS stack sends dpm_outbox_stats' lost in Batch.lost_reports and calls
+ * it after an acknowledged batch. DPM_ERR_PARAM for an unopened outbox or n above the current
+ * count (nothing changed); DPM_ERR_STORAGE if the compaction failed (the acknowledgement is
+ * kept in RAM and written by the next compaction; a reboot before that reports the losses
+ * again, an over-count the collector may see twice). */
+dpm_status_t dpm_outbox_ack_lost(dpm_outbox_t *ob, uint32_t n);
+
 /* Iterate pending records in the order they were put. Start with *cursor = 0; each call
  * finds the next pending record at or after *cursor, fills *e, advances *cursor past it and
  * sets *found = 1, or sets *found = 0 at the end. Each record is re-checked (CRC) on the way;
- * a record that fails ends the iteration and the outbox re-reads storage on its next use.
+ * a record that fails ends the iteration and the outbox recovers (counting the loss) on its
+ * next use.
  * DPM_ERR_PARAM for NULL pointers or an unopened outbox; DPM_ERR_STORAGE if the port failed.
  * *e and *found are written only on DPM_OK. */
 dpm_status_t dpm_outbox_next(dpm_outbox_t *ob, uint32_t *cursor, dpm_outbox_entry_t *e, int *found);
@@ -159,7 +226,7 @@ dpm_status_t dpm_outbox_next(dpm_outbox_t *ob, uint32_t *cursor, dpm_outbox_entr
 dpm_status_t dpm_outbox_read(dpm_outbox_t *ob, const dpm_outbox_entry_t *e, uint8_t *buf,
                              size_t cap);
 
-/* Remove entry *e for good (delivered with a 2xx, or rejected by id): one 1-byte write.
+/* Remove entry *e for good (delivered with a 2xx, or rejected by id): one 3-byte write.
  * Removing an already removed record is DPM_OK. DPM_ERR_PARAM if *e is not a current
  * entry of this outbox (seq, length or report id differ; DPM_ERR_CORRUPT if e->pos is not
  * even a record, which cannot be told apart from a damaged record); DPM_ERR_STORAGE if the
@@ -191,6 +258,16 @@ dpm_status_t dpm_http_write_request(uint8_t *buf, size_t cap, const char *host, 
  * Content-* headers). Same checks and errors. */
 dpm_status_t dpm_http_write_get(uint8_t *buf, size_t cap, const char *host, const char *path,
                                 size_t *len);
+
+/* GET /v1/campaigns/<id> from the collector over the connected transport t within timeout_ms:
+ * on DPM_OK the campaign's bytes (a dpm.v1.Campaign, not yet decoded or checked) are
+ * work[0 .. *len), for an app that keeps a copy so it can report while the collector is
+ * unreachable (decode and check them with dpm_device_accept_campaign). work needs
+ * DPM_CAMPAIGN_MAX_BYTES + 512 bytes. DPM_ERR_PROTOCOL (with *reason) for a non-200 answer,
+ * transport errors as dpm_http_read_response, DPM_ERR_PARAM for NULL or a small work. */
+dpm_status_t dpm_campaign_get(const dpm_transport_t *t, const dpm_clock_t *c, const char *host,
+                              uint32_t id, uint32_t timeout_ms, uint8_t *work, size_t work_cap,
+                              size_t *len, const char **reason);
 
 /* Fetch campaign `id` from the collector (GET /v1/campaigns/<id>) over the connected
  * transport t within timeout_ms, then decode and validate it into a ready mechanism *m
@@ -259,10 +336,10 @@ dpm_status_t dpm_http_read_response(const dpm_transport_t *t, const dpm_clock_t 
 /* Largest batch: dpm.options bounds Batch.reports (and BatchResponse.rejects) to 8. */
 #define DPM_UPLOAD_MAX_BATCH 8u
 /* Smallest work buffer dpm_upload_flush accepts; it also refuses a buffer whose room after
- * the longest request head (it depends on host and path) cannot hold one largest report
- * (3 + DPM_REPORT_MAX_BYTES). DPM_UPLOAD_MIN_WORK + 256 bytes is a good size: the head,
- * several reports and a BatchResponse with 8 rejects fit. */
-#define DPM_UPLOAD_MIN_WORK (256u + 3u + DPM_REPORT_MAX_BYTES)
+ * the longest request head (it depends on host and path) cannot hold one largest report and
+ * the loss count (3 + DPM_REPORT_MAX_BYTES + 6). DPM_UPLOAD_MIN_WORK + 256 bytes is a good
+ * size: the head, several reports and a BatchResponse with 8 rejects fit. */
+#define DPM_UPLOAD_MIN_WORK (256u + 3u + DPM_REPORT_MAX_BYTES + 6u)
 #define DPM_UPLOAD_OPENED 0x55504D44u
 
 typedef struct {
@@ -286,13 +363,14 @@ typedef struct {
 
 /* What one dpm_upload_flush call did. */
 typedef struct {
-    uint32_t requests;    /* HTTP requests sent */
-    uint32_t delivered;   /* reports removed after a 2xx */
-    uint32_t rejected;    /* reports removed because a 4xx response rejected their id */
-    uint32_t pending;     /* reports left in the outbox */
-    uint32_t http_status; /* status of the last response, 0 if none */
-    uint8_t deferred;     /* 1: called before dpm_upload_next_attempt_ms, nothing done */
-    uint8_t reconnect;    /* 1: close and reopen the transport before the next call */
+    uint32_t requests;      /* HTTP requests sent */
+    uint32_t delivered;     /* reports removed after a 2xx */
+    uint32_t rejected;      /* reports removed because a 4xx response rejected their id */
+    uint32_t lost_reported; /* lost reports (Batch.lost_reports) a collector acknowledged */
+    uint32_t pending;       /* reports left in the outbox */
+    uint32_t http_status;   /* status of the last response, 0 if none */
+    uint8_t deferred;       /* 1: called before dpm_upload_next_attempt_ms, nothing done */
+    uint8_t reconnect;      /* 1: close and reopen the transport before the next call */
 } dpm_upload_result_t;
 
 /* Check *cfg and reset the retry schedule. DPM_ERR_PARAM for NULL or any value outside the
@@ -302,29 +380,39 @@ dpm_status_t dpm_upload_init(dpm_upload_t *up, const dpm_upload_config_t *cfg);
 /* Post the outbox's pending reports in batches over the connected transport t, until the
  * outbox is empty or an attempt fails. Each batch is one POST whose body is a dpm.v1.Batch
  * made of the stored bytes (field 1, tag 0x0A, varint length, report), so retries resend
- * byte-identical reports. Per response:
- *   2xx       every report of the batch is removed;
- *   400       the body is decoded as a dpm.v1.BatchResponse and exactly the reports whose
- *             ids it rejects are removed (they can never be accepted); the others stay
- *             pending and are sent again. Without any matching reject it is a failure.
- *             Other 4xx except 408 and 429 are treated the same way (the collector answers
- *             404 when a batch holds a report of an unknown campaign, with the rejects);
- *   other     (5xx, 408, 429, 1xx/3xx, a 4xx naming none of ours, no or a malformed
- *             response, transport error, deadline) a failure: nothing is removed.
+ * byte-identical reports, and, when the outbox counts lost reports (dpm_outbox_stats),
+ * Batch.lost_reports (field 2) with that count. The body of every 2xx and 4xx answer is
+ * decoded as a dpm.v1.BatchResponse (nanopb, within dpm.options' bounds); per response:
+ *   2xx       if accepted + duplicates equals the number of reports sent and nothing is
+ *             rejected, every report of the batch is removed and its loss count
+ *             acknowledged (dpm_outbox_ack_lost). Any other 2xx, an empty or malformed body
+ *             included (a misconfigured proxy), removes nothing and is a failure
+ *             (DPM_ERR_PROTOCOL);
+ *   400       exactly the reports whose ids the BatchResponse rejects are removed (they can
+ *             never be accepted); the others stay pending and are sent again (the collector
+ *             stores nothing of a batch with rejects, losses included). Without any matching
+ *             reject, or with a malformed body, it is a failure. Other 4xx except 408 and 429
+ *             are treated the same way (the collector answers 404 when a batch holds a
+ *             report of an unknown campaign, with the rejects);
+ *   other     (5xx, 408, 429, 1xx/3xx, no or a malformed response, transport error, deadline)
+ *             a failure: nothing is removed.
+ * The loss count rides only on batches with reports: only an answer that accounts for
+ * reports proves that a collector read the batch, so an outbox with losses but nothing
+ * pending sends nothing (the app still sees the losses in dpm_outbox_stats).
  * A failure schedules the next attempt after an exponential backoff: nominal delay
  * min(cap, base * 2^(failures - 1)), times a uniform factor in [0.5, 1.5] drawn from rand
  * (no jitter if rand is NULL or fails), on c's monotonic clock; see
- * dpm_upload_next_attempt_ms. Any progress (a 2xx, or a 400 that removed reports) resets the
+ * dpm_upload_next_attempt_ms. Any progress (a 2xx, or a 4xx that removed reports) resets the
  * schedule. Called before the scheduled time, flush does nothing and sets res->deferred.
  * work (work_cap >= DPM_UPLOAD_MIN_WORK bytes) holds one request and then its response
  * body; a batch is cut to fit it, and a response body larger than it is a failure.
  * Returns DPM_OK (no failure; res->pending may still be > 0 if the server closed the
  * connection, see res->reconnect), DPM_ERR_TRANSPORT (send/recv failed or closed, or the
  * server answered 5xx, 408 or 429: try later), DPM_ERR_TIMEOUT, DPM_ERR_PROTOCOL (a
- * malformed response or an unexpected status), DPM_ERR_STORAGE / DPM_ERR_CORRUPT from the
- * outbox, DPM_ERR_PARAM for NULL pointers, an unopened up/ob or a small work buffer (nothing
- * sent). *res is always filled unless DPM_ERR_PARAM. After any failure the connection state
- * is unknown: res->reconnect is set. */
+ * malformed response, an unexpected status, or an answer that does not account for the
+ * batch), DPM_ERR_STORAGE / DPM_ERR_CORRUPT from the outbox, DPM_ERR_PARAM for NULL pointers,
+ * an unopened up/ob or a small work buffer (nothing sent). *res is always filled unless
+ * DPM_ERR_PARAM. After any failure the connection state is unknown: res->reconnect is set. */
 dpm_status_t dpm_upload_flush(dpm_upload_t *up, dpm_outbox_t *ob, const dpm_transport_t *t,
                               const dpm_clock_t *c, dpm_rand_t *rand, uint8_t *work,
                               size_t work_cap, dpm_upload_result_t *res);

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The privacy ledger: per-campaign, per-period ε spending in two A/B storage slots (the
- * layout and the crash-safety argument are in dpm/budget.h). */
+/* The privacy ledger: per-campaign, per-period ε spending, mirrored in two storage slots, and
+ * an optional write-once anchor outside them (the layout and the crash-safety argument are in
+ * dpm/budget.h). */
 #include "dpm_internal.h"
 
-#include "budget/persist.h"
+#include "core/persist.h"
 #include "dpm/budget.h"
 
 #define LEDGER_MAGIC 0x474C5044u /* "DPLG" little-endian */
@@ -13,6 +14,11 @@
 #define LEDGER_CRC 4u
 
 typedef char record_fits_u32[DPM_LEDGER_RECORD_MAX < 0x10000u ? 1 : -1];
+
+/* What the anchor holds once written: "DPLG-ANC". Any other non-erased content counts as
+ * written too (a damaged anchor must not make the device look new). */
+static const uint8_t anchor_mark[DPM_LEDGER_ANCHOR_BYTES] = {0x44, 0x50, 0x4C, 0x47,
+                                                             0x2D, 0x41, 0x4E, 0x43};
 
 typedef struct {
     uint32_t campaign_id;
@@ -29,9 +35,9 @@ typedef struct {
 
 typedef enum {
     SLOT_ERASED,  /* every byte 0xFF */
-    SLOT_GARBAGE, /* not a complete record: torn write or erase, or never written */
+    SLOT_GARBAGE, /* no complete record: torn write or erase, damage, or never written */
     SLOT_VALID,   /* a complete, consistent record */
-    SLOT_INSANE   /* CRC-valid or versioned, but impossible: corruption, fail closed */
+    SLOT_INSANE   /* CRC-valid but impossible or of an unknown version: fail closed */
 } slot_kind_t;
 
 static uint32_t slot_base(const dpm_ledger_t *l, uint32_t slot)
@@ -44,7 +50,35 @@ static uint32_t record_len(uint32_t count)
     return LEDGER_HDR + LEDGER_ENTRY * count + LEDGER_CRC;
 }
 
-/* Read and classify one slot. *rec is filled only for SLOT_VALID. */
+/* Decode and check the content of a CRC-valid record of `count` <= MAX entries. */
+static int parse_record(const uint8_t *buf, uint32_t count, ledger_rec_t *r)
+{
+    r->seq = dpm_get_le32(buf + 8);
+    r->count = count;
+    if (dpm_get_le16(buf + 6) != 0) {
+        return 0;
+    }
+    for (uint32_t i = 0; i < count; i++) {
+        const uint8_t *p = buf + LEDGER_HDR + (size_t)LEDGER_ENTRY * i;
+        r->e[i].campaign_id = dpm_get_le32(p);
+        r->e[i].period = dpm_get_le32(p + 4);
+        r->e[i].spent = dpm_get_le32(p + 8);
+        if (r->e[i].spent == 0) {
+            return 0; /* an entry exists only after a charge of eps > 0 */
+        }
+        for (uint32_t j = 0; j < i; j++) {
+            if (r->e[j].campaign_id == r->e[i].campaign_id) {
+                return 0;
+            }
+        }
+    }
+    return 1;
+}
+
+/* Read and classify one slot. *rec is filled only for SLOT_VALID. A record whose CRC fails is
+ * GARBAGE whatever its header says: a torn write and damage look alike, and both are covered
+ * by the copy in the other slot (see dpm/budget.h). A CRC-valid record was written whole by
+ * some ledger code, so impossible content or an unknown version there is INSANE. */
 static dpm_status_t read_slot(const dpm_ledger_t *l, uint32_t slot, ledger_rec_t *rec,
                               slot_kind_t *kind)
 {
@@ -54,9 +88,9 @@ static dpm_status_t read_slot(const dpm_ledger_t *l, uint32_t slot, ledger_rec_t
     if (st != DPM_OK) {
         return st;
     }
+    *kind = SLOT_GARBAGE;
     if (dpm_get_le32(buf) != LEDGER_MAGIC) {
         int erased = 0;
-        *kind = SLOT_GARBAGE;
         if (buf[0] == 0xFFu) {
             st = dpm_persist_is_erased(l->storage, base, l->slot_size, &erased);
             if (st == DPM_OK && erased) {
@@ -65,52 +99,30 @@ static dpm_status_t read_slot(const dpm_ledger_t *l, uint32_t slot, ledger_rec_t
         }
         return st;
     }
-    uint32_t version = buf[4];
     uint32_t count = buf[5];
-    if (version == 0xFFu) { /* a write torn right after the magic */
-        *kind = SLOT_GARBAGE;
-        return DPM_OK;
-    }
-    /* Our magic with a version we do not know, or more campaigns than we can hold: written
-     * by other firmware, or damaged. Falling back to the other slot could under-count, so
-     * this is corruption whatever the CRC says. (A torn write cannot produce it: it leaves a
-     * prefix of our own bytes, or 0xFF.) */
-    if (version != LEDGER_VERSION || count > DPM_LEDGER_MAX_CAMPAIGNS) {
-        *kind = SLOT_INSANE;
-        return DPM_OK;
-    }
     uint32_t len = record_len(count);
     if (len > l->slot_size) {
-        *kind = SLOT_INSANE;
+        return DPM_OK; /* no room for the CRC: not a record */
+    }
+    uint32_t crc = 0;
+    uint8_t stored[LEDGER_CRC];
+    st = dpm_persist_crc(l->storage, base, len - LEDGER_CRC, 0, &crc);
+    if (st == DPM_OK) {
+        st = dpm_persist_read(l->storage, base + len - LEDGER_CRC, stored, LEDGER_CRC);
+    }
+    if (st != DPM_OK || crc != dpm_get_le32(stored)) {
+        return st;
+    }
+    if (buf[4] != LEDGER_VERSION || count > DPM_LEDGER_MAX_CAMPAIGNS) {
+        *kind = SLOT_INSANE; /* whole, but not ours to interpret: other firmware */
         return DPM_OK;
     }
     st = dpm_persist_read(l->storage, base + LEDGER_HDR, buf + LEDGER_HDR, len - LEDGER_HDR);
     if (st != DPM_OK) {
         return st;
     }
-    if (dpm_crc32(0, buf, len - LEDGER_CRC) != dpm_get_le32(buf + len - LEDGER_CRC)) {
-        *kind = SLOT_GARBAGE;
-        return DPM_OK;
-    }
     ledger_rec_t r;
-    r.seq = dpm_get_le32(buf + 8);
-    r.count = count;
-    int sane = dpm_get_le16(buf + 6) == 0;
-    for (uint32_t i = 0; i < count && sane; i++) {
-        const uint8_t *p = buf + LEDGER_HDR + (size_t)LEDGER_ENTRY * i;
-        r.e[i].campaign_id = dpm_get_le32(p);
-        r.e[i].period = dpm_get_le32(p + 4);
-        r.e[i].spent = dpm_get_le32(p + 8);
-        if (r.e[i].spent == 0) {
-            sane = 0; /* an entry exists only after a charge of eps > 0 */
-        }
-        for (uint32_t j = 0; j < i && sane; j++) {
-            if (r.e[j].campaign_id == r.e[i].campaign_id) {
-                sane = 0;
-            }
-        }
-    }
-    if (!sane) {
+    if (!parse_record(buf, count, &r)) {
         *kind = SLOT_INSANE;
         return DPM_OK;
     }
@@ -119,15 +131,35 @@ static dpm_status_t read_slot(const dpm_ledger_t *l, uint32_t slot, ledger_rec_t
     return DPM_OK;
 }
 
+static int same_record(const ledger_rec_t *a, const ledger_rec_t *b)
+{
+    if (a->seq != b->seq || a->count != b->count) {
+        return 0;
+    }
+    for (uint32_t i = 0; i < a->count; i++) {
+        if (a->e[i].campaign_id != b->e[i].campaign_id || a->e[i].period != b->e[i].period ||
+            a->e[i].spent != b->e[i].spent) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
 /* What the two slots say together. */
 typedef enum {
-    LOAD_OK,     /* *cur is the newest record, in slot *cur_slot */
-    LOAD_FRESH,  /* no record, and the region is new or its initialisation was interrupted */
+    LOAD_OK,     /* *cur is the newest record; *cur_slot holds it; *mirrored: both slots do */
+    LOAD_FRESH,  /* no record: a new region, or an interrupted initialisation or reset */
     LOAD_CORRUPT /* fail closed */
 } load_result_t;
 
-static dpm_status_t load(const dpm_ledger_t *l, ledger_rec_t *cur, uint32_t *cur_slot,
-                         load_result_t *res)
+typedef struct {
+    ledger_rec_t cur;
+    uint32_t cur_slot;
+    int mirrored;
+    load_result_t res;
+} load_t;
+
+static dpm_status_t load(const dpm_ledger_t *l, load_t *out)
 {
     ledger_rec_t r[2];
     slot_kind_t k[2];
@@ -137,35 +169,39 @@ static dpm_status_t load(const dpm_ledger_t *l, ledger_rec_t *cur, uint32_t *cur
             return st;
         }
     }
-    *res = LOAD_CORRUPT;
+    out->res = LOAD_CORRUPT;
+    out->mirrored = 0;
     if (k[0] == SLOT_INSANE || k[1] == SLOT_INSANE) {
         return DPM_OK;
     }
     if (k[0] == SLOT_VALID && k[1] == SLOT_VALID) {
-        /* Consecutive sequence numbers (mod 2^32), the newer one wins; anything else cannot
-         * come from this code and is corruption. */
+        /* At rest both slots hold the same record. Mid-charge the slot written first is one
+         * newer (mod 2^32) and wins. Anything else cannot come from this code. */
         uint32_t newer;
-        if (r[1].seq - r[0].seq == 1u) {
+        if (same_record(&r[0], &r[1])) {
+            newer = 0;
+            out->mirrored = 1;
+        } else if (r[1].seq - r[0].seq == 1u) {
             newer = 1;
         } else if (r[0].seq - r[1].seq == 1u) {
             newer = 0;
         } else {
             return DPM_OK;
         }
-        *cur = r[newer];
-        *cur_slot = newer;
-        *res = LOAD_OK;
+        out->cur = r[newer];
+        out->cur_slot = newer;
+        out->res = LOAD_OK;
     } else if (k[0] == SLOT_VALID || k[1] == SLOT_VALID) {
-        /* The other slot is erased or holds a torn write: the interrupted charge never
-         * returned DPM_OK, so the valid record counts every report that exists. */
+        /* One copy: the other is torn (a charge or repair in flight, which had not returned)
+         * or damaged. Either way this copy counts every charge that returned DPM_OK. */
         uint32_t s = k[0] == SLOT_VALID ? 0u : 1u;
-        *cur = r[s];
-        *cur_slot = s;
-        *res = LOAD_OK;
+        out->cur = r[s];
+        out->cur_slot = s;
+        out->res = LOAD_OK;
     } else if (k[1] == SLOT_ERASED) {
-        /* B erased and no valid record: a new region, or an initialisation or reset that
-         * was interrupted while writing A (both write A only while B is erased). */
-        *res = LOAD_FRESH;
+        /* B erased and no record: a new region, or an initialisation or reset interrupted
+         * while writing A (both write A only while B is erased). */
+        out->res = LOAD_FRESH;
     }
     return DPM_OK;
 }
@@ -195,14 +231,51 @@ static dpm_status_t store(const dpm_ledger_t *l, uint32_t slot, const ledger_rec
     return st;
 }
 
-/* Write an empty record with seq 1 into slot A (B must be erased). */
+/* Write *r into both slots: first the one that does not hold the newest valid record, so
+ * that storage holds a complete copy of either the old or the new record at every instant. */
+static dpm_status_t store_both(const dpm_ledger_t *l, uint32_t first, const ledger_rec_t *r)
+{
+    dpm_status_t st = store(l, first, r);
+    if (st == DPM_OK) {
+        st = store(l, 1u - first, r);
+    }
+    return st;
+}
+
+/* Write an empty record with seq 1 into A, then B (B must be erased). */
 static dpm_status_t init_fresh(const dpm_ledger_t *l)
 {
     ledger_rec_t r;
     memset(&r, 0, sizeof(r));
     r.seq = 1;
-    return store(l, 0, &r);
+    return store_both(l, 0, &r);
 }
+
+/* ---- the anchor ------------------------------------------------------------------------ */
+
+static dpm_status_t anchor_written(const dpm_ledger_t *l, int *written)
+{
+    int erased = 1;
+    dpm_status_t st = DPM_OK;
+    if (l->anchor != NULL) {
+        st = dpm_persist_is_erased(l->anchor, l->anchor_offset, DPM_LEDGER_ANCHOR_BYTES, &erased);
+    }
+    *written = !erased;
+    return st;
+}
+
+/* Write the anchor if it is still erased (a ledger now exists in the region). */
+static dpm_status_t anchor_ensure(const dpm_ledger_t *l)
+{
+    int written = 1;
+    dpm_status_t st = l->anchor == NULL ? DPM_OK : anchor_written(l, &written);
+    if (st == DPM_OK && !written) {
+        st = dpm_persist_write(l->anchor, l->anchor_offset, anchor_mark, sizeof(anchor_mark));
+    }
+    return st;
+}
+
+/* ---- API ------------------------------------------------------------------------------- */
 
 static int usable(const dpm_ledger_t *l)
 {
@@ -210,31 +283,41 @@ static int usable(const dpm_ledger_t *l)
 }
 
 /* Load the newest record for a charge or a query; a ledger found corrupt stays corrupt. */
-static dpm_status_t load_current(dpm_ledger_t *l, ledger_rec_t *cur, uint32_t *cur_slot)
+static dpm_status_t load_current(dpm_ledger_t *l, load_t *ld)
 {
     if (l->state != DPM_OK) {
         return DPM_ERR_CORRUPT;
     }
-    load_result_t res;
-    dpm_status_t st = load(l, cur, cur_slot, &res);
+    dpm_status_t st = load(l, ld);
     if (st != DPM_OK) {
         return st;
     }
-    if (res != LOAD_OK) {
+    if (ld->res != LOAD_OK) {
         /* open() left a valid record; none now means the storage changed underneath. */
         l->state = DPM_ERR_CORRUPT;
         return DPM_ERR_CORRUPT;
     }
-    l->seq = cur->seq;
+    l->seq = ld->cur.seq;
     return DPM_OK;
 }
 
-dpm_status_t dpm_ledger_open(dpm_ledger_t *l, const dpm_storage_t *storage, uint32_t offset,
-                             uint32_t size)
+static int storage_ok(const dpm_storage_t *s)
 {
-    if (l == NULL || storage == NULL || storage->read == NULL || storage->write == NULL ||
-        storage->erase == NULL || size < DPM_LEDGER_MIN_REGION ||
+    return s != NULL && s->read != NULL && s->write != NULL && s->erase != NULL;
+}
+
+dpm_status_t dpm_ledger_open_anchored(dpm_ledger_t *l, const dpm_storage_t *storage,
+                                      uint32_t offset, uint32_t size, const dpm_storage_t *anchor,
+                                      uint32_t anchor_offset)
+{
+    if (l == NULL || !storage_ok(storage) || size < DPM_LEDGER_MIN_REGION ||
         !dpm_persist_in_range(storage, offset, size)) {
+        return DPM_ERR_PARAM;
+    }
+    if (anchor != NULL && (!storage_ok(anchor) ||
+                           !dpm_persist_in_range(anchor, anchor_offset, DPM_LEDGER_ANCHOR_BYTES) ||
+                           (anchor == storage && anchor_offset < offset + size &&
+                            offset < anchor_offset + DPM_LEDGER_ANCHOR_BYTES))) {
         return DPM_ERR_PARAM;
     }
     dpm_ledger_t t;
@@ -242,28 +325,48 @@ dpm_status_t dpm_ledger_open(dpm_ledger_t *l, const dpm_storage_t *storage, uint
     t.storage = storage;
     t.offset = offset;
     t.slot_size = size / 2u;
+    t.anchor = anchor;
+    t.anchor_offset = anchor_offset;
     t.opened = DPM_LEDGER_OPENED;
-    ledger_rec_t cur;
-    uint32_t cur_slot = 0;
-    load_result_t res;
-    dpm_status_t st = load(&t, &cur, &cur_slot, &res);
+    load_t ld;
+    dpm_status_t st = load(&t, &ld);
+    int written = 0;
+    if (st == DPM_OK) {
+        st = anchor_written(&t, &written);
+    }
     if (st != DPM_OK) {
         return st;
     }
-    if (res == LOAD_FRESH) {
+    if (ld.res == LOAD_FRESH && written) {
+        /* A region without a ledger on a device whose anchor says it had one: erased or
+         * damaged, not new. Spending again could exceed the budget: fail closed. */
+        ld.res = LOAD_CORRUPT;
+    }
+    if (ld.res == LOAD_FRESH) {
         st = init_fresh(&t);
-        if (st != DPM_OK) {
-            return st;
-        }
         t.seq = 1;
-    } else if (res == LOAD_CORRUPT) {
-        t.state = DPM_ERR_CORRUPT;
-        st = DPM_ERR_CORRUPT;
+    } else if (ld.res == LOAD_OK) {
+        t.seq = ld.cur.seq;
+        if (!ld.mirrored) {
+            st = store(&t, 1u - ld.cur_slot, &ld.cur); /* restore the second copy */
+        }
     } else {
-        t.seq = cur.seq;
+        t.state = DPM_ERR_CORRUPT;
+    }
+    if (st == DPM_OK && ld.res != LOAD_CORRUPT) {
+        st = anchor_ensure(&t);
+    }
+    if (st != DPM_OK) {
+        return st;
     }
     *l = t;
-    return st;
+    return ld.res == LOAD_CORRUPT ? DPM_ERR_CORRUPT : DPM_OK;
+}
+
+dpm_status_t dpm_ledger_open(dpm_ledger_t *l, const dpm_storage_t *storage, uint32_t offset,
+                             uint32_t size)
+{
+    return dpm_ledger_open_anchored(l, storage, offset, size, NULL, 0);
 }
 
 dpm_status_t dpm_ledger_charge(dpm_ledger_t *l, uint32_t campaign_id, uint32_t period,
@@ -272,12 +375,12 @@ dpm_status_t dpm_ledger_charge(dpm_ledger_t *l, uint32_t campaign_id, uint32_t p
     if (!usable(l) || eps_q16 == 0 || budget_q16 == 0) {
         return DPM_ERR_PARAM;
     }
-    ledger_rec_t cur;
-    uint32_t cur_slot = 0;
-    dpm_status_t st = load_current(l, &cur, &cur_slot);
+    load_t ld;
+    dpm_status_t st = load_current(l, &ld);
     if (st != DPM_OK) {
         return st;
     }
+    ledger_rec_t cur = ld.cur;
     uint32_t i = 0;
     while (i < cur.count && cur.e[i].campaign_id != campaign_id) {
         i++;
@@ -304,7 +407,7 @@ dpm_status_t dpm_ledger_charge(dpm_ledger_t *l, uint32_t campaign_id, uint32_t p
     cur.e[i].period = period;
     cur.e[i].spent = (uint32_t)(spent + eps_q16); /* <= budget_q16, fits */
     cur.seq++; /* mod 2^32: the consecutive-pair test in load() wraps the same way */
-    st = store(l, 1u - cur_slot, &cur);
+    st = store_both(l, 1u - ld.cur_slot, &cur);
     if (st == DPM_OK) {
         l->seq = cur.seq;
     }
@@ -317,20 +420,19 @@ dpm_status_t dpm_ledger_spent(dpm_ledger_t *l, uint32_t campaign_id, uint32_t pe
     if (!usable(l) || spent == NULL) {
         return DPM_ERR_PARAM;
     }
-    ledger_rec_t cur;
-    uint32_t cur_slot = 0;
-    dpm_status_t st = load_current(l, &cur, &cur_slot);
+    load_t ld;
+    dpm_status_t st = load_current(l, &ld);
     if (st != DPM_OK) {
         return st;
     }
     dpm_eps_t s = 0;
-    for (uint32_t i = 0; i < cur.count; i++) {
-        if (cur.e[i].campaign_id == campaign_id) {
-            if (period < cur.e[i].period) {
+    for (uint32_t i = 0; i < ld.cur.count; i++) {
+        if (ld.cur.e[i].campaign_id == campaign_id) {
+            if (period < ld.cur.e[i].period) {
                 return DPM_ERR_PARAM;
             }
-            if (period == cur.e[i].period) {
-                s = cur.e[i].spent;
+            if (period == ld.cur.e[i].period) {
+                s = ld.cur.e[i].spent;
             }
         }
     }
@@ -344,10 +446,14 @@ dpm_status_t dpm_ledger_reset(dpm_ledger_t *l)
         return DPM_ERR_PARAM;
     }
     /* B first: a crash after it leaves "A anything, B erased", which is either the old
-     * ledger (A still valid) or an interrupted reset that open() completes. */
+     * ledger (A still valid) or an interrupted reset that open() completes (or, with an
+     * anchor, reports corrupt until the reset is repeated). */
     dpm_status_t st = dpm_persist_erase(l->storage, slot_base(l, 1), l->slot_size);
     if (st == DPM_OK) {
-        st = init_fresh(l); /* erases A, writes the empty record */
+        st = init_fresh(l); /* A, then B */
+    }
+    if (st == DPM_OK) {
+        st = anchor_ensure(l);
     }
     if (st == DPM_OK) {
         l->seq = 1;

@@ -18,6 +18,8 @@ const char *dpm_strerror(dpm_status_t status)
     case DPM_ERR_PROTOCOL: return "protocol violation";
     case DPM_ERR_TIMEOUT: return "timed out";
     case DPM_ERR_UNSUPPORTED: return "not compiled in";
+    case DPM_ERR_POLICY: return "refused by the app's privacy policy";
+    case DPM_ERR_CONFIG: return "app and library built with different configurations";
     }
     return "unknown status";
 }

@@ -47,7 +47,7 @@ static dpm_status_t mr_split(dpm_tuple_t *t, dpm_eps_t target)
     if (per == 0) {
         return DPM_ERR_RANGE;
     }
-    dpm_status_t st = dpm_rr_init(&t->value_rr, per);
+    dpm_status_t st = dpm_rr_init(&t->value.rr, per);
     if (st != DPM_OK) {
         return st;
     }
@@ -62,8 +62,8 @@ static dpm_status_t mr_split(dpm_tuple_t *t, dpm_eps_t target)
     }
     /* Each term is ln of a ratio of products, bounded as one number (numerator rounded up,
      * denominator down) so the sum of separately rounded logs cannot overshoot. */
-    dpm_xf_t keep_v = dpm_xf_from_u64(t->value_rr.keep);
-    dpm_xf_t other_v = dpm_xf_from_u64(t->value_rr.other);
+    dpm_xf_t keep_v = dpm_xf_from_u64(t->value.rr.keep);
+    dpm_xf_t other_v = dpm_xf_from_u64(t->value.rr.other);
     dpm_xf_t keep_g = dpm_xf_from_u64(t->group_grr.keep);
     dpm_xf_t other_g = dpm_xf_from_u64(t->group_grr.other);
     dpm_xf_t keep_v_up = keep_v, other_v_down = other_v, half_one = dpm_xf_from_u64(TWO31);
@@ -105,7 +105,7 @@ static dpm_status_t ml_split(dpm_tuple_t *t, dpm_eps_t target)
     if (per == 0 || per < min_per) {
         return DPM_ERR_RANGE;
     }
-    dpm_status_t st = dpm_laplace_init(&t->value_lap, sensitivity, per);
+    dpm_status_t st = dpm_laplace_init(&t->value.lap, sensitivity, per);
     if (st == DPM_OK) {
         st = dpm_grr_init(&t->group_grr, t->groups, target / 2u);
     }
@@ -195,7 +195,7 @@ static dpm_status_t perturb_value(const dpm_tuple_t *t, dpm_rand_t *r, const dpm
         }
         if (st == DPM_OK) {
             uint32_t bit = ((uint32_t)b_value & kept_mask) | ((uint32_t)b_half & ~kept_mask);
-            st = dpm_rr_perturb(&t->value_rr, r, (int)bit, &reported);
+            st = dpm_rr_perturb(&t->value.rr, r, (int)bit, &reported);
         }
         if (st == DPM_OK) {
             *out = 2 * reported - 1;
@@ -207,7 +207,7 @@ static dpm_status_t perturb_value(const dpm_tuple_t *t, dpm_rand_t *r, const dpm
     st = dpm_tuple_round_to_grid(r, x, t->frac_bits, &v);
     if (st == DPM_OK) {
         v &= -(int64_t)(kept_mask & 1u); /* flipped: the value becomes 0 */
-        st = dpm_laplace_add(&t->value_lap, r, v, &noised);
+        st = dpm_laplace_add(&t->value.lap, r, v, &noised);
     }
     if (st == DPM_OK && (noised > INT32_MAX || noised < -INT32_MAX)) {
         st = DPM_ERR_RANGE; /* probability < 2^-45: see dpm_tuple_perturb */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Campaigns: decode, validate, build the mechanism and its fingerprint. */
+/* Campaigns on the wire: dpm.v1.Campaign encode and decode (validation: mech/mech.c). */
 #include "dpm_internal.h"
 
 #include <pb_decode.h>
@@ -8,8 +8,11 @@
 #include "dpm.pb.h"
 #include "dpm/report.h"
 
-/* The wire array holds at least DPM_MAX_BINS edges (dpm.options bounds it to 64). */
-typedef char edges_fit[DPM_ARRAY_LEN(((dpm_v1_Campaign *)0)->bin_edges) >= DPM_MAX_BINS ? 1 : -1];
+/* The wire array holds at least as many edges as a campaign (dpm.options bounds it to 64). */
+typedef char
+    edges_fit[DPM_ARRAY_LEN(((dpm_v1_Campaign *)0)->bin_edges) >= DPM_CAMPAIGN_MAX_EDGES ? 1 : -1];
+typedef char thresholds_fit
+    [DPM_ARRAY_LEN(((dpm_v1_Campaign *)0)->thresholds) >= DPM_CAMPAIGN_MAX_THRESHOLDS ? 1 : -1];
 typedef char metrics_fit[DPM_ARRAY_LEN(((dpm_v1_Campaign *)0)->metrics) == DPM_CAMPAIGN_MAX_METRICS
                              ? 1
                              : -1];
@@ -30,9 +33,20 @@ dpm_status_t dpm_campaign_decode(const uint8_t *buf, size_t len, dpm_campaign_t 
     }
     dpm_v1_Campaign msg = dpm_v1_Campaign_init_zero;
     pb_istream_t in = pb_istream_from_buffer(buf, len);
-    if (!pb_decode(&in, dpm_v1_Campaign_fields, &msg) || in.bytes_left != 0 ||
-        msg.bin_edges_count > DPM_MAX_BINS) {
-        return fail(reason, "not a campaign message (or more bins or metrics than supported)",
+    if (!pb_decode(&in, dpm_v1_Campaign_fields, &msg) || in.bytes_left != 0) {
+        return fail(reason, "not a campaign message (or more metrics than supported)",
+                    DPM_ERR_PROTOCOL);
+    }
+    if (msg.bin_edges_count > DPM_CAMPAIGN_MAX_EDGES) {
+        return fail(reason,
+                    DPM_MECH_ROC_HIST ? "too many bins"
+                                      : "histogram campaigns are not in this build",
+                    DPM_ERR_PROTOCOL);
+    }
+    if (msg.thresholds_count > DPM_CAMPAIGN_MAX_THRESHOLDS) {
+        return fail(reason,
+                    DPM_MECH_DPAUC ? "more dpauc thresholds than this build holds"
+                                   : "dpauc campaigns are not in this build",
                     DPM_ERR_PROTOCOL);
     }
     dpm_campaign_t c;
@@ -50,14 +64,28 @@ dpm_status_t dpm_campaign_decode(const uint8_t *buf, size_t len, dpm_campaign_t 
     c.nbins = msg.bin_edges_count;
     memcpy(c.bin_edges, msg.bin_edges, c.nbins * sizeof(c.bin_edges[0]));
     c.frac_bits = msg.frac_bits;
+    c.nthresholds = msg.thresholds_count;
+    memcpy(c.thresholds, msg.thresholds, c.nthresholds * sizeof(c.thresholds[0]));
+    c.calibration = (uint32_t)msg.calibration;
+    c.ustat_k = msg.ustat_k;
+    c.ustat_kernel = (uint32_t)msg.ustat_kernel;
+    c.tree_depth = msg.tree_depth;
+    c.tree_grr_levels = msg.tree_grr_levels;
+    c.group_eps = msg.group_eps_q16;
+    c.fedauc_variant = (uint32_t)msg.fedauc_variant;
+    c.fedauc_p_share_q16 = msg.fedauc_p_share_q16;
+    c.fedauc_score_bits = msg.fedauc_score_bits;
     *out = c;
     return DPM_OK;
 }
 
 dpm_status_t dpm_campaign_encode(const dpm_campaign_t *c, uint8_t *buf, size_t cap, size_t *len)
 {
+    /* enums beyond their values would encode as 10-byte negative varints: refused, so
+     * DPM_CAMPAIGN_MAX_BYTES holds */
     if (c == NULL || buf == NULL || len == NULL || c->nmetrics > DPM_CAMPAIGN_MAX_METRICS ||
-        c->nbins > DPM_MAX_BINS) {
+        c->nbins > DPM_CAMPAIGN_MAX_EDGES || c->nthresholds > DPM_CAMPAIGN_MAX_THRESHOLDS ||
+        c->calibration > 127u || c->ustat_kernel > 127u) {
         return DPM_ERR_PARAM;
     }
     dpm_v1_Campaign msg = dpm_v1_Campaign_init_zero;
@@ -74,178 +102,21 @@ dpm_status_t dpm_campaign_encode(const dpm_campaign_t *c, uint8_t *buf, size_t c
     msg.bin_edges_count = (pb_size_t)c->nbins;
     memcpy(msg.bin_edges, c->bin_edges, c->nbins * sizeof(c->bin_edges[0]));
     msg.frac_bits = c->frac_bits;
+    msg.thresholds_count = (pb_size_t)c->nthresholds;
+    memcpy(msg.thresholds, c->thresholds, c->nthresholds * sizeof(c->thresholds[0]));
+    msg.calibration = (dpm_v1_DpaucCalibration)c->calibration;
+    msg.ustat_k = c->ustat_k;
+    msg.ustat_kernel = (dpm_v1_UstatKernel)c->ustat_kernel;
+    msg.tree_depth = c->tree_depth;
+    msg.tree_grr_levels = c->tree_grr_levels;
+    msg.group_eps_q16 = c->group_eps;
+    msg.fedauc_variant = (dpm_v1_FedaucVariant)c->fedauc_variant;
+    msg.fedauc_p_share_q16 = c->fedauc_p_share_q16;
+    msg.fedauc_score_bits = c->fedauc_score_bits;
     pb_ostream_t out = pb_ostream_from_buffer(buf, cap);
     if (!pb_encode(&out, dpm_v1_Campaign_fields, &msg)) {
         return DPM_ERR_BUFFER;
     }
     *len = out.bytes_written;
     return DPM_OK;
-}
-
-#if DPM_MECH_TUPLE || DPM_MECH_ROC_HIST
-/* FNV-1a over little-endian 32-bit words: cheap, platform independent, and enough to tell
- * parameter sets apart (it is a consistency check, not an authenticator). */
-static uint32_t fnv_word(uint32_t h, uint32_t w)
-{
-    for (int i = 0; i < 4; i++) {
-        h ^= (w >> (8 * i)) & 0xFFu;
-        h *= 16777619u;
-    }
-    return h;
-}
-
-static uint32_t fnv_u64(uint32_t h, uint64_t w)
-{
-    return fnv_word(fnv_word(h, (uint32_t)w), (uint32_t)(w >> 32));
-}
-
-#endif
-
-#if DPM_MECH_TUPLE
-static uint32_t tuple_params_hash(const dpm_tuple_t *t)
-{
-    uint32_t h = 2166136261u;
-    h = fnv_word(h, (uint32_t)t->kind);
-    h = fnv_word(h, t->groups);
-    h = fnv_word(h, t->nmetrics);
-    for (uint32_t i = 0; i < t->nmetrics; i++) {
-        h = fnv_word(h, (uint32_t)t->metrics[i]);
-    }
-    h = fnv_word(h, t->group_grr.keep);
-    h = fnv_word(h, t->group_grr.other);
-    if (t->kind == DPM_TUPLE_MR) {
-        h = fnv_word(h, t->value_rr.keep);
-        h = fnv_word(h, t->value_rr.other);
-    } else {
-        h = fnv_word(h, t->frac_bits);
-        h = fnv_u64(h, t->value_lap.scale_num);
-        h = fnv_u64(h, t->value_lap.scale_den);
-    }
-    return fnv_word(h, t->eps_implemented);
-}
-
-#endif
-
-#if DPM_MECH_ROC_HIST
-/* roc_hist: the mechanism id, the bin count, every edge, the Laplace scale (as the reduced
- * rational the sampler uses) and the implemented ε. */
-static uint32_t roc_hist_params_hash(const dpm_roc_hist_t *m)
-{
-    uint32_t h = 2166136261u;
-    h = fnv_word(h, (uint32_t)DPM_MECH_ID_ROC_HIST);
-    h = fnv_word(h, m->bins);
-    for (uint32_t i = 0; i + 1u < m->bins; i++) {
-        h = fnv_word(h, m->edges[i]);
-    }
-    h = fnv_u64(h, m->lap.sensitivity);
-    h = fnv_u64(h, m->lap.scale_num);
-    h = fnv_u64(h, m->lap.scale_den);
-    return fnv_word(h, m->eps_implemented);
-}
-#endif
-
-static int edges_sorted(const dpm_campaign_t *c)
-{
-    for (uint32_t i = 1; i < c->nbins; i++) {
-        if (c->bin_edges[i] <= c->bin_edges[i - 1]) {
-            return 0;
-        }
-    }
-    return 1;
-}
-
-#if DPM_MECH_TUPLE || DPM_MECH_ROC_HIST
-static dpm_status_t finish(dpm_mech_t *m, dpm_mech_t *next, const dpm_campaign_t *c,
-                           const char **reason)
-{
-    if (c->budget < next->eps_implemented) {
-        return fail(reason, "budget smaller than one report", DPM_ERR_BUDGET);
-    }
-    *m = *next;
-    return DPM_OK;
-}
-#endif
-
-static dpm_status_t roc_hist_init(dpm_mech_t *m, const dpm_campaign_t *c, const char **reason)
-{
-#if !DPM_MECH_ROC_HIST
-    (void)m;
-    (void)c;
-    return fail(reason, "mechanism not available in this build", DPM_ERR_UNSUPPORTED);
-#else
-    if (c->nbins == 0) {
-        return fail(reason, "roc_hist needs at least one bin edge", DPM_ERR_PARAM);
-    }
-    if (c->nbins > DPM_MAX_BINS - 1u) {
-        return fail(reason, "too many bins", DPM_ERR_PARAM);
-    }
-    for (uint32_t i = 0; i < c->nbins; i++) {
-        if (c->bin_edges[i] > DPM_SCORE_ONE) {
-            return fail(reason, "bin edge above score 1.0 (2^31)", DPM_ERR_PARAM);
-        }
-    }
-    dpm_mech_t next;
-    memset(&next, 0, sizeof(next));
-    next.campaign = *c;
-    dpm_status_t st = dpm_roc_hist_init(&next.roc_hist, c->bin_edges, c->nbins, c->eps);
-    if (st != DPM_OK) {
-        return fail(reason, "roc_hist parameters out of range", st);
-    }
-    next.eps_implemented = next.roc_hist.eps_implemented;
-    next.params_hash = roc_hist_params_hash(&next.roc_hist);
-    return finish(m, &next, c, reason);
-#endif
-}
-
-static dpm_status_t tuple_init(dpm_mech_t *m, const dpm_campaign_t *c, const char **reason)
-{
-#if !DPM_MECH_TUPLE
-    (void)m;
-    (void)c;
-    return fail(reason, "mechanism not available in this build", DPM_ERR_UNSUPPORTED);
-#else
-    if (c->mechanism == DPM_MECH_ID_TUPLE_ML && c->frac_bits != DPM_FRAC_BITS) {
-        return fail(reason, "value grid (frac_bits) differs from this build's", DPM_ERR_PARAM);
-    }
-    dpm_mech_t next;
-    memset(&next, 0, sizeof(next));
-    next.campaign = *c;
-    dpm_tuple_kind_t kind = c->mechanism == DPM_MECH_ID_TUPLE_MR ? DPM_TUPLE_MR : DPM_TUPLE_ML;
-    dpm_status_t st = dpm_tuple_init(&next.tuple, kind, c->groups, c->metrics, c->nmetrics, c->eps);
-    if (st != DPM_OK) {
-        return fail(reason,
-                    st == DPM_ERR_RANGE ? "epsilon too small or too large for the mechanism"
-                                        : "groups or metrics out of range",
-                    st);
-    }
-    next.eps_implemented = next.tuple.eps_implemented;
-    next.params_hash = tuple_params_hash(&next.tuple);
-    return finish(m, &next, c, reason);
-#endif
-}
-
-dpm_status_t dpm_mech_init(dpm_mech_t *m, const dpm_campaign_t *c, const char **reason)
-{
-    if (m == NULL || c == NULL) {
-        return fail(reason, "null argument", DPM_ERR_PARAM);
-    }
-    if (c->eps == 0 || c->eps > DPM_EPS_MAX_Q16) {
-        return fail(reason, "epsilon out of range", DPM_ERR_PARAM);
-    }
-    if (c->nbins > DPM_MAX_BINS) {
-        return fail(reason, "too many bins", DPM_ERR_PARAM);
-    }
-    if (!edges_sorted(c)) {
-        return fail(reason, "bin edges not strictly increasing", DPM_ERR_PARAM);
-    }
-    if (c->mechanism == DPM_MECH_ID_ROC_HIST) {
-        return roc_hist_init(m, c, reason);
-    }
-    if (c->mechanism == DPM_MECH_ID_TUPLE_MR || c->mechanism == DPM_MECH_ID_TUPLE_ML) {
-        return tuple_init(m, c, reason);
-    }
-    if (c->mechanism > DPM_MECH_ID_ROC_HIST && c->mechanism <= DPM_MECH_ID_USTAT_TREE) {
-        return fail(reason, "mechanism not available in this build", DPM_ERR_UNSUPPORTED);
-    }
-    return fail(reason, "unknown mechanism", DPM_ERR_PARAM);
 }

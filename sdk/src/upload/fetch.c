@@ -4,11 +4,11 @@
 
 #include "dpm/upload.h"
 
-dpm_status_t dpm_campaign_fetch(const dpm_transport_t *t, const dpm_clock_t *c, const char *host,
-                                uint32_t id, uint32_t timeout_ms, uint8_t *work, size_t work_cap,
-                                dpm_mech_t *m, const char **reason)
+dpm_status_t dpm_campaign_get(const dpm_transport_t *t, const dpm_clock_t *c, const char *host,
+                              uint32_t id, uint32_t timeout_ms, uint8_t *work, size_t work_cap,
+                              size_t *len, const char **reason)
 {
-    if (t == NULL || c == NULL || work == NULL || m == NULL || timeout_ms == 0 ||
+    if (t == NULL || c == NULL || work == NULL || len == NULL || timeout_ms == 0 ||
         work_cap < DPM_CAMPAIGN_MAX_BYTES + 512u) {
         return DPM_ERR_PARAM;
     }
@@ -47,10 +47,21 @@ dpm_status_t dpm_campaign_fetch(const dpm_transport_t *t, const dpm_clock_t *c, 
         }
         return DPM_ERR_PROTOCOL;
     }
+    *len = resp.body_len;
+    return DPM_OK;
+}
+
+dpm_status_t dpm_campaign_fetch(const dpm_transport_t *t, const dpm_clock_t *c, const char *host,
+                                uint32_t id, uint32_t timeout_ms, uint8_t *work, size_t work_cap,
+                                dpm_mech_t *m, const char **reason)
+{
+    size_t len = 0;
     dpm_campaign_t campaign;
-    st = dpm_campaign_decode(work, resp.body_len, &campaign, reason);
-    if (st != DPM_OK) {
-        return st;
+    dpm_status_t st =
+        m == NULL ? DPM_ERR_PARAM
+                  : dpm_campaign_get(t, c, host, id, timeout_ms, work, work_cap, &len, reason);
+    if (st == DPM_OK) {
+        st = dpm_campaign_decode(work, len, &campaign, reason);
     }
-    return dpm_mech_init(m, &campaign, reason);
+    return st == DPM_OK ? dpm_mech_init(m, &campaign, reason) : st;
 }

@@ -1,23 +1,34 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The outbox: encoded reports in a two-bank log in port storage (layout and crash-safety
- * argument in dpm/upload.h). */
+/* The outbox: encoded reports in a two-bank log in port storage, with a mirrored bank header,
+ * recovery past damaged records and a persistent count of the reports lost to damage (layout
+ * and crash-safety argument in dpm/upload.h). */
 #include "dpm_internal.h"
 
-#include "budget/persist.h"
+#include "core/persist.h"
 #include "dpm/upload.h"
 
 #define BANK_MAGIC 0x424F5044u /* "DPOB" little-endian */
-#define BANK_VERSION 1u
-#define HDR DPM_OUTBOX_BANK_HDR
+#define BANK_VERSION 2u
+#define COPY DPM_OUTBOX_HDR_COPY /* one copy of the bank header */
+#define HDR DPM_OUTBOX_BANK_HDR  /* both copies: where the log starts */
 #define REC_HDR DPM_OUTBOX_REC_HDR
 #define REC_MARK 0xA5u
-#define REC_PENDING 0xFFu
-#define REC_REMOVED 0x00u
+#define REC_KIND_REPORT 0x01u
 #define ID_PREFIX 2u /* 0x0A 0x10: field 1, length 16 */
 #define MIN_PAYLOAD (ID_PREFIX + DPM_REPORT_ID_BYTES)
+#define SCAN_CHUNK 32u
+
+/* Record header bytes. */
+#define R_MARK 0u
+#define R_COMMIT 1u
+#define R_REMOVED 2u /* 3 bytes */
+#define R_KIND 5u
+#define R_LEN 6u
+#define R_CRC 8u
 
 typedef char payload_fits_u16[DPM_OUTBOX_MAX_PAYLOAD <= 0xFFFFu ? 1 : -1];
 typedef char payload_holds_id[DPM_OUTBOX_MAX_PAYLOAD >= MIN_PAYLOAD ? 1 : -1];
+typedef char record_header_fits[REC_HDR == R_CRC + 4u ? 1 : -1];
 
 static uint32_t bank_base(const dpm_outbox_t *ob, uint32_t bank)
 {
@@ -29,78 +40,296 @@ static uint32_t active_base(const dpm_outbox_t *ob)
     return bank_base(ob, ob->active);
 }
 
-/* ---- bank headers ---------------------------------------------------------------------- */
-
-static dpm_status_t read_header(const dpm_outbox_t *ob, uint32_t bank, int *valid, uint32_t *seq)
+static uint32_t add_sat(uint32_t a, uint32_t b)
 {
-    uint8_t h[HDR];
-    dpm_status_t st = dpm_persist_read(ob->storage, bank_base(ob, bank), h, HDR);
-    if (st == DPM_OK) {
-        *valid = dpm_get_le32(h) == BANK_MAGIC && h[4] == BANK_VERSION && h[5] == 0 &&
-                 dpm_get_le16(h + 6) == 0 && dpm_crc32(0, h, 12) == dpm_get_le32(h + 12);
-        *seq = dpm_get_le32(h + 8);
-    }
-    return st;
+    return a > UINT32_MAX - b ? UINT32_MAX : a + b;
 }
 
-static dpm_status_t write_header(const dpm_outbox_t *ob, uint32_t bank, uint32_t seq)
+/* Reports lost to damage and not yet acknowledged by a collector. */
+static uint32_t lost_now(const dpm_outbox_t *ob)
 {
-    uint8_t h[HDR];
+    uint32_t total = add_sat(ob->lost_base, ob->lost_found);
+    return total > ob->lost_acked ? total - ob->lost_acked : 0;
+}
+
+/* ---- bank headers ---------------------------------------------------------------------- */
+
+typedef struct {
+    int valid;     /* at least one copy is valid */
+    int copies;    /* valid copies (2 when healthy) */
+    int conflict;  /* two valid copies that differ: cannot come from this code */
+    uint32_t seq;  /* of the valid copy */
+    uint32_t lost; /* of the valid copy */
+} bank_t;
+
+static dpm_status_t read_bank(const dpm_outbox_t *ob, uint32_t bank, bank_t *b)
+{
+    uint8_t h[2][COPY];
+    dpm_status_t st = dpm_persist_read(ob->storage, bank_base(ob, bank), h[0], sizeof(h));
+    if (st != DPM_OK) {
+        return st;
+    }
+    memset(b, 0, sizeof(*b));
+    int ok[2];
+    for (uint32_t c = 0; c < 2; c++) {
+        const uint8_t *p = h[c];
+        ok[c] = dpm_get_le32(p) == BANK_MAGIC && p[4] == BANK_VERSION && p[5] == 0 &&
+                dpm_get_le16(p + 6) == 0 && dpm_crc32(0, p, COPY - 4u) == dpm_get_le32(p + 16);
+        if (ok[c]) {
+            b->copies++;
+            b->seq = dpm_get_le32(p + 8);
+            b->lost = dpm_get_le32(p + 12);
+        }
+    }
+    b->valid = b->copies > 0;
+    b->conflict = ok[0] && ok[1] && memcmp(h[0], h[1], COPY) != 0;
+    return DPM_OK;
+}
+
+/* Write both copies of a bank header, the first one first: the bank becomes valid with the
+ * first complete copy, the second is redundancy. */
+static dpm_status_t write_bank_header(const dpm_outbox_t *ob, uint32_t bank, uint32_t seq,
+                                      uint32_t lost)
+{
+    uint8_t h[COPY];
     dpm_put_le32(h, BANK_MAGIC);
     h[4] = (uint8_t)BANK_VERSION;
     h[5] = 0;
     dpm_put_le16(h + 6, 0);
     dpm_put_le32(h + 8, seq);
-    dpm_put_le32(h + 12, dpm_crc32(0, h, 12));
-    return dpm_persist_write(ob->storage, bank_base(ob, bank), h, HDR);
+    dpm_put_le32(h + 12, lost);
+    dpm_put_le32(h + 16, dpm_crc32(0, h, COPY - 4u));
+    dpm_status_t st = dpm_persist_write(ob->storage, bank_base(ob, bank), h, COPY);
+    if (st == DPM_OK) {
+        st = dpm_persist_write(ob->storage, bank_base(ob, bank) + COPY, h, COPY);
+    }
+    return st;
 }
 
 /* ---- records --------------------------------------------------------------------------- */
 
+/* The CRC covers the kind, the length and the payload; not the mark (a hint for recovery),
+ * nor the commit and removal bytes, which change in place. */
 static uint32_t record_crc(const uint8_t *rec, uint32_t len)
 {
-    uint8_t head[3] = {rec[0], rec[2], rec[3]};
-    return dpm_crc32(dpm_crc32(0, head, sizeof(head)), rec + REC_HDR, len);
+    return dpm_crc32(dpm_crc32(0, rec + R_KIND, 3), rec + REC_HDR, len);
 }
 
-/* Read the record at bank offset pos of the active bank into rec (DPM_OUTBOX_RECORD_MAX
- * bytes). *kind: 0 = end of log (erased), 1 = a complete record (*len = payload bytes),
- * -1 = torn or corrupt. */
-static dpm_status_t read_record(const dpm_outbox_t *ob, uint32_t pos, uint8_t *rec, int *kind,
-                                uint32_t *len)
+static int rec_committed(const uint8_t *h)
 {
-    uint32_t base = active_base(ob);
-    *kind = -1;
+    return h[R_COMMIT] != 0xFFu;
+}
+
+/* Removal clears three bytes at once; a record counts as removed when at least two are no
+ * longer 0xFF, so damage to any one of them changes nothing, and a removal torn after its
+ * first byte leaves the record pending (sent again, de-duplicated by id). */
+static int rec_removed(const uint8_t *h)
+{
+    uint32_t cleared = 0;
+    for (uint32_t i = 0; i < 3; i++) {
+        cleared += h[R_REMOVED + i] != 0xFFu;
+    }
+    return cleared >= 2;
+}
+
+static int all_erased(const uint8_t *p, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        if (p[i] != 0xFFu) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+typedef enum { REC_END, REC_VALID, REC_BAD } rec_kind_t;
+
+/* Read the record at bank offset pos of the active bank into rec (DPM_OUTBOX_RECORD_MAX
+ * bytes). REC_END: the header is erased (the caller checks what follows); REC_VALID: a
+ * complete record, *len = payload bytes; REC_BAD: anything else. */
+static dpm_status_t read_record(const dpm_outbox_t *ob, uint32_t pos, uint8_t *rec,
+                                rec_kind_t *kind, uint32_t *len)
+{
+    *kind = REC_BAD;
     if (pos < HDR || pos > ob->bank_size - REC_HDR) {
         return DPM_OK; /* not a record position (bank_size >= HDR + REC_HDR always) */
     }
+    uint32_t base = active_base(ob);
     dpm_status_t st = dpm_persist_read(ob->storage, base + pos, rec, REC_HDR);
     if (st != DPM_OK) {
         return st;
     }
-    int erased = 1;
-    for (uint32_t i = 0; i < REC_HDR; i++) {
-        if (rec[i] != 0xFFu) {
-            erased = 0;
-        }
+    if (all_erased(rec, REC_HDR)) {
+        *kind = REC_END;
+        return DPM_OK;
     }
-    *kind = erased ? 0 : -1;
-    uint32_t n = dpm_get_le16(rec + 2);
-    if (erased || rec[0] != REC_MARK || n < MIN_PAYLOAD || n > DPM_OUTBOX_MAX_PAYLOAD ||
+    uint32_t n = dpm_get_le16(rec + R_LEN);
+    if (rec[R_KIND] != REC_KIND_REPORT || n < MIN_PAYLOAD || n > DPM_OUTBOX_MAX_PAYLOAD ||
         n > ob->bank_size - pos - REC_HDR) {
         return DPM_OK;
     }
     st = dpm_persist_read(ob->storage, base + pos + REC_HDR, rec + REC_HDR, n);
-    if (st == DPM_OK && record_crc(rec, n) == dpm_get_le32(rec + 4) && rec[REC_HDR] == 0x0Au &&
+    if (st == DPM_OK && record_crc(rec, n) == dpm_get_le32(rec + R_CRC) && rec[REC_HDR] == 0x0Au &&
         rec[REC_HDR + 1] == DPM_REPORT_ID_BYTES) {
-        *kind = 1;
+        *kind = REC_VALID;
         *len = n;
     }
     return st;
 }
 
-/* Scan the active bank from its header: count records, find the end of the log. */
-static dpm_status_t scan(dpm_outbox_t *ob)
+/* *erased = 1 if the active bank is erased from pos to its end. */
+static dpm_status_t erased_from(const dpm_outbox_t *ob, uint32_t pos, int *erased)
+{
+    return dpm_persist_is_erased(ob->storage, active_base(ob) + pos, ob->bank_size - pos, erased);
+}
+
+/* The first valid record at or after `from` (*found = 0 if none): candidates start with the
+ * mark, and must pass the CRC. */
+static dpm_status_t find_record(const dpm_outbox_t *ob, uint32_t from, uint8_t *rec, uint32_t *at,
+                                int *found)
+{
+    uint8_t chunk[SCAN_CHUNK];
+    uint32_t cbase = 0, clen = 0;
+    *found = 0;
+    for (uint32_t q = from; q + REC_HDR <= ob->bank_size; q++) {
+        if (q >= cbase + clen) {
+            cbase = q;
+            clen = ob->bank_size - q < SCAN_CHUNK ? ob->bank_size - q : SCAN_CHUNK;
+            dpm_status_t st = dpm_persist_read(ob->storage, active_base(ob) + q, chunk, clen);
+            if (st != DPM_OK) {
+                return st;
+            }
+        }
+        if (chunk[q - cbase] != REC_MARK) {
+            continue;
+        }
+        rec_kind_t kind = REC_BAD;
+        uint32_t n = 0;
+        dpm_status_t st = read_record(ob, q, rec, &kind, &n);
+        if (st != DPM_OK) {
+            return st;
+        }
+        if (kind == REC_VALID) {
+            *at = q;
+            *found = 1;
+            return DPM_OK;
+        }
+    }
+    return DPM_OK;
+}
+
+/* Was the record whose header is h a pending report (so that damage to it is a loss)? At the
+ * tail only a committed one was (an uncommitted one is an append that never returned, or
+ * erased space); before a valid record, any record not removed was, and so is an unreadable
+ * header there (appends never follow an unreadable record: recovery compacts first). */
+static uint32_t lost_in(const uint8_t *h, int tail)
+{
+    if (h[R_MARK] != REC_MARK) {
+        return tail ? 0u : 1u;
+    }
+    if (rec_removed(h) || (tail && !rec_committed(h))) {
+        return 0;
+    }
+    return 1;
+}
+
+/* Pending reports in the damaged stretch [pos, q) followed by a valid record (first: the
+ * header at pos): walk the record headers; if the walk lands exactly on q, each header counts,
+ * otherwise the stretch is one record (a single damaged byte touches one record) judged by its
+ * first header. */
+static dpm_status_t lost_between(const dpm_outbox_t *ob, uint32_t pos, uint32_t q,
+                                 const uint8_t *first, uint32_t *lost)
+{
+    uint8_t h[REC_HDR];
+    uint32_t count = 0, p = pos;
+    int ok = 1;
+    while (ok && p < q) {
+        ok = p + REC_HDR <= q;
+        if (!ok) {
+            break;
+        }
+        dpm_status_t st = dpm_persist_read(ob->storage, active_base(ob) + p, h, REC_HDR);
+        if (st != DPM_OK) {
+            return st;
+        }
+        uint32_t n = dpm_get_le16(h + R_LEN);
+        ok = h[R_MARK] == REC_MARK && n >= MIN_PAYLOAD && n <= DPM_OUTBOX_MAX_PAYLOAD;
+        if (ok) {
+            count += lost_in(h, 0);
+            p += REC_HDR + n;
+        }
+    }
+    *lost = ok && p == q ? count : lost_in(first, 0);
+    return DPM_OK;
+}
+
+/* One step of the log walk from pos. */
+typedef enum {
+    ITEM_RECORD, /* a valid record at pos; next = the position after it */
+    ITEM_DAMAGE, /* a damaged stretch [pos, next) followed by a valid record */
+    ITEM_END     /* the log ends at pos; tail_dirty: something not erased follows */
+} item_kind_t;
+
+typedef struct {
+    item_kind_t kind;
+    uint32_t next;
+    uint32_t len;   /* ITEM_RECORD: payload bytes */
+    uint32_t lost;  /* ITEM_DAMAGE, and ITEM_END with a damaged tail: pending reports lost */
+    int tail_dirty; /* ITEM_END */
+    int damaged;    /* ITEM_END: the tail is a damaged committed record (not a torn append) */
+} item_t;
+
+static dpm_status_t walk_step(const dpm_outbox_t *ob, uint32_t pos, uint8_t *rec, item_t *it)
+{
+    memset(it, 0, sizeof(*it));
+    it->kind = ITEM_END;
+    if (pos + REC_HDR > ob->bank_size) {
+        int erased = 0;
+        dpm_status_t st = erased_from(ob, pos, &erased);
+        it->tail_dirty = !erased;
+        return st;
+    }
+    rec_kind_t kind = REC_BAD;
+    uint32_t n = 0;
+    dpm_status_t st = read_record(ob, pos, rec, &kind, &n);
+    if (st != DPM_OK) {
+        return st;
+    }
+    if (kind == REC_VALID) {
+        it->kind = ITEM_RECORD;
+        it->len = n;
+        it->next = pos + REC_HDR + n;
+        return DPM_OK;
+    }
+    if (kind == REC_END) {
+        int erased = 0;
+        st = erased_from(ob, pos, &erased);
+        if (st != DPM_OK || erased) {
+            return st;
+        }
+    }
+    /* Not a record: resynchronise at the next valid one. */
+    uint8_t h[REC_HDR];
+    memcpy(h, rec, REC_HDR);
+    uint32_t q = 0;
+    int found = 0;
+    st = find_record(ob, pos + 1u, rec, &q, &found);
+    if (st == DPM_OK && found) {
+        it->kind = ITEM_DAMAGE;
+        it->next = q;
+        st = lost_between(ob, pos, q, h, &it->lost);
+    } else if (st == DPM_OK) {
+        it->tail_dirty = 1;
+        it->damaged = h[R_MARK] == REC_MARK && rec_committed(h);
+        it->lost = lost_in(h, 1);
+    }
+    return st;
+}
+
+/* ---- recovery -------------------------------------------------------------------------- */
+
+/* Scan the active bank's log: count records, find the end, count damage. */
+static dpm_status_t scan(dpm_outbox_t *ob, uint32_t *damaged, uint32_t *uncommitted)
 {
     uint8_t rec[DPM_OUTBOX_RECORD_MAX];
     uint32_t pos = HDR;
@@ -108,41 +337,93 @@ static dpm_status_t scan(dpm_outbox_t *ob)
     ob->pending_bytes = 0;
     ob->removed = 0;
     ob->dirty = 0;
-    while (pos + REC_HDR <= ob->bank_size) {
-        int kind = 0;
-        uint32_t n = 0;
-        dpm_status_t st = read_record(ob, pos, rec, &kind, &n);
+    ob->lost_found = 0;
+    *damaged = 0;
+    *uncommitted = 0;
+    for (;;) {
+        item_t it;
+        dpm_status_t st = walk_step(ob, pos, rec, &it);
         if (st != DPM_OK) {
             return st;
         }
-        if (kind <= 0) {
-            /* Erased: the end. Torn or corrupt: the end too, and never append over it. An
-             * erased end followed by bytes that are not erased (a region this outbox did not
-             * write) counts as torn: appending there would join those bytes to the log. */
-            int erased = 0;
-            if (kind == 0) {
-                st = dpm_persist_is_erased(ob->storage, active_base(ob) + pos, ob->bank_size - pos,
-                                           &erased);
-                if (st != DPM_OK) {
-                    return st;
-                }
-            }
-            ob->dirty = !erased;
+        if (it.kind == ITEM_END) {
+            ob->dirty = (uint8_t)it.tail_dirty;
+            *damaged += (uint32_t)it.damaged;
+            ob->lost_found = add_sat(ob->lost_found, it.lost);
             break;
         }
-        if (rec[1] == REC_PENDING) {
-            ob->pending++;
-            ob->pending_bytes += REC_HDR + n;
-        } else {
+        if (it.kind == ITEM_DAMAGE) {
+            (*damaged)++;
+            ob->lost_found = add_sat(ob->lost_found, it.lost);
+        } else if (rec_removed(rec)) {
             ob->removed++;
+        } else {
+            ob->pending++;
+            ob->pending_bytes += REC_HDR + it.len;
+            *uncommitted += (uint32_t)!rec_committed(rec);
         }
-        pos += REC_HDR + n;
+        pos = it.next;
     }
     ob->wpos = pos;
     return DPM_OK;
 }
 
-/* Erase bank B, then bank A, then write A's header (seq 1). */
+/* Copy the pending records into the other bank, then make it active by writing its header
+ * (with the count of unacknowledged losses, damaged stretches included) last. Until the
+ * first header copy is complete the active bank is untouched and still the one open() picks.
+ * Also the repair: damaged records and torn tails stay behind, copies are written
+ * committed. */
+static dpm_status_t compact(dpm_outbox_t *ob)
+{
+    uint8_t rec[DPM_OUTBOX_RECORD_MAX];
+    uint32_t dst = 1u - ob->active;
+    uint32_t dbase = bank_base(ob, dst);
+    uint32_t q = HDR, pending = 0, lost = ob->lost_base;
+    dpm_status_t st = dpm_persist_erase(ob->storage, dbase, ob->bank_size);
+    for (uint32_t pos = HDR; st == DPM_OK;) {
+        item_t it;
+        st = walk_step(ob, pos, rec, &it);
+        if (st != DPM_OK) {
+            break;
+        }
+        if (it.kind == ITEM_END) {
+            lost = add_sat(lost, it.lost);
+            break;
+        }
+        if (it.kind == ITEM_DAMAGE) {
+            lost = add_sat(lost, it.lost);
+        } else if (!rec_removed(rec)) {
+            rec[R_MARK] = (uint8_t)REC_MARK;
+            rec[R_COMMIT] = 0x00;
+            memset(rec + R_REMOVED, 0xFF, 3);
+            st = dpm_persist_write(ob->storage, dbase + q, rec, REC_HDR + it.len);
+            q += REC_HDR + it.len;
+            pending++;
+        }
+        pos = it.next;
+    }
+    uint32_t acked = ob->lost_acked < lost ? ob->lost_acked : lost;
+    if (st == DPM_OK) {
+        st = write_bank_header(ob, dst, ob->seq + 1u, lost - acked);
+    }
+    if (st != DPM_OK) {
+        ob->stale = 1;
+        return st;
+    }
+    ob->active = dst;
+    ob->seq++;
+    ob->wpos = q;
+    ob->pending = pending;
+    ob->pending_bytes = q - HDR;
+    ob->removed = 0;
+    ob->dirty = 0;
+    ob->lost_base = lost - acked;
+    ob->lost_found = 0;
+    ob->lost_acked = 0;
+    return DPM_OK;
+}
+
+/* Erase bank B, then bank A, then write A's header (seq 1, no losses). */
 static dpm_status_t format_region(dpm_outbox_t *ob)
 {
     dpm_status_t st = dpm_persist_erase(ob->storage, bank_base(ob, 1), ob->bank_size);
@@ -150,46 +431,78 @@ static dpm_status_t format_region(dpm_outbox_t *ob)
         st = dpm_persist_erase(ob->storage, bank_base(ob, 0), ob->bank_size);
     }
     if (st == DPM_OK) {
-        st = write_header(ob, 0, 1);
+        st = write_bank_header(ob, 0, 1, 0);
     }
     if (st == DPM_OK) {
+        uint32_t damaged = 0, uncommitted = 0;
         ob->active = 0;
         ob->seq = 1;
-        st = scan(ob);
+        ob->lost_base = 0;
+        ob->lost_acked = 0;
+        st = scan(ob, &damaged, &uncommitted);
     }
     return st;
 }
 
-/* Choose the active bank and scan it (open, and re-reading after a failed storage call). */
-static dpm_status_t load(dpm_outbox_t *ob)
+/* Choose the active bank, scan it, and repair what is not as a healthy outbox leaves it
+ * (open, and re-reading after a failed storage call). */
+static dpm_status_t recover(dpm_outbox_t *ob)
 {
-    int valid[2];
-    uint32_t seq[2];
-    for (uint32_t b = 0; b < 2; b++) {
-        dpm_status_t st = read_header(ob, b, &valid[b], &seq[b]);
+    bank_t b[2];
+    for (uint32_t i = 0; i < 2; i++) {
+        dpm_status_t st = read_bank(ob, i, &b[i]);
         if (st != DPM_OK) {
             return st;
         }
+        if (b[i].conflict) {
+            return DPM_ERR_CORRUPT;
+        }
     }
-    if (valid[0] && valid[1]) {
+    if (b[0].valid && b[1].valid) {
         /* After a compaction the old bank stays valid until the next one erases it: the
          * newer sequence number (mod 2^32) is the active bank. */
-        ob->active = (uint32_t)(seq[1] - seq[0]) - 1u < 0x80000000u ? 1u : 0u;
-    } else if (valid[0] || valid[1]) {
-        ob->active = valid[0] ? 0u : 1u;
+        ob->active = (uint32_t)(b[1].seq - b[0].seq) - 1u < 0x80000000u ? 1u : 0u;
+    } else if (b[0].valid || b[1].valid) {
+        ob->active = b[0].valid ? 0u : 1u;
     } else {
-        /* No valid bank. B entirely erased means a fresh region or an interrupted format
-         * (both write bank A's header while B is erased): nothing was ever stored. */
-        int erased = 0;
+        /* No valid header. A new region, or a format interrupted before A's header was
+         * complete, holds no record: B erased and A's log erased. Anything else is a damaged
+         * outbox, never silently formatted. */
+        int erased_b = 0, erased_a = 0;
         dpm_status_t st =
-            dpm_persist_is_erased(ob->storage, bank_base(ob, 1), ob->bank_size, &erased);
+            dpm_persist_is_erased(ob->storage, bank_base(ob, 1), ob->bank_size, &erased_b);
+        if (st == DPM_OK) {
+            st = dpm_persist_is_erased(ob->storage, bank_base(ob, 0) + HDR, ob->bank_size - HDR,
+                                       &erased_a);
+        }
         if (st != DPM_OK) {
             return st;
         }
-        return erased ? format_region(ob) : DPM_ERR_CORRUPT;
+        return erased_a && erased_b ? format_region(ob) : DPM_ERR_CORRUPT;
     }
-    ob->seq = seq[ob->active];
-    return scan(ob);
+    if (ob->seq != b[ob->active].seq) {
+        ob->lost_acked = 0; /* a compaction landed: it applied the acknowledgement */
+    }
+    ob->seq = b[ob->active].seq;
+    ob->lost_base = b[ob->active].lost;
+    uint32_t damaged = 0, uncommitted = 0;
+    dpm_status_t st = scan(ob, &damaged, &uncommitted);
+    if (st != DPM_OK) {
+        return st;
+    }
+    uint32_t lost = ob->lost_found;
+    uint32_t headers = 2u - (uint32_t)b[ob->active].copies;
+    if (headers > 0 || damaged > 0 || uncommitted > 0 || ob->dirty) {
+        st = compact(ob);
+        if (st != DPM_OK) {
+            return st;
+        }
+        ob->stale = 0;
+    }
+    ob->found_lost = add_sat(ob->found_lost, lost);
+    ob->found_damaged = add_sat(ob->found_damaged, damaged);
+    ob->found_headers = add_sat(ob->found_headers, headers);
+    return DPM_OK;
 }
 
 static int usable(const dpm_outbox_t *ob)
@@ -204,7 +517,7 @@ static dpm_status_t refresh(dpm_outbox_t *ob)
         return DPM_OK;
     }
     dpm_outbox_t t = *ob;
-    dpm_status_t st = load(&t);
+    dpm_status_t st = recover(&t);
     if (st == DPM_OK) {
         t.stale = 0;
         *ob = t;
@@ -234,9 +547,10 @@ dpm_status_t dpm_outbox_open(dpm_outbox_t *ob, const dpm_storage_t *storage, uin
     dpm_outbox_t t;
     dpm_status_t st = ob == NULL ? DPM_ERR_PARAM : bind(&t, storage, offset, size);
     if (st == DPM_OK) {
-        st = load(&t);
+        st = recover(&t);
     }
     if (st == DPM_OK) {
+        t.stale = 0;
         *ob = t;
     }
     return st;
@@ -256,45 +570,6 @@ dpm_status_t dpm_outbox_format(dpm_outbox_t *ob, const dpm_storage_t *storage, u
     return st;
 }
 
-/* Copy the pending records into the other bank, then make it active by writing its header
- * last. Until that header is complete the active bank is untouched and still the one open()
- * picks. */
-static dpm_status_t compact(dpm_outbox_t *ob)
-{
-    uint8_t rec[DPM_OUTBOX_RECORD_MAX];
-    uint32_t dst = 1u - ob->active;
-    uint32_t dbase = bank_base(ob, dst);
-    dpm_status_t st = dpm_persist_erase(ob->storage, dbase, ob->bank_size);
-    uint32_t q = HDR;
-    for (uint32_t pos = HDR; pos < ob->wpos && st == DPM_OK;) {
-        int kind = 0;
-        uint32_t n = 0;
-        st = read_record(ob, pos, rec, &kind, &n);
-        if (st == DPM_OK && kind != 1) {
-            st = DPM_ERR_CORRUPT; /* changed since it was scanned: re-read, then retry */
-        }
-        if (st == DPM_OK && rec[1] == REC_PENDING) {
-            st = dpm_persist_write(ob->storage, dbase + q, rec, REC_HDR + n);
-            q += REC_HDR + n;
-        }
-        pos += REC_HDR + n;
-    }
-    if (st == DPM_OK) {
-        st = write_header(ob, dst, ob->seq + 1u);
-    }
-    if (st != DPM_OK) {
-        ob->stale = 1;
-        return st;
-    }
-    ob->active = dst;
-    ob->seq++;
-    ob->wpos = q;
-    ob->pending_bytes = q - HDR;
-    ob->removed = 0;
-    ob->dirty = 0;
-    return DPM_OK;
-}
-
 /* Find the next pending record at or after *cursor (see dpm_outbox_next). */
 static dpm_status_t next_pending(dpm_outbox_t *ob, uint32_t *cursor, uint8_t *rec,
                                  dpm_outbox_entry_t *e, int *found)
@@ -302,17 +577,17 @@ static dpm_status_t next_pending(dpm_outbox_t *ob, uint32_t *cursor, uint8_t *re
     uint32_t pos = *cursor < HDR ? HDR : *cursor;
     *found = 0;
     while (pos < ob->wpos) {
-        int kind = 0;
+        rec_kind_t kind = REC_BAD;
         uint32_t n = 0;
         dpm_status_t st = read_record(ob, pos, rec, &kind, &n);
         if (st != DPM_OK) {
             return st;
         }
-        if (kind != 1) {
-            ob->stale = 1; /* storage changed under us: end here, re-read on next use */
+        if (kind != REC_VALID) {
+            ob->stale = 1; /* storage changed under us: end here, recover on next use */
             break;
         }
-        if (rec[1] == REC_PENDING) {
+        if (!rec_removed(rec)) {
             e->pos = pos;
             e->seq = ob->seq;
             e->len = n;
@@ -326,6 +601,32 @@ static dpm_status_t next_pending(dpm_outbox_t *ob, uint32_t *cursor, uint8_t *re
     return DPM_OK;
 }
 
+/* Look for a pending record with the report's id: *match = 1 (identical bytes), -1 (the id
+ * with other bytes), 0 (none). Recovers first, and again if the scan met a damaged record. */
+static dpm_status_t find_id(dpm_outbox_t *ob, const uint8_t *report, size_t len, uint8_t *rec,
+                            int *match)
+{
+    for (int attempt = 0; attempt < 2; attempt++) {
+        dpm_status_t st = refresh(ob);
+        uint32_t cursor = 0;
+        int found = 1;
+        *match = 0;
+        while (st == DPM_OK && found) {
+            dpm_outbox_entry_t e;
+            st = next_pending(ob, &cursor, rec, &e, &found);
+            if (st == DPM_OK && found &&
+                memcmp(e.report_id, report + ID_PREFIX, DPM_REPORT_ID_BYTES) == 0) {
+                *match = e.len == len && memcmp(rec + REC_HDR, report, len) == 0 ? 1 : -1;
+                return DPM_OK;
+            }
+        }
+        if (st != DPM_OK || !ob->stale) {
+            return st;
+        }
+    }
+    return DPM_ERR_CORRUPT; /* the storage keeps changing underneath */
+}
+
 dpm_status_t dpm_outbox_put(dpm_outbox_t *ob, const uint8_t *report, size_t len)
 {
     dpm_report_t decoded;
@@ -334,23 +635,12 @@ dpm_status_t dpm_outbox_put(dpm_outbox_t *ob, const uint8_t *report, size_t len)
         dpm_report_decode(report, len, &decoded) != DPM_OK) {
         return DPM_ERR_PARAM;
     }
-    dpm_status_t st = refresh(ob);
-    if (st != DPM_OK) {
-        return st;
-    }
     /* One record per id: an identical re-put is a no-op, a different one an error. */
     uint8_t rec[DPM_OUTBOX_RECORD_MAX];
-    uint32_t cursor = 0;
-    int found = 1;
-    while (found) {
-        dpm_outbox_entry_t e;
-        st = next_pending(ob, &cursor, rec, &e, &found);
-        if (st != DPM_OK) {
-            return st;
-        }
-        if (found && memcmp(e.report_id, report + ID_PREFIX, DPM_REPORT_ID_BYTES) == 0) {
-            return e.len == len && memcmp(rec + REC_HDR, report, len) == 0 ? DPM_OK : DPM_ERR_PARAM;
-        }
+    int match = 0;
+    dpm_status_t st = find_id(ob, report, len, rec, &match);
+    if (st != DPM_OK || match != 0) {
+        return st != DPM_OK ? st : match > 0 ? DPM_OK : DPM_ERR_PARAM;
     }
     uint32_t size = REC_HDR + (uint32_t)len;
     if ((uint64_t)HDR + ob->pending_bytes + size > ob->bank_size) {
@@ -362,12 +652,21 @@ dpm_status_t dpm_outbox_put(dpm_outbox_t *ob, const uint8_t *report, size_t len)
             return st;
         }
     }
-    rec[0] = (uint8_t)REC_MARK;
-    rec[1] = (uint8_t)REC_PENDING;
-    dpm_put_le16(rec + 2, (uint16_t)len);
+    /* The record, then its commit byte: a record that is damaged later counts as lost only if
+     * it was committed (a torn append is not a loss: put never returned DPM_OK for it). */
+    rec[R_MARK] = (uint8_t)REC_MARK;
+    rec[R_COMMIT] = 0xFF;
+    memset(rec + R_REMOVED, 0xFF, 3);
+    rec[R_KIND] = (uint8_t)REC_KIND_REPORT;
+    dpm_put_le16(rec + R_LEN, (uint16_t)len);
     memcpy(rec + REC_HDR, report, len);
-    dpm_put_le32(rec + 4, record_crc(rec, (uint32_t)len));
-    st = dpm_persist_write(ob->storage, active_base(ob) + ob->wpos, rec, size);
+    dpm_put_le32(rec + R_CRC, record_crc(rec, (uint32_t)len));
+    uint32_t at = active_base(ob) + ob->wpos;
+    const uint8_t commit = 0x00;
+    st = dpm_persist_write(ob->storage, at, rec, size);
+    if (st == DPM_OK) {
+        st = dpm_persist_write(ob->storage, at + R_COMMIT, &commit, 1);
+    }
     if (st != DPM_OK) {
         ob->stale = 1;
         return st;
@@ -387,6 +686,39 @@ int dpm_outbox_room(const dpm_outbox_t *ob, size_t len)
 uint32_t dpm_outbox_pending(const dpm_outbox_t *ob)
 {
     return usable(ob) ? ob->pending : 0;
+}
+
+dpm_status_t dpm_outbox_stats(const dpm_outbox_t *ob, dpm_outbox_stats_t *s)
+{
+    if (!usable(ob) || s == NULL) {
+        return DPM_ERR_PARAM;
+    }
+    memset(s, 0, sizeof(*s));
+    s->pending = ob->pending;
+    s->lost = lost_now(ob);
+    s->found_lost = ob->found_lost;
+    s->found_damaged = ob->found_damaged;
+    s->found_headers = ob->found_headers;
+    return DPM_OK;
+}
+
+dpm_status_t dpm_outbox_ack_lost(dpm_outbox_t *ob, uint32_t n)
+{
+    if (!usable(ob)) {
+        return DPM_ERR_PARAM;
+    }
+    dpm_status_t st = refresh(ob);
+    if (st != DPM_OK) {
+        return st;
+    }
+    if (n > lost_now(ob)) {
+        return DPM_ERR_PARAM;
+    }
+    if (n == 0) {
+        return DPM_OK;
+    }
+    ob->lost_acked += n; /* <= the total: no overflow */
+    return compact(ob);  /* on failure the next compaction (or recovery) applies it */
 }
 
 dpm_status_t dpm_outbox_next(dpm_outbox_t *ob, uint32_t *cursor, dpm_outbox_entry_t *e, int *found)
@@ -423,13 +755,13 @@ static dpm_status_t entry_record(dpm_outbox_t *ob, const dpm_outbox_entry_t *e, 
     if (e->seq != ob->seq || e->pos < HDR || e->pos >= ob->wpos || e->len > ob->bank_size) {
         return DPM_ERR_PARAM;
     }
-    int kind = 0;
+    rec_kind_t kind = REC_BAD;
     uint32_t n = 0;
     st = read_record(ob, e->pos, rec, &kind, &n);
     if (st != DPM_OK) {
         return st;
     }
-    if (kind != 1) {
+    if (kind != REC_VALID) {
         ob->stale = 1;
         return DPM_ERR_CORRUPT;
     }
@@ -463,11 +795,11 @@ dpm_status_t dpm_outbox_remove(dpm_outbox_t *ob, const dpm_outbox_entry_t *e)
     }
     uint8_t rec[DPM_OUTBOX_RECORD_MAX];
     dpm_status_t st = entry_record(ob, e, rec);
-    if (st != DPM_OK || rec[1] != REC_PENDING) {
+    if (st != DPM_OK || rec_removed(rec)) {
         return st;
     }
-    const uint8_t removed = (uint8_t)REC_REMOVED;
-    st = dpm_persist_write(ob->storage, active_base(ob) + e->pos + 1u, &removed, 1);
+    const uint8_t removed[3] = {0x00, 0x00, 0x00};
+    st = dpm_persist_write(ob->storage, active_base(ob) + e->pos + R_REMOVED, removed, 3);
     if (st != DPM_OK) {
         ob->stale = 1;
         return st;

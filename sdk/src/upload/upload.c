@@ -1,14 +1,22 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* dpm_upload_flush: batches from the outbox, one POST per batch, removal only on a 2xx or a
- * reject by id, exponential backoff with jitter on the port's monotonic clock. */
+/* dpm_upload_flush: batches from the outbox (with the count of lost reports), one POST per
+ * batch, removal only when a BatchResponse accounts for the reports (decoded with nanopb),
+ * exponential backoff with jitter on the port's monotonic clock. */
 #include "dpm_internal.h"
 
+#include <pb_decode.h>
+
+#include "dpm.pb.h"
 #include "dpm/upload.h"
 #include "upload/http_internal.h"
 
-#define BATCH_TAG 0x0Au /* dpm.v1.Batch.reports: field 1, length-delimited */
+#define BATCH_TAG 0x0Au   /* dpm.v1.Batch.reports: field 1, length-delimited */
+#define LOST_TAG 0x10u    /* dpm.v1.Batch.lost_reports: field 2, varint */
+#define LOST_FIELD_MAX 6u /* its tag and a 32-bit varint */
 
 typedef char batch_matches_proto[DPM_UPLOAD_MAX_BATCH <= 8u ? 1 : -1];
+typedef char rejects_fit_batch
+    [DPM_ARRAY_LEN(((dpm_v1_BatchResponse *)0)->rejects) >= DPM_UPLOAD_MAX_BATCH ? 1 : -1];
 
 static int config_ok(const dpm_upload_config_t *cfg)
 {
@@ -62,6 +70,7 @@ typedef struct {
     dpm_outbox_entry_t e[DPM_UPLOAD_MAX_BATCH];
     uint8_t gone[DPM_UPLOAD_MAX_BATCH]; /* removed while handling the response */
     uint32_t count;
+    uint32_t lost;     /* Batch.lost_reports: the outbox's unacknowledged losses */
     uint32_t body_len; /* bytes of the Batch message */
 } batch_t;
 
@@ -87,12 +96,16 @@ static size_t put_varint(uint8_t *p, uint32_t v)
 }
 
 /* The first pending records, up to the configured count and bytes and to what fits in the
- * work buffer after the longest possible request head (`room` bytes). */
+ * work buffer after the longest possible request head (`room` bytes, LOST_FIELD_MAX of them
+ * kept for the loss count). A batch with reports carries the loss count too: only its answer
+ * can prove that a collector took it (see dpm_upload_flush). */
 static dpm_status_t collect(const dpm_upload_t *up, dpm_outbox_t *ob, size_t room, batch_t *b)
 {
     uint32_t cursor = 0;
     b->count = 0;
+    b->lost = 0;
     b->body_len = 0;
+    room -= LOST_FIELD_MAX; /* room >= 3 + DPM_REPORT_MAX_BYTES + LOST_FIELD_MAX (flush) */
     while (b->count < up->cfg.max_reports) {
         dpm_outbox_entry_t e;
         int found = 0;
@@ -117,7 +130,13 @@ static dpm_status_t collect(const dpm_upload_t *up, dpm_outbox_t *ob, size_t roo
         b->e[b->count++] = e;
         b->body_len += frame;
     }
-    return DPM_OK;
+    dpm_outbox_stats_t stats;
+    dpm_status_t st = dpm_outbox_stats(ob, &stats);
+    if (st == DPM_OK && b->count > 0 && stats.lost > 0) {
+        b->lost = stats.lost;
+        b->body_len += 1u + varint_len(stats.lost);
+    }
+    return st;
 }
 
 /* Build the request in work (head, then each stored report as a Batch field), send it, and
@@ -135,6 +154,10 @@ static dpm_status_t exchange(const dpm_upload_t *up, dpm_outbox_t *ob, const dpm
         st = dpm_outbox_read(ob, &b->e[i], work + pos, work_cap - pos);
         pos += b->e[i].len;
     }
+    if (b->lost > 0) {
+        work[pos++] = (uint8_t)LOST_TAG;
+        pos += put_varint(work + pos, b->lost);
+    }
     if (st != DPM_OK) {
         return st; /* nothing was sent */
     }
@@ -150,94 +173,33 @@ static dpm_status_t exchange(const dpm_upload_t *up, dpm_outbox_t *ob, const dpm
     return st;
 }
 
-/* ---- dpm.v1.BatchResponse: only the reject ids matter ------------------------------------ */
+/* ---- dpm.v1.BatchResponse ---------------------------------------------------------------- */
 
-static int read_varint(const uint8_t *p, size_t n, size_t *i, uint64_t *v)
+/* Decode a BatchResponse body with nanopb (bounds from dpm.options). 0 if malformed. */
+static int decode_response(const uint8_t *body, size_t len, dpm_v1_BatchResponse *br)
 {
-    uint64_t r = 0;
-    for (uint32_t shift = 0; shift < 64; shift += 7) {
-        if (*i >= n) {
-            return 0;
-        }
-        uint8_t byte = p[(*i)++];
-        r |= (uint64_t)(byte & 0x7Fu) << shift;
-        if ((byte & 0x80u) == 0) {
-            *v = r;
-            return 1;
-        }
-    }
-    return 0;
+    pb_istream_t in = pb_istream_from_buffer(body, len);
+    return pb_decode(&in, dpm_v1_BatchResponse_fields, br) && in.bytes_left == 0;
 }
 
-/* Read one field key and, unless it is length-delimited, skip its value. *len is the length
- * of a length-delimited value, whose bytes start at *i. 0 if malformed. */
-static int next_field(const uint8_t *p, size_t n, size_t *i, uint32_t *field, uint32_t *wire,
-                      size_t *len)
+/* 1 if the response accounts for the whole batch: every report accepted or a duplicate,
+ * none rejected. */
+static int accounts_for(const dpm_v1_BatchResponse *br, const batch_t *b)
 {
-    uint64_t key = 0, v = 0;
-    if (!read_varint(p, n, i, &key) || (key >> 3) == 0 || (key >> 3) > 0x1FFFFFFFu) {
-        return 0;
-    }
-    *field = (uint32_t)(key >> 3);
-    *wire = (uint32_t)(key & 7u);
-    *len = 0;
-    switch (*wire) {
-    case 0: return read_varint(p, n, i, &v);
-    case 1: v = 8; break;
-    case 5: v = 4; break;
-    case 2:
-        if (!read_varint(p, n, i, &v) || v > n - *i) {
-            return 0;
-        }
-        *len = (size_t)v;
-        return 1;
-    default: return 0;
-    }
-    if (v > n - *i) {
-        return 0;
-    }
-    *i += (size_t)v;
-    return 1;
+    return br->rejects_count == 0 && (uint64_t)br->accepted + br->duplicates == b->count;
 }
 
-/* Mark in b->gone the batch entries whose id a reject names. 0 if the body is malformed. */
-static int match_rejects(const uint8_t *p, size_t n, batch_t *b, uint8_t *hit)
+/* Mark in hit the batch entries whose id a reject names. */
+static void match_rejects(const dpm_v1_BatchResponse *br, const batch_t *b, uint8_t *hit)
 {
-    size_t i = 0;
-    while (i < n) {
-        uint32_t field = 0, wire = 0;
-        size_t len = 0;
-        if (!next_field(p, n, &i, &field, &wire, &len)) {
-            return 0;
-        }
-        if (wire != 2) {
-            continue;
-        }
-        size_t end = i + len, j = i;
-        i = end;
-        if (field != 3) {
-            continue; /* BatchResponse.rejects is field 3 */
-        }
-        while (j < end) {
-            uint32_t f2 = 0, w2 = 0;
-            size_t l2 = 0;
-            if (!next_field(p, end, &j, &f2, &w2, &l2)) {
-                return 0;
+    for (pb_size_t i = 0; i < br->rejects_count; i++) {
+        const dpm_v1_Reject *rj = &br->rejects[i];
+        for (uint32_t k = 0; k < b->count && rj->report_id.size == DPM_REPORT_ID_BYTES; k++) {
+            if (memcmp(b->e[k].report_id, rj->report_id.bytes, DPM_REPORT_ID_BYTES) == 0) {
+                hit[k] = 1;
             }
-            if (w2 != 2) {
-                continue;
-            }
-            if (f2 == 1 && l2 == DPM_REPORT_ID_BYTES) { /* Reject.report_id */
-                for (uint32_t k = 0; k < b->count; k++) {
-                    if (memcmp(b->e[k].report_id, p + j, DPM_REPORT_ID_BYTES) == 0) {
-                        hit[k] = 1;
-                    }
-                }
-            }
-            j += l2;
         }
     }
-    return 1;
 }
 
 /* ---- flush ------------------------------------------------------------------------------- */
@@ -256,6 +218,49 @@ static dpm_status_t remove_batch(dpm_outbox_t *ob, batch_t *b, const uint8_t *wh
         }
     }
     return DPM_OK;
+}
+
+/* 4xx answers that reject reports by id (408 and 429 mean "later"). */
+static int rejecting_status(uint32_t status)
+{
+    return status >= 400 && status < 500 && status != 408 && status != 429;
+}
+
+/* Act on a complete response to batch b: remove what it accounts for. DPM_ERR_PROTOCOL or
+ * DPM_ERR_TRANSPORT when it is a failure (retry later), outbox errors as they come. */
+static dpm_status_t handle_response(dpm_outbox_t *ob, batch_t *b, const dpm_http_response_t *resp,
+                                    dpm_v1_BatchResponse *br, dpm_upload_result_t *res)
+{
+    int ok2xx = resp->status >= 200 && resp->status < 300;
+    if (!ok2xx && !rejecting_status(resp->status)) {
+        return resp->status >= 500 || resp->status == 408 || resp->status == 429 ? DPM_ERR_TRANSPORT
+                                                                                 : DPM_ERR_PROTOCOL;
+    }
+    if (!decode_response(resp->body, resp->body_len, br)) {
+        return DPM_ERR_PROTOCOL; /* an empty or malformed body (a proxy's own 200) proves nothing */
+    }
+    if (ok2xx) {
+        if (!accounts_for(br, b)) {
+            return DPM_ERR_PROTOCOL; /* a 2xx that does not account for the batch */
+        }
+        dpm_status_t st = remove_batch(ob, b, NULL, &res->delivered);
+        if (st == DPM_OK && b->lost > 0) {
+            st = dpm_outbox_ack_lost(ob, b->lost);
+            res->lost_reported += st == DPM_OK ? b->lost : 0u;
+        }
+        return st;
+    }
+    /* 400 is the collector's answer to rejected reports (it then stores none of the batch);
+     * other 4xx (e.g. 404 for an unknown campaign) count too when their BatchResponse names
+     * reports of ours. */
+    uint8_t hit[DPM_UPLOAD_MAX_BATCH] = {0};
+    uint32_t before = res->rejected;
+    match_rejects(br, b, hit);
+    dpm_status_t st = remove_batch(ob, b, hit, &res->rejected);
+    if (st == DPM_OK && res->rejected == before) {
+        st = DPM_ERR_PROTOCOL; /* a 4xx that names none of ours: no progress */
+    }
+    return st;
 }
 
 static void schedule_retry(dpm_upload_t *up, const dpm_clock_t *c, dpm_rand_t *rand)
@@ -283,7 +288,7 @@ dpm_status_t dpm_upload_flush(dpm_upload_t *up, dpm_outbox_t *ob, const dpm_tran
     size_t head_max = 0;
     if (dpm_http_write_request(work, work_cap, up->cfg.host, up->cfg.path, UINT32_MAX, &head_max) !=
             DPM_OK ||
-        work_cap - head_max < 3u + DPM_REPORT_MAX_BYTES) {
+        work_cap - head_max < 3u + DPM_REPORT_MAX_BYTES + LOST_FIELD_MAX) {
         return DPM_ERR_PARAM;
     }
     memset(res, 0, sizeof(*res));
@@ -294,6 +299,7 @@ dpm_status_t dpm_upload_flush(dpm_upload_t *up, dpm_outbox_t *ob, const dpm_tran
     }
     dpm_status_t st = DPM_OK;
     int network_failure = 0;
+    dpm_v1_BatchResponse br; /* decoded answer (about 560 bytes: once per flush) */
     for (;;) {
         batch_t b;
         st = collect(up, ob, work_cap - head_max, &b);
@@ -311,28 +317,8 @@ dpm_status_t dpm_upload_flush(dpm_upload_t *up, dpm_outbox_t *ob, const dpm_tran
         }
         res->http_status = resp.status;
         res->reconnect = resp.close;
-        if (resp.status >= 200 && resp.status < 300) {
-            st = remove_batch(ob, &b, NULL, &res->delivered);
-        } else if (resp.status >= 400 && resp.status < 500 && resp.status != 408 &&
-                   resp.status != 429) {
-            /* 400 is the collector's answer to rejected reports; other 4xx (e.g. 404 for an
-             * unknown campaign) count too when their BatchResponse names reports of ours. */
-            uint8_t hit[DPM_UPLOAD_MAX_BATCH] = {0};
-            uint32_t before = res->rejected;
-            if (!match_rejects(resp.body, resp.body_len, &b, hit)) {
-                st = DPM_ERR_PROTOCOL;
-            } else {
-                st = remove_batch(ob, &b, hit, &res->rejected);
-                if (st == DPM_OK && res->rejected == before) {
-                    st = DPM_ERR_PROTOCOL; /* a 400 that names none of ours: no progress */
-                }
-            }
-            network_failure = st == DPM_ERR_PROTOCOL;
-        } else {
-            st = resp.status >= 500 || resp.status == 408 || resp.status == 429 ? DPM_ERR_TRANSPORT
-                                                                                : DPM_ERR_PROTOCOL;
-            network_failure = 1;
-        }
+        st = handle_response(ob, &b, &resp, &br, res);
+        network_failure = st == DPM_ERR_PROTOCOL || st == DPM_ERR_TRANSPORT;
         if (st != DPM_OK) {
             break;
         }

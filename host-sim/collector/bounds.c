@@ -1,0 +1,240 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Honest-report bounds (derivations in bounds.h). Host code: doubles for the tail bounds,
+ * exact integers for the checks themselves. */
+#include "collector/bounds.h"
+
+#include <math.h>
+#include <string.h>
+
+#define LN2 0.69314718055994530942
+/* Accept a computed bound only if its log tail is below the target by this much: covers the
+ * rounding of the double evaluations (their error is ~1e-13 here). */
+#define LOG_MARGIN 1e-9
+#define BOUND_MAX ((int64_t)1 << 62)
+
+double coll_dlap_tail_log2(double t, int64_t k)
+{
+    /* Pr[|Z| > k] = 2 p^(k+1) / (1 + p), p = exp(-1/t): in natural log, ln 2 - (k+1)/t -
+     * ln(1 + p) */
+    double p = exp(-1.0 / t);
+    return (LN2 - ((double)k + 1.0) / t - log1p(p)) / LN2;
+}
+
+int64_t coll_dlap_tail_bound(double t, double delta_log2)
+{
+    if (!(t > 0.0) || !isfinite(t) || !(delta_log2 < 0.0)) {
+        return -1;
+    }
+    double p = exp(-1.0 / t);
+    double x = ceil(t * (LN2 - log1p(p) - delta_log2 * LN2)) - 1.0;
+    if (x < 0.0) {
+        x = 0.0;
+    }
+    if (!(x < (double)BOUND_MAX)) {
+        return -1;
+    }
+    int64_t k = (int64_t)x;
+    while (k > 0 && coll_dlap_tail_log2(t, k - 1) <= delta_log2 - LOG_MARGIN / LN2) {
+        k--; /* rounding made it one too large */
+    }
+    while (coll_dlap_tail_log2(t, k) > delta_log2 - LOG_MARGIN / LN2) {
+        k++; /* or one too small */
+    }
+    return k;
+}
+
+/* n ln E[exp(lambda Z)] - lambda T, 0 < lambda < 1/t, in natural log. */
+static double chernoff_exponent(double t, uint32_t n, double lambda, double T)
+{
+    double inv = 1.0 / t;
+    /* ln((1 - p)^2 / ((1 - p e^l)(1 - p e^-l))) with 1 - p e^x = -expm1(x - 1/t) */
+    double lnm = 2.0 * log(-expm1(-inv)) - log(-expm1(lambda - inv)) - log(-expm1(-lambda - inv));
+    return (double)n * lnm - lambda * T;
+}
+
+/* ln of the two-sided Chernoff bound on Pr[|S_n| >= T]: golden-section search over lambda
+ * (the exponent is convex in lambda). */
+static double chernoff_ln(double t, uint32_t n, double T)
+{
+    const double g = 0.61803398874989484820;
+    double lo = 0.0, hi = (1.0 / t) * (1.0 - 1e-12);
+    double a = hi - g * (hi - lo), b = lo + g * (hi - lo);
+    double fa = chernoff_exponent(t, n, a, T), fb = chernoff_exponent(t, n, b, T);
+    for (int i = 0; i < 200; i++) {
+        if (fa < fb) {
+            hi = b;
+            b = a;
+            fb = fa;
+            a = hi - g * (hi - lo);
+            fa = chernoff_exponent(t, n, a, T);
+        } else {
+            lo = a;
+            a = b;
+            fa = fb;
+            b = lo + g * (hi - lo);
+            fb = chernoff_exponent(t, n, b, T);
+        }
+    }
+    double best = fmin(fa, fb);
+    return LN2 + (best < 0.0 ? best : 0.0);
+}
+
+int64_t coll_dlap_sum_bound(double t, uint32_t n, double delta_log2)
+{
+    if (!(t > 0.0) || !isfinite(t) || n == 0 || !(delta_log2 < 0.0)) {
+        return -1;
+    }
+    double target = delta_log2 * LN2 - LOG_MARGIN;
+    /* |S| >= T + 1 is the event: search the smallest integer T that passes */
+    int64_t hi = 1;
+    while (chernoff_ln(t, n, (double)hi + 1.0) > target) {
+        if (hi >= BOUND_MAX / 2) {
+            return -1;
+        }
+        hi *= 2;
+    }
+    int64_t lo = 0; /* invariant: hi passes; lo - 1 fails or lo == 0 */
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (chernoff_ln(t, n, (double)mid + 1.0) <= target) {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    return hi;
+}
+
+/* The largest L1 norm of B cells in [-k, M + k] whose sum is in [lo, M + T]: with j cells at
+ * -k the others hold at most min((B - j)(M + k), M + T + j k). */
+static int64_t class_l1(uint32_t B, int64_t M, int64_t k, int64_t T)
+{
+    int64_t best = 0;
+    for (uint32_t j = 0; j <= B; j++) {
+        int64_t room = (int64_t)(B - j) * (M + k);
+        int64_t sum_cap = M + T + (int64_t)j * k;
+        int64_t pos = room < sum_cap ? room : sum_cap;
+        int64_t l1 = pos + (int64_t)j * k;
+        if (j == B) {
+            l1 = (int64_t)B * k < T ? (int64_t)B * k : T; /* all negative: |sum| <= T */
+        }
+        if (l1 > best) {
+            best = l1;
+        }
+    }
+    return best;
+}
+
+int coll_bounds_init(coll_bounds_t *b, const dpm_mech_t *m, uint32_t max_examples)
+{
+    memset(b, 0, sizeof(*b));
+    b->mech = m->campaign.mechanism;
+    if (b->mech == DPM_MECH_ID_TUPLE_MR) {
+        b->checks = 0; /* {-1, +1}: nothing noisy to bound */
+        b->fail_log2 = -INFINITY;
+        return 0;
+    }
+    if (b->mech == DPM_MECH_ID_TUPLE_ML) {
+        const dpm_tuple_t *t = &m->params.tuple;
+        double scale = (double)t->value.lap.scale_num / (double)t->value.lap.scale_den;
+        b->checks = t->nmetrics;
+        double delta = -(double)COLL_BOUNDS_FAIL_LOG2 - log2((double)b->checks);
+        b->noise_max = coll_dlap_tail_bound(scale, delta);
+        if (b->noise_max < 0 || t->frac_bits > 30) {
+            return -1;
+        }
+        b->value_max = ((int64_t)1 << t->frac_bits) + b->noise_max;
+        b->fail_log2 = coll_dlap_tail_log2(scale, b->noise_max) + log2((double)b->checks);
+        return 0;
+    }
+    if (b->mech == DPM_MECH_ID_ROC_HIST) {
+        if (max_examples == 0 || max_examples > COLL_MAX_EXAMPLES_LIMIT) {
+            return -1;
+        }
+        const dpm_laplace_t *lap = &m->params.roc_hist.lap;
+        double scale = (double)lap->scale_num / (double)lap->scale_den;
+        uint32_t B = m->params.roc_hist.bins.count;
+        b->bins = B;
+        b->max_examples = max_examples;
+        b->checks = 2 * B + 3;
+        double delta = -(double)COLL_BOUNDS_FAIL_LOG2 - log2((double)b->checks);
+        int64_t k = coll_dlap_tail_bound(scale, delta);
+        int64_t tb = coll_dlap_sum_bound(scale, B, delta);
+        int64_t t2b = coll_dlap_sum_bound(scale, 2 * B, delta);
+        if (k < 0 || tb < 0 || t2b < 0) {
+            return -1;
+        }
+        int64_t M = (int64_t)max_examples;
+        b->noise_max = k;
+        b->cell_lo = -k;
+        b->cell_hi = M + k;
+        b->class_lo = -tb;
+        b->class_hi = M + tb;
+        b->total_lo = -t2b;
+        b->total_hi = M + t2b;
+        b->class_l1_max = class_l1(B, M, k, tb);
+        /* the checks' own failure probabilities, summed (each <= delta by construction) */
+        b->fail_log2 = delta + log2((double)b->checks);
+        return 0;
+    }
+    return -1;
+}
+
+int coll_bounds_check(const coll_bounds_t *b, const dpm_report_t *r, const char **why)
+{
+    if (b->mech == DPM_MECH_ID_TUPLE_ML) {
+        for (uint32_t i = 0; i < r->body.tuple.nmetrics; i++) {
+            int64_t v = r->body.tuple.value[i];
+            if (v > b->value_max || v < -b->value_max) {
+                *why = "value out of range";
+                return -1;
+            }
+        }
+        return 0;
+    }
+    if (b->mech == DPM_MECH_ID_ROC_HIST) {
+        int64_t sum[2] = {0, 0};
+        for (int cls = 0; cls < 2; cls++) {
+            const int32_t *cells = cls ? r->body.roc_hist.neg : r->body.roc_hist.pos;
+            for (uint32_t i = 0; i < b->bins; i++) {
+                if (cells[i] < b->cell_lo || cells[i] > b->cell_hi) {
+                    *why = "histogram cell out of range";
+                    return -1;
+                }
+                sum[cls] += cells[i];
+            }
+            if (sum[cls] < b->class_lo || sum[cls] > b->class_hi) {
+                *why = "histogram sum out of range";
+                return -1;
+            }
+        }
+        if (sum[0] + sum[1] < b->total_lo || sum[0] + sum[1] > b->total_hi) {
+            *why = "histogram sum out of range";
+            return -1;
+        }
+        return 0;
+    }
+    return 0; /* tuple_mr: the SDK's check already pins values to {-1, +1} */
+}
+
+double coll_bounds_mean_shift(const coll_bounds_t *b, const dpm_disp_params_t *p, double n_hat,
+                              double mean)
+{
+    double gain = p->mech == DPM_DISP_MR ? p->c : 1.0;
+    double vmax =
+        b->mech == DPM_MECH_ID_TUPLE_ML ? ldexp((double)b->value_max, -(int)p->frac_bits) : 1.0;
+    double delta_n = (1.0 - p->q) / (p->a - p->q);
+    double n2 = n_hat + delta_n;
+    if (!(n2 > 0.0)) {
+        return NAN;
+    }
+    return (vmax / (p->a * gain) + fabs(2.0 * mean - 1.0) * delta_n) / (2.0 * n2);
+}
+
+double coll_bounds_auc_shift(const coll_bounds_t *b, double P, double N)
+{
+    if (!(P > 0.0) || !(N > 0.0)) {
+        return NAN;
+    }
+    return (double)b->class_l1_max * (1.0 / P + 1.0 / N);
+}

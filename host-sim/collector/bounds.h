@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Bounded influence: the range of values an HONEST device can send, per mechanism, so that the
+ * collector rejects everything outside it and one report can move an estimate only so far.
+ *
+ * Local DP cannot stop a device from lying WITHIN this range (any value it could honestly
+ * send); these checks stop the lies outside it, which are the ones that wreck an estimate
+ * (issue 12: one tuple_ml report of INT32_MAX moved a TPR from 0.525 to 10.8).
+ *
+ * Failure budget. Every check below is set so that an honest report fails it with probability
+ * at most 2^-40 / (number of checks of that report): by the union bound an honest report is
+ * rejected with probability below 2^-40 (COLL_BOUNDS_FAIL_LOG2).
+ *
+ * The noise (sdk: dpm/noise.h, dpm_laplace_add, sampled exactly). Discrete Laplace of scale t
+ * (a rational, in grid units), p = exp(-1/t):
+ *     Pr[Z = z] = (1 - p) / (1 + p) * p^|z|,   z in Z        (the sum over z is 1)
+ *     Pr[Z > k] = (1 - p) / (1 + p) * sum_{z > k} p^z = p^(k+1) / (1 + p)     (integer k >= 0)
+ *     Pr[|Z| > k] = 2 p^(k+1) / (1 + p).
+ * So the smallest k with Pr[|Z| > k] <= delta is
+ *     k(t, delta) = ceil(t * ln(2 / (delta (1 + p)))) - 1,
+ * computed in double and then checked against the exact tail in log space (one grid unit is
+ * added if rounding left it short).
+ *
+ * Sums of n independent cells (roc_hist): a Chernoff bound with the exact moment generating
+ * function E[exp(lambda Z)] = (1 - p)^2 / ((1 - p e^lambda)(1 - p e^-lambda)), |lambda| < 1/t:
+ *     Pr[|Z_1 + ... + Z_n| >= T] <= 2 min_lambda exp(n ln E[exp(lambda Z)] - lambda T).
+ * Any lambda gives a valid bound; a golden-section search finds a good one, and T is the
+ * smallest integer whose bound is <= delta.
+ *
+ * Per mechanism (v: what the device computes, Z: its noise):
+ *   tuple_mr  values in {-1, +1}; no noise bound is needed (checked by the SDK's
+ *             dpm_mech_check_report).
+ *   tuple_ml  v = 2 metric - 1 on the grid Q(F), so v in [-2^F, 2^F] (rounding to the grid
+ *             stays inside: the endpoints are grid points); each of the m values is v + Z with
+ *             t = scale of the campaign's Laplace, delta = 2^-40 / m:
+ *                 |value| <= 2^F + k(t, 2^-40 / m).
+ *   roc_hist  each cell is a count c in [0, M] plus Z (t = 2 / eps counts), M = the campaign's
+ *             max_examples; every example sits in exactly one cell, so the counts of one class
+ *             sum to at most M and all 2B cells together too. With delta = 2^-40 / (2B + 3):
+ *                 every cell in [-k, M + k],                    k = k(t, delta)
+ *                 each class's sum in [-T_B, M + T_B],          T_B = Chernoff(n = B)
+ *                 the sum of all 2B cells in [-T_2B, M + T_2B], T_2B = Chernoff(n = 2B).
+ *
+ * Influence of one report that passes (the documented bounds; estimate_json exposes them):
+ *   tuple means (host-sim/estimate/disparity.h): m_g = S_g / (a gain n_g), n_g = (n'_g - K q) /
+ *   (a - q), gain = 1 (M_L) or c = 2b - 1 (M_R). One more report with value V in group g moves
+ *   S_g by V and n_g by delta_n = (1 - q) / (a - q), and exactly
+ *       m'_g - m_g = V / (a gain n''_g) - m_g delta_n / n''_g,   n''_g = n_g + delta_n,
+ *   so on the metric scale (half the value scale)
+ *       |shift| <= (V_max / (a gain) + |m_g| delta_n) / (2 n''_g),
+ *   V_max = value_max / 2^F (M_L) or 1 (M_R). Every other group h moves by m_h q / ((a - q)
+ *   n''_h) (its size estimate drops): at most q / (a - q) / (2 n''_h).
+ *   roc_hist AUC: for non-negative class histograms with totals P, N (the estimator's
+ *   projection is then the identity), the AUC is linear in each normalised histogram with
+ *   coefficients in [0, 1], and adding a vector Delta to a histogram of total P moves its
+ *   normalised form by at most ||Delta||_1 / max(P, P') in total variation, so
+ *       |AUC' - AUC| <= L / max(P, P') + L / max(N, N') <= L (1 / P + 1 / N),
+ *   L = the largest L1 norm of one class's vector within the checks above (class_l1_max).
+ *
+ * Forged devices: k reports with the extreme value V in group g move m_g to
+ *   (S_g + k V) / (a gain (n_g + k delta_n)); the k needed for a shift D (value scale) is
+ *       k = a gain D n_g / (V - a gain (m_g + D) delta_n)           (README, "Threat model").
+ */
+#ifndef DPM_COLLECTOR_BOUNDS_H
+#define DPM_COLLECTOR_BOUNDS_H
+
+#include <stdint.h>
+
+#include "dpm/report.h"
+#include "estimate/disparity.h"
+
+/* An honest report fails the checks with probability below 2^-COLL_BOUNDS_FAIL_LOG2. */
+#define COLL_BOUNDS_FAIL_LOG2 40
+/* roc_hist: default largest number of examples one device may report (campaign max_examples). */
+#define COLL_DEFAULT_MAX_EXAMPLES 100u
+#define COLL_MAX_EXAMPLES_LIMIT (1u << 24)
+
+typedef struct {
+    dpm_mech_id_t mech;
+    uint32_t checks;  /* checks per report (the failure budget is split between them) */
+    double fail_log2; /* log2 of the union bound of an honest rejection (< -40) */
+    /* tuple_ml: |value| <= value_max grid units, value_max = 2^F + noise_max */
+    int64_t value_max;
+    int64_t noise_max; /* k(t, delta) in grid units (tuple_ml) or counts (roc_hist) */
+    /* roc_hist */
+    uint32_t bins;
+    uint32_t max_examples;      /* M */
+    int64_t cell_lo, cell_hi;   /* [-k, M + k] */
+    int64_t class_lo, class_hi; /* [-T_B, M + T_B] */
+    int64_t total_lo, total_hi; /* [-T_2B, M + T_2B] */
+    int64_t class_l1_max;       /* L: largest L1 norm of one class's cells */
+} coll_bounds_t;
+
+/* The bounds of a built mechanism (max_examples: roc_hist only, 1 .. COLL_MAX_EXAMPLES_LIMIT).
+ * 0, or -1 if the mechanism is not one the collector runs. */
+int coll_bounds_init(coll_bounds_t *b, const dpm_mech_t *m, uint32_t max_examples);
+
+/* 0 if the (already fingerprint-checked) report is inside the bounds; else -1 and *why names
+ * the check ("value out of range", "histogram cell out of range", "histogram sum out of
+ * range"). */
+int coll_bounds_check(const coll_bounds_t *b, const dpm_report_t *r, const char **why);
+
+/* The documented bound on how far one more accepted report moves the mean (metric scale
+ * [0, 1]) of the group it lands in, for a group whose estimated size is n_hat and estimated
+ * mean (metric scale) is mean: (V_max / (a gain) + |2 mean - 1| delta_n) / (2 (n_hat +
+ * delta_n)). NaN if n_hat + delta_n <= 0. */
+double coll_bounds_mean_shift(const coll_bounds_t *b, const dpm_disp_params_t *p, double n_hat,
+                              double mean);
+
+/* The documented bound on how far one more accepted roc_hist report moves the AUC of sums with
+ * positive totals P, N: class_l1_max (1 / P + 1 / N). NaN unless P, N > 0. */
+double coll_bounds_auc_shift(const coll_bounds_t *b, double P, double N);
+
+/* k(t, delta): the smallest k >= 0 with Pr[|Z| > k] <= 2^delta_log2 for discrete Laplace of
+ * scale t > 0. -1 if t is not finite and positive or the bound does not fit 2^62. */
+int64_t coll_dlap_tail_bound(double t, double delta_log2);
+
+/* The smallest T with the Chernoff bound Pr[|Z_1 + ... + Z_n| >= T + 1] <= 2^delta_log2 for n
+ * independent discrete Laplace cells of scale t. -1 on bad arguments. */
+int64_t coll_dlap_sum_bound(double t, uint32_t n, double delta_log2);
+
+/* log2 Pr[|Z| > k] for discrete Laplace of scale t, exactly (in double). */
+double coll_dlap_tail_log2(double t, int64_t k);
+
+#endif /* DPM_COLLECTOR_BOUNDS_H */

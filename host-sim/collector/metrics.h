@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* GET /metrics: the collector's counters in the Prometheus text format (version 0.0.4), for
+ * operators (it shows reject counts, so it sits behind the operator credential):
+ *   dpm_reports_stored_total                   reports stored (each once)
+ *   dpm_lost_reports_total                     Batch.lost_reports summed: reports devices made
+ *                                              (and spent ε on) but lost before delivery
+ *   dpm_rejects_total{campaign, reason}        rejected reports and requests by reason
+ *                                              (campaign "0": not attributable)
+ *   dpm_storage_healthy                        1, or 0 while /healthz says unhealthy
+ *   dpm_connections_active, dpm_connections_accepted_total,
+ *   dpm_connections_refused_total{reason="per_address|full|memory"},
+ *   dpm_connections_evicted_total             idle connections closed to make room
+ *   dpm_requests_rate_limited_total, dpm_requests_over_memory_total,
+ *   dpm_requests_unauthorized_total           401 and 403 answers
+ *   dpm_memory_reserved_bytes, dpm_memory_reserved_peak_bytes, dpm_memory_budget_bytes */
+#ifndef DPM_COLLECTOR_METRICS_H
+#define DPM_COLLECTOR_METRICS_H
+
+#include <stddef.h>
+
+#include "collector/app.h"
+
+/* The text into a new heap buffer (NUL-terminated, *len without it). 0, or -1 (out of memory). */
+int coll_metrics_text(const coll_app_t *app, char **out, size_t *len);
+
+#endif /* DPM_COLLECTOR_METRICS_H */

@@ -1,0 +1,283 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The device: the app's entry point. One context holds the random source, the privacy ledger,
+ * the outbox, the uploader and the app's privacy policy; one call per report does the
+ * privacy-critical steps in the only safe order:
+ *
+ *   validate everything (policy, campaign, inputs, outbox room, budget)  -- nothing spent yet
+ *   -> charge the ledger (durable before it returns) -> perturb -> encode -> queue in the outbox
+ *
+ * and spends nothing when anything before the charge fails. A report cannot exist without its
+ * charge: the perturbing calls of dpm/report.h take the receipt that only a charge returns.
+ *
+ * The app's policy caps what any campaign may ask for: the largest ε of one report and the
+ * largest budget per campaign and period. A campaign fetched from the network that asks for
+ * more is refused with its reason, so a compromised collector (or its CA key) cannot set the
+ * privacy level. The ledger then enforces the campaign's budget per period.
+ *
+ * Memory: everything lives in caller-owned structs (no heap). A dpm_device_t points into
+ * itself (the ledger and outbox hold its storage, the random source its rng): never copy or
+ * move one after dpm_device_init. Concurrency: calls on one device must not overlap.
+ *
+ * Config agreement: dpm_device_init is a macro that passes dpm_abi_fingerprint() as the app's
+ * translation unit sees it (every DPM_* option and the sizes of the public structs); the
+ * library compares it with its own and refuses with DPM_ERR_CONFIG when an app was compiled
+ * with other DPM_* values than its libdpm.a, instead of corrupting memory. */
+#ifndef DPM_DEVICE_H
+#define DPM_DEVICE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dpm/budget.h"
+#include "dpm/fedauc.h"
+#include "dpm/mech.h"
+#include "dpm/memo.h"
+#include "dpm/noise.h"
+#include "dpm/port.h"
+#include "dpm/report.h"
+#include "dpm/stats.h"
+#include "dpm/upload.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- policy -------------------------------------------------------------------------------- */
+
+/* Limits for one campaign (a rule) or for every campaign without a rule (the defaults). */
+typedef struct {
+    uint32_t campaign_id; /* rules only; ignored in dpm_policy_t.defaults */
+    dpm_eps_t max_eps;    /* largest ε one report may spend, Q16.16, > 0 */
+    dpm_eps_t max_budget; /* largest campaign budget per period, Q16.16, >= max_eps */
+} dpm_policy_limit_t;
+
+#define DPM_POLICY_MAX_RULES 8u
+
+/* The app's privacy policy. A campaign is allowed iff its ε <= max_eps and its budget <=
+ * max_budget of the rule naming its id, or of the defaults when no rule names it. Rules can be
+ * looser or tighter than the defaults; ids are unique. */
+typedef struct {
+    dpm_policy_limit_t defaults;
+    uint32_t nrules; /* 0 .. DPM_POLICY_MAX_RULES */
+    dpm_policy_limit_t rules[DPM_POLICY_MAX_RULES];
+} dpm_policy_t;
+
+/* DPM_OK if the policy allows campaign c (its requested ε and budget; the implemented ε is never
+ * above the requested one). DPM_ERR_POLICY otherwise, with *reason (if not NULL) saying which
+ * limit. DPM_ERR_PARAM for NULL or an invalid policy (dpm_device_init's rules). */
+dpm_status_t dpm_policy_check(const dpm_policy_t *p, const dpm_campaign_t *c, const char **reason);
+
+/* ---- the device context ---------------------------------------------------------------------- */
+
+/* What dpm_device_init needs. rng and storage are required (a CSPRNG on devices; storage holds
+ * the ledger and the outbox in two disjoint regions). clock is required for uploads (backoff);
+ * upload.host == NULL means the app posts the outbox's bytes itself (dpm_device_outbox). */
+typedef struct {
+    dpm_rng_t rng;
+    dpm_clock_t clock;
+    dpm_storage_t storage;
+    uint32_t ledger_offset, ledger_size; /* >= DPM_LEDGER_MIN_REGION */
+    uint32_t outbox_offset, outbox_size; /* >= DPM_OUTBOX_MIN_REGION, disjoint from the ledger */
+    /* Optional (.read == NULL: none): where the ledger's write-once anchor lives, outside the
+     * ledger's region (another sector, OTP, another file): with it a wholly erased ledger region
+     * fails closed instead of starting a new ledger (see dpm_ledger_open_anchored). */
+    dpm_storage_t ledger_anchor;
+    uint32_t ledger_anchor_offset;
+    dpm_policy_t policy;
+    dpm_upload_config_t upload; /* optional: all zero for no uploads through the SDK */
+} dpm_device_config_t;
+
+typedef struct {
+    dpm_rng_t rng;
+    dpm_clock_t clock;
+    dpm_storage_t storage;
+    dpm_storage_t ledger_anchor;
+    dpm_policy_t policy;
+    dpm_rand_t rand;
+    dpm_ledger_t ledger;
+    dpm_outbox_t outbox;
+    dpm_upload_t upload;
+    uint8_t has_upload;
+    uint32_t opened; /* DPM_DEVICE_OPENED once initialised */
+} dpm_device_t;
+
+#define DPM_DEVICE_OPENED 0x44564544u
+
+/* The config fingerprint: every DPM_* option and the size of every public struct the app and
+ * the library exchange, as the calling translation unit sees them (static inline: it is
+ * evaluated with the caller's headers and flags, not the library's). */
+static inline uint32_t dpm_abi_mix(uint32_t h, uint32_t v)
+{
+    return (h ^ v) * 16777619u;
+}
+
+static inline uint32_t dpm_abi_fingerprint(void)
+{
+    const uint32_t v[] = {DPM_MAX_BINS,
+                          DPM_MAX_GROUPS,
+                          DPM_MAX_GRR_K,
+                          DPM_FRAC_BITS,
+                          DPM_EPS_MAX,
+                          DPM_RAND_BUF_BYTES,
+                          DPM_LEDGER_MAX_CAMPAIGNS,
+                          (uint32_t)((DPM_MECH_ROC_HIST << 1) | DPM_MECH_TUPLE),
+                          (uint32_t)((DPM_MECH_USTAT << 1) | DPM_MECH_DPAUC),
+                          DPM_DPAUC_MAX_THRESHOLDS,
+                          DPM_USTAT_MAX_DEPTH,
+                          DPM_MECH_FEDAUC,
+                          DPM_FEDAUC_MAX_EXAMPLES,
+                          (uint32_t)sizeof(dpm_fedauc_session_t),
+                          (uint32_t)sizeof(dpm_memo_t),
+                          (uint32_t)sizeof(dpm_device_t),
+                          (uint32_t)sizeof(dpm_device_config_t),
+                          (uint32_t)sizeof(dpm_mech_t),
+                          (uint32_t)sizeof(dpm_report_t),
+                          (uint32_t)sizeof(dpm_score_hist_t),
+                          (uint32_t)sizeof(dpm_receipt_t)};
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+        h = dpm_abi_mix(h, v[i]);
+    }
+    return h;
+}
+
+/* DPM_OK if the caller was compiled with the library's configuration (pass
+ * dpm_abi_fingerprint()), DPM_ERR_CONFIG otherwise. Apps that use only the low-level calls
+ * check with dpm_config_check(); dpm_device_init checks by itself. */
+dpm_status_t dpm_config_check_abi(uint32_t app_fingerprint);
+#define dpm_config_check() dpm_config_check_abi(dpm_abi_fingerprint())
+
+/* Open the device: check the config fingerprint, the policy and the regions, bind the random
+ * source, open the ledger and the outbox (recovering them after a power loss). Returns DPM_OK;
+ * DPM_ERR_CONFIG (app and library built with different DPM_* options: nothing touched);
+ * DPM_ERR_PARAM for NULL, a missing rng or storage, a policy with max_eps == 0, max_budget <
+ * max_eps, more than DPM_POLICY_MAX_RULES rules or a repeated id, overlapping or out-of-range
+ * regions, or an invalid upload config (*d untouched); the ledger's and outbox's errors
+ * (DPM_ERR_STORAGE; DPM_ERR_CORRUPT: the device is then opened but refuses to report until the
+ * app resolves it, see dpm_ledger_reset / dpm_outbox_format). */
+dpm_status_t dpm_device_init_abi(dpm_device_t *d, const dpm_device_config_t *cfg,
+                                 uint32_t app_fingerprint);
+#define dpm_device_init(d, cfg) dpm_device_init_abi((d), (cfg), dpm_abi_fingerprint())
+
+/* Decode a campaign (bytes from the collector or compiled in), build its mechanism and check it
+ * against the policy: the one way a campaign should enter an app. Returns DPM_OK (*m ready);
+ * DPM_ERR_POLICY (the campaign asks for more ε or budget than the app allows); the errors of
+ * dpm_campaign_decode and dpm_mech_init; DPM_ERR_PARAM for NULL or an unopened device. *m is
+ * untouched on error and *reason (if not NULL) names the cause. */
+dpm_status_t dpm_device_accept_campaign(dpm_device_t *d, const uint8_t *bytes, size_t len,
+                                        dpm_mech_t *m, const char **reason);
+
+/* The same for a campaign already decoded or filled in code. */
+dpm_status_t dpm_device_accept_mech(dpm_device_t *d, const dpm_campaign_t *c, dpm_mech_t *m,
+                                    const char **reason);
+
+/* What a report call queued. */
+typedef struct {
+    uint8_t report_id[DPM_REPORT_ID_BYTES];
+    uint32_t bytes;            /* encoded size in the outbox */
+    dpm_eps_t eps_spent;       /* charged to the ledger, Q16.16 */
+    dpm_eps_t spent_in_period; /* the campaign's total in this period after the charge */
+} dpm_report_info_t;
+
+/* One tuple report (tuple_mr / tuple_ml campaign m, accepted by dpm_device_accept_*): the
+ * device's group (< the campaign's groups) and its local confusion counts, from which the
+ * campaign's metrics are computed as exact rationals. In order: checks (device, m, policy, group,
+ * every metric defined, outbox room, budget left) -> charge -> perturb -> encode -> queue.
+ * Returns DPM_OK (info, if not NULL, filled). Before the charge, with NOTHING spent or stored:
+ * DPM_ERR_PARAM (NULL, unopened device, a mechanism that is not a tuple one, group out of range),
+ * DPM_ERR_POLICY, DPM_ERR_UNDEFINED (a metric has a zero denominator on these counts),
+ * DPM_ERR_BUFFER (the outbox is full: flush first), DPM_ERR_BUDGET (the period's budget is
+ * spent, or the period is closed because the device already reported for a later one: its
+ * spending is no longer kept), DPM_ERR_CORRUPT / DPM_ERR_STORAGE (ledger or outbox). After the
+ * charge (ε spent, the safe direction, no report): DPM_ERR_RNG (the random source failed),
+ * DPM_ERR_RANGE (probability < 2^-45), DPM_ERR_STORAGE (the outbox write failed). */
+dpm_status_t dpm_device_report_tuple(dpm_device_t *d, const dpm_mech_t *m, uint32_t period,
+                                     uint32_t group, const dpm_confusion_t *conf,
+                                     dpm_report_info_t *info);
+
+/* One roc_hist report of the histogram h (built with dpm_score_hist_init/add over
+ * dpm_mech_score_bins(m)). Same order, statuses and guarantees as dpm_device_report_tuple;
+ * DPM_ERR_PARAM also for h->bins != the campaign's bins, a count above
+ * DPM_SCORE_HIST_MAX_COUNT, or a campaign with groups (dpm_device_report_roc_hist_group). */
+dpm_status_t dpm_device_report_roc_hist(dpm_device_t *d, const dpm_mech_t *m, uint32_t period,
+                                        const dpm_score_hist_t *h, dpm_report_info_t *info);
+
+/* One per-group roc_hist report (a roc_hist campaign with groups >= 2): the device's true group
+ * (< the campaign's groups; randomized by GRR inside, see dpm/roc_hist.h) and its histogram h.
+ * Same order, statuses and guarantees as dpm_device_report_roc_hist; DPM_ERR_PARAM also for a
+ * group out of range or a campaign without groups (and dpm_device_report_roc_hist refuses a
+ * campaign with groups: its report would carry no group). */
+dpm_status_t dpm_device_report_roc_hist_group(dpm_device_t *d, const dpm_mech_t *m, uint32_t period,
+                                              uint32_t group, const dpm_score_hist_t *h,
+                                              dpm_report_info_t *info);
+
+/* One dpauc report of the counts c (built with dpm_dpauc_counts_init/add over
+ * dpm_mech_dpauc(m)). Same order, statuses and guarantees as dpm_device_report_tuple;
+ * DPM_ERR_PARAM also for counts of another threshold count, or that no examples can give. */
+dpm_status_t dpm_device_report_dpauc(dpm_device_t *d, const dpm_mech_t *m, uint32_t period,
+                                     const dpm_dpauc_counts_t *c, dpm_report_info_t *info);
+
+/* One ustat_bins report of one example: score and label (AUC kernels), or score and score2
+ * (KENDALL, label 0). Same order, statuses and guarantees as dpm_device_report_tuple;
+ * DPM_ERR_PARAM also for a score above 2^31 or a label out of range (dpm/ustat.h). */
+dpm_status_t dpm_device_report_ustat_bins(dpm_device_t *d, const dpm_mech_t *m, uint32_t period,
+                                          const dpm_ustat_example_t *ex, dpm_report_info_t *info);
+
+/* One ustat_tree report of one example (score and label). As dpm_device_report_ustat_bins. */
+dpm_status_t dpm_device_report_ustat_tree(dpm_device_t *d, const dpm_mech_t *m, uint32_t period,
+                                          const dpm_ustat_example_t *ex, dpm_report_info_t *info);
+/* ---- FedAUC (dpm/fedauc.h): two rounds ------------------------------------------------------ */
+
+/* Round 1 of fedauc campaign m (accepted by dpm_device_accept_*): checks the policy still allows
+ * the campaign, then dpm_fedauc_prepare (quantize, shuffle, token) into the caller's buffers b
+ * and session *s, and encodes the FedaucUpload into out (cap bytes; DPM_FEDAUC_UPLOAD_MAX_BYTES
+ * suffices) for the app to post. Spends no ε and queues nothing (round 1 carries no label).
+ * Errors (*s untouched, nothing stored): those of dpm_fedauc_prepare (DPM_ERR_UNDEFINED for
+ * n == 0, DPM_ERR_BUFFER for n beyond the buffers, ...), DPM_ERR_POLICY, DPM_ERR_BUFFER if out
+ * is too small, DPM_ERR_PARAM for an unopened device or a mechanism that is not fedauc. */
+dpm_status_t dpm_device_fedauc_upload(dpm_device_t *d, const dpm_mech_t *m,
+                                      const dpm_score_t *scores, uint32_t n,
+                                      const dpm_fedauc_buffers_t *b, dpm_fedauc_session_t *s,
+                                      uint8_t *out, size_t cap, size_t *len);
+
+/* Round 2: one report from the rank reply (bytes from the collector) for session s, with the
+ * app's labels (and, for fedauc_rr, its n stable example ids and the device secret memo, from
+ * dpm_device_memo_open). In order: checks (device, m, session, the reply: dpm_fedauc_accept,
+ * labels, policy, outbox room, budget left) -> charge (the campaign's implemented ε, as every
+ * report) -> dpm_mech_report_fedauc -> encode -> queue; then *s is marked reported (a second
+ * report for the same upload is refused: the collector takes one per upload). Before the
+ * charge, with NOTHING spent or stored and *s unchanged: DPM_ERR_PROTOCOL (a reply for another
+ * upload or campaign, a wrong count, ranks out of range, duplicated where the scores differ,
+ * or inconsistent with the scores), DPM_ERR_PARAM (NULL, unopened device, a session already
+ * reported or of another campaign, labels outside {0, 1}, repeated ids, no memo for
+ * fedauc_rr), DPM_ERR_RANGE (D too large for ORTHOGONAL/ADAPTIVE), and the precheck errors of
+ * dpm_device_report_tuple. After the charge: as dpm_device_report_tuple. */
+dpm_status_t dpm_device_report_fedauc(dpm_device_t *d, const dpm_mech_t *m, uint32_t period,
+                                      dpm_fedauc_session_t *s, const uint8_t *reply,
+                                      size_t reply_len, const uint8_t *labels, const uint64_t *ids,
+                                      const dpm_memo_t *memo, dpm_report_info_t *info);
+
+/* Open (or create, on first use) the device secret of fedauc_rr's memoized flips in
+ * [offset, offset + size) of the device's storage: dpm_memo_open with the device's storage and
+ * random source, after checking that the region does not overlap the ledger, the outbox or a
+ * shared anchor (DPM_ERR_PARAM otherwise). */
+dpm_status_t dpm_device_memo_open(dpm_device_t *d, uint32_t offset, uint32_t size,
+                                  dpm_memo_t *memo);
+
+/* Post the outbox over the connected transport t (dpm_upload_flush with the device's outbox,
+ * clock and random source). DPM_ERR_PARAM if the device has no upload config. */
+dpm_status_t dpm_device_flush(dpm_device_t *d, const dpm_transport_t *t, uint8_t *work,
+                              size_t work_cap, dpm_upload_result_t *res);
+
+/* The device's outbox, for apps that post the stored bytes with their own HTTPS stack
+ * (dpm_outbox_next / dpm_outbox_read / dpm_outbox_remove). NULL for NULL or an unopened device. */
+dpm_outbox_t *dpm_device_outbox(dpm_device_t *d);
+
+/* The device's ledger (to query spending, or dpm_ledger_reset after DPM_ERR_CORRUPT). */
+dpm_ledger_t *dpm_device_ledger(dpm_device_t *d);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DPM_DEVICE_H */

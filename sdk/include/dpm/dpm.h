@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* dpmetrics: the one header an app includes. Layers, top to bottom (each only calls the one
+ * below it): device (the app's entry point) -> stats (local statistics) -> noise (exact
+ * samplers) -> mech (mechanisms) -> budget (privacy ledger) -> report (wire format) -> upload
+ * (outbox, HTTP). port.h is what a platform provides. */
+#ifndef DPM_DPM_H
+#define DPM_DPM_H
+
+#include "dpm/budget.h"
+#include "dpm/config.h"
+#include "dpm/device.h"
+#include "dpm/dpauc.h"
+#include "dpm/fedauc.h"
+#include "dpm/mech.h"
+#include "dpm/memo.h"
+#include "dpm/noise.h"
+#include "dpm/port.h"
+#include "dpm/ram_storage.h"
+#include "dpm/report.h"
+#include "dpm/roc_hist.h"
+#include "dpm/stats.h"
+#include "dpm/status.h"
+#include "dpm/tuple.h"
+#include "dpm/types.h"
+#include "dpm/upload.h"
+#include "dpm/ustat.h"
+#include "dpm/version.h"
+
+#endif /* DPM_DPM_H */
