@@ -17,6 +17,7 @@
 #include "dpm/upload.h"
 #include "fake_collector.h"
 #include "noise/xexp.h"
+#include "test_receipt.h"
 #include "test_rng.h"
 
 #define SENTINEL_I64 INT64_C(0x5A5A5A5A5A5A5A5A)
@@ -261,8 +262,6 @@ static void test_campaign_and_report_arguments(void **state)
     assert_non_null(why);
     assert_int_equal(dpm_mech_init(&m, NULL, NULL), DPM_ERR_PARAM);
     dpm_campaign_t unavailable = c;
-    unavailable.mechanism = DPM_MECH_ID_USTAT_TREE;
-    assert_int_equal(dpm_mech_init(&m, &unavailable, &why), DPM_ERR_UNSUPPORTED);
     unavailable.mechanism = (dpm_mech_id_t)99;
     assert_int_equal(dpm_mech_init(&m, &unavailable, &why), DPM_ERR_PARAM);
     assert_int_equal(dpm_mech_init(&m, &c, NULL), DPM_OK);
@@ -289,9 +288,9 @@ static void test_campaign_and_report_arguments(void **state)
     ml.budget = 2 * 65536;
     assert_int_equal(dpm_mech_init(&m, &ml, NULL), DPM_OK);
     dpm_ratio_t half = {1, 2};
-    assert_int_equal(dpm_mech_report_tuple(&m, &r, 0, 1, &half, &rep), DPM_OK);
+    assert_int_equal(dpm_mech_report_tuple(&m, &r, TEST_RECEIPT(&m, 0), 1, &half, &rep), DPM_OK);
     assert_int_equal(dpm_mech_check_report(&m, &rep, NULL), DPM_OK);
-    rep.tuple.value[0] = INT32_MIN;
+    rep.body.tuple.value[0] = INT32_MIN;
     why = NULL;
     assert_int_equal(dpm_mech_check_report(&m, &rep, &why), DPM_ERR_PROTOCOL);
     assert_string_equal(why, "value out of range");
@@ -325,16 +324,16 @@ static void test_tuple_and_roc_hist_arguments(void **state)
     dpm_roc_hist_t m;
     assert_int_equal(dpm_roc_hist_init(&m, edges, 3, 65536), DPM_OK);
     uint32_t bin = 77;
-    assert_int_equal(dpm_roc_hist_bin(NULL, 5, &bin), DPM_ERR_PARAM);
-    assert_int_equal(dpm_roc_hist_bin(&m, 5, NULL), DPM_ERR_PARAM);
-    assert_int_equal(dpm_roc_hist_bin(&m, DPM_SCORE_ONE + 1u, &bin), DPM_ERR_PARAM);
+    assert_int_equal(dpm_score_bin(NULL, 5, &bin), DPM_ERR_PARAM);
+    assert_int_equal(dpm_score_bin(&m.bins, 5, NULL), DPM_ERR_PARAM);
+    assert_int_equal(dpm_score_bin(&m.bins, DPM_SCORE_ONE + 1u, &bin), DPM_ERR_PARAM);
     dpm_roc_hist_t broken = m;
-    broken.bins = 1;
-    assert_int_equal(dpm_roc_hist_bin(&broken, 5, &bin), DPM_ERR_PARAM);
+    broken.bins.count = 1;
+    assert_int_equal(dpm_score_bin(&broken.bins, 5, &bin), DPM_ERR_PARAM);
     assert_int_equal(bin, 77);
     assert_int_equal(dpm_roc_hist_init(&m, edges, 3, DPM_EPS_MAX_Q16 + 1u), DPM_ERR_PARAM);
     dpm_score_hist_t h;
-    assert_int_equal(dpm_score_hist_init(&h, &m), DPM_OK);
+    assert_int_equal(dpm_score_hist_init(&h, &m.bins), DPM_OK);
     test_rng_t tr;
     dpm_rng_t rng;
     dpm_rand_t r;

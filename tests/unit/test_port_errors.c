@@ -22,6 +22,9 @@
 
 #include "dpm/port_posix.h"
 #include "dpm/port_tls.h"
+#include "mbedtls/ctr_drbg.h"
+#include "mbedtls/ssl.h"
+#include "mbedtls/x509.h"
 
 static void make_tmpdir(char *dir, size_t cap)
 {
@@ -134,7 +137,9 @@ static void test_drbg_reseed_without_entropy(void **state)
         assert_int_equal(dpm_posix_rng_init_with_entropy(&r, budget_entropy, &b, NULL, 0), 0);
         assert_int_equal(b.left, 0);
         assert_int_equal(dpm_posix_rng_reseed(&r), -1);
-        mbedtls_ctr_drbg_set_reseed_interval(&r.drbg, 1);
+        /* the DRBG lives in the struct's opaque bytes (port/posix/rng.c) */
+        mbedtls_ctr_drbg_set_reseed_interval((mbedtls_ctr_drbg_context *)(void *)r.drbg_opaque.bytes,
+                                             1);
         dpm_rng_t rng = dpm_posix_rng(&r);
         static uint8_t out[3 * DPM_POSIX_RNG_POOL_BYTES];
         size_t n = long_fill ? sizeof(out) : 8;
