@@ -43,10 +43,10 @@ static void make_report(int k)
     r.campaign_id = 171;
     r.mechanism = DPM_MECH_ID_TUPLE_MR;
     r.eps = 65536;
-    r.tuple.group = (uint32_t)k % 4u;
-    r.tuple.nmetrics = 1u + (uint32_t)k % 4u;
-    for (uint32_t i = 0; i < r.tuple.nmetrics; i++) {
-        r.tuple.value[i] = (k + (int)i) & 1 ? 1 : -1;
+    r.body.tuple.group = (uint32_t)k % 4u;
+    r.body.tuple.nmetrics = 1u + (uint32_t)k % 4u;
+    for (uint32_t i = 0; i < r.body.tuple.nmetrics; i++) {
+        r.body.tuple.value[i] = (k + (int)i) & 1 ? 1 : -1;
     }
     if (dpm_report_encode(&r, rep[k].bytes, sizeof(rep[k].bytes), &rep[k].len) != DPM_OK) {
         abort();

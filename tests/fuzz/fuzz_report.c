@@ -23,22 +23,22 @@ static void check_accepted(const dpm_mech_t *m, const dpm_report_t *r)
         abort();
     }
     if (m->campaign.mechanism == DPM_MECH_ID_ROC_HIST) {
-        if (r->roc_hist.bins != m->roc_hist.bins) {
+        if (r->body.roc_hist.bins != m->params.roc_hist.bins.count) {
             abort();
         }
-        for (uint32_t b = 0; b < r->roc_hist.bins; b++) {
-            if (r->roc_hist.pos[b] == INT32_MIN || r->roc_hist.neg[b] == INT32_MIN) {
+        for (uint32_t b = 0; b < r->body.roc_hist.bins; b++) {
+            if (r->body.roc_hist.pos[b] == INT32_MIN || r->body.roc_hist.neg[b] == INT32_MIN) {
                 abort();
             }
         }
         return;
     }
-    if (r->tuple.group >= m->tuple.groups || r->tuple.nmetrics != m->tuple.nmetrics) {
+    if (r->body.tuple.group >= m->params.tuple.groups || r->body.tuple.nmetrics != m->params.tuple.nmetrics) {
         abort();
     }
-    for (uint32_t i = 0; i < r->tuple.nmetrics; i++) {
-        int32_t v = r->tuple.value[i];
-        if ((m->tuple.kind == DPM_TUPLE_MR && v != 1 && v != -1) || v == INT32_MIN) {
+    for (uint32_t i = 0; i < r->body.tuple.nmetrics; i++) {
+        int32_t v = r->body.tuple.value[i];
+        if ((m->params.tuple.kind == DPM_TUPLE_MR && v != 1 && v != -1) || v == INT32_MIN) {
             abort();
         }
     }
@@ -66,7 +66,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* The encoder writes the body its mechanism calls for (decode does not tie the two: the
      * check below does), so only a report whose body matches its mechanism round-trips. */
     int roc = r.mechanism == DPM_MECH_ID_ROC_HIST;
-    if (roc ? r.roc_hist.bins >= 2 && r.tuple.nmetrics == 0 : r.roc_hist.bins == 0) {
+    if (roc ? r.body.roc_hist.bins >= 2 && r.body.tuple.nmetrics == 0 : r.body.roc_hist.bins == 0) {
         uint8_t wire[DPM_REPORT_MAX_BYTES];
         size_t len = 0;
         memset(&back, 0xA5, sizeof(back));

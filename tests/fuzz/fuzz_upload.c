@@ -164,9 +164,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             rep.campaign_id = 171;
             rep.mechanism = DPM_MECH_ID_TUPLE_MR;
             rep.eps = 65536;
-            rep.tuple.group = k % 4u;
-            rep.tuple.nmetrics = 1;
-            rep.tuple.value[0] = k & 1u ? 1 : -1;
+            rep.body.tuple.group = k % 4u;
+            rep.body.tuple.nmetrics = 1;
+            rep.body.tuple.value[0] = k & 1u ? 1 : -1;
             if (dpm_report_encode(&rep, reports[k], sizeof(reports[k]), &report_len[k]) !=
                     DPM_OK ||
                 dpm_outbox_put(&ob, reports[k], report_len[k]) != DPM_OK) {

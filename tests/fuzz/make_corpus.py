@@ -5,7 +5,8 @@ encodings. Run it when a wire or storage format changes (after `make all` and
 `make build/host/fuzz/make_seeds`):
     OUT=build/host /usr/bin/python3 tests/fuzz/make_corpus.py
 request: valid and invalid requests for the campaigns compiled into fuzz_request.c, from
-SDK-made reports (tool_emit_reports); the SDK targets: written by tests/fuzz/make_seeds.c."""
+SDK-made reports (tool_emit_reports); the SDK targets: written by tests/fuzz/make_seeds.c, plus
+the golden wire vectors of tests/vectors/wire/ as campaign and report seeds."""
 import json
 import os
 import subprocess
@@ -65,5 +66,20 @@ for name, data in seeds.items():
         f.write(data)
 print(f"{len(seeds)} seeds in {DIR}")
 subprocess.run([os.path.join(OUT, "fuzz", "make_seeds"), CORPUS], check=True)
+# The golden wire vectors (tests/vectors/wire/<version>/<name>.campaign.hex, .report.hex) as
+# campaign and report seeds: every mechanism's encodings, as released.
+WIRE = os.path.join(ROOT, "tests", "vectors", "wire")
+for version in sorted(os.listdir(WIRE)):
+    vdir = os.path.join(WIRE, version)
+    if not os.path.isdir(vdir):
+        continue
+    for fname in sorted(os.listdir(vdir)):
+        for kind in ("campaign", "report"):
+            if fname.endswith(f".{kind}.hex"):
+                name = f"wire_{version}_{fname[:-len(f'.{kind}.hex')]}"
+                with open(os.path.join(vdir, fname)) as f:
+                    data = bytes.fromhex(f.read().strip())
+                with open(os.path.join(CORPUS, kind, name), "wb") as f:
+                    f.write(data)
 for target in sorted(os.listdir(CORPUS)):
     print(f"{len(os.listdir(os.path.join(CORPUS, target)))} seeds in {os.path.join(CORPUS, target)}")

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Writes the seed corpora of the SDK fuzz targets from real encodings: make_seeds DIR writes
- * DIR/<target>/<seed> for http_response, upload, campaign, report, ledger and outbox (the
- * request target's seeds come from tests/fuzz/make_corpus.py). Storage images are made by the
- * real ledger and outbox code on a RAM storage, reports and campaigns by the real encoders. */
+ * DIR/<target>/<seed> for http_response, upload, campaign, report, ledger, outbox, fedauc and
+ * memo (the request target's seeds, and the golden wire vectors of every other mechanism as
+ * campaign and report seeds, come from tests/fuzz/make_corpus.py). Storage images are made by
+ * the real ledger, outbox and memo code on a RAM storage, reports and campaigns by the real
+ * encoders. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -268,8 +270,8 @@ static void outbox_seeds(void)
                 rep.campaign_id = 171;
                 rep.mechanism = DPM_MECH_ID_TUPLE_MR;
                 rep.eps = 65536;
-                rep.tuple.nmetrics = 1;
-                rep.tuple.value[0] = 1;
+                rep.body.tuple.nmetrics = 1;
+                rep.body.tuple.value[0] = 1;
                 uint8_t wire[DPM_REPORT_MAX_BYTES];
                 size_t len = 0;
                 must(dpm_report_encode(&rep, wire, sizeof(wire), &len), "report encode");
@@ -290,6 +292,82 @@ static void outbox_seeds(void)
     }
 }
 
+/* ---- FedAUC ------------------------------------------------------------------------------ */
+
+/* For each fixed session of fuzz_fedauc: the honest rank reply (the server's doubled
+ * mid-ranks of the uploaded scores among themselves), one with a wrong token, one ranking
+ * one score too few, and the session's upload (first byte | 0x80: the collector's side). */
+static void fedauc_seeds(void)
+{
+    static fuzz_fedauc_t fx[FUZZ_FEDAUC_NMECH];
+    dpm_memo_t memo;
+    fuzz_fedauc_setup(fx, &memo);
+    for (int i = 0; i < FUZZ_FEDAUC_NMECH; i++) {
+        const dpm_fedauc_session_t *s = &fx[i].s;
+        uint32_t ranks2[FUZZ_FEDAUC_N];
+        for (uint32_t j = 0; j < s->n; j++) {
+            uint32_t below = 0, equal = 0;
+            for (uint32_t k = 0; k < s->n; k++) {
+                below += s->buf.scores[k] < s->buf.scores[j];
+                equal += s->buf.scores[k] == s->buf.scores[j];
+            }
+            ranks2[j] = 2u * below + equal + 1u;
+        }
+        dpm_fedauc_header_t h;
+        memset(&h, 0, sizeof(h));
+        h.campaign_id = s->campaign_id;
+        h.mechanism = s->mechanism;
+        h.params_hash = s->params_hash;
+        memcpy(h.token, s->token, sizeof(h.token));
+        h.total = s->n;
+        h.n = s->n;
+        uint8_t sel = (uint8_t)i, buf[DPM_FEDAUC_REPLY_MAX_BYTES(FUZZ_FEDAUC_CAP)];
+        size_t len = 0;
+        char name[64];
+        for (int v = 0; v < 3; v++) {
+            dpm_fedauc_header_t hv = h;
+            hv.token[0] ^= (uint8_t)(v == 1);
+            hv.n -= (uint32_t)(v == 2);
+            if (dpm_fedauc_reply_encode(&hv, ranks2, buf, sizeof(buf), &len) != DPM_OK) {
+                exit(1);
+            }
+            static const char *what[3] = {"reply", "reply_wrong_token", "reply_short"};
+            snprintf(name, sizeof(name), "%s_%d", what[v], i);
+            put_file("fedauc", name, &sel, 1, buf, len);
+        }
+        uint8_t up[DPM_FEDAUC_UPLOAD_MAX_BYTES(FUZZ_FEDAUC_CAP, 31u)];
+        if (dpm_fedauc_upload_encode(s, up, sizeof(up), &len) != DPM_OK) {
+            exit(1);
+        }
+        sel = (uint8_t)(0x80u | (uint8_t)i);
+        snprintf(name, sizeof(name), "upload_%d", i);
+        put_file("fedauc", name, &sel, 1, up, len);
+    }
+}
+
+/* ---- memo ---------------------------------------------------------------------------------- */
+
+/* The memo region erased, holding a valid record (written by dpm_memo_open), and that record
+ * with one bit flipped. */
+static void memo_seeds(void)
+{
+    static uint8_t mem[64];
+    fake_storage_t fs;
+    fake_storage_init(&fs, mem, sizeof(mem), 1);
+    dpm_storage_t st = fake_storage_port(&fs);
+    test_rng_t t;
+    dpm_rng_t rng;
+    dpm_rand_t r;
+    dpm_memo_t m;
+    put_file("memo", "erased", mem, sizeof(mem), NULL, 0);
+    if (test_rand_init(&r, &t, &rng, 3) != DPM_OK || dpm_memo_open(&m, &st, 0, 64, &r) != DPM_OK) {
+        exit(1);
+    }
+    put_file("memo", "valid", mem, sizeof(mem), NULL, 0);
+    mem[10] ^= 0x10;
+    put_file("memo", "bit_flip", mem, sizeof(mem), NULL, 0);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -302,5 +380,7 @@ int main(int argc, char **argv)
     campaign_and_report_seeds();
     ledger_seeds();
     outbox_seeds();
+    fedauc_seeds();
+    memo_seeds();
     return 0;
 }
