@@ -184,6 +184,17 @@ def main():
          r.stdout + r.stderr)
     r = run("plan", "--mechanism", "roc_hist", "--error", "0.01", "--confidence", "0.9")
     t.ok(r.returncode == 2, "plan roc_hist without --devices/--eps: exit 2", r.stderr)
+    # planned at the eps a campaign implements (Q16.16, rounded down as the SDK parses it)
+    r = run("plan", "--mechanism", "roc_hist", "--error", "0.01", "--confidence", "0.9",
+            "--eps", "1e-9", "--no-check")
+    t.ok(r.returncode == 2 and "rounds down to 0" in r.stderr and "answer" not in r.stdout,
+         "plan roc_hist --eps 1e-9: refused (a campaign rounds it to 0), not planned",
+         r.stdout + r.stderr)
+    r = run("plan", "--mechanism", "roc_hist", "--error", "0.01", "--confidence", "0.9",
+            "--eps", "0.1", "--no-check")
+    t.ok(r.returncode == 0 and "campaign eps = 0.0999908447265625" in r.stdout,
+         "plan roc_hist --eps 0.1: planned at 6553/65536 (the campaign eps), not 6554/65536",
+         r.stdout + r.stderr)
     return t.done()
 
 
