@@ -110,6 +110,9 @@ typedef struct {
     int paper;              /* 1: a paper split, REPRODUCTION ONLY (not the stated ε) */
     double eps_implemented; /* what one report spends (+inf: no finite ε) */
     char label[96];
+    /* set by the caller between init and prepare (0 when not) */
+    int exact_only; /* only exact-mode runs follow: prepare may draw the truth from its law */
+    int progress;   /* prepare may draw a progress line on stderr (progress.h) */
     /* prepare */
     uint64_t reporting; /* devices that report */
     uint32_t nitems;
