@@ -19,6 +19,7 @@
 #include "sim/mech.h"
 #include "sim/output.h"
 #include "sim/repro_disparity.h"
+#include "sim/repro_dpauc.h"
 
 typedef struct {
     const char *name, *title;
@@ -29,6 +30,8 @@ typedef struct {
 static const paper_t kPapers[] = {
     {"disparity", "Juarez & Korolova 2022, private disparity measurement (tuple_mr, tuple_ml)",
      repro_disparity},
+    {"dpauc", "Baykara, Ünal, Akgün 2024 (FHAUC), the DPAUC baseline's Tables 1 and 3 (dpauc)",
+     repro_dpauc},
 };
 #define NPAPERS (sizeof(kPapers) / sizeof(kPapers[0]))
 
