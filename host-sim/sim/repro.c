@@ -20,6 +20,7 @@
 #include "sim/output.h"
 #include "sim/repro_disparity.h"
 #include "sim/repro_dpauc.h"
+#include "sim/repro_ustat.h"
 
 typedef struct {
     const char *name, *title;
@@ -32,6 +33,8 @@ static const paper_t kPapers[] = {
      repro_disparity},
     {"dpauc", "Baykara, Ünal, Akgün 2024 (FHAUC), the DPAUC baseline's Tables 1 and 3 (dpauc)",
      repro_dpauc},
+    {"ustat", "Bell, Bellet, Gascón, Kulkarni 2020, locally private AUC (ustat_bins, ustat_tree)",
+     repro_ustat},
 };
 #define NPAPERS (sizeof(kPapers) / sizeof(kPapers[0]))
 
