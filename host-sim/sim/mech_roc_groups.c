@@ -418,6 +418,20 @@ static void groups_describe(const sim_cfg_t *cfg, const sim_block_t *b, const dp
             b->conf.tp + b->conf.fn, rep->body.roc_hist.bins, rep->body.roc_hist.group);
 }
 
+/* The collector's keys of a roc_hist campaign with groups (the golden campaigns' proposal). */
+static void groups_campaign_keys(const sim_scenario_t *sc, const sim_campaign_spec_t *c, FILE *f)
+{
+    (void)sc;
+    fprintf(f, "edges = ");
+    for (uint32_t j = 0; j < c->nedges; j++) {
+        fprintf(f, "%s%.10f", j ? ", " : "", c->edges[j] / 2147483648.0);
+    }
+    fprintf(f, "\ngroups = %u\n", c->ngroups);
+    if (c->group_eps != 0) {
+        fprintf(f, "group_eps = %.6f\n", c->group_eps / Q16);
+    }
+}
+
 const sim_mech_t sim_mech_roc_hist_groups = {
     .name = "roc_hist_groups",
     .id = DPM_MECH_ID_ROC_HIST,
@@ -436,4 +450,5 @@ const sim_mech_t sim_mech_roc_hist_groups = {
     .estimate = groups_estimate,
     .summary = groups_summary,
     .describe = groups_describe,
+    .campaign_keys = groups_campaign_keys,
 };
