@@ -160,11 +160,13 @@ static int dpauc_prepare(sim_cfg_t *cfg, const sim_pop_t *pop, unsigned threads,
     for (uint32_t g = 0; g < SIM_MAX_GROUPS; g++) {
         include[g] = cfg->group_map[g] >= 0;
     }
-    sim_roc_truth_counts(s->model, pop, include, threads, s->pos, s->neg, &cfg->reporting);
+    sim_roc_truth_counts(s->model, pop, include, threads, NULL, s->pos, s->neg, &cfg->reporting);
     double tpr[DPM_MAX_BINS + 1], fpr[DPM_MAX_BINS + 1];
     if (dpm_roc_exact(s->pos, s->neg, bins, tpr, fpr, &s->auc_binned) != DPM_OK) {
-        snprintf(err, errcap, "campaign '%s': the population has no positive or no negative "
-                 "example (raise devices)", cfg->spec->name);
+        snprintf(err, errcap,
+                 "campaign '%s': the population has no positive or no negative "
+                 "example (raise devices)",
+                 cfg->spec->name);
         return -1;
     }
     /* counts at threshold i: the examples of bins >= i (none at the last, 2^31) */
@@ -276,9 +278,8 @@ static void dpauc_estimate(const sim_cfg_t *cfg, const sim_agg_t *agg, uint32_t 
     const dpauc_state_t *s = st_of(cfg);
     for (uint32_t v = 0; v < 2; v++) {
         dpm_dpauc_estimate_t e;
-        if (dpm_dpauc_estimate(&s->params, agg_c(agg), v == 0 ? DPM_DPAUC_SERVER_A
-                                                               : DPM_DPAUC_SERVER_B,
-                               &e) != DPM_OK ||
+        if (dpm_dpauc_estimate(&s->params, agg_c(agg),
+                               v == 0 ? DPM_DPAUC_SERVER_A : DPM_DPAUC_SERVER_B, &e) != DPM_OK ||
             !e.defined) {
             continue;
         }
@@ -301,8 +302,8 @@ static void dpauc_summary(const sim_result_t *res, char *buf, size_t cap)
              a.truth, a.rmse, a.mean_error, b.rmse, b.mean_error, b.runs);
 }
 
-static int dpauc_collector_check(const sim_cfg_t *cfg, const sim_agg_t *agg,
-                                 const jr_value_t *json, char *why, size_t whycap)
+static int dpauc_collector_check(const sim_cfg_t *cfg, const sim_agg_t *agg, const jr_value_t *json,
+                                 char *why, size_t whycap)
 {
     (void)cfg;
     const dpm_dpauc_agg_t *ours = agg_c(agg);

@@ -164,10 +164,9 @@ static int groups_init(sim_cfg_t *cfg, char *err, size_t errcap)
     cfg->eps_implemented = rh->eps_implemented / Q16;
     s->groups = cfg->d;
     s->bins = rh->bins.count;
-    if (dpm_roc_groups_params_init(&s->params, s->groups, s->bins, rh->group_grr.keep,
-                                   rh->group_grr.other,
-                                   (double)rh->lap.scale_num / (double)rh->lap.scale_den) !=
-        DPM_OK) {
+    if (dpm_roc_groups_params_init(
+            &s->params, s->groups, s->bins, rh->group_grr.keep, rh->group_grr.other,
+            (double)rh->lap.scale_num / (double)rh->lap.scale_den) != DPM_OK) {
         snprintf(err, errcap, "campaign '%s': estimator parameters refused", sp->name);
         return -1;
     }
@@ -203,11 +202,13 @@ static int groups_prepare(sim_cfg_t *cfg, const sim_pop_t *pop, unsigned threads
         uint64_t devices = 0, pos[DPM_MAX_BINS], neg[DPM_MAX_BINS];
         double tpr[DPM_MAX_BINS + 1], fpr[DPM_MAX_BINS + 1];
         include[cfg->pop_group[g]] = 1;
-        sim_roc_truth_counts(s->model, pop, include, threads, pos, neg, &devices);
+        sim_roc_truth_counts(s->model, pop, include, threads, NULL, pos, neg, &devices);
         cfg->reporting += devices;
         if (dpm_roc_exact(pos, neg, s->bins, tpr, fpr, &s->auc[g]) != DPM_OK) {
-            snprintf(err, errcap, "campaign '%s': group '%s' has no positive or no negative "
-                     "example (raise devices)", cfg->spec->name, sim_cfg_group_name(cfg, g));
+            snprintf(err, errcap,
+                     "campaign '%s': group '%s' has no positive or no negative "
+                     "example (raise devices)",
+                     cfg->spec->name, sim_cfg_group_name(cfg, g));
             return -1;
         }
     }
@@ -260,8 +261,8 @@ static dpm_status_t groups_report(const sim_cfg_t *cfg, const sim_block_t *b, ui
         st = dpm_receipt_unmetered(&cfg->mech, run, &rc);
     }
     if (st == DPM_OK) {
-        st = dpm_mech_report_roc_hist_group(&cfg->mech, r, &rc,
-                                            (uint32_t)cfg->group_map[b->group], &h, rep);
+        st = dpm_mech_report_roc_hist_group(&cfg->mech, r, &rc, (uint32_t)cfg->group_map[b->group],
+                                            &h, rep);
     }
     return st;
 }
@@ -405,15 +406,17 @@ static void groups_summary(const sim_result_t *res, char *buf, size_t cap)
     sim_item_summary_t m, g0;
     sim_result_summary(res, best, &m);
     sim_result_summary(res, 0, &g0);
-    snprintf(buf, cap, "gap %s %+.4f: rmse %.3g, cover %.0f%% | AUC %s %.4f: rmse %.3g, cover %.0f%%",
-             res->cfg.items[best].name, m.truth, m.rmse, 100.0 * m.coverage,
-             res->cfg.items[0].name, g0.truth, g0.rmse, 100.0 * g0.coverage);
+    snprintf(buf, cap,
+             "gap %s %+.4f: rmse %.3g, cover %.0f%% | AUC %s %.4f: rmse %.3g, cover %.0f%%",
+             res->cfg.items[best].name, m.truth, m.rmse, 100.0 * m.coverage, res->cfg.items[0].name,
+             g0.truth, g0.rmse, 100.0 * g0.coverage);
 }
 
 static void groups_describe(const sim_cfg_t *cfg, const sim_block_t *b, const dpm_report_t *rep,
                             FILE *f)
 {
-    fprintf(f, "statistics: group %d, %u examples, %u positive\nreport: roc_hist %u bins, group %u\n",
+    fprintf(f,
+            "statistics: group %d, %u examples, %u positive\nreport: roc_hist %u bins, group %u\n",
             cfg->group_map[b->group], b->conf.tp + b->conf.fn + b->conf.fp + b->conf.tn,
             b->conf.tp + b->conf.fn, rep->body.roc_hist.bins, rep->body.roc_hist.group);
 }

@@ -136,8 +136,8 @@ static int tree_check(const sim_scenario_t *sc, sim_campaign_spec_t *c, int *lin
         return -1;
     }
     if (!c->tree_grr_set) {
-        c->tree_grr_levels = c->tree_depth < DEFAULT_GRR_LEVELS ? c->tree_depth
-                                                                : DEFAULT_GRR_LEVELS;
+        c->tree_grr_levels =
+            c->tree_depth < DEFAULT_GRR_LEVELS ? c->tree_depth : DEFAULT_GRR_LEVELS;
     }
     if (c->tree_grr_levels > c->tree_depth) {
         *line = c->keys_line[5];
@@ -191,8 +191,7 @@ static int bins_init(sim_cfg_t *cfg, char *err, size_t errcap)
         return -1;
     }
     const dpm_ustat_bins_t *m = &cfg->mech.params.ustat_bins;
-    if (dpm_ustat_bins_params_init(&s->bp, m->kernel, m->k, m->grr.keep, m->grr.other) !=
-        DPM_OK) {
+    if (dpm_ustat_bins_params_init(&s->bp, m->kernel, m->k, m->grr.keep, m->grr.other) != DPM_OK) {
         snprintf(err, errcap, "campaign '%s': estimator parameters refused", sp->name);
         return -1;
     }
@@ -238,7 +237,8 @@ static int ustat_prepare(sim_cfg_t *cfg, const sim_pop_t *pop, unsigned threads,
 {
     ustat_state_t *s = st_of(cfg);
     s->model = malloc(sizeof(*s->model));
-    if (s->model == NULL || sim_roc_model_init(s->model, cfg->sc, pop, s->edges, s->bins - 1) != 0) {
+    if (s->model == NULL ||
+        sim_roc_model_init(s->model, cfg->sc, pop, s->edges, s->bins - 1) != 0) {
         free(s->model);
         s->model = NULL;
         snprintf(err, errcap, "campaign '%s': out of memory for the example model",
@@ -249,11 +249,13 @@ static int ustat_prepare(sim_cfg_t *cfg, const sim_pop_t *pop, unsigned threads,
     for (uint32_t g = 0; g < SIM_MAX_GROUPS; g++) {
         include[g] = cfg->group_map[g] >= 0;
     }
-    sim_roc_truth_counts(s->model, pop, include, threads, s->pos, s->neg, &cfg->reporting);
+    sim_roc_truth_counts(s->model, pop, include, threads, NULL, s->pos, s->neg, &cfg->reporting);
     double tpr[DPM_MAX_BINS + 1], fpr[DPM_MAX_BINS + 1];
     if (dpm_roc_exact(s->pos, s->neg, s->bins, tpr, fpr, &s->auc_binned) != DPM_OK) {
-        snprintf(err, errcap, "campaign '%s': the population has no positive or no negative "
-                 "example (raise devices)", cfg->spec->name);
+        snprintf(err, errcap,
+                 "campaign '%s': the population has no positive or no negative "
+                 "example (raise devices)",
+                 cfg->spec->name);
         return -1;
     }
     s->auc_model = sim_roc_model_auc(cfg->sc, pop, include);
