@@ -362,8 +362,13 @@ CROSS_TEST_BINS := $(patsubst tests/%.c,$(OUT)/tests/%,$(CROSS_TEST_SRCS))
 CROSS_SIM_OBJS := $(call obj,host-sim/sim/tuple_paper.c host-sim/estimate/disparity.c \
                                 host-sim/common/json_read.c \
                                 host-sim/common/prob.c)
+# Support code that includes host-sim headers serves only host-only tests (FedAUC's fixture uses
+# the estimator's __int128, which 32-bit targets lack).
+CROSS_SUPPORT_SRCS := $(filter-out $(shell for f in $(TEST_SUPPORT_SRCS); do \
+  grep -qsE '^\#include "(estimate|sim|collector)/' $$f $${f%.c}.h && echo $$f; done), \
+  $(TEST_SUPPORT_SRCS))
 CROSS_SUPPORT_LIB := $(OUT)/libdpm_testsupport.a
-$(CROSS_SUPPORT_LIB): $(TEST_SUPPORT_OBJS)
+$(CROSS_SUPPORT_LIB): $(call obj,$(CROSS_SUPPORT_SRCS))
 	@rm -f $@
 	$(Q)$(AR) rcs $@ $^
 # A static pattern rule: for these binaries it replaces the host link rule (no sqlite, no
