@@ -205,7 +205,7 @@ $(HOST_BINS) $(EXAMPLE_BINS) $(TEST_BINS) $(TOOL_BINS) $(BENCH_BINS): $(MBEDTLS_
 -include $(shell find $(OUT)/obj -name '*.d' 2>/dev/null)
 
 # ---- the two commands and the quality gates ------------------------------------------------
-.PHONY: deps test lint help clean menuconfig defconfig bench repro sanitize coverage demo fuzz
+.PHONY: deps test lint help clean menuconfig defconfig bench repro demo
 deps:
 	@BUILD_DIR=$(BUILD_DIR) bash .make/deps.sh
 
@@ -235,25 +235,52 @@ repro: deps
 	@$(MAKE) --no-print-directory host
 	@$(OUT)/dpm-sim repro --out $(BUILD_DIR)/repro
 
-# Quality gates: the whole test suite under AddressSanitizer + UBSan, and line coverage of sdk/.
-SANITIZE_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
-sanitize: deps
-	@$(MAKE) --no-print-directory VARIANT=sanitize OPT="-O1 -g $(SANITIZE_FLAGS)" \
-	  LDFLAGS="$(SANITIZE_FLAGS)" test
-
-coverage: deps
-	@rm -rf $(OUT)-coverage/obj/sdk
-	@$(MAKE) --no-print-directory VARIANT=coverage OPT="-O0 -g --coverage" LDFLAGS=--coverage test
-	@bash .make/coverage.sh $(OUT)-coverage
-
 # The main job: a TLS collector on 127.0.0.1 and simulated devices posting real reports.
 demo: deps
 	@$(MAKE) --no-print-directory all
 	@OUT=$(OUT) BUILD_DIR=$(BUILD_DIR) bash .make/demo.sh
 
+# ==== quality gates (sanitize, valgrind, coverage, fuzz) ======================================
+# Each target builds a variant of the ordinary build (its own build/host-<variant>/ from the
+# same source lists, so no list can drift) and hands the checking to a script in .make/.
+.PHONY: sanitize valgrind coverage fuzz fuzz-build fuzz-bins
+SANITIZE_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+# The whole test suite under AddressSanitizer + UBSan.
+sanitize: deps
+	@$(MAKE) --no-print-directory VARIANT=sanitize OPT="-O1 -g $(SANITIZE_FLAGS)" \
+	  LDFLAGS="$(SANITIZE_FLAGS)" test
+
+# Every C test program under valgrind memcheck (an error fails the test).
+valgrind: deps
+	@$(MAKE) --no-print-directory all
+	@OUT=$(OUT) BUILD_DIR=$(BUILD_DIR) bash .make/valgrind.sh $(TEST_BINS)
+
+# Line and branch coverage of sdk/ and port/ over the whole test suite.
+coverage: deps
+	@find $(OUT)-coverage -name '*.gcda' -delete 2>/dev/null || true
+	@$(MAKE) --no-print-directory VARIANT=coverage OPT="-O0 -g --coverage" LDFLAGS=--coverage test
+	@$(PYTHON) .make/coverage.py $(OUT)-coverage
+
+# libFuzzer targets: tests/fuzz/fuzz_<target>.c, linked against the variant's own libraries
+# (built with clang, -fsanitize=fuzzer-no-link + ASan + UBSan).
+FUZZ_SRCS := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_BINS := $(patsubst tests/%.c,$(OUT)/%,$(FUZZ_SRCS))
+FUZZ_CC ?= clang
+FUZZ_OUT := $(BUILD_DIR)/$(TARGET)-fuzz
 FUZZ_SECONDS ?= 60
-fuzz: deps
-	@BUILD_DIR=$(BUILD_DIR) FUZZ_SECONDS=$(FUZZ_SECONDS) bash .make/fuzz.sh
+fuzz-bins: $(FUZZ_BINS)
+$(OUT)/fuzz/%: $(OUT)/obj/tests/fuzz/%.o $(TEST_SUPPORT_OBJS) $(LIBHOST) $(LIBPORT) $(LIBDPM)
+	@mkdir -p $(dir $@)
+	@printf '  %-3s %s\n' LD $@
+	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(TEST_SUPPORT_OBJS) $(LIBHOST) $(LIBPORT) $(LIBDPM) $(MBEDTLS_LIBS) -lpthread -lm -lsqlite3
+fuzz-build: deps
+	@CLANG=$(FUZZ_CC) bash .make/fuzz.sh --check-toolchain
+	@$(MAKE) --no-print-directory VARIANT=fuzz CC=$(FUZZ_CC) \
+	  OPT="-O1 -g -fsanitize=fuzzer-no-link -fsanitize-coverage-ignorelist=tests/fuzz/sancov_ignorelist.txt $(SANITIZE_FLAGS)" \
+	  LDFLAGS="-fsanitize=fuzzer $(SANITIZE_FLAGS)" fuzz-bins
+fuzz: fuzz-build
+	@FUZZ_SECONDS=$(FUZZ_SECONDS) FUZZ_RUNS=$(FUZZ_RUNS) bash .make/fuzz.sh $(patsubst $(OUT)/%,$(FUZZ_OUT)/%,$(FUZZ_BINS))
+# ==== end of quality gates =====================================================================
 
 # ---- install / packaging ---------------------------------------------------------------------
 # make install PREFIX=/usr/local [DESTDIR=/staging] [LIBDIR=...] [INCLUDEDIR=...]: headers,
@@ -360,7 +387,7 @@ clean:
 	rm -rf $(OUT)
 
 help:
-	@echo "make deps | all | test | demo | repro | cross | size | bench | fuzz | sanitize | lint | coverage"
+	@echo "make deps | all | test | demo | repro | cross | size | bench | fuzz | sanitize | valgrind | lint | coverage"
 	@echo "make install PREFIX=<dir> [DESTDIR=<dir>]"
 	@echo "make menuconfig | defconfig    (Kconfig via kconfiglib)"
 	@echo "variables: CROSS_COMPILE=<triplet>-  BUILD_DIR=<dir>  OPT=<flags>  EXTRA_CFLAGS=<flags>"

@@ -4,7 +4,11 @@
 into build/bench.json (DESIGN.md §7 schema) and print them as a table.
 
   bench.py OUT_DIR BENCH_JSON
-Metrics from other benchmarks already in BENCH_JSON are kept; ours replace same-named ones."""
+Metrics from other benchmarks already in BENCH_JSON are kept; ours replace same-named ones.
+Exit status 1 if any figure could not be measured (a program or tool missing, a benchmark that
+printed nothing, a target metric absent): a benchmark that did not run is never silently
+replaced by an older figure. A measured figure that misses its target is reported, not an
+error (a loaded machine can miss a speed target)."""
 import json
 import os
 import platform
@@ -25,6 +29,7 @@ TARGETS = {
     "collector.handshakes_per_s": ("value", ">=", 300),
 }
 CALLGRIND_N = 20000
+PROBLEMS = []  # what could not be measured
 NUMPY_GRR_N = 10_000_000
 
 
@@ -61,6 +66,8 @@ def noise_metrics(out_dir):
     rows = [json.loads(l) for l in lines.splitlines() if l.strip()]
     metrics = []
     have_valgrind = shutil.which("valgrind") is not None
+    if not have_valgrind:
+        PROBLEMS.append("valgrind not found (make deps installs it): no instruction counts")
     for row in rows:
         name = row["name"]
         if name == "noise.rng_bulk":
@@ -123,13 +130,14 @@ def sim_metrics(out_dir):
     the SDK's GRR against a vectorized numpy GRR measured here, in the same run."""
     binary = os.path.join(out_dir, "dpm-sim")
     if not os.access(binary, os.X_OK):
-        print(f"bench: {binary} not built (make host): sim metrics skipped", file=sys.stderr)
+        PROBLEMS.append(f"{binary} not built (make host): no simulator metrics")
         return []
     lines = subprocess.run([binary, "bench"], check=True, capture_output=True, text=True).stdout
     metrics = [json.loads(l) for l in lines.splitlines() if l.strip()]
     try:
         numpy_rate = numpy_grr_per_s(NUMPY_GRR_N)
     except ImportError:
+        PROBLEMS.append("numpy not importable (make deps installs python3-numpy): no baseline")
         numpy_rate = None
     for m in metrics:
         if m["name"] == "sim.inprocess.grr.perturb_per_s" and numpy_rate:
@@ -148,7 +156,7 @@ def collector_metrics(out_dir):
     for line in run.stdout.splitlines()[::-1]:
         if line.startswith("{"):
             return json.loads(line).get("metrics", [])
-    print("bench: collector benchmark printed no metrics", file=sys.stderr)
+    PROBLEMS.append("the collector benchmark printed no metrics: " + run.stderr[-300:])
     return []
 
 
@@ -214,9 +222,16 @@ def main():
         text, ok = verdict(m)
         if not ok:
             failed.append(m["name"])
+        if "UNMEASURED" in (text or ""):
+            PROBLEMS.append(f"{m['name']}: no baseline measured")
         print(f"{m['name']:52} {m['value']:12.3f} {m['unit']:>13} {ratio:>8}  {text or ''}")
+    missing = sorted(set(TARGETS) - names)
+    PROBLEMS.extend(f"{name}: not measured" for name in missing)
     print(f"wrote {bench_json} ({len(merged)} metrics); targets missed: {len(failed)}")
+    for p in PROBLEMS:
+        print(f"bench: could not measure: {p}", file=sys.stderr)
+    return 1 if PROBLEMS else 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

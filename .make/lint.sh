@@ -1,19 +1,48 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # lint.sh FILE... -- COMPILE FLAGS
-# clang-format (check only), cppcheck and clang-tidy over the given sources; zero findings.
+# clang-format (check only), cppcheck and clang-tidy over the given sources. The gate passes
+# only if all three tools are installed, each exits 0 AND prints nothing (clang-tidy's
+# "N warnings generated." count of suppressed system-header warnings aside): a missing tool,
+# a crash, a compile error or a single finding fails it. Prints one line per tool, then
+# "lint: 0 findings" or "lint: FAILED (...)".
 set -uo pipefail
 files=()
 while [ $# -gt 0 ] && [ "$1" != "--" ]; do files+=("$1"); shift; done
-shift
+[ $# -gt 0 ] && shift
 flags=("$@")
 cfiles=(); for f in "${files[@]}"; do [[ $f == *.c ]] && cfiles+=("$f"); done
-status=0
+CLANG_FORMAT=${CLANG_FORMAT:-clang-format}
+CPPCHECK=${CPPCHECK:-cppcheck}
+CLANG_TIDY=${CLANG_TIDY:-clang-tidy}
+failed=()
+
+for tool in "$CLANG_FORMAT" "$CPPCHECK" "$CLANG_TIDY"; do
+  command -v "$tool" >/dev/null || { echo "lint: $tool not found (make deps installs it)"; failed+=("$tool missing"); }
+done
+if [ ${#failed[@]} -gt 0 ]; then echo "lint: FAILED (${failed[*]})"; exit 1; fi
+[ ${#files[@]} -gt 0 ] || { echo "lint: FAILED (no files given)"; exit 1; }
+
+# check NAME CMD...: run it; its status and everything it prints decide.
+check() {
+  local name=$1; shift
+  local out rc
+  out=$("$@" 2>&1)
+  rc=$?
+  out=$(printf '%s\n' "$out" | grep -vE '^[0-9]+ warnings? generated\.$|^$')
+  local findings; findings=$(printf '%s\n' "$out" | grep -cE 'warning:|error:|style:|portability:|performance:')
+  if [ "$rc" -ne 0 ] || [ -n "$out" ]; then
+    printf '%s\n' "$out" | head -n 60
+    echo "lint: $name: exit status $rc, $findings findings"
+    failed+=("$name")
+  else
+    echo "lint: $name: clean"
+  fi
+}
 
 echo "lint: clang-format on ${#files[@]} files"
-clang-format --dry-run --Werror "${files[@]}" || status=1
+check clang-format "$CLANG_FORMAT" --dry-run --Werror "${files[@]}"
 
-echo "lint: cppcheck"
 # cppcheck gets the include paths and defines (system include dirs as plain -I, their findings
 # suppressed: fetched code is not ours to lint).
 incs=() prev=""
@@ -22,14 +51,17 @@ for f in "${flags[@]}"; do
   [[ $prev == -isystem ]] && incs+=("-I$f" "--suppress=*:$f/*")
   prev=$f
 done
-cppcheck --quiet --error-exitcode=1 --std=c99 --enable=warning,style,performance,portability \
-  --inline-suppr --suppress=missingIncludeSystem --suppress=unusedFunction \
+echo "lint: cppcheck on ${#cfiles[@]} files"
+check cppcheck "$CPPCHECK" --quiet --error-exitcode=1 --std=c99 \
+  --enable=warning,style,performance,portability --inline-suppr \
+  --suppress=missingIncludeSystem --suppress=unusedFunction \
   --suppress=constParameterCallback --suppress=constParameterPointer \
-  "${incs[@]}" "${cfiles[@]}" || status=1
+  "${incs[@]}" "${cfiles[@]}"
 
 echo "lint: clang-tidy on ${#cfiles[@]} files"
-clang-tidy --quiet "${cfiles[@]}" -- "${flags[@]/-Werror/}" -Wno-unknown-warning-option 2>/dev/null |
-  grep -E 'warning:|error:' && status=1
+check clang-tidy "$CLANG_TIDY" --quiet "${cfiles[@]}" -- "${flags[@]/-Werror/}" \
+  -Wno-unknown-warning-option
 
-if [ $status -eq 0 ]; then echo "lint: 0 findings"; else echo "lint: findings above"; fi
-exit $status
+if [ ${#failed[@]} -eq 0 ]; then echo "lint: 0 findings"; exit 0; fi
+echo "lint: FAILED (${failed[*]})"
+exit 1

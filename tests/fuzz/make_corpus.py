@@ -1,16 +1,20 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: Apache-2.0
-"""Regenerates the seed corpus of fuzz_request (tests/fuzz/corpus/) from SDK-made reports
-(tool_emit_reports). Run it when the report format changes:
+"""Regenerates the seed corpora of every fuzz target (tests/fuzz/corpus/<target>/) from real
+encodings. Run it when a wire or storage format changes (after `make all` and
+`make build/host/fuzz/make_seeds`):
     OUT=build/host /usr/bin/python3 tests/fuzz/make_corpus.py
-The seeds are valid and invalid requests for the campaigns compiled into fuzz_request.c."""
+request: valid and invalid requests for the campaigns compiled into fuzz_request.c, from
+SDK-made reports (tool_emit_reports); the SDK targets: written by tests/fuzz/make_seeds.c, plus
+the golden wire vectors of tests/vectors/wire/ as campaign and report seeds."""
 import json
 import os
 import subprocess
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 OUT = os.path.join(ROOT, os.environ.get("OUT", "build/host"))
-DIR = os.path.join(ROOT, "tests", "fuzz", "corpus")
+CORPUS = os.path.join(ROOT, "tests", "fuzz", "corpus")
+DIR = os.path.join(CORPUS, "request")
 
 rows = [json.loads(line) for line in subprocess.run(
     [os.path.join(OUT, "tests", "e2e", "tool_emit_reports")], check=True, capture_output=True,
@@ -61,3 +65,21 @@ for name, data in seeds.items():
     with open(os.path.join(DIR, name), "wb") as f:
         f.write(data)
 print(f"{len(seeds)} seeds in {DIR}")
+subprocess.run([os.path.join(OUT, "fuzz", "make_seeds"), CORPUS], check=True)
+# The golden wire vectors (tests/vectors/wire/<version>/<name>.campaign.hex, .report.hex) as
+# campaign and report seeds: every mechanism's encodings, as released.
+WIRE = os.path.join(ROOT, "tests", "vectors", "wire")
+for version in sorted(os.listdir(WIRE)):
+    vdir = os.path.join(WIRE, version)
+    if not os.path.isdir(vdir):
+        continue
+    for fname in sorted(os.listdir(vdir)):
+        for kind in ("campaign", "report"):
+            if fname.endswith(f".{kind}.hex"):
+                name = f"wire_{version}_{fname[:-len(f'.{kind}.hex')]}"
+                with open(os.path.join(vdir, fname)) as f:
+                    data = bytes.fromhex(f.read().strip())
+                with open(os.path.join(CORPUS, kind, name), "wb") as f:
+                    f.write(data)
+for target in sorted(os.listdir(CORPUS)):
+    print(f"{len(os.listdir(os.path.join(CORPUS, target)))} seeds in {os.path.join(CORPUS, target)}")

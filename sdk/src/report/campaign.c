@@ -43,6 +43,11 @@ dpm_status_t dpm_campaign_decode(const uint8_t *buf, size_t len, dpm_campaign_t 
                                       : "histogram campaigns are not in this build",
                     DPM_ERR_PROTOCOL);
     }
+    /* the bound dpm_campaign_encode puts on these enums, so a decoded campaign re-encodes
+     * (found by fuzz_campaign: a ustat_kernel of 675 decoded, then could not be encoded) */
+    if ((uint32_t)msg.calibration > 127u || (uint32_t)msg.ustat_kernel > 127u) {
+        return fail(reason, "unknown dpauc calibration or ustat kernel", DPM_ERR_PROTOCOL);
+    }
     if (msg.thresholds_count > DPM_CAMPAIGN_MAX_THRESHOLDS) {
         return fail(reason,
                     DPM_MECH_DPAUC ? "more dpauc thresholds than this build holds"

@@ -1,0 +1,386 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Writes the seed corpora of the SDK fuzz targets from real encodings: make_seeds DIR writes
+ * DIR/<target>/<seed> for http_response, upload, campaign, report, ledger, outbox, fedauc and
+ * memo (the request target's seeds, and the golden wire vectors of every other mechanism as
+ * campaign and report seeds, come from tests/fuzz/make_corpus.py). Storage images are made by
+ * the real ledger, outbox and memo code on a RAM storage, reports and campaigns by the real
+ * encoders. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <pb_encode.h>
+
+#include "dpm.pb.h"
+#include "dpm/budget.h"
+#include "dpm/report.h"
+#include "dpm/upload.h"
+#include "fake_storage.h"
+#include "fuzz_fixtures.h"
+#include "test_rng.h"
+
+static const char *root;
+
+static void put_file(const char *target, const char *name, const void *a, size_t alen,
+                     const void *b, size_t blen)
+{
+    char path[512];
+    snprintf(path, sizeof(path), "%s/%s", root, target);
+    if (mkdir(path, 0755) != 0 && errno != EEXIST) {
+        perror(path);
+        exit(1);
+    }
+    snprintf(path, sizeof(path), "%s/%s/%s", root, target, name);
+    FILE *f = fopen(path, "wb");
+    if (f == NULL || fwrite(a, 1, alen, f) != alen || (blen && fwrite(b, 1, blen, f) != blen) ||
+        fclose(f) != 0) {
+        perror(path);
+        exit(1);
+    }
+}
+
+static void must(dpm_status_t st, const char *what)
+{
+    if (st != DPM_OK) {
+        fprintf(stderr, "make_seeds: %s: %s\n", what, dpm_strerror(st));
+        exit(1);
+    }
+}
+
+/* ---- HTTP responses -------------------------------------------------------------------- */
+
+/* A BatchResponse rejecting reports whose ids are n bytes equal to ids[i] (upload's ids). */
+static size_t batch_response(uint8_t *buf, size_t cap, const uint8_t *ids, size_t n)
+{
+    dpm_v1_BatchResponse msg = dpm_v1_BatchResponse_init_zero;
+    msg.accepted = 1;
+    msg.rejects_count = (pb_size_t)n;
+    for (size_t i = 0; i < n; i++) {
+        msg.rejects[i].report_id.size = DPM_REPORT_ID_BYTES;
+        memset(msg.rejects[i].report_id.bytes, ids[i], DPM_REPORT_ID_BYTES);
+        snprintf(msg.rejects[i].reason, sizeof(msg.rejects[i].reason), "unknown campaign");
+    }
+    pb_ostream_t out = pb_ostream_from_buffer(buf, cap);
+    if (!pb_encode(&out, dpm_v1_BatchResponse_fields, &msg)) {
+        exit(1);
+    }
+    return out.bytes_written;
+}
+
+static size_t response(char *buf, size_t cap, const char *status, const char *headers,
+                       const uint8_t *body, size_t body_len)
+{
+    int n = snprintf(buf, cap, "HTTP/1.1 %s\r\n%sContent-Length: %zu\r\n\r\n", status, headers,
+                     body_len);
+    memcpy(buf + n, body, body_len);
+    return (size_t)n + body_len;
+}
+
+static void http_seeds(void)
+{
+    static const struct {
+        const char *name;
+        uint8_t cap;
+        const char *text;
+    } raw[] = {
+        {"ok_empty", 2, "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"},
+        {"ok_body", 2, "HTTP/1.1 200 OK\r\nContent-Type: application/x-protobuf\r\n"
+                       "Content-Length: 4\r\n\r\n\x08\x01\x10\x00"},
+        {"no_content", 0, "HTTP/1.1 204 No Content\r\n\r\n"},
+        {"continue_then_ok", 2, "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\n"
+                                "Content-Length: 2\r\n\r\nhi"},
+        {"http10_close", 2, "HTTP/1.0 200 OK\r\nContent-Length: 1\r\n\r\nx"},
+        {"connection_close", 2, "HTTP/1.1 503 Busy\r\nConnection: keep-alive, close\r\n"
+                                "Content-Length: 0\r\n\r\n"},
+        {"chunked", 2, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"},
+        {"folded", 2, "HTTP/1.1 200 OK\r\nX-A: 1\r\n 2\r\nContent-Length: 0\r\n\r\n"},
+        {"too_big", 1, "HTTP/1.1 200 OK\r\nContent-Length: 17\r\n\r\n01234567890123456"},
+        {"bare_lf", 2, "HTTP/1.1 200 OK\nContent-Length: 0\n\n"},
+        {"switching", 2, "HTTP/1.1 101 Switching\r\n\r\n"},
+        {"trailing", 2, "HTTP/1.1 200 OK\r\ncontent-length:  3 \r\n\r\nabcHTTP/1.1 200"},
+    };
+    for (size_t i = 0; i < sizeof(raw) / sizeof(raw[0]); i++) {
+        put_file("http_response", raw[i].name, &raw[i].cap, 1, raw[i].text, strlen(raw[i].text));
+    }
+    uint8_t body[256];
+    char buf[1024];
+    static const uint8_t ids[3] = {1, 2, 3};
+    size_t n = batch_response(body, sizeof(body), ids, 3);
+    size_t len = response(buf, sizeof(buf), "400 Bad Request",
+                          "Content-Type: application/x-protobuf\r\n", body, n);
+    uint8_t cap = 2;
+    put_file("http_response", "batch_response_400", &cap, 1, buf, len);
+}
+
+/* ---- upload: the collector's answers, one per request, "@@@@" between them ------------- */
+
+static void upload_seed(const char *name, uint8_t cfg, uint8_t recv_max, const char *const *ans,
+                        const size_t *lens, size_t n)
+{
+    uint8_t buf[4096];
+    size_t len = 0;
+    buf[len++] = cfg;
+    buf[len++] = recv_max;
+    for (size_t i = 0; i < n; i++) {
+        if (i > 0) {
+            memcpy(buf + len, "@@@@", 4);
+            len += 4;
+        }
+        memcpy(buf + len, ans[i], lens[i]);
+        len += lens[i];
+    }
+    put_file("upload", name, buf, len, NULL, 0);
+}
+
+static void upload_seeds(void)
+{
+    char ok[128], busy[128], rej[512], rej404[512], rej_none[512];
+    uint8_t body[256];
+    size_t ok_len = response(ok, sizeof(ok), "200 OK", "", NULL, 0);
+    size_t busy_len = response(busy, sizeof(busy), "503 Service Unavailable", "", NULL, 0);
+    static const uint8_t two[2] = {1, 3};
+    size_t n = batch_response(body, sizeof(body), two, 2);
+    size_t rej_len = response(rej, sizeof(rej), "400 Bad Request", "", body, n);
+    size_t rej404_len = response(rej404, sizeof(rej404), "404 Not Found", "", body, n);
+    static const uint8_t foreign[1] = {0x77};
+    n = batch_response(body, sizeof(body), foreign, 1);
+    size_t rej_none_len = response(rej_none, sizeof(rej_none), "400 Bad Request", "", body, n);
+    const char *a1[] = {ok};
+    const size_t l1[] = {ok_len};
+    upload_seed("one_ok", 0x00, 255, a1, l1, 1);
+    const char *a2[] = {ok, ok, ok, ok};
+    const size_t l2[] = {ok_len, ok_len, ok_len, ok_len};
+    upload_seed("batches_of_two_ok", 0x0B, 7, a2, l2, 4); /* 4 reports, 2 per batch */
+    const char *a3[] = {rej, ok};
+    const size_t l3[] = {rej_len, ok_len};
+    upload_seed("reject_then_ok", 0x3B, 64, a3, l3, 2);
+    const char *a4[] = {busy, ok};
+    const size_t l4[] = {busy_len, ok_len};
+    upload_seed("busy_then_ok", 0x07, 16, a4, l4, 2);
+    const char *a5[] = {rej404, rej_none};
+    const size_t l5[] = {rej404_len, rej_none_len};
+    upload_seed("404_then_foreign_reject", 0x3F, 3, a5, l5, 2);
+    const char *a6[] = {"HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 0\r\n\r\n"};
+    const size_t l6[] = {strlen(a6[0])};
+    upload_seed("ok_close", 0x47, 200, a6, l6, 1);
+}
+
+/* ---- campaigns and reports ------------------------------------------------------------- */
+
+static void campaign_and_report_seeds(void)
+{
+    static const char *names[FUZZ_NCAMPAIGNS] = {"tuple_mr", "tuple_ml", "roc_hist"};
+    test_rng_t tr;
+    dpm_rng_t rng;
+    dpm_rand_t r;
+    must(test_rand_init(&r, &tr, &rng, 5), "rand");
+    for (int i = 0; i < FUZZ_NCAMPAIGNS; i++) {
+        dpm_campaign_t c;
+        fuzz_campaign(i, &c);
+        uint8_t buf[DPM_CAMPAIGN_MAX_BYTES];
+        size_t len = 0;
+        must(dpm_campaign_encode(&c, buf, sizeof(buf), &len), "campaign encode");
+        put_file("campaign", names[i], buf, len, NULL, 0);
+        static dpm_mech_t m;
+        must(dpm_mech_init(&m, &c, NULL), "mech init");
+        for (uint32_t period = 0; period < 2; period++) {
+            dpm_report_t rep;
+            must(fuzz_make_report(&m, &r, period, &rep), "report");
+            uint8_t wire[DPM_REPORT_MAX_BYTES];
+            must(dpm_report_encode(&rep, wire, sizeof(wire), &len), "report encode");
+            char name[64];
+            snprintf(name, sizeof(name), "%s_p%u", names[i], period);
+            put_file("report", name, wire, len, NULL, 0);
+        }
+    }
+    /* campaigns that must not run: unsorted edges, ε 0, a budget below ε, an unknown id */
+    static const char *bad[4] = {"bad_edges", "bad_eps", "bad_budget", "bad_mechanism"};
+    for (int i = 0; i < 4; i++) {
+        dpm_campaign_t c;
+        fuzz_campaign(i == 0 ? 2 : i % 2, &c);
+        if (i == 0) {
+            c.bin_edges[3] = c.bin_edges[2];
+        } else if (i == 1) {
+            c.eps = 0;
+        } else if (i == 2) {
+            c.budget = c.eps - 1u;
+        } else {
+            c.mechanism = DPM_MECH_ID_DPAUC;
+        }
+        uint8_t buf[DPM_CAMPAIGN_MAX_BYTES];
+        size_t len = 0;
+        must(dpm_campaign_encode(&c, buf, sizeof(buf), &len), "campaign encode");
+        put_file("campaign", bad[i], buf, len, NULL, 0);
+    }
+}
+
+/* ---- storage images: 10 bytes of flags and operations, then the region ----------------- */
+
+static void ledger_seeds(void)
+{
+    static uint8_t mem[DPM_LEDGER_MIN_REGION];
+    /* flags 0 (RAM, small region, no fault), byte 1 unused, ops: charge c1 p1, query, charge
+     * c2 p2, query c1 p1, reopen, charge c1 p2 (a later period), query, charge past budget */
+    static const uint8_t ops[10] = {0x00, 0x00, 0x10, 0x12, 0x24, 0x12, 0x03, 0x20, 0x22, 0xD0};
+    static const uint8_t fault[10] = {0x0C, 0x03, 0x10, 0x12, 0x24, 0x12, 0x03, 0x20, 0x22, 0xD0};
+    for (int img = 0; img < 4; img++) {
+        fake_storage_t fs;
+        fake_storage_init(&fs, mem, sizeof(mem), 1);
+        dpm_storage_t st = fake_storage_port(&fs);
+        dpm_ledger_t l;
+        char name[32];
+        if (img > 0) {
+            must(dpm_ledger_open(&l, &st, 0, sizeof(mem)), "ledger open");
+            for (int k = 0; k < img * 2; k++) {
+                must(dpm_ledger_charge(&l, 1u + (uint32_t)k % 4u, 1u + (uint32_t)k / 4u, 16384,
+                                       65536),
+                     "ledger charge");
+            }
+        }
+        if (img == 3) {
+            mem[sizeof(mem) / 2 + 9] ^= 0x40; /* the newer slot damaged: CRC fails */
+        }
+        snprintf(name, sizeof(name), "image%d", img);
+        put_file("ledger", name, ops, sizeof(ops), mem, sizeof(mem));
+        snprintf(name, sizeof(name), "image%d_fault", img);
+        put_file("ledger", name, fault, sizeof(fault), mem, sizeof(mem));
+    }
+}
+
+static void outbox_seeds(void)
+{
+    static uint8_t mem[DPM_OUTBOX_MIN_REGION];
+    /* ops: iterate, put r1, put r2, remove first, iterate, reopen, put r1 again, short read */
+    static const uint8_t ops[10] = {0x00, 0x00, 0x00, 0x09, 0x12, 0x03, 0x00, 0x04, 0x0D, 0x06};
+    static const uint8_t fault[10] = {0x0D, 0x05, 0x00, 0x09, 0x12, 0x03, 0x00, 0x04, 0x0D, 0x06};
+    for (int img = 0; img < 4; img++) {
+        fake_storage_t fs;
+        fake_storage_init(&fs, mem, sizeof(mem), 1);
+        dpm_storage_t st = fake_storage_port(&fs);
+        dpm_outbox_t ob;
+        char name[32];
+        if (img > 0) {
+            must(dpm_outbox_open(&ob, &st, 0, sizeof(mem)), "outbox open");
+            for (int k = 0; k < img; k++) {
+                dpm_report_t rep;
+                memset(&rep, 0, sizeof(rep));
+                memset(rep.report_id, 0xC0 + k, DPM_REPORT_ID_BYTES);
+                rep.campaign_id = 171;
+                rep.mechanism = DPM_MECH_ID_TUPLE_MR;
+                rep.eps = 65536;
+                rep.body.tuple.nmetrics = 1;
+                rep.body.tuple.value[0] = 1;
+                uint8_t wire[DPM_REPORT_MAX_BYTES];
+                size_t len = 0;
+                must(dpm_report_encode(&rep, wire, sizeof(wire), &len), "report encode");
+                must(dpm_outbox_put(&ob, wire, len), "outbox put");
+            }
+            if (img >= 2) {
+                uint32_t cursor = 0;
+                dpm_outbox_entry_t e;
+                int found = 0;
+                must(dpm_outbox_next(&ob, &cursor, &e, &found), "outbox next");
+                must(dpm_outbox_remove(&ob, &e), "outbox remove");
+            }
+        }
+        snprintf(name, sizeof(name), "image%d", img);
+        put_file("outbox", name, ops, sizeof(ops), mem, sizeof(mem));
+        snprintf(name, sizeof(name), "image%d_fault", img);
+        put_file("outbox", name, fault, sizeof(fault), mem, sizeof(mem));
+    }
+}
+
+/* ---- FedAUC ------------------------------------------------------------------------------ */
+
+/* For each fixed session of fuzz_fedauc: the honest rank reply (the server's doubled
+ * mid-ranks of the uploaded scores among themselves), one with a wrong token, one ranking
+ * one score too few, and the session's upload (first byte | 0x80: the collector's side). */
+static void fedauc_seeds(void)
+{
+    static fuzz_fedauc_t fx[FUZZ_FEDAUC_NMECH];
+    dpm_memo_t memo;
+    fuzz_fedauc_setup(fx, &memo);
+    for (int i = 0; i < FUZZ_FEDAUC_NMECH; i++) {
+        const dpm_fedauc_session_t *s = &fx[i].s;
+        uint32_t ranks2[FUZZ_FEDAUC_N];
+        for (uint32_t j = 0; j < s->n; j++) {
+            uint32_t below = 0, equal = 0;
+            for (uint32_t k = 0; k < s->n; k++) {
+                below += s->buf.scores[k] < s->buf.scores[j];
+                equal += s->buf.scores[k] == s->buf.scores[j];
+            }
+            ranks2[j] = 2u * below + equal + 1u;
+        }
+        dpm_fedauc_header_t h;
+        memset(&h, 0, sizeof(h));
+        h.campaign_id = s->campaign_id;
+        h.mechanism = s->mechanism;
+        h.params_hash = s->params_hash;
+        memcpy(h.token, s->token, sizeof(h.token));
+        h.total = s->n;
+        h.n = s->n;
+        uint8_t sel = (uint8_t)i, buf[DPM_FEDAUC_REPLY_MAX_BYTES(FUZZ_FEDAUC_CAP)];
+        size_t len = 0;
+        char name[64];
+        for (int v = 0; v < 3; v++) {
+            dpm_fedauc_header_t hv = h;
+            hv.token[0] ^= (uint8_t)(v == 1);
+            hv.n -= (uint32_t)(v == 2);
+            if (dpm_fedauc_reply_encode(&hv, ranks2, buf, sizeof(buf), &len) != DPM_OK) {
+                exit(1);
+            }
+            static const char *what[3] = {"reply", "reply_wrong_token", "reply_short"};
+            snprintf(name, sizeof(name), "%s_%d", what[v], i);
+            put_file("fedauc", name, &sel, 1, buf, len);
+        }
+        uint8_t up[DPM_FEDAUC_UPLOAD_MAX_BYTES(FUZZ_FEDAUC_CAP, 31u)];
+        if (dpm_fedauc_upload_encode(s, up, sizeof(up), &len) != DPM_OK) {
+            exit(1);
+        }
+        sel = (uint8_t)(0x80u | (uint8_t)i);
+        snprintf(name, sizeof(name), "upload_%d", i);
+        put_file("fedauc", name, &sel, 1, up, len);
+    }
+}
+
+/* ---- memo ---------------------------------------------------------------------------------- */
+
+/* The memo region erased, holding a valid record (written by dpm_memo_open), and that record
+ * with one bit flipped. */
+static void memo_seeds(void)
+{
+    static uint8_t mem[64];
+    fake_storage_t fs;
+    fake_storage_init(&fs, mem, sizeof(mem), 1);
+    dpm_storage_t st = fake_storage_port(&fs);
+    test_rng_t t;
+    dpm_rng_t rng;
+    dpm_rand_t r;
+    dpm_memo_t m;
+    put_file("memo", "erased", mem, sizeof(mem), NULL, 0);
+    if (test_rand_init(&r, &t, &rng, 3) != DPM_OK || dpm_memo_open(&m, &st, 0, 64, &r) != DPM_OK) {
+        exit(1);
+    }
+    put_file("memo", "valid", mem, sizeof(mem), NULL, 0);
+    mem[10] ^= 0x10;
+    put_file("memo", "bit_flip", mem, sizeof(mem), NULL, 0);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: make_seeds DIR\n");
+        return 2;
+    }
+    root = argv[1];
+    http_seeds();
+    upload_seeds();
+    campaign_and_report_seeds();
+    ledger_seeds();
+    outbox_seeds();
+    fedauc_seeds();
+    memo_seeds();
+    return 0;
+}

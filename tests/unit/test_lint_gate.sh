@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# The lint gate (.make/lint.sh, `make lint`) can fail: on a clean file it passes, and it fails
+# for a formatting difference, a cppcheck finding, a clang-tidy finding, a file clang-tidy
+# cannot compile, and a missing tool. (The real tree is linted by `make lint`, in CI.)
+set -uo pipefail
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+n=0 failed=0
+tap() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=1; fi; }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cp "$TOP/.clang-format" "$TOP/.clang-tidy" "$work/"
+cd "$work" || exit 1
+lint() { bash "$TOP/.make/lint.sh" "$@" -- -std=c99 >"$work/out" 2>&1; }
+
+printf '/* a clean file */\n#include <stdint.h>\n\nint ok_fn(int x);\n\nint ok_fn(int x)\n{\n    return x + 1;\n}\n' >good.c
+lint good.c
+tap "$(grep -q '^lint: 0 findings$' out; echo $?)" "a clean file passes"
+
+printf 'int ok_fn(int x);\nint ok_fn(int x) { return x+1; }\n' >format.c
+lint format.c; rc=$?
+tap "$([ $rc != 0 ] && grep -q 'lint: clang-format: exit' out; echo $?)" "negative control: a formatting difference fails"
+
+printf '/* cppcheck */\nint idx(void);\n\nint idx(void)\n{\n    int a[4] = {0, 1, 2, 3};\n    return a[4];\n}\n' >cpp.c
+lint cpp.c; rc=$?
+tap "$([ $rc != 0 ] && grep -q 'lint: cppcheck: exit' out; echo $?)" "negative control: a cppcheck finding fails"
+
+printf '/* tidy */\nint same(int x);\n\nint same(int x)\n{\n    return x == x;\n}\n' >tidy.c
+lint tidy.c; rc=$?
+tap "$([ $rc != 0 ] && grep -q 'lint: clang-tidy: exit' out; echo $?)" "negative control: a clang-tidy finding fails"
+
+printf '/* does not compile */\n#include "no_such_header.h"\n\nint f(void);\n' >broken.c
+lint broken.c; rc=$?
+tap "$([ $rc != 0 ] && grep -q 'lint: clang-tidy: exit' out; echo $?)" \
+    "negative control: a file clang-tidy cannot compile fails (not '0 findings')"
+
+CLANG_TIDY=clang-tidy-not-installed lint good.c; rc=$?
+tap "$([ $rc != 0 ] && grep -q 'not found' out && ! grep -q '0 findings' out; echo $?)" \
+    "negative control: a missing tool fails"
+echo "1..$n"
+exit $failed

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# The test runner (.make/run-tests.sh) counts honestly: a SKIP is never a pass (and a failure
+# under CI=1 unless marked "outside CI:"), a crash, a silent suite and a broken plan are
+# failures, and the last line is "N passed, N failed, N skipped". Fed with fake suites.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+n=0 failed=0
+tap() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=1; fi; }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cat >"$work/t_skips.sh" <<'S'
+echo "ok 1 - a"; echo "ok 2 - b # SKIP no tool"; echo "not ok 3 # SKIP cmocka_test"
+echo "ok 4 - d # SKIP outside CI: needs a board attached"; echo "1..4"
+S
+printf 'echo "ok 1 - a"; echo "not ok 2 - b"; echo "1..2"; exit 1\n' >"$work/t_fail.sh"
+printf 'echo "ok 1 - a"; kill -ABRT $$\n' >"$work/t_crash.sh"
+printf 'exit 0\n' >"$work/t_silent.sh"
+printf 'echo "ok 1 - a"; echo "1..3"\n' >"$work/t_plan.sh"
+printf 'echo "ok 1 - a"; echo "ok 2 - b"; echo "1..2"\n' >"$work/t_good.sh"
+
+run() { env -u CI OUT="$work/out" "$@" 2>/dev/null | tail -n 1; }
+tap "$([ "$(run bash .make/run-tests.sh "$work/t_good.sh")" = "2 passed, 0 failed, 0 skipped" ]; echo $?)" \
+    "two passing tests: '2 passed, 0 failed, 0 skipped' as the last line"
+out=$(run bash .make/run-tests.sh "$work/t_skips.sh")
+tap "$([ "$out" = "1 passed, 0 failed, 3 skipped" ]; echo $?)" "skips are counted as skipped, not passed ($out)"
+out=$(run env CI=1 bash .make/run-tests.sh "$work/t_skips.sh")
+tap "$([ "$out" = "1 passed, 2 failed, 1 skipped" ]; echo $?)" \
+    "under CI=1 a skip fails unless it says 'outside CI:' ($out)"
+env -u CI OUT="$work/out" CI=1 bash .make/run-tests.sh "$work/t_skips.sh" >/dev/null 2>&1
+tap "$([ $? != 0 ]; echo $?)" "under CI=1 a skip makes the run exit non-zero"
+for t in fail crash silent plan; do
+  out=$(run bash .make/run-tests.sh "$work/t_$t.sh")
+  env -u CI OUT="$work/out" bash .make/run-tests.sh "$work/t_$t.sh" >/dev/null 2>&1
+  rc=$?
+  tap "$([ "$out" = "$([ $t = silent ] && echo 0 || echo 1) passed, 1 failed, 0 skipped" ] && [ $rc != 0 ]; echo $?)" \
+      "negative control: a $t suite counts one failure and fails the run ($out)"
+done
+echo "1..$n"
+exit $failed
