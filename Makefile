@@ -94,8 +94,11 @@ EXAMPLE_BINS := $(foreach m,$(EXAMPLE_MAINS),$(OUT)/$(notdir $(patsubst %/,%,$(d
 LIBDPM := $(OUT)/libdpm.a
 LIBPORT := $(OUT)/libdpm_posix.a
 LIBHOST := $(OUT)/libdpm_host.a
+# libpq (the collector's PostgreSQL store): its headers live in a directory of their own.
+PQ_CFLAGS := $(shell pkg-config --cflags libpq 2>/dev/null || echo -I/usr/include/postgresql)
 HOST_CFLAGS := $(CFLAGS_COMMON) -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Ihost-sim \
-               -Isdk/src/internal -Isdk/src -Wno-conversion
+               -Isdk/src/internal -Isdk/src -Wno-conversion $(PQ_CFLAGS)
+DB_LIBS := -lsqlite3 -lpq
 
 # ---- build -------------------------------------------------------------------------------------
 .PHONY: all lib tests host
@@ -117,7 +120,7 @@ $(LIBPORT): $(PORT_OBJS)
 $(OUT)/bench/%: $(OUT)/obj/tests/bench/%.o $(TEST_SUPPORT_OBJS) $(LIBHOST) $(LIBPORT) $(LIBDPM)
 	@mkdir -p $(dir $@)
 	@printf '  %-3s %s\n' LD $@
-	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(TEST_SUPPORT_OBJS) $(LIBHOST) $(LIBPORT) $(LIBDPM) $(MBEDTLS_LIBS) $(LDLIBS) -lsqlite3
+	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(TEST_SUPPORT_OBJS) $(LIBHOST) $(LIBPORT) $(LIBDPM) $(MBEDTLS_LIBS) $(LDLIBS) $(DB_LIBS)
 
 $(LIBHOST): $(HOST_OBJS)
 	@rm -f $@
@@ -132,7 +135,7 @@ $(OUT)/obj/host-sim/%.o: host-sim/%.c $(AUTOCONF) $(FLAGS_STAMP) | $(MBEDTLS_DIR
 define host_bin
 $(OUT)/$(patsubst main_%.c,%,$(notdir $(1))): $(call obj,$(1)) $(LIBHOST) $(LIBPORT) $(LIBDPM)
 	@printf '  %-3s %s\n' LD $$@
-	$(Q)$$(CC) $$(LDFLAGS) -o $$@ $$^ $$(MBEDTLS_LIBS) -lsqlite3 -lpthread -lm
+	$(Q)$$(CC) $$(LDFLAGS) -o $$@ $$^ $$(MBEDTLS_LIBS) $$(DB_LIBS) -lpthread -lm
 endef
 $(foreach m,$(HOST_MAINS),$(eval $(call host_bin,$(m))))
 
@@ -183,7 +186,7 @@ $(OUT)/obj/tests/%.o: tests/%.c $(AUTOCONF) $(FLAGS_STAMP) | $(MBEDTLS_DIR)/libr
 $(OUT)/tests/%: $(OUT)/obj/tests/%.o $(TEST_SUPPORT_OBJS) $(LIBHOST) $(LIBPORT) $(LIBDPM)
 	@mkdir -p $(dir $@)
 	@printf '  %-3s %s\n' LD $@
-	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(TEST_SUPPORT_OBJS) $(LIBHOST) $(LIBPORT) $(LIBDPM) $(MBEDTLS_LIBS) $(LDLIBS) -lsqlite3
+	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(TEST_SUPPORT_OBJS) $(LIBHOST) $(LIBPORT) $(LIBDPM) $(MBEDTLS_LIBS) $(LDLIBS) $(DB_LIBS)
 
 # Mbed TLS is built by `make deps`; building anything first checks it is there and current
 # with the project's config headers.

@@ -30,7 +30,7 @@ mbedtls_lib="$BUILD_DIR/mbedtls/host/library/libmbedcrypto.a"
 [ -f "$mbedtls_lib" ] || { echo "fuzz: $mbedtls_lib missing: run make" >&2; exit 1; }
 srcs=(tests/fuzz/fuzz_request.c
       host-sim/collector/{http,conn,request,batch,campaigns,aggregate,estimate_json}.c
-      host-sim/collector/{bounds,auth,limits,metrics}.c
+      host-sim/collector/{bounds,auth,limits,metrics,counters,log,estimate_query}.c
       host-sim/estimate/{disparity,roc}.c
       sdk/src/{core,noise,mech,report,stats}/*.c sdk/proto/dpm.pb.c
       "$nanopb"/pb_{common,encode,decode}.c)

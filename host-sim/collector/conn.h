@@ -38,6 +38,7 @@ typedef struct {
     uint64_t requests; /* answered so far */
     size_t reserved;   /* bytes of the memory budget this request holds */
     uint64_t now_ms;   /* the caller's clock, for the rate buckets (coll_conn_set_time) */
+    uint64_t started_ms; /* when the current request's head was complete (the request log) */
 } coll_conn_t;
 
 void coll_conn_init(coll_conn_t *c, const coll_app_t *app, const coll_peer_t *peer,

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Estimate JSON (format in estimate_json.h), from a consistent snapshot of the aggregates. */
+/* Estimate JSON (format in estimate_json.h), from a campaign's stored sums. */
 #include "collector/estimate_json.h"
 
 #include <math.h>
@@ -8,13 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CONFIDENCE 0.95
+#define Z95 1.959963984540054
 
 /* A growing string; after an allocation failure every append is a no-op and err is set. */
 typedef struct {
     char *buf;
     size_t len, cap;
     int err;
+    unsigned nulls; /* numbers written as null (each object says why) */
 } sb_t;
 
 static void sb_printf(sb_t *sb, const char *fmt, ...)
@@ -53,6 +54,7 @@ static void sb_num(sb_t *sb, double x)
         sb_printf(sb, "%.9g", x);
     } else {
         sb_printf(sb, "null");
+        sb->nulls++;
     }
 }
 
@@ -91,9 +93,55 @@ static void sb_interval(sb_t *sb, double lo, double hi)
     sb_printf(sb, "]");
 }
 
+static double clip(double x, double lo, double hi)
+{
+    return x < lo ? lo : x > hi ? hi : x;
+}
+
+/* "reason": why or, when a number of this object came out null without one, a generic one. */
+static void sb_reason(sb_t *sb, const char *why, unsigned nulls_before)
+{
+    sb_printf(sb, ", \"reason\": ");
+    if (why == NULL && sb->nulls != nulls_before) {
+        why = "a value is not finite (too few reports for this noise)";
+    }
+    if (why != NULL) {
+        sb_str(sb, why);
+    } else {
+        sb_printf(sb, "null");
+    }
+}
+
+/* The standard deviation of the GRR group-size estimate n̂ = (n' - K q) / (a - q): n' is a sum
+ * of Bernoulli draws, a for the group's n members and q for the K - n others, so
+ * Var n̂ = (n a (1 - a) + (K - n) q (1 - q)) / (a - q)^2, with n = n̂ clipped to [0, K]. */
+static double size_sd(const dpm_disp_params_t *p, double n_hat, double K)
+{
+    double n = clip(n_hat, 0.0, K);
+    return sqrt(n * p->a * (1.0 - p->a) + (K - n) * p->q * (1.0 - p->q)) / (p->a - p->q);
+}
+
+/* Why a group's estimate is too small to mean much, or NULL. */
+static const char *group_too_small(const dpm_disp_params_t *p, const dpm_disp_agg_t *agg,
+                                   uint32_t g, double n_hat)
+{
+    if (agg->count[g] < COLL_EST_MIN_REPORTS) {
+        return "fewer than 30 reports in the group";
+    }
+    if (!(n_hat > 0.0) || size_sd(p, n_hat, (double)agg->total) > COLL_EST_MAX_SIZE_CV * n_hat) {
+        return "the estimated group size's relative standard error exceeds 0.2";
+    }
+    return NULL;
+}
+
+static void sb_interval_clipped(sb_t *sb, double lo, double hi, double min, double max)
+{
+    sb_interval(sb, isfinite(lo) ? clip(lo, min, max) : lo, isfinite(hi) ? clip(hi, min, max) : hi);
+}
+
 /* One metric: per-group means and every pairwise disparity, on the metric scale. */
 static void sb_metric(sb_t *sb, const coll_campaign_t *c, const dpm_disp_agg_t *agg,
-                      dpm_metric_t metric, double z)
+                      dpm_metric_t metric, double confidence)
 {
     uint32_t d = c->mech.campaign.groups;
     dpm_disp_estimate_t est;
@@ -101,62 +149,110 @@ static void sb_metric(sb_t *sb, const coll_campaign_t *c, const dpm_disp_agg_t *
     for (uint32_t g = 0; g < d; g++) {
         nu2[g] = DPM_DISP_NU2_PLUGIN;
     }
+    double z = Z95;
+    dpm_disp_normal_quantile(0.5 + confidence / 2.0, &z);
+    double K = (double)agg->total;
     int have = agg->total > 0 && dpm_disp_estimate(&c->disp, agg, NULL, nu2, &est) == DPM_OK;
+    const char *small[DPM_DISP_MAX_GROUPS];
     sb_printf(sb, "{\"metric\": \"%s\", \"groups\": [", coll_metric_name(metric));
     for (uint32_t g = 0; g < d; g++) {
+        unsigned nulls = sb->nulls;
         int valid = have && est.group[g].valid;
+        double n_hat = have ? est.group[g].n : NAN;
+        small[g] = !have ? "no reports" : group_too_small(&c->disp, agg, g, n_hat);
         /* value scale v = 2 metric - 1 back to the metric: mean (m + 1) / 2, variance / 4 */
         double mean = valid ? (est.group[g].mean + 1.0) / 2.0 : NAN;
         double var = valid ? est.group[g].var / 4.0 : NAN;
-        double half = z * sqrt(var);
-        sb_printf(sb, "%s{\"group\": %u, \"reports\": %llu, \"size\": ", g ? ", " : "", g,
+        double half = z * sqrt(var), half95 = Z95 * sqrt(var);
+        sb_printf(sb, "%s{\"group\": %u, \"reports\": %llu, \"n\": %llu, \"size\": ",
+                  g ? ", " : "", g, (unsigned long long)agg->count[g],
                   (unsigned long long)agg->count[g]);
-        sb_num(sb, have ? est.group[g].n : NAN);
+        sb_num(sb, n_hat);
+        sb_printf(sb, ", \"size_clipped\": ");
+        sb_num(sb, have ? clip(n_hat, 0.0, K) : NAN);
+        sb_printf(sb, ", \"size_sd\": ");
+        sb_num(sb, have ? size_sd(&c->disp, n_hat, K) : NAN);
         sb_printf(sb, ", \"mean\": ");
         sb_num(sb, mean);
+        sb_printf(sb, ", \"mean_clipped\": ");
+        sb_num(sb, isfinite(mean) ? clip(mean, 0.0, 1.0) : NAN);
         sb_printf(sb, ", \"var\": ");
         sb_num(sb, var);
-        sb_printf(sb, ", \"ci95\": ");
+        sb_printf(sb, ", \"ci\": ");
         sb_interval(sb, mean - half, mean + half);
+        sb_printf(sb, ", \"ci_clipped\": ");
+        sb_interval_clipped(sb, mean - half, mean + half, 0.0, 1.0);
+        sb_printf(sb, ", \"ci95\": ");
+        sb_interval(sb, mean - half95, mean + half95);
         sb_printf(sb, ", \"max_shift_one_report\": ");
         sb_num(sb,
                valid ? coll_bounds_mean_shift(&c->bounds, &c->disp, est.group[g].n, mean) : NAN);
+        sb_printf(sb, ", \"too_small\": %s", small[g] != NULL ? "true" : "false");
+        sb_reason(sb,
+                  !have    ? "no reports"
+                  : !valid ? "the estimated group size is not positive: too few reports"
+                           : small[g],
+                  nulls);
         sb_printf(sb, "}");
     }
     sb_printf(sb, "], \"disparities\": [");
     int best = -1;
-    dpm_disp_gap_t max_gap;
+    dpm_disp_gap_t max_gap, max95;
     memset(&max_gap, 0, sizeof(max_gap));
+    memset(&max95, 0, sizeof(max95));
     int first = 1;
     for (uint32_t g = 0; g < d; g++) {
         for (uint32_t h = g + 1; h < d; h++) {
-            dpm_disp_gap_t gap;
-            int ok = have && dpm_disp_gap(&est, g, h, CONFIDENCE, &gap) == DPM_OK;
-            sb_printf(sb, "%s{\"g\": %u, \"h\": %u, \"diff\": ", first ? "" : ", ", g, h);
+            unsigned nulls = sb->nulls;
+            dpm_disp_gap_t gap, gap95;
+            int ok = have && dpm_disp_gap(&est, g, h, confidence, &gap) == DPM_OK &&
+                     dpm_disp_gap(&est, g, h, 0.95, &gap95) == DPM_OK;
+            const char *why = !have ? "no reports"
+                              : !ok ? "a group's estimated size is not positive: too few reports"
+                                    : NULL;
+            const char *tiny = small[g] != NULL ? small[g] : small[h];
+            sb_printf(sb, "%s{\"g\": %u, \"h\": %u, \"n\": %llu, \"diff\": ",
+                      first ? "" : ", ", g, h,
+                      (unsigned long long)(agg->count[g] + agg->count[h]));
             first = 0;
             sb_num(sb, ok ? gap.diff / 2.0 : NAN);
+            sb_printf(sb, ", \"diff_clipped\": ");
+            sb_num(sb, ok ? clip(gap.diff / 2.0, -1.0, 1.0) : NAN);
             sb_printf(sb, ", \"var\": ");
             sb_num(sb, ok ? gap.var / 4.0 : NAN);
-            sb_printf(sb, ", \"ci95\": ");
+            sb_printf(sb, ", \"ci\": ");
             sb_interval(sb, ok ? gap.ci_lo / 2.0 : NAN, ok ? gap.ci_hi / 2.0 : NAN);
+            sb_printf(sb, ", \"ci_clipped\": ");
+            sb_interval_clipped(sb, ok ? gap.ci_lo / 2.0 : NAN, ok ? gap.ci_hi / 2.0 : NAN, -1.0,
+                                1.0);
+            sb_printf(sb, ", \"ci95\": ");
+            sb_interval(sb, ok ? gap95.ci_lo / 2.0 : NAN, ok ? gap95.ci_hi / 2.0 : NAN);
+            sb_printf(sb, ", \"too_small\": %s", tiny != NULL || !ok ? "true" : "false");
+            sb_reason(sb, why != NULL ? why : tiny, nulls);
             sb_printf(sb, "}");
             if (ok && isfinite(gap.abs_diff) && (best < 0 || gap.abs_diff > max_gap.abs_diff)) {
                 max_gap = gap;
+                max95 = gap95;
                 best = 1;
             }
         }
     }
     sb_printf(sb, "], \"max_disparity\": ");
     if (best < 0) {
-        sb_printf(sb, "null");
+        sb_printf(sb, "null, \"max_disparity_reason\": ");
+        sb_str(sb, have ? "no pair of groups has a positive estimated size" : "no reports");
     } else {
+        const char *tiny = small[max_gap.g] != NULL ? small[max_gap.g] : small[max_gap.h];
         sb_printf(sb, "{\"g\": %u, \"h\": %u, \"diff\": ", max_gap.g, max_gap.h);
         sb_num(sb, max_gap.diff / 2.0);
         sb_printf(sb, ", \"abs_diff\": ");
         sb_num(sb, max_gap.abs_diff / 2.0);
-        sb_printf(sb, ", \"ci95\": ");
+        sb_printf(sb, ", \"ci\": ");
         sb_interval(sb, max_gap.ci_lo / 2.0, max_gap.ci_hi / 2.0);
-        sb_printf(sb, "}");
+        sb_printf(sb, ", \"ci95\": ");
+        sb_interval(sb, max95.ci_lo / 2.0, max95.ci_hi / 2.0);
+        sb_printf(sb, ", \"too_small\": %s}, \"max_disparity_reason\": null",
+                  tiny != NULL ? "true" : "false");
     }
     sb_printf(sb, "}");
 }
@@ -196,15 +292,17 @@ static void sb_bounds(sb_t *sb, const coll_campaign_t *c)
 }
 
 /* roc_hist: "roc": the summed histograms and the estimate of host-sim/estimate/roc.h. */
-static void sb_roc(sb_t *sb, const coll_campaign_t *c, const dpm_roc_agg_t *agg)
+static void sb_roc(sb_t *sb, const coll_campaign_t *c, const dpm_roc_agg_t *agg,
+                   double confidence)
 {
     dpm_roc_estimate_t *e = malloc(sizeof(*e));
     uint32_t B = agg->bins;
-    if (e == NULL || dpm_roc_estimate(&c->roc, agg, CONFIDENCE, e) != DPM_OK) {
+    if (e == NULL || dpm_roc_estimate(&c->roc, agg, confidence, e) != DPM_OK) {
         free(e);
         sb->err = 1;
         return;
     }
+    unsigned nulls = sb->nulls;
     double edges[DPM_MAX_BINS];
     for (uint32_t b = 0; b < B; b++) {
         if (b + 1 < B) {
@@ -223,6 +321,17 @@ static void sb_roc(sb_t *sb, const coll_campaign_t *c, const dpm_roc_agg_t *agg)
         }
         sb_printf(sb, "]");
     }
+    /* P and N are sums of B cells per report, each with noise variance s²: Var = n B s². */
+    double sd_total = sqrt((double)agg->reports * (double)B * c->roc.noise_var);
+    const char *small = agg->reports < COLL_EST_MIN_REPORTS ? "fewer than 30 reports"
+                        : !e->valid                         ? NULL
+                        : sd_total > COLL_EST_MAX_SIZE_CV * e->P ||
+                                sd_total > COLL_EST_MAX_SIZE_CV * e->N
+                            ? "the estimated positives' or negatives' relative standard error "
+                              "exceeds 0.2"
+                            : NULL;
+    sb_printf(sb, ", \"n\": %llu, \"too_small\": %s", (unsigned long long)agg->reports,
+              small != NULL || !e->valid ? "true" : "false");
     sb_printf(sb, ", \"valid\": %s", e->valid ? "true" : "false");
     if (e->valid) {
         sb_printf(sb, ", \"projected\": %s, \"positives\": ", e->projected ? "true" : "false");
@@ -230,6 +339,10 @@ static void sb_roc(sb_t *sb, const coll_campaign_t *c, const dpm_roc_agg_t *agg)
         sb_printf(sb, ", \"negatives\": ");
         sb_num(sb, e->N);
         sb_printf(sb, ", \"auc\": ");
+        sb_num(sb, e->auc);
+        sb_printf(sb, ", \"auc_unbiased\": ");
+        sb_num(sb, e->auc_raw);
+        sb_printf(sb, ", \"auc_clipped\": ");
         sb_num(sb, e->auc);
         sb_printf(sb, ", \"auc_var_noise\": ");
         sb_num(sb, e->var_noise);
@@ -248,57 +361,73 @@ static void sb_roc(sb_t *sb, const coll_campaign_t *c, const dpm_roc_agg_t *agg)
         sb_array(sb, "tpr_lo_simultaneous", e->tpr_lo_sim, B + 1);
         sb_array(sb, "tpr_hi_simultaneous", e->tpr_hi_sim, B + 1);
     }
+    sb_reason(sb,
+              agg->reports == 0 ? "no reports"
+              : !e->valid       ? "the estimated positives or negatives are not positive: too "
+                                  "few reports"
+                                : small,
+              nulls);
     sb_printf(sb, "}");
     free(e);
 }
 
-int coll_estimate_json(const coll_campaigns_t *cs, coll_aggregates_t *agg, int ci, char **out,
-                       size_t *len)
+/* The period open at Unix time now (0 before the campaign's start or without one). */
+static uint32_t period_now(const coll_campaign_t *c, int64_t now)
+{
+    int64_t len = (int64_t)c->mech.campaign.period_seconds;
+    if (!c->opts.has_start || now < c->opts.start || len <= 0) {
+        return 0;
+    }
+    int64_t p = (now - c->opts.start) / len;
+    return p > (int64_t)UINT32_MAX ? UINT32_MAX : (uint32_t)p;
+}
+
+int coll_estimate_json(const coll_campaigns_t *cs, int ci, const coll_estimate_query_t *q,
+                       const coll_campaign_state_t *st, const coll_totals_t *totals, int64_t now,
+                       char **out, size_t *len)
 {
     if (ci < 0 || (size_t)ci >= cs->n) {
         return -1;
     }
-    /* ~8 KB of state: on the heap, connection threads have modest stacks */
-    coll_campaign_state_t *st = malloc(sizeof(*st));
-    coll_reasons_t *un = malloc(sizeof(*un));
-    sb_t sb = {malloc(4096), 0, 4096, 0};
-    if (st == NULL || un == NULL || sb.buf == NULL) {
-        free(st);
-        free(un);
-        free(sb.buf);
+    sb_t sb = {malloc(4096), 0, 4096, 0, 0};
+    if (sb.buf == NULL) {
         return -1;
     }
-    coll_agg_snapshot(agg, ci, st, un, NULL);
     const coll_campaign_t *c = &cs->c[ci];
     const dpm_campaign_t *cp = &c->mech.campaign;
-    double z = 1.959963984540054;
-    dpm_disp_normal_quantile(0.5 + CONFIDENCE / 2.0, &z);
     sb_printf(&sb, "{\"campaign\": %u, \"mechanism\": \"%s\", \"eps\": ", cp->id,
               coll_mechanism_name(cp->mechanism));
     sb_num(&sb, cp->eps / 65536.0);
     sb_printf(&sb, ", \"eps_implemented\": ");
     sb_num(&sb, c->mech.eps_implemented / 65536.0);
+    sb_printf(&sb, ", \"groups\": %u, \"confidence\": %.9g, \"scale\": \"metric\", ",
+              c->mech.campaign.groups, q->confidence);
+    if (q->all) {
+        sb_printf(&sb, "\"period_from\": null, \"period_to\": null");
+    } else {
+        sb_printf(&sb, "\"period_from\": %u, \"period_to\": %u", q->from, q->to);
+    }
     sb_printf(&sb,
-              ", \"groups\": %u, \"confidence\": %.2f, \"scale\": \"metric\", "
-              "\"reports\": %llu, \"rejects\": ",
-              c->mech.campaign.groups, CONFIDENCE, (unsigned long long)st->reports);
+              ", \"period_now\": %u, \"period_seconds\": %u, \"reports\": %llu, \"n\": "
+              "%llu, \"too_small_rule\": {\"min_reports\": %d, \"max_size_cv\": %.9g}, "
+              "\"rejects\": ",
+              period_now(c, now), cp->period_seconds, (unsigned long long)st->reports,
+              (unsigned long long)st->reports, COLL_EST_MIN_REPORTS, COLL_EST_MAX_SIZE_CV);
     sb_reasons(&sb, &st->rejects);
     sb_printf(&sb, ", \"rejects_unattributed\": ");
-    sb_reasons(&sb, un);
-    sb_printf(&sb, ", \"lost_reports\": %llu", (unsigned long long)coll_agg_lost_reports(agg));
+    sb_reasons(&sb, &totals->unattributed);
+    sb_printf(&sb, ", \"lost_reports\": %llu", (unsigned long long)totals->lost_reports);
     sb_bounds(&sb, c);
     sb_printf(&sb, ", \"metrics\": [");
     for (uint32_t m = 0; m < st->nmetrics; m++) {
         sb_printf(&sb, "%s", m ? ", " : "");
-        sb_metric(&sb, c, &st->agg[m], c->mech.campaign.metrics[m], z);
+        sb_metric(&sb, c, &st->agg[m], c->mech.campaign.metrics[m], q->confidence);
     }
     sb_printf(&sb, "]");
     if (cp->mechanism == DPM_MECH_ID_ROC_HIST) {
-        sb_roc(&sb, c, &st->roc);
+        sb_roc(&sb, c, &st->roc, q->confidence);
     }
     sb_printf(&sb, "}\n");
-    free(st);
-    free(un);
     if (sb.err) {
         free(sb.buf);
         return -1;
