@@ -50,11 +50,11 @@ def reasons(r):
     return [x.reason for x in r.rejects] if r is not None else None
 
 
-def main():
-    t = Tap()
+def run(t, pg=None):
+    """The checks, on a SQLite file or (pg) a PostgreSQL cluster's database."""
     h = None
     try:
-        h = Harness(campaigns=CAMPAIGNS)
+        h = Harness(campaigns=CAMPAIGNS, pg=pg)
         pb = load_pb2(h.tmp)
         tpl = tuple_mr_template(pb)
         h.start()
@@ -213,8 +213,12 @@ def main():
     finally:
         if h is not None:
             h.cleanup()
-    return t.done()
 
+
+def main():
+    t = Tap()
+    run(t)
+    return t.done()
 
 if __name__ == "__main__":
     sys.exit(main())
