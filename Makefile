@@ -202,7 +202,8 @@ $(HOST_BINS) $(EXAMPLE_BINS) $(TEST_BINS) $(TOOL_BINS) $(BENCH_BINS): $(MBEDTLS_
 -include $(shell find $(OUT)/obj -name '*.d' 2>/dev/null)
 
 # ---- the two commands and the quality gates ------------------------------------------------
-.PHONY: deps test lint help clean menuconfig defconfig bench repro sanitize coverage demo fuzz
+.PHONY: deps test lint help clean menuconfig defconfig bench repro sanitize coverage demo fuzz \
+        demo-pg
 deps:
 	@BUILD_DIR=$(BUILD_DIR) bash .make/deps.sh
 
@@ -246,6 +247,11 @@ coverage: deps
 demo: deps
 	@$(MAKE) --no-print-directory all
 	@OUT=$(OUT) BUILD_DIR=$(BUILD_DIR) bash .make/demo.sh
+
+# The same on PostgreSQL (a throw-away cluster under build/pg/), two collectors sharing it.
+demo-pg: deps
+	@$(MAKE) --no-print-directory all
+	@OUT=$(OUT) BUILD_DIR=$(BUILD_DIR) bash .make/demo-pg.sh
 
 FUZZ_SECONDS ?= 60
 fuzz: deps
@@ -305,7 +311,7 @@ clean:
 	rm -rf $(OUT)
 
 help:
-	@echo "make deps | all | test | demo | repro | cross | size | bench | fuzz | sanitize | lint | coverage"
+	@echo "make deps | all | test | demo | demo-pg | repro | cross | size | bench | fuzz | sanitize | lint | coverage"
 	@echo "make install PREFIX=<dir> [DESTDIR=<dir>]"
 	@echo "make menuconfig | defconfig    (Kconfig via kconfiglib)"
 	@echo "variables: CROSS_COMPILE=<triplet>-  BUILD_DIR=<dir>  OPT=<flags>  EXTRA_CFLAGS=<flags>"

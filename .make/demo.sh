@@ -4,7 +4,9 @@
 #   1. a throw-away CA and server certificate (openssl) under $BUILD_DIR/demo/
 #   2. a campaigns file: a tuple_mr and a tuple_ml campaign, eps = 1, 4 groups, TPR
 #   3. dpm-collector on 127.0.0.1 (TLS 1.3/1.2, SQLite store); the simulated device farm posts
-#      with a relay token (it speaks for every simulated device) that may also read estimates
+#      with a relay token (it speaks for every simulated device) that may also read estimates.
+#      DEMO_DB=postgresql://... and DEMO_COLLECTORS=N (make demo-pg: .make/demo-pg.sh): N
+#      collectors share that database, the devices spread over all of them
 #   4. DEMO_DEVICES (default 200000) simulated devices, each with a group and a true TPR from a
 #      synthetic population (tests/e2e/tool_load.c, "population"), run the SDK and post one
 #      report per campaign over TLS
@@ -15,8 +17,9 @@ cd "$(dirname "$0")/.."
 OUT=${OUT:-build/host}
 BUILD_DIR=${BUILD_DIR:-build}
 DEVICES=${DEMO_DEVICES:-200000}
+COLLECTORS=${DEMO_COLLECTORS:-1}
 PY=/usr/bin/python3
-demo="$BUILD_DIR/demo"
+demo="$BUILD_DIR/${DEMO_NAME:-demo}"
 for b in "$OUT/dpm-collector" "$OUT/tests/e2e/tool_load"; do
   [ -x "$b" ] || { echo "demo: $b is missing: run make first" >&2; exit 1; }
 done
@@ -58,43 +61,62 @@ groups = 4
 metrics = tpr
 EOF
 
-# 3. The collector (port chosen by the kernel, read back from the ready file). The farm is one
-# client address posting for all devices: no per-address rate or connection limit here.
-"$OUT/dpm-collector" --listen 127.0.0.1:0 --cert "$demo/server.crt" --key "$demo/server.key" \
-  --campaigns "$demo/campaigns.txt" --db "$demo/collector.db" --ready-file "$demo/port" \
-  --credentials "$demo/credentials.txt" --rate-limit 0 --max-conns-per-addr 0 \
-  2>"$demo/collector.log" &
-pid=$!
+# 3. The collector(s) (ports chosen by the kernel, read back from the ready files). The farm is
+# one client address posting for all devices: no per-address rate or connection limit here.
+DB=${DEMO_DB:-$demo/collector.db}
+pids=()
 stop() {
-  if kill -0 "$pid" 2>/dev/null; then
+  for pid in "${pids[@]}"; do
     kill -TERM "$pid" 2>/dev/null || true
+  done
+  for pid in "${pids[@]}"; do
     for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
     kill -KILL "$pid" 2>/dev/null || true
-  fi
-  wait "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+  done
 }
 trap stop EXIT
-for _ in $(seq 100); do
-  [ -s "$demo/port" ] && break
-  kill -0 "$pid" 2>/dev/null || { cat "$demo/collector.log" >&2; exit 1; }
-  sleep 0.05
+ports=()
+for k in $(seq "$COLLECTORS"); do
+  "$OUT/dpm-collector" --listen 127.0.0.1:0 --cert "$demo/server.crt" --key "$demo/server.key" \
+    --campaigns "$demo/campaigns.txt" --db "$DB" --ready-file "$demo/port.$k" \
+    --credentials "$demo/credentials.txt" --rate-limit 0 --max-conns-per-addr 0 \
+    --instance "demo-$k" 2>"$demo/collector.$k.log" &
+  pid=$!
+  pids+=("$pid")
+  for _ in $(seq 100); do
+    [ -s "$demo/port.$k" ] && break
+    kill -0 "$pid" 2>/dev/null || { cat "$demo/collector.$k.log" >&2; exit 1; }
+    sleep 0.05
+  done
+  [ -s "$demo/port.$k" ] || { echo "demo: collector $k did not start" >&2; exit 1; }
+  ports+=("$(cat "$demo/port.$k")")
+  echo "demo: dpm-collector $k listening on https://127.0.0.1:${ports[-1]} (TLS, certificate for localhost; store: ${DB%%\?*})"
 done
-[ -s "$demo/port" ] || { echo "demo: the collector did not start" >&2; exit 1; }
-port=$(cat "$demo/port")
-echo "demo: dpm-collector listening on https://127.0.0.1:$port (TLS, certificate for localhost)"
+port=${ports[0]}
+portlist=$(IFS=,; echo "${ports[*]}")
 
 # 4. The simulated devices.
 echo "demo: $DEVICES simulated devices run the SDK and post their reports over TLS ..."
-"$OUT/tests/e2e/tool_load" population --port "$port" --ca "$demo/ca.crt" --campaigns 1,2 \
-  --devices "$DEVICES" --clients 64 --batch 100 --server-pid "$pid" --token "$demo/token" \
+"$OUT/tests/e2e/tool_load" population --ports "$portlist" --ca "$demo/ca.crt" --campaigns 1,2 \
+  --devices "$DEVICES" --clients 64 --batch 100 --server-pid "${pids[0]}" --token "$demo/token" \
   >"$demo/devices.json"
 
-# 5. Estimates from the collector's HTTPS API, next to the truth.
+# 5. Estimates from the collector's HTTPS API, next to the truth (from every collector: with a
+# shared database they must agree byte for byte).
 for c in 1 2; do
-  curl -sS --fail --max-time 30 --cacert "$demo/ca.crt" \
-    -H "Authorization: Bearer $(cat "$demo/token")" \
-    "https://localhost:$port/v1/campaigns/$c/estimate" >"$demo/estimate-$c.json"
+  for k in $(seq "$COLLECTORS"); do
+    curl -sS --fail --max-time 30 --cacert "$demo/ca.crt" \
+      -H "Authorization: Bearer $(cat "$demo/token")" \
+      "https://localhost:${ports[$((k - 1))]}/v1/campaigns/$c/estimate" >"$demo/estimate-$c.$k.json"
+  done
+  cp "$demo/estimate-$c.1.json" "$demo/estimate-$c.json"
+  for k in $(seq 2 "$COLLECTORS"); do
+    cmp -s "$demo/estimate-$c.1.json" "$demo/estimate-$c.$k.json" ||
+      { echo "demo: collectors 1 and $k disagree on campaign $c" >&2; exit 1; }
+  done
 done
+[ "$COLLECTORS" -gt 1 ] && echo "demo: all $COLLECTORS collectors answer byte-identical estimates"
 stop
 trap - EXIT
 "$PY" - "$demo" <<'EOF'
@@ -134,5 +156,5 @@ for k, cid in enumerate((1, 2)):
     print()
 print("Sizes are the collector's estimates (it never sees a true group). A 95% interval misses the\n"
       "truth 1 time in 20, so among these 8 one \"no\" now and then is expected.")
-print(f"files: {demo}/ (certificates, campaigns.txt, collector.db, collector.log, *.json)")
+print(f"files: {demo}/ (certificates, campaigns.txt, collector.*.log, *.json)")
 EOF

@@ -274,6 +274,10 @@ static void sb_bounds(sb_t *sb, const coll_campaign_t *c)
     const coll_bounds_t *b = &c->bounds;
     sb_printf(sb, ", \"report_bounds\": {\"honest_reject_log2\": ");
     sb_num(sb, b->fail_log2);
+    if (!isfinite(b->fail_log2)) {
+        sb_printf(sb, ", \"reason\": \"no check can reject an honest report of this "
+                      "mechanism\"");
+    }
     if (b->mech != DPM_MECH_ID_ROC_HIST) {
         sb_printf(sb, ", \"a\": %.17g, \"q\": %.17g, \"gain\": %.17g", c->disp.a, c->disp.q,
                   c->disp.mech == DPM_DISP_MR ? c->disp.c : 1.0);

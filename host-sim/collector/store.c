@@ -19,6 +19,7 @@ typedef struct job {
     int done;
     int rc;
     coll_over_t over;
+    int undone; /* over quota: its reports were deleted again in this transaction */
     struct job *next;
 } job_t;
 
@@ -28,6 +29,8 @@ struct coll_store {
     const coll_campaigns_t *campaigns;
     coll_counters_t *counters;
     coll_deltas_t deltas; /* the writer's, reused */
+    coll_quota_t *quota;  /* the writer's quota counters of one transaction, reused */
+    size_t nquota, quota_cap;
     pthread_t writer;
     pthread_mutex_t mu;
     pthread_cond_t work; /* the writer waits for jobs */
@@ -97,6 +100,7 @@ static void reset_results(job_t *jobs)
             b->reports[i].is_new = 0;
         }
         j->over.n = 0;
+        j->undone = 0;
     }
 }
 
@@ -139,21 +143,236 @@ static size_t over_counts(const coll_batch_t *b, const coll_over_t *over, coll_r
     return n;
 }
 
-static int store_job(coll_store_t *s, job_t *j, int64_t now)
+/* ---- quotas ------------------------------------------------------------------------------
+ *
+ * A batch sent with a device credential may store at most its quota of new reports per
+ * (credential, campaign, period). The counters are charged once per transaction and key, after
+ * every batch of the group is inserted (so a counter shared by many batches, a relay's, is
+ * locked only for the end of the transaction), then each batch is checked in queue order against
+ * the count before it: the first batch whose new reports would exceed the quota, and every later
+ * one that would, is undone (its reports deleted again, its charge taken back) and its
+ * over-quota reports rejected; the others keep theirs. That is exactly what charging batch by
+ * batch would give, unless an undone batch had stored a report that a later batch of the group
+ * carries too (a device resending while its first try is queued): the later batch took it for a
+ * duplicate. Then the transaction is run again batch by batch ("sequential"). */
+
+static int cmp_quota(const void *x, const void *y)
 {
-    coll_batch_t *b = j->batch;
-    const coll_backend_ops_t *ops = s->ops;
-    if (b->rejects_total == 0 && b->nreports > 0) {
-        if (ops->insert_batch(s->be, b, s->campaigns, now, &j->over) != 0) {
+    const coll_quota_t *a = x, *b = y;
+    int c = strcmp(a->device, b->device);
+    if (c != 0) {
+        return c;
+    }
+    if (a->campaign_id != b->campaign_id) {
+        return a->campaign_id < b->campaign_id ? -1 : 1;
+    }
+    return a->period < b->period ? -1 : a->period > b->period;
+}
+
+/* The counter of (device, r's campaign, r's period) in s->quota (sorted), or -1. */
+static long quota_find(const coll_store_t *s, const char *device, const coll_report_t *r)
+{
+    coll_quota_t key = {device, r->campaign_id, r->period, 0, 0};
+    const coll_quota_t *q = bsearch(&key, s->quota, s->nquota, sizeof(key), cmp_quota);
+    return q != NULL ? (long)(q - s->quota) : -1;
+}
+
+static int quota_add(coll_store_t *s, const char *device, const coll_report_t *r)
+{
+    for (size_t i = s->nquota; i-- > 0;) { /* runs of one key: look at the last ones first */
+        coll_quota_t *q = &s->quota[i];
+        if (q->campaign_id == r->campaign_id && q->period == r->period &&
+            strcmp(q->device, device) == 0) {
+            q->delta++;
+            return 0;
+        }
+        if (s->nquota - i > 8) {
+            break;
+        }
+    }
+    if (s->nquota == s->quota_cap) {
+        size_t cap = s->quota_cap ? 2 * s->quota_cap : 16;
+        coll_quota_t *p = realloc(s->quota, cap * sizeof(*p));
+        if (p == NULL) {
             return -1;
         }
-        if (j->over.n > 0) { /* the backend undid the batch: none of it is stored */
-            b->accepted = b->duplicates = 0;
-            for (size_t i = 0; i < b->nreports; i++) {
-                b->reports[i].is_new = 0;
+        s->quota = p;
+        s->quota_cap = cap;
+    }
+    coll_quota_t *q = &s->quota[s->nquota++];
+    q->device = device;
+    q->campaign_id = r->campaign_id;
+    q->period = r->period;
+    q->delta = 1;
+    q->after = 0;
+    return 0;
+}
+
+/* Merge equal keys (quota_add only looks back a little) after sorting. */
+static void quota_merge(coll_store_t *s)
+{
+    qsort(s->quota, s->nquota, sizeof(*s->quota), cmp_quota);
+    size_t k = 0;
+    for (size_t i = 0; i < s->nquota; i++) {
+        if (k > 0 && cmp_quota(&s->quota[k - 1], &s->quota[i]) == 0) {
+            s->quota[k - 1].delta += s->quota[i].delta;
+        } else {
+            s->quota[k++] = s->quota[i];
+        }
+    }
+    s->nquota = k;
+}
+
+static int charged(const job_t *j)
+{
+    const coll_batch_t *b = j->batch;
+    return coll_has_device(b) && b->rejects_total == 0 && b->accepted > 0;
+}
+
+typedef struct {
+    uint32_t cid;
+    uint8_t id[DPM_REPORT_ID_BYTES];
+} id_key_t;
+
+static int cmp_id(const void *x, const void *y)
+{
+    const id_key_t *a = x, *b = y;
+    if (a->cid != b->cid) {
+        return a->cid < b->cid ? -1 : 1;
+    }
+    return memcmp(a->id, b->id, DPM_REPORT_ID_BYTES);
+}
+
+/* Did an undone batch store a report that a later batch of [first, stop) took for a duplicate? */
+static int undo_conflicts(job_t *first, job_t *stop, const job_t *undone)
+{
+    const coll_batch_t *u = undone->batch;
+    id_key_t *keys = malloc(u->nreports * sizeof(*keys) + 1);
+    size_t n = 0;
+    if (keys == NULL) {
+        return 1; /* cannot tell: be safe */
+    }
+    for (size_t i = 0; i < u->nreports; i++) {
+        if (u->reports[i].is_new) {
+            keys[n].cid = u->reports[i].campaign_id;
+            memcpy(keys[n].id, u->reports[i].report_id, DPM_REPORT_ID_BYTES);
+            n++;
+        }
+    }
+    qsort(keys, n, sizeof(*keys), cmp_id);
+    int hit = 0;
+    int after = 0;
+    for (job_t *j = first; j != stop && !hit; j = j->next) {
+        if (j == undone) {
+            after = 1;
+            continue;
+        }
+        const coll_batch_t *b = j->batch;
+        for (size_t i = 0; after && i < b->nreports && !hit; i++) {
+            id_key_t k;
+            k.cid = b->reports[i].campaign_id;
+            memcpy(k.id, b->reports[i].report_id, DPM_REPORT_ID_BYTES);
+            hit = !b->reports[i].is_new && bsearch(&k, keys, n, sizeof(k), cmp_id) != NULL;
+        }
+    }
+    free(keys);
+    (void)first;
+    return hit;
+}
+
+/* Charge the quotas of the batches [first, stop) and undo those over them (see above).
+ * 0, -1 (database), or 1: a conflict, run the transaction again batch by batch. */
+static int settle(coll_store_t *s, job_t *first, job_t *stop)
+{
+    s->nquota = 0;
+    for (job_t *j = first; j != stop; j = j->next) {
+        const coll_batch_t *b = j->batch;
+        for (size_t i = 0; charged(j) && i < b->nreports; i++) {
+            if (b->reports[i].is_new && quota_add(s, b->device, &b->reports[i]) != 0) {
+                return -1;
             }
         }
     }
+    if (s->nquota == 0) {
+        return 0;
+    }
+    quota_merge(s);
+    if (s->ops->charge_quotas(s->be, s->quota, s->nquota) != 0) {
+        return -1;
+    }
+    size_t nk = s->nquota;
+    int64_t *before = malloc(nk * sizeof(int64_t)); /* the count before the batch at hand */
+    int64_t *count = malloc(nk * sizeof(int64_t));  /* that batch's new reports per key */
+    coll_quota_t *back = malloc(nk * sizeof(coll_quota_t));
+    if (before == NULL || count == NULL || back == NULL) {
+        free(before);
+        free(count);
+        free(back);
+        return -1;
+    }
+    for (size_t k = 0; k < nk; k++) {
+        before[k] = s->quota[k].after - s->quota[k].delta;
+    }
+    int rc = 0;
+    for (job_t *j = first; j != stop && rc == 0; j = j->next) {
+        coll_batch_t *b = j->batch;
+        if (!charged(j)) {
+            continue;
+        }
+        memset(count, 0, nk * sizeof(int64_t));
+        for (size_t i = 0; i < b->nreports; i++) {
+            const coll_report_t *r = &b->reports[i];
+            long k = r->is_new ? quota_find(s, b->device, r) : -1;
+            if (k < 0) {
+                continue;
+            }
+            if (before[k] + ++count[k] > (int64_t)coll_quota_limit(s->campaigns, b, r)) {
+                if (j->over.n < COLL_OVER_LISTED) {
+                    j->over.idx[j->over.n] = i;
+                }
+                j->over.n++;
+            }
+        }
+        if (j->over.n == 0) {
+            for (size_t k = 0; k < nk; k++) {
+                before[k] += count[k];
+            }
+            continue;
+        }
+        /* over quota: none of this batch is stored, its charge is taken back */
+        if (undo_conflicts(first, stop, j)) {
+            rc = 1;
+            break;
+        }
+        size_t n = 0;
+        for (size_t k = 0; k < nk; k++) {
+            if (count[k] > 0) {
+                back[n] = s->quota[k];
+                back[n].delta = -count[k];
+                n++;
+            }
+        }
+        if (s->ops->undo_batch(s->be, b) != 0 || s->ops->charge_quotas(s->be, back, n) != 0) {
+            rc = -1;
+            break;
+        }
+        j->undone = 1;
+        b->accepted = b->duplicates = 0;
+        for (size_t i = 0; i < b->nreports; i++) {
+            b->reports[i].is_new = 0;
+        }
+    }
+    free(before);
+    free(count);
+    free(back);
+    return rc;
+}
+
+/* A batch's reject and lost-report counts. */
+static int count_job(coll_store_t *s, job_t *j)
+{
+    coll_batch_t *b = j->batch;
+    const coll_backend_ops_t *ops = s->ops;
     if (b->ncounts > 0 && ops->count_rejects(s->be, b->counts, b->ncounts) != 0) {
         return -1;
     }
@@ -171,19 +390,38 @@ static int store_job(coll_store_t *s, job_t *j, int64_t now)
     return 0;
 }
 
-/* One attempt: every job, the sums of the new reports, COMMIT. */
-static int attempt(coll_store_t *s, job_t *jobs, int64_t now)
+static int insert_job(coll_store_t *s, job_t *j, int64_t now)
+{
+    coll_batch_t *b = j->batch;
+    return b->rejects_total == 0 && b->nreports > 0 ? s->ops->insert_batch(s->be, b, now) : 0;
+}
+
+/* One attempt: every job (sequential: each batch's quota settled before the next is stored),
+ * the sums of the new reports, COMMIT. 0, -1, or 1: a quota conflict (run it sequentially). */
+static int attempt(coll_store_t *s, job_t *jobs, int64_t now, int sequential)
 {
     coll_deltas_clear(&s->deltas);
     if (s->ops->begin(s->be) != 0) {
         return -1;
     }
     for (job_t *j = jobs; j != NULL; j = j->next) {
-        if (store_job(s, j, now) != 0) {
+        if (insert_job(s, j, now) != 0) {
+            return -1;
+        }
+        if (sequential && settle(s, j, j->next) != 0) {
             return -1;
         }
     }
+    if (!sequential) {
+        int rc = settle(s, jobs, NULL);
+        if (rc != 0) {
+            return rc;
+        }
+    }
     for (job_t *j = jobs; j != NULL; j = j->next) {
+        if (count_job(s, j) != 0) {
+            return -1;
+        }
         const coll_batch_t *b = j->batch;
         for (size_t i = 0; i < b->nreports; i++) {
             if (b->reports[i].is_new && coll_deltas_add(&s->deltas, &b->reports[i]) != 0) {
@@ -223,11 +461,21 @@ static int commit_group(coll_store_t *s, job_t *jobs)
     int rc = -1;
     char msg[160] = "";
     coll_be_error_t kind = COLL_BE_FAIL;
+    int sequential = 0;
     for (int k = 0; k < MAX_ATTEMPTS; k++) {
         reset_results(jobs);
-        rc = attempt(s, jobs, now);
+        rc = attempt(s, jobs, now, sequential);
         if (rc == 0) {
             break;
+        }
+        if (rc == 1) { /* a quota conflict inside the group: not a failure, another way */
+            s->ops->rollback(s->be);
+            coll_log(COLL_LOG_INFO, "quota_rerun",
+                     "\"note\": \"an over-quota batch shared a report with a later one: the "
+                     "transaction runs again batch by batch\"");
+            sequential = 1;
+            k--;
+            continue;
         }
         kind = s->ops->error(s->be, msg, sizeof(msg));
         s->ops->rollback(s->be);
@@ -418,6 +666,7 @@ void coll_store_close(coll_store_t *s)
     pthread_join(s->writer, NULL);
     s->ops->close(s->be);
     coll_deltas_free(&s->deltas);
+    free(s->quota);
     pthread_cond_destroy(&s->work);
     pthread_cond_destroy(&s->done);
     pthread_mutex_destroy(&s->mu);

@@ -30,12 +30,20 @@ typedef enum {
     COLL_BE_ADMIN      /* a maintenance command: migrate, writer only, no exclusive lock */
 } coll_be_mode_t;
 
-/* Over-quota reports of one batch, as the backend found them. */
+/* Over-quota reports of one batch (found by the generic store). */
 #define COLL_OVER_LISTED 64 /* over-quota reports named one by one; the rest are counted */
 typedef struct {
     size_t idx[COLL_OVER_LISTED];
     size_t n; /* may exceed COLL_OVER_LISTED */
 } coll_over_t;
+
+/* One quota counter to change: (device, campaign, period) += delta; the backend sets after. */
+typedef struct {
+    const char *device;
+    uint32_t campaign_id, period;
+    int64_t delta;
+    int64_t after;
+} coll_quota_t;
 
 /* A stored report as scan_reports hands it over (raw and values valid during the call). */
 typedef void (*coll_report_cb)(void *ctx, const coll_report_t *r);
@@ -56,11 +64,14 @@ typedef struct {
     int (*check_campaigns)(coll_backend_t *b, coll_campaigns_t *cs, int64_t now, char *err,
                            size_t cap);
     int (*begin)(coll_backend_t *b);
-    /* b->reports (no rejects) of a batch: set is_new, accepted, duplicates; charge the
-     * credential's quota (limit per report: coll_quota_limit); when any report is over it,
-     * undo the batch's inserts and charges and list them in *over. */
-    int (*insert_batch)(coll_backend_t *b, coll_batch_t *batch, const coll_campaigns_t *cs,
-                        int64_t now, coll_over_t *over);
+    /* the reports of a batch without rejects: store the new ones (received at now, sent by
+     * batch->device), set every report's is_new and the batch's accepted and duplicates */
+    int (*insert_batch)(coll_backend_t *b, coll_batch_t *batch, int64_t now);
+    /* delete the reports a batch stored in this transaction (its is_new ones: over quota) */
+    int (*undo_batch)(coll_backend_t *b, const coll_batch_t *batch);
+    /* add q[i].delta to each quota counter (distinct keys, sorted by device, campaign,
+     * period: two writers then lock them in one order) and set q[i].after */
+    int (*charge_quotas)(coll_backend_t *b, coll_quota_t *q, size_t n);
     int (*count_rejects)(coll_backend_t *b, const coll_reject_count_t *counts, size_t n);
     int (*count_lost)(coll_backend_t *b, const char *device, uint64_t n);
     int (*add_sums)(coll_backend_t *b, const coll_deltas_t *d);

@@ -68,33 +68,27 @@ static const char SCHEMA_V1[] =
     "  PRIMARY KEY (campaign_id, period, bin, shard));"
     "CREATE TABLE agg_lost (shard text PRIMARY KEY, count bigint NOT NULL);";
 
-/* One batch: its reports and its quota charge; rows (kind 0: a new report's campaign, period,
- * id; kind 1: a quota row's campaign, period and count after the charge). */
+/* One batch's reports; returns the new ones' (campaign, id). */
 static const char SQL_INSERT[] =
-    "WITH v AS (SELECT * FROM unnest($1::bytea[], $2::int8[], $3::int8[], $4::int4[],"
-    "    $5::int4[], $6::int8[], $7::int8[], $8::int8[], $9::int8[], $10::bytea[])"
-    "    AS v(report_id, campaign_id, period, grp, nvalues, v0, v1, v2, v3, raw)),"
-    " ins AS (INSERT INTO reports (report_id, campaign_id, period, grp, nvalues, v0, v1, v2, v3,"
-    "    raw, received_at, device)"
-    "  SELECT report_id, campaign_id, period, grp, nvalues, v0, v1, v2, v3, raw, $11, $12"
-    "  FROM v ON CONFLICT (campaign_id, report_id) DO NOTHING"
-    "  RETURNING campaign_id, period, report_id),"
-    " q AS (INSERT INTO quota (device, campaign_id, period, count)"
-    "  SELECT $12, campaign_id, period, count(*) FROM ins WHERE $12::text IS NOT NULL"
-    "  GROUP BY campaign_id, period"
-    "  ON CONFLICT (device, campaign_id, period) DO UPDATE SET count = quota.count + "
-    "excluded.count"
-    "  RETURNING campaign_id, period, count)"
-    " SELECT 0::int8, campaign_id, period, report_id, 0::int8 FROM ins"
-    " UNION ALL SELECT 1::int8, campaign_id, period, NULL::bytea, count FROM q";
+    "INSERT INTO reports (report_id, campaign_id, period, grp, nvalues, v0, v1, v2, v3, raw,"
+    "  received_at, device)"
+    " SELECT v.*, $11, $12 FROM unnest($1::bytea[], $2::int8[], $3::int8[], $4::int4[],"
+    "    $5::int4[], $6::int8[], $7::int8[], $8::int8[], $9::int8[], $10::bytea[]) AS v"
+    " ON CONFLICT (campaign_id, report_id) DO NOTHING"
+    " RETURNING campaign_id, report_id";
 
-/* Undo an over-quota batch inside its transaction: its new rows and their quota charge. */
+/* Delete the reports an over-quota batch stored in this transaction. */
 static const char SQL_UNDO[] =
-    "WITH d AS (DELETE FROM reports r USING unnest($1::int8[], $2::bytea[]) AS u(c, id)"
-    "  WHERE r.campaign_id = u.c AND r.report_id = u.id RETURNING r.campaign_id, r.period)"
-    " UPDATE quota q SET count = q.count - x.n"
-    " FROM (SELECT campaign_id, period, count(*) AS n FROM d GROUP BY 1, 2) x"
-    " WHERE q.device = $3 AND q.campaign_id = x.campaign_id AND q.period = x.period";
+    "DELETE FROM reports r USING unnest($1::int8[], $2::bytea[]) AS u(c, id)"
+    " WHERE r.campaign_id = u.c AND r.report_id = u.id";
+
+/* Quota counters += delta (distinct keys); their counts after. */
+static const char SQL_QUOTA[] =
+    "INSERT INTO quota (device, campaign_id, period, count)"
+    " SELECT * FROM unnest($1::text[], $2::int8[], $3::int8[], $4::int8[])"
+    " ON CONFLICT (device, campaign_id, period) DO UPDATE SET count = quota.count + "
+    "excluded.count"
+    " RETURNING device, campaign_id, period, count";
 
 static const char SQL_REJECTS[] =
     "INSERT INTO rejects (campaign_id, reason, shard, count)"
@@ -292,8 +286,8 @@ static int prepare_writer(coll_backend_t *b)
 {
     static const struct {
         const char *name, *sql;
-    } S[] = {{"ins", SQL_INSERT}, {"undo", SQL_UNDO}, {"rej", SQL_REJECTS},
-             {"lost", SQL_LOST},  {"sums", SQL_SUMS}};
+    } S[] = {{"ins", SQL_INSERT}, {"undo", SQL_UNDO}, {"quota", SQL_QUOTA},
+             {"rej", SQL_REJECTS}, {"lost", SQL_LOST},  {"sums", SQL_SUMS}};
     for (size_t i = 0; i < sizeof(S) / sizeof(S[0]); i++) {
         PGresult *r = PQprepare(b->db, S[i].name, S[i].sql, 0, NULL);
         if (PQresultStatus(r) != PGRES_COMMAND_OK) {
@@ -535,6 +529,11 @@ static coll_be_error_t be_error(coll_backend_t *b, char *msg, size_t cap)
     return COLL_BE_FAIL;
 }
 
+static int64_t num(const PGresult *r, int row, int col)
+{
+    return PQgetisnull(r, row, col) ? 0 : strtoll(PQgetvalue(r, row, col), NULL, 10);
+}
+
 static int64_t get_i8(const PGresult *r, int row, int col)
 {
     uint64_t v;
@@ -578,8 +577,8 @@ static long find_report(const rkey_t *keys, size_t n, uint32_t cid, const uint8_
                : -1;
 }
 
-/* Undo the batch's new rows (over quota). */
-static int undo_batch(coll_backend_t *b, const coll_batch_t *batch)
+/* Delete the batch's new rows (over quota). */
+static int be_undo_batch(coll_backend_t *b, const coll_batch_t *batch)
 {
     arr_begin(&b->a[0]);
     arr_begin(&b->a[1]);
@@ -593,8 +592,8 @@ static int undo_batch(coll_backend_t *b, const coll_batch_t *batch)
     if (arr_end(&b->a[0]) != 0 || arr_end(&b->a[1]) != 0) {
         return -1;
     }
-    const char *p[3] = {b->a[0].buf, b->a[1].buf, batch->device};
-    PGresult *r = PQexecPrepared(b->db, "undo", 3, p, NULL, NULL, 0);
+    const char *p[2] = {b->a[0].buf, b->a[1].buf};
+    PGresult *r = PQexecPrepared(b->db, "undo", 2, p, NULL, NULL, 0);
     if (PQresultStatus(r) != PGRES_COMMAND_OK) {
         return db_fail(b, r);
     }
@@ -602,8 +601,50 @@ static int undo_batch(coll_backend_t *b, const coll_batch_t *batch)
     return 0;
 }
 
-static int be_insert_batch(coll_backend_t *b, coll_batch_t *batch, const coll_campaigns_t *cs,
-                           int64_t now, coll_over_t *over)
+static int be_charge_quotas(coll_backend_t *b, coll_quota_t *qs, size_t n)
+{
+    for (int k = 0; k < 4; k++) {
+        arr_begin(&b->a[k]);
+    }
+    for (size_t i = 0; i < n; i++) {
+        arr_text(&b->a[0], qs[i].device);
+        arr_int(&b->a[1], qs[i].campaign_id);
+        arr_int(&b->a[2], qs[i].period);
+        arr_int(&b->a[3], qs[i].delta);
+    }
+    const char *p[4];
+    for (int k = 0; k < 4; k++) {
+        if (arr_end(&b->a[k]) != 0) {
+            return -1;
+        }
+        p[k] = b->a[k].buf;
+    }
+    PGresult *r = PQexecPrepared(b->db, "quota", 4, p, NULL, NULL, 0);
+    if (PQresultStatus(r) != PGRES_TUPLES_OK) {
+        return db_fail(b, r);
+    }
+    int rows = PQntuples(r);
+    for (size_t i = 0; i < n; i++) { /* RETURNING's order is not promised: match the keys */
+        qs[i].after = INT64_MIN;
+        for (int k = 0; k < rows; k++) {
+            if (strcmp(PQgetvalue(r, k, 0), qs[i].device) == 0 &&
+                num(r, k, 1) == (int64_t)qs[i].campaign_id &&
+                num(r, k, 2) == (int64_t)qs[i].period) {
+                qs[i].after = num(r, k, 3);
+                break;
+            }
+        }
+        if (qs[i].after == INT64_MIN) {
+            PQclear(r);
+            snprintf(b->err_msg, sizeof(b->err_msg), "a quota counter was not returned");
+            return -1;
+        }
+    }
+    PQclear(r);
+    return 0;
+}
+
+static int be_insert_batch(coll_backend_t *b, coll_batch_t *batch, int64_t now)
 {
     size_t n = batch->nreports;
     for (int k = 0; k < 10; k++) {
@@ -633,13 +674,12 @@ static int be_insert_batch(coll_backend_t *b, coll_batch_t *batch, const coll_ca
     }
     char when[24];
     snprintf(when, sizeof(when), "%lld", (long long)now);
-    int dev = coll_has_device(batch);
     const char *p[12];
     for (int k = 0; k < 10; k++) {
         p[k] = b->a[k].buf;
     }
     p[10] = when;
-    p[11] = dev ? batch->device : NULL;
+    p[11] = coll_has_device(batch) ? batch->device : NULL;
     PGresult *res = PQexecPrepared(b->db, "ins", 12, p, NULL, NULL, 1);
     if (PQresultStatus(res) != PGRES_TUPLES_OK) {
         return db_fail(b, res);
@@ -663,12 +703,9 @@ static int be_insert_batch(coll_backend_t *b, coll_batch_t *batch, const coll_ca
     qsort(b->keys, n, sizeof(*b->keys), cmp_key);
     int rows = PQntuples(res);
     for (int i = 0; i < rows; i++) {
-        if (get_i8(res, i, 0) != 0) {
-            continue;
-        }
-        long k = PQgetlength(res, i, 3) == DPM_REPORT_ID_BYTES
-                     ? find_report(b->keys, n, (uint32_t)get_i8(res, i, 1),
-                                   (const uint8_t *)PQgetvalue(res, i, 3))
+        long k = PQgetlength(res, i, 1) == DPM_REPORT_ID_BYTES
+                     ? find_report(b->keys, n, (uint32_t)get_i8(res, i, 0),
+                                   (const uint8_t *)PQgetvalue(res, i, 1))
                      : -1;
         if (k < 0) {
             PQclear(res);
@@ -677,6 +714,7 @@ static int be_insert_batch(coll_backend_t *b, coll_batch_t *batch, const coll_ca
         }
         batch->reports[k].is_new = 1;
     }
+    PQclear(res);
     for (size_t i = 0; i < n; i++) {
         if (batch->reports[i].is_new) {
             batch->accepted++;
@@ -684,34 +722,7 @@ static int be_insert_batch(coll_backend_t *b, coll_batch_t *batch, const coll_ca
             batch->duplicates++;
         }
     }
-    /* the quota: per (campaign, period), the new reports in batch order; the k-th of them
-     * brings the count to before + k, over when that exceeds the limit */
-    for (int i = 0; dev && i < rows; i++) {
-        if (get_i8(res, i, 0) != 1) {
-            continue;
-        }
-        uint32_t cid = (uint32_t)get_i8(res, i, 1), period = (uint32_t)get_i8(res, i, 2);
-        int64_t after = get_i8(res, i, 4), fresh = 0;
-        for (size_t j = 0; j < n; j++) {
-            const coll_report_t *r = &batch->reports[j];
-            fresh += r->is_new && r->campaign_id == cid && r->period == period;
-        }
-        int64_t count = after - fresh;
-        for (size_t j = 0; j < n; j++) {
-            const coll_report_t *r = &batch->reports[j];
-            if (!r->is_new || r->campaign_id != cid || r->period != period) {
-                continue;
-            }
-            if (++count > (int64_t)coll_quota_limit(cs, batch, r)) {
-                if (over->n < COLL_OVER_LISTED) {
-                    over->idx[over->n] = j;
-                }
-                over->n++;
-            }
-        }
-    }
-    PQclear(res);
-    return over->n > 0 ? undo_batch(b, batch) : 0;
+    return 0;
 }
 
 static int be_count_rejects(coll_backend_t *b, const coll_reject_count_t *counts, size_t n)
@@ -834,11 +845,6 @@ static PGresult *query(PGconn *conn, const char *sql, int n, const char *const *
         return NULL;
     }
     return r;
-}
-
-static int64_t num(const PGresult *r, int row, int col)
-{
-    return PQgetisnull(r, row, col) ? 0 : strtoll(PQgetvalue(r, row, col), NULL, 10);
 }
 
 /* The reader, reconnected if it broke. */
@@ -1094,10 +1100,27 @@ static int64_t be_first_seen(coll_backend_t *b, uint32_t campaign_id)
 }
 
 const coll_backend_ops_t coll_pg_backend = {
-    "postgresql",    be_open,          SCHEMA_VERSION,    be_check_campaigns, be_begin,
-    be_insert_batch, be_count_rejects, be_count_lost,     be_add_sums,        be_commit,
-    be_rollback,     be_error,         be_read_sums,      be_read_totals,     be_scan_reports,
-    be_scan_sums,    be_drop_periods,  be_first_seen,     be_close,
+    .name = "postgresql",
+    .open = be_open,
+    .schema_version = SCHEMA_VERSION,
+    .check_campaigns = be_check_campaigns,
+    .begin = be_begin,
+    .insert_batch = be_insert_batch,
+    .undo_batch = be_undo_batch,
+    .charge_quotas = be_charge_quotas,
+    .count_rejects = be_count_rejects,
+    .count_lost = be_count_lost,
+    .add_sums = be_add_sums,
+    .commit = be_commit,
+    .rollback = be_rollback,
+    .error = be_error,
+    .read_sums = be_read_sums,
+    .read_totals = be_read_totals,
+    .scan_reports = be_scan_reports,
+    .scan_sums = be_scan_sums,
+    .drop_periods = be_drop_periods,
+    .first_seen = be_first_seen,
+    .close = be_close,
 };
 
 /* ---- backup and restore: pg_dump / pg_restore ------------------------------------------------ */

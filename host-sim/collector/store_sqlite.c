@@ -46,8 +46,8 @@ struct coll_backend {
     int lock_fd;
     coll_be_mode_t mode;
     char shard[COLL_SHARD_MAX + 1];
-    sqlite3_stmt *insert_report, *count_reject, *charge_quota, *count_lost, *lost_total,
-        *sum_reports, *sum_tuple, *sum_roc;
+    sqlite3_stmt *insert_report, *undo_report, *count_reject, *charge_quota, *count_lost,
+        *lost_total, *sum_reports, *sum_tuple, *sum_roc;
     int err_code; /* of the last failure */
     char err_msg[160];
 };
@@ -295,10 +295,13 @@ static int prepare(coll_backend_t *b)
                                       -1, &b->count_reject, NULL) != SQLITE_OK ||
                    sqlite3_prepare_v2(
                        b->db,
-                       "INSERT INTO quota(device, campaign_id, period, count) VALUES (?, ?, ?, 1)"
+                       "INSERT INTO quota(device, campaign_id, period, count) VALUES (?, ?, ?, ?)"
                        " ON CONFLICT(device, campaign_id, period) DO UPDATE"
-                       " SET count = count + 1 RETURNING count",
+                       " SET count = count + excluded.count RETURNING count",
                        -1, &b->charge_quota, NULL) != SQLITE_OK ||
+                   sqlite3_prepare_v2(b->db,
+                                      "DELETE FROM reports WHERE campaign_id = ? AND report_id = ?",
+                                      -1, &b->undo_report, NULL) != SQLITE_OK ||
                    sqlite3_prepare_v2(b->db,
                                       "INSERT INTO lost(device, count) VALUES (?, ?)"
                                       " ON CONFLICT(device) DO UPDATE SET count = count + "
@@ -337,6 +340,7 @@ static void be_close(coll_backend_t *b)
         return;
     }
     sqlite3_finalize(b->insert_report);
+    sqlite3_finalize(b->undo_report);
     sqlite3_finalize(b->count_reject);
     sqlite3_finalize(b->charge_quota);
     sqlite3_finalize(b->count_lost);
@@ -543,30 +547,8 @@ static coll_be_error_t be_error(coll_backend_t *b, char *msg, size_t cap)
     return primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB ? COLL_BE_CORRUPT : COLL_BE_FAIL;
 }
 
-/* Count report r against its credential's quota for (campaign, period): 1 within it, 0 over,
- * -1 on a database error. */
-static int charge_quota(coll_backend_t *b, const coll_campaigns_t *cs, const coll_batch_t *batch,
-                        const coll_report_t *r)
+static int be_insert_batch(coll_backend_t *b, coll_batch_t *batch, int64_t now)
 {
-    sqlite3_stmt *q = b->charge_quota;
-    sqlite3_reset(q);
-    sqlite3_bind_text(q, 1, batch->device, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(q, 2, r->campaign_id);
-    sqlite3_bind_int64(q, 3, r->period);
-    if (sqlite3_step(q) != SQLITE_ROW) {
-        return db_fail(b);
-    }
-    sqlite3_int64 count = sqlite3_column_int64(q, 0);
-    sqlite3_reset(q);
-    return count <= (sqlite3_int64)coll_quota_limit(cs, batch, r) ? 1 : 0;
-}
-
-static int be_insert_batch(coll_backend_t *b, coll_batch_t *batch, const coll_campaigns_t *cs,
-                           int64_t now, coll_over_t *over)
-{
-    if (exec(b->db, "SAVEPOINT job") != 0) {
-        return db_fail(b);
-    }
     sqlite3_stmt *q = b->insert_report;
     int dev = coll_has_device(batch);
     for (size_t i = 0; i < batch->nreports; i++) {
@@ -602,23 +584,44 @@ static int be_insert_batch(coll_backend_t *b, coll_batch_t *batch, const coll_ca
         } else {
             batch->duplicates++;
         }
-        if (r->is_new && dev) {
-            int within = charge_quota(b, cs, batch, r);
-            if (within < 0) {
-                return -1;
-            }
-            if (!within) {
-                if (over->n < COLL_OVER_LISTED) {
-                    over->idx[over->n] = i;
-                }
-                over->n++;
-            }
+    }
+    return 0;
+}
+
+static int be_undo_batch(coll_backend_t *b, const coll_batch_t *batch)
+{
+    sqlite3_stmt *q = b->undo_report;
+    for (size_t i = 0; i < batch->nreports; i++) {
+        const coll_report_t *r = &batch->reports[i];
+        if (!r->is_new) {
+            continue;
+        }
+        sqlite3_reset(q);
+        sqlite3_bind_int64(q, 1, r->campaign_id);
+        sqlite3_bind_blob(q, 2, r->report_id, DPM_REPORT_ID_BYTES, SQLITE_STATIC);
+        if (sqlite3_step(q) != SQLITE_DONE) {
+            return db_fail(b);
         }
     }
-    if (over->n > 0 && exec(b->db, "ROLLBACK TO job") != 0) {
-        return db_fail(b); /* over quota: none of this batch is stored */
+    return 0;
+}
+
+static int be_charge_quotas(coll_backend_t *b, coll_quota_t *qs, size_t n)
+{
+    sqlite3_stmt *q = b->charge_quota;
+    for (size_t i = 0; i < n; i++) {
+        sqlite3_reset(q);
+        sqlite3_bind_text(q, 1, qs[i].device, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(q, 2, qs[i].campaign_id);
+        sqlite3_bind_int64(q, 3, qs[i].period);
+        sqlite3_bind_int64(q, 4, qs[i].delta);
+        if (sqlite3_step(q) != SQLITE_ROW) {
+            return db_fail(b);
+        }
+        qs[i].after = sqlite3_column_int64(q, 0);
+        sqlite3_reset(q);
     }
-    return exec(b->db, "RELEASE job") == 0 ? 0 : db_fail(b);
+    return 0;
 }
 
 static int be_count_rejects(coll_backend_t *b, const coll_reject_count_t *counts, size_t n)
@@ -992,10 +995,27 @@ static int64_t be_first_seen(coll_backend_t *b, uint32_t campaign_id)
 }
 
 const coll_backend_ops_t coll_sqlite_backend = {
-    "sqlite",        be_open,          SCHEMA_VERSION,    be_check_campaigns, be_begin,
-    be_insert_batch, be_count_rejects, be_count_lost,     be_add_sums,        be_commit,
-    be_rollback,     be_error,         be_read_sums,      be_read_totals,     be_scan_reports,
-    be_scan_sums,    be_drop_periods,  be_first_seen,     be_close,
+    .name = "sqlite",
+    .open = be_open,
+    .schema_version = SCHEMA_VERSION,
+    .check_campaigns = be_check_campaigns,
+    .begin = be_begin,
+    .insert_batch = be_insert_batch,
+    .undo_batch = be_undo_batch,
+    .charge_quotas = be_charge_quotas,
+    .count_rejects = be_count_rejects,
+    .count_lost = be_count_lost,
+    .add_sums = be_add_sums,
+    .commit = be_commit,
+    .rollback = be_rollback,
+    .error = be_error,
+    .read_sums = be_read_sums,
+    .read_totals = be_read_totals,
+    .scan_reports = be_scan_reports,
+    .scan_sums = be_scan_sums,
+    .drop_periods = be_drop_periods,
+    .first_seen = be_first_seen,
+    .close = be_close,
 };
 
 /* ---- backup and restore -------------------------------------------------------------------- */

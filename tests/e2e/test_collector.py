@@ -203,7 +203,7 @@ class Harness:
             a += ["--credentials", self.creds.path, "--device-ca", f"{self.tmp}/dev-ca.crt"]
         return a + list(extra)
 
-    def start(self, port=0, extra=(), wait=True, auth=True, preexec_fn=None):
+    def start(self, port=0, extra=(), wait=True, auth=True, preexec_fn=None, timeout=10):
         ready = f"{self.tmp}/ready.{len(self.procs)}"
         self.log = open(f"{self.tmp}/collector.{len(self.procs)}.log", "w")
         args = self.args(port, ["--ready-file", ready, *extra], auth)
@@ -212,7 +212,7 @@ class Harness:
         self.procs.append(self.proc)
         if not wait:
             return self.proc
-        for _ in range(200):  # up to 10 s
+        for _ in range(int(timeout * 20)):  # up to timeout seconds
             if os.path.exists(ready) and open(ready).read().strip():
                 self.port = int(open(ready).read())
                 return self.proc

@@ -193,6 +193,113 @@ def config_file(t, h):
          "a bad line in the configuration file: exit 2, FILE:LINE and what is wrong", p.stderr)
 
 
+EXAMPLES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples",
+                        "collector")
+
+
+def examples(t, h):
+    """examples/collector: the configuration's every option is one the collector takes, and the
+    maintenance unit's commands run (paths moved into the test's directory)."""
+    p = subprocess.run([COLLECTOR, "--config", f"{EXAMPLES}/collector.conf", "--check-campaigns",
+                        h.campaigns], capture_output=True, text=True, timeout=10)
+    t.ok(p.returncode == 0 and "campaign 7" in p.stdout,
+         "examples/collector/collector.conf: every option and value is accepted", p.stderr)
+    unit = open(f"{EXAMPLES}/dpm-collector.service").read()
+    t.ok("ExecStart=/usr/local/bin/dpm-collector --config /etc/dpm-collector/collector.conf"
+         in unit and "RestartPreventExitStatus=2" in unit,
+         "the service unit starts the collector with that configuration")
+    state = f"{h.tmp}/state"
+    os.makedirs(state, exist_ok=True)
+    cmds = [line.split("=", 1)[1] for line in
+            open(f"{EXAMPLES}/dpm-collector-maintenance.service").read().splitlines()
+            if line.startswith("ExecStart=")]
+    outs = []
+    for c in cmds:
+        c = (c.replace("/usr/local/bin/dpm-collector", COLLECTOR)
+             .replace("sqlite:/var/lib/dpm-collector/collector.db", h.db)
+             .replace("/var/lib/dpm-collector", state)
+             .replace("/etc/dpm-collector/campaigns.txt", h.campaigns).replace("%%", "%"))
+        r = subprocess.run(["sh", "-c", c] if c.startswith("/bin/sh") is False else
+                           ["/bin/sh", "-c", c.split("'", 1)[1].rsplit("'", 1)[0]],
+                           capture_output=True, text=True, timeout=120)
+        outs.append((r.returncode, (r.stdout + r.stderr).strip()))
+    backups = [f for f in os.listdir(state) if f.startswith("backup-")]
+    t.ok(len(cmds) == 2 and all(rc == 0 for rc, _ in outs) and len(backups) == 1,
+         f"the maintenance unit's backup and retention commands run ({backups})", outs)
+
+
+def readme_certificates(t, h, pb, tpl):
+    """The README's certificate how-to, run as written; then a device posts with its
+    certificate, the gateway with its token, and the operator reads the estimate."""
+    readme = open(os.path.join(EXAMPLES, "..", "..", "README.md")).read()
+    part = readme[readme.index("**Certificates.**"):]
+    block = part[part.index("```sh\n") + 6:part.index("\n```", part.index("```sh\n"))]
+    d = f"{h.tmp}/howto"
+    os.makedirs(d)
+    r = subprocess.run(["bash", "-euo", "pipefail", "-c", block], cwd=d, capture_output=True,
+                       text=True, timeout=120)
+    made = [f for f in ("ca.crt", "server.crt", "server.key", "device-ca.crt", "device-0001.crt",
+                        "device-0001.key", "credentials.txt", "token.gateway-7", "token.ops")
+            if os.path.exists(f"{d}/{f}")]
+    t.ok(r.returncode == 0 and len(made) == 9,
+         f"the README's certificate commands run as written ({len(made)} of 9 files)", r.stderr)
+    if r.returncode != 0:
+        return
+    ready = f"{d}/ready"
+    p = subprocess.Popen([COLLECTOR, "--listen", "127.0.0.1:0", "--cert", f"{d}/server.crt",
+                          "--key", f"{d}/server.key", "--campaigns", h.campaigns, "--db",
+                          f"{d}/collector.db", "--credentials", f"{d}/credentials.txt",
+                          "--device-ca", f"{d}/device-ca.crt", "--ready-file", ready],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        for _ in range(200):
+            if os.path.exists(ready) and open(ready).read().strip() or p.poll() is not None:
+                break
+            time.sleep(0.05)
+        port = int(open(ready).read())
+
+        def exchange(body, token=None, cert=True, path="/v1/reports"):
+            import socket
+            import ssl
+            ctx = ssl.create_default_context(cafile=f"{d}/ca.crt")
+            if cert:
+                ctx.load_cert_chain(f"{d}/device-0001.crt", f"{d}/device-0001.key")
+            s = ctx.wrap_socket(socket.create_connection(("127.0.0.1", port), timeout=10),
+                                server_hostname="collector.example.com")
+            head = (f"{'POST' if body is not None else 'GET'} {path} HTTP/1.1\r\n"
+                    f"Host: collector.example.com\r\nConnection: close\r\n")
+            if token:
+                head += f"Authorization: Bearer {open(f'{d}/token.{token}').read().strip()}\r\n"
+            if body is not None:
+                head += (f"Content-Type: application/x-protobuf\r\n"
+                         f"Content-Length: {len(body)}\r\n")
+            s.sendall(head.encode() + b"\r\n" + (body or b""))
+            data = b""
+            while True:
+                chunk = s.recv(65536)
+                if not chunk:
+                    break
+                data += chunk
+            s.close()
+            return int(data[9:12]) if data.startswith(b"HTTP/1.1 ") else 0
+
+        codes = (exchange(batch_of(pb, make_report(pb, tpl, 1))),
+                 exchange(batch_of(pb, make_report(pb, tpl, 1)), token="gateway-7", cert=False),
+                 exchange(None, token="ops", cert=False, path="/v1/campaigns/1/estimate"),
+                 exchange(None, token="gateway-7", cert=False, path="/v1/campaigns/1/estimate"))
+    finally:
+        p.send_signal(signal.SIGTERM)
+        p.communicate(timeout=15)
+    import sqlite3
+    con = sqlite3.connect(f"{d}/collector.db")
+    devices = sorted(r[0] for r in con.execute("SELECT device FROM reports"))
+    con.close()
+    t.ok(codes == (200, 200, 200, 403)
+         and devices == ["cert:device-0001", "token:gateway-7"],
+         f"with them: the device's certificate and the gateway's token post (stored as "
+         f"{devices}), the operator reads the estimate, the gateway may not (403) {codes}")
+
+
 def stored_sums(t, h, pb, tpl):
     h.start()
     codes = post_periods(h, pb, tpl, range(10), 40)
@@ -312,6 +419,9 @@ def run(t, pg=None):
         stored_sums(t, h, pb, tpl)
         retention(t, h)
         backup_restore(t, h)
+        if pg is None:
+            examples(t, h)
+            readme_certificates(t, h, pb, tpl)
     except Exception as exc:
         import traceback
         t.ok(False, f"test aborted: {exc!r}", traceback.format_exc())
