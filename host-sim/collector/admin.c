@@ -128,8 +128,8 @@ int coll_admin_main(int argc, char **argv)
         return cs ? 2 : 1;
     }
     uint64_t reports = 0, periods = 0;
-    int rc = coll_store_retention(o.db, cs, (uint32_t)keep, now, &reports, &periods, err,
-                                  sizeof(err));
+    int rc =
+        coll_store_retention(o.db, cs, (uint32_t)keep, now, &reports, &periods, err, sizeof(err));
     free(cs);
     if (rc != 0) {
         fprintf(stderr, "dpm-collector retention: %s\n", err);

@@ -73,7 +73,7 @@ void coll_reasons_add(coll_reasons_t *rs, const char *reason, uint64_t count);
 
 typedef struct {
     uint32_t campaign_id, period;
-    uint8_t roc; /* 1: roc_hist bins, 0: tuple metrics */
+    uint8_t roc;    /* 1: roc_hist bins, 0: tuple metrics */
     uint32_t width; /* tuple: metrics; roc_hist: bins */
     uint64_t reports;
     uint64_t n[DPM_CAMPAIGN_MAX_METRICS][DPM_MAX_GROUPS];

@@ -164,9 +164,8 @@ static void sb_metric(sb_t *sb, const coll_campaign_t *c, const dpm_disp_agg_t *
         double mean = valid ? (est.group[g].mean + 1.0) / 2.0 : NAN;
         double var = valid ? est.group[g].var / 4.0 : NAN;
         double half = z * sqrt(var), half95 = Z95 * sqrt(var);
-        sb_printf(sb, "%s{\"group\": %u, \"reports\": %llu, \"n\": %llu, \"size\": ",
-                  g ? ", " : "", g, (unsigned long long)agg->count[g],
-                  (unsigned long long)agg->count[g]);
+        sb_printf(sb, "%s{\"group\": %u, \"reports\": %llu, \"n\": %llu, \"size\": ", g ? ", " : "",
+                  g, (unsigned long long)agg->count[g], (unsigned long long)agg->count[g]);
         sb_num(sb, n_hat);
         sb_printf(sb, ", \"size_clipped\": ");
         sb_num(sb, have ? clip(n_hat, 0.0, K) : NAN);
@@ -211,9 +210,8 @@ static void sb_metric(sb_t *sb, const coll_campaign_t *c, const dpm_disp_agg_t *
                               : !ok ? "a group's estimated size is not positive: too few reports"
                                     : NULL;
             const char *tiny = small[g] != NULL ? small[g] : small[h];
-            sb_printf(sb, "%s{\"g\": %u, \"h\": %u, \"n\": %llu, \"diff\": ",
-                      first ? "" : ", ", g, h,
-                      (unsigned long long)(agg->count[g] + agg->count[h]));
+            sb_printf(sb, "%s{\"g\": %u, \"h\": %u, \"n\": %llu, \"diff\": ", first ? "" : ", ", g,
+                      h, (unsigned long long)(agg->count[g] + agg->count[h]));
             first = 0;
             sb_num(sb, ok ? gap.diff / 2.0 : NAN);
             sb_printf(sb, ", \"diff_clipped\": ");
@@ -296,8 +294,7 @@ static void sb_bounds(sb_t *sb, const coll_campaign_t *c)
 }
 
 /* roc_hist: "roc": the summed histograms and the estimate of host-sim/estimate/roc.h. */
-static void sb_roc(sb_t *sb, const coll_campaign_t *c, const dpm_roc_agg_t *agg,
-                   double confidence)
+static void sb_roc(sb_t *sb, const coll_campaign_t *c, const dpm_roc_agg_t *agg, double confidence)
 {
     dpm_roc_estimate_t *e = malloc(sizeof(*e));
     uint32_t B = agg->bins;
@@ -327,13 +324,13 @@ static void sb_roc(sb_t *sb, const coll_campaign_t *c, const dpm_roc_agg_t *agg,
     }
     /* P and N are sums of B cells per report, each with noise variance s²: Var = n B s². */
     double sd_total = sqrt((double)agg->reports * (double)B * c->roc.noise_var);
-    const char *small = agg->reports < COLL_EST_MIN_REPORTS ? "fewer than 30 reports"
-                        : !e->valid                         ? NULL
-                        : sd_total > COLL_EST_MAX_SIZE_CV * e->P ||
-                                sd_total > COLL_EST_MAX_SIZE_CV * e->N
-                            ? "the estimated positives' or negatives' relative standard error "
-                              "exceeds 0.2"
-                            : NULL;
+    const char *small =
+        agg->reports < COLL_EST_MIN_REPORTS ? "fewer than 30 reports"
+        : !e->valid                         ? NULL
+        : sd_total > COLL_EST_MAX_SIZE_CV * e->P || sd_total > COLL_EST_MAX_SIZE_CV * e->N
+            ? "the estimated positives' or negatives' relative standard error "
+              "exceeds 0.2"
+            : NULL;
     sb_printf(sb, ", \"n\": %llu, \"too_small\": %s", (unsigned long long)agg->reports,
               small != NULL || !e->valid ? "true" : "false");
     sb_printf(sb, ", \"valid\": %s", e->valid ? "true" : "false");

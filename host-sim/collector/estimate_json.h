@@ -56,9 +56,9 @@
 
 /* What an estimate request asks for. */
 typedef struct {
-    int all;            /* no period given: every period */
-    uint32_t from, to;  /* else periods from .. to, inclusive */
-    double confidence;  /* of the intervals, in (0, 1) */
+    int all;           /* no period given: every period */
+    uint32_t from, to; /* else periods from .. to, inclusive */
+    double confidence; /* of the intervals, in (0, 1) */
 } coll_estimate_query_t;
 
 /* Parse the query string after '?' (NULL or "": the defaults: every period, 0.95). Accepts

@@ -103,8 +103,9 @@ int coll_estimate_parse_query(const char *query, coll_estimate_query_t *q, char 
         }
         if (seen == &seen_conf) {
             if (parse_confidence(v, vlen, &q->confidence) != 0) {
-                return bad(why, cap, "%s", "confidence must be a decimal strictly between 0 and 1, "
-                                           "e.g. 0.95");
+                return bad(why, cap, "%s",
+                           "confidence must be a decimal strictly between 0 and 1, "
+                           "e.g. 0.95");
             }
         } else {
             uint32_t x = 0;

@@ -74,8 +74,8 @@ void coll_log(coll_log_level_t level, const char *event, const char *fields_fmt,
     int n = snprintf(line, sizeof(line),
                      "{\"ts\": \"%04d-%02d-%02dT%02d:%02d:%02d.%03dZ\", \"level\": \"%s\", "
                      "\"event\": \"%s\"",
-                     tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
-                     tm.tm_sec, (int)(tv.tv_usec / 1000), NAMES[level], event);
+                     tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+                     (int)(tv.tv_usec / 1000), NAMES[level], event);
     if (fields_fmt != NULL && fields_fmt[0] != '\0' && n > 0 && (size_t)n < sizeof(line) - 4) {
         line[n++] = ',';
         line[n++] = ' ';

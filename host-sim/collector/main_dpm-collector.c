@@ -40,7 +40,7 @@ static const char USAGE[] =
     "  --instance ID this collector's name among those sharing a database: its rows of the\n"
     "                stored sums (default HOSTNAME:PORT)\n"
     "  --log-level   debug|info|warn|error (default info; debug logs every request)\n"
-"Who may do what (devices must authenticate unless --allow-anonymous-devices):\n"
+    "Who may do what (devices must authenticate unless --allow-anonymous-devices):\n"
     "  --credentials FILE   bearer tokens, stored as SHA-256: lines 'NAME ROLES SHA256HEX',\n"
     "                ROLES a comma list of device, relay=N (posts for N devices), operator\n"
     "  --device-ca FILE     CA of device client certificates (device identity: the CN)\n"
@@ -455,8 +455,8 @@ int main(int argc, char **argv)
     }
     coll_store_options_t so = {integrity_mode(o.integrity), instance, counters};
     if (coll_store_open(&store, o.db, cs, &so, err, sizeof(err)) != 0) {
-        coll_log(COLL_LOG_ERROR, "start_failed", "\"db\": %s, \"error\": %s",
-                 coll_log_str(dbname), coll_log_str(err));
+        coll_log(COLL_LOG_ERROR, "start_failed", "\"db\": %s, \"error\": %s", coll_log_str(dbname),
+                 coll_log_str(err));
         goto out;
     }
     app.sink.ctx = store;

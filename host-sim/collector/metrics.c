@@ -88,8 +88,8 @@ static void put_counters(text_t *t, const coll_counters_t *c)
     for (int b = 0; b <= COLL_COMMIT_BUCKETS; b++) {
         cum += c->commit_bucket[b];
         if (b < COLL_COMMIT_BUCKETS) {
-            put(t, "dpm_commit_duration_seconds_bucket{le=\"%g\"} %llu\n",
-                coll_commit_bucket_le[b], (unsigned long long)cum);
+            put(t, "dpm_commit_duration_seconds_bucket{le=\"%g\"} %llu\n", coll_commit_bucket_le[b],
+                (unsigned long long)cum);
         } else {
             put(t, "dpm_commit_duration_seconds_bucket{le=\"+Inf\"} %llu\n",
                 (unsigned long long)cum);

@@ -75,8 +75,8 @@ static const coll_backend_ops_t *backend_for(const char *url, const char **targe
 {
     const char *name = coll_store_backend_name(url, target);
     if (name == NULL) {
-        fail(err, cap,
-             "--db %s: want sqlite:PATH, a file name, or postgresql://[user@]host/dbname", url);
+        fail(err, cap, "--db %s: want sqlite:PATH, a file name, or postgresql://[user@]host/dbname",
+             url);
         return NULL;
     }
     return strcmp(name, "postgresql") == 0 ? &coll_pg_backend : &coll_sqlite_backend;
@@ -590,8 +590,8 @@ int coll_store_health(coll_store_t *s, char *reason, size_t cap)
     return bad ? -1 : 0;
 }
 
-int coll_store_read(coll_store_t *s, int ci, uint32_t from, uint32_t to,
-                    coll_campaign_state_t *out, coll_totals_t *totals, char *err, size_t cap)
+int coll_store_read(coll_store_t *s, int ci, uint32_t from, uint32_t to, coll_campaign_state_t *out,
+                    coll_totals_t *totals, char *err, size_t cap)
 {
     if (out != NULL) {
         if (ci < 0 || (size_t)ci >= s->campaigns->n) {
@@ -633,9 +633,8 @@ int coll_store_open(coll_store_t **out, const char *url, coll_campaigns_t *cs,
         return -1;
     }
     if (from >= 0 && from != ops->schema_version) {
-        coll_log(COLL_LOG_WARN, "schema_migrated",
-                 "\"backend\": \"%s\", \"from\": %d, \"to\": %d", ops->name, from,
-                 ops->schema_version);
+        coll_log(COLL_LOG_WARN, "schema_migrated", "\"backend\": \"%s\", \"from\": %d, \"to\": %d",
+                 ops->name, from, ops->schema_version);
     }
     if (ops->check_campaigns(s->be, cs, (int64_t)time(NULL), err, errcap) != 0) {
         ops->close(s->be);
@@ -719,8 +718,7 @@ int coll_store_restore(const char *from, const char *url, char *err, size_t cap)
                                    : coll_sqlite_restore(from, target, err, cap);
 }
 
-int coll_store_migrate(const char *url, int *from_version, int *to_version, char *err,
-                       size_t cap)
+int coll_store_migrate(const char *url, int *from_version, int *to_version, char *err, size_t cap)
 {
     const coll_backend_ops_t *ops = NULL;
     coll_backend_t *be = NULL;

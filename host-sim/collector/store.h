@@ -94,8 +94,8 @@ int coll_store_commit(coll_store_t *s, coll_batch_t *b);
 
 /* The stored sums of campaign index ci over periods [from, to] (every shard), and the totals
  * over every campaign (either may be NULL). 0, or -1 on a storage failure (reason in err). */
-int coll_store_read(coll_store_t *s, int ci, uint32_t from, uint32_t to,
-                    coll_campaign_state_t *out, coll_totals_t *totals, char *err, size_t cap);
+int coll_store_read(coll_store_t *s, int ci, uint32_t from, uint32_t to, coll_campaign_state_t *out,
+                    coll_totals_t *totals, char *err, size_t cap);
 
 /* Commits since start and the largest number of requests one transaction carried. */
 void coll_store_stats(coll_store_t *s, unsigned long long *commits, unsigned long long *max_group);
@@ -127,7 +127,6 @@ int coll_store_retention(const char *url, coll_campaigns_t *cs, uint32_t keep, i
 int coll_store_verify(const char *url, uint64_t *reports, char *err, size_t cap);
 
 /* Open, migrate to this collector's schema, close (no campaigns needed). 0 or -1. */
-int coll_store_migrate(const char *url, int *from_version, int *to_version, char *err,
-                       size_t cap);
+int coll_store_migrate(const char *url, int *from_version, int *to_version, char *err, size_t cap);
 
 #endif /* DPM_COLLECTOR_STORE_H */

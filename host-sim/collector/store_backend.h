@@ -49,8 +49,8 @@ typedef struct {
 typedef void (*coll_report_cb)(void *ctx, const coll_report_t *r);
 /* A stored sum row (summed over shards) as scan_sums hands it over: kind 0 reports (n),
  * 1 tuple (a = metric, b = group, n, s, ss), 2 roc_hist (a = bin, s = pos, n = neg). */
-typedef void (*coll_sum_cb)(void *ctx, int kind, uint32_t campaign_id, uint32_t period,
-                            uint32_t a, uint32_t b, int64_t n, int64_t s, double ss);
+typedef void (*coll_sum_cb)(void *ctx, int kind, uint32_t campaign_id, uint32_t period, uint32_t a,
+                            uint32_t b, int64_t n, int64_t s, double ss);
 
 typedef struct coll_backend coll_backend_t;
 
@@ -81,14 +81,14 @@ typedef struct {
     /* reader connection */
     int (*read_sums)(coll_backend_t *b, uint32_t campaign_id, uint32_t from, uint32_t to,
                      coll_campaign_state_t *st, char *err, size_t cap);
-    int (*read_totals)(coll_backend_t *b, const coll_campaigns_t *cs, coll_totals_t *t,
-                       char *err, size_t cap);
+    int (*read_totals)(coll_backend_t *b, const coll_campaigns_t *cs, coll_totals_t *t, char *err,
+                       size_t cap);
     /* maintenance (writer connection, ADMIN mode) */
     int (*scan_reports)(coll_backend_t *b, coll_report_cb cb, void *ctx, char *err, size_t cap);
     int (*scan_sums)(coll_backend_t *b, coll_sum_cb cb, void *ctx, char *err, size_t cap);
     /* drop periods < cutoff of a campaign (inside begin/commit); *reports dropped */
-    int (*drop_periods)(coll_backend_t *b, uint32_t campaign_id, uint32_t cutoff,
-                        uint64_t *reports, uint64_t *periods);
+    int (*drop_periods)(coll_backend_t *b, uint32_t campaign_id, uint32_t cutoff, uint64_t *reports,
+                        uint64_t *periods);
     /* first_seen of a stored campaign, or -1 if none */
     int64_t (*first_seen)(coll_backend_t *b, uint32_t campaign_id);
     void (*close)(coll_backend_t *b);
@@ -107,8 +107,7 @@ int coll_pg_restore(const char *from, const char *url, char *err, size_t cap);
 static inline uint32_t coll_quota_limit(const coll_campaigns_t *cs, const coll_batch_t *b,
                                         const coll_report_t *r)
 {
-    return b->quota_override != 0 ? b->quota_override
-                                  : cs->c[r->campaign_index].opts.device_quota;
+    return b->quota_override != 0 ? b->quota_override : cs->c[r->campaign_index].opts.device_quota;
 }
 
 static inline int coll_has_device(const coll_batch_t *b)

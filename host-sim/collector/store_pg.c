@@ -136,7 +136,7 @@ struct coll_backend {
     char *conninfo;
     coll_be_mode_t mode;
     char shard[COLL_SHARD_MAX + 1];
-    arr_t a[NARR]; /* reused parameter buffers */
+    arr_t a[NARR];     /* reused parameter buffers */
     struct rkey *keys; /* reused: the batch's report keys, sorted */
     size_t keys_cap;
     char err_state[6]; /* SQLSTATE of the last failure */
@@ -286,8 +286,8 @@ static int prepare_writer(coll_backend_t *b)
 {
     static const struct {
         const char *name, *sql;
-    } S[] = {{"ins", SQL_INSERT}, {"undo", SQL_UNDO}, {"quota", SQL_QUOTA},
-             {"rej", SQL_REJECTS}, {"lost", SQL_LOST},  {"sums", SQL_SUMS}};
+    } S[] = {{"ins", SQL_INSERT},  {"undo", SQL_UNDO}, {"quota", SQL_QUOTA},
+             {"rej", SQL_REJECTS}, {"lost", SQL_LOST}, {"sums", SQL_SUMS}};
     for (size_t i = 0; i < sizeof(S) / sizeof(S[0]); i++) {
         PGresult *r = PQprepare(b->db, S[i].name, S[i].sql, 0, NULL);
         if (PQresultStatus(r) != PGRES_COMMAND_OK) {
@@ -498,7 +498,8 @@ static int be_check_campaigns(coll_backend_t *b, coll_campaigns_t *cs, int64_t n
     return cmd(b, "COMMIT") == 0 ? 0 : fail(err, cap, "PostgreSQL: %s", b->err_msg);
 }
 
-/* ---- the writer ------------------------------------------------------------------------------- */
+/* ---- the writer -------------------------------------------------------------------------------
+ */
 
 static int be_begin(coll_backend_t *b)
 {
@@ -522,8 +523,7 @@ static void be_rollback(coll_backend_t *b)
 static coll_be_error_t be_error(coll_backend_t *b, char *msg, size_t cap)
 {
     snprintf(msg, cap, "%s", b->err_msg);
-    if (b->err_conn || strcmp(b->err_state, "40P01") == 0 ||
-        strcmp(b->err_state, "40001") == 0) {
+    if (b->err_conn || strcmp(b->err_state, "40P01") == 0 || strcmp(b->err_state, "40001") == 0) {
         return COLL_BE_RETRY;
     }
     return COLL_BE_FAIL;
@@ -838,8 +838,8 @@ static PGresult *query(PGconn *conn, const char *sql, int n, const char *const *
     PGresult *r = PQexecParams(conn, sql, n, NULL, p, NULL, NULL, 0);
     if (PQresultStatus(r) != PGRES_TUPLES_OK) {
         char msg[200];
-        one_line(msg, sizeof(msg), PQresultErrorMessage(r)[0] ? PQresultErrorMessage(r)
-                                                              : PQerrorMessage(conn));
+        one_line(msg, sizeof(msg),
+                 PQresultErrorMessage(r)[0] ? PQresultErrorMessage(r) : PQerrorMessage(conn));
         fail(err, cap, "database read: %s", msg);
         PQclear(r);
         return NULL;
@@ -981,7 +981,8 @@ static int be_read_totals(coll_backend_t *b, const coll_campaigns_t *cs, coll_to
     return rc;
 }
 
-/* ---- maintenance -------------------------------------------------------------------------------- */
+/* ---- maintenance --------------------------------------------------------------------------------
+ */
 
 static int be_scan_reports(coll_backend_t *b, coll_report_cb cb, void *ctx, char *err, size_t cap)
 {
@@ -1091,9 +1092,8 @@ static int64_t be_first_seen(coll_backend_t *b, uint32_t campaign_id)
     char c[16];
     snprintf(c, sizeof(c), "%u", campaign_id);
     const char *p[1] = {c};
-    PGresult *r =
-        PQexecParams(b->db, "SELECT first_seen FROM campaigns WHERE id = $1", 1, NULL, p, NULL,
-                     NULL, 0);
+    PGresult *r = PQexecParams(b->db, "SELECT first_seen FROM campaigns WHERE id = $1", 1, NULL, p,
+                               NULL, NULL, 0);
     int64_t v = PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1 ? num(r, 0, 0) : -1;
     PQclear(r);
     return v;
@@ -1152,8 +1152,8 @@ int coll_pg_backup(const char *url, const char *to, char *err, size_t cap)
     if (access(to, F_OK) == 0) {
         return fail(err, cap, "%s exists: give a new file name", to);
     }
-    char *argv[] = {"pg_dump", "--format=custom", "--file", (char *)to, "--dbname", (char *)url,
-                    NULL};
+    char *argv[] = {"pg_dump",  "--format=custom", "--file", (char *)to,
+                    "--dbname", (char *)url,       NULL};
     return run(argv, err, cap);
 }
 
@@ -1173,8 +1173,7 @@ int coll_pg_restore(const char *from, const char *url, char *err, size_t cap)
                     "database (createdb), then point the collectors at it",
                     url);
     }
-    char *argv[] = {"pg_restore",          "--exit-on-error", "--single-transaction",
-                    "--no-owner",          "--dbname",        (char *)url,
-                    (char *)from,          NULL};
+    char *argv[] = {"pg_restore", "--exit-on-error", "--single-transaction", "--no-owner",
+                    "--dbname",   (char *)url,       (char *)from,           NULL};
     return run(argv, err, cap);
 }

@@ -755,9 +755,8 @@ static void row_reports(void *ctx, sqlite3_stmt *q)
 static void row_tuple(void *ctx, sqlite3_stmt *q)
 {
     coll_state_add_tuple(ctx, (uint32_t)sqlite3_column_int64(q, 0),
-                         (uint32_t)sqlite3_column_int64(q, 1),
-                         (uint64_t)sqlite3_column_int64(q, 2), sqlite3_column_int64(q, 3),
-                         sqlite3_column_double(q, 4));
+                         (uint32_t)sqlite3_column_int64(q, 1), (uint64_t)sqlite3_column_int64(q, 2),
+                         sqlite3_column_int64(q, 3), sqlite3_column_double(q, 4));
 }
 
 static void row_roc(void *ctx, sqlite3_stmt *q)
@@ -917,9 +916,8 @@ static void row_sum(void *ctx, sqlite3_stmt *q)
 static int be_scan_sums(coll_backend_t *b, coll_sum_cb cb, void *ctx, char *err, size_t cap)
 {
     sums_ctx_t sc = {cb, ctx, 0};
-    if (each_row(b->db,
-                 "SELECT campaign_id, period, SUM(reports) FROM agg_reports GROUP BY 1, 2", 0,
-                 NULL, row_sum, &sc) != 0) {
+    if (each_row(b->db, "SELECT campaign_id, period, SUM(reports) FROM agg_reports GROUP BY 1, 2",
+                 0, NULL, row_sum, &sc) != 0) {
         return rd_fail(b->db, err, cap);
     }
     sc.kind = 1;
@@ -983,8 +981,8 @@ static int64_t be_first_seen(coll_backend_t *b, uint32_t campaign_id)
 {
     sqlite3_stmt *q = NULL;
     int64_t v = -1;
-    if (sqlite3_prepare_v2(b->db, "SELECT first_seen FROM campaigns WHERE id = ?", -1, &q,
-                           NULL) == SQLITE_OK) {
+    if (sqlite3_prepare_v2(b->db, "SELECT first_seen FROM campaigns WHERE id = ?", -1, &q, NULL) ==
+        SQLITE_OK) {
         sqlite3_bind_int64(q, 1, campaign_id);
         if (sqlite3_step(q) == SQLITE_ROW && sqlite3_column_type(q, 0) != SQLITE_NULL) {
             v = sqlite3_column_int64(q, 0);
