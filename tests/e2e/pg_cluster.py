@@ -46,7 +46,22 @@ class PgCluster:
         self.running = False
 
     # ---- life cycle ------------------------------------------------------------------------
+    def reap(self):
+        """Stop and remove the clusters of test processes that died without stopping theirs
+        (killed with SIGKILL): their directories end in the dead process's id."""
+        base = os.path.dirname(self.dir)
+        for d in glob.glob(os.path.join(base, "*.*")):
+            pid = d.rsplit(".", 1)[1]
+            if not pid.isdigit() or os.path.exists(f"/proc/{pid}"):
+                continue
+            if os.path.exists(os.path.join(d, "data", "postmaster.pid")):
+                subprocess.run(_as_server_user([os.path.join(self.bindir, "pg_ctl"), "-D",
+                                                os.path.join(d, "data"), "-m", "immediate",
+                                                "stop"]), capture_output=True, text=True)
+            shutil.rmtree(d, ignore_errors=True)
+
     def start(self, fsync=True):
+        self.reap()
         shutil.rmtree(self.dir, ignore_errors=True)
         os.makedirs(self.dir)
         if os.geteuid() == 0:

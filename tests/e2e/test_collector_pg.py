@@ -179,9 +179,13 @@ def schema_versions(t, pg):
              in p.stderr, "a database of a newer schema is refused (exit 2), saying so",
              p.stderr[-400:])
         pg.sql(h.dbname, "UPDATE dpm_schema SET version = 1")
+        h.db += "&password=hunter2"  # trust authentication ignores it; the log must not show it
         h.start()
         t.ok(h.request("GET", "/healthz")[0] == 200, "negative control: version 1 starts")
         h.stop()
+        log = open(h.log.name).read()
+        t.ok("hunter2" not in log and "password=***" in log,
+             "the log names the database without its password", log[-300:])
     finally:
         h.cleanup()
 
