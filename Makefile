@@ -26,8 +26,11 @@ MBEDTLS_SRC := $(BUILD_DIR)/src/mbedtls
 MBEDTLS_LIBS := $(MBEDTLS_DIR)/library/libmbedtls.a $(MBEDTLS_DIR)/library/libmbedx509.a \
                 $(MBEDTLS_DIR)/library/libmbedcrypto.a
 NANOPB_DIR := $(BUILD_DIR)/src/nanopb
+# Hosted Linux targets (the host, cross builds for ARM Linux, s390x...) use the host config;
+# anything else (bare metal) the minimal device config.
+MBEDTLS_CONFIG ?= $(if $(filter host,$(TARGET))$(findstring -linux-,$(TARGET)),host,device)
 MBEDTLS_CFLAGS := -isystem $(MBEDTLS_SRC)/include -Iport/tls/config \
-                  -DMBEDTLS_CONFIG_FILE='"dpm_mbedtls_$(TARGET).h"'
+                  -DMBEDTLS_CONFIG_FILE='"dpm_mbedtls_$(MBEDTLS_CONFIG).h"'
 
 WARNINGS := -Wall -Wextra -Wconversion -Wshadow -Wstrict-prototypes -Wundef -Werror
 OPT ?= -O2 -g
@@ -96,13 +99,15 @@ LIBPORT := $(OUT)/libdpm_posix.a
 LIBHOST := $(OUT)/libdpm_host.a
 # libpq (the collector's PostgreSQL store): its headers live in a directory of their own.
 PQ_CFLAGS := $(shell pkg-config --cflags libpq 2>/dev/null || echo -I/usr/include/postgresql)
+# host-sim sees the SDK through its public headers only (no -Isdk/src: tests/unit/test_host_deps.py)
 HOST_CFLAGS := $(CFLAGS_COMMON) -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Ihost-sim \
-               -Isdk/src/internal -Isdk/src -Wno-conversion $(PQ_CFLAGS)
+               -Wno-conversion $(PQ_CFLAGS)
 DB_LIBS := -lsqlite3 -lpq
 
 # ---- build -------------------------------------------------------------------------------------
 .PHONY: all lib tests host
-all: lib host tests
+# A cross build (CROSS_COMPILE=...) makes what runs on the target: see the cross block below.
+all: lib $(if $(CROSS_COMPILE),cross-tests,host tests)
 lib: $(LIBDPM) $(LIBPORT)
 host: $(HOST_BINS) $(EXAMPLE_BINS)
 tests: $(TEST_BINS) $(TOOL_BINS)
@@ -190,9 +195,10 @@ $(OUT)/tests/%: $(OUT)/obj/tests/%.o $(TEST_SUPPORT_OBJS) $(LIBHOST) $(LIBPORT) 
 
 # Mbed TLS is built by `make deps`; building anything first checks it is there and current
 # with the project's config headers.
-$(MBEDTLS_DIR)/library/libmbedcrypto.a: $(wildcard port/tls/config/dpm_mbedtls_$(TARGET).h) \
+$(MBEDTLS_DIR)/library/libmbedcrypto.a: $(wildcard port/tls/config/dpm_mbedtls_$(MBEDTLS_CONFIG).h) \
                                         $(wildcard port/tls/patches/*.patch)
 	@$(MAKE) --no-print-directory deps DPM_FETCHING_DEPS=1
+	$(MBEDTLS_CROSS_BUILD)
 
 # Everything that links Mbed TLS relinks when it is rebuilt (new config header or patch).
 $(HOST_BINS) $(EXAMPLE_BINS) $(TEST_BINS) $(TOOL_BINS) $(BENCH_BINS): $(MBEDTLS_DIR)/library/libmbedcrypto.a
@@ -212,7 +218,8 @@ test: deps
 	@OUT=$(OUT) NM=$(NM) CC=$(CC) PYTHON=$(PYTHON) BUILD_DIR=$(BUILD_DIR) \
 	  bash .make/run-tests.sh $(TEST_BINS) $(TEST_SCRIPTS)
 
-LINT_SRCS = $(shell find sdk port -name '*.[ch]' -not -path '*/config/*' -not -name '*.pb.[ch]')
+LINT_SRCS = $(shell find sdk port -name '*.[ch]' -not -path '*/config/*' -not -name '*.pb.[ch]' \
+              -not -path 'port/cortex-m/*' -not -name port_cortex_m.h)
 lint: deps
 	@bash .make/lint.sh $(LINT_SRCS) -- $(CFLAGS_COMMON) -Isdk/src/internal -Isdk/src \
 	  -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
@@ -222,15 +229,15 @@ menuconfig:
 defconfig:
 	@$(PYTHON) .make/kconfig.py defconfig $(KCONFIG_CONFIG)
 
-bench: deps
+bench: deps cross-deps
 	@$(MAKE) --no-print-directory $(BENCH_BINS) host
 	@$(PYTHON) .make/bench.py $(OUT) $(BUILD_DIR)/bench.json
 
-# Paper reproductions: analytic tables, simulations and plots under build/repro/.
+# Paper reproductions: the references of host-sim/scenarios/paper-*.ref beside ours (analytic
+# tables, simulations, plots) under build/repro/ (README.md sums them up).
 repro: deps
 	@$(MAKE) --no-print-directory host
-	@$(OUT)/dpm-repro disparity --out $(BUILD_DIR)/repro
-	@$(OUT)/dpm-sim repro --out $(BUILD_DIR)/repro $(sort $(wildcard host-sim/scenarios/paper-*.scn))
+	@$(OUT)/dpm-sim repro --out $(BUILD_DIR)/repro
 
 # Quality gates: the whole test suite under AddressSanitizer + UBSan, and line coverage of sdk/.
 SANITIZE_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
@@ -302,10 +309,55 @@ distcheck: deps
 	  bash .make/run-tests.sh tests/e2e/distcheck.sh
 # ---- end of version and release tarball -----------------------------------------------------
 
-NOT_YET := cross size
-.PHONY: $(NOT_YET)
-$(NOT_YET):
-	@echo "make $@: not yet implemented"
+# ---- cross / size ------------------------------------------------------------------------------
+# make cross: ARM Linux + big-endian under qemu-user, Cortex-M under qemu-system-arm
+# (.make/cross.sh); make size: Cortex-M4 flash/RAM/stack budgets (.make/size.sh). Bare-metal
+# builds live in .make/cortex-m.mk; the rules here only serve CROSS_COMPILE=<linux triplet>-.
+.PHONY: cross cross-deps cross-tests size
+cross-deps:
+	@BUILD_DIR=$(BUILD_DIR) bash .make/cross-deps.sh
+cross: deps cross-deps
+	@BUILD_DIR=$(BUILD_DIR) MAKE="$(MAKE)" bash .make/cross.sh
+size: deps cross-deps
+	@BUILD_DIR=$(BUILD_DIR) MAKE="$(MAKE)" PYTHON=$(PYTHON) bash .make/size.sh
+
+# port/cortex-m is Arm code (inline assembly, newlib): `make lint` checks it for its target.
+.PHONY: lint-cortex-m
+lint: lint-cortex-m
+lint-cortex-m: deps cross-deps
+	@bash .make/lint.sh $(wildcard port/cortex-m/*.c) port/include/dpm/port_cortex_m.h -- -std=c99 \
+	  --target=thumbv7em-none-eabi -mcpu=cortex-m4 -mfloat-abi=soft -Isdk/include -Iport/include \
+	  -isystem /usr/lib/arm-none-eabi/include -DDPM_CM_TEST_DRBG_NOT_FOR_PRODUCTION
+
+ifneq ($(CROSS_COMPILE),)
+# Mbed TLS for the target, with the config chosen above (cmake knows the cross compiler).
+MBEDTLS_CROSS_BUILD = @MBEDTLS_SRC=$(MBEDTLS_SRC) bash .make/build-mbedtls.sh $(TARGET) $(MBEDTLS_DIR) \
+  $(CURDIR)/port/tls/config/dpm_mbedtls_$(MBEDTLS_CONFIG).h -DCMAKE_SYSTEM_NAME=Linux \
+  -DCMAKE_SYSTEM_PROCESSOR=$(firstword $(subst -, ,$(TARGET))) -DCMAKE_C_COMPILER=$(CC)
+# The host-independent tests: not those of host-sim (they include its estimate/, sim/ or
+# collector/ headers). test_tuple_gof is an SDK test that only borrows the simulator's tuple
+# sampler as a second implementation, so it stays, linked with just that part of host-sim.
+CROSS_HOST_ONLY_TESTS := $(filter-out tests/stat/test_tuple_gof.c, \
+  $(shell grep -lE '^#include "(estimate|sim|collector)/' $(TEST_SRCS)))
+CROSS_TEST_SRCS := $(filter-out $(CROSS_HOST_ONLY_TESTS),$(TEST_SRCS))
+CROSS_TEST_BINS := $(patsubst tests/%.c,$(OUT)/tests/%,$(CROSS_TEST_SRCS))
+CROSS_SIM_OBJS := $(call obj,host-sim/sim/tuple_paper.c host-sim/estimate/disparity.c \
+                                host-sim/common/prob.c)
+CROSS_SUPPORT_LIB := $(OUT)/libdpm_testsupport.a
+$(CROSS_SUPPORT_LIB): $(TEST_SUPPORT_OBJS)
+	@rm -f $@
+	$(Q)$(AR) rcs $@ $^
+# A static pattern rule: for these binaries it replaces the host link rule (no sqlite, no
+# collector); support code comes from an archive, so only what a test uses is linked.
+$(CROSS_TEST_BINS): $(OUT)/tests/%: $(OUT)/obj/tests/%.o $(CROSS_SUPPORT_LIB) $(CROSS_SIM_OBJS) \
+                    $(LIBPORT) $(LIBDPM)
+	@mkdir -p $(dir $@)
+	@printf '  %-3s %s\n' LD $@
+	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(CROSS_SIM_OBJS) $(CROSS_SUPPORT_LIB) $(LIBPORT) $(LIBDPM) \
+	  $(MBEDTLS_LIBS) $(LDLIBS)
+cross-tests: lib $(CROSS_TEST_BINS) $(EXAMPLE_BINS)
+	@printf '%s\n' $(CROSS_TEST_BINS) >$(OUT)/cross-tests.list
+endif
 
 clean:
 	rm -rf $(OUT)

@@ -3,8 +3,9 @@
 # make demo-pg: `make demo` on PostgreSQL with two collectors sharing it. A throw-away cluster
 # (tests/e2e/pg_cluster.py: initdb and pg_ctl as the postgres user, a Unix socket in
 # $BUILD_DIR/pg/demo, no TCP port) is started, two dpm-collectors (instances demo-1, demo-2)
-# use it, the simulated devices spread over both, both answer the estimates (they must agree
-# byte for byte), and the cluster is stopped and removed at the end, even if a step fails.
+# use it, the simulated devices post through the first, both answer the estimates (they must
+# agree byte for byte), and the cluster is stopped and removed at the end, even if a step fails.
+# (Devices spread over several collectors, with one killed: tests/e2e/test_collector_pg.py.)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD_DIR=${BUILD_DIR:-build}

@@ -31,7 +31,7 @@ mbedtls_lib="$BUILD_DIR/mbedtls/host/library/libmbedcrypto.a"
 srcs=(tests/fuzz/fuzz_request.c
       host-sim/collector/{http,conn,request,batch,campaigns,aggregate,estimate_json}.c
       host-sim/collector/{bounds,auth,limits,metrics,counters,log,estimate_query}.c
-      host-sim/estimate/{disparity,roc}.c
+      host-sim/estimate/{disparity,roc}.c host-sim/common/{prob,json_write,edges,text_list}.c
       sdk/src/{core,noise,mech,report,stats}/*.c sdk/proto/dpm.pb.c
       "$nanopb"/pb_{common,encode,decode}.c)
 flags=(-std=c99 -g -O1 -fno-omit-frame-pointer -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE

@@ -3,7 +3,8 @@
 # run-tests.sh TEST...  Runs every test program and script, each printing TAP ("ok N - name" /
 # "not ok N - name"), and prints one summary line per suite and, last, "N passed, N failed".
 # A suite that exits non-zero without reporting a failure (a crash, an abort) counts as one
-# failed test. Exit status: 0 only if nothing failed.
+# failed test. Exit status: 0 only if nothing failed. TEST_RUNNER (e.g. "qemu-arm", or a
+# qemu-system-arm command line ending in -kernel) runs the compiled programs of a cross build.
 set -uo pipefail
 export CMOCKA_MESSAGE_OUTPUT=TAP
 total_pass=0 total_fail=0
@@ -16,7 +17,7 @@ for t in "$@"; do
   case "$t" in
     *.sh) bash "$t" >"$log" 2>&1 ;;
     *.py) "${PYTHON:-/usr/bin/python3}" "$t" >"$log" 2>&1 ;;
-    *) "$t" >"$log" 2>&1 ;;
+    *) ${TEST_RUNNER:-} "$t" >"$log" 2>&1 ;;
   esac
   rc=$?
   pass=$(grep -cE '^ok [0-9]+' "$log")

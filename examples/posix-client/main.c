@@ -46,33 +46,32 @@ typedef struct {
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: posix-client --url https://HOST:PORT --ca FILE --campaign ID [options]\n"
-            "\n"
-            "  --url URL          collector base URL (https://host:port)\n"
-            "  --ca FILE          PEM certificate of the CA that signs the collector's\n"
-            "                     certificate (pinned: no other CA is trusted)\n"
-            "  --campaign ID      campaign to report for (fetched from the collector; a copy\n"
-            "                     is kept in --state and used when the collector is down)\n"
-            "  --events FILE      CSV of this device's events; '#' lines are comments.\n"
-            "                     tuple campaigns: score,label,group (one group per device,\n"
-            "                     below the campaign's groups); roc_hist campaigns:\n"
-            "                     score,label (a third column is ignored). score in [0,1],\n"
-            "                     label 0 or 1\n"
-            "  --threshold X      tuple campaigns: prediction = score >= X (default 0.5)\n"
-            "  --period N         campaign period this report belongs to (default 0)\n"
-            "  --max-eps X        privacy policy: refuse campaigns whose epsilon per report\n"
-            "                     is above X (default 1)\n"
-            "  --max-budget X     privacy policy: refuse campaigns whose budget per period\n"
-            "                     is above X (default 1: one report per period at eps 1)\n"
-            "  --state DIR        where the ledger, outbox and campaign copies live\n"
-            "                     (default ./dpm-state)\n"
-            "  --server-name NAME expected certificate name (default: the URL's host)\n"
-            "  --cert FILE        this device's TLS client certificate (PEM), for a collector\n"
-            "                     that authenticates devices (dpm-collector --device-ca)\n"
-            "  --key FILE         its private key (PEM, unencrypted); with --cert\n"
-            "  --flush-only       post what the outbox holds; make no new report\n"
-            "  --help             this text\n");
+    fprintf(f, "usage: posix-client --url https://HOST:PORT --ca FILE --campaign ID [options]\n"
+               "\n"
+               "  --url URL          collector base URL (https://host:port)\n"
+               "  --ca FILE          PEM certificate of the CA that signs the collector's\n"
+               "                     certificate (pinned: no other CA is trusted)\n"
+               "  --campaign ID      campaign to report for (fetched from the collector; a copy\n"
+               "                     is kept in --state and used when the collector is down)\n"
+               "  --events FILE      CSV of this device's events; '#' lines are comments.\n"
+               "                     tuple campaigns: score,label,group (one group per device,\n"
+               "                     below the campaign's groups); roc_hist campaigns:\n"
+               "                     score,label (a third column is ignored). score in [0,1],\n"
+               "                     label 0 or 1\n"
+               "  --threshold X      tuple campaigns: prediction = score >= X (default 0.5)\n"
+               "  --period N         campaign period this report belongs to (default 0)\n"
+               "  --max-eps X        privacy policy: refuse campaigns whose epsilon per report\n"
+               "                     is above X (default 1)\n"
+               "  --max-budget X     privacy policy: refuse campaigns whose budget per period\n"
+               "                     is above X (default 1: one report per period at eps 1)\n"
+               "  --state DIR        where the ledger, outbox and campaign copies live\n"
+               "                     (default ./dpm-state)\n"
+               "  --server-name NAME expected certificate name (default: the URL's host)\n"
+               "  --cert FILE        this device's TLS client certificate (PEM), for a collector\n"
+               "                     that authenticates devices (dpm-collector --device-ca)\n"
+               "  --key FILE         its private key (PEM, unencrypted); with --cert\n"
+               "  --flush-only       post what the outbox holds; make no new report\n"
+               "  --help             this text\n");
 }
 
 static int parse_unit(const char *s, uint32_t *out)
@@ -99,15 +98,21 @@ static int parse_u32(const char *s, uint32_t *out)
 
 static int parse_options(int argc, char **argv, options_t *o)
 {
-    static const struct option longopts[] = {
-        {"url", required_argument, NULL, 'u'},         {"ca", required_argument, NULL, 'c'},
-        {"campaign", required_argument, NULL, 'k'},    {"events", required_argument, NULL, 'e'},
-        {"threshold", required_argument, NULL, 't'},   {"period", required_argument, NULL, 'p'},
-        {"max-eps", required_argument, NULL, 'x'},     {"max-budget", required_argument, NULL, 'b'},
-        {"state", required_argument, NULL, 's'},       {"server-name", required_argument, NULL, 'n'},
-        {"flush-only", no_argument, NULL, 'f'},        {"help", no_argument, NULL, 'h'},
-        {"cert", required_argument, NULL, 'C'},        {"key", required_argument, NULL, 'K'},
-        {NULL, 0, NULL, 0}};
+    static const struct option longopts[] = {{"url", required_argument, NULL, 'u'},
+                                             {"ca", required_argument, NULL, 'c'},
+                                             {"campaign", required_argument, NULL, 'k'},
+                                             {"events", required_argument, NULL, 'e'},
+                                             {"threshold", required_argument, NULL, 't'},
+                                             {"period", required_argument, NULL, 'p'},
+                                             {"max-eps", required_argument, NULL, 'x'},
+                                             {"max-budget", required_argument, NULL, 'b'},
+                                             {"state", required_argument, NULL, 's'},
+                                             {"server-name", required_argument, NULL, 'n'},
+                                             {"flush-only", no_argument, NULL, 'f'},
+                                             {"help", no_argument, NULL, 'h'},
+                                             {"cert", required_argument, NULL, 'C'},
+                                             {"key", required_argument, NULL, 'K'},
+                                             {NULL, 0, NULL, 0}};
     memset(o, 0, sizeof(*o));
     o->state_dir = "dpm-state";
     o->threshold_q31 = DPM_SCORE_ONE / 2;
@@ -134,7 +139,8 @@ static int parse_options(int argc, char **argv, options_t *o)
         }
     }
     if (bad || o->url == NULL || o->ca_path == NULL || o->campaign_id == 0 ||
-        (!o->flush_only && o->events_path == NULL) || (o->cert_path == NULL) != (o->key_path == NULL)) {
+        (!o->flush_only && o->events_path == NULL) ||
+        (o->cert_path == NULL) != (o->key_path == NULL)) {
         usage(stderr);
         return -1;
     }
@@ -240,7 +246,8 @@ static int read_events(const options_t *o, const dpm_mech_t *mech, events_t *ev)
         if (!ok) {
             fprintf(stderr, "posix-client: %s:%ld: expected %s with score in [0,1] and label 0/1\n",
                     o->events_path, lineno,
-                    bins != NULL ? "score,label" : "score,label,group (the same group on every line)");
+                    bins != NULL ? "score,label"
+                                 : "score,label,group (the same group on every line)");
             rc = -1;
         }
         seen++;
@@ -253,7 +260,8 @@ static int read_events(const options_t *o, const dpm_mech_t *mech, events_t *ev)
     return rc;
 }
 
-/* ---- the collector ---------------------------------------------------------------------------- */
+/* ---- the collector ----------------------------------------------------------------------------
+ */
 
 typedef struct {
     dpm_posix_tcp_t tcp;
@@ -330,8 +338,8 @@ static int connect_collector(connection_t *conn, const char *host, uint16_t port
 
 /* The campaign: fetched (and its copy refreshed), or the kept copy when the collector cannot be
  * reached. Returns an exit code. */
-static int get_campaign(const options_t *o, dpm_device_t *dev, connection_t *conn,
-                        const char *host, dpm_mech_t *mech)
+static int get_campaign(const options_t *o, dpm_device_t *dev, connection_t *conn, const char *host,
+                        dpm_mech_t *mech)
 {
     static uint8_t bytes[DPM_CAMPAIGN_MAX_BYTES + 512];
     char path[DPM_POSIX_PATH_MAX];
@@ -368,7 +376,8 @@ static int get_campaign(const options_t *o, dpm_device_t *dev, connection_t *con
     return EXIT_OK;
 }
 
-/* ---- one report --------------------------------------------------------------------------------- */
+/* ---- one report ---------------------------------------------------------------------------------
+ */
 
 static int exit_code_for(dpm_status_t st)
 {
@@ -399,14 +408,14 @@ static int make_report(const options_t *o, dpm_device_t *dev, const dpm_mech_t *
         st = dpm_device_report_tuple(dev, mech, o->period, ev.group, &ev.conf, &info);
     }
     if (st != DPM_OK) {
-        const char *cause = st == DPM_ERR_BUDGET
-                                ? "the privacy budget of this period is spent"
-                                : st == DPM_ERR_UNDEFINED
-                                      ? "a metric is undefined on this device's events (zero "
+        const char *cause =
+            st == DPM_ERR_BUDGET      ? "the privacy budget of this period is spent (or the period "
+                                        "is closed: this device reported for a later one)"
+            : st == DPM_ERR_UNDEFINED ? "a metric is undefined on this device's events (zero "
                                         "denominator)"
-                                      : st == DPM_ERR_BUFFER ? "the outbox is full; post it first "
-                                                               "(--flush-only)"
-                                                             : dpm_strerror(st);
+            : st == DPM_ERR_BUFFER    ? "the outbox is full; post it first "
+                                        "(--flush-only)"
+                                      : dpm_strerror(st);
         fprintf(stderr, "posix-client: no report: %s\n", cause);
         return exit_code_for(st);
     }
@@ -438,10 +447,15 @@ int main(int argc, char **argv)
     char state_path[DPM_POSIX_PATH_MAX];
     mkdir(o.state_dir, 0700);
     snprintf(state_path, sizeof(state_path), "%s/state.bin", o.state_dir);
-    static dpm_posix_storage_t file;
+    /* The ledger's anchor lives in a second file: if state.bin is ever wiped, the anchor says
+     * this device has charged before, and the ledger refuses instead of starting over. */
+    char anchor_path[DPM_POSIX_PATH_MAX];
+    snprintf(anchor_path, sizeof(anchor_path), "%s/ledger-anchor.bin", o.state_dir);
+    static dpm_posix_storage_t file, anchor_file;
     static dpm_posix_rng_t drbg;
-    if (dpm_posix_storage_open(&file, state_path, STATE_BYTES) != 0) {
-        fprintf(stderr, "posix-client: cannot open %s\n", state_path);
+    if (dpm_posix_storage_open(&file, state_path, STATE_BYTES) != 0 ||
+        dpm_posix_storage_open(&anchor_file, anchor_path, DPM_LEDGER_ANCHOR_BYTES) != 0) {
+        fprintf(stderr, "posix-client: cannot open %s or %s\n", state_path, anchor_path);
         return EXIT_USAGE;
     }
     if (dpm_posix_rng_init(&drbg, (const uint8_t *)"posix-client", 12) != 0) {
@@ -458,6 +472,8 @@ int main(int argc, char **argv)
     cfg.ledger_size = LEDGER_BYTES;
     cfg.outbox_offset = LEDGER_BYTES;
     cfg.outbox_size = STATE_BYTES - LEDGER_BYTES;
+    cfg.ledger_anchor = dpm_posix_storage(&anchor_file);
+    cfg.ledger_anchor_offset = 0;
     cfg.policy.defaults.max_eps = o.max_eps;
     cfg.policy.defaults.max_budget = o.max_budget;
     cfg.upload = (dpm_upload_config_t){host, "/v1/reports", DPM_UPLOAD_MAX_BATCH, 2048, TIMEOUT_MS,
@@ -465,8 +481,9 @@ int main(int argc, char **argv)
     static dpm_device_t dev;
     dpm_status_t st = dpm_device_init(&dev, &cfg);
     if (st != DPM_OK) {
-        fprintf(stderr, "posix-client: cannot open the device state in %s: %s; refusing to "
-                        "report\n",
+        fprintf(stderr,
+                "posix-client: cannot open the device state in %s: %s; refusing to "
+                "report\n",
                 state_path, dpm_strerror(st));
         return st == DPM_ERR_CORRUPT ? EXIT_STATE : EXIT_USAGE;
     }
@@ -491,8 +508,15 @@ int main(int argc, char **argv)
     static uint8_t work[4096];
     dpm_upload_result_t res;
     st = dpm_device_flush(&dev, &conn.transport, work, sizeof(work), &res);
-    printf("upload: %u delivered, %u rejected, %u pending (HTTP %u)\n", res.delivered,
-           res.rejected, res.pending, res.http_status);
+    printf("upload: %u delivered, %u rejected, %u pending (HTTP %u)\n", res.delivered, res.rejected,
+           res.pending, res.http_status);
+    dpm_outbox_stats_t stats;
+    if (dpm_outbox_stats(dpm_device_outbox(&dev), &stats) == DPM_OK && stats.lost > 0) {
+        fprintf(stderr,
+                "posix-client: %u report(s) were lost to damaged storage (their epsilon "
+                "was spent); the collector is told with the next batch\n",
+                stats.lost);
+    }
     if (st != DPM_OK) {
         fprintf(stderr, "posix-client: upload failed (%s); the reports stay in the outbox\n",
                 dpm_strerror(st));

@@ -11,6 +11,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/edges.h"
+
 #define LINE_MAX_CHARS 256
 #define FILE_MAX_BYTES (1u << 20)
 
@@ -141,43 +143,13 @@ static int parse_metrics(const char *v, dpm_campaign_t *c)
     }
 }
 
-/* roc_hist: "bins = B" (edges k / B) or "edges = e1, e2, ..." (decimals in (0, 1]). */
+/* roc_hist: "bins = B" or "edges = e1, e2, ..." (host-sim/common/edges.h, shared with dpm-sim). */
 static int parse_bins(const char *key, const char *v, dpm_campaign_t *c)
 {
-    c->nbins = 0;
-    if (strcmp(key, "bins") == 0) {
-        uint32_t bins;
-        if (parse_u32(v, 2, DPM_MAX_BINS, &bins) != 0) {
-            return -1;
-        }
-        for (uint32_t i = 0; i + 1 < bins; i++) {
-            c->bin_edges[c->nbins++] = (uint32_t)(((uint64_t)(i + 1u) << 31) / bins);
-        }
-        return 0;
-    }
-    const char *p = v;
-    while (*p != '\0') {
-        char *end = NULL;
-        double e = strtod(p, &end);
-        if (end == p || !(e > 0.0) || !(e <= 1.0) || c->nbins >= DPM_MAX_BINS - 1) {
-            return -1;
-        }
-        uint32_t q = (uint32_t)llround(e * 2147483648.0);
-        if (q == 0 || (c->nbins > 0 && q <= c->bin_edges[c->nbins - 1])) { /* 0: below the grid */
-            return -1;
-        }
-        c->bin_edges[c->nbins++] = q;
-        while (*end == ' ' || *end == '\t') {
-            end++;
-        }
-        if (*end == ',') {
-            end++;
-        } else if (*end != '\0') {
-            return -1;
-        }
-        p = end;
-    }
-    return c->nbins > 0 ? 0 : -1;
+    char why[128];
+    return strcmp(key, "bins") == 0
+               ? edges_parse_bins(v, c->bin_edges, &c->nbins, why, sizeof(why))
+               : edges_parse_list(v, c->bin_edges, &c->nbins, why, sizeof(why));
 }
 
 static int set_key(block_t *b, const char *key, const char *v, int line, char *err, size_t cap)

@@ -3,94 +3,40 @@
 #include "collector/estimate_json.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/json_write.h"
+
 #define Z95 1.959963984540054
 
-/* A growing string; after an allocation failure every append is a no-op and err is set. */
-typedef struct {
-    char *buf;
-    size_t len, cap;
-    int err;
-    unsigned nulls; /* numbers written as null (each object says why) */
-} sb_t;
-
-static void sb_printf(sb_t *sb, const char *fmt, ...)
-{
-    if (sb->err) {
-        return;
-    }
-    for (;;) {
-        va_list ap;
-        va_start(ap, fmt);
-        int n = vsnprintf(sb->buf + sb->len, sb->cap - sb->len, fmt, ap);
-        va_end(ap);
-        if (n < 0) {
-            sb->err = 1;
-            return;
-        }
-        if ((size_t)n < sb->cap - sb->len) {
-            sb->len += (size_t)n;
-            return;
-        }
-        size_t cap = 2 * sb->cap + (size_t)n + 1;
-        char *p = realloc(sb->buf, cap);
-        if (p == NULL) {
-            sb->err = 1;
-            return;
-        }
-        sb->buf = p;
-        sb->cap = cap;
-    }
-}
+#define DIGITS 9 /* significant digits of every number */
 
 /* A number, or null when it is not finite (JSON has no NaN). */
-static void sb_num(sb_t *sb, double x)
+static void sb_num(jw_t *sb, double x)
 {
-    if (isfinite(x)) {
-        sb_printf(sb, "%.9g", x);
-    } else {
-        sb_printf(sb, "null");
-        sb->nulls++;
-    }
+    jw_num(sb, x, DIGITS);
 }
 
-static void sb_str(sb_t *sb, const char *s)
+static void sb_reasons(jw_t *sb, const coll_reasons_t *rs)
 {
-    sb_printf(sb, "\"");
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\') {
-            sb_printf(sb, "\\%c", *p);
-        } else if (*p < 0x20 || *p == 0x7F) {
-            sb_printf(sb, "\\u%04x", *p);
-        } else {
-            sb_printf(sb, "%c", *p);
-        }
-    }
-    sb_printf(sb, "\"");
-}
-
-static void sb_reasons(sb_t *sb, const coll_reasons_t *rs)
-{
-    sb_printf(sb, "{");
+    jw_raw(sb, "{");
     for (size_t i = 0; i < rs->n; i++) {
-        sb_printf(sb, "%s", i ? ", " : "");
-        sb_str(sb, rs->r[i].reason);
-        sb_printf(sb, ": %llu", (unsigned long long)rs->r[i].count);
+        jw_raw(sb, "%s", i ? ", " : "");
+        jw_str(sb, rs->r[i].reason);
+        jw_raw(sb, ": %llu", (unsigned long long)rs->r[i].count);
     }
-    sb_printf(sb, "}");
+    jw_raw(sb, "}");
 }
 
-static void sb_interval(sb_t *sb, double lo, double hi)
+static void sb_interval(jw_t *sb, double lo, double hi)
 {
-    sb_printf(sb, "[");
+    jw_raw(sb, "[");
     sb_num(sb, lo);
-    sb_printf(sb, ", ");
+    jw_raw(sb, ", ");
     sb_num(sb, hi);
-    sb_printf(sb, "]");
+    jw_raw(sb, "]");
 }
 
 static double clip(double x, double lo, double hi)
@@ -98,17 +44,29 @@ static double clip(double x, double lo, double hi)
     return x < lo ? lo : x > hi ? hi : x;
 }
 
-/* "reason": why or, when a number of this object came out null without one, a generic one. */
-static void sb_reason(sb_t *sb, const char *why, unsigned nulls_before)
+/* Was a null written since offset start (the estimate is written to a buffer)? */
+static int null_since(const jw_t *sb, size_t start)
 {
-    sb_printf(sb, ", \"reason\": ");
-    if (why == NULL && sb->nulls != nulls_before) {
+    for (size_t i = start; sb->buf != NULL && i + 4 <= sb->len; i++) {
+        if (memcmp(sb->buf + i, "null", 4) == 0) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* "reason": why or, when a number of this object (written since offset start) came out null
+ * without one, a generic one. */
+static void sb_reason(jw_t *sb, const char *why, size_t start)
+{
+    jw_raw(sb, ", \"reason\": ");
+    if (why == NULL && null_since(sb, start)) {
         why = "a value is not finite (too few reports for this noise)";
     }
     if (why != NULL) {
-        sb_str(sb, why);
+        jw_str(sb, why);
     } else {
-        sb_printf(sb, "null");
+        jw_raw(sb, "null");
     }
 }
 
@@ -134,13 +92,13 @@ static const char *group_too_small(const dpm_disp_params_t *p, const dpm_disp_ag
     return NULL;
 }
 
-static void sb_interval_clipped(sb_t *sb, double lo, double hi, double min, double max)
+static void sb_interval_clipped(jw_t *sb, double lo, double hi, double min, double max)
 {
     sb_interval(sb, isfinite(lo) ? clip(lo, min, max) : lo, isfinite(hi) ? clip(hi, min, max) : hi);
 }
 
 /* One metric: per-group means and every pairwise disparity, on the metric scale. */
-static void sb_metric(sb_t *sb, const coll_campaign_t *c, const dpm_disp_agg_t *agg,
+static void sb_metric(jw_t *sb, const coll_campaign_t *c, const dpm_disp_agg_t *agg,
                       dpm_metric_t metric, double confidence)
 {
     uint32_t d = c->mech.campaign.groups;
@@ -154,9 +112,9 @@ static void sb_metric(sb_t *sb, const coll_campaign_t *c, const dpm_disp_agg_t *
     double K = (double)agg->total;
     int have = agg->total > 0 && dpm_disp_estimate(&c->disp, agg, NULL, nu2, &est) == DPM_OK;
     const char *small[DPM_DISP_MAX_GROUPS];
-    sb_printf(sb, "{\"metric\": \"%s\", \"groups\": [", coll_metric_name(metric));
+    jw_raw(sb, "{\"metric\": \"%s\", \"groups\": [", coll_metric_name(metric));
     for (uint32_t g = 0; g < d; g++) {
-        unsigned nulls = sb->nulls;
+        size_t nulls = sb->len;
         int valid = have && est.group[g].valid;
         double n_hat = have ? est.group[g].n : NAN;
         small[g] = !have ? "no reports" : group_too_small(&c->disp, agg, g, n_hat);
@@ -164,37 +122,37 @@ static void sb_metric(sb_t *sb, const coll_campaign_t *c, const dpm_disp_agg_t *
         double mean = valid ? (est.group[g].mean + 1.0) / 2.0 : NAN;
         double var = valid ? est.group[g].var / 4.0 : NAN;
         double half = z * sqrt(var), half95 = Z95 * sqrt(var);
-        sb_printf(sb, "%s{\"group\": %u, \"reports\": %llu, \"n\": %llu, \"size\": ", g ? ", " : "",
+        jw_raw(sb, "%s{\"group\": %u, \"reports\": %llu, \"n\": %llu, \"size\": ", g ? ", " : "",
                   g, (unsigned long long)agg->count[g], (unsigned long long)agg->count[g]);
         sb_num(sb, n_hat);
-        sb_printf(sb, ", \"size_clipped\": ");
+        jw_raw(sb, ", \"size_clipped\": ");
         sb_num(sb, have ? clip(n_hat, 0.0, K) : NAN);
-        sb_printf(sb, ", \"size_sd\": ");
+        jw_raw(sb, ", \"size_sd\": ");
         sb_num(sb, have ? size_sd(&c->disp, n_hat, K) : NAN);
-        sb_printf(sb, ", \"mean\": ");
+        jw_raw(sb, ", \"mean\": ");
         sb_num(sb, mean);
-        sb_printf(sb, ", \"mean_clipped\": ");
+        jw_raw(sb, ", \"mean_clipped\": ");
         sb_num(sb, isfinite(mean) ? clip(mean, 0.0, 1.0) : NAN);
-        sb_printf(sb, ", \"var\": ");
+        jw_raw(sb, ", \"var\": ");
         sb_num(sb, var);
-        sb_printf(sb, ", \"ci\": ");
+        jw_raw(sb, ", \"ci\": ");
         sb_interval(sb, mean - half, mean + half);
-        sb_printf(sb, ", \"ci_clipped\": ");
+        jw_raw(sb, ", \"ci_clipped\": ");
         sb_interval_clipped(sb, mean - half, mean + half, 0.0, 1.0);
-        sb_printf(sb, ", \"ci95\": ");
+        jw_raw(sb, ", \"ci95\": ");
         sb_interval(sb, mean - half95, mean + half95);
-        sb_printf(sb, ", \"max_shift_one_report\": ");
+        jw_raw(sb, ", \"max_shift_one_report\": ");
         sb_num(sb,
                valid ? coll_bounds_mean_shift(&c->bounds, &c->disp, est.group[g].n, mean) : NAN);
-        sb_printf(sb, ", \"too_small\": %s", small[g] != NULL ? "true" : "false");
+        jw_raw(sb, ", \"too_small\": %s", small[g] != NULL ? "true" : "false");
         sb_reason(sb,
                   !have    ? "no reports"
                   : !valid ? "the estimated group size is not positive: too few reports"
                            : small[g],
                   nulls);
-        sb_printf(sb, "}");
+        jw_raw(sb, "}");
     }
-    sb_printf(sb, "], \"disparities\": [");
+    jw_raw(sb, "], \"disparities\": [");
     int best = -1;
     dpm_disp_gap_t max_gap, max95;
     memset(&max_gap, 0, sizeof(max_gap));
@@ -202,7 +160,7 @@ static void sb_metric(sb_t *sb, const coll_campaign_t *c, const dpm_disp_agg_t *
     int first = 1;
     for (uint32_t g = 0; g < d; g++) {
         for (uint32_t h = g + 1; h < d; h++) {
-            unsigned nulls = sb->nulls;
+            size_t nulls = sb->len;
             dpm_disp_gap_t gap, gap95;
             int ok = have && dpm_disp_gap(&est, g, h, confidence, &gap) == DPM_OK &&
                      dpm_disp_gap(&est, g, h, 0.95, &gap95) == DPM_OK;
@@ -210,24 +168,24 @@ static void sb_metric(sb_t *sb, const coll_campaign_t *c, const dpm_disp_agg_t *
                               : !ok ? "a group's estimated size is not positive: too few reports"
                                     : NULL;
             const char *tiny = small[g] != NULL ? small[g] : small[h];
-            sb_printf(sb, "%s{\"g\": %u, \"h\": %u, \"n\": %llu, \"diff\": ", first ? "" : ", ", g,
+            jw_raw(sb, "%s{\"g\": %u, \"h\": %u, \"n\": %llu, \"diff\": ", first ? "" : ", ", g,
                       h, (unsigned long long)(agg->count[g] + agg->count[h]));
             first = 0;
             sb_num(sb, ok ? gap.diff / 2.0 : NAN);
-            sb_printf(sb, ", \"diff_clipped\": ");
+            jw_raw(sb, ", \"diff_clipped\": ");
             sb_num(sb, ok ? clip(gap.diff / 2.0, -1.0, 1.0) : NAN);
-            sb_printf(sb, ", \"var\": ");
+            jw_raw(sb, ", \"var\": ");
             sb_num(sb, ok ? gap.var / 4.0 : NAN);
-            sb_printf(sb, ", \"ci\": ");
+            jw_raw(sb, ", \"ci\": ");
             sb_interval(sb, ok ? gap.ci_lo / 2.0 : NAN, ok ? gap.ci_hi / 2.0 : NAN);
-            sb_printf(sb, ", \"ci_clipped\": ");
+            jw_raw(sb, ", \"ci_clipped\": ");
             sb_interval_clipped(sb, ok ? gap.ci_lo / 2.0 : NAN, ok ? gap.ci_hi / 2.0 : NAN, -1.0,
                                 1.0);
-            sb_printf(sb, ", \"ci95\": ");
+            jw_raw(sb, ", \"ci95\": ");
             sb_interval(sb, ok ? gap95.ci_lo / 2.0 : NAN, ok ? gap95.ci_hi / 2.0 : NAN);
-            sb_printf(sb, ", \"too_small\": %s", tiny != NULL || !ok ? "true" : "false");
+            jw_raw(sb, ", \"too_small\": %s", tiny != NULL || !ok ? "true" : "false");
             sb_reason(sb, why != NULL ? why : tiny, nulls);
-            sb_printf(sb, "}");
+            jw_raw(sb, "}");
             if (ok && isfinite(gap.abs_diff) && (best < 0 || gap.abs_diff > max_gap.abs_diff)) {
                 max_gap = gap;
                 max95 = gap95;
@@ -235,92 +193,89 @@ static void sb_metric(sb_t *sb, const coll_campaign_t *c, const dpm_disp_agg_t *
             }
         }
     }
-    sb_printf(sb, "], \"max_disparity\": ");
+    jw_raw(sb, "], \"max_disparity\": ");
     if (best < 0) {
-        sb_printf(sb, "null, \"max_disparity_reason\": ");
-        sb_str(sb, have ? "no pair of groups has a positive estimated size" : "no reports");
+        jw_raw(sb, "null, \"max_disparity_reason\": ");
+        jw_str(sb, have ? "no pair of groups has a positive estimated size" : "no reports");
     } else {
         const char *tiny = small[max_gap.g] != NULL ? small[max_gap.g] : small[max_gap.h];
-        sb_printf(sb, "{\"g\": %u, \"h\": %u, \"diff\": ", max_gap.g, max_gap.h);
+        jw_raw(sb, "{\"g\": %u, \"h\": %u, \"diff\": ", max_gap.g, max_gap.h);
         sb_num(sb, max_gap.diff / 2.0);
-        sb_printf(sb, ", \"abs_diff\": ");
+        jw_raw(sb, ", \"abs_diff\": ");
         sb_num(sb, max_gap.abs_diff / 2.0);
-        sb_printf(sb, ", \"ci\": ");
+        jw_raw(sb, ", \"ci\": ");
         sb_interval(sb, max_gap.ci_lo / 2.0, max_gap.ci_hi / 2.0);
-        sb_printf(sb, ", \"ci95\": ");
+        jw_raw(sb, ", \"ci95\": ");
         sb_interval(sb, max95.ci_lo / 2.0, max95.ci_hi / 2.0);
-        sb_printf(sb, ", \"too_small\": %s}, \"max_disparity_reason\": null",
+        jw_raw(sb, ", \"too_small\": %s}, \"max_disparity_reason\": null",
                   tiny != NULL ? "true" : "false");
     }
-    sb_printf(sb, "}");
+    jw_raw(sb, "}");
 }
 
-static void sb_array(sb_t *sb, const char *key, const double *v, uint32_t n)
+static void sb_array(jw_t *sb, const char *key, const double *v, uint32_t n)
 {
-    sb_printf(sb, ", \"%s\": [", key);
-    for (uint32_t i = 0; i < n; i++) {
-        sb_printf(sb, "%s", i ? ", " : "");
-        sb_num(sb, v[i]);
-    }
-    sb_printf(sb, "]");
+    jw_raw(sb, ", ");
+    jw_key(sb, key);
+    jw_nums(sb, v, n, DIGITS);
 }
 
 /* "report_bounds": what an accepted report can hold (bounds.h), and for tuple campaigns the
  * estimator constants of the influence formulas (a, q, gain). */
-static void sb_bounds(sb_t *sb, const coll_campaign_t *c)
+static void sb_bounds(jw_t *sb, const coll_campaign_t *c)
 {
     const coll_bounds_t *b = &c->bounds;
-    sb_printf(sb, ", \"report_bounds\": {\"honest_reject_log2\": ");
+    jw_raw(sb, ", \"report_bounds\": {\"honest_reject_log2\": ");
     sb_num(sb, b->fail_log2);
     if (!isfinite(b->fail_log2)) {
-        sb_printf(sb, ", \"reason\": \"no check can reject an honest report of this "
+        jw_raw(sb, ", \"reason\": \"no check can reject an honest report of this "
                       "mechanism\"");
     }
     if (b->mech != DPM_MECH_ID_ROC_HIST) {
-        sb_printf(sb, ", \"a\": %.17g, \"q\": %.17g, \"gain\": %.17g", c->disp.a, c->disp.q,
+        jw_raw(sb, ", \"a\": %.17g, \"q\": %.17g, \"gain\": %.17g", c->disp.a, c->disp.q,
                   c->disp.mech == DPM_DISP_MR ? c->disp.c : 1.0);
     }
     if (b->mech == DPM_MECH_ID_TUPLE_ML) {
-        sb_printf(sb, ", \"value_max\": %lld", (long long)b->value_max);
+        jw_raw(sb, ", \"value_max\": %lld", (long long)b->value_max);
     } else if (b->mech == DPM_MECH_ID_ROC_HIST) {
-        sb_printf(sb,
+        jw_raw(sb,
                   ", \"max_examples\": %u, \"cell\": [%lld, %lld], \"class_sum\": [%lld, %lld], "
                   "\"total_sum\": [%lld, %lld], \"class_l1_max\": %lld",
                   b->max_examples, (long long)b->cell_lo, (long long)b->cell_hi,
                   (long long)b->class_lo, (long long)b->class_hi, (long long)b->total_lo,
                   (long long)b->total_hi, (long long)b->class_l1_max);
     }
-    sb_printf(sb, "}");
+    jw_raw(sb, "}");
 }
 
 /* roc_hist: "roc": the summed histograms and the estimate of host-sim/estimate/roc.h. */
-static void sb_roc(sb_t *sb, const coll_campaign_t *c, const dpm_roc_agg_t *agg, double confidence)
+static void sb_roc(jw_t *sb, const coll_campaign_t *c, const dpm_roc_agg_t *agg, double confidence)
 {
     dpm_roc_estimate_t *e = malloc(sizeof(*e));
     uint32_t B = agg->bins;
     if (e == NULL || dpm_roc_estimate(&c->roc, agg, confidence, e) != DPM_OK) {
         free(e);
-        sb->err = 1;
+        sb->err = 1; /* reported by jw_take */
         return;
     }
-    unsigned nulls = sb->nulls;
+    size_t nulls = sb->len;
     double edges[DPM_MAX_BINS];
     for (uint32_t b = 0; b < B; b++) {
         if (b + 1 < B) {
             edges[b] = c->mech.campaign.bin_edges[b] / 2147483648.0;
         }
     }
-    sb_printf(sb, ", \"roc\": {\"bins\": %u", B);
+    jw_raw(sb, ", \"roc\": {\"bins\": %u", B);
     sb_array(sb, "edges", edges, B - 1);
-    sb_printf(sb, ", \"noise_scale\": ");
+    jw_raw(sb, ", \"noise_scale\": ");
     sb_num(sb, c->roc.scale);
     for (int k = 0; k < 2; k++) { /* exact integers (%.9g would round sums >= 1e9) */
         const int64_t *v = k ? agg->neg : agg->pos;
-        sb_printf(sb, ", \"%s\": [", k ? "neg_sum" : "pos_sum");
+        jw_raw(sb, ", \"%s\": [", k ? "neg_sum" : "pos_sum");
         for (uint32_t b = 0; b < B; b++) {
-            sb_printf(sb, "%s%lld", b ? ", " : "", (long long)v[b]);
+            jw_raw(sb, "%s%lld", b ? ", " : "", (long long)v[b]);
         }
-        sb_printf(sb, "]");
+        jw_raw(sb, "]");
     }
     /* P and N are sums of B cells per report, each with noise variance s²: Var = n B s². */
     double sd_total = sqrt((double)agg->reports * (double)B * c->roc.noise_var);
@@ -331,29 +286,29 @@ static void sb_roc(sb_t *sb, const coll_campaign_t *c, const dpm_roc_agg_t *agg,
             ? "the estimated positives' or negatives' relative standard error "
               "exceeds 0.2"
             : NULL;
-    sb_printf(sb, ", \"n\": %llu, \"too_small\": %s", (unsigned long long)agg->reports,
+    jw_raw(sb, ", \"n\": %llu, \"too_small\": %s", (unsigned long long)agg->reports,
               small != NULL || !e->valid ? "true" : "false");
-    sb_printf(sb, ", \"valid\": %s", e->valid ? "true" : "false");
+    jw_raw(sb, ", \"valid\": %s", e->valid ? "true" : "false");
     if (e->valid) {
-        sb_printf(sb, ", \"projected\": %s, \"positives\": ", e->projected ? "true" : "false");
+        jw_raw(sb, ", \"projected\": %s, \"positives\": ", e->projected ? "true" : "false");
         sb_num(sb, e->P);
-        sb_printf(sb, ", \"negatives\": ");
+        jw_raw(sb, ", \"negatives\": ");
         sb_num(sb, e->N);
-        sb_printf(sb, ", \"auc\": ");
+        jw_raw(sb, ", \"auc\": ");
         sb_num(sb, e->auc);
-        sb_printf(sb, ", \"auc_unbiased\": ");
+        jw_raw(sb, ", \"auc_unbiased\": ");
         sb_num(sb, e->auc_raw);
-        sb_printf(sb, ", \"auc_clipped\": ");
+        jw_raw(sb, ", \"auc_clipped\": ");
         sb_num(sb, e->auc);
-        sb_printf(sb, ", \"auc_var_noise\": ");
+        jw_raw(sb, ", \"auc_var_noise\": ");
         sb_num(sb, e->var_noise);
-        sb_printf(sb, ", \"auc_var_sampling\": ");
+        jw_raw(sb, ", \"auc_var_sampling\": ");
         sb_num(sb, e->var_sampling);
-        sb_printf(sb, ", \"auc_ci\": ");
+        jw_raw(sb, ", \"auc_ci\": ");
         sb_interval(sb, e->ci_lo, e->ci_hi);
-        sb_printf(sb, ", \"auc_ci_total\": ");
+        jw_raw(sb, ", \"auc_ci_total\": ");
         sb_interval(sb, e->ci_total_lo, e->ci_total_hi);
-        sb_printf(sb, ", \"max_auc_shift_one_report\": ");
+        jw_raw(sb, ", \"max_auc_shift_one_report\": ");
         sb_num(sb, coll_bounds_auc_shift(&c->bounds, e->P, e->N));
         sb_array(sb, "fpr", e->fpr, B + 1);
         sb_array(sb, "tpr", e->tpr, B + 1);
@@ -368,7 +323,7 @@ static void sb_roc(sb_t *sb, const coll_campaign_t *c, const dpm_roc_agg_t *agg,
                                   "few reports"
                                 : small,
               nulls);
-    sb_printf(sb, "}");
+    jw_raw(sb, "}");
     free(e);
 }
 
@@ -390,50 +345,43 @@ int coll_estimate_json(const coll_campaigns_t *cs, int ci, const coll_estimate_q
     if (ci < 0 || (size_t)ci >= cs->n) {
         return -1;
     }
-    sb_t sb = {malloc(4096), 0, 4096, 0, 0};
-    if (sb.buf == NULL) {
-        return -1;
-    }
+    jw_t sb;
+    jw_buffer(&sb);
     const coll_campaign_t *c = &cs->c[ci];
     const dpm_campaign_t *cp = &c->mech.campaign;
-    sb_printf(&sb, "{\"campaign\": %u, \"mechanism\": \"%s\", \"eps\": ", cp->id,
+    jw_raw(&sb, "{\"campaign\": %u, \"mechanism\": \"%s\", \"eps\": ", cp->id,
               coll_mechanism_name(cp->mechanism));
     sb_num(&sb, cp->eps / 65536.0);
-    sb_printf(&sb, ", \"eps_implemented\": ");
+    jw_raw(&sb, ", \"eps_implemented\": ");
     sb_num(&sb, c->mech.eps_implemented / 65536.0);
-    sb_printf(&sb, ", \"groups\": %u, \"confidence\": %.9g, \"scale\": \"metric\", ",
+    jw_raw(&sb, ", \"groups\": %u, \"confidence\": %.9g, \"scale\": \"metric\", ",
               c->mech.campaign.groups, q->confidence);
     if (q->all) {
-        sb_printf(&sb, "\"period_from\": null, \"period_to\": null");
+        jw_raw(&sb, "\"period_from\": null, \"period_to\": null");
     } else {
-        sb_printf(&sb, "\"period_from\": %u, \"period_to\": %u", q->from, q->to);
+        jw_raw(&sb, "\"period_from\": %u, \"period_to\": %u", q->from, q->to);
     }
-    sb_printf(&sb,
+    jw_raw(&sb,
               ", \"period_now\": %u, \"period_seconds\": %u, \"reports\": %llu, \"n\": "
               "%llu, \"too_small_rule\": {\"min_reports\": %d, \"max_size_cv\": %.9g}, "
               "\"rejects\": ",
               period_now(c, now), cp->period_seconds, (unsigned long long)st->reports,
               (unsigned long long)st->reports, COLL_EST_MIN_REPORTS, COLL_EST_MAX_SIZE_CV);
     sb_reasons(&sb, &st->rejects);
-    sb_printf(&sb, ", \"rejects_unattributed\": ");
+    jw_raw(&sb, ", \"rejects_unattributed\": ");
     sb_reasons(&sb, &totals->unattributed);
-    sb_printf(&sb, ", \"lost_reports\": %llu", (unsigned long long)totals->lost_reports);
+    jw_raw(&sb, ", \"lost_reports\": %llu", (unsigned long long)totals->lost_reports);
     sb_bounds(&sb, c);
-    sb_printf(&sb, ", \"metrics\": [");
+    jw_raw(&sb, ", \"metrics\": [");
     for (uint32_t m = 0; m < st->nmetrics; m++) {
-        sb_printf(&sb, "%s", m ? ", " : "");
+        jw_raw(&sb, "%s", m ? ", " : "");
         sb_metric(&sb, c, &st->agg[m], c->mech.campaign.metrics[m], q->confidence);
     }
-    sb_printf(&sb, "]");
+    jw_raw(&sb, "]");
     if (cp->mechanism == DPM_MECH_ID_ROC_HIST) {
         sb_roc(&sb, c, &st->roc, q->confidence);
     }
-    sb_printf(&sb, "}\n");
-    if (sb.err) {
-        free(sb.buf);
-        return -1;
-    }
-    *out = sb.buf;
-    *len = sb.len;
-    return 0;
+    jw_raw(&sb, "}\n");
+    *out = jw_take(&sb, len);
+    return *out != NULL ? 0 : -1;
 }

@@ -28,7 +28,7 @@
 
 #include <stddef.h>
 
-#include "collector/request.h"
+#include "collector/app.h"
 
 /* The text into a new heap buffer (NUL-terminated, *len without it). 0, or -1 (out of memory). */
 int coll_metrics_text(const coll_app_t *app, char **out, size_t *len);

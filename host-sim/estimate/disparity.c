@@ -6,6 +6,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "common/prob.h"
+
 #define TWO32 4294967296.0
 #define LN2 0.69314718055994530942
 
@@ -721,27 +723,13 @@ dpm_status_t dpm_disp_chebyshev_alpha(double mse, double confidence, double *alp
     return DPM_OK;
 }
 
-/* Φ(z) = erfc(-z / sqrt 2) / 2 is increasing: bisection to the last bit is plenty fast. */
-static double normal_quantile(double prob)
-{
-    double lo = -40.0, hi = 40.0;
-    for (int i = 0; i < 200 && hi - lo > 1e-15; i++) {
-        double mid = 0.5 * (lo + hi);
-        if (0.5 * erfc(-mid / sqrt(2.0)) < prob) {
-            lo = mid;
-        } else {
-            hi = mid;
-        }
-    }
-    return 0.5 * (lo + hi);
-}
-
+/* common/prob.h's quantile (bisection of Φ to the last bit), behind this library's status codes. */
 dpm_status_t dpm_disp_normal_quantile(double prob, double *z)
 {
     if (!is_prob(prob) || z == NULL) {
         return DPM_ERR_PARAM;
     }
-    *z = normal_quantile(prob);
+    *z = prob_norm_quantile(prob);
     return DPM_OK;
 }
 
@@ -757,7 +745,7 @@ dpm_status_t dpm_disp_gap(const dpm_disp_estimate_t *est, uint32_t g, uint32_t h
         return DPM_ERR_UNDEFINED;
     }
     double var = eg->var + eh->var - 2.0 * mean_covariance(est, g, h);
-    double half = normal_quantile(0.5 + confidence / 2.0) * sqrt(fmax(var, 0.0));
+    double half = prob_norm_quantile(0.5 + confidence / 2.0) * sqrt(fmax(var, 0.0));
     gap->g = g;
     gap->h = h;
     gap->diff = eg->mean - eh->mean;
@@ -872,7 +860,7 @@ static double target_mse(const dpm_disp_plan_t *plan)
     if (plan->bound == DPM_DISP_BOUND_CHEBYSHEV) {
         return (1.0 - plan->confidence) * plan->alpha * plan->alpha;
     }
-    double z = normal_quantile(0.5 + plan->confidence / 2.0);
+    double z = prob_norm_quantile(0.5 + plan->confidence / 2.0);
     return (plan->alpha / z) * (plan->alpha / z);
 }
 

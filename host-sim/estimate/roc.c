@@ -5,7 +5,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "estimate/disparity.h"
+#include "common/prob.h"
 
 double dpm_roc_dlap_var(double scale)
 {
@@ -151,6 +151,26 @@ double dpm_roc_noise_factor(const double *pos, const double *neg, uint32_t bins)
     return pl.noise_sum_pos / (P * P) + pl.noise_sum_neg / (N * N);
 }
 
+dpm_status_t dpm_roc_plan_factors(const double *pos, const double *neg, uint32_t bins, double *auc,
+                                  double *noise_factor, double *sampling_factor)
+{
+    double P = 0.0, N = 0.0;
+    for (uint32_t b = 0; pos != NULL && neg != NULL && b < bins && b < DPM_ROC_MAX_BINS; b++) {
+        P += pos[b];
+        N += neg[b];
+    }
+    if (pos == NULL || neg == NULL || !(P > 0.0) || !(N > 0.0) || bins < 2 ||
+        bins > DPM_ROC_MAX_BINS || auc == NULL || noise_factor == NULL || sampling_factor == NULL) {
+        return DPM_ERR_PARAM;
+    }
+    placements_t pl;
+    placements(pos, neg, bins, P, N, &pl);
+    *auc = pl.auc;
+    *noise_factor = pl.noise_sum_pos / (P * P) + pl.noise_sum_neg / (N * N);
+    *sampling_factor = pl.s10 / (P * P) + pl.s01 / (N * N);
+    return DPM_OK;
+}
+
 dpm_status_t dpm_roc_exact(const uint64_t *pos, const uint64_t *neg, uint32_t bins, double *tpr,
                            double *fpr, double *auc)
 {
@@ -206,10 +226,9 @@ dpm_status_t dpm_roc_estimate(const dpm_roc_params_t *p, const dpm_roc_agg_t *a,
         est->valid = 0;
         return DPM_OK;
     }
-    double z = 1.959963984540054, z_sim = z;
-    (void)dpm_disp_normal_quantile(0.5 + confidence / 2.0, &z);
     double m = B > 2 ? (double)(B - 1) : 1.0;
-    (void)dpm_disp_normal_quantile(1.0 - (1.0 - confidence) / (2.0 * m), &z_sim);
+    double z = prob_norm_quantile(0.5 + confidence / 2.0);
+    double z_sim = prob_norm_quantile(1.0 - (1.0 - confidence) / (2.0 * m));
     est->z = z;
     est->z_sim = z_sim;
     double P = est->P, N = est->N, ns2 = (double)a->reports * p->noise_var;

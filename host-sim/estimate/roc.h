@@ -138,6 +138,14 @@ int dpm_roc_project(const double *y, uint32_t n, double *x);
  * devices, F = sum_b (V10_b - A)² / p² + sum_b (V01_b - A)² / q², p = sum pos, q = sum neg. */
 double dpm_roc_noise_factor(const double *pos, const double *neg, uint32_t bins);
 
+/* Planner helper, for expected per-device counts pos[b], neg[b] of a model: the binned AUC of
+ * those counts (ties 1/2), and the factors of the AUC's variances for K devices:
+ * var_noise = s² noise_factor / K (as dpm_roc_noise_factor) and var_sampling = sampling_factor /
+ * K (DeLong with the examples independent: V10, V01 placement variances over P, N).
+ * DPM_ERR_PARAM on bad arguments or an empty class. */
+dpm_status_t dpm_roc_plan_factors(const double *pos, const double *neg, uint32_t bins, double *auc,
+                                  double *noise_factor, double *sampling_factor);
+
 #ifdef __cplusplus
 }
 #endif

@@ -9,8 +9,9 @@ Writes into DIR:
                           up to 6 panels): run 0's
                           estimated ROC with its pointwise 95% TPR band (dark) and simultaneous
                           (Bonferroni) band (light), the population's true binned ROC, and the
-                          AUC estimate with its interval against the true AUC
-  roc_auc_vs_eps.png      RMSE of the AUC across runs against eps (one line per campaign and
+                          AUC's RMSE against the model's AUC and against the devices' binned AUC
+  roc_auc_vs_eps.png      RMSE of the AUC across runs against the devices' binned AUC (the
+                          mechanism's noise) against eps (one line per campaign and
                           device count), beside the predicted standard deviation (dashed):
                           needs an eps sweep
   roc_auc_vs_devices.png  the same against the number of devices: needs a devices sweep
@@ -52,8 +53,9 @@ def curves(roc_rows):
     return out
 
 
-def auc_rows(summary):
-    return {(int(r["devices"]), r["campaign"], r["eps"]): r for r in summary if r["kind"] == "auc"}
+def auc_rows(summary, kind):
+    """kind "auc": against the model's AUC; "auc_binned": against the devices' binned AUC."""
+    return {(int(r["devices"]), r["campaign"], r["eps"]): r for r in summary if r["kind"] == kind}
 
 
 def plot_curves(out_dir, roc_rows, summary):
@@ -62,7 +64,7 @@ def plot_curves(out_dir, roc_rows, summary):
         return False
     small = min(k[0] for k in cs)
     keys = sorted((k for k in cs if k[0] == small), key=lambda k: (k[1], num(k[2])))[:MAX_PANELS]
-    aucs = auc_rows(summary)
+    model, binned = auc_rows(summary, "auc"), auc_rows(summary, "auc_binned")
     cols = min(3, len(keys))
     rows_n = (len(keys) + cols - 1) // cols
     fig, axes = plt.subplots(rows_n, cols, figsize=(4.2 * cols, 4.2 * rows_n), squeeze=False)
@@ -81,11 +83,12 @@ def plot_curves(out_dir, roc_rows, summary):
         ax.plot([num(r["fpr_truth"]) for r in rows], [num(r["tpr_truth"]) for r in rows], "--",
                 color="tab:red", lw=1.2, label="truth (binned)")
         ax.plot([0, 1], [0, 1], ":", color="gray", lw=0.8)
-        a = aucs.get(key)
+        m, b = model.get(key), binned.get(key)
         title = f"{key[1]} eps={key[2]} K={key[0]}"
-        if a is not None:
-            title += f"\nAUC truth {num(a['truth']):.4f}, RMSE {num(a['rmse']):.2g}, " \
-                     f"cover {100 * num(a['coverage']):.0f}%"
+        if m is not None and b is not None:
+            title += f"\nAUC vs model {num(m['truth']):.4f}: RMSE {num(m['rmse']):.2g}" \
+                     f"\nvs binned {num(b['truth']):.4f}: RMSE {num(b['rmse']):.2g}, " \
+                     f"cover {100 * num(b['coverage']):.0f}%"
         ax.set_title(title, fontsize=8)
         ax.set_xlim(0, 1)
         ax.set_ylim(0, 1.01)
@@ -103,7 +106,7 @@ def plot_curves(out_dir, roc_rows, summary):
 def plot_sweep(out_dir, summary, along_eps):
     lines = defaultdict(list)
     for r in summary:
-        if r["kind"] != "auc":
+        if r["kind"] != "auc_binned":  # the mechanism's noise: the 1/(eps sqrt K) law
             continue
         devices, eps = int(r["devices"]), num(r["eps"])
         fixed = devices if along_eps else eps
@@ -112,7 +115,7 @@ def plot_sweep(out_dir, summary, along_eps):
     if not lines:
         return False
     name = "roc_auc_vs_eps.png" if along_eps else "roc_auc_vs_devices.png"
-    draw_sweep(out_dir, lines, along_eps, name, "RMSE of the AUC (solid); predicted sd (dashed)",
+    draw_sweep(out_dir, lines, along_eps, name, "RMSE of the AUC against the devices' binned AUC (solid); predicted sd (dashed)",
                "roc_hist: AUC error against ", plt.cm.tab10.colors, str)
     return True
 

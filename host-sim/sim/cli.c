@@ -9,7 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "sim/farm.h"
+#include "sim/mech.h"
 
 int sim_cli_u64(const char *s, uint64_t *out)
 {
@@ -74,4 +74,9 @@ int sim_cli_plot(const char *script, const char *dir)
         return -1;
     }
     return 1;
+}
+
+int sim_cli_progress(int quiet)
+{
+    return !quiet && isatty(STDERR_FILENO);
 }

@@ -23,7 +23,9 @@ unsigned sim_cli_default_threads(void);
 /* Run `python3 script dir`. 1 done, 0 skipped (script or python missing), -1 failed. */
 int sim_cli_plot(const char *script, const char *dir);
 
-int sim_cmd_plan(int argc, char **argv);
+/* 1 when the progress line should be drawn: stderr is a terminal and no --quiet. */
+int sim_cli_progress(int quiet);
+
 int sim_cmd_bench(int argc, char **argv);
 int sim_cmd_repro(int argc, char **argv);
 

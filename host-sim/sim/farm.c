@@ -59,7 +59,7 @@ static dpm_status_t run_range(const sim_cfg_t *cfg, const sim_pop_t *pop, const 
                     st = dpm_report_decode(buf, len, &dec);
                 }
                 if (st == DPM_OK) {
-                    st = sim_agg_add_report(agg, cfg, &dec);
+                    st = sim_agg_add_report(cfg, agg, &dec);
                 }
                 if (st == DPM_OK && o->hook != NULL) {
                     o->hook(o->hook_ctx, cfg, run, i, buf, len);
@@ -86,7 +86,8 @@ static void *part_devices(void *arg)
     sim_agg_t agg;
     sim_farm_stats_t stats;
     memset(&stats, 0, sizeof(stats));
-    dpm_status_t st = sim_agg_init(&agg, p->cfg) == 0 ? DPM_OK : DPM_ERR_PARAM;
+    dpm_status_t st = DPM_OK;
+    sim_agg_init(p->cfg, &agg);
     while (st == DPM_OK) {
         pthread_mutex_lock(&p->queue->lock);
         uint64_t lo = p->queue->next, hi = lo + CHUNK < p->queue->end ? lo + CHUNK : p->queue->end;
@@ -110,12 +111,11 @@ static void *part_runs(void *arg)
     memset(&stats, 0, sizeof(stats));
     dpm_status_t st = DPM_OK;
     for (uint32_t r = p->run_lo; r < p->run_hi && st == DPM_OK; r++) {
-        sim_agg_t agg;
-        st = sim_agg_init(&agg, p->cfg) == 0 ? DPM_OK : DPM_ERR_PARAM;
-        if (st == DPM_OK) {
-            st = run_range(p->cfg, p->pop, p->opts, p->run + r, 0, p->pop->devices, &agg, &stats);
-        }
-        p->aggs[r] = agg;
+        /* straight into the caller's slot: a run's aggregate is kilobytes, the run may be 20
+         * devices; each part writes its own contiguous runs */
+        sim_agg_init(p->cfg, &p->aggs[r]);
+        st = run_range(p->cfg, p->pop, p->opts, p->run + r, 0, p->pop->devices, &p->aggs[r],
+                       &stats);
     }
     p->stats = stats;
     p->status = st;
@@ -195,10 +195,10 @@ dpm_status_t sim_farm_runs(const sim_cfg_t *cfg, const sim_pop_t *pop, uint32_t 
         run_parallel(part_devices, part, m);
         /* counts and sums are exact integers: the merged aggregate does not depend on which
          * thread took which chunk (only the float sum of squares may differ in its last bits) */
-        st = sim_agg_init(&aggs[r], cfg) == 0 ? DPM_OK : DPM_ERR_PARAM;
+        sim_agg_init(cfg, &aggs[r]);
         for (unsigned i = 0; i < m; i++) {
             st = st == DPM_OK ? part[i].status : st;
-            st = st == DPM_OK ? sim_agg_merge(&aggs[r], &part[i].agg) : st;
+            st = st == DPM_OK ? sim_agg_merge(cfg, &aggs[r], &part[i].agg) : st;
             add_stats(stats, &part[i].stats);
         }
     }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Inprocess mode: every simulated device runs the real SDK (statistics -> dpm_mech_report_tuple
- * -> dpm_report_encode, sim_device_report), and every report is decoded (dpm_report_decode),
- * checked against its campaign (dpm_mech_check_report, as the collector does) and aggregated by
+/* The device farm (inprocess mode), for every mechanism: each simulated device runs the real SDK
+ * (its statistics and report through its mechanism's module, then dpm_report_encode:
+ * sim_device_report), and every report is decoded (dpm_report_decode), checked against its
+ * campaign (dpm_mech_check_report, as the collector does) and aggregated by the module with
  * host-sim/estimate, the collector's estimator code.
  *
  * Threads split the devices of a run into contiguous ranges (large populations) or split the
@@ -17,8 +18,6 @@
 #include "sim/progress.h"
 #include "sim/sim_cfg.h"
 
-#define SIM_MAX_THREADS 16u
-
 /* Called for every encoded report, from the worker threads (it must be thread-safe). */
 typedef void (*sim_report_hook_t)(void *ctx, const sim_cfg_t *cfg, uint32_t run, uint64_t device,
                                   const uint8_t *buf, size_t len);
@@ -32,7 +31,8 @@ typedef struct {
 
 typedef struct {
     uint64_t reports;   /* reports made, decoded and aggregated */
-    uint64_t dropped;   /* devices that sent nothing (tuple_ml overflow, < 2^-45 each) */
+    uint64_t dropped;   /* devices that sent nothing (an SDK DPM_ERR_RANGE, e.g. tuple_ml's
+                         * overflow, < 2^-45 each) */
     uint64_t rng_bytes; /* port RNG bytes the devices drew */
 } sim_farm_stats_t;
 

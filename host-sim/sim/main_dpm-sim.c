@@ -15,9 +15,10 @@
  *   dpm-sim campaigns --scenario FILE                the collector's campaigns file
  *   dpm-sim check --scenario FILE                    parse only
  *
- * Scenario format: host-sim/sim/scenario.h. Modes and what is exact: session.h, farm.h,
- * exact.h, netmode.h. Outputs: output.h. Exit status: 0, 1 when a check failed (network
- * counts), 2 on usage, scenario or runtime errors (scenario errors name file and line). */
+ * Scenario format: host-sim/scenarios/README.md. Mechanisms: mech.h (the interface), mechs.c (the
+ * registry). Modes: session.h, farm.h, netmode.h. Outputs: output.h. Exit status: 0, 1 when a check
+ * failed (network counts), 2 on usage, scenario or runtime errors (scenario errors name file and
+ * line). */
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -26,8 +27,12 @@
 #include <unistd.h>
 
 #include "sim/cli.h"
+#include "sim/mechs.h"
 #include "sim/netmode.h"
 #include "sim/output.h"
+#include "sim/plan_roc.h"
+#include "sim/plan_tuple.h"
+#include "sim/scenario_parse.h"
 #include "sim/session.h"
 #include "dpm/version.h"
 
@@ -51,11 +56,12 @@ static const char USAGE[] =
     "\n"
     "Modes: inprocess (every device runs the real SDK: perturb, encode, decode, aggregate),\n"
     "exact (the aggregate drawn directly, distributed as the sum of the device reports),\n"
-    "network (devices post to a running dpm-collector over TLS). Scenario format: see\n"
-    "host-sim/sim/scenario.h and host-sim/scenarios/. Outputs in --out: results.json,\n"
+    "network (devices post to a running dpm-collector over TLS). Scenario format, with an\n"
+    "example per mechanism: host-sim/scenarios/README.md. Outputs in --out: results.json,\n"
     "runs.csv, summary.csv (roc_hist campaigns: roc.csv too) and the plots of\n"
-    "host-sim/plot/sim.py (and host-sim/plot/roc.py). dpm-sim plan --mechanism roc_hist --help\n"
-    "plans roc_hist campaigns.\n";
+    "host-sim/plot/sim.py (and host-sim/plot/roc.py). A progress line with rate and ETA is\n"
+    "drawn on stderr when it is a terminal (not with --quiet). dpm-sim plan --mechanism\n"
+    "roc_hist --help plans roc_hist campaigns.\n";
 
 typedef struct {
     const char *scenario, *out, *plot_script, *dump, *campaign, *eps, *collector;
@@ -299,7 +305,7 @@ static int cmd_run(const opts_t *o)
     memset(&ro, 0, sizeof(ro));
     ro.mode = o->mode_set ? o->mode : sc->mode;
     ro.threads = o->threads;
-    ro.progress = isatty(STDERR_FILENO) && !o->quiet;
+    ro.progress = sim_cli_progress(o->quiet);
     ro.quiet = o->quiet;
     sim_net_opts_t net = o->net;
     net.estimate_dir = o->out;
@@ -337,8 +343,10 @@ static int cmd_run(const opts_t *o)
         status = SIM_EXIT_USAGE;
     } else {
         if (!o->quiet) {
-            printf("done in %.2f s%s%s%s\n", s.seconds, o->out ? "; wrote " : "",
-                   o->out ? o->out : "", o->out ? "/{results.json,runs.csv,summary.csv}" : "");
+            printf("done in %.*f %s%s%s%s\n", s.seconds < 1.0 ? 1 : 2,
+                   s.seconds < 1.0 ? 1e3 * s.seconds : s.seconds, s.seconds < 1.0 ? "ms" : "s",
+                   o->out ? "; wrote " : "", o->out ? o->out : "",
+                   o->out ? "/{results.json,runs.csv,summary.csv}" : "");
         }
         if (o->out != NULL && o->plot && sim_cli_plot(o->plot_script, o->out) < 0) {
             status = SIM_EXIT_USAGE;
@@ -399,38 +407,15 @@ static void print_replay(const sim_cfg_t *cfg, const sim_block_t *b, const opts_
         printf(", confusion tp=%u fp=%u tn=%u fn=%u", b->conf.tp, b->conf.fp, b->conf.tn,
                b->conf.fn);
     }
-    for (uint32_t j = 0; j < cfg->nmetrics; j++) {
-        dpm_metric_t m = cfg->metrics[j];
-        printf(", %s=%u/%u", sim_metric_name(m), b->num[m - 1], b->den[m - 1]);
-    }
     printf("\n");
     if (len == 0) {
         printf("no report: the device does not take part in this campaign\n");
         return;
     }
-    if (cfg->roc) {
-        printf("report: roc_hist %u bins, pos", rep->body.roc_hist.bins);
-        for (uint32_t b2 = 0; b2 < rep->body.roc_hist.bins; b2++) {
-            printf(" %d", rep->body.roc_hist.pos[b2]);
-        }
-        printf(", neg");
-        for (uint32_t b2 = 0; b2 < rep->body.roc_hist.bins; b2++) {
-            printf(" %d", rep->body.roc_hist.neg[b2]);
-        }
-        printf(", eps_q16 %u, params_hash 0x%08x, period %u\nreport_id ", rep->eps,
-               rep->params_hash, rep->period);
-        hex(stdout, rep->report_id, DPM_REPORT_ID_BYTES);
-        printf("\nbytes %zu ", len);
-        hex(stdout, buf, len);
-        printf("\n");
-        return;
+    if (cfg->m->describe != NULL) {
+        cfg->m->describe(cfg, b, rep, stdout);
     }
-    printf("report: group %u (%s), values", rep->body.tuple.group,
-           sc->group[cfg->pop_group[rep->body.tuple.group]].name);
-    for (uint32_t j = 0; j < rep->body.tuple.nmetrics; j++) {
-        printf(" %+d", rep->body.tuple.value[j]);
-    }
-    printf(", eps_q16 %u, params_hash 0x%08x, period %u\nreport_id ", rep->eps, rep->params_hash,
+    printf("eps_q16 %u, params_hash 0x%08x, period %u\nreport_id ", rep->eps, rep->params_hash,
            rep->period);
     hex(stdout, rep->report_id, DPM_REPORT_ID_BYTES);
     printf("\nbytes %zu ", len);
@@ -503,21 +488,11 @@ static int cmd_campaigns(const opts_t *o)
             status = SIM_EXIT_USAGE;
             continue;
         }
-        if (s->mechanism == DPM_MECH_ID_ROC_HIST) {
-            printf("\n[campaign]   # %s\nid = %u\nmechanism = roc_hist\neps = %s\nedges = ",
-                   s->name, s->id, s->eps_text[0]);
-            for (uint32_t j = 0; j < s->nedges; j++) {
-                printf("%s%.10f", j ? ", " : "", s->edges[j] / 2147483648.0);
-            }
-            printf("\n");
-            continue;
+        printf("\n[campaign]   # %s\nid = %u\nmechanism = %s\neps = %s\n", s->name, s->id,
+               s->mech->name, s->eps_text[0]);
+        if (s->mech->campaign_keys != NULL) {
+            s->mech->campaign_keys(sc, s, stdout);
         }
-        printf("\n[campaign]   # %s\nid = %u\nmechanism = %s\neps = %s\ngroups = %u\nmetrics = ",
-               s->name, s->id, sim_mech_name(s->mechanism), s->eps_text[0], s->ngroups);
-        for (uint32_t j = 0; j < s->nmetrics; j++) {
-            printf("%s%s", j ? ", " : "", sim_metric_name(s->metrics[j]));
-        }
-        printf("\n");
     }
     free(sc);
     return status;
@@ -540,6 +515,10 @@ int main(int argc, char **argv)
     opts_t o;
     if (argc >= 2 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
         fputs(USAGE, stdout);
+        printf("\nMechanisms (registered in host-sim/sim/mechs.c):\n");
+        for (size_t i = 0; i < sim_mech_count(); i++) {
+            printf("  %-9s %s\n", sim_mech_at(i)->name, sim_mech_at(i)->what);
+        }
         return SIM_EXIT_OK;
     }
     if (argc == 2 && strcmp(argv[1], "--version") == 0) {
@@ -548,7 +527,12 @@ int main(int argc, char **argv)
     }
     const char *cmd = argc >= 2 && argv[1][0] != '-' ? argv[1] : "run";
     if (strcmp(cmd, "plan") == 0) {
-        return sim_cmd_plan(argc - 1, argv + 1);
+        for (int i = 2; i + 1 < argc; i++) {
+            if (strcmp(argv[i], "--mechanism") == 0 && strcmp(argv[i + 1], "roc_hist") == 0) {
+                return sim_cmd_plan_roc(argc - 1, argv + 1);
+            }
+        }
+        return sim_cmd_plan_tuple(argc - 1, argv + 1);
     }
     if (strcmp(cmd, "bench") == 0) {
         return sim_cmd_bench(argc - 1, argv + 1);

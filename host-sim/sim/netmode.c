@@ -14,7 +14,7 @@
 #include "dpm/port_posix.h"
 #include "dpm/port_tls.h"
 #include "dpm/upload.h"
-#include "sim/json_read.h"
+#include "common/json_read.h"
 
 #define CONNECT_TIMEOUT_MS 5000u
 #define IO_WAIT_MS 1000u
@@ -173,7 +173,7 @@ static int post_batch(client_t *cl, const uint8_t *body, size_t blen, const dpm_
             return -1;
         }
         for (size_t i = 0; i < n; i++) {
-            if (sim_agg_add_report(&cl->agg, cl->cfg, &reps[i]) != DPM_OK) {
+            if (sim_agg_add_report(cl->cfg, &cl->agg, &reps[i]) != DPM_OK) {
                 snprintf(cl->err, sizeof(cl->err), "a report the collector took fails our check");
                 return -1;
             }
@@ -192,7 +192,10 @@ static void *client_main(void *arg)
     dpm_report_t *reps = malloc((size_t)batch * sizeof(*reps));
     char who[32];
     int n = snprintf(who, sizeof(who), "dpm-sim client %u", cl->index);
-    if (body == NULL || reps == NULL || sim_agg_init(&cl->agg, cl->cfg) != 0 ||
+    if (cl->cfg != NULL) {
+        sim_agg_init(cl->cfg, &cl->agg);
+    }
+    if (body == NULL || reps == NULL ||
         dpm_posix_rng_init(&cl->drbg, (const uint8_t *)who, (size_t)n) != 0) {
         snprintf(cl->err, sizeof(cl->err), "client setup failed");
         cl->failed = 1;
@@ -273,13 +276,6 @@ static int read_ca(const char *path, uint8_t **ca, size_t *len)
     return 0;
 }
 
-/* Item i of a JSON array as a number, NaN if it is not one. */
-static double jr_item(const jr_value_t *arr, size_t i)
-{
-    const jr_value_t *m = jr_at(arr, i);
-    return m != NULL && m->kind == JR_NUMBER ? m->number : NAN;
-}
-
 /* GET the collector's estimate of this campaign; compare its per-group report counts with
  * ours; keep the JSON in estimate_dir. 0 (and *mismatch) or -1. */
 static int collector_estimate(client_t *cl, const sim_agg_t *ours, int *mismatch, char *err,
@@ -319,36 +315,11 @@ static int collector_estimate(client_t *cl, const sim_agg_t *ours, int *mismatch
         snprintf(err, errcap, "the collector's estimate is not JSON");
         return -1;
     }
-    if (cl->cfg->roc) {
-        /* roc_hist: the report count and every summed cell must be ours exactly */
-        double total = jr_number(&root, "reports", -1.0);
-        const jr_value_t *roc = jr_get(&root, "roc");
-        *mismatch = total != (double)ours->roc.reports;
-        for (uint32_t b = 0; b < ours->roc.bins; b++) {
-            *mismatch |= jr_item(jr_get(roc, "pos_sum"), b) != (double)ours->roc.pos[b] ||
-                         jr_item(jr_get(roc, "neg_sum"), b) != (double)ours->roc.neg[b];
-        }
-        if (*mismatch) {
-            fprintf(stderr,
-                    "dpm-sim: campaign %u: the collector holds %.0f reports, we sent %" PRIu64
-                    " (or its summed histogram differs: was the database fresh?)\n",
-                    cl->cfg->spec->id, total, ours->roc.reports);
-        }
-        jr_free(&root);
-        return 0;
-    }
-    const jr_value_t *groups = jr_get(jr_at(jr_get(&root, "metrics"), 0), "groups");
-    double total = jr_number(&root, "reports", -1.0);
-    *mismatch = total != (double)ours->m[0].total;
-    for (uint32_t g = 0; g < cl->cfg->d; g++) {
-        double n = jr_number(jr_at(groups, g), "reports", -1.0);
-        *mismatch |= n != (double)ours->m[0].count[g];
-    }
+    char why[256] = "";
+    *mismatch = cl->cfg->m->collector_check != NULL &&
+                cl->cfg->m->collector_check(cl->cfg, ours, &root, why, sizeof(why)) != 0;
     if (*mismatch) {
-        fprintf(stderr,
-                "dpm-sim: campaign %u: the collector holds %.0f reports, we sent %" PRIu64
-                " (per-group counts differ: was the database fresh?)\n",
-                cl->cfg->spec->id, total, ours->m[0].total);
+        fprintf(stderr, "dpm-sim: campaign %u: %s\n", cl->cfg->spec->id, why);
     }
     jr_free(&root);
     return 0;
@@ -402,13 +373,13 @@ int sim_net_run(const sim_cfg_t *cfg, const sim_pop_t *pop, uint32_t run, const 
         }
     }
     if (st == 0) {
-        st = sim_agg_init(agg, cfg);
+        sim_agg_init(cfg, agg);
     }
     for (unsigned i = 0; i < n && st == 0; i++) {
         if (cl[i].failed) {
             snprintf(err, errcap, "client %u: %s", i, cl[i].err);
             st = -1;
-        } else if (sim_agg_merge(agg, &cl[i].agg) != DPM_OK) {
+        } else if (sim_agg_merge(cfg, agg, &cl[i].agg) != DPM_OK) {
             st = -1;
         }
         *reports += cl[i].reports;

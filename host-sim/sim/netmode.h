@@ -27,10 +27,9 @@
 #include <stdint.h>
 
 #include "sim/population.h"
-#include "sim/session.h"
 #include "sim/sim_cfg.h"
 
-struct sim_net_opts {
+typedef struct sim_net_opts {
     const char *host; /* numeric address, e.g. 127.0.0.1 */
     uint16_t port;
     const char *ca_path;     /* PEM file of the CA that signed the collector's certificate */
@@ -39,7 +38,7 @@ struct sim_net_opts {
     uint32_t batch;          /* reports per POST, 1 .. SIM_NET_MAX_BATCH */
     const char *estimate_dir;
     const char *token_path; /* NULL: no Authorization header */
-};
+} sim_net_opts_t;
 
 #define SIM_NET_MAX_CLIENTS 256u
 #define SIM_NET_MAX_BATCH 4096u

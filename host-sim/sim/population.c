@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "estimate/disparity.h"
-#include "sim/sim_math.h"
+#include "common/prob.h"
 #include "sim/sim_rng.h"
 
 #define POP_TAG UINT64_C(0x504F50554C415445) /* "POPULATE": keeps population keys apart */
@@ -98,8 +98,8 @@ static void binormal_init(const sim_group_spec_t *g, binormal_t *m)
     m->e = g->scores.examples;
     m->mu = sqrt(2.0) * z; /* AUC = Phi(mu / sqrt 2) for N(mu, 1) against N(0, 1) */
     m->t = g->scores.has_threshold ? g->scores.threshold : m->mu / 2.0;
-    m->fpr = sim_norm_sf(m->t);
-    m->tpr = sim_norm_sf(m->t - m->mu);
+    m->fpr = prob_norm_sf(m->t);
+    m->tpr = prob_norm_sf(m->t - m->mu);
     m->pi = g->scores.base_rate;
     m->concentration = g->partition.noniid ? g->partition.concentration : 0.0;
     m->auc_sd = g->partition.noniid ? g->partition.auc_sd : 0.0;
@@ -109,9 +109,9 @@ static void pmf_npos(const binormal_t *m, double *pmf)
 {
     double e = m->e;
     for (uint32_t k = 0; k <= m->e; k++) {
-        double lp = m->concentration > 0.0 ? sim_log_dbetabinom(k, e, m->pi * m->concentration,
-                                                                (1.0 - m->pi) * m->concentration)
-                                           : sim_log_dbinom(k, e, m->pi);
+        double lp = m->concentration > 0.0 ? prob_log_dbetabinom(k, e, m->pi * m->concentration,
+                                                                 (1.0 - m->pi) * m->concentration)
+                                           : prob_log_dbinom(k, e, m->pi);
         pmf[k] = exp(lp);
     }
 }
@@ -121,7 +121,7 @@ static void pmf_tp(const binormal_t *m, uint32_t npos, double *pmf)
 {
     if (m->auc_sd == 0.0) {
         for (uint32_t k = 0; k <= npos; k++) {
-            pmf[k] = exp(sim_log_dbinom(k, npos, m->tpr));
+            pmf[k] = exp(prob_log_dbinom(k, npos, m->tpr));
         }
         return;
     }
@@ -130,10 +130,10 @@ static void pmf_tp(const binormal_t *m, uint32_t npos, double *pmf)
         pmf[k] = 0.0;
     }
     for (double z = -MIX_HALF_WIDTH; z <= MIX_HALF_WIDTH + 1e-9; z += MIX_STEP) {
-        double w = exp(-0.5 * z * z), tpr = sim_norm_sf(m->t - m->mu - m->auc_sd * z);
+        double w = exp(-0.5 * z * z), tpr = prob_norm_sf(m->t - m->mu - m->auc_sd * z);
         wsum += w;
         for (uint32_t k = 0; k <= npos; k++) {
-            pmf[k] += w * exp(sim_log_dbinom(k, npos, tpr));
+            pmf[k] += w * exp(prob_log_dbinom(k, npos, tpr));
         }
     }
     for (uint32_t k = 0; k <= npos; k++) {
@@ -180,7 +180,7 @@ static int build_binormal(builder_t *bd, const sim_group_spec_t *g, uint32_t gi,
         uint32_t nneg = m.e - npos;
         pmf_tp(&m, npos, p_tp);
         for (uint32_t k = 0; k <= nneg; k++) {
-            p_fp[k] = exp(sim_log_dbinom(k, nneg, m.fpr));
+            p_fp[k] = exp(prob_log_dbinom(k, nneg, m.fpr));
         }
         sim_rng_multinomial(&bd->rng, c_npos[npos], p_tp, npos + 1u, tmp, c_tp);
         for (uint32_t tp = 0; tp <= npos && st == 0; tp++) {
@@ -224,7 +224,7 @@ static void pmf_beta(const sim_dist_t *d, uint32_t levels, double *pmf)
     double prev = 0.0;
     for (uint32_t k = 0; k <= levels; k++) {
         double edge = k == levels ? 1.0 : ((double)k + 0.5) / levels;
-        double cdf = sim_beta_inc(d->a, d->b, edge);
+        double cdf = prob_beta_inc(d->a, d->b, edge);
         pmf[k] = fmax(cdf - prev, 0.0);
         prev = cdf;
     }
@@ -302,7 +302,7 @@ int sim_pop_build(const sim_scenario_t *sc, uint64_t devices, sim_pop_t *pop, ch
     memset(pop, 0, sizeof(*pop));
     bd.err = err;
     bd.errcap = errcap;
-    sim_rng_init(&bd.rng, tuple_sim_device_key(sc->population_seed ^ POP_TAG, 0, devices));
+    sim_rng_init(&bd.rng, sim_stream_key(sc->population_seed ^ POP_TAG, 0, devices));
     pop->devices = devices;
     pop->ngroups = sc->ngroups;
     sim_pop_sizes(sc, devices, pop->group_size);
@@ -333,6 +333,36 @@ int sim_pop_build(const sim_scenario_t *sc, uint64_t devices, sim_pop_t *pop, ch
         at += pop->block[i].count;
     }
     pop->first[pop->nblocks] = at;
+    return 0;
+}
+
+int sim_pop_from_blocks(sim_pop_t *pop, const sim_block_t *blocks, size_t n, uint32_t ngroups,
+                        char *err, size_t errcap)
+{
+    memset(pop, 0, sizeof(*pop));
+    pop->block = malloc((n ? n : 1) * sizeof(*pop->block));
+    pop->first = malloc((n + 1) * sizeof(*pop->first));
+    if (pop->block == NULL || pop->first == NULL || n == 0 || ngroups > SIM_MAX_GROUPS) {
+        snprintf(err, errcap, "%s", n == 0 ? "no block" : "out of memory or too many groups");
+        sim_pop_free(pop);
+        return -1;
+    }
+    pop->ngroups = ngroups;
+    pop->nblocks = n;
+    uint64_t at = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (blocks[i].group >= ngroups) {
+            snprintf(err, errcap, "block %zu: group %u >= %u", i, blocks[i].group, ngroups);
+            sim_pop_free(pop);
+            return -1;
+        }
+        pop->block[i] = blocks[i];
+        pop->first[i] = at;
+        pop->group_size[blocks[i].group] += blocks[i].count;
+        at += blocks[i].count;
+    }
+    pop->first[n] = at;
+    pop->devices = at;
     return 0;
 }
 

@@ -15,10 +15,10 @@
  *     shift: a mixture over mu_i = mu + auc_sd Z, integrated by the trapezoid rule on
  *     [-8, 8], step 0.1); fp | npos ~ Binomial(E - npos, FPR*), FPR* = Phi(-t).
  * This is the same law as drawing every device independently, in distribution; the pmfs are
- * computed in double precision (sim_math.h), the draws are sim_rng.h's.
+ * computed in double precision (common/prob.h), the draws are sim_rng.h's.
  *
  * Devices are numbered 0 .. K-1 block after block (groups in order). Device i's tuple is the
- * tuple of the block holding i; its noise comes from its own stream (tuple_sim.h), so any one
+ * tuple of the block holding i; its noise comes from its own stream (stream.h), so any one
  * device can be replayed alone. */
 #ifndef DPM_SIM_POPULATION_H
 #define DPM_SIM_POPULATION_H
@@ -57,6 +57,12 @@ typedef struct {
 int sim_pop_build(const sim_scenario_t *sc, uint64_t devices, sim_pop_t *pop, char *err,
                   size_t errcap);
 void sim_pop_free(sim_pop_t *pop);
+
+/* A population of explicit blocks (experiments the scenario format cannot express: a few
+ * devices with their own values): copies blocks[0 .. n) and numbers the devices. Every block's
+ * group must be < ngroups. 0, or -1 with a message in err. */
+int sim_pop_from_blocks(sim_pop_t *pop, const sim_block_t *blocks, size_t n, uint32_t ngroups,
+                        char *err, size_t errcap);
 
 /* The block of device `device` (< devices), by binary search; NULL past the end. */
 const sim_block_t *sim_pop_find(const sim_pop_t *pop, uint64_t device, size_t *index);

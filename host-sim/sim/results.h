@@ -1,12 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Per-run estimates of one configuration and their summary across runs.
- *
- * Items, per metric: the d campaign groups (mean metric), then every pair g < h in the order
- * (0,1), (0,2), ..., (d-2,d-1) (the disparity m_g - m_h). Everything is on the metric's own
- * scale [0, 1] (the devices send v = 2 metric - 1; means and gaps are halved back).
- * Estimates use the server code (dpm_disp_estimate / dpm_disp_gap) with the group sizes known or
- * estimated from the GRR counts (scenario `sizes`) and the population's true or the worst-case
- * second moment (scenario `nu2`); intervals are normal at the scenario's confidence. */
+/* Per-run estimates of one configuration and their summary across runs, generic over the
+ * mechanism: a configuration estimates its items (sim/mech.h: group means, gaps, the AUC, ...),
+ * each run gives every item an estimate, an interval and a predicted sd, and the summary
+ * compares them with the item's truth. Whatever else a mechanism keeps per run (roc_hist: the
+ * curve and its bands) is its `ext`. */
 #ifndef DPM_SIM_RESULTS_H
 #define DPM_SIM_RESULTS_H
 
@@ -15,70 +12,39 @@
 
 #include "sim/sim_cfg.h"
 
-#define SIM_MAX_ITEMS (SIM_MAX_GROUPS + SIM_MAX_GROUPS * (SIM_MAX_GROUPS - 1) / 2)
-
-typedef struct {
-    double est, lo, hi, sd; /* NaN when the estimator refused (e.g. estimated size <= 0) */
-} sim_item_run_t;
-
 typedef struct {
     double truth;
     uint32_t runs;     /* runs with an estimate */
     double mean_error; /* mean of est - truth */
     double rmse;
     double mean_abs_error;
-    double paper_abs_error; /* gaps: mean of ||est| - |truth||, the paper's Table 2 statistic */
+    double paper_abs_error; /* mean of ||est| - |truth||: Juarez & Korolova's Table 2 statistic */
     double coverage;        /* fraction of runs whose interval holds the truth */
     double mean_sd;         /* mean predicted standard deviation */
+    double sd_abs_error;    /* sample sd (n - 1) of ||est| - |truth|| over the runs */
 } sim_item_summary_t;
 
-/* roc_hist, per run: the AUC estimate and its two intervals (noise only; noise + sampling). */
-typedef struct {
-    double est, lo, hi, sd, lo_total, hi_total, sd_total;
-} sim_roc_auc_run_t;
-
-/* roc_hist across runs. auc: as an item (truth = the population's binned AUC, coverage of the
- * noise-only interval); the band over the interior thresholds j = 1 .. bins - 1. */
-typedef struct {
-    sim_item_summary_t auc;
-    double coverage_total;     /* runs whose noise + sampling interval holds the truth */
-    double band_pointwise;     /* mean over thresholds of the pointwise coverage */
-    double band_all_pointwise; /* runs whose pointwise band holds every true TPR */
-    double band_simultaneous;  /* runs whose simultaneous band holds every true TPR */
-} sim_roc_summary_t;
-
-typedef struct {
+typedef struct sim_result {
     uint64_t devices;
-    sim_cfg_t cfg;
-    sim_truth_t truth;
-    uint32_t nitems;     /* per metric */
+    sim_cfg_t cfg;       /* a copy: its items are the result's own; module heap memory is not
+                          * for the result (released with the configuration) */
     uint32_t runs;       /* runs stored */
-    sim_item_run_t *run; /* [run][metric][item] */
-    double seconds;
+    sim_item_run_t *run; /* [run][item] */
+    void *ext;           /* the mechanism's per-configuration extras (ext_new), or NULL */
+    double seconds;      /* the runs' wall time */
+    double prepare_seconds;
     uint64_t reports;   /* device reports made (inprocess, network) */
     uint64_t rng_bytes; /* randomness drawn: device port bytes, or 8 x exact-mode words */
-    /* roc_hist (cfg.roc) */
-    sim_roc_auc_run_t *roc_auc;           /* [runs] */
-    dpm_roc_estimate_t *roc_run0;         /* run 0's whole estimate (curve and bands) */
-    uint32_t roc_valid;                   /* runs with an estimate */
-    uint32_t roc_cover[DPM_MAX_BINS + 1]; /* per threshold: runs whose pointwise band holds it */
-    double roc_tpr_sum[DPM_MAX_BINS + 1], roc_tpr_sq_err[DPM_MAX_BINS + 1];
-    uint32_t roc_all_pointwise, roc_simultaneous;
 } sim_result_t;
 
-/* Storage for `runs` runs. 0, or -1 when memory runs out. */
-int sim_result_init(sim_result_t *res, const sim_cfg_t *cfg, const sim_truth_t *truth,
-                    uint64_t devices, uint32_t runs);
+/* Storage for `runs` runs of a prepared configuration. 0, or -1 when memory runs out. */
+int sim_result_init(sim_result_t *res, const sim_cfg_t *cfg, uint64_t devices, uint32_t runs);
 void sim_result_free(sim_result_t *res);
 
-/* Estimate run `run` from its aggregate. */
+/* Estimate run `run` from its aggregate (the mechanism's estimate hook). */
 void sim_result_add_run(sim_result_t *res, uint32_t run, const sim_agg_t *agg);
 
-/* Item i of metric j: its name ("a" or "a-b"), groups (h = -1 for a group) and truth. */
-void sim_result_item(const sim_result_t *res, uint32_t j, uint32_t i, int *g, int *h,
-                     double *truth);
-const sim_item_run_t *sim_result_at(const sim_result_t *res, uint32_t run, uint32_t j, uint32_t i);
-void sim_result_summary(const sim_result_t *res, uint32_t j, uint32_t i, sim_item_summary_t *s);
-void sim_result_roc_summary(const sim_result_t *res, sim_roc_summary_t *s);
+const sim_item_run_t *sim_result_at(const sim_result_t *res, uint32_t run, uint32_t item);
+void sim_result_summary(const sim_result_t *res, uint32_t item, sim_item_summary_t *s);
 
 #endif /* DPM_SIM_RESULTS_H */

@@ -7,9 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "estimate/disparity.h"
-#include "sim/sim_math.h"
-#include "sim/tuple_sim.h"
+#include "common/prob.h"
+#include "sim/stream.h"
 
 #define ROC_TAG UINT64_C(0x524F435F48495354) /* "ROC_HIST": keeps the example keys apart */
 #define MIX_STEP 0.1
@@ -19,12 +18,12 @@
 
 static double cdf_at(double x)
 {
-    return isinf(x) ? (x > 0 ? 1.0 : 0.0) : sim_norm_cdf(x);
+    return isinf(x) ? (x > 0 ? 1.0 : 0.0) : prob_norm_cdf(x);
 }
 
 static double sf_at(double x)
 {
-    return isinf(x) ? (x > 0 ? 0.0 : 1.0) : sim_norm_sf(x);
+    return isinf(x) ? (x > 0 ? 0.0 : 1.0) : prob_norm_sf(x);
 }
 
 /* Pr[lo <= X < hi] for X ~ N(mean, 1), accurate in either tail. */
@@ -66,27 +65,20 @@ int sim_roc_model_init(sim_roc_model_t *m, const sim_scenario_t *sc, const sim_p
     for (uint32_t b = 1; b < m->bins; b++) {
         m->rep_score[b] = edges[b - 1];
     }
-    m->base_key = tuple_sim_device_key(sc->population_seed ^ ROC_TAG, 0, pop->devices);
+    m->base_key = sim_stream_key(sc->population_seed ^ ROC_TAG, 0, pop->devices);
     for (uint32_t g = 0; g < sc->ngroups; g++) {
         const sim_group_spec_t *gs = &sc->group[g];
         sim_roc_group_t *rg = &m->group[g];
         if (!gs->scores.set) {
             continue;
         }
-        double z = 0.0;
-        (void)dpm_disp_normal_quantile(gs->scores.auc, &z);
-        double mu = sqrt(2.0) * z;
+        double mu = sqrt(2.0) * prob_norm_quantile(gs->scores.auc);
         double t = gs->scores.has_threshold ? gs->scores.threshold : mu / 2.0;
         double xe[DPM_MAX_BINS + 1];
         xe[0] = -INFINITY;
         for (uint32_t b = 1; b < m->bins; b++) {
-            double q = edges[b - 1] / TWO31, zq = 0.0;
-            if (q >= 1.0) {
-                xe[b] = INFINITY;
-            } else {
-                (void)dpm_disp_normal_quantile(q, &zq);
-                xe[b] = t + zq;
-            }
+            double q = edges[b - 1] / TWO31;
+            xe[b] = q >= 1.0 ? INFINITY : t + prob_norm_quantile(q);
         }
         xe[m->bins] = INFINITY;
         rg->set = 1;
@@ -105,7 +97,7 @@ int sim_roc_model_init(sim_roc_model_t *m, const sim_scenario_t *sc, const sim_p
             int k = 0; /* the population builder's own loop, to the same floating-point z */
             for (double zz = -MIX_HALF_WIDTH; zz <= MIX_HALF_WIDTH + 1e-9 && k < SIM_ROC_GRID;
                  zz += MIX_STEP, k++) {
-                double mui = mu + sd * zz, tpr = sim_norm_sf(t - mu - sd * zz);
+                double mui = mu + sd * zz, tpr = prob_norm_sf(t - mu - sd * zz);
                 rg->logw[k] = -0.5 * zz * zz;
                 rg->log_tpr[k] = log(tpr);
                 rg->log_fnr[k] = log1p(-tpr);
@@ -126,9 +118,9 @@ void sim_roc_model_free(sim_roc_model_t *m)
     }
 }
 
-static uint16_t draw_bin(tuple_sim_stream_t *s, const double *row, uint32_t bins)
+static uint16_t draw_bin(sim_stream_t *s, const double *row, uint32_t bins)
 {
-    double u = tuple_sim_stream_unit(s);
+    double u = sim_stream_unit(s);
     uint32_t lo = 0, hi = bins - 1; /* first b with row[b] > u; row[bins - 1] = 1 > u */
     while (lo < hi) {
         uint32_t mid = (lo + hi) / 2;
@@ -142,7 +134,7 @@ static uint16_t draw_bin(tuple_sim_stream_t *s, const double *row, uint32_t bins
 }
 
 /* The grid point of a shifted device from its posterior given (npos, tp). */
-static int draw_grid(tuple_sim_stream_t *s, const sim_roc_group_t *rg, uint32_t tp, uint32_t fn)
+static int draw_grid(sim_stream_t *s, const sim_roc_group_t *rg, uint32_t tp, uint32_t fn)
 {
     double lp[SIM_ROC_GRID], top = -INFINITY;
     for (int k = 0; k < SIM_ROC_GRID; k++) {
@@ -155,7 +147,7 @@ static int draw_grid(tuple_sim_stream_t *s, const sim_roc_group_t *rg, uint32_t 
         total += lp[k];
         lp[k] = total;
     }
-    double u = tuple_sim_stream_unit(s) * total;
+    double u = sim_stream_unit(s) * total;
     for (int k = 0; k < SIM_ROC_GRID; k++) {
         if (lp[k] > u) {
             return k;
@@ -168,8 +160,8 @@ void sim_roc_device_bins(const sim_roc_model_t *m, const sim_block_t *b, uint64_
                          uint16_t *bin)
 {
     const sim_roc_group_t *rg = &m->group[b->group];
-    tuple_sim_stream_t s;
-    tuple_sim_stream_init(&s, tuple_sim_device_key(m->base_key, 0, device));
+    sim_stream_t s;
+    sim_stream_init(&s, sim_stream_key(m->base_key, 0, device));
     uint32_t tp = b->conf.tp, fn = b->conf.fn, fp = b->conf.fp, tn = b->conf.tn, B = m->bins;
     const double *pa = rg->cdf[0], *pb = rg->cdf[1];
     if (rg->shift) {
@@ -295,4 +287,41 @@ void sim_roc_truth_counts(const sim_roc_model_t *m, const sim_pop_t *pop, const 
         *devices += parts[i].devices;
     }
     free(part);
+}
+
+/* ---- the model's AUC ----------------------------------------------------------------------- */
+
+double sim_roc_model_auc(const sim_scenario_t *sc, const sim_pop_t *pop, const int *include)
+{
+    double wpos[SIM_MAX_GROUPS] = {0}, wneg[SIM_MAX_GROUPS] = {0}, tpos = 0.0, tneg = 0.0;
+    double mu[SIM_MAX_GROUPS] = {0}, thr[SIM_MAX_GROUPS] = {0}, var[SIM_MAX_GROUPS] = {0};
+    for (uint32_t g = 0; g < sc->ngroups; g++) {
+        const sim_group_spec_t *gs = &sc->group[g];
+        if (!include[g] || !gs->scores.set) {
+            continue;
+        }
+        double e = (double)pop->group_size[g] * gs->scores.examples;
+        mu[g] = sqrt(2.0) * prob_norm_quantile(gs->scores.auc);
+        thr[g] = gs->scores.has_threshold ? gs->scores.threshold : mu[g] / 2.0;
+        double sd = gs->partition.noniid ? gs->partition.auc_sd : 0.0;
+        var[g] = 2.0 + sd * sd; /* x+ - x-: N(mu, 1 + sd^2) against N(0, 1) */
+        wpos[g] = e * gs->scores.base_rate;
+        wneg[g] = e * (1.0 - gs->scores.base_rate);
+        tpos += wpos[g];
+        tneg += wneg[g];
+    }
+    if (!(tpos > 0.0) || !(tneg > 0.0)) {
+        return NAN;
+    }
+    /* a positive of group g beats a negative of group h when x+ - T_g > x- - T_h */
+    double auc = 0.0;
+    for (uint32_t g = 0; g < sc->ngroups; g++) {
+        for (uint32_t h = 0; h < sc->ngroups && wpos[g] > 0.0; h++) {
+            if (wneg[h] > 0.0) {
+                auc += wpos[g] / tpos * wneg[h] / tneg *
+                       prob_norm_cdf((mu[g] - thr[g] + thr[h]) / sqrt(var[g]));
+            }
+        }
+    }
+    return auc;
 }

@@ -23,7 +23,7 @@
  * the same for any bin edges.
  *
  * Randomness: device i of a population of K devices draws from the stream
- * tuple_sim_device_key(tuple_sim_device_key(population_seed ^ ROC_TAG, 0, K), 0, i): fixed for
+ * sim_stream_key(sim_stream_key(population_seed ^ ROC_TAG, 0, K), 0, i) (stream.h): fixed for
  * the population, independent of the run, the campaign and the noise seed. Per device: the
  * grid draw (shifted groups only), then one uniform per example in the order tp, npos - tp,
  * fp, rest. */
@@ -78,5 +78,14 @@ dpm_status_t sim_roc_device_hist(const sim_roc_model_t *m, const dpm_roc_hist_t 
  * *devices gets the number of those devices. */
 void sim_roc_truth_counts(const sim_roc_model_t *m, const sim_pop_t *pop, const int *include,
                           unsigned threads, uint64_t *pos, uint64_t *neg, uint64_t *devices);
+
+/* The model's own AUC over the included groups' pooled examples: the probability that a
+ * positive example scores above a negative one, with the scores of the model (continuous, no
+ * binning, no sampling): sum over groups g, h of w+_g w-_h Phi((mu_g - T_g + T_h) / sqrt(2 +
+ * sd_g^2)), weights the groups' expected positives and negatives (size x examples x base rate),
+ * sd_g the feature shift's auc_sd. This is what a reader takes "the AUC" to be; the population's
+ * binned AUC differs from it by the binning and by the sampling of the examples. NaN without
+ * positives or negatives. */
+double sim_roc_model_auc(const sim_scenario_t *sc, const sim_pop_t *pop, const int *include);
 
 #endif /* DPM_SIM_ROC_SIM_H */

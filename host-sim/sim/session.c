@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/exact.h"
 #include "sim/netmode.h"
 #include "sim/progress.h"
 
@@ -23,25 +22,26 @@ size_t sim_session_count(const sim_scenario_t *sc)
     return per * sc->ndevices;
 }
 
+/* Seconds as the console shows them: milliseconds below a second (exact mode takes that). */
+static void fmt_seconds(char *buf, size_t cap, double t)
+{
+    if (t < 1.0) {
+        snprintf(buf, cap, "%6.1f ms", 1e3 * t);
+    } else {
+        snprintf(buf, cap, "%6.2f s ", t);
+    }
+}
+
 static void print_line(const sim_result_t *res)
 {
     const sim_cfg_t *cfg = &res->cfg;
-    printf("  %-10s %-44s K=%-11" PRIu64 " %u runs %7.2f s", cfg->spec->name, cfg->label,
-           res->devices, res->runs, res->seconds);
-    if (cfg->roc) {
-        sim_roc_summary_t s;
-        sim_result_roc_summary(res, &s);
-        printf("  AUC truth %.4f rmse %.4g cover %.0f%%, TPR band cover %.0f%% pointwise",
-               s.auc.truth, s.auc.rmse, 100.0 * s.auc.coverage, 100.0 * s.band_pointwise);
+    char t[32], tail[512] = "";
+    fmt_seconds(t, sizeof(t), res->prepare_seconds + res->seconds);
+    if (cfg->m->summary != NULL) {
+        cfg->m->summary(res, tail, sizeof(tail));
     }
-    if (cfg->d >= 2 && cfg->nmetrics > 0) {
-        sim_item_summary_t s;
-        sim_result_summary(res, 0, cfg->d, &s); /* the first pair */
-        printf("  %s gap %s-%s: truth %.4f rmse %.4g cover %.0f%%",
-               sim_metric_name(cfg->metrics[0]), cfg->sc->group[cfg->pop_group[0]].name,
-               cfg->sc->group[cfg->pop_group[1]].name, s.truth, s.rmse, 100.0 * s.coverage);
-    }
-    printf("\n");
+    printf("  %-10s %-44s K=%-11" PRIu64 " %u runs %s  %s\n", cfg->spec->name, cfg->label,
+           res->devices, res->runs, t, tail);
     fflush(stdout);
 }
 
@@ -89,24 +89,32 @@ static int run_config(const sim_scenario_t *sc, const sim_pop_t *pop, uint32_t c
                       size_t errcap)
 {
     sim_cfg_t cfg;
-    sim_truth_t truth;
-    if (sim_cfg_init(&cfg, sc, c, e, err, errcap) != 0 ||
-        sim_cfg_prepare(&cfg, pop, o->threads, err, errcap) != 0 ||
-        sim_truth_compute(&cfg, pop, &truth, err, errcap) != 0) {
+    double start = sim_now();
+    out->index++;
+    if (sim_cfg_init(&cfg, sc, c, e, err, errcap) != 0) {
+        sim_cfg_release(&cfg);
+        return -1;
+    }
+    sim_progress_phase(o->progress, out->index, out->total, cfg.label, "preparing the truth");
+    if (sim_cfg_prepare(&cfg, pop, o->threads, err, errcap) != 0) {
         sim_cfg_release(&cfg);
         return -1;
     }
     sim_agg_t *aggs = malloc(RUN_CHUNK * sizeof(*aggs));
-    if (aggs == NULL || sim_result_init(res, &cfg, &truth, pop->devices, sc->runs) != 0) {
+    if (aggs == NULL || sim_result_init(res, &cfg, pop->devices, sc->runs) != 0) {
         snprintf(err, errcap, "out of memory for %u runs", sc->runs);
         free(aggs);
         sim_cfg_release(&cfg);
         return -1;
     }
+    res->prepare_seconds = sim_now() - start;
     sim_progress_t prog;
-    uint64_t work = o->mode == SIM_MODE_EXACT ? sc->runs : truth.reporting * (uint64_t)sc->runs;
-    sim_progress_init(&prog, work, o->mode == SIM_MODE_EXACT ? "runs" : "devices", o->progress);
-    double start = sim_now();
+    int exact = o->mode == SIM_MODE_EXACT;
+    uint64_t work = exact ? sc->runs : cfg.reporting * (uint64_t)sc->runs;
+    char prefix[112];
+    snprintf(prefix, sizeof(prefix), "[%zu/%zu] %s", out->index, out->total, cfg.label);
+    sim_progress_init(&prog, o->progress, work, exact ? "runs" : "devices", prefix);
+    double runs_start = sim_now();
     int st = 0;
     for (uint32_t first = 0; first < sc->runs && st == 0; first += RUN_CHUNK) {
         uint32_t n = sc->runs - first < RUN_CHUNK ? sc->runs - first : RUN_CHUNK;
@@ -116,10 +124,9 @@ static int run_config(const sim_scenario_t *sc, const sim_pop_t *pop, uint32_t c
         }
     }
     sim_progress_done(&prog);
-    res->seconds = sim_now() - start;
+    res->seconds = sim_now() - runs_start;
     free(aggs);
     sim_cfg_release(&cfg);
-    res->cfg.roc_model = NULL; /* the copy's pointer: freed with cfg */
     if (st == 0 && !o->quiet) {
         print_line(res);
     }
@@ -144,8 +151,11 @@ int sim_session_run(const sim_scenario_t *sc, const sim_run_opts_t *o, sim_sessi
     }
     double start = sim_now();
     int st = 0;
+    out->total = total;
     for (uint32_t k = 0; k < sc->ndevices && st == 0; k++) {
         sim_pop_t pop;
+        sim_progress_phase(o->progress, out->index + 1, total, "population",
+                           "realizing the devices");
         if (sim_pop_build(sc, sc->devices[k], &pop, err, errcap) != 0) {
             return -1;
         }

@@ -3,7 +3,8 @@
  * sweep), each run `runs` times in one mode, estimated with the server code.
  *
  *   inprocess  the device farm (farm.h): real SDK per device, encode, decode, aggregate
- *   exact      aggregate-level sampling (exact.h), same population and mechanism
+ *   exact      aggregate-level sampling (the mechanism's exact hook, sim_exact_run), same
+ *              population and mechanism
  *   network    devices post their reports over TLS to a running collector (netmode.h); the
  *              estimates come from the same reports, aggregated locally, and the collector's
  *              own counts are checked against them */
@@ -17,16 +18,16 @@
 #include "sim/results.h"
 #include "sim/scenario.h"
 
-typedef struct sim_net_opts sim_net_opts_t; /* netmode.h */
+struct sim_net_opts; /* netmode.h */
 
 typedef struct {
     sim_mode_t mode;
     unsigned threads;
-    int progress;           /* draw the progress bar on stderr */
+    int progress;           /* draw the progress line on stderr (progress.h) */
     int quiet;              /* no per-configuration line on stdout */
     sim_report_hook_t hook; /* inprocess only; may be NULL */
     void *hook_ctx;
-    const sim_net_opts_t *net; /* network mode */
+    const struct sim_net_opts *net; /* network mode */
 } sim_run_opts_t;
 
 typedef struct {
@@ -35,6 +36,7 @@ typedef struct {
     double seconds;
     uint64_t pop_words; /* random words the populations drew */
     int net_mismatch;   /* network mode: the collector's counts differ from ours */
+    size_t index, total; /* progress: configuration being run, of how many */
 } sim_session_t;
 
 /* Number of configurations the session will run. */

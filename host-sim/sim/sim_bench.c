@@ -21,11 +21,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/json_write.h"
 #include "sim/cli.h"
-#include "sim/exact.h"
 #include "sim/farm.h"
 #include "sim/progress.h"
-#include "sim/scenario.h"
+#include "sim/scenario_parse.h"
+#include "sim/stream.h"
 
 static const char kDemo[] =
     "[scenario]\nname = bench\n"
@@ -43,12 +44,22 @@ static const char kDemo[] =
 static void metric(const char *name, double value, const char *unit, const char *baseline,
                    double ratio)
 {
-    printf("{\"name\": \"%s\", \"value\": %.6g, \"unit\": \"%s\", \"baseline\": ", name, value,
-           unit);
+    jw_t w;
+    jw_file(&w, stdout);
+    jw_raw(&w, "{\"name\": ");
+    jw_str(&w, name);
+    jw_raw(&w, ", \"value\": ");
+    jw_num(&w, value, 6);
+    jw_raw(&w, ", \"unit\": ");
+    jw_str(&w, unit);
+    jw_raw(&w, ", \"baseline\": ");
     if (baseline == NULL) {
-        printf("null, \"ratio\": null}\n");
+        jw_raw(&w, "null, \"ratio\": null}\n");
     } else {
-        printf("\"%s\", \"ratio\": %.6g}\n", baseline, ratio);
+        jw_str(&w, baseline);
+        jw_raw(&w, ", \"ratio\": ");
+        jw_num(&w, ratio, 6);
+        jw_raw(&w, "}\n");
     }
     fflush(stdout);
 }
@@ -65,9 +76,9 @@ static void *bulk_worker(void *arg)
     bulk_t *b = arg;
     static const uint64_t key = 12345;
     uint8_t *buf = malloc(BULK_BYTES);
-    tuple_sim_stream_t s;
-    tuple_sim_stream_init(&s, key + b->bytes);
-    dpm_rng_t port = tuple_sim_stream_port(&s);
+    sim_stream_t s;
+    sim_stream_init(&s, key + b->bytes);
+    dpm_rng_t port = sim_stream_port(&s);
     uint64_t sink = 0;
     for (uint64_t done = 0; buf != NULL && done < b->bytes; done += BULK_BYTES) {
         port.fill(port.ctx, buf, BULK_BYTES);
@@ -110,11 +121,13 @@ typedef struct {
 static int farm_rate(const sim_scenario_t *sc, const sim_pop_t *pop, uint32_t campaign,
                      unsigned threads, farm_rate_t *out)
 {
-    sim_cfg_t cfg;
-    sim_agg_t agg;
+    static sim_cfg_t cfg;
+    static sim_agg_t agg;
     char err[256];
-    if (sim_cfg_init(&cfg, sc, campaign, 0, err, sizeof(err)) != 0) {
+    if (sim_cfg_init(&cfg, sc, campaign, 0, err, sizeof(err)) != 0 ||
+        sim_cfg_prepare(&cfg, pop, threads, err, sizeof(err)) != 0) {
         fprintf(stderr, "dpm-sim bench: %s\n", err);
+        sim_cfg_release(&cfg);
         return -1;
     }
     sim_farm_opts_t fo = {threads, NULL, NULL, NULL};
@@ -126,12 +139,14 @@ static int farm_rate(const sim_scenario_t *sc, const sim_pop_t *pop, uint32_t ca
         if (sim_farm_runs(&cfg, pop, (uint32_t)rep, 1, &fo, &agg, &st) != DPM_OK ||
             st.reports == 0) {
             fprintf(stderr, "dpm-sim bench: device farm failed\n");
+            sim_cfg_release(&cfg);
             return -1;
         }
         double rate = (double)st.reports / (sim_now() - start);
         out->per_s = rate > out->per_s ? rate : out->per_s;
         out->bytes_per_device = (double)st.rng_bytes / (double)st.reports;
     }
+    sim_cfg_release(&cfg);
     return 0;
 }
 
@@ -186,11 +201,13 @@ static int bench_exact(const sim_scenario_t *sc, uint64_t devices, double ns)
     uint64_t words = pop.words;
     int st = 0;
     for (uint32_t c = 0; c < sc->ncampaigns && st == 0; c++) {
-        sim_cfg_t cfg;
-        sim_agg_t agg;
+        static sim_cfg_t cfg;
+        static sim_agg_t agg;
         uint64_t w = 0;
         st = sim_cfg_init(&cfg, sc, c, 0, err, sizeof(err));
+        st = st == 0 ? sim_cfg_prepare(&cfg, &pop, 1, err, sizeof(err)) : st;
         st = st == 0 ? sim_exact_run(&cfg, &pop, 0, &agg, &w) : st;
+        sim_cfg_release(&cfg);
         words += w;
     }
     double secs = sim_now() - start;
@@ -213,10 +230,10 @@ static int bench_exact(const sim_scenario_t *sc, uint64_t devices, double ns)
 static int bench_grr(uint64_t n)
 {
     dpm_grr_t g;
-    tuple_sim_stream_t s;
+    sim_stream_t s;
     dpm_rand_t r;
-    tuple_sim_stream_init(&s, 42);
-    dpm_rng_t port = tuple_sim_stream_port(&s);
+    sim_stream_init(&s, 42);
+    dpm_rng_t port = sim_stream_port(&s);
     if (dpm_grr_init(&g, 64, DPM_EPS_ONE) != DPM_OK || dpm_rand_init(&r, &port) != DPM_OK) {
         return -1;
     }

@@ -4,19 +4,19 @@
 
 #include <math.h>
 
-#include "sim/sim_math.h"
+#include "common/prob.h"
 
 #define POISSON_SPLIT 17592186044416.0  /* 2^44: largest lambda drawn in one piece */
 #define BINOMIAL_MAX 9007199254740992.0 /* 2^53 */
 
 void sim_rng_init(sim_rng_t *r, uint64_t key)
 {
-    tuple_sim_stream_init(&r->s, key);
+    sim_stream_init(&r->s, key);
 }
 
 uint64_t sim_rng_u64(sim_rng_t *r)
 {
-    return tuple_sim_stream_next(&r->s);
+    return sim_stream_next(&r->s);
 }
 
 uint64_t sim_rng_words(const sim_rng_t *r)
@@ -26,12 +26,12 @@ uint64_t sim_rng_words(const sim_rng_t *r)
 
 double sim_rng_unit(sim_rng_t *r)
 {
-    return tuple_sim_stream_unit(&r->s);
+    return sim_stream_unit(&r->s);
 }
 
 double sim_rng_normal(sim_rng_t *r)
 {
-    return tuple_sim_stream_normal(&r->s);
+    return sim_stream_normal(&r->s);
 }
 
 double sim_rng_gamma(sim_rng_t *r, double shape, double scale)
@@ -97,7 +97,7 @@ static uint64_t poisson_ptrs(sim_rng_t *r, double lambda)
         if (k < 0.0 || (us < 0.013 && v > us)) {
             continue;
         }
-        if (log(v) + log(inv_alpha) - log(a / (us * us) + b) <= sim_log_dpois(k, lambda)) {
+        if (log(v) + log(inv_alpha) - log(a / (us * us) + b) <= prob_log_dpois(k, lambda)) {
             return (uint64_t)k;
         }
     }

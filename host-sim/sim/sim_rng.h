@@ -3,7 +3,7 @@
  * generator. Host only: doubles throughout; never used by a simulated device, whose noise comes
  * from the SDK's own integer samplers.
  *
- * Source: a tuple_sim stream (counter-based splitmix64, tuple_sim.h), 64-bit words. A uniform
+ * Source: a seeded stream (counter-based splitmix64, stream.h), 64-bit words. A uniform
  * double takes the top 53 bits of one word, (w >> 11 + 0.5) 2^-53, so it is never 0 or 1.
  *
  * Algorithms (what is exact and what is floating point):
@@ -13,7 +13,7 @@
  *              to the double rounding of p and of the acceptance tests (relative ~1e-15 per
  *              pmf value).
  *   Poisson    inversion for lambda < 10, else PTRS (Hoermann 1993) whose acceptance test
- *              uses Loader's saddle-point log pmf (sim_log_dpois): no cancellation even for
+ *              uses Loader's saddle-point log pmf (prob_log_dpois): no cancellation even for
  *              lambda ~ 2^44. Larger lambda are split into independent parts of at most 2^44.
  *   gamma      Marsaglia & Tsang (2000) for shape >= 1 (the test uses log1p of v - 1);
  *              shape < 1 by the boost Gamma(shape + 1) U^(1/shape).
@@ -28,10 +28,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sim/tuple_sim.h"
+#include "sim/stream.h"
 
 typedef struct {
-    tuple_sim_stream_t s;
+    sim_stream_t s;
 } sim_rng_t;
 
 void sim_rng_init(sim_rng_t *r, uint64_t key);

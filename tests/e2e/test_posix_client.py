@@ -174,6 +174,36 @@ def main():
             status, _, body = h.request("GET", "/v1/campaigns/171/estimate")
             tap(status == 200 and json.loads(body).get("reports") == 5,
                 "campaign 171 counted each of its five reports once", body[:300])
+
+            # Damaged state never re-spends a period's budget (period 4 is spent). The ledger is
+            # the first 4 KiB of state.bin, two mirrored 2 KiB slots; its anchor is a second file.
+            state_bin = os.path.join(state, "state.bin")
+            with open(state_bin, "rb") as f:
+                pristine = f.read()
+
+            def damaged(edit, what):
+                data = bytearray(pristine)
+                edit(data)
+                with open(state_bin, "wb") as f:
+                    f.write(data)
+                r = client("--period", "4")
+                tap(r.returncode in (3, 6) and "report stored" not in r.stdout,
+                    f"{what}: no second report in a spent period (exit {r.returncode})",
+                    r.stdout + r.stderr)
+
+            damaged(lambda d: d.__setitem__(10, d[10] ^ 0x01), "one bit flipped in slot A")
+            damaged(lambda d: d.__setitem__(2048 + 10, d[2048 + 10] ^ 0x80),
+                    "one bit flipped in slot B")
+            damaged(lambda d: d.__setitem__(slice(2048, 4096), b"\xff" * 2048), "slot B erased")
+            damaged(lambda d: d.__setitem__(slice(0, 2048), b"\x00" * 2048), "slot A zeroed")
+            damaged(lambda d: d.__setitem__(slice(0, 4096), b"\xff" * 4096),
+                    "the whole ledger erased (the anchor file remembers)")
+            r = client("--period", "4")
+            tap(r.returncode == 6 and "refusing" in r.stderr,
+                "a wholly erased ledger fails closed with exit 6", r.stdout + r.stderr)
+            status, _, body = h.request("GET", "/v1/campaigns/171/estimate")
+            tap(status == 200 and json.loads(body).get("reports") == 5,
+                "... and the collector still counts five reports for campaign 171", body[:300])
     finally:
         h.cleanup()
     print(f"1..{n}")

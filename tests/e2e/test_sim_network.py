@@ -72,10 +72,9 @@ def tap(n, ok, what, diag=""):
 def estimates(path):
     with open(path) as f:
         res = json.load(f)
-    return [(c["campaign"], m["metric"], it["name"], it["runs"][0])
-            for c in res["configs"] for m in c["metrics"] for it in m["items"]] + \
-        [(c["campaign"], "auc", c["roc"]["auc"]["runs"][0], c["roc"]["run0"]["tpr"])
-         for c in res["configs"] if "roc" in c]
+    return [(c["campaign"], it["metric"], it["kind"], it["name"], it["runs"][0])
+            for c in res["configs"] for it in c["items"]] + \
+        [(c["campaign"], "roc", c["roc"]["run0"]["tpr"]) for c in res["configs"] if "roc" in c]
 
 
 def main():

@@ -3,9 +3,12 @@
 """dpm-sim with roc_hist campaigns end to end, printing TAP: inprocess and exact runs of a small
 scenario (results.json / runs.csv / summary.csv / roc.csv well-formed and consistent, the same
 population truth in both modes, the ROC plots written by host-sim/plot), AUC coverage across
-exact-mode runs near the nominal 95%, replay of single devices equal to the bytes of the run,
-scenario errors for roc_hist (exit 2 with the line), the planner for roc_hist (answer and
-simulation check), and host-sim/scenarios/roc.scn parsing."""
+exact-mode runs near the nominal 95% (against the devices' binned AUC, with the noise-only
+interval), the model's AUC as the headline item, replay of single devices equal to the bytes of
+the run, scenario errors for roc_hist (exit 2 with the line), the planner for roc_hist (both
+error kinds, the strict verdict, no answer when the binning alone exceeds the target), and
+host-sim/scenarios/roc.scn parsing."""
+import re
 import os
 import sys
 import tempfile
@@ -56,8 +59,12 @@ def check_outputs(t, d, mode, runs):
         n = roc["bins"] + 1
         tr = roc["truth"]
         good &= len(tr["fpr"]) == n and len(tr["tpr"]) == n and tr["tpr"][0] == 1.0
-        good &= tr["tpr"][-1] == 0.0 and 0.5 < tr["auc"] < 1.0
-        good &= len(roc["auc"]["runs"]) == runs and roc["auc"]["truth"] == tr["auc"]
+        good &= tr["tpr"][-1] == 0.0 and 0.5 < tr["auc"] < 1.0 and 0.5 < tr["auc_model"] < 1.0
+        items = {it["kind"]: it for it in c["items"]}
+        good &= set(items) == {"auc", "auc_binned"} and c["items"][0]["kind"] == "auc"
+        good &= all(len(it["runs"]) == runs for it in c["items"])
+        good &= items["auc"]["truth"] == tr["auc_model"]
+        good &= items["auc_binned"]["truth"] == tr["auc"]
         r0 = roc.get("run0", {})
         good &= len(r0.get("tpr_lo", [])) == n
         good &= all(lo <= x <= hi for lo, x, hi in zip(r0["tpr_lo"], r0["tpr"], r0["tpr_hi"]))
@@ -66,14 +73,15 @@ def check_outputs(t, d, mode, runs):
     rows = read_csv(d, "roc.csv")
     t.ok(len(rows) == 2 * 9 + 5, f"{mode}: roc.csv has one row per configuration and threshold",
          len(rows))
-    auc_runs = [r for r in read_csv(d, "runs.csv") if r["kind"] == "auc"]
-    summ = [r for r in read_csv(d, "summary.csv") if r["kind"] == "auc"]
-    t.ok(len(auc_runs) == 3 * runs and len(summ) == 3,
+    auc_runs = [r for r in read_csv(d, "runs.csv") if r["metric"] == "auc"]
+    summ = [r for r in read_csv(d, "summary.csv") if r["metric"] == "auc"]
+    t.ok(len(auc_runs) == 2 * 3 * runs and len(summ) == 2 * 3,
          f"{mode}: runs.csv and summary.csv have the AUC rows", (len(auc_runs), len(summ)))
     ok = all(abs(float(r["estimate"]) - float(r["truth"]) - float(r["error"])) < 1e-9 and
              float(r["ci_lo"]) <= float(r["estimate"]) <= float(r["ci_hi"]) for r in auc_runs)
     t.ok(ok, f"{mode}: AUC rows: error = estimate - truth, estimate inside its interval")
-    return {(c["campaign"], c["eps"]): c["roc"]["truth"]["auc"] for c in cfgs}
+    return {(c["campaign"], c["eps"]): (c["roc"]["truth"]["auc"], c["roc"]["truth"]["auc_model"])
+            for c in cfgs}
 
 
 def main():
@@ -120,7 +128,8 @@ def main():
             t.ok(truth_ex == truth_in, "inprocess and exact mode share the population truth",
                  (truth_in, truth_ex))
             res = read_json(out_ex, "results.json")
-            cov = [c["roc"]["auc"]["coverage"] for c in res["configs"]]
+            cov = [it["coverage"] for c in res["configs"] for it in c["items"]
+                   if it["kind"] == "auc_binned"]
             band = [c["roc"]["coverage"]["band_pointwise"] for c in res["configs"]]
             # 400 runs at 95%, Binomial(400, 0.95): Pr[X <= 351] = 1.0e-8 and Pr[X = 400] =
             # 1.2e-9, so [0.88, 0.9975] fails a correct interval with probability < 1e-6 over
@@ -132,7 +141,7 @@ def main():
         # scenario errors: SCENARIO with old replaced by new fails `check` with exit 2 and the
         # message (and, where given, the number of the bad line)
         for old, new, message, bad_line, what in (
-                ("bins = 8", "bins = 8\nmetrics = tpr", "roc_hist takes no metrics",
+                ("bins = 8", "bins = 8\nmetrics = tpr", "(roc_hist): takes no metrics",
                  "metrics = tpr", "roc_hist with metrics: exit 2 naming the line"),
                 ("scores = binormal(auc=0.75, base_rate=0.4)", "tpr = constant(0.5)",
                  "has no scores = binormal", None, "roc_hist over a group without scores: exit 2"),
@@ -148,15 +157,31 @@ def main():
             t.ok(r.returncode == 2 and at in r.stderr and message in r.stderr, what, r.stderr)
     r = run("check", "--scenario", os.path.join(ROOT, "host-sim/scenarios/roc.scn"))
     t.ok(r.returncode == 0, "host-sim/scenarios/roc.scn parses", r.stderr)
-    # the planner
-    r = run("plan", "--mechanism", "roc_hist", "--error", "0.005", "--confidence", "0.95",
-            "--devices", "1e5", "--runs", "100")
-    t.ok(r.returncode == 0 and "minimum eps" in r.stdout and "PASS" in r.stdout,
-         "plan roc_hist --devices: an eps, checked by simulation", r.stdout + r.stderr)
+    # the planner: the strict verdict (PASS exactly when the simulated coverage reaches c)
+    def verdict_honest(r, c):
+        m = re.search(r"in (\d+)/(\d+) runs", r.stdout)
+        met = m is not None and int(m.group(1)) >= c * int(m.group(2))
+        return m is not None and r.returncode == (0 if met else 1) and \
+            ("-> PASS" in r.stdout) == met
+
+    r = run("plan", "--mechanism", "roc_hist", "--error-kind", "noise", "--error", "0.005",
+            "--confidence", "0.95", "--devices", "1e5", "--runs", "100")
+    t.ok("minimum eps" in r.stdout and "devices' own binned AUC" in r.stdout and
+         verdict_honest(r, 0.95),
+         "plan roc_hist --error-kind noise --devices: an eps, a strict simulation verdict",
+         r.stdout + r.stderr)
+    r = run("plan", "--mechanism", "roc_hist", "--error", "0.02", "--confidence", "0.9",
+            "--eps", "1", "--auc", "0.7", "--bins", "20", "--examples", "10", "--bound",
+            "chebyshev", "--runs", "60")
+    t.ok(r.returncode == 0 and "minimum devices" in r.stdout and "the model's AUC" in r.stdout
+         and "-> PASS" in r.stdout and "AUC truth 0.70000" in r.stdout,
+         "plan roc_hist (model error, the default): a device count, checked against the model's "
+         "AUC", r.stdout + r.stderr)
     r = run("plan", "--mechanism", "roc_hist", "--error", "0.01", "--confidence", "0.9",
-            "--eps", "0.5", "--auc", "0.7", "--bins", "5", "--runs", "100")
-    t.ok(r.returncode == 0 and "minimum devices" in r.stdout and "PASS" in r.stdout,
-         "plan roc_hist --eps: a device count, checked by simulation", r.stdout + r.stderr)
+            "--eps", "0.5", "--auc", "0.7", "--bins", "5")
+    t.ok(r.returncode == 0 and "answer: none: the binning alone" in r.stdout,
+         "plan roc_hist: with 5 bins the binning alone exceeds 0.01: no answer, said so",
+         r.stdout + r.stderr)
     r = run("plan", "--mechanism", "roc_hist", "--error", "0.01", "--confidence", "0.9")
     t.ok(r.returncode == 2, "plan roc_hist without --devices/--eps: exit 2", r.stderr)
     return t.done()

@@ -22,7 +22,7 @@
 #include "stat_hist.h"
 #include "test_rng.h"
 
-#define N_SAMPLES 10000000u
+#define N_SAMPLES stat_samples(10000000u, 2500000u) /* min: Bernoulli(1e-5) expects >= 20 */
 #define ALPHA 1e-6
 #define MIN_EXPECTED 20.0
 

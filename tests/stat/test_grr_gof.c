@@ -16,7 +16,7 @@
 #include "stat_gof.h"
 #include "test_rng.h"
 
-#define SAMPLES 10000000u
+#define SAMPLES stat_samples(10000000u, 0u) /* DPM_STAT_DIVISOR may reduce it */
 #define ALPHA 1e-6
 #define TWO32 4294967296.0
 #define MAX_K 256u

@@ -17,7 +17,7 @@
 #include "stat_hist.h"
 #include "test_rng.h"
 
-#define SAMPLES 10000000u
+#define SAMPLES stat_samples(10000000u, 0u) /* DPM_STAT_DIVISOR may reduce it */
 #define ALPHA 1e-6
 
 typedef struct {

@@ -23,7 +23,7 @@
 #include "stat_gof.h"
 #include "test_rng.h"
 
-#define N_RELEASES 10000000u
+#define N_RELEASES stat_samples(10000000u, 0u) /* DPM_STAT_DIVISOR may reduce it */
 #define TOTAL_ALPHA 1e-6
 #define MIN_COUNT 1000.0L
 #define VALUE 1000

@@ -30,7 +30,7 @@
 #include "stat_gof.h"
 #include "test_rng.h"
 
-#define N_RELEASES 3000000u
+#define N_RELEASES stat_samples(3000000u, 1000000u) /* min: >= 50 cells expecting >= MIN_COUNT */
 #define TOTAL_ALPHA 1e-6
 #define MIN_COUNT 1000.0L
 #define ONE (UINT32_C(1) << 31)

@@ -23,8 +23,8 @@
 
 #include "sim_fixture.h"
 
-#include "sim/exact.h"
 #include "sim/farm.h"
+#include "sim/mech_tuple.h"
 #include "sim/population.h"
 #include "sim/results.h"
 #include "sim/scenario.h"
@@ -77,16 +77,17 @@ static size_t run_stats(const sim_cfg_t *cfg, const sim_agg_t *agg, sim_result_t
                         double *out)
 {
     size_t k = 0;
+    const sim_tuple_agg_t *ta = sim_tuple_agg_c(agg);
     for (uint32_t g = 0; g < cfg->d; g++) {
-        out[k++] = (double)agg->m[0].count[g];
-        for (uint32_t j = 0; j < cfg->nmetrics; j++) {
+        out[k++] = (double)ta->m[0].count[g];
+        for (uint32_t j = 0; j < ta->nmetrics; j++) {
             double s = 0.0;
-            (void)dpm_disp_agg_sum(&agg->m[j], g, &s);
+            (void)dpm_disp_agg_sum(&ta->m[j], g, &s);
             out[k++] = s;
         }
     }
     sim_result_add_run(res, run, agg);
-    out[k++] = sim_result_at(res, run, 0, cfg->d)->est;
+    out[k++] = sim_result_at(res, run, sim_tuple_item(cfg, 0, 0, 1))->est;
     return k;
 }
 
@@ -96,27 +97,31 @@ typedef enum { EXACT_OK, EXACT_KEEP_HIGH, EXACT_VALUE_OFF, EXACT_NO_ZEROING } va
 static int exact_variant(const sim_cfg_t *cfg, const sim_pop_t *pop, uint32_t run, variant_t v,
                          sim_agg_t *agg)
 {
-    sim_cfg_t bad = *cfg;
+    static sim_cfg_t bad; /* a copy whose exact-mode integers are wrong; ~17 KB: off the stack */
+    bad = *cfg;
+    sim_tuple_noise_t *nz = &sim_tuple_state(&bad)->noise;
     if (v == EXACT_KEEP_HIGH) {
-        bad.noise.keep_g = (uint32_t)fmin(bad.noise.keep_g * 1.05, 4294967295.0);
+        nz->keep_g = (uint32_t)fmin(nz->keep_g * 1.05, 4294967295.0);
     } else if (v == EXACT_VALUE_OFF) {
-        bad.noise.keep_v = (uint32_t)(bad.noise.keep_v * 1.03);
-        bad.noise.other_v = (uint32_t)(4294967296.0 - bad.noise.keep_v);
+        nz->keep_v = (uint32_t)(nz->keep_v * 1.03);
+        nz->other_v = (uint32_t)(4294967296.0 - nz->keep_v);
     }
     if (v != EXACT_NO_ZEROING) {
         return sim_exact_run(&bad, pop, run, agg, NULL);
     }
     /* flipped tuple_ml reports keep their value: as if every report were kept (a = 1 for the
      * values) while the group counts stay right */
-    sim_agg_t counts, values;
-    bad.noise.keep_g = UINT32_MAX;
+    static sim_agg_t counts, values;
+    nz->keep_g = UINT32_MAX;
     if (sim_exact_run(cfg, pop, run, &counts, NULL) != 0 ||
         sim_exact_run(&bad, pop, run + 1000000u, &values, NULL) != 0) {
         return -1;
     }
     *agg = counts;
-    for (uint32_t j = 0; j < agg->nmetrics; j++) {
-        memcpy(agg->m[j].sum, values.m[j].sum, sizeof(agg->m[j].sum));
+    sim_tuple_agg_t *ta = sim_tuple_agg(agg);
+    const sim_tuple_agg_t *tv = sim_tuple_agg_c(&values);
+    for (uint32_t j = 0; j < ta->nmetrics; j++) {
+        memcpy(ta->m[j].sum, tv->m[j].sum, sizeof(ta->m[j].sum));
     }
     return 0;
 }
@@ -125,14 +130,13 @@ static int exact_variant(const sim_cfg_t *cfg, const sim_pop_t *pop, uint32_t ru
 static double compare(fixture_t *f, uint32_t c, variant_t v, double *inproc, size_t *nstats,
                       int have_inproc)
 {
-    sim_cfg_t cfg;
-    sim_truth_t truth;
-    sim_result_t res_in, res_ex;
+    static sim_cfg_t cfg;
+    static sim_result_t res_in, res_ex;
     char err[256];
     assert_int_equal(sim_cfg_init(&cfg, &f->sc, c, 0, err, sizeof(err)), 0);
-    assert_int_equal(sim_truth_compute(&cfg, &f->pop, &truth, err, sizeof(err)), 0);
-    assert_int_equal(sim_result_init(&res_in, &cfg, &truth, DEVICES, RUNS), 0);
-    assert_int_equal(sim_result_init(&res_ex, &cfg, &truth, DEVICES, RUNS), 0);
+    assert_int_equal(sim_cfg_prepare(&cfg, &f->pop, 1, err, sizeof(err)), 0);
+    assert_int_equal(sim_result_init(&res_in, &cfg, DEVICES, RUNS), 0);
+    assert_int_equal(sim_result_init(&res_ex, &cfg, DEVICES, RUNS), 0);
     double *ex = malloc(sizeof(double) * MAX_STATS * RUNS), *a = malloc(sizeof(double) * RUNS),
            *b = malloc(sizeof(double) * RUNS);
     sim_agg_t *aggs = malloc(sizeof(sim_agg_t) * RUNS);
@@ -148,7 +152,7 @@ static double compare(fixture_t *f, uint32_t c, variant_t v, double *inproc, siz
         *nstats = k;
     }
     for (uint32_t r = 0; r < RUNS; r++) { /* other run indices: independent of inprocess */
-        sim_agg_t agg;
+        static sim_agg_t agg;
         assert_int_equal(exact_variant(&cfg, &f->pop, RUNS + r, v, &agg), 0);
         k = run_stats(&cfg, &agg, &res_ex, r, ex + (size_t)r * MAX_STATS);
     }
@@ -163,6 +167,7 @@ static double compare(fixture_t *f, uint32_t c, variant_t v, double *inproc, siz
     }
     sim_result_free(&res_in);
     sim_result_free(&res_ex);
+    sim_cfg_release(&cfg);
     free(ex);
     free(a);
     free(b);

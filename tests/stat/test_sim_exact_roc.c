@@ -27,13 +27,14 @@
 
 #include "sim_fixture.h"
 
-#include "sim/exact.h"
 #include "sim/farm.h"
+#include "sim/mech_roc_hist.h"
 #include "sim/population.h"
 #include "sim/results.h"
 #include "sim/scenario.h"
+#include "sim/scenario_parse.h"
 #include "sim/session.h"
-#include "sim/sim_math.h"
+#include "common/prob.h"
 #include "stat_gof.h"
 #include "stat_ks.h"
 
@@ -89,13 +90,13 @@ static int teardown(void **state)
 static void run_stats(const sim_cfg_t *cfg, const sim_agg_t *aggs, double *stats)
 {
     for (uint32_t r = 0; r < RUNS; r++) {
-        const dpm_roc_agg_t *a = &aggs[r].roc;
+        const dpm_roc_agg_t *a = sim_roc_agg_c(&aggs[r]);
         for (uint32_t b = 0; b < BINS; b++) {
             stats[b * RUNS + r] = (double)a->pos[b];
             stats[(BINS + b) * RUNS + r] = (double)a->neg[b];
         }
         dpm_roc_estimate_t est;
-        assert_int_equal(dpm_roc_estimate(&cfg->roc_params, a, 0.95, &est), DPM_OK);
+        assert_int_equal(dpm_roc_estimate(&sim_roc_state_c(cfg)->params, a, 0.95, &est), DPM_OK);
         stats[2 * BINS * RUNS + r] = est.valid ? est.auc : -1.0;
     }
 }
@@ -128,7 +129,7 @@ static double min_p(const double *inproc, const double *exact)
 static void test_exact_matches_inprocess(void **state)
 {
     fixture_t *f = *state;
-    assert_true(f->cfg.roc && f->cfg.roc_mech.bins.count == BINS);
+    assert_true(sim_roc_state(&f->cfg) != NULL && sim_roc_state(&f->cfg)->bins == BINS);
     double *inproc = malloc((size_t)NSTATS * RUNS * sizeof(double));
     double *exact = malloc((size_t)NSTATS * RUNS * sizeof(double));
     assert_non_null(inproc);
@@ -138,7 +139,7 @@ static void test_exact_matches_inprocess(void **state)
     memset(&fs, 0, sizeof(fs));
     assert_int_equal(sim_farm_runs(&f->cfg, &f->pop, 0, RUNS, &fo, f->aggs, &fs), DPM_OK);
     assert_true(fs.reports == (uint64_t)DEVICES * RUNS && fs.dropped == 0);
-    assert_true(f->aggs[0].roc.reports == DEVICES && f->cfg.roc_devices == DEVICES);
+    assert_true(sim_roc_agg_c(&f->aggs[0])->reports == DEVICES && f->cfg.reporting == DEVICES);
     run_stats(&f->cfg, f->aggs, inproc);
     /* exact mode on other run indices: independent of the inprocess runs */
     exact_stats(&f->cfg, &f->pop, f->aggs, RUNS, exact);
@@ -147,20 +148,22 @@ static void test_exact_matches_inprocess(void **state)
     assert_true(p >= ALPHA);
 
     /* negative control 1: the noise scale 1.5x too large */
-    sim_cfg_t bad = f->cfg;
-    bad.roc_scale *= 1.5;
+    static sim_cfg_t bad; /* ~17 KB: off the stack */
+    bad = f->cfg;
+    sim_roc_state(&bad)->scale *= 1.5;
     exact_stats(&bad, &f->pop, f->aggs, RUNS, exact);
     p = min_p(inproc, exact);
     printf("# control, noise scale x1.5: p = %.3g\n", p);
     assert_true(p < ALPHA);
 
     /* negative control 2: the truth of another realization of the devices' examples */
-    sim_roc_model_t other = *f->cfg.roc_model;
+    sim_roc_model_t other = *sim_roc_state(&f->cfg)->model;
     other.base_key ^= 1u;
     int include[SIM_MAX_GROUPS] = {1, 1};
     uint64_t devices = 0;
     bad = f->cfg;
-    sim_roc_truth_counts(&other, &f->pop, include, 1, bad.roc_pos, bad.roc_neg, &devices);
+    sim_roc_truth_counts(&other, &f->pop, include, 1, sim_roc_state(&bad)->pos,
+                         sim_roc_state(&bad)->neg, &devices);
     assert_true(devices == DEVICES);
     exact_stats(&bad, &f->pop, f->aggs, RUNS, exact);
     p = min_p(inproc, exact);
@@ -200,33 +203,37 @@ static void test_coverage(void **state)
     assert_int_equal(sim_session_run(sc, &ro, &s, err, sizeof(err)), 0);
     assert_int_equal(s.n, 1);
     const sim_result_t *r = &s.res[0];
-    sim_roc_summary_t sm;
-    sim_result_roc_summary(r, &sm);
-    assert_int_equal(sm.auc.runs, COV_RUNS);
-    uint32_t covered = 0, narrow = 0, mid = r->truth.roc_bins / 2;
-    double truth = r->truth.roc_auc;
+    const sim_roc_ext_t *x = r->ext;
+    sim_item_summary_t sm, total;
+    double pw, all_pw, simul;
+    sim_result_summary(r, SIM_ROC_ITEM_BINNED, &sm);
+    sim_result_summary(r, SIM_ROC_ITEM_MODEL, &total);
+    sim_roc_band_coverage(x, sim_roc_state_c(&r->cfg)->bins, &pw, &all_pw, &simul);
+    assert_int_equal(sm.runs, COV_RUNS);
+    uint32_t covered = 0, narrow = 0, mid = sim_roc_state_c(&r->cfg)->bins / 2;
+    double truth = sm.truth;
     for (uint32_t run = 0; run < COV_RUNS; run++) {
-        const sim_roc_auc_run_t *a = &r->roc_auc[run];
+        const sim_item_run_t *a = sim_result_at(r, run, SIM_ROC_ITEM_BINNED);
         covered += a->lo <= truth && truth <= a->hi;
         double half = (a->hi - a->lo) / 2.0 / 1.5, c = (a->hi + a->lo) / 2.0;
         narrow += c - half <= truth && truth <= c + half;
     }
     double p_auc = stat_binom_two_sided(covered, COV_RUNS, 0.95);
-    double p_band = stat_binom_two_sided(r->roc_cover[mid], COV_RUNS, 0.95);
-    double p_sim = stat_binom_cdf(r->roc_simultaneous, COV_RUNS, 0.95);
+    double p_band = stat_binom_two_sided(x->cover[mid], COV_RUNS, 0.95);
+    double p_sim = stat_binom_cdf(x->simultaneous, COV_RUNS, 0.95);
     double p_narrow = stat_binom_two_sided(narrow, COV_RUNS, 0.95);
     printf("# AUC truth %.5f, rmse %.3g, mean sd %.3g; coverage %.4f (p %.3g); band at threshold "
            "%u %.4f (p %.3g); simultaneous %.4f (p %.3g); shrunk interval %.4f (p %.3g)\n",
-           truth, sm.auc.rmse, sm.auc.mean_sd, sm.auc.coverage, p_auc, mid,
-           r->roc_cover[mid] / (double)COV_RUNS, p_band, sm.band_simultaneous, p_sim,
-           narrow / (double)COV_RUNS, p_narrow);
+           truth, sm.rmse, sm.mean_sd, sm.coverage, p_auc, mid, x->cover[mid] / (double)COV_RUNS,
+           p_band, simul, p_sim, narrow / (double)COV_RUNS, p_narrow);
     assert_true(p_auc >= ALPHA);
     assert_true(p_band >= ALPHA);
     assert_true(p_sim >= ALPHA);
     assert_true(p_narrow < ALPHA); /* the test can fail */
     /* the predicted sd matches the spread of the estimates (within 10%) */
-    assert_true(fabs(sm.auc.mean_sd / sm.auc.rmse - 1.0) < 0.1);
-    assert_true(sm.coverage_total >= sm.auc.coverage);
+    assert_true(fabs(sm.mean_sd / sm.rmse - 1.0) < 0.1);
+    /* the noise + sampling interval is wider than the noise-only one, around the same estimate */
+    assert_true(total.mean_sd >= sm.mean_sd);
     sim_session_free(&s);
     free(sc);
 }

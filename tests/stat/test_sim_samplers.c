@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "sim/sim_math.h"
+#include "common/prob.h"
 #include "sim/sim_rng.h"
 #include "stat_gof.h"
 
@@ -98,7 +98,7 @@ static double draw_binom(sim_rng_t *r, const double *p)
 
 static double lpmf_binom(double k, const double *p)
 {
-    return sim_log_dbinom(k, p[0], p[2]); /* p[2]: the pmf's p (p[1] for the sampler) */
+    return prob_log_dbinom(k, p[0], p[2]); /* p[2]: the pmf's p (p[1] for the sampler) */
 }
 
 static double draw_pois(sim_rng_t *r, const double *p)
@@ -108,7 +108,7 @@ static double draw_pois(sim_rng_t *r, const double *p)
 
 static double lpmf_pois(double k, const double *p)
 {
-    return k < 0 ? -INFINITY : sim_log_dpois(k, p[0]);
+    return k < 0 ? -INFINITY : prob_log_dpois(k, p[0]);
 }
 
 /* Sum of n geometrics with ratio rho = odds / (1 + odds): negative binomial. */
@@ -204,16 +204,16 @@ static void test_dlap_sum_moments(void **state)
 static void test_special_functions(void **state)
 {
     (void)state;
-    assert_true(fabs(sim_beta_inc(2, 3, 0.5) - 0.6875) < 1e-14);
-    assert_true(fabs(sim_beta_inc(0.5, 0.5, 0.25) - 1.0 / 3.0) < 1e-12); /* arcsine law */
-    assert_true(fabs(sim_norm_cdf(1.959963984540054) - 0.975) < 1e-15);
-    assert_true(fabs(sim_norm_sf(10.0) / 7.61985302416047e-24 - 1.0) < 1e-12); /* no 1 - cdf */
+    assert_true(fabs(prob_beta_inc(2, 3, 0.5) - 0.6875) < 1e-14);
+    assert_true(fabs(prob_beta_inc(0.5, 0.5, 0.25) - 1.0 / 3.0) < 1e-12); /* arcsine law */
+    assert_true(fabs(prob_norm_cdf(1.959963984540054) - 0.975) < 1e-15);
+    assert_true(fabs(prob_norm_sf(10.0) / 7.61985302416047e-24 - 1.0) < 1e-12); /* no 1 - cdf */
     /* Loader's forms against the direct formula where the latter is still accurate */
     for (double k = 0; k <= 60; k += 1) {
         double direct = -25.0 + k * log(25.0) - lgamma(k + 1.0);
-        assert_true(fabs(sim_log_dpois(k, 25.0) - direct) < 1e-11);
+        assert_true(fabs(prob_log_dpois(k, 25.0) - direct) < 1e-11);
         double b = lgamma(61) - lgamma(k + 1) - lgamma(61 - k) + k * log(0.3) + (60 - k) * log(0.7);
-        assert_true(fabs(sim_log_dbinom(k, 60, 0.3) - b) < 1e-10);
+        assert_true(fabs(prob_log_dbinom(k, 60, 0.3) - b) < 1e-10);
     }
     /* the multinomial keeps every draw and follows its weights */
     sim_rng_t r;

@@ -28,13 +28,13 @@
 #include <cmocka.h>
 
 #include "dpm/tuple.h"
-#include "sim/tuple_sim.h"
+#include "sim/tuple_paper.h"
 #include "stat_dlap.h"
 #include "stat_gof.h"
 #include "stat_hist.h"
 #include "test_rng.h"
 
-#define SAMPLES 10000000u
+#define SAMPLES stat_samples(10000000u, 0u) /* DPM_STAT_DIVISOR may reduce it */
 #define ALPHA 1e-6
 #define MIN_EXPECTED 20.0
 #define GROUPS 3u
@@ -78,7 +78,7 @@ static dpm_status_t sdk_perturb(const void *mech, dpm_rand_t *r, uint32_t group,
 static dpm_status_t sim_perturb(const void *mech, dpm_rand_t *r, uint32_t group,
                                 const dpm_ratio_t *x, dpm_tuple_report_t *out)
 {
-    return tuple_sim_perturb(mech, r, group, x, out);
+    return tuple_paper_perturb(mech, r, group, x, out);
 }
 
 /* counts[2 g' + (v' == +1)] of SAMPLES M_R reports of the input (group, x). */
@@ -335,8 +335,8 @@ static void test_mr_privacy_eps_three(void **state)
 static void test_mr_privacy_rejects_paper_split(void **state)
 {
     (void)state;
-    tuple_sim_mech_t paper;
-    assert_int_equal(tuple_sim_mech_paper(&paper, DPM_DISP_MR, GROUPS, 65536), DPM_OK);
+    tuple_paper_t paper;
+    assert_int_equal(tuple_paper_init(&paper, DPM_DISP_MR, GROUPS, 65536), DPM_OK);
     uint64_t cx[CELLS], cy[CELLS];
     mr_counts(sim_perturb, &paper, 0, kPrivacyInputs[0].x, 2400, cx);
     mr_counts(sim_perturb, &paper, 1, kPrivacyInputs[2].x, 2401, cy);

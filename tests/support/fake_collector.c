@@ -85,8 +85,9 @@ static fc_action_t next_action(fake_collector_t *fc)
 
 static void respond(fake_collector_t *fc, const char *head, const uint8_t *body, size_t len)
 {
-    int n =
-        snprintf((char *)fc->resp, sizeof(fc->resp), "%sContent-Length: %zu\r\n\r\n", head, len);
+    /* %lu, not %zu: newlib as Debian builds it for Cortex-M has no C99 length modifiers */
+    int n = snprintf((char *)fc->resp, sizeof(fc->resp), "%sContent-Length: %lu\r\n\r\n", head,
+                     (unsigned long)len);
     if (n < 0 || (size_t)n + len > sizeof(fc->resp)) {
         fail(fc, "response too large for the fake");
         return;

@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #include "sim/population.h"
-#include "sim/scenario.h"
+#include "sim/scenario_parse.h"
 
 /* Parse `text` (len bytes) into *sc and build its population of `devices` into *pop.
  * 0, or -1 with the reason in err. On failure nothing needs freeing. */

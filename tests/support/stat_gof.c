@@ -4,9 +4,10 @@
  * and is checked against high-precision reference values in tests/stat/test_dlap_gof.c. */
 #include "stat_gof.h"
 
-#include "sim/sim_math.h"
-
 #include <math.h>
+#include <stdlib.h>
+
+#include "common/prob.h"
 
 #define STAT_EPS 1e-15
 #define STAT_TINY 1e-300
@@ -99,54 +100,10 @@ double stat_chi2_isf(double alpha, double dof)
     return 0.5 * (lo + hi);
 }
 
-/* Continued fraction of I_x(a, b) (valid and fast for x < (a + 1) / (a + b + 2)) */
-static double beta_fraction(double a, double b, double x)
-{
-    double c = 1.0;
-    double d = 1.0 / lentz_guard(1.0 - (a + b) * x / (a + 1.0));
-    double h = d;
-    for (int m = 1; m < STAT_MAX_ITER; m++) {
-        double m2 = 2.0 * m;
-        double even = m * (b - m) * x / ((a - 1.0 + m2) * (a + m2));
-        d = 1.0 / lentz_guard(1.0 + even * d);
-        c = lentz_guard(1.0 + even / c);
-        h *= d * c;
-        double odd = -(a + m) * (a + b + m) * x / ((a + m2) * (a + 1.0 + m2));
-        d = 1.0 / lentz_guard(1.0 + odd * d);
-        c = lentz_guard(1.0 + odd / c);
-        double delta = d * c;
-        h *= delta;
-        if (fabs(delta - 1.0) < STAT_EPS) {
-            break;
-        }
-    }
-    return h;
-}
-
-/* I_x(a, b) and 1 - I_x(a, b), the smaller one computed directly so tails keep precision */
-static void beta_pair(double a, double b, double x, double *i, double *ic)
-{
-    if (x <= 0.0 || x >= 1.0) {
-        *i = x <= 0.0 ? 0.0 : 1.0;
-        *ic = 1.0 - *i;
-        return;
-    }
-    double front = exp(lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) + b * log1p(-x));
-    if (x < (a + 1.0) / (a + b + 2.0)) {
-        *i = front * beta_fraction(a, b, x) / a;
-        *ic = 1.0 - *i;
-    } else {
-        *ic = front * beta_fraction(b, a, 1.0 - x) / b;
-        *i = 1.0 - *ic;
-    }
-}
-
+/* The incomplete beta function is host-sim's (common/prob.h): one copy in the project. */
 double stat_beta_i(double a, double b, double x)
 {
-    double i;
-    double ic;
-    beta_pair(a, b, x, &i, &ic);
-    return i;
+    return prob_beta_inc(a, b, x);
 }
 
 /* Pr[Bin(n, p) >= k] = I_p(k, n - k + 1), k >= 1 */
@@ -154,7 +111,7 @@ static double binom_tail_ge(uint64_t k, uint64_t n, double p)
 {
     double i;
     double ic;
-    beta_pair((double)k, (double)(n - k + 1), p, &i, &ic);
+    prob_beta_inc_pair((double)k, (double)(n - k + 1), p, &i, &ic);
     return i;
 }
 
@@ -163,7 +120,7 @@ static double binom_tail_le(uint64_t k, uint64_t n, double p)
 {
     double i;
     double ic;
-    beta_pair((double)(k + 1), (double)(n - k), p, &i, &ic);
+    prob_beta_inc_pair((double)(k + 1), (double)(n - k), p, &i, &ic);
     return ic;
 }
 
@@ -265,7 +222,7 @@ double stat_binom_cdf(uint32_t k, uint32_t n, double q)
 {
     double lo = 0.0;
     for (uint32_t i = 0; i <= k && i <= n; i++) {
-        lo += exp(sim_log_dbinom(i, n, q));
+        lo += exp(prob_log_dbinom(i, n, q));
     }
     return fmin(lo, 1.0);
 }
@@ -274,9 +231,20 @@ double stat_binom_two_sided(uint32_t k, uint32_t n, double q)
 {
     double lo = 0.0, hi = 0.0;
     for (uint32_t i = 0; i <= n; i++) {
-        double pm = exp(sim_log_dbinom(i, n, q));
+        double pm = exp(prob_log_dbinom(i, n, q));
         lo += i <= k ? pm : 0.0;
         hi += i >= k ? pm : 0.0;
     }
     return fmin(1.0, 2.0 * fmin(lo, hi));
+}
+
+uint32_t stat_samples(uint32_t full, uint32_t min)
+{
+    static uint32_t divisor; /* 0 = not read yet */
+    if (divisor == 0) {
+        const char *env = getenv("DPM_STAT_DIVISOR");
+        long d = env != NULL ? strtol(env, NULL, 10) : 1;
+        divisor = d > 1 && d <= 1000 ? (uint32_t)d : 1u;
+    }
+    return full / divisor > min ? full / divisor : (min < full ? min : full);
 }

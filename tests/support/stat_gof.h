@@ -65,4 +65,11 @@ stat_gof_t stat_gof_test(const uint64_t *observed, const double *expected, size_
  * number of cells (the arrays are compacted). For unimodal pmfs only the tails move. */
 size_t stat_pool_tails(uint64_t *observed, double *expected, size_t n, double min_expected);
 
+/* The sample count of a statistical test: `full`, or full / D but never below `min` when the
+ * environment variable DPM_STAT_DIVISOR holds an integer D > 1 (make cross sets it: emulated
+ * targets run ~10-25x slower). min is the smallest count the test's design needs (e.g. every
+ * pooled cell expecting >= 20). The level stays alpha ~ 1e-6, so a reduced run is no likelier
+ * to fail by chance; it only has less power (it detects larger deviations). */
+uint32_t stat_samples(uint32_t full, uint32_t min);
+
 #endif

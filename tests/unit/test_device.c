@@ -230,7 +230,7 @@ static void test_report_tuple_queues_one_charged_report(void **state)
     assert_int_equal(dpm_rand_bits_used(&f.dev.rand), bits); /* no noise drawn */
     assert_int_equal(dpm_device_report_tuple(&f.dev, &m, 8, 2, &GOOD, &info), DPM_OK);
     /* An earlier period is closed: its spending is no longer known. */
-    assert_int_equal(dpm_device_report_tuple(&f.dev, &m, 6, 2, &GOOD, &info), DPM_ERR_PARAM);
+    assert_int_equal(dpm_device_report_tuple(&f.dev, &m, 6, 2, &GOOD, &info), DPM_ERR_BUDGET);
 }
 
 static void test_failures_before_the_charge_spend_nothing(void **state)
@@ -338,6 +338,38 @@ static void test_corrupt_ledger_refuses_every_report(void **state)
     assert_int_equal(pending(&f), 0);
 }
 
+static void test_anchored_ledger_fails_closed_when_erased(void **state)
+{
+    (void)state;
+    static fixture_t f;
+    fixture_config(&f);
+    f.cfg.outbox_size -= 64; /* the anchor lives in the last 64 bytes, outside both regions */
+    f.cfg.ledger_anchor = f.cfg.storage;
+    f.cfg.ledger_anchor_offset = REGION - 64;
+    dpm_device_config_t overlapping = f.cfg;
+    overlapping.ledger_anchor_offset = 8; /* inside the ledger: an erase would take it along */
+    assert_int_equal(dpm_device_init(&f.dev, &overlapping), DPM_ERR_PARAM);
+    assert_int_equal(dpm_device_init(&f.dev, &f.cfg), DPM_OK);
+    dpm_mech_t m;
+    dpm_campaign_t c = tuple_campaign(10, "1", "1");
+    assert_int_equal(dpm_device_accept_mech(&f.dev, &c, &m, NULL), DPM_OK);
+    assert_int_equal(dpm_device_report_tuple(&f.dev, &m, 0, 1, &GOOD, NULL), DPM_OK);
+    assert_int_equal(dpm_device_report_tuple(&f.dev, &m, 0, 1, &GOOD, NULL), DPM_ERR_BUDGET);
+    /* The whole ledger region erased, as a sector erase or a wiped file would: the anchor says
+     * this device has charged before, so it refuses instead of starting over. */
+    memset(f.mem, 0xFF, LEDGER_SIZE);
+    assert_int_equal(dpm_device_init(&f.dev, &f.cfg), DPM_ERR_CORRUPT);
+    assert_int_equal(dpm_device_accept_mech(&f.dev, &c, &m, NULL), DPM_OK);
+    assert_int_equal(dpm_device_report_tuple(&f.dev, &m, 0, 1, &GOOD, NULL), DPM_ERR_CORRUPT);
+    /* Control: without the anchor the same erase reads as a new device and spends again. */
+    fixture_config(&f);
+    assert_int_equal(dpm_device_init(&f.dev, &f.cfg), DPM_OK);
+    assert_int_equal(dpm_device_report_tuple(&f.dev, &m, 0, 1, &GOOD, NULL), DPM_OK);
+    memset(f.mem, 0xFF, LEDGER_SIZE);
+    assert_int_equal(dpm_device_init(&f.dev, &f.cfg), DPM_OK);
+    assert_int_equal(dpm_device_report_tuple(&f.dev, &m, 0, 1, &GOOD, NULL), DPM_OK);
+}
+
 static void test_roc_hist_report(void **state)
 {
     (void)state;
@@ -415,6 +447,7 @@ int main(void)
         cmocka_unit_test(test_full_outbox_spends_nothing),
         cmocka_unit_test(test_rng_failure_before_and_after_the_charge),
         cmocka_unit_test(test_corrupt_ledger_refuses_every_report),
+        cmocka_unit_test(test_anchored_ledger_fails_closed_when_erased),
         cmocka_unit_test(test_roc_hist_report),
         cmocka_unit_test(test_receipts_buy_exactly_one_report),
     };

@@ -9,13 +9,14 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
 
 #include "dpm/tuple.h"
 #include "estimate/disparity.h"
-#include "estimate/disparity_paper.h"
+#include "sim/repro_cells.h"
 #include "test_rng.h"
 
 #define TWO32 4294967296.0
@@ -145,12 +146,50 @@ static double min_eps(dpm_disp_mech_t mech, dpm_disp_split_t split, double K, do
     return eps;
 }
 
-static void check_table1(dpm_disp_split_t split, const double want[5][6], int dec)
+/* The paper's reference numbers live in one place: host-sim/scenarios/paper-disparity.ref
+ * (read as `dpm-sim repro` reads it). Tests run from the repository root. */
+#define REF_FILE "host-sim/scenarios/paper-disparity.ref"
+
+static void load_refs(repro_t *r)
 {
-    for (int r = 0; r < 5; r++) {
+    char err[256];
+    memset(r, 0, sizeof(*r));
+    if (repro_load_refs(r, REF_FILE, err, sizeof(err)) != 0) {
+        fail_msg("%s", err);
+    }
+}
+
+/* The reference [table][row][col] and the decimals it was printed with. */
+static double ref_of(const repro_t *r, const char *table, const char *row, const char *col,
+                     int *dec)
+{
+    const repro_ref_t *f = repro_find_ref(r, table, row, col);
+    if (f == NULL) {
+        fail_msg("no reference [%s][%s][%s] in " REF_FILE, table, row, col);
+        return NAN;
+    }
+    const char *dot = strchr(f->text, '.');
+    *dec = dot != NULL ? (int)strlen(dot + 1) : 0;
+    return f->value;
+}
+
+static const double kTable1K[5] = {1e5, 1e6, 1e7, 1e8, 1e9};
+static const double kTable1Alpha[3] = {1e-1, 1e-2, 1e-3};
+
+static void check_table1(const repro_t *r, const char *table, dpm_disp_split_t split)
+{
+    for (int i = 0; i < 5; i++) {
+        char row[16];
+        snprintf(row, sizeof(row), "K=1e%d", 5 + i);
         for (int c = 0; c < 6; c++) {
             dpm_disp_mech_t mech = c < 3 ? DPM_DISP_MR : DPM_DISP_ML;
-            assert_rounds_to(min_eps(mech, split, dpm_paper_table1_k[r], dpm_paper_table1_alpha[c % 3]), want[r][c], dec);
+            char col[48];
+            const char *name = split == DPM_DISP_SPLIT_PAPER ? (c < 3 ? "M_R opt." : "M_L opt.")
+                                                             : (c < 3 ? "M_R" : "M_L k=2");
+            snprintf(col, sizeof(col), "%s alpha=1e-%d", name, 1 + c % 3);
+            int dec = 0;
+            double want = ref_of(r, table, row, col, &dec);
+            assert_rounds_to(min_eps(mech, split, kTable1K[i], kTable1Alpha[c % 3]), want, dec);
         }
     }
 }
@@ -158,15 +197,24 @@ static void check_table1(dpm_disp_split_t split, const double want[5][6], int de
 static void test_table1_paper_every_cell(void **state)
 {
     (void)state;
-    check_table1(DPM_DISP_SPLIT_PAPER, dpm_paper_table1_printed, 2);
-    check_table1(DPM_DISP_SPLIT_PAPER, dpm_paper_table1_repo, 6);
-    assert_rounds_to(min_eps(DPM_DISP_ML, DPM_DISP_SPLIT_PAPER, 1e7, 0.1048), 0.20391696, 8);
+    repro_t r;
+    int dec = 0;
+    load_refs(&r);
+    check_table1(&r, "table1", DPM_DISP_SPLIT_PAPER);
+    check_table1(&r, "table1_notebook", DPM_DISP_SPLIT_PAPER);
+    double want = ref_of(&r, "notebook_find_epsilon", "find_epsilon K=1e7 alpha=0.1048",
+                         "M_L opt. eps", &dec);
+    assert_rounds_to(min_eps(DPM_DISP_ML, DPM_DISP_SPLIT_PAPER, 1e7, 0.1048), want, dec);
+    repro_free(&r);
 }
 
 static void test_table1_correct_splits(void **state)
 {
     (void)state;
-    check_table1(DPM_DISP_SPLIT_CORRECT, dpm_paper_table1_correct, 2);
+    repro_t r;
+    load_refs(&r);
+    check_table1(&r, "table1_correct", DPM_DISP_SPLIT_CORRECT);
+    repro_free(&r);
 }
 
 static double table2_alpha(dpm_disp_mech_t mech, dpm_disp_split_t split, double eps)
@@ -181,12 +229,20 @@ static double table2_alpha(dpm_disp_mech_t mech, dpm_disp_split_t split, double 
 static void test_table2_alpha_column(void **state)
 {
     (void)state;
-    const double *eps = dpm_paper_table2_eps;
+    static const double eps[4] = {0.01, 0.1, 1.0, 10.0};
+    repro_t refs;
+    load_refs(&refs);
     for (int r = 0; r < 4; r++) {
+        char row[24];
+        snprintf(row, sizeof(row), "eps=%g", eps[r]);
         for (int m = 0; m < 2; m++) {
             dpm_disp_mech_t mech = m == 0 ? DPM_DISP_MR : DPM_DISP_ML;
-            assert_rounds_to(table2_alpha(mech, DPM_DISP_SPLIT_PAPER, eps[r]), dpm_paper_table2_alpha[r][m], 4);
-            assert_rounds_to(table2_alpha(mech, DPM_DISP_SPLIT_CORRECT, eps[r]), dpm_paper_table2_alpha_correct[r][m], 4);
+            const char *col = m == 0 ? "alpha (R)" : "alpha (L)";
+            int dec = 0;
+            double want = ref_of(&refs, "table2_alpha", row, col, &dec);
+            assert_rounds_to(table2_alpha(mech, DPM_DISP_SPLIT_PAPER, eps[r]), want, dec);
+            want = ref_of(&refs, "table2_alpha_correct", row, col, &dec);
+            assert_rounds_to(table2_alpha(mech, DPM_DISP_SPLIT_CORRECT, eps[r]), want, dec);
         }
     }
     /* the same α through the Chebyshev helper: 10 sqrt(MSE) at 0.99, halved */
@@ -196,7 +252,10 @@ static void test_table2_alpha_column(void **state)
                      DPM_OK);
     assert_int_equal(dpm_disp_plan_mse(&plan, 1e7, 0.01, &mse), DPM_OK);
     assert_int_equal(dpm_disp_chebyshev_alpha(mse, 0.99, &alpha), DPM_OK);
-    assert_rounds_to(alpha / 2.0, 1.2586, 4);
+    int dec = 0;
+    double want = ref_of(&refs, "table2_alpha", "eps=0.01", "alpha (R)", &dec);
+    assert_rounds_to(alpha / 2.0, want, dec);
+    repro_free(&refs);
 }
 
 /* ---- splits, thresholds, implemented ε ---------------------------------------------------- */

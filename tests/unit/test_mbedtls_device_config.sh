@@ -14,6 +14,9 @@
 #      stays under a budget; below it the client fails cleanly, never crashes;
 #   8. an arena too small for the record buffers fails with DPM_ERR_BUFFER.
 # Library sizes and arena minima are printed as "# ..." lines. Env: OUT, BUILD_DIR, CC, NM.
+# Cross use (make size measures the arena on 32-bit ARM this way): CC/NM of the target,
+# MBEDTLS_CMAKE_ARGS (cmake's cross compiler settings), RUNNER (e.g. qemu-arm), DEVICE_CHECK
+# (the build directory's name under $BUILD_DIR/mbedtls).
 set -uo pipefail
 BUILD_DIR=${BUILD_DIR:-build}
 CC=${CC:-gcc}
@@ -21,7 +24,9 @@ NM=${NM:-nm}
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 CONFIG="$TOP/port/tls/config/dpm_mbedtls_device.h"
 MBEDTLS_SRC="$BUILD_DIR/src/mbedtls"
-DEV="$BUILD_DIR/mbedtls/device-check"
+DEV="$BUILD_DIR/mbedtls/${DEVICE_CHECK:-device-check}"
+SIZE_TOOL=${NM%nm}size
+ARCH=$("$CC" -dumpmachine 2>/dev/null || echo unknown)
 ARENA_BUDGET=$((64 * 1024)) # a TLS 1.3 or 1.2 session must fit in this (x86-64 build)
 
 n=0 failed=0
@@ -47,7 +52,8 @@ if [ ! -d "$MBEDTLS_SRC/library" ]; then
   echo "not ok 1 - Mbed TLS source missing at $MBEDTLS_SRC (run make deps)"; echo "1..1"; exit 1
 fi
 t0=$(date +%s)
-MBEDTLS_SRC="$MBEDTLS_SRC" bash "$TOP/.make/build-mbedtls.sh" device-check "$DEV" "$CONFIG" \
+# shellcheck disable=SC2086
+MBEDTLS_SRC="$MBEDTLS_SRC" bash "$TOP/.make/build-mbedtls.sh" device-check "$DEV" "$CONFIG" ${MBEDTLS_CMAKE_ARGS:-} \
   >"$work/build.out" 2>&1
 rc=$?
 sed 's/^/# /' "$work/build.out"
@@ -59,7 +65,7 @@ if [ $rc -ne 0 ]; then
   echo "1..$n"; exit 1
 fi
 for l in "${LIBS[@]}"; do
-  echo "# $(basename "$l"): $(stat -c %s "$l") bytes on disk; $(size -t "$l" | awk 'END {printf "text %d, data %d, bss %d", $1, $2, $3}')"
+  echo "# $(basename "$l"): $(stat -c %s "$l") bytes on disk; $("$SIZE_TOOL" -t "$l" | awk 'END {printf "text %d, data %d, bss %d", $1, $2, $3}')"
 done
 
 # ---- 2. self-contained --------------------------------------------------------------------------
@@ -68,7 +74,7 @@ tap "$([ -z "$incs" ]; echo $?)" "the device config includes no other header${in
 
 # ---- 3. what the libraries need from the platform ----------------------------------------------
 undef=$("$NM" -u "${LIBS[@]}" 2>/dev/null | awk 'NF == 2 {print $2}' | grep -v -E '^(mbedtls_|psa_)' | sort -u)
-echo "# libc symbols the device libraries use (x86-64 Linux build): $(echo $undef)"
+echo "# libc symbols the device libraries use ($ARCH build): $(echo $undef)"
 bad=$(echo "$undef" | grep -E '^(malloc|calloc|realloc|free|fopen|fread|fwrite|fclose|open|socket|connect|bind|accept|send|recv|pthread_.*)$' || true)
 tap "$([ -z "$bad" ]; echo $?)" "device libraries reference no heap, file, socket or thread function${bad:+ (found: $(echo $bad))}"
 
@@ -215,7 +221,7 @@ if [ $rc -ne 0 ]; then
   skip_rest "no client" "TLS 1.3 session" "TLS 1.2 session" "arena minimum"
   echo "1..$n"; exit 1
 fi
-echo "# device client (x86-64, whole program, dynamic libc): $(size "$work/device_client" | awk 'END {printf "text %d, data %d, bss %d (bss includes the 128 KiB arena)", $1, $2, $3}')"
+echo "# device client ($ARCH, whole program, dynamic libc): $("$SIZE_TOOL" "$work/device_client" | awk 'END {printf "text %d, data %d, bss %d (bss includes the 128 KiB arena)", $1, $2, $3}')"
 
 # ---- 5-7. real sessions -----------------------------------------------------------------------
 if ! bash "$TOP/tests/support/tls_testpki.sh" "$work/pki" >"$work/pki.log" 2>&1; then
@@ -248,7 +254,7 @@ stop_server() {
   wait "$srv_pid" 2>/dev/null
   srv_pid=""
 }
-run_client() { timeout 20 "$work/device_client" "$work/pki/ca.crt" "$port" "$1" ${client_args[@]+"${client_args[@]}"}; }
+run_client() { timeout 20 ${RUNNER:-} "$work/device_client" "$work/pki/ca.crt" "$port" "$1" ${client_args[@]+"${client_args[@]}"}; }
 
 # bisect: smallest arena (256-byte steps) in which a full session succeeds; echoes it, or "".
 # Below it the client must fail cleanly (exit 2 or 3), never crash. Note that Mbed TLS does not
@@ -300,7 +306,7 @@ ok=0 msg=""
 for v in 1.3 1.2 1.3+cert; do
   m=${minimum[$v]:-}
   if [ -z "$m" ]; then ok=1; msg="$msg TLS $v: not found;"; continue; fi
-  echo "# smallest arena for a TLS $v session (device config, x86-64): $m bytes"
+  echo "# smallest arena for a TLS $v session (device config, $ARCH): $m bytes"
   [ "$m" -le "$ARENA_BUDGET" ] || { ok=1; msg="$msg TLS $v needs $m > $ARENA_BUDGET;"; }
 done
 tap $ok "a full session fits in <= $ARENA_BUDGET bytes of arena; smaller arenas fail cleanly${msg:+ ($msg)}"

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The planner round trip: the analytic answer (minimum eps for K devices, or minimum devices
  * for eps) is consistent both ways and survives the simulation check; with the normal bound the
- * simulated coverage sits at the requested confidence, and a campaign run with too small an eps
- * fails the check (the check can fail). */
+ * simulated coverage sits at the requested confidence and the strict verdict says PASS exactly
+ * when the observed coverage reaches it (92.5% against 95% is a FAIL), and a campaign run with
+ * too small an eps fails the check (the check can fail). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "sim/planner.h"
+#include "sim/plan_tuple.h"
 
 static void question(sim_plan_question_t *q, dpm_disp_mech_t mech, dpm_disp_split_t split,
                      double error_metric, double confidence, dpm_disp_bound_t bound)
@@ -76,9 +77,16 @@ static void test_normal_bound_calibrated_and_check_can_fail(void **state)
     assert_int_equal(sim_plan_solve(&q, &a), 0);
     assert_int_equal(sim_plan_check(&q, &a, 1000, 13, err, sizeof(err)), 0);
     double cov = (double)a.within / a.runs, se = sqrt(0.9 * 0.1 / a.runs);
-    print_message("# normal bound: coverage %.3f (target 0.9)\n", cov);
-    assert_true(a.pass);
+    print_message("# normal bound: coverage %.3f (target 0.9), %s\n", cov,
+                  a.pass ? "PASS" : "FAIL");
     assert_true(fabs(cov - 0.9) < 5.0 * se);
+    assert_int_equal(a.pass, a.within >= 900); /* strict: met or not */
+    /* the verdict itself: 185/200 against 95% fails, 190/200 passes */
+    double p = 0.0;
+    assert_false(sim_plan_verdict(185, 200, 0.95, &p));
+    assert_true(p > 0.01 && p < 0.2); /* a shortfall that small is plausible by chance */
+    assert_true(sim_plan_verdict(190, 200, 0.95, &p));
+    assert_false(sim_plan_verdict(0, 0, 0.95, &p));
     a.eps_campaign = floor(0.6 * a.eps * 65536.0) / 65536.0;
     assert_int_equal(sim_plan_check(&q, &a, 1000, 14, err, sizeof(err)), 0);
     print_message("# at 0.6 eps: coverage %.3f, p = %.3g\n", (double)a.within / a.runs, a.p_value);

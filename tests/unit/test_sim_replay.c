@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* dpm-sim device farm: every device's report, replayed alone from its seed, run and index,
  * equals the bytes it produced inside a multi-threaded run; the aggregate does not depend on
- * the thread count; a device's tuple is exactly tuple_sim's for the same stream (the farm
- * reuses tuple_sim's replayable per-device streams); reports decode and pass the collector's
- * campaign check; exact mode is deterministic per (seed, run). */
+ * the thread count; a device's tuple is exactly dpm_tuple_perturb's on the device's own stream;
+ * reports decode and pass the collector's campaign check; exact mode is deterministic per
+ * (seed, run). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,11 +16,11 @@
 
 #include "sim_fixture.h"
 
-#include "sim/exact.h"
 #include "sim/farm.h"
+#include "sim/mech_tuple.h"
 #include "sim/population.h"
 #include "sim/scenario.h"
-#include "sim/tuple_sim.h"
+#include "sim/stream.h"
 
 #define DEVICES 3000u
 #define RUN 3u
@@ -76,8 +76,9 @@ static int teardown(void **state)
     return 0;
 }
 
-static int agg_equal(const sim_agg_t *x, const sim_agg_t *y)
+static int agg_equal(const sim_agg_t *xa, const sim_agg_t *ya)
 {
+    const sim_tuple_agg_t *x = sim_tuple_agg_c(xa), *y = sim_tuple_agg_c(ya);
     if (x->nmetrics != y->nmetrics) {
         return 0;
     }
@@ -91,11 +92,18 @@ static int agg_equal(const sim_agg_t *x, const sim_agg_t *y)
     return 1;
 }
 
-static void check_campaign(fixture_t *f, uint32_t c)
+static sim_cfg_t cfg; /* ~17 KB: off the stack */
+
+static void prepare(fixture_t *f, uint32_t c)
 {
-    sim_cfg_t cfg;
     char err[256];
     assert_int_equal(sim_cfg_init(&cfg, &f->sc, c, 0, err, sizeof(err)), 0);
+    assert_int_equal(sim_cfg_prepare(&cfg, &f->pop, 1, err, sizeof(err)), 0);
+}
+
+static void check_campaign(fixture_t *f, uint32_t c)
+{
+    prepare(f, c);
     memset(&f->cap, 0, sizeof(f->cap));
     sim_farm_opts_t two = {2, NULL, capture, &f->cap}, one = {1, NULL, NULL, NULL};
     sim_agg_t agg2, agg1;
@@ -124,7 +132,7 @@ static void check_campaign(fixture_t *f, uint32_t c)
             assert_int_equal(dpm_mech_check_report(&cfg.mech, &dec, &why), DPM_OK);
         }
     }
-    assert_true(reported == st.reports && reported == agg2.m[0].total);
+    assert_true(reported == st.reports && reported == sim_tuple_agg_c(&agg2)->m[0].total);
     assert_true(reported > DEVICES / 3);
     /* another run gives other reports */
     dpm_report_t rep;
@@ -133,6 +141,7 @@ static void check_campaign(fixture_t *f, uint32_t c)
     uint64_t dev = DEVICES - 1;
     assert_int_equal(sim_farm_replay(&cfg, &f->pop, RUN + 1, dev, &rep, other, &len), DPM_OK);
     assert_true(len == 0 || memcmp(other, f->cap.bytes[dev], len) != 0);
+    sim_cfg_release(&cfg);
 }
 
 static void test_replay_mr(void **state)
@@ -150,31 +159,30 @@ static void test_replay_paper_split(void **state)
     check_campaign(*state, 2);
 }
 
-/* The farm's device is tuple_sim's device on the same stream (dpm_tuple_perturb is the first
- * thing dpm_mech_report_tuple draws for). */
-static void test_same_tuple_as_tuple_sim(void **state)
+/* The farm's device is dpm_tuple_perturb on the device's own stream (it is the first thing
+ * dpm_mech_report_tuple draws for), keyed as stream.h says. */
+static void test_same_tuple_as_the_sdk(void **state)
 {
     fixture_t *f = *state;
-    sim_cfg_t cfg;
-    char err[256];
-    assert_int_equal(sim_cfg_init(&cfg, &f->sc, 0, 0, err, sizeof(err)), 0);
-    tuple_sim_mech_t tm;
-    assert_int_equal(tuple_sim_mech_sdk(&tm, DPM_DISP_MR, cfg.d, cfg.eps), DPM_OK);
+    prepare(f, 0);
     for (uint64_t i = 0; i < DEVICES; i += 7) {
         const sim_block_t *b = sim_pop_find(&f->pop, i, NULL);
         if (!sim_cfg_participates(&cfg, b)) {
             continue;
         }
-        tuple_sim_block_t tb = {1,
-                                (uint32_t)cfg.group_map[b->group],
-                                {b->num[DPM_METRIC_TPR - 1], b->den[DPM_METRIC_TPR - 1]}};
-        tuple_sim_stream_t s; /* device i's own stream, as tuple_sim derives it */
-        tuple_sim_stream_init(&s, sim_cfg_device_key(&cfg, RUN, i));
-        dpm_rng_t port = tuple_sim_stream_port(&s);
+        dpm_ratio_t tpr = {b->num[DPM_METRIC_TPR - 1], b->den[DPM_METRIC_TPR - 1]};
+        if (b->has_conf) {
+            assert_int_equal(dpm_metric_ratio(&b->conf, DPM_METRIC_TPR, &tpr), DPM_OK);
+        }
+        sim_stream_t s; /* device i's own stream */
+        sim_stream_init(&s, sim_stream_key(cfg.seed, RUN, i));
+        dpm_rng_t port = sim_stream_port(&s);
         dpm_rand_t r;
         dpm_tuple_report_t want;
         assert_int_equal(dpm_rand_init(&r, &port), DPM_OK);
-        assert_int_equal(tuple_sim_perturb(&tm, &r, tb.group, &tb.metric, &want), DPM_OK);
+        assert_int_equal(dpm_tuple_perturb(&cfg.mech.params.tuple, &r,
+                                           (uint32_t)cfg.group_map[b->group], &tpr, &want),
+                         DPM_OK);
         dpm_report_t rep;
         uint8_t buf[DPM_REPORT_MAX_BYTES];
         size_t len = 0;
@@ -182,25 +190,23 @@ static void test_same_tuple_as_tuple_sim(void **state)
         assert_int_equal(rep.body.tuple.group, want.group);
         assert_int_equal(rep.body.tuple.value[0], want.value[0]);
     }
-    /* and the key derivation is tuple_sim's */
-    assert_true(sim_cfg_device_key(&cfg, RUN, 5) == tuple_sim_device_key(cfg.seed, RUN, 5));
+    assert_true(sim_cfg_device_key(&cfg, RUN, 5) == sim_stream_key(cfg.seed, RUN, 5));
+    sim_cfg_release(&cfg);
 }
 
 static void test_exact_deterministic(void **state)
 {
     fixture_t *f = *state;
-    sim_cfg_t cfg;
-    char err[256];
-    sim_agg_t a, b, c;
-    assert_int_equal(sim_cfg_init(&cfg, &f->sc, 1, 0, err, sizeof(err)), 0);
+    static sim_agg_t a, b, c;
+    prepare(f, 1);
     assert_int_equal(sim_exact_run(&cfg, &f->pop, 4, &a, NULL), 0);
     assert_int_equal(sim_exact_run(&cfg, &f->pop, 4, &b, NULL), 0);
     assert_int_equal(sim_exact_run(&cfg, &f->pop, 5, &c, NULL), 0);
     assert_true(agg_equal(&a, &b));
     assert_false(agg_equal(&a, &c));
-    sim_truth_t t;
-    assert_int_equal(sim_truth_compute(&cfg, &f->pop, &t, err, sizeof(err)), 0);
-    assert_true(a.m[0].total == t.reporting && a.m[1].total == t.reporting);
+    const sim_tuple_agg_t *ta = sim_tuple_agg_c(&a);
+    assert_true(ta->m[0].total == cfg.reporting && ta->m[1].total == cfg.reporting);
+    sim_cfg_release(&cfg);
 }
 
 int main(void)
@@ -209,7 +215,7 @@ int main(void)
         cmocka_unit_test(test_replay_mr),
         cmocka_unit_test(test_replay_ml_two_metrics_subset),
         cmocka_unit_test(test_replay_paper_split),
-        cmocka_unit_test(test_same_tuple_as_tuple_sim),
+        cmocka_unit_test(test_same_tuple_as_the_sdk),
         cmocka_unit_test(test_exact_deterministic),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* dpm-sim scenario parser: a complete good file parses into the expected structure, every
- * scenario file shipped in host-sim/scenarios parses, and each kind of error is reported with
- * the right line number. */
+ * scenario file shipped in host-sim/scenarios (and every example in its README.md) parses, and
+ * each kind of error is reported with the right line number and a message that says what is
+ * wrong (a trailing comma, a misspelled section or key with its likely spelling). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -12,9 +13,12 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <dirent.h>
 
 #include "sim/population.h"
 #include "sim/scenario.h"
+#include "sim/mech.h"
+#include "sim/scenario_parse.h"
 
 static const char kGood[] =
     "# a comment line\n"
@@ -53,15 +57,17 @@ static const char kGood[] =
     "split = paper\n"
     "eps = 1\n"
     "metrics = tpr\n"
-    "paper.mean_abs_gap_err = 0.01\n"
-    "paper.tolerance = 3\n"
+    "[campaign roc]\n"
+    "mechanism = roc_hist\n"
+    "eps = 2\n"
+    "edges = 0.25, 0.5, 0.75\n"
+    "groups = b\n"
     "[plan p]\n"
     "mechanism = tuple_ml\n"
     "split = paper\n"
     "devices = 1e5, 1e6\n"
     "error = 0.1\n"
-    "confidence = 0.99\n"
-    "paper.eps = 2.56, -\n";
+    "confidence = 0.99\n";
 
 static sim_scenario_t g_sc;
 static char g_err[512];
@@ -93,7 +99,7 @@ static void test_good_file(void **state)
     assert_true(sc->group[0].partition.noniid); /* inherited from [population] */
     assert_true(sc->group[1].scores.set && sc->group[1].scores.examples == 12);
     assert_false(sc->group[1].partition.noniid); /* its own override */
-    assert_int_equal(sc->ncampaigns, 2);
+    assert_int_equal(sc->ncampaigns, 3);
     const sim_campaign_spec_t *c1 = &sc->campaign[0], *c2 = &sc->campaign[1];
     assert_int_equal(c1->id, 9);
     assert_int_equal(c1->neps, 3);
@@ -101,9 +107,13 @@ static void test_good_file(void **state)
     assert_int_equal(c1->nmetrics, 2);
     assert_true(c1->ngroups == 2 && c1->groups[0] == 1 && c1->groups[1] == 0);
     assert_int_equal(c2->id, 2); /* index + 1 */
-    assert_true(c2->split_paper && c2->ngroups == 2 && c2->npaper == 1);
+    assert_true(c2->split_paper && c2->ngroups == 2);
+    assert_string_equal(c1->mech->name, "tuple_ml");
+    const sim_campaign_spec_t *c3 = &sc->campaign[2];
+    assert_true(c3->mechanism == DPM_MECH_ID_ROC_HIST && c3->nedges == 3 && c3->ngroups == 1);
+    assert_true(c3->edges[1] == (UINT32_C(1) << 30));
     assert_int_equal(sc->nplans, 1);
-    assert_true(sc->plan[0].npaper == 2 && isnan(sc->plan[0].paper_eps[1]));
+    assert_true(sc->plan[0].ndevices == 2 && sc->plan[0].mechanism == DPM_MECH_ID_TUPLE_ML);
 }
 
 static void test_population_of_good_file(void **state)
@@ -138,17 +148,50 @@ static void test_population_of_good_file(void **state)
 static void test_shipped_scenarios(void **state)
 {
     (void)state;
-    static const char *const files[] = {"host-sim/scenarios/demo.scn",
-                                        "host-sim/scenarios/paper-disparity-table1.scn",
-                                        "host-sim/scenarios/paper-disparity-table2.scn",
-                                        "host-sim/scenarios/sweep.scn"};
-    for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
-        int st = sim_scenario_load(files[i], &g_sc, g_err, sizeof(g_err));
+    DIR *d = opendir("host-sim/scenarios");
+    int n = 0;
+    assert_non_null(d);
+    for (struct dirent *e; (e = readdir(d)) != NULL;) {
+        size_t len = strlen(e->d_name);
+        if (len < 5 || strcmp(e->d_name + len - 4, ".scn") != 0) {
+            continue;
+        }
+        char path[512];
+        snprintf(path, sizeof(path), "host-sim/scenarios/%s", e->d_name);
+        int st = sim_scenario_load(path, &g_sc, g_err, sizeof(g_err));
         if (st != 0) {
             print_error("%s\n", g_err);
         }
         assert_int_equal(st, 0);
+        n++;
     }
+    closedir(d);
+    assert_true(n >= 5);
+}
+
+/* Every example of host-sim/scenarios/README.md (the ```ini blocks) parses. */
+static void test_readme_examples(void **state)
+{
+    (void)state;
+    static char text[1 << 16];
+    FILE *f = fopen("host-sim/scenarios/README.md", "r");
+    assert_non_null(f);
+    size_t len = fread(text, 1, sizeof(text) - 1, f);
+    fclose(f);
+    text[len] = '\0';
+    int n = 0;
+    for (char *p = strstr(text, "```ini\n"); p != NULL; p = strstr(p, "```ini\n")) {
+        char *start = p + 7, *end = strstr(start, "```");
+        assert_non_null(end);
+        if (sim_scenario_parse(start, (size_t)(end - start), "README.md", &g_sc, g_err,
+                               sizeof(g_err)) != 0) {
+            print_error("README example %d: %s\n", n + 1, g_err);
+            fail();
+        }
+        n++;
+        p = end + 3;
+    }
+    assert_true(n >= 3); /* one per mechanism */
 }
 
 typedef struct {
@@ -170,6 +213,8 @@ static const bad_t kBad[] = {
     {"[scenario]\nseed =\n", 2, "missing value"},
     {"[scenario\n", 1, "malformed section"},
     {"[weird]\n", 1, "unknown section"},
+    {"[grup a]\n", 1, "unknown section [grup] (did you mean 'group'?)"},
+    {"[campain c]\n", 1, "did you mean 'campaign'?"},
     {"[group]\n", 1, "bad or missing name"},
     {"[scenario]\n[scenario]\n", 2, "given twice"},
     {"[scenario]\nconfidence = 1.5\n", 2, "confidence"},
@@ -185,6 +230,11 @@ static const bad_t kBad[] = {
      "unknown argument"},
     {"[group a]\nshare = 0.5\npartition = noniid(concentration=-1)\n", 3, "concentration"},
     {"[group a]\nshare = 0.5\nheight = 3\n", 3, "unknown key 'height'"},
+    {"[group a]\nshar = 0.5\n", 2, "unknown key 'shar' in [group] (did you mean 'share'?)"},
+    {"[scenario]\nruns = 3,\n", 2, "runs must be"},
+    {"[scenario]\ndevices = 1e4, 1e5,\n", 2,
+     "devices: an empty value after the last comma (a "
+     "trailing comma?)"},
     {"[group a]\nshare = 0.5\ntpr = constant(0.5)\n[group a]\n", 4, "defined twice"},
     {"[group a]\nshare = 0.5\ntpr = constant(0.5)\n\n[group b]\nshare = 0.4\ntpr = "
      "constant(0.5)\n" C1,
@@ -197,24 +247,41 @@ static const bad_t kBad[] = {
      4, "either scores"},
     {G2, 6, "no [campaign]"},
     {G2 "[campaign c]\nmechanism = tuple_xx\n", 8, "unknown mechanism"},
+    {G2 "[campaign c]\nmechanism = tuple_mx\n", 8, "did you mean 'tuple_mr'?"},
     {G2 "[campaign c]\neps = 0\n", 8, "eps"},
+    {G2 "[campaign c]\neps = 0.5, 1, 2,\n", 8,
+     "eps: an empty value after the last comma (a "
+     "trailing comma?)"},
+    {G2 "[campaign c]\neps = 0.5,, 2\n", 8, "an empty value between two commas"},
+    {G2 "[campaign c]\nmetrix = tpr\n", 8, "did you mean 'metrics'?"},
     {G2 "[campaign c]\neps = 100\n", 8, "eps"},
     {G2 "[campaign c]\nmetrics = tpr, auc\n", 8, "unknown metric 'auc'"},
     {G2 "[campaign c]\nmetrics = tpr, tpr\n", 8, "listed twice"},
     {G2 "[campaign c]\ngroups = a, zz\n", 8, "unknown group 'zz'"},
-    {G2 "[campaign c]\ngroups = a\n", 8, "groups"},
-    {G2 "[campaign c]\nmechanism = tuple_mr\neps = 1\n", 7, "needs mechanism, eps and metrics"},
+    {G2 C1 "groups = a\n", 11, "groups: 2 to"},
+    {G2 "[campaign c]\nmetrics = tpr\n", 7, "needs mechanism and eps"},
+    {G2 "[campaign c]\nmechanism = tuple_mr\neps = 1\n", 7, "needs metrics"},
+    {G2 C1 "edges = 0.5\n", 11, "histogram mechanisms"},
     {G2 C1 "metrics = fpr\n", 11, "given twice"},
     {G2 "[campaign c]\nmechanism = tuple_mr\neps = 1\nmetrics = fpr\n", 10,
      "metric 'fpr' has no distribution in group 'a'"},
     {G2 "[campaign c]\nmechanism = tuple_mr\nsplit = paper\neps = 1\nmetrics = tpr, fpr\n", 11,
      "one metric"},
-    {G2 C1 "paper.mean_abs_gap_err = 0.1, 0.2\n", 7, "one value per eps"},
     {G2 C1 "[campaign c]\n", 11, "defined twice"},
     {G2 C1 "[group z]\n", 11, "before the campaigns"},
     {G2 "[plan p]\nmechanism = tuple_mr\ndevices = 1.5\n", 9, "devices"},
-    {G2 "[plan p]\nmechanism = tuple_mr\ndevices = 10\nerror = 0.1\npaper.eps = 1, 2\n", 7,
-     "paper.eps needs"},
+    {G2 "[plan p]\nmechanism = roc_hist\n", 8, "[plan] answers tuple_mr and tuple_ml"},
+    {"[group a]\nshare = 0.5\ntpr = constant(0.5)\n[group b]\nshare = 0.5\nscores = "
+     "binormal(auc=0.8, base_rate=0.3)\n[campaign r]\nmechanism = roc_hist\neps = 1\n",
+     7, "group 'a' has no scores"},
+    {"[group a]\nshare = 1\nscores = binormal(auc=0.8, base_rate=0.3)\n[group b]\nshare = "
+     "0\n",
+     5, "share"},
+    {G2 "[campaign r]\nmechanism = roc_hist\neps = 1\nedges = 0.2, 0.5,\n", 10,
+     "edges: an empty value after the last comma"},
+    {G2 "[campaign r]\nmechanism = roc_hist\neps = 1\nedges = 0.5, 0.2\n", 10,
+     "strictly increasing"},
+    {G2 "[campaign r]\nmechanism = roc_hist\neps = 1\nbins = 65\n", 10, "bins must be"},
 };
 
 static void test_errors_name_their_line(void **state)
@@ -243,8 +310,11 @@ static void test_load_missing_file(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_good_file),         cmocka_unit_test(test_population_of_good_file),
-        cmocka_unit_test(test_shipped_scenarios), cmocka_unit_test(test_errors_name_their_line),
+        cmocka_unit_test(test_good_file),
+        cmocka_unit_test(test_population_of_good_file),
+        cmocka_unit_test(test_shipped_scenarios),
+        cmocka_unit_test(test_readme_examples),
+        cmocka_unit_test(test_errors_name_their_line),
         cmocka_unit_test(test_load_missing_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -17,7 +17,7 @@
 #include <cmocka.h>
 
 #include "dpm/noise.h"
-#include "json_min.h"
+#include "common/json_read.h"
 #include "test_rng.h"
 
 #define OUTPUTS 64
@@ -151,69 +151,52 @@ static void test_case(void **state)
 }
 
 static vector_case_t cases[MAX_CASES];
-static char text[1 << 20];
+
+/* One case object (host-sim's JSON reader, common/json_read.h: integers exactly). */
+static int parse_case(const jr_value_t *o, vector_case_t *c)
+{
+    const char *name = jr_string(o, "name"), *sampler = jr_string(o, "sampler");
+    const jr_value_t *params = jr_get(o, "params"), *outputs = jr_get(o, "outputs");
+    int64_t seed = 0;
+    memset(c, 0, sizeof(*c));
+    if (name == NULL || sampler == NULL || params == NULL || params->kind != JR_OBJECT ||
+        params->n > MAX_PARAMS || outputs == NULL || outputs->n != OUTPUTS ||
+        jr_int64(jr_get(o, "seed"), &seed) != 0) {
+        return -1;
+    }
+    snprintf(c->name, sizeof(c->name), "%s", name);
+    snprintf(c->sampler, sizeof(c->sampler), "%s", sampler);
+    c->seed = (uint64_t)seed;
+    for (size_t i = 0; i < params->n; i++) {
+        snprintf(c->pname[i], sizeof(c->pname[i]), "%s", params->keys[i]);
+        if (jr_int64(&params->items[i], &c->pval[i]) != 0) {
+            return -1;
+        }
+    }
+    c->nparams = (int)params->n;
+    for (int i = 0; i < OUTPUTS; i++) {
+        if (jr_int64(jr_at(outputs, (size_t)i), &c->outputs[i]) != 0) {
+            return -1;
+        }
+    }
+    return 0;
+}
 
 static int parse_cases(const char *path)
 {
-    long len = json_read_file(path, text, sizeof(text));
-    if (len < 0) {
+    jr_value_t root;
+    if (jr_parse_file(path, &root) != 0) {
         return -1;
     }
-    json_t j;
-    json_init(&j, text, (size_t)len);
-    int n = 0;
-    char key[32];
-    json_expect(&j, '{');
-    do {
-        json_string(&j, key, sizeof(key));
-        json_expect(&j, ':');
-        if (strcmp(key, "cases") != 0) {
-            json_skip(&j);
-            continue;
+    const jr_value_t *list = jr_get(&root, "cases");
+    int n = list != NULL && list->kind == JR_ARRAY && list->n <= MAX_CASES ? (int)list->n : -1;
+    for (int i = 0; i < n; i++) {
+        if (parse_case(jr_at(list, (size_t)i), &cases[i]) != 0) {
+            n = -1;
         }
-        json_expect(&j, '[');
-        do {
-            vector_case_t *c = &cases[n++];
-            memset(c, 0, sizeof(*c));
-            json_expect(&j, '{');
-            do {
-                json_string(&j, key, sizeof(key));
-                json_expect(&j, ':');
-                int64_t v;
-                if (strcmp(key, "name") == 0) {
-                    json_string(&j, c->name, sizeof(c->name));
-                } else if (strcmp(key, "sampler") == 0) {
-                    json_string(&j, c->sampler, sizeof(c->sampler));
-                } else if (strcmp(key, "seed") == 0) {
-                    json_int(&j, &v);
-                    c->seed = (uint64_t)v;
-                } else if (strcmp(key, "params") == 0) {
-                    json_expect(&j, '{');
-                    do {
-                        json_string(&j, c->pname[c->nparams], sizeof(c->pname[0]));
-                        json_expect(&j, ':');
-                        json_int(&j, &c->pval[c->nparams++]);
-                    } while (c->nparams < MAX_PARAMS && json_accept(&j, ','));
-                    json_expect(&j, '}');
-                } else if (strcmp(key, "outputs") == 0) {
-                    json_expect(&j, '[');
-                    for (int i = 0; i < OUTPUTS; i++) {
-                        if (i > 0) {
-                            json_expect(&j, ',');
-                        }
-                        json_int(&j, &c->outputs[i]);
-                    }
-                    json_expect(&j, ']');
-                } else {
-                    json_skip(&j);
-                }
-            } while (json_accept(&j, ','));
-            json_expect(&j, '}');
-        } while (n < MAX_CASES && json_accept(&j, ','));
-        json_expect(&j, ']');
-    } while (json_accept(&j, ','));
-    json_expect(&j, '}');
-    return j.error ? -1 : n;
+    }
+    jr_free(&root);
+    return n;
 }
 
 static int write_cases(const char *path)

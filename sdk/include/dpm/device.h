@@ -76,6 +76,11 @@ typedef struct {
     dpm_storage_t storage;
     uint32_t ledger_offset, ledger_size; /* >= DPM_LEDGER_MIN_REGION */
     uint32_t outbox_offset, outbox_size; /* >= DPM_OUTBOX_MIN_REGION, disjoint from the ledger */
+    /* Optional (.read == NULL: none): where the ledger's write-once anchor lives, outside the
+     * ledger's region (another sector, OTP, another file): with it a wholly erased ledger region
+     * fails closed instead of starting a new ledger (see dpm_ledger_open_anchored). */
+    dpm_storage_t ledger_anchor;
+    uint32_t ledger_anchor_offset;
     dpm_policy_t policy;
     dpm_upload_config_t upload; /* optional: all zero for no uploads through the SDK */
 } dpm_device_config_t;
@@ -84,6 +89,7 @@ typedef struct {
     dpm_rng_t rng;
     dpm_clock_t clock;
     dpm_storage_t storage;
+    dpm_storage_t ledger_anchor;
     dpm_policy_t policy;
     dpm_rand_t rand;
     dpm_ledger_t ledger;
@@ -172,7 +178,8 @@ typedef struct {
  * DPM_ERR_PARAM (NULL, unopened device, a mechanism that is not a tuple one, group out of range),
  * DPM_ERR_POLICY, DPM_ERR_UNDEFINED (a metric has a zero denominator on these counts),
  * DPM_ERR_BUFFER (the outbox is full: flush first), DPM_ERR_BUDGET (the period's budget is
- * spent), DPM_ERR_CORRUPT / DPM_ERR_STORAGE (ledger or outbox). After the charge (ε spent, the
+ * spent, or the period is closed because the device already reported for a later one: its
+ * spending is no longer kept), DPM_ERR_CORRUPT / DPM_ERR_STORAGE (ledger or outbox). After the charge (ε spent, the
  * safe direction, no report): DPM_ERR_RNG (the random source failed), DPM_ERR_RANGE
  * (probability < 2^-45), DPM_ERR_STORAGE (the outbox write failed). */
 dpm_status_t dpm_device_report_tuple(dpm_device_t *d, const dpm_mech_t *m, uint32_t period,

@@ -43,9 +43,10 @@ typedef struct {
  *    its range (a torn write): it is NOT assumed atomic;
  *  - bytes outside the range of a write() or erase() are never disturbed by it;
  *  - erase() sets its range to 0xFF (the erased state of NOR flash; a file port writes 0xFF);
- *  - the outbox removes a record by one 1-byte write that only clears bits (0xFF -> 0x00 in
- *    place, without an erase): NOR flash without ECC words, FRAM and files allow it; flash with
- *    ECC words or a minimum program size above one byte does not.
+ *  - the outbox commits a record with a 1-byte write and removes it with a 3-byte write, both
+ *    only clearing bits in place (0xFF -> 0x00 without an erase): NOR flash without ECC words,
+ *    FRAM and files allow it; flash with ECC words or a minimum program size above one byte
+ *    does not.
  * On flash, give the ledger and the outbox regions whose halves are whole erase sectors (each
  * erase() covers exactly one half). Optional: a device without storage keeps no outbox and no
  * ledger across reboots. */

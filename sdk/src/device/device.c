@@ -91,6 +91,15 @@ static int config_ok(const dpm_device_config_t *cfg)
     if (l0 < o1 && o0 < l1) {
         return 0;
     }
+    const dpm_storage_t *a = &cfg->ledger_anchor;
+    if (a->read != NULL) {
+        uint64_t a0 = cfg->ledger_anchor_offset, a1 = a0 + DPM_LEDGER_ANCHOR_BYTES;
+        int shared = a->ctx == s->ctx && a->read == s->read;
+        if (a->write == NULL || !region_ok(a, cfg->ledger_anchor_offset, DPM_LEDGER_ANCHOR_BYTES) ||
+            (shared && ((a0 < l1 && l0 < a1) || (a0 < o1 && o0 < a1)))) {
+            return 0; /* the anchor must survive what erases the regions */
+        }
+    }
     if (cfg->upload.host != NULL) {
         dpm_upload_t probe;
         if (cfg->clock.monotonic_ms == NULL || dpm_upload_init(&probe, &cfg->upload) != DPM_OK) {
@@ -126,8 +135,13 @@ dpm_status_t dpm_device_init_abi(dpm_device_t *d, const dpm_device_config_t *cfg
     /* A corrupt ledger is bound failed-closed (every charge refuses) and a damaged outbox is
      * left for the app to resolve: the device opens either way, so the app can reach both
      * through dpm_device_ledger / dpm_device_outbox, and reports. */
+    d->ledger_anchor = cfg->ledger_anchor;
     dpm_status_t ledger_st =
-        dpm_ledger_open(&d->ledger, &d->storage, cfg->ledger_offset, cfg->ledger_size);
+        cfg->ledger_anchor.read != NULL
+            ? dpm_ledger_open_anchored(&d->ledger, &d->storage, cfg->ledger_offset,
+                                       cfg->ledger_size, &d->ledger_anchor,
+                                       cfg->ledger_anchor_offset)
+            : dpm_ledger_open(&d->ledger, &d->storage, cfg->ledger_offset, cfg->ledger_size);
     dpm_status_t outbox_st =
         dpm_outbox_open(&d->outbox, &d->storage, cfg->outbox_offset, cfg->outbox_size);
     if (ledger_st != DPM_OK && ledger_st != DPM_ERR_CORRUPT) {
@@ -188,6 +202,9 @@ static dpm_status_t precheck(dpm_device_t *d, const dpm_mech_t *m, uint32_t peri
     }
     dpm_eps_t spent = 0;
     st = dpm_ledger_spent(&d->ledger, m->campaign.id, period, &spent);
+    if (st == DPM_ERR_PARAM) {
+        return DPM_ERR_BUDGET; /* a closed period: the device reported for a later one */
+    }
     if (st == DPM_OK && (uint64_t)spent + m->eps_implemented > m->campaign.budget) {
         st = DPM_ERR_BUDGET;
     }

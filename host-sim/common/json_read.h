@@ -1,17 +1,21 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* A small JSON reader (RFC 8259 values into a heap tree) for the files dpm-sim reads back:
- * dpm-repro's disparity.json and the collector's estimate JSON. Strings keep \uXXXX escapes of
- * the BMP as UTF-8; depth is limited to 64. */
+/* The one JSON reader of host-sim and the tests (RFC 8259 values into a heap tree): the
+ * collector's estimate JSON dpm-sim reads back in network mode, the golden vectors of
+ * tests/vectors. Strings keep \uXXXX escapes of the BMP as UTF-8; integer literals are kept
+ * exactly (jr_int64) beside their double; depth is limited to 64. */
 #ifndef DPM_SIM_JSON_READ_H
 #define DPM_SIM_JSON_READ_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 typedef enum { JR_NULL, JR_BOOL, JR_NUMBER, JR_STRING, JR_ARRAY, JR_OBJECT } jr_kind_t;
 
 typedef struct jr_value {
     jr_kind_t kind;
     double number; /* JR_NUMBER; JR_BOOL: 0 or 1 */
+    int64_t integer; /* JR_NUMBER written as an integer (is_integer): its exact value */
+    int is_integer;
     char *string;  /* JR_STRING */
     size_t n;      /* JR_ARRAY / JR_OBJECT: number of items */
     struct jr_value *items;
@@ -30,6 +34,8 @@ const jr_value_t *jr_get(const jr_value_t *v, const char *key);
 const jr_value_t *jr_at(const jr_value_t *v, size_t i);
 /* A number member, or `fallback` if absent, null or not a number. */
 double jr_number(const jr_value_t *v, const char *key, double fallback);
+/* v's exact value when it is an integer literal within int64: 0, else -1. */
+int jr_int64(const jr_value_t *v, int64_t *out);
 /* A string member, or NULL. */
 const char *jr_string(const jr_value_t *v, const char *key);
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Small JSON reader (see json_read.h). Recursive descent over the buffer. */
-#include "sim/json_read.h"
+#include "common/json_read.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -223,6 +224,12 @@ static int parse_value(jr_t *j, jr_value_t *out)
         out->kind = JR_NUMBER;
         out->number = strtod(buf, &endp);
         st = n > 0 && endp == buf + n ? 0 : -1;
+        if (st == 0 && strpbrk(buf, ".eE") == NULL) { /* an integer literal: keep it exactly */
+            errno = 0;
+            long long v = strtoll(buf, &endp, 10);
+            out->is_integer = errno == 0 && endp == buf + n;
+            out->integer = out->is_integer ? (int64_t)v : 0;
+        }
         j->p += n;
     }
     j->depth--;
@@ -295,6 +302,15 @@ double jr_number(const jr_value_t *v, const char *key, double fallback)
 {
     const jr_value_t *m = jr_get(v, key);
     return m != NULL && m->kind == JR_NUMBER ? m->number : fallback;
+}
+
+int jr_int64(const jr_value_t *v, int64_t *out)
+{
+    if (v == NULL || v->kind != JR_NUMBER || !v->is_integer) {
+        return -1;
+    }
+    *out = v->integer;
+    return 0;
 }
 
 const char *jr_string(const jr_value_t *v, const char *key)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Campaign planner with a simulation check (see planner.h) and the `dpm-sim plan` command. */
-#include "sim/planner.h"
+/* The tuple planner and its simulation check (see plan_tuple.h). */
+#include "sim/plan_tuple.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -8,125 +8,9 @@
 #include <string.h>
 
 #include "sim/cli.h"
+#include "sim/mech_tuple.h"
+#include "sim/mechs.h"
 #include "sim/progress.h"
-#include "sim/session.h"
-#include "sim/sim_math.h"
-
-/* ---- shared by both planners (see planner.h) ----------------------------------------------- */
-
-void sim_plan_cli_init(sim_plan_cli_t *o)
-{
-    memset(o, 0, sizeof(*o));
-    o->runs = SIM_PLAN_DEFAULT_RUNS;
-    o->seed = 1;
-    o->check = 1;
-    o->error = o->confidence = NAN;
-}
-
-int sim_plan_cli_option(sim_plan_cli_t *o, const char *a, const char *v, int *bad)
-{
-    if (strcmp(a, "--error") == 0) {
-        *bad = sim_cli_double(v, &o->error) != 0 || !(o->error > 0.0);
-    } else if (strcmp(a, "--confidence") == 0) {
-        *bad = sim_cli_double(v, &o->confidence) != 0 || !(o->confidence > 0.0) ||
-               !(o->confidence < 1.0);
-    } else if (strcmp(a, "--devices") == 0) {
-        *bad = sim_cli_double(v, &o->devices) != 0 || !(o->devices >= 2.0) ||
-               o->devices != floor(o->devices);
-    } else if (strcmp(a, "--eps") == 0) {
-        *bad = sim_cli_double(v, &o->eps) != 0 || !(o->eps > 0.0);
-    } else if (strcmp(a, "--runs") == 0) {
-        *bad = sim_cli_u64(v, &o->runs) != 0 || o->runs < 1 || o->runs > 100000;
-    } else if (strcmp(a, "--seed") == 0) {
-        *bad = sim_cli_u64(v, &o->seed) != 0;
-    } else {
-        return 0;
-    }
-    return 1;
-}
-
-double sim_plan_eps_campaign(double eps)
-{
-    return ceil(eps * 65536.0) / 65536.0;
-}
-
-const char *sim_plan_uncheckable(double eps, double devices, double eps_campaign)
-{
-    if (!isfinite(eps) || !isfinite(devices)) {
-        return "no answer to check";
-    }
-    if (eps_campaign > DPM_EPS_MAX || eps_campaign * 65536.0 < 1.0) {
-        return "the answer's eps is outside what a campaign accepts";
-    }
-    return NULL;
-}
-
-void sim_plan_scenario_base(sim_scenario_t *sc, const char *name, double devices, uint32_t runs,
-                            uint64_t seed, double confidence, uint32_t examples)
-{
-    memset(sc, 0, sizeof(*sc));
-    snprintf(sc->name, sizeof(sc->name), "%s", name);
-    sc->ndevices = 1;
-    sc->devices[0] = (uint64_t)devices;
-    sc->runs = runs;
-    sc->seed = seed;
-    sc->population_seed = 1;
-    sc->confidence = confidence;
-    sc->mode = SIM_MODE_EXACT;
-    sc->examples = examples;
-    sc->beta_levels = 100;
-}
-
-int sim_plan_session_run(const sim_scenario_t *sc, uint32_t threads, sim_session_t *s,
-                         double *start, char *err, size_t errcap)
-{
-    sim_run_opts_t ro;
-    memset(&ro, 0, sizeof(ro));
-    ro.mode = SIM_MODE_EXACT;
-    ro.threads = threads;
-    ro.quiet = 1;
-    *start = sim_now();
-    if (sim_session_run(sc, &ro, s, err, errcap) != 0) {
-        sim_session_free(s);
-        return -1;
-    }
-    return 0;
-}
-
-int sim_plan_binom_test(uint32_t within, uint32_t runs, double confidence, double *p_value)
-{
-    double sum = 0.0; /* Pr[Binomial(runs, c) <= within] */
-    for (uint32_t i = 0; i <= within; i++) {
-        sum += exp(sim_log_dbinom(i, runs, confidence));
-    }
-    *p_value = fmin(sum, 1.0);
-    return *p_value >= SIM_PLAN_CHECK_P_MIN;
-}
-
-int sim_plan_print_answer(double given_devices, double given_eps, double eps, double eps_campaign,
-                          double devices)
-{
-    if (given_devices > 0.0) {
-        printf("  answer: K = %.0f devices -> minimum eps = %.6f (campaign eps %.6f, Q16.16 "
-               "rounded up)\n",
-               given_devices, eps, eps_campaign);
-    } else if (isnan(devices)) {
-        printf("  answer: at eps = %g no number of devices up to 2^53 reaches it\n", given_eps);
-        return -1;
-    } else {
-        printf("  answer: eps = %g -> minimum devices K = %.0f\n", given_eps, devices);
-    }
-    return 0;
-}
-
-void sim_plan_print_coverage(const char *what, double error, uint32_t within, uint32_t runs,
-                             double confidence, double p_value, int pass)
-{
-    printf("  |%s error| <= %g in %u/%u runs (%.1f%%), needed >= %.1f%%: one-sided binomial "
-           "p = %.3g -> %s\n",
-           what, error, within, runs, 100.0 * within / runs, 100.0 * confidence, p_value,
-           pass ? "PASS" : "FAIL");
-}
 
 /* ---- tuple_mr / tuple_ml ------------------------------------------------------------------ */
 
@@ -197,7 +81,7 @@ static int plan_scenario(const sim_plan_question_t *q, const sim_plan_answer_t *
     for (uint32_t g = 0; g < p->d; g++) {
         c->groups[g] = g;
     }
-    c->paper_tolerance = 10.0;
+    c->mech = sim_mech_by_id(c->mechanism);
     return 0;
 }
 
@@ -214,9 +98,11 @@ int sim_plan_check(const sim_plan_question_t *q, sim_plan_answer_t *a, uint32_t 
         free(sc);
         return -1;
     }
-    sim_cfg_t probe;
+    sim_cfg_t *probe = malloc(sizeof(*probe));
     char why[256];
-    if (sim_cfg_init(&probe, sc, 0, 0, why, sizeof(why)) != 0) {
+    int built = probe != NULL && sim_cfg_init(probe, sc, 0, 0, why, sizeof(why)) == 0;
+    free(probe);
+    if (!built) {
         a->why = "the mechanism cannot be built at this eps (e.g. the paper's M_L with k = eps "
                  "beyond the value grid)";
         free(sc);
@@ -232,14 +118,12 @@ int sim_plan_check(const sim_plan_question_t *q, sim_plan_answer_t *a, uint32_t 
     double x = q->scale_metric ? q->error : q->error / 2.0; /* results are on the metric scale */
     a->runs = runs;
     a->within = 0;
+    uint32_t gap = sim_tuple_item(&r->cfg, 0, 0, 1); /* the gap g0 - g1 */
+    double truth = r->cfg.items[gap].truth;
     for (uint32_t run = 0; run < runs; run++) {
-        const sim_item_run_t *it = sim_result_at(r, run, 0, r->cfg.d); /* the gap g0 - g1 */
-        int g, h;
-        double truth;
-        sim_result_item(r, 0, r->cfg.d, &g, &h, &truth);
-        a->within += fabs(it->est - truth) <= x;
+        a->within += fabs(sim_result_at(r, run, gap)->est - truth) <= x;
     }
-    a->pass = sim_plan_binom_test(a->within, runs, q->plan.confidence, &a->p_value);
+    a->pass = sim_plan_verdict(a->within, runs, q->plan.confidence, &a->p_value);
     a->checked = 1;
     a->seconds = sim_now() - start;
     sim_session_free(&s);
@@ -258,7 +142,7 @@ static const char PLAN_USAGE[] =
     "  Answers: the smallest eps (given K devices) or the fewest devices (given eps) such\n"
     "  that the disparity between two groups is estimated within X with probability C,\n"
     "  from the analytic variance (worst-case second moment), then checks it by simulation\n"
-    "  (exact mode, R runs, default 200).\n"
+    "  (exact mode, R runs, default 200; PASS only when the simulated coverage reaches C).\n"
     "  --scale metric (default): X on the metric's [0, 1] scale; value: on [-1, 1] (the\n"
     "  paper's tables). --groups: d (default 2); --shares: the two groups' fractions of the\n"
     "  devices (default 1/2, 1/2 for d = 2, 1/d each otherwise). --bound chebyshev (default,\n"
@@ -379,6 +263,9 @@ static void plan_print(const sim_plan_question_t *q, const sim_plan_answer_t *a,
     printf("  question: |disparity error| <= %g on the %s scale (alpha = %g on [-1, 1]) with "
            "probability >= %g\n",
            q->error, q->scale_metric ? "metric [0, 1]" : "value [-1, 1]", p->alpha, p->confidence);
+    printf("  error planned for: the estimated gap m_g - m_h against the population's true gap "
+           "(the mechanism's noise; every device reports once), any metric values (worst-case "
+           "nu2)\n");
     if (q->devices > 0.0 && isnan(a->eps)) {
         printf("  answer: with K = %.0f devices NO eps reaches it (M_R's variance floor from "
                "the Harmony coin; add devices)\n",
@@ -399,13 +286,13 @@ static void check_print(const sim_plan_question_t *q, const sim_plan_answer_t *a
         return;
     }
     printf("check by simulation (exact mode, %u runs, worst-case population, seed %llu, "
-           "%.2f s):\n",
+           "%.3g s):\n",
            a->runs, (unsigned long long)seed, a->seconds);
     sim_plan_print_coverage("gap", q->error, a->within, a->runs, q->plan.confidence, a->p_value,
                             a->pass);
 }
 
-int sim_cmd_plan(int argc, char **argv)
+int sim_cmd_plan_tuple(int argc, char **argv)
 {
     plan_opts_t o;
     sim_plan_question_t q;
@@ -413,11 +300,6 @@ int sim_cmd_plan(int argc, char **argv)
     if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
         fputs(PLAN_USAGE, stdout);
         return SIM_EXIT_OK;
-    }
-    for (int i = 1; i + 1 < argc; i++) {
-        if (strcmp(argv[i], "--mechanism") == 0 && strcmp(argv[i + 1], "roc_hist") == 0) {
-            return sim_cmd_plan_roc(argc, argv);
-        }
     }
     int st = plan_parse(argc, argv, &o);
     if (st == 0) {

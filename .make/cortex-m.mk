@@ -1,0 +1,163 @@
+# SPDX-License-Identifier: Apache-2.0
+# Bare-metal Cortex-M builds (used by .make/cross.sh, .make/size.sh and .make/bench.py):
+#   make -f .make/cortex-m.mk CM=cortex-m4 [OPT=-Os] [OUT=dir] [EXTRA_CFLAGS=...] images|lib|tls|example|bench
+# CM: cortex-m3 (QEMU mps2-an385), cortex-m4 (mps2-an386, soft float), cortex-m4-fpu (the same
+# with the FPU on: hard-float ABI; the SDK uses no floating point, the tests and libc do).
+# Outputs under OUT (default build/cortex-m/<CM>):
+#   libdpm.a           the SDK + nanopb runtime for the target
+#   libdpm_cm.a        port/cortex-m (with the test generator: these images are tests)
+#   tests/<name>.elf   one image per test program: the unchanged cmocka tests, linked with
+#                      cmocka built from its Debian source (cross-deps) and newlib/rdimon
+#   tests.list         the images, for run-tests.sh
+#   cortex-m-example.elf   examples/cortex-m;   bench_cm.elf   tests/cross/bench_cm.c
+#   libdpm_tls.a       port/tls (device Mbed TLS config), for make size
+SHELL := /bin/bash
+CM ?= cortex-m4
+# V=1 prints every command; by default one short line per step.
+Q := $(if $(filter 1,$(V)),,@)
+BUILD_DIR ?= build
+OUT ?= $(BUILD_DIR)/cortex-m/$(CM)
+OPT ?= -O2 -g
+CROSS := arm-none-eabi-
+CC := $(CROSS)gcc
+AR := $(CROSS)ar
+
+CPU_cortex-m3 := -mcpu=cortex-m3 -mthumb -mfloat-abi=soft
+CPU_cortex-m4 := -mcpu=cortex-m4 -mthumb -mfloat-abi=soft
+CPU_cortex-m4-fpu := -mcpu=cortex-m4 -mthumb -mfpu=fpv4-sp-d16 -mfloat-abi=hard
+CPU := $(CPU_$(CM))
+ifeq ($(CPU),)
+$(error CM=$(CM): expected cortex-m3, cortex-m4 or cortex-m4-fpu)
+endif
+
+NANOPB_DIR := $(BUILD_DIR)/src/nanopb
+CMOCKA_DIR := $(BUILD_DIR)/src/cmocka
+WARNINGS := -Wall -Wextra -Wconversion -Wshadow -Wstrict-prototypes -Wundef -Werror
+BASE_CFLAGS := -std=c99 $(OPT) $(CPU) -ffunction-sections -fdata-sections -MMD -MP \
+               -Isdk/include -Iport/include -Isdk/proto -isystem $(NANOPB_DIR) $(EXTRA_CFLAGS)
+SDK_CFLAGS := $(BASE_CFLAGS) $(WARNINGS) -Isdk/src/internal -Isdk/src
+PORT_CFLAGS := $(BASE_CFLAGS) $(WARNINGS) -DDPM_CM_TEST_DRBG_NOT_FOR_PRODUCTION
+NANOPB_CFLAGS := $(BASE_CFLAGS) -Wall -Werror
+# Test code as on the host (tests/ is not held to -Wconversion there either), and without
+# -Wformat: newlib's uint32_t is unsigned long, which the tests print with %u (the same width
+# on every 32-bit ARM target, so the output is right).
+TEST_CFLAGS := $(BASE_CFLAGS) $(WARNINGS) -Wno-conversion -Wno-format -Itests/support -Ihost-sim -Isdk/src/internal \
+               -Isdk/src -isystem $(CMOCKA_DIR)/include -DDPM_CM_TEST_DRBG_NOT_FOR_PRODUCTION
+# cmocka's own source, without its config.h: newlib has signal() (never raised here) but no
+# clock_gettime, so cmocka skips its timings.
+CMOCKA_CFLAGS := -std=gnu99 $(OPT) $(CPU) -ffunction-sections -fdata-sections \
+                 -isystem $(CMOCKA_DIR)/include -DHAVE_SIGNAL_H -DHAVE_MALLOC_H -DHAVE_INTTYPES_H -w
+LDFLAGS := $(CPU) --specs=rdimon.specs -nostartfiles -Tport/cortex-m/mps2.ld -Wl,--gc-sections \
+           -Wl,--no-warn-rwx-segments
+
+obj = $(patsubst %.c,$(OUT)/obj/%.o,$(1))
+SDK_SRCS := $(sort $(wildcard sdk/src/*/*.c sdk/proto/*.c))
+NANOPB_OBJS := $(addprefix $(OUT)/obj/nanopb/,pb_common.o pb_encode.o pb_decode.o)
+PORT_SRCS := $(sort $(wildcard port/cortex-m/*.c))
+# Test programs and support code that need nothing but the C library: not the host-sim ones,
+# not those of the posix or TLS port, and not those using POSIX headers (sockets, files,
+# threads, clocks). New SDK tests are picked up without a list to maintain.
+HOSTED := '^\#include ["<](sim/|estimate/|collector/|dpm/port_posix|dpm/port_tls|sys/|unistd|pthread|poll|netinet|arpa)'
+# (A source counts as hosted if it or its own header includes one of them.)
+bare_metal = $(shell for f in $(1); do cat $$f $${f%.c}.h 2>/dev/null | grep -qE $(HOSTED) || echo $$f; done)
+CM_TEST_SRCS := $(call bare_metal,$(sort $(wildcard tests/unit/test_*.c tests/vectors/test_*.c \
+                  tests/cross/test_*.c)))
+# (host-sim/common/prob.c: the statistics helpers' special functions, plain C and libm.)
+CM_SUPPORT_SRCS := $(call bare_metal,$(sort $(wildcard tests/support/*.c))) host-sim/common/prob.c
+LIBDPM := $(OUT)/libdpm.a
+LIBCM := $(OUT)/libdpm_cm.a
+LIBSUPPORT := $(OUT)/libsupport.a
+LIBCMOCKA := $(OUT)/libcmocka.a
+IMAGES := $(patsubst %.c,$(OUT)/tests/%.elf,$(notdir $(CM_TEST_SRCS)))
+
+# port/tls against Mbed TLS's device config (make size: the default+tls build).
+MBEDTLS_SRC := $(BUILD_DIR)/src/mbedtls
+TLS_CFLAGS := $(BASE_CFLAGS) $(WARNINGS) -isystem $(MBEDTLS_SRC)/include -Iport/tls/config \
+              -DMBEDTLS_CONFIG_FILE='"dpm_mbedtls_device.h"'
+
+.PHONY: images lib example bench tls state
+images: $(IMAGES) $(OUT)/exit_control.elf $(OUT)/fault_control.elf example
+	@printf '%s\n' $(IMAGES) >$(OUT)/tests.list
+lib: $(LIBDPM)
+tls: $(OUT)/libdpm_tls.a $(OUT)/size_state_tls.o
+state: $(OUT)/size_state.o
+example: $(OUT)/cortex-m-example.elf
+bench: $(OUT)/bench_cm.elf
+
+$(LIBDPM): $(call obj,$(SDK_SRCS)) $(NANOPB_OBJS)
+$(LIBCM): $(call obj,$(PORT_SRCS))
+$(LIBSUPPORT): $(call obj,$(CM_SUPPORT_SRCS))
+$(LIBCMOCKA): $(OUT)/obj/cmocka/cmocka.o
+$(OUT)/libdpm_tls.a: $(OUT)/obj/port/tls/tls_client.o
+$(LIBDPM) $(LIBCM) $(LIBSUPPORT) $(LIBCMOCKA) $(OUT)/libdpm_tls.a:
+	@rm -f $@
+	@printf '  %-3s %s\n' AR $@
+	$(Q)$(AR) rcs $@ $^
+
+$(OUT)/obj/sdk/%.o: sdk/%.c
+	@mkdir -p $(dir $@)
+	@printf '  %-3s %s\n' CC $<
+	$(Q)$(CC) $(SDK_CFLAGS) -c $< -o $@
+$(OUT)/obj/port/%.o: port/%.c
+	@mkdir -p $(dir $@)
+	@printf '  %-3s %s\n' CC $<
+	$(Q)$(CC) $(PORT_CFLAGS) -c $< -o $@
+$(OUT)/obj/port/tls/%.o: port/tls/%.c
+	@mkdir -p $(dir $@)
+	@printf '  %-3s %s\n' CC $<
+	$(Q)$(CC) $(TLS_CFLAGS) -c $< -o $@
+$(OUT)/obj/tests/%.o: tests/%.c
+	@mkdir -p $(dir $@)
+	@printf '  %-3s %s\n' CC $<
+	$(Q)$(CC) $(TEST_CFLAGS) -c $< -o $@
+$(OUT)/obj/host-sim/%.o: host-sim/%.c
+	@mkdir -p $(dir $@)
+	@printf '  %-3s %s\n' CC $<
+	$(Q)$(CC) $(TEST_CFLAGS) -c $< -o $@
+$(OUT)/obj/examples/%.o: examples/%.c
+	@mkdir -p $(dir $@)
+	@printf '  %-3s %s\n' CC $<
+	$(Q)$(CC) $(PORT_CFLAGS) -c $< -o $@
+$(OUT)/obj/nanopb/%.o: $(NANOPB_DIR)/%.c
+	@mkdir -p $(dir $@)
+	@printf '  %-3s %s\n' CC $<
+	$(Q)$(CC) $(NANOPB_CFLAGS) -c $< -o $@
+$(OUT)/obj/cmocka/cmocka.o: $(CMOCKA_DIR)/src/cmocka.c
+	@mkdir -p $(dir $@)
+	@printf '  %-3s %s\n' CC $<
+	$(Q)$(CC) $(CMOCKA_CFLAGS) -c $< -o $@
+
+# One image per test program (tests/unit, tests/vectors or tests/cross): the test, the TAP
+# switch, then the libraries (support code is pulled from an archive only as far as used).
+define image_rule
+$(OUT)/tests/%.elf: $(OUT)/obj/tests/$(1)/%.o $(OUT)/obj/tests/cross/cm_tap.o $(LIBSUPPORT) \
+                    $(LIBCMOCKA) $(LIBCM) $(LIBDPM)
+	@mkdir -p $$(dir $$@)
+	@printf '  %-3s %s\n' LD $$@
+	$(Q)$$(CC) $$(LDFLAGS) -Wl,-Map=$$@.map -o $$@ $$^ -lm
+endef
+$(foreach d,unit vectors cross,$(eval $(call image_rule,$(d))))
+
+$(OUT)/cortex-m-example.elf: $(OUT)/obj/examples/cortex-m/firmware.o $(LIBCM) $(LIBDPM)
+	@printf '  %-3s %s\n' LD $@
+	$(Q)$(CC) $(LDFLAGS) -Wl,-Map=$@.map -o $@ $^
+$(OUT)/bench_cm.elf: $(OUT)/obj/tests/cross/bench_cm.o $(LIBCM) $(LIBDPM)
+	@printf '  %-3s %s\n' LD $@
+	$(Q)$(CC) $(LDFLAGS) -Wl,-Map=$@.map -o $@ $^
+
+# make size: the caller-owned state of this configuration (tests/cross/size_state.c).
+$(OUT)/size_state.o: tests/cross/size_state.c
+	$(Q)$(CC) $(TEST_CFLAGS) -c $< -o $@
+$(OUT)/size_state_tls.o: tests/cross/size_state.c
+	$(Q)$(CC) $(TLS_CFLAGS) -DDPM_SIZE_TLS -c $< -o $@
+
+# The harness's negative controls (tests/cross/test_cm_checks.sh).
+$(OUT)/exit_control.elf: tests/cross/cm_control.c $(LIBCM)
+	@printf '  %-3s %s\n' LD $@
+	$(Q)$(CC) $(TEST_CFLAGS) $(LDFLAGS) -o $@ $^
+$(OUT)/fault_control.elf: tests/cross/cm_control.c $(LIBCM)
+	@printf '  %-3s %s\n' LD $@
+	$(Q)$(CC) $(TEST_CFLAGS) -DCM_CONTROL_FAULT $(LDFLAGS) -o $@ $^
+
+.SECONDARY:
+-include $(shell find $(OUT)/obj -name '*.d' 2>/dev/null)

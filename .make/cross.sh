@@ -1,0 +1,160 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# make cross: build for every target and run the host-independent tests there.
+#   Linux targets (qemu-user): armhf, aarch64 and s390x (big-endian). libdpm, the nanopb runtime,
+#     the posix + TLS port and Mbed TLS 3.6 (host config) are cross-built by the Makefile
+#     (CROSS_COMPILE=<triplet>- cross-tests); the unit, statistical (DPM_STAT_DIVISOR) and golden
+#     vector tests and the TLS client test (against openssl s_server on 127.0.0.1) run there.
+#   Cortex-M (qemu-system-arm, semihosting): cortex-m3 (mps2-an385), cortex-m4 and cortex-m4-fpu
+#     (mps2-an386), built by .make/cortex-m.mk: the unit tests that need no host and the golden
+#     vectors as one image each, plus tests/cross/test_cm_checks.sh.
+# Prints one line per suite as it goes, then "<target>: N passed, N failed" per target and the
+# summed "N passed, N failed" last; exits non-zero on any failure, a failed build or a missing
+# tool (naming the Debian package). Logs: $BUILD_DIR/cross/.
+# Env: CROSS_TARGETS (subset, e.g. "armhf cortex-m4"), CROSS_JOBS (parallel suites, default
+# nproc), DPM_STAT_DIVISOR (default 20).
+set -uo pipefail
+BUILD_DIR=${BUILD_DIR:-build}
+MAKE=${MAKE:-make}
+JOBS=${CROSS_JOBS:-$(nproc)}
+export DPM_STAT_DIVISOR=${DPM_STAT_DIVISOR:-20}
+LOG="$BUILD_DIR/cross"
+mkdir -p "$LOG"
+start=$(date +%s)
+
+# name  kind  triplet-or-CPU  runner (qemu-system: machine)
+TARGETS=(
+  "armhf linux arm-linux-gnueabihf qemu-arm"
+  "aarch64 linux aarch64-linux-gnu qemu-aarch64"
+  "s390x linux s390x-linux-gnu qemu-s390x"
+  "cortex-m3 cm cortex-m3 mps2-an385"
+  "cortex-m4 cm cortex-m4 mps2-an386"
+  "cortex-m4-fpu cm cortex-m4 mps2-an386"
+)
+selected=${CROSS_TARGETS:-armhf aarch64 s390x cortex-m3 cortex-m4 cortex-m4-fpu}
+declare -A DEBARCH=([arm-linux-gnueabihf]=armhf [aarch64-linux-gnu]=arm64 [s390x-linux-gnu]=s390x)
+declare -A CPUFLAGS=([cortex-m3]="-mcpu=cortex-m3 -mthumb -mfloat-abi=soft"
+                     [cortex-m4]="-mcpu=cortex-m4 -mthumb -mfloat-abi=soft"
+                     [cortex-m4-fpu]="-mcpu=cortex-m4 -mthumb -mfpu=fpv4-sp-d16 -mfloat-abi=hard")
+
+# ---- tools: say which package is missing ------------------------------------------------------
+missing=()
+need_cmd() { command -v "$1" >/dev/null 2>&1 || missing+=("$1 (Debian package $2)"); }
+need_file() { [ -e "$1" ] || missing+=("$1 ($2)"); }
+for t in "${TARGETS[@]}"; do
+  read -r name kind arg runner <<<"$t"
+  [[ " $selected " == *" $name "* ]] || continue
+  if [ "$kind" = linux ]; then
+    need_cmd "$arg-gcc" "gcc-$arg"
+    need_cmd "$runner" qemu-user
+    need_file "/usr/lib/$arg/libcmocka.so" "Debian package libcmocka-dev:${DEBARCH[$arg]}"
+  else
+    need_cmd arm-none-eabi-gcc gcc-arm-none-eabi
+    need_cmd qemu-system-arm qemu-system-arm
+    lib=$(arm-none-eabi-gcc -print-file-name=librdimon.a 2>/dev/null)
+    [[ $lib == /* ]] || missing+=("librdimon.a (Debian package libnewlib-arm-none-eabi)")
+    need_file "$BUILD_DIR/src/cmocka/src/cmocka.c" "cmocka source: run make cross-deps"
+  fi
+done
+need_cmd openssl openssl
+if [ ${#missing[@]} -gt 0 ]; then
+  printf 'make cross: missing %s\n' "${missing[@]}" | sort -u >&2
+  echo "make cross: install with 'make cross-deps' (or the packages named above)" >&2
+  exit 1
+fi
+
+# ---- build, one target after the other (each uses all cores) ---------------------------------
+declare -A LIST BUILD_FAILED RUNNER QEMU
+for t in "${TARGETS[@]}"; do
+  read -r name kind arg runner <<<"$t"
+  [[ " $selected " == *" $name "* ]] || continue
+  t0=$(date +%s)
+  if [ "$kind" = linux ]; then
+    $MAKE --no-print-directory -j"$JOBS" CROSS_COMPILE="$arg-" BUILD_DIR="$BUILD_DIR" cross-tests \
+      >"$LOG/$name.build.log" 2>&1
+    rc=$?
+    LIST[$name]="$BUILD_DIR/$arg/cross-tests.list"
+    RUNNER[$name]="timeout 900 $runner"
+  else
+    out="$BUILD_DIR/cortex-m/$name"
+    $MAKE --no-print-directory -f .make/cortex-m.mk -j"$JOBS" CM="$name" BUILD_DIR="$BUILD_DIR" \
+      OUT="$out" images >"$LOG/$name.build.log" 2>&1
+    rc=$?
+    LIST[$name]="$out/tests.list"
+    QEMU[$name]="qemu-system-arm -M $runner -cpu $arg -nographic -monitor none -serial none -semihosting-config enable=on,target=native -kernel"
+    RUNNER[$name]="timeout 900 ${QEMU[$name]}"
+  fi
+  if [ $rc -ne 0 ] || [ ! -s "${LIST[$name]}" ]; then
+    BUILD_FAILED[$name]=1
+    echo "cross: $name: build FAILED ($LOG/$name.build.log):"
+    grep -E 'error|Error|No such file' "$LOG/$name.build.log" | head -n 15 | sed 's/^/    /'
+  else
+    echo "cross: $name: built in $(( $(date +%s) - t0 )) s"
+  fi
+done
+
+# ---- run: every (target, test program) pair is one job, CROSS_JOBS at a time; the slowest of
+# the last run first, so the long emulated runs overlap -------------------------------------
+run_one() { # name test
+  local name=$1 t=$2 res="$LOG/$1/results"
+  if [[ $name == cortex-m* ]]; then
+    export CM_OUT="$BUILD_DIR/cortex-m/$name" CM_QEMU="${QEMU[$name]}" CM_CFLAGS="${CPUFLAGS[$name]}"
+  fi
+  TEST_RUNNER="${RUNNER[$name]}" OUT="$LOG/$name" PYTHON="${PYTHON:-/usr/bin/python3}" \
+    bash .make/run-tests.sh "$t" >"$res/$(basename "$t").out" 2>&1
+}
+declare -A TESTS
+jobs_list=()
+for t in "${TARGETS[@]}"; do
+  read -r name kind _ <<<"$t"
+  [[ " $selected " == *" $name "* ]] || continue
+  [ -n "${BUILD_FAILED[$name]:-}" ] && continue
+  TESTS[$name]="$(cat "${LIST[$name]}")"
+  [ "$kind" = cm ] && TESTS[$name]+=$'\n'tests/cross/test_cm_checks.sh
+  rm -rf "$LOG/$name/results"
+  mkdir -p "$LOG/$name/results"
+  while read -r test; do
+    [ -n "$test" ] || continue
+    prev=$(awk -v t="$(basename "$test")" '$1 == t {print $2}' "$LOG/$name.times" 2>/dev/null)
+    jobs_list+=("${prev:-100000} $name $test")
+  done <<<"${TESTS[$name]}"
+done
+while read -r _ name test; do
+  while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n; done
+  run_one "$name" "$test" &
+done < <(printf '%s\n' "${jobs_list[@]}" | sort -k1,1nr)
+wait
+
+# ---- report ------------------------------------------------------------------------------------
+total_pass=0 total_fail=0 lines=()
+for t in "${TARGETS[@]}"; do
+  read -r name _ <<<"$t"
+  [[ " $selected " == *" $name "* ]] || continue
+  pass=0 fail=0
+  if [ -n "${BUILD_FAILED[$name]:-}" ]; then
+    fail=1
+  else
+    : >"$LOG/$name.times"
+    while read -r test; do
+      [ -n "$test" ] || continue
+      out="$LOG/$name/results/$(basename "$test").out"
+      # run-tests.sh: the suite's line (and failure details), then "N passed, N failed"
+      last=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$out" 2>/dev/null | tail -n1)
+      if [ -z "$last" ]; then
+        echo "  $name  $(basename "$test"): no result"; fail=$((fail + 1)); continue
+      fi
+      grep -vE '^[0-9]+ passed, [0-9]+ failed' "$out" | sed "s/^/  $name  /"
+      pass=$((pass + $(sed -E 's/^([0-9]+) passed.*/\1/' <<<"$last")))
+      fail=$((fail + $(sed -E 's/^[0-9]+ passed, ([0-9]+) failed.*/\1/' <<<"$last")))
+      secs=$(sed -nE 's/.*\(([0-9.]+)s\)$/\1/p' "$out" | head -n1)
+      echo "$(basename "$test") ${secs%.*}" >>"$LOG/$name.times"
+    done <<<"${TESTS[$name]}"
+  fi
+  lines+=("$name: $pass passed, $fail failed")
+  total_pass=$((total_pass + pass))
+  total_fail=$((total_fail + fail))
+done
+echo "cross: $(( $(date +%s) - start )) s (DPM_STAT_DIVISOR=$DPM_STAT_DIVISOR, $JOBS parallel; logs in $LOG)"
+printf '%s\n' "${lines[@]}"
+echo "$total_pass passed, $total_fail failed"
+[ "$total_fail" -eq 0 ]

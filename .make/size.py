@@ -1,0 +1,471 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
+"""make size, the analysis (.make/size.sh builds the images): flash, static RAM and worst-case
+stack per module of each build, printed as a table and written as DESIGN.md §7's size.json.
+
+  size.py --out build/size.json --arena-log LOG --build NAME:ELF:MAP:STATE_OBJ:DIR[,DIR...] ...
+
+flash  text + rodata + the .data initialisers of the input sections the image links, per module
+       (from the linker map);
+ram    .data + .bss the modules link (0 for the SDK, which has no globals) plus the caller-owned
+       state an app keeps for one campaign (tests/cross/size_state.c: mechanism, randomness
+       buffer, ledger, outbox, upload, one report and its bytes, the upload work buffer; plus
+       the TLS session for default+tls; the arena is reported on its own);
+stack  worst case over the module's public functions of the deepest call chain: frames from
+       -fstack-usage/-fcallgraph-info=su (disassembly prologues for the C library), calls from
+       the call graph and the disassembly (libcalls included). A function-pointer call counts
+       the deepest function whose address the image takes (port hooks, nanopb's stream
+       callback, Mbed TLS's tables): one level, an over-estimate. Recursion is reported and
+       its cycle counted once.
+"""
+import argparse
+import glob
+import json
+import os
+import re
+import struct
+import subprocess
+import sys
+
+TARGETS = {  # build -> {metric: limit in bytes}
+    "tuple_only": {"flash": 16 * 1024, "ram": 1024, "stack": 2048},
+    "default+tls": {"flash": 120 * 1024, "arena": 48 * 1024},
+}
+OBJDUMP, NM, READELF = "arm-none-eabi-objdump", "arm-none-eabi-nm", "arm-none-eabi-readelf"
+
+
+def run(*cmd):
+    return subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+
+
+# ---- modules ------------------------------------------------------------------------------------
+
+def module_of(obj, roots):
+    """Module of a linker-map object name such as build/size/default/libdpm.a(ledger.o)."""
+    m = re.match(r"(.*?)([^/]+)\.a\((.+)\)$", obj)
+    if not m:
+        return os.path.basename(obj)
+    lib, member = m.group(2), m.group(3)
+    if lib.startswith("libmbed"):
+        return {"libmbedcrypto": "mbedtls/crypto", "libmbedx509": "mbedtls/x509",
+                "libmbedtls": "mbedtls/tls"}.get(lib, lib)
+    if lib in ("libc", "libc_nano", "libnosys", "libg", "libg_nano"):
+        return "libc"
+    if lib in ("libgcc", "libm"):
+        return lib
+    if lib.startswith("libdpm"):
+        for root in roots:
+            hits = glob.glob(os.path.join(root, "**", member), recursive=True)
+            if hits:
+                rel = os.path.relpath(hits[0], root)
+                parts = rel.split(os.sep)
+                if parts[:2] == ["sdk", "src"]:
+                    return "sdk/" + parts[2]
+                if parts[0] == "sdk":
+                    return "sdk/" + parts[1]
+                if parts[0] == "port":
+                    return "port/" + parts[1]
+                return parts[0]
+    return lib
+
+
+def module_of_loose(obj):
+    """Objects named on the command line (port/cortex-m's storage and TRNG)."""
+    if "/port/cortex-m/" in obj:
+        return "port/cortex-m"
+    return os.path.basename(obj)
+
+
+# ---- the linker map -----------------------------------------------------------------------------
+
+def parse_map(path):
+    """[(output section, input section, address, size, object)] of the memory map."""
+    out, section, pending = [], None, None
+    with open(path) as f:
+        lines = f.read().split("Linker script and memory map", 1)[1].splitlines()
+    for line in lines:
+        if line.startswith(".") or line.startswith("/DISCARD/"):
+            section = line.split()[0]
+            continue
+        m = re.match(r"^ (\.\S+|COMMON)\s*$", line)
+        if m:
+            pending = m.group(1)
+            continue
+        m = re.match(r"^ (\.\S+|COMMON)?\s+0x([0-9a-f]+)\s+0x([0-9a-f]+)\s+(\S.*)$", line)
+        if m and section:
+            name = m.group(1) or pending
+            pending = None
+            if name and not m.group(4).startswith("0x"):
+                out.append((section, name, int(m.group(2), 16), int(m.group(3), 16), m.group(4)))
+        elif not line.startswith("  "):
+            pending = None
+    return out
+
+
+# ---- ELF: symbols, words, disassembly -----------------------------------------------------------
+
+def functions(elf):
+    """address -> (name, size, bind) of FUNC symbols (Thumb bit cleared)."""
+    funcs = {}
+    for line in run(READELF, "-sW", elf).splitlines():
+        p = line.split()
+        if len(p) >= 8 and p[3] == "FUNC" and p[6] != "UND":
+            funcs[int(p[1], 16) & ~1] = (p[7], int(p[2]), p[4])
+    return funcs
+
+
+class Elf32:
+    """Just enough ELF32 (little-endian) to read a word at a virtual address."""
+
+    def __init__(self, path):
+        with open(path, "rb") as f:
+            self.data = f.read()
+        shoff, = struct.unpack_from("<I", self.data, 0x20)
+        shentsize, shnum = struct.unpack_from("<HH", self.data, 0x2E)
+        self.sections = []
+        for i in range(shnum):
+            _, stype, flags, addr, off, size = struct.unpack_from("<IIIIII", self.data, shoff + i * shentsize)
+            if stype == 1 and flags & 2:  # PROGBITS, SHF_ALLOC
+                self.sections.append((addr, off, size))
+
+    def word(self, addr):
+        for a, off, size in self.sections:
+            if a <= addr < a + size - 3:
+                return struct.unpack_from("<I", self.data, off + addr - a)[0]
+        return None
+
+
+def address_taken(elf, funcs):
+    """Functions whose address the image stores (R_ARM_ABS32 relocations kept by
+    --emit-relocs point at the slots; the linked word is the Thumb address)."""
+    img = Elf32(elf)
+    taken = set()
+    for line in run(READELF, "-rW", elf).splitlines():
+        p = line.split()
+        if len(p) >= 3 and p[2] == "R_ARM_ABS32":
+            w = img.word(int(p[0], 16))
+            if w is not None and w & 1 and (w & ~1) in funcs:
+                taken.add(w & ~1)
+    return taken
+
+
+PUSH = re.compile(r"^(push|push\.w|stmdb(\.w)?\s+sp!,)\s*\{([^}]*)\}")
+VPUSH = re.compile(r"^vpush\s*\{([^}]*)\}")
+SUBSP = re.compile(r"^sub(w|\.w)?\s+sp,\s*(sp,\s*)?#(\d+)")
+CALL = re.compile(r"^(bl|b\.w|b)\s+([0-9a-f]+)\s+<([^>+]+)>")  # bl: call; b, b.w: tail call
+
+
+def reg_count(regs):
+    n = 0
+    for part in regs.split(","):
+        part = part.strip()
+        m = re.match(r"([rsd])(\d+)-[rsd](\d+)", part)
+        n += int(m.group(3)) - int(m.group(2)) + 1 if m else (1 if part else 0)
+    return n
+
+
+def disassemble(elf, funcs):
+    """address -> (frame bytes from the prologue, {callee addresses}, {tail-called addresses},
+    indirect call count)."""
+    info, cur = {}, None
+    for line in run(OBJDUMP, "-d", "--no-show-raw-insn", elf).splitlines():
+        m = re.match(r"^([0-9a-f]+) <(.+)>:$", line)
+        if m:
+            a = int(m.group(1), 16)
+            cur = a if a in funcs else None
+            if cur is not None:
+                info[cur] = [0, set(), 0, 0, set()]  # frame, calls, indirect, instructions, tails
+            continue
+        if cur is None or "\t" not in line:
+            continue
+        ins = line.split("\t", 1)[1].strip()
+        rec = info[cur]
+        rec[3] += 1
+        if rec[3] <= 8:  # the prologue
+            m = PUSH.match(ins)
+            if m:
+                rec[0] += 4 * reg_count(m.group(3))
+            m = VPUSH.match(ins)
+            if m:
+                regs = m.group(1)
+                rec[0] += (8 if "d" in regs else 4) * reg_count(regs)
+            m = SUBSP.match(ins)
+            if m:
+                rec[0] += int(m.group(3))
+        m = CALL.match(ins)
+        if m:
+            target = int(m.group(2), 16)
+            if target in funcs and target != cur:
+                rec[1 if m.group(1) == "bl" else 4].add(target)
+        elif re.match(r"^blx\s+r\d+", ins):
+            rec[2] += 1
+    return {a: (r[0], r[1], r[4], r[2]) for a, r in info.items()}
+
+
+# ---- -fcallgraph-info=su ------------------------------------------------------------------------
+
+def parse_ci(dirs):
+    """{object stem: {function: (bytes, qualifier, {callee names}, indirect calls)}}"""
+    units = {}
+    for d in dirs:
+        for path in glob.glob(os.path.join(d, "**", "*.ci"), recursive=True):
+            stem = os.path.basename(path)[:-3]
+            fns = {}
+            with open(path) as f:
+                text = f.read()
+            # statics are titled "path/file.c:name"
+            for m in re.finditer(r'node: \{ title: "([^"]+)" label: "([^"]*)"', text):
+                su = re.search(r"(\d+) bytes \(([^)]+)\)", m.group(2))
+                if su:
+                    fns[m.group(1).rsplit(":", 1)[-1]] = [int(su.group(1)), su.group(2), set(), 0]
+            for m in re.finditer(r'edge: \{ sourcename: "([^"]+)" targetname: "([^"]+)"', text):
+                src, dst = m.group(1).rsplit(":", 1)[-1], m.group(2).rsplit(":", 1)[-1]
+                if src in fns:
+                    if dst == "__indirect_call":
+                        fns[src][3] += 1
+                    else:
+                        fns[src][2].add(dst)
+            units[stem] = fns
+    return units
+
+
+def object_stem(obj):
+    m = re.search(r"\(([^)]+)\)$", obj)
+    base = m.group(1) if m else os.path.basename(obj)
+    for ext in (".obj", ".o"):
+        if base.endswith(ext):
+            return base[: -len(ext)]
+    return base
+
+
+# ---- one build ----------------------------------------------------------------------------------
+
+def analyse(name, elf, mapfile, state_obj, roots):
+    entries = parse_map(mapfile)
+    funcs = functions(elf)
+    by_name = {}
+    for a, (n, _, _) in funcs.items():
+        by_name.setdefault(n, []).append(a)
+    flash, ram, owner, files = {}, {}, {}, {}
+    for section, insec, addr, size, obj in entries:
+        mod = module_of(obj, roots) if ".a(" in obj else module_of_loose(obj)
+        if section in (".text", ".ARM.exidx", ".ARM.extab", ".data"):
+            flash[mod] = flash.get(mod, 0) + size
+            key = f"{mod}/{object_stem(obj)}"
+            files[key] = files.get(key, 0) + size
+        if section in (".data", ".bss"):
+            ram[mod] = ram.get(mod, 0) + size
+        if section == ".text" and size:
+            for a in range(addr & ~1, addr + size, 2):
+                if a in funcs:
+                    owner[a] = (mod, object_stem(obj))
+    # caller-owned state: dpm_state_<module>_<what>
+    state = {}
+    for line in run(NM, "-S", state_obj).splitlines():
+        p = line.split()
+        if len(p) == 4 and p[3].startswith("dpm_state_"):
+            mod = p[3].split("_")[2]
+            mod = "port/tls" if mod == "tls" else "sdk/" + mod
+            state[mod] = state.get(mod, 0) + int(p[1], 16)
+
+    # ---- stack --------------------------------------------------------------------------------
+    units = parse_ci(roots)
+    dis = disassemble(elf, funcs)
+    # Calls come from the disassembly (it has the C library's and the compiler's libcalls, and
+    # tells tail calls, b/b.w, from calls, bl) plus the call graph's edges it does not show.
+    frame, callees, tails, indirect, quals = {}, {}, {}, {}, {}
+    for a, (fname, _, _) in funcs.items():
+        d_frame, d_calls, d_tails, d_ind = dis.get(a, (0, set(), set(), 0))
+        ci = units.get(owner.get(a, ("", ""))[1], {}).get(fname)
+        tails[a] = d_tails
+        if ci:
+            frame[a], quals[a] = ci[0], ci[1]
+            calls = set(d_calls)
+            for n in ci[2]:
+                cands = by_name.get(n, [])
+                # a static of the same unit first, else every definition (the largest wins)
+                same = [c for c in cands if owner.get(c, ("", ""))[1] == owner.get(a, ("", ""))[1]]
+                calls.update(c for c in (same or cands) if c not in d_tails)
+            callees[a] = calls
+            indirect[a] = max(ci[3], d_ind)
+        else:
+            frame[a], quals[a], callees[a], indirect[a] = d_frame, "prologue", d_calls, d_ind
+    taken = address_taken(elf, funcs)
+    recursion = set()
+
+    # Which functions a pointer call may reach: the SDK's pointers (port hooks, nanopb's
+    # streams) reach port/cortex-m, nanopb and the SDK; only sdk/upload holds the transport, so
+    # only its pointers reach port/tls's transport view (tls_send, tls_recv); Mbed TLS's
+    # (cipher and hash tables, its I/O and RNG callbacks) reach Mbed TLS, the C library and
+    # port/tls's callbacks for it (bio_send, bio_recv, tls_rng).
+    TRANSPORT_VIEW = ("tls_send", "tls_recv")
+    def world(a):
+        mod = owner.get(a, ("?",))[0]
+        if mod == "sdk/upload":
+            return "upload"
+        return "sdk" if mod.startswith("sdk/") or mod == "nanopb" else "tls"
+
+    def reachable(w, a):
+        mod = owner.get(a, ("?",))[0]
+        if mod == "port/tls":
+            return w == ("upload" if funcs[a][0] in TRANSPORT_VIEW else "tls")
+        if mod.startswith("port/"):
+            return True
+        return world(a) == w or (w == "upload" and world(a) == "sdk")
+
+    def ind_costs(table):
+        return {w: max([table[a] for a in taken if reachable(w, a)] or [0])
+                for w in ("sdk", "upload", "tls")}
+
+    def worst_all(costs):
+        memo, path, kinds = {}, [], []
+
+        def worst(a, kind="call"):
+            if a in path:  # a cycle: name it, count it once
+                i = path.index(a)
+                grows = "call" in kinds[i + 1:] + [kind]
+                recursion.add(" -> ".join(funcs[x][0] for x in path[i:] + [a]) +
+                              ("" if grows else " (tail calls only: a loop, no stack growth)"))
+                return 0
+            if a in memo:
+                return memo[a]
+            path.append(a)
+            kinds.append(kind)
+            deepest = max([worst(c) for c in callees[a]] + [costs[world(a)] if indirect[a] else 0])
+            # a tail call replaces this frame
+            memo[a] = max([frame[a] + deepest] + [worst(t, "tail") for t in tails[a]])
+            path.pop()
+            kinds.pop()
+            return memo[a]
+
+        sys.setrecursionlimit(100000)
+        return {a: worst(a) for a in funcs}
+
+    # Pointer calls resolved one level: a call through a pointer costs the deepest direct-call
+    # chain of a function it can reach; that function's own pointer calls are not followed
+    # (with Mbed TLS's tables, following them makes every chain the deepest one).
+    depth1 = worst_all({"sdk": 0, "upload": 0, "tls": 0})
+    costs = ind_costs(depth1)
+    full = worst_all(costs)
+    hook = costs["upload"]
+    sdk_taken = [a for a in taken if reachable("upload", a)]
+    hook_fn = max(sdk_taken, key=lambda a: depth1[a]) if sdk_taken else None
+    tls_taken = [a for a in taken if reachable("tls", a)]
+    tls_fn = max(tls_taken, key=lambda a: depth1[a]) if tls_taken else None
+    stack, deepest_fn = {}, {}
+    for a, (fname, _, bind) in funcs.items():
+        mod = owner.get(a, ("?", ""))[0]
+        if bind == "GLOBAL" and (mod.startswith("sdk/") or mod == "port/tls"):
+            if full[a] > stack.get(mod, -1):
+                stack[mod], deepest_fn[mod] = full[a], fname
+    dynamic = sorted(funcs[a][0] for a in funcs if quals.get(a, "static") not in ("static", "prologue"))
+    ind_fns = sorted(funcs[a][0] for a in funcs if indirect[a] and owner.get(a, ("?",))[0].startswith("sdk/"))
+    mods = sorted(set(flash) | set(ram) | set(state))
+    rows = [{"name": m, "flash": flash.get(m, 0), "ram": ram.get(m, 0) + state.get(m, 0),
+             "stack": stack.get(m, 0), "static_data": ram.get(m, 0), "state": state.get(m, 0),
+             "deepest": deepest_fn.get(m, "")} for m in mods]
+    total = {"flash": sum(flash.values()), "ram": sum(ram.values()) + sum(state.values()),
+             "stack": max(stack.values() or [0])}
+    notes = {
+        "recursion": sorted(recursion),
+        "dynamic_frames": dynamic,
+        "indirect_callers_in_sdk": ind_fns,
+        "indirect_call_cost": hook,
+        "indirect_call_cost_mbedtls": costs["tls"],
+        "indirect_call_deepest_target_mbedtls": funcs[tls_fn][0] if tls_fn is not None else None,
+        "indirect_call_deepest_target": funcs[hook_fn][0] if hook_fn is not None else None,
+        "address_taken": len(taken),
+        "largest_files": sorted(files.items(), key=lambda kv: -kv[1])[:8],
+    }
+    return rows, total, notes
+
+
+def arena_from_log(path):
+    sizes = {}
+    try:
+        with open(path) as f:
+            for line in f:
+                m = re.match(r"# smallest arena for a TLS (1\.[23]) session \(device config, (\S+)\): (\d+) bytes", line)
+                if m:
+                    sizes[m.group(1)] = (int(m.group(3)), m.group(2))
+    except OSError:
+        pass
+    return sizes
+
+
+def kb(n):
+    return f"{n / 1024:.1f} KB"
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--arena-log", required=True)
+    ap.add_argument("--build", action="append", required=True)
+    args = ap.parse_args()
+    # DESIGN.md §7: modules (here those of the largest build, default+tls, whose SDK rows equal
+    # the default build's) and totals; every build's rows and the analysis notes besides.
+    report = {"target": "cortex-m4", "flags": "-mcpu=cortex-m4 -mthumb -Os, soft float, newlib-nano",
+              "modules": [], "totals": {}, "builds": {}, "notes": {}}
+    arena = arena_from_log(args.arena_log)
+    failed, unmeasured = [], []
+    for spec in args.build:
+        name, elf, mapfile, state_obj, dirs = spec.split(":")
+        rows, total, notes = analyse(name, elf, mapfile, state_obj, dirs.split(","))
+        if name == "default+tls":
+            if arena:
+                total["arena"] = max(v[0] for v in arena.values())
+                notes["arena_measured_on"] = sorted({v[1] for v in arena.values()})
+                notes["arena_per_version"] = {k: v[0] for k, v in arena.items()}
+            else:
+                total["arena"] = None
+                unmeasured.append(f"the TLS arena (see {args.arena_log})")
+        report["totals"][name] = total
+        report["notes"][name] = notes
+        report["builds"][name] = rows
+        report["modules"] = [{k: r[k] for k in ("name", "flash", "ram", "stack")} for r in rows]
+        print(f"\n{name}: Cortex-M4, -Os Thumb-2 (bytes; ram = static data + caller-owned state)")
+        print(f"  {'module':16} {'flash':>8} {'ram':>7} {'(state)':>8} {'stack':>6}  deepest public function")
+        for r in rows:
+            print(f"  {r['name']:16} {r['flash']:8} {r['ram']:7} {r['state']:8} {r['stack']:6}  {r['deepest']}")
+        line = f"  {'total':16} {total['flash']:8} {total['ram']:7} {'':8} {total['stack']:6}"
+        if "arena" in total and total["arena"] is not None:
+            line += f"  + TLS arena {total['arena']} ({', '.join(f'TLS {k}: {v}' for k, v in sorted(notes['arena_per_version'].items()))}; measured on {', '.join(notes['arena_measured_on'])})"
+        print(line)
+        ind = notes["indirect_call_cost"]
+        print(f"  function-pointer calls from the SDK: counted as {ind} bytes (the deepest hook they can reach: "
+              f"{notes['indirect_call_deepest_target']}); made by "
+              f"{', '.join(notes['indirect_callers_in_sdk']) or 'none'}")
+        if name == "default+tls":
+            print(f"  function-pointer calls inside Mbed TLS: counted as {notes['indirect_call_cost_mbedtls']} bytes "
+                  f"(the deepest of the {notes['address_taken']} address-taken functions it can reach: "
+                  f"{notes['indirect_call_deepest_target_mbedtls']})")
+        print(f"  recursion: {', '.join(notes['recursion']) or 'none'}; "
+              f"dynamic frames: {', '.join(notes['dynamic_frames']) or 'none'}")
+        for metric, limit in TARGETS.get(name, {}).items():
+            got = total.get(metric)
+            if got is None:
+                continue
+            if got <= limit:
+                print(f"  target {metric} <= {kb(limit)}: met ({got} bytes, {limit - got} to spare)")
+            else:
+                if metric == "flash":
+                    hint = ", ".join(f"{f} {n}" for f, n in notes["largest_files"][:6])
+                elif metric == "arena":
+                    hint = "the Mbed TLS record buffers (MBEDTLS_SSL_IN_CONTENT_LEN 16384) and the peer chain"
+                else:
+                    big = sorted(rows, key=lambda r: -r[metric])[:3]
+                    hint = ", ".join(f"{r['name']} {r[metric]}" + (f" ({r['deepest']})" if metric == "stack" else "")
+                                     for r in big)
+                print(f"  target {metric} <= {kb(limit)}: MISSED by {got - limit} bytes "
+                      f"({100.0 * (got - limit) / limit:.0f}%); largest: {hint}")
+                failed.append(f"{name} {metric}")
+    with open(args.out, "w") as f:
+        json.dump(report, f, indent=1)
+    print(f"\nwrote {args.out}; targets missed: {len(failed)}{': ' + ', '.join(failed) if failed else ''}")
+    if unmeasured:  # a missed budget is a finding; a figure we could not measure is a failure
+        sys.exit("make size: could not measure " + ", ".join(unmeasured))
+
+
+if __name__ == "__main__":
+    main()

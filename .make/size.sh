@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# make size: flash, static RAM and worst-case stack of the SDK on a Cortex-M4 (Thumb-2, -Os,
+# soft float, newlib-nano), per module, for three builds:
+#   tuple_only   only the tuple mechanisms (DPM_MECH_ROC_HIST/DPAUC/FEDAUC/USTAT 0)
+#   default      the default configuration
+#   default+tls  default + port/tls with Mbed TLS 3.6 under the device config
+# Each build is one image rooted at the device path below (what a firmware calls: campaign in,
+# ledger, report, encode, outbox, upload; every public function of port/tls), linked with
+# --gc-sections, plus the RAM storage and TRNG hook of port/cortex-m (what the SDK's function
+# pointers reach on a device). Functions only a collector or a test calls (report decode,
+# campaign encode, the raw samplers) are not rooted; what they pull in anyway is counted. .make/size.py reads the map, the -fstack-usage /
+# -fcallgraph-info=su output and the disassembly, prints the table and writes
+# $BUILD_DIR/size.json. The TLS arena is measured, not assumed: the device-config client of
+# tests/unit/test_mbedtls_device_config.sh runs full TLS 1.3 and 1.2 sessions on 32-bit ARM
+# (armhf under qemu-user: the pointer and word sizes of a Cortex-M) and bisects the smallest arena.
+set -euo pipefail
+BUILD_DIR=${BUILD_DIR:-build}
+MAKE=${MAKE:-make}
+PYTHON=${PYTHON:-/usr/bin/python3}
+JOBS=$(nproc)
+SIZE="$BUILD_DIR/size"
+CPU="-mcpu=cortex-m4 -mthumb -mfloat-abi=soft"
+ANALYSIS="-fstack-usage -fcallgraph-info=su"
+TUPLE_ONLY="-DDPM_MECH_ROC_HIST=0 -DDPM_MECH_DPAUC=0 -DDPM_MECH_FEDAUC=0 -DDPM_MECH_USTAT=0"
+MBED_OUT="$BUILD_DIR/mbedtls/cortex-m4-size"
+# The device path (update it with the API; the one-call device API will replace most of it).
+DEVICE_API="dpm_strerror dpm_eps_from_decimal dpm_eps_format dpm_confusion_add dpm_metric_ratio
+  dpm_rand_init dpm_campaign_decode dpm_campaign_fetch dpm_mech_init dpm_mech_report_tuple
+  dpm_report_encode dpm_ledger_open dpm_ledger_charge dpm_ledger_spent dpm_ledger_reset
+  dpm_outbox_open dpm_outbox_put dpm_outbox_pending dpm_outbox_room dpm_upload_init
+  dpm_upload_flush dpm_upload_next_attempt_ms"
+ROC_API="dpm_mech_report_roc_hist dpm_score_hist_init dpm_score_hist_add dpm_roc_hist_bin"
+mkdir -p "$SIZE"
+
+for tool in arm-none-eabi-gcc:gcc-arm-none-eabi qemu-arm:qemu-user \
+            arm-linux-gnueabihf-gcc:gcc-arm-linux-gnueabihf cmake:cmake; do
+  command -v "${tool%%:*}" >/dev/null 2>&1 ||
+    { echo "make size: missing ${tool%%:*} (Debian package ${tool#*:}; make cross-deps)" >&2; exit 1; }
+done
+
+echo "size: building the SDK for Cortex-M4 (-Os) and Mbed TLS with dpm_mbedtls_device.h"
+cm() { # OUT EXTRA_CFLAGS targets...
+  local out=$1 extra=$2; shift 2
+  $MAKE --no-print-directory -f .make/cortex-m.mk -j"$JOBS" CM=cortex-m4 OPT=-Os BUILD_DIR="$BUILD_DIR" \
+    OUT="$out" EXTRA_CFLAGS="$ANALYSIS $extra" "$@" >"$out.log" 2>&1 ||
+    { tail -n 20 "$out.log"; echo "make size: the $out build failed" >&2; exit 1; }
+}
+mkdir -p "$SIZE/tuple_only" "$SIZE/default"
+cm "$SIZE/tuple_only" "$TUPLE_ONLY" lib state "$SIZE/tuple_only/libdpm_cm.a"
+cm "$SIZE/default" "" lib state tls "$SIZE/default/libdpm_cm.a"
+MBEDTLS_SRC="$BUILD_DIR/src/mbedtls" bash .make/build-mbedtls.sh cortex-m4-size "$MBED_OUT" \
+  "$PWD/port/tls/config/dpm_mbedtls_device.h" -DCMAKE_SYSTEM_NAME=Generic -DCMAKE_SYSTEM_PROCESSOR=arm \
+  -DCMAKE_C_COMPILER=arm-none-eabi-gcc -DCMAKE_TRY_COMPILE_TARGET_TYPE=STATIC_LIBRARY \
+  -DCMAKE_POSITION_INDEPENDENT_CODE=OFF -DCMAKE_BUILD_TYPE=MinSizeRel \
+  "-DCMAKE_C_FLAGS=$CPU -ffunction-sections -fdata-sections $ANALYSIS" | sed 's/^deps:/size:/'
+
+# link NAME OUT "ROOTS" LIBS...: an image rooted at ROOTS (each must exist: a renamed function
+# must not shrink the figures silently), every global function of port/tls (if linked) and the
+# port's storage and TRNG constructors; nothing else.
+link() {
+  local name=$1 out=$2 roots=$3; shift 3
+  local defined flags=() f
+  defined=$(arm-none-eabi-nm -g --defined-only "$@" 2>/dev/null | awk '$2 == "T" {print $3}' | sort -u)
+  for f in $roots; do
+    grep -qx "$f" <<<"$defined" || { echo "make size: $f is not in the SDK any more: update DEVICE_API in .make/size.sh" >&2; exit 1; }
+    flags+=("-Wl,--undefined=$f")
+  done
+  for f in $(grep '^dpm_tls_' <<<"$defined"); do flags+=("-Wl,--undefined=$f"); done
+  arm-none-eabi-gcc $CPU --specs=nano.specs --specs=nosys.specs -nostartfiles -Tport/cortex-m/mps2.ld \
+    -Wl,-e,dpm_strerror -Wl,--gc-sections -Wl,--emit-relocs -Wl,--no-warn-rwx-segments \
+    -Wl,-Map="$SIZE/$name.map" -o "$SIZE/$name.elf" "${flags[@]}" \
+    -Wl,--undefined=dpm_cm_ram_storage -Wl,--undefined=dpm_cm_trng \
+    "$@" "$out/obj/port/cortex-m/ram_storage.o" "$out/obj/port/cortex-m/trng.o" -lc -lgcc
+}
+link tuple_only "$SIZE/tuple_only" "$DEVICE_API" "$SIZE/tuple_only/libdpm.a"
+link default "$SIZE/default" "$DEVICE_API $ROC_API" "$SIZE/default/libdpm.a"
+link default+tls "$SIZE/default" "$DEVICE_API $ROC_API" "$SIZE/default/libdpm_tls.a" "$SIZE/default/libdpm.a" \
+  "$MBED_OUT/library/libmbedtls.a" "$MBED_OUT/library/libmbedx509.a" "$MBED_OUT/library/libmbedcrypto.a"
+
+# The arena: smallest that completes a TLS 1.3 and a TLS 1.2 session, measured on 32-bit ARM.
+arena_log="$SIZE/arena.log"
+if [ ! -s "$arena_log" ] || [ port/tls/config/dpm_mbedtls_device.h -nt "$arena_log" ] ||
+   [ port/tls/tls_client.c -nt "$arena_log" ]; then
+  echo "size: measuring the TLS arena on armhf (qemu-arm): real sessions against openssl s_server"
+  CC=arm-linux-gnueabihf-gcc NM=arm-linux-gnueabihf-nm RUNNER=qemu-arm BUILD_DIR="$BUILD_DIR" \
+    DEVICE_CHECK=device-check-armhf \
+    MBEDTLS_CMAKE_ARGS="-DCMAKE_SYSTEM_NAME=Linux -DCMAKE_SYSTEM_PROCESSOR=arm -DCMAKE_C_COMPILER=arm-linux-gnueabihf-gcc" \
+    bash tests/unit/test_mbedtls_device_config.sh >"$arena_log.new" 2>&1 || true
+  # keep it (as a cache) only if both versions were measured
+  if [ "$(grep -c '^# smallest arena for a TLS' "$arena_log.new")" = 2 ]; then
+    mv "$arena_log.new" "$arena_log"
+  else
+    mv "$arena_log.new" "$SIZE/arena.failed.log"; rm -f "$arena_log"
+    echo "size: the arena measurement failed: $SIZE/arena.failed.log" >&2
+  fi
+fi
+
+$PYTHON .make/size.py --out "$BUILD_DIR/size.json" --arena-log "$arena_log" \
+  --build "tuple_only:$SIZE/tuple_only.elf:$SIZE/tuple_only.map:$SIZE/tuple_only/size_state.o:$SIZE/tuple_only/obj" \
+  --build "default:$SIZE/default.elf:$SIZE/default.map:$SIZE/default/size_state.o:$SIZE/default/obj" \
+  --build "default+tls:$SIZE/default+tls.elf:$SIZE/default+tls.map:$SIZE/default/size_state_tls.o:$SIZE/default/obj,$MBED_OUT/library"

@@ -1,0 +1,379 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The roc_hist planner and its simulation check (see plan_roc.h). */
+#include "sim/plan_roc.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/edges.h"
+#include "common/prob.h"
+#include "estimate/roc.h"
+#include "sim/cli.h"
+#include "sim/mech_roc_hist.h"
+#include "sim/mechs.h"
+#include "sim/progress.h"
+
+#define MAX_CHECK_DEVICES 2e7
+#define HELP_SHOWN 100 /* roc_parse: --help printed */
+
+/* Expected per-device counts of the planner's model (uniform edges b / B, scores as roc_sim). */
+static void model_counts(const sim_roc_plan_t *q, double *pos, double *neg)
+{
+    double mu = sqrt(2.0) * prob_norm_quantile(q->auc), t = mu / 2.0, prev_p = 0.0, prev_n = 0.0;
+    for (uint32_t b = 0; b < q->bins; b++) {
+        double cp = 1.0, cn = 1.0;
+        if (b + 1 < q->bins) {
+            double e = prob_norm_quantile((double)(b + 1) / q->bins);
+            cp = prob_norm_cdf(t + e - mu);
+            cn = prob_norm_cdf(t + e);
+        }
+        pos[b] = q->examples * q->base_rate * (cp - prev_p);
+        neg[b] = q->examples * (1.0 - q->base_rate) * (cn - prev_n);
+        prev_p = cp;
+        prev_n = cn;
+    }
+}
+
+/* Pr[|N(b, sd²)| <= x]. */
+static double within_prob(double b, double sd, double x)
+{
+    return prob_norm_cdf((x - b) / sd) - prob_norm_cdf((-x - b) / sd);
+}
+
+/* The largest sd with Pr[|N(b, sd²)| <= x] >= c (normal), or b² + sd² <= (1 - c) x²
+ * (Chebyshev); NaN when none (|b| too large). */
+static double largest_sd(double b, double x, double c, int chebyshev)
+{
+    if (chebyshev) {
+        double v = (1.0 - c) * x * x - b * b;
+        return v > 0.0 ? sqrt(v) : NAN;
+    }
+    if (!(fabs(b) < x) || !(within_prob(b, 1e-300, x) >= c)) {
+        return NAN;
+    }
+    double lo = 0.0, hi = 2.0 * x; /* within_prob decreases in sd */
+    while (within_prob(b, hi, x) >= c) {
+        hi *= 2.0;
+    }
+    for (int i = 0; i < 200 && hi - lo > 1e-15 * hi; i++) {
+        double mid = 0.5 * (lo + hi);
+        if (mid > 0.0 && within_prob(b, mid, x) >= c) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    return lo > 0.0 ? lo : NAN;
+}
+
+int sim_roc_plan_solve(const sim_roc_plan_t *q, sim_roc_plan_answer_t *a)
+{
+    double pos[DPM_MAX_BINS], neg[DPM_MAX_BINS];
+    memset(a, 0, sizeof(*a));
+    a->eps = a->devices = a->eps_campaign = a->sd = a->sd_max = NAN;
+    if (!(q->auc > 0.0 && q->auc < 1.0) || !(q->base_rate > 0.0 && q->base_rate < 1.0) ||
+        q->examples < 1 || q->bins < 2 || q->bins > DPM_MAX_BINS || !(q->error > 0.0) ||
+        !(q->confidence > 0.0 && q->confidence < 1.0) || (q->devices > 0.0) == (q->eps > 0.0)) {
+        return -1;
+    }
+    model_counts(q, pos, neg);
+    if (dpm_roc_plan_factors(pos, neg, q->bins, &a->auc_binned, &a->factor, &a->sampling) !=
+            DPM_OK ||
+        !(a->factor > 0.0)) {
+        return -1;
+    }
+    int model = q->kind == SIM_ROC_ERROR_MODEL;
+    double g = model ? a->sampling : 0.0;
+    a->bias = model ? a->auc_binned - q->auc : 0.0;
+    a->k = q->bound_chebyshev ? 1.0 / sqrt(1.0 - q->confidence)
+                              : prob_norm_quantile(0.5 + q->confidence / 2.0);
+    a->sd_max = largest_sd(a->bias, q->error, q->confidence, q->bound_chebyshev);
+    if (isnan(a->sd_max)) {
+        a->none = "the binning alone (bias of the binned AUC) uses up the target: no eps or "
+                  "number of devices reaches it; use more bins or a larger --error";
+        return 0;
+    }
+    double target = a->sd_max * a->sd_max;
+    if (q->devices > 0.0) {
+        double v = (q->devices * target - g) / a->factor; /* the largest s² allowed */
+        a->devices = q->devices;
+        if (!(v > 0.0)) {
+            a->none = "the sampling of the examples alone exceeds the target at this K: add "
+                      "devices";
+            return 0;
+        }
+        double p = ((v + 1.0) - sqrt(2.0 * v + 1.0)) / v;
+        a->eps = -2.0 * log(p);
+        a->eps_campaign = sim_plan_eps_campaign(a->eps);
+        a->sd = sqrt((dpm_roc_dlap_var(2.0 / a->eps_campaign) * a->factor + g) / a->devices);
+        return 0;
+    }
+    a->eps = q->eps;
+    a->eps_campaign = sim_plan_eps_campaign(q->eps);
+    double s2 = dpm_roc_dlap_var(2.0 / a->eps_campaign);
+    a->devices = fmax(2.0, ceil((s2 * a->factor + g) / target));
+    if (!(a->devices < 9007199254740992.0)) {
+        a->devices = NAN;
+        a->none = "no number of devices up to 2^53 reaches it";
+        return 0;
+    }
+    a->sd = sqrt((s2 * a->factor + g) / a->devices);
+    return 0;
+}
+
+static void plan_scenario(const sim_roc_plan_t *q, const sim_roc_plan_answer_t *a, uint32_t runs,
+                          uint64_t seed, sim_scenario_t *sc)
+{
+    sim_plan_scenario_base(sc, "plan-check-roc", a->devices, runs, seed, q->confidence,
+                           q->examples);
+    sc->ngroups = 2;
+    for (uint32_t g = 0; g < 2; g++) {
+        sim_group_spec_t *gs = &sc->group[g];
+        snprintf(gs->name, sizeof(gs->name), "g%u", g);
+        gs->share = 0.5;
+        gs->share_line = 1;
+        gs->scores.set = 1;
+        gs->scores.auc = q->auc;
+        gs->scores.base_rate = q->base_rate;
+        gs->scores.examples = q->examples;
+        gs->scores.line = 1;
+    }
+    sim_campaign_spec_t *c = &sc->campaign[0];
+    sc->ncampaigns = 1;
+    snprintf(c->name, sizeof(c->name), "plan");
+    c->id = 1;
+    c->mechanism = DPM_MECH_ID_ROC_HIST;
+    c->mech = sim_mech_by_id(c->mechanism);
+    c->neps = 1;
+    c->eps[0] = (dpm_eps_t)llround(a->eps_campaign * 65536.0);
+    snprintf(c->eps_text[0], sizeof(c->eps_text[0]), "%.10g", a->eps_campaign);
+    c->ngroups = 2;
+    c->groups[0] = 0;
+    c->groups[1] = 1;
+    c->nedges = q->bins - 1u;
+    edges_uniform(q->bins, c->edges);
+}
+
+/* Runs sc (exact mode) and adds its runs' errors against item `item`'s truth. */
+static int check_runs(const sim_scenario_t *sc, uint32_t item, double x, uint32_t *within,
+                      double *sq, uint32_t *valid, double *truth, char *err, size_t errcap)
+{
+    sim_session_t s;
+    double start;
+    if (sim_plan_session_run(sc, sim_cli_default_threads(), &s, &start, err, errcap) != 0) {
+        return -1;
+    }
+    const sim_result_t *r = &s.res[0];
+    *truth = r->cfg.items[item].truth;
+    for (uint32_t run = 0; run < r->runs; run++) {
+        double e = sim_result_at(r, run, item)->est - *truth;
+        *within += fabs(e) <= x; /* a run without an estimate (NaN) counts as a miss */
+        if (!isnan(e)) {
+            *sq += e * e;
+            (*valid)++;
+        }
+    }
+    sim_session_free(&s);
+    return 0;
+}
+
+int sim_roc_plan_check(const sim_roc_plan_t *q, sim_roc_plan_answer_t *a, uint32_t runs,
+                       uint64_t seed, char *err, size_t errcap)
+{
+    a->checked = 0;
+    a->why = a->none != NULL ? "no answer to check"
+                             : sim_plan_uncheckable(a->eps, a->devices, a->eps_campaign);
+    if (a->why != NULL) {
+        return 0;
+    }
+    if (a->devices > MAX_CHECK_DEVICES) {
+        a->why = "more than 2e7 devices: the check realizes every device's examples";
+        return 0;
+    }
+    sim_scenario_t *sc = malloc(sizeof(*sc));
+    if (sc == NULL) {
+        snprintf(err, errcap, "out of memory");
+        return -1;
+    }
+    double start = sim_now(), sq = 0.0;
+    uint32_t valid = 0;
+    int st = 0;
+    a->within = 0;
+    if (q->kind == SIM_ROC_ERROR_NOISE) { /* one population, its binned AUC */
+        plan_scenario(q, a, runs, seed, sc);
+        st = check_runs(sc, SIM_ROC_ITEM_BINNED, q->error, &a->within, &sq, &valid, &a->truth, err,
+                        errcap);
+    } else { /* each run on a population of its own: the examples' sampling is in the error */
+        for (uint32_t r = 0; r < runs && st == 0; r++) {
+            plan_scenario(q, a, 1, seed + r, sc);
+            sc->population_seed = seed * 1000003u + r;
+            st = check_runs(sc, SIM_ROC_ITEM_MODEL, q->error, &a->within, &sq, &valid, &a->truth,
+                            err, errcap);
+        }
+    }
+    free(sc);
+    if (st != 0) {
+        return -1;
+    }
+    a->runs = runs;
+    a->rmse = valid > 0 ? sqrt(sq / valid) : NAN;
+    a->pass = sim_plan_verdict(a->within, runs, q->confidence, &a->p_value);
+    a->checked = 1;
+    a->seconds = sim_now() - start;
+    return 0;
+}
+
+/* ---- dpm-sim plan --mechanism roc_hist ---------------------------------------------------- */
+
+static const char ROC_USAGE[] =
+    "usage: dpm-sim plan --mechanism roc_hist --error X --confidence C (--devices K | --eps E)\n"
+    "                    [--error-kind model|noise] [--auc A] [--base-rate P] [--examples E]\n"
+    "                    [--bins B] [--bound normal|chebyshev] [--runs R] [--seed S]\n"
+    "                    [--no-check]\n"
+    "  Answers: the smallest eps (given K devices) or the fewest devices (given eps) such that\n"
+    "  the AUC is estimated within X with probability C, for a binormal score model (default\n"
+    "  auc 0.85, base rate 0.3, 40 examples per device, 10 uniform bins), then checks it by\n"
+    "  simulation (exact mode, R runs, default 200; PASS only when the simulated coverage\n"
+    "  reaches C).\n"
+    "  --error-kind model (default): the error against the model's AUC, i.e. noise + the\n"
+    "  sampling of the examples + binning (a bias no eps removes). noise: against the devices'\n"
+    "  own binned AUC, the mechanism's noise only.\n"
+    "  --bound normal (default) or chebyshev.\n";
+
+static int roc_usage(const char *what)
+{
+    fprintf(stderr, "dpm-sim plan: %s\n%s", what, ROC_USAGE);
+    return SIM_EXIT_USAGE;
+}
+
+static int roc_parse(int argc, char **argv, sim_roc_plan_t *q, sim_plan_cli_t *o)
+{
+    uint64_t u;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        int bad = 0;
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            fputs(ROC_USAGE, stdout);
+            return HELP_SHOWN;
+        }
+        if (strcmp(a, "--no-check") == 0) {
+            o->check = 0;
+            continue;
+        }
+        if (v == NULL) {
+            return roc_usage("an option is missing its value");
+        }
+        i++;
+        if (sim_plan_cli_option(o, a, v, &bad)) {
+            /* shared with tuple_mr / tuple_ml */
+        } else if (strcmp(a, "--mechanism") == 0) {
+            bad = strcmp(v, "roc_hist") != 0;
+        } else if (strcmp(a, "--error-kind") == 0) {
+            bad = strcmp(v, "model") != 0 && strcmp(v, "noise") != 0;
+            q->kind = strcmp(v, "noise") == 0 ? SIM_ROC_ERROR_NOISE : SIM_ROC_ERROR_MODEL;
+        } else if (strcmp(a, "--auc") == 0) {
+            bad = sim_cli_double(v, &q->auc) != 0 || !(q->auc > 0.5 && q->auc < 1.0);
+        } else if (strcmp(a, "--base-rate") == 0) {
+            bad = sim_cli_double(v, &q->base_rate) != 0 ||
+                  !(q->base_rate > 0.0 && q->base_rate < 1.0);
+        } else if (strcmp(a, "--examples") == 0) {
+            bad = sim_cli_u64(v, &u) != 0 || u < 1 || u > 10000;
+            q->examples = (uint32_t)u;
+        } else if (strcmp(a, "--bins") == 0) {
+            bad = sim_cli_u64(v, &u) != 0 || u < 2 || u > DPM_MAX_BINS;
+            q->bins = (uint32_t)u;
+        } else if (strcmp(a, "--bound") == 0) {
+            bad = strcmp(v, "normal") != 0 && strcmp(v, "chebyshev") != 0;
+            q->bound_chebyshev = strcmp(v, "chebyshev") == 0;
+        } else {
+            return roc_usage("unknown option");
+        }
+        if (bad) {
+            char msg[96];
+            snprintf(msg, sizeof(msg), "bad value for %s", a);
+            return roc_usage(msg);
+        }
+    }
+    q->error = o->error;
+    q->confidence = o->confidence;
+    q->devices = o->devices;
+    q->eps = o->eps;
+    if (isnan(q->error) || isnan(q->confidence)) {
+        return roc_usage("--error and --confidence are required");
+    }
+    if ((q->devices > 0.0) == (q->eps > 0.0)) {
+        return roc_usage("give exactly one of --devices K and --eps E");
+    }
+    return 0;
+}
+
+static void print_question(const sim_roc_plan_t *q, const sim_roc_plan_answer_t *a)
+{
+    printf("planner (analytic): roc_hist, binormal(auc=%g, base_rate=%g), %u examples per "
+           "device, %u uniform bins, %s bound\n",
+           q->auc, q->base_rate, q->examples, q->bins, q->bound_chebyshev ? "Chebyshev" : "normal");
+    printf("  question: |AUC error| <= %g with probability >= %g\n", q->error, q->confidence);
+    if (q->kind == SIM_ROC_ERROR_MODEL) {
+        printf("  error planned for: AUC-hat against the model's AUC %g (noise + sampling of the "
+               "examples + binning; --error-kind noise: the mechanism's noise only)\n",
+               q->auc);
+        printf("  binning: the binned AUC of the model is %.5f, a bias of %+.5f that no eps "
+               "removes\n",
+               a->auc_binned, a->bias);
+    } else {
+        printf("  error planned for: AUC-hat against the reporting devices' own binned AUC (the "
+               "mechanism's noise only; --error-kind model: against the model's AUC)\n");
+    }
+}
+
+int sim_cmd_plan_roc(int argc, char **argv)
+{
+    sim_roc_plan_t q;
+    memset(&q, 0, sizeof(q));
+    q.auc = 0.85;
+    q.base_rate = 0.3;
+    q.examples = 40;
+    q.bins = 10;
+    sim_plan_cli_t o;
+    sim_plan_cli_init(&o);
+    int st = roc_parse(argc, argv, &q, &o);
+    if (st != 0) {
+        return st == HELP_SHOWN ? SIM_EXIT_OK : st;
+    }
+    sim_roc_plan_answer_t a;
+    if (sim_roc_plan_solve(&q, &a) != 0) {
+        fprintf(stderr, "dpm-sim plan: the planner refuses this question\n");
+        return SIM_EXIT_USAGE;
+    }
+    print_question(&q, &a);
+    printf("  variance factors: noise F = %.6g, sampling G = %.6g (var = (s²(eps) F%s) / K)\n",
+           a.factor, a.sampling, q.kind == SIM_ROC_ERROR_MODEL ? " + G" : "");
+    if (a.none != NULL) {
+        printf("  answer: none: %s\n", a.none);
+        return SIM_EXIT_OK;
+    }
+    if (sim_plan_print_answer(q.devices, q.eps, a.eps, a.eps_campaign, a.devices) != 0) {
+        return SIM_EXIT_OK;
+    }
+    printf("  predicted sd of the AUC %.4g; the target allows sd <= %.4g\n", a.sd, a.sd_max);
+    if (!o.check) {
+        return SIM_EXIT_OK;
+    }
+    char err[512];
+    if (sim_roc_plan_check(&q, &a, (uint32_t)o.runs, o.seed, err, sizeof(err)) != 0) {
+        fprintf(stderr, "dpm-sim plan: check failed to run: %s\n", err);
+        return SIM_EXIT_USAGE;
+    }
+    if (!a.checked) {
+        printf("check by simulation: skipped (%s)\n", a.why);
+        return SIM_EXIT_OK;
+    }
+    printf("check by simulation (exact mode, %u runs%s, seed %llu, %.3g s): AUC truth %.5f, RMSE "
+           "%.4g\n",
+           a.runs, q.kind == SIM_ROC_ERROR_MODEL ? ", each on its own population" : "",
+           (unsigned long long)o.seed, a.seconds, a.truth, a.rmse);
+    sim_plan_print_coverage("AUC", q.error, a.within, a.runs, q.confidence, a.p_value, a.pass);
+    return a.pass ? SIM_EXIT_OK : SIM_EXIT_CHECK;
+}

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* dpm-sim plan for roc_hist: "how many devices, or which ε, for |AUC error| <= x at confidence
+ * c", answered from the analytic variances of the roc_hist estimator (estimate/roc.h), then
+ * checked by simulation in exact mode (plan_check.h: PASS only when the simulated coverage
+ * reaches c).
+ *
+ * Model: every device holds `examples` examples of one binormal(auc, base_rate) group scored as
+ * in roc_sim.h, counted in `bins` uniform score bins. Expected per-device counts pos_b =
+ * E pi Pr[bin b | positive], neg_b = E (1 - pi) Pr[bin b | negative] give, for K devices,
+ *     var_noise = s²(ε) F / K,  s²(ε) = 2p / (1 - p)², p = e^(-ε/2)   (dpm_roc_plan_factors)
+ *     var_sampling = G / K                                               (examples independent)
+ * and the binned AUC of the expected counts, A_b.
+ *
+ * Which error (--error-kind):
+ *   model (default)  AUC-hat against the model's AUC A: what a reader means by "the AUC". The
+ *                    error is noise + sampling of the examples + binning; binning is a bias
+ *                    b = A_b - A that no ε or K removes (if |b| >= x there is no answer: use more
+ *                    bins). Target: Pr[|N(b, var_noise + var_sampling)| <= x] >= c (normal bound)
+ *                    or b² + var <= (1 - c) x² (Chebyshev, on the mean square error).
+ *   noise            AUC-hat against the reporting devices' own binned AUC: the mechanism's noise
+ *                    only. Target: var_noise <= (x / k)², k = z_{(1+c)/2} (normal) or
+ *                    1 / sqrt(1 - c) (Chebyshev).
+ * Given K: the largest s² allowed, solved for p = ((v + 1) - sqrt(2v + 1)) / v, ε = -2 ln p.
+ * Given ε (rounded up to Q16.16 as a campaign carries it): the smallest K.
+ * Check: exact mode, R runs; noise: over one realized population of K devices (two identical
+ * groups), against its binned AUC; model: each run on its own freshly realized population (the
+ * sampling of the examples is part of the error), against the model's AUC. */
+#ifndef DPM_SIM_PLAN_ROC_H
+#define DPM_SIM_PLAN_ROC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sim/plan_check.h"
+
+typedef enum { SIM_ROC_ERROR_MODEL = 0, SIM_ROC_ERROR_NOISE = 1 } sim_roc_error_t;
+
+typedef struct {
+    double auc, base_rate; /* the score model */
+    uint32_t examples, bins;
+    double error, confidence;
+    int bound_chebyshev;
+    sim_roc_error_t kind;
+    double devices; /* given K (0: plan it) */
+    double eps;     /* given ε (0: plan it) */
+} sim_roc_plan_t;
+
+typedef struct {
+    double factor;       /* F (noise) */
+    double sampling;     /* G (sampling; used for the model error) */
+    double auc_binned;   /* A_b: binned AUC of the model's expected counts */
+    double bias;         /* model error: A_b - A (binning); noise error: 0 */
+    double k;            /* the bound's multiplier (normal z or Chebyshev 1 / sqrt(1 - c)) */
+    double sd_max;       /* the largest sd of AUC-hat the target allows (with the bias) */
+    double eps, devices; /* the answer (NaN: none, see none) */
+    double eps_campaign; /* ε rounded up to Q16.16 */
+    double sd;           /* predicted sd of AUC-hat at the answer (the error's kind) */
+    const char *none;    /* why there is no answer, or NULL */
+    int checked;
+    const char *why;
+    uint32_t runs, within;
+    double p_value;
+    int pass;
+    double rmse, truth; /* of the check's runs */
+    double seconds;
+} sim_roc_plan_answer_t;
+
+/* Analytic answer. 0 (a->none says when no ε or K reaches it), or -1 (bad question). */
+int sim_roc_plan_solve(const sim_roc_plan_t *q, sim_roc_plan_answer_t *a);
+/* Simulation check of a solved answer (runs exact-mode runs from seed). 0, or -1 with a message. */
+int sim_roc_plan_check(const sim_roc_plan_t *q, sim_roc_plan_answer_t *a, uint32_t runs,
+                       uint64_t seed, char *err, size_t errcap);
+/* `dpm-sim plan --mechanism roc_hist ...` */
+int sim_cmd_plan_roc(int argc, char **argv);
+
+#endif /* DPM_SIM_PLAN_ROC_H */

@@ -1,0 +1,146 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Device cost on a Cortex-M4 (make bench, through .make/bench.py): instructions to make one
+ * report, counted under `qemu-system-arm -M mps2-an386 -icount shift=0`, where virtual time
+ * advances exactly one nanosecond per instruction. SysTick counts virtual time (QEMU does not
+ * model the DWT cycle counter), so ticks are converted to instructions by a calibration loop of
+ * known length. One report = perturb + encode (dpm_mech_report_* then dpm_report_encode),
+ * averaged over REPS reports, with randomness from the port's test generator (its own cost
+ * included: ~4 instructions per random byte); the ledger charge on RAM storage is measured on
+ * its own. Prints one bench.json metric per line. */
+#include <stdio.h>
+#include <string.h>
+
+#include "dpm/budget.h"
+#include "dpm/port_cortex_m.h"
+#include "dpm/report.h"
+
+#define SYST_CSR (*(volatile uint32_t *)0xE000E010u)
+#define SYST_RVR (*(volatile uint32_t *)0xE000E014u)
+#define SYST_CVR (*(volatile uint32_t *)0xE000E018u)
+#define SYST_ENABLE_CPUCLK 5u     /* ENABLE | CLKSOURCE (processor clock), no interrupt */
+#define SYST_COUNTFLAG (1u << 16) /* wrapped since the last read */
+#define REPS 200u
+#define SPIN 1000000u
+
+static void ticks_start(void)
+{
+    SYST_CSR = 0;
+    SYST_RVR = 0xFFFFFFu;
+    SYST_CVR = 0;
+    (void)SYST_CSR; /* clears COUNTFLAG */
+    SYST_CSR = SYST_ENABLE_CPUCLK;
+}
+
+/* Ticks since ticks_start; -1 if the 24-bit counter wrapped (the run was too long). */
+static long ticks_stop(void)
+{
+    uint32_t v = SYST_CVR;
+    uint32_t csr = SYST_CSR;
+    SYST_CSR = 0;
+    return (csr & SYST_COUNTFLAG) ? -1 : (long)(0xFFFFFFu - v);
+}
+
+static void spin(uint32_t n) /* 2 instructions per iteration */
+{
+    __asm volatile("1: subs %0, %0, #1\n\tbne 1b" : "+r"(n) : : "cc");
+}
+
+static void metric(const char *name, double instructions)
+{
+    printf("{\"name\": \"%s\", \"value\": %.1f, \"unit\": \"instructions\", \"baseline\": null, "
+           "\"ratio\": null}\n",
+           name, instructions);
+}
+
+static void campaign(dpm_campaign_t *c, dpm_mech_id_t mech)
+{
+    memset(c, 0, sizeof(*c));
+    c->id = 1;
+    c->mechanism = mech;
+    c->eps = DPM_EPS_ONE;
+    c->budget = 64u * DPM_EPS_ONE;
+    c->period_seconds = 86400u;
+    if (mech == DPM_MECH_ID_ROC_HIST) {
+        c->nbins = 15u; /* 16 bins */
+        for (uint32_t i = 0; i < c->nbins; i++) {
+            c->bin_edges[i] = (i + 1u) << 27;
+        }
+    } else {
+        c->groups = 4u;
+        c->nmetrics = 2u;
+        c->metrics[0] = DPM_METRIC_TPR;
+        c->metrics[1] = DPM_METRIC_FPR;
+    }
+}
+
+int main(void)
+{
+    ticks_start();
+    spin(SPIN);
+    long cal = ticks_stop();
+    if (cal <= 0) {
+        printf("bench: SysTick does not count (%ld)\n", cal);
+        return 1;
+    }
+    double per_tick = 2.0 * SPIN / (double)cal;
+    printf("# calibration: %u-instruction loop = %ld SysTick ticks (%.3f instructions per tick)\n",
+           2u * SPIN, cal, per_tick);
+
+    dpm_cm_test_drbg_t drbg; /* NOT FOR PRODUCTION: a benchmark */
+    dpm_cm_test_drbg_seed(&drbg, 7u);
+    dpm_rng_t rng = dpm_cm_test_drbg(&drbg);
+    dpm_rand_t rand;
+    dpm_rand_init(&rand, &rng);
+    static uint8_t bytes[DPM_REPORT_MAX_BYTES];
+    size_t len = 0;
+    int ok = 1;
+
+    dpm_campaign_t c;
+    static dpm_mech_t mech;
+    static dpm_report_t report;
+    campaign(&c, DPM_MECH_ID_TUPLE_MR);
+    ok &= dpm_mech_init(&mech, &c, NULL) == DPM_OK;
+    const dpm_ratio_t values[2] = {{45, 50}, {5, 50}};
+    ticks_start();
+    for (uint32_t i = 0; i < REPS && ok; i++) {
+        ok &= dpm_mech_report_tuple(&mech, &rand, 0, 1u, values, &report) == DPM_OK &&
+              dpm_report_encode(&report, bytes, sizeof(bytes), &len) == DPM_OK;
+    }
+    long t = ticks_stop();
+    ok &= t > 0;
+    metric("device.cm4.tuple_mr.instructions", (double)t * per_tick / REPS);
+
+    campaign(&c, DPM_MECH_ID_ROC_HIST);
+    ok &= dpm_mech_init(&mech, &c, NULL) == DPM_OK;
+    static dpm_score_hist_t hist;
+    ok &= dpm_score_hist_init(&hist, &mech.roc_hist) == DPM_OK;
+    for (uint32_t i = 0; i < 64u && ok; i++) {
+        ok &= dpm_score_hist_add(&hist, &mech.roc_hist, i << 25, (int)(i & 1u)) == DPM_OK;
+    }
+    ticks_start();
+    for (uint32_t i = 0; i < REPS && ok; i++) {
+        ok &= dpm_mech_report_roc_hist(&mech, &rand, 0, &hist, &report) == DPM_OK &&
+              dpm_report_encode(&report, bytes, sizeof(bytes), &len) == DPM_OK;
+    }
+    t = ticks_stop();
+    ok &= t > 0;
+    metric("device.cm4.roc_hist16.instructions", (double)t * per_tick / REPS);
+
+    static uint8_t ram[1024];
+    dpm_cm_ram_storage_t s;
+    ok &= dpm_cm_ram_storage_init(&s, ram, sizeof(ram)) == 0;
+    dpm_storage_t storage = dpm_cm_ram_storage(&s);
+    dpm_ledger_t ledger;
+    ok &= dpm_ledger_open(&ledger, &storage, 0, sizeof(ram)) == DPM_OK;
+    ticks_start();
+    for (uint32_t i = 0; i < 50u && ok; i++) {
+        ok &= dpm_ledger_charge(&ledger, 1, 0, DPM_EPS_ONE, 64u * DPM_EPS_ONE) == DPM_OK;
+    }
+    t = ticks_stop();
+    ok &= t > 0;
+    metric("device.cm4.ledger_charge.instructions", (double)t * per_tick / 50.0);
+    if (!ok) {
+        printf("bench: a call failed\n");
+    }
+    return ok ? 0 : 1;
+}
