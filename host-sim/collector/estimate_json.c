@@ -122,8 +122,8 @@ static void sb_metric(jw_t *sb, const coll_campaign_t *c, const dpm_disp_agg_t *
         double mean = valid ? (est.group[g].mean + 1.0) / 2.0 : NAN;
         double var = valid ? est.group[g].var / 4.0 : NAN;
         double half = z * sqrt(var), half95 = Z95 * sqrt(var);
-        jw_raw(sb, "%s{\"group\": %u, \"reports\": %llu, \"n\": %llu, \"size\": ", g ? ", " : "",
-                  g, (unsigned long long)agg->count[g], (unsigned long long)agg->count[g]);
+        jw_raw(sb, "%s{\"group\": %u, \"reports\": %llu, \"n\": %llu, \"size\": ", g ? ", " : "", g,
+               (unsigned long long)agg->count[g], (unsigned long long)agg->count[g]);
         sb_num(sb, n_hat);
         jw_raw(sb, ", \"size_clipped\": ");
         sb_num(sb, have ? clip(n_hat, 0.0, K) : NAN);
@@ -168,8 +168,8 @@ static void sb_metric(jw_t *sb, const coll_campaign_t *c, const dpm_disp_agg_t *
                               : !ok ? "a group's estimated size is not positive: too few reports"
                                     : NULL;
             const char *tiny = small[g] != NULL ? small[g] : small[h];
-            jw_raw(sb, "%s{\"g\": %u, \"h\": %u, \"n\": %llu, \"diff\": ", first ? "" : ", ", g,
-                      h, (unsigned long long)(agg->count[g] + agg->count[h]));
+            jw_raw(sb, "%s{\"g\": %u, \"h\": %u, \"n\": %llu, \"diff\": ", first ? "" : ", ", g, h,
+                   (unsigned long long)(agg->count[g] + agg->count[h]));
             first = 0;
             sb_num(sb, ok ? gap.diff / 2.0 : NAN);
             jw_raw(sb, ", \"diff_clipped\": ");
@@ -208,7 +208,7 @@ static void sb_metric(jw_t *sb, const coll_campaign_t *c, const dpm_disp_agg_t *
         jw_raw(sb, ", \"ci95\": ");
         sb_interval(sb, max95.ci_lo / 2.0, max95.ci_hi / 2.0);
         jw_raw(sb, ", \"too_small\": %s}, \"max_disparity_reason\": null",
-                  tiny != NULL ? "true" : "false");
+               tiny != NULL ? "true" : "false");
     }
     jw_raw(sb, "}");
 }
@@ -229,21 +229,21 @@ static void sb_bounds(jw_t *sb, const coll_campaign_t *c)
     sb_num(sb, b->fail_log2);
     if (!isfinite(b->fail_log2)) {
         jw_raw(sb, ", \"reason\": \"no check can reject an honest report of this "
-                      "mechanism\"");
+                   "mechanism\"");
     }
     if (b->mech != DPM_MECH_ID_ROC_HIST) {
         jw_raw(sb, ", \"a\": %.17g, \"q\": %.17g, \"gain\": %.17g", c->disp.a, c->disp.q,
-                  c->disp.mech == DPM_DISP_MR ? c->disp.c : 1.0);
+               c->disp.mech == DPM_DISP_MR ? c->disp.c : 1.0);
     }
     if (b->mech == DPM_MECH_ID_TUPLE_ML) {
         jw_raw(sb, ", \"value_max\": %lld", (long long)b->value_max);
     } else if (b->mech == DPM_MECH_ID_ROC_HIST) {
         jw_raw(sb,
-                  ", \"max_examples\": %u, \"cell\": [%lld, %lld], \"class_sum\": [%lld, %lld], "
-                  "\"total_sum\": [%lld, %lld], \"class_l1_max\": %lld",
-                  b->max_examples, (long long)b->cell_lo, (long long)b->cell_hi,
-                  (long long)b->class_lo, (long long)b->class_hi, (long long)b->total_lo,
-                  (long long)b->total_hi, (long long)b->class_l1_max);
+               ", \"max_examples\": %u, \"cell\": [%lld, %lld], \"class_sum\": [%lld, %lld], "
+               "\"total_sum\": [%lld, %lld], \"class_l1_max\": %lld",
+               b->max_examples, (long long)b->cell_lo, (long long)b->cell_hi,
+               (long long)b->class_lo, (long long)b->class_hi, (long long)b->total_lo,
+               (long long)b->total_hi, (long long)b->class_l1_max);
     }
     jw_raw(sb, "}");
 }
@@ -287,7 +287,7 @@ static void sb_roc(jw_t *sb, const coll_campaign_t *c, const dpm_roc_agg_t *agg,
               "exceeds 0.2"
             : NULL;
     jw_raw(sb, ", \"n\": %llu, \"too_small\": %s", (unsigned long long)agg->reports,
-              small != NULL || !e->valid ? "true" : "false");
+           small != NULL || !e->valid ? "true" : "false");
     jw_raw(sb, ", \"valid\": %s", e->valid ? "true" : "false");
     if (e->valid) {
         jw_raw(sb, ", \"projected\": %s, \"positives\": ", e->projected ? "true" : "false");
@@ -350,23 +350,23 @@ int coll_estimate_json(const coll_campaigns_t *cs, int ci, const coll_estimate_q
     const coll_campaign_t *c = &cs->c[ci];
     const dpm_campaign_t *cp = &c->mech.campaign;
     jw_raw(&sb, "{\"campaign\": %u, \"mechanism\": \"%s\", \"eps\": ", cp->id,
-              coll_mechanism_name(cp->mechanism));
+           coll_mechanism_name(cp->mechanism));
     sb_num(&sb, cp->eps / 65536.0);
     jw_raw(&sb, ", \"eps_implemented\": ");
     sb_num(&sb, c->mech.eps_implemented / 65536.0);
     jw_raw(&sb, ", \"groups\": %u, \"confidence\": %.9g, \"scale\": \"metric\", ",
-              c->mech.campaign.groups, q->confidence);
+           c->mech.campaign.groups, q->confidence);
     if (q->all) {
         jw_raw(&sb, "\"period_from\": null, \"period_to\": null");
     } else {
         jw_raw(&sb, "\"period_from\": %u, \"period_to\": %u", q->from, q->to);
     }
     jw_raw(&sb,
-              ", \"period_now\": %u, \"period_seconds\": %u, \"reports\": %llu, \"n\": "
-              "%llu, \"too_small_rule\": {\"min_reports\": %d, \"max_size_cv\": %.9g}, "
-              "\"rejects\": ",
-              period_now(c, now), cp->period_seconds, (unsigned long long)st->reports,
-              (unsigned long long)st->reports, COLL_EST_MIN_REPORTS, COLL_EST_MAX_SIZE_CV);
+           ", \"period_now\": %u, \"period_seconds\": %u, \"reports\": %llu, \"n\": "
+           "%llu, \"too_small_rule\": {\"min_reports\": %d, \"max_size_cv\": %.9g}, "
+           "\"rejects\": ",
+           period_now(c, now), cp->period_seconds, (unsigned long long)st->reports,
+           (unsigned long long)st->reports, COLL_EST_MIN_REPORTS, COLL_EST_MAX_SIZE_CV);
     sb_reasons(&sb, &st->rejects);
     jw_raw(&sb, ", \"rejects_unattributed\": ");
     sb_reasons(&sb, &totals->unattributed);

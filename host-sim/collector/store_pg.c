@@ -128,6 +128,7 @@ typedef struct {
 } arr_t;
 
 #define NARR 16
+#define READ_TIMEOUT "10s" /* the reader's statement_timeout */
 
 struct coll_backend {
     PGconn *db; /* writer */
@@ -298,10 +299,35 @@ static int prepare_writer(coll_backend_t *b)
     return 0;
 }
 
+/* A new session's settings: a name in pg_stat_activity; no parallel workers (sums in one
+ * order, see above); the reader's queries bounded (an estimate waits at most 10 s, then 503). */
+static int init_session(PGconn *c, const char *role, const char *shard)
+{
+    char name[160], sql[320];
+    snprintf(name, sizeof(name), "dpm-collector %s %s", role, shard);
+    char *lit = PQescapeLiteral(c, name, strlen(name));
+    snprintf(sql, sizeof(sql),
+             "SET application_name = %s; SET max_parallel_workers_per_gather = 0%s",
+             lit != NULL ? lit : "'dpm-collector'",
+             strcmp(role, "reader") == 0 ? "; SET statement_timeout = '" READ_TIMEOUT "'" : "");
+    PQfreemem(lit);
+    PGresult *r = PQexec(c, sql);
+    int ok = PQresultStatus(r) == PGRES_COMMAND_OK;
+    PQclear(r);
+    return ok ? 0 : -1;
+}
+
 static PGconn *connect_db(const char *conninfo, const char *role, const char *shard, char *err,
                           size_t cap)
 {
-    PGconn *c = PQconnectdb(conninfo);
+    /* A server that does not answer must not hold the collector for ever: 5 s to connect
+     * (unless PGCONNECT_TIMEOUT says otherwise), and TCP keepalives that notice a vanished
+     * server within about a minute. The URL comes last: what it sets wins. */
+    const char *keys[] = {"connect_timeout",  "keepalives_idle", "keepalives_interval",
+                          "keepalives_count", "dbname",          NULL};
+    const char *timeout = getenv("PGCONNECT_TIMEOUT");
+    const char *vals[] = {timeout != NULL ? timeout : "5", "30", "10", "3", conninfo, NULL};
+    PGconn *c = PQconnectdbParams(keys, vals, 1);
     if (c == NULL || PQstatus(c) != CONNECTION_OK) {
         char msg[200];
         one_line(msg, sizeof(msg), c != NULL ? PQerrorMessage(c) : "out of memory");
@@ -309,17 +335,7 @@ static PGconn *connect_db(const char *conninfo, const char *role, const char *sh
         PQfinish(c);
         return NULL;
     }
-    /* a name in pg_stat_activity; no parallel workers: sums in one order (see above) */
-    char name[160], sql[320];
-    snprintf(name, sizeof(name), "dpm-collector %s %s", role, shard);
-    char *lit = PQescapeLiteral(c, name, strlen(name));
-    snprintf(sql, sizeof(sql), "SET application_name = %s; SET max_parallel_workers_per_gather = 0",
-             lit != NULL ? lit : "'dpm-collector'");
-    PQfreemem(lit);
-    PGresult *r = PQexec(c, sql);
-    int ok = PQresultStatus(r) == PGRES_COMMAND_OK;
-    PQclear(r);
-    if (!ok) {
+    if (init_session(c, role, shard) != 0) {
         fail(err, cap, "PostgreSQL: %s", PQerrorMessage(c));
         PQfinish(c);
         return NULL;
@@ -337,7 +353,7 @@ static int ensure_writer(coll_backend_t *b)
     if (PQstatus(b->db) != CONNECTION_OK) {
         return db_fail(b, NULL);
     }
-    PQclear(PQexec(b->db, "SET max_parallel_workers_per_gather = 0"));
+    init_session(b->db, b->mode == COLL_BE_SERVE ? "writer" : "admin", b->shard);
     return prepare_writer(b);
 }
 
@@ -859,7 +875,7 @@ static int reader_ok(coll_backend_t *b, char *err, size_t cap)
         one_line(msg, sizeof(msg), PQerrorMessage(b->rd));
         return fail(err, cap, "database read: %s", msg);
     }
-    PQclear(PQexec(b->rd, "SET max_parallel_workers_per_gather = 0"));
+    init_session(b->rd, "reader", b->shard);
     return 0;
 }
 

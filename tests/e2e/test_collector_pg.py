@@ -17,11 +17,15 @@ every check, each on a fresh database, and is stopped at the end whatever happen
     byte-identical estimates.
   - An outage: the server stopped under a running collector: 500 (nothing stored) and /healthz
     503 with the reason; the server back: the collector reconnects by itself.
+  - Timeouts: a server that accepts connections and never answers stops the start within the
+    5 s connect timeout (PGCONNECT_TIMEOUT overrides it); an estimate blocked by a lock gets 503
+    after the reader's 10 s statement timeout instead of hanging.
   - Schema versions: a database of a newer schema is refused with a clear message; `migrate`
     creates and re-checks the current one."""
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -166,6 +170,68 @@ def outage(t, pg):
         h.cleanup()
 
 
+def silent_server_exit(h, env):
+    """Seconds until a collector pointed at a TCP port that accepts connections but never
+    answers (a hung server) gives up, its exit status and its message."""
+    lsn = socket.socket()
+    lsn.bind(("127.0.0.1", 0))
+    lsn.listen(8)
+    db = f"postgresql://dpm@127.0.0.1:{lsn.getsockname()[1]}/silent"
+    a = h.args()
+    a[a.index("--db") + 1] = db
+    env = {**{k: v for k, v in os.environ.items() if k != "PGCONNECT_TIMEOUT"}, **env}
+    t0 = time.monotonic()
+    try:
+        p = subprocess.run(a, capture_output=True, text=True, timeout=60, env=env)
+    finally:
+        lsn.close()
+    return time.monotonic() - t0, p.returncode, p.stderr.strip()[-300:]
+
+
+def timeouts(t, pg):
+    h = Harness(pg=pg)
+    locker = None
+    try:
+        secs, rc, err = silent_server_exit(h, {})
+        t.ok(rc == 2 and 4.0 <= secs <= 15.0 and "timeout" in err,
+             f"a server that never answers: the collector gives up after {secs:.1f} s (5 s "
+             f"connect timeout), exit {rc}", err)
+        secs1, rc1, err1 = silent_server_exit(h, {"PGCONNECT_TIMEOUT": "2"})
+        t.ok(rc1 == 2 and 1.5 <= secs1 < 4.0, f"PGCONNECT_TIMEOUT=2 overrides it: {secs1:.1f} s",
+             err1)
+        pb = load_pb2(h.tmp)
+        h.start()
+        st, r, _ = post_batch(h, pb, batch_of(pb, make_report(pb, tuple_mr_template(pb), 1)))
+        # a session that holds every sum table for 14 s: an estimate must not wait for it
+        locker = subprocess.Popen(
+            [os.path.join(pg.bindir, "psql"), "-h", pg.dir, "-U", "dpm", "-d", h.dbname, "-X",
+             "-q", "-c", "BEGIN; LOCK TABLE agg_reports IN ACCESS EXCLUSIVE MODE; "
+             "SELECT pg_sleep(14); COMMIT"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        for _ in range(100):
+            if pg.sql(h.dbname, "SELECT count(*) FROM pg_locks WHERE mode = "
+                      "'AccessExclusiveLock' AND relation = 'agg_reports'::regclass")[0][0] == "1":
+                break
+            time.sleep(0.05)
+        t0 = time.monotonic()
+        est = h.request("GET", "/v1/campaigns/1/estimate")[0]
+        secs = time.monotonic() - t0
+        locker.wait(30)
+        after = json.loads(h.request("GET", "/v1/campaigns/1/estimate")[2])
+        t.ok(st == 200 and est == 503 and 9.0 <= secs <= 13.5 and after["reports"] == 1,
+             f"an estimate blocked by a lock: 503 after {secs:.1f} s (10 s statement "
+             f"timeout on the reader), then 200 once the lock is gone",
+             (st, est, locker.stderr.read()))
+        h.stop()
+        objs, _ = test_collector_ops.log_lines(h)
+        t.ok(any("statement timeout" in str(o.get("error", "")) for o in objs),
+             "the timeout is logged as a storage error")
+    finally:
+        if locker is not None and locker.poll() is None:
+            locker.kill()
+            locker.wait()
+        h.cleanup()
+
+
 def schema_versions(t, pg):
     h = Harness(pg=pg)
     try:
@@ -199,6 +265,7 @@ def main():
                  f"s to initdb and start)")
             guarded(t, "several collectors", several_collectors, t, pg)
             guarded(t, "outage", outage, t, pg)
+            guarded(t, "timeouts", timeouts, t, pg)
             guarded(t, "schema versions", schema_versions, t, pg)
             main_suite(t, pg)
             guarded(t, "kill", test_collector_kill.run, t, pg)
