@@ -342,6 +342,7 @@ CROSS_HOST_ONLY_TESTS := $(filter-out tests/stat/test_tuple_gof.c, \
 CROSS_TEST_SRCS := $(filter-out $(CROSS_HOST_ONLY_TESTS),$(TEST_SRCS))
 CROSS_TEST_BINS := $(patsubst tests/%.c,$(OUT)/tests/%,$(CROSS_TEST_SRCS))
 CROSS_SIM_OBJS := $(call obj,host-sim/sim/tuple_paper.c host-sim/estimate/disparity.c \
+                                host-sim/common/json_read.c \
                                 host-sim/common/prob.c)
 CROSS_SUPPORT_LIB := $(OUT)/libdpm_testsupport.a
 $(CROSS_SUPPORT_LIB): $(TEST_SUPPORT_OBJS)

@@ -62,8 +62,9 @@ HOSTED := '^\#include ["<](sim/|estimate/|collector/|dpm/port_posix|dpm/port_tls
 bare_metal = $(shell for f in $(1); do cat $$f $${f%.c}.h 2>/dev/null | grep -qE $(HOSTED) || echo $$f; done)
 CM_TEST_SRCS := $(call bare_metal,$(sort $(wildcard tests/unit/test_*.c tests/vectors/test_*.c \
                   tests/cross/test_*.c)))
-# (host-sim/common/prob.c: the statistics helpers' special functions, plain C and libm.)
-CM_SUPPORT_SRCS := $(call bare_metal,$(sort $(wildcard tests/support/*.c))) host-sim/common/prob.c
+# (host-sim/common: the test helpers use its special functions and JSON reader; plain C.)
+CM_SUPPORT_SRCS := $(call bare_metal,$(sort $(wildcard tests/support/*.c))) host-sim/common/prob.c \
+                   host-sim/common/json_read.c
 LIBDPM := $(OUT)/libdpm.a
 LIBCM := $(OUT)/libdpm_cm.a
 LIBSUPPORT := $(OUT)/libsupport.a

@@ -257,9 +257,29 @@ int jr_parse_file(const char *path, jr_value_t *out)
     if (f == NULL) {
         return -1;
     }
-    char *buf = malloc(MAX_FILE);
-    size_t n = buf != NULL ? fread(buf, 1, MAX_FILE, f) : 0;
-    int bad = buf == NULL || ferror(f) || n == MAX_FILE;
+    /* Grow the buffer as the file goes (up to MAX_FILE): a small target's heap cannot hold
+     * MAX_FILE at once, and its C library may not know a file's size in advance. */
+    size_t cap = 0, n = 0;
+    char *buf = NULL;
+    int bad = 0;
+    while (!bad) {
+        if (n == cap) {
+            size_t next = cap == 0 ? 65536u : cap * 2u;
+            char *grown = next <= MAX_FILE ? realloc(buf, next) : NULL;
+            if (grown == NULL) {
+                bad = 1;
+                break;
+            }
+            buf = grown;
+            cap = next;
+        }
+        size_t got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (got == 0) {
+            bad = ferror(f) != 0;
+            break;
+        }
+    }
     fclose(f);
     int st = bad ? -1 : jr_parse(buf, n, out);
     free(buf);

@@ -31,6 +31,29 @@ typedef enum _dpm_v1_Metric {
     dpm_v1_Metric_PRECISION = 4
 } dpm_v1_Metric;
 
+/* dpauc's noise per count. PUBLISHED: ε' = ε / (4N), as the FHAUC paper publishes it, which
+ spends only ε/2 for one example's label (a label change moves 2 of the 4N counts by 1).
+ TIGHT: ε' = ε / (2N), which spends exactly ε for one example's label. */
+typedef enum _dpm_v1_DpaucCalibration {
+    dpm_v1_DpaucCalibration_DPAUC_PUBLISHED = 0,
+    dpm_v1_DpaucCalibration_DPAUC_TIGHT = 1
+} dpm_v1_DpaucCalibration;
+
+/* ustat_bins: the value a device randomizes with GRR. */
+typedef enum _dpm_v1_UstatKernel {
+    dpm_v1_UstatKernel_USTAT_AUC = 0, /* the score's bin; the label is public (sent in clear) */
+    dpm_v1_UstatKernel_USTAT_AUC_PRIVATE_LABEL = 1, /* (label, bin) over 2k values */
+    dpm_v1_UstatKernel_USTAT_KENDALL = 2 /* (bin(x), bin(y)) over k * k values */
+} dpm_v1_UstatKernel;
+
+typedef enum _dpm_v1_FedaucVariant {
+    dpm_v1_FedaucVariant_FEDAUC_VARIANT_UNSPECIFIED = 0, /* fedauc_rr */
+    dpm_v1_FedaucVariant_FEDAUC_LOCAL_LAPLACE = 1, /* sensitivity: the device's largest rank */
+    dpm_v1_FedaucVariant_FEDAUC_GLOBAL_LAPLACE = 2, /* sensitivity: 2 (M - 1) */
+    dpm_v1_FedaucVariant_FEDAUC_ORTHOGONAL = 3, /* orthogonal decomposition, one shared split */
+    dpm_v1_FedaucVariant_FEDAUC_ADAPTIVE = 4 /* orthogonal decomposition, a split per device */
+} dpm_v1_FedaucVariant;
+
 /* Struct definitions */
 /* tuple_mr / tuple_ml: the randomized group and one randomized value per campaign metric
  (tuple_mr: -1 or +1; tuple_ml: an integer on the campaign's Q(frac_bits) grid). */
@@ -48,7 +71,60 @@ typedef struct _dpm_v1_RocHistBody {
     int32_t pos[64];
     pb_size_t neg_count;
     int32_t neg[64];
+    /* Campaigns with groups > 0: the device's group after GRR over `groups` values (absent: 0). */
+    uint32_t group;
 } dpm_v1_RocHistBody;
+
+/* dpauc (the FHAUC paper's DPAUC baseline): one device's confusion counts at each of the
+ campaign's N thresholds (predicted positive: score >= threshold), each plus discrete Laplace
+ noise. tp[i], fp[i], tn[i], fn[i] for threshold i = 0 .. N-1. Values can be negative. */
+typedef struct _dpm_v1_DpaucBody {
+    pb_size_t tp_count;
+    int32_t tp[128];
+    pb_size_t fp_count;
+    int32_t fp[128];
+    pb_size_t tn_count;
+    int32_t tn[128];
+    pb_size_t fn_count;
+    int32_t fn[128];
+} dpm_v1_DpaucBody;
+
+/* ustat_bins (Bell et al. 2020, Algorithm 1): one example's quantized value after GRR. AUC
+ kernels: value = the score's bin (public label: label in clear; private label: value =
+ label * k + bin over 2k values); Kendall: value = bin(x) * k + bin(y) over k * k values. */
+typedef struct _dpm_v1_UstatBinsBody {
+    uint32_t value;
+    uint32_t label; /* public-label AUC only: the example's class (0 or 1) */
+} dpm_v1_UstatBinsBody;
+
+/* ustat_tree (Bell et al. 2020, hierarchical histograms): one example's report on one level of
+ the binary tree over 2^depth score values. Levels 1 .. tree_grr_levels: value = GRR of the
+ example's node at that level (over 2^level values); deeper levels (Hadamard RR): row j and
+ value = the randomized parity bit of (j AND node). */
+typedef struct _dpm_v1_UstatTreeBody {
+    uint32_t label; /* the example's class (0 or 1), public */
+    uint32_t level; /* 1 .. depth */
+    uint32_t row; /* Hadamard levels: row j in [0, 2^level) */
+    uint32_t value;
+} dpm_v1_UstatTreeBody;
+
+/* FedAUC round 2 (fedauc_rr / fedauc_lap, README "FedAUC"): one device's rank contribution.
+ Doubled ranks R = 2 x 0-based mid-rank. fedauc_rr: local_p and local_sum2 are the exact sums
+ of the device's labels flipped once by RR. fedauc_lap: local_p = localP + noise; LOCAL and
+ GLOBAL: local_sum2 = sum R y + noise; ORTHOGONAL and ADAPTIVE: t = sum (n R - S) y + noise,
+ and localSum2' = (t + S local_p) / n. The noise on local_p has sensitivity 1 and ε eps_p_q16,
+ the noise on the sum (or t) sensitivity `sensitivity` and ε = report eps_q16 - eps_p_q16. */
+typedef struct _dpm_v1_FedaucBody {
+    pb_byte_t upload_token[16]; /* 16 bytes: the token of the upload these ranks answered */
+    uint32_t n; /* examples of the device (localN = n - local_p) */
+    uint32_t total; /* M: scores the server ranked */
+    int64_t local_p;
+    int64_t local_sum2;
+    int64_t t;
+    uint64_t sum_rank2; /* S = sum of the device's doubled ranks */
+    uint64_t sensitivity; /* of the noised sum: LOCAL max R, GLOBAL 2 (M - 1), else max |n R - S| */
+    uint32_t eps_p_q16; /* ε spent on local_p, Q16.16 (fedauc_rr: 0) */
+} dpm_v1_FedaucBody;
 
 /* One device's contribution for one campaign period. */
 typedef struct _dpm_v1_Report {
@@ -63,6 +139,10 @@ typedef struct _dpm_v1_Report {
     union {
         dpm_v1_TupleBody tuple;
         dpm_v1_RocHistBody roc_hist;
+        dpm_v1_DpaucBody dpauc;
+        dpm_v1_UstatBinsBody ustat_bins;
+        dpm_v1_UstatTreeBody ustat_tree;
+        dpm_v1_FedaucBody fedauc;
     } body;
 } dpm_v1_Report;
 
@@ -88,7 +168,44 @@ typedef struct _dpm_v1_Campaign {
     pb_size_t bin_edges_count;
     uint32_t bin_edges[64]; /* histogram mechanisms: sorted score edges, Q1.31 */
     uint32_t frac_bits; /* tuple_ml: F of the value grid */
+    /* dpauc: the N decision thresholds, Q1.31, strictly increasing (0 and 2^31 allowed). */
+    pb_size_t thresholds_count;
+    uint32_t thresholds[128];
+    dpm_v1_DpaucCalibration calibration; /* dpauc: noise per count */
+    uint32_t ustat_k; /* ustat_bins: bins per score (simple rounding) */
+    dpm_v1_UstatKernel ustat_kernel; /* ustat_bins: what the device randomizes */
+    uint32_t tree_depth; /* ustat_tree: depth α (2^α score values) */
+    uint32_t tree_grr_levels; /* ustat_tree: levels 1 .. this use GRR, deeper ones HRR */
+    /* roc_hist with groups >= 2: ε of the group's GRR, Q16.16 (absent: half of eps_q16); the
+ histogram's Laplace noise gets eps_q16 - group_eps_q16. */
+    uint32_t group_eps_q16;
+    /* fedauc_rr / fedauc_lap (fields 20-29 are FedAUC's) */
+    dpm_v1_FedaucVariant fedauc_variant; /* fedauc_lap: the Laplace variant */
+    uint32_t fedauc_p_share_q16; /* LOCAL/GLOBAL/ORTHOGONAL: share of ε on localP, Q0.16 */
+    uint32_t fedauc_score_bits; /* scores quantized to [0, 2^bits], 1 <= bits <= 31 */
 } dpm_v1_Campaign;
+
+/* FedAUC round 1: a device's quantized scores in a uniformly random order (POSTed by the app
+ to the collector's upload phase). Reveals the scores, not which example has which, and no
+ label. The token is 16 random bytes drawn for this upload: not an identity. */
+typedef struct _dpm_v1_FedaucUpload {
+    uint32_t campaign_id;
+    dpm_v1_Mechanism mechanism;
+    uint32_t params_hash; /* the campaign's fingerprint, as in Report */
+    pb_byte_t upload_token[16];
+    pb_callback_t scores;
+} dpm_v1_FedaucUpload;
+
+/* FedAUC round 1, the collector's answer to one upload: the doubled 0-based mid-rank of each
+ uploaded score among all `total` scores ranked (0 = lowest), in upload order. */
+typedef struct _dpm_v1_FedaucRankReply {
+    uint32_t campaign_id;
+    dpm_v1_Mechanism mechanism;
+    uint32_t params_hash;
+    pb_byte_t upload_token[16]; /* the upload's token */
+    uint32_t total; /* M */
+    pb_callback_t ranks2;
+} dpm_v1_FedaucRankReply;
 
 typedef PB_BYTES_ARRAY_T(16) dpm_v1_Reject_report_id_t;
 typedef struct _dpm_v1_Reject {
@@ -118,6 +235,22 @@ extern "C" {
 #define _dpm_v1_Metric_MAX dpm_v1_Metric_PRECISION
 #define _dpm_v1_Metric_ARRAYSIZE ((dpm_v1_Metric)(dpm_v1_Metric_PRECISION+1))
 
+#define _dpm_v1_DpaucCalibration_MIN dpm_v1_DpaucCalibration_DPAUC_PUBLISHED
+#define _dpm_v1_DpaucCalibration_MAX dpm_v1_DpaucCalibration_DPAUC_TIGHT
+#define _dpm_v1_DpaucCalibration_ARRAYSIZE ((dpm_v1_DpaucCalibration)(dpm_v1_DpaucCalibration_DPAUC_TIGHT+1))
+
+#define _dpm_v1_UstatKernel_MIN dpm_v1_UstatKernel_USTAT_AUC
+#define _dpm_v1_UstatKernel_MAX dpm_v1_UstatKernel_USTAT_KENDALL
+#define _dpm_v1_UstatKernel_ARRAYSIZE ((dpm_v1_UstatKernel)(dpm_v1_UstatKernel_USTAT_KENDALL+1))
+
+#define _dpm_v1_FedaucVariant_MIN dpm_v1_FedaucVariant_FEDAUC_VARIANT_UNSPECIFIED
+#define _dpm_v1_FedaucVariant_MAX dpm_v1_FedaucVariant_FEDAUC_ADAPTIVE
+#define _dpm_v1_FedaucVariant_ARRAYSIZE ((dpm_v1_FedaucVariant)(dpm_v1_FedaucVariant_FEDAUC_ADAPTIVE+1))
+
+
+
+
+
 
 
 #define dpm_v1_Report_mechanism_ENUMTYPE dpm_v1_Mechanism
@@ -125,23 +258,42 @@ extern "C" {
 
 #define dpm_v1_Campaign_mechanism_ENUMTYPE dpm_v1_Mechanism
 #define dpm_v1_Campaign_metrics_ENUMTYPE dpm_v1_Metric
+#define dpm_v1_Campaign_calibration_ENUMTYPE dpm_v1_DpaucCalibration
+#define dpm_v1_Campaign_ustat_kernel_ENUMTYPE dpm_v1_UstatKernel
+#define dpm_v1_Campaign_fedauc_variant_ENUMTYPE dpm_v1_FedaucVariant
+
+#define dpm_v1_FedaucUpload_mechanism_ENUMTYPE dpm_v1_Mechanism
+
+#define dpm_v1_FedaucRankReply_mechanism_ENUMTYPE dpm_v1_Mechanism
 
 
 
 
 /* Initializer values for message structs */
 #define dpm_v1_TupleBody_init_default            {0, 0, {0, 0, 0, 0}}
-#define dpm_v1_RocHistBody_init_default          {0, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 0, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}}
+#define dpm_v1_RocHistBody_init_default          {0, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 0, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 0}
+#define dpm_v1_DpaucBody_init_default            {0, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 0, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 0, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 0, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}}
+#define dpm_v1_UstatBinsBody_init_default        {0, 0}
+#define dpm_v1_UstatTreeBody_init_default        {0, 0, 0, 0}
+#define dpm_v1_FedaucBody_init_default           {{0}, 0, 0, 0, 0, 0, 0, 0, 0}
 #define dpm_v1_Report_init_default               {{0}, 0, 0, _dpm_v1_Mechanism_MIN, 0, 0, 0, {dpm_v1_TupleBody_init_default}}
 #define dpm_v1_Batch_init_default                {0, {dpm_v1_Report_init_default, dpm_v1_Report_init_default, dpm_v1_Report_init_default, dpm_v1_Report_init_default, dpm_v1_Report_init_default, dpm_v1_Report_init_default, dpm_v1_Report_init_default, dpm_v1_Report_init_default}, 0}
-#define dpm_v1_Campaign_init_default             {0, _dpm_v1_Mechanism_MIN, 0, 0, 0, 0, 0, {_dpm_v1_Metric_MIN, _dpm_v1_Metric_MIN, _dpm_v1_Metric_MIN, _dpm_v1_Metric_MIN}, 0, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 0}
+#define dpm_v1_Campaign_init_default             {0, _dpm_v1_Mechanism_MIN, 0, 0, 0, 0, 0, {_dpm_v1_Metric_MIN, _dpm_v1_Metric_MIN, _dpm_v1_Metric_MIN, _dpm_v1_Metric_MIN}, 0, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 0, 0, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, _dpm_v1_DpaucCalibration_MIN, 0, _dpm_v1_UstatKernel_MIN, 0, 0, 0, _dpm_v1_FedaucVariant_MIN, 0, 0}
+#define dpm_v1_FedaucUpload_init_default         {0, _dpm_v1_Mechanism_MIN, 0, {0}, {{NULL}, NULL}}
+#define dpm_v1_FedaucRankReply_init_default      {0, _dpm_v1_Mechanism_MIN, 0, {0}, 0, {{NULL}, NULL}}
 #define dpm_v1_BatchResponse_init_default        {0, 0, 0, {dpm_v1_Reject_init_default, dpm_v1_Reject_init_default, dpm_v1_Reject_init_default, dpm_v1_Reject_init_default, dpm_v1_Reject_init_default, dpm_v1_Reject_init_default, dpm_v1_Reject_init_default, dpm_v1_Reject_init_default}}
 #define dpm_v1_Reject_init_default               {{0, {0}}, ""}
 #define dpm_v1_TupleBody_init_zero               {0, 0, {0, 0, 0, 0}}
-#define dpm_v1_RocHistBody_init_zero             {0, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 0, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}}
+#define dpm_v1_RocHistBody_init_zero             {0, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 0, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 0}
+#define dpm_v1_DpaucBody_init_zero               {0, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 0, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 0, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 0, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}}
+#define dpm_v1_UstatBinsBody_init_zero           {0, 0}
+#define dpm_v1_UstatTreeBody_init_zero           {0, 0, 0, 0}
+#define dpm_v1_FedaucBody_init_zero              {{0}, 0, 0, 0, 0, 0, 0, 0, 0}
 #define dpm_v1_Report_init_zero                  {{0}, 0, 0, _dpm_v1_Mechanism_MIN, 0, 0, 0, {dpm_v1_TupleBody_init_zero}}
 #define dpm_v1_Batch_init_zero                   {0, {dpm_v1_Report_init_zero, dpm_v1_Report_init_zero, dpm_v1_Report_init_zero, dpm_v1_Report_init_zero, dpm_v1_Report_init_zero, dpm_v1_Report_init_zero, dpm_v1_Report_init_zero, dpm_v1_Report_init_zero}, 0}
-#define dpm_v1_Campaign_init_zero                {0, _dpm_v1_Mechanism_MIN, 0, 0, 0, 0, 0, {_dpm_v1_Metric_MIN, _dpm_v1_Metric_MIN, _dpm_v1_Metric_MIN, _dpm_v1_Metric_MIN}, 0, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 0}
+#define dpm_v1_Campaign_init_zero                {0, _dpm_v1_Mechanism_MIN, 0, 0, 0, 0, 0, {_dpm_v1_Metric_MIN, _dpm_v1_Metric_MIN, _dpm_v1_Metric_MIN, _dpm_v1_Metric_MIN}, 0, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 0, 0, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, _dpm_v1_DpaucCalibration_MIN, 0, _dpm_v1_UstatKernel_MIN, 0, 0, 0, _dpm_v1_FedaucVariant_MIN, 0, 0}
+#define dpm_v1_FedaucUpload_init_zero            {0, _dpm_v1_Mechanism_MIN, 0, {0}, {{NULL}, NULL}}
+#define dpm_v1_FedaucRankReply_init_zero         {0, _dpm_v1_Mechanism_MIN, 0, {0}, 0, {{NULL}, NULL}}
 #define dpm_v1_BatchResponse_init_zero           {0, 0, 0, {dpm_v1_Reject_init_zero, dpm_v1_Reject_init_zero, dpm_v1_Reject_init_zero, dpm_v1_Reject_init_zero, dpm_v1_Reject_init_zero, dpm_v1_Reject_init_zero, dpm_v1_Reject_init_zero, dpm_v1_Reject_init_zero}}
 #define dpm_v1_Reject_init_zero                  {{0, {0}}, ""}
 
@@ -150,6 +302,26 @@ extern "C" {
 #define dpm_v1_TupleBody_values_tag              2
 #define dpm_v1_RocHistBody_pos_tag               1
 #define dpm_v1_RocHistBody_neg_tag               2
+#define dpm_v1_RocHistBody_group_tag             3
+#define dpm_v1_DpaucBody_tp_tag                  1
+#define dpm_v1_DpaucBody_fp_tag                  2
+#define dpm_v1_DpaucBody_tn_tag                  3
+#define dpm_v1_DpaucBody_fn_tag                  4
+#define dpm_v1_UstatBinsBody_value_tag           1
+#define dpm_v1_UstatBinsBody_label_tag           2
+#define dpm_v1_UstatTreeBody_label_tag           1
+#define dpm_v1_UstatTreeBody_level_tag           2
+#define dpm_v1_UstatTreeBody_row_tag             3
+#define dpm_v1_UstatTreeBody_value_tag           4
+#define dpm_v1_FedaucBody_upload_token_tag       1
+#define dpm_v1_FedaucBody_n_tag                  2
+#define dpm_v1_FedaucBody_total_tag              3
+#define dpm_v1_FedaucBody_local_p_tag            4
+#define dpm_v1_FedaucBody_local_sum2_tag         5
+#define dpm_v1_FedaucBody_t_tag                  6
+#define dpm_v1_FedaucBody_sum_rank2_tag          7
+#define dpm_v1_FedaucBody_sensitivity_tag        8
+#define dpm_v1_FedaucBody_eps_p_q16_tag          9
 #define dpm_v1_Report_report_id_tag              1
 #define dpm_v1_Report_campaign_id_tag            2
 #define dpm_v1_Report_period_tag                 3
@@ -158,6 +330,10 @@ extern "C" {
 #define dpm_v1_Report_params_hash_tag            6
 #define dpm_v1_Report_tuple_tag                  10
 #define dpm_v1_Report_roc_hist_tag               11
+#define dpm_v1_Report_dpauc_tag                  12
+#define dpm_v1_Report_ustat_bins_tag             13
+#define dpm_v1_Report_ustat_tree_tag             14
+#define dpm_v1_Report_fedauc_tag                 15
 #define dpm_v1_Batch_reports_tag                 1
 #define dpm_v1_Batch_lost_reports_tag            2
 #define dpm_v1_Campaign_id_tag                   1
@@ -169,6 +345,27 @@ extern "C" {
 #define dpm_v1_Campaign_metrics_tag              7
 #define dpm_v1_Campaign_bin_edges_tag            8
 #define dpm_v1_Campaign_frac_bits_tag            9
+#define dpm_v1_Campaign_thresholds_tag           10
+#define dpm_v1_Campaign_calibration_tag          11
+#define dpm_v1_Campaign_ustat_k_tag              12
+#define dpm_v1_Campaign_ustat_kernel_tag         13
+#define dpm_v1_Campaign_tree_depth_tag           14
+#define dpm_v1_Campaign_tree_grr_levels_tag      15
+#define dpm_v1_Campaign_group_eps_q16_tag        16
+#define dpm_v1_Campaign_fedauc_variant_tag       20
+#define dpm_v1_Campaign_fedauc_p_share_q16_tag   21
+#define dpm_v1_Campaign_fedauc_score_bits_tag    22
+#define dpm_v1_FedaucUpload_campaign_id_tag      1
+#define dpm_v1_FedaucUpload_mechanism_tag        2
+#define dpm_v1_FedaucUpload_params_hash_tag      3
+#define dpm_v1_FedaucUpload_upload_token_tag     4
+#define dpm_v1_FedaucUpload_scores_tag           5
+#define dpm_v1_FedaucRankReply_campaign_id_tag   1
+#define dpm_v1_FedaucRankReply_mechanism_tag     2
+#define dpm_v1_FedaucRankReply_params_hash_tag   3
+#define dpm_v1_FedaucRankReply_upload_token_tag  4
+#define dpm_v1_FedaucRankReply_total_tag         5
+#define dpm_v1_FedaucRankReply_ranks2_tag        6
 #define dpm_v1_Reject_report_id_tag              1
 #define dpm_v1_Reject_reason_tag                 2
 #define dpm_v1_BatchResponse_accepted_tag        1
@@ -184,9 +381,45 @@ X(a, STATIC,   REPEATED, SINT32,   values,            2)
 
 #define dpm_v1_RocHistBody_FIELDLIST(X, a) \
 X(a, STATIC,   REPEATED, SINT32,   pos,               1) \
-X(a, STATIC,   REPEATED, SINT32,   neg,               2)
+X(a, STATIC,   REPEATED, SINT32,   neg,               2) \
+X(a, STATIC,   SINGULAR, UINT32,   group,             3)
 #define dpm_v1_RocHistBody_CALLBACK NULL
 #define dpm_v1_RocHistBody_DEFAULT NULL
+
+#define dpm_v1_DpaucBody_FIELDLIST(X, a) \
+X(a, STATIC,   REPEATED, SINT32,   tp,                1) \
+X(a, STATIC,   REPEATED, SINT32,   fp,                2) \
+X(a, STATIC,   REPEATED, SINT32,   tn,                3) \
+X(a, STATIC,   REPEATED, SINT32,   fn,                4)
+#define dpm_v1_DpaucBody_CALLBACK NULL
+#define dpm_v1_DpaucBody_DEFAULT NULL
+
+#define dpm_v1_UstatBinsBody_FIELDLIST(X, a) \
+X(a, STATIC,   SINGULAR, UINT32,   value,             1) \
+X(a, STATIC,   SINGULAR, UINT32,   label,             2)
+#define dpm_v1_UstatBinsBody_CALLBACK NULL
+#define dpm_v1_UstatBinsBody_DEFAULT NULL
+
+#define dpm_v1_UstatTreeBody_FIELDLIST(X, a) \
+X(a, STATIC,   SINGULAR, UINT32,   label,             1) \
+X(a, STATIC,   SINGULAR, UINT32,   level,             2) \
+X(a, STATIC,   SINGULAR, UINT32,   row,               3) \
+X(a, STATIC,   SINGULAR, UINT32,   value,             4)
+#define dpm_v1_UstatTreeBody_CALLBACK NULL
+#define dpm_v1_UstatTreeBody_DEFAULT NULL
+
+#define dpm_v1_FedaucBody_FIELDLIST(X, a) \
+X(a, STATIC,   SINGULAR, FIXED_LENGTH_BYTES, upload_token,      1) \
+X(a, STATIC,   SINGULAR, UINT32,   n,                 2) \
+X(a, STATIC,   SINGULAR, UINT32,   total,             3) \
+X(a, STATIC,   SINGULAR, SINT64,   local_p,           4) \
+X(a, STATIC,   SINGULAR, SINT64,   local_sum2,        5) \
+X(a, STATIC,   SINGULAR, SINT64,   t,                 6) \
+X(a, STATIC,   SINGULAR, UINT64,   sum_rank2,         7) \
+X(a, STATIC,   SINGULAR, UINT64,   sensitivity,       8) \
+X(a, STATIC,   SINGULAR, UINT32,   eps_p_q16,         9)
+#define dpm_v1_FedaucBody_CALLBACK NULL
+#define dpm_v1_FedaucBody_DEFAULT NULL
 
 #define dpm_v1_Report_FIELDLIST(X, a) \
 X(a, STATIC,   SINGULAR, FIXED_LENGTH_BYTES, report_id,         1) \
@@ -196,11 +429,19 @@ X(a, STATIC,   SINGULAR, UENUM,    mechanism,         4) \
 X(a, STATIC,   SINGULAR, UINT32,   eps_q16,           5) \
 X(a, STATIC,   SINGULAR, FIXED32,  params_hash,       6) \
 X(a, STATIC,   ONEOF,    MESSAGE,  (body,tuple,body.tuple),  10) \
-X(a, STATIC,   ONEOF,    MESSAGE,  (body,roc_hist,body.roc_hist),  11)
+X(a, STATIC,   ONEOF,    MESSAGE,  (body,roc_hist,body.roc_hist),  11) \
+X(a, STATIC,   ONEOF,    MESSAGE,  (body,dpauc,body.dpauc),  12) \
+X(a, STATIC,   ONEOF,    MESSAGE,  (body,ustat_bins,body.ustat_bins),  13) \
+X(a, STATIC,   ONEOF,    MESSAGE,  (body,ustat_tree,body.ustat_tree),  14) \
+X(a, STATIC,   ONEOF,    MESSAGE,  (body,fedauc,body.fedauc),  15)
 #define dpm_v1_Report_CALLBACK NULL
 #define dpm_v1_Report_DEFAULT NULL
 #define dpm_v1_Report_body_tuple_MSGTYPE dpm_v1_TupleBody
 #define dpm_v1_Report_body_roc_hist_MSGTYPE dpm_v1_RocHistBody
+#define dpm_v1_Report_body_dpauc_MSGTYPE dpm_v1_DpaucBody
+#define dpm_v1_Report_body_ustat_bins_MSGTYPE dpm_v1_UstatBinsBody
+#define dpm_v1_Report_body_ustat_tree_MSGTYPE dpm_v1_UstatTreeBody
+#define dpm_v1_Report_body_fedauc_MSGTYPE dpm_v1_FedaucBody
 
 #define dpm_v1_Batch_FIELDLIST(X, a) \
 X(a, STATIC,   REPEATED, MESSAGE,  reports,           1) \
@@ -218,9 +459,38 @@ X(a, STATIC,   SINGULAR, UINT32,   period_seconds,    5) \
 X(a, STATIC,   SINGULAR, UINT32,   groups,            6) \
 X(a, STATIC,   REPEATED, UENUM,    metrics,           7) \
 X(a, STATIC,   REPEATED, UINT32,   bin_edges,         8) \
-X(a, STATIC,   SINGULAR, UINT32,   frac_bits,         9)
+X(a, STATIC,   SINGULAR, UINT32,   frac_bits,         9) \
+X(a, STATIC,   REPEATED, UINT32,   thresholds,       10) \
+X(a, STATIC,   SINGULAR, UENUM,    calibration,      11) \
+X(a, STATIC,   SINGULAR, UINT32,   ustat_k,          12) \
+X(a, STATIC,   SINGULAR, UENUM,    ustat_kernel,     13) \
+X(a, STATIC,   SINGULAR, UINT32,   tree_depth,       14) \
+X(a, STATIC,   SINGULAR, UINT32,   tree_grr_levels,  15) \
+X(a, STATIC,   SINGULAR, UINT32,   group_eps_q16,    16) \
+X(a, STATIC,   SINGULAR, UENUM,    fedauc_variant,   20) \
+X(a, STATIC,   SINGULAR, UINT32,   fedauc_p_share_q16,  21) \
+X(a, STATIC,   SINGULAR, UINT32,   fedauc_score_bits,  22)
 #define dpm_v1_Campaign_CALLBACK NULL
 #define dpm_v1_Campaign_DEFAULT NULL
+
+#define dpm_v1_FedaucUpload_FIELDLIST(X, a) \
+X(a, STATIC,   SINGULAR, UINT32,   campaign_id,       1) \
+X(a, STATIC,   SINGULAR, UENUM,    mechanism,         2) \
+X(a, STATIC,   SINGULAR, FIXED32,  params_hash,       3) \
+X(a, STATIC,   SINGULAR, FIXED_LENGTH_BYTES, upload_token,      4) \
+X(a, CALLBACK, REPEATED, UINT32,   scores,            5)
+#define dpm_v1_FedaucUpload_CALLBACK pb_default_field_callback
+#define dpm_v1_FedaucUpload_DEFAULT NULL
+
+#define dpm_v1_FedaucRankReply_FIELDLIST(X, a) \
+X(a, STATIC,   SINGULAR, UINT32,   campaign_id,       1) \
+X(a, STATIC,   SINGULAR, UENUM,    mechanism,         2) \
+X(a, STATIC,   SINGULAR, FIXED32,  params_hash,       3) \
+X(a, STATIC,   SINGULAR, FIXED_LENGTH_BYTES, upload_token,      4) \
+X(a, STATIC,   SINGULAR, UINT32,   total,             5) \
+X(a, CALLBACK, REPEATED, UINT32,   ranks2,            6)
+#define dpm_v1_FedaucRankReply_CALLBACK pb_default_field_callback
+#define dpm_v1_FedaucRankReply_DEFAULT NULL
 
 #define dpm_v1_BatchResponse_FIELDLIST(X, a) \
 X(a, STATIC,   SINGULAR, UINT32,   accepted,          1) \
@@ -238,29 +508,47 @@ X(a, STATIC,   SINGULAR, STRING,   reason,            2)
 
 extern const pb_msgdesc_t dpm_v1_TupleBody_msg;
 extern const pb_msgdesc_t dpm_v1_RocHistBody_msg;
+extern const pb_msgdesc_t dpm_v1_DpaucBody_msg;
+extern const pb_msgdesc_t dpm_v1_UstatBinsBody_msg;
+extern const pb_msgdesc_t dpm_v1_UstatTreeBody_msg;
+extern const pb_msgdesc_t dpm_v1_FedaucBody_msg;
 extern const pb_msgdesc_t dpm_v1_Report_msg;
 extern const pb_msgdesc_t dpm_v1_Batch_msg;
 extern const pb_msgdesc_t dpm_v1_Campaign_msg;
+extern const pb_msgdesc_t dpm_v1_FedaucUpload_msg;
+extern const pb_msgdesc_t dpm_v1_FedaucRankReply_msg;
 extern const pb_msgdesc_t dpm_v1_BatchResponse_msg;
 extern const pb_msgdesc_t dpm_v1_Reject_msg;
 
 /* Defines for backwards compatibility with code written before nanopb-0.4.0 */
 #define dpm_v1_TupleBody_fields &dpm_v1_TupleBody_msg
 #define dpm_v1_RocHistBody_fields &dpm_v1_RocHistBody_msg
+#define dpm_v1_DpaucBody_fields &dpm_v1_DpaucBody_msg
+#define dpm_v1_UstatBinsBody_fields &dpm_v1_UstatBinsBody_msg
+#define dpm_v1_UstatTreeBody_fields &dpm_v1_UstatTreeBody_msg
+#define dpm_v1_FedaucBody_fields &dpm_v1_FedaucBody_msg
 #define dpm_v1_Report_fields &dpm_v1_Report_msg
 #define dpm_v1_Batch_fields &dpm_v1_Batch_msg
 #define dpm_v1_Campaign_fields &dpm_v1_Campaign_msg
+#define dpm_v1_FedaucUpload_fields &dpm_v1_FedaucUpload_msg
+#define dpm_v1_FedaucRankReply_fields &dpm_v1_FedaucRankReply_msg
 #define dpm_v1_BatchResponse_fields &dpm_v1_BatchResponse_msg
 #define dpm_v1_Reject_fields &dpm_v1_Reject_msg
 
 /* Maximum encoded size of messages (where known) */
+/* dpm_v1_FedaucUpload_size depends on runtime parameters */
+/* dpm_v1_FedaucRankReply_size depends on runtime parameters */
 #define dpm_v1_BatchResponse_size                564
-#define dpm_v1_Batch_size                        6542
-#define dpm_v1_Campaign_size                     430
+#define dpm_v1_Batch_size                        24974
+#define dpm_v1_Campaign_size                     1244
+#define dpm_v1_DpaucBody_size                    3072
+#define dpm_v1_FedaucBody_size                   91
 #define dpm_v1_Reject_size                       67
-#define dpm_v1_Report_size                       814
-#define dpm_v1_RocHistBody_size                  768
+#define dpm_v1_Report_size                       3118
+#define dpm_v1_RocHistBody_size                  774
 #define dpm_v1_TupleBody_size                    30
+#define dpm_v1_UstatBinsBody_size                12
+#define dpm_v1_UstatTreeBody_size                24
 
 #ifdef __cplusplus
 } /* extern "C" */

@@ -6,13 +6,15 @@
  * known length. One report = perturb + encode (dpm_mech_report_* then dpm_report_encode),
  * averaged over REPS reports, with randomness from the port's test generator (its own cost
  * included: ~4 instructions per random byte); the ledger charge on RAM storage is measured on
- * its own. Prints one bench.json metric per line. */
+ * its own, and so is the whole one-call device path (dpm_device_report_*: checks, ledger
+ * charge, perturb, encode, outbox write, all on RAM storage). Prints one bench.json metric per
+ * line. */
 #include <stdio.h>
 #include <string.h>
 
-#include "dpm/budget.h"
+#include "dpm/dpm.h"
 #include "dpm/port_cortex_m.h"
-#include "dpm/report.h"
+#include "test_receipt.h"
 
 #define SYST_CSR (*(volatile uint32_t *)0xE000E010u)
 #define SYST_RVR (*(volatile uint32_t *)0xE000E014u)
@@ -103,7 +105,7 @@ int main(void)
     const dpm_ratio_t values[2] = {{45, 50}, {5, 50}};
     ticks_start();
     for (uint32_t i = 0; i < REPS && ok; i++) {
-        ok &= dpm_mech_report_tuple(&mech, &rand, 0, 1u, values, &report) == DPM_OK &&
+        ok &= dpm_mech_report_tuple(&mech, &rand, TEST_RECEIPT(&mech, 0), 1u, values, &report) == DPM_OK &&
               dpm_report_encode(&report, bytes, sizeof(bytes), &len) == DPM_OK;
     }
     long t = ticks_stop();
@@ -113,13 +115,13 @@ int main(void)
     campaign(&c, DPM_MECH_ID_ROC_HIST);
     ok &= dpm_mech_init(&mech, &c, NULL) == DPM_OK;
     static dpm_score_hist_t hist;
-    ok &= dpm_score_hist_init(&hist, &mech.roc_hist) == DPM_OK;
+    ok &= dpm_score_hist_init(&hist, dpm_mech_score_bins(&mech)) == DPM_OK;
     for (uint32_t i = 0; i < 64u && ok; i++) {
-        ok &= dpm_score_hist_add(&hist, &mech.roc_hist, i << 25, (int)(i & 1u)) == DPM_OK;
+        ok &= dpm_score_hist_add(&hist, dpm_mech_score_bins(&mech), i << 25, (int)(i & 1u)) == DPM_OK;
     }
     ticks_start();
     for (uint32_t i = 0; i < REPS && ok; i++) {
-        ok &= dpm_mech_report_roc_hist(&mech, &rand, 0, &hist, &report) == DPM_OK &&
+        ok &= dpm_mech_report_roc_hist(&mech, &rand, TEST_RECEIPT(&mech, 0), &hist, &report) == DPM_OK &&
               dpm_report_encode(&report, bytes, sizeof(bytes), &len) == DPM_OK;
     }
     t = ticks_stop();
@@ -127,9 +129,8 @@ int main(void)
     metric("device.cm4.roc_hist16.instructions", (double)t * per_tick / REPS);
 
     static uint8_t ram[1024];
-    dpm_cm_ram_storage_t s;
-    ok &= dpm_cm_ram_storage_init(&s, ram, sizeof(ram)) == 0;
-    dpm_storage_t storage = dpm_cm_ram_storage(&s);
+    static dpm_ram_storage_t s;
+    dpm_storage_t storage = dpm_ram_storage(&s, ram, sizeof(ram));
     dpm_ledger_t ledger;
     ok &= dpm_ledger_open(&ledger, &storage, 0, sizeof(ram)) == DPM_OK;
     ticks_start();
@@ -139,6 +140,31 @@ int main(void)
     t = ticks_stop();
     ok &= t > 0;
     metric("device.cm4.ledger_charge.instructions", (double)t * per_tick / 50.0);
+
+    /* The whole one-call path: a new period per report, so the budget never runs out. */
+    static uint8_t state[1024 + 8192];
+    static dpm_ram_storage_t ss;
+    static dpm_device_t dev;
+    dpm_device_config_t cfg;
+    memset(&cfg, 0, sizeof(cfg));
+    cfg.rng = rng;
+    cfg.storage = dpm_ram_storage(&ss, state, sizeof(state));
+    cfg.ledger_size = 1024u;
+    cfg.outbox_offset = 1024u;
+    cfg.outbox_size = 8192u;
+    cfg.policy.defaults.max_eps = DPM_EPS_ONE;
+    cfg.policy.defaults.max_budget = 64u * DPM_EPS_ONE;
+    ok &= dpm_device_init(&dev, &cfg) == DPM_OK;
+    campaign(&c, DPM_MECH_ID_TUPLE_MR);
+    ok &= dpm_device_accept_mech(&dev, &c, &mech, NULL) == DPM_OK;
+    const dpm_confusion_t conf = {45, 5, 45, 5};
+    ticks_start();
+    for (uint32_t i = 0; i < 50u && ok; i++) {
+        ok &= dpm_device_report_tuple(&dev, &mech, i, 1u, &conf, NULL) == DPM_OK;
+    }
+    t = ticks_stop();
+    ok &= t > 0;
+    metric("device.cm4.tuple_mr.device_path.instructions", (double)t * per_tick / 50.0);
     if (!ok) {
         printf("bench: a call failed\n");
     }

@@ -36,8 +36,9 @@ tap "$([ $rc = 131 ] && grep -q '^fault: exception 0x00000003' "$work/fault.log"
 timeout 60 $qemu "$out/cortex-m-example.elf" >"$work/example.log" 2>&1
 rc=$?
 sed 's/^/# /' "$work/example.log"
-tap "$([ $rc = 0 ] && [ "$(grep -c '^report [a-z_]*: [0-9]* bytes' "$work/example.log")" = 3 ]; echo $?)" \
-  "examples/cortex-m firmware makes a tuple_mr, a tuple_ml and a roc_hist report (exit $rc)"
+tap "$([ $rc = 0 ] && [ "$(grep -c '^report [a-z_]*: [0-9]* bytes' "$work/example.log")" = 3 ] &&
+  [ "$(grep -c '^queued report, [0-9]* bytes' "$work/example.log")" = 3 ]; echo $?)" \
+  "examples/cortex-m firmware makes and queues a tuple_mr, a tuple_ml and a roc_hist report through the device API (exit $rc)"
 
 # FPU instructions are v<op> mnemonics in Thumb-2 disassembly; arithmetic, compares and
 # conversions are floating point, loads/stores/moves only move bits.

@@ -8,17 +8,29 @@ its golden reports (once; a resend is a duplicate), accepts a report and a batch
 of a future version (skipped), and rejects with a reason, storing nothing, a report naming an
 unknown mechanism or carrying an unknown body kind. Negative control: a golden report with a
 changed fingerprint is rejected. tests/vectors/test_wire.c checks the same vectors in the SDK.
-TAP."""
+
+Cases PENDING below have campaign-file keys the collector does not parse yet (issue 17: the
+mechanisms came first in the SDK, collector support follows): for them the test checks that
+today's collector refuses their campaign block with a reason naming the line, and runs the
+rest of the release without them. When the collector learns a block, that check fails: remove
+the case from PENDING and it is checked like every other. TAP."""
 import os
 import re
 import subprocess
 import sys
+import tempfile
 import time
 
 from e2e_util import ROOT, Tap
 from test_collector import COLLECTOR, Harness, load_pb2
 
 WIRE = os.path.join(ROOT, "tests", "vectors", "wire")
+
+# Golden cases whose campaign block the collector cannot parse yet (see the docstring).
+PENDING = {"roc_hist.groups", "dpauc", "dpauc.tight", "ustat_bins", "ustat_bins.private_label",
+           "ustat_bins.kendall", "ustat_tree", "ustat_tree.grr",
+           "fedauc_rr", "fedauc_lap.local", "fedauc_lap.global", "fedauc_lap.orthogonal",
+           "fedauc_lap.adaptive"}
 
 
 def manifest():
@@ -105,11 +117,41 @@ def batch(*reports, extra=b""):
     return b"".join(varint(1 << 3 | 2) + varint(len(r)) + r for r in reports) + extra
 
 
+def split_blocks(text):
+    """{case: block text} of a release's campaigns file (each block headed "[campaign]  # case")
+    and the text before the first block."""
+    parts = text.split("[campaign]")
+    blocks = {}
+    for part in parts[1:]:
+        m = re.match(r"\s*#\s*(\S+)", part)
+        blocks[m.group(1) if m else ""] = "[campaign]" + part
+    return parts[0], blocks
+
+
+def check_pending(t, h, release, blocks):
+    """The collector refuses each pending case's block (alone in a file) with a line number."""
+    for case, block in sorted(blocks.items()):
+        if case not in PENDING:
+            continue
+        path = os.path.join(h.tmp, f"pending-{case}.txt")
+        with open(path, "w") as f:
+            f.write(block)
+        p = subprocess.run([COLLECTOR, "--check-campaigns", path], capture_output=True, text=True)
+        why = p.stderr.strip().replace(path + ": ", "")
+        t.ok(p.returncode != 0 and "line" in p.stderr,
+             f"{release} {case}: pending: the collector refuses its campaign block ({why[:70]}); "
+             "once it parses it, remove the case from PENDING", p.stderr)
+
+
 def check_release(t, h, pb, release, cases):
-    path = os.path.join(WIRE, release, "campaigns.txt")
+    cases = [(c, m) for c, m in cases if c not in PENDING]
+    if not cases:
+        return
+    path = h.campaigns
     p = subprocess.run([COLLECTOR, "--check-campaigns", path], capture_output=True, text=True)
     t.ok(p.returncode == 0, f"{release}: dpm-collector --check-campaigns accepts its campaigns "
-         "file", p.stderr)
+         "file" + (" (without its pending cases)" if len(cases) < len(manifest()[release]) else ""),
+         p.stderr)
     h.start()
     reports = []
     for case, _ in cases:
@@ -132,7 +174,7 @@ def check_release(t, h, pb, release, cases):
          f"{release}: sent again, they are duplicates", r)
 
     base = reports[0]
-    body_field = next(f for f, _, _ in fields(base) if f in (10, 11))
+    body_field = next(f for f, _, _ in fields(base) if f in (10, 11, 12, 13, 14))
     future = edit(base, b"\x01" * 16,
                   lambda f, wt, v: (f, wt, v + FUTURE if f == body_field else v))
     st, r = post(batch(future + FUTURE))
@@ -145,8 +187,12 @@ def check_release(t, h, pb, release, cases):
     bad = {
         "a report naming an unknown mechanism (99)":
             edit(base, b"\x03" * 16, lambda f, wt, v: (f, wt, varint(99) if f == 4 else v)),
-        "a report with an unknown body kind (field 12)":
-            edit(base, b"\x04" * 16, lambda f, wt, v: (12 if f == body_field else f, wt, v)),
+        "a report with an unknown body kind (field 99)":
+            edit(base, b"\x04" * 16, lambda f, wt, v: (99 if f == body_field else f, wt, v)),
+        "a report whose body is another mechanism's kind":
+            edit(base, b"\x06" * 16,
+                 lambda f, wt, v: ((12 if body_field != 12 else 13) if f == body_field else f,
+                                   wt, v)),
         "negative control: a golden report with another fingerprint":
             edit(base, b"\x05" * 16,
                  lambda f, wt, v: (f, wt, bytes([v[0] ^ 1]) + v[1:] if f == 6 else v)),
@@ -175,14 +221,29 @@ def open_golden_periods(text):
     return "[campaign]".join(out)
 
 
+def split_blocks(text):
+    """The campaigns file as (head, {case: block}), each block starting with "[campaign]"."""
+    parts = text.split("\n[campaign]")
+    blocks = {}
+    for part in parts[1:]:
+        name = re.match(r"\s*#\s*(\S+)", part).group(1)
+        blocks[name] = "\n[campaign]" + part
+    return parts[0], blocks
+
+
 def main():
     t = Tap()
     releases = manifest()
     t.ok(len(releases) > 0, f"MANIFEST lists {len(releases)} release(s)")
     for release, cases in releases.items():
         with open(os.path.join(WIRE, release, "campaigns.txt")) as f:
-            h = Harness(campaigns=open_golden_periods(f.read()))
+            head, blocks = split_blocks(f.read())
+        t.ok(set(blocks) == {c for c, _ in cases},
+             f"{release}: campaigns.txt holds one block per MANIFEST case")
+        ready = head + "".join(b for c, b in blocks.items() if c not in PENDING)
+        h = Harness(campaigns=open_golden_periods(ready))
         try:
+            check_pending(t, h, release, blocks)
             check_release(t, h, load_pb2(h.tmp), release, cases)
         finally:
             h.cleanup()

@@ -393,6 +393,181 @@ static void test_roc_hist_report(void **state)
     assert_null(dpm_mech_score_bins(NULL));
 }
 
+/* ---- issue 17's kinds: dpauc, ustat_bins, ustat_tree, per-group roc_hist -------------------- */
+
+static dpm_campaign_t new_campaign(uint32_t id, dpm_mech_id_t mech)
+{
+    dpm_campaign_t c;
+    memset(&c, 0, sizeof(c));
+    c.id = id;
+    c.mechanism = mech;
+    c.eps = DPM_EPS_ONE;
+    c.budget = DPM_EPS_ONE;
+    switch (mech) {
+    case DPM_MECH_ID_DPAUC:
+        c.nthresholds = 25;
+        for (uint32_t i = 0; i < 25; i++) {
+            c.thresholds[i] = (uint32_t)(((uint64_t)i << 31) / 24u);
+        }
+        break;
+    case DPM_MECH_ID_USTAT_BINS:
+        c.ustat_k = 8;
+        break;
+    case DPM_MECH_ID_USTAT_TREE:
+        c.tree_depth = 10;
+        c.tree_grr_levels = 2;
+        break;
+    default: /* per-group roc_hist */
+        c = roc_campaign(id);
+        c.groups = 3;
+        break;
+    }
+    return c;
+}
+
+/* The one decoded report in the outbox (exactly one queued) passes the collector's check. */
+static void check_queued(fixture_t *f, const dpm_mech_t *m, uint32_t period)
+{
+    dpm_outbox_t *ob = dpm_device_outbox(&f->dev);
+    uint32_t cursor = 0;
+    dpm_outbox_entry_t e;
+    int found = 0;
+    assert_int_equal(dpm_outbox_next(ob, &cursor, &e, &found), DPM_OK);
+    assert_true(found);
+    static uint8_t bytes[DPM_REPORT_MAX_BYTES];
+    assert_int_equal(dpm_outbox_read(ob, &e, bytes, sizeof(bytes)), DPM_OK);
+    static dpm_report_t rep;
+    assert_int_equal(dpm_report_decode(bytes, e.len, &rep), DPM_OK);
+    assert_int_equal(rep.period, period);
+    assert_int_equal(rep.mechanism, m->campaign.mechanism);
+    assert_int_equal(dpm_mech_check_report(m, &rep, NULL), DPM_OK);
+}
+
+static void test_new_kinds_queue_one_charged_report(void **state)
+{
+    (void)state;
+    const dpm_mech_id_t kinds[4] = {DPM_MECH_ID_DPAUC, DPM_MECH_ID_USTAT_BINS,
+                                    DPM_MECH_ID_USTAT_TREE, DPM_MECH_ID_ROC_HIST};
+    for (int k = 0; k < 4; k++) {
+        static fixture_t f;
+        fixture_open(&f);
+        static dpm_mech_t m;
+        dpm_campaign_t c = new_campaign(20u + (uint32_t)k, kinds[k]);
+        assert_int_equal(dpm_device_accept_mech(&f.dev, &c, &m, NULL), DPM_OK);
+        dpm_report_info_t info;
+        const dpm_ustat_example_t ex = {DPM_SCORE_ONE / 3, 1, 0};
+        static dpm_dpauc_counts_t cnt;
+        static dpm_score_hist_t h;
+        dpm_status_t st = DPM_ERR_PARAM;
+        if (kinds[k] == DPM_MECH_ID_DPAUC) {
+            assert_int_equal(dpm_dpauc_counts_init(&cnt, dpm_mech_dpauc(&m)), DPM_OK);
+            for (uint32_t i = 0; i < 40; i++) {
+                assert_int_equal(dpm_dpauc_counts_add(&cnt, dpm_mech_dpauc(&m), ((i * 53u) % 128u) << 24,
+                                                      (int)(i & 1u)),
+                                 DPM_OK);
+            }
+            st = dpm_device_report_dpauc(&f.dev, &m, 4, &cnt, &info);
+        } else if (kinds[k] == DPM_MECH_ID_USTAT_BINS) {
+            st = dpm_device_report_ustat_bins(&f.dev, &m, 4, &ex, &info);
+        } else if (kinds[k] == DPM_MECH_ID_USTAT_TREE) {
+            st = dpm_device_report_ustat_tree(&f.dev, &m, 4, &ex, &info);
+        } else {
+            assert_int_equal(dpm_score_hist_init(&h, dpm_mech_score_bins(&m)), DPM_OK);
+            assert_int_equal(dpm_score_hist_add(&h, dpm_mech_score_bins(&m), DPM_SCORE_ONE / 2, 1),
+                             DPM_OK);
+            st = dpm_device_report_roc_hist_group(&f.dev, &m, 4, 2, &h, &info);
+        }
+        assert_int_equal(st, DPM_OK);
+        assert_int_equal(info.eps_spent, m.eps_implemented);
+        assert_int_equal(spent(&f, c.id, 4), m.eps_implemented);
+        assert_int_equal(pending(&f), 1);
+        check_queued(&f, &m, 4);
+        if (kinds[k] == DPM_MECH_ID_DPAUC) { /* published: ε / 2 per report, two fit */
+            assert_int_equal(m.eps_implemented, DPM_EPS_ONE / 2);
+            assert_int_equal(dpm_device_report_dpauc(&f.dev, &m, 4, &cnt, &info), DPM_OK);
+            assert_int_equal(dpm_device_report_dpauc(&f.dev, &m, 4, &cnt, &info), DPM_ERR_BUDGET);
+        } else if (kinds[k] == DPM_MECH_ID_USTAT_TREE) {
+            assert_int_equal(dpm_device_report_ustat_tree(&f.dev, &m, 4, &ex, &info),
+                             DPM_ERR_BUDGET);
+        }
+    }
+}
+
+static void test_new_kinds_refuse_before_the_charge(void **state)
+{
+    (void)state;
+    static fixture_t f;
+    fixture_open(&f);
+    static dpm_mech_t dp, ub, ut, rg, plain;
+    dpm_campaign_t c = new_campaign(30, DPM_MECH_ID_DPAUC);
+    assert_int_equal(dpm_device_accept_mech(&f.dev, &c, &dp, NULL), DPM_OK);
+    c = new_campaign(31, DPM_MECH_ID_USTAT_BINS);
+    c.ustat_kernel = DPM_USTAT_KENDALL;
+    assert_int_equal(dpm_device_accept_mech(&f.dev, &c, &ub, NULL), DPM_OK);
+    c = new_campaign(32, DPM_MECH_ID_USTAT_TREE);
+    assert_int_equal(dpm_device_accept_mech(&f.dev, &c, &ut, NULL), DPM_OK);
+    c = new_campaign(33, DPM_MECH_ID_ROC_HIST);
+    assert_int_equal(dpm_device_accept_mech(&f.dev, &c, &rg, NULL), DPM_OK);
+    c = roc_campaign(34);
+    assert_int_equal(dpm_device_accept_mech(&f.dev, &c, &plain, NULL), DPM_OK);
+    uint64_t writes = f.fs.writes, bits = dpm_rand_bits_used(&f.dev.rand);
+    dpm_report_info_t info;
+    memset(&info, 0x44, sizeof(info));
+    dpm_report_info_t keep = info;
+
+    static dpm_dpauc_counts_t cnt;
+    assert_int_equal(dpm_dpauc_counts_init(&cnt, dpm_mech_dpauc(&dp)), DPM_OK);
+    cnt.tp[3] = 1; /* a true positive at a threshold, but no positives */
+    assert_int_equal(dpm_device_report_dpauc(&f.dev, &dp, 0, &cnt, &info), DPM_ERR_PARAM);
+    cnt.tp[3] = 0, cnt.n = 24;
+    assert_int_equal(dpm_device_report_dpauc(&f.dev, &dp, 0, &cnt, &info), DPM_ERR_PARAM);
+    cnt.n = 25;
+    assert_int_equal(dpm_device_report_dpauc(&f.dev, &ub, 0, &cnt, &info), DPM_ERR_PARAM);
+    assert_int_equal(dpm_device_report_dpauc(&f.dev, &dp, 0, NULL, &info), DPM_ERR_PARAM);
+
+    const dpm_ustat_example_t high = {DPM_SCORE_ONE + 1, 0, 0}, label2 = {5, 2, 0};
+    const dpm_ustat_example_t labelled_pair = {5, 1, 9}, high2 = {5, 0, DPM_SCORE_ONE + 1};
+    assert_int_equal(dpm_device_report_ustat_bins(&f.dev, &ub, 0, &high, &info), DPM_ERR_PARAM);
+    assert_int_equal(dpm_device_report_ustat_bins(&f.dev, &ub, 0, &high2, &info), DPM_ERR_PARAM);
+    assert_int_equal(dpm_device_report_ustat_bins(&f.dev, &ub, 0, &labelled_pair, &info),
+                     DPM_ERR_PARAM); /* Kendall takes no label */
+    assert_int_equal(dpm_device_report_ustat_tree(&f.dev, &ut, 0, &label2, &info), DPM_ERR_PARAM);
+    assert_int_equal(dpm_device_report_ustat_tree(&f.dev, &ub, 0, &high, &info), DPM_ERR_PARAM);
+    assert_int_equal(dpm_device_report_ustat_bins(&f.dev, &ut, 0, &labelled_pair, &info),
+                     DPM_ERR_PARAM);
+
+    static dpm_score_hist_t h;
+    assert_int_equal(dpm_score_hist_init(&h, dpm_mech_score_bins(&rg)), DPM_OK);
+    assert_int_equal(dpm_device_report_roc_hist_group(&f.dev, &rg, 0, 3, &h, &info),
+                     DPM_ERR_PARAM); /* group out of range */
+    assert_int_equal(dpm_device_report_roc_hist(&f.dev, &rg, 0, &h, &info),
+                     DPM_ERR_PARAM); /* a group campaign needs the group */
+    assert_int_equal(dpm_device_report_roc_hist_group(&f.dev, &plain, 0, 0, &h, &info),
+                     DPM_ERR_PARAM); /* and a group-less one takes none */
+
+    assert_memory_equal(&info, &keep, sizeof(info));
+    assert_int_equal(f.fs.writes, writes);
+    assert_int_equal(dpm_rand_bits_used(&f.dev.rand), bits);
+    for (uint32_t id = 30; id <= 34; id++) {
+        assert_int_equal(spent(&f, id, 0), 0);
+    }
+    assert_int_equal(pending(&f), 0);
+
+    /* after the charge: a random source that fails spends the ε and makes no report */
+    static fixture_t g;
+    fixture_config(&g);
+    memset(&g.failing, 0, sizeof(g.failing));
+    test_rng_seed(&g.failing.inner, 3);
+    g.cfg.rng = failing_rng_port(&g.failing);
+    assert_int_equal(dpm_device_init(&g.dev, &g.cfg), DPM_OK);
+    c = new_campaign(35, DPM_MECH_ID_USTAT_TREE);
+    assert_int_equal(dpm_device_accept_mech(&g.dev, &c, &ut, NULL), DPM_OK);
+    const dpm_ustat_example_t ok = {5, 1, 0};
+    assert_int_equal(dpm_device_report_ustat_tree(&g.dev, &ut, 0, &ok, NULL), DPM_ERR_RNG);
+    assert_int_equal(spent(&g, 35, 0), ut.eps_implemented);
+    assert_int_equal(pending(&g), 0);
+}
+
 /* ---- receipts -------------------------------------------------------------------------------------- */
 
 static void test_receipts_buy_exactly_one_report(void **state)
@@ -450,6 +625,8 @@ int main(void)
         cmocka_unit_test(test_anchored_ledger_fails_closed_when_erased),
         cmocka_unit_test(test_roc_hist_report),
         cmocka_unit_test(test_receipts_buy_exactly_one_report),
+        cmocka_unit_test(test_new_kinds_queue_one_charged_report),
+        cmocka_unit_test(test_new_kinds_refuse_before_the_charge),
     };
     return cmocka_run_group_tests_name("device", tests, NULL, NULL);
 }

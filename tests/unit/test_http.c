@@ -15,6 +15,7 @@
 #include "fake_collector.h"
 #include "fake_storage.h"
 #include "test_rng.h"
+#include "worst_report.h"
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 #define EPS1 ((dpm_eps_t)65536)
@@ -479,7 +480,7 @@ static void test_backoff_jitter_bounds(void **state)
 /* ---- flush against the fake collector ---------------------------------------------------- */
 
 typedef struct {
-    uint8_t mem[2048];
+    uint8_t mem[2048u + DPM_OUTBOX_MIN_REGION]; /* room for the largest report and small ones */
     fake_storage_t fs;
     dpm_storage_t st;
     dpm_outbox_t ob;
@@ -491,7 +492,7 @@ typedef struct {
     dpm_clock_t clk;
     fake_collector_t fc;
     dpm_transport_t t;
-    uint8_t work[1024];
+    uint8_t work[DPM_UPLOAD_MIN_WORK + 67u]; /* 1024 bytes with roc_hist the largest report */
     uint8_t ids[32][DPM_REPORT_ID_BYTES];
     size_t n;
 } frig_t;
@@ -542,27 +543,16 @@ static dpm_status_t frig_flush(frig_t *f, dpm_upload_result_t *res)
     return st;
 }
 
-/* The largest report this build can make (roc_hist, every count 5 bytes on the wire) goes out
- * through the smallest work buffer dpm_upload_flush accepts: one big report never blocks the
- * outbox. */
+/* The largest report this build can make (test_worst_report: every value at its widest on the
+ * wire) goes out through the smallest work buffer dpm_upload_flush accepts: one big report never
+ * blocks the outbox. */
 static void test_flush_largest_report_with_min_work(void **state)
 {
     (void)state;
     static frig_t f;
     frig_init(&f, &cfg_base);
     dpm_report_t rep;
-    memset(&rep, 0, sizeof(rep));
-    memset(rep.report_id, 0xA5, DPM_REPORT_ID_BYTES);
-    rep.campaign_id = UINT32_MAX;
-    rep.period = UINT32_MAX;
-    rep.mechanism = DPM_MECH_ID_ROC_HIST;
-    rep.eps = UINT32_MAX;
-    rep.params_hash = UINT32_MAX;
-    rep.body.roc_hist.bins = DPM_MAX_BINS;
-    for (uint32_t b = 0; b < DPM_MAX_BINS; b++) {
-        rep.body.roc_hist.pos[b] = INT32_MAX;
-        rep.body.roc_hist.neg[b] = INT32_MIN + 1;
-    }
+    assert_int_equal(test_worst_report(&rep), DPM_REPORT_MAX_BYTES);
     uint8_t buf[DPM_REPORT_MAX_BYTES];
     size_t len = 0;
     assert_int_equal(dpm_report_encode(&rep, buf, sizeof(buf), &len), DPM_OK);

@@ -139,9 +139,19 @@ static void test_campaign_validation_reasons(void **state)
     c = tuple_campaign((dpm_mech_id_t)99, 1);
     assert_int_equal(dpm_mech_init(&m, &c, &why), DPM_ERR_PARAM);
     assert_string_equal(why, "unknown mechanism");
-    c = tuple_campaign(DPM_MECH_ID_DPAUC, 1); /* in the catalogue, not built yet */
-    assert_int_equal(dpm_mech_init(&m, &c, &why), DPM_ERR_UNSUPPORTED);
-    assert_string_equal(why, "mechanism not available in this build");
+    /* a catalogue mechanism not built (yet): the first id that dpm_mech_init calls so */
+    uint32_t unbuilt = 0;
+    for (uint32_t id = DPM_MECH_ID_TUPLE_ML; id >= 1; id--) {
+        c = tuple_campaign((dpm_mech_id_t)id, 1);
+        if (dpm_mech_init(&m, &c, &why) == DPM_ERR_UNSUPPORTED) {
+            assert_string_equal(why, "mechanism not available in this build");
+            unbuilt = id;
+        }
+    }
+    print_message("# catalogue mechanism not in this build: %u\n", unbuilt);
+    assert_true(unbuilt == 0 || unbuilt == DPM_MECH_ID_FEDAUC_RR ||
+                unbuilt == DPM_MECH_ID_FEDAUC_LAP); /* the catalogue's last unbuilt ones */
+    memset(&m, 0x77, sizeof(m));
     c = tuple_campaign(DPM_MECH_ID_TUPLE_MR, 1);
     c.nbins = 2;
     c.bin_edges[0] = 5;

@@ -371,8 +371,8 @@ static void test_report_roundtrip_64_bins(void **state)
     assert_int_equal(dpm_mech_check_report(&mc, &back, &why), DPM_OK);
     assert_int_equal(dpm_report_encode(&rep, buf, len - 1, &len), DPM_ERR_BUFFER);
 
-    /* The size bound is exact: every header field at its widest and every value -(2^31 - 1)
-     * (zigzag 2^32 - 3: 5 bytes) fill DPM_REPORT_MAX_BYTES to the byte. */
+    /* The size bound is exact: every header field at its widest, every value -(2^31 - 1)
+     * (zigzag 2^32 - 3: 5 bytes) and the largest group fill DPM_REPORT_ROC_MAX to the byte. */
     dpm_report_t worst = rep;
     worst.campaign_id = UINT32_MAX;
     worst.period = UINT32_MAX;
@@ -383,9 +383,11 @@ static void test_report_roundtrip_64_bins(void **state)
         worst.body.roc_hist.pos[b] = -INT32_MAX;
         worst.body.roc_hist.neg[b] = INT32_MAX;
     }
+    worst.body.roc_hist.group = DPM_MAX_GROUPS - 1;
     assert_int_equal(dpm_report_encode(&worst, buf, sizeof(buf), &len), DPM_OK);
-    assert_int_equal(len, DPM_REPORT_MAX_BYTES);
-    assert_int_equal(DPM_REPORT_MAX_BYTES, 692);
+    assert_int_equal(len, DPM_REPORT_ROC_MAX);
+    assert_int_equal(DPM_REPORT_ROC_MAX, 694);
+    assert_true(DPM_REPORT_ROC_MAX <= DPM_REPORT_MAX_BYTES);
     assert_int_equal(dpm_report_decode(buf, len, &back), DPM_OK);
     assert_memory_equal(&back.body.roc_hist, &worst.body.roc_hist, sizeof(worst.body.roc_hist));
 
@@ -573,7 +575,8 @@ static void test_fingerprint_tracks_edges_and_eps(void **state)
     /* fields the mechanism does not use do not change it */
     dpm_campaign_t same = c;
     same.id = 99;
-    same.groups = 5;
+    same.frac_bits = 5;
+    same.ustat_k = 7; /* another mechanism's parameter */
     same.budget = 9 * DPM_EPS_ONE;
     assert_int_equal(dpm_mech_init(&b, &same, NULL), DPM_OK);
     assert_int_equal(b.params_hash, a.params_hash);

@@ -10,12 +10,23 @@
  * fingerprint), and re-encode both to the same bytes.
  *
  *   test_wire            check (run from the repository root, or set WIRE_VECTORS to the dir)
- *   test_wire --write    at a release: add RELEASE/ (the version of dpm/version.h) from the case
- *                        table below and fixed inputs; refuses if RELEASE/ exists (released
- *                        vectors are never rewritten). Review and commit the new files.
+ *   test_wire --write [RELEASE]
+ *                        add RELEASE/ vectors from the case table below and fixed inputs, for
+ *                        every case that has none in RELEASE yet (its campaign block appended to
+ *                        RELEASE/campaigns.txt, a MANIFEST line). RELEASE is the version of
+ *                        dpm/version.h (at a release, after the bump: every case) or a later one
+ *                        (ahead of that release: only the cases no release has yet, i.e. new
+ *                        mechanisms; the others follow at the release). Never rewrites a file;
+ *                        refuses a RELEASE older than the library's version or than a release
+ *                        MANIFEST already lists (released vectors are never added to or
+ *                        rewritten). Review and commit the new files.
  *
  * A new mechanism is one line in `cases` (its campaign block and the call that makes its
- * report); the checker needs no change. */
+ * report); the checker needs no change. A mechanism whose campaign-file keys the collector does
+ * not parse yet also gives `fill`, the same campaign built in code: its bytes come from
+ * dpm_campaign_encode, and tests/e2e/test_wire_collector.py holds its case as pending until
+ * the collector parses the block. FedAUC cases also keep the round-1 messages of the report,
+ * RELEASE/CASE.upload.hex and RELEASE/CASE.reply.hex, checked the same way. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -30,6 +41,7 @@
 
 #include "collector/campaigns.h"
 #include "dpm/dpm.h"
+#include "estimate/fedauc.h"
 #include "test_receipt.h"
 #include "test_rng.h"
 
@@ -55,20 +67,278 @@ static dpm_status_t report_roc_hist(const dpm_mech_t *m, dpm_rand_t *r, dpm_repo
     return st == DPM_OK ? dpm_mech_report_roc_hist(m, r, TEST_RECEIPT(m, 5), &h, out) : st;
 }
 
+/* Issue 17's mechanisms. Every report is made from fixed inputs, like the ones above. */
+static dpm_status_t report_roc_groups(const dpm_mech_t *m, dpm_rand_t *r, dpm_report_t *out)
+{
+    const dpm_score_bins_t *b = dpm_mech_score_bins(m);
+    dpm_score_hist_t h;
+    dpm_status_t st = dpm_score_hist_init(&h, b);
+    for (uint32_t i = 0; i < 40 && st == DPM_OK; i++) {
+        uint32_t score = (uint32_t)(((uint64_t)i * 2654435761u) % ((1u << 31) + 1u));
+        st = dpm_score_hist_add(&h, b, score, (int)(score > (1u << 30)) ^ (int)(i % 5 == 0));
+    }
+    return st == DPM_OK ? dpm_mech_report_roc_hist_group(m, r, TEST_RECEIPT(m, 5), 2, &h, out) : st;
+}
+
+static dpm_status_t report_dpauc(const dpm_mech_t *m, dpm_rand_t *r, dpm_report_t *out)
+{
+    const dpm_dpauc_t *d = dpm_mech_dpauc(m);
+    dpm_dpauc_counts_t c;
+    dpm_status_t st = dpm_dpauc_counts_init(&c, d);
+    for (uint32_t i = 0; i < 40 && st == DPM_OK; i++) {
+        uint32_t score = (uint32_t)(((uint64_t)i * 2654435761u) % ((1u << 31) + 1u));
+        st = dpm_dpauc_counts_add(&c, d, score, (int)(score > (1u << 30)) ^ (int)(i % 5 == 0));
+    }
+    return st == DPM_OK ? dpm_mech_report_dpauc(m, r, TEST_RECEIPT(m, 5), &c, out) : st;
+}
+
+static dpm_status_t report_ustat_bins(const dpm_mech_t *m, dpm_rand_t *r, dpm_report_t *out)
+{
+    int kendall = m->params.ustat_bins.kernel == DPM_USTAT_KENDALL;
+    const dpm_ustat_example_t ex = {(1u << 31) / 3u, kendall ? 0 : 1, (1u << 31) / 5u};
+    return dpm_mech_report_ustat_bins(m, r, TEST_RECEIPT(m, 5), &ex, out);
+}
+
+static dpm_status_t report_ustat_tree(const dpm_mech_t *m, dpm_rand_t *r, dpm_report_t *out)
+{
+    const dpm_ustat_example_t ex = {(1u << 31) / 3u * 2u, 1, 0};
+    return dpm_mech_report_ustat_tree(m, r, TEST_RECEIPT(m, 5), &ex, out);
+}
+
+/* FedAUC: round 1 of 12 examples, a server ranking them among 20 other scores, the reply
+ * validated, then the report; the two round-1 messages are kept for the vector files. */
+static struct {
+    uint8_t upload[256], reply[256];
+    size_t upload_len, reply_len;
+} rounds;
+
+static dpm_status_t report_fedauc(const dpm_mech_t *m, dpm_rand_t *r, dpm_report_t *out)
+{
+    enum { N = 12, OTHERS = 20 };
+    dpm_score_t scores[N];
+    uint8_t labels[N];
+    uint64_t ids[N];
+    uint32_t q[N], perm[N], pool[N + OTHERS], rank2[N + OTHERS];
+    uint64_t work[N];
+    for (uint32_t i = 0; i < N; i++) { /* spread over [0, 1], two ties */
+        scores[i] = (dpm_score_t)(((uint64_t)(i % 10) * 2654435761u) % ((1u << 31) + 1u));
+        labels[i] = (uint8_t)((scores[i] > (1u << 30)) ^ (i % 4 == 0));
+        ids[i] = 0x1000u + i;
+    }
+    dpm_fedauc_buffers_t b = {q, perm, work, N};
+    dpm_fedauc_session_t s;
+    dpm_status_t st = dpm_fedauc_prepare(m, r, scores, N, &b, &s);
+    if (st == DPM_OK) {
+        st = dpm_fedauc_upload_encode(&s, rounds.upload, sizeof(rounds.upload), &rounds.upload_len);
+    }
+    dpm_fedauc_header_t h;
+    if (st == DPM_OK) {
+        st = dpm_fedauc_upload_decode(rounds.upload, rounds.upload_len, &h, pool, N);
+    }
+    for (uint32_t i = 0; i < OTHERS; i++) {
+        pool[N + i] =
+            (uint32_t)(((uint64_t)i * 40503u) % ((1u << m->params.fedauc.score_bits) + 1u));
+    }
+    if (st == DPM_OK) {
+        st = dpm_fa_rank2(pool, N + OTHERS, rank2, NULL);
+    }
+    h.total = N + OTHERS;
+    if (st == DPM_OK) {
+        st = dpm_fedauc_reply_encode(&h, rank2, rounds.reply, sizeof(rounds.reply),
+                                     &rounds.reply_len);
+    }
+    dpm_fedauc_ranks_t rk;
+    if (st == DPM_OK) {
+        st = dpm_fedauc_accept(&s, m, rounds.reply, rounds.reply_len, ids, &rk, NULL);
+    }
+    dpm_memo_t memo;
+    memset(&memo, 0, sizeof(memo));
+    for (uint32_t i = 0; i < DPM_MEMO_KEY_BYTES && st == DPM_OK; i++) {
+        uint64_t w = 0;
+        st = dpm_rand_bits(r, 8, &w);
+        memo.key[i] = (uint8_t)w;
+    }
+    memo.opened = DPM_MEMO_OPENED;
+    return st == DPM_OK
+               ? dpm_mech_report_fedauc(m, r, TEST_RECEIPT(m, 5), &s, &rk, labels, ids, &memo, out)
+               : st;
+}
+
+/* The same campaigns as their blocks below, in code (the collector parses these keys later). */
+typedef void (*fill_campaign_fn)(dpm_campaign_t *c);
+
+static void base_campaign(dpm_campaign_t *c, uint32_t id, dpm_mech_id_t mech, const char *eps,
+                          const char *budget)
+{
+    memset(c, 0, sizeof(*c));
+    c->id = id;
+    c->mechanism = mech;
+    assert_int_equal(dpm_eps_from_decimal(eps, &c->eps), DPM_OK);
+    assert_int_equal(dpm_eps_from_decimal(budget, &c->budget), DPM_OK);
+    c->period_seconds = 86400;
+}
+
+static void fill_roc_groups(dpm_campaign_t *c) /* bins = 8, groups = 4 (group_eps: eps / 2) */
+{
+    base_campaign(c, 1701, DPM_MECH_ID_ROC_HIST, "1", "1");
+    c->nbins = 7;
+    for (uint32_t i = 0; i < 7; i++) {
+        c->bin_edges[i] = (uint32_t)(((uint64_t)(i + 1u) << 31) / 8u);
+    }
+    c->groups = 4;
+}
+
+static void fill_dpauc(dpm_campaign_t *c) /* thresholds = 25: i / 24, Q1.31 rounded down */
+{
+    base_campaign(c, 1702, DPM_MECH_ID_DPAUC, "1", "1");
+    c->nthresholds = 25;
+    for (uint32_t i = 0; i < 25; i++) {
+        c->thresholds[i] = (uint32_t)(((uint64_t)i << 31) / 24u);
+    }
+}
+
+static void fill_dpauc_tight(dpm_campaign_t *c) /* thresholds = 0.1, 0.5, 0.9; tight */
+{
+    base_campaign(c, 1703, DPM_MECH_ID_DPAUC, "8", "16");
+    c->nthresholds = 3;
+    c->thresholds[0] = 214748365u; /* llround(0.1 * 2^31), as roc_hist's edges */
+    c->thresholds[1] = 1u << 30;
+    c->thresholds[2] = 1932735283u;
+    c->calibration = DPM_DPAUC_TIGHT;
+}
+
+static void fill_ustat_bins(dpm_campaign_t *c)
+{
+    base_campaign(c, 1704, DPM_MECH_ID_USTAT_BINS, "1", "1");
+    c->ustat_k = 16;
+}
+
+static void fill_ustat_bins_private(dpm_campaign_t *c)
+{
+    base_campaign(c, 1705, DPM_MECH_ID_USTAT_BINS, "2", "2");
+    c->ustat_k = 8;
+    c->ustat_kernel = DPM_USTAT_AUC_PRIVATE_LABEL;
+}
+
+static void fill_ustat_bins_kendall(dpm_campaign_t *c)
+{
+    base_campaign(c, 1706, DPM_MECH_ID_USTAT_BINS, "0.5", "1");
+    c->ustat_k = 6;
+    c->ustat_kernel = DPM_USTAT_KENDALL;
+}
+
+static void fill_ustat_tree(dpm_campaign_t *c)
+{
+    base_campaign(c, 1707, DPM_MECH_ID_USTAT_TREE, "1", "1");
+    c->tree_depth = 8;
+}
+
+static void fill_ustat_tree_grr(dpm_campaign_t *c)
+{
+    base_campaign(c, 1708, DPM_MECH_ID_USTAT_TREE, "2", "2");
+    c->tree_depth = 4;
+    c->tree_grr_levels = 4;
+}
+
+/* A FedAUC campaign in code (the collector does not parse FedAUC blocks yet). */
+static void fill_fedauc(dpm_campaign_t *c, uint32_t id, dpm_mech_id_t mech, uint32_t variant,
+                        uint32_t share_q16, const char *eps, const char *budget)
+{
+    memset(c, 0, sizeof(*c));
+    c->id = id;
+    c->mechanism = mech;
+    (void)dpm_eps_from_decimal(eps, &c->eps);
+    (void)dpm_eps_from_decimal(budget, &c->budget);
+    c->period_seconds = 86400;
+    c->fedauc_variant = variant;
+    c->fedauc_p_share_q16 = share_q16;
+    c->fedauc_score_bits = 16;
+}
+
+static void fill_rr(dpm_campaign_t *c)
+{
+    fill_fedauc(c, 6, DPM_MECH_ID_FEDAUC_RR, 0, 0, "1", "1");
+}
+static void fill_local(dpm_campaign_t *c)
+{
+    fill_fedauc(c, 7, DPM_MECH_ID_FEDAUC_LAP, DPM_FEDAUC_LOCAL, 32768, "1", "1");
+}
+static void fill_global(dpm_campaign_t *c)
+{
+    fill_fedauc(c, 8, DPM_MECH_ID_FEDAUC_LAP, DPM_FEDAUC_GLOBAL, 32768, "1", "1");
+}
+static void fill_orthogonal(dpm_campaign_t *c)
+{
+    fill_fedauc(c, 9, DPM_MECH_ID_FEDAUC_LAP, DPM_FEDAUC_ORTHOGONAL, 19660, "1", "1");
+}
+static void fill_adaptive(dpm_campaign_t *c)
+{
+    fill_fedauc(c, 10, DPM_MECH_ID_FEDAUC_LAP, DPM_FEDAUC_ADAPTIVE, 0, "2", "4");
+}
+
 typedef struct {
     const char *mechanism; /* the name in campaign files */
     dpm_mech_id_t id;
-    const char *variant; /* case name: mechanism, or mechanism.variant */
+    const char *variant;  /* case name: mechanism, or mechanism.variant */
     const char *campaign; /* the campaign-file block (after "[campaign]"); ids unique */
     make_report_fn make;
+    fill_campaign_fn fill; /* NULL: the collector parses `campaign`; else it in code */
 } wire_case_t;
 
 static const wire_case_t cases[] = {
-    {"tuple_mr", DPM_MECH_ID_TUPLE_MR, "", "id = 1\nmechanism = tuple_mr\neps = 1\ngroups = 4\nmetrics = tpr\n", report_tuple},
-    {"tuple_mr", DPM_MECH_ID_TUPLE_MR, "4metrics", "id = 2\nmechanism = tuple_mr\neps = 0.5\nbudget = 2\nperiod_seconds = 3600\ngroups = 8\nmetrics = tpr, fpr, accuracy, precision\n", report_tuple},
-    {"tuple_ml", DPM_MECH_ID_TUPLE_ML, "", "id = 3\nmechanism = tuple_ml\neps = 2\nbudget = 4\ngroups = 5\nmetrics = tpr, fpr\n", report_tuple},
-    {"roc_hist", DPM_MECH_ID_ROC_HIST, "", "id = 4\nmechanism = roc_hist\neps = 1\nbins = 8\n", report_roc_hist},
-    {"roc_hist", DPM_MECH_ID_ROC_HIST, "edges", "id = 5\nmechanism = roc_hist\neps = 0.25\nbudget = 1\nedges = 0.1, 0.5, 0.9\n", report_roc_hist},
+    {"tuple_mr", DPM_MECH_ID_TUPLE_MR, "",
+     "id = 1\nmechanism = tuple_mr\neps = 1\ngroups = 4\nmetrics = tpr\n", report_tuple, NULL},
+    {"tuple_mr", DPM_MECH_ID_TUPLE_MR, "4metrics",
+     "id = 2\nmechanism = tuple_mr\neps = 0.5\nbudget = 2\nperiod_seconds = 3600\ngroups = "
+     "8\nmetrics = tpr, fpr, accuracy, precision\n",
+     report_tuple, NULL},
+    {"tuple_ml", DPM_MECH_ID_TUPLE_ML, "",
+     "id = 3\nmechanism = tuple_ml\neps = 2\nbudget = 4\ngroups = 5\nmetrics = tpr, fpr\n",
+     report_tuple, NULL},
+    {"roc_hist", DPM_MECH_ID_ROC_HIST, "", "id = 4\nmechanism = roc_hist\neps = 1\nbins = 8\n",
+     report_roc_hist, NULL},
+    {"roc_hist", DPM_MECH_ID_ROC_HIST, "edges",
+     "id = 5\nmechanism = roc_hist\neps = 0.25\nbudget = 1\nedges = 0.1, 0.5, 0.9\n",
+     report_roc_hist, NULL},
+    /* issue 17 (ids 17xx, so other work's cases of the same release keep theirs) */
+    {"roc_hist", DPM_MECH_ID_ROC_HIST, "groups",
+     "id = 1701\nmechanism = roc_hist\neps = 1\nbins = 8\ngroups = 4\n", report_roc_groups,
+     fill_roc_groups},
+    {"dpauc", DPM_MECH_ID_DPAUC, "", "id = 1702\nmechanism = dpauc\neps = 1\nthresholds = 25\n",
+     report_dpauc, fill_dpauc},
+    {"dpauc", DPM_MECH_ID_DPAUC, "tight",
+     "id = 1703\nmechanism = dpauc\neps = 8\nbudget = 16\nthresholds = 0.1, 0.5, 0.9\ncalibration "
+     "= tight\n",
+     report_dpauc, fill_dpauc_tight},
+    {"ustat_bins", DPM_MECH_ID_USTAT_BINS, "",
+     "id = 1704\nmechanism = ustat_bins\neps = 1\nk = 16\nkernel = auc\n", report_ustat_bins,
+     fill_ustat_bins},
+    {"ustat_bins", DPM_MECH_ID_USTAT_BINS, "private_label",
+     "id = 1705\nmechanism = ustat_bins\neps = 2\nk = 8\nkernel = auc_private_label\n",
+     report_ustat_bins, fill_ustat_bins_private},
+    {"ustat_bins", DPM_MECH_ID_USTAT_BINS, "kendall",
+     "id = 1706\nmechanism = ustat_bins\neps = 0.5\nbudget = 1\nk = 6\nkernel = kendall\n",
+     report_ustat_bins, fill_ustat_bins_kendall},
+    {"ustat_tree", DPM_MECH_ID_USTAT_TREE, "",
+     "id = 1707\nmechanism = ustat_tree\neps = 1\ndepth = 8\n", report_ustat_tree, fill_ustat_tree},
+    {"ustat_tree", DPM_MECH_ID_USTAT_TREE, "grr",
+     "id = 1708\nmechanism = ustat_tree\neps = 2\ndepth = 4\ngrr_levels = 4\n", report_ustat_tree,
+     fill_ustat_tree_grr},
+    {"fedauc_rr", DPM_MECH_ID_FEDAUC_RR, "",
+     "id = 6\nmechanism = fedauc_rr\neps = 1\nscore_bits = 16\n", report_fedauc, fill_rr},
+    {"fedauc_lap", DPM_MECH_ID_FEDAUC_LAP, "local",
+     "id = 7\nmechanism = fedauc_lap\neps = 1\nvariant = local\np_share = 0.5\nscore_bits = 16\n",
+     report_fedauc, fill_local},
+    {"fedauc_lap", DPM_MECH_ID_FEDAUC_LAP, "global",
+     "id = 8\nmechanism = fedauc_lap\neps = 1\nvariant = global\np_share = 0.5\nscore_bits = 16\n",
+     report_fedauc, fill_global},
+    {"fedauc_lap", DPM_MECH_ID_FEDAUC_LAP, "orthogonal",
+     "id = 9\nmechanism = fedauc_lap\neps = 1\nvariant = orthogonal\np_share = 0.3\nscore_bits = "
+     "16\n",
+     report_fedauc, fill_orthogonal},
+    {"fedauc_lap", DPM_MECH_ID_FEDAUC_LAP, "adaptive",
+     "id = 10\nmechanism = fedauc_lap\neps = 2\nbudget = 4\nvariant = adaptive\nscore_bits = 16\n",
+     report_fedauc, fill_adaptive},
 };
 #define NCASES (sizeof(cases) / sizeof(cases[0]))
 
@@ -139,8 +409,8 @@ static int read_manifest(manifest_line_t *out, int cap)
         if (line[0] == '#' || line[0] == '\n') {
             continue;
         }
-        if (n >= cap || sscanf(line, "%31s %63s %31s", out[n].release, out[n].name,
-                               out[n].mechanism) != 3) {
+        if (n >= cap ||
+            sscanf(line, "%31s %63s %31s", out[n].release, out[n].name, out[n].mechanism) != 3) {
             fclose(f);
             return -1;
         }
@@ -148,6 +418,22 @@ static int read_manifest(manifest_line_t *out, int cap)
     }
     fclose(f);
     return n;
+}
+
+/* The Report.body field of a mechanism's reports; 0 for a mechanism without a body here. */
+static uint32_t body_field(uint32_t mechanism)
+{
+    switch (mechanism) {
+    case DPM_MECH_ID_TUPLE_MR:
+    case DPM_MECH_ID_TUPLE_ML: return 10;
+    case DPM_MECH_ID_ROC_HIST: return 11;
+    case DPM_MECH_ID_DPAUC: return 12;
+    case DPM_MECH_ID_USTAT_BINS: return 13;
+    case DPM_MECH_ID_USTAT_TREE: return 14;
+    case DPM_MECH_ID_FEDAUC_RR:
+    case DPM_MECH_ID_FEDAUC_LAP: return 15;
+    default: return 0;
+    }
 }
 
 /* ---- protobuf surgery for the unknown-field tests ---------------------------------------- */
@@ -273,7 +559,14 @@ typedef struct {
     size_t campaign_len;
     uint8_t report[DPM_REPORT_MAX_BYTES];
     size_t report_len;
+    uint8_t upload[256], reply[256]; /* FedAUC cases: the round-1 messages */
+    size_t upload_len, reply_len;
 } golden_t;
+
+static int is_fedauc_name(const char *mechanism)
+{
+    return strncmp(mechanism, "fedauc", 6) == 0;
+}
 
 static golden_t golden[MAX_LINES];
 static int ngolden;
@@ -295,6 +588,12 @@ static int load_golden(void **state)
         g->campaign_len = read_hex(rel, g->campaign, sizeof(g->campaign));
         snprintf(rel, sizeof(rel), "%.31s/%.63s.report.hex", lines[i].release, lines[i].name);
         g->report_len = read_hex(rel, g->report, sizeof(g->report));
+        if (is_fedauc_name(lines[i].mechanism)) {
+            snprintf(rel, sizeof(rel), "%.31s/%.63s.upload.hex", lines[i].release, lines[i].name);
+            g->upload_len = read_hex(rel, g->upload, sizeof(g->upload));
+            snprintf(rel, sizeof(rel), "%.31s/%.63s.reply.hex", lines[i].release, lines[i].name);
+            g->reply_len = read_hex(rel, g->reply, sizeof(g->reply));
+        }
     }
     return 0;
 }
@@ -367,21 +666,20 @@ static void test_golden_check_can_fail(void **state)
         edit_t hash = {6, EDIT_FLIP, 0, NULL, 0}; /* Report.params_hash */
         size_t n = rebuild(g->report, g->report_len, &hash, bad);
         assert_int_equal(n, g->report_len);
-        assert_int_not_equal(check_golden(g, g->campaign, g->campaign_len, bad, n, why,
-                                          sizeof(why)),
-                             0);
+        assert_int_not_equal(
+            check_golden(g, g->campaign, g->campaign_len, bad, n, why, sizeof(why)), 0);
         assert_string_equal(why, "report check: parameter fingerprint mismatch");
         edit_t eps = {5, EDIT_SET_VARINT, 3 * 65536, NULL, 0}; /* Report.eps_q16 */
         n = rebuild(g->report, g->report_len, &eps, bad);
         assert_int_not_equal(n, 0);
-        assert_int_not_equal(check_golden(g, g->campaign, g->campaign_len, bad, n, why,
-                                          sizeof(why)),
-                             0);
+        assert_int_not_equal(
+            check_golden(g, g->campaign, g->campaign_len, bad, n, why, sizeof(why)), 0);
         assert_string_equal(why, "report check: epsilon mismatch");
         edit_t ceps = {3, EDIT_SET_VARINT, 3 * 65536 + 1, NULL, 0}; /* Campaign.eps_q16 */
         n = rebuild(g->campaign, g->campaign_len, &ceps, bad);
         assert_int_not_equal(n, 0);
-        assert_int_not_equal(check_golden(g, bad, n, g->report, g->report_len, why, sizeof(why)), 0);
+        assert_int_not_equal(check_golden(g, bad, n, g->report, g->report_len, why, sizeof(why)),
+                             0);
     }
 }
 
@@ -433,6 +731,18 @@ static int implemented(uint32_t id)
     return st != DPM_ERR_UNSUPPORTED && strcmp(why, "unknown mechanism") != 0;
 }
 
+/* A mechanism of the catalogue (dpm.v1.Mechanism 1 .. 8) that this build lacks, or DPM_MECH_NONE
+ * when it has them all (then there is nothing catalogue-only left to refuse). */
+static uint32_t catalogue_only(void)
+{
+    for (uint32_t id = 1; id <= DPM_MECH_ID_TUPLE_ML; id++) {
+        if (!implemented(id)) {
+            return id;
+        }
+    }
+    return DPM_MECH_NONE;
+}
+
 /* Every mechanism this build implements is in the case table (so a release writes its
  * vectors), and every one in the table is implemented. */
 static void test_every_mechanism_has_a_case(void **state)
@@ -458,7 +768,11 @@ static void test_every_mechanism_has_a_case(void **state)
     /* negative control: the probe tells unknown and catalogue-only ids apart */
     assert_false(implemented(99));
     assert_false(implemented(DPM_MECH_NONE));
-    assert_false(implemented(DPM_MECH_ID_DPAUC));
+    if (catalogue_only() != DPM_MECH_NONE) {
+        assert_false(implemented(catalogue_only()));
+    } else {
+        assert_int_equal(n, DPM_MECH_ID_TUPLE_ML); /* the whole catalogue, every one a case */
+    }
     print_message("# %d mechanisms implemented, all with a case\n", n);
 }
 
@@ -484,8 +798,8 @@ static void test_unknown_fields_are_skipped(void **state)
         memcpy(buf + nextra, g->report, g->report_len);
         assert_int_equal(dpm_report_decode(buf, g->report_len + nextra, &got), DPM_OK);
         assert_memory_equal(&got, &want, sizeof(want));
-        /* inside the body (TupleBody is field 10, RocHistBody 11) */
-        uint32_t body = want.mechanism == DPM_MECH_ID_ROC_HIST ? 11 : 10;
+        /* inside the body (TupleBody is field 10, RocHistBody 11, ...) */
+        uint32_t body = body_field(want.mechanism);
         edit_t e = {body, EDIT_EXTEND, 0, extra, nextra};
         size_t n = rebuild(g->report, g->report_len, &e, buf);
         assert_int_equal(n, g->report_len + nextra);
@@ -507,9 +821,11 @@ static void test_unknown_fields_are_skipped(void **state)
     }
 }
 
-/* A mechanism or body this build does not know is refused, never misread: a report naming an
- * unknown mechanism, a catalogue mechanism not built, or carrying a future body kind; a campaign
- * naming an unknown mechanism ("unknown mechanism") or one not built. Outputs stay untouched. */
+/* A mechanism or body this build does not know, or a body of another kind than the report's
+ * mechanism, is refused, never misread: a report naming an unknown mechanism, a catalogue
+ * mechanism not built or one whose body is another kind, or carrying a future body kind or
+ * another mechanism's; a campaign naming an unknown mechanism ("unknown mechanism") or one not
+ * built. Outputs stay untouched. */
 static void test_unknown_mechanisms_are_refused(void **state)
 {
     (void)state;
@@ -519,20 +835,26 @@ static void test_unknown_mechanisms_are_refused(void **state)
         dpm_report_t r, keep;
         memset(&r, 0x44, sizeof(r));
         keep = r;
-        const uint32_t ids[] = {99, 1000, DPM_MECH_NONE, DPM_MECH_ID_DPAUC, DPM_MECH_ID_USTAT_TREE};
+        dpm_report_t want;
+        assert_int_equal(dpm_report_decode(g->report, g->report_len, &want), DPM_OK);
+        uint32_t own = body_field(want.mechanism);
+        const uint32_t ids[] = {99, 1000, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9};
         for (size_t k = 0; k < sizeof(ids) / sizeof(ids[0]); k++) {
+            if (body_field(ids[k]) == own) {
+                continue; /* the same body kind (tuple_mr / tuple_ml): a valid report */
+            }
             edit_t e = {4, EDIT_SET_VARINT, ids[k], NULL, 0}; /* Report.mechanism */
             size_t n = rebuild(g->report, g->report_len, &e, buf);
             assert_int_not_equal(n, 0);
             assert_int_equal(dpm_report_decode(buf, n, &r), DPM_ERR_PROTOCOL);
             assert_memory_equal(&r, &keep, sizeof(r));
         }
-        const uint32_t bodies[] = {12, 13, 99}; /* a future body kind */
-        dpm_report_t want;
-        assert_int_equal(dpm_report_decode(g->report, g->report_len, &want), DPM_OK);
+        const uint32_t bodies[] = {10, 11, 12, 13, 14, 15, 16, 99}; /* other and future kinds */
         for (size_t k = 0; k < sizeof(bodies) / sizeof(bodies[0]); k++) {
-            uint32_t body = want.mechanism == DPM_MECH_ID_ROC_HIST ? 11 : 10;
-            edit_t e = {body, EDIT_RENUMBER, bodies[k], NULL, 0};
+            if (bodies[k] == own) {
+                continue;
+            }
+            edit_t e = {own, EDIT_RENUMBER, bodies[k], NULL, 0};
             size_t n = rebuild(g->report, g->report_len, &e, buf);
             assert_int_not_equal(n, 0);
             assert_int_equal(dpm_report_decode(buf, n, &r), DPM_ERR_PROTOCOL);
@@ -542,8 +864,7 @@ static void test_unknown_mechanisms_are_refused(void **state)
         edit_t same_mech = {4, EDIT_SET_VARINT, want.mechanism, NULL, 0};
         size_t len = rebuild(g->report, g->report_len, &same_mech, buf);
         assert_int_equal(dpm_report_decode(buf, len, &r), DPM_OK);
-        uint32_t body = want.mechanism == DPM_MECH_ID_ROC_HIST ? 11 : 10;
-        edit_t same_body = {body, EDIT_RENUMBER, body, NULL, 0};
+        edit_t same_body = {own, EDIT_RENUMBER, own, NULL, 0};
         len = rebuild(g->report, g->report_len, &same_body, buf);
         assert_int_equal(dpm_report_decode(buf, len, &r), DPM_OK);
         assert_memory_equal(&r, &want, sizeof(r));
@@ -556,9 +877,12 @@ static void test_unknown_mechanisms_are_refused(void **state)
             {99, DPM_ERR_PARAM, "unknown mechanism"},
             {100000, DPM_ERR_PARAM, "unknown mechanism"},
             {DPM_MECH_NONE, DPM_ERR_PARAM, "unknown mechanism"},
-            {DPM_MECH_ID_DPAUC, DPM_ERR_UNSUPPORTED, "mechanism not available in this build"},
+            {catalogue_only(), DPM_ERR_UNSUPPORTED, "mechanism not available in this build"},
         };
         for (size_t k = 0; k < sizeof(campaigns) / sizeof(campaigns[0]); k++) {
+            if (campaigns[k].id == DPM_MECH_NONE && k == 3) {
+                continue; /* the whole catalogue is built: no catalogue-only id to refuse */
+            }
             edit_t e = {2, EDIT_SET_VARINT, campaigns[k].id, NULL, 0}; /* Campaign.mechanism */
             size_t n = rebuild(g->campaign, g->campaign_len, &e, buf);
             assert_int_not_equal(n, 0);
@@ -574,6 +898,87 @@ static void test_unknown_mechanisms_are_refused(void **state)
             assert_memory_equal(&m, &mkeep, sizeof(m));
         }
     }
+}
+
+/* The round-1 messages of the FedAUC cases: 0, or -1 with the reason in why. The upload and
+ * the reply decode, re-encode to the same bytes, name the campaign's fingerprint and one token,
+ * which the report's body names too, with the upload's n and the reply's M. */
+static int check_rounds(const golden_t *g, const uint8_t *reply, size_t reply_len, char *why,
+                        size_t cap)
+{
+    dpm_campaign_t c;
+    dpm_mech_t m;
+    dpm_report_t r;
+    dpm_fedauc_header_t hu, hr;
+    uint32_t scores[64], ranks[64];
+    uint8_t again[256];
+    size_t len = 0;
+    if (g->upload_len == 0 || reply_len == 0) {
+        snprintf(why, cap, "upload or reply vector missing");
+    } else if (dpm_campaign_decode(g->campaign, g->campaign_len, &c, NULL) != DPM_OK ||
+               dpm_mech_init(&m, &c, NULL) != DPM_OK ||
+               dpm_report_decode(g->report, g->report_len, &r) != DPM_OK) {
+        snprintf(why, cap, "campaign or report does not decode");
+    } else if (dpm_fedauc_upload_decode(g->upload, g->upload_len, &hu, scores, 64) != DPM_OK ||
+               dpm_fedauc_reply_decode(reply, reply_len, &hr, ranks, 64) != DPM_OK) {
+        snprintf(why, cap, "upload or reply does not decode");
+    } else if (hu.campaign_id != c.id || hu.mechanism != (uint32_t)c.mechanism ||
+               hu.params_hash != m.params_hash || hr.campaign_id != c.id ||
+               hr.mechanism != (uint32_t)c.mechanism || hr.params_hash != m.params_hash) {
+        snprintf(why, cap, "upload or reply names another fingerprint");
+    } else if (memcmp(hu.token, hr.token, DPM_FEDAUC_TOKEN_BYTES) != 0 ||
+               memcmp(hu.token, r.body.fedauc.upload_token, DPM_FEDAUC_TOKEN_BYTES) != 0) {
+        snprintf(why, cap, "tokens differ");
+    } else if (hr.n != hu.n || r.body.fedauc.n != hu.n || r.body.fedauc.total != hr.total) {
+        snprintf(why, cap, "counts differ");
+    } else {
+        dpm_fedauc_session_t s;
+        memset(&s, 0, sizeof(s));
+        s.state = DPM_FEDAUC_UPLOADED;
+        s.campaign_id = hu.campaign_id;
+        s.params_hash = hu.params_hash;
+        s.mechanism = hu.mechanism;
+        s.n = hu.n;
+        memcpy(s.token, hu.token, DPM_FEDAUC_TOKEN_BYTES);
+        s.buf.scores = scores;
+        if (dpm_fedauc_upload_encode(&s, again, sizeof(again), &len) != DPM_OK ||
+            len != g->upload_len || memcmp(again, g->upload, len) != 0) {
+            snprintf(why, cap, "upload re-encodes to other bytes");
+        } else if (dpm_fedauc_reply_encode(&hr, ranks, again, sizeof(again), &len) != DPM_OK ||
+                   len != reply_len || memcmp(again, reply, len) != 0) {
+            snprintf(why, cap, "reply re-encodes to other bytes");
+        } else {
+            return 0;
+        }
+    }
+    return -1;
+}
+
+static void test_golden_fedauc_rounds(void **state)
+{
+    (void)state;
+    int n = 0, failed = 0;
+    for (int i = 0; i < ngolden; i++) {
+        const golden_t *g = &golden[i];
+        if (!is_fedauc_name(g->line.mechanism)) {
+            continue;
+        }
+        char why[160];
+        int bad = check_rounds(g, g->reply, g->reply_len, why, sizeof(why));
+        print_message("# %s %-20s upload %3zu bytes, reply %3zu bytes: %s\n", g->line.release,
+                      g->line.name, g->upload_len, g->reply_len, bad ? why : "ok");
+        failed |= bad;
+        n++;
+        /* negative control: a reply whose token is not the upload's is seen */
+        uint8_t other[256];
+        edit_t token = {4, EDIT_FLIP, 0, NULL, 0}; /* FedaucRankReply.upload_token */
+        size_t len = rebuild(g->reply, g->reply_len, &token, other);
+        assert_int_equal(len, g->reply_len);
+        assert_int_not_equal(check_rounds(g, other, len, why, sizeof(why)), 0);
+        assert_string_equal(why, "tokens differ");
+    }
+    assert_int_equal(failed, 0);
+    print_message("# %d FedAUC cases with their round-1 messages\n", n);
 }
 
 /* Bytes that are not a valid field (not skippable) are refused: garbage after the report, a
@@ -600,9 +1005,9 @@ static void test_malformed_data_is_refused(void **state)
 
 /* ---- --write ------------------------------------------------------------------------------ */
 
-static int write_text(const char *path, const char *text)
+static int write_text(const char *path, const char *mode, const char *text)
 {
-    FILE *f = fopen(path, "w");
+    FILE *f = fopen(path, mode);
     if (f == NULL || fputs(text, f) == EOF || fclose(f) != 0) {
         fprintf(stderr, "test_wire: cannot write %s\n", path);
         return -1;
@@ -615,61 +1020,117 @@ static int write_hex(const char *dir, const char *name, const char *kind, const 
 {
     char path[512], text[4096];
     snprintf(path, sizeof(path), "%s/%s.%s.hex", dir, name, kind);
+    FILE *probe = fopen(path, "r");
+    if (probe != NULL) { /* never rewritten */
+        fclose(probe);
+        fprintf(stderr, "test_wire --write: %s exists\n", path);
+        return -1;
+    }
     for (size_t i = 0; i < n; i++) {
         snprintf(text + 2 * i, 3, "%02x", b[i]);
     }
     snprintf(text + 2 * n, 2, "\n");
-    return write_text(path, text);
+    return write_text(path, "w", text);
 }
 
-static int write_release(void)
+/* Compare versions "X.Y.Z": <0, 0, >0. */
+static int version_cmp(const char *a, const char *b)
 {
-    char dir[512], path[600];
-    snprintf(dir, sizeof(dir), "%s/%s", vector_dir(), DPM_VERSION_STRING);
-    if (mkdir(dir, 0755) != 0) {
-        fprintf(stderr, "test_wire --write: cannot create %s: %s (released vectors are never "
-                        "rewritten)\n", dir, strerror(errno));
-        return 1;
+    unsigned x[3] = {0, 0, 0}, y[3] = {0, 0, 0};
+    sscanf(a, "%u.%u.%u", &x[0], &x[1], &x[2]);
+    sscanf(b, "%u.%u.%u", &y[0], &y[1], &y[2]);
+    for (int i = 0; i < 3; i++) {
+        if (x[i] != y[i]) {
+            return x[i] < y[i] ? -1 : 1;
+        }
     }
-    /* The collector's campaigns file, and what the collector publishes for it. */
-    static char text[8192];
-    size_t t = (size_t)snprintf(text, sizeof(text),
-                                "# Golden campaigns of dpmetrics %s (tests/vectors/test_wire.c "
-                                "--write).\n# Every later collector must accept this file and "
-                                "publish exactly CASE.campaign.hex for it.\n",
-                                DPM_VERSION_STRING);
-    for (size_t k = 0; k < NCASES; k++) {
-        char name[64];
-        case_name(&cases[k], name, sizeof(name));
-        t += (size_t)snprintf(text + t, sizeof(text) - t, "\n[campaign]  # %s\n%s", name,
-                              cases[k].campaign);
+    return 0;
+}
+
+/* The campaign bytes of case k: the collector's parse of its block, or its fill in code. */
+static int case_campaign(size_t k, uint8_t *pb, size_t cap, size_t *len)
+{
+    char err[256], text[1024];
+    if (cases[k].fill != NULL) {
+        dpm_campaign_t c;
+        cases[k].fill(&c);
+        return dpm_campaign_encode(&c, pb, cap, len) == DPM_OK ? 0 : -1;
     }
     static coll_campaigns_t cs;
-    char err[256];
-    if (coll_campaigns_parse(text, t, &cs, err, sizeof(err)) != 0 || cs.n != NCASES) {
+    int t = snprintf(text, sizeof(text), "[campaign]\n%s", cases[k].campaign);
+    if (coll_campaigns_parse(text, (size_t)t, &cs, err, sizeof(err)) != 0 || cs.n != 1 ||
+        cs.c[0].pb_len > cap) {
         fprintf(stderr, "test_wire --write: campaigns: %s\n", err);
+        return -1;
+    }
+    memcpy(pb, cs.c[0].pb, cs.c[0].pb_len);
+    *len = cs.c[0].pb_len;
+    return 0;
+}
+
+static int write_release(const char *release)
+{
+    manifest_line_t lines[MAX_LINES];
+    int nlines = read_manifest(lines, MAX_LINES);
+    if (version_cmp(release, DPM_VERSION_STRING) < 0) {
+        fprintf(stderr, "test_wire --write: %s is older than this library (%s)\n", release,
+                DPM_VERSION_STRING);
+        return 1;
+    }
+    for (int i = 0; i < nlines; i++) {
+        if (version_cmp(lines[i].release, release) > 0) {
+            fprintf(stderr, "test_wire --write: MANIFEST already lists %s, newer than %s\n",
+                    lines[i].release, release);
+            return 1;
+        }
+    }
+    char dir[512], path[600];
+    snprintf(dir, sizeof(dir), "%s/%s", vector_dir(), release);
+    if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
+        fprintf(stderr, "test_wire --write: cannot create %s: %s\n", dir, strerror(errno));
         return 1;
     }
     snprintf(path, sizeof(path), "%s/campaigns.txt", dir);
-    if (write_text(path, text) != 0) {
-        return 1;
+    FILE *exists = fopen(path, "r");
+    if (exists != NULL) {
+        fclose(exists);
+    } else {
+        char head[512];
+        snprintf(head, sizeof(head),
+                 "# Golden campaigns of dpmetrics %s (tests/vectors/test_wire.c --write).\n"
+                 "# Every later collector must accept this file and publish exactly "
+                 "CASE.campaign.hex for it.\n",
+                 release);
+        if (write_text(path, "w", head) != 0) {
+            return 1;
+        }
     }
-    snprintf(path, sizeof(path), "%s/MANIFEST", vector_dir());
-    FILE *manifest = fopen(path, "a");
-    if (manifest == NULL) {
+    char mpath[600];
+    snprintf(mpath, sizeof(mpath), "%s/MANIFEST", vector_dir());
+    if (nlines < 0 &&
+        write_text(mpath, "a",
+                   "# Golden wire vectors (tests/vectors/test_wire.c): every later version must "
+                   "decode\n# and check them. Per line: release, case, mechanism; the files are\n"
+                   "# RELEASE/CASE.campaign.hex and RELEASE/CASE.report.hex, the campaigns file\n"
+                   "# RELEASE/campaigns.txt. Lines are only ever added.\n") != 0) {
         return 1;
-    }
-    if (ftell(manifest) == 0) {
-        fputs("# Golden wire vectors (tests/vectors/test_wire.c): every later version must decode\n"
-              "# and check them. Per line: release, case, mechanism; the files are\n"
-              "# RELEASE/CASE.campaign.hex and RELEASE/CASE.report.hex, the campaigns file\n"
-              "# RELEASE/campaigns.txt. Lines are only ever added.\n",
-              manifest);
     }
     for (size_t k = 0; k < NCASES; k++) {
-        char name[64];
+        char name[64], block[1100], line[160];
         case_name(&cases[k], name, sizeof(name));
+        /* at a release (the library's version): every case RELEASE lacks; ahead of one: only
+         * the cases no release has (new mechanisms), the rest is written at the release */
+        int ahead = version_cmp(release, DPM_VERSION_STRING) > 0, have = 0;
+        for (int i = 0; i < nlines; i++) {
+            have |= (ahead || strcmp(lines[i].release, release) == 0) &&
+                    strcmp(lines[i].name, name) == 0;
+        }
+        if (have) {
+            continue;
+        }
         /* the device's side: the published bytes, decoded and built as a device does */
+        uint8_t pb[DPM_CAMPAIGN_MAX_BYTES];
+        size_t pb_len = 0;
         dpm_campaign_t c;
         dpm_mech_t m;
         dpm_report_t r;
@@ -678,28 +1139,33 @@ static int write_release(void)
         dpm_rand_t rand;
         uint8_t rep[DPM_REPORT_MAX_BYTES];
         size_t len = 0;
-        if (dpm_campaign_decode(cs.c[k].pb, cs.c[k].pb_len, &c, NULL) != DPM_OK ||
+        snprintf(block, sizeof(block), "\n[campaign]  # %s\n%s", name, cases[k].campaign);
+        snprintf(line, sizeof(line), "%-8s %-20s %s\n", release, name, cases[k].mechanism);
+        rounds.upload_len = rounds.reply_len = 0;
+        if (case_campaign(k, pb, sizeof(pb), &pb_len) != 0 ||
+            dpm_campaign_decode(pb, pb_len, &c, NULL) != DPM_OK ||
             dpm_mech_init(&m, &c, NULL) != DPM_OK ||
             test_rand_init(&rand, &trng, &rng, 1000 + k) != DPM_OK ||
             cases[k].make(&m, &rand, &r) != DPM_OK ||
             dpm_report_encode(&r, rep, sizeof(rep), &len) != DPM_OK ||
-            write_hex(dir, name, "campaign", cs.c[k].pb, cs.c[k].pb_len) != 0 ||
-            write_hex(dir, name, "report", rep, len) != 0) {
+            write_hex(dir, name, "campaign", pb, pb_len) != 0 ||
+            write_hex(dir, name, "report", rep, len) != 0 ||
+            (rounds.upload_len != 0 &&
+             (write_hex(dir, name, "upload", rounds.upload, rounds.upload_len) != 0 ||
+              write_hex(dir, name, "reply", rounds.reply, rounds.reply_len) != 0)) ||
+            write_text(path, "a", block) != 0 || write_text(mpath, "a", line) != 0) {
             fprintf(stderr, "test_wire --write: case %s failed\n", name);
-            fclose(manifest);
             return 1;
         }
-        fprintf(manifest, "%-8s %-20s %s\n", DPM_VERSION_STRING, name, cases[k].mechanism);
-        printf("wrote %s/%s.{campaign,report}.hex (%zu, %zu bytes)\n", dir, name, cs.c[k].pb_len,
-               len);
+        printf("wrote %s/%s.{campaign,report}.hex (%zu, %zu bytes)\n", dir, name, pb_len, len);
     }
-    return fclose(manifest) == 0 ? 0 : 1;
+    return 0;
 }
 
 int main(int argc, char **argv)
 {
-    if (argc == 2 && strcmp(argv[1], "--write") == 0) {
-        return write_release();
+    if ((argc == 2 || argc == 3) && strcmp(argv[1], "--write") == 0) {
+        return write_release(argc == 3 ? argv[2] : DPM_VERSION_STRING);
     }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_golden_vectors_decode_and_check),
@@ -709,6 +1175,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_unknown_fields_are_skipped),
         cmocka_unit_test(test_unknown_mechanisms_are_refused),
         cmocka_unit_test(test_malformed_data_is_refused),
+        cmocka_unit_test(test_golden_fedauc_rounds),
     };
     return cmocka_run_group_tests(tests, load_golden, NULL);
 }

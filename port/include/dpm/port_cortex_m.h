@@ -13,7 +13,7 @@
  *
  * A new board replaces mps2.ld (its memory map), implements dpm_cm_trng_read() (its TRNG)
  * and, if it has no debugger attached in the field, dpm_cm_console_* (e.g. a UART) and
- * dpm_cm_exit(); storage on real flash implements dpm_storage_t like ram_storage.c does
+ * dpm_cm_exit(); storage on real flash implements dpm_storage_t like the SDK's dpm_ram_storage does
  * (write atomic per call, erase to 0xFF). */
 #ifndef DPM_PORT_CORTEX_M_H
 #define DPM_PORT_CORTEX_M_H
@@ -38,21 +38,6 @@ void dpm_cm_console_write(const char *s);
  * `status`, so a test image can fail a build). Does not flush stdio: exit() does, then calls
  * _exit(), which this port routes here. */
 void dpm_cm_exit(int status) __attribute__((noreturn));
-
-/* ---- RAM-backed storage (ram_storage.c) ----------------------------------------------------- */
-
-/* A dpm_storage_t over caller-owned RAM: reads and writes are bounds-checked copies (atomic,
- * as nothing interrupts them), erase fills with 0xFF. For tests, for state that need not
- * survive a reset, and as the model of a flash driver. */
-typedef struct {
-    uint8_t *mem;
-    uint32_t size;
-} dpm_cm_ram_storage_t;
-
-/* mem: size bytes, erased (0xFF) here. Returns 0, or -1 for NULL mem or size 0. */
-int dpm_cm_ram_storage_init(dpm_cm_ram_storage_t *s, uint8_t *mem, uint32_t size);
-/* The port interface view (s must outlive it). Out-of-range offsets return -1. */
-dpm_storage_t dpm_cm_ram_storage(dpm_cm_ram_storage_t *s);
 
 /* ---- randomness (trng.c) ----------------------------------------------------------------------
  */

@@ -110,15 +110,15 @@ typedef enum {
 } dpm_tls_state_t;
 
 /* Bytes reserved in dpm_tls_t for the session's Mbed TLS contexts (mbedtls_ssl_context,
- * mbedtls_ssl_config and the pinned CA's mbedtls_x509_crt). Their real sizes depend on the Mbed
- * TLS configuration the port was built with (1,704 bytes with the project's host config on
- * x86_64; on 32-bit ARM 976 with it, 732 with the device config), which an app must not need to
- * know: dpm_tls_t has the same size whatever an app compiles with, and needs no Mbed TLS header.
+ * mbedtls_ssl_config, the pinned CA's mbedtls_x509_crt and the optional client certificate and
+ * key). Their real sizes depend on the Mbed TLS configuration the port was built with (2,464
+ * bytes with the project's host config on x86_64, 2,096 with the device config; on 32-bit ARM
+ * 1,392 and 1,148), which an app must not need to know: dpm_tls_t has the same size whatever an app compiles with, and needs no Mbed TLS header.
  * port/tls/tls_client.c fails to build if the real contexts do not fit. A device short of RAM
  * may define a smaller value for the port AND the app; if the two disagree, dpm_tls_connect
  * refuses (see dpm_tls_connect_sized), it never overruns. */
 #ifndef DPM_TLS_MBEDTLS_BYTES
-#define DPM_TLS_MBEDTLS_BYTES (320u * sizeof(void *))
+#define DPM_TLS_MBEDTLS_BYTES (360u * sizeof(void *))
 #endif
 
 /* A TLS client session. Caller-owned; zero-initialise or let dpm_tls_connect() do it. */

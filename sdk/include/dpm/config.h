@@ -36,6 +36,27 @@
 #if !defined(DPM_LEDGER_MAX_CAMPAIGNS) && defined(CONFIG_DPM_LEDGER_MAX_CAMPAIGNS)
 #define DPM_LEDGER_MAX_CAMPAIGNS CONFIG_DPM_LEDGER_MAX_CAMPAIGNS
 #endif
+/* dpauc and ustat_bins / ustat_tree (issue 17) */
+#if !defined(DPM_DPAUC_MAX_THRESHOLDS) && defined(CONFIG_DPM_DPAUC_MAX_THRESHOLDS)
+#define DPM_DPAUC_MAX_THRESHOLDS CONFIG_DPM_DPAUC_MAX_THRESHOLDS
+#endif
+#if !defined(DPM_USTAT_MAX_DEPTH) && defined(CONFIG_DPM_USTAT_MAX_DEPTH)
+#define DPM_USTAT_MAX_DEPTH CONFIG_DPM_USTAT_MAX_DEPTH
+#endif
+#ifndef DPM_MECH_DPAUC
+#if defined(CONFIG_DPM_MECH_DPAUC)
+#define DPM_MECH_DPAUC 1
+#else
+#define DPM_MECH_DPAUC 0
+#endif
+#endif
+#ifndef DPM_MECH_USTAT
+#if defined(CONFIG_DPM_MECH_USTAT)
+#define DPM_MECH_USTAT 1
+#else
+#define DPM_MECH_USTAT 0
+#endif
+#endif
 /* Booleans: Kconfig leaves a disabled option undefined, so presence means 1, absence 0. */
 #ifndef DPM_MECH_ROC_HIST
 #if defined(CONFIG_DPM_MECH_ROC_HIST)
@@ -50,6 +71,17 @@
 #else
 #define DPM_MECH_TUPLE 0
 #endif
+#endif
+/* FedAUC */
+#ifndef DPM_MECH_FEDAUC
+#if defined(CONFIG_DPM_MECH_FEDAUC)
+#define DPM_MECH_FEDAUC 1
+#else
+#define DPM_MECH_FEDAUC 0
+#endif
+#endif
+#if !defined(DPM_FEDAUC_MAX_EXAMPLES) && defined(CONFIG_DPM_FEDAUC_MAX_EXAMPLES)
+#define DPM_FEDAUC_MAX_EXAMPLES CONFIG_DPM_FEDAUC_MAX_EXAMPLES
 #endif
 #endif /* CONFIG_DPM */
 
@@ -81,6 +113,24 @@
 #ifndef DPM_MECH_TUPLE
 #define DPM_MECH_TUPLE 1
 #endif
+#ifndef DPM_MECH_DPAUC
+#define DPM_MECH_DPAUC 1
+#endif
+#ifndef DPM_MECH_USTAT
+#define DPM_MECH_USTAT 1
+#endif
+#ifndef DPM_DPAUC_MAX_THRESHOLDS
+#define DPM_DPAUC_MAX_THRESHOLDS 25 /* dpauc: decision thresholds N per report (4N counts) */
+#endif
+#ifndef DPM_USTAT_MAX_DEPTH
+#define DPM_USTAT_MAX_DEPTH 16 /* ustat_tree: tree depth α (2^α score values) */
+#endif
+#ifndef DPM_MECH_FEDAUC
+#define DPM_MECH_FEDAUC 1 /* fedauc_rr / fedauc_lap (rank contributions, two rounds) */
+#endif
+#ifndef DPM_FEDAUC_MAX_EXAMPLES
+#define DPM_FEDAUC_MAX_EXAMPLES 65536 /* examples one device may upload (buffers: the app's) */
+#endif
 
 /* ---- 4. checks ----------------------------------------------------------------------- */
 #if DPM_MAX_BINS < 2 || DPM_MAX_BINS > 64
@@ -108,8 +158,25 @@
     (DPM_MECH_TUPLE != 0 && DPM_MECH_TUPLE != 1)
 #error "DPM_MECH_ROC_HIST and DPM_MECH_TUPLE must be 0 or 1"
 #endif
-#if !DPM_MECH_ROC_HIST && !DPM_MECH_TUPLE
-#error "at least one mechanism must be compiled in (DPM_MECH_ROC_HIST or DPM_MECH_TUPLE)"
+#if (DPM_MECH_DPAUC != 0 && DPM_MECH_DPAUC != 1) || (DPM_MECH_USTAT != 0 && DPM_MECH_USTAT != 1)
+#error "DPM_MECH_DPAUC and DPM_MECH_USTAT must be 0 or 1"
+#endif
+#if DPM_DPAUC_MAX_THRESHOLDS < 2 || DPM_DPAUC_MAX_THRESHOLDS > 128
+#error                                                                                             \
+    "DPM_DPAUC_MAX_THRESHOLDS must be in [2, 128] (the wire format, sdk/proto/dpm.options, holds 128)"
+#endif
+#if DPM_USTAT_MAX_DEPTH < 1 || DPM_USTAT_MAX_DEPTH > 20
+#error "DPM_USTAT_MAX_DEPTH must be in [1, 20] (the server keeps 2^(depth + 1) sums per class)"
+#endif
+#if DPM_MECH_FEDAUC != 0 && DPM_MECH_FEDAUC != 1
+#error "DPM_MECH_FEDAUC must be 0 or 1"
+#endif
+#if DPM_FEDAUC_MAX_EXAMPLES < 1 || DPM_FEDAUC_MAX_EXAMPLES > 4194304
+#error "DPM_FEDAUC_MAX_EXAMPLES must be in [1, 4194304] (2^22: keeps every rank sum in 64 bits)"
+#endif
+#if !DPM_MECH_ROC_HIST && !DPM_MECH_TUPLE && !DPM_MECH_DPAUC && !DPM_MECH_USTAT && !DPM_MECH_FEDAUC
+#error                                                                                             \
+    "at least one mechanism must be compiled in (DPM_MECH_ROC_HIST, _TUPLE, _DPAUC, _USTAT or _FEDAUC)"
 #endif
 
 #endif /* DPM_CONFIG_H */

@@ -9,7 +9,10 @@
 #include "dpm/budget.h"
 #include "dpm/config.h"
 #include "dpm/device.h"
+#include "dpm/dpauc.h"
+#include "dpm/fedauc.h"
 #include "dpm/mech.h"
+#include "dpm/memo.h"
 #include "dpm/noise.h"
 #include "dpm/port.h"
 #include "dpm/ram_storage.h"
@@ -20,6 +23,7 @@
 #include "dpm/tuple.h"
 #include "dpm/types.h"
 #include "dpm/upload.h"
+#include "dpm/ustat.h"
 #include "dpm/version.h"
 
 #endif /* DPM_DPM_H */

@@ -11,8 +11,11 @@
 
 #include <stdint.h>
 
+#include "dpm/dpauc.h"
+#include "dpm/fedauc.h"
 #include "dpm/roc_hist.h"
 #include "dpm/tuple.h"
+#include "dpm/ustat.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -39,6 +42,12 @@ typedef enum {
 #else
 #define DPM_CAMPAIGN_MAX_EDGES 1
 #endif
+/* dpauc thresholds a campaign can hold (one slot in a build without dpauc). */
+#if DPM_MECH_DPAUC
+#define DPM_CAMPAIGN_MAX_THRESHOLDS DPM_DPAUC_MAX_THRESHOLDS
+#else
+#define DPM_CAMPAIGN_MAX_THRESHOLDS 1
+#endif
 
 /* A campaign as the device holds it (decoded from dpm.v1.Campaign, or filled in code). */
 typedef struct {
@@ -54,12 +63,25 @@ typedef struct {
                                                  * bin_edges_count); roc_hist has nbins + 1 bins */
     uint32_t bin_edges[DPM_CAMPAIGN_MAX_EDGES]; /* strictly increasing, Q1.31, each <= 2^31 */
     uint32_t frac_bits;
+    /* dpauc, ustat_bins, ustat_tree and per-group roc_hist (wire fields 10-16) */
+    uint32_t nthresholds;                             /* dpauc: N */
+    uint32_t thresholds[DPM_CAMPAIGN_MAX_THRESHOLDS]; /* dpauc: strictly increasing Q1.31 */
+    uint32_t calibration;                             /* dpauc: dpm_dpauc_calibration_t */
+    uint32_t ustat_k;                                 /* ustat_bins: bins per score */
+    uint32_t ustat_kernel;                            /* ustat_bins: dpm_ustat_kernel_t */
+    uint32_t tree_depth;                              /* ustat_tree: depth */
+    uint32_t tree_grr_levels;                         /* ustat_tree: levels by GRR */
+    dpm_eps_t group_eps; /* roc_hist with groups: the group's ε (0: eps / 2) */
+    /* fedauc_rr / fedauc_lap (wire: Campaign fields 20-22; 0 for other mechanisms) */
+    uint32_t fedauc_variant;     /* dpm_fedauc_variant_t: LOCAL .. ADAPTIVE for fedauc_lap */
+    uint32_t fedauc_p_share_q16; /* LOCAL/GLOBAL/ORTHOGONAL: share of ε on localP, Q0.16 */
+    uint32_t fedauc_score_bits;  /* scores quantized to score_bits bits, 1..31 */
 } dpm_campaign_t;
 
 /* A campaign's mechanism, built and checked: what the device runs. The parameters are a union
  * over the mechanisms compiled in (the member named by campaign.mechanism is valid), so a
  * mechanism costs only the memory of the largest one in the build. */
-typedef struct {
+typedef struct dpm_mech_s {
     dpm_campaign_t campaign;
     dpm_eps_t eps_implemented; /* what one report really spends (<= campaign.eps) */
     uint32_t params_hash;      /* fingerprint of the derived parameters */
@@ -70,6 +92,16 @@ typedef struct {
 #if DPM_MECH_ROC_HIST
         dpm_roc_hist_t roc_hist; /* roc_hist */
 #endif
+#if DPM_MECH_DPAUC
+        dpm_dpauc_t dpauc; /* dpauc */
+#endif
+#if DPM_MECH_USTAT
+        dpm_ustat_bins_t ustat_bins; /* ustat_bins */
+        dpm_ustat_tree_t ustat_tree; /* ustat_tree */
+#endif
+#if DPM_MECH_FEDAUC
+        dpm_fedauc_t fedauc; /* fedauc_rr / fedauc_lap */
+#endif
     } params;
 } dpm_mech_t;
 
@@ -77,14 +109,28 @@ typedef struct {
  * wrong: ε outside (0, DPM_EPS_MAX], an unknown or not compiled-in mechanism, groups or metrics
  * out of range or repeated, too many or unsorted bin edges, a budget smaller than one report's
  * implemented ε. roc_hist: 1 <= nbins (edges) <= DPM_MAX_BINS - 1, edges strictly increasing
- * and <= 2^31; its params_hash covers the edges, the Laplace scale and eps_implemented. On
- * error *m is untouched, the campaign must not run, and *reason (if not NULL) is a short
- * static English reason. DPM_ERR_UNSUPPORTED for a mechanism this build does not have. */
+ * and <= 2^31; its params_hash covers the edges, the Laplace scale and eps_implemented; groups
+ * 0 (none) or 2 .. DPM_MAX_GROUPS with 0 < group_eps < eps (group_eps 0: eps / 2), and then the
+ * hash covers the groups and the GRR's thresholds too. dpauc: 1 .. DPM_DPAUC_MAX_THRESHOLDS
+ * thresholds, strictly increasing, <= 2^31, a known calibration, ε large enough for the count
+ * range (dpm_dpauc_init). ustat_bins: a known kernel, k >= 2 with its GRR domain <=
+ * DPM_MAX_GRR_K. ustat_tree: 1 <= tree_depth <= DPM_USTAT_MAX_DEPTH, tree_grr_levels <= depth
+ * with 2^tree_grr_levels <= DPM_MAX_GRR_K. Their hashes cover every derived integer parameter
+ * (thresholds, Laplace scale, GRR / RR thresholds) and eps_implemented. fedauc_rr /
+ * fedauc_lap: the rules of dpm_fedauc_init, no groups, metrics or bin edges; the params_hash
+ * covers the variant, score_bits, the share, eps_p, the RR thresholds and eps_implemented.
+ * Fields a mechanism does not use are ignored. On error *m is untouched, the campaign must not
+ * run, and *reason (if not NULL) is a short static English reason. DPM_ERR_UNSUPPORTED for a
+ * mechanism this build does not have. */
 dpm_status_t dpm_mech_init(dpm_mech_t *m, const dpm_campaign_t *c, const char **reason);
 
 /* The score bins of a roc_hist mechanism (to build its dpm_score_hist_t), or NULL for NULL or
  * any other mechanism. */
 const dpm_score_bins_t *dpm_mech_score_bins(const dpm_mech_t *m);
+
+/* The dpauc mechanism of m (to build its dpm_dpauc_counts_t), or NULL for NULL or any other
+ * mechanism. */
+const dpm_dpauc_t *dpm_mech_dpauc(const dpm_mech_t *m);
 
 #ifdef __cplusplus
 }

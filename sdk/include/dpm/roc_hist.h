@@ -23,7 +23,35 @@
  * offered here).
  *
  * Running several reports on the same examples composes: k reports spend k ε (the ledger in
- * dpm/budget.h charges eps_implemented per report). */
+ * dpm/budget.h charges eps_implemented per report).
+ *
+ * Per-group AUC (a campaign with groups >= 2): the report also carries the device's group
+ * (one of `groups`, e.g. a demographic), randomized with GRR like the tuple mechanisms'
+ * groups; the server (host-sim/estimate/roc_groups.h) estimates every group's ROC and AUC and
+ * every pairwise AUC gap. The campaign's ε is split: the group's GRR gets ε_g (the campaign's
+ * group_eps, default ε / 2) and the histogram's Laplace noise ε_h = ε - ε_g (scale 2 / ε_h).
+ * Two privacy units, each with its own guarantee:
+ *   - one example's label: label-DP at ε_h, exactly as above (the group's GRR does not look at
+ *     labels);
+ *   - the device's group: local DP at ε_g' = the GRR's implemented ε (<= ε_g): for a fixed
+ *     histogram the report's distribution depends on the group only through the GRR, whose
+ *     output ratio for any two groups is keep / other <= e^ε_g'.
+ * A neighbour that changes both (the group and one label) is covered by basic composition of
+ * the two independent draws: ε_g' + ε_h = eps_implemented (<= ε), what the report carries and
+ * the ledger charges.
+ * Why every report carries its REAL histogram, whatever group the GRR reported: the bin totals
+ * (examples per bin) are not protected by the label-DP above (the noise blurs them by only
+ * about 2 / ε_h), so a report whose group flipped but whose histogram were empty would be told
+ * apart from a kept one by its totals alone: the observer would learn whether the group
+ * flipped, hence the true group of every kept report, and the GRR would protect nothing. With
+ * the real histogram always sent, a report's histogram has the same distribution whatever the
+ * group and whatever the GRR did. The price is mixing: a group's sum also holds the histograms
+ * of devices from other groups whose report landed there, E[S_g] = P H_g + Q sum_{g' != g}
+ * H_g' (P = keep / 2^32, Q = other / 2^32, H_g the true sum of group g), which the server
+ * inverts per cell: H_g = (S_g - Q T) / (P - Q), T = sum_g S_g.
+ * Still NOT protected: the scores, hence whatever the score distribution reveals about the
+ * group (a group whose scores sit in other bins is recognisable by its bin totals). The group
+ * guarantee is for the group attribute alone, as for every attribute-level LDP. */
 #ifndef DPM_ROC_HIST_H
 #define DPM_ROC_HIST_H
 
@@ -43,10 +71,13 @@ extern "C" {
 /* The configured mechanism: public parameters only. */
 typedef struct {
     dpm_score_bins_t bins;     /* the campaign's score bins */
-    dpm_laplace_t lap;         /* sensitivity 2 grid units (integer counts), eps */
+    dpm_laplace_t lap;         /* sensitivity 2 grid units (integer counts), at eps - group_eps */
     dpm_eps_t eps;             /* requested */
     dpm_eps_t eps_implemented; /* what it really spends, Q16.16 rounded up, <= eps
-                                * (== eps: discrete Laplace has no rounding) */
+                                * (== eps without groups: discrete Laplace has no rounding) */
+    uint32_t groups;           /* 0: no group; >= 2: the report carries a GRR'd group */
+    dpm_eps_t group_eps;       /* requested ε_g of the group's GRR (0 without groups) */
+    dpm_grr_t group_grr;       /* over `groups` values at group_eps (groups >= 2 only) */
 } dpm_roc_hist_t;
 
 /* A perturbed histogram, ready to encode: pos[b] = true pos[b] + Z, likewise neg[b]. Values
@@ -56,6 +87,7 @@ typedef struct {
     uint32_t bins;
     int32_t pos[DPM_MAX_BINS];
     int32_t neg[DPM_MAX_BINS];
+    uint32_t group; /* the reported (randomized) group; 0 without groups */
 } dpm_roc_hist_report_t;
 
 /* Configure a roc_hist mechanism. edges: n_edges score edges in Q1.31, strictly increasing,
@@ -69,8 +101,9 @@ dpm_status_t dpm_roc_hist_init(dpm_roc_hist_t *m, const uint32_t *edges, uint32_
  * independent discrete Laplace draw (dpm_laplace_add with m->lap: scale 2 / ε) per cell, drawn
  * in the documented order pos[0], ..., pos[bins-1], neg[0], ..., neg[bins-1]. ε-DP for one
  * label change (see the top of this file); spends m->eps_implemented.
- * DPM_ERR_PARAM for NULL pointers, an unbound r, a corrupted *m, h->bins != m->bins.count or a
- * count above DPM_SCORE_HIST_MAX_COUNT. DPM_ERR_RANGE when a noised value would leave
+ * DPM_ERR_PARAM for NULL pointers, an unbound r, a corrupted *m, a mechanism with groups (use
+ * dpm_roc_hist_perturb_group), h->bins != m->bins.count or a count above
+ * DPM_SCORE_HIST_MAX_COUNT. DPM_ERR_RANGE when a noised value would leave
  * [-INT32_MAX, INT32_MAX]: decided from the exact noised values (a function of the output
  * alone, so it is post-processing and keeps ε-DP). With counts <= 2^30 this needs |Z| > 2^30 in
  * some cell: probability < 4 DPM_MAX_BINS exp(-2^30 ε / 2) < 2^-11000 for every allowed ε;
@@ -79,6 +112,22 @@ dpm_status_t dpm_roc_hist_init(dpm_roc_hist_t *m, const uint32_t *edges, uint32_
  * Timing: the sampler's run time depends on |Z|, not on the counts (see dpm_laplace_t). */
 dpm_status_t dpm_roc_hist_perturb(const dpm_roc_hist_t *m, dpm_rand_t *r, const dpm_score_hist_t *h,
                                   dpm_roc_hist_report_t *out);
+
+/* Configure a per-group roc_hist: as dpm_roc_hist_init, plus 2 <= groups <= DPM_MAX_GROUPS
+ * and 0 < group_eps < eps (the group's GRR gets group_eps, the histogram eps - group_eps).
+ * eps_implemented = the GRR's implemented ε + (eps - group_eps) <= eps. DPM_ERR_PARAM for NULL
+ * or any bad argument; DPM_ERR_RANGE when the GRR refuses group_eps. *m untouched on error. */
+dpm_status_t dpm_roc_hist_init_groups(dpm_roc_hist_t *m, const uint32_t *edges, uint32_t n_edges,
+                                      dpm_eps_t eps, uint32_t groups, dpm_eps_t group_eps);
+
+/* Perturb a histogram with the device's true group (< m->groups) under a per-group roc_hist:
+ * first the group's GRR (32 bits), then the histogram exactly as dpm_roc_hist_perturb does,
+ * whatever group the GRR reported (see the top of this file). Spends m->eps_implemented.
+ * Errors as dpm_roc_hist_perturb, and DPM_ERR_PARAM for a mechanism without groups or a group
+ * out of range. dpm_roc_hist_perturb refuses a mechanism with groups (DPM_ERR_PARAM): its report
+ * would carry no group. *out untouched on every error. */
+dpm_status_t dpm_roc_hist_perturb_group(const dpm_roc_hist_t *m, dpm_rand_t *r, uint32_t group,
+                                        const dpm_score_hist_t *h, dpm_roc_hist_report_t *out);
 
 #ifdef __cplusplus
 }

@@ -42,11 +42,13 @@ static int ram_erase(void *ctx, uint32_t offset, size_t len)
 dpm_storage_t dpm_ram_storage(dpm_ram_storage_t *r, uint8_t *mem, uint32_t size)
 {
     dpm_storage_t s = {ram_read, ram_write, ram_erase, 0, r};
+    if (r != NULL) {
+        r->mem = mem; /* NULL: a storage whose every call fails */
+        r->size = mem != NULL ? size : 0;
+        s.size = r->size;
+    }
     if (r != NULL && mem != NULL) {
-        r->mem = mem;
-        r->size = size;
         memset(mem, 0xFF, size);
-        s.size = size;
     }
     return s;
 }

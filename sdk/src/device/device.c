@@ -280,18 +280,30 @@ dpm_status_t dpm_device_report_tuple(dpm_device_t *d, const dpm_mech_t *m, uint3
 #endif
 }
 
-dpm_status_t dpm_device_report_roc_hist(dpm_device_t *d, const dpm_mech_t *m, uint32_t period,
-                                        const dpm_score_hist_t *h, dpm_report_info_t *info)
-{
 #if DPM_MECH_ROC_HIST
-    if (!opened(d) || m == NULL || h == NULL || m->campaign.mechanism != DPM_MECH_ID_ROC_HIST ||
-        h->bins != m->params.roc_hist.bins.count) {
-        return DPM_ERR_PARAM;
+/* h can be reported under m: its bins and counts. */
+static int hist_reportable(const dpm_mech_t *m, const dpm_score_hist_t *h)
+{
+    if (h->bins != m->params.roc_hist.bins.count) {
+        return 0;
     }
     for (uint32_t b = 0; b < h->bins; b++) {
         if (h->pos[b] > DPM_SCORE_HIST_MAX_COUNT || h->neg[b] > DPM_SCORE_HIST_MAX_COUNT) {
-            return DPM_ERR_PARAM;
+            return 0;
         }
+    }
+    return 1;
+}
+
+/* roc_hist with or without a group (group_given 0: none). */
+static dpm_status_t report_roc(dpm_device_t *d, const dpm_mech_t *m, uint32_t period,
+                               int group_given, uint32_t group, const dpm_score_hist_t *h,
+                               dpm_report_info_t *info)
+{
+    if (!opened(d) || m == NULL || h == NULL || m->campaign.mechanism != DPM_MECH_ID_ROC_HIST ||
+        !hist_reportable(m, h) || (m->params.roc_hist.groups != 0) != group_given ||
+        (group_given && group >= m->params.roc_hist.groups)) {
+        return DPM_ERR_PARAM;
     }
     dpm_status_t st = precheck(d, m, period, DPM_REPORT_ROC_MAX);
     dpm_receipt_t rc;
@@ -300,14 +312,232 @@ dpm_status_t dpm_device_report_roc_hist(dpm_device_t *d, const dpm_mech_t *m, ui
     }
     dpm_report_t rep;
     if (st == DPM_OK) {
-        st = dpm_mech_report_roc_hist(m, &d->rand, &rc, h, &rep);
+        st = group_given ? dpm_mech_report_roc_hist_group(m, &d->rand, &rc, group, h, &rep)
+                         : dpm_mech_report_roc_hist(m, &d->rand, &rc, h, &rep);
     }
     uint8_t buf[DPM_REPORT_ROC_MAX];
     return st == DPM_OK ? queue(d, m, &rep, buf, sizeof(buf), info) : st;
+}
+#endif
+
+dpm_status_t dpm_device_report_roc_hist(dpm_device_t *d, const dpm_mech_t *m, uint32_t period,
+                                        const dpm_score_hist_t *h, dpm_report_info_t *info)
+{
+#if DPM_MECH_ROC_HIST
+    return report_roc(d, m, period, 0, 0, h, info);
 #else
     (void)d, (void)m, (void)period, (void)h, (void)info;
     return DPM_ERR_UNSUPPORTED;
 #endif
+}
+
+dpm_status_t dpm_device_report_roc_hist_group(dpm_device_t *d, const dpm_mech_t *m, uint32_t period,
+                                              uint32_t group, const dpm_score_hist_t *h,
+                                              dpm_report_info_t *info)
+{
+#if DPM_MECH_ROC_HIST
+    return report_roc(d, m, period, 1, group, h, info);
+#else
+    (void)d, (void)m, (void)period, (void)group, (void)h, (void)info;
+    return DPM_ERR_UNSUPPORTED;
+#endif
+}
+
+#if DPM_MECH_DPAUC
+/* Counts that the mechanism accepts: dpm_dpauc_perturb's checks, without drawing. */
+static int counts_reportable(const dpm_mech_t *m, const dpm_dpauc_counts_t *c)
+{
+    if (c->n != m->params.dpauc.n || (uint64_t)c->pos + c->neg > DPM_DPAUC_MAX_COUNT) {
+        return 0;
+    }
+    for (uint32_t i = 0; i < c->n; i++) {
+        if (c->tp[i] > c->pos || c->fp[i] > c->neg ||
+            (i > 0 && (c->tp[i] > c->tp[i - 1] || c->fp[i] > c->fp[i - 1]))) {
+            return 0;
+        }
+    }
+    return 1;
+}
+#endif
+
+dpm_status_t dpm_device_report_dpauc(dpm_device_t *d, const dpm_mech_t *m, uint32_t period,
+                                     const dpm_dpauc_counts_t *c, dpm_report_info_t *info)
+{
+#if DPM_MECH_DPAUC
+    if (!opened(d) || m == NULL || c == NULL || m->campaign.mechanism != DPM_MECH_ID_DPAUC ||
+        !counts_reportable(m, c)) {
+        return DPM_ERR_PARAM;
+    }
+    dpm_status_t st = precheck(d, m, period, DPM_REPORT_DPAUC_MAX);
+    dpm_receipt_t rc;
+    if (st == DPM_OK) {
+        st = charge(d, m, period, &rc);
+    }
+    dpm_report_t rep;
+    if (st == DPM_OK) {
+        st = dpm_mech_report_dpauc(m, &d->rand, &rc, c, &rep);
+    }
+    uint8_t buf[DPM_REPORT_DPAUC_MAX];
+    return st == DPM_OK ? queue(d, m, &rep, buf, sizeof(buf), info) : st;
+#else
+    (void)d, (void)m, (void)period, (void)c, (void)info;
+    return DPM_ERR_UNSUPPORTED;
+#endif
+}
+
+/* ---- FedAUC: round 1 (no ε) and the round 2 report ------------------------------------- */
+
+#if DPM_MECH_FEDAUC
+static int is_fedauc(const dpm_mech_t *m)
+{
+    return m != NULL && (m->campaign.mechanism == DPM_MECH_ID_FEDAUC_RR ||
+                         m->campaign.mechanism == DPM_MECH_ID_FEDAUC_LAP);
+}
+#endif
+
+dpm_status_t dpm_device_fedauc_upload(dpm_device_t *d, const dpm_mech_t *m,
+                                      const dpm_score_t *scores, uint32_t n,
+                                      const dpm_fedauc_buffers_t *b, dpm_fedauc_session_t *s,
+                                      uint8_t *out, size_t cap, size_t *len)
+{
+#if DPM_MECH_FEDAUC
+    if (!opened(d) || !is_fedauc(m) || s == NULL || out == NULL || len == NULL) {
+        return DPM_ERR_PARAM;
+    }
+    dpm_status_t st = dpm_policy_check(&d->policy, &m->campaign, NULL);
+    if (st != DPM_OK) {
+        return st;
+    }
+    /* Room for the upload before the buffers are touched (they may hold another session). */
+    if (n != 0 && cap < DPM_FEDAUC_UPLOAD_MAX_BYTES(n, m->params.fedauc.score_bits)) {
+        return DPM_ERR_BUFFER;
+    }
+    dpm_fedauc_session_t next;
+    st = dpm_fedauc_prepare(m, &d->rand, scores, n, b, &next);
+    if (st == DPM_OK) {
+        st = dpm_fedauc_upload_encode(&next, out, cap, len);
+    }
+    if (st == DPM_OK) {
+        *s = next;
+    }
+    return st;
+#else
+    (void)d, (void)m, (void)scores, (void)n, (void)b, (void)s, (void)out, (void)cap, (void)len;
+    return DPM_ERR_UNSUPPORTED;
+#endif
+}
+
+dpm_status_t dpm_device_report_fedauc(dpm_device_t *d, const dpm_mech_t *m, uint32_t period,
+                                      dpm_fedauc_session_t *s, const uint8_t *reply,
+                                      size_t reply_len, const uint8_t *labels, const uint64_t *ids,
+                                      const dpm_memo_t *memo, dpm_report_info_t *info)
+{
+#if DPM_MECH_FEDAUC
+    if (!opened(d) || !is_fedauc(m) || s == NULL || reply == NULL || labels == NULL ||
+        (m->campaign.mechanism == DPM_MECH_ID_FEDAUC_RR &&
+         (memo == NULL || memo->opened != DPM_MEMO_OPENED))) {
+        return DPM_ERR_PARAM;
+    }
+    dpm_fedauc_ranks_t rk;
+    dpm_status_t st = dpm_fedauc_accept(s, m, reply, reply_len, ids, &rk, NULL);
+    dpm_fedauc_stats_t stats;
+    if (st == DPM_OK) {
+        st = dpm_fedauc_stats(s, &rk, labels, &stats); /* checks the labels */
+    }
+    if (st == DPM_OK) {
+        st = precheck(d, m, period, DPM_REPORT_FEDAUC_MAX);
+    }
+    dpm_receipt_t rc;
+    if (st == DPM_OK) {
+        st = charge(d, m, period, &rc);
+    }
+    dpm_report_t rep;
+    if (st == DPM_OK) {
+        st = dpm_mech_report_fedauc(m, &d->rand, &rc, s, &rk, labels, ids, memo, &rep);
+    }
+    if (st == DPM_OK) {
+        uint8_t buf[DPM_REPORT_FEDAUC_MAX];
+        st = queue(d, m, &rep, buf, sizeof(buf), info);
+    }
+    if (st == DPM_OK) {
+        s->state = DPM_FEDAUC_REPORTED;
+    }
+    return st;
+#else
+    (void)d, (void)m, (void)period, (void)s, (void)reply, (void)reply_len, (void)labels, (void)ids;
+    (void)memo, (void)info;
+    return DPM_ERR_UNSUPPORTED;
+#endif
+}
+
+#if DPM_MECH_USTAT
+/* ustat_bins (tree 0) or ustat_tree (tree 1): one example. */
+static dpm_status_t report_ustat(dpm_device_t *d, const dpm_mech_t *m, uint32_t period, int tree,
+                                 const dpm_ustat_example_t *ex, dpm_report_info_t *info)
+{
+    dpm_mech_id_t want = tree ? DPM_MECH_ID_USTAT_TREE : DPM_MECH_ID_USTAT_BINS;
+    if (!opened(d) || m == NULL || ex == NULL || m->campaign.mechanism != want ||
+        ex->score > DPM_SCORE_ONE || (ex->label != 0 && ex->label != 1)) {
+        return DPM_ERR_PARAM;
+    }
+    if (!tree && m->params.ustat_bins.kernel == DPM_USTAT_KENDALL &&
+        (ex->score2 > DPM_SCORE_ONE || ex->label != 0)) {
+        return DPM_ERR_PARAM;
+    }
+    dpm_status_t st = precheck(
+        d, m, period, DPM_REPORT_MAX2(DPM_REPORT_USTAT_TREE_MAX, DPM_REPORT_USTAT_BINS_MAX));
+    dpm_receipt_t rc;
+    if (st == DPM_OK) {
+        st = charge(d, m, period, &rc);
+    }
+    dpm_report_t rep;
+    if (st == DPM_OK) {
+        st = tree ? dpm_mech_report_ustat_tree(m, &d->rand, &rc, ex, &rep)
+                  : dpm_mech_report_ustat_bins(m, &d->rand, &rc, ex, &rep);
+    }
+    uint8_t buf[DPM_REPORT_MAX2(DPM_REPORT_USTAT_TREE_MAX, DPM_REPORT_USTAT_BINS_MAX)];
+    return st == DPM_OK ? queue(d, m, &rep, buf, sizeof(buf), info) : st;
+}
+#endif
+
+dpm_status_t dpm_device_report_ustat_bins(dpm_device_t *d, const dpm_mech_t *m, uint32_t period,
+                                          const dpm_ustat_example_t *ex, dpm_report_info_t *info)
+{
+#if DPM_MECH_USTAT
+    return report_ustat(d, m, period, 0, ex, info);
+#else
+    (void)d, (void)m, (void)period, (void)ex, (void)info;
+    return DPM_ERR_UNSUPPORTED;
+#endif
+}
+
+dpm_status_t dpm_device_report_ustat_tree(dpm_device_t *d, const dpm_mech_t *m, uint32_t period,
+                                          const dpm_ustat_example_t *ex, dpm_report_info_t *info)
+{
+#if DPM_MECH_USTAT
+    return report_ustat(d, m, period, 1, ex, info);
+#else
+    (void)d, (void)m, (void)period, (void)ex, (void)info;
+    return DPM_ERR_UNSUPPORTED;
+#endif
+}
+
+/* [a0, a0 + alen) and [b0, b0 + blen) overlap. */
+static int overlaps(uint64_t a0, uint64_t alen, uint64_t b0, uint64_t blen)
+{
+    return a0 < b0 + blen && b0 < a0 + alen;
+}
+
+dpm_status_t dpm_device_memo_open(dpm_device_t *d, uint32_t offset, uint32_t size, dpm_memo_t *memo)
+{
+    if (!opened(d) || memo == NULL ||
+        overlaps(offset, size, d->ledger.offset, 2u * (uint64_t)d->ledger.slot_size) ||
+        overlaps(offset, size, d->outbox.offset, 2u * (uint64_t)d->outbox.bank_size) ||
+        (d->ledger_anchor.read == d->storage.read && d->ledger_anchor.ctx == d->storage.ctx &&
+         overlaps(offset, size, d->ledger.anchor_offset, DPM_LEDGER_ANCHOR_BYTES))) {
+        return DPM_ERR_PARAM;
+    }
+    return dpm_memo_open(memo, &d->storage, offset, size, &d->rand);
 }
 
 dpm_status_t dpm_device_flush(dpm_device_t *d, const dpm_transport_t *t, uint8_t *work,

@@ -720,9 +720,13 @@ static const uint8_t v_table[256] = {
     8, 1, 0, 0, 8, 1,  0, 0, 8, 9, 0, 0,  8, 2, 0, 0, 8, 1,  0, 0, 8, 1,  0, 0,
 };
 
+/* What the draw functions below return to ask dpm_laplace_add for a new draw (steps 5 and 6, a
+ * refill at the start): a loop there, not a call back into it, so the stack stays bounded
+ * whatever the number of rejections, at every optimization level. Not a dpm_status_t. */
+#define LAP_AGAIN ((dpm_status_t)1)
+
 /* Too few unread bits at the start of a draw: refill now and start again. */
-static DPM_NOINLINE dpm_status_t add_refill(const dpm_laplace_t *m, dpm_rand_t *r, int64_t value,
-                                            int64_t *out);
+static DPM_NOINLINE dpm_status_t add_refill(dpm_rand_t *r);
 
 /* Step 4 went on past the V bytes of the window: finish V sequentially, then steps 5-6. */
 static DPM_NOINLINE dpm_status_t add_from_v(const dpm_laplace_t *m, dpm_rand_t *r, int64_t value,
@@ -735,12 +739,12 @@ static DPM_NOINLINE dpm_status_t add_from_v(const dpm_laplace_t *m, dpm_rand_t *
         return st;
     }
     if (u >= m->scale_num) {
-        return dpm_laplace_add(m, r, value, out); /* step 5: a new draw */
+        return LAP_AGAIN; /* step 5: a new draw */
     }
     int huge;
     uint64_t y = dpm_noise_dlap_magnitude(u, v, m->scale_num, m->scale_den, &huge);
     if (y == 0 && sign != 0 && !huge) {
-        return dpm_laplace_add(m, r, value, out); /* "-0": a new draw */
+        return LAP_AGAIN; /* "-0": a new draw */
     }
     return dpm_noise_add_magnitude(value, sign != 0, y, huge, out);
 }
@@ -835,7 +839,7 @@ static DPM_ALWAYS_INLINE dpm_status_t add_fast(const dpm_laplace_t *m, dpm_rand_
     for (;;) {
         uint32_t cur = r->cur;
         if (DPM_UNLIKELY(r->end - cur < DRAW_BITS)) {
-            return add_refill(m, r, value, out);
+            return add_refill(r);
         }
         uint32_t at = lbits + 1u;                     /* <= DPM_RAND_WINDOW_BITS: add_dispatch */
         uint64_t lo = dpm_rand_window_at(r, cur);     /* L, u, S */
@@ -894,14 +898,10 @@ static inline dpm_status_t add_dispatch(const dpm_laplace_t *m, dpm_rand_t *r, i
     return add_general(m, r, value, out);
 }
 
-static DPM_NOINLINE dpm_status_t add_refill(const dpm_laplace_t *m, dpm_rand_t *r, int64_t value,
-                                            int64_t *out)
+static DPM_NOINLINE dpm_status_t add_refill(dpm_rand_t *r)
 {
     dpm_status_t st = dpm_rand_reserve_slow(r, DRAW_BITS); /* consumes nothing */
-    if (st != DPM_OK) {
-        return st;
-    }
-    return dpm_laplace_add(m, r, value, out);
+    return st == DPM_OK ? LAP_AGAIN : st;
 }
 
 /* Enough of a mechanism as dpm_laplace_init leaves it for the fast path to stay in bounds
@@ -925,7 +925,11 @@ dpm_status_t dpm_laplace_add(const dpm_laplace_t *m, dpm_rand_t *r, int64_t valu
         ((uint32_t)(m->scale_den == 0) | (uint32_t)(m->scale_num - 1u >= DPM_DLAP_MAX_NUM))) {
         return DPM_ERR_PARAM;
     }
-    return add_dispatch(m, r, value, out);
+    dpm_status_t st;
+    do {
+        st = add_dispatch(m, r, value, out);
+    } while (st == LAP_AGAIN);
+    return st;
 }
 
 dpm_status_t dpm_laplace_add_reference(const dpm_laplace_t *m, dpm_rand_t *r, int64_t value,

@@ -7,11 +7,15 @@
 
 #include "dpm.pb.h"
 #include "dpm/report.h"
+#include "mech/fedauc_internal.h"
 
 /* The wire enums and the SDK's must agree value for value. */
 typedef char mech_ids_match[(dpm_v1_Mechanism_TUPLE_MR == (int)DPM_MECH_ID_TUPLE_MR &&
                              dpm_v1_Mechanism_TUPLE_ML == (int)DPM_MECH_ID_TUPLE_ML &&
                              dpm_v1_Mechanism_ROC_HIST == (int)DPM_MECH_ID_ROC_HIST &&
+                             dpm_v1_Mechanism_DPAUC == (int)DPM_MECH_ID_DPAUC &&
+                             dpm_v1_Mechanism_USTAT_BINS == (int)DPM_MECH_ID_USTAT_BINS &&
+                             dpm_v1_Mechanism_USTAT_TREE == (int)DPM_MECH_ID_USTAT_TREE &&
                              dpm_v1_Metric_PRECISION == (int)DPM_METRIC_PRECISION)
                                 ? 1
                                 : -1];
@@ -20,13 +24,33 @@ typedef char
 /* The wire arrays hold at least DPM_MAX_BINS values (dpm.options bounds them to 64). */
 typedef char roc_pos_fit[DPM_ARRAY_LEN(((dpm_v1_RocHistBody *)0)->pos) >= DPM_MAX_BINS ? 1 : -1];
 typedef char roc_neg_fit[DPM_ARRAY_LEN(((dpm_v1_RocHistBody *)0)->neg) >= DPM_MAX_BINS ? 1 : -1];
+/* dpauc's wire lists hold the build's thresholds (dpm.options bounds them to 128). */
+typedef char
+    dpauc_fit[DPM_ARRAY_LEN(((dpm_v1_DpaucBody *)0)->tp) >= DPM_DPAUC_MAX_THRESHOLDS ? 1 : -1];
 /* report.h's bound covers the tuple body too: header, 1 tag + 1 length byte, the body. */
+#if DPM_MECH_TUPLE
 typedef char report_fits_tuple[43u + 2u + dpm_v1_TupleBody_size <= DPM_REPORT_MAX_BYTES ? 1 : -1];
+#endif
+/* ... and the FedAUC body: exactly DPM_REPORT_FEDAUC_MAX at its largest. */
+typedef char
+    report_fits_fedauc[43u + 2u + dpm_v1_FedaucBody_size == DPM_REPORT_FEDAUC_MAX &&
+                               (!DPM_MECH_FEDAUC || DPM_REPORT_FEDAUC_MAX <= DPM_REPORT_MAX_BYTES)
+                           ? 1
+                           : -1];
 
 static inline int is_tuple(dpm_mech_id_t id)
 {
     return id == DPM_MECH_ID_TUPLE_MR || id == DPM_MECH_ID_TUPLE_ML;
 }
+
+#if DPM_MECH_USTAT
+/* The ranges dpm_report_encode accepts for an ustat_tree body (the campaign checks the rest). */
+static int tree_body_ok(uint32_t label, uint32_t level, uint32_t row, uint32_t value)
+{
+    return label <= 1 && level >= 1 && level <= DPM_USTAT_MAX_DEPTH && (row >> level) == 0 &&
+           (value >> level) == 0;
+}
+#endif
 
 /* The body of *r into msg; 0 if this build cannot encode it. */
 static int body_to_wire(const dpm_report_t *r, dpm_v1_Report *msg)
@@ -34,14 +58,55 @@ static int body_to_wire(const dpm_report_t *r, dpm_v1_Report *msg)
 #if DPM_MECH_ROC_HIST
     if (r->mechanism == DPM_MECH_ID_ROC_HIST) {
         const dpm_roc_hist_report_t *h = &r->body.roc_hist;
-        if (h->bins < 2 || h->bins > DPM_MAX_BINS) {
+        if (h->bins < 2 || h->bins > DPM_MAX_BINS || h->group >= DPM_MAX_GROUPS) {
             return 0;
         }
         msg->which_body = dpm_v1_Report_roc_hist_tag;
+        msg->body.roc_hist.group = h->group;
         msg->body.roc_hist.pos_count = (pb_size_t)h->bins;
         msg->body.roc_hist.neg_count = (pb_size_t)h->bins;
         memcpy(msg->body.roc_hist.pos, h->pos, h->bins * sizeof(int32_t));
         memcpy(msg->body.roc_hist.neg, h->neg, h->bins * sizeof(int32_t));
+        return 1;
+    }
+#endif
+#if DPM_MECH_DPAUC
+    if (r->mechanism == DPM_MECH_ID_DPAUC) {
+        const dpm_dpauc_report_t *d = &r->body.dpauc;
+        if (d->n < 1 || d->n > DPM_DPAUC_MAX_THRESHOLDS) {
+            return 0;
+        }
+        dpm_v1_DpaucBody *w = &msg->body.dpauc;
+        msg->which_body = dpm_v1_Report_dpauc_tag;
+        w->tp_count = w->fp_count = w->tn_count = w->fn_count = (pb_size_t)d->n;
+        memcpy(w->tp, d->tp, d->n * sizeof(int32_t));
+        memcpy(w->fp, d->fp, d->n * sizeof(int32_t));
+        memcpy(w->tn, d->tn, d->n * sizeof(int32_t));
+        memcpy(w->fn, d->fn, d->n * sizeof(int32_t));
+        return 1;
+    }
+#endif
+#if DPM_MECH_USTAT
+    if (r->mechanism == DPM_MECH_ID_USTAT_BINS) {
+        const dpm_ustat_bins_report_t *u = &r->body.ustat_bins;
+        if (u->value >= DPM_MAX_GRR_K || u->label > 1) {
+            return 0;
+        }
+        msg->which_body = dpm_v1_Report_ustat_bins_tag;
+        msg->body.ustat_bins.value = u->value;
+        msg->body.ustat_bins.label = u->label;
+        return 1;
+    }
+    if (r->mechanism == DPM_MECH_ID_USTAT_TREE) {
+        const dpm_ustat_tree_report_t *u = &r->body.ustat_tree;
+        if (!tree_body_ok(u->label, u->level, u->row, u->value)) {
+            return 0;
+        }
+        msg->which_body = dpm_v1_Report_ustat_tree_tag;
+        msg->body.ustat_tree.label = u->label;
+        msg->body.ustat_tree.level = u->level;
+        msg->body.ustat_tree.row = u->row;
+        msg->body.ustat_tree.value = u->value;
         return 1;
     }
 #endif
@@ -57,6 +122,13 @@ static int body_to_wire(const dpm_report_t *r, dpm_v1_Report *msg)
         for (uint32_t i = 0; i < t->nmetrics; i++) {
             msg->body.tuple.values[i] = t->value[i];
         }
+        return 1;
+    }
+#endif
+#if DPM_MECH_FEDAUC
+    if (dpm_fedauc_is((uint32_t)r->mechanism)) {
+        msg->which_body = dpm_v1_Report_fedauc_tag;
+        dpm_fedauc_body_to_wire(&r->body.fedauc, &msg->body.fedauc);
         return 1;
     }
 #endif
@@ -94,12 +166,35 @@ static int body_fits(const dpm_v1_Report *msg)
 #if DPM_MECH_ROC_HIST
     if (msg->which_body == dpm_v1_Report_roc_hist_tag && id == DPM_MECH_ID_ROC_HIST) {
         const dpm_v1_RocHistBody *w = &msg->body.roc_hist;
-        return w->pos_count == w->neg_count && w->pos_count >= 2 && w->pos_count <= DPM_MAX_BINS;
+        return w->pos_count == w->neg_count && w->pos_count >= 2 && w->pos_count <= DPM_MAX_BINS &&
+               w->group < DPM_MAX_GROUPS;
+    }
+#endif
+#if DPM_MECH_DPAUC
+    if (msg->which_body == dpm_v1_Report_dpauc_tag && id == DPM_MECH_ID_DPAUC) {
+        const dpm_v1_DpaucBody *w = &msg->body.dpauc;
+        return w->tp_count >= 1 && w->tp_count <= DPM_DPAUC_MAX_THRESHOLDS &&
+               w->fp_count == w->tp_count && w->tn_count == w->tp_count &&
+               w->fn_count == w->tp_count;
+    }
+#endif
+#if DPM_MECH_USTAT
+    if (msg->which_body == dpm_v1_Report_ustat_bins_tag && id == DPM_MECH_ID_USTAT_BINS) {
+        return msg->body.ustat_bins.value < DPM_MAX_GRR_K && msg->body.ustat_bins.label <= 1;
+    }
+    if (msg->which_body == dpm_v1_Report_ustat_tree_tag && id == DPM_MECH_ID_USTAT_TREE) {
+        const dpm_v1_UstatTreeBody *w = &msg->body.ustat_tree;
+        return tree_body_ok(w->label, w->level, w->row, w->value);
     }
 #endif
 #if DPM_MECH_TUPLE
     if (msg->which_body == dpm_v1_Report_tuple_tag && is_tuple(id)) {
         return msg->body.tuple.values_count <= DPM_TUPLE_MAX_METRICS;
+    }
+#endif
+#if DPM_MECH_FEDAUC
+    if (msg->which_body == dpm_v1_Report_fedauc_tag && dpm_fedauc_is((uint32_t)id)) {
+        return 1; /* the token's 16 bytes are checked by the decoder (fixed length) */
     }
 #endif
     return 0;
@@ -114,6 +209,31 @@ static void body_from_wire(const dpm_v1_Report *msg, dpm_report_t *out)
         out->body.roc_hist.bins = w->pos_count;
         memcpy(out->body.roc_hist.pos, w->pos, w->pos_count * sizeof(int32_t));
         memcpy(out->body.roc_hist.neg, w->neg, w->pos_count * sizeof(int32_t));
+        out->body.roc_hist.group = w->group;
+    }
+#endif
+#if DPM_MECH_DPAUC
+    if (msg->which_body == dpm_v1_Report_dpauc_tag) {
+        const dpm_v1_DpaucBody *w = &msg->body.dpauc;
+        dpm_dpauc_report_t *d = &out->body.dpauc;
+        d->n = w->tp_count;
+        memcpy(d->tp, w->tp, d->n * sizeof(int32_t));
+        memcpy(d->fp, w->fp, d->n * sizeof(int32_t));
+        memcpy(d->tn, w->tn, d->n * sizeof(int32_t));
+        memcpy(d->fn, w->fn, d->n * sizeof(int32_t));
+    }
+#endif
+#if DPM_MECH_USTAT
+    if (msg->which_body == dpm_v1_Report_ustat_bins_tag) {
+        out->body.ustat_bins.value = msg->body.ustat_bins.value;
+        out->body.ustat_bins.label = msg->body.ustat_bins.label;
+    }
+    if (msg->which_body == dpm_v1_Report_ustat_tree_tag) {
+        const dpm_v1_UstatTreeBody *w = &msg->body.ustat_tree;
+        out->body.ustat_tree.label = w->label;
+        out->body.ustat_tree.level = w->level;
+        out->body.ustat_tree.row = w->row;
+        out->body.ustat_tree.value = w->value;
     }
 #endif
 #if DPM_MECH_TUPLE
@@ -124,6 +244,11 @@ static void body_from_wire(const dpm_v1_Report *msg, dpm_report_t *out)
         for (uint32_t i = 0; i < w->values_count; i++) {
             out->body.tuple.value[i] = w->values[i];
         }
+    }
+#endif
+#if DPM_MECH_FEDAUC
+    if (msg->which_body == dpm_v1_Report_fedauc_tag) {
+        dpm_fedauc_body_from_wire(&msg->body.fedauc, &out->body.fedauc);
     }
 #endif
 }
@@ -234,6 +359,100 @@ dpm_status_t dpm_mech_report_roc_hist(const dpm_mech_t *m, dpm_rand_t *r, dpm_re
 #endif
 }
 
+dpm_status_t dpm_mech_report_roc_hist_group(const dpm_mech_t *m, dpm_rand_t *r, dpm_receipt_t *rc,
+                                            uint32_t group, const dpm_score_hist_t *h,
+                                            dpm_report_t *out)
+{
+#if DPM_MECH_ROC_HIST
+    if (m == NULL || r == NULL || h == NULL || out == NULL ||
+        m->campaign.mechanism != DPM_MECH_ID_ROC_HIST || !receipt_ok(m, rc)) {
+        return DPM_ERR_PARAM;
+    }
+    dpm_report_t rep;
+    memset(&rep, 0, sizeof(rep));
+    dpm_status_t st =
+        dpm_roc_hist_perturb_group(&m->params.roc_hist, r, group, h, &rep.body.roc_hist);
+    return report_finish(m, r, rc, st, &rep, out);
+#else
+    (void)m, (void)r, (void)rc, (void)group, (void)h, (void)out;
+    return DPM_ERR_UNSUPPORTED;
+#endif
+}
+
+dpm_status_t dpm_mech_report_dpauc(const dpm_mech_t *m, dpm_rand_t *r, dpm_receipt_t *rc,
+                                   const dpm_dpauc_counts_t *c, dpm_report_t *out)
+{
+#if DPM_MECH_DPAUC
+    if (m == NULL || r == NULL || c == NULL || out == NULL ||
+        m->campaign.mechanism != DPM_MECH_ID_DPAUC || !receipt_ok(m, rc)) {
+        return DPM_ERR_PARAM;
+    }
+    dpm_report_t rep;
+    memset(&rep, 0, sizeof(rep));
+    dpm_status_t st = dpm_dpauc_perturb(&m->params.dpauc, r, c, &rep.body.dpauc);
+    return report_finish(m, r, rc, st, &rep, out);
+#else
+    (void)m, (void)r, (void)rc, (void)c, (void)out;
+    return DPM_ERR_UNSUPPORTED;
+#endif
+}
+
+dpm_status_t dpm_mech_report_ustat_bins(const dpm_mech_t *m, dpm_rand_t *r, dpm_receipt_t *rc,
+                                        const dpm_ustat_example_t *ex, dpm_report_t *out)
+{
+#if DPM_MECH_USTAT
+    if (m == NULL || r == NULL || ex == NULL || out == NULL ||
+        m->campaign.mechanism != DPM_MECH_ID_USTAT_BINS || !receipt_ok(m, rc)) {
+        return DPM_ERR_PARAM;
+    }
+    dpm_report_t rep;
+    memset(&rep, 0, sizeof(rep));
+    dpm_status_t st = dpm_ustat_bins_perturb(&m->params.ustat_bins, r, ex, &rep.body.ustat_bins);
+    return report_finish(m, r, rc, st, &rep, out);
+#else
+    (void)m, (void)r, (void)rc, (void)ex, (void)out;
+    return DPM_ERR_UNSUPPORTED;
+#endif
+}
+
+dpm_status_t dpm_mech_report_ustat_tree(const dpm_mech_t *m, dpm_rand_t *r, dpm_receipt_t *rc,
+                                        const dpm_ustat_example_t *ex, dpm_report_t *out)
+{
+#if DPM_MECH_USTAT
+    if (m == NULL || r == NULL || ex == NULL || out == NULL ||
+        m->campaign.mechanism != DPM_MECH_ID_USTAT_TREE || !receipt_ok(m, rc)) {
+        return DPM_ERR_PARAM;
+    }
+    dpm_report_t rep;
+    memset(&rep, 0, sizeof(rep));
+    dpm_status_t st = dpm_ustat_tree_perturb(&m->params.ustat_tree, r, ex, &rep.body.ustat_tree);
+    return report_finish(m, r, rc, st, &rep, out);
+#else
+    (void)m, (void)r, (void)rc, (void)ex, (void)out;
+    return DPM_ERR_UNSUPPORTED;
+#endif
+}
+
+dpm_status_t dpm_mech_report_fedauc(const dpm_mech_t *m, dpm_rand_t *r, dpm_receipt_t *rc,
+                                    const dpm_fedauc_session_t *s, const dpm_fedauc_ranks_t *rk,
+                                    const uint8_t *labels, const uint64_t *ids,
+                                    const dpm_memo_t *memo, dpm_report_t *out)
+{
+#if DPM_MECH_FEDAUC
+    if (m == NULL || r == NULL || out == NULL || !dpm_fedauc_is((uint32_t)m->campaign.mechanism) ||
+        !receipt_ok(m, rc)) {
+        return DPM_ERR_PARAM;
+    }
+    dpm_report_t rep;
+    memset(&rep, 0, sizeof(rep));
+    dpm_status_t st = dpm_fedauc_perturb(m, r, s, rk, labels, ids, memo, &rep.body.fedauc);
+    return report_finish(m, r, rc, st, &rep, out);
+#else
+    (void)m, (void)r, (void)rc, (void)s, (void)rk, (void)labels, (void)ids, (void)memo, (void)out;
+    return DPM_ERR_UNSUPPORTED;
+#endif
+}
+
 static dpm_status_t reject(const char **reason, const char *why)
 {
     if (reason != NULL) {
@@ -269,6 +488,53 @@ dpm_status_t dpm_mech_check_report(const dpm_mech_t *m, const dpm_report_t *r, c
                 return reject(reason, "value out of range");
             }
         }
+        uint32_t groups = m->params.roc_hist.groups;
+        if (r->body.roc_hist.group >= (groups != 0 ? groups : 1u)) {
+            return reject(reason, "group out of range");
+        }
+        return DPM_OK;
+    }
+#endif
+#if DPM_MECH_DPAUC
+    if (m->campaign.mechanism == DPM_MECH_ID_DPAUC) {
+        const dpm_dpauc_report_t *d = &r->body.dpauc;
+        if (d->n != m->params.dpauc.n) {
+            return reject(reason, "wrong number of thresholds");
+        }
+        for (uint32_t i = 0; i < d->n; i++) {
+            if (d->tp[i] == INT32_MIN || d->fp[i] == INT32_MIN || d->tn[i] == INT32_MIN ||
+                d->fn[i] == INT32_MIN) {
+                return reject(reason, "value out of range");
+            }
+        }
+        return DPM_OK;
+    }
+#endif
+#if DPM_MECH_USTAT
+    if (m->campaign.mechanism == DPM_MECH_ID_USTAT_BINS) {
+        const dpm_ustat_bins_t *u = &m->params.ustat_bins;
+        if (r->body.ustat_bins.value >= u->grr.k) {
+            return reject(reason, "value out of range");
+        }
+        if (r->body.ustat_bins.label > (u->kernel == DPM_USTAT_AUC ? 1u : 0u)) {
+            return reject(reason, "label out of range");
+        }
+        return DPM_OK;
+    }
+    if (m->campaign.mechanism == DPM_MECH_ID_USTAT_TREE) {
+        const dpm_ustat_tree_t *u = &m->params.ustat_tree;
+        const dpm_ustat_tree_report_t *t = &r->body.ustat_tree;
+        if (t->label > 1) {
+            return reject(reason, "label out of range");
+        }
+        if (t->level < 1 || t->level > u->depth) {
+            return reject(reason, "level out of range");
+        }
+        int grr = t->level <= u->grr_levels;
+        if ((grr && (t->row != 0 || (t->value >> t->level) != 0)) ||
+            (!grr && ((t->row >> t->level) != 0 || t->value > 1))) {
+            return reject(reason, "value out of range");
+        }
         return DPM_OK;
     }
 #endif
@@ -291,6 +557,11 @@ dpm_status_t dpm_mech_check_report(const dpm_mech_t *m, const dpm_report_t *r, c
             }
         }
         return DPM_OK;
+    }
+#endif
+#if DPM_MECH_FEDAUC
+    if (dpm_fedauc_is((uint32_t)m->campaign.mechanism)) {
+        return dpm_fedauc_check_body(m, r->eps, &r->body.fedauc, reason);
     }
 #endif
     return reject(reason, "mechanism not available in this build");
