@@ -3,7 +3,10 @@
 itself): initdb and pg_ctl (Debian's postgresql-15) in a directory under build/pg/, a Unix
 socket in that directory and no TCP port, trust authentication for the user "dpm". PostgreSQL
 refuses to run as root: as root the server runs as the "postgres" user (runuser), otherwise as
-whoever runs the tests. The cluster is stopped (and its directory removed) when the `with`
+whoever runs the tests. When that user cannot reach build/ (a checkout under /root) or the
+socket path would be too long, the cluster goes to $TMPDIR/dpm-pg-UID/ instead. The programs
+are found in $PG_BINDIR, /usr/lib/postgresql/N/bin (Debian), pg_config --bindir or PATH. The
+cluster is stopped (and its directory removed) when the `with`
 block ends, whatever happens inside it, and at interpreter exit.
 
     with PgCluster("test_collector_pg") as pg:
@@ -15,9 +18,11 @@ Python process): pg_cluster.py start DIR | stop DIR, printing the socket directo
 import atexit
 import glob
 import os
+import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
@@ -25,17 +30,48 @@ BUILD = os.path.join(ROOT, os.environ.get("BUILD_DIR", "build"))
 
 
 def pg_bindir():
-    """The server programs' directory (initdb, pg_ctl are not on PATH on Debian)."""
-    for d in sorted(glob.glob("/usr/lib/postgresql/*/bin"), reverse=True):
-        if os.access(os.path.join(d, "initdb"), os.X_OK):
+    """The server programs' directory: $PG_BINDIR, else the newest /usr/lib/postgresql/N/bin
+    (Debian keeps initdb and pg_ctl there, off PATH), else pg_config --bindir, else PATH."""
+    cands = [os.environ.get("PG_BINDIR", "")]
+    versions = glob.glob("/usr/lib/postgresql/*/bin")
+    cands += sorted(versions, key=lambda d: [int(x) for x in re.findall(r"\d+", d)],
+                    reverse=True)
+    if shutil.which("pg_config"):
+        r = subprocess.run(["pg_config", "--bindir"], capture_output=True, text=True)
+        cands.append(r.stdout.strip())
+    cands.append(os.path.dirname(shutil.which("initdb") or ""))
+    for d in cands:
+        if d and all(os.access(os.path.join(d, p), os.X_OK) for p in ("initdb", "pg_ctl")):
             return d
-    raise RuntimeError("initdb not found: install postgresql-15 (make deps)")
+    raise RuntimeError("initdb and pg_ctl not found (looked in $PG_BINDIR, "
+                       "/usr/lib/postgresql/*/bin, pg_config --bindir, PATH): install "
+                       "postgresql-15 (make deps)")
 
 
 def _as_server_user(cmd):
     """cmd run as the cluster's owner: postgres when we are root."""
     return ["runuser", "-u", "postgres", "--", *cmd] if os.geteuid() == 0 else cmd
 
+
+def _server_can_use(d):
+    """Whether the server's user can write in d (as root: every parent must let postgres
+    through, which a checkout under /root does not) and d's socket path fits in sun_path."""
+    if len(os.path.join(d, ".s.PGSQL.5432")) > 100:
+        return False
+    return subprocess.run(_as_server_user(["test", "-w", d, "-a", "-x", d]),
+                          capture_output=True).returncode == 0
+
+
+def _fallback(d):
+    """Where a cluster goes when d does not suit the server (see _server_can_use)."""
+    return os.path.join(tempfile.gettempdir(), f"dpm-pg-{os.geteuid()}", os.path.basename(d))
+
+
+def _make_dir(d):
+    os.makedirs(d)
+    if os.geteuid() == 0:
+        shutil.chown(d, "postgres", "postgres")
+    os.chmod(d, 0o755)
 
 class PgCluster:
     def __init__(self, name, base=None):
@@ -61,12 +97,26 @@ class PgCluster:
             shutil.rmtree(d, ignore_errors=True)
 
     def start(self, fsync=True):
+        if os.geteuid() == 0 and subprocess.run(["id", "postgres"],
+                                                capture_output=True).returncode != 0:
+            raise RuntimeError("running as root, and there is no postgres user to run the "
+                               "server as (PostgreSQL refuses root): install postgresql-15")
         self.reap()
         shutil.rmtree(self.dir, ignore_errors=True)
-        os.makedirs(self.dir)
-        if os.geteuid() == 0:
-            shutil.chown(self.dir, "postgres", "postgres")
-        os.chmod(self.dir, 0o755)
+        _make_dir(self.dir)
+        if not _server_can_use(self.dir):
+            # build/ is out of the server user's reach (or too deep for a socket path): a
+            # directory of the same name under /tmp instead, reaped the same way
+            shutil.rmtree(self.dir, ignore_errors=True)
+            self.dir = _fallback(self.dir)
+            os.makedirs(os.path.dirname(self.dir), mode=0o755, exist_ok=True)
+            self.reap()
+            shutil.rmtree(self.dir, ignore_errors=True)
+            _make_dir(self.dir)
+            if not _server_can_use(self.dir):
+                raise RuntimeError(f"the server's user cannot use {self.dir}")
+            self.data = os.path.join(self.dir, "data")
+            self.log = os.path.join(self.dir, "server.log")
         run = dict(check=True, capture_output=True, text=True, timeout=120)
         subprocess.run(_as_server_user([os.path.join(self.bindir, "initdb"), "-D", self.data,
                                         "-A", "trust", "-U", "dpm", "--no-sync",
@@ -155,6 +205,9 @@ def main():
         c.createdb("dpm")
         print(c.dir)
     else:
+        if not os.path.isdir(c.data) and os.path.isdir(os.path.join(_fallback(base), "data")):
+            c.dir = _fallback(base)
+            c.data = os.path.join(c.dir, "data")
         c.running = os.path.isdir(c.data)
         c.stop()
     return 0
