@@ -180,6 +180,8 @@ def store_metrics(out_dir, sqlite_metrics):
             m["ratio"] = m["value"] / base["value"]
         if STORE_REPORTS != 10_000_000:
             m["name"] = m["name"].replace(".1e7", f".{STORE_REPORTS}")
+            if m["baseline"]:
+                m["baseline"] = m["baseline"].replace(".1e7", f".{STORE_REPORTS}")
     print(f"bench: store details: {json.dumps(res['details'])}", file=sys.stderr)
     return metrics
 

@@ -9,6 +9,10 @@ JSON line {"metrics": [...], "details": {...}} with:
   collector.pg.estimate_ms.1e7    GET /v1/campaigns/1/estimate (every period) with 10^7 stored
   collector.sqlite.estimate_ms.1e7  reports: the median of 20 requests on one keep-alive TLS
                                   connection (the slowest is in details)
+  collector.pg.rebuild_ms.1e7     the baseline of the estimate: every sum rebuilt from the 10^7
+  collector.sqlite.rebuild_ms.1e7   stored reports (`dpm-collector verify`, which reads them all
+                                  as the 0.1.0 collector did at each start), so the estimates'
+                                  ratio says what the stored sums save
   collector.pg.restart_s.1e7      a collector's start on that database: from exec to listening
   collector.sqlite.restart_s.1e7  (SQLite: with --integrity-check off, the full check's time
                                   is in details: it reads the whole file)
@@ -146,8 +150,16 @@ def big(pg, n):
             h.stop()
             if reports != n:
                 raise RuntimeError(f"{backend}: the estimate counts {reports} reports, not {n}")
+            t0 = time.monotonic()
+            rc, msg = h.admin("verify", timeout=3600)
+            rebuild_ms = (time.monotonic() - t0) * 1e3
+            if rc != 0 or not msg.startswith("ok"):
+                raise RuntimeError(f"{backend}: verify: {msg}")
             name = "pg" if backend == "postgresql" else "sqlite"
-            out.append(metric(f"collector.{name}.estimate_ms.1e7", median, "ms"))
+            rebuild = f"collector.{name}.rebuild_ms.1e7"
+            out.append(metric(rebuild, rebuild_ms, "ms"))
+            out.append(metric(f"collector.{name}.estimate_ms.1e7", median, "ms", rebuild,
+                              median / rebuild_ms))
             out.append(metric(f"collector.{name}.restart_s.1e7", restart, "s"))
             d = dict(reports=reports, fill_seconds=round(fill_s, 1),
                      estimate_ms_slowest=round(slowest, 2), periods=PERIODS)
@@ -156,7 +168,7 @@ def big(pg, n):
                 d["restart_s_integrity_full"] = round(timed_start(h, timeout=3600), 2)
                 h.stop()
             details[name] = d
-            print(f"{name}: {json.dumps(out[-2:])} {json.dumps(d)}", file=sys.stderr)
+            print(f"{name}: {json.dumps(out[-3:])} {json.dumps(d)}", file=sys.stderr)
         finally:
             h.cleanup()
     return out, details
