@@ -8,8 +8,13 @@ every check, each on a fresh database, and is stopped at the end whatever happen
     one: curl, bad requests, estimates and their queries, a 64-client load check, restart),
     test_collector_kill.py (kill -9 under load, twice), test_collector_auth.py (credentials,
     quotas, windows, limits, lost reports), test_collector_http.py (the same id in two
-    campaigns) and test_collector_ops.py (logs, metrics, config, stored sums, retention,
-    pg_dump backup and pg_restore).
+    campaigns), test_collector_ops.py (logs, metrics, config, stored sums, retention,
+    pg_dump backup and pg_restore), test_collector_influence.py (bounded influence of one
+    report, through the stored sums) and test_wire_collector.py (every release's golden
+    reports). Not here, being about SQLite or not about the store: test_collector_integrity.py
+    (PRAGMA integrity_check, a full file system), test_collector_migrate.py (released SQLite
+    databases; PostgreSQL's schema versions are below), test_collector_memory.py and
+    test_collector_slots.py (connection and memory limits, in front of the store).
   - Several collectors, one campaign: two collectors (instances a and b) on two loopback ports,
     32 clients spread over both and failing over, `kill -9` of one under load and its restart:
     every acknowledged report stored once, nothing stored that was not acknowledged, the sums
@@ -34,8 +39,10 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import test_collector  # noqa: E402
 import test_collector_auth  # noqa: E402
 import test_collector_http  # noqa: E402
+import test_collector_influence  # noqa: E402
 import test_collector_kill  # noqa: E402
 import test_collector_ops  # noqa: E402
+import test_wire_collector  # noqa: E402
 from pg_cluster import PgCluster  # noqa: E402
 from test_collector import (TOOL_LOAD, Harness, Tap, batch_of, load_pb2,  # noqa: E402
                             make_report, post_batch, tuple_mr_template)
@@ -272,6 +279,8 @@ def main():
             guarded(t, "auth", test_collector_auth.run, t, pg)
             guarded(t, "http", test_collector_http.run, t, pg)
             guarded(t, "ops", test_collector_ops.run, t, pg)
+            guarded(t, "influence", test_collector_influence.run, t, pg)
+            guarded(t, "wire", test_wire_collector.run, t, pg)
         t.ok(not os.path.exists(pg.dir), "the cluster is stopped and its directory removed")
     except Exception as exc:
         import traceback
