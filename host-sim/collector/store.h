@@ -51,25 +51,12 @@
 #include "collector/batch.h"
 #include "collector/campaigns.h"
 #include "collector/counters.h"
+#include "collector/store_options.h"
 
 typedef struct coll_store coll_store_t;
 
-typedef enum {
-    COLL_INTEGRITY_FULL = 0, /* SQLite PRAGMA integrity_check: pages, and indexes against tables */
-    COLL_INTEGRITY_QUICK,    /* PRAGMA quick_check: pages only (faster) */
-    COLL_INTEGRITY_OFF
-} coll_integrity_t;
-
 /* Seconds a failed commit keeps /healthz unhealthy. */
 #define COLL_STORE_HEALTH_WINDOW_S 60
-/* Longest instance id (shard), bytes without the NUL. */
-#define COLL_SHARD_MAX 96
-
-typedef struct {
-    coll_integrity_t integrity; /* SQLite start-up check */
-    const char *shard;          /* this writer's instance id (NULL or "": "default") */
-    coll_counters_t *counters;  /* commit latencies go here (may be NULL) */
-} coll_store_options_t;
 
 /* "sqlite", "postgresql", or NULL for a --db value no backend takes; *target is the part the
  * backend opens (the path, or the whole URL). */

@@ -16,7 +16,8 @@
 #include "collector/aggregate.h"
 #include "collector/batch.h"
 #include "collector/campaigns.h"
-#include "collector/store.h"
+#include "collector/counters.h"
+#include "collector/store_options.h"
 
 typedef enum {
     COLL_BE_FAIL = 0, /* the transaction failed: nothing of it is stored */
