@@ -97,9 +97,12 @@ EXAMPLE_BINS := $(foreach m,$(EXAMPLE_MAINS),$(OUT)/$(notdir $(patsubst %/,%,$(d
 LIBDPM := $(OUT)/libdpm.a
 LIBPORT := $(OUT)/libdpm_posix.a
 LIBHOST := $(OUT)/libdpm_host.a
+# libpq (the collector's PostgreSQL store): its headers live in a directory of their own.
+PQ_CFLAGS := $(shell pkg-config --cflags libpq 2>/dev/null || echo -I/usr/include/postgresql)
 # host-sim sees the SDK through its public headers only (no -Isdk/src: tests/unit/test_host_deps.py)
 HOST_CFLAGS := $(CFLAGS_COMMON) -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Ihost-sim \
-               -Wno-conversion
+               -Wno-conversion $(PQ_CFLAGS)
+DB_LIBS := -lsqlite3 -lpq
 
 # ---- build -------------------------------------------------------------------------------------
 .PHONY: all lib tests host
@@ -122,7 +125,7 @@ $(LIBPORT): $(PORT_OBJS)
 $(OUT)/bench/%: $(OUT)/obj/tests/bench/%.o $(TEST_SUPPORT_OBJS) $(LIBHOST) $(LIBPORT) $(LIBDPM)
 	@mkdir -p $(dir $@)
 	@printf '  %-3s %s\n' LD $@
-	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(TEST_SUPPORT_OBJS) $(LIBHOST) $(LIBPORT) $(LIBDPM) $(MBEDTLS_LIBS) $(LDLIBS) -lsqlite3
+	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(TEST_SUPPORT_OBJS) $(LIBHOST) $(LIBPORT) $(LIBDPM) $(MBEDTLS_LIBS) $(LDLIBS) $(DB_LIBS)
 
 $(LIBHOST): $(HOST_OBJS)
 	@rm -f $@
@@ -137,7 +140,7 @@ $(OUT)/obj/host-sim/%.o: host-sim/%.c $(AUTOCONF) $(FLAGS_STAMP) | $(MBEDTLS_DIR
 define host_bin
 $(OUT)/$(patsubst main_%.c,%,$(notdir $(1))): $(call obj,$(1)) $(LIBHOST) $(LIBPORT) $(LIBDPM)
 	@printf '  %-3s %s\n' LD $$@
-	$(Q)$$(CC) $$(LDFLAGS) -o $$@ $$^ $$(MBEDTLS_LIBS) -lsqlite3 -lpthread -lm
+	$(Q)$$(CC) $$(LDFLAGS) -o $$@ $$^ $$(MBEDTLS_LIBS) $$(DB_LIBS) -lpthread -lm
 endef
 $(foreach m,$(HOST_MAINS),$(eval $(call host_bin,$(m))))
 
@@ -188,7 +191,7 @@ $(OUT)/obj/tests/%.o: tests/%.c $(AUTOCONF) $(FLAGS_STAMP) | $(MBEDTLS_DIR)/libr
 $(OUT)/tests/%: $(OUT)/obj/tests/%.o $(TEST_SUPPORT_OBJS) $(LIBHOST) $(LIBPORT) $(LIBDPM)
 	@mkdir -p $(dir $@)
 	@printf '  %-3s %s\n' LD $@
-	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(TEST_SUPPORT_OBJS) $(LIBHOST) $(LIBPORT) $(LIBDPM) $(MBEDTLS_LIBS) $(LDLIBS) -lsqlite3
+	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(TEST_SUPPORT_OBJS) $(LIBHOST) $(LIBPORT) $(LIBDPM) $(MBEDTLS_LIBS) $(LDLIBS) $(DB_LIBS)
 
 # Mbed TLS is built by `make deps`; building anything first checks it is there and current
 # with the project's config headers.
@@ -205,7 +208,7 @@ $(HOST_BINS) $(EXAMPLE_BINS) $(TEST_BINS) $(TOOL_BINS) $(BENCH_BINS): $(MBEDTLS_
 -include $(shell find $(OUT)/obj -name '*.d' 2>/dev/null)
 
 # ---- the two commands and the quality gates ------------------------------------------------
-.PHONY: deps test lint help clean menuconfig defconfig bench repro demo
+.PHONY: deps test lint help clean menuconfig defconfig bench repro demo demo-pg
 deps:
 	@BUILD_DIR=$(BUILD_DIR) bash .make/deps.sh
 
@@ -240,6 +243,11 @@ demo: deps
 	@$(MAKE) --no-print-directory all
 	@OUT=$(OUT) BUILD_DIR=$(BUILD_DIR) bash .make/demo.sh
 
+# The same on PostgreSQL (a throw-away cluster under build/pg/), two collectors sharing it.
+demo-pg: deps
+	@$(MAKE) --no-print-directory all
+	@OUT=$(OUT) BUILD_DIR=$(BUILD_DIR) bash .make/demo-pg.sh
+
 # ==== quality gates (sanitize, valgrind, coverage, fuzz) ======================================
 # Each target builds a variant of the ordinary build (its own build/host-<variant>/ from the
 # same source lists, so no list can drift) and hands the checking to a script in .make/.
@@ -272,7 +280,7 @@ fuzz-bins: $(FUZZ_BINS)
 $(OUT)/fuzz/%: $(OUT)/obj/tests/fuzz/%.o $(TEST_SUPPORT_OBJS) $(LIBHOST) $(LIBPORT) $(LIBDPM)
 	@mkdir -p $(dir $@)
 	@printf '  %-3s %s\n' LD $@
-	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(TEST_SUPPORT_OBJS) $(LIBHOST) $(LIBPORT) $(LIBDPM) $(MBEDTLS_LIBS) -lpthread -lm -lsqlite3
+	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(TEST_SUPPORT_OBJS) $(LIBHOST) $(LIBPORT) $(LIBDPM) $(MBEDTLS_LIBS) -lpthread -lm $(DB_LIBS)
 fuzz-build: deps
 	@CLANG=$(FUZZ_CC) bash .make/fuzz.sh --check-toolchain
 	@$(MAKE) --no-print-directory VARIANT=fuzz CC=$(FUZZ_CC) \

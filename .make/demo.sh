@@ -14,19 +14,23 @@
 # Every run has its own directory, $BUILD_DIR/demo/run-<pid>/ ($BUILD_DIR/demo/latest points to
 # it): a running demo's collector keeps its files. Older runs are removed, except any whose
 # collector is still running (its pid file names a live process) and the last three.
-# Binaries from $OUT (default build/host). The collector is stopped even if a step fails.
+# DEMO_DB=postgresql://... and DEMO_COLLECTORS=N (make demo-pg, .make/demo-pg.sh): N collectors
+# share that database (instances demo-1 .. demo-N); the devices post through the first, and every
+# collector must then answer byte-identical estimates.
+# Binaries from $OUT (default build/host). The collectors are stopped even if a step fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-build/host}
 BUILD_DIR=${BUILD_DIR:-build}
 DEVICES=${DEMO_DEVICES:-200000}
+COLLECTORS=${DEMO_COLLECTORS:-1}
 SCENARIO=host-sim/scenarios/demo.scn
 PY=/usr/bin/python3
 start_s=$(date +%s.%N)
 for b in "$OUT/dpm-collector" "$OUT/dpm-sim"; do
   [ -x "$b" ] || { echo "demo: $b is missing: run make first" >&2; exit 1; }
 done
-base="$BUILD_DIR/demo"
+base="$BUILD_DIR/${DEMO_NAME:-demo}"
 run="$base/run-$$"
 mkdir -p "$run"
 ln -sfn "run-$$" "$base/latest"
@@ -65,38 +69,65 @@ start_collector() {
   openssl rand -hex 24 >"$run/token"
   printf 'demo-farm relay=100000000,operator %s\n' \
     "$(tr -d '\n' <"$run/token" | sha256sum | cut -d' ' -f1)" >"$run/credentials.txt"
-  "$OUT/dpm-collector" --listen 127.0.0.1:0 --cert "$run/server.crt" --key "$run/server.key" \
-    --campaigns "$run/campaigns.txt" --db "$run/collector.db" --ready-file "$run/port" \
-    --credentials "$run/credentials.txt" --rate-limit 0 --max-conns-per-addr 0 \
-    2>"$run/collector.log" &
-  pid=$!
-  echo "$pid" >"$run/collector.pid"
+  for k in $(seq "$COLLECTORS"); do
+    "$OUT/dpm-collector" --listen 127.0.0.1:0 --cert "$run/server.crt" --key "$run/server.key" \
+      --campaigns "$run/campaigns.txt" --db "${DEMO_DB:-$run/collector.db}" \
+      --ready-file "$run/port.$k" --instance "demo-$k" \
+      --credentials "$run/credentials.txt" --rate-limit 0 --max-conns-per-addr 0 \
+      2>"$run/collector.$k.log" &
+    pids+=("$!")
+  done
+  echo "${pids[0]}" >"$run/collector.pid"
 }
 stop() {
-  if kill -0 "$pid" 2>/dev/null; then
-    kill -TERM "$pid" 2>/dev/null || true
-    for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    kill -KILL "$pid" 2>/dev/null || true
-  fi
-  wait "$pid" 2>/dev/null || true
+  for pid in "${pids[@]}"; do
+    if kill -0 "$pid" 2>/dev/null; then
+      kill -TERM "$pid" 2>/dev/null || true
+      for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+      kill -KILL "$pid" 2>/dev/null || true
+    fi
+    wait "$pid" 2>/dev/null || true
+  done
   rm -f "$run/collector.pid"
 }
+pids=()
 start_collector
 trap stop EXIT
-for _ in $(seq 100); do
-  [ -s "$run/port" ] && break
-  kill -0 "$pid" 2>/dev/null || { cat "$run/collector.log" >&2; exit 1; }
-  sleep 0.05
+ports=()
+for k in $(seq "$COLLECTORS"); do
+  for _ in $(seq 100); do
+    [ -s "$run/port.$k" ] && break
+    kill -0 "${pids[$((k - 1))]}" 2>/dev/null || { cat "$run/collector.$k.log" >&2; exit 1; }
+    sleep 0.05
+  done
+  [ -s "$run/port.$k" ] || { echo "demo: collector $k did not start" >&2; exit 1; }
+  ports+=("$(cat "$run/port.$k")")
+  store=SQLite
+  [ -n "${DEMO_DB:-}" ] && store=PostgreSQL
+  echo "demo: dpm-collector $k listening on https://127.0.0.1:${ports[-1]} (TLS, certificate for" \
+    "localhost; store: $store)"
 done
-[ -s "$run/port" ] || { echo "demo: the collector did not start" >&2; exit 1; }
-port=$(cat "$run/port")
-echo "demo: dpm-collector listening on https://127.0.0.1:$port (TLS, certificate for localhost)"
+port=${ports[0]}
+ln -sfn collector.1.log "$run/collector.log"
 
 # 4. The simulated devices, through the collector.
 echo "demo: $DEVICES simulated devices run the SDK and post one report per campaign over TLS ..."
 "$OUT/dpm-sim" --scenario "$SCENARIO" --mode network --devices "$DEVICES" --runs 1 \
   --collector "127.0.0.1:$port" --ca "$run/ca.crt" --clients 32 --batch 250 \
   --token "$run/token" --out "$run/sim" --no-plot --quiet
+# Several collectors on one database: every one answers what the first one answered.
+for k in $(seq 2 "$COLLECTORS"); do
+  for f in "$run"/sim/collector-estimate-*.json; do
+    cid=${f##*-}
+    cid=${cid%.json}
+    a=$(curl -sS --fail --max-time 30 --cacert "$run/ca.crt" -H "Authorization: Bearer $(cat "$run/token")" \
+      "https://localhost:$port/v1/campaigns/$cid/estimate")
+    b=$(curl -sS --fail --max-time 30 --cacert "$run/ca.crt" -H "Authorization: Bearer $(cat "$run/token")" \
+      "https://localhost:${ports[$((k - 1))]}/v1/campaigns/$cid/estimate")
+    [ "$a" = "$b" ] || { echo "demo: collectors 1 and $k disagree on campaign $cid" >&2; exit 1; }
+  done
+  echo "demo: collector $k (same database) answers byte-identical estimates for every campaign"
+done
 stop
 trap - EXIT
 elapsed=$(echo "$(date +%s.%N) - $start_s" | bc)
@@ -149,5 +180,5 @@ for cid, c in sorted(cfgs.items()):
               f"{d['diff']:+.4f}, 95% CI [{d['ci95'][0]:+.4f}, {d['ci95'][1]:+.4f}]\n")
 print("The collector never sees a true group or label: sizes, means and the ROC are its\n"
       "estimates from noised reports. A 95% interval misses the truth 1 time in 20.")
-print(f"files: {run}/ (certificates, campaigns.txt, collector.db, collector.log, sim/*.json)")
+print(f"files: {run}/ (certificates, campaigns.txt, the database, collector.*.log, sim/*.json)")
 EOF

@@ -14,7 +14,7 @@ MBEDTLS_VERSION_PREFIX=3.6.
 PACKAGES=(build-essential pkg-config pkgconf cmake nanopb protobuf-compiler python3-protobuf
           libcmocka-dev libsqlite3-dev sqlite3 python3-kconfiglib python3-matplotlib
           python3-numpy clang-format clang-tidy cppcheck valgrind dpkg-dev curl openssl
-          clang libclang-rt-14-dev bc patch
+          clang libclang-rt-14-dev bc patch postgresql-15 libpq-dev
           ${DPM_EXTRA_PACKAGES:-})
 
 log() { printf 'deps: %s\n' "$*"; }

@@ -1,24 +1,182 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Running per-campaign aggregates and reject counters (see aggregate.h). */
+/* Campaign sums, transaction deltas and in-memory aggregates (see aggregate.h). */
 #include "collector/aggregate.h"
 
+#include <stdlib.h>
 #include <string.h>
+
+int coll_state_init(coll_campaign_state_t *st, const coll_campaign_t *c)
+{
+    memset(st, 0, sizeof(*st));
+    const dpm_campaign_t *cp = &c->mech.campaign;
+    if (cp->mechanism == DPM_MECH_ID_ROC_HIST) {
+        return dpm_roc_agg_init(&st->roc, c->mech.params.roc_hist.bins.count) == DPM_OK ? 0 : -1;
+    }
+    st->nmetrics = cp->nmetrics;
+    for (uint32_t m = 0; m < st->nmetrics; m++) {
+        if (dpm_disp_agg_init(&st->agg[m], &c->disp) != DPM_OK) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+void coll_state_add_reports(coll_campaign_state_t *st, uint64_t n)
+{
+    st->reports += n;
+    st->roc.reports += st->roc.bins > 0 ? n : 0;
+}
+
+void coll_state_add_tuple(coll_campaign_state_t *st, uint32_t m, uint32_t g, uint64_t n, int64_t s,
+                          double ss)
+{
+    if (m >= st->nmetrics || g >= st->agg[m].d) {
+        st->rows_skipped++;
+        return;
+    }
+    /* dpm_disp_agg_t's fields are public: K, n'_G, the exact 128-bit sum S_G (two's
+     * complement: the high word is the sign extension of an int64) and Σ v'^2. */
+    dpm_disp_agg_t *a = &st->agg[m];
+    dpm_disp_agg_t one = *a;
+    memset(one.count, 0, sizeof(one.count));
+    memset(one.sum, 0, sizeof(one.sum));
+    memset(one.sumsq, 0, sizeof(one.sumsq));
+    memset(one.sumsq_comp, 0, sizeof(one.sumsq_comp));
+    one.total = n;
+    one.count[g] = n;
+    one.sum[g].lo = (uint64_t)s;
+    one.sum[g].hi = s < 0 ? UINT64_MAX : 0;
+    one.sumsq[g] = ss;
+    if (dpm_disp_agg_merge(a, &one) != DPM_OK) {
+        st->rows_skipped++;
+    }
+}
+
+void coll_state_add_roc(coll_campaign_state_t *st, uint32_t bin, int64_t pos, int64_t neg)
+{
+    if (bin >= st->roc.bins) {
+        st->rows_skipped++;
+        return;
+    }
+    st->roc.pos[bin] += pos;
+    st->roc.neg[bin] += neg;
+}
+
+void coll_reasons_add(coll_reasons_t *rs, const char *reason, uint64_t count)
+{
+    for (size_t i = 0; i < rs->n; i++) {
+        if (strcmp(rs->r[i].reason, reason) == 0) {
+            rs->r[i].count += count;
+            return;
+        }
+    }
+    if (rs->n == COLL_MAX_REASONS) {
+        /* the last slot collects everything that does not fit */
+        strcpy(rs->r[COLL_MAX_REASONS - 1].reason, "other");
+        rs->r[COLL_MAX_REASONS - 1].count += count;
+        return;
+    }
+    coll_reason_t *r = &rs->r[rs->n++];
+    strncpy(r->reason, reason, sizeof(r->reason) - 1);
+    r->reason[sizeof(r->reason) - 1] = '\0';
+    r->count = count;
+}
+
+/* ---- deltas ------------------------------------------------------------------------------- */
+
+static coll_delta_t *delta_for(coll_deltas_t *ds, uint32_t campaign_id, uint32_t period, int roc,
+                               uint32_t width)
+{
+    if (ds->last < ds->n) {
+        coll_delta_t *d = &ds->d[ds->last];
+        if (d->campaign_id == campaign_id && d->period == period) {
+            return d->roc == roc && d->width == width ? d : NULL;
+        }
+    }
+    for (size_t i = 0; i < ds->n; i++) {
+        coll_delta_t *d = &ds->d[i];
+        if (d->campaign_id == campaign_id && d->period == period) {
+            ds->last = i;
+            return d->roc == roc && d->width == width ? d : NULL;
+        }
+    }
+    if (ds->n == ds->cap) {
+        size_t cap = ds->cap ? 2 * ds->cap : 4;
+        coll_delta_t *p = realloc(ds->d, cap * sizeof(*p));
+        if (p == NULL) {
+            return NULL;
+        }
+        ds->d = p;
+        ds->cap = cap;
+    }
+    coll_delta_t *d = &ds->d[ds->n];
+    memset(d, 0, sizeof(*d));
+    d->campaign_id = campaign_id;
+    d->period = period;
+    d->roc = (uint8_t)roc;
+    d->width = width;
+    ds->last = ds->n++;
+    return d;
+}
+
+int coll_deltas_add(coll_deltas_t *ds, const coll_report_t *r)
+{
+    if (r->mechanism == DPM_MECH_ID_ROC_HIST) {
+        dpm_report_t rep;
+        if (dpm_report_decode(r->raw, r->raw_len, &rep) != DPM_OK ||
+            rep.mechanism != DPM_MECH_ID_ROC_HIST || rep.body.roc_hist.bins > DPM_MAX_BINS) {
+            return -1;
+        }
+        uint32_t bins = rep.body.roc_hist.bins;
+        coll_delta_t *d = delta_for(ds, r->campaign_id, r->period, 1, bins);
+        if (d == NULL) {
+            return -1;
+        }
+        for (uint32_t b = 0; b < bins; b++) {
+            d->pos[b] += rep.body.roc_hist.pos[b];
+            d->neg[b] += rep.body.roc_hist.neg[b];
+        }
+        d->reports++;
+        return 0;
+    }
+    if (r->nvalues < 1 || r->nvalues > DPM_CAMPAIGN_MAX_METRICS || r->group >= DPM_MAX_GROUPS) {
+        return -1;
+    }
+    coll_delta_t *d = delta_for(ds, r->campaign_id, r->period, 0, r->nvalues);
+    if (d == NULL) {
+        return -1;
+    }
+    for (uint32_t m = 0; m < r->nvalues; m++) {
+        int64_t v = r->value[m];
+        d->n[m][r->group]++;
+        d->s[m][r->group] += v;
+        d->ss[m][r->group] += (double)v * (double)v;
+    }
+    d->reports++;
+    return 0;
+}
+
+void coll_deltas_clear(coll_deltas_t *ds)
+{
+    ds->n = 0;
+    ds->last = 0;
+}
+
+void coll_deltas_free(coll_deltas_t *ds)
+{
+    free(ds->d);
+    memset(ds, 0, sizeof(*ds));
+}
+
+/* ---- in-memory aggregates ------------------------------------------------------------------- */
 
 int coll_agg_init(coll_aggregates_t *a, const coll_campaigns_t *cs)
 {
     memset(a, 0, sizeof(*a));
     a->campaigns = cs;
     for (size_t i = 0; i < cs->n; i++) {
-        coll_campaign_state_t *s = &a->state[i];
-        s->nmetrics = cs->c[i].mech.campaign.nmetrics;
-        if (cs->c[i].mech.campaign.mechanism == DPM_MECH_ID_ROC_HIST &&
-            dpm_roc_agg_init(&s->roc, cs->c[i].mech.params.roc_hist.bins.count) != DPM_OK) {
+        if (coll_state_init(&a->state[i], &cs->c[i]) != 0) {
             return -1;
-        }
-        for (uint32_t m = 0; m < s->nmetrics; m++) {
-            if (dpm_disp_agg_init(&s->agg[m], &cs->c[i].disp) != DPM_OK) {
-                return -1;
-            }
         }
     }
     return pthread_mutex_init(&a->lock, NULL) == 0 ? 0 : -1;
@@ -39,115 +197,62 @@ void coll_agg_unlock(coll_aggregates_t *a)
     pthread_mutex_unlock(&a->lock);
 }
 
-int coll_agg_add_locked(coll_aggregates_t *a, int ci, uint32_t group, uint32_t nvalues,
-                        const int32_t *values)
-{
-    if (ci < 0 || (size_t)ci >= a->campaigns->n) {
-        return -1;
-    }
-    coll_campaign_state_t *s = &a->state[ci];
-    if (nvalues != s->nmetrics || group >= a->campaigns->c[ci].mech.campaign.groups) {
-        return -1;
-    }
-    /* Check every value before adding any, so a bad row changes nothing. */
-    for (uint32_t m = 0; m < nvalues; m++) {
-        if (s->agg[m].mech == DPM_DISP_MR && values[m] != 1 && values[m] != -1) {
-            return -1;
-        }
-    }
-    for (uint32_t m = 0; m < nvalues; m++) {
-        if (dpm_disp_agg_add(&s->agg[m], group, values[m]) != DPM_OK) {
-            return -1; /* only a 2^64 counter overflow: unreachable in practice */
-        }
-    }
-    s->reports++;
-    a->total_reports++;
-    return 0;
-}
-
-int coll_agg_add_report_locked(coll_aggregates_t *a, int ci, const dpm_report_t *rep)
-{
-    if (ci < 0 || (size_t)ci >= a->campaigns->n) {
-        return -1;
-    }
-    if (a->campaigns->c[ci].mech.campaign.mechanism != DPM_MECH_ID_ROC_HIST) {
-        return coll_agg_add_locked(a, ci, rep->body.tuple.group, rep->body.tuple.nmetrics,
-                                   rep->body.tuple.value);
-    }
-    coll_campaign_state_t *s = &a->state[ci];
-    if (dpm_roc_agg_add(&s->roc, rep->body.roc_hist.bins, rep->body.roc_hist.pos,
-                        rep->body.roc_hist.neg) != DPM_OK) {
-        return -1;
-    }
-    s->reports++;
-    a->total_reports++;
-    return 0;
-}
-
 int coll_agg_add_batch_report_locked(coll_aggregates_t *a, const coll_report_t *r)
 {
-    if (r->mechanism != DPM_MECH_ID_ROC_HIST) {
-        return coll_agg_add_locked(a, r->campaign_index, r->group, r->nvalues, r->value);
-    }
-    dpm_report_t rep;
-    if (dpm_report_decode(r->raw, r->raw_len, &rep) != DPM_OK) {
+    int ci = r->campaign_index;
+    if (ci < 0 || (size_t)ci >= a->campaigns->n) {
         return -1;
     }
-    return coll_agg_add_report_locked(a, r->campaign_index, &rep);
+    coll_campaign_state_t *st = &a->state[ci];
+    coll_deltas_t one = {NULL, 0, 0, 0};
+    int rc = coll_deltas_add(&one, r);
+    if (rc == 0) {
+        const coll_delta_t *d = &one.d[0];
+        if (d->roc) {
+            if (d->width != st->roc.bins) {
+                rc = -1;
+            }
+            for (uint32_t b = 0; rc == 0 && b < d->width; b++) {
+                coll_state_add_roc(st, b, d->pos[b], d->neg[b]);
+            }
+        } else {
+            if (d->width != st->nmetrics || r->group >= a->campaigns->c[ci].mech.campaign.groups) {
+                rc = -1;
+            }
+            for (uint32_t m = 0; rc == 0 && m < d->width; m++) {
+                coll_state_add_tuple(st, m, r->group, 1, d->s[m][r->group], d->ss[m][r->group]);
+            }
+        }
+    }
+    coll_deltas_free(&one);
+    if (rc == 0) {
+        coll_state_add_reports(st, 1);
+        a->totals.reports++;
+    }
+    return rc;
 }
 
 void coll_agg_count_lost_locked(coll_aggregates_t *a, uint64_t count)
 {
-    a->lost_reports += count;
-}
-
-uint64_t coll_agg_lost_reports(coll_aggregates_t *a)
-{
-    pthread_mutex_lock(&a->lock);
-    uint64_t n = a->lost_reports;
-    pthread_mutex_unlock(&a->lock);
-    return n;
-}
-
-static void count_reason(coll_reasons_t *rs, const char *reason, uint64_t count)
-{
-    for (size_t i = 0; i < rs->n; i++) {
-        if (strcmp(rs->r[i].reason, reason) == 0) {
-            rs->r[i].count += count;
-            return;
-        }
-    }
-    if (rs->n == COLL_MAX_REASONS) {
-        /* the last slot collects everything that does not fit */
-        strcpy(rs->r[COLL_MAX_REASONS - 1].reason, "other");
-        rs->r[COLL_MAX_REASONS - 1].count += count;
-        return;
-    }
-    coll_reason_t *r = &rs->r[rs->n++];
-    strncpy(r->reason, reason, sizeof(r->reason) - 1);
-    r->reason[sizeof(r->reason) - 1] = '\0';
-    r->count = count;
+    a->totals.lost_reports += count;
 }
 
 void coll_agg_count_reject_locked(coll_aggregates_t *a, uint32_t campaign_id, const char *reason,
                                   uint64_t count)
 {
     int ci = campaign_id == 0 ? -1 : coll_campaigns_index(a->campaigns, campaign_id);
-    count_reason(ci < 0 ? &a->unattributed : &a->state[ci].rejects, reason, count);
+    coll_reasons_add(ci < 0 ? &a->totals.unattributed : &a->state[ci].rejects, reason, count);
 }
 
 void coll_agg_snapshot(coll_aggregates_t *a, int ci, coll_campaign_state_t *out,
-                       coll_reasons_t *unattributed, uint64_t *total_reports)
+                       coll_totals_t *totals)
 {
     pthread_mutex_lock(&a->lock);
     if (out != NULL && ci >= 0 && (size_t)ci < a->campaigns->n) {
         *out = a->state[ci];
     }
-    if (unattributed != NULL) {
-        *unattributed = a->unattributed;
-    }
-    if (total_reports != NULL) {
-        *total_reports = a->total_reports;
+    if (totals != NULL) {
+        *totals = a->totals;
     }
     pthread_mutex_unlock(&a->lock);
 }

@@ -5,31 +5,37 @@
 #define DPM_COLLECTOR_APP_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "collector/aggregate.h"
 #include "collector/auth.h"
 #include "collector/batch.h"
 #include "collector/campaigns.h"
+#include "collector/counters.h"
 #include "collector/limits.h"
 
-/* Where validated batches go: coll_store_commit in the server, a stub in the fuzzer. commit
- * returns 0 when the batch (its reports if it has no rejects, and its reject counts) is
- * durable; health (may be NULL) 0 when storage is healthy, else -1 and a reason. */
+/* Where validated batches go and where the sums come from: the store in the server, an
+ * in-memory stand-in in the fuzzer. commit returns 0 when the batch (its reports if it has no
+ * rejects, and its reject counts) is durable; health (may be NULL) 0 when storage is healthy,
+ * else -1 and a reason; read fills the sums of campaign index ci over periods [from, to] (out
+ * may be NULL) and the totals over every campaign (may be NULL): 0, or -1 and a reason. */
 typedef struct {
     int (*commit)(void *ctx, coll_batch_t *b);
     int (*health)(void *ctx, char *reason, size_t cap);
+    int (*read)(void *ctx, int ci, uint32_t from, uint32_t to, coll_campaign_state_t *out,
+                coll_totals_t *totals, char *err, size_t cap);
     void *ctx;
 } coll_sink_t;
 
 typedef struct {
     const coll_campaigns_t *campaigns;
-    coll_aggregates_t *agg;
     coll_sink_t sink;
-    size_t max_body;         /* largest request body read, bytes */
-    const coll_auth_t *auth; /* bearer tokens (NULL: none) */
-    int allow_anonymous;     /* POST /v1/reports without a credential (unsafe) */
-    int public_estimates;    /* estimates and /metrics without the operator role (unsafe) */
-    coll_limits_t *limits;   /* rate limits, memory budget, counters (NULL: none) */
+    size_t max_body;           /* largest request body read, bytes */
+    const coll_auth_t *auth;   /* bearer tokens (NULL: none) */
+    int allow_anonymous;       /* POST /v1/reports without a credential (unsafe) */
+    int public_estimates;      /* estimates and /metrics without the operator role (unsafe) */
+    coll_limits_t *limits;     /* rate limits, memory budget, counters (NULL: none) */
+    coll_counters_t *counters; /* this process's counters for /metrics (NULL: none) */
 } coll_app_t;
 
 #endif /* DPM_COLLECTOR_APP_H */

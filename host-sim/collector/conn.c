@@ -2,8 +2,13 @@
 /* HTTP connection state machine (see conn.h). */
 #include "collector/conn.h"
 
+#include <arpa/inet.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+#include "collector/log.h"
 
 /* Keep at most this much body buffer between requests: idle connections stay small. */
 #define BODY_KEEP_BYTES (64u * 1024u)
@@ -45,8 +50,42 @@ void coll_conn_free(coll_conn_t *c)
     release(c);
 }
 
+static uint64_t mono_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+/* The per-request summary (debug level). */
+static void log_request(const coll_conn_t *c, const coll_response_t *resp)
+{
+    static const char *const METHOD[] = {"-", "GET", "POST", "HEAD", "OTHER"};
+    char addr[INET6_ADDRSTRLEN] = "-";
+    if (c->peer != NULL) {
+        const uint8_t *a = c->peer->addr;
+        static const uint8_t v4[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF};
+        if (memcmp(a, v4, 12) == 0) {
+            inet_ntop(AF_INET, a + 12, addr, sizeof(addr));
+        } else {
+            inet_ntop(AF_INET6, a, addr, sizeof(addr));
+        }
+    }
+    int m = c->req.method >= HTTP_GET && c->req.method <= HTTP_OTHER ? (int)c->req.method : 0;
+    coll_log(COLL_LOG_DEBUG, "request",
+             "\"method\": \"%s\", \"target\": %s, \"status\": %d, \"bytes_in\": %zu, "
+             "\"bytes_out\": %zu, \"ms\": %llu, \"peer\": \"%s\", \"identity\": %s",
+             METHOD[m], coll_log_str(c->req.target[0] ? c->req.target : "-"), resp->status,
+             c->body_have, resp->len, (unsigned long long)(mono_ms() - c->started_ms), addr,
+             coll_log_str(c->peer != NULL && c->peer->identity[0] ? c->peer->identity : NULL));
+}
+
 static void send_response(coll_conn_t *c, coll_response_t *resp)
 {
+    coll_counters_status(c->app->counters, resp->status);
+    if (coll_log_enabled(COLL_LOG_DEBUG)) {
+        log_request(c, resp);
+    }
     int keep = resp->close ? 0 : c->req.keep_alive;
     uint8_t *out = NULL;
     size_t n = 0;
@@ -95,6 +134,7 @@ static void refuse(coll_conn_t *c, int status, const char *text, const char *ext
 /* A complete head is in c->head: decide what to do with the body. */
 static void on_head(coll_conn_t *c)
 {
+    c->started_ms = mono_ms();
     int st = http_parse_head(c->head, c->head_len, &c->req);
     if (st != 0) {
         fail(c, st, "malformed request\n");

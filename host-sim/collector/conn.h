@@ -35,9 +35,10 @@ typedef struct {
     char head[HTTP_MAX_HEAD];
     uint8_t *body;
     size_t body_cap, body_have;
-    uint64_t requests; /* answered so far */
-    size_t reserved;   /* bytes of the memory budget this request holds */
-    uint64_t now_ms;   /* the caller's clock, for the rate buckets (coll_conn_set_time) */
+    uint64_t requests;   /* answered so far */
+    size_t reserved;     /* bytes of the memory budget this request holds */
+    uint64_t now_ms;     /* the caller's clock, for the rate buckets (coll_conn_set_time) */
+    uint64_t started_ms; /* when the current request's head was complete (the request log) */
 } coll_conn_t;
 
 void coll_conn_init(coll_conn_t *c, const coll_app_t *app, const coll_peer_t *peer,

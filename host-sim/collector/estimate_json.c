@@ -1,19 +1,19 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Estimate JSON (format in estimate_json.h), from a consistent snapshot of the aggregates. */
+/* Estimate JSON (format in estimate_json.h), from a campaign's stored sums. */
 #include "collector/estimate_json.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/json_write.h"
 
-#define CONFIDENCE 0.95
+#define Z95 1.959963984540054
 
 #define DIGITS 9 /* significant digits of every number */
 
+/* A number, or null when it is not finite (JSON has no NaN). */
 static void sb_num(jw_t *sb, double x)
 {
     jw_num(sb, x, DIGITS);
@@ -39,9 +39,67 @@ static void sb_interval(jw_t *sb, double lo, double hi)
     jw_raw(sb, "]");
 }
 
+static double clip(double x, double lo, double hi)
+{
+    return x < lo ? lo : x > hi ? hi : x;
+}
+
+/* Was a null written since offset start (the estimate is written to a buffer)? */
+static int null_since(const jw_t *sb, size_t start)
+{
+    for (size_t i = start; sb->buf != NULL && i + 4 <= sb->len; i++) {
+        if (memcmp(sb->buf + i, "null", 4) == 0) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* "reason": why or, when a number of this object (written since offset start) came out null
+ * without one, a generic one. */
+static void sb_reason(jw_t *sb, const char *why, size_t start)
+{
+    jw_raw(sb, ", \"reason\": ");
+    if (why == NULL && null_since(sb, start)) {
+        why = "a value is not finite (too few reports for this noise)";
+    }
+    if (why != NULL) {
+        jw_str(sb, why);
+    } else {
+        jw_raw(sb, "null");
+    }
+}
+
+/* The standard deviation of the GRR group-size estimate n̂ = (n' - K q) / (a - q): n' is a sum
+ * of Bernoulli draws, a for the group's n members and q for the K - n others, so
+ * Var n̂ = (n a (1 - a) + (K - n) q (1 - q)) / (a - q)^2, with n = n̂ clipped to [0, K]. */
+static double size_sd(const dpm_disp_params_t *p, double n_hat, double K)
+{
+    double n = clip(n_hat, 0.0, K);
+    return sqrt(n * p->a * (1.0 - p->a) + (K - n) * p->q * (1.0 - p->q)) / (p->a - p->q);
+}
+
+/* Why a group's estimate is too small to mean much, or NULL. */
+static const char *group_too_small(const dpm_disp_params_t *p, const dpm_disp_agg_t *agg,
+                                   uint32_t g, double n_hat)
+{
+    if (agg->count[g] < COLL_EST_MIN_REPORTS) {
+        return "fewer than 30 reports in the group";
+    }
+    if (!(n_hat > 0.0) || size_sd(p, n_hat, (double)agg->total) > COLL_EST_MAX_SIZE_CV * n_hat) {
+        return "the estimated group size's relative standard error exceeds 0.2";
+    }
+    return NULL;
+}
+
+static void sb_interval_clipped(jw_t *sb, double lo, double hi, double min, double max)
+{
+    sb_interval(sb, isfinite(lo) ? clip(lo, min, max) : lo, isfinite(hi) ? clip(hi, min, max) : hi);
+}
+
 /* One metric: per-group means and every pairwise disparity, on the metric scale. */
 static void sb_metric(jw_t *sb, const coll_campaign_t *c, const dpm_disp_agg_t *agg,
-                      dpm_metric_t metric, double z)
+                      dpm_metric_t metric, double confidence)
 {
     uint32_t d = c->mech.campaign.groups;
     dpm_disp_estimate_t est;
@@ -49,62 +107,108 @@ static void sb_metric(jw_t *sb, const coll_campaign_t *c, const dpm_disp_agg_t *
     for (uint32_t g = 0; g < d; g++) {
         nu2[g] = DPM_DISP_NU2_PLUGIN;
     }
+    double z = Z95;
+    dpm_disp_normal_quantile(0.5 + confidence / 2.0, &z);
+    double K = (double)agg->total;
     int have = agg->total > 0 && dpm_disp_estimate(&c->disp, agg, NULL, nu2, &est) == DPM_OK;
+    const char *small[DPM_DISP_MAX_GROUPS];
     jw_raw(sb, "{\"metric\": \"%s\", \"groups\": [", coll_metric_name(metric));
     for (uint32_t g = 0; g < d; g++) {
+        size_t nulls = sb->len;
         int valid = have && est.group[g].valid;
+        double n_hat = have ? est.group[g].n : NAN;
+        small[g] = !have ? "no reports" : group_too_small(&c->disp, agg, g, n_hat);
         /* value scale v = 2 metric - 1 back to the metric: mean (m + 1) / 2, variance / 4 */
         double mean = valid ? (est.group[g].mean + 1.0) / 2.0 : NAN;
         double var = valid ? est.group[g].var / 4.0 : NAN;
-        double half = z * sqrt(var);
-        jw_raw(sb, "%s{\"group\": %u, \"reports\": %llu, \"size\": ", g ? ", " : "", g,
-               (unsigned long long)agg->count[g]);
-        sb_num(sb, have ? est.group[g].n : NAN);
+        double half = z * sqrt(var), half95 = Z95 * sqrt(var);
+        jw_raw(sb, "%s{\"group\": %u, \"reports\": %llu, \"n\": %llu, \"size\": ", g ? ", " : "", g,
+               (unsigned long long)agg->count[g], (unsigned long long)agg->count[g]);
+        sb_num(sb, n_hat);
+        jw_raw(sb, ", \"size_clipped\": ");
+        sb_num(sb, have ? clip(n_hat, 0.0, K) : NAN);
+        jw_raw(sb, ", \"size_sd\": ");
+        sb_num(sb, have ? size_sd(&c->disp, n_hat, K) : NAN);
         jw_raw(sb, ", \"mean\": ");
         sb_num(sb, mean);
+        jw_raw(sb, ", \"mean_clipped\": ");
+        sb_num(sb, isfinite(mean) ? clip(mean, 0.0, 1.0) : NAN);
         jw_raw(sb, ", \"var\": ");
         sb_num(sb, var);
-        jw_raw(sb, ", \"ci95\": ");
+        jw_raw(sb, ", \"ci\": ");
         sb_interval(sb, mean - half, mean + half);
+        jw_raw(sb, ", \"ci_clipped\": ");
+        sb_interval_clipped(sb, mean - half, mean + half, 0.0, 1.0);
+        jw_raw(sb, ", \"ci95\": ");
+        sb_interval(sb, mean - half95, mean + half95);
         jw_raw(sb, ", \"max_shift_one_report\": ");
         sb_num(sb,
                valid ? coll_bounds_mean_shift(&c->bounds, &c->disp, est.group[g].n, mean) : NAN);
+        jw_raw(sb, ", \"too_small\": %s", small[g] != NULL ? "true" : "false");
+        sb_reason(sb,
+                  !have    ? "no reports"
+                  : !valid ? "the estimated group size is not positive: too few reports"
+                           : small[g],
+                  nulls);
         jw_raw(sb, "}");
     }
     jw_raw(sb, "], \"disparities\": [");
     int best = -1;
-    dpm_disp_gap_t max_gap;
+    dpm_disp_gap_t max_gap, max95;
     memset(&max_gap, 0, sizeof(max_gap));
+    memset(&max95, 0, sizeof(max95));
     int first = 1;
     for (uint32_t g = 0; g < d; g++) {
         for (uint32_t h = g + 1; h < d; h++) {
-            dpm_disp_gap_t gap;
-            int ok = have && dpm_disp_gap(&est, g, h, CONFIDENCE, &gap) == DPM_OK;
-            jw_raw(sb, "%s{\"g\": %u, \"h\": %u, \"diff\": ", first ? "" : ", ", g, h);
+            size_t nulls = sb->len;
+            dpm_disp_gap_t gap, gap95;
+            int ok = have && dpm_disp_gap(&est, g, h, confidence, &gap) == DPM_OK &&
+                     dpm_disp_gap(&est, g, h, 0.95, &gap95) == DPM_OK;
+            const char *why = !have ? "no reports"
+                              : !ok ? "a group's estimated size is not positive: too few reports"
+                                    : NULL;
+            const char *tiny = small[g] != NULL ? small[g] : small[h];
+            jw_raw(sb, "%s{\"g\": %u, \"h\": %u, \"n\": %llu, \"diff\": ", first ? "" : ", ", g, h,
+                   (unsigned long long)(agg->count[g] + agg->count[h]));
             first = 0;
             sb_num(sb, ok ? gap.diff / 2.0 : NAN);
+            jw_raw(sb, ", \"diff_clipped\": ");
+            sb_num(sb, ok ? clip(gap.diff / 2.0, -1.0, 1.0) : NAN);
             jw_raw(sb, ", \"var\": ");
             sb_num(sb, ok ? gap.var / 4.0 : NAN);
-            jw_raw(sb, ", \"ci95\": ");
+            jw_raw(sb, ", \"ci\": ");
             sb_interval(sb, ok ? gap.ci_lo / 2.0 : NAN, ok ? gap.ci_hi / 2.0 : NAN);
+            jw_raw(sb, ", \"ci_clipped\": ");
+            sb_interval_clipped(sb, ok ? gap.ci_lo / 2.0 : NAN, ok ? gap.ci_hi / 2.0 : NAN, -1.0,
+                                1.0);
+            jw_raw(sb, ", \"ci95\": ");
+            sb_interval(sb, ok ? gap95.ci_lo / 2.0 : NAN, ok ? gap95.ci_hi / 2.0 : NAN);
+            jw_raw(sb, ", \"too_small\": %s", tiny != NULL || !ok ? "true" : "false");
+            sb_reason(sb, why != NULL ? why : tiny, nulls);
             jw_raw(sb, "}");
             if (ok && isfinite(gap.abs_diff) && (best < 0 || gap.abs_diff > max_gap.abs_diff)) {
                 max_gap = gap;
+                max95 = gap95;
                 best = 1;
             }
         }
     }
     jw_raw(sb, "], \"max_disparity\": ");
     if (best < 0) {
-        jw_raw(sb, "null");
+        jw_raw(sb, "null, \"max_disparity_reason\": ");
+        jw_str(sb, have ? "no pair of groups has a positive estimated size" : "no reports");
     } else {
+        const char *tiny = small[max_gap.g] != NULL ? small[max_gap.g] : small[max_gap.h];
         jw_raw(sb, "{\"g\": %u, \"h\": %u, \"diff\": ", max_gap.g, max_gap.h);
         sb_num(sb, max_gap.diff / 2.0);
         jw_raw(sb, ", \"abs_diff\": ");
         sb_num(sb, max_gap.abs_diff / 2.0);
-        jw_raw(sb, ", \"ci95\": ");
+        jw_raw(sb, ", \"ci\": ");
         sb_interval(sb, max_gap.ci_lo / 2.0, max_gap.ci_hi / 2.0);
-        jw_raw(sb, "}");
+        jw_raw(sb, ", \"ci95\": ");
+        sb_interval(sb, max95.ci_lo / 2.0, max95.ci_hi / 2.0);
+        jw_raw(sb, ", \"too_small\": %s}, \"max_disparity_reason\": null",
+               tiny != NULL ? "true" : "false");
     }
     jw_raw(sb, "}");
 }
@@ -123,33 +227,38 @@ static void sb_bounds(jw_t *sb, const coll_campaign_t *c)
     const coll_bounds_t *b = &c->bounds;
     jw_raw(sb, ", \"report_bounds\": {\"honest_reject_log2\": ");
     sb_num(sb, b->fail_log2);
+    if (!isfinite(b->fail_log2)) {
+        jw_raw(sb, ", \"reason\": \"no check can reject an honest report of this "
+                   "mechanism\"");
+    }
     if (b->mech != DPM_MECH_ID_ROC_HIST) {
         jw_raw(sb, ", \"a\": %.17g, \"q\": %.17g, \"gain\": %.17g", c->disp.a, c->disp.q,
-                  c->disp.mech == DPM_DISP_MR ? c->disp.c : 1.0);
+               c->disp.mech == DPM_DISP_MR ? c->disp.c : 1.0);
     }
     if (b->mech == DPM_MECH_ID_TUPLE_ML) {
         jw_raw(sb, ", \"value_max\": %lld", (long long)b->value_max);
     } else if (b->mech == DPM_MECH_ID_ROC_HIST) {
         jw_raw(sb,
-                  ", \"max_examples\": %u, \"cell\": [%lld, %lld], \"class_sum\": [%lld, %lld], "
-                  "\"total_sum\": [%lld, %lld], \"class_l1_max\": %lld",
-                  b->max_examples, (long long)b->cell_lo, (long long)b->cell_hi,
-                  (long long)b->class_lo, (long long)b->class_hi, (long long)b->total_lo,
-                  (long long)b->total_hi, (long long)b->class_l1_max);
+               ", \"max_examples\": %u, \"cell\": [%lld, %lld], \"class_sum\": [%lld, %lld], "
+               "\"total_sum\": [%lld, %lld], \"class_l1_max\": %lld",
+               b->max_examples, (long long)b->cell_lo, (long long)b->cell_hi,
+               (long long)b->class_lo, (long long)b->class_hi, (long long)b->total_lo,
+               (long long)b->total_hi, (long long)b->class_l1_max);
     }
     jw_raw(sb, "}");
 }
 
 /* roc_hist: "roc": the summed histograms and the estimate of host-sim/estimate/roc.h. */
-static void sb_roc(jw_t *sb, const coll_campaign_t *c, const dpm_roc_agg_t *agg)
+static void sb_roc(jw_t *sb, const coll_campaign_t *c, const dpm_roc_agg_t *agg, double confidence)
 {
     dpm_roc_estimate_t *e = malloc(sizeof(*e));
     uint32_t B = agg->bins;
-    if (e == NULL || dpm_roc_estimate(&c->roc, agg, CONFIDENCE, e) != DPM_OK) {
+    if (e == NULL || dpm_roc_estimate(&c->roc, agg, confidence, e) != DPM_OK) {
         free(e);
         sb->err = 1; /* reported by jw_take */
         return;
     }
+    size_t nulls = sb->len;
     double edges[DPM_MAX_BINS];
     for (uint32_t b = 0; b < B; b++) {
         if (b + 1 < B) {
@@ -168,6 +277,17 @@ static void sb_roc(jw_t *sb, const coll_campaign_t *c, const dpm_roc_agg_t *agg)
         }
         jw_raw(sb, "]");
     }
+    /* P and N are sums of B cells per report, each with noise variance s²: Var = n B s². */
+    double sd_total = sqrt((double)agg->reports * (double)B * c->roc.noise_var);
+    const char *small =
+        agg->reports < COLL_EST_MIN_REPORTS ? "fewer than 30 reports"
+        : !e->valid                         ? NULL
+        : sd_total > COLL_EST_MAX_SIZE_CV * e->P || sd_total > COLL_EST_MAX_SIZE_CV * e->N
+            ? "the estimated positives' or negatives' relative standard error "
+              "exceeds 0.2"
+            : NULL;
+    jw_raw(sb, ", \"n\": %llu, \"too_small\": %s", (unsigned long long)agg->reports,
+           small != NULL || !e->valid ? "true" : "false");
     jw_raw(sb, ", \"valid\": %s", e->valid ? "true" : "false");
     if (e->valid) {
         jw_raw(sb, ", \"projected\": %s, \"positives\": ", e->projected ? "true" : "false");
@@ -175,6 +295,10 @@ static void sb_roc(jw_t *sb, const coll_campaign_t *c, const dpm_roc_agg_t *agg)
         jw_raw(sb, ", \"negatives\": ");
         sb_num(sb, e->N);
         jw_raw(sb, ", \"auc\": ");
+        sb_num(sb, e->auc);
+        jw_raw(sb, ", \"auc_unbiased\": ");
+        sb_num(sb, e->auc_raw);
+        jw_raw(sb, ", \"auc_clipped\": ");
         sb_num(sb, e->auc);
         jw_raw(sb, ", \"auc_var_noise\": ");
         sb_num(sb, e->var_noise);
@@ -193,57 +317,71 @@ static void sb_roc(jw_t *sb, const coll_campaign_t *c, const dpm_roc_agg_t *agg)
         sb_array(sb, "tpr_lo_simultaneous", e->tpr_lo_sim, B + 1);
         sb_array(sb, "tpr_hi_simultaneous", e->tpr_hi_sim, B + 1);
     }
+    sb_reason(sb,
+              agg->reports == 0 ? "no reports"
+              : !e->valid       ? "the estimated positives or negatives are not positive: too "
+                                  "few reports"
+                                : small,
+              nulls);
     jw_raw(sb, "}");
     free(e);
 }
 
-int coll_estimate_json(const coll_campaigns_t *cs, coll_aggregates_t *agg, int ci, char **out,
-                       size_t *len)
+/* The period open at Unix time now (0 before the campaign's start or without one). */
+static uint32_t period_now(const coll_campaign_t *c, int64_t now)
+{
+    int64_t len = (int64_t)c->mech.campaign.period_seconds;
+    if (!c->opts.has_start || now < c->opts.start || len <= 0) {
+        return 0;
+    }
+    int64_t p = (now - c->opts.start) / len;
+    return p > (int64_t)UINT32_MAX ? UINT32_MAX : (uint32_t)p;
+}
+
+int coll_estimate_json(const coll_campaigns_t *cs, int ci, const coll_estimate_query_t *q,
+                       const coll_campaign_state_t *st, const coll_totals_t *totals, int64_t now,
+                       char **out, size_t *len)
 {
     if (ci < 0 || (size_t)ci >= cs->n) {
         return -1;
     }
-    /* ~8 KB of state: on the heap, connection threads have modest stacks */
-    coll_campaign_state_t *st = malloc(sizeof(*st));
-    coll_reasons_t *un = malloc(sizeof(*un));
     jw_t sb;
     jw_buffer(&sb);
-    if (st == NULL || un == NULL) {
-        free(st);
-        free(un);
-        return -1;
-    }
-    coll_agg_snapshot(agg, ci, st, un, NULL);
     const coll_campaign_t *c = &cs->c[ci];
     const dpm_campaign_t *cp = &c->mech.campaign;
-    double z = 1.959963984540054;
-    dpm_disp_normal_quantile(0.5 + CONFIDENCE / 2.0, &z);
     jw_raw(&sb, "{\"campaign\": %u, \"mechanism\": \"%s\", \"eps\": ", cp->id,
            coll_mechanism_name(cp->mechanism));
     sb_num(&sb, cp->eps / 65536.0);
     jw_raw(&sb, ", \"eps_implemented\": ");
     sb_num(&sb, c->mech.eps_implemented / 65536.0);
+    jw_raw(&sb, ", \"groups\": %u, \"confidence\": %.9g, \"scale\": \"metric\", ",
+           c->mech.campaign.groups, q->confidence);
+    if (q->all) {
+        jw_raw(&sb, "\"period_from\": null, \"period_to\": null");
+    } else {
+        jw_raw(&sb, "\"period_from\": %u, \"period_to\": %u", q->from, q->to);
+    }
     jw_raw(&sb,
-           ", \"groups\": %u, \"confidence\": %.2f, \"scale\": \"metric\", "
-           "\"reports\": %llu, \"rejects\": ",
-           c->mech.campaign.groups, CONFIDENCE, (unsigned long long)st->reports);
+           ", \"period_now\": %u, \"period_seconds\": %u, \"reports\": %llu, \"n\": "
+           "%llu, \"too_small_rule\": {\"min_reports\": %d, \"max_size_cv\": %.9g}, "
+           "\"rejects\": ",
+           period_now(c, now), cp->period_seconds, (unsigned long long)st->reports,
+           (unsigned long long)st->reports, COLL_EST_MIN_REPORTS, COLL_EST_MAX_SIZE_CV);
     sb_reasons(&sb, &st->rejects);
     jw_raw(&sb, ", \"rejects_unattributed\": ");
-    sb_reasons(&sb, un);
-    jw_raw(&sb, ", \"lost_reports\": %llu", (unsigned long long)coll_agg_lost_reports(agg));
+    sb_reasons(&sb, &totals->unattributed);
+    jw_raw(&sb, ", \"lost_reports\": %llu", (unsigned long long)totals->lost_reports);
     sb_bounds(&sb, c);
     jw_raw(&sb, ", \"metrics\": [");
     for (uint32_t m = 0; m < st->nmetrics; m++) {
         jw_raw(&sb, "%s", m ? ", " : "");
-        sb_metric(&sb, c, &st->agg[m], c->mech.campaign.metrics[m], z);
+        sb_metric(&sb, c, &st->agg[m], c->mech.campaign.metrics[m], q->confidence);
     }
     jw_raw(&sb, "]");
     if (cp->mechanism == DPM_MECH_ID_ROC_HIST) {
-        sb_roc(&sb, c, &st->roc);
+        sb_roc(&sb, c, &st->roc, q->confidence);
     }
     jw_raw(&sb, "}\n");
-    free(st);
-    free(un);
     *out = jw_take(&sb, len);
     return *out != NULL ? 0 : -1;
 }

@@ -1,46 +1,76 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* GET /v1/campaigns/{id}/estimate: the campaign's estimates as JSON.
+/* GET /v1/campaigns/{id}/estimate[?period=P | ?from=A&to=B][&confidence=C]: a campaign's
+ * estimates as JSON, computed from the stored sums of the periods asked for (all of them by
+ * default). The README ("Estimates") documents every member; in short:
  *
  *   {"campaign": 1, "mechanism": "tuple_mr", "eps": 1, "eps_implemented": 0.99998,
  *    "groups": 4, "confidence": 0.95, "scale": "metric",
- *    "reports": 123456,                                  stored reports (each counted once)
- *    "rejects": {"parameter fingerprint mismatch": 3},   this campaign's rejects by reason
- *    "rejects_unattributed": {"malformed batch": 1},     rejects no campaign can be named for
- *    "lost_reports": 0,            reports devices lost before delivery (all campaigns)
- *    "report_bounds": {"honest_reject_log2": -40.2, "value_max": ...}   bounds.h
+ *    "period_from": null | A, "period_to": null | B, "period_now": P (the period open now),
+ *    "reports": 123456, "n": 123456,                     stored reports in those periods
+ *    "too_small_rule": {"min_reports": 30, "max_size_cv": 0.2},
+ *    "rejects": {...}, "rejects_unattributed": {...}, "lost_reports": 0,   (all periods)
+ *    "report_bounds": {...},                                               bounds.h
  *    "metrics": [{"metric": "tpr",
- *      "groups": [{"group": 0, "reports": n', "size": n̂, "mean": m, "var": v,
- *                  "ci95": [lo, hi], "max_shift_one_report": s}, ...],
- *      "disparities": [{"g": 0, "h": 1, "diff": m0 - m1, "var": v, "ci95": [lo, hi]}, ...],
- *      "max_disparity": {"g": 0, "h": 3, "diff": ..., "abs_diff": ..., "ci95": [lo, hi]}}]}
+ *      "groups": [{"group": 0, "reports": n', "n": n', "size": n̂, "size_clipped": ...,
+ *                  "size_sd": ..., "mean": m, "mean_clipped": ..., "var": v,
+ *                  "ci": [lo, hi], "ci_clipped": [..], "ci95": [..],
+ *                  "too_small": false, "reason": null, "max_shift_one_report": s}, ...],
+ *      "disparities": [{"g": 0, "h": 1, "n": ..., "diff": m0 - m1, "diff_clipped": ...,
+ *                       "var": v, "ci": [..], "ci_clipped": [..], "ci95": [..],
+ *                       "too_small": false, "reason": null}, ...],
+ *      "max_disparity": {"g", "h", "diff", "abs_diff", "ci", "ci95", "too_small"} | null,
+ *      "max_disparity_reason": null | "..."}]}
  *
  * Everything is on the metric's own scale [0, 1] (the devices send v = 2 metric - 1; means,
- * variances and intervals are mapped back). Group sizes are not known to the server: "size" is
- * the GRR estimate, and the variances include its noise (dpm_disp_estimate, plug-in ν²).
- * "ci95" is the normal-approximation interval mean ± 1.96 sqrt(var). A group whose estimated
- * size is not positive has null estimates, and so have its disparities. No NaN or infinity is
- * ever written: those become null.
+ * variances and intervals are mapped back). "mean", "size" and "diff" are the unbiased
+ * estimates (they can leave the valid range when the noise is large against the data);
+ * "*_clipped" are the same clipped to it ([0, 1], [0, reports], [-1, 1]). "ci" is the normal
+ * interval at "confidence" (mean ± z sqrt(var)), "ci95" the same at 0.95 (as in 0.1.0). A
+ * group is "too_small" when fewer than 30 reports landed in it or its estimated size's
+ * relative standard error sd(n̂)/n̂ exceeds 0.2 (COLL_EST_*); a disparity when either group
+ * is. No NaN or infinity is ever written: such a value is null, and the object's "reason"
+ * says why.
  *
  * roc_hist campaigns: "groups": 0, "metrics": [] and
  *   "roc": {"bins", "edges", "noise_scale", "pos_sum", "neg_sum" (the exact summed noised
- *           counts), "valid", and when valid "projected", "positives", "negatives", "auc",
- *           "auc_var_noise", "auc_var_sampling", "auc_ci" (noise only: the reporting devices'
- *           own binned AUC), "auc_ci_total" (noise + sampling), "max_auc_shift_one_report"
- *           (bounds.h: how far one more accepted report can move the AUC), "fpr", "tpr" (threshold
- *           j = 0 .. bins), "tpr_lo"/"tpr_hi" (pointwise 95% band), "tpr_lo_simultaneous"/
- *           "tpr_hi_simultaneous" (Bonferroni over the interior thresholds)}
- * computed by host-sim/estimate/roc.h, the code dpm-sim uses. */
+ *           counts), "n", "too_small", "reason", "valid", and when valid "projected",
+ *           "positives", "negatives", "auc" (clipped to [0, 1], as in 0.1.0), "auc_unbiased",
+ *           "auc_clipped", "auc_var_noise", "auc_var_sampling", "auc_ci" (noise only),
+ *           "auc_ci_total" (noise + sampling), "max_auc_shift_one_report", "fpr", "tpr",
+ *           "tpr_lo"/"tpr_hi" (pointwise band), "tpr_lo_simultaneous"/"tpr_hi_simultaneous"}
+ *   too_small: fewer than 30 reports, or the estimated positives' or negatives' relative
+ *   standard error above 0.2; intervals at "confidence". Computed by
+ *   host-sim/estimate/roc.h, the code dpm-sim uses. */
 #ifndef DPM_COLLECTOR_ESTIMATE_JSON_H
 #define DPM_COLLECTOR_ESTIMATE_JSON_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "collector/aggregate.h"
 #include "collector/campaigns.h"
 
-/* The JSON for campaign index ci into a new heap buffer (NUL-terminated, *len without the
- * NUL). 0, or -1 if memory ran out. */
-int coll_estimate_json(const coll_campaigns_t *cs, coll_aggregates_t *agg, int ci, char **out,
-                       size_t *len);
+/* Below these an estimate is flagged "too_small" (see above and the README). */
+#define COLL_EST_MIN_REPORTS 30
+#define COLL_EST_MAX_SIZE_CV 0.2
+
+/* What an estimate request asks for. */
+typedef struct {
+    int all;           /* no period given: every period */
+    uint32_t from, to; /* else periods from .. to, inclusive */
+    double confidence; /* of the intervals, in (0, 1) */
+} coll_estimate_query_t;
+
+/* Parse the query string after '?' (NULL or "": the defaults: every period, 0.95). Accepts
+ * period=P, from=A, to=B (either may be left out), confidence=C (a decimal in (0, 1)), each at
+ * most once. 0, or -1 with the reason in why. */
+int coll_estimate_parse_query(const char *query, coll_estimate_query_t *q, char *why, size_t cap);
+
+/* The JSON of campaign index ci from its sums st (over the periods q asks for) and the
+ * totals, into a new heap buffer (NUL-terminated, *len without the NUL); now: Unix time (for
+ * period_now). 0, or -1 if memory ran out. */
+int coll_estimate_json(const coll_campaigns_t *cs, int ci, const coll_estimate_query_t *q,
+                       const coll_campaign_state_t *st, const coll_totals_t *totals, int64_t now,
+                       char **out, size_t *len);
 
 #endif /* DPM_COLLECTOR_ESTIMATE_JSON_H */

@@ -1,17 +1,22 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* dpm-collector: the TLS report collector. Parses options, loads the campaigns, opens the
- * store, and serves until SIGINT/SIGTERM (then finishes the requests in progress, commits,
- * and exits 0). Exit status 2: bad usage or configuration (campaigns file, certificate, key,
- * database); 1: a runtime failure. */
+/* dpm-collector: the TLS report collector. Parses options (command line, --config file),
+ * loads the campaigns, opens the store, and serves until SIGINT/SIGTERM (then finishes the
+ * requests in progress, commits, and exits 0); or runs a maintenance command (admin.h).
+ * Exit status 2: bad usage or configuration (campaigns file, certificate, key, database);
+ * 1: a runtime failure. Logs: JSON lines on stderr (log.h). */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-#include "collector/aggregate.h"
+#include "collector/admin.h"
 #include "collector/auth.h"
 #include "collector/campaigns.h"
+#include "collector/config.h"
+#include "collector/counters.h"
 #include "collector/limits.h"
+#include "collector/log.h"
 #include "collector/request.h"
 #include "collector/server.h"
 #include "collector/store.h"
@@ -19,15 +24,22 @@
 #include "dpm/version.h"
 
 static const char USAGE[] =
-    "usage: dpm-collector --listen HOST:PORT --cert FILE --key FILE --campaigns FILE --db FILE\n"
+    "usage: dpm-collector --listen HOST:PORT --cert FILE --key FILE --campaigns FILE --db URL\n"
     "                     [--credentials FILE] [--device-ca FILE] [options]\n"
+    "       dpm-collector --config FILE [options]   (options from a file, README)\n"
+    "       dpm-collector backup|restore|retention|verify|migrate ...  (maintenance)\n"
     "       dpm-collector --check-campaigns FILE\n"
     "       dpm-collector --version\n"
     "\n"
     "  --listen      numeric address and port, e.g. 127.0.0.1:8443 ([::1]:8443; port 0: any)\n"
     "  --cert/--key  server certificate chain and private key (PEM or DER)\n"
     "  --campaigns   campaigns file (below); each campaign is validated like a device does\n"
-    "  --db          SQLite database (created if missing; WAL, synchronous=FULL)\n"
+    "  --db          sqlite:PATH or PATH: SQLite (created if missing; WAL, synchronous=FULL;\n"
+    "                one collector per file); postgresql://[user@]host[:port]/dbname[?...]:\n"
+    "                PostgreSQL shared by any number of collectors (libpq URL)\n"
+    "  --instance ID this collector's name among those sharing a database: its rows of the\n"
+    "                stored sums (default HOSTNAME:PORT)\n"
+    "  --log-level   debug|info|warn|error (default info; debug logs every request)\n"
     "Who may do what (devices must authenticate unless --allow-anonymous-devices):\n"
     "  --credentials FILE   bearer tokens, stored as SHA-256: lines 'NAME ROLES SHA256HEX',\n"
     "                ROLES a comma list of device, relay=N (posts for N devices), operator\n"
@@ -44,12 +56,13 @@ static const char USAGE[] =
     "  --max-body    largest request body in bytes (default 1048576; larger: 413)\n"
     "  --*-timeout-ms  TLS handshake (default 10000), idle keep-alive (15000), reading one\n"
     "                request or writing its answer (10000); each a total time\n"
-    "  --integrity-check full|quick|off   at start-up (default full: PRAGMA integrity_check)\n"
+    "  --integrity-check full|quick|off   SQLite at start-up (default full: integrity_check)\n"
     "  --ready-file  write the bound port there once listening (for scripts using port 0)\n"
     "\n"
     "Endpoints: POST /v1/reports (dpm.v1.Batch, application/x-protobuf; device credential),\n"
-    "GET /v1/campaigns/ID (dpm.v1.Campaign), GET /v1/campaigns/ID/estimate (JSON; operator),\n"
-    "GET /metrics (operator), GET /healthz (503 when storage fails).\n"
+    "GET /v1/campaigns/ID (dpm.v1.Campaign), GET /v1/campaigns/ID/estimate[?period=P |\n"
+    "?from=A&to=B][&confidence=C] (JSON; operator), GET /metrics (Prometheus; operator),\n"
+    "GET /healthz (503 when storage fails).\n"
     "\n"
     "Campaigns file: '#' comments; one block per campaign:\n"
     "  [campaign]\n"
@@ -94,12 +107,12 @@ static int parse_size(const char *s, unsigned long long lo, unsigned long long h
 }
 
 /* The part of --memory-limit that is not budgeted to connections and requests: SQLite's page
- * cache (64 MiB), the aggregates, the binary and libraries. */
+ * cache (64 MiB), the binary and libraries. */
 #define BASELINE_BYTES ((size_t)96 << 20)
 
 typedef struct {
     const char *listen, *cert, *key, *campaigns, *db, *ready_file, *check, *credentials, *device_ca,
-        *integrity;
+        *integrity, *instance, *log_level;
     unsigned long long threads, per_addr, rate, burst, memory, max_body, handshake_ms, idle_ms,
         request_ms;
     int allow_anonymous, public_estimates;
@@ -118,6 +131,7 @@ static int parse_args(int argc, char **argv, options_t *o)
     o->idle_ms = 15000;
     o->request_ms = 10000;
     o->integrity = "full";
+    o->log_level = "info";
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -138,6 +152,10 @@ static int parse_args(int argc, char **argv, options_t *o)
             str = &o->device_ca;
         } else if (strcmp(a, "--integrity-check") == 0) {
             str = &o->integrity;
+        } else if (strcmp(a, "--instance") == 0) {
+            str = &o->instance;
+        } else if (strcmp(a, "--log-level") == 0) {
+            str = &o->log_level;
         } else if (strcmp(a, "--max-conns-per-addr") == 0) {
             num = &o->per_addr, lo = 0, hi = 100000;
         } else if (strcmp(a, "--rate-limit") == 0) {
@@ -195,6 +213,23 @@ static int parse_args(int argc, char **argv, options_t *o)
                 "dpm-collector: --listen, --cert, --key, --campaigns and --db are "
                 "required\n%s",
                 USAGE);
+        return -1;
+    }
+    coll_log_level_t level;
+    if (coll_log_parse_level(o->log_level, &level) != 0) {
+        fprintf(stderr, "dpm-collector: --log-level wants debug, info, warn or error\n");
+        return -1;
+    }
+    const char *target = NULL;
+    if (coll_store_backend_name(o->db, &target) == NULL) {
+        fprintf(stderr,
+                "dpm-collector: --db wants sqlite:PATH, a file name, or "
+                "postgresql://[user@]host/dbname (got '%s')\n",
+                o->db);
+        return -1;
+    }
+    if (o->instance != NULL && (o->instance[0] == '\0' || strlen(o->instance) > COLL_SHARD_MAX)) {
+        fprintf(stderr, "dpm-collector: --instance wants 1 to %d characters\n", COLL_SHARD_MAX);
         return -1;
     }
     if (strcmp(o->integrity, "full") != 0 && strcmp(o->integrity, "quick") != 0 &&
@@ -256,6 +291,59 @@ static int store_health(void *ctx, char *reason, size_t cap)
     return coll_store_health(ctx, reason, cap);
 }
 
+static int store_read(void *ctx, int ci, uint32_t from, uint32_t to, coll_campaign_state_t *out,
+                      coll_totals_t *totals, char *err, size_t cap)
+{
+    return coll_store_read(ctx, ci, from, to, out, totals, err, cap);
+}
+
+/* The --db value for the log: a PostgreSQL URL without its password. */
+static void redact(const char *url, char *out, size_t cap)
+{
+    snprintf(out, cap, "%s", url);
+    char *scheme = strstr(out, "://");
+    char *at = scheme != NULL ? strchr(scheme + 3, '@') : NULL;
+    char *colon = scheme != NULL ? strchr(scheme + 3, ':') : NULL;
+    if (at != NULL && colon != NULL && colon < at) {
+        memmove(colon + 4, at, strlen(at) + 1);
+        memcpy(colon, ":***", 4);
+    }
+    char *pw = strstr(out, "password=");
+    if (pw != NULL) {
+        char *end = pw + 9 + strcspn(pw + 9, "& ");
+        memmove(pw + 12, end, strlen(end) + 1);
+        memcpy(pw + 9, "***", 3);
+    }
+}
+
+/* Default instance id: HOSTNAME:PORT (the port actually bound). */
+static void default_instance(char *out, size_t cap, unsigned port)
+{
+    char host[64] = "localhost";
+    if (gethostname(host, sizeof(host)) != 0) {
+        snprintf(host, sizeof(host), "localhost");
+    }
+    host[sizeof(host) - 1] = '\0';
+    snprintf(out, cap, "%s:%u", host, port);
+}
+
+static void log_campaigns(const coll_campaigns_t *cs)
+{
+    for (size_t i = 0; i < cs->n; i++) {
+        const coll_campaign_t *c = &cs->c[i];
+        const dpm_campaign_t *cp = &c->mech.campaign;
+        coll_log(COLL_LOG_INFO, "campaign",
+                 "\"id\": %u, \"mechanism\": \"%s\", \"eps\": %.6f, \"eps_implemented\": %.6f, "
+                 "\"groups\": %u, \"metrics\": %u, \"period_seconds\": %u, \"start\": %lld, "
+                 "\"device_quota\": %u, \"fingerprint\": \"%08x\"",
+                 cp->id, coll_mechanism_name(cp->mechanism), cp->eps / 65536.0,
+                 c->mech.eps_implemented / 65536.0, cp->groups, cp->nmetrics, cp->period_seconds,
+                 (long long)c->opts.start, c->opts.device_quota, c->mech.params_hash);
+    }
+}
+
+static const char *const FLAGS[] = {"allow-anonymous-devices", "public-estimates", NULL};
+
 int main(int argc, char **argv)
 {
     options_t o;
@@ -263,20 +351,44 @@ int main(int argc, char **argv)
         printf("dpm-collector %s\n", dpm_version());
         return 0;
     }
+    if (coll_admin_is_command(argc, argv)) {
+        return coll_admin_main(argc, argv);
+    }
+    /* --config FILE: its options first, the command line's after (they override) */
+    int cargc = 0;
+    char **cargv = NULL;
+    for (int i = 1; i + 1 < argc; i++) {
+        if (strcmp(argv[i], "--config") == 0) {
+            char err[512];
+            if (coll_config_argv(argv[i + 1], argc, argv, FLAGS, &cargc, &cargv, err,
+                                 sizeof(err)) != 0) {
+                fprintf(stderr, "dpm-collector: %s\n", err);
+                return 2;
+            }
+            argc = cargc;
+            argv = cargv;
+            break;
+        }
+    }
     if (parse_args(argc, argv, &o) != 0) {
         return 2;
     }
+    if (o.check == NULL) {
+        coll_log_level_t level = COLL_LOG_INFO;
+        coll_log_parse_level(o.log_level, &level);
+        coll_log_init(level, stderr);
+    }
     int rc = 2;
-    char err[512];
+    char err[512], dbname[512], instance[COLL_SHARD_MAX + 1];
     coll_campaigns_t *cs = calloc(1, sizeof(*cs));
-    coll_aggregates_t *agg = calloc(1, sizeof(*agg));
     coll_tls_t *tls = calloc(1, sizeof(*tls));
     coll_limits_t *limits = calloc(1, sizeof(*limits));
+    coll_counters_t *counters = calloc(1, sizeof(*counters));
     coll_auth_t auth = {0, NULL};
     coll_store_t *store = NULL;
     coll_server_t *srv = NULL;
-    int agg_ready = 0, tls_ready = 0, limits_ready = 0;
-    if (cs == NULL || agg == NULL || tls == NULL || limits == NULL) {
+    int tls_ready = 0, limits_ready = 0, counters_ready = 0;
+    if (cs == NULL || tls == NULL || limits == NULL || counters == NULL) {
         fprintf(stderr, "dpm-collector: out of memory\n");
         rc = 1;
         goto out;
@@ -285,43 +397,43 @@ int main(int argc, char **argv)
         rc = check_campaigns(o.check, cs);
         goto out;
     }
+    redact(o.db, dbname, sizeof(dbname));
+    if (coll_counters_init(counters) != 0) {
+        rc = 1;
+        goto out;
+    }
+    counters_ready = 1;
     if (coll_campaigns_load(o.campaigns, cs, err, sizeof(err)) != 0) {
-        fprintf(stderr, "dpm-collector: %s\n", err);
+        coll_log(COLL_LOG_ERROR, "start_failed", "\"error\": %s", coll_log_str(err));
         goto out;
     }
-    if (coll_agg_init(agg, cs) != 0) {
-        fprintf(stderr, "dpm-collector: cannot set up the estimators\n");
-        goto out;
-    }
-    agg_ready = 1;
     tls_ready = 1; /* coll_tls_free is safe after a failed init */
     if ((o.credentials != NULL && coll_auth_load(&auth, o.credentials, err, sizeof(err)) != 0) ||
-        coll_tls_init(tls, o.cert, o.key, o.device_ca, err, sizeof(err)) != 0 ||
-        coll_store_open(&store, o.db, cs, agg, integrity_mode(o.integrity), err, sizeof(err)) !=
-            0) {
-        fprintf(stderr, "dpm-collector: %s\n", err);
+        coll_tls_init(tls, o.cert, o.key, o.device_ca, err, sizeof(err)) != 0) {
+        coll_log(COLL_LOG_ERROR, "start_failed", "\"error\": %s", coll_log_str(err));
         goto out;
     }
     if (coll_limits_init(limits, (uint32_t)o.rate, (uint32_t)o.burst,
                          (size_t)o.memory - BASELINE_BYTES) != 0) {
-        fprintf(stderr, "dpm-collector: cannot set up the limits\n");
+        coll_log(COLL_LOG_ERROR, "start_failed", "\"error\": \"cannot set up the limits\"");
         rc = 1;
         goto out;
     }
     limits_ready = 1;
     if (!o.public_estimates && !has_operator(&auth)) {
-        fprintf(stderr, "dpm-collector: note: no credential has the operator role, so nobody "
-                        "can read the estimates (give one in --credentials)\n");
+        coll_log(COLL_LOG_WARN, "no_operator",
+                 "\"note\": \"no credential has the operator role, so nobody can read the "
+                 "estimates (give one in --credentials)\"");
     }
     signal(SIGXFSZ, SIG_IGN); /* a full file system fails a commit (500), not the process */
     coll_app_t app = {cs,
-                      agg,
-                      {store_commit, store_health, store},
+                      {store_commit, store_health, store_read, NULL},
                       (size_t)o.max_body,
                       &auth,
                       o.allow_anonymous,
                       o.public_estimates,
-                      limits};
+                      limits,
+                      counters};
     coll_server_config_t cfg = {&app,
                                 tls,
                                 (int)o.threads,
@@ -329,11 +441,26 @@ int main(int argc, char **argv)
                                 (uint32_t)o.handshake_ms,
                                 (uint32_t)o.idle_ms,
                                 (uint32_t)o.request_ms};
+    /* Listen first (nothing is accepted until the server runs): the default instance id
+     * names the port actually bound. */
     if (coll_server_listen(&srv, &cfg, o.listen, err, sizeof(err)) != 0) {
-        fprintf(stderr, "dpm-collector: %s\n", err);
+        coll_log(COLL_LOG_ERROR, "start_failed", "\"error\": %s", coll_log_str(err));
         rc = 1;
         goto out;
     }
+    if (o.instance != NULL) {
+        snprintf(instance, sizeof(instance), "%s", o.instance);
+    } else {
+        default_instance(instance, sizeof(instance), coll_server_port(srv));
+    }
+    coll_store_options_t so = {integrity_mode(o.integrity), instance, counters};
+    if (coll_store_open(&store, o.db, cs, &so, err, sizeof(err)) != 0) {
+        coll_log(COLL_LOG_ERROR, "start_failed", "\"db\": %s, \"error\": %s", coll_log_str(dbname),
+                 coll_log_str(err));
+        goto out;
+    }
+    app.sink.ctx = store;
+    log_campaigns(cs);
     signal(SIGPIPE, SIG_IGN);
     g_server = srv;
     struct sigaction sa;
@@ -343,16 +470,22 @@ int main(int argc, char **argv)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
 
-    uint64_t reports = 0;
-    coll_agg_snapshot(agg, -1, NULL, NULL, &reports);
-    fprintf(stderr,
-            "dpm-collector: listening on %s (port %u), %zu campaign(s), %llu stored "
-            "report(s), database %s\n",
-            o.listen, coll_server_port(srv), cs->n, (unsigned long long)reports, o.db);
+    coll_totals_t totals;
+    memset(&totals, 0, sizeof(totals));
+    coll_store_read(store, -1, 0, 0, NULL, &totals, err, sizeof(err));
+    const char *target = NULL;
+    coll_log(COLL_LOG_INFO, "start",
+             "\"version\": \"%s\", \"listen\": %s, \"port\": %u, \"campaigns\": %zu, "
+             "\"reports\": %llu, \"backend\": \"%s\", \"db\": %s, \"instance\": %s, "
+             "\"pid\": %ld",
+             dpm_version(), coll_log_str(o.listen), coll_server_port(srv), cs->n,
+             (unsigned long long)totals.reports, coll_store_backend_name(o.db, &target),
+             coll_log_str(dbname), coll_log_str(instance), (long)getpid());
     if (o.ready_file != NULL) {
         FILE *f = fopen(o.ready_file, "w");
         if (f == NULL || fprintf(f, "%u\n", coll_server_port(srv)) < 0 || fclose(f) != 0) {
-            fprintf(stderr, "dpm-collector: cannot write %s\n", o.ready_file);
+            coll_log(COLL_LOG_ERROR, "start_failed", "\"error\": \"cannot write %s\"",
+                     o.ready_file);
             rc = 1;
             goto out;
         }
@@ -360,15 +493,16 @@ int main(int argc, char **argv)
     int left = coll_server_run(srv, 5000);
     unsigned long long commits = 0, max_group = 0;
     coll_store_stats(store, &commits, &max_group);
-    coll_agg_snapshot(agg, -1, NULL, NULL, &reports);
-    fprintf(stderr,
-            "dpm-collector: stopped; %llu stored report(s), %llu commits (largest group "
-            "%llu requests)%s\n",
-            (unsigned long long)reports, commits, max_group,
-            left ? ", some connections did not finish" : "");
+    coll_counters_t snap;
+    coll_counters_snapshot(counters, &snap);
+    coll_log(COLL_LOG_INFO, "stop",
+             "\"accepted\": %llu, \"duplicates\": %llu, \"commits\": %llu, \"largest_group\": "
+             "%llu, \"unfinished_connections\": %d",
+             (unsigned long long)snap.reports_accepted, (unsigned long long)snap.reports_duplicate,
+             commits, max_group, left);
     if (left > 0) {
         /* Threads still hold the store: exit without tearing it down. Every answered report
-         * is already durable; SQLite recovers an interrupted transaction from the WAL. */
+         * is already durable; the database recovers an interrupted transaction. */
         _Exit(0);
     }
     rc = 0;
@@ -378,16 +512,19 @@ out:
     if (tls_ready) {
         coll_tls_free(tls);
     }
-    if (agg_ready) {
-        coll_agg_free(agg);
-    }
     if (limits_ready) {
         coll_limits_free(limits);
     }
+    if (counters_ready) {
+        coll_counters_free(counters);
+    }
     coll_auth_free(&auth);
+    free(counters);
     free(limits);
     free(tls);
-    free(agg);
     free(cs);
+    if (cargv != NULL) {
+        coll_config_free(cargc, cargv);
+    }
     return rc;
 }

@@ -40,51 +40,112 @@ static void put(text_t *t, const char *fmt, ...)
 
 /* A label value: reasons are static English text; quote-safe by construction, but escape
  * anyway. */
+static void label(char r[COLL_REASON_MAX], const char *reason)
+{
+    size_t k = 0;
+    for (const char *p = reason; *p && k + 1 < COLL_REASON_MAX; p++) {
+        r[k++] = (*p == '"' || *p == '\\' || *p == '\n') ? '_' : *p;
+    }
+    r[k] = '\0';
+}
+
 static void put_reasons(text_t *t, unsigned id, const coll_reasons_t *rs)
 {
     for (size_t i = 0; i < rs->n; i++) {
         char r[COLL_REASON_MAX];
-        size_t k = 0;
-        for (const char *p = rs->r[i].reason; *p && k + 1 < sizeof(r); p++) {
-            r[k++] = (*p == '"' || *p == '\\' || *p == '\n') ? '_' : *p;
-        }
-        r[k] = '\0';
+        label(r, rs->r[i].reason);
         put(t, "dpm_rejects_total{campaign=\"%u\",reason=\"%s\"} %llu\n", id, r,
             (unsigned long long)rs->r[i].count);
     }
 }
 
+static void put_counters(text_t *t, const coll_counters_t *c)
+{
+    put(t, "# TYPE dpm_http_requests_total counter\n");
+    for (int code = 100; code < 600; code++) {
+        if (c->status[code] > 0) {
+            put(t, "dpm_http_requests_total{code=\"%d\"} %llu\n", code,
+                (unsigned long long)c->status[code]);
+        }
+    }
+    put(t,
+        "# TYPE dpm_reports_accepted_total counter\ndpm_reports_accepted_total %llu\n"
+        "# TYPE dpm_reports_duplicate_total counter\ndpm_reports_duplicate_total %llu\n"
+        "# TYPE dpm_reports_rejected_total counter\n",
+        (unsigned long long)c->reports_accepted, (unsigned long long)c->reports_duplicate);
+    for (size_t i = 0; i < c->rejected.n; i++) {
+        char r[COLL_REASON_MAX];
+        label(r, c->rejected.r[i].reason);
+        put(t, "dpm_reports_rejected_total{reason=\"%s\"} %llu\n", r,
+            (unsigned long long)c->rejected.r[i].count);
+    }
+    put(t,
+        "# TYPE dpm_tls_handshakes_total counter\ndpm_tls_handshakes_total %llu\n"
+        "# TYPE dpm_tls_handshake_failures_total counter\ndpm_tls_handshake_failures_total %llu\n"
+        "# TYPE dpm_commit_duration_seconds histogram\n",
+        (unsigned long long)c->tls_handshakes, (unsigned long long)c->tls_handshake_failures);
+    uint64_t cum = 0;
+    for (int b = 0; b <= COLL_COMMIT_BUCKETS; b++) {
+        cum += c->commit_bucket[b];
+        if (b < COLL_COMMIT_BUCKETS) {
+            put(t, "dpm_commit_duration_seconds_bucket{le=\"%g\"} %llu\n", coll_commit_bucket_le[b],
+                (unsigned long long)cum);
+        } else {
+            put(t, "dpm_commit_duration_seconds_bucket{le=\"+Inf\"} %llu\n",
+                (unsigned long long)cum);
+        }
+    }
+    put(t,
+        "dpm_commit_duration_seconds_sum %.9g\ndpm_commit_duration_seconds_count %llu\n"
+        "# TYPE dpm_commits_failed_total counter\ndpm_commits_failed_total %llu\n",
+        c->commit_seconds, (unsigned long long)c->commits, (unsigned long long)c->commits_failed);
+}
+
 int coll_metrics_text(const coll_app_t *app, char **out, size_t *len)
 {
-    text_t t = {malloc(4096), 0, 4096, 0};
+    text_t t = {malloc(8192), 0, 8192, 0};
     coll_campaign_state_t *st = malloc(sizeof(*st));
-    coll_reasons_t *un = malloc(sizeof(*un));
-    if (t.buf == NULL || st == NULL || un == NULL) {
+    coll_totals_t *tot = malloc(sizeof(*tot));
+    coll_counters_t *cnt = malloc(sizeof(*cnt));
+    if (t.buf == NULL || st == NULL || tot == NULL || cnt == NULL) {
         free(t.buf);
         free(st);
-        free(un);
+        free(tot);
+        free(cnt);
         return -1;
-    }
-    uint64_t total = 0;
-    coll_agg_snapshot(app->agg, -1, NULL, un, &total);
-    put(&t, "# TYPE dpm_reports_stored_total counter\ndpm_reports_stored_total %llu\n",
-        (unsigned long long)total);
-    put(&t, "# TYPE dpm_lost_reports_total counter\ndpm_lost_reports_total %llu\n",
-        (unsigned long long)coll_agg_lost_reports(app->agg));
-    put(&t, "# TYPE dpm_rejects_total counter\n");
-    put_reasons(&t, 0, un);
-    for (size_t i = 0; i < app->campaigns->n; i++) {
-        coll_agg_snapshot(app->agg, (int)i, st, NULL, NULL);
-        put_reasons(&t, app->campaigns->c[i].mech.campaign.id, &st->rejects);
     }
     char reason[200];
     int healthy =
         app->sink.health == NULL || app->sink.health(app->sink.ctx, reason, sizeof(reason)) == 0;
-    put(&t, "# TYPE dpm_storage_healthy gauge\ndpm_storage_healthy %d\n", healthy);
+    /* the database's counts; when it cannot be read they are left out (and storage is
+     * reported unhealthy) */
+    int db = app->sink.read(app->sink.ctx, -1, 0, 0, NULL, tot, reason, sizeof(reason)) == 0;
+    if (db) {
+        put(&t, "# TYPE dpm_reports_stored_total counter\ndpm_reports_stored_total %llu\n",
+            (unsigned long long)tot->reports);
+        put(&t, "# TYPE dpm_lost_reports_total counter\ndpm_lost_reports_total %llu\n",
+            (unsigned long long)tot->lost_reports);
+        put(&t, "# TYPE dpm_rejects_total counter\n");
+        put_reasons(&t, 0, &tot->unattributed);
+        for (size_t i = 0; db && i < app->campaigns->n; i++) {
+            if (app->sink.read(app->sink.ctx, (int)i, 0, 0, st, NULL, reason, sizeof(reason)) !=
+                0) {
+                db = 0;
+                break;
+            }
+            put_reasons(&t, app->campaigns->c[i].mech.campaign.id, &st->rejects);
+        }
+    }
+    put(&t, "# TYPE dpm_storage_healthy gauge\ndpm_storage_healthy %d\n", healthy && db);
+    if (app->counters != NULL) {
+        coll_counters_snapshot(app->counters, cnt);
+        put_counters(&t, cnt);
+    }
     if (app->limits != NULL) {
         coll_limit_stats_t l;
         coll_limits_stats(app->limits, &l);
         put(&t,
+            "# TYPE dpm_connections_active gauge\n"
             "dpm_connections_active %llu\n"
             "dpm_connections_accepted_total %llu\n"
             "dpm_connections_refused_total{reason=\"per_address\"} %llu\n"
@@ -105,7 +166,8 @@ int coll_metrics_text(const coll_app_t *app, char **out, size_t *len)
             app->limits->memory_budget);
     }
     free(st);
-    free(un);
+    free(tot);
+    free(cnt);
     if (t.err) {
         free(t.buf);
         return -1;

@@ -8,8 +8,9 @@
 #include <time.h>
 
 #include "collector/estimate_json.h"
-#include "dpm/version.h"
+#include "collector/log.h"
 #include "collector/metrics.h"
+#include "dpm/version.h"
 
 #define ALLOW_GET "Allow: GET, HEAD\r\n"
 #define ALLOW_POST "Allow: POST\r\n"
@@ -116,7 +117,25 @@ void coll_count_request_reject(const coll_app_t *app, const char *reason)
     coll_batch_count(&b, 0, reason, 1);
     b.rejects_total = 1; /* a rejected request: nothing to store but the count */
     app->sink.commit(app->sink.ctx, &b);
+    coll_counters_reject(app->counters, reason, 1);
+    coll_log(COLL_LOG_INFO, "reject", "\"campaign\": 0, \"reason\": %s, \"count\": 1",
+             coll_log_str(reason));
     coll_batch_free(&b);
+}
+
+/* Every reject of a committed batch, by campaign and reason, with the sender. */
+static void log_rejects(const coll_batch_t *b)
+{
+    if (!coll_log_enabled(COLL_LOG_INFO)) {
+        return;
+    }
+    for (size_t i = 0; i < b->ncounts; i++) {
+        const coll_reject_count_t *c = &b->counts[i];
+        coll_log(COLL_LOG_INFO, "reject",
+                 "\"campaign\": %u, \"reason\": %s, \"count\": %llu, \"device\": %s",
+                 c->campaign_id, coll_log_str(c->reason), (unsigned long long)c->count,
+                 coll_log_str(b->device != NULL && b->device[0] ? b->device : NULL));
+    }
 }
 
 static void post_reports(const coll_app_t *app, const coll_peer_t *peer, const http_request_t *req,
@@ -153,6 +172,8 @@ static void post_reports(const coll_app_t *app, const coll_peer_t *peer, const h
         return;
     }
     int status = coll_batch_status(&b);
+    coll_counters_batch(app->counters, &b);
+    log_rejects(&b);
     uint8_t *out = NULL;
     size_t n = 0;
     if (coll_batch_response(&b, &out, &n) != 0) {
@@ -165,15 +186,24 @@ static void post_reports(const coll_app_t *app, const coll_peer_t *peer, const h
     set_body(resp, status, COLL_CT_PROTOBUF, out, n);
 }
 
+/* Quotes, backslashes and control characters out: the reason goes into a JSON string. */
+static void json_safe(char *s)
+{
+    for (char *p = s; *p; p++) {
+        *p = (*p == '"' || *p == '\\' || (unsigned char)*p < 0x20) ? ' ' : *p;
+    }
+}
+
 static void get_health(const coll_app_t *app, coll_response_t *resp)
 {
-    uint64_t total = 0;
-    coll_agg_snapshot(app->agg, -1, NULL, NULL, &total);
+    coll_totals_t totals;
     char reason[200], text[320];
-    if (app->sink.health != NULL && app->sink.health(app->sink.ctx, reason, sizeof(reason)) != 0) {
-        for (char *p = reason; *p; p++) {
-            *p = (*p == '"' || *p == '\\' || (unsigned char)*p < 0x20) ? ' ' : *p;
-        }
+    int bad = app->sink.health != NULL && app->sink.health(app->sink.ctx, reason, sizeof(reason));
+    if (!bad && app->sink.read(app->sink.ctx, -1, 0, 0, NULL, &totals, reason, sizeof(reason))) {
+        bad = 1; /* the database cannot be read (PostgreSQL down) */
+    }
+    if (bad) {
+        json_safe(reason);
         snprintf(text, sizeof(text),
                  "{\"status\": \"unhealthy\", \"version\": \"%s\", \"reason\": \"%s\"}\n",
                  dpm_version(), reason);
@@ -181,7 +211,7 @@ static void get_health(const coll_app_t *app, coll_response_t *resp)
     } else {
         snprintf(text, sizeof(text),
                  "{\"status\": \"ok\", \"version\": \"%s\", \"campaigns\": %zu, \"reports\": %llu}\n",
-                 dpm_version(), app->campaigns->n, (unsigned long long)total);
+                 dpm_version(), app->campaigns->n, (unsigned long long)totals.reports);
         coll_text_response(200, text, 0, resp);
     }
     resp->content_type = "application/json";
@@ -230,7 +260,47 @@ static int parse_campaign_path(const char *p, uint32_t *id, int *estimate)
     return 0;
 }
 
-static void get_campaign(const coll_app_t *app, uint32_t id, int estimate, coll_response_t *resp)
+static void get_estimate(const coll_app_t *app, int ci, const char *query, coll_response_t *resp)
+{
+    coll_estimate_query_t q;
+    char why[200], text[240];
+    if (coll_estimate_parse_query(query, &q, why, sizeof(why)) != 0) {
+        snprintf(text, sizeof(text), "bad query: %s\n", why);
+        coll_text_response(400, text, 0, resp);
+        return;
+    }
+    /* ~10 KB of sums: on the heap, connection threads have modest stacks */
+    coll_campaign_state_t *st = malloc(sizeof(*st));
+    coll_totals_t *totals = malloc(sizeof(*totals));
+    char *json = NULL;
+    size_t n = 0;
+    int rc = st == NULL || totals == NULL ? -1
+             : app->sink.read(app->sink.ctx, ci, q.from, q.to, st, totals, why, sizeof(why)) != 0
+                 ? -2
+             : coll_estimate_json(app->campaigns, ci, &q, st, totals, (int64_t)time(NULL), &json,
+                                  &n) != 0
+                 ? -1
+                 : 0;
+    free(st);
+    free(totals);
+    if (rc == -2) {
+        coll_log(COLL_LOG_ERROR, "storage_error", "\"read\": \"estimate\", \"error\": %s",
+                 coll_log_str(why));
+        snprintf(text, sizeof(text), "database unavailable: %s\n", why);
+        coll_text_response(503, text, 0, resp);
+        resp->extra = "Retry-After: 1\r\n";
+        return;
+    }
+    if (rc != 0) {
+        coll_text_response(500, "out of memory\n", 1, resp);
+        return;
+    }
+    memset(resp, 0, sizeof(*resp));
+    set_body(resp, 200, "application/json", (uint8_t *)json, n);
+}
+
+static void get_campaign(const coll_app_t *app, uint32_t id, int estimate, const char *query,
+                         coll_response_t *resp)
 {
     int ci = coll_campaigns_index(app->campaigns, id);
     if (ci < 0) {
@@ -239,13 +309,7 @@ static void get_campaign(const coll_app_t *app, uint32_t id, int estimate, coll_
     }
     memset(resp, 0, sizeof(*resp));
     if (estimate) {
-        char *json = NULL;
-        size_t n = 0;
-        if (coll_estimate_json(app->campaigns, app->agg, ci, &json, &n) != 0) {
-            coll_text_response(500, "out of memory\n", 1, resp);
-            return;
-        }
-        set_body(resp, 200, "application/json", (uint8_t *)json, n);
+        get_estimate(app, ci, query, resp);
         return;
     }
     const coll_campaign_t *c = &app->campaigns->c[ci];
@@ -327,7 +391,8 @@ void coll_handle_request(const coll_app_t *app, const coll_peer_t *peer, const h
         } else if (estimate && (st = operator_check(app, req, &why)) != 0) {
             unauthorized(app, st, why, resp);
         } else {
-            get_campaign(app, id, estimate, resp);
+            const char *q = strchr(req->target, '?');
+            get_campaign(app, id, estimate, q != NULL ? q + 1 : NULL, resp);
         }
     } else {
         coll_text_response(404, "not found\n", 0, resp);

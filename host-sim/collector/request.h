@@ -4,11 +4,13 @@
  *
  *   GET  /healthz                      200 {"status": "ok", "version": "X.Y.Z", "campaigns": n,
  *                                      "reports": n} | 503 {"status": "unhealthy", "version":
- *                                      "X.Y.Z", "reason": "..."} when a commit failed recently or
- *                                      the database is corrupt
+ *                                      "X.Y.Z", "reason": "..."} when a commit failed recently,
+ *                                      the database is corrupt or cannot be read
  *   GET  /v1/campaigns/{id}            200 dpm.v1.Campaign (application/x-protobuf) | 404
- *   GET  /v1/campaigns/{id}/estimate   200 JSON (estimate_json.h) | 404      [operator]
- *   GET  /metrics                      200 text counters (metrics.h)          [operator]
+ *   GET  /v1/campaigns/{id}/estimate   200 JSON (estimate_json.h) | 400 a bad query (the
+ *                                      reason in the body) | 404 | 503 database unreadable
+ *                                      [operator]; ?period=P, ?from=A&to=B, ?confidence=C
+ *   GET  /metrics                      200 Prometheus text (metrics.h)          [operator]
  *   POST /v1/reports                   body dpm.v1.Batch, Content-Type application/x-protobuf
  *                                      [device]
  *        200 BatchResponse{accepted, duplicates}       every report valid, all durably stored

@@ -270,10 +270,12 @@ static int serve_tls(coll_server_t *srv, conn_arg_t *a, uint64_t start)
     coll_tls_conn_t tc;
     if (coll_tls_accept(&tc, cfg->tls, a->fd, start + cfg->handshake_ms) != 0 ||
         coll_tls_peer_identity(&tc, a->peer.identity, sizeof(a->peer.identity)) < 0) {
+        coll_counters_handshake(cfg->app->counters, 0);
         coll_tls_conn_close(&tc, 0, 0);
         return 0; /* a failed or too slow handshake, or a device certificate that does not
                    * verify: nothing of ours to protect, just close */
     }
+    coll_counters_handshake(cfg->app->counters, 1);
     set_state(srv, a->slot, SLOT_IDLE);
     coll_conn_t *conn = malloc(sizeof(*conn));
     uint8_t *buf = malloc(READ_CHUNK);

@@ -1,35 +1,36 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* SQLite store with a group-committing writer thread (see store.h). */
+/* The store's generic part: backend choice, the group-committing writer thread, retries,
+ * health, reads, and the maintenance commands (see store.h, store_backend.h). */
 #include "collector/store.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
-#include <sqlite3.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <time.h>
-#include <unistd.h>
+
+#include "collector/log.h"
+#include "collector/store_backend.h"
+
+#define MAX_ATTEMPTS 3 /* a transaction aborted by a conflict is run again this often */
 
 typedef struct job {
     coll_batch_t *batch;
     int done;
     int rc;
+    coll_over_t over;
+    int undone; /* over quota: its reports were deleted again in this transaction */
     struct job *next;
 } job_t;
 
 struct coll_store {
-    sqlite3 *db;
-    sqlite3_stmt *insert_report;
-    sqlite3_stmt *count_reject;
-    sqlite3_stmt *charge_quota;
-    sqlite3_stmt *count_lost;
-    int lock_fd;
+    const coll_backend_ops_t *ops;
+    coll_backend_t *be;
     const coll_campaigns_t *campaigns;
-    coll_aggregates_t *agg;
+    coll_counters_t *counters;
+    coll_deltas_t deltas; /* the writer's, reused */
+    coll_quota_t *quota;  /* the writer's quota counters of one transaction, reused */
+    size_t nquota, quota_cap;
     pthread_t writer;
     pthread_mutex_t mu;
     pthread_cond_t work; /* the writer waits for jobs */
@@ -43,584 +44,468 @@ struct coll_store {
     char last_error[160];
 };
 
-/* Schema version 2 (PRAGMA user_version): reports are unique per (campaign, report_id), each
- * row names the credential that sent it, and quota and lost-report counters exist. */
-#define SCHEMA_VERSION 2
-static const char REPORTS_COLUMNS[] =
-    "(seq INTEGER PRIMARY KEY, report_id BLOB NOT NULL, campaign_id INTEGER NOT NULL,"
-    " period INTEGER NOT NULL, grp INTEGER NOT NULL, nvalues INTEGER NOT NULL,"
-    " v0 INTEGER, v1 INTEGER, v2 INTEGER, v3 INTEGER, raw BLOB NOT NULL,"
-    " received_at INTEGER NOT NULL, device TEXT, UNIQUE (campaign_id, report_id))";
-
-static const char SCHEMA[] =
-    "CREATE TABLE IF NOT EXISTS campaigns ("
-    "  id INTEGER PRIMARY KEY, mechanism INTEGER NOT NULL, eps_q16 INTEGER NOT NULL,"
-    "  params_hash INTEGER NOT NULL, campaign BLOB NOT NULL, first_seen INTEGER);"
-    "CREATE TABLE IF NOT EXISTS rejects ("
-    "  campaign_id INTEGER NOT NULL, reason TEXT NOT NULL, count INTEGER NOT NULL,"
-    "  PRIMARY KEY (campaign_id, reason)) WITHOUT ROWID;"
-    "CREATE TABLE IF NOT EXISTS quota ("
-    "  device TEXT NOT NULL, campaign_id INTEGER NOT NULL, period INTEGER NOT NULL,"
-    "  count INTEGER NOT NULL, PRIMARY KEY (device, campaign_id, period)) WITHOUT ROWID;"
-    "CREATE TABLE IF NOT EXISTS lost ("
-    "  device TEXT NOT NULL PRIMARY KEY, count INTEGER NOT NULL) WITHOUT ROWID;";
-
-/* Version 0 (report_id unique on its own, no first_seen) to 2; the caller wraps it in a
- * transaction. %s: REPORTS_COLUMNS. */
-static const char MIGRATE_0_TO_2[] =
-    "ALTER TABLE campaigns ADD COLUMN first_seen INTEGER;"
-    "CREATE TABLE reports_v2 %s;"
-    "INSERT INTO reports_v2(seq, report_id, campaign_id, period, grp, nvalues, v0, v1, v2, v3,"
-    "  raw, received_at)"
-    "  SELECT seq, report_id, campaign_id, period, grp, nvalues, v0, v1, v2, v3, raw, received_at"
-    "  FROM reports;"
-    "DROP TABLE reports;"
-    "ALTER TABLE reports_v2 RENAME TO reports;"
-    "UPDATE campaigns SET first_seen = (SELECT MIN(received_at) FROM reports"
-    "  WHERE campaign_id = campaigns.id);";
-
-static int fail(char *err, size_t cap, const char *fmt, ...)
+static int fail(char *err, size_t cap, const char *fmt, const char *a)
 {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, cap, fmt, ap);
-    va_end(ap);
+    snprintf(err, cap, fmt, a);
     return -1;
 }
 
-static int exec(sqlite3 *db, const char *sql)
+const char *coll_store_backend_name(const char *url, const char **target)
 {
-    return sqlite3_exec(db, sql, NULL, NULL, NULL) == SQLITE_OK ? 0 : -1;
+    if (url == NULL || url[0] == '\0') {
+        return NULL;
+    }
+    if (strncmp(url, "postgresql://", 13) == 0 || strncmp(url, "postgres://", 11) == 0) {
+        *target = url;
+        return "postgresql";
+    }
+    if (strncmp(url, "sqlite:", 7) == 0) {
+        *target = url + 7;
+        return url[7] != '\0' ? "sqlite" : NULL;
+    }
+    if (strstr(url, "://") != NULL) {
+        return NULL; /* another scheme: not a file name */
+    }
+    *target = url;
+    return "sqlite";
 }
 
-/* One integer from a one-row query (PRAGMA user_version, COUNT(*)), or -1. */
-static sqlite3_int64 query_int(sqlite3 *db, const char *sql)
+static const coll_backend_ops_t *backend_for(const char *url, const char **target, char *err,
+                                             size_t cap)
 {
-    sqlite3_stmt *q = NULL;
-    sqlite3_int64 v = -1;
-    if (sqlite3_prepare_v2(db, sql, -1, &q, NULL) == SQLITE_OK && sqlite3_step(q) == SQLITE_ROW) {
-        v = sqlite3_column_int64(q, 0);
+    const char *name = coll_store_backend_name(url, target);
+    if (name == NULL) {
+        fail(err, cap, "--db %s: want sqlite:PATH, a file name, or postgresql://[user@]host/dbname",
+             url);
+        return NULL;
     }
-    sqlite3_finalize(q);
-    return v;
+    return strcmp(name, "postgresql") == 0 ? &coll_pg_backend : &coll_sqlite_backend;
 }
 
-/* ---- start-up -------------------------------------------------------------------------- */
-
-/* PRAGMA integrity_check (or quick_check): every b-tree page, and (full) every index entry
- * against its table row. A damaged report_id index would otherwise fail commits at random. */
-static int check_integrity(coll_store_t *s, coll_integrity_t mode, char *err, size_t cap)
+static double mono_now(void)
 {
-    if (mode == COLL_INTEGRITY_OFF) {
-        return 0;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* ---- one transaction ---------------------------------------------------------------------- */
+
+static void reset_results(job_t *jobs)
+{
+    for (job_t *j = jobs; j != NULL; j = j->next) {
+        coll_batch_t *b = j->batch;
+        b->accepted = b->duplicates = 0;
+        for (size_t i = 0; i < b->nreports; i++) {
+            b->reports[i].is_new = 0;
+        }
+        j->over.n = 0;
+        j->undone = 0;
     }
-    const char *sql =
-        mode == COLL_INTEGRITY_FULL ? "PRAGMA integrity_check(8)" : "PRAGMA quick_check(8)";
-    sqlite3_stmt *q = NULL;
-    if (sqlite3_prepare_v2(s->db, sql, -1, &q, NULL) != SQLITE_OK) {
-        return fail(err, cap, "integrity check failed: %s", sqlite3_errmsg(s->db));
+}
+
+#define QUOTA_REASON "device quota exceeded"
+
+/* The reject counts an over-quota batch adds: one per listed report (its campaign), the rest
+ * under the first report's campaign. n of them into out[cap]. */
+static size_t over_counts(const coll_batch_t *b, const coll_over_t *over, coll_reject_count_t *out,
+                          size_t cap)
+{
+    size_t n = 0;
+    for (size_t i = 0; i <= COLL_OVER_LISTED && i <= over->n; i++) {
+        uint32_t cid;
+        uint64_t count = 1;
+        if (i == COLL_OVER_LISTED || i == over->n) {
+            if (over->n <= COLL_OVER_LISTED || i != COLL_OVER_LISTED) {
+                break;
+            }
+            cid = b->reports[0].campaign_id;
+            count = over->n - COLL_OVER_LISTED;
+        } else {
+            cid = b->reports[over->idx[i]].campaign_id;
+        }
+        size_t k = 0;
+        while (k < n && out[k].campaign_id != cid) {
+            k++;
+        }
+        if (k == n) {
+            if (n == cap) {
+                k = n - 1;
+            } else {
+                out[n].campaign_id = cid;
+                out[n].reason = QUOTA_REASON;
+                out[n].count = 0;
+                n++;
+            }
+        }
+        out[k].count += count;
     }
-    char first[256] = "";
-    int rows = 0, st;
-    while ((st = sqlite3_step(q)) == SQLITE_ROW) {
-        const unsigned char *msg = sqlite3_column_text(q, 0);
-        if (rows++ == 0 && msg != NULL) {
-            snprintf(first, sizeof(first), "%s", (const char *)msg);
+    return n;
+}
+
+/* ---- quotas ------------------------------------------------------------------------------
+ *
+ * A batch sent with a device credential may store at most its quota of new reports per
+ * (credential, campaign, period). The counters are charged once per transaction and key, after
+ * every batch of the group is inserted (so a counter shared by many batches, a relay's, is
+ * locked only for the end of the transaction), then each batch is checked in queue order against
+ * the count before it: the first batch whose new reports would exceed the quota, and every later
+ * one that would, is undone (its reports deleted again, its charge taken back) and its
+ * over-quota reports rejected; the others keep theirs. That is exactly what charging batch by
+ * batch would give, unless an undone batch had stored a report that a later batch of the group
+ * carries too (a device resending while its first try is queued): the later batch took it for a
+ * duplicate. Then the transaction is run again batch by batch ("sequential"). */
+
+static int cmp_quota(const void *x, const void *y)
+{
+    const coll_quota_t *a = x, *b = y;
+    int c = strcmp(a->device, b->device);
+    if (c != 0) {
+        return c;
+    }
+    if (a->campaign_id != b->campaign_id) {
+        return a->campaign_id < b->campaign_id ? -1 : 1;
+    }
+    return a->period < b->period ? -1 : a->period > b->period;
+}
+
+/* The counter of (device, r's campaign, r's period) in s->quota (sorted), or -1. */
+static long quota_find(const coll_store_t *s, const char *device, const coll_report_t *r)
+{
+    coll_quota_t key = {device, r->campaign_id, r->period, 0, 0};
+    const coll_quota_t *q = bsearch(&key, s->quota, s->nquota, sizeof(key), cmp_quota);
+    return q != NULL ? (long)(q - s->quota) : -1;
+}
+
+static int quota_add(coll_store_t *s, const char *device, const coll_report_t *r)
+{
+    for (size_t i = s->nquota; i-- > 0;) { /* runs of one key: look at the last ones first */
+        coll_quota_t *q = &s->quota[i];
+        if (q->campaign_id == r->campaign_id && q->period == r->period &&
+            strcmp(q->device, device) == 0) {
+            q->delta++;
+            return 0;
+        }
+        if (s->nquota - i > 8) {
+            break;
         }
     }
-    sqlite3_finalize(q);
-    if (st != SQLITE_DONE) {
-        return fail(err, cap, "integrity check failed: %s", sqlite3_errmsg(s->db));
+    if (s->nquota == s->quota_cap) {
+        size_t cap = s->quota_cap ? 2 * s->quota_cap : 16;
+        coll_quota_t *p = realloc(s->quota, cap * sizeof(*p));
+        if (p == NULL) {
+            return -1;
+        }
+        s->quota = p;
+        s->quota_cap = cap;
     }
-    if (rows != 1 || strcmp(first, "ok") != 0) {
-        return fail(err, cap,
-                    "integrity check failed (%s): %s; refusing to start. Restore the "
-                    "database from a backup, or run sqlite3 .recover on a copy (README)",
-                    mode == COLL_INTEGRITY_FULL ? "integrity_check" : "quick_check", first);
-    }
+    coll_quota_t *q = &s->quota[s->nquota++];
+    q->device = device;
+    q->campaign_id = r->campaign_id;
+    q->period = r->period;
+    q->delta = 1;
+    q->after = 0;
     return 0;
 }
 
-/* Create the schema, or bring an older database to SCHEMA_VERSION. */
-static int create_or_migrate(coll_store_t *s, char *err, size_t cap)
+/* Merge equal keys (quota_add only looks back a little) after sorting. */
+static void quota_merge(coll_store_t *s)
 {
-    sqlite3_int64 version = query_int(s->db, "PRAGMA user_version");
-    sqlite3_int64 has_reports =
-        query_int(s->db, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = "
-                         "'reports'");
-    char sql[2048];
-    if (version < 0 || has_reports < 0) {
-        return fail(err, cap, "database: %s", sqlite3_errmsg(s->db));
+    qsort(s->quota, s->nquota, sizeof(*s->quota), cmp_quota);
+    size_t k = 0;
+    for (size_t i = 0; i < s->nquota; i++) {
+        if (k > 0 && cmp_quota(&s->quota[k - 1], &s->quota[i]) == 0) {
+            s->quota[k - 1].delta += s->quota[i].delta;
+        } else {
+            s->quota[k++] = s->quota[i];
+        }
     }
-    if (version > SCHEMA_VERSION) {
-        return fail(err, cap, "database schema version %lld is newer than this collector's (%d)",
-                    (long long)version, SCHEMA_VERSION);
+    s->nquota = k;
+}
+
+static int charged(const job_t *j)
+{
+    const coll_batch_t *b = j->batch;
+    return coll_has_device(b) && b->rejects_total == 0 && b->accepted > 0;
+}
+
+typedef struct {
+    uint32_t cid;
+    uint8_t id[DPM_REPORT_ID_BYTES];
+} id_key_t;
+
+static int cmp_id(const void *x, const void *y)
+{
+    const id_key_t *a = x, *b = y;
+    if (a->cid != b->cid) {
+        return a->cid < b->cid ? -1 : 1;
     }
-    if (version == SCHEMA_VERSION) {
+    return memcmp(a->id, b->id, DPM_REPORT_ID_BYTES);
+}
+
+/* Did an undone batch store a report that a later batch of [first, stop) took for a duplicate? */
+static int undo_conflicts(job_t *first, job_t *stop, const job_t *undone)
+{
+    const coll_batch_t *u = undone->batch;
+    id_key_t *keys = malloc(u->nreports * sizeof(*keys) + 1);
+    size_t n = 0;
+    if (keys == NULL) {
+        return 1; /* cannot tell: be safe */
+    }
+    for (size_t i = 0; i < u->nreports; i++) {
+        if (u->reports[i].is_new) {
+            keys[n].cid = u->reports[i].campaign_id;
+            memcpy(keys[n].id, u->reports[i].report_id, DPM_REPORT_ID_BYTES);
+            n++;
+        }
+    }
+    qsort(keys, n, sizeof(*keys), cmp_id);
+    int hit = 0;
+    int after = 0;
+    for (job_t *j = first; j != stop && !hit; j = j->next) {
+        if (j == undone) {
+            after = 1;
+            continue;
+        }
+        const coll_batch_t *b = j->batch;
+        for (size_t i = 0; after && i < b->nreports && !hit; i++) {
+            id_key_t k;
+            k.cid = b->reports[i].campaign_id;
+            memcpy(k.id, b->reports[i].report_id, DPM_REPORT_ID_BYTES);
+            hit = !b->reports[i].is_new && bsearch(&k, keys, n, sizeof(k), cmp_id) != NULL;
+        }
+    }
+    free(keys);
+    (void)first;
+    return hit;
+}
+
+/* Charge the quotas of the batches [first, stop) and undo those over them (see above).
+ * 0, -1 (database), or 1: a conflict, run the transaction again batch by batch. */
+static int settle(coll_store_t *s, job_t *first, job_t *stop)
+{
+    s->nquota = 0;
+    for (job_t *j = first; j != stop; j = j->next) {
+        const coll_batch_t *b = j->batch;
+        for (size_t i = 0; charged(j) && i < b->nreports; i++) {
+            if (b->reports[i].is_new && quota_add(s, b->device, &b->reports[i]) != 0) {
+                return -1;
+            }
+        }
+    }
+    if (s->nquota == 0) {
         return 0;
     }
-    if (exec(s->db, "BEGIN IMMEDIATE") != 0) {
-        return fail(err, cap, "database: %s", sqlite3_errmsg(s->db));
-    }
-    int rc = 0;
-    if (version == 0 && has_reports) {
-        snprintf(sql, sizeof(sql), MIGRATE_0_TO_2, REPORTS_COLUMNS);
-        rc = exec(s->db, sql);
-    } else {
-        snprintf(sql, sizeof(sql), "CREATE TABLE IF NOT EXISTS reports %s;", REPORTS_COLUMNS);
-        rc = exec(s->db, sql);
-    }
-    snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", SCHEMA_VERSION);
-    if (rc != 0 || exec(s->db, SCHEMA) != 0 || exec(s->db, sql) != 0 ||
-        exec(s->db, "COMMIT") != 0) {
-        fail(err, cap, "database schema %lld -> %d: %s", (long long)version, SCHEMA_VERSION,
-             sqlite3_errmsg(s->db));
-        exec(s->db, "ROLLBACK");
+    quota_merge(s);
+    if (s->ops->charge_quotas(s->be, s->quota, s->nquota) != 0) {
         return -1;
     }
-    if (version == 0 && has_reports) {
-        fprintf(stderr,
-                "dpm-collector: database upgraded to schema %d (reports unique per "
-                "campaign and report_id)\n",
-                SCHEMA_VERSION);
+    size_t nk = s->nquota;
+    int64_t *before = malloc(nk * sizeof(int64_t)); /* the count before the batch at hand */
+    int64_t *count = malloc(nk * sizeof(int64_t));  /* that batch's new reports per key */
+    coll_quota_t *back = malloc(nk * sizeof(coll_quota_t));
+    if (before == NULL || count == NULL || back == NULL) {
+        free(before);
+        free(count);
+        free(back);
+        return -1;
     }
-    return 0;
-}
-
-/* Record new campaigns (with the time they were first seen); refuse a stored campaign whose
- * fingerprint the file changed (its stored reports were validated against the old one and
- * would be mixed into the estimate). A campaign without a start in the file starts when it
- * was first seen. */
-static int check_campaigns(coll_store_t *s, coll_campaigns_t *cs, char *err, size_t cap)
-{
-    sqlite3_stmt *get = NULL, *put = NULL, *seen = NULL;
-    int rc = -1;
-    sqlite3_int64 now = (sqlite3_int64)time(NULL);
-    if (sqlite3_prepare_v2(s->db,
-                           "SELECT mechanism, eps_q16, params_hash, first_seen FROM campaigns"
-                           " WHERE id = ?",
-                           -1, &get, NULL) != SQLITE_OK ||
-        sqlite3_prepare_v2(s->db,
-                           "INSERT INTO campaigns(id, mechanism, eps_q16, params_hash, campaign,"
-                           " first_seen) VALUES (?, ?, ?, ?, ?, ?)",
-                           -1, &put, NULL) != SQLITE_OK ||
-        sqlite3_prepare_v2(s->db, "UPDATE campaigns SET first_seen = ? WHERE id = ?", -1, &seen,
-                           NULL) != SQLITE_OK) {
-        fail(err, cap, "database: %s", sqlite3_errmsg(s->db));
-        goto out;
+    for (size_t k = 0; k < nk; k++) {
+        before[k] = s->quota[k].after - s->quota[k].delta;
     }
-    for (size_t i = 0; i < cs->n; i++) {
-        coll_campaign_t *c = &cs->c[i];
-        const dpm_mech_t *m = &c->mech;
-        sqlite3_int64 first_seen = now;
-        sqlite3_reset(get);
-        sqlite3_bind_int64(get, 1, m->campaign.id);
-        int st = sqlite3_step(get);
-        if (st == SQLITE_ROW) {
-            if (sqlite3_column_int64(get, 0) != (sqlite3_int64)m->campaign.mechanism ||
-                sqlite3_column_int64(get, 1) != (sqlite3_int64)m->eps_implemented ||
-                sqlite3_column_int64(get, 2) != (sqlite3_int64)m->params_hash) {
-                fail(err, cap,
-                     "campaign %u: the database holds reports made with different parameters "
-                     "(mechanism, eps, groups or metrics changed); use a new campaign id or a "
-                     "new database",
-                     m->campaign.id);
-                goto out;
+    int rc = 0;
+    for (job_t *j = first; j != stop && rc == 0; j = j->next) {
+        coll_batch_t *b = j->batch;
+        if (!charged(j)) {
+            continue;
+        }
+        memset(count, 0, nk * sizeof(int64_t));
+        for (size_t i = 0; i < b->nreports; i++) {
+            const coll_report_t *r = &b->reports[i];
+            long k = r->is_new ? quota_find(s, b->device, r) : -1;
+            if (k < 0) {
+                continue;
             }
-            if (sqlite3_column_type(get, 3) != SQLITE_NULL) {
-                first_seen = sqlite3_column_int64(get, 3);
-            } else { /* upgraded from schema 0 without reports */
-                sqlite3_reset(seen);
-                sqlite3_bind_int64(seen, 1, now);
-                sqlite3_bind_int64(seen, 2, m->campaign.id);
-                if (sqlite3_step(seen) != SQLITE_DONE) {
-                    fail(err, cap, "database: %s", sqlite3_errmsg(s->db));
-                    goto out;
+            if (before[k] + ++count[k] > (int64_t)coll_quota_limit(s->campaigns, b, r)) {
+                if (j->over.n < COLL_OVER_LISTED) {
+                    j->over.idx[j->over.n] = i;
                 }
+                j->over.n++;
             }
-        } else if (st == SQLITE_DONE) {
-            sqlite3_reset(put);
-            sqlite3_bind_int64(put, 1, m->campaign.id);
-            sqlite3_bind_int64(put, 2, m->campaign.mechanism);
-            sqlite3_bind_int64(put, 3, m->eps_implemented);
-            sqlite3_bind_int64(put, 4, m->params_hash);
-            sqlite3_bind_blob(put, 5, c->pb, (int)c->pb_len, SQLITE_STATIC);
-            sqlite3_bind_int64(put, 6, now);
-            if (sqlite3_step(put) != SQLITE_DONE) {
-                fail(err, cap, "database: %s", sqlite3_errmsg(s->db));
-                goto out;
-            }
-        } else {
-            fail(err, cap, "database: %s", sqlite3_errmsg(s->db));
-            goto out;
         }
-        if (!c->opts.has_start) {
-            c->opts.start = first_seen;
-            c->opts.has_start = 1;
-        }
-    }
-    rc = 0;
-out:
-    sqlite3_finalize(get);
-    sqlite3_finalize(put);
-    sqlite3_finalize(seen);
-    return rc;
-}
-
-/* Rebuild the aggregates from every stored report, the reject and lost-report counters. */
-static int load_state(coll_store_t *s, char *err, size_t cap)
-{
-    sqlite3_stmt *q = NULL;
-    unsigned long long skipped = 0;
-    if (sqlite3_prepare_v2(s->db,
-                           "SELECT campaign_id, grp, nvalues, v0, v1, v2, v3, raw FROM reports", -1,
-                           &q, NULL) != SQLITE_OK) {
-        return fail(err, cap, "database: %s", sqlite3_errmsg(s->db));
-    }
-    coll_agg_lock(s->agg);
-    int st;
-    while ((st = sqlite3_step(q)) == SQLITE_ROW) {
-        sqlite3_int64 cid = sqlite3_column_int64(q, 0);
-        sqlite3_int64 grp = sqlite3_column_int64(q, 1);
-        sqlite3_int64 nv = sqlite3_column_int64(q, 2);
-        int ri =
-            cid > 0 && cid <= UINT32_MAX ? coll_campaigns_index(s->campaigns, (uint32_t)cid) : -1;
-        if (ri >= 0 && s->campaigns->c[ri].mech.campaign.mechanism == DPM_MECH_ID_ROC_HIST) {
-            /* roc_hist: the histogram is in the stored report bytes */
-            const void *raw = sqlite3_column_blob(q, 7);
-            int rlen = sqlite3_column_bytes(q, 7);
-            dpm_report_t rep;
-            const char *why = NULL;
-            if (raw == NULL || rlen <= 0 || dpm_report_decode(raw, (size_t)rlen, &rep) != DPM_OK ||
-                dpm_mech_check_report(&s->campaigns->c[ri].mech, &rep, &why) != DPM_OK ||
-                coll_agg_add_report_locked(s->agg, ri, &rep) != 0) {
-                skipped++;
+        if (j->over.n == 0) {
+            for (size_t k = 0; k < nk; k++) {
+                before[k] += count[k];
             }
             continue;
         }
-        int32_t v[DPM_CAMPAIGN_MAX_METRICS] = {0};
-        int ok = cid > 0 && cid <= UINT32_MAX && grp >= 0 && grp <= UINT32_MAX && nv >= 1 &&
-                 nv <= DPM_CAMPAIGN_MAX_METRICS;
-        for (int k = 0; ok && k < nv; k++) {
-            sqlite3_int64 x = sqlite3_column_int64(q, 3 + k);
-            ok = x >= INT32_MIN && x <= INT32_MAX;
-            v[k] = (int32_t)x;
+        /* over quota: none of this batch is stored, its charge is taken back */
+        if (undo_conflicts(first, stop, j)) {
+            rc = 1;
+            break;
         }
-        int ci = ok ? coll_campaigns_index(s->campaigns, (uint32_t)cid) : -1;
-        if (ci < 0 || coll_agg_add_locked(s->agg, ci, (uint32_t)grp, (uint32_t)nv, v) != 0) {
-            skipped++;
+        size_t n = 0;
+        for (size_t k = 0; k < nk; k++) {
+            if (count[k] > 0) {
+                back[n] = s->quota[k];
+                back[n].delta = -count[k];
+                n++;
+            }
         }
-    }
-    sqlite3_finalize(q);
-    if (st != SQLITE_DONE) {
-        coll_agg_unlock(s->agg);
-        return fail(err, cap, "database: %s", sqlite3_errmsg(s->db));
-    }
-    if (sqlite3_prepare_v2(s->db, "SELECT campaign_id, reason, count FROM rejects", -1, &q, NULL) !=
-        SQLITE_OK) {
-        coll_agg_unlock(s->agg);
-        return fail(err, cap, "database: %s", sqlite3_errmsg(s->db));
-    }
-    while ((st = sqlite3_step(q)) == SQLITE_ROW) {
-        const unsigned char *reason = sqlite3_column_text(q, 1);
-        sqlite3_int64 cid = sqlite3_column_int64(q, 0);
-        sqlite3_int64 n = sqlite3_column_int64(q, 2);
-        if (reason != NULL && n > 0 && cid >= 0 && cid <= UINT32_MAX) {
-            coll_agg_count_reject_locked(s->agg, (uint32_t)cid, (const char *)reason, (uint64_t)n);
+        if (s->ops->undo_batch(s->be, b) != 0 || s->ops->charge_quotas(s->be, back, n) != 0) {
+            rc = -1;
+            break;
+        }
+        j->undone = 1;
+        b->accepted = b->duplicates = 0;
+        for (size_t i = 0; i < b->nreports; i++) {
+            b->reports[i].is_new = 0;
         }
     }
-    sqlite3_finalize(q);
-    sqlite3_int64 lost = query_int(s->db, "SELECT COALESCE(SUM(count), 0) FROM lost");
-    if (lost > 0) {
-        coll_agg_count_lost_locked(s->agg, (uint64_t)lost);
-    }
-    coll_agg_unlock(s->agg);
-    if (st != SQLITE_DONE || lost < 0) {
-        return fail(err, cap, "database: %s", sqlite3_errmsg(s->db));
-    }
-    if (skipped > 0) {
-        fprintf(stderr,
-                "dpm-collector: %llu stored reports belong to campaigns not in the "
-                "campaigns file; they are kept but not estimated\n",
-                skipped);
-    }
-    return 0;
+    free(before);
+    free(count);
+    free(back);
+    return rc;
 }
 
-static int open_db(coll_store_t *s, const char *path, coll_integrity_t integrity, char *err,
-                   size_t cap)
+/* A batch's reject and lost-report counts. */
+static int count_job(coll_store_t *s, job_t *j)
 {
-    /* One collector per database: the aggregates assume this process is the only writer. The
-     * flock is independent of SQLite's own fcntl locks, and this descriptor stays open until
-     * after sqlite3_close, so closing it cannot drop SQLite's locks. */
-    s->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-    if (s->lock_fd < 0) {
-        return fail(err, cap, "cannot open database %s: %s", path, strerror(errno));
-    }
-    if (flock(s->lock_fd, LOCK_EX | LOCK_NB) != 0) {
-        return fail(err, cap, "database %s is in use by another collector", path);
-    }
-    if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
-        SQLITE_OK) {
-        return fail(err, cap, "cannot open database %s: %s", path,
-                    s->db ? sqlite3_errmsg(s->db) : "out of memory");
-    }
-    sqlite3_busy_timeout(s->db, 5000);
-    sqlite3_stmt *q = NULL;
-    int wal = 0;
-    if (sqlite3_prepare_v2(s->db, "PRAGMA journal_mode=WAL", -1, &q, NULL) == SQLITE_OK &&
-        sqlite3_step(q) == SQLITE_ROW) {
-        const unsigned char *mode = sqlite3_column_text(q, 0);
-        wal = mode != NULL && strcmp((const char *)mode, "wal") == 0;
-    }
-    sqlite3_finalize(q);
-    if (!wal) {
-        return fail(err, cap, "database %s: cannot switch to WAL mode: %s", path,
-                    sqlite3_errmsg(s->db));
-    }
-    char msg[384];
-    if (check_integrity(s, integrity, msg, sizeof(msg)) != 0) {
-        return fail(err, cap, "database %s: %s", path, msg);
-    }
-    /* synchronous=FULL: every COMMIT fsyncs the WAL, so a 2xx survives power loss. A 64 MiB
-     * page cache and checkpoints every 16384 pages (64 MiB of WAL) keep the index's random
-     * pages in memory and the checkpoint fsyncs rare; neither weakens durability. */
-    if (exec(s->db, "PRAGMA synchronous=FULL") != 0 ||
-        exec(s->db, "PRAGMA cache_size=-65536") != 0 ||
-        exec(s->db, "PRAGMA wal_autocheckpoint=16384") != 0) {
-        return fail(err, cap, "database %s: %s", path, sqlite3_errmsg(s->db));
-    }
-    if (create_or_migrate(s, msg, sizeof(msg)) != 0) {
-        return fail(err, cap, "database %s: %s", path, msg);
-    }
-    if (sqlite3_prepare_v2(s->db,
-                           "INSERT OR IGNORE INTO reports(report_id, campaign_id, period, grp,"
-                           " nvalues, v0, v1, v2, v3, raw, received_at, device)"
-                           " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                           -1, &s->insert_report, NULL) != SQLITE_OK ||
-        sqlite3_prepare_v2(s->db,
-                           "INSERT INTO rejects(campaign_id, reason, count) VALUES (?, ?, ?)"
-                           " ON CONFLICT(campaign_id, reason) DO UPDATE"
-                           " SET count = count + excluded.count",
-                           -1, &s->count_reject, NULL) != SQLITE_OK ||
-        sqlite3_prepare_v2(
-            s->db,
-            "INSERT INTO quota(device, campaign_id, period, count) VALUES (?, ?, ?, 1)"
-            " ON CONFLICT(device, campaign_id, period) DO UPDATE"
-            " SET count = count + 1 RETURNING count",
-            -1, &s->charge_quota, NULL) != SQLITE_OK ||
-        sqlite3_prepare_v2(s->db,
-                           "INSERT INTO lost(device, count) VALUES (?, ?)"
-                           " ON CONFLICT(device) DO UPDATE SET count = count + excluded.count",
-                           -1, &s->count_lost, NULL) != SQLITE_OK) {
-        return fail(err, cap, "database %s: %s", path, sqlite3_errmsg(s->db));
-    }
-    return 0;
-}
-
-/* ---- the writer -------------------------------------------------------------------------- */
-
-static int has_device(const coll_batch_t *b)
-{
-    return b->device != NULL && b->device[0] != '\0';
-}
-
-/* Count report r against its credential's quota for (campaign, period): 1 within it, 0 over,
- * -1 on a database error. */
-static int charge_quota(coll_store_t *s, const coll_batch_t *b, const coll_report_t *r)
-{
-    sqlite3_stmt *q = s->charge_quota;
-    sqlite3_reset(q);
-    sqlite3_bind_text(q, 1, b->device, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(q, 2, r->campaign_id);
-    sqlite3_bind_int64(q, 3, r->period);
-    if (sqlite3_step(q) != SQLITE_ROW) {
+    coll_batch_t *b = j->batch;
+    const coll_backend_ops_t *ops = s->ops;
+    if (b->ncounts > 0 && ops->count_rejects(s->be, b->counts, b->ncounts) != 0) {
         return -1;
     }
-    sqlite3_int64 count = sqlite3_column_int64(q, 0);
-    sqlite3_reset(q);
-    uint32_t limit = b->quota_override != 0 ? b->quota_override
-                                            : s->campaigns->c[r->campaign_index].opts.device_quota;
-    return count <= (sqlite3_int64)limit ? 1 : 0;
-}
-
-static int insert_reports(coll_store_t *s, coll_batch_t *b, sqlite3_int64 now, size_t *over,
-                          size_t nover_cap, size_t *nover)
-{
-    sqlite3_stmt *q = s->insert_report;
-    for (size_t i = 0; i < b->nreports; i++) {
-        coll_report_t *r = &b->reports[i];
-        sqlite3_reset(q);
-        sqlite3_bind_blob(q, 1, r->report_id, DPM_REPORT_ID_BYTES, SQLITE_STATIC);
-        sqlite3_bind_int64(q, 2, r->campaign_id);
-        sqlite3_bind_int64(q, 3, r->period);
-        /* The tuple columns hold a tuple report's body; a histogram body lives only in the raw
-         * bytes. */
-        sqlite3_bind_int64(q, 4, r->group);
-        sqlite3_bind_int64(q, 5, r->nvalues);
-        for (uint32_t k = 0; k < DPM_CAMPAIGN_MAX_METRICS; k++) {
-            if (k < r->nvalues) {
-                sqlite3_bind_int64(q, 6 + (int)k, r->value[k]);
-            } else {
-                sqlite3_bind_null(q, 6 + (int)k);
-            }
-        }
-        sqlite3_bind_blob(q, 10, r->raw, (int)r->raw_len, SQLITE_STATIC);
-        sqlite3_bind_int64(q, 11, now);
-        if (has_device(b)) {
-            sqlite3_bind_text(q, 12, b->device, -1, SQLITE_STATIC);
-        } else {
-            sqlite3_bind_null(q, 12);
-        }
-        if (sqlite3_step(q) != SQLITE_DONE) {
+    if (j->over.n > 0) {
+        coll_reject_count_t extra[8];
+        size_t n = over_counts(b, &j->over, extra, 8);
+        if (ops->count_rejects(s->be, extra, n) != 0) {
             return -1;
         }
-        r->is_new = sqlite3_changes(s->db) == 1;
-        if (r->is_new) {
-            b->accepted++;
-        } else {
-            b->duplicates++;
-        }
-        if (r->is_new && has_device(b)) {
-            int within = charge_quota(s, b, r);
-            if (within < 0) {
-                return -1;
-            }
-            if (!within && *nover < nover_cap) {
-                over[(*nover)++] = i;
-            } else if (!within) {
-                (*nover)++;
-            }
-        }
+    }
+    if (b->lost_reports > 0 && b->rejects_total == 0 && j->over.n == 0 &&
+        ops->count_lost(s->be, coll_has_device(b) ? b->device : "", b->lost_reports) != 0) {
+        return -1;
     }
     return 0;
 }
 
-#define OVER_LISTED 64 /* over-quota reports named one by one; the rest are counted */
-
-/* One job inside the group's transaction: its reports (all or nothing, within its quotas), its
- * reject counts, its lost-report count. */
-static int insert_batch(coll_store_t *s, coll_batch_t *b, sqlite3_int64 now)
+static int insert_job(coll_store_t *s, job_t *j, int64_t now)
 {
-    b->accepted = 0;
-    b->duplicates = 0;
-    if (b->rejects_total == 0 && b->nreports > 0) {
-        size_t over[OVER_LISTED], nover = 0;
-        if (exec(s->db, "SAVEPOINT job") != 0) {
+    coll_batch_t *b = j->batch;
+    return b->rejects_total == 0 && b->nreports > 0 ? s->ops->insert_batch(s->be, b, now) : 0;
+}
+
+/* One attempt: every job (sequential: each batch's quota settled before the next is stored),
+ * the sums of the new reports, COMMIT. 0, -1, or 1: a quota conflict (run it sequentially). */
+static int attempt(coll_store_t *s, job_t *jobs, int64_t now, int sequential)
+{
+    coll_deltas_clear(&s->deltas);
+    if (s->ops->begin(s->be) != 0) {
+        return -1;
+    }
+    for (job_t *j = jobs; j != NULL; j = j->next) {
+        if (insert_job(s, j, now) != 0) {
             return -1;
         }
-        if (insert_reports(s, b, now, over, OVER_LISTED, &nover) != 0) {
-            return -1; /* the whole group rolls back */
-        }
-        if (nover > 0) {
-            /* over quota: none of this batch is stored; the device learns which reports */
-            if (exec(s->db, "ROLLBACK TO job") != 0) {
-                return -1;
-            }
-            b->accepted = b->duplicates = 0;
-            for (size_t i = 0; i < b->nreports; i++) {
-                b->reports[i].is_new = 0;
-            }
-            for (size_t i = 0; i < nover && i < OVER_LISTED; i++) {
-                coll_batch_reject_report(b, over[i], "device quota exceeded");
-            }
-            if (nover > OVER_LISTED) {
-                coll_batch_count(b, b->reports[0].campaign_id, "device quota exceeded",
-                                 nover - OVER_LISTED);
-                b->rejects_total += nover - OVER_LISTED;
-            }
-        }
-        if (exec(s->db, "RELEASE job") != 0) {
+        if (sequential && settle(s, j, j->next) != 0) {
             return -1;
         }
     }
-    for (size_t i = 0; i < b->ncounts; i++) {
-        sqlite3_stmt *q = s->count_reject;
-        sqlite3_reset(q);
-        sqlite3_bind_int64(q, 1, b->counts[i].campaign_id);
-        sqlite3_bind_text(q, 2, b->counts[i].reason, -1, SQLITE_STATIC);
-        sqlite3_bind_int64(q, 3, (sqlite3_int64)b->counts[i].count);
-        if (sqlite3_step(q) != SQLITE_DONE) {
-            return -1;
+    if (!sequential) {
+        int rc = settle(s, jobs, NULL);
+        if (rc != 0) {
+            return rc;
         }
     }
-    if (b->lost_reports > 0 && b->rejects_total == 0) {
-        sqlite3_stmt *q = s->count_lost;
-        sqlite3_reset(q);
-        sqlite3_bind_text(q, 1, has_device(b) ? b->device : "", -1, SQLITE_STATIC);
-        sqlite3_bind_int64(q, 2, b->lost_reports);
-        if (sqlite3_step(q) != SQLITE_DONE) {
+    for (job_t *j = jobs; j != NULL; j = j->next) {
+        if (count_job(s, j) != 0) {
             return -1;
         }
+        const coll_batch_t *b = j->batch;
+        for (size_t i = 0; i < b->nreports; i++) {
+            if (b->reports[i].is_new && coll_deltas_add(&s->deltas, &b->reports[i]) != 0) {
+                return -1; /* memory: nothing is committed */
+            }
+        }
     }
-    return 0;
+    if (s->deltas.n > 0 && s->ops->add_sums(s->be, &s->deltas) != 0) {
+        return -1;
+    }
+    return s->ops->commit(s->be);
 }
 
 static int64_t mono_s(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec;
+    return (int64_t)mono_now();
 }
 
 /* Remember a failed commit for /healthz (the caller holds no lock). */
-static void note_failure(coll_store_t *s, int code)
+static void note_failure(coll_store_t *s, coll_be_error_t kind, const char *msg)
 {
     pthread_mutex_lock(&s->mu);
     s->failures++;
     s->last_failure_s = mono_s();
-    int primary = code & 0xFF;
-    if (primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB) {
+    if (kind == COLL_BE_CORRUPT) {
         s->corrupt = 1;
     }
-    snprintf(s->last_error, sizeof(s->last_error), "%s", sqlite3_errstr(code));
+    snprintf(s->last_error, sizeof(s->last_error), "%s", msg);
     pthread_mutex_unlock(&s->mu);
 }
 
-/* One transaction for a group of jobs: all of them or none. */
+/* One transaction for a group of jobs: all of them or none, retried after a conflict. */
 static int commit_group(coll_store_t *s, job_t *jobs)
 {
-    sqlite3_int64 now = (sqlite3_int64)time(NULL);
-    int rc = exec(s->db, "BEGIN IMMEDIATE");
-    for (job_t *j = jobs; rc == 0 && j != NULL; j = j->next) {
-        rc = insert_batch(s, j->batch, now);
-    }
-    if (rc == 0) {
-        rc = exec(s->db, "COMMIT");
-    }
-    if (rc != 0) {
-        int code = sqlite3_extended_errcode(s->db);
-        fprintf(stderr, "dpm-collector: storage failure: %s\n", sqlite3_errmsg(s->db));
-        exec(s->db, "ROLLBACK");
-        note_failure(s, code);
-        for (job_t *j = jobs; j != NULL; j = j->next) {
-            coll_batch_t *b = j->batch;
-            b->accepted = b->duplicates = 0;
-            for (size_t i = 0; i < b->nreports; i++) {
-                b->reports[i].is_new = 0;
-            }
+    int64_t now = (int64_t)time(NULL);
+    double t0 = mono_now();
+    int rc = -1;
+    char msg[160] = "";
+    coll_be_error_t kind = COLL_BE_FAIL;
+    int sequential = 0;
+    for (int k = 0; k < MAX_ATTEMPTS; k++) {
+        reset_results(jobs);
+        rc = attempt(s, jobs, now, sequential);
+        if (rc == 0) {
+            break;
         }
+        if (rc == 1) { /* a quota conflict inside the group: not a failure, another way */
+            s->ops->rollback(s->be);
+            coll_log(COLL_LOG_INFO, "quota_rerun",
+                     "\"note\": \"an over-quota batch shared a report with a later one: the "
+                     "transaction runs again batch by batch\"");
+            sequential = 1;
+            k--;
+            continue;
+        }
+        kind = s->ops->error(s->be, msg, sizeof(msg));
+        s->ops->rollback(s->be);
+        if (kind != COLL_BE_RETRY) {
+            break;
+        }
+        coll_log(COLL_LOG_INFO, "commit_retry", "\"attempt\": %d, \"error\": %s", k + 1,
+                 coll_log_str(msg));
+    }
+    coll_counters_commit(s->counters, mono_now() - t0, rc == 0);
+    if (rc != 0) {
+        reset_results(jobs);
+        coll_log(COLL_LOG_ERROR, "storage_error", "\"error\": %s, \"corrupt\": %s",
+                 coll_log_str(msg), kind == COLL_BE_CORRUPT ? "true" : "false");
+        note_failure(s, kind, msg);
         return -1;
     }
-    /* Durable now: publish to the aggregates before anyone is told 2xx. */
-    coll_agg_lock(s->agg);
+    /* Durable now: the over-quota reports become the batch's rejects. */
     for (job_t *j = jobs; j != NULL; j = j->next) {
         coll_batch_t *b = j->batch;
-        for (size_t i = 0; i < b->nreports; i++) {
-            const coll_report_t *r = &b->reports[i];
-            if (r->is_new) {
-                coll_agg_add_batch_report_locked(s->agg, r);
-            }
+        size_t listed = j->over.n < COLL_OVER_LISTED ? j->over.n : COLL_OVER_LISTED;
+        for (size_t i = 0; i < listed; i++) {
+            coll_batch_reject_report(b, j->over.idx[i], QUOTA_REASON);
         }
-        for (size_t i = 0; i < b->ncounts; i++) {
-            coll_agg_count_reject_locked(s->agg, b->counts[i].campaign_id, b->counts[i].reason,
-                                         b->counts[i].count);
-        }
-        if (b->lost_reports > 0 && b->rejects_total == 0) {
-            coll_agg_count_lost_locked(s->agg, b->lost_reports);
+        if (j->over.n > COLL_OVER_LISTED) {
+            coll_batch_count(b, b->reports[0].campaign_id, QUOTA_REASON,
+                             j->over.n - COLL_OVER_LISTED);
+            b->rejects_total += j->over.n - COLL_OVER_LISTED;
         }
     }
-    coll_agg_unlock(s->agg);
     return 0;
 }
 
@@ -661,7 +546,9 @@ static void *writer_main(void *arg)
 
 int coll_store_commit(coll_store_t *s, coll_batch_t *b)
 {
-    job_t job = {b, 0, 0, NULL};
+    job_t job;
+    memset(&job, 0, sizeof(job));
+    job.batch = b;
     pthread_mutex_lock(&s->mu);
     if (s->stopping) {
         pthread_mutex_unlock(&s->mu);
@@ -703,33 +590,54 @@ int coll_store_health(coll_store_t *s, char *reason, size_t cap)
     return bad ? -1 : 0;
 }
 
-static void close_db(coll_store_t *s)
+int coll_store_read(coll_store_t *s, int ci, uint32_t from, uint32_t to, coll_campaign_state_t *out,
+                    coll_totals_t *totals, char *err, size_t cap)
 {
-    sqlite3_finalize(s->insert_report);
-    sqlite3_finalize(s->count_reject);
-    sqlite3_finalize(s->charge_quota);
-    sqlite3_finalize(s->count_lost);
-    if (s->db != NULL) {
-        sqlite3_close(s->db);
+    if (out != NULL) {
+        if (ci < 0 || (size_t)ci >= s->campaigns->n) {
+            return fail(err, cap, "%s", "no such campaign");
+        }
+        const coll_campaign_t *c = &s->campaigns->c[ci];
+        if (coll_state_init(out, c) != 0 ||
+            s->ops->read_sums(s->be, c->mech.campaign.id, from, to, out, err, cap) != 0) {
+            return -1;
+        }
     }
-    if (s->lock_fd >= 0) {
-        close(s->lock_fd);
+    if (totals != NULL) {
+        memset(totals, 0, sizeof(*totals));
+        if (s->ops->read_totals(s->be, s->campaigns, totals, err, cap) != 0) {
+            return -1;
+        }
     }
+    return 0;
 }
 
-int coll_store_open(coll_store_t **out, const char *path, coll_campaigns_t *cs,
-                    coll_aggregates_t *agg, coll_integrity_t integrity, char *err, size_t errcap)
+int coll_store_open(coll_store_t **out, const char *url, coll_campaigns_t *cs,
+                    const coll_store_options_t *opts, char *err, size_t errcap)
 {
+    const char *target = NULL;
+    const coll_backend_ops_t *ops = backend_for(url, &target, err, errcap);
+    if (ops == NULL) {
+        return -1;
+    }
     coll_store_t *s = calloc(1, sizeof(*s));
     if (s == NULL) {
-        return fail(err, errcap, "out of memory");
+        return fail(err, errcap, "%s", "out of memory");
     }
-    s->lock_fd = -1;
+    s->ops = ops;
     s->campaigns = cs;
-    s->agg = agg;
-    if (open_db(s, path, integrity, err, errcap) != 0 || check_campaigns(s, cs, err, errcap) != 0 ||
-        load_state(s, err, errcap) != 0) {
-        close_db(s);
+    s->counters = opts != NULL ? opts->counters : NULL;
+    int from = -1;
+    if (ops->open(&s->be, target, COLL_BE_SERVE, opts, &from, err, errcap) != 0) {
+        free(s);
+        return -1;
+    }
+    if (from >= 0 && from != ops->schema_version) {
+        coll_log(COLL_LOG_WARN, "schema_migrated", "\"backend\": \"%s\", \"from\": %d, \"to\": %d",
+                 ops->name, from, ops->schema_version);
+    }
+    if (ops->check_campaigns(s->be, cs, (int64_t)time(NULL), err, errcap) != 0) {
+        ops->close(s->be);
         free(s);
         return -1;
     }
@@ -737,9 +645,9 @@ int coll_store_open(coll_store_t **out, const char *path, coll_campaigns_t *cs,
     pthread_cond_init(&s->work, NULL);
     pthread_cond_init(&s->done, NULL);
     if (pthread_create(&s->writer, NULL, writer_main, s) != 0) {
-        close_db(s);
+        ops->close(s->be);
         free(s);
-        return fail(err, errcap, "cannot start the writer thread");
+        return fail(err, errcap, "%s", "cannot start the writer thread");
     }
     *out = s;
     return 0;
@@ -755,9 +663,253 @@ void coll_store_close(coll_store_t *s)
     pthread_cond_signal(&s->work);
     pthread_mutex_unlock(&s->mu);
     pthread_join(s->writer, NULL);
-    close_db(s);
+    s->ops->close(s->be);
+    coll_deltas_free(&s->deltas);
+    free(s->quota);
     pthread_cond_destroy(&s->work);
     pthread_cond_destroy(&s->done);
     pthread_mutex_destroy(&s->mu);
     free(s);
+}
+
+/* ---- maintenance --------------------------------------------------------------------------- */
+
+static int admin_open(const char *url, const coll_backend_ops_t **ops, coll_backend_t **be,
+                      int *from, char *err, size_t cap)
+{
+    const char *target = NULL;
+    *ops = backend_for(url, &target, err, cap);
+    if (*ops == NULL) {
+        return -1;
+    }
+    coll_store_options_t o;
+    memset(&o, 0, sizeof(o));
+    o.integrity = COLL_INTEGRITY_OFF;
+    o.shard = "admin";
+    int v = -1;
+    if ((*ops)->open(be, target, COLL_BE_ADMIN, &o, &v, err, cap) != 0) {
+        return -1;
+    }
+    if (from != NULL) {
+        *from = v;
+    }
+    return 0;
+}
+
+int coll_store_backup(const char *url, const char *to, char *err, size_t cap)
+{
+    const char *target = NULL;
+    const coll_backend_ops_t *ops = backend_for(url, &target, err, cap);
+    if (ops == NULL) {
+        return -1;
+    }
+    return ops == &coll_pg_backend ? coll_pg_backup(target, to, err, cap)
+                                   : coll_sqlite_backup(target, to, err, cap);
+}
+
+int coll_store_restore(const char *from, const char *url, char *err, size_t cap)
+{
+    const char *target = NULL;
+    const coll_backend_ops_t *ops = backend_for(url, &target, err, cap);
+    if (ops == NULL) {
+        return -1;
+    }
+    return ops == &coll_pg_backend ? coll_pg_restore(from, target, err, cap)
+                                   : coll_sqlite_restore(from, target, err, cap);
+}
+
+int coll_store_migrate(const char *url, int *from_version, int *to_version, char *err, size_t cap)
+{
+    const coll_backend_ops_t *ops = NULL;
+    coll_backend_t *be = NULL;
+    if (admin_open(url, &ops, &be, from_version, err, cap) != 0) {
+        return -1;
+    }
+    *to_version = ops->schema_version;
+    ops->close(be);
+    return 0;
+}
+
+/* The period a campaign is in at Unix time now (0 before its start). */
+static uint32_t current_period(const coll_campaign_t *c, int64_t now)
+{
+    int64_t len = (int64_t)c->mech.campaign.period_seconds;
+    if (!c->opts.has_start || now < c->opts.start || len <= 0) {
+        return 0;
+    }
+    int64_t p = (now - c->opts.start) / len;
+    return p > (int64_t)UINT32_MAX ? UINT32_MAX : (uint32_t)p;
+}
+
+int coll_store_retention(const char *url, coll_campaigns_t *cs, uint32_t keep, int64_t now,
+                         uint64_t *reports_dropped, uint64_t *periods_dropped, char *err,
+                         size_t cap)
+{
+    const coll_backend_ops_t *ops = NULL;
+    coll_backend_t *be = NULL;
+    *reports_dropped = *periods_dropped = 0;
+    if (keep < 1) {
+        return fail(err, cap, "%s", "--keep-periods must be at least 1");
+    }
+    if (admin_open(url, &ops, &be, NULL, err, cap) != 0) {
+        return -1;
+    }
+    int rc = ops->begin(be);
+    for (size_t i = 0; rc == 0 && i < cs->n; i++) {
+        coll_campaign_t *c = &cs->c[i];
+        if (!c->opts.has_start) {
+            int64_t seen = ops->first_seen(be, c->mech.campaign.id);
+            if (seen < 0) {
+                continue; /* never stored anything */
+            }
+            c->opts.start = seen;
+            c->opts.has_start = 1;
+        }
+        uint32_t cur = current_period(c, now);
+        if (cur + 1 <= keep) {
+            continue;
+        }
+        uint32_t cutoff = cur + 1 - keep; /* keep periods cutoff .. cur */
+        uint64_t r = 0, p = 0;
+        rc = ops->drop_periods(be, c->mech.campaign.id, cutoff, &r, &p);
+        *reports_dropped += r;
+        *periods_dropped += p;
+    }
+    if (rc == 0) {
+        rc = ops->commit(be);
+    }
+    if (rc != 0) {
+        ops->error(be, err, cap);
+        ops->rollback(be);
+    }
+    ops->close(be);
+    return rc;
+}
+
+/* verify: the sums recomputed from the reports, against the stored ones. */
+typedef struct {
+    coll_deltas_t fresh;
+    coll_deltas_t stored; /* rebuilt from the stored rows */
+    uint64_t reports;
+    int bad;
+} verify_t;
+
+static void verify_report(void *ctx, const coll_report_t *r)
+{
+    verify_t *v = ctx;
+    v->reports++;
+    if (coll_deltas_add(&v->fresh, r) != 0) {
+        v->bad = 1;
+    }
+}
+
+static coll_delta_t *find_delta(coll_deltas_t *ds, uint32_t cid, uint32_t period)
+{
+    for (size_t i = 0; i < ds->n; i++) {
+        if (ds->d[i].campaign_id == cid && ds->d[i].period == period) {
+            return &ds->d[i];
+        }
+    }
+    if (ds->n == ds->cap) {
+        size_t c = ds->cap ? 2 * ds->cap : 8;
+        coll_delta_t *p = realloc(ds->d, c * sizeof(*p));
+        if (p == NULL) {
+            return NULL;
+        }
+        ds->d = p;
+        ds->cap = c;
+    }
+    coll_delta_t *d = &ds->d[ds->n++];
+    memset(d, 0, sizeof(*d));
+    d->campaign_id = cid;
+    d->period = period;
+    return d;
+}
+
+static void verify_sum(void *ctx, int kind, uint32_t cid, uint32_t period, uint32_t a, uint32_t b,
+                       int64_t n, int64_t s, double ss)
+{
+    verify_t *v = ctx;
+    coll_delta_t *d = find_delta(&v->stored, cid, period);
+    if (d == NULL) {
+        v->bad = 1;
+        return;
+    }
+    if (kind == 0) {
+        d->reports += (uint64_t)n;
+    } else if (kind == 1 && a < DPM_CAMPAIGN_MAX_METRICS && b < DPM_MAX_GROUPS) {
+        d->n[a][b] += (uint64_t)n;
+        d->s[a][b] += s;
+        d->ss[a][b] += ss;
+    } else if (kind == 2 && a < DPM_MAX_BINS) {
+        d->pos[a] += s;
+        d->neg[a] += n;
+    } else {
+        v->bad = 1;
+    }
+}
+
+static int same_delta(const coll_delta_t *f, const coll_delta_t *s)
+{
+    if (f->reports != s->reports || memcmp(f->n, s->n, sizeof(f->n)) != 0 ||
+        memcmp(f->s, s->s, sizeof(f->s)) != 0 || memcmp(f->pos, s->pos, sizeof(f->pos)) != 0 ||
+        memcmp(f->neg, s->neg, sizeof(f->neg)) != 0) {
+        return 0;
+    }
+    for (int m = 0; m < DPM_CAMPAIGN_MAX_METRICS; m++) {
+        for (int g = 0; g < DPM_MAX_GROUPS; g++) {
+            double a = f->ss[m][g], b = s->ss[m][g];
+            double diff = a > b ? a - b : b - a;
+            if (diff > 1e-9 * (a > b ? a : b)) {
+                return 0; /* sums of squares are doubles, added in another order */
+            }
+        }
+    }
+    return 1;
+}
+
+int coll_store_verify(const char *url, uint64_t *reports, char *err, size_t cap)
+{
+    const coll_backend_ops_t *ops = NULL;
+    coll_backend_t *be = NULL;
+    if (admin_open(url, &ops, &be, NULL, err, cap) != 0) {
+        return -1;
+    }
+    verify_t *v = calloc(1, sizeof(*v));
+    if (v == NULL) {
+        ops->close(be);
+        return fail(err, cap, "%s", "out of memory");
+    }
+    int rc = 0;
+    if (ops->scan_reports(be, verify_report, v, err, cap) != 0 ||
+        ops->scan_sums(be, verify_sum, v, err, cap) != 0) {
+        rc = -1;
+    } else if (v->bad) {
+        rc = 1;
+        fail(err, cap, "%s", "a stored report or sum row could not be read");
+    } else {
+        /* every (campaign, period) of either side must match the other */
+        for (int side = 0; side < 2 && rc == 0; side++) {
+            coll_deltas_t *a = side ? &v->stored : &v->fresh, *b = side ? &v->fresh : &v->stored;
+            for (size_t i = 0; i < a->n && rc == 0; i++) {
+                coll_delta_t *x = &a->d[i];
+                coll_delta_t *y = find_delta(b, x->campaign_id, x->period);
+                if (y == NULL || !same_delta(side ? y : x, side ? x : y)) {
+                    rc = 1;
+                    snprintf(err, cap,
+                             "campaign %u period %u: the stored sums (%llu reports) differ "
+                             "from the stored reports' (%llu)",
+                             x->campaign_id, x->period,
+                             (unsigned long long)(y ? (side ? x : y)->reports : 0),
+                             (unsigned long long)(side ? (y ? y->reports : 0) : x->reports));
+                }
+            }
+        }
+    }
+    *reports = v->reports;
+    coll_deltas_free(&v->fresh);
+    coll_deltas_free(&v->stored);
+    free(v);
+    ops->close(be);
+    return rc;
 }

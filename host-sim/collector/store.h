@@ -1,85 +1,119 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Durable storage of accepted reports in SQLite, exactly once, with group commit.
+/* Durable storage of accepted reports and of the sums the estimates read, exactly once, with
+ * group commit, over one of two backends (store_backend.h):
  *
- * One writer thread owns the database connection. Request threads hand it their validated
- * batch and sleep; the writer takes every batch queued so far, inserts them in ONE transaction
- * (WAL, synchronous=FULL: the commit is on disk when COMMIT returns), then updates the
- * in-memory aggregates and wakes the requests, which only then answer 2xx. While it commits,
- * new batches queue up for the next transaction, so one fsync serves many requests.
+ *   sqlite:PATH (or a plain PATH)   SQLite in WAL mode, synchronous=FULL: one machine, one
+ *                                   collector per file (an exclusive flock)
+ *   postgresql://... (postgres://)  PostgreSQL through libpq: any number of collectors share
+ *                                   one database and serve the same campaigns
  *
- * (campaign_id, report_id) is unique: INSERT OR IGNORE stores a report once; a retried report
- * is acknowledged again and counted as a duplicate (the same id in another campaign is another
- * report). A second collector on the same database is refused (an exclusive flock on the
- * database file).
+ * One writer thread owns the write connection. Request threads hand it their validated batch
+ * and sleep; the writer takes every batch queued so far and stores them in ONE transaction:
+ * each batch's reports (all or nothing), its reject counts and lost-report count, and the
+ * per-campaign, per-period sums of the new reports (aggregate.h). Only when COMMIT has
+ * returned (the data is on disk) are the requests woken, and only then do they answer 2xx.
+ * While it commits, new batches queue up for the next transaction, so one fsync serves many
+ * requests. A transaction the database aborts for a conflict (PostgreSQL: deadlock or
+ * serialization failure between collectors) is retried from the start, up to 3 times.
+ *
+ * Exactly once: (campaign_id, report_id) is unique: a report is stored once; a retried report
+ * is acknowledged again and counted as a duplicate; the same id in another campaign is another
+ * report. The sums are updated in the same transaction as the reports, so they always equal
+ * the sums of the stored reports (coll_store_verify recomputes and compares them).
+ *
+ * Sharding: the sums (and reject and lost counters) are kept per writer, in rows keyed by
+ * shard = the collector's instance id, and summed when read, so concurrent collectors never
+ * update the same row. Reading an estimate or starting up costs O(groups x metrics x bins x
+ * shards x periods read), never O(reports).
  *
  * Quotas: a batch sent with a device credential (b->device) may add at most the campaign's
  * device_quota (or the credential's own quota) new reports per (credential, campaign, period);
- * counted in the same transaction as the reports, so concurrent batches cannot both slip
- * under it, and retries (duplicates) cost nothing. A batch that would exceed it stores
- * nothing and gets its over-quota reports rejected ("device quota exceeded").
+ * counted in the same transaction as the reports, so concurrent batches (on any collector)
+ * cannot both slip under it, and retries (duplicates) cost nothing. A batch that would exceed
+ * it stores nothing and gets its over-quota reports rejected ("device quota exceeded").
  *
- * Integrity: at start-up PRAGMA integrity_check (or quick_check) must say "ok", or the store
- * refuses to open. coll_store_health reports a commit that failed in the last
- * COLL_STORE_HEALTH_WINDOW_S seconds, and corruption (SQLITE_CORRUPT, SQLITE_NOTADB) for good.
+ * Health: coll_store_health reports a commit that failed in the last
+ * COLL_STORE_HEALTH_WINDOW_S seconds, and corruption (SQLite) for good. SQLite's integrity is
+ * checked at start-up (coll_integrity_t).
  *
- * Schema (created if missing):
- *   campaigns(id INTEGER PRIMARY KEY, mechanism, eps_q16, params_hash, campaign BLOB)
- *       the fingerprint every stored report of the campaign was checked against; starting
- *       with a campaigns file that changes a stored campaign's fingerprint is refused
- *   reports(seq INTEGER PRIMARY KEY, report_id BLOB, campaign_id, period, grp, nvalues,
- *           v0, v1, v2, v3, raw BLOB, received_at, device, UNIQUE (campaign_id, report_id))
- *       one row per stored report, in arrival order: its decoded fields, the exact bytes
- *       received and the credential that sent it (NULL: anonymous). Rows are appended (seq)
- *       and only the small unique index takes scattered writes: each commit touches far fewer
- *       pages than a table keyed by report_id would (twice the throughput, measured)
- *   rejects(campaign_id, reason, count, PRIMARY KEY (campaign_id, reason)) WITHOUT ROWID
- *       rejected reports and requests by reason (campaign 0: not attributable)
- *   quota(device, campaign_id, period, count) WITHOUT ROWID    reports stored per credential
- *   lost(device, count) WITHOUT ROWID    Batch.lost_reports per credential ('' anonymous)
- * campaigns also keeps first_seen (Unix seconds): the default start of a campaign's periods.
- * PRAGMA user_version is the schema version (2); a version-0 database (report_id unique on its
- * own) is upgraded in place at start-up. */
+ * Schema versions (SQLite: PRAGMA user_version; PostgreSQL: table dpm_schema): a database of
+ * an older released schema is migrated at start-up, in one transaction (SQLite 0 -> 2 -> 3:
+ * version 2 is dpm-collector 0.1.0's; version 3 adds the stored sums, back-filled once from the
+ * stored reports). A database of a newer schema than the collector's is refused. The tables
+ * are described in store_sqlite.c and store_pg.c. */
 #ifndef DPM_COLLECTOR_STORE_H
 #define DPM_COLLECTOR_STORE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "collector/aggregate.h"
 #include "collector/batch.h"
 #include "collector/campaigns.h"
+#include "collector/counters.h"
+#include "collector/store_options.h"
 
 typedef struct coll_store coll_store_t;
-
-typedef enum {
-    COLL_INTEGRITY_FULL = 0, /* PRAGMA integrity_check: pages, and indexes against tables */
-    COLL_INTEGRITY_QUICK,    /* PRAGMA quick_check: pages only (faster) */
-    COLL_INTEGRITY_OFF
-} coll_integrity_t;
 
 /* Seconds a failed commit keeps /healthz unhealthy. */
 #define COLL_STORE_HEALTH_WINDOW_S 60
 
-/* Open or create the database at path, check its integrity, check the campaigns against it
- * (recording when each was first seen, and setting that as the start of every campaign whose
- * file gives none), rebuild the aggregates from the stored reports and counters, and start the
- * writer. 0, or -1 with a message in err. */
-int coll_store_open(coll_store_t **out, const char *path, coll_campaigns_t *cs,
-                    coll_aggregates_t *agg, coll_integrity_t integrity, char *err, size_t errcap);
+/* "sqlite", "postgresql", or NULL for a --db value no backend takes; *target is the part the
+ * backend opens (the path, or the whole URL). */
+const char *coll_store_backend_name(const char *url, const char **target);
+
+/* Open or create the database at url, check it (SQLite: integrity), migrate an older schema,
+ * check the campaigns against it (recording when each was first seen, and setting that as the
+ * start of every campaign whose file gives none), and start the writer. 0, or -1 with a
+ * message in err. */
+int coll_store_open(coll_store_t **out, const char *url, coll_campaigns_t *cs,
+                    const coll_store_options_t *opts, char *err, size_t errcap);
 
 /* 0 when healthy; -1 and a sentence in reason when a commit failed recently or the database
  * is corrupt. */
 int coll_store_health(coll_store_t *s, char *reason, size_t cap);
 
 /* Durably commit a batch: its reports if it has no rejects (all or nothing), and its reject
- * counts. Blocks until the transaction is on disk and the aggregates include it. Sets
- * b->accepted, b->duplicates and every report's is_new. 0, or -1 on a storage failure
- * (nothing of the batch was committed). */
+ * counts. Blocks until the transaction is committed. Sets b->accepted, b->duplicates and every
+ * report's is_new; over-quota reports become rejects. 0, or -1 on a storage failure (nothing
+ * of the batch was committed). */
 int coll_store_commit(coll_store_t *s, coll_batch_t *b);
+
+/* The stored sums of campaign index ci over periods [from, to] (every shard), and the totals
+ * over every campaign (either may be NULL). 0, or -1 on a storage failure (reason in err). */
+int coll_store_read(coll_store_t *s, int ci, uint32_t from, uint32_t to, coll_campaign_state_t *out,
+                    coll_totals_t *totals, char *err, size_t cap);
 
 /* Commits since start and the largest number of requests one transaction carried. */
 void coll_store_stats(coll_store_t *s, unsigned long long *commits, unsigned long long *max_group);
 
 /* Finish the queued batches, stop the writer and close the database. */
 void coll_store_close(coll_store_t *s);
+
+/* ---- maintenance (dpm-collector backup | restore | retention | verify | migrate) ---------- */
+
+/* Online backup to a new file: SQLite's backup API (a consistent copy while collectors keep
+ * writing); PostgreSQL: pg_dump --format=custom. 0, or -1 with a message in err. */
+int coll_store_backup(const char *url, const char *to, char *err, size_t cap);
+
+/* SQLite: copy the backup file `from` into a new database at url (which must not exist),
+ * after checking its integrity and schema. PostgreSQL: pg_restore into the (empty) database.
+ * 0, or -1 with a message. */
+int coll_store_restore(const char *from, const char *url, char *err, size_t cap);
+
+/* Drop every period of each campaign in cs older than the newest `keep` periods at Unix time
+ * now: its reports, sums and quota counters, in one transaction (the sums stay the sums of
+ * the stored reports). *reports_dropped and *periods_dropped say how much went. 0 or -1. */
+int coll_store_retention(const char *url, coll_campaigns_t *cs, uint32_t keep, int64_t now,
+                         uint64_t *reports_dropped, uint64_t *periods_dropped, char *err,
+                         size_t cap);
+
+/* Recompute every campaign's and period's sums from the stored reports (O(reports)) and compare
+ * them with the stored sums. 0 if they agree (*reports counted), 1 if not (the first
+ * difference in err), -1 on a failure. */
+int coll_store_verify(const char *url, uint64_t *reports, char *err, size_t cap);
+
+/* Open, migrate to this collector's schema, close (no campaigns needed). 0 or -1. */
+int coll_store_migrate(const char *url, int *from_version, int *to_version, char *err, size_t cap);
 
 #endif /* DPM_COLLECTOR_STORE_H */

@@ -166,16 +166,28 @@ def load_pb2(tmp):
 
 
 class Harness:
-    """Temp dir, PKI, and collector processes that are always cleaned up."""
+    """Temp dir, PKI, and collector processes that are always cleaned up. The store is a SQLite
+    file in the temp dir, or with pg (a pg_cluster.PgCluster) a fresh database of that
+    cluster: h.db is the --db value, h.backend "sqlite" or "postgresql"."""
 
-    def __init__(self, campaigns=CAMPAIGNS):
+    _pg_dbs = 0
+
+    def __init__(self, campaigns=CAMPAIGNS, pg=None):
         self.tmp = tempfile.mkdtemp(prefix="dpm-collector-test.")
         make_pki(self.tmp)
         self.ca = f"{self.tmp}/ca.crt"
         self.campaigns = f"{self.tmp}/campaigns.txt"
         with open(self.campaigns, "w") as f:
             f.write(campaigns)
-        self.db = f"{self.tmp}/collector.db"
+        self.pg = pg
+        if pg is None:
+            self.backend = "sqlite"
+            self.db = f"{self.tmp}/collector.db"
+        else:
+            Harness._pg_dbs += 1
+            self.backend = "postgresql"
+            self.dbname = f"h{os.getpid()}_{Harness._pg_dbs}"
+            self.db = pg.createdb(self.dbname)
         self.creds = Credentials(self.tmp)
         self.procs = []
         self.proc = None
@@ -191,7 +203,7 @@ class Harness:
             a += ["--credentials", self.creds.path, "--device-ca", f"{self.tmp}/dev-ca.crt"]
         return a + list(extra)
 
-    def start(self, port=0, extra=(), wait=True, auth=True, preexec_fn=None):
+    def start(self, port=0, extra=(), wait=True, auth=True, preexec_fn=None, timeout=10):
         ready = f"{self.tmp}/ready.{len(self.procs)}"
         self.log = open(f"{self.tmp}/collector.{len(self.procs)}.log", "w")
         args = self.args(port, ["--ready-file", ready, *extra], auth)
@@ -200,7 +212,7 @@ class Harness:
         self.procs.append(self.proc)
         if not wait:
             return self.proc
-        for _ in range(200):  # up to 10 s
+        for _ in range(int(timeout * 20)):  # up to timeout seconds
             if os.path.exists(ready) and open(ready).read().strip():
                 self.port = int(open(ready).read())
                 return self.proc
@@ -257,11 +269,53 @@ class Harness:
             return p.returncode, None, p.stdout + p.stderr
 
     def db_query(self, sql, *params):
-        con = sqlite3.connect(f"file:{self.db}?mode=ro", uri=True, timeout=10)
-        try:
-            return con.execute(sql, params).fetchall()
-        finally:
-            con.close()
+        """Rows of a query that both backends understand (? placeholders; report ids and raw
+        bytes as bytes, integers as int)."""
+        if self.pg is None:
+            con = sqlite3.connect(f"file:{self.db}?mode=ro", uri=True, timeout=10)
+            try:
+                return con.execute(sql, params).fetchall()
+            finally:
+                con.close()
+        parts = sql.split("?")
+        assert len(parts) == len(params) + 1, sql
+        text = parts[0]
+        for p, rest in zip(params, parts[1:]):
+            if isinstance(p, (bytes, bytearray)):
+                lit = f"'\\x{bytes(p).hex()}'::bytea"
+            elif isinstance(p, int):
+                lit = str(p)
+            else:
+                lit = "'" + str(p).replace("'", "''") + "'"
+            text += lit + rest
+        out = []
+        for row in self.pg.sql(self.dbname, text):
+            vals = []
+            for v in row:
+                if v is not None and v.startswith("\\x"):
+                    v = bytes.fromhex(v[2:])
+                elif v is not None and v.lstrip("-").isdigit():
+                    v = int(v)
+                vals.append(v)
+            out.append(tuple(vals))
+        return out
+
+    def admin(self, *args, timeout=600):
+        """dpm-collector COMMAND ARGS on this harness's database: (exit status, output)."""
+        p = subprocess.run([COLLECTOR, args[0], "--db", self.db, *args[1:]], capture_output=True,
+                           text=True, timeout=timeout)
+        return p.returncode, p.stdout + p.stderr
+
+    def consistent(self):
+        """(ok, detail): the stored sums equal the stored reports' (dpm-collector verify) and,
+        with SQLite, PRAGMA integrity_check says ok."""
+        rc, out = self.admin("verify")
+        ok = rc == 0 and out.startswith("ok")
+        if self.pg is None:
+            check = self.db_query("PRAGMA integrity_check")[0][0]
+            ok = ok and check == "ok"
+            out = out.strip() + f"; integrity_check: {check}"
+        return ok, out.strip()
 
 
 def load_check(t, h, clients, seconds, campaign=1):
@@ -381,6 +435,133 @@ def recv_all_quick(s, wait=0.3):
         return None
     except OSError:
         return b""
+
+
+def no_nan(text):
+    """The JSON, refusing NaN and Infinity (which json.loads accepts by default)."""
+    def refuse(c):
+        raise ValueError(f"{c} in the JSON")
+    return json.loads(text, parse_constant=refuse)
+
+
+def walk(x, path=""):
+    """(path, value) of every member of a JSON value."""
+    if isinstance(x, dict):
+        for k, v in x.items():
+            yield from walk(v, f"{path}.{k}")
+    elif isinstance(x, list):
+        for i, v in enumerate(x):
+            yield from walk(v, f"{path}[{i}]")
+    else:
+        yield path, x
+
+
+def nulls_have_reasons(est):
+    """Paths of nulls whose object says no reason (every null must come with one)."""
+    bad = []
+
+    def visit(obj, path):
+        if isinstance(obj, dict):
+            has_null = any(v is None for k, v in obj.items()
+                           if k not in ("reason", "max_disparity_reason", "period_from",
+                                        "period_to"))
+            has_null |= any(isinstance(v, list) and any(x is None for x in v)
+                            for v in obj.values())
+            reason = obj.get("reason") or obj.get("max_disparity_reason")
+            if obj.get("max_disparity", 0) is None and not obj.get("max_disparity_reason"):
+                bad.append(f"{path}.max_disparity")
+            elif has_null and not reason and "max_disparity" not in obj:
+                bad.append(path)
+            for k, v in obj.items():
+                visit(v, f"{path}.{k}")
+        elif isinstance(obj, list):
+            for i, v in enumerate(obj):
+                visit(v, f"{path}[{i}]")
+    visit(est, "")
+    return bad
+
+
+def estimate_queries(t, h):
+    """?period=, ?from=&to=, ?confidence=, the 400s, the flags and clipped values."""
+    def get(cid, query=""):
+        st, hd, body = h.request("GET", f"/v1/campaigns/{cid}/estimate{query}")
+        return st, body
+
+    st, body = get(1)
+    whole = no_nan(body)
+    st0, body0 = get(1, "?period=0")
+    p0 = no_nan(body0) if st0 == 200 else {}
+    t.ok(st0 == 200 and p0["reports"] == whole["reports"] > 0 and p0["period_from"] == 0
+         and p0["period_to"] == 0 and whole["period_from"] is None
+         and p0["metrics"] == whole["metrics"],
+         f"?period=0 (every population report is in period 0): the same estimate, "
+         f"{p0.get('reports')} reports", (st0, body0[:200]))
+    st, body = get(1, "?from=0&to=0")
+    t.ok(st == 200 and no_nan(body)["metrics"] == p0["metrics"], "?from=0&to=0 = ?period=0")
+    st, body = get(1, "?period=1")
+    p1 = no_nan(body) if st == 200 else {}
+    g1 = p1["metrics"][0]["groups"] if p1 else []
+    t.ok(st == 200 and p1["reports"] == 0 and p1["n"] == 0 and g1
+         and all(g["mean"] is None and g["too_small"] and g["reason"] == "no reports"
+                 and g["n"] == 0 for g in g1)
+         and p1["metrics"][0]["max_disparity"] is None
+         and p1["metrics"][0]["max_disparity_reason"] and not nulls_have_reasons(p1),
+         "?period=1 (no reports): n 0, every value null with the reason 'no reports'",
+         body[:400])
+    st, body = get(2, "?from=1")
+    t.ok(st == 200 and no_nan(body)["reports"] == 0 and no_nan(body)["period_to"] == 4294967295,
+         "?from=1 alone: periods 1 .. the last", body[:200])
+    st, body = get(1, "?confidence=0.5")
+    half = no_nan(body) if st == 200 else {}
+    ok = st == 200 and half["confidence"] == 0.5
+    for g, w in zip(half.get("metrics", [{}])[0].get("groups", []), whole["metrics"][0]["groups"]):
+        lo, hi = g["ci"]
+        lo95, hi95 = w["ci"]
+        ratio = (hi - lo) / (hi95 - lo95)
+        ok &= abs(ratio - 0.6744897501960817 / 1.959963984540054) < 1e-6
+        ok &= g["ci95"] == w["ci95"] == w["ci"] and g["mean"] == w["mean"]
+    t.ok(ok, "?confidence=0.5: intervals z(0.75)/z(0.975) = 0.344 as wide, ci95 unchanged",
+         body[:300])
+    bad = {"?period=abc": "period", "?period=-1": "period", "?period=4294967296": "period",
+           "?confidence=1": "confidence", "?confidence=0": "confidence",
+           "?confidence=nan": "confidence", "?confidence=1e-1": "confidence",
+           "?colour=red": "unknown", "?period=1&from=0": "not both", "?from=5&to=2": "after",
+           "?period=1&period=2": "twice", "?period": "no value", "?period=1&": "ends"}
+    answers = {q: get(1, q) for q in bad}
+    wrong = {q: a for q, a in answers.items()
+             if a[0] != 400 or bad[q].encode() not in a[1] or not a[1].startswith(b"bad query: ")}
+    t.ok(not wrong, f"{len(bad)} bad queries: 400 with the reason (e.g. "
+         f"{answers['?confidence=1'][1].decode().strip()!r})", wrong)
+    try:
+        no_nan('{"a": NaN}')
+        refused = False
+    except ValueError:
+        refused = True
+    t.ok(refused and nulls_have_reasons({"x": {"mean": None, "reason": None}}) == [".x"]
+         and not nulls_have_reasons({"x": {"mean": None, "reason": "why"}}),
+         "negative controls: NaN in JSON is caught, a null without a reason is found")
+    # campaign 171 holds a handful of reports: every estimate flagged, values clipped
+    st, body = get(171)
+    tiny = no_nan(body) if st == 200 else {}
+    groups = tiny["metrics"][0]["groups"] if tiny else []
+    ok = bool(st == 200 and 0 < tiny["reports"] < 30 and groups)
+    for g in groups:
+        ok &= g["too_small"] is True and bool(g["reason"]) and g["n"] == g["reports"]
+        if g["mean"] is not None:
+            ok &= 0.0 <= g["mean_clipped"] <= 1.0 and g["var"] is not None
+            ok &= (g["mean_clipped"] == g["mean"]) == (0.0 <= g["mean"] <= 1.0)
+        if g["size"] is not None:
+            ok &= 0.0 <= g["size_clipped"] <= tiny["reports"]
+    t.ok(ok and not nulls_have_reasons(tiny)
+         and all(d["too_small"] for d in tiny["metrics"][0]["disparities"]),
+         f"{tiny.get('reports')} reports: every group and disparity too_small with a reason, "
+         f"clipped values in range, each null with a reason, no NaN",
+         [(g["mean"], g["size"], g["reason"]) for g in groups])
+    big = whole["metrics"][0]["groups"]
+    t.ok(all(not g["too_small"] and g["reason"] is None and g["n"] > 1000
+             and 0 < g["size_sd"] < 0.2 * g["size"] for g in big),
+         f"60000 devices: no group too small (relative sd of the sizes "
+         f"{', '.join('%.3f' % (g['size_sd'] / g['size']) for g in big)})")
 
 
 def main_tests(t, h, pb):
@@ -740,6 +921,8 @@ def main_tests(t, h, pb):
              and all(p["ci95"][0] < p["diff"] < p["ci95"][1] for p in pairs),
              f"campaign {cid}: {len(pairs)} pairwise disparities with CIs, the largest named")
 
+    estimate_queries(t, h)
+
     # ---- load: 64 clients, zero lost, zero duplicated ------------------------------------
     load_check(t, h, 64, 5)
 
@@ -749,16 +932,31 @@ def main_tests(t, h, pb):
     t0 = time.monotonic()
     rc = h.stop()
     t.ok(rc == 0 and time.monotonic() - t0 < 8, f"SIGTERM: clean exit 0 ({rc})")
-    t.ok(h.db_query("PRAGMA integrity_check")[0][0] == "ok", "database integrity_check: ok")
+    ok, detail = h.consistent()
+    t.ok(ok, "the database is consistent: stored sums = the stored reports' sums", detail)
     h.start()
     est_after = json.loads(h.request("GET", "/v1/campaigns/1/estimate")[2])
     t.ok(est_after["reports"] == est_before["reports"]
          and est_after["metrics"] == est_before["metrics"]
          and est_after["rejects_unattributed"] == est_before["rejects_unattributed"],
          "after a restart the estimates and reject counts are rebuilt identically from the DB")
-    second = subprocess.run(h.args(), capture_output=True, text=True, timeout=10)
-    t.ok(second.returncode == 2 and "in use" in second.stderr,
-         "a second collector on the same database is refused", second.stderr)
+    if h.pg is None:
+        second = subprocess.run(h.args(), capture_output=True, text=True, timeout=10)
+        t.ok(second.returncode == 2 and "in use" in second.stderr,
+             "a second collector on the same SQLite file is refused", second.stderr)
+    else:
+        other = f"{h.tmp}/second.ready"
+        second = subprocess.Popen(h.args(extra=["--ready-file", other, "--instance", "second"]),
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        for _ in range(200):
+            if os.path.exists(other) and open(other).read().strip() or second.poll() is not None:
+                break
+            time.sleep(0.05)
+        running = second.poll() is None
+        second.send_signal(signal.SIGTERM)
+        _, err = second.communicate(timeout=15)
+        t.ok(running and second.returncode == 0,
+             "a second collector on the same PostgreSQL database starts and stops cleanly", err)
     h.stop()
     changed = f"{h.tmp}/changed.txt"
     with open(changed, "w") as f:

@@ -43,6 +43,16 @@ eps = 1
 groups = 4
 metrics = tpr
 start = {NOW - 10 * 86400 - 3600}
+
+[campaign]     # 40 periods of an hour, all still open: quotas under concurrency
+id = 6
+mechanism = tuple_mr
+eps = 1
+groups = 4
+metrics = tpr
+period_seconds = 3600
+start = {NOW - 40 * 3600}
+late_seconds = {80 * 3600}
 """
 
 
@@ -50,11 +60,66 @@ def reasons(r):
     return [x.reason for x in r.rejects] if r is not None else None
 
 
-def main():
-    t = Tap()
+def concurrent_quotas(t, h, pb, tpl):
+    """Quotas hold when batches of one credential arrive together (and are committed in one
+    transaction): relay-3 sends 8 one-report batches at once, in each of 6 periods; device-a
+    sends, at once, a batch of two reports (over its quota of one) and a batch holding one of
+    them, in each of 20 periods (the first batch's insert is undone, the second must keep the
+    report whichever came first)."""
+    import threading
+
+    def together(bodies, token):
+        out = [None] * len(bodies)
+        gate = threading.Barrier(len(bodies))
+
+        def one(i):
+            gate.wait()
+            out[i] = post_batch(h, pb, bodies[i], token=token)
+
+        th = [threading.Thread(target=one, args=(i,)) for i in range(len(bodies))]
+        for x in th:
+            x.start()
+        for x in th:
+            x.join()
+        return out
+
+    ok, seen = True, []
+    for period in range(6):
+        res = together([batch_of(pb, make_report(pb, tpl, 6, period=period)) for _ in range(8)],
+                       "relay-3")
+        codes = sorted(r[0] for r in res)
+        rows = h.db_query("SELECT COUNT(*) FROM reports WHERE device = 'token:relay-3' AND "
+                          "campaign_id = 6 AND period = ?", period)[0][0]
+        quota = h.db_query("SELECT count FROM quota WHERE device = 'token:relay-3' AND "
+                           "campaign_id = 6 AND period = ?", period)
+        ok &= codes == [200] * 3 + [400] * 5 and rows == 3 and quota == [(3,)]
+        seen.append((codes.count(200), rows, quota))
+    t.ok(ok, f"relay=3, 8 batches at once in each of 6 periods: exactly 3 stored and counted "
+         f"each time ({seen[0]})", seen)
+    ok, seen = True, []
+    for period in range(6, 26):
+        r1, r2 = make_report(pb, tpl, 6, period=period), make_report(pb, tpl, 6, period=period)
+        res = together([batch_of(pb, r1, r2), batch_of(pb, r1)], "device-a")
+        rows = [x[0] for x in h.db_query("SELECT report_id FROM reports WHERE campaign_id = 6 "
+                                         "AND period = ? AND device = 'token:device-a'", period)]
+        quota = h.db_query("SELECT count FROM quota WHERE device = 'token:device-a' AND "
+                           "campaign_id = 6 AND period = ?", period)
+        good = (res[0][0] == 400 and res[1][0] == 200 and res[1][1].accepted == 1
+                and rows == [r1.report_id] and quota == [(1,)])
+        ok &= good
+        if not good:
+            seen.append((period, res[0][0], res[1][0], len(rows), quota))
+    reruns = open(h.log.name).read().count('"event": "quota_rerun"')
+    t.ok(ok, f"an over-quota batch and a batch sharing one of its reports, at once, 20 times: "
+         f"the shared report is stored once, under its quota, whichever came first "
+         f"({reruns} times in one transaction, run again batch by batch)", seen)
+
+
+def run(t, pg=None):
+    """The checks, on a SQLite file or (pg) a PostgreSQL cluster's database."""
     h = None
     try:
-        h = Harness(campaigns=CAMPAIGNS)
+        h = Harness(campaigns=CAMPAIGNS, pg=pg)
         pb = load_pb2(h.tmp)
         tpl = tuple_mr_template(pb)
         h.start()
@@ -167,6 +232,7 @@ def main():
              and rows == [("token:device-b", 7)],
              "Batch.lost_reports = 7: counted in the estimate JSON, /metrics and per device",
              (st, est.get("lost_reports"), metric, rows))
+        concurrent_quotas(t, h, pb, tpl)
         h.stop()
         h.start()
         est = json.loads(h.request("GET", path, token="reader")[2])
@@ -213,8 +279,12 @@ def main():
     finally:
         if h is not None:
             h.cleanup()
-    return t.done()
 
+
+def main():
+    t = Tap()
+    run(t)
+    return t.done()
 
 if __name__ == "__main__":
     sys.exit(main())

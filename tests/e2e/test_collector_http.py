@@ -83,11 +83,11 @@ def s_client(h, args, stdin=b"", keyupdate=None, timeout=10):
     return established, text
 
 
-def main():
-    t = Tap()
+def run(t, pg=None):
+    """The checks, on a SQLite file or (pg) a PostgreSQL cluster's database."""
     h = None
     try:
-        h = Harness(campaigns=CAMPAIGNS)
+        h = Harness(campaigns=CAMPAIGNS, pg=pg)
         pb = load_pb2(h.tmp)
         h.start()
 
@@ -187,8 +187,12 @@ def main():
     finally:
         if h is not None:
             h.cleanup()
-    return t.done()
 
+
+def main():
+    t = Tap()
+    run(t)
+    return t.done()
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -92,8 +92,8 @@ def stored_raw(h, campaign):
     return h.db_query("SELECT raw FROM reports WHERE campaign_id = ? LIMIT 1", campaign)[0][0]
 
 
-def main():
-    t = Tap()
+def run(t, pg=None):
+    """Every check, on SQLite or (pg, test_collector_pg.py) a database of that cluster."""
     h = None
     try:
         with tempfile.TemporaryDirectory(prefix="dpm-influence.") as tmp:
@@ -103,7 +103,7 @@ def main():
             camp = subprocess.run([SIM, "campaigns", "--scenario", scn], capture_output=True,
                                   text=True, check=True).stdout
             camp = camp.replace("mechanism = roc_hist\n", "mechanism = roc_hist\nmax_examples = 10\n")
-            h = Harness(campaigns=camp)
+            h = Harness(campaigns=camp, pg=pg)
             pb = load_pb2(h.tmp)
             h.start()
             r = subprocess.run([SIM, "--scenario", scn, "--mode", "network", "--collector",
@@ -285,6 +285,11 @@ def main():
     finally:
         if h is not None:
             h.cleanup()
+
+
+def main():
+    t = Tap()
+    run(t)
     return t.done()
 
 

@@ -7,8 +7,9 @@
     while 83 of 110 batches got 500);
   - a full file system (RLIMIT_FSIZE) fails a commit: 500 to the device, /healthz 503 and
     dpm_storage_healthy 0 in /metrics;
-  - a schema-0 database (report_id unique on its own) is upgraded in place, its reports kept
-    (its campaigns start when their first report arrived).
+  - a schema-0 database (report_id unique on its own) is migrated in place to schema 3, its
+    reports kept and summed (its campaigns start when their first report arrived); the 0.1.0
+    schema (2) is tested in test_collector_migrate.py.
 Negative controls: the same database before the damage starts and answers 200."""
 import json
 import os
@@ -141,12 +142,13 @@ def main():
         est = json.loads(h.request("GET", "/v1/campaigns/1/estimate")[2])
         version = h.db_query("PRAGMA user_version")[0][0]
         st, r, _ = post_batch(h, pb, batch_of(pb, rep))
-        t.ok(est["reports"] == 1 and version == 2 and st == 200 and r.duplicates == 1
-             and "upgraded" in open(h.log.name).read(),
-             f"a schema-0 database is upgraded in place (user_version {version}); its report "
-             f"is kept and still de-duplicated", (est["reports"], version, st, r))
-        t.ok(h.stop() == 0 and h.db_query("PRAGMA integrity_check")[0][0] == "ok",
-             "clean stop; integrity_check ok")
+        t.ok(est["reports"] == 1 and version == 3 and st == 200 and r.duplicates == 1
+             and '"event": "schema_migrated"' in open(h.log.name).read(),
+             f"a schema-0 database is migrated in place (0 -> 2 -> 3, user_version {version}); "
+             f"its report is kept, summed and still de-duplicated", (est["reports"], version, st, r))
+        t.ok(h.stop() == 0, "clean stop")
+        ok, detail = h.consistent()
+        t.ok(ok, "integrity_check ok, the sums equal the reports'", detail)
     except Exception as exc:
         import traceback
         t.ok(False, f"test aborted: {exc!r}", traceback.format_exc())

@@ -231,8 +231,9 @@ def split_blocks(text):
     return parts[0], blocks
 
 
-def main():
-    t = Tap()
+def run(t, pg=None):
+    """Every release's checks, on SQLite or (pg, test_collector_pg.py) a database of that
+    cluster per release."""
     releases = manifest()
     t.ok(len(releases) > 0, f"MANIFEST lists {len(releases)} release(s)")
     for release, cases in releases.items():
@@ -241,12 +242,17 @@ def main():
         t.ok(set(blocks) == {c for c, _ in cases},
              f"{release}: campaigns.txt holds one block per MANIFEST case")
         ready = head + "".join(b for c, b in blocks.items() if c not in PENDING)
-        h = Harness(campaigns=open_golden_periods(ready))
+        h = Harness(campaigns=open_golden_periods(ready), pg=pg)
         try:
             check_pending(t, h, release, blocks)
             check_release(t, h, load_pb2(h.tmp), release, cases)
         finally:
             h.cleanup()
+
+
+def main():
+    t = Tap()
+    run(t)
     return t.done()
 
 

@@ -16,6 +16,9 @@
  *   tool_load bench      --port P --ca CA.pem [--seconds 10]
  *       collector.reports_per_s (64 clients, batches of 100, keep-alive) and
  *       collector.handshakes_per_s (full ECDHE P-256), as build/bench.json metrics.
+ * Several collectors: --ports P1,P2,... instead of --port: client i starts with port i mod n and
+ * moves to the next port whenever a connection fails (a load balancer's failover); the
+ * campaigns are fetched from the first.
  * Common: [--host 127.0.0.1] [--name localhost] [--tls 1.2|1.3] [--server-pid PID] (adds the
  * collector's CPU seconds) [--token FILE] (a bearer token, first line of FILE, sent with every
  * request: a relay credential for reports, an operator one for estimates). Answers 429 and
@@ -59,6 +62,7 @@
 
 #define MAX_CLIENTS 1024
 #define MAX_CAMPAIGNS 8
+#define MAX_PORTS 8
 #define IO_TIMEOUT_S 15
 #define RESP_MAX (1u << 20)
 
@@ -69,6 +73,7 @@ typedef struct {
     const char *host, *name, *ca, *ids, *token_file;
     char token[256];
     int port, clients, batch, tls, seconds_set, clients_set;
+    int ports[MAX_PORTS], nports;
     double seconds, grace;
     uint32_t campaign_ids[MAX_CAMPAIGNS];
     int ncampaigns;
@@ -101,6 +106,7 @@ typedef struct {
     mbedtls_ssl_context ssl;
     int fd;
     int open;
+    int port_index; /* into O.ports: the collector this client talks to */
 } tls_client_t;
 
 static int bio_send(void *ctx, const unsigned char *b, size_t n)
@@ -161,14 +167,14 @@ static void tls_client_close(tls_client_t *c)
     }
 }
 
-static int tcp_connect(void)
+static int tcp_connect(int port_index)
 {
     struct addrinfo hints, *ai = NULL;
     memset(&hints, 0, sizeof(hints));
     hints.ai_socktype = SOCK_STREAM;
     hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV;
     char port[16];
-    snprintf(port, sizeof(port), "%d", O.port);
+    snprintf(port, sizeof(port), "%d", O.ports[port_index % O.nports]);
     if (getaddrinfo(O.host, port, &hints, &ai) != 0) {
         return -1;
     }
@@ -193,8 +199,9 @@ static int tcp_connect(void)
 static int tls_client_connect(tls_client_t *c)
 {
     tls_client_close(c);
-    c->fd = tcp_connect();
+    c->fd = tcp_connect(c->port_index);
     if (c->fd < 0) {
+        c->port_index++; /* that collector is down: the next one */
         return -1;
     }
     mbedtls_ssl_init(&c->ssl);
@@ -582,6 +589,7 @@ static int deliver(client_t *c, const batch_t *b, double give_up)
         http_resp_t r;
         if (http_exchange(&c->tls, "POST", "/v1/reports", b->body, b->len, &r) != 0) {
             c->io_errors++;
+            c->tls.port_index++; /* the connection broke: fail over */
             tls_client_close(&c->tls);
             continue;
         }
@@ -704,7 +712,7 @@ static int fetch_campaigns(void)
 {
     tls_client_t t;
     if (tls_client_init(&t, -1) != 0 || tls_client_connect(&t) != 0) {
-        fprintf(stderr, "tool_load: cannot connect to %s:%d over TLS\n", O.host, O.port);
+        fprintf(stderr, "tool_load: cannot connect to %s:%d over TLS\n", O.host, O.ports[0]);
         return -1;
     }
     for (int k = 0; k < O.ncampaigns; k++) {
@@ -756,6 +764,7 @@ static int run_clients(client_t *cs, int n, int handshakes_only, totals_t *t)
         if (tls_client_init(&c->tls, i) != 0 || dpm_posix_rng_init(&c->dev_rng, who, (size_t)wn)) {
             return -1;
         }
+        c->tls.port_index = i; /* spread over the collectors */
         c->dev_port = dpm_posix_rng(&c->dev_rng);
         dpm_rand_init(&c->dev_rand, &c->dev_port);
     }
@@ -898,6 +907,17 @@ static void parse_args(int argc, char **argv)
         const char *k = argv[i], *v = argv[i + 1];
         if (strcmp(k, "--port") == 0) {
             O.port = atoi(v);
+            O.ports[0] = O.port;
+            O.nports = 1;
+        } else if (strcmp(k, "--ports") == 0) {
+            O.nports = 0;
+            for (char *p = (char *)v; *p && O.nports < MAX_PORTS;) {
+                O.ports[O.nports++] = (int)strtol(p, &p, 10);
+                if (*p == ',') {
+                    p++;
+                }
+            }
+            O.port = O.nports > 0 ? O.ports[0] : 0;
         } else if (strcmp(k, "--host") == 0) {
             O.host = v;
         } else if (strcmp(k, "--name") == 0) {

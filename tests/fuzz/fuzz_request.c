@@ -2,8 +2,9 @@
 /* libFuzzer target for the collector's request path, without sockets or SQLite:
  *   1. the input as the decrypted byte stream of one connection, fed to the HTTP state machine
  *      (coll_conn_t) whole and again in input-dependent chunks: head parsing, limits, 100-
- *      continue, pipelining, routing, Batch decoding, report validation, BatchResponse and
- *      estimate JSON (the stub store below feeds accepted reports into the real aggregates);
+ *      continue, pipelining, routing, Batch decoding, report validation, BatchResponse,
+ *      estimate queries and JSON, /metrics (the stub store below, without a database, feeds
+ *      accepted reports into in-memory sums, whatever period the query asks for);
  *   2. the input as a POST body: coll_batch_decode + coll_batch_response directly;
  *   3. the input as a request head (http_parse_head) and as a campaigns file.
  * Every response the state machine emits must be a well-formed HTTP/1.1 status line.
@@ -54,6 +55,18 @@ static int stub_commit(void *ctx, coll_batch_t *b)
     return 0;
 }
 
+static int stub_read(void *ctx, int ci, uint32_t from, uint32_t to, coll_campaign_state_t *out,
+                     coll_totals_t *totals, char *err, size_t cap)
+{
+    (void)ctx;
+    (void)from;
+    (void)to;
+    (void)err;
+    (void)cap;
+    coll_agg_snapshot(g_agg, ci, out, totals);
+    return 0;
+}
+
 static int check_emit(void *ctx, const uint8_t *buf, size_t len)
 {
     (void)ctx;
@@ -74,8 +87,8 @@ static void init(void)
         abort();
     }
     g_app.campaigns = g_campaigns;
-    g_app.agg = g_agg;
     g_app.sink.commit = stub_commit;
+    g_app.sink.read = stub_read;
     g_app.sink.ctx = NULL;
     g_app.max_body = 65536;
     g_app.allow_anonymous = 1; /* reach batch decoding without credentials */
