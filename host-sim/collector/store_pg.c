@@ -1041,10 +1041,11 @@ static int be_scan_reports(coll_backend_t *b, coll_report_cb cb, void *ctx, char
 
 static int be_scan_sums(coll_backend_t *b, coll_sum_cb cb, void *ctx, char *err, size_t cap)
 {
+    static const char TUPLE[] = "SELECT campaign_id, period, metric, grp, sum(n), sum(s), sum(ss) "
+                                "FROM agg_tuple GROUP BY 1, 2, 3, 4";
     static const char *const SQL[3] = {
         "SELECT campaign_id, period, 0, 0, sum(reports), 0, 0 FROM agg_reports GROUP BY 1, 2",
-        "SELECT campaign_id, period, metric, grp, sum(n), sum(s), sum(ss) FROM agg_tuple"
-        " GROUP BY 1, 2, 3, 4",
+        TUPLE,
         "SELECT campaign_id, period, bin, 0, sum(neg), sum(pos), 0 FROM agg_roc GROUP BY 1, 2, 3"};
     for (int kind = 0; kind < 3; kind++) {
         PGresult *r = query(b->db, SQL[kind], 0, NULL, err, cap);

@@ -220,8 +220,10 @@ def timeouts(t, pg):
                 break
             time.sleep(0.05)
         t0 = time.monotonic()
-        est = h.request("GET", "/v1/campaigns/1/estimate")[0]
+        c = h.conn(timeout=30)  # longer than the 10 s statement timeout it waits for
+        est = h.request("GET", "/v1/campaigns/1/estimate", conn=c)[0]
         secs = time.monotonic() - t0
+        c.close()
         locker.wait(30)
         after = json.loads(h.request("GET", "/v1/campaigns/1/estimate")[2])
         t.ok(st == 200 and est == 503 and 9.0 <= secs <= 13.5 and after["reports"] == 1,
