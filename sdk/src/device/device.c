@@ -3,6 +3,7 @@
 #include "dpm_internal.h"
 
 #include "dpm/device.h"
+#include "upload/outbox_internal.h"
 
 /* ---- config and policy ------------------------------------------------------------------- */
 
@@ -233,7 +234,7 @@ static dpm_status_t queue(dpm_device_t *d, const dpm_mech_t *m, const dpm_report
     size_t len = 0;
     dpm_status_t st = dpm_report_encode(rep, buf, cap, &len);
     if (st == DPM_OK) {
-        st = dpm_outbox_put(&d->outbox, buf, len);
+        st = dpm_outbox_put_encoded(&d->outbox, buf, len); /* bytes we just encoded */
     }
     if (st == DPM_OK && info != NULL) {
         memcpy(info->report_id, rep->report_id, DPM_REPORT_ID_BYTES);
