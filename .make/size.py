@@ -8,15 +8,17 @@ stack per module of each build, printed as a table and written as DESIGN.md §7'
 flash  text + rodata + the .data initialisers of the input sections the image links, per module
        (from the linker map);
 ram    .data + .bss the modules link (0 for the SDK, which has no globals) plus the caller-owned
-       state an app keeps for one campaign (tests/cross/size_state.c: mechanism, randomness
-       buffer, ledger, outbox, upload, one report and its bytes, the upload work buffer; plus
-       the TLS session for default+tls; the arena is reported on its own);
+       state an app on the device API keeps between calls (tests/cross/size_state.c's
+       dpm_state_* objects: the dpm_device_t, one dpm_mech_t, the RAM storage handle; plus the
+       TLS session for default+tls; the arena is reported on its own);
 stack  worst case over the module's public functions of the deepest call chain: frames from
        -fstack-usage/-fcallgraph-info=su (disassembly prologues for the C library), calls from
        the call graph and the disassembly (libcalls included). A function-pointer call counts
        the deepest function whose address the image takes (port hooks, nanopb's stream
        callback, Mbed TLS's tables): one level, an over-estimate. Recursion is reported and
-       its cycle counted once.
+       its cycle counted once. The one-call figure is the same analysis rooted at
+       dpm_device_report_tuple (one tuple report: check, charge, perturb, encode, queue).
+Exit status 1 if a target is missed or a figure cannot be measured.
 """
 import argparse
 import glob
@@ -31,6 +33,9 @@ TARGETS = {  # build -> {metric: limit in bytes}
     "tuple_only": {"flash": 16 * 1024, "ram": 1024, "stack": 2048},
     "default+tls": {"flash": 120 * 1024, "arena": 48 * 1024},
 }
+# The one-call device API's report calls: their own worst-case stack is printed.
+ONE_CALL = ("dpm_device_report_tuple", "dpm_device_report_roc_hist", "dpm_device_report_dpauc",
+            "dpm_device_report_ustat_bins")
 OBJDUMP, NM, READELF = "arm-none-eabi-objdump", "arm-none-eabi-nm", "arm-none-eabi-readelf"
 
 
@@ -352,6 +357,7 @@ def analyse(name, elf, mapfile, state_obj, roots):
     hook_fn = max(sdk_taken, key=lambda a: depth1[a]) if sdk_taken else None
     tls_taken = [a for a in taken if reachable("tls", a)]
     tls_fn = max(tls_taken, key=lambda a: depth1[a]) if tls_taken else None
+    one_call = {n: max(full[a] for a in by_name[n]) for n in ONE_CALL if n in by_name}
     stack, deepest_fn = {}, {}
     for a, (fname, _, bind) in funcs.items():
         mod = owner.get(a, ("?", ""))[0]
@@ -376,6 +382,7 @@ def analyse(name, elf, mapfile, state_obj, roots):
         "indirect_call_deepest_target": funcs[hook_fn][0] if hook_fn is not None else None,
         "address_taken": len(taken),
         "largest_files": sorted(files.items(), key=lambda kv: -kv[1])[:8],
+        "one_call_stack": one_call,
     }
     return rows, total, notes
 
@@ -385,7 +392,7 @@ def arena_from_log(path):
     try:
         with open(path) as f:
             for line in f:
-                m = re.match(r"# smallest arena for a TLS (1\.[23]) session \(device config, (\S+)\): (\d+) bytes", line)
+                m = re.match(r"# smallest arena for a TLS (1\.[23](?:\+cert)?) session \(device config, (\S+)\): (\d+) bytes", line)
                 if m:
                     sizes[m.group(1)] = (int(m.group(3)), m.group(2))
     except OSError:
@@ -440,6 +447,7 @@ def main():
             print(f"  function-pointer calls inside Mbed TLS: counted as {notes['indirect_call_cost_mbedtls']} bytes "
                   f"(the deepest of the {notes['address_taken']} address-taken functions it can reach: "
                   f"{notes['indirect_call_deepest_target_mbedtls']})")
+        print("  one call (worst-case stack): " + ", ".join(f"{k} {v}" for k, v in notes["one_call_stack"].items() if v))
         print(f"  recursion: {', '.join(notes['recursion']) or 'none'}; "
               f"dynamic frames: {', '.join(notes['dynamic_frames']) or 'none'}")
         for metric, limit in TARGETS.get(name, {}).items():
@@ -463,8 +471,10 @@ def main():
     with open(args.out, "w") as f:
         json.dump(report, f, indent=1)
     print(f"\nwrote {args.out}; targets missed: {len(failed)}{': ' + ', '.join(failed) if failed else ''}")
-    if unmeasured:  # a missed budget is a finding; a figure we could not measure is a failure
+    if unmeasured:
         sys.exit("make size: could not measure " + ", ".join(unmeasured))
+    if failed:
+        sys.exit("make size: budgets missed: " + ", ".join(failed))
 
 
 if __name__ == "__main__":
