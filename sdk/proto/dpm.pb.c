@@ -22,6 +22,9 @@ PB_BIND(dpm_v1_UstatBinsBody, dpm_v1_UstatBinsBody, AUTO)
 PB_BIND(dpm_v1_UstatTreeBody, dpm_v1_UstatTreeBody, AUTO)
 
 
+PB_BIND(dpm_v1_FedaucBody, dpm_v1_FedaucBody, AUTO)
+
+
 PB_BIND(dpm_v1_Report, dpm_v1_Report, 2)
 
 
@@ -31,10 +34,17 @@ PB_BIND(dpm_v1_Batch, dpm_v1_Batch, 4)
 PB_BIND(dpm_v1_Campaign, dpm_v1_Campaign, 2)
 
 
+PB_BIND(dpm_v1_FedaucUpload, dpm_v1_FedaucUpload, AUTO)
+
+
+PB_BIND(dpm_v1_FedaucRankReply, dpm_v1_FedaucRankReply, AUTO)
+
+
 PB_BIND(dpm_v1_BatchResponse, dpm_v1_BatchResponse, 2)
 
 
 PB_BIND(dpm_v1_Reject, dpm_v1_Reject, AUTO)
+
 
 
 

@@ -46,6 +46,14 @@ typedef enum _dpm_v1_UstatKernel {
     dpm_v1_UstatKernel_USTAT_KENDALL = 2 /* (bin(x), bin(y)) over k * k values */
 } dpm_v1_UstatKernel;
 
+typedef enum _dpm_v1_FedaucVariant {
+    dpm_v1_FedaucVariant_FEDAUC_VARIANT_UNSPECIFIED = 0, /* fedauc_rr */
+    dpm_v1_FedaucVariant_FEDAUC_LOCAL_LAPLACE = 1, /* sensitivity: the device's largest rank */
+    dpm_v1_FedaucVariant_FEDAUC_GLOBAL_LAPLACE = 2, /* sensitivity: 2 (M - 1) */
+    dpm_v1_FedaucVariant_FEDAUC_ORTHOGONAL = 3, /* orthogonal decomposition, one shared split */
+    dpm_v1_FedaucVariant_FEDAUC_ADAPTIVE = 4 /* orthogonal decomposition, a split per device */
+} dpm_v1_FedaucVariant;
+
 /* Struct definitions */
 /* tuple_mr / tuple_ml: the randomized group and one randomized value per campaign metric
  (tuple_mr: -1 or +1; tuple_ml: an integer on the campaign's Q(frac_bits) grid). */
@@ -100,6 +108,24 @@ typedef struct _dpm_v1_UstatTreeBody {
     uint32_t value;
 } dpm_v1_UstatTreeBody;
 
+/* FedAUC round 2 (fedauc_rr / fedauc_lap, README "FedAUC"): one device's rank contribution.
+ Doubled ranks R = 2 x 0-based mid-rank. fedauc_rr: local_p and local_sum2 are the exact sums
+ of the device's labels flipped once by RR. fedauc_lap: local_p = localP + noise; LOCAL and
+ GLOBAL: local_sum2 = sum R y + noise; ORTHOGONAL and ADAPTIVE: t = sum (n R - S) y + noise,
+ and localSum2' = (t + S local_p) / n. The noise on local_p has sensitivity 1 and ε eps_p_q16,
+ the noise on the sum (or t) sensitivity `sensitivity` and ε = report eps_q16 - eps_p_q16. */
+typedef struct _dpm_v1_FedaucBody {
+    pb_byte_t upload_token[16]; /* 16 bytes: the token of the upload these ranks answered */
+    uint32_t n; /* examples of the device (localN = n - local_p) */
+    uint32_t total; /* M: scores the server ranked */
+    int64_t local_p;
+    int64_t local_sum2;
+    int64_t t;
+    uint64_t sum_rank2; /* S = sum of the device's doubled ranks */
+    uint64_t sensitivity; /* of the noised sum: LOCAL max R, GLOBAL 2 (M - 1), else max |n R - S| */
+    uint32_t eps_p_q16; /* ε spent on local_p, Q16.16 (fedauc_rr: 0) */
+} dpm_v1_FedaucBody;
+
 /* One device's contribution for one campaign period. */
 typedef struct _dpm_v1_Report {
     pb_byte_t report_id[16]; /* 16 random bytes; the collector de-duplicates on it */
@@ -116,6 +142,7 @@ typedef struct _dpm_v1_Report {
         dpm_v1_DpaucBody dpauc;
         dpm_v1_UstatBinsBody ustat_bins;
         dpm_v1_UstatTreeBody ustat_tree;
+        dpm_v1_FedaucBody fedauc;
     } body;
 } dpm_v1_Report;
 
@@ -152,7 +179,33 @@ typedef struct _dpm_v1_Campaign {
     /* roc_hist with groups >= 2: ε of the group's GRR, Q16.16 (absent: half of eps_q16); the
  histogram's Laplace noise gets eps_q16 - group_eps_q16. */
     uint32_t group_eps_q16;
+    /* fedauc_rr / fedauc_lap (fields 20-29 are FedAUC's) */
+    dpm_v1_FedaucVariant fedauc_variant; /* fedauc_lap: the Laplace variant */
+    uint32_t fedauc_p_share_q16; /* LOCAL/GLOBAL/ORTHOGONAL: share of ε on localP, Q0.16 */
+    uint32_t fedauc_score_bits; /* scores quantized to [0, 2^bits], 1 <= bits <= 31 */
 } dpm_v1_Campaign;
+
+/* FedAUC round 1: a device's quantized scores in a uniformly random order (POSTed by the app
+ to the collector's upload phase). Reveals the scores, not which example has which, and no
+ label. The token is 16 random bytes drawn for this upload: not an identity. */
+typedef struct _dpm_v1_FedaucUpload {
+    uint32_t campaign_id;
+    dpm_v1_Mechanism mechanism;
+    uint32_t params_hash; /* the campaign's fingerprint, as in Report */
+    pb_byte_t upload_token[16];
+    pb_callback_t scores;
+} dpm_v1_FedaucUpload;
+
+/* FedAUC round 1, the collector's answer to one upload: the doubled 0-based mid-rank of each
+ uploaded score among all `total` scores ranked (0 = lowest), in upload order. */
+typedef struct _dpm_v1_FedaucRankReply {
+    uint32_t campaign_id;
+    dpm_v1_Mechanism mechanism;
+    uint32_t params_hash;
+    pb_byte_t upload_token[16]; /* the upload's token */
+    uint32_t total; /* M */
+    pb_callback_t ranks2;
+} dpm_v1_FedaucRankReply;
 
 typedef PB_BYTES_ARRAY_T(16) dpm_v1_Reject_report_id_t;
 typedef struct _dpm_v1_Reject {
@@ -190,6 +243,11 @@ extern "C" {
 #define _dpm_v1_UstatKernel_MAX dpm_v1_UstatKernel_USTAT_KENDALL
 #define _dpm_v1_UstatKernel_ARRAYSIZE ((dpm_v1_UstatKernel)(dpm_v1_UstatKernel_USTAT_KENDALL+1))
 
+#define _dpm_v1_FedaucVariant_MIN dpm_v1_FedaucVariant_FEDAUC_VARIANT_UNSPECIFIED
+#define _dpm_v1_FedaucVariant_MAX dpm_v1_FedaucVariant_FEDAUC_ADAPTIVE
+#define _dpm_v1_FedaucVariant_ARRAYSIZE ((dpm_v1_FedaucVariant)(dpm_v1_FedaucVariant_FEDAUC_ADAPTIVE+1))
+
+
 
 
 
@@ -202,6 +260,11 @@ extern "C" {
 #define dpm_v1_Campaign_metrics_ENUMTYPE dpm_v1_Metric
 #define dpm_v1_Campaign_calibration_ENUMTYPE dpm_v1_DpaucCalibration
 #define dpm_v1_Campaign_ustat_kernel_ENUMTYPE dpm_v1_UstatKernel
+#define dpm_v1_Campaign_fedauc_variant_ENUMTYPE dpm_v1_FedaucVariant
+
+#define dpm_v1_FedaucUpload_mechanism_ENUMTYPE dpm_v1_Mechanism
+
+#define dpm_v1_FedaucRankReply_mechanism_ENUMTYPE dpm_v1_Mechanism
 
 
 
@@ -212,9 +275,12 @@ extern "C" {
 #define dpm_v1_DpaucBody_init_default            {0, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 0, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 0, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 0, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}}
 #define dpm_v1_UstatBinsBody_init_default        {0, 0}
 #define dpm_v1_UstatTreeBody_init_default        {0, 0, 0, 0}
+#define dpm_v1_FedaucBody_init_default           {{0}, 0, 0, 0, 0, 0, 0, 0, 0}
 #define dpm_v1_Report_init_default               {{0}, 0, 0, _dpm_v1_Mechanism_MIN, 0, 0, 0, {dpm_v1_TupleBody_init_default}}
 #define dpm_v1_Batch_init_default                {0, {dpm_v1_Report_init_default, dpm_v1_Report_init_default, dpm_v1_Report_init_default, dpm_v1_Report_init_default, dpm_v1_Report_init_default, dpm_v1_Report_init_default, dpm_v1_Report_init_default, dpm_v1_Report_init_default}, 0}
-#define dpm_v1_Campaign_init_default             {0, _dpm_v1_Mechanism_MIN, 0, 0, 0, 0, 0, {_dpm_v1_Metric_MIN, _dpm_v1_Metric_MIN, _dpm_v1_Metric_MIN, _dpm_v1_Metric_MIN}, 0, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 0, 0, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, _dpm_v1_DpaucCalibration_MIN, 0, _dpm_v1_UstatKernel_MIN, 0, 0, 0}
+#define dpm_v1_Campaign_init_default             {0, _dpm_v1_Mechanism_MIN, 0, 0, 0, 0, 0, {_dpm_v1_Metric_MIN, _dpm_v1_Metric_MIN, _dpm_v1_Metric_MIN, _dpm_v1_Metric_MIN}, 0, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 0, 0, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, _dpm_v1_DpaucCalibration_MIN, 0, _dpm_v1_UstatKernel_MIN, 0, 0, 0, _dpm_v1_FedaucVariant_MIN, 0, 0}
+#define dpm_v1_FedaucUpload_init_default         {0, _dpm_v1_Mechanism_MIN, 0, {0}, {{NULL}, NULL}}
+#define dpm_v1_FedaucRankReply_init_default      {0, _dpm_v1_Mechanism_MIN, 0, {0}, 0, {{NULL}, NULL}}
 #define dpm_v1_BatchResponse_init_default        {0, 0, 0, {dpm_v1_Reject_init_default, dpm_v1_Reject_init_default, dpm_v1_Reject_init_default, dpm_v1_Reject_init_default, dpm_v1_Reject_init_default, dpm_v1_Reject_init_default, dpm_v1_Reject_init_default, dpm_v1_Reject_init_default}}
 #define dpm_v1_Reject_init_default               {{0, {0}}, ""}
 #define dpm_v1_TupleBody_init_zero               {0, 0, {0, 0, 0, 0}}
@@ -222,9 +288,12 @@ extern "C" {
 #define dpm_v1_DpaucBody_init_zero               {0, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 0, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 0, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 0, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}}
 #define dpm_v1_UstatBinsBody_init_zero           {0, 0}
 #define dpm_v1_UstatTreeBody_init_zero           {0, 0, 0, 0}
+#define dpm_v1_FedaucBody_init_zero              {{0}, 0, 0, 0, 0, 0, 0, 0, 0}
 #define dpm_v1_Report_init_zero                  {{0}, 0, 0, _dpm_v1_Mechanism_MIN, 0, 0, 0, {dpm_v1_TupleBody_init_zero}}
 #define dpm_v1_Batch_init_zero                   {0, {dpm_v1_Report_init_zero, dpm_v1_Report_init_zero, dpm_v1_Report_init_zero, dpm_v1_Report_init_zero, dpm_v1_Report_init_zero, dpm_v1_Report_init_zero, dpm_v1_Report_init_zero, dpm_v1_Report_init_zero}, 0}
-#define dpm_v1_Campaign_init_zero                {0, _dpm_v1_Mechanism_MIN, 0, 0, 0, 0, 0, {_dpm_v1_Metric_MIN, _dpm_v1_Metric_MIN, _dpm_v1_Metric_MIN, _dpm_v1_Metric_MIN}, 0, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 0, 0, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, _dpm_v1_DpaucCalibration_MIN, 0, _dpm_v1_UstatKernel_MIN, 0, 0, 0}
+#define dpm_v1_Campaign_init_zero                {0, _dpm_v1_Mechanism_MIN, 0, 0, 0, 0, 0, {_dpm_v1_Metric_MIN, _dpm_v1_Metric_MIN, _dpm_v1_Metric_MIN, _dpm_v1_Metric_MIN}, 0, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, 0, 0, {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, _dpm_v1_DpaucCalibration_MIN, 0, _dpm_v1_UstatKernel_MIN, 0, 0, 0, _dpm_v1_FedaucVariant_MIN, 0, 0}
+#define dpm_v1_FedaucUpload_init_zero            {0, _dpm_v1_Mechanism_MIN, 0, {0}, {{NULL}, NULL}}
+#define dpm_v1_FedaucRankReply_init_zero         {0, _dpm_v1_Mechanism_MIN, 0, {0}, 0, {{NULL}, NULL}}
 #define dpm_v1_BatchResponse_init_zero           {0, 0, 0, {dpm_v1_Reject_init_zero, dpm_v1_Reject_init_zero, dpm_v1_Reject_init_zero, dpm_v1_Reject_init_zero, dpm_v1_Reject_init_zero, dpm_v1_Reject_init_zero, dpm_v1_Reject_init_zero, dpm_v1_Reject_init_zero}}
 #define dpm_v1_Reject_init_zero                  {{0, {0}}, ""}
 
@@ -244,6 +313,15 @@ extern "C" {
 #define dpm_v1_UstatTreeBody_level_tag           2
 #define dpm_v1_UstatTreeBody_row_tag             3
 #define dpm_v1_UstatTreeBody_value_tag           4
+#define dpm_v1_FedaucBody_upload_token_tag       1
+#define dpm_v1_FedaucBody_n_tag                  2
+#define dpm_v1_FedaucBody_total_tag              3
+#define dpm_v1_FedaucBody_local_p_tag            4
+#define dpm_v1_FedaucBody_local_sum2_tag         5
+#define dpm_v1_FedaucBody_t_tag                  6
+#define dpm_v1_FedaucBody_sum_rank2_tag          7
+#define dpm_v1_FedaucBody_sensitivity_tag        8
+#define dpm_v1_FedaucBody_eps_p_q16_tag          9
 #define dpm_v1_Report_report_id_tag              1
 #define dpm_v1_Report_campaign_id_tag            2
 #define dpm_v1_Report_period_tag                 3
@@ -255,6 +333,7 @@ extern "C" {
 #define dpm_v1_Report_dpauc_tag                  12
 #define dpm_v1_Report_ustat_bins_tag             13
 #define dpm_v1_Report_ustat_tree_tag             14
+#define dpm_v1_Report_fedauc_tag                 15
 #define dpm_v1_Batch_reports_tag                 1
 #define dpm_v1_Batch_lost_reports_tag            2
 #define dpm_v1_Campaign_id_tag                   1
@@ -273,6 +352,20 @@ extern "C" {
 #define dpm_v1_Campaign_tree_depth_tag           14
 #define dpm_v1_Campaign_tree_grr_levels_tag      15
 #define dpm_v1_Campaign_group_eps_q16_tag        16
+#define dpm_v1_Campaign_fedauc_variant_tag       20
+#define dpm_v1_Campaign_fedauc_p_share_q16_tag   21
+#define dpm_v1_Campaign_fedauc_score_bits_tag    22
+#define dpm_v1_FedaucUpload_campaign_id_tag      1
+#define dpm_v1_FedaucUpload_mechanism_tag        2
+#define dpm_v1_FedaucUpload_params_hash_tag      3
+#define dpm_v1_FedaucUpload_upload_token_tag     4
+#define dpm_v1_FedaucUpload_scores_tag           5
+#define dpm_v1_FedaucRankReply_campaign_id_tag   1
+#define dpm_v1_FedaucRankReply_mechanism_tag     2
+#define dpm_v1_FedaucRankReply_params_hash_tag   3
+#define dpm_v1_FedaucRankReply_upload_token_tag  4
+#define dpm_v1_FedaucRankReply_total_tag         5
+#define dpm_v1_FedaucRankReply_ranks2_tag        6
 #define dpm_v1_Reject_report_id_tag              1
 #define dpm_v1_Reject_reason_tag                 2
 #define dpm_v1_BatchResponse_accepted_tag        1
@@ -315,6 +408,19 @@ X(a, STATIC,   SINGULAR, UINT32,   value,             4)
 #define dpm_v1_UstatTreeBody_CALLBACK NULL
 #define dpm_v1_UstatTreeBody_DEFAULT NULL
 
+#define dpm_v1_FedaucBody_FIELDLIST(X, a) \
+X(a, STATIC,   SINGULAR, FIXED_LENGTH_BYTES, upload_token,      1) \
+X(a, STATIC,   SINGULAR, UINT32,   n,                 2) \
+X(a, STATIC,   SINGULAR, UINT32,   total,             3) \
+X(a, STATIC,   SINGULAR, SINT64,   local_p,           4) \
+X(a, STATIC,   SINGULAR, SINT64,   local_sum2,        5) \
+X(a, STATIC,   SINGULAR, SINT64,   t,                 6) \
+X(a, STATIC,   SINGULAR, UINT64,   sum_rank2,         7) \
+X(a, STATIC,   SINGULAR, UINT64,   sensitivity,       8) \
+X(a, STATIC,   SINGULAR, UINT32,   eps_p_q16,         9)
+#define dpm_v1_FedaucBody_CALLBACK NULL
+#define dpm_v1_FedaucBody_DEFAULT NULL
+
 #define dpm_v1_Report_FIELDLIST(X, a) \
 X(a, STATIC,   SINGULAR, FIXED_LENGTH_BYTES, report_id,         1) \
 X(a, STATIC,   SINGULAR, UINT32,   campaign_id,       2) \
@@ -326,7 +432,8 @@ X(a, STATIC,   ONEOF,    MESSAGE,  (body,tuple,body.tuple),  10) \
 X(a, STATIC,   ONEOF,    MESSAGE,  (body,roc_hist,body.roc_hist),  11) \
 X(a, STATIC,   ONEOF,    MESSAGE,  (body,dpauc,body.dpauc),  12) \
 X(a, STATIC,   ONEOF,    MESSAGE,  (body,ustat_bins,body.ustat_bins),  13) \
-X(a, STATIC,   ONEOF,    MESSAGE,  (body,ustat_tree,body.ustat_tree),  14)
+X(a, STATIC,   ONEOF,    MESSAGE,  (body,ustat_tree,body.ustat_tree),  14) \
+X(a, STATIC,   ONEOF,    MESSAGE,  (body,fedauc,body.fedauc),  15)
 #define dpm_v1_Report_CALLBACK NULL
 #define dpm_v1_Report_DEFAULT NULL
 #define dpm_v1_Report_body_tuple_MSGTYPE dpm_v1_TupleBody
@@ -334,6 +441,7 @@ X(a, STATIC,   ONEOF,    MESSAGE,  (body,ustat_tree,body.ustat_tree),  14)
 #define dpm_v1_Report_body_dpauc_MSGTYPE dpm_v1_DpaucBody
 #define dpm_v1_Report_body_ustat_bins_MSGTYPE dpm_v1_UstatBinsBody
 #define dpm_v1_Report_body_ustat_tree_MSGTYPE dpm_v1_UstatTreeBody
+#define dpm_v1_Report_body_fedauc_MSGTYPE dpm_v1_FedaucBody
 
 #define dpm_v1_Batch_FIELDLIST(X, a) \
 X(a, STATIC,   REPEATED, MESSAGE,  reports,           1) \
@@ -358,9 +466,31 @@ X(a, STATIC,   SINGULAR, UINT32,   ustat_k,          12) \
 X(a, STATIC,   SINGULAR, UENUM,    ustat_kernel,     13) \
 X(a, STATIC,   SINGULAR, UINT32,   tree_depth,       14) \
 X(a, STATIC,   SINGULAR, UINT32,   tree_grr_levels,  15) \
-X(a, STATIC,   SINGULAR, UINT32,   group_eps_q16,    16)
+X(a, STATIC,   SINGULAR, UINT32,   group_eps_q16,    16) \
+X(a, STATIC,   SINGULAR, UENUM,    fedauc_variant,   20) \
+X(a, STATIC,   SINGULAR, UINT32,   fedauc_p_share_q16,  21) \
+X(a, STATIC,   SINGULAR, UINT32,   fedauc_score_bits,  22)
 #define dpm_v1_Campaign_CALLBACK NULL
 #define dpm_v1_Campaign_DEFAULT NULL
+
+#define dpm_v1_FedaucUpload_FIELDLIST(X, a) \
+X(a, STATIC,   SINGULAR, UINT32,   campaign_id,       1) \
+X(a, STATIC,   SINGULAR, UENUM,    mechanism,         2) \
+X(a, STATIC,   SINGULAR, FIXED32,  params_hash,       3) \
+X(a, STATIC,   SINGULAR, FIXED_LENGTH_BYTES, upload_token,      4) \
+X(a, CALLBACK, REPEATED, UINT32,   scores,            5)
+#define dpm_v1_FedaucUpload_CALLBACK pb_default_field_callback
+#define dpm_v1_FedaucUpload_DEFAULT NULL
+
+#define dpm_v1_FedaucRankReply_FIELDLIST(X, a) \
+X(a, STATIC,   SINGULAR, UINT32,   campaign_id,       1) \
+X(a, STATIC,   SINGULAR, UENUM,    mechanism,         2) \
+X(a, STATIC,   SINGULAR, FIXED32,  params_hash,       3) \
+X(a, STATIC,   SINGULAR, FIXED_LENGTH_BYTES, upload_token,      4) \
+X(a, STATIC,   SINGULAR, UINT32,   total,             5) \
+X(a, CALLBACK, REPEATED, UINT32,   ranks2,            6)
+#define dpm_v1_FedaucRankReply_CALLBACK pb_default_field_callback
+#define dpm_v1_FedaucRankReply_DEFAULT NULL
 
 #define dpm_v1_BatchResponse_FIELDLIST(X, a) \
 X(a, STATIC,   SINGULAR, UINT32,   accepted,          1) \
@@ -381,9 +511,12 @@ extern const pb_msgdesc_t dpm_v1_RocHistBody_msg;
 extern const pb_msgdesc_t dpm_v1_DpaucBody_msg;
 extern const pb_msgdesc_t dpm_v1_UstatBinsBody_msg;
 extern const pb_msgdesc_t dpm_v1_UstatTreeBody_msg;
+extern const pb_msgdesc_t dpm_v1_FedaucBody_msg;
 extern const pb_msgdesc_t dpm_v1_Report_msg;
 extern const pb_msgdesc_t dpm_v1_Batch_msg;
 extern const pb_msgdesc_t dpm_v1_Campaign_msg;
+extern const pb_msgdesc_t dpm_v1_FedaucUpload_msg;
+extern const pb_msgdesc_t dpm_v1_FedaucRankReply_msg;
 extern const pb_msgdesc_t dpm_v1_BatchResponse_msg;
 extern const pb_msgdesc_t dpm_v1_Reject_msg;
 
@@ -393,17 +526,23 @@ extern const pb_msgdesc_t dpm_v1_Reject_msg;
 #define dpm_v1_DpaucBody_fields &dpm_v1_DpaucBody_msg
 #define dpm_v1_UstatBinsBody_fields &dpm_v1_UstatBinsBody_msg
 #define dpm_v1_UstatTreeBody_fields &dpm_v1_UstatTreeBody_msg
+#define dpm_v1_FedaucBody_fields &dpm_v1_FedaucBody_msg
 #define dpm_v1_Report_fields &dpm_v1_Report_msg
 #define dpm_v1_Batch_fields &dpm_v1_Batch_msg
 #define dpm_v1_Campaign_fields &dpm_v1_Campaign_msg
+#define dpm_v1_FedaucUpload_fields &dpm_v1_FedaucUpload_msg
+#define dpm_v1_FedaucRankReply_fields &dpm_v1_FedaucRankReply_msg
 #define dpm_v1_BatchResponse_fields &dpm_v1_BatchResponse_msg
 #define dpm_v1_Reject_fields &dpm_v1_Reject_msg
 
 /* Maximum encoded size of messages (where known) */
+/* dpm_v1_FedaucUpload_size depends on runtime parameters */
+/* dpm_v1_FedaucRankReply_size depends on runtime parameters */
 #define dpm_v1_BatchResponse_size                564
 #define dpm_v1_Batch_size                        24974
-#define dpm_v1_Campaign_size                     1227
+#define dpm_v1_Campaign_size                     1244
 #define dpm_v1_DpaucBody_size                    3072
+#define dpm_v1_FedaucBody_size                   91
 #define dpm_v1_Reject_size                       67
 #define dpm_v1_Report_size                       3118
 #define dpm_v1_RocHistBody_size                  774

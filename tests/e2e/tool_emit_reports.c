@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Emits reports of every kind made by the SDK (tuple_mr, tuple_ml, roc_hist with and without
- * groups, dpauc, ustat_bins, ustat_tree), one JSON object per line: the encoded bytes in hex, the
- * body kind ("body") and the fields the SDK meant, for an independent decoder to compare
- * (test_decode.py). */
+ * groups, dpauc, ustat_bins, ustat_tree, fedauc_rr, fedauc_lap) and FedAUC's round-1 messages
+ * (rows with "kind": "fedauc_upload" / "fedauc_reply"), one JSON object per line: the encoded
+ * bytes in hex, the body kind ("body") and the fields the SDK meant, for an independent decoder
+ * to compare (test_decode.py). */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "dpm/report.h"
+#include "estimate/fedauc.h"
 #include "test_receipt.h"
 #include "test_rng.h"
 
@@ -53,6 +55,122 @@ static void print_list(const char *name, const int32_t *v, uint32_t n)
         printf("%s%d", i ? ", " : "", v[i]);
     }
     printf("]");
+}
+
+static void print_hex(const char *key, const uint8_t *b, size_t n)
+{
+    printf("\"%s\": \"", key);
+    for (size_t i = 0; i < n; i++) {
+        printf("%02x", b[i]);
+    }
+    printf("\"");
+}
+
+static void print_u32s(const char *key, const uint32_t *v, uint32_t n)
+{
+    printf(", \"%s\": [", key);
+    for (uint32_t i = 0; i < n; i++) {
+        printf("%s%u", i ? ", " : "", v[i]);
+    }
+    printf("]");
+}
+
+/* FedAUC: every variant, devices of 1, 7 and 30 examples ranked among 10 other scores: the
+ * upload, the reply and the report of each. */
+static int emit_fedauc(test_rng_t *t, dpm_rand_t *r)
+{
+    const struct {
+        dpm_mech_id_t mech;
+        uint32_t variant, share;
+    } kinds[] = {
+        {DPM_MECH_ID_FEDAUC_RR, 0, 0},
+        {DPM_MECH_ID_FEDAUC_LAP, DPM_FEDAUC_LOCAL, 32768},
+        {DPM_MECH_ID_FEDAUC_LAP, DPM_FEDAUC_GLOBAL, 32768},
+        {DPM_MECH_ID_FEDAUC_LAP, DPM_FEDAUC_ORTHOGONAL, 19660},
+        {DPM_MECH_ID_FEDAUC_LAP, DPM_FEDAUC_ADAPTIVE, 0},
+    };
+    const uint32_t sizes[3] = {1, 7, 30};
+    for (uint32_t k = 0; k < 5; k++) {
+        dpm_campaign_t c;
+        memset(&c, 0, sizeof(c));
+        c.id = 400u + k;
+        c.mechanism = kinds[k].mech;
+        dpm_eps_from_decimal("1", &c.eps);
+        c.budget = c.eps;
+        c.fedauc_variant = kinds[k].variant;
+        c.fedauc_p_share_q16 = kinds[k].share;
+        c.fedauc_score_bits = 12;
+        dpm_mech_t mc;
+        if (mech_init(&mc, &c) != 0) {
+            return 1;
+        }
+        for (uint32_t d = 0; d < 3; d++) {
+            enum { MAXN = 30, OTHERS = 10 };
+            uint32_t n = sizes[d], q[MAXN], perm[MAXN], pool[MAXN + OTHERS], rank2[MAXN + OTHERS];
+            uint64_t work[MAXN], ids[MAXN];
+            dpm_score_t scores[MAXN];
+            uint8_t labels[MAXN], up[256], reply[256];
+            for (uint32_t i = 0; i < n; i++) {
+                uint64_t w = test_rng_next(t);
+                scores[i] = (dpm_score_t)(w & 0x7FFFFFFFu);
+                labels[i] = (uint8_t)((w >> 40) & 1u);
+                ids[i] = 1000u * d + i;
+            }
+            dpm_fedauc_buffers_t b = {q, perm, work, MAXN};
+            dpm_fedauc_session_t s;
+            size_t ulen = 0, rlen = 0;
+            dpm_fedauc_header_t h;
+            if (dpm_fedauc_prepare(&mc, r, scores, n, &b, &s) != DPM_OK ||
+                dpm_fedauc_upload_encode(&s, up, sizeof(up), &ulen) != DPM_OK ||
+                dpm_fedauc_upload_decode(up, ulen, &h, pool, MAXN) != DPM_OK) {
+                return 1;
+            }
+            printf("{\"kind\": \"fedauc_upload\", ");
+            print_hex("hex", up, ulen);
+            printf(", \"campaign_id\": %u, \"mechanism\": %u, \"params_hash\": %u, ", s.campaign_id,
+                   s.mechanism, s.params_hash);
+            print_hex("upload_token", s.token, DPM_FEDAUC_TOKEN_BYTES);
+            print_u32s("scores", q, n);
+            printf("}\n");
+            for (uint32_t i = 0; i < OTHERS; i++) {
+                pool[n + i] = (uint32_t)(test_rng_next(t) % 4097u);
+            }
+            h.total = n + OTHERS;
+            dpm_fedauc_ranks_t rk;
+            dpm_memo_t memo;
+            memset(&memo, 0, sizeof(memo));
+            memset(memo.key, 0x5A ^ (int)d, sizeof(memo.key));
+            memo.opened = DPM_MEMO_OPENED;
+            dpm_report_t rep;
+            if (dpm_fa_rank2(pool, n + OTHERS, rank2, NULL) != DPM_OK ||
+                dpm_fedauc_reply_encode(&h, rank2, reply, sizeof(reply), &rlen) != DPM_OK ||
+                dpm_fedauc_accept(&s, &mc, reply, rlen, ids, &rk, NULL) != DPM_OK ||
+                dpm_mech_report_fedauc(&mc, r, TEST_RECEIPT(&mc, d), &s, &rk, labels, ids, &memo,
+                                       &rep) != DPM_OK) {
+                return 1;
+            }
+            printf("{\"kind\": \"fedauc_reply\", ");
+            print_hex("hex", reply, rlen);
+            printf(", \"campaign_id\": %u, \"mechanism\": %u, \"params_hash\": %u, ", h.campaign_id,
+                   h.mechanism, h.params_hash);
+            print_hex("upload_token", h.token, DPM_FEDAUC_TOKEN_BYTES);
+            printf(", \"total\": %u", h.total);
+            print_u32s("ranks2", rank2, n);
+            printf("}\n");
+            const dpm_fedauc_report_t *fb = &rep.body.fedauc;
+            if (print_report_head(&rep) != 0) {
+                return 1;
+            }
+            printf(", \"body\": \"fedauc\", ");
+            print_hex("upload_token", fb->upload_token, DPM_FEDAUC_TOKEN_BYTES);
+            printf(", \"n\": %u, \"total\": %u, \"local_p\": %lld, \"local_sum2\": %lld, "
+                   "\"t\": %lld, \"sum_rank2\": %llu, \"sensitivity\": %llu, \"eps_p_q16\": %u}\n",
+                   fb->n, fb->total, (long long)fb->local_p, (long long)fb->local_sum2,
+                   (long long)fb->t, (unsigned long long)fb->sum_rank2,
+                   (unsigned long long)fb->sensitivity, fb->eps_p);
+        }
+    }
+    return 0;
 }
 
 int main(void)
@@ -268,5 +386,5 @@ int main(void)
         }
     }
 #endif
-    return 0;
+    return emit_fedauc(&t, &r);
 }

@@ -25,7 +25,8 @@
  * report); the checker needs no change. A mechanism whose campaign-file keys the collector does
  * not parse yet also gives `fill`, the same campaign built in code: its bytes come from
  * dpm_campaign_encode, and tests/e2e/test_wire_collector.py holds its case as pending until
- * the collector parses the block. */
+ * the collector parses the block. FedAUC cases also keep the round-1 messages of the report,
+ * RELEASE/CASE.upload.hex and RELEASE/CASE.reply.hex, checked the same way. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -40,6 +41,7 @@
 
 #include "collector/campaigns.h"
 #include "dpm/dpm.h"
+#include "estimate/fedauc.h"
 #include "test_receipt.h"
 #include "test_rng.h"
 
@@ -101,6 +103,65 @@ static dpm_status_t report_ustat_tree(const dpm_mech_t *m, dpm_rand_t *r, dpm_re
 {
     const dpm_ustat_example_t ex = {(1u << 31) / 3u * 2u, 1, 0};
     return dpm_mech_report_ustat_tree(m, r, TEST_RECEIPT(m, 5), &ex, out);
+}
+
+/* FedAUC: round 1 of 12 examples, a server ranking them among 20 other scores, the reply
+ * validated, then the report; the two round-1 messages are kept for the vector files. */
+static struct {
+    uint8_t upload[256], reply[256];
+    size_t upload_len, reply_len;
+} rounds;
+
+static dpm_status_t report_fedauc(const dpm_mech_t *m, dpm_rand_t *r, dpm_report_t *out)
+{
+    enum { N = 12, OTHERS = 20 };
+    dpm_score_t scores[N];
+    uint8_t labels[N];
+    uint64_t ids[N];
+    uint32_t q[N], perm[N], pool[N + OTHERS], rank2[N + OTHERS];
+    uint64_t work[N];
+    for (uint32_t i = 0; i < N; i++) { /* spread over [0, 1], two ties */
+        scores[i] = (dpm_score_t)(((uint64_t)(i % 10) * 2654435761u) % ((1u << 31) + 1u));
+        labels[i] = (uint8_t)((scores[i] > (1u << 30)) ^ (i % 4 == 0));
+        ids[i] = 0x1000u + i;
+    }
+    dpm_fedauc_buffers_t b = {q, perm, work, N};
+    dpm_fedauc_session_t s;
+    dpm_status_t st = dpm_fedauc_prepare(m, r, scores, N, &b, &s);
+    if (st == DPM_OK) {
+        st = dpm_fedauc_upload_encode(&s, rounds.upload, sizeof(rounds.upload), &rounds.upload_len);
+    }
+    dpm_fedauc_header_t h;
+    if (st == DPM_OK) {
+        st = dpm_fedauc_upload_decode(rounds.upload, rounds.upload_len, &h, pool, N);
+    }
+    for (uint32_t i = 0; i < OTHERS; i++) {
+        pool[N + i] =
+            (uint32_t)(((uint64_t)i * 40503u) % ((1u << m->params.fedauc.score_bits) + 1u));
+    }
+    if (st == DPM_OK) {
+        st = dpm_fa_rank2(pool, N + OTHERS, rank2, NULL);
+    }
+    h.total = N + OTHERS;
+    if (st == DPM_OK) {
+        st = dpm_fedauc_reply_encode(&h, rank2, rounds.reply, sizeof(rounds.reply),
+                                     &rounds.reply_len);
+    }
+    dpm_fedauc_ranks_t rk;
+    if (st == DPM_OK) {
+        st = dpm_fedauc_accept(&s, m, rounds.reply, rounds.reply_len, ids, &rk, NULL);
+    }
+    dpm_memo_t memo;
+    memset(&memo, 0, sizeof(memo));
+    for (uint32_t i = 0; i < DPM_MEMO_KEY_BYTES && st == DPM_OK; i++) {
+        uint64_t w = 0;
+        st = dpm_rand_bits(r, 8, &w);
+        memo.key[i] = (uint8_t)w;
+    }
+    memo.opened = DPM_MEMO_OPENED;
+    return st == DPM_OK
+               ? dpm_mech_report_fedauc(m, r, TEST_RECEIPT(m, 5), &s, &rk, labels, ids, &memo, out)
+               : st;
 }
 
 /* The same campaigns as their blocks below, in code (the collector parses these keys later). */
@@ -179,30 +240,105 @@ static void fill_ustat_tree_grr(dpm_campaign_t *c)
     c->tree_grr_levels = 4;
 }
 
+/* A FedAUC campaign in code (the collector does not parse FedAUC blocks yet). */
+static void fill_fedauc(dpm_campaign_t *c, uint32_t id, dpm_mech_id_t mech, uint32_t variant,
+                        uint32_t share_q16, const char *eps, const char *budget)
+{
+    memset(c, 0, sizeof(*c));
+    c->id = id;
+    c->mechanism = mech;
+    (void)dpm_eps_from_decimal(eps, &c->eps);
+    (void)dpm_eps_from_decimal(budget, &c->budget);
+    c->period_seconds = 86400;
+    c->fedauc_variant = variant;
+    c->fedauc_p_share_q16 = share_q16;
+    c->fedauc_score_bits = 16;
+}
+
+static void fill_rr(dpm_campaign_t *c)
+{
+    fill_fedauc(c, 6, DPM_MECH_ID_FEDAUC_RR, 0, 0, "1", "1");
+}
+static void fill_local(dpm_campaign_t *c)
+{
+    fill_fedauc(c, 7, DPM_MECH_ID_FEDAUC_LAP, DPM_FEDAUC_LOCAL, 32768, "1", "1");
+}
+static void fill_global(dpm_campaign_t *c)
+{
+    fill_fedauc(c, 8, DPM_MECH_ID_FEDAUC_LAP, DPM_FEDAUC_GLOBAL, 32768, "1", "1");
+}
+static void fill_orthogonal(dpm_campaign_t *c)
+{
+    fill_fedauc(c, 9, DPM_MECH_ID_FEDAUC_LAP, DPM_FEDAUC_ORTHOGONAL, 19660, "1", "1");
+}
+static void fill_adaptive(dpm_campaign_t *c)
+{
+    fill_fedauc(c, 10, DPM_MECH_ID_FEDAUC_LAP, DPM_FEDAUC_ADAPTIVE, 0, "2", "4");
+}
+
 typedef struct {
     const char *mechanism; /* the name in campaign files */
     dpm_mech_id_t id;
-    const char *variant; /* case name: mechanism, or mechanism.variant */
+    const char *variant;  /* case name: mechanism, or mechanism.variant */
     const char *campaign; /* the campaign-file block (after "[campaign]"); ids unique */
     make_report_fn make;
     fill_campaign_fn fill; /* NULL: the collector parses `campaign`; else it in code */
 } wire_case_t;
 
 static const wire_case_t cases[] = {
-    {"tuple_mr", DPM_MECH_ID_TUPLE_MR, "", "id = 1\nmechanism = tuple_mr\neps = 1\ngroups = 4\nmetrics = tpr\n", report_tuple, NULL},
-    {"tuple_mr", DPM_MECH_ID_TUPLE_MR, "4metrics", "id = 2\nmechanism = tuple_mr\neps = 0.5\nbudget = 2\nperiod_seconds = 3600\ngroups = 8\nmetrics = tpr, fpr, accuracy, precision\n", report_tuple, NULL},
-    {"tuple_ml", DPM_MECH_ID_TUPLE_ML, "", "id = 3\nmechanism = tuple_ml\neps = 2\nbudget = 4\ngroups = 5\nmetrics = tpr, fpr\n", report_tuple, NULL},
-    {"roc_hist", DPM_MECH_ID_ROC_HIST, "", "id = 4\nmechanism = roc_hist\neps = 1\nbins = 8\n", report_roc_hist, NULL},
-    {"roc_hist", DPM_MECH_ID_ROC_HIST, "edges", "id = 5\nmechanism = roc_hist\neps = 0.25\nbudget = 1\nedges = 0.1, 0.5, 0.9\n", report_roc_hist, NULL},
+    {"tuple_mr", DPM_MECH_ID_TUPLE_MR, "",
+     "id = 1\nmechanism = tuple_mr\neps = 1\ngroups = 4\nmetrics = tpr\n", report_tuple, NULL},
+    {"tuple_mr", DPM_MECH_ID_TUPLE_MR, "4metrics",
+     "id = 2\nmechanism = tuple_mr\neps = 0.5\nbudget = 2\nperiod_seconds = 3600\ngroups = "
+     "8\nmetrics = tpr, fpr, accuracy, precision\n",
+     report_tuple, NULL},
+    {"tuple_ml", DPM_MECH_ID_TUPLE_ML, "",
+     "id = 3\nmechanism = tuple_ml\neps = 2\nbudget = 4\ngroups = 5\nmetrics = tpr, fpr\n",
+     report_tuple, NULL},
+    {"roc_hist", DPM_MECH_ID_ROC_HIST, "", "id = 4\nmechanism = roc_hist\neps = 1\nbins = 8\n",
+     report_roc_hist, NULL},
+    {"roc_hist", DPM_MECH_ID_ROC_HIST, "edges",
+     "id = 5\nmechanism = roc_hist\neps = 0.25\nbudget = 1\nedges = 0.1, 0.5, 0.9\n",
+     report_roc_hist, NULL},
     /* issue 17 (ids 17xx, so other work's cases of the same release keep theirs) */
-    {"roc_hist", DPM_MECH_ID_ROC_HIST, "groups", "id = 1701\nmechanism = roc_hist\neps = 1\nbins = 8\ngroups = 4\n", report_roc_groups, fill_roc_groups},
-    {"dpauc", DPM_MECH_ID_DPAUC, "", "id = 1702\nmechanism = dpauc\neps = 1\nthresholds = 25\n", report_dpauc, fill_dpauc},
-    {"dpauc", DPM_MECH_ID_DPAUC, "tight", "id = 1703\nmechanism = dpauc\neps = 8\nbudget = 16\nthresholds = 0.1, 0.5, 0.9\ncalibration = tight\n", report_dpauc, fill_dpauc_tight},
-    {"ustat_bins", DPM_MECH_ID_USTAT_BINS, "", "id = 1704\nmechanism = ustat_bins\neps = 1\nk = 16\nkernel = auc\n", report_ustat_bins, fill_ustat_bins},
-    {"ustat_bins", DPM_MECH_ID_USTAT_BINS, "private_label", "id = 1705\nmechanism = ustat_bins\neps = 2\nk = 8\nkernel = auc_private_label\n", report_ustat_bins, fill_ustat_bins_private},
-    {"ustat_bins", DPM_MECH_ID_USTAT_BINS, "kendall", "id = 1706\nmechanism = ustat_bins\neps = 0.5\nbudget = 1\nk = 6\nkernel = kendall\n", report_ustat_bins, fill_ustat_bins_kendall},
-    {"ustat_tree", DPM_MECH_ID_USTAT_TREE, "", "id = 1707\nmechanism = ustat_tree\neps = 1\ndepth = 8\n", report_ustat_tree, fill_ustat_tree},
-    {"ustat_tree", DPM_MECH_ID_USTAT_TREE, "grr", "id = 1708\nmechanism = ustat_tree\neps = 2\ndepth = 4\ngrr_levels = 4\n", report_ustat_tree, fill_ustat_tree_grr},
+    {"roc_hist", DPM_MECH_ID_ROC_HIST, "groups",
+     "id = 1701\nmechanism = roc_hist\neps = 1\nbins = 8\ngroups = 4\n", report_roc_groups,
+     fill_roc_groups},
+    {"dpauc", DPM_MECH_ID_DPAUC, "", "id = 1702\nmechanism = dpauc\neps = 1\nthresholds = 25\n",
+     report_dpauc, fill_dpauc},
+    {"dpauc", DPM_MECH_ID_DPAUC, "tight",
+     "id = 1703\nmechanism = dpauc\neps = 8\nbudget = 16\nthresholds = 0.1, 0.5, 0.9\ncalibration "
+     "= tight\n",
+     report_dpauc, fill_dpauc_tight},
+    {"ustat_bins", DPM_MECH_ID_USTAT_BINS, "",
+     "id = 1704\nmechanism = ustat_bins\neps = 1\nk = 16\nkernel = auc\n", report_ustat_bins,
+     fill_ustat_bins},
+    {"ustat_bins", DPM_MECH_ID_USTAT_BINS, "private_label",
+     "id = 1705\nmechanism = ustat_bins\neps = 2\nk = 8\nkernel = auc_private_label\n",
+     report_ustat_bins, fill_ustat_bins_private},
+    {"ustat_bins", DPM_MECH_ID_USTAT_BINS, "kendall",
+     "id = 1706\nmechanism = ustat_bins\neps = 0.5\nbudget = 1\nk = 6\nkernel = kendall\n",
+     report_ustat_bins, fill_ustat_bins_kendall},
+    {"ustat_tree", DPM_MECH_ID_USTAT_TREE, "",
+     "id = 1707\nmechanism = ustat_tree\neps = 1\ndepth = 8\n", report_ustat_tree, fill_ustat_tree},
+    {"ustat_tree", DPM_MECH_ID_USTAT_TREE, "grr",
+     "id = 1708\nmechanism = ustat_tree\neps = 2\ndepth = 4\ngrr_levels = 4\n", report_ustat_tree,
+     fill_ustat_tree_grr},
+    {"fedauc_rr", DPM_MECH_ID_FEDAUC_RR, "",
+     "id = 6\nmechanism = fedauc_rr\neps = 1\nscore_bits = 16\n", report_fedauc, fill_rr},
+    {"fedauc_lap", DPM_MECH_ID_FEDAUC_LAP, "local",
+     "id = 7\nmechanism = fedauc_lap\neps = 1\nvariant = local\np_share = 0.5\nscore_bits = 16\n",
+     report_fedauc, fill_local},
+    {"fedauc_lap", DPM_MECH_ID_FEDAUC_LAP, "global",
+     "id = 8\nmechanism = fedauc_lap\neps = 1\nvariant = global\np_share = 0.5\nscore_bits = 16\n",
+     report_fedauc, fill_global},
+    {"fedauc_lap", DPM_MECH_ID_FEDAUC_LAP, "orthogonal",
+     "id = 9\nmechanism = fedauc_lap\neps = 1\nvariant = orthogonal\np_share = 0.3\nscore_bits = "
+     "16\n",
+     report_fedauc, fill_orthogonal},
+    {"fedauc_lap", DPM_MECH_ID_FEDAUC_LAP, "adaptive",
+     "id = 10\nmechanism = fedauc_lap\neps = 2\nbudget = 4\nvariant = adaptive\nscore_bits = 16\n",
+     report_fedauc, fill_adaptive},
 };
 #define NCASES (sizeof(cases) / sizeof(cases[0]))
 
@@ -273,8 +409,8 @@ static int read_manifest(manifest_line_t *out, int cap)
         if (line[0] == '#' || line[0] == '\n') {
             continue;
         }
-        if (n >= cap || sscanf(line, "%31s %63s %31s", out[n].release, out[n].name,
-                               out[n].mechanism) != 3) {
+        if (n >= cap ||
+            sscanf(line, "%31s %63s %31s", out[n].release, out[n].name, out[n].mechanism) != 3) {
             fclose(f);
             return -1;
         }
@@ -289,18 +425,14 @@ static uint32_t body_field(uint32_t mechanism)
 {
     switch (mechanism) {
     case DPM_MECH_ID_TUPLE_MR:
-    case DPM_MECH_ID_TUPLE_ML:
-        return 10;
-    case DPM_MECH_ID_ROC_HIST:
-        return 11;
-    case DPM_MECH_ID_DPAUC:
-        return 12;
-    case DPM_MECH_ID_USTAT_BINS:
-        return 13;
-    case DPM_MECH_ID_USTAT_TREE:
-        return 14;
-    default:
-        return 0;
+    case DPM_MECH_ID_TUPLE_ML: return 10;
+    case DPM_MECH_ID_ROC_HIST: return 11;
+    case DPM_MECH_ID_DPAUC: return 12;
+    case DPM_MECH_ID_USTAT_BINS: return 13;
+    case DPM_MECH_ID_USTAT_TREE: return 14;
+    case DPM_MECH_ID_FEDAUC_RR:
+    case DPM_MECH_ID_FEDAUC_LAP: return 15;
+    default: return 0;
     }
 }
 
@@ -427,7 +559,14 @@ typedef struct {
     size_t campaign_len;
     uint8_t report[DPM_REPORT_MAX_BYTES];
     size_t report_len;
+    uint8_t upload[256], reply[256]; /* FedAUC cases: the round-1 messages */
+    size_t upload_len, reply_len;
 } golden_t;
+
+static int is_fedauc_name(const char *mechanism)
+{
+    return strncmp(mechanism, "fedauc", 6) == 0;
+}
 
 static golden_t golden[MAX_LINES];
 static int ngolden;
@@ -449,6 +588,12 @@ static int load_golden(void **state)
         g->campaign_len = read_hex(rel, g->campaign, sizeof(g->campaign));
         snprintf(rel, sizeof(rel), "%.31s/%.63s.report.hex", lines[i].release, lines[i].name);
         g->report_len = read_hex(rel, g->report, sizeof(g->report));
+        if (is_fedauc_name(lines[i].mechanism)) {
+            snprintf(rel, sizeof(rel), "%.31s/%.63s.upload.hex", lines[i].release, lines[i].name);
+            g->upload_len = read_hex(rel, g->upload, sizeof(g->upload));
+            snprintf(rel, sizeof(rel), "%.31s/%.63s.reply.hex", lines[i].release, lines[i].name);
+            g->reply_len = read_hex(rel, g->reply, sizeof(g->reply));
+        }
     }
     return 0;
 }
@@ -521,21 +666,20 @@ static void test_golden_check_can_fail(void **state)
         edit_t hash = {6, EDIT_FLIP, 0, NULL, 0}; /* Report.params_hash */
         size_t n = rebuild(g->report, g->report_len, &hash, bad);
         assert_int_equal(n, g->report_len);
-        assert_int_not_equal(check_golden(g, g->campaign, g->campaign_len, bad, n, why,
-                                          sizeof(why)),
-                             0);
+        assert_int_not_equal(
+            check_golden(g, g->campaign, g->campaign_len, bad, n, why, sizeof(why)), 0);
         assert_string_equal(why, "report check: parameter fingerprint mismatch");
         edit_t eps = {5, EDIT_SET_VARINT, 3 * 65536, NULL, 0}; /* Report.eps_q16 */
         n = rebuild(g->report, g->report_len, &eps, bad);
         assert_int_not_equal(n, 0);
-        assert_int_not_equal(check_golden(g, g->campaign, g->campaign_len, bad, n, why,
-                                          sizeof(why)),
-                             0);
+        assert_int_not_equal(
+            check_golden(g, g->campaign, g->campaign_len, bad, n, why, sizeof(why)), 0);
         assert_string_equal(why, "report check: epsilon mismatch");
         edit_t ceps = {3, EDIT_SET_VARINT, 3 * 65536 + 1, NULL, 0}; /* Campaign.eps_q16 */
         n = rebuild(g->campaign, g->campaign_len, &ceps, bad);
         assert_int_not_equal(n, 0);
-        assert_int_not_equal(check_golden(g, bad, n, g->report, g->report_len, why, sizeof(why)), 0);
+        assert_int_not_equal(check_golden(g, bad, n, g->report, g->report_len, why, sizeof(why)),
+                             0);
     }
 }
 
@@ -756,6 +900,87 @@ static void test_unknown_mechanisms_are_refused(void **state)
     }
 }
 
+/* The round-1 messages of the FedAUC cases: 0, or -1 with the reason in why. The upload and
+ * the reply decode, re-encode to the same bytes, name the campaign's fingerprint and one token,
+ * which the report's body names too, with the upload's n and the reply's M. */
+static int check_rounds(const golden_t *g, const uint8_t *reply, size_t reply_len, char *why,
+                        size_t cap)
+{
+    dpm_campaign_t c;
+    dpm_mech_t m;
+    dpm_report_t r;
+    dpm_fedauc_header_t hu, hr;
+    uint32_t scores[64], ranks[64];
+    uint8_t again[256];
+    size_t len = 0;
+    if (g->upload_len == 0 || reply_len == 0) {
+        snprintf(why, cap, "upload or reply vector missing");
+    } else if (dpm_campaign_decode(g->campaign, g->campaign_len, &c, NULL) != DPM_OK ||
+               dpm_mech_init(&m, &c, NULL) != DPM_OK ||
+               dpm_report_decode(g->report, g->report_len, &r) != DPM_OK) {
+        snprintf(why, cap, "campaign or report does not decode");
+    } else if (dpm_fedauc_upload_decode(g->upload, g->upload_len, &hu, scores, 64) != DPM_OK ||
+               dpm_fedauc_reply_decode(reply, reply_len, &hr, ranks, 64) != DPM_OK) {
+        snprintf(why, cap, "upload or reply does not decode");
+    } else if (hu.campaign_id != c.id || hu.mechanism != (uint32_t)c.mechanism ||
+               hu.params_hash != m.params_hash || hr.campaign_id != c.id ||
+               hr.mechanism != (uint32_t)c.mechanism || hr.params_hash != m.params_hash) {
+        snprintf(why, cap, "upload or reply names another fingerprint");
+    } else if (memcmp(hu.token, hr.token, DPM_FEDAUC_TOKEN_BYTES) != 0 ||
+               memcmp(hu.token, r.body.fedauc.upload_token, DPM_FEDAUC_TOKEN_BYTES) != 0) {
+        snprintf(why, cap, "tokens differ");
+    } else if (hr.n != hu.n || r.body.fedauc.n != hu.n || r.body.fedauc.total != hr.total) {
+        snprintf(why, cap, "counts differ");
+    } else {
+        dpm_fedauc_session_t s;
+        memset(&s, 0, sizeof(s));
+        s.state = DPM_FEDAUC_UPLOADED;
+        s.campaign_id = hu.campaign_id;
+        s.params_hash = hu.params_hash;
+        s.mechanism = hu.mechanism;
+        s.n = hu.n;
+        memcpy(s.token, hu.token, DPM_FEDAUC_TOKEN_BYTES);
+        s.buf.scores = scores;
+        if (dpm_fedauc_upload_encode(&s, again, sizeof(again), &len) != DPM_OK ||
+            len != g->upload_len || memcmp(again, g->upload, len) != 0) {
+            snprintf(why, cap, "upload re-encodes to other bytes");
+        } else if (dpm_fedauc_reply_encode(&hr, ranks, again, sizeof(again), &len) != DPM_OK ||
+                   len != reply_len || memcmp(again, reply, len) != 0) {
+            snprintf(why, cap, "reply re-encodes to other bytes");
+        } else {
+            return 0;
+        }
+    }
+    return -1;
+}
+
+static void test_golden_fedauc_rounds(void **state)
+{
+    (void)state;
+    int n = 0, failed = 0;
+    for (int i = 0; i < ngolden; i++) {
+        const golden_t *g = &golden[i];
+        if (!is_fedauc_name(g->line.mechanism)) {
+            continue;
+        }
+        char why[160];
+        int bad = check_rounds(g, g->reply, g->reply_len, why, sizeof(why));
+        print_message("# %s %-20s upload %3zu bytes, reply %3zu bytes: %s\n", g->line.release,
+                      g->line.name, g->upload_len, g->reply_len, bad ? why : "ok");
+        failed |= bad;
+        n++;
+        /* negative control: a reply whose token is not the upload's is seen */
+        uint8_t other[256];
+        edit_t token = {4, EDIT_FLIP, 0, NULL, 0}; /* FedaucRankReply.upload_token */
+        size_t len = rebuild(g->reply, g->reply_len, &token, other);
+        assert_int_equal(len, g->reply_len);
+        assert_int_not_equal(check_rounds(g, other, len, why, sizeof(why)), 0);
+        assert_string_equal(why, "tokens differ");
+    }
+    assert_int_equal(failed, 0);
+    print_message("# %d FedAUC cases with their round-1 messages\n", n);
+}
+
 /* Bytes that are not a valid field (not skippable) are refused: garbage after the report, a
  * truncation, a field of the deprecated group wire types. */
 static void test_malformed_data_is_refused(void **state)
@@ -916,6 +1141,7 @@ static int write_release(const char *release)
         size_t len = 0;
         snprintf(block, sizeof(block), "\n[campaign]  # %s\n%s", name, cases[k].campaign);
         snprintf(line, sizeof(line), "%-8s %-20s %s\n", release, name, cases[k].mechanism);
+        rounds.upload_len = rounds.reply_len = 0;
         if (case_campaign(k, pb, sizeof(pb), &pb_len) != 0 ||
             dpm_campaign_decode(pb, pb_len, &c, NULL) != DPM_OK ||
             dpm_mech_init(&m, &c, NULL) != DPM_OK ||
@@ -923,8 +1149,11 @@ static int write_release(const char *release)
             cases[k].make(&m, &rand, &r) != DPM_OK ||
             dpm_report_encode(&r, rep, sizeof(rep), &len) != DPM_OK ||
             write_hex(dir, name, "campaign", pb, pb_len) != 0 ||
-            write_hex(dir, name, "report", rep, len) != 0 || write_text(path, "a", block) != 0 ||
-            write_text(mpath, "a", line) != 0) {
+            write_hex(dir, name, "report", rep, len) != 0 ||
+            (rounds.upload_len != 0 &&
+             (write_hex(dir, name, "upload", rounds.upload, rounds.upload_len) != 0 ||
+              write_hex(dir, name, "reply", rounds.reply, rounds.reply_len) != 0)) ||
+            write_text(path, "a", block) != 0 || write_text(mpath, "a", line) != 0) {
             fprintf(stderr, "test_wire --write: case %s failed\n", name);
             return 1;
         }
@@ -946,6 +1175,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_unknown_fields_are_skipped),
         cmocka_unit_test(test_unknown_mechanisms_are_refused),
         cmocka_unit_test(test_malformed_data_is_refused),
+        cmocka_unit_test(test_golden_fedauc_rounds),
     };
     return cmocka_run_group_tests(tests, load_golden, NULL);
 }

@@ -72,6 +72,17 @@
 #define DPM_MECH_TUPLE 0
 #endif
 #endif
+/* FedAUC */
+#ifndef DPM_MECH_FEDAUC
+#if defined(CONFIG_DPM_MECH_FEDAUC)
+#define DPM_MECH_FEDAUC 1
+#else
+#define DPM_MECH_FEDAUC 0
+#endif
+#endif
+#if !defined(DPM_FEDAUC_MAX_EXAMPLES) && defined(CONFIG_DPM_FEDAUC_MAX_EXAMPLES)
+#define DPM_FEDAUC_MAX_EXAMPLES CONFIG_DPM_FEDAUC_MAX_EXAMPLES
+#endif
 #endif /* CONFIG_DPM */
 
 /* ---- 3. defaults --------------------------------------------------------------------- */
@@ -114,6 +125,12 @@
 #ifndef DPM_USTAT_MAX_DEPTH
 #define DPM_USTAT_MAX_DEPTH 16 /* ustat_tree: tree depth α (2^α score values) */
 #endif
+#ifndef DPM_MECH_FEDAUC
+#define DPM_MECH_FEDAUC 1 /* fedauc_rr / fedauc_lap (rank contributions, two rounds) */
+#endif
+#ifndef DPM_FEDAUC_MAX_EXAMPLES
+#define DPM_FEDAUC_MAX_EXAMPLES 65536 /* examples one device may upload (buffers: the app's) */
+#endif
 
 /* ---- 4. checks ----------------------------------------------------------------------- */
 #if DPM_MAX_BINS < 2 || DPM_MAX_BINS > 64
@@ -151,8 +168,15 @@
 #if DPM_USTAT_MAX_DEPTH < 1 || DPM_USTAT_MAX_DEPTH > 20
 #error "DPM_USTAT_MAX_DEPTH must be in [1, 20] (the server keeps 2^(depth + 1) sums per class)"
 #endif
-#if !DPM_MECH_ROC_HIST && !DPM_MECH_TUPLE && !DPM_MECH_DPAUC && !DPM_MECH_USTAT
-#error "at least one mechanism must be compiled in (DPM_MECH_ROC_HIST, _TUPLE, _DPAUC or _USTAT)"
+#if DPM_MECH_FEDAUC != 0 && DPM_MECH_FEDAUC != 1
+#error "DPM_MECH_FEDAUC must be 0 or 1"
+#endif
+#if DPM_FEDAUC_MAX_EXAMPLES < 1 || DPM_FEDAUC_MAX_EXAMPLES > 4194304
+#error "DPM_FEDAUC_MAX_EXAMPLES must be in [1, 4194304] (2^22: keeps every rank sum in 64 bits)"
+#endif
+#if !DPM_MECH_ROC_HIST && !DPM_MECH_TUPLE && !DPM_MECH_DPAUC && !DPM_MECH_USTAT && !DPM_MECH_FEDAUC
+#error                                                                                             \
+    "at least one mechanism must be compiled in (DPM_MECH_ROC_HIST, _TUPLE, _DPAUC, _USTAT or _FEDAUC)"
 #endif
 
 #endif /* DPM_CONFIG_H */

@@ -29,7 +29,9 @@
 #include <stdint.h>
 
 #include "dpm/budget.h"
+#include "dpm/fedauc.h"
 #include "dpm/mech.h"
+#include "dpm/memo.h"
 #include "dpm/noise.h"
 #include "dpm/port.h"
 #include "dpm/report.h"
@@ -122,6 +124,10 @@ static inline uint32_t dpm_abi_fingerprint(void)
                           (uint32_t)((DPM_MECH_USTAT << 1) | DPM_MECH_DPAUC),
                           DPM_DPAUC_MAX_THRESHOLDS,
                           DPM_USTAT_MAX_DEPTH,
+                          DPM_MECH_FEDAUC,
+                          DPM_FEDAUC_MAX_EXAMPLES,
+                          (uint32_t)sizeof(dpm_fedauc_session_t),
+                          (uint32_t)sizeof(dpm_memo_t),
                           (uint32_t)sizeof(dpm_device_t),
                           (uint32_t)sizeof(dpm_device_config_t),
                           (uint32_t)sizeof(dpm_mech_t),
@@ -220,6 +226,43 @@ dpm_status_t dpm_device_report_ustat_bins(dpm_device_t *d, const dpm_mech_t *m, 
 /* One ustat_tree report of one example (score and label). As dpm_device_report_ustat_bins. */
 dpm_status_t dpm_device_report_ustat_tree(dpm_device_t *d, const dpm_mech_t *m, uint32_t period,
                                           const dpm_ustat_example_t *ex, dpm_report_info_t *info);
+/* ---- FedAUC (dpm/fedauc.h): two rounds ------------------------------------------------------ */
+
+/* Round 1 of fedauc campaign m (accepted by dpm_device_accept_*): checks the policy still allows
+ * the campaign, then dpm_fedauc_prepare (quantize, shuffle, token) into the caller's buffers b
+ * and session *s, and encodes the FedaucUpload into out (cap bytes; DPM_FEDAUC_UPLOAD_MAX_BYTES
+ * suffices) for the app to post. Spends no ε and queues nothing (round 1 carries no label).
+ * Errors (*s untouched, nothing stored): those of dpm_fedauc_prepare (DPM_ERR_UNDEFINED for
+ * n == 0, DPM_ERR_BUFFER for n beyond the buffers, ...), DPM_ERR_POLICY, DPM_ERR_BUFFER if out
+ * is too small, DPM_ERR_PARAM for an unopened device or a mechanism that is not fedauc. */
+dpm_status_t dpm_device_fedauc_upload(dpm_device_t *d, const dpm_mech_t *m,
+                                      const dpm_score_t *scores, uint32_t n,
+                                      const dpm_fedauc_buffers_t *b, dpm_fedauc_session_t *s,
+                                      uint8_t *out, size_t cap, size_t *len);
+
+/* Round 2: one report from the rank reply (bytes from the collector) for session s, with the
+ * app's labels (and, for fedauc_rr, its n stable example ids and the device secret memo, from
+ * dpm_device_memo_open). In order: checks (device, m, session, the reply: dpm_fedauc_accept,
+ * labels, policy, outbox room, budget left) -> charge (the campaign's implemented ε, as every
+ * report) -> dpm_mech_report_fedauc -> encode -> queue; then *s is marked reported (a second
+ * report for the same upload is refused: the collector takes one per upload). Before the
+ * charge, with NOTHING spent or stored and *s unchanged: DPM_ERR_PROTOCOL (a reply for another
+ * upload or campaign, a wrong count, ranks out of range, duplicated where the scores differ,
+ * or inconsistent with the scores), DPM_ERR_PARAM (NULL, unopened device, a session already
+ * reported or of another campaign, labels outside {0, 1}, repeated ids, no memo for
+ * fedauc_rr), DPM_ERR_RANGE (D too large for ORTHOGONAL/ADAPTIVE), and the precheck errors of
+ * dpm_device_report_tuple. After the charge: as dpm_device_report_tuple. */
+dpm_status_t dpm_device_report_fedauc(dpm_device_t *d, const dpm_mech_t *m, uint32_t period,
+                                      dpm_fedauc_session_t *s, const uint8_t *reply,
+                                      size_t reply_len, const uint8_t *labels, const uint64_t *ids,
+                                      const dpm_memo_t *memo, dpm_report_info_t *info);
+
+/* Open (or create, on first use) the device secret of fedauc_rr's memoized flips in
+ * [offset, offset + size) of the device's storage: dpm_memo_open with the device's storage and
+ * random source, after checking that the region does not overlap the ledger, the outbox or a
+ * shared anchor (DPM_ERR_PARAM otherwise). */
+dpm_status_t dpm_device_memo_open(dpm_device_t *d, uint32_t offset, uint32_t size,
+                                  dpm_memo_t *memo);
 
 /* Post the outbox over the connected transport t (dpm_upload_flush with the device's outbox,
  * clock and random source). DPM_ERR_PARAM if the device has no upload config. */

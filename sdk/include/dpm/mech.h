@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "dpm/dpauc.h"
+#include "dpm/fedauc.h"
 #include "dpm/roc_hist.h"
 #include "dpm/tuple.h"
 #include "dpm/ustat.h"
@@ -71,12 +72,16 @@ typedef struct {
     uint32_t tree_depth;                              /* ustat_tree: depth */
     uint32_t tree_grr_levels;                         /* ustat_tree: levels by GRR */
     dpm_eps_t group_eps; /* roc_hist with groups: the group's ε (0: eps / 2) */
+    /* fedauc_rr / fedauc_lap (wire: Campaign fields 20-22; 0 for other mechanisms) */
+    uint32_t fedauc_variant;     /* dpm_fedauc_variant_t: LOCAL .. ADAPTIVE for fedauc_lap */
+    uint32_t fedauc_p_share_q16; /* LOCAL/GLOBAL/ORTHOGONAL: share of ε on localP, Q0.16 */
+    uint32_t fedauc_score_bits;  /* scores quantized to score_bits bits, 1..31 */
 } dpm_campaign_t;
 
 /* A campaign's mechanism, built and checked: what the device runs. The parameters are a union
  * over the mechanisms compiled in (the member named by campaign.mechanism is valid), so a
  * mechanism costs only the memory of the largest one in the build. */
-typedef struct {
+typedef struct dpm_mech_s {
     dpm_campaign_t campaign;
     dpm_eps_t eps_implemented; /* what one report really spends (<= campaign.eps) */
     uint32_t params_hash;      /* fingerprint of the derived parameters */
@@ -94,6 +99,9 @@ typedef struct {
         dpm_ustat_bins_t ustat_bins; /* ustat_bins */
         dpm_ustat_tree_t ustat_tree; /* ustat_tree */
 #endif
+#if DPM_MECH_FEDAUC
+        dpm_fedauc_t fedauc; /* fedauc_rr / fedauc_lap */
+#endif
     } params;
 } dpm_mech_t;
 
@@ -108,10 +116,12 @@ typedef struct {
  * range (dpm_dpauc_init). ustat_bins: a known kernel, k >= 2 with its GRR domain <=
  * DPM_MAX_GRR_K. ustat_tree: 1 <= tree_depth <= DPM_USTAT_MAX_DEPTH, tree_grr_levels <= depth
  * with 2^tree_grr_levels <= DPM_MAX_GRR_K. Their hashes cover every derived integer parameter
- * (thresholds, Laplace scale, GRR / RR thresholds) and eps_implemented. Fields a mechanism does
- * not use are ignored. On
- * error *m is untouched, the campaign must not run, and *reason (if not NULL) is a short
- * static English reason. DPM_ERR_UNSUPPORTED for a mechanism this build does not have. */
+ * (thresholds, Laplace scale, GRR / RR thresholds) and eps_implemented. fedauc_rr /
+ * fedauc_lap: the rules of dpm_fedauc_init, no groups, metrics or bin edges; the params_hash
+ * covers the variant, score_bits, the share, eps_p, the RR thresholds and eps_implemented.
+ * Fields a mechanism does not use are ignored. On error *m is untouched, the campaign must not
+ * run, and *reason (if not NULL) is a short static English reason. DPM_ERR_UNSUPPORTED for a
+ * mechanism this build does not have. */
 dpm_status_t dpm_mech_init(dpm_mech_t *m, const dpm_campaign_t *c, const char **reason);
 
 /* The score bins of a roc_hist mechanism (to build its dpm_score_hist_t), or NULL for NULL or

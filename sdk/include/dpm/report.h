@@ -44,6 +44,9 @@ typedef struct {
         dpm_ustat_bins_report_t ustat_bins; /* ustat_bins */
         dpm_ustat_tree_report_t ustat_tree; /* ustat_tree */
 #endif
+#if DPM_MECH_FEDAUC
+        dpm_fedauc_report_t fedauc; /* fedauc_rr / fedauc_lap */
+#endif
     } body;
 } dpm_report_t;
 
@@ -81,21 +84,28 @@ typedef struct {
     (2u + 1u + DPM_REPORT_VARINT_LEN(DPM_USTAT_MAX_DEPTH) +                                        \
      2u * (1u + DPM_REPORT_VARINT_LEN((UINT32_C(1) << DPM_USTAT_MAX_DEPTH) - 1u)))
 #define DPM_REPORT_USTAT_TREE_MAX (43u + 2u + DPM_REPORT_USTAT_TREE_BODY_MAX)
+/* FedaucBody at its largest: token 18, n 6, total 6, five 64-bit varints of 11 and eps_p 6 (91),
+ * in 1 tag + 1 length byte, after the 43-byte header. */
+#define DPM_REPORT_FEDAUC_MAX 136u
 #define DPM_REPORT_MAX_BYTES                                                                       \
-    DPM_REPORT_MAX2(DPM_REPORT_MAX2(DPM_MECH_ROC_HIST ? DPM_REPORT_ROC_MAX : 0u,                   \
-                                    DPM_MECH_TUPLE ? DPM_REPORT_TUPLE_MAX : 0u),                   \
-                    DPM_REPORT_MAX2(DPM_MECH_DPAUC ? DPM_REPORT_DPAUC_MAX : 0u,                    \
-                                    DPM_MECH_USTAT ? DPM_REPORT_MAX2(DPM_REPORT_USTAT_TREE_MAX,    \
-                                                                     DPM_REPORT_USTAT_BINS_MAX)    \
-                                                   : 0u))
+    DPM_REPORT_MAX2(                                                                               \
+        DPM_REPORT_MAX2(DPM_REPORT_MAX2(DPM_MECH_ROC_HIST ? DPM_REPORT_ROC_MAX : 0u,               \
+                                        DPM_MECH_TUPLE ? DPM_REPORT_TUPLE_MAX : 0u),               \
+                        DPM_REPORT_MAX2(DPM_MECH_DPAUC ? DPM_REPORT_DPAUC_MAX : 0u,                \
+                                        DPM_MECH_USTAT                                             \
+                                            ? DPM_REPORT_MAX2(DPM_REPORT_USTAT_TREE_MAX,           \
+                                                              DPM_REPORT_USTAT_BINS_MAX)           \
+                                            : 0u)),                                                \
+        DPM_MECH_FEDAUC ? DPM_REPORT_FEDAUC_MAX : 0u)
 /* The Campaign bound: 420 bytes for the fields of 0.1.0 (with 64 bin edges), then the fields of
  * issue 17: the thresholds (1 tag + the length varint + 5 bytes each), calibration and kernel
  * (2 each: dpm_campaign_encode refuses unknown values), ustat_k, tree_depth, tree_grr_levels and
- * group_eps (6 each). */
+ * group_eps (6 each); then FedAUC's fields 20-22 (2-byte tags: 7 each). */
 #define DPM_CAMPAIGN_THRESHOLDS_FIELD_MAX                                                          \
     (1u + DPM_REPORT_VARINT_LEN(5u * DPM_CAMPAIGN_MAX_THRESHOLDS) +                                \
      5u * DPM_CAMPAIGN_MAX_THRESHOLDS)
-#define DPM_CAMPAIGN_MAX_BYTES (420u + DPM_CAMPAIGN_THRESHOLDS_FIELD_MAX + 2u * 2u + 4u * 6u)
+#define DPM_CAMPAIGN_MAX_BYTES                                                                     \
+    (420u + DPM_CAMPAIGN_THRESHOLDS_FIELD_MAX + 2u * 2u + 4u * 6u + 3u * 7u)
 
 /* Decode a dpm.v1.Campaign (its fields only: validation is dpm_mech_init). DPM_ERR_PROTOCOL
  * for bytes that are not a Campaign, or that hold more bin edges than DPM_CAMPAIGN_MAX_EDGES;
@@ -167,15 +177,32 @@ dpm_status_t dpm_mech_report_roc_hist_group(const dpm_mech_t *m, dpm_rand_t *r, 
                                             uint32_t group, const dpm_score_hist_t *h,
                                             dpm_report_t *out);
 
+/* Round 2 of a fedauc campaign (dpm/fedauc.h): the report of session s, whose rank reply
+ * dpm_fedauc_accept validated into *rk (and s->buf.work), for the app's labels (n of them, 0 or
+ * 1). fedauc_rr: the exact statistics of the labels flipped by dpm_fedauc_rr_flip (ids: the n
+ * example ids, memo: the opened device secret); fedauc_lap: the true statistics plus discrete
+ * Laplace noise, drawn from r in the order localP, then the sum (or T) (ids and memo unused,
+ * may be NULL). Then the report id. Receipt rules as dpm_mech_report_tuple. Does not change *s
+ * (dpm_device_report_fedauc marks it reported). DPM_ERR_PARAM for NULL, a receipt or session
+ * not for m, labels outside {0, 1}, an unopened memo; DPM_ERR_UNSUPPORTED in a build without
+ * fedauc (DPM_MECH_FEDAUC 0); DPM_ERR_RANGE if a noised value leaves
+ * int64 (probability below 2^-90 at the largest scale: a function of the output, so it keeps
+ * ε-DP); the sticky DPM_ERR_RNG. *out untouched on error. */
+dpm_status_t dpm_mech_report_fedauc(const dpm_mech_t *m, dpm_rand_t *r, dpm_receipt_t *rc,
+                                    const dpm_fedauc_session_t *s, const dpm_fedauc_ranks_t *rk,
+                                    const uint8_t *labels, const uint64_t *ids,
+                                    const dpm_memo_t *memo, dpm_report_t *out);
+
 /* Encode a report into buf (DPM_REPORT_MAX_BYTES always suffice). The body written follows
  * r->mechanism: roc_hist writes r->body.roc_hist (RocHistBody, bins values in each of pos and
  * neg, and the group), tuple_mr / tuple_ml r->body.tuple (TupleBody), dpauc r->body.dpauc
  * (DpaucBody, n values in each of tp, fp, tn, fn), ustat_bins r->body.ustat_bins, ustat_tree
- * r->body.ustat_tree. DPM_ERR_BUFFER if cap is too small, DPM_ERR_PARAM for a report that is
- * not encodable (a mechanism not in this build, too many values, roc_hist bins outside [2,
- * DPM_MAX_BINS] or group >= DPM_MAX_GROUPS, dpauc n outside [1, DPM_DPAUC_MAX_THRESHOLDS],
- * ustat_bins value >= DPM_MAX_GRR_K or label > 1, ustat_tree level outside [1,
- * DPM_USTAT_MAX_DEPTH], row or value >= 2^level or label > 1). */
+ * r->body.ustat_tree, fedauc_rr / fedauc_lap r->body.fedauc (FedaucBody, field 15).
+ * DPM_ERR_BUFFER if cap is too small, DPM_ERR_PARAM for a report that is not encodable (a
+ * mechanism not in this build, too many values, roc_hist bins outside [2, DPM_MAX_BINS] or
+ * group >= DPM_MAX_GROUPS, dpauc n outside [1, DPM_DPAUC_MAX_THRESHOLDS], ustat_bins value >=
+ * DPM_MAX_GRR_K or label > 1, ustat_tree level outside [1, DPM_USTAT_MAX_DEPTH], row or value
+ * >= 2^level or label > 1). */
 dpm_status_t dpm_report_encode(const dpm_report_t *r, uint8_t *buf, size_t cap, size_t *len);
 
 /* Decode one report. DPM_ERR_PROTOCOL for malformed bytes (wrong id length, unknown or missing
@@ -185,7 +212,8 @@ dpm_status_t dpm_report_encode(const dpm_report_t *r, uint8_t *buf, size_t cap, 
  * names, trailing garbage), and then *out is untouched. A TupleBody (mechanism tuple_mr /
  * tuple_ml) fills out->body.tuple, a RocHistBody (roc_hist) out->body.roc_hist (bins = the
  * number of pos values), a DpaucBody out->body.dpauc (n = the number of tp values), an
- * UstatBinsBody out->body.ustat_bins, an UstatTreeBody out->body.ustat_tree. */
+ * UstatBinsBody out->body.ustat_bins, an UstatTreeBody out->body.ustat_tree, a FedaucBody
+ * (fedauc_rr / fedauc_lap; its token must be 16 bytes) out->body.fedauc. */
 dpm_status_t dpm_report_decode(const uint8_t *buf, size_t len, dpm_report_t *out);
 
 /* Check a decoded report against the mechanism of its campaign: same campaign, mechanism,
@@ -194,7 +222,11 @@ dpm_status_t dpm_report_decode(const uint8_t *buf, size_t len, dpm_report_t *out
  * groups); dpauc: n equal to the campaign's thresholds, no INT32_MIN; ustat_bins: value below
  * the kernel's GRR domain, label 0 or 1 for the AUC kernel and 0 otherwise; ustat_tree: label 0
  * or 1, level in [1, depth], on GRR levels row 0 and value < 2^level, on Hadamard levels row <
- * 2^level and value 0 or 1). DPM_ERR_PROTOCOL with *reason on mismatch. */
+ * 2^level and value 0 or 1; fedauc: n >= 1, n <= total <= 2^31, sums within what n ranks below
+ * 2 total allow, the sensitivity and eps_p the variant implies for them (ADAPTIVE:
+ * dpm_fedauc_adaptive_eps_p of the body's S and D), RR statistics within [0, n] and [0, n 2
+ * (total - 1)]). The collector additionally knows the ranks it sent and can check S and the
+ * sensitivity against them. DPM_ERR_PROTOCOL with *reason on mismatch. */
 dpm_status_t dpm_mech_check_report(const dpm_mech_t *m, const dpm_report_t *r, const char **reason);
 
 #ifdef __cplusplus

@@ -386,6 +386,91 @@ dpm_status_t dpm_device_report_dpauc(dpm_device_t *d, const dpm_mech_t *m, uint3
 #endif
 }
 
+/* ---- FedAUC: round 1 (no ε) and the round 2 report ------------------------------------- */
+
+#if DPM_MECH_FEDAUC
+static int is_fedauc(const dpm_mech_t *m)
+{
+    return m != NULL && (m->campaign.mechanism == DPM_MECH_ID_FEDAUC_RR ||
+                         m->campaign.mechanism == DPM_MECH_ID_FEDAUC_LAP);
+}
+#endif
+
+dpm_status_t dpm_device_fedauc_upload(dpm_device_t *d, const dpm_mech_t *m,
+                                      const dpm_score_t *scores, uint32_t n,
+                                      const dpm_fedauc_buffers_t *b, dpm_fedauc_session_t *s,
+                                      uint8_t *out, size_t cap, size_t *len)
+{
+#if DPM_MECH_FEDAUC
+    if (!opened(d) || !is_fedauc(m) || s == NULL || out == NULL || len == NULL) {
+        return DPM_ERR_PARAM;
+    }
+    dpm_status_t st = dpm_policy_check(&d->policy, &m->campaign, NULL);
+    if (st != DPM_OK) {
+        return st;
+    }
+    /* Room for the upload before the buffers are touched (they may hold another session). */
+    if (n != 0 && cap < DPM_FEDAUC_UPLOAD_MAX_BYTES(n, m->params.fedauc.score_bits)) {
+        return DPM_ERR_BUFFER;
+    }
+    dpm_fedauc_session_t next;
+    st = dpm_fedauc_prepare(m, &d->rand, scores, n, b, &next);
+    if (st == DPM_OK) {
+        st = dpm_fedauc_upload_encode(&next, out, cap, len);
+    }
+    if (st == DPM_OK) {
+        *s = next;
+    }
+    return st;
+#else
+    (void)d, (void)m, (void)scores, (void)n, (void)b, (void)s, (void)out, (void)cap, (void)len;
+    return DPM_ERR_UNSUPPORTED;
+#endif
+}
+
+dpm_status_t dpm_device_report_fedauc(dpm_device_t *d, const dpm_mech_t *m, uint32_t period,
+                                      dpm_fedauc_session_t *s, const uint8_t *reply,
+                                      size_t reply_len, const uint8_t *labels, const uint64_t *ids,
+                                      const dpm_memo_t *memo, dpm_report_info_t *info)
+{
+#if DPM_MECH_FEDAUC
+    if (!opened(d) || !is_fedauc(m) || s == NULL || reply == NULL || labels == NULL ||
+        (m->campaign.mechanism == DPM_MECH_ID_FEDAUC_RR &&
+         (memo == NULL || memo->opened != DPM_MEMO_OPENED))) {
+        return DPM_ERR_PARAM;
+    }
+    dpm_fedauc_ranks_t rk;
+    dpm_status_t st = dpm_fedauc_accept(s, m, reply, reply_len, ids, &rk, NULL);
+    dpm_fedauc_stats_t stats;
+    if (st == DPM_OK) {
+        st = dpm_fedauc_stats(s, &rk, labels, &stats); /* checks the labels */
+    }
+    if (st == DPM_OK) {
+        st = precheck(d, m, period, DPM_REPORT_FEDAUC_MAX);
+    }
+    dpm_receipt_t rc;
+    if (st == DPM_OK) {
+        st = charge(d, m, period, &rc);
+    }
+    dpm_report_t rep;
+    if (st == DPM_OK) {
+        st = dpm_mech_report_fedauc(m, &d->rand, &rc, s, &rk, labels, ids, memo, &rep);
+    }
+    if (st == DPM_OK) {
+        uint8_t buf[DPM_REPORT_FEDAUC_MAX];
+        st = queue(d, m, &rep, buf, sizeof(buf), info);
+    }
+    if (st == DPM_OK) {
+        s->state = DPM_FEDAUC_REPORTED;
+    }
+    return st;
+#else
+    (void)d, (void)m, (void)period, (void)s, (void)reply, (void)reply_len, (void)labels, (void)ids;
+    (void)memo, (void)info;
+    return DPM_ERR_UNSUPPORTED;
+#endif
+}
+
 #if DPM_MECH_USTAT
 /* ustat_bins (tree 0) or ustat_tree (tree 1): one example. */
 static dpm_status_t report_ustat(dpm_device_t *d, const dpm_mech_t *m, uint32_t period, int tree,
@@ -436,6 +521,24 @@ dpm_status_t dpm_device_report_ustat_tree(dpm_device_t *d, const dpm_mech_t *m, 
     (void)d, (void)m, (void)period, (void)ex, (void)info;
     return DPM_ERR_UNSUPPORTED;
 #endif
+}
+
+/* [a0, a0 + alen) and [b0, b0 + blen) overlap. */
+static int overlaps(uint64_t a0, uint64_t alen, uint64_t b0, uint64_t blen)
+{
+    return a0 < b0 + blen && b0 < a0 + alen;
+}
+
+dpm_status_t dpm_device_memo_open(dpm_device_t *d, uint32_t offset, uint32_t size, dpm_memo_t *memo)
+{
+    if (!opened(d) || memo == NULL ||
+        overlaps(offset, size, d->ledger.offset, 2u * (uint64_t)d->ledger.slot_size) ||
+        overlaps(offset, size, d->outbox.offset, 2u * (uint64_t)d->outbox.bank_size) ||
+        (d->ledger_anchor.read == d->storage.read && d->ledger_anchor.ctx == d->storage.ctx &&
+         overlaps(offset, size, d->ledger.anchor_offset, DPM_LEDGER_ANCHOR_BYTES))) {
+        return DPM_ERR_PARAM;
+    }
+    return dpm_memo_open(memo, &d->storage, offset, size, &d->rand);
 }
 
 dpm_status_t dpm_device_flush(dpm_device_t *d, const dpm_transport_t *t, uint8_t *work,

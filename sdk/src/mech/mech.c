@@ -3,6 +3,7 @@
 #include "dpm_internal.h"
 
 #include "dpm/mech.h"
+#include "mech/fedauc_internal.h"
 
 static dpm_status_t fail(const char **reason, const char *why, dpm_status_t st)
 {
@@ -325,6 +326,22 @@ static dpm_status_t ustat_init(dpm_mech_t *m, const dpm_campaign_t *c, const cha
 #endif
 }
 
+/* fedauc_rr / fedauc_lap: the parameters and fingerprint come from sdk/src/mech/fedauc.c. */
+static dpm_status_t fedauc_init(dpm_mech_t *m, const dpm_campaign_t *c, const char **reason)
+{
+#if !DPM_MECH_FEDAUC
+    (void)m;
+    (void)c;
+    return fail(reason, "mechanism not available in this build", DPM_ERR_UNSUPPORTED);
+#else
+    dpm_mech_t next;
+    memset(&next, 0, sizeof(next));
+    next.campaign = *c;
+    dpm_status_t st = dpm_fedauc_mech_init(&next, c, reason);
+    return st != DPM_OK ? st : finish(m, &next, c, reason);
+#endif
+}
+
 dpm_status_t dpm_mech_init(dpm_mech_t *m, const dpm_campaign_t *c, const char **reason)
 {
     if (m == NULL || c == NULL) {
@@ -353,6 +370,9 @@ dpm_status_t dpm_mech_init(dpm_mech_t *m, const dpm_campaign_t *c, const char **
     }
     if (c->mechanism == DPM_MECH_ID_USTAT_BINS || c->mechanism == DPM_MECH_ID_USTAT_TREE) {
         return ustat_init(m, c, reason);
+    }
+    if (dpm_fedauc_is((uint32_t)c->mechanism)) {
+        return fedauc_init(m, c, reason);
     }
     if (c->mechanism > DPM_MECH_ID_ROC_HIST && c->mechanism <= DPM_MECH_ID_USTAT_TREE) {
         return fail(reason, "mechanism not available in this build", DPM_ERR_UNSUPPORTED);

@@ -72,6 +72,9 @@ dpm_status_t dpm_campaign_decode(const uint8_t *buf, size_t len, dpm_campaign_t 
     c.tree_depth = msg.tree_depth;
     c.tree_grr_levels = msg.tree_grr_levels;
     c.group_eps = msg.group_eps_q16;
+    c.fedauc_variant = (uint32_t)msg.fedauc_variant;
+    c.fedauc_p_share_q16 = msg.fedauc_p_share_q16;
+    c.fedauc_score_bits = msg.fedauc_score_bits;
     *out = c;
     return DPM_OK;
 }
@@ -107,6 +110,9 @@ dpm_status_t dpm_campaign_encode(const dpm_campaign_t *c, uint8_t *buf, size_t c
     msg.tree_depth = c->tree_depth;
     msg.tree_grr_levels = c->tree_grr_levels;
     msg.group_eps_q16 = c->group_eps;
+    msg.fedauc_variant = (dpm_v1_FedaucVariant)c->fedauc_variant;
+    msg.fedauc_p_share_q16 = c->fedauc_p_share_q16;
+    msg.fedauc_score_bits = c->fedauc_score_bits;
     pb_ostream_t out = pb_ostream_from_buffer(buf, cap);
     if (!pb_encode(&out, dpm_v1_Campaign_fields, &msg)) {
         return DPM_ERR_BUFFER;

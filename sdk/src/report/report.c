@@ -7,6 +7,7 @@
 
 #include "dpm.pb.h"
 #include "dpm/report.h"
+#include "mech/fedauc_internal.h"
 
 /* The wire enums and the SDK's must agree value for value. */
 typedef char mech_ids_match[(dpm_v1_Mechanism_TUPLE_MR == (int)DPM_MECH_ID_TUPLE_MR &&
@@ -30,6 +31,12 @@ typedef char
 #if DPM_MECH_TUPLE
 typedef char report_fits_tuple[43u + 2u + dpm_v1_TupleBody_size <= DPM_REPORT_MAX_BYTES ? 1 : -1];
 #endif
+/* ... and the FedAUC body: exactly DPM_REPORT_FEDAUC_MAX at its largest. */
+typedef char
+    report_fits_fedauc[43u + 2u + dpm_v1_FedaucBody_size == DPM_REPORT_FEDAUC_MAX &&
+                               (!DPM_MECH_FEDAUC || DPM_REPORT_FEDAUC_MAX <= DPM_REPORT_MAX_BYTES)
+                           ? 1
+                           : -1];
 
 static inline int is_tuple(dpm_mech_id_t id)
 {
@@ -74,6 +81,10 @@ static int body_ok(const dpm_report_t *r)
 #if DPM_MECH_TUPLE
     case DPM_MECH_ID_TUPLE_MR:
     case DPM_MECH_ID_TUPLE_ML: return r->body.tuple.nmetrics <= DPM_TUPLE_MAX_METRICS;
+#endif
+#if DPM_MECH_FEDAUC
+    case DPM_MECH_ID_FEDAUC_RR:
+    case DPM_MECH_ID_FEDAUC_LAP: return 1; /* every value fits its field */
 #endif
     default: return 0;
     }
@@ -143,6 +154,15 @@ static DPM_NOINLINE bool put_tuple(pb_ostream_t *s, const dpm_tuple_report_t *t)
 }
 #endif
 
+#if DPM_MECH_FEDAUC
+static DPM_NOINLINE bool put_fedauc(pb_ostream_t *s, const dpm_fedauc_report_t *b)
+{
+    dpm_v1_FedaucBody w = dpm_v1_FedaucBody_init_zero;
+    dpm_fedauc_body_to_wire(b, &w);
+    return put_body(s, dpm_v1_Report_fedauc_tag, dpm_v1_FedaucBody_fields, &w);
+}
+#endif
+
 /* The body of *r (body_ok) as its field of the Report. */
 static bool body_to_wire(const dpm_report_t *r, pb_ostream_t *s)
 {
@@ -160,6 +180,10 @@ static bool body_to_wire(const dpm_report_t *r, pb_ostream_t *s)
 #if DPM_MECH_TUPLE
     case DPM_MECH_ID_TUPLE_MR:
     case DPM_MECH_ID_TUPLE_ML: return put_tuple(s, &r->body.tuple);
+#endif
+#if DPM_MECH_FEDAUC
+    case DPM_MECH_ID_FEDAUC_RR:
+    case DPM_MECH_ID_FEDAUC_LAP: return put_fedauc(s, &r->body.fedauc);
 #endif
     default: (void)s; return false;
     }
@@ -240,6 +264,11 @@ static int body_fits(const dpm_v1_Report *msg)
         return msg->body.tuple.values_count <= DPM_TUPLE_MAX_METRICS;
     }
 #endif
+#if DPM_MECH_FEDAUC
+    if (msg->which_body == dpm_v1_Report_fedauc_tag && dpm_fedauc_is((uint32_t)id)) {
+        return 1; /* the token's 16 bytes are checked by the decoder (fixed length) */
+    }
+#endif
     return 0;
 }
 
@@ -287,6 +316,11 @@ static void body_from_wire(const dpm_v1_Report *msg, dpm_report_t *out)
         for (uint32_t i = 0; i < w->values_count; i++) {
             out->body.tuple.value[i] = w->values[i];
         }
+    }
+#endif
+#if DPM_MECH_FEDAUC
+    if (msg->which_body == dpm_v1_Report_fedauc_tag) {
+        dpm_fedauc_body_from_wire(&msg->body.fedauc, &out->body.fedauc);
     }
 #endif
 }
@@ -471,6 +505,26 @@ dpm_status_t dpm_mech_report_ustat_tree(const dpm_mech_t *m, dpm_rand_t *r, dpm_
 #endif
 }
 
+dpm_status_t dpm_mech_report_fedauc(const dpm_mech_t *m, dpm_rand_t *r, dpm_receipt_t *rc,
+                                    const dpm_fedauc_session_t *s, const dpm_fedauc_ranks_t *rk,
+                                    const uint8_t *labels, const uint64_t *ids,
+                                    const dpm_memo_t *memo, dpm_report_t *out)
+{
+#if DPM_MECH_FEDAUC
+    if (m == NULL || r == NULL || out == NULL || !dpm_fedauc_is((uint32_t)m->campaign.mechanism) ||
+        !receipt_ok(m, rc)) {
+        return DPM_ERR_PARAM;
+    }
+    dpm_report_t rep;
+    memset(&rep, 0, sizeof(rep));
+    dpm_status_t st = dpm_fedauc_perturb(m, r, s, rk, labels, ids, memo, &rep.body.fedauc);
+    return report_finish(m, r, rc, st, &rep, out);
+#else
+    (void)m, (void)r, (void)rc, (void)s, (void)rk, (void)labels, (void)ids, (void)memo, (void)out;
+    return DPM_ERR_UNSUPPORTED;
+#endif
+}
+
 static dpm_status_t reject(const char **reason, const char *why)
 {
     if (reason != NULL) {
@@ -575,6 +629,11 @@ dpm_status_t dpm_mech_check_report(const dpm_mech_t *m, const dpm_report_t *r, c
             }
         }
         return DPM_OK;
+    }
+#endif
+#if DPM_MECH_FEDAUC
+    if (dpm_fedauc_is((uint32_t)m->campaign.mechanism)) {
+        return dpm_fedauc_check_body(m, r->eps, &r->body.fedauc, reason);
     }
 #endif
     return reject(reason, "mechanism not available in this build");
