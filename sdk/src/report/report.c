@@ -8,6 +8,7 @@
 #include "dpm.pb.h"
 #include "dpm/report.h"
 #include "mech/fedauc_internal.h"
+#include "report/report_internal.h"
 
 /* The wire enums and the SDK's must agree value for value. */
 typedef char mech_ids_match[(dpm_v1_Mechanism_TUPLE_MR == (int)DPM_MECH_ID_TUPLE_MR &&
@@ -55,39 +56,35 @@ static int tree_body_ok(uint32_t label, uint32_t level, uint32_t row, uint32_t v
 /* Encoding writes the Report field by field with nanopb's primitives, exactly as pb_encode
  * writes a whole dpm_v1_Report (proto3: zero scalars omitted, the fixed-length id always, the
  * oneof body always), so that only the one body's wire struct is on the stack: a dpm_v1_Report
- * holds a union of every body (about 2 KB, the dpauc lists) whatever the build. The golden
- * vectors (tests/vectors) check the bytes. */
+ * holds a union of every body (about 2 KB, the dpauc lists) whatever the build. Each body kind
+ * has its own entry (report/report_internal.h), so the device's report call of one kind reaches
+ * that body's encoder only (make size's call graph charges it nothing else). The golden vectors
+ * (tests/vectors) check the bytes. */
 
-/* 1 if this build can encode the body of *r (checked before anything is written). */
-static int body_ok(const dpm_report_t *r)
+/* A proto3 uint32 / enum field: omitted when 0. */
+static bool put_varint(pb_ostream_t *s, uint32_t tag, uint32_t v)
 {
-    switch (r->mechanism) {
-#if DPM_MECH_ROC_HIST
-    case DPM_MECH_ID_ROC_HIST:
-        return r->body.roc_hist.bins >= 2 && r->body.roc_hist.bins <= DPM_MAX_BINS &&
-               r->body.roc_hist.group < DPM_MAX_GROUPS;
-#endif
-#if DPM_MECH_DPAUC
-    case DPM_MECH_ID_DPAUC:
-        return r->body.dpauc.n >= 1 && r->body.dpauc.n <= DPM_DPAUC_MAX_THRESHOLDS;
-#endif
-#if DPM_MECH_USTAT
-    case DPM_MECH_ID_USTAT_BINS:
-        return r->body.ustat_bins.value < DPM_MAX_GRR_K && r->body.ustat_bins.label <= 1;
-    case DPM_MECH_ID_USTAT_TREE:
-        return tree_body_ok(r->body.ustat_tree.label, r->body.ustat_tree.level,
-                            r->body.ustat_tree.row, r->body.ustat_tree.value);
-#endif
-#if DPM_MECH_TUPLE
-    case DPM_MECH_ID_TUPLE_MR:
-    case DPM_MECH_ID_TUPLE_ML: return r->body.tuple.nmetrics <= DPM_TUPLE_MAX_METRICS;
-#endif
-#if DPM_MECH_FEDAUC
-    case DPM_MECH_ID_FEDAUC_RR:
-    case DPM_MECH_ID_FEDAUC_LAP: return 1; /* every value fits its field */
-#endif
-    default: return 0;
-    }
+    return v == 0 || (pb_encode_tag(s, PB_WT_VARINT, tag) && pb_encode_varint(s, v));
+}
+
+/* The field numbers written by hand must be those of the generated descriptor. */
+typedef char header_tags[(dpm_v1_Report_report_id_tag == 1 && dpm_v1_Report_campaign_id_tag == 2 &&
+                          dpm_v1_Report_period_tag == 3 && dpm_v1_Report_mechanism_tag == 4 &&
+                          dpm_v1_Report_eps_q16_tag == 5 && dpm_v1_Report_params_hash_tag == 6)
+                             ? 1
+                             : -1];
+
+/* Fields 1-6 of *r. */
+static DPM_NOINLINE bool put_header(pb_ostream_t *s, const dpm_report_t *r)
+{
+    return pb_encode_tag(s, PB_WT_STRING, dpm_v1_Report_report_id_tag) &&
+           pb_encode_string(s, r->report_id, DPM_REPORT_ID_BYTES) &&
+           put_varint(s, dpm_v1_Report_campaign_id_tag, r->campaign_id) &&
+           put_varint(s, dpm_v1_Report_period_tag, r->period) &&
+           put_varint(s, dpm_v1_Report_mechanism_tag, (uint32_t)r->mechanism) &&
+           put_varint(s, dpm_v1_Report_eps_q16_tag, r->eps) &&
+           (r->params_hash == 0 || (pb_encode_tag(s, PB_WT_32BIT, dpm_v1_Report_params_hash_tag) &&
+                                    pb_encode_fixed32(s, &r->params_hash)));
 }
 
 static bool put_body(pb_ostream_t *s, uint32_t tag, const pb_msgdesc_t *fields, const void *body)
@@ -95,7 +92,24 @@ static bool put_body(pb_ostream_t *s, uint32_t tag, const pb_msgdesc_t *fields, 
     return pb_encode_tag(s, PB_WT_STRING, tag) && pb_encode_submessage(s, fields, body);
 }
 
-/* One function per body, kept out of line: a report's stack holds only its own body's struct. */
+/* The arguments every entry needs (the body's own checks come before anything is written). */
+static int args_ok(const dpm_report_t *r, const uint8_t *buf, const size_t *len)
+{
+    return r != NULL && buf != NULL && len != NULL;
+}
+
+/* An entry's status once it wrote the header and the body into s (written: both fitted). */
+static dpm_status_t finish(const pb_ostream_t *s, bool written, size_t *len)
+{
+    if (!written) {
+        return DPM_ERR_BUFFER;
+    }
+    *len = s->bytes_written;
+    return DPM_OK;
+}
+
+/* One body encoder per kind, kept out of line: a report's stack holds only its own body's
+ * struct. */
 #if DPM_MECH_ROC_HIST
 static DPM_NOINLINE bool put_roc_hist(pb_ostream_t *s, const dpm_roc_hist_report_t *h)
 {
@@ -106,6 +120,18 @@ static DPM_NOINLINE bool put_roc_hist(pb_ostream_t *s, const dpm_roc_hist_report
     memcpy(w.pos, h->pos, h->bins * sizeof(int32_t));
     memcpy(w.neg, h->neg, h->bins * sizeof(int32_t));
     return put_body(s, dpm_v1_Report_roc_hist_tag, dpm_v1_RocHistBody_fields, &w);
+}
+
+dpm_status_t dpm_report_encode_roc_hist(const dpm_report_t *r, uint8_t *buf, size_t cap,
+                                        size_t *len)
+{
+    if (!args_ok(r, buf, len) || r->mechanism != DPM_MECH_ID_ROC_HIST ||
+        r->body.roc_hist.bins < 2 || r->body.roc_hist.bins > DPM_MAX_BINS ||
+        r->body.roc_hist.group >= DPM_MAX_GROUPS) {
+        return DPM_ERR_PARAM;
+    }
+    pb_ostream_t s = pb_ostream_from_buffer(buf, cap);
+    return finish(&s, put_header(&s, r) && put_roc_hist(&s, &r->body.roc_hist), len);
 }
 #endif
 
@@ -119,6 +145,16 @@ static DPM_NOINLINE bool put_dpauc(pb_ostream_t *s, const dpm_dpauc_report_t *d)
     memcpy(w.tn, d->tn, d->n * sizeof(int32_t));
     memcpy(w.fn, d->fn, d->n * sizeof(int32_t));
     return put_body(s, dpm_v1_Report_dpauc_tag, dpm_v1_DpaucBody_fields, &w);
+}
+
+dpm_status_t dpm_report_encode_dpauc(const dpm_report_t *r, uint8_t *buf, size_t cap, size_t *len)
+{
+    if (!args_ok(r, buf, len) || r->mechanism != DPM_MECH_ID_DPAUC || r->body.dpauc.n < 1 ||
+        r->body.dpauc.n > DPM_DPAUC_MAX_THRESHOLDS) {
+        return DPM_ERR_PARAM;
+    }
+    pb_ostream_t s = pb_ostream_from_buffer(buf, cap);
+    return finish(&s, put_header(&s, r) && put_dpauc(&s, &r->body.dpauc), len);
 }
 #endif
 
@@ -139,6 +175,23 @@ static DPM_NOINLINE bool put_ustat(pb_ostream_t *s, const dpm_report_t *r)
     w.value = u->value;
     return put_body(s, dpm_v1_Report_ustat_tree_tag, dpm_v1_UstatTreeBody_fields, &w);
 }
+
+dpm_status_t dpm_report_encode_ustat(const dpm_report_t *r, uint8_t *buf, size_t cap, size_t *len)
+{
+    if (!args_ok(r, buf, len)) {
+        return DPM_ERR_PARAM;
+    }
+    const dpm_ustat_tree_report_t *u = &r->body.ustat_tree;
+    int ok = r->mechanism == DPM_MECH_ID_USTAT_BINS
+                 ? r->body.ustat_bins.value < DPM_MAX_GRR_K && r->body.ustat_bins.label <= 1
+                 : r->mechanism == DPM_MECH_ID_USTAT_TREE &&
+                       tree_body_ok(u->label, u->level, u->row, u->value);
+    if (!ok) {
+        return DPM_ERR_PARAM;
+    }
+    pb_ostream_t s = pb_ostream_from_buffer(buf, cap);
+    return finish(&s, put_header(&s, r) && put_ustat(&s, r), len);
+}
 #endif
 
 #if DPM_MECH_TUPLE
@@ -152,6 +205,16 @@ static DPM_NOINLINE bool put_tuple(pb_ostream_t *s, const dpm_tuple_report_t *t)
     }
     return put_body(s, dpm_v1_Report_tuple_tag, dpm_v1_TupleBody_fields, &w);
 }
+
+dpm_status_t dpm_report_encode_tuple(const dpm_report_t *r, uint8_t *buf, size_t cap, size_t *len)
+{
+    if (!args_ok(r, buf, len) || !is_tuple(r->mechanism) ||
+        r->body.tuple.nmetrics > DPM_TUPLE_MAX_METRICS) {
+        return DPM_ERR_PARAM;
+    }
+    pb_ostream_t s = pb_ostream_from_buffer(buf, cap);
+    return finish(&s, put_header(&s, r) && put_tuple(&s, &r->body.tuple), len);
+}
 #endif
 
 #if DPM_MECH_FEDAUC
@@ -161,73 +224,43 @@ static DPM_NOINLINE bool put_fedauc(pb_ostream_t *s, const dpm_fedauc_report_t *
     dpm_fedauc_body_to_wire(b, &w);
     return put_body(s, dpm_v1_Report_fedauc_tag, dpm_v1_FedaucBody_fields, &w);
 }
-#endif
 
-/* The body of *r (body_ok) as its field of the Report. */
-static bool body_to_wire(const dpm_report_t *r, pb_ostream_t *s)
+dpm_status_t dpm_report_encode_fedauc(const dpm_report_t *r, uint8_t *buf, size_t cap, size_t *len)
 {
-    switch (r->mechanism) {
-#if DPM_MECH_ROC_HIST
-    case DPM_MECH_ID_ROC_HIST: return put_roc_hist(s, &r->body.roc_hist);
-#endif
-#if DPM_MECH_DPAUC
-    case DPM_MECH_ID_DPAUC: return put_dpauc(s, &r->body.dpauc);
-#endif
-#if DPM_MECH_USTAT
-    case DPM_MECH_ID_USTAT_BINS:
-    case DPM_MECH_ID_USTAT_TREE: return put_ustat(s, r);
-#endif
-#if DPM_MECH_TUPLE
-    case DPM_MECH_ID_TUPLE_MR:
-    case DPM_MECH_ID_TUPLE_ML: return put_tuple(s, &r->body.tuple);
-#endif
-#if DPM_MECH_FEDAUC
-    case DPM_MECH_ID_FEDAUC_RR:
-    case DPM_MECH_ID_FEDAUC_LAP: return put_fedauc(s, &r->body.fedauc);
-#endif
-    default: (void)s; return false;
+    if (!args_ok(r, buf, len) || !dpm_fedauc_is((uint32_t)r->mechanism)) {
+        return DPM_ERR_PARAM; /* every value of the body fits its field */
     }
+    pb_ostream_t s = pb_ostream_from_buffer(buf, cap);
+    return finish(&s, put_header(&s, r) && put_fedauc(&s, &r->body.fedauc), len);
 }
-
-/* A proto3 uint32 / enum field: omitted when 0. */
-static bool put_varint(pb_ostream_t *s, uint32_t tag, uint32_t v)
-{
-    return v == 0 || (pb_encode_tag(s, PB_WT_VARINT, tag) && pb_encode_varint(s, v));
-}
-
-/* The field numbers written by hand must be those of the generated descriptor. */
-typedef char header_tags[(dpm_v1_Report_report_id_tag == 1 && dpm_v1_Report_campaign_id_tag == 2 &&
-                          dpm_v1_Report_period_tag == 3 && dpm_v1_Report_mechanism_tag == 4 &&
-                          dpm_v1_Report_eps_q16_tag == 5 && dpm_v1_Report_params_hash_tag == 6)
-                             ? 1
-                             : -1];
+#endif
 
 dpm_status_t dpm_report_encode(const dpm_report_t *r, uint8_t *buf, size_t cap, size_t *len)
 {
-    if (r == NULL || buf == NULL || len == NULL) {
+    if (r == NULL) {
         return DPM_ERR_PARAM;
     }
-    if (!body_ok(r)) {
-        return DPM_ERR_PARAM; /* nothing written */
+    switch (r->mechanism) {
+#if DPM_MECH_ROC_HIST
+    case DPM_MECH_ID_ROC_HIST: return dpm_report_encode_roc_hist(r, buf, cap, len);
+#endif
+#if DPM_MECH_DPAUC
+    case DPM_MECH_ID_DPAUC: return dpm_report_encode_dpauc(r, buf, cap, len);
+#endif
+#if DPM_MECH_USTAT
+    case DPM_MECH_ID_USTAT_BINS:
+    case DPM_MECH_ID_USTAT_TREE: return dpm_report_encode_ustat(r, buf, cap, len);
+#endif
+#if DPM_MECH_TUPLE
+    case DPM_MECH_ID_TUPLE_MR:
+    case DPM_MECH_ID_TUPLE_ML: return dpm_report_encode_tuple(r, buf, cap, len);
+#endif
+#if DPM_MECH_FEDAUC
+    case DPM_MECH_ID_FEDAUC_RR:
+    case DPM_MECH_ID_FEDAUC_LAP: return dpm_report_encode_fedauc(r, buf, cap, len);
+#endif
+    default: return DPM_ERR_PARAM; /* not a mechanism of this build: nothing written */
     }
-    pb_ostream_t out = pb_ostream_from_buffer(buf, cap);
-    if (!pb_encode_tag(&out, PB_WT_STRING, dpm_v1_Report_report_id_tag) ||
-        !pb_encode_string(&out, r->report_id, DPM_REPORT_ID_BYTES) ||
-        !put_varint(&out, dpm_v1_Report_campaign_id_tag, r->campaign_id) ||
-        !put_varint(&out, dpm_v1_Report_period_tag, r->period) ||
-        !put_varint(&out, dpm_v1_Report_mechanism_tag, (uint32_t)r->mechanism) ||
-        !put_varint(&out, dpm_v1_Report_eps_q16_tag, r->eps)) {
-        return DPM_ERR_BUFFER;
-    }
-    if (r->params_hash != 0 && (!pb_encode_tag(&out, PB_WT_32BIT, dpm_v1_Report_params_hash_tag) ||
-                                !pb_encode_fixed32(&out, &r->params_hash))) {
-        return DPM_ERR_BUFFER;
-    }
-    if (!body_to_wire(r, &out)) {
-        return DPM_ERR_BUFFER;
-    }
-    *len = out.bytes_written;
-    return DPM_OK;
 }
 
 /* 1 if msg's body is well formed, is the kind its mechanism field names (so the union member
