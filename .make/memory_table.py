@@ -4,7 +4,10 @@
 read with nm -S from tests/cross/size_state.c compiled for each (dpm_state_*: held between
 calls and summed; dpm_part_*: listed). Prints a table and writes it as JSON.
 
-  memory_table.py --out FILE LABEL:NM:OBJECT ...
+  memory_table.py --out FILE [--budget LABEL=BYTES ...] LABEL:NM:OBJECT ...
+
+--budget: the held total of column LABEL must be <= BYTES; a "MISSED LABEL ..." line and exit
+status 1 if not.
 """
 import json
 import subprocess
@@ -27,7 +30,11 @@ def main():
     args = sys.argv[1:]
     if len(args) < 3 or args[0] != "--out":
         sys.exit(__doc__)
-    out, specs = args[1], args[2:]
+    out, specs, budgets = args[1], args[2:], {}
+    while specs and specs[0] == "--budget":
+        label, limit = specs[1].rsplit("=", 1)
+        budgets[label] = int(limit)
+        specs = specs[2:]
     cols = []
     for spec in specs:
         label, nm, obj = spec.split(":", 2)
@@ -43,6 +50,18 @@ def main():
     print(f"  {'held':30}" + "".join(f"{held[label]:>22}" for label, _ in cols))
     with open(out, "w") as f:
         json.dump({label: {"held": held[label], "sizes": s} for label, s in cols}, f, indent=1)
+    missed = 0
+    for label, limit in budgets.items():
+        if label not in held:
+            sys.exit(f"memory_table: no column {label} for its budget")
+        if held[label] > limit:
+            over = held[label] - limit
+            print(f"MISSED {label} held state: {held[label]} bytes, budget {limit}, over by {over} "
+                  f"({100.0 * over / limit:.0f}%)")
+            missed = 1
+        else:
+            print(f"  {label} held state: {held[label]} bytes, within the budget of {limit}")
+    sys.exit(missed)
 
 
 if __name__ == "__main__":

@@ -4,15 +4,21 @@
 (x86_64), from GCC's -fstack-usage / -fcallgraph-info=su output of objects built with
 -ffunction-sections, and the objects' relocations.
 
-  stack_host.py OBJDIR ROOT [ROOT...] [--budget BYTES]
+  stack_host.py OBJDIR ROOT [ROOT...] [--budget BYTES] [--image "NAME NAME PREFIX* ..."]
+                [--build LABEL]
 
 For each ROOT: the deepest chain of frames over the compiler's call graph. A call through a
-function pointer costs the deepest chain of any function whose address the objects take (RAM
-storage callbacks, nanopb's stream callbacks), resolved one level; the app's own callbacks (its
-RNG) are not in OBJDIR and are named, not counted. Calls out of OBJDIR (the C library's
+function pointer costs the deepest chain of any function whose address is stored in data or
+taken by code of the image (RAM storage callbacks, nanopb's stream callbacks), resolved one
+level; the app's own callbacks (its RNG) are not in OBJDIR and are named, not counted. The image
+is what a firmware on the API --image names would link: the functions those names (a trailing *:
+every global function with that prefix) and the ROOTs reach through calls and taken addresses;
+without --image, every object's taken addresses count (a function-pointer call in an image that
+cannot reach, say, FedAUC's wire callbacks is not charged with them). Calls out of OBJDIR (the C library's
 memcpy, memset...) count 0 and are listed. Recursion is named and its cycle counted once.
 An unbounded frame (alloca, VLA) or a root not found is an error. Exit status 1 if a root's stack
-is over --budget (when given), 2 if it cannot be measured.
+is over --budget (when given: a "MISSED LABEL ..." line says by how much), 2 if it cannot be
+measured.
 """
 import glob
 import os
@@ -58,19 +64,26 @@ def title_key(title):
 
 
 def address_taken(objdir, frames):
-    """Functions whose address an object stores: a relocation against the function (or its own
-    .text.<name> section) that is not the operand of a call or jump."""
-    taken = set()
+    """{taker: functions whose address it stores} for code (a relocation against a function, or
+    its own .text.<name> section, that is not the operand of a call or jump), and the set of
+    functions whose address is stored in data (tables of pointers), always counted."""
+    by_code, in_data = {}, set()
     statics = {k.split(":", 1)[1]: k for k in frames if ":" in k}
     for obj in glob.glob(os.path.join(objdir, "**", "*.o"), recursive=True):
         unit = os.path.splitext(os.path.basename(obj))[0]
-        last = ""
+        last, taker = "", None
         for line in run("objdump", "-dr", "--no-show-raw-insn", obj).splitlines():
+            m = re.match(r"^[0-9a-f]+ <(\S+)>:$", line)
+            if m:
+                taker = resolve(m.group(1), unit, frames, statics)
+                continue
             m = re.match(r"^\s+[0-9a-f]+: (R_X86_64_\S+)\s+(\S+?)([-+]0x[0-9a-f]+)?$", line)
             if m:
                 # the start of a function (PC-relative: -4), not a call's or jump's operand
                 if m.group(3) in (None, "-0x4") and not re.match(r"(call|jmp|j[a-z]+)\b", last):
-                    taken.add(resolve(m.group(2), unit, frames, statics))
+                    t = resolve(m.group(2), unit, frames, statics)
+                    if t in frames:
+                        by_code.setdefault(taker, set()).add(t)
                 continue
             m = re.match(r"^\s+[0-9a-f]+:\s+(\S.*)$", line)
             if m:
@@ -85,8 +98,21 @@ def address_taken(objdir, frames):
             # a function's start stored in data (not a switch table's offsets into one: addend != 0)
             if (section and section.startswith((".data", ".rodata")) and len(p) >= 5 and
                     p[2].startswith("R_X86_64") and (len(p) < 7 or int(p[6], 16) == 0)):
-                taken.add(resolve(p[4], unit, frames, statics))
-    return {t for t in taken if t in frames}
+                in_data.add(resolve(p[4], unit, frames, statics))
+    return by_code, {t for t in in_data if t in frames}
+
+
+def image_targets(frames, calls, by_code, in_data, roots):
+    """The pointer targets of the image reached from roots: taken in data, or by its code."""
+    seen, todo = set(), list(roots) + sorted(in_data)
+    while todo:
+        k = todo.pop()
+        if k in seen:
+            continue
+        seen.add(k)
+        todo.extend(calls.get(k, ()))
+        todo.extend(by_code.get(k, ()))
+    return set(in_data) | {t for k in seen for t in by_code.get(k, ())}
 
 
 def resolve(sym, unit, frames, statics):
@@ -126,11 +152,15 @@ def worst_from(frames, calls, indirect, ind_cost):
 
 def main():
     args = sys.argv[1:]
-    budget = None
-    if "--budget" in args:
-        i = args.index("--budget")
-        budget = int(args[i + 1])
-        del args[i:i + 2]
+    opts = {}
+    for opt in ("--budget", "--image", "--build"):
+        if opt in args:
+            i = args.index(opt)
+            opts[opt] = args[i + 1]
+            del args[i:i + 2]
+    budget = int(opts["--budget"]) if "--budget" in opts else None
+    image = opts["--image"].split() if "--image" in opts else None
+    build = opts.get("--build", "x86_64")
     if len(args) < 2:
         sys.exit(__doc__)
     objdir, roots = args[0], args[1:]
@@ -140,7 +170,19 @@ def main():
         sys.exit(2)
     # "dynamic,bounded" (an aligned frame) is a bound; a plain "dynamic" one (alloca, VLA) is not
     dynamic = sorted(k for k, (_, q) in frames.items() if q == "dynamic")
-    taken = address_taken(objdir, frames)
+    by_code, in_data = address_taken(objdir, frames)
+    every = set(in_data) | {t for ts in by_code.values() for t in ts}
+    if image is None:
+        taken = every
+    else:
+        names = []
+        for n in image:
+            hits = [k for k in frames if ":" not in k and (k.startswith(n[:-1]) if n.endswith("*") else k == n)]
+            if not hits:
+                print(f"stack_host: {n} (--image) is not in {objdir}", file=sys.stderr)
+                sys.exit(2)
+            names += hits
+        taken = image_targets(frames, calls, by_code, in_data, names + roots)
     # one level: a pointer call costs the deepest direct chain of an address-taken function
     direct, _ = worst_from(frames, calls, {}, (0, []))
     ind = max((direct(t) for t in taken), default=(0, []), key=lambda w: w[0])
@@ -153,11 +195,13 @@ def main():
         total, chain = worst(root)
         print(f"{root}: {total} bytes: " + " > ".join(f"{k} {frames[k][0]}" for k in chain))
         if budget is not None and total > budget:
-            print(f"stack_host: {root} needs {total} bytes, over the budget of {budget} by "
-                  f"{total - budget}", file=sys.stderr)
+            print(f"MISSED {build} one-call stack of {root}: {total} bytes, budget {budget}, "
+                  f"over by {total - budget} ({100.0 * (total - budget) / budget:.0f}%)")
             status = 1
     print(f"  function-pointer calls: counted as {ind[0]} bytes (the deepest of "
           f"{', '.join(sorted(taken)) or 'none'}); the app's own callbacks (its RNG) come on top")
+    if every - taken:
+        print(f"  address-taken outside the image, not counted: {', '.join(sorted(every - taken))}")
     print(f"  outside the SDK, counted 0: {', '.join(externals) or 'none'}")
     print(f"  recursion: {'; '.join(sorted(cycles)) or 'none'}")
     if dynamic:
