@@ -488,8 +488,9 @@ static int cmd_campaigns(const opts_t *o)
             status = SIM_EXIT_USAGE;
             continue;
         }
+        /* the wire's mechanism: roc_hist_groups is a roc_hist campaign with groups */
         printf("\n[campaign]   # %s\nid = %u\nmechanism = %s\neps = %s\n", s->name, s->id,
-               s->mech->name, s->eps_text[0]);
+               sim_mech_by_id(s->mech->id)->name, s->eps_text[0]);
         if (s->mech->campaign_keys != NULL) {
             s->mech->campaign_keys(sc, s, stdout);
         }

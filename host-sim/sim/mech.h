@@ -45,7 +45,7 @@
 #include "sim/sim_rng.h"
 
 #define SIM_STATE_BYTES 16384u
-#define SIM_AGG_BYTES 8192u
+#define SIM_AGG_BYTES 32768u /* roc_hist_groups: per-group second moments */
 #define SIM_MAX_THREADS 16u
 
 /* C99 compile-time check (a negative array size fails). */
@@ -110,6 +110,9 @@ typedef struct {
     int paper;              /* 1: a paper split, REPRODUCTION ONLY (not the stated ε) */
     double eps_implemented; /* what one report spends (+inf: no finite ε) */
     char label[96];
+    /* set by the caller between init and prepare (0 when not) */
+    int exact_only; /* only exact-mode runs follow: prepare may draw the truth from its law */
+    int progress;   /* prepare may draw a progress line on stderr (progress.h) */
     /* prepare */
     uint64_t reporting; /* devices that report */
     uint32_t nitems;
@@ -121,6 +124,7 @@ typedef struct sim_mech {
     const char *name; /* the scenario's `mechanism =` */
     dpm_mech_id_t id; /* the wire id */
     const char *what; /* one line: what a device sends */
+    const char *keys; /* the AUC-family campaign keys it reads, space separated (NULL: none) */
 
     /* Scenario campaign c (generic keys parsed, groups defaulted): check the keys this mechanism
      * needs or refuses and fill its defaults. 0, or -1 with a message and the line at fault. */

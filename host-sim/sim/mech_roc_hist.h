@@ -7,7 +7,11 @@
  * Exact mode: every cell's sum is its true count plus a sum of n discrete Laplace variables
  * (n = reporting devices), drawn in the devices' order: pos[0 .. B), then neg[0 .. B).
  *
- * Truth and items (estimate/roc.h computes the estimates):
+ * Truth: the population's true histogram, realized device by device (the counts inprocess
+ * devices hold), or, in an exact-mode-only session beyond 2^24 examples, drawn from its law in
+ * O(blocks x bins) (roc_sim.h, sim_roc_truth_sample; other modes first say how long realizing
+ * will take).
+ * Items (estimate/roc.h computes the estimates):
  *   0 "auc" (kind auc)        against the model's AUC (roc_sim.h, sim_roc_model_auc: what a
  *                             reader takes "the AUC" to be); the interval is the estimator's
  *                             noise + sampling interval (auc_ci_total), so the error is noise +

@@ -9,7 +9,11 @@
 #define SIM_MECHS(X)                                                                               \
     X(tuple_mr)                                                                                    \
     X(tuple_ml)                                                                                    \
-    X(roc_hist)
+    X(roc_hist)                                                                                    \
+    X(roc_hist_groups)                                                                             \
+    X(dpauc)                                                                                       \
+    X(ustat_bins)                                                                                  \
+    X(ustat_tree)
 
 #define DECLARE(name) extern const sim_mech_t sim_mech_##name;
 SIM_MECHS(DECLARE)

@@ -15,7 +15,6 @@
 #include "sim/mechs.h"
 #include "sim/progress.h"
 
-#define MAX_CHECK_DEVICES 2e7
 #define HELP_SHOWN 100 /* roc_parse: --help printed */
 
 /* Expected per-device counts of the planner's model (uniform edges b / B, scores as roc_sim). */
@@ -106,12 +105,17 @@ int sim_roc_plan_solve(const sim_roc_plan_t *q, sim_roc_plan_answer_t *a)
         }
         double p = ((v + 1.0) - sqrt(2.0 * v + 1.0)) / v;
         a->eps = -2.0 * log(p);
-        a->eps_campaign = sim_plan_eps_campaign(a->eps);
+        a->eps_campaign = sim_plan_eps_up(a->eps); /* the smallest campaign eps that meets it */
         a->sd = sqrt((dpm_roc_dlap_var(2.0 / a->eps_campaign) * a->factor + g) / a->devices);
         return 0;
     }
     a->eps = q->eps;
-    a->eps_campaign = sim_plan_eps_campaign(q->eps);
+    a->eps_campaign = sim_plan_eps_down(q->eps); /* what a campaign given q->eps implements */
+    if (!(a->eps_campaign > 0.0)) {
+        a->none = "eps rounds down to 0 in the Q16.16 a campaign carries: no campaign can run at "
+                  "it (the smallest is 2^-16)";
+        return -1;
+    }
     double s2 = dpm_roc_dlap_var(2.0 / a->eps_campaign);
     a->devices = fmax(2.0, ceil((s2 * a->factor + g) / target));
     if (!(a->devices < 9007199254740992.0)) {
@@ -123,8 +127,8 @@ int sim_roc_plan_solve(const sim_roc_plan_t *q, sim_roc_plan_answer_t *a)
     return 0;
 }
 
-static void plan_scenario(const sim_roc_plan_t *q, const sim_roc_plan_answer_t *a, uint32_t runs,
-                          uint64_t seed, sim_scenario_t *sc)
+static int plan_scenario(const sim_roc_plan_t *q, const sim_roc_plan_answer_t *a, uint32_t runs,
+                         uint64_t seed, sim_scenario_t *sc)
 {
     sim_plan_scenario_base(sc, "plan-check-roc", a->devices, runs, seed, q->confidence,
                            q->examples);
@@ -147,13 +151,18 @@ static void plan_scenario(const sim_roc_plan_t *q, const sim_roc_plan_answer_t *
     c->mechanism = DPM_MECH_ID_ROC_HIST;
     c->mech = sim_mech_by_id(c->mechanism);
     c->neps = 1;
-    c->eps[0] = (dpm_eps_t)llround(a->eps_campaign * 65536.0);
-    snprintf(c->eps_text[0], sizeof(c->eps_text[0]), "%.10g", a->eps_campaign);
+    /* the campaign's eps = line, read as a scenario reads it */
+    sim_plan_eps_text((dpm_eps_t)llround(a->eps_campaign * 65536.0), c->eps_text[0],
+                      sizeof(c->eps_text[0]));
     c->ngroups = 2;
     c->groups[0] = 0;
     c->groups[1] = 1;
     c->nedges = q->bins - 1u;
     edges_uniform(q->bins, c->edges);
+    return dpm_eps_from_decimal(c->eps_text[0], &c->eps[0]) == DPM_OK &&
+                   c->eps[0] == (dpm_eps_t)llround(a->eps_campaign * 65536.0)
+               ? 0
+               : -1;
 }
 
 /* Runs sc (exact mode) and adds its runs' errors against item `item`'s truth. */
@@ -183,13 +192,12 @@ int sim_roc_plan_check(const sim_roc_plan_t *q, sim_roc_plan_answer_t *a, uint32
                        uint64_t seed, char *err, size_t errcap)
 {
     a->checked = 0;
+    if (errcap > 0) {
+        err[0] = '\0';
+    }
     a->why = a->none != NULL ? "no answer to check"
                              : sim_plan_uncheckable(a->eps, a->devices, a->eps_campaign);
     if (a->why != NULL) {
-        return 0;
-    }
-    if (a->devices > MAX_CHECK_DEVICES) {
-        a->why = "more than 2e7 devices: the check realizes every device's examples";
         return 0;
     }
     sim_scenario_t *sc = malloc(sizeof(*sc));
@@ -202,19 +210,24 @@ int sim_roc_plan_check(const sim_roc_plan_t *q, sim_roc_plan_answer_t *a, uint32
     int st = 0;
     a->within = 0;
     if (q->kind == SIM_ROC_ERROR_NOISE) { /* one population, its binned AUC */
-        plan_scenario(q, a, runs, seed, sc);
-        st = check_runs(sc, SIM_ROC_ITEM_BINNED, q->error, &a->within, &sq, &valid, &a->truth, err,
-                        errcap);
+        st = plan_scenario(q, a, runs, seed, sc);
+        st = st != 0 ? st
+                     : check_runs(sc, SIM_ROC_ITEM_BINNED, q->error, &a->within, &sq, &valid,
+                                  &a->truth, err, errcap);
     } else { /* each run on a population of its own: the examples' sampling is in the error */
         for (uint32_t r = 0; r < runs && st == 0; r++) {
-            plan_scenario(q, a, 1, seed + r, sc);
+            st = plan_scenario(q, a, 1, seed + r, sc);
             sc->population_seed = seed * 1000003u + r;
-            st = check_runs(sc, SIM_ROC_ITEM_MODEL, q->error, &a->within, &sq, &valid, &a->truth,
-                            err, errcap);
+            st = st != 0 ? st
+                         : check_runs(sc, SIM_ROC_ITEM_MODEL, q->error, &a->within, &sq, &valid,
+                                      &a->truth, err, errcap);
         }
     }
     free(sc);
     if (st != 0) {
+        if (err[0] == '\0') {
+            snprintf(err, errcap, "the campaign eps %.17g is no Q16.16 value", a->eps_campaign);
+        }
         return -1;
     }
     a->runs = runs;
@@ -291,8 +304,8 @@ static int roc_parse(int argc, char **argv, sim_roc_plan_t *q, sim_plan_cli_t *o
             return roc_usage("unknown option");
         }
         if (bad) {
-            char msg[96];
-            snprintf(msg, sizeof(msg), "bad value for %s", a);
+            char msg[256];
+            snprintf(msg, sizeof(msg), "bad value for %s%s%s", a, o->why[0] ? ": " : "", o->why);
             return roc_usage(msg);
         }
     }
@@ -344,7 +357,8 @@ int sim_cmd_plan_roc(int argc, char **argv)
     }
     sim_roc_plan_answer_t a;
     if (sim_roc_plan_solve(&q, &a) != 0) {
-        fprintf(stderr, "dpm-sim plan: the planner refuses this question\n");
+        fprintf(stderr, "dpm-sim plan: the planner refuses this question%s%s\n",
+                a.none != NULL ? ": " : "", a.none != NULL ? a.none : "");
         return SIM_EXIT_USAGE;
     }
     print_question(&q, &a);

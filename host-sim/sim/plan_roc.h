@@ -20,8 +20,10 @@
  *   noise            AUC-hat against the reporting devices' own binned AUC: the mechanism's noise
  *                    only. Target: var_noise <= (x / k)², k = z_{(1+c)/2} (normal) or
  *                    1 / sqrt(1 - c) (Chebyshev).
- * Given K: the largest s² allowed, solved for p = ((v + 1) - sqrt(2v + 1)) / v, ε = -2 ln p.
- * Given ε (rounded up to Q16.16 as a campaign carries it): the smallest K.
+ * Given K: the largest s² allowed, solved for p = ((v + 1) - sqrt(2v + 1)) / v, ε = -2 ln p;
+ * the campaign ε is the smallest Q16.16 at or above it (sim_plan_eps_up).
+ * Given ε: the smallest K at the ε a campaign implements, the given ε rounded DOWN to Q16.16 as
+ * the SDK parses it (plan_check.h); an ε that rounds to 0 is refused, not planned.
  * Check: exact mode, R runs; noise: over one realized population of K devices (two identical
  * groups), against its binned AUC; model: each run on its own freshly realized population (the
  * sampling of the examples is part of the error), against the model's AUC. */
@@ -53,7 +55,7 @@ typedef struct {
     double k;            /* the bound's multiplier (normal z or Chebyshev 1 / sqrt(1 - c)) */
     double sd_max;       /* the largest sd of AUC-hat the target allows (with the bias) */
     double eps, devices; /* the answer (NaN: none, see none) */
-    double eps_campaign; /* ε rounded up to Q16.16 */
+    double eps_campaign; /* the campaign's Q16.16 ε: given ε rounded down, planned ε up */
     double sd;           /* predicted sd of AUC-hat at the answer (the error's kind) */
     const char *none;    /* why there is no answer, or NULL */
     int checked;
@@ -65,7 +67,8 @@ typedef struct {
     double seconds;
 } sim_roc_plan_answer_t;
 
-/* Analytic answer. 0 (a->none says when no ε or K reaches it), or -1 (bad question). */
+/* Analytic answer. 0 (a->none says when no ε or K reaches it), or -1 (bad question; a->none
+ * says why when the given ε rounds down to 0). */
 int sim_roc_plan_solve(const sim_roc_plan_t *q, sim_roc_plan_answer_t *a);
 /* Simulation check of a solved answer (runs exact-mode runs from seed). 0, or -1 with a message. */
 int sim_roc_plan_check(const sim_roc_plan_t *q, sim_roc_plan_answer_t *a, uint32_t runs,

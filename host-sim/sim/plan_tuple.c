@@ -19,23 +19,26 @@ int sim_plan_solve(const sim_plan_question_t *q, sim_plan_answer_t *a)
     memset(a, 0, sizeof(*a));
     a->eps = q->eps > 0.0 ? q->eps : NAN;
     a->devices = q->devices > 0.0 ? q->devices : NAN;
-    a->eps_campaign = NAN;
-    if (dpm_disp_plan_target_mse(&q->plan, &a->target_mse) != DPM_OK) {
+    /* given ε: plan at the ε a campaign given it carries (rounded down), never at more */
+    a->eps_campaign = q->eps > 0.0 ? sim_plan_eps_down(q->eps) : NAN;
+    if (dpm_disp_plan_target_mse(&q->plan, &a->target_mse) != DPM_OK ||
+        (q->eps > 0.0 && !(a->eps_campaign > 0.0))) {
         return -1;
     }
-    dpm_status_t st = q->devices > 0.0 ? dpm_disp_plan_min_eps(&q->plan, q->devices, &a->eps)
-                                       : dpm_disp_plan_min_devices(&q->plan, q->eps, &a->devices);
+    dpm_status_t st = q->devices > 0.0
+                          ? dpm_disp_plan_min_eps(&q->plan, q->devices, &a->eps)
+                          : dpm_disp_plan_min_devices(&q->plan, a->eps_campaign, &a->devices);
     if (st != DPM_OK && !(st == DPM_ERR_RANGE && q->devices <= 0.0)) {
         return -1;
     }
     if (st == DPM_ERR_RANGE) {
         a->devices = NAN; /* more than 2^53 devices */
     }
-    if (isfinite(a->eps)) {
-        a->eps_campaign = sim_plan_eps_campaign(a->eps);
+    if (q->devices > 0.0 && isfinite(a->eps)) {
+        a->eps_campaign = sim_plan_eps_up(a->eps); /* the smallest campaign eps that meets it */
     }
-    if (isfinite(a->eps) && isfinite(a->devices)) {
-        (void)dpm_disp_plan_mse(&q->plan, a->devices, a->eps, &a->mse);
+    if (isfinite(a->eps_campaign) && isfinite(a->devices)) {
+        (void)dpm_disp_plan_mse(&q->plan, a->devices, a->eps_campaign, &a->mse);
     } else {
         a->mse = NAN;
     }
@@ -73,8 +76,13 @@ static int plan_scenario(const sim_plan_question_t *q, const sim_plan_answer_t *
     c->mechanism = p->mech == DPM_DISP_MR ? DPM_MECH_ID_TUPLE_MR : DPM_MECH_ID_TUPLE_ML;
     c->split_paper = p->split == DPM_DISP_SPLIT_PAPER;
     c->neps = 1;
-    c->eps[0] = (dpm_eps_t)(a->eps_campaign * 65536.0);
-    snprintf(c->eps_text[0], sizeof(c->eps_text[0]), "%.10g", a->eps_campaign);
+    /* the campaign's eps = line, read as a scenario reads it */
+    dpm_eps_t q16 = (dpm_eps_t)llround(a->eps_campaign * 65536.0);
+    sim_plan_eps_text(q16, c->eps_text[0], sizeof(c->eps_text[0]));
+    if (dpm_eps_from_decimal(c->eps_text[0], &c->eps[0]) != DPM_OK || c->eps[0] != q16) {
+        snprintf(err, errcap, "the campaign eps %.17g is no Q16.16 value", a->eps_campaign);
+        return -1;
+    }
     c->nmetrics = 1;
     c->metrics[0] = DPM_METRIC_TPR;
     c->ngroups = p->d;
@@ -195,8 +203,9 @@ static int plan_parse(int argc, char **argv, plan_opts_t *o)
             return plan_usage("unknown option");
         }
         if (bad) {
-            char msg[96];
-            snprintf(msg, sizeof(msg), "bad value for %s", a);
+            char msg[256];
+            snprintf(msg, sizeof(msg), "bad value for %s%s%s", a, o->c.why[0] ? ": " : "",
+                     o->c.why);
             return plan_usage(msg);
         }
     }
@@ -311,9 +320,6 @@ int sim_cmd_plan_tuple(int argc, char **argv)
     if (sim_plan_solve(&q, &a) != 0) {
         fprintf(stderr, "dpm-sim plan: the planner refuses this question\n");
         return SIM_EXIT_USAGE;
-    }
-    if (q.eps > 0.0) {
-        a.eps_campaign = sim_plan_eps_campaign(q.eps);
     }
     plan_print(&q, &a, &o);
     if (!o.c.check) {

@@ -2,7 +2,7 @@
 /* dpm-sim plan for tuple_mr / tuple_ml: "how many devices, or which ε, for |disparity error| <= x
  * at confidence c", answered from the analytic variances (estimate/disparity.h:
  * dpm_disp_plan_*), then checked by simulation in exact mode: the campaign the answer describes
- * (ε rounded UP to the Q16.16 a campaign carries, K devices) runs R times over the planner's
+ * (its Q16.16 ε, K devices: see plan_check.h) runs R times over the planner's
  * worst-case population, and the fraction of runs with |D-hat - D| <= x must reach c
  * (plan_check.h: PASS only when it does).
  *
@@ -31,7 +31,8 @@ typedef struct {
 
 typedef struct {
     double eps, devices; /* the answer (NaN: no ε reaches the target) */
-    double eps_campaign; /* ε rounded up to Q16.16 */
+    double eps_campaign; /* the campaign's Q16.16 ε: given ε rounded down (the SDK's
+                          * parser; K is planned at it), planned ε rounded up */
     double mse, target_mse;
     int checked; /* 0: not simulated (see why) */
     const char *why;
@@ -41,7 +42,7 @@ typedef struct {
     double seconds;
 } sim_plan_answer_t;
 
-/* Analytic answer. 0, or -1 (bad question). */
+/* Analytic answer. 0, or -1 (bad question, or a given ε that rounds down to 0). */
 int sim_plan_solve(const sim_plan_question_t *q, sim_plan_answer_t *a);
 
 /* Simulation check of a solved answer: runs exact-mode runs with seed. 0, or -1 with a

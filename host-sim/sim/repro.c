@@ -19,6 +19,9 @@
 #include "sim/mech.h"
 #include "sim/output.h"
 #include "sim/repro_disparity.h"
+#include "sim/repro_dpauc.h"
+#include "sim/repro_ustat.h"
+#include "sim/repro_auc_compare.h"
 
 typedef struct {
     const char *name, *title;
@@ -29,6 +32,12 @@ typedef struct {
 static const paper_t kPapers[] = {
     {"disparity", "Juarez & Korolova 2022, private disparity measurement (tuple_mr, tuple_ml)",
      repro_disparity},
+    {"dpauc", "Baykara, Ünal, Akgün 2024 (FHAUC), the DPAUC baseline's Tables 1 and 3 (dpauc)",
+     repro_dpauc},
+    {"ustat", "Bell, Bellet, Gascón, Kulkarni 2020, locally private AUC (ustat_bins, ustat_tree)",
+     repro_ustat},
+    {"auc_compare", "Every AUC mechanism at equal eps on the same examples (ours only, info)",
+     repro_auc_compare},
 };
 #define NPAPERS (sizeof(kPapers) / sizeof(kPapers[0]))
 
@@ -117,8 +126,8 @@ static int write_readme(const char *dir, const done_t *d, size_t n, int quick)
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: dpm-sim repro --out DIR [--quick] [--threads T] [--no-plot] "
-                    "[--inprocess] [--data DIR] [--quiet] [PAPER...]\n  papers:");
+    fprintf(stderr, "usage: dpm-sim repro --out DIR [--quick | --long] [--threads T] "
+                    "[--no-plot] [--inprocess] [--data DIR] [--quiet] [PAPER...]\n  papers:");
     for (size_t i = 0; i < NPAPERS; i++) {
         fprintf(stderr, " %s", kPapers[i].name);
     }
@@ -145,6 +154,8 @@ int sim_cmd_repro(int argc, char **argv)
             o.data_dir = argv[++i];
         } else if (strcmp(a, "--quick") == 0) {
             o.quick = 1;
+        } else if (strcmp(a, "--long") == 0) {
+            o.long_runs = 1;
         } else if (strcmp(a, "--no-plot") == 0) {
             o.plot = 0;
         } else if (strcmp(a, "--inprocess") == 0) {

@@ -20,6 +20,7 @@ typedef struct {
     const char *out_dir;  /* where the files go */
     const char *data_dir; /* the scenarios and reference files (host-sim/scenarios) */
     int quick;            /* smaller simulations: seconds, for tests; not the reproduction */
+    int long_runs;        /* --long: more runs where a reproduction offers them (auc_compare) */
     int plot;             /* run the plotting scripts */
     int inprocess;        /* Table 2 through the device farm instead of exact mode */
     int progress;         /* progress line on stderr */

@@ -57,7 +57,7 @@ void sim_result_summary(const sim_result_t *res, uint32_t item, sim_item_summary
 {
     memset(s, 0, sizeof(*s));
     s->truth = res->cfg.items[item].truth;
-    double se = 0.0, sq = 0.0, sa = 0.0, sp = 0.0, spp = 0.0, sd = 0.0, cov = 0.0;
+    double se = 0.0, sq = 0.0, sa = 0.0, sp = 0.0, spp = 0.0, sd = 0.0, cov = 0.0, ncov = 0.0;
     for (uint32_t r = 0; r < res->runs; r++) {
         const sim_item_run_t *it = sim_result_at(res, r, item);
         if (isnan(it->est)) {
@@ -71,7 +71,11 @@ void sim_result_summary(const sim_result_t *res, uint32_t item, sim_item_summary
         sp += pe;
         spp += pe * pe;
         sd += it->sd;
-        cov += it->lo <= s->truth && s->truth <= it->hi;
+        /* a run without an interval (dpauc has none) counts neither way */
+        if (!isnan(it->lo) && !isnan(it->hi)) {
+            ncov += 1.0;
+            cov += it->lo <= s->truth && s->truth <= it->hi;
+        }
     }
     double n = s->runs;
     s->mean_error = n > 0 ? se / n : NAN;
@@ -79,6 +83,6 @@ void sim_result_summary(const sim_result_t *res, uint32_t item, sim_item_summary
     s->mean_abs_error = n > 0 ? sa / n : NAN;
     s->paper_abs_error = n > 0 ? sp / n : NAN;
     s->sd_abs_error = n > 1 ? sqrt(fmax(spp - sp * sp / n, 0.0) / (n - 1.0)) : NAN;
-    s->coverage = n > 0 ? cov / n : NAN;
+    s->coverage = ncov > 0 ? cov / ncov : NAN;
     s->mean_sd = n > 0 ? sd / n : NAN;
 }

@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "common/prob.h"
+#include "sim/progress.h"
+#include "sim/sim_rng.h"
 #include "sim/stream.h"
 
 #define ROC_TAG UINT64_C(0x524F435F48495354) /* "ROC_HIST": keeps the example keys apart */
@@ -133,17 +135,26 @@ static uint16_t draw_bin(sim_stream_t *s, const double *row, uint32_t bins)
     return (uint16_t)lo;
 }
 
+/* The posterior weights (unnormalized) of a shifted device's grid point given (npos, tp). */
+static void grid_weights(const sim_roc_group_t *rg, uint32_t tp, uint32_t fn, double *w)
+{
+    double top = -INFINITY;
+    for (int k = 0; k < SIM_ROC_GRID; k++) {
+        w[k] = rg->logw[k] + (tp ? tp * rg->log_tpr[k] : 0.0) + (fn ? fn * rg->log_fnr[k] : 0.0);
+        top = fmax(top, w[k]);
+    }
+    for (int k = 0; k < SIM_ROC_GRID; k++) {
+        w[k] = isfinite(w[k]) ? exp(w[k] - top) : 0.0;
+    }
+}
+
 /* The grid point of a shifted device from its posterior given (npos, tp). */
 static int draw_grid(sim_stream_t *s, const sim_roc_group_t *rg, uint32_t tp, uint32_t fn)
 {
-    double lp[SIM_ROC_GRID], top = -INFINITY;
-    for (int k = 0; k < SIM_ROC_GRID; k++) {
-        lp[k] = rg->logw[k] + (tp ? tp * rg->log_tpr[k] : 0.0) + (fn ? fn * rg->log_fnr[k] : 0.0);
-        top = fmax(top, lp[k]);
-    }
+    double lp[SIM_ROC_GRID];
+    grid_weights(rg, tp, fn, lp);
     double total = 0.0;
     for (int k = 0; k < SIM_ROC_GRID; k++) {
-        lp[k] = isfinite(lp[k]) ? exp(lp[k] - top) : 0.0;
         total += lp[k];
         lp[k] = total;
     }
@@ -206,6 +217,7 @@ typedef struct {
     const sim_roc_model_t *m;
     const sim_pop_t *pop;
     const int *include;
+    sim_progress_t *progress;
     uint64_t lo, hi;
     uint64_t pos[DPM_MAX_BINS], neg[DPM_MAX_BINS], devices;
 } truth_part_t;
@@ -222,6 +234,9 @@ static void *truth_part(void *arg)
         uint32_t npos = b->conf.tp + b->conf.fn, e = npos + b->conf.fp + b->conf.tn;
         if (p->include[b->group] && p->m->group[b->group].set && e <= 10000) {
             for (; i < end; i++) {
+                if ((i & 0xFFFFu) == 0xFFFFu) {
+                    sim_progress_add(p->progress, 0x10000u);
+                }
                 sim_roc_device_bins(p->m, b, i, bin);
                 for (uint32_t k = 0; k < e; k++) {
                     if (k < npos) {
@@ -247,7 +262,8 @@ static void *truth_part(void *arg)
 }
 
 void sim_roc_truth_counts(const sim_roc_model_t *m, const sim_pop_t *pop, const int *include,
-                          unsigned threads, uint64_t *pos, uint64_t *neg, uint64_t *devices)
+                          unsigned threads, sim_progress_t *progress, uint64_t *pos, uint64_t *neg,
+                          uint64_t *devices)
 {
     truth_part_t *part = calloc(MAX_THREADS, sizeof(*part));
     unsigned n = threads < 1 ? 1 : (threads > MAX_THREADS ? MAX_THREADS : threads);
@@ -262,6 +278,7 @@ void sim_roc_truth_counts(const sim_roc_model_t *m, const sim_pop_t *pop, const 
         parts[i].m = m;
         parts[i].pop = pop;
         parts[i].include = include;
+        parts[i].progress = progress;
         parts[i].lo = pop->devices / n * i;
         parts[i].hi = i + 1 == n ? pop->devices : pop->devices / n * (i + 1);
     }
@@ -287,6 +304,64 @@ void sim_roc_truth_counts(const sim_roc_model_t *m, const sim_pop_t *pop, const 
         *devices += parts[i].devices;
     }
     free(part);
+}
+
+/* Adds Multinomial(n, bin masses of the cumulative row) to out (n split below 2^52, the
+ * binomial sampler's range: a sum of multinomials with the same masses is one). */
+static void add_multinomial(sim_rng_t *r, uint64_t n, const double *row, uint32_t bins,
+                            uint64_t *out)
+{
+    double p[DPM_MAX_BINS], tmp[DPM_MAX_BINS];
+    uint64_t c[DPM_MAX_BINS];
+    for (uint32_t b = 0; b < bins; b++) {
+        p[b] = row[b] - (b > 0 ? row[b - 1] : 0.0);
+        p[b] = p[b] > 0.0 ? p[b] : 0.0;
+    }
+    while (n > 0) {
+        uint64_t part = n < (UINT64_C(1) << 52) ? n : (UINT64_C(1) << 52);
+        sim_rng_multinomial(r, part, p, bins, tmp, c);
+        for (uint32_t b = 0; b < bins; b++) {
+            out[b] += c[b];
+        }
+        n -= part;
+    }
+}
+
+void sim_roc_truth_sample(const sim_roc_model_t *m, const sim_pop_t *pop, const int *include,
+                          uint64_t key, uint64_t *pos, uint64_t *neg, uint64_t *devices)
+{
+    uint32_t B = m->bins;
+    memset(pos, 0, B * sizeof(uint64_t));
+    memset(neg, 0, B * sizeof(uint64_t));
+    *devices = 0;
+    for (size_t i = 0; i < pop->nblocks; i++) {
+        const sim_block_t *b = &pop->block[i];
+        const sim_roc_group_t *rg = &m->group[b->group];
+        uint64_t c = b->count;
+        uint32_t tp = b->conf.tp, fn = b->conf.fn, fp = b->conf.fp, tn = b->conf.tn;
+        if (!include[b->group] || !rg->set || tp + fn + fp + tn > 10000) {
+            continue; /* as sim_roc_truth_counts */
+        }
+        sim_rng_t r;
+        sim_rng_init(&r, sim_stream_key(key, 1, i)); /* a stream per block */
+        if (rg->shift) {
+            double w[SIM_ROC_GRID], tmp[SIM_ROC_GRID];
+            uint64_t at[SIM_ROC_GRID];
+            grid_weights(rg, tp, fn, w);
+            sim_rng_multinomial(&r, c, w, SIM_ROC_GRID, tmp, at); /* devices per grid point */
+            for (int k = 0; k < SIM_ROC_GRID; k++) {
+                const double *row = rg->grid_cdf + (size_t)k * 2u * B;
+                add_multinomial(&r, at[k] * tp, row, B, pos);
+                add_multinomial(&r, at[k] * fn, row + B, B, pos);
+            }
+        } else {
+            add_multinomial(&r, c * tp, rg->cdf[0], B, pos);
+            add_multinomial(&r, c * fn, rg->cdf[1], B, pos);
+        }
+        add_multinomial(&r, c * fp, rg->cdf[2], B, neg);
+        add_multinomial(&r, c * tn, rg->cdf[3], B, neg);
+        *devices += c;
+    }
 }
 
 /* ---- the model's AUC ----------------------------------------------------------------------- */

@@ -35,6 +35,7 @@
 
 #include "dpm/roc_hist.h"
 #include "sim/population.h"
+#include "sim/progress.h"
 #include "sim/scenario.h"
 
 #define SIM_ROC_GRID 161 /* z = -8 .. 8 step 0.1, as population.c */
@@ -74,10 +75,25 @@ dpm_status_t sim_roc_device_hist(const sim_roc_model_t *m, const dpm_roc_hist_t 
                                  const sim_block_t *b, uint64_t device, dpm_score_hist_t *h);
 
 /* The population's true per-bin counts over the devices whose population group has
- * include[group] != 0 (threads split the devices; the result does not depend on them).
- * *devices gets the number of those devices. */
+ * include[group] != 0, by realizing every device's examples: O(devices x examples) (threads
+ * split the devices; the result does not depend on them). progress (may be NULL) counts the
+ * devices done. *devices gets the number of those devices. */
 void sim_roc_truth_counts(const sim_roc_model_t *m, const sim_pop_t *pop, const int *include,
-                          unsigned threads, uint64_t *pos, uint64_t *neg, uint64_t *devices);
+                          unsigned threads, sim_progress_t *progress, uint64_t *pos, uint64_t *neg,
+                          uint64_t *devices);
+
+/* The same per-bin counts drawn from their law in O(blocks x bins), whatever the number of
+ * devices: in distribution exactly those of sim_roc_truth_counts, but another draw (from the
+ * stream key, one stream per block), so not the counts the devices of an inprocess run hold.
+ * Why it is exact: the devices of a block share (tp, fn, fp, tn), and each device draws its
+ * examples' bins independently of every other device. An IID group's block therefore holds
+ * count x tp independent draws from the row "positives >= T" (likewise fn, fp, tn): their bin
+ * counts are Multinomial(count x tp, row), and independent multinomials add. In a shifted group
+ * each device first draws its grid point k from the same posterior (it depends on tp, fn
+ * only), so the devices per grid point are Multinomial(count, posterior), and given them the
+ * positives at k are Multinomial(n_k x tp, row_k) (negatives do not depend on k). */
+void sim_roc_truth_sample(const sim_roc_model_t *m, const sim_pop_t *pop, const int *include,
+                          uint64_t key, uint64_t *pos, uint64_t *neg, uint64_t *devices);
 
 /* The model's own AUC over the included groups' pooled examples: the probability that a
  * positive example scores above a negative one, with the scores of the model (continuous, no

@@ -59,6 +59,11 @@ typedef struct {
 
 struct sim_mech; /* sim/mech.h */
 
+/* The AUC family's campaign keys, in the order of sim_campaign_spec_t.keys_line. */
+#define SIM_CAMPAIGN_AUC_KEYS "thresholds", "calibration", "k", "kernel", "depth", "grr_levels", \
+                              "group_eps"
+#define SIM_CAMPAIGN_NAUC_KEYS 7
+
 typedef struct {
     char name[SIM_NAME_MAX];
     uint32_t id;
@@ -76,6 +81,18 @@ typedef struct {
     uint32_t edges[DPM_MAX_BINS - 1];
     int bins_line, split_line;
     int line, metrics_line, groups_line;
+    /* AUC-family keys (0: not given; the module fills its defaults). keys_line[k] is the line
+     * of key k of SIM_CAMPAIGN_AUC_KEYS (0: not given): a mechanism accepts only the keys its
+     * module lists in sim_mech_t.keys, the parser refuses the others. */
+    uint32_t thresholds;      /* dpauc: N, thresholds i / (N - 1) */
+    int calibration_tight;    /* dpauc: 0 published (eps / 4N), 1 tight (eps / 2N) */
+    uint32_t ustat_k;         /* ustat_bins: bins per score */
+    int ustat_private_label;  /* ustat_bins: 0 kernel auc (label public), 1 auc_private_label */
+    uint32_t tree_depth;      /* ustat_tree: depth (2^depth score values) */
+    uint32_t tree_grr_levels; /* ustat_tree: levels 1 .. this by GRR, deeper by Hadamard RR */
+    int tree_grr_set;
+    dpm_eps_t group_eps;      /* roc_groups: the group's GRR ε (0: eps / 2) */
+    int keys_line[SIM_CAMPAIGN_NAUC_KEYS];
 } sim_campaign_spec_t;
 
 typedef struct {

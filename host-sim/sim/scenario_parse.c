@@ -415,7 +415,9 @@ static const char *const kPopulationKeys[] = {"seed", "examples", "beta_levels",
 static const char *const kGroupKeys[] = {"share", "scores",   "partition", "tpr",
                                          "fpr",   "accuracy", "precision"};
 static const char *const kCampaignKeys[] = {"id",     "mechanism", "eps",   "metrics",
-                                            "groups", "bins",      "edges", "split"};
+                                            "groups", "bins",      "edges", "split",
+                                            SIM_CAMPAIGN_AUC_KEYS};
+static const char *const kAucKeys[] = {SIM_CAMPAIGN_AUC_KEYS};
 static const char *const kPlanKeys[] = {"mechanism",  "split",   "scale", "bound",
                                         "confidence", "devices", "error"};
 static const char *const kSections[] = {"scenario", "population", "group", "campaign", "plan"};
@@ -630,8 +632,49 @@ static int campaign_bins(parser_t *p, sim_campaign_spec_t *c, const char *k, cha
     return st == 0 ? 0 : FAIL(p, "%s", why);
 }
 
+/* An integer key of the AUC family in [lo, hi]. */
+static int campaign_uint(parser_t *p, const char *k, const char *v, uint32_t lo, uint32_t hi,
+                         uint32_t *out)
+{
+    uint64_t u;
+    if (parse_u64(v, &u) != 0 || u < lo || u > hi) {
+        return FAIL(p, "%s must be an integer in %u..%u", k, lo, hi);
+    }
+    *out = (uint32_t)u;
+    return 0;
+}
+
+/* thresholds, calibration, k, kernel, depth, grr_levels, group_eps (the module checks ranges
+ * against the SDK's build; these bounds only keep the numbers sane). */
+static int campaign_auc_key(parser_t *p, sim_campaign_spec_t *c, int key, const char *k,
+                            const char *v)
+{
+    if (c->keys_line[key] != 0) {
+        return FAIL(p, "%s given twice", k);
+    }
+    c->keys_line[key] = p->line;
+    switch (key) {
+    case 0: return campaign_uint(p, k, v, 2, 1024, &c->thresholds);
+    case 1: return parse_choice(p, v, "published", "tight", &c->calibration_tight);
+    case 2: return campaign_uint(p, k, v, 2, 65536, &c->ustat_k);
+    case 3: return parse_choice(p, v, "auc", "auc_private_label", &c->ustat_private_label);
+    case 4: return campaign_uint(p, k, v, 1, 31, &c->tree_depth);
+    case 5: c->tree_grr_set = 1; return campaign_uint(p, k, v, 0, 31, &c->tree_grr_levels);
+    default:
+        if (dpm_eps_from_decimal(v, &c->group_eps) != DPM_OK) {
+            return FAIL(p, "group_eps: '%s' is not a plain decimal in (0, %d]", v, DPM_EPS_MAX);
+        }
+        return 0;
+    }
+}
+
 static int key_campaign(parser_t *p, const char *k, char *v)
 {
+    for (int i = 0; i < COUNT(kAucKeys); i++) {
+        if (strcmp(k, kAucKeys[i]) == 0) {
+            return campaign_auc_key(p, &p->sc->campaign[p->sc->ncampaigns - 1], i, k, v);
+        }
+    }
     sim_campaign_spec_t *c = &p->sc->campaign[p->sc->ncampaigns - 1];
     if (strcmp(k, "id") == 0) {
         uint64_t id;
@@ -880,6 +923,22 @@ static int check_groups(parser_t *p)
     return 0;
 }
 
+/* 1 if the module lists `key` among its own keys (sim_mech_t.keys, space separated). */
+static int mech_reads(const sim_mech_t *m, const char *key)
+{
+    const char *s = m->keys;
+    size_t n = strlen(key);
+    while (s != NULL && *s != '\0') {
+        const char *e = strchr(s, ' ');
+        size_t len = e != NULL ? (size_t)(e - s) : strlen(s);
+        if (len == n && strncmp(s, key, n) == 0) {
+            return 1;
+        }
+        s = e != NULL ? e + 1 : s + len;
+    }
+    return 0;
+}
+
 static int check_campaigns(parser_t *p)
 {
     sim_scenario_t *sc = p->sc;
@@ -902,6 +961,16 @@ static int check_campaigns(parser_t *p)
                 c->groups[g] = g;
             }
             c->groups_line = c->line;
+        }
+        /* AUC-family keys only where the mechanism reads them */
+        for (int k = 0; k < COUNT(kAucKeys); k++) {
+            if (c->keys_line[k] != 0 && !mech_reads(c->mech, kAucKeys[k])) {
+                return fail_at(p, c->keys_line[k], "campaign '%s' (%s) takes no key '%s'%s%s%s",
+                               c->name, c->mech->name, kAucKeys[k],
+                               c->mech->keys != NULL ? " (its keys: " : "",
+                               c->mech->keys != NULL ? c->mech->keys : "",
+                               c->mech->keys != NULL ? ")" : "");
+            }
         }
         /* what the mechanism itself needs (metrics, bins, groups with scores, ...) */
         char msg[256];

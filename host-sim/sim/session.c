@@ -95,6 +95,8 @@ static int run_config(const sim_scenario_t *sc, const sim_pop_t *pop, uint32_t c
         sim_cfg_release(&cfg);
         return -1;
     }
+    cfg.exact_only = o->mode == SIM_MODE_EXACT;
+    cfg.progress = o->progress;
     sim_progress_phase(o->progress, out->index, out->total, cfg.label, "preparing the truth");
     if (sim_cfg_prepare(&cfg, pop, o->threads, err, errcap) != 0) {
         sim_cfg_release(&cfg);

@@ -210,6 +210,10 @@ def main():
              r.stdout + r.stderr)
         r = run("plan", "--mechanism", "tuple_mr", "--error", "0.02", "--confidence", "0.9")
         t.ok(r.returncode == 2, "plan without --devices/--eps exits 2")
+        r = run("plan", "--mechanism", "tuple_mr", "--error", "0.02", "--confidence", "0.9",
+                "--eps", "1e-9")
+        t.ok(r.returncode == 2 and "rounds down to 0" in r.stderr,
+             "plan --eps 1e-9 is refused: a campaign rounds it down to 0", r.stderr)
         # bench: JSON lines in the bench.json schema
         r = run("bench", "--quick", timeout=300)
         names = set()

@@ -6,12 +6,16 @@ population truth in both modes, the ROC plots written by host-sim/plot), AUC cov
 exact-mode runs near the nominal 95% (against the devices' binned AUC, with the noise-only
 interval), the model's AUC as the headline item, replay of single devices equal to the bytes of
 the run, scenario errors for roc_hist (exit 2 with the line), the planner for roc_hist (both
-error kinds, the strict verdict, no answer when the binning alone exceeds the target), and
-host-sim/scenarios/roc.scn parsing."""
+error kinds, the strict verdict, no answer when the binning alone exceeds the target, the eps a
+campaign implements), host-sim/scenarios/roc.scn parsing, and 10^12 devices: an exact-mode run
+and a planner check finish in seconds (the truth drawn from its law in O(bins)); inprocess mode,
+which realizes every device, says how long its truth will take before it starts."""
 import re
 import os
+import subprocess
 import sys
 import tempfile
+import time
 
 from e2e_util import ROOT, SIM, Tap, read_csv, read_json, run_sim
 
@@ -82,6 +86,43 @@ def check_outputs(t, d, mode, runs):
     t.ok(ok, f"{mode}: AUC rows: error = estimate - truth, estimate inside its interval")
     return {(c["campaign"], c["eps"]): (c["roc"]["truth"]["auc"], c["roc"]["truth"]["auc_model"])
             for c in cfgs}
+
+
+def huge(t):
+    """10^12 devices: exact mode and the planner's check in seconds; inprocess states its time."""
+    with tempfile.TemporaryDirectory() as tmp:
+        scn = os.path.join(tmp, "huge.scn")
+        with open(scn, "w") as f:
+            f.write(SCENARIO.replace("devices = 4000", "devices = 1e12")
+                    .replace("runs = 3", "runs = 20\nmode = exact"))
+        start = time.monotonic()
+        r = run("--scenario", scn, "--out", os.path.join(tmp, "x"), "--no-plot")
+        dt = time.monotonic() - start
+        t.ok(r.returncode == 0 and "K=1000000000000" in r.stdout and dt < 60,
+             f"exact mode, 10^12 devices, 3 configurations x 20 runs: {dt:.1f} s",
+             r.stdout + r.stderr)
+        start = time.monotonic()
+        r = run("plan", "--mechanism", "roc_hist", "--error-kind", "noise", "--error", "0.00002",
+                "--confidence", "0.9", "--devices", "1e12", "--runs", "100")
+        dt = time.monotonic() - start
+        t.ok(r.returncode in (0, 1) and "check by simulation (exact mode, 100 runs" in r.stdout
+             and dt < 60, f"plan roc_hist --devices 1e12 with its check: {dt:.1f} s",
+             r.stdout + r.stderr)
+        p = subprocess.Popen([SIM, "--scenario", scn, "--mode", "inprocess", "--runs", "1",
+                              "--out", os.path.join(tmp, "y"), "--no-plot"],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        line, start = "", time.monotonic()
+        try:
+            while time.monotonic() - start < 60:
+                line = p.stderr.readline()
+                if "realizing the examples" in line or not line:
+                    break
+        finally:
+            p.kill()
+            p.wait()
+        t.ok(re.search(r"of 1000000000000 devices .* about \d+ days", line) is not None,
+             "inprocess, 10^12 devices: says how long the truth will take before starting",
+             line)
 
 
 def main():
@@ -157,6 +198,7 @@ def main():
             t.ok(r.returncode == 2 and at in r.stderr and message in r.stderr, what, r.stderr)
     r = run("check", "--scenario", os.path.join(ROOT, "host-sim/scenarios/roc.scn"))
     t.ok(r.returncode == 0, "host-sim/scenarios/roc.scn parses", r.stderr)
+    huge(t)
     # the planner: the strict verdict (PASS exactly when the simulated coverage reaches c)
     def verdict_honest(r, c):
         m = re.search(r"in (\d+)/(\d+) runs", r.stdout)
@@ -184,6 +226,17 @@ def main():
          r.stdout + r.stderr)
     r = run("plan", "--mechanism", "roc_hist", "--error", "0.01", "--confidence", "0.9")
     t.ok(r.returncode == 2, "plan roc_hist without --devices/--eps: exit 2", r.stderr)
+    # planned at the eps a campaign implements (Q16.16, rounded down as the SDK parses it)
+    r = run("plan", "--mechanism", "roc_hist", "--error", "0.01", "--confidence", "0.9",
+            "--eps", "1e-9", "--no-check")
+    t.ok(r.returncode == 2 and "rounds down to 0" in r.stderr and "answer" not in r.stdout,
+         "plan roc_hist --eps 1e-9: refused (a campaign rounds it to 0), not planned",
+         r.stdout + r.stderr)
+    r = run("plan", "--mechanism", "roc_hist", "--error", "0.01", "--confidence", "0.9",
+            "--eps", "0.1", "--no-check")
+    t.ok(r.returncode == 0 and "campaign eps = 0.0999908447265625" in r.stdout,
+         "plan roc_hist --eps 0.1: planned at 6553/65536 (the campaign eps), not 6554/65536",
+         r.stdout + r.stderr)
     return t.done()
 
 

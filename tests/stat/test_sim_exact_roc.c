@@ -162,7 +162,7 @@ static void test_exact_matches_inprocess(void **state)
     int include[SIM_MAX_GROUPS] = {1, 1};
     uint64_t devices = 0;
     bad = f->cfg;
-    sim_roc_truth_counts(&other, &f->pop, include, 1, sim_roc_state(&bad)->pos,
+    sim_roc_truth_counts(&other, &f->pop, include, 1, NULL, sim_roc_state(&bad)->pos,
                          sim_roc_state(&bad)->neg, &devices);
     assert_true(devices == DEVICES);
     exact_stats(&bad, &f->pop, f->aggs, RUNS, exact);

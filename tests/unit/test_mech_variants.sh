@@ -127,9 +127,9 @@ build() { # VARIANT FLAGS...
 }
 
 declare -A flags=(
-  [mech-tuple]="-DDPM_MECH_ROC_HIST=0 -DDPM_MECH_DPAUC=0 -DDPM_MECH_USTAT=0"
-  [mech-roc]="-DDPM_MECH_TUPLE=0 -DDPM_MECH_DPAUC=0 -DDPM_MECH_USTAT=0"
-  [mech-auc]="-DDPM_MECH_TUPLE=0 -DDPM_MECH_ROC_HIST=0"
+  [mech-tuple]="-DDPM_MECH_ROC_HIST=0 -DDPM_MECH_DPAUC=0 -DDPM_MECH_USTAT=0 -DDPM_MECH_FEDAUC=0"
+  [mech-roc]="-DDPM_MECH_TUPLE=0 -DDPM_MECH_DPAUC=0 -DDPM_MECH_USTAT=0 -DDPM_MECH_FEDAUC=0"
+  [mech-auc]="-DDPM_MECH_TUPLE=0 -DDPM_MECH_ROC_HIST=0 -DDPM_MECH_FEDAUC=0"
   [mech-dpauc100]="-DDPM_DPAUC_MAX_THRESHOLDS=100"
 )
 for v in mech-tuple mech-roc mech-auc mech-dpauc100; do

@@ -5,7 +5,10 @@
  * it), and the check fails for a campaign run at a third of the planned eps (the check can
  * fail). The model error (against the model's AUC) adds the sampling and the binning: a bias
  * that no eps removes, so it needs more devices, and none at all when the bias alone is too
- * large; its check, each run on its own population, covers the model's AUC. Fixed seeds. */
+ * large; its check, each run on its own population, covers the model's AUC. The planner plans at
+ * the eps a campaign implements: a given eps rounded DOWN to Q16.16 by the SDK's own parser
+ * (1e-9 rounds to 0 and is refused; an eps just above a Q16.16 step plans like the step itself),
+ * and the eps text it prints for a campaign reads back to the value it planned. Fixed seeds. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,6 +20,7 @@
 
 #include "sim/plan_roc.h"
 #include "common/prob.h"
+#include "dpm/types.h"
 
 static void question(sim_roc_plan_t *q)
 {
@@ -113,9 +117,80 @@ static void test_bad_questions(void **state)
     assert_true(a.devices > 2.0 * normal);
 }
 
+/* Devices planned for a given eps (noise error), or NaN when the planner refuses it. */
+static double devices_at(double eps)
+{
+    sim_roc_plan_t q;
+    sim_roc_plan_answer_t a;
+    question(&q);
+    q.eps = eps;
+    return sim_roc_plan_solve(&q, &a) == 0 ? a.devices : NAN;
+}
+
+static void test_plans_at_the_campaigns_eps(void **state)
+{
+    (void)state;
+    sim_roc_plan_t q;
+    sim_roc_plan_answer_t a;
+    dpm_eps_t e = 0;
+    char why[200], text[40];
+    /* 1e-9: a campaign rounds it down to 0: refused, with the reason (it used to plan at 2^-16) */
+    assert_int_equal(sim_plan_eps_parse("1e-9", &e, why, sizeof(why)), -1);
+    assert_non_null(strstr(why, "rounds down to 0"));
+    assert_int_equal(sim_plan_eps_parse("0.000000001", &e, why, sizeof(why)), -1);
+    question(&q);
+    q.eps = 1e-9;
+    assert_int_equal(sim_roc_plan_solve(&q, &a), -1);
+    assert_non_null(a.none);
+    assert_true(isnan(devices_at(1e-9)));
+    /* just above a step (3 2^-16 + 2^-20): planned at the step, as the campaign runs it; the
+     * next step up (the old rounding) needs far fewer devices */
+    double step = 3.0 / 65536.0, above = step + 1.0 / 1048576.0;
+    question(&q);
+    q.eps = above;
+    assert_int_equal(sim_roc_plan_solve(&q, &a), 0);
+    assert_true(a.eps_campaign == step);
+    assert_true(a.devices == devices_at(step));
+    assert_true(a.devices > 1.5 * devices_at(4.0 / 65536.0));
+    /* ... and the same from text, through the SDK's parser (exponent and plain forms) */
+    assert_int_equal(sim_plan_eps_parse("0.0000467300415039", &e, why, sizeof(why)), 0);
+    assert_int_equal(e, 3);
+    assert_int_equal(sim_plan_eps_parse("4.67300415039e-5", &e, why, sizeof(why)), 0);
+    assert_int_equal(e, 3);
+    assert_int_equal(sim_plan_eps_parse("1.5e-3", &e, why, sizeof(why)), 0);
+    dpm_eps_t plain = 0;
+    assert_int_equal(dpm_eps_from_decimal("0.0015", &plain), DPM_OK);
+    assert_int_equal(e, plain);
+    assert_int_equal(sim_plan_eps_parse("1E1", &e, why, sizeof(why)), 0);
+    assert_int_equal(e, 10u << 16);
+    assert_int_equal(sim_plan_eps_parse("1e3", &e, why, sizeof(why)), -1);
+    assert_non_null(strstr(why, "above"));
+    static const char *const bad[] = {"abc", "-1", "1e", "e5", "0", "1e-x", ""};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        assert_int_equal(sim_plan_eps_parse(bad[i], &e, why, sizeof(why)), -1);
+    }
+    /* K given: the campaign eps is the smallest Q16.16 at or above the minimum eps, and its
+     * printed text reads back to it exactly */
+    question(&q);
+    q.devices = 20000;
+    assert_int_equal(sim_roc_plan_solve(&q, &a), 0);
+    assert_true(a.eps_campaign >= a.eps && a.eps_campaign - a.eps < 1.0 / 65536.0);
+    assert_true(a.eps_campaign * 65536.0 == floor(a.eps_campaign * 65536.0));
+    for (dpm_eps_t v = 1; v < (3u << 16); v += 7) {
+        sim_plan_eps_text(v, text, sizeof(text));
+        assert_int_equal(dpm_eps_from_decimal(text, &e), DPM_OK);
+        assert_int_equal(e, v);
+    }
+    sim_plan_eps_text(1, text, sizeof(text));
+    assert_string_equal(text, "0.0000152587890625");
+    sim_plan_eps_text(2u << 16, text, sizeof(text));
+    assert_string_equal(text, "2");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_plans_at_the_campaigns_eps),
         cmocka_unit_test(test_round_trip_and_check),
         cmocka_unit_test(test_model_error),
         cmocka_unit_test(test_bad_questions),

@@ -3,7 +3,9 @@
  * for eps) is consistent both ways and survives the simulation check; with the normal bound the
  * simulated coverage sits at the requested confidence and the strict verdict says PASS exactly
  * when the observed coverage reaches it (92.5% against 95% is a FAIL), and a campaign run with
- * too small an eps fails the check (the check can fail). */
+ * too small an eps fails the check (the check can fail). A given eps is planned at the Q16.16 a
+ * campaign carries (rounded down by the SDK's parser): 1e-9 is refused, an eps just above a step
+ * plans like the step. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -38,10 +40,11 @@ static void test_eps_for_devices_round_trip(void **state)
     assert_int_equal(sim_plan_solve(&q, &a), 0);
     assert_true(isfinite(a.eps) && a.eps > 0.5 && a.eps < 5.0);
     assert_true(a.mse <= a.target_mse * (1.0 + 1e-6));
-    /* the other direction: at that eps, K devices (or a few fewer) suffice, and K / 2 do not */
+    /* the other direction: at the campaign eps of that answer (the smallest Q16.16 at or above
+     * it), K devices (or a few fewer) suffice */
     sim_plan_question_t q2 = q;
     q2.devices = 0.0;
-    q2.eps = a.eps;
+    q2.eps = a.eps_campaign;
     assert_int_equal(sim_plan_solve(&q2, &back), 0);
     assert_true(back.devices <= 1e6 && back.devices > 0.99e6);
     assert_int_equal(sim_plan_check(&q, &a, 200, 11, err, sizeof(err)), 0);
@@ -115,9 +118,39 @@ static void test_no_answer_and_paper_split(void **state)
     assert_true(a.checked && a.pass);
 }
 
+static double tuple_devices_at(double eps, double *eps_campaign)
+{
+    sim_plan_question_t q;
+    sim_plan_answer_t a;
+    question(&q, DPM_DISP_ML, DPM_DISP_SPLIT_CORRECT, 0.01, 0.9, DPM_DISP_BOUND_CHEBYSHEV);
+    q.eps = eps;
+    if (sim_plan_solve(&q, &a) != 0) {
+        return NAN;
+    }
+    *eps_campaign = a.eps_campaign;
+    return a.devices;
+}
+
+static void test_plans_at_the_campaigns_eps(void **state)
+{
+    (void)state;
+    double ec = 0.0, step = 100.0 / 65536.0, above = step + 1.0 / 1048576.0;
+    assert_true(isnan(tuple_devices_at(1e-9, &ec))); /* rounds to 0: refused, not planned */
+    double k_above = tuple_devices_at(above, &ec);
+    assert_true(ec == step);
+    double k_step = tuple_devices_at(step, &ec);
+    assert_true(k_above == k_step);
+    /* planned at the unrounded eps it would promise too few devices */
+    double k_next = tuple_devices_at(101.0 / 65536.0, &ec);
+    print_message("# tuple_ml: K %.0f at 100 2^-16 (+ 2^-20 given), %.0f at 101 2^-16\n", k_step,
+                  k_next);
+    assert_true(k_next < k_step);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_plans_at_the_campaigns_eps),
         cmocka_unit_test(test_eps_for_devices_round_trip),
         cmocka_unit_test(test_devices_for_eps),
         cmocka_unit_test(test_normal_bound_calibrated_and_check_can_fail),
