@@ -15,6 +15,7 @@ PACKAGES=(build-essential pkg-config pkgconf cmake nanopb protobuf-compiler pyth
           libcmocka-dev libsqlite3-dev sqlite3 python3-kconfiglib python3-matplotlib
           python3-numpy clang-format clang-tidy cppcheck valgrind dpkg-dev curl openssl
           clang libclang-rt-14-dev bc patch postgresql-15 libpq-dev
+          gcc-arm-none-eabi libnewlib-arm-none-eabi
           ${DPM_EXTRA_PACKAGES:-})
 
 log() { printf 'deps: %s\n' "$*"; }

@@ -3,20 +3,23 @@
 """make size, the analysis (.make/size.sh builds the images): flash, static RAM and worst-case
 stack per module of each build, printed as a table and written as DESIGN.md §7's size.json.
 
-  size.py --out build/size.json --arena-log LOG --build NAME:ELF:MAP:STATE_OBJ:DIR[,DIR...] ...
+  size.py --out build/size.json --arena-log LOG [--one-call "NAME ..."]
+          --build NAME:ELF:MAP:STATE_OBJ:DIR[,DIR...] ...
 
 flash  text + rodata + the .data initialisers of the input sections the image links, per module
        (from the linker map);
 ram    .data + .bss the modules link (0 for the SDK, which has no globals) plus the caller-owned
-       state an app keeps for one campaign (tests/cross/size_state.c: mechanism, randomness
-       buffer, ledger, outbox, upload, one report and its bytes, the upload work buffer; plus
-       the TLS session for default+tls; the arena is reported on its own);
+       state an app on the device API keeps between calls (tests/cross/size_state.c's
+       dpm_state_* objects: the dpm_device_t, one dpm_mech_t, the RAM storage handle; plus the
+       TLS session for default+tls; the arena is reported on its own);
 stack  worst case over the module's public functions of the deepest call chain: frames from
        -fstack-usage/-fcallgraph-info=su (disassembly prologues for the C library), calls from
        the call graph and the disassembly (libcalls included). A function-pointer call counts
        the deepest function whose address the image takes (port hooks, nanopb's stream
        callback, Mbed TLS's tables): one level, an over-estimate. Recursion is reported and
-       its cycle counted once.
+       its cycle counted once. The one-call figures (--one-call NAMES) are the same analysis
+       rooted at each device report call (one report: check, charge, perturb, encode, queue).
+Exit status 1 if a target is missed (a "MISSED ..." line each) or a figure cannot be measured.
 """
 import argparse
 import glob
@@ -240,7 +243,7 @@ def object_stem(obj):
 
 # ---- one build ----------------------------------------------------------------------------------
 
-def analyse(name, elf, mapfile, state_obj, roots):
+def analyse(name, elf, mapfile, state_obj, roots, one_call_names):
     entries = parse_map(mapfile)
     funcs = functions(elf)
     by_name = {}
@@ -352,6 +355,7 @@ def analyse(name, elf, mapfile, state_obj, roots):
     hook_fn = max(sdk_taken, key=lambda a: depth1[a]) if sdk_taken else None
     tls_taken = [a for a in taken if reachable("tls", a)]
     tls_fn = max(tls_taken, key=lambda a: depth1[a]) if tls_taken else None
+    one_call = {n: max(full[a] for a in by_name[n]) for n in one_call_names if n in by_name}
     stack, deepest_fn = {}, {}
     for a, (fname, _, bind) in funcs.items():
         mod = owner.get(a, ("?", ""))[0]
@@ -376,6 +380,7 @@ def analyse(name, elf, mapfile, state_obj, roots):
         "indirect_call_deepest_target": funcs[hook_fn][0] if hook_fn is not None else None,
         "address_taken": len(taken),
         "largest_files": sorted(files.items(), key=lambda kv: -kv[1])[:8],
+        "one_call_stack": one_call,
     }
     return rows, total, notes
 
@@ -385,7 +390,7 @@ def arena_from_log(path):
     try:
         with open(path) as f:
             for line in f:
-                m = re.match(r"# smallest arena for a TLS (1\.[23]) session \(device config, (\S+)\): (\d+) bytes", line)
+                m = re.match(r"# smallest arena for a TLS (1\.[23](?:\+cert)?) session \(device config, (\S+)\): (\d+) bytes", line)
                 if m:
                     sizes[m.group(1)] = (int(m.group(3)), m.group(2))
     except OSError:
@@ -402,6 +407,7 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--arena-log", required=True)
     ap.add_argument("--build", action="append", required=True)
+    ap.add_argument("--one-call", default="", help="report calls whose own stack is printed")
     args = ap.parse_args()
     # DESIGN.md §7: modules (here those of the largest build, default+tls, whose SDK rows equal
     # the default build's) and totals; every build's rows and the analysis notes besides.
@@ -411,7 +417,8 @@ def main():
     failed, unmeasured = [], []
     for spec in args.build:
         name, elf, mapfile, state_obj, dirs = spec.split(":")
-        rows, total, notes = analyse(name, elf, mapfile, state_obj, dirs.split(","))
+        rows, total, notes = analyse(name, elf, mapfile, state_obj, dirs.split(","),
+                                     args.one_call.split())
         if name == "default+tls":
             if arena:
                 total["arena"] = max(v[0] for v in arena.values())
@@ -440,6 +447,7 @@ def main():
             print(f"  function-pointer calls inside Mbed TLS: counted as {notes['indirect_call_cost_mbedtls']} bytes "
                   f"(the deepest of the {notes['address_taken']} address-taken functions it can reach: "
                   f"{notes['indirect_call_deepest_target_mbedtls']})")
+        print("  one call (worst-case stack): " + ", ".join(f"{k} {v}" for k, v in notes["one_call_stack"].items() if v))
         print(f"  recursion: {', '.join(notes['recursion']) or 'none'}; "
               f"dynamic frames: {', '.join(notes['dynamic_frames']) or 'none'}")
         for metric, limit in TARGETS.get(name, {}).items():
@@ -459,12 +467,18 @@ def main():
                                      for r in big)
                 print(f"  target {metric} <= {kb(limit)}: MISSED by {got - limit} bytes "
                       f"({100.0 * (got - limit) / limit:.0f}%); largest: {hint}")
-                failed.append(f"{name} {metric}")
+                failed.append(f"MISSED cortex-m4 {name} {metric}: {got} bytes, budget {limit} "
+                              f"({kb(limit)}), over by {got - limit} "
+                              f"({100.0 * (got - limit) / limit:.0f}%)")
     with open(args.out, "w") as f:
         json.dump(report, f, indent=1)
-    print(f"\nwrote {args.out}; targets missed: {len(failed)}{': ' + ', '.join(failed) if failed else ''}")
-    if unmeasured:  # a missed budget is a finding; a figure we could not measure is a failure
+    print(f"\nwrote {args.out}; targets missed: {len(failed)}")
+    for line in failed:
+        print(line)
+    if unmeasured:
         sys.exit("make size: could not measure " + ", ".join(unmeasured))
+    if failed:
+        sys.exit(1)
 
 
 if __name__ == "__main__":

@@ -5,11 +5,12 @@
 #   tuple_only   only the tuple mechanisms (DPM_MECH_ROC_HIST/DPAUC/FEDAUC/USTAT 0)
 #   default      the default configuration
 #   default+tls  default + port/tls with Mbed TLS 3.6 under the device config
-# Each build is one image rooted at the device path below (what a firmware calls: campaign in,
-# ledger, report, encode, outbox, upload; every public function of port/tls), linked with
-# --gc-sections, plus the RAM storage and TRNG hook of port/cortex-m (what the SDK's function
-# pointers reach on a device). Functions only a collector or a test calls (report decode,
-# campaign encode, the raw samplers) are not rooted; what they pull in anyway is counted. .make/size.py reads the map, the -fstack-usage /
+# Each build is one image rooted at the device API below (what a firmware calls: dpm_device_*,
+# the SDK's RAM storage; every public function of port/tls), linked with --gc-sections, plus
+# the TRNG hook of port/cortex-m (what the SDK's function pointers reach on a device). Functions
+# only a collector or a test calls (report decode, campaign encode, the raw samplers, the
+# low-level report calls) are not rooted; what they pull in anyway is counted. .make/size.py
+# reads the map, the -fstack-usage /
 # -fcallgraph-info=su output and the disassembly, prints the table and writes
 # $BUILD_DIR/size.json. The TLS arena is measured, not assumed: the device-config client of
 # tests/unit/test_mbedtls_device_config.sh runs full TLS 1.3 and 1.2 sessions on 32-bit ARM
@@ -24,13 +25,8 @@ CPU="-mcpu=cortex-m4 -mthumb -mfloat-abi=soft"
 ANALYSIS="-fstack-usage -fcallgraph-info=su"
 TUPLE_ONLY="-DDPM_MECH_ROC_HIST=0 -DDPM_MECH_DPAUC=0 -DDPM_MECH_FEDAUC=0 -DDPM_MECH_USTAT=0"
 MBED_OUT="$BUILD_DIR/mbedtls/cortex-m4-size"
-# The device path (update it with the API; the one-call device API will replace most of it).
-DEVICE_API="dpm_strerror dpm_eps_from_decimal dpm_eps_format dpm_confusion_add dpm_metric_ratio
-  dpm_rand_init dpm_campaign_decode dpm_campaign_fetch dpm_mech_init dpm_mech_report_tuple
-  dpm_report_encode dpm_ledger_open dpm_ledger_charge dpm_ledger_spent dpm_ledger_reset
-  dpm_outbox_open dpm_outbox_put dpm_outbox_pending dpm_outbox_room dpm_upload_init
-  dpm_upload_flush dpm_upload_next_attempt_ms"
-ROC_API="dpm_mech_report_roc_hist dpm_score_hist_init dpm_score_hist_add dpm_roc_hist_bin"
+# DEVICE_API, OTHER_API (the default build's other report kinds), REPORT_CALLS
+. .make/device_api.sh
 mkdir -p "$SIZE"
 
 for tool in arm-none-eabi-gcc:gcc-arm-none-eabi qemu-arm:qemu-user \
@@ -56,26 +52,25 @@ MBEDTLS_SRC="$BUILD_DIR/src/mbedtls" bash .make/build-mbedtls.sh cortex-m4-size 
   "-DCMAKE_C_FLAGS=$CPU -ffunction-sections -fdata-sections $ANALYSIS" | sed 's/^deps:/size:/'
 
 # link NAME OUT "ROOTS" LIBS...: an image rooted at ROOTS (each must exist: a renamed function
-# must not shrink the figures silently), every global function of port/tls (if linked) and the
-# port's storage and TRNG constructors; nothing else.
+# must not shrink the figures silently), every dpm_device_* function, every global function of
+# port/tls (if linked) and the port's TRNG hook; nothing else.
 link() {
   local name=$1 out=$2 roots=$3; shift 3
   local defined flags=() f
   defined=$(arm-none-eabi-nm -g --defined-only "$@" 2>/dev/null | awk '$2 == "T" {print $3}' | sort -u)
   for f in $roots; do
-    grep -qx "$f" <<<"$defined" || { echo "make size: $f is not in the SDK any more: update DEVICE_API in .make/size.sh" >&2; exit 1; }
+    grep -qx "$f" <<<"$defined" || { echo "make size: $f is not in the SDK any more: update .make/device_api.sh" >&2; exit 1; }
     flags+=("-Wl,--undefined=$f")
   done
-  for f in $(grep '^dpm_tls_' <<<"$defined"); do flags+=("-Wl,--undefined=$f"); done
+  for f in $(grep -E "^(dpm_tls_|$DEVICE_PREFIX)" <<<"$defined"); do flags+=("-Wl,--undefined=$f"); done
   arm-none-eabi-gcc $CPU --specs=nano.specs --specs=nosys.specs -nostartfiles -Tport/cortex-m/mps2.ld \
     -Wl,-e,dpm_strerror -Wl,--gc-sections -Wl,--emit-relocs -Wl,--no-warn-rwx-segments \
     -Wl,-Map="$SIZE/$name.map" -o "$SIZE/$name.elf" "${flags[@]}" \
-    -Wl,--undefined=dpm_cm_ram_storage -Wl,--undefined=dpm_cm_trng \
-    "$@" "$out/obj/port/cortex-m/ram_storage.o" "$out/obj/port/cortex-m/trng.o" -lc -lgcc
+    -Wl,--undefined=dpm_cm_trng "$@" "$out/obj/port/cortex-m/trng.o" -lc -lgcc
 }
 link tuple_only "$SIZE/tuple_only" "$DEVICE_API" "$SIZE/tuple_only/libdpm.a"
-link default "$SIZE/default" "$DEVICE_API $ROC_API" "$SIZE/default/libdpm.a"
-link default+tls "$SIZE/default" "$DEVICE_API $ROC_API" "$SIZE/default/libdpm_tls.a" "$SIZE/default/libdpm.a" \
+link default "$SIZE/default" "$DEVICE_API $OTHER_API" "$SIZE/default/libdpm.a"
+link default+tls "$SIZE/default" "$DEVICE_API $OTHER_API" "$SIZE/default/libdpm_tls.a" "$SIZE/default/libdpm.a" \
   "$MBED_OUT/library/libmbedtls.a" "$MBED_OUT/library/libmbedx509.a" "$MBED_OUT/library/libmbedcrypto.a"
 
 # The arena: smallest that completes a TLS 1.3 and a TLS 1.2 session, measured on 32-bit ARM.
@@ -87,8 +82,9 @@ if [ ! -s "$arena_log" ] || [ port/tls/config/dpm_mbedtls_device.h -nt "$arena_l
     DEVICE_CHECK=device-check-armhf \
     MBEDTLS_CMAKE_ARGS="-DCMAKE_SYSTEM_NAME=Linux -DCMAKE_SYSTEM_PROCESSOR=arm -DCMAKE_C_COMPILER=arm-linux-gnueabihf-gcc" \
     bash tests/unit/test_mbedtls_device_config.sh >"$arena_log.new" 2>&1 || true
-  # keep it (as a cache) only if both versions were measured
-  if [ "$(grep -c '^# smallest arena for a TLS' "$arena_log.new")" = 2 ]; then
+  # keep it (as a cache) only if both versions were measured (1.3+cert is extra)
+  if grep -q '^# smallest arena for a TLS 1\.2 session' "$arena_log.new" &&
+     grep -q '^# smallest arena for a TLS 1\.3 session' "$arena_log.new"; then
     mv "$arena_log.new" "$arena_log"
   else
     mv "$arena_log.new" "$SIZE/arena.failed.log"; rm -f "$arena_log"
@@ -96,7 +92,61 @@ if [ ! -s "$arena_log" ] || [ port/tls/config/dpm_mbedtls_device.h -nt "$arena_l
   fi
 fi
 
-$PYTHON .make/size.py --out "$BUILD_DIR/size.json" --arena-log "$arena_log" \
-  --build "tuple_only:$SIZE/tuple_only.elf:$SIZE/tuple_only.map:$SIZE/tuple_only/size_state.o:$SIZE/tuple_only/obj" \
-  --build "default:$SIZE/default.elf:$SIZE/default.map:$SIZE/default/size_state.o:$SIZE/default/obj" \
-  --build "default+tls:$SIZE/default+tls.elf:$SIZE/default+tls.map:$SIZE/default/size_state_tls.o:$SIZE/default/obj,$MBED_OUT/library"
+# x86_64, the build machine (issue 13's targets): the SDK as the Makefile builds it (-O2), with
+# -fstack-usage / -fcallgraph-info=su, for the one-call stack (.make/stack_host.py), and the
+# sizes of the state an app holds (size_state.c, whose compile-time budgets also apply here).
+HOST_FLAGS="-std=c99 -O2 -Isdk/include -Iport/include -Isdk/proto -isystem $BUILD_DIR/src/nanopb
+  -Isdk/src/internal -Isdk/src -ffunction-sections -fdata-sections $ANALYSIS"
+host_build() { # NAME EXTRA_CFLAGS
+  local dir="$SIZE/host-$1" f b
+  rm -rf "$dir"; mkdir -p "$dir/obj"
+  for f in sdk/src/*/*.c sdk/proto/*.c "$BUILD_DIR"/src/nanopb/pb_{common,encode,decode}.c; do
+    b="$dir/obj/$(basename "${f%.c}")"
+    gcc $HOST_FLAGS $2 -c "$f" -o "$b.o" -dumpbase "$b" ||
+      { echo "make size: the host $1 build failed on $f" >&2; exit 1; }
+  done
+  gcc $HOST_FLAGS $2 -c tests/cross/size_state.c -o "$dir/size_state.o" ||
+    { echo "make size: host $1 state over its budget (tests/cross/size_state.c)" >&2; exit 1; }
+}
+echo "size: building the SDK for x86_64 (-O2) with -fstack-usage"
+host_build tuple_only "$TUPLE_ONLY"
+host_build default ""
+# Every analysis below prints a "MISSED <build> <what>: ..." line per budget it finds missed;
+# they are repeated at the end, and any of them (or a figure not measured) makes the exit 1.
+status=0
+log="$SIZE/analysis.log"
+: >"$log"
+ONE_CALL_BUDGET=1536 # issue 13: the tuple-only one-call path on x86_64
+HELD_BUDGET=1024     # issue 13: what an app holds, tuple-only, x86_64
+IMAGE="$DEVICE_API $DEVICE_PREFIX*"
+echo
+{
+  echo "x86_64 one-call stack, tuple_only (budget $ONE_CALL_BUDGET bytes):"
+  $PYTHON .make/stack_host.py "$SIZE/host-tuple_only/obj" dpm_device_report_tuple \
+    --image "$IMAGE" --budget $ONE_CALL_BUDGET --build "x86_64 tuple_only" 2>&1 || status=1
+  echo "x86_64 one-call stack, default:"
+  $PYTHON .make/stack_host.py "$SIZE/host-default/obj" $REPORT_CALLS \
+    --image "$IMAGE $OTHER_API" 2>&1 || status=1
+  $PYTHON .make/memory_table.py --out "$BUILD_DIR/size_memory.json" \
+    --budget "x86_64 tuple_only=$HELD_BUDGET" \
+    "x86_64 tuple_only:nm:$SIZE/host-tuple_only/size_state.o" \
+    "x86_64 default:nm:$SIZE/host-default/size_state.o" \
+    "cortex-m4 tuple_only:arm-none-eabi-nm:$SIZE/tuple_only/size_state.o" \
+    "cortex-m4 default:arm-none-eabi-nm:$SIZE/default/size_state.o" 2>&1 || status=1
+
+  $PYTHON .make/size.py --out "$BUILD_DIR/size.json" --arena-log "$arena_log" --one-call "$REPORT_CALLS" \
+    --build "tuple_only:$SIZE/tuple_only.elf:$SIZE/tuple_only.map:$SIZE/tuple_only/size_state.o:$SIZE/tuple_only/obj" \
+    --build "default:$SIZE/default.elf:$SIZE/default.map:$SIZE/default/size_state.o:$SIZE/default/obj" \
+    --build "default+tls:$SIZE/default+tls.elf:$SIZE/default+tls.map:$SIZE/default/size_state_tls.o:$SIZE/default/obj,$MBED_OUT/library" \
+    2>&1 || status=1
+} >"$log"
+cat "$log"
+missed=$(grep '^MISSED ' "$log" || true)
+echo
+if [ -n "$missed" ]; then
+  echo "make size: $(wc -l <<<"$missed") budget(s) missed:"
+  sed 's/^MISSED /  /' <<<"$missed"
+  exit 1
+fi
+[ $status = 0 ] || { echo "make size: a figure could not be measured (above)" >&2; exit 1; }
+echo "make size: every budget met"

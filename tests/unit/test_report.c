@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "dpm/report.h"
+#include "report/report_internal.h"
 #include "test_receipt.h"
 #include "test_rng.h"
 
@@ -44,7 +45,8 @@ static void test_report_roundtrip_and_size(void **state)
             dpm_mech_t mc;
             assert_int_equal(dpm_mech_init(&mc, &c, NULL), DPM_OK);
             dpm_report_t rep, back;
-            assert_int_equal(dpm_mech_report_tuple(&mc, &r, TEST_RECEIPT(&mc, 3), 1, values, &rep), DPM_OK);
+            assert_int_equal(dpm_mech_report_tuple(&mc, &r, TEST_RECEIPT(&mc, 3), 1, values, &rep),
+                             DPM_OK);
             uint8_t buf[DPM_REPORT_MAX_BYTES];
             size_t len = 0;
             assert_int_equal(dpm_report_encode(&rep, buf, sizeof(buf), &len), DPM_OK);
@@ -265,6 +267,105 @@ static void test_report_decode_rejects_malformed(void **state)
     assert_int_equal(dpm_report_decode(no_body, sizeof(no_body), &out), DPM_ERR_PROTOCOL);
 }
 
+/* One hand-made report of each body kind (values arbitrary but encodable). */
+static dpm_report_t report_of(dpm_mech_id_t mech)
+{
+    dpm_report_t r;
+    memset(&r, 0, sizeof(r));
+    memset(r.report_id, 0x5A, sizeof(r.report_id));
+    r.campaign_id = 300;
+    r.period = 2;
+    r.mechanism = mech;
+    r.eps = 65536;
+    r.params_hash = 0xC0FFEEu;
+    switch (mech) {
+    case DPM_MECH_ID_TUPLE_MR:
+    case DPM_MECH_ID_TUPLE_ML:
+        r.body.tuple.group = 1;
+        r.body.tuple.nmetrics = 2;
+        r.body.tuple.value[0] = -1;
+        r.body.tuple.value[1] = 1000;
+        break;
+    case DPM_MECH_ID_ROC_HIST:
+        r.body.roc_hist.bins = 3;
+        r.body.roc_hist.pos[0] = -7;
+        r.body.roc_hist.neg[2] = 9;
+        break;
+    case DPM_MECH_ID_DPAUC:
+        r.body.dpauc.n = 2;
+        r.body.dpauc.tp[0] = 3;
+        r.body.dpauc.fn[1] = -4;
+        break;
+    case DPM_MECH_ID_USTAT_BINS:
+        r.body.ustat_bins.value = 3;
+        r.body.ustat_bins.label = 1;
+        break;
+    case DPM_MECH_ID_USTAT_TREE:
+        r.body.ustat_tree.level = 3;
+        r.body.ustat_tree.row = 5;
+        r.body.ustat_tree.value = 1;
+        break;
+    case DPM_MECH_ID_FEDAUC_RR:
+    case DPM_MECH_ID_FEDAUC_LAP:
+        memset(r.body.fedauc.upload_token, 0x33, sizeof(r.body.fedauc.upload_token));
+        r.body.fedauc.n = 10;
+        r.body.fedauc.total = 400;
+        r.body.fedauc.local_p = -2;
+        r.body.fedauc.sum_rank2 = 1u << 20;
+        break;
+    default: break;
+    }
+    return r;
+}
+
+/* Each kind's entry (the device's path) writes dpm_report_encode's bytes for its own kind and
+ * refuses every other kind without writing. */
+static void test_report_encode_per_kind(void **state)
+{
+    (void)state;
+    typedef dpm_status_t (*encode_fn)(const dpm_report_t *, uint8_t *, size_t, size_t *);
+    static const struct {
+        encode_fn encode;
+        dpm_mech_id_t kinds[2];
+    } entries[] = {
+        {dpm_report_encode_tuple, {DPM_MECH_ID_TUPLE_MR, DPM_MECH_ID_TUPLE_ML}},
+        {dpm_report_encode_roc_hist, {DPM_MECH_ID_ROC_HIST, DPM_MECH_ID_ROC_HIST}},
+        {dpm_report_encode_dpauc, {DPM_MECH_ID_DPAUC, DPM_MECH_ID_DPAUC}},
+        {dpm_report_encode_ustat, {DPM_MECH_ID_USTAT_BINS, DPM_MECH_ID_USTAT_TREE}},
+        {dpm_report_encode_fedauc, {DPM_MECH_ID_FEDAUC_RR, DPM_MECH_ID_FEDAUC_LAP}},
+    };
+    static const dpm_mech_id_t all[] = {DPM_MECH_ID_TUPLE_MR,   DPM_MECH_ID_TUPLE_ML,
+                                        DPM_MECH_ID_ROC_HIST,   DPM_MECH_ID_DPAUC,
+                                        DPM_MECH_ID_USTAT_BINS, DPM_MECH_ID_USTAT_TREE,
+                                        DPM_MECH_ID_FEDAUC_RR,  DPM_MECH_ID_FEDAUC_LAP};
+    for (size_t e = 0; e < sizeof(entries) / sizeof(entries[0]); e++) {
+        for (size_t k = 0; k < sizeof(all) / sizeof(all[0]); k++) {
+            dpm_report_t r = report_of(all[k]);
+            uint8_t want[DPM_REPORT_MAX_BYTES], got[DPM_REPORT_MAX_BYTES],
+                fill[DPM_REPORT_MAX_BYTES];
+            size_t want_len = 0, got_len = 0;
+            assert_int_equal(dpm_report_encode(&r, want, sizeof(want), &want_len), DPM_OK);
+            memset(got, 0xA5, sizeof(got));
+            memcpy(fill, got, sizeof(fill));
+            dpm_status_t st = entries[e].encode(&r, got, sizeof(got), &got_len);
+            if (all[k] == entries[e].kinds[0] || all[k] == entries[e].kinds[1]) {
+                assert_int_equal(st, DPM_OK);
+                assert_int_equal(got_len, want_len);
+                assert_memory_equal(got, want, want_len);
+                /* one byte short: DPM_ERR_BUFFER, as dpm_report_encode */
+                assert_int_equal(entries[e].encode(&r, got, want_len - 1, &got_len),
+                                 DPM_ERR_BUFFER);
+            } else {
+                assert_int_equal(st, DPM_ERR_PARAM);
+                assert_memory_equal(got, fill, sizeof(got));
+            }
+            assert_int_equal(entries[e].encode(NULL, got, sizeof(got), &got_len), DPM_ERR_PARAM);
+            assert_int_equal(entries[e].encode(&r, NULL, sizeof(got), &got_len), DPM_ERR_PARAM);
+            assert_int_equal(entries[e].encode(&r, got, sizeof(got), NULL), DPM_ERR_PARAM);
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -274,6 +375,7 @@ int main(void)
         cmocka_unit_test(test_campaign_validation_reasons),
         cmocka_unit_test(test_check_report_catches_every_mismatch),
         cmocka_unit_test(test_report_decode_rejects_malformed),
+        cmocka_unit_test(test_report_encode_per_kind),
     };
     return cmocka_run_group_tests_name("report", tests, NULL, NULL);
 }

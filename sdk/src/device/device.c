@@ -3,6 +3,8 @@
 #include "dpm_internal.h"
 
 #include "dpm/device.h"
+#include "report/report_internal.h"
+#include "upload/outbox_internal.h"
 
 /* ---- config and policy ------------------------------------------------------------------- */
 
@@ -226,15 +228,11 @@ static dpm_status_t charge(dpm_device_t *d, const dpm_mech_t *m, uint32_t period
     return st;
 }
 
-/* Encode a made report into buf (cap bytes) and queue it; fill *info. */
+/* Queue a made report, encoded in buf[0, len) by its kind's dpm_report_encode_*; fill *info. */
 static dpm_status_t queue(dpm_device_t *d, const dpm_mech_t *m, const dpm_report_t *rep,
-                          uint8_t *buf, size_t cap, dpm_report_info_t *info)
+                          const uint8_t *buf, size_t len, dpm_report_info_t *info)
 {
-    size_t len = 0;
-    dpm_status_t st = dpm_report_encode(rep, buf, cap, &len);
-    if (st == DPM_OK) {
-        st = dpm_outbox_put(&d->outbox, buf, len);
-    }
+    dpm_status_t st = dpm_outbox_put_encoded(&d->outbox, buf, len); /* bytes we just encoded */
     if (st == DPM_OK && info != NULL) {
         memcpy(info->report_id, rep->report_id, DPM_REPORT_ID_BYTES);
         info->bytes = (uint32_t)len;
@@ -273,7 +271,11 @@ dpm_status_t dpm_device_report_tuple(dpm_device_t *d, const dpm_mech_t *m, uint3
         st = dpm_mech_report_tuple(m, &d->rand, &rc, group, values, &rep);
     }
     uint8_t buf[DPM_REPORT_TUPLE_MAX];
-    return st == DPM_OK ? queue(d, m, &rep, buf, sizeof(buf), info) : st;
+    size_t len = 0;
+    if (st == DPM_OK) {
+        st = dpm_report_encode_tuple(&rep, buf, sizeof(buf), &len);
+    }
+    return st == DPM_OK ? queue(d, m, &rep, buf, len, info) : st;
 #else
     (void)d, (void)m, (void)period, (void)group, (void)conf, (void)info;
     return DPM_ERR_UNSUPPORTED;
@@ -316,7 +318,11 @@ static dpm_status_t report_roc(dpm_device_t *d, const dpm_mech_t *m, uint32_t pe
                          : dpm_mech_report_roc_hist(m, &d->rand, &rc, h, &rep);
     }
     uint8_t buf[DPM_REPORT_ROC_MAX];
-    return st == DPM_OK ? queue(d, m, &rep, buf, sizeof(buf), info) : st;
+    size_t len = 0;
+    if (st == DPM_OK) {
+        st = dpm_report_encode_roc_hist(&rep, buf, sizeof(buf), &len);
+    }
+    return st == DPM_OK ? queue(d, m, &rep, buf, len, info) : st;
 }
 #endif
 
@@ -378,7 +384,11 @@ dpm_status_t dpm_device_report_dpauc(dpm_device_t *d, const dpm_mech_t *m, uint3
         st = dpm_mech_report_dpauc(m, &d->rand, &rc, c, &rep);
     }
     uint8_t buf[DPM_REPORT_DPAUC_MAX];
-    return st == DPM_OK ? queue(d, m, &rep, buf, sizeof(buf), info) : st;
+    size_t len = 0;
+    if (st == DPM_OK) {
+        st = dpm_report_encode_dpauc(&rep, buf, sizeof(buf), &len);
+    }
+    return st == DPM_OK ? queue(d, m, &rep, buf, len, info) : st;
 #else
     (void)d, (void)m, (void)period, (void)c, (void)info;
     return DPM_ERR_UNSUPPORTED;
@@ -455,9 +465,13 @@ dpm_status_t dpm_device_report_fedauc(dpm_device_t *d, const dpm_mech_t *m, uint
     if (st == DPM_OK) {
         st = dpm_mech_report_fedauc(m, &d->rand, &rc, s, &rk, labels, ids, memo, &rep);
     }
+    uint8_t buf[DPM_REPORT_FEDAUC_MAX];
+    size_t len = 0;
     if (st == DPM_OK) {
-        uint8_t buf[DPM_REPORT_FEDAUC_MAX];
-        st = queue(d, m, &rep, buf, sizeof(buf), info);
+        st = dpm_report_encode_fedauc(&rep, buf, sizeof(buf), &len);
+    }
+    if (st == DPM_OK) {
+        st = queue(d, m, &rep, buf, len, info);
     }
     if (st == DPM_OK) {
         s->state = DPM_FEDAUC_REPORTED;
@@ -496,7 +510,11 @@ static dpm_status_t report_ustat(dpm_device_t *d, const dpm_mech_t *m, uint32_t 
                   : dpm_mech_report_ustat_bins(m, &d->rand, &rc, ex, &rep);
     }
     uint8_t buf[DPM_REPORT_MAX2(DPM_REPORT_USTAT_TREE_MAX, DPM_REPORT_USTAT_BINS_MAX)];
-    return st == DPM_OK ? queue(d, m, &rep, buf, sizeof(buf), info) : st;
+    size_t len = 0;
+    if (st == DPM_OK) {
+        st = dpm_report_encode_ustat(&rep, buf, sizeof(buf), &len);
+    }
+    return st == DPM_OK ? queue(d, m, &rep, buf, len, info) : st;
 }
 #endif
 

@@ -346,8 +346,11 @@ static uint32_t k_of(const int *status)
     return status[below] == ABOVE ? below + 1u : 0;
 }
 
-/* Bits beyond the first 16 of W, one at a time, against the exact T_k still undecided. */
-static dpm_status_t w_bits(const dpm_laplace_t *m, dpm_rand_t *r, uint64_t a_val, int *status)
+/* Bits beyond the first 16 of W, one at a time, against the exact T_k still undecided. Out of
+ * line: its wide remainders (368 bytes on x86_64) would otherwise sit in every add_seq frame,
+ * under the rest of the sampler's chain too (make size, the one-call stack). */
+static DPM_NOINLINE dpm_status_t w_bits(const dpm_laplace_t *m, dpm_rand_t *r, uint64_t a_val,
+                                        int *status)
 {
     uint64_t a = a_val << m->low_bits;
     uint64_t b = m->scale_num;

@@ -8,6 +8,7 @@
 #include "dpm.pb.h"
 #include "dpm/report.h"
 #include "mech/fedauc_internal.h"
+#include "report/report_internal.h"
 
 /* The wire enums and the SDK's must agree value for value. */
 typedef char mech_ids_match[(dpm_v1_Mechanism_TUPLE_MR == (int)DPM_MECH_ID_TUPLE_MR &&
@@ -52,110 +53,214 @@ static int tree_body_ok(uint32_t label, uint32_t level, uint32_t row, uint32_t v
 }
 #endif
 
-/* The body of *r into msg; 0 if this build cannot encode it. */
-static int body_to_wire(const dpm_report_t *r, dpm_v1_Report *msg)
+/* Encoding writes the Report field by field with nanopb's primitives, exactly as pb_encode
+ * writes a whole dpm_v1_Report (proto3: zero scalars omitted, the fixed-length id always, the
+ * oneof body always), so that only the one body's wire struct is on the stack: a dpm_v1_Report
+ * holds a union of every body (about 2 KB, the dpauc lists) whatever the build. Each body kind
+ * has its own entry (report/report_internal.h), so the device's report call of one kind reaches
+ * that body's encoder only (make size's call graph charges it nothing else). The golden vectors
+ * (tests/vectors) check the bytes. */
+
+/* A proto3 uint32 / enum field: omitted when 0. */
+static bool put_varint(pb_ostream_t *s, uint32_t tag, uint32_t v)
 {
-#if DPM_MECH_ROC_HIST
-    if (r->mechanism == DPM_MECH_ID_ROC_HIST) {
-        const dpm_roc_hist_report_t *h = &r->body.roc_hist;
-        if (h->bins < 2 || h->bins > DPM_MAX_BINS || h->group >= DPM_MAX_GROUPS) {
-            return 0;
-        }
-        msg->which_body = dpm_v1_Report_roc_hist_tag;
-        msg->body.roc_hist.group = h->group;
-        msg->body.roc_hist.pos_count = (pb_size_t)h->bins;
-        msg->body.roc_hist.neg_count = (pb_size_t)h->bins;
-        memcpy(msg->body.roc_hist.pos, h->pos, h->bins * sizeof(int32_t));
-        memcpy(msg->body.roc_hist.neg, h->neg, h->bins * sizeof(int32_t));
-        return 1;
-    }
-#endif
-#if DPM_MECH_DPAUC
-    if (r->mechanism == DPM_MECH_ID_DPAUC) {
-        const dpm_dpauc_report_t *d = &r->body.dpauc;
-        if (d->n < 1 || d->n > DPM_DPAUC_MAX_THRESHOLDS) {
-            return 0;
-        }
-        dpm_v1_DpaucBody *w = &msg->body.dpauc;
-        msg->which_body = dpm_v1_Report_dpauc_tag;
-        w->tp_count = w->fp_count = w->tn_count = w->fn_count = (pb_size_t)d->n;
-        memcpy(w->tp, d->tp, d->n * sizeof(int32_t));
-        memcpy(w->fp, d->fp, d->n * sizeof(int32_t));
-        memcpy(w->tn, d->tn, d->n * sizeof(int32_t));
-        memcpy(w->fn, d->fn, d->n * sizeof(int32_t));
-        return 1;
-    }
-#endif
-#if DPM_MECH_USTAT
-    if (r->mechanism == DPM_MECH_ID_USTAT_BINS) {
-        const dpm_ustat_bins_report_t *u = &r->body.ustat_bins;
-        if (u->value >= DPM_MAX_GRR_K || u->label > 1) {
-            return 0;
-        }
-        msg->which_body = dpm_v1_Report_ustat_bins_tag;
-        msg->body.ustat_bins.value = u->value;
-        msg->body.ustat_bins.label = u->label;
-        return 1;
-    }
-    if (r->mechanism == DPM_MECH_ID_USTAT_TREE) {
-        const dpm_ustat_tree_report_t *u = &r->body.ustat_tree;
-        if (!tree_body_ok(u->label, u->level, u->row, u->value)) {
-            return 0;
-        }
-        msg->which_body = dpm_v1_Report_ustat_tree_tag;
-        msg->body.ustat_tree.label = u->label;
-        msg->body.ustat_tree.level = u->level;
-        msg->body.ustat_tree.row = u->row;
-        msg->body.ustat_tree.value = u->value;
-        return 1;
-    }
-#endif
-#if DPM_MECH_TUPLE
-    if (is_tuple(r->mechanism)) {
-        const dpm_tuple_report_t *t = &r->body.tuple;
-        if (t->nmetrics > DPM_TUPLE_MAX_METRICS) {
-            return 0;
-        }
-        msg->which_body = dpm_v1_Report_tuple_tag;
-        msg->body.tuple.group = t->group;
-        msg->body.tuple.values_count = (pb_size_t)t->nmetrics;
-        for (uint32_t i = 0; i < t->nmetrics; i++) {
-            msg->body.tuple.values[i] = t->value[i];
-        }
-        return 1;
-    }
-#endif
-#if DPM_MECH_FEDAUC
-    if (dpm_fedauc_is((uint32_t)r->mechanism)) {
-        msg->which_body = dpm_v1_Report_fedauc_tag;
-        dpm_fedauc_body_to_wire(&r->body.fedauc, &msg->body.fedauc);
-        return 1;
-    }
-#endif
-    return 0;
+    return v == 0 || (pb_encode_tag(s, PB_WT_VARINT, tag) && pb_encode_varint(s, v));
 }
+
+/* The field numbers written by hand must be those of the generated descriptor. */
+typedef char header_tags[(dpm_v1_Report_report_id_tag == 1 && dpm_v1_Report_campaign_id_tag == 2 &&
+                          dpm_v1_Report_period_tag == 3 && dpm_v1_Report_mechanism_tag == 4 &&
+                          dpm_v1_Report_eps_q16_tag == 5 && dpm_v1_Report_params_hash_tag == 6)
+                             ? 1
+                             : -1];
+
+/* Fields 1-6 of *r. */
+static DPM_NOINLINE bool put_header(pb_ostream_t *s, const dpm_report_t *r)
+{
+    return pb_encode_tag(s, PB_WT_STRING, dpm_v1_Report_report_id_tag) &&
+           pb_encode_string(s, r->report_id, DPM_REPORT_ID_BYTES) &&
+           put_varint(s, dpm_v1_Report_campaign_id_tag, r->campaign_id) &&
+           put_varint(s, dpm_v1_Report_period_tag, r->period) &&
+           put_varint(s, dpm_v1_Report_mechanism_tag, (uint32_t)r->mechanism) &&
+           put_varint(s, dpm_v1_Report_eps_q16_tag, r->eps) &&
+           (r->params_hash == 0 || (pb_encode_tag(s, PB_WT_32BIT, dpm_v1_Report_params_hash_tag) &&
+                                    pb_encode_fixed32(s, &r->params_hash)));
+}
+
+static bool put_body(pb_ostream_t *s, uint32_t tag, const pb_msgdesc_t *fields, const void *body)
+{
+    return pb_encode_tag(s, PB_WT_STRING, tag) && pb_encode_submessage(s, fields, body);
+}
+
+/* The arguments every entry needs (the body's own checks come before anything is written). */
+static int args_ok(const dpm_report_t *r, const uint8_t *buf, const size_t *len)
+{
+    return r != NULL && buf != NULL && len != NULL;
+}
+
+/* An entry's status once it wrote the header and the body into s (written: both fitted). */
+static dpm_status_t finish(const pb_ostream_t *s, bool written, size_t *len)
+{
+    if (!written) {
+        return DPM_ERR_BUFFER;
+    }
+    *len = s->bytes_written;
+    return DPM_OK;
+}
+
+/* One body encoder per kind, kept out of line: a report's stack holds only its own body's
+ * struct. */
+#if DPM_MECH_ROC_HIST
+static DPM_NOINLINE bool put_roc_hist(pb_ostream_t *s, const dpm_roc_hist_report_t *h)
+{
+    dpm_v1_RocHistBody w = dpm_v1_RocHistBody_init_zero;
+    w.group = h->group;
+    w.pos_count = (pb_size_t)h->bins;
+    w.neg_count = (pb_size_t)h->bins;
+    memcpy(w.pos, h->pos, h->bins * sizeof(int32_t));
+    memcpy(w.neg, h->neg, h->bins * sizeof(int32_t));
+    return put_body(s, dpm_v1_Report_roc_hist_tag, dpm_v1_RocHistBody_fields, &w);
+}
+
+dpm_status_t dpm_report_encode_roc_hist(const dpm_report_t *r, uint8_t *buf, size_t cap,
+                                        size_t *len)
+{
+    if (!args_ok(r, buf, len) || r->mechanism != DPM_MECH_ID_ROC_HIST ||
+        r->body.roc_hist.bins < 2 || r->body.roc_hist.bins > DPM_MAX_BINS ||
+        r->body.roc_hist.group >= DPM_MAX_GROUPS) {
+        return DPM_ERR_PARAM;
+    }
+    pb_ostream_t s = pb_ostream_from_buffer(buf, cap);
+    return finish(&s, put_header(&s, r) && put_roc_hist(&s, &r->body.roc_hist), len);
+}
+#endif
+
+#if DPM_MECH_DPAUC
+static DPM_NOINLINE bool put_dpauc(pb_ostream_t *s, const dpm_dpauc_report_t *d)
+{
+    dpm_v1_DpaucBody w = dpm_v1_DpaucBody_init_zero;
+    w.tp_count = w.fp_count = w.tn_count = w.fn_count = (pb_size_t)d->n;
+    memcpy(w.tp, d->tp, d->n * sizeof(int32_t));
+    memcpy(w.fp, d->fp, d->n * sizeof(int32_t));
+    memcpy(w.tn, d->tn, d->n * sizeof(int32_t));
+    memcpy(w.fn, d->fn, d->n * sizeof(int32_t));
+    return put_body(s, dpm_v1_Report_dpauc_tag, dpm_v1_DpaucBody_fields, &w);
+}
+
+dpm_status_t dpm_report_encode_dpauc(const dpm_report_t *r, uint8_t *buf, size_t cap, size_t *len)
+{
+    if (!args_ok(r, buf, len) || r->mechanism != DPM_MECH_ID_DPAUC || r->body.dpauc.n < 1 ||
+        r->body.dpauc.n > DPM_DPAUC_MAX_THRESHOLDS) {
+        return DPM_ERR_PARAM;
+    }
+    pb_ostream_t s = pb_ostream_from_buffer(buf, cap);
+    return finish(&s, put_header(&s, r) && put_dpauc(&s, &r->body.dpauc), len);
+}
+#endif
+
+#if DPM_MECH_USTAT
+static DPM_NOINLINE bool put_ustat(pb_ostream_t *s, const dpm_report_t *r)
+{
+    if (r->mechanism == DPM_MECH_ID_USTAT_BINS) {
+        dpm_v1_UstatBinsBody w = dpm_v1_UstatBinsBody_init_zero;
+        w.value = r->body.ustat_bins.value;
+        w.label = r->body.ustat_bins.label;
+        return put_body(s, dpm_v1_Report_ustat_bins_tag, dpm_v1_UstatBinsBody_fields, &w);
+    }
+    const dpm_ustat_tree_report_t *u = &r->body.ustat_tree;
+    dpm_v1_UstatTreeBody w = dpm_v1_UstatTreeBody_init_zero;
+    w.label = u->label;
+    w.level = u->level;
+    w.row = u->row;
+    w.value = u->value;
+    return put_body(s, dpm_v1_Report_ustat_tree_tag, dpm_v1_UstatTreeBody_fields, &w);
+}
+
+dpm_status_t dpm_report_encode_ustat(const dpm_report_t *r, uint8_t *buf, size_t cap, size_t *len)
+{
+    if (!args_ok(r, buf, len)) {
+        return DPM_ERR_PARAM;
+    }
+    const dpm_ustat_tree_report_t *u = &r->body.ustat_tree;
+    int ok = r->mechanism == DPM_MECH_ID_USTAT_BINS
+                 ? r->body.ustat_bins.value < DPM_MAX_GRR_K && r->body.ustat_bins.label <= 1
+                 : r->mechanism == DPM_MECH_ID_USTAT_TREE &&
+                       tree_body_ok(u->label, u->level, u->row, u->value);
+    if (!ok) {
+        return DPM_ERR_PARAM;
+    }
+    pb_ostream_t s = pb_ostream_from_buffer(buf, cap);
+    return finish(&s, put_header(&s, r) && put_ustat(&s, r), len);
+}
+#endif
+
+#if DPM_MECH_TUPLE
+static DPM_NOINLINE bool put_tuple(pb_ostream_t *s, const dpm_tuple_report_t *t)
+{
+    dpm_v1_TupleBody w = dpm_v1_TupleBody_init_zero;
+    w.group = t->group;
+    w.values_count = (pb_size_t)t->nmetrics;
+    for (uint32_t i = 0; i < t->nmetrics; i++) {
+        w.values[i] = t->value[i];
+    }
+    return put_body(s, dpm_v1_Report_tuple_tag, dpm_v1_TupleBody_fields, &w);
+}
+
+dpm_status_t dpm_report_encode_tuple(const dpm_report_t *r, uint8_t *buf, size_t cap, size_t *len)
+{
+    if (!args_ok(r, buf, len) || !is_tuple(r->mechanism) ||
+        r->body.tuple.nmetrics > DPM_TUPLE_MAX_METRICS) {
+        return DPM_ERR_PARAM;
+    }
+    pb_ostream_t s = pb_ostream_from_buffer(buf, cap);
+    return finish(&s, put_header(&s, r) && put_tuple(&s, &r->body.tuple), len);
+}
+#endif
+
+#if DPM_MECH_FEDAUC
+static DPM_NOINLINE bool put_fedauc(pb_ostream_t *s, const dpm_fedauc_report_t *b)
+{
+    dpm_v1_FedaucBody w = dpm_v1_FedaucBody_init_zero;
+    dpm_fedauc_body_to_wire(b, &w);
+    return put_body(s, dpm_v1_Report_fedauc_tag, dpm_v1_FedaucBody_fields, &w);
+}
+
+dpm_status_t dpm_report_encode_fedauc(const dpm_report_t *r, uint8_t *buf, size_t cap, size_t *len)
+{
+    if (!args_ok(r, buf, len) || !dpm_fedauc_is((uint32_t)r->mechanism)) {
+        return DPM_ERR_PARAM; /* every value of the body fits its field */
+    }
+    pb_ostream_t s = pb_ostream_from_buffer(buf, cap);
+    return finish(&s, put_header(&s, r) && put_fedauc(&s, &r->body.fedauc), len);
+}
+#endif
 
 dpm_status_t dpm_report_encode(const dpm_report_t *r, uint8_t *buf, size_t cap, size_t *len)
 {
-    if (r == NULL || buf == NULL || len == NULL) {
+    if (r == NULL) {
         return DPM_ERR_PARAM;
     }
-    dpm_v1_Report msg = dpm_v1_Report_init_zero;
-    if (!body_to_wire(r, &msg)) {
-        return DPM_ERR_PARAM;
+    switch (r->mechanism) {
+#if DPM_MECH_ROC_HIST
+    case DPM_MECH_ID_ROC_HIST: return dpm_report_encode_roc_hist(r, buf, cap, len);
+#endif
+#if DPM_MECH_DPAUC
+    case DPM_MECH_ID_DPAUC: return dpm_report_encode_dpauc(r, buf, cap, len);
+#endif
+#if DPM_MECH_USTAT
+    case DPM_MECH_ID_USTAT_BINS:
+    case DPM_MECH_ID_USTAT_TREE: return dpm_report_encode_ustat(r, buf, cap, len);
+#endif
+#if DPM_MECH_TUPLE
+    case DPM_MECH_ID_TUPLE_MR:
+    case DPM_MECH_ID_TUPLE_ML: return dpm_report_encode_tuple(r, buf, cap, len);
+#endif
+#if DPM_MECH_FEDAUC
+    case DPM_MECH_ID_FEDAUC_RR:
+    case DPM_MECH_ID_FEDAUC_LAP: return dpm_report_encode_fedauc(r, buf, cap, len);
+#endif
+    default: return DPM_ERR_PARAM; /* not a mechanism of this build: nothing written */
     }
-    memcpy(msg.report_id, r->report_id, DPM_REPORT_ID_BYTES);
-    msg.campaign_id = r->campaign_id;
-    msg.period = r->period;
-    msg.mechanism = (dpm_v1_Mechanism)r->mechanism;
-    msg.eps_q16 = r->eps;
-    msg.params_hash = r->params_hash;
-    pb_ostream_t out = pb_ostream_from_buffer(buf, cap);
-    if (!pb_encode(&out, dpm_v1_Report_fields, &msg)) {
-        return DPM_ERR_BUFFER;
-    }
-    *len = out.bytes_written;
-    return DPM_OK;
 }
 
 /* 1 if msg's body is well formed, is the kind its mechanism field names (so the union member

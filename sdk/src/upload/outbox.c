@@ -6,6 +6,7 @@
 
 #include "core/persist.h"
 #include "dpm/upload.h"
+#include "upload/outbox_internal.h"
 
 #define BANK_MAGIC 0x424F5044u /* "DPOB" little-endian */
 #define BANK_VERSION 2u
@@ -627,12 +628,32 @@ static dpm_status_t find_id(dpm_outbox_t *ob, const uint8_t *report, size_t len,
     return DPM_ERR_CORRUPT; /* the storage keeps changing underneath */
 }
 
-dpm_status_t dpm_outbox_put(dpm_outbox_t *ob, const uint8_t *report, size_t len)
+/* 1 if report[0, len) can be a record: its size and its leading 16-byte id field. */
+static int record_shape_ok(const dpm_outbox_t *ob, const uint8_t *report, size_t len)
+{
+    return usable(ob) && report != NULL && len >= MIN_PAYLOAD && len <= DPM_OUTBOX_MAX_PAYLOAD &&
+           report[0] == 0x0Au && report[1] == DPM_REPORT_ID_BYTES;
+}
+
+/* The decoding check stays out of line: its nanopb message (every body side by side, about
+ * 2 KB) is on the stack only while an app's bytes are checked, not under the record write. */
+static DPM_NOINLINE int decodes(const uint8_t *report, size_t len)
 {
     dpm_report_t decoded;
-    if (!usable(ob) || report == NULL || len < MIN_PAYLOAD || len > DPM_OUTBOX_MAX_PAYLOAD ||
-        report[0] != 0x0Au || report[1] != DPM_REPORT_ID_BYTES ||
-        dpm_report_decode(report, len, &decoded) != DPM_OK) {
+    return dpm_report_decode(report, len, &decoded) == DPM_OK;
+}
+
+dpm_status_t dpm_outbox_put(dpm_outbox_t *ob, const uint8_t *report, size_t len)
+{
+    if (!record_shape_ok(ob, report, len) || !decodes(report, len)) {
+        return DPM_ERR_PARAM;
+    }
+    return dpm_outbox_put_encoded(ob, report, len);
+}
+
+dpm_status_t dpm_outbox_put_encoded(dpm_outbox_t *ob, const uint8_t *report, size_t len)
+{
+    if (!record_shape_ok(ob, report, len)) {
         return DPM_ERR_PARAM;
     }
     /* One record per id: an identical re-put is a no-op, a different one an error. */

@@ -1,0 +1,24 @@
+# SPDX-License-Identifier: Apache-2.0
+# shellcheck shell=bash disable=SC2034 # sourced: the names are used by its callers
+# The API that make size measures (sourced by .make/size.sh and tests/unit/test_size_budget.sh).
+# DEVICE_API: what an app on the one-call device API calls (dpm/device.h: init, accept a
+# campaign, one report call per kind, flush, the outbox and ledger accessors) plus the helpers
+# around it (RAM storage, a campaign GET, posting the outbox itself, a ledger reset after
+# corruption). Every dpm_device_* function of the library is rooted as well (DEVICE_PREFIX), so a
+# new device call is counted without editing this list; the names listed must exist.
+DEVICE_API="dpm_strerror dpm_eps_from_decimal dpm_eps_format dpm_confusion_add dpm_ram_storage
+  dpm_device_init_abi dpm_device_accept_campaign dpm_device_accept_mech dpm_device_report_tuple
+  dpm_device_flush dpm_device_outbox dpm_device_ledger dpm_campaign_get dpm_outbox_pending
+  dpm_outbox_next dpm_outbox_read dpm_outbox_remove dpm_outbox_format dpm_ledger_spent
+  dpm_ledger_reset dpm_upload_next_attempt_ms"
+DEVICE_PREFIX="dpm_device_"
+# The other report kinds of the default build, with the local statistics an app builds for them
+# (roc_hist, dpauc, ustat) and FedAUC's two rounds (upload, the secret of fedauc_rr, report).
+OTHER_API="dpm_device_report_roc_hist dpm_device_report_roc_hist_group dpm_score_hist_init
+  dpm_score_hist_add dpm_mech_score_bins dpm_device_report_dpauc dpm_dpauc_counts_init
+  dpm_dpauc_counts_add dpm_mech_dpauc dpm_device_report_ustat_bins dpm_device_report_ustat_tree
+  dpm_device_fedauc_upload dpm_device_memo_open dpm_device_report_fedauc"
+# The report calls whose own worst-case stack make size prints (one call each).
+REPORT_CALLS="dpm_device_report_tuple dpm_device_report_roc_hist dpm_device_report_roc_hist_group
+  dpm_device_report_dpauc dpm_device_report_ustat_bins dpm_device_report_ustat_tree
+  dpm_device_fedauc_upload dpm_device_report_fedauc"
