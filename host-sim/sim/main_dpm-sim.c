@@ -286,8 +286,9 @@ static int check_network(const sim_scenario_t *sc, const opts_t *o)
     for (uint32_t c = 0; c < sc->ncampaigns; c++) {
         if (sc->campaign[c].mechanism == DPM_MECH_ID_FEDAUC_RR ||
             sc->campaign[c].mechanism == DPM_MECH_ID_FEDAUC_LAP) {
-            fprintf(stderr, "dpm-sim: network mode: campaign '%s': the collector has no FedAUC "
-                            "campaigns yet (inprocess or exact)\n",
+            fprintf(stderr,
+                    "dpm-sim: network mode: campaign '%s': the collector has no FedAUC "
+                    "campaigns yet (inprocess or exact)\n",
                     sc->campaign[c].name);
             return -1;
         }

@@ -67,17 +67,17 @@ typedef struct {
 } dev_stats_t;
 
 typedef struct {
-    uint64_t devices;  /* of the population */
-    uint64_t *start;   /* [devices + 1]: examples of device i at [start[i], start[i + 1]) */
-    uint32_t *score;   /* Q1.31 as the app holds them */
-    uint8_t *label;    /* 1 positive */
+    uint64_t devices; /* of the population */
+    uint64_t *start;  /* [devices + 1]: examples of device i at [start[i], start[i + 1]) */
+    uint32_t *score;  /* Q1.31 as the app holds them */
+    uint8_t *label;   /* 1 positive */
     uint32_t ndistinct;
-    uint32_t *qscore;  /* [ndistinct] quantized scores, ascending */
-    uint32_t *rank2;   /* [ndistinct] their doubled mid-ranks */
+    uint32_t *qscore;      /* [ndistinct] quantized scores, ascending */
+    uint32_t *rank2;       /* [ndistinct] their doubled mid-ranks */
     uint64_t *npos, *nneg; /* [ndistinct] examples per value (fedauc_rr exact) */
-    dev_stats_t *dev;  /* [devices] (fedauc_lap exact; n = 0: not reporting) */
+    dev_stats_t *dev;      /* [devices] (fedauc_lap exact; n = 0: not reporting) */
     dpm_fa_ranking_t mom;
-    uint64_t m;        /* M */
+    uint64_t m; /* M */
 } fa_data_t;
 
 typedef struct {
@@ -712,8 +712,7 @@ static void fa_estimate(const sim_cfg_t *cfg, const sim_agg_t *agg, uint32_t run
     (void)ext;
     const fa_state_t *s = st_of(cfg);
     dpm_fa_estimate_t e;
-    if (dpm_fa_estimate(&s->params, agg_c(agg), &s->data->mom, cfg->sc->confidence, &e) !=
-            DPM_OK ||
+    if (dpm_fa_estimate(&s->params, agg_c(agg), &s->data->mom, cfg->sc->confidence, &e) != DPM_OK ||
         !e.valid) {
         return;
     }
@@ -749,8 +748,8 @@ static void fa_describe(const sim_cfg_t *cfg, const sim_block_t *b, const dpm_re
 #define FEDAUC_HOOKS                                                                               \
     .check = fa_check, .init = fa_init, .prepare = fa_prepare, .release = fa_release,              \
     .participates = fa_participates, .report = fa_report, .agg_init = fa_agg_init,                 \
-    .agg_add = fa_agg_add, .agg_merge = fa_agg_merge, .exact = fa_exact,                           \
-    .estimate = fa_estimate, .summary = fa_summary, .describe = fa_describe
+    .agg_add = fa_agg_add, .agg_merge = fa_agg_merge, .exact = fa_exact, .estimate = fa_estimate,  \
+    .summary = fa_summary, .describe = fa_describe
 
 const sim_mech_t sim_mech_fedauc_rr = {
     .name = "fedauc_rr",

@@ -68,7 +68,6 @@ static double mom_sd(const moments_t *m)
     return sqrt(fmax(m->sq - m->n * mu * mu, 0.0) / (m->n - 1));
 }
 
-
 /* K clients: IID (a uniformly random order, then equal contiguous shares) or non-IID (score
  * order, then equal contiguous shares). */
 static int partition(const data_t *dt, uint32_t k, int noniid, uint64_t seed, client_t *c)
@@ -214,7 +213,7 @@ static int lap_runs(const data_t *dt, const client_t *c, uint32_t k, dpm_fedauc_
         lap_body(&mech.params.fedauc, dt->m, &c[i], &rng, &body[i]);
         uint64_t sens = body[i].sensitivity;
         tp[i] = Q16 / body[i].eps_p;
-        ts[i] = accurate ? (v == DPM_FEDAUC_LOCAL ? c[i].max_rank2 : 2.0 * (dt->m - 1)) / eps
+        ts[i] = accurate    ? (v == DPM_FEDAUC_LOCAL ? c[i].max_rank2 : 2.0 * (dt->m - 1)) / eps
                 : sens == 0 ? 0.0
                             : (double)sens * Q16 / (double)(e - body[i].eps_p);
     }
@@ -309,8 +308,7 @@ static int rr_runs(const data_t *dt, double eps, uint64_t key, moments_t *out)
     return 0;
 }
 
-static int paper_cell(repro_t *r, const char *table, const char *row, const char *col,
-                      double ours)
+static int paper_cell(repro_t *r, const char *table, const char *row, const char *col, double ours)
 {
     const repro_ref_t *f = repro_find_ref(r, table, row, col);
     if (f == NULL) {
@@ -329,7 +327,7 @@ typedef struct {
 } method_t;
 
 static const method_t kMethods[] = {
-    {"GlobalLaplace", DPM_FEDAUC_GLOBAL, 0},   {"LocalLaplace IID", DPM_FEDAUC_LOCAL, 0},
+    {"GlobalLaplace", DPM_FEDAUC_GLOBAL, 0},       {"LocalLaplace IID", DPM_FEDAUC_LOCAL, 0},
     {"LocalLaplace non-IID", DPM_FEDAUC_LOCAL, 1}, {"adaptive IID", DPM_FEDAUC_ADAPTIVE, 0},
     {"adaptive non-IID", DPM_FEDAUC_ADAPTIVE, 1},
 };
@@ -394,8 +392,9 @@ static int write_outputs(const repro_opts_t *o, const repro_t *r, uint32_t runs)
             "partition and eps. Table 2 (accurate P, the whole eps on localSum) is the paper's "
             "setting, REPRODUCTION ONLY.%s\n\n",
             o->long_runs ? " --long" : "", runs,
-            o->long_runs ? "" : " Without --long, Table 7's K=100000 and K=458407 columns and "
-                                "Table 2's are not run (not counted).");
+            o->long_runs ? ""
+                         : " Without --long, Table 7's K=100000 and K=458407 columns and "
+                           "Table 2's are not run (not counted).");
     repro_write_sections(r, f);
     return (fclose(f) == 0 ? 0 : -1) | st;
 }
@@ -465,17 +464,15 @@ int repro_fedauc(const repro_opts_t *o, repro_t *r, double *seconds)
             st |= st == 0 ? paper_cell(r, "table1", "eps=8 RR", "K=10", mom_sd(&mm)) : 0;
             static const uint32_t k1[] = {10, 458, 4584, 45840};
             static const int all1[] = {1, 1, 1, 1};
-            st |= st == 0 ? lap_table(r, &dt, "table1", k1, all1, 4, NMETHODS, 0, seed + 2, o,
-                                      start)
-                          : 0;
+            st |= st == 0
+                      ? lap_table(r, &dt, "table1", k1, all1, 4, NMETHODS, 0, seed + 2, o, start)
+                      : 0;
             static const uint32_t k7[] = {1000, 100000, 458407};
             const int inc7[] = {1, o->long_runs, o->long_runs};
-            st |= st == 0 ? lap_table(r, &dt, "table7", k7, inc7, 3, 3, 0, seed + 3, o, start)
-                          : 0;
+            st |= st == 0 ? lap_table(r, &dt, "table7", k7, inc7, 3, 3, 0, seed + 3, o, start) : 0;
             static const uint32_t k2[] = {10, 1000, 100000, 458407};
             const int inc2[] = {1, 1, o->long_runs, o->long_runs};
-            st |= st == 0 ? lap_table(r, &dt, "table2", k2, inc2, 4, 3, 1, seed + 4, o, start)
-                          : 0;
+            st |= st == 0 ? lap_table(r, &dt, "table2", k2, inc2, 4, 3, 1, seed + 4, o, start) : 0;
         }
         if (o->progress) {
             fprintf(stderr, "  fedauc: epoch %u done (%.1f s)\n", ep + 1, sim_now() - start);

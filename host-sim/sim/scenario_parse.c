@@ -414,9 +414,8 @@ static const char *const kScenarioKeys[] = {"name",       "description", "device
 static const char *const kPopulationKeys[] = {"seed", "examples", "beta_levels", "partition"};
 static const char *const kGroupKeys[] = {"share", "scores",   "partition", "tpr",
                                          "fpr",   "accuracy", "precision"};
-static const char *const kCampaignKeys[] = {"id",     "mechanism", "eps",   "metrics",
-                                            "groups", "bins",      "edges", "split",
-                                            SIM_CAMPAIGN_AUC_KEYS};
+static const char *const kCampaignKeys[] = {
+    "id", "mechanism", "eps", "metrics", "groups", "bins", "edges", "split", SIM_CAMPAIGN_AUC_KEYS};
 static const char *const kAucKeys[] = {SIM_CAMPAIGN_AUC_KEYS};
 static const char *const kPlanKeys[] = {"mechanism",  "split",   "scale", "bound",
                                         "confidence", "devices", "error"};
@@ -994,11 +993,10 @@ static int check_campaigns(parser_t *p)
         /* AUC-family keys only where the mechanism reads them */
         for (int k = 0; k < COUNT(kAucKeys); k++) {
             if (c->keys_line[k] != 0 && !mech_reads(c->mech, kAucKeys[k])) {
-                return fail_at(p, c->keys_line[k], "campaign '%s' (%s) takes no key '%s'%s%s%s",
-                               c->name, c->mech->name, kAucKeys[k],
-                               c->mech->keys != NULL ? " (its keys: " : "",
-                               c->mech->keys != NULL ? c->mech->keys : "",
-                               c->mech->keys != NULL ? ")" : "");
+                return fail_at(
+                    p, c->keys_line[k], "campaign '%s' (%s) takes no key '%s'%s%s%s", c->name,
+                    c->mech->name, kAucKeys[k], c->mech->keys != NULL ? " (its keys: " : "",
+                    c->mech->keys != NULL ? c->mech->keys : "", c->mech->keys != NULL ? ")" : "");
             }
         }
         /* what the mechanism itself needs (metrics, bins, groups with scores, ...) */
