@@ -168,18 +168,19 @@ def main():
              "network mode is refused (the collector has no FedAUC yet)", rr.stderr)
         rep = os.path.join(tmp, "repro")
         r = run("repro", "--out", rep, "--quick", "--no-plot", "--quiet", "fedauc")
-        # exit 1 = ran, some cell outside its tolerance (quick: 20 runs per cell, wider spreads)
-        t.ok(r.returncode in (0, 1) and "fedauc: matches the paper" in r.stdout,
-             "repro fedauc --quick runs and sums up its cells", r.stdout[-500:] + r.stderr)
+        t.ok(r.returncode == 0 and "fedauc: matches the paper 0/0" in r.stdout,
+             "repro fedauc --quick runs (its 20-run cells are info, not counted)",
+             r.stdout[-500:] + r.stderr)
         try:
             cells = read_json(rep, "fedauc.json")["cells"]
         except (OSError, ValueError, KeyError):
             cells = []
-        paper = [c for c in cells if c["counts_as"] == "paper"]
+        paper = [c for c in cells if c["table"] in ("table1", "table2", "table5", "table7")]
         tables = {c["table"] for c in paper}
         t.ok(tables == {"table1", "table2", "table5", "table7"} and len(paper) >= 140 and
-             all(c["paper"] is not None and c["ours"] is not None for c in paper),
-             "repro fedauc: paper cells of Tables 1, 2, 5, 7 with the printed value and ours",
+             all(c["ref"] is not None and c["ours"] is not None and c["counts_as"] == "info"
+                 for c in paper),
+             "repro fedauc --quick: cells of Tables 1, 2, 5, 7 with the printed value and ours",
              (sorted(tables), len(paper)))
         self_cells = [c for c in cells if c["table"] == "sanity"]
         t.ok(all(c["paper"] is None and c["counts_as"] == "self-check" for c in self_cells) and
