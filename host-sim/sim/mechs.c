@@ -13,7 +13,9 @@
     X(roc_hist_groups)                                                                             \
     X(dpauc)                                                                                       \
     X(ustat_bins)                                                                                  \
-    X(ustat_tree)
+    X(ustat_tree)                                                                                  \
+    X(fedauc_rr)                                                                                   \
+    X(fedauc_lap)
 
 #define DECLARE(name) extern const sim_mech_t sim_mech_##name;
 SIM_MECHS(DECLARE)

@@ -20,6 +20,7 @@
 #include "sim/output.h"
 #include "sim/repro_disparity.h"
 #include "sim/repro_dpauc.h"
+#include "sim/repro_fedauc.h"
 #include "sim/repro_ustat.h"
 #include "sim/repro_auc_compare.h"
 
@@ -36,6 +37,8 @@ static const paper_t kPapers[] = {
      repro_dpauc},
     {"ustat", "Bell, Bellet, Gascón, Kulkarni 2020, locally private AUC (ustat_bins, ustat_tree)",
      repro_ustat},
+    {"fedauc", "Sun et al. 2022, FedAUC: Tables 5, 1, 7 and 2 (fedauc_rr, fedauc_lap)",
+     repro_fedauc},
     {"auc_compare", "Every AUC mechanism at equal eps on the same examples (ours only, info)",
      repro_auc_compare},
 };

@@ -60,9 +60,10 @@ typedef struct {
 struct sim_mech; /* sim/mech.h */
 
 /* The AUC family's campaign keys, in the order of sim_campaign_spec_t.keys_line. */
-#define SIM_CAMPAIGN_AUC_KEYS "thresholds", "calibration", "k", "kernel", "depth", "grr_levels", \
-                              "group_eps"
-#define SIM_CAMPAIGN_NAUC_KEYS 7
+#define SIM_CAMPAIGN_AUC_KEYS                                                                      \
+    "thresholds", "calibration", "k", "kernel", "depth", "grr_levels", "group_eps", "variant",     \
+        "p_share", "score_bits"
+#define SIM_CAMPAIGN_NAUC_KEYS 10
 
 typedef struct {
     char name[SIM_NAME_MAX];
@@ -91,7 +92,10 @@ typedef struct {
     uint32_t tree_depth;      /* ustat_tree: depth (2^depth score values) */
     uint32_t tree_grr_levels; /* ustat_tree: levels 1 .. this by GRR, deeper by Hadamard RR */
     int tree_grr_set;
-    dpm_eps_t group_eps;      /* roc_groups: the group's GRR ε (0: eps / 2) */
+    dpm_eps_t group_eps;        /* roc_groups: the group's GRR ε (0: eps / 2) */
+    uint32_t fedauc_variant;    /* fedauc_lap: dpm_fedauc_variant_t (0: not given) */
+    uint32_t fedauc_p_share;    /* fedauc_lap: share of ε on localP, Q0.16 (0: not given) */
+    uint32_t fedauc_score_bits; /* fedauc: score quantization bits (0: not given) */
     int keys_line[SIM_CAMPAIGN_NAUC_KEYS];
 } sim_campaign_spec_t;
 

@@ -414,9 +414,8 @@ static const char *const kScenarioKeys[] = {"name",       "description", "device
 static const char *const kPopulationKeys[] = {"seed", "examples", "beta_levels", "partition"};
 static const char *const kGroupKeys[] = {"share", "scores",   "partition", "tpr",
                                          "fpr",   "accuracy", "precision"};
-static const char *const kCampaignKeys[] = {"id",     "mechanism", "eps",   "metrics",
-                                            "groups", "bins",      "edges", "split",
-                                            SIM_CAMPAIGN_AUC_KEYS};
+static const char *const kCampaignKeys[] = {
+    "id", "mechanism", "eps", "metrics", "groups", "bins", "edges", "split", SIM_CAMPAIGN_AUC_KEYS};
 static const char *const kAucKeys[] = {SIM_CAMPAIGN_AUC_KEYS};
 static const char *const kPlanKeys[] = {"mechanism",  "split",   "scale", "bound",
                                         "confidence", "devices", "error"};
@@ -644,7 +643,33 @@ static int campaign_uint(parser_t *p, const char *k, const char *v, uint32_t lo,
     return 0;
 }
 
-/* thresholds, calibration, k, kernel, depth, grr_levels, group_eps (the module checks ranges
+/* fedauc_lap's variant: local | global | orthogonal | adaptive (dpm_fedauc_variant_t). */
+static int fedauc_variant(parser_t *p, const char *v, uint32_t *out)
+{
+    static const char *const names[] = {"local", "global", "orthogonal", "adaptive"};
+    for (uint32_t i = 0; i < 4u; i++) {
+        if (strcmp(v, names[i]) == 0) {
+            *out = i + 1u; /* DPM_FEDAUC_LOCAL .. DPM_FEDAUC_ADAPTIVE */
+            return 0;
+        }
+    }
+    return FAIL(p, "variant must be local, global, orthogonal or adaptive, not '%s'", v);
+}
+
+/* fedauc_lap's p_share: a decimal strictly between 0 and 1, held in Q0.16. */
+static int fedauc_share(parser_t *p, const char *v, uint32_t *out)
+{
+    dpm_eps_t q = 0;
+    if (dpm_eps_from_decimal(v, &q) != DPM_OK || q == 0 || q >= 65536u) {
+        return FAIL(p, "p_share must be a decimal in (0, 1) (Q0.16: at least 0.0000153), not '%s'",
+                    v);
+    }
+    *out = (uint32_t)q;
+    return 0;
+}
+
+/* thresholds, calibration, k, kernel, depth, grr_levels, group_eps, variant, p_share, score_bits
+ * (the module checks ranges
  * against the SDK's build; these bounds only keep the numbers sane). */
 static int campaign_auc_key(parser_t *p, sim_campaign_spec_t *c, int key, const char *k,
                             const char *v)
@@ -660,6 +685,9 @@ static int campaign_auc_key(parser_t *p, sim_campaign_spec_t *c, int key, const 
     case 3: return parse_choice(p, v, "auc", "auc_private_label", &c->ustat_private_label);
     case 4: return campaign_uint(p, k, v, 1, 31, &c->tree_depth);
     case 5: c->tree_grr_set = 1; return campaign_uint(p, k, v, 0, 31, &c->tree_grr_levels);
+    case 7: return fedauc_variant(p, v, &c->fedauc_variant);
+    case 8: return fedauc_share(p, v, &c->fedauc_p_share);
+    case 9: return campaign_uint(p, k, v, 1, 31, &c->fedauc_score_bits);
     default:
         if (dpm_eps_from_decimal(v, &c->group_eps) != DPM_OK) {
             return FAIL(p, "group_eps: '%s' is not a plain decimal in (0, %d]", v, DPM_EPS_MAX);
@@ -965,11 +993,10 @@ static int check_campaigns(parser_t *p)
         /* AUC-family keys only where the mechanism reads them */
         for (int k = 0; k < COUNT(kAucKeys); k++) {
             if (c->keys_line[k] != 0 && !mech_reads(c->mech, kAucKeys[k])) {
-                return fail_at(p, c->keys_line[k], "campaign '%s' (%s) takes no key '%s'%s%s%s",
-                               c->name, c->mech->name, kAucKeys[k],
-                               c->mech->keys != NULL ? " (its keys: " : "",
-                               c->mech->keys != NULL ? c->mech->keys : "",
-                               c->mech->keys != NULL ? ")" : "");
+                return fail_at(
+                    p, c->keys_line[k], "campaign '%s' (%s) takes no key '%s'%s%s%s", c->name,
+                    c->mech->name, kAucKeys[k], c->mech->keys != NULL ? " (its keys: " : "",
+                    c->mech->keys != NULL ? c->mech->keys : "", c->mech->keys != NULL ? ")" : "");
             }
         }
         /* what the mechanism itself needs (metrics, bins, groups with scores, ...) */
