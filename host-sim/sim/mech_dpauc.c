@@ -135,11 +135,7 @@ static int dpauc_init(sim_cfg_t *cfg, char *err, size_t errcap)
 static void dpauc_release(sim_cfg_t *cfg)
 {
     dpauc_state_t *s = st_of(cfg);
-    if (s->model != NULL) {
-        sim_roc_model_free(s->model);
-        free(s->model);
-        s->model = NULL;
-    }
+    sim_roc_model_destroy(&s->model);
 }
 
 /* The grid's bins as roc_sim bins: edges t_1 .. t_{N-2}, bin b = [t_b, t_{b+1}). */

@@ -123,11 +123,7 @@ static int roc_init(sim_cfg_t *cfg, char *err, size_t errcap)
 static void roc_release(sim_cfg_t *cfg)
 {
     sim_roc_state_t *s = st_of(cfg);
-    if (s->model != NULL) {
-        sim_roc_model_free(s->model);
-        free(s->model);
-        s->model = NULL;
-    }
+    sim_roc_model_destroy(&s->model);
 }
 
 /* "12 s", "35 min", "5.2 h", "15 days" */

@@ -225,11 +225,7 @@ static int tree_init(sim_cfg_t *cfg, char *err, size_t errcap)
 static void ustat_release(sim_cfg_t *cfg)
 {
     ustat_state_t *s = st_of(cfg);
-    if (s->model != NULL) {
-        sim_roc_model_free(s->model);
-        free(s->model);
-        s->model = NULL;
-    }
+    sim_roc_model_destroy(&s->model);
 }
 
 static int ustat_prepare(sim_cfg_t *cfg, const sim_pop_t *pop, unsigned threads, char *err,

@@ -120,6 +120,15 @@ void sim_roc_model_free(sim_roc_model_t *m)
     }
 }
 
+void sim_roc_model_destroy(sim_roc_model_t **m)
+{
+    if (*m != NULL) {
+        sim_roc_model_free(*m);
+        free(*m);
+        *m = NULL;
+    }
+}
+
 static uint16_t draw_bin(sim_stream_t *s, const double *row, uint32_t bins)
 {
     double u = sim_stream_unit(s);

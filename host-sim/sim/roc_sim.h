@@ -65,6 +65,9 @@ int sim_roc_model_init(sim_roc_model_t *m, const sim_scenario_t *sc, const sim_p
                        const uint32_t *edges, uint32_t nedges);
 void sim_roc_model_free(sim_roc_model_t *m);
 
+/* Free a heap-allocated model and its contents and set *m to NULL (nothing if *m is NULL). */
+void sim_roc_model_destroy(sim_roc_model_t **m);
+
 /* Device `device` (in block b): its examples' bins, positives then negatives: bin[0 .. npos)
  * are the positives, bin[npos .. E) the negatives. bin holds E = npos + nneg entries. */
 void sim_roc_device_bins(const sim_roc_model_t *m, const sim_block_t *b, uint64_t device,
