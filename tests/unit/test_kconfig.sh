@@ -44,6 +44,19 @@ sed -e 's/^CONFIG_DPM_MAX_BINS=.*/CONFIG_DPM_MAX_BINS=48/' \
 grep -q '^DPM_MAX_BINS=48$' "$work/kconf2.txt" && grep -q '^DPM_MECH_ROC_HIST=0$' "$work/kconf2.txt"
 tap $? "a Kconfig value (MAX_BINS=48) and a disabled mechanism (ROC_HIST=0) reach the build"
 
+# The randomness buffer's default follows the mechanisms, in Kconfig as in the header: a
+# tuple-only selection (no other value set) gets 64 bytes both ways, the default build 256.
+printf '%s\n' '# CONFIG_DPM_MECH_ROC_HIST is not set' '# CONFIG_DPM_MECH_DPAUC is not set' \
+  '# CONFIG_DPM_MECH_USTAT is not set' '# CONFIG_DPM_MECH_FEDAUC is not set' >"$work/.config3"
+"$PYTHON" .make/kconfig.py header "$work/.config3" "$work/autoconf3.h"
+"$CC" -Isdk/include -include "$work/autoconf3.h" "$work/print.c" -o "$work/kconf3" &&
+  "$work/kconf3" >"$work/kconf3.txt"
+"$CC" -Isdk/include -DDPM_MECH_ROC_HIST=0 -DDPM_MECH_DPAUC=0 -DDPM_MECH_USTAT=0 \
+  -DDPM_MECH_FEDAUC=0 "$work/print.c" -o "$work/plain3" && "$work/plain3" >"$work/plain3.txt"
+grep -q '^DPM_RAND_BUF_BYTES=64$' "$work/kconf3.txt" && cmp -s "$work/kconf3.txt" "$work/plain3.txt" &&
+  grep -q '^DPM_RAND_BUF_BYTES=256$' "$work/plain.txt"
+tap $? "tuple-only: DPM_RAND_BUF_BYTES defaults to 64 in Kconfig and the header alike (else 256)"
+
 # A user config file overrides Kconfig, and the checks stop impossible values.
 echo '#define DPM_MAX_BINS 32' >"$work/user.h"
 "$CC" -Isdk/include -I"$work" -DDPM_CONFIG_FILE='"user.h"' -include "$work/autoconf2.h" \

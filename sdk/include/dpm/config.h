@@ -36,6 +36,9 @@
 #if !defined(DPM_LEDGER_MAX_CAMPAIGNS) && defined(CONFIG_DPM_LEDGER_MAX_CAMPAIGNS)
 #define DPM_LEDGER_MAX_CAMPAIGNS CONFIG_DPM_LEDGER_MAX_CAMPAIGNS
 #endif
+#if !defined(DPM_POLICY_MAX_RULES) && defined(CONFIG_DPM_POLICY_MAX_RULES)
+#define DPM_POLICY_MAX_RULES CONFIG_DPM_POLICY_MAX_RULES
+#endif
 /* dpauc and ustat_bins / ustat_tree (issue 17) */
 #if !defined(DPM_DPAUC_MAX_THRESHOLDS) && defined(CONFIG_DPM_DPAUC_MAX_THRESHOLDS)
 #define DPM_DPAUC_MAX_THRESHOLDS CONFIG_DPM_DPAUC_MAX_THRESHOLDS
@@ -101,11 +104,11 @@
 #ifndef DPM_EPS_MAX
 #define DPM_EPS_MAX 64 /* largest ε (integer) a campaign may request */
 #endif
-#ifndef DPM_RAND_BUF_BYTES
-#define DPM_RAND_BUF_BYTES 256 /* bytes fetched from the port RNG per refill */
-#endif
 #ifndef DPM_LEDGER_MAX_CAMPAIGNS
 #define DPM_LEDGER_MAX_CAMPAIGNS 4 /* campaigns one privacy ledger tracks at once */
+#endif
+#ifndef DPM_POLICY_MAX_RULES
+#define DPM_POLICY_MAX_RULES 4 /* per-campaign rules of the app's privacy policy */
 #endif
 #ifndef DPM_MECH_ROC_HIST
 #define DPM_MECH_ROC_HIST 1
@@ -131,6 +134,18 @@
 #ifndef DPM_FEDAUC_MAX_EXAMPLES
 #define DPM_FEDAUC_MAX_EXAMPLES 65536 /* examples one device may upload (buffers: the app's) */
 #endif
+/* Bytes fetched from the port RNG per refill. The buffer lives in the device between calls,
+ * so it is sized to the build: the histogram and rank mechanisms draw many Laplace samples per
+ * report and 256 bytes amortise the port call; a tuple report draws about one 64-byte refill
+ * (4 metrics, 16 groups, report id included: tuple_mr 296 bits, tuple_ml 377-443 bits on
+ * average), so a tuple-only build fetches 64 and its device holds 192 bytes less. */
+#ifndef DPM_RAND_BUF_BYTES
+#if DPM_MECH_ROC_HIST || DPM_MECH_DPAUC || DPM_MECH_USTAT || DPM_MECH_FEDAUC
+#define DPM_RAND_BUF_BYTES 256
+#else
+#define DPM_RAND_BUF_BYTES 64
+#endif
+#endif
 
 /* ---- 4. checks ----------------------------------------------------------------------- */
 #if DPM_MAX_BINS < 2 || DPM_MAX_BINS > 64
@@ -153,6 +168,9 @@
 #endif
 #if DPM_LEDGER_MAX_CAMPAIGNS < 1 || DPM_LEDGER_MAX_CAMPAIGNS > 32
 #error "DPM_LEDGER_MAX_CAMPAIGNS must be in [1, 32]"
+#endif
+#if DPM_POLICY_MAX_RULES < 1 || DPM_POLICY_MAX_RULES > 64
+#error "DPM_POLICY_MAX_RULES must be in [1, 64]"
 #endif
 #if (DPM_MECH_ROC_HIST != 0 && DPM_MECH_ROC_HIST != 1) ||                                          \
     (DPM_MECH_TUPLE != 0 && DPM_MECH_TUPLE != 1)

@@ -51,8 +51,6 @@ typedef struct {
     dpm_eps_t max_budget; /* largest campaign budget per period, Q16.16, >= max_eps */
 } dpm_policy_limit_t;
 
-#define DPM_POLICY_MAX_RULES 8u
-
 /* The app's privacy policy. A campaign is allowed iff its ε <= max_eps and its budget <=
  * max_budget of the rule naming its id, or of the defaults when no rule names it. Rules can be
  * looser or tighter than the defaults; ids are unique. */
@@ -120,6 +118,7 @@ static inline uint32_t dpm_abi_fingerprint(void)
                           DPM_EPS_MAX,
                           DPM_RAND_BUF_BYTES,
                           DPM_LEDGER_MAX_CAMPAIGNS,
+                          DPM_POLICY_MAX_RULES,
                           (uint32_t)((DPM_MECH_ROC_HIST << 1) | DPM_MECH_TUPLE),
                           (uint32_t)((DPM_MECH_USTAT << 1) | DPM_MECH_DPAUC),
                           DPM_DPAUC_MAX_THRESHOLDS,
