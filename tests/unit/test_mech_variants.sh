@@ -3,7 +3,8 @@
 # Builds with fewer mechanisms, or with more dpauc thresholds, compile and behave: libdpm.a of a
 # tuple-only, a roc_hist-only and a dpauc+ustat-only build (each its own VARIANT, so the main
 # build is untouched), and of DPM_DPAUC_MAX_THRESHOLDS=100. A probe linked against each says which
-# mechanisms dpm_mech_init builds (the others: "mechanism not available in this build") and, for
+# mechanisms dpm_mech_init builds (the others: "mechanism not available in this build"), runs the
+# exact-noise tests against the tuple-only library (its 64-byte randomness buffer) and, for
 # the N = 100 build, runs the device's counting on the FHAUC paper's Appendix Z Criteo file at
 # N = 100 (the Eq. 2 row 0.764375) and encodes the widest report (2058 bytes = DPM_REPORT_MAX_BYTES).
 # The probe's checks are the negative controls of each other: a mechanism accepted by one build
@@ -147,6 +148,20 @@ built mech-tuple tuple_mr && built mech-tuple tuple_ml && absent mech-tuple roc_
   absent mech-tuple dpauc && absent mech-tuple ustat_bins && absent mech-tuple ustat_tree &&
   grep -q '^report max 80$' "$work/mech-tuple.out"
 tap $? "tuple-only: tuple_mr / tuple_ml built, the rest refused; largest report 80 bytes"
+# The tuple-only build's 64-byte randomness buffer (DPM_RAND_BUF_BYTES's tuple-only default):
+# the exact-noise tests (streams across refills, white-box Laplace vectors, enumerated
+# distributions, goodness of fit) pass against that library as against the default one.
+SUPPORT="tests/support/test_rng.c tests/support/stat_hist.c tests/support/stat_dlap.c
+  tests/support/stat_gof.c tests/support/stat_ks.c tests/support/stat_ratio.c host-sim/common/prob.c"
+"$CC" -std=c99 -O1 ${flags[mech-tuple]} -Isdk/include -Iport/include -Isdk/proto -Itests/support \
+  -Ihost-sim -Isdk/src -Isdk/src/internal tests/unit/test_noise_exact.c $SUPPORT \
+  "$BUILD_DIR/$TARGET-mech-tuple/libdpm.a" -lcmocka -lm -o "$work/noise-tuple" &&
+  "$work/noise-tuple" >"$work/noise-tuple.out" 2>&1
+st=$?
+grep -E '^\[  (PASSED|FAILED) ' "$work/noise-tuple.out" | sed 's/^/# tuple-only noise: /'
+[ $st = 0 ] && grep -q '^DPM_RAND_BUF_BYTES=64$' <("$CC" -E -dM ${flags[mech-tuple]} -Isdk/include \
+  -include dpm/config.h -x c /dev/null | awk '/define DPM_RAND_BUF_BYTES /{print "DPM_RAND_BUF_BYTES=" $3}')
+tap $? "tuple-only (DPM_RAND_BUF_BYTES 64): test_noise_exact passes against its library"
 built mech-roc roc_hist && absent mech-roc tuple_mr && absent mech-roc dpauc &&
   absent mech-roc ustat_tree && grep -q '^report max 694$' "$work/mech-roc.out"
 tap $? "roc_hist-only: roc_hist built, the rest refused; largest report 694 bytes"

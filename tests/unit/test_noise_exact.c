@@ -549,7 +549,7 @@ static void test_dlap_enumerated(void **state)
  * the bytes the Laplace mechanism takes from the back of the first fill (its V bytes, the
  * first at byte DPM_RAND_BUF_BYTES - 1, the next below it). */
 typedef struct {
-    uint8_t buf[2 * DPM_RAND_BUF_BYTES];
+    uint8_t buf[2 * DPM_RAND_BUF_BYTES + 320]; /* V up to 300 bytes of front bits, any buffer */
     size_t nbits;
     size_t nback;
 } bitstr_t;
