@@ -83,8 +83,8 @@ static void dpauc_json(jw_t *sb, const coll_campaign_t *c, const coll_campaign_s
         reason(sb, defined, !ok ? "out of memory" : st->reports == 0 ? "no reports" : e->reason);
         jw_raw(sb, "}");
     }
-    jw_raw(sb, "}, \"ci\": null, \"ci_reason\": \"the DPAUC baseline has no variance estimate "
-               "(dpm-sim measures its error over runs)\"}");
+    jw_raw(sb, "}, \"ci\": null, \"reason\": \"no interval: the DPAUC baseline has no variance "
+               "estimate (dpm-sim measures its error over runs)\"}");
     free(a);
     free(e);
 }

@@ -3,7 +3,7 @@
  *
  *   "dpauc": {"thresholds": N, "calibration", "noise_scale", "n", "sums": {"tp", "fp", "tn",
  *             "fn"} (the exact summed noised counts, threshold order),
- *             "variants": {"A": {...}, "B": {...}}, "ci": null, "ci_reason"}
+ *             "variants": {"A": {...}, "B": {...}}, "ci": null, "reason" (why no interval)}
  *       each variant (host-sim/estimate/dpauc.h: A = Sun et al.'s code, B = unclamped rates):
  *       {"auc", "small_sample", "fpr", "tpr" (when defined), "defined", "reason"}
  *   "ustat_bins": {"kernel", "k", "n", "estimate": "auc" | "kendall_tau_a", "auc" | "tau",

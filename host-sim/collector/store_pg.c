@@ -121,7 +121,9 @@ static const char SQL_SUMS[] =
     "  ON CONFLICT (campaign_id, period, bin, shard) DO UPDATE"
     "  SET pos = agg_roc.pos + excluded.pos, neg = agg_roc.neg + excluded.neg";
 
+/* (quietly: an existing table would log a NOTICE into the collector's JSON log) */
 static const char AGG_VEC[] =
+    "SET LOCAL client_min_messages = warning;"
     "CREATE TABLE IF NOT EXISTS agg_vec (campaign_id bigint NOT NULL, period bigint NOT NULL,"
     "  idx bigint NOT NULL, shard text NOT NULL, s bigint NOT NULL,"
     "  PRIMARY KEY (campaign_id, period, idx, shard))";
