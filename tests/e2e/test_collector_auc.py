@@ -12,6 +12,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
 
 from e2e_util import Tap
@@ -199,6 +200,48 @@ def no_reports(t, h, pb, data):
              f"{case}: no reports: an undefined estimate with its reason, no NaN", est)
 
 
+def bad_campaigns(t):
+    """Campaign blocks the collector must refuse, each with a reason naming its line."""
+    from test_collector import COLLECTOR
+    base = "[campaign]\nid = 1\neps = 1\n"
+    bad = {"kernel = auc_pairs": ("mechanism = ustat_bins\nk = 8\nkernel = auc_pairs\n",
+                                  "line 6"),
+           "k = 1": ("mechanism = ustat_bins\nk = 1\n", "line 5"),
+           "k beyond the build": ("mechanism = ustat_bins\nk = 1000000\n", "line 5"),
+           "ustat_bins without k": ("mechanism = ustat_bins\n", "needs k"),
+           "unsorted thresholds": ("mechanism = dpauc\nthresholds = 0.5, 0.2\n", "line 5"),
+           "duplicate thresholds": ("mechanism = dpauc\nthresholds = 0.2, 0.2\n", "line 5"),
+           "a threshold above 1": ("mechanism = dpauc\nthresholds = 0.2, 1.5\n", "line 5"),
+           "thresholds = 1": ("mechanism = dpauc\nthresholds = 1\n", "line 5"),
+           "calibration = loose": ("mechanism = dpauc\nthresholds = 5\ncalibration = loose\n",
+                                   "line 6"),
+           "dpauc without thresholds": ("mechanism = dpauc\n", "needs thresholds"),
+           "k on a dpauc campaign": ("mechanism = dpauc\nthresholds = 5\nk = 4\n",
+                                     "are for ustat_bins"),
+           "groups on a dpauc campaign": ("mechanism = dpauc\nthresholds = 5\ngroups = 2\n",
+                                          "no groups or metrics"),
+           "depth beyond the collector's": ("mechanism = ustat_tree\ndepth = 11\n", "line 5"),
+           "grr_levels above depth": ("mechanism = ustat_tree\ndepth = 3\ngrr_levels = 4\n",
+                                      "line 1"),
+           "thresholds given twice": ("mechanism = dpauc\nthresholds = 5\nthresholds = 6\n",
+                                      "line 6")}
+    with tempfile.TemporaryDirectory(prefix="dpm-auc-campaigns.") as tmp:
+        path = os.path.join(tmp, "bad.txt")
+        for what, (body, want) in bad.items():
+            with open(path, "w") as f:
+                f.write(base + body)
+            p = subprocess.run([COLLECTOR, "--check-campaigns", path], capture_output=True,
+                               text=True)
+            why = p.stderr.strip().replace(path + ": ", "")
+            t.ok(p.returncode != 0 and "line" in why and want in why,
+                 f"campaigns file with {what}: refused ({why})", p.stderr)
+        with open(path, "w") as f:
+            f.write(base + "mechanism = ustat_bins\nk = 8\nkernel = kendall\n")
+        p = subprocess.run([COLLECTOR, "--check-campaigns", path], capture_output=True, text=True)
+        t.ok(p.returncode == 0, "negative control: the same file with a good block is accepted",
+             p.stderr)
+
+
 def run(t, pg=None):
     data = {c: make(c) for c in CASES}
     h = Harness(campaigns=campaigns_text(data), pg=pg)
@@ -224,6 +267,7 @@ def run(t, pg=None):
 
 def main():
     t = Tap()
+    bad_campaigns(t)
     run(t)
     return t.done()
 
