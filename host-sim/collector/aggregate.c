@@ -9,6 +9,10 @@ int coll_state_init(coll_campaign_state_t *st, const coll_campaign_t *c)
 {
     memset(st, 0, sizeof(*st));
     const dpm_campaign_t *cp = &c->mech.campaign;
+    if (coll_auc_mech(cp->mechanism)) {
+        st->vec_len = COLL_VEC_LEN;
+        return 0;
+    }
     if (cp->mechanism == DPM_MECH_ID_ROC_HIST) {
         return dpm_roc_agg_init(&st->roc, c->mech.params.roc_hist.bins.count) == DPM_OK ? 0 : -1;
     }
@@ -60,6 +64,15 @@ void coll_state_add_roc(coll_campaign_state_t *st, uint32_t bin, int64_t pos, in
     }
     st->roc.pos[bin] += pos;
     st->roc.neg[bin] += neg;
+}
+
+void coll_state_add_vec(coll_campaign_state_t *st, uint32_t idx, int64_t s)
+{
+    if (idx >= st->vec_len) {
+        st->rows_skipped++;
+        return;
+    }
+    st->vec[idx] += s;
 }
 
 void coll_reasons_add(coll_reasons_t *rs, const char *reason, uint64_t count)
@@ -119,12 +132,29 @@ static coll_delta_t *delta_for(coll_deltas_t *ds, uint32_t campaign_id, uint32_t
     return d;
 }
 
+/* dpauc, ustat_*: the vector sums of a decoded report. */
+static int deltas_add_vec(coll_deltas_t *ds, const dpm_report_t *rep)
+{
+    coll_delta_t *d = delta_for(ds, rep->campaign_id, rep->period, 2, 0);
+    if (d == NULL || coll_vec_add_report(&ds->vec, rep) != 0) {
+        return -1;
+    }
+    d->reports++;
+    return 0;
+}
+
 int coll_deltas_add(coll_deltas_t *ds, const coll_report_t *r)
 {
-    if (r->mechanism == DPM_MECH_ID_ROC_HIST) {
+    if (r->mechanism != DPM_MECH_ID_TUPLE_MR && r->mechanism != DPM_MECH_ID_TUPLE_ML) {
+        /* the body is in raw (a scan of stored reports knows only that it is not a tuple) */
         dpm_report_t rep;
-        if (dpm_report_decode(r->raw, r->raw_len, &rep) != DPM_OK ||
-            rep.mechanism != DPM_MECH_ID_ROC_HIST || rep.body.roc_hist.bins > DPM_MAX_BINS) {
+        if (dpm_report_decode(r->raw, r->raw_len, &rep) != DPM_OK) {
+            return -1;
+        }
+        if (coll_auc_mech(rep.mechanism)) {
+            return deltas_add_vec(ds, &rep);
+        }
+        if (rep.mechanism != DPM_MECH_ID_ROC_HIST || rep.body.roc_hist.bins > DPM_MAX_BINS) {
             return -1;
         }
         uint32_t bins = rep.body.roc_hist.bins;
@@ -160,11 +190,13 @@ void coll_deltas_clear(coll_deltas_t *ds)
 {
     ds->n = 0;
     ds->last = 0;
+    coll_vsums_clear(&ds->vec);
 }
 
 void coll_deltas_free(coll_deltas_t *ds)
 {
     free(ds->d);
+    coll_vsums_free(&ds->vec);
     memset(ds, 0, sizeof(*ds));
 }
 
@@ -204,11 +236,19 @@ int coll_agg_add_batch_report_locked(coll_aggregates_t *a, const coll_report_t *
         return -1;
     }
     coll_campaign_state_t *st = &a->state[ci];
-    coll_deltas_t one = {NULL, 0, 0, 0};
+    coll_deltas_t one;
+    memset(&one, 0, sizeof(one));
     int rc = coll_deltas_add(&one, r);
     if (rc == 0) {
         const coll_delta_t *d = &one.d[0];
-        if (d->roc) {
+        if (d->roc == 2) {
+            if (st->vec_len == 0) {
+                rc = -1;
+            }
+            for (size_t k = 0; rc == 0 && k < one.vec.n; k++) {
+                coll_state_add_vec(st, one.vec.e[k].idx, one.vec.e[k].sum);
+            }
+        } else if (d->roc) {
             if (d->width != st->roc.bins) {
                 rc = -1;
             }

@@ -21,6 +21,7 @@
 #include <pthread.h>
 #include <stdint.h>
 
+#include "collector/agg_auc.h"
 #include "collector/batch.h"
 #include "collector/campaigns.h"
 #include "estimate/disparity.h"
@@ -43,7 +44,9 @@ typedef struct {
     uint64_t reports; /* stored reports */
     uint32_t nmetrics;
     dpm_disp_agg_t agg[DPM_CAMPAIGN_MAX_METRICS];
-    dpm_roc_agg_t roc; /* roc_hist campaigns: the summed histograms */
+    dpm_roc_agg_t roc;         /* roc_hist campaigns: the summed histograms */
+    uint32_t vec_len;          /* dpauc, ustat_*: COLL_VEC_LEN, else 0 */
+    int64_t vec[COLL_VEC_LEN]; /* their sums (layout: agg_auc.h) */
     coll_reasons_t rejects;
     uint64_t rows_skipped; /* stored sums that do not fit the campaign (never, unless edited) */
 } coll_campaign_state_t;
@@ -65,6 +68,7 @@ void coll_state_add_reports(coll_campaign_state_t *st, uint64_t n);
 void coll_state_add_tuple(coll_campaign_state_t *st, uint32_t m, uint32_t g, uint64_t n, int64_t s,
                           double ss);
 void coll_state_add_roc(coll_campaign_state_t *st, uint32_t bin, int64_t pos, int64_t neg);
+void coll_state_add_vec(coll_campaign_state_t *st, uint32_t idx, int64_t s);
 
 /* Count `count` of `reason` into rs (the last slot collects "other" when full). */
 void coll_reasons_add(coll_reasons_t *rs, const char *reason, uint64_t count);
@@ -73,7 +77,7 @@ void coll_reasons_add(coll_reasons_t *rs, const char *reason, uint64_t count);
 
 typedef struct {
     uint32_t campaign_id, period;
-    uint8_t roc;    /* 1: roc_hist bins, 0: tuple metrics */
+    uint8_t roc;    /* 1: roc_hist bins, 0: tuple metrics, 2: vector sums (in ds->vec) */
     uint32_t width; /* tuple: metrics; roc_hist: bins */
     uint64_t reports;
     uint64_t n[DPM_CAMPAIGN_MAX_METRICS][DPM_MAX_GROUPS];
@@ -85,7 +89,8 @@ typedef struct {
 typedef struct {
     coll_delta_t *d;
     size_t n, cap;
-    size_t last; /* the entry hit last (reports come in runs of one campaign and period) */
+    size_t last;      /* the entry hit last (reports come in runs of one campaign and period) */
+    coll_vsums_t vec; /* dpauc, ustat_*: their vector sums (agg_auc.h) */
 } coll_deltas_t;
 
 /* Add one stored report (a tuple report's values, or a roc_hist body decoded from r->raw; the

@@ -177,6 +177,30 @@ int coll_bounds_init(coll_bounds_t *b, const dpm_mech_t *m, uint32_t max_example
         b->fail_log2 = delta + log2((double)b->checks);
         return 0;
     }
+    if (b->mech == DPM_MECH_ID_DPAUC) {
+        if (max_examples == 0 || max_examples > COLL_MAX_EXAMPLES_LIMIT) {
+            return -1;
+        }
+        const dpm_laplace_t *lap = &m->params.dpauc.lap;
+        b->bins = m->params.dpauc.n; /* thresholds */
+        b->max_examples = max_examples;
+        b->checks = 4 * b->bins;
+        double delta = -(double)COLL_BOUNDS_FAIL_LOG2 - log2((double)b->checks);
+        int64_t k = coll_dlap_tail_bound((double)lap->scale_num / (double)lap->scale_den, delta);
+        if (k < 0) {
+            return -1;
+        }
+        b->noise_max = k;
+        b->cell_lo = -k;
+        b->cell_hi = (int64_t)max_examples + k;
+        b->fail_log2 = delta + log2((double)b->checks);
+        return 0;
+    }
+    if (b->mech == DPM_MECH_ID_USTAT_BINS || b->mech == DPM_MECH_ID_USTAT_TREE) {
+        b->checks = 0; /* categorical: dpm_mech_check_report pins every field to its domain */
+        b->fail_log2 = -INFINITY;
+        return 0;
+    }
     return -1;
 }
 
@@ -214,7 +238,20 @@ int coll_bounds_check(const coll_bounds_t *b, const dpm_report_t *r, const char 
         }
         return 0;
     }
-    return 0; /* tuple_mr: the SDK's check already pins values to {-1, +1} */
+    if (b->mech == DPM_MECH_ID_DPAUC) {
+        const dpm_dpauc_report_t *d = &r->body.dpauc;
+        const int32_t *cells[4] = {d->tp, d->fp, d->tn, d->fn};
+        for (int c = 0; c < 4; c++) {
+            for (uint32_t i = 0; i < b->bins; i++) {
+                if (cells[c][i] < b->cell_lo || cells[c][i] > b->cell_hi) {
+                    *why = "count out of range";
+                    return -1;
+                }
+            }
+        }
+        return 0;
+    }
+    return 0; /* tuple_mr, ustat_*: the SDK's check already pins values to their domain */
 }
 
 double coll_bounds_mean_shift(const coll_bounds_t *b, const dpm_disp_params_t *p, double n_hat,

@@ -40,6 +40,16 @@
  *                 each class's sum in [-T_B, M + T_B],          T_B = Chernoff(n = B)
  *                 the sum of all 2B cells in [-T_2B, M + T_2B], T_2B = Chernoff(n = 2B).
  *
+ *   dpauc     each of the 4N counts (TP, FP, TN, FN at N thresholds) is a count c in [0, M]
+ *             plus Z (t = the campaign's scale, 4N / eps or 2N / eps), M = max_examples; with
+ *             delta = 2^-40 / (4N): every count in [-k, M + k], k = k(t, delta) ("count out of
+ *             range"). One accepted report moves each summed count by at most M + k.
+ *   ustat_bins, ustat_tree  one categorical value (and a public label, level, row) whose
+ *             domain dpm_mech_check_report enforces: no noise bound. One accepted report adds
+ *             1 to one cell of one report histogram (a Hadamard row sum moves by 1): the AUC
+ *             estimate moves by O(1 / ((p - q) n+ n-)) times the other class's mass, as for
+ *             any honest report; the only lie available is a value inside the domain.
+ *
  * Influence of one report that passes (the documented bounds; estimate_json exposes them):
  *   tuple means (host-sim/estimate/disparity.h): m_g = S_g / (a gain n_g), n_g = (n'_g - K q) /
  *   (a - q), gain = 1 (M_L) or c = 2b - 1 (M_R). One more report with value V in group g moves
@@ -81,7 +91,7 @@ typedef struct {
     /* tuple_ml: |value| <= value_max grid units, value_max = 2^F + noise_max */
     int64_t value_max;
     int64_t noise_max; /* k(t, delta) in grid units (tuple_ml) or counts (roc_hist) */
-    /* roc_hist */
+    /* roc_hist (dpauc: bins = thresholds N; max_examples, cell_lo/hi as roc_hist) */
     uint32_t bins;
     uint32_t max_examples;      /* M */
     int64_t cell_lo, cell_hi;   /* [-k, M + k] */

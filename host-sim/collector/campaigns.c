@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "collector/campaigns_auc.h"
 #include "common/edges.h"
 
 #define LINE_MAX_CHARS 256
@@ -22,7 +23,8 @@ typedef struct {
     int have_bins;
     int have_id, have_mech, have_eps, have_budget, have_period, have_groups, have_metrics,
         have_frac, have_max_examples, have_quota, have_start, have_slack, have_late;
-    int line; /* where the block started */
+    int line;          /* where the block started */
+    unsigned auc_seen; /* keys of campaigns_auc.h given */
 } block_t;
 
 static int fail(char *err, size_t cap, const char *fmt, ...)
@@ -170,9 +172,9 @@ static int set_key(block_t *b, const char *key, const char *v, int line, char *e
         } else if (strcmp(v, "roc_hist") == 0) {
             b->c.mechanism = DPM_MECH_ID_ROC_HIST;
         } else {
-            bad = 1;
+            bad = coll_auc_mech_from_name(v, &b->c.mechanism) != 0;
         }
-        expect = "tuple_mr, tuple_ml or roc_hist";
+        expect = "tuple_mr, tuple_ml, roc_hist, dpauc, ustat_bins or ustat_tree";
     } else if (strcmp(key, "bins") == 0 || strcmp(key, "edges") == 0) {
         have = &b->have_bins;
         bad = parse_bins(key, v, &b->c);
@@ -222,6 +224,15 @@ static int set_key(block_t *b, const char *key, const char *v, int line, char *e
         bad = parse_u32(v, 0, UINT32_MAX, &b->o.late_seconds);
         expect = "an integer >= 0";
     } else {
+        int rc = coll_auc_key(&b->c, &b->auc_seen, key, v, &expect);
+        if (rc == 0) {
+            return 0;
+        }
+        if (rc < 0) {
+            return expect == NULL
+                       ? fail(err, cap, "line %d: '%s' given twice in one campaign", line, key)
+                       : fail(err, cap, "line %d: bad %s '%s' (want %s)", line, key, v, expect);
+        }
         return fail(err, cap, "line %d: unknown key '%s'", line, key);
     }
     if (*have) {
@@ -247,11 +258,18 @@ static int finish_block(block_t *b, coll_campaigns_t *out, char *err, size_t cap
     if (!roc && b->have_bins) {
         return fail(err, cap, "campaign at line %d: bins / edges are for roc_hist", b->line);
     }
-    if (!roc && b->have_max_examples) {
-        return fail(err, cap, "campaign at line %d: max_examples is for roc_hist", b->line);
+    int auc = coll_auc_mech(b->c.mechanism);
+    int dpauc = b->c.mechanism == DPM_MECH_ID_DPAUC;
+    const char *auc_why = "";
+    if (coll_auc_finish(&b->c, b->auc_seen, b->have_groups, b->have_metrics, &auc_why) != 0) {
+        return fail(err, cap, "campaign at line %d: %s", b->line, auc_why);
     }
-    const int have[] = {b->have_id, b->have_mech, b->have_eps, b->have_groups || roc,
-                        b->have_metrics || roc};
+    if (!roc && !dpauc && b->have_max_examples) {
+        return fail(err, cap, "campaign at line %d: max_examples is for roc_hist and dpauc",
+                    b->line);
+    }
+    const int have[] = {b->have_id, b->have_mech, b->have_eps, b->have_groups || roc || auc,
+                        b->have_metrics || roc || auc};
     for (size_t i = 0; i < sizeof(have) / sizeof(have[0]); i++) {
         if (!have[i]) {
             return fail(err, cap, "campaign at line %d: missing '%s'", b->line, required[i]);
@@ -267,7 +285,7 @@ static int finish_block(block_t *b, coll_campaigns_t *out, char *err, size_t cap
         b->c.frac_bits = b->c.mechanism == DPM_MECH_ID_TUPLE_ML ? DPM_FRAC_BITS : 0;
     }
     if (!b->have_max_examples) {
-        b->o.max_examples = roc ? COLL_DEFAULT_MAX_EXAMPLES : 0;
+        b->o.max_examples = roc || dpauc ? COLL_DEFAULT_MAX_EXAMPLES : 0;
     }
     if (!b->have_quota) {
         b->o.device_quota = COLL_DEFAULT_DEVICE_QUOTA;
@@ -294,7 +312,9 @@ static int finish_block(block_t *b, coll_campaigns_t *out, char *err, size_t cap
     }
     const dpm_tuple_t *t = &cc->mech.params.tuple;
     dpm_status_t st;
-    if (roc) {
+    if (auc) {
+        st = DPM_OK; /* estimator parameters: at estimate time (estimate_auc.c) */
+    } else if (roc) {
         const dpm_laplace_t *lap = &cc->mech.params.roc_hist.lap;
         st = dpm_roc_params_init(&cc->roc, cc->mech.params.roc_hist.bins.count,
                                  (double)lap->scale_num / (double)lap->scale_den);
@@ -438,10 +458,13 @@ const coll_campaign_t *coll_campaigns_find(const coll_campaigns_t *cs, uint32_t 
 
 const char *coll_mechanism_name(dpm_mech_id_t m)
 {
-    return m == DPM_MECH_ID_TUPLE_MR   ? "tuple_mr"
-           : m == DPM_MECH_ID_TUPLE_ML ? "tuple_ml"
-           : m == DPM_MECH_ID_ROC_HIST ? "roc_hist"
-                                       : "unknown";
+    return m == DPM_MECH_ID_TUPLE_MR     ? "tuple_mr"
+           : m == DPM_MECH_ID_TUPLE_ML   ? "tuple_ml"
+           : m == DPM_MECH_ID_ROC_HIST   ? "roc_hist"
+           : m == DPM_MECH_ID_DPAUC      ? "dpauc"
+           : m == DPM_MECH_ID_USTAT_BINS ? "ustat_bins"
+           : m == DPM_MECH_ID_USTAT_TREE ? "ustat_tree"
+                                         : "unknown";
 }
 
 const char *coll_metric_name(dpm_metric_t m)

@@ -7,7 +7,8 @@
  *
  *   [campaign]
  *   id = 1                  required, 1 .. 4294967295, unique in the file
- *   mechanism = tuple_mr    required: tuple_mr, tuple_ml or roc_hist
+ *   mechanism = tuple_mr    required: tuple_mr, tuple_ml, roc_hist, or dpauc, ustat_bins,
+ *                           ustat_tree (their keys: collector/campaigns_auc.h)
  *   eps = 1                 required: ε of one report, plain decimal (Q16.16, rounded down)
  *   budget = 1              ε a device may spend per period (default: eps)
  *   period_seconds = 86400  default 86400
@@ -38,7 +39,7 @@
 
 /* Options of a campaign that only the collector uses. */
 typedef struct {
-    uint32_t max_examples; /* roc_hist (0 otherwise) */
+    uint32_t max_examples; /* roc_hist and dpauc (0 otherwise) */
     uint32_t device_quota;
     int has_start; /* 0 until the file or the store sets start */
     int64_t start; /* Unix seconds */

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "collector/estimate_auc.h"
 #include "common/json_write.h"
 
 #define Z95 1.959963984540054
@@ -231,7 +232,7 @@ static void sb_bounds(jw_t *sb, const coll_campaign_t *c)
         jw_raw(sb, ", \"reason\": \"no check can reject an honest report of this "
                    "mechanism\"");
     }
-    if (b->mech != DPM_MECH_ID_ROC_HIST) {
+    if (b->mech == DPM_MECH_ID_TUPLE_MR || b->mech == DPM_MECH_ID_TUPLE_ML) {
         jw_raw(sb, ", \"a\": %.17g, \"q\": %.17g, \"gain\": %.17g", c->disp.a, c->disp.q,
                c->disp.mech == DPM_DISP_MR ? c->disp.c : 1.0);
     }
@@ -244,6 +245,9 @@ static void sb_bounds(jw_t *sb, const coll_campaign_t *c)
                b->max_examples, (long long)b->cell_lo, (long long)b->cell_hi,
                (long long)b->class_lo, (long long)b->class_hi, (long long)b->total_lo,
                (long long)b->total_hi, (long long)b->class_l1_max);
+    } else if (b->mech == DPM_MECH_ID_DPAUC) {
+        jw_raw(sb, ", \"max_examples\": %u, \"count\": [%lld, %lld]", b->max_examples,
+               (long long)b->cell_lo, (long long)b->cell_hi);
     }
     jw_raw(sb, "}");
 }
@@ -381,6 +385,7 @@ int coll_estimate_json(const coll_campaigns_t *cs, int ci, const coll_estimate_q
     if (cp->mechanism == DPM_MECH_ID_ROC_HIST) {
         sb_roc(&sb, c, &st->roc, q->confidence);
     }
+    coll_estimate_auc_json(&sb, c, st, q->confidence); /* dpauc, ustat_* (estimate_auc.h) */
     jw_raw(&sb, "}\n");
     *out = jw_take(&sb, len);
     return *out != NULL ? 0 : -1;

@@ -844,6 +844,8 @@ static void verify_sum(void *ctx, int kind, uint32_t cid, uint32_t period, uint3
     } else if (kind == 2 && a < DPM_MAX_BINS) {
         d->pos[a] += s;
         d->neg[a] += n;
+    } else if (kind == 3) {
+        v->bad |= coll_vsums_add(&v->stored.vec, cid, period, a, s) != 0;
     } else {
         v->bad = 1;
     }
@@ -888,6 +890,13 @@ int coll_store_verify(const char *url, uint64_t *reports, char *err, size_t cap)
         rc = 1;
         fail(err, cap, "%s", "a stored report or sum row could not be read");
     } else {
+        if (!coll_vsums_within(&v->fresh.vec, &v->stored.vec) ||
+            !coll_vsums_within(&v->stored.vec, &v->fresh.vec)) {
+            rc = 1;
+            fail(err, cap, "%s",
+                 "the stored vector sums (dpauc, ustat) differ from the stored "
+                 "reports'");
+        }
         /* every (campaign, period) of either side must match the other */
         for (int side = 0; side < 2 && rc == 0; side++) {
             coll_deltas_t *a = side ? &v->stored : &v->fresh, *b = side ? &v->fresh : &v->stored;

@@ -49,7 +49,8 @@ typedef struct {
 /* A stored report as scan_reports hands it over (raw and values valid during the call). */
 typedef void (*coll_report_cb)(void *ctx, const coll_report_t *r);
 /* A stored sum row (summed over shards) as scan_sums hands it over: kind 0 reports (n),
- * 1 tuple (a = metric, b = group, n, s, ss), 2 roc_hist (a = bin, s = pos, n = neg). */
+ * 1 tuple (a = metric, b = group, n, s, ss), 2 roc_hist (a = bin, s = pos, n = neg), 3 vector
+ * sums of dpauc / ustat_* (a = idx, s; agg_auc.h). */
 typedef void (*coll_sum_cb)(void *ctx, int kind, uint32_t campaign_id, uint32_t period, uint32_t a,
                             uint32_t b, int64_t n, int64_t s, double ss);
 

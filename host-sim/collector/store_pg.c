@@ -23,6 +23,8 @@
  *   agg_reports(campaign_id, period, shard, reports)
  *   agg_tuple(campaign_id, period, metric, grp, shard, n, s, ss double precision)
  *   agg_roc(campaign_id, period, bin, shard, pos, neg)      agg_lost(shard, count)
+ *   agg_vec(campaign_id, period, idx, shard, s)   dpauc / ustat_* sums (made if missing, as
+ *                                                  in store_sqlite.c)
  * with the meanings of store_sqlite.c. Reads run on a second connection in a REPEATABLE READ
  * READ ONLY transaction (one snapshot for all of an estimate's queries) without parallel
  * workers, so the float sums are added in one order and every collector answers the same. */
@@ -118,6 +120,19 @@ static const char SQL_SUMS[] =
     "    $14::int8[], $15::int8[]) AS u(c, p, b, x, y)"
     "  ON CONFLICT (campaign_id, period, bin, shard) DO UPDATE"
     "  SET pos = agg_roc.pos + excluded.pos, neg = agg_roc.neg + excluded.neg";
+
+/* (quietly: an existing table would log a NOTICE into the collector's JSON log) */
+static const char AGG_VEC[] =
+    "SET LOCAL client_min_messages = warning;"
+    "CREATE TABLE IF NOT EXISTS agg_vec (campaign_id bigint NOT NULL, period bigint NOT NULL,"
+    "  idx bigint NOT NULL, shard text NOT NULL, s bigint NOT NULL,"
+    "  PRIMARY KEY (campaign_id, period, idx, shard))";
+
+static const char SQL_VSUMS[] =
+    "INSERT INTO agg_vec (campaign_id, period, idx, shard, s)"
+    " SELECT c, p, i, $5, x FROM unnest($1::int8[], $2::int8[], $3::int8[], $4::int8[])"
+    "   AS u(c, p, i, x)"
+    " ON CONFLICT (campaign_id, period, idx, shard) DO UPDATE SET s = agg_vec.s + excluded.s";
 
 /* A text-format array literal under construction. */
 typedef struct {
@@ -287,8 +302,8 @@ static int prepare_writer(coll_backend_t *b)
 {
     static const struct {
         const char *name, *sql;
-    } S[] = {{"ins", SQL_INSERT},  {"undo", SQL_UNDO}, {"quota", SQL_QUOTA},
-             {"rej", SQL_REJECTS}, {"lost", SQL_LOST}, {"sums", SQL_SUMS}};
+    } S[] = {{"ins", SQL_INSERT}, {"undo", SQL_UNDO}, {"quota", SQL_QUOTA}, {"rej", SQL_REJECTS},
+             {"lost", SQL_LOST},  {"sums", SQL_SUMS}, {"vsums", SQL_VSUMS}};
     for (size_t i = 0; i < sizeof(S) / sizeof(S[0]); i++) {
         PGresult *r = PQprepare(b->db, S[i].name, S[i].sql, 0, NULL);
         if (PQresultStatus(r) != PGRES_COMMAND_OK) {
@@ -399,6 +414,12 @@ static int create_or_check(coll_backend_t *b, int *from, char *err, size_t cap)
         return fail(err, cap, "PostgreSQL: creating the schema: %s", msg);
     }
     /* future versions: migrate version -> SCHEMA_VERSION here, step by step */
+    if (cmd(b, AGG_VEC) != 0) {
+        char msg[200];
+        snprintf(msg, sizeof(msg), "%s", b->err_msg);
+        cmd(b, "ROLLBACK");
+        return fail(err, cap, "PostgreSQL: creating agg_vec: %s", msg);
+    }
     if (cmd(b, "COMMIT") != 0) {
         return fail(err, cap, "PostgreSQL: %s", b->err_msg);
     }
@@ -785,6 +806,55 @@ static int cmp_delta(const void *x, const void *y)
     return a->period < c->period ? -1 : a->period > c->period;
 }
 
+static int cmp_vsum(const void *x, const void *y)
+{
+    const coll_vsum_t *a = x, *c = y;
+    if (a->campaign_id != c->campaign_id) {
+        return a->campaign_id < c->campaign_id ? -1 : 1;
+    }
+    if (a->period != c->period) {
+        return a->period < c->period ? -1 : 1;
+    }
+    return a->idx < c->idx ? -1 : a->idx > c->idx;
+}
+
+/* dpauc / ustat_* vector sums (agg_auc.h), in key order as the other sums. */
+static int add_vsums(coll_backend_t *b, const coll_vsums_t *v)
+{
+    coll_vsum_t *e = malloc(v->n * sizeof(*e));
+    if (e == NULL) {
+        snprintf(b->err_msg, sizeof(b->err_msg), "out of memory");
+        return -1;
+    }
+    memcpy(e, v->e, v->n * sizeof(*e));
+    qsort(e, v->n, sizeof(*e), cmp_vsum);
+    for (int k = 0; k < 4; k++) {
+        arr_begin(&b->a[k]);
+    }
+    for (size_t i = 0; i < v->n; i++) {
+        arr_int(&b->a[0], e[i].campaign_id);
+        arr_int(&b->a[1], e[i].period);
+        arr_int(&b->a[2], e[i].idx);
+        arr_int(&b->a[3], e[i].sum);
+    }
+    free(e);
+    const char *p[5];
+    for (int k = 0; k < 4; k++) {
+        if (arr_end(&b->a[k]) != 0) {
+            snprintf(b->err_msg, sizeof(b->err_msg), "out of memory");
+            return -1;
+        }
+        p[k] = b->a[k].buf;
+    }
+    p[4] = b->shard;
+    PGresult *r = PQexecPrepared(b->db, "vsums", 5, p, NULL, NULL, 0);
+    if (PQresultStatus(r) != PGRES_COMMAND_OK) {
+        return db_fail(b, r);
+    }
+    PQclear(r);
+    return 0;
+}
+
 static int be_add_sums(coll_backend_t *b, const coll_deltas_t *ds)
 {
     /* rows in key order, so two writers of one shard (a misconfiguration) cannot deadlock */
@@ -842,7 +912,7 @@ static int be_add_sums(coll_backend_t *b, const coll_deltas_t *ds)
         return db_fail(b, r);
     }
     PQclear(r);
-    return 0;
+    return ds->vec.n > 0 ? add_vsums(b, &ds->vec) : 0;
 }
 
 /* ---- reads (the reader connection) ---------------------------------------------------------- */
@@ -946,6 +1016,19 @@ static int be_read_sums(coll_backend_t *b, uint32_t campaign_id, uint32_t from, 
         rc = -1;
     }
     if (rc == 0 && (r = query(b->rd,
+                              "SELECT idx, sum(s) FROM agg_vec WHERE campaign_id = $1 "
+                              "AND period BETWEEN $2 AND $3 GROUP BY idx ORDER BY idx",
+                              3, p, err, cap)) != NULL) {
+        for (int i = 0; i < PQntuples(r); i++) {
+            int64_t idx = num(r, i, 0);
+            coll_state_add_vec(st, idx >= 0 && idx < UINT32_MAX ? (uint32_t)idx : UINT32_MAX,
+                               num(r, i, 1));
+        }
+        PQclear(r);
+    } else {
+        rc = -1;
+    }
+    if (rc == 0 && (r = query(b->rd,
                               "SELECT reason, sum(count) FROM rejects WHERE campaign_id = $1 "
                               "GROUP BY reason ORDER BY reason",
                               1, p, err, cap)) != NULL) {
@@ -1043,11 +1126,12 @@ static int be_scan_sums(coll_backend_t *b, coll_sum_cb cb, void *ctx, char *err,
 {
     static const char TUPLE[] = "SELECT campaign_id, period, metric, grp, sum(n), sum(s), sum(ss) "
                                 "FROM agg_tuple GROUP BY 1, 2, 3, 4";
-    static const char *const SQL[3] = {
+    static const char *const SQL[4] = {
         "SELECT campaign_id, period, 0, 0, sum(reports), 0, 0 FROM agg_reports GROUP BY 1, 2",
         TUPLE,
-        "SELECT campaign_id, period, bin, 0, sum(neg), sum(pos), 0 FROM agg_roc GROUP BY 1, 2, 3"};
-    for (int kind = 0; kind < 3; kind++) {
+        "SELECT campaign_id, period, bin, 0, sum(neg), sum(pos), 0 FROM agg_roc GROUP BY 1, 2, 3",
+        "SELECT campaign_id, period, idx, 0, 0, sum(s), 0 FROM agg_vec GROUP BY 1, 2, 3"};
+    for (int kind = 0; kind < 4; kind++) {
         PGresult *r = query(b->db, SQL[kind], 0, NULL, err, cap);
         if (r == NULL) {
             return -1;
@@ -1067,7 +1151,7 @@ static int be_drop_periods(coll_backend_t *b, uint32_t campaign_id, uint32_t cut
 {
     /* Collectors' commits wait until this transaction ends: a report they insert into a
      * period being dropped cannot end up half counted. */
-    if (cmd(b, "LOCK TABLE reports, agg_reports, agg_tuple, agg_roc, quota"
+    if (cmd(b, "LOCK TABLE reports, agg_reports, agg_tuple, agg_roc, agg_vec, quota"
                " IN SHARE ROW EXCLUSIVE MODE") != 0) {
         return -1;
     }
@@ -1089,6 +1173,7 @@ static int be_drop_periods(coll_backend_t *b, uint32_t campaign_id, uint32_t cut
         "DELETE FROM agg_reports WHERE campaign_id = $1 AND period < $2",
         "DELETE FROM agg_tuple WHERE campaign_id = $1 AND period < $2",
         "DELETE FROM agg_roc WHERE campaign_id = $1 AND period < $2",
+        "DELETE FROM agg_vec WHERE campaign_id = $1 AND period < $2",
         "DELETE FROM quota WHERE campaign_id = $1 AND period < $2",
     };
     for (size_t i = 0; i < sizeof(SQL) / sizeof(SQL[0]); i++) {

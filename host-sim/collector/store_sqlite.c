@@ -20,6 +20,9 @@
  *   agg_tuple(campaign_id, period, metric, grp, shard, n, s, ss)  | read, per campaign,
  *   agg_roc(campaign_id, period, bin, shard, pos, neg)           /  period and writer
  *   agg_lost(shard, count)                                       lost reports per writer
+ *   agg_vec(campaign_id, period, idx, shard, s)    dpauc / ustat_* vector sums (agg_auc.h);
+ *       made at open if missing (no version change: an older database holds no report of
+ *       those mechanisms, so its empty table is exact)
  * Version 2 (dpm-collector 0.1.0) had no agg_* tables and rejects without shard; version 0
  * had report_id unique on its own and no first_seen. Rows that migrations create carry the
  * shard ''. */
@@ -47,7 +50,7 @@ struct coll_backend {
     coll_be_mode_t mode;
     char shard[COLL_SHARD_MAX + 1];
     sqlite3_stmt *insert_report, *undo_report, *count_reject, *charge_quota, *count_lost,
-        *lost_total, *sum_reports, *sum_tuple, *sum_roc;
+        *lost_total, *sum_reports, *sum_tuple, *sum_roc, *sum_vec;
     int err_code; /* of the last failure */
     char err_msg[160];
 };
@@ -181,6 +184,7 @@ static int check_integrity(sqlite3 *db, coll_integrity_t mode, char *err, size_t
 }
 
 static int write_sums(coll_backend_t *b, const coll_deltas_t *d, const char *shard);
+static int write_vec(coll_backend_t *b, const coll_vsums_t *v, const char *shard);
 
 /* Back-fill the sums from every stored report (once, in the migration's transaction). */
 typedef struct {
@@ -211,7 +215,7 @@ static int migrate_2_to_3(coll_backend_t *b, char *err, size_t cap)
     if (rc == 0 && bf.bad > 0) {
         rc = fail(err, cap, "%d stored reports cannot be summed (damaged rows)", bf.bad);
     }
-    if (rc == 0 && write_sums(b, &bf.d, "") != 0) {
+    if (rc == 0 && (write_sums(b, &bf.d, "") != 0 || write_vec(b, &bf.d.vec, "") != 0)) {
         rc = fail(err, cap, "%s", sqlite3_errmsg(b->db));
     }
     coll_deltas_free(&bf.d);
@@ -278,16 +282,28 @@ static int create_or_migrate(coll_backend_t *b, int *from, char *err, size_t cap
     return 0;
 }
 
+static const char AGG_VEC[] =
+    "CREATE TABLE IF NOT EXISTS agg_vec (campaign_id INTEGER NOT NULL, period INTEGER NOT NULL,"
+    "  idx INTEGER NOT NULL, shard TEXT NOT NULL, s INTEGER NOT NULL,"
+    "  PRIMARY KEY (campaign_id, period, idx, shard)) WITHOUT ROWID;";
+
 static int prepare(coll_backend_t *b)
 {
     if (b->insert_report != NULL) {
         return 0; /* prepared already (during a migration) */
     }
-    return sqlite3_prepare_v2(b->db,
-                              "INSERT OR IGNORE INTO reports(report_id, campaign_id, period, grp,"
-                              " nvalues, v0, v1, v2, v3, raw, received_at, device)"
-                              " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                              -1, &b->insert_report, NULL) != SQLITE_OK ||
+    return exec(b->db, AGG_VEC) != 0 ||
+                   sqlite3_prepare_v2(b->db,
+                                      "INSERT INTO agg_vec(campaign_id, period, idx, shard, s)"
+                                      " VALUES (?, ?, ?, ?, ?) ON CONFLICT(campaign_id, period, "
+                                      "idx, shard) DO UPDATE SET s = s + excluded.s",
+                                      -1, &b->sum_vec, NULL) != SQLITE_OK ||
+                   sqlite3_prepare_v2(
+                       b->db,
+                       "INSERT OR IGNORE INTO reports(report_id, campaign_id, period, grp,"
+                       " nvalues, v0, v1, v2, v3, raw, received_at, device)"
+                       " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                       -1, &b->insert_report, NULL) != SQLITE_OK ||
                    sqlite3_prepare_v2(b->db,
                                       "INSERT INTO rejects(campaign_id, reason, shard, count)"
                                       " VALUES (?, ?, ?, ?) ON CONFLICT(campaign_id, reason, shard)"
@@ -348,6 +364,7 @@ static void be_close(coll_backend_t *b)
     sqlite3_finalize(b->sum_reports);
     sqlite3_finalize(b->sum_tuple);
     sqlite3_finalize(b->sum_roc);
+    sqlite3_finalize(b->sum_vec);
     if (b->rd != NULL) {
         sqlite3_close(b->rd);
     }
@@ -714,9 +731,26 @@ static int write_sums(coll_backend_t *b, const coll_deltas_t *ds, const char *sh
     return 0;
 }
 
+static int write_vec(coll_backend_t *b, const coll_vsums_t *v, const char *shard)
+{
+    for (size_t i = 0; i < v->n; i++) {
+        sqlite3_stmt *q = b->sum_vec;
+        sqlite3_reset(q);
+        sqlite3_bind_int64(q, 1, v->e[i].campaign_id);
+        sqlite3_bind_int64(q, 2, v->e[i].period);
+        sqlite3_bind_int64(q, 3, v->e[i].idx);
+        sqlite3_bind_text(q, 4, shard, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(q, 5, v->e[i].sum);
+        if (step_done(b, q) != 0) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
 static int be_add_sums(coll_backend_t *b, const coll_deltas_t *d)
 {
-    return write_sums(b, d, b->shard);
+    return write_sums(b, d, b->shard) != 0 ? -1 : write_vec(b, &d->vec, b->shard);
 }
 
 /* ---- reads (the reader connection) --------------------------------------------------------- */
@@ -765,6 +799,13 @@ static void row_roc(void *ctx, sqlite3_stmt *q)
                        sqlite3_column_int64(q, 2));
 }
 
+static void row_vec(void *ctx, sqlite3_stmt *q)
+{
+    sqlite3_int64 idx = sqlite3_column_int64(q, 0);
+    coll_state_add_vec(ctx, idx >= 0 && idx < UINT32_MAX ? (uint32_t)idx : UINT32_MAX,
+                       sqlite3_column_int64(q, 1));
+}
+
 static void row_reason(void *ctx, sqlite3_stmt *q)
 {
     const unsigned char *r = sqlite3_column_text(q, 0);
@@ -794,6 +835,10 @@ static int be_read_sums(coll_backend_t *b, uint32_t campaign_id, uint32_t from, 
                               "SELECT bin, SUM(pos), SUM(neg) FROM agg_roc WHERE campaign_id = ? "
                               "AND period BETWEEN ? AND ? GROUP BY bin ORDER BY bin",
                               3, k, row_roc, st) != 0 ||
+                     each_row(b->rd,
+                              "SELECT idx, SUM(s) FROM agg_vec WHERE campaign_id = ? AND period "
+                              "BETWEEN ? AND ? GROUP BY idx ORDER BY idx",
+                              3, k, row_vec, st) != 0 ||
                      each_row(b->rd,
                               "SELECT reason, SUM(count) FROM rejects WHERE campaign_id = ? GROUP "
                               "BY reason ORDER BY reason",
@@ -907,9 +952,12 @@ static void row_sum(void *ctx, sqlite3_stmt *q)
         sc->cb(sc->ctx, 1, cid, period, (uint32_t)sqlite3_column_int64(q, 2),
                (uint32_t)sqlite3_column_int64(q, 3), sqlite3_column_int64(q, 4),
                sqlite3_column_int64(q, 5), sqlite3_column_double(q, 6));
-    } else {
+    } else if (sc->kind == 2) {
         sc->cb(sc->ctx, 2, cid, period, (uint32_t)sqlite3_column_int64(q, 2), 0,
                sqlite3_column_int64(q, 4), sqlite3_column_int64(q, 3), 0.0);
+    } else {
+        sc->cb(sc->ctx, 3, cid, period, (uint32_t)sqlite3_column_int64(q, 2), 0, 0,
+               sqlite3_column_int64(q, 3), 0.0);
     }
 }
 
@@ -934,6 +982,11 @@ static int be_scan_sums(coll_backend_t *b, coll_sum_cb cb, void *ctx, char *err,
                  0, NULL, row_sum, &sc) != 0) {
         return rd_fail(b->db, err, cap);
     }
+    sc.kind = 3;
+    if (each_row(b->db, "SELECT campaign_id, period, idx, SUM(s) FROM agg_vec GROUP BY 1, 2, 3", 0,
+                 NULL, row_sum, &sc) != 0) {
+        return rd_fail(b->db, err, cap);
+    }
     return 0;
 }
 
@@ -945,6 +998,7 @@ static int be_drop_periods(coll_backend_t *b, uint32_t campaign_id, uint32_t cut
         "DELETE FROM agg_reports WHERE campaign_id = ? AND period < ?",
         "DELETE FROM agg_tuple WHERE campaign_id = ? AND period < ?",
         "DELETE FROM agg_roc WHERE campaign_id = ? AND period < ?",
+        "DELETE FROM agg_vec WHERE campaign_id = ? AND period < ?",
         "DELETE FROM quota WHERE campaign_id = ? AND period < ?",
     };
     sqlite3_int64 k[2] = {campaign_id, cutoff};

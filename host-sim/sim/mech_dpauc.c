@@ -309,6 +309,20 @@ static int dpauc_collector_check(const sim_cfg_t *cfg, const sim_agg_t *agg, con
                  ours->reports);
         return 1;
     }
+    /* its summed counts (exact integers), threshold by threshold */
+    const jr_value_t *sums = jr_get(jr_get(json, "dpauc"), "sums");
+    static const char *const NAME[4] = {"tp", "fp", "tn", "fn"};
+    const int64_t *mine[4] = {ours->tp, ours->fp, ours->tn, ours->fn};
+    for (int k = 0; k < 4; k++) {
+        for (uint32_t i = 0; i < ours->n; i++) {
+            int64_t x = 0;
+            if (jr_int64(jr_at(jr_get(sums, NAME[k]), i), &x) != 0 || x != mine[k][i]) {
+                snprintf(why, whycap, "the collector's summed %s[%u] differs from ours", NAME[k],
+                         i);
+                return 1;
+            }
+        }
+    }
     return 0;
 }
 

@@ -273,12 +273,63 @@ static void test_honest_reports_pass(void **state)
     }
 }
 
+/* dpauc: every count in [-k, M + k] (k for delta = 2^-40 / 4N); honest reports of M examples,
+ * all positive at the top score (TP = M and FN = 0 at every threshold: the extreme counts), pass;
+ * one count beyond fails with its reason. */
+static void test_dpauc_edges(void **state)
+{
+    (void)state;
+    dpm_campaign_t c;
+    memset(&c, 0, sizeof(c));
+    c.id = 5;
+    c.mechanism = DPM_MECH_ID_DPAUC;
+    assert_int_equal(dpm_eps_from_decimal("1", &c.eps), DPM_OK);
+    c.budget = c.eps;
+    c.period_seconds = 86400;
+    c.nthresholds = 5;
+    for (uint32_t i = 0; i < 5; i++) {
+        c.thresholds[i] = (uint32_t)(((uint64_t)i << 31) / 4u);
+    }
+    dpm_mech_t m;
+    const char *why = "";
+    assert_int_equal(dpm_mech_init(&m, &c, &why), DPM_OK);
+    coll_bounds_t b;
+    assert_int_equal(coll_bounds_init(&b, &m, 0), -1); /* max_examples is required */
+    assert_int_equal(coll_bounds_init(&b, &m, 40), 0);
+    double t = (double)m.params.dpauc.lap.scale_num / (double)m.params.dpauc.lap.scale_den;
+    assert_int_equal(b.cell_hi, 40 + coll_dlap_tail_bound(t, -40.0 - log2(20.0)));
+    assert_true(b.fail_log2 <= -40.0);
+    print_message("# dpauc eps 1, N 5, max_examples 40: counts in [%lld, %lld]\n",
+                  (long long)b.cell_lo, (long long)b.cell_hi);
+    test_rng_t tr;
+    dpm_rng_t port;
+    dpm_rand_t r;
+    assert_int_equal(test_rand_init(&r, &tr, &port, 17), DPM_OK);
+    dpm_dpauc_counts_t cnt;
+    assert_int_equal(dpm_dpauc_counts_init(&cnt, &m.params.dpauc), DPM_OK);
+    for (int e = 0; e < 40; e++) {
+        assert_int_equal(dpm_dpauc_counts_add(&cnt, &m.params.dpauc, DPM_SCORE_ONE, 1), DPM_OK);
+    }
+    dpm_report_t rep;
+    for (int i = 0; i < 20000; i++) {
+        assert_int_equal(dpm_mech_report_dpauc(&m, &r, TEST_RECEIPT(&m, 0), &cnt, &rep), DPM_OK);
+        assert_int_equal(coll_bounds_check(&b, &rep, &why), 0);
+    }
+    rep.body.dpauc.fn[4] = (int32_t)b.cell_hi;
+    assert_int_equal(coll_bounds_check(&b, &rep, &why), 0);
+    rep.body.dpauc.fn[4] = (int32_t)b.cell_hi + 1;
+    assert_int_equal(coll_bounds_check(&b, &rep, &why), -1);
+    assert_string_equal(why, "count out of range");
+    rep.body.dpauc.fn[4] = (int32_t)b.cell_lo - 1;
+    assert_int_equal(coll_bounds_check(&b, &rep, &why), -1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_single_cell_bound), cmocka_unit_test(test_sum_bound),
         cmocka_unit_test(test_tuple_ml_edges),    cmocka_unit_test(test_roc_hist_edges),
-        cmocka_unit_test(test_honest_reports_pass),
+        cmocka_unit_test(test_honest_reports_pass), cmocka_unit_test(test_dpauc_edges),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
