@@ -5,10 +5,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "collector/fedauc_sums.h"
+
 int coll_state_init(coll_campaign_state_t *st, const coll_campaign_t *c)
 {
     memset(st, 0, sizeof(*st));
     const dpm_campaign_t *cp = &c->mech.campaign;
+    st->fa.on = coll_fedauc_is((uint32_t)cp->mechanism);
+    if (st->fa.on) {
+        return 0;
+    }
     if (cp->mechanism == DPM_MECH_ID_ROC_HIST) {
         return dpm_roc_agg_init(&st->roc, c->mech.params.roc_hist.bins.count) == DPM_OK ? 0 : -1;
     }
@@ -30,6 +36,10 @@ void coll_state_add_reports(coll_campaign_state_t *st, uint64_t n)
 void coll_state_add_tuple(coll_campaign_state_t *st, uint32_t m, uint32_t g, uint64_t n, int64_t s,
                           double ss)
 {
+    if (st->fa.on) {
+        st->rows_skipped += coll_fedauc_sums_add(&st->fa, m, g, (int64_t)n, s, ss) != 0;
+        return;
+    }
     if (m >= st->nmetrics || g >= st->agg[m].d) {
         st->rows_skipped++;
         return;
@@ -135,6 +145,25 @@ int coll_deltas_add(coll_deltas_t *ds, const coll_report_t *r)
         for (uint32_t b = 0; b < bins; b++) {
             d->pos[b] += rep.body.roc_hist.pos[b];
             d->neg[b] += rep.body.roc_hist.neg[b];
+        }
+        d->reports++;
+        return 0;
+    }
+    if (coll_fedauc_is(r->mechanism)) {
+        int64_t fn[COLL_FEDAUC_ROWS][2], fs[COLL_FEDAUC_ROWS][2];
+        double fss[COLL_FEDAUC_ROWS][2];
+        coll_delta_t *d = coll_fedauc_report_rows(r, fn, fs, fss) == 0
+                              ? delta_for(ds, r->campaign_id, r->period, 0, COLL_FEDAUC_ROWS)
+                              : NULL;
+        for (uint32_t m = 0; d != NULL && m < COLL_FEDAUC_ROWS; m++) {
+            for (uint32_t g = 0; g < 2; g++) {
+                d->n[m][g] += (uint64_t)fn[m][g];
+                d->s[m][g] += fs[m][g];
+                d->ss[m][g] += fss[m][g];
+            }
+        }
+        if (d == NULL) {
+            return -1;
         }
         d->reports++;
         return 0;

@@ -150,7 +150,7 @@ static int add_report(coll_batch_t *b, const dpm_report_t *rep, const uint8_t *r
     cr->campaign_id = rep->campaign_id;
     cr->period = rep->period;
     cr->mechanism = (uint8_t)rep->mechanism;
-    if (rep->mechanism != DPM_MECH_ID_ROC_HIST) {
+    if (rep->mechanism == DPM_MECH_ID_TUPLE_MR || rep->mechanism == DPM_MECH_ID_TUPLE_ML) {
         cr->group = rep->body.tuple.group;
         cr->nvalues = (uint8_t)rep->body.tuple.nmetrics;
         memcpy(cr->value, rep->body.tuple.value, cr->nvalues * sizeof(cr->value[0]));

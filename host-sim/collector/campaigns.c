@@ -22,6 +22,7 @@ typedef struct {
     int have_bins;
     int have_id, have_mech, have_eps, have_budget, have_period, have_groups, have_metrics,
         have_frac, have_max_examples, have_quota, have_start, have_slack, have_late;
+    int have_upload_seconds, fedauc_keys; /* fedauc_phase.h */
     int line; /* where the block started */
 } block_t;
 
@@ -169,10 +170,11 @@ static int set_key(block_t *b, const char *key, const char *v, int line, char *e
             b->c.mechanism = DPM_MECH_ID_TUPLE_ML;
         } else if (strcmp(v, "roc_hist") == 0) {
             b->c.mechanism = DPM_MECH_ID_ROC_HIST;
+        } else if (coll_fedauc_mechanism(v, &b->c.mechanism) == 0) {
         } else {
             bad = 1;
         }
-        expect = "tuple_mr, tuple_ml or roc_hist";
+        expect = "tuple_mr, tuple_ml, roc_hist, fedauc_rr or fedauc_lap";
     } else if (strcmp(key, "bins") == 0 || strcmp(key, "edges") == 0) {
         have = &b->have_bins;
         bad = parse_bins(key, v, &b->c);
@@ -221,6 +223,9 @@ static int set_key(block_t *b, const char *key, const char *v, int line, char *e
         have = &b->have_late;
         bad = parse_u32(v, 0, UINT32_MAX, &b->o.late_seconds);
         expect = "an integer >= 0";
+    } else if (coll_fedauc_key(key, v, &b->c, &b->o.fedauc, &bad, &expect)) {
+        have = strcmp(key, "upload_seconds") == 0 ? &b->have_upload_seconds : &b->fedauc_keys;
+        b->fedauc_keys = 0; /* each of them once: coll_fedauc_key sets distinct fields */
     } else {
         return fail(err, cap, "line %d: unknown key '%s'", line, key);
     }
@@ -238,6 +243,11 @@ static int finish_block(block_t *b, coll_campaigns_t *out, char *err, size_t cap
 {
     static const char *required[] = {"id", "mechanism", "eps", "groups", "metrics"};
     int roc = b->c.mechanism == DPM_MECH_ID_ROC_HIST;
+    int fa = coll_fedauc_is((uint32_t)b->c.mechanism);
+    const char *fa_why = coll_fedauc_finish(&b->c, &b->o.fedauc, b->have_upload_seconds);
+    if (fa_why != NULL) {
+        return fail(err, cap, "campaign at line %d: %s", b->line, fa_why);
+    }
     if (roc && (!b->have_bins || b->have_groups || b->have_metrics)) {
         return fail(err, cap,
                     "campaign at line %d: roc_hist needs bins or edges, and no groups "
@@ -250,8 +260,8 @@ static int finish_block(block_t *b, coll_campaigns_t *out, char *err, size_t cap
     if (!roc && b->have_max_examples) {
         return fail(err, cap, "campaign at line %d: max_examples is for roc_hist", b->line);
     }
-    const int have[] = {b->have_id, b->have_mech, b->have_eps, b->have_groups || roc,
-                        b->have_metrics || roc};
+    const int have[] = {b->have_id, b->have_mech, b->have_eps, b->have_groups || roc || fa,
+                        b->have_metrics || roc || fa};
     for (size_t i = 0; i < sizeof(have) / sizeof(have[0]); i++) {
         if (!have[i]) {
             return fail(err, cap, "campaign at line %d: missing '%s'", b->line, required[i]);
@@ -293,8 +303,10 @@ static int finish_block(block_t *b, coll_campaigns_t *out, char *err, size_t cap
         return fail(err, cap, "campaign %u (line %d): %s", b->c.id, b->line, why);
     }
     const dpm_tuple_t *t = &cc->mech.params.tuple;
-    dpm_status_t st;
-    if (roc) {
+    dpm_status_t st = DPM_OK;
+    if (fa) {
+        /* FedAUC's estimator parameters come from the mechanism (fedauc_sums.c) */
+    } else if (roc) {
         const dpm_laplace_t *lap = &cc->mech.params.roc_hist.lap;
         st = dpm_roc_params_init(&cc->roc, cc->mech.params.roc_hist.bins.count,
                                  (double)lap->scale_num / (double)lap->scale_den);
@@ -441,6 +453,8 @@ const char *coll_mechanism_name(dpm_mech_id_t m)
     return m == DPM_MECH_ID_TUPLE_MR   ? "tuple_mr"
            : m == DPM_MECH_ID_TUPLE_ML ? "tuple_ml"
            : m == DPM_MECH_ID_ROC_HIST ? "roc_hist"
+           : m == DPM_MECH_ID_FEDAUC_RR  ? "fedauc_rr"
+           : m == DPM_MECH_ID_FEDAUC_LAP ? "fedauc_lap"
                                        : "unknown";
 }
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "collector/fedauc_sums.h"
 #include "common/json_write.h"
 
 #define Z95 1.959963984540054
@@ -380,6 +381,10 @@ int coll_estimate_json(const coll_campaigns_t *cs, int ci, const coll_estimate_q
     jw_raw(&sb, "]");
     if (cp->mechanism == DPM_MECH_ID_ROC_HIST) {
         sb_roc(&sb, c, &st->roc, q->confidence);
+    }
+    if (st->fa.on) {
+        coll_fedauc_json(&sb, c, &st->fa, st->reports, &st->fa_phase, !q->all && q->from == q->to,
+                         q->from, q->confidence);
     }
     jw_raw(&sb, "}\n");
     *out = jw_take(&sb, len);

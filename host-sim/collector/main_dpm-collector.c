@@ -15,6 +15,7 @@
 #include "collector/campaigns.h"
 #include "collector/config.h"
 #include "collector/counters.h"
+#include "collector/fedauc_service.h"
 #include "collector/limits.h"
 #include "collector/log.h"
 #include "collector/request.h"
@@ -386,6 +387,7 @@ int main(int argc, char **argv)
     coll_counters_t *counters = calloc(1, sizeof(*counters));
     coll_auth_t auth = {0, NULL};
     coll_store_t *store = NULL;
+    coll_fedauc_t *fedauc = NULL;
     coll_server_t *srv = NULL;
     int tls_ready = 0, limits_ready = 0, counters_ready = 0;
     if (cs == NULL || tls == NULL || limits == NULL || counters == NULL) {
@@ -433,7 +435,8 @@ int main(int argc, char **argv)
                       o.allow_anonymous,
                       o.public_estimates,
                       limits,
-                      counters};
+                      counters,
+                      NULL};
     coll_server_config_t cfg = {&app,
                                 tls,
                                 (int)o.threads,
@@ -460,6 +463,11 @@ int main(int argc, char **argv)
         goto out;
     }
     app.sink.ctx = store;
+    if (coll_fedauc_open(&fedauc, o.db, cs, err, sizeof(err)) != 0) {
+        coll_log(COLL_LOG_ERROR, "start_failed", "\"error\": %s", coll_log_str(err));
+        goto out;
+    }
+    app.fedauc = fedauc;
     log_campaigns(cs);
     signal(SIGPIPE, SIG_IGN);
     g_server = srv;
@@ -507,6 +515,7 @@ int main(int argc, char **argv)
     }
     rc = 0;
 out:
+    coll_fedauc_close(fedauc);
     coll_store_close(store);
     coll_server_free(srv);
     if (tls_ready) {
