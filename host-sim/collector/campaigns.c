@@ -244,10 +244,6 @@ static int finish_block(block_t *b, coll_campaigns_t *out, char *err, size_t cap
     static const char *required[] = {"id", "mechanism", "eps", "groups", "metrics"};
     int roc = b->c.mechanism == DPM_MECH_ID_ROC_HIST;
     int fa = coll_fedauc_is((uint32_t)b->c.mechanism);
-    const char *fa_why = coll_fedauc_finish(&b->c, &b->o.fedauc, b->have_upload_seconds);
-    if (fa_why != NULL) {
-        return fail(err, cap, "campaign at line %d: %s", b->line, fa_why);
-    }
     if (roc && (!b->have_bins || b->have_groups || b->have_metrics)) {
         return fail(err, cap,
                     "campaign at line %d: roc_hist needs bins or edges, and no groups "
@@ -272,6 +268,10 @@ static int finish_block(block_t *b, coll_campaigns_t *out, char *err, size_t cap
     }
     if (!b->have_period) {
         b->c.period_seconds = 86400;
+    }
+    const char *fa_why = coll_fedauc_finish(&b->c, &b->o.fedauc, b->have_upload_seconds);
+    if (fa_why != NULL) {
+        return fail(err, cap, "campaign at line %d: %s", b->line, fa_why);
     }
     if (!b->have_frac) {
         b->c.frac_bits = b->c.mechanism == DPM_MECH_ID_TUPLE_ML ? DPM_FRAC_BITS : 0;
