@@ -1,0 +1,152 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
+"""dpm-collector's two-phase FedAUC campaign over real TLS (host-sim/collector/fedauc_phase.h),
+with SDK-made messages: the golden fedauc_rr vectors of tests/vectors/wire/0.2.0 (an upload of
+12 scores, its report) plus a second upload of the 20 other scores the vector's server ranked.
+
+Checked: an upload with a wrong fingerprint, a rank request for an unknown token or before the
+phase closes, a report without a matching upload, all refused with a reason and nothing
+stored; a restart between the two uploads loses nothing (the ranks after it are the golden
+reply, byte for byte); an upload after the phase closed is refused; the golden report is
+accepted once, a second report for the same token (another report id) is refused, the same
+report resent is a duplicate; the estimate of the period says ranked, 2 uploads, 1 report,
+1 dropout, and is undefined with the dropout reason (the device of the second upload never
+reports), with no NaN in the JSON. Negative control: the estimate without ?period= is refused
+as a mix of rankings. On SQLite, then the same on a throw-away PostgreSQL 15. TAP."""
+import json
+import os
+import sys
+import time
+
+from e2e_util import Tap
+from pg_cluster import PgCluster
+from test_collector import Harness
+from test_wire_collector import fields, message, read_hex, read_varint, varint
+
+REL, CASE = "0.2.0", "fedauc_rr"
+PERIOD = 86400
+
+
+def campaigns():
+    return f"""[campaign]
+id = 6
+mechanism = fedauc_rr
+eps = 1
+score_bits = 16
+start = {int(time.time()) - 5 * PERIOD - 60}
+upload_count = 2
+"""
+
+
+def edit_body_token(report, token):
+    """The report with its FedaucBody's upload token replaced."""
+    out = []
+    for f, wt, v in fields(report):
+        if f == 15:
+            v = message([(g, w, token if g == 1 else x) for g, w, x in fields(v)])
+        out.append((f, wt, v))
+    return message(out)
+
+
+def edit_id(report, new_id):
+    return message([(f, wt, new_id if f == 1 else v) for f, wt, v in fields(report)])
+
+
+def run(t, pg=None):
+    up = read_hex(REL, CASE, "upload")
+    reply = read_hex(REL, CASE, "reply")
+    report = read_hex(REL, CASE, "report")
+    head = {f: v for f, _, v in fields(up) if f in (1, 2, 3)}
+    token = next(v for f, _, v in fields(up) if f == 4)
+    others = b"".join(varint(i * 40503 % 65537) for i in range(20))
+    other = message([(1, 0, head[1]), (2, 0, head[2]), (3, 5, head[3]), (4, 2, b"\x77" * 16),
+                     (5, 2, others)])
+    cid = read_varint(head[1], 0)[0]
+    h = Harness(campaigns=campaigns(), pg=pg)
+    try:
+        h.start()
+
+        def uploads():
+            return h.db_query("SELECT COUNT(*) FROM fedauc_uploads")[0][0]
+
+        def reports():
+            return h.db_query("SELECT COUNT(*) FROM reports")[0][0]
+
+        def post(body):
+            st, _, data = h.request("POST", "/v1/reports", body)
+            return st, data
+
+        bad_fp = message([(f, wt, bytes([v[0] ^ 1]) + v[1:] if f == 3 else v)
+                          for f, wt, v in fields(up)])
+        st, _, body = h.request("POST", "/v1/fedauc/uploads", bad_fp)
+        t.ok(st == 400 and b"fingerprint" in body and uploads() == 0,
+             f"an upload with a wrong fingerprint: 400 ({body.decode().strip()}), nothing stored")
+        st, _, body = h.request("POST", "/v1/fedauc/uploads", up)
+        t.ok(st == 200 and uploads() == 1, f"the SDK's upload is stored ({body.decode().strip()})")
+        st, _, body = h.request("POST", "/v1/fedauc/uploads", up)
+        t.ok(st == 200 and uploads() == 1, "sent again: 200, stored once")
+        st, _, body = h.request("GET", f"/v1/fedauc/{cid}/ranks/{token.hex()}")
+        t.ok(st == 409 and b"upload phase open" in body,
+             f"ranks asked before the phase closes: 409 ({body.decode().strip()})")
+        st, _, body = h.request("GET", f"/v1/fedauc/{cid}/ranks/{'ab' * 16}")
+        t.ok(st == 404 and b"unknown upload token" in body, "ranks for an unknown token: 404")
+        st, data = post(b"\x0a" + varint(len(report)) + report)
+        t.ok(st == 400 and b"ranks not sent yet" in data and reports() == 0,
+             "a report before the ranking: 400 with the reason, nothing stored", data)
+
+        t.ok(h.stop() == 0, "restart between the two uploads: clean stop")
+        h.start()
+        st, _, body = h.request("POST", "/v1/fedauc/uploads", other)
+        t.ok(st == 200 and uploads() == 2, "after the restart the second upload closes the phase")
+        st, _, got = h.request("GET", f"/v1/fedauc/{cid}/ranks/{token.hex()}")
+        t.ok(st == 200 and got == reply,
+             "the ranks after the restart are the golden rank reply, byte for byte", got.hex())
+        late = message([(f, wt, b"\x55" * 16 if f == 4 else v) for f, wt, v in fields(up)])
+        st, _, body = h.request("POST", "/v1/fedauc/uploads", late)
+        t.ok(st == 409 and b"upload phase closed" in body and uploads() == 2,
+             f"an upload after the phase closed: 409 ({body.decode().strip()}), nothing stored")
+
+        orphan = edit_id(edit_body_token(report, b"\x66" * 16), b"\x21" * 16)
+        st, data = post(b"\x0a" + varint(len(orphan)) + orphan)
+        t.ok(st == 400 and b"no upload with this token" in data and reports() == 0,
+             "a report without a matching upload: 400 with the reason, nothing stored", data)
+        st, data = post(b"\x0a" + varint(len(report)) + report)
+        t.ok(st == 200 and reports() == 1, "the SDK's report is accepted", data)
+        twin = edit_id(report, b"\x22" * 16)
+        st, data = post(b"\x0a" + varint(len(twin)) + twin)
+        t.ok(st == 400 and b"upload token already reported" in data and reports() == 1,
+             "a second report for the same upload token: 400 with the reason, nothing stored",
+             data)
+        st, data = post(b"\x0a" + varint(len(report)) + report)
+        t.ok(st == 200 and reports() == 1, "the same report resent: a duplicate, stored once")
+        claimed = h.db_query("SELECT COUNT(*) FROM fedauc_uploads WHERE report_id IS NOT NULL")
+        t.ok(claimed[0][0] == 1, "exactly one token is claimed")
+
+        st, _, body = h.request("GET", f"/v1/campaigns/{cid}/estimate?period=5")
+        text = body.decode()
+        e = json.loads(text).get("fedauc", {}) if st == 200 else {}
+        t.ok(st == 200 and e.get("phase") == "ranked" and e.get("uploads") == 2
+             and e.get("scores") == 32 and e.get("reports") == 1 and e.get("dropouts") == 1
+             and e.get("valid") is False and "dropouts" in (e.get("reason") or "")
+             and "NaN" not in text and "Infinity" not in text,
+             f"the estimate: ranked, 2 uploads, 32 scores, 1 report, 1 dropout, undefined "
+             f"({e.get('reason')})", text)
+        st, _, body = h.request("GET", f"/v1/campaigns/{cid}/estimate")
+        e = json.loads(body.decode()).get("fedauc", {}) if st == 200 else {}
+        t.ok(st == 200 and e.get("valid") is False and "one period" in (e.get("reason") or ""),
+             "negative control: without ?period= the estimate is refused as a mix of rankings")
+        t.ok(h.stop() == 0, "clean stop")
+    finally:
+        h.cleanup()
+
+
+def main():
+    t = Tap()
+    run(t)
+    with PgCluster("test_collector_fedauc") as pg:
+        run(t, pg=pg)
+    return t.done()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
