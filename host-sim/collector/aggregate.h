@@ -46,8 +46,10 @@ typedef struct {
     dpm_roc_agg_t roc; /* roc_hist campaigns: the summed histograms */
     coll_reasons_t rejects;
     uint64_t rows_skipped; /* stored sums that do not fit the campaign (never, unless edited) */
-    coll_fedauc_sums_t fa;           /* fedauc_rr / fedauc_lap: the sums (fedauc_sums.h) */
-    coll_fedauc_period_t fa_phase;   /* and the phase of the period asked for (request.c) */
+    /* fedauc_rr / fedauc_lap: the sums (fedauc_sums.h) and the phase of the period asked for
+     * (filled by request.c) */
+    coll_fedauc_sums_t fa;
+    coll_fedauc_period_t fa_phase;
 } coll_campaign_state_t;
 
 /* Counts over every campaign. */

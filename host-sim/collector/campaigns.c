@@ -22,7 +22,8 @@ typedef struct {
     int have_bins;
     int have_id, have_mech, have_eps, have_budget, have_period, have_groups, have_metrics,
         have_frac, have_max_examples, have_quota, have_start, have_slack, have_late;
-    int have_upload_seconds, fedauc_keys; /* fedauc_phase.h */
+    /* fedauc_phase.h keys, by coll_fedauc_key's index */
+    int have_fedauc[COLL_FEDAUC_KEYS + 1];
     int line; /* where the block started */
 } block_t;
 
@@ -156,7 +157,7 @@ static int parse_bins(const char *key, const char *v, dpm_campaign_t *c)
 static int set_key(block_t *b, const char *key, const char *v, int line, char *err, size_t cap)
 {
     int *have = NULL;
-    int bad = 0;
+    int bad = 0, k = 0;
     const char *expect = "";
     if (strcmp(key, "id") == 0) {
         have = &b->have_id;
@@ -223,9 +224,8 @@ static int set_key(block_t *b, const char *key, const char *v, int line, char *e
         have = &b->have_late;
         bad = parse_u32(v, 0, UINT32_MAX, &b->o.late_seconds);
         expect = "an integer >= 0";
-    } else if (coll_fedauc_key(key, v, &b->c, &b->o.fedauc, &bad, &expect)) {
-        have = strcmp(key, "upload_seconds") == 0 ? &b->have_upload_seconds : &b->fedauc_keys;
-        b->fedauc_keys = 0; /* each of them once: coll_fedauc_key sets distinct fields */
+    } else if ((k = coll_fedauc_key(key, v, &b->c, &b->o.fedauc, &bad, &expect)) > 0) {
+        have = &b->have_fedauc[k];
     } else {
         return fail(err, cap, "line %d: unknown key '%s'", line, key);
     }
@@ -269,7 +269,8 @@ static int finish_block(block_t *b, coll_campaigns_t *out, char *err, size_t cap
     if (!b->have_period) {
         b->c.period_seconds = 86400;
     }
-    const char *fa_why = coll_fedauc_finish(&b->c, &b->o.fedauc, b->have_upload_seconds);
+    const char *fa_why =
+        coll_fedauc_finish(&b->c, &b->o.fedauc, b->have_fedauc[COLL_FEDAUC_KEY_UPLOAD_SECONDS]);
     if (fa_why != NULL) {
         return fail(err, cap, "campaign at line %d: %s", b->line, fa_why);
     }
@@ -450,11 +451,12 @@ const coll_campaign_t *coll_campaigns_find(const coll_campaigns_t *cs, uint32_t 
 
 const char *coll_mechanism_name(dpm_mech_id_t m)
 {
+    if (coll_fedauc_is((uint32_t)m)) {
+        return m == DPM_MECH_ID_FEDAUC_RR ? "fedauc_rr" : "fedauc_lap";
+    }
     return m == DPM_MECH_ID_TUPLE_MR   ? "tuple_mr"
            : m == DPM_MECH_ID_TUPLE_ML ? "tuple_ml"
            : m == DPM_MECH_ID_ROC_HIST ? "roc_hist"
-           : m == DPM_MECH_ID_FEDAUC_RR  ? "fedauc_rr"
-           : m == DPM_MECH_ID_FEDAUC_LAP ? "fedauc_lap"
                                        : "unknown";
 }
 

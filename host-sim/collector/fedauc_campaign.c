@@ -77,7 +77,11 @@ int coll_fedauc_key(const char *key, const char *v, dpm_campaign_t *c, coll_feda
     } else {
         return 0;
     }
-    return 1;
+    return strcmp(key, "variant") == 0          ? 1
+           : strcmp(key, "p_share") == 0        ? 2
+           : strcmp(key, "score_bits") == 0     ? 3
+           : strcmp(key, "upload_seconds") == 0 ? COLL_FEDAUC_KEY_UPLOAD_SECONDS
+                                                : 5;
 }
 
 const char *coll_fedauc_finish(dpm_campaign_t *c, coll_fedauc_opts_t *o, int have_upload_seconds)

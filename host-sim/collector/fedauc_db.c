@@ -193,13 +193,14 @@ static int64_t pg_exec(fdb_t *d, const char *sql, const fdb_val_t *in, int n, fd
 
 int64_t fdb_exec(fdb_t *d, const char *sql, const fdb_val_t *in, int n, fdb_row_fn rows, void *ctx)
 {
-    return d->pg != NULL ? pg_exec(d, sql, in, n, rows, ctx) : sqlite_exec(d, sql, in, n, rows, ctx);
+    return d->pg != NULL ? pg_exec(d, sql, in, n, rows, ctx)
+                         : sqlite_exec(d, sql, in, n, rows, ctx);
 }
 
 int fdb_begin(fdb_t *d)
 {
     return fdb_exec(d, d->pg != NULL ? "BEGIN" : "BEGIN IMMEDIATE", NULL, 0, NULL, NULL) < 0 ? -1
-                                                                                           : 0;
+                                                                                             : 0;
 }
 
 int fdb_commit(fdb_t *d)

@@ -12,7 +12,7 @@
 typedef struct fdb fdb_t;
 
 typedef struct {
-    int blob;        /* 1: p[0, len) bytes; 0: the integer i (NULL reads as i = 0, null = 1) */
+    int blob; /* 1: p[0, len) bytes; 0: the integer i (NULL reads as i = 0, null = 1) */
     int null;
     int64_t i;
     const void *p;
@@ -29,8 +29,7 @@ int fdb_is_pg(const fdb_t *d);
 
 /* Run one statement with n parameters; rows (may be NULL) get each result row. Returns the
  * number of rows changed (INSERT/UPDATE/DELETE) or returned, or -1 (message: fdb_error). */
-int64_t fdb_exec(fdb_t *d, const char *sql, const fdb_val_t *in, int n, fdb_row_fn rows,
-                 void *ctx);
+int64_t fdb_exec(fdb_t *d, const char *sql, const fdb_val_t *in, int n, fdb_row_fn rows, void *ctx);
 
 /* BEGIN (SQLite: IMMEDIATE, so the transaction holds the write lock), COMMIT, ROLLBACK. */
 int fdb_begin(fdb_t *d);

@@ -59,8 +59,8 @@ typedef struct {
 
 /* The phase of one period, as the estimate reports it. */
 typedef struct {
-    int known;       /* 0: no upload in this period */
-    int closed;      /* ranks published */
+    int known;                          /* 0: no upload in this period */
+    int closed;                         /* ranks published */
     uint64_t uploads, scores, reported; /* reported: tokens claimed by a stored report */
     dpm_fa_ranking_t moments;           /* of the ranking (closed only) */
 } coll_fedauc_period_t;
@@ -78,8 +78,11 @@ int coll_fedauc_is(uint32_t mechanism);
 /* Campaign file: the mechanism name ("fedauc_rr" / "fedauc_lap": 0 and *mech set, else -1). */
 int coll_fedauc_mechanism(const char *name, dpm_mech_id_t *mech);
 
-/* Campaign file keys variant, p_share, score_bits, upload_seconds, upload_count: 1 if key is
- * one of them (then *bad says whether v parsed and *expect what it wants), 0 if not. */
+/* Campaign file keys variant, p_share, score_bits, upload_seconds, upload_count: their index
+ * 1 .. COLL_FEDAUC_KEYS if key is one of them (then *bad says whether v parsed and *expect what
+ * it wants), 0 if not. */
+#define COLL_FEDAUC_KEYS 5
+#define COLL_FEDAUC_KEY_UPLOAD_SECONDS 4
 int coll_fedauc_key(const char *key, const char *v, dpm_campaign_t *c, coll_fedauc_opts_t *o,
                     int *bad, const char **expect);
 

@@ -301,10 +301,11 @@ static int get_upload(coll_fedauc_t *f, uint32_t cid, const uint8_t *token, uplo
 {
     memset(u, 0, sizeof(*u));
     fdb_val_t in[2] = {fdb_int(cid), fdb_blob(token, TOKEN)};
-    return fdb_exec(f->db,
-                    "SELECT period, n, scores, report_id FROM fedauc_uploads WHERE campaign_id = $1 "
-                    "AND token = $2",
-                    in, 2, read_upload, u) < 0
+    return fdb_exec(
+               f->db,
+               "SELECT period, n, scores, report_id FROM fedauc_uploads WHERE campaign_id = $1 "
+               "AND token = $2",
+               in, 2, read_upload, u) < 0
                ? -1
                : 0;
 }
@@ -343,8 +344,9 @@ static int store_upload(coll_fedauc_t *f, const coll_campaign_t *c, uint32_t per
     } else {
         int full = c->opts.fedauc.upload_count != 0 &&
                    (uint64_t)p.uploads + 1 >= c->opts.fedauc.upload_count;
-        fdb_val_t in[6] = {fdb_int(cid),  fdb_blob(h->token, TOKEN), fdb_int(period),
-                           fdb_int(now),  fdb_int(h->n),             fdb_blob(blob, (size_t)h->n * 4u)};
+        fdb_val_t in[6] = {fdb_int(cid),    fdb_blob(h->token, TOKEN),
+                           fdb_int(period), fdb_int(now),
+                           fdb_int(h->n),   fdb_blob(blob, (size_t)h->n * 4u)};
         fdb_val_t up[5] = {fdb_int(h->n), fdb_int(full ? now : 0), fdb_int(cid), fdb_int(period)};
         if (fdb_exec(f->db,
                      "INSERT INTO fedauc_uploads (campaign_id, token, period, received, n, scores) "
@@ -572,8 +574,8 @@ static int cmp_u32(const void *a, const void *b)
 }
 
 /* Does the report's body agree with the ranks the collector sent for its token? NULL or why. */
-static const char *check_against_ranks(const coll_campaign_t *c, const ranking_t *r,
-                                       const tok_t *t, const dpm_report_t *rep)
+static const char *check_against_ranks(const coll_campaign_t *c, const ranking_t *r, const tok_t *t,
+                                       const dpm_report_t *rep)
 {
     const dpm_fedauc_report_t *b = &rep->body.fedauc;
     const dpm_fedauc_t *fa = &c->mech.params.fedauc;

@@ -65,8 +65,9 @@ int coll_fedauc_sums_add(coll_fedauc_sums_t *fs, uint32_t m, uint32_t g, int64_t
 static int uses_t(const coll_campaign_t *c)
 {
     const dpm_campaign_t *cp = &c->mech.campaign;
-    return cp->mechanism == DPM_MECH_ID_FEDAUC_LAP && (cp->fedauc_variant == DPM_FEDAUC_ORTHOGONAL ||
-                                                       cp->fedauc_variant == DPM_FEDAUC_ADAPTIVE);
+    return cp->mechanism == DPM_MECH_ID_FEDAUC_LAP &&
+           (cp->fedauc_variant == DPM_FEDAUC_ORTHOGONAL ||
+            cp->fedauc_variant == DPM_FEDAUC_ADAPTIVE);
 }
 
 int coll_fedauc_sums_agg(const coll_fedauc_sums_t *fs, uint64_t reports, const coll_campaign_t *c,
@@ -107,8 +108,9 @@ void coll_fedauc_json(jw_t *w, const coll_campaign_t *c, const coll_fedauc_sums_
     static const char *const variants[] = {"none", "local", "global", "orthogonal", "adaptive"};
     const dpm_campaign_t *cp = &c->mech.campaign;
     uint32_t v = cp->fedauc_variant <= 4u ? cp->fedauc_variant : 0u;
-    jw_raw(w, ", \"fedauc\": {\"variant\": \"%s\", \"score_bits\": %u, \"upload_seconds\": %u, "
-              "\"upload_count\": %u",
+    jw_raw(w,
+           ", \"fedauc\": {\"variant\": \"%s\", \"score_bits\": %u, \"upload_seconds\": %u, "
+           "\"upload_count\": %u",
            variants[v], cp->fedauc_score_bits, c->opts.fedauc.upload_seconds,
            c->opts.fedauc.upload_count);
     if (!one_period) {
@@ -121,7 +123,10 @@ void coll_fedauc_json(jw_t *w, const coll_campaign_t *c, const coll_fedauc_sums_
     jw_raw(w,
            ", \"period\": %u, \"phase\": \"%s\", \"uploads\": %llu, \"scores\": %llu, "
            "\"reports\": %llu, \"dropouts\": %llu",
-           period, !ph->known ? "none" : ph->closed ? "ranked" : "uploading",
+           period,
+           !ph->known   ? "none"
+           : ph->closed ? "ranked"
+                        : "uploading",
            (unsigned long long)ph->uploads, (unsigned long long)ph->scores,
            (unsigned long long)reports, (unsigned long long)dropouts);
     dpm_fa_agg_t agg;
