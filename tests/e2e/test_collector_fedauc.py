@@ -14,17 +14,26 @@ report resent is a duplicate; the estimate of the period says ranked, 2 uploads,
 reports), with no NaN in the JSON. Negative control: the estimate without ?period= is refused
 as a mix of rankings. On SQLite, then the same on a throw-away PostgreSQL 15. TAP."""
 import json
+import math
 import os
+import subprocess
 import sys
 import time
 
-from e2e_util import Tap
+from e2e_util import OUT, Tap
 from pg_cluster import PgCluster
 from test_collector import Harness
 from test_wire_collector import fields, message, read_hex, read_varint, varint
 
 REL, CASE = "0.2.0", "fedauc_rr"
 PERIOD = 86400
+TOOL = os.path.join(OUT, "tests", "e2e", "tool_fedauc")
+DEVICES = 40  # devices of the full runs, each with 1 .. 60 examples
+# the full runs' campaigns: every mechanism and variant, the phase closing at DEVICES uploads
+FULL = {20: "mechanism = fedauc_rr\neps = 2", 21: "mechanism = fedauc_lap\neps = 4",
+        22: "mechanism = fedauc_lap\neps = 4\nvariant = global",
+        23: "mechanism = fedauc_lap\neps = 4\nvariant = orthogonal\np_share = 0.3",
+        24: "mechanism = fedauc_lap\neps = 4\nvariant = adaptive"}
 
 
 def campaigns():
@@ -35,7 +44,14 @@ eps = 1
 score_bits = 16
 start = {int(time.time()) - 5 * PERIOD - 60}
 upload_count = 2
-"""
+""" + "".join(f"""
+[campaign]
+id = {cid}
+{keys}
+score_bits = 20
+start = {int(time.time()) - 5 * PERIOD - 60}
+upload_count = {DEVICES}
+""" for cid, keys in FULL.items())
 
 
 def edit_body_token(report, token):
@@ -50,6 +66,52 @@ def edit_body_token(report, token):
 
 def edit_id(report, new_id):
     return message([(f, wt, new_id if f == 1 else v) for f, wt, v in fields(report)])
+
+
+def close(a, b, rel=1e-8):
+    return a is not None and b is not None and abs(a - b) <= rel * max(1e-300, abs(b))
+
+
+def full_run(t, h, cid, label):
+    """DEVICES SDK devices (tool_fedauc) through both rounds over TLS; the collector's estimate
+    must be host-sim/estimate/fedauc.c's on the same reports (to its 9 printed digits)."""
+    st, _, camp = h.request("GET", f"/v1/campaigns/{cid}")
+    p = subprocess.Popen([TOOL, camp.hex(), str(DEVICES), "60", "5", str(1000 + cid)],
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    ups = [bytes.fromhex(p.stdout.readline().split()[1]) for _ in range(DEVICES)]
+    sts = [h.request("POST", "/v1/fedauc/uploads", u)[0] for u in ups]
+    replies = []
+    for u in ups:
+        token = next(v for f, _, v in fields(u) if f == 4)
+        replies.append(h.request("GET", f"/v1/fedauc/{cid}/ranks/{token.hex()}"))
+    for r in replies:
+        p.stdin.write("reply " + r[2].hex() + "\n")
+    p.stdin.flush()
+    reps = [bytes.fromhex(p.stdout.readline().split()[1]) for _ in range(DEVICES)]
+    want = json.loads(p.stdout.readline())
+    p.wait(30)
+    t.ok(sts == [200] * DEVICES and all(r[0] == 200 for r in replies),
+         f"{label}: {DEVICES} SDK uploads stored, the phase closed at the count, every device "
+         "got its ranks", (sts, [r[0] for r in replies]))
+    body = b"".join(b"\x0a" + varint(len(r)) + r for r in reps)
+    st, _, data = h.request("POST", "/v1/reports", body)
+    t.ok(st == 200, f"{label}: the {DEVICES} reports (validated by the devices against the "
+         "collector's ranks) are accepted", data)
+    st, _, body = h.request("GET", f"/v1/campaigns/{cid}/estimate?period=5")
+    got = json.loads(body.decode()).get("fedauc", {}) if st == 200 else {}
+    w = want["estimate"]
+    same = all(close(got.get(k), w[k]) for k in ("auc", "auc_unbiased", "sd")) and \
+        close(got["ci"][0], w["ci"][0]) and close(got["ci"][1], w["ci"][1]) and \
+        got.get("dropouts") == 0 and got.get("scores") == want["m"]
+    t.ok(st == 200 and got.get("valid") is True and same,
+         f"{label}: the collector's estimate is estimate/fedauc.c's on the same reports: AUC "
+         f"{got.get('auc')} sd {got.get('sd')} (truth {want['truth']:.6f}, M = {want['m']})",
+         (got, w))
+    b = want["perturbed"]
+    t.ok(not (close(got.get("auc"), b["auc"]) and close(got.get("sd"), b["sd"])),
+         f"{label}: negative control: the same comparison fails against the estimate with one "
+         f"report's localP + 1 (AUC {b['auc']:.9g})")
+    return got, want
 
 
 def run(t, pg=None):
@@ -135,6 +197,12 @@ def run(t, pg=None):
         e = json.loads(body.decode()).get("fedauc", {}) if st == 200 else {}
         t.ok(st == 200 and e.get("valid") is False and "one period" in (e.get("reason") or ""),
              "negative control: without ?period= the estimate is refused as a mix of rankings")
+        names = {20: "fedauc_rr", 21: "fedauc_lap local", 22: "fedauc_lap global",
+                 23: "fedauc_lap orthogonal", 24: "fedauc_lap adaptive"}
+        for cid2 in FULL:
+            got, want = full_run(t, h, cid2, ("PostgreSQL " if pg else "SQLite ") + names[cid2])
+            print(f"# {names[cid2]}: AUC {got.get('auc')} sd {got.get('sd')} ci {got.get('ci')} "
+                  f"truth {want['truth']:.6f} M {want['m']}")
         t.ok(h.stop() == 0, "clean stop")
     finally:
         h.cleanup()
