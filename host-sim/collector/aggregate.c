@@ -133,8 +133,16 @@ int coll_deltas_add(coll_deltas_t *ds, const coll_report_t *r)
 {
     if (r->mechanism == DPM_MECH_ID_ROC_HIST) {
         dpm_report_t rep;
-        if (dpm_report_decode(r->raw, r->raw_len, &rep) != DPM_OK ||
-            rep.mechanism != DPM_MECH_ID_ROC_HIST || rep.body.roc_hist.bins > DPM_MAX_BINS) {
+        if (dpm_report_decode(r->raw, r->raw_len, &rep) != DPM_OK) {
+            return -1;
+        }
+        if (coll_fedauc_is((uint32_t)rep.mechanism)) {
+            /* a stored report read back (scan_reports) names no mechanism: its body does */
+            coll_report_t fa = *r;
+            fa.mechanism = (uint8_t)rep.mechanism;
+            return coll_deltas_add(ds, &fa);
+        }
+        if (rep.mechanism != DPM_MECH_ID_ROC_HIST || rep.body.roc_hist.bins > DPM_MAX_BINS) {
             return -1;
         }
         uint32_t bins = rep.body.roc_hist.bins;

@@ -12,7 +12,16 @@ accepted once, a second report for the same token (another report id) is refused
 report resent is a duplicate; the estimate of the period says ranked, 2 uploads, 1 report,
 1 dropout, and is undefined with the dropout reason (the device of the second upload never
 reports), with no NaN in the JSON. Negative control: the estimate without ?period= is refused
-as a mix of rankings. On SQLite, then the same on a throw-away PostgreSQL 15. TAP."""
+as a mix of rankings.
+
+Full runs (tests/e2e/tool_fedauc: DEVICES devices through the real SDK code of both rounds,
+the messages carried here over TLS): one campaign per mechanism and variant (fedauc_rr; lap
+local, global, orthogonal, adaptive); the phase closes at the upload count, every device gets
+and validates its ranks, every report is accepted, and the collector's estimate (AUC, sd, CI)
+equals host-sim/estimate/fedauc.c's on the same reports and ranking to 1e-8 (the JSON's 9
+digits); negative control: the comparison fails against the estimate with one report's localP
+one higher. Then dpm-collector verify (stored sums = stored reports'). On SQLite, then the same
+on a throw-away PostgreSQL 15. TAP."""
 import json
 import math
 import os
@@ -204,6 +213,8 @@ def run(t, pg=None):
             print(f"# {names[cid2]}: AUC {got.get('auc')} sd {got.get('sd')} ci {got.get('ci')} "
                   f"truth {want['truth']:.6f} M {want['m']}")
         t.ok(h.stop() == 0, "clean stop")
+        ok, detail = h.consistent()
+        t.ok(ok, f"dpm-collector verify: the stored FedAUC sums are the stored reports' ({detail})")
     finally:
         h.cleanup()
 
