@@ -71,7 +71,8 @@ int main(int argc, char **argv)
     dpm_campaign_t c;
     dpm_mech_t m;
     const char *why = "";
-    if (dpm_campaign_decode(cbuf, clen, &c, &why) != DPM_OK || dpm_mech_init(&m, &c, &why) != DPM_OK) {
+    if (dpm_campaign_decode(cbuf, clen, &c, &why) != DPM_OK ||
+        dpm_mech_init(&m, &c, &why) != DPM_OK) {
         return die(why);
     }
     if (K == 0 || maxn == 0 || maxn > 4096) {
@@ -134,7 +135,8 @@ int main(int argc, char **argv)
     }
     for (uint32_t d = 0; d < K; d++) {
         size_t o = (size_t)d * maxn;
-        if (fgets(line, (int)(2 * msg_cap + 64), stdin) == NULL || strncmp(line, "reply ", 6) != 0) {
+        if (fgets(line, (int)(2 * msg_cap + 64), stdin) == NULL ||
+            strncmp(line, "reply ", 6) != 0) {
             return die("expected 'reply HEX'");
         }
         size_t len = unhex(line + 6, msg, msg_cap);
