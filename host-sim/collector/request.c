@@ -351,7 +351,8 @@ int coll_admit_request(const coll_app_t *app, const coll_peer_t *peer, const htt
 {
     char path[HTTP_MAX_TARGET];
     route_path(req, path);
-    if (req->method != HTTP_POST || strcmp(path, "/v1/reports") != 0) {
+    if (req->method != HTTP_POST ||
+        (strcmp(path, "/v1/reports") != 0 && strcmp(path, "/v1/fedauc/uploads") != 0)) {
         return 0;
     }
     coll_batch_t probe;

@@ -4,7 +4,7 @@
 with SDK-made messages: the golden fedauc_rr vectors of tests/vectors/wire/0.2.0 (an upload of
 12 scores, its report) plus a second upload of the 20 other scores the vector's server ranked.
 
-Checked: an upload with a wrong fingerprint, a rank request for an unknown token or before the
+Checked: an upload without a device credential (401/403), with a wrong fingerprint, a rank request for an unknown token or before the
 phase closes, a report without a matching upload, all refused with a reason and nothing
 stored; a restart between the two uploads loses nothing (the ranks after it are the golden
 reply, byte for byte); an upload after the phase closed is refused; the golden report is
@@ -147,6 +147,11 @@ def run(t, pg=None):
             st, _, data = h.request("POST", "/v1/reports", body)
             return st, data
 
+        st, _, body = h.request("POST", "/v1/fedauc/uploads", up, token=None)
+        st2, _, _ = h.request("POST", "/v1/fedauc/uploads", up, token="reader")
+        t.ok(st == 401 and st2 == 403 and uploads() == 0,
+             "an upload without a device credential: 401, with an operator's only: 403; "
+             "nothing stored")
         bad_fp = message([(f, wt, bytes([v[0] ^ 1]) + v[1:] if f == 3 else v)
                           for f, wt, v in fields(up)])
         st, _, body = h.request("POST", "/v1/fedauc/uploads", bad_fp)
