@@ -80,7 +80,11 @@ static const char USAGE[] =
     "  device_quota = 1        # reports per device credential and period (default 1)\n"
     "  start = 2025-12-01T00:00:00Z  # period 0 begins (default: first seen by this database)\n"
     "  clock_slack_seconds = 300     # window widened both ways (default 300)\n"
-    "  late_seconds = 86400    # accepted this long after the period ends (default: a period)\n";
+    "  late_seconds = 86400    # accepted this long after the period ends (default: a period)\n"
+    "  FedAUC (mechanism = fedauc_rr | fedauc_lap; no groups or metrics): score_bits = 16,\n"
+    "  variant = local | global | orthogonal | adaptive, p_share = 0.5 (fedauc_lap), and the\n"
+    "  upload phase: upload_seconds = N (default half the period), upload_count = N.\n"
+    "  POST /v1/fedauc/uploads (dpm.v1.FedaucUpload), GET /v1/fedauc/ID/ranks/TOKEN [device].\n";
 
 static coll_server_t *g_server; /* for the signal handler only */
 
