@@ -21,7 +21,8 @@ and validates its ranks, every report is accepted, and the collector's estimate 
 equals host-sim/estimate/fedauc.c's on the same reports and ranking to 1e-8 (the JSON's 9
 digits); negative control: the comparison fails against the estimate with one report's localP
 one higher. Then dpm-collector verify (stored sums = stored reports'). On SQLite, then the same
-on a throw-away PostgreSQL 15. TAP."""
+on a throw-away PostgreSQL 15. And a phase closed by its deadline (upload_seconds) instead of
+a count: ranks refused before it, served after it, a late upload refused, a valid estimate. TAP."""
 import json
 import math
 import os
@@ -121,6 +122,60 @@ def full_run(t, h, cid, label):
          f"{label}: negative control: the same comparison fails against the estimate with one "
          f"report's localP + 1 (AUC {b['auc']:.9g})")
     return got, want
+
+
+def deadline_run(t, pg):
+    """The upload phase closed by its deadline (upload_seconds), not a count: ranks are 409
+    until then and 200 after; an upload after it is refused; the reports make a valid estimate."""
+    start = int(time.time()) - 5 * 3600 - 1
+    h = Harness(campaigns=f"""[campaign]
+id = 25
+mechanism = fedauc_lap
+eps = 4
+variant = orthogonal
+period_seconds = 3600
+start = {start}
+upload_seconds = 8
+""", pg=pg)
+    try:
+        h.start()
+        st, _, camp = h.request("GET", "/v1/campaigns/25")
+        p = subprocess.Popen([TOOL, camp.hex(), "3", "20", "5", "7"], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, text=True)
+        ups = [bytes.fromhex(p.stdout.readline().split()[1]) for _ in range(3)]
+        sts = [h.request("POST", "/v1/fedauc/uploads", u)[0] for u in ups]
+        tokens = [next(v for f, _, v in fields(u) if f == 4) for u in ups]
+        early = h.request("GET", f"/v1/fedauc/25/ranks/{tokens[0].hex()}")[0]
+        replies, waited = [], 0
+        while time.time() < start + 5 * 3600 + 30:
+            replies = [h.request("GET", f"/v1/fedauc/25/ranks/{k.hex()}") for k in tokens]
+            if all(r[0] == 200 for r in replies):
+                break
+            time.sleep(0.5)
+            waited += 1
+        t.ok(sts == [200] * 3 and early == 409 and all(r[0] == 200 for r in replies),
+             f"deadline: 3 uploads, ranks 409 before the deadline, 200 after it ({waited} polls)",
+             (sts, early, [r[0] for r in replies]))
+        late = message([(f, wt, b"\x44" * 16 if f == 4 else v) for f, wt, v in fields(ups[0])])
+        st, _, body = h.request("POST", "/v1/fedauc/uploads", late)
+        t.ok(st == 409 and b"upload phase closed" in body,
+             f"deadline: an upload after it is refused ({body.decode().strip()})")
+        for r in replies:
+            p.stdin.write("reply " + r[2].hex() + "\n")
+        p.stdin.flush()
+        reps = [bytes.fromhex(p.stdout.readline().split()[1]) for _ in range(3)]
+        want = json.loads(p.stdout.readline())["estimate"]
+        p.wait(30)
+        st, _, _ = h.request("POST", "/v1/reports",
+                             b"".join(b"\x0a" + varint(len(r)) + r for r in reps))
+        st2, _, body = h.request("GET", "/v1/campaigns/25/estimate?period=5")
+        got = json.loads(body.decode()).get("fedauc", {}) if st2 == 200 else {}
+        t.ok(st == 200 and got.get("valid") is True and close(got.get("auc"), want["auc"]),
+             f"deadline: the 3 reports give the estimate of estimate/fedauc.c (AUC "
+             f"{got.get('auc')})", (got, want))
+        t.ok(h.stop() == 0, "deadline: clean stop")
+    finally:
+        h.cleanup()
 
 
 def run(t, pg=None):
@@ -227,8 +282,10 @@ def run(t, pg=None):
 def main():
     t = Tap()
     run(t)
+    deadline_run(t, None)
     with PgCluster("test_collector_fedauc") as pg:
         run(t, pg=pg)
+        deadline_run(t, pg)
     return t.done()
 
 
