@@ -32,7 +32,7 @@ import time
 
 from e2e_util import OUT, Tap
 from pg_cluster import PgCluster
-from test_collector import Harness
+from test_collector import COLLECTOR, Harness
 from test_wire_collector import fields, message, read_hex, read_varint, varint
 
 REL, CASE = "0.2.0", "fedauc_rr"
@@ -122,6 +122,37 @@ def full_run(t, h, cid, label):
          f"{label}: negative control: the same comparison fails against the estimate with one "
          f"report's localP + 1 (AUC {b['auc']:.9g})")
     return got, want
+
+
+BAD_BLOCKS = {  # campaign blocks the collector must refuse, and a word of the reason
+    "groups = 2\n": "no groups",
+    "p_share = 0.5\n": "fedauc_rr takes no variant or p_share",
+    "score_bits = 0\n": "bad score_bits",
+    "score_bits = 12\nscore_bits = 13\n": "given twice",
+    "upload_seconds = 90000\n": "longer than the period",
+    "upload_count = 0\n": "bad upload_count",
+}
+
+
+def campaign_errors(t, h):
+    """--check-campaigns refuses bad FedAUC blocks with the line and reason; a good one passes
+    (the negative control of the check itself)."""
+    bad = []
+    for extra, want in BAD_BLOCKS.items():
+        path = os.path.join(h.tmp, "bad.txt")
+        with open(path, "w") as f:
+            f.write("[campaign]\nid = 9\nmechanism = fedauc_rr\neps = 1\n" + extra)
+        r = subprocess.run([COLLECTOR, "--check-campaigns", path], capture_output=True, text=True)
+        if r.returncode == 0 or want not in r.stderr:
+            bad.append((extra, r.returncode, r.stderr.strip()))
+    with open(os.path.join(h.tmp, "good.txt"), "w") as f:
+        f.write("[campaign]\nid = 9\nmechanism = fedauc_lap\neps = 1\nvariant = adaptive\n"
+                "upload_count = 5\n")
+    r = subprocess.run([COLLECTOR, "--check-campaigns", os.path.join(h.tmp, "good.txt")],
+                       capture_output=True, text=True)
+    t.ok(not bad and r.returncode == 0,
+         f"campaigns file: {len(BAD_BLOCKS)} bad FedAUC blocks refused with their reason, a good "
+         "one accepted", (bad, r.stderr))
 
 
 def deadline_run(t, pg):
@@ -281,6 +312,11 @@ def run(t, pg=None):
 
 def main():
     t = Tap()
+    h = Harness(campaigns=campaigns())
+    try:
+        campaign_errors(t, h)
+    finally:
+        h.cleanup()
     run(t)
     deadline_run(t, None)
     with PgCluster("test_collector_fedauc") as pg:
