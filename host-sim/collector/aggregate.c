@@ -129,6 +129,27 @@ static coll_delta_t *delta_for(coll_deltas_t *ds, uint32_t campaign_id, uint32_t
     return d;
 }
 
+/* A FedAUC report: its rows of the tuple sums (fedauc_sums.h). */
+static int add_fedauc(coll_deltas_t *ds, const coll_report_t *r)
+{
+    int64_t n[COLL_FEDAUC_ROWS][2], s[COLL_FEDAUC_ROWS][2];
+    double ss[COLL_FEDAUC_ROWS][2];
+    coll_delta_t *d = NULL;
+    if (coll_fedauc_report_rows(r, n, s, ss) != 0 ||
+        (d = delta_for(ds, r->campaign_id, r->period, 0, COLL_FEDAUC_ROWS)) == NULL) {
+        return -1;
+    }
+    for (uint32_t m = 0; m < COLL_FEDAUC_ROWS; m++) {
+        for (uint32_t g = 0; g < 2; g++) {
+            d->n[m][g] += (uint64_t)n[m][g];
+            d->s[m][g] += s[m][g];
+            d->ss[m][g] += ss[m][g];
+        }
+    }
+    d->reports++;
+    return 0;
+}
+
 int coll_deltas_add(coll_deltas_t *ds, const coll_report_t *r)
 {
     if (r->mechanism == DPM_MECH_ID_ROC_HIST) {
@@ -158,23 +179,7 @@ int coll_deltas_add(coll_deltas_t *ds, const coll_report_t *r)
         return 0;
     }
     if (coll_fedauc_is(r->mechanism)) {
-        int64_t fn[COLL_FEDAUC_ROWS][2], fs[COLL_FEDAUC_ROWS][2];
-        double fss[COLL_FEDAUC_ROWS][2];
-        coll_delta_t *d = coll_fedauc_report_rows(r, fn, fs, fss) == 0
-                              ? delta_for(ds, r->campaign_id, r->period, 0, COLL_FEDAUC_ROWS)
-                              : NULL;
-        for (uint32_t m = 0; d != NULL && m < COLL_FEDAUC_ROWS; m++) {
-            for (uint32_t g = 0; g < 2; g++) {
-                d->n[m][g] += (uint64_t)fn[m][g];
-                d->s[m][g] += fs[m][g];
-                d->ss[m][g] += fss[m][g];
-            }
-        }
-        if (d == NULL) {
-            return -1;
-        }
-        d->reports++;
-        return 0;
+        return add_fedauc(ds, r);
     }
     if (r->nvalues < 1 || r->nvalues > DPM_CAMPAIGN_MAX_METRICS || r->group >= DPM_MAX_GROUPS) {
         return -1;

@@ -10,7 +10,7 @@
 
 #include "collector/app.h"
 #include "collector/fedauc_phase.h"
-#include "collector/request.h"
+#include "collector/http.h"
 
 /* Open on the collector's database url (creates the tables fedauc_uploads, fedauc_phases).
  * 0, or -1 with a message. */
@@ -18,11 +18,21 @@ int coll_fedauc_open(coll_fedauc_t **out, const char *url, const coll_campaigns_
                      size_t cap);
 void coll_fedauc_close(coll_fedauc_t *f);
 
+/* An answer of the FedAUC endpoints (request.c turns it into its response). */
+typedef struct {
+    int status;
+    const char *content_type;
+    uint8_t *body; /* heap, may be NULL when len == 0 */
+    size_t len;
+    int close;
+    const char *extra; /* static header lines (Allow, Retry-After) */
+} coll_fedauc_answer_t;
+
 /* POST /v1/fedauc/uploads and GET /v1/fedauc/{campaign}/ranks/{token hex} (the caller has
  * checked the device credential). f NULL: 503. */
 void coll_fedauc_request(coll_fedauc_t *f, const coll_campaigns_t *cs, const http_request_t *req,
                          const char *path, const uint8_t *body, size_t len, int64_t now,
-                         coll_response_t *resp);
+                         coll_fedauc_answer_t *resp);
 
 /* Token claims of one batch (coll_fedauc_check_batch), released by coll_fedauc_settle. */
 typedef struct {

@@ -417,8 +417,13 @@ void coll_handle_request(const coll_app_t *app, const coll_peer_t *peer, const h
         if ((st = device_identity(app, peer, req, &probe, &why)) != 0) {
             unauthorized(app, st, why, resp);
         } else {
+            coll_fedauc_answer_t a;
             coll_fedauc_request(app->fedauc, app->campaigns, req, path, body, len,
-                                (int64_t)time(NULL), resp);
+                                (int64_t)time(NULL), &a);
+            memset(resp, 0, sizeof(*resp));
+            set_body(resp, a.status, a.content_type, a.body, a.len);
+            resp->close = a.close;
+            resp->extra = a.extra;
         }
     } else {
         coll_text_response(404, "not found\n", 0, resp);
