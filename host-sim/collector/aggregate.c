@@ -5,10 +5,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "collector/fedauc_sums.h"
+
 int coll_state_init(coll_campaign_state_t *st, const coll_campaign_t *c)
 {
     memset(st, 0, sizeof(*st));
     const dpm_campaign_t *cp = &c->mech.campaign;
+    st->fa.on = coll_fedauc_is((uint32_t)cp->mechanism);
+    if (st->fa.on) {
+        return 0;
+    }
     if (coll_auc_mech(cp->mechanism)) {
         st->vec_len = COLL_VEC_LEN;
         return 0;
@@ -34,6 +40,10 @@ void coll_state_add_reports(coll_campaign_state_t *st, uint64_t n)
 void coll_state_add_tuple(coll_campaign_state_t *st, uint32_t m, uint32_t g, uint64_t n, int64_t s,
                           double ss)
 {
+    if (st->fa.on) {
+        st->rows_skipped += coll_fedauc_sums_add(&st->fa, m, g, (int64_t)n, s, ss) != 0;
+        return;
+    }
     if (m >= st->nmetrics || g >= st->agg[m].d) {
         st->rows_skipped++;
         return;
@@ -143,8 +153,32 @@ static int deltas_add_vec(coll_deltas_t *ds, const dpm_report_t *rep)
     return 0;
 }
 
+/* A FedAUC report: its rows of the tuple sums (fedauc_sums.h). */
+static int add_fedauc(coll_deltas_t *ds, const coll_report_t *r)
+{
+    int64_t n[COLL_FEDAUC_ROWS][2], s[COLL_FEDAUC_ROWS][2];
+    double ss[COLL_FEDAUC_ROWS][2];
+    coll_delta_t *d = NULL;
+    if (coll_fedauc_report_rows(r, n, s, ss) != 0 ||
+        (d = delta_for(ds, r->campaign_id, r->period, 0, COLL_FEDAUC_ROWS)) == NULL) {
+        return -1;
+    }
+    for (uint32_t m = 0; m < COLL_FEDAUC_ROWS; m++) {
+        for (uint32_t g = 0; g < 2; g++) {
+            d->n[m][g] += (uint64_t)n[m][g];
+            d->s[m][g] += s[m][g];
+            d->ss[m][g] += ss[m][g];
+        }
+    }
+    d->reports++;
+    return 0;
+}
+
 int coll_deltas_add(coll_deltas_t *ds, const coll_report_t *r)
 {
+    if (coll_fedauc_is(r->mechanism)) {
+        return add_fedauc(ds, r);
+    }
     if (r->mechanism != DPM_MECH_ID_TUPLE_MR && r->mechanism != DPM_MECH_ID_TUPLE_ML) {
         /* the body is in raw (a scan of stored reports knows only that it is not a tuple) */
         dpm_report_t rep;
@@ -153,6 +187,12 @@ int coll_deltas_add(coll_deltas_t *ds, const coll_report_t *r)
         }
         if (coll_auc_mech(rep.mechanism)) {
             return deltas_add_vec(ds, &rep);
+        }
+        if (coll_fedauc_is((uint32_t)rep.mechanism)) {
+            /* a stored report read back (scan_reports) names no mechanism: its body does */
+            coll_report_t fa = *r;
+            fa.mechanism = (uint8_t)rep.mechanism;
+            return add_fedauc(ds, &fa);
         }
         if (rep.mechanism != DPM_MECH_ID_ROC_HIST || rep.body.roc_hist.bins > DPM_MAX_BINS) {
             return -1;

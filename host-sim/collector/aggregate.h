@@ -49,6 +49,10 @@ typedef struct {
     int64_t vec[COLL_VEC_LEN]; /* their sums (layout: agg_auc.h) */
     coll_reasons_t rejects;
     uint64_t rows_skipped; /* stored sums that do not fit the campaign (never, unless edited) */
+    /* fedauc_rr / fedauc_lap: the sums (fedauc_sums.h) and the phase of the period asked for
+     * (filled by request.c) */
+    coll_fedauc_sums_t fa;
+    coll_fedauc_period_t fa_phase;
 } coll_campaign_state_t;
 
 /* Counts over every campaign. */

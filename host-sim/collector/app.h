@@ -36,6 +36,8 @@ typedef struct {
     int public_estimates;      /* estimates and /metrics without the operator role (unsafe) */
     coll_limits_t *limits;     /* rate limits, memory budget, counters (NULL: none) */
     coll_counters_t *counters; /* this process's counters for /metrics (NULL: none) */
+    /* FedAUC phases (fedauc_service.h; NULL: none) */
+    struct coll_fedauc *fedauc;
 } coll_app_t;
 
 #endif /* DPM_COLLECTOR_APP_H */

@@ -129,8 +129,11 @@ int coll_bounds_init(coll_bounds_t *b, const dpm_mech_t *m, uint32_t max_example
 {
     memset(b, 0, sizeof(*b));
     b->mech = m->campaign.mechanism;
-    if (b->mech == DPM_MECH_ID_TUPLE_MR) {
-        b->checks = 0; /* {-1, +1}: nothing noisy to bound */
+    if (b->mech == DPM_MECH_ID_TUPLE_MR || b->mech == DPM_MECH_ID_FEDAUC_RR ||
+        b->mech == DPM_MECH_ID_FEDAUC_LAP) {
+        /* tuple_mr: {-1, +1}; FedAUC: checked against the collector's own ranks instead
+         * (fedauc_service.c) */
+        b->checks = 0;
         b->fail_log2 = -INFINITY;
         return 0;
     }

@@ -25,6 +25,8 @@ typedef struct {
         have_frac, have_max_examples, have_quota, have_start, have_slack, have_late;
     int line;          /* where the block started */
     unsigned auc_seen; /* keys of campaigns_auc.h given */
+    /* fedauc_phase.h keys, by coll_fedauc_key's index */
+    int have_fedauc[COLL_FEDAUC_KEYS + 1];
 } block_t;
 
 static int fail(char *err, size_t cap, const char *fmt, ...)
@@ -157,7 +159,7 @@ static int parse_bins(const char *key, const char *v, dpm_campaign_t *c)
 static int set_key(block_t *b, const char *key, const char *v, int line, char *err, size_t cap)
 {
     int *have = NULL;
-    int bad = 0;
+    int bad = 0, k = 0;
     const char *expect = "";
     if (strcmp(key, "id") == 0) {
         have = &b->have_id;
@@ -171,10 +173,12 @@ static int set_key(block_t *b, const char *key, const char *v, int line, char *e
             b->c.mechanism = DPM_MECH_ID_TUPLE_ML;
         } else if (strcmp(v, "roc_hist") == 0) {
             b->c.mechanism = DPM_MECH_ID_ROC_HIST;
+        } else if (coll_fedauc_mechanism(v, &b->c.mechanism) == 0) {
         } else {
             bad = coll_auc_mech_from_name(v, &b->c.mechanism) != 0;
         }
-        expect = "tuple_mr, tuple_ml, roc_hist, dpauc, ustat_bins or ustat_tree";
+        expect = "tuple_mr, tuple_ml, roc_hist, dpauc, ustat_bins, ustat_tree, fedauc_rr or "
+                 "fedauc_lap";
     } else if (strcmp(key, "bins") == 0 || strcmp(key, "edges") == 0) {
         have = &b->have_bins;
         bad = parse_bins(key, v, &b->c);
@@ -223,6 +227,8 @@ static int set_key(block_t *b, const char *key, const char *v, int line, char *e
         have = &b->have_late;
         bad = parse_u32(v, 0, UINT32_MAX, &b->o.late_seconds);
         expect = "an integer >= 0";
+    } else if ((k = coll_fedauc_key(key, v, &b->c, &b->o.fedauc, &bad, &expect)) > 0) {
+        have = &b->have_fedauc[k];
     } else {
         int rc = coll_auc_key(&b->c, &b->auc_seen, key, v, &expect);
         if (rc == 0) {
@@ -249,6 +255,7 @@ static int finish_block(block_t *b, coll_campaigns_t *out, char *err, size_t cap
 {
     static const char *required[] = {"id", "mechanism", "eps", "groups", "metrics"};
     int roc = b->c.mechanism == DPM_MECH_ID_ROC_HIST;
+    int fa = coll_fedauc_is((uint32_t)b->c.mechanism);
     if (roc && (!b->have_bins || b->have_groups || b->have_metrics)) {
         return fail(err, cap,
                     "campaign at line %d: roc_hist needs bins or edges, and no groups "
@@ -268,8 +275,8 @@ static int finish_block(block_t *b, coll_campaigns_t *out, char *err, size_t cap
         return fail(err, cap, "campaign at line %d: max_examples is for roc_hist and dpauc",
                     b->line);
     }
-    const int have[] = {b->have_id, b->have_mech, b->have_eps, b->have_groups || roc || auc,
-                        b->have_metrics || roc || auc};
+    const int have[] = {b->have_id, b->have_mech, b->have_eps, b->have_groups || roc || auc || fa,
+                        b->have_metrics || roc || auc || fa};
     for (size_t i = 0; i < sizeof(have) / sizeof(have[0]); i++) {
         if (!have[i]) {
             return fail(err, cap, "campaign at line %d: missing '%s'", b->line, required[i]);
@@ -280,6 +287,11 @@ static int finish_block(block_t *b, coll_campaigns_t *out, char *err, size_t cap
     }
     if (!b->have_period) {
         b->c.period_seconds = 86400;
+    }
+    const char *fa_why =
+        coll_fedauc_finish(&b->c, &b->o.fedauc, b->have_fedauc[COLL_FEDAUC_KEY_UPLOAD_SECONDS]);
+    if (fa_why != NULL) {
+        return fail(err, cap, "campaign at line %d: %s", b->line, fa_why);
     }
     if (!b->have_frac) {
         b->c.frac_bits = b->c.mechanism == DPM_MECH_ID_TUPLE_ML ? DPM_FRAC_BITS : 0;
@@ -311,9 +323,10 @@ static int finish_block(block_t *b, coll_campaigns_t *out, char *err, size_t cap
         return fail(err, cap, "campaign %u (line %d): %s", b->c.id, b->line, why);
     }
     const dpm_tuple_t *t = &cc->mech.params.tuple;
-    dpm_status_t st;
-    if (auc) {
-        st = DPM_OK; /* estimator parameters: at estimate time (estimate_auc.c) */
+    dpm_status_t st = DPM_OK;
+    if (auc || fa) {
+        /* estimator parameters: at estimate time (estimate_auc.c; FedAUC's from the mechanism,
+         * fedauc_sums.c) */
     } else if (roc) {
         const dpm_laplace_t *lap = &cc->mech.params.roc_hist.lap;
         st = dpm_roc_params_init(&cc->roc, cc->mech.params.roc_hist.bins.count,
@@ -458,6 +471,9 @@ const coll_campaign_t *coll_campaigns_find(const coll_campaigns_t *cs, uint32_t 
 
 const char *coll_mechanism_name(dpm_mech_id_t m)
 {
+    if (coll_fedauc_is((uint32_t)m)) {
+        return m == DPM_MECH_ID_FEDAUC_RR ? "fedauc_rr" : "fedauc_lap";
+    }
     return m == DPM_MECH_ID_TUPLE_MR     ? "tuple_mr"
            : m == DPM_MECH_ID_TUPLE_ML   ? "tuple_ml"
            : m == DPM_MECH_ID_ROC_HIST   ? "roc_hist"

@@ -19,6 +19,13 @@
  *   bins = 10               roc_hist: B uniform score bins (edges k / B, Q1.31 rounded down)
  *   edges = 0.2, 0.5, 0.8   roc_hist: explicit score edges in (0, 1], strictly increasing
  *                           (one of bins / edges is required; groups and metrics are not used)
+ *   mechanism = fedauc_rr | fedauc_lap   two-phase FedAUC (fedauc_phase.h); no groups/metrics
+ *   score_bits = 16         fedauc: the devices' score quantization, 1 .. 31 (default 16)
+ *   variant = local         fedauc_lap: local (default), global, orthogonal or adaptive
+ *   p_share = 0.5           fedauc_lap but adaptive: the share of eps on localP (default 0.5)
+ *   upload_seconds = 600    fedauc: the upload phase of each period, from its start (default
+ *                           half the period)
+ *   upload_count = 1000     fedauc: the upload phase also ends at this many uploads
  *
  * Every campaign is built with dpm_mech_init, exactly as a device builds it, so a campaign the
  * collector accepts is one a device accepts, with the same mechanism fingerprint. */
@@ -29,6 +36,7 @@
 #include <stdint.h>
 
 #include "collector/bounds.h"
+#include "collector/fedauc_phase.h"
 #include "dpm/report.h"
 #include "estimate/disparity.h"
 #include "estimate/roc.h"
@@ -45,6 +53,7 @@ typedef struct {
     int64_t start; /* Unix seconds */
     uint32_t slack_seconds;
     uint32_t late_seconds;
+    coll_fedauc_opts_t fedauc; /* fedauc_rr / fedauc_lap: the upload phase (fedauc_phase.h) */
 } coll_campaign_opts_t;
 
 typedef struct {

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "collector/estimate_auc.h"
+#include "collector/fedauc_sums.h"
 #include "common/json_write.h"
 
 #define Z95 1.959963984540054
@@ -386,6 +387,10 @@ int coll_estimate_json(const coll_campaigns_t *cs, int ci, const coll_estimate_q
         sb_roc(&sb, c, &st->roc, q->confidence);
     }
     coll_estimate_auc_json(&sb, c, st, q->confidence); /* dpauc, ustat_* (estimate_auc.h) */
+    if (st->fa.on) {
+        coll_fedauc_json(&sb, c, &st->fa, st->reports, &st->fa_phase, !q->all && q->from == q->to,
+                         q->from, q->confidence);
+    }
     jw_raw(&sb, "}\n");
     *out = jw_take(&sb, len);
     return *out != NULL ? 0 : -1;

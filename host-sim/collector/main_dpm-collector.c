@@ -15,6 +15,7 @@
 #include "collector/campaigns.h"
 #include "collector/config.h"
 #include "collector/counters.h"
+#include "collector/fedauc_service.h"
 #include "collector/limits.h"
 #include "collector/log.h"
 #include "collector/request.h"
@@ -84,7 +85,11 @@ static const char USAGE[] =
     "  device_quota = 1        # reports per device credential and period (default 1)\n"
     "  start = 2025-12-01T00:00:00Z  # period 0 begins (default: first seen by this database)\n"
     "  clock_slack_seconds = 300     # window widened both ways (default 300)\n"
-    "  late_seconds = 86400    # accepted this long after the period ends (default: a period)\n";
+    "  late_seconds = 86400    # accepted this long after the period ends (default: a period)\n"
+    "  FedAUC (mechanism = fedauc_rr | fedauc_lap; no groups or metrics): score_bits = 16,\n"
+    "  variant = local | global | orthogonal | adaptive, p_share = 0.5 (fedauc_lap), and the\n"
+    "  upload phase: upload_seconds = N (default half the period), upload_count = N.\n"
+    "  POST /v1/fedauc/uploads (dpm.v1.FedaucUpload), GET /v1/fedauc/ID/ranks/TOKEN [device].\n";
 
 static coll_server_t *g_server; /* for the signal handler only */
 
@@ -391,6 +396,7 @@ int main(int argc, char **argv)
     coll_counters_t *counters = calloc(1, sizeof(*counters));
     coll_auth_t auth = {0, NULL};
     coll_store_t *store = NULL;
+    coll_fedauc_t *fedauc = NULL;
     coll_server_t *srv = NULL;
     int tls_ready = 0, limits_ready = 0, counters_ready = 0;
     if (cs == NULL || tls == NULL || limits == NULL || counters == NULL) {
@@ -438,7 +444,8 @@ int main(int argc, char **argv)
                       o.allow_anonymous,
                       o.public_estimates,
                       limits,
-                      counters};
+                      counters,
+                      NULL};
     coll_server_config_t cfg = {&app,
                                 tls,
                                 (int)o.threads,
@@ -465,6 +472,11 @@ int main(int argc, char **argv)
         goto out;
     }
     app.sink.ctx = store;
+    if (coll_fedauc_open(&fedauc, o.db, cs, err, sizeof(err)) != 0) {
+        coll_log(COLL_LOG_ERROR, "start_failed", "\"error\": %s", coll_log_str(err));
+        goto out;
+    }
+    app.fedauc = fedauc;
     log_campaigns(cs);
     signal(SIGPIPE, SIG_IGN);
     g_server = srv;
@@ -512,6 +524,7 @@ int main(int argc, char **argv)
     }
     rc = 0;
 out:
+    coll_fedauc_close(fedauc);
     coll_store_close(store);
     coll_server_free(srv);
     if (tls_ready) {

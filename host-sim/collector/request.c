@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "collector/estimate_json.h"
+#include "collector/fedauc_service.h"
 #include "collector/log.h"
 #include "collector/metrics.h"
 #include "dpm/version.h"
@@ -163,10 +164,18 @@ static void post_reports(const coll_app_t *app, const coll_peer_t *peer, const h
     }
     b.device = device;
     b.quota_override = quota;
+    coll_fedauc_claims_t claims; /* FedAUC reports: checked against their upload, token claimed */
+    if (coll_fedauc_check_batch(app->fedauc, app->campaigns, &b, &claims) != 0) {
+        coll_batch_free(&b);
+        coll_text_response(500, "storage failure: nothing was stored, retry later\n", 0, resp);
+        return;
+    }
     /* Rejected batches are committed too: their reject counts are persisted. The store may
      * still reject a batch (device quota), so the status is read after the commit. */
     int before = coll_batch_status(&b);
-    if (app->sink.commit(app->sink.ctx, &b) != 0 && before == 200) {
+    int failed = app->sink.commit(app->sink.ctx, &b) != 0;
+    coll_fedauc_settle(app->fedauc, &claims, !failed && coll_batch_status(&b) == 200);
+    if (failed && before == 200) {
         coll_batch_free(&b);
         coll_text_response(500, "storage failure: nothing was stored, retry later\n", 0, resp);
         return;
@@ -277,10 +286,17 @@ static void get_estimate(const coll_app_t *app, int ci, const char *query, coll_
     int rc = st == NULL || totals == NULL ? -1
              : app->sink.read(app->sink.ctx, ci, q.from, q.to, st, totals, why, sizeof(why)) != 0
                  ? -2
-             : coll_estimate_json(app->campaigns, ci, &q, st, totals, (int64_t)time(NULL), &json,
-                                  &n) != 0
-                 ? -1
                  : 0;
+    if (rc == 0 && st->fa.on && !q.all && q.from == q.to &&
+        coll_fedauc_period_info(app->fedauc, app->campaigns, ci, q.from, (int64_t)time(NULL),
+                                &st->fa_phase) != 0) {
+        rc = -2;
+        snprintf(why, sizeof(why), "fedauc phase unreadable");
+    }
+    if (rc == 0 && coll_estimate_json(app->campaigns, ci, &q, st, totals, (int64_t)time(NULL),
+                                      &json, &n) != 0) {
+        rc = -1;
+    }
     free(st);
     free(totals);
     if (rc == -2) {
@@ -335,7 +351,8 @@ int coll_admit_request(const coll_app_t *app, const coll_peer_t *peer, const htt
 {
     char path[HTTP_MAX_TARGET];
     route_path(req, path);
-    if (req->method != HTTP_POST || strcmp(path, "/v1/reports") != 0) {
+    if (req->method != HTTP_POST ||
+        (strcmp(path, "/v1/reports") != 0 && strcmp(path, "/v1/fedauc/uploads") != 0)) {
         return 0;
     }
     coll_batch_t probe;
@@ -393,6 +410,20 @@ void coll_handle_request(const coll_app_t *app, const coll_peer_t *peer, const h
         } else {
             const char *q = strchr(req->target, '?');
             get_campaign(app, id, estimate, q != NULL ? q + 1 : NULL, resp);
+        }
+    } else if (strncmp(path, "/v1/fedauc/", 11) == 0) {
+        coll_batch_t probe; /* the FedAUC endpoints take the device credential of reports */
+        memset(&probe, 0, sizeof(probe));
+        if ((st = device_identity(app, peer, req, &probe, &why)) != 0) {
+            unauthorized(app, st, why, resp);
+        } else {
+            coll_fedauc_answer_t a;
+            coll_fedauc_request(app->fedauc, app->campaigns, req, path, body, len,
+                                (int64_t)time(NULL), &a);
+            memset(resp, 0, sizeof(*resp));
+            set_body(resp, a.status, a.content_type, a.body, a.len);
+            resp->close = a.close;
+            resp->extra = a.extra;
         }
     } else {
         coll_text_response(404, "not found\n", 0, resp);

@@ -19,6 +19,8 @@
  *        404 BatchResponse{rejects}                    a report names an unknown campaign;
  *                                                      nothing stored
  *        415 wrong Content-Type     500 storage failure (nothing stored: retry)
+ *   POST /v1/fedauc/uploads, GET /v1/fedauc/{id}/ranks/{token}   FedAUC's upload phase and rank
+ *                                      replies [device] (fedauc_phase.h)
  *   HEAD is answered like GET, without the body. Any other method on these paths: 405 with
  *   Allow; any other path: 404.
  * [device]: a bearer token with the device or relay role, or a verified device certificate;
@@ -61,8 +63,9 @@ void coll_handle_request(const coll_app_t *app, const coll_peer_t *peer, const h
                          const uint8_t *body, size_t len, coll_response_t *resp);
 
 /* Before a request's body is read: 0 to go on, or 1 and *resp (close it after sending) when
- * the request is refused whatever its body says (a POST /v1/reports without a valid device
- * credential: 401/403), so an unauthenticated client never makes the collector buffer a body. */
+ * the request is refused whatever its body says (a POST /v1/reports or /v1/fedauc/uploads
+ * without a valid device credential: 401/403), so an unauthenticated client never makes the
+ * collector buffer a body. */
 int coll_admit_request(const coll_app_t *app, const coll_peer_t *peer, const http_request_t *req,
                        coll_response_t *resp);
 

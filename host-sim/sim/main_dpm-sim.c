@@ -284,14 +284,6 @@ static int check_network(const sim_scenario_t *sc, const opts_t *o)
         return -1;
     }
     for (uint32_t c = 0; c < sc->ncampaigns; c++) {
-        if (sc->campaign[c].mechanism == DPM_MECH_ID_FEDAUC_RR ||
-            sc->campaign[c].mechanism == DPM_MECH_ID_FEDAUC_LAP) {
-            fprintf(stderr,
-                    "dpm-sim: network mode: campaign '%s': the collector has no FedAUC "
-                    "campaigns yet (inprocess or exact)\n",
-                    sc->campaign[c].name);
-            return -1;
-        }
         if (sc->campaign[c].neps != 1 || sc->campaign[c].split_paper) {
             fprintf(stderr,
                     "dpm-sim: network mode: campaign '%s' must have one eps and the "

@@ -120,6 +120,17 @@ typedef struct {
     sim_state_t state; /* the module's own */
 } sim_cfg_t;
 
+/* Network mode of a two-round mechanism (FedAUC): how a device reaches the collector. Round 1:
+ * upload(msg) posts the device's upload, and the hook returns DPM_ERR_UNDEFINED (no report
+ * yet); round 2: the device runs round 1 again on the same stream (the same shuffle and token)
+ * and ranks(token) fetches the collector's rank reply instead of the in-process server's. */
+typedef struct sim_exchange {
+    int round; /* 1 or 2 */
+    int (*upload)(void *ctx, const uint8_t *msg, size_t len);
+    int (*ranks)(void *ctx, const uint8_t *token, uint8_t *reply, size_t cap, size_t *len);
+    void *ctx;
+} sim_exchange_t;
+
 typedef struct sim_mech {
     const char *name; /* the scenario's `mechanism =` */
     dpm_mech_id_t id; /* the wire id */
@@ -183,6 +194,10 @@ typedef struct sim_mech {
     void (*describe)(const sim_cfg_t *cfg, const sim_block_t *b, const dpm_report_t *rep, FILE *f);
     /* `dpm-sim campaigns`: the campaign's mechanism-specific keys of the collector's file. */
     void (*campaign_keys)(const sim_scenario_t *sc, const sim_campaign_spec_t *c, FILE *f);
+    /* Network mode of a two-round mechanism: `report` with the rounds through x (above). */
+    dpm_status_t (*report_rounds)(const sim_cfg_t *cfg, const sim_block_t *b, uint64_t device,
+                                  uint32_t run, dpm_rand_t *r, dpm_report_t *rep,
+                                  const sim_exchange_t *x);
 } sim_mech_t;
 
 #endif /* DPM_SIM_MECH_H */

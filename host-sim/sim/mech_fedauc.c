@@ -5,8 +5,7 @@
  * Campaign keys: `score_bits` (the SDK's score quantization, 1..31, default 16); fedauc_lap
  * also `variant = local | global | orthogonal | adaptive` (default local) and `p_share` (the
  * share of ε on localP for local/global/orthogonal, a decimal in (0, 1), default 0.5; refused
- * with adaptive, whose split is per device). No network mode: the collector has no FedAUC
- * campaigns yet.
+ * with adaptive, whose split is per device).
  *
  * Device input: each example of a device gets a continuous binormal score, drawn consistently
  * with its block's confusion counts (as roc_sim.h does for bins, without binning): positives
@@ -128,11 +127,6 @@ static int fa_check(const sim_scenario_t *sc, sim_campaign_spec_t *c, int *line,
     }
     if (c->fedauc_score_bits == 0) {
         c->fedauc_score_bits = DEFAULT_SCORE_BITS;
-    }
-    if (sc->mode == SIM_MODE_NETWORK) {
-        *line = c->line;
-        snprintf(err, errcap, "no network mode (the collector has no FedAUC campaigns yet)");
-        return -1;
     }
     for (uint32_t g = 0; g < c->ngroups; g++) {
         const sim_group_spec_t *gs = &sc->group[c->groups[g]];
@@ -547,8 +541,12 @@ static int fa_prepare(sim_cfg_t *cfg, const sim_pop_t *pop, unsigned threads, ch
 
 /* ---- inprocess ------------------------------------------------------------------------------- */
 
-static dpm_status_t fa_report(const sim_cfg_t *cfg, const sim_block_t *b, uint64_t device,
-                              uint32_t run, dpm_rand_t *r, dpm_report_t *rep)
+/* One device's two rounds; x NULL: the in-process server answers from the map, else network
+ * mode (sim_exchange_t: round 1 posts the upload, round 2 fetches the collector's reply; the
+ * device's draws are the same, so with the same pool the reports are the inprocess ones). */
+static dpm_status_t fa_rounds(const sim_cfg_t *cfg, const sim_block_t *b, uint64_t device,
+                              uint32_t run, dpm_rand_t *r, dpm_report_t *rep,
+                              const sim_exchange_t *x)
 {
     (void)b;
     const fa_data_t *d = st_of(cfg)->data;
@@ -564,9 +562,16 @@ static dpm_status_t fa_report(const sim_cfg_t *cfg, const sim_block_t *b, uint64
     dpm_fedauc_session_t s;
     dpm_fedauc_header_t h;
     dpm_status_t st = round1(cfg, r, d->score + a, n, &w, &s, &h);
-    /* the server: the ranks of the uploaded scores, in upload order */
     size_t len = 0;
-    if (st == DPM_OK) {
+    if (st == DPM_OK && x != NULL && x->round == 1) {
+        st = dpm_fedauc_upload_encode(&s, w.bytes, w.cap, &len) != DPM_OK ||
+                     x->upload(x->ctx, w.bytes, len) != 0
+                 ? DPM_ERR_TRANSPORT
+                 : DPM_ERR_UNDEFINED; /* uploaded: the report comes in round 2 */
+    } else if (st == DPM_OK && x != NULL) {
+        st = x->ranks(x->ctx, s.token, w.bytes, w.cap, &len) != 0 ? DPM_ERR_TRANSPORT : DPM_OK;
+    } else if (st == DPM_OK) {
+        /* the server: the ranks of the uploaded scores, in upload order */
         for (uint32_t j = 0; j < n; j++) {
             w.server_scores[j] = d->rank2[value_index(d, w.server_scores[j])];
         }
@@ -599,6 +604,12 @@ static dpm_status_t fa_report(const sim_cfg_t *cfg, const sim_block_t *b, uint64
     }
     work_free(&w);
     return st;
+}
+
+static dpm_status_t fa_report(const sim_cfg_t *cfg, const sim_block_t *b, uint64_t device,
+                              uint32_t run, dpm_rand_t *r, dpm_report_t *rep)
+{
+    return fa_rounds(cfg, b, device, run, r, rep, NULL);
 }
 
 static void fa_agg_init(const sim_cfg_t *cfg, sim_agg_t *agg)
@@ -745,11 +756,54 @@ static void fa_describe(const sim_cfg_t *cfg, const sim_block_t *b, const dpm_re
             r->t, r->sum_rank2, r->sensitivity, r->eps_p / Q16);
 }
 
+/* Network mode: the collector's estimate of the period (fedauc object) must be ours on the same
+ * reports: every upload reported, the same AUC and sd (to the JSON's 9 digits). */
+static int fa_collector_check(const sim_cfg_t *cfg, const sim_agg_t *agg, const jr_value_t *json,
+                              char *why, size_t whycap)
+{
+    const fa_state_t *s = st_of(cfg);
+    const jr_value_t *fa = jr_get(json, "fedauc");
+    dpm_fa_estimate_t e;
+    if (dpm_fa_estimate(&s->params, agg_c(agg), &s->data->mom, cfg->sc->confidence, &e) != DPM_OK ||
+        fa == NULL) {
+        snprintf(why, whycap, "no FedAUC estimate to compare");
+        return 1;
+    }
+    double auc = jr_number(fa, "auc_unbiased", NAN), sd = jr_number(fa, "sd", NAN);
+    double reports = jr_number(fa, "reports", -1.0), dropouts = jr_number(fa, "dropouts", -1.0);
+    int bad = reports != (double)agg_c(agg)->reports || dropouts != 0.0 ||
+              !(fabs(auc - e.auc_raw) <= 1e-8 * fabs(e.auc_raw)) ||
+              !(fabs(sd - e.sd) <= 1e-8 * e.sd);
+    if (bad) {
+        snprintf(why, whycap,
+                 "the collector's FedAUC estimate (%.0f reports, %.0f dropouts, AUC %.9g, sd "
+                 "%.9g) is not ours (%" PRIu64 " reports, AUC %.9g, sd %.9g)",
+                 reports, dropouts, auc, sd, agg_c(agg)->reports, e.auc_raw, e.sd);
+    }
+    return bad;
+}
+
+/* `dpm-sim campaigns`: the keys the collector parses; the upload phase is the operator's
+ * choice (upload_count = the devices taking part closes it as soon as they all uploaded). */
+static void fa_campaign_keys(const sim_scenario_t *sc, const sim_campaign_spec_t *c, FILE *f)
+{
+    (void)sc;
+    static const char *const names[] = {"", "local", "global", "orthogonal", "adaptive"};
+    fprintf(f, "score_bits = %u\n", c->fedauc_score_bits);
+    if (c->mechanism == DPM_MECH_ID_FEDAUC_LAP) {
+        fprintf(f, "variant = %s\n", names[c->fedauc_variant <= 4u ? c->fedauc_variant : 0u]);
+        if (c->fedauc_variant != DPM_FEDAUC_ADAPTIVE) {
+            fprintf(f, "p_share = %.17g\n", c->fedauc_p_share / Q16);
+        }
+    }
+}
+
 #define FEDAUC_HOOKS                                                                               \
     .check = fa_check, .init = fa_init, .prepare = fa_prepare, .release = fa_release,              \
     .participates = fa_participates, .report = fa_report, .agg_init = fa_agg_init,                 \
     .agg_add = fa_agg_add, .agg_merge = fa_agg_merge, .exact = fa_exact, .estimate = fa_estimate,  \
-    .summary = fa_summary, .describe = fa_describe
+    .summary = fa_summary, .describe = fa_describe, .collector_check = fa_collector_check,         \
+    .campaign_keys = fa_campaign_keys, .report_rounds = fa_rounds
 
 const sim_mech_t sim_mech_fedauc_rr = {
     .name = "fedauc_rr",

@@ -50,6 +50,7 @@ typedef struct {
     conn_t conn;
     sim_agg_t agg;
     uint64_t reports;
+    int round; /* two-round mechanisms (FedAUC): 1 uploads, 2 ranks and reports; else 0 */
     int failed;
     char err[256];
 } client_t;
@@ -184,6 +185,78 @@ static int post_batch(client_t *cl, const uint8_t *body, size_t blen, const dpm_
     return -1;
 }
 
+/* ---- FedAUC's rounds (sim_exchange_t): uploads, then rank replies --------------------- */
+
+/* One request, answered 200 into rbody (409: not ranked yet, and 429/503, waited out). 0 or -1
+ * with cl->err. */
+static int round_trip(client_t *cl, const char *what, const uint8_t *head, size_t hlen,
+                      const uint8_t *body, size_t blen, uint8_t *rbody, size_t rcap, size_t *rlen)
+{
+    int waited = 0;
+    for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
+        if (!cl->conn.open && conn_open(cl) != 0) {
+            continue;
+        }
+        dpm_http_response_t resp;
+        dpm_http_response_init(&resp, rbody, rcap);
+        dpm_status_t st = exchange(cl, head, hlen, body, blen, &resp);
+        if (st != DPM_OK) {
+            conn_close(&cl->conn);
+            snprintf(cl->err, sizeof(cl->err), "%s: %s", what, dpm_strerror(st));
+            continue;
+        }
+        if (resp.close) {
+            conn_close(&cl->conn);
+        }
+        if ((resp.status == 429 || resp.status == 503 || (resp.status == 409 && blen == 0)) &&
+            waited++ < THROTTLED_MAX) {
+            struct timespec pause = {1, 0}; /* rate limited, or the upload phase still open */
+            nanosleep(&pause, NULL);
+            attempt--;
+            continue;
+        }
+        if (resp.status != 200) {
+            snprintf(cl->err, sizeof(cl->err), "%s answered %u: %.*s", what, resp.status,
+                     (int)(resp.body_len < 120 ? resp.body_len : 120), (const char *)rbody);
+            return -1;
+        }
+        *rlen = resp.body_len;
+        return 0;
+    }
+    return -1;
+}
+
+static int net_upload(void *ctx, const uint8_t *msg, size_t len)
+{
+    client_t *cl = ctx;
+    uint8_t head[HEAD_MAX], rbody[512];
+    size_t hlen = 0, rlen = 0;
+    if (dpm_http_write_request(head, sizeof(head), cl->host_header, "/v1/fedauc/uploads",
+                               (uint32_t)len, &hlen) != DPM_OK ||
+        add_token(cl, head, sizeof(head), &hlen) != 0) {
+        return -1;
+    }
+    return round_trip(cl, "POST /v1/fedauc/uploads", head, hlen, msg, len, rbody, sizeof(rbody) - 1,
+                      &rlen);
+}
+
+static int net_ranks(void *ctx, const uint8_t *token, uint8_t *reply, size_t cap, size_t *len)
+{
+    client_t *cl = ctx;
+    char path[96];
+    int k = snprintf(path, sizeof(path), "/v1/fedauc/%u/ranks/", cl->cfg->spec->id);
+    for (int i = 0; i < DPM_FEDAUC_TOKEN_BYTES; i++) {
+        k += snprintf(path + k, sizeof(path) - (size_t)k, "%02x", token[i]);
+    }
+    uint8_t head[HEAD_MAX];
+    size_t hlen = 0;
+    if (dpm_http_write_get(head, sizeof(head), cl->host_header, path, &hlen) != DPM_OK ||
+        add_token(cl, head, sizeof(head), &hlen) != 0) {
+        return -1;
+    }
+    return round_trip(cl, "GET ranks", head, hlen, NULL, 0, reply, cap, len);
+}
+
 static void *client_main(void *arg)
 {
     client_t *cl = arg;
@@ -211,12 +284,19 @@ static void *client_main(void *arg)
         if (!sim_cfg_participates(cl->cfg, b)) {
             continue;
         }
-        dpm_status_t st = sim_device_report(cl->cfg, b, cl->run, i, &reps[nrep], buf, &len, NULL);
-        if (st == DPM_ERR_RANGE) {
-            continue; /* the device sends nothing */
+        sim_exchange_t x = {cl->round, net_upload, net_ranks, cl};
+        dpm_status_t st =
+            cl->round != 0
+                ? sim_device_report_rounds(cl->cfg, b, cl->run, i, &reps[nrep], buf, &len, &x)
+                : sim_device_report(cl->cfg, b, cl->run, i, &reps[nrep], buf, &len, NULL);
+        if (st == DPM_ERR_RANGE || (cl->round == 1 && st == DPM_ERR_UNDEFINED)) {
+            continue; /* the device sends nothing (round 1: its upload is posted) */
         }
         if (st != DPM_OK) {
-            snprintf(cl->err, sizeof(cl->err), "device %" PRIu64 ": %s", i, dpm_strerror(st));
+            char was[sizeof(cl->err)];
+            snprintf(was, sizeof(was), "%s", cl->err); /* a round's own message, if any */
+            snprintf(cl->err, sizeof(cl->err), "device %" PRIu64 ": %s%s%.160s", i,
+                     dpm_strerror(st), was[0] ? ": " : "", was);
             cl->failed = 1;
             break;
         }
@@ -286,6 +366,10 @@ static int collector_estimate(client_t *cl, const sim_agg_t *ours, int *mismatch
     size_t hlen = 0;
     uint8_t *json = malloc(ESTIMATE_MAX);
     snprintf(path, sizeof(path), "/v1/campaigns/%u/estimate", cl->cfg->spec->id);
+    if (cl->cfg->m->report_rounds != NULL) { /* FedAUC: the estimate of this run's ranking */
+        snprintf(path, sizeof(path), "/v1/campaigns/%u/estimate?period=%u", cl->cfg->spec->id,
+                 cl->run);
+    }
     dpm_http_response_t resp;
     if (json == NULL || conn_open(cl) != 0 ||
         dpm_http_write_get(head, sizeof(head), cl->host_header, path, &hlen) != DPM_OK ||
@@ -349,27 +433,36 @@ int sim_net_run(const sim_cfg_t *cfg, const sim_pop_t *pop, uint32_t run, const 
     pthread_t *tid = calloc(n, sizeof(*tid));
     int *started = calloc(n, sizeof(*started));
     int st = cl != NULL && tid != NULL && started != NULL ? 0 : -1;
-    for (unsigned i = 0; i < n && st == 0; i++) {
-        cl[i].cfg = cfg;
-        cl[i].pop = pop;
-        cl[i].o = o;
-        cl[i].ca = ca;
-        cl[i].ca_len = ca_len;
-        cl[i].token = token;
-        cl[i].run = run;
-        cl[i].index = i;
-        cl[i].lo = pop->devices * i / n;
-        cl[i].hi = pop->devices * (i + 1) / n;
-        snprintf(cl[i].host_header, sizeof(cl[i].host_header), "%s:%u", o->server_name,
-                 (unsigned)o->port);
-        started[i] = pthread_create(&tid[i], NULL, client_main, &cl[i]) == 0;
-        if (!started[i]) {
-            client_main(&cl[i]);
+    /* two-round mechanisms: every client uploads first, then every client reports */
+    int rounds = cfg->m->report_rounds != NULL ? 2 : 1;
+    for (int round = 1; round <= rounds && st == 0; round++) {
+        for (unsigned i = 0; i < n && st == 0; i++) {
+            cl[i].cfg = cfg;
+            cl[i].pop = pop;
+            cl[i].o = o;
+            cl[i].ca = ca;
+            cl[i].ca_len = ca_len;
+            cl[i].token = token;
+            cl[i].run = run;
+            cl[i].round = rounds == 2 ? round : 0;
+            cl[i].index = i;
+            cl[i].lo = pop->devices * i / n;
+            cl[i].hi = pop->devices * (i + 1) / n;
+            snprintf(cl[i].host_header, sizeof(cl[i].host_header), "%s:%u", o->server_name,
+                     (unsigned)o->port);
+            started[i] = pthread_create(&tid[i], NULL, client_main, &cl[i]) == 0;
+            if (!started[i]) {
+                client_main(&cl[i]);
+            }
         }
-    }
-    for (unsigned i = 0; i < n && cl != NULL && tid != NULL && started != NULL; i++) {
-        if (started[i]) {
-            pthread_join(tid[i], NULL);
+        for (unsigned i = 0; i < n && cl != NULL && tid != NULL && started != NULL; i++) {
+            if (started[i]) {
+                pthread_join(tid[i], NULL);
+            }
+            st = st == 0 && round < rounds && cl[i].failed ? -1 : st;
+            if (st != 0 && round < rounds) {
+                snprintf(err, errcap, "client %u: %s", i, cl[i].err);
+            }
         }
     }
     if (st == 0) {

@@ -83,9 +83,9 @@ uint64_t sim_cfg_device_key(const sim_cfg_t *cfg, uint32_t run, uint64_t device)
     return sim_stream_key(cfg->seed, run, device);
 }
 
-dpm_status_t sim_device_report(const sim_cfg_t *cfg, const sim_block_t *b, uint32_t run,
-                               uint64_t device, dpm_report_t *rep, uint8_t *buf, size_t *len,
-                               uint64_t *rng_bytes)
+static dpm_status_t device_report(const sim_cfg_t *cfg, const sim_block_t *b, uint32_t run,
+                                  uint64_t device, dpm_report_t *rep, uint8_t *buf, size_t *len,
+                                  uint64_t *rng_bytes, const sim_exchange_t *x)
 {
     /* the device's own random source: its stream, the port over it, the SDK's bit reader */
     sim_stream_t stream;
@@ -94,7 +94,8 @@ dpm_status_t sim_device_report(const sim_cfg_t *cfg, const sim_block_t *b, uint3
     dpm_rand_t r;
     dpm_status_t st = dpm_rand_init(&r, &port);
     if (st == DPM_OK) {
-        st = cfg->m->report(cfg, b, device, run, &r, rep);
+        st = x != NULL ? cfg->m->report_rounds(cfg, b, device, run, &r, rep, x)
+                       : cfg->m->report(cfg, b, device, run, &r, rep);
     }
     if (st == DPM_OK) {
         st = dpm_report_encode(rep, buf, DPM_REPORT_MAX_BYTES, len);
@@ -103,6 +104,22 @@ dpm_status_t sim_device_report(const sim_cfg_t *cfg, const sim_block_t *b, uint3
         *rng_bytes = r.rng_calls * (uint64_t)DPM_RAND_BUF_BYTES;
     }
     return st;
+}
+
+dpm_status_t sim_device_report(const sim_cfg_t *cfg, const sim_block_t *b, uint32_t run,
+                               uint64_t device, dpm_report_t *rep, uint8_t *buf, size_t *len,
+                               uint64_t *rng_bytes)
+{
+    return device_report(cfg, b, run, device, rep, buf, len, rng_bytes, NULL);
+}
+
+dpm_status_t sim_device_report_rounds(const sim_cfg_t *cfg, const sim_block_t *b, uint32_t run,
+                                      uint64_t device, dpm_report_t *rep, uint8_t *buf, size_t *len,
+                                      const sim_exchange_t *x)
+{
+    return cfg->m->report_rounds == NULL
+               ? DPM_ERR_PARAM
+               : device_report(cfg, b, run, device, rep, buf, len, NULL, x);
 }
 
 void sim_agg_init(const sim_cfg_t *cfg, sim_agg_t *agg)

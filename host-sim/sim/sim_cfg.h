@@ -46,6 +46,12 @@ dpm_status_t sim_device_report(const sim_cfg_t *cfg, const sim_block_t *b, uint3
                                uint64_t device, dpm_report_t *rep, uint8_t *buf, size_t *len,
                                uint64_t *rng_bytes);
 
+/* The same for a two-round mechanism in network mode (its report_rounds hook, rounds through
+ * x). Round 1 returns DPM_ERR_UNDEFINED after the upload (no report). */
+dpm_status_t sim_device_report_rounds(const sim_cfg_t *cfg, const sim_block_t *b, uint32_t run,
+                                      uint64_t device, dpm_report_t *rep, uint8_t *buf, size_t *len,
+                                      const sim_exchange_t *x);
+
 void sim_agg_init(const sim_cfg_t *cfg, sim_agg_t *agg);
 /* Add a decoded report after checking it against the campaign as the collector does
  * (dpm_mech_check_report when cfg->checked). DPM_ERR_PROTOCOL for a report the collector would

@@ -1,0 +1,303 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* FedAUC phases at run time (fedauc_service.h, protocol in fedauc_phase.h): the tables, the
+ * phases, the rankings and the phase of a period for the estimate. */
+#include "collector/fedauc_service.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collector/fedauc_state.h"
+
+static const char SCHEMA[] =
+    "CREATE TABLE IF NOT EXISTS fedauc_phases (campaign_id BIGINT NOT NULL, period BIGINT NOT "
+    "NULL, uploads BIGINT NOT NULL, scores BIGINT NOT NULL, closed BIGINT NOT NULL, PRIMARY KEY "
+    "(campaign_id, period));"
+    "CREATE TABLE IF NOT EXISTS fedauc_uploads (campaign_id BIGINT NOT NULL, token BYTEA NOT "
+    "NULL, period BIGINT NOT NULL, received BIGINT NOT NULL, n BIGINT NOT NULL, scores BYTEA NOT "
+    "NULL, report_id BYTEA, PRIMARY KEY (campaign_id, token))";
+
+int coll_fedauc_open(coll_fedauc_t **out, const char *url, const coll_campaigns_t *cs, char *err,
+                     size_t cap)
+{
+    coll_fedauc_t *f = calloc(1, sizeof(*f));
+    if (f == NULL || fdb_open(&f->db, url, err, cap) != 0) {
+        free(f);
+        return -1;
+    }
+    /* in one transaction, under a lock: collectors sharing a PostgreSQL may start together */
+    int failed = fdb_begin(f->db) != 0 ||
+                 (fdb_is_pg(f->db) && fdb_exec(f->db, "SELECT pg_advisory_xact_lock(1178944577)",
+                                               NULL, 0, NULL, NULL) < 0);
+    const char *stmt = SCHEMA;
+    char one[512];
+    while (!failed && *stmt) { /* one statement at a time (SQLite prepares one) */
+        const char *e = strchr(stmt, ';');
+        size_t n = e ? (size_t)(e - stmt) : strlen(stmt);
+        snprintf(one, sizeof(one), "%.*s", (int)n, stmt);
+        failed = fdb_exec(f->db, one, NULL, 0, NULL, NULL) < 0;
+        stmt += n + (e != NULL);
+    }
+    if (failed || fdb_commit(f->db) != 0) {
+        snprintf(err, cap, "fedauc tables: %s", fdb_error(f->db));
+        fdb_rollback(f->db);
+        fdb_close(f->db);
+        free(f);
+        return -1;
+    }
+    pthread_mutex_init(&f->mu, NULL);
+    f->cs = cs;
+    *out = f;
+    return 0;
+}
+
+static void ranking_free(ranking_t *r)
+{
+    free(r->rank2);
+    free(r->tok);
+    memset(r, 0, sizeof(*r));
+}
+
+void coll_fedauc_close(coll_fedauc_t *f)
+{
+    if (f == NULL) {
+        return;
+    }
+    for (int i = 0; i < CACHE_MAX; i++) {
+        ranking_free(&f->cache[i]);
+    }
+    fdb_close(f->db);
+    pthread_mutex_destroy(&f->mu);
+    free(f);
+}
+
+/* ---- phases -------------------------------------------------------------------------------- */
+
+static int64_t period_start(const coll_campaign_t *c, uint32_t period)
+{
+    return c->opts.start + (int64_t)period * (int64_t)c->mech.campaign.period_seconds;
+}
+
+int64_t fa_deadline(const coll_campaign_t *c, uint32_t period)
+{
+    return period_start(c, period) + (int64_t)c->opts.fedauc.upload_seconds;
+}
+
+static void read_phase(void *ctx, int nc, const fdb_val_t *v)
+{
+    phase_row_t *p = ctx;
+    if (nc == 3) {
+        p->found = 1;
+        p->uploads = v[0].i;
+        p->scores = v[1].i;
+        p->closed = v[2].i;
+    }
+}
+
+int fa_get_phase(coll_fedauc_t *f, uint32_t cid, uint32_t period, int lock, phase_row_t *p)
+{
+    memset(p, 0, sizeof(*p));
+    fdb_val_t in[2] = {fdb_int(cid), fdb_int(period)};
+    const char *sql = lock && fdb_is_pg(f->db)
+                          ? "SELECT uploads, scores, closed FROM fedauc_phases WHERE campaign_id = "
+                            "$1 AND period = $2 FOR UPDATE"
+                          : "SELECT uploads, scores, closed FROM fedauc_phases WHERE campaign_id = "
+                            "$1 AND period = $2";
+    return fdb_exec(f->db, sql, in, 2, read_phase, p) < 0 ? -1 : 0;
+}
+
+/* The phase of (c, period) at now, closing it when its deadline has passed. 0 or -1. */
+int fa_phase_now(coll_fedauc_t *f, const coll_campaign_t *c, uint32_t period, int64_t now,
+                 phase_row_t *p)
+{
+    uint32_t cid = c->mech.campaign.id;
+    if (fa_get_phase(f, cid, period, 0, p) != 0) {
+        return -1;
+    }
+    if (!p->found || p->closed != 0 || now < fa_deadline(c, period)) {
+        return 0;
+    }
+    fdb_val_t in[3] = {fdb_int(now), fdb_int(cid), fdb_int(period)};
+    if (fdb_exec(f->db,
+                 "UPDATE fedauc_phases SET closed = $1 WHERE campaign_id = $2 AND period = $3 AND "
+                 "closed = 0",
+                 in, 3, NULL, NULL) < 0) {
+        return -1;
+    }
+    return fa_get_phase(f, cid, period, 0, p);
+}
+
+/* ---- rankings ------------------------------------------------------------------------------ */
+
+typedef struct {
+    ranking_t *r;
+    uint32_t *scores;
+    size_t cap_tok;
+    int bad;
+} load_t;
+
+static void load_row(void *ctx, int nc, const fdb_val_t *v)
+{
+    load_t *l = ctx;
+    ranking_t *r = l->r;
+    if (l->bad || nc != 3 || !v[0].blob || v[0].len != TOKEN || !v[2].blob ||
+        v[2].len != (size_t)v[1].i * 4u || r->ntok >= l->cap_tok) {
+        l->bad = 1;
+        return;
+    }
+    tok_t *t = &r->tok[r->ntok++];
+    memset(t, 0, sizeof(*t));
+    memcpy(t->token, v[0].p, TOKEN);
+    t->n = (uint32_t)v[1].i;
+    t->off = r->m;
+    const uint8_t *b = v[2].p;
+    for (uint32_t i = 0; i < t->n; i++) {
+        l->scores[r->m + i] = (uint32_t)b[4 * i] | (uint32_t)b[4 * i + 1] << 8 |
+                              (uint32_t)b[4 * i + 2] << 16 | (uint32_t)b[4 * i + 3] << 24;
+    }
+    r->m += t->n;
+}
+
+/* The ranking of a closed phase (from the cache, or ranked now). NULL on failure. */
+ranking_t *fa_ranking(coll_fedauc_t *f, uint32_t cid, uint32_t period, const phase_row_t *p)
+{
+    ranking_t *oldest = &f->cache[0];
+    for (int i = 0; i < CACHE_MAX; i++) {
+        ranking_t *r = &f->cache[i];
+        if (r->used && r->campaign_id == cid && r->period == period) {
+            r->age = ++f->clock;
+            return r;
+        }
+        if (!r->used || (oldest->used && r->age < oldest->age)) {
+            oldest = r;
+        }
+    }
+    if (p->scores <= 0 || p->scores > COLL_FEDAUC_MAX_SCORES || p->uploads <= 0) {
+        return NULL;
+    }
+    ranking_free(oldest);
+    ranking_t *r = oldest;
+    load_t l = {r, malloc((size_t)p->scores * 4u), (size_t)p->uploads, 0};
+    r->tok = malloc((size_t)p->uploads * sizeof(tok_t));
+    r->rank2 = malloc((size_t)p->scores * 4u);
+    fdb_val_t in[2] = {fdb_int(cid), fdb_int(period)};
+    if (l.scores == NULL || r->tok == NULL || r->rank2 == NULL ||
+        fdb_exec(f->db,
+                 "SELECT token, n, scores FROM fedauc_uploads WHERE campaign_id = $1 AND period = "
+                 "$2 ORDER BY token",
+                 in, 2, load_row, &l) < 0 ||
+        l.bad || r->m != (uint64_t)p->scores ||
+        dpm_fa_rank2(l.scores, r->m, r->rank2, &r->mom) != DPM_OK) {
+        free(l.scores);
+        ranking_free(r);
+        return NULL;
+    }
+    free(l.scores);
+    for (size_t k = 0; k < r->ntok; k++) {
+        tok_t *t = &r->tok[k];
+        for (uint32_t i = 0; i < t->n; i++) {
+            uint32_t R = r->rank2[t->off + i];
+            t->sum_rank2 += R;
+            t->max_rank2 = R > t->max_rank2 ? R : t->max_rank2;
+        }
+        for (uint32_t i = 0; i < t->n; i++) {
+            int64_t d = (int64_t)t->n * r->rank2[t->off + i] - (int64_t)t->sum_rank2;
+            uint64_t a = (uint64_t)(d < 0 ? -d : d);
+            t->maxdev = a > t->maxdev ? a : t->maxdev;
+        }
+    }
+    r->used = 1;
+    r->campaign_id = cid;
+    r->period = period;
+    r->age = ++f->clock;
+    return r;
+}
+
+static int cmp_tok(const void *k, const void *e)
+{
+    return memcmp(k, ((const tok_t *)e)->token, TOKEN);
+}
+
+const tok_t *fa_find_tok(const ranking_t *r, const uint8_t *token)
+{
+    return bsearch(token, r->tok, r->ntok, sizeof(tok_t), cmp_tok);
+}
+
+static void read_upload(void *ctx, int nc, const fdb_val_t *v)
+{
+    upload_row_t *u = ctx;
+    if (nc != 4) {
+        return;
+    }
+    u->found = 1;
+    u->period = v[0].i;
+    u->n = v[1].i;
+    if (v[2].blob) {
+        u->scores = malloc(v[2].len + 1);
+        if (u->scores != NULL) {
+            memcpy(u->scores, v[2].p, v[2].len);
+            u->scores_len = v[2].len;
+        }
+    }
+    u->has_report = v[3].blob && v[3].len == DPM_REPORT_ID_BYTES;
+    if (u->has_report) {
+        memcpy(u->report_id, v[3].p, DPM_REPORT_ID_BYTES);
+    }
+}
+
+int fa_get_upload(coll_fedauc_t *f, uint32_t cid, const uint8_t *token, upload_row_t *u)
+{
+    memset(u, 0, sizeof(*u));
+    fdb_val_t in[2] = {fdb_int(cid), fdb_blob(token, TOKEN)};
+    return fdb_exec(
+               f->db,
+               "SELECT period, n, scores, report_id FROM fedauc_uploads WHERE campaign_id = $1 "
+               "AND token = $2",
+               in, 2, read_upload, u) < 0
+               ? -1
+               : 0;
+}
+
+static void read_count(void *ctx, int nc, const fdb_val_t *v)
+{
+    if (nc == 1) {
+        *(int64_t *)ctx = v[0].i;
+    }
+}
+
+int coll_fedauc_period_info(coll_fedauc_t *f, const coll_campaigns_t *cs, int ci, uint32_t period,
+                            int64_t now, coll_fedauc_period_t *out)
+{
+    memset(out, 0, sizeof(*out));
+    if (f == NULL) {
+        return 0;
+    }
+    const coll_campaign_t *c = &cs->c[ci];
+    uint32_t cid = c->mech.campaign.id;
+    phase_row_t p;
+    int64_t reported = 0;
+    fdb_val_t in[2] = {fdb_int(cid), fdb_int(period)};
+    pthread_mutex_lock(&f->mu);
+    int rc = fa_phase_now(f, c, period, now, &p) != 0 ||
+                     fdb_exec(f->db,
+                              "SELECT COUNT(*) FROM fedauc_uploads WHERE campaign_id = $1 AND "
+                              "period = $2 AND report_id IS NOT NULL",
+                              in, 2, read_count, &reported) < 0
+                 ? -1
+                 : 0;
+    if (rc == 0 && p.found) {
+        out->known = 1;
+        out->closed = p.closed != 0;
+        out->uploads = (uint64_t)p.uploads;
+        out->scores = (uint64_t)p.scores;
+        out->reported = (uint64_t)reported;
+        ranking_t *r = out->closed ? fa_ranking(f, cid, period, &p) : NULL;
+        if (r != NULL) {
+            out->moments = r->mom;
+        } else if (out->closed) {
+            rc = -1;
+        }
+    }
+    pthread_mutex_unlock(&f->mu);
+    return rc;
+}

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Internal to the FedAUC service (fedauc_service.h): its state and the helpers its three files
+ * share (fedauc_service.c: tables, phases, rankings; fedauc_endpoints.c: uploads and rank
+ * replies; fedauc_reports.c: report checks and token claims). Every helper needs f->mu held. */
+#ifndef DPM_COLLECTOR_FEDAUC_STATE_H
+#define DPM_COLLECTOR_FEDAUC_STATE_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include "collector/campaigns.h"
+#include "collector/fedauc_db.h"
+#include "collector/fedauc_phase.h"
+
+#define TOKEN DPM_FEDAUC_TOKEN_BYTES
+#define CACHE_MAX 8 /* rankings kept in memory (campaign, period) */
+
+/* One upload's place in a ranking and what its ranks imply. */
+typedef struct {
+    uint8_t token[TOKEN];
+    uint32_t n, off;
+    uint64_t sum_rank2, maxdev;
+    uint32_t max_rank2;
+} tok_t;
+
+typedef struct {
+    int used;
+    uint32_t campaign_id, period;
+    uint32_t m;
+    uint32_t *rank2; /* [m], uploads in token order, each in upload order */
+    tok_t *tok;      /* [ntok], sorted by token */
+    size_t ntok;
+    dpm_fa_ranking_t mom;
+    uint64_t age;
+} ranking_t;
+
+struct coll_fedauc {
+    pthread_mutex_t mu;
+    fdb_t *db;
+    const coll_campaigns_t *cs;
+    ranking_t cache[CACHE_MAX];
+    uint64_t clock;
+};
+
+/* A period's row of fedauc_phases. */
+typedef struct {
+    int found;
+    int64_t uploads, scores, closed;
+} phase_row_t;
+
+/* An upload's row of fedauc_uploads (scores: heap, the caller frees). */
+typedef struct {
+    int found;
+    int64_t period, n;
+    uint8_t scores_hash[32];
+    size_t scores_len;
+    uint8_t *scores;
+    int has_report;
+    uint8_t report_id[DPM_REPORT_ID_BYTES];
+} upload_row_t;
+
+/* The end of period's upload phase (its start + upload_seconds). */
+int64_t fa_deadline(const coll_campaign_t *c, uint32_t period);
+
+/* The phase row (lock: FOR UPDATE on PostgreSQL, inside a transaction). 0 or -1. */
+int fa_get_phase(coll_fedauc_t *f, uint32_t cid, uint32_t period, int lock, phase_row_t *p);
+
+/* The phase of (c, period) at now, closing it when its deadline has passed. 0 or -1. */
+int fa_phase_now(coll_fedauc_t *f, const coll_campaign_t *c, uint32_t period, int64_t now,
+                 phase_row_t *p);
+
+/* The ranking of a closed phase (cached, or ranked now). NULL on failure. */
+ranking_t *fa_ranking(coll_fedauc_t *f, uint32_t cid, uint32_t period, const phase_row_t *p);
+
+/* The upload with this token in a ranking, or NULL. */
+const tok_t *fa_find_tok(const ranking_t *r, const uint8_t *token);
+
+/* The upload row of (campaign, token) (u->found 0 if none). 0 or -1. */
+int fa_get_upload(coll_fedauc_t *f, uint32_t cid, const uint8_t *token, upload_row_t *u);
+
+#endif /* DPM_COLLECTOR_FEDAUC_STATE_H */
