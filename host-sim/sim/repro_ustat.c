@@ -437,11 +437,18 @@ int repro_ustat(const repro_opts_t *o, repro_t *r, double *seconds)
                     "Every example is one report through the SDK (dpm_ustat_tree_perturb, "
                     "dpm_ustat_bins_perturb) on its own random stream; %u runs.\n\n",
                     NPOS, NNEG, truth, RUNS);
+            fprintf(f, "Plots (host-sim/plot/ustat.py, from ustat.json): "
+                       "[ustat_bins_mse_k.png](ustat_bins_mse_k.png) (MSE against k), "
+                       "[ustat_rate_n.png](ustat_rate_n.png) (MSE against n), "
+                       "[ustat_fig3.png](ustat_fig3.png) (Figure 3's trends).\n\n");
             repro_write_sections(r, f);
             st |= fclose(f) == 0 ? 0 : -1;
         } else {
             st = -1;
         }
+    }
+    if (st == 0 && o->plot && sim_cli_plot("host-sim/plot/ustat.py", o->out_dir) < 0) {
+        st = -1;
     }
     *seconds = sim_now() - start;
     return st;
