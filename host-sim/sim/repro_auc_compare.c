@@ -60,8 +60,7 @@ static const char *const kUnit[NMECH] = {
     "one example's label (spends eps/2: published calibration)",
     "one example's score (label public)",
     "one example's score (label public)",
-    "every label of the device (each flipped: eps per label); the scores go to the server in "
-    "clear",
+    "every label of the device (eps per label); the scores go to the server in clear",
     "every label of the device; the scores go to the server in clear",
     "every label of the device; the scores go to the server in clear",
     "every label of the device; the scores go to the server in clear",

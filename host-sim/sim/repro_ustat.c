@@ -312,12 +312,13 @@ static int rates(const repro_opts_t *o, repro_t *r, double start)
         }
     }
     if (st == 0) {
-        double spread = c_hi / c_lo;
+        double spread = c_hi > 0.0 ? c_hi / c_lo : NAN; /* NaN: no interior minimum at all */
         st = repro_own_cell(r, "bins_kstar", "all interior minima",
                             "max c / min c (k at min scales as n^1/4 sqrt(eps))", 2.0, spread,
                             o->quick ? REPRO_INFO : REPRO_SELF, "<= 2", spread <= 2.0, 2);
         st |= repro_own_cell(r, "bins_kstar", "all interior minima", "c (estimates sqrt(L))", NAN,
-                             sqrt(c_lo * c_hi), REPRO_INFO, "info: geometric mean", 0, 2);
+                             c_hi > 0.0 ? sqrt(c_lo * c_hi) : NAN, REPRO_INFO,
+                             "info: geometric mean", 0, 2);
     }
     return st;
 }
