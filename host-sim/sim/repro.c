@@ -23,6 +23,7 @@
 #include "sim/repro_fedauc.h"
 #include "sim/repro_ustat.h"
 #include "sim/repro_auc_compare.h"
+#include "sim/repro_roc.h"
 
 typedef struct {
     const char *name, *title;
@@ -41,6 +42,8 @@ static const paper_t kPapers[] = {
      repro_fedauc},
     {"auc_compare", "Every AUC mechanism at equal eps on the same examples (ours only, info)",
      repro_auc_compare},
+    {"roc", "roc_hist against DPAUC at equal eps, parties and data (issue 17 item 7, targets)",
+     repro_roc},
 };
 #define NPAPERS (sizeof(kPapers) / sizeof(kPapers[0]))
 

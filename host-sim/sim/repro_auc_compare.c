@@ -18,6 +18,7 @@
 #include "estimate/ustat.h"
 #include "sim/progress.h"
 #include "sim/repro_auc_data.h"
+#include "sim/repro_auc_fedauc.h"
 #include "sim/stream.h"
 
 #define NEX 100000u  /* examples */
@@ -38,18 +39,33 @@ typedef enum {
     M_DPAUC_B,
     M_BINS,
     M_TREE,
+    NSDK, /* the rows above: every report through the SDK; below: FedAUC (repro_auc_fedauc.h) */
+    M_FA_RR = NSDK,
+    M_FA_LOCAL,
+    M_FA_GLOBAL,
+    M_FA_ORTHO,
+    M_FA_ADAPT,
     NMECH
 } mech_index_t;
 
-static const char *const kName[NMECH] = {"roc_hist",  "roc_hist_groups", "dpauc_A",
-                                         "dpauc_B",   "ustat_bins",      "ustat_tree"};
+static const char *const kName[NMECH] = {
+    "roc_hist",         "roc_hist_groups",       "dpauc_A",
+    "dpauc_B",          "ustat_bins",            "ustat_tree",
+    "fedauc_rr",        "fedauc_lap local",      "fedauc_lap global",
+    "fedauc_lap orthogonal", "fedauc_lap adaptive"};
 static const char *const kUnit[NMECH] = {
     "one example's label",
     "one example's label (eps/2) + the device's group (eps/2)",
     "one example's label (spends eps/2: published calibration)",
     "one example's label (spends eps/2: published calibration)",
     "one example's score (label public)",
-    "one example's score (label public)"};
+    "one example's score (label public)",
+    "every label of the device (eps per label); the scores go to the server in clear",
+    "every label of the device; the scores go to the server in clear",
+    "every label of the device; the scores go to the server in clear",
+    "every label of the device; the scores go to the server in clear",
+    "every label of the device; the scores go to the server in clear"};
+static const uint32_t kRounds[NMECH] = {1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2};
 
 typedef struct {
     const char *name, *what;
@@ -64,6 +80,7 @@ static const shape_t kShapes[NSHAPES] = {
 typedef struct {
     double sq_exact, sq_target, err_target, cover, with_ci, bytes, reports, ns;
     uint32_t runs, groups_runs;
+    double down_bytes; /* FedAUC: the rank reply each device receives */
 } acc_t;
 
 typedef struct {
@@ -373,8 +390,8 @@ static void layout_free(ctx_t *x)
 }
 
 typedef struct {
-    double rmse, rmse_target, bias, coverage, bytes, reports, ns;
-    uint32_t runs;
+    double rmse, rmse_target, bias, coverage, bytes, reports, ns, down_bytes;
+    uint32_t runs, rounds;
 } row_t;
 
 static row_t row_of(const acc_t *a, uint32_t devices)
@@ -389,6 +406,8 @@ static row_t row_of(const acc_t *a, uint32_t devices)
     r.bytes = a->bytes / devices;
     r.reports = a->reports / devices;
     r.ns = a->reports > 0 ? a->ns / a->reports : NAN;
+    r.down_bytes = a->down_bytes / devices;
+    r.rounds = 1;
     return r;
 }
 
@@ -431,9 +450,27 @@ int repro_auc_compare(const repro_opts_t *o, repro_t *r, double *seconds)
             st = device_mechs(&x, run, sim_stream_key(0xA0C1, s, 0), acc) |
                  example_mechs(&x, run, sim_stream_key(0xA0C2, s, 0), acc);
         }
+        auc_fa_acc_t fa[AUC_FA_N];
+        st |= st == 0 ? auc_fedauc_rows(&d, x.devices, x.start, x.idx, x.runs, x.eps,
+                                        sim_stream_key(0xA0C3, s, 0), fa)
+                      : 0;
+        for (uint32_t i = 0; i < AUC_FA_N && st == 0; i++) {
+            acc_t *q = &acc[NSDK + i];
+            q->sq_exact = q->sq_target = fa[i].sq_exact; /* FedAUC's target: the exact AUC */
+            q->err_target = fa[i].err;
+            q->cover = fa[i].cover;
+            q->with_ci = fa[i].with_ci;
+            q->runs = fa[i].runs;
+            /* device 0's two rounds, for every device (the sizes vary little across devices) */
+            q->bytes = fa[i].up_bytes * x.devices;
+            q->down_bytes = fa[i].down_bytes * x.devices;
+            q->reports = x.devices;
+            q->ns = fa[i].ns * x.devices;
+        }
         for (uint32_t m = 0; m < NMECH && st == 0; m++) {
             char row[64];
             rows[s][m] = row_of(&acc[m], x.devices);
+            rows[s][m].rounds = kRounds[m];
             snprintf(row, sizeof(row), "%s %s", kShapes[s].name, kName[m]);
             st |= repro_own_cell(r, "compare", row, "rmse vs exact AUC", NAN, rows[s][m].rmse,
                                  REPRO_INFO, "info", 0, -1);
@@ -451,14 +488,16 @@ int repro_auc_compare(const repro_opts_t *o, repro_t *r, double *seconds)
     if (st == 0) {
         printf("AUC mechanisms at eps = 1, %u examples (AUC %.4f, binned %.4f), %u runs:\n", NEX,
                x.exact, x.target[M_ROC], x.runs);
-        printf("  %-12s %-16s %10s %10s %10s %9s %12s %10s %10s\n", "shape", "mechanism",
-               "rmse", "rmse_own", "bias_own", "coverage", "bytes/device", "reports", "ns/report");
+        printf("  %-12s %-21s %10s %10s %10s %9s %12s %10s %7s %10s %10s\n", "shape", "mechanism",
+               "rmse", "rmse_own", "bias_own", "coverage", "bytes/device", "down/dev", "rounds",
+               "reports", "ns/report");
         for (uint32_t s = 0; s < NSHAPES; s++) {
             for (uint32_t m = 0; m < NMECH; m++) {
                 const row_t *w = &rows[s][m];
-                printf("  %-12s %-16s %10.3g %10.3g %+10.2g %9.3f %12.1f %10.0f %10.0f\n",
+                printf("  %-12s %-21s %10.3g %10.3g %+10.2g %9.3f %12.1f %10.1f %7u %10.0f "
+                       "%10.0f\n",
                        kShapes[s].name, kName[m], w->rmse, w->rmse_target, w->bias, w->coverage,
-                       w->bytes, w->reports, w->ns);
+                       w->bytes, w->down_bytes, w->rounds, w->reports, w->ns);
             }
         }
         snprintf(path, sizeof(path), "%s/auc_compare.json", o->out_dir);
@@ -506,7 +545,9 @@ int repro_auc_compare(const repro_opts_t *o, repro_t *r, double *seconds)
                 jw_num(&w, q->bytes, 6);
                 jw_raw(&w, ", \"reports_per_device\": ");
                 jw_num(&w, q->reports, 6);
-                jw_raw(&w, ", \"rounds\": 1, \"ns_per_report\": ");
+                jw_raw(&w, ", \"down_bytes_per_device\": ");
+                jw_num(&w, q->down_bytes, 6);
+                jw_raw(&w, ", \"rounds\": %u, \"ns_per_report\": ", q->rounds);
                 jw_num(&w, q->ns, 4);
                 jw_raw(&w, "}");
             }
@@ -525,9 +566,14 @@ int repro_auc_compare(const repro_opts_t *o, repro_t *r, double *seconds)
                     "host-sim/estimate. roc_hist, dpauc and ustat_bins see the same 24 bins; "
                     "ustat_tree 32 leaves. The privacy units differ: roc_hist and dpauc protect "
                     "an example's label (dpauc's published calibration spends only eps/2), "
-                    "ustat an example's score with the label public.\n\n"
+                    "ustat an example's score with the label public, FedAUC every label of the "
+                    "device while its scores go to the server in clear. FedAUC (scores at 31 "
+                    "bits: its target is the exact AUC) in exact mode, the law of the devices' "
+                    "reports (repro_auc_fedauc.h); its bytes: device 0's two rounds through the "
+                    "SDK (up: upload + report; down: the rank reply).\n\n"
                     "| shape | mechanism | RMSE vs exact AUC | RMSE vs own target | coverage | "
-                    "bytes/device | reports/device |\n|---|---|---|---|---|---|---|\n",
+                    "bytes up/device | bytes down/device | rounds | reports/device |\n"
+                    "|---|---|---|---|---|---|---|---|---|\n",
                     NEX, AUC, x.exact, 100u * NPOS / NEX, x.runs);
             for (uint32_t s = 0; s < NSHAPES; s++) {
                 for (uint32_t m = 0; m < NMECH; m++) {
@@ -536,8 +582,9 @@ int repro_auc_compare(const repro_opts_t *o, repro_t *r, double *seconds)
                     if (!isnan(q->coverage)) {
                         snprintf(cov, sizeof(cov), "%.1f%%", 100.0 * q->coverage);
                     }
-                    fprintf(f, "| %s | %s | %.3g | %.3g | %s | %.0f | %.0f |\n", kShapes[s].what,
-                            kName[m], q->rmse, q->rmse_target, cov, q->bytes, q->reports);
+                    fprintf(f, "| %s | %s | %.3g | %.3g | %s | %.0f | %.0f | %u | %.0f |\n",
+                            kShapes[s].what, kName[m], q->rmse, q->rmse_target, cov, q->bytes,
+                            q->down_bytes, q->rounds, q->reports);
                 }
             }
             st |= fclose(f) == 0 ? 0 : -1;

@@ -29,13 +29,7 @@ static const double kEpsLap[] = {1, 2, 4, 8};
 #define NEPS_RR (sizeof(kEpsRR) / sizeof(kEpsRR[0]))
 #define NEPS_LAP 4u
 
-/* A client's statistics (doubled ranks R): n, positives, sum R y, S = sum R, max R,
- * D = max |n R - S|, t = sum (n R - S) y. */
-typedef struct {
-    uint32_t n, p, max_rank2;
-    uint64_t sum2, sum_rank2, maxdev;
-    int64_t t;
-} client_t;
+typedef repro_fa_client_t client_t;
 
 typedef struct {
     const auc_data_t *d;
@@ -159,8 +153,7 @@ static int64_t dlap1(sim_rng_t *rng, double t)
     return (int64_t)a - (int64_t)b;
 }
 
-/* A client's report body with the SDK's noise (the law of dpm_fedauc_perturb). */
-static void lap_body(const dpm_fedauc_t *f, uint64_t m, const client_t *cl, sim_rng_t *rng,
+void repro_fa_lap_body(const dpm_fedauc_t *f, uint64_t m, const client_t *cl, sim_rng_t *rng,
                      dpm_fedauc_report_t *b)
 {
     dpm_eps_t eps = f->eps_implemented;
@@ -210,7 +203,7 @@ static int lap_runs(const data_t *dt, const client_t *c, uint32_t k, dpm_fedauc_
     sim_rng_init(&rng, key);
     dpm_eps_t e = mech.params.fedauc.eps_implemented;
     for (uint32_t i = 0; i < k && st == 0; i++) {
-        lap_body(&mech.params.fedauc, dt->m, &c[i], &rng, &body[i]);
+        repro_fa_lap_body(&mech.params.fedauc, dt->m, &c[i], &rng, &body[i]);
         uint64_t sens = body[i].sensitivity;
         tp[i] = Q16 / body[i].eps_p;
         ts[i] = accurate    ? (v == DPM_FEDAUC_LOCAL ? c[i].max_rank2 : 2.0 * (dt->m - 1)) / eps

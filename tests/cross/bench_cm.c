@@ -75,6 +75,114 @@ static void campaign(dpm_campaign_t *c, dpm_mech_id_t mech)
     }
 }
 
+/* The AUC family's campaigns as repro auc_compare runs them (eps 1): roc_hist at 24 uniform bins
+ * with 2 groups, dpauc at N = 25 (published), ustat_bins k = 24, ustat_tree depth 5 (3 GRR
+ * levels), fedauc_rr / fedauc_lap (orthogonal) at 31-bit scores. */
+static void auc_campaign(dpm_campaign_t *c, dpm_mech_id_t mech)
+{
+    campaign(c, DPM_MECH_ID_ROC_HIST);
+    c->mechanism = mech;
+    if (mech == DPM_MECH_ID_ROC_HIST) {
+        c->groups = 2u;
+        c->nbins = 23u; /* 24 bins */
+        for (uint32_t i = 0; i < c->nbins; i++) {
+            c->bin_edges[i] = (uint32_t)(((uint64_t)(i + 1u) << 31) / 24u);
+        }
+    } else {
+        c->nbins = 0;
+        memset(c->bin_edges, 0, sizeof(c->bin_edges));
+    }
+    if (mech == DPM_MECH_ID_DPAUC) {
+        c->nthresholds = 25u;
+        for (uint32_t i = 0; i < 25u; i++) {
+            c->thresholds[i] = (uint32_t)(((uint64_t)i << 31) / 24u);
+        }
+        c->calibration = DPM_DPAUC_PUBLISHED;
+    } else if (mech == DPM_MECH_ID_USTAT_BINS) {
+        c->ustat_k = 24u;
+        c->ustat_kernel = DPM_USTAT_AUC;
+    } else if (mech == DPM_MECH_ID_USTAT_TREE) {
+        c->tree_depth = 5u;
+        c->tree_grr_levels = 3u;
+    } else if (mech == DPM_MECH_ID_FEDAUC_LAP) {
+        c->fedauc_variant = DPM_FEDAUC_ORTHOGONAL;
+        c->fedauc_p_share_q16 = 32768u;
+    }
+    if (mech == DPM_MECH_ID_FEDAUC_RR || mech == DPM_MECH_ID_FEDAUC_LAP) {
+        c->fedauc_score_bits = 31u;
+    }
+}
+
+#define FA_MAX 1000u /* examples of a fedauc device: 10 and 1,000 */
+
+/* FedAUC, both rounds on a device of n <= FA_MAX examples: round 1 (prepare + upload encode)
+ * and round 2 (accept the rank reply + report + encode), averaged over reps; the server's reply
+ * (these scores at doubled ranks 2 (j + 1) among 2,000) is made between them, not counted. */
+static int fedauc_bench(dpm_mech_id_t id, uint32_t n, dpm_rand_t *rand, double per_tick,
+                        const char *name1, const char *name2)
+{
+    static dpm_campaign_t c;
+    static dpm_mech_t mech;
+    static dpm_report_t report;
+    static uint32_t scores[FA_MAX], up_scores[FA_MAX], perm[FA_MAX], ranks2[FA_MAX];
+    static uint64_t work[FA_MAX], ids[FA_MAX];
+    static uint8_t labels[FA_MAX], up[DPM_FEDAUC_UPLOAD_MAX_BYTES(FA_MAX, 31u)],
+        reply[DPM_FEDAUC_REPLY_MAX_BYTES(FA_MAX)], bytes[DPM_REPORT_MAX_BYTES];
+    dpm_memo_t memo;
+    memset(&memo, 0, sizeof(memo));
+    memset(memo.key, 0x5A, sizeof(memo.key));
+    memo.opened = DPM_MEMO_OPENED;
+    for (uint32_t j = 0; j < n; j++) {
+        scores[j] = (j + 1u) << 21;
+        labels[j] = (uint8_t)(j & 1u);
+        ids[j] = j;
+    }
+    auc_campaign(&c, id);
+    int ok = dpm_mech_init(&mech, &c, NULL) == DPM_OK;
+    const dpm_fedauc_buffers_t b = {up_scores, perm, work, FA_MAX};
+    long t1 = 0, t2 = 0;
+    const uint32_t reps = n > 100u ? 2u : 20u; /* SysTick's 24 bits: < 4e8 instructions a run */
+    for (uint32_t i = 0; i < reps && ok; i++) {
+        dpm_fedauc_session_t s;
+        size_t len = 0, rlen = 0, blen = 0;
+        ticks_start();
+        ok &= dpm_fedauc_prepare(&mech, rand, scores, n, &b, &s) == DPM_OK &&
+              dpm_fedauc_upload_encode(&s, up, sizeof(up), &len) == DPM_OK;
+        long t = ticks_stop();
+        ok &= t > 0;
+        t1 += t;
+        /* the server */
+        dpm_fedauc_header_t h;
+        memset(&h, 0, sizeof(h));
+        h.campaign_id = s.campaign_id;
+        h.mechanism = s.mechanism;
+        h.params_hash = s.params_hash;
+        memcpy(h.token, s.token, sizeof(h.token));
+        h.total = 2u * FA_MAX;
+        h.n = n;
+        for (uint32_t j = 0; j < n; j++) {
+            ranks2[j] = 2u * (up_scores[j] >> 21);
+        }
+        ok &= dpm_fedauc_reply_encode(&h, ranks2, reply, sizeof(reply), &rlen) == DPM_OK;
+        dpm_fedauc_ranks_t rk;
+        int rr = id == DPM_MECH_ID_FEDAUC_RR;
+        ticks_start();
+        ok &= ok && dpm_fedauc_accept(&s, &mech, reply, rlen, rr ? ids : NULL, &rk, NULL) ==
+                        DPM_OK &&
+              dpm_mech_report_fedauc(&mech, rand, TEST_RECEIPT(&mech, 0), &s, &rk, labels,
+                                     rr ? ids : NULL, rr ? &memo : NULL, &report) == DPM_OK &&
+              dpm_report_encode(&report, bytes, sizeof(bytes), &blen) == DPM_OK;
+        t = ticks_stop();
+        ok &= t > 0;
+        t2 += t;
+    }
+    if (ok) {
+        metric(name1, (double)t1 * per_tick / reps);
+        metric(name2, (double)t2 * per_tick / reps);
+    }
+    return ok;
+}
+
 int main(void)
 {
     ticks_start();
@@ -127,6 +235,94 @@ int main(void)
     t = ticks_stop();
     ok &= t > 0;
     metric("device.cm4.roc_hist16.instructions", (double)t * per_tick / REPS);
+
+    /* The AUC family, one report each (perturb + encode), campaigns as auc_campaign says. */
+    auc_campaign(&c, DPM_MECH_ID_ROC_HIST);
+    c.groups = 0;
+    ok &= dpm_mech_init(&mech, &c, NULL) == DPM_OK;
+    static dpm_score_hist_t hist24;
+    ok &= dpm_score_hist_init(&hist24, dpm_mech_score_bins(&mech)) == DPM_OK;
+    for (uint32_t i = 0; i < 64u && ok; i++) {
+        ok &= dpm_score_hist_add(&hist24, dpm_mech_score_bins(&mech), i << 25, (int)(i & 1u)) ==
+              DPM_OK;
+    }
+    ticks_start();
+    for (uint32_t i = 0; i < REPS && ok; i++) {
+        ok &= dpm_mech_report_roc_hist(&mech, &rand, TEST_RECEIPT(&mech, 0), &hist24, &report) ==
+                  DPM_OK &&
+              dpm_report_encode(&report, bytes, sizeof(bytes), &len) == DPM_OK;
+    }
+    t = ticks_stop();
+    ok &= t > 0;
+    metric("device.cm4.roc_hist24.instructions", (double)t * per_tick / REPS);
+
+    auc_campaign(&c, DPM_MECH_ID_ROC_HIST);
+    ok &= dpm_mech_init(&mech, &c, NULL) == DPM_OK;
+    ticks_start();
+    for (uint32_t i = 0; i < REPS && ok; i++) {
+        ok &= dpm_mech_report_roc_hist_group(&mech, &rand, TEST_RECEIPT(&mech, 0), i & 1u,
+                                             &hist24, &report) == DPM_OK &&
+              dpm_report_encode(&report, bytes, sizeof(bytes), &len) == DPM_OK;
+    }
+    t = ticks_stop();
+    ok &= t > 0;
+    metric("device.cm4.roc_hist24_groups2.instructions", (double)t * per_tick / REPS);
+
+    auc_campaign(&c, DPM_MECH_ID_DPAUC);
+    ok &= dpm_mech_init(&mech, &c, NULL) == DPM_OK;
+    static dpm_dpauc_counts_t counts;
+    ok &= dpm_dpauc_counts_init(&counts, dpm_mech_dpauc(&mech)) == DPM_OK;
+    for (uint32_t i = 0; i < 64u && ok; i++) {
+        ok &= dpm_dpauc_counts_add(&counts, dpm_mech_dpauc(&mech), i << 25, (int)(i & 1u)) ==
+              DPM_OK;
+    }
+    ticks_start();
+    for (uint32_t i = 0; i < REPS / 4u && ok; i++) { /* 100 noised counts a report: fewer reps */
+        ok &= dpm_mech_report_dpauc(&mech, &rand, TEST_RECEIPT(&mech, 0), &counts, &report) ==
+                  DPM_OK &&
+              dpm_report_encode(&report, bytes, sizeof(bytes), &len) == DPM_OK;
+    }
+    t = ticks_stop();
+    ok &= t > 0;
+    metric("device.cm4.dpauc25.instructions", (double)t * per_tick / (REPS / 4u));
+
+    const dpm_ustat_example_t ex = {3u << 28, 1u, 0u};
+    auc_campaign(&c, DPM_MECH_ID_USTAT_BINS);
+    ok &= dpm_mech_init(&mech, &c, NULL) == DPM_OK;
+    ticks_start();
+    for (uint32_t i = 0; i < REPS && ok; i++) {
+        ok &= dpm_mech_report_ustat_bins(&mech, &rand, TEST_RECEIPT(&mech, 0), &ex, &report) ==
+                  DPM_OK &&
+              dpm_report_encode(&report, bytes, sizeof(bytes), &len) == DPM_OK;
+    }
+    t = ticks_stop();
+    ok &= t > 0;
+    metric("device.cm4.ustat_bins24.instructions", (double)t * per_tick / REPS);
+
+    auc_campaign(&c, DPM_MECH_ID_USTAT_TREE);
+    ok &= dpm_mech_init(&mech, &c, NULL) == DPM_OK;
+    ticks_start();
+    for (uint32_t i = 0; i < REPS && ok; i++) {
+        ok &= dpm_mech_report_ustat_tree(&mech, &rand, TEST_RECEIPT(&mech, 0), &ex, &report) ==
+                  DPM_OK &&
+              dpm_report_encode(&report, bytes, sizeof(bytes), &len) == DPM_OK;
+    }
+    t = ticks_stop();
+    ok &= t > 0;
+    metric("device.cm4.ustat_tree5.instructions", (double)t * per_tick / REPS);
+
+    ok &= fedauc_bench(DPM_MECH_ID_FEDAUC_RR, 10u, &rand, per_tick,
+                       "device.cm4.fedauc_rr10.round1.instructions",
+                       "device.cm4.fedauc_rr10.round2.instructions");
+    ok &= fedauc_bench(DPM_MECH_ID_FEDAUC_LAP, 10u, &rand, per_tick,
+                       "device.cm4.fedauc_lap10_orthogonal.round1.instructions",
+                       "device.cm4.fedauc_lap10_orthogonal.round2.instructions");
+    ok &= fedauc_bench(DPM_MECH_ID_FEDAUC_RR, 1000u, &rand, per_tick,
+                       "device.cm4.fedauc_rr1000.round1.instructions",
+                       "device.cm4.fedauc_rr1000.round2.instructions");
+    ok &= fedauc_bench(DPM_MECH_ID_FEDAUC_LAP, 1000u, &rand, per_tick,
+                       "device.cm4.fedauc_lap1000_orthogonal.round1.instructions",
+                       "device.cm4.fedauc_lap1000_orthogonal.round2.instructions");
 
     static uint8_t ram[1024];
     static dpm_ram_storage_t s;

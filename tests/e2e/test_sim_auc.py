@@ -120,7 +120,9 @@ def compare_ok(js):
     """Sanity of auc_compare.json against the examples' exact AUC."""
     shapes = {s["shape"]: {m["mechanism"]: m for m in s["mechanisms"]} for s in js["shapes"]}
     many, few = shapes.get("many_devices", {}), shapes.get("few_parties", {})
-    names = {"roc_hist", "roc_hist_groups", "dpauc_A", "dpauc_B", "ustat_bins", "ustat_tree"}
+    fedauc = {"fedauc_rr", "fedauc_lap local", "fedauc_lap global", "fedauc_lap orthogonal",
+              "fedauc_lap adaptive"}
+    names = {"roc_hist", "roc_hist_groups", "dpauc_A", "dpauc_B", "ustat_bins", "ustat_tree"} | fedauc
     why = []
     if set(many) != names or set(few) != names:
         return ["mechanisms"]
@@ -135,6 +137,11 @@ def compare_ok(js):
             # 20 runs: 9 or more misses at a 15% miss rate has probability 1e-3, at 5% 2e-7
             if c is None or not 0.55 <= c <= 1.0:
                 why.append(f"{n} coverage")
+        for n in sorted(fedauc):  # two rounds, an interval, a rank reply down
+            m = s[n]
+            if not (m["rmse"] < 0.1 and m["coverage"] is not None and 0.55 <= m["coverage"] <= 1
+                    and m["rounds"] == 2 and m["down_bytes_per_device"] > 0):
+                why.append(f"{n}: rmse, coverage, rounds or reply")
         if s["dpauc_A"]["coverage"] is not None or s["ustat_tree"]["coverage"] is not None:
             why.append("coverage without an interval")
     if not few["roc_hist"]["rmse"] < few["dpauc_A"]["rmse"] < few["dpauc_B"]["rmse"]:
