@@ -22,9 +22,8 @@ int mbedtls_hardware_poll(void *data, unsigned char *output, size_t len, size_t 
 
 /* SplitMix64's first three outputs from state 0 (Steele, Lea, Flood 2014; the reference
  * splitmix64.c by Vigna gives the same). */
-static const uint64_t SPLITMIX_SEED0[3] = {UINT64_C(0xE220A8397B1DCDAF),
-                                           UINT64_C(0x6E789E6AA1B965F4),
-                                           UINT64_C(0x06C45D188009454F)};
+static const uint64_t SPLITMIX_SEED0[3] = {
+    UINT64_C(0xE220A8397B1DCDAF), UINT64_C(0x6E789E6AA1B965F4), UINT64_C(0x06C45D188009454F)};
 
 static uint64_t le64(const uint8_t *p)
 {

@@ -185,7 +185,8 @@ static void test_unopened_device_refuses_everything(void **state)
     for (int i = 0; i < 2; i++) {
         dpm_device_t *d = &closed[i];
         dpm_device_t keep = *d;
-        assert_int_equal(dpm_device_accept_mech(d, &f.tuple.campaign, &f.tuple, &why), DPM_ERR_PARAM);
+        assert_int_equal(dpm_device_accept_mech(d, &f.tuple.campaign, &f.tuple, &why),
+                         DPM_ERR_PARAM);
         assert_non_null(why);
         assert_int_equal(dpm_device_accept_campaign(d, buf, 1, &f.tuple, NULL), DPM_ERR_PARAM);
         assert_int_equal(dpm_device_report_tuple(d, &f.tuple, 0, 0, &conf, &info), DPM_ERR_PARAM);
@@ -195,12 +196,12 @@ static void test_unopened_device_refuses_everything(void **state)
         assert_int_equal(dpm_device_report_dpauc(d, &f.roc, 0, &counts, &info), DPM_ERR_PARAM);
         assert_int_equal(dpm_device_report_ustat_bins(d, &f.roc, 0, &ex, &info), DPM_ERR_PARAM);
         assert_int_equal(dpm_device_report_ustat_tree(d, &f.roc, 0, &ex, &info), DPM_ERR_PARAM);
-        assert_int_equal(dpm_device_fedauc_upload(d, &f.roc, NULL, 0, NULL, &s, buf, sizeof(buf),
-                                                  &len),
-                         DPM_ERR_PARAM);
-        assert_int_equal(dpm_device_report_fedauc(d, &f.roc, 0, &s, buf, 1, labels, NULL, NULL,
-                                                  &info),
-                         DPM_ERR_PARAM);
+        assert_int_equal(
+            dpm_device_fedauc_upload(d, &f.roc, NULL, 0, NULL, &s, buf, sizeof(buf), &len),
+            DPM_ERR_PARAM);
+        assert_int_equal(
+            dpm_device_report_fedauc(d, &f.roc, 0, &s, buf, 1, labels, NULL, NULL, &info),
+            DPM_ERR_PARAM);
         assert_int_equal(dpm_device_memo_open(d, 0, 512, &memo), DPM_ERR_PARAM);
         assert_int_equal(dpm_device_flush(d, NULL, buf, sizeof(buf), &res), DPM_ERR_PARAM);
         assert_null(dpm_device_outbox(d));
@@ -265,16 +266,16 @@ static void test_null_and_wrong_kind_refused_untouched(void **state)
 
     assert_int_equal(dpm_device_fedauc_upload(d, NULL, NULL, 0, NULL, &s, buf, sizeof(buf), &len),
                      DPM_ERR_PARAM);
-    assert_int_equal(dpm_device_fedauc_upload(d, &f.roc, NULL, 0, NULL, &s, buf, sizeof(buf),
-                                              &len),
+    assert_int_equal(dpm_device_fedauc_upload(d, &f.roc, NULL, 0, NULL, &s, buf, sizeof(buf), &len),
                      DPM_ERR_PARAM);
     assert_int_equal(dpm_device_report_fedauc(d, NULL, 0, &s, buf, 1, labels, NULL, NULL, &info),
                      DPM_ERR_PARAM);
-    assert_int_equal(dpm_device_report_fedauc(d, &f.tuple, 0, &s, buf, 1, labels, NULL, NULL,
-                                              &info),
-                     DPM_ERR_PARAM);
+    assert_int_equal(
+        dpm_device_report_fedauc(d, &f.tuple, 0, &s, buf, 1, labels, NULL, NULL, &info),
+        DPM_ERR_PARAM);
 
-    assert_int_equal(dpm_device_flush(d, NULL, buf, sizeof(buf), &res), DPM_ERR_PARAM); /* no upload */
+    assert_int_equal(dpm_device_flush(d, NULL, buf, sizeof(buf), &res),
+                     DPM_ERR_PARAM); /* no upload */
 
     assert_memory_equal(&info, &info_keep, sizeof(info));
     assert_memory_equal(d, &keep, sizeof(keep));
