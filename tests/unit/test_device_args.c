@@ -40,7 +40,14 @@ static void fixture_config(fixture_t *f)
     fake_storage_init(&f->anchor_fs, f->anchor_mem, sizeof(f->anchor_mem), 1);
     test_rng_seed(&f->t, 11);
     f->cfg.rng = test_rng_port(&f->t);
-    f->cfg.storage = fake_storage_port(&f->fs);
+    /* member by member into the zeroed config: a whole dpm_storage_t returned by value may
+     * carry undefined padding, which the device would copy and memcmp below would read */
+    dpm_storage_t port = fake_storage_port(&f->fs);
+    f->cfg.storage.read = port.read;
+    f->cfg.storage.write = port.write;
+    f->cfg.storage.erase = port.erase;
+    f->cfg.storage.size = port.size;
+    f->cfg.storage.ctx = port.ctx;
     f->cfg.ledger_offset = 0;
     f->cfg.ledger_size = LEDGER_SIZE;
     f->cfg.outbox_offset = LEDGER_SIZE;
