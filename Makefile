@@ -191,7 +191,14 @@ $(OUT)/obj/tests/%.o: tests/%.c $(AUTOCONF) $(FLAGS_STAMP) | $(MBEDTLS_DIR)/libr
 $(OUT)/tests/%: $(OUT)/obj/tests/%.o $(TEST_SUPPORT_OBJS) $(LIBHOST) $(LIBPORT) $(LIBDPM)
 	@mkdir -p $(dir $@)
 	@printf '  %-3s %s\n' LD $@
-	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(TEST_SUPPORT_OBJS) $(LIBHOST) $(LIBPORT) $(LIBDPM) $(MBEDTLS_LIBS) $(LDLIBS) $(DB_LIBS)
+	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(TEST_EXTRA_OBJS) $(TEST_SUPPORT_OBJS) $(LIBHOST) $(LIBPORT) $(LIBDPM) $(MBEDTLS_LIBS) $(LDLIBS) $(DB_LIBS)
+
+# port/cortex-m's portable C (the test generator, the TRNG hook's fail-closed default) also runs
+# on the host and the Linux targets, in test_cm_portable; the rest is Arm code (make cross).
+CM_PORTABLE_OBJS := $(call obj,port/cortex-m/test_drbg.c port/cortex-m/trng.c)
+$(CM_PORTABLE_OBJS): PORT_CFLAGS += -DDPM_CM_TEST_DRBG_NOT_FOR_PRODUCTION
+$(OUT)/tests/unit/test_cm_portable: $(CM_PORTABLE_OBJS)
+$(OUT)/tests/unit/test_cm_portable: TEST_EXTRA_OBJS := $(CM_PORTABLE_OBJS)
 
 # Mbed TLS is built by `make deps`; building anything first checks it is there and current
 # with the project's config headers.
@@ -385,7 +392,7 @@ $(CROSS_TEST_BINS): $(OUT)/tests/%: $(OUT)/obj/tests/%.o $(CROSS_SUPPORT_LIB) $(
                     $(LIBPORT) $(LIBDPM)
 	@mkdir -p $(dir $@)
 	@printf '  %-3s %s\n' LD $@
-	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(CROSS_SIM_OBJS) $(CROSS_SUPPORT_LIB) $(LIBPORT) $(LIBDPM) \
+	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(TEST_EXTRA_OBJS) $(CROSS_SIM_OBJS) $(CROSS_SUPPORT_LIB) $(LIBPORT) $(LIBDPM) \
 	  $(MBEDTLS_LIBS) $(LDLIBS)
 cross-tests: lib $(CROSS_TEST_BINS) $(EXAMPLE_BINS)
 	@printf '%s\n' $(CROSS_TEST_BINS) >$(OUT)/cross-tests.list

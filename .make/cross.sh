@@ -8,9 +8,10 @@
 #   Cortex-M (qemu-system-arm, semihosting): cortex-m3 (mps2-an385), cortex-m4 and cortex-m4-fpu
 #     (mps2-an386), built by .make/cortex-m.mk: the unit tests that need no host and the golden
 #     vectors as one image each, plus tests/cross/test_cm_checks.sh.
-# Prints one line per suite as it goes, then "<target>: N passed, N failed" per target and the
-# summed "N passed, N failed" last; exits non-zero on any failure, a failed build or a missing
-# tool (naming the Debian package). Logs: $BUILD_DIR/cross/.
+# Prints one line per suite as it goes, then "<target>: N passed, N failed, N skipped" per target
+# and the summed "N passed, N failed, N skipped" last (a skip counted as skipped, never as a pass:
+# run-tests.sh's own counts); exits non-zero on any failure, a failed build or a missing tool
+# (naming the Debian package). Logs: $BUILD_DIR/cross/.
 # Env: CROSS_TARGETS (subset, e.g. "armhf cortex-m4"), CROSS_JOBS (parallel suites, default
 # nproc), DPM_STAT_DIVISOR (default 20).
 set -uo pipefail
@@ -104,7 +105,7 @@ run_one() { # name test
     bash .make/run-tests.sh "$t" >"$res/$(basename "$t").out" 2>&1
 }
 declare -A TESTS
-jobs_list=()
+jobs_list=() names=()
 for t in "${TARGETS[@]}"; do
   read -r name kind _ <<<"$t"
   [[ " $selected " == *" $name "* ]] || continue
@@ -125,36 +126,18 @@ while read -r _ name test; do
 done < <(printf '%s\n' "${jobs_list[@]}" | sort -k1,1nr)
 wait
 
-# ---- report ------------------------------------------------------------------------------------
-total_pass=0 total_fail=0 lines=()
+# ---- report: .make/cross-report.sh counts each target's results --------------------------------
 for t in "${TARGETS[@]}"; do
   read -r name _ <<<"$t"
   [[ " $selected " == *" $name "* ]] || continue
-  pass=0 fail=0
+  mkdir -p "$LOG/$name"
   if [ -n "${BUILD_FAILED[$name]:-}" ]; then
-    fail=1
+    : >"$LOG/$name/build-failed"
   else
-    : >"$LOG/$name.times"
-    while read -r test; do
-      [ -n "$test" ] || continue
-      out="$LOG/$name/results/$(basename "$test").out"
-      # run-tests.sh: the suite's line (and failure details), then "N passed, N failed"
-      last=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$out" 2>/dev/null | tail -n1)
-      if [ -z "$last" ]; then
-        echo "  $name  $(basename "$test"): no result"; fail=$((fail + 1)); continue
-      fi
-      grep -vE '^[0-9]+ passed, [0-9]+ failed' "$out" | sed "s/^/  $name  /"
-      pass=$((pass + $(sed -E 's/^([0-9]+) passed.*/\1/' <<<"$last")))
-      fail=$((fail + $(sed -E 's/^[0-9]+ passed, ([0-9]+) failed.*/\1/' <<<"$last")))
-      secs=$(sed -nE 's/.*\(([0-9.]+)s\)$/\1/p' "$out" | head -n1)
-      echo "$(basename "$test") ${secs%.*}" >>"$LOG/$name.times"
-    done <<<"${TESTS[$name]}"
+    rm -f "$LOG/$name/build-failed"
+    printf '%s\n' "${TESTS[$name]}" >"$LOG/$name/tests.list"
   fi
-  lines+=("$name: $pass passed, $fail failed")
-  total_pass=$((total_pass + pass))
-  total_fail=$((total_fail + fail))
+  names+=("$name")
 done
 echo "cross: $(( $(date +%s) - start )) s (DPM_STAT_DIVISOR=$DPM_STAT_DIVISOR, $JOBS parallel; logs in $LOG)"
-printf '%s\n' "${lines[@]}"
-echo "$total_pass passed, $total_fail failed"
-[ "$total_fail" -eq 0 ]
+bash "$(dirname "$0")/cross-report.sh" "$LOG" "${names[@]}"

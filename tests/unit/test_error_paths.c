@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -423,6 +424,126 @@ static void test_http_and_fetch_arguments(void **state)
 
 /* ---- soft-float edge cases of the certified exp ---------------------------------------------- */
 
+/* A transport that answers every request with one canned response (then reads as closed). */
+typedef struct {
+    uint8_t answer[DPM_CAMPAIGN_MAX_BYTES + 128];
+    size_t len, pos;
+    char sent[256];
+    size_t nsent;
+    int send_fails;
+} canned_t;
+
+static int32_t canned_send(void *ctx, const uint8_t *buf, size_t len)
+{
+    canned_t *c = ctx;
+    if (c->send_fails) {
+        return -1;
+    }
+    for (size_t i = 0; i < len && c->nsent + 1 < sizeof(c->sent); i++) {
+        c->sent[c->nsent++] = (char)buf[i];
+    }
+    c->sent[c->nsent] = '\0';
+    return (int32_t)len;
+}
+
+static int32_t canned_recv(void *ctx, uint8_t *buf, size_t len)
+{
+    canned_t *c = ctx;
+    if (c->pos == c->len) {
+        return -1; /* closed */
+    }
+    size_t n = c->len - c->pos < len ? c->len - c->pos : len;
+    memcpy(buf, c->answer + c->pos, n);
+    c->pos += n;
+    return (int32_t)n;
+}
+
+static int starts_with(const char *s, const char *prefix)
+{
+    return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+static void canned_answer(canned_t *c, const char *status, const uint8_t *body, size_t n)
+{
+    memset(c, 0, sizeof(*c));
+    int h = snprintf((char *)c->answer, sizeof(c->answer),
+                     "HTTP/1.1 %s\r\nContent-Length: %lu\r\n\r\n", status, (unsigned long)n);
+    memcpy(c->answer + h, body, n);
+    c->len = (size_t)h + n;
+}
+
+/* dpm_campaign_fetch against each kind of answer: a campaign, 404, 503, bytes that are not a
+ * campaign, a campaign that must not run, a connection that closes or cannot send. *m changes
+ * only on success. */
+static void test_campaign_fetch_answers(void **state)
+{
+    (void)state;
+    fake_clock_t fc = {1000, 1, 0};
+    dpm_clock_t clk = fake_clock_port(&fc);
+    static canned_t can;
+    dpm_transport_t t = {canned_send, canned_recv, &can};
+    static uint8_t work[DPM_CAMPAIGN_MAX_BYTES + 512u];
+    static dpm_mech_t m, keep;
+    const char *why = NULL;
+    dpm_campaign_t c;
+    memset(&c, 0, sizeof(c));
+    c.id = 4711;
+    c.mechanism = DPM_MECH_ID_TUPLE_MR;
+    c.eps = DPM_EPS_ONE;
+    c.budget = DPM_EPS_ONE;
+    c.groups = 2;
+    c.nmetrics = 1;
+    c.metrics[0] = DPM_METRIC_TPR;
+    uint8_t body[DPM_CAMPAIGN_MAX_BYTES];
+    size_t n = 0;
+    assert_int_equal(dpm_campaign_encode(&c, body, sizeof(body), &n), DPM_OK);
+    memset(&m, 0x4E, sizeof(m));
+    keep = m;
+
+    canned_answer(&can, "404 Not Found", NULL, 0);
+    assert_int_equal(dpm_campaign_fetch(&t, &clk, "h", 4711, 100, work, sizeof(work), &m, &why),
+                     DPM_ERR_PROTOCOL);
+    assert_string_equal(why, "unknown campaign");
+    assert_true(starts_with(can.sent, "GET /v1/campaigns/4711 HTTP/1.1\r\n"));
+    canned_answer(&can, "503 Service Unavailable", NULL, 0);
+    assert_int_equal(dpm_campaign_fetch(&t, &clk, "h", 4711, 100, work, sizeof(work), &m, &why),
+                     DPM_ERR_PROTOCOL);
+    assert_string_equal(why, "collector refused the request");
+    canned_answer(&can, "200 OK", (const uint8_t *)"\xff\xff\xff", 3);
+    assert_int_equal(dpm_campaign_fetch(&t, &clk, "h", 4711, 100, work, sizeof(work), &m, &why),
+                     DPM_ERR_PROTOCOL);
+    dpm_campaign_t zero_eps = c;
+    zero_eps.eps = 0;
+    uint8_t bad[DPM_CAMPAIGN_MAX_BYTES];
+    size_t nbad = 0;
+    assert_int_equal(dpm_campaign_encode(&zero_eps, bad, sizeof(bad), &nbad), DPM_OK);
+    canned_answer(&can, "200 OK", bad, nbad);
+    assert_int_not_equal(dpm_campaign_fetch(&t, &clk, "h", 4711, 100, work, sizeof(work), &m, &why),
+                         DPM_OK);
+    canned_answer(&can, "200 OK", body, n);
+    can.len = can.len / 2; /* the connection closes halfway through the answer */
+    assert_int_equal(dpm_campaign_fetch(&t, &clk, "h", 4711, 100, work, sizeof(work), &m, &why),
+                     DPM_ERR_TRANSPORT);
+    canned_answer(&can, "200 OK", body, n);
+    can.send_fails = 1;
+    assert_int_equal(dpm_campaign_fetch(&t, &clk, "h", 4711, 100, work, sizeof(work), &m, &why),
+                     DPM_ERR_TRANSPORT);
+    assert_memory_equal(&m, &keep, sizeof(m));
+
+    /* positive control: the campaign itself; id 0 is spelled "0" in the path */
+    canned_answer(&can, "200 OK", body, n);
+    assert_int_equal(dpm_campaign_fetch(&t, &clk, "h", 4711, 100, work, sizeof(work), &m, &why),
+                     DPM_OK);
+    assert_int_equal(m.campaign.id, 4711);
+    assert_int_equal(m.campaign.mechanism, DPM_MECH_ID_TUPLE_MR);
+    size_t len = 0;
+    canned_answer(&can, "200 OK", body, n);
+    assert_int_equal(dpm_campaign_get(&t, &clk, "h", 0, 100, work, sizeof(work), &len, &why),
+                     DPM_OK);
+    assert_true(len == n && memcmp(work, body, n) == 0);
+    assert_true(starts_with(can.sent, "GET /v1/campaigns/0 HTTP/1.1\r\n"));
+}
+
 static void test_soft_float_edges(void **state)
 {
     (void)state;
@@ -479,6 +600,7 @@ int main(void)
         cmocka_unit_test(test_campaign_and_report_arguments),
         cmocka_unit_test(test_tuple_and_roc_hist_arguments),
         cmocka_unit_test(test_http_and_fetch_arguments),
+        cmocka_unit_test(test_campaign_fetch_answers),
         cmocka_unit_test(test_soft_float_edges),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

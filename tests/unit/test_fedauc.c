@@ -249,6 +249,112 @@ static void test_prepare_shuffles_and_maps_back(void **state)
     assert_memory_equal(&s1, &keep, sizeof(keep));
 }
 
+/* Bad arguments to every FedAUC call: refused with the documented status, outputs untouched. */
+static void test_bad_arguments_refused_untouched(void **state)
+{
+    (void)state;
+    const char *why = NULL;
+    dpm_fedauc_t f;
+    memset(&f, 0x6B, sizeof(f));
+    const dpm_fedauc_t f_keep = f;
+    const uint32_t RR = DPM_MECH_ID_FEDAUC_RR, LAP = DPM_MECH_ID_FEDAUC_LAP;
+    assert_int_equal(dpm_fedauc_init(NULL, RR, DPM_FEDAUC_VARIANT_NONE, 4, 0, DPM_EPS_ONE, &why),
+                     DPM_ERR_PARAM);
+    assert_string_equal(why, "null argument");
+    assert_int_equal(dpm_fedauc_init(&f, RR, DPM_FEDAUC_VARIANT_NONE, 4, 0, 0, &why),
+                     DPM_ERR_PARAM);
+    assert_int_equal(dpm_fedauc_init(&f, RR, DPM_FEDAUC_VARIANT_NONE, 4, 0, DPM_EPS_MAX_Q16 + 1,
+                                     &why),
+                     DPM_ERR_PARAM);
+    assert_int_equal(dpm_fedauc_init(&f, RR, DPM_FEDAUC_VARIANT_NONE, 0, 0, DPM_EPS_ONE, &why),
+                     DPM_ERR_PARAM);
+    assert_int_equal(dpm_fedauc_init(&f, RR, DPM_FEDAUC_VARIANT_NONE, 32, 0, DPM_EPS_ONE, &why),
+                     DPM_ERR_PARAM);
+    assert_int_equal(dpm_fedauc_init(&f, RR, DPM_FEDAUC_LOCAL, 4, 0, DPM_EPS_ONE, &why),
+                     DPM_ERR_PARAM);
+    assert_int_equal(dpm_fedauc_init(&f, RR, DPM_FEDAUC_VARIANT_NONE, 4, 1, DPM_EPS_ONE, &why),
+                     DPM_ERR_PARAM);
+    assert_int_equal(dpm_fedauc_init(&f, LAP, DPM_FEDAUC_VARIANT_NONE, 4, 0, DPM_EPS_ONE, &why),
+                     DPM_ERR_PARAM);
+    assert_int_equal(dpm_fedauc_init(&f, LAP, DPM_FEDAUC_ADAPTIVE, 4, 32768, DPM_EPS_ONE, &why),
+                     DPM_ERR_PARAM);
+    assert_int_equal(dpm_fedauc_init(&f, LAP, DPM_FEDAUC_ADAPTIVE, 4, 0, 1, &why), DPM_ERR_PARAM);
+    assert_int_equal(dpm_fedauc_init(&f, LAP, DPM_FEDAUC_LOCAL, 4, 0, DPM_EPS_ONE, &why),
+                     DPM_ERR_PARAM);
+    assert_int_equal(dpm_fedauc_init(&f, LAP, DPM_FEDAUC_LOCAL, 4, 65536, DPM_EPS_ONE, &why),
+                     DPM_ERR_PARAM);
+    /* a share so small that eps_p rounds to 0 (share < 1 keeps eps_s >= 1 whenever eps_p >= 1) */
+    assert_int_equal(dpm_fedauc_init(&f, LAP, DPM_FEDAUC_LOCAL, 4, 1, 2, &why), DPM_ERR_PARAM);
+    assert_int_equal(dpm_fedauc_init(&f, DPM_MECH_ID_TUPLE_MR, DPM_FEDAUC_VARIANT_NONE, 4, 0,
+                                     DPM_EPS_ONE, &why),
+                     DPM_ERR_PARAM);
+    assert_memory_equal(&f, &f_keep, sizeof(f));
+    /* positive control */
+    assert_int_equal(dpm_fedauc_init(&f, LAP, DPM_FEDAUC_LOCAL, 4, 32768, DPM_EPS_ONE, &why),
+                     DPM_OK);
+
+    dpm_mech_t m = fa_mech(DPM_MECH_ID_FEDAUC_LAP, DPM_FEDAUC_LOCAL, 32768);
+    test_rng_t t;
+    dpm_rng_t rng;
+    dpm_rand_t r, no_rng;
+    assert_int_equal(test_rand_init(&r, &t, &rng, 5), DPM_OK);
+    no_rng = r;
+    no_rng.rng = NULL;
+    const dpm_score_t scores[3] = {Q4(1), Q4(9), Q4(4)};
+    static bufs_t b;
+    dpm_fedauc_buffers_t bb = bufs_of(&b, 64), noscores = bb, noperm = bb;
+    noscores.scores = NULL;
+    noperm.perm = NULL;
+    dpm_fedauc_session_t s;
+    memset(&s, 0x2D, sizeof(s));
+    const dpm_fedauc_session_t s_keep = s;
+    assert_int_equal(dpm_fedauc_prepare(NULL, &r, scores, 3, &bb, &s), DPM_ERR_PARAM);
+    assert_int_equal(dpm_fedauc_prepare(&m, &no_rng, scores, 3, &bb, &s), DPM_ERR_PARAM);
+    assert_int_equal(dpm_fedauc_prepare(&m, &r, scores, 3, NULL, &s), DPM_ERR_PARAM);
+    assert_int_equal(dpm_fedauc_prepare(&m, &r, scores, 3, &bb, NULL), DPM_ERR_PARAM);
+    assert_int_equal(dpm_fedauc_prepare(&m, &r, scores, 3, &noscores, &s), DPM_ERR_BUFFER);
+    assert_int_equal(dpm_fedauc_prepare(&m, &r, scores, 3, &noperm, &s), DPM_ERR_BUFFER);
+    assert_memory_equal(&s, &s_keep, sizeof(s));
+    assert_int_equal(dpm_fedauc_prepare(&m, &r, scores, 3, &bb, &s), DPM_OK);
+
+    uint8_t buf[256];
+    size_t len = 0;
+    assert_int_equal(dpm_fedauc_upload_encode(NULL, buf, sizeof(buf), &len), DPM_ERR_PARAM);
+    assert_int_equal(dpm_fedauc_upload_encode(&s, NULL, sizeof(buf), &len), DPM_ERR_PARAM);
+    assert_int_equal(dpm_fedauc_upload_encode(&s, buf, sizeof(buf), NULL), DPM_ERR_PARAM);
+    assert_int_equal(dpm_fedauc_upload_encode(&s, buf, 0, &len), DPM_ERR_BUFFER);
+
+    dpm_fedauc_ranks_t rk;
+    memset(&rk, 0x11, sizeof(rk));
+    const dpm_fedauc_ranks_t rk_keep = rk;
+    assert_int_equal(dpm_fedauc_accept(NULL, &m, buf, 8, NULL, &rk, &why), DPM_ERR_PARAM);
+    assert_int_equal(dpm_fedauc_accept(&s, NULL, buf, 8, NULL, &rk, &why), DPM_ERR_PARAM);
+    assert_int_equal(dpm_fedauc_accept(&s, &m, NULL, 8, NULL, &rk, &why), DPM_ERR_PARAM);
+    assert_int_equal(dpm_fedauc_accept(&s, &m, buf, 8, NULL, NULL, &why), DPM_ERR_PARAM);
+    assert_memory_equal(&rk, &rk_keep, sizeof(rk));
+
+    const uint8_t labels[3] = {1, 0, 1};
+    dpm_fedauc_stats_t st;
+    memset(&st, 0x33, sizeof(st));
+    const dpm_fedauc_stats_t st_keep = st;
+    assert_int_equal(dpm_fedauc_stats(NULL, &rk, labels, &st), DPM_ERR_PARAM);
+    assert_int_equal(dpm_fedauc_stats(&s, &rk, NULL, &st), DPM_ERR_PARAM);
+    assert_int_equal(dpm_fedauc_stats(&s, &rk, labels, NULL), DPM_ERR_PARAM);
+    assert_int_equal(dpm_fedauc_stats(&s, NULL, labels, &st), DPM_ERR_PARAM);
+    assert_int_equal(dpm_fedauc_stats(&s, &rk, labels, &st), DPM_ERR_PARAM); /* ranks of nobody */
+    assert_memory_equal(&st, &st_keep, sizeof(st));
+
+    dpm_memo_t memo;
+    memset(&memo, 0, sizeof(memo)); /* not opened */
+    int flip = 7;
+    dpm_mech_t rr = fa_mech(DPM_MECH_ID_FEDAUC_RR, DPM_FEDAUC_VARIANT_NONE, 0);
+    assert_int_equal(dpm_fedauc_rr_flip(NULL, &memo, 1, &flip), DPM_ERR_PARAM);
+    assert_int_equal(dpm_fedauc_rr_flip(&rr, NULL, 1, &flip), DPM_ERR_PARAM);
+    assert_int_equal(dpm_fedauc_rr_flip(&rr, &memo, 1, NULL), DPM_ERR_PARAM);
+    assert_int_equal(dpm_fedauc_rr_flip(&rr, &memo, 1, &flip), DPM_ERR_PARAM);
+    assert_int_equal(flip, 7);
+}
+
 /* n beyond DPM_FEDAUC_MAX_EXAMPLES is refused even with buffers that large. */
 static void test_prepare_refuses_too_many_examples(void **state)
 {
@@ -1288,6 +1394,7 @@ int main(void)
         cmocka_unit_test(test_campaigns_and_fingerprints),
         cmocka_unit_test(test_quantize),
         cmocka_unit_test(test_prepare_shuffles_and_maps_back),
+        cmocka_unit_test(test_bad_arguments_refused_untouched),
         cmocka_unit_test(test_prepare_refuses_too_many_examples),
         cmocka_unit_test(test_shuffle_is_uniform),
         cmocka_unit_test(test_upload_on_the_wire),

@@ -58,7 +58,7 @@ probe() { # VARIANT FLAGS -> the probe's line
   local variant=$1 flags=$2 vout=$BUILD_DIR/$TARGET-$1
   env -u MAKEFLAGS -u MAKELEVEL make --no-print-directory -j2 BUILD_DIR="$BUILD_DIR" \
     VARIANT="$variant" EXTRA_CFLAGS="$flags" "$vout/libdpm.a" >"$work/$variant.log" 2>&1 &&
-    "$CC" -std=c99 -Wall -Werror -Isdk/include $flags "$work/probe.c" "$vout/libdpm.a" \
+    "$CC" ${LDFLAGS:-} -std=c99 -Wall -Werror -Isdk/include $flags "$work/probe.c" "$vout/libdpm.a" \
       -o "$work/probe-$variant" >>"$work/$variant.log" 2>&1 &&
     "$work/probe-$variant"
 }
@@ -74,7 +74,7 @@ tap "$([ "$got" = "$want_only" ]; echo $?)" "FedAUC alone (roc_hist, tuple off):
 [ "$got" = "$want_only" ] || tail -5 "$work/fedonly.log" | sed 's/^/# /'
 
 # Negative control: the default library accepts all three, so the probe can tell them apart.
-"$CC" -std=c99 -Wall -Werror -Isdk/include "$work/probe.c" "$OUT/libdpm.a" -o "$work/probe-default" &&
+"$CC" ${LDFLAGS:-} -std=c99 -Wall -Werror -Isdk/include "$work/probe.c" "$OUT/libdpm.a" -o "$work/probe-default" &&
   got=$("$work/probe-default")
 tap "$([ "$got" = "fedauc_lap: ok; roc_hist: ok; tuple_mr: ok; prepare: available" ]; echo $?)" \
   "negative control: the default build runs every mechanism; $got"

@@ -3,11 +3,15 @@
 # Every fuzz target builds (make fuzz-build: clang, libFuzzer, ASan + UBSan) and runs once over
 # each of its seeds without a finding, so a harness that no longer compiles, links or passes
 # its own seeds fails `make test` instead of going unnoticed until someone runs `make fuzz`.
+# The set of targets is exact: tests/fuzz/check_targets.py holds the tree to tests/fuzz/targets.txt
+# (a lost target, an unlisted one, or a parser of untrusted bytes without a target fails), with
+# negative controls on a copy of the tree.
 # Negative controls: .make/fuzz.sh must report a harness that crashes on a seed, one that has
 # no seeds, and one whose crash only fuzzing finds.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 BUILD_DIR=${BUILD_DIR:-build}
+PYTHON=${PYTHON:-/usr/bin/python3}
 n=0 failed=0
 tap() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=1; fi; }
 work=$(mktemp -d)
@@ -21,9 +25,19 @@ rc=$?
 tail -n 20 "$work/build.log" | grep -E 'error|Error' | sed 's/^/# /'
 tap "$rc" "make fuzz-build builds every target"
 
+# The targets, exactly as tests/fuzz/targets.txt lists them (check_targets.py: every fuzz_*.c is
+# listed and every listed one exists, calls its parsers and has seeds; every parser of untrusted
+# bytes in the headers has a target or a stated reason; README's table agrees).
+out=$("$PYTHON" tests/fuzz/check_targets.py 2>&1)
+st=$?
+echo "$out" | grep -v '^[a-z0-9_]*$' | sed 's/^/# /'
+mapfile -t targets < <(echo "$out" | grep -E '^[a-z0-9_]+$')
+tap "$([ "$st" = 0 ] && [ "${#targets[@]}" -gt 0 ]; echo $?)" \
+    "${#targets[@]} fuzz targets, exactly those of tests/fuzz/targets.txt, every parser accounted for"
+
 bins=()
-for src in tests/fuzz/fuzz_*.c; do
-  name=$(basename "$src" .c)
+for t in "${targets[@]}"; do
+  name=fuzz_$t
   bin="$BUILD_DIR/host-fuzz/fuzz/$name"
   bins+=("$bin")
   out=$(bash .make/fuzz.sh --seeds "$bin" 2>&1)
@@ -34,7 +48,40 @@ for src in tests/fuzz/fuzz_*.c; do
         echo "$out" | grep -q "^fuzz ${name#fuzz_}: $seeds executions, 0 crashes"; echo $?)" \
       "${name#fuzz_}: every one of its $seeds seeds runs, no finding"
 done
-tap "$([ "${#bins[@]}" -ge 7 ]; echo $?)" "${#bins[@]} fuzz targets (at least 7: request and the six device parsers)"
+# Negative controls of the list check, on a copy of what it reads: losing a target, a fuzz
+# source the list does not know, a new parser in a header, an entry the target never calls,
+# a target without seeds, a README table that disagrees.
+copy() {
+  rm -rf "$work/tree"; mkdir -p "$work/tree"
+  find tests/fuzz sdk port/include host-sim/collector README.md \
+    \( -path 'tests/fuzz/*' -o -name '*.h' -o -name README.md \) -type f -print0 |
+    xargs -0 cp --parents -t "$work/tree"
+}
+control() { # what-it-shows expected-message
+  out=$("$PYTHON" tests/fuzz/check_targets.py "$work/tree" 2>&1)
+  tap "$([ $? != 0 ] && echo "$out" | grep -qF "$2"; echo $?)" "negative control: $1 fails the list check"
+}
+copy
+tap "$("$PYTHON" tests/fuzz/check_targets.py "$work/tree" >/dev/null 2>&1; echo $?)" \
+    "the copy the negative controls start from passes the list check"
+rm "$work/tree/tests/fuzz/fuzz_memo.c"
+control "losing a target's source" "target memo: no tests/fuzz/fuzz_memo.c"
+copy
+cp "$work/tree/tests/fuzz/fuzz_report.c" "$work/tree/tests/fuzz/fuzz_extra.c"
+control "a fuzz source the list does not know" "fuzz_extra.c is not a target"
+copy
+printf 'dpm_status_t dpm_thing_decode(const uint8_t *buf, size_t len);\n' \
+  >>"$work/tree/sdk/include/dpm/report.h"
+control "a new parser without a target" "parser dpm_thing_decode"
+copy
+sed -i 's/dpm_report_decode(/dpm_report_decode_not(/g' "$work/tree/tests/fuzz/fuzz_report.c"
+control "a target that no longer calls its parser" "fuzz_report.c never calls dpm_report_decode"
+copy
+rm -rf "$work/tree/tests/fuzz/corpus/ledger"
+control "a target without seeds" "target ledger: no seeds"
+copy
+sed -i '/^| `outbox` | outbox region bytes/d' "$work/tree/README.md"
+control "a README fuzz table without one of the targets" "README.md's fuzz table"
 
 # Negative controls, built with the same toolchain: a target that aborts on inputs starting
 # with "boom".

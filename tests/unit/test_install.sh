@@ -74,12 +74,12 @@ check_run makefile "$work/consumer"
 
 export PKG_CONFIG_PATH=$P/lib/pkgconfig
 flags=$(pkg-config --cflags --libs dpmetrics) &&
-  "$CC" -std=c99 -Wall -Werror "$work/consumer.c" $flags -o "$work/consumer-pc" 2>"$work/pc.err"
+  "$CC" ${LDFLAGS:-} -std=c99 -Wall -Werror "$work/consumer.c" $flags -o "$work/consumer-pc" 2>"$work/pc.err"
 tap $? "pkg-config build: cc consumer.c \$(pkg-config --cflags --libs dpmetrics)"
 echo "# pkg-config --cflags --libs dpmetrics: ${flags:-}"
 check_run pkg-config "$work/consumer-pc"
 pflags=$(pkg-config --cflags --libs dpmetrics-posix) &&
-  "$CC" -std=c99 -Wall -Werror "$work/posix_consumer.c" $pflags -o "$work/posix-pc" 2>"$work/ppc.err"
+  "$CC" ${LDFLAGS:-} -std=c99 -Wall -Werror "$work/posix_consumer.c" $pflags -o "$work/posix-pc" 2>"$work/ppc.err"
 tap $? "pkg-config build of the posix port consumer (dpmetrics-posix)"
 show "$work/ppc.err" 3
 check_run posix-pkg-config "$work/posix-pc"

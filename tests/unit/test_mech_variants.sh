@@ -137,7 +137,7 @@ for v in mech-tuple mech-roc mech-auc mech-dpauc100; do
   build "$v" ${flags[$v]}
   tap $? "make VARIANT=$v EXTRA_CFLAGS='${flags[$v]}' builds libdpm.a"
   grep -E 'error|warning' "$work/$v.log" | head -5 | sed 's/^/# /'
-  "$CC" -std=c99 -Wall -Werror -Isdk/include ${flags[$v]} "$work/probe.c" \
+  "$CC" ${LDFLAGS:-} -std=c99 -Wall -Werror -Isdk/include ${flags[$v]} "$work/probe.c" \
     "$BUILD_DIR/$TARGET-$v/libdpm.a" -o "$work/probe-$v" && "$work/probe-$v" >"$work/$v.out"
   sed "s/^/# $v: /" "$work/$v.out"
 done
@@ -171,7 +171,7 @@ tap $? "dpauc + ustat only: those built, roc_hist and tuples refused; largest re
 built mech-dpauc100 dpauc && built mech-dpauc100 roc_hist && grep -q '^report max 2058$' "$work/mech-dpauc100.out"
 tap $? "DPM_DPAUC_MAX_THRESHOLDS=100: every mechanism; largest report 2058 bytes (dpauc)"
 
-"$CC" -std=c99 -Wall -Werror -Isdk/include -DDPM_DPAUC_MAX_THRESHOLDS=100 "$work/n100.c" \
+"$CC" ${LDFLAGS:-} -std=c99 -Wall -Werror -Isdk/include -DDPM_DPAUC_MAX_THRESHOLDS=100 "$work/n100.c" \
   "$BUILD_DIR/$TARGET-mech-dpauc100/libdpm.a" -o "$work/n100" && "$work/n100" >"$work/n100.out"
 sed 's/^/# N = 100 build: /' "$work/n100.out"
 grep -q '^Eq. 2 at N = 100: 0.764375$' "$work/n100.out"
@@ -179,7 +179,7 @@ tap $? "N = 100 on the device: Appendix Z Criteo's Eq. 2 row 0.764375"
 grep -q '^widest report: ok, 2058 of 2058 bytes$' "$work/n100.out"
 tap $? "N = 100: the widest dpauc report fills DPM_REPORT_MAX_BYTES (2058) to the byte"
 # negative control of the probe: the default build refuses N = 100
-"$CC" -std=c99 -Wall -Werror -Isdk/include "$work/n100.c" "$OUT/libdpm.a" -o "$work/n25" &&
+"$CC" ${LDFLAGS:-} -std=c99 -Wall -Werror -Isdk/include "$work/n100.c" "$OUT/libdpm.a" -o "$work/n25" &&
   "$work/n25" >"$work/n25.out"
 grep -q '^N = 100 refused$' "$work/n25.out"
 tap $? "negative control: the default build (N <= 25) refuses a 100-threshold campaign"

@@ -189,6 +189,67 @@ static void test_tree_reports(void **state)
     assert_memory_equal(&rep, &rkeep, sizeof(rep));
 }
 
+/* The random source fails at each fill in turn: every perturb call then returns DPM_ERR_RNG
+ * with *out untouched, wherever in the draw (the Kendall pair's second score, the label's RR,
+ * the GRR, the tree's level and row) the bits ran out; a working source gives reports again. */
+static void test_source_failing_at_any_fill(void **state)
+{
+    (void)state;
+    dpm_ustat_bins_t kinds[3];
+    assert_int_equal(dpm_ustat_bins_init(&kinds[0], DPM_USTAT_AUC, 16, DPM_EPS_ONE), DPM_OK);
+    assert_int_equal(dpm_ustat_bins_init(&kinds[1], DPM_USTAT_AUC_PRIVATE_LABEL, 16, DPM_EPS_ONE),
+                     DPM_OK);
+    assert_int_equal(dpm_ustat_bins_init(&kinds[2], DPM_USTAT_KENDALL, 16, DPM_EPS_ONE), DPM_OK);
+    dpm_ustat_tree_t tree;
+    assert_int_equal(dpm_ustat_tree_init(&tree, 8, 3, DPM_EPS_ONE), DPM_OK);
+    const dpm_ustat_example_t ex = {(dpm_score_t)1 << 30, 0, (dpm_score_t)1 << 29};
+    int failures = 0;
+    for (uint64_t fail_at = 1; fail_at <= 3; fail_at++) {
+        for (int kind = 0; kind < 4; kind++) {
+            failing_rng_t f;
+            dpm_rng_t rng;
+            dpm_rand_t r;
+            assert_int_equal(failing_rand_init(&r, &f, &rng, 7 + fail_at, fail_at), DPM_OK);
+            dpm_status_t st = DPM_OK;
+            for (int i = 0; i < 100000 && st == DPM_OK; i++) {
+                dpm_ustat_bins_report_t b;
+                dpm_ustat_tree_report_t t;
+                memset(&b, 0x5A, sizeof(b));
+                memset(&t, 0x5A, sizeof(t));
+                const dpm_ustat_bins_report_t b0 = b;
+                const dpm_ustat_tree_report_t t0 = t;
+                if (kind < 3) {
+                    st = dpm_ustat_bins_perturb(&kinds[kind], &r, &ex, &b);
+                    if (st != DPM_OK) {
+                        assert_memory_equal(&b, &b0, sizeof(b));
+                    }
+                } else {
+                    st = dpm_ustat_tree_perturb(&tree, &r, &ex, &t);
+                    if (st != DPM_OK) {
+                        assert_memory_equal(&t, &t0, sizeof(t));
+                    }
+                }
+            }
+            assert_int_equal(st, DPM_ERR_RNG);
+            failures++;
+        }
+    }
+    assert_int_equal(failures, 12);
+    /* a mechanism whose tree state was damaged is refused, not run */
+    dpm_ustat_tree_t bad = tree;
+    bad.grr_levels = bad.depth + 1;
+    test_rng_t tr;
+    dpm_rng_t rng;
+    dpm_rand_t r;
+    assert_int_equal(test_rand_init(&r, &tr, &rng, 3), DPM_OK);
+    dpm_ustat_tree_report_t t;
+    assert_int_equal(dpm_ustat_tree_perturb(&bad, &r, &ex, &t), DPM_ERR_PARAM);
+    bad = tree;
+    bad.grr[0].k = 3;
+    assert_int_equal(dpm_ustat_tree_perturb(&bad, &r, &ex, &t), DPM_ERR_PARAM);
+    assert_int_equal(dpm_ustat_tree_perturb(&tree, &r, &ex, &t), DPM_OK);
+}
+
 static void test_campaign_validation(void **state)
 {
     (void)state;
@@ -606,6 +667,7 @@ int main(void)
         cmocka_unit_test(test_quantize),
         cmocka_unit_test(test_bins_values_per_kernel),
         cmocka_unit_test(test_tree_reports),
+        cmocka_unit_test(test_source_failing_at_any_fill),
         cmocka_unit_test(test_campaign_validation),
         cmocka_unit_test(test_fingerprints),
         cmocka_unit_test(test_reports_wire_and_check),

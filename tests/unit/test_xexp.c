@@ -213,6 +213,29 @@ static void test_ln_up_q16(void **state)
     assert_int_equal(dpm_xf_ln_up_q16(1, 1, NULL), DPM_ERR_PARAM);
 }
 
+/* The edges: zero in comparisons, exponents beyond the table clamp (the down bound stays a
+ * lower bound), ln of a ratio beyond exp(DPM_XEXP_MAX_INT) or over a zero denominator. */
+static void test_zero_clamp_and_range(void **state)
+{
+    (void)state;
+    const dpm_xf_t zero = {0, 0}, one = dpm_xexp_down(0, 0);
+    assert_true(dpm_xf_ge(one, zero));
+    assert_true(dpm_xf_ge(zero, zero));
+    assert_false(dpm_xf_ge(zero, one));
+    dpm_xf_t top = dpm_xexp_down(DPM_XEXP_MAX_INT, 0), beyond = dpm_xexp_down(DPM_XEXP_MAX_INT + 9u, 0);
+    assert_true(beyond.m == top.m && beyond.e == top.e);
+    dpm_eps_t q = 7;
+    assert_int_equal(dpm_xf_ln_up_q16_xf(one, zero, &q), DPM_ERR_PARAM);
+    assert_int_equal(dpm_xf_ln_up_q16_xf(one, one, NULL), DPM_ERR_PARAM);
+    dpm_xf_t huge = top;
+    huge.e += 64; /* 2^64 times exp(DPM_XEXP_MAX_INT) */
+    assert_int_equal(dpm_xf_ln_up_q16_xf(huge, one, &q), DPM_ERR_RANGE);
+    assert_int_equal(q, 7);
+    /* positive control: ln(e^2 / 1) rounds up to 2 in Q16.16 (within one step) */
+    assert_int_equal(dpm_xf_ln_up_q16_xf(dpm_xexp_up(2, 0), one, &q), DPM_OK);
+    assert_true(q >= 2u << 16 && q <= (2u << 16) + 1u);
+}
+
 #ifdef __SIZEOF_INT128__
 /* The portable 64x64 multiply behind every product, checked against the compiler's 128-bit
  * type where the host has one: exact products of random mantissas must round identically. */
@@ -253,6 +276,7 @@ int main(void)
         cmocka_unit_test(test_ratio_compare_is_exact),
         cmocka_unit_test(test_integer_conversions),
         cmocka_unit_test(test_ln_up_q16),
+        cmocka_unit_test(test_zero_clamp_and_range),
 #ifdef __SIZEOF_INT128__
         cmocka_unit_test(test_mul_matches_int128),
 #endif

@@ -654,6 +654,54 @@ static void test_golden_vectors_decode_and_check(void **state)
     assert_int_equal(failed, 0);
 }
 
+/* Every golden campaign and report cut short: encoding into each cap below its size fails with
+ * DPM_ERR_BUFFER and writes nothing past cap; decoding each strict prefix either fails and
+ * leaves *out untouched, or (a prefix that ends between fields) yields a message that encodes
+ * back to exactly that prefix. */
+static void test_golden_cut_short(void **state)
+{
+    (void)state;
+    static uint8_t buf[DPM_CAMPAIGN_MAX_BYTES + DPM_REPORT_MAX_BYTES + 16];
+    int refused = 0;
+    for (int i = 0; i < ngolden; i++) {
+        const golden_t *g = &golden[i];
+        dpm_report_t r, r2, keep_r;
+        dpm_campaign_t c, c2, keep_c;
+        size_t len = 0;
+        assert_int_equal(dpm_report_decode(g->report, g->report_len, &r), DPM_OK);
+        assert_int_equal(dpm_campaign_decode(g->campaign, g->campaign_len, &c, NULL), DPM_OK);
+        for (size_t cap = 0; cap < g->report_len; cap++) {
+            memset(buf, 0xEE, sizeof(buf));
+            assert_int_equal(dpm_report_encode(&r, buf, cap, &len), DPM_ERR_BUFFER);
+            assert_int_equal(buf[cap], 0xEE);
+            memset(&r2, 0x5C, sizeof(r2));
+            keep_r = r2;
+            if (dpm_report_decode(g->report, cap, &r2) != DPM_OK) {
+                assert_memory_equal(&r2, &keep_r, sizeof(r2));
+                refused++;
+            } else {
+                assert_int_equal(dpm_report_encode(&r2, buf, sizeof(buf), &len), DPM_OK);
+                assert_true(len == cap && memcmp(buf, g->report, cap) == 0);
+            }
+        }
+        for (size_t cap = 0; cap < g->campaign_len; cap++) {
+            memset(buf, 0xEE, sizeof(buf));
+            assert_int_equal(dpm_campaign_encode(&c, buf, cap, &len), DPM_ERR_BUFFER);
+            assert_int_equal(buf[cap], 0xEE);
+            memset(&c2, 0x5C, sizeof(c2));
+            keep_c = c2;
+            if (dpm_campaign_decode(g->campaign, cap, &c2, NULL) != DPM_OK) {
+                assert_memory_equal(&c2, &keep_c, sizeof(c2));
+                refused++;
+            } else if (dpm_campaign_encode(&c2, buf, sizeof(buf), &len) == DPM_OK) {
+                assert_true(len == cap && memcmp(buf, g->campaign, cap) == 0);
+            }
+        }
+    }
+    print_message("# %d golden cases cut at every byte; %d prefixes refused\n", ngolden, refused);
+    assert_true(refused > 0);
+}
+
 /* Negative controls: the same check refuses a report whose fingerprint, ε or value was changed
  * and a campaign whose ε was changed. */
 static void test_golden_check_can_fail(void **state)
@@ -1170,6 +1218,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_golden_vectors_decode_and_check),
         cmocka_unit_test(test_golden_check_can_fail),
+        cmocka_unit_test(test_golden_cut_short),
         cmocka_unit_test(test_current_release_has_vectors),
         cmocka_unit_test(test_every_mechanism_has_a_case),
         cmocka_unit_test(test_unknown_fields_are_skipped),

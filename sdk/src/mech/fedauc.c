@@ -181,7 +181,12 @@ dpm_status_t dpm_fedauc_prepare(const dpm_mech_t *m, dpm_rand_t *r, const dpm_sc
     next.params_hash = m->params_hash;
     next.mechanism = (uint32_t)m->campaign.mechanism;
     next.n = n;
-    next.buf = *b;
+    /* member by member: copying *b whole would carry the caller's padding bytes (possibly
+     * uninitialised) into the session, which then differs from an equal one byte for byte */
+    next.buf.scores = b->scores;
+    next.buf.perm = b->perm;
+    next.buf.work = b->work;
+    next.buf.cap = b->cap;
     *s = next;
     return DPM_OK;
 }

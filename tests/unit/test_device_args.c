@@ -1,0 +1,329 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Bad arguments to every device call (dpm/device.h): a device that was never opened, each NULL
+ * pointer, a mechanism of another kind, storage regions that overlap or do not fit, an anchor
+ * the regions' erase could destroy. Each is refused with DPM_ERR_PARAM, and the device, the
+ * outputs and the storage stay as they were (no write, no erase). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "dpm/dpm.h"
+#include "fake_storage.h"
+#include "test_rng.h"
+
+#define REGION 8192u
+#define LEDGER_SIZE 1024u
+
+typedef struct {
+    uint8_t mem[REGION], anchor_mem[64];
+    fake_storage_t fs, anchor_fs;
+    test_rng_t t;
+    dpm_device_config_t cfg;
+    dpm_device_t dev;
+    dpm_mech_t tuple, roc;
+} fixture_t;
+
+static uint64_t now_ms(void *ctx)
+{
+    (void)ctx;
+    return 0;
+}
+
+static void fixture_config(fixture_t *f)
+{
+    memset(f, 0, sizeof(*f));
+    fake_storage_init(&f->fs, f->mem, REGION, 1);
+    fake_storage_init(&f->anchor_fs, f->anchor_mem, sizeof(f->anchor_mem), 1);
+    test_rng_seed(&f->t, 11);
+    f->cfg.rng = test_rng_port(&f->t);
+    /* member by member into the zeroed config: a whole dpm_storage_t returned by value may
+     * carry undefined padding, which the device would copy and memcmp below would read */
+    dpm_storage_t port = fake_storage_port(&f->fs);
+    f->cfg.storage.read = port.read;
+    f->cfg.storage.write = port.write;
+    f->cfg.storage.erase = port.erase;
+    f->cfg.storage.size = port.size;
+    f->cfg.storage.ctx = port.ctx;
+    f->cfg.ledger_offset = 0;
+    f->cfg.ledger_size = LEDGER_SIZE;
+    f->cfg.outbox_offset = LEDGER_SIZE;
+    f->cfg.outbox_size = REGION - LEDGER_SIZE;
+    f->cfg.policy.defaults.max_eps = DPM_EPS_ONE;
+    f->cfg.policy.defaults.max_budget = 2 * DPM_EPS_ONE;
+}
+
+static dpm_campaign_t campaign(uint32_t id, dpm_mech_id_t mech)
+{
+    dpm_campaign_t c;
+    memset(&c, 0, sizeof(c));
+    c.id = id;
+    c.mechanism = mech;
+    c.eps = DPM_EPS_ONE;
+    c.budget = DPM_EPS_ONE;
+    if (mech == DPM_MECH_ID_TUPLE_MR) {
+        c.groups = 2;
+        c.nmetrics = 1;
+        c.metrics[0] = DPM_METRIC_TPR;
+    } else {
+        c.nbins = 3;
+        for (uint32_t i = 0; i < 3; i++) {
+            c.bin_edges[i] = (uint32_t)(((uint64_t)(i + 1) << 31) / 4);
+        }
+    }
+    return c;
+}
+
+static void fixture_open(fixture_t *f)
+{
+    fixture_config(f);
+    assert_int_equal(dpm_device_init(&f->dev, &f->cfg), DPM_OK);
+    dpm_campaign_t c = campaign(1, DPM_MECH_ID_TUPLE_MR);
+    assert_int_equal(dpm_device_accept_mech(&f->dev, &c, &f->tuple, NULL), DPM_OK);
+    c = campaign(2, DPM_MECH_ID_ROC_HIST);
+    assert_int_equal(dpm_device_accept_mech(&f->dev, &c, &f->roc, NULL), DPM_OK);
+}
+
+/* init with cfg: refused, *d untouched, storage never written */
+static void refused_init(fixture_t *f, const dpm_device_config_t *cfg, const char *what)
+{
+    dpm_device_t d;
+    memset(&d, 0x5A, sizeof(d));
+    dpm_device_t keep = d;
+    uint64_t ops = f->fs.ops + f->anchor_fs.ops;
+    print_message("# refused: %s\n", what);
+    assert_int_equal(dpm_device_init(&d, cfg), DPM_ERR_PARAM);
+    assert_memory_equal(&d, &keep, sizeof(d));
+    assert_true(f->fs.ops + f->anchor_fs.ops == ops);
+}
+
+static void test_init_refuses_storage_that_cannot_work(void **state)
+{
+    (void)state;
+    static fixture_t f;
+    fixture_config(&f);
+    dpm_device_config_t c = f.cfg;
+    c.storage.read = NULL;
+    refused_init(&f, &c, "storage without read");
+    c = f.cfg;
+    c.storage.write = NULL;
+    refused_init(&f, &c, "storage without write");
+    c = f.cfg;
+    c.storage.erase = NULL;
+    refused_init(&f, &c, "storage without erase");
+    c = f.cfg;
+    c.ledger_size = DPM_LEDGER_MIN_REGION - 1;
+    refused_init(&f, &c, "ledger below its smallest region");
+    c = f.cfg;
+    c.outbox_size = DPM_OUTBOX_MIN_REGION - 1;
+    refused_init(&f, &c, "outbox below its smallest region");
+    c = f.cfg;
+    c.ledger_offset = REGION - LEDGER_SIZE / 2;
+    refused_init(&f, &c, "ledger past the end of storage");
+    c = f.cfg;
+    c.ledger_offset = REGION - LEDGER_SIZE; /* fits, but inside the outbox */
+    refused_init(&f, &c, "ledger inside the outbox");
+    c = f.cfg;
+    c.upload.host = "collector"; /* an upload without a clock */
+    c.upload.path = "/v1/reports";
+    c.upload.max_reports = 1;
+    c.upload.max_bytes = 1024;
+    c.upload.timeout_ms = 1000;
+    c.upload.backoff_base_ms = 1;
+    c.upload.backoff_cap_ms = 1;
+    refused_init(&f, &c, "upload without a clock");
+    c.clock.monotonic_ms = now_ms; /* positive control: the same config with a clock opens */
+    assert_int_equal(dpm_device_init(&f.dev, &c), DPM_OK);
+}
+
+static void test_init_refuses_an_anchor_the_regions_can_destroy(void **state)
+{
+    (void)state;
+    static fixture_t f;
+    fixture_config(&f);
+    dpm_device_config_t c = f.cfg;
+    c.ledger_anchor = fake_storage_port(&f.anchor_fs);
+    c.ledger_anchor.write = NULL;
+    refused_init(&f, &c, "anchor without write");
+    c.ledger_anchor = fake_storage_port(&f.anchor_fs);
+    c.ledger_anchor_offset = sizeof(f.anchor_mem) - DPM_LEDGER_ANCHOR_BYTES + 1;
+    refused_init(&f, &c, "anchor past the end of its storage");
+    c = f.cfg;
+    c.ledger_anchor = c.storage; /* on the regions' own storage: must lie outside both */
+    c.ledger_anchor_offset = LEDGER_SIZE - 4;
+    refused_init(&f, &c, "anchor overlapping the ledger");
+    c.ledger_anchor_offset = REGION - DPM_LEDGER_ANCHOR_BYTES;
+    refused_init(&f, &c, "anchor inside the outbox");
+    /* positive controls: outside both regions of shared storage, and on storage of its own */
+    c.outbox_size = REGION - LEDGER_SIZE - 1024; /* whole sectors, the anchor after them */
+    assert_int_equal(dpm_device_init(&f.dev, &c), DPM_OK);
+    c = f.cfg;
+    c.ledger_anchor = fake_storage_port(&f.anchor_fs);
+    c.ledger_anchor_offset = 0; /* where the ledger starts, but on other storage: fine */
+    assert_int_equal(dpm_device_init(&f.dev, &c), DPM_OK);
+}
+
+/* A device that was never opened (all zero, or garbage) refuses every call. */
+static void test_unopened_device_refuses_everything(void **state)
+{
+    (void)state;
+    static fixture_t f;
+    fixture_open(&f);
+    static dpm_device_t closed[2];
+    memset(&closed[0], 0, sizeof(closed[0]));
+    memset(&closed[1], 0xA5, sizeof(closed[1]));
+    const dpm_confusion_t conf = {1, 1, 1, 1};
+    dpm_score_hist_t h;
+    memset(&h, 0, sizeof(h));
+    dpm_ustat_example_t ex = {0, 1, 0};
+    dpm_dpauc_counts_t counts;
+    memset(&counts, 0, sizeof(counts));
+    dpm_fedauc_session_t s;
+    memset(&s, 0, sizeof(s));
+    dpm_memo_t memo;
+    uint8_t buf[64] = {0}, labels[1] = {0};
+    size_t len = 0;
+    dpm_report_info_t info;
+    dpm_upload_result_t res;
+    const char *why = NULL;
+    for (int i = 0; i < 2; i++) {
+        dpm_device_t *d = &closed[i];
+        dpm_device_t keep = *d;
+        assert_int_equal(dpm_device_accept_mech(d, &f.tuple.campaign, &f.tuple, &why),
+                         DPM_ERR_PARAM);
+        assert_non_null(why);
+        assert_int_equal(dpm_device_accept_campaign(d, buf, 1, &f.tuple, NULL), DPM_ERR_PARAM);
+        assert_int_equal(dpm_device_report_tuple(d, &f.tuple, 0, 0, &conf, &info), DPM_ERR_PARAM);
+        assert_int_equal(dpm_device_report_roc_hist(d, &f.roc, 0, &h, &info), DPM_ERR_PARAM);
+        assert_int_equal(dpm_device_report_roc_hist_group(d, &f.roc, 0, 0, &h, &info),
+                         DPM_ERR_PARAM);
+        assert_int_equal(dpm_device_report_dpauc(d, &f.roc, 0, &counts, &info), DPM_ERR_PARAM);
+        assert_int_equal(dpm_device_report_ustat_bins(d, &f.roc, 0, &ex, &info), DPM_ERR_PARAM);
+        assert_int_equal(dpm_device_report_ustat_tree(d, &f.roc, 0, &ex, &info), DPM_ERR_PARAM);
+        assert_int_equal(
+            dpm_device_fedauc_upload(d, &f.roc, NULL, 0, NULL, &s, buf, sizeof(buf), &len),
+            DPM_ERR_PARAM);
+        assert_int_equal(
+            dpm_device_report_fedauc(d, &f.roc, 0, &s, buf, 1, labels, NULL, NULL, &info),
+            DPM_ERR_PARAM);
+        assert_int_equal(dpm_device_memo_open(d, 0, 512, &memo), DPM_ERR_PARAM);
+        assert_int_equal(dpm_device_flush(d, NULL, buf, sizeof(buf), &res), DPM_ERR_PARAM);
+        assert_null(dpm_device_outbox(d));
+        assert_null(dpm_device_ledger(d));
+        assert_memory_equal(d, &keep, sizeof(keep));
+    }
+    assert_null(dpm_device_outbox(NULL));
+    assert_null(dpm_device_ledger(NULL));
+}
+
+/* An opened device: each NULL pointer and each call with a mechanism of another kind. */
+static void test_null_and_wrong_kind_refused_untouched(void **state)
+{
+    (void)state;
+    static fixture_t f;
+    fixture_open(&f);
+    const dpm_confusion_t conf = {1, 1, 1, 1};
+    dpm_score_hist_t h;
+    memset(&h, 0, sizeof(h));
+    dpm_ustat_example_t ex = {0, 1, 0};
+    dpm_dpauc_counts_t counts;
+    memset(&counts, 0, sizeof(counts));
+    dpm_fedauc_session_t s;
+    memset(&s, 0, sizeof(s));
+    uint8_t buf[64] = {0}, labels[1] = {0};
+    size_t len = 0;
+    dpm_report_info_t info;
+    memset(&info, 0x77, sizeof(info));
+    const dpm_report_info_t info_keep = info;
+    dpm_upload_result_t res;
+    dpm_mech_t m;
+    const char *why = NULL;
+    dpm_device_t *d = &f.dev;
+    static dpm_device_t keep;
+    keep = *d;
+    uint64_t ops = f.fs.ops;
+
+    assert_int_equal(dpm_device_accept_mech(d, NULL, &m, &why), DPM_ERR_PARAM);
+    assert_int_equal(dpm_device_accept_mech(d, &f.tuple.campaign, NULL, &why), DPM_ERR_PARAM);
+    assert_int_equal(dpm_device_accept_campaign(d, NULL, 1, &m, &why), DPM_ERR_PARAM);
+    assert_int_equal(dpm_device_accept_campaign(d, buf, 1, NULL, &why), DPM_ERR_PARAM);
+
+    assert_int_equal(dpm_device_report_tuple(d, NULL, 0, 0, &conf, &info), DPM_ERR_PARAM);
+    assert_int_equal(dpm_device_report_tuple(d, &f.tuple, 0, 0, NULL, &info), DPM_ERR_PARAM);
+    assert_int_equal(dpm_device_report_tuple(d, &f.roc, 0, 0, &conf, &info), DPM_ERR_PARAM);
+    assert_int_equal(dpm_device_report_tuple(d, &f.tuple, 0, 2, &conf, &info), DPM_ERR_PARAM);
+
+    assert_int_equal(dpm_device_report_roc_hist(d, NULL, 0, &h, &info), DPM_ERR_PARAM);
+    assert_int_equal(dpm_device_report_roc_hist(d, &f.roc, 0, NULL, &info), DPM_ERR_PARAM);
+    assert_int_equal(dpm_device_report_roc_hist(d, &f.tuple, 0, &h, &info), DPM_ERR_PARAM);
+    /* a roc_hist campaign without groups takes no group */
+    assert_int_equal(dpm_device_report_roc_hist_group(d, &f.roc, 0, 0, &h, &info), DPM_ERR_PARAM);
+
+    assert_int_equal(dpm_device_report_dpauc(d, NULL, 0, &counts, &info), DPM_ERR_PARAM);
+    assert_int_equal(dpm_device_report_dpauc(d, &f.roc, 0, NULL, &info), DPM_ERR_PARAM);
+    assert_int_equal(dpm_device_report_dpauc(d, &f.roc, 0, &counts, &info), DPM_ERR_PARAM);
+
+    assert_int_equal(dpm_device_report_ustat_bins(d, NULL, 0, &ex, &info), DPM_ERR_PARAM);
+    assert_int_equal(dpm_device_report_ustat_bins(d, &f.roc, 0, NULL, &info), DPM_ERR_PARAM);
+    assert_int_equal(dpm_device_report_ustat_bins(d, &f.roc, 0, &ex, &info), DPM_ERR_PARAM);
+    assert_int_equal(dpm_device_report_ustat_tree(d, &f.roc, 0, &ex, &info), DPM_ERR_PARAM);
+
+    assert_int_equal(dpm_device_fedauc_upload(d, NULL, NULL, 0, NULL, &s, buf, sizeof(buf), &len),
+                     DPM_ERR_PARAM);
+    assert_int_equal(dpm_device_fedauc_upload(d, &f.roc, NULL, 0, NULL, &s, buf, sizeof(buf), &len),
+                     DPM_ERR_PARAM);
+    assert_int_equal(dpm_device_report_fedauc(d, NULL, 0, &s, buf, 1, labels, NULL, NULL, &info),
+                     DPM_ERR_PARAM);
+    assert_int_equal(
+        dpm_device_report_fedauc(d, &f.tuple, 0, &s, buf, 1, labels, NULL, NULL, &info),
+        DPM_ERR_PARAM);
+
+    assert_int_equal(dpm_device_flush(d, NULL, buf, sizeof(buf), &res),
+                     DPM_ERR_PARAM); /* no upload */
+
+    assert_memory_equal(&info, &info_keep, sizeof(info));
+    assert_memory_equal(d, &keep, sizeof(keep));
+    assert_true(f.fs.ops == ops);
+    assert_int_equal(dpm_outbox_pending(dpm_device_outbox(d)), 0);
+}
+
+/* The memo region must not overlap the ledger, the outbox or an anchor on the same storage. */
+static void test_memo_region_must_not_overlap(void **state)
+{
+    (void)state;
+    static fixture_t f;
+    fixture_config(&f);
+    f.cfg.outbox_size = REGION - LEDGER_SIZE - 1024; /* room for a memo and an anchor at the end */
+    f.cfg.ledger_anchor = f.cfg.storage;
+    f.cfg.ledger_anchor_offset = REGION - DPM_LEDGER_ANCHOR_BYTES;
+    assert_int_equal(dpm_device_init(&f.dev, &f.cfg), DPM_OK);
+    dpm_memo_t memo;
+    memset(&memo, 0x3C, sizeof(memo));
+    const dpm_memo_t keep = memo;
+    const uint32_t free0 = REGION - 1024, memo_size = DPM_MEMO_MIN_REGION;
+    assert_int_equal(dpm_device_memo_open(&f.dev, 0, memo_size, &memo), DPM_ERR_PARAM);
+    assert_int_equal(dpm_device_memo_open(&f.dev, free0 - 8, memo_size, &memo), DPM_ERR_PARAM);
+    assert_int_equal(dpm_device_memo_open(&f.dev, REGION - memo_size, memo_size, &memo),
+                     DPM_ERR_PARAM);
+    assert_int_equal(dpm_device_memo_open(&f.dev, free0, memo_size, NULL), DPM_ERR_PARAM);
+    assert_memory_equal(&memo, &keep, sizeof(memo));
+    /* positive control: the free space between the outbox and the anchor */
+    assert_true(free0 + memo_size <= REGION - DPM_LEDGER_ANCHOR_BYTES);
+    assert_int_equal(dpm_device_memo_open(&f.dev, free0, memo_size, &memo), DPM_OK);
+    assert_int_equal(memo.opened, DPM_MEMO_OPENED);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_init_refuses_storage_that_cannot_work),
+        cmocka_unit_test(test_init_refuses_an_anchor_the_regions_can_destroy),
+        cmocka_unit_test(test_unopened_device_refuses_everything),
+        cmocka_unit_test(test_null_and_wrong_kind_refused_untouched),
+        cmocka_unit_test(test_memo_region_must_not_overlap),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
