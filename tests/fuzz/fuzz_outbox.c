@@ -14,6 +14,7 @@
  *     finds, and every entry reads back with its CRC intact;
  *   - the outbox never stores a second copy of an id (a region may arrive with duplicates);
  *   - dpm_outbox_room promised room: put does not answer DPM_ERR_BUFFER. */
+#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -154,7 +155,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     dpm_status_t open = dpm_outbox_open(&ob, &st, 0, region);
     /* what the region held before this run wrote anything */
     for (int k = 0; k < NREP; k++) {
-        initial_copies[k] = NREP; /* unknown: no duplicate check */
+        initial_copies[k] = INT_MAX; /* unknown: no duplicate check */
     }
     if (open == DPM_OK && !fs.crashed) {
         int found[NREP], copies[NREP];
