@@ -468,7 +468,9 @@ static void canned_answer(canned_t *c, const char *status, const uint8_t *body, 
     memset(c, 0, sizeof(*c));
     int h = snprintf((char *)c->answer, sizeof(c->answer),
                      "HTTP/1.1 %s\r\nContent-Length: %lu\r\n\r\n", status, (unsigned long)n);
-    memcpy(c->answer + h, body, n);
+    if (n > 0) { /* body may be NULL for an empty answer: memcpy must not see it */
+        memcpy(c->answer + h, body, n);
+    }
     c->len = (size_t)h + n;
 }
 
