@@ -154,13 +154,13 @@ static int deltas_add_vec(coll_deltas_t *ds, const dpm_report_t *rep)
 }
 
 /* A FedAUC report: its rows of the tuple sums (fedauc_sums.h). */
-static int add_fedauc(coll_deltas_t *ds, const coll_report_t *r)
+static int add_fedauc(coll_deltas_t *ds, const dpm_report_t *rep)
 {
     int64_t n[COLL_FEDAUC_ROWS][2], s[COLL_FEDAUC_ROWS][2];
     double ss[COLL_FEDAUC_ROWS][2];
     coll_delta_t *d = NULL;
-    if (coll_fedauc_report_rows(r, n, s, ss) != 0 ||
-        (d = delta_for(ds, r->campaign_id, r->period, 0, COLL_FEDAUC_ROWS)) == NULL) {
+    if (coll_fedauc_report_rows(rep, n, s, ss) != 0 ||
+        (d = delta_for(ds, rep->campaign_id, rep->period, 0, COLL_FEDAUC_ROWS)) == NULL) {
         return -1;
     }
     for (uint32_t m = 0; m < COLL_FEDAUC_ROWS; m++) {
@@ -176,9 +176,6 @@ static int add_fedauc(coll_deltas_t *ds, const coll_report_t *r)
 
 int coll_deltas_add(coll_deltas_t *ds, const coll_report_t *r)
 {
-    if (coll_fedauc_is(r->mechanism)) {
-        return add_fedauc(ds, r);
-    }
     if (r->mechanism != DPM_MECH_ID_TUPLE_MR && r->mechanism != DPM_MECH_ID_TUPLE_ML) {
         /* the body is in raw (a scan of stored reports knows only that it is not a tuple) */
         dpm_report_t rep;
@@ -189,10 +186,7 @@ int coll_deltas_add(coll_deltas_t *ds, const coll_report_t *r)
             return deltas_add_vec(ds, &rep);
         }
         if (coll_fedauc_is((uint32_t)rep.mechanism)) {
-            /* a stored report read back (scan_reports) names no mechanism: its body does */
-            coll_report_t fa = *r;
-            fa.mechanism = (uint8_t)rep.mechanism;
-            return add_fedauc(ds, &fa);
+            return add_fedauc(ds, &rep);
         }
         if (rep.mechanism != DPM_MECH_ID_ROC_HIST || rep.body.roc_hist.bins > DPM_MAX_BINS) {
             return -1;

@@ -7,20 +7,18 @@
 
 #define DIGITS 9
 
-int coll_fedauc_report_rows(const coll_report_t *r, int64_t n[COLL_FEDAUC_ROWS][2],
+int coll_fedauc_report_rows(const dpm_report_t *rep, int64_t n[COLL_FEDAUC_ROWS][2],
                             int64_t s[COLL_FEDAUC_ROWS][2], double ss[COLL_FEDAUC_ROWS][2])
 {
-    dpm_report_t rep;
-    if (dpm_report_decode(r->raw, r->raw_len, &rep) != DPM_OK ||
-        !coll_fedauc_is((uint32_t)rep.mechanism) || rep.body.fedauc.n == 0) {
+    if (!coll_fedauc_is((uint32_t)rep->mechanism) || rep->body.fedauc.n == 0) {
         return -1;
     }
-    const dpm_fedauc_report_t *b = &rep.body.fedauc;
+    const dpm_fedauc_report_t *b = &rep->body.fedauc;
     /* the same sums dpm_fa_agg_add makes, once per form (the variant is the campaign's) */
     dpm_fa_params_t p;
     memset(&p, 0, sizeof(p));
-    p.mechanism = (uint32_t)rep.mechanism;
-    p.eps = rep.eps;
+    p.mechanism = (uint32_t)rep->mechanism;
+    p.eps = rep->eps;
     dpm_fa_agg_t sum_form, t_form;
     dpm_fa_agg_init(&sum_form);
     dpm_fa_agg_init(&t_form);

@@ -24,8 +24,8 @@
 
 #define COLL_FEDAUC_ROWS 3 /* metrics used (width of the delta) */
 
-/* The rows of one stored FedAUC report (decoded from r->raw). 0, or -1 if it does not decode. */
-int coll_fedauc_report_rows(const coll_report_t *r, int64_t n[COLL_FEDAUC_ROWS][2],
+/* The rows of one decoded FedAUC report. 0, or -1 if it is not a FedAUC report with examples. */
+int coll_fedauc_report_rows(const dpm_report_t *rep, int64_t n[COLL_FEDAUC_ROWS][2],
                             int64_t s[COLL_FEDAUC_ROWS][2], double ss[COLL_FEDAUC_ROWS][2]);
 
 /* Add a stored row (metric m, group g) to the sums; 0, or -1 outside the layout. */
