@@ -6,8 +6,9 @@
  * measured group to hold exactly one example per device (`examples = 1`); a device with more
  * would send one report per example, which one dpm-sim device (one report) does not model.
  *
- * Campaign keys: ustat_bins `k` (bins per score, default 8) and `kernel = auc | auc_private_label`
- * (label public, the paper's setting, or (label, bin) randomized together); ustat_tree `depth`
+ * Campaign keys: ustat_bins `k` (bins per score, default 8) and `kernel = auc | auc_private_label
+ * | kendall` (label public, the paper's setting; (label, bin) randomized together; or Kendall's
+ * tau of a pair of scores, (bin(x), bin(y)) over k^2); ustat_tree `depth`
  * (2^depth score values, default 4) and `grr_levels` (levels 1 .. grr_levels by GRR, deeper ones
  * by Hadamard RR; default min(depth, 3)).
  *
@@ -15,8 +16,12 @@
  * middle of its bin so that the SDK's own quantization (dpm_ustat_quantize, or the tree's
  * floor(score 2^depth)) puts it back in that bin. roc_sim.h holds at most DPM_MAX_BINS bins, so
  * dpm-sim runs k <= 64 and depth <= 6 (dpm-sim repro's AUC comparison draws continuous scores).
+ * Kendall: every device of the measured groups holds one pair of scores (kendall_sim.h: groups
+ * with `pairs = bivariate_normal(rho=R)`), handed to the SDK as they are (Q1.31); k <= 16 (k^2
+ * values in DPM_MAX_GRR_K).
  *
- * Exact mode draws the aggregate directly from the true per-class histograms:
+ * Exact mode draws the aggregate directly from the true per-class histograms (Kendall: the true
+ * k^2 histogram of the pairs' bins):
  *   GRR (bins, and the tree's GRR levels): per value a with h_a examples, Binomial(h_a, p - q)
  *     keep it, the others land uniformly on the whole domain (one multinomial): each report is
  *     then a with probability p - q + q and any other with q, the GRR's law exactly;
@@ -26,7 +31,10 @@
  *
  * Items: 0 the AUC against the model's AUC; 1 against the devices' binned AUC (its own target:
  * bins with ties 1/2, the tree with leaves tied 1/2), with the estimator's interval (ustat_bins:
- * the plug-in sd; ustat_tree: none, its sd is Theorem 3's bound, shown as sd only). */
+ * the plug-in sd; ustat_tree: none, its sd is Theorem 3's bound, shown as sd only).
+ * Kendall: 0 tau_a against the model's tau (n -> infinity, no binning); 1 against the binned
+ * pairs' tau_a (the estimator's target); 2 against the pairs' own tau_a (no binning; only up to
+ * KENDALL_SAMPLE_MAX reporting devices: it holds every pair in memory). */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -36,6 +44,7 @@
 #include "common/edges.h"
 #include "estimate/roc.h"
 #include "estimate/ustat.h"
+#include "sim/kendall_sim.h"
 #include "sim/results.h"
 #include "sim/roc_sim.h"
 #include "sim/sim_cfg.h"
@@ -48,6 +57,9 @@
 #define DEFAULT_GRR_LEVELS 3u
 #define SIM_TREE_MAX_DEPTH 6u /* 2^6 = DPM_MAX_BINS leaves */
 #define TIE_WEIGHT 0.5
+#define KENDALL_SAMPLE_MAX (1u << 23) /* 16 bytes per pair for the sample's tau_a */
+#define KENDALL_MAX_K 16u             /* k^2 <= DPM_MAX_GRR_K */
+SIM_STATIC_ASSERT(KENDALL_MAX_K *KENDALL_MAX_K <= DPM_MAX_GRR_K, kendall_domain_fits);
 
 typedef struct {
     int tree;
@@ -59,6 +71,9 @@ typedef struct {
     sim_roc_model_t *model;
     uint64_t pos[DPM_MAX_BINS], neg[DPM_MAX_BINS];
     double auc_binned, auc_model;
+    int kendall;
+    sim_pairs_model_t pairs;
+    uint64_t pair_hist[DPM_MAX_GRR_K]; /* Kendall: bin(x) k + bin(y) of the reporting devices */
 } ustat_state_t;
 
 /* The tree's sums inline (a plain value: sim_agg_t is copied). */
@@ -106,9 +121,43 @@ static int one_example_each(const sim_scenario_t *sc, const sim_campaign_spec_t 
     return 0;
 }
 
+/* Kendall: no metrics, split, bins or edges; every measured group with pairs; k^2 in the GRR. */
+static int kendall_check(const sim_scenario_t *sc, sim_campaign_spec_t *c, int *line, char *err,
+                         size_t errcap)
+{
+    if (c->nmetrics != 0 || c->split_paper || c->bins_line != 0) {
+        *line = c->nmetrics != 0 ? c->metrics_line : c->split_paper ? c->split_line : c->bins_line;
+        snprintf(err, errcap, "takes no metrics, split, bins or edges");
+        return -1;
+    }
+    for (uint32_t g = 0; g < c->ngroups; g++) {
+        const sim_group_spec_t *gs = &sc->group[c->groups[g]];
+        if (!gs->pairs.set) {
+            *line = c->groups_line;
+            snprintf(err, errcap,
+                     "kernel = kendall: group '%s' has no pairs = bivariate_normal(rho=R)",
+                     gs->name);
+            return -1;
+        }
+    }
+    c->ustat_k = c->ustat_k ? c->ustat_k : DEFAULT_K;
+    if (c->ustat_k > KENDALL_MAX_K) {
+        *line = c->keys_line[2];
+        snprintf(err, errcap,
+                 "k must be in 2..%u for kernel = kendall (k^2 values must fit DPM_MAX_GRR_K "
+                 "= %d)",
+                 KENDALL_MAX_K, DPM_MAX_GRR_K);
+        return -1;
+    }
+    return 0;
+}
+
 static int bins_check(const sim_scenario_t *sc, sim_campaign_spec_t *c, int *line, char *err,
                       size_t errcap)
 {
+    if (c->ustat_kernel == DPM_USTAT_KENDALL) {
+        return kendall_check(sc, c, line, err, errcap);
+    }
     if (one_example_each(sc, c, line, err, errcap) != 0) {
         return -1;
     }
@@ -183,10 +232,12 @@ static int bins_init(sim_cfg_t *cfg, char *err, size_t errcap)
     memset(&c, 0, sizeof(c));
     c.mechanism = DPM_MECH_ID_USTAT_BINS;
     c.ustat_k = sp->ustat_k;
-    c.ustat_kernel = sp->ustat_private_label ? DPM_USTAT_AUC_PRIVATE_LABEL : DPM_USTAT_AUC;
+    c.ustat_kernel = (dpm_ustat_kernel_t)sp->ustat_kernel;
+    s->kendall = sp->ustat_kernel == DPM_USTAT_KENDALL;
+    static const char *const what[] = {"", " private label", " kendall"};
     snprintf(cfg->label, sizeof(cfg->label), "ustat_bins eps=%s k=%u%s",
              sp->eps_text[cfg->eps_index], sp->ustat_k,
-             sp->ustat_private_label ? " private label" : "");
+             what[sp->ustat_kernel <= DPM_USTAT_KENDALL ? sp->ustat_kernel : 0]);
     if (common_init(cfg, &c, err, errcap) != 0) {
         return -1;
     }
@@ -228,10 +279,85 @@ static void ustat_release(sim_cfg_t *cfg)
     sim_roc_model_destroy(&s->model);
 }
 
+/* Kendall: every reporting device's pair, once: the binned histogram and the sample's tau_a. */
+static int kendall_prepare(sim_cfg_t *cfg, const sim_pop_t *pop, char *err, size_t errcap)
+{
+    ustat_state_t *s = st_of(cfg);
+    int include[SIM_MAX_GROUPS];
+    uint64_t n = 0;
+    for (uint32_t g = 0; g < SIM_MAX_GROUPS; g++) {
+        include[g] = cfg->group_map[g] >= 0;
+        n += g < pop->ngroups && include[g] ? pop->group_size[g] : 0;
+    }
+    sim_pairs_model_init(&s->pairs, cfg->sc, pop);
+    int sample = n <= KENDALL_SAMPLE_MAX;
+    uint64_t *xy = sample ? malloc((size_t)(n ? n : 1) * sizeof(uint64_t)) : NULL;
+    if (sample && xy == NULL) {
+        snprintf(err, errcap, "campaign '%s': out of memory for the pairs", cfg->spec->name);
+        return -1;
+    }
+    memset(s->pair_hist, 0, sizeof(s->pair_hist));
+    uint64_t at = 0;
+    for (size_t i = 0; i < pop->nblocks; i++) {
+        const sim_block_t *b = &pop->block[i];
+        if (!include[b->group]) {
+            continue;
+        }
+        for (uint64_t d = pop->first[i]; d < pop->first[i] + b->count; d++) {
+            uint32_t x, y, bx = 0, by = 0;
+            sim_pairs_device(&s->pairs, b, d, &x, &y);
+            (void)dpm_ustat_quantize(x, s->bins, &bx); /* the SDK's own bins */
+            (void)dpm_ustat_quantize(y, s->bins, &by);
+            s->pair_hist[bx * s->bins + by]++;
+            if (sample) {
+                xy[at] = (uint64_t)x << 32 | y;
+            }
+            at++;
+        }
+    }
+    cfg->reporting = at;
+    double binned = NAN, own = NAN;
+    if (dpm_ustat_bins_exact(&s->bp, s->pair_hist, NULL, TIE_WEIGHT, &binned) != DPM_OK) {
+        free(xy);
+        snprintf(err, errcap, "campaign '%s': fewer than 2 devices hold pairs (raise devices)",
+                 cfg->spec->name);
+        return -1;
+    }
+    if (sample) {
+        uint64_t *scratch = malloc((size_t)at * sizeof(uint64_t));
+        if (scratch == NULL) {
+            free(xy);
+            snprintf(err, errcap, "campaign '%s': out of memory for the pairs", cfg->spec->name);
+            return -1;
+        }
+        own = sim_pairs_tau_a(xy, (size_t)at, scratch);
+        free(scratch);
+        free(xy);
+    }
+    uint32_t nitems = sample ? 3u : 2u;
+    if (sim_cfg_items(cfg, nitems) != 0) {
+        snprintf(err, errcap, "out of memory");
+        return -1;
+    }
+    static const char *const kind[] = {"tau", "tau_binned", "tau_sample"};
+    static const char *const name[] = {"model", "binned", "sample"};
+    double truth[] = {sim_pairs_model_tau(&s->pairs, pop, include), binned, own};
+    for (uint32_t i = 0; i < nitems; i++) {
+        snprintf(cfg->items[i].metric, sizeof(cfg->items[i].metric), "tau");
+        snprintf(cfg->items[i].kind, sizeof(cfg->items[i].kind), "%s", kind[i]);
+        snprintf(cfg->items[i].name, sizeof(cfg->items[i].name), "%s", name[i]);
+        cfg->items[i].truth = truth[i];
+    }
+    return 0;
+}
+
 static int ustat_prepare(sim_cfg_t *cfg, const sim_pop_t *pop, unsigned threads, char *err,
                          size_t errcap)
 {
     ustat_state_t *s = st_of(cfg);
+    if (s->kendall) {
+        return kendall_prepare(cfg, pop, err, errcap);
+    }
     s->model = malloc(sizeof(*s->model));
     if (s->model == NULL ||
         sim_roc_model_init(s->model, cfg->sc, pop, s->edges, s->bins - 1) != 0) {
@@ -270,8 +396,7 @@ static int ustat_prepare(sim_cfg_t *cfg, const sim_pop_t *pop, unsigned threads,
 
 static int ustat_participates(const sim_cfg_t *cfg, const sim_block_t *b)
 {
-    (void)cfg;
-    return b->conf.tp + b->conf.fn + b->conf.fp + b->conf.tn == 1;
+    return st_of(cfg)->kendall || b->conf.tp + b->conf.fn + b->conf.fp + b->conf.tn == 1;
 }
 
 static dpm_status_t ustat_report(const sim_cfg_t *cfg, const sim_block_t *b, uint64_t device,
@@ -279,14 +404,17 @@ static dpm_status_t ustat_report(const sim_cfg_t *cfg, const sim_block_t *b, uin
 {
     const ustat_state_t *s = st_of(cfg);
     uint16_t bin[1];
-    if (s->model == NULL) {
-        return DPM_ERR_PARAM;
-    }
-    sim_roc_device_bins(s->model, b, device, bin);
     dpm_ustat_example_t ex;
     memset(&ex, 0, sizeof(ex));
-    ex.score = s->score[bin[0]];
-    ex.label = b->conf.tp + b->conf.fn; /* 1 for the positive example */
+    if (s->kendall) {
+        sim_pairs_device(&s->pairs, b, device, &ex.score, &ex.score2); /* label 0 */
+    } else if (s->model != NULL) {
+        sim_roc_device_bins(s->model, b, device, bin);
+        ex.score = s->score[bin[0]];
+        ex.label = b->conf.tp + b->conf.fn; /* 1 for the positive example */
+    } else {
+        return DPM_ERR_PARAM;
+    }
     dpm_receipt_t rc;
     dpm_status_t st = dpm_receipt_unmetered(&cfg->mech, run, &rc);
     if (st == DPM_OK) {
@@ -393,7 +521,9 @@ static int bins_exact(const sim_cfg_t *cfg, const sim_pop_t *pop, sim_rng_t *rng
     const ustat_state_t *s = st_of(cfg);
     dpm_ustat_bins_agg_t *a = (dpm_ustat_bins_agg_t *)agg->data.bytes;
     uint32_t k = s->bins;
-    if (s->bp.kernel == DPM_USTAT_AUC_PRIVATE_LABEL) {
+    if (s->bp.kernel == DPM_USTAT_KENDALL) {
+        grr_draw(rng, s->pair_hist, k * k, s->bp.p, s->bp.q, a->count[0]);
+    } else if (s->bp.kernel == DPM_USTAT_AUC_PRIVATE_LABEL) {
         uint64_t h[DPM_MAX_GRR_K];
         for (uint32_t b = 0; b < k; b++) {
             h[b] = s->neg[b];
@@ -473,9 +603,10 @@ static int tree_exact(const sim_cfg_t *cfg, const sim_pop_t *pop, sim_rng_t *rng
 
 /* ---- estimates ----------------------------------------------------------------------------- */
 
-static void put(sim_item_run_t *out, const dpm_ustat_estimate_t *e, int interval)
+static void put(const sim_cfg_t *cfg, sim_item_run_t *out, const dpm_ustat_estimate_t *e,
+                int interval)
 {
-    for (int i = 0; i < 2; i++) {
+    for (uint32_t i = 0; i < cfg->nitems; i++) {
         out[i].est = e->value;
         out[i].sd = e->sd;
         out[i].lo = interval ? e->ci_lo : NAN;
@@ -492,7 +623,7 @@ static void bins_estimate(const sim_cfg_t *cfg, const sim_agg_t *agg, uint32_t r
     if (dpm_ustat_bins_estimate(&st_of(cfg)->bp, (const dpm_ustat_bins_agg_t *)agg->data.bytes,
                                 TIE_WEIGHT, cfg->sc->confidence, &e) == DPM_OK &&
         e.defined) {
-        put(out, &e, 1);
+        put(cfg, out, &e, 1);
     }
 }
 
@@ -514,7 +645,7 @@ static void tree_estimate(const sim_cfg_t *cfg, const sim_agg_t *agg, uint32_t r
     dpm_ustat_tree_opts_t o = {DPM_USTAT_TREE_CHOOSE_A, 0.0, TIE_WEIGHT};
     dpm_ustat_tree_estimate_t e;
     if (dpm_ustat_tree_estimate(&s->tp, &a, &o, &e) == DPM_OK && e.est.defined) {
-        put(out, &e.est, 0);
+        put(cfg, out, &e.est, 0);
     }
 }
 
@@ -524,16 +655,17 @@ static int ustat_collector_check(const sim_cfg_t *cfg, const sim_agg_t *agg, con
                                  char *why, size_t whycap)
 {
     int tree = st_of(cfg)->tree;
-    sim_item_run_t mine[2];
-    mine[0].est = mine[1].est = NAN;
+    sim_item_run_t mine[3];
+    mine[0].est = mine[1].est = mine[2].est = NAN;
     (tree ? tree_estimate : bins_estimate)(cfg, agg, 0, mine, NULL);
     const jr_value_t *e = jr_get(json, tree ? "ustat_tree" : "ustat_bins");
-    double theirs = jr_number(e, "auc", NAN);
+    const char *what = st_of(cfg)->kendall ? "tau" : "auc";
+    double theirs = jr_number(e, what, NAN);
     double n = jr_number(json, "reports", -1.0);
     int same = (isnan(theirs) && isnan(mine[0].est)) ||
                fabs(theirs - mine[0].est) <= 1e-8 * fmax(1.0, fabs(mine[0].est));
     if (!same || n < 0.0) {
-        snprintf(why, whycap, "the collector's AUC %.9g (%.0f reports) differs from ours %.9g",
+        snprintf(why, whycap, "the collector's %s %.9g (%.0f reports) differs from ours %.9g", what,
                  theirs, n, mine[0].est);
         return 1;
     }
@@ -545,6 +677,13 @@ static void ustat_summary(const sim_result_t *res, char *buf, size_t cap)
     sim_item_summary_t m, b;
     sim_result_summary(res, 0, &m);
     sim_result_summary(res, 1, &b);
+    if (st_of(&res->cfg)->kendall) {
+        snprintf(buf, cap,
+                 "tau vs model %.4f: rmse %.3g, mean err %+.2g | vs binned %.4f: rmse %.3g, "
+                 "cover %.0f%%",
+                 m.truth, m.rmse, m.mean_error, b.truth, b.rmse, 100.0 * b.coverage);
+        return;
+    }
     snprintf(buf, cap,
              "AUC vs model %.4f: rmse %.3g, mean err %+.2g | vs binned %.4f: rmse %.3g, cover "
              "%.0f%%",
@@ -559,6 +698,10 @@ static void ustat_describe(const sim_cfg_t *cfg, const sim_block_t *b, const dpm
         const dpm_ustat_tree_report_t *t = &rep->body.ustat_tree;
         fprintf(f, "statistics: 1 example, label %d\nreport: ustat_tree level %u row %u value %u\n",
                 pos, t->level, t->row, t->value);
+    } else if (st_of(cfg)->kendall) {
+        uint32_t k = st_of(cfg)->bins, v = rep->body.ustat_bins.value;
+        fprintf(f, "statistics: 1 pair of scores\nreport: ustat_bins value %u (bins %u, %u)\n", v,
+                v / k, v % k);
     } else {
         fprintf(f, "statistics: 1 example, label %d\nreport: ustat_bins value %u label %u\n", pos,
                 rep->body.ustat_bins.value, rep->body.ustat_bins.label);
@@ -571,15 +714,17 @@ static void ustat_campaign_keys(const sim_scenario_t *sc, const sim_campaign_spe
     if (c->mechanism == DPM_MECH_ID_USTAT_TREE) {
         fprintf(f, "depth = %u\ngrr_levels = %u\n", c->tree_depth, c->tree_grr_levels);
     } else {
+        static const char *const kernel[] = {"auc", "auc_private_label", "kendall"};
         fprintf(f, "k = %u\nkernel = %s\n", c->ustat_k,
-                c->ustat_private_label ? "auc_private_label" : "auc");
+                kernel[c->ustat_kernel <= DPM_USTAT_KENDALL ? c->ustat_kernel : 0]);
     }
 }
 
 const sim_mech_t sim_mech_ustat_bins = {
     .name = "ustat_bins",
     .id = DPM_MECH_ID_USTAT_BINS,
-    .what = "one example's score bin by k-ary randomized response (label public or randomized)",
+    .what = "one example's score bin by k-ary randomized response (label public or randomized), "
+            "or a pair of scores' bins (Kendall's tau)",
     .keys = "k kernel",
     .check = bins_check,
     .init = bins_init,

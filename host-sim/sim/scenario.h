@@ -46,12 +46,20 @@ typedef struct {
     int line;
 } sim_binormal_t;
 
+/* pairs = bivariate_normal(rho=R): one pair of scores per device (Kendall's tau, kendall_sim.h). */
+typedef struct {
+    int set;
+    double rho; /* in (-1, 1) */
+    int line;
+} sim_pairs_t;
+
 typedef struct {
     char name[SIM_NAME_MAX];
     double share;
     int share_line;
     sim_dist_t metric[SIM_NMETRICS];
     sim_binormal_t scores;
+    sim_pairs_t pairs;
     sim_partition_t partition;
     int has_partition;
     int line;
@@ -88,7 +96,7 @@ typedef struct {
     uint32_t thresholds;      /* dpauc: N, thresholds i / (N - 1) */
     int calibration_tight;    /* dpauc: 0 published (eps / 4N), 1 tight (eps / 2N) */
     uint32_t ustat_k;         /* ustat_bins: bins per score */
-    int ustat_private_label;  /* ustat_bins: 0 kernel auc (label public), 1 auc_private_label */
+    uint32_t ustat_kernel;    /* ustat_bins: dpm_ustat_kernel_t (auc, auc_private_label, kendall) */
     uint32_t tree_depth;      /* ustat_tree: depth (2^depth score values) */
     uint32_t tree_grr_levels; /* ustat_tree: levels 1 .. this by GRR, deeper by Hadamard RR */
     int tree_grr_set;

@@ -330,6 +330,28 @@ static int parse_binormal(parser_t *p, const char *v, sim_binormal_t *b)
     return 0;
 }
 
+static int parse_pairs(parser_t *p, const char *v, sim_pairs_t *out)
+{
+    static const char *const keys[1] = {"rho"};
+    char name[32], args[256];
+    double vals[1] = {0};
+    int set[1] = {0};
+    if (split_call(v, name, sizeof(name), args, sizeof(args)) != 0 ||
+        strcmp(name, "bivariate_normal") != 0) {
+        return FAIL(p, "expected bivariate_normal(rho=R)");
+    }
+    if (parse_kwargs(p, args, keys, 1, vals, set) != 0) {
+        return -1;
+    }
+    if (!set[0] || !(vals[0] > -1.0 && vals[0] < 1.0)) {
+        return FAIL(p, "bivariate_normal needs rho in (-1, 1)");
+    }
+    out->set = 1;
+    out->rho = vals[0];
+    out->line = p->line;
+    return 0;
+}
+
 static int parse_partition(parser_t *p, const char *v, sim_partition_t *out)
 {
     static const char *const keys[2] = {"concentration", "auc_sd"};
@@ -412,8 +434,8 @@ static int parse_number_list(parser_t *p, char *v, double *out, uint32_t max, ui
 static const char *const kScenarioKeys[] = {"name",       "description", "devices", "runs", "seed",
                                             "confidence", "sizes",       "nu2",     "mode"};
 static const char *const kPopulationKeys[] = {"seed", "examples", "beta_levels", "partition"};
-static const char *const kGroupKeys[] = {"share", "scores",   "partition", "tpr",
-                                         "fpr",   "accuracy", "precision"};
+static const char *const kGroupKeys[] = {"share", "scores", "pairs",    "partition",
+                                         "tpr",   "fpr",    "accuracy", "precision"};
 static const char *const kCampaignKeys[] = {
     "id", "mechanism", "eps", "metrics", "groups", "bins", "edges", "split", SIM_CAMPAIGN_AUC_KEYS};
 static const char *const kAucKeys[] = {SIM_CAMPAIGN_AUC_KEYS};
@@ -531,6 +553,9 @@ static int key_group(parser_t *p, const char *k, const char *v)
     }
     if (strcmp(k, "scores") == 0) {
         return parse_binormal(p, v, &g->scores);
+    }
+    if (strcmp(k, "pairs") == 0) {
+        return parse_pairs(p, v, &g->pairs);
     }
     if (strcmp(k, "partition") == 0) {
         g->has_partition = 1;
@@ -656,6 +681,19 @@ static int fedauc_variant(parser_t *p, const char *v, uint32_t *out)
     return FAIL(p, "variant must be local, global, orthogonal or adaptive, not '%s'", v);
 }
 
+/* ustat_bins' kernel: auc | auc_private_label | kendall (dpm_ustat_kernel_t). */
+static int ustat_kernel(parser_t *p, const char *v, uint32_t *out)
+{
+    static const char *const names[] = {"auc", "auc_private_label", "kendall"};
+    for (uint32_t i = 0; i < 3u; i++) {
+        if (strcmp(v, names[i]) == 0) {
+            *out = i; /* DPM_USTAT_AUC .. DPM_USTAT_KENDALL */
+            return 0;
+        }
+    }
+    return FAIL(p, "kernel must be auc, auc_private_label or kendall, not '%s'", v);
+}
+
 /* fedauc_lap's p_share: a decimal strictly between 0 and 1, held in Q0.16. */
 static int fedauc_share(parser_t *p, const char *v, uint32_t *out)
 {
@@ -682,7 +720,7 @@ static int campaign_auc_key(parser_t *p, sim_campaign_spec_t *c, int key, const 
     case 0: return campaign_uint(p, k, v, 2, 1024, &c->thresholds);
     case 1: return parse_choice(p, v, "published", "tight", &c->calibration_tight);
     case 2: return campaign_uint(p, k, v, 2, 65536, &c->ustat_k);
-    case 3: return parse_choice(p, v, "auc", "auc_private_label", &c->ustat_private_label);
+    case 3: return ustat_kernel(p, v, &c->ustat_kernel);
     case 4: return campaign_uint(p, k, v, 1, 31, &c->tree_depth);
     case 5: c->tree_grr_set = 1; return campaign_uint(p, k, v, 0, 31, &c->tree_grr_levels);
     case 7: return fedauc_variant(p, v, &c->fedauc_variant);
@@ -929,8 +967,9 @@ static int check_groups(parser_t *p)
                            "not both",
                            g->name);
         }
-        if (!g->scores.set && explicit_metrics == 0) {
-            return fail_at(p, g->line, "group '%s' has no scores and no metric distribution",
+        if (!g->scores.set && explicit_metrics == 0 && !g->pairs.set) {
+            return fail_at(p, g->line,
+                           "group '%s' has no scores, no metric distribution and no pairs",
                            g->name);
         }
         if (g->scores.set && g->scores.examples == 0) {

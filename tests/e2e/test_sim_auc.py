@@ -201,7 +201,8 @@ def main():
                ("thresholds = 99\n", "dpauc", "thresholds must be in 3..25"),
                ("depth = 9\n", "ustat_tree", "depth must be in 1..6"),
                ("grr_levels = 4\ndepth = 3\n", "ustat_tree", "grr_levels must be in 0..depth"),
-               ("kernel = kendall\n", "ustat_bins", "expected auc or auc_private_label")]
+               ("kernel = kendall\n", "ustat_bins", "group 'a' has no pairs"),
+               ("kernel = tau\n", "ustat_bins", "kernel must be auc, auc_private_label or kendall")]
         ok = True
         for extra, mech, want in bad:
             text = SCENARIO.split("[campaign groups]")[0] + \

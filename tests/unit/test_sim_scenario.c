@@ -241,7 +241,25 @@ static const bad_t kBad[] = {
      6, "sum to"},
     {"[group a]\nshare = 1\ntpr = constant(0.5)\n" C1, 7, "at least 2"},
     {"[group a]\nshare = 0.5\n\n[group b]\nshare = 0.5\ntpr = constant(0.5)\n" C1, 1,
-     "no scores and no metric"},
+     "no scores, no metric distribution and no pairs"},
+    /* Kendall's tau: pairs = bivariate_normal(rho=R) and ustat_bins' kernel = kendall */
+    {"[group a]\nshare = 0.5\npairs = bivariate_normal(rho=1)\n", 3, "rho in (-1, 1)"},
+    {"[group a]\nshare = 0.5\npairs = bivariate_normal(rho=-1.5)\n", 3, "rho in (-1, 1)"},
+    {"[group a]\nshare = 0.5\npairs = bivariate_normal()\n", 3, "rho in (-1, 1)"},
+    {"[group a]\nshare = 0.5\npairs = bivariate_normal(rho=nan)\n", 3, "rho"},
+    {"[group a]\nshare = 0.5\npairs = bivariate_normal(r=0.5)\n", 3,
+     "unknown argument 'r' (did you mean 'rho'?)"},
+    {"[group a]\nshare = 0.5\npairs = normal(rho=0.5)\n", 3, "expected bivariate_normal(rho=R)"},
+    {G2 "[campaign k]\nmechanism = ustat_bins\neps = 1\nkernel = kendall\n", 7,
+     "kernel = kendall: group 'a' has no pairs = bivariate_normal(rho=R)"},
+    {"[group a]\nshare = 0.5\npairs = bivariate_normal(rho=0.5)\n[group b]\nshare = 0.5\n"
+     "pairs = bivariate_normal(rho=0.1)\n[campaign k]\nmechanism = ustat_bins\neps = 1\n"
+     "kernel = kendall\nk = 17\n",
+     11, "k must be in 2..16 for kernel = kendall"},
+    {G2 "[campaign k]\nmechanism = ustat_bins\neps = 1\nkernel = spearman\n", 10,
+     "kernel must be auc, auc_private_label or kendall, not 'spearman'"},
+    {G2 "[campaign k]\nmechanism = ustat_tree\neps = 1\nkernel = kendall\n", 10,
+     "takes no key 'kernel'"},
     {"[group a]\nshare = 0.5\ntpr = constant(0.5)\nscores = binormal(auc=0.8, base_rate=0.3)\n"
      "[group b]\nshare = 0.5\ntpr = constant(0.5)\n" C1,
      4, "either scores"},
