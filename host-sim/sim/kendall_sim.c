@@ -3,13 +3,18 @@
 #include "sim/kendall_sim.h"
 
 #include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/prob.h"
+#include "dpm/ustat.h"
 #include "sim/stream.h"
 
 #define PAIRS_TAG UINT64_C(0x4B454E44414C4C54) /* "KENDALLT": keeps the pair keys apart */
 #define TWO31 2147483648.0
+#define MAX_THREADS 16u
+#define MAX_K 16u /* k^2 <= DPM_MAX_GRR_K */
 
 void sim_pairs_model_init(sim_pairs_model_t *m, const sim_scenario_t *sc, const sim_pop_t *pop)
 {
@@ -38,6 +43,102 @@ void sim_pairs_device(const sim_pairs_model_t *m, const sim_block_t *b, uint64_t
     double z2 = sim_stream_normal(&s);
     *x = score_q31(z1);
     *y = score_q31(m->rho[b->group] * z1 + m->rest[b->group] * z2);
+}
+
+typedef struct {
+    const sim_pairs_model_t *m;
+    const sim_pop_t *pop;
+    const int *include;
+    uint32_t k;
+    sim_progress_t *progress;
+    uint64_t lo, hi; /* devices [lo, hi) */
+    uint64_t *xy;    /* this part's first pair, or NULL */
+    uint64_t hist[MAX_K * MAX_K], devices;
+} realize_part_t;
+
+static void *realize_part(void *arg)
+{
+    realize_part_t *p = arg;
+    size_t bi = 0;
+    const sim_block_t *b = sim_pop_find(p->pop, p->lo, &bi);
+    for (uint64_t i = p->lo; i < p->hi && b != NULL;) {
+        uint64_t end = p->pop->first[bi + 1] < p->hi ? p->pop->first[bi + 1] : p->hi;
+        for (; p->include[b->group] && i < end; i++) {
+            if ((i & 0xFFFFu) == 0xFFFFu) {
+                sim_progress_add(p->progress, 0x10000u);
+            }
+            uint32_t x, y, bx = 0, by = 0;
+            sim_pairs_device(p->m, b, i, &x, &y);
+            (void)dpm_ustat_quantize(x, p->k, &bx); /* the SDK's own bins */
+            (void)dpm_ustat_quantize(y, p->k, &by);
+            p->hist[bx * p->k + by]++;
+            if (p->xy != NULL) {
+                p->xy[p->devices] = (uint64_t)x << 32 | y;
+            }
+            p->devices++;
+        }
+        i = end;
+        b = bi + 1 < p->pop->nblocks ? &p->pop->block[++bi] : NULL;
+    }
+    return NULL;
+}
+
+/* Included devices below `device`. */
+static uint64_t included_below(const sim_pop_t *pop, const int *include, uint64_t device)
+{
+    uint64_t n = 0;
+    for (size_t i = 0; i < pop->nblocks && pop->first[i] < device; i++) {
+        uint64_t end = pop->first[i + 1] < device ? pop->first[i + 1] : device;
+        n += include[pop->block[i].group] ? end - pop->first[i] : 0;
+    }
+    return n;
+}
+
+void sim_pairs_realize(const sim_pairs_model_t *m, const sim_pop_t *pop, const int *include,
+                       uint32_t k, unsigned threads, sim_progress_t *progress, uint64_t *hist,
+                       uint64_t *xy, uint64_t *devices)
+{
+    realize_part_t *part = calloc(MAX_THREADS, sizeof(*part));
+    realize_part_t one;
+    unsigned n = threads < 1 ? 1 : (threads > MAX_THREADS ? MAX_THREADS : threads);
+    if (pop->devices < 65536 || part == NULL) {
+        n = 1;
+    }
+    realize_part_t *parts = part != NULL ? part : &one;
+    k = k <= MAX_K ? k : MAX_K;
+    memset(parts, 0, n * sizeof(*parts));
+    pthread_t tid[MAX_THREADS];
+    int started[MAX_THREADS] = {0};
+    for (unsigned i = 0; i < n; i++) {
+        parts[i].m = m;
+        parts[i].pop = pop;
+        parts[i].include = include;
+        parts[i].k = k;
+        parts[i].progress = progress;
+        parts[i].lo = pop->devices / n * i;
+        parts[i].hi = i + 1 == n ? pop->devices : pop->devices / n * (i + 1);
+        parts[i].xy = xy != NULL ? xy + included_below(pop, include, parts[i].lo) : NULL;
+    }
+    for (unsigned i = 1; i < n; i++) {
+        started[i] = pthread_create(&tid[i], NULL, realize_part, &parts[i]) == 0;
+    }
+    realize_part(&parts[0]);
+    for (unsigned i = 1; i < n; i++) {
+        if (started[i]) {
+            pthread_join(tid[i], NULL);
+        } else {
+            realize_part(&parts[i]);
+        }
+    }
+    memset(hist, 0, (size_t)k * k * sizeof(uint64_t));
+    *devices = 0;
+    for (unsigned i = 0; i < n; i++) {
+        for (uint32_t v = 0; v < k * k; v++) {
+            hist[v] += parts[i].hist[v];
+        }
+        *devices += parts[i].devices;
+    }
+    free(part);
 }
 
 double sim_pairs_model_tau(const sim_pairs_model_t *m, const sim_pop_t *pop, const int *include)

@@ -26,6 +26,7 @@
 #include <stdint.h>
 
 #include "sim/population.h"
+#include "sim/progress.h"
 #include "sim/scenario.h"
 
 typedef struct {
@@ -41,6 +42,16 @@ void sim_pairs_model_init(sim_pairs_model_t *m, const sim_scenario_t *sc, const 
 /* Device `device` (in block b): its scores x and y in Q1.31. */
 void sim_pairs_device(const sim_pairs_model_t *m, const sim_block_t *b, uint64_t device,
                       uint32_t *x, uint32_t *y);
+
+/* Every device of the groups with include[g] != 0, realized once (threads split the devices;
+ * the result does not depend on them): hist[bx k + by] += 1 for the bins of its pair under the
+ * SDK's quantizer (dpm_ustat_quantize), hist holding k^2 entries (zeroed here); when xy is not
+ * NULL, the pairs packed as x << 32 | y into xy[0 .. devices) (in device order). *devices gets
+ * their number. progress (may be NULL) counts the devices done. O(devices): about 0.13 us of
+ * CPU per device. */
+void sim_pairs_realize(const sim_pairs_model_t *m, const sim_pop_t *pop, const int *include,
+                       uint32_t k, unsigned threads, sim_progress_t *progress, uint64_t *hist,
+                       uint64_t *xy, uint64_t *devices);
 
 /* The model's tau over the groups with include[g] != 0, weighted by their sizes in pop (see the
  * top). NaN when they hold no device. */

@@ -280,7 +280,8 @@ static void ustat_release(sim_cfg_t *cfg)
 }
 
 /* Kendall: every reporting device's pair, once: the binned histogram and the sample's tau_a. */
-static int kendall_prepare(sim_cfg_t *cfg, const sim_pop_t *pop, char *err, size_t errcap)
+static int kendall_prepare(sim_cfg_t *cfg, const sim_pop_t *pop, unsigned threads, char *err,
+                           size_t errcap)
 {
     ustat_state_t *s = st_of(cfg);
     int include[SIM_MAX_GROUPS];
@@ -296,25 +297,13 @@ static int kendall_prepare(sim_cfg_t *cfg, const sim_pop_t *pop, char *err, size
         snprintf(err, errcap, "campaign '%s': out of memory for the pairs", cfg->spec->name);
         return -1;
     }
-    memset(s->pair_hist, 0, sizeof(s->pair_hist));
     uint64_t at = 0;
-    for (size_t i = 0; i < pop->nblocks; i++) {
-        const sim_block_t *b = &pop->block[i];
-        if (!include[b->group]) {
-            continue;
-        }
-        for (uint64_t d = pop->first[i]; d < pop->first[i] + b->count; d++) {
-            uint32_t x, y, bx = 0, by = 0;
-            sim_pairs_device(&s->pairs, b, d, &x, &y);
-            (void)dpm_ustat_quantize(x, s->bins, &bx); /* the SDK's own bins */
-            (void)dpm_ustat_quantize(y, s->bins, &by);
-            s->pair_hist[bx * s->bins + by]++;
-            if (sample) {
-                xy[at] = (uint64_t)x << 32 | y;
-            }
-            at++;
-        }
-    }
+    sim_progress_t prog;
+    char prefix[128];
+    snprintf(prefix, sizeof(prefix), "%s: the pairs", cfg->label);
+    sim_progress_init(&prog, cfg->progress, pop->devices, "devices", prefix);
+    sim_pairs_realize(&s->pairs, pop, include, s->bins, threads, &prog, s->pair_hist, xy, &at);
+    sim_progress_done(&prog);
     cfg->reporting = at;
     double binned = NAN, own = NAN;
     if (dpm_ustat_bins_exact(&s->bp, s->pair_hist, NULL, TIE_WEIGHT, &binned) != DPM_OK) {
@@ -356,7 +345,7 @@ static int ustat_prepare(sim_cfg_t *cfg, const sim_pop_t *pop, unsigned threads,
 {
     ustat_state_t *s = st_of(cfg);
     if (s->kendall) {
-        return kendall_prepare(cfg, pop, err, errcap);
+        return kendall_prepare(cfg, pop, threads, err, errcap);
     }
     s->model = malloc(sizeof(*s->model));
     if (s->model == NULL ||

@@ -2,7 +2,8 @@
 /* dpm-sim's pairs for Kendall's tau (host-sim/sim/kendall_sim.h):
  * - the O(n log n) tau_a equals the O(n^2) pairwise count, on data full of ties and on
  *   continuous scores (and a changed pair changes it: the comparison can fail);
- * - a device's pair is a function of the population seed and the device alone;
+ * - a device's pair is a function of the population seed and the device alone, and the
+ *   population's realization (its k x k histogram and its pairs) does not depend on the threads;
  * - the model's tau: (2/pi) arcsin(rho) for one group, the mixture formula for two, each within
  *   5 sd (Hoeffding's bound 2/sqrt(n) on tau_a's sd) of the tau_a of 10^6 drawn pairs; the naive
  *   average of the groups' taus is rejected by the same check (negative control). */
@@ -144,6 +145,26 @@ static void test_model_tau(void **state)
     sim_pairs_model_init(&again, &sc, &pop);
     sim_pairs_device(&again, &pop.block[0], 17, &x2, &y2);
     assert_true(x1 != x2 || y1 != y2);
+    sim_pop_free(&pop);
+
+    /* the realization: 1 thread = 3 threads; only the included group */
+    assert_int_equal(sim_fixture_build(kOne, sizeof(kOne) - 1, 100001, &sc, &pop, err, sizeof(err)),
+                     0);
+    sim_pairs_model_init(&m, &sc, &pop);
+    static uint64_t h1[36], h3[36], xy1[100001], xy3[100001];
+    uint64_t n1 = 0, n3 = 0, sum = 0;
+    const int only_b[SIM_MAX_GROUPS] = {0, 1};
+    sim_pairs_realize(&m, &pop, only_b, 6, 1, NULL, h1, xy1, &n1);
+    sim_pairs_realize(&m, &pop, only_b, 6, 3, NULL, h3, xy3, &n3);
+    for (int v = 0; v < 36; v++) {
+        sum += h1[v];
+    }
+    assert_true(n1 == pop.group_size[1] && n3 == n1 && sum == n1 && n1 == 50000);
+    assert_memory_equal(h1, h3, sizeof(h1));
+    assert_memory_equal(xy1, xy3, n1 * sizeof(xy1[0]));
+    const sim_block_t *b = sim_pop_find(&pop, pop.devices - 1, NULL);
+    sim_pairs_device(&m, b, pop.devices - 1, &x1, &y1);
+    assert_true(b->group == 1 && xy1[n1 - 1] == ((uint64_t)x1 << 32 | y1));
     sim_pop_free(&pop);
 
     assert_int_equal(
