@@ -59,7 +59,7 @@
 #define TIE_WEIGHT 0.5
 #define KENDALL_SAMPLE_MAX (1u << 23) /* 16 bytes per pair for the sample's tau_a */
 #define KENDALL_MAX_K 16u             /* k^2 <= DPM_MAX_GRR_K */
-SIM_STATIC_ASSERT(KENDALL_MAX_K *KENDALL_MAX_K <= DPM_MAX_GRR_K, kendall_domain_fits);
+SIM_STATIC_ASSERT(KENDALL_MAX_K <= DPM_MAX_GRR_K / KENDALL_MAX_K, kendall_domain_fits);
 
 typedef struct {
     int tree;
