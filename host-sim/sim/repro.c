@@ -96,9 +96,10 @@ static int write_readme(const char *dir, const done_t *d, size_t n, int quick)
         size_t mp, np, ms, ns;
         repro_count(&d[i].cells, REPRO_PAPER, NULL, &mp, &np);
         repro_count(&d[i].cells, REPRO_SELF, NULL, &ms, &ns);
-        fprintf(f, "| %s | %zu / %zu | %zu / %zu | %.0f s | [%s.md](%s.md), [%s.json](%s.json) |\n",
-                d[i].paper->title, mp, np, ms, ns, d[i].seconds, d[i].paper->name, d[i].paper->name,
-                d[i].paper->name, d[i].paper->name);
+        fprintf(f,
+                "| %s | %zu / %zu%s | %zu / %zu | %.0f s | [%s.md](%s.md), [%s.json](%s.json) |\n",
+                d[i].paper->title, mp, np, d[i].cells.summary, ms, ns, d[i].seconds,
+                d[i].paper->name, d[i].paper->name, d[i].paper->name, d[i].paper->name);
     }
     for (size_t i = 0; i < n; i++) {
         const repro_t *r = &d[i].cells;
@@ -212,8 +213,9 @@ int sim_cmd_repro(int argc, char **argv)
         ns += d;
         if (st == 0) {
             mismatches(&done[i].cells);
-            printf("%s: matches the paper %zu/%zu, self-checks %zu/%zu, %.1f s; wrote %s/%s.md\n",
-                   want[i]->name, a, b, c, d, done[i].seconds, o.out_dir, want[i]->name);
+            printf("%s: matches the paper %zu/%zu%s, self-checks %zu/%zu, %.1f s; wrote %s/%s.md\n",
+                   want[i]->name, a, b, done[i].cells.summary, c, d, done[i].seconds, o.out_dir,
+                   want[i]->name);
         }
     }
     if (st == 0) {

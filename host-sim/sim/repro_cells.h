@@ -66,6 +66,7 @@ typedef struct {
     repro_cell_t *cells;
     size_t ncells, ccap;
     int quick;
+    char summary[160]; /* optional: said after the "matches the paper N/M" count */
 } repro_t;
 
 /* Load a reference file into r (r zeroed first by the caller or repro_free'd). 0, or -1 with

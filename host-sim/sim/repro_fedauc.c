@@ -12,6 +12,7 @@
 #include "estimate/fedauc.h"
 #include "sim/progress.h"
 #include "sim/repro_auc_data.h"
+#include "sim/repro_fedauc_explain.h"
 #include "sim/sim_rng.h"
 #include "sim/stream.h"
 
@@ -37,12 +38,26 @@ typedef struct {
     const dpm_fa_ranking_t *mom;
     uint64_t m, p;
     uint32_t runs;
+    double auc; /* the examples' exact AUC (the delta method's c) */
 } data_t;
+
+/* The cells, and the same cells with the paper's mechanism and their analytic account. */
+typedef struct {
+    repro_t *r;
+    fa_cells_t explain;
+} ctx_t;
 
 typedef struct {
     double sum, sq;
     uint32_t n;
 } moments_t;
+
+/* A Laplace cell's standard deviations over the runs: ours (the SDK's discrete noise) and the
+ * paper's mechanism (continuous Laplace on the same uniforms), with the analytic terms. */
+typedef struct {
+    moments_t ours, cont;
+    fa_term_t terms[2]; /* localP noise, localSum noise */
+} lap_out_t;
 
 static void mom_add(moments_t *m, double x)
 {
@@ -146,15 +161,18 @@ static int mech_of(dpm_mech_t *m, dpm_mech_id_t id, dpm_fedauc_variant_t v, doub
 
 /* One discrete Laplace draw of scale t (Pr[z] proportional to exp(-|z| / t)): the difference of
  * two geometrics Pr[g] = (1 - rho) rho^g, rho = exp(-1/t), each by inversion floor(-t log U)
- * (sim_rng_dlap_sum draws sums through gamma variates, slow for one term). */
-static int64_t dlap1(sim_rng_t *rng, double t)
+ * (sim_rng_dlap_sum draws sums through gamma variates, slow for one term); and, from the same two
+ * uniforms with the floors dropped, the paper's continuous Laplace of scale t: ours and the
+ * paper's mechanism then differ by the rounding only, not by sampling. */
+static void lap_pair(sim_rng_t *rng, double t, int64_t *disc, double *cont)
 {
-    double a = floor(-t * log(sim_rng_unit(rng))), b = floor(-t * log(sim_rng_unit(rng)));
-    return (int64_t)a - (int64_t)b;
+    double a = -t * log(sim_rng_unit(rng)), b = -t * log(sim_rng_unit(rng));
+    *disc = (int64_t)floor(a) - (int64_t)floor(b);
+    *cont = a - b;
 }
 
 void repro_fa_lap_body(const dpm_fedauc_t *f, uint64_t m, const client_t *cl, sim_rng_t *rng,
-                     dpm_fedauc_report_t *b)
+                       dpm_fedauc_report_t *b)
 {
     dpm_eps_t eps = f->eps_implemented;
     memset(b, 0, sizeof(*b));
@@ -185,10 +203,11 @@ void repro_fa_lap_body(const dpm_fedauc_t *f, uint64_t m, const client_t *cl, si
 }
 
 /* The sd over the runs of a Laplace variant's estimate (accurate: Table 2's setting, no noise on
- * localP and the whole eps on the sum, REPRODUCTION ONLY). Each client's body (sensitivity,
- * split) is made once; the runs redraw its noise. */
+ * localP and the whole eps on the sum, REPRODUCTION ONLY), with the SDK's discrete noise and with
+ * the paper's continuous Laplace on the same uniforms. Each client's body (sensitivity, split) is
+ * made once; the runs redraw its noise. */
 static int lap_runs(const data_t *dt, const client_t *c, uint32_t k, dpm_fedauc_variant_t v,
-                    double eps, int accurate, uint64_t key, moments_t *out)
+                    double eps, int accurate, uint64_t key, lap_out_t *out)
 {
     dpm_mech_t mech;
     dpm_fa_params_t par;
@@ -198,10 +217,15 @@ static int lap_runs(const data_t *dt, const client_t *c, uint32_t k, dpm_fedauc_
     }
     dpm_fedauc_report_t *body = malloc(k * sizeof(*body));
     double *ts = malloc(k * sizeof(double)), *tp = malloc(k * sizeof(double));
-    int st = body != NULL && ts != NULL && tp != NULL ? 0 : -1;
+    double *cs = malloc(k * sizeof(double)), *cp = malloc(k * sizeof(double));
+    int st = body != NULL && ts != NULL && tp != NULL && cs != NULL && cp != NULL ? 0 : -1;
     sim_rng_t rng;
     sim_rng_init(&rng, key);
     dpm_eps_t e = mech.params.fedauc.eps_implemented;
+    int naive = v == DPM_FEDAUC_LOCAL || v == DPM_FEDAUC_GLOBAL;
+    /* first order (spec §3.1): dAUC = (dS - c dP) / (P N), S the rank sum (half the doubled) */
+    double pn = (double)dt->p * (double)(dt->m - dt->p);
+    double cc = (double)dt->p - 0.5 + dt->auc * ((double)dt->m - 2.0 * (double)dt->p);
     for (uint32_t i = 0; i < k && st == 0; i++) {
         repro_fa_lap_body(&mech.params.fedauc, dt->m, &c[i], &rng, &body[i]);
         uint64_t sens = body[i].sensitivity;
@@ -209,16 +233,32 @@ static int lap_runs(const data_t *dt, const client_t *c, uint32_t k, dpm_fedauc_
         ts[i] = accurate    ? (v == DPM_FEDAUC_LOCAL ? c[i].max_rank2 : 2.0 * (dt->m - 1)) / eps
                 : sens == 0 ? 0.0
                             : (double)sens * Q16 / (double)(e - body[i].eps_p);
+        double n = naive || accurate ? 1.0 : (double)c[i].n; /* t and S p enter divided by n */
+        cs[i] = 1.0 / (2.0 * n * pn);
+        cp[i] = accurate ? 0.0
+                : naive  ? -cc / pn
+                         : ((double)c[i].sum_rank2 / (2.0 * c[i].n) - cc) / pn;
     }
-    int naive = v == DPM_FEDAUC_LOCAL || v == DPM_FEDAUC_GLOBAL;
-    memset(out, 0, sizeof(*out));
+    if (st == 0 && (fa_term_of(cp, accurate ? cs : tp, accurate ? 0 : k, &out->terms[0]) != 0 ||
+                    fa_term_of(cs, ts, k, &out->terms[1]) != 0)) {
+        st = -1;
+    }
+    memset(&out->ours, 0, sizeof(out->ours));
+    memset(&out->cont, 0, sizeof(out->cont));
     for (uint32_t run = 0; run < dt->runs && st == 0; run++) {
         if (accurate) {
-            long double s2 = 0;
+            long double s2 = 0, s2c = 0;
             for (uint32_t i = 0; i < k; i++) {
-                s2 += (long double)c[i].sum2 + (long double)dlap1(&rng, ts[i]);
+                int64_t z;
+                double zc;
+                lap_pair(&rng, ts[i], &z, &zc);
+                s2 += (long double)c[i].sum2 + (long double)z;
+                s2c += (long double)c[i].sum2 + zc;
             }
-            mom_add(out, dpm_fa_auc_from_sums((double)(s2 / 2.0L), (double)dt->p, (double)dt->m));
+            mom_add(&out->ours,
+                    dpm_fa_auc_from_sums((double)(s2 / 2.0L), (double)dt->p, (double)dt->m));
+            mom_add(&out->cont,
+                    dpm_fa_auc_from_sums((double)(s2c / 2.0L), (double)dt->p, (double)dt->m));
             continue;
         }
         /* the estimator's point estimate, summed directly; run 0 also through dpm_fa_agg_add
@@ -226,20 +266,30 @@ static int lap_runs(const data_t *dt, const client_t *c, uint32_t k, dpm_fedauc_
          * per client, too slow for every run) */
         dpm_fa_agg_t a;
         dpm_fa_agg_init(&a);
-        long double s2 = 0, p = 0;
+        long double s2 = 0, p = 0, s2c = 0, pc = 0;
         for (uint32_t i = 0; i < k && st == 0; i++) {
             dpm_fedauc_report_t *b = &body[i];
-            b->local_p = (int64_t)c[i].p + dlap1(&rng, tp[i]);
-            int64_t sum = naive ? (int64_t)c[i].sum2 : c[i].t;
-            sum += ts[i] > 0.0 ? dlap1(&rng, ts[i]) : 0;
+            int64_t zp, zs = 0;
+            double zpc, zsc = 0.0;
+            lap_pair(&rng, tp[i], &zp, &zpc);
+            if (ts[i] > 0.0) {
+                lap_pair(&rng, ts[i], &zs, &zsc);
+            }
+            b->local_p = (int64_t)c[i].p + zp;
+            double lpc = (double)c[i].p + zpc;
+            int64_t sum = (naive ? (int64_t)c[i].sum2 : c[i].t) + zs;
+            double sumc = (naive ? (double)c[i].sum2 : (double)c[i].t) + zsc;
             if (naive) {
                 b->local_sum2 = sum;
                 s2 += sum;
+                s2c += sumc;
             } else {
                 b->t = sum;
                 s2 += ((long double)sum + (long double)b->sum_rank2 * b->local_p) / b->n;
+                s2c += ((long double)sumc + (long double)b->sum_rank2 * lpc) / b->n;
             }
             p += b->local_p;
+            pc += lpc;
             if (run == 0) {
                 st = dpm_fa_agg_add(&a, &par, b) == DPM_OK ? 0 : -1;
             }
@@ -253,68 +303,149 @@ static int lap_runs(const data_t *dt, const client_t *c, uint32_t k, dpm_fedauc_
             st = -1;
         }
         if (st == 0) {
-            mom_add(out, auc);
+            mom_add(&out->ours, auc);
+            mom_add(&out->cont,
+                    dpm_fa_auc_from_sums((double)(s2c / 2.0L), (double)pc, (double)dt->m));
         }
     }
     free(body);
     free(ts);
     free(tp);
+    free(cs);
+    free(cp);
     return st;
 }
 
-/* fedauc_rr: every label flipped with the SDK's implemented probability, then the estimate. */
-static int rr_runs(const data_t *dt, double eps, uint64_t key, moments_t *out)
+/* fedauc_rr: every label flipped with the SDK's implemented probability (ours), and with the
+ * paper's rho = 1 / (1 + e^eps) in double on the same uniforms (the paper's mechanism), then the
+ * estimate of each. */
+static int rr_runs(const data_t *dt, double eps, uint64_t key, moments_t *ours, moments_t *cont)
 {
     dpm_mech_t mech;
-    dpm_fa_params_t par;
+    dpm_fa_params_t par, parc;
     if (mech_of(&mech, DPM_MECH_ID_FEDAUC_RR, DPM_FEDAUC_VARIANT_NONE, eps) != 0 ||
         dpm_fa_params_from_mech(&par, &mech) != DPM_OK) {
         return -1;
     }
+    parc = par;
+    parc.rho = 1.0 / (1.0 + exp(eps));
     uint64_t below = (uint64_t)llround(par.rho * 4294967296.0); /* flip iff U32 < below */
+    double below_c = parc.rho * 4294967296.0;
     sim_rng_t rng;
     sim_rng_init(&rng, key);
-    memset(out, 0, sizeof(*out));
+    memset(ours, 0, sizeof(*ours));
+    memset(cont, 0, sizeof(*cont));
     for (uint32_t run = 0; run < dt->runs; run++) {
-        dpm_fa_agg_t a;
-        dpm_fa_agg_init(&a);
-        uint64_t s2 = 0, p = 0;
+        uint64_t s2 = 0, p = 0, s2c = 0, pc = 0;
         for (uint64_t i = 0; i < dt->m; i += 2) { /* two 32-bit uniforms per word */
             uint64_t w = sim_rng_u64(&rng);
             for (uint64_t j = i; j < i + 2 && j < dt->m; j++, w >>= 32) {
-                uint64_t y = dt->d->label[j] ^ (uint64_t)((w & 0xFFFFFFFFu) < below);
+                uint64_t u = w & 0xFFFFFFFFu;
+                uint64_t y = dt->d->label[j] ^ (uint64_t)(u < below);
+                uint64_t yc = dt->d->label[j] ^ (uint64_t)((double)u < below_c);
                 p += y;
                 s2 += y * dt->r2[j];
+                pc += yc;
+                s2c += yc * dt->r2[j];
             }
         }
-        a.reports = 1;
-        a.examples = dt->m;
-        a.total = (uint32_t)dt->m;
-        a.sum2_int = s2;
-        a.p = p;
-        dpm_fa_estimate_t e;
-        if (dpm_fa_estimate(&par, &a, dt->mom, 0.95, &e) != DPM_OK) {
-            return -1;
+        for (int which = 0; which < 2; which++) {
+            dpm_fa_agg_t a;
+            dpm_fa_agg_init(&a);
+            a.reports = 1;
+            a.examples = dt->m;
+            a.total = (uint32_t)dt->m;
+            a.sum2_int = which ? s2c : s2;
+            a.p = which ? pc : p;
+            dpm_fa_estimate_t e;
+            if (dpm_fa_estimate(which ? &parc : &par, &a, dt->mom, 0.95, &e) != DPM_OK) {
+                return -1;
+            }
+            mom_add(which ? cont : ours, e.auc_raw);
         }
-        mom_add(out, e.auc_raw);
     }
     return 0;
 }
 
-static int paper_cell(repro_t *r, const char *table, const char *row, const char *col, double ours)
+/* "table1" -> "table1_paper_mech": the same cell with the paper's mechanism (info). */
+static void mech_table_name(char *buf, size_t cap, const char *table)
 {
-    const repro_ref_t *f = repro_find_ref(r, table, row, col);
+    snprintf(buf, cap, "%.16s_paper_mech", table);
+}
+
+/* A compared cell: ours (SDK) counted against the printed sd, the paper's mechanism beside it in
+ * the table's _paper_mech twin (info, never counted), and both kept for the explanation. */
+static int paper_cell(ctx_t *x, fa_cell_t *fc)
+{
+    repro_t *r = x->r;
+    const repro_ref_t *f = repro_find_ref(r, fc->table, fc->row, fc->col);
     if (f == NULL) {
-        fprintf(stderr, "dpm-sim repro: fedauc: no reference [%s] [%s] [%s]\n", table, row, col);
+        fprintf(stderr, "dpm-sim repro: fedauc: no reference [%s] [%s] [%s]\n", fc->table, fc->row,
+                fc->col);
         return -1;
     }
-    if (r->quick) { /* 20 runs: an sd too rough for +-20% */
-        return repro_own_cell(r, table, row, col, f->value, ours, REPRO_INFO,
-                              "info (--quick: 20 runs, not counted)", 0, -1);
+    fc->paper = f->value;
+    int st = r->quick /* 20 runs: an sd too rough for +-20% */
+                 ? repro_own_cell(r, fc->table, fc->row, fc->col, f->value, fc->ours, REPRO_INFO,
+                                  "info (--quick: 20 runs, not counted)", 0, -1)
+                 : repro_own_cell(
+                       r, fc->table, fc->row, fc->col, f->value, fc->ours, REPRO_PAPER,
+                       "sd within +-20% of the printed sd",
+                       isfinite(fc->ours) && fabs(fc->ours / f->value - 1.0) <= TOLERANCE, -1);
+    char twin[48];
+    mech_table_name(twin, sizeof(twin), fc->table);
+    int in = isfinite(fc->cont) && fabs(fc->cont / f->value - 1.0) <= TOLERANCE;
+    st |= st == 0 ? repro_own_cell(r, twin, fc->row, fc->col, f->value, fc->cont, REPRO_INFO,
+                                   in ? "info: paper's mechanism, within +-20%"
+                                      : "info: paper's mechanism, outside +-20%",
+                                   0, -1)
+                  : 0;
+    if (st == 0) { /* the printed text, as in the counted table */
+        repro_cell_t *c = &r->cells[r->ncells - 1];
+        snprintf(c->ref_text, sizeof(c->ref_text), "%s", f->text);
     }
-    int match = isfinite(ours) && fabs(ours / f->value - 1.0) <= TOLERANCE;
-    return repro_own_cell(r, table, row, col, f->value, ours, REPRO_PAPER,
-                          "sd within +-20% of the printed sd", match, -1);
+    return st | (st == 0 ? fa_cells_add(&x->explain, fc) : 0);
+}
+
+/* A Laplace cell of lap_runs' output. */
+static int lap_cell(ctx_t *x, const char *table, const char *row, const char *col,
+                    const lap_out_t *lo)
+{
+    fa_cell_t fc;
+    memset(&fc, 0, sizeof(fc));
+    snprintf(fc.table, sizeof(fc.table), "%s", table);
+    snprintf(fc.row, sizeof(fc.row), "%s", row);
+    snprintf(fc.col, sizeof(fc.col), "%s", col);
+    fc.ours = mom_sd(&lo->ours);
+    fc.cont = mom_sd(&lo->cont);
+    fc.laplace = 1;
+    fc.terms[0] = lo->terms[0];
+    fc.terms[1] = lo->terms[1];
+    fc.rr_sd = fc.epochs[0] = fc.epochs[1] = fc.epochs[2] = NAN;
+    return paper_cell(x, &fc);
+}
+
+/* An RR cell: its analytic sd (spec §3.1, the paper's rho) and, for Table 5, the paper's three
+ * epochs at this eps. */
+static int rr_cell(ctx_t *x, const data_t *dt, const char *table, const char *row, const char *col,
+                   double eps, const moments_t *ours, const moments_t *cont)
+{
+    fa_cell_t fc;
+    memset(&fc, 0, sizeof(fc));
+    snprintf(fc.table, sizeof(fc.table), "%s", table);
+    snprintf(fc.row, sizeof(fc.row), "%s", row);
+    snprintf(fc.col, sizeof(fc.col), "%s", col);
+    fc.ours = mom_sd(ours);
+    fc.cont = mom_sd(cont);
+    fc.rr_sd = dpm_fa_sd_rr((double)dt->m, (double)dt->p, dt->auc, 1.0 / (1.0 + exp(eps)));
+    for (int ep = 0; ep < 3; ep++) {
+        char ecol[16];
+        snprintf(ecol, sizeof(ecol), "E%d sd", ep + 1);
+        const repro_ref_t *f =
+            strcmp(table, "table5") == 0 ? repro_find_ref(x->r, table, row, ecol) : NULL;
+        fc.epochs[ep] = f != NULL ? f->value : NAN;
+    }
+    return paper_cell(x, &fc);
 }
 
 typedef struct {
@@ -331,7 +462,7 @@ static const method_t kMethods[] = {
 #define NMETHODS (sizeof(kMethods) / sizeof(kMethods[0]))
 
 /* One Laplace table: its K columns (those with include[] set), its methods, eps 1, 2, 4, 8. */
-static int lap_table(repro_t *r, const data_t *dt, const char *table, const uint32_t *ks,
+static int lap_table(ctx_t *x, const data_t *dt, const char *table, const uint32_t *ks,
                      const int *include, size_t nk, size_t nmethods, int accurate, uint64_t seed,
                      const repro_opts_t *o, double start)
 {
@@ -345,13 +476,13 @@ static int lap_table(repro_t *r, const data_t *dt, const char *table, const uint
             const method_t *me = &kMethods[q];
             st = partition(dt, ks[j], me->noniid, sim_stream_key(seed, (uint32_t)j, 1), c);
             for (uint32_t e = 0; e < NEPS_LAP && st == 0; e++) {
-                moments_t mm;
+                lap_out_t lo;
                 char row[64], col[32];
                 st = lap_runs(dt, c, ks[j], me->v, kEpsLap[e], accurate,
-                              sim_stream_key(seed, (uint32_t)(j * 64 + q * 8 + e), 2), &mm);
+                              sim_stream_key(seed, (uint32_t)(j * 64 + q * 8 + e), 2), &lo);
                 snprintf(row, sizeof(row), "eps=%g %s", kEpsLap[e], me->name);
                 snprintf(col, sizeof(col), "K=%u", ks[j]);
-                st |= st == 0 ? paper_cell(r, table, row, col, mom_sd(&mm)) : 0;
+                st |= st == 0 ? lap_cell(x, table, row, col, &lo) : 0;
             }
         }
         if (o->progress) {
@@ -362,7 +493,8 @@ static int lap_table(repro_t *r, const data_t *dt, const char *table, const uint
     return st;
 }
 
-static int write_outputs(const repro_opts_t *o, const repro_t *r, uint32_t runs)
+static int write_outputs(const repro_opts_t *o, const repro_t *r, uint32_t runs,
+                         const fa_cells_t *explain)
 {
     char path[4096];
     snprintf(path, sizeof(path), "%s/fedauc.json", o->out_dir);
@@ -393,6 +525,7 @@ static int write_outputs(const repro_opts_t *o, const repro_t *r, uint32_t runs)
                          : " Without --long, Table 7's K=100000 and K=458407 columns and "
                            "Table 2's are not run (not counted).");
     repro_write_sections(r, f);
+    fa_explain_write(explain, TOLERANCE, runs, !o->quick, f, stdout);
     return (fclose(f) == 0 ? 0 : -1) | st;
 }
 
@@ -411,6 +544,22 @@ int repro_fedauc(const repro_opts_t *o, repro_t *r, double *seconds)
                 "eps = inf: the rank-sum AUC of the exact statistics against the Mann-Whitney AUC "
                 "of the examples (an independent route), |difference| <= 1e-12. RR mean: the mean "
                 "of the de-biased AUC within 3 sd / sqrt(runs) of the examples' AUC.");
+    static const char *const kTwins[][2] = {
+        {"table5", "Table 5"}, {"table1", "Table 1"}, {"table7", "Table 7"}, {"table2", "Table 2"}};
+    for (size_t i = 0; i < sizeof(kTwins) / sizeof(kTwins[0]); i++) {
+        char name[48], title[160], source[96];
+        mech_table_name(name, sizeof(name), kTwins[i][0]);
+        snprintf(title, sizeof(title), "%s with the paper's mechanism (not counted)", kTwins[i][1]);
+        snprintf(source, sizeof(source), "paper %s", kTwins[i][1]);
+        repro_table(
+            r, name, title, source,
+            "The same cells, data and uniforms, with the mechanism the paper used: "
+            "continuous Laplace (double precision, the SDK's scales and split) for "
+            "fedauc_lap, RR with rho = 1/(1+e^eps) in double for fedauc_rr. Explains "
+            "ours; never counted as matching the paper. Here \"ours\" is the paper's mechanism, "
+            "run by us.");
+    }
+    ctx_t x = {r, {NULL, 0, 0}};
     uint32_t runs = o->quick ? QUICK_RUNS : RUNS;
     uint32_t m = M_POS + M_NEG;
     uint32_t *r2 = malloc(m * sizeof(uint32_t));
@@ -425,8 +574,8 @@ int repro_fedauc(const repro_opts_t *o, repro_t *r, double *seconds)
             st = -1;
             break;
         }
-        data_t dt = {&d, r2, &mom, m, M_POS, runs};
         double truth = dpm_fa_auc_exact(d.score, d.label, m);
+        data_t dt = {&d, r2, &mom, m, M_POS, runs, truth};
         uint64_t s2 = 0;
         for (uint32_t i = 0; i < m; i++) {
             s2 += d.label[i] ? r2[i] : 0u;
@@ -438,38 +587,38 @@ int repro_fedauc(const repro_opts_t *o, repro_t *r, double *seconds)
                              fabs(exact - truth), REPRO_SELF, "<= 1e-12",
                              fabs(exact - truth) <= 1e-12, -1);
         for (uint32_t e = 0; e < NEPS_RR && st == 0; e++) {
-            moments_t mm;
-            st = rr_runs(&dt, kEpsRR[e], sim_stream_key(seed, e, 1), &mm);
+            moments_t mm, mc;
+            st = rr_runs(&dt, kEpsRR[e], sim_stream_key(seed, e, 1), &mm, &mc);
             if (st != 0) {
                 break;
             }
             snprintf(row, sizeof(row), "eps=%g", kEpsRR[e]);
             snprintf(col, sizeof(col), "E%u sd", ep + 1);
-            st |= paper_cell(r, "table5", row, col, mom_sd(&mm));
+            st |= rr_cell(&x, &dt, "table5", row, col, kEpsRR[e], &mm, &mc);
             double z = fabs(mom_mean(&mm) - truth) / (mom_sd(&mm) / sqrt(runs));
             snprintf(row, sizeof(row), "RR epoch %u eps=%g", ep + 1, kEpsRR[e]);
             st |= repro_own_cell(r, "sanity", row, "|mean - AUC| / (sd / sqrt(runs))", 3.0, z,
                                  REPRO_SELF, "<= 3", z <= 3.0, 2);
             if (ep == 0 && (kEpsRR[e] == 1 || kEpsRR[e] == 2 || kEpsRR[e] == 4)) {
                 snprintf(row, sizeof(row), "eps=%g RR", kEpsRR[e]);
-                st |= paper_cell(r, "table1", row, "K=10", mom_sd(&mm));
+                st |= rr_cell(&x, &dt, "table1", row, "K=10", kEpsRR[e], &mm, &mc);
             }
         }
         if (ep == 0 && st == 0) {
-            moments_t mm;
-            st = rr_runs(&dt, 8, sim_stream_key(seed, 99, 1), &mm);
-            st |= st == 0 ? paper_cell(r, "table1", "eps=8 RR", "K=10", mom_sd(&mm)) : 0;
+            moments_t mm, mc;
+            st = rr_runs(&dt, 8, sim_stream_key(seed, 99, 1), &mm, &mc);
+            st |= st == 0 ? rr_cell(&x, &dt, "table1", "eps=8 RR", "K=10", 8, &mm, &mc) : 0;
             static const uint32_t k1[] = {10, 458, 4584, 45840};
             static const int all1[] = {1, 1, 1, 1};
             st |= st == 0
-                      ? lap_table(r, &dt, "table1", k1, all1, 4, NMETHODS, 0, seed + 2, o, start)
+                      ? lap_table(&x, &dt, "table1", k1, all1, 4, NMETHODS, 0, seed + 2, o, start)
                       : 0;
             static const uint32_t k7[] = {1000, 100000, 458407};
             const int inc7[] = {1, o->long_runs, o->long_runs};
-            st |= st == 0 ? lap_table(r, &dt, "table7", k7, inc7, 3, 3, 0, seed + 3, o, start) : 0;
+            st |= st == 0 ? lap_table(&x, &dt, "table7", k7, inc7, 3, 3, 0, seed + 3, o, start) : 0;
             static const uint32_t k2[] = {10, 1000, 100000, 458407};
             const int inc2[] = {1, 1, o->long_runs, o->long_runs};
-            st |= st == 0 ? lap_table(r, &dt, "table2", k2, inc2, 4, 3, 1, seed + 4, o, start) : 0;
+            st |= st == 0 ? lap_table(&x, &dt, "table2", k2, inc2, 4, 3, 1, seed + 4, o, start) : 0;
         }
         if (o->progress) {
             fprintf(stderr, "  fedauc: epoch %u done (%.1f s)\n", ep + 1, sim_now() - start);
@@ -478,8 +627,14 @@ int repro_fedauc(const repro_opts_t *o, repro_t *r, double *seconds)
     }
     free(r2);
     if (st == 0) {
-        st = write_outputs(o, r, runs);
+        size_t ours, cont;
+        fa_cells_count(&x.explain, TOLERANCE, &ours, &cont);
+        snprintf(r->summary, sizeof(r->summary),
+                 " (SDK discrete noise); with the paper's continuous Laplace %zu/%zu%s", cont,
+                 x.explain.n, o->quick ? " (--quick: 20 runs, not counted)" : "");
+        st = write_outputs(o, r, runs, &x.explain);
     }
+    fa_cells_free(&x.explain);
     *seconds = sim_now() - start;
     return st;
 }

@@ -7,7 +7,10 @@
  * deviations depend only on M, P, the AUC, the partition and eps, and those are compared with
  * the paper (within +-20%). Each run's aggregate is drawn with the law of the devices' reports
  * (exact mode: dpm-sim's fedauc modules check it against the SDK, tests/e2e/test_sim_fedauc.py)
- * and estimated by host-sim/estimate/fedauc. Writes OUT/fedauc.json and OUT/fedauc.md. */
+ * and estimated by host-sim/estimate/fedauc. Every cell also runs with the paper's mechanism
+ * (continuous Laplace, RR with the paper's rho) into <table>_paper_mech, never counted, and each
+ * cell outside +-20% gets its analytic account (repro_fedauc_explain.h). Writes OUT/fedauc.json
+ * and OUT/fedauc.md. */
 #ifndef DPM_SIM_REPRO_FEDAUC_H
 #define DPM_SIM_REPRO_FEDAUC_H
 

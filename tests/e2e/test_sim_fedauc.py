@@ -85,6 +85,32 @@ def same_mean(a, b):
     return abs(ma - mb) <= Z * math.sqrt(va / len(xa) + vb / len(xb))
 
 
+PAPER_TABLES = ("table1", "table2", "table5", "table7")
+
+
+def mech_twins_ok(cells):
+    """Every cell of Tables 1, 2, 5, 7 has its twin run with the paper's mechanism
+    (<table>_paper_mech: same row, col and printed reference, a number of ours, never counted)."""
+    paper = {(c["table"], c["row"], c["col"]): c for c in cells if c["table"] in PAPER_TABLES}
+    twins = {(c["table"][:-len("_paper_mech")], c["row"], c["col"]): c for c in cells
+             if c["table"].endswith("_paper_mech")}
+    return (len(paper) >= 140 and set(paper) == set(twins) and
+            all(twins[k]["ref_text"] == paper[k]["ref_text"] and twins[k]["ours"] is not None and
+                twins[k]["counts_as"] == "info" and twins[k]["match"] is None and
+                twins[k]["ref_source"].startswith("paper Table") for k in paper))
+
+
+def explained_ok(md, stdout):
+    """The explanation section lists the cells outside +-20% with the discrete / continuous
+    variance ratio, and each such cell has an EXPLAIN line with a verdict."""
+    part = md.split("## Why cells miss", 1)
+    rows = [ln for ln in part[1].splitlines() if ln.startswith("| table")] if len(part) == 2 else []
+    lines = [ln for ln in stdout.splitlines() if ln.startswith("EXPLAIN ")]
+    return (len(rows) >= 2 and len(rows) == len(lines) + 1 and  # + the header
+            "Var_discrete(t)/Var_continuous(t)" in part[1] and
+            all("Var_d/Var_c(t)" in ln and "; z ours " in ln for ln in lines))
+
+
 def by_campaign(res):
     return {c["campaign"]: c for c in res["configs"]}
 
@@ -183,6 +209,20 @@ def main():
                  for c in paper),
              "repro fedauc --quick: cells of Tables 1, 2, 5, 7 with the printed value and ours",
              (sorted(tables), len(paper)))
+        t.ok(mech_twins_ok(cells) and
+             "with the paper's continuous Laplace" in r.stdout and
+             not mech_twins_ok([c for c in cells if c["table"] != "table1_paper_mech"]),
+             "repro fedauc --quick: every paper cell also run with the paper's mechanism "
+             "(not counted; a missing twin table is caught)")
+        try:
+            with open(os.path.join(rep, "fedauc.md")) as f:
+                md = f.read()
+        except OSError:
+            md = ""
+        t.ok(explained_ok(md, r.stdout) and
+             not explained_ok(md.split("## Why cells miss")[0], r.stdout),
+             "repro fedauc --quick: the cells outside +-20% explained (variance ratio, sampling "
+             "spread, verdict; a report without the section is caught)")
         self_cells = [c for c in cells if c["table"] == "sanity"]
         t.ok(all(c["paper"] is None and c["counts_as"] == "self-check" for c in self_cells) and
              any("eps=inf" in c["col"] and c["match"] for c in self_cells),
