@@ -200,7 +200,7 @@ int sim_cmd_repro(int argc, char **argv)
     }
     done_t *done = calloc(nwant, sizeof(*done));
     int st = done != NULL ? 0 : -1;
-    size_t mp = 0, np = 0, ms = 0, ns = 0;
+    size_t mp = 0, np = 0, ms = 0, ns = 0, me = 0;
     for (size_t i = 0; i < nwant && st == 0; i++) {
         size_t a, b, c, d;
         done[i].paper = want[i];
@@ -211,6 +211,7 @@ int sim_cmd_repro(int argc, char **argv)
         np += b;
         ms += c;
         ns += d;
+        me += done[i].cells.explained;
         if (st == 0) {
             mismatches(&done[i].cells);
             printf("%s: matches the paper %zu/%zu%s, self-checks %zu/%zu, %.1f s; wrote %s/%s.md\n",
@@ -228,7 +229,10 @@ int sim_cmd_repro(int argc, char **argv)
     if (st != 0) {
         return SIM_EXIT_USAGE;
     }
-    printf("dpm-sim repro: matches the paper %zu/%zu, self-checks %zu/%zu; wrote %s/README.md\n",
-           mp, np, ms, ns, o.out_dir);
-    return mp == np && ms == ns ? SIM_EXIT_OK : SIM_EXIT_CHECK;
+    printf("dpm-sim repro: matches the paper %zu/%zu, the other %zu with a measured cause, "
+           "%zu unexplained; self-checks %zu/%zu; wrote %s/README.md\n",
+           mp, np, me, np - mp - me, ms, ns, o.out_dir);
+    /* a paper cell passes when it matches or its miss has a measured cause (FedAUC's account of
+     * discrete noise, sampling spread, the paper's own spread); any other miss fails */
+    return mp + me == np && ms == ns ? SIM_EXIT_OK : SIM_EXIT_CHECK;
 }

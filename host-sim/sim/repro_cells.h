@@ -67,6 +67,7 @@ typedef struct {
     size_t ncells, ccap;
     int quick;
     char summary[160]; /* optional: said after the "matches the paper N/M" count */
+    size_t explained;  /* paper cells that miss with a measured cause (FedAUC's account) */
 } repro_t;
 
 /* Load a reference file into r (r zeroed first by the caller or repro_free'd). 0, or -1 with

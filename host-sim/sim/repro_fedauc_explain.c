@@ -106,10 +106,11 @@ void fa_cells_count(const fa_cells_t *l, double tol, size_t *ours, size_t *cont)
     }
 }
 
-/* The account of one cell outside the band: the columns of the markdown table. */
-static void explain_cell(const fa_cell_t *c, double tol, double se, char *term, size_t tcap,
-                         char *verdict, size_t vcap, double *t, double *ratio_t, double *pred,
-                         double *sd_cont, double *z_ours, double *z)
+/* The account of one cell outside the band: the columns of the markdown table. 1 if the verdict
+ * is a measured cause, 0 if NOT EXPLAINED. */
+static int explain_cell(const fa_cell_t *c, double tol, double se, char *term, size_t tcap,
+                        char *verdict, size_t vcap, double *t, double *ratio_t, double *pred,
+                        double *sd_cont, double *z_ours, double *z)
 {
     int ours_in = within(c->ours, c->paper, tol), cont_in = within(c->cont, c->paper, tol);
     *t = *ratio_t = *pred = *sd_cont = NAN;
@@ -157,7 +158,24 @@ static void explain_cell(const fa_cell_t *c, double tol, double se, char *term, 
                  ours_in ? " (ours inside)" : "");
     } else {
         snprintf(verdict, vcap, "NOT EXPLAINED: %.1f SE outside the band", fmax(*z, *z_ours));
+        return 0;
     }
+    return 1;
+}
+
+size_t fa_explained_misses(const fa_cells_t *l, double tol, unsigned runs)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < l->n; i++) {
+        const fa_cell_t *c = &l->cells[i];
+        char term[128], verdict[192];
+        double t, ratio_t, pred, sd_cont, zo, z;
+        if (!within(c->ours, c->paper, tol)) {
+            n += (size_t)explain_cell(c, tol, fa_sd_rel_se(runs), term, sizeof(term), verdict,
+                                      sizeof(verdict), &t, &ratio_t, &pred, &sd_cont, &zo, &z);
+        }
+    }
+    return n;
 }
 
 void fa_explain_write(const fa_cells_t *l, double tol, unsigned runs, int counted, FILE *md,

@@ -61,6 +61,10 @@ void fa_cells_free(fa_cells_t *l);
 /* Cells within +-tol of the paper: by ours and by the paper's mechanism. */
 void fa_cells_count(const fa_cells_t *l, double tol, size_t *ours, size_t *cont);
 
+/* Cells outside +-tol by ours whose miss has a measured cause (a verdict other than NOT
+ * EXPLAINED): what `dpm-sim repro` accepts in place of a match. */
+size_t fa_explained_misses(const fa_cells_t *l, double tol, unsigned runs);
+
 /* The markdown section (every cell outside +-tol by either mechanism: its account and verdict)
  * to md, and one "EXPLAIN ..." line per such cell to log (NULL: none); runs: per cell. */
 void fa_explain_write(const fa_cells_t *l, double tol, unsigned runs, int counted, FILE *md,

@@ -131,6 +131,10 @@ static void test_verdicts(void **state)
     size_t ours, cont;
     fa_cells_count(&l, 0.2, &ours, &cont);
     assert_true(ours == 1 && cont == 2);
+    /* the discrete-noise miss has a cause, the 3x miss does not: make repro fails on it */
+    assert_int_equal(fa_explained_misses(&l, 0.2, 100), 1);
+    fa_cells_t far_only = {&c, 1, 1};
+    assert_int_equal(fa_explained_misses(&far_only, 0.2, 100), 0);
     FILE *md = tmpfile(), *log = tmpfile();
     assert_non_null(md);
     assert_non_null(log);
