@@ -470,7 +470,16 @@ static void groups_campaign_keys(const sim_scenario_t *sc, const sim_campaign_sp
     }
     fprintf(f, "\ngroups = %u\n", c->ngroups);
     if (c->group_eps != 0) {
-        fprintf(f, "group_eps = %.6f\n", c->group_eps / Q16);
+        /* exactly: k / 2^16 has at most 16 decimals, and the collector rounds down, so a
+         * rounded %.6f (1.500015 for 98305 / 2^16) would come back one step lower and change
+         * the fingerprint */
+        char v[40];
+        snprintf(v, sizeof(v), "%.16f", c->group_eps / Q16);
+        size_t n = strlen(v);
+        while (n > 1 && v[n - 1] == '0' && v[n - 2] != '.') {
+            v[--n] = '\0';
+        }
+        fprintf(f, "group_eps = %s\n", v);
     }
 }
 

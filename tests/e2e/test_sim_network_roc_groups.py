@@ -39,7 +39,7 @@ scores = binormal(auc=0.60, base_rate=0.4)
 id = 41
 mechanism = roc_hist_groups
 eps = 4
-group_eps = 1.5
+group_eps = 1.5000153
 bins = 6
 """
 
