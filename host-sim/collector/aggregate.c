@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "collector/agg_rocg.h"
 #include "collector/fedauc_sums.h"
 
 int coll_state_init(coll_campaign_state_t *st, const coll_campaign_t *c)
@@ -15,8 +16,9 @@ int coll_state_init(coll_campaign_state_t *st, const coll_campaign_t *c)
     if (st->fa.on) {
         return 0;
     }
-    if (coll_auc_mech(cp->mechanism)) {
-        st->vec_len = COLL_VEC_LEN;
+    if (coll_auc_mech(cp->mechanism) ||
+        (cp->mechanism == DPM_MECH_ID_ROC_HIST && c->mech.params.roc_hist.groups >= 2)) {
+        st->vec_len = COLL_VEC_LEN; /* per-group roc_hist: agg_rocg.h */
         return 0;
     }
     if (cp->mechanism == DPM_MECH_ID_ROC_HIST) {
@@ -190,6 +192,14 @@ int coll_deltas_add(coll_deltas_t *ds, const coll_report_t *r)
         }
         if (rep.mechanism != DPM_MECH_ID_ROC_HIST || rep.body.roc_hist.bins > DPM_MAX_BINS) {
             return -1;
+        }
+        if (r->group >= 2) { /* a per-group campaign's report (agg_rocg.h) */
+            coll_delta_t *d = delta_for(ds, r->campaign_id, r->period, 2, 0);
+            if (d == NULL || coll_rocg_add_report(&ds->vec, &rep, r->group) != 0) {
+                return -1;
+            }
+            d->reports++;
+            return 0;
         }
         uint32_t bins = rep.body.roc_hist.bins;
         coll_delta_t *d = delta_for(ds, r->campaign_id, r->period, 1, bins);

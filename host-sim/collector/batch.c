@@ -130,7 +130,7 @@ static int add_reject(coll_batch_t *b, const uint8_t *id, size_t id_len, uint32_
 }
 
 static int add_report(coll_batch_t *b, const dpm_report_t *rep, const uint8_t *raw, size_t len,
-                      int ci)
+                      int ci, uint32_t roc_groups)
 {
     if (b->nreports == b->reports_cap) { /* only if the first pass undercounted: never */
         size_t cap = b->reports_cap ? 2 * b->reports_cap : 16;
@@ -154,6 +154,8 @@ static int add_report(coll_batch_t *b, const dpm_report_t *rep, const uint8_t *r
         cr->group = rep->body.tuple.group;
         cr->nvalues = (uint8_t)rep->body.tuple.nmetrics;
         memcpy(cr->value, rep->body.tuple.value, cr->nvalues * sizeof(cr->value[0]));
+    } else if (rep->mechanism == DPM_MECH_ID_ROC_HIST) {
+        cr->group = roc_groups; /* the campaign decides how it is summed (agg_rocg.h) */
     }
     return 0;
 }
@@ -203,7 +205,8 @@ static int check_one(const coll_campaigns_t *cs, const uint8_t *raw, size_t len,
         return add_reject(b, rep.report_id, DPM_REPORT_ID_BYTES, rep.campaign_id,
                           window < 0 ? "period not open yet" : "period closed");
     }
-    return add_report(b, &rep, raw, len, ci);
+    return add_report(b, &rep, raw, len, ci,
+                      rep.mechanism == DPM_MECH_ID_ROC_HIST ? c->mech.params.roc_hist.groups : 0);
 }
 
 /* The number of field-1 entries, for sizing the report array (stops at a framing error). */

@@ -45,7 +45,8 @@ typedef struct {
     uint8_t report_id[DPM_REPORT_ID_BYTES];
     uint32_t campaign_id;
     uint32_t period;
-    uint32_t group;    /* tuple mechanisms */
+    uint32_t group;    /* tuple: the group; roc_hist: the campaign's groups (0: ungrouped, the
+                        * stored grp column: agg_rocg.h), the reported group is in the body */
     uint8_t mechanism; /* dpm_mech_id_t */
     uint8_t nvalues;   /* tuple: values held; roc_hist: 0 */
     uint8_t is_new;    /* set by the store: 1 if this commit stored it, 0 if a duplicate */

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "collector/agg_rocg.h"
 #include "collector/campaigns_auc.h"
 #include "common/edges.h"
 
@@ -20,7 +21,7 @@
 typedef struct {
     dpm_campaign_t c;
     coll_campaign_opts_t o; /* collector-side options (not sent to devices) */
-    int have_bins;
+    int have_bins, have_group_eps;
     int have_id, have_mech, have_eps, have_budget, have_period, have_groups, have_metrics,
         have_frac, have_max_examples, have_quota, have_start, have_slack, have_late;
     int line;          /* where the block started */
@@ -199,6 +200,10 @@ static int set_key(block_t *b, const char *key, const char *v, int line, char *e
         have = &b->have_groups;
         bad = parse_u32(v, 0, UINT32_MAX, &b->c.groups);
         expect = "an integer";
+    } else if (strcmp(key, "group_eps") == 0) {
+        have = &b->have_group_eps;
+        bad = dpm_eps_from_decimal(v, &b->c.group_eps) != DPM_OK;
+        expect = "a plain decimal in (0, eps), e.g. 0.5";
     } else if (strcmp(key, "metrics") == 0) {
         have = &b->have_metrics;
         bad = parse_metrics(v, &b->c);
@@ -251,15 +256,60 @@ static int set_key(block_t *b, const char *key, const char *v, int line, char *e
     return 0;
 }
 
+/* roc_hist with groups (agg_rocg.h): the build's groups and the collector's storage bound. */
+static int rocg_check(const block_t *b, char *err, size_t cap)
+{
+    uint32_t G = b->c.groups, B = b->c.nbins + 1u;
+    if (G < 2 || G > DPM_MAX_GROUPS) {
+        return fail(err, cap, "campaign at line %d: roc_hist groups must be 2 .. %d (this build)",
+                    b->line, DPM_MAX_GROUPS);
+    }
+    if (coll_rocg_len(G, B) > COLL_VEC_LEN) {
+        return fail(err, cap,
+                    "campaign at line %d: %u groups x %u bins exceed the collector's per-group "
+                    "sums (groups x (bins + 1) x (2 bins + 1) <= %u: 2 groups up to 44 bins, 4 up "
+                    "to 31, 8 up to 21, 16 up to 15)",
+                    b->line, G, B, (unsigned)COLL_VEC_LEN);
+    }
+    return 0;
+}
+
+/* Once built: exact sums of products need small cells; the estimator takes the parameters. */
+static int rocg_finish(const coll_campaign_t *cc, const block_t *b, char *err, size_t cap)
+{
+    const dpm_roc_hist_t *rh = &cc->mech.params.roc_hist;
+    int64_t cell =
+        cc->bounds.cell_hi > -cc->bounds.cell_lo ? cc->bounds.cell_hi : -cc->bounds.cell_lo;
+    if (cell > COLL_ROCG_CELL_MAX) {
+        return fail(err, cap,
+                    "campaign %u (line %d): with groups a report's cells must stay within %d "
+                    "(max_examples + noise bound is %lld): lower max_examples or raise eps",
+                    b->c.id, b->line, COLL_ROCG_CELL_MAX, (long long)cell);
+    }
+    dpm_roc_groups_params_t p;
+    if (dpm_roc_groups_params_init(
+            &p, rh->groups, rh->bins.count, rh->group_grr.keep, rh->group_grr.other,
+            (double)rh->lap.scale_num / (double)rh->lap.scale_den) != DPM_OK) {
+        return fail(err, cap, "campaign %u (line %d): no per-group estimator for these parameters",
+                    b->c.id, b->line);
+    }
+    return 0;
+}
+
 static int finish_block(block_t *b, coll_campaigns_t *out, char *err, size_t cap)
 {
     static const char *required[] = {"id", "mechanism", "eps", "groups", "metrics"};
     int roc = b->c.mechanism == DPM_MECH_ID_ROC_HIST;
     int fa = coll_fedauc_is((uint32_t)b->c.mechanism);
-    if (roc && (!b->have_bins || b->have_groups || b->have_metrics)) {
-        return fail(err, cap,
-                    "campaign at line %d: roc_hist needs bins or edges, and no groups "
-                    "or metrics",
+    if (roc && (!b->have_bins || b->have_metrics)) {
+        return fail(err, cap, "campaign at line %d: roc_hist needs bins or edges, and no metrics",
+                    b->line);
+    }
+    if (roc && b->have_groups && rocg_check(b, err, cap) != 0) {
+        return -1;
+    }
+    if (b->have_group_eps && !(roc && b->have_groups)) {
+        return fail(err, cap, "campaign at line %d: group_eps is for roc_hist with groups",
                     b->line);
     }
     if (!roc && b->have_bins) {
@@ -345,6 +395,9 @@ static int finish_block(block_t *b, coll_campaigns_t *out, char *err, size_t cap
     }
     if (coll_bounds_init(&cc->bounds, &cc->mech, b->o.max_examples) != 0) {
         return fail(err, cap, "campaign %u (line %d): cannot bound its reports", b->c.id, b->line);
+    }
+    if (roc && b->c.groups != 0 && rocg_finish(cc, b, err, cap) != 0) {
+        return -1;
     }
     cc->opts = b->o;
     if (dpm_campaign_encode(&b->c, cc->pb, sizeof(cc->pb), &cc->pb_len) != DPM_OK) {

@@ -18,7 +18,10 @@
  *                           tuple_mr ignores it (default 0)
  *   bins = 10               roc_hist: B uniform score bins (edges k / B, Q1.31 rounded down)
  *   edges = 0.2, 0.5, 0.8   roc_hist: explicit score edges in (0, 1], strictly increasing
- *                           (one of bins / edges is required; groups and metrics are not used)
+ *                           (one of bins / edges is required; metrics are not used)
+ *   groups = 4              roc_hist (optional): per-group AUC (2 .. DPM_MAX_GROUPS; storage
+ *                           bound in agg_rocg.h)
+ *   group_eps = 0.5         roc_hist with groups: ε of the group's GRR (default eps / 2)
  *   mechanism = fedauc_rr | fedauc_lap   two-phase FedAUC (fedauc_phase.h); no groups/metrics
  *   score_bits = 16         fedauc: the devices' score quantization, 1 .. 31 (default 16)
  *   variant = local         fedauc_lap: local (default), global, orthogonal or adaptive

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "collector/estimate_auc.h"
+#include "collector/estimate_rocg.h"
 #include "collector/fedauc_sums.h"
 #include "common/json_write.h"
 
@@ -383,7 +384,12 @@ int coll_estimate_json(const coll_campaigns_t *cs, int ci, const coll_estimate_q
         sb_metric(&sb, c, &st->agg[m], c->mech.campaign.metrics[m], q->confidence);
     }
     jw_raw(&sb, "]");
-    if (cp->mechanism == DPM_MECH_ID_ROC_HIST) {
+    if (coll_rocg_campaign(c)) { /* per-group roc_hist: pooled "roc", then "roc_groups" */
+        dpm_roc_agg_t pooled;
+        coll_rocg_pooled(c, st, &pooled);
+        sb_roc(&sb, c, &pooled, q->confidence);
+        coll_estimate_rocg_json(&sb, c, st, q->confidence);
+    } else if (cp->mechanism == DPM_MECH_ID_ROC_HIST) {
         sb_roc(&sb, c, &st->roc, q->confidence);
     }
     coll_estimate_auc_json(&sb, c, st, q->confidence); /* dpauc, ustat_* (estimate_auc.h) */

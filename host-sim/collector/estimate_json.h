@@ -40,7 +40,9 @@
  *           "tpr_lo"/"tpr_hi" (pointwise band), "tpr_lo_simultaneous"/"tpr_hi_simultaneous"}
  *   too_small: fewer than 30 reports, or the estimated positives' or negatives' relative
  *   standard error above 0.2; intervals at "confidence". Computed by
- *   host-sim/estimate/roc.h, the code dpm-sim uses. */
+ *   host-sim/estimate/roc.h, the code dpm-sim uses.
+ * roc_hist campaigns with groups: "groups": G, "roc" of the pooled histogram of all groups, and
+ *   "roc_groups" (estimate_rocg.h). */
 #ifndef DPM_COLLECTOR_ESTIMATE_JSON_H
 #define DPM_COLLECTOR_ESTIMATE_JSON_H
 

@@ -387,6 +387,49 @@ static void groups_estimate(const sim_cfg_t *cfg, const sim_agg_t *agg, uint32_t
     free(ep);
 }
 
+/* Network mode: the collector's "roc_groups" (host-sim/collector/estimate_rocg.h) must be ours
+ * on the same reports, every group's AUC and sd and every gap and its sd, to the 9 significant
+ * digits its JSON prints (undefined: null there, NaN here). */
+static int same9(double theirs, double mine)
+{
+    return (isnan(theirs) && isnan(mine)) || fabs(theirs - mine) <= 1e-8 * fmax(1.0, fabs(mine));
+}
+
+static int groups_collector_check(const sim_cfg_t *cfg, const sim_agg_t *agg,
+                                  const jr_value_t *json, char *why, size_t whycap)
+{
+    const groups_state_t *s = st_of(cfg);
+    uint32_t n = cfg->nitems;
+    sim_item_run_t *mine = calloc(n, sizeof(*mine));
+    if (mine == NULL) {
+        return -1;
+    }
+    for (uint32_t k = 0; k < n; k++) {
+        mine[k].est = mine[k].sd = NAN;
+    }
+    groups_estimate(cfg, agg, 0, mine, NULL);
+    const jr_value_t *rg = jr_get(json, "roc_groups");
+    int bad = rg == NULL;
+    for (uint32_t k = 0; !bad && k < n; k++) {
+        int gap = k >= s->groups;
+        const jr_value_t *e = jr_at(jr_get(rg, gap ? "gaps" : "by_group"), gap ? k - s->groups : k);
+        double est = jr_number(e, gap ? "gap" : "auc", NAN), sd = jr_number(e, "sd", NAN);
+        if (!same9(est, mine[k].est) || !same9(sd, mine[k].sd)) {
+            snprintf(why, whycap,
+                     "the collector's %s %s %.9g (sd %.9g) differs from ours %.9g "
+                     "(sd %.9g)",
+                     gap ? "gap" : "AUC of group", cfg->items[k].name, est, sd, mine[k].est,
+                     mine[k].sd);
+            bad = 1;
+        }
+    }
+    if (rg == NULL) {
+        snprintf(why, whycap, "the collector's estimate has no roc_groups");
+    }
+    free(mine);
+    return bad;
+}
+
 /* The console: the largest true gap first. */
 static void groups_summary(const sim_result_t *res, char *buf, size_t cap)
 {
@@ -427,7 +470,16 @@ static void groups_campaign_keys(const sim_scenario_t *sc, const sim_campaign_sp
     }
     fprintf(f, "\ngroups = %u\n", c->ngroups);
     if (c->group_eps != 0) {
-        fprintf(f, "group_eps = %.6f\n", c->group_eps / Q16);
+        /* exactly: k / 2^16 has at most 16 decimals, and the collector rounds down, so a
+         * rounded %.6f (1.500015 for 98305 / 2^16) would come back one step lower and change
+         * the fingerprint */
+        char v[40];
+        snprintf(v, sizeof(v), "%.16f", c->group_eps / Q16);
+        size_t n = strlen(v);
+        while (n > 1 && v[n - 1] == '0' && v[n - 2] != '.') {
+            v[--n] = '\0';
+        }
+        fprintf(f, "group_eps = %s\n", v);
     }
 }
 
@@ -448,6 +500,7 @@ const sim_mech_t sim_mech_roc_hist_groups = {
     .exact = groups_exact,
     .estimate = groups_estimate,
     .summary = groups_summary,
+    .collector_check = groups_collector_check,
     .describe = groups_describe,
     .campaign_keys = groups_campaign_keys,
 };

@@ -43,6 +43,7 @@ import test_collector_influence  # noqa: E402
 import test_collector_kill  # noqa: E402
 import test_collector_ops  # noqa: E402
 import test_collector_auc  # noqa: E402
+import test_collector_roc_groups  # noqa: E402
 import test_wire_collector  # noqa: E402
 from pg_cluster import PgCluster  # noqa: E402
 from test_collector import (TOOL_LOAD, Harness, Tap, batch_of, load_pb2,  # noqa: E402
@@ -285,6 +286,7 @@ def main():
             guarded(t, "influence", test_collector_influence.run, t, pg)
             guarded(t, "wire", test_wire_collector.run, t, pg)
             guarded(t, "auc", test_collector_auc.run, t, pg)
+            guarded(t, "roc_groups", test_collector_roc_groups.run, t, pg)
         t.ok(not os.path.exists(pg.dir), "the cluster is stopped and its directory removed")
     except Exception as exc:
         import traceback
