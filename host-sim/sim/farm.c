@@ -7,10 +7,15 @@
 
 #define PROGRESS_EVERY 16384u
 #define SMALL_POPULATION 65536u /* below this, threads split runs rather than devices */
-#define CHUNK 65536u            /* devices a thread takes at a time (split by devices) */
+/* Devices a thread takes at a time (split by devices): ~3 ms of work, so that at the end of a
+ * run the other threads wait at most that long for the last chunk (65,536 devices, ~50 ms, cost
+ * 2 threads ~5% of a 2-million-device run, more when the machine is shared); a chunk costs one
+ * uncontended lock. */
+#define CHUNK 4096u
 
-/* The next chunk of devices to take: threads pull chunks until none is left, so a thread that
- * gets less CPU (a shared machine) does less of the work instead of holding up the run. */
+/* The next chunk of devices (or the next run) to take: threads pull work until none is left, so
+ * a thread that gets less CPU (a shared machine) does less of the work instead of holding up
+ * the run. */
 typedef struct {
     pthread_mutex_t lock;
     uint64_t next, end;
@@ -20,11 +25,10 @@ typedef struct {
     const sim_cfg_t *cfg;
     const sim_pop_t *pop;
     const sim_farm_opts_t *opts;
-    queue_t *queue; /* split by devices */
+    queue_t *queue; /* devices of run `run`, or run indices (split by runs) */
     uint32_t run;
-    uint32_t run_lo, run_hi; /* run range (split by runs); aggs indexed from run_lo */
-    sim_agg_t *aggs;         /* split by runs: the caller's array */
-    sim_agg_t agg;           /* split by devices: this part's aggregate */
+    sim_agg_t *aggs; /* split by runs: the caller's array, indexed by run - first */
+    sim_agg_t agg;   /* split by devices: this part's aggregate */
     sim_farm_stats_t stats;
     dpm_status_t status;
 } part_t;
@@ -80,6 +84,17 @@ static dpm_status_t run_range(const sim_cfg_t *cfg, const sim_pop_t *pop, const 
     return st;
 }
 
+/* The next up to n indices [*lo, *hi) of q; 0 when none is left. */
+static int take(queue_t *q, uint64_t n, uint64_t *lo, uint64_t *hi)
+{
+    pthread_mutex_lock(&q->lock);
+    *lo = q->next;
+    *hi = *lo + n < q->end ? *lo + n : q->end;
+    q->next = *hi;
+    pthread_mutex_unlock(&q->lock);
+    return *lo < *hi;
+}
+
 static void *part_devices(void *arg)
 {
     part_t *p = arg;
@@ -88,14 +103,8 @@ static void *part_devices(void *arg)
     memset(&stats, 0, sizeof(stats));
     dpm_status_t st = DPM_OK;
     sim_agg_init(p->cfg, &agg);
-    while (st == DPM_OK) {
-        pthread_mutex_lock(&p->queue->lock);
-        uint64_t lo = p->queue->next, hi = lo + CHUNK < p->queue->end ? lo + CHUNK : p->queue->end;
-        p->queue->next = hi;
-        pthread_mutex_unlock(&p->queue->lock);
-        if (lo >= hi) {
-            break;
-        }
+    uint64_t lo, hi;
+    while (st == DPM_OK && take(p->queue, CHUNK, &lo, &hi)) {
         st = run_range(p->cfg, p->pop, p->opts, p->run, lo, hi, &agg, &stats);
     }
     p->agg = agg;
@@ -110,12 +119,13 @@ static void *part_runs(void *arg)
     sim_farm_stats_t stats;
     memset(&stats, 0, sizeof(stats));
     dpm_status_t st = DPM_OK;
-    for (uint32_t r = p->run_lo; r < p->run_hi && st == DPM_OK; r++) {
+    uint64_t r, hi;
+    while (st == DPM_OK && take(p->queue, 1, &r, &hi)) {
         /* straight into the caller's slot: a run's aggregate is kilobytes, the run may be 20
-         * devices; each part writes its own contiguous runs */
+         * devices; a run is made by one thread whichever it is, so its aggregate is the same */
         sim_agg_init(p->cfg, &p->aggs[r]);
-        st = run_range(p->cfg, p->pop, p->opts, p->run + r, 0, p->pop->devices, &p->aggs[r],
-                       &stats);
+        st = run_range(p->cfg, p->pop, p->opts, p->run + (uint32_t)r, 0, p->pop->devices,
+                       &p->aggs[r], &stats);
     }
     p->stats = stats;
     p->status = st;
@@ -162,26 +172,28 @@ dpm_status_t sim_farm_runs(const sim_cfg_t *cfg, const sim_pop_t *pop, uint32_t 
     unsigned n = clamp_threads(opts->threads);
     dpm_status_t st = DPM_OK;
     memset(part, 0, sizeof(part));
+    queue_t queue;
+    pthread_mutex_init(&queue.lock, NULL);
     if (pop->devices < SMALL_POPULATION && nruns >= 2 * n) {
+        queue.next = 0;
+        queue.end = nruns;
         for (unsigned i = 0; i < n; i++) {
             part[i].cfg = cfg;
             part[i].pop = pop;
             part[i].opts = opts;
+            part[i].queue = &queue;
             part[i].run = first;
             part[i].aggs = aggs;
-            part[i].run_lo = (uint32_t)((uint64_t)nruns * i / n);
-            part[i].run_hi = (uint32_t)((uint64_t)nruns * (i + 1) / n);
         }
         run_parallel(part_runs, part, n);
         for (unsigned i = 0; i < n; i++) {
             st = st == DPM_OK ? part[i].status : st;
             add_stats(stats, &part[i].stats);
         }
+        pthread_mutex_destroy(&queue.lock);
         return st;
     }
     unsigned m = pop->devices <= CHUNK ? 1u : n;
-    queue_t queue;
-    pthread_mutex_init(&queue.lock, NULL);
     for (uint32_t r = 0; r < nruns && st == DPM_OK; r++) {
         queue.next = 0;
         queue.end = pop->devices;

@@ -5,9 +5,13 @@
  * campaign (dpm_mech_check_report, as the collector does) and aggregated by the module with
  * host-sim/estimate, the collector's estimator code.
  *
- * Threads split the devices of a run into contiguous ranges (large populations) or split the
- * runs (small populations, many runs); each thread aggregates on its own and the parts are
- * merged in order, so the result does not depend on the thread count. */
+ * Threads take the devices of a run in chunks of 4,096 (large populations) or take whole runs
+ * (small populations, many runs), one after another from a shared queue, so a thread that gets
+ * less CPU on a shared machine does less of the work; each thread aggregates on its own and the
+ * parts are merged. Every device draws from its own stream (stream.h) and the sums are exact
+ * integers, so the result depends neither on the thread count nor on which thread took what
+ * (except a float sum of squares that dpm-sim's outputs do not use, tuple_ml's, in its last
+ * bits). */
 #ifndef DPM_SIM_FARM_H
 #define DPM_SIM_FARM_H
 

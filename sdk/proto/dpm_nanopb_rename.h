@@ -18,6 +18,14 @@
 #include <stdint.h>
 #include <string.h>
 
+/* The runtime's one configuration switch, set here so that the runtime and every file that
+ * includes its headers agree on it: libdpm encodes into and decodes from memory buffers only
+ * (pb_ostream_from_buffer, pb_istream_from_buffer, the sizing stream), never through a stream
+ * callback, so nanopb reads and writes bytes directly instead of through a function pointer per
+ * byte (a simulated device's report costs ~9% fewer instructions, dpm-sim bench). Field
+ * callbacks (FedAUC's arrays, FT_CALLBACK) are unaffected. */
+#define PB_BUFFER_ONLY 1
+
 /* pb_common.c */
 #define pb_field_iter_begin dpm_pb_field_iter_begin
 #define pb_field_iter_begin_extension dpm_pb_field_iter_begin_extension
