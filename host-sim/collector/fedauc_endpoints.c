@@ -205,7 +205,7 @@ static void get_ranks(coll_fedauc_t *f, const coll_campaigns_t *cs, uint32_t cid
         st = fa_phase_now(f, c, (uint32_t)u.period, now, &p);
     }
     if (st == 0 && u.found && p.closed != 0) {
-        r = fa_ranking(f, cid, (uint32_t)u.period, &p);
+        r = fa_ranking(f, cid, (uint32_t)u.period, &p, token);
         t = r != NULL ? fa_find_tok(r, token) : NULL;
     }
     uint8_t *buf = NULL;

@@ -98,7 +98,7 @@ static const char *check_one(coll_fedauc_t *f, const coll_campaigns_t *cs, const
     if (p.closed == 0) {
         return "ranks not sent yet";
     }
-    ranking_t *r = fa_ranking(f, c->mech.campaign.id, rep.period, &p);
+    ranking_t *r = fa_ranking(f, c->mech.campaign.id, rep.period, &p, token);
     const tok_t *t = r != NULL ? fa_find_tok(r, token) : NULL;
     if (t == NULL) {
         return "storage failure";

@@ -158,15 +158,19 @@ static void load_row(void *ctx, int nc, const fdb_val_t *v)
     r->m += t->n;
 }
 
-/* The ranking of a closed phase (from the cache, or ranked now). NULL on failure. */
-ranking_t *fa_ranking(coll_fedauc_t *f, uint32_t cid, uint32_t period, const phase_row_t *p)
+ranking_t *fa_ranking(coll_fedauc_t *f, uint32_t cid, uint32_t period, const phase_row_t *p,
+                      const uint8_t *token)
 {
     ranking_t *oldest = &f->cache[0];
     for (int i = 0; i < CACHE_MAX; i++) {
         ranking_t *r = &f->cache[i];
         if (r->used && r->campaign_id == cid && r->period == period) {
-            r->age = ++f->clock;
-            return r;
+            if (r->closed == p->closed && r->m == (uint64_t)p->scores &&
+                r->ntok == (size_t)p->uploads && (token == NULL || fa_find_tok(r, token))) {
+                r->age = ++f->clock;
+                return r;
+            }
+            ranking_free(r); /* a phase retention dropped, whose period has uploads again */
         }
         if (!r->used || (oldest->used && r->age < oldest->age)) {
             oldest = r;
@@ -209,6 +213,7 @@ ranking_t *fa_ranking(coll_fedauc_t *f, uint32_t cid, uint32_t period, const pha
     r->used = 1;
     r->campaign_id = cid;
     r->period = period;
+    r->closed = p->closed;
     r->age = ++f->clock;
     return r;
 }
@@ -291,7 +296,7 @@ int coll_fedauc_period_info(coll_fedauc_t *f, const coll_campaigns_t *cs, int ci
         out->uploads = (uint64_t)p.uploads;
         out->scores = (uint64_t)p.scores;
         out->reported = (uint64_t)reported;
-        ranking_t *r = out->closed ? fa_ranking(f, cid, period, &p) : NULL;
+        ranking_t *r = out->closed ? fa_ranking(f, cid, period, &p, NULL) : NULL;
         if (r != NULL) {
             out->moments = r->mom;
         } else if (out->closed) {
