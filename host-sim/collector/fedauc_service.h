@@ -26,6 +26,10 @@ typedef struct {
     size_t len;
     int close;
     const char *extra; /* static header lines (Allow, Retry-After) */
+    /* a refused upload (4xx): the reason for the reject statistics (static, <= 47 bytes, "fedauc
+     * upload: ..."), and its campaign (0: not attributable); NULL when nothing was refused */
+    const char *reject;
+    uint32_t reject_campaign;
 } coll_fedauc_answer_t;
 
 /* POST /v1/fedauc/uploads and GET /v1/fedauc/{campaign}/ranks/{token hex} (the caller has
