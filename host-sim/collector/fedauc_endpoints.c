@@ -95,6 +95,21 @@ static int store_upload(coll_fedauc_t *f, const coll_campaign_t *c, uint32_t per
     return status;
 }
 
+/* Count one answered upload (f->mu not held). */
+static void count_upload(coll_fedauc_t *f, int status, const char *why, const char *reason)
+{
+    pthread_mutex_lock(&f->mu);
+    coll_fedauc_stats_t *s = &f->stats;
+    if (status == 200) {
+        s->uploads_accepted += strcmp(why, "stored") == 0;
+        s->uploads_duplicate += strcmp(why, "stored") != 0;
+    } else if (reason != NULL) {
+        s->uploads_rejected++;
+        s->uploads_late += strcmp(reason, LATE) == 0;
+    }
+    pthread_mutex_unlock(&f->mu);
+}
+
 static void post_upload(coll_fedauc_t *f, const coll_campaigns_t *cs, const uint8_t *body,
                         size_t len, int64_t now, coll_fedauc_answer_t *resp)
 {
@@ -166,6 +181,7 @@ static void post_upload(coll_fedauc_t *f, const coll_campaigns_t *cs, const uint
     }
     free(scores);
     free(blob);
+    count_upload(f, status, why, reason);
     if (status == 200) {
         snprintf(text, sizeof(text), "%s: period %lld, ranks after %lld\n", why, (long long)per,
                  (long long)fa_deadline(c, (uint32_t)per));
@@ -265,6 +281,9 @@ static void get_ranks(coll_fedauc_t *f, const coll_campaigns_t *cs, uint32_t cid
         resp->content_type = CT_PROTOBUF;
         resp->body = buf;
         resp->len = blen;
+        pthread_mutex_lock(&f->mu);
+        f->stats.rank_replies++;
+        pthread_mutex_unlock(&f->mu);
     }
 }
 

@@ -306,3 +306,45 @@ int coll_fedauc_period_info(coll_fedauc_t *f, const coll_campaigns_t *cs, int ci
     pthread_mutex_unlock(&f->mu);
     return rc;
 }
+
+void coll_fedauc_stats(coll_fedauc_t *f, coll_fedauc_stats_t *out)
+{
+    memset(out, 0, sizeof(*out));
+    if (f != NULL) {
+        pthread_mutex_lock(&f->mu);
+        *out = f->stats;
+        pthread_mutex_unlock(&f->mu);
+    }
+}
+
+typedef struct {
+    const coll_campaigns_t *cs;
+    int64_t now;
+    uint64_t *out;
+} dropouts_t;
+
+static void add_dropouts(void *ctx, int nc, const fdb_val_t *v)
+{
+    dropouts_t *d = ctx;
+    int ci = nc == 3 ? coll_campaigns_index(d->cs, (uint32_t)v[0].i) : -1;
+    if (ci >= 0 && v[1].i >= 0 && v[1].i <= (int64_t)UINT32_MAX &&
+        coll_campaign_period_check(&d->cs->c[ci], (uint32_t)v[1].i, d->now) > 0) {
+        d->out[ci] += (uint64_t)v[2].i;
+    }
+}
+
+int coll_fedauc_dropouts(coll_fedauc_t *f, const coll_campaigns_t *cs, int64_t now, uint64_t *out)
+{
+    memset(out, 0, cs->n * sizeof(*out));
+    if (f == NULL) {
+        return 0;
+    }
+    dropouts_t d = {cs, now, out};
+    pthread_mutex_lock(&f->mu);
+    int64_t rc = fdb_exec(f->db,
+                          "SELECT campaign_id, period, COUNT(*) FROM fedauc_uploads WHERE "
+                          "report_id IS NULL GROUP BY campaign_id, period",
+                          NULL, 0, add_dropouts, &d);
+    pthread_mutex_unlock(&f->mu);
+    return rc < 0 ? -1 : 0;
+}

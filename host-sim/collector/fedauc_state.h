@@ -11,6 +11,7 @@
 #include "collector/campaigns.h"
 #include "collector/fedauc_db.h"
 #include "collector/fedauc_phase.h"
+#include "collector/fedauc_service.h"
 
 #define TOKEN DPM_FEDAUC_TOKEN_BYTES
 #define CACHE_MAX 8 /* rankings kept in memory (campaign, period) */
@@ -41,6 +42,7 @@ struct coll_fedauc {
     const coll_campaigns_t *cs;
     ranking_t cache[CACHE_MAX];
     uint64_t clock;
+    coll_fedauc_stats_t stats;
 };
 
 /* A period's row of fedauc_phases. */

@@ -188,6 +188,7 @@ static void post_reports(const coll_app_t *app, const coll_peer_t *peer, const h
     }
     int status = coll_batch_status(&b);
     coll_counters_batch(app->counters, &b);
+    coll_fedauc_count_batch(app->fedauc, app->campaigns, &b);
     log_rejects(&b);
     uint8_t *out = NULL;
     size_t n = 0;
