@@ -58,16 +58,7 @@ void coll_fedauc_settle(coll_fedauc_t *f, coll_fedauc_claims_t *claims, int stor
 int coll_fedauc_period_info(coll_fedauc_t *f, const coll_campaigns_t *cs, int ci, uint32_t period,
                             int64_t now, coll_fedauc_period_t *out);
 
-/* This process's FedAUC counters (/metrics, metrics.h): uploads newly stored, stored ones sent
- * again, refused (late ones included) and refused as late (after the upload phase closed), rank
- * replies served (200), FedAUC reports newly stored and rejected (any reason). */
-typedef struct {
-    uint64_t uploads_accepted, uploads_duplicate, uploads_rejected, uploads_late;
-    uint64_t rank_replies;
-    uint64_t reports_accepted, reports_rejected;
-} coll_fedauc_stats_t;
-
-/* A copy of the counters (zeros when f is NULL). */
+/* A copy of this process's counters (coll_fedauc_stats_t; zeros when f is NULL). */
 void coll_fedauc_stats(coll_fedauc_t *f, coll_fedauc_stats_t *out);
 
 /* After a batch's commit: count its FedAUC reports stored (is_new, status 200) and rejected

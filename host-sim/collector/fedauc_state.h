@@ -11,7 +11,6 @@
 #include "collector/campaigns.h"
 #include "collector/fedauc_db.h"
 #include "collector/fedauc_phase.h"
-#include "collector/fedauc_service.h"
 
 #define TOKEN DPM_FEDAUC_TOKEN_BYTES
 #define CACHE_MAX 8 /* rankings kept in memory (campaign, period) */

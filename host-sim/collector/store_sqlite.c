@@ -1034,9 +1034,10 @@ static int be_drop_periods(coll_backend_t *b, uint32_t campaign_id, uint32_t cut
 static int be_drop_fedauc(coll_backend_t *b, uint32_t campaign_id, uint32_t cutoff,
                           uint64_t *uploads)
 {
+    static const char TABLES[] = "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND "
+                                 "name IN ('fedauc_uploads', 'fedauc_phases')";
     static const char *const SQL[] = {
-        "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name IN ('fedauc_uploads', "
-        "'fedauc_phases')",
+        TABLES,
         "DELETE FROM fedauc_uploads WHERE campaign_id = ? AND period < ?",
         "DELETE FROM fedauc_phases WHERE campaign_id = ? AND period < ?",
     };
