@@ -127,16 +127,17 @@ int coll_admin_main(int argc, char **argv)
         free(cs);
         return cs ? 2 : 1;
     }
-    uint64_t reports = 0, periods = 0;
-    int rc =
-        coll_store_retention(o.db, cs, (uint32_t)keep, now, &reports, &periods, err, sizeof(err));
+    uint64_t reports = 0, periods = 0, uploads = 0;
+    int rc = coll_store_retention(o.db, cs, (uint32_t)keep, now, &reports, &periods, &uploads, err,
+                                  sizeof(err));
     free(cs);
     if (rc != 0) {
         fprintf(stderr, "dpm-collector retention: %s\n", err);
         return 1;
     }
-    printf("dropped %llu period(s) with %llu report(s); kept the newest %lu period(s) of each "
-           "campaign\n",
-           (unsigned long long)periods, (unsigned long long)reports, keep);
+    printf("dropped %llu period(s) with %llu report(s) and %llu FedAUC upload(s); kept the newest "
+           "%lu period(s) of each campaign\n",
+           (unsigned long long)periods, (unsigned long long)reports, (unsigned long long)uploads,
+           keep);
     return 0;
 }

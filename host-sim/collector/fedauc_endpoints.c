@@ -25,10 +25,14 @@ static void answer(coll_fedauc_answer_t *resp, int status, const char *text)
     resp->close = resp->body == NULL;
 }
 
-/* The upload transaction (phase row locked): 200, or the status with *why. */
+/* Reasons of refused uploads in the reject statistics (<= 47 bytes, like a Reject.reason). */
+#define LATE "fedauc upload: late (upload phase closed)"
+
+/* The upload transaction (phase row locked): 200, or the status with *why (and *reason for a
+ * refusal). */
 static int store_upload(coll_fedauc_t *f, const coll_campaign_t *c, uint32_t period,
                         const dpm_fedauc_header_t *h, const uint8_t *blob, int64_t now,
-                        const char **why)
+                        const char **why, const char **reason)
 {
     uint32_t cid = c->mech.campaign.id;
     phase_row_t p;
@@ -49,12 +53,15 @@ static int store_upload(coll_fedauc_t *f, const coll_campaign_t *c, uint32_t per
         int same = u.period == period && u.scores_len == (size_t)h->n * 4u &&
                    memcmp(u.scores, blob, u.scores_len) == 0;
         *why = same ? "already stored" : "this upload token was used for other scores";
+        *reason = same ? NULL : "fedauc upload: token used for other scores";
         status = same ? 200 : 409;
     } else if (p.closed != 0 || now >= fa_deadline(c, period)) {
         *why = "upload phase closed: ranks are being sent for this period";
+        *reason = LATE;
         status = 409;
     } else if ((uint64_t)p.scores + h->n > COLL_FEDAUC_MAX_SCORES) {
         *why = "upload phase full: too many scores for one ranking";
+        *reason = "fedauc upload: upload phase full";
         status = 409;
     } else {
         int full = c->opts.fedauc.upload_count != 0 &&
@@ -88,6 +95,21 @@ static int store_upload(coll_fedauc_t *f, const coll_campaign_t *c, uint32_t per
     return status;
 }
 
+/* Count one answered upload (f->mu not held). */
+static void count_upload(coll_fedauc_t *f, int status, const char *why, const char *reason)
+{
+    pthread_mutex_lock(&f->mu);
+    coll_fedauc_stats_t *s = &f->stats;
+    if (status == 200) {
+        s->uploads_accepted += strcmp(why, "stored") == 0;
+        s->uploads_duplicate += strcmp(why, "stored") != 0;
+    } else if (reason != NULL) {
+        s->uploads_rejected++;
+        s->uploads_late += strcmp(reason, LATE) == 0;
+    }
+    pthread_mutex_unlock(&f->mu);
+}
+
 static void post_upload(coll_fedauc_t *f, const coll_campaigns_t *cs, const uint8_t *body,
                         size_t len, int64_t now, coll_fedauc_answer_t *resp)
 {
@@ -104,23 +126,29 @@ static void post_upload(coll_fedauc_t *f, const coll_campaigns_t *cs, const uint
         return;
     }
     const coll_campaign_t *c = NULL;
-    const char *why = NULL;
+    const char *why = NULL, *reason = NULL;
     int status = 400;
     int64_t per = 0;
     if (dpm_fedauc_upload_decode(body, len, &h, scores, cap) != DPM_OK) {
         why = "malformed upload";
+        reason = "fedauc upload: malformed";
     } else if ((c = coll_campaigns_find(cs, h.campaign_id)) == NULL) {
         why = "unknown campaign";
+        reason = "fedauc upload: unknown campaign";
         status = 404;
     } else if (!coll_fedauc_is((uint32_t)c->mech.campaign.mechanism)) {
         why = "not a FedAUC campaign";
+        reason = "fedauc upload: not a FedAUC campaign";
     } else if (h.mechanism != (uint32_t)c->mech.campaign.mechanism ||
                h.params_hash != c->mech.params_hash) {
         why = "fingerprint does not match the campaign";
+        reason = "fedauc upload: fingerprint mismatch";
     } else if (h.n == 0) {
         why = "no scores";
+        reason = "fedauc upload: no scores";
     } else if (!c->opts.has_start || now < c->opts.start) {
         why = "campaign not started";
+        reason = "fedauc upload: campaign not started";
         status = 409;
     } else {
         uint32_t top = 1u << c->mech.params.fedauc.score_bits;
@@ -135,19 +163,25 @@ static void post_upload(coll_fedauc_t *f, const coll_campaigns_t *cs, const uint
             blob[4 * i + 2] = (uint8_t)(scores[i] >> 16);
             blob[4 * i + 3] = (uint8_t)(scores[i] >> 24);
         }
-        why = why != NULL ? why : acc == 0 ? "missing upload token" : NULL;
+        reason = why != NULL ? "fedauc upload: score above 2^score_bits" : NULL;
+        if (why == NULL && acc == 0) {
+            why = "missing upload token";
+            reason = "fedauc upload: missing token";
+        }
         per = (now - c->opts.start) / (int64_t)c->mech.campaign.period_seconds;
     }
     if (why == NULL && per > UINT32_MAX) {
         why = "campaign over";
+        reason = "fedauc upload: campaign over";
     }
     if (why == NULL) {
         pthread_mutex_lock(&f->mu);
-        status = store_upload(f, c, (uint32_t)per, &h, blob, now, &why);
+        status = store_upload(f, c, (uint32_t)per, &h, blob, now, &why, &reason);
         pthread_mutex_unlock(&f->mu);
     }
     free(scores);
     free(blob);
+    count_upload(f, status, why, reason);
     if (status == 200) {
         snprintf(text, sizeof(text), "%s: period %lld, ranks after %lld\n", why, (long long)per,
                  (long long)fa_deadline(c, (uint32_t)per));
@@ -155,6 +189,8 @@ static void post_upload(coll_fedauc_t *f, const coll_campaigns_t *cs, const uint
         snprintf(text, sizeof(text), "%s\n", why);
     }
     answer(resp, status, text);
+    resp->reject = reason;
+    resp->reject_campaign = c != NULL ? c->mech.campaign.id : 0;
 }
 
 static int hexval(char ch)
@@ -205,7 +241,7 @@ static void get_ranks(coll_fedauc_t *f, const coll_campaigns_t *cs, uint32_t cid
         st = fa_phase_now(f, c, (uint32_t)u.period, now, &p);
     }
     if (st == 0 && u.found && p.closed != 0) {
-        r = fa_ranking(f, cid, (uint32_t)u.period, &p);
+        r = fa_ranking(f, cid, (uint32_t)u.period, &p, token);
         t = r != NULL ? fa_find_tok(r, token) : NULL;
     }
     uint8_t *buf = NULL;
@@ -245,6 +281,9 @@ static void get_ranks(coll_fedauc_t *f, const coll_campaigns_t *cs, uint32_t cid
         resp->content_type = CT_PROTOBUF;
         resp->body = buf;
         resp->len = blen;
+        pthread_mutex_lock(&f->mu);
+        f->stats.rank_replies++;
+        pthread_mutex_unlock(&f->mu);
     }
 }
 
@@ -262,6 +301,7 @@ void coll_fedauc_request(coll_fedauc_t *f, const coll_campaigns_t *cs, const htt
             resp->extra = "Allow: POST\r\n";
         } else if (!http_content_type_is(req, CT_PROTOBUF)) {
             answer(resp, 415, "Content-Type must be " CT_PROTOBUF "\n");
+            resp->reject = "fedauc upload: unsupported content type";
         } else if (f == NULL) {
             answer(resp, 503, "FedAUC needs the collector's store\n");
         } else {

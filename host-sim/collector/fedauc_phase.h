@@ -65,6 +65,16 @@ typedef struct {
     dpm_fa_ranking_t moments;           /* of the ranking (closed only) */
 } coll_fedauc_period_t;
 
+/* This process's FedAUC counters (/metrics, metrics.h; fedauc_service.h): uploads newly stored,
+ * stored ones sent again, refused (late ones included) and refused as late (after the upload
+ * phase closed), rank replies served (200), FedAUC reports newly stored and rejected (any
+ * reason). */
+typedef struct {
+    uint64_t uploads_accepted, uploads_duplicate, uploads_rejected, uploads_late;
+    uint64_t rank_replies;
+    uint64_t reports_accepted, reports_rejected;
+} coll_fedauc_stats_t;
+
 /* The stored report sums of a FedAUC campaign (rows of the tuple sums, fedauc_sums.c). */
 typedef struct {
     int on;

@@ -98,7 +98,7 @@ static const char *check_one(coll_fedauc_t *f, const coll_campaigns_t *cs, const
     if (p.closed == 0) {
         return "ranks not sent yet";
     }
-    ranking_t *r = fa_ranking(f, c->mech.campaign.id, rep.period, &p);
+    ranking_t *r = fa_ranking(f, c->mech.campaign.id, rep.period, &p, token);
     const tok_t *t = r != NULL ? fa_find_tok(r, token) : NULL;
     if (t == NULL) {
         return "storage failure";
@@ -220,4 +220,24 @@ void coll_fedauc_settle(coll_fedauc_t *f, coll_fedauc_claims_t *claims, int stor
     }
     free(claims->c);
     memset(claims, 0, sizeof(*claims));
+}
+
+void coll_fedauc_count_batch(coll_fedauc_t *f, const coll_campaigns_t *cs, const coll_batch_t *b)
+{
+    uint64_t stored = 0, rejected = 0;
+    for (size_t i = 0; coll_batch_status(b) == 200 && i < b->nreports; i++) {
+        stored += coll_fedauc_is(b->reports[i].mechanism) && b->reports[i].is_new;
+    }
+    for (size_t i = 0; i < b->ncounts; i++) {
+        const coll_campaign_t *c = coll_campaigns_find(cs, b->counts[i].campaign_id);
+        if (c != NULL && coll_fedauc_is((uint32_t)c->mech.campaign.mechanism)) {
+            rejected += b->counts[i].count;
+        }
+    }
+    if (f != NULL && (stored > 0 || rejected > 0)) {
+        pthread_mutex_lock(&f->mu);
+        f->stats.reports_accepted += stored;
+        f->stats.reports_rejected += rejected;
+        pthread_mutex_unlock(&f->mu);
+    }
 }

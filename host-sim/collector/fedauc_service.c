@@ -158,15 +158,19 @@ static void load_row(void *ctx, int nc, const fdb_val_t *v)
     r->m += t->n;
 }
 
-/* The ranking of a closed phase (from the cache, or ranked now). NULL on failure. */
-ranking_t *fa_ranking(coll_fedauc_t *f, uint32_t cid, uint32_t period, const phase_row_t *p)
+ranking_t *fa_ranking(coll_fedauc_t *f, uint32_t cid, uint32_t period, const phase_row_t *p,
+                      const uint8_t *token)
 {
     ranking_t *oldest = &f->cache[0];
     for (int i = 0; i < CACHE_MAX; i++) {
         ranking_t *r = &f->cache[i];
         if (r->used && r->campaign_id == cid && r->period == period) {
-            r->age = ++f->clock;
-            return r;
+            if (r->closed == p->closed && r->m == (uint64_t)p->scores &&
+                r->ntok == (size_t)p->uploads && (token == NULL || fa_find_tok(r, token))) {
+                r->age = ++f->clock;
+                return r;
+            }
+            ranking_free(r); /* a phase retention dropped, whose period has uploads again */
         }
         if (!r->used || (oldest->used && r->age < oldest->age)) {
             oldest = r;
@@ -209,6 +213,7 @@ ranking_t *fa_ranking(coll_fedauc_t *f, uint32_t cid, uint32_t period, const pha
     r->used = 1;
     r->campaign_id = cid;
     r->period = period;
+    r->closed = p->closed;
     r->age = ++f->clock;
     return r;
 }
@@ -291,7 +296,7 @@ int coll_fedauc_period_info(coll_fedauc_t *f, const coll_campaigns_t *cs, int ci
         out->uploads = (uint64_t)p.uploads;
         out->scores = (uint64_t)p.scores;
         out->reported = (uint64_t)reported;
-        ranking_t *r = out->closed ? fa_ranking(f, cid, period, &p) : NULL;
+        ranking_t *r = out->closed ? fa_ranking(f, cid, period, &p, NULL) : NULL;
         if (r != NULL) {
             out->moments = r->mom;
         } else if (out->closed) {
@@ -300,4 +305,46 @@ int coll_fedauc_period_info(coll_fedauc_t *f, const coll_campaigns_t *cs, int ci
     }
     pthread_mutex_unlock(&f->mu);
     return rc;
+}
+
+void coll_fedauc_stats(coll_fedauc_t *f, coll_fedauc_stats_t *out)
+{
+    memset(out, 0, sizeof(*out));
+    if (f != NULL) {
+        pthread_mutex_lock(&f->mu);
+        *out = f->stats;
+        pthread_mutex_unlock(&f->mu);
+    }
+}
+
+typedef struct {
+    const coll_campaigns_t *cs;
+    int64_t now;
+    uint64_t *out;
+} dropouts_t;
+
+static void add_dropouts(void *ctx, int nc, const fdb_val_t *v)
+{
+    dropouts_t *d = ctx;
+    int ci = nc == 3 ? coll_campaigns_index(d->cs, (uint32_t)v[0].i) : -1;
+    if (ci >= 0 && v[1].i >= 0 && v[1].i <= (int64_t)UINT32_MAX &&
+        coll_campaign_period_check(&d->cs->c[ci], (uint32_t)v[1].i, d->now) > 0) {
+        d->out[ci] += (uint64_t)v[2].i;
+    }
+}
+
+int coll_fedauc_dropouts(coll_fedauc_t *f, const coll_campaigns_t *cs, int64_t now, uint64_t *out)
+{
+    memset(out, 0, cs->n * sizeof(*out));
+    if (f == NULL) {
+        return 0;
+    }
+    dropouts_t d = {cs, now, out};
+    pthread_mutex_lock(&f->mu);
+    int64_t rc = fdb_exec(f->db,
+                          "SELECT campaign_id, period, COUNT(*) FROM fedauc_uploads WHERE "
+                          "report_id IS NULL GROUP BY campaign_id, period",
+                          NULL, 0, add_dropouts, &d);
+    pthread_mutex_unlock(&f->mu);
+    return rc < 0 ? -1 : 0;
 }

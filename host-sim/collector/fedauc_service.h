@@ -26,6 +26,10 @@ typedef struct {
     size_t len;
     int close;
     const char *extra; /* static header lines (Allow, Retry-After) */
+    /* a refused upload (4xx): the reason for the reject statistics (static, <= 47 bytes, "fedauc
+     * upload: ..."), and its campaign (0: not attributable); NULL when nothing was refused */
+    const char *reject;
+    uint32_t reject_campaign;
 } coll_fedauc_answer_t;
 
 /* POST /v1/fedauc/uploads and GET /v1/fedauc/{campaign}/ranks/{token hex} (the caller has
@@ -53,5 +57,17 @@ void coll_fedauc_settle(coll_fedauc_t *f, coll_fedauc_claims_t *claims, int stor
 /* The phase of campaign index ci's period (closing it if its deadline passed). 0 or -1. */
 int coll_fedauc_period_info(coll_fedauc_t *f, const coll_campaigns_t *cs, int ci, uint32_t period,
                             int64_t now, coll_fedauc_period_t *out);
+
+/* A copy of this process's counters (coll_fedauc_stats_t; zeros when f is NULL). */
+void coll_fedauc_stats(coll_fedauc_t *f, coll_fedauc_stats_t *out);
+
+/* After a batch's commit: count its FedAUC reports stored (is_new, status 200) and rejected
+ * (its reject counts of FedAUC campaigns). */
+void coll_fedauc_count_batch(coll_fedauc_t *f, const coll_campaigns_t *cs, const coll_batch_t *b);
+
+/* Dropouts from the database, per campaign index (out[cs->n], zeroed here): uploads with no
+ * report once their period's reports are closed (coll_campaign_period_check: its period, late
+ * allowance and clock slack are over). 0 or -1. */
+int coll_fedauc_dropouts(coll_fedauc_t *f, const coll_campaigns_t *cs, int64_t now, uint64_t *out);
 
 #endif /* DPM_COLLECTOR_FEDAUC_SERVICE_H */

@@ -26,6 +26,7 @@ typedef struct {
 typedef struct {
     int used;
     uint32_t campaign_id, period;
+    int64_t closed; /* when its phase closed */
     uint32_t m;
     uint32_t *rank2; /* [m], uploads in token order, each in upload order */
     tok_t *tok;      /* [ntok], sorted by token */
@@ -40,6 +41,7 @@ struct coll_fedauc {
     const coll_campaigns_t *cs;
     ranking_t cache[CACHE_MAX];
     uint64_t clock;
+    coll_fedauc_stats_t stats;
 };
 
 /* A period's row of fedauc_phases. */
@@ -69,8 +71,11 @@ int fa_get_phase(coll_fedauc_t *f, uint32_t cid, uint32_t period, int lock, phas
 int fa_phase_now(coll_fedauc_t *f, const coll_campaign_t *c, uint32_t period, int64_t now,
                  phase_row_t *p);
 
-/* The ranking of a closed phase (cached, or ranked now). NULL on failure. */
-ranking_t *fa_ranking(coll_fedauc_t *f, uint32_t cid, uint32_t period, const phase_row_t *p);
+/* The ranking of a closed phase (cached, or ranked now); token (may be NULL) an upload the
+ * database holds in this phase: a cached ranking without it, or of another phase row (its
+ * closing time, uploads, scores), ranked a phase that retention dropped. NULL on failure. */
+ranking_t *fa_ranking(coll_fedauc_t *f, uint32_t cid, uint32_t period, const phase_row_t *p,
+                      const uint8_t *token);
 
 /* The upload with this token in a ranking, or NULL. */
 const tok_t *fa_find_tok(const ranking_t *r, const uint8_t *token);

@@ -6,6 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+#include "collector/fedauc_service.h"
 
 typedef struct {
     char *buf;
@@ -101,6 +104,48 @@ static void put_counters(text_t *t, const coll_counters_t *c)
         c->commit_seconds, (unsigned long long)c->commits, (unsigned long long)c->commits_failed);
 }
 
+/* FedAUC: this process's counters, and the dropouts of every FedAUC campaign from the database
+ * (0: it could not be read, and the lines are left out). */
+static int put_fedauc(text_t *t, const coll_app_t *app)
+{
+    const coll_campaigns_t *cs = app->campaigns;
+    coll_fedauc_stats_t s;
+    coll_fedauc_stats(app->fedauc, &s);
+    put(t,
+        "# TYPE dpm_fedauc_uploads_accepted_total counter\n"
+        "dpm_fedauc_uploads_accepted_total %llu\n"
+        "# TYPE dpm_fedauc_uploads_duplicate_total counter\n"
+        "dpm_fedauc_uploads_duplicate_total %llu\n"
+        "# TYPE dpm_fedauc_uploads_rejected_total counter\n"
+        "dpm_fedauc_uploads_rejected_total %llu\n"
+        "# TYPE dpm_fedauc_uploads_late_total counter\n"
+        "dpm_fedauc_uploads_late_total %llu\n"
+        "# TYPE dpm_fedauc_rank_replies_total counter\n"
+        "dpm_fedauc_rank_replies_total %llu\n"
+        "# TYPE dpm_fedauc_reports_accepted_total counter\n"
+        "dpm_fedauc_reports_accepted_total %llu\n"
+        "# TYPE dpm_fedauc_reports_rejected_total counter\n"
+        "dpm_fedauc_reports_rejected_total %llu\n",
+        (unsigned long long)s.uploads_accepted, (unsigned long long)s.uploads_duplicate,
+        (unsigned long long)s.uploads_rejected, (unsigned long long)s.uploads_late,
+        (unsigned long long)s.rank_replies, (unsigned long long)s.reports_accepted,
+        (unsigned long long)s.reports_rejected);
+    uint64_t *drop = calloc(cs->n + 1u, sizeof(*drop));
+    if (drop == NULL || coll_fedauc_dropouts(app->fedauc, cs, (int64_t)time(NULL), drop) != 0) {
+        free(drop);
+        return 0;
+    }
+    put(t, "# TYPE dpm_fedauc_dropouts_total counter\n");
+    for (size_t i = 0; i < cs->n; i++) {
+        if (coll_fedauc_is((uint32_t)cs->c[i].mech.campaign.mechanism)) {
+            put(t, "dpm_fedauc_dropouts_total{campaign=\"%u\"} %llu\n", cs->c[i].mech.campaign.id,
+                (unsigned long long)drop[i]);
+        }
+    }
+    free(drop);
+    return 1;
+}
+
 int coll_metrics_text(const coll_app_t *app, char **out, size_t *len)
 {
     text_t t = {malloc(8192), 0, 8192, 0};
@@ -136,6 +181,7 @@ int coll_metrics_text(const coll_app_t *app, char **out, size_t *len)
             put_reasons(&t, app->campaigns->c[i].mech.campaign.id, &st->rejects);
         }
     }
+    db = put_fedauc(&t, app) && db;
     put(&t, "# TYPE dpm_storage_healthy gauge\ndpm_storage_healthy %d\n", healthy && db);
     if (app->counters != NULL) {
         coll_counters_snapshot(app->counters, cnt);

@@ -17,12 +17,15 @@
  *   dpm_requests_unauthorized_total           401 and 403 answers
  *   dpm_memory_reserved_bytes, dpm_memory_reserved_peak_bytes, dpm_memory_budget_bytes
  *   dpm_storage_healthy                        1, or 0 while /healthz says unhealthy
+ *   dpm_fedauc_uploads_{accepted,duplicate,rejected,late}_total, dpm_fedauc_rank_replies_total,
+ *   dpm_fedauc_reports_{accepted,rejected}_total   FedAUC (fedauc_service.h: coll_fedauc_stats)
  * The database (every collector sharing it shows the same values: do not sum them):
  *   dpm_reports_stored_total                   reports stored (each once)
  *   dpm_lost_reports_total                     Batch.lost_reports summed: reports devices made
  *                                              (and spent ε on) but lost before delivery
  *   dpm_rejects_total{campaign, reason}        rejects by reason (campaign "0": not
- *                                              attributable) */
+ *                                              attributable)
+ *   dpm_fedauc_dropouts_total{campaign}        uploads never reported, their period closed */
 #ifndef DPM_COLLECTOR_METRICS_H
 #define DPM_COLLECTOR_METRICS_H
 

@@ -111,17 +111,23 @@ static int operator_check(const coll_app_t *app, const http_request_t *req, cons
     return 0;
 }
 
-void coll_count_request_reject(const coll_app_t *app, const char *reason)
+/* One rejected request (or FedAUC upload) of campaign_id (0: not attributable). */
+static void count_reject(const coll_app_t *app, uint32_t campaign_id, const char *reason)
 {
     coll_batch_t b;
     memset(&b, 0, sizeof(b));
-    coll_batch_count(&b, 0, reason, 1);
+    coll_batch_count(&b, campaign_id, reason, 1);
     b.rejects_total = 1; /* a rejected request: nothing to store but the count */
     app->sink.commit(app->sink.ctx, &b);
     coll_counters_reject(app->counters, reason, 1);
-    coll_log(COLL_LOG_INFO, "reject", "\"campaign\": 0, \"reason\": %s, \"count\": 1",
+    coll_log(COLL_LOG_INFO, "reject", "\"campaign\": %u, \"reason\": %s, \"count\": 1", campaign_id,
              coll_log_str(reason));
     coll_batch_free(&b);
+}
+
+void coll_count_request_reject(const coll_app_t *app, const char *reason)
+{
+    count_reject(app, 0, reason);
 }
 
 /* Every reject of a committed batch, by campaign and reason, with the sender. */
@@ -182,6 +188,7 @@ static void post_reports(const coll_app_t *app, const coll_peer_t *peer, const h
     }
     int status = coll_batch_status(&b);
     coll_counters_batch(app->counters, &b);
+    coll_fedauc_count_batch(app->fedauc, app->campaigns, &b);
     log_rejects(&b);
     uint8_t *out = NULL;
     size_t n = 0;
@@ -420,6 +427,9 @@ void coll_handle_request(const coll_app_t *app, const coll_peer_t *peer, const h
             coll_fedauc_answer_t a;
             coll_fedauc_request(app->fedauc, app->campaigns, req, path, body, len,
                                 (int64_t)time(NULL), &a);
+            if (a.reject != NULL) { /* counted like rejected reports, by campaign and reason */
+                count_reject(app, a.reject_campaign, a.reject);
+            }
             memset(resp, 0, sizeof(*resp));
             set_body(resp, a.status, a.content_type, a.body, a.len);
             resp->close = a.close;

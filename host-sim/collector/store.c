@@ -742,12 +742,12 @@ static uint32_t current_period(const coll_campaign_t *c, int64_t now)
 }
 
 int coll_store_retention(const char *url, coll_campaigns_t *cs, uint32_t keep, int64_t now,
-                         uint64_t *reports_dropped, uint64_t *periods_dropped, char *err,
-                         size_t cap)
+                         uint64_t *reports_dropped, uint64_t *periods_dropped,
+                         uint64_t *uploads_dropped, char *err, size_t cap)
 {
     const coll_backend_ops_t *ops = NULL;
     coll_backend_t *be = NULL;
-    *reports_dropped = *periods_dropped = 0;
+    *reports_dropped = *periods_dropped = *uploads_dropped = 0;
     if (keep < 1) {
         return fail(err, cap, "%s", "--keep-periods must be at least 1");
     }
@@ -774,6 +774,11 @@ int coll_store_retention(const char *url, coll_campaigns_t *cs, uint32_t keep, i
         rc = ops->drop_periods(be, c->mech.campaign.id, cutoff, &r, &p);
         *reports_dropped += r;
         *periods_dropped += p;
+        if (rc == 0 && coll_fedauc_is((uint32_t)c->mech.campaign.mechanism)) {
+            uint64_t u = 0; /* FedAUC: the period's uploads go with its reports and sums */
+            rc = ops->drop_fedauc(be, c->mech.campaign.id, cutoff, &u);
+            *uploads_dropped += u;
+        }
     }
     if (rc == 0) {
         rc = ops->commit(be);

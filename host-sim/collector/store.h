@@ -102,11 +102,13 @@ int coll_store_backup(const char *url, const char *to, char *err, size_t cap);
 int coll_store_restore(const char *from, const char *url, char *err, size_t cap);
 
 /* Drop every period of each campaign in cs older than the newest `keep` periods at Unix time
- * now: its reports, sums and quota counters, in one transaction (the sums stay the sums of
- * the stored reports). *reports_dropped and *periods_dropped say how much went. 0 or -1. */
+ * now: its reports, sums and quota counters, and for a FedAUC campaign its score uploads (scores
+ * and tokens, reported or not) and phases, in one transaction (the sums stay the sums of the
+ * stored reports). *reports_dropped, *periods_dropped and *uploads_dropped say how much went.
+ * 0 or -1. */
 int coll_store_retention(const char *url, coll_campaigns_t *cs, uint32_t keep, int64_t now,
-                         uint64_t *reports_dropped, uint64_t *periods_dropped, char *err,
-                         size_t cap);
+                         uint64_t *reports_dropped, uint64_t *periods_dropped,
+                         uint64_t *uploads_dropped, char *err, size_t cap);
 
 /* Recompute every campaign's and period's sums from the stored reports (O(reports)) and compare
  * them with the stored sums. 0 if they agree (*reports counted), 1 if not (the first

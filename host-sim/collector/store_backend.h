@@ -91,6 +91,9 @@ typedef struct {
     /* drop periods < cutoff of a campaign (inside begin/commit); *reports dropped */
     int (*drop_periods)(coll_backend_t *b, uint32_t campaign_id, uint32_t cutoff, uint64_t *reports,
                         uint64_t *periods);
+    /* drop the FedAUC uploads and phases (fedauc_service.c's tables, if they exist) of periods
+     * < cutoff of a campaign (inside begin/commit); *uploads dropped */
+    int (*drop_fedauc)(coll_backend_t *b, uint32_t campaign_id, uint32_t cutoff, uint64_t *uploads);
     /* first_seen of a stored campaign, or -1 if none */
     int64_t (*first_seen)(coll_backend_t *b, uint32_t campaign_id);
     void (*close)(coll_backend_t *b);

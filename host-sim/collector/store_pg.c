@@ -1189,6 +1189,44 @@ static int be_drop_periods(coll_backend_t *b, uint32_t campaign_id, uint32_t cut
     return 0;
 }
 
+static int be_drop_fedauc(coll_backend_t *b, uint32_t campaign_id, uint32_t cutoff,
+                          uint64_t *uploads)
+{
+    *uploads = 0;
+    PGresult *r = PQexec(b->db, "SELECT to_regclass('fedauc_uploads') IS NOT NULL AND "
+                                "to_regclass('fedauc_phases') IS NOT NULL");
+    if (PQresultStatus(r) != PGRES_TUPLES_OK) {
+        return db_fail(b, r);
+    }
+    int tables = PQgetvalue(r, 0, 0)[0] == 't';
+    PQclear(r);
+    /* no FedAUC tables yet (created by the first collector that serves); else uploads wait
+     * until this transaction ends, as the reports' commits do (be_drop_periods) */
+    if (!tables ||
+        cmd(b, "LOCK TABLE fedauc_uploads, fedauc_phases IN SHARE ROW EXCLUSIVE MODE") != 0) {
+        return tables ? -1 : 0;
+    }
+    char c[16], k[16];
+    snprintf(c, sizeof(c), "%u", campaign_id);
+    snprintf(k, sizeof(k), "%u", cutoff);
+    const char *p[2] = {c, k};
+    static const char *const SQL[] = {
+        "DELETE FROM fedauc_uploads WHERE campaign_id = $1 AND period < $2",
+        "DELETE FROM fedauc_phases WHERE campaign_id = $1 AND period < $2",
+    };
+    for (size_t i = 0; i < sizeof(SQL) / sizeof(SQL[0]); i++) {
+        r = PQexecParams(b->db, SQL[i], 2, NULL, p, NULL, NULL, 0);
+        if (PQresultStatus(r) != PGRES_COMMAND_OK) {
+            return db_fail(b, r);
+        }
+        if (i == 0) {
+            *uploads = strtoull(PQcmdTuples(r), NULL, 10);
+        }
+        PQclear(r);
+    }
+    return 0;
+}
+
 static int64_t be_first_seen(coll_backend_t *b, uint32_t campaign_id)
 {
     char c[16];
@@ -1221,6 +1259,7 @@ const coll_backend_ops_t coll_pg_backend = {
     .scan_reports = be_scan_reports,
     .scan_sums = be_scan_sums,
     .drop_periods = be_drop_periods,
+    .drop_fedauc = be_drop_fedauc,
     .first_seen = be_first_seen,
     .close = be_close,
 };

@@ -1031,6 +1031,42 @@ static int be_drop_periods(coll_backend_t *b, uint32_t campaign_id, uint32_t cut
     return 0;
 }
 
+static int be_drop_fedauc(coll_backend_t *b, uint32_t campaign_id, uint32_t cutoff,
+                          uint64_t *uploads)
+{
+    static const char TABLES[] = "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND "
+                                 "name IN ('fedauc_uploads', 'fedauc_phases')";
+    static const char *const SQL[] = {
+        TABLES,
+        "DELETE FROM fedauc_uploads WHERE campaign_id = ? AND period < ?",
+        "DELETE FROM fedauc_phases WHERE campaign_id = ? AND period < ?",
+    };
+    *uploads = 0;
+    for (size_t i = 0; i < sizeof(SQL) / sizeof(SQL[0]); i++) {
+        sqlite3_stmt *q = NULL;
+        if (sqlite3_prepare_v2(b->db, SQL[i], -1, &q, NULL) != SQLITE_OK) {
+            return db_fail(b);
+        }
+        if (i > 0) {
+            sqlite3_bind_int64(q, 1, campaign_id);
+            sqlite3_bind_int64(q, 2, cutoff);
+        }
+        int st = sqlite3_step(q);
+        int64_t tables = st == SQLITE_ROW ? sqlite3_column_int64(q, 0) : 0;
+        sqlite3_finalize(q);
+        if (st != (i == 0 ? SQLITE_ROW : SQLITE_DONE)) {
+            return db_fail(b);
+        }
+        if (i == 0 && tables != 2) {
+            return 0; /* no FedAUC tables yet (created by the first collector that serves) */
+        }
+        if (i == 1) {
+            *uploads = (uint64_t)sqlite3_changes(b->db);
+        }
+    }
+    return 0;
+}
+
 static int64_t be_first_seen(coll_backend_t *b, uint32_t campaign_id)
 {
     sqlite3_stmt *q = NULL;
@@ -1066,6 +1102,7 @@ const coll_backend_ops_t coll_sqlite_backend = {
     .scan_reports = be_scan_reports,
     .scan_sums = be_scan_sums,
     .drop_periods = be_drop_periods,
+    .drop_fedauc = be_drop_fedauc,
     .first_seen = be_first_seen,
     .close = be_close,
 };

@@ -783,11 +783,13 @@ static int fa_collector_check(const sim_cfg_t *cfg, const sim_agg_t *agg, const 
     return bad;
 }
 
-/* `dpm-sim campaigns`: the keys the collector parses; the upload phase is the operator's
- * choice (upload_count = the devices taking part closes it as soon as they all uploaded). */
+/* `dpm-sim campaigns`: the keys the collector parses, and its upload phase: upload_count = the
+ * devices taking part (every device of the campaign's groups: a binormal device has 1 or more
+ * examples), so the phase closes as soon as they all uploaded, and upload_seconds = half the
+ * collector's default period (86400 s, which the file keeps), the deadline for dropouts. With
+ * several device counts there is no one count: only the deadline is written. */
 static void fa_campaign_keys(const sim_scenario_t *sc, const sim_campaign_spec_t *c, FILE *f)
 {
-    (void)sc;
     static const char *const names[] = {"", "local", "global", "orthogonal", "adaptive"};
     fprintf(f, "score_bits = %u\n", c->fedauc_score_bits);
     if (c->mechanism == DPM_MECH_ID_FEDAUC_LAP) {
@@ -795,6 +797,20 @@ static void fa_campaign_keys(const sim_scenario_t *sc, const sim_campaign_spec_t
         if (c->fedauc_variant != DPM_FEDAUC_ADAPTIVE) {
             fprintf(f, "p_share = %.17g\n", c->fedauc_p_share / Q16);
         }
+    }
+    fprintf(f, "upload_seconds = 43200\n");
+    uint64_t sizes[SIM_MAX_GROUPS] = {0}, devices = 0;
+    if (sc->ndevices == 1) {
+        sim_pop_sizes(sc, sc->devices[0], sizes);
+        for (uint32_t g = 0; g < c->ngroups; g++) {
+            devices += sizes[c->groups[g]];
+        }
+    }
+    if (devices >= 1 && devices <= UINT32_MAX) {
+        fprintf(f, "upload_count = %" PRIu64 "\n", devices);
+    } else {
+        fprintf(f, "# no upload_count (several device counts, or over 2^32 - 1 devices): the "
+                   "deadline closes the upload phase\n");
     }
 }
 
