@@ -270,11 +270,13 @@ valgrind: deps
 	@$(MAKE) --no-print-directory all
 	@OUT=$(OUT) BUILD_DIR=$(BUILD_DIR) bash .make/valgrind.sh $(TEST_BINS)
 
-# Line and branch coverage of sdk/ and port/ over the whole test suite.
-coverage: deps
+# Line and branch coverage of sdk/ and port/ over the whole test suite; port/cortex-m's Arm
+# code (startup, semihosting) counted from its test images run under QEMU.
+coverage: deps cross-deps
 	@find $(OUT)-coverage -name '*.gcda' -delete 2>/dev/null || true
 	@$(MAKE) --no-print-directory VARIANT=coverage OPT="-O0 -g --coverage" LDFLAGS=--coverage test
-	@$(PYTHON) .make/coverage.py $(OUT)-coverage
+	@BUILD_DIR=$(BUILD_DIR) MAKE="$(MAKE)" bash .make/coverage-cm.sh
+	@$(PYTHON) .make/coverage.py $(OUT)-coverage $(BUILD_DIR)/cortex-m/coverage
 
 # libFuzzer targets: tests/fuzz/fuzz_<target>.c, linked against the variant's own libraries
 # (built with clang, -fsanitize=fuzzer-no-link + ASan + UBSan).

@@ -49,6 +49,14 @@ CMOCKA_CFLAGS := -std=gnu99 $(OPT) $(CPU) -ffunction-sections -fdata-sections \
                  -isystem $(CMOCKA_DIR)/include -DHAVE_SIGNAL_H -DHAVE_MALLOC_H -DHAVE_INTTYPES_H -w
 LDFLAGS := $(CPU) --specs=rdimon.specs -nostartfiles -Tport/cortex-m/mps2.ld -Wl,--gc-sections \
            -Wl,--no-warn-rwx-segments
+# COVERAGE=1 (make coverage): port/cortex-m with gcov counters, written through semihosting when
+# an image exits or faults (tests/cross/cm_coverage.c); the SDK is measured on the host.
+COVERAGE_OBJS :=
+ifeq ($(COVERAGE),1)
+PORT_CFLAGS += -O0 --coverage
+LDFLAGS += --coverage -Wl,--wrap=_exit -Wl,--wrap=dpm_cm_exit
+COVERAGE_OBJS := $(OUT)/obj/tests/cross/cm_coverage.o
+endif
 
 obj = $(patsubst %.c,$(OUT)/obj/%.o,$(1))
 SDK_SRCS := $(sort $(wildcard sdk/src/*/*.c sdk/proto/*.c))
@@ -131,7 +139,7 @@ $(OUT)/obj/cmocka/cmocka.o: $(CMOCKA_DIR)/src/cmocka.c
 # One image per test program (tests/unit, tests/vectors or tests/cross): the test, the TAP
 # switch, then the libraries (support code is pulled from an archive only as far as used).
 define image_rule
-$(OUT)/tests/%.elf: $(OUT)/obj/tests/$(1)/%.o $(OUT)/obj/tests/cross/cm_tap.o $(LIBSUPPORT) \
+$(OUT)/tests/%.elf: $(OUT)/obj/tests/$(1)/%.o $(OUT)/obj/tests/cross/cm_tap.o $(COVERAGE_OBJS) $(LIBSUPPORT) \
                     $(LIBCMOCKA) $(LIBCM) $(LIBDPM)
 	@mkdir -p $$(dir $$@)
 	@printf '  %-3s %s\n' LD $$@
@@ -139,7 +147,7 @@ $(OUT)/tests/%.elf: $(OUT)/obj/tests/$(1)/%.o $(OUT)/obj/tests/cross/cm_tap.o $(
 endef
 $(foreach d,unit vectors cross,$(eval $(call image_rule,$(d))))
 
-$(OUT)/cortex-m-example.elf: $(OUT)/obj/examples/cortex-m/firmware.o $(LIBCM) $(LIBDPM)
+$(OUT)/cortex-m-example.elf: $(OUT)/obj/examples/cortex-m/firmware.o $(COVERAGE_OBJS) $(LIBCM) $(LIBDPM)
 	@printf '  %-3s %s\n' LD $@
 	$(Q)$(CC) $(LDFLAGS) -Wl,-Map=$@.map -o $@ $^
 $(OUT)/bench_cm.elf: $(OUT)/obj/tests/cross/bench_cm.o $(LIBCM) $(LIBDPM)
@@ -153,10 +161,10 @@ $(OUT)/size_state_tls.o: tests/cross/size_state.c
 	$(Q)$(CC) $(TLS_CFLAGS) -DDPM_SIZE_TLS -c $< -o $@
 
 # The harness's negative controls (tests/cross/test_cm_checks.sh).
-$(OUT)/exit_control.elf: tests/cross/cm_control.c $(LIBCM)
+$(OUT)/exit_control.elf: tests/cross/cm_control.c $(COVERAGE_OBJS) $(LIBCM)
 	@printf '  %-3s %s\n' LD $@
 	$(Q)$(CC) $(TEST_CFLAGS) $(LDFLAGS) -o $@ $^
-$(OUT)/fault_control.elf: tests/cross/cm_control.c $(LIBCM)
+$(OUT)/fault_control.elf: tests/cross/cm_control.c $(COVERAGE_OBJS) $(LIBCM)
 	@printf '  %-3s %s\n' LD $@
 	$(Q)$(CC) $(TEST_CFLAGS) -DCM_CONTROL_FAULT $(LDFLAGS) -o $@ $^
 

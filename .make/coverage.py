@@ -3,7 +3,14 @@
 """make coverage: line and branch coverage of every source of sdk/ and port/ after the whole
 test suite ran in the coverage variant (--coverage, -O0).
 
-  coverage.py OUT_DIR     OUT_DIR: the variant's build directory (build/host-coverage)
+  coverage.py OUT_DIR [CM_DIR]
+    OUT_DIR: the variant's build directory (build/host-coverage)
+    CM_DIR: the instrumented Cortex-M build of .make/coverage-cm.sh (build/cortex-m/coverage),
+            whose runs/<image>/ hold each QEMU run's counters
+
+A source is measured where its counters are: on the host when the host build has them, else
+(port/cortex-m's Arm code: startup, semihosting) over the Cortex-M runs, read with
+arm-none-eabi-gcov; a line or branch counts as covered if any run took it.
 
 Reads gcov's JSON (gcov -b -j -t, Debian's gcc) for each object: a line counts if gcov lists it
 as executable, a branch for every outcome of a conditional jump (gcov -b). Excluded, and said
@@ -26,12 +33,12 @@ def sources():
                       glob.glob("port/*/*.c")) - set(EXCLUDED))
 
 
-def gcov_json(src, obj_dir):
+def gcov_json(src, obj_dir, gcov="gcov"):
     """gcov's JSON record of src, or None without coverage data."""
     gcda = os.path.join(obj_dir, os.path.basename(src)[:-2] + ".gcda")
     if not os.path.exists(gcda):
         return None
-    run = subprocess.run(["gcov", "-b", "-j", "-t", "-o", obj_dir, src], capture_output=True,
+    run = subprocess.run([gcov, "-b", "-j", "-t", "-o", obj_dir, src], capture_output=True,
                          text=True)
     if run.returncode != 0:
         sys.exit(f"coverage: gcov failed on {src}: {run.stderr}")
@@ -42,6 +49,28 @@ def gcov_json(src, obj_dir):
             if os.path.normpath(f["file"]) == os.path.normpath(src):
                 return f
     return None
+
+
+def cm_runs(src, cm_dir):
+    """The records of src from every Cortex-M run (one build, so the same lines and branches
+    in each), merged: counts summed. None without any."""
+    merged = None
+    for run in sorted(glob.glob(os.path.join(cm_dir, "runs", "*"))):
+        f = gcov_json(src, run, "arm-none-eabi-gcov")
+        if f is None:
+            continue
+        if merged is None:
+            merged = f
+            continue
+        by_line = {l["line_number"]: l for l in f["lines"]}
+        for line in merged["lines"]:
+            other = by_line.get(line["line_number"])
+            if other is None:
+                continue
+            line["count"] += other["count"]
+            for b, ob in zip(line.get("branches", []), other.get("branches", [])):
+                b["count"] += ob["count"]
+    return merged
 
 
 def count_static(src):
@@ -65,9 +94,13 @@ def count_static(src):
 
 def main():
     out = sys.argv[1]
+    cm_dir = sys.argv[2] if len(sys.argv) > 2 else None
+    n_cm = len(glob.glob(os.path.join(cm_dir, "runs", "*"))) if cm_dir else 0
     rows = []
     for src in sources():
-        f = gcov_json(src, os.path.join(out, "obj", os.path.dirname(src)))
+        f, note = gcov_json(src, os.path.join(out, "obj", os.path.dirname(src))), ""
+        if f is None and cm_dir:
+            f, note = cm_runs(src, cm_dir), f"Cortex-M: {n_cm} QEMU runs"
         if f is None:
             rows.append((src, count_static(src), 0, 0, 0, "no coverage data"))
             continue
@@ -75,7 +108,7 @@ def main():
         hit = sum(1 for l in lines if l["count"] > 0)
         branches = [b for l in lines for b in l.get("branches", []) if not b.get("throw")]
         bhit = sum(1 for b in branches if b["count"] > 0)
-        rows.append((src, len(lines), hit, len(branches), bhit, ""))
+        rows.append((src, len(lines), hit, len(branches), bhit, note))
 
     def pct(a, b):
         return 100.0 * a / b if b else 100.0

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* port/cortex-m on the target (its RAM storage is the SDK's dpm_ram_storage, tested by
  * tests/unit/test_ram_storage.c on every target): the TRNG hook fails closed when the board has none (QEMU's mps2), both for the SDK and for Mbed TLS;
- * the test generator is reproducible (and so only for tests). */
+ * the test generator is reproducible (and so only for tests); the C library's heap hook
+ * (_sbrk) refuses to grow past the heap's end or shrink below its start. */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +16,8 @@
 #include "dpm/port_cortex_m.h"
 
 int mbedtls_hardware_poll(void *data, unsigned char *output, size_t len, size_t *olen);
+void *_sbrk(ptrdiff_t incr);
+extern char __heap_start[], __heap_end[];
 
 static void test_trng_hook_fails_closed(void **state)
 {
@@ -47,11 +51,29 @@ static void test_test_drbg_is_reproducible(void **state)
     assert_memory_not_equal(x, z, sizeof(x));
 }
 
+static void test_sbrk_stays_in_the_heap(void **state)
+{
+    (void)state;
+    char *top = _sbrk(0);
+    assert_true(top >= __heap_start && top <= __heap_end);
+    errno = 0;
+    assert_ptr_equal(_sbrk(__heap_end - top + 1), (void *)-1); /* one byte past the end */
+    assert_int_equal(errno, ENOMEM);
+    errno = 0;
+    assert_ptr_equal(_sbrk(-(top - __heap_start) - 1), (void *)-1); /* below the start */
+    assert_int_equal(errno, ENOMEM);
+    assert_ptr_equal(_sbrk(0), top); /* refusals move nothing */
+    assert_ptr_equal(_sbrk(16), top);
+    assert_ptr_equal(_sbrk(-16), top + 16); /* returns the old top, as sbrk does */
+    assert_ptr_equal(_sbrk(0), top);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_trng_hook_fails_closed),
         cmocka_unit_test(test_test_drbg_is_reproducible),
+        cmocka_unit_test(test_sbrk_stays_in_the_heap),
     };
     return cmocka_run_group_tests_name("cm_port", tests, NULL, NULL);
 }

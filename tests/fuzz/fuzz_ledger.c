@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* libFuzzer target: the privacy ledger recovering from arbitrary storage contents
- * (dpm_ledger_open), then charging and answering over it. Whatever storage holds (damage,
- * other firmware, an attacker with flash access), the ledger must not crash, and it must
- * never let a device spend past a budget.
+ * (dpm_ledger_open, or dpm_ledger_open_anchored with arbitrary anchor bytes), then charging
+ * and answering over it. Whatever storage holds (damage, other firmware, an attacker with
+ * flash access), the ledger must not crash, and it must never let a device spend past a
+ * budget.
  * Input: byte 0 flags (bit 0 NOR-flash semantics, bit 1 a larger region, bit 2 a storage
- * fault at the operation byte 1 names, bit 3 the fault tears), bytes 2..9 eight operations
- * (low 2 bits: charge, charge, query, reopen; then campaign 1..4, period 1..4, ε 1/4..1),
- * the rest the region's initial bytes (0xFF beyond the input).
+ * fault at the operation byte 1 names, bit 3 the fault tears, bits 4-5 how it tears, bit 6
+ * anchored), bytes 2..9 eight operations (low 2 bits: charge, charge, query, reopen; then
+ * campaign 1..4, period 1..4, ε 1/4..1); anchored, the next 8 bytes are the anchor's initial
+ * bytes (its own storage, no fault); the rest the region's initial bytes (0xFF beyond the
+ * input).
  * Checked beyond the sanitizers (per campaign and period, budget 1.0):
  *   - a charge returns DPM_OK only if the spending it started from plus ε is within the
  *     budget, and the ledger then answers exactly that total;
@@ -14,7 +17,12 @@
  *   - once corrupt, every charge fails closed until a reset;
  *   - no total that a DPM_OK charge made durable is ever answered lower later, after a
  *     reopen (a reboot) included, except when the storage fault interrupted a charge of a
- *     later period of the same campaign (the old period is then legitimately closed). */
+ *     later period of the same campaign (the old period is then legitimately closed);
+ * and, anchored:
+ *   - a region with no ledger in it (all erased) under a written anchor opens as
+ *     DPM_ERR_CORRUPT, never as a new, empty ledger (that would re-spend the budget);
+ *   - every DPM_OK open leaves the anchor written; the SDK writes an erased anchor once
+ *     ("DPLG-ANC") and never changes a written one. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +35,9 @@
 #define NP 5
 
 static uint8_t mem[2 * DPM_LEDGER_MIN_REGION + 64];
+static uint8_t anchor_mem[DPM_LEDGER_ANCHOR_BYTES];
+static const uint8_t ANCHOR_MARK[DPM_LEDGER_ANCHOR_BYTES] = {'D', 'P', 'L', 'G',
+                                                             '-', 'A', 'N', 'C'};
 
 /* The smallest total each (campaign, period) may show: what DPM_OK charges made durable. */
 static uint32_t floor_of[NC + 1][NP];
@@ -44,6 +55,43 @@ static void check_floor(dpm_ledger_t *l, uint32_t c, uint32_t p)
     }
 }
 
+static int all_erased(const uint8_t *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (p[i] != 0xFFu) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* The anchor either stays as the input left it, or goes from erased to the SDK's mark. */
+static void check_anchor(const uint8_t *initial)
+{
+    if (memcmp(anchor_mem, initial, sizeof(anchor_mem)) != 0 &&
+        !(all_erased(initial, sizeof(anchor_mem)) &&
+          memcmp(anchor_mem, ANCHOR_MARK, sizeof(anchor_mem)) == 0)) {
+        abort();
+    }
+}
+
+typedef struct {
+    dpm_ledger_t *l;
+    const dpm_storage_t *st, *anchor; /* anchor NULL: dpm_ledger_open */
+    uint32_t region;
+} opener_t;
+
+static dpm_status_t reopen(const opener_t *o)
+{
+    dpm_status_t s = o->anchor == NULL
+                         ? dpm_ledger_open(o->l, o->st, 0, o->region)
+                         : dpm_ledger_open_anchored(o->l, o->st, 0, o->region, o->anchor, 0);
+    if (o->anchor != NULL && s == DPM_OK && all_erased(anchor_mem, sizeof(anchor_mem))) {
+        abort(); /* a ledger exists, yet the anchor does not say so */
+    }
+    return s;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -53,20 +101,38 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     uint8_t flags = data[0];
     uint32_t region = flags & 2u ? (uint32_t)sizeof(mem) : DPM_LEDGER_MIN_REGION;
-    fake_storage_t fs;
+    int anchored = (flags & 0x40u) != 0;
+    size_t skip = anchored ? 10u + DPM_LEDGER_ANCHOR_BYTES : 10u;
+    if (size < skip) {
+        return 0;
+    }
+    fake_storage_t fs, afs;
     fake_storage_init(&fs, mem, sizeof(mem), flags & 1u);
-    size_t n = size - 10 < sizeof(mem) ? size - 10 : sizeof(mem);
-    memcpy(mem, data + 10, n);
+    fake_storage_init(&afs, anchor_mem, sizeof(anchor_mem), flags & 1u);
+    uint8_t anchor0[DPM_LEDGER_ANCHOR_BYTES];
+    if (anchored) {
+        memcpy(anchor_mem, data + 10, sizeof(anchor_mem));
+    }
+    memcpy(anchor0, anchor_mem, sizeof(anchor0));
+    size_t n = size - skip < sizeof(mem) ? size - skip : sizeof(mem);
+    memcpy(mem, data + skip, n);
     if (flags & 4u) {
         fake_storage_arm(&fs, 1u + data[1] % 16u, flags & 8u ? FAKE_TORN : FAKE_NOT_APPLIED,
                          (fake_torn_t)((flags >> 4) % 3u));
     }
     dpm_storage_t st = fake_storage_port(&fs);
+    dpm_storage_t ast = fake_storage_port(&afs);
     memset(floor_of, 0, sizeof(floor_of));
     memset(newer_attempt, 0, sizeof(newer_attempt));
 
     dpm_ledger_t l;
-    dpm_status_t open = dpm_ledger_open(&l, &st, 0, region);
+    opener_t o = {&l, &st, anchored ? &ast : NULL, region};
+    int fresh_region = all_erased(mem, region);
+    dpm_status_t open = reopen(&o);
+    if (anchored && fresh_region && !all_erased(anchor0, sizeof(anchor0)) &&
+        open != DPM_ERR_CORRUPT) {
+        abort(); /* an erased region under a written anchor must not start a new ledger */
+    }
     for (int i = 0; i < 8; i++) {
         uint8_t op = data[2 + i];
         uint32_t c = 1u + ((op >> 2) & 3u);
@@ -74,7 +140,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         dpm_eps_t eps = (1u + (op >> 6)) * (BUDGET / 4u);
         if (fs.crashed) {
             fake_storage_reboot(&fs); /* power comes back */
-            open = dpm_ledger_open(&l, &st, 0, region);
+            open = reopen(&o);
         }
         if (open != DPM_OK && open != DPM_ERR_CORRUPT) {
             if (open != DPM_ERR_STORAGE || !fs.crashed) {
@@ -83,7 +149,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             continue;
         }
         if ((op & 3u) == 3u) {
-            open = dpm_ledger_open(&l, &st, 0, region); /* a reboot without a crash */
+            open = reopen(&o); /* a reboot without a crash */
             continue;
         }
         if ((op & 3u) == 2u) {
@@ -128,12 +194,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     /* A reboot: everything charged must still be counted. */
     fake_storage_reboot(&fs);
-    if (dpm_ledger_open(&l, &st, 0, region) == DPM_OK) {
+    check_anchor(anchor0);
+    if (reopen(&o) == DPM_OK) {
         for (uint32_t c = 1; c <= NC; c++) {
             for (uint32_t p = 1; p < NP; p++) {
                 check_floor(&l, c, p);
             }
         }
     }
+    check_anchor(anchor0);
     return 0;
 }

@@ -247,6 +247,25 @@ static void ledger_seeds(void)
         snprintf(name, sizeof(name), "image%d_fault", img);
         put_file("ledger", name, fault, sizeof(fault), mem, sizeof(mem));
     }
+    /* Anchored (flag bit 6: 8 anchor bytes after the operations): an erased region under the
+     * written anchor (must fail closed), a ledger under its anchor, and a new device (both
+     * erased: the ledger starts and writes the anchor). */
+    static const uint8_t mark[DPM_LEDGER_ANCHOR_BYTES] = {'D', 'P', 'L', 'G', '-', 'A', 'N', 'C'};
+    uint8_t head[10 + DPM_LEDGER_ANCHOR_BYTES];
+    memcpy(head, ops, 10);
+    head[0] = 0x41; /* anchored, NOR flash */
+    memcpy(head + 10, mark, sizeof(mark));
+    memset(mem, 0xFF, sizeof(mem));
+    put_file("ledger", "anchored_erased", head, sizeof(head), mem, sizeof(mem));
+    fake_storage_t fs;
+    fake_storage_init(&fs, mem, sizeof(mem), 1);
+    dpm_storage_t st = fake_storage_port(&fs);
+    dpm_ledger_t l;
+    must(dpm_ledger_open(&l, &st, 0, sizeof(mem)), "ledger open");
+    must(dpm_ledger_charge(&l, 1, 1, 16384, 65536), "ledger charge");
+    put_file("ledger", "anchored_image", head, sizeof(head), mem, sizeof(mem));
+    memset(head + 10, 0xFF, sizeof(mark));
+    put_file("ledger", "anchored_new", head, sizeof(head), NULL, 0);
 }
 
 static void outbox_seeds(void)

@@ -1388,6 +1388,61 @@ static void test_wire_sizes(void **state)
     free(rank2);
 }
 
+/* The wire codecs' own refusals (dpm_fedauc_accept and the collector check the values):
+ * NULL arguments, an array pointer missing for a non-empty array, a buffer one byte short,
+ * truncated bytes, more entries than the caller's room; and the empty array both ways. */
+static void test_wire_codec_refusals(void **state)
+{
+    (void)state;
+    dpm_fedauc_header_t h;
+    memset(&h, 0, sizeof(h));
+    h.campaign_id = 7;
+    h.mechanism = DPM_MECH_ID_FEDAUC_RR;
+    h.params_hash = 0x1234567u;
+    memset(h.token, 0xA5, sizeof(h.token));
+    h.total = 90;
+    h.n = 3;
+    const uint32_t ranks2[3] = {5, 90, 179};
+    uint8_t buf[DPM_FEDAUC_REPLY_MAX_BYTES(3)], small[sizeof(buf)];
+    size_t len = 0, len2 = 0;
+    assert_int_equal(dpm_fedauc_reply_encode(NULL, ranks2, buf, sizeof(buf), &len), DPM_ERR_PARAM);
+    assert_int_equal(dpm_fedauc_reply_encode(&h, NULL, buf, sizeof(buf), &len), DPM_ERR_PARAM);
+    assert_int_equal(dpm_fedauc_reply_encode(&h, ranks2, NULL, sizeof(buf), &len), DPM_ERR_PARAM);
+    assert_int_equal(dpm_fedauc_reply_encode(&h, ranks2, buf, sizeof(buf), NULL), DPM_ERR_PARAM);
+    assert_int_equal(dpm_fedauc_reply_encode(&h, ranks2, buf, sizeof(buf), &len), DPM_OK);
+    assert_int_equal(dpm_fedauc_reply_encode(&h, ranks2, small, len - 1u, &len2), DPM_ERR_BUFFER);
+    assert_int_equal(dpm_fedauc_reply_encode(&h, ranks2, small, len, &len2), DPM_OK);
+    assert_int_equal(len2, len);
+    assert_memory_equal(small, buf, len);
+
+    dpm_fedauc_header_t got;
+    uint32_t out[3] = {0, 0, 0};
+    assert_int_equal(dpm_fedauc_reply_decode(NULL, len, &got, out, 3), DPM_ERR_PARAM);
+    assert_int_equal(dpm_fedauc_reply_decode(buf, len, NULL, out, 3), DPM_ERR_PARAM);
+    assert_int_equal(dpm_fedauc_reply_decode(buf, len, &got, NULL, 3), DPM_ERR_PARAM);
+    assert_int_equal(dpm_fedauc_reply_decode(buf, len - 1u, &got, out, 3), DPM_ERR_PROTOCOL);
+    assert_int_equal(dpm_fedauc_reply_decode(buf, len, &got, out, 2), DPM_ERR_PROTOCOL);
+    assert_int_equal(dpm_fedauc_reply_decode(buf, len, &got, out, 3), DPM_OK);
+    assert_memory_equal(&got, &h, sizeof(h));
+    assert_memory_equal(out, ranks2, sizeof(out));
+
+    /* An empty array: no ranks pointer needed either way. */
+    h.n = 0;
+    assert_int_equal(dpm_fedauc_reply_encode(&h, NULL, buf, sizeof(buf), &len), DPM_OK);
+    memset(&got, 0xFF, sizeof(got));
+    assert_int_equal(dpm_fedauc_reply_decode(buf, len, &got, NULL, 0), DPM_OK);
+    assert_memory_equal(&got, &h, sizeof(h));
+
+    /* The upload decoder: the same argument checks, and no scores from a reply's bytes cut
+     * short. */
+    assert_int_equal(dpm_fedauc_upload_decode(NULL, len, &got, out, 3), DPM_ERR_PARAM);
+    assert_int_equal(dpm_fedauc_upload_decode(buf, len, NULL, out, 3), DPM_ERR_PARAM);
+    assert_int_equal(dpm_fedauc_upload_decode(buf, len, &got, NULL, 3), DPM_ERR_PARAM);
+    const uint8_t cut[2] = {0x08, 0x80}; /* campaign_id: a varint that never ends */
+    assert_int_equal(dpm_fedauc_upload_decode(cut, sizeof(cut), &got, out, 3), DPM_ERR_PROTOCOL);
+    assert_int_equal(dpm_fedauc_upload_encode(NULL, buf, sizeof(buf), &len), DPM_ERR_PARAM);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1410,6 +1465,7 @@ int main(void)
         cmocka_unit_test(test_device_rounds),
         cmocka_unit_test(test_device_bad_input_spends_nothing),
         cmocka_unit_test(test_wire_sizes),
+        cmocka_unit_test(test_wire_codec_refusals),
     };
     return cmocka_run_group_tests_name("fedauc", tests, NULL, NULL);
 }

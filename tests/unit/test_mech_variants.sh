@@ -153,7 +153,7 @@ tap $? "tuple-only: tuple_mr / tuple_ml built, the rest refused; largest report 
 # distributions, goodness of fit) pass against that library as against the default one.
 SUPPORT="tests/support/test_rng.c tests/support/stat_hist.c tests/support/stat_dlap.c
   tests/support/stat_gof.c tests/support/stat_ks.c tests/support/stat_ratio.c host-sim/common/prob.c"
-"$CC" -std=c99 -O1 ${flags[mech-tuple]} -Isdk/include -Iport/include -Isdk/proto -Itests/support \
+"$CC" ${LDFLAGS:-} -std=c99 -O1 ${flags[mech-tuple]} -Isdk/include -Iport/include -Isdk/proto -Itests/support \
   -Ihost-sim -Isdk/src -Isdk/src/internal tests/unit/test_noise_exact.c $SUPPORT \
   "$BUILD_DIR/$TARGET-mech-tuple/libdpm.a" -lcmocka -lm -o "$work/noise-tuple" &&
   "$work/noise-tuple" >"$work/noise-tuple.out" 2>&1
