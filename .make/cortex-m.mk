@@ -34,7 +34,10 @@ NANOPB_DIR := $(BUILD_DIR)/src/nanopb
 CMOCKA_DIR := $(BUILD_DIR)/src/cmocka
 WARNINGS := -Wall -Wextra -Wconversion -Wshadow -Wstrict-prototypes -Wundef -Werror
 BASE_CFLAGS := -std=c99 $(OPT) $(CPU) -ffunction-sections -fdata-sections -MMD -MP \
-               -Isdk/include -Iport/include -Isdk/proto -isystem $(NANOPB_DIR) $(EXTRA_CFLAGS)
+               -Isdk/include -Iport/include -Isdk/proto -isystem $(NANOPB_DIR) $(EXTRA_CFLAGS) \
+               -DPB_SYSTEM_HEADER='"dpm_nanopb_rename.h"'
+# ^ as on the host (Makefile's NANOPB_PRIVATE): nanopb renamed dpm_pb_* and PB_BUFFER_ONLY, the
+#   runtime and every file that includes its headers agreeing on both
 SDK_CFLAGS := $(BASE_CFLAGS) $(WARNINGS) -Isdk/src/internal -Isdk/src
 PORT_CFLAGS := $(BASE_CFLAGS) $(WARNINGS) -DDPM_CM_TEST_DRBG_NOT_FOR_PRODUCTION
 NANOPB_CFLAGS := $(BASE_CFLAGS) -Wall -Werror
