@@ -1146,6 +1146,24 @@ static int be_scan_sums(coll_backend_t *b, coll_sum_cb cb, void *ctx, char *err,
     return 0;
 }
 
+/* Runs each "DELETE ... WHERE campaign_id = $1 AND period < $2" with p = {campaign, cutoff};
+ * *first = the rows the first one deleted. 0, or -1 (db_fail). */
+static int delete_before(coll_backend_t *b, const char *const *sql, size_t n, const char *p[2],
+                         uint64_t *first)
+{
+    for (size_t i = 0; i < n; i++) {
+        PGresult *r = PQexecParams(b->db, sql[i], 2, NULL, p, NULL, NULL, 0);
+        if (PQresultStatus(r) != PGRES_COMMAND_OK) {
+            return db_fail(b, r);
+        }
+        if (i == 0) {
+            *first = strtoull(PQcmdTuples(r), NULL, 10);
+        }
+        PQclear(r);
+    }
+    return 0;
+}
+
 static int be_drop_periods(coll_backend_t *b, uint32_t campaign_id, uint32_t cutoff,
                            uint64_t *reports, uint64_t *periods)
 {
@@ -1176,17 +1194,7 @@ static int be_drop_periods(coll_backend_t *b, uint32_t campaign_id, uint32_t cut
         "DELETE FROM agg_vec WHERE campaign_id = $1 AND period < $2",
         "DELETE FROM quota WHERE campaign_id = $1 AND period < $2",
     };
-    for (size_t i = 0; i < sizeof(SQL) / sizeof(SQL[0]); i++) {
-        r = PQexecParams(b->db, SQL[i], 2, NULL, p, NULL, NULL, 0);
-        if (PQresultStatus(r) != PGRES_COMMAND_OK) {
-            return db_fail(b, r);
-        }
-        if (i == 0) {
-            *reports = strtoull(PQcmdTuples(r), NULL, 10);
-        }
-        PQclear(r);
-    }
-    return 0;
+    return delete_before(b, SQL, sizeof(SQL) / sizeof(SQL[0]), p, reports);
 }
 
 static int be_drop_fedauc(coll_backend_t *b, uint32_t campaign_id, uint32_t cutoff,
@@ -1214,17 +1222,7 @@ static int be_drop_fedauc(coll_backend_t *b, uint32_t campaign_id, uint32_t cuto
         "DELETE FROM fedauc_uploads WHERE campaign_id = $1 AND period < $2",
         "DELETE FROM fedauc_phases WHERE campaign_id = $1 AND period < $2",
     };
-    for (size_t i = 0; i < sizeof(SQL) / sizeof(SQL[0]); i++) {
-        r = PQexecParams(b->db, SQL[i], 2, NULL, p, NULL, NULL, 0);
-        if (PQresultStatus(r) != PGRES_COMMAND_OK) {
-            return db_fail(b, r);
-        }
-        if (i == 0) {
-            *uploads = strtoull(PQcmdTuples(r), NULL, 10);
-        }
-        PQclear(r);
-    }
-    return 0;
+    return delete_before(b, SQL, sizeof(SQL) / sizeof(SQL[0]), p, uploads);
 }
 
 static int64_t be_first_seen(coll_backend_t *b, uint32_t campaign_id)
