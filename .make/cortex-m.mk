@@ -61,6 +61,15 @@ LDFLAGS += --coverage -Wl,--wrap=_exit -Wl,--wrap=dpm_cm_exit
 COVERAGE_OBJS := $(OUT)/obj/tests/cross/cm_coverage.o
 endif
 
+# Objects rebuild when the compiler or flags change (as the host Makefile's FLAGS_STAMP does):
+# without it a flag change (OPT, EXTRA_CFLAGS, COVERAGE, a new -D) left stale objects behind.
+FLAGS_STAMP := $(OUT)/.cflags
+FLAGS_NOW := $(CC) $(SDK_CFLAGS) | $(PORT_CFLAGS) | $(TEST_CFLAGS) | $(NANOPB_CFLAGS) | $(CMOCKA_CFLAGS) | $(LDFLAGS)
+ifneq ($(file <$(FLAGS_STAMP)),$(FLAGS_NOW))
+$(shell mkdir -p $(OUT))
+$(file >$(FLAGS_STAMP),$(FLAGS_NOW))
+endif
+
 obj = $(patsubst %.c,$(OUT)/obj/%.o,$(1))
 SDK_SRCS := $(sort $(wildcard sdk/src/*/*.c sdk/proto/*.c))
 NANOPB_OBJS := $(addprefix $(OUT)/obj/nanopb/,pb_common.o pb_encode.o pb_decode.o)
@@ -106,35 +115,35 @@ $(LIBDPM) $(LIBCM) $(LIBSUPPORT) $(LIBCMOCKA) $(OUT)/libdpm_tls.a:
 	@printf '  %-3s %s\n' AR $@
 	$(Q)$(AR) rcs $@ $^
 
-$(OUT)/obj/sdk/%.o: sdk/%.c
+$(OUT)/obj/sdk/%.o: sdk/%.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	@printf '  %-3s %s\n' CC $<
 	$(Q)$(CC) $(SDK_CFLAGS) -c $< -o $@
-$(OUT)/obj/port/%.o: port/%.c
+$(OUT)/obj/port/%.o: port/%.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	@printf '  %-3s %s\n' CC $<
 	$(Q)$(CC) $(PORT_CFLAGS) -c $< -o $@
-$(OUT)/obj/port/tls/%.o: port/tls/%.c
+$(OUT)/obj/port/tls/%.o: port/tls/%.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	@printf '  %-3s %s\n' CC $<
 	$(Q)$(CC) $(TLS_CFLAGS) -c $< -o $@
-$(OUT)/obj/tests/%.o: tests/%.c
+$(OUT)/obj/tests/%.o: tests/%.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	@printf '  %-3s %s\n' CC $<
 	$(Q)$(CC) $(TEST_CFLAGS) -c $< -o $@
-$(OUT)/obj/host-sim/%.o: host-sim/%.c
+$(OUT)/obj/host-sim/%.o: host-sim/%.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	@printf '  %-3s %s\n' CC $<
 	$(Q)$(CC) $(TEST_CFLAGS) -c $< -o $@
-$(OUT)/obj/examples/%.o: examples/%.c
+$(OUT)/obj/examples/%.o: examples/%.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	@printf '  %-3s %s\n' CC $<
 	$(Q)$(CC) $(PORT_CFLAGS) -c $< -o $@
-$(OUT)/obj/nanopb/%.o: $(NANOPB_DIR)/%.c
+$(OUT)/obj/nanopb/%.o: $(NANOPB_DIR)/%.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	@printf '  %-3s %s\n' CC $<
 	$(Q)$(CC) $(NANOPB_CFLAGS) -c $< -o $@
-$(OUT)/obj/cmocka/cmocka.o: $(CMOCKA_DIR)/src/cmocka.c
+$(OUT)/obj/cmocka/cmocka.o: $(CMOCKA_DIR)/src/cmocka.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	@printf '  %-3s %s\n' CC $<
 	$(Q)$(CC) $(CMOCKA_CFLAGS) -c $< -o $@
@@ -158,9 +167,9 @@ $(OUT)/bench_cm.elf: $(OUT)/obj/tests/cross/bench_cm.o $(LIBCM) $(LIBDPM)
 	$(Q)$(CC) $(LDFLAGS) -Wl,-Map=$@.map -o $@ $^
 
 # make size: the caller-owned state of this configuration (tests/cross/size_state.c).
-$(OUT)/size_state.o: tests/cross/size_state.c
+$(OUT)/size_state.o: tests/cross/size_state.c $(FLAGS_STAMP)
 	$(Q)$(CC) $(TEST_CFLAGS) -c $< -o $@
-$(OUT)/size_state_tls.o: tests/cross/size_state.c
+$(OUT)/size_state_tls.o: tests/cross/size_state.c $(FLAGS_STAMP)
 	$(Q)$(CC) $(TLS_CFLAGS) -DDPM_SIZE_TLS -c $< -o $@
 
 # The harness's negative controls (tests/cross/test_cm_checks.sh).
