@@ -121,6 +121,7 @@ for t in "${TARGETS[@]}"; do
   done <<<"${TESTS[$name]}"
 done
 while read -r _ name test; do
+  [ -n "$name" ] || continue # no jobs (every build failed): printf still gives one empty line
   while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n; done
   run_one "$name" "$test" &
 done < <(printf '%s\n' "${jobs_list[@]}" | sort -k1,1nr)
