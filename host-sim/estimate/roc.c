@@ -38,8 +38,7 @@ dpm_status_t dpm_roc_params_set_edges(dpm_roc_params_t *p, const uint32_t *edges
         return DPM_ERR_PARAM;
     }
     for (uint32_t j = 0; j < nedges; j++) {
-        if (edges_q31[j] == 0 || edges_q31[j] > top ||
-            (j > 0 && edges_q31[j] <= edges_q31[j - 1])) {
+        if (edges_q31[j] > top || (j > 0 && edges_q31[j] <= edges_q31[j - 1])) {
             return DPM_ERR_PARAM;
         }
     }

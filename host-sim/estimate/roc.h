@@ -114,9 +114,9 @@ typedef struct {
 /* bins in [2, DPM_ROC_MAX_BINS], scale t > 0 (0 allowed: noiseless, for tests). Uniform bins. */
 dpm_status_t dpm_roc_params_init(dpm_roc_params_t *p, uint32_t bins, double scale);
 /* The campaign's edges (Q1.31, 2^31 = score 1.0; bin b: edges[b-1] <= score < edges[b]):
- * nedges = bins - 1, strictly increasing, in (0, 2^31]. Scores span [0, 2^31]; a top bin of
- * zero width (last edge 2^31: it holds the score 1.0 only) counts one grid step. DPM_ERR_PARAM
- * (p unchanged) otherwise. */
+ * nedges = bins - 1, strictly increasing, each <= 2^31 (as the SDK takes them). Scores span
+ * [0, 2^31]; a bin of zero width (first edge 0, or last edge 2^31: it holds the score 1.0 only)
+ * counts one grid step. DPM_ERR_PARAM (p unchanged) otherwise. */
 dpm_status_t dpm_roc_params_set_edges(dpm_roc_params_t *p, const uint32_t *edges_q31,
                                       uint32_t nedges);
 /* s² for scale t (0 for t = 0). */

@@ -420,12 +420,13 @@ static void test_set_edges(void **state)
     keep = p;
     assert_int_equal(dpm_roc_params_set_edges(&p, ok, 1), DPM_ERR_PARAM);
     assert_int_equal(dpm_roc_params_set_edges(&p, dup, 2), DPM_ERR_PARAM);
-    assert_int_equal(dpm_roc_params_set_edges(&p, zero, 2), DPM_ERR_PARAM);
     assert_int_equal(dpm_roc_params_set_edges(&p, big, 2), DPM_ERR_PARAM);
     assert_int_equal(dpm_roc_params_set_edges(NULL, ok, 2), DPM_ERR_PARAM);
     assert_memory_equal(&p, &keep, sizeof(p));
     assert_int_equal(dpm_roc_params_set_edges(&p, ok, 2), DPM_OK);
     assert_true(p.width[0] == 0.25 && p.width[1] == 0.75 && p.width[2] == 1.0 / 2147483648.0);
+    assert_int_equal(dpm_roc_params_set_edges(&p, zero, 2), DPM_OK); /* the SDK takes edge 0 */
+    assert_true(p.width[0] == 1.0 / 2147483648.0 && p.width[1] == 0.25 && p.width[2] == 0.75);
 }
 
 int main(void)
