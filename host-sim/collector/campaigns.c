@@ -381,6 +381,10 @@ static int finish_block(block_t *b, coll_campaigns_t *out, char *err, size_t cap
         const dpm_laplace_t *lap = &cc->mech.params.roc_hist.lap;
         st = dpm_roc_params_init(&cc->roc, cc->mech.params.roc_hist.bins.count,
                                  (double)lap->scale_num / (double)lap->scale_den);
+        if (st == DPM_OK) { /* the bin widths of auc_unbinned */
+            st = dpm_roc_params_set_edges(&cc->roc, cc->mech.campaign.bin_edges,
+                                          cc->mech.campaign.nbins);
+        }
     } else if (t->kind == DPM_TUPLE_MR) {
         st = dpm_disp_params_campaign_mr(&cc->disp, t->groups, t->group_grr.keep,
                                          t->group_grr.other, t->value.rr.keep);

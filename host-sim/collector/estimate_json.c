@@ -314,6 +314,16 @@ static void sb_roc(jw_t *sb, const coll_campaign_t *c, const dpm_roc_agg_t *agg,
         sb_interval(sb, e->ci_lo, e->ci_hi);
         jw_raw(sb, ", \"auc_ci_total\": ");
         sb_interval(sb, e->ci_total_lo, e->ci_total_hi);
+        jw_raw(sb, ", \"auc_unbinned\": "); /* within-bin pairs by linear densities (roc.h) */
+        sb_num(sb, e->auc_unbinned);
+        jw_raw(sb, ", \"auc_unbinned_raw\": ");
+        sb_num(sb, e->auc_unbinned_raw);
+        jw_raw(sb, ", \"auc_unbinned_var_noise\": ");
+        sb_num(sb, e->unbinned_var_noise);
+        jw_raw(sb, ", \"auc_unbinned_sd\": ");
+        sb_num(sb, e->unbinned_sd);
+        jw_raw(sb, ", \"auc_unbinned_ci\": ");
+        sb_interval(sb, e->unbinned_ci_lo, e->unbinned_ci_hi);
         jw_raw(sb, ", \"max_auc_shift_one_report\": ");
         sb_num(sb, coll_bounds_auc_shift(&c->bounds, e->P, e->N));
         sb_array(sb, "fpr", e->fpr, B + 1);

@@ -36,7 +36,10 @@
  *           counts), "n", "too_small", "reason", "valid", and when valid "projected",
  *           "positives", "negatives", "auc" (clipped to [0, 1], as in 0.1.0), "auc_unbiased",
  *           "auc_clipped", "auc_var_noise", "auc_var_sampling", "auc_ci" (noise only),
- *           "auc_ci_total" (noise + sampling), "max_auc_shift_one_report", "fpr", "tpr",
+ *           "auc_ci_total" (noise + sampling), "auc_unbinned" (clipped: the examples' exact
+ *           AUC, within-bin pairs resolved by linear densities on the campaign's edges),
+ *           "auc_unbinned_raw", "auc_unbinned_var_noise", "auc_unbinned_sd",
+ *           "auc_unbinned_ci" (noise only), "max_auc_shift_one_report", "fpr", "tpr",
  *           "tpr_lo"/"tpr_hi" (pointwise band), "tpr_lo_simultaneous"/"tpr_hi_simultaneous"}
  *   too_small: fewer than 30 reports, or the estimated positives' or negatives' relative
  *   standard error above 0.2; intervals at "confidence". Computed by

@@ -24,6 +24,28 @@ dpm_status_t dpm_roc_params_init(dpm_roc_params_t *p, uint32_t bins, double scal
     p->bins = bins;
     p->scale = scale;
     p->noise_var = dpm_roc_dlap_var(scale);
+    for (uint32_t b = 0; b < bins; b++) {
+        p->width[b] = 1.0 / (double)bins;
+    }
+    return DPM_OK;
+}
+
+dpm_status_t dpm_roc_params_set_edges(dpm_roc_params_t *p, const uint32_t *edges_q31,
+                                      uint32_t nedges)
+{
+    const uint32_t top = UINT32_C(1) << 31;
+    if (p == NULL || edges_q31 == NULL || nedges + 1 != p->bins) {
+        return DPM_ERR_PARAM;
+    }
+    for (uint32_t j = 0; j < nedges; j++) {
+        if (edges_q31[j] > top || (j > 0 && edges_q31[j] <= edges_q31[j - 1])) {
+            return DPM_ERR_PARAM;
+        }
+    }
+    for (uint32_t b = 0; b < p->bins; b++) {
+        uint32_t lo = b == 0 ? 0 : edges_q31[b - 1], hi = b == nedges ? top : edges_q31[b];
+        p->width[b] = (hi > lo ? (double)(hi - lo) : 1.0) / (double)top;
+    }
     return DPM_OK;
 }
 
@@ -136,6 +158,68 @@ static void placements(const double *x, const double *u, uint32_t bins, double P
     }
 }
 
+/* The unbinned AUC's placement values (roc.h): the binned ones' K u and x^T K plus the
+ * tridiagonal slope terms, one bin at a time: bin b adds (w_b² / 12)(u_b p'_b - x_b q'_b), p'_b
+ * = ch x_hi + cl x_lo (central difference; one-sided at the first and last bin). */
+static void placements_unbinned(const double *x, const double *u, const double *w, uint32_t bins,
+                                double P, double N, placements_t *pl)
+{
+    double ku[DPM_ROC_MAX_BINS], xk[DPM_ROC_MAX_BINS], mid[DPM_ROC_MAX_BINS];
+    double below = 0.0, above = P, left = 0.0;
+    for (uint32_t b = 0; b < bins; b++) {
+        above -= x[b];
+        ku[b] = below + u[b] / 2.0;
+        xk[b] = above + x[b] / 2.0;
+        below += u[b];
+        mid[b] = left + w[b] / 2.0;
+        left += w[b];
+    }
+    for (uint32_t b = 0; b < bins; b++) {
+        uint32_t lo = b == 0 ? 0 : b == bins - 1 ? bins - 2 : b - 1;
+        uint32_t hi = b == 0 ? 1 : b == bins - 1 ? bins - 1 : b + 1;
+        double dm = mid[hi] - mid[lo], k = w[b] * w[b] / 12.0;
+        double ch = 1.0 / (w[hi] * dm), cl = -1.0 / (w[lo] * dm);
+        ku[hi] += k * u[b] * ch; /* d/dx of k u_b p'_b */
+        ku[lo] += k * u[b] * cl;
+        ku[b] -= k * (ch * u[hi] + cl * u[lo]); /* d/dx_b of -k x_b q'_b */
+        xk[b] += k * (ch * x[hi] + cl * x[lo]);
+        xk[hi] -= k * x[b] * ch;
+        xk[lo] -= k * x[b] * cl;
+    }
+    double num = 0.0;
+    for (uint32_t b = 0; b < bins; b++) {
+        num += x[b] * ku[b];
+    }
+    memset(pl, 0, sizeof(*pl));
+    pl->auc = num / (P * N);
+    for (uint32_t b = 0; b < bins; b++) {
+        double d10 = ku[b] / N - pl->auc, d01 = xk[b] / P - pl->auc;
+        pl->noise_sum_pos += d10 * d10;
+        pl->noise_sum_neg += d01 * d01;
+        pl->s10 += fmax(x[b], 0.0) * d10 * d10;
+        pl->s01 += fmax(u[b], 0.0) * d01 * d01;
+    }
+}
+
+double dpm_roc_auc_unbinned(const double *pos, const double *neg, const double *width,
+                            uint32_t bins)
+{
+    double P = 0.0, N = 0.0;
+    if (pos == NULL || neg == NULL || width == NULL || bins < 2 || bins > DPM_ROC_MAX_BINS) {
+        return NAN;
+    }
+    for (uint32_t b = 0; b < bins; b++) {
+        P += pos[b];
+        N += neg[b];
+    }
+    if (!(P > 0.0) || !(N > 0.0)) {
+        return NAN;
+    }
+    placements_t pl;
+    placements_unbinned(pos, neg, width, bins, P, N, &pl);
+    return pl.auc;
+}
+
 double dpm_roc_noise_factor(const double *pos, const double *neg, uint32_t bins)
 {
     double P = 0.0, N = 0.0;
@@ -222,6 +306,8 @@ dpm_status_t dpm_roc_estimate(const dpm_roc_params_t *p, const dpm_roc_agg_t *a,
     est->projected = dpm_roc_project(y, B, est->pos) | dpm_roc_project(v, B, est->neg);
     est->auc = est->auc_raw = est->var_noise = est->var_sampling = NAN;
     est->ci_lo = est->ci_hi = est->ci_total_lo = est->ci_total_hi = NAN;
+    est->auc_unbinned = est->auc_unbinned_raw = est->unbinned_var_noise = est->unbinned_sd = NAN;
+    est->unbinned_ci_lo = est->unbinned_ci_hi = NAN;
     if (!(est->P > 0.0) || !(est->N > 0.0)) {
         est->valid = 0;
         return DPM_OK;
@@ -244,6 +330,13 @@ dpm_status_t dpm_roc_estimate(const dpm_roc_params_t *p, const dpm_roc_agg_t *a,
     est->ci_hi = fmin(pl.auc + z * sd, 1.0);
     est->ci_total_lo = fmax(pl.auc - z * sd_total, 0.0);
     est->ci_total_hi = fmin(pl.auc + z * sd_total, 1.0);
+    placements_unbinned(y, v, p->width, B, P, N, &pl);
+    est->auc_unbinned_raw = pl.auc;
+    est->auc_unbinned = fmin(fmax(pl.auc, 0.0), 1.0);
+    est->unbinned_var_noise = ns2 * (pl.noise_sum_pos / (P * P) + pl.noise_sum_neg / (N * N));
+    est->unbinned_sd = sqrt(est->unbinned_var_noise);
+    est->unbinned_ci_lo = fmax(pl.auc - z * est->unbinned_sd, 0.0);
+    est->unbinned_ci_hi = fmin(pl.auc + z * est->unbinned_sd, 1.0);
     double c = 0.0, d = 0.0, cx = 0.0, dx = 0.0;
     for (uint32_t j = B + 1; j-- > 0;) {
         if (j < B) {

@@ -113,7 +113,8 @@ static int roc_init(sim_cfg_t *cfg, char *err, size_t errcap)
     cfg->eps_implemented = rh->eps_implemented / Q16;
     s->bins = rh->bins.count;
     s->scale = (double)rh->lap.scale_num / (double)rh->lap.scale_den;
-    if (dpm_roc_params_init(&s->params, s->bins, s->scale) != DPM_OK) {
+    if (dpm_roc_params_init(&s->params, s->bins, s->scale) != DPM_OK ||
+        dpm_roc_params_set_edges(&s->params, sp->edges, sp->nedges) != DPM_OK) {
         snprintf(err, errcap, "campaign '%s': estimator parameters refused", sp->name);
         return -1;
     }
@@ -427,6 +428,11 @@ static void roc_ext_json(const sim_cfg_t *cfg, const void *ext, jw_t *w)
         jw_nums(w, ci, 2, 10);
         jw_raw(w, ", \"ci_total\": ");
         jw_nums(w, ci_total, 2, 10);
+        const double uci[2] = {e->unbinned_ci_lo, e->unbinned_ci_hi};
+        jw_raw(w, ", \"auc_unbinned\": ");
+        jw_num(w, e->auc_unbinned, 10);
+        jw_raw(w, ", \"unbinned_ci\": ");
+        jw_nums(w, uci, 2, 10);
         jw_raw(w, ", \"projected\": %s", e->projected ? "true" : "false");
         static const char *const keys[6] = {"fpr",    "tpr",        "tpr_lo",
                                             "tpr_hi", "tpr_lo_sim", "tpr_hi_sim"};
@@ -503,7 +509,16 @@ static double item_at(const jr_value_t *arr, size_t i)
     return m != NULL && m->kind == JR_NUMBER ? m->number : NAN;
 }
 
-/* The report count and every summed cell of the collector must be ours exactly. */
+/* Our figure against the collector's (printed to 9 significant digits). */
+static int differs(const jr_value_t *roc, const char *key, double ours)
+{
+    double theirs = jr_number(roc, key, NAN);
+    return !(fabs(theirs - ours) <= 1e-8 * fmax(fabs(ours), 1e-300) + 1e-15);
+}
+
+/* The report count and every summed cell of the collector must be ours exactly, and its AUC
+ * figures (binned and unbinned, with their noise variance: none depends on the confidence the
+ * collector was asked for) ours to the digits it prints. */
 static int roc_collector_check(const sim_cfg_t *cfg, const sim_agg_t *agg, const jr_value_t *json,
                                char *why, size_t whycap)
 {
@@ -511,7 +526,6 @@ static int roc_collector_check(const sim_cfg_t *cfg, const sim_agg_t *agg, const
     const jr_value_t *roc = jr_get(json, "roc");
     double total = jr_number(json, "reports", -1.0);
     int mismatch = total != (double)ours->reports;
-    (void)cfg;
     for (uint32_t b = 0; b < ours->bins; b++) {
         mismatch |= item_at(jr_get(roc, "pos_sum"), b) != (double)ours->pos[b] ||
                     item_at(jr_get(roc, "neg_sum"), b) != (double)ours->neg[b];
@@ -521,7 +535,30 @@ static int roc_collector_check(const sim_cfg_t *cfg, const sim_agg_t *agg, const
                  "the collector holds %.0f reports, we sent %" PRIu64
                  " (or its summed histogram differs: was the database fresh?)",
                  total, ours->reports);
+        return mismatch;
     }
+    dpm_roc_estimate_t *e = malloc(sizeof(*e));
+    if (e == NULL || dpm_roc_estimate(&st_of(cfg)->params, ours, 0.95, e) != DPM_OK) {
+        snprintf(why, whycap, "no estimate of our own sums");
+        free(e);
+        return 1;
+    }
+    const jr_value_t *valid = jr_get(roc, "valid");
+    mismatch = valid == NULL || valid->kind != JR_BOOL || valid->number != (e->valid ? 1.0 : 0.0);
+    if (!mismatch && e->valid) {
+        mismatch = differs(roc, "auc", e->auc) || differs(roc, "auc_unbiased", e->auc_raw) ||
+                   differs(roc, "auc_var_noise", e->var_noise) ||
+                   differs(roc, "auc_unbinned", e->auc_unbinned) ||
+                   differs(roc, "auc_unbinned_raw", e->auc_unbinned_raw) ||
+                   differs(roc, "auc_unbinned_var_noise", e->unbinned_var_noise);
+    }
+    if (mismatch) {
+        snprintf(why, whycap,
+                 "the collector's roc estimate differs from ours for the same sums (ours: valid "
+                 "%d, auc %.9g, auc_unbinned %.9g)",
+                 e->valid, e->auc, e->auc_unbinned);
+    }
+    free(e);
     return mismatch;
 }
 

@@ -56,7 +56,7 @@ metrics = tpr, fpr
 id = 23
 mechanism = roc_hist
 eps = 1
-bins = 6
+edges = 0.1, 0.3, 0.5, 0.6, 0.9
 groups = a
 """
 
@@ -141,10 +141,14 @@ def main():
             good = est.get(23) is not None and est[23]["reports"] == reports[23] > 1000 and \
                 croc.get("valid") is True and \
                 abs(croc.get("auc", -1) - roc["run0"]["auc"]) < 1e-8 and \
+                abs(croc.get("auc_unbinned", -1) - roc["run0"]["auc_unbinned"]) < 1e-8 and \
+                croc["auc_unbinned"] != croc["auc"] and \
+                all(abs(a - b) < 1e-8 for a, b in zip(croc.get("auc_unbinned_ci", []),
+                                                      roc["run0"]["unbinned_ci"])) and \
                 all(abs(a - b) < 1e-8 for a, b in zip(croc.get("tpr", []), roc["run0"]["tpr"]))
             n += 1
-            failed += not tap(n, good, "roc_hist: the collector's AUC and ROC equal dpm-sim's "
-                              "for the same reports", json.dumps(croc)[:400])
+            failed += not tap(n, good, "roc_hist: the collector's AUC (binned and unbinned) and "
+                              "ROC equal dpm-sim's for the same reports", json.dumps(croc)[:400])
             r2 = subprocess.run(args, capture_output=True, text=True, timeout=120, cwd=ROOT)
             n += 1
             failed += not tap(n, r2.returncode == 0,

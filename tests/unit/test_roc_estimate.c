@@ -4,7 +4,8 @@
  * AUC and ROC, the brute-force Mann-Whitney AUC of explicit examples, the projection of negative
  * noised counts (totals kept, monotone ROC in [0, 1]), the delta-method noise variance against
  * numerical derivatives, the discrete Laplace variance, the band at the end points, and
- * argument checks. */
+ * argument checks; the unbinned AUC exact for linear densities (and the binned one not), its
+ * kernel, its noise variance against numerical derivatives, and the edges it takes. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -282,6 +283,152 @@ static void test_arguments(void **state)
     assert_int_equal(dpm_roc_estimate(&p4, &a, 0.95, &est), DPM_ERR_PARAM);
 }
 
+/* Counts of the densities pos 2 s, neg 2 (1 - s) on [0, 1] in bins with edges e[k] / 64:
+ * 64² times their integrals, integers. Their AUC is 5/6 exactly. */
+static void linear_counts(const uint32_t *e64, uint32_t bins, int32_t *pos, int32_t *neg,
+                          uint32_t *edges_q31)
+{
+    for (uint32_t b = 0; b < bins; b++) {
+        int32_t lo = b == 0 ? 0 : (int32_t)e64[b - 1], hi = b + 1 == bins ? 64 : (int32_t)e64[b];
+        pos[b] = hi * hi - lo * lo;
+        neg[b] = 2 * 64 * (hi - lo) - (hi * hi - lo * lo);
+        if (b + 1 < bins) {
+            edges_q31[b] = e64[b] << 25;
+        }
+    }
+}
+
+/* auc_unbinned is exact for linear densities (uniform and non-uniform edges, B = 2 too); the
+ * binned AUC is not (negative control). */
+static void test_unbinned_exact_for_linear_densities(void **state)
+{
+    (void)state;
+    static const uint32_t uni[7] = {8, 16, 24, 32, 40, 48, 56}, odd[6] = {3, 7, 16, 30, 41, 63};
+    static const uint32_t two[1] = {20}, half[1] = {32};
+    const struct {
+        const uint32_t *e;
+        uint32_t bins;
+    } cases[4] = {{uni, 8}, {odd, 7}, {two, 2}, {half, 2}};
+    for (int k = 0; k < 4; k++) {
+        uint32_t B = cases[k].bins, edges[8];
+        int32_t pos[8], neg[8];
+        linear_counts(cases[k].e, B, pos, neg, edges);
+        dpm_roc_params_t p;
+        dpm_roc_agg_t a;
+        dpm_roc_estimate_t est;
+        assert_int_equal(dpm_roc_params_init(&p, B, 0.0), DPM_OK);
+        assert_int_equal(dpm_roc_params_set_edges(&p, edges, B - 1), DPM_OK);
+        agg_of(&a, pos, neg, B, 1);
+        assert_int_equal(dpm_roc_estimate(&p, &a, 0.95, &est), DPM_OK);
+        assert_true(est.valid);
+        assert_true(fabs(est.auc_unbinned_raw - 5.0 / 6.0) < 1e-12);
+        assert_true(est.auc_unbinned == est.auc_unbinned_raw && est.unbinned_var_noise == 0.0);
+        assert_true(fabs(est.auc - 5.0 / 6.0) > 1e-4); /* the binned AUC misses it */
+        double x[8], u[8];
+        for (uint32_t b = 0; b < B; b++) {
+            x[b] = pos[b];
+            u[b] = neg[b];
+        }
+        assert_true(fabs(dpm_roc_auc_unbinned(x, u, p.width, B) - 5.0 / 6.0) < 1e-12);
+        if (k == 1) { /* the non-uniform counts read with uniform widths: not exact */
+            dpm_roc_params_t q;
+            assert_int_equal(dpm_roc_params_init(&q, B, 0.0), DPM_OK);
+            assert_true(fabs(dpm_roc_auc_unbinned(x, u, q.width, B) - 5.0 / 6.0) > 1e-4);
+        }
+    }
+}
+
+/* The kernel of uniform bins, by unit vectors (P = N = 1): K(i, i-1) = 13/12, K(i-1, i) =
+ * -1/12 in the interior, 1 below, 1/2 on the diagonal, 0 above. */
+static void test_unbinned_kernel(void **state)
+{
+    (void)state;
+    enum { B = 6 };
+    double w[B], x[B], u[B];
+    for (int b = 0; b < B; b++) {
+        w[b] = 1.0 / B;
+    }
+    for (int i = 0; i < B; i++) {
+        for (int j = 0; j < B; j++) {
+            memset(x, 0, sizeof(x));
+            memset(u, 0, sizeof(u));
+            x[i] = u[j] = 1.0;
+            double k = dpm_roc_auc_unbinned(x, u, w, B), want = i > j ? 1.0 : 0.0;
+            int lo = i < j ? i : j, hi = i < j ? j : i; /* pair of bins lo, hi */
+            if (i == j) {
+                want = 0.5;
+            } else if (hi == lo + 1 && lo >= 1 && hi <= B - 2) { /* both central differences */
+                want = i > j ? 13.0 / 12.0 : -1.0 / 12.0;
+            } else if (hi == lo + 1) {
+                continue; /* an edge bin's one-sided slope (the linear test covers it) */
+            }
+            assert_true(fabs(k - want) < 1e-12);
+        }
+    }
+}
+
+static double unbinned_of(const double *y, const double *v, const double *w, uint32_t bins)
+{
+    return dpm_roc_auc_unbinned(y, v, w, bins);
+}
+
+/* unbinned var_noise = n s² |grad|² by central differences (non-uniform edges, B = 2 too). */
+static void test_unbinned_variance_gradient(void **state)
+{
+    (void)state;
+    static const uint32_t e5[4] = {1u << 28, 3u << 28, 1u << 30, 7u << 28}, e2[1] = {3u << 28};
+    const int32_t pos[5] = {100, 200, 300, 500, 900}, neg[5] = {800, 600, 400, 200, 100};
+    for (uint32_t B = 2; B <= 5; B += 3) {
+        dpm_roc_params_t p;
+        dpm_roc_agg_t a;
+        dpm_roc_estimate_t est;
+        assert_int_equal(dpm_roc_params_init(&p, B, 2.0), DPM_OK);
+        assert_int_equal(dpm_roc_params_set_edges(&p, B == 5 ? e5 : e2, B - 1), DPM_OK);
+        agg_of(&a, pos, neg, B, 50);
+        assert_int_equal(dpm_roc_estimate(&p, &a, 0.95, &est), DPM_OK);
+        double y[5], v[5], g2 = 0.0, h = 0.01;
+        for (uint32_t b = 0; b < B; b++) {
+            y[b] = pos[b];
+            v[b] = neg[b];
+        }
+        assert_true(fabs(unbinned_of(y, v, p.width, B) - est.auc_unbinned_raw) < 1e-15);
+        for (uint32_t b = 0; b < 2 * B; b++) {
+            double *c = b < B ? &y[b] : &v[b - B], keep = *c;
+            *c = keep + h;
+            double up = unbinned_of(y, v, p.width, B);
+            *c = keep - h;
+            double down = unbinned_of(y, v, p.width, B);
+            *c = keep;
+            g2 += (up - down) * (up - down) / (4.0 * h * h);
+        }
+        double expect = 50.0 * p.noise_var * g2;
+        assert_true(fabs(est.unbinned_var_noise - expect) < 1e-6 * expect);
+        assert_true(fabs(est.unbinned_sd - sqrt(expect)) < 1e-6 * sqrt(expect));
+        assert_true(fabs(est.unbinned_ci_hi - est.auc_unbinned - est.z * est.unbinned_sd) < 1e-12);
+        assert_true(est.auc_unbinned != est.auc); /* a different figure */
+    }
+}
+
+static void test_set_edges(void **state)
+{
+    (void)state;
+    dpm_roc_params_t p, keep;
+    const uint32_t ok[2] = {1u << 29, 1u << 31}, dup[2] = {1u << 29, 1u << 29};
+    const uint32_t zero[2] = {0, 1u << 29}, big[2] = {1u << 29, (1u << 31) + 1u};
+    assert_int_equal(dpm_roc_params_init(&p, 3, 1.0), DPM_OK);
+    assert_true(p.width[0] == 1.0 / 3.0 && p.width[2] == 1.0 / 3.0);
+    keep = p;
+    assert_int_equal(dpm_roc_params_set_edges(&p, ok, 1), DPM_ERR_PARAM);
+    assert_int_equal(dpm_roc_params_set_edges(&p, dup, 2), DPM_ERR_PARAM);
+    assert_int_equal(dpm_roc_params_set_edges(&p, big, 2), DPM_ERR_PARAM);
+    assert_int_equal(dpm_roc_params_set_edges(NULL, ok, 2), DPM_ERR_PARAM);
+    assert_memory_equal(&p, &keep, sizeof(p));
+    assert_int_equal(dpm_roc_params_set_edges(&p, ok, 2), DPM_OK);
+    assert_true(p.width[0] == 0.25 && p.width[1] == 0.75 && p.width[2] == 1.0 / 2147483648.0);
+    assert_int_equal(dpm_roc_params_set_edges(&p, zero, 2), DPM_OK); /* the SDK takes edge 0 */
+    assert_true(p.width[0] == 1.0 / 2147483648.0 && p.width[1] == 0.25 && p.width[2] == 0.75);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -292,6 +439,10 @@ int main(void)
         cmocka_unit_test(test_noise_variance_gradient),
         cmocka_unit_test(test_dlap_variance),
         cmocka_unit_test(test_arguments),
+        cmocka_unit_test(test_unbinned_exact_for_linear_densities),
+        cmocka_unit_test(test_unbinned_kernel),
+        cmocka_unit_test(test_unbinned_variance_gradient),
+        cmocka_unit_test(test_set_edges),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
