@@ -20,6 +20,7 @@ for cmd in arm-none-eabi-gcc arm-none-eabi-gcov qemu-system-arm; do
   command -v "$cmd" >/dev/null || { echo "coverage-cm: $cmd not found (make cross-deps)"; exit 1; }
 done
 start=$(date +%s)
+mkdir -p "$(dirname "$OUT")" # a fresh tree has no build/cortex-m yet
 if ! ${MAKE:-make} --no-print-directory -f .make/cortex-m.mk -j"$(nproc)" CM=cortex-m4 \
   BUILD_DIR="$BUILD_DIR" OUT="$OUT" COVERAGE=1 images >"$OUT.build.log" 2>&1; then
   echo "coverage-cm: build failed ($OUT.build.log):"
