@@ -322,6 +322,9 @@ static int serve_tls(coll_server_t *srv, conn_arg_t *a, uint64_t start)
     coll_conn_free(conn);
     free(conn);
     free(buf);
+    /* Nothing in progress any more: evictable before the peer can see the close, so a client
+     * that reconnects at once after its answer never finds its old slot still busy. */
+    set_state(srv, a->slot, SLOT_IDLE);
     coll_tls_conn_close(&tc, !peer_closed, coll_now_ms() + LINGER_MS);
     return !peer_closed;
 }
