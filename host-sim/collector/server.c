@@ -322,6 +322,9 @@ static int serve_tls(coll_server_t *srv, conn_arg_t *a, uint64_t start)
     coll_conn_free(conn);
     free(conn);
     free(buf);
+    /* Nothing in progress any more: evictable before the peer can see the close, so a client
+     * that reconnects at once after its answer never finds its old slot still busy. */
+    set_state(srv, a->slot, SLOT_IDLE);
     coll_tls_conn_close(&tc, !peer_closed, coll_now_ms() + LINGER_MS);
     return !peer_closed;
 }
@@ -341,7 +344,13 @@ static void *conn_main(void *arg)
         set_state(srv, a->slot, SLOT_IDLE); /* answered: lingering may be cut short */
         linger(a->fd);
     }
+    /* The limits belong to the app, which main frees once the last connection has signalled
+     * idle below: release them first, never after. */
     coll_limits_t *lim = srv->cfg.app->limits;
+    if (lim != NULL) {
+        coll_limits_release(lim, COLL_CONN_RESERVE);
+        coll_limits_count(lim, &lim->st.conns_active, -1);
+    }
     pthread_mutex_lock(&srv->mu);
     srv->slots[a->slot].fd = -1; /* before close: stop must never see a reused descriptor */
     srv->slots[a->slot].state = SLOT_FREE;
@@ -353,10 +362,6 @@ static void *conn_main(void *arg)
     }
     pthread_cond_signal(&srv->freed);
     pthread_mutex_unlock(&srv->mu);
-    if (lim != NULL) {
-        coll_limits_release(lim, COLL_CONN_RESERVE);
-        coll_limits_count(lim, &lim->st.conns_active, -1);
-    }
     close(a->fd);
     free(a);
     return NULL;

@@ -13,6 +13,17 @@ OUT = os.path.join(ROOT, os.environ.get("OUT", "build/host"))
 SIM = os.path.join(OUT, "dpm-sim")
 
 
+def built_with_asan(path):
+    """True if the program at path was linked with AddressSanitizer (`make sanitize`): its
+    runtime's entry point is in the binary. Timing and memory checks of a sanitized server
+    adapt to ASan's overhead (slower, shadow memory and redzones); never in a normal build."""
+    try:
+        with open(path, "rb") as f:
+            return b"__asan_init" in f.read()
+    except OSError:
+        return False
+
+
 class Tap:
     """TAP lines "ok N - what" / "not ok N - what", the latter followed by up to 20 lines of diag
     as "# " comments; done() prints the plan and returns the exit status."""

@@ -7,10 +7,11 @@ legitimate requests served; 256 silent TCP connections left 2 of 50. Here the sa
 (spread over 8 loopback addresses, 32 each: under the per-address cap, so they are all
 admitted) hold their connections, and reconnect at once whenever the collector drops one, while
 a legitimate device (its own address) makes LEGIT requests, one every 0.2 s, each on a fresh
-TLS connection with a 5 s timeout: POST one report. Each attack runs twice: with the default
-limits (--max-conns 1024: the connections are simply held) and with --max-conns 128 (half the
-attackers: the longest-waiting connection without a request in progress is evicted for each
-newcomer). Target: every legitimate request served. Figures are printed as "# slots:" lines.
+TLS connection with a 5 s timeout (x SLOW under `make sanitize`): POST one report. Each attack
+runs twice: with the default limits (--max-conns 1024: the connections are simply held) and
+with --max-conns 128 (half the attackers: the longest-waiting connection without a request in
+progress is evicted for each newcomer). Target: every legitimate request served. Figures are
+printed as "# slots:" lines.
 Usage: test_collector_slots.py [--seconds S]   (default 8 s of legitimate traffic per run)"""
 import os
 import select
@@ -21,7 +22,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from test_collector import (Harness, Tap, batch_of, load_pb2, make_report,  # noqa: E402
+from test_collector import (SLOW, Harness, Tap, batch_of, load_pb2, make_report,  # noqa: E402
                             tuple_mr_template)
 
 CAMPAIGNS = """\
@@ -53,7 +54,7 @@ class Attack:
     def connect(self, i):
         addr = ADDRS[i % len(ADDRS)]
         try:
-            raw = socket.create_connection(("127.0.0.1", self.h.port), timeout=5,
+            raw = socket.create_connection(("127.0.0.1", self.h.port), timeout=5 * SLOW,
                                            source_address=(addr, 0))
             if self.kind == "keepalive":
                 s = self.h.ctx.wrap_socket(raw, server_hostname="localhost")
@@ -132,7 +133,7 @@ def legit(h, pb, tpl, seconds):
     while time.monotonic() < end:
         t0 = time.monotonic()
         total += 1
-        c = h.conn(timeout=5, source=LEGIT_ADDR)
+        c = h.conn(timeout=5 * SLOW, source=LEGIT_ADDR)
         try:
             st, _, _ = h.request("POST", "/v1/reports", batch_of(pb, make_report(pb, tpl, 1)),
                                  conn=c)
