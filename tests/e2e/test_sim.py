@@ -171,8 +171,10 @@ def main():
         r = run("--scenario", scn, "--mode", "exact", "--runs", "3", "--quiet")
         t.ok(r.returncode == 0 and r.stdout == "" and r.stderr == "", "--quiet prints nothing",
              r.stdout + r.stderr)
-        # the progress line on a terminal: script(1) gives dpm-sim a pseudo-terminal
-        cmd = f"{SIM} --scenario {scn} --devices 200000 --runs 2 --threads 2"
+        # the progress line on a terminal: script(1) gives dpm-sim a pseudo-terminal. It redraws
+        # every 0.2 s, so each configuration must outlast that on a fast, quiet machine:
+        # 200,000 devices took 0.13 s there and never drew (2 M: about 1 s)
+        cmd = f"{SIM} --scenario {scn} --devices 2000000 --runs 2 --threads 2"
         r = subprocess.run(["script", "-qefc", cmd, "/dev/null"], capture_output=True, text=True,
                            timeout=300, cwd=os.path.dirname(SIM))
         t.ok(r.returncode == 0 and "devices/s" in r.stdout and "ETA" in r.stdout,
