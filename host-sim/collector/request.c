@@ -358,8 +358,17 @@ int coll_admit_request(const coll_app_t *app, const coll_peer_t *peer, const htt
 {
     char path[HTTP_MAX_TARGET];
     route_path(req, path);
-    if (req->method != HTTP_POST ||
-        (strcmp(path, "/v1/reports") != 0 && strcmp(path, "/v1/fedauc/uploads") != 0)) {
+    int takes_body = req->method == HTTP_POST &&
+                     (strcmp(path, "/v1/reports") == 0 || strcmp(path, "/v1/fedauc/uploads") == 0);
+    if (!takes_body) {
+        if (req->has_length && req->content_length > 0) {
+            /* Nothing reads it, so nothing is reserved for it and it is never read. */
+            coll_text_response(413,
+                               "this request takes no body: only POST /v1/reports and POST "
+                               "/v1/fedauc/uploads have one (send Content-Length: 0 or none)\n",
+                               1, resp);
+            return 1;
+        }
         return 0;
     }
     coll_batch_t probe;

@@ -62,10 +62,11 @@ typedef struct {
 void coll_handle_request(const coll_app_t *app, const coll_peer_t *peer, const http_request_t *req,
                          const uint8_t *body, size_t len, coll_response_t *resp);
 
-/* Before a request's body is read: 0 to go on, or 1 and *resp (close it after sending) when
- * the request is refused whatever its body says (a POST /v1/reports or /v1/fedauc/uploads
- * without a valid device credential: 401/403), so an unauthenticated client never makes the
- * collector buffer a body. */
+/* Before a request's body is read and before anything is reserved for it: 0 to go on, or 1 and
+ * *resp (close it after sending) when the request is refused whatever its body says: a body
+ * on any request but POST /v1/reports and POST /v1/fedauc/uploads (413: no route reads one),
+ * or one of those two without a valid device credential (401/403). So only an authenticated
+ * device (or anyone, with allow_anonymous) ever makes the collector buffer a body. */
 int coll_admit_request(const coll_app_t *app, const coll_peer_t *peer, const http_request_t *req,
                        coll_response_t *resp);
 
