@@ -737,6 +737,13 @@ int coll_store_open(coll_store_t **out, const char *url, coll_campaigns_t *cs,
         coll_log(COLL_LOG_WARN, "schema_migrated", "\"backend\": \"%s\", \"from\": %d, \"to\": %d",
                  ops->name, from, ops->schema_version);
     }
+    if (from < 0) { /* new: said loudly, since nothing tells a new database from a replaced one */
+        coll_log(COLL_LOG_WARN, "database_created",
+                 "\"backend\": \"%s\", \"note\": \"a new, empty database: if this collector "
+                 "stored reports before, its database was replaced; stop it and restore the "
+                 "latest backup\"",
+                 ops->name);
+    }
     if (ops->check_campaigns(s->be, cs, (int64_t)time(NULL), err, errcap) != 0) {
         ops->close(s->be);
         free(s);
