@@ -275,6 +275,9 @@ static int serve_tls(coll_server_t *srv, conn_arg_t *a, uint64_t start)
         return 0; /* a failed or too slow handshake, or a device certificate that does not
                    * verify: nothing of ours to protect, just close */
     }
+    if (a->peer.identity[0] != '\0') {
+        coll_tls_peer_fingerprint(&tc, a->peer.cert_sha256); /* for the deny list */
+    }
     coll_counters_handshake(cfg->app->counters, 1);
     set_state(srv, a->slot, SLOT_IDLE);
     coll_conn_t *conn = malloc(sizeof(*conn));
