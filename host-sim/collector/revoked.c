@@ -13,6 +13,7 @@
 
 #include "collector/auth.h"
 #include "collector/log.h"
+#include "common/text_list.h"
 
 #define FILE_MAX_BYTES (64u << 20)
 #define LINE_MAX_CHARS 512
@@ -164,13 +165,9 @@ static int parse_list(const char *text, size_t len, deny_list_t *out, char *err,
         memcpy(buf, text + pos, n);
         buf[n] = '\0';
         pos = e + 1;
-        buf[strcspn(buf, "#\r")] = '\0';
-        char *s = buf + strspn(buf, " \t");
-        size_t k = strlen(s);
-        while (k > 0 && (s[k - 1] == ' ' || s[k - 1] == '\t')) {
-            s[--k] = '\0';
-        }
-        if (k == 0) {
+        buf[strcspn(buf, "#")] = '\0';
+        char *s = text_trim(buf);
+        if (s[0] == '\0') {
             continue;
         }
         if (add_entry(&l, s, &capfp, &capid, why, sizeof(why)) != 0) {

@@ -178,6 +178,28 @@ static long quota_find(const coll_store_t *s, const char *device, const coll_rep
     return q != NULL ? (long)(q - s->quota) : -1;
 }
 
+/* Append the counter (device, campaign_id, period) += delta to s->quota. 0, or -1 (memory). */
+static int quota_push(coll_store_t *s, const char *device, uint32_t campaign_id, uint32_t period,
+                      int64_t delta)
+{
+    if (s->nquota == s->quota_cap) {
+        size_t cap = s->quota_cap ? 2 * s->quota_cap : 16;
+        coll_quota_t *p = realloc(s->quota, cap * sizeof(*p));
+        if (p == NULL) {
+            return -1;
+        }
+        s->quota = p;
+        s->quota_cap = cap;
+    }
+    coll_quota_t *q = &s->quota[s->nquota++];
+    q->device = device;
+    q->campaign_id = campaign_id;
+    q->period = period;
+    q->delta = delta;
+    q->after = 0;
+    return 0;
+}
+
 static int quota_add(coll_store_t *s, const char *device, const coll_report_t *r)
 {
     for (size_t i = s->nquota; i-- > 0;) { /* runs of one key: look at the last ones first */
@@ -191,22 +213,7 @@ static int quota_add(coll_store_t *s, const char *device, const coll_report_t *r
             break;
         }
     }
-    if (s->nquota == s->quota_cap) {
-        size_t cap = s->quota_cap ? 2 * s->quota_cap : 16;
-        coll_quota_t *p = realloc(s->quota, cap * sizeof(*p));
-        if (p == NULL) {
-            return -1;
-        }
-        s->quota = p;
-        s->quota_cap = cap;
-    }
-    coll_quota_t *q = &s->quota[s->nquota++];
-    q->device = device;
-    q->campaign_id = r->campaign_id;
-    q->period = r->period;
-    q->delta = 1;
-    q->after = 0;
-    return 0;
+    return quota_push(s, device, r->campaign_id, r->period, 1);
 }
 
 /* Merge equal keys (quota_add only looks back a little) after sorting. */
@@ -412,22 +419,11 @@ static int settle_lost(coll_store_t *s, job_t *jobs, int64_t now)
         if (!counts_lost(j)) {
             continue;
         }
-        if (s->nquota == s->quota_cap) {
-            size_t cap = s->quota_cap ? 2 * s->quota_cap : 16;
-            coll_quota_t *p = realloc(s->quota, cap * sizeof(*p));
-            if (p == NULL) {
-                return -1;
-            }
-            s->quota = p;
-            s->quota_cap = cap;
-        }
         const coll_batch_t *b = j->batch;
-        coll_quota_t *q = &s->quota[s->nquota++];
-        q->device = coll_has_device(b) ? b->device : "";
-        q->campaign_id = LOST_CAMPAIGN;
-        q->period = day;
-        q->delta = b->lost_reports;
-        q->after = 0;
+        if (quota_push(s, coll_has_device(b) ? b->device : "", LOST_CAMPAIGN, day,
+                       b->lost_reports) != 0) {
+            return -1;
+        }
     }
     if (s->nquota == 0) {
         return 0;
