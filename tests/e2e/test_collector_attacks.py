@@ -22,8 +22,8 @@ collector refuses options it does not know), the others still run.
   revoked     --revoked: fingerprints and identities, reread on change, fail-closed on a bad
               file.
   empty_db    a 0-byte SQLite file is refused (start, verify, backup); a missing one is made.
-  empty_pg    PostgreSQL databases holding part of the schema are refused (a throw-away
-              cluster, pg_cluster.py)."""
+  on_pg       on PostgreSQL (a throw-away cluster, pg_cluster.py): the lost-report cap again,
+              and databases holding part of the schema are refused."""
 import json
 import os
 import re
@@ -446,14 +446,14 @@ def empty_db(t, h):
          "(database_created, warn)")
 
 
-def empty_pg(t, _h):
-    """PostgreSQL: a database that holds part of a schema is refused; an empty one is new."""
+def on_pg(t, _h):
+    """PostgreSQL: the lost-report cap (charged in the shared quota table), then databases that
+    hold part of a schema are refused; an empty one is new."""
     from pg_cluster import PgCluster
     with PgCluster("test_collector_attacks") as pg:
         h = Harness(campaigns=CAMPAIGNS, pg=pg)
         try:
-            h.start()
-            ok = h.stop() == 0
+            lost(t, h, load_pb2(h.tmp))
             cases = []
             for damage in ("DELETE FROM dpm_schema", "DROP TABLE dpm_schema",
                            "CREATE TABLE dpm_schema (version integer NOT NULL); "
@@ -461,7 +461,7 @@ def empty_pg(t, _h):
                 pg.sql(h.dbname, damage)
                 rc, out = start_or_exit(h.args())
                 cases.append((damage[:22], rc, "part of one" in out))
-            t.ok(ok and all(rc == 2 and said for _, rc, said in cases),
+            t.ok(all(rc == 2 and said for _, rc, said in cases),
                  f"a PostgreSQL database with part of the schema (its version row deleted, the "
                  f"version table dropped, a table dropped): exit 2 each ({cases})")
         finally:
@@ -500,7 +500,7 @@ def main():
         section(t, h, empty_db)
     finally:
         h.cleanup()
-    section(t, None, empty_pg)
+    section(t, None, on_pg)
     return t.done()
 
 
