@@ -38,6 +38,7 @@ typedef struct {
     coll_counters_t *counters; /* this process's counters for /metrics (NULL: none) */
     /* FedAUC phases (fedauc_service.h; NULL: none) */
     struct coll_fedauc *fedauc;
+    struct coll_revoked *revoked; /* revoked certificates and identities (NULL: none) */
 } coll_app_t;
 
 #endif /* DPM_COLLECTOR_APP_H */

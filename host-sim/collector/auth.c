@@ -49,7 +49,13 @@ static int name_ok(const char *s)
 static int parse_roles(char *s, coll_credential_t *c)
 {
     for (char *tok = strtok(s, ","); tok != NULL; tok = strtok(NULL, ",")) {
-        if (strcmp(tok, "device") == 0) {
+        if (strncmp(tok, "cert=", 5) == 0) {
+            if (c->bound || !name_ok(tok + 5)) {
+                return -1;
+            }
+            snprintf(c->identity, sizeof(c->identity), "cert:%s", tok + 5);
+            c->bound = 1;
+        } else if (strcmp(tok, "device") == 0) {
             c->roles |= COLL_ROLE_DEVICE;
         } else if (strcmp(tok, "operator") == 0) {
             c->roles |= COLL_ROLE_OPERATOR;
@@ -64,6 +70,9 @@ static int parse_roles(char *s, coll_credential_t *c)
         } else {
             return -1;
         }
+    }
+    if (c->bound && (c->roles & (COLL_ROLE_DEVICE | COLL_ROLE_RELAY)) == 0) {
+        return -1; /* cert= says whose device the token is: only a token that posts has one */
     }
     return c->roles != 0 ? 0 : -1;
 }
@@ -87,7 +96,10 @@ static int parse_line(char *buf, int line, coll_credential_t *c, char *err, size
     }
     snprintf(c->identity, sizeof(c->identity), "token:%s", name);
     if (parse_roles(roles, c) != 0) {
-        return fail(err, cap, "line %d: bad roles (want device, relay=N, operator)", line);
+        return fail(err, cap,
+                    "line %d: bad roles (want device, relay=N, operator, and at most one "
+                    "cert=CN with device or relay)",
+                    line);
     }
     if (strlen(hex) != 64) {
         return fail(err, cap, "line %d: the hash must be 64 hex digits (SHA-256 of the token)",
@@ -155,8 +167,10 @@ int coll_auth_parse(coll_auth_t *a, const char *text, size_t len, char *err, siz
             return fail(err, errcap, "two credentials have the same token");
         }
     }
-    for (size_t i = 0; i < a->n; i++) { /* names unique: quadratic only in tiny files */
-        for (size_t j = i + 1; j < a->n && a->n <= 4096; j++) {
+    /* Names unique (quadratic: only in small files). Tokens bound to one certificate share
+     * its identity: that is allowed (a new token and the old one, while devices switch). */
+    for (size_t i = 0; i < a->n; i++) {
+        for (size_t j = i + 1; j < a->n && a->n <= 4096 && !a->c[i].bound; j++) {
             if (strcmp(a->c[i].identity, a->c[j].identity) == 0) {
                 char dup[COLL_IDENTITY_MAX];
                 snprintf(dup, sizeof(dup), "%s", a->c[i].identity + 6);

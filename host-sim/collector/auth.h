@@ -16,9 +16,16 @@
  *   relay=N    may POST /v1/reports for up to N devices: N reports per campaign and period (a
  *              gateway or a simulator; for the forged-devices arithmetic it counts as N devices)
  *   operator   may read estimates and /metrics
+ *   cert=CN    (with device or relay) the token belongs to the device whose certificate has
+ *              this CN: its identity is "cert:CN", the certificate's, so the device is one
+ *              identity (one quota, one lost-report cap) whichever of the two it presents.
+ *              Several tokens may name one CN (a new token beside the old one).
  *
  * Devices may also authenticate with a TLS client certificate from the device CA
- * (--device-ca; identity "cert:CN", quota: the campaign's device_quota); see tls_server.h. */
+ * (--device-ca; identity "cert:CN", quota: the campaign's device_quota); see tls_server.h.
+ * A request that presents both must present one identity: a certificate and a token bound to
+ * another CN (or to none) are refused (403, request.c). An unbound token and a certificate
+ * held by one device are two identities: the collector cannot know they are one device. */
 #ifndef DPM_COLLECTOR_AUTH_H
 #define DPM_COLLECTOR_AUTH_H
 
@@ -34,8 +41,9 @@
 
 typedef struct {
     uint8_t hash[32];
-    char identity[COLL_IDENTITY_MAX]; /* "token:NAME" */
+    char identity[COLL_IDENTITY_MAX]; /* "token:NAME", or "cert:CN" when bound (cert=CN) */
     unsigned roles;
+    int bound;            /* cert=CN given */
     uint32_t relay_quota; /* relay=N */
 } coll_credential_t;
 

@@ -7,9 +7,11 @@
  * Limits: a head of at most HTTP_MAX_HEAD bytes (else 431), a body of at most app->max_body
  * bytes (else 413 right after the head: the body is never read), Content-Length required for
  * POST (411), Transfer-Encoding refused (501). With app->limits, every request takes a token
- * of its client address's rate bucket (else 429), and a request with a body reserves
- * COLL_REQUEST_RESERVE(len) of the memory budget before its body is read (else 503) until its
- * answer is sent. Every connection-level error closes. Answers to HEAD carry no body. */
+ * of its client's rate bucket (else 429). Then coll_admit_request refuses a body where no route
+ * reads one (413) and an unauthenticated request to a route that does (401/403), and only then
+ * does a request with a body reserve COLL_REQUEST_RESERVE(len) of the memory budget before
+ * its body is read (else 503) until its answer is sent. Every connection-level error closes.
+ * Answers to HEAD carry no body. */
 #ifndef DPM_COLLECTOR_CONN_H
 #define DPM_COLLECTOR_CONN_H
 

@@ -22,6 +22,15 @@ void coll_limits_free(coll_limits_t *l)
     pthread_mutex_destroy(&l->mu);
 }
 
+void coll_limits_addr_key(const uint8_t addr[16], uint8_t key[16])
+{
+    static const uint8_t v4_mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xFF, 0xFF};
+    memcpy(key, addr, 16);
+    if (memcmp(addr, v4_mapped, sizeof(v4_mapped)) != 0) {
+        memset(key + 8, 0, 8); /* IPv6: the /64, whatever the interface identifier */
+    }
+}
+
 /* A keyed mix of the address (two rounds of a 64-bit multiply-xorshift per word): not a MAC,
  * but without the key an outsider cannot pick an address that lands on a given bucket. */
 static uint32_t bucket_of(const coll_limits_t *l, const uint8_t addr[16])
@@ -48,7 +57,9 @@ int coll_limits_take(coll_limits_t *l, const uint8_t addr[16], uint64_t now_ms)
     }
     uint64_t cap = (uint64_t)l->burst * 1000u;
     pthread_mutex_lock(&l->mu);
-    coll_bucket_t *bk = &l->bucket[bucket_of(l, addr)];
+    uint8_t key[16];
+    coll_limits_addr_key(addr, key);
+    coll_bucket_t *bk = &l->bucket[bucket_of(l, key)];
     if (bk->last_ms == 0) {
         bk->tokens_milli = cap; /* a new address starts with a full bucket */
     } else if (now_ms > bk->last_ms) {

@@ -3,11 +3,15 @@
  * buckets), the process's memory budget for connections and request bodies, and the counters
  * /metrics shows. Thread-safe (one mutex); the fuzzer runs without it (coll_app_t.limits NULL).
  *
- * Rate limit: each address has a bucket of `burst` tokens refilled at `rate` per second; a
- * request takes one, and is answered 429 (Retry-After: 1) when the bucket is empty. Buckets
- * live in a table of COLL_RATE_BUCKETS entries indexed by a keyed hash of the address (the key
- * is random per process), so an attacker cannot aim at a victim's bucket; two addresses that
- * share an entry share its tokens.
+ * Per address means per client key (coll_limits_addr_key): an IPv4 address, or an IPv6 /64.
+ * A host is routinely given a whole /64 (SLAAC, privacy addresses): keyed on the full address,
+ * one host would have 2^64 rate buckets and connection caps.
+ *
+ * Rate limit: each key has a bucket of `burst` tokens refilled at `rate` per second; a request
+ * takes one, and is answered 429 (Retry-After: 1) when the bucket is empty. Buckets live in a
+ * table of COLL_RATE_BUCKETS entries indexed by a keyed hash of the client key (the hash key is
+ * random per process), so an attacker cannot aim at a victim's bucket; two keys that share an
+ * entry share its tokens.
  *
  * Memory: a connection reserves COLL_CONN_RESERVE bytes while it is open (TLS record buffers,
  * the HTTP state, its thread), a request with a body reserves COLL_REQUEST_RESERVE(len) from
@@ -54,7 +58,11 @@ typedef struct {
 int coll_limits_init(coll_limits_t *l, uint32_t rate_per_s, uint32_t burst, size_t memory_budget);
 void coll_limits_free(coll_limits_t *l);
 
-/* Take one request token for the 16-byte address; 0, or -1 (rate limited, counted). */
+/* The key per-address limits count under, of a 16-byte address (IPv4 as ::ffff:a.b.c.d): an
+ * IPv4 address itself, else the IPv6 address's /64 (its last 8 bytes zero). */
+void coll_limits_addr_key(const uint8_t addr[16], uint8_t key[16]);
+
+/* Take one request token for the 16-byte address's key; 0, or -1 (rate limited, counted). */
 int coll_limits_take(coll_limits_t *l, const uint8_t addr[16], uint64_t now_ms);
 
 /* Reserve / release bytes of the memory budget. 0, or -1 (over budget, nothing reserved). */

@@ -19,6 +19,7 @@
 #include "collector/limits.h"
 #include "collector/log.h"
 #include "collector/request.h"
+#include "collector/revoked.h"
 #include "collector/server.h"
 #include "collector/store.h"
 #include "collector/tls_server.h"
@@ -44,7 +45,11 @@ static const char USAGE[] =
     "Who may do what (devices must authenticate unless --allow-anonymous-devices):\n"
     "  --credentials FILE   bearer tokens, stored as SHA-256: lines 'NAME ROLES SHA256HEX',\n"
     "                ROLES a comma list of device, relay=N (posts for N devices), operator\n"
+    "                (and cert=CN: the token is that certificate's device, one identity)\n"
     "  --device-ca FILE     CA of device client certificates (device identity: the CN)\n"
+    "  --revoked FILE       deny list, reread when it changes: certificate SHA-256\n"
+    "                fingerprints (openssl x509 -fingerprint -sha256) and identities\n"
+    "                cert:CN / token:NAME, one a line (403 'revoked')\n"
     "  --allow-anonymous-devices  accept reports without a credential (UNSAFE: no quotas)\n"
     "  --public-estimates   estimates and /metrics without the operator credential (UNSAFE)\n"
     "Limits:\n"
@@ -125,7 +130,7 @@ static int parse_size(const char *s, unsigned long long lo, unsigned long long h
 
 typedef struct {
     const char *listen, *cert, *key, *campaigns, *db, *ready_file, *check, *credentials, *device_ca,
-        *integrity, *instance, *log_level;
+        *revoked, *integrity, *instance, *log_level;
     unsigned long long threads, per_addr, rate, burst, memory, max_body, handshake_ms, idle_ms,
         request_ms;
     int allow_anonymous, public_estimates;
@@ -163,6 +168,8 @@ static int parse_args(int argc, char **argv, options_t *o)
             str = &o->credentials;
         } else if (strcmp(a, "--device-ca") == 0) {
             str = &o->device_ca;
+        } else if (strcmp(a, "--revoked") == 0) {
+            str = &o->revoked;
         } else if (strcmp(a, "--integrity-check") == 0) {
             str = &o->integrity;
         } else if (strcmp(a, "--instance") == 0) {
@@ -400,6 +407,7 @@ int main(int argc, char **argv)
     coll_auth_t auth = {0, NULL};
     coll_store_t *store = NULL;
     coll_fedauc_t *fedauc = NULL;
+    coll_revoked_t *revoked = NULL;
     coll_server_t *srv = NULL;
     int tls_ready = 0, limits_ready = 0, counters_ready = 0;
     if (cs == NULL || tls == NULL || limits == NULL || counters == NULL) {
@@ -423,6 +431,7 @@ int main(int argc, char **argv)
     }
     tls_ready = 1; /* coll_tls_free is safe after a failed init */
     if ((o.credentials != NULL && coll_auth_load(&auth, o.credentials, err, sizeof(err)) != 0) ||
+        (o.revoked != NULL && coll_revoked_open(&revoked, o.revoked, err, sizeof(err)) != 0) ||
         coll_tls_init(tls, o.cert, o.key, o.device_ca, err, sizeof(err)) != 0) {
         coll_log(COLL_LOG_ERROR, "start_failed", "\"error\": %s", coll_log_str(err));
         goto out;
@@ -448,7 +457,8 @@ int main(int argc, char **argv)
                       o.public_estimates,
                       limits,
                       counters,
-                      NULL};
+                      NULL,
+                      revoked};
     coll_server_config_t cfg = {&app,
                                 tls,
                                 (int)o.threads,
@@ -540,6 +550,7 @@ out:
         coll_counters_free(counters);
     }
     coll_auth_free(&auth);
+    coll_revoked_free(revoked);
     free(counters);
     free(limits);
     free(tls);

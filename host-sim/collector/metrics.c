@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "collector/fedauc_service.h"
+#include "collector/revoked.h"
 
 typedef struct {
     char *buf;
@@ -210,6 +211,15 @@ int coll_metrics_text(const coll_app_t *app, char **out, size_t *len)
             (unsigned long long)l.rate_limited, (unsigned long long)l.memory_refused,
             (unsigned long long)l.unauthorized, l.memory_reserved, l.memory_peak,
             app->limits->memory_budget);
+    }
+    if (app->revoked != NULL) {
+        size_t entries = 0;
+        uint64_t reloads = 0;
+        coll_revoked_stats(app->revoked, &entries, &reloads);
+        put(&t,
+            "# TYPE dpm_revoked_entries gauge\ndpm_revoked_entries %zu\n"
+            "# TYPE dpm_revoked_reloads_total counter\ndpm_revoked_reloads_total %llu\n",
+            entries, (unsigned long long)reloads);
     }
     free(st);
     free(tot);

@@ -19,6 +19,8 @@
  *   dpm_storage_healthy                        1, or 0 while /healthz says unhealthy
  *   dpm_fedauc_uploads_{accepted,duplicate,rejected,late}_total, dpm_fedauc_rank_replies_total,
  *   dpm_fedauc_reports_{accepted,rejected}_total   FedAUC (fedauc_service.h: coll_fedauc_stats)
+ *   dpm_revoked_entries (gauge), dpm_revoked_reloads_total   the deny list in force (--revoked,
+ *                                              revoked.h) and how often it was read again
  * The database (every collector sharing it shows the same values: do not sum them):
  *   dpm_reports_stored_total                   reports stored (each once)
  *   dpm_lost_reports_total                     Batch.lost_reports summed: reports devices made

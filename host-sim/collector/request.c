@@ -11,6 +11,7 @@
 #include "collector/fedauc_service.h"
 #include "collector/log.h"
 #include "collector/metrics.h"
+#include "collector/revoked.h"
 #include "dpm/version.h"
 
 #define ALLOW_GET "Allow: GET, HEAD\r\n"
@@ -59,13 +60,22 @@ static void unauthorized(const coll_app_t *app, int status, const char *text, co
     resp->extra = status == 401 ? CHALLENGE : NULL;
 }
 
+#define REVOKED_TEXT "this credential is revoked\n"
+
 /* Who sends this batch: a bearer token with the device or relay role, else a verified device
- * certificate, else nobody (allowed only with allow_anonymous). 0, or the status to answer. */
+ * certificate, else nobody (allowed only with allow_anonymous). A token and a certificate
+ * together must name one identity (auth.h), and neither may be revoked (revoked.h). 0, or the
+ * status to answer. */
 static int device_identity(const coll_app_t *app, const coll_peer_t *peer,
                            const http_request_t *req, coll_batch_t *b, const char **text)
 {
     size_t tlen = 0;
     const char *token = http_bearer_token(req, &tlen);
+    const char *cert = peer != NULL && peer->identity[0] != '\0' ? peer->identity : NULL;
+    if (cert != NULL && coll_revoked_is(app->revoked, peer->cert_sha256, cert)) {
+        *text = REVOKED_TEXT;
+        return 403;
+    }
     if (token != NULL) {
         const coll_credential_t *c = coll_auth_find(app->auth, token, tlen);
         if (c == NULL) {
@@ -76,12 +86,22 @@ static int device_identity(const coll_app_t *app, const coll_peer_t *peer,
             *text = "this credential may not post reports\n";
             return 403;
         }
+        if (cert != NULL && strcmp(c->identity, cert) != 0) {
+            *text = "the bearer token and the client certificate are two different identities: "
+                    "send one of them, or bind the token to the certificate (cert=CN in the "
+                    "credentials file)\n";
+            return 403;
+        }
+        if (coll_revoked_is(app->revoked, NULL, c->identity)) {
+            *text = REVOKED_TEXT;
+            return 403;
+        }
         b->device = c->identity;
         b->quota_override = (c->roles & COLL_ROLE_RELAY) ? c->relay_quota : 0;
         return 0;
     }
-    if (peer != NULL && peer->identity[0] != '\0') {
-        b->device = peer->identity;
+    if (cert != NULL) {
+        b->device = cert;
         return 0;
     }
     if (app->allow_anonymous) {
@@ -106,6 +126,10 @@ static int operator_check(const coll_app_t *app, const http_request_t *req, cons
     }
     if ((c->roles & COLL_ROLE_OPERATOR) == 0) {
         *text = "this credential may not read estimates\n";
+        return 403;
+    }
+    if (coll_revoked_is(app->revoked, NULL, c->identity)) {
+        *text = REVOKED_TEXT;
         return 403;
     }
     return 0;
@@ -358,8 +382,17 @@ int coll_admit_request(const coll_app_t *app, const coll_peer_t *peer, const htt
 {
     char path[HTTP_MAX_TARGET];
     route_path(req, path);
-    if (req->method != HTTP_POST ||
-        (strcmp(path, "/v1/reports") != 0 && strcmp(path, "/v1/fedauc/uploads") != 0)) {
+    int takes_body = req->method == HTTP_POST &&
+                     (strcmp(path, "/v1/reports") == 0 || strcmp(path, "/v1/fedauc/uploads") == 0);
+    if (!takes_body) {
+        if (req->has_length && req->content_length > 0) {
+            /* Nothing reads it, so nothing is reserved for it and it is never read. */
+            coll_text_response(413,
+                               "this request takes no body: only POST /v1/reports and POST "
+                               "/v1/fedauc/uploads have one (send Content-Length: 0 or none)\n",
+                               1, resp);
+            return 1;
+        }
         return 0;
     }
     coll_batch_t probe;

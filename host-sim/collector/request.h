@@ -24,11 +24,14 @@
  *   HEAD is answered like GET, without the body. Any other method on these paths: 405 with
  *   Allow; any other path: 404.
  * [device]: a bearer token with the device or relay role, or a verified device certificate;
+ * both at once only when the token is bound to that certificate (auth.h: one identity);
  * [operator]: a bearer token with the operator role (auth.h). Without it: 401 (no or unknown
- * credential, with WWW-Authenticate) or 403 (a credential without the role), unless the server
- * runs with allow_anonymous / public_estimates.
+ * credential, with WWW-Authenticate) or 403 (a credential without the role, a token and a
+ * certificate of two identities, or a revoked certificate or identity: revoked.h), unless the
+ * server runs with allow_anonymous / public_estimates.
  * Connection-level answers (conn.h): 400 malformed HTTP, 408 request too slow, 411 POST without
- * Content-Length, 413 body above the limit (not read), 414, 417, 429 rate limited, 431, 501
+ * Content-Length, 413 body above the limit or on a request that takes none (not read), 414,
+ * 417, 429 rate limited, 431, 501
  * Transfer-Encoding, 503 over the memory budget, 505; each of them closes the connection. */
 #ifndef DPM_COLLECTOR_REQUEST_H
 #define DPM_COLLECTOR_REQUEST_H
@@ -45,6 +48,7 @@
 typedef struct {
     uint8_t addr[16];                 /* the client address (IPv4 as ::ffff:a.b.c.d) */
     char identity[COLL_IDENTITY_MAX]; /* "cert:CN" of a verified device certificate, or "" */
+    uint8_t cert_sha256[32];          /* that certificate's fingerprint (revoked.h) */
 } coll_peer_t;
 
 typedef struct {
@@ -62,10 +66,11 @@ typedef struct {
 void coll_handle_request(const coll_app_t *app, const coll_peer_t *peer, const http_request_t *req,
                          const uint8_t *body, size_t len, coll_response_t *resp);
 
-/* Before a request's body is read: 0 to go on, or 1 and *resp (close it after sending) when
- * the request is refused whatever its body says (a POST /v1/reports or /v1/fedauc/uploads
- * without a valid device credential: 401/403), so an unauthenticated client never makes the
- * collector buffer a body. */
+/* Before a request's body is read and before anything is reserved for it: 0 to go on, or 1 and
+ * *resp (close it after sending) when the request is refused whatever its body says: a body
+ * on any request but POST /v1/reports and POST /v1/fedauc/uploads (413: no route reads one),
+ * or one of those two without a valid device credential (401/403). So only an authenticated
+ * device (or anyone, with allow_anonymous) ever makes the collector buffer a body. */
 int coll_admit_request(const coll_app_t *app, const coll_peer_t *peer, const http_request_t *req,
                        coll_response_t *resp);
 

@@ -34,10 +34,10 @@ typedef struct {
     int state;
     int evicted;
     uint64_t since_ms; /* when it entered its state */
-    uint8_t addr[16];
+    uint8_t addr[16];  /* its client key (coll_limits_addr_key: IPv4 address or IPv6 /64) */
 } slot_t;
 
-/* Live connections per client address, counted afresh for each accept (take_slot). */
+/* Live connections per client key, counted afresh for each accept (take_slot). */
 typedef struct addr_count {
     uint8_t addr[16];
     uint32_t gen;
@@ -275,6 +275,9 @@ static int serve_tls(coll_server_t *srv, conn_arg_t *a, uint64_t start)
         return 0; /* a failed or too slow handshake, or a device certificate that does not
                    * verify: nothing of ours to protect, just close */
     }
+    if (a->peer.identity[0] != '\0') {
+        coll_tls_peer_fingerprint(&tc, a->peer.cert_sha256); /* for the deny list */
+    }
     coll_counters_handshake(cfg->app->counters, 1);
     set_state(srv, a->slot, SLOT_IDLE);
     coll_conn_t *conn = malloc(sizeof(*conn));
@@ -422,9 +425,9 @@ static int better_victim(coll_server_t *s, const slot_t *a, uint32_t a_count, in
     return a->since_ms < v->since_ms;
 }
 
-/* With s->mu held: a slot for a new connection from addr, evicting a connection without a
- * request in progress if the soft cap is reached (*evicted = 1). -1: refuse, with *why the
- * counter to bump. */
+/* With s->mu held: a slot for a new connection from client key addr, evicting a connection
+ * without a request in progress if the soft cap is reached (*evicted = 1). -1: refuse, with
+ * *why the counter to bump. */
 static int take_slot(coll_server_t *s, const uint8_t addr[16], uint64_t **why, int *evicted)
 {
     coll_limits_t *lim = s->cfg.app->limits;
@@ -482,6 +485,8 @@ static void start_conn(coll_server_t *s, int fd, const struct sockaddr_storage *
         return;
     }
     addr_key(sa, a->peer.addr);
+    uint8_t key[16]; /* what the per-address cap counts: an IPv6 /64 is one client */
+    coll_limits_addr_key(a->peer.addr, key);
     if (lim != NULL && coll_limits_reserve(lim, COLL_CONN_RESERVE) != 0) {
         coll_limits_count(lim, &lim->st.conns_refused_memory, 1);
         close(fd);
@@ -491,7 +496,7 @@ static void start_conn(coll_server_t *s, int fd, const struct sockaddr_storage *
     uint64_t *why = NULL;
     int evicted = 0;
     pthread_mutex_lock(&s->mu);
-    int slot = take_slot(s, a->peer.addr, &why, &evicted);
+    int slot = take_slot(s, key, &why, &evicted);
     /* Every slot taken but some of them by evicted connections on their way out: wait for one
      * (briefly) rather than refuse; meanwhile nothing else is accepted, which slows a flood. */
     for (int tries = 0; slot < 0 && s->evicting > 0 && tries < 10; tries++) {
@@ -503,7 +508,7 @@ static void start_conn(coll_server_t *s, int fd, const struct sockaddr_storage *
             until.tv_nsec -= 1000000000L;
         }
         pthread_cond_timedwait(&s->freed, &s->mu, &until);
-        slot = take_slot(s, a->peer.addr, &why, &evicted);
+        slot = take_slot(s, key, &why, &evicted);
     }
     if (slot >= 0) {
         slot_t *sl = &s->slots[slot];
@@ -511,7 +516,7 @@ static void start_conn(coll_server_t *s, int fd, const struct sockaddr_storage *
         sl->state = SLOT_SILENT;
         sl->evicted = 0;
         sl->since_ms = coll_now_ms();
-        memcpy(sl->addr, a->peer.addr, 16);
+        memcpy(sl->addr, key, 16);
         s->active++;
     }
     pthread_mutex_unlock(&s->mu);

@@ -20,6 +20,7 @@ typedef struct job {
     int rc;
     coll_over_t over;
     int undone; /* over quota: its reports were deleted again in this transaction */
+    uint64_t lost_counted, lost_over; /* its lost_reports within / beyond the cap (settle_lost) */
     struct job *next;
 } job_t;
 
@@ -177,6 +178,28 @@ static long quota_find(const coll_store_t *s, const char *device, const coll_rep
     return q != NULL ? (long)(q - s->quota) : -1;
 }
 
+/* Append the counter (device, campaign_id, period) += delta to s->quota. 0, or -1 (memory). */
+static int quota_push(coll_store_t *s, const char *device, uint32_t campaign_id, uint32_t period,
+                      int64_t delta)
+{
+    if (s->nquota == s->quota_cap) {
+        size_t cap = s->quota_cap ? 2 * s->quota_cap : 16;
+        coll_quota_t *p = realloc(s->quota, cap * sizeof(*p));
+        if (p == NULL) {
+            return -1;
+        }
+        s->quota = p;
+        s->quota_cap = cap;
+    }
+    coll_quota_t *q = &s->quota[s->nquota++];
+    q->device = device;
+    q->campaign_id = campaign_id;
+    q->period = period;
+    q->delta = delta;
+    q->after = 0;
+    return 0;
+}
+
 static int quota_add(coll_store_t *s, const char *device, const coll_report_t *r)
 {
     for (size_t i = s->nquota; i-- > 0;) { /* runs of one key: look at the last ones first */
@@ -190,22 +213,7 @@ static int quota_add(coll_store_t *s, const char *device, const coll_report_t *r
             break;
         }
     }
-    if (s->nquota == s->quota_cap) {
-        size_t cap = s->quota_cap ? 2 * s->quota_cap : 16;
-        coll_quota_t *p = realloc(s->quota, cap * sizeof(*p));
-        if (p == NULL) {
-            return -1;
-        }
-        s->quota = p;
-        s->quota_cap = cap;
-    }
-    coll_quota_t *q = &s->quota[s->nquota++];
-    q->device = device;
-    q->campaign_id = r->campaign_id;
-    q->period = r->period;
-    q->delta = 1;
-    q->after = 0;
-    return 0;
+    return quota_push(s, device, r->campaign_id, r->period, 1);
 }
 
 /* Merge equal keys (quota_add only looks back a little) after sorting. */
@@ -368,6 +376,83 @@ static int settle(coll_store_t *s, job_t *first, job_t *stop)
     return rc;
 }
 
+/* ---- lost reports --------------------------------------------------------------------------
+ *
+ * Batch.lost_reports is the sender's word alone: nothing can check it. So each credential
+ * (anonymous senders together as '') may add at most coll_lost_cap of them per UTC day, what it
+ * may store in a day: a device cannot lose more reports than it could make. The claims are
+ * counted in the quota table under campaign 0 (campaign ids start at 1) and period = the day
+ * number, in the same transaction, so concurrent batches and collectors cannot both slip under
+ * the cap; batches are settled in queue order like the report quotas. What a batch claims
+ * beyond the cap is not added to the lost count but counted as the reject COLL_LOST_OVER_REASON
+ * (campaign 0): visible in /metrics and the estimates, never silently dropped. */
+
+#define LOST_CAMPAIGN 0u
+
+uint64_t coll_lost_cap(const coll_campaigns_t *cs, uint32_t quota_override)
+{
+    uint64_t cap = 0;
+    for (size_t i = 0; i < cs->n; i++) {
+        const coll_campaign_t *c = &cs->c[i];
+        uint64_t per_period = quota_override != 0 ? quota_override : c->opts.device_quota;
+        uint64_t period = c->mech.campaign.period_seconds;
+        cap += per_period * ((86400u + period - 1) / period); /* < 2^32 x 86400 x 64 */
+    }
+    return cap;
+}
+
+/* Does job j add its lost_reports: a batch that is stored (no rejects, within its quota). */
+static int counts_lost(const job_t *j)
+{
+    const coll_batch_t *b = j->batch;
+    return b->lost_reports > 0 && b->rejects_total == 0 && j->over.n == 0;
+}
+
+/* Charge the lost reports of every job to its credential's counter for the day of now, and
+ * split each job's claim into lost_counted and lost_over. 0 or -1 (database). */
+static int settle_lost(coll_store_t *s, job_t *jobs, int64_t now)
+{
+    uint32_t day = (uint32_t)(now / 86400);
+    s->nquota = 0;
+    for (job_t *j = jobs; j != NULL; j = j->next) {
+        j->lost_counted = j->lost_over = 0;
+        if (!counts_lost(j)) {
+            continue;
+        }
+        const coll_batch_t *b = j->batch;
+        if (quota_push(s, coll_has_device(b) ? b->device : "", LOST_CAMPAIGN, day,
+                       b->lost_reports) != 0) {
+            return -1;
+        }
+    }
+    if (s->nquota == 0) {
+        return 0;
+    }
+    quota_merge(s);
+    if (s->ops->charge_quotas(s->be, s->quota, s->nquota) != 0) {
+        return -1;
+    }
+    for (size_t k = 0; k < s->nquota; k++) { /* after -> the count before this transaction */
+        s->quota[k].after -= s->quota[k].delta;
+    }
+    for (job_t *j = jobs; j != NULL; j = j->next) {
+        if (!counts_lost(j)) {
+            continue;
+        }
+        const coll_batch_t *b = j->batch;
+        coll_quota_t key = {coll_has_device(b) ? b->device : "", LOST_CAMPAIGN, day, 0, 0};
+        coll_quota_t *q = bsearch(&key, s->quota, s->nquota, sizeof(key), cmp_quota);
+        int64_t cap = (int64_t)coll_lost_cap(s->campaigns, b->quota_override);
+        int64_t room = q == NULL || q->after >= cap ? 0 : cap - q->after;
+        j->lost_counted = (uint64_t)room < b->lost_reports ? (uint64_t)room : b->lost_reports;
+        j->lost_over = b->lost_reports - j->lost_counted;
+        if (q != NULL) {
+            q->after += b->lost_reports; /* the next batch of this credential comes after it */
+        }
+    }
+    return 0;
+}
+
 /* A batch's reject and lost-report counts. */
 static int count_job(coll_store_t *s, job_t *j)
 {
@@ -383,9 +468,15 @@ static int count_job(coll_store_t *s, job_t *j)
             return -1;
         }
     }
-    if (b->lost_reports > 0 && b->rejects_total == 0 && j->over.n == 0 &&
-        ops->count_lost(s->be, coll_has_device(b) ? b->device : "", b->lost_reports) != 0) {
+    if (j->lost_counted > 0 &&
+        ops->count_lost(s->be, coll_has_device(b) ? b->device : "", j->lost_counted) != 0) {
         return -1;
+    }
+    if (j->lost_over > 0) {
+        coll_reject_count_t over = {0, COLL_LOST_OVER_REASON, j->lost_over};
+        if (ops->count_rejects(s->be, &over, 1) != 0) {
+            return -1;
+        }
     }
     return 0;
 }
@@ -417,6 +508,9 @@ static int attempt(coll_store_t *s, job_t *jobs, int64_t now, int sequential)
         if (rc != 0) {
             return rc;
         }
+    }
+    if (settle_lost(s, jobs, now) != 0) {
+        return -1;
     }
     for (job_t *j = jobs; j != NULL; j = j->next) {
         if (count_job(s, j) != 0) {
@@ -504,6 +598,9 @@ static int commit_group(coll_store_t *s, job_t *jobs)
             coll_batch_count(b, b->reports[0].campaign_id, QUOTA_REASON,
                              j->over.n - COLL_OVER_LISTED);
             b->rejects_total += j->over.n - COLL_OVER_LISTED;
+        }
+        if (j->lost_over > 0) { /* counted, not a reject of the batch: it stays 200 */
+            coll_batch_count(b, 0, COLL_LOST_OVER_REASON, j->lost_over);
         }
     }
     return 0;
@@ -635,6 +732,13 @@ int coll_store_open(coll_store_t **out, const char *url, coll_campaigns_t *cs,
     if (from >= 0 && from != ops->schema_version) {
         coll_log(COLL_LOG_WARN, "schema_migrated", "\"backend\": \"%s\", \"from\": %d, \"to\": %d",
                  ops->name, from, ops->schema_version);
+    }
+    if (from < 0) { /* new: said loudly, since nothing tells a new database from a replaced one */
+        coll_log(COLL_LOG_WARN, "database_created",
+                 "\"backend\": \"%s\", \"note\": \"a new, empty database: if this collector "
+                 "stored reports before, its database was replaced; stop it and restore the "
+                 "latest backup\"",
+                 ops->name);
     }
     if (ops->check_campaigns(s->be, cs, (int64_t)time(NULL), err, errcap) != 0) {
         ops->close(s->be);

@@ -32,6 +32,10 @@
  * cannot both slip under it, and retries (duplicates) cost nothing. A batch that would exceed
  * it stores nothing and gets its over-quota reports rejected ("device quota exceeded").
  *
+ * Lost reports: Batch.lost_reports adds at most coll_lost_cap per credential and UTC day (all
+ * anonymous senders together count as one credential); the excess is counted as the reject
+ * COLL_LOST_OVER_REASON of campaign 0 instead, and the batch is still accepted.
+ *
  * Health: coll_store_health reports a commit that failed in the last
  * COLL_STORE_HEALTH_WINDOW_S seconds, and corruption (SQLite) for good. SQLite's integrity is
  * checked at start-up (coll_integrity_t).
@@ -54,6 +58,12 @@
 #include "collector/store_options.h"
 
 typedef struct coll_store coll_store_t;
+
+/* The lost reports one credential may add per UTC day: what it may store in a day, the sum over
+ * campaigns of its quota per period (quota_override, else the campaign's device_quota) times
+ * the campaign's periods that a day touches (ceil(86400 / period_seconds)). */
+uint64_t coll_lost_cap(const coll_campaigns_t *cs, uint32_t quota_override);
+#define COLL_LOST_OVER_REASON "lost reports over the daily cap"
 
 /* Seconds a failed commit keeps /healthz unhealthy. */
 #define COLL_STORE_HEALTH_WINDOW_S 60

@@ -372,20 +372,32 @@ static int ensure_writer(coll_backend_t *b)
     return prepare_writer(b);
 }
 
-/* Create the schema (version 1) or check its version, under an advisory lock. */
+/* How many of SCHEMA_V1's tables besides dpm_schema exist (in the search path). */
+#define COUNT_TABLES_SQL                                                                           \
+    "SELECT count(*) FILTER (WHERE to_regclass(t) IS NOT NULL) FROM unnest(ARRAY['campaigns', "    \
+    "'reports', 'quota', 'lost', 'rejects', 'agg_reports', 'agg_tuple', 'agg_roc', "               \
+    "'agg_lost']) AS t"
+#define SCHEMA_V1_TABLES 9
+
+/* Create the schema (version 1) or check its version, under an advisory lock. A database that
+ * should hold a schema but holds part of one (the version table without its row, tables
+ * without the version table, the version without every table: emptied, dropped or damaged)
+ * is refused: PostgreSQL's counterpart of an empty SQLite file. A database without any of our
+ * tables is a new one (nothing can tell it from a replaced one: database_created is logged). */
 static int create_or_check(coll_backend_t *b, int *from, char *err, size_t cap)
 {
     PGresult *r;
     if (cmd(b, "BEGIN") != 0 || cmd(b, "SELECT pg_advisory_xact_lock(" ADVISORY_KEY ")") != 0) {
         return fail(err, cap, "PostgreSQL: %s", b->err_msg);
     }
-    r = PQexec(b->db, "SELECT to_regclass('dpm_schema') IS NOT NULL");
+    r = PQexec(b->db, "SELECT to_regclass('dpm_schema') IS NOT NULL, (" COUNT_TABLES_SQL ")");
     if (PQresultStatus(r) != PGRES_TUPLES_OK || PQntuples(r) != 1) {
         db_fail(b, r);
         cmd(b, "ROLLBACK");
         return fail(err, cap, "PostgreSQL: %s", b->err_msg);
     }
     int exists = PQgetvalue(r, 0, 0)[0] == 't';
+    int tables = atoi(PQgetvalue(r, 0, 1));
     PQclear(r);
     int version = -1;
     if (exists) {
@@ -395,8 +407,23 @@ static int create_or_check(coll_backend_t *b, int *from, char *err, size_t cap)
             cmd(b, "ROLLBACK");
             return fail(err, cap, "PostgreSQL: %s", b->err_msg);
         }
-        version = atoi(PQgetvalue(r, 0, 0));
+        version = PQgetisnull(r, 0, 0) ? -2 : atoi(PQgetvalue(r, 0, 0));
         PQclear(r);
+    }
+    const char *damage = version == -2 ? "the table dpm_schema holds no version"
+                         : !exists && tables > 0
+                             ? "the collector's tables are there without dpm_schema"
+                         : exists && tables != SCHEMA_V1_TABLES
+                             ? "dpm_schema is there without all of the collector's tables"
+                             : NULL;
+    if (damage != NULL) {
+        cmd(b, "ROLLBACK");
+        return fail(err, cap,
+                    "the database should hold a dpm-collector schema but holds part of one (%s, "
+                    "%d of %d tables): it was emptied or damaged. Restore the latest backup "
+                    "(dpm-collector restore) into a new database; drop the remains only if they "
+                    "never held reports",
+                    damage, tables, SCHEMA_V1_TABLES);
     }
     *from = version;
     if (version > SCHEMA_VERSION) {

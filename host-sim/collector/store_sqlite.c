@@ -35,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -222,13 +223,14 @@ static int migrate_2_to_3(coll_backend_t *b, char *err, size_t cap)
     return rc;
 }
 
+/* 1 if the database holds a collector's schema (its reports table), 0 if not, -1 on error. */
+#define HAS_REPORTS "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'reports'"
+
 /* Create the schema, or bring an older database to SCHEMA_VERSION in one transaction. */
 static int create_or_migrate(coll_backend_t *b, int *from, char *err, size_t cap)
 {
     sqlite3_int64 version = query_int(b->db, "PRAGMA user_version");
-    sqlite3_int64 has_reports =
-        query_int(b->db, "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = "
-                         "'reports'");
+    sqlite3_int64 has_reports = query_int(b->db, HAS_REPORTS);
     char sql[2048];
     if (version < 0 || has_reports < 0) {
         return fail(err, cap, "database: %s", sqlite3_errmsg(b->db));
@@ -390,6 +392,19 @@ static int be_open(coll_backend_t **out, const char *path, coll_be_mode_t mode,
     pthread_mutex_init(&b->rd_mu, NULL);
     snprintf(b->shard, sizeof(b->shard), "%s", coll_shard_of(o));
     char msg[384];
+    /* A database that is missing is created. One that exists but is empty is not: a collector's
+     * file holds its schema from its first start on (switching to WAL writes the header), so
+     * an empty one was truncated or replaced, and starting it afresh would hide the loss of
+     * every report and restart periods and quotas of campaigns without a start. */
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0) {
+        fail(err, cap,
+             "database %s is an empty (0-byte) file, so it was truncated or replaced: move it "
+             "away and restore the latest backup (dpm-collector restore --from BACKUP --db %s); "
+             "delete it only if it never held reports (an interrupted first start)",
+             path, path);
+        goto bad;
+    }
     if (mode == COLL_BE_SERVE) {
         /* One collector per file: its writer is the only one, so group commit never waits for
          * another process. The flock is independent of SQLite's own fcntl locks, and this
@@ -1153,9 +1168,14 @@ int coll_sqlite_backup(const char *path, const char *to, char *err, size_t cap)
         return -1;
     }
     sqlite3_busy_timeout(src, 5000);
-    int rc = query_int(src, "PRAGMA user_version") < 0
+    sqlite3_int64 has = query_int(src, HAS_REPORTS);
+    int rc = query_int(src, "PRAGMA user_version") < 0 || has < 0
                  ? fail(err, cap, "%s is not a database: %s", path, sqlite3_errmsg(src))
-                 : copy_db(src, to, err, cap);
+             : has == 0 ? fail(err, cap,
+                               "%s holds no collector database (an empty file?): "
+                               "nothing to back up",
+                               path)
+                        : copy_db(src, to, err, cap);
     sqlite3_close(src);
     return rc;
 }
@@ -1176,7 +1196,8 @@ int coll_sqlite_restore(const char *from, const char *path, char *err, size_t ca
     }
     char msg[384];
     sqlite3_int64 v = query_int(src, "PRAGMA user_version");
-    int rc = v < 0 ? fail(err, cap, "%s is not a database", from)
+    int rc = v < 0 || query_int(src, HAS_REPORTS) != 1
+                 ? fail(err, cap, "%s is not a collector database (no reports table)", from)
              : v > SCHEMA_VERSION
                  ? fail(err, cap, "%s has schema version %lld, newer than this collector's (%d)",
                         from, (long long)v, SCHEMA_VERSION)

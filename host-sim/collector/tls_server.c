@@ -13,6 +13,7 @@
 #include "mbedtls/error.h"
 #include "mbedtls/net_sockets.h"
 #include "mbedtls/oid.h"
+#include "mbedtls/sha256.h"
 #include "psa/crypto.h"
 
 const int coll_tls_ciphersuites[] = {MBEDTLS_TLS1_3_AES_128_GCM_SHA256,
@@ -248,6 +249,16 @@ int coll_tls_peer_identity(coll_tls_conn_t *c, char *out, size_t cap)
         }
     }
     return -1;
+}
+
+int coll_tls_peer_fingerprint(coll_tls_conn_t *c, uint8_t sha256[32])
+{
+    const mbedtls_x509_crt *peer = mbedtls_ssl_get_peer_cert(&c->ssl);
+    memset(sha256, 0, 32);
+    if (peer == NULL || mbedtls_sha256(peer->raw.p, peer->raw.len, sha256, 0) != 0) {
+        return -1;
+    }
+    return 0;
 }
 
 void coll_tls_conn_close(coll_tls_conn_t *c, int notify, uint64_t deadline_ms)

@@ -75,6 +75,10 @@ int coll_tls_write_all(coll_tls_conn_t *c, const uint8_t *buf, size_t len, uint6
  * verify (or has no CN): such a connection must be closed. */
 int coll_tls_peer_identity(coll_tls_conn_t *c, char *out, size_t cap);
 
+/* After the handshake: the SHA-256 of the client certificate's DER encoding (its fingerprint,
+ * revoked.h) into sha256. 0, or -1 (no certificate: sha256 zeroed). */
+int coll_tls_peer_fingerprint(coll_tls_conn_t *c, uint8_t sha256[32]);
+
 /* Send close_notify (best effort, by deadline_ms) and free the session; the socket stays open. */
 void coll_tls_conn_close(coll_tls_conn_t *c, int notify, uint64_t deadline_ms);
 

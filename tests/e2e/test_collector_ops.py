@@ -201,9 +201,15 @@ def examples(t, h):
     """examples/collector: the configuration's every option is one the collector takes, and the
     maintenance unit's commands run (paths moved into the test's directory)."""
     p = subprocess.run([COLLECTOR, "--config", f"{EXAMPLES}/collector.conf", "--check-campaigns",
-                        h.campaigns], capture_output=True, text=True, timeout=10)
-    t.ok(p.returncode == 0 and "campaign 7" in p.stdout,
-         "examples/collector/collector.conf: every option and value is accepted", p.stderr)
+                        f"{EXAMPLES}/campaigns.txt"], capture_output=True, text=True, timeout=10)
+    t.ok(p.returncode == 0 and "campaign 7" in p.stdout and "campaign 8" in p.stdout,
+         "examples/collector/collector.conf: every option and value is accepted, and so is "
+         "campaigns.txt", p.stdout + p.stderr)
+    blocks = open(f"{EXAMPLES}/campaigns.txt").read().split("[campaign]")[1:]
+    starts = [re.search(r"^start = (\S+)", b, re.M) for b in blocks]
+    t.ok(len(blocks) == 2 and all(starts),
+         f"examples/collector/campaigns.txt sets a start for every campaign (periods and quotas "
+         f"do not restart with a new database): {[m and m.group(1) for m in starts]}")
     unit = open(f"{EXAMPLES}/dpm-collector.service").read()
     t.ok("ExecStart=/usr/local/bin/dpm-collector --config /etc/dpm-collector/collector.conf"
          in unit and "RestartPreventExitStatus=2" in unit,
