@@ -65,7 +65,8 @@ static const char *check_against_ranks(const coll_campaign_t *c, const ranking_t
         b->eps_p != dpm_fedauc_adaptive_eps_p(t->sum_rank2, t->maxdev, fa->eps)) {
         return "adaptive split differs from the ranks sent";
     }
-    return NULL;
+    const char *why = NULL; /* the noised values, within their noise's bounds (bounds.h) */
+    return coll_bounds_fa_check(&c->bounds, b, t->tpos, &why) != 0 ? why : NULL;
 }
 
 static const char *check_one(coll_fedauc_t *f, const coll_campaigns_t *cs, const coll_report_t *cr,

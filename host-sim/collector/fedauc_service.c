@@ -204,11 +204,14 @@ ranking_t *fa_ranking(coll_fedauc_t *f, uint32_t cid, uint32_t period, const pha
             t->sum_rank2 += R;
             t->max_rank2 = R > t->max_rank2 ? R : t->max_rank2;
         }
+        unsigned __int128 tpos = 0; /* n <= 2^22, R < 2^25: every term below 2^47 */
         for (uint32_t i = 0; i < t->n; i++) {
             int64_t d = (int64_t)t->n * r->rank2[t->off + i] - (int64_t)t->sum_rank2;
             uint64_t a = (uint64_t)(d < 0 ? -d : d);
             t->maxdev = a > t->maxdev ? a : t->maxdev;
+            tpos += d > 0 ? (uint64_t)d : 0u;
         }
+        t->tpos = tpos > UINT64_MAX ? UINT64_MAX : (uint64_t)tpos;
     }
     r->used = 1;
     r->campaign_id = cid;

@@ -20,6 +20,7 @@ typedef struct {
     uint8_t token[TOKEN];
     uint32_t n, off;
     uint64_t sum_rank2, maxdev;
+    uint64_t tpos; /* sum max(0, n R_i - S): T of an honest report is in [-tpos, tpos] */
     uint32_t max_rank2;
 } tok_t;
 
