@@ -250,8 +250,19 @@ static void sb_bounds(jw_t *sb, const coll_campaign_t *c)
     } else if (b->mech == DPM_MECH_ID_DPAUC) {
         jw_raw(sb, ", \"max_examples\": %u, \"count\": [%lld, %lld]", b->max_examples,
                (long long)b->cell_lo, (long long)b->cell_hi);
+    } else if (b->mech == DPM_MECH_ID_FEDAUC_RR || b->mech == DPM_MECH_ID_FEDAUC_LAP) {
+        /* the ranges depend on each upload's ranks (bounds.h): the rule, not numbers */
+        jw_raw(sb, ", \"max_examples\": %u, \"ranges\": ", b->max_examples);
+        jw_str(sb, b->mech == DPM_MECH_ID_FEDAUC_RR
+                       ? "localP in [0, n], localSum2 between the sums of the localP smallest "
+                         "and largest ranks sent"
+                       : "localP in [-k_P, n + k_P], localSum2 in [-k_S, S + k_S] or T in "
+                         "[-A - k_S, A + k_S], k for delta 2^-41 at the report's own scales");
     }
-    jw_raw(sb, "}");
+    /* exact sums: the largest amount one report adds to a stored sum, and how many reports of
+     * one period the int64 sums hold (bounds.h) */
+    jw_raw(sb, ", \"row_max\": %lld, \"sum_capacity_reports\": %llu}", (long long)b->row_max,
+           (unsigned long long)b->sum_capacity);
 }
 
 /* roc_hist: "roc": the summed histograms and the estimate of host-sim/estimate/roc.h. */
@@ -388,6 +399,13 @@ int coll_estimate_json(const coll_campaigns_t *cs, int ci, const coll_estimate_q
     sb_reasons(&sb, &totals->unattributed);
     jw_raw(&sb, ", \"lost_reports\": %llu", (unsigned long long)totals->lost_reports);
     sb_bounds(&sb, c);
+    jw_raw(&sb, ", \"sums_overflow\": %s", st->sums_overflow ? "true" : "false");
+    if (st->sums_overflow) { /* never within a campaign's capacity; no estimate from them */
+        jw_raw(&sb, ", \"reason\": \"the stored sums of these periods leave 64-bit integers: ask "
+                    "fewer periods\", \"metrics\": []}\n");
+        *out = jw_take(&sb, len);
+        return *out != NULL ? 0 : -1;
+    }
     jw_raw(&sb, ", \"metrics\": [");
     for (uint32_t m = 0; m < st->nmetrics; m++) {
         jw_raw(&sb, "%s", m ? ", " : "");

@@ -78,6 +78,7 @@ typedef struct {
 /* The stored report sums of a FedAUC campaign (rows of the tuple sums, fedauc_sums.c). */
 typedef struct {
     int on;
+    int overflow; /* a stored sum did not fit int64 (never within bounds.h's capacity) */
     int64_t n[4][2], s[4][2];
     double ss[4][2];
 } coll_fedauc_sums_t;

@@ -54,8 +54,13 @@ int coll_fedauc_sums_add(coll_fedauc_sums_t *fs, uint32_t m, uint32_t g, int64_t
     if (m >= COLL_FEDAUC_ROWS || g >= 2) {
         return -1;
     }
-    fs->n[m][g] += n;
-    fs->s[m][g] += s;
+    int64_t n2, s2;
+    if (__builtin_add_overflow(fs->n[m][g], n, &n2) || __builtin_add_overflow(fs->s[m][g], s, &s2)) {
+        fs->overflow = 1; /* the estimate says so; never a wrapped sum (bounds.h: capacity) */
+        return -1;
+    }
+    fs->n[m][g] = n2;
+    fs->s[m][g] = s2;
     fs->ss[m][g] += ss;
     return 0;
 }
@@ -73,6 +78,9 @@ int coll_fedauc_sums_agg(const coll_fedauc_sums_t *fs, uint64_t reports, const c
 {
     dpm_fa_agg_init(out);
     out->reports = reports;
+    if (fs->overflow || fs->n[0][0] < 0 || fs->n[0][1] < 0) {
+        return -1;
+    }
     out->examples = (uint64_t)fs->n[0][0];
     uint64_t totals = (uint64_t)fs->n[0][1];
     if (reports > 0 && totals % reports != 0) {
