@@ -346,7 +346,7 @@ static int finish_block(block_t *b, coll_campaigns_t *out, char *err, size_t cap
         b->c.period_seconds = 86400;
     }
     const char *fa_why =
-        coll_fedauc_finish(&b->c, &b->o.fedauc, b->have_fedauc[COLL_FEDAUC_KEY_UPLOAD_SECONDS]);
+        coll_fedauc_finish(&b->c, &b->o.fedauc, b->have_fedauc);
     if (fa_why != NULL) {
         return fail(err, cap, "campaign at line %d: %s", b->line, fa_why);
     }

@@ -43,6 +43,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "collector/bounds.h"
 #include "dpm/dpm.h"
 #include "estimate/fedauc.h"
 
@@ -55,14 +56,41 @@ typedef struct coll_fedauc coll_fedauc_t;
 typedef struct {
     uint32_t upload_seconds; /* phase 1 length from the period's start (default period / 2) */
     uint32_t upload_count;   /* phase 1 ends at this many uploads (0: only the deadline) */
+    uint32_t min_uploaders;  /* ranks are released only when at least this many distinct
+                              * uploaders took part (default COLL_FEDAUC_MIN_UPLOADERS) */
 } coll_fedauc_opts_t;
 
+/* Default of min_uploaders: a rank reply reveals how the other uploads' scores fall between
+ * the device's own (a probe holding every score value reads their histogram), so ranks are
+ * withheld until the pool mixes at least this many uploaders (fedauc_phase.h, "scraping"). */
+#define COLL_FEDAUC_MIN_UPLOADERS 10u
+
 /* The phase of one period, as the estimate reports it. */
+/* Buckets of the dropouts' summary (coll_fedauc_period_t.d_count). */
+#define COLL_FEDAUC_D_BUCKETS 256
+
+/* Dropouts of a ranking with some uploads not reported (the rule in "dropouts" above): the
+ * reported examples' count and rank moments, and for each reported example i its
+ * d2_i = 2 (dropout examples ranked below it) + (dropout examples tied with it), in buckets of
+ * d_width doubled-rank units: bucket k counts the d2 in [k d_width, (k + 1) d_width - 1]. */
+typedef struct {
+    uint64_t reported_tokens; /* the claims this summary was made for */
+    uint64_t drop_examples, reported_examples;
+    dpm_fa_ranking_t reported_moments;
+    uint64_t d_width, d2_max;
+    uint64_t d_count[COLL_FEDAUC_D_BUCKETS];
+} coll_fedauc_dropouts_t;
+
 typedef struct {
     int known;                          /* 0: no upload in this period */
-    int closed;                         /* ranks published */
+    int closed;                         /* upload phase over */
+    int withheld;                       /* closed with fewer than min_uploaders: no ranks */
+    int reports_closed;                 /* the period's reports are over (late, slack included) */
     uint64_t uploads, scores, reported; /* reported: tokens claimed by a stored report */
+    uint64_t uploaders;                 /* distinct uploaders (closed only; see fedauc_phase.h) */
     dpm_fa_ranking_t moments;           /* of the ranking (closed only) */
+    coll_fedauc_dropouts_t drop;        /* closed and ranked only */
+    coll_fa_influence_t influence;      /* what one report can change (bounds.h) */
 } coll_fedauc_period_t;
 
 /* This process's FedAUC counters (/metrics, metrics.h; fedauc_service.h): uploads newly stored,
@@ -89,16 +117,18 @@ int coll_fedauc_is(uint32_t mechanism);
 /* Campaign file: the mechanism name ("fedauc_rr" / "fedauc_lap": 0 and *mech set, else -1). */
 int coll_fedauc_mechanism(const char *name, dpm_mech_id_t *mech);
 
-/* Campaign file keys variant, p_share, score_bits, upload_seconds, upload_count: their index
- * 1 .. COLL_FEDAUC_KEYS if key is one of them (then *bad says whether v parsed and *expect what
- * it wants), 0 if not. */
-#define COLL_FEDAUC_KEYS 5
+/* Campaign file keys variant, p_share, score_bits, upload_seconds, upload_count,
+ * min_uploaders: their index 1 .. COLL_FEDAUC_KEYS if key is one of them (then *bad says
+ * whether v parsed and *expect what it wants), 0 if not. */
+#define COLL_FEDAUC_KEYS 6
 #define COLL_FEDAUC_KEY_UPLOAD_SECONDS 4
+#define COLL_FEDAUC_KEY_MIN_UPLOADERS 6
 int coll_fedauc_key(const char *key, const char *v, dpm_campaign_t *c, coll_fedauc_opts_t *o,
                     int *bad, const char **expect);
 
-/* Defaults and cross-checks at the end of a block: NULL, or the problem. */
-const char *coll_fedauc_finish(dpm_campaign_t *c, coll_fedauc_opts_t *o, int have_upload_seconds);
+/* Defaults and cross-checks at the end of a block (have: coll_fedauc_key's indices given):
+ * NULL, or the problem. */
+const char *coll_fedauc_finish(dpm_campaign_t *c, coll_fedauc_opts_t *o, const int *have);
 
 /* The runtime (endpoints, report checks, phase state) is in fedauc_service.h. */
 

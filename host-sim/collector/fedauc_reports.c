@@ -70,7 +70,7 @@ static const char *check_against_ranks(const coll_campaign_t *c, const ranking_t
 }
 
 static const char *check_one(coll_fedauc_t *f, const coll_campaigns_t *cs, const coll_report_t *cr,
-                             int64_t now, uint8_t *token)
+                             const char *device, int64_t now, uint8_t *token)
 {
     dpm_report_t rep;
     const coll_campaign_t *c = &cs->c[cr->campaign_index];
@@ -84,8 +84,8 @@ static const char *check_one(coll_fedauc_t *f, const coll_campaigns_t *cs, const
         return "storage failure";
     }
     free(u.scores);
-    if (!u.found) {
-        return "no upload with this token";
+    if (!u.found || !fa_same_uploader(&u, device)) {
+        return "no upload with this token"; /* another credential's token: unknown too */
     }
     if ((uint32_t)u.period != rep.period) {
         return "period is not its upload's";
@@ -98,6 +98,9 @@ static const char *check_one(coll_fedauc_t *f, const coll_campaigns_t *cs, const
     }
     if (p.closed == 0) {
         return "ranks not sent yet";
+    }
+    if (p.uploaders < (int64_t)c->opts.fedauc.min_uploaders) {
+        return "ranks withheld: too few uploaders";
     }
     ranking_t *r = fa_ranking(f, c->mech.campaign.id, rep.period, &p, token);
     const tok_t *t = r != NULL ? fa_find_tok(r, token) : NULL;
@@ -159,8 +162,9 @@ int coll_fedauc_check_batch(coll_fedauc_t *f, const coll_campaigns_t *cs, coll_b
             continue;
         }
         any = 1;
-        const char *why =
-            f == NULL ? "no FedAUC phases on this collector" : check_one(f, cs, r, now, tokens[i]);
+        const char *device = b->device != NULL && b->device[0] != '\0' ? b->device : NULL;
+        const char *why = f == NULL ? "no FedAUC phases on this collector"
+                                    : check_one(f, cs, r, device, now, tokens[i]);
         if (why != NULL && coll_batch_reject_report(b, i, why) != 0) {
             goto oom;
         }

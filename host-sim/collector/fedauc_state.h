@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <stdint.h>
 
+#include "collector/auth.h"
 #include "collector/campaigns.h"
 #include "collector/fedauc_db.h"
 #include "collector/fedauc_phase.h"
@@ -33,6 +34,8 @@ typedef struct {
     tok_t *tok;      /* [ntok], sorted by token */
     size_t ntok;
     dpm_fa_ranking_t mom;
+    coll_fa_influence_t influence; /* over its uploads (bounds.h) */
+    coll_fedauc_dropouts_t drop;   /* for drop.reported_tokens claims (0: not made yet) */
     uint64_t age;
 } ranking_t;
 
@@ -49,6 +52,7 @@ struct coll_fedauc {
 typedef struct {
     int found;
     int64_t uploads, scores, closed;
+    int64_t uploaders; /* distinct uploaders, set when the phase closes (-1: not counted yet) */
 } phase_row_t;
 
 /* An upload's row of fedauc_uploads (scores: heap, the caller frees). */
@@ -60,7 +64,16 @@ typedef struct {
     uint8_t *scores;
     int has_report;
     uint8_t report_id[DPM_REPORT_ID_BYTES];
+    int has_device; /* 0: uploaded anonymously (--allow-anonymous-devices): bound to nobody */
+    char device[COLL_IDENTITY_MAX];
 } upload_row_t;
+
+/* May a request of this identity (NULL: anonymous) use upload u? Its uploader only. */
+int fa_same_uploader(const upload_row_t *u, const char *device);
+
+/* Close the upload phase of (cid, period) at now (if still open), counting its distinct
+ * uploaders. Inside the caller's transaction or alone. 0 or -1. */
+int fa_close_phase(coll_fedauc_t *f, uint32_t cid, uint32_t period, int64_t now);
 
 /* The end of period's upload phase (its start + upload_seconds). */
 int64_t fa_deadline(const coll_campaign_t *c, uint32_t period);
