@@ -86,8 +86,10 @@ static int store_upload(coll_fedauc_t *f, const coll_campaign_t *c, uint32_t per
         *why = "upload phase closed: ranks are being sent for this period";
         *reason = LATE;
         status = 409;
-    } else if ((uint64_t)p.scores + h->n > COLL_FEDAUC_MAX_SCORES) {
-        *why = "upload phase full: too many scores for one ranking";
+    } else if (!fa_ranking_fits(f, (uint64_t)p.scores + h->n, (uint64_t)p.uploads + 1u,
+                                c->opts.max_examples)) {
+        *why = "upload phase full: too many scores for one ranking (2^24, and half the "
+               "collector's memory budget)";
         *reason = "fedauc upload: upload phase full";
         status = 409;
     } else {
@@ -308,8 +310,12 @@ static void get_ranks(coll_fedauc_t *f, const coll_campaigns_t *cs, uint32_t cid
             buf = NULL;
         }
     }
+    int over_budget = f->over_budget;
     pthread_mutex_unlock(&f->mu);
-    if (st != 0 || (u.found && p.closed != 0 && !withheld && buf == NULL)) {
+    if (st == 0 && u.found && p.closed != 0 && !withheld && buf == NULL && over_budget) {
+        answer(resp, 503, "the ranking does not fit the memory budget now: retry later\n");
+        resp->extra = "Retry-After: 1\r\n";
+    } else if (st != 0 || (u.found && p.closed != 0 && !withheld && buf == NULL)) {
         answer(resp, 500, "storage failure, retry later\n");
         resp->extra = "Retry-After: 1\r\n";
     } else if (!u.found) {

@@ -87,10 +87,13 @@ int coll_fedauc_open(coll_fedauc_t **out, const char *url, const coll_campaigns_
         return -1;
     }
     pthread_mutex_init(&f->mu, NULL);
+    pthread_cond_init(&f->built, NULL);
     f->cs = cs;
     *out = f;
     return 0;
 }
+
+static void release(coll_fedauc_t *f, size_t bytes);
 
 static void ranking_free(ranking_t *r)
 {
@@ -105,9 +108,11 @@ void coll_fedauc_close(coll_fedauc_t *f)
         return;
     }
     for (int i = 0; i < CACHE_MAX; i++) {
+        release(f, f->cache[i].reserved);
         ranking_free(&f->cache[i]);
     }
     fdb_close(f->db);
+    pthread_cond_destroy(&f->built);
     pthread_mutex_destroy(&f->mu);
     free(f);
 }
@@ -197,10 +202,89 @@ int fa_phase_now(coll_fedauc_t *f, const coll_campaign_t *c, uint32_t period, in
 
 /* ---- rankings ------------------------------------------------------------------------------ */
 
+/* Scores read from the database per query while a ranking is loaded (PostgreSQL holds a whole
+ * result in memory, as hex text). */
+#define LOAD_CHUNK_SCORES ((uint64_t)1 << 19)
+
+size_t fa_ranking_cached_bytes(uint64_t m, uint64_t u)
+{
+    return (size_t)(4u * m + sizeof(tok_t) * u);
+}
+
+static uint64_t chunk_uploads(uint32_t max_examples)
+{
+    uint64_t k = LOAD_CHUNK_SCORES / (max_examples > 0 ? max_examples : 1u);
+    return k > 0 ? k : 1u;
+}
+
+size_t fa_ranking_build_bytes(uint64_t m, uint64_t u, uint32_t max_examples)
+{
+    /* + the scores (4 m), dpm_fa_rank2's idx and tmp (8 m) and radix counts (512 KiB), one
+     * chunk of rows (PostgreSQL: hex text and the unescaped copy, 16 B a score, ~128 B a row) */
+    uint64_t rows = chunk_uploads(max_examples);
+    return fa_ranking_cached_bytes(m, u) + (size_t)(12u * m) + ((size_t)513 << 10) +
+           (size_t)(16u * LOAD_CHUNK_SCORES + 128u * rows);
+}
+
+int fa_ranking_fits(const coll_fedauc_t *f, uint64_t m, uint64_t u, uint32_t max_examples)
+{
+    size_t budget = f->limits != NULL ? f->limits->memory_budget : 0;
+    return m <= COLL_FEDAUC_MAX_SCORES &&
+           (budget == 0 || fa_ranking_build_bytes(m, u, max_examples) <= budget / 2);
+}
+
+void coll_fedauc_set_limits(coll_fedauc_t *f, coll_limits_t *limits)
+{
+    if (f != NULL) {
+        pthread_mutex_lock(&f->mu);
+        f->limits = limits;
+        pthread_mutex_unlock(&f->mu);
+    }
+}
+
+static int reserve(coll_fedauc_t *f, size_t bytes)
+{
+    return f->limits == NULL || coll_limits_reserve(f->limits, bytes) == 0 ? 0 : -1;
+}
+
+static void release(coll_fedauc_t *f, size_t bytes)
+{
+    if (f->limits != NULL && bytes > 0) {
+        coll_limits_release(f->limits, bytes);
+    }
+}
+
+static void ranking_drop(coll_fedauc_t *f, ranking_t *r)
+{
+    release(f, r->reserved);
+    ranking_free(r);
+}
+
+/* Reserve bytes, dropping cached rankings (oldest first) to make room. 0 or -1. */
+static int reserve_evicting(coll_fedauc_t *f, size_t bytes)
+{
+    while (reserve(f, bytes) != 0) {
+        ranking_t *oldest = NULL;
+        for (int i = 0; i < CACHE_MAX; i++) {
+            ranking_t *r = &f->cache[i];
+            if (r->used && (oldest == NULL || r->age < oldest->age)) {
+                oldest = r;
+            }
+        }
+        if (oldest == NULL) {
+            return -1;
+        }
+        ranking_drop(f, oldest);
+    }
+    return 0;
+}
+
 typedef struct {
     ranking_t *r;
     uint32_t *scores;
     size_t cap_tok;
+    uint8_t last[TOKEN]; /* the last token read: the next chunk starts after it */
+    uint64_t rows;
     int bad;
 } load_t;
 
@@ -208,14 +292,17 @@ static void load_row(void *ctx, int nc, const fdb_val_t *v)
 {
     load_t *l = ctx;
     ranking_t *r = l->r;
-    if (l->bad || nc != 3 || !v[0].blob || v[0].len != TOKEN || !v[2].blob ||
-        v[2].len != (size_t)v[1].i * 4u || r->ntok >= l->cap_tok) {
+    if (l->bad || nc != 3 || !v[0].blob || v[0].len != TOKEN || !v[2].blob || v[1].i < 1 ||
+        v[2].len != (size_t)v[1].i * 4u || r->ntok >= l->cap_tok ||
+        (uint64_t)r->m + (uint64_t)v[1].i > COLL_FEDAUC_MAX_SCORES) {
         l->bad = 1;
         return;
     }
     tok_t *t = &r->tok[r->ntok++];
     memset(t, 0, sizeof(*t));
     memcpy(t->token, v[0].p, TOKEN);
+    memcpy(l->last, v[0].p, TOKEN);
+    l->rows++;
     t->n = (uint32_t)v[1].i;
     t->off = r->m;
     const uint8_t *b = v[2].p;
@@ -226,45 +313,35 @@ static void load_row(void *ctx, int nc, const fdb_val_t *v)
     r->m += t->n;
 }
 
-ranking_t *fa_ranking(coll_fedauc_t *f, uint32_t cid, uint32_t period, const phase_row_t *p,
-                      const uint8_t *token)
+/* Every upload of the phase in token order, in chunks (keyset pagination). 0 or -1. */
+static int load_uploads(coll_fedauc_t *f, uint32_t cid, uint32_t period, uint32_t max_examples,
+                        load_t *l)
 {
-    ranking_t *oldest = &f->cache[0];
-    for (int i = 0; i < CACHE_MAX; i++) {
-        ranking_t *r = &f->cache[i];
-        if (r->used && r->campaign_id == cid && r->period == period) {
-            if (r->closed == p->closed && r->m == (uint64_t)p->scores &&
-                r->ntok == (size_t)p->uploads && (token == NULL || fa_find_tok(r, token))) {
-                r->age = ++f->clock;
-                return r;
-            }
-            ranking_free(r); /* a phase retention dropped, whose period has uploads again */
+    memset(l->last, 0, TOKEN); /* stored tokens are never all zero (fedauc_endpoints.c) */
+    uint64_t per = chunk_uploads(max_examples);
+    for (;;) {
+        uint64_t before = l->rows;
+        fdb_val_t in[4] = {fdb_int(cid), fdb_int(period), fdb_blob(l->last, TOKEN),
+                           fdb_int((int64_t)per)};
+        if (fdb_exec(f->db,
+                     "SELECT token, n, scores FROM fedauc_uploads WHERE campaign_id = $1 AND "
+                     "period = $2 AND token > $3 ORDER BY token LIMIT $4",
+                     in, 4, load_row, l) < 0 ||
+            l->bad) {
+            return -1;
         }
-        if (!r->used || (oldest->used && r->age < oldest->age)) {
-            oldest = r;
+        if (l->rows - before < per) {
+            return 0;
         }
     }
-    if (p->scores <= 0 || p->scores > COLL_FEDAUC_MAX_SCORES || p->uploads <= 0) {
-        return NULL;
+}
+
+/* Ranks, per-upload statistics and the influence summary of a loaded ranking (no lock). */
+static int rank_loaded(ranking_t *r, const uint32_t *scores, const coll_bounds_t *b)
+{
+    if (dpm_fa_rank2(scores, r->m, r->rank2, &r->mom) != DPM_OK) {
+        return -1;
     }
-    ranking_free(oldest);
-    ranking_t *r = oldest;
-    load_t l = {r, malloc((size_t)p->scores * 4u), (size_t)p->uploads, 0};
-    r->tok = malloc((size_t)p->uploads * sizeof(tok_t));
-    r->rank2 = malloc((size_t)p->scores * 4u);
-    fdb_val_t in[2] = {fdb_int(cid), fdb_int(period)};
-    if (l.scores == NULL || r->tok == NULL || r->rank2 == NULL ||
-        fdb_exec(f->db,
-                 "SELECT token, n, scores FROM fedauc_uploads WHERE campaign_id = $1 AND period = "
-                 "$2 ORDER BY token",
-                 in, 2, load_row, &l) < 0 ||
-        l.bad || r->m != (uint64_t)p->scores ||
-        dpm_fa_rank2(l.scores, r->m, r->rank2, &r->mom) != DPM_OK) {
-        free(l.scores);
-        ranking_free(r);
-        return NULL;
-    }
-    free(l.scores);
     for (size_t k = 0; k < r->ntok; k++) {
         tok_t *t = &r->tok[k];
         for (uint32_t i = 0; i < t->n; i++) {
@@ -282,23 +359,105 @@ ranking_t *fa_ranking(coll_fedauc_t *f, uint32_t cid, uint32_t period, const pha
         t->tpos = tpos > UINT64_MAX ? UINT64_MAX : (uint64_t)tpos;
     }
     /* what one report of this ranking can change (bounds.h), for the estimate */
-    const coll_campaign_t *c = coll_campaigns_find(f->cs, cid);
-    if (c != NULL) {
-        coll_fa_influence_init(&r->influence, &c->bounds);
+    if (b != NULL) {
+        coll_fa_influence_init(&r->influence, b);
         for (size_t k = 0; k < r->ntok; k++) {
             const tok_t *t = &r->tok[k];
-            (void)coll_fa_influence_add(&r->influence, &c->bounds, t->n, t->sum_rank2,
-                                        t->max_rank2, t->maxdev, t->tpos, r->m);
+            (void)coll_fa_influence_add(&r->influence, b, t->n, t->sum_rank2, t->max_rank2,
+                                        t->maxdev, t->tpos, r->m);
         }
     }
     memset(&r->drop, 0, sizeof(r->drop));
     r->drop.reported_tokens = UINT64_MAX; /* not made yet */
-    r->used = 1;
-    r->campaign_id = cid;
-    r->period = period;
-    r->closed = p->closed;
-    r->age = ++f->clock;
-    return r;
+    return 0;
+}
+
+static ranking_t *cached(coll_fedauc_t *f, uint32_t cid, uint32_t period, const phase_row_t *p,
+                         const uint8_t *token)
+{
+    for (int i = 0; i < CACHE_MAX; i++) {
+        ranking_t *r = &f->cache[i];
+        if (r->used && r->campaign_id == cid && r->period == period) {
+            if (r->closed == p->closed && r->m == (uint64_t)p->scores &&
+                r->ntok == (size_t)p->uploads && (token == NULL || fa_find_tok(r, token))) {
+                r->age = ++f->clock;
+                return r;
+            }
+            ranking_drop(f, r); /* a phase retention dropped, whose period has uploads again */
+        }
+    }
+    return NULL;
+}
+
+ranking_t *fa_ranking(coll_fedauc_t *f, uint32_t cid, uint32_t period, const phase_row_t *p,
+                      const uint8_t *token)
+{
+    f->over_budget = 0;
+    ranking_t *hit = cached(f, cid, period, p, token);
+    while (hit == NULL && f->building) { /* one build at a time: wait, then look again */
+        pthread_cond_wait(&f->built, &f->mu);
+        hit = cached(f, cid, period, p, token);
+    }
+    if (hit != NULL) {
+        return hit;
+    }
+    if (p->scores <= 0 || p->scores > COLL_FEDAUC_MAX_SCORES || p->uploads <= 0) {
+        return NULL;
+    }
+    const coll_campaign_t *c = coll_campaigns_find(f->cs, cid);
+    uint32_t max_examples = c != NULL ? c->opts.max_examples : 1u;
+    uint64_t m = (uint64_t)p->scores, u = (uint64_t)p->uploads;
+    size_t keep = fa_ranking_cached_bytes(m, u), peak = fa_ranking_build_bytes(m, u, max_examples);
+    if (reserve_evicting(f, peak) != 0) {
+        f->over_budget = 1;
+        return NULL;
+    }
+    ranking_t nr;
+    memset(&nr, 0, sizeof(nr));
+    load_t l = {&nr, malloc((size_t)m * 4u), (size_t)u, {0}, 0, 0};
+    nr.tok = malloc((size_t)u * sizeof(tok_t));
+    nr.rank2 = malloc((size_t)m * 4u);
+    int ok = l.scores != NULL && nr.tok != NULL && nr.rank2 != NULL &&
+             load_uploads(f, cid, period, max_examples, &l) == 0 && nr.m == m && nr.ntok == u;
+    if (ok) { /* the sort and the statistics without the lock: other requests go on */
+        f->building = 1;
+        f->building_cid = cid;
+        f->building_period = period;
+        pthread_mutex_unlock(&f->mu);
+        ok = rank_loaded(&nr, l.scores, c != NULL ? &c->bounds : NULL) == 0;
+        pthread_mutex_lock(&f->mu);
+        f->building = 0;
+        pthread_cond_broadcast(&f->built);
+    }
+    free(l.scores);
+    release(f, peak - keep); /* the build's extra; the cached part stays reserved */
+    if (!ok) {
+        release(f, keep);
+        ranking_free(&nr);
+        return NULL;
+    }
+    ranking_t *slot = NULL; /* a free slot, else the least recently used */
+    for (int i = 0; i < CACHE_MAX; i++) {
+        ranking_t *r = &f->cache[i];
+        if (r->used && r->campaign_id == cid && r->period == period) {
+            ranking_drop(f, r); /* built meanwhile for another phase row */
+        }
+    }
+    for (int i = 0; i < CACHE_MAX && (slot == NULL || slot->used); i++) {
+        ranking_t *r = &f->cache[i];
+        if (slot == NULL || !r->used || r->age < slot->age) {
+            slot = r;
+        }
+    }
+    ranking_drop(f, slot);
+    *slot = nr;
+    slot->reserved = keep;
+    slot->used = 1;
+    slot->campaign_id = cid;
+    slot->period = period;
+    slot->closed = p->closed;
+    slot->age = ++f->clock;
+    return slot;
 }
 
 static int cmp_tok(const void *k, const void *e)

@@ -18,6 +18,12 @@ int coll_fedauc_open(coll_fedauc_t **out, const char *url, const coll_campaigns_
                      size_t cap);
 void coll_fedauc_close(coll_fedauc_t *f);
 
+/* Count the rankings (built and cached) against the collector's memory budget (NULL: none): a
+ * period's upload phase takes at most the scores whose ranking fits half of it ("upload phase
+ * full"), cached rankings are dropped (oldest first) to make room, and a ranking that still
+ * does not fit is answered 503 (Retry-After) until it does. */
+void coll_fedauc_set_limits(coll_fedauc_t *f, coll_limits_t *limits);
+
 /* An answer of the FedAUC endpoints (request.c turns it into its response). */
 typedef struct {
     int status;

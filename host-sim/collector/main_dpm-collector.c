@@ -479,6 +479,7 @@ int main(int argc, char **argv)
         coll_log(COLL_LOG_ERROR, "start_failed", "\"error\": %s", coll_log_str(err));
         goto out;
     }
+    coll_fedauc_set_limits(fedauc, limits); /* rankings count against the memory budget */
     app.fedauc = fedauc;
     log_campaigns(cs);
     signal(SIGPIPE, SIG_IGN);
