@@ -56,7 +56,8 @@ void coll_state_add_tuple(coll_campaign_state_t *st, uint32_t m, uint32_t g, uin
                           double ss)
 {
     if (st->fa.on) {
-        if (n > (uint64_t)INT64_MAX || coll_fedauc_sums_add(&st->fa, m, g, (int64_t)n, s, ss) != 0) {
+        if (n > (uint64_t)INT64_MAX ||
+            coll_fedauc_sums_add(&st->fa, m, g, (int64_t)n, s, ss) != 0) {
             st->rows_skipped++;
             st->sums_overflow += st->fa.overflow != 0;
         }

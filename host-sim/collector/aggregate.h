@@ -48,7 +48,7 @@ typedef struct {
     uint32_t vec_len;          /* dpauc, ustat_*: COLL_VEC_LEN, else 0 */
     int64_t vec[COLL_VEC_LEN]; /* their sums (layout: agg_auc.h) */
     coll_reasons_t rejects;
-    uint64_t rows_skipped; /* stored sums that do not fit the campaign (never, unless edited) */
+    uint64_t rows_skipped;  /* stored sums that do not fit the campaign (never, unless edited) */
     uint64_t sums_overflow; /* sums that left int64 when added up (checked: left as they were;
                              * the estimate is withheld with the reason) */
     /* fedauc_rr / fedauc_lap: the sums (fedauc_sums.h) and the phase of the period asked for

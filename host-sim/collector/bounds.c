@@ -265,8 +265,6 @@ void coll_fa_influence_init(coll_fa_influence_t *f, const coll_bounds_t *b)
 {
     memset(f, 0, sizeof(*f));
     f->t_form = b->fa_variant == DPM_FEDAUC_ORTHOGONAL || b->fa_variant == DPM_FEDAUC_ADAPTIVE;
-    f->rbar_lo = INFINITY;
-    f->rbar_hi = -INFINITY;
 }
 
 int coll_fa_influence_add(coll_fa_influence_t *f, const coll_bounds_t *b, uint32_t n, uint64_t S,
@@ -295,34 +293,50 @@ int coll_fa_influence_add(coll_fa_influence_t *f, const coll_bounds_t *b, uint32
     /* the largest change between two accepted reports of this upload */
     double dp = (double)g.p_hi - (double)g.p_lo;
     double ds = ((double)g.s_hi - (double)g.s_lo) / 2.0; /* doubled ranks -> ranks */
+    double rbar = 0.0;
+    uint32_t k = 0;
     if (g.t_form) {
         ds /= (double)n; /* localSum2' = (T + S localP) / n */
-        double rbar = (double)S / (2.0 * (double)n);
-        f->rbar_lo = rbar < f->rbar_lo ? rbar : f->rbar_lo;
-        f->rbar_hi = rbar > f->rbar_hi ? rbar : f->rbar_hi;
+        rbar = (double)S / (2.0 * (double)n);
+        f->width = (double)M / COLL_FA_RBAR_BUCKETS;
+        double at = rbar / f->width;
+        k = at >= COLL_FA_RBAR_BUCKETS - 1 ? COLL_FA_RBAR_BUCKETS - 1 : (uint32_t)at;
     }
+    if (f->b_n[k] == 0) {
+        f->b_lo[k] = f->b_hi[k] = rbar;
+    }
+    f->b_n[k]++;
+    f->b_lo[k] = rbar < f->b_lo[k] ? rbar : f->b_lo[k];
+    f->b_hi[k] = rbar > f->b_hi[k] ? rbar : f->b_hi[k];
+    f->b_dp[k] = dp > f->b_dp[k] ? dp : f->b_dp[k];
+    f->b_ds[k] = ds > f->b_ds[k] ? ds : f->b_ds[k];
     f->dp = dp > f->dp ? dp : f->dp;
     f->ds = ds > f->ds ? ds : f->ds;
     f->uploads++;
     return 0;
 }
 
-double coll_bounds_fa_shift(const coll_fa_influence_t *f, double scale, double extra_ds,
-                            double auc, double P, double N, double c)
+double coll_bounds_fa_shift(const coll_fa_influence_t *f, double scale, double extra_ds, double auc,
+                            double P, double N, double c)
 {
     if (f->uploads == 0 || !isfinite(auc) || !isfinite(c)) {
         return NAN;
     }
-    double dp = f->dp * scale, ds = f->ds * scale + extra_ds * dp;
-    double slope = fabs(c); /* |rbar - c| at its largest (rbar = 0 without t) */
-    if (f->t_form) {
-        slope = fmax(fabs(f->rbar_lo - c), fabs(f->rbar_hi - c));
-    }
+    double dp = f->dp * scale;
     double den = fmin((P - dp) * (N + dp), (P + dp) * (N - dp));
     if (!(den > 0.0)) {
         return INFINITY;
     }
-    return (ds + slope * dp + fabs(auc - 0.5) * dp * dp) / den;
+    double num = 0.0; /* the largest numerator over the buckets (rbar = 0 without t) */
+    for (uint32_t k = 0; k < COLL_FA_RBAR_BUCKETS; k++) {
+        if (f->b_n[k] == 0) {
+            continue;
+        }
+        double bdp = f->b_dp[k] * scale, bds = f->b_ds[k] * scale + extra_ds * bdp;
+        double slope = fmax(fabs(f->b_lo[k] - c), fabs(f->b_hi[k] - c));
+        num = fmax(num, bds + slope * bdp + fabs(auc - 0.5) * bdp * bdp);
+    }
+    return num / den;
 }
 
 int coll_bounds_init(coll_bounds_t *b, const dpm_mech_t *m, uint32_t max_examples)

@@ -192,10 +192,18 @@ int coll_bounds_fa_check(const coll_bounds_t *b, const dpm_fedauc_report_t *r, u
                          const char **why);
 
 /* What one FedAUC report can change, over every upload of a ranking (see the influence above),
- * in the estimator's units: dp on P, ds on S (rank units), rbar_lo / rbar_hi the range of the
- * uploads' S_k / 2 n_k (t_form only). Start with coll_fa_influence_init, add each upload. */
+ * in the estimator's units: dp on P, ds on S (rank units), and rbar = S_k / 2 n_k (t_form
+ * only). Uploads are kept in COLL_FA_RBAR_BUCKETS buckets of rbar (their largest dp and ds, the
+ * rbar range), so the bound pairs each upload's dp with its own rbar (within a bucket's width):
+ * the maximum over buckets of the numerator above, over the denominator at the largest dp.
+ * Start with coll_fa_influence_init, add each upload. */
+#define COLL_FA_RBAR_BUCKETS 32
 typedef struct {
-    double dp, ds, rbar_lo, rbar_hi;
+    double dp, ds; /* the largest over all uploads */
+    double width;  /* of an rbar bucket (t_form: M / COLL_FA_RBAR_BUCKETS; else everything in 0) */
+    double b_dp[COLL_FA_RBAR_BUCKETS], b_ds[COLL_FA_RBAR_BUCKETS];
+    double b_lo[COLL_FA_RBAR_BUCKETS], b_hi[COLL_FA_RBAR_BUCKETS];
+    uint32_t b_n[COLL_FA_RBAR_BUCKETS];
     int t_form;
     uint64_t uploads;
 } coll_fa_influence_t;
@@ -210,8 +218,8 @@ int coll_fa_influence_add(coll_fa_influence_t *f, const coll_bounds_t *b, uint32
  * and scale (fedauc_rr: 1 / (1 - 2 rho); else 1) on dp and ds; extra_ds: more room on S per
  * unit of P (the dropouts' correction, rank units). INFINITY if one report can reach a zero
  * denominator; NaN without uploads. */
-double coll_bounds_fa_shift(const coll_fa_influence_t *f, double scale, double extra_ds,
-                            double auc, double P, double N, double c);
+double coll_bounds_fa_shift(const coll_fa_influence_t *f, double scale, double extra_ds, double auc,
+                            double P, double N, double c);
 
 /* k(t, delta): the smallest k >= 0 with Pr[|Z| > k] <= 2^delta_log2 for discrete Laplace of
  * scale t > 0. -1 if t is not finite and positive or the bound does not fit 2^62. */

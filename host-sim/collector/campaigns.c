@@ -322,8 +322,7 @@ static int finish_block(block_t *b, coll_campaigns_t *out, char *err, size_t cap
         return fail(err, cap, "campaign at line %d: %s", b->line, auc_why);
     }
     if (!roc && !dpauc && !fa && b->have_max_examples) {
-        return fail(err, cap,
-                    "campaign at line %d: max_examples is for roc_hist, dpauc and fedauc",
+        return fail(err, cap, "campaign at line %d: max_examples is for roc_hist, dpauc and fedauc",
                     b->line);
     }
     if (fa && b->o.max_examples > DPM_FEDAUC_MAX_EXAMPLES) {
@@ -345,8 +344,7 @@ static int finish_block(block_t *b, coll_campaigns_t *out, char *err, size_t cap
     if (!b->have_period) {
         b->c.period_seconds = 86400;
     }
-    const char *fa_why =
-        coll_fedauc_finish(&b->c, &b->o.fedauc, b->have_fedauc);
+    const char *fa_why = coll_fedauc_finish(&b->c, &b->o.fedauc, b->have_fedauc);
     if (fa_why != NULL) {
         return fail(err, cap, "campaign at line %d: %s", b->line, fa_why);
     }

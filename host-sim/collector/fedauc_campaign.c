@@ -95,8 +95,7 @@ const char *coll_fedauc_finish(dpm_campaign_t *c, coll_fedauc_opts_t *o, const i
     int have_upload_seconds = have[COLL_FEDAUC_KEY_UPLOAD_SECONDS];
     if (!fa) {
         return c->fedauc_variant || c->fedauc_p_share_q16 || c->fedauc_score_bits ||
-                       o->upload_count || have_upload_seconds ||
-                       have[COLL_FEDAUC_KEY_MIN_UPLOADERS]
+                       o->upload_count || have_upload_seconds || have[COLL_FEDAUC_KEY_MIN_UPLOADERS]
                    ? "variant, p_share, score_bits, upload_seconds, upload_count and "
                      "min_uploaders are for fedauc_rr / fedauc_lap"
                    : NULL;

@@ -285,8 +285,8 @@ static void get_ranks(coll_fedauc_t *f, const coll_campaigns_t *cs, uint32_t cid
     if (st == 0 && u.found) {
         st = fa_phase_now(f, c, (uint32_t)u.period, now, &p);
     }
-    int withheld = st == 0 && u.found && p.closed != 0 &&
-                   p.uploaders < (int64_t)c->opts.fedauc.min_uploaders;
+    int withheld =
+        st == 0 && u.found && p.closed != 0 && p.uploaders < (int64_t)c->opts.fedauc.min_uploaders;
     if (st == 0 && u.found && p.closed != 0 && !withheld) {
         r = fa_ranking(f, cid, (uint32_t)u.period, &p, token);
         t = r != NULL ? fa_find_tok(r, token) : NULL;

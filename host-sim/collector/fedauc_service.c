@@ -157,8 +157,7 @@ int fa_close_phase(coll_fedauc_t *f, uint32_t cid, uint32_t period, int64_t now)
 {
     /* distinct uploaders: one per credential identity, one per upload of a relay credential
      * or an anonymous one (solo) */
-    fdb_val_t in[5] = {fdb_int(now), fdb_int(cid), fdb_int(period), fdb_int(cid),
-                       fdb_int(period)};
+    fdb_val_t in[5] = {fdb_int(now), fdb_int(cid), fdb_int(period), fdb_int(cid), fdb_int(period)};
     return fdb_exec(f->db,
                     "UPDATE fedauc_phases SET closed = $1, uploaders = (SELECT COUNT(DISTINCT CASE "
                     "WHEN COALESCE(solo, 1) = 0 THEN device END) + COALESCE(SUM(CASE WHEN "
@@ -509,11 +508,10 @@ int fa_get_upload(coll_fedauc_t *f, uint32_t cid, const uint8_t *token, upload_r
 {
     memset(u, 0, sizeof(*u));
     fdb_val_t in[2] = {fdb_int(cid), fdb_blob(token, TOKEN)};
-    return fdb_exec(
-               f->db,
-               "SELECT period, n, scores, report_id, device FROM fedauc_uploads WHERE "
-               "campaign_id = $1 AND token = $2",
-               in, 2, read_upload, u) < 0
+    return fdb_exec(f->db,
+                    "SELECT period, n, scores, report_id, device FROM fedauc_uploads WHERE "
+                    "campaign_id = $1 AND token = $2",
+                    in, 2, read_upload, u) < 0
                ? -1
                : 0;
 }
@@ -578,10 +576,11 @@ static int fa_dropouts(coll_fedauc_t *f, ranking_t *r, uint32_t cid, uint32_t pe
     d->reported_tokens = UINT64_MAX;
     claims_t cl = {r, calloc(r->ntok + 1, 1), 0};
     fdb_val_t in[2] = {fdb_int(cid), fdb_int(period)};
-    if (cl.reported == NULL || fdb_exec(f->db,
-                                        "SELECT token FROM fedauc_uploads WHERE campaign_id = $1 "
-                                        "AND period = $2 AND report_id IS NOT NULL",
-                                        in, 2, mark_claim, &cl) < 0 ||
+    if (cl.reported == NULL ||
+        fdb_exec(f->db,
+                 "SELECT token FROM fedauc_uploads WHERE campaign_id = $1 "
+                 "AND period = $2 AND report_id IS NOT NULL",
+                 in, 2, mark_claim, &cl) < 0 ||
         cl.bad) {
         free(cl.reported);
         return -1;
@@ -654,10 +653,9 @@ int coll_fedauc_period_info(coll_fedauc_t *f, const coll_campaigns_t *cs, int ci
         out->uploaders = p.uploaders > 0 ? (uint64_t)p.uploaders : 0u;
         out->withheld = out->closed && p.uploaders < (int64_t)c->opts.fedauc.min_uploaders;
         out->reports_closed = coll_campaign_period_check(c, period, now) > 0;
-        ranking_t *r =
-            out->closed && !out->withheld ? fa_ranking(f, cid, period, &p, NULL) : NULL;
-        if (r != NULL && (out->reported >= out->uploads ||
-                          fa_dropouts(f, r, cid, period, out->reported) == 0)) {
+        ranking_t *r = out->closed && !out->withheld ? fa_ranking(f, cid, period, &p, NULL) : NULL;
+        if (r != NULL &&
+            (out->reported >= out->uploads || fa_dropouts(f, r, cid, period, out->reported) == 0)) {
             out->moments = r->mom;
             out->influence = r->influence;
             if (out->reported < out->uploads) {

@@ -55,7 +55,8 @@ int coll_fedauc_sums_add(coll_fedauc_sums_t *fs, uint32_t m, uint32_t g, int64_t
         return -1;
     }
     int64_t n2, s2;
-    if (__builtin_add_overflow(fs->n[m][g], n, &n2) || __builtin_add_overflow(fs->s[m][g], s, &s2)) {
+    if (__builtin_add_overflow(fs->n[m][g], n, &n2) ||
+        __builtin_add_overflow(fs->s[m][g], s, &s2)) {
         fs->overflow = 1; /* the estimate says so; never a wrapped sum (bounds.h: capacity) */
         return -1;
     }
@@ -205,10 +206,9 @@ void coll_fedauc_json(jw_t *w, const coll_campaign_t *c, const coll_fedauc_sums_
             d2_range(d, (uint64_t)llround(P), &lo, &hi);
         }
     }
-    if (why == NULL &&
-        (estimate_minus(&p, &agg, rk, confidence, (lo + hi) / 2.0L, &e) != DPM_OK ||
-         estimate_minus(&p, &agg, rk, confidence, lo, &e_hi) != DPM_OK ||
-         estimate_minus(&p, &agg, rk, confidence, hi, &e_lo) != DPM_OK)) {
+    if (why == NULL && (estimate_minus(&p, &agg, rk, confidence, (lo + hi) / 2.0L, &e) != DPM_OK ||
+                        estimate_minus(&p, &agg, rk, confidence, lo, &e_hi) != DPM_OK ||
+                        estimate_minus(&p, &agg, rk, confidence, hi, &e_lo) != DPM_OK)) {
         why = "no estimate for these sums";
     } else if (why == NULL && (!e.valid || !isfinite(e.auc) || !isfinite(e.sd))) {
         why = "undefined: estimated positives or negatives <= 0 (too much noise for this M)";
@@ -227,9 +227,8 @@ void coll_fedauc_json(jw_t *w, const coll_campaign_t *c, const coll_fedauc_sums_
                "reports within the bounds, or too few examples for this noise)";
     }
     double scale = p.mechanism == DPM_MECH_ID_FEDAUC_RR ? 1.0 / (1.0 - 2.0 * p.rho) : 1.0;
-    double shift = coll_bounds_fa_shift(&ph->influence, scale, agg.examples < ph->scores
-                                                                    ? (double)d->d2_max / 2.0
-                                                                    : 0.0,
+    double shift = coll_bounds_fa_shift(&ph->influence, scale,
+                                        agg.examples < ph->scores ? (double)d->d2_max / 2.0 : 0.0,
                                         e.auc_raw, e.p, e.n, e.c);
     jw_raw(w, ", \"valid\": %s, \"reason\": ", flag == NULL ? "true" : "false");
     if (flag != NULL) {

@@ -784,10 +784,11 @@ static int fa_collector_check(const sim_cfg_t *cfg, const sim_agg_t *agg, const 
 }
 
 /* `dpm-sim campaigns`: the keys the collector parses, max_examples (the most examples a device
- * holds), and its upload phase: upload_count = the devices taking part (every device of the campaign's groups: a binormal device has 1 or more
- * examples), so the phase closes as soon as they all uploaded, and upload_seconds = half the
- * collector's default period (86400 s, which the file keeps), the deadline for dropouts. With
- * several device counts there is no one count: only the deadline is written. */
+ * holds), and its upload phase: upload_count = the devices taking part (every device of the
+ * campaign's groups: a binormal device has 1 or more examples), so the phase closes as soon as they
+ * all uploaded, and upload_seconds = half the collector's default period (86400 s, which the file
+ * keeps), the deadline for dropouts. With several device counts there is no one count: only the
+ * deadline is written. */
 static void fa_campaign_keys(const sim_scenario_t *sc, const sim_campaign_spec_t *c, FILE *f)
 {
     static const char *const names[] = {"", "local", "global", "orthogonal", "adaptive"};

@@ -10,8 +10,9 @@
  * dpm_report_encode), and last one JSON line: the estimate host-sim/estimate/fedauc.c makes
  * from exactly these reports and the ranking of exactly these uploads (dpm_fa_agg_add,
  * dpm_fa_rank2's moments, dpm_fa_estimate at 0.95), the same with one report's localP one
- * higher ("perturbed": the negative control of the comparison) and the exact AUC of the
- * quantized scores ("truth"). Exit 1 with a message on any failure. */
+ * higher ("perturbed": the negative control of the comparison), the exact AUC of the
+ * quantized scores ("truth") and the summed statistics in rank units ("sum_r", "p"). Exit 1 with a
+ * message on any failure. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -173,8 +174,10 @@ int main(int argc, char **argv)
         dpm_fa_estimate(&fp, &bumped, &mom, 0.95, &eb) != DPM_OK) {
         return die("estimate");
     }
-    printf("{\"devices\": %u, \"m\": %llu, \"truth\": %.17g, ", K, (unsigned long long)M,
-           dpm_fa_auc_exact(pool, qlab, M));
+    /* the honest sums (rank units): what a report replaced by another moves */
+    printf("{\"devices\": %u, \"m\": %llu, \"truth\": %.17g, \"sum_r\": %.17g, \"p\": %.17g, ", K,
+           (unsigned long long)M, dpm_fa_auc_exact(pool, qlab, M),
+           (double)(((long double)agg.sum2_int + agg.sum2_frac) / 2.0L), (double)agg.p);
     put_estimate("estimate", &e);
     printf(", ");
     put_estimate("perturbed", &eb);

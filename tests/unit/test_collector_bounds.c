@@ -635,20 +635,22 @@ static void test_fedauc_influence(void **state)
         double N = M - P, S = A * P * N + P * (P - 1.0) / 2.0, ds = dp * M / 3.0;
         double c = P - 0.5 + A * (N - P);
         for (int tf = 0; tf < 2; tf++) {
-            coll_fa_influence_t f;
+            coll_fa_influence_t f; /* one bucket holding rbar in [0.1 M, 0.6 M] */
             memset(&f, 0, sizeof(f));
-            f.dp = dp;
-            f.ds = ds;
+            f.dp = f.b_dp[0] = dp;
+            f.ds = f.b_ds[0] = ds;
+            f.b_n[0] = 1;
             f.uploads = 1;
             f.t_form = tf;
-            f.rbar_lo = tf ? M * 0.1 : 0.0;
-            f.rbar_hi = tf ? M * 0.6 : 0.0;
+            f.b_lo[0] = tf ? M * 0.1 : 0.0;
+            f.b_hi[0] = tf ? M * 0.6 : 0.0;
+            double rbar_lo = f.b_lo[0], rbar_hi = f.b_hi[0];
             double bound = coll_bounds_fa_shift(&f, 1.0, 0.0, A, P, N, c), worst = 0.0;
             for (int a = -20; a <= 20; a++) {
                 for (int b2 = -20; b2 <= 20; b2++) {
                     for (int rr = 0; rr <= 2; rr++) {
                         double dP = dp * a / 20.0;
-                        double rbar = f.rbar_lo + (f.rbar_hi - f.rbar_lo) * rr / 2.0;
+                        double rbar = rbar_lo + (rbar_hi - rbar_lo) * rr / 2.0;
                         double dS = ds * b2 / 20.0 + (tf ? rbar * dP : 0.0);
                         double P2 = P + dP, N2 = M - P2;
                         double A2 = (S + dS - P2 * (P2 - 1.0) / 2.0) / (P2 * N2);
