@@ -506,6 +506,12 @@ double coll_bounds_mean_shift(const coll_bounds_t *b, const dpm_disp_params_t *p
     return (vmax / (p->a * gain) + fabs(2.0 * mean - 1.0) * delta_n) / (2.0 * n2);
 }
 
+double coll_bounds_mean_shift_other(const dpm_disp_params_t *p, double n_hat, double mean)
+{
+    double d = p->q / (p->a - p->q), n2 = n_hat - d;
+    return n2 > 0.0 ? fabs(2.0 * mean - 1.0) * d / (2.0 * n2) : NAN;
+}
+
 double coll_bounds_auc_shift(const coll_bounds_t *b, double P, double N)
 {
     if (!(P > 0.0) || !(N > 0.0)) {

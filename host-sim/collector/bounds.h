@@ -165,6 +165,12 @@ int coll_bounds_check(const coll_bounds_t *b, const dpm_report_t *r, const char 
 double coll_bounds_mean_shift(const coll_bounds_t *b, const dpm_disp_params_t *p, double n_hat,
                               double mean);
 
+/* How far one more accepted report reported in ANOTHER group moves this group's mean (metric
+ * scale): only its size estimate drops, by d = q / (a - q), so exactly |2 mean - 1| d / (2
+ * (n_hat - d)). NaN if n_hat - d <= 0. A gap m_g - m_h moves by at most the larger of
+ * shift_g + other_h and other_g + shift_h (the report lands in g, in h or elsewhere). */
+double coll_bounds_mean_shift_other(const dpm_disp_params_t *p, double n_hat, double mean);
+
 /* The documented bound on how far one more accepted roc_hist report moves the AUC of sums with
  * positive totals P, N: class_l1_max (1 / P + 1 / N). NaN unless P, N > 0. */
 double coll_bounds_auc_shift(const coll_bounds_t *b, double P, double N);
