@@ -8,31 +8,66 @@
  *                      upload phase: until start + P period + upload_seconds, or until the
  *                      campaign's upload_count uploads arrived, whichever comes first. Stored
  *                      durably (table fedauc_uploads: campaign, 16-byte token, period, n, the
- *                      scores) before the 200; the same upload sent again is 200 again; the
- *                      same token with other scores 409; after the phase 409 "upload phase
- *                      closed" (nothing stored). Wrong fingerprint: 400 with the reason.
+ *                      scores, the credential) before the 200; the same upload sent again by
+ *                      the same credential is 200 again; the same token with other scores (or
+ *                      from another credential) 409; after the phase 409 "upload phase closed"
+ *                      (nothing stored). Wrong fingerprint: 400 with the reason; more scores
+ *                      than the campaign's max_examples: 400.
+ *   the credential     an upload is bound to the identity that sent it ("token:NAME",
+ *                      "cert:CN"; anonymous uploads, --allow-anonymous-devices, to nobody).
+ *                      Uploads count against its quota per campaign and period (device_quota,
+ *                      or a relay credential's N): one more is 409 "device quota exceeded".
+ *                      Only that identity may fetch the upload's ranks (another gets 404, as
+ *                      for an unknown token) and report for it ("no upload with this token").
  *   ranking            when the phase closes (count reached, or the first request after the
  *                      deadline), it is marked closed in the database (table fedauc_phases) in
  *                      a transaction that serializes with the uploads, so every collector
- *                      sharing the database ranks exactly the same uploads; all M scores are
- *                      ranked (dpm_fa_rank2: doubled mid-ranks, ties stay integers).
+ *                      sharing the database ranks exactly the same uploads, and its distinct
+ *                      uploaders are counted (one per device identity; each upload of a relay
+ *                      credential or an anonymous one counts alone); all M scores are ranked
+ *                      (dpm_fa_rank2: doubled mid-ranks, ties stay integers). A ranking's
+ *                      memory is reserved from the collector's budget while it is built and
+ *                      cached (fedauc_service.h); the sort runs without the service's lock.
+ *   scraping           a rank reply reveals where the other uploads' scores fall between the
+ *                      device's own: a probe holding every score value reads the pool's exact
+ *                      histogram, so with one other uploader that device's scores exactly (the
+ *                      issue 27 audit recovered 25). Ranks are therefore released only when
+ *                      the phase closes with at least min_uploaders distinct uploaders
+ *                      (default 10, or upload_count when smaller): a probe then reads the
+ *                      pooled scores of at least min_uploaders - 1 others. Otherwise every
+ *                      rank request is 409 "ranks withheld" and the period has no estimate
+ *                      (phase "withheld"). Coarsened ranks were not chosen: the rank sums need
+ *                      the exact ranks, and any coarsening that hides one device's scores
+ *                      biases the AUC. An attacker holding min_uploaders - 1 credentials can
+ *                      still isolate one device: the quota and credentials bound that.
  *   rank replies       GET /v1/fedauc/{campaign}/ranks/{token as 32 hex digits} [device]:
- *                      200 dpm.v1.FedaucRankReply | 404 unknown token | 409 while the upload
- *                      phase is open (Retry-After). Any number of times (same bytes).
- *   phase 2, reports   POST /v1/reports as for every mechanism; a FedAUC report must name an
- *                      upload of this campaign and period, exactly once per upload token, and
- *                      carry what the collector's own ranks imply (n, M, S, the sensitivity,
- *                      the adaptive split; fedauc_rr: 0 <= localP <= n and localSum2 between
- *                      the sums of the localP smallest and largest ranks). The token is
- *                      claimed (fedauc_uploads.report_id) before the batch is committed and
- *                      released if it is not: a second report for a token is refused
- *                      ("upload token already reported"), the same report resent is a
- *                      duplicate as usual.
- *   dropouts           a token that never asks for its ranks or never reports: its examples
- *                      are ranked (they are part of M) but have no statistics. The rank sums
- *                      need every ranked example (estimate/fedauc.h), so the estimate is then
- *                      undefined with the reason and the counts ("dropouts"); no estimate is
- *                      made from a subset whose ranks were taken among other scores.
+ *                      200 dpm.v1.FedaucRankReply | 404 unknown token (or another
+ *                      credential's) | 409 while the upload phase is open (Retry-After) or
+ *                      when the ranks are withheld | 503 while the ranking does not fit the
+ *                      memory budget (Retry-After). Any number of times (same bytes).
+ *   phase 2, reports   POST /v1/reports as for every mechanism; a FedAUC report must come from
+ *                      its upload's credential, name an upload of this campaign and period,
+ *                      exactly once per upload token, carry what the collector's own ranks
+ *                      imply (n, M, S, the sensitivity, the adaptive split; fedauc_rr: 0 <=
+ *                      localP <= n and localSum2 between the sums of the localP smallest and
+ *                      largest ranks) and noised values within their noise's bounds
+ *                      (bounds.h). The token is claimed (fedauc_uploads.report_id) before the
+ *                      batch is committed and released if it is not: a second report for a
+ *                      token is refused ("upload token already reported"), the same report
+ *                      resent is a duplicate as usual.
+ *   dropouts           an upload that never reports: its examples were ranked (they are part of
+ *                      M) but have no statistics. The rule: the estimate is of the REPORTED
+ *                      examples (M' of them). Their rank sums still count the dropouts'
+ *                      examples below them: a reported example i carries d_i = (dropout
+ *                      examples ranked below it) + (tied ones) / 2, which the collector knows
+ *                      from its own ranking; which of them are positive it does not. So the
+ *                      sum of the positives' d_i lies between the sum of the P smallest and
+ *                      of the P largest d_i (P the estimated positives); the estimate takes the
+ *                      middle and its interval spans both ends (dropout_bias_max: half the
+ *                      width added). One silent upload of n examples moves the interval's
+ *                      ends by at most about n / N and never blocks the estimate; while the
+ *                      period's reports are open (reports_closed false) a missing report may
+ *                      still arrive.
  *
  * Storage: the collector's own database (--db: SQLite or PostgreSQL), through a connection of
  * this module (fedauc_db.h); the report sums go through the store with the report
