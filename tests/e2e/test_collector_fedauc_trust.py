@@ -45,7 +45,7 @@ import time
 from e2e_util import OUT, Tap
 from pg_cluster import PgCluster
 from test_collector import Harness, load_pb2
-from test_wire_collector import fields, message, varint
+from test_wire_collector import fields, message, read_varint, varint
 
 TOOL = os.path.join(OUT, "tests", "e2e", "tool_fedauc")
 NO_RATE_LIMIT = ["--rate-limit", "0"]
@@ -100,18 +100,10 @@ def ranks_of(reply):
     """The doubled ranks of a FedaucRankReply (field 6, packed)."""
     out = []
     for f, wt, v in fields(reply):
-        if f == 6:
-            i = 0
-            while i < len(v):
-                x = shift = 0
-                while True:
-                    c = v[i]
-                    i += 1
-                    x |= (c & 0x7F) << shift
-                    shift += 7
-                    if c < 0x80:
-                        break
-                out.append(x)
+        i = 0
+        while f == 6 and i < len(v):
+            x, i = read_varint(v, i)
+            out.append(x)
     return out
 
 
@@ -130,10 +122,7 @@ def fingerprint(h, cid):
     proc.kill()
     proc.wait(10)
     head = {f: v for f, _, v in fields(up)}
-    mech = 0
-    for i, c in enumerate(head[2]):
-        mech |= (c & 0x7F) << (7 * i)
-    return mech, int.from_bytes(head[3], "little")
+    return read_varint(head[2], 0)[0], int.from_bytes(head[3], "little")
 
 
 def token_of(upload):
