@@ -33,7 +33,9 @@ Under the credential (fedauc_phase.h):
     min_uploaders 3 and the same two uploads the ranks are withheld (409) when the phase closes
     by its deadline and the estimate says so; with a third device the probe reads only the
     pooled 50 scores of the two others, not which are the victim's.
-The estimate of a period with a silent upload is checked in test_collector_fedauc.py."""
+Dropouts: 3 of 20 devices (fedauc_lap, eps 8) never report; the estimate is valid and its span
+holds the exact AUC of the reported examples; negative control: their sums with the dropouts
+ignored fall outside that span."""
 import json
 import math
 import os
@@ -77,6 +79,9 @@ upload_count = {K}
     hour_start = now - 5 * 3600 - 1
     text += (f"[campaign]\nid = 35\n{probe}start = {hour_start}\nperiod_seconds = 3600\n"
              f"upload_seconds = 10\nmin_uploaders = 3\n")
+    # dropouts: 20 devices, 3 silent (fedauc_lap local at eps 8: little noise)
+    text += (f"[campaign]\nid = 37\nmechanism = fedauc_lap\neps = 8\nscore_bits = 20\n"
+             f"max_examples = 40\nstart = {start}\nupload_count = 20\n")
     # quota, binding, max_examples
     text += (f"[campaign]\nid = 36\nmechanism = fedauc_lap\neps = 1\nmax_examples = 20\n"
              f"start = {start}\nupload_count = 3\nmin_uploaders = 3\n")
@@ -420,6 +425,39 @@ def credential(t, h, pb, tag):
          "token'); the same report from device-a is stored", (st_b, resp, st_a, data_a))
 
 
+def dropouts(t, h, tag):
+    """The dropout rule: 3 of 20 devices never report. The estimate is of the 17 others'
+    examples: the interval spans what the dropouts' examples below them can add, and holds the
+    exact AUC of those examples among themselves; ignoring the dropouts (their examples left in
+    the ranks) gives a value outside that span (the negative control: the correction is needed)."""
+    camp = h.request("GET", "/v1/campaigns/37")[2]
+    proc = subprocess.Popen([TOOL, camp.hex(), "20", "40", "5", "37", "3"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, text=True)
+    ups = [bytes.fromhex(proc.stdout.readline().split()[1]) for _ in range(20)]
+    sts = [h.request("POST", "/v1/fedauc/uploads", u)[0] for u in ups]
+    replies = [h.request("GET", f"/v1/fedauc/37/ranks/{token_of(u).hex()}") for u in ups]
+    for r in replies:
+        proc.stdin.write("reply " + r[2].hex() + "\n")
+    proc.stdin.flush()
+    reps = [bytes.fromhex(proc.stdout.readline().split()[1]) for _ in range(20)]
+    want = json.loads(proc.stdout.readline())
+    proc.wait(30)
+    st, _, body = h.request("POST", "/v1/reports", batch_of(*reps[:17]))
+    e = json.loads(h.request("GET", "/v1/campaigns/37/estimate?period=5")[2])["fedauc"]
+    auc, bias, sd = e.get("auc_unbiased", math.nan), e.get("dropout_bias_max", 0), e.get("sd", 1)
+    truth, naive = want["truth_heard"], want["naive_heard"]
+    print(f"# {tag}dropouts: 3 of 20 devices silent ({e.get('dropout_examples')} of "
+          f"{e.get('scores')} examples): estimate {auc:.4f} +- {bias:.4f} (sd {sd:.4f}); the "
+          f"reported examples' AUC {truth:.4f}; ignoring the dropouts {naive:.4f}")
+    t.ok(sts == [200] * 20 and st == 200 and e.get("valid") is True and e.get("dropouts") == 3
+         and e.get("reports") == 17 and abs(truth - auc) <= bias + 4 * sd,
+         f"{tag}dropouts: 3 silent uploads of 20 do not block the estimate; its span holds the "
+         "reported examples' exact AUC", (sts, st, body, e, want))
+    t.ok(naive > auc + bias or naive < auc - bias,
+         f"{tag}negative control: the same reports with the dropouts ignored give "
+         f"{naive:.4f}, outside the span {auc - bias:.4f} .. {auc + bias:.4f}", (e, want))
+
+
 def run(t, pg=None):
     h = Harness(campaigns=campaigns(int(time.time())), pg=pg)
     try:
@@ -428,6 +466,7 @@ def run(t, pg=None):
         tag = "PostgreSQL " if pg else "SQLite "
         scraping(t, h, pb, tag)  # first: campaign 35's upload phase ends 10 s after the start
         credential(t, h, pb, tag)
+        dropouts(t, h, tag)
         for cid, variant in ((30, "local"), (31, "orthogonal"), (32, "rr")):
             run_bounded(t, h, pb, cid, tag + BOUNDED[cid][0], variant, pg)
         t.ok(h.stop() == 0, f"{tag}clean stop")
