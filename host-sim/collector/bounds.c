@@ -6,7 +6,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "collector/fedauc_phase.h"
+#include "dpm/fedauc.h"
 
 #define LN2 0.69314718055994530942
 /* Accept a computed bound only if its log tail is below the target by this much: covers the

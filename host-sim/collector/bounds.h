@@ -112,6 +112,14 @@
 #include "dpm/report.h"
 #include "estimate/disparity.h"
 
+/* The reason an estimate gives when its max_shift_one_report is null (JSON has no infinity). */
+#define COLL_UNBOUNDED_REASON                                                                     \
+    "no bound on one report's influence: a report within the checks could make this estimate "  \
+    "undefined (lower max_examples, or wait for more reports)"
+
+/* Largest number of scores one period of a FedAUC campaign ranks (fedauc_phase.h). */
+#define COLL_FEDAUC_MAX_SCORES (1u << 24)
+
 /* An honest report fails the checks with probability below 2^-COLL_BOUNDS_FAIL_LOG2. */
 #define COLL_BOUNDS_FAIL_LOG2 40
 /* roc_hist: default largest number of examples one device may report (campaign max_examples). */

@@ -405,12 +405,12 @@ static int finish_block(block_t *b, coll_campaigns_t *out, char *err, size_t cap
     if (coll_bounds_init(&cc->bounds, &cc->mech, b->o.max_examples) != 0) {
         return fail(err, cap, "campaign %u (line %d): cannot bound its reports", b->c.id, b->line);
     }
+    if (roc && b->c.groups != 0 && rocg_finish(cc, b, err, cap) != 0) {
+        return -1; /* its own, more precise limit first (cells of exact products) */
+    }
     const char *cap_why = coll_bounds_capacity_why(&cc->bounds);
     if (cap_why != NULL) {
         return fail(err, cap, "campaign %u (line %d): %s", b->c.id, b->line, cap_why);
-    }
-    if (roc && b->c.groups != 0 && rocg_finish(cc, b, err, cap) != 0) {
-        return -1;
     }
     cc->opts = b->o;
     if (dpm_campaign_encode(&b->c, cc->pb, sizeof(cc->pb), &cc->pb_len) != DPM_OK) {

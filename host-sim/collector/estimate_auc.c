@@ -21,10 +21,14 @@ static void num(jw_t *sb, const char *key, double x)
     jw_num(sb, x, DIGITS); /* null when not finite */
 }
 
-static void reason(jw_t *sb, int defined, const char *why)
+/* "defined", "reason"; shift: the estimate's max_shift_one_report (a defined estimate whose
+ * bound is infinite says why its bound is null). */
+static void reason(jw_t *sb, int defined, const char *why, double shift)
 {
     jw_raw(sb, ", \"defined\": %s, \"reason\": ", defined ? "true" : "false");
-    if (defined || why == NULL || why[0] == '\0') {
+    if (defined && !isfinite(shift)) {
+        jw_str(sb, COLL_UNBOUNDED_REASON);
+    } else if (defined || why == NULL || why[0] == '\0') {
         jw_raw(sb, defined ? "null" : "\"undefined\"");
     } else {
         jw_str(sb, why);
@@ -173,16 +177,18 @@ static void dpauc_json(jw_t *sb, const coll_campaign_t *c, const coll_campaign_s
         jw_raw(sb, "\"auc\": ");
         jw_num(sb, defined ? e->auc : NAN, DIGITS);
         jw_raw(sb, ", \"small_sample\": %s", ok && e->small_sample ? "true" : "false");
+        double shift = NAN;
         if (defined) {
             jw_raw(sb, ", \"fpr\": ");
             jw_nums(sb, e->fpr, e->points, DIGITS);
             jw_raw(sb, ", \"tpr\": ");
             jw_nums(sb, e->tpr, e->points, DIGITS);
             /* null: no bound (a class total within one report's reach of 0) */
-            num(sb, "max_shift_one_report",
-                dpauc_shift(a, (double)c->bounds.cell_lo, (double)c->bounds.cell_hi, v));
+            shift = dpauc_shift(a, (double)c->bounds.cell_lo, (double)c->bounds.cell_hi, v);
+            num(sb, "max_shift_one_report", shift);
         }
-        reason(sb, defined, !ok ? "out of memory" : st->reports == 0 ? "no reports" : e->reason);
+        reason(sb, defined, !ok ? "out of memory" : st->reports == 0 ? "no reports" : e->reason,
+               shift);
         jw_raw(sb, "}");
     }
     jw_raw(sb, "}, \"ci\": null, \"reason\": \"no interval: the DPAUC baseline has no variance "
@@ -368,9 +374,9 @@ static void bins_json(jw_t *sb, const coll_campaign_t *c, const coll_campaign_st
     const char *what = m->kernel == DPM_USTAT_KENDALL ? "tau" : "auc";
     jw_raw(sb, ", \"estimate\": \"%s\"", m->kernel == DPM_USTAT_KENDALL ? "kendall_tau_a" : "auc");
     ustat_est_json(sb, &e, what, 1);
-    num(sb, "max_shift_one_report",
-        e.defined && isfinite(e.value) ? bins_shift(&p, a, TIE_WEIGHT, e.value) : NAN);
-    reason(sb, e.defined && isfinite(e.value), st->reports == 0 ? "no reports" : why);
+    double shift = e.defined && isfinite(e.value) ? bins_shift(&p, a, TIE_WEIGHT, e.value) : NAN;
+    num(sb, "max_shift_one_report", shift);
+    reason(sb, e.defined && isfinite(e.value), st->reports == 0 ? "no reports" : why, shift);
     jw_raw(sb, "}");
     free(a);
 }
@@ -423,7 +429,7 @@ static void tree_json(jw_t *sb, const coll_campaign_t *c, const coll_campaign_st
     num(sb, "a", defined ? e.a : NAN);
     num(sb, "mse_bound", defined ? e.mse_bound : NAN);
     num(sb, "max_shift_one_report", shift);
-    reason(sb, defined, st->reports == 0 ? "no reports" : why);
+    reason(sb, defined, st->reports == 0 ? "no reports" : why, shift);
     jw_raw(sb, "}");
 }
 

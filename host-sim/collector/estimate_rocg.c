@@ -57,13 +57,15 @@ static void interval(jw_t *sb, int valid, double lo, double hi)
 }
 
 /* "defined", "reason": a defined estimate whose interval is missing says why too. */
-static void reason(jw_t *sb, int defined, const char *why, int ci_valid)
+static void reason(jw_t *sb, int defined, const char *why, int ci_valid, double shift)
 {
     jw_raw(sb, ", \"defined\": %s, \"reason\": ", defined ? "true" : "false");
     if (!defined) {
         jw_str(sb, why != NULL && why[0] != '\0' ? why : "undefined");
     } else if (!ci_valid) {
         jw_str(sb, "the variance estimate is not positive: no interval (too few reports)");
+    } else if (!isfinite(shift)) {
+        jw_str(sb, COLL_UNBOUNDED_REASON);
     } else {
         jw_raw(sb, "null");
     }
@@ -136,8 +138,9 @@ static void group_json(jw_t *sb, uint32_t g, uint32_t B, const dpm_roc_group_est
                        const double *shift)
 {
     int d = e->defined;
+    double bound = d ? fmax(shift[0], shift[1]) : NAN;
     jw_raw(sb, "%s{\"group\": %u", g ? ", " : "", g);
-    reason(sb, d, e->reason, e->ci_valid);
+    reason(sb, d, e->reason, e->ci_valid, bound);
     jw_raw(sb, ", \"small_sample\": %s", e->small_sample ? "true" : "false");
     num(sb, "positives", e->P);
     num(sb, "positives_sd", e->P_sd);
@@ -147,8 +150,7 @@ static void group_json(jw_t *sb, uint32_t g, uint32_t B, const dpm_roc_group_est
     num(sb, "auc_clipped", d ? e->auc_clipped : NAN);
     num(sb, "sd", d ? e->sd : NAN);
     interval(sb, d && e->ci_valid, e->ci_lo, e->ci_hi);
-    /* null: no bound (one report could make the estimate undefined) */
-    num(sb, "max_shift_one_report", d ? fmax(shift[0], shift[1]) : NAN);
+    num(sb, "max_shift_one_report", bound); /* null: no bound (the reason says so) */
     if (d) {
         const char *key[4] = {"fpr", "tpr", "fpr_sd", "tpr_sd"};
         const double *v[4] = {e->fpr, e->tpr, e->fpr_sd, e->tpr_sd};
@@ -164,15 +166,16 @@ static void group_json(jw_t *sb, uint32_t g, uint32_t B, const dpm_roc_group_est
 static void gap_json(jw_t *sb, uint32_t k, const dpm_roc_gap_estimate_t *e, double shift[][2])
 {
     int d = e->defined;
+    /* the report lands in g, in h or elsewhere: it moves one of the two by its own bound */
+    const double *x = shift[e->g], *y = shift[e->h];
+    double bound = d ? fmax(x[0] + y[1], x[1] + y[0]) : NAN;
     jw_raw(sb, "%s{\"g\": %u, \"h\": %u", k ? ", " : "", e->g, e->h);
-    reason(sb, d, e->reason, e->ci_valid);
+    reason(sb, d, e->reason, e->ci_valid, bound);
     jw_raw(sb, ", \"small_sample\": %s", e->small_sample ? "true" : "false");
     num(sb, "gap", d ? e->gap : NAN);
     num(sb, "sd", d ? e->sd : NAN);
     interval(sb, d && e->ci_valid, e->ci_lo, e->ci_hi);
-    /* the report lands in g, in h or elsewhere: it moves one of the two by its own bound */
-    const double *x = shift[e->g], *y = shift[e->h];
-    num(sb, "max_shift_one_report", d ? fmax(x[0] + y[1], x[1] + y[0]) : NAN);
+    num(sb, "max_shift_one_report", bound);
     jw_raw(sb, "}");
 }
 

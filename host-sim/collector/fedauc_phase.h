@@ -84,8 +84,7 @@
 
 typedef struct coll_fedauc coll_fedauc_t;
 
-/* Largest number of scores one period of a campaign ranks (the collector holds them). */
-#define COLL_FEDAUC_MAX_SCORES (1u << 24)
+/* COLL_FEDAUC_MAX_SCORES (bounds.h): the most scores one period of a campaign ranks. */
 
 /* Collector-side options of a FedAUC campaign (campaign file). */
 typedef struct {

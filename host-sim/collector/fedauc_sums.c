@@ -231,6 +231,9 @@ void coll_fedauc_json(jw_t *w, const coll_campaign_t *c, const coll_fedauc_sums_
                                         agg.examples < ph->scores ? (double)d->d2_max / 2.0 : 0.0,
                                         e.auc_raw, e.p, e.n, e.c);
     jw_raw(w, ", \"valid\": %s, \"reason\": ", flag == NULL ? "true" : "false");
+    if (flag == NULL && !isfinite(shift)) {
+        flag = COLL_UNBOUNDED_REASON; /* valid, but its influence bound is null */
+    }
     if (flag != NULL) {
         jw_str(w, flag);
     } else {
