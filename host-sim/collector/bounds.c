@@ -184,12 +184,13 @@ static int fa_init(coll_bounds_t *b, const dpm_mech_t *m, uint32_t max_examples)
     b->fa_rho = rr ? (4294967296.0 - (double)f->rr.keep) / 4294967296.0 : 0.0;
     b->checks = rr ? 0 : FA_CHECKS;
     b->fail_log2 = rr ? -INFINITY : FA_DELTA_LOG2 + 1.0;
-    /* row_max: n <= max_examples and M <= COLL_FEDAUC_MAX_SCORES (rows n, M), |localP| and
-     * |localSum2| (rows s) at their largest: localSum2 <= S + k_S <= n 2 (M - 1) + k_S(2 (M - 1)),
-     * localP <= n + k_P with eps_p >= 1 (ADAPTIVE) or the campaign's. T and the variances are
-     * summed in doubles (fedauc_sums.h). */
-    int64_t n = (int64_t)max_examples, top = 2 * ((int64_t)COLL_FEDAUC_MAX_SCORES - 1);
-    int64_t row = (int64_t)COLL_FEDAUC_MAX_SCORES;
+    /* row_max, amortized over a period's reports (at most M_max = COLL_FEDAUC_MAX_SCORES, one
+     * per upload of at least one score): the sums of n and of the reports' M reach M_max and
+     * M_max^2; |sum localP| <= sum n + reports k_P <= M_max (1 + k_P); |sum localSum2| <= sum S
+     * + reports k_S <= M_max 2 M_max + M_max k_S (all the ranks of a ranking sum to M (M - 1)),
+     * k_S at the largest sensitivity 2 (M_max - 1). So a period's sums stay below M_max row_max.
+     * T and the variances are summed in doubles (fedauc_sums.h). */
+    int64_t mmax = (int64_t)COLL_FEDAUC_MAX_SCORES, top = 2 * (mmax - 1);
     int64_t kp = 0, ks = 0;
     if (!rr) {
         uint32_t eps_p = b->fa_variant == DPM_FEDAUC_ADAPTIVE ? 1u : f->eps_p;
@@ -200,12 +201,12 @@ static int fa_init(coll_bounds_t *b, const dpm_mech_t *m, uint32_t max_examples)
             return -1;
         }
     }
-    int64_t p_max = add62(n, kp), s_max = add62(n * top, ks);
+    int64_t p_max = add62(1, kp), s_max = add62(2 * mmax, ks);
     if (p_max < 0 || s_max < 0) {
         return -1;
     }
-    row = p_max > row ? p_max : row;
-    b->row_max = s_max > row ? s_max : row;
+    b->row_max = s_max > p_max ? s_max : p_max;
+    b->row_max = b->row_max > mmax ? b->row_max : mmax;
     return set_capacity(b);
 }
 

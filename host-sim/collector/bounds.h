@@ -69,7 +69,10 @@
  * FedAUC statistic within the bounds above), so sum_capacity = floor((2^63 - 1) / row_max)
  * reports of one (campaign, period) can never overflow one. A campaign is refused when its
  * capacity is below COLL_SUM_MIN_CAPACITY reports (2^31; FedAUC: below the most reports one
- * period can have, COLL_FEDAUC_MAX_SCORES, one per upload), with the reason.
+ * period can have, COLL_FEDAUC_MAX_SCORES, one per upload), with the reason. FedAUC's row_max
+ * is amortized over a period's reports, since one ranking's ranks sum to M (M - 1) whatever
+ * the uploads: max(M_max, 1 + k_P, 2 M_max + k_S) with M_max = COLL_FEDAUC_MAX_SCORES and k_S at
+ * the largest sensitivity (bounds.c), independent of max_examples.
  *
  * Influence of one report that passes (the documented bounds; estimate_json exposes them):
  *   tuple means (host-sim/estimate/disparity.h): m_g = S_g / (a gain n_g), n_g = (n'_g - K q) /

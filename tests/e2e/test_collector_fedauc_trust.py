@@ -33,6 +33,10 @@ Under the credential (fedauc_phase.h):
     min_uploaders 3 and the same two uploads the ranks are withheld (409) when the phase closes
     by its deadline and the estimate says so; with a third device the probe reads only the
     pooled 50 scores of the two others, not which are the victim's.
+Memory: with --memory-limit 128MiB the upload phase refuses the upload whose ranking would pass
+half the budget, and the cached ranking stays reserved (negative control: the default limit
+takes it).
+
 Dropouts: 3 of 20 devices (fedauc_lap, eps 8) never report; the estimate is valid and its span
 holds the exact AUC of the reported examples; negative control: their sums with the dropouts
 ignored fall outside that span."""
@@ -458,6 +462,57 @@ def dropouts(t, h, tag):
          f"{naive:.4f}, outside the span {auc - bias:.4f} .. {auc + bias:.4f}", (e, want))
 
 
+def memory(t):
+    """A ranking's memory is reserved from the collector's budget: with --memory-limit 128MiB
+    (a 32 MiB budget) the phase takes 7 uploads of 65,536 scores and refuses the 8th ("upload
+    phase full": its ranking would take more than half the budget); after the deadline the ranks
+    are served and the cached ranking stays reserved (4 B a score + 56 B an upload). Negative
+    control: with the default 512 MiB the 8th upload is stored."""
+    def campaign():
+        return (f"[campaign]\nid = 38\nmechanism = fedauc_lap\neps = 1\nmax_examples = 65536\n"
+                f"period_seconds = 3600\nstart = {int(time.time()) - 5 * 3600 - 1}\n"
+                f"upload_seconds = 8\nmin_uploaders = 1\n")
+    results = {}
+    for limit in ("128MiB", None):
+        h = Harness(campaigns=campaign())
+        try:
+            h.start(extra=NO_RATE_LIMIT + (["--memory-limit", str(128 << 20)] if limit else []))
+            mech, params_hash = fingerprint(h, 38)
+            tokens = [bytes([0x80 + i]) * 16 for i in range(8)]
+            sts, bodies = [], []
+            for i, tok in enumerate(tokens):
+                scores = [(j * 7919 + i * 104729) % 65537 for j in range(65536)]
+                st, _, body = h.request("POST", "/v1/fedauc/uploads",
+                                        upload_msg(38, mech, params_hash, tok, scores))
+                sts.append(st)
+                bodies.append(body)
+            rank_st, deadline = 0, time.time() + 25
+            while time.time() < deadline:
+                rank_st = h.request("GET", f"/v1/fedauc/38/ranks/{tokens[0].hex()}")[0]
+                if rank_st == 200:
+                    break
+                time.sleep(0.5)
+            metrics = h.request("GET", "/metrics")[2].decode()
+            reserved = next((int(line.split()[1]) for line in metrics.splitlines()
+                             if line.startswith("dpm_memory_reserved_bytes ")), -1)
+            results[limit] = (sts, bodies[-1], rank_st, reserved)
+            h.stop()
+        finally:
+            h.cleanup()
+    sts, last, rank_st, reserved = results["128MiB"]
+    cached = 4 * 7 * 65536 + 56 * 7
+    print(f"# memory: --memory-limit 128MiB: uploads {sts}; the ranks {rank_st}; reserved after "
+          f"{reserved} bytes (the cached ranking: {cached}); default limit: {results[None][0]}")
+    t.ok(sts == [200] * 7 + [409] and b"upload phase full" in last and rank_st == 200
+         and cached <= reserved < cached + (1 << 20),
+         "memory: with a 32 MiB budget the phase takes 7 uploads of 65,536 scores and refuses the "
+         "8th (its ranking would pass half the budget); the ranks are served and the cached "
+         "ranking stays reserved", results["128MiB"][:1] + results["128MiB"][2:])
+    t.ok(results[None][0] == [200] * 8,
+         "negative control: with the default 512 MiB limit the 8th upload is stored",
+         results[None][0])
+
+
 def guarded(t, what, fn, *args):
     """fn(*args); an exception (an answer this test did not expect) is one failure, and the
     other parts still run."""
@@ -490,6 +545,7 @@ def run(t, pg=None):
 
 def main():
     t = Tap()
+    guarded(t, "memory", memory, t)
     run(t)
     with PgCluster("test_collector_fedauc_trust") as pg:
         run(t, pg=pg)
