@@ -61,7 +61,11 @@ int coll_vsums_add(coll_vsums_t *v, uint32_t campaign_id, uint32_t period, uint3
     size_t at;
     long i = find(v, campaign_id, period, idx, &at);
     if (i >= 0) {
-        v->e[i].sum += x;
+        int64_t sum;
+        if (__builtin_add_overflow(v->e[i].sum, x, &sum)) {
+            return -1; /* checked: the caller refuses the report (bounds.h: capacity) */
+        }
+        v->e[i].sum = sum;
         return 0;
     }
     coll_vsum_t *e = &v->e[v->n];

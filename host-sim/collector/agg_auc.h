@@ -47,7 +47,8 @@ typedef struct {
     size_t nslot;
 } coll_vsums_t;
 
-/* sums[(campaign, period, idx)] += x. 0, or -1 if memory ran out. */
+/* sums[(campaign, period, idx)] += x. 0, or -1 if memory ran out or the sum would leave int64
+ * (then unchanged). */
 int coll_vsums_add(coll_vsums_t *v, uint32_t campaign_id, uint32_t period, uint32_t idx, int64_t x);
 void coll_vsums_clear(coll_vsums_t *v);
 void coll_vsums_free(coll_vsums_t *v);

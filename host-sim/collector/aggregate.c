@@ -8,6 +8,19 @@
 #include "collector/agg_rocg.h"
 #include "collector/fedauc_sums.h"
 
+/* *acc += x, or -1 (and *acc unchanged) if the sum leaves int64: checked, never wrapped. The
+ * bounds make it impossible within a campaign's capacity (bounds.h); a read of many periods
+ * could still reach it, and says so (sums_overflow). */
+static int add_i64(int64_t *acc, int64_t x)
+{
+    int64_t r;
+    if (__builtin_add_overflow(*acc, x, &r)) {
+        return -1;
+    }
+    *acc = r;
+    return 0;
+}
+
 int coll_state_init(coll_campaign_state_t *st, const coll_campaign_t *c)
 {
     memset(st, 0, sizeof(*st));
@@ -43,7 +56,11 @@ void coll_state_add_tuple(coll_campaign_state_t *st, uint32_t m, uint32_t g, uin
                           double ss)
 {
     if (st->fa.on) {
-        st->rows_skipped += coll_fedauc_sums_add(&st->fa, m, g, (int64_t)n, s, ss) != 0;
+        if (n > (uint64_t)INT64_MAX ||
+            coll_fedauc_sums_add(&st->fa, m, g, (int64_t)n, s, ss) != 0) {
+            st->rows_skipped++;
+            st->sums_overflow += st->fa.overflow != 0;
+        }
         return;
     }
     if (m >= st->nmetrics || g >= st->agg[m].d) {
@@ -74,8 +91,13 @@ void coll_state_add_roc(coll_campaign_state_t *st, uint32_t bin, int64_t pos, in
         st->rows_skipped++;
         return;
     }
-    st->roc.pos[bin] += pos;
-    st->roc.neg[bin] += neg;
+    int64_t p = st->roc.pos[bin], q = st->roc.neg[bin];
+    if (add_i64(&p, pos) != 0 || add_i64(&q, neg) != 0) {
+        st->sums_overflow++;
+        return;
+    }
+    st->roc.pos[bin] = p;
+    st->roc.neg[bin] = q;
 }
 
 void coll_state_add_vec(coll_campaign_state_t *st, uint32_t idx, int64_t s)
@@ -84,7 +106,7 @@ void coll_state_add_vec(coll_campaign_state_t *st, uint32_t idx, int64_t s)
         st->rows_skipped++;
         return;
     }
-    st->vec[idx] += s;
+    st->sums_overflow += add_i64(&st->vec[idx], s) != 0;
 }
 
 void coll_reasons_add(coll_reasons_t *rs, const char *reason, uint64_t count)
@@ -165,14 +187,19 @@ static int add_fedauc(coll_deltas_t *ds, const dpm_report_t *rep)
         (d = delta_for(ds, rep->campaign_id, rep->period, 0, COLL_FEDAUC_ROWS)) == NULL) {
         return -1;
     }
+    coll_delta_t next = *d; /* all of the report or nothing */
     for (uint32_t m = 0; m < COLL_FEDAUC_ROWS; m++) {
         for (uint32_t g = 0; g < 2; g++) {
-            d->n[m][g] += (uint64_t)n[m][g];
-            d->s[m][g] += s[m][g];
-            d->ss[m][g] += ss[m][g];
+            int64_t dn = (int64_t)next.n[m][g];
+            if (add_i64(&dn, n[m][g]) != 0 || dn < 0 || add_i64(&next.s[m][g], s[m][g]) != 0) {
+                return -1;
+            }
+            next.n[m][g] = (uint64_t)dn;
+            next.ss[m][g] += ss[m][g];
         }
     }
-    d->reports++;
+    next.reports++;
+    *d = next;
     return 0;
 }
 
@@ -206,10 +233,17 @@ int coll_deltas_add(coll_deltas_t *ds, const coll_report_t *r)
         if (d == NULL) {
             return -1;
         }
+        int64_t pos[DPM_MAX_BINS], neg[DPM_MAX_BINS];
+        memcpy(pos, d->pos, bins * sizeof(int64_t));
+        memcpy(neg, d->neg, bins * sizeof(int64_t));
         for (uint32_t b = 0; b < bins; b++) {
-            d->pos[b] += rep.body.roc_hist.pos[b];
-            d->neg[b] += rep.body.roc_hist.neg[b];
+            if (add_i64(&pos[b], rep.body.roc_hist.pos[b]) != 0 ||
+                add_i64(&neg[b], rep.body.roc_hist.neg[b]) != 0) {
+                return -1;
+            }
         }
+        memcpy(d->pos, pos, bins * sizeof(int64_t));
+        memcpy(d->neg, neg, bins * sizeof(int64_t));
         d->reports++;
         return 0;
     }
@@ -220,10 +254,17 @@ int coll_deltas_add(coll_deltas_t *ds, const coll_report_t *r)
     if (d == NULL) {
         return -1;
     }
+    int64_t sum[DPM_CAMPAIGN_MAX_METRICS];
+    for (uint32_t m = 0; m < r->nvalues; m++) {
+        sum[m] = d->s[m][r->group];
+        if (add_i64(&sum[m], r->value[m]) != 0) {
+            return -1;
+        }
+    }
     for (uint32_t m = 0; m < r->nvalues; m++) {
         int64_t v = r->value[m];
         d->n[m][r->group]++;
-        d->s[m][r->group] += v;
+        d->s[m][r->group] = sum[m];
         d->ss[m][r->group] += (double)v * (double)v;
     }
     d->reports++;

@@ -48,7 +48,9 @@ typedef struct {
     uint32_t vec_len;          /* dpauc, ustat_*: COLL_VEC_LEN, else 0 */
     int64_t vec[COLL_VEC_LEN]; /* their sums (layout: agg_auc.h) */
     coll_reasons_t rejects;
-    uint64_t rows_skipped; /* stored sums that do not fit the campaign (never, unless edited) */
+    uint64_t rows_skipped;  /* stored sums that do not fit the campaign (never, unless edited) */
+    uint64_t sums_overflow; /* sums that left int64 when added up (checked: left as they were;
+                             * the estimate is withheld with the reason) */
     /* fedauc_rr / fedauc_lap: the sums (fedauc_sums.h) and the phase of the period asked for
      * (filled by request.c) */
     coll_fedauc_sums_t fa;
@@ -99,7 +101,8 @@ typedef struct {
 
 /* Add one stored report (a tuple report's values, or a roc_hist body decoded from r->raw; the
  * kind is r->mechanism). Needs no campaigns file: a database's reports can be summed whatever
- * campaigns the collector runs. 0, or -1 (memory, or a roc_hist body that does not decode). */
+ * campaigns the collector runs. 0, or -1 (memory, a roc_hist body that does not decode, or a
+ * sum that would leave int64: checked, the report then adds nothing). */
 int coll_deltas_add(coll_deltas_t *ds, const coll_report_t *r);
 void coll_deltas_clear(coll_deltas_t *ds);
 void coll_deltas_free(coll_deltas_t *ds);

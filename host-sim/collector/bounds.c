@@ -6,6 +6,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "dpm/fedauc.h"
+
 #define LN2 0.69314718055994530942
 /* Accept a computed bound only if its log tail is below the target by this much: covers the
  * rounding of the double evaluations (their error is ~1e-13 here). */
@@ -125,17 +127,231 @@ static int64_t class_l1(uint32_t B, int64_t M, int64_t k, int64_t T)
     return best;
 }
 
+static int set_capacity(coll_bounds_t *b)
+{
+    b->sum_capacity = b->row_max > 0 ? (uint64_t)(INT64_MAX / b->row_max) : 0;
+    return 0;
+}
+
+/* ---- FedAUC ------------------------------------------------------------------------------- */
+
+#define FA_CHECKS 2 /* noised values of a fedauc_lap report: localP, and localSum2 or T */
+#define FA_DELTA_LOG2 (-(double)COLL_BOUNDS_FAIL_LOG2 - 1.0)
+
+/* k of DLap(sens 2^16 / eps_part) at delta = 2^-41; 0 without noise (sens 0); -1 if the scale
+ * is not one the SDK can draw (eps_part 0 with noise) or k reaches 2^62. */
+static int64_t fa_k(uint64_t sens, uint64_t eps_part)
+{
+    if (sens == 0) {
+        return 0;
+    }
+    if (eps_part == 0) {
+        return -1;
+    }
+    return coll_dlap_tail_bound((double)sens * 65536.0 / (double)eps_part, FA_DELTA_LOG2);
+}
+
+/* a + b for a, b >= 0, or -1 past 2^62 (nothing an honest report carries comes near it). */
+static int64_t add62(int64_t a, int64_t b)
+{
+    return a < 0 || b < 0 || a > BOUND_MAX - b ? -1 : a + b;
+}
+
+/* eps_p of a report of this campaign with sum S and sensitivity D (the SDK's rule, which
+ * dpm_mech_check_report enforces). */
+static uint32_t fa_eps_p(const coll_bounds_t *b, uint64_t S, uint64_t D)
+{
+    if (b->fa_variant == DPM_FEDAUC_ADAPTIVE) {
+        return dpm_fedauc_adaptive_eps_p(S, D, b->fa_eps);
+    }
+    if (b->fa_variant == DPM_FEDAUC_ORTHOGONAL && D == 0) {
+        return b->fa_eps;
+    }
+    return b->fa_eps_p;
+}
+
+static int fa_init(coll_bounds_t *b, const dpm_mech_t *m, uint32_t max_examples)
+{
+    if (max_examples == 0 || max_examples > DPM_FEDAUC_MAX_EXAMPLES) {
+        return -1;
+    }
+    const dpm_fedauc_t *f = &m->params.fedauc;
+    int rr = b->mech == DPM_MECH_ID_FEDAUC_RR;
+    b->max_examples = max_examples;
+    b->fa_eps = f->eps_implemented;
+    b->fa_eps_p = rr ? 0u : f->eps_p;
+    b->fa_variant = rr ? DPM_FEDAUC_VARIANT_NONE : (uint32_t)f->variant;
+    b->fa_rho = rr ? (4294967296.0 - (double)f->rr.keep) / 4294967296.0 : 0.0;
+    b->checks = rr ? 0 : FA_CHECKS;
+    b->fail_log2 = rr ? -INFINITY : FA_DELTA_LOG2 + 1.0;
+    /* row_max, amortized over a period's reports (at most M_max = COLL_FEDAUC_MAX_SCORES, one
+     * per upload of at least one score): the sums of n and of the reports' M reach M_max and
+     * M_max^2; |sum localP| <= sum n + reports k_P <= M_max (1 + k_P); |sum localSum2| <= sum S
+     * + reports k_S <= M_max 2 M_max + M_max k_S (all the ranks of a ranking sum to M (M - 1)),
+     * k_S at the largest sensitivity 2 (M_max - 1). So a period's sums stay below M_max row_max.
+     * T and the variances are summed in doubles (fedauc_sums.h). */
+    int64_t mmax = (int64_t)COLL_FEDAUC_MAX_SCORES, top = 2 * (mmax - 1);
+    int64_t kp = 0, ks = 0;
+    if (!rr) {
+        uint32_t eps_p = b->fa_variant == DPM_FEDAUC_ADAPTIVE ? 1u : f->eps_p;
+        kp = fa_k(1, eps_p);
+        int t_form = b->fa_variant == DPM_FEDAUC_ORTHOGONAL || b->fa_variant == DPM_FEDAUC_ADAPTIVE;
+        ks = t_form ? 0 : fa_k((uint64_t)top, b->fa_eps - f->eps_p);
+        if (kp < 0 || ks < 0) {
+            return -1;
+        }
+    }
+    int64_t p_max = add62(1, kp), s_max = add62(2 * mmax, ks);
+    if (p_max < 0 || s_max < 0) {
+        return -1;
+    }
+    b->row_max = s_max > p_max ? s_max : p_max;
+    b->row_max = b->row_max > mmax ? b->row_max : mmax;
+    return set_capacity(b);
+}
+
+int coll_bounds_fa_range(const coll_bounds_t *b, const dpm_fedauc_report_t *r, uint64_t tpos,
+                         coll_fa_range_t *out)
+{
+    memset(out, 0, sizeof(*out));
+    if (b->mech != DPM_MECH_ID_FEDAUC_RR && b->mech != DPM_MECH_ID_FEDAUC_LAP) {
+        return -1;
+    }
+    int64_t n = (int64_t)r->n, S = r->sum_rank2 > (uint64_t)BOUND_MAX ? -1 : (int64_t)r->sum_rank2;
+    if (S < 0) {
+        return -1;
+    }
+    out->t_form = b->fa_variant == DPM_FEDAUC_ORTHOGONAL || b->fa_variant == DPM_FEDAUC_ADAPTIVE;
+    if (b->mech == DPM_MECH_ID_FEDAUC_RR) {
+        out->p_hi = n;
+        out->s_hi = S;
+        return 0;
+    }
+    int64_t kp = fa_k(1, r->eps_p);
+    int64_t ks = r->eps_p > b->fa_eps ? -1 : fa_k(r->sensitivity, b->fa_eps - r->eps_p);
+    int64_t a = tpos > (uint64_t)BOUND_MAX ? -1 : (int64_t)tpos;
+    int64_t p_hi = add62(n, kp), s_hi = add62(out->t_form ? a : S, ks);
+    if (kp < 0 || ks < 0 || a < 0 || p_hi < 0 || s_hi < 0) {
+        return -1;
+    }
+    out->p_lo = -kp;
+    out->p_hi = p_hi;
+    out->s_lo = out->t_form ? -s_hi : -ks;
+    out->s_hi = s_hi;
+    return 0;
+}
+
+int coll_bounds_fa_check(const coll_bounds_t *b, const dpm_fedauc_report_t *r, uint64_t tpos,
+                         const char **why)
+{
+    coll_fa_range_t g;
+    int t_form = b->fa_variant == DPM_FEDAUC_ORTHOGONAL || b->fa_variant == DPM_FEDAUC_ADAPTIVE;
+    if (coll_bounds_fa_range(b, r, tpos, &g) != 0) {
+        *why = "noise scale beyond the collector's sums";
+        return -1;
+    }
+    if (r->local_p < g.p_lo || r->local_p > g.p_hi) {
+        *why = "localP out of range";
+        return -1;
+    }
+    int64_t v = t_form ? r->t : r->local_sum2;
+    if (v < g.s_lo || v > g.s_hi) {
+        *why = t_form ? "T out of range" : "localSum2 out of range";
+        return -1;
+    }
+    return 0;
+}
+
+void coll_fa_influence_init(coll_fa_influence_t *f, const coll_bounds_t *b)
+{
+    memset(f, 0, sizeof(*f));
+    f->t_form = b->fa_variant == DPM_FEDAUC_ORTHOGONAL || b->fa_variant == DPM_FEDAUC_ADAPTIVE;
+}
+
+int coll_fa_influence_add(coll_fa_influence_t *f, const coll_bounds_t *b, uint32_t n, uint64_t S,
+                          uint32_t max_rank2, uint64_t D, uint64_t tpos, uint32_t M)
+{
+    if (n == 0 || M == 0) {
+        return -1;
+    }
+    dpm_fedauc_report_t r;
+    memset(&r, 0, sizeof(r));
+    r.n = n;
+    r.total = M;
+    r.sum_rank2 = S;
+    if (b->mech == DPM_MECH_ID_FEDAUC_LAP) {
+        switch (b->fa_variant) {
+        case DPM_FEDAUC_LOCAL: r.sensitivity = max_rank2; break;
+        case DPM_FEDAUC_GLOBAL: r.sensitivity = 2u * ((uint64_t)M - 1u); break;
+        default: r.sensitivity = D; break;
+        }
+        r.eps_p = fa_eps_p(b, S, r.sensitivity);
+    }
+    coll_fa_range_t g;
+    if (coll_bounds_fa_range(b, &r, tpos, &g) != 0) {
+        return -1;
+    }
+    /* the largest change between two accepted reports of this upload */
+    double dp = (double)g.p_hi - (double)g.p_lo;
+    double ds = ((double)g.s_hi - (double)g.s_lo) / 2.0; /* doubled ranks -> ranks */
+    double rbar = 0.0;
+    uint32_t k = 0;
+    if (g.t_form) {
+        ds /= (double)n; /* localSum2' = (T + S localP) / n */
+        rbar = (double)S / (2.0 * (double)n);
+        f->width = (double)M / COLL_FA_RBAR_BUCKETS;
+        double at = rbar / f->width;
+        k = at >= COLL_FA_RBAR_BUCKETS - 1 ? COLL_FA_RBAR_BUCKETS - 1 : (uint32_t)at;
+    }
+    if (f->b_n[k] == 0) {
+        f->b_lo[k] = f->b_hi[k] = rbar;
+    }
+    f->b_n[k]++;
+    f->b_lo[k] = rbar < f->b_lo[k] ? rbar : f->b_lo[k];
+    f->b_hi[k] = rbar > f->b_hi[k] ? rbar : f->b_hi[k];
+    f->b_dp[k] = dp > f->b_dp[k] ? dp : f->b_dp[k];
+    f->b_ds[k] = ds > f->b_ds[k] ? ds : f->b_ds[k];
+    f->dp = dp > f->dp ? dp : f->dp;
+    f->ds = ds > f->ds ? ds : f->ds;
+    f->uploads++;
+    return 0;
+}
+
+double coll_bounds_fa_shift(const coll_fa_influence_t *f, double scale, double extra_ds, double auc,
+                            double P, double N, double c)
+{
+    if (f->uploads == 0 || !isfinite(auc) || !isfinite(c)) {
+        return NAN;
+    }
+    double dp = f->dp * scale;
+    double den = fmin((P - dp) * (N + dp), (P + dp) * (N - dp));
+    if (!(den > 0.0)) {
+        return INFINITY;
+    }
+    double num = 0.0; /* the largest numerator over the buckets (rbar = 0 without t) */
+    for (uint32_t k = 0; k < COLL_FA_RBAR_BUCKETS; k++) {
+        if (f->b_n[k] == 0) {
+            continue;
+        }
+        double bdp = f->b_dp[k] * scale, bds = f->b_ds[k] * scale + extra_ds * bdp;
+        double slope = fmax(fabs(f->b_lo[k] - c), fabs(f->b_hi[k] - c));
+        num = fmax(num, bds + slope * bdp + fabs(auc - 0.5) * bdp * bdp);
+    }
+    return num / den;
+}
+
 int coll_bounds_init(coll_bounds_t *b, const dpm_mech_t *m, uint32_t max_examples)
 {
     memset(b, 0, sizeof(*b));
     b->mech = m->campaign.mechanism;
-    if (b->mech == DPM_MECH_ID_TUPLE_MR || b->mech == DPM_MECH_ID_FEDAUC_RR ||
-        b->mech == DPM_MECH_ID_FEDAUC_LAP) {
-        /* tuple_mr: {-1, +1}; FedAUC: checked against the collector's own ranks instead
-         * (fedauc_service.c) */
-        b->checks = 0;
+    if (b->mech == DPM_MECH_ID_TUPLE_MR) {
+        b->checks = 0; /* {-1, +1} */
         b->fail_log2 = -INFINITY;
-        return 0;
+        b->row_max = 1;
+        return set_capacity(b);
+    }
+    if (b->mech == DPM_MECH_ID_FEDAUC_RR || b->mech == DPM_MECH_ID_FEDAUC_LAP) {
+        return fa_init(b, m, max_examples);
     }
     if (b->mech == DPM_MECH_ID_TUPLE_ML) {
         const dpm_tuple_t *t = &m->params.tuple;
@@ -148,7 +364,8 @@ int coll_bounds_init(coll_bounds_t *b, const dpm_mech_t *m, uint32_t max_example
         }
         b->value_max = ((int64_t)1 << t->frac_bits) + b->noise_max;
         b->fail_log2 = coll_dlap_tail_log2(scale, b->noise_max) + log2((double)b->checks);
-        return 0;
+        b->row_max = b->value_max;
+        return set_capacity(b);
     }
     if (b->mech == DPM_MECH_ID_ROC_HIST) {
         if (max_examples == 0 || max_examples > COLL_MAX_EXAMPLES_LIMIT) {
@@ -178,7 +395,10 @@ int coll_bounds_init(coll_bounds_t *b, const dpm_mech_t *m, uint32_t max_example
         b->class_l1_max = class_l1(B, M, k, tb);
         /* the checks' own failure probabilities, summed (each <= delta by construction) */
         b->fail_log2 = delta + log2((double)b->checks);
-        return 0;
+        /* per-group campaigns also sum products of two cells (agg_rocg.h) */
+        int64_t cell = M + k;
+        b->row_max = m->params.roc_hist.groups >= 2 ? cell * cell : cell;
+        return set_capacity(b);
     }
     if (b->mech == DPM_MECH_ID_DPAUC) {
         if (max_examples == 0 || max_examples > COLL_MAX_EXAMPLES_LIMIT) {
@@ -197,14 +417,30 @@ int coll_bounds_init(coll_bounds_t *b, const dpm_mech_t *m, uint32_t max_example
         b->cell_lo = -k;
         b->cell_hi = (int64_t)max_examples + k;
         b->fail_log2 = delta + log2((double)b->checks);
-        return 0;
+        b->row_max = b->cell_hi;
+        return set_capacity(b);
     }
     if (b->mech == DPM_MECH_ID_USTAT_BINS || b->mech == DPM_MECH_ID_USTAT_TREE) {
         b->checks = 0; /* categorical: dpm_mech_check_report pins every field to its domain */
         b->fail_log2 = -INFINITY;
-        return 0;
+        b->row_max = 1; /* counts and Hadamard signs */
+        return set_capacity(b);
     }
     return -1;
+}
+
+const char *coll_bounds_capacity_why(const coll_bounds_t *b)
+{
+    int fa = b->mech == DPM_MECH_ID_FEDAUC_RR || b->mech == DPM_MECH_ID_FEDAUC_LAP;
+    if (fa && b->sum_capacity < COLL_FEDAUC_MAX_SCORES) {
+        return "its reports' noise bound could overflow the exact sums of one period (2^24 "
+               "reports): raise eps or p_share, or lower max_examples";
+    }
+    if (!fa && b->sum_capacity < COLL_SUM_MIN_CAPACITY) {
+        return "its reports' bound could overflow the exact sums before 2^31 reports of one "
+               "period: raise eps (or lower max_examples)";
+    }
+    return NULL;
 }
 
 int coll_bounds_check(const coll_bounds_t *b, const dpm_report_t *r, const char **why)
@@ -269,6 +505,12 @@ double coll_bounds_mean_shift(const coll_bounds_t *b, const dpm_disp_params_t *p
         return NAN;
     }
     return (vmax / (p->a * gain) + fabs(2.0 * mean - 1.0) * delta_n) / (2.0 * n2);
+}
+
+double coll_bounds_mean_shift_other(const dpm_disp_params_t *p, double n_hat, double mean)
+{
+    double d = p->q / (p->a - p->q), n2 = n_hat - d;
+    return n2 > 0.0 ? fabs(2.0 * mean - 1.0) * d / (2.0 * n2) : NAN;
 }
 
 double coll_bounds_auc_shift(const coll_bounds_t *b, double P, double N)

@@ -321,9 +321,15 @@ static int finish_block(block_t *b, coll_campaigns_t *out, char *err, size_t cap
     if (coll_auc_finish(&b->c, b->auc_seen, b->have_groups, b->have_metrics, &auc_why) != 0) {
         return fail(err, cap, "campaign at line %d: %s", b->line, auc_why);
     }
-    if (!roc && !dpauc && b->have_max_examples) {
-        return fail(err, cap, "campaign at line %d: max_examples is for roc_hist and dpauc",
+    if (!roc && !dpauc && !fa && b->have_max_examples) {
+        return fail(err, cap, "campaign at line %d: max_examples is for roc_hist, dpauc and fedauc",
                     b->line);
+    }
+    if (fa && b->o.max_examples > DPM_FEDAUC_MAX_EXAMPLES) {
+        return fail(err, cap,
+                    "campaign at line %d: fedauc max_examples is at most %u (the scores one "
+                    "upload can hold)",
+                    b->line, (unsigned)DPM_FEDAUC_MAX_EXAMPLES);
     }
     const int have[] = {b->have_id, b->have_mech, b->have_eps, b->have_groups || roc || auc || fa,
                         b->have_metrics || roc || auc || fa};
@@ -338,8 +344,7 @@ static int finish_block(block_t *b, coll_campaigns_t *out, char *err, size_t cap
     if (!b->have_period) {
         b->c.period_seconds = 86400;
     }
-    const char *fa_why =
-        coll_fedauc_finish(&b->c, &b->o.fedauc, b->have_fedauc[COLL_FEDAUC_KEY_UPLOAD_SECONDS]);
+    const char *fa_why = coll_fedauc_finish(&b->c, &b->o.fedauc, b->have_fedauc);
     if (fa_why != NULL) {
         return fail(err, cap, "campaign at line %d: %s", b->line, fa_why);
     }
@@ -347,7 +352,7 @@ static int finish_block(block_t *b, coll_campaigns_t *out, char *err, size_t cap
         b->c.frac_bits = b->c.mechanism == DPM_MECH_ID_TUPLE_ML ? DPM_FRAC_BITS : 0;
     }
     if (!b->have_max_examples) {
-        b->o.max_examples = roc || dpauc ? COLL_DEFAULT_MAX_EXAMPLES : 0;
+        b->o.max_examples = roc || dpauc || fa ? COLL_DEFAULT_MAX_EXAMPLES : 0;
     }
     if (!b->have_quota) {
         b->o.device_quota = COLL_DEFAULT_DEVICE_QUOTA;
@@ -401,7 +406,11 @@ static int finish_block(block_t *b, coll_campaigns_t *out, char *err, size_t cap
         return fail(err, cap, "campaign %u (line %d): cannot bound its reports", b->c.id, b->line);
     }
     if (roc && b->c.groups != 0 && rocg_finish(cc, b, err, cap) != 0) {
-        return -1;
+        return -1; /* its own, more precise limit first (cells of exact products) */
+    }
+    const char *cap_why = coll_bounds_capacity_why(&cc->bounds);
+    if (cap_why != NULL) {
+        return fail(err, cap, "campaign %u (line %d): %s", b->c.id, b->line, cap_why);
     }
     cc->opts = b->o;
     if (dpm_campaign_encode(&b->c, cc->pb, sizeof(cc->pb), &cc->pb_len) != DPM_OK) {

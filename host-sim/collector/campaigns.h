@@ -29,6 +29,10 @@
  *   upload_seconds = 600    fedauc: the upload phase of each period, from its start (default
  *                           half the period)
  *   upload_count = 1000     fedauc: the upload phase also ends at this many uploads
+ *   min_uploaders = 10      fedauc: ranks are released only for at least this many distinct
+ *                           uploaders (default 10, or upload_count when smaller)
+ *   max_examples = 100      roc_hist, dpauc, fedauc: examples (fedauc: scores) one device may
+ *                           report (bounds.h)
  *
  * Every campaign is built with dpm_mech_init, exactly as a device builds it, so a campaign the
  * collector accepts is one a device accepts, with the same mechanism fingerprint. */

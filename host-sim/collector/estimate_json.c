@@ -115,6 +115,8 @@ static void sb_metric(jw_t *sb, const coll_campaign_t *c, const dpm_disp_agg_t *
     double K = (double)agg->total;
     int have = agg->total > 0 && dpm_disp_estimate(&c->disp, agg, NULL, nu2, &est) == DPM_OK;
     const char *small[DPM_DISP_MAX_GROUPS];
+    /* one report's largest move of each group's mean: landing in it, or elsewhere (bounds.h) */
+    double in_g[DPM_DISP_MAX_GROUPS], else_g[DPM_DISP_MAX_GROUPS];
     jw_raw(sb, "{\"metric\": \"%s\", \"groups\": [", coll_metric_name(metric));
     for (uint32_t g = 0; g < d; g++) {
         size_t nulls = sb->len;
@@ -144,9 +146,10 @@ static void sb_metric(jw_t *sb, const coll_campaign_t *c, const dpm_disp_agg_t *
         sb_interval_clipped(sb, mean - half, mean + half, 0.0, 1.0);
         jw_raw(sb, ", \"ci95\": ");
         sb_interval(sb, mean - half95, mean + half95);
+        in_g[g] = valid ? coll_bounds_mean_shift(&c->bounds, &c->disp, est.group[g].n, mean) : NAN;
+        else_g[g] = valid ? coll_bounds_mean_shift_other(&c->disp, est.group[g].n, mean) : NAN;
         jw_raw(sb, ", \"max_shift_one_report\": ");
-        sb_num(sb,
-               valid ? coll_bounds_mean_shift(&c->bounds, &c->disp, est.group[g].n, mean) : NAN);
+        sb_num(sb, fmax(in_g[g], else_g[g]));
         jw_raw(sb, ", \"too_small\": %s", small[g] != NULL ? "true" : "false");
         sb_reason(sb,
                   !have    ? "no reports"
@@ -161,6 +164,7 @@ static void sb_metric(jw_t *sb, const coll_campaign_t *c, const dpm_disp_agg_t *
     memset(&max_gap, 0, sizeof(max_gap));
     memset(&max95, 0, sizeof(max95));
     int first = 1;
+    double worst_gap_shift = 0.0; /* the largest gap moves by at most the most any gap moves */
     for (uint32_t g = 0; g < d; g++) {
         for (uint32_t h = g + 1; h < d; h++) {
             size_t nulls = sb->len;
@@ -186,6 +190,10 @@ static void sb_metric(jw_t *sb, const coll_campaign_t *c, const dpm_disp_agg_t *
                                 1.0);
             jw_raw(sb, ", \"ci95\": ");
             sb_interval(sb, ok ? gap95.ci_lo / 2.0 : NAN, ok ? gap95.ci_hi / 2.0 : NAN);
+            double gap_shift = fmax(in_g[g] + else_g[h], else_g[g] + in_g[h]);
+            jw_raw(sb, ", \"max_shift_one_report\": ");
+            sb_num(sb, ok ? gap_shift : NAN);
+            worst_gap_shift = ok ? fmax(worst_gap_shift, gap_shift) : worst_gap_shift;
             jw_raw(sb, ", \"too_small\": %s", tiny != NULL || !ok ? "true" : "false");
             sb_reason(sb, why != NULL ? why : tiny, nulls);
             jw_raw(sb, "}");
@@ -210,6 +218,8 @@ static void sb_metric(jw_t *sb, const coll_campaign_t *c, const dpm_disp_agg_t *
         sb_interval(sb, max_gap.ci_lo / 2.0, max_gap.ci_hi / 2.0);
         jw_raw(sb, ", \"ci95\": ");
         sb_interval(sb, max95.ci_lo / 2.0, max95.ci_hi / 2.0);
+        jw_raw(sb, ", \"max_shift_one_report\": ");
+        sb_num(sb, worst_gap_shift); /* |max x - max y| <= max |x - y| over the gaps */
         jw_raw(sb, ", \"too_small\": %s}, \"max_disparity_reason\": null",
                tiny != NULL ? "true" : "false");
     }
@@ -250,8 +260,19 @@ static void sb_bounds(jw_t *sb, const coll_campaign_t *c)
     } else if (b->mech == DPM_MECH_ID_DPAUC) {
         jw_raw(sb, ", \"max_examples\": %u, \"count\": [%lld, %lld]", b->max_examples,
                (long long)b->cell_lo, (long long)b->cell_hi);
+    } else if (b->mech == DPM_MECH_ID_FEDAUC_RR || b->mech == DPM_MECH_ID_FEDAUC_LAP) {
+        /* the ranges depend on each upload's ranks (bounds.h): the rule, not numbers */
+        jw_raw(sb, ", \"max_examples\": %u, \"ranges\": ", b->max_examples);
+        jw_str(sb, b->mech == DPM_MECH_ID_FEDAUC_RR
+                       ? "localP in [0, n], localSum2 between the sums of the localP smallest "
+                         "and largest ranks sent"
+                       : "localP in [-k_P, n + k_P], localSum2 in [-k_S, S + k_S] or T in "
+                         "[-A - k_S, A + k_S], k for delta 2^-41 at the report's own scales");
     }
-    jw_raw(sb, "}");
+    /* exact sums: the largest amount one report adds to a stored sum, and how many reports of
+     * one period the int64 sums hold (bounds.h) */
+    jw_raw(sb, ", \"row_max\": %lld, \"sum_capacity_reports\": %llu}", (long long)b->row_max,
+           (unsigned long long)b->sum_capacity);
 }
 
 /* roc_hist: "roc": the summed histograms and the estimate of host-sim/estimate/roc.h. */
@@ -388,6 +409,13 @@ int coll_estimate_json(const coll_campaigns_t *cs, int ci, const coll_estimate_q
     sb_reasons(&sb, &totals->unattributed);
     jw_raw(&sb, ", \"lost_reports\": %llu", (unsigned long long)totals->lost_reports);
     sb_bounds(&sb, c);
+    jw_raw(&sb, ", \"sums_overflow\": %s", st->sums_overflow ? "true" : "false");
+    if (st->sums_overflow) { /* never within a campaign's capacity; no estimate from them */
+        jw_raw(&sb, ", \"reason\": \"the stored sums of these periods leave 64-bit integers: ask "
+                    "fewer periods\", \"metrics\": []}\n");
+        *out = jw_take(&sb, len);
+        return *out != NULL ? 0 : -1;
+    }
     jw_raw(&sb, ", \"metrics\": [");
     for (uint32_t m = 0; m < st->nmetrics; m++) {
         jw_raw(&sb, "%s", m ? ", " : "");

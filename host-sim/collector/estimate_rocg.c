@@ -57,23 +57,90 @@ static void interval(jw_t *sb, int valid, double lo, double hi)
 }
 
 /* "defined", "reason": a defined estimate whose interval is missing says why too. */
-static void reason(jw_t *sb, int defined, const char *why, int ci_valid)
+static void reason(jw_t *sb, int defined, const char *why, int ci_valid, double shift)
 {
     jw_raw(sb, ", \"defined\": %s, \"reason\": ", defined ? "true" : "false");
     if (!defined) {
         jw_str(sb, why != NULL && why[0] != '\0' ? why : "undefined");
     } else if (!ci_valid) {
         jw_str(sb, "the variance estimate is not positive: no interval (too few reports)");
+    } else if (!isfinite(shift)) {
+        jw_str(sb, COLL_UNBOUNDED_REASON);
     } else {
         jw_raw(sb, "null");
     }
 }
 
-static void group_json(jw_t *sb, uint32_t g, uint32_t B, const dpm_roc_group_estimate_t *e)
+/* One report's largest move of each group's AUC (bounds.h's derivation, per group): a report
+ * reported in group r adds alpha y to every group's histogram H_g (alpha = a1 = (1 - Q) / (P -
+ * Q) for g = r, a0 = -Q / (P - Q) for the others) and (alpha^2 - alpha) of its own products to
+ * the diagonal corrections, which cancel alpha's square: with the group's pos, neg, totals P,
+ * N, corrected pair count den and AUC A, and u, v the report's pos and neg cells (L1 norm and
+ * |sum| at most L = class_l1_max),
+ *     num' - A den' ... = alpha [u^T (K neg - A N 1) + (K^T pos - A P 1)^T v + u^T (K - A) v],
+ *     den' - den = alpha (U (N + V) + P V),
+ * so |A' - A| <= |alpha| L (|K neg - A N|_inf + |K^T pos - A P|_inf + L max(|A|, |1 - A|)) /
+ * (den - |alpha| L (|P| + |N| + L)), infinite when that can reach 0. shift[g][0] for a report
+ * in g (a1), shift[g][1] for one in another group (|a0|). */
+static void rocg_shifts(const dpm_roc_groups_params_t *p, const dpm_roc_groups_agg_t *a,
+                        const dpm_roc_groups_estimate_t *e, double L, double shift[][2])
+{
+    uint32_t G = p->groups, B = p->bins;
+    size_t c = 2u * (size_t)B;
+    double gq = p->P - p->Q, a1 = (1.0 - p->Q) / gq, a0 = -p->Q / gq;
+    double T[2 * DPM_ROC_GROUPS_MAX_BINS] = {0.0}, qr[DPM_ROC_GROUPS_MAX] = {0.0}, qr_tot = 0.0;
+    for (uint32_t k = 0; k < G; k++) {
+        const double *m = a->m2 + (size_t)k * c * c;
+        for (size_t i = 0; i < c; i++) {
+            T[i] += (double)a->sum[(size_t)k * c + i];
+        }
+        for (uint32_t b = 0; b < B; b++) { /* (1^T y+)(1^T y-) summed: the pos x neg block */
+            for (uint32_t d = 0; d < B; d++) {
+                qr[k] += m[(size_t)b * c + B + d];
+            }
+        }
+        qr_tot += qr[k];
+    }
+    for (uint32_t k = 0; k < G; k++) {
+        shift[k][0] = shift[k][1] = NAN;
+        const dpm_roc_group_estimate_t *g = &e->group[k];
+        if (!g->defined) {
+            continue;
+        }
+        double h[2 * DPM_ROC_GROUPS_MAX_BINS], P = 0.0, N = 0.0;
+        for (size_t i = 0; i < c; i++) {
+            h[i] = ((double)a->sum[(size_t)k * c + i] - p->Q * T[i]) / gq;
+        }
+        for (uint32_t b = 0; b < B; b++) {
+            P += h[b];
+            N += h[B + b];
+        }
+        double den = P * N - (a1 * a1 - a1) * qr[k] - (a0 * a0 - a0) * (qr_tot - qr[k]);
+        double A = g->auc, w1 = 0.0, w2 = 0.0, below = 0.0, above = 0.0;
+        for (uint32_t b = 0; b < B; b++) {
+            w1 = fmax(w1, fabs(below + 0.5 * h[B + b] - A * N));
+            below += h[B + b];
+        }
+        for (uint32_t b = B; b-- > 0;) {
+            w2 = fmax(w2, fabs(above + 0.5 * h[b] - A * P));
+            above += h[b];
+        }
+        const double alpha[2] = {fabs(a1), fabs(a0)};
+        for (int j = 0; j < 2; j++) {
+            double num = alpha[j] * L * (w1 + w2 + L * fmax(fabs(A), fabs(1.0 - A)));
+            double room = den - alpha[j] * L * (fabs(P) + fabs(N) + L);
+            shift[k][j] = room > 0.0 ? num / room : INFINITY;
+        }
+    }
+}
+
+static void group_json(jw_t *sb, uint32_t g, uint32_t B, const dpm_roc_group_estimate_t *e,
+                       const double *shift)
 {
     int d = e->defined;
+    double bound = d ? fmax(shift[0], shift[1]) : NAN;
     jw_raw(sb, "%s{\"group\": %u", g ? ", " : "", g);
-    reason(sb, d, e->reason, e->ci_valid);
+    reason(sb, d, e->reason, e->ci_valid, bound);
     jw_raw(sb, ", \"small_sample\": %s", e->small_sample ? "true" : "false");
     num(sb, "positives", e->P);
     num(sb, "positives_sd", e->P_sd);
@@ -83,6 +150,7 @@ static void group_json(jw_t *sb, uint32_t g, uint32_t B, const dpm_roc_group_est
     num(sb, "auc_clipped", d ? e->auc_clipped : NAN);
     num(sb, "sd", d ? e->sd : NAN);
     interval(sb, d && e->ci_valid, e->ci_lo, e->ci_hi);
+    num(sb, "max_shift_one_report", bound); /* null: no bound (the reason says so) */
     if (d) {
         const char *key[4] = {"fpr", "tpr", "fpr_sd", "tpr_sd"};
         const double *v[4] = {e->fpr, e->tpr, e->fpr_sd, e->tpr_sd};
@@ -95,15 +163,19 @@ static void group_json(jw_t *sb, uint32_t g, uint32_t B, const dpm_roc_group_est
     jw_raw(sb, "}");
 }
 
-static void gap_json(jw_t *sb, uint32_t k, const dpm_roc_gap_estimate_t *e)
+static void gap_json(jw_t *sb, uint32_t k, const dpm_roc_gap_estimate_t *e, double shift[][2])
 {
     int d = e->defined;
+    /* the report lands in g, in h or elsewhere: it moves one of the two by its own bound */
+    const double *x = shift[e->g], *y = shift[e->h];
+    double bound = d ? fmax(x[0] + y[1], x[1] + y[0]) : NAN;
     jw_raw(sb, "%s{\"g\": %u, \"h\": %u", k ? ", " : "", e->g, e->h);
-    reason(sb, d, e->reason, e->ci_valid);
+    reason(sb, d, e->reason, e->ci_valid, bound);
     jw_raw(sb, ", \"small_sample\": %s", e->small_sample ? "true" : "false");
     num(sb, "gap", d ? e->gap : NAN);
     num(sb, "sd", d ? e->sd : NAN);
     interval(sb, d && e->ci_valid, e->ci_lo, e->ci_hi);
+    num(sb, "max_shift_one_report", bound);
     jw_raw(sb, "}");
 }
 
@@ -138,13 +210,15 @@ void coll_estimate_rocg_json(jw_t *sb, const coll_campaign_t *c, const coll_camp
     jw_raw(sb, "]");
     num(sb, "confidence", confidence);
     num(sb, "z", e->z);
+    double shift[DPM_ROC_GROUPS_MAX][2];
+    rocg_shifts(&p, &a, e, (double)c->bounds.class_l1_max, shift);
     jw_raw(sb, ", \"by_group\": [");
     for (uint32_t g = 0; g < G; g++) {
-        group_json(sb, g, B, &e->group[g]);
+        group_json(sb, g, B, &e->group[g], shift[g]);
     }
     jw_raw(sb, "], \"gaps\": [");
     for (uint32_t k = 0; k < e->ngaps; k++) {
-        gap_json(sb, k, &e->gap[k]);
+        gap_json(sb, k, &e->gap[k], shift);
     }
     jw_raw(sb, "]}");
     dpm_roc_groups_agg_free(&a);

@@ -74,6 +74,9 @@ int coll_fedauc_key(const char *key, const char *v, dpm_campaign_t *c, coll_feda
     } else if (strcmp(key, "upload_count") == 0) {
         *expect = "an integer >= 1";
         *bad = parse_uint(v, 1, UINT32_MAX, &o->upload_count);
+    } else if (strcmp(key, "min_uploaders") == 0) {
+        *expect = "an integer >= 1 (1: ranks for any pool, also one device's own)";
+        *bad = parse_uint(v, 1, UINT32_MAX, &o->min_uploaders);
     } else {
         return 0;
     }
@@ -81,19 +84,32 @@ int coll_fedauc_key(const char *key, const char *v, dpm_campaign_t *c, coll_feda
            : strcmp(key, "p_share") == 0        ? 2
            : strcmp(key, "score_bits") == 0     ? 3
            : strcmp(key, "upload_seconds") == 0 ? COLL_FEDAUC_KEY_UPLOAD_SECONDS
-                                                : 5;
+           : strcmp(key, "upload_count") == 0   ? 5
+                                                : COLL_FEDAUC_KEY_MIN_UPLOADERS;
 }
 
-const char *coll_fedauc_finish(dpm_campaign_t *c, coll_fedauc_opts_t *o, int have_upload_seconds)
+const char *coll_fedauc_finish(dpm_campaign_t *c, coll_fedauc_opts_t *o, const int *have)
 {
     int fa = coll_fedauc_is((uint32_t)c->mechanism);
     int lap = c->mechanism == DPM_MECH_ID_FEDAUC_LAP;
+    int have_upload_seconds = have[COLL_FEDAUC_KEY_UPLOAD_SECONDS];
     if (!fa) {
         return c->fedauc_variant || c->fedauc_p_share_q16 || c->fedauc_score_bits ||
-                       o->upload_count || have_upload_seconds
-                   ? "variant, p_share, score_bits, upload_seconds and upload_count are for "
-                     "fedauc_rr / fedauc_lap"
+                       o->upload_count || have_upload_seconds || have[COLL_FEDAUC_KEY_MIN_UPLOADERS]
+                   ? "variant, p_share, score_bits, upload_seconds, upload_count and "
+                     "min_uploaders are for fedauc_rr / fedauc_lap"
                    : NULL;
+    }
+    if (!have[COLL_FEDAUC_KEY_MIN_UPLOADERS]) {
+        /* a phase closing at fewer uploads than the default (campaign files made before
+         * min_uploaders) releases ranks at its count */
+        o->min_uploaders = o->upload_count != 0 && o->upload_count < COLL_FEDAUC_MIN_UPLOADERS
+                               ? o->upload_count
+                               : COLL_FEDAUC_MIN_UPLOADERS;
+    }
+    if (o->upload_count != 0 && o->upload_count < o->min_uploaders) {
+        return "upload_count is below min_uploaders: the phase would close with too few "
+               "uploaders to release ranks (lower min_uploaders, or raise upload_count)";
     }
     if (c->groups != 0 || c->nmetrics != 0) {
         return "fedauc takes no groups or metrics";

@@ -28,22 +28,45 @@ static void answer(coll_fedauc_answer_t *resp, int status, const char *text)
 /* Reasons of refused uploads in the reject statistics (<= 47 bytes, like a Reject.reason). */
 #define LATE "fedauc upload: late (upload phase closed)"
 
+/* Who uploads: the credential's identity (NULL: anonymous) and its quota (0: the campaign's
+ * device_quota; a relay credential's own). */
+typedef struct {
+    const char *device;
+    uint32_t quota;
+} uploader_t;
+
+static void read_count(void *ctx, int nc, const fdb_val_t *v)
+{
+    if (nc == 1) {
+        *(int64_t *)ctx = v[0].i;
+    }
+}
+
 /* The upload transaction (phase row locked): 200, or the status with *why (and *reason for a
  * refusal). */
 static int store_upload(coll_fedauc_t *f, const coll_campaign_t *c, uint32_t period,
                         const dpm_fedauc_header_t *h, const uint8_t *blob, int64_t now,
-                        const char **why, const char **reason)
+                        const uploader_t *who, const char **why, const char **reason)
 {
     uint32_t cid = c->mech.campaign.id;
     phase_row_t p;
     upload_row_t u;
+    int64_t mine = 0; /* this credential's uploads in the period (its quota) */
+    uint32_t quota = who->quota != 0 ? who->quota : c->opts.device_quota;
+    size_t dlen = who->device != NULL ? strlen(who->device) : 0;
+    fdb_val_t qin[3] = {fdb_int(cid), fdb_int(period), fdb_blob(who->device, dlen)};
     fdb_val_t ins[2] = {fdb_int(cid), fdb_int(period)};
     if (fdb_begin(f->db) != 0 ||
         fdb_exec(f->db,
                  "INSERT INTO fedauc_phases (campaign_id, period, uploads, scores, closed) VALUES "
                  "($1, $2, 0, 0, 0) ON CONFLICT DO NOTHING",
                  ins, 2, NULL, NULL) < 0 ||
-        fa_get_phase(f, cid, period, 1, &p) != 0 || fa_get_upload(f, cid, h->token, &u) != 0) {
+        fa_get_phase(f, cid, period, 1, &p) != 0 || fa_get_upload(f, cid, h->token, &u) != 0 ||
+        (who->device != NULL &&
+         fdb_exec(f->db,
+                  "SELECT COUNT(*) FROM fedauc_uploads WHERE campaign_id = $1 AND period = $2 AND "
+                  "device = $3",
+                  qin, 3, read_count, &mine) < 0)) {
         fdb_rollback(f->db);
         *why = "storage failure: nothing was stored, retry later";
         return 500;
@@ -51,33 +74,46 @@ static int store_upload(coll_fedauc_t *f, const coll_campaign_t *c, uint32_t per
     int status = 200;
     if (u.found) {
         int same = u.period == period && u.scores_len == (size_t)h->n * 4u &&
-                   memcmp(u.scores, blob, u.scores_len) == 0;
+                   memcmp(u.scores, blob, u.scores_len) == 0 && fa_same_uploader(&u, who->device);
         *why = same ? "already stored" : "this upload token was used for other scores";
         *reason = same ? NULL : "fedauc upload: token used for other scores";
         status = same ? 200 : 409;
+    } else if (who->device != NULL && mine >= (int64_t)quota) {
+        *why = "device quota exceeded: this credential's uploads of this period are used up";
+        *reason = "fedauc upload: device quota exceeded";
+        status = 409;
     } else if (p.closed != 0 || now >= fa_deadline(c, period)) {
         *why = "upload phase closed: ranks are being sent for this period";
         *reason = LATE;
         status = 409;
-    } else if ((uint64_t)p.scores + h->n > COLL_FEDAUC_MAX_SCORES) {
-        *why = "upload phase full: too many scores for one ranking";
+    } else if (!fa_ranking_fits(f, (uint64_t)p.scores + h->n, (uint64_t)p.uploads + 1u,
+                                c->opts.max_examples)) {
+        *why = "upload phase full: too many scores for one ranking (2^24, and half the "
+               "collector's memory budget)";
         *reason = "fedauc upload: upload phase full";
         status = 409;
     } else {
         int full = c->opts.fedauc.upload_count != 0 &&
                    (uint64_t)p.uploads + 1 >= c->opts.fedauc.upload_count;
-        fdb_val_t in[6] = {fdb_int(cid),    fdb_blob(h->token, TOKEN),
+        /* a relay's uploads (and anonymous ones) each count as an uploader of their own */
+        int solo = who->device == NULL || who->quota != 0;
+        fdb_val_t in[8] = {fdb_int(cid),    fdb_blob(h->token, TOKEN),
                            fdb_int(period), fdb_int(now),
-                           fdb_int(h->n),   fdb_blob(blob, (size_t)h->n * 4u)};
-        fdb_val_t up[5] = {fdb_int(h->n), fdb_int(full ? now : 0), fdb_int(cid), fdb_int(period)};
+                           fdb_int(h->n),   fdb_blob(blob, (size_t)h->n * 4u),
+                           fdb_int(solo),   fdb_blob(who->device, dlen)};
+        fdb_val_t up[4] = {fdb_int(h->n), fdb_int(cid), fdb_int(period)};
         if (fdb_exec(f->db,
-                     "INSERT INTO fedauc_uploads (campaign_id, token, period, received, n, scores) "
-                     "VALUES ($1, $2, $3, $4, $5, $6)",
-                     in, 6, NULL, NULL) != 1 ||
+                     who->device != NULL
+                         ? "INSERT INTO fedauc_uploads (campaign_id, token, period, received, n, "
+                           "scores, solo, device) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)"
+                         : "INSERT INTO fedauc_uploads (campaign_id, token, period, received, n, "
+                           "scores, solo) VALUES ($1, $2, $3, $4, $5, $6, $7)",
+                     in, who->device != NULL ? 8 : 7, NULL, NULL) != 1 ||
             fdb_exec(f->db,
-                     "UPDATE fedauc_phases SET uploads = uploads + 1, scores = scores + $1, closed "
-                     "= $2 WHERE campaign_id = $3 AND period = $4",
-                     up, 4, NULL, NULL) != 1) {
+                     "UPDATE fedauc_phases SET uploads = uploads + 1, scores = scores + $1 WHERE "
+                     "campaign_id = $2 AND period = $3",
+                     up, 3, NULL, NULL) != 1 ||
+            (full && fa_close_phase(f, cid, period, now) != 0)) {
             status = 500;
             *why = "storage failure: nothing was stored, retry later";
         } else {
@@ -111,7 +147,7 @@ static void count_upload(coll_fedauc_t *f, int status, const char *why, const ch
 }
 
 static void post_upload(coll_fedauc_t *f, const coll_campaigns_t *cs, const uint8_t *body,
-                        size_t len, int64_t now, coll_fedauc_answer_t *resp)
+                        size_t len, int64_t now, const uploader_t *who, coll_fedauc_answer_t *resp)
 {
     dpm_fedauc_header_t h;
     uint32_t cap = len < DPM_FEDAUC_MAX_EXAMPLES ? (uint32_t)len + 1u : DPM_FEDAUC_MAX_EXAMPLES;
@@ -146,6 +182,11 @@ static void post_upload(coll_fedauc_t *f, const coll_campaigns_t *cs, const uint
     } else if (h.n == 0) {
         why = "no scores";
         reason = "fedauc upload: no scores";
+    } else if (h.n > c->opts.max_examples) {
+        snprintf(text, sizeof(text), "more scores than the campaign's max_examples (%u)",
+                 c->opts.max_examples);
+        why = text;
+        reason = "fedauc upload: more than max_examples";
     } else if (!c->opts.has_start || now < c->opts.start) {
         why = "campaign not started";
         reason = "fedauc upload: campaign not started";
@@ -176,19 +217,20 @@ static void post_upload(coll_fedauc_t *f, const coll_campaigns_t *cs, const uint
     }
     if (why == NULL) {
         pthread_mutex_lock(&f->mu);
-        status = store_upload(f, c, (uint32_t)per, &h, blob, now, &why, &reason);
+        status = store_upload(f, c, (uint32_t)per, &h, blob, now, who, &why, &reason);
         pthread_mutex_unlock(&f->mu);
     }
     free(scores);
     free(blob);
     count_upload(f, status, why, reason);
+    char out[240];
     if (status == 200) {
-        snprintf(text, sizeof(text), "%s: period %lld, ranks after %lld\n", why, (long long)per,
+        snprintf(out, sizeof(out), "%s: period %lld, ranks after %lld\n", why, (long long)per,
                  (long long)fa_deadline(c, (uint32_t)per));
     } else {
-        snprintf(text, sizeof(text), "%s\n", why);
+        snprintf(out, sizeof(out), "%s\n", why);
     }
-    answer(resp, status, text);
+    answer(resp, status, out);
     resp->reject = reason;
     resp->reject_campaign = c != NULL ? c->mech.campaign.id : 0;
 }
@@ -223,7 +265,8 @@ static int parse_ranks_path(const char *p, uint32_t *cid, uint8_t *token)
 }
 
 static void get_ranks(coll_fedauc_t *f, const coll_campaigns_t *cs, uint32_t cid,
-                      const uint8_t *token, int64_t now, coll_fedauc_answer_t *resp)
+                      const uint8_t *token, int64_t now, const uploader_t *who,
+                      coll_fedauc_answer_t *resp)
 {
     const coll_campaign_t *c = coll_campaigns_find(cs, cid);
     if (c == NULL || !coll_fedauc_is((uint32_t)c->mech.campaign.mechanism)) {
@@ -237,10 +280,14 @@ static void get_ranks(coll_fedauc_t *f, const coll_campaigns_t *cs, uint32_t cid
     const tok_t *t = NULL;
     int st = fa_get_upload(f, cid, token, &u);
     free(u.scores);
+    /* another credential's token is as unknown as a token never uploaded */
+    u.found = u.found && fa_same_uploader(&u, who->device);
     if (st == 0 && u.found) {
         st = fa_phase_now(f, c, (uint32_t)u.period, now, &p);
     }
-    if (st == 0 && u.found && p.closed != 0) {
+    int withheld =
+        st == 0 && u.found && p.closed != 0 && p.uploaders < (int64_t)c->opts.fedauc.min_uploaders;
+    if (st == 0 && u.found && p.closed != 0 && !withheld) {
         r = fa_ranking(f, cid, (uint32_t)u.period, &p, token);
         t = r != NULL ? fa_find_tok(r, token) : NULL;
     }
@@ -263,12 +310,23 @@ static void get_ranks(coll_fedauc_t *f, const coll_campaigns_t *cs, uint32_t cid
             buf = NULL;
         }
     }
+    int over_budget = f->over_budget;
     pthread_mutex_unlock(&f->mu);
-    if (st != 0 || (u.found && p.closed != 0 && buf == NULL)) {
+    if (st == 0 && u.found && p.closed != 0 && !withheld && buf == NULL && over_budget) {
+        answer(resp, 503, "the ranking does not fit the memory budget now: retry later\n");
+        resp->extra = "Retry-After: 1\r\n";
+    } else if (st != 0 || (u.found && p.closed != 0 && !withheld && buf == NULL)) {
         answer(resp, 500, "storage failure, retry later\n");
         resp->extra = "Retry-After: 1\r\n";
     } else if (!u.found) {
         answer(resp, 404, "unknown upload token\n");
+    } else if (withheld) {
+        char text[200];
+        snprintf(text, sizeof(text),
+                 "ranks withheld: %lld distinct uploaders, fewer than the campaign's "
+                 "min_uploaders (%u); no ranks for this period\n",
+                 (long long)p.uploaders, c->opts.fedauc.min_uploaders);
+        answer(resp, 409, text);
     } else if (p.closed == 0) {
         char text[120];
         snprintf(text, sizeof(text), "upload phase open: ranks after %lld\n",
@@ -289,8 +347,9 @@ static void get_ranks(coll_fedauc_t *f, const coll_campaigns_t *cs, uint32_t cid
 
 void coll_fedauc_request(coll_fedauc_t *f, const coll_campaigns_t *cs, const http_request_t *req,
                          const char *path, const uint8_t *body, size_t len, int64_t now,
-                         coll_fedauc_answer_t *resp)
+                         const char *device, uint32_t quota, coll_fedauc_answer_t *resp)
 {
+    const uploader_t who = {device != NULL && device[0] != '\0' ? device : NULL, quota};
     static const char prefix[] = "/v1/fedauc/";
     uint32_t cid = 0;
     uint8_t token[TOKEN];
@@ -305,7 +364,7 @@ void coll_fedauc_request(coll_fedauc_t *f, const coll_campaigns_t *cs, const htt
         } else if (f == NULL) {
             answer(resp, 503, "FedAUC needs the collector's store\n");
         } else {
-            post_upload(f, cs, body, len, now, resp);
+            post_upload(f, cs, body, len, now, &who, resp);
         }
     } else if (parse_ranks_path(rest, &cid, token) == 0) {
         if (req->method != HTTP_GET && req->method != HTTP_HEAD) {
@@ -314,7 +373,7 @@ void coll_fedauc_request(coll_fedauc_t *f, const coll_campaigns_t *cs, const htt
         } else if (f == NULL) {
             answer(resp, 503, "FedAUC needs the collector's store\n");
         } else {
-            get_ranks(f, cs, cid, token, now, resp);
+            get_ranks(f, cs, cid, token, now, &who, resp);
         }
     } else {
         answer(resp, 404, "not found\n");

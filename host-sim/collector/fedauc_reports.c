@@ -8,6 +8,10 @@
 #include "collector/fedauc_service.h"
 #include "collector/fedauc_state.h"
 
+/* A failure to look (database, memory), not a verdict on the report: the batch is answered
+ * 500 (or 503) and the device sends it again; it is never a reject, which would drop it. */
+static const char TRANSIENT[] = "storage failure";
+
 struct coll_fedauc_claim {
     uint32_t campaign_id;
     uint8_t token[TOKEN];
@@ -38,7 +42,7 @@ static const char *check_against_ranks(const coll_campaign_t *c, const ranking_t
         }
         uint32_t *sorted = malloc((size_t)t->n * 4u + 4u);
         if (sorted == NULL) {
-            return "out of memory";
+            return TRANSIENT;
         }
         memcpy(sorted, r->rank2 + t->off, (size_t)t->n * 4u);
         qsort(sorted, t->n, 4, cmp_u32);
@@ -65,11 +69,12 @@ static const char *check_against_ranks(const coll_campaign_t *c, const ranking_t
         b->eps_p != dpm_fedauc_adaptive_eps_p(t->sum_rank2, t->maxdev, fa->eps)) {
         return "adaptive split differs from the ranks sent";
     }
-    return NULL;
+    const char *why = NULL; /* the noised values, within their noise's bounds (bounds.h) */
+    return coll_bounds_fa_check(&c->bounds, b, t->tpos, &why) != 0 ? why : NULL;
 }
 
 static const char *check_one(coll_fedauc_t *f, const coll_campaigns_t *cs, const coll_report_t *cr,
-                             int64_t now, uint8_t *token)
+                             const char *device, int64_t now, uint8_t *token)
 {
     dpm_report_t rep;
     const coll_campaign_t *c = &cs->c[cr->campaign_index];
@@ -80,11 +85,11 @@ static const char *check_one(coll_fedauc_t *f, const coll_campaigns_t *cs, const
     upload_row_t u;
     phase_row_t p;
     if (fa_get_upload(f, c->mech.campaign.id, token, &u) != 0) {
-        return "storage failure";
+        return TRANSIENT;
     }
     free(u.scores);
-    if (!u.found) {
-        return "no upload with this token";
+    if (!u.found || !fa_same_uploader(&u, device)) {
+        return "no upload with this token"; /* another credential's token: unknown too */
     }
     if ((uint32_t)u.period != rep.period) {
         return "period is not its upload's";
@@ -93,15 +98,18 @@ static const char *check_one(coll_fedauc_t *f, const coll_campaigns_t *cs, const
         return "upload token already reported";
     }
     if (fa_phase_now(f, c, rep.period, now, &p) != 0) {
-        return "storage failure";
+        return TRANSIENT;
     }
     if (p.closed == 0) {
         return "ranks not sent yet";
     }
+    if (p.uploaders < (int64_t)c->opts.fedauc.min_uploaders) {
+        return "ranks withheld: too few uploaders";
+    }
     ranking_t *r = fa_ranking(f, c->mech.campaign.id, rep.period, &p, token);
     const tok_t *t = r != NULL ? fa_find_tok(r, token) : NULL;
     if (t == NULL) {
-        return "storage failure";
+        return TRANSIENT;
     }
     return check_against_ranks(c, r, t, &rep);
 }
@@ -158,9 +166,10 @@ int coll_fedauc_check_batch(coll_fedauc_t *f, const coll_campaigns_t *cs, coll_b
             continue;
         }
         any = 1;
-        const char *why =
-            f == NULL ? "no FedAUC phases on this collector" : check_one(f, cs, r, now, tokens[i]);
-        if (why != NULL && coll_batch_reject_report(b, i, why) != 0) {
+        const char *device = b->device != NULL && b->device[0] != '\0' ? b->device : NULL;
+        const char *why = f == NULL ? "no FedAUC phases on this collector"
+                                    : check_one(f, cs, r, device, now, tokens[i]);
+        if (why == TRANSIENT || (why != NULL && coll_batch_reject_report(b, i, why) != 0)) {
             goto oom;
         }
     }

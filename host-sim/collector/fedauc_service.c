@@ -9,13 +9,45 @@
 
 #include "collector/fedauc_state.h"
 
+/* device: the uploading credential's identity (NULL: anonymous), solo: 1 when the upload counts
+ * as an uploader of its own (a relay credential speaks for many devices; anonymous uploads
+ * have no identity), uploaders: the distinct uploaders, counted when the phase closes. The
+ * three columns came with issue 27: an older table gets them (NULL: unbound, solo). */
 static const char SCHEMA[] =
     "CREATE TABLE IF NOT EXISTS fedauc_phases (campaign_id BIGINT NOT NULL, period BIGINT NOT "
-    "NULL, uploads BIGINT NOT NULL, scores BIGINT NOT NULL, closed BIGINT NOT NULL, PRIMARY KEY "
-    "(campaign_id, period));"
+    "NULL, uploads BIGINT NOT NULL, scores BIGINT NOT NULL, closed BIGINT NOT NULL, uploaders "
+    "BIGINT, PRIMARY KEY (campaign_id, period));"
     "CREATE TABLE IF NOT EXISTS fedauc_uploads (campaign_id BIGINT NOT NULL, token BYTEA NOT "
     "NULL, period BIGINT NOT NULL, received BIGINT NOT NULL, n BIGINT NOT NULL, scores BYTEA NOT "
-    "NULL, report_id BYTEA, PRIMARY KEY (campaign_id, token))";
+    "NULL, report_id BYTEA, device BYTEA, solo BIGINT, PRIMARY KEY (campaign_id, token))";
+
+static const struct {
+    const char *table, *column, *type;
+} ADDED[] = {{"fedauc_phases", "uploaders", "BIGINT"},
+             {"fedauc_uploads", "device", "BYTEA"},
+             {"fedauc_uploads", "solo", "BIGINT"}};
+
+static void read_count(void *ctx, int nc, const fdb_val_t *v);
+
+/* A column of ADDED on a table made before it. 0 or -1. */
+static int add_column(fdb_t *db, int i)
+{
+    char sql[200];
+    if (fdb_is_pg(db)) {
+        snprintf(sql, sizeof(sql), "ALTER TABLE %s ADD COLUMN IF NOT EXISTS %s %s", ADDED[i].table,
+                 ADDED[i].column, ADDED[i].type);
+        return fdb_exec(db, sql, NULL, 0, NULL, NULL) < 0 ? -1 : 0;
+    }
+    int64_t have = 0;
+    snprintf(sql, sizeof(sql), "SELECT COUNT(*) FROM pragma_table_info('%s') WHERE name = '%s'",
+             ADDED[i].table, ADDED[i].column);
+    if (fdb_exec(db, sql, NULL, 0, read_count, &have) < 0) {
+        return -1;
+    }
+    snprintf(sql, sizeof(sql), "ALTER TABLE %s ADD COLUMN %s %s", ADDED[i].table, ADDED[i].column,
+             ADDED[i].type);
+    return have > 0 || fdb_exec(db, sql, NULL, 0, NULL, NULL) >= 0 ? 0 : -1;
+}
 
 int coll_fedauc_open(coll_fedauc_t **out, const char *url, const coll_campaigns_t *cs, char *err,
                      size_t cap)
@@ -38,6 +70,15 @@ int coll_fedauc_open(coll_fedauc_t **out, const char *url, const coll_campaigns_
         failed = fdb_exec(f->db, one, NULL, 0, NULL, NULL) < 0;
         stmt += n + (e != NULL);
     }
+    for (int i = 0; !failed && i < (int)(sizeof(ADDED) / sizeof(ADDED[0])); i++) {
+        failed = add_column(f->db, i) != 0;
+    }
+    if (!failed) { /* the quota count of one uploader in one period */
+        failed = fdb_exec(f->db,
+                          "CREATE INDEX IF NOT EXISTS fedauc_uploads_device ON fedauc_uploads "
+                          "(campaign_id, period, device)",
+                          NULL, 0, NULL, NULL) < 0;
+    }
     if (failed || fdb_commit(f->db) != 0) {
         snprintf(err, cap, "fedauc tables: %s", fdb_error(f->db));
         fdb_rollback(f->db);
@@ -46,10 +87,13 @@ int coll_fedauc_open(coll_fedauc_t **out, const char *url, const coll_campaigns_
         return -1;
     }
     pthread_mutex_init(&f->mu, NULL);
+    pthread_cond_init(&f->built, NULL);
     f->cs = cs;
     *out = f;
     return 0;
 }
+
+static void release(coll_fedauc_t *f, size_t bytes);
 
 static void ranking_free(ranking_t *r)
 {
@@ -64,9 +108,11 @@ void coll_fedauc_close(coll_fedauc_t *f)
         return;
     }
     for (int i = 0; i < CACHE_MAX; i++) {
+        release(f, f->cache[i].reserved);
         ranking_free(&f->cache[i]);
     }
     fdb_close(f->db);
+    pthread_cond_destroy(&f->built);
     pthread_mutex_destroy(&f->mu);
     free(f);
 }
@@ -86,11 +132,12 @@ int64_t fa_deadline(const coll_campaign_t *c, uint32_t period)
 static void read_phase(void *ctx, int nc, const fdb_val_t *v)
 {
     phase_row_t *p = ctx;
-    if (nc == 3) {
+    if (nc == 4) {
         p->found = 1;
         p->uploads = v[0].i;
         p->scores = v[1].i;
         p->closed = v[2].i;
+        p->uploaders = v[3].null ? -1 : v[3].i;
     }
 }
 
@@ -99,11 +146,27 @@ int fa_get_phase(coll_fedauc_t *f, uint32_t cid, uint32_t period, int lock, phas
     memset(p, 0, sizeof(*p));
     fdb_val_t in[2] = {fdb_int(cid), fdb_int(period)};
     const char *sql = lock && fdb_is_pg(f->db)
-                          ? "SELECT uploads, scores, closed FROM fedauc_phases WHERE campaign_id = "
-                            "$1 AND period = $2 FOR UPDATE"
-                          : "SELECT uploads, scores, closed FROM fedauc_phases WHERE campaign_id = "
-                            "$1 AND period = $2";
+                          ? "SELECT uploads, scores, closed, uploaders FROM fedauc_phases WHERE "
+                            "campaign_id = $1 AND period = $2 FOR UPDATE"
+                          : "SELECT uploads, scores, closed, uploaders FROM fedauc_phases WHERE "
+                            "campaign_id = $1 AND period = $2";
     return fdb_exec(f->db, sql, in, 2, read_phase, p) < 0 ? -1 : 0;
+}
+
+int fa_close_phase(coll_fedauc_t *f, uint32_t cid, uint32_t period, int64_t now)
+{
+    /* distinct uploaders: one per credential identity, one per upload of a relay credential
+     * or an anonymous one (solo) */
+    fdb_val_t in[5] = {fdb_int(now), fdb_int(cid), fdb_int(period), fdb_int(cid), fdb_int(period)};
+    return fdb_exec(f->db,
+                    "UPDATE fedauc_phases SET closed = $1, uploaders = (SELECT COUNT(DISTINCT CASE "
+                    "WHEN COALESCE(solo, 1) = 0 THEN device END) + COALESCE(SUM(CASE WHEN "
+                    "COALESCE(solo, 1) = 0 THEN 0 ELSE 1 END), 0) FROM fedauc_uploads WHERE "
+                    "campaign_id = $2 AND period = $3) WHERE campaign_id = $4 AND period = $5 AND "
+                    "closed = 0",
+                    in, 5, NULL, NULL) < 0
+               ? -1
+               : 0;
 }
 
 /* The phase of (c, period) at now, closing it when its deadline has passed. 0 or -1. */
@@ -114,14 +177,23 @@ int fa_phase_now(coll_fedauc_t *f, const coll_campaign_t *c, uint32_t period, in
     if (fa_get_phase(f, cid, period, 0, p) != 0) {
         return -1;
     }
+    if (p->found && p->closed != 0 && p->uploaders < 0) {
+        /* closed by an older collector: count its uploaders now (they cannot change) */
+        fdb_val_t in[4] = {fdb_int(cid), fdb_int(period), fdb_int(cid), fdb_int(period)};
+        if (fdb_exec(f->db,
+                     "UPDATE fedauc_phases SET uploaders = (SELECT COUNT(DISTINCT CASE WHEN "
+                     "COALESCE(solo, 1) = 0 THEN device END) + COALESCE(SUM(CASE WHEN "
+                     "COALESCE(solo, 1) = 0 THEN 0 ELSE 1 END), 0) FROM fedauc_uploads WHERE "
+                     "campaign_id = $1 AND period = $2) WHERE campaign_id = $3 AND period = $4",
+                     in, 4, NULL, NULL) < 0) {
+            return -1;
+        }
+        return fa_get_phase(f, cid, period, 0, p);
+    }
     if (!p->found || p->closed != 0 || now < fa_deadline(c, period)) {
         return 0;
     }
-    fdb_val_t in[3] = {fdb_int(now), fdb_int(cid), fdb_int(period)};
-    if (fdb_exec(f->db,
-                 "UPDATE fedauc_phases SET closed = $1 WHERE campaign_id = $2 AND period = $3 AND "
-                 "closed = 0",
-                 in, 3, NULL, NULL) < 0) {
+    if (fa_close_phase(f, cid, period, now) != 0) {
         return -1;
     }
     return fa_get_phase(f, cid, period, 0, p);
@@ -129,10 +201,89 @@ int fa_phase_now(coll_fedauc_t *f, const coll_campaign_t *c, uint32_t period, in
 
 /* ---- rankings ------------------------------------------------------------------------------ */
 
+/* Scores read from the database per query while a ranking is loaded (PostgreSQL holds a whole
+ * result in memory, as hex text). */
+#define LOAD_CHUNK_SCORES ((uint64_t)1 << 19)
+
+size_t fa_ranking_cached_bytes(uint64_t m, uint64_t u)
+{
+    return (size_t)(4u * m + sizeof(tok_t) * u);
+}
+
+static uint64_t chunk_uploads(uint32_t max_examples)
+{
+    uint64_t k = LOAD_CHUNK_SCORES / (max_examples > 0 ? max_examples : 1u);
+    return k > 0 ? k : 1u;
+}
+
+size_t fa_ranking_build_bytes(uint64_t m, uint64_t u, uint32_t max_examples)
+{
+    /* + the scores (4 m), dpm_fa_rank2's idx and tmp (8 m) and radix counts (512 KiB), one
+     * chunk of rows (PostgreSQL: hex text and the unescaped copy, 16 B a score, ~128 B a row) */
+    uint64_t rows = chunk_uploads(max_examples);
+    return fa_ranking_cached_bytes(m, u) + (size_t)(12u * m) + ((size_t)513 << 10) +
+           (size_t)(16u * LOAD_CHUNK_SCORES + 128u * rows);
+}
+
+int fa_ranking_fits(const coll_fedauc_t *f, uint64_t m, uint64_t u, uint32_t max_examples)
+{
+    size_t budget = f->limits != NULL ? f->limits->memory_budget : 0;
+    return m <= COLL_FEDAUC_MAX_SCORES &&
+           (budget == 0 || fa_ranking_build_bytes(m, u, max_examples) <= budget / 2);
+}
+
+void coll_fedauc_set_limits(coll_fedauc_t *f, coll_limits_t *limits)
+{
+    if (f != NULL) {
+        pthread_mutex_lock(&f->mu);
+        f->limits = limits;
+        pthread_mutex_unlock(&f->mu);
+    }
+}
+
+static int reserve(coll_fedauc_t *f, size_t bytes)
+{
+    return f->limits == NULL || coll_limits_reserve(f->limits, bytes) == 0 ? 0 : -1;
+}
+
+static void release(coll_fedauc_t *f, size_t bytes)
+{
+    if (f->limits != NULL && bytes > 0) {
+        coll_limits_release(f->limits, bytes);
+    }
+}
+
+static void ranking_drop(coll_fedauc_t *f, ranking_t *r)
+{
+    release(f, r->reserved);
+    ranking_free(r);
+}
+
+/* Reserve bytes, dropping cached rankings (oldest first) to make room. 0 or -1. */
+static int reserve_evicting(coll_fedauc_t *f, size_t bytes)
+{
+    while (reserve(f, bytes) != 0) {
+        ranking_t *oldest = NULL;
+        for (int i = 0; i < CACHE_MAX; i++) {
+            ranking_t *r = &f->cache[i];
+            if (r->used && (oldest == NULL || r->age < oldest->age)) {
+                oldest = r;
+            }
+        }
+        if (oldest == NULL) {
+            return -1;
+        }
+        ranking_drop(f, oldest);
+    }
+    return 0;
+}
+
 typedef struct {
     ranking_t *r;
     uint32_t *scores;
     size_t cap_tok;
+    uint8_t last[TOKEN]; /* the last token read: the next chunk starts after it */
+    uint64_t rows;
     int bad;
 } load_t;
 
@@ -140,14 +291,17 @@ static void load_row(void *ctx, int nc, const fdb_val_t *v)
 {
     load_t *l = ctx;
     ranking_t *r = l->r;
-    if (l->bad || nc != 3 || !v[0].blob || v[0].len != TOKEN || !v[2].blob ||
-        v[2].len != (size_t)v[1].i * 4u || r->ntok >= l->cap_tok) {
+    if (l->bad || nc != 3 || !v[0].blob || v[0].len != TOKEN || !v[2].blob || v[1].i < 1 ||
+        v[2].len != (size_t)v[1].i * 4u || r->ntok >= l->cap_tok ||
+        (uint64_t)r->m + (uint64_t)v[1].i > COLL_FEDAUC_MAX_SCORES) {
         l->bad = 1;
         return;
     }
     tok_t *t = &r->tok[r->ntok++];
     memset(t, 0, sizeof(*t));
     memcpy(t->token, v[0].p, TOKEN);
+    memcpy(l->last, v[0].p, TOKEN);
+    l->rows++;
     t->n = (uint32_t)v[1].i;
     t->off = r->m;
     const uint8_t *b = v[2].p;
@@ -158,10 +312,68 @@ static void load_row(void *ctx, int nc, const fdb_val_t *v)
     r->m += t->n;
 }
 
-ranking_t *fa_ranking(coll_fedauc_t *f, uint32_t cid, uint32_t period, const phase_row_t *p,
-                      const uint8_t *token)
+/* Every upload of the phase in token order, in chunks (keyset pagination). 0 or -1. */
+static int load_uploads(coll_fedauc_t *f, uint32_t cid, uint32_t period, uint32_t max_examples,
+                        load_t *l)
 {
-    ranking_t *oldest = &f->cache[0];
+    memset(l->last, 0, TOKEN); /* stored tokens are never all zero (fedauc_endpoints.c) */
+    uint64_t per = chunk_uploads(max_examples);
+    for (;;) {
+        uint64_t before = l->rows;
+        fdb_val_t in[4] = {fdb_int(cid), fdb_int(period), fdb_blob(l->last, TOKEN),
+                           fdb_int((int64_t)per)};
+        if (fdb_exec(f->db,
+                     "SELECT token, n, scores FROM fedauc_uploads WHERE campaign_id = $1 AND "
+                     "period = $2 AND token > $3 ORDER BY token LIMIT $4",
+                     in, 4, load_row, l) < 0 ||
+            l->bad) {
+            return -1;
+        }
+        if (l->rows - before < per) {
+            return 0;
+        }
+    }
+}
+
+/* Ranks, per-upload statistics and the influence summary of a loaded ranking (no lock). */
+static int rank_loaded(ranking_t *r, const uint32_t *scores, const coll_bounds_t *b)
+{
+    if (dpm_fa_rank2(scores, r->m, r->rank2, &r->mom) != DPM_OK) {
+        return -1;
+    }
+    for (size_t k = 0; k < r->ntok; k++) {
+        tok_t *t = &r->tok[k];
+        for (uint32_t i = 0; i < t->n; i++) {
+            uint32_t R = r->rank2[t->off + i];
+            t->sum_rank2 += R;
+            t->max_rank2 = R > t->max_rank2 ? R : t->max_rank2;
+        }
+        unsigned __int128 tpos = 0; /* n <= 2^22, R < 2^25: every term below 2^47 */
+        for (uint32_t i = 0; i < t->n; i++) {
+            int64_t d = (int64_t)t->n * r->rank2[t->off + i] - (int64_t)t->sum_rank2;
+            uint64_t a = (uint64_t)(d < 0 ? -d : d);
+            t->maxdev = a > t->maxdev ? a : t->maxdev;
+            tpos += d > 0 ? (uint64_t)d : 0u;
+        }
+        t->tpos = tpos > UINT64_MAX ? UINT64_MAX : (uint64_t)tpos;
+    }
+    /* what one report of this ranking can change (bounds.h), for the estimate */
+    if (b != NULL) {
+        coll_fa_influence_init(&r->influence, b);
+        for (size_t k = 0; k < r->ntok; k++) {
+            const tok_t *t = &r->tok[k];
+            (void)coll_fa_influence_add(&r->influence, b, t->n, t->sum_rank2, t->max_rank2,
+                                        t->maxdev, t->tpos, r->m);
+        }
+    }
+    memset(&r->drop, 0, sizeof(r->drop));
+    r->drop.reported_tokens = UINT64_MAX; /* not made yet */
+    return 0;
+}
+
+static ranking_t *cached(coll_fedauc_t *f, uint32_t cid, uint32_t period, const phase_row_t *p,
+                         const uint8_t *token)
+{
     for (int i = 0; i < CACHE_MAX; i++) {
         ranking_t *r = &f->cache[i];
         if (r->used && r->campaign_id == cid && r->period == period) {
@@ -170,52 +382,81 @@ ranking_t *fa_ranking(coll_fedauc_t *f, uint32_t cid, uint32_t period, const pha
                 r->age = ++f->clock;
                 return r;
             }
-            ranking_free(r); /* a phase retention dropped, whose period has uploads again */
+            ranking_drop(f, r); /* a phase retention dropped, whose period has uploads again */
         }
-        if (!r->used || (oldest->used && r->age < oldest->age)) {
-            oldest = r;
-        }
+    }
+    return NULL;
+}
+
+ranking_t *fa_ranking(coll_fedauc_t *f, uint32_t cid, uint32_t period, const phase_row_t *p,
+                      const uint8_t *token)
+{
+    f->over_budget = 0;
+    ranking_t *hit = cached(f, cid, period, p, token);
+    while (hit == NULL && f->building) { /* one build at a time: wait, then look again */
+        pthread_cond_wait(&f->built, &f->mu);
+        hit = cached(f, cid, period, p, token);
+    }
+    if (hit != NULL) {
+        return hit;
     }
     if (p->scores <= 0 || p->scores > COLL_FEDAUC_MAX_SCORES || p->uploads <= 0) {
         return NULL;
     }
-    ranking_free(oldest);
-    ranking_t *r = oldest;
-    load_t l = {r, malloc((size_t)p->scores * 4u), (size_t)p->uploads, 0};
-    r->tok = malloc((size_t)p->uploads * sizeof(tok_t));
-    r->rank2 = malloc((size_t)p->scores * 4u);
-    fdb_val_t in[2] = {fdb_int(cid), fdb_int(period)};
-    if (l.scores == NULL || r->tok == NULL || r->rank2 == NULL ||
-        fdb_exec(f->db,
-                 "SELECT token, n, scores FROM fedauc_uploads WHERE campaign_id = $1 AND period = "
-                 "$2 ORDER BY token",
-                 in, 2, load_row, &l) < 0 ||
-        l.bad || r->m != (uint64_t)p->scores ||
-        dpm_fa_rank2(l.scores, r->m, r->rank2, &r->mom) != DPM_OK) {
-        free(l.scores);
-        ranking_free(r);
+    const coll_campaign_t *c = coll_campaigns_find(f->cs, cid);
+    uint32_t max_examples = c != NULL ? c->opts.max_examples : 1u;
+    uint64_t m = (uint64_t)p->scores, u = (uint64_t)p->uploads;
+    size_t keep = fa_ranking_cached_bytes(m, u), peak = fa_ranking_build_bytes(m, u, max_examples);
+    if (reserve_evicting(f, peak) != 0) {
+        f->over_budget = 1;
         return NULL;
     }
+    ranking_t nr;
+    memset(&nr, 0, sizeof(nr));
+    load_t l = {&nr, malloc((size_t)m * 4u), (size_t)u, {0}, 0, 0};
+    nr.tok = malloc((size_t)u * sizeof(tok_t));
+    nr.rank2 = malloc((size_t)m * 4u);
+    int ok = l.scores != NULL && nr.tok != NULL && nr.rank2 != NULL &&
+             load_uploads(f, cid, period, max_examples, &l) == 0 && nr.m == m && nr.ntok == u;
+    if (ok) { /* the sort and the statistics without the lock: other requests go on */
+        f->building = 1;
+        f->building_cid = cid;
+        f->building_period = period;
+        pthread_mutex_unlock(&f->mu);
+        ok = rank_loaded(&nr, l.scores, c != NULL ? &c->bounds : NULL) == 0;
+        pthread_mutex_lock(&f->mu);
+        f->building = 0;
+        pthread_cond_broadcast(&f->built);
+    }
     free(l.scores);
-    for (size_t k = 0; k < r->ntok; k++) {
-        tok_t *t = &r->tok[k];
-        for (uint32_t i = 0; i < t->n; i++) {
-            uint32_t R = r->rank2[t->off + i];
-            t->sum_rank2 += R;
-            t->max_rank2 = R > t->max_rank2 ? R : t->max_rank2;
-        }
-        for (uint32_t i = 0; i < t->n; i++) {
-            int64_t d = (int64_t)t->n * r->rank2[t->off + i] - (int64_t)t->sum_rank2;
-            uint64_t a = (uint64_t)(d < 0 ? -d : d);
-            t->maxdev = a > t->maxdev ? a : t->maxdev;
+    release(f, peak - keep); /* the build's extra; the cached part stays reserved */
+    if (!ok) {
+        release(f, keep);
+        ranking_free(&nr);
+        return NULL;
+    }
+    ranking_t *slot = NULL; /* a free slot, else the least recently used */
+    for (int i = 0; i < CACHE_MAX; i++) {
+        ranking_t *r = &f->cache[i];
+        if (r->used && r->campaign_id == cid && r->period == period) {
+            ranking_drop(f, r); /* built meanwhile for another phase row */
         }
     }
-    r->used = 1;
-    r->campaign_id = cid;
-    r->period = period;
-    r->closed = p->closed;
-    r->age = ++f->clock;
-    return r;
+    for (int i = 0; i < CACHE_MAX && (slot == NULL || slot->used); i++) {
+        ranking_t *r = &f->cache[i];
+        if (slot == NULL || !r->used || r->age < slot->age) {
+            slot = r;
+        }
+    }
+    ranking_drop(f, slot);
+    *slot = nr;
+    slot->reserved = keep;
+    slot->used = 1;
+    slot->campaign_id = cid;
+    slot->period = period;
+    slot->closed = p->closed;
+    slot->age = ++f->clock;
+    return slot;
 }
 
 static int cmp_tok(const void *k, const void *e)
@@ -228,11 +469,24 @@ const tok_t *fa_find_tok(const ranking_t *r, const uint8_t *token)
     return bsearch(token, r->tok, r->ntok, sizeof(tok_t), cmp_tok);
 }
 
+int fa_same_uploader(const upload_row_t *u, const char *device)
+{
+    if (!u->has_device) {
+        return 1; /* an anonymous upload (or one stored before uploads were bound) */
+    }
+    return device != NULL && strcmp(device, u->device) == 0;
+}
+
 static void read_upload(void *ctx, int nc, const fdb_val_t *v)
 {
     upload_row_t *u = ctx;
-    if (nc != 4) {
+    if (nc != 5) {
         return;
+    }
+    u->has_device = v[4].blob && v[4].len > 0 && v[4].len < sizeof(u->device);
+    if (u->has_device) {
+        memcpy(u->device, v[4].p, v[4].len);
+        u->device[v[4].len] = '\0';
     }
     u->found = 1;
     u->period = v[0].i;
@@ -254,11 +508,10 @@ int fa_get_upload(coll_fedauc_t *f, uint32_t cid, const uint8_t *token, upload_r
 {
     memset(u, 0, sizeof(*u));
     fdb_val_t in[2] = {fdb_int(cid), fdb_blob(token, TOKEN)};
-    return fdb_exec(
-               f->db,
-               "SELECT period, n, scores, report_id FROM fedauc_uploads WHERE campaign_id = $1 "
-               "AND token = $2",
-               in, 2, read_upload, u) < 0
+    return fdb_exec(f->db,
+                    "SELECT period, n, scores, report_id, device FROM fedauc_uploads WHERE "
+                    "campaign_id = $1 AND token = $2",
+                    in, 2, read_upload, u) < 0
                ? -1
                : 0;
 }
@@ -268,6 +521,107 @@ static void read_count(void *ctx, int nc, const fdb_val_t *v)
     if (nc == 1) {
         *(int64_t *)ctx = v[0].i;
     }
+}
+
+/* ---- dropouts -------------------------------------------------------------------------------- */
+
+typedef struct {
+    const ranking_t *r;
+    uint8_t *reported; /* [ntok] */
+    int bad;
+} claims_t;
+
+static void mark_claim(void *ctx, int nc, const fdb_val_t *v)
+{
+    claims_t *c = ctx;
+    const tok_t *t = nc == 1 && v[0].blob && v[0].len == TOKEN ? fa_find_tok(c->r, v[0].p) : NULL;
+    if (t == NULL) {
+        c->bad = 1; /* a claim of an upload the ranking lacks: the caller ranks again */
+        return;
+    }
+    c->reported[t - c->r->tok] = 1;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The first index of sorted[0, n) whose value is >= v (or > v when after). */
+static size_t bound_u32(const uint32_t *sorted, size_t n, uint32_t v, int after)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (sorted[mid] < v || (after && sorted[mid] == v)) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    return lo;
+}
+
+/* r->drop for the current claims (`reported` tokens): which examples are the dropouts', and
+ * where every reported example sits among them. Cached per claim count. 0 or -1. */
+static int fa_dropouts(coll_fedauc_t *f, ranking_t *r, uint32_t cid, uint32_t period,
+                       uint64_t reported)
+{
+    if (r->drop.reported_tokens == reported) {
+        return 0;
+    }
+    coll_fedauc_dropouts_t *d = &r->drop;
+    memset(d, 0, sizeof(*d));
+    d->reported_tokens = UINT64_MAX;
+    claims_t cl = {r, calloc(r->ntok + 1, 1), 0};
+    fdb_val_t in[2] = {fdb_int(cid), fdb_int(period)};
+    if (cl.reported == NULL ||
+        fdb_exec(f->db,
+                 "SELECT token FROM fedauc_uploads WHERE campaign_id = $1 "
+                 "AND period = $2 AND report_id IS NOT NULL",
+                 in, 2, mark_claim, &cl) < 0 ||
+        cl.bad) {
+        free(cl.reported);
+        return -1;
+    }
+    for (size_t k = 0; k < r->ntok; k++) {
+        d->drop_examples += cl.reported[k] ? 0u : r->tok[k].n;
+    }
+    uint32_t *drop = malloc((size_t)d->drop_examples * 4u + 4u);
+    if (drop == NULL) {
+        free(cl.reported);
+        return -1;
+    }
+    size_t nd = 0;
+    for (size_t k = 0; k < r->ntok; k++) {
+        if (!cl.reported[k]) {
+            memcpy(drop + nd, r->rank2 + r->tok[k].off, (size_t)r->tok[k].n * 4u);
+            nd += r->tok[k].n;
+        }
+    }
+    qsort(drop, nd, 4, cmp_u32);
+    d->d_width = (2u * nd + 1u + COLL_FEDAUC_D_BUCKETS - 1u) / COLL_FEDAUC_D_BUCKETS;
+    d->reported_moments.tie_groups = 0;
+    for (size_t k = 0; k < r->ntok; k++) {
+        const tok_t *t = &r->tok[k];
+        for (uint32_t i = 0; cl.reported[k] && i < t->n; i++) {
+            uint32_t R = r->rank2[t->off + i];
+            size_t below = bound_u32(drop, nd, R, 0), upto = bound_u32(drop, nd, R, 1);
+            uint64_t d2 = 2u * (uint64_t)below + (uint64_t)(upto - below);
+            d->d_count[d2 / d->d_width]++;
+            d->d2_max = d2 > d->d2_max ? d2 : d->d2_max;
+            long double rr = (long double)R / 2.0L;
+            d->reported_moments.sum_r += rr;
+            d->reported_moments.sum_r2 += rr * rr;
+            d->reported_examples++;
+        }
+    }
+    d->reported_moments.m = d->reported_examples;
+    d->reported_tokens = reported;
+    free(drop);
+    free(cl.reported);
+    return 0;
 }
 
 int coll_fedauc_period_info(coll_fedauc_t *f, const coll_campaigns_t *cs, int ci, uint32_t period,
@@ -296,10 +650,18 @@ int coll_fedauc_period_info(coll_fedauc_t *f, const coll_campaigns_t *cs, int ci
         out->uploads = (uint64_t)p.uploads;
         out->scores = (uint64_t)p.scores;
         out->reported = (uint64_t)reported;
-        ranking_t *r = out->closed ? fa_ranking(f, cid, period, &p, NULL) : NULL;
-        if (r != NULL) {
+        out->uploaders = p.uploaders > 0 ? (uint64_t)p.uploaders : 0u;
+        out->withheld = out->closed && p.uploaders < (int64_t)c->opts.fedauc.min_uploaders;
+        out->reports_closed = coll_campaign_period_check(c, period, now) > 0;
+        ranking_t *r = out->closed && !out->withheld ? fa_ranking(f, cid, period, &p, NULL) : NULL;
+        if (r != NULL &&
+            (out->reported >= out->uploads || fa_dropouts(f, r, cid, period, out->reported) == 0)) {
             out->moments = r->mom;
-        } else if (out->closed) {
+            out->influence = r->influence;
+            if (out->reported < out->uploads) {
+                out->drop = r->drop;
+            }
+        } else if (out->closed && !out->withheld) {
             rc = -1;
         }
     }

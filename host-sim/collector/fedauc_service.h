@@ -18,6 +18,12 @@ int coll_fedauc_open(coll_fedauc_t **out, const char *url, const coll_campaigns_
                      size_t cap);
 void coll_fedauc_close(coll_fedauc_t *f);
 
+/* Count the rankings (built and cached) against the collector's memory budget (NULL: none): a
+ * period's upload phase takes at most the scores whose ranking fits half of it ("upload phase
+ * full"), cached rankings are dropped (oldest first) to make room, and a ranking that still
+ * does not fit is answered 503 (Retry-After) until it does. */
+void coll_fedauc_set_limits(coll_fedauc_t *f, coll_limits_t *limits);
+
 /* An answer of the FedAUC endpoints (request.c turns it into its response). */
 typedef struct {
     int status;
@@ -33,10 +39,13 @@ typedef struct {
 } coll_fedauc_answer_t;
 
 /* POST /v1/fedauc/uploads and GET /v1/fedauc/{campaign}/ranks/{token hex} (the caller has
- * checked the device credential). f NULL: 503. */
+ * checked the device credential): device is its identity ("token:NAME", "cert:CN"; NULL or ""
+ * when anonymous), quota its relay quota (0: a device credential, the campaign's
+ * device_quota). An upload is bound to its identity: only it may fetch the ranks and report.
+ * f NULL: 503. */
 void coll_fedauc_request(coll_fedauc_t *f, const coll_campaigns_t *cs, const http_request_t *req,
                          const char *path, const uint8_t *body, size_t len, int64_t now,
-                         coll_fedauc_answer_t *resp);
+                         const char *device, uint32_t quota, coll_fedauc_answer_t *resp);
 
 /* Token claims of one batch (coll_fedauc_check_batch), released by coll_fedauc_settle. */
 typedef struct {

@@ -96,7 +96,8 @@ static const char USAGE[] =
     "  late_seconds = 86400    # accepted this long after the period ends (default: a period)\n"
     "  FedAUC (mechanism = fedauc_rr | fedauc_lap; no groups or metrics): score_bits = 16,\n"
     "  variant = local | global | orthogonal | adaptive, p_share = 0.5 (fedauc_lap), and the\n"
-    "  upload phase: upload_seconds = N (default half the period), upload_count = N.\n"
+    "  upload phase: upload_seconds = N (default half the period), upload_count = N,\n"
+    "  min_uploaders = 10 (ranks withheld below it), max_examples = 100 (scores per upload).\n"
     "  POST /v1/fedauc/uploads (dpm.v1.FedaucUpload), GET /v1/fedauc/ID/ranks/TOKEN [device].\n";
 
 static coll_server_t *g_server; /* for the signal handler only */
@@ -489,6 +490,7 @@ int main(int argc, char **argv)
         coll_log(COLL_LOG_ERROR, "start_failed", "\"error\": %s", coll_log_str(err));
         goto out;
     }
+    coll_fedauc_set_limits(fedauc, limits); /* rankings count against the memory budget */
     app.fedauc = fedauc;
     log_campaigns(cs);
     signal(SIGPIPE, SIG_IGN);

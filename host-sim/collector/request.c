@@ -459,7 +459,7 @@ void coll_handle_request(const coll_app_t *app, const coll_peer_t *peer, const h
         } else {
             coll_fedauc_answer_t a;
             coll_fedauc_request(app->fedauc, app->campaigns, req, path, body, len,
-                                (int64_t)time(NULL), &a);
+                                (int64_t)time(NULL), probe.device, probe.quota_override, &a);
             if (a.reject != NULL) { /* counted like rejected reports, by campaign and reason */
                 count_reject(app, a.reject_campaign, a.reject);
             }

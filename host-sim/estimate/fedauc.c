@@ -204,10 +204,22 @@ static dpm_status_t add_counts(dpm_fa_agg_t *a, uint32_t n, uint32_t total)
     if (n == 0 || (a->reports > 0 && total != a->total)) {
         return DPM_ERR_PARAM;
     }
+    if (a->reports == UINT64_MAX || a->examples > UINT64_MAX - n) {
+        return DPM_ERR_RANGE; /* counts that would wrap */
+    }
     a->total = total;
     a->reports++;
     a->examples += n;
     return DPM_OK;
+}
+
+/* Largest |localP|, |localSum2|, |t| and sum_rank2 the sums take: below 2^62 each, a report's
+ * terms stay below 2^125 and 2^64 reports cannot overflow the 128-bit sums (fedauc.h). */
+#define FA_VALUE_MAX ((int64_t)1 << 62)
+
+static int fa_value_ok(int64_t v)
+{
+    return v <= FA_VALUE_MAX && v >= -FA_VALUE_MAX;
 }
 
 /* The discrete Laplace scale sens / ε_part in doubled-rank (or count) units, eps in Q16.16. */
@@ -224,6 +236,10 @@ dpm_status_t dpm_fa_agg_add(dpm_fa_agg_t *a, const dpm_fa_params_t *p, const dpm
     int noisy = p->mechanism == DPM_MECH_ID_FEDAUC_LAP && p->eps != 0;
     if (noisy && (b->eps_p == 0 || b->eps_p > p->eps || (b->eps_p == p->eps && b->sensitivity))) {
         return DPM_ERR_PARAM;
+    }
+    if (!fa_value_ok(b->local_p) || !fa_value_ok(b->local_sum2) || !fa_value_ok(b->t) ||
+        b->sum_rank2 > (uint64_t)FA_VALUE_MAX) {
+        return DPM_ERR_RANGE; /* nothing an honest report holds (the collector bounds them) */
     }
     dpm_status_t st = add_counts(a, b->n, b->total);
     if (st != DPM_OK) {

@@ -122,7 +122,10 @@ typedef struct {
 void dpm_fa_agg_init(dpm_fa_agg_t *a);
 
 /* Add one report body (checked by dpm_mech_check_report). DPM_ERR_PARAM for a total that
- * differs from the earlier reports', n == 0 or an eps_p that the parameters cannot have. */
+ * differs from the earlier reports', n == 0 or an eps_p that the parameters cannot have;
+ * DPM_ERR_RANGE (nothing added) for |localP|, |localSum2|, |t| or S above 2^62 or counts that
+ * would wrap. Exact sums: each added term is below 2^125 in magnitude (S localP < 2^124), so
+ * the 128-bit sums hold 2^64 reports without overflow. */
 dpm_status_t dpm_fa_agg_add(dpm_fa_agg_t *a, const dpm_fa_params_t *p, const dpm_fedauc_report_t *b);
 
 /* Add exact statistics as a noiseless report of the variant would carry them (ε = ∞ runs):

@@ -790,3 +790,9 @@ dpm_status_t dpm_ustat_tree_exact(uint32_t depth, const uint64_t *hist_neg,
     *auc = total / (np * nn);
     return DPM_OK;
 }
+
+double dpm_ustat_bins_kernel(const dpm_ustat_bins_params_t *p, uint32_t a, uint32_t b, int which,
+                             double w)
+{
+    return kernel_entry(p, a, b, which, w);
+}

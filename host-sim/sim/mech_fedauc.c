@@ -783,11 +783,12 @@ static int fa_collector_check(const sim_cfg_t *cfg, const sim_agg_t *agg, const 
     return bad;
 }
 
-/* `dpm-sim campaigns`: the keys the collector parses, and its upload phase: upload_count = the
- * devices taking part (every device of the campaign's groups: a binormal device has 1 or more
- * examples), so the phase closes as soon as they all uploaded, and upload_seconds = half the
- * collector's default period (86400 s, which the file keeps), the deadline for dropouts. With
- * several device counts there is no one count: only the deadline is written. */
+/* `dpm-sim campaigns`: the keys the collector parses, max_examples (the most examples a device
+ * holds), and its upload phase: upload_count = the devices taking part (every device of the
+ * campaign's groups: a binormal device has 1 or more examples), so the phase closes as soon as they
+ * all uploaded, and upload_seconds = half the collector's default period (86400 s, which the file
+ * keeps), the deadline for dropouts. With several device counts there is no one count: only the
+ * deadline is written. */
 static void fa_campaign_keys(const sim_scenario_t *sc, const sim_campaign_spec_t *c, FILE *f)
 {
     static const char *const names[] = {"", "local", "global", "orthogonal", "adaptive"};
@@ -805,6 +806,17 @@ static void fa_campaign_keys(const sim_scenario_t *sc, const sim_campaign_spec_t
         for (uint32_t g = 0; g < c->ngroups; g++) {
             devices += sizes[c->groups[g]];
         }
+    }
+    /* the collector's per-device bound (fedauc_phase.h): the most examples a device of these
+     * groups holds */
+    uint32_t most = 0;
+    for (uint32_t g = 0; g < c->ngroups; g++) {
+        uint32_t e = sc->group[c->groups[g]].scores.examples;
+        e = e > 0 ? e : sc->examples;
+        most = e > most ? e : most;
+    }
+    if (most > 0) {
+        fprintf(f, "max_examples = %u\n", most);
     }
     if (devices >= 1 && devices <= UINT32_MAX) {
         fprintf(f, "upload_count = %" PRIu64 "\n", devices);

@@ -17,7 +17,14 @@ stolen credential:
   - k forged devices with the extreme value move the group mean exactly as the README's formula
     m' = (S + k V) / (a gain (n + k delta_n)) says (tuple_ml and tuple_mr), and the number of
     forged devices it takes to move a TPR by 0.05 is printed for both mechanisms.
-The value bound itself is recomputed here from the discrete Laplace tail (Python's math)."""
+The value bound itself is recomputed here from the discrete Laplace tail (Python's math).
+
+Issue 27 item 2 (run_auc: 4000 devices, 3 groups): the per-group roc_hist report into the group
+announced most movable moves every group's AUC and every gap by at most its announced bound
+(that group by >= 10 % of it); a dpauc report with TP and TN at their lowest, FN and FP at their
+highest moves both server variants by at most theirs (and >= 10 %); ustat_bins's bound is exact:
+the worst report, found here from the stored sums, moves the AUC by exactly the announced
+amount."""
 import json
 import math
 import os
@@ -144,7 +151,28 @@ def run(t, pg=None):
             before = groups[g]
             sign = 1 if before["mean"] < 0.5 else -1  # push away from the middle: the larger move
             st, resp, _ = post_batch(h, pb, batch_of(pb, ml_report(sign * vmax)))
-            after = estimate(ML)["metrics"][0]["groups"][g]
+            after_all = estimate(ML)["metrics"][0]
+            after = after_all["groups"][g]
+            # every disparity moves by at most its announced bound (issue 27 item 2), the ones
+            # with group g by a good part of it; so do the other groups' means and the largest gap
+            gaps = est["metrics"][0]["disparities"]
+            moves = [(abs(a["diff"] - b["diff"]), b["max_shift_one_report"], b["g"], b["h"])
+                     for b, a in zip(gaps, after_all["disparities"])]
+            others = [(abs(a["mean"] - b["mean"]), b["max_shift_one_report"])
+                      for k, (b, a) in enumerate(zip(groups, after_all["groups"])) if k != g]
+            mx_b, mx_a = est["metrics"][0]["max_disparity"], after_all["max_disparity"]
+            mx = (abs(mx_a["abs_diff"] - mx_b["abs_diff"]), mx_b["max_shift_one_report"])
+            print("# influence: tuple_ml disparities after that report: " + "; ".join(
+                f"{g1}-{h1}: moved {m:.4f} <= {bd:.4f}" for m, bd, g1, h1 in moves)
+                + f"; other groups' means {[round(m, 5) for m, _ in others]} <= "
+                f"{[round(bd, 5) for _, bd in others]}; max_disparity {mx[0]:.4f} <= {mx[1]:.4f}")
+            t.ok(all(m <= bd * (1 + 1e-9) + 2e-9 for m, bd, _, _ in moves + [(*o, 0, 0)
+                                                                          for o in others]
+                     + [(*mx, 0, 0)])
+                 and all(m >= 0.5 * bd for m, bd, g1, h1 in moves if g in (g1, h1)),
+                 "tuple_ml: that report moves every disparity, the other groups' means and the "
+                 "largest disparity by at most their announced max_shift_one_report (the gaps "
+                 "with its group by at least half of it)", moves)
             shift = abs(after["mean"] - before["mean"])
             bound = before["max_shift_one_report"]
             print(f"# influence: tuple_ml TPR of group {g} (estimated size {before['size']:.0f}): "
@@ -287,9 +315,227 @@ def run(t, pg=None):
             h.cleanup()
 
 
+AUC_SCENARIO = """\
+[scenario]
+name = influence_auc
+devices = 4000
+runs = 1
+seed = 27
+[population]
+examples = 8
+[group a]
+share = 0.5
+scores = binormal(auc=0.85, base_rate=0.4)
+[group b]
+share = 0.3
+scores = binormal(auc=0.70, base_rate=0.4)
+[group c]
+share = 0.2
+scores = binormal(auc=0.60, base_rate=0.4)
+[campaign rocg]
+id = 41
+mechanism = roc_hist_groups
+eps = 4
+group_eps = 1.5000153
+bins = 6
+"""
+# dpauc and ustat send one example per report
+AUC1_SCENARIO = """\
+[scenario]
+name = influence_auc1
+devices = 3000
+runs = 1
+seed = 28
+[population]
+examples = 1
+[group a]
+share = 0.6
+scores = binormal(auc=0.85, base_rate=0.4)
+[group b]
+share = 0.4
+scores = binormal(auc=0.70, base_rate=0.4)
+[campaign dpauc]
+id = 42
+mechanism = dpauc
+eps = 8
+thresholds = 5
+calibration = tight
+[campaign bins]
+id = 43
+mechanism = ustat_bins
+eps = 2
+k = 8
+"""
+ROCG, DPAUC, BINS = 41, 42, 43
+TOL = 2e-8  # the JSON's 9 significant digits
+
+
+def run_auc(t, pg=None):
+    """Issue 27 item 2: one report's influence announced and reached for per-group roc_hist (each
+    group and gap), dpauc (both server variants) and ustat_bins (exact: the worst report)."""
+    h = None
+    try:
+        with tempfile.TemporaryDirectory(prefix="dpm-influence-auc.") as tmp:
+            scns, camp = [], ""
+            for i, text in enumerate((AUC_SCENARIO, AUC1_SCENARIO)):
+                scns.append(os.path.join(tmp, f"influence_auc{i}.scn"))
+                with open(scns[-1], "w") as f:
+                    f.write(text)
+                camp += subprocess.run([SIM, "campaigns", "--scenario", scns[-1]],
+                                       capture_output=True, text=True, check=True).stdout
+            # a grouped report may hold as many examples as a device has (8), not 100
+            camp = camp.replace("mechanism = roc_hist\n",
+                                "mechanism = roc_hist\nmax_examples = 8\n")
+            camp = camp.replace("mechanism = dpauc\n", "mechanism = dpauc\nmax_examples = 1\n")
+            h = Harness(campaigns=camp, pg=pg)
+            pb = load_pb2(h.tmp)
+            h.start()
+            for i, scn in enumerate(scns):
+                r = subprocess.run([SIM, "--scenario", scn, "--mode", "network", "--collector",
+                                    f"127.0.0.1:{h.port}", "--ca", h.ca, "--clients", "4",
+                                    "--batch", "100", "--out", os.path.join(tmp, f"out{i}"),
+                                    "--no-plot", "--token", h.creds.files["harness"]],
+                                   capture_output=True, text=True, timeout=300, cwd=ROOT)
+                t.ok(r.returncode == 0, f"dpm-sim network mode posted the AUC population {i}",
+                     r.stderr)
+
+            def estimate(cid):
+                return json.loads(h.request("GET", f"/v1/campaigns/{cid}/estimate")[2])
+
+            def template(cid):
+                rep = pb.Report()
+                rep.ParseFromString(stored_raw(h, cid))
+                rep.report_id = os.urandom(16)
+                return rep
+
+            # ---- roc_hist with groups: the worst report into the group announced most movable
+            est = estimate(ROCG)
+            rb = est["report_bounds"]
+            lo, hi = rb["cell"]
+            clo, chi = rb["class_sum"]
+            groups = est["roc_groups"]["by_group"]
+            g = max(range(len(groups)), key=lambda i: groups[i]["max_shift_one_report"] or 0)
+            bins = est["roc_groups"]["bins"]
+
+            def within(cells):
+                while sum(cells) < clo:
+                    cells[max(i for i in range(bins) if cells[i] < 0)] += 1
+                while sum(cells) > chi:
+                    cells[max(i for i in range(bins) if cells[i] > 0)] -= 1
+                return cells
+            half = bins // 2  # positives low, negatives high: the AUC of group g drops
+            pos = within([hi] * half + [lo] * (bins - half))
+            neg = within([lo] * half + [hi] * (bins - half))
+            rep = template(ROCG)
+            rep.roc_hist.group = g
+            del rep.roc_hist.pos[:]
+            del rep.roc_hist.neg[:]
+            rep.roc_hist.pos.extend(pos)
+            rep.roc_hist.neg.extend(neg)
+            st, resp, _ = post_batch(h, pb, batch_of(pb, rep))
+            after = estimate(ROCG)["roc_groups"]
+            ok, worst = st == 200, 0.0
+            lines = []
+            for k, (b, a) in enumerate(zip(groups, after["by_group"])):
+                move, bound = abs(a["auc"] - b["auc"]), b["max_shift_one_report"]
+                ok = ok and bound is not None and move <= bound + TOL
+                lines.append(f"group {k}: {b['auc']:.4f} -> {a['auc']:.4f} ({move:.4f} <= "
+                             f"{bound:.4f})")
+                if k == g:
+                    worst = move / bound
+            for b, a in zip(est["roc_groups"]["gaps"], after["gaps"]):
+                move, bound = abs(a["gap"] - b["gap"]), b["max_shift_one_report"]
+                ok = ok and bound is not None and move <= bound + TOL
+                lines.append(f"gap {b['g']}-{b['h']}: {b['gap']:.4f} -> {a['gap']:.4f} "
+                             f"({move:.4f} <= {bound:.4f})")
+            print("# influence: roc_hist 3 groups x 6 bins, one report into group "
+                  f"{g} (pos {pos}, neg {neg}): " + "; ".join(lines))
+            t.ok(ok and worst >= 0.1,
+                 f"roc_hist with groups: one report within the checks moves every group's AUC "
+                 f"and every gap by at most its announced max_shift_one_report (group {g}: "
+                 f"{worst:.0%} of its bound)", (st, resp, lines))
+
+            # ---- dpauc: the report that drags both variants down (tpr down, fpr up)
+            est = estimate(DPAUC)
+            lo, hi = est["report_bounds"]["count"]
+            n = est["dpauc"]["thresholds"]
+            rep = template(DPAUC)
+            for name, v in (("tp", lo), ("fn", hi), ("fp", hi), ("tn", lo)):
+                cells = getattr(rep.dpauc, name)
+                del cells[:]
+                cells.extend([v] * n)
+            st, resp, _ = post_batch(h, pb, batch_of(pb, rep))
+            after = estimate(DPAUC)["dpauc"]["variants"]
+            ok, lines = st == 200, []
+            for var in ("A", "B"):
+                b, a = est["dpauc"]["variants"][var], after[var]
+                move, bound = abs(a["auc"] - b["auc"]), b.get("max_shift_one_report")
+                ok = ok and bound is not None and move <= bound + TOL and move >= 0.1 * bound
+                lines.append(f"{var}: {b['auc']:.4f} -> {a['auc']:.4f} ({move:.4f} <= "
+                             f"{bound:.4f}, {move / bound:.0%})")
+            print(f"# influence: dpauc 5 thresholds, counts in [{lo}, {hi}], one report "
+                  "(TP, TN low, FN, FP high): " + "; ".join(lines))
+            t.ok(ok, "dpauc: the report moves both server variants' AUC by at most their "
+                 "announced max_shift_one_report (and by >= 10 % of it)", (st, resp, lines))
+
+            # ---- ustat_bins: the bound is exact: the worst value, found here from the stored
+            # sums with the estimator's formula, moves the AUC by exactly the announced amount
+            est = estimate(BINS)
+            ub = est["ustat_bins"]
+            k = ub["k"]
+            rows = dict(h.db_query("SELECT idx, SUM(s) FROM agg_vec WHERE campaign_id = ? "
+                                   "GROUP BY idx", BINS))
+            c = [[rows.get(lab * 256 + v, 0) for v in range(k)] for lab in (0, 1)]
+            rep = template(BINS)
+            # the GRR: keep p for the true value, q for each other (k values), from the campaign
+            eps = rep.eps_q16 / 65536.0
+            pkeep = math.exp(eps) / (math.exp(eps) + k - 1)
+            q = (1 - pkeep) / (k - 1)
+
+            def auc(c0, c1):
+                n0, n1 = sum(c0), sum(c1)
+                hn = [(x - n0 * q) / (pkeep - q) for x in c0]
+                hp = [(x - n1 * q) / (pkeep - q) for x in c1]
+                below, num = 0.0, 0.0
+                for v in range(k):
+                    num += hp[v] * (below + 0.5 * hn[v])
+                    below += hn[v]
+                return num / (n0 * n1)
+            now = auc(c[0], c[1])
+            best = None
+            for lab in (0, 1):
+                for v in range(k):
+                    c2 = [row[:] for row in c]
+                    c2[lab][v] += 1
+                    move = abs(auc(c2[0], c2[1]) - now)
+                    if best is None or move > best[0]:
+                        best = (move, lab, v)
+            _, lab, v = best
+            rep.ustat_bins.label = lab
+            rep.ustat_bins.value = v
+            st, resp, _ = post_batch(h, pb, batch_of(pb, rep))
+            a2 = estimate(BINS)["ustat_bins"]["auc"]
+            move, bound = abs(a2 - ub["auc"]), ub["max_shift_one_report"]
+            print(f"# influence: ustat_bins k {k}: the worst report (label {lab}, value {v}) "
+                  f"moves the AUC {ub['auc']:.6f} -> {a2:.6f} by {move:.3g}; announced {bound:.3g}"
+                  f" (this file's formula gave {now:.6f} before)")
+            t.ok(st == 200 and abs(now - ub["auc"]) < 1e-8 and bound is not None
+                 and abs(move - bound) <= TOL,
+                 "ustat_bins: the worst possible report moves the AUC by exactly the announced "
+                 "max_shift_one_report", (st, resp, move, bound, now, ub))
+            t.ok(h.stop() == 0, "clean stop")
+    except Exception as exc:
+        import traceback
+        t.ok(False, f"test aborted: {exc!r}", traceback.format_exc())
+    finally:
+        if h is not None:
+            h.cleanup()
+
+
 def main():
     t = Tap()
     run(t)
+    run_auc(t)
     return t.done()
 
 

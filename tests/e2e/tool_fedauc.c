@@ -2,7 +2,7 @@
 /* K simulated devices of one FedAUC campaign, through the real SDK code of both rounds, for
  * tests/e2e/test_collector_fedauc.py (which carries the messages to the collector over TLS):
  *
- *   tool_fedauc CAMPAIGN_HEX DEVICES MAX_EXAMPLES PERIOD SEED
+ *   tool_fedauc CAMPAIGN_HEX DEVICES MAX_EXAMPLES PERIOD SEED [SILENT]
  *
  * prints "upload HEX" per device (dpm_fedauc_prepare + dpm_fedauc_upload_encode), then reads
  * one line "reply HEX" per device in the same order (the collector's rank replies), validates
@@ -10,8 +10,12 @@
  * dpm_report_encode), and last one JSON line: the estimate host-sim/estimate/fedauc.c makes
  * from exactly these reports and the ranking of exactly these uploads (dpm_fa_agg_add,
  * dpm_fa_rank2's moments, dpm_fa_estimate at 0.95), the same with one report's localP one
- * higher ("perturbed": the negative control of the comparison) and the exact AUC of the
- * quantized scores ("truth"). Exit 1 with a message on any failure. */
+ * higher ("perturbed": the negative control of the comparison), the exact AUC of the
+ * quantized scores ("truth") and the summed statistics in rank units ("sum_r", "p"). With
+ * SILENT, the last SILENT devices are dropouts to be: "truth_heard" is the exact AUC of the other
+ * devices' examples among themselves, "naive_heard" what their sums give when the dropouts'
+ * examples below their ranks are ignored. Exit 1 with a
+ * message on any failure. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,9 +64,10 @@ static void put_estimate(const char *key, const dpm_fa_estimate_t *e)
 
 int main(int argc, char **argv)
 {
-    if (argc != 6) {
-        return die("usage: tool_fedauc CAMPAIGN_HEX DEVICES MAX_EXAMPLES PERIOD SEED");
+    if (argc != 6 && argc != 7) {
+        return die("usage: tool_fedauc CAMPAIGN_HEX DEVICES MAX_EXAMPLES PERIOD SEED [SILENT]");
     }
+    uint32_t silent = argc == 7 ? (uint32_t)strtoul(argv[6], NULL, 10) : 0u;
     static uint8_t cbuf[DPM_CAMPAIGN_MAX_BYTES];
     size_t clen = unhex(argv[1], cbuf, sizeof(cbuf));
     uint32_t K = (uint32_t)strtoul(argv[2], NULL, 10), maxn = (uint32_t)strtoul(argv[3], NULL, 10);
@@ -75,8 +80,8 @@ int main(int argc, char **argv)
         dpm_mech_init(&m, &c, &why) != DPM_OK) {
         return die(why);
     }
-    if (K == 0 || maxn == 0 || maxn > 4096) {
-        return die("bad DEVICES or MAX_EXAMPLES");
+    if (K == 0 || maxn == 0 || maxn > 4096 || silent >= K) {
+        return die("bad DEVICES, MAX_EXAMPLES or SILENT");
     }
     size_t cap = (size_t)K * maxn;
     dpm_score_t *scores = calloc(cap, sizeof(*scores));
@@ -127,9 +132,10 @@ int main(int argc, char **argv)
     fflush(stdout);
     /* round 2: each reply validated, the report made */
     dpm_fa_params_t fp;
-    dpm_fa_agg_t agg, bumped;
+    dpm_fa_agg_t agg, bumped, heard; /* heard: the reports of the devices that are not silent */
     dpm_fa_agg_init(&agg);
     dpm_fa_agg_init(&bumped);
+    dpm_fa_agg_init(&heard);
     if (dpm_fa_params_from_mech(&fp, &m) != DPM_OK) {
         return die("estimator parameters");
     }
@@ -161,6 +167,9 @@ int main(int argc, char **argv)
         if (dpm_fa_agg_add(&agg, &fp, &b) != DPM_OK) {
             return die("aggregate");
         }
+        if (d < K - silent && dpm_fa_agg_add(&heard, &fp, &b) != DPM_OK) {
+            return die("aggregate");
+        }
         b.local_p += d == 0;
         if (dpm_fa_agg_add(&bumped, &fp, &b) != DPM_OK) {
             return die("aggregate");
@@ -173,11 +182,23 @@ int main(int argc, char **argv)
         dpm_fa_estimate(&fp, &bumped, &mom, 0.95, &eb) != DPM_OK) {
         return die("estimate");
     }
-    printf("{\"devices\": %u, \"m\": %llu, \"truth\": %.17g, ", K, (unsigned long long)M,
-           dpm_fa_auc_exact(pool, qlab, M));
+    /* the honest sums (rank units): what a report replaced by another moves */
+    printf("{\"devices\": %u, \"m\": %llu, \"truth\": %.17g, \"sum_r\": %.17g, \"p\": %.17g, ", K,
+           (unsigned long long)M, dpm_fa_auc_exact(pool, qlab, M),
+           (double)(((long double)agg.sum2_int + agg.sum2_frac) / 2.0L), (double)agg.p);
     put_estimate("estimate", &e);
     printf(", ");
     put_estimate("perturbed", &eb);
+    if (silent > 0) { /* the heard devices' examples: their AUC among themselves, and the AUC
+                       * their sums give when the silent devices' examples are ignored */
+        uint64_t Mh = 0;
+        for (uint32_t d = 0; d < K - silent; d++) {
+            Mh += nd[d];
+        }
+        double P = (double)heard.p, S = (double)((long double)heard.sum2_int + heard.sum2_frac) / 2;
+        printf(", \"truth_heard\": %.17g, \"naive_heard\": %.17g", dpm_fa_auc_exact(pool, qlab, Mh),
+               dpm_fa_auc_from_sums(S, P, (double)Mh));
+    }
     printf("}\n");
     /* Freed so that LeakSanitizer (make sanitize) has nothing to report: a leak report ends
      * the process before stdio flushes, and the last lines of output would be lost. */
