@@ -6,7 +6,8 @@ the run produced (--dump-reports), exit codes for bad scenarios (with the line n
 usage, a trailing comma and a misspelled section called what they are, the progress line (on
 a terminal only: on a pseudo-terminal the test creates; never with --quiet or into a pipe), the
 console line leading with the largest gap, the collector campaigns file accepted by
-dpm-collector, the planner's strict verdict, the bench JSON lines, and `dpm-sim repro` writing
+dpm-collector, the planners (margin, verified K, trust model, JSON, metrics per report, roc_hist
+with groups, bad values), the bench JSON lines, and `dpm-sim repro` writing
 README.md and cells that say where their reference comes from."""
 import csv
 import json
@@ -207,27 +208,67 @@ def main():
                  r.stderr + c.stdout + c.stderr)
         r = run("campaigns", "--scenario", scn)
         t.ok(r.returncode == 2, "campaigns refuses an eps sweep (one eps per collector campaign)")
-        # planner
+        # planner: answers with a margin, a check that finds the K shown to reach the target,
+        # the trust model it plans for, JSON
+        pj = os.path.join(tmp, "plan.json")
         r = run("plan", "--mechanism", "tuple_ml", "--error", "0.02", "--confidence", "0.9",
-                "--eps", "2", "--runs", "300")
-        t.ok(r.returncode == 0 and "PASS" in r.stdout and "minimum devices" in r.stdout
-             and "error planned for" in r.stdout,
-             "plan answers (Chebyshev), says what error it plans for and passes its check",
-             r.stdout + r.stderr)
+                "--eps", "2", "--json", pj)
+        t.ok(r.returncode == 0 and "-> PASS" in r.stdout and "minimum devices" in r.stdout
+             and "error planned for" in r.stdout and "trust model: local DP" in r.stdout
+             and "Clopper-Pearson" in r.stdout,
+             "plan answers (Chebyshev), says what error and which trust model it plans for, and "
+             "its check verifies the answer", r.stdout + r.stderr)
+        try:
+            pl = read_json(tmp, "plan.json")
+        except (OSError, ValueError) as e:
+            pl = {"error": repr(e)}
+        t.ok(pl.get("trust_model") == "local_dp" and pl.get("check", {}).get("verified") is True
+             and pl["check"]["steps"][0]["coverage_ci"][0] >= 0.9
+             and pl["answer"]["devices_verified"] >= pl["answer"]["devices"],
+             "plan --json: trust_model local_dp, the check's coverage interval above 0.9",
+             json.dumps(pl)[:1500])
         r = run("plan", "--mechanism", "tuple_ml", "--error", "0.02", "--confidence", "0.9",
-                "--eps", "2", "--bound", "normal", "--runs", "300")
-        m = re.search(r"in (\d+)/(\d+) runs", r.stdout)
-        met = m is not None and int(m.group(1)) >= 0.9 * int(m.group(2))
-        t.ok(m is not None and r.returncode == (0 if met else 1)
-             and ("-> PASS" in r.stdout) == met and ("-> FAIL" in r.stdout) == (not met),
-             "normal bound: PASS exactly when the simulated coverage reaches the target",
+                "--eps", "2", "--bound", "normal")
+        m = re.search(r"K = (\d+) \(([+-]\d+) devices on the bound's K\)", r.stdout)
+        v = re.search(r"K = (\d+) devices verified", r.stdout)
+        t.ok(r.returncode == 0 and m is not None and int(m.group(2)) > 0 and v is not None
+             and int(v.group(1)) >= int(m.group(1)) and "-> PASS" in r.stdout,
+             "normal bound: planned with a margin above the bound's K, then verified (no coin "
+             "flip at the bound's K)", r.stdout + r.stderr)
+        ks = []
+        for metrics in ("tpr", "tpr,fpr"):
+            r = run("plan", "--mechanism", "tuple_mr", "--error", "0.02", "--confidence", "0.9",
+                    "--eps", "1", "--bound", "normal", "--metrics", metrics, "--no-check")
+            m = re.search(r"minimum devices K = (\d+)", r.stdout)
+            ks.append(int(m.group(1)) if r.returncode == 0 and m else None)
+        t.ok(None not in ks and ks[1] > 3 * ks[0],
+             f"--metrics tpr,fpr: the SDK splits eps over the report's metrics ({ks})",
              r.stdout + r.stderr)
+        r = run("plan", "--mechanism", "roc_hist_groups", "--shares", "0.65,0.2,0.1,0.05",
+                "--error", "0.02", "--gap-error", "none", "--confidence", "0.9", "--eps", "1",
+                "--devices", "200000", "--no-check", "--json", "-")
+        try:
+            gj = json.loads(r.stdout[r.stdout.index('{"planner"'):])
+            meets = [i["meets"] for i in gj["answer"]["items"]]
+        except (ValueError, KeyError) as e:
+            gj, meets = {}, repr(e)
+        t.ok(r.returncode == 0 and gj.get("trust_model") == "local_dp"
+             and meets == [True, False, False, False] and "misses its target" in r.stdout,
+             "roc_hist with 4 groups at eps 1, 200,000 devices: only the 65% group's AUC meets "
+             "0.02", r.stdout[-1500:] + r.stderr)
         r = run("plan", "--mechanism", "tuple_mr", "--error", "0.02", "--confidence", "0.9")
         t.ok(r.returncode == 2, "plan without --devices/--eps exits 2")
         r = run("plan", "--mechanism", "tuple_mr", "--error", "0.02", "--confidence", "0.9",
                 "--eps", "1e-9")
         t.ok(r.returncode == 2 and "rounds down to 0" in r.stderr,
              "plan --eps 1e-9 is refused: a campaign rounds it down to 0", r.stderr)
+        for bad, why in ((["--devices", "0x10"], "bad value for --devices"),
+                         (["--eps", "1", "--metrics", "5"], "--metrics"),
+                         (["--eps", "1", "--runs", "10"], "use more --runs")):
+            r = run("plan", "--mechanism", "tuple_mr", "--error", "0.02", "--confidence", "0.9",
+                    *bad)
+            t.ok(r.returncode == 2 and why in r.stderr,
+                 f"plan {' '.join(bad)} exits 2 saying {why!r}", r.stdout + r.stderr)
         # bench: JSON lines in the bench.json schema
         r = run("bench", "--quick", timeout=300)
         names = set()
