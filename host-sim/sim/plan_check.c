@@ -307,9 +307,23 @@ static double z_of(double p)
     return prob_norm_quantile(0.5 + p / 2.0);
 }
 
+static void print_step(FILE *out, const sim_plan_search_t *s, const sim_plan_step_t *st)
+{
+    fprintf(out, "  K = %.0f: %s%s%s%u/%u = %.1f%% [%.1f, %.1f]: %s (%.3g s)\n", st->devices,
+            s->items > 1 ? "worst item '" : "", s->items > 1 ? s->names[st->worst] : "",
+            s->items > 1 ? "' " : "", st->within, st->runs, 100.0 * st->within / st->runs,
+            100.0 * st->lo, 100.0 * st->hi,
+            st->verified  ? "verified"
+            : st->refuted ? "shown BELOW the target: more devices"
+                          : "not shown to reach the target: more devices",
+            st->seconds);
+    fflush(out);
+}
+
 int sim_plan_find_devices(sim_plan_check_fn check, void *ctx, const char *const *names,
                           uint32_t items, double confidence, uint32_t runs, double devices,
-                          uint64_t seed, sim_plan_search_t *s, char *err, size_t errcap)
+                          uint64_t seed, FILE *out, double error, sim_plan_search_t *s, char *err,
+                          size_t errcap)
 {
     memset(s, 0, sizeof(*s));
     s->confidence = confidence;
@@ -326,6 +340,18 @@ int sim_plan_find_devices(sim_plan_check_fn check, void *ctx, const char *const 
     }
     for (uint32_t i = 0; i < items; i++) {
         snprintf(s->names[i], sizeof(s->names[i]), "%s", names[i]);
+    }
+    if (out != NULL) {
+        char target[48] = "within its target";
+        if (!isnan(error)) {
+            snprintf(target, sizeof(target), "<= %g", error);
+        }
+        fprintf(out,
+                "check by simulation (exact mode, %u runs per check, %g%% Clopper-Pearson "
+                "interval on each coverage of |error| %s; verified when its lower end "
+                "reaches %g%%):\n",
+                runs, 100.0 * SIM_PLAN_CI_LEVEL, target, 100.0 * confidence);
+        fflush(out);
     }
     uint32_t within[SIM_PLAN_MAX_ITEMS];
     double k = devices;
@@ -355,6 +381,9 @@ int sim_plan_find_devices(sim_plan_check_fn check, void *ctx, const char *const 
         s->nsteps = n + 1u;
         s->model_refuted |= n == 0 && st->refuted;
         s->devices = k;
+        if (out != NULL) {
+            print_step(out, s, st);
+        }
         if (st->verified) {
             s->found = 1;
             break;
@@ -417,23 +446,8 @@ void sim_plan_print_margin(double confidence, double design, uint32_t runs, uint
            devices_design - devices_bound);
 }
 
-void sim_plan_print_search(const sim_plan_search_t *s, double error, double devices_analytic,
-                           int devices_given)
+void sim_plan_print_verdict(const sim_plan_search_t *s, double devices_analytic, int devices_given)
 {
-    printf("check by simulation (exact mode, %u runs per check, %g%% Clopper-Pearson interval on "
-           "each coverage of |error| <= %g; verified when its lower end reaches %g%%):\n",
-           s->runs, 100.0 * SIM_PLAN_CI_LEVEL, error, 100.0 * s->confidence);
-    for (uint32_t n = 0; n < s->nsteps; n++) {
-        const sim_plan_step_t *st = &s->step[n];
-        printf("  K = %.0f: %s%s%s%u/%u = %.1f%% [%.1f, %.1f]: %s (%.3g s)\n", st->devices,
-               s->items > 1 ? "worst item '" : "", s->items > 1 ? s->names[st->worst] : "",
-               s->items > 1 ? "' " : "", st->within, st->runs, 100.0 * st->within / st->runs,
-               100.0 * st->lo, 100.0 * st->hi,
-               st->verified  ? "verified"
-               : st->refuted ? "shown BELOW the target: more devices"
-                             : "not shown to reach the target: more devices",
-               st->seconds);
-    }
     if (s->model_refuted) {
         printf("  warning: at the planned K the simulated coverage lies wholly below the target: "
                "the analytic model over-promised for this population\n");

@@ -138,10 +138,13 @@ typedef struct {
     char names[SIM_PLAN_MAX_ITEMS][SIM_PLAN_NAME_MAX]; /* the items' names */
 } sim_plan_search_t;
 
-/* The find-K search from `devices` (see the top of this file). 0, or -1 with a message in err. */
+/* The find-K search from `devices` (see the top of this file); out (may be NULL) gets its
+ * header (the target |error| <= `error`, NaN: each item's own) and each check's line as it
+ * completes (a check can take minutes). 0, or -1 with a message in err. */
 int sim_plan_find_devices(sim_plan_check_fn check, void *ctx, const char *const *names,
                           uint32_t items, double confidence, uint32_t runs, double devices,
-                          uint64_t seed, sim_plan_search_t *s, char *err, size_t errcap);
+                          uint64_t seed, FILE *out, double error, sim_plan_search_t *s, char *err,
+                          size_t errcap);
 
 /* ---- output -------------------------------------------------------------------------------- */
 
@@ -155,10 +158,9 @@ int sim_plan_print_answer(double given_devices, double eps, double eps_campaign,
 void sim_plan_print_margin(double confidence, double design, uint32_t runs, uint32_t items,
                            int devices_given, double devices_bound, double devices_design,
                            double design_eps);
-/* The search, step by step, then the verdict line ("-> PASS" / "-> FAIL") with the devices to
- * add to `devices_analytic` (the bound's count, or the K the user gave). */
-void sim_plan_print_search(const sim_plan_search_t *s, double error, double devices_analytic,
-                           int devices_given);
+/* The search's verdict: "-> PASS" with the devices to add to `devices_analytic` (the bound's
+ * count, or the K the user gave), or "-> FAIL"; a warning first when the model was refuted. */
+void sim_plan_print_verdict(const sim_plan_search_t *s, double devices_analytic, int devices_given);
 /* --json: open path ("-": stdout) and write {"planner": planner, "trust_model": "local_dp",
  * "check": the search (null when s is NULL or did not run), with its devices to add against
  * devices_analytic. NULL after printing why. The planner then writes its own objects, each

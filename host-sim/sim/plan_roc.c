@@ -260,8 +260,8 @@ static int check_fn(void *ctx, double devices, uint32_t runs, uint64_t seed, uin
                                  &sq, err, errcap);
 }
 
-int sim_roc_plan_check(const sim_roc_plan_t *q, sim_roc_plan_answer_t *a, uint64_t seed, char *err,
-                       size_t errcap)
+int sim_roc_plan_check(const sim_roc_plan_t *q, sim_roc_plan_answer_t *a, uint64_t seed, FILE *out,
+                       char *err, size_t errcap)
 {
     static const char *const names[1] = {"AUC"};
     a->checked = 0;
@@ -275,7 +275,7 @@ int sim_roc_plan_check(const sim_roc_plan_t *q, sim_roc_plan_answer_t *a, uint64
     }
     check_ctx_t ctx = {q, a};
     if (sim_plan_find_devices(check_fn, &ctx, names, 1, q->confidence, a->runs, a->design_devices,
-                              seed, &a->search, err, errcap) != 0) {
+                              seed, out, q->error, &a->search, err, errcap) != 0) {
         return -1;
     }
     a->checked = 1;
@@ -467,19 +467,20 @@ int sim_cmd_plan_roc(int argc, char **argv)
                               a.design_devices, a.design_eps);
     }
     char err[512];
-    if (o.check && sim_roc_plan_check(&q, &a, o.seed, err, sizeof(err)) != 0) {
+    if (o.check && a.none == NULL) {
+        printf("the check's truth: %s (seed %llu%s)\n",
+               q.kind == SIM_ROC_ERROR_MODEL ? "the model's AUC" : "the devices' binned AUC",
+               (unsigned long long)o.seed,
+               q.kind == SIM_ROC_ERROR_MODEL ? "; each run on a population of its own" : "");
+    }
+    if (o.check && sim_roc_plan_check(&q, &a, o.seed, stdout, err, sizeof(err)) != 0) {
         fprintf(stderr, "dpm-sim plan: check failed to run: %s\n", err);
         return SIM_EXIT_USAGE;
     }
     if (o.check && !a.checked) {
         printf("check by simulation: skipped (%s)\n", a.why);
     } else if (o.check) {
-        printf("the check's truth: %s %.5f (seed %llu%s)\n",
-               q.kind == SIM_ROC_ERROR_MODEL ? "the model's AUC" : "the devices' binned AUC",
-               a.truth, (unsigned long long)o.seed,
-               q.kind == SIM_ROC_ERROR_MODEL ? "; each run on a population of its own" : "");
-        sim_plan_print_search(&a.search, q.error, q.devices > 0.0 ? q.devices : a.devices,
-                              q.devices > 0.0);
+        sim_plan_print_verdict(&a.search, q.devices > 0.0 ? q.devices : a.devices, q.devices > 0.0);
     }
     if (o.json != NULL && roc_json(o.json, &q, &a) != 0) {
         return SIM_EXIT_USAGE;

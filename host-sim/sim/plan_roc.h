@@ -91,9 +91,10 @@ int sim_roc_plan_solve(const sim_roc_plan_t *q, sim_roc_plan_answer_t *a);
 int sim_roc_plan_check_at(const sim_roc_plan_t *q, double devices, double eps_campaign,
                           uint32_t runs, uint64_t seed, uint32_t *within, double *truth,
                           double *sum_sq, char *err, size_t errcap);
-/* The find-K check of a solved answer (plan_check.h). 0, or -1 with a message. */
-int sim_roc_plan_check(const sim_roc_plan_t *q, sim_roc_plan_answer_t *a, uint64_t seed, char *err,
-                       size_t errcap);
+/* The find-K check of a solved answer (plan_check.h), each check's line to out (may be NULL).
+ * 0, or -1 with a message. */
+int sim_roc_plan_check(const sim_roc_plan_t *q, sim_roc_plan_answer_t *a, uint64_t seed, FILE *out,
+                       char *err, size_t errcap);
 /* `dpm-sim plan --mechanism roc_hist ...` */
 int sim_cmd_plan_roc(int argc, char **argv);
 

@@ -377,7 +377,7 @@ static int check_fn(void *ctx, double devices, uint32_t runs, uint64_t seed, uin
 }
 
 int sim_rocg_plan_check(const sim_rocg_plan_t *q, sim_rocg_plan_answer_t *a, uint64_t seed,
-                        char *err, size_t errcap)
+                        FILE *out, char *err, size_t errcap)
 {
     a->checked = 0;
     a->why = a->none != NULL ? "no answer to check"
@@ -399,6 +399,13 @@ int sim_rocg_plan_check(const sim_rocg_plan_t *q, sim_rocg_plan_answer_t *a, uin
     }
     if (a->evaluate) {
         uint32_t within[SIM_ROCG_MAX_ITEMS];
+        if (out != NULL) {
+            fprintf(out,
+                    "check by simulation (exact mode, %u runs of %.0f devices, %g%% "
+                    "Clopper-Pearson interval on each coverage):\n",
+                    a->runs, a->devices, 100.0 * SIM_PLAN_CI_LEVEL);
+            fflush(out);
+        }
         if (sim_rocg_plan_check_at(q, a, a->devices, a->runs, seed, within, NULL, err, errcap)) {
             return -1;
         }
@@ -417,7 +424,9 @@ int sim_rocg_plan_check(const sim_rocg_plan_t *q, sim_rocg_plan_answer_t *a, uin
     }
     check_ctx_t ctx = {q, a};
     if (sim_plan_find_devices(check_fn, &ctx, names, a->nitems, q->confidence, a->runs,
-                              a->design_devices, seed, &a->search, err, errcap) != 0) {
+                              a->design_devices, seed, out,
+                              q->gap_error > 0.0 && q->gap_error != q->error ? NAN : q->error,
+                              &a->search, err, errcap) != 0) {
         return -1;
     }
     a->checked = 1;
@@ -620,9 +629,6 @@ static void rocg_print(const sim_rocg_plan_t *q, const sim_rocg_plan_answer_t *a
 
 static void evaluate_print(const sim_rocg_plan_answer_t *a, double confidence)
 {
-    printf("check by simulation (exact mode, %u runs, %g%% Clopper-Pearson interval on each "
-           "coverage):\n",
-           a->runs, 100.0 * SIM_PLAN_CI_LEVEL);
     for (uint32_t i = 0; i < a->nitems; i++) {
         const sim_rocg_item_t *it = &a->item[i];
         printf("    %-12s %u/%u = %.1f%% [%.1f, %.1f]: %s\n", it->name, it->within, it->runs,
@@ -719,7 +725,7 @@ int sim_cmd_plan_rocg(int argc, char **argv)
     }
     rocg_print(&q, a);
     char err[512];
-    if (o.check && sim_rocg_plan_check(&q, a, o.seed, err, sizeof(err)) != 0) {
+    if (o.check && sim_rocg_plan_check(&q, a, o.seed, stdout, err, sizeof(err)) != 0) {
         fprintf(stderr, "dpm-sim plan: check failed to run: %s\n", err);
         free(a);
         return SIM_EXIT_USAGE;
@@ -729,8 +735,8 @@ int sim_cmd_plan_rocg(int argc, char **argv)
     } else if (o.check && a->evaluate) {
         evaluate_print(a, q.confidence);
     } else if (o.check) {
-        sim_plan_print_search(&a->search, q.error, q.devices > 0.0 ? q.devices : a->devices,
-                              q.devices > 0.0);
+        sim_plan_print_verdict(&a->search, q.devices > 0.0 ? q.devices : a->devices,
+                               q.devices > 0.0);
     }
     st = o.json != NULL && rocg_json(o.json, &q, a) != 0  ? SIM_EXIT_USAGE
          : a->checked && !a->evaluate && !a->search.found ? SIM_EXIT_CHECK

@@ -96,9 +96,10 @@ int sim_rocg_plan_solve(const sim_rocg_plan_t *q, sim_rocg_plan_answer_t *a);
 int sim_rocg_plan_check_at(const sim_rocg_plan_t *q, const sim_rocg_plan_answer_t *a,
                            double devices, uint32_t runs, uint64_t seed, uint32_t *within,
                            double *est_sq, char *err, size_t errcap);
-/* The find-K check of a solved answer (plan_check.h); with evaluate, one check at K. */
+/* The find-K check of a solved answer (plan_check.h), each check's line to out (may be NULL);
+ * with evaluate, one check at K. */
 int sim_rocg_plan_check(const sim_rocg_plan_t *q, sim_rocg_plan_answer_t *a, uint64_t seed,
-                        char *err, size_t errcap);
+                        FILE *out, char *err, size_t errcap);
 /* `dpm-sim plan --mechanism roc_hist_groups ...` */
 int sim_cmd_plan_rocg(int argc, char **argv);
 

@@ -304,8 +304,8 @@ static int check_run(void *ctx, double devices, uint32_t runs, uint64_t seed, ui
     return 0;
 }
 
-int sim_plan_check(const sim_plan_question_t *q, sim_plan_answer_t *a, uint64_t seed, char *err,
-                   size_t errcap)
+int sim_plan_check(const sim_plan_question_t *q, sim_plan_answer_t *a, uint64_t seed, FILE *out,
+                   char *err, size_t errcap)
 {
     char names[DPM_TUPLE_MAX_METRICS][SIM_PLAN_NAME_MAX];
     const char *item_names[DPM_TUPLE_MAX_METRICS];
@@ -340,7 +340,8 @@ int sim_plan_check(const sim_plan_question_t *q, sim_plan_answer_t *a, uint64_t 
     }
     check_ctx_t ctx = {q, a->design_eps};
     if (sim_plan_find_devices(check_run, &ctx, item_names, items, q->plan.confidence, a->runs,
-                              a->design_devices, seed, &a->search, err, errcap) != 0) {
+                              a->design_devices, seed, out, q->error, &a->search, err,
+                              errcap) != 0) {
         return -1;
     }
     a->checked = 1;
@@ -640,15 +641,14 @@ int sim_cmd_plan_tuple(int argc, char **argv)
     }
     plan_print(&q, &a, o.mechanism);
     char err[512];
-    if (o.c.check && sim_plan_check(&q, &a, o.c.seed, err, sizeof(err)) != 0) {
+    if (o.c.check && sim_plan_check(&q, &a, o.c.seed, stdout, err, sizeof(err)) != 0) {
         fprintf(stderr, "dpm-sim plan: check failed to run: %s\n", err);
         return SIM_EXIT_USAGE;
     }
     if (o.c.check && !a.checked) {
         printf("check by simulation: skipped (%s)\n", a.why);
     } else if (o.c.check) {
-        sim_plan_print_search(&a.search, q.error, q.devices > 0.0 ? q.devices : a.devices,
-                              q.devices > 0.0);
+        sim_plan_print_verdict(&a.search, q.devices > 0.0 ? q.devices : a.devices, q.devices > 0.0);
     }
     if (o.c.json != NULL && plan_json(o.c.json, &q, &a, o.mechanism) != 0) {
         return SIM_EXIT_USAGE;

@@ -80,10 +80,11 @@ int sim_plan_gap_mse(const sim_plan_question_t *q, double devices, double eps, d
  * question, or a given ε the SDK refuses; a->none says why). */
 int sim_plan_solve(const sim_plan_question_t *q, sim_plan_answer_t *a);
 
-/* The find-K check of a solved answer from seed (plan_check.h). 0, or -1 with a message in err
- * (a->checked stays 0 when the answer cannot run, with a->why). */
-int sim_plan_check(const sim_plan_question_t *q, sim_plan_answer_t *a, uint64_t seed, char *err,
-                   size_t errcap);
+/* The find-K check of a solved answer from seed (plan_check.h), each check's line to out (may
+ * be NULL). 0, or -1 with a message in err (a->checked stays 0 when the answer cannot run,
+ * with a->why). */
+int sim_plan_check(const sim_plan_question_t *q, sim_plan_answer_t *a, uint64_t seed, FILE *out,
+                   char *err, size_t errcap);
 
 /* `dpm-sim plan --mechanism tuple_mr|tuple_ml ...` */
 int sim_cmd_plan_tuple(int argc, char **argv);

@@ -260,7 +260,7 @@ static int table1(ctx_t *x)
                 } else {
                     st = repro_ref_cell(x->r, "table1_correct", row, col, a.eps);
                 }
-                if (st == 0 && sim_plan_check(&q, &a, 1000u * i + c, err, sizeof(err)) != 0) {
+                if (st == 0 && sim_plan_check(&q, &a, 1000u * i + c, NULL, err, sizeof(err)) != 0) {
                     fprintf(stderr, "dpm-sim repro: %s\n", err);
                     st = -1;
                 }

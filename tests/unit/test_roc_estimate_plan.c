@@ -63,7 +63,7 @@ static void test_round_trip_and_check(void **state)
     assert_int_equal(sim_roc_plan_solve(&q, &b), 0);
     assert_true(b.devices <= 20000.0 && b.devices > 19900.0);
     assert_true(b.design_devices > b.devices);
-    assert_int_equal(sim_roc_plan_check(&q, &b, 3, err, sizeof(err)), 0);
+    assert_int_equal(sim_roc_plan_check(&q, &b, 3, NULL, err, sizeof(err)), 0);
     assert_true(b.checked && b.search.found && b.search.step[0].verified);
     /* at the bound's own K the coverage sits at the target (not shown above it) */
     uint32_t within = 0;
@@ -75,7 +75,7 @@ static void test_round_trip_and_check(void **state)
     /* a campaign at a third of the planned eps (same K) misses the target: the first check is
      * refuted and the search finds the devices to add */
     b.design_eps = ceil(b.eps_campaign / 3.0 * 65536.0) / 65536.0;
-    assert_int_equal(sim_roc_plan_check(&q, &b, 4, err, sizeof(err)), 0);
+    assert_int_equal(sim_roc_plan_check(&q, &b, 4, NULL, err, sizeof(err)), 0);
     print_message("# roc_hist at a third of the eps: %u checks, %.0f -> %.0f devices\n",
                   b.search.nsteps, b.search.step[0].devices, b.search.devices);
     assert_true(b.checked && b.search.step[0].refuted && b.search.found);
@@ -103,7 +103,7 @@ static void test_model_error(void **state)
     q.error = 0.015;
     q.runs = 120;
     assert_int_equal(sim_roc_plan_solve(&q, &model), 0);
-    assert_int_equal(sim_roc_plan_check(&q, &model, 5, err, sizeof(err)), 0);
+    assert_int_equal(sim_roc_plan_check(&q, &model, 5, NULL, err, sizeof(err)), 0);
     assert_true(model.checked && model.search.found);
     q.error = 0.01;
     assert_true(fabs(model.truth - q.auc) < 1e-12); /* against the model's AUC */
@@ -275,7 +275,7 @@ static void test_groups_answers(void **state)
     /* the smallest group binds: its K alone is the answer's, the big one needs fewer */
     assert_true(a->item[1].devices_alone == a->devices || a->item[2].devices_alone == a->devices);
     assert_true(a->item[0].devices_alone < a->devices);
-    assert_int_equal(sim_rocg_plan_check(&q, a, 9, err, sizeof(err)), 0);
+    assert_int_equal(sim_rocg_plan_check(&q, a, 9, NULL, err, sizeof(err)), 0);
     print_message("# groups 0.7/0.3 eps 4: K %.0f, design %.0f, verified %.0f in %u checks\n",
                   a->devices, a->design_devices, a->search.devices, a->search.nsteps);
     assert_true(a->checked && a->search.found);

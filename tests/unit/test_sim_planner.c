@@ -173,7 +173,7 @@ static void test_metrics_answers(void **state)
                   a1.devices, a2.devices, aj.devices);
     assert_true(a2.devices > 3.0 * a1.devices && aj.devices > a2.devices);
     /* the joint check counts the runs with both gaps within x, and verifies */
-    assert_int_equal(sim_plan_check(&q, &aj, 5, err, sizeof(err)), 0);
+    assert_int_equal(sim_plan_check(&q, &aj, 5, NULL, err, sizeof(err)), 0);
     assert_true(aj.checked && aj.search.found && aj.search.items == 1);
     /* given K: the eps for two metrics is larger than for one */
     question(&q, DPM_DISP_ML, DPM_DISP_SPLIT_CORRECT, 0.02, 0.9, DPM_DISP_BOUND_CHEBYSHEV);
@@ -205,11 +205,11 @@ static void test_check_is_no_coin_flip(void **state)
     uint32_t design_verified = 0, bound_verified = 0, bound_strict = 0;
     for (uint32_t s = 0; s < seeds; s++) {
         at = a;
-        assert_int_equal(sim_plan_check(&q, &at, 1000 + s, err, sizeof(err)), 0);
+        assert_int_equal(sim_plan_check(&q, &at, 1000 + s, NULL, err, sizeof(err)), 0);
         design_verified += at.search.step[0].verified;
         at = a;
         at.design_devices = a.devices; /* the bound's K: planned exactly at 0.9 */
-        assert_int_equal(sim_plan_check(&q, &at, 1000 + s, err, sizeof(err)), 0);
+        assert_int_equal(sim_plan_check(&q, &at, 1000 + s, NULL, err, sizeof(err)), 0);
         bound_verified += at.search.step[0].verified;
         bound_strict += at.search.step[0].within >= 0.9 * at.search.step[0].runs;
         assert_true(at.search.found); /* and the search finds a K that is */
@@ -236,7 +236,7 @@ static void test_search_adds_devices(void **state)
     assert_int_equal(sim_plan_solve(&q, &a), 0);
     double k = a.design_devices;
     a.design_devices = floor(k / 3.0); /* far too few: the first check is refuted */
-    assert_int_equal(sim_plan_check(&q, &a, 7, err, sizeof(err)), 0);
+    assert_int_equal(sim_plan_check(&q, &a, 7, NULL, err, sizeof(err)), 0);
     print_message("# from K/3 = %.0f: %u checks, verified at %.0f (planned %.0f)\n",
                   a.search.step[0].devices, a.search.nsteps, a.search.devices, k);
     assert_true(a.checked && a.search.model_refuted && a.search.step[0].refuted);
@@ -247,7 +247,7 @@ static void test_search_adds_devices(void **state)
     q.devices = 200000;
     assert_int_equal(sim_plan_solve(&q, &a), 0);
     a.design_eps = floor(0.6 * a.eps * 65536.0) / 65536.0;
-    assert_int_equal(sim_plan_check(&q, &a, 14, err, sizeof(err)), 0);
+    assert_int_equal(sim_plan_check(&q, &a, 14, NULL, err, sizeof(err)), 0);
     assert_true(a.search.step[0].refuted && a.search.found && a.search.devices > 200000.0);
     /* the coverage interval: Clopper-Pearson, as the test statistics compute it */
     double lo, hi;
@@ -280,7 +280,7 @@ static void test_eps_for_devices_round_trip(void **state)
     q2.eps = a.eps_campaign;
     assert_int_equal(sim_plan_solve(&q2, &back), 0);
     assert_true(back.devices <= 1e6 && back.devices > 0.99e6);
-    assert_int_equal(sim_plan_check(&q, &a, 11, err, sizeof(err)), 0);
+    assert_int_equal(sim_plan_check(&q, &a, 11, NULL, err, sizeof(err)), 0);
     print_message("# tuple_mr K=1e6: eps %.6f, %u/%u within\n", a.eps, a.search.step[0].within,
                   a.search.step[0].runs);
     assert_true(a.checked && a.search.found && a.search.nsteps == 1);
@@ -298,7 +298,7 @@ static void test_no_answer_and_paper_split(void **state)
     q.devices = 1e5;
     assert_int_equal(sim_plan_solve(&q, &a), 0);
     assert_true(isnan(a.eps) && a.none != NULL);
-    assert_int_equal(sim_plan_check(&q, &a, 1, err, sizeof(err)), 0);
+    assert_int_equal(sim_plan_check(&q, &a, 1, NULL, err, sizeof(err)), 0);
     assert_false(a.checked);
     /* Table 1, M_L opt., K = 1e7, alpha = 0.1 (value scale): 0.21 */
     question(&q, DPM_DISP_ML, DPM_DISP_SPLIT_PAPER, 0.05, 0.99, DPM_DISP_BOUND_CHEBYSHEV);
@@ -306,7 +306,7 @@ static void test_no_answer_and_paper_split(void **state)
     q.runs = 400;
     assert_int_equal(sim_plan_solve(&q, &a), 0);
     assert_true(fabs(a.eps - 0.213885) < 5e-6);
-    assert_int_equal(sim_plan_check(&q, &a, 2, err, sizeof(err)), 0);
+    assert_int_equal(sim_plan_check(&q, &a, 2, NULL, err, sizeof(err)), 0);
     assert_true(a.checked && a.search.found);
     /* the SDK split beyond a campaign's eps (Table 1 under the correct split: 178.89): the
      * estimator's mirror answers, the check says it cannot run it */
@@ -314,7 +314,7 @@ static void test_no_answer_and_paper_split(void **state)
     q.devices = 1e5;
     assert_int_equal(sim_plan_solve(&q, &a), 0);
     assert_true(fabs(a.eps - 178.89) < 0.01);
-    assert_int_equal(sim_plan_check(&q, &a, 3, err, sizeof(err)), 0);
+    assert_int_equal(sim_plan_check(&q, &a, 3, NULL, err, sizeof(err)), 0);
     assert_false(a.checked);
     /* two metrics have no such mirror: no campaign eps, said so */
     q.nmetrics = 2;
