@@ -233,8 +233,9 @@ static void test_groups_sd_untuned(void **state)
             const sim_rocg_item_t *it = &a->item[i];
             double rms = sqrt(sq[i] / runs);
             print_message("# groups %u, eps %g, K %.0f: %s rms error %.5f, planned sd %.5f "
-                          "(ratio %.3f, band [%.3f, %.3f])\n",
-                          q.groups, q.eps, q.devices, it->name, rms, it->sd, rms / it->sd, lo, hi);
+                          "(ratio %.3f, band [%.3f, %.3f]), count cv %.3f\n",
+                          q.groups, q.eps, q.devices, it->name, rms, it->sd, rms / it->sd, lo, hi,
+                          it->count_cv);
             assert_true(rms / it->sd >= lo && rms / it->sd <= hi);
             if (!it->gap && q.share[it->g] <= 0.2) { /* negative control, the small group */
                 sim_roc_plan_t one;
@@ -296,6 +297,9 @@ static void test_groups_answers(void **state)
     q.devices = 200000;
     assert_int_equal(sim_rocg_plan_solve(&q, a), 0);
     assert_true(a->nitems == 4 && a->item[0].meets);
+    /* its 5 % group is in the delta method's low-SNR regime (simulated error 1.33x the planned
+     * sd, plan_rocg.h): flagged; the 65 % group is not */
+    assert_true(a->item[3].count_cv > SIM_ROCG_LOW_SNR && a->item[0].count_cv < 0.05);
     for (uint32_t g = 1; g < 4; g++) {
         assert_false(a->item[g].meets);
         assert_true(a->item[g].sd > a->item[g - 1].sd);
