@@ -432,6 +432,12 @@ void sim_plan_print_margin(double confidence, double design, uint32_t runs, uint
                            double design_eps)
 {
     const char *what = items > 1 ? "every item" : "the item";
+    if (isnan(design)) {
+        printf("  margin: none: %u runs cannot show a coverage of %g (even %u of %u leaves the "
+               "%g%% interval below it): use more --runs\n",
+               runs, confidence, runs, runs, 100.0 * SIM_PLAN_CI_LEVEL);
+        return;
+    }
     if (devices_given) {
         char text[40];
         sim_plan_eps_text((dpm_eps_t)fmin(design_eps * 65536.0, 4294967295.0), text, sizeof(text));

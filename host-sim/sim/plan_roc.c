@@ -467,11 +467,14 @@ int sim_cmd_plan_roc(int argc, char **argv)
                               a.design_devices, a.design_eps);
     }
     char err[512];
-    if (o.check && a.none == NULL) {
-        printf("the check's truth: %s (seed %llu%s)\n",
-               q.kind == SIM_ROC_ERROR_MODEL ? "the model's AUC" : "the devices' binned AUC",
-               (unsigned long long)o.seed,
-               q.kind == SIM_ROC_ERROR_MODEL ? "; each run on a population of its own" : "");
+    if (o.check && a.none == NULL && q.kind == SIM_ROC_ERROR_MODEL) {
+        printf("the check's truth: the model's AUC %g (seed %llu; each run on a population of "
+               "its own)\n",
+               q.auc, (unsigned long long)o.seed);
+    } else if (o.check && a.none == NULL) {
+        printf("the check's truth: the devices' binned AUC of each check's population (seed "
+               "%llu)\n",
+               (unsigned long long)o.seed);
     }
     if (o.check && sim_roc_plan_check(&q, &a, o.seed, stdout, err, sizeof(err)) != 0) {
         fprintf(stderr, "dpm-sim plan: check failed to run: %s\n", err);
