@@ -14,6 +14,12 @@
 # an abort), when it reports nothing at all, or when its plan ("1..N") disagrees with the
 # number of results it printed.
 #
+# Every suite runs with its standard input from /dev/null, whatever the runner's is (a terminal,
+# a pipe, nothing): a test that needs a terminal device creates one itself (a pseudo-terminal:
+# tests/e2e/e2e_util.py run_on_pty) and says so when it cannot. Its log holds its standard output
+# and error together; when it fails, the runner shows its failed results and then the last lines
+# of its standard error, where a program says why (not only the lines that look like TAP).
+#
 # Under CI (environment CI=1, set by .ci/run) a skip is a failure, because CI installs
 # everything the suite needs (make deps) and builds everything it tests (make all, make
 # fuzz-build): a skip there means a test did not run that should have. The one exception is
@@ -27,16 +33,23 @@ ci=0; [ "${CI:-}" = 1 ] || [ "${CI:-}" = true ] && ci=1
 total_pass=0 total_fail=0 total_skip=0
 logdir=${OUT:-build/host}/test-logs
 mkdir -p "$logdir"
+run_one() {
+  case "$1" in
+    *.sh) bash "$1" ;;
+    *.py) "${PYTHON:-/usr/bin/python3}" "$1" ;;
+    *) ${TEST_WRAPPER:-} ${TEST_RUNNER:-} "$1" ;;
+  esac
+}
 for t in "$@"; do
   name=$(basename "$t")
   log="$logdir/$name.log"
+  errlog="$logdir/$name.stderr"
   start=$(date +%s.%N)
-  case "$t" in
-    *.sh) bash "$t" >"$log" 2>&1 ;;
-    *.py) "${PYTHON:-/usr/bin/python3}" "$t" >"$log" 2>&1 ;;
-    *) ${TEST_WRAPPER:-} ${TEST_RUNNER:-} "$t" >"$log" 2>&1 ;;
-  esac
+  : >"$log"
+  # stdout and stderr both append to the log; stderr is kept apart too, to be shown on failure
+  run_one "$t" </dev/null >>"$log" 2> >(tee "$errlog" >>"$log")
   rc=$?
+  wait $! 2>/dev/null # the tee above: its last lines are in both files before they are read
   results=$(grep -E '^(not )?ok [0-9]+' "$log")
   skip_lines=$(printf '%s\n' "$results" | grep -iE '#[[:space:]]*skip' )
   skip=$(printf '%s' "$skip_lines" | grep -c .)
@@ -67,6 +80,10 @@ for t in "$@"; do
   printf '%-28s %4d passed, %d failed, %d skipped  (%ss)\n' "$name" "$pass" "$fail" "$skip" "$secs"
   if [ "$fail" -ne 0 ]; then
     grep -iE '^not ok|^# |error|failure|# skip' "$log" | head -n 20 | sed 's/^/    /'
+    if [ -s "$errlog" ]; then
+      echo "    -- its standard error (last 15 lines of $errlog):"
+      tail -n 15 "$errlog" | sed 's/^/    | /'
+    fi
   elif [ "$skip" -ne 0 ]; then
     grep -iE '#[[:space:]]*skip' "$log" | head -n 5 | sed 's/^/    /'
   fi

@@ -58,8 +58,9 @@ int edges_parse_list(const char *value, uint32_t *edges, uint32_t *nedges, char 
     for (int i = 0; i < n; i++) {
         char *end = NULL;
         errno = 0;
-        double e = strtod(items[i], &end);
-        if (end == items[i] || *end != '\0' || errno != 0 || !(e > 0.0) || !(e <= 1.0)) {
+        double e = text_is_decimal(items[i]) ? strtod(items[i], &end) : NAN; /* no "0x0.8" */
+        if (end == items[i] || end == NULL || *end != '\0' || errno != 0 || !(e > 0.0) ||
+            !(e <= 1.0)) {
             snprintf(why, whycap, "edges: '%s' is not a score in (0, 1]", items[i]);
             return -1;
         }

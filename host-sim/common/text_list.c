@@ -44,3 +44,35 @@ int text_list_split(char *s, char **items, int max, char *why, size_t whycap)
         tok = comma + 1;
     }
 }
+
+static const char *digits(const char *s, int *n)
+{
+    *n = 0;
+    while (*s >= '0' && *s <= '9') {
+        s++;
+        ++*n;
+    }
+    return s;
+}
+
+int text_is_decimal(const char *s)
+{
+    int whole = 0, frac = 0, ex = 0;
+    s += *s == '+' || *s == '-';
+    s = digits(s, &whole);
+    if (*s == '.') {
+        s = digits(s + 1, &frac);
+    }
+    if (whole + frac == 0) {
+        return 0;
+    }
+    if (*s == 'e' || *s == 'E') {
+        s++;
+        s += *s == '+' || *s == '-';
+        s = digits(s, &ex);
+        if (ex == 0) {
+            return 0;
+        }
+    }
+    return *s == '\0';
+}

@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/text_list.h"
 #include "sim/mech.h"
 
 int sim_cli_u64(const char *s, uint64_t *out)
@@ -23,6 +24,7 @@ int sim_cli_u64(const char *s, uint64_t *out)
         *out = v;
         return 0;
     }
+    /* else an exponent form of an integer (1e6), read as a decimal: never hexadecimal */
     double d;
     if (sim_cli_double(s, &d) != 0 || d < 0.0 || d > 9007199254740992.0 || d != floor(d)) {
         return -1;
@@ -34,8 +36,8 @@ int sim_cli_u64(const char *s, uint64_t *out)
 int sim_cli_double(const char *s, double *out)
 {
     char *end = NULL;
-    if (s == NULL || *s == '\0') {
-        return -1;
+    if (s == NULL || !text_is_decimal(s)) {
+        return -1; /* not "0x10", "0x1p3", "inf", " 1" */
     }
     errno = 0;
     double v = strtod(s, &end);

@@ -14,9 +14,10 @@
 #define SIM_EXIT_CHECK 1 /* ran, but a check failed (planner, repro, network counts) */
 #define SIM_EXIT_USAGE 2 /* usage, scenario or runtime error */
 
-/* Parse an unsigned integer (digits, or an exact integer in e-notation up to 2^53). */
+/* Parse an unsigned integer (digits, or an exact integer in e-notation up to 2^53; never
+ * hexadecimal). */
 int sim_cli_u64(const char *s, uint64_t *out);
-/* Parse a finite double. */
+/* Parse a finite double written as a plain decimal (text_is_decimal: no hexadecimal, inf, nan). */
 int sim_cli_double(const char *s, double *out);
 /* Default thread count: online CPUs, at most 16. */
 unsigned sim_cli_default_threads(void);

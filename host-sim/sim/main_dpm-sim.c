@@ -8,8 +8,9 @@
  *                         [--clients C] [--batch B] [--token FILE]
  *   dpm-sim replay --scenario FILE --device I [--run R] [--seed S] [--campaign NAME]
  *                  [--eps E] [--devices N]
- *   dpm-sim plan --mechanism tuple_mr|tuple_ml --error X --confidence C
- *                (--devices K | --eps E) [...]        (see `dpm-sim plan --help`)
+ *   dpm-sim plan --mechanism tuple_mr|tuple_ml|roc_hist|roc_hist_groups --error X
+ *                --confidence C (--devices K | --eps E) [...]   (`dpm-sim plan --help`,
+ *                `dpm-sim plan --mechanism roc_hist[_groups] --help`)
  *   dpm-sim bench [--quick] [--threads T]            JSON lines for make bench
  *   dpm-sim repro --out DIR [--quick] FILE...        paper scenarios + DIR/README.md
  *   dpm-sim campaigns --scenario FILE                the collector's campaigns file
@@ -31,6 +32,7 @@
 #include "sim/netmode.h"
 #include "sim/output.h"
 #include "sim/plan_roc.h"
+#include "sim/plan_rocg.h"
 #include "sim/plan_tuple.h"
 #include "sim/scenario_parse.h"
 #include "sim/session.h"
@@ -46,8 +48,8 @@ static const char USAGE[] =
     "                        relay credential for the simulated devices, operator for estimates)\n"
     "       dpm-sim replay --scenario FILE --device I [--run R] [--seed S] [--campaign NAME]\n"
     "                      [--eps E] [--devices N]\n"
-    "       dpm-sim plan --mechanism tuple_mr|tuple_ml|roc_hist --error X --confidence C\n"
-    "                    (--devices K | --eps E) [--groups D] [--shares a,b] [...]\n"
+    "       dpm-sim plan --mechanism tuple_mr|tuple_ml|roc_hist|roc_hist_groups --error X\n"
+    "                    --confidence C (--devices K | --eps E) [--metrics M] [...]\n"
     "       dpm-sim bench [--quick] [--threads T]\n"
     "       dpm-sim repro --out DIR [--quick] [--threads T] SCENARIO...\n"
     "       dpm-sim campaigns --scenario FILE\n"
@@ -61,7 +63,7 @@ static const char USAGE[] =
     "runs.csv, summary.csv (roc_hist campaigns: roc.csv too) and the plots of\n"
     "host-sim/plot/sim.py (and host-sim/plot/roc.py). A progress line with rate and ETA is\n"
     "drawn on stderr when it is a terminal (not with --quiet). dpm-sim plan --mechanism\n"
-    "roc_hist --help plans roc_hist campaigns.\n";
+    "roc_hist --help (roc_hist_groups --help) plans roc_hist campaigns (with groups).\n";
 
 typedef struct {
     const char *scenario, *out, *plot_script, *dump, *campaign, *eps, *collector;
@@ -531,6 +533,10 @@ int main(int argc, char **argv)
         for (int i = 2; i + 1 < argc; i++) {
             if (strcmp(argv[i], "--mechanism") == 0 && strcmp(argv[i + 1], "roc_hist") == 0) {
                 return sim_cmd_plan_roc(argc - 1, argv + 1);
+            }
+            if (strcmp(argv[i], "--mechanism") == 0 &&
+                strcmp(argv[i + 1], "roc_hist_groups") == 0) {
+                return sim_cmd_plan_rocg(argc - 1, argv + 1);
             }
         }
         return sim_cmd_plan_tuple(argc - 1, argv + 1);

@@ -27,6 +27,7 @@
 #include "common/edges.h"
 #include "estimate/roc.h"
 #include "estimate/roc_groups.h"
+#include "sim/mech_roc_groups.h"
 #include "sim/results.h"
 #include "sim/roc_sim.h"
 #include "sim/sim_cfg.h"
@@ -135,26 +136,45 @@ static int groups_check(const sim_scenario_t *sc, sim_campaign_spec_t *c, int *l
     return 0;
 }
 
+int sim_roc_groups_sdk_build(uint32_t groups, const uint32_t *edges, uint32_t nedges, dpm_eps_t eps,
+                             dpm_eps_t group_eps, uint32_t id, dpm_mech_t *m,
+                             dpm_roc_groups_params_t *p, const char **why)
+{
+    dpm_campaign_t c;
+    memset(&c, 0, sizeof(c));
+    c.id = id;
+    c.mechanism = DPM_MECH_ID_ROC_HIST;
+    c.eps = eps;
+    c.budget = eps;
+    c.period_seconds = PERIOD_SECONDS;
+    c.nbins = nedges;
+    memcpy(c.bin_edges, edges, nedges * sizeof(edges[0]));
+    c.groups = groups;
+    c.group_eps = group_eps;
+    *why = "?";
+    if (dpm_mech_init(m, &c, why) != DPM_OK) {
+        return -1;
+    }
+    const dpm_roc_hist_t *rh = &m->params.roc_hist;
+    if (dpm_roc_groups_params_init(
+            p, groups, rh->bins.count, rh->group_grr.keep, rh->group_grr.other,
+            (double)rh->lap.scale_num / (double)rh->lap.scale_den) != DPM_OK) {
+        *why = "the estimator refuses the mechanism's parameters";
+        return -1;
+    }
+    return 0;
+}
+
 static int groups_init(sim_cfg_t *cfg, char *err, size_t errcap)
 {
     const sim_campaign_spec_t *sp = cfg->spec;
     groups_state_t *s = st_of(cfg);
     memset(s, 0, sizeof(*s));
-    dpm_campaign_t c;
-    memset(&c, 0, sizeof(c));
-    c.id = sp->id;
-    c.mechanism = DPM_MECH_ID_ROC_HIST;
-    c.eps = cfg->eps;
-    c.budget = cfg->eps;
-    c.period_seconds = PERIOD_SECONDS;
-    c.nbins = sp->nedges;
-    memcpy(c.bin_edges, sp->edges, sp->nedges * sizeof(sp->edges[0]));
-    c.groups = cfg->d;
-    c.group_eps = sp->group_eps;
     snprintf(cfg->label, sizeof(cfg->label), "roc_hist_groups eps=%s bins=%u groups=%u",
              sp->eps_text[cfg->eps_index], sp->nedges + 1u, cfg->d);
     const char *why = "?";
-    if (dpm_mech_init(&cfg->mech, &c, &why) != DPM_OK) {
+    if (sim_roc_groups_sdk_build(cfg->d, sp->edges, sp->nedges, cfg->eps, sp->group_eps, sp->id,
+                                 &cfg->mech, &s->params, &why) != 0) {
         snprintf(err, errcap, "campaign '%s' eps %s: the SDK refuses it: %s", sp->name,
                  sp->eps_text[cfg->eps_index], why);
         return -1;
@@ -164,12 +184,6 @@ static int groups_init(sim_cfg_t *cfg, char *err, size_t errcap)
     cfg->eps_implemented = rh->eps_implemented / Q16;
     s->groups = cfg->d;
     s->bins = rh->bins.count;
-    if (dpm_roc_groups_params_init(
-            &s->params, s->groups, s->bins, rh->group_grr.keep, rh->group_grr.other,
-            (double)rh->lap.scale_num / (double)rh->lap.scale_den) != DPM_OK) {
-        snprintf(err, errcap, "campaign '%s': estimator parameters refused", sp->name);
-        return -1;
-    }
     return 0;
 }
 

@@ -138,49 +138,63 @@ static int init_paper(sim_cfg_t *cfg, sim_tuple_state_t *s, char *err, size_t er
     return 0;
 }
 
+int sim_tuple_sdk_build(dpm_disp_mech_t mech, uint32_t d, const dpm_metric_t *metrics,
+                        uint32_t nmetrics, dpm_eps_t eps, uint32_t id, dpm_mech_t *m,
+                        dpm_disp_params_t *params, sim_tuple_noise_t *noise, const char **why)
+{
+    dpm_campaign_t c;
+    memset(&c, 0, sizeof(c));
+    c.id = id;
+    c.mechanism = mech == DPM_DISP_MR ? DPM_MECH_ID_TUPLE_MR : DPM_MECH_ID_TUPLE_ML;
+    c.eps = eps;
+    c.budget = eps;
+    c.period_seconds = PERIOD_SECONDS;
+    c.groups = d;
+    c.nmetrics = nmetrics;
+    memcpy(c.metrics, metrics, nmetrics * sizeof(metrics[0]));
+    c.frac_bits = mech == DPM_DISP_ML ? DPM_FRAC_BITS : 0;
+    *why = "?";
+    if (dpm_mech_init(m, &c, why) != DPM_OK) {
+        return -1;
+    }
+    const dpm_tuple_t *t = &m->params.tuple;
+    memset(noise, 0, sizeof(*noise));
+    noise->ml = mech == DPM_DISP_ML;
+    noise->keep_g = t->group_grr.keep;
+    noise->other_g = t->group_grr.other;
+    dpm_status_t st;
+    if (!noise->ml) {
+        noise->keep_v = t->value.rr.keep;
+        noise->other_v = t->value.rr.other;
+        st = dpm_disp_params_campaign_mr(params, d, t->group_grr.keep, t->group_grr.other,
+                                         t->value.rr.keep);
+    } else {
+        double scale = (double)t->value.lap.scale_num / (double)t->value.lap.scale_den;
+        noise->frac_bits = t->frac_bits;
+        noise->t_kept = noise->t_flip = scale;
+        st = dpm_disp_params_campaign_ml(params, d, t->group_grr.keep, t->group_grr.other, scale,
+                                         scale, t->frac_bits);
+    }
+    if (st != DPM_OK) {
+        *why = "the estimator refuses the mechanism's parameters";
+        return -1;
+    }
+    return 0;
+}
+
 /* The SDK's mechanism, built from the campaign exactly as a device builds it. */
 static int init_sdk(sim_cfg_t *cfg, sim_tuple_state_t *s, char *err, size_t errcap)
 {
     const sim_campaign_spec_t *sp = cfg->spec;
-    dpm_campaign_t c;
-    memset(&c, 0, sizeof(c));
-    c.id = sp->id;
-    c.mechanism = sp->mechanism;
-    c.eps = cfg->eps;
-    c.budget = cfg->eps;
-    c.period_seconds = PERIOD_SECONDS;
-    c.groups = cfg->d;
-    c.nmetrics = sp->nmetrics;
-    memcpy(c.metrics, sp->metrics, sp->nmetrics * sizeof(sp->metrics[0]));
-    c.frac_bits = s->noise.ml ? DPM_FRAC_BITS : 0;
     const char *why = "?";
-    if (dpm_mech_init(&cfg->mech, &c, &why) != DPM_OK) {
+    if (sim_tuple_sdk_build(disp_mech(cfg), cfg->d, sp->metrics, sp->nmetrics, cfg->eps, sp->id,
+                            &cfg->mech, &s->params, &s->noise, &why) != 0) {
         snprintf(err, errcap, "campaign '%s' eps %s: the SDK refuses it: %s", sp->name,
                  sp->eps_text[cfg->eps_index], why);
         return -1;
     }
     cfg->checked = 1;
-    const dpm_tuple_t *t = &cfg->mech.params.tuple;
-    s->noise.keep_g = t->group_grr.keep;
-    s->noise.other_g = t->group_grr.other;
     cfg->eps_implemented = cfg->mech.eps_implemented / Q16;
-    dpm_status_t st;
-    if (!s->noise.ml) {
-        s->noise.keep_v = t->value.rr.keep;
-        s->noise.other_v = t->value.rr.other;
-        st = dpm_disp_params_campaign_mr(&s->params, cfg->d, t->group_grr.keep, t->group_grr.other,
-                                         t->value.rr.keep);
-    } else {
-        double scale = (double)t->value.lap.scale_num / (double)t->value.lap.scale_den;
-        s->noise.frac_bits = t->frac_bits;
-        s->noise.t_kept = s->noise.t_flip = scale;
-        st = dpm_disp_params_campaign_ml(&s->params, cfg->d, t->group_grr.keep, t->group_grr.other,
-                                         scale, scale, t->frac_bits);
-    }
-    if (st != DPM_OK) {
-        snprintf(err, errcap, "campaign '%s': estimator parameters refused", sp->name);
-        return -1;
-    }
     return 0;
 }
 

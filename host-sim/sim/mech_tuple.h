@@ -57,6 +57,14 @@ const sim_tuple_state_t *sim_tuple_state_c(const sim_cfg_t *cfg);
 sim_tuple_agg_t *sim_tuple_agg(sim_agg_t *agg);
 const sim_tuple_agg_t *sim_tuple_agg_c(const sim_agg_t *agg);
 
+/* The SDK's tuple mechanism for a campaign (mech, d groups, metrics, Q16.16 eps, id) exactly as
+ * a device builds it (dpm_mech_init), and what the estimator and exact mode take from it. 0, or
+ * -1 with the SDK's reason in *why (e.g. an eps too small for the quantized split). The planner
+ * builds its campaigns with it too: the m metrics of a report split eps m ways. */
+int sim_tuple_sdk_build(dpm_disp_mech_t mech, uint32_t d, const dpm_metric_t *metrics,
+                        uint32_t nmetrics, dpm_eps_t eps, uint32_t id, dpm_mech_t *m,
+                        dpm_disp_params_t *params, sim_tuple_noise_t *noise, const char **why);
+
 /* Index of the item of metric j (campaign order): group g (h < 0), or the gap g - h (g < h). */
 uint32_t sim_tuple_item(const sim_cfg_t *cfg, uint32_t j, int g, int h);
 

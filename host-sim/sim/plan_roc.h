@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* dpm-sim plan for roc_hist: "how many devices, or which ε, for |AUC error| <= x at confidence
- * c", answered from the analytic variances of the roc_hist estimator (estimate/roc.h), then
- * checked by simulation in exact mode (plan_check.h: PASS only when the simulated coverage
- * reaches c).
+ * c", answered from the analytic variances of the roc_hist estimator (estimate/roc.h), planned
+ * with a margin and checked by simulation in exact mode with a find-K search (plan_check.h: the
+ * answer is the K shown to reach c). Trust model: local DP (label-DP: each device's histogram
+ * is noised on the device).
  *
  * Model: every device holds `examples` examples of one binormal(auc, base_rate) group scored as
  * in roc_sim.h, counted in `bins` uniform score bins. Expected per-device counts pos_b =
@@ -21,7 +22,8 @@
  *                    only. Target: var_noise <= (x / k)², k = z_{(1+c)/2} (normal) or
  *                    1 / sqrt(1 - c) (Chebyshev).
  * Given K: the largest s² allowed, solved for p = ((v + 1) - sqrt(2v + 1)) / v, ε = -2 ln p;
- * the campaign ε is the smallest Q16.16 at or above it (sim_plan_eps_up).
+ * the campaign ε is the smallest Q16.16 at or above it (sim_plan_eps_up). The margin: the same
+ * with the largest sd at the design coverage (normal bound, plan_check.h) when that is smaller.
  * Given ε: the smallest K at the ε a campaign implements, the given ε rounded DOWN to Q16.16 as
  * the SDK parses it (plan_check.h); an ε that rounds to 0 is refused, not planned.
  * Check: exact mode, R runs; noise: over one realized population of K devices (two identical
@@ -45,34 +47,54 @@ typedef struct {
     sim_roc_error_t kind;
     double devices; /* given K (0: plan it) */
     double eps;     /* given ε (0: plan it) */
+    uint32_t runs;  /* per check (0: sim_plan_default_runs) */
 } sim_roc_plan_t;
 
 typedef struct {
-    double factor;       /* F (noise) */
-    double sampling;     /* G (sampling; used for the model error) */
-    double auc_binned;   /* A_b: binned AUC of the model's expected counts */
-    double bias;         /* model error: A_b - A (binning); noise error: 0 */
-    double k;            /* the bound's multiplier (normal z or Chebyshev 1 / sqrt(1 - c)) */
-    double sd_max;       /* the largest sd of AUC-hat the target allows (with the bias) */
-    double eps, devices; /* the answer (NaN: none, see none) */
-    double eps_campaign; /* the campaign's Q16.16 ε: given ε rounded down, planned ε up */
-    double sd;           /* predicted sd of AUC-hat at the answer (the error's kind) */
-    const char *none;    /* why there is no answer, or NULL */
+    double factor;         /* F (noise) */
+    double sampling;       /* G (sampling; used for the model error) */
+    double auc_binned;     /* A_b: binned AUC of the model's expected counts */
+    double bias;           /* model error: A_b - A (binning); noise error: 0 */
+    double k;              /* the bound's multiplier (normal z or Chebyshev 1 / sqrt(1 - c)) */
+    double sd_max;         /* the largest sd of AUC-hat the target allows (with the bias) */
+    double eps, devices;   /* the answer at the bound (NaN: none, see none) */
+    double eps_campaign;   /* the campaign's Q16.16 ε: given ε rounded down, planned ε up */
+    double sd;             /* predicted sd of AUC-hat at the answer (the error's kind) */
+    uint32_t runs;         /* per check */
+    double design;         /* the check's design coverage c_d (plan_check.h) */
+    double sd_design_max;  /* the largest sd at c_d (and the bound) */
+    double design_devices; /* K with the margin (given K: that K) */
+    double design_eps;     /* campaign ε with the margin (given ε: eps_campaign) */
+    const char *none;      /* why there is no answer, or NULL */
     int checked;
     const char *why;
-    uint32_t runs, within;
-    double p_value;
-    int pass;
-    double rmse, truth; /* of the check's runs */
-    double seconds;
+    double truth; /* the check's truth (the last check; model error: the model's AUC) */
+    sim_plan_search_t search;
 } sim_roc_plan_answer_t;
 
-/* Analytic answer. 0 (a->none says when no ε or K reaches it), or -1 (bad question; a->none
- * says why when the given ε rounds down to 0). */
+/* Expected per-device counts pos[b], neg[b] of the planner's model: `examples` examples of
+ * binormal(auc, base_rate) scored as in roc_sim.h, in `bins` uniform score bins. */
+void sim_roc_plan_model_counts(double auc, double base_rate, uint32_t examples, uint32_t bins,
+                               double *pos, double *neg);
+/* The largest sd with Pr[|N(b, sd²)| <= x] >= c (normal), or b² + sd² <= (1 - c) x²
+ * (Chebyshev); NaN when none (|b| too large). */
+double sim_roc_plan_largest_sd(double b, double x, double c, int chebyshev);
+/* Predicted sd of AUC-hat (the question's error kind, without the bias) at K devices and a
+ * campaign ε, from a solved answer's factors. */
+double sim_roc_plan_sd(const sim_roc_plan_t *q, const sim_roc_plan_answer_t *a, double devices,
+                       double eps_campaign);
+/* Analytic answer, with the margin. 0 (a->none says when no ε or K reaches it), or -1 (bad
+ * question; a->none says why when the given ε rounds down to 0). */
 int sim_roc_plan_solve(const sim_roc_plan_t *q, sim_roc_plan_answer_t *a);
-/* Simulation check of a solved answer (runs exact-mode runs from seed). 0, or -1 with a message. */
-int sim_roc_plan_check(const sim_roc_plan_t *q, sim_roc_plan_answer_t *a, uint32_t runs,
-                       uint64_t seed, char *err, size_t errcap);
+/* Runs of one check at K devices and a campaign ε (from seed): within = runs with |AUC-hat -
+ * truth| <= x; *truth the last run's. Exposed for the tests. 0, or -1 with a message. */
+int sim_roc_plan_check_at(const sim_roc_plan_t *q, double devices, double eps_campaign,
+                          uint32_t runs, uint64_t seed, uint32_t *within, double *truth,
+                          double *sum_sq, char *err, size_t errcap);
+/* The find-K check of a solved answer (plan_check.h), each check's line to out (may be NULL).
+ * 0, or -1 with a message. */
+int sim_roc_plan_check(const sim_roc_plan_t *q, sim_roc_plan_answer_t *a, uint64_t seed, FILE *out,
+                       char *err, size_t errcap);
 /* `dpm-sim plan --mechanism roc_hist ...` */
 int sim_cmd_plan_roc(int argc, char **argv);
 

@@ -89,7 +89,7 @@ typedef struct {
     uint32_t nedges;                 /* roc_hist: bins - 1 score edges, Q1.31 */
     uint32_t edges[DPM_MAX_BINS - 1];
     int bins_line, split_line;
-    int line, metrics_line, groups_line;
+    int line, metrics_line, groups_line, eps_line;
     /* AUC-family keys (0: not given; the module fills its defaults). keys_line[k] is the line
      * of key k of SIM_CAMPAIGN_AUC_KEYS (0: not given): a mechanism accepts only the keys its
      * module lists in sim_mech_t.keys, the parser refuses the others. */

@@ -16,6 +16,7 @@
 #include "common/text_list.h"
 #include "sim/mech.h"
 #include "sim/mechs.h"
+#include "sim/sim_cfg.h"
 
 #define MAX_LINE 1024
 #define MAX_KEYS 32
@@ -126,10 +127,11 @@ static int valid_name(const char *s)
     return 1;
 }
 
+/* A plain decimal (text_is_decimal: no hexadecimal, inf or nan) that is a finite double. */
 static int parse_double(const char *s, double *out)
 {
     char *end = NULL;
-    if (*s == '\0' || isspace((unsigned char)*s)) {
+    if (!text_is_decimal(s)) {
         return -1;
     }
     errno = 0;
@@ -142,7 +144,7 @@ static int parse_double(const char *s, double *out)
 }
 
 /* A non-negative integer: digits (any size up to 2^64 - 1), or a decimal/exponent form whose
- * value is an integer up to 2^53 (1e6, 2.5e3). */
+ * value is an integer up to 2^53 (1e6, 2.5e3); never hexadecimal (parse_double). */
 static int parse_u64(const char *s, uint64_t *out)
 {
     if (*s >= '0' && *s <= '9') {
@@ -662,7 +664,10 @@ static int campaign_uint(parser_t *p, const char *k, const char *v, uint32_t lo,
 {
     uint64_t u;
     if (parse_u64(v, &u) != 0 || u < lo || u > hi) {
-        return FAIL(p, "%s must be an integer in %u..%u", k, lo, hi);
+        return text_is_decimal(v)
+                   ? FAIL(p, "%s must be an integer in %u..%u, not '%s'", k, lo, hi, v)
+                   : FAIL(p, "%s must be an integer in %u..%u written in decimal, not '%s'", k,
+                          lo, hi, v);
     }
     *out = (uint32_t)u;
     return 0;
@@ -754,6 +759,7 @@ static int key_campaign(parser_t *p, const char *k, char *v)
         }
         c->mechanism = c->mech->id;
     } else if (strcmp(k, "eps") == 0) {
+        c->eps_line = p->line;
         return campaign_eps(p, c, v);
     } else if (strcmp(k, "metrics") == 0) {
         return campaign_metrics(p, c, v);
@@ -1006,6 +1012,42 @@ static int mech_reads(const sim_mech_t *m, const char *key)
     return 0;
 }
 
+/* What the SDK itself refuses (group_eps >= eps, an eps too small for the quantized
+ * thresholds, ...): the campaign is built at each of its eps as a run builds it (sim_cfg_init,
+ * the mechanism's init calling the SDK), so the refusal comes here, with the line of its eps
+ * and of the campaign's other keys, instead of from the run with no line at all. */
+static int check_sdk(parser_t *p, uint32_t ci)
+{
+    const sim_campaign_spec_t *c = &p->sc->campaign[ci];
+    sim_cfg_t *cfg = malloc(sizeof(*cfg));
+    if (cfg == NULL) {
+        return fail_at(p, c->line, "out of memory");
+    }
+    char why[256] = "";
+    uint32_t e = 0;
+    for (; e < c->neps; e++) {
+        int st = sim_cfg_init(cfg, p->sc, ci, e, why, sizeof(why));
+        sim_cfg_release(cfg);
+        if (st != 0) {
+            break;
+        }
+    }
+    free(cfg);
+    if (e == c->neps) {
+        return 0;
+    }
+    char keys[160] = "";
+    size_t n = 0;
+    for (int k = 0; k < COUNT(kAucKeys) && n < sizeof(keys); k++) {
+        if (c->keys_line[k] != 0) {
+            int w = snprintf(keys + n, sizeof(keys) - n, "%s%s at line %d", n ? ", " : "; with ",
+                             kAucKeys[k], c->keys_line[k]);
+            n += w > 0 ? (size_t)w : 0;
+        }
+    }
+    return fail_at(p, c->eps_line != 0 ? c->eps_line : c->line, "%s%s", why, keys);
+}
+
 static int check_campaigns(parser_t *p)
 {
     sim_scenario_t *sc = p->sc;
@@ -1043,6 +1085,9 @@ static int check_campaigns(parser_t *p)
         int line = c->line;
         if (c->mech->check(sc, c, &line, msg, sizeof(msg)) != 0) {
             return fail_at(p, line, "campaign '%s' (%s): %s", c->name, c->mech->name, msg);
+        }
+        if (check_sdk(p, i) != 0) {
+            return -1;
         }
     }
     for (uint32_t i = 0; i < sc->nplans; i++) {

@@ -7,6 +7,7 @@ import csv
 import json
 import os
 import subprocess
+import threading
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 OUT = os.path.join(ROOT, os.environ.get("OUT", "build/host"))
@@ -62,3 +63,42 @@ def read_csv(d, name):
     """The rows of the CSV file d/name as dicts."""
     with open(os.path.join(d, name), newline="") as f:
         return list(csv.DictReader(f))
+
+
+PTY_NEEDED = ("needs a pseudo-terminal device (/dev/ptmx and a devpts /dev/pts): this check runs "
+              "the program on a terminal, which it creates itself")
+
+
+def run_on_pty(argv, timeout=300, cwd=ROOT, openpty=os.openpty):
+    """argv with its stderr on a pseudo-terminal this function creates (as on a user's terminal:
+    isatty(2) is true there), stdout a pipe, stdin /dev/null: the test needs no terminal of its
+    own. Returns (returncode, stdout, tty_text, problem): problem is None, or why no
+    pseudo-terminal could be made (PTY_NEEDED and the system's reason); a caller must fail then,
+    never pass. openpty is a parameter for the negative control."""
+    try:
+        master, slave = openpty()
+    except OSError as e:
+        return None, "", "", f"{PTY_NEEDED}: os.openpty() failed: {e}"
+    chunks = []
+
+    def drain():  # the child blocks once the pty's buffer is full: read it as it comes
+        while True:
+            try:
+                b = os.read(master, 65536)
+            except OSError:  # EIO: every slave end is closed
+                return
+            if not b:
+                return
+            chunks.append(b)
+
+    reader = threading.Thread(target=drain, daemon=True)
+    reader.start()
+    try:
+        p = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=slave,
+                           timeout=timeout, cwd=cwd)
+    finally:
+        os.close(slave)
+        reader.join(timeout=10)
+        os.close(master)
+    return (p.returncode, p.stdout.decode(errors="replace"),
+            b"".join(chunks).decode(errors="replace"), None)

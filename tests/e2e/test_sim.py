@@ -4,9 +4,10 @@
 outputs well-formed and consistent, plots written), replay of single devices equal to the bytes
 the run produced (--dump-reports), exit codes for bad scenarios (with the line number) and bad
 usage, a trailing comma and a misspelled section called what they are, the progress line (on
-a terminal only: through script(1)'s pseudo-terminal; never with --quiet or into a pipe), the
+a terminal only: on a pseudo-terminal the test creates; never with --quiet or into a pipe), the
 console line leading with the largest gap, the collector campaigns file accepted by
-dpm-collector, the planner's strict verdict, the bench JSON lines, and `dpm-sim repro` writing
+dpm-collector, the planners (margin, verified K, trust model, JSON, metrics per report, roc_hist
+with groups, bad values), the bench JSON lines, and `dpm-sim repro` writing
 README.md and cells that say where their reference comes from."""
 import csv
 import json
@@ -16,7 +17,7 @@ import subprocess
 import sys
 import tempfile
 
-from e2e_util import OUT, SIM, Tap, read_json
+from e2e_util import OUT, PTY_NEEDED, SIM, Tap, read_json, run_on_pty
 from e2e_util import run_sim as run
 
 COLLECTOR = os.path.join(OUT, "dpm-collector")
@@ -171,14 +172,26 @@ def main():
         r = run("--scenario", scn, "--mode", "exact", "--runs", "3", "--quiet")
         t.ok(r.returncode == 0 and r.stdout == "" and r.stderr == "", "--quiet prints nothing",
              r.stdout + r.stderr)
-        # the progress line on a terminal: script(1) gives dpm-sim a pseudo-terminal. It redraws
-        # every 0.2 s, so each configuration must outlast that on a fast, quiet machine:
-        # 200,000 devices took 0.13 s there and never drew (2 M: about 1 s)
-        cmd = f"{SIM} --scenario {scn} --devices 2000000 --runs 2 --threads 2"
-        r = subprocess.run(["script", "-qefc", cmd, "/dev/null"], capture_output=True, text=True,
-                           timeout=300, cwd=os.path.dirname(SIM))
-        t.ok(r.returncode == 0 and "devices/s" in r.stdout and "ETA" in r.stdout,
-             "on a terminal a progress line shows the rate and the ETA", r.stdout[-2000:])
+        # the progress line on a terminal: dpm-sim's stderr on a pseudo-terminal the test makes
+        # (run_on_pty; it needs no terminal of its own, and fails saying so when the machine
+        # has no pseudo-terminal device). It redraws every 0.2 s, so each configuration must
+        # outlast that on a fast, quiet machine: 200,000 devices took 0.13 s there and never
+        # drew (2 M: about 1 s)
+        rc, out, tty, problem = run_on_pty([SIM, "--scenario", scn, "--devices", "2000000",
+                                            "--runs", "2", "--threads", "2"])
+        t.ok(problem is None and rc == 0 and "devices/s" in tty and "ETA" in tty
+             and "ETA" not in out,
+             "on a terminal a progress line (on stderr) shows the rate and the ETA",
+             problem or f"exit {rc}; the terminal's text (stderr):\n{tty[-1500:]}\nstdout:\n"
+                        f"{out[-500:]}")
+
+        def no_pty():
+            raise OSError(2, "No such file or directory", "/dev/ptmx")
+
+        rc, out, tty, problem = run_on_pty([SIM, "--version"], openpty=no_pty)
+        t.ok(rc is None and problem is not None and problem.startswith(PTY_NEEDED),
+             "negative control: without a pseudo-terminal device the progress check says it "
+             "needs one (a failure, never a pass)", problem)
         # collector campaigns file (one eps per campaign)
         one = os.path.join(tmp, "one.scn")
         with open(one, "w") as f:
@@ -195,27 +208,67 @@ def main():
                  r.stderr + c.stdout + c.stderr)
         r = run("campaigns", "--scenario", scn)
         t.ok(r.returncode == 2, "campaigns refuses an eps sweep (one eps per collector campaign)")
-        # planner
+        # planner: answers with a margin, a check that finds the K shown to reach the target,
+        # the trust model it plans for, JSON
+        pj = os.path.join(tmp, "plan.json")
         r = run("plan", "--mechanism", "tuple_ml", "--error", "0.02", "--confidence", "0.9",
-                "--eps", "2", "--runs", "300")
-        t.ok(r.returncode == 0 and "PASS" in r.stdout and "minimum devices" in r.stdout
-             and "error planned for" in r.stdout,
-             "plan answers (Chebyshev), says what error it plans for and passes its check",
-             r.stdout + r.stderr)
+                "--eps", "2", "--json", pj)
+        t.ok(r.returncode == 0 and "-> PASS" in r.stdout and "minimum devices" in r.stdout
+             and "error planned for" in r.stdout and "trust model: local DP" in r.stdout
+             and "Clopper-Pearson" in r.stdout,
+             "plan answers (Chebyshev), says what error and which trust model it plans for, and "
+             "its check verifies the answer", r.stdout + r.stderr)
+        try:
+            pl = read_json(tmp, "plan.json")
+        except (OSError, ValueError) as e:
+            pl = {"error": repr(e)}
+        t.ok(pl.get("trust_model") == "local_dp" and pl.get("check", {}).get("verified") is True
+             and pl["check"]["steps"][0]["coverage_ci"][0] >= 0.9
+             and pl["answer"]["devices_verified"] >= pl["answer"]["devices"],
+             "plan --json: trust_model local_dp, the check's coverage interval above 0.9",
+             json.dumps(pl)[:1500])
         r = run("plan", "--mechanism", "tuple_ml", "--error", "0.02", "--confidence", "0.9",
-                "--eps", "2", "--bound", "normal", "--runs", "300")
-        m = re.search(r"in (\d+)/(\d+) runs", r.stdout)
-        met = m is not None and int(m.group(1)) >= 0.9 * int(m.group(2))
-        t.ok(m is not None and r.returncode == (0 if met else 1)
-             and ("-> PASS" in r.stdout) == met and ("-> FAIL" in r.stdout) == (not met),
-             "normal bound: PASS exactly when the simulated coverage reaches the target",
+                "--eps", "2", "--bound", "normal")
+        m = re.search(r"K = (\d+) \(([+-]\d+) devices on the bound's K\)", r.stdout)
+        v = re.search(r"K = (\d+) devices verified", r.stdout)
+        t.ok(r.returncode == 0 and m is not None and int(m.group(2)) > 0 and v is not None
+             and int(v.group(1)) >= int(m.group(1)) and "-> PASS" in r.stdout,
+             "normal bound: planned with a margin above the bound's K, then verified (no coin "
+             "flip at the bound's K)", r.stdout + r.stderr)
+        ks = []
+        for metrics in ("tpr", "tpr,fpr"):
+            r = run("plan", "--mechanism", "tuple_mr", "--error", "0.02", "--confidence", "0.9",
+                    "--eps", "1", "--bound", "normal", "--metrics", metrics, "--no-check")
+            m = re.search(r"minimum devices K = (\d+)", r.stdout)
+            ks.append(int(m.group(1)) if r.returncode == 0 and m else None)
+        t.ok(None not in ks and ks[1] > 3 * ks[0],
+             f"--metrics tpr,fpr: the SDK splits eps over the report's metrics ({ks})",
              r.stdout + r.stderr)
+        r = run("plan", "--mechanism", "roc_hist_groups", "--shares", "0.65,0.2,0.1,0.05",
+                "--error", "0.02", "--gap-error", "none", "--confidence", "0.9", "--eps", "1",
+                "--devices", "200000", "--no-check", "--json", "-")
+        try:
+            gj = json.loads(r.stdout[r.stdout.index('{"planner"'):])
+            meets = [i["meets"] for i in gj["answer"]["items"]]
+        except (ValueError, KeyError) as e:
+            gj, meets = {}, repr(e)
+        t.ok(r.returncode == 0 and gj.get("trust_model") == "local_dp"
+             and meets == [True, False, False, False] and "misses its target" in r.stdout,
+             "roc_hist with 4 groups at eps 1, 200,000 devices: only the 65% group's AUC meets "
+             "0.02", r.stdout[-1500:] + r.stderr)
         r = run("plan", "--mechanism", "tuple_mr", "--error", "0.02", "--confidence", "0.9")
         t.ok(r.returncode == 2, "plan without --devices/--eps exits 2")
         r = run("plan", "--mechanism", "tuple_mr", "--error", "0.02", "--confidence", "0.9",
                 "--eps", "1e-9")
         t.ok(r.returncode == 2 and "rounds down to 0" in r.stderr,
              "plan --eps 1e-9 is refused: a campaign rounds it down to 0", r.stderr)
+        for bad, why in ((["--devices", "0x10"], "bad value for --devices"),
+                         (["--eps", "1", "--metrics", "5"], "--metrics"),
+                         (["--eps", "1", "--runs", "10"], "use more --runs")):
+            r = run("plan", "--mechanism", "tuple_mr", "--error", "0.02", "--confidence", "0.9",
+                    *bad)
+            t.ok(r.returncode == 2 and why in r.stderr,
+                 f"plan {' '.join(bad)} exits 2 saying {why!r}", r.stdout + r.stderr)
         # bench: JSON lines in the bench.json schema
         r = run("bench", "--quick", timeout=300)
         names = set()

@@ -6,10 +6,11 @@ population truth in both modes, the ROC plots written by host-sim/plot), AUC cov
 exact-mode runs near the nominal 95% (against the devices' binned AUC, with the noise-only
 interval), the model's AUC as the headline item, replay of single devices equal to the bytes of
 the run, scenario errors for roc_hist (exit 2 with the line), the planner for roc_hist (both
-error kinds, the strict verdict, no answer when the binning alone exceeds the target, the eps a
-campaign implements), host-sim/scenarios/roc.scn parsing, and 10^12 devices: an exact-mode run
-and a planner check finish in seconds (the truth drawn from its law in O(bins)); inprocess mode,
-which realizes every device, says how long its truth will take before it starts."""
+error kinds, the margin and the verified check, no answer when the binning alone exceeds the
+target, the eps a campaign implements), host-sim/scenarios/roc.scn parsing, and 10^12 devices:
+an exact-mode run and a planner check finish in seconds (the truth drawn from its law in
+O(bins)); inprocess mode, which realizes every device, says how long its truth will take before
+it starts."""
 import re
 import os
 import subprocess
@@ -199,24 +200,28 @@ def main():
     r = run("check", "--scenario", os.path.join(ROOT, "host-sim/scenarios/roc.scn"))
     t.ok(r.returncode == 0, "host-sim/scenarios/roc.scn parses", r.stderr)
     huge(t)
-    # the planner: the strict verdict (PASS exactly when the simulated coverage reaches c)
-    def verdict_honest(r, c):
-        m = re.search(r"in (\d+)/(\d+) runs", r.stdout)
-        met = m is not None and int(m.group(1)) >= c * int(m.group(2))
-        return m is not None and r.returncode == (0 if met else 1) and \
-            ("-> PASS" in r.stdout) == met
+    # the planner's check: each coverage with its interval, "verified" exactly when the lower end
+    # reaches c, PASS (exit 0) exactly when a check verified, never a coin flip at the plan's K
+    def search_honest(r, c):
+        steps = re.findall(r"K = (\d+): (\d+)/(\d+) = [\d.]+% \[([\d.]+), ([\d.]+)\]: "
+                           r"(verified|shown BELOW|not shown)", r.stdout)
+        ok = bool(steps) and all((float(lo) >= 100 * c) == (v == "verified")
+                                 for _, _, _, lo, _, v in steps)
+        found = steps and steps[-1][5] == "verified"
+        return ok and r.returncode == (0 if found else 1) and ("-> PASS" in r.stdout) == found
 
     r = run("plan", "--mechanism", "roc_hist", "--error-kind", "noise", "--error", "0.005",
             "--confidence", "0.95", "--devices", "1e5", "--runs", "100")
     t.ok("minimum eps" in r.stdout and "devices' own binned AUC" in r.stdout and
-         verdict_honest(r, 0.95),
-         "plan roc_hist --error-kind noise --devices: an eps, a strict simulation verdict",
+         "margin:" in r.stdout and search_honest(r, 0.95),
+         "plan roc_hist --error-kind noise --devices: an eps with a margin, a verified check",
          r.stdout + r.stderr)
     r = run("plan", "--mechanism", "roc_hist", "--error", "0.02", "--confidence", "0.9",
             "--eps", "1", "--auc", "0.7", "--bins", "20", "--examples", "10", "--bound",
             "chebyshev", "--runs", "60")
     t.ok(r.returncode == 0 and "minimum devices" in r.stdout and "the model's AUC" in r.stdout
-         and "-> PASS" in r.stdout and "AUC truth 0.70000" in r.stdout,
+         and "-> PASS" in r.stdout and "the check's truth: the model's AUC 0.7 " in r.stdout
+         and search_honest(r, 0.9),
          "plan roc_hist (model error, the default): a device count, checked against the model's "
          "AUC", r.stdout + r.stderr)
     r = run("plan", "--mechanism", "roc_hist", "--error", "0.01", "--confidence", "0.9",

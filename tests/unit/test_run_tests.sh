@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # The test runner (.make/run-tests.sh) counts honestly: a SKIP is never a pass (and a failure
 # under CI=1 unless marked "outside CI:"), a crash, a silent suite and a broken plan are
-# failures, and the last line is "N passed, N failed, N skipped". Fed with fake suites.
+# failures, and the last line is "N passed, N failed, N skipped"; a failed suite's stderr is
+# shown, and every suite's stdin is /dev/null. Fed with fake suites.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 n=0 failed=0
@@ -36,5 +37,21 @@ for t in fail crash silent plan; do
   tap "$([ "$out" = "$([ $t = silent ] && echo 0 || echo 1) passed, 1 failed, 0 skipped" ] && [ $rc != 0 ]; echo $?)" \
       "negative control: a $t suite counts one failure and fails the run ($out)"
 done
+# A suite that fails with its reason on stderr only (no TAP-looking line): the runner shows it.
+# Negative control: the runner before this showed only lines matching its TAP patterns.
+printf 'echo "ok 1 - a"; echo "pseudo-terminal device missing: cannot open /dev/ptmx" >&2; exit 1\n' \
+  >"$work/t_stderr.sh"
+out=$(env -u CI OUT="$work/out" bash .make/run-tests.sh "$work/t_stderr.sh" 2>&1)
+tap "$(echo "$out" | grep -q '| pseudo-terminal device missing: cannot open /dev/ptmx' &&
+       [ "$(echo "$out" | tail -n 1)" = "1 passed, 1 failed, 0 skipped" ]; echo $?)" \
+    "a failing suite's stderr is shown (its reason), and the failure counted"
+# Every suite's stdin is /dev/null, whatever the runner's: a test cannot pass or fail by what the
+# terminal (or a pipe) in front of make gives it. Negative control: the runner before this
+# passed its own stdin on, and this suite read the line from it.
+printf 'if read -r x; then echo "not ok 1 - read %%s from stdin" "$x"; else echo "ok 1 - stdin is empty"; fi; echo 1..1\n' \
+  >"$work/t_stdin.sh"
+out=$(echo "typed at the terminal" | env -u CI OUT="$work/out" bash .make/run-tests.sh "$work/t_stdin.sh" 2>/dev/null | tail -n 1)
+tap "$([ "$out" = "1 passed, 0 failed, 0 skipped" ]; echo $?)" \
+    "suites run with stdin from /dev/null, not the runner's ($out)"
 echo "1..$n"
 exit $failed

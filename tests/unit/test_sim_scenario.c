@@ -2,7 +2,9 @@
 /* dpm-sim scenario parser: a complete good file parses into the expected structure, every
  * scenario file shipped in host-sim/scenarios (and every example in its README.md) parses, and
  * each kind of error is reported with the right line number and a message that says what is
- * wrong (a trailing comma, a misspelled section or key with its likely spelling). */
+ * wrong (a trailing comma, a misspelled section or key with its likely spelling). Numbers are
+ * decimals only (no hexadecimal, in the scenario, dpm-sim's options and the collector's
+ * campaigns file), and the SDK's own refusals name their line too. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,6 +17,9 @@
 #include <cmocka.h>
 #include <dirent.h>
 
+#include "collector/campaigns.h"
+#include "common/text_list.h"
+#include "sim/cli.h"
 #include "sim/population.h"
 #include "sim/scenario.h"
 #include "sim/mech.h"
@@ -318,6 +323,146 @@ static void test_errors_name_their_line(void **state)
     }
 }
 
+/* Numbers are plain decimals (README "Format"): every integer key refuses hexadecimal, which
+ * strtod reads ("0x10" is 16, "0x1p3" is 8) and which the parser used to accept by falling back
+ * to it; likewise every decimal key, dpm-sim's own options and the collector's campaigns file
+ * (its edges went through strtod too). Each value is first shown to be one strtod reads in
+ * full: the negative control (the old lenient parser took it). */
+#define SC "[group a]\nshare = 0.5\nscores = binormal(auc=0.8, base_rate=0.3, examples=1)\n" \
+           "[group b]\nshare = 0.5\nscores = binormal(auc=0.7, base_rate=0.2, examples=1)\n"
+
+typedef struct {
+    const char *text; /* a scenario with one hexadecimal value */
+    const char *value;
+    int line;
+    const char *needle;
+} hex_t;
+
+static const hex_t kHex[] = {
+    {SC "[campaign u]\nmechanism = ustat_bins\neps = 1\nk = 0x10\n", "0x10", 10, "k must be"},
+    {SC "[campaign u]\nmechanism = ustat_bins\neps = 1\nk = 0x1p3\n", "0x1p3", 10, "k must be"},
+    {SC "[campaign d]\nmechanism = dpauc\neps = 1\nthresholds = 0x10\n", "0x10", 10, "thresholds"},
+    {SC "[campaign t]\nmechanism = ustat_tree\neps = 1\ndepth = 0x3\n", "0x3", 10, "depth"},
+    {SC "[campaign t]\nmechanism = ustat_tree\neps = 1\ngrr_levels = 0x1\n", "0x1", 10,
+     "grr_levels"},
+    {SC "[campaign f]\nmechanism = fedauc_rr\neps = 1\nscore_bits = 0x10\n", "0x10", 10,
+     "score_bits"},
+    {SC "[campaign r]\nmechanism = roc_hist\neps = 1\nedges = 0.25, 0x0.8\n", "0x0.8", 10,
+     "edges: '0x0.8' is not a score"},
+    {SC "[campaign r]\nmechanism = roc_hist\nid = 0x10\n", "0x10", 9, "id must be"},
+    {"[scenario]\nruns = 0x10\n", "0x10", 2, "runs must be"},
+    {"[scenario]\ndevices = 1e4, 0x1p14\n", "0x1p14", 2, "devices: '0x1p14'"},
+    {"[scenario]\nseed = 0x5\n", "0x5", 2, "seed"},
+    {"[scenario]\nconfidence = 0x1p-1\n", "0x1p-1", 2, "confidence"},
+    {"[population]\nexamples = 0x10\n", "0x10", 2, "examples"},
+    {"[population]\nbeta_levels = 0x10\n", "0x10", 2, "beta_levels"},
+    {"[group a]\nshare = 0x1/0x2\n", "0x1", 2, "share"},
+    {"[group a]\nshare = 0.5\ntpr = beta(0x2, 3)\n", "0x2", 3, "beta(a, b)"},
+    {"[group a]\nshare = 0.5\nscores = binormal(auc=0x1.8p-1, base_rate=0.3)\n", "0x1.8p-1", 3,
+     "argument 'auc' needs a number"},
+    {"[group a]\nshare = 0.5\npairs = bivariate_normal(rho=-0x1p-1)\n", "-0x1p-1", 3, "rho"},
+    {"[group a]\nshare = 0.5\npartition = noniid(concentration=0x3)\n", "0x3", 3, "concentration"},
+    {"[plan p]\nmechanism = tuple_mr\ndevices = 0x10\n", "0x10", 3, "'0x10' is not a number"},
+    {"[plan p]\nmechanism = tuple_mr\nerror = 0x1p-6\n", "0x1p-6", 3, "'0x1p-6' is not a number"},
+    {"[scenario]\nconfidence = infinity\n", "infinity", 2, "confidence"},
+};
+
+static void test_decimal_only_numbers(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof(kHex) / sizeof(kHex[0]); i++) {
+        char *end = NULL, want[32];
+        double lenient = strtod(kHex[i].value, &end);
+        assert_true(*end == '\0'); /* negative control: strtod reads it all, as a number */
+        (void)lenient;
+        snprintf(want, sizeof(want), "t.scn:%d: ", kHex[i].line);
+        int st = parse(kHex[i].text);
+        if (st == 0 || strncmp(g_err, want, strlen(want)) != 0 ||
+            strstr(g_err, kHex[i].needle) == NULL) {
+            print_error("case %zu (%s): want '%s...%s', got (%d) '%s'\n", i, kHex[i].value, want,
+                        kHex[i].needle, st, g_err);
+            fail();
+        }
+    }
+    /* the decimal forms the format promises still parse: 1e1 where an integer is expected */
+    assert_int_equal(parse(SC "[campaign u]\nmechanism = ustat_bins\neps = 1\nk = 1e1\n"), 0);
+    assert_int_equal(g_sc.campaign[0].ustat_k, 10);
+    assert_int_equal(parse(SC "[campaign r]\nmechanism = roc_hist\neps = 1\nedges = .25, 5e-1\n"),
+                     0);
+    assert_true(g_sc.campaign[0].nedges == 2 && g_sc.campaign[0].edges[1] == (UINT32_C(1) << 30));
+    /* dpm-sim's options */
+    uint64_t u = 0;
+    double d = 0.0;
+    assert_int_equal(sim_cli_u64("0x10", &u), -1);
+    assert_int_equal(sim_cli_u64("0x1p14", &u), -1);
+    assert_int_equal(sim_cli_double("0x1p-1", &d), -1);
+    assert_int_equal(sim_cli_double("inf", &d), -1);
+    assert_int_equal(sim_cli_double(" 1", &d), -1);
+    assert_true(sim_cli_u64("1e5", &u) == 0 && u == 100000);
+    assert_true(sim_cli_double("-2.5e-1", &d) == 0 && d == -0.25);
+    assert_true(text_is_decimal("5.") && text_is_decimal(".5") && !text_is_decimal(".") &&
+                !text_is_decimal("1e") && !text_is_decimal("nan") && !text_is_decimal(""));
+}
+
+/* The collector's campaigns file: the same values, the same refusal (its integers were digits
+ * only already; its edges went through strtod). */
+static void test_collector_campaigns_decimal_only(void **state)
+{
+    (void)state;
+    static const char *const bad[] = {
+        "mechanism = roc_hist\neps = 1\nedges = 0.25, 0x0.8\n",
+        "mechanism = roc_hist\neps = 1\nedges = 0x1p-2\n",
+        "mechanism = roc_hist\neps = 1\nbins = 0x10\n",
+        "mechanism = ustat_bins\neps = 1\nk = 0x10\n",
+        "mechanism = dpauc\neps = 1\nthresholds = 0x10\n",
+        "mechanism = ustat_tree\neps = 1\ndepth = 0x3\n",
+        "mechanism = fedauc_rr\neps = 1\nscore_bits = 0x10\n",
+        "mechanism = tuple_mr\neps = 0x1p0\ngroups = 2\nmetrics = tpr\n",
+    };
+    static coll_campaigns_t cs;
+    char text[512], err[256];
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        int n = snprintf(text, sizeof(text), "[campaign]\nid = 1\n%s", bad[i]);
+        char want[32];
+        int line = 1;
+        for (const char *c = text; c < strstr(text, "0x"); c++) {
+            line += *c == '\n';
+        }
+        snprintf(want, sizeof(want), "line %d:", line);
+        err[0] = '\0';
+        if (coll_campaigns_parse(text, (size_t)n, &cs, err, sizeof(err)) == 0 ||
+            strstr(err, want) == NULL) {
+            print_error("case %zu accepted or not at %s '%s'\n", i, want, err);
+            fail();
+        }
+    }
+    int n = snprintf(text, sizeof(text), "[campaign]\nid = 1\nmechanism = roc_hist\neps = 1\n"
+                                         "edges = .25, 5e-1\n");
+    assert_int_equal(coll_campaigns_parse(text, (size_t)n, &cs, err, sizeof(err)), 0);
+}
+
+/* Refusals that come from the SDK's own checks (group_eps >= eps, an eps too small for the
+ * mechanism) name the file and the line of the campaign's eps, and the keys it was given with,
+ * at parse time (dpm-sim check), not only when a run starts (no line at all before). */
+static void test_sdk_refusals_name_their_line(void **state)
+{
+    (void)state;
+    assert_int_equal(parse(SC "[campaign g]\nmechanism = roc_hist_groups\neps = 1\n"
+                              "group_eps = 1\n"),
+                     -1);
+    assert_non_null(strstr(g_err, "t.scn:9: "));
+    assert_non_null(strstr(g_err, "group_eps must be in (0, eps)"));
+    assert_non_null(strstr(g_err, "group_eps at line 10"));
+    assert_int_equal(parse(G2 "[campaign c]\nmechanism = tuple_ml\neps = 2, 0.0001\n"
+                              "metrics = tpr\n"),
+                     -1);
+    assert_non_null(strstr(g_err, "t.scn:9: campaign 'c' eps 0.0001: the SDK refuses it"));
+    /* and the same campaign at a valid eps parses */
+    assert_int_equal(parse(SC "[campaign g]\nmechanism = roc_hist_groups\neps = 1\n"
+                              "group_eps = 0.5\n"),
+                     0);
+}
+
 static void test_load_missing_file(void **state)
 {
     (void)state;
@@ -333,6 +478,9 @@ int main(void)
         cmocka_unit_test(test_shipped_scenarios),
         cmocka_unit_test(test_readme_examples),
         cmocka_unit_test(test_errors_name_their_line),
+        cmocka_unit_test(test_decimal_only_numbers),
+        cmocka_unit_test(test_collector_campaigns_decimal_only),
+        cmocka_unit_test(test_sdk_refusals_name_their_line),
         cmocka_unit_test(test_load_missing_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
