@@ -93,7 +93,8 @@ IMAGES := $(patsubst %.c,$(OUT)/tests/%.elf,$(notdir $(CM_TEST_SRCS)))
 
 # port/tls against Mbed TLS's device config (make size: the default+tls build).
 MBEDTLS_SRC := $(BUILD_DIR)/src/mbedtls
-TLS_CFLAGS := $(BASE_CFLAGS) $(WARNINGS) -isystem $(MBEDTLS_SRC)/include -Iport/tls/config \
+TLS_CFLAGS := $(BASE_CFLAGS) $(WARNINGS) -isystem $(MBEDTLS_SRC)/include \
+              -isystem $(MBEDTLS_SRC)/3rdparty/everest/include -Iport/tls/config \
               -DMBEDTLS_CONFIG_FILE='"dpm_mbedtls_device.h"'
 
 .PHONY: images lib example bench tls state
