@@ -37,6 +37,7 @@
 #include "dpm/report.h"
 #include "dpm/stats.h"
 #include "dpm/upload.h"
+#include "dpm/vdaf.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -132,7 +133,10 @@ static inline uint32_t dpm_abi_fingerprint(void)
                           (uint32_t)sizeof(dpm_mech_t),
                           (uint32_t)sizeof(dpm_report_t),
                           (uint32_t)sizeof(dpm_score_hist_t),
-                          (uint32_t)sizeof(dpm_receipt_t)};
+                          (uint32_t)sizeof(dpm_receipt_t),
+                          DPM_VDAF,
+                          (uint32_t)sizeof(dpm_prio3_t),
+                          (uint32_t)sizeof(dpm_prio3_shard_out_t)};
     uint32_t h = 2166136261u;
     for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
         h = dpm_abi_mix(h, v[i]);

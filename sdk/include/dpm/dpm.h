@@ -24,6 +24,7 @@
 #include "dpm/types.h"
 #include "dpm/upload.h"
 #include "dpm/ustat.h"
+#include "dpm/vdaf.h"
 #include "dpm/version.h"
 
 #endif /* DPM_DPM_H */

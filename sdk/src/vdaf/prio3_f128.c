@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Prio3 over Field128 (SumVec, Histogram, MultihotCountVec): prio3_impl.h instantiated with
+ * the field of field.h. */
+#include "dpm_internal.h"
+
+#include "vdaf/field.h"
+#include "vdaf/vdaf_internal.h"
+
+#if DPM_VDAF
+
+typedef f128_t FE;
+#define FE_BYTES 16u
+#define FE_LOG_ORDER 66u /* GEN_ORDER = 2^66 */
+static const uint64_t FE_P_MINUS_2[2] = {UINT64_C(0xFFFFFFFFFFFFFFE3),
+                                         UINT64_C(0xFFFFFFFFFFFFFFFF)};
+
+#define fe_add f128_add
+#define fe_sub f128_sub
+#define fe_neg f128_neg
+#define fe_mul f128_mul
+#define fe_select f128_select
+
+static inline FE fe_zero(void)
+{
+    return f128_make(0, 0);
+}
+static inline FE fe_one(void)
+{
+    return f128_make(1, 0);
+}
+static inline FE fe_small(uint64_t x)
+{
+    return f128_make(x, 0);
+}
+/* The generator 7^4611686018427387897 of the subgroup of order 2^66 (the draft's "Generator"). */
+static inline FE fe_gen(void)
+{
+    return f128_make(UINT64_C(0x1F9B2759C5109F06), UINT64_C(0x6D278FBF4F60228B));
+}
+/* Comparisons of public values (the verifier message). */
+static inline int fe_is_zero(FE a)
+{
+    return (a.lo | a.hi) == 0;
+}
+static inline int fe_is_one(FE a)
+{
+    return a.lo == 1 && a.hi == 0;
+}
+static inline int fe_equal(FE a, FE b)
+{
+    return a.lo == b.lo && a.hi == b.hi;
+}
+/* Little-endian decoding; *bad gets a nonzero bit when the value is >= p. */
+static inline FE fe_load(const uint8_t *b, uint64_t *bad)
+{
+    FE x = fe_zero();
+    for (unsigned i = 0; i < 8u; i++) {
+        x.lo |= (uint64_t)b[i] << (8u * i);
+        x.hi |= (uint64_t)b[8u + i] << (8u * i);
+    }
+    uint64_t carry;
+    (void)f128_plus_c(x, &carry); /* x + (2^128 - p) carries exactly when x >= p */
+    *bad |= carry;
+    return x;
+}
+static inline void fe_store(uint8_t *b, FE x)
+{
+    for (unsigned i = 0; i < 8u; i++) {
+        b[i] = (uint8_t)(x.lo >> (8u * i));
+        b[8u + i] = (uint8_t)(x.hi >> (8u * i));
+    }
+}
+static inline uint64_t fe_to_u64(FE x, uint64_t *wide)
+{
+    *wide |= x.hi;
+    return x.lo;
+}
+
+#define PRIO3_OPS dpm_prio3_ops_f128
+#include "vdaf/prio3_impl.h"
+
+#endif /* DPM_VDAF */
