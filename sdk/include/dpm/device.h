@@ -29,6 +29,7 @@
 #include <stdint.h>
 
 #include "dpm/budget.h"
+#include "dpm/dap.h"
 #include "dpm/fedauc.h"
 #include "dpm/mech.h"
 #include "dpm/memo.h"
@@ -59,6 +60,9 @@ typedef struct {
     dpm_policy_limit_t defaults;
     uint32_t nrules; /* 0 .. DPM_POLICY_MAX_RULES */
     dpm_policy_limit_t rules[DPM_POLICY_MAX_RULES];
+#if DPM_VDAF
+    dpm_dap_policy_t dap; /* two-aggregator tasks (dpm/device_dap.h); all zero: none */
+#endif
 } dpm_policy_t;
 
 /* DPM_OK if the policy allows campaign c (its requested ε and budget; the implemented ε is never
