@@ -29,7 +29,7 @@ everest="$(cd "$out" && pwd)/3rdparty/everest/libeverest.a"
 if [ -f "$everest" ]; then
   x="$out/everest-objects"; rm -rf "$x"; mkdir -p "$x"
   ar=$(awk -F= '/^CMAKE_AR:/ {print $2}' "$out/CMakeCache.txt")
-  (cd "$x" && "${ar:-ar}" x "$everest") && "${ar:-ar}" rs "$out/library/libmbedcrypto.a" "$x"/*.o ||
+  (cd "$x" && "${ar:-ar}" x "$everest") && "${ar:-ar}" rs "$out/library/libmbedcrypto.a" "$x"/* ||
     { echo "deps: could not fold $everest into libmbedcrypto.a" >&2; exit 1; }
   rm -rf "$x"
 fi

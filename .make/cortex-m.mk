@@ -97,6 +97,22 @@ TLS_CFLAGS := $(BASE_CFLAGS) $(WARNINGS) -isystem $(MBEDTLS_SRC)/include \
               -isystem $(MBEDTLS_SRC)/3rdparty/everest/include -Iport/tls/config \
               -DMBEDTLS_CONFIG_FILE='"dpm_mbedtls_device.h"'
 
+# Mbed TLS for the target under the device config, at this CPU and optimisation level: the
+# two-aggregator images (bench_dap_cm, the HPKE and DAP tests) seal and open with it.
+empty :=
+space := $(empty) $(empty)
+MBED_CM := $(BUILD_DIR)/mbedtls/$(CM)$(subst $(space),,$(OPT))
+MBED_CM_LIBS := $(MBED_CM)/library/libmbedtls.a $(MBED_CM)/library/libmbedx509.a \
+                $(MBED_CM)/library/libmbedcrypto.a
+$(MBED_CM_LIBS) &: port/tls/config/dpm_mbedtls_device.h .make/build-mbedtls.sh
+	@MBEDTLS_SRC=$(MBEDTLS_SRC) bash .make/build-mbedtls.sh $(CM) $(MBED_CM) \
+	  $(CURDIR)/port/tls/config/dpm_mbedtls_device.h -DCMAKE_SYSTEM_NAME=Generic \
+	  -DCMAKE_SYSTEM_PROCESSOR=arm -DCMAKE_C_COMPILER=$(CC) -DCMAKE_TRY_COMPILE_TARGET_TYPE=STATIC_LIBRARY \
+	  -DCMAKE_POSITION_INDEPENDENT_CODE=OFF -DCMAKE_BUILD_TYPE= \
+	  "-DCMAKE_C_FLAGS=$(CPU) $(OPT) -ffunction-sections -fdata-sections"
+# port/tls's HPKE, DAP opening and arena (its objects, for images that link Mbed TLS)
+CM_TLS_OBJS := $(OUT)/obj/port/tls/hpke.o $(OUT)/obj/port/tls/dap_open.o $(OUT)/obj/port/tls/tls_client.o
+
 .PHONY: images lib example bench tls state
 images: $(IMAGES) $(OUT)/exit_control.elf $(OUT)/fault_control.elf example
 	@printf '%s\n' $(IMAGES) >$(OUT)/tests.list
@@ -104,7 +120,7 @@ lib: $(LIBDPM)
 tls: $(OUT)/libdpm_tls.a $(OUT)/size_state_tls.o
 state: $(OUT)/size_state.o
 example: $(OUT)/cortex-m-example.elf
-bench: $(OUT)/bench_cm.elf
+bench: $(OUT)/bench_cm.elf $(OUT)/bench_dap_cm.elf
 
 $(LIBDPM): $(call obj,$(SDK_SRCS)) $(NANOPB_OBJS)
 $(LIBCM): $(call obj,$(PORT_SRCS))
@@ -166,6 +182,10 @@ $(OUT)/cortex-m-example.elf: $(OUT)/obj/examples/cortex-m/firmware.o $(COVERAGE_
 $(OUT)/bench_cm.elf: $(OUT)/obj/tests/cross/bench_cm.o $(LIBCM) $(LIBDPM)
 	@printf '  %-3s %s\n' LD $@
 	$(Q)$(CC) $(LDFLAGS) -Wl,-Map=$@.map -o $@ $^
+$(OUT)/bench_dap_cm.elf: $(OUT)/obj/tests/cross/bench_dap_cm.o $(CM_TLS_OBJS) $(LIBSUPPORT) $(LIBCM) \
+                         $(LIBDPM) $(MBED_CM_LIBS)
+	@printf '  %-3s %s\n' LD $@
+	$(Q)$(CC) $(LDFLAGS) -Wl,-Map=$@.map -o $@ $^ -lm
 
 # make size: the caller-owned state of this configuration (tests/cross/size_state.c).
 $(OUT)/size_state.o: tests/cross/size_state.c $(FLAGS_STAMP)

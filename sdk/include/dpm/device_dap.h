@@ -45,7 +45,7 @@ extern "C" {
 /* Where sealed reports wait for their upload to the leader (POST {leader}/tasks/{task-id}/
  * reports, a DAP UploadRequest: reports back to back). The app's durable queue: the SDK's
  * outbox (dpm/upload.h) holds dpm.v1.Report records of at most DPM_OUTBOX_MAX_PAYLOAD bytes,
- * and a DAP report is larger (6,586 bytes for a 2x24-entry SumVec).
+ * and a DAP report is larger (7,784 bytes for a 2x24-entry SumVec of 8-bit counts).
  *   room(ctx, len)  1 if a report of len bytes can be stored now, else 0 (asked BEFORE the
  *                   charge, so a full queue spends nothing);
  *   put(ctx, task_id, report, len)  store it durably; DPM_OK only once it is (then the device
