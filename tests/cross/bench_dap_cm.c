@@ -258,7 +258,9 @@ static int run_shape(shape_t *s, dpm_rng_t rng)
     cfg.outbox_size = 8192u;
     cfg.policy.defaults.max_eps = DPM_EPS_ONE;
     cfg.policy.defaults.max_budget = DPM_EPS_ONE;
-    dap_task_policy(&s->tf, DPM_EPS_ONE, 100, &cfg.policy.dap);
+    static dpm_dap_policy_t dap;
+    dap_task_policy(&s->tf, DPM_EPS_ONE, 100, &dap);
+    cfg.policy.dap = &dap;
     dap_ram_outbox_init(&s->outbox, s->outbox_mem, 4u * (bytes + 4u));
     s->io.sealer = dpm_hpke_sealer();
     s->io.outbox = dap_ram_outbox(&s->outbox);

@@ -35,6 +35,7 @@ typedef struct {
     dpm_device_config_t cfg;
     dpm_device_t dev;
     dap_task_fixture_t tf;
+    dpm_dap_policy_t dap; /* the device's policy.dap points here */
     uint8_t outbox_mem[OUTBOX_CAP];
     dap_ram_outbox_t outbox;
     uint8_t *report;
@@ -42,12 +43,6 @@ typedef struct {
     dpm_dap_io_t io;
     int64_t now;
 } fixture_t;
-
-static int wall(void *ctx, int64_t *out)
-{
-    *out = *(const int64_t *)ctx;
-    return 0;
-}
 
 static uint64_t ms(void *ctx)
 {
@@ -66,7 +61,7 @@ static fixture_t *open_fixture(const dpm_prio3_t *v)
     f->now = NOW;
     f->cfg.rng = test_rng_port(&f->t);
     f->cfg.clock.monotonic_ms = ms;
-    f->cfg.clock.wall_time_s = wall;
+    f->cfg.clock.wall_time_s = dap_fixed_wall_clock;
     f->cfg.clock.ctx = &f->now;
     f->cfg.storage = fake_storage_port(&f->fs);
     f->cfg.ledger_size = LEDGER_SIZE;
@@ -74,7 +69,8 @@ static fixture_t *open_fixture(const dpm_prio3_t *v)
     f->cfg.outbox_size = REGION - LEDGER_SIZE;
     f->cfg.policy.defaults.max_eps = DPM_EPS_ONE;
     f->cfg.policy.defaults.max_budget = 2 * DPM_EPS_ONE;
-    dap_task_policy(&f->tf, DPM_EPS_ONE, 100, &f->cfg.policy.dap);
+    dap_task_policy(&f->tf, DPM_EPS_ONE, 100, &f->dap);
+    f->cfg.policy.dap = &f->dap;
     assert_int_equal(dpm_device_init(&f->dev, &f->cfg), DPM_OK);
     dap_ram_outbox_init(&f->outbox, f->outbox_mem, sizeof(f->outbox_mem));
     f->report = malloc(dpm_dap_report_bytes(v));
@@ -273,7 +269,7 @@ static void test_bad_input_spends_nothing(void **state)
     /* no wall clock; a time outside the task's interval */
     f->dev.clock.wall_time_s = NULL;
     expect_refused(f, DPM_ERR_PARAM, m, 48);
-    f->dev.clock.wall_time_s = wall;
+    f->dev.clock.wall_time_s = dap_fixed_wall_clock;
     dpm_dap_task_t saved = f->tf.task;
     f->tf.task.has_interval = 1;
     f->tf.task.interval_start = NOW / 3600 + 1;
@@ -375,49 +371,53 @@ static void test_policy_refuses(void **state)
     dpm_prio3_t v = hist16();
     fixture_t *f = open_fixture(&v);
     uint64_t m = 1;
-    dpm_dap_policy_t good = f->dev.policy.dap;
+    dpm_dap_policy_t good = f->dap;
     /* an aggregator key the policy does not name */
-    f->dev.policy.dap.aggregators[1].hpke.public_key[0] ^= 1;
+    f->dap.aggregators[1].hpke.public_key[0] ^= 1;
     expect_refused(f, DPM_ERR_POLICY, &m, 1);
-    f->dev.policy.dap = good;
-    f->dev.policy.dap.aggregators[0].hpke.id = 9;
+    f->dap = good;
+    f->dap.aggregators[0].hpke.id = 9;
     expect_refused(f, DPM_ERR_POLICY, &m, 1);
-    f->dev.policy.dap = good;
+    f->dap = good;
     /* a host the policy does not name */
-    f->dev.policy.dap.aggregators[0].host = "other.example";
+    f->dap.aggregators[0].host = "other.example";
     expect_refused(f, DPM_ERR_POLICY, &m, 1);
-    f->dev.policy.dap = good;
+    f->dap = good;
     /* central ε above the policy, batch size below it */
-    f->dev.policy.dap.max_central_eps = DPM_EPS_ONE / 4;
+    f->dap.max_central_eps = DPM_EPS_ONE / 4;
     expect_refused(f, DPM_ERR_POLICY, &m, 1);
-    f->dev.policy.dap = good;
-    f->dev.policy.dap.min_batch_size = 1001;
+    f->dap = good;
+    f->dap.min_batch_size = 1001;
     expect_refused(f, DPM_ERR_POLICY, &m, 1);
-    f->dev.policy.dap = good;
+    f->dap = good;
     /* the mode off (an all-zero policy) */
-    memset(&f->dev.policy.dap, 0, sizeof(good));
+    memset(&f->dap, 0, sizeof(good));
     expect_refused(f, DPM_ERR_POLICY, &m, 1);
+    /* no policy for the mode at all */
+    f->dev.policy.dap = NULL;
+    expect_refused(f, DPM_ERR_POLICY, &m, 1);
+    f->dev.policy.dap = &f->dap;
     /* an invalid policy */
-    f->dev.policy.dap = good;
-    f->dev.policy.dap.naggregators = DPM_DAP_POLICY_MAX_AGGREGATORS + 1;
+    f->dap = good;
+    f->dap.naggregators = DPM_DAP_POLICY_MAX_AGGREGATORS + 1;
     expect_refused(f, DPM_ERR_PARAM, &m, 1);
-    f->dev.policy.dap = good;
-    f->dev.policy.dap.aggregators[0].host = NULL;
+    f->dap = good;
+    f->dap.aggregators[0].host = NULL;
     expect_refused(f, DPM_ERR_PARAM, &m, 1);
     /* leader and helper on one host: not two aggregators */
-    f->dev.policy.dap = good;
+    f->dap = good;
     dpm_dap_task_t t = f->tf.task;
     static const char same[] = "https://" DAP_LEADER_HOST "/other/";
     f->tf.task.helper_url.p = (const uint8_t *)same;
     f->tf.task.helper_url.len = sizeof(same) - 1;
-    f->dev.policy.dap.aggregators[1].host = DAP_LEADER_HOST;
+    f->dap.aggregators[1].host = DAP_LEADER_HOST;
     const char *reason = NULL;
-    assert_int_equal(dpm_dap_policy_check(&f->dev.policy.dap, &f->tf.task, &reason),
+    assert_int_equal(dpm_dap_policy_check(&f->dap, &f->tf.task, &reason),
                      DPM_ERR_POLICY);
     assert_string_equal(reason, "task leader and helper are the same aggregator");
     f->tf.task = t;
     /* negative control: the good policy allows it */
-    f->dev.policy.dap = good;
+    f->dap = good;
     assert_int_equal(report(f, 3, &m, 1, NULL, NULL), DPM_OK);
     close_fixture(f);
 }

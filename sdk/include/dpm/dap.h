@@ -218,7 +218,7 @@ dpm_status_t dpm_dap_report_next(const uint8_t *bytes, size_t len, size_t *pos,
 dpm_status_t dpm_dap_plaintext_decode(const uint8_t *bytes, size_t len, dpm_span_t *private_ext,
                                       dpm_span_t *payload);
 
-/* ---- the app's policy for this mode (dpm_policy_t.dap, dpm/device.h) ---------------------- */
+/* ---- the app's policy for this mode (dpm_policy_t.dap points at one, dpm/device.h) --------- */
 
 /* One aggregator the app trusts: its host (as in its URL, "host[:port]", NUL-terminated, not
  * copied) and one HPKE configuration of it (repeat the host for several keys). */
@@ -239,8 +239,8 @@ typedef struct {
 /* DPM_OK if policy p allows task t: its leader and its helper are two different aggregators
  * the policy names with exactly the HPKE configuration the task binds, its central ε is at
  * most p->max_central_eps and its min_batch_size at least p->min_batch_size. DPM_ERR_POLICY
- * otherwise, with *reason (if not NULL) saying which rule; DPM_ERR_PARAM for NULL or an
- * invalid policy (more than DPM_DAP_POLICY_MAX_AGGREGATORS entries, a NULL or empty host, an
+ * otherwise (p NULL too: no policy for the mode), with *reason (if not NULL) saying which
+ * rule; DPM_ERR_PARAM for a NULL t or an invalid policy (more than DPM_DAP_POLICY_MAX_AGGREGATORS entries, a NULL or empty host, an
  * HPKE configuration dpm_hpke_config_check refuses, min_batch_size 0 with aggregators named). */
 dpm_status_t dpm_dap_policy_check(const dpm_dap_policy_t *p, const dpm_dap_task_t *t,
                                   const char **reason);

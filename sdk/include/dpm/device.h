@@ -61,7 +61,9 @@ typedef struct {
     uint32_t nrules; /* 0 .. DPM_POLICY_MAX_RULES */
     dpm_policy_limit_t rules[DPM_POLICY_MAX_RULES];
 #if DPM_VDAF
-    dpm_dap_policy_t dap; /* two-aggregator tasks (dpm/device_dap.h); all zero: none */
+    /* Two-aggregator tasks (dpm/device_dap.h): the app's table (typically const, in flash),
+     * not copied: it must outlive the device. NULL: no such task is allowed. */
+    const dpm_dap_policy_t *dap;
 #endif
 } dpm_policy_t;
 

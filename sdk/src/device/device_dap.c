@@ -32,7 +32,7 @@ dpm_status_t dpm_device_dap_accept_task(dpm_device_t *d, const uint8_t id[DPM_DA
     dpm_status_t st =
         dpm_dap_task_decode(id, config, config_len, leader_hpke, helper_hpke, &next, reason);
     if (st == DPM_OK) {
-        st = dpm_dap_policy_check(&d->policy.dap, &next, reason);
+        st = dpm_dap_policy_check(d->policy.dap, &next, reason);
     }
     if (st == DPM_OK) {
         *t = next;
@@ -71,7 +71,7 @@ static dpm_status_t validate(dpm_device_t *d, const dpm_dap_io_t *io, const dpm_
     if (t->config == NULL || t->vdaf.shares != 2 || t->vdaf.rand_bytes > RAND_MAX_BYTES) {
         return why(reason, "task not accepted (dpm_device_dap_accept_task)", DPM_ERR_PARAM);
     }
-    dpm_status_t st = dpm_dap_policy_check(&d->policy.dap, t, reason);
+    dpm_status_t st = dpm_dap_policy_check(d->policy.dap, t, reason);
     if (st != DPM_OK) {
         return st;
     }

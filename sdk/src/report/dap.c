@@ -543,7 +543,11 @@ static int named(const dpm_dap_policy_t *p, dpm_span_t url, const dpm_hpke_confi
 dpm_status_t dpm_dap_policy_check(const dpm_dap_policy_t *p, const dpm_dap_task_t *t,
                                   const char **reason)
 {
-    if (p == NULL || t == NULL || !policy_valid(p)) {
+    if (p == NULL) {
+        return why(reason, "the app's policy allows no two-aggregator task (policy.dap is NULL)",
+                   DPM_ERR_POLICY);
+    }
+    if (t == NULL || !policy_valid(p)) {
         return why(reason, "invalid two-aggregator policy", DPM_ERR_PARAM);
     }
     int leader = named(p, t->leader_url, &t->leader_hpke);
