@@ -240,8 +240,9 @@ typedef struct {
  * the policy names with exactly the HPKE configuration the task binds, its central ε is at
  * most p->max_central_eps and its min_batch_size at least p->min_batch_size. DPM_ERR_POLICY
  * otherwise (p NULL too: no policy for the mode), with *reason (if not NULL) saying which
- * rule; DPM_ERR_PARAM for a NULL t or an invalid policy (more than DPM_DAP_POLICY_MAX_AGGREGATORS entries, a NULL or empty host, an
- * HPKE configuration dpm_hpke_config_check refuses, min_batch_size 0 with aggregators named). */
+ * rule; DPM_ERR_PARAM for a NULL t or an invalid policy (more than DPM_DAP_POLICY_MAX_AGGREGATORS
+ * entries, a NULL or empty host, an HPKE configuration dpm_hpke_config_check refuses,
+ * min_batch_size 0 with aggregators named). */
 dpm_status_t dpm_dap_policy_check(const dpm_dap_policy_t *p, const dpm_dap_task_t *t,
                                   const char **reason);
 
