@@ -71,6 +71,12 @@ void dap_task_policy(const dap_task_fixture_t *f, dpm_eps_t max_eps, uint64_t mi
     p->min_batch_size = min_batch;
 }
 
+int dap_fixed_wall_clock(void *ctx, int64_t *out)
+{
+    *out = *(const int64_t *)ctx;
+    return 0;
+}
+
 static int ram_room(void *ctx, size_t len)
 {
     dap_ram_outbox_t *o = ctx;

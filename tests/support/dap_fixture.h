@@ -33,6 +33,9 @@ int dap_task_fixture(dap_task_fixture_t *f, const dpm_prio3_t *v, dpm_eps_t eps,
 void dap_task_policy(const dap_task_fixture_t *f, dpm_eps_t max_eps, uint64_t min_batch,
                      dpm_dap_policy_t *p);
 
+/* A dpm_clock_t wall_time_s reading the int64_t its ctx points at. */
+int dap_fixed_wall_clock(void *ctx, int64_t *out);
+
 /* A RAM outbox: reports back to back (u32 length, bytes) in mem[0, cap). */
 typedef struct {
     uint8_t *mem;
