@@ -126,7 +126,8 @@ $(LIBDPM): $(call obj,$(SDK_SRCS)) $(NANOPB_OBJS)
 $(LIBCM): $(call obj,$(PORT_SRCS))
 $(LIBSUPPORT): $(call obj,$(CM_SUPPORT_SRCS))
 $(LIBCMOCKA): $(OUT)/obj/cmocka/cmocka.o
-$(OUT)/libdpm_tls.a: $(OUT)/obj/port/tls/tls_client.o
+$(OUT)/libdpm_tls.a: $(OUT)/obj/port/tls/tls_client.o $(OUT)/obj/port/tls/hpke.o \
+                     $(OUT)/obj/port/tls/dap_open.o
 $(LIBDPM) $(LIBCM) $(LIBSUPPORT) $(LIBCMOCKA) $(OUT)/libdpm_tls.a:
 	@rm -f $@
 	@printf '  %-3s %s\n' AR $@
