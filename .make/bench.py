@@ -195,7 +195,8 @@ def store_metrics(out_dir, sqlite_metrics):
 
 
 def device_metrics(build_dir):
-    """Instructions per report on a Cortex-M4 (tests/cross/bench_cm.c), built at -Os like
+    """Instructions per report on a Cortex-M4 (tests/cross/bench_cm.c, and Prio3 sharding in
+    tests/cross/bench_vdaf_cm.c), built at -Os like
     `make size` and run under qemu-system-arm -icount shift=0 (1 ns of virtual time per
     instruction; SysTick at the 25 MHz processor clock ticks every 40 instructions)."""
     if not (shutil.which("arm-none-eabi-gcc") and shutil.which("qemu-system-arm")):
@@ -206,22 +207,24 @@ def device_metrics(build_dir):
     subprocess.run([os.environ.get("MAKE", "make"), "--no-print-directory", "-f", ".make/cortex-m.mk",
                     "CM=cortex-m4", "OPT=-Os", f"BUILD_DIR={build_dir}", f"OUT={out}", "bench"],
                    check=True, capture_output=True)
-    run = subprocess.run(["qemu-system-arm", "-M", "mps2-an386", "-cpu", "cortex-m4", "-icount", "shift=0",
-                          "-nographic", "-monitor", "none", "-serial", "none",
-                          "-semihosting-config", "enable=on,target=native",
-                          "-kernel", os.path.join(out, "bench_cm.elf")],
-                         check=True, capture_output=True, text=True, timeout=300)
-    per_tick = None
     metrics = []
-    for line in run.stdout.splitlines():
-        if line.startswith("# calibration"):
-            per_tick = float(line.split("(")[1].split()[0])
-        elif line.startswith("{"):
-            metrics.append(json.loads(line))
-    # The conversion holds only if virtual time is instruction count: check it did.
-    if per_tick is None or abs(per_tick - 40.0) > 0.5:
-        raise SystemExit(f"bench: SysTick calibration {per_tick} instructions per tick, expected 40 "
-                         f"(is qemu running with -icount shift=0?)")
+    # bench_cm.elf: the report paths; bench_vdaf_cm.elf: Prio3 sharding (tests/cross/bench_vdaf_cm.c)
+    for image in ("bench_cm.elf", "bench_vdaf_cm.elf"):
+        run = subprocess.run(["qemu-system-arm", "-M", "mps2-an386", "-cpu", "cortex-m4", "-icount",
+                              "shift=0", "-nographic", "-monitor", "none", "-serial", "none",
+                              "-semihosting-config", "enable=on,target=native",
+                              "-kernel", os.path.join(out, image)],
+                             check=True, capture_output=True, text=True, timeout=300)
+        per_tick = None
+        for line in run.stdout.splitlines():
+            if line.startswith("# calibration"):
+                per_tick = float(line.split("(")[1].split()[0])
+            elif line.startswith("{"):
+                metrics.append(json.loads(line))
+        # The conversion holds only if virtual time is instruction count: check it did.
+        if per_tick is None or abs(per_tick - 40.0) > 0.5:
+            raise SystemExit(f"bench: {image}: SysTick calibration {per_tick} instructions per tick, "
+                             f"expected 40 (is qemu running with -icount shift=0?)")
     return metrics
 
 

@@ -103,7 +103,7 @@ lib: $(LIBDPM)
 tls: $(OUT)/libdpm_tls.a $(OUT)/size_state_tls.o
 state: $(OUT)/size_state.o
 example: $(OUT)/cortex-m-example.elf
-bench: $(OUT)/bench_cm.elf
+bench: $(OUT)/bench_cm.elf $(OUT)/bench_vdaf_cm.elf
 
 $(LIBDPM): $(call obj,$(SDK_SRCS)) $(NANOPB_OBJS)
 $(LIBCM): $(call obj,$(PORT_SRCS))
@@ -163,6 +163,9 @@ $(OUT)/cortex-m-example.elf: $(OUT)/obj/examples/cortex-m/firmware.o $(COVERAGE_
 	@printf '  %-3s %s\n' LD $@
 	$(Q)$(CC) $(LDFLAGS) -Wl,-Map=$@.map -o $@ $^
 $(OUT)/bench_cm.elf: $(OUT)/obj/tests/cross/bench_cm.o $(LIBCM) $(LIBDPM)
+	@printf '  %-3s %s\n' LD $@
+	$(Q)$(CC) $(LDFLAGS) -Wl,-Map=$@.map -o $@ $^
+$(OUT)/bench_vdaf_cm.elf: $(OUT)/obj/tests/cross/bench_vdaf_cm.o $(LIBCM) $(LIBDPM)
 	@printf '  %-3s %s\n' LD $@
 	$(Q)$(CC) $(LDFLAGS) -Wl,-Map=$@.map -o $@ $^
 

@@ -37,6 +37,12 @@ static inline FE fe_gen(void)
 {
     return f128_make(UINT64_C(0x1F9B2759C5109F06), UINT64_C(0x6D278FBF4F60228B));
 }
+/* 1 / 2^k for 1 <= k < 64 (2^k divides p - 1 = F128_P_HI 2^64): p - (p - 1) / 2^k. */
+static inline FE fe_inv_pow2(unsigned k)
+{
+    f128_t q = f128_make(k == 0 ? 0 : F128_P_HI << (64u - k), F128_P_HI >> k);
+    return k == 0 ? fe_one() : f128_sub(fe_zero(), q); /* -(p-1)/2^k = p - (p-1)/2^k */
+}
 /* Comparisons of public values (the verifier message). */
 static inline int fe_is_zero(FE a)
 {
@@ -77,6 +83,7 @@ static inline uint64_t fe_to_u64(FE x, uint64_t *wide)
 }
 
 #define PRIO3_OPS dpm_prio3_ops_f128
+#define PRIO3_AGG_OPS dpm_prio3_agg_ops_f128
 #include "vdaf/prio3_impl.h"
 
 #endif /* DPM_VDAF */

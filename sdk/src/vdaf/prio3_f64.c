@@ -39,6 +39,11 @@ static inline FE fe_select(uint64_t mask, FE a, FE b)
 {
     return (a & mask) | (b & ~mask);
 }
+/* 1 / 2^k for k <= 32 (2^k divides p - 1): p - (p - 1) / 2^k. */
+static inline FE fe_inv_pow2(unsigned k)
+{
+    return F64_P - ((F64_P - 1u) >> k);
+}
 /* Comparisons of public values (the verifier message). */
 static inline int fe_is_zero(FE a)
 {
@@ -76,6 +81,7 @@ static inline uint64_t fe_to_u64(FE x, uint64_t *wide)
 }
 
 #define PRIO3_OPS dpm_prio3_ops_f64
+#define PRIO3_AGG_OPS dpm_prio3_agg_ops_f64
 #include "vdaf/prio3_impl.h"
 
 #endif /* DPM_VDAF */

@@ -228,8 +228,11 @@ static void prove_tables(const dpm_prio3_t *v, const prove_work_t *w)
 {
     const uint32_t p = v->wire_len, n = v->domain, step = n / p;
     const unsigned logp = log2_u32(p);
-    FE wp = fe_root(logp), wn = fe_root(log2_u32(n));
-    FE inv_p = fe_inv(fe_small(p));
+    FE wn = fe_root(log2_u32(n)), wp = wn;
+    for (uint32_t k = 1; k < step; k *= 2u) {
+        wp = fe_mul(wp, wp); /* w = W^step */
+    }
+    FE inv_p = fe_inv_pow2(logp);
     w->tw[0] = fe_one();
     for (uint32_t k = 1; k < p; k++) {
         w->tw[k] = fe_mul(w->tw[k - 1u], wp);
@@ -300,8 +303,13 @@ static void prove(const dpm_prio3_t *v, const uint8_t *meas, dpm_xof_t *prove_ra
             }
             extend_wire(v, w->ext_a, w);
             extend_wire(v, w->ext_b, w);
+            /* A range check's product r^(c+1) m (m - 1) is 0 at every call (m is a bit), and
+             * the padding's 0 (0 - 1) too: on w^i, i > 0, the sum stays 0 and only the seeds'
+             * product is added. Count's m * m is not: every point is computed. */
             for (uint32_t m = 0; m < v->gadget_len; m++) {
-                w->gadget[m] = fe_add(w->gadget[m], fe_mul(w->ext_a[m], w->ext_b[m]));
+                if (!joint || m == 0 || m % step != 0) { /* public: the shape */
+                    w->gadget[m] = fe_add(w->gadget[m], fe_mul(w->ext_a[m], w->ext_b[m]));
+                }
             }
         }
     }
@@ -318,16 +326,24 @@ static FE *fe_area(uint64_t *words)
     return (FE *)(void *)words;
 }
 
-/* buf[i] -= the next element of x, for n encoded elements in place. */
+/* buf[i] -= the next element of x, for n encoded elements in place; with `absorb`, each
+ * element's encoding (the XOF's accepted bytes) is absorbed there too. */
 static void sub_stream(uint8_t *buf, size_t n, dpm_xof_t *x, dpm_xof_t *absorb)
 {
-    for (size_t i = 0; i < n; i++) {
-        uint64_t bad = 0; /* our own canonical encoding: never set */
-        FE h = xof_fe(x);
-        if (absorb != NULL) {
-            xof_absorb_fe(absorb, h);
+    for (size_t i = 0; i < n;) {
+        uint8_t b[FE_BYTES];
+        uint64_t bad = 0;
+        dpm_xof_next(x, b, FE_BYTES);
+        FE h = fe_load(b, &bad);
+        if (bad != 0) { /* declassified: a rejected candidate is discarded */
+            continue;
         }
-        fe_store(buf + i * FE_BYTES, fe_sub(fe_load(buf + i * FE_BYTES, &bad), h));
+        if (absorb != NULL) {
+            dpm_xof_absorb(absorb, b, FE_BYTES);
+        }
+        uint8_t *e = buf + i * FE_BYTES;
+        fe_store(e, fe_sub(fe_load(e, &bad), h)); /* our own canonical encoding: bad stays 0 */
+        i++;
     }
 }
 
@@ -419,12 +435,11 @@ static void shard(const dpm_prio3_t *v, const uint8_t *ctx, size_t ctx_len, cons
 
 /* ---- query and decide ---------------------------------------------------------------------- */
 
-/* lam[k] = L_k(t) for the N-th roots of unity (N a power of two): w^k / N prod_{m != k} (t - w^m),
- * without division (valid for every t). */
-static void lagrange_at(FE t, uint32_t N, FE *lam)
+/* lam[k] = L_k(t) for the N-th roots of unity (N a power of two, wN the principal N-th
+ * root): w^k / N prod_{m != k} (t - w^m), without division (valid for every t). */
+static void lagrange_at(FE t, uint32_t N, FE wN, FE *lam)
 {
-    FE wN = fe_root(log2_u32(N));
-    FE inv_n = fe_inv(fe_small(N));
+    FE inv_n = fe_inv_pow2(log2_u32(N));
     FE prefix = fe_one(), wk = fe_one();
     for (uint32_t k = 0; k < N; k++) { /* lam[k] = prod_{m < k} (t - w^m) */
         lam[k] = prefix;
@@ -494,14 +509,18 @@ static void query(const dpm_prio3_t *v, FE shares_inv, const query_work_t *w, ui
     }
     /* G(t): complete the domain's values (a degree-2 gadget sends all but the last), then the
      * Lagrange basis of the domain at t */
-    lagrange_at(t, n, w->lam);
+    FE wn = fe_root(log2_u32(n)), wp = wn;
+    for (uint32_t k = 1; k < step; k *= 2u) {
+        wp = fe_mul(wp, wp); /* w = W^step */
+    }
+    lagrange_at(t, n, wn, w->lam);
     FE gt = fe_zero();
     if (v->gadget_len == n) {
         for (uint32_t m = 0; m < n; m++) {
             gt = fe_add(gt, fe_mul(g[m], w->lam[m]));
         }
     } else { /* gadget_len = n - 1: G(W^(n-1)) = -W sum_{m < n-1} G(W^m) W^m */
-        FE wn = fe_root(log2_u32(n)), wm = fe_one(), s = fe_zero();
+        FE wm = fe_one(), s = fe_zero();
         for (uint32_t m = 0; m + 1u < n; m++) {
             gt = fe_add(gt, fe_mul(g[m], w->lam[m]));
             s = fe_add(s, fe_mul(g[m], wm));
@@ -511,7 +530,7 @@ static void query(const dpm_prio3_t *v, FE shares_inv, const query_work_t *w, ui
         gt = fe_add(gt, fe_mul(last, w->lam[n - 1u]));
     }
     /* the wires at t: their seeds at w^0, the calls' inputs at w^(i+1) */
-    lagrange_at(t, p, w->lam);
+    lagrange_at(t, p, wp, w->lam);
     FE *wt = w->wires;
     for (uint32_t j = 0; j < v->arity; j++) {
         wt[j] = fe_mul(w->lam[0], pf[j]);
@@ -763,4 +782,5 @@ static dpm_status_t unshard(const dpm_prio3_t *v, const uint8_t *agg_shares, uin
     return DPM_OK;
 }
 
-const struct dpm_prio3_ops PRIO3_OPS = {shard, verify_init, to_message, aggregate, unshard};
+const struct dpm_prio3_ops PRIO3_OPS = {shard};
+const struct dpm_prio3_agg_ops PRIO3_AGG_OPS = {verify_init, to_message, aggregate, unshard};
