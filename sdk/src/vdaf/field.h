@@ -51,6 +51,8 @@ static inline uint64_t ct_nonzero_mask(uint64_t x)
 /* ---- Field64 ------------------------------------------------------------------------------ */
 #define F64_P UINT64_C(0xFFFFFFFF00000001)
 #define F64_EPS UINT64_C(0xFFFFFFFF) /* 2^64 - p */
+/* The draft's generator 7^(2^32 - 1) of the subgroup of order 2^32 (GEN_ORDER). */
+#define F64_GEN UINT64_C(0x185629DCDA58878C)
 
 static inline uint64_t f64_add(uint64_t a, uint64_t b)
 {
@@ -110,6 +112,9 @@ typedef struct {
 #define F128_P_HI UINT64_C(0xFFFFFFFFFFFFFFE4)
 #define F128_C_LO UINT64_C(0xFFFFFFFFFFFFFFFF) /* c = 2^128 - p = 28 2^64 - 1 */
 #define F128_C_HI UINT64_C(0x1B)
+/* The draft's generator 7^4611686018427387897 of the subgroup of order 2^66 (GEN_ORDER). */
+#define F128_GEN_LO UINT64_C(0x1F9B2759C5109F06)
+#define F128_GEN_HI UINT64_C(0x6D278FBF4F60228B)
 
 static inline f128_t f128_make(uint64_t lo, uint64_t hi)
 {

@@ -32,10 +32,9 @@ static inline FE fe_small(uint64_t x)
 {
     return f128_make(x, 0);
 }
-/* The generator 7^4611686018427387897 of the subgroup of order 2^66 (the draft's "Generator"). */
 static inline FE fe_gen(void)
 {
-    return f128_make(UINT64_C(0x1F9B2759C5109F06), UINT64_C(0x6D278FBF4F60228B));
+    return f128_make(F128_GEN_LO, F128_GEN_HI);
 }
 /* 1 / 2^k for 1 <= k < 64 (2^k divides p - 1 = F128_P_HI 2^64): p - (p - 1) / 2^k. */
 static inline FE fe_inv_pow2(unsigned k)

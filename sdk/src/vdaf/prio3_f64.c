@@ -30,10 +30,9 @@ static inline FE fe_small(uint64_t x) /* x < p */
 {
     return x;
 }
-/* The generator 7^(2^32 - 1) of the subgroup of order 2^32 (the draft's "Generator"). */
 static inline FE fe_gen(void)
 {
-    return UINT64_C(0x185629DCDA58878C);
+    return F64_GEN;
 }
 static inline FE fe_select(uint64_t mask, FE a, FE b)
 {

@@ -34,7 +34,7 @@
 
 /* ---- elements in byte buffers and XOF streams ---------------------------------------------- */
 
-static void vec_load(FE *out, const uint8_t *in, size_t n, uint64_t *bad)
+static void vec_read(FE *out, const uint8_t *in, size_t n, uint64_t *bad)
 {
     for (size_t i = 0; i < n; i++) {
         out[i] = fe_load(in + i * FE_BYTES, bad);
@@ -187,7 +187,7 @@ static FE gadget_eval(const dpm_prio3_t *v, const FE *w)
 
 /* Range-checked integers (Sum, SumVec, MultihotCountVec's weight): the weights 2^l of the
  * first bits - 1 elements and max - (2^(bits-1) - 1) of the last; sum of weight * element. */
-static FE range_decode(const FE *m, uint32_t bits, uint64_t max)
+static FE range_value(const FE *m, uint32_t bits, uint64_t max)
 {
     FE acc = fe_zero();
     for (uint32_t l = 0; l + 1u < bits; l++) {
@@ -500,7 +500,7 @@ static void query(const dpm_prio3_t *v, FE shares_inv, const query_work_t *w, ui
         for (uint32_t e = 0; e < v->length; e++) {
             weight = fe_add(weight, ms[e]);
         }
-        FE check = fe_sub(weight, range_decode(ms + v->length, v->bits, v->max_measurement));
+        FE check = fe_sub(weight, range_value(ms + v->length, v->bits, v->max_measurement));
         out_v = fe_add(fe_mul(w->qr[0], range), fe_mul(w->qr[1], check));
         break;
     }
@@ -597,7 +597,7 @@ static dpm_status_t verify_init(const dpm_prio3_t *v, const uint8_t *verify_key,
     /* The measurement share: the leader's is sent, a helper's expanded from its seed. */
     if (agg_id == 0) {
         uint64_t bad = 0;
-        vec_load(w.meas, input_share, v->meas_len, &bad);
+        vec_read(w.meas, input_share, v->meas_len, &bad);
         for (size_t i = 0; i < proofs_len; i++) {
             (void)fe_load(input_share + ((size_t)v->meas_len + i) * FE_BYTES, &bad);
         }
@@ -656,7 +656,7 @@ static dpm_status_t verify_init(const dpm_prio3_t *v, const uint8_t *verify_key,
     for (uint32_t k = 0; k < v->proofs; k++) {
         if (agg_id == 0) {
             uint64_t bad = 0; /* checked above */
-            vec_load(w.proof, input_share + ((size_t)v->meas_len + (size_t)k * v->proof_len) * FE_BYTES,
+            vec_read(w.proof, input_share + ((size_t)v->meas_len + (size_t)k * v->proof_len) * FE_BYTES,
                      v->proof_len, &bad);
         } else {
             xof_vec(xc, w.proof, v->proof_len);
@@ -673,10 +673,10 @@ static dpm_status_t verify_init(const dpm_prio3_t *v, const uint8_t *verify_key,
     /* the state: the output share (the measurement share, truncated), the seed */
     uint8_t *os = state;
     if (v->kind == DPM_PRIO3_SUM) {
-        fe_store(os, range_decode(w.meas, v->bits, v->max_measurement));
+        fe_store(os, range_value(w.meas, v->bits, v->max_measurement));
     } else if (v->kind == DPM_PRIO3_SUMVEC || v->kind == DPM_PRIO3_SUMVEC_MULTIPROOF) {
         for (uint32_t q = 0; q < v->length; q++) {
-            fe_store(os + (size_t)q * FE_BYTES, range_decode(w.meas + (size_t)q * v->bits, v->bits,
+            fe_store(os + (size_t)q * FE_BYTES, range_value(w.meas + (size_t)q * v->bits, v->bits,
                                                              v->max_measurement));
         }
     } else {
