@@ -327,7 +327,9 @@ dpm_status_t dpm_prio3_shard(const dpm_prio3_t *v, const uint8_t *ctx, size_t ct
         return DPM_ERR_BUFFER;
     }
     uint8_t *m = (uint8_t *)(void *)(work + 2u * DPM_VDAF_XOF_WORDS);
-    if (encode(v, measurement, m) != 0) { /* declassified: the measurement's validity */
+    uint64_t bad = encode(v, measurement, m);
+    DPM_CT_DECLASSIFY(bad); /* the measurement's validity: the status says it */
+    if (bad != 0) {
         memset(m, 0, v->meas_len);
         return DPM_ERR_PARAM;
     }

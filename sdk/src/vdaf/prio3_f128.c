@@ -47,9 +47,9 @@ static inline int fe_is_zero(FE a)
 {
     return (a.lo | a.hi) == 0;
 }
-static inline int fe_is_one(FE a)
+static inline uint64_t fe_is_one(FE a) /* 0 or 1, in constant time (a may be secret) */
 {
-    return a.lo == 1 && a.hi == 0;
+    return 1u ^ (ct_nonzero_mask((a.lo ^ 1u) | a.hi) & 1u);
 }
 static inline int fe_equal(FE a, FE b)
 {

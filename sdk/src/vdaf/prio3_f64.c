@@ -48,9 +48,9 @@ static inline int fe_is_zero(FE a)
 {
     return a == 0;
 }
-static inline int fe_is_one(FE a)
+static inline uint64_t fe_is_one(FE a) /* 0 or 1, in constant time (a may be secret) */
 {
-    return a == 1;
+    return 1u ^ (ct_nonzero_mask(a ^ 1u) & 1u);
 }
 static inline int fe_equal(FE a, FE b)
 {

@@ -28,9 +28,9 @@
  *
  * Constant time: loops and indices depend only on the instance's shape; measurement bytes and
  * shares enter arithmetic through masks. Three decisions look at secret-derived values and are
- * public by design: the XOF's rejection of a candidate >= p (it says only that discarded bytes
- * were large), a received share's "modulus overflow" (the report is malformed), and the query
- * point being a root of unity (probability below 2^-40). */
+ * public by design, each marked DPM_CT_DECLASSIFY: the XOF's rejection of a candidate >= p (it
+ * says only that discarded bytes were large), a received share's "modulus overflow" (the
+ * report is malformed), and the query point being a root of unity (probability below 2^-40). */
 
 /* ---- elements in byte buffers and XOF streams ---------------------------------------------- */
 
@@ -41,8 +41,7 @@ static void vec_read(FE *out, const uint8_t *in, size_t n, uint64_t *bad)
     }
 }
 
-/* The next element of an XOF stream (the draft's next_vec): candidates >= p are skipped. The
- * loop's exit is the declassified rejection decision. */
+/* The next element of an XOF stream (the draft's next_vec): candidates >= p are skipped. */
 static FE xof_fe(dpm_xof_t *x)
 {
     for (;;) {
@@ -50,7 +49,8 @@ static FE xof_fe(dpm_xof_t *x)
         uint64_t bad = 0;
         dpm_xof_next(x, b, FE_BYTES);
         FE v = fe_load(b, &bad);
-        if (bad == 0) { /* declassified: a rejected candidate is discarded */
+        DPM_CT_DECLASSIFY(bad); /* a rejected candidate is discarded */
+        if (bad == 0) {
             return v;
         }
     }
@@ -335,7 +335,8 @@ static void sub_stream(uint8_t *buf, size_t n, dpm_xof_t *x, dpm_xof_t *absorb)
         uint64_t bad = 0;
         dpm_xof_next(x, b, FE_BYTES);
         FE h = fe_load(b, &bad);
-        if (bad != 0) { /* declassified: a rejected candidate is discarded */
+        DPM_CT_DECLASSIFY(bad); /* a rejected candidate is discarded */
+        if (bad != 0) {
             continue;
         }
         if (absorb != NULL) {
@@ -561,8 +562,8 @@ static void query(const dpm_prio3_t *v, FE shares_inv, const query_work_t *w, ui
     fe_store(out + (size_t)(1u + v->arity) * FE_BYTES, gt);
 }
 
-/* t^p == 1: the query point is one of the wires' points (the draft's query raises). */
-static int is_wire_root(FE t, uint32_t p)
+/* t^p == 1 (0 or 1): the query point is one of the wires' points (the draft's query raises). */
+static uint64_t is_wire_root(FE t, uint32_t p)
 {
     FE x = t;
     for (uint32_t k = 1; k < p; k *= 2u) {
@@ -601,7 +602,8 @@ static dpm_status_t verify_init(const dpm_prio3_t *v, const uint8_t *verify_key,
         for (size_t i = 0; i < proofs_len; i++) {
             (void)fe_load(input_share + ((size_t)v->meas_len + i) * FE_BYTES, &bad);
         }
-        if (bad != 0) { /* declassified: a malformed share is public */
+        DPM_CT_DECLASSIFY(bad); /* a malformed share: the status says it */
+        if (bad != 0) {
             return DPM_ERR_PROTOCOL;
         }
         blind = input_share + ((size_t)v->meas_len + proofs_len) * FE_BYTES;
@@ -616,12 +618,13 @@ static dpm_status_t verify_init(const dpm_prio3_t *v, const uint8_t *verify_key,
     dpm_xof_prio3(xb, verify_key, v->id, PRIO3_USAGE_QUERY_RANDOMNESS, ctx, ctx_len);
     dpm_xof_absorb(xb, &qbinder_proofs, 1);
     dpm_xof_absorb(xb, nonce, DPM_PRIO3_NONCE_BYTES);
-    int root = 0;
+    uint64_t root = 0;
     for (uint32_t k = 0; k < v->proofs; k++) {
         xof_vec(xb, w.qr, v->query_rand_len);
         root |= is_wire_root(w.qr[v->query_rand_len - 1u], v->wire_len);
     }
-    if (root) { /* declassified: probability below 2^-40 */
+    DPM_CT_DECLASSIFY(root); /* t^p = 1: probability below 2^-40, the status says it */
+    if (root != 0) {
         return DPM_ERR_VERIFY;
     }
     dpm_xof_prio3(xb, verify_key, v->id, PRIO3_USAGE_QUERY_RANDOMNESS, ctx, ctx_len);
@@ -748,6 +751,7 @@ static dpm_status_t aggregate(const dpm_prio3_t *v, uint8_t *agg_share, const ui
         (void)fe_load(agg_share + (size_t)i * FE_BYTES, &bad);
         (void)fe_load(share + (size_t)i * FE_BYTES, &bad);
     }
+    DPM_CT_DECLASSIFY(bad); /* a malformed share: the status says it */
     if (bad != 0) {
         return DPM_ERR_PROTOCOL;
     }
