@@ -198,8 +198,8 @@ def store_metrics(out_dir, sqlite_metrics):
 
 
 def device_metrics(build_dir):
-    """Instructions per report on a Cortex-M4 (tests/cross/bench_cm.c and, for the two-aggregator
-    reports, bench_dap_cm.c), built at -Os like
+    """Instructions per report on a Cortex-M4 (tests/cross/bench_cm.c; Prio3 sharding in
+    tests/cross/bench_vdaf_cm.c; two-aggregator reports, sealed, in bench_dap_cm.c), built at -Os like
     `make size` and run under qemu-system-arm -icount shift=0 (1 ns of virtual time per
     instruction; SysTick at the 25 MHz processor clock ticks every 40 instructions)."""
     if not (shutil.which("arm-none-eabi-gcc") and shutil.which("qemu-system-arm")):
@@ -211,8 +211,9 @@ def device_metrics(build_dir):
                     "CM=cortex-m4", "OPT=-Os", f"BUILD_DIR={build_dir}", f"OUT={out}", "bench"],
                    check=True, capture_output=True)
     metrics = []
-    # bench_cm: the local-DP reports; bench_dap_cm: the two-aggregator ones (Mbed TLS linked)
-    for image in ("bench_cm.elf", "bench_dap_cm.elf"):
+    # bench_cm.elf: the report paths; bench_vdaf_cm.elf: Prio3 sharding (bench_vdaf_cm.c);
+    # bench_dap_cm.elf: the two-aggregator reports, sharded and sealed (Mbed TLS linked)
+    for image in ("bench_cm.elf", "bench_vdaf_cm.elf", "bench_dap_cm.elf"):
         run = subprocess.run(["qemu-system-arm", "-M", "mps2-an386", "-cpu", "cortex-m4", "-icount",
                               "shift=0", "-nographic", "-monitor", "none", "-serial", "none",
                               "-semihosting-config", "enable=on,target=native",

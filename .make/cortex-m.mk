@@ -120,7 +120,7 @@ lib: $(LIBDPM)
 tls: $(OUT)/libdpm_tls.a $(OUT)/size_state_tls.o
 state: $(OUT)/size_state.o
 example: $(OUT)/cortex-m-example.elf
-bench: $(OUT)/bench_cm.elf $(OUT)/bench_dap_cm.elf
+bench: $(OUT)/bench_cm.elf $(OUT)/bench_vdaf_cm.elf $(OUT)/bench_dap_cm.elf
 
 $(LIBDPM): $(call obj,$(SDK_SRCS)) $(NANOPB_OBJS)
 $(LIBCM): $(call obj,$(PORT_SRCS))
@@ -187,6 +187,9 @@ $(OUT)/bench_dap_cm.elf: $(OUT)/obj/tests/cross/bench_dap_cm.o $(CM_TLS_OBJS) $(
                          $(LIBDPM) $(MBED_CM_LIBS)
 	@printf '  %-3s %s\n' LD $@
 	$(Q)$(CC) $(LDFLAGS) -Wl,-Map=$@.map -o $@ $^ -lm
+$(OUT)/bench_vdaf_cm.elf: $(OUT)/obj/tests/cross/bench_vdaf_cm.o $(LIBCM) $(LIBDPM)
+	@printf '  %-3s %s\n' LD $@
+	$(Q)$(CC) $(LDFLAGS) -Wl,-Map=$@.map -o $@ $^
 
 # make size: the caller-owned state of this configuration (tests/cross/size_state.c).
 $(OUT)/size_state.o: tests/cross/size_state.c $(FLAGS_STAMP)

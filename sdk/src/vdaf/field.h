@@ -27,6 +27,9 @@ __extension__ typedef unsigned __int128 dpm_u128_t;
 #else
 #define DPM_VDAF_HAVE_U128 0
 #endif
+/* Arithmetic right shift of a negative value is implementation-defined in C99; every compiler
+ * the SDK supports shifts arithmetically, and this stops the build of one that would not. */
+typedef char dpm_vdaf_asr_check[((int64_t)-2 >> 1) == -1 ? 1 : -1];
 
 /* ---- constant-time helpers on 64-bit words ---------------------------------------------- */
 
@@ -48,6 +51,8 @@ static inline uint64_t ct_nonzero_mask(uint64_t x)
 /* ---- Field64 ------------------------------------------------------------------------------ */
 #define F64_P UINT64_C(0xFFFFFFFF00000001)
 #define F64_EPS UINT64_C(0xFFFFFFFF) /* 2^64 - p */
+/* The draft's generator 7^(2^32 - 1) of the subgroup of order 2^32 (GEN_ORDER). */
+#define F64_GEN UINT64_C(0x185629DCDA58878C)
 
 static inline uint64_t f64_add(uint64_t a, uint64_t b)
 {
@@ -107,6 +112,9 @@ typedef struct {
 #define F128_P_HI UINT64_C(0xFFFFFFFFFFFFFFE4)
 #define F128_C_LO UINT64_C(0xFFFFFFFFFFFFFFFF) /* c = 2^128 - p = 28 2^64 - 1 */
 #define F128_C_HI UINT64_C(0x1B)
+/* The draft's generator 7^4611686018427387897 of the subgroup of order 2^66 (GEN_ORDER). */
+#define F128_GEN_LO UINT64_C(0x1F9B2759C5109F06)
+#define F128_GEN_HI UINT64_C(0x6D278FBF4F60228B)
 
 static inline f128_t f128_make(uint64_t lo, uint64_t hi)
 {
@@ -116,63 +124,94 @@ static inline f128_t f128_make(uint64_t lo, uint64_t hi)
     return r;
 }
 
-/* (s + c) mod 2^128 and its carry: s - p, valid exactly when s >= p. */
-static inline f128_t f128_plus_c(f128_t s, uint64_t *carry)
-{
-    f128_t t;
-    t.lo = s.lo + F128_C_LO;
-    uint64_t c0 = ct_carry(s.lo, F128_C_LO, t.lo);
-    uint64_t h = s.hi + F128_C_HI;
-    uint64_t c1 = ct_carry(s.hi, F128_C_HI, h);
-    t.hi = h + c0;
-    *carry = c1 | ct_carry(h, c0, t.hi);
-    return t;
-}
+#if defined(__GNUC__)
+#define F128_INLINE static inline __attribute__((always_inline))
+#else
+#define F128_INLINE static inline
+#endif
 
-static inline f128_t f128_select(uint64_t mask, f128_t a, f128_t b) /* mask ? a : b */
+F128_INLINE f128_t f128_select(uint64_t mask, f128_t a, f128_t b) /* mask ? a : b */
 {
     return f128_make((a.lo & mask) | (b.lo & ~mask), (a.hi & mask) | (b.hi & ~mask));
 }
 
-static inline f128_t f128_add(f128_t a, f128_t b)
+/* Sums and differences carry limb by limb through a double-width accumulator: 64-bit limbs
+ * over unsigned __int128 where there is one, 32-bit limbs over uint64_t elsewhere (what a
+ * 32-bit core does in add-with-carry instructions). Each returns its final carry / borrow. */
+#if DPM_VDAF_HAVE_U128
+F128_INLINE f128_t f128_add_raw(f128_t a, uint64_t b_lo, uint64_t b_hi, uint64_t *carry)
 {
-    f128_t s;
-    s.lo = a.lo + b.lo;
-    uint64_t c0 = ct_carry(a.lo, b.lo, s.lo);
-    uint64_t h = a.hi + b.hi;
-    uint64_t c1 = ct_carry(a.hi, b.hi, h);
-    s.hi = h + c0;
-    c1 |= ct_carry(h, c0, s.hi);
-    uint64_t c2;
+    dpm_u128_t t = (dpm_u128_t)a.lo + b_lo;
+    uint64_t lo = (uint64_t)t;
+    t = (t >> 64) + a.hi + b_hi;
+    *carry = (uint64_t)(t >> 64);
+    return f128_make(lo, (uint64_t)t);
+}
+F128_INLINE f128_t f128_sub_raw(f128_t a, uint64_t b_lo, uint64_t b_hi, uint64_t *borrow)
+{
+    dpm_u128_t t = (dpm_u128_t)a.lo - b_lo;
+    uint64_t lo = (uint64_t)t;
+    t = (dpm_u128_t)a.hi - b_hi - (uint64_t)((t >> 64) & 1u);
+    *borrow = (uint64_t)(t >> 64) & 1u;
+    return f128_make(lo, (uint64_t)t);
+}
+#else
+F128_INLINE f128_t f128_add_raw(f128_t a, uint64_t b_lo, uint64_t b_hi, uint64_t *carry)
+{
+    uint64_t t = (uint64_t)(uint32_t)a.lo + (uint32_t)b_lo;
+    uint32_t r0 = (uint32_t)t;
+    t = (t >> 32) + (uint32_t)(a.lo >> 32) + (uint32_t)(b_lo >> 32);
+    uint32_t r1 = (uint32_t)t;
+    t = (t >> 32) + (uint32_t)a.hi + (uint32_t)b_hi;
+    uint32_t r2 = (uint32_t)t;
+    t = (t >> 32) + (uint32_t)(a.hi >> 32) + (uint32_t)(b_hi >> 32);
+    *carry = t >> 32;
+    return f128_make(r0 | ((uint64_t)r1 << 32), (uint64_t)r2 | ((uint64_t)(uint32_t)t << 32));
+}
+F128_INLINE f128_t f128_sub_raw(f128_t a, uint64_t b_lo, uint64_t b_hi, uint64_t *borrow)
+{
+    uint64_t t = (uint64_t)(uint32_t)a.lo - (uint32_t)b_lo;
+    uint32_t r0 = (uint32_t)t;
+    t = (uint64_t)(uint32_t)(a.lo >> 32) - (uint32_t)(b_lo >> 32) - (t >> 63);
+    uint32_t r1 = (uint32_t)t;
+    t = (uint64_t)(uint32_t)a.hi - (uint32_t)b_hi - (t >> 63);
+    uint32_t r2 = (uint32_t)t;
+    t = (uint64_t)(uint32_t)(a.hi >> 32) - (uint32_t)(b_hi >> 32) - (t >> 63);
+    *borrow = t >> 63;
+    return f128_make(r0 | ((uint64_t)r1 << 32), (uint64_t)r2 | ((uint64_t)(uint32_t)t << 32));
+}
+#endif
+
+/* s + (2^128 - p) mod 2^128 and its carry: s - p, valid exactly when s >= p. */
+F128_INLINE f128_t f128_plus_c(f128_t s, uint64_t *carry)
+{
+    return f128_add_raw(s, F128_C_LO, F128_C_HI, carry);
+}
+
+F128_INLINE f128_t f128_add(f128_t a, f128_t b)
+{
+    uint64_t c1, c2;
+    f128_t s = f128_add_raw(a, b.lo, b.hi, &c1);
     f128_t t = f128_plus_c(s, &c2);
     return f128_select((uint64_t)0 - (c1 | c2), t, s);
 }
 
-static inline f128_t f128_sub(f128_t a, f128_t b)
+F128_INLINE f128_t f128_sub(f128_t a, f128_t b)
 {
-    f128_t d;
-    d.lo = a.lo - b.lo;
-    uint64_t b0 = ct_borrow(a.lo, b.lo, d.lo);
-    uint64_t h = a.hi - b.hi;
-    uint64_t b1 = ct_borrow(a.hi, b.hi, h);
-    d.hi = h - b0;
-    b1 |= ct_borrow(h, b0, d.hi);
-    /* on a borrow add p, i.e. subtract c (mod 2^128) */
+    uint64_t b1, unused;
+    f128_t d = f128_sub_raw(a, b.lo, b.hi, &b1);
+    /* on a borrow add p, i.e. subtract c = 2^128 - p (mod 2^128) */
     uint64_t m = (uint64_t)0 - b1;
-    uint64_t cl = F128_C_LO & m, ch = F128_C_HI & m;
-    f128_t r;
-    r.lo = d.lo - cl;
-    r.hi = d.hi - ch - ct_borrow(d.lo, cl, r.lo);
-    return r;
+    return f128_sub_raw(d, F128_C_LO & m, F128_C_HI & m, &unused);
 }
 
-static inline f128_t f128_neg(f128_t a)
+F128_INLINE f128_t f128_neg(f128_t a)
 {
     return f128_sub(f128_make(0, 0), a);
 }
 
 /* A value below 2^128 made canonical: subtract p once if it is >= p. */
-static inline f128_t f128_canonical(f128_t s)
+F128_INLINE f128_t f128_canonical(f128_t s)
 {
     uint64_t c;
     f128_t t = f128_plus_c(s, &c);
@@ -180,31 +219,37 @@ static inline f128_t f128_canonical(f128_t s)
 }
 
 #if DPM_VDAF_HAVE_U128
-/* x = [w0 w1 w2 w3] (64-bit words) modulo p. With H = w2 + w3 2^64 and 2^128 = 28 2^64 - 1:
- * x = L + 28 H 2^64 - H. Fold 1 leaves < 2^197, fold 2 < 2^139, fold 3 < 2^128 + 2^80, and
- * fold 4 (its top word is 0 or 1, and then the rest is small) < 2^128. */
+__extension__ typedef __int128 dpm_i128_t;
+/* x = [w0 w1 w2 w3] (64-bit words) modulo p: with H = (w2, w3) and 2^128 = 28 2^64 - 1,
+ * x = L - H + 28 H 2^64, summed word by word in a signed accumulator (fold 1: < 2^197); the
+ * same with H = (x2, x3) (fold 2: < 2^139) and H = x2 (fold 3: < 2^128 + 2^80, x2 is 0 or
+ * 1); then p is subtracted once if the value is >= p. */
 static inline f128_t f128_reduce4(uint64_t w0, uint64_t w1, uint64_t w2, uint64_t w3)
 {
-    for (int fold = 0; fold < 4; fold++) {
-        /* A = L + 28 H 2^64, then A - H; every intermediate fits 128-bit accumulators */
-        dpm_u128_t t = (dpm_u128_t)w1 + (dpm_u128_t)w2 * 28u;
-        uint64_t a1 = (uint64_t)t;
-        t = (t >> 64) + (dpm_u128_t)w3 * 28u;
-        uint64_t a2 = (uint64_t)t, a3 = (uint64_t)(t >> 64);
-        /* subtract H = (w2, w3) from (w0, a1, a2, a3) */
-        dpm_u128_t d = (dpm_u128_t)w0 - w2;
-        uint64_t r0 = (uint64_t)d;
-        d = (dpm_u128_t)a1 - w3 - (uint64_t)((d >> 64) & 1u);
-        uint64_t r1 = (uint64_t)d;
-        d = (dpm_u128_t)a2 - (uint64_t)((d >> 64) & 1u);
-        uint64_t r2 = (uint64_t)d;
-        uint64_t r3 = a3 - (uint64_t)((d >> 64) & 1u);
-        w0 = r0;
-        w1 = r1;
-        w2 = r2;
-        w3 = r3;
-    }
-    return f128_canonical(f128_make(w0, w1));
+    dpm_i128_t acc = (dpm_i128_t)w0 - w2;
+    uint64_t x0 = (uint64_t)acc;
+    acc = (acc >> 64) + w1 - w3 + (dpm_i128_t)w2 * 28;
+    uint64_t x1 = (uint64_t)acc;
+    acc = (acc >> 64) + (dpm_i128_t)w3 * 28;
+    uint64_t x2 = (uint64_t)acc, x3 = (uint64_t)(acc >> 64);
+    acc = (dpm_i128_t)x0 - x2; /* fold 2 */
+    x0 = (uint64_t)acc;
+    acc = (acc >> 64) + x1 - x3 + (dpm_i128_t)x2 * 28;
+    x1 = (uint64_t)acc;
+    acc = (acc >> 64) + (dpm_i128_t)x3 * 28;
+    x2 = (uint64_t)acc;
+    acc = (dpm_i128_t)x0 - x2; /* fold 3 */
+    x0 = (uint64_t)acc;
+    acc = (acc >> 64) + x1 + (dpm_i128_t)x2 * 28;
+    x1 = (uint64_t)acc;
+    x2 = (uint64_t)(acc >> 64);
+    /* x - p = x + (2^128 - p) - 2^128: taken when that sum reaches 2^128 */
+    dpm_u128_t u = (dpm_u128_t)x0 + F128_C_LO;
+    uint64_t y0 = (uint64_t)u;
+    u = (u >> 64) + x1 + F128_C_HI;
+    uint64_t y1 = (uint64_t)u;
+    uint64_t m = (uint64_t)0 - ((uint64_t)(u >> 64) + x2);
+    return f128_make((y0 & m) | (x0 & ~m), (y1 & m) | (x1 & ~m));
 }
 
 static inline f128_t f128_mul(f128_t a, f128_t b)
@@ -218,55 +263,108 @@ static inline f128_t f128_mul(f128_t a, f128_t b)
     return f128_reduce4(w0, w1, (uint64_t)top, (uint64_t)(top >> 64));
 }
 #else
-/* 32-bit limbs: t[0..7] (the product) modulo p, by the same four folds as above. */
-static inline f128_t f128_reduce8(uint32_t t[8])
+/* 32-bit limbs r[0..7] (the product) modulo p: with H = r[4..7] and 2^128 = 28 2^64 - 1,
+ * x = L - H + 28 H 2^64, summed limb by limb in a signed accumulator (fold 1: < 2^197); the
+ * same with H = limbs 4..6 (fold 2: < 2^139) and with H = limb 4 (fold 3: < 2^128 + 2^80,
+ * limb 4 is 0 or 1); then p is subtracted once if the value is >= p. Unrolled: this is the
+ * device's inner loop. */
+static inline f128_t f128_reduce8(const uint32_t r[8])
 {
-    for (int fold = 0; fold < 4; fold++) {
-        /* A = L + 28 H 2^64 (H = t[4..7]) at positions 0..6, then A - H */
-        uint32_t a[7];
-        uint64_t acc = t[0];
-        a[0] = (uint32_t)acc;
-        acc = (acc >> 32) + t[1];
-        a[1] = (uint32_t)acc;
-        acc = (acc >> 32) + t[2] + (uint64_t)t[4] * 28u;
-        a[2] = (uint32_t)acc;
-        acc = (acc >> 32) + t[3] + (uint64_t)t[5] * 28u;
-        a[3] = (uint32_t)acc;
-        acc = (acc >> 32) + (uint64_t)t[6] * 28u;
-        a[4] = (uint32_t)acc;
-        acc = (acc >> 32) + (uint64_t)t[7] * 28u;
-        a[5] = (uint32_t)acc;
-        a[6] = (uint32_t)(acc >> 32);
-        uint64_t borrow = 0;
-        for (int i = 0; i < 7; i++) {
-            uint64_t sub = (i < 4 ? (uint64_t)t[i + 4] : 0u) + borrow;
-            uint64_t d = (uint64_t)a[i] - sub;
-            t[i] = (uint32_t)d;
-            borrow = d >> 63; /* d wrapped below zero */
-        }
-        t[7] = 0;
-    }
-    return f128_canonical(f128_make((uint64_t)t[0] | ((uint64_t)t[1] << 32),
-                                    (uint64_t)t[2] | ((uint64_t)t[3] << 32)));
+    int64_t acc;
+    uint32_t x0, x1, x2, x3, x4, x5, x6;
+    acc = (int64_t)r[0] - r[4];
+    x0 = (uint32_t)acc;
+    acc = (acc >> 32) + r[1] - r[5];
+    x1 = (uint32_t)acc;
+    acc = (acc >> 32) + r[2] - r[6] + (int64_t)r[4] * 28;
+    x2 = (uint32_t)acc;
+    acc = (acc >> 32) + r[3] - r[7] + (int64_t)r[5] * 28;
+    x3 = (uint32_t)acc;
+    acc = (acc >> 32) + (int64_t)r[6] * 28;
+    x4 = (uint32_t)acc;
+    acc = (acc >> 32) + (int64_t)r[7] * 28;
+    x5 = (uint32_t)acc;
+    x6 = (uint32_t)(acc >> 32);
+    /* fold 2: H = (x4, x5, x6) */
+    acc = (int64_t)x0 - x4;
+    x0 = (uint32_t)acc;
+    acc = (acc >> 32) + x1 - x5;
+    x1 = (uint32_t)acc;
+    acc = (acc >> 32) + x2 - x6 + (int64_t)x4 * 28;
+    x2 = (uint32_t)acc;
+    acc = (acc >> 32) + x3 + (int64_t)x5 * 28;
+    x3 = (uint32_t)acc;
+    acc = (acc >> 32) + (int64_t)x6 * 28;
+    x4 = (uint32_t)acc;
+    /* fold 3: H = x4 */
+    acc = (int64_t)x0 - x4;
+    x0 = (uint32_t)acc;
+    acc = (acc >> 32) + x1;
+    x1 = (uint32_t)acc;
+    acc = (acc >> 32) + x2 + (int64_t)x4 * 28;
+    x2 = (uint32_t)acc;
+    acc = (acc >> 32) + x3;
+    x3 = (uint32_t)acc;
+    x4 = (uint32_t)(acc >> 32);
+    /* x - p = x + (2^128 - p) - 2^128: taken when that sum reaches 2^128 */
+    uint64_t u = (uint64_t)x0 + 0xFFFFFFFFu;
+    uint32_t w0 = (uint32_t)u;
+    u = (u >> 32) + x1 + 0xFFFFFFFFu;
+    uint32_t w1 = (uint32_t)u;
+    u = (u >> 32) + x2 + 0x1Bu;
+    uint32_t w2 = (uint32_t)u;
+    u = (u >> 32) + x3;
+    uint32_t w3 = (uint32_t)u;
+    uint32_t m = 0u - (uint32_t)((u >> 32) + x4); /* the sum's bit 128: 0 or 1 */
+    return f128_make((uint64_t)((w0 & m) | (x0 & ~m)) | ((uint64_t)((w1 & m) | (x1 & ~m)) << 32),
+                     (uint64_t)((w2 & m) | (x2 & ~m)) | ((uint64_t)((w3 & m) | (x3 & ~m)) << 32));
 }
 
 static inline f128_t f128_mul(f128_t a, f128_t b)
 {
-    const uint32_t x[4] = {(uint32_t)a.lo, (uint32_t)(a.lo >> 32), (uint32_t)a.hi,
-                           (uint32_t)(a.hi >> 32)};
-    const uint32_t y[4] = {(uint32_t)b.lo, (uint32_t)(b.lo >> 32), (uint32_t)b.hi,
-                           (uint32_t)(b.hi >> 32)};
-    uint32_t t[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-    for (int i = 0; i < 4; i++) {
-        uint64_t carry = 0;
-        for (int j = 0; j < 4; j++) {
-            uint64_t p = (uint64_t)x[i] * y[j] + t[i + j] + carry; /* < 2^64 */
-            t[i + j] = (uint32_t)p;
-            carry = p >> 32;
-        }
-        t[i + 4] = (uint32_t)carry;
-    }
-    return f128_reduce8(t);
+    const uint32_t a0 = (uint32_t)a.lo, a1 = (uint32_t)(a.lo >> 32), a2 = (uint32_t)a.hi,
+                   a3 = (uint32_t)(a.hi >> 32);
+    const uint32_t b0 = (uint32_t)b.lo, b1 = (uint32_t)(b.lo >> 32), b2 = (uint32_t)b.hi,
+                   b3 = (uint32_t)(b.hi >> 32);
+    uint32_t r[8];
+    uint64_t t; /* each step a * b + c + d < 2^64: one UMAAL on Armv7E-M */
+    t = (uint64_t)a0 * b0;
+    r[0] = (uint32_t)t;
+    t = (uint64_t)a0 * b1 + (t >> 32);
+    r[1] = (uint32_t)t;
+    t = (uint64_t)a0 * b2 + (t >> 32);
+    r[2] = (uint32_t)t;
+    t = (uint64_t)a0 * b3 + (t >> 32);
+    r[3] = (uint32_t)t;
+    r[4] = (uint32_t)(t >> 32);
+    t = (uint64_t)a1 * b0 + r[1];
+    r[1] = (uint32_t)t;
+    t = (uint64_t)a1 * b1 + r[2] + (t >> 32);
+    r[2] = (uint32_t)t;
+    t = (uint64_t)a1 * b2 + r[3] + (t >> 32);
+    r[3] = (uint32_t)t;
+    t = (uint64_t)a1 * b3 + r[4] + (t >> 32);
+    r[4] = (uint32_t)t;
+    r[5] = (uint32_t)(t >> 32);
+    t = (uint64_t)a2 * b0 + r[2];
+    r[2] = (uint32_t)t;
+    t = (uint64_t)a2 * b1 + r[3] + (t >> 32);
+    r[3] = (uint32_t)t;
+    t = (uint64_t)a2 * b2 + r[4] + (t >> 32);
+    r[4] = (uint32_t)t;
+    t = (uint64_t)a2 * b3 + r[5] + (t >> 32);
+    r[5] = (uint32_t)t;
+    r[6] = (uint32_t)(t >> 32);
+    t = (uint64_t)a3 * b0 + r[3];
+    r[3] = (uint32_t)t;
+    t = (uint64_t)a3 * b1 + r[4] + (t >> 32);
+    r[4] = (uint32_t)t;
+    t = (uint64_t)a3 * b2 + r[5] + (t >> 32);
+    r[5] = (uint32_t)t;
+    t = (uint64_t)a3 * b3 + r[6] + (t >> 32);
+    r[6] = (uint32_t)t;
+    r[7] = (uint32_t)(t >> 32);
+    return f128_reduce8(r);
 }
 #endif
 

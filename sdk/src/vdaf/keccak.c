@@ -86,6 +86,44 @@ void dpm_tshake_init(dpm_xof_t *x)
     memset(x, 0, sizeof(*x));
 }
 
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/* Little-endian: the lanes' bytes are the rate's bytes in memory order, so input is XORed in
+ * (output copied out) 32 bits at a time through memcpy (unaligned loads where allowed). */
+static uint32_t load32(const uint8_t *p)
+{
+    uint32_t w;
+    memcpy(&w, p, 4);
+    return w;
+}
+
+void dpm_tshake_absorb(dpm_xof_t *x, const uint8_t *in, size_t len)
+{
+    uint8_t *st = (uint8_t *)x->a;
+    uint32_t pos = x->pos;
+    while (len > 0) {
+        size_t n = RATE - pos < len ? RATE - pos : len;
+        size_t i = 0;
+        for (; i < n && ((pos + i) & 3u) != 0; i++) {
+            st[pos + i] ^= in[i];
+        }
+        for (; i + 4u <= n; i += 4u) {
+            uint32_t w = load32(st + pos + i) ^ load32(in + i);
+            memcpy(st + pos + i, &w, 4);
+        }
+        for (; i < n; i++) {
+            st[pos + i] ^= in[i];
+        }
+        pos += (uint32_t)n;
+        in += n;
+        len -= n;
+        if (pos == RATE) {
+            dpm_keccak_p1600_12(x->a);
+            pos = 0;
+        }
+    }
+    x->pos = pos;
+}
+#else
 void dpm_tshake_absorb(dpm_xof_t *x, const uint8_t *in, size_t len)
 {
     uint32_t pos = x->pos;
@@ -112,6 +150,7 @@ void dpm_tshake_absorb(dpm_xof_t *x, const uint8_t *in, size_t len)
     }
     x->pos = pos;
 }
+#endif
 
 /* The padding: the domain byte D after the message, the last rate byte's top bit set. */
 void dpm_tshake_finish(dpm_xof_t *x, uint8_t domain)
@@ -131,19 +170,17 @@ void dpm_tshake_squeeze(dpm_xof_t *x, uint8_t *out, size_t len)
             dpm_keccak_p1600_12(x->a);
             pos = 0;
         }
-        if ((pos & 7u) == 0 && len >= 8u) {
-            uint64_t w = x->a[pos / 8u];
-            for (unsigned i = 0; i < 8u; i++) {
-                out[i] = (uint8_t)(w >> (8u * i));
-            }
-            pos += 8u;
-            out += 8;
-            len -= 8u;
-        } else {
-            *out++ = (uint8_t)(x->a[pos / 8u] >> (8u * (pos & 7u)));
-            pos++;
-            len--;
+        size_t n = RATE - pos < len ? RATE - pos : len;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        memcpy(out, (const uint8_t *)x->a + pos, n);
+#else
+        for (size_t i = 0; i < n; i++) {
+            out[i] = (uint8_t)(x->a[(pos + i) / 8u] >> (8u * ((pos + i) & 7u)));
         }
+#endif
+        pos += (uint32_t)n;
+        out += n;
+        len -= n;
     }
     x->pos = pos;
 }

@@ -13,6 +13,11 @@
 
 #define MAX_BYTES 0x7FFFFFFFu /* every message and buffer size fits an int32 */
 
+static const struct dpm_prio3_agg_ops *agg_ops(const dpm_prio3_t *v)
+{
+    return v->field_bytes == 16u ? &dpm_prio3_agg_ops_f128 : &dpm_prio3_agg_ops_f64;
+}
+
 static uint64_t next_pow2(uint64_t x)
 {
     uint64_t p = 1;
@@ -322,7 +327,9 @@ dpm_status_t dpm_prio3_shard(const dpm_prio3_t *v, const uint8_t *ctx, size_t ct
         return DPM_ERR_BUFFER;
     }
     uint8_t *m = (uint8_t *)(void *)(work + 2u * DPM_VDAF_XOF_WORDS);
-    if (encode(v, measurement, m) != 0) { /* declassified: the measurement's validity */
+    uint64_t bad = encode(v, measurement, m);
+    DPM_CT_DECLASSIFY(bad); /* the measurement's validity: the status says it */
+    if (bad != 0) {
         memset(m, 0, v->meas_len);
         return DPM_ERR_PARAM;
     }
@@ -353,7 +360,7 @@ dpm_status_t dpm_prio3_verify_init(const dpm_prio3_t *v,
         work_words < v->verify_work_words) {
         return DPM_ERR_BUFFER;
     }
-    return v->ops->verify_init(v, verify_key, ctx, ctx_len, agg_id, nonce, public_share,
+    return agg_ops(v)->verify_init(v, verify_key, ctx, ctx_len, agg_id, nonce, public_share,
                                input_share, state, verifier_share, work);
 }
 
@@ -373,7 +380,7 @@ dpm_status_t dpm_prio3_verifier_shares_to_message(const dpm_prio3_t *v, const ui
     if (message_len < v->verifier_message_bytes || work_words < v->verify_work_words) {
         return DPM_ERR_BUFFER;
     }
-    return v->ops->to_message(v, ctx, ctx_len, verifier_shares, message, work);
+    return agg_ops(v)->to_message(v, ctx, ctx_len, verifier_shares, message, work);
 }
 
 dpm_status_t dpm_prio3_verify_next(const dpm_prio3_t *v, const uint8_t *state, size_t state_len,
@@ -412,7 +419,7 @@ dpm_status_t dpm_prio3_aggregate(const dpm_prio3_t *v, uint8_t *agg_share, size_
     if (share_len != v->out_share_bytes) {
         return DPM_ERR_PROTOCOL;
     }
-    return v->ops->aggregate(v, agg_share, share);
+    return agg_ops(v)->aggregate(v, agg_share, share);
 }
 
 dpm_status_t dpm_prio3_unshard(const dpm_prio3_t *v, const uint8_t *agg_shares,
@@ -429,7 +436,7 @@ dpm_status_t dpm_prio3_unshard(const dpm_prio3_t *v, const uint8_t *agg_shares,
     if (result_len < v->output_len) {
         return DPM_ERR_BUFFER;
     }
-    return v->ops->unshard(v, agg_shares, result);
+    return agg_ops(v)->unshard(v, agg_shares, result);
 }
 
 #else /* !DPM_VDAF: every call says the mode is not compiled in */

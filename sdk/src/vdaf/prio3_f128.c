@@ -32,19 +32,24 @@ static inline FE fe_small(uint64_t x)
 {
     return f128_make(x, 0);
 }
-/* The generator 7^4611686018427387897 of the subgroup of order 2^66 (the draft's "Generator"). */
 static inline FE fe_gen(void)
 {
-    return f128_make(UINT64_C(0x1F9B2759C5109F06), UINT64_C(0x6D278FBF4F60228B));
+    return f128_make(F128_GEN_LO, F128_GEN_HI);
+}
+/* 1 / 2^k for 1 <= k < 64 (2^k divides p - 1 = F128_P_HI 2^64): p - (p - 1) / 2^k. */
+static inline FE fe_inv_pow2(unsigned k)
+{
+    f128_t q = f128_make(k == 0 ? 0 : F128_P_HI << (64u - k), F128_P_HI >> k);
+    return k == 0 ? fe_one() : f128_sub(fe_zero(), q); /* -(p-1)/2^k = p - (p-1)/2^k */
 }
 /* Comparisons of public values (the verifier message). */
 static inline int fe_is_zero(FE a)
 {
     return (a.lo | a.hi) == 0;
 }
-static inline int fe_is_one(FE a)
+static inline uint64_t fe_is_one(FE a) /* 0 or 1, in constant time (a may be secret) */
 {
-    return a.lo == 1 && a.hi == 0;
+    return 1u ^ (ct_nonzero_mask((a.lo ^ 1u) | a.hi) & 1u);
 }
 static inline int fe_equal(FE a, FE b)
 {
@@ -77,6 +82,7 @@ static inline uint64_t fe_to_u64(FE x, uint64_t *wide)
 }
 
 #define PRIO3_OPS dpm_prio3_ops_f128
+#define PRIO3_AGG_OPS dpm_prio3_agg_ops_f128
 #include "vdaf/prio3_impl.h"
 
 #endif /* DPM_VDAF */

@@ -30,23 +30,27 @@ static inline FE fe_small(uint64_t x) /* x < p */
 {
     return x;
 }
-/* The generator 7^(2^32 - 1) of the subgroup of order 2^32 (the draft's "Generator"). */
 static inline FE fe_gen(void)
 {
-    return UINT64_C(0x185629DCDA58878C);
+    return F64_GEN;
 }
 static inline FE fe_select(uint64_t mask, FE a, FE b)
 {
     return (a & mask) | (b & ~mask);
+}
+/* 1 / 2^k for k <= 32 (2^k divides p - 1): p - (p - 1) / 2^k. */
+static inline FE fe_inv_pow2(unsigned k)
+{
+    return F64_P - ((F64_P - 1u) >> k);
 }
 /* Comparisons of public values (the verifier message). */
 static inline int fe_is_zero(FE a)
 {
     return a == 0;
 }
-static inline int fe_is_one(FE a)
+static inline uint64_t fe_is_one(FE a) /* 0 or 1, in constant time (a may be secret) */
 {
-    return a == 1;
+    return 1u ^ (ct_nonzero_mask(a ^ 1u) & 1u);
 }
 static inline int fe_equal(FE a, FE b)
 {
@@ -76,6 +80,7 @@ static inline uint64_t fe_to_u64(FE x, uint64_t *wide)
 }
 
 #define PRIO3_OPS dpm_prio3_ops_f64
+#define PRIO3_AGG_OPS dpm_prio3_agg_ops_f64
 #include "vdaf/prio3_impl.h"
 
 #endif /* DPM_VDAF */

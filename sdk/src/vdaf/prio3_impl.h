@@ -28,21 +28,20 @@
  *
  * Constant time: loops and indices depend only on the instance's shape; measurement bytes and
  * shares enter arithmetic through masks. Three decisions look at secret-derived values and are
- * public by design: the XOF's rejection of a candidate >= p (it says only that discarded bytes
- * were large), a received share's "modulus overflow" (the report is malformed), and the query
- * point being a root of unity (probability below 2^-40). */
+ * public by design, each marked DPM_CT_DECLASSIFY: the XOF's rejection of a candidate >= p (it
+ * says only that discarded bytes were large), a received share's "modulus overflow" (the
+ * report is malformed), and the query point being a root of unity (probability below 2^-40). */
 
 /* ---- elements in byte buffers and XOF streams ---------------------------------------------- */
 
-static void vec_load(FE *out, const uint8_t *in, size_t n, uint64_t *bad)
+static void vec_read(FE *out, const uint8_t *in, size_t n, uint64_t *bad)
 {
     for (size_t i = 0; i < n; i++) {
         out[i] = fe_load(in + i * FE_BYTES, bad);
     }
 }
 
-/* The next element of an XOF stream (the draft's next_vec): candidates >= p are skipped. The
- * loop's exit is the declassified rejection decision. */
+/* The next element of an XOF stream (the draft's next_vec): candidates >= p are skipped. */
 static FE xof_fe(dpm_xof_t *x)
 {
     for (;;) {
@@ -50,7 +49,8 @@ static FE xof_fe(dpm_xof_t *x)
         uint64_t bad = 0;
         dpm_xof_next(x, b, FE_BYTES);
         FE v = fe_load(b, &bad);
-        if (bad == 0) { /* declassified: a rejected candidate is discarded */
+        DPM_CT_DECLASSIFY(bad); /* a rejected candidate is discarded */
+        if (bad == 0) {
             return v;
         }
     }
@@ -187,7 +187,7 @@ static FE gadget_eval(const dpm_prio3_t *v, const FE *w)
 
 /* Range-checked integers (Sum, SumVec, MultihotCountVec's weight): the weights 2^l of the
  * first bits - 1 elements and max - (2^(bits-1) - 1) of the last; sum of weight * element. */
-static FE range_decode(const FE *m, uint32_t bits, uint64_t max)
+static FE range_value(const FE *m, uint32_t bits, uint64_t max)
 {
     FE acc = fe_zero();
     for (uint32_t l = 0; l + 1u < bits; l++) {
@@ -228,8 +228,11 @@ static void prove_tables(const dpm_prio3_t *v, const prove_work_t *w)
 {
     const uint32_t p = v->wire_len, n = v->domain, step = n / p;
     const unsigned logp = log2_u32(p);
-    FE wp = fe_root(logp), wn = fe_root(log2_u32(n));
-    FE inv_p = fe_inv(fe_small(p));
+    FE wn = fe_root(log2_u32(n)), wp = wn;
+    for (uint32_t k = 1; k < step; k *= 2u) {
+        wp = fe_mul(wp, wp); /* w = W^step */
+    }
+    FE inv_p = fe_inv_pow2(logp);
     w->tw[0] = fe_one();
     for (uint32_t k = 1; k < p; k++) {
         w->tw[k] = fe_mul(w->tw[k - 1u], wp);
@@ -300,8 +303,13 @@ static void prove(const dpm_prio3_t *v, const uint8_t *meas, dpm_xof_t *prove_ra
             }
             extend_wire(v, w->ext_a, w);
             extend_wire(v, w->ext_b, w);
+            /* A range check's product r^(c+1) m (m - 1) is 0 at every call (m is a bit), and
+             * the padding's 0 (0 - 1) too: on w^i, i > 0, the sum stays 0 and only the seeds'
+             * product is added. Count's m * m is not: every point is computed. */
             for (uint32_t m = 0; m < v->gadget_len; m++) {
-                w->gadget[m] = fe_add(w->gadget[m], fe_mul(w->ext_a[m], w->ext_b[m]));
+                if (!joint || m == 0 || m % step != 0) { /* public: the shape */
+                    w->gadget[m] = fe_add(w->gadget[m], fe_mul(w->ext_a[m], w->ext_b[m]));
+                }
             }
         }
     }
@@ -318,16 +326,25 @@ static FE *fe_area(uint64_t *words)
     return (FE *)(void *)words;
 }
 
-/* buf[i] -= the next element of x, for n encoded elements in place. */
+/* buf[i] -= the next element of x, for n encoded elements in place; with `absorb`, each
+ * element's encoding (the XOF's accepted bytes) is absorbed there too. */
 static void sub_stream(uint8_t *buf, size_t n, dpm_xof_t *x, dpm_xof_t *absorb)
 {
-    for (size_t i = 0; i < n; i++) {
-        uint64_t bad = 0; /* our own canonical encoding: never set */
-        FE h = xof_fe(x);
-        if (absorb != NULL) {
-            xof_absorb_fe(absorb, h);
+    for (size_t i = 0; i < n;) {
+        uint8_t b[FE_BYTES];
+        uint64_t bad = 0;
+        dpm_xof_next(x, b, FE_BYTES);
+        FE h = fe_load(b, &bad);
+        DPM_CT_DECLASSIFY(bad); /* a rejected candidate is discarded */
+        if (bad != 0) {
+            continue;
         }
-        fe_store(buf + i * FE_BYTES, fe_sub(fe_load(buf + i * FE_BYTES, &bad), h));
+        if (absorb != NULL) {
+            dpm_xof_absorb(absorb, b, FE_BYTES);
+        }
+        uint8_t *e = buf + i * FE_BYTES;
+        fe_store(e, fe_sub(fe_load(e, &bad), h)); /* our own canonical encoding: bad stays 0 */
+        i++;
     }
 }
 
@@ -419,12 +436,11 @@ static void shard(const dpm_prio3_t *v, const uint8_t *ctx, size_t ctx_len, cons
 
 /* ---- query and decide ---------------------------------------------------------------------- */
 
-/* lam[k] = L_k(t) for the N-th roots of unity (N a power of two): w^k / N prod_{m != k} (t - w^m),
- * without division (valid for every t). */
-static void lagrange_at(FE t, uint32_t N, FE *lam)
+/* lam[k] = L_k(t) for the N-th roots of unity (N a power of two, wN the principal N-th
+ * root): w^k / N prod_{m != k} (t - w^m), without division (valid for every t). */
+static void lagrange_at(FE t, uint32_t N, FE wN, FE *lam)
 {
-    FE wN = fe_root(log2_u32(N));
-    FE inv_n = fe_inv(fe_small(N));
+    FE inv_n = fe_inv_pow2(log2_u32(N));
     FE prefix = fe_one(), wk = fe_one();
     for (uint32_t k = 0; k < N; k++) { /* lam[k] = prod_{m < k} (t - w^m) */
         lam[k] = prefix;
@@ -485,7 +501,7 @@ static void query(const dpm_prio3_t *v, FE shares_inv, const query_work_t *w, ui
         for (uint32_t e = 0; e < v->length; e++) {
             weight = fe_add(weight, ms[e]);
         }
-        FE check = fe_sub(weight, range_decode(ms + v->length, v->bits, v->max_measurement));
+        FE check = fe_sub(weight, range_value(ms + v->length, v->bits, v->max_measurement));
         out_v = fe_add(fe_mul(w->qr[0], range), fe_mul(w->qr[1], check));
         break;
     }
@@ -494,14 +510,18 @@ static void query(const dpm_prio3_t *v, FE shares_inv, const query_work_t *w, ui
     }
     /* G(t): complete the domain's values (a degree-2 gadget sends all but the last), then the
      * Lagrange basis of the domain at t */
-    lagrange_at(t, n, w->lam);
+    FE wn = fe_root(log2_u32(n)), wp = wn;
+    for (uint32_t k = 1; k < step; k *= 2u) {
+        wp = fe_mul(wp, wp); /* w = W^step */
+    }
+    lagrange_at(t, n, wn, w->lam);
     FE gt = fe_zero();
     if (v->gadget_len == n) {
         for (uint32_t m = 0; m < n; m++) {
             gt = fe_add(gt, fe_mul(g[m], w->lam[m]));
         }
     } else { /* gadget_len = n - 1: G(W^(n-1)) = -W sum_{m < n-1} G(W^m) W^m */
-        FE wn = fe_root(log2_u32(n)), wm = fe_one(), s = fe_zero();
+        FE wm = fe_one(), s = fe_zero();
         for (uint32_t m = 0; m + 1u < n; m++) {
             gt = fe_add(gt, fe_mul(g[m], w->lam[m]));
             s = fe_add(s, fe_mul(g[m], wm));
@@ -511,7 +531,7 @@ static void query(const dpm_prio3_t *v, FE shares_inv, const query_work_t *w, ui
         gt = fe_add(gt, fe_mul(last, w->lam[n - 1u]));
     }
     /* the wires at t: their seeds at w^0, the calls' inputs at w^(i+1) */
-    lagrange_at(t, p, w->lam);
+    lagrange_at(t, p, wp, w->lam);
     FE *wt = w->wires;
     for (uint32_t j = 0; j < v->arity; j++) {
         wt[j] = fe_mul(w->lam[0], pf[j]);
@@ -542,8 +562,8 @@ static void query(const dpm_prio3_t *v, FE shares_inv, const query_work_t *w, ui
     fe_store(out + (size_t)(1u + v->arity) * FE_BYTES, gt);
 }
 
-/* t^p == 1: the query point is one of the wires' points (the draft's query raises). */
-static int is_wire_root(FE t, uint32_t p)
+/* t^p == 1 (0 or 1): the query point is one of the wires' points (the draft's query raises). */
+static uint64_t is_wire_root(FE t, uint32_t p)
 {
     FE x = t;
     for (uint32_t k = 1; k < p; k *= 2u) {
@@ -578,11 +598,12 @@ static dpm_status_t verify_init(const dpm_prio3_t *v, const uint8_t *verify_key,
     /* The measurement share: the leader's is sent, a helper's expanded from its seed. */
     if (agg_id == 0) {
         uint64_t bad = 0;
-        vec_load(w.meas, input_share, v->meas_len, &bad);
+        vec_read(w.meas, input_share, v->meas_len, &bad);
         for (size_t i = 0; i < proofs_len; i++) {
             (void)fe_load(input_share + ((size_t)v->meas_len + i) * FE_BYTES, &bad);
         }
-        if (bad != 0) { /* declassified: a malformed share is public */
+        DPM_CT_DECLASSIFY(bad); /* a malformed share: the status says it */
+        if (bad != 0) {
             return DPM_ERR_PROTOCOL;
         }
         blind = input_share + ((size_t)v->meas_len + proofs_len) * FE_BYTES;
@@ -597,12 +618,13 @@ static dpm_status_t verify_init(const dpm_prio3_t *v, const uint8_t *verify_key,
     dpm_xof_prio3(xb, verify_key, v->id, PRIO3_USAGE_QUERY_RANDOMNESS, ctx, ctx_len);
     dpm_xof_absorb(xb, &qbinder_proofs, 1);
     dpm_xof_absorb(xb, nonce, DPM_PRIO3_NONCE_BYTES);
-    int root = 0;
+    uint64_t root = 0;
     for (uint32_t k = 0; k < v->proofs; k++) {
         xof_vec(xb, w.qr, v->query_rand_len);
         root |= is_wire_root(w.qr[v->query_rand_len - 1u], v->wire_len);
     }
-    if (root) { /* declassified: probability below 2^-40 */
+    DPM_CT_DECLASSIFY(root); /* t^p = 1: probability below 2^-40, the status says it */
+    if (root != 0) {
         return DPM_ERR_VERIFY;
     }
     dpm_xof_prio3(xb, verify_key, v->id, PRIO3_USAGE_QUERY_RANDOMNESS, ctx, ctx_len);
@@ -637,7 +659,7 @@ static dpm_status_t verify_init(const dpm_prio3_t *v, const uint8_t *verify_key,
     for (uint32_t k = 0; k < v->proofs; k++) {
         if (agg_id == 0) {
             uint64_t bad = 0; /* checked above */
-            vec_load(w.proof, input_share + ((size_t)v->meas_len + (size_t)k * v->proof_len) * FE_BYTES,
+            vec_read(w.proof, input_share + ((size_t)v->meas_len + (size_t)k * v->proof_len) * FE_BYTES,
                      v->proof_len, &bad);
         } else {
             xof_vec(xc, w.proof, v->proof_len);
@@ -654,10 +676,10 @@ static dpm_status_t verify_init(const dpm_prio3_t *v, const uint8_t *verify_key,
     /* the state: the output share (the measurement share, truncated), the seed */
     uint8_t *os = state;
     if (v->kind == DPM_PRIO3_SUM) {
-        fe_store(os, range_decode(w.meas, v->bits, v->max_measurement));
+        fe_store(os, range_value(w.meas, v->bits, v->max_measurement));
     } else if (v->kind == DPM_PRIO3_SUMVEC || v->kind == DPM_PRIO3_SUMVEC_MULTIPROOF) {
         for (uint32_t q = 0; q < v->length; q++) {
-            fe_store(os + (size_t)q * FE_BYTES, range_decode(w.meas + (size_t)q * v->bits, v->bits,
+            fe_store(os + (size_t)q * FE_BYTES, range_value(w.meas + (size_t)q * v->bits, v->bits,
                                                              v->max_measurement));
         }
     } else {
@@ -729,6 +751,7 @@ static dpm_status_t aggregate(const dpm_prio3_t *v, uint8_t *agg_share, const ui
         (void)fe_load(agg_share + (size_t)i * FE_BYTES, &bad);
         (void)fe_load(share + (size_t)i * FE_BYTES, &bad);
     }
+    DPM_CT_DECLASSIFY(bad); /* a malformed share: the status says it */
     if (bad != 0) {
         return DPM_ERR_PROTOCOL;
     }
@@ -763,4 +786,5 @@ static dpm_status_t unshard(const dpm_prio3_t *v, const uint8_t *agg_shares, uin
     return DPM_OK;
 }
 
-const struct dpm_prio3_ops PRIO3_OPS = {shard, verify_init, to_message, aggregate, unshard};
+const struct dpm_prio3_ops PRIO3_OPS = {shard};
+const struct dpm_prio3_agg_ops PRIO3_AGG_OPS = {verify_init, to_message, aggregate, unshard};

@@ -9,6 +9,16 @@
 
 #include "dpm/vdaf.h"
 
+/* Marks a value computed from secrets whose disclosure is intended: a verdict the caller learns
+ * anyway through the returned status (a measurement out of range, a share that is no field
+ * element) or one that says nothing about what is kept (the XOF's rejection of a discarded
+ * candidate). It compiles to nothing; tests/ct builds the SDK with it defined to valgrind's
+ * VALGRIND_MAKE_MEM_DEFINED, so the constant-time check accepts these points and no other
+ * (tests/unit/test_constant_time.sh also counts them). */
+#ifndef DPM_CT_DECLASSIFY
+#define DPM_CT_DECLASSIFY(x) ((void)0)
+#endif
+
 /* ---- TurboSHAKE128 (RFC 9861) over Keccak-p[1600, 12] ------------------------------------- */
 typedef struct {
     uint64_t a[25];     /* the Keccak state, lanes little-endian */
@@ -66,11 +76,16 @@ void dpm_aes128_encrypt(const uint8_t round_keys[176], const uint8_t in[16], uin
 
 /* The per-field half of each public call; the public functions (prio3.c) have checked every
  * pointer, length and the agg_id before calling, and encoded the measurement (one byte per
- * element, values 0..2) into the first meas_len bytes of `meas`. */
+ * element, values 0..2) into the first meas_len bytes of `meas`. The device's call is reached
+ * through the instance (dpm_prio3_t.ops, set by its init) and the aggregators' through the
+ * field, so a device links the sharding code of its variants' field and nothing else. */
 struct dpm_prio3_ops {
     void (*shard)(const dpm_prio3_t *v, const uint8_t *ctx, size_t ctx_len, const uint8_t *meas,
                   const uint8_t *nonce, const uint8_t *rand, const dpm_prio3_shard_out_t *out,
                   uint64_t *work);
+};
+
+struct dpm_prio3_agg_ops {
     dpm_status_t (*verify_init)(const dpm_prio3_t *v, const uint8_t *verify_key,
                                 const uint8_t *ctx, size_t ctx_len, uint32_t agg_id,
                                 const uint8_t *nonce, const uint8_t *public_share,
@@ -82,7 +97,7 @@ struct dpm_prio3_ops {
     dpm_status_t (*unshard)(const dpm_prio3_t *v, const uint8_t *agg_shares, uint64_t *result);
 };
 
-extern const struct dpm_prio3_ops dpm_prio3_ops_f64;
-extern const struct dpm_prio3_ops dpm_prio3_ops_f128;
+extern const struct dpm_prio3_ops dpm_prio3_ops_f64, dpm_prio3_ops_f128;
+extern const struct dpm_prio3_agg_ops dpm_prio3_agg_ops_f64, dpm_prio3_agg_ops_f128;
 
 #endif /* DPM_VDAF_INTERNAL_H */
