@@ -140,12 +140,12 @@ int main(void)
     test_rng_t t;
     test_rng_seed(&t, 3);
     dpm_rng_t rng = test_rng_port(&t);
-    shape_t s[5] = {{"x86_64.prio3_histogram16", {0}, proof_len(4, 4)},
+    shape_t s[5] = {{"x86_64.prio3_histogram16", {0}, proof_len(3, 6)},
                     {"x86_64.prio3_histogram32", {0}, proof_len(5, 7)},
                     {"x86_64.prio3_sumvec48", {0}, proof_len(26, 15)},
                     {"x86_64.prio3_sumvec72", {0}, proof_len(19, 31)},
                     {"x86_64.prio3_sumvec1000_bits1", {0}, proof_len(31, 33)}};
-    int ok = dpm_prio3_histogram_init(&s[0].v, 2, 16, 4) == DPM_OK &&
+    int ok = dpm_prio3_histogram_init(&s[0].v, 2, 16, 3) == DPM_OK &&
              dpm_prio3_histogram_init(&s[1].v, 2, 32, 5) == DPM_OK &&
              dpm_prio3_sumvec_init(&s[2].v, 2, 48, 255, 26) == DPM_OK &&
              dpm_prio3_sumvec_init(&s[3].v, 2, 72, 255, 19) == DPM_OK &&
