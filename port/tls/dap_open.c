@@ -62,6 +62,25 @@ dpm_status_t dpm_dap_open_input_share(const dpm_dap_task_t *t, uint8_t role,
     return DPM_OK;
 }
 
+dpm_status_t dpm_dap_pool_fill(dpm_hpke_pool_t *p, const dpm_dap_task_t *t, const dpm_rng_t *rng)
+{
+    if (p == NULL || t == NULL) {
+        return DPM_ERR_PARAM;
+    }
+    size_t free_slots = 0;
+    for (size_t i = 0; i < p->nslots; i++) {
+        free_slots += !p->slots[i].ready;
+    }
+    if (free_slots < 2) {
+        return DPM_ERR_BUFFER;
+    }
+    uint8_t info[DPM_DAP_INFO_BYTES];
+    dpm_dap_input_share_info(DPM_DAP_ROLE_LEADER, info);
+    dpm_status_t st = dpm_hpke_pool_fill(p, &t->leader_hpke, info, sizeof(info), rng);
+    dpm_dap_input_share_info(DPM_DAP_ROLE_HELPER, info);
+    return st == DPM_OK ? dpm_hpke_pool_fill(p, &t->helper_hpke, info, sizeof(info), rng) : st;
+}
+
 uint8_t dpm_dap_report_error(dpm_status_t st)
 {
     switch (st) {

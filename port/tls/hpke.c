@@ -407,3 +407,109 @@ dpm_hpke_sealer_t dpm_hpke_sealer(void)
     dpm_hpke_sealer_t s = {seal_base, NULL};
     return s;
 }
+
+/* ---- encapsulation ahead of time ---------------------------------------------------------- */
+
+dpm_status_t dpm_hpke_pool_init(dpm_hpke_pool_t *p, dpm_hpke_encap_t *slots, size_t nslots)
+{
+    if (p == NULL || slots == NULL || nslots == 0) {
+        return DPM_ERR_PARAM;
+    }
+    memset(p, 0, sizeof(*p));
+    p->slots = slots;
+    p->nslots = nslots;
+    dpm_hpke_pool_clear(p);
+    return DPM_OK;
+}
+
+void dpm_hpke_pool_clear(dpm_hpke_pool_t *p)
+{
+    if (p != NULL && p->slots != NULL) {
+        mbedtls_platform_zeroize(p->slots, p->nslots * sizeof(p->slots[0]));
+    }
+}
+
+/* Slot e was made for exactly (cfg, info). */
+static int made_for(const dpm_hpke_encap_t *e, const dpm_hpke_config_t *cfg, const uint8_t *info,
+                    size_t info_len)
+{
+    return e->ready && e->cfg.id == cfg->id && e->cfg.kem_id == cfg->kem_id &&
+           e->cfg.kdf_id == cfg->kdf_id && e->cfg.aead_id == cfg->aead_id &&
+           memcmp(e->cfg.public_key, cfg->public_key, DPM_HPKE_NPK) == 0 &&
+           e->info_len == info_len && (info_len == 0 || memcmp(e->info, info, info_len) == 0);
+}
+
+dpm_status_t dpm_hpke_pool_fill(dpm_hpke_pool_t *p, const dpm_hpke_config_t *cfg,
+                                const uint8_t *info, size_t info_len, const dpm_rng_t *rng)
+{
+    if (p == NULL || p->slots == NULL || rng == NULL || rng->fill == NULL ||
+        (info == NULL && info_len != 0) || info_len > DPM_HPKE_MAX_INFO ||
+        dpm_hpke_config_check(cfg, NULL) != DPM_OK) {
+        return DPM_ERR_PARAM;
+    }
+    dpm_hpke_encap_t *e = NULL;
+    for (size_t i = 0; i < p->nslots && e == NULL; i++) {
+        e = p->slots[i].ready ? NULL : &p->slots[i];
+    }
+    if (e == NULL) {
+        return DPM_ERR_BUFFER;
+    }
+    uint8_t ikm[DPM_HPKE_NSK];
+    if (rng->fill(rng->ctx, ikm, sizeof(ikm)) != 0) {
+        mbedtls_platform_zeroize(ikm, sizeof(ikm));
+        return DPM_ERR_RNG;
+    }
+    dpm_status_t st =
+        dpm_hpke_setup_base_s(cfg->public_key, ikm, sizeof(ikm), info, info_len, e->enc, &e->ctx);
+    mbedtls_platform_zeroize(ikm, sizeof(ikm));
+    if (st != DPM_OK) {
+        mbedtls_platform_zeroize(e, sizeof(*e));
+        return st;
+    }
+    e->cfg = *cfg;
+    if (info_len != 0) {
+        memcpy(e->info, info, info_len);
+    }
+    e->info_len = (uint8_t)info_len;
+    e->ready = 1;
+    return DPM_OK;
+}
+
+size_t dpm_hpke_pool_ready(const dpm_hpke_pool_t *p, const dpm_hpke_config_t *cfg,
+                           const uint8_t *info, size_t info_len)
+{
+    size_t n = 0;
+    for (size_t i = 0; p != NULL && cfg != NULL && i < p->nslots; i++) {
+        n += (size_t)made_for(&p->slots[i], cfg, info, info_len);
+    }
+    return n;
+}
+
+static dpm_status_t seal_pooled(void *hook_ctx, const dpm_hpke_config_t *cfg, const dpm_rng_t *rng,
+                                const uint8_t *info, size_t info_len, const dpm_span_t *aad,
+                                size_t naad, uint8_t *buf, size_t len, uint8_t enc[DPM_HPKE_NENC],
+                                uint8_t tag[DPM_HPKE_NT])
+{
+    dpm_hpke_pool_t *p = hook_ctx;
+    if (p == NULL || cfg == NULL) {
+        return DPM_ERR_PARAM;
+    }
+    for (size_t i = 0; i < p->nslots; i++) {
+        dpm_hpke_encap_t *e = &p->slots[i];
+        if (made_for(e, cfg, info, info_len)) {
+            memcpy(enc, e->enc, DPM_HPKE_NENC);
+            dpm_status_t st = dpm_hpke_ctx_seal(&e->ctx, aad, naad, buf, len, tag);
+            mbedtls_platform_zeroize(e, sizeof(*e)); /* one message per context, as SealBase */
+            p->used += st == DPM_OK;
+            return st;
+        }
+    }
+    p->missed++;
+    return seal_base(NULL, cfg, rng, info, info_len, aad, naad, buf, len, enc, tag);
+}
+
+dpm_hpke_sealer_t dpm_hpke_pool_sealer(dpm_hpke_pool_t *p)
+{
+    dpm_hpke_sealer_t s = {seal_pooled, p};
+    return s;
+}

@@ -364,6 +364,37 @@ static void test_failures_after_the_charge(void **state)
     close_fixture(f);
 }
 
+/* Encapsulated ahead: a report sealed from the pool opens and verifies like any other, the
+ * pool's contexts are used once, and without them the report is still made (inline). */
+static void test_pool_sealer(void **state)
+{
+    (void)state;
+    dpm_prio3_t v = sumvec48();
+    fixture_t *f = open_fixture(&v);
+    dpm_hpke_encap_t slots[4];
+    dpm_hpke_pool_t pool;
+    assert_int_equal(dpm_hpke_pool_init(&pool, slots, 4), DPM_OK);
+    dpm_rng_t rng = test_rng_port(&f->t);
+    assert_int_equal(dpm_dap_pool_fill(&pool, &f->tf.task, &rng), DPM_OK);
+    assert_int_equal(dpm_dap_pool_fill(&pool, &f->tf.task, &rng), DPM_OK);
+    assert_int_equal(dpm_dap_pool_fill(&pool, &f->tf.task, &rng), DPM_ERR_BUFFER); /* full */
+    f->io.sealer = dpm_hpke_pool_sealer(&pool);
+    uint64_t m[48], result[48];
+    for (int i = 0; i < 48; i++) {
+        m[i] = (uint64_t)(255 - i);
+    }
+    for (uint32_t period = 0; period < 3; period++) {
+        dpm_report_info_t info;
+        assert_int_equal(report(f, period, m, 48, &info, NULL), DPM_OK);
+        assert_int_equal(dap_aggregate_one(&f->tf, f->report, info.bytes, result, 48, NULL),
+                         DPM_OK);
+        assert_memory_equal(result, m, sizeof(m));
+    }
+    assert_int_equal(pool.used, 4);   /* two reports from the pool */
+    assert_int_equal(pool.missed, 2); /* the third encapsulated inline */
+    close_fixture(f);
+}
+
 /* The policy: every rule refuses by name before anything is spent. */
 static void test_policy_refuses(void **state)
 {
@@ -412,8 +443,7 @@ static void test_policy_refuses(void **state)
     f->tf.task.helper_url.len = sizeof(same) - 1;
     f->dap.aggregators[1].host = DAP_LEADER_HOST;
     const char *reason = NULL;
-    assert_int_equal(dpm_dap_policy_check(&f->dap, &f->tf.task, &reason),
-                     DPM_ERR_POLICY);
+    assert_int_equal(dpm_dap_policy_check(&f->dap, &f->tf.task, &reason), DPM_ERR_POLICY);
     assert_string_equal(reason, "task leader and helper are the same aggregator");
     f->tf.task = t;
     /* negative control: the good policy allows it */
@@ -657,6 +687,7 @@ int main(void)
         cmocka_unit_test(test_one_report_per_period),
         cmocka_unit_test(test_failures_after_the_charge),
         cmocka_unit_test(test_policy_refuses),
+        cmocka_unit_test(test_pool_sealer),
         cmocka_unit_test(test_task_decode),
         cmocka_unit_test(test_hpke_configs),
         cmocka_unit_test(test_accept_task),

@@ -3,10 +3,11 @@
  * Base), step by step and byte for byte: DeriveKeyPair of the ephemeral and recipient keys,
  * Encap and Decap (enc, shared_secret), the key schedule (key_schedule_context, key,
  * base_nonce, exporter_secret), every listed encryption (sequence numbers 0, 1, 2, 4, 255, 256:
- * ct from Seal, pt back from Open), every export, and the device's seal hook fed ikmE by its
- * random source (enc and the sequence-0 ct). Then what must fail: every single-bit change of a
- * ciphertext, tag, associated data, enc or info fails to open and releases no plaintext; a
- * small-order key is refused on both sides; a failing random source seals nothing.
+ * ct from Seal, pt back from Open), every export, and the device's seal hooks fed ikmE by its
+ * random source (enc and the sequence-0 ct), the plain one and the pool's (encapsulated ahead).
+ * Then what must fail: every single-bit change of a ciphertext, tag, associated data, enc or info
+ * fails to open and releases no plaintext; a small-order key is refused on both sides; a failing
+ * random source seals nothing.
  *
  *   test_hpke_vectors    run from the repository root, or set HPKE_VECTORS to the file */
 #include <setjmp.h>
@@ -52,8 +53,9 @@ static void append_hex(item_t *it, const char *s)
 /* "name: value" starts an item, a line of hex continues the last one, the rest is structure. */
 static void load(void)
 {
-    const char *path = getenv("HPKE_VECTORS") ? getenv("HPKE_VECTORS")
-                                              : "tests/vectors/hpke/rfc9180_x25519_sha256_aes128gcm_base.txt";
+    const char *path = getenv("HPKE_VECTORS")
+                           ? getenv("HPKE_VECTORS")
+                           : "tests/vectors/hpke/rfc9180_x25519_sha256_aes128gcm_base.txt";
     FILE *f = fopen(path, "r");
     if (f == NULL) {
         fprintf(stderr, "cannot open %s (run from the repository root)\n", path);
@@ -152,7 +154,8 @@ static void test_encap_decap(void **state)
     (void)state;
     const item_t *ikm_e = need("ikmE", 32);
     uint8_t enc[32], ss[32], ss_r[32];
-    assert_int_equal(dpm_hpke_encap(need("pkRm", 32)->val, ikm_e->val, ikm_e->len, enc, ss), DPM_OK);
+    assert_int_equal(dpm_hpke_encap(need("pkRm", 32)->val, ikm_e->val, ikm_e->len, enc, ss),
+                     DPM_OK);
     assert_memory_equal(enc, need("enc", 32)->val, 32);
     assert_memory_equal(ss, need("shared_secret", 32)->val, 32);
     dpm_hpke_keypair_t kp = recipient();
@@ -166,9 +169,9 @@ static void test_key_schedule(void **state)
     const item_t *info = need("info", 0);
     dpm_hpke_ctx_t ctx;
     uint8_t ksc[65];
-    assert_int_equal(dpm_hpke_key_schedule(need("shared_secret", 32)->val, info->val, info->len,
-                                           &ctx, ksc),
-                     DPM_OK);
+    assert_int_equal(
+        dpm_hpke_key_schedule(need("shared_secret", 32)->val, info->val, info->len, &ctx, ksc),
+        DPM_OK);
     assert_memory_equal(ksc, need("key_schedule_context", 65)->val, 65);
     assert_memory_equal(ctx.key, need("key", 16)->val, 16);
     assert_memory_equal(ctx.base_nonce, need("base_nonce", 12)->val, 12);
@@ -190,9 +193,9 @@ static dpm_hpke_ctx_t context(void)
 {
     const item_t *info = need("info", 0);
     dpm_hpke_ctx_t ctx;
-    assert_int_equal(dpm_hpke_key_schedule(need("shared_secret", 32)->val, info->val, info->len,
-                                           &ctx, NULL),
-                     DPM_OK);
+    assert_int_equal(
+        dpm_hpke_key_schedule(need("shared_secret", 32)->val, info->val, info->len, &ctx, NULL),
+        DPM_OK);
     return ctx;
 }
 
@@ -254,8 +257,8 @@ static int fixed_fill(void *ctx, uint8_t *out, size_t len)
 
 static dpm_hpke_config_t config(void)
 {
-    dpm_hpke_config_t cfg = {7, DPM_HPKE_KEM_X25519_SHA256, DPM_HPKE_KDF_HKDF_SHA256,
-                             DPM_HPKE_AEAD_AES_128_GCM, {0}};
+    dpm_hpke_config_t cfg = {
+        7, DPM_HPKE_KEM_X25519_SHA256, DPM_HPKE_KDF_HKDF_SHA256, DPM_HPKE_AEAD_AES_128_GCM, {0}};
     memcpy(cfg.public_key, need("pkRm", 32)->val, 32);
     return cfg;
 }
@@ -272,9 +275,9 @@ static void test_seal_hook(void **state)
     uint8_t buf[MAX_HEX], enc[32], tag[16];
     memcpy(buf, pt->val, pt->len);
     dpm_span_t a = {aad->val, aad->len};
-    assert_int_equal(sealer.seal(sealer.ctx, &cfg, &rng, info->val, info->len, &a, 1, buf, pt->len,
-                                 enc, tag),
-                     DPM_OK);
+    assert_int_equal(
+        sealer.seal(sealer.ctx, &cfg, &rng, info->val, info->len, &a, 1, buf, pt->len, enc, tag),
+        DPM_OK);
     assert_memory_equal(enc, need("enc", 32)->val, 32);
     assert_memory_equal(buf, ct->val, pt->len);
     assert_memory_equal(tag, ct->val + pt->len, 16);
@@ -285,15 +288,71 @@ static void test_seal_hook(void **state)
     assert_memory_equal(buf, pt->val, pt->len);
     /* a random source that fails seals nothing */
     f.fail = 1;
-    assert_int_equal(sealer.seal(sealer.ctx, &cfg, &rng, info->val, info->len, &a, 1, buf, pt->len,
-                                 enc, tag),
-                     DPM_ERR_RNG);
+    assert_int_equal(
+        sealer.seal(sealer.ctx, &cfg, &rng, info->val, info->len, &a, 1, buf, pt->len, enc, tag),
+        DPM_ERR_RNG);
     /* an unknown suite is refused before any randomness is drawn */
     f.fail = 0;
     cfg.aead_id = 0x0003; /* ChaCha20Poly1305 */
-    assert_int_equal(sealer.seal(sealer.ctx, &cfg, &rng, info->val, info->len, &a, 1, buf, pt->len,
-                                 enc, tag),
-                     DPM_ERR_PARAM);
+    assert_int_equal(
+        sealer.seal(sealer.ctx, &cfg, &rng, info->val, info->len, &a, 1, buf, pt->len, enc, tag),
+        DPM_ERR_PARAM);
+}
+
+/* Encapsulation ahead of time: a context filled with ikmE seals the sequence-0 vector bit for
+ * bit; each context serves one message; a pool without a matching context encapsulates inline
+ * (same ciphertext for the same random bytes) and counts the miss; a full pool refuses to fill
+ * and draws nothing. */
+static void test_pool(void **state)
+{
+    (void)state;
+    const item_t *ikm_e = need("ikmE", 32), *info = need("info", 0), *pt = get("pt", 0),
+                 *aad = get("aad", 0), *ct = get("ct", 0);
+    fixed_rng_t f = {ikm_e->val, ikm_e->len, 0};
+    dpm_rng_t rng = {fixed_fill, &f};
+    dpm_hpke_config_t cfg = config();
+    dpm_hpke_encap_t slots[2];
+    dpm_hpke_pool_t pool;
+    assert_int_equal(dpm_hpke_pool_init(&pool, slots, 2), DPM_OK);
+    assert_int_equal(dpm_hpke_pool_fill(&pool, &cfg, info->val, info->len, &rng), DPM_OK);
+    assert_int_equal(dpm_hpke_pool_ready(&pool, &cfg, info->val, info->len), 1);
+    assert_int_equal(dpm_hpke_pool_ready(&pool, &cfg, info->val, info->len - 1), 0);
+    dpm_hpke_sealer_t sealer = dpm_hpke_pool_sealer(&pool);
+    f.fail = 1; /* the seal must not draw: its context is ready */
+    uint8_t buf[MAX_HEX], enc[32], tag[16];
+    dpm_span_t a = {aad->val, aad->len};
+    for (int round = 0; round < 2; round++) {
+        memcpy(buf, pt->val, pt->len);
+        memset(enc, 0, sizeof(enc));
+        assert_int_equal(sealer.seal(sealer.ctx, &cfg, &rng, info->val, info->len, &a, 1, buf,
+                                     pt->len, enc, tag),
+                         DPM_OK);
+        assert_memory_equal(enc, need("enc", 32)->val, 32);
+        assert_memory_equal(buf, ct->val, pt->len);
+        assert_memory_equal(tag, ct->val + pt->len, 16);
+        /* round 0: from the pool; round 1: the pool is empty, inline with the same ikmE */
+        assert_int_equal(pool.used, 1);
+        assert_int_equal(pool.missed, (uint32_t)round);
+        assert_int_equal(dpm_hpke_pool_ready(&pool, &cfg, info->val, info->len), 0);
+        f.fail = 0;
+    }
+    /* a context made for another key or info is not used */
+    dpm_hpke_config_t other = cfg;
+    other.public_key[0] ^= 0x40;
+    assert_int_equal(dpm_hpke_pool_fill(&pool, &other, info->val, info->len, &rng), DPM_OK);
+    assert_int_equal(dpm_hpke_pool_fill(&pool, &cfg, info->val, 3, &rng), DPM_OK);
+    memcpy(buf, pt->val, pt->len);
+    assert_int_equal(
+        sealer.seal(sealer.ctx, &cfg, &rng, info->val, info->len, &a, 1, buf, pt->len, enc, tag),
+        DPM_OK);
+    assert_int_equal(pool.missed, 2);
+    assert_memory_equal(buf, ct->val, pt->len);
+    /* full: refused, nothing drawn */
+    f.fail = 1;
+    assert_int_equal(dpm_hpke_pool_fill(&pool, &cfg, info->val, info->len, &rng), DPM_ERR_BUFFER);
+    dpm_hpke_pool_clear(&pool);
+    assert_int_equal(dpm_hpke_pool_ready(&pool, &other, info->val, info->len), 0);
+    assert_int_equal(dpm_hpke_pool_fill(&pool, &cfg, info->val, info->len, &rng), DPM_ERR_RNG);
 }
 
 /* Open the sequence-0 vector after flipping bit `bit` of one input; 0 if it (wrongly) opens. */
@@ -384,11 +443,17 @@ int main(void)
 {
     load();
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_file_is_the_suite),   cmocka_unit_test(test_derive_keypair),
-        cmocka_unit_test(test_encap_decap),         cmocka_unit_test(test_key_schedule),
-        cmocka_unit_test(test_encryptions),         cmocka_unit_test(test_exports),
-        cmocka_unit_test(test_seal_hook),           cmocka_unit_test(test_tampering_never_opens),
-        cmocka_unit_test(test_small_order_keys),    cmocka_unit_test(test_bad_arguments),
+        cmocka_unit_test(test_file_is_the_suite),
+        cmocka_unit_test(test_derive_keypair),
+        cmocka_unit_test(test_encap_decap),
+        cmocka_unit_test(test_key_schedule),
+        cmocka_unit_test(test_encryptions),
+        cmocka_unit_test(test_exports),
+        cmocka_unit_test(test_seal_hook),
+        cmocka_unit_test(test_tampering_never_opens),
+        cmocka_unit_test(test_small_order_keys),
+        cmocka_unit_test(test_bad_arguments),
+        cmocka_unit_test(test_pool),
     };
     return cmocka_run_group_tests_name("hpke_vectors", tests, NULL, NULL);
 }

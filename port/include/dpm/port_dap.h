@@ -45,6 +45,12 @@ dpm_status_t dpm_dap_open_input_share(const dpm_dap_task_t *t, uint8_t role,
                                       dpm_span_t *private_ext, dpm_span_t *input_share,
                                       const char **reason);
 
+/* Encapsulate ahead, into pool p, one HPKE context for each of task t's aggregators (the
+ * leader's and the helper's info differ), so that the next report of t only encrypts
+ * (dpm_hpke_pool_sealer). DPM_ERR_BUFFER when p has fewer than two free slots (nothing
+ * filled), dpm_hpke_pool_fill's errors otherwise. */
+dpm_status_t dpm_dap_pool_fill(dpm_hpke_pool_t *p, const dpm_dap_task_t *t, const dpm_rng_t *rng);
+
 /* The draft's ReportError for a status of dpm_dap_open_input_share or dpm_prio3_* (4
  * hpke_unknown_config_id, 5 hpke_decrypt_error, 6 vdaf_verify_error, 8 invalid_message for
  * other failures). 0 for DPM_OK. */
