@@ -92,8 +92,8 @@ static int shard_bench(const char *name, const dpm_prio3_t *v, const uint64_t *m
         rand[i] = (uint8_t)(i * 37u + 11u);
     }
     memset(nonce, 7, sizeof(nonce));
-    const dpm_prio3_shard_out_t out = {pub, sizeof(pub), leader, sizeof(leader), helper,
-                                       sizeof(helper)};
+    const dpm_prio3_shard_out_t out = {pub,    sizeof(pub),   leader, sizeof(leader),
+                                       helper, sizeof(helper)};
     if (v->shard_work_words > MAX_WORK || v->leader_share_bytes > sizeof(leader)) {
         printf("bench: %s does not fit the static buffers\n", name);
         return 0;
@@ -103,8 +103,8 @@ static int shard_bench(const char *name, const dpm_prio3_t *v, const uint64_t *m
     for (uint32_t r = 0; r < REPS && ok; r++) {
         nonce[0] = (uint8_t)r;
         ticks_start();
-        ok &= dpm_prio3_shard(v, ctx, sizeof(ctx) - 1u, meas, count, nonce, rand,
-                              v->rand_bytes, &out, work, MAX_WORK) == DPM_OK;
+        ok &= dpm_prio3_shard(v, ctx, sizeof(ctx) - 1u, meas, count, nonce, rand, v->rand_bytes,
+                              &out, work, MAX_WORK) == DPM_OK;
         long t = ticks_stop();
         ok &= t > 0;
         total += t;
@@ -156,6 +156,7 @@ int main(void)
     ok &= dpm_prio3_histogram_init(&v, 2, 32, 5) == DPM_OK &&
           shard_bench("prio3_histogram32", &v, &bucket, 1, per_tick);
     uint64_t one = 1;
-    ok &= dpm_prio3_count_init(&v, 2) == DPM_OK && shard_bench("prio3_count", &v, &one, 1, per_tick);
+    ok &=
+        dpm_prio3_count_init(&v, 2) == DPM_OK && shard_bench("prio3_count", &v, &one, 1, per_tick);
     return ok ? 0 : 1;
 }

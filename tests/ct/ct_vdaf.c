@@ -67,7 +67,7 @@ static void must(dpm_status_t st, const char *what)
 
 static uint64_t work[8192];
 static uint8_t pub[512], leader[16384], helpers[512], rnd[1024], vshare[4096], state[4096];
-static const uint8_t KEY[32] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16,
+static const uint8_t KEY[32] = {1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15, 16,
                                 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32};
 static const uint8_t CTX[] = "ct";
 
@@ -90,10 +90,22 @@ static int instance(int i, dpm_prio3_t *v)
 static size_t measurement(const dpm_prio3_t *v, int r, uint64_t *m, uint64_t *mask)
 {
     switch (v->kind) {
-    case DPM_PRIO3_COUNT: m[0] = (uint64_t)r & 1u; *mask = 1; return 1;
-    case DPM_PRIO3_SUM: m[0] = ((uint64_t)r * 211u) % 1338u; *mask = 0x7FF; return 1;
-    case DPM_PRIO3_HISTOGRAM: m[0] = (uint64_t)r % 16u; *mask = 0xF; return 1;
-    case DPM_PRIO3_HIGHER_DEGREE: m[0] = (uint64_t)r % 3u; *mask = 3; return 1;
+    case DPM_PRIO3_COUNT:
+        m[0] = (uint64_t)r & 1u;
+        *mask = 1;
+        return 1;
+    case DPM_PRIO3_SUM:
+        m[0] = ((uint64_t)r * 211u) % 1338u;
+        *mask = 0x7FF;
+        return 1;
+    case DPM_PRIO3_HISTOGRAM:
+        m[0] = (uint64_t)r % 16u;
+        *mask = 0xF;
+        return 1;
+    case DPM_PRIO3_HIGHER_DEGREE:
+        m[0] = (uint64_t)r % 3u;
+        *mask = 3;
+        return 1;
     case DPM_PRIO3_MULTIHOT:
         for (uint32_t e = 0; e < v->length; e++) {
             m[e] = (e * 7u + (uint32_t)r) % 5u == 0; /* weight <= 3 */
@@ -113,8 +125,8 @@ static void shard(const dpm_prio3_t *v, const uint64_t *m, size_t count, uint8_t
 {
     uint8_t nonce[DPM_PRIO3_NONCE_BYTES];
     memset(nonce, nonce0, sizeof(nonce));
-    const dpm_prio3_shard_out_t out = {pub, sizeof(pub), leader, sizeof(leader), helpers,
-                                       sizeof(helpers)};
+    const dpm_prio3_shard_out_t out = {pub,     sizeof(pub),    leader, sizeof(leader),
+                                       helpers, sizeof(helpers)};
     must(dpm_prio3_shard(v, CTX, 2, m, count, nonce, rnd, v->rand_bytes, &out, work, 8192),
          "shard");
     public_(pub, sizeof(pub));
@@ -163,7 +175,8 @@ static void run_verify(void)
             uint8_t nonce[DPM_PRIO3_NONCE_BYTES], key[32];
             memset(nonce, r, sizeof(nonce));
             for (uint32_t j = 0; j < v.shares; j++) {
-                const uint8_t *in = j == 0 ? leader : helpers + (size_t)(j - 1u) * v.helper_share_bytes;
+                const uint8_t *in =
+                    j == 0 ? leader : helpers + (size_t)(j - 1u) * v.helper_share_bytes;
                 size_t in_len = j == 0 ? v.leader_share_bytes : v.helper_share_bytes;
                 static uint8_t copy[16384];
                 memcpy(copy, in, in_len);
@@ -196,7 +209,8 @@ static void run_aggregate(void)
         }
         secret(share, v.out_share_bytes);
         secret(agg, v.out_share_bytes);
-        must(dpm_prio3_aggregate(&v, agg, v.out_share_bytes, share, v.out_share_bytes), "aggregate");
+        must(dpm_prio3_aggregate(&v, agg, v.out_share_bytes, share, v.out_share_bytes),
+             "aggregate");
     }
     public_(agg, sizeof(agg));
 }

@@ -45,9 +45,10 @@ dpm_status_t vdaf_report_shard(const dpm_prio3_t *v, const uint8_t *ctx, size_t 
         r->nonce[i] = (uint8_t)test_rng_next(&t);
     }
     uint64_t *work = must_alloc((size_t)v->shard_work_words * sizeof(uint64_t));
-    const dpm_prio3_shard_out_t out = {r->public_share, v->public_share_bytes, r->leader,
-                                       v->leader_share_bytes, r->helpers,
-                                       (size_t)(v->shares - 1u) * v->helper_share_bytes};
+    const dpm_prio3_shard_out_t out = {
+        r->public_share, v->public_share_bytes,
+        r->leader,       v->leader_share_bytes,
+        r->helpers,      (size_t)(v->shares - 1u) * v->helper_share_bytes};
     dpm_status_t st = dpm_prio3_shard(v, ctx, ctx_len, measurement, count, r->nonce, rand,
                                       v->rand_bytes, &out, work, v->shard_work_words);
     free(work);
@@ -78,7 +79,8 @@ void vdaf_verify(const dpm_prio3_t *v, const uint8_t *verify_key, const uint8_t 
     res->status = DPM_OK;
     res->step = VDAF_STEP_INIT;
     for (uint32_t j = 0; j < v->shares && res->status == DPM_OK; j++) {
-        const uint8_t *in = j == 0 ? r->leader : r->helpers + (size_t)(j - 1u) * v->helper_share_bytes;
+        const uint8_t *in =
+            j == 0 ? r->leader : r->helpers + (size_t)(j - 1u) * v->helper_share_bytes;
         size_t in_len = j == 0 ? v->leader_share_bytes : v->helper_share_bytes;
         res->status = dpm_prio3_verify_init(
             v, verify_key, ctx, ctx_len, j, r->nonce, r->public_share, v->public_share_bytes, in,
@@ -101,11 +103,10 @@ void vdaf_verify(const dpm_prio3_t *v, const uint8_t *verify_key, const uint8_t 
             res->message[message_fault] ^= 0x01u;
         }
         for (uint32_t j = 0; j < v->shares && res->status == DPM_OK; j++) {
-            res->status = dpm_prio3_verify_next(v, states + (size_t)j * v->state_bytes,
-                                                v->state_bytes, res->message,
-                                                v->verifier_message_bytes,
-                                                res->out_shares + (size_t)j * v->out_share_bytes,
-                                                v->out_share_bytes);
+            res->status = dpm_prio3_verify_next(
+                v, states + (size_t)j * v->state_bytes, v->state_bytes, res->message,
+                v->verifier_message_bytes, res->out_shares + (size_t)j * v->out_share_bytes,
+                v->out_share_bytes);
         }
     }
     if (res->status == DPM_OK) {

@@ -27,10 +27,10 @@ typedef enum {
 
 typedef struct {
     vdaf_step_t step;
-    dpm_status_t status;   /* DPM_OK when step is DONE */
+    dpm_status_t status;      /* DPM_OK when step is DONE */
     uint8_t *verifier_shares; /* shares * verifier_share_bytes (kept for the caller) */
     uint8_t message[DPM_PRIO3_SEED_BYTES];
-    uint8_t *out_shares;   /* shares * out_share_bytes, valid when DONE */
+    uint8_t *out_shares; /* shares * out_share_bytes, valid when DONE */
 } vdaf_result_t;
 
 /* Allocate r's buffers for v (abort on no memory). */

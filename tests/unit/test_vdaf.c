@@ -180,9 +180,15 @@ static void test_fields_against_reference(void **state)
                                {0, UINT64_C(0xFFFFFFFFFFFFFFE4)}, /* p - 1 */
                                {UINT64_MAX, UINT64_C(0xFFFFFFFFFFFFFFE3)},
                                {F128_GEN_LO, F128_GEN_HI}};
-    const uint64_t edges64[] = {0, 1, 2, UINT64_C(0xFFFFFFFF), UINT64_C(0x100000000),
-                                UINT64_C(0xFFFFFFFF00000000), UINT64_C(0xFFFFFFFEFFFFFFFF),
-                                UINT64_C(0x7FFFFFFFFFFFFFFF), F64_GEN};
+    const uint64_t edges64[] = {0,
+                                1,
+                                2,
+                                UINT64_C(0xFFFFFFFF),
+                                UINT64_C(0x100000000),
+                                UINT64_C(0xFFFFFFFF00000000),
+                                UINT64_C(0xFFFFFFFEFFFFFFFF),
+                                UINT64_C(0x7FFFFFFFFFFFFFFF),
+                                F64_GEN};
     const size_t n128 = sizeof(edges128) / sizeof(edges128[0]);
     const size_t n64 = sizeof(edges64) / sizeof(edges64[0]);
     for (size_t i = 0; i < n128; i++) {
@@ -252,23 +258,15 @@ typedef struct {
     uint32_t rand, pub, leader, helper, vshare, vmsg, out, state, shard_work, verify_work;
 } size_row_t;
 
-#define ROW(kind, shares, a, b, c, d, SHAPE)                                                        \
-    {kind,                                                                                         \
-     shares,                                                                                       \
-     a,                                                                                            \
-     b,                                                                                            \
-     c,                                                                                            \
-     d,                                                                                            \
-     DPM_PRIO3_RAND_BYTES(SHAPE),                                                                  \
-     DPM_PRIO3_PUBLIC_SHARE_BYTES(SHAPE),                                                          \
-     DPM_PRIO3_LEADER_SHARE_BYTES(SHAPE),                                                          \
-     DPM_PRIO3_HELPER_SHARE_BYTES(SHAPE),                                                          \
-     DPM_PRIO3_VERIFIER_SHARE_BYTES(SHAPE),                                                        \
-     DPM_PRIO3_VERIFIER_MESSAGE_BYTES(SHAPE),                                                      \
-     DPM_PRIO3_OUT_SHARE_BYTES(SHAPE),                                                             \
-     DPM_PRIO3_STATE_BYTES(SHAPE),                                                                 \
-     DPM_PRIO3_SHARD_WORK_WORDS(SHAPE),                                                            \
-     DPM_PRIO3_VERIFY_WORK_WORDS(SHAPE)}
+#define ROW(kind, shares, a, b, c, d, SHAPE)                                                       \
+    {                                                                                              \
+        kind, shares, a, b, c, d, DPM_PRIO3_RAND_BYTES(SHAPE),                                     \
+            DPM_PRIO3_PUBLIC_SHARE_BYTES(SHAPE), DPM_PRIO3_LEADER_SHARE_BYTES(SHAPE),              \
+            DPM_PRIO3_HELPER_SHARE_BYTES(SHAPE), DPM_PRIO3_VERIFIER_SHARE_BYTES(SHAPE),            \
+            DPM_PRIO3_VERIFIER_MESSAGE_BYTES(SHAPE), DPM_PRIO3_OUT_SHARE_BYTES(SHAPE),             \
+            DPM_PRIO3_STATE_BYTES(SHAPE), DPM_PRIO3_SHARD_WORK_WORDS(SHAPE),                       \
+            DPM_PRIO3_VERIFY_WORK_WORDS(SHAPE)                                                     \
+    }
 
 static const size_row_t SIZE_ROWS[] = {
     ROW(DPM_PRIO3_COUNT, 2, 0, 0, 0, 0, DPM_PRIO3_COUNT_SHAPE(2)),
@@ -278,13 +276,15 @@ static const size_row_t SIZE_ROWS[] = {
     ROW(DPM_PRIO3_SUM, 2, 1, 0, 0, 0, DPM_PRIO3_SUM_SHAPE(2, 1)),
     ROW(DPM_PRIO3_SUMVEC, 2, 48, 255, 26, 0, DPM_PRIO3_SUMVEC_SHAPE(2, 48, 8, 26)),
     ROW(DPM_PRIO3_SUMVEC, 2, 72, 255, 19, 0, DPM_PRIO3_SUMVEC_SHAPE(2, 72, 8, 19)),
-    ROW(DPM_PRIO3_SUMVEC, 3, 3, 32000, 7, 0, DPM_PRIO3_SUMVEC_SHAPE(3, 3, DPM_VDAF_BITS(32000u), 7)),
+    ROW(DPM_PRIO3_SUMVEC, 3, 3, 32000, 7, 0,
+        DPM_PRIO3_SUMVEC_SHAPE(3, 3, DPM_VDAF_BITS(32000u), 7)),
     ROW(DPM_PRIO3_SUMVEC, 2, 1000, 1, 31, 0, DPM_PRIO3_SUMVEC_SHAPE(2, 1000, 1, 31)),
     ROW(DPM_PRIO3_HISTOGRAM, 2, 100, 10, 0, 0, DPM_PRIO3_HISTOGRAM_SHAPE(2, 100, 10)),
     ROW(DPM_PRIO3_HISTOGRAM, 4, 16, 3, 0, 0, DPM_PRIO3_HISTOGRAM_SHAPE(4, 16, 3)),
     ROW(DPM_PRIO3_HISTOGRAM, 2, 1, 1, 0, 0, DPM_PRIO3_HISTOGRAM_SHAPE(2, 1, 1)),
     ROW(DPM_PRIO3_MULTIHOT, 2, 10, 2, 3, 0, DPM_PRIO3_MULTIHOT_SHAPE(2, 10, DPM_VDAF_BITS(2u), 3)),
-    ROW(DPM_PRIO3_MULTIHOT, 3, 50, 50, 8, 0, DPM_PRIO3_MULTIHOT_SHAPE(3, 50, DPM_VDAF_BITS(50u), 8)),
+    ROW(DPM_PRIO3_MULTIHOT, 3, 50, 50, 8, 0,
+        DPM_PRIO3_MULTIHOT_SHAPE(3, 50, DPM_VDAF_BITS(50u), 8)),
     ROW(DPM_PRIO3_SUMVEC_MULTIPROOF, 2, 3, 10, 255, 9,
         DPM_PRIO3_SUMVEC_MULTIPROOF_SHAPE(2, 3, 10, 8, 9)),
     ROW(DPM_PRIO3_SUMVEC_MULTIPROOF, 3, 2, 48, 255, 26,
@@ -301,7 +301,8 @@ static dpm_status_t init_row(dpm_prio3_t *v, int kind, uint32_t shares, uint32_t
     case DPM_PRIO3_SUMVEC: return dpm_prio3_sumvec_init(v, shares, a, b, c);
     case DPM_PRIO3_HISTOGRAM: return dpm_prio3_histogram_init(v, shares, a, b);
     case DPM_PRIO3_MULTIHOT: return dpm_prio3_multihot_init(v, shares, a, b, c);
-    case DPM_PRIO3_SUMVEC_MULTIPROOF: return dpm_prio3_sumvec_multiproof_init(v, shares, a, b, c, d);
+    case DPM_PRIO3_SUMVEC_MULTIPROOF:
+        return dpm_prio3_sumvec_multiproof_init(v, shares, a, b, c, d);
     default: return dpm_prio3_higher_degree_init(v, shares);
     }
 }
@@ -313,12 +314,13 @@ static void test_sizes_equal_the_macros(void **state)
         const size_row_t *r = &SIZE_ROWS[i];
         dpm_prio3_t v;
         assert_int_equal(init_row(&v, r->kind, r->shares, r->a, r->b, r->c, r->d), DPM_OK);
-        const uint32_t got[10] = {v.rand_bytes, v.public_share_bytes, v.leader_share_bytes,
-                                  v.helper_share_bytes, v.verifier_share_bytes,
-                                  v.verifier_message_bytes, v.out_share_bytes, v.state_bytes,
-                                  v.shard_work_words, v.verify_work_words};
-        const uint32_t want[10] = {r->rand, r->pub, r->leader, r->helper, r->vshare,
-                                   r->vmsg, r->out, r->state, r->shard_work, r->verify_work};
+        const uint32_t got[10] = {v.rand_bytes,           v.public_share_bytes,
+                                  v.leader_share_bytes,   v.helper_share_bytes,
+                                  v.verifier_share_bytes, v.verifier_message_bytes,
+                                  v.out_share_bytes,      v.state_bytes,
+                                  v.shard_work_words,     v.verify_work_words};
+        const uint32_t want[10] = {r->rand, r->pub, r->leader, r->helper,     r->vshare,
+                                   r->vmsg, r->out, r->state,  r->shard_work, r->verify_work};
         for (int k = 0; k < 10; k++) {
             if (got[k] != want[k]) {
                 fail_msg("row %zu size %d: runtime %u, macro %u", i, k, got[k], want[k]);
@@ -335,10 +337,11 @@ static void test_sizes_equal_the_macros(void **state)
     assert_int_equal(DPM_VDAF_NEXT_POW2(17u), 32);
 }
 
-/* ---- round trips ------------------------------------------------------------------------------ */
+/* ---- round trips ------------------------------------------------------------------------------
+ */
 
-static const uint8_t KEY[DPM_PRIO3_VERIFY_KEY_BYTES] = {9, 8, 7, 6, 5, 4, 3, 2, 1, 0, 9, 8, 7, 6, 5, 4,
-                                                       3, 2, 1, 0, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0, 9, 8};
+static const uint8_t KEY[DPM_PRIO3_VERIFY_KEY_BYTES] = {
+    9, 8, 7, 6, 5, 4, 3, 2, 1, 0, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0, 9, 8};
 static const uint8_t CTX[] = "dpmetrics test";
 
 static size_t meas_count(const dpm_prio3_t *v)
@@ -359,8 +362,9 @@ static void random_measurement(const dpm_prio3_t *v, test_rng_t *t, uint64_t *m,
     case DPM_PRIO3_HIGHER_DEGREE: {
         uint64_t r = test_rng_next(t);
         /* often the extremes */
-        m[0] = (r & 3u) == 0 ? 0 : (r & 3u) == 1 ? v->max_measurement
-                                                 : (test_rng_next(t) % (v->max_measurement + 1u));
+        m[0] = (r & 3u) == 0   ? 0
+               : (r & 3u) == 1 ? v->max_measurement
+                               : (test_rng_next(t) % (v->max_measurement + 1u));
         if (v->max_measurement == UINT64_MAX) {
             m[0] = test_rng_next(t);
         }
@@ -385,7 +389,9 @@ static void random_measurement(const dpm_prio3_t *v, test_rng_t *t, uint64_t *m,
     default: /* SumVec */
         for (uint32_t e = 0; e < v->length; e++) {
             uint64_t r = test_rng_next(t);
-            m[e] = (r & 7u) == 0 ? v->max_measurement : (r & 7u) == 1 ? 0 : test_rng_next(t) % (v->max_measurement + 1u);
+            m[e] = (r & 7u) == 0   ? v->max_measurement
+                   : (r & 7u) == 1 ? 0
+                                   : test_rng_next(t) % (v->max_measurement + 1u);
             adds[e] = m[e];
         }
     }
@@ -408,9 +414,9 @@ static void round_trip(const dpm_prio3_t *v, int reports, uint64_t seed)
             want[i] += adds[i];
         }
         vdaf_report_alloc(v, &rep);
-        assert_int_equal(vdaf_report_shard(v, CTX, sizeof(CTX) - 1u, m, meas_count(v),
-                                           test_rng_next(&t), &rep),
-                         DPM_OK);
+        assert_int_equal(
+            vdaf_report_shard(v, CTX, sizeof(CTX) - 1u, m, meas_count(v), test_rng_next(&t), &rep),
+            DPM_OK);
         vdaf_result_init(v, &res);
         vdaf_verify(v, KEY, CTX, sizeof(CTX) - 1u, &rep, -1, -1, &res);
         if (res.step != VDAF_STEP_DONE) {
@@ -452,11 +458,11 @@ static void test_round_trips(void **state)
     } shapes[] = {
         {DPM_PRIO3_COUNT, 2, 0, 0, 0, 0},
         {DPM_PRIO3_COUNT, 5, 0, 0, 0, 0},
-        {DPM_PRIO3_SUM, 2, 1, 0, 0, 0},        /* one bit */
-        {DPM_PRIO3_SUM, 3, 100000, 0, 0, 0},   /* 17 bits, a last weight != 2^16 */
+        {DPM_PRIO3_SUM, 2, 1, 0, 0, 0},      /* one bit */
+        {DPM_PRIO3_SUM, 3, 100000, 0, 0, 0}, /* 17 bits, a last weight != 2^16 */
         {DPM_PRIO3_SUM, 2, 0xFFFFFFFFu, 0, 0, 0},
-        {DPM_PRIO3_SUMVEC, 2, 48, 255, 26, 0}, /* the campaigns' 2 x 24 shape */
-        {DPM_PRIO3_SUMVEC, 3, 5, 1, 1, 0},     /* chunk 1 */
+        {DPM_PRIO3_SUMVEC, 2, 48, 255, 26, 0},  /* the campaigns' 2 x 24 shape */
+        {DPM_PRIO3_SUMVEC, 3, 5, 1, 1, 0},      /* chunk 1 */
         {DPM_PRIO3_SUMVEC, 2, 4, 1000, 100, 0}, /* chunk > MEAS_LEN: one call */
         {DPM_PRIO3_SUMVEC, 4, 2, 0xFFFFFFFFu, 9, 0},
         {DPM_PRIO3_HISTOGRAM, 2, 32, 5, 0, 0},
@@ -486,7 +492,8 @@ static void test_round_trips(void **state)
     }
 }
 
-/* ---- a dishonest client ------------------------------------------------------------------------ */
+/* ---- a dishonest client ------------------------------------------------------------------------
+ */
 
 /* Shard an encoding with the real prover (the sharding code after the public call's checks,
  * which would refuse it) and verify it: an encoding the variant does not allow must end in
@@ -506,9 +513,10 @@ static void shard_encoded(const dpm_prio3_t *v, const uint8_t *enc, uint64_t see
     memset(rep.nonce, 3, sizeof(rep.nonce));
     uint8_t *meas = (uint8_t *)(work + 2u * DPM_VDAF_XOF_WORDS);
     memcpy(meas, enc, v->meas_len);
-    const dpm_prio3_shard_out_t out = {rep.public_share, v->public_share_bytes, rep.leader,
-                                       v->leader_share_bytes, rep.helpers,
-                                       (size_t)(v->shares - 1u) * v->helper_share_bytes};
+    const dpm_prio3_shard_out_t out = {
+        rep.public_share, v->public_share_bytes,
+        rep.leader,       v->leader_share_bytes,
+        rep.helpers,      (size_t)(v->shares - 1u) * v->helper_share_bytes};
     v->ops->shard(v, CTX, sizeof(CTX) - 1u, meas, rep.nonce, rand, &out, work);
     vdaf_result_init(v, &res);
     vdaf_verify(v, KEY, CTX, sizeof(CTX) - 1u, &rep, -1, -1, &res);
@@ -620,9 +628,9 @@ static dpm_status_t shard_sentinel(const dpm_prio3_t *v, const uint64_t *m, size
     memset(pub, SENTINEL, sizeof(pub));
     memset(lead, SENTINEL, sizeof(lead));
     memset(help, SENTINEL, sizeof(help));
-    const dpm_prio3_shard_out_t out = {pub, v->public_share_bytes, lead,
-                                       v->leader_share_bytes - shrink_leader, help,
-                                       (size_t)(v->shares - 1u) * v->helper_share_bytes};
+    const dpm_prio3_shard_out_t out = {pub,  v->public_share_bytes,
+                                       lead, v->leader_share_bytes - shrink_leader,
+                                       help, (size_t)(v->shares - 1u) * v->helper_share_bytes};
     dpm_status_t st = dpm_prio3_shard(v, CTX, sizeof(CTX) - 1u, m, count, nonce, rand, rand_len,
                                       &out, work, work_words);
     if (st != DPM_OK) {
@@ -677,34 +685,42 @@ static void test_shard_refuses_bad_input(void **state)
     /* buffers and arguments */
     assert_int_equal(dpm_prio3_histogram_init(&v, 2, 16, 3), DPM_OK);
     m[0] = 3;
-    assert_int_equal(shard_sentinel(&v, m, 1, v.rand_bytes - 1u, 0, v.shard_work_words), DPM_ERR_PARAM);
-    assert_int_equal(shard_sentinel(&v, m, 1, v.rand_bytes + 1u, 0, v.shard_work_words), DPM_ERR_PARAM);
+    assert_int_equal(shard_sentinel(&v, m, 1, v.rand_bytes - 1u, 0, v.shard_work_words),
+                     DPM_ERR_PARAM);
+    assert_int_equal(shard_sentinel(&v, m, 1, v.rand_bytes + 1u, 0, v.shard_work_words),
+                     DPM_ERR_PARAM);
     assert_int_equal(shard_sentinel(&v, m, 1, v.rand_bytes, 1, v.shard_work_words), DPM_ERR_BUFFER);
-    assert_int_equal(shard_sentinel(&v, m, 1, v.rand_bytes, 0, v.shard_work_words - 1u), DPM_ERR_BUFFER);
+    assert_int_equal(shard_sentinel(&v, m, 1, v.rand_bytes, 0, v.shard_work_words - 1u),
+                     DPM_ERR_BUFFER);
     assert_int_equal(shard_sentinel(&v, m, 1, v.rand_bytes, 0, v.shard_work_words), DPM_OK);
     static uint8_t buf[2048];
     uint8_t rand[128] = {0}, nonce[16] = {0};
     static uint64_t work[2048];
     dpm_prio3_shard_out_t out = {buf, 64, buf + 64, v.leader_share_bytes, buf + 1500, 64};
-    assert_int_equal(dpm_prio3_shard(NULL, NULL, 0, m, 1, nonce, rand, v.rand_bytes, &out, work, 2048),
-                     DPM_ERR_PARAM);
-    assert_int_equal(dpm_prio3_shard(&v, NULL, 3, m, 1, nonce, rand, v.rand_bytes, &out, work, 2048),
-                     DPM_ERR_PARAM); /* a context length without the context */
+    assert_int_equal(
+        dpm_prio3_shard(NULL, NULL, 0, m, 1, nonce, rand, v.rand_bytes, &out, work, 2048),
+        DPM_ERR_PARAM);
+    assert_int_equal(
+        dpm_prio3_shard(&v, NULL, 3, m, 1, nonce, rand, v.rand_bytes, &out, work, 2048),
+        DPM_ERR_PARAM); /* a context length without the context */
     assert_int_equal(dpm_prio3_shard(&v, CTX, DPM_PRIO3_MAX_CTX_BYTES + 1u, m, 1, nonce, rand,
                                      v.rand_bytes, &out, work, 2048),
                      DPM_ERR_PARAM);
     assert_int_equal(dpm_prio3_shard(&v, NULL, 0, m, 1, NULL, rand, v.rand_bytes, &out, work, 2048),
                      DPM_ERR_PARAM);
     out.public_share = NULL; /* the public share is 64 bytes here */
-    assert_int_equal(dpm_prio3_shard(&v, NULL, 0, m, 1, nonce, rand, v.rand_bytes, &out, work, 2048),
-                     DPM_ERR_PARAM);
+    assert_int_equal(
+        dpm_prio3_shard(&v, NULL, 0, m, 1, nonce, rand, v.rand_bytes, &out, work, 2048),
+        DPM_ERR_PARAM);
     out.public_share = buf;
     out.helper_shares_len = 63;
-    assert_int_equal(dpm_prio3_shard(&v, NULL, 0, m, 1, nonce, rand, v.rand_bytes, &out, work, 2048),
-                     DPM_ERR_BUFFER);
+    assert_int_equal(
+        dpm_prio3_shard(&v, NULL, 0, m, 1, nonce, rand, v.rand_bytes, &out, work, 2048),
+        DPM_ERR_BUFFER);
     out.helper_shares_len = 64;
-    assert_int_equal(dpm_prio3_shard(&v, NULL, 0, m, 1, nonce, rand, v.rand_bytes, &out, work, 2048),
-                     DPM_OK); /* no context at all is a valid (empty) context */
+    assert_int_equal(
+        dpm_prio3_shard(&v, NULL, 0, m, 1, nonce, rand, v.rand_bytes, &out, work, 2048),
+        DPM_OK); /* no context at all is a valid (empty) context */
     dpm_prio3_t uninit;
     memset(&uninit, 0, sizeof(uninit));
     assert_int_equal(dpm_prio3_shard(&uninit, NULL, 0, m, 1, nonce, rand, 0, &out, work, 2048),
@@ -725,11 +741,11 @@ static void test_aggregators_refuse_bad_messages(void **state)
     memset(state_buf, SENTINEL, sizeof(state_buf));
     memset(vs, SENTINEL, sizeof(vs));
 #define VI(agg, pub, pub_len, in, in_len, st_len, vs_len, ww)                                      \
-    dpm_prio3_verify_init(&v, KEY, CTX, sizeof(CTX) - 1u, agg, rep.nonce, pub, pub_len, in, in_len, \
-                          state_buf, st_len, vs, vs_len, work, ww)
+    dpm_prio3_verify_init(&v, KEY, CTX, sizeof(CTX) - 1u, agg, rep.nonce, pub, pub_len, in,        \
+                          in_len, state_buf, st_len, vs, vs_len, work, ww)
     const size_t L = v.leader_share_bytes, H = v.helper_share_bytes, P = v.public_share_bytes;
-    assert_int_equal(VI(2, rep.public_share, P, rep.helpers, H, v.state_bytes, v.verifier_share_bytes,
-                        v.verify_work_words),
+    assert_int_equal(VI(2, rep.public_share, P, rep.helpers, H, v.state_bytes,
+                        v.verifier_share_bytes, v.verify_work_words),
                      DPM_ERR_PARAM); /* no aggregator 2 */
     assert_int_equal(VI(0, rep.public_share, P - 1u, rep.leader, L, v.state_bytes,
                         v.verifier_share_bytes, v.verify_work_words),
@@ -768,8 +784,8 @@ static void test_aggregators_refuse_bad_messages(void **state)
     /* the verifier message's step and verify_next */
     uint8_t shares2[1024];
     assert_int_equal(dpm_prio3_verifier_shares_to_message(&v, CTX, sizeof(CTX) - 1u, shares2,
-                                                          2u * v.verifier_share_bytes - 1u, msg,
-                                                          32, work, v.verify_work_words),
+                                                          2u * v.verifier_share_bytes - 1u, msg, 32,
+                                                          work, v.verify_work_words),
                      DPM_ERR_PROTOCOL);
     memset(shares2, 0xFF, sizeof(shares2)); /* every value >= p */
     assert_int_equal(dpm_prio3_verifier_shares_to_message(&v, CTX, sizeof(CTX) - 1u, shares2,
@@ -785,9 +801,9 @@ static void test_aggregators_refuse_bad_messages(void **state)
                      DPM_ERR_PARAM);
     assert_int_equal(dpm_prio3_verify_next(&v, state_buf, v.state_bytes, msg, 31, os, 512),
                      DPM_ERR_PROTOCOL);
-    assert_int_equal(dpm_prio3_verify_next(&v, state_buf, v.state_bytes, msg, 32, os,
-                                           v.out_share_bytes - 1u),
-                     DPM_ERR_BUFFER);
+    assert_int_equal(
+        dpm_prio3_verify_next(&v, state_buf, v.state_bytes, msg, 32, os, v.out_share_bytes - 1u),
+        DPM_ERR_BUFFER);
     assert_true(all_sentinel(os, sizeof(os)));
     /* aggregate and unshard: lengths, values >= p, 64-bit overflow */
     uint8_t agg[256], share[256];
@@ -806,8 +822,10 @@ static void test_aggregators_refuse_bad_messages(void **state)
     uint64_t result[16];
     memset(two, 0, sizeof(two));
     two[8] = 1; /* bucket 0 of share 0 holds 2^64 */
-    assert_int_equal(dpm_prio3_unshard(&v, two, 2u * v.out_share_bytes, 1, result, 16), DPM_ERR_RANGE);
-    assert_int_equal(dpm_prio3_unshard(&v, two, 2u * v.out_share_bytes, 1, result, 15), DPM_ERR_BUFFER);
+    assert_int_equal(dpm_prio3_unshard(&v, two, 2u * v.out_share_bytes, 1, result, 16),
+                     DPM_ERR_RANGE);
+    assert_int_equal(dpm_prio3_unshard(&v, two, 2u * v.out_share_bytes, 1, result, 15),
+                     DPM_ERR_BUFFER);
     assert_int_equal(dpm_prio3_unshard(&v, two, 2u * v.out_share_bytes - 1u, 1, result, 16),
                      DPM_ERR_PROTOCOL);
     two[8] = 0;

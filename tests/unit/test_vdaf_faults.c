@@ -31,12 +31,23 @@
 #include "vdaf_fixture.h"
 
 static const char *const FILES[] = {
-    "Prio3Count_0.json",         "Prio3Count_1.json",         "Prio3Count_2.json",
-    "Prio3HigherDegree_0.json",  "Prio3Histogram_0.json",     "Prio3Histogram_1.json",
-    "Prio3Histogram_2.json",     "Prio3MultihotCountVec_0.json", "Prio3MultihotCountVec_1.json",
-    "Prio3MultihotCountVec_2.json", "Prio3SumVecWithMultiproof_0.json",
-    "Prio3SumVecWithMultiproof_1.json", "Prio3SumVec_0.json", "Prio3SumVec_1.json",
-    "Prio3Sum_0.json",           "Prio3Sum_1.json",           "Prio3Sum_2.json",
+    "Prio3Count_0.json",
+    "Prio3Count_1.json",
+    "Prio3Count_2.json",
+    "Prio3HigherDegree_0.json",
+    "Prio3Histogram_0.json",
+    "Prio3Histogram_1.json",
+    "Prio3Histogram_2.json",
+    "Prio3MultihotCountVec_0.json",
+    "Prio3MultihotCountVec_1.json",
+    "Prio3MultihotCountVec_2.json",
+    "Prio3SumVecWithMultiproof_0.json",
+    "Prio3SumVecWithMultiproof_1.json",
+    "Prio3SumVec_0.json",
+    "Prio3SumVec_1.json",
+    "Prio3Sum_0.json",
+    "Prio3Sum_1.json",
+    "Prio3Sum_2.json",
 };
 #define NFILES (sizeof(FILES) / sizeof(FILES[0]))
 
@@ -83,17 +94,17 @@ static void instance(const char *name, const jr_value_t *root, dpm_prio3_t *v)
     uint32_t s = (uint32_t)u64(jr_get(root, "shares"));
     const jr_value_t *len = jr_get(root, "length"), *chunk = jr_get(root, "chunk_length");
     dpm_status_t st =
-        starts(name, "Prio3Count_")   ? dpm_prio3_count_init(v, s)
-        : starts(name, "Prio3Sum_")   ? dpm_prio3_sum_init(v, s, u64(jr_get(root, "max_measurement")))
-        : starts(name, "Prio3SumVec_") ? dpm_prio3_sumvec_init(v, s, (uint32_t)u64(len),
-                                                               u64(jr_get(root, "max_measurement")),
-                                                               (uint32_t)u64(chunk))
+        starts(name, "Prio3Count_") ? dpm_prio3_count_init(v, s)
+        : starts(name, "Prio3Sum_") ? dpm_prio3_sum_init(v, s, u64(jr_get(root, "max_measurement")))
+        : starts(name, "Prio3SumVec_")
+            ? dpm_prio3_sumvec_init(v, s, (uint32_t)u64(len), u64(jr_get(root, "max_measurement")),
+                                    (uint32_t)u64(chunk))
         : starts(name, "Prio3SumVecWithMultiproof_")
             ? dpm_prio3_sumvec_multiproof_init(v, s, 3, (uint32_t)u64(len),
                                                u64(jr_get(root, "max_measurement")),
                                                (uint32_t)u64(chunk))
-        : starts(name, "Prio3Histogram_") ? dpm_prio3_histogram_init(v, s, (uint32_t)u64(len),
-                                                                     (uint32_t)u64(chunk))
+        : starts(name, "Prio3Histogram_")
+            ? dpm_prio3_histogram_init(v, s, (uint32_t)u64(len), (uint32_t)u64(chunk))
         : starts(name, "Prio3MultihotCountVec_")
             ? dpm_prio3_multihot_init(v, s, (uint32_t)u64(len),
                                       (uint32_t)u64(jr_get(root, "max_weight")),
@@ -142,7 +153,8 @@ static void damage(const dpm_prio3_t *v, const uint8_t *key, const uint8_t *ctx,
 static void test_file(void **state)
 {
     const char *name = (const char *)*state;
-    const char *dir = getenv("DPM_VDAF_VECTORS") ? getenv("DPM_VDAF_VECTORS") : "tests/vectors/vdaf";
+    const char *dir =
+        getenv("DPM_VDAF_VECTORS") ? getenv("DPM_VDAF_VECTORS") : "tests/vectors/vdaf";
     char path[512];
     snprintf(path, sizeof(path), "%s/%s", dir, name);
     jr_value_t root;
@@ -152,7 +164,8 @@ static void test_file(void **state)
     dpm_prio3_t v;
     instance(name, &root, &v);
     size_t ctx_len, key_len, len;
-    uint8_t *ctx = hex(jr_get(&root, "ctx"), &ctx_len), *key = hex(jr_get(&root, "verify_key"), &key_len);
+    uint8_t *ctx = hex(jr_get(&root, "ctx"), &ctx_len),
+            *key = hex(jr_get(&root, "verify_key"), &key_len);
     const jr_value_t *reports = jr_get(&root, "reports");
     tally_t t = {0, 0, 0, 0};
     for (size_t k = 0; k < reports->n; k++) {
@@ -185,10 +198,12 @@ static void test_file(void **state)
         }
         const size_t vlen = (size_t)v.shares * v.verifier_share_bytes;
         vdaf_result_free(&ok);
-        damage(&v, key, ctx, ctx_len, &r, r.public_share, v.public_share_bytes, k, "public share", &t);
-        damage(&v, key, ctx, ctx_len, &r, r.leader, v.leader_share_bytes, k + 1u, "leader share", &t);
-        damage(&v, key, ctx, ctx_len, &r, r.helpers,
-               (size_t)(v.shares - 1u) * v.helper_share_bytes, k + 2u, "helper shares", &t);
+        damage(&v, key, ctx, ctx_len, &r, r.public_share, v.public_share_bytes, k, "public share",
+               &t);
+        damage(&v, key, ctx, ctx_len, &r, r.leader, v.leader_share_bytes, k + 1u, "leader share",
+               &t);
+        damage(&v, key, ctx, ctx_len, &r, r.helpers, (size_t)(v.shares - 1u) * v.helper_share_bytes,
+               k + 2u, "helper shares", &t);
         for (size_t i = (k + 3u) % stride(); i < vlen; i += stride()) {
             expect_rejected(&v, key, ctx, ctx_len, &r, (long)i, -1, "verifier shares", i, &t);
         }

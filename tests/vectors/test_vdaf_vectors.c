@@ -176,12 +176,12 @@ static void run_file(void **state)
     assert_true(v.shares <= MAX_SHARES);
     static report_state_t rs[MAX_REPORTS];
     memset(rs, 0, sizeof(rs));
-    uint64_t *work = calloc(v.verify_work_words > v.shard_work_words ? v.verify_work_words
-                                                                     : v.shard_work_words,
-                            sizeof(uint64_t));
+    uint64_t *work =
+        calloc(v.verify_work_words > v.shard_work_words ? v.verify_work_words : v.shard_work_words,
+               sizeof(uint64_t));
     assert_non_null(work);
-    const size_t work_words = v.verify_work_words > v.shard_work_words ? v.verify_work_words
-                                                                       : v.shard_work_words;
+    const size_t work_words =
+        v.verify_work_words > v.shard_work_words ? v.verify_work_words : v.shard_work_words;
     unsigned done = 0, failures = 0;
     for (size_t o = 0; o < ops->n; o++) {
         const jr_value_t *op = jr_at(ops, o);
@@ -218,8 +218,9 @@ static void run_file(void **state)
             uint8_t *rnd = hex(jr_get(rep, "rand"), &rand_len);
             uint8_t *ps = malloc(v.public_share_bytes + 1u), *lead = malloc(v.leader_share_bytes);
             uint8_t *help = malloc((size_t)(v.shares - 1u) * v.helper_share_bytes);
-            dpm_prio3_shard_out_t out = {ps, v.public_share_bytes, lead, v.leader_share_bytes, help,
-                                         (size_t)(v.shares - 1u) * v.helper_share_bytes};
+            dpm_prio3_shard_out_t out = {ps,   v.public_share_bytes,
+                                         lead, v.leader_share_bytes,
+                                         help, (size_t)(v.shares - 1u) * v.helper_share_bytes};
             assert_int_equal(dpm_prio3_shard(&v, ctx, ctx_len, meas, count, nonce, rnd, rand_len,
                                              &out, work, work_words),
                              DPM_OK);
@@ -245,8 +246,8 @@ static void run_file(void **state)
             free(rs[r].state[agg]);
             rs[r].state[agg] = malloc(v.state_bytes);
             assert_int_equal(dpm_prio3_verify_init(&v, key, ctx, ctx_len, agg, nonce, pub, pub_len,
-                                                   in, in_len, rs[r].state[agg], v.state_bytes,
-                                                   vs, v.verifier_share_bytes, work, work_words),
+                                                   in, in_len, rs[r].state[agg], v.state_bytes, vs,
+                                                   v.verifier_share_bytes, work, work_words),
                              DPM_OK);
             uint8_t *want = hex(jr_at(jr_at(jr_get(rep, "verifier_shares"), 0), agg), &len);
             expect_bytes("verifier share", vs, v.verifier_share_bytes, want, len);
@@ -358,8 +359,8 @@ typedef void (*next_fn)(void *x, uint8_t *out, size_t len);
 
 static void expand_f128(next_fn next, void *x, uint8_t *out, size_t n)
 {
-    static const uint8_t p_le[16] = {1, 0, 0, 0, 0, 0, 0, 0, 0xE4, 0xFF, 0xFF, 0xFF,
-                                     0xFF, 0xFF, 0xFF, 0xFF};
+    static const uint8_t p_le[16] = {1,    0,    0,    0,    0,    0,    0,    0,
+                                     0xE4, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF};
     for (size_t i = 0; i < n;) {
         uint8_t b[16];
         next(x, b, 16);
@@ -438,6 +439,7 @@ int main(void)
         tests[i] = (struct CMUnitTest){FILES[i], run_file, NULL, NULL, (void *)FILES[i]};
     }
     tests[NFILES] = (struct CMUnitTest){"XofTurboShake128.json", test_xof, NULL, NULL, NULL};
-    tests[NFILES + 1] = (struct CMUnitTest){"XofFixedKeyAes128.json", test_xof, NULL, NULL, &aes_flag};
+    tests[NFILES + 1] =
+        (struct CMUnitTest){"XofFixedKeyAes128.json", test_xof, NULL, NULL, &aes_flag};
     return _cmocka_run_group_tests("vdaf_vectors", tests, NFILES + 2, NULL, NULL);
 }

@@ -81,14 +81,14 @@ struct dpm_prio3_ops; /* the field's implementation (internal) */
  * every buffer size. Filled by one of the dpm_prio3_*_init calls; read-only afterwards (it
  * holds no state: one instance serves any number of reports, on any number of threads). */
 typedef struct {
-    uint32_t id;          /* the VDAF codepoint, bound into every domain separation tag */
-    uint8_t kind;         /* dpm_prio3_kind_t */
-    uint8_t field_bytes;  /* 8 (Field64) or 16 (Field128): encoded size of a field element */
-    uint8_t shares;       /* SHARES: aggregators, in [2, 255]; aggregator 0 is the leader */
-    uint8_t proofs;       /* PROOFS: independent FLP proofs per report, in [1, 255] */
-    uint32_t length;      /* SumVec, Histogram, MultihotCountVec: entries; otherwise 1 */
-    uint32_t chunk_length; /* ParallelSum chunk (SumVec, Histogram, MultihotCountVec), else 0 */
-    uint32_t bits;        /* bit length of max_measurement (Sum, SumVec) or max_weight */
+    uint32_t id;              /* the VDAF codepoint, bound into every domain separation tag */
+    uint8_t kind;             /* dpm_prio3_kind_t */
+    uint8_t field_bytes;      /* 8 (Field64) or 16 (Field128): encoded size of a field element */
+    uint8_t shares;           /* SHARES: aggregators, in [2, 255]; aggregator 0 is the leader */
+    uint8_t proofs;           /* PROOFS: independent FLP proofs per report, in [1, 255] */
+    uint32_t length;          /* SumVec, Histogram, MultihotCountVec: entries; otherwise 1 */
+    uint32_t chunk_length;    /* ParallelSum chunk (SumVec, Histogram, MultihotCountVec), else 0 */
+    uint32_t bits;            /* bit length of max_measurement (Sum, SumVec) or max_weight */
     uint64_t max_measurement; /* largest value of one entry (Count 1, Histogram length - 1,
                                  MultihotCountVec: the largest weight, HigherDegree 2) */
     /* the FLP (draft section "FLP Specification"); one gadget per circuit */
@@ -242,8 +242,7 @@ dpm_status_t dpm_prio3_unshard(const dpm_prio3_t *v, const uint8_t *agg_shares,
  * runtime fields of dpm_prio3_t hold the same values (a test compares them). */
 #define DPM_VDAF_CEIL_DIV(a, b) (((a) + (b)-1u) / (b))
 /* Bit length of x (x < 2^32): 8 for 128..255. */
-#define DPM_VDAF_BITS(x)                                                                           \
-    ((x) >= 0x10000u ? 16u + DPM_VDAF_BITS16_((x) >> 16) : DPM_VDAF_BITS16_(x))
+#define DPM_VDAF_BITS(x) ((x) >= 0x10000u ? 16u + DPM_VDAF_BITS16_((x) >> 16) : DPM_VDAF_BITS16_(x))
 #define DPM_VDAF_BITS16_(x) ((x) >= 0x100u ? 8u + DPM_VDAF_BITS8_((x) >> 8) : DPM_VDAF_BITS8_(x))
 #define DPM_VDAF_BITS8_(x) ((x) >= 0x10u ? 4u + DPM_VDAF_BITS4_((x) >> 4) : DPM_VDAF_BITS4_(x))
 #define DPM_VDAF_BITS4_(x) ((x) >= 8u ? 4u : (x) >= 4u ? 3u : (x) >= 2u ? 2u : (x) >= 1u ? 1u : 0u)
@@ -282,7 +281,8 @@ dpm_status_t dpm_prio3_unshard(const dpm_prio3_t *v, const uint8_t *agg_shares,
     (shares), 16u, (length) * (bits), (length), 2u * (chunk), 2u,                                  \
         DPM_VDAF_CEIL_DIV((length) * (bits), (chunk)), 1u, 1u
 #define DPM_PRIO3_HISTOGRAM_SHAPE(shares, length, chunk)                                           \
-    (shares), 16u, (length), (length), 2u * (chunk), 2u, DPM_VDAF_CEIL_DIV((length), (chunk)), 1u, 1u
+    (shares), 16u, (length), (length), 2u * (chunk), 2u, DPM_VDAF_CEIL_DIV((length), (chunk)), 1u, \
+        1u
 #define DPM_PRIO3_MULTIHOT_SHAPE(shares, length, weight_bits, chunk)                               \
     (shares), 16u, (length) + (weight_bits), (length), 2u * (chunk), 2u,                           \
         DPM_VDAF_CEIL_DIV((length) + (weight_bits), (chunk)), 1u, 1u
@@ -329,15 +329,17 @@ dpm_status_t dpm_prio3_unshard(const dpm_prio3_t *v, const uint8_t *agg_shares,
 #define DPM_PRIO3_SHARD_WORK_WORDS(...) DPM_PRIO3_SHARD_WORK_WORDS_(__VA_ARGS__)
 #define DPM_PRIO3_SHARD_WORK_WORDS_(s, fb, meas, out, ar, deg, calls, proofs, joint)               \
     (2u * DPM_VDAF_XOF_WORDS + DPM_VDAF_CEIL_DIV((meas), 8u) +                                     \
-     (fb) / 8u * (2u * (calls) + 4u * DPM_PRIO3_DOMAIN_(deg, calls) + 2u * DPM_PRIO3_WIRE_LEN_(calls)))
+     (fb) / 8u *                                                                                   \
+         (2u * (calls) + 4u * DPM_PRIO3_DOMAIN_(deg, calls) + 2u * DPM_PRIO3_WIRE_LEN_(calls)))
 /* Work for verify_init and verifier_shares_to_message: three XOF states, the measurement share
  * and one proof share, the joint and query randomness of one proof, the Lagrange coefficients
  * at the query point, the roots of unity and the wire evaluations. */
 #define DPM_PRIO3_VERIFY_WORK_WORDS(...) DPM_PRIO3_VERIFY_WORK_WORDS_(__VA_ARGS__)
 #define DPM_PRIO3_VERIFY_WORK_WORDS_(s, fb, meas, out, ar, deg, calls, proofs, joint)              \
     (3u * DPM_VDAF_XOF_WORDS +                                                                     \
-     (fb) / 8u * (2u * (meas) + 3u + DPM_PRIO3_PROOF_LEN_(ar, deg, calls) + (calls) +              \
-                  DPM_PRIO3_DOMAIN_(deg, calls) + DPM_PRIO3_WIRE_LEN_(calls) + (ar)))
+     (fb) / 8u *                                                                                   \
+         (2u * (meas) + 3u + DPM_PRIO3_PROOF_LEN_(ar, deg, calls) + (calls) +                      \
+          DPM_PRIO3_DOMAIN_(deg, calls) + DPM_PRIO3_WIRE_LEN_(calls) + (ar)))
 
 #ifdef __cplusplus
 }

@@ -14,7 +14,7 @@
 
 static uint8_t gf_xtime(uint8_t a)
 {
-    return (uint8_t)((a << 1) ^ (0x1Bu & (0u - (unsigned)(a >> 7))));
+    return (uint8_t)(((unsigned)a << 1) ^ (0x1Bu & (0u - ((unsigned)a >> 7))));
 }
 
 static uint8_t gf_mul(uint8_t a, uint8_t b)
@@ -84,7 +84,7 @@ void dpm_aes128_encrypt(const uint8_t rk[176], const uint8_t in[16], uint8_t out
         }
         if (round < 10u) { /* MixColumns */
             for (unsigned c = 0; c < 4u; c++) {
-                uint8_t *col = t + 4u * c;
+                uint8_t *col = t + 4u * (size_t)c;
                 uint8_t a0 = col[0], a1 = col[1], a2 = col[2], a3 = col[3];
                 uint8_t all = (uint8_t)(a0 ^ a1 ^ a2 ^ a3);
                 col[0] = (uint8_t)(a0 ^ all ^ gf_xtime((uint8_t)(a0 ^ a1)));

@@ -42,8 +42,8 @@ static uint32_t bit_length(uint64_t x)
 static dpm_status_t finish(dpm_prio3_t *out, dpm_prio3_t *v)
 {
     if (v->shares < 2u || v->proofs < 1u || v->meas_len < 1u ||
-        v->meas_len > DPM_PRIO3_MAX_MEAS_LEN || v->calls < 1u || v->calls > DPM_PRIO3_MAX_MEAS_LEN ||
-        v->arity > 2u * DPM_PRIO3_MAX_MEAS_LEN) {
+        v->meas_len > DPM_PRIO3_MAX_MEAS_LEN || v->calls < 1u ||
+        v->calls > DPM_PRIO3_MAX_MEAS_LEN || v->arity > 2u * DPM_PRIO3_MAX_MEAS_LEN) {
         return DPM_ERR_PARAM;
     }
     const uint64_t fb = v->field_bytes, seed = DPM_PRIO3_SEED_BYTES, fw = fb / 8u;
@@ -63,8 +63,9 @@ static dpm_status_t finish(dpm_prio3_t *out, dpm_prio3_t *v)
         jrb,
         fb * v->output_len,
         fb * v->output_len + jrb,
-        2u * DPM_VDAF_XOF_WORDS + (v->meas_len + 7u) / 8u + fw * (2u * v->calls + 4u * n + 2u * p),
-        3u * DPM_VDAF_XOF_WORDS +
+        (uint64_t)2u * DPM_VDAF_XOF_WORDS + (v->meas_len + 7u) / 8u +
+            fw * (2u * (uint64_t)v->calls + 4u * n + 2u * p),
+        (uint64_t)3u * DPM_VDAF_XOF_WORDS +
             fw * (2u * (uint64_t)v->meas_len + 3u + proof_len + v->calls + n + p + v->arity)};
     for (size_t i = 0; i < DPM_ARRAY_LEN(sizes); i++) {
         if (sizes[i] > MAX_BYTES) {
@@ -237,7 +238,8 @@ dpm_status_t dpm_prio3_higher_degree_init(dpm_prio3_t *v, uint32_t shares)
     return finish(v, &t);
 }
 
-/* ---- measurements, encoded without branching on them ------------------------------------------ */
+/* ---- measurements, encoded without branching on them ------------------------------------------
+ */
 
 static uint64_t lt_u64(uint64_t a, uint64_t b) /* 1 if a < b */
 {
@@ -296,7 +298,8 @@ static uint64_t encode(const dpm_prio3_t *v, const uint64_t *x, uint8_t *m)
     return bad;
 }
 
-/* ---- the public calls ------------------------------------------------------------------------- */
+/* ---- the public calls -------------------------------------------------------------------------
+ */
 
 static int ctx_ok(const uint8_t *ctx, size_t ctx_len)
 {
@@ -310,8 +313,8 @@ dpm_status_t dpm_prio3_shard(const dpm_prio3_t *v, const uint8_t *ctx, size_t ct
                              size_t work_words)
 {
     if (v == NULL || v->ops == NULL || !ctx_ok(ctx, ctx_len) || measurement == NULL ||
-        nonce == NULL || rand == NULL || rand_len != v->rand_bytes || out == NULL ||
-        work == NULL || out->leader_share == NULL || out->helper_shares == NULL ||
+        nonce == NULL || rand == NULL || rand_len != v->rand_bytes || out == NULL || work == NULL ||
+        out->leader_share == NULL || out->helper_shares == NULL ||
         (v->public_share_bytes > 0 && out->public_share == NULL)) {
         return DPM_ERR_PARAM;
     }
@@ -326,7 +329,7 @@ dpm_status_t dpm_prio3_shard(const dpm_prio3_t *v, const uint8_t *ctx, size_t ct
         work_words < v->shard_work_words) {
         return DPM_ERR_BUFFER;
     }
-    uint8_t *m = (uint8_t *)(void *)(work + 2u * DPM_VDAF_XOF_WORDS);
+    uint8_t *m = (uint8_t *)(void *)(work + (size_t)2u * DPM_VDAF_XOF_WORDS);
     uint64_t bad = encode(v, measurement, m);
     DPM_CT_DECLASSIFY(bad); /* the measurement's validity: the status says it */
     if (bad != 0) {
@@ -352,7 +355,8 @@ dpm_status_t dpm_prio3_verify_init(const dpm_prio3_t *v,
         verifier_share == NULL || work == NULL) {
         return DPM_ERR_PARAM;
     }
-    if (public_share_len != v->public_share_bytes || (public_share == NULL && public_share_len > 0) ||
+    if (public_share_len != v->public_share_bytes ||
+        (public_share == NULL && public_share_len > 0) ||
         input_share_len != (agg_id == 0 ? v->leader_share_bytes : v->helper_share_bytes)) {
         return DPM_ERR_PROTOCOL;
     }
@@ -361,7 +365,7 @@ dpm_status_t dpm_prio3_verify_init(const dpm_prio3_t *v,
         return DPM_ERR_BUFFER;
     }
     return agg_ops(v)->verify_init(v, verify_key, ctx, ctx_len, agg_id, nonce, public_share,
-                               input_share, state, verifier_share, work);
+                                   input_share, state, verifier_share, work);
 }
 
 dpm_status_t dpm_prio3_verifier_shares_to_message(const dpm_prio3_t *v, const uint8_t *ctx,

@@ -124,12 +124,13 @@ static uint32_t bitrev(uint32_t x, unsigned bits)
 static void ntt_inverse_dif(FE *y, uint32_t p, const FE *tw)
 {
     for (uint32_t len = p / 2u; len >= 1u; len /= 2u) {
-        uint32_t stride = p / (2u * len);
+        size_t stride = p / (2u * len);
         for (uint32_t start = 0; start < p; start += 2u * len) {
             for (uint32_t j = 0; j < len; j++) {
                 FE u = y[start + j], t = y[start + j + len];
                 y[start + j] = fe_add(u, t);
-                y[start + j + len] = j == 0 ? fe_sub(u, t) : fe_mul(fe_sub(u, t), tw[p - j * stride]);
+                y[start + j + len] =
+                    j == 0 ? fe_sub(u, t) : fe_mul(fe_sub(u, t), tw[p - j * stride]);
             }
         }
     }
@@ -139,7 +140,7 @@ static void ntt_inverse_dif(FE *y, uint32_t p, const FE *tw)
 static void ntt_forward_dit(FE *y, uint32_t p, const FE *tw)
 {
     for (uint32_t len = 1; len < p; len *= 2u) {
-        uint32_t stride = p / (2u * len);
+        size_t stride = p / (2u * len);
         for (uint32_t start = 0; start < p; start += 2u * len) {
             for (uint32_t j = 0; j < len; j++) {
                 FE u = y[start + j];
@@ -158,7 +159,7 @@ enum { GADGET_MUL_PAIRS, GADGET_POLY }; /* ParallelSum(Mul) (Count: one pair), P
 static int gadget_kind(const dpm_prio3_t *v)
 {
     return (v->kind == DPM_PRIO3_SUM || v->kind == DPM_PRIO3_HIGHER_DEGREE) ? GADGET_POLY
-                                                                           : GADGET_MUL_PAIRS;
+                                                                            : GADGET_MUL_PAIRS;
 }
 
 /* PolyEval's polynomial at x: Sum's x^2 - x, HigherDegree's x^3 - 3x^2 + 2x = x (x-1) (x-2). */
@@ -206,7 +207,8 @@ typedef struct {
 /* Extend a wire from its p values (ext[i step], i < p) to the whole domain (the cosets). */
 static void extend_wire(const dpm_prio3_t *v, FE *ext, const prove_work_t *w)
 {
-    const uint32_t p = v->wire_len, step = v->domain / p;
+    const uint32_t p = v->wire_len;
+    const size_t step = v->domain / p;
     for (uint32_t i = 0; i < p; i++) {
         w->coef[i] = ext[i * step];
     }
@@ -226,7 +228,8 @@ static void extend_wire(const dpm_prio3_t *v, FE *ext, const prove_work_t *w)
 /* The twiddles w^k (k < p) and coset factors W^(j bitrev(k)) / p (j = 1..step-1). */
 static void prove_tables(const dpm_prio3_t *v, const prove_work_t *w)
 {
-    const uint32_t p = v->wire_len, n = v->domain, step = n / p;
+    const uint32_t p = v->wire_len, n = v->domain;
+    const size_t step = n / p;
     const unsigned logp = log2_u32(p);
     FE wn = fe_root(log2_u32(n)), wp = wn;
     for (uint32_t k = 1; k < step; k *= 2u) {
@@ -257,7 +260,8 @@ static void prove_tables(const dpm_prio3_t *v, const prove_work_t *w)
 static void prove(const dpm_prio3_t *v, const uint8_t *meas, dpm_xof_t *prove_rand, uint8_t *out,
                   const prove_work_t *w)
 {
-    const uint32_t p = v->wire_len, n = v->domain, step = n / p, calls = v->calls;
+    const uint32_t p = v->wire_len, n = v->domain, calls = v->calls;
+    const size_t step = n / p;
     for (uint32_t m = 0; m < n; m++) {
         w->gadget[m] = fe_zero();
     }
@@ -357,7 +361,7 @@ static void shard(const dpm_prio3_t *v, const uint8_t *ctx, size_t ctx_len, cons
     const int joint = v->joint_rand_len > 0;
     const uint32_t shares = v->shares;
     dpm_xof_t *xa = (dpm_xof_t *)(void *)work, *xb = xa + 1;
-    FE *f = fe_area(work + 2u * DPM_VDAF_XOF_WORDS + (v->meas_len + 7u) / 8u);
+    FE *f = fe_area(work + (size_t)2u * DPM_VDAF_XOF_WORDS + (v->meas_len + 7u) / 8u);
     prove_work_t w;
     w.jr = f;
     w.rp = w.jr + v->calls;
@@ -384,7 +388,8 @@ static void shard(const dpm_prio3_t *v, const uint8_t *ctx, size_t ctx_len, cons
     for (uint32_t j = 1; j < shares; j++) {
         const uint8_t *share_seed = rand + (j - 1u) * per_helper;
         const uint8_t agg = (uint8_t)j;
-        memcpy(out->helper_shares + (size_t)(j - 1u) * v->helper_share_bytes, share_seed, per_helper);
+        memcpy(out->helper_shares + (size_t)(j - 1u) * v->helper_share_bytes, share_seed,
+               per_helper);
         dpm_xof_prio3(xa, share_seed, v->id, PRIO3_USAGE_MEAS_SHARE, ctx, ctx_len);
         dpm_xof_absorb(xa, &agg, 1);
         if (joint) { /* this helper's joint randomness part, from its blind and share */
@@ -424,7 +429,8 @@ static void shard(const dpm_prio3_t *v, const uint8_t *ctx, size_t ctx_len, cons
     /* The leader's proofs share: the proofs minus every helper's share of them. */
     for (uint32_t j = 1; j < shares; j++) {
         const uint8_t binder[2] = {v->proofs, (uint8_t)j};
-        dpm_xof_prio3(xa, rand + (j - 1u) * per_helper, v->id, PRIO3_USAGE_PROOF_SHARE, ctx, ctx_len);
+        dpm_xof_prio3(xa, rand + (j - 1u) * per_helper, v->id, PRIO3_USAGE_PROOF_SHARE, ctx,
+                      ctx_len);
         dpm_xof_absorb(xa, binder, 2);
         sub_stream(lp, proofs_len, xa, NULL);
     }
@@ -467,7 +473,8 @@ typedef struct {
  * (verifier_len elements) encoded to out. t^p = 1 was excluded by the caller. */
 static void query(const dpm_prio3_t *v, FE shares_inv, const query_work_t *w, uint8_t *out)
 {
-    const uint32_t p = v->wire_len, n = v->domain, step = n / p, calls = v->calls;
+    const uint32_t p = v->wire_len, n = v->domain, calls = v->calls;
+    const size_t step = n / p;
     const FE *pf = w->proof, *g = w->proof + v->arity; /* seeds, then gadget values */
     const FE *ms = w->meas;
     FE t = w->qr[v->query_rand_len - 1u];
@@ -549,8 +556,9 @@ static void query(const dpm_prio3_t *v, FE shares_inv, const query_work_t *w, ui
             for (uint32_t c = 0; 2u * c < v->arity; c++) {
                 uint32_t e = i * v->chunk_length + c;
                 FE m = e < v->meas_len ? ms[e] : fe_zero();
-                wt[2u * c] = fe_add(wt[2u * c], fe_mul(li, fe_mul(rp, m)));
-                wt[2u * c + 1u] = fe_add(wt[2u * c + 1u], fe_mul(li, fe_sub(m, shares_inv)));
+                wt[2u * (size_t)c] = fe_add(wt[2u * (size_t)c], fe_mul(li, fe_mul(rp, m)));
+                wt[2u * (size_t)c + 1u] =
+                    fe_add(wt[2u * (size_t)c + 1u], fe_mul(li, fe_sub(m, shares_inv)));
                 rp = fe_mul(rp, r);
             }
         }
@@ -572,7 +580,8 @@ static uint64_t is_wire_root(FE t, uint32_t p)
     return fe_is_one(x);
 }
 
-/* ---- verification ----------------------------------------------------------------------------- */
+/* ---- verification -----------------------------------------------------------------------------
+ */
 
 static dpm_status_t verify_init(const dpm_prio3_t *v, const uint8_t *verify_key, const uint8_t *ctx,
                                 size_t ctx_len, uint32_t agg_id, const uint8_t *nonce,
@@ -585,7 +594,7 @@ static dpm_status_t verify_init(const dpm_prio3_t *v, const uint8_t *verify_key,
     const uint8_t agg = (uint8_t)agg_id;
     dpm_xof_t *xa = (dpm_xof_t *)(void *)work, *xb = xa + 1, *xc = xa + 2;
     query_work_t w;
-    w.meas = fe_area(work + 3u * DPM_VDAF_XOF_WORDS);
+    w.meas = fe_area(work + (size_t)3u * DPM_VDAF_XOF_WORDS);
     w.proof = w.meas + v->meas_len;
     w.jr = w.proof + v->proof_len;
     w.qr = w.jr + v->calls;
@@ -659,7 +668,8 @@ static dpm_status_t verify_init(const dpm_prio3_t *v, const uint8_t *verify_key,
     for (uint32_t k = 0; k < v->proofs; k++) {
         if (agg_id == 0) {
             uint64_t bad = 0; /* checked above */
-            vec_read(w.proof, input_share + ((size_t)v->meas_len + (size_t)k * v->proof_len) * FE_BYTES,
+            vec_read(w.proof,
+                     input_share + ((size_t)v->meas_len + (size_t)k * v->proof_len) * FE_BYTES,
                      v->proof_len, &bad);
         } else {
             xof_vec(xc, w.proof, v->proof_len);
@@ -679,8 +689,8 @@ static dpm_status_t verify_init(const dpm_prio3_t *v, const uint8_t *verify_key,
         fe_store(os, range_value(w.meas, v->bits, v->max_measurement));
     } else if (v->kind == DPM_PRIO3_SUMVEC || v->kind == DPM_PRIO3_SUMVEC_MULTIPROOF) {
         for (uint32_t q = 0; q < v->length; q++) {
-            fe_store(os + (size_t)q * FE_BYTES, range_value(w.meas + (size_t)q * v->bits, v->bits,
-                                                             v->max_measurement));
+            fe_store(os + (size_t)q * FE_BYTES,
+                     range_value(w.meas + (size_t)q * v->bits, v->bits, v->max_measurement));
         }
     } else {
         for (uint32_t q = 0; q < v->output_len; q++) {
@@ -734,15 +744,16 @@ static dpm_status_t to_message(const dpm_prio3_t *v, const uint8_t *ctx, size_t 
     if (v->joint_rand_len > 0) {
         dpm_xof_prio3(x, zero_seed, v->id, PRIO3_USAGE_JOINT_RAND_SEED, ctx, ctx_len);
         for (uint32_t j = 0; j < v->shares; j++) {
-            dpm_xof_absorb(x, verifier_shares + (size_t)j * v->verifier_share_bytes + v->proofs * vlen,
-                           seed);
+            dpm_xof_absorb(
+                x, verifier_shares + (size_t)j * v->verifier_share_bytes + v->proofs * vlen, seed);
         }
         dpm_xof_next(x, message, seed);
     }
     return DPM_OK;
 }
 
-/* ---- aggregation ------------------------------------------------------------------------------ */
+/* ---- aggregation ------------------------------------------------------------------------------
+ */
 
 static dpm_status_t aggregate(const dpm_prio3_t *v, uint8_t *agg_share, const uint8_t *share)
 {
@@ -769,7 +780,8 @@ static dpm_status_t unshard(const dpm_prio3_t *v, const uint8_t *agg_shares, uin
         for (uint32_t i = 0; i < v->output_len; i++) {
             FE s = fe_zero();
             for (uint32_t j = 0; j < v->shares; j++) {
-                s = fe_add(s, fe_load(agg_shares + ((size_t)j * v->output_len + i) * FE_BYTES, &bad));
+                s = fe_add(s,
+                           fe_load(agg_shares + ((size_t)j * v->output_len + i) * FE_BYTES, &bad));
             }
             uint64_t x = fe_to_u64(s, &wide);
             if (pass == 1) {

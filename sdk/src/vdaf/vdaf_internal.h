@@ -58,8 +58,8 @@ typedef struct {
     uint64_t offset; /* bytes produced so far */
 } dpm_xof_aes_t;
 
-void dpm_xof_aes_init(dpm_xof_aes_t *x, const uint8_t seed[16], const uint8_t *dst,
-                      size_t dst_len, const uint8_t *binder, size_t binder_len);
+void dpm_xof_aes_init(dpm_xof_aes_t *x, const uint8_t seed[16], const uint8_t *dst, size_t dst_len,
+                      const uint8_t *binder, size_t binder_len);
 void dpm_xof_aes_next(dpm_xof_aes_t *x, uint8_t *out, size_t len);
 /* AES-128 (FIPS 197) in constant time: the key schedule and one block's encryption. */
 void dpm_aes128_expand(const uint8_t key[16], uint8_t round_keys[176]);
@@ -86,11 +86,10 @@ struct dpm_prio3_ops {
 };
 
 struct dpm_prio3_agg_ops {
-    dpm_status_t (*verify_init)(const dpm_prio3_t *v, const uint8_t *verify_key,
-                                const uint8_t *ctx, size_t ctx_len, uint32_t agg_id,
-                                const uint8_t *nonce, const uint8_t *public_share,
-                                const uint8_t *input_share, uint8_t *state,
-                                uint8_t *verifier_share, uint64_t *work);
+    dpm_status_t (*verify_init)(const dpm_prio3_t *v, const uint8_t *verify_key, const uint8_t *ctx,
+                                size_t ctx_len, uint32_t agg_id, const uint8_t *nonce,
+                                const uint8_t *public_share, const uint8_t *input_share,
+                                uint8_t *state, uint8_t *verifier_share, uint64_t *work);
     dpm_status_t (*to_message)(const dpm_prio3_t *v, const uint8_t *ctx, size_t ctx_len,
                                const uint8_t *verifier_shares, uint8_t *message, uint64_t *work);
     dpm_status_t (*aggregate)(const dpm_prio3_t *v, uint8_t *agg_share, const uint8_t *share);

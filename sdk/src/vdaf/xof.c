@@ -7,7 +7,7 @@
 
 #if DPM_VDAF
 
-#define TSHAKE_XOF_DOMAIN 1u   /* XofTurboShake128: TurboSHAKE128(M, 1, L) */
+#define TSHAKE_XOF_DOMAIN 1u    /* XofTurboShake128: TurboSHAKE128(M, 1, L) */
 #define TSHAKE_AESKEY_DOMAIN 2u /* XofFixedKeyAes128's key: TurboSHAKE128(M, 2, 16) */
 
 static void absorb_le16(dpm_xof_t *x, size_t v)
@@ -45,16 +45,16 @@ void dpm_xof_prio3(dpm_xof_t *x, const uint8_t *seed, uint32_t id, uint16_t usag
                    const uint8_t *ctx, size_t ctx_len)
 {
     /* format_dst(algo_class 0, algo id, usage): VERSION, class, id (big-endian), usage */
-    const uint8_t tag[8] = {(uint8_t)DPM_VDAF_VERSION, 0, (uint8_t)(id >> 24), (uint8_t)(id >> 16),
-                            (uint8_t)(id >> 8),        (uint8_t)id, (uint8_t)(usage >> 8),
-                            (uint8_t)usage};
+    const uint8_t tag[8] = {
+        (uint8_t)DPM_VDAF_VERSION, 0,           (uint8_t)(id >> 24),   (uint8_t)(id >> 16),
+        (uint8_t)(id >> 8),        (uint8_t)id, (uint8_t)(usage >> 8), (uint8_t)usage};
     dpm_xof_init(x, seed, DPM_PRIO3_SEED_BYTES, tag, sizeof(tag), ctx, ctx_len);
 }
 
 /* ---- XofFixedKeyAes128 -------------------------------------------------------------------- */
 
-void dpm_xof_aes_init(dpm_xof_aes_t *x, const uint8_t seed[16], const uint8_t *dst,
-                      size_t dst_len, const uint8_t *binder, size_t binder_len)
+void dpm_xof_aes_init(dpm_xof_aes_t *x, const uint8_t seed[16], const uint8_t *dst, size_t dst_len,
+                      const uint8_t *binder, size_t binder_len)
 {
     dpm_xof_t t;
     uint8_t key[16];
