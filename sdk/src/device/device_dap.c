@@ -13,10 +13,12 @@ static dpm_status_t why(const char **reason, const char *text, dpm_status_t st)
     return st;
 }
 
+#if DPM_VDAF
 static int opened(const dpm_device_t *d)
 {
     return d != NULL && d->opened == DPM_DEVICE_OPENED;
 }
+#endif
 
 dpm_status_t dpm_device_dap_accept_task(dpm_device_t *d, const uint8_t id[DPM_DAP_TASK_ID_BYTES],
                                         const uint8_t *config, size_t config_len,
