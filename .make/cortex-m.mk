@@ -173,8 +173,16 @@ $(OUT)/tests/%.elf: $(OUT)/obj/tests/$(1)/%.o $(OUT)/obj/tests/cross/cm_tap.o $(
                     $(LIBCMOCKA) $(LIBCM) $(LIBDPM)
 	@mkdir -p $$(dir $$@)
 	@printf '  %-3s %s\n' LD $$@
-	$(Q)$$(CC) $$(LDFLAGS) -Wl,-Map=$$@.map -o $$@ $$^ -lm
+	$(Q)$$(CC) $$(LDFLAGS) -Wl,-Map=$$@.map -o $$@ $$^ $$(TLS_LINK) -lm
 endef
+# Tests of port/tls's HPKE and DAP opening (they include dpm/port_hpke.h or dpm/port_dap.h) run
+# here too: their images also link those objects, Mbed TLS for the target and an arena for it
+# (tests/cross/cm_arena.c); the group resolves the objects' calls back into libdpm.
+CM_TLS_TESTS := $(foreach f,$(CM_TEST_SRCS),$(if $(shell grep -lE '^\#include "dpm/port_(hpke|dap)\.h"' \
+                  $(f) 2>/dev/null),$(OUT)/tests/$(notdir $(f:.c=.elf))))
+$(CM_TLS_TESTS): TLS_LINK = $(CM_TLS_OBJS) $(OUT)/obj/tests/cross/cm_arena.o -Wl,--start-group \
+                            $(LIBSUPPORT) $(LIBDPM) $(MBED_CM_LIBS) -Wl,--end-group
+$(CM_TLS_TESTS): | $(CM_TLS_OBJS) $(OUT)/obj/tests/cross/cm_arena.o $(MBED_CM_LIBS)
 $(foreach d,unit vectors cross,$(eval $(call image_rule,$(d))))
 
 $(OUT)/cortex-m-example.elf: $(OUT)/obj/examples/cortex-m/firmware.o $(COVERAGE_OBJS) $(LIBCM) $(LIBDPM)
