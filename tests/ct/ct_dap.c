@@ -15,12 +15,13 @@
  *   ct_dap neg_branch | neg_table   negative controls: a branch on a share byte and a table
  *                    lookup indexed by one must each be reported
  *
- * Places that look at secret-derived data by design, accepted by test_constant_time_dap.sh at
- * exactly these source lines and nowhere else: the measurement check's verdict
- * ("bad ? DPM_ERR_PARAM" in sdk/src/report/dap.c), the AEAD's verdict (the tag comparison's
- * result, "mbedtls_ct_memcmp(want, tag" in port/tls/hpke.c: whether a ciphertext
- * authenticates is public), and Everest's check that an X25519 result is not all zero (RFC 7748
- * §6.1; a memcmp in mbedtls_x25519_calc_secret, an abort that is public). */
+ * Places that look at secret-derived data by design are marked DPM_CT_DECLASSIFY in the source
+ * (the measurement check's verdict in sdk/src/report/dap.c, the AEAD's verdict in
+ * port/tls/hpke.c: whether a ciphertext authenticates is public); test_constant_time.sh builds
+ * this program with the mark defined to VALGRIND_MAKE_MEM_DEFINED and counts the marks. One is
+ * in Mbed TLS itself: Everest's check that an X25519 result is not all zero (RFC 7748 §6.1, an
+ * abort that is public), a memcmp in mbedtls_x25519_calc_secret, suppressed for that function
+ * alone by tests/ct/everest.supp. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# Constant time, checked (tests/ct/ct_noise.c, ctgrind style): binary RR, GRR and the
+# Constant time, checked (tests/ct/ct_noise.c, ctgrind style; Prio3 in tests/ct/ct_vdaf.c, the
+# two-aggregator device and aggregator path in tests/ct/ct_dap.c, below): binary RR, GRR and the
 # fixed-draw Laplace, and Prio3's sharding, verification and aggregation (tests/ct/ct_vdaf.c,
 # see the end), run under valgrind memcheck with their secret input's bits marked
 # undefined; memcheck must report no conditional jump or move and no memory access that
@@ -105,9 +106,10 @@ rc3=$?
 sed 's/^/# /' "$work/cc_vdaf.log" | head -20
 tap "$([ $rc1 = 0 ] && [ $rc2 = 0 ] && [ $rc3 = 0 ]; echo $?)" \
     "ct_vdaf builds with -O2 against sdk/src/vdaf (both multiplication paths, and without the marks)"
-vgv() { # binary mode -> log $work/<binary>.<mode>.log, status in $?
+vgv() { # binary mode [valgrind options...] -> log $work/<binary>.<mode>.log, status in $?
+  local bin=$1 mode=$2; shift 2
   valgrind --tool=memcheck --error-exitcode=99 --expensive-definedness-checks=yes \
-    --track-origins=no "$work/$1" "$2" >"$work/$1.$2.log" 2>&1
+    --track-origins=no "$@" "$work/$bin" "$mode" >"$work/$bin.$mode.log" 2>&1
 }
 for bin in ct_vdaf ct_vdaf_portable; do
   for mode in shard verify aggregate xof_aes; do
@@ -134,5 +136,53 @@ tap "$([ "$rc" = 99 ] && grep -q 'Conditional jump or move depends on uninitiali
 vgv ct_vdaf neg_sbox; rc=$?
 tap "$([ "$rc" = 99 ] && grep -q 'Use of uninitialised value of size' "$work/ct_vdaf.neg_sbox.log"; echo $?)" \
     "negative control: an S-box table indexed by the secret is reported"
+
+# ---- two aggregators (tests/ct/ct_dap.c): the DAP measurement check, the HPKE seal and open ------
+# The same marks (DPM_CT_DECLASSIFY in sdk/src/report/dap.c and port/tls/hpke.c) over Mbed TLS's
+# host build (Everest X25519, HKDF-SHA256, AES-128-GCM with AES-NI); Everest's all-zero check of
+# an X25519 result, in Mbed TLS itself, is suppressed for its one function (tests/ct/everest.supp).
+MBED="${BUILD_DIR:-build}/mbedtls/host/library/libmbedcrypto.a"
+dap_build() { # output extra-flags...
+  local out=$1; shift
+  "$CC" -std=c99 -O2 -g -Wall -Wextra -Werror -D_DEFAULT_SOURCE "$@" -Isdk/include -Iport/include \
+    -Isdk/src/internal -Isdk/src -isystem "${BUILD_DIR:-build}/src/mbedtls/include" \
+    -isystem "${BUILD_DIR:-build}/src/mbedtls/3rdparty/everest/include" -Iport/tls/config \
+    '-DMBEDTLS_CONFIG_FILE="dpm_mbedtls_host.h"' -o "$out" tests/ct/ct_dap.c sdk/src/report/dap.c \
+    sdk/src/report/hpke_config.c sdk/src/vdaf/*.c sdk/src/core/*.c port/tls/hpke.c "$MBED" \
+    -lpthread >"$work/cc_dap.log" 2>&1
+}
+dap_build "$work/ct_dap" -include valgrind/memcheck.h "$declassify"
+rc1=$?
+dap_build "$work/ct_dap_nomark"
+rc2=$?
+sed 's/^/# /' "$work/cc_dap.log" | head -20
+tap "$([ $rc1 = 0 ] && [ $rc2 = 0 ]; echo $?)" \
+    "ct_dap builds with -O2 against the DAP and HPKE sources and $MBED (and without the marks)"
+supp=--suppressions=tests/ct/everest.supp
+for mode in measure seal open; do
+  vgv ct_dap "$mode" "$supp"; rc=$?
+  [ "$rc" = 0 ] || grep -E 'depends on uninitialised|uninitialised value|at 0x|by 0x' \
+    "$work/ct_dap.$mode.log" | head -n 12 | sed 's/^/# /'
+  tap "$([ "$rc" = 0 ] && grep -q "ct_dap $mode: done" "$work/ct_dap.$mode.log"; echo $?)" \
+      "ct_dap $mode: no branch or memory access depends on a secret outside the marked decisions ($(grep -oE 'ERROR SUMMARY: [0-9]+ errors' "$work/ct_dap.$mode.log" | awk '{print $3}') errors)"
+done
+marks=$(grep -n 'DPM_CT_DECLASSIFY(' sdk/src/report/*.c sdk/src/device/*.c port/tls/*.c |
+        grep -v '#define' | sed -E 's/^([^:]*):[0-9]+: *DPM_CT_DECLASSIFY\(([a-z]+)\);.*$/\1 \2/' |
+        sort | uniq -c | awk '{print $2 ":" $3 "x" $1}' | tr '\n' ' ')
+want="port/tls/hpke.c:differx1 sdk/src/report/dap.c:badx1 "
+[ "$marks" = "$want" ]
+tap $? "the two-aggregator declassified decisions are the two reviewed ones (found: $marks)"
+vgv ct_dap_nomark open "$supp"; rc=$?
+tap "$([ "$rc" = 99 ] && grep -q 'Conditional jump or move depends on uninitialised value' "$work/ct_dap_nomark.open.log"; echo $?)" \
+    "negative control: without the marks, memcheck reports the open's verdict ($(grep -oE 'ERROR SUMMARY: [0-9]+ errors' "$work/ct_dap_nomark.open.log" | awk '{print $3}') errors)"
+vgv ct_dap seal; rc=$?
+tap "$([ "$rc" = 99 ] && grep -A1 'Conditional jump' "$work/ct_dap.seal.log" | grep -q mbedtls_x25519_calc_secret; echo $?)" \
+    "negative control: without the suppression, Everest's all-zero check is what memcheck reports"
+vgv ct_dap neg_branch "$supp"; rc=$?
+tap "$([ "$rc" = 99 ] && grep -q 'Conditional jump or move depends on uninitialised value' "$work/ct_dap.neg_branch.log"; echo $?)" \
+    "negative control: a branch on a share byte is reported, suppression file in force"
+vgv ct_dap neg_table "$supp"; rc=$?
+tap "$([ "$rc" = 99 ] && grep -q 'Use of uninitialised value of size' "$work/ct_dap.neg_table.log"; echo $?)" \
+    "negative control: a table lookup indexed by a share byte is reported, suppression file in force"
 echo "1..$n"
 exit $failed
