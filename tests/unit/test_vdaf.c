@@ -32,6 +32,8 @@
 #undef DPM_VDAF_FIELD_H
 #undef DPM_VDAF_HAVE_U128
 #define DPM_VDAF_PORTABLE_MUL
+#define le64_load p_le64_load
+#define le64_store p_le64_store
 #define ct_carry p_ct_carry
 #define ct_borrow p_ct_borrow
 #define ct_nonzero_mask p_ct_nonzero_mask
@@ -54,6 +56,8 @@
 #define f128_mul p_f128_mul
 #define dpm_vdaf_asr_check p_dpm_vdaf_asr_check
 #include "vdaf/field.h"
+#undef le64_load
+#undef le64_store
 #undef ct_carry
 #undef ct_borrow
 #undef ct_nonzero_mask

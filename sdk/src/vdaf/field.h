@@ -20,6 +20,7 @@
 #define DPM_VDAF_FIELD_H
 
 #include <stdint.h>
+#include <string.h>
 
 #if defined(__SIZEOF_INT128__) && !defined(DPM_VDAF_PORTABLE_MUL)
 #define DPM_VDAF_HAVE_U128 1
@@ -30,6 +31,31 @@ __extension__ typedef unsigned __int128 dpm_u128_t;
 /* Arithmetic right shift of a negative value is implementation-defined in C99; every compiler
  * the SDK supports shifts arithmetically, and this stops the build of one that would not. */
 typedef char dpm_vdaf_asr_check[((int64_t)-2 >> 1) == -1 ? 1 : -1];
+
+/* ---- encodings: little-endian 64-bit words (memcpy where the machine is little-endian) ---- */
+static inline uint64_t le64_load(const uint8_t *b)
+{
+    uint64_t x = 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(&x, b, 8);
+#else
+    for (unsigned i = 0; i < 8u; i++) {
+        x |= (uint64_t)b[i] << (8u * i);
+    }
+#endif
+    return x;
+}
+
+static inline void le64_store(uint8_t *b, uint64_t x)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(b, &x, 8);
+#else
+    for (unsigned i = 0; i < 8u; i++) {
+        b[i] = (uint8_t)(x >> (8u * i));
+    }
+#endif
+}
 
 /* ---- constant-time helpers on 64-bit words ---------------------------------------------- */
 
