@@ -9,39 +9,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cm_ticks.h"
 #include "dpm/vdaf.h"
 
-#define SYST_CSR (*(volatile uint32_t *)0xE000E010u)
-#define SYST_RVR (*(volatile uint32_t *)0xE000E014u)
-#define SYST_CVR (*(volatile uint32_t *)0xE000E018u)
-#define SYST_ENABLE_CPUCLK 5u
-#define SYST_COUNTFLAG (1u << 16)
-#define SPIN 1000000u
 #define REPS 4u
 #define PAINT_WORDS 2048u /* 8 KB of stack painted below the caller */
 #define PAINT 0xC5A3F00Du
-
-static void ticks_start(void)
-{
-    SYST_CSR = 0;
-    SYST_RVR = 0xFFFFFFu;
-    SYST_CVR = 0;
-    (void)SYST_CSR;
-    SYST_CSR = SYST_ENABLE_CPUCLK;
-}
-
-static long ticks_stop(void)
-{
-    uint32_t v = SYST_CVR;
-    uint32_t csr = SYST_CSR;
-    SYST_CSR = 0;
-    return (csr & SYST_COUNTFLAG) ? -1 : (long)(0xFFFFFFu - v);
-}
-
-static void spin(uint32_t n) /* 2 instructions per iteration */
-{
-    __asm volatile("1: subs %0, %0, #1\n\tbne 1b" : "+r"(n) : : "cc");
-}
 
 static void metric(const char *name, double value, const char *unit)
 {
@@ -129,15 +102,15 @@ static int shard_bench(const char *name, const dpm_prio3_t *v, const uint64_t *m
 int main(void)
 {
     ticks_start();
-    spin(SPIN);
+    spin(CM_TICKS_SPIN);
     long cal = ticks_stop();
     if (cal <= 0) {
         printf("bench: SysTick does not count (%ld)\n", cal);
         return 1;
     }
-    double per_tick = 2.0 * SPIN / (double)cal;
+    double per_tick = 2.0 * CM_TICKS_SPIN / (double)cal;
     printf("# calibration: %u-instruction loop = %ld SysTick ticks (%.3f instructions per tick)\n",
-           2u * SPIN, cal, per_tick);
+           2u * CM_TICKS_SPIN, cal, per_tick);
     static uint64_t meas[72];
     for (unsigned i = 0; i < 72u; i++) {
         meas[i] = (i * 53u) % 256u;

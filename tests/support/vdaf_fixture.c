@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "vdaf_fixture.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -114,4 +115,84 @@ void vdaf_verify(const dpm_prio3_t *v, const uint8_t *verify_key, const uint8_t 
     }
     free(states);
     free(work);
+}
+
+/* ---- the draft's vector files
+ * -------------------------------------------------------------------- */
+
+const char *vdaf_vector_dir(void)
+{
+    const char *d = getenv("DPM_VDAF_VECTORS");
+    return d != NULL ? d : "tests/vectors/vdaf";
+}
+
+uint8_t *vdaf_hex(const jr_value_t *v, size_t *len)
+{
+    if (v == NULL || v->kind != JR_STRING || strlen(v->string) % 2u != 0) {
+        return NULL;
+    }
+    size_t n = strlen(v->string) / 2u;
+    uint8_t *out = must_alloc(n);
+    for (size_t i = 0; i < n; i++) {
+        unsigned b = 0;
+        if (sscanf(v->string + 2u * i, "%2x", &b) != 1) {
+            free(out);
+            return NULL;
+        }
+        out[i] = (uint8_t)b;
+    }
+    *len = n;
+    return out;
+}
+
+int vdaf_u64(const jr_value_t *v, uint64_t *out)
+{
+    int64_t x = 0;
+    if (v != NULL && v->kind == JR_BOOL) {
+        *out = v->number != 0.0;
+        return 0;
+    }
+    if (v == NULL || jr_int64(v, &x) != 0 || x < 0) {
+        return -1;
+    }
+    *out = (uint64_t)x;
+    return 0;
+}
+
+static uint32_t param(const jr_value_t *root, const char *key)
+{
+    uint64_t x = 0;
+    return vdaf_u64(jr_get(root, key), &x) == 0 && x <= UINT32_MAX ? (uint32_t)x : 0u;
+}
+
+dpm_status_t vdaf_vector_instance(const char *name, const jr_value_t *root, dpm_prio3_t *v)
+{
+    uint64_t max = 0;
+    (void)vdaf_u64(jr_get(root, "max_measurement"), &max);
+    const uint32_t s = param(root, "shares"), len = param(root, "length");
+    const uint32_t chunk = param(root, "chunk_length");
+#define IS(prefix) (strncmp(name, prefix, strlen(prefix)) == 0)
+    if (IS("Prio3Count_")) {
+        return dpm_prio3_count_init(v, s);
+    }
+    if (IS("Prio3Sum_")) {
+        return dpm_prio3_sum_init(v, s, max);
+    }
+    if (IS("Prio3SumVec_")) {
+        return dpm_prio3_sumvec_init(v, s, len, max, chunk);
+    }
+    if (IS("Prio3SumVecWithMultiproof_")) {
+        return dpm_prio3_sumvec_multiproof_init(v, s, 3, len, max, chunk);
+    }
+    if (IS("Prio3Histogram_")) {
+        return dpm_prio3_histogram_init(v, s, len, chunk);
+    }
+    if (IS("Prio3MultihotCountVec_")) {
+        return dpm_prio3_multihot_init(v, s, len, param(root, "max_weight"), chunk);
+    }
+    if (IS("Prio3HigherDegree_")) {
+        return dpm_prio3_higher_degree_init(v, s);
+    }
+#undef IS
+    return DPM_ERR_PARAM;
 }

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/json_read.h"
 #include "dpm/vdaf.h"
 
 typedef struct {
@@ -49,5 +50,18 @@ void vdaf_result_free(vdaf_result_t *res);
 void vdaf_verify(const dpm_prio3_t *v, const uint8_t *verify_key, const uint8_t *ctx,
                  size_t ctx_len, const vdaf_report_t *r, long verifier_fault, long message_fault,
                  vdaf_result_t *res);
+
+/* ---- the draft's vector files (tests/vectors/vdaf) ------------------------------------------ */
+
+/* Their directory: DPM_VDAF_VECTORS, else tests/vectors/vdaf (run from the repository root). */
+const char *vdaf_vector_dir(void);
+/* The bytes of a hex string value, in a new buffer (*len its length); NULL if v is not one. */
+uint8_t *vdaf_hex(const jr_value_t *v, size_t *len);
+/* A non-negative integer or boolean value into *out: 0, or -1. */
+int vdaf_u64(const jr_value_t *v, uint64_t *out);
+/* The instance a file describes (its name's variant, its parameters): the init's status, or
+ * DPM_ERR_PARAM for an unknown variant. SumVecWithMultiproof is Field64 with 3 proofs, as the
+ * draft's test code instantiates it. */
+dpm_status_t vdaf_vector_instance(const char *name, const jr_value_t *root, dpm_prio3_t *v);
 
 #endif

@@ -32,6 +32,8 @@
 #undef DPM_VDAF_FIELD_H
 #undef DPM_VDAF_HAVE_U128
 #define DPM_VDAF_PORTABLE_MUL
+#define le64_load p_le64_load
+#define le64_store p_le64_store
 #define ct_carry p_ct_carry
 #define ct_borrow p_ct_borrow
 #define ct_nonzero_mask p_ct_nonzero_mask
@@ -54,6 +56,8 @@
 #define f128_mul p_f128_mul
 #define dpm_vdaf_asr_check p_dpm_vdaf_asr_check
 #include "vdaf/field.h"
+#undef le64_load
+#undef le64_store
 #undef ct_carry
 #undef ct_borrow
 #undef ct_nonzero_mask
@@ -574,6 +578,92 @@ static void test_dishonest_clients_are_rejected(void **state)
     shard_encoded(&v, enc, 8, 0);
 }
 
+/* ---- the XOF's rejection of candidates >= p -------------------------------------------------- */
+
+/* A Field64 candidate is >= p once in 2^32: rare in tests, routine for a fleet. This seed
+ * (found by a search: bytes 0..7 = 16,541,761 little-endian, the rest 0) makes candidate 458
+ * of the helper's measurement share stream of SumVecMultiproof (codepoint 0xFFFFFFFF, context
+ * "rejection") >= p. The leader's share must be the measurement minus the helper's share as
+ * next_vec defines it (an independent loop here: skip it, take the next), and both aggregators
+ * must agree on every joint randomness part across the skipped candidate. */
+static void test_xof_rejection(void **state)
+{
+    (void)state;
+    static const uint8_t ctx[] = "rejection";
+    dpm_prio3_t v;
+    assert_int_equal(dpm_prio3_sumvec_multiproof_init(&v, 2, 3, 100, 255, 30), DPM_OK);
+    assert_int_equal(v.meas_len, 800);
+    uint8_t seed[32] = {0x41, 0x68, 0xFC, 0x00};
+    /* the reference expansion */
+    dpm_xof_t x;
+    const uint8_t agg1 = 1;
+    dpm_xof_prio3(&x, seed, DPM_PRIO3_ID_PRIVATE, PRIO3_USAGE_MEAS_SHARE, ctx, sizeof(ctx) - 1u);
+    dpm_xof_absorb(&x, &agg1, 1);
+    static uint64_t helper[800];
+    unsigned rejected = 0, first = 0;
+    for (unsigned got = 0, k = 0; got < 800; k++) {
+        uint8_t b[8];
+        dpm_xof_next(&x, b, 8);
+        uint64_t c = 0;
+        for (int i = 7; i >= 0; i--) {
+            c = (c << 8) | b[i];
+        }
+        if (c >= F64_P) {
+            first = rejected++ == 0 ? k : first;
+        } else {
+            helper[got++] = c;
+        }
+    }
+    assert_int_equal(rejected, 1);
+    assert_int_equal(first, 458);
+    /* shard the all-zero measurement with that seed as the helper's */
+    vdaf_report_t rep;
+    vdaf_report_alloc(&v, &rep);
+    uint8_t rand[128];
+    for (unsigned i = 0; i < sizeof(rand); i++) {
+        rand[i] = i < 32 ? seed[i] : (uint8_t)(i * 7u);
+    }
+    assert_int_equal(v.rand_bytes, sizeof(rand));
+    static uint64_t work[4096], m[100];
+    assert_true(v.shard_work_words <= 4096);
+    memset(rep.nonce, 5, sizeof(rep.nonce));
+    const dpm_prio3_shard_out_t out = {rep.public_share, v.public_share_bytes,
+                                       rep.leader,       v.leader_share_bytes,
+                                       rep.helpers,      v.helper_share_bytes};
+    assert_int_equal(dpm_prio3_shard(&v, ctx, sizeof(ctx) - 1u, m, 100, rep.nonce, rand,
+                                     sizeof(rand), &out, work, 4096),
+                     DPM_OK);
+    for (unsigned e = 0; e < 800; e++) { /* leader = 0 - helper (mod p) */
+        uint64_t want = helper[e] == 0 ? 0 : F64_P - helper[e], got = 0;
+        for (int i = 7; i >= 0; i--) {
+            got = (got << 8) | rep.leader[8u * e + (unsigned)i];
+        }
+        if (got != want) {
+            fail_msg("leader measurement share element %u: %llx, expected %llx", e,
+                     (unsigned long long)got, (unsigned long long)want);
+        }
+    }
+    vdaf_result_t res;
+    vdaf_result_init(&v, &res);
+    vdaf_verify(&v, KEY, ctx, sizeof(ctx) - 1u, &rep, -1, -1, &res);
+    assert_int_equal(res.step, VDAF_STEP_DONE);
+    uint64_t sum[100];
+    uint8_t *agg = calloc(2, v.out_share_bytes);
+    for (uint32_t j = 0; j < 2; j++) {
+        assert_int_equal(
+            dpm_prio3_aggregate(&v, agg + (size_t)j * v.out_share_bytes, v.out_share_bytes,
+                                res.out_shares + (size_t)j * v.out_share_bytes, v.out_share_bytes),
+            DPM_OK);
+    }
+    assert_int_equal(dpm_prio3_unshard(&v, agg, 2u * v.out_share_bytes, 1, sum, 100), DPM_OK);
+    for (unsigned i = 0; i < 100; i++) {
+        assert_int_equal(sum[i], 0);
+    }
+    free(agg);
+    vdaf_result_free(&res);
+    vdaf_report_free(&rep);
+}
+
 /* ---- bad input ------------------------------------------------------------------------------- */
 
 static void test_instances_refuse_bad_parameters(void **state)
@@ -846,6 +936,7 @@ int main(void)
         cmocka_unit_test(test_sizes_equal_the_macros),
         cmocka_unit_test(test_round_trips),
         cmocka_unit_test(test_dishonest_clients_are_rejected),
+        cmocka_unit_test(test_xof_rejection),
         cmocka_unit_test(test_instances_refuse_bad_parameters),
         cmocka_unit_test(test_shard_refuses_bad_input),
         cmocka_unit_test(test_aggregators_refuse_bad_messages),

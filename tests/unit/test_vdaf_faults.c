@@ -64,53 +64,9 @@ static size_t stride(void)
 
 static uint8_t *hex(const jr_value_t *s, size_t *len)
 {
-    assert_true(s != NULL && s->kind == JR_STRING);
-    size_t n = strlen(s->string);
-    uint8_t *out = malloc(n / 2u + 1u);
+    uint8_t *out = vdaf_hex(s, len);
     assert_non_null(out);
-    for (size_t i = 0; i < n / 2u; i++) {
-        unsigned b = 0;
-        assert_int_equal(sscanf(s->string + 2u * i, "%2x", &b), 1);
-        out[i] = (uint8_t)b;
-    }
-    *len = n / 2u;
     return out;
-}
-
-static uint64_t u64(const jr_value_t *v)
-{
-    int64_t x = 0;
-    assert_int_equal(jr_int64(v, &x), 0);
-    return (uint64_t)x;
-}
-
-static int starts(const char *s, const char *p)
-{
-    return strncmp(s, p, strlen(p)) == 0;
-}
-
-static void instance(const char *name, const jr_value_t *root, dpm_prio3_t *v)
-{
-    uint32_t s = (uint32_t)u64(jr_get(root, "shares"));
-    const jr_value_t *len = jr_get(root, "length"), *chunk = jr_get(root, "chunk_length");
-    dpm_status_t st =
-        starts(name, "Prio3Count_") ? dpm_prio3_count_init(v, s)
-        : starts(name, "Prio3Sum_") ? dpm_prio3_sum_init(v, s, u64(jr_get(root, "max_measurement")))
-        : starts(name, "Prio3SumVec_")
-            ? dpm_prio3_sumvec_init(v, s, (uint32_t)u64(len), u64(jr_get(root, "max_measurement")),
-                                    (uint32_t)u64(chunk))
-        : starts(name, "Prio3SumVecWithMultiproof_")
-            ? dpm_prio3_sumvec_multiproof_init(v, s, 3, (uint32_t)u64(len),
-                                               u64(jr_get(root, "max_measurement")),
-                                               (uint32_t)u64(chunk))
-        : starts(name, "Prio3Histogram_")
-            ? dpm_prio3_histogram_init(v, s, (uint32_t)u64(len), (uint32_t)u64(chunk))
-        : starts(name, "Prio3MultihotCountVec_")
-            ? dpm_prio3_multihot_init(v, s, (uint32_t)u64(len),
-                                      (uint32_t)u64(jr_get(root, "max_weight")),
-                                      (uint32_t)u64(chunk))
-            : dpm_prio3_higher_degree_init(v, s);
-    assert_int_equal(st, DPM_OK);
 }
 
 typedef struct {
@@ -162,7 +118,7 @@ static void test_file(void **state)
         fail_msg("cannot read %s (run from the repository root)", path);
     }
     dpm_prio3_t v;
-    instance(name, &root, &v);
+    assert_int_equal(vdaf_vector_instance(name, &root, &v), DPM_OK);
     size_t ctx_len, key_len, len;
     uint8_t *ctx = hex(jr_get(&root, "ctx"), &ctx_len),
             *key = hex(jr_get(&root, "verify_key"), &key_len);

@@ -26,6 +26,7 @@
 #include "common/json_read.h"
 #include "dpm/vdaf.h"
 #include "vdaf/vdaf_internal.h"
+#include "vdaf_fixture.h"
 
 static const char *const FILES[] = {
     "Prio3Count_0.json",
@@ -58,88 +59,28 @@ static const char *const FILES[] = {
 #define MAX_REPORTS 16
 #define MAX_SHARES 8
 
-static const char *vec_dir(void)
-{
-    const char *d = getenv("DPM_VDAF_VECTORS");
-    return d != NULL ? d : "tests/vectors/vdaf";
-}
-
 static void load(const char *name, jr_value_t *root)
 {
     char path[512];
-    snprintf(path, sizeof(path), "%s/%s", vec_dir(), name);
+    snprintf(path, sizeof(path), "%s/%s", vdaf_vector_dir(), name);
     if (jr_parse_file(path, root) != 0) {
         fail_msg("cannot read %s (run from the repository root)", path);
     }
 }
 
-/* A hex string member (or array item) into a new buffer; *len its length. */
+/* A hex string value into a new buffer (*len its length); fails the test if it is none. */
 static uint8_t *hex(const jr_value_t *s, size_t *len)
 {
-    assert_non_null(s);
-    assert_int_equal(s->kind, JR_STRING);
-    size_t n = strlen(s->string);
-    assert_int_equal(n % 2u, 0);
-    uint8_t *out = malloc(n / 2u + 1u);
+    uint8_t *out = vdaf_hex(s, len);
     assert_non_null(out);
-    for (size_t i = 0; i < n / 2u; i++) {
-        unsigned b = 0;
-        assert_int_equal(sscanf(s->string + 2u * i, "%2x", &b), 1);
-        out[i] = (uint8_t)b;
-    }
-    *len = n / 2u;
     return out;
 }
 
 static uint64_t u64(const jr_value_t *v)
 {
-    int64_t x = 0;
-    assert_non_null(v);
-    if (v->kind == JR_BOOL) {
-        return v->number != 0.0;
-    }
-    assert_int_equal(jr_int64(v, &x), 0);
-    assert_true(x >= 0);
-    return (uint64_t)x;
-}
-
-static int starts(const char *s, const char *prefix)
-{
-    return strncmp(s, prefix, strlen(prefix)) == 0;
-}
-
-/* The instance a file describes (its name and parameters). */
-static void instance(const char *name, const jr_value_t *root, dpm_prio3_t *v)
-{
-    uint32_t shares = (uint32_t)u64(jr_get(root, "shares"));
-    dpm_status_t st;
-    if (starts(name, "Prio3Count_")) {
-        st = dpm_prio3_count_init(v, shares);
-    } else if (starts(name, "Prio3Sum_")) {
-        st = dpm_prio3_sum_init(v, shares, u64(jr_get(root, "max_measurement")));
-    } else if (starts(name, "Prio3SumVec_")) {
-        st = dpm_prio3_sumvec_init(v, shares, (uint32_t)u64(jr_get(root, "length")),
-                                   u64(jr_get(root, "max_measurement")),
-                                   (uint32_t)u64(jr_get(root, "chunk_length")));
-    } else if (starts(name, "Prio3SumVecWithMultiproof_")) {
-        /* the draft's test code instantiates it with Field64 and 3 proofs */
-        st = dpm_prio3_sumvec_multiproof_init(v, shares, 3, (uint32_t)u64(jr_get(root, "length")),
-                                              u64(jr_get(root, "max_measurement")),
-                                              (uint32_t)u64(jr_get(root, "chunk_length")));
-    } else if (starts(name, "Prio3Histogram_")) {
-        st = dpm_prio3_histogram_init(v, shares, (uint32_t)u64(jr_get(root, "length")),
-                                      (uint32_t)u64(jr_get(root, "chunk_length")));
-    } else if (starts(name, "Prio3MultihotCountVec_")) {
-        st = dpm_prio3_multihot_init(v, shares, (uint32_t)u64(jr_get(root, "length")),
-                                     (uint32_t)u64(jr_get(root, "max_weight")),
-                                     (uint32_t)u64(jr_get(root, "chunk_length")));
-    } else if (starts(name, "Prio3HigherDegree_")) {
-        st = dpm_prio3_higher_degree_init(v, shares);
-    } else {
-        fail_msg("%s: unknown variant", name);
-        return;
-    }
-    assert_int_equal(st, DPM_OK);
+    uint64_t x = 0;
+    assert_int_equal(vdaf_u64(v, &x), 0);
+    return x;
 }
 
 typedef struct {
@@ -166,7 +107,7 @@ static void run_file(void **state)
     jr_value_t root;
     load(name, &root);
     dpm_prio3_t v;
-    instance(name, &root, &v);
+    assert_int_equal(vdaf_vector_instance(name, &root, &v), DPM_OK);
     size_t ctx_len = 0, key_len = 0, len = 0;
     uint8_t *ctx = hex(jr_get(&root, "ctx"), &ctx_len);
     uint8_t *key = hex(jr_get(&root, "verify_key"), &key_len);

@@ -20,6 +20,7 @@
 #define DPM_VDAF_FIELD_H
 
 #include <stdint.h>
+#include <string.h>
 
 #if defined(__SIZEOF_INT128__) && !defined(DPM_VDAF_PORTABLE_MUL)
 #define DPM_VDAF_HAVE_U128 1
@@ -30,6 +31,31 @@ __extension__ typedef unsigned __int128 dpm_u128_t;
 /* Arithmetic right shift of a negative value is implementation-defined in C99; every compiler
  * the SDK supports shifts arithmetically, and this stops the build of one that would not. */
 typedef char dpm_vdaf_asr_check[((int64_t)-2 >> 1) == -1 ? 1 : -1];
+
+/* ---- encodings: little-endian 64-bit words (memcpy where the machine is little-endian) ---- */
+static inline uint64_t le64_load(const uint8_t *b)
+{
+    uint64_t x = 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(&x, b, 8);
+#else
+    for (unsigned i = 0; i < 8u; i++) {
+        x |= (uint64_t)b[i] << (8u * i);
+    }
+#endif
+    return x;
+}
+
+static inline void le64_store(uint8_t *b, uint64_t x)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    memcpy(b, &x, 8);
+#else
+    for (unsigned i = 0; i < 8u; i++) {
+        b[i] = (uint8_t)(x >> (8u * i));
+    }
+#endif
+}
 
 /* ---- constant-time helpers on 64-bit words ---------------------------------------------- */
 
@@ -320,6 +346,47 @@ static inline f128_t f128_reduce8(const uint32_t r[8])
                      (uint64_t)((w2 & m) | (x2 & ~m)) | ((uint64_t)((w3 & m) | (x3 & ~m)) << 32));
 }
 
+#if defined(__GNUC__) && defined(__ARM_ARCH_7EM__) && !defined(DPM_VDAF_PORTABLE_MUL)
+/* Armv7E-M (Cortex-M4, M7): UMAAL computes RdHi:RdLo = Rn * Rm + RdHi + RdLo in one
+ * instruction of fixed timing; the compiler does not emit it, so each step of the row-by-row
+ * product is written as one. (Cortex-M3 has no UMAAL, and its UMULL takes operand-dependent
+ * time: see README "Two aggregators".) */
+#define F128_UMAAL(lo, hi, x, y)                                                                   \
+    __asm__("umaal %0, %1, %2, %3" : "+r"(lo), "+r"(hi) : "r"(x), "r"(y))
+static inline f128_t f128_mul(f128_t a, f128_t b)
+{
+    const uint32_t a0 = (uint32_t)a.lo, a1 = (uint32_t)(a.lo >> 32), a2 = (uint32_t)a.hi,
+                   a3 = (uint32_t)(a.hi >> 32);
+    const uint32_t b0 = (uint32_t)b.lo, b1 = (uint32_t)(b.lo >> 32), b2 = (uint32_t)b.hi,
+                   b3 = (uint32_t)(b.hi >> 32);
+    uint32_t r[8] = {0, 0, 0, 0, 0, 0, 0, 0}, c;
+    c = 0;
+    F128_UMAAL(r[0], c, a0, b0);
+    F128_UMAAL(r[1], c, a0, b1);
+    F128_UMAAL(r[2], c, a0, b2);
+    F128_UMAAL(r[3], c, a0, b3);
+    r[4] = c;
+    c = 0;
+    F128_UMAAL(r[1], c, a1, b0);
+    F128_UMAAL(r[2], c, a1, b1);
+    F128_UMAAL(r[3], c, a1, b2);
+    F128_UMAAL(r[4], c, a1, b3);
+    r[5] = c;
+    c = 0;
+    F128_UMAAL(r[2], c, a2, b0);
+    F128_UMAAL(r[3], c, a2, b1);
+    F128_UMAAL(r[4], c, a2, b2);
+    F128_UMAAL(r[5], c, a2, b3);
+    r[6] = c;
+    c = 0;
+    F128_UMAAL(r[3], c, a3, b0);
+    F128_UMAAL(r[4], c, a3, b1);
+    F128_UMAAL(r[5], c, a3, b2);
+    F128_UMAAL(r[6], c, a3, b3);
+    r[7] = c;
+    return f128_reduce8(r);
+}
+#else
 static inline f128_t f128_mul(f128_t a, f128_t b)
 {
     const uint32_t a0 = (uint32_t)a.lo, a1 = (uint32_t)(a.lo >> 32), a2 = (uint32_t)a.hi,
@@ -366,6 +433,7 @@ static inline f128_t f128_mul(f128_t a, f128_t b)
     r[7] = (uint32_t)(t >> 32);
     return f128_reduce8(r);
 }
+#endif
 #endif
 
 #endif /* DPM_VDAF_FIELD_H */

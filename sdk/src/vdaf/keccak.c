@@ -34,13 +34,17 @@ static inline uint64_t rotl64(uint64_t x, unsigned n)
 void dpm_keccak_p1600_12(uint64_t a[25])
 {
     for (unsigned round = 0; round < 12u; round++) {
-        uint64_t c[5], d[5], b[25];
-        for (unsigned x = 0; x < 5u; x++) {
-            c[x] = a[x] ^ a[x + 5u] ^ a[x + 10u] ^ a[x + 15u] ^ a[x + 20u];
-        }
-        for (unsigned x = 0; x < 5u; x++) {
-            d[x] = c[(x + 4u) % 5u] ^ rotl64(c[(x + 1u) % 5u], 1u);
-        }
+        uint64_t d[5], b[25];
+        const uint64_t c0 = a[0] ^ a[5] ^ a[10] ^ a[15] ^ a[20];
+        const uint64_t c1 = a[1] ^ a[6] ^ a[11] ^ a[16] ^ a[21];
+        const uint64_t c2 = a[2] ^ a[7] ^ a[12] ^ a[17] ^ a[22];
+        const uint64_t c3 = a[3] ^ a[8] ^ a[13] ^ a[18] ^ a[23];
+        const uint64_t c4 = a[4] ^ a[9] ^ a[14] ^ a[19] ^ a[24];
+        d[0] = c4 ^ rotl64(c1, 1u);
+        d[1] = c0 ^ rotl64(c2, 1u);
+        d[2] = c1 ^ rotl64(c3, 1u);
+        d[3] = c2 ^ rotl64(c4, 1u);
+        d[4] = c3 ^ rotl64(c0, 1u);
         b[0] = a[0] ^ d[0]; /* lane (0, 0): offset 0 */
         RHO_PI(10, 1, 1);
         RHO_PI(20, 2, 62);

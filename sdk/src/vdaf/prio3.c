@@ -93,13 +93,16 @@ static dpm_status_t finish(dpm_prio3_t *out, dpm_prio3_t *v)
     return DPM_OK;
 }
 
-static void base(dpm_prio3_t *v, dpm_prio3_kind_t kind, uint32_t shares, int f128)
+/* The field's sharding code comes in through `ops`, named by each init alone, so an app links
+ * the code of the fields its variants use and no other. */
+static void base(dpm_prio3_t *v, dpm_prio3_kind_t kind, uint32_t shares,
+                 const struct dpm_prio3_ops *ops, uint8_t field_bytes)
 {
     memset(v, 0, sizeof(*v));
     v->kind = (uint8_t)kind;
     v->id = kind <= DPM_PRIO3_MULTIHOT ? (uint32_t)kind : DPM_PRIO3_ID_PRIVATE;
-    v->field_bytes = f128 ? 16u : 8u;
-    v->ops = f128 ? &dpm_prio3_ops_f128 : &dpm_prio3_ops_f64;
+    v->field_bytes = field_bytes;
+    v->ops = ops;
     v->shares = (uint8_t)(shares > 255u ? 0u : shares); /* 0: refused by finish */
     v->proofs = 1;
     v->length = 1;
@@ -123,7 +126,7 @@ dpm_status_t dpm_prio3_count_init(dpm_prio3_t *v, uint32_t shares)
         return DPM_ERR_PARAM;
     }
     dpm_prio3_t t;
-    base(&t, DPM_PRIO3_COUNT, shares, 0);
+    base(&t, DPM_PRIO3_COUNT, shares, &dpm_prio3_ops_f64, 8);
     t.max_measurement = 1;
     t.bits = 1;
     t.meas_len = 1;
@@ -138,7 +141,7 @@ dpm_status_t dpm_prio3_sum_init(dpm_prio3_t *v, uint32_t shares, uint64_t max_me
         return DPM_ERR_PARAM;
     }
     dpm_prio3_t t;
-    base(&t, DPM_PRIO3_SUM, shares, 0);
+    base(&t, DPM_PRIO3_SUM, shares, &dpm_prio3_ops_f64, 8);
     t.max_measurement = max_measurement;
     t.bits = bit_length(max_measurement);
     t.meas_len = t.bits;
@@ -148,8 +151,9 @@ dpm_status_t dpm_prio3_sum_init(dpm_prio3_t *v, uint32_t shares, uint64_t max_me
     return finish(v, &t);
 }
 
-static dpm_status_t sumvec(dpm_prio3_t *v, dpm_prio3_kind_t kind, uint32_t shares, uint32_t proofs,
-                           uint32_t length, uint64_t max_measurement, uint32_t chunk_length)
+static dpm_status_t sumvec(dpm_prio3_t *v, dpm_prio3_kind_t kind, const struct dpm_prio3_ops *ops,
+                           uint32_t shares, uint32_t proofs, uint32_t length,
+                           uint64_t max_measurement, uint32_t chunk_length)
 {
     const int f128 = kind == DPM_PRIO3_SUMVEC;
     if (v == NULL || length == 0 || max_measurement == 0 || chunk_length == 0 || proofs == 0 ||
@@ -161,7 +165,7 @@ static dpm_status_t sumvec(dpm_prio3_t *v, dpm_prio3_kind_t kind, uint32_t share
         return DPM_ERR_PARAM;
     }
     dpm_prio3_t t;
-    base(&t, kind, shares, f128);
+    base(&t, kind, shares, ops, f128 ? 16u : 8u);
     t.proofs = (uint8_t)proofs;
     t.length = length;
     t.max_measurement = max_measurement;
@@ -175,15 +179,16 @@ static dpm_status_t sumvec(dpm_prio3_t *v, dpm_prio3_kind_t kind, uint32_t share
 dpm_status_t dpm_prio3_sumvec_init(dpm_prio3_t *v, uint32_t shares, uint32_t length,
                                    uint64_t max_measurement, uint32_t chunk_length)
 {
-    return sumvec(v, DPM_PRIO3_SUMVEC, shares, 1, length, max_measurement, chunk_length);
+    return sumvec(v, DPM_PRIO3_SUMVEC, &dpm_prio3_ops_f128, shares, 1, length, max_measurement,
+                  chunk_length);
 }
 
 dpm_status_t dpm_prio3_sumvec_multiproof_init(dpm_prio3_t *v, uint32_t shares, uint32_t proofs,
                                               uint32_t length, uint64_t max_measurement,
                                               uint32_t chunk_length)
 {
-    return sumvec(v, DPM_PRIO3_SUMVEC_MULTIPROOF, shares, proofs, length, max_measurement,
-                  chunk_length);
+    return sumvec(v, DPM_PRIO3_SUMVEC_MULTIPROOF, &dpm_prio3_ops_f64, shares, proofs, length,
+                  max_measurement, chunk_length);
 }
 
 dpm_status_t dpm_prio3_histogram_init(dpm_prio3_t *v, uint32_t shares, uint32_t length,
@@ -194,7 +199,7 @@ dpm_status_t dpm_prio3_histogram_init(dpm_prio3_t *v, uint32_t shares, uint32_t 
         return DPM_ERR_PARAM;
     }
     dpm_prio3_t t;
-    base(&t, DPM_PRIO3_HISTOGRAM, shares, 1);
+    base(&t, DPM_PRIO3_HISTOGRAM, shares, &dpm_prio3_ops_f128, 16);
     t.length = length;
     t.max_measurement = length - 1u;
     t.meas_len = length;
@@ -212,7 +217,7 @@ dpm_status_t dpm_prio3_multihot_init(dpm_prio3_t *v, uint32_t shares, uint32_t l
         return DPM_ERR_PARAM;
     }
     dpm_prio3_t t;
-    base(&t, DPM_PRIO3_MULTIHOT, shares, 1);
+    base(&t, DPM_PRIO3_MULTIHOT, shares, &dpm_prio3_ops_f128, 16);
     t.length = length;
     t.max_measurement = max_weight;
     t.bits = bit_length(max_weight);
@@ -229,7 +234,7 @@ dpm_status_t dpm_prio3_higher_degree_init(dpm_prio3_t *v, uint32_t shares)
         return DPM_ERR_PARAM;
     }
     dpm_prio3_t t;
-    base(&t, DPM_PRIO3_HIGHER_DEGREE, shares, 0);
+    base(&t, DPM_PRIO3_HIGHER_DEGREE, shares, &dpm_prio3_ops_f64, 8);
     t.max_measurement = 2;
     t.meas_len = 1;
     t.arity = 1; /* PolyEval(x^3 - 3x^2 + 2x) */

@@ -58,11 +58,7 @@ static inline int fe_equal(FE a, FE b)
 /* Little-endian decoding; *bad gets a nonzero bit when the value is >= p. */
 static inline FE fe_load(const uint8_t *b, uint64_t *bad)
 {
-    FE x = fe_zero();
-    for (unsigned i = 0; i < 8u; i++) {
-        x.lo |= (uint64_t)b[i] << (8u * i);
-        x.hi |= (uint64_t)b[8u + i] << (8u * i);
-    }
+    FE x = f128_make(le64_load(b), le64_load(b + 8));
     uint64_t carry;
     (void)f128_plus_c(x, &carry); /* x + (2^128 - p) carries exactly when x >= p */
     *bad |= carry;
@@ -70,10 +66,8 @@ static inline FE fe_load(const uint8_t *b, uint64_t *bad)
 }
 static inline void fe_store(uint8_t *b, FE x)
 {
-    for (unsigned i = 0; i < 8u; i++) {
-        b[i] = (uint8_t)(x.lo >> (8u * i));
-        b[8u + i] = (uint8_t)(x.hi >> (8u * i));
-    }
+    le64_store(b, x.lo);
+    le64_store(b + 8, x.hi);
 }
 static inline uint64_t fe_to_u64(FE x, uint64_t *wide)
 {

@@ -59,19 +59,14 @@ static inline int fe_equal(FE a, FE b)
 /* Little-endian decoding; *bad gets a nonzero bit when the value is >= p. */
 static inline FE fe_load(const uint8_t *b, uint64_t *bad)
 {
-    uint64_t x = 0;
-    for (unsigned i = 0; i < 8u; i++) {
-        x |= (uint64_t)b[i] << (8u * i);
-    }
+    uint64_t x = le64_load(b);
     uint64_t t = x + F64_EPS; /* carries exactly when x >= p */
     *bad |= ct_carry(x, F64_EPS, t);
     return x;
 }
 static inline void fe_store(uint8_t *b, FE x)
 {
-    for (unsigned i = 0; i < 8u; i++) {
-        b[i] = (uint8_t)(x >> (8u * i));
-    }
+    le64_store(b, x);
 }
 static inline uint64_t fe_to_u64(FE x, uint64_t *wide)
 {

@@ -330,25 +330,39 @@ static FE *fe_area(uint64_t *words)
     return (FE *)(void *)words;
 }
 
+/* Candidates read from an XOF at once: never more than the elements still needed, so the
+ * stream is read exactly as far as the draft's next_vec reads it. */
+#define XOF_BATCH 8u
+
 /* buf[i] -= the next element of x, for n encoded elements in place; with `absorb`, each
  * element's encoding (the XOF's accepted bytes) is absorbed there too. */
 static void sub_stream(uint8_t *buf, size_t n, dpm_xof_t *x, dpm_xof_t *absorb)
 {
-    for (size_t i = 0; i < n;) {
-        uint8_t b[FE_BYTES];
-        uint64_t bad = 0;
-        dpm_xof_next(x, b, FE_BYTES);
-        FE h = fe_load(b, &bad);
-        DPM_CT_DECLASSIFY(bad); /* a rejected candidate is discarded */
-        if (bad != 0) {
-            continue;
+    uint8_t cand[XOF_BATCH * FE_BYTES];
+    size_t i = 0;
+    while (i < n) {
+        size_t want = n - i < XOF_BATCH ? n - i : XOF_BATCH, run = 0, start = 0;
+        dpm_xof_next(x, cand, want * FE_BYTES);
+        for (size_t k = 0; k < want; k++) {
+            uint64_t bad = 0;
+            FE h = fe_load(cand + k * FE_BYTES, &bad);
+            DPM_CT_DECLASSIFY(bad); /* a rejected candidate is discarded */
+            if (bad != 0) {
+                if (absorb != NULL && run > 0) {
+                    dpm_xof_absorb(absorb, cand + start * FE_BYTES, run * FE_BYTES);
+                }
+                run = 0;
+                start = k + 1u;
+                continue;
+            }
+            uint8_t *e = buf + i * FE_BYTES;
+            fe_store(e, fe_sub(fe_load(e, &bad), h)); /* our own canonical encoding */
+            run++;
+            i++;
         }
-        if (absorb != NULL) {
-            dpm_xof_absorb(absorb, b, FE_BYTES);
+        if (absorb != NULL && run > 0) { /* the accepted run, in one piece */
+            dpm_xof_absorb(absorb, cand + start * FE_BYTES, run * FE_BYTES);
         }
-        uint8_t *e = buf + i * FE_BYTES;
-        fe_store(e, fe_sub(fe_load(e, &bad), h)); /* our own canonical encoding: bad stays 0 */
-        i++;
     }
 }
 
