@@ -32,20 +32,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cm_ticks.h"
 #include "dap_fixture.h"
 #include "dpm/dpm.h"
 #include "dpm/port_cortex_m.h"
 #include "dpm/port_hpke.h"
 #include "dpm/port_tls.h"
 
-#define SYST_CSR (*(volatile uint32_t *)0xE000E010u)
-#define SYST_RVR (*(volatile uint32_t *)0xE000E014u)
-#define SYST_CVR (*(volatile uint32_t *)0xE000E018u)
-#define SYST_ENABLE_INT_CPUCLK 7u /* ENABLE | TICKINT | CLKSOURCE */
-#define SPIN 1000000u
-#define STACK_PAINT_WORDS 4096u /* 16 KiB below the caller's frame */
+#define SYST_ENABLE_INT_CPUCLK 7u /* ENABLE | TICKINT | CLKSOURCE: cm_ticks.h's, interrupting */
+#define STACK_PAINT_WORDS 4096u   /* 16 KiB below the caller's frame */
 #define PAINT 0xC5AC5AC5u
 
+/* cm_ticks.h's counter stops at 2^24 ticks; a report takes longer, so here SysTick interrupts
+ * on every wrap and the handler counts them. */
 static volatile uint32_t wraps;
 
 void SysTick_Handler(void);
@@ -54,7 +53,7 @@ void SysTick_Handler(void)
     wraps++;
 }
 
-static void ticks_start(void)
+static void long_ticks_start(void)
 {
     SYST_CSR = 0;
     SYST_RVR = 0xFFFFFFu;
@@ -63,20 +62,15 @@ static void ticks_start(void)
     SYST_CSR = SYST_ENABLE_INT_CPUCLK;
 }
 
-static uint64_t ticks_stop(void)
+static uint64_t long_ticks_stop(void)
 {
     uint32_t v = SYST_CVR, w = wraps;
-    if (SYST_CSR & (1u << 16)) { /* wrapped after the handler last ran: count it */
+    if (SYST_CSR & SYST_COUNTFLAG) { /* wrapped after the handler last ran: count it */
         v = SYST_CVR;
         w++;
     }
     SYST_CSR = 0;
     return (uint64_t)w * 0x1000000u + (0xFFFFFFu - v);
-}
-
-static void spin(uint32_t n) /* 2 instructions per iteration */
-{
-    __asm volatile("1: subs %0, %0, #1\n\tbne 1b" : "+r"(n) : : "cc");
 }
 
 static double per_tick;
@@ -231,9 +225,9 @@ static int measure(step_fn before, step_fn f, shape_t *s, uint64_t *t, uint32_t 
 {
     dpm_status_t st = before != NULL ? before(s) : DPM_OK;
     if (st == DPM_OK) {
-        ticks_start();
+        long_ticks_start();
         st = f(s);
-        *t = ticks_stop();
+        *t = long_ticks_stop();
     }
     dpm_status_t st2 = st == DPM_OK && before != NULL ? before(s) : DPM_OK;
     *stack = st == DPM_OK && st2 == DPM_OK ? stack_of(f, s, &st2) : 0;
@@ -332,13 +326,13 @@ static int x25519_cost(void)
     dpm_hpke_keypair_t kp;
     uint8_t ikm[32] = {1};
     /* DeriveKeyPair = a few HKDF-SHA256 blocks + one X25519: the HKDF part measured apart */
-    ticks_start();
+    long_ticks_start();
     int ok = dpm_hpke_derive_keypair(ikm, sizeof(ikm), &kp) == DPM_OK;
-    uint64_t t_derive = ticks_stop();
+    uint64_t t_derive = long_ticks_stop();
     uint8_t enc[32], ss[32];
-    ticks_start();
+    long_ticks_start();
     ok &= dpm_hpke_decap(kp.pk, &kp, ss) == DPM_OK; /* one X25519 + ExtractAndExpand */
-    uint64_t t_decap = ticks_stop();
+    uint64_t t_decap = long_ticks_stop();
     (void)enc;
     metric("hpke_derive_keypair", "instructions", (double)t_derive * per_tick, "instructions");
     metric("hpke_decap", "instructions", (double)t_decap * per_tick, "instructions");
@@ -348,12 +342,12 @@ static int x25519_cost(void)
 int main(void)
 {
     static uint8_t arena[24576];
-    ticks_start();
-    spin(SPIN);
-    uint64_t cal = ticks_stop();
-    per_tick = 2.0 * SPIN / (double)cal;
+    long_ticks_start();
+    spin(CM_TICKS_SPIN);
+    uint64_t cal = long_ticks_stop();
+    per_tick = 2.0 * CM_TICKS_SPIN / (double)cal;
     printf("# calibration: %u-instruction loop = %lu SysTick ticks (%.3f instructions per tick)\n",
-           2u * SPIN, (unsigned long)cal, per_tick);
+           2u * CM_TICKS_SPIN, (unsigned long)cal, per_tick);
     if (dpm_tls_use_arena(arena, sizeof(arena)) != DPM_OK) {
         printf("bench: arena\n");
         return 1;
