@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Instruction counts on the Cortex-M benchmarks (bench_cm.c, bench_vdaf_cm.c, bench_dap_cm.c): under
- * `qemu-system-arm -icount shift=0` virtual time advances one nanosecond per instruction, and
+/* Instruction counts on the Cortex-M benchmarks (bench_cm.c, bench_vdaf_cm.c, bench_dap_cm.c):
+ * under `qemu-system-arm -icount shift=0` virtual time advances one nanosecond per instruction, and
  * SysTick, clocked by the processor, counts it (QEMU does not model the DWT cycle counter);
  * ticks become instructions through a calibration loop of known length (cm_ticks_per_instr). */
 #ifndef CM_TICKS_H
