@@ -29,7 +29,9 @@ NANOPB_DIR := $(BUILD_DIR)/src/nanopb
 # Hosted Linux targets (the host, cross builds for ARM Linux, s390x...) use the host config;
 # anything else (bare metal) the minimal device config.
 MBEDTLS_CONFIG ?= $(if $(filter host,$(TARGET))$(findstring -linux-,$(TARGET)),host,device)
-MBEDTLS_CFLAGS := -isystem $(MBEDTLS_SRC)/include -Iport/tls/config \
+# (3rdparty/everest/include: the configs' Everest X25519, which mbedtls/ecdh.h includes.)
+MBEDTLS_CFLAGS := -isystem $(MBEDTLS_SRC)/include -isystem $(MBEDTLS_SRC)/3rdparty/everest/include \
+                  -Iport/tls/config \
                   -DMBEDTLS_CONFIG_FILE='"dpm_mbedtls_$(MBEDTLS_CONFIG).h"'
 
 WARNINGS := -Wall -Wextra -Wconversion -Wshadow -Wstrict-prototypes -Wundef -Werror

@@ -22,4 +22,15 @@ cmake -S "$src" -B "$out" -DCMAKE_BUILD_TYPE=Release -DENABLE_TESTING=OFF -DENAB
   -DCMAKE_POSITION_INDEPENDENT_CODE=ON \
   -DMBEDTLS_CONFIG_FILE="$config" "$@" >"$out/cmake.log" 2>&1 || { cat "$out/cmake.log"; exit 1; }
 cmake --build "$out" -j"$(nproc)" >"$out/build.log" 2>&1 || { tail -40 "$out/build.log"; exit 1; }
+# Mbed TLS's own Makefile build puts its 3rdparty code (Everest's X25519, which the project's
+# configs enable) into libmbedcrypto.a; its CMake build makes a separate libeverest.a. Fold it
+# in, so every consumer links the same three archives whichever way Mbed TLS was built.
+everest="$(cd "$out" && pwd)/3rdparty/everest/libeverest.a"
+if [ -f "$everest" ]; then
+  x="$out/everest-objects"; rm -rf "$x"; mkdir -p "$x"
+  ar=$(awk -F= '/^CMAKE_AR:/ {print $2}' "$out/CMakeCache.txt")
+  (cd "$x" && "${ar:-ar}" x "$everest") && "${ar:-ar}" rs "$out/library/libmbedcrypto.a" "$x"/* ||
+    { echo "deps: could not fold $everest into libmbedcrypto.a" >&2; exit 1; }
+  rm -rf "$x"
+fi
 echo "$want" >"$stamp"

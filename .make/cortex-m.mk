@@ -93,8 +93,25 @@ IMAGES := $(patsubst %.c,$(OUT)/tests/%.elf,$(notdir $(CM_TEST_SRCS)))
 
 # port/tls against Mbed TLS's device config (make size: the default+tls build).
 MBEDTLS_SRC := $(BUILD_DIR)/src/mbedtls
-TLS_CFLAGS := $(BASE_CFLAGS) $(WARNINGS) -isystem $(MBEDTLS_SRC)/include -Iport/tls/config \
+TLS_CFLAGS := $(BASE_CFLAGS) $(WARNINGS) -isystem $(MBEDTLS_SRC)/include \
+              -isystem $(MBEDTLS_SRC)/3rdparty/everest/include -Iport/tls/config \
               -DMBEDTLS_CONFIG_FILE='"dpm_mbedtls_device.h"'
+
+# Mbed TLS for the target under the device config, at this CPU and optimisation level: the
+# two-aggregator images (bench_dap_cm, the HPKE and DAP tests) seal and open with it.
+empty :=
+space := $(empty) $(empty)
+MBED_CM := $(BUILD_DIR)/mbedtls/$(CM)$(subst $(space),,$(OPT))
+MBED_CM_LIBS := $(MBED_CM)/library/libmbedtls.a $(MBED_CM)/library/libmbedx509.a \
+                $(MBED_CM)/library/libmbedcrypto.a
+$(MBED_CM_LIBS) &: port/tls/config/dpm_mbedtls_device.h .make/build-mbedtls.sh
+	@MBEDTLS_SRC=$(MBEDTLS_SRC) bash .make/build-mbedtls.sh $(CM) $(MBED_CM) \
+	  $(CURDIR)/port/tls/config/dpm_mbedtls_device.h -DCMAKE_SYSTEM_NAME=Generic \
+	  -DCMAKE_SYSTEM_PROCESSOR=arm -DCMAKE_C_COMPILER=$(CC) -DCMAKE_TRY_COMPILE_TARGET_TYPE=STATIC_LIBRARY \
+	  -DCMAKE_POSITION_INDEPENDENT_CODE=OFF -DCMAKE_BUILD_TYPE= \
+	  "-DCMAKE_C_FLAGS=$(CPU) $(OPT) -ffunction-sections -fdata-sections"
+# port/tls's HPKE, DAP opening and arena (its objects, for images that link Mbed TLS)
+CM_TLS_OBJS := $(OUT)/obj/port/tls/hpke.o $(OUT)/obj/port/tls/dap_open.o $(OUT)/obj/port/tls/tls_client.o
 
 .PHONY: images lib example bench tls state
 images: $(IMAGES) $(OUT)/exit_control.elf $(OUT)/fault_control.elf example
@@ -103,13 +120,14 @@ lib: $(LIBDPM)
 tls: $(OUT)/libdpm_tls.a $(OUT)/size_state_tls.o
 state: $(OUT)/size_state.o
 example: $(OUT)/cortex-m-example.elf
-bench: $(OUT)/bench_cm.elf
+bench: $(OUT)/bench_cm.elf $(OUT)/bench_vdaf_cm.elf $(OUT)/bench_dap_cm.elf
 
 $(LIBDPM): $(call obj,$(SDK_SRCS)) $(NANOPB_OBJS)
 $(LIBCM): $(call obj,$(PORT_SRCS))
 $(LIBSUPPORT): $(call obj,$(CM_SUPPORT_SRCS))
 $(LIBCMOCKA): $(OUT)/obj/cmocka/cmocka.o
-$(OUT)/libdpm_tls.a: $(OUT)/obj/port/tls/tls_client.o
+$(OUT)/libdpm_tls.a: $(OUT)/obj/port/tls/tls_client.o $(OUT)/obj/port/tls/hpke.o \
+                     $(OUT)/obj/port/tls/dap_open.o
 $(LIBDPM) $(LIBCM) $(LIBSUPPORT) $(LIBCMOCKA) $(OUT)/libdpm_tls.a:
 	@rm -f $@
 	@printf '  %-3s %s\n' AR $@
@@ -155,14 +173,29 @@ $(OUT)/tests/%.elf: $(OUT)/obj/tests/$(1)/%.o $(OUT)/obj/tests/cross/cm_tap.o $(
                     $(LIBCMOCKA) $(LIBCM) $(LIBDPM)
 	@mkdir -p $$(dir $$@)
 	@printf '  %-3s %s\n' LD $$@
-	$(Q)$$(CC) $$(LDFLAGS) -Wl,-Map=$$@.map -o $$@ $$^ -lm
+	$(Q)$$(CC) $$(LDFLAGS) -Wl,-Map=$$@.map -o $$@ $$^ $$(TLS_LINK) -lm
 endef
+# Tests of port/tls's HPKE and DAP opening (they include dpm/port_hpke.h or dpm/port_dap.h) run
+# here too: their images also link those objects, Mbed TLS for the target and an arena for it
+# (tests/cross/cm_arena.c); the group resolves the objects' calls back into libdpm.
+CM_TLS_TESTS := $(foreach f,$(CM_TEST_SRCS),$(if $(shell grep -lE '^\#include "dpm/port_(hpke|dap)\.h"' \
+                  $(f) 2>/dev/null),$(OUT)/tests/$(notdir $(f:.c=.elf))))
+$(CM_TLS_TESTS): TLS_LINK = $(CM_TLS_OBJS) $(OUT)/obj/tests/cross/cm_arena.o -Wl,--start-group \
+                            $(LIBSUPPORT) $(LIBDPM) $(MBED_CM_LIBS) -Wl,--end-group
+$(CM_TLS_TESTS): | $(CM_TLS_OBJS) $(OUT)/obj/tests/cross/cm_arena.o $(MBED_CM_LIBS)
 $(foreach d,unit vectors cross,$(eval $(call image_rule,$(d))))
 
 $(OUT)/cortex-m-example.elf: $(OUT)/obj/examples/cortex-m/firmware.o $(COVERAGE_OBJS) $(LIBCM) $(LIBDPM)
 	@printf '  %-3s %s\n' LD $@
 	$(Q)$(CC) $(LDFLAGS) -Wl,-Map=$@.map -o $@ $^
 $(OUT)/bench_cm.elf: $(OUT)/obj/tests/cross/bench_cm.o $(LIBCM) $(LIBDPM)
+	@printf '  %-3s %s\n' LD $@
+	$(Q)$(CC) $(LDFLAGS) -Wl,-Map=$@.map -o $@ $^
+$(OUT)/bench_dap_cm.elf: $(OUT)/obj/tests/cross/bench_dap_cm.o $(CM_TLS_OBJS) $(LIBSUPPORT) $(LIBCM) \
+                         $(LIBDPM) $(MBED_CM_LIBS)
+	@printf '  %-3s %s\n' LD $@
+	$(Q)$(CC) $(LDFLAGS) -Wl,-Map=$@.map -o $@ $^ -lm
+$(OUT)/bench_vdaf_cm.elf: $(OUT)/obj/tests/cross/bench_vdaf_cm.o $(LIBCM) $(LIBDPM)
 	@printf '  %-3s %s\n' LD $@
 	$(Q)$(CC) $(LDFLAGS) -Wl,-Map=$@.map -o $@ $^
 

@@ -22,3 +22,10 @@ OTHER_API="dpm_device_report_roc_hist dpm_device_report_roc_hist_group dpm_score
 REPORT_CALLS="dpm_device_report_tuple dpm_device_report_roc_hist dpm_device_report_roc_hist_group
   dpm_device_report_dpauc dpm_device_report_ustat_bins dpm_device_report_ustat_tree
   dpm_device_fedauc_upload dpm_device_report_fedauc"
+# The two-aggregator mode (dpm/device_dap.h): a firmware that takes tasks and makes DAP reports
+# (every Prio3 variant's call is rooted through DAP_PREFIX), picks an aggregator's HPKE
+# configuration, and seals with port/tls's HPKE. Only the default+tls+dap build roots these:
+# the other builds stay the local-DP app they measured before the mode existed.
+DAP_API="dpm_device_dap_accept_task dpm_device_dap_report_sumvec dpm_device_dap_report_histogram
+  dpm_hpke_config_list_select dpm_hpke_sealer dpm_dap_report_bytes"
+DAP_PREFIX="dpm_device_dap_"

@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # make size: flash, static RAM and worst-case stack of the SDK on a Cortex-M4 (Thumb-2, -Os,
-# soft float, newlib-nano), per module, for three builds:
-#   tuple_only   only the tuple mechanisms (DPM_MECH_ROC_HIST/DPAUC/FEDAUC/USTAT 0)
+# soft float, newlib-nano), per module, for four builds:
+#   tuple_only   only the tuple mechanisms (DPM_MECH_ROC_HIST/DPAUC/FEDAUC/USTAT 0), and no
+#                two-aggregator mode (DPM_VDAF 0)
 #   default      the default configuration
 #   default+tls  default + port/tls with Mbed TLS 3.6 under the device config
+#   default+tls+dap  default+tls + the two-aggregator mode (Prio3 sharding, DAP reports, HPKE
+#                sealing); its flash beyond default+tls is what the mode adds (budget 16 KB)
 # Each build is one image rooted at the device API below (what a firmware calls: dpm_device_*,
 # the SDK's RAM storage; every public function of port/tls), linked with --gc-sections, plus
 # the TRNG hook of port/cortex-m (what the SDK's function pointers reach on a device). Functions
@@ -23,7 +26,7 @@ JOBS=$(nproc)
 SIZE="$BUILD_DIR/size"
 CPU="-mcpu=cortex-m4 -mthumb -mfloat-abi=soft"
 ANALYSIS="-fstack-usage -fcallgraph-info=su"
-TUPLE_ONLY="-DDPM_MECH_ROC_HIST=0 -DDPM_MECH_DPAUC=0 -DDPM_MECH_FEDAUC=0 -DDPM_MECH_USTAT=0"
+TUPLE_ONLY="-DDPM_MECH_ROC_HIST=0 -DDPM_MECH_DPAUC=0 -DDPM_MECH_FEDAUC=0 -DDPM_MECH_USTAT=0 -DDPM_VDAF=0"
 MBED_OUT="$BUILD_DIR/mbedtls/cortex-m4-size"
 # DEVICE_API, OTHER_API (the default build's other report kinds), REPORT_CALLS
 . .make/device_api.sh
@@ -62,7 +65,12 @@ link() {
     grep -qx "$f" <<<"$defined" || { echo "make size: $f is not in the SDK any more: update .make/device_api.sh" >&2; exit 1; }
     flags+=("-Wl,--undefined=$f")
   done
-  for f in $(grep -E "^(dpm_tls_|$DEVICE_PREFIX)" <<<"$defined"); do flags+=("-Wl,--undefined=$f"); done
+  for f in $(grep -E "^(dpm_tls_|$DEVICE_PREFIX)" <<<"$defined" | grep -vE "^$DAP_PREFIX"); do
+    flags+=("-Wl,--undefined=$f")
+  done
+  if [[ " $roots " == *" dpm_device_dap_accept_task "* ]]; then # the two-aggregator build
+    for f in $(grep -E "^$DAP_PREFIX" <<<"$defined"); do flags+=("-Wl,--undefined=$f"); done
+  fi
   arm-none-eabi-gcc $CPU --specs=nano.specs --specs=nosys.specs -nostartfiles -Tport/cortex-m/mps2.ld \
     -Wl,-e,dpm_strerror -Wl,--gc-sections -Wl,--emit-relocs -Wl,--no-warn-rwx-segments \
     -Wl,-Map="$SIZE/$name.map" -o "$SIZE/$name.elf" "${flags[@]}" \
@@ -72,6 +80,9 @@ link tuple_only "$SIZE/tuple_only" "$DEVICE_API" "$SIZE/tuple_only/libdpm.a"
 link default "$SIZE/default" "$DEVICE_API $OTHER_API" "$SIZE/default/libdpm.a"
 link default+tls "$SIZE/default" "$DEVICE_API $OTHER_API" "$SIZE/default/libdpm_tls.a" "$SIZE/default/libdpm.a" \
   "$MBED_OUT/library/libmbedtls.a" "$MBED_OUT/library/libmbedx509.a" "$MBED_OUT/library/libmbedcrypto.a"
+link default+tls+dap "$SIZE/default" "$DEVICE_API $OTHER_API $DAP_API" "$SIZE/default/libdpm_tls.a" \
+  "$SIZE/default/libdpm.a" "$MBED_OUT/library/libmbedtls.a" "$MBED_OUT/library/libmbedx509.a" \
+  "$MBED_OUT/library/libmbedcrypto.a"
 
 # The arena: smallest that completes a TLS 1.3 and a TLS 1.2 session, measured on 32-bit ARM.
 arena_log="$SIZE/arena.log"
@@ -118,7 +129,7 @@ log="$SIZE/analysis.log"
 : >"$log"
 ONE_CALL_BUDGET=1536 # issue 13: the tuple-only one-call path on x86_64
 HELD_BUDGET=1024     # issue 13: what an app holds, tuple-only, x86_64
-IMAGE="$DEVICE_API $DEVICE_PREFIX*"
+IMAGE="$DEVICE_API $DEVICE_PREFIX* !$DAP_PREFIX*" # the local-DP app (no two-aggregator calls)
 echo
 {
   echo "x86_64 one-call stack, tuple_only (budget $ONE_CALL_BUDGET bytes):"
@@ -137,6 +148,7 @@ echo
   $PYTHON .make/size.py --out "$BUILD_DIR/size.json" --arena-log "$arena_log" --one-call "$REPORT_CALLS" \
     --build "tuple_only:$SIZE/tuple_only.elf:$SIZE/tuple_only.map:$SIZE/tuple_only/size_state.o:$SIZE/tuple_only/obj" \
     --build "default:$SIZE/default.elf:$SIZE/default.map:$SIZE/default/size_state.o:$SIZE/default/obj" \
+    --build "default+tls+dap:$SIZE/default+tls+dap.elf:$SIZE/default+tls+dap.map:$SIZE/default/size_state_tls.o:$SIZE/default/obj,$MBED_OUT/library,$MBED_OUT/3rdparty" \
     --build "default+tls:$SIZE/default+tls.elf:$SIZE/default+tls.map:$SIZE/default/size_state_tls.o:$SIZE/default/obj,$MBED_OUT/library" \
     2>&1 || status=1
 } >"$log"

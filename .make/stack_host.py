@@ -12,7 +12,7 @@ function pointer costs the deepest chain of any function whose address is stored
 taken by code of the image (RAM storage callbacks, nanopb's stream callbacks), resolved one
 level; the app's own callbacks (its RNG) are not in OBJDIR and are named, not counted. The image
 is what a firmware on the API --image names would link: the functions those names (a trailing *:
-every global function with that prefix) and the ROOTs reach through calls and taken addresses;
+every global function with that prefix; a leading !: none of those) and the ROOTs reach through calls and taken addresses;
 without --image, every object's taken addresses count (a function-pointer call in an image that
 cannot reach, say, FedAUC's wire callbacks is not charged with them). Calls out of OBJDIR (the C library's
 memcpy, memset...) count 0 and are listed. Recursion is named and its cycle counted once.
@@ -175,9 +175,13 @@ def main():
     if image is None:
         taken = every
     else:
+        def match(k, n):
+            return k.startswith(n[:-1]) if n.endswith("*") else k == n
         names = []
-        for n in image:
-            hits = [k for k in frames if ":" not in k and (k.startswith(n[:-1]) if n.endswith("*") else k == n)]
+        excluded = [n[1:] for n in image if n.startswith("!")]
+        for n in (n for n in image if not n.startswith("!")):
+            hits = [k for k in frames if ":" not in k and match(k, n)
+                    and not any(match(k, e) for e in excluded)]
             if not hits:
                 print(f"stack_host: {n} (--image) is not in {objdir}", file=sys.stderr)
                 sys.exit(2)

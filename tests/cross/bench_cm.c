@@ -12,40 +12,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cm_ticks.h"
 #include "dpm/dpm.h"
 #include "dpm/port_cortex_m.h"
 #include "test_receipt.h"
 
-#define SYST_CSR (*(volatile uint32_t *)0xE000E010u)
-#define SYST_RVR (*(volatile uint32_t *)0xE000E014u)
-#define SYST_CVR (*(volatile uint32_t *)0xE000E018u)
-#define SYST_ENABLE_CPUCLK 5u     /* ENABLE | CLKSOURCE (processor clock), no interrupt */
-#define SYST_COUNTFLAG (1u << 16) /* wrapped since the last read */
 #define REPS 200u
-#define SPIN 1000000u
-
-static void ticks_start(void)
-{
-    SYST_CSR = 0;
-    SYST_RVR = 0xFFFFFFu;
-    SYST_CVR = 0;
-    (void)SYST_CSR; /* clears COUNTFLAG */
-    SYST_CSR = SYST_ENABLE_CPUCLK;
-}
-
-/* Ticks since ticks_start; -1 if the 24-bit counter wrapped (the run was too long). */
-static long ticks_stop(void)
-{
-    uint32_t v = SYST_CVR;
-    uint32_t csr = SYST_CSR;
-    SYST_CSR = 0;
-    return (csr & SYST_COUNTFLAG) ? -1 : (long)(0xFFFFFFu - v);
-}
-
-static void spin(uint32_t n) /* 2 instructions per iteration */
-{
-    __asm volatile("1: subs %0, %0, #1\n\tbne 1b" : "+r"(n) : : "cc");
-}
 
 static void metric(const char *name, double instructions)
 {
@@ -186,15 +158,15 @@ static int fedauc_bench(dpm_mech_id_t id, uint32_t n, dpm_rand_t *rand, double p
 int main(void)
 {
     ticks_start();
-    spin(SPIN);
+    spin(CM_TICKS_SPIN);
     long cal = ticks_stop();
     if (cal <= 0) {
         printf("bench: SysTick does not count (%ld)\n", cal);
         return 1;
     }
-    double per_tick = 2.0 * SPIN / (double)cal;
+    double per_tick = 2.0 * CM_TICKS_SPIN / (double)cal;
     printf("# calibration: %u-instruction loop = %ld SysTick ticks (%.3f instructions per tick)\n",
-           2u * SPIN, cal, per_tick);
+           2u * CM_TICKS_SPIN, cal, per_tick);
 
     dpm_cm_test_drbg_t drbg; /* NOT FOR PRODUCTION: a benchmark */
     dpm_cm_test_drbg_seed(&drbg, 7u);

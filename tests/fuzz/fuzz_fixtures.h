@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dap_fixture.h"
 #include "dpm/fedauc.h"
 #include "dpm/memo.h"
 #include "dpm/report.h"
@@ -16,6 +17,24 @@
 #include "test_receipt.h"
 
 #define FUZZ_NCAMPAIGNS 3
+
+/* The two-aggregator tasks of fuzz_dap_report and its seeds: Histogram 16 (chunk 4), SumVec
+ * 2x24 of 8 bits (chunk 26), Count; keys and ids from dap_task_fixture's seeds 20, 21, 22. */
+#define FUZZ_NDAP_TASKS 3
+static inline void fuzz_dap_tasks(dap_task_fixture_t *t)
+{
+    dpm_prio3_t v[FUZZ_NDAP_TASKS];
+    if (dpm_prio3_histogram_init(&v[0], 2, 16, 4) != DPM_OK ||
+        dpm_prio3_sumvec_init(&v[1], 2, 48, 255, 26) != DPM_OK ||
+        dpm_prio3_count_init(&v[2], 2) != DPM_OK) {
+        abort();
+    }
+    for (int i = 0; i < FUZZ_NDAP_TASKS; i++) {
+        if (dap_task_fixture(&t[i], &v[i], 65536, 1000, (uint8_t)(20 + i)) != 0) {
+            abort();
+        }
+    }
+}
 
 /* tuple_mr (171), tuple_ml (182), roc_hist (193). */
 static inline void fuzz_campaign(int which, dpm_campaign_t *c)

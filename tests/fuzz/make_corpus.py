@@ -6,7 +6,8 @@ encodings. Run it when a wire or storage format changes (after `make all` and
     OUT=build/host /usr/bin/python3 tests/fuzz/make_corpus.py
 request: valid and invalid requests for the campaigns compiled into fuzz_request.c, from
 SDK-made reports (tool_emit_reports); the SDK targets: written by tests/fuzz/make_seeds.c, plus
-the golden wire vectors of tests/vectors/wire/ as campaign and report seeds."""
+the golden wire vectors of tests/vectors/wire/ as campaign and report seeds; the Prio3 targets
+(vdaf_report, vdaf_verifier): every report of the VDAF draft's vectors (tests/vectors/vdaf)."""
 import json
 import os
 import subprocess
@@ -81,5 +82,69 @@ for version in sorted(os.listdir(WIRE)):
                     data = bytes.fromhex(f.read().strip())
                 with open(os.path.join(CORPUS, kind, name), "wb") as f:
                     f.write(data)
+
+
+# The Prio3 targets (fuzz_vdaf_report.c, fuzz_vdaf_verifier.c): every report of the VDAF draft's
+# vectors (tests/vectors/vdaf), valid and bad, framed as those harnesses read them. The instance
+# numbers are tests/fuzz/fuzz_vdaf.h's.
+VDAF_INSTANCES = [("Prio3Count", 2), ("Prio3Count", 3), ("Prio3Sum", 2, 255), ("Prio3Sum", 3, 255),
+                  ("Prio3Sum", 2, 1337), ("Prio3SumVec", 2, 10, 255, 9),
+                  ("Prio3SumVec", 3, 3, 32000, 7), ("Prio3Histogram", 2, 4, 2),
+                  ("Prio3Histogram", 3, 11, 3), ("Prio3Histogram", 2, 100, 10),
+                  ("Prio3Histogram", 2, 5, 2), ("Prio3MultihotCountVec", 2, 4, 2, 2),
+                  ("Prio3MultihotCountVec", 4, 10, 2, 3), ("Prio3MultihotCountVec", 2, 4, 4, 1),
+                  ("Prio3SumVecWithMultiproof", 2, 10, 255, 9),
+                  ("Prio3SumVecWithMultiproof", 3, 3, 65535, 7), ("Prio3HigherDegree", 2)]
+VDAF_PARAMS = {"Prio3Sum": ["max_measurement"], "Prio3SumVec": ["length", "max_measurement", "chunk_length"],
+               "Prio3SumVecWithMultiproof": ["length", "max_measurement", "chunk_length"],
+               "Prio3Histogram": ["length", "chunk_length"],
+               "Prio3MultihotCountVec": ["length", "max_weight", "chunk_length"]}
+
+
+def lp(b):
+    return len(b).to_bytes(2, "little") + b
+
+
+def vdaf_seeds():
+    vdir = os.path.join(ROOT, "tests", "vectors", "vdaf")
+    out = {"vdaf_report": {}, "vdaf_verifier": {}}
+    for fname in sorted(os.listdir(vdir)):
+        if not fname.startswith("Prio3"):
+            continue
+        with open(os.path.join(vdir, fname)) as f:
+            d = json.load(f)
+        variant = fname.rsplit("_", 1)[0]
+        if variant.endswith("_bad"):
+            variant = variant[:-4]
+        variant = variant.split("_bad_")[0]
+        key = (variant, d["shares"]) + tuple(d[k] for k in VDAF_PARAMS.get(variant, []))
+        idx = bytes([VDAF_INSTANCES.index(key)])
+        stem = fname[:-len(".json")]
+        for r, rep in enumerate(d["reports"]):
+            h = bytes.fromhex
+            out["vdaf_report"][f"{stem}_{r}"] = (idx + h(rep["nonce"]) + lp(h(rep["public_share"])) +
+                                                 b"".join(lp(h(x)) for x in rep["input_shares"]))
+            if r > 0:  # the exchanged messages of one report per file are enough
+                continue
+            if rep["verifier_shares"]:
+                out["vdaf_verifier"][f"{stem}_{r}_message"] = (
+                    idx + b"\x00" + lp(b"".join(h(x) for x in rep["verifier_shares"][0])))
+            if rep["out_shares"] and rep["verifier_messages"]:
+                msg = h(rep["verifier_messages"][0])
+                out["vdaf_verifier"][f"{stem}_{r}_next"] = (
+                    idx + b"\x01" + lp(h(rep["out_shares"][0]) + msg) + lp(msg))
+                out["vdaf_verifier"][f"{stem}_{r}_aggregate"] = (
+                    idx + b"\x02" + lp(h(rep["out_shares"][0])) + lp(h(rep["out_shares"][1])))
+        if d["agg_shares"]:
+            out["vdaf_verifier"][f"{stem}_unshard"] = (
+                idx + b"\x03" + lp(b"".join(bytes.fromhex(x) for x in d["agg_shares"])))
+    for target, seeds in out.items():
+        os.makedirs(os.path.join(CORPUS, target), exist_ok=True)
+        for name, data in seeds.items():
+            with open(os.path.join(CORPUS, target, name), "wb") as f:
+                f.write(data)
+
+
+vdaf_seeds()
 for target in sorted(os.listdir(CORPUS)):
     print(f"{len(os.listdir(os.path.join(CORPUS, target)))} seeds in {os.path.join(CORPUS, target)}")

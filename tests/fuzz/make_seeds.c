@@ -15,6 +15,8 @@
 
 #include "dpm.pb.h"
 #include "dpm/budget.h"
+#include "dpm/dpm.h"
+#include "dpm/port_hpke.h"
 #include "dpm/report.h"
 #include "dpm/upload.h"
 #include "fake_storage.h"
@@ -387,6 +389,94 @@ static void memo_seeds(void)
     put_file("memo", "bit_flip", mem, sizeof(mem), NULL, 0);
 }
 
+/* The two-aggregator targets: reports made by the device call for fuzz_dap_tasks (one per
+ * task, an UploadRequest of three, a report cut short), HPKE configurations and lists, and
+ * task configurations. */
+static void dap_seeds(void)
+{
+    static dap_task_fixture_t tasks[FUZZ_NDAP_TASKS];
+    static const char *names[FUZZ_NDAP_TASKS] = {"histogram16", "sumvec48", "count"};
+    fuzz_dap_tasks(tasks);
+    static uint8_t upload[3 * 8192], outbox_mem[4 * 8192];
+    size_t upload_len = 0;
+    for (int k = 0; k < FUZZ_NDAP_TASKS; k++) {
+        dap_task_fixture_t *tf = &tasks[k];
+        static uint8_t mem[4096], report[8192];
+        static uint64_t work[1024];
+        fake_storage_t fs;
+        fake_storage_init(&fs, mem, sizeof(mem), 1);
+        test_rng_t t;
+        test_rng_seed(&t, 40u + (uint64_t)k);
+        dpm_device_config_t cfg;
+        memset(&cfg, 0, sizeof(cfg));
+        static int64_t now = 1700000000;
+        cfg.rng = test_rng_port(&t);
+        cfg.clock.wall_time_s = dap_fixed_wall_clock;
+        cfg.clock.ctx = &now;
+        cfg.storage = fake_storage_port(&fs);
+        cfg.ledger_size = 1024;
+        cfg.outbox_offset = 1024;
+        cfg.outbox_size = sizeof(mem) - 1024;
+        cfg.policy.defaults.max_eps = 65536;
+        cfg.policy.defaults.max_budget = 65536;
+        static dpm_dap_policy_t dap;
+        dap_task_policy(tf, 65536, 100, &dap);
+        cfg.policy.dap = &dap;
+        static dpm_device_t dev;
+        must(dpm_device_init(&dev, &cfg), "dap device");
+        dap_ram_outbox_t ob;
+        dap_ram_outbox_init(&ob, outbox_mem, sizeof(outbox_mem));
+        dpm_dap_io_t io = {dpm_hpke_sealer(), dap_ram_outbox(&ob), report, sizeof(report),
+                           work, 1024};
+        uint64_t m[48];
+        for (int i = 0; i < 48; i++) {
+            m[i] = (uint64_t)(i * 5);
+        }
+        dpm_report_info_t info;
+        for (int rep = 0; rep < (k == 0 ? 3 : 1); rep++) {
+            dpm_status_t st =
+                k == 0   ? dpm_device_dap_report_histogram(&dev, &io, &tf->task, (uint32_t)rep,
+                                                           (uint32_t)(5 + rep), &info, NULL)
+                : k == 1 ? dpm_device_dap_report_sumvec(&dev, &io, &tf->task, 0, m, 48, &info, NULL)
+                         : dpm_device_dap_report_count(&dev, &io, &tf->task, 0, 1, &info, NULL);
+            must(st, "dap report");
+            if (k == 0) { /* the UploadRequest: three histogram reports back to back */
+                memcpy(upload + upload_len, report, info.bytes);
+                upload_len += info.bytes;
+            }
+        }
+        char name[64];
+        snprintf(name, sizeof(name), "%s_report", names[k]);
+        put_file("dap_report", name, report, info.bytes, NULL, 0);
+        if (k == 0) {
+            put_file("dap_report", "histogram16_cut", report, info.bytes / 2, NULL, 0);
+        }
+        snprintf(name, sizeof(name), "%s_task", names[k]);
+        put_file("dap_task", name, tf->config, tf->config_len, NULL, 0);
+    }
+    put_file("dap_report", "upload_request_3", upload, upload_len, NULL, 0);
+    /* a task with an interval */
+    dpm_dap_task_t t = tasks[1].task;
+    t.has_interval = 1;
+    t.interval_start = 472000;
+    t.interval_duration = 24 * 30;
+    uint8_t cfg[DPM_DAP_TASK_CONFIG_MAX];
+    size_t len = 0;
+    must(dpm_dap_task_config_encode(&t, cfg, sizeof(cfg), &len), "task encode");
+    put_file("dap_task", "sumvec48_interval_task", cfg, len, NULL, 0);
+    /* HPKE configurations: one alone, and a list of a P-256 one then ours */
+    uint8_t one[DPM_HPKE_CONFIG_BYTES], list[2 + 74 + DPM_HPKE_CONFIG_BYTES];
+    must(dpm_hpke_config_encode(&tasks[0].leader_cfg, one, sizeof(one), &len), "hpke config");
+    put_file("hpke_config", "x25519_config", one, len, NULL, 0);
+    static const uint8_t p256_head[9] = {9, 0x00, 0x10, 0x00, 0x01, 0x00, 0x01, 0x00, 65};
+    list[0] = 0;
+    list[1] = (uint8_t)(74 + len);
+    memcpy(list + 2, p256_head, sizeof(p256_head));
+    memset(list + 11, 4, 65);
+    memcpy(list + 76, one, len);
+    put_file("hpke_config", "list_p256_then_x25519", list, 2 + 74 + len, NULL, 0);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -401,5 +491,6 @@ int main(int argc, char **argv)
     outbox_seeds();
     fedauc_seeds();
     memo_seeds();
+    dap_seeds();
     return 0;
 }

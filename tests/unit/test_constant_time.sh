@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# Constant time, checked (tests/ct/ct_noise.c, ctgrind style): binary RR, GRR and the
-# fixed-draw Laplace run under valgrind memcheck with their secret input's bits marked
+# Constant time, checked (tests/ct/ct_noise.c, ctgrind style; Prio3 in tests/ct/ct_vdaf.c, the
+# two-aggregator device and aggregator path in tests/ct/ct_dap.c, below): binary RR, GRR and the
+# fixed-draw Laplace, and Prio3's sharding, verification and aggregation (tests/ct/ct_vdaf.c,
+# see the end), run under valgrind memcheck with their secret input's bits marked
 # undefined; memcheck must report no conditional jump or move and no memory access that
 # depends on them, over many inputs and random streams. Negative controls: a branch on the
 # secret and a table lookup indexed by it must each be reported. Two checks legitimately test
@@ -82,5 +84,105 @@ tap "$([ "$rc" = 99 ] && grep -q 'Conditional jump or move depends on uninitiali
 vg neg_table; rc=$?
 tap "$([ "$rc" = 99 ] && grep -q 'Use of uninitialised value of size' "$work/neg_table.log"; echo $?)" \
     "negative control: a table lookup indexed by the secret is reported ($(errors neg_table) errors)"
+
+# ---- Prio3 (tests/ct/ct_vdaf.c): sdk/src/vdaf with its secrets undefined -----------------------
+# The few decisions that look at secret-derived values on purpose are marked DPM_CT_DECLASSIFY in
+# the source; this build defines the mark as valgrind's MAKE_MEM_DEFINED, so they pass and nothing
+# else may. The multiplication has two paths (unsigned __int128 on this host, 32-bit limbs on
+# 32-bit targets): both are checked.
+declassify='-DDPM_CT_DECLASSIFY(x)=VALGRIND_MAKE_MEM_DEFINED(&(x), sizeof(x))'
+vdaf_build() { # output extra-flags...
+  local out=$1; shift
+  "$CC" -std=c99 -O2 -g -Wall -Wextra -Werror -D_DEFAULT_SOURCE "$@" -Isdk/include -Iport/include \
+    -Isdk/src/internal -Isdk/src -Itests/support -o "$out" tests/ct/ct_vdaf.c sdk/src/vdaf/*.c \
+    sdk/src/core/*.c sdk/src/noise/rand.c tests/support/test_rng.c >"$work/cc_vdaf.log" 2>&1
+}
+vdaf_build "$work/ct_vdaf" -include valgrind/memcheck.h "$declassify"
+rc1=$?
+vdaf_build "$work/ct_vdaf_portable" -include valgrind/memcheck.h "$declassify" -DDPM_VDAF_PORTABLE_MUL
+rc2=$?
+vdaf_build "$work/ct_vdaf_nomark"
+rc3=$?
+sed 's/^/# /' "$work/cc_vdaf.log" | head -20
+tap "$([ $rc1 = 0 ] && [ $rc2 = 0 ] && [ $rc3 = 0 ]; echo $?)" \
+    "ct_vdaf builds with -O2 against sdk/src/vdaf (both multiplication paths, and without the marks)"
+vgv() { # binary mode [valgrind options...] -> log $work/<binary>.<mode>.log, status in $?
+  local bin=$1 mode=$2; shift 2
+  valgrind --tool=memcheck --error-exitcode=99 --expensive-definedness-checks=yes \
+    --track-origins=no "$@" "$work/$bin" "$mode" >"$work/$bin.$mode.log" 2>&1
+}
+for bin in ct_vdaf ct_vdaf_portable; do
+  for mode in shard verify aggregate xof_aes; do
+    vgv "$bin" "$mode"; rc=$?
+    [ "$rc" = 0 ] || grep -E 'depends on uninitialised|uninitialised value|at 0x|by 0x' \
+      "$work/$bin.$mode.log" | head -n 12 | sed 's/^/# /'
+    tap "$([ "$rc" = 0 ] && grep -q "ct_vdaf $mode: done" "$work/$bin.$mode.log"; echo $?)" \
+        "$bin $mode: no branch or memory access depends on a secret outside the marked decisions ($(grep -oE 'ERROR SUMMARY: [0-9]+ errors' "$work/$bin.$mode.log" | awk '{print $3}') errors)"
+  done
+done
+# The marks, exactly: a new decision on secret data must be added here, with its reason.
+marks=$(grep -n 'DPM_CT_DECLASSIFY(' sdk/src/vdaf/*.c sdk/src/vdaf/*.h | grep -v '#define' |
+        sed -E 's/^([^:]*):[0-9]+: *DPM_CT_DECLASSIFY\(([a-z]+)\);.*$/\1 \2/' | sort | uniq -c |
+        awk '{print $2 ":" $3 "x" $1}' | tr '\n' ' ')
+want="sdk/src/vdaf/prio3.c:badx1 sdk/src/vdaf/prio3_impl.h:badx4 sdk/src/vdaf/prio3_impl.h:rootx1 "
+[ "$marks" = "$want" ]
+tap $? "the declassified decisions are the six reviewed ones (found: $marks)"
+vgv ct_vdaf_nomark shard; rc=$?
+tap "$([ "$rc" = 99 ] && grep -q 'Conditional jump or move depends on uninitialised value' "$work/ct_vdaf_nomark.shard.log"; echo $?)" \
+    "negative control: without the marks, memcheck reports the sharding's decisions ($(grep -oE 'ERROR SUMMARY: [0-9]+ errors' "$work/ct_vdaf_nomark.shard.log" | awk '{print $3}') errors)"
+vgv ct_vdaf neg_reduce; rc=$?
+tap "$([ "$rc" = 99 ] && grep -q 'Conditional jump or move depends on uninitialised value' "$work/ct_vdaf.neg_reduce.log"; echo $?)" \
+    "negative control: a modular reduction that branches on the secret is reported"
+vgv ct_vdaf neg_sbox; rc=$?
+tap "$([ "$rc" = 99 ] && grep -q 'Use of uninitialised value of size' "$work/ct_vdaf.neg_sbox.log"; echo $?)" \
+    "negative control: an S-box table indexed by the secret is reported"
+
+# ---- two aggregators (tests/ct/ct_dap.c): the DAP measurement check, the HPKE seal and open ------
+# The same marks (DPM_CT_DECLASSIFY in sdk/src/report/dap.c and port/tls/hpke.c) over Mbed TLS's
+# host build (Everest X25519, HKDF-SHA256, AES-128-GCM with AES-NI); Everest's all-zero check of
+# an X25519 result, in Mbed TLS itself, is suppressed for its one function (tests/ct/everest.supp).
+MBED="${BUILD_DIR:-build}/mbedtls/host/library/libmbedcrypto.a"
+dap_build() { # output extra-flags...
+  local out=$1; shift
+  "$CC" -std=c99 -O2 -g -Wall -Wextra -Werror -D_DEFAULT_SOURCE "$@" -Isdk/include -Iport/include \
+    -Isdk/src/internal -Isdk/src -isystem "${BUILD_DIR:-build}/src/mbedtls/include" \
+    -isystem "${BUILD_DIR:-build}/src/mbedtls/3rdparty/everest/include" -Iport/tls/config \
+    '-DMBEDTLS_CONFIG_FILE="dpm_mbedtls_host.h"' -o "$out" tests/ct/ct_dap.c sdk/src/report/dap.c \
+    sdk/src/report/hpke_config.c sdk/src/vdaf/*.c sdk/src/core/*.c port/tls/hpke.c "$MBED" \
+    -lpthread >"$work/cc_dap.log" 2>&1
+}
+dap_build "$work/ct_dap" -include valgrind/memcheck.h "$declassify"
+rc1=$?
+dap_build "$work/ct_dap_nomark"
+rc2=$?
+sed 's/^/# /' "$work/cc_dap.log" | head -20
+tap "$([ $rc1 = 0 ] && [ $rc2 = 0 ]; echo $?)" \
+    "ct_dap builds with -O2 against the DAP and HPKE sources and $MBED (and without the marks)"
+supp=--suppressions=tests/ct/everest.supp
+for mode in measure seal open; do
+  vgv ct_dap "$mode" "$supp"; rc=$?
+  [ "$rc" = 0 ] || grep -E 'depends on uninitialised|uninitialised value|at 0x|by 0x' \
+    "$work/ct_dap.$mode.log" | head -n 12 | sed 's/^/# /'
+  tap "$([ "$rc" = 0 ] && grep -q "ct_dap $mode: done" "$work/ct_dap.$mode.log"; echo $?)" \
+      "ct_dap $mode: no branch or memory access depends on a secret outside the marked decisions ($(grep -oE 'ERROR SUMMARY: [0-9]+ errors' "$work/ct_dap.$mode.log" | awk '{print $3}') errors)"
+done
+marks=$(grep -n 'DPM_CT_DECLASSIFY(' sdk/src/report/*.c sdk/src/device/*.c port/tls/*.c |
+        grep -v '#define' | sed -E 's/^([^:]*):[0-9]+: *DPM_CT_DECLASSIFY\(([a-z]+)\);.*$/\1 \2/' |
+        sort | uniq -c | awk '{print $2 ":" $3 "x" $1}' | tr '\n' ' ')
+want="port/tls/hpke.c:differx1 sdk/src/report/dap.c:badx1 "
+[ "$marks" = "$want" ]
+tap $? "the two-aggregator declassified decisions are the two reviewed ones (found: $marks)"
+vgv ct_dap_nomark open "$supp"; rc=$?
+tap "$([ "$rc" = 99 ] && grep -q 'Conditional jump or move depends on uninitialised value' "$work/ct_dap_nomark.open.log"; echo $?)" \
+    "negative control: without the marks, memcheck reports the open's verdict ($(grep -oE 'ERROR SUMMARY: [0-9]+ errors' "$work/ct_dap_nomark.open.log" | awk '{print $3}') errors)"
+vgv ct_dap seal; rc=$?
+tap "$([ "$rc" = 99 ] && grep -A1 'Conditional jump' "$work/ct_dap.seal.log" | grep -q mbedtls_x25519_calc_secret; echo $?)" \
+    "negative control: without the suppression, Everest's all-zero check is what memcheck reports"
+vgv ct_dap neg_branch "$supp"; rc=$?
+tap "$([ "$rc" = 99 ] && grep -q 'Conditional jump or move depends on uninitialised value' "$work/ct_dap.neg_branch.log"; echo $?)" \
+    "negative control: a branch on a share byte is reported, suppression file in force"
+vgv ct_dap neg_table "$supp"; rc=$?
+tap "$([ "$rc" = 99 ] && grep -q 'Use of uninitialised value of size' "$work/ct_dap.neg_table.log"; echo $?)" \
+    "negative control: a table lookup indexed by a share byte is reported, suppression file in force"
 echo "1..$n"
 exit $failed

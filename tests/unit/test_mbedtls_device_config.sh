@@ -209,7 +209,7 @@ int main(int argc, char **argv)
 C
 flags=(-std=c99 -O2 -Wall -Wextra -Wconversion -Wshadow -Wstrict-prototypes -Wundef -Werror
        -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -I"$TOP/sdk/include" -I"$TOP/port/include"
-       -isystem "$MBEDTLS_SRC/include" -I"$work/cfg" -DMBEDTLS_CONFIG_FILE='"dpm_mbedtls_device.h"')
+       -isystem "$MBEDTLS_SRC/include" -isystem "$MBEDTLS_SRC/3rdparty/everest/include" -I"$work/cfg" -DMBEDTLS_CONFIG_FILE='"dpm_mbedtls_device.h"')
 srcs=("$TOP/port/tls/tls_client.c" "$TOP/port/posix/tcp.c" "$TOP/port/posix/clock.c"
       "$TOP/port/posix/rng.c")
 "$CC" "${flags[@]}" -o "$work/device_client" "$work/device_client.c" "${srcs[@]}" "${LIBS[@]}" \

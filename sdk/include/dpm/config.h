@@ -86,6 +86,14 @@
 #if !defined(DPM_FEDAUC_MAX_EXAMPLES) && defined(CONFIG_DPM_FEDAUC_MAX_EXAMPLES)
 #define DPM_FEDAUC_MAX_EXAMPLES CONFIG_DPM_FEDAUC_MAX_EXAMPLES
 #endif
+/* Two aggregators: Prio3 (issue 30) */
+#ifndef DPM_VDAF
+#if defined(CONFIG_DPM_VDAF)
+#define DPM_VDAF 1
+#else
+#define DPM_VDAF 0
+#endif
+#endif
 #endif /* CONFIG_DPM */
 
 /* ---- 3. defaults --------------------------------------------------------------------- */
@@ -133,6 +141,9 @@
 #endif
 #ifndef DPM_FEDAUC_MAX_EXAMPLES
 #define DPM_FEDAUC_MAX_EXAMPLES 65536 /* examples one device may upload (buffers: the app's) */
+#endif
+#ifndef DPM_VDAF
+#define DPM_VDAF 1 /* two aggregators: Prio3 sharding and verification (dpm/vdaf.h) */
 #endif
 /* Bytes fetched from the port RNG per refill. The buffer lives in the device between calls,
  * so it is sized to the build: the histogram and rank mechanisms draw many Laplace samples per
@@ -191,6 +202,9 @@
 #endif
 #if DPM_FEDAUC_MAX_EXAMPLES < 1 || DPM_FEDAUC_MAX_EXAMPLES > 4194304
 #error "DPM_FEDAUC_MAX_EXAMPLES must be in [1, 4194304] (2^22: keeps every rank sum in 64 bits)"
+#endif
+#if DPM_VDAF != 0 && DPM_VDAF != 1
+#error "DPM_VDAF must be 0 or 1"
 #endif
 #if !DPM_MECH_ROC_HIST && !DPM_MECH_TUPLE && !DPM_MECH_DPAUC && !DPM_MECH_USTAT && !DPM_MECH_FEDAUC
 #error                                                                                             \

@@ -29,6 +29,7 @@
 #include <stdint.h>
 
 #include "dpm/budget.h"
+#include "dpm/dap.h"
 #include "dpm/fedauc.h"
 #include "dpm/mech.h"
 #include "dpm/memo.h"
@@ -37,6 +38,7 @@
 #include "dpm/report.h"
 #include "dpm/stats.h"
 #include "dpm/upload.h"
+#include "dpm/vdaf.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -58,6 +60,11 @@ typedef struct {
     dpm_policy_limit_t defaults;
     uint32_t nrules; /* 0 .. DPM_POLICY_MAX_RULES */
     dpm_policy_limit_t rules[DPM_POLICY_MAX_RULES];
+#if DPM_VDAF
+    /* Two-aggregator tasks (dpm/device_dap.h): the app's table (typically const, in flash),
+     * not copied: it must outlive the device. NULL: no such task is allowed. */
+    const dpm_dap_policy_t *dap;
+#endif
 } dpm_policy_t;
 
 /* DPM_OK if the policy allows campaign c (its requested ε and budget; the implemented ε is never
@@ -132,7 +139,10 @@ static inline uint32_t dpm_abi_fingerprint(void)
                           (uint32_t)sizeof(dpm_mech_t),
                           (uint32_t)sizeof(dpm_report_t),
                           (uint32_t)sizeof(dpm_score_hist_t),
-                          (uint32_t)sizeof(dpm_receipt_t)};
+                          (uint32_t)sizeof(dpm_receipt_t),
+                          DPM_VDAF,
+                          (uint32_t)sizeof(dpm_prio3_t),
+                          (uint32_t)sizeof(dpm_prio3_shard_out_t)};
     uint32_t h = 2166136261u;
     for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
         h = dpm_abi_mix(h, v[i]);

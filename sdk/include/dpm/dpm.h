@@ -8,9 +8,12 @@
 
 #include "dpm/budget.h"
 #include "dpm/config.h"
+#include "dpm/dap.h"
 #include "dpm/device.h"
+#include "dpm/device_dap.h"
 #include "dpm/dpauc.h"
 #include "dpm/fedauc.h"
+#include "dpm/hpke.h"
 #include "dpm/mech.h"
 #include "dpm/memo.h"
 #include "dpm/noise.h"
@@ -24,6 +27,7 @@
 #include "dpm/types.h"
 #include "dpm/upload.h"
 #include "dpm/ustat.h"
+#include "dpm/vdaf.h"
 #include "dpm/version.h"
 
 #endif /* DPM_DPM_H */

@@ -24,11 +24,12 @@ typedef enum {
     DPM_ERR_TIMEOUT = -12,     /* an operation did not finish in time */
     DPM_ERR_UNSUPPORTED = -13, /* the feature is not compiled in (see Kconfig) */
     DPM_ERR_POLICY = -14,      /* the app's privacy policy does not allow this campaign */
-    DPM_ERR_CONFIG = -15       /* app and library were built with different DPM_* options */
+    DPM_ERR_CONFIG = -15,      /* app and library were built with different DPM_* options */
+    DPM_ERR_VERIFY = -16       /* a VDAF proof or joint-randomness check failed: drop the report */
 } dpm_status_t;
 
 /* The last (most negative) status code, for tables and tests that cover them all. */
-#define DPM_ERR_LAST DPM_ERR_CONFIG
+#define DPM_ERR_LAST DPM_ERR_VERIFY
 
 /* A short English description of `status` (never NULL; unknown codes give "unknown status"). */
 const char *dpm_strerror(dpm_status_t status);

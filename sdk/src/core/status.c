@@ -20,6 +20,7 @@ const char *dpm_strerror(dpm_status_t status)
     case DPM_ERR_UNSUPPORTED: return "not compiled in";
     case DPM_ERR_POLICY: return "refused by the app's privacy policy";
     case DPM_ERR_CONFIG: return "app and library built with different configurations";
+    case DPM_ERR_VERIFY: return "report failed verification (invalid proof or joint randomness)";
     }
     return "unknown status";
 }

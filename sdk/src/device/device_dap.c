@@ -1,0 +1,227 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The two-aggregator report calls (see dpm/device_dap.h): validate -> charge -> shard -> seal
+ * -> queue, one DAP report built in the caller's buffer. */
+#include "dpm_internal.h"
+
+#include "dpm/device_dap.h"
+
+static dpm_status_t why(const char **reason, const char *text, dpm_status_t st)
+{
+    if (reason != NULL) {
+        *reason = text;
+    }
+    return st;
+}
+
+#if DPM_VDAF
+static int opened(const dpm_device_t *d)
+{
+    return d != NULL && d->opened == DPM_DEVICE_OPENED;
+}
+#endif
+
+dpm_status_t dpm_device_dap_accept_task(dpm_device_t *d, const uint8_t id[DPM_DAP_TASK_ID_BYTES],
+                                        const uint8_t *config, size_t config_len,
+                                        const dpm_hpke_config_t *leader_hpke,
+                                        const dpm_hpke_config_t *helper_hpke, dpm_dap_task_t *t,
+                                        const char **reason)
+{
+#if DPM_VDAF
+    if (!opened(d) || t == NULL) {
+        return why(reason, "null argument or device not opened", DPM_ERR_PARAM);
+    }
+    dpm_dap_task_t next;
+    dpm_status_t st =
+        dpm_dap_task_decode(id, config, config_len, leader_hpke, helper_hpke, &next, reason);
+    if (st == DPM_OK) {
+        st = dpm_dap_policy_check(d->policy.dap, &next, reason);
+    }
+    if (st == DPM_OK) {
+        *t = next;
+    }
+    return st;
+#else
+    (void)d, (void)id, (void)config, (void)config_len, (void)leader_hpke, (void)helper_hpke;
+    (void)t;
+    return why(reason, "the SDK was built without the two-aggregator mode (DPM_VDAF)",
+               DPM_ERR_UNSUPPORTED);
+#endif
+}
+
+#if DPM_VDAF
+/* Zero n bytes through a volatile pointer: a plain memset of a buffer that is not read again
+ * may be optimised away, and these hold shares and seeds. */
+static void wipe(void *p, size_t n)
+{
+    volatile uint8_t *b = p;
+    for (size_t i = 0; i < n; i++) {
+        b[i] = 0;
+    }
+}
+
+/* Random bytes a report draws: its id, then the VDAF's rand (two shares, joint randomness). */
+#define RAND_MAX_BYTES (4u * DPM_PRIO3_SEED_BYTES)
+
+/* Everything before the charge. On DPM_OK *time is the report's time (task precision units). */
+static dpm_status_t validate(dpm_device_t *d, const dpm_dap_io_t *io, const dpm_dap_task_t *t,
+                             uint8_t kind, const uint64_t *meas, size_t count,
+                             const dpm_dap_layout_t *l, uint64_t *time, const char **reason)
+{
+    if (t->vdaf.kind != kind) {
+        return why(reason, "the task's VDAF is another Prio3 variant", DPM_ERR_PARAM);
+    }
+    if (t->config == NULL || t->vdaf.shares != 2 || t->vdaf.rand_bytes > RAND_MAX_BYTES) {
+        return why(reason, "task not accepted (dpm_device_dap_accept_task)", DPM_ERR_PARAM);
+    }
+    dpm_status_t st = dpm_dap_policy_check(d->policy.dap, t, reason);
+    if (st != DPM_OK) {
+        return st;
+    }
+    if (dpm_dap_measurement_check(&t->vdaf, meas, count) != DPM_OK) {
+        return why(reason, "measurement out of range or not the task's length", DPM_ERR_PARAM);
+    }
+    if (io->sealer.seal == NULL || io->outbox.room == NULL || io->outbox.put == NULL) {
+        return why(reason, "no seal hook or outbox", DPM_ERR_PARAM);
+    }
+    if (io->report == NULL || io->report_cap < l->bytes || io->work == NULL ||
+        io->work_words < t->vdaf.shard_work_words) {
+        return why(reason, "report or work buffer too small for the task", DPM_ERR_BUFFER);
+    }
+    int64_t now = 0;
+    if (d->clock.wall_time_s == NULL || d->clock.wall_time_s(d->clock.ctx, &now) != 0 || now < 0) {
+        return why(reason, "no wall clock: a DAP report carries its time", DPM_ERR_PARAM);
+    }
+    *time = (uint64_t)now / t->time_precision;
+    if (t->has_interval &&
+        (*time < t->interval_start || *time - t->interval_start >= t->interval_duration)) {
+        return why(reason, "outside the task's interval", DPM_ERR_PARAM);
+    }
+    if (!io->outbox.room(io->outbox.ctx, l->bytes)) {
+        return why(reason, "the outbox is full: upload first", DPM_ERR_BUFFER);
+    }
+    return DPM_OK;
+}
+
+/* Seal input share i (0 leader, 1 helper) of the report in place. */
+static dpm_status_t seal_share(dpm_device_t *d, const dpm_dap_io_t *io, const dpm_dap_task_t *t,
+                               const dpm_dap_layout_t *l, int i)
+{
+    uint8_t info[DPM_DAP_INFO_BYTES];
+    dpm_dap_input_share_info(i == 0 ? DPM_DAP_ROLE_LEADER : DPM_DAP_ROLE_HELPER, info);
+    /* InputShareAad = task_id || TaskConfiguration || ReportMetadata || public_share<..>; the
+     * last two are the report's first bytes */
+    const dpm_span_t aad[3] = {
+        {t->id, DPM_DAP_TASK_ID_BYTES}, {t->config, t->config_len}, {io->report, l->aad_len}};
+    return io->sealer.seal(io->sealer.ctx, i == 0 ? &t->leader_hpke : &t->helper_hpke, &d->rng,
+                           info, sizeof(info), aad, 3, io->report + l->share[i], l->share_len[i],
+                           io->report + l->enc[i], io->report + l->tag[i]);
+}
+
+static dpm_status_t dap_report(dpm_device_t *d, const dpm_dap_io_t *io, const dpm_dap_task_t *t,
+                               uint32_t period, uint8_t kind, const uint64_t *meas, size_t count,
+                               dpm_report_info_t *info, const char **reason)
+{
+    if (!opened(d) || io == NULL || t == NULL || meas == NULL) {
+        return why(reason, "null argument or device not opened", DPM_ERR_PARAM);
+    }
+    dpm_dap_layout_t l;
+    dpm_dap_report_layout(&t->vdaf, &l);
+    uint64_t time = 0;
+    dpm_status_t st = validate(d, io, t, kind, meas, count, &l, &time, reason);
+    if (st != DPM_OK) {
+        return st;
+    }
+    /* charge: one participation of this task in this period */
+    const uint32_t ledger_id = dpm_dap_ledger_id(t);
+    st = dpm_ledger_charge(&d->ledger, ledger_id, period, t->central_eps, t->central_eps);
+    if (st != DPM_OK) {
+        return st == DPM_ERR_PARAM
+                   ? why(reason, "a later period was already reported", DPM_ERR_BUDGET)
+               : st == DPM_ERR_BUDGET ? why(reason, "already reported in this period", st)
+                                      : why(reason, "the ledger failed", st);
+    }
+    /* shard: the report id is the VDAF's nonce */
+    uint8_t rand[DPM_DAP_REPORT_ID_BYTES + RAND_MAX_BYTES];
+    const size_t nrand = DPM_DAP_REPORT_ID_BYTES + t->vdaf.rand_bytes;
+    if (d->rng.fill(d->rng.ctx, rand, nrand) != 0) {
+        return why(reason, "the random source failed (charged, nothing queued)", DPM_ERR_RNG);
+    }
+    dpm_dap_report_frame(t, &l, rand, time, io->report);
+    uint8_t ctx[DPM_DAP_CTX_BYTES];
+    dpm_dap_vdaf_ctx(t, ctx);
+    const dpm_prio3_shard_out_t out = {io->report + l.public_share,   l.public_share_len,
+                                       io->report + l.input_share[0], l.input_share_len[0],
+                                       io->report + l.input_share[1], l.input_share_len[1]};
+    st = dpm_prio3_shard(&t->vdaf, ctx, sizeof(ctx), meas, count, io->report, rand + 16,
+                         t->vdaf.rand_bytes, &out, io->work, io->work_words);
+    wipe(rand, sizeof(rand)); /* the helper's seeds and the blinds: nobody needs them now */
+    /* seal each input share to its aggregator, then queue */
+    for (int i = 0; i < 2 && st == DPM_OK; i++) {
+        st = seal_share(d, io, t, &l, i);
+    }
+    if (st == DPM_OK) {
+        st = io->outbox.put(io->outbox.ctx, t->id, io->report, l.bytes);
+    }
+    if (st != DPM_OK) {
+        wipe(io->report, l.bytes); /* it may hold plaintext shares */
+        return why(reason, "failed after the charge (epsilon spent, nothing queued)", st);
+    }
+    if (info != NULL) {
+        memcpy(info->report_id, io->report, DPM_DAP_REPORT_ID_BYTES);
+        info->bytes = (uint32_t)l.bytes;
+        info->eps_spent = t->central_eps;
+        info->spent_in_period = 0;
+        (void)dpm_ledger_spent(&d->ledger, ledger_id, period, &info->spent_in_period);
+    }
+    return DPM_OK;
+}
+#endif
+
+#if DPM_VDAF
+#define DAP_CALL(kind, meas, count) dap_report(d, io, t, period, kind, meas, count, info, reason)
+#else
+#define DAP_CALL(kind, meas, count)                                                                \
+    ((void)d, (void)io, (void)t, (void)period, (void)(meas), (void)(count), (void)info,            \
+     why(reason, "the SDK was built without the two-aggregator mode (DPM_VDAF)",                   \
+         DPM_ERR_UNSUPPORTED))
+#endif
+
+dpm_status_t dpm_device_dap_report_count(dpm_device_t *d, const dpm_dap_io_t *io,
+                                         const dpm_dap_task_t *t, uint32_t period, uint32_t bit,
+                                         dpm_report_info_t *info, const char **reason)
+{
+    const uint64_t m = bit;
+    return DAP_CALL(DPM_PRIO3_COUNT, &m, 1);
+}
+
+dpm_status_t dpm_device_dap_report_sum(dpm_device_t *d, const dpm_dap_io_t *io,
+                                       const dpm_dap_task_t *t, uint32_t period, uint64_t value,
+                                       dpm_report_info_t *info, const char **reason)
+{
+    return DAP_CALL(DPM_PRIO3_SUM, &value, 1);
+}
+
+dpm_status_t dpm_device_dap_report_sumvec(dpm_device_t *d, const dpm_dap_io_t *io,
+                                          const dpm_dap_task_t *t, uint32_t period,
+                                          const uint64_t *values, size_t n, dpm_report_info_t *info,
+                                          const char **reason)
+{
+    return DAP_CALL(DPM_PRIO3_SUMVEC, values, n);
+}
+
+dpm_status_t dpm_device_dap_report_histogram(dpm_device_t *d, const dpm_dap_io_t *io,
+                                             const dpm_dap_task_t *t, uint32_t period,
+                                             uint32_t bucket, dpm_report_info_t *info,
+                                             const char **reason)
+{
+    const uint64_t m = bucket;
+    return DAP_CALL(DPM_PRIO3_HISTOGRAM, &m, 1);
+}
+
+dpm_status_t dpm_device_dap_report_multihot(dpm_device_t *d, const dpm_dap_io_t *io,
+                                            const dpm_dap_task_t *t, uint32_t period,
+                                            const uint64_t *bits, size_t n, dpm_report_info_t *info,
+                                            const char **reason)
+{
+    return DAP_CALL(DPM_PRIO3_MULTIHOT, bits, n);
+}
