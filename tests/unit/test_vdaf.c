@@ -32,8 +32,8 @@
 #undef DPM_VDAF_FIELD_H
 #undef DPM_VDAF_HAVE_U128
 #define DPM_VDAF_PORTABLE_MUL
-#define le64_load p_le64_load
-#define le64_store p_le64_store
+#define le64_get p_le64_get
+#define le64_put p_le64_put
 #define ct_carry p_ct_carry
 #define ct_borrow p_ct_borrow
 #define ct_nonzero_mask p_ct_nonzero_mask
@@ -56,8 +56,8 @@
 #define f128_mul p_f128_mul
 #define dpm_vdaf_asr_check p_dpm_vdaf_asr_check
 #include "vdaf/field.h"
-#undef le64_load
-#undef le64_store
+#undef le64_get
+#undef le64_put
 #undef ct_carry
 #undef ct_borrow
 #undef ct_nonzero_mask
@@ -521,7 +521,7 @@ static void shard_encoded(const dpm_prio3_t *v, const uint8_t *enc, uint64_t see
         rep.public_share, v->public_share_bytes,
         rep.leader,       v->leader_share_bytes,
         rep.helpers,      (size_t)(v->shares - 1u) * v->helper_share_bytes};
-    v->ops->shard(v, CTX, sizeof(CTX) - 1u, meas, rep.nonce, rand, &out, work);
+    dpm_prio3_shard_encoded(v, CTX, sizeof(CTX) - 1u, meas, rep.nonce, rand, &out, work);
     vdaf_result_init(v, &res);
     vdaf_verify(v, KEY, CTX, sizeof(CTX) - 1u, &rep, -1, -1, &res);
     if (valid ? res.step != VDAF_STEP_DONE

@@ -3,8 +3,10 @@
 # DPM_VDAF=0 compiles the two-aggregator mode out: sdk/src/vdaf then defines nothing but the
 # public dpm_prio3_* calls, each returning DPM_ERR_UNSUPPORTED (so an app still links and is told
 # why), and the instance struct keeps its size (the ABI fingerprint carries DPM_VDAF). A probe
-# calls every public function against such a build. Negative control: the same probe against
-# the default build (DPM_VDAF=1) gets DPM_OK from the instance calls.
+# calls every public function against such a build. DPM_VDAF_FIELD64=0 drops the Field64
+# variants alone: prio3_f64.c defines nothing, their inits return DPM_ERR_UNSUPPORTED, the
+# Field128 ones still work. Negative control: the same probe against the default build gets
+# DPM_OK from every instance call.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 CC=${CC:-gcc}
@@ -60,8 +62,16 @@ tap "$([ "$(echo "$calls" | wc -w)" = 13 ] && [ -z "$(echo "$calls" | tr ' ' '\n
     "prio3.c defines the 13 public calls, nothing else ($calls)"
 out=$("$work/off/probe" | sort -u)
 tap "$([ "$out" = "-13" ]; echo $?)" "every call returns DPM_ERR_UNSUPPORTED (-13) (got: $(echo $out))"
+build "$work/f128" -DDPM_VDAF_FIELD64=0
+tap $? "sdk/src/vdaf builds with DPM_VDAF_FIELD64=0"
+defined=$(nm --defined-only "$work/f128/prio3_f64.o" | awk '$2 ~ /[TDRB]/ {print $3}')
+tap "$([ -z "$defined" ]; echo $?)" "with DPM_VDAF_FIELD64=0 prio3_f64.c defines nothing${defined:+ (found: $defined)}"
+inits=$("$work/f128/probe" | head -n 7 | tr '\n' ' ')
+# count, sum, sumvec, histogram, multihot, sumvec_multiproof, higher_degree
+tap "$([ "$inits" = "-13 -13 0 0 0 -13 -13 " ]; echo $?)" \
+    "with DPM_VDAF_FIELD64=0 the Field64 inits return DPM_ERR_UNSUPPORTED, the Field128 ones succeed (got: $inits)"
 build "$work/on"
 first=$("$work/on/probe" | head -n 7 | sort -u)
-tap "$([ "$first" = "0" ]; echo $?)" "negative control: with DPM_VDAF=1 the instance calls succeed (got: $(echo $first))"
+tap "$([ "$first" = "0" ]; echo $?)" "negative control: in the default build every instance call succeeds (got: $(echo $first))"
 echo "1..$n"
 exit $failed

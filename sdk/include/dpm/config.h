@@ -94,6 +94,13 @@
 #define DPM_VDAF 0
 #endif
 #endif
+#ifndef DPM_VDAF_FIELD64
+#if defined(CONFIG_DPM_VDAF_FIELD64)
+#define DPM_VDAF_FIELD64 1
+#else
+#define DPM_VDAF_FIELD64 0
+#endif
+#endif
 #endif /* CONFIG_DPM */
 
 /* ---- 3. defaults --------------------------------------------------------------------- */
@@ -144,6 +151,9 @@
 #endif
 #ifndef DPM_VDAF
 #define DPM_VDAF 1 /* two aggregators: Prio3 sharding and verification (dpm/vdaf.h) */
+#endif
+#ifndef DPM_VDAF_FIELD64
+#define DPM_VDAF_FIELD64 1 /* the Field64 variants (Count, Sum, SumVecMultiproof, HigherDegree) */
 #endif
 /* Bytes fetched from the port RNG per refill. The buffer lives in the device between calls,
  * so it is sized to the build: the histogram and rank mechanisms draw many Laplace samples per
@@ -203,8 +213,8 @@
 #if DPM_FEDAUC_MAX_EXAMPLES < 1 || DPM_FEDAUC_MAX_EXAMPLES > 4194304
 #error "DPM_FEDAUC_MAX_EXAMPLES must be in [1, 4194304] (2^22: keeps every rank sum in 64 bits)"
 #endif
-#if DPM_VDAF != 0 && DPM_VDAF != 1
-#error "DPM_VDAF must be 0 or 1"
+#if (DPM_VDAF != 0 && DPM_VDAF != 1) || (DPM_VDAF_FIELD64 != 0 && DPM_VDAF_FIELD64 != 1)
+#error "DPM_VDAF and DPM_VDAF_FIELD64 must be 0 or 1"
 #endif
 #if !DPM_MECH_ROC_HIST && !DPM_MECH_TUPLE && !DPM_MECH_DPAUC && !DPM_MECH_USTAT && !DPM_MECH_FEDAUC
 #error                                                                                             \

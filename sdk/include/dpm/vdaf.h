@@ -75,7 +75,7 @@ typedef enum {
 } dpm_prio3_kind_t;
 #define DPM_PRIO3_ID_PRIVATE 0xFFFFFFFFu
 
-struct dpm_prio3_ops; /* the field's implementation (internal) */
+struct dpm_prio3_ops; /* the instance's field (internal) */
 
 /* One Prio3 instance: a variant and its shape, with every derived length of the draft and
  * every buffer size. Filled by one of the dpm_prio3_*_init calls; read-only afterwards (it
@@ -117,7 +117,7 @@ typedef struct {
     uint32_t state_bytes;            /* an aggregator's state between the two steps */
     uint32_t shard_work_words;       /* uint64_t words of work for dpm_prio3_shard */
     uint32_t verify_work_words;      /* ... for dpm_prio3_verify_init and _to_message */
-    const struct dpm_prio3_ops *ops;
+    const struct dpm_prio3_ops *ops; /* internal: the field; NULL until an init succeeded */
 } dpm_prio3_t;
 
 /* ---- instances: DPM_OK, or DPM_ERR_PARAM naming nothing (the checks are listed) ----------- */
@@ -171,9 +171,10 @@ typedef struct {
  *   nonce            DPM_PRIO3_NONCE_BYTES, unique per report (DAP: the report id)
  *   rand, rand_len   v->rand_bytes fresh random bytes from a CSPRNG (exactly)
  *   work             v->shard_work_words uint64_t words (DPM_PRIO3_SHARD_WORK_WORDS)
- * Stack: under 1 KB on Cortex-M4 (make size); all vectors live in `work` and `out`. Time: see
- * README "Two aggregators" (device.cm4.prio3_*). The measurement never leaves through any
- * branch or memory index; only its validity (the status) is public. */
+ * Stack: under 1 KB on Cortex-M4 (788 bytes for SumVec, tests/cross/bench_vdaf_cm.c); all
+ * vectors live in `work` and `out`. Time: README "Two aggregators, part 1" (make bench,
+ * device.cm4.prio3_*.shard.instructions). The measurement never leaves through any branch or
+ * memory index; only its validity (the status) is public. */
 dpm_status_t dpm_prio3_shard(const dpm_prio3_t *v, const uint8_t *ctx, size_t ctx_len,
                              const uint64_t *measurement, size_t count,
                              const uint8_t nonce[DPM_PRIO3_NONCE_BYTES], const uint8_t *rand,

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Prio3's public calls (dpm/vdaf.h): the instances and their sizes, the argument checks, the
  * encoding of measurements (field-independent: every encoded element is 0, 1 or 2), then the
- * field's implementation (prio3_impl.h through the instance's ops table, so an app links only
- * the field its variants use). */
+ * field's implementation (prio3_impl.h, instantiated per field: direct calls chosen by the
+ * instance's field size). */
 #include "dpm_internal.h"
 
 #include "dpm/vdaf.h"
@@ -13,9 +13,61 @@
 
 #define MAX_BYTES 0x7FFFFFFFu /* every message and buffer size fits an int32 */
 
-static const struct dpm_prio3_agg_ops *agg_ops(const dpm_prio3_t *v)
+const struct dpm_prio3_ops dpm_prio3_field64 = {8}, dpm_prio3_field128 = {16};
+
+#if !DPM_VDAF_FIELD64
+/* Built without the Field64 variants (DPM_VDAF_FIELD64 0): their inits refuse, so no instance
+ * has 8-byte elements and these are never reached; they keep the dispatch in one piece. */
+void dpm_prio3_shard_f64(const dpm_prio3_t *v, const uint8_t *ctx, size_t ctx_len,
+                         const uint8_t *meas, const uint8_t *nonce, const uint8_t *rand,
+                         const dpm_prio3_shard_out_t *out, uint64_t *work)
 {
-    return v->field_bytes == 16u ? &dpm_prio3_agg_ops_f128 : &dpm_prio3_agg_ops_f64;
+    (void)v, (void)ctx, (void)ctx_len, (void)meas, (void)nonce, (void)rand, (void)out, (void)work;
+}
+dpm_status_t dpm_prio3_verify_init_f64(const dpm_prio3_t *v, const uint8_t *verify_key,
+                                       const uint8_t *ctx, size_t ctx_len, uint32_t agg_id,
+                                       const uint8_t *nonce, const uint8_t *public_share,
+                                       const uint8_t *input_share, uint8_t *state,
+                                       uint8_t *verifier_share, uint64_t *work)
+{
+    (void)v, (void)verify_key, (void)ctx, (void)ctx_len, (void)agg_id, (void)nonce;
+    (void)public_share, (void)input_share, (void)state, (void)verifier_share, (void)work;
+    return DPM_ERR_UNSUPPORTED;
+}
+dpm_status_t dpm_prio3_to_message_f64(const dpm_prio3_t *v, const uint8_t *ctx, size_t ctx_len,
+                                      const uint8_t *verifier_shares, uint8_t *message,
+                                      uint64_t *work)
+{
+    (void)v, (void)ctx, (void)ctx_len, (void)verifier_shares, (void)message, (void)work;
+    return DPM_ERR_UNSUPPORTED;
+}
+dpm_status_t dpm_prio3_aggregate_f64(const dpm_prio3_t *v, uint8_t *agg_share, const uint8_t *share)
+{
+    (void)v, (void)agg_share, (void)share;
+    return DPM_ERR_UNSUPPORTED;
+}
+dpm_status_t dpm_prio3_unshard_f64(const dpm_prio3_t *v, const uint8_t *agg_shares,
+                                   uint64_t *result)
+{
+    (void)v, (void)agg_shares, (void)result;
+    return DPM_ERR_UNSUPPORTED;
+}
+#endif
+
+static int field128(const dpm_prio3_t *v)
+{
+    return v->field_bytes == 16u;
+}
+
+void dpm_prio3_shard_encoded(const dpm_prio3_t *v, const uint8_t *ctx, size_t ctx_len,
+                             const uint8_t *meas, const uint8_t *nonce, const uint8_t *rand,
+                             const dpm_prio3_shard_out_t *out, uint64_t *work)
+{
+    if (field128(v)) {
+        dpm_prio3_shard_f128(v, ctx, ctx_len, meas, nonce, rand, out, work);
+    } else {
+        dpm_prio3_shard_f64(v, ctx, ctx_len, meas, nonce, rand, out, work);
+    }
 }
 
 static uint64_t next_pow2(uint64_t x)
@@ -38,7 +90,7 @@ static uint32_t bit_length(uint64_t x)
 
 /* Fill the derived lengths and sizes from the circuit's parameters (set by the caller:
  * kind, field_bytes, shares, proofs, length, chunk_length, bits, max_measurement, meas_len,
- * output_len, joint_rand_len, eval_output_len, arity, degree, calls, ops, id). */
+ * output_len, joint_rand_len, eval_output_len, arity, degree, calls, the field, id). */
 static dpm_status_t finish(dpm_prio3_t *out, dpm_prio3_t *v)
 {
     if (v->shares < 2u || v->proofs < 1u || v->meas_len < 1u ||
@@ -93,16 +145,14 @@ static dpm_status_t finish(dpm_prio3_t *out, dpm_prio3_t *v)
     return DPM_OK;
 }
 
-/* The field's sharding code comes in through `ops`, named by each init alone, so an app links
- * the code of the fields its variants use and no other. */
 static void base(dpm_prio3_t *v, dpm_prio3_kind_t kind, uint32_t shares,
-                 const struct dpm_prio3_ops *ops, uint8_t field_bytes)
+                 const struct dpm_prio3_ops *field)
 {
     memset(v, 0, sizeof(*v));
     v->kind = (uint8_t)kind;
     v->id = kind <= DPM_PRIO3_MULTIHOT ? (uint32_t)kind : DPM_PRIO3_ID_PRIVATE;
-    v->field_bytes = field_bytes;
-    v->ops = ops;
+    v->field_bytes = field->field_bytes;
+    v->ops = field;
     v->shares = (uint8_t)(shares > 255u ? 0u : shares); /* 0: refused by finish */
     v->proofs = 1;
     v->length = 1;
@@ -122,11 +172,14 @@ static void parallel_sum(dpm_prio3_t *v, uint32_t chunk_length)
 
 dpm_status_t dpm_prio3_count_init(dpm_prio3_t *v, uint32_t shares)
 {
+    if (!DPM_VDAF_FIELD64) {
+        return DPM_ERR_UNSUPPORTED; /* compiled out */
+    }
     if (v == NULL) {
         return DPM_ERR_PARAM;
     }
     dpm_prio3_t t;
-    base(&t, DPM_PRIO3_COUNT, shares, &dpm_prio3_ops_f64, 8);
+    base(&t, DPM_PRIO3_COUNT, shares, &dpm_prio3_field64);
     t.max_measurement = 1;
     t.bits = 1;
     t.meas_len = 1;
@@ -137,11 +190,14 @@ dpm_status_t dpm_prio3_count_init(dpm_prio3_t *v, uint32_t shares)
 
 dpm_status_t dpm_prio3_sum_init(dpm_prio3_t *v, uint32_t shares, uint64_t max_measurement)
 {
+    if (!DPM_VDAF_FIELD64) {
+        return DPM_ERR_UNSUPPORTED; /* compiled out */
+    }
     if (v == NULL || max_measurement == 0 || max_measurement >= F64_P) {
         return DPM_ERR_PARAM;
     }
     dpm_prio3_t t;
-    base(&t, DPM_PRIO3_SUM, shares, &dpm_prio3_ops_f64, 8);
+    base(&t, DPM_PRIO3_SUM, shares, &dpm_prio3_field64);
     t.max_measurement = max_measurement;
     t.bits = bit_length(max_measurement);
     t.meas_len = t.bits;
@@ -151,7 +207,7 @@ dpm_status_t dpm_prio3_sum_init(dpm_prio3_t *v, uint32_t shares, uint64_t max_me
     return finish(v, &t);
 }
 
-static dpm_status_t sumvec(dpm_prio3_t *v, dpm_prio3_kind_t kind, const struct dpm_prio3_ops *ops,
+static dpm_status_t sumvec(dpm_prio3_t *v, dpm_prio3_kind_t kind, const struct dpm_prio3_ops *field,
                            uint32_t shares, uint32_t proofs, uint32_t length,
                            uint64_t max_measurement, uint32_t chunk_length)
 {
@@ -165,7 +221,7 @@ static dpm_status_t sumvec(dpm_prio3_t *v, dpm_prio3_kind_t kind, const struct d
         return DPM_ERR_PARAM;
     }
     dpm_prio3_t t;
-    base(&t, kind, shares, ops, f128 ? 16u : 8u);
+    base(&t, kind, shares, field);
     t.proofs = (uint8_t)proofs;
     t.length = length;
     t.max_measurement = max_measurement;
@@ -179,7 +235,7 @@ static dpm_status_t sumvec(dpm_prio3_t *v, dpm_prio3_kind_t kind, const struct d
 dpm_status_t dpm_prio3_sumvec_init(dpm_prio3_t *v, uint32_t shares, uint32_t length,
                                    uint64_t max_measurement, uint32_t chunk_length)
 {
-    return sumvec(v, DPM_PRIO3_SUMVEC, &dpm_prio3_ops_f128, shares, 1, length, max_measurement,
+    return sumvec(v, DPM_PRIO3_SUMVEC, &dpm_prio3_field128, shares, 1, length, max_measurement,
                   chunk_length);
 }
 
@@ -187,7 +243,10 @@ dpm_status_t dpm_prio3_sumvec_multiproof_init(dpm_prio3_t *v, uint32_t shares, u
                                               uint32_t length, uint64_t max_measurement,
                                               uint32_t chunk_length)
 {
-    return sumvec(v, DPM_PRIO3_SUMVEC_MULTIPROOF, &dpm_prio3_ops_f64, shares, proofs, length,
+    if (!DPM_VDAF_FIELD64) {
+        return DPM_ERR_UNSUPPORTED; /* compiled out */
+    }
+    return sumvec(v, DPM_PRIO3_SUMVEC_MULTIPROOF, &dpm_prio3_field64, shares, proofs, length,
                   max_measurement, chunk_length);
 }
 
@@ -199,7 +258,7 @@ dpm_status_t dpm_prio3_histogram_init(dpm_prio3_t *v, uint32_t shares, uint32_t 
         return DPM_ERR_PARAM;
     }
     dpm_prio3_t t;
-    base(&t, DPM_PRIO3_HISTOGRAM, shares, &dpm_prio3_ops_f128, 16);
+    base(&t, DPM_PRIO3_HISTOGRAM, shares, &dpm_prio3_field128);
     t.length = length;
     t.max_measurement = length - 1u;
     t.meas_len = length;
@@ -217,7 +276,7 @@ dpm_status_t dpm_prio3_multihot_init(dpm_prio3_t *v, uint32_t shares, uint32_t l
         return DPM_ERR_PARAM;
     }
     dpm_prio3_t t;
-    base(&t, DPM_PRIO3_MULTIHOT, shares, &dpm_prio3_ops_f128, 16);
+    base(&t, DPM_PRIO3_MULTIHOT, shares, &dpm_prio3_field128);
     t.length = length;
     t.max_measurement = max_weight;
     t.bits = bit_length(max_weight);
@@ -230,11 +289,14 @@ dpm_status_t dpm_prio3_multihot_init(dpm_prio3_t *v, uint32_t shares, uint32_t l
 
 dpm_status_t dpm_prio3_higher_degree_init(dpm_prio3_t *v, uint32_t shares)
 {
+    if (!DPM_VDAF_FIELD64) {
+        return DPM_ERR_UNSUPPORTED; /* compiled out */
+    }
     if (v == NULL) {
         return DPM_ERR_PARAM;
     }
     dpm_prio3_t t;
-    base(&t, DPM_PRIO3_HIGHER_DEGREE, shares, &dpm_prio3_ops_f64, 8);
+    base(&t, DPM_PRIO3_HIGHER_DEGREE, shares, &dpm_prio3_field64);
     t.max_measurement = 2;
     t.meas_len = 1;
     t.arity = 1; /* PolyEval(x^3 - 3x^2 + 2x) */
@@ -341,7 +403,7 @@ dpm_status_t dpm_prio3_shard(const dpm_prio3_t *v, const uint8_t *ctx, size_t ct
         memset(m, 0, v->meas_len);
         return DPM_ERR_PARAM;
     }
-    v->ops->shard(v, ctx, ctx_len, m, nonce, rand, out, work);
+    dpm_prio3_shard_encoded(v, ctx, ctx_len, m, nonce, rand, out, work);
     memset(m, 0, v->meas_len);
     return DPM_OK;
 }
@@ -369,8 +431,12 @@ dpm_status_t dpm_prio3_verify_init(const dpm_prio3_t *v,
         work_words < v->verify_work_words) {
         return DPM_ERR_BUFFER;
     }
-    return agg_ops(v)->verify_init(v, verify_key, ctx, ctx_len, agg_id, nonce, public_share,
-                                   input_share, state, verifier_share, work);
+    if (field128(v)) {
+        return dpm_prio3_verify_init_f128(v, verify_key, ctx, ctx_len, agg_id, nonce, public_share,
+                                          input_share, state, verifier_share, work);
+    }
+    return dpm_prio3_verify_init_f64(v, verify_key, ctx, ctx_len, agg_id, nonce, public_share,
+                                     input_share, state, verifier_share, work);
 }
 
 dpm_status_t dpm_prio3_verifier_shares_to_message(const dpm_prio3_t *v, const uint8_t *ctx,
@@ -389,7 +455,8 @@ dpm_status_t dpm_prio3_verifier_shares_to_message(const dpm_prio3_t *v, const ui
     if (message_len < v->verifier_message_bytes || work_words < v->verify_work_words) {
         return DPM_ERR_BUFFER;
     }
-    return agg_ops(v)->to_message(v, ctx, ctx_len, verifier_shares, message, work);
+    return field128(v) ? dpm_prio3_to_message_f128(v, ctx, ctx_len, verifier_shares, message, work)
+                       : dpm_prio3_to_message_f64(v, ctx, ctx_len, verifier_shares, message, work);
 }
 
 dpm_status_t dpm_prio3_verify_next(const dpm_prio3_t *v, const uint8_t *state, size_t state_len,
@@ -428,7 +495,8 @@ dpm_status_t dpm_prio3_aggregate(const dpm_prio3_t *v, uint8_t *agg_share, size_
     if (share_len != v->out_share_bytes) {
         return DPM_ERR_PROTOCOL;
     }
-    return agg_ops(v)->aggregate(v, agg_share, share);
+    return field128(v) ? dpm_prio3_aggregate_f128(v, agg_share, share)
+                       : dpm_prio3_aggregate_f64(v, agg_share, share);
 }
 
 dpm_status_t dpm_prio3_unshard(const dpm_prio3_t *v, const uint8_t *agg_shares,
@@ -445,7 +513,8 @@ dpm_status_t dpm_prio3_unshard(const dpm_prio3_t *v, const uint8_t *agg_shares,
     if (result_len < v->output_len) {
         return DPM_ERR_BUFFER;
     }
-    return agg_ops(v)->unshard(v, agg_shares, result);
+    return field128(v) ? dpm_prio3_unshard_f128(v, agg_shares, result)
+                       : dpm_prio3_unshard_f64(v, agg_shares, result);
 }
 
 #else /* !DPM_VDAF: every call says the mode is not compiled in */

@@ -58,7 +58,7 @@ static inline int fe_equal(FE a, FE b)
 /* Little-endian decoding; *bad gets a nonzero bit when the value is >= p. */
 static inline FE fe_load(const uint8_t *b, uint64_t *bad)
 {
-    FE x = f128_make(le64_load(b), le64_load(b + 8));
+    FE x = f128_make(le64_get(b), le64_get(b + 8));
     uint64_t carry;
     (void)f128_plus_c(x, &carry); /* x + (2^128 - p) carries exactly when x >= p */
     *bad |= carry;
@@ -66,8 +66,8 @@ static inline FE fe_load(const uint8_t *b, uint64_t *bad)
 }
 static inline void fe_store(uint8_t *b, FE x)
 {
-    le64_store(b, x.lo);
-    le64_store(b + 8, x.hi);
+    le64_put(b, x.lo);
+    le64_put(b + 8, x.hi);
 }
 static inline uint64_t fe_to_u64(FE x, uint64_t *wide)
 {
@@ -75,8 +75,7 @@ static inline uint64_t fe_to_u64(FE x, uint64_t *wide)
     return x.lo;
 }
 
-#define PRIO3_OPS dpm_prio3_ops_f128
-#define PRIO3_AGG_OPS dpm_prio3_agg_ops_f128
+#define PRIO3_FN(name) name##_f128
 #include "vdaf/prio3_impl.h"
 
 #endif /* DPM_VDAF */

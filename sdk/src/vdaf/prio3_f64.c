@@ -6,7 +6,7 @@
 #include "vdaf/field.h"
 #include "vdaf/vdaf_internal.h"
 
-#if DPM_VDAF
+#if DPM_VDAF && DPM_VDAF_FIELD64
 
 typedef uint64_t FE;
 #define FE_BYTES 8u
@@ -59,14 +59,14 @@ static inline int fe_equal(FE a, FE b)
 /* Little-endian decoding; *bad gets a nonzero bit when the value is >= p. */
 static inline FE fe_load(const uint8_t *b, uint64_t *bad)
 {
-    uint64_t x = le64_load(b);
+    uint64_t x = le64_get(b);
     uint64_t t = x + F64_EPS; /* carries exactly when x >= p */
     *bad |= ct_carry(x, F64_EPS, t);
     return x;
 }
 static inline void fe_store(uint8_t *b, FE x)
 {
-    le64_store(b, x);
+    le64_put(b, x);
 }
 static inline uint64_t fe_to_u64(FE x, uint64_t *wide)
 {
@@ -74,8 +74,7 @@ static inline uint64_t fe_to_u64(FE x, uint64_t *wide)
     return x;
 }
 
-#define PRIO3_OPS dpm_prio3_ops_f64
-#define PRIO3_AGG_OPS dpm_prio3_agg_ops_f64
+#define PRIO3_FN(name) name##_f64
 #include "vdaf/prio3_impl.h"
 
 #endif /* DPM_VDAF */

@@ -2,7 +2,9 @@
 /* Prio3 over one field: sharding, the FLP's prove / query / decide, verification, aggregation
  * and unsharding (draft-irtf-cfrg-vdaf sections "Prio3", "FLP Specification", "Variants").
  * Included once per field by prio3_f64.c and prio3_f128.c, which define FE (the element
- * type), FE_BYTES, FE_WORDS, the fe_* operations and PRIO3_OPS (the table's name).
+ * type), FE_BYTES, FE_LOG_ORDER (log2 of the generator's order), FE_P_MINUS_2, the fe_*
+ * operations and PRIO3_FN(name), the name of this field's entry point (name_f64, name_f128:
+ * vdaf_internal.h declares them).
  *
  * How the FLP is computed here (same results as the draft's algorithms, less memory):
  *
@@ -71,7 +73,7 @@ static void xof_absorb_fe(dpm_xof_t *x, FE v)
 }
 
 /* a^e for a public exponent given as 64-bit words, most significant first. */
-static FE fe_pow_words(FE a, const uint64_t *e, size_t words)
+static DPM_NOINLINE FE fe_pow_words(FE a, const uint64_t *e, size_t words)
 {
     FE r = fe_one();
     for (size_t w = 0; w < words; w++) {
@@ -121,7 +123,7 @@ static uint32_t bitrev(uint32_t x, unsigned bits)
 /* ---- number-theoretic transforms of size p (tw[k] = w^k, w the p-th root of unity) ---------- */
 
 /* In place: y (natural order) -> sum_k y[k] w^(-ik) at position bitrev(i) (unscaled inverse). */
-static void ntt_inverse_dif(FE *y, uint32_t p, const FE *tw)
+static DPM_NOINLINE void ntt_inverse_dif(FE *y, uint32_t p, const FE *tw)
 {
     for (uint32_t len = p / 2u; len >= 1u; len /= 2u) {
         size_t stride = p / (2u * len);
@@ -137,7 +139,7 @@ static void ntt_inverse_dif(FE *y, uint32_t p, const FE *tw)
 }
 
 /* In place: y in bit-reversed order -> sum_k y_k w^(ik) at position i (natural order). */
-static void ntt_forward_dit(FE *y, uint32_t p, const FE *tw)
+static DPM_NOINLINE void ntt_forward_dit(FE *y, uint32_t p, const FE *tw)
 {
     for (uint32_t len = 1; len < p; len *= 2u) {
         size_t stride = p / (2u * len);
@@ -205,7 +207,7 @@ typedef struct {
 } prove_work_t;
 
 /* Extend a wire from its p values (ext[i step], i < p) to the whole domain (the cosets). */
-static void extend_wire(const dpm_prio3_t *v, FE *ext, const prove_work_t *w)
+static DPM_NOINLINE void extend_wire(const dpm_prio3_t *v, FE *ext, const prove_work_t *w)
 {
     const uint32_t p = v->wire_len;
     const size_t step = v->domain / p;
@@ -226,7 +228,7 @@ static void extend_wire(const dpm_prio3_t *v, FE *ext, const prove_work_t *w)
 }
 
 /* The twiddles w^k (k < p) and coset factors W^(j bitrev(k)) / p (j = 1..step-1). */
-static void prove_tables(const dpm_prio3_t *v, const prove_work_t *w)
+static DPM_NOINLINE void prove_tables(const dpm_prio3_t *v, const prove_work_t *w)
 {
     const uint32_t p = v->wire_len, n = v->domain;
     const size_t step = n / p;
@@ -257,8 +259,8 @@ static void prove_tables(const dpm_prio3_t *v, const prove_work_t *w)
 /* One proof (the draft's prove) of the encoded measurement `meas` (bytes 0..2) with joint
  * randomness w->jr (calls elements, unused without), its wire seeds drawn from `prove` in
  * order. The proof (proof_len elements) is written encoded to out. */
-static void prove(const dpm_prio3_t *v, const uint8_t *meas, dpm_xof_t *prove_rand, uint8_t *out,
-                  const prove_work_t *w)
+static DPM_NOINLINE void prove(const dpm_prio3_t *v, const uint8_t *meas, dpm_xof_t *prove_rand,
+                               uint8_t *out, const prove_work_t *w)
 {
     const uint32_t p = v->wire_len, n = v->domain, calls = v->calls;
     const size_t step = n / p;
@@ -341,7 +343,10 @@ static void sub_stream(uint8_t *buf, size_t n, dpm_xof_t *x, dpm_xof_t *absorb)
     uint8_t cand[XOF_BATCH * FE_BYTES];
     size_t i = 0;
     while (i < n) {
-        size_t want = n - i < XOF_BATCH ? n - i : XOF_BATCH, run = 0, start = 0;
+        size_t want = XOF_BATCH, run = 0, start = 0;
+        if (n - i < want) {
+            want = n - i;
+        }
         dpm_xof_next(x, cand, want * FE_BYTES);
         for (size_t k = 0; k < want; k++) {
             uint64_t bad = 0;
@@ -458,7 +463,7 @@ static void shard(const dpm_prio3_t *v, const uint8_t *ctx, size_t ctx_len, cons
 
 /* lam[k] = L_k(t) for the N-th roots of unity (N a power of two, wN the principal N-th
  * root): w^k / N prod_{m != k} (t - w^m), without division (valid for every t). */
-static void lagrange_at(FE t, uint32_t N, FE wN, FE *lam)
+static DPM_NOINLINE void lagrange_at(FE t, uint32_t N, FE wN, FE *lam)
 {
     FE inv_n = fe_inv_pow2(log2_u32(N));
     FE prefix = fe_one(), wk = fe_one();
@@ -485,7 +490,8 @@ typedef struct {
 
 /* The draft's query on a measurement share and a proof share: writes the verifier share
  * (verifier_len elements) encoded to out. t^p = 1 was excluded by the caller. */
-static void query(const dpm_prio3_t *v, FE shares_inv, const query_work_t *w, uint8_t *out)
+static DPM_NOINLINE void query(const dpm_prio3_t *v, FE shares_inv, const query_work_t *w,
+                               uint8_t *out)
 {
     const uint32_t p = v->wire_len, n = v->domain, calls = v->calls;
     const size_t step = n / p;
@@ -812,5 +818,41 @@ static dpm_status_t unshard(const dpm_prio3_t *v, const uint8_t *agg_shares, uin
     return DPM_OK;
 }
 
-const struct dpm_prio3_ops PRIO3_OPS = {shard};
-const struct dpm_prio3_agg_ops PRIO3_AGG_OPS = {verify_init, to_message, aggregate, unshard};
+/* ---- the field's entry points (vdaf_internal.h) ------------------------------------------------
+ */
+
+void PRIO3_FN(dpm_prio3_shard)(const dpm_prio3_t *v, const uint8_t *ctx, size_t ctx_len,
+                               const uint8_t *meas, const uint8_t *nonce, const uint8_t *rand,
+                               const dpm_prio3_shard_out_t *out, uint64_t *work)
+{
+    shard(v, ctx, ctx_len, meas, nonce, rand, out, work);
+}
+
+dpm_status_t PRIO3_FN(dpm_prio3_verify_init)(const dpm_prio3_t *v, const uint8_t *verify_key,
+                                             const uint8_t *ctx, size_t ctx_len, uint32_t agg_id,
+                                             const uint8_t *nonce, const uint8_t *public_share,
+                                             const uint8_t *input_share, uint8_t *state,
+                                             uint8_t *verifier_share, uint64_t *work)
+{
+    return verify_init(v, verify_key, ctx, ctx_len, agg_id, nonce, public_share, input_share, state,
+                       verifier_share, work);
+}
+
+dpm_status_t PRIO3_FN(dpm_prio3_to_message)(const dpm_prio3_t *v, const uint8_t *ctx,
+                                            size_t ctx_len, const uint8_t *verifier_shares,
+                                            uint8_t *message, uint64_t *work)
+{
+    return to_message(v, ctx, ctx_len, verifier_shares, message, work);
+}
+
+dpm_status_t PRIO3_FN(dpm_prio3_aggregate)(const dpm_prio3_t *v, uint8_t *agg_share,
+                                           const uint8_t *share)
+{
+    return aggregate(v, agg_share, share);
+}
+
+dpm_status_t PRIO3_FN(dpm_prio3_unshard)(const dpm_prio3_t *v, const uint8_t *agg_shares,
+                                         uint64_t *result)
+{
+    return unshard(v, agg_shares, result);
+}

@@ -74,29 +74,38 @@ void dpm_aes128_encrypt(const uint8_t round_keys[176], const uint8_t in[16], uin
 #define PRIO3_USAGE_JOINT_RAND_SEED 6u
 #define PRIO3_USAGE_JOINT_RAND_PART 7u
 
-/* The per-field half of each public call; the public functions (prio3.c) have checked every
- * pointer, length and the agg_id before calling, and encoded the measurement (one byte per
- * element, values 0..2) into the first meas_len bytes of `meas`. The device's call is reached
- * through the instance (dpm_prio3_t.ops, set by its init) and the aggregators' through the
- * field, so a device links the sharding code of its variants' field and nothing else. */
+/* The per-field half of each public call (prio3_impl.h, instantiated as *_f64 and *_f128);
+ * the public functions (prio3.c) have checked every pointer, length and the agg_id before
+ * calling, and encoded the measurement (one byte per element, values 0..2) into the first
+ * meas_len bytes of `meas`. Direct calls, no table of function pointers: a pointer call would
+ * count the deepest of these in every indirect call of every image (.make/stack_host.py). */
+#define DPM_PRIO3_FIELD_DECLS(f)                                                                   \
+    void dpm_prio3_shard_##f(const dpm_prio3_t *v, const uint8_t *ctx, size_t ctx_len,             \
+                             const uint8_t *meas, const uint8_t *nonce, const uint8_t *rand,       \
+                             const dpm_prio3_shard_out_t *out, uint64_t *work);                    \
+    dpm_status_t dpm_prio3_verify_init_##f(                                                        \
+        const dpm_prio3_t *v, const uint8_t *verify_key, const uint8_t *ctx, size_t ctx_len,       \
+        uint32_t agg_id, const uint8_t *nonce, const uint8_t *public_share,                        \
+        const uint8_t *input_share, uint8_t *state, uint8_t *verifier_share, uint64_t *work);      \
+    dpm_status_t dpm_prio3_to_message_##f(const dpm_prio3_t *v, const uint8_t *ctx,                \
+                                          size_t ctx_len, const uint8_t *verifier_shares,          \
+                                          uint8_t *message, uint64_t *work);                       \
+    dpm_status_t dpm_prio3_aggregate_##f(const dpm_prio3_t *v, uint8_t *agg_share,                 \
+                                         const uint8_t *share);                                    \
+    dpm_status_t dpm_prio3_unshard_##f(const dpm_prio3_t *v, const uint8_t *agg_shares,            \
+                                       uint64_t *result);
+DPM_PRIO3_FIELD_DECLS(f64)
+DPM_PRIO3_FIELD_DECLS(f128)
+
+/* What dpm_prio3_t.ops points to once an instance is set up: its field. */
 struct dpm_prio3_ops {
-    void (*shard)(const dpm_prio3_t *v, const uint8_t *ctx, size_t ctx_len, const uint8_t *meas,
-                  const uint8_t *nonce, const uint8_t *rand, const dpm_prio3_shard_out_t *out,
-                  uint64_t *work);
+    uint8_t field_bytes;
 };
+extern const struct dpm_prio3_ops dpm_prio3_field64, dpm_prio3_field128;
 
-struct dpm_prio3_agg_ops {
-    dpm_status_t (*verify_init)(const dpm_prio3_t *v, const uint8_t *verify_key, const uint8_t *ctx,
-                                size_t ctx_len, uint32_t agg_id, const uint8_t *nonce,
-                                const uint8_t *public_share, const uint8_t *input_share,
-                                uint8_t *state, uint8_t *verifier_share, uint64_t *work);
-    dpm_status_t (*to_message)(const dpm_prio3_t *v, const uint8_t *ctx, size_t ctx_len,
-                               const uint8_t *verifier_shares, uint8_t *message, uint64_t *work);
-    dpm_status_t (*aggregate)(const dpm_prio3_t *v, uint8_t *agg_share, const uint8_t *share);
-    dpm_status_t (*unshard)(const dpm_prio3_t *v, const uint8_t *agg_shares, uint64_t *result);
-};
-
-extern const struct dpm_prio3_ops dpm_prio3_ops_f64, dpm_prio3_ops_f128;
-extern const struct dpm_prio3_agg_ops dpm_prio3_agg_ops_f64, dpm_prio3_agg_ops_f128;
+/* The sharding of an encoded measurement (the device's call after its checks): the field's. */
+void dpm_prio3_shard_encoded(const dpm_prio3_t *v, const uint8_t *ctx, size_t ctx_len,
+                             const uint8_t *meas, const uint8_t *nonce, const uint8_t *rand,
+                             const dpm_prio3_shard_out_t *out, uint64_t *work);
 
 #endif /* DPM_VDAF_INTERNAL_H */
