@@ -144,13 +144,13 @@ static int groups_init(sim_cfg_t *cfg, char *err, size_t errcap)
     memset(&c, 0, sizeof(c));
     c.id = sp->id;
     c.mechanism = DPM_MECH_ID_ROC_HIST;
-    c.eps = cfg->eps;
-    c.budget = cfg->eps;
+    c.eps = DPM_EPS_Q16(cfg->eps);
+    c.budget = DPM_EPS_Q16(cfg->eps);
     c.period_seconds = PERIOD_SECONDS;
     c.nbins = sp->nedges;
     memcpy(c.bin_edges, sp->edges, sp->nedges * sizeof(sp->edges[0]));
     c.groups = cfg->d;
-    c.group_eps = sp->group_eps;
+    c.group_eps = DPM_EPS_Q16(sp->group_eps);
     snprintf(cfg->label, sizeof(cfg->label), "roc_hist_groups eps=%s bins=%u groups=%u",
              sp->eps_text[cfg->eps_index], sp->nedges + 1u, cfg->d);
     const char *why = "?";

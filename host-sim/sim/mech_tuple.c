@@ -146,8 +146,8 @@ static int init_sdk(sim_cfg_t *cfg, sim_tuple_state_t *s, char *err, size_t errc
     memset(&c, 0, sizeof(c));
     c.id = sp->id;
     c.mechanism = sp->mechanism;
-    c.eps = cfg->eps;
-    c.budget = cfg->eps;
+    c.eps = DPM_EPS_Q16(cfg->eps);
+    c.budget = DPM_EPS_Q16(cfg->eps);
     c.period_seconds = PERIOD_SECONDS;
     c.groups = cfg->d;
     c.nmetrics = sp->nmetrics;

@@ -59,7 +59,7 @@ uint8_t dpm_state_tls_session[sizeof(dpm_tls_t)]; /* one TLS session (plus the a
 #if DPM_MECH_TUPLE && !DPM_MECH_ROC_HIST && !DPM_MECH_DPAUC && !DPM_MECH_USTAT && !DPM_MECH_FEDAUC
 #define DPM_SIZE_HELD_MAX 1024u
 #else
-#define DPM_SIZE_HELD_MAX (UINTPTR_MAX > 0xFFFFFFFFu ? 1784u : 1680u)
+#define DPM_SIZE_HELD_MAX (UINTPTR_MAX > 0xFFFFFFFFu ? 1792u : 1680u)
 #endif
 #endif
 typedef char dpm_size_held_within_budget[DPM_SIZE_HELD <= DPM_SIZE_HELD_MAX ? 1 : -1];

@@ -21,8 +21,8 @@
 static inline void fuzz_campaign(int which, dpm_campaign_t *c)
 {
     memset(c, 0, sizeof(*c));
-    c->eps = 65536;
-    c->budget = 4 * 65536;
+    c->eps = DPM_EPS(1);
+    c->budget = DPM_EPS(4);
     c->period_seconds = 86400;
     if (which == 0) {
         c->id = 171;
@@ -139,8 +139,8 @@ static inline void fuzz_fedauc_setup(fuzz_fedauc_t *fx, dpm_memo_t *memo)
         memset(&c, 0, sizeof(c));
         c.id = 300u + (uint32_t)i;
         c.mechanism = i == 0 ? DPM_MECH_ID_FEDAUC_RR : DPM_MECH_ID_FEDAUC_LAP;
-        c.eps = 65536;
-        c.budget = 2 * 65536;
+        c.eps = DPM_EPS(1);
+        c.budget = DPM_EPS(2);
         c.period_seconds = 86400;
         c.fedauc_variant = variant[i];
         c.fedauc_p_share_q16 = share[i];

@@ -124,7 +124,7 @@ static void make_mech(dpm_mech_t *m, dpm_mech_id_t mech, uint32_t nmetrics, uint
     memset(&c, 0, sizeof(c));
     c.id = 7;
     c.mechanism = mech;
-    assert_int_equal(dpm_eps_from_decimal("1", &c.eps), DPM_OK);
+    assert_int_equal(dpm_eps_from_decimal("1", &c.eps.q16), DPM_OK);
     c.budget = c.eps;
     c.period_seconds = 86400;
     if (mech == DPM_MECH_ID_ROC_HIST) {
@@ -283,7 +283,7 @@ static void test_dpauc_edges(void **state)
     memset(&c, 0, sizeof(c));
     c.id = 5;
     c.mechanism = DPM_MECH_ID_DPAUC;
-    assert_int_equal(dpm_eps_from_decimal("1", &c.eps), DPM_OK);
+    assert_int_equal(dpm_eps_from_decimal("1", &c.eps.q16), DPM_OK);
     c.budget = c.eps;
     c.period_seconds = 86400;
     c.nthresholds = 5;
