@@ -225,7 +225,7 @@ def main():
             tap(r.returncode == 0 and "1 delivered" in r.stdout and "device today 1.000000" in
                 r.stdout, "a report under the default device cap", r.stdout + r.stderr)
             r = client("--period", "3", state=capped, cap=None, identity=who)
-            tap(r.returncode == 3 and "device's epsilon cap for this period" in r.stderr and
+            tap(r.returncode == 3 and "device's cap for this period is spent" in r.stderr and
                 "0 pending" in r.stdout,
                 "the next campaign period on the same day: refused by the device cap (exit 3)",
                 r.stdout + r.stderr)

@@ -118,11 +118,9 @@ static void refused_init(fixture_t *f, const dpm_device_config_t *cfg, const cha
         assert_string_equal(dpm_device_why(d), (text));                                            \
     } while (0)
 
-#define STORAGE_WHY "storage: read, write or erase missing (the ledger and outbox need all three)"
-#define NOT_OPENED "the device is NULL or not opened (dpm_device_init)"
-#define ANCHOR_IN                                                                                  \
-    "ledger_anchor: inside the ledger or outbox region (an erase of the region "                   \
-    "would take it along)"
+#define STORAGE_WHY "storage lacks read, write or erase"
+#define NOT_OPENED "device NULL or not opened"
+#define ANCHOR_IN "ledger_anchor: inside the ledger or outbox region"
 
 static void test_init_refuses_storage_that_cannot_work(void **state)
 {
@@ -148,8 +146,7 @@ static void test_init_refuses_storage_that_cannot_work(void **state)
                  "outbox_size below DPM_OUTBOX_MIN_REGION");
     c = f.cfg;
     c.ledger_offset = REGION - LEDGER_SIZE / 2;
-    refused_init(&f, &c, "ledger past the end of storage",
-                 "ledger region (ledger_offset + ledger_size) beyond storage.size");
+    refused_init(&f, &c, "ledger past the end of storage", "ledger region beyond storage.size");
     c = f.cfg;
     c.ledger_offset = REGION - LEDGER_SIZE; /* fits, but inside the outbox */
     refused_init(&f, &c, "ledger inside the outbox", "ledger and outbox regions overlap");
@@ -161,8 +158,7 @@ static void test_init_refuses_storage_that_cannot_work(void **state)
     c.upload.timeout_ms = 1000;
     c.upload.backoff_base_ms = 1;
     c.upload.backoff_cap_ms = 1;
-    refused_init(&f, &c, "upload without a clock",
-                 "upload: uploads need clock.monotonic_ms (retry backoff)");
+    refused_init(&f, &c, "upload without a clock", "upload needs clock.monotonic_ms");
     c.clock.monotonic_ms = now_ms; /* positive control: the same config with a clock opens */
     assert_int_equal(dpm_device_init(&f.dev, &c), DPM_OK);
 }
@@ -207,8 +203,7 @@ static void test_init_refuses_an_anchor_the_regions_can_destroy(void **state)
     refused_init(&f, &c, "outbox anchor without erase",
                  "outbox_anchor: storage without write or erase");
     oa.read = NULL;
-    refused_init(&f, &c, "outbox anchor without read",
-                 "outbox_anchor: a storage without read (NULL: no outbox anchor)");
+    refused_init(&f, &c, "outbox anchor without read", "outbox_anchor: storage without read");
     oa = fake_storage_port(&f.anchor_fs);
     assert_int_equal(dpm_device_init(&f.dev, &c), DPM_OK); /* positive control */
 }
@@ -310,55 +305,53 @@ static void test_null_and_wrong_kind_refused_untouched(void **state)
     REFUSED(d, dpm_device_report_tuple(d, &f.tuple, 0, 0, NULL, &info),
             "no mechanism or no confusion counts (NULL)");
     REFUSED(d, dpm_device_report_tuple(d, &f.roc, 0, 0, &conf, &info),
-            "the campaign is not a tuple campaign (tuple_mr / tuple_ml): use the report call of "
-            "its kind");
+            "not a tuple campaign: use its kind's report call");
     REFUSED(d, dpm_device_report_tuple(d, &f.tuple, 0, 2, &conf, &info),
-            "group out of range: it must be below the campaign's groups");
+            "group >= the campaign's groups");
 
     REFUSED(d, dpm_device_report_roc_hist(d, NULL, 0, &h, &info),
             "no mechanism or no histogram (NULL)");
     REFUSED(d, dpm_device_report_roc_hist(d, &f.roc, 0, NULL, &info),
             "no mechanism or no histogram (NULL)");
     REFUSED(d, dpm_device_report_roc_hist(d, &f.tuple, 0, &h, &info),
-            "the campaign is not a roc_hist campaign: use the report call of its kind");
+            "not a roc_hist campaign: use its kind's report call");
     REFUSED(d, dpm_device_report_roc_hist(d, &f.roc, 0, &h, &info),
-            "the histogram's bins are not the campaign's (dpm_score_hist_init with "
-            "dpm_mech_score_bins)");
+            "histogram bins differ from the campaign's");
     assert_int_equal(dpm_score_hist_init(&h, dpm_mech_score_bins(&f.roc)), DPM_OK);
     /* a roc_hist campaign without groups takes no group */
     REFUSED(d, dpm_device_report_roc_hist_group(d, &f.roc, 0, 0, &h, &info),
-            "the campaign has no groups: use dpm_device_report_roc_hist");
+            "campaign without groups: use dpm_device_report_roc_hist");
     h.neg[1] = DPM_SCORE_HIST_MAX_COUNT + 1;
     REFUSED(d, dpm_device_report_roc_hist(d, &f.roc, 0, &h, &info),
-            "a histogram count is above DPM_SCORE_HIST_MAX_COUNT");
+            "histogram count above DPM_SCORE_HIST_MAX_COUNT");
 
     REFUSED(d, dpm_device_report_dpauc(d, NULL, 0, &counts, &info),
             "no mechanism or no counts (NULL)");
     REFUSED(d, dpm_device_report_dpauc(d, &f.roc, 0, NULL, &info),
             "no mechanism or no counts (NULL)");
     REFUSED(d, dpm_device_report_dpauc(d, &f.roc, 0, &counts, &info),
-            "the campaign is not a dpauc campaign: use the report call of its kind");
+            "not a dpauc campaign: use its kind's report call");
 
     REFUSED(d, dpm_device_report_ustat_bins(d, NULL, 0, &ex, &info),
             "no mechanism or no example (NULL)");
     REFUSED(d, dpm_device_report_ustat_bins(d, &f.roc, 0, NULL, &info),
             "no mechanism or no example (NULL)");
     REFUSED(d, dpm_device_report_ustat_bins(d, &f.roc, 0, &ex, &info),
-            "the campaign is not a ustat_bins campaign: use the report call of its kind");
+            "not a ustat_bins campaign: use its kind's report call");
     REFUSED(d, dpm_device_report_ustat_tree(d, &f.roc, 0, &ex, &info),
-            "the campaign is not a ustat_tree campaign: use the report call of its kind");
+            "not a ustat_tree campaign: use its kind's report call");
 
     REFUSED(d, dpm_device_fedauc_upload(d, NULL, NULL, 0, NULL, &s, buf, sizeof(buf), &len),
             "no mechanism, session, output or length (NULL)");
     REFUSED(d, dpm_device_fedauc_upload(d, &f.roc, NULL, 0, NULL, &s, buf, sizeof(buf), &len),
-            "the campaign is not a FedAUC campaign (fedauc_rr / fedauc_lap)");
+            "not a FedAUC campaign");
     REFUSED(d, dpm_device_report_fedauc(d, NULL, 0, &s, buf, 1, labels, NULL, NULL, &info),
             "no mechanism, session, reply or labels (NULL)");
     REFUSED(d, dpm_device_report_fedauc(d, &f.tuple, 0, &s, buf, 1, labels, NULL, NULL, &info),
-            "the campaign is not a FedAUC campaign (fedauc_rr / fedauc_lap)");
+            "not a FedAUC campaign");
 
     REFUSED(d, dpm_device_flush(d, NULL, buf, sizeof(buf), &res),
-            "the device has no upload config (dpm_device_config_t.upload)");
+            "no upload config (dpm_device_config_t.upload)");
 
     assert_memory_equal(&info, &info_keep, sizeof(info));
     same_but_why(d, &keep);
@@ -381,7 +374,7 @@ static void test_memo_region_must_not_overlap(void **state)
     const dpm_memo_t keep = memo;
     const uint32_t free0 = REGION - 1024, memo_size = DPM_MEMO_MIN_REGION;
     REFUSED(&f.dev, dpm_device_memo_open(&f.dev, 0, memo_size, &memo),
-            "the memo region overlaps the ledger, the outbox or an anchor");
+            "memo region overlaps the ledger, the outbox or an anchor");
     assert_int_equal(dpm_device_memo_open(&f.dev, free0 - 8, memo_size, &memo), DPM_ERR_PARAM);
     assert_int_equal(dpm_device_memo_open(&f.dev, REGION - memo_size, memo_size, &memo),
                      DPM_ERR_PARAM);

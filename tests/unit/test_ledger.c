@@ -567,8 +567,7 @@ static void test_device_cap_counts_every_campaign(void **state)
         uint64_t ops = r.fs.ops;
         c = chg(ids[i], 5 + i, 60u * i, EPS1 / 4, EPS1); /* any period, length, size */
         assert_int_equal(dpm_ledger_check(&r.l, &c, &k, &why), DPM_ERR_BUDGET);
-        assert_string_equal(why, "the device's epsilon cap for this period (all campaigns) is "
-                                 "spent");
+        assert_string_equal(why, "the device's cap for this period is spent");
         assert_int_equal(dpm_ledger_spend(&r.l, &c, &k, &why), DPM_ERR_BUDGET);
         assert_int_equal(r.fs.ops, ops); /* refused before anything is written */
     }
@@ -684,8 +683,7 @@ static void test_finished_entries_are_freed(void **state)
     dpm_ledger_charge_t fresh = chg(99, 0, 3600u, EPS1, EPS1);
     k = cap_at(100 * EPS1, t0 + 3599u, 0);
     assert_int_equal(dpm_ledger_check(&r.l, &fresh, &k, &why), DPM_ERR_LEDGER_FULL);
-    assert_string_equal(why, "the privacy ledger is full: every slot holds a campaign whose "
-                             "period is still open");
+    assert_string_equal(why, "ledger full: every campaign in it has an open period");
     assert_int_equal(dpm_ledger_spend(&r.l, &fresh, &k, NULL), DPM_ERR_LEDGER_FULL);
     /* an hour on, campaign 10's period is over: it still refuses its period's re-spend ... */
     k = cap_at(100 * EPS1, t0 + 3600u, 0);

@@ -475,10 +475,7 @@ static dpm_status_t plan(const ledger_rec_t *cur, const dpm_ledger_charge_t *c,
     uint64_t spent = 0;
     if (i < next->count) {
         if (c->period < next->e[i].period) {
-            return refuse(why,
-                          "the campaign period is closed: the device already charged a "
-                          "later one, so its spending is no longer kept",
-                          DPM_ERR_PARAM);
+            return refuse(why, "campaign period closed: a later one was charged", DPM_ERR_PARAM);
         }
         if (c->period == next->e[i].period) {
             spent = next->e[i].spent;
@@ -488,8 +485,7 @@ static dpm_status_t plan(const ledger_rec_t *cur, const dpm_ledger_charge_t *c,
         return refuse(why, "the campaign's budget for this period is spent", DPM_ERR_BUDGET);
     }
     if (cap != NULL && (uint64_t)next->period_spent + c->eps > cap->max_eps) {
-        return refuse(why, "the device's epsilon cap for this period (all campaigns) is spent",
-                      DPM_ERR_BUDGET);
+        return refuse(why, "the device's cap for this period is spent", DPM_ERR_BUDGET);
     }
     if (i == next->count && next->count == DPM_LEDGER_MAX_CAMPAIGNS) {
         /* No slot: free the finished entries (their campaign periods have ended). */
@@ -500,9 +496,7 @@ static dpm_status_t plan(const ledger_rec_t *cur, const dpm_ledger_charge_t *c,
             }
         }
         if (kept == next->count) {
-            return refuse(why,
-                          "the privacy ledger is full: every slot holds a campaign whose "
-                          "period is still open",
+            return refuse(why, "ledger full: every campaign in it has an open period",
                           DPM_ERR_LEDGER_FULL);
         }
         next->count = kept;
@@ -535,8 +529,7 @@ static dpm_status_t charge_or_check(dpm_ledger_t *l, const dpm_ledger_charge_t *
     dpm_status_t st = load_current(l, &ld);
     if (st != DPM_OK) {
         return refuse(why,
-                      st == DPM_ERR_CORRUPT ? "the privacy ledger is corrupt (fails closed until "
-                                              "dpm_ledger_reset)"
+                      st == DPM_ERR_CORRUPT ? "ledger corrupt (see dpm_ledger_reset)"
                                             : "the ledger's storage failed",
                       st);
     }

@@ -21,8 +21,8 @@ const char *dpm_strerror(dpm_status_t status)
     case DPM_ERR_POLICY: return "refused by the app's privacy policy";
     case DPM_ERR_CONFIG: return "app and library built with different configurations";
     case DPM_ERR_LEDGER_FULL:
-        return "privacy ledger full: every slot holds a campaign whose period is still open "
-               "(wait for one to end, or raise DPM_LEDGER_MAX_CAMPAIGNS)";
+        return "privacy ledger full (a campaign period must end, or raise "
+               "DPM_LEDGER_MAX_CAMPAIGNS)";
     }
     return "unknown status";
 }

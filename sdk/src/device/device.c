@@ -38,7 +38,7 @@ const char *dpm_device_why(const dpm_device_t *d)
     return d == NULL ? "no device" : d->why != NULL ? d->why : "";
 }
 
-#define FLOOR_TEXT "below 2^-8 (0.0039): epsilon is Q16.16, 1.0 is 65536; write it as DPM_EPS(1)"
+#define FLOOR_TEXT "below 2^-8 (Q16.16: 1.0 is DPM_EPS(1))"
 
 /* Why the limit l is invalid, or NULL. */
 static const char *limit_problem(const dpm_policy_limit_t *l, int rule)
@@ -89,7 +89,7 @@ static const char *policy_problem(const dpm_policy_t *p)
         why = "policy: device.max_eps is " FLOOR_TEXT;
     }
     if (why == NULL && cap_of(p) < largest) {
-        why = "policy: device.max_eps is below a max_eps: no report of that size could pass";
+        why = "policy: device.max_eps below a max_eps (no such report could pass)";
     }
     return why;
 }
@@ -176,10 +176,8 @@ static const char *anchor_problem(const dpm_device_config_t *cfg, const dpm_stor
     if (same_storage(a, &cfg->storage) &&
         (overlaps(off, len, cfg->ledger_offset, cfg->ledger_size) ||
          overlaps(off, len, cfg->outbox_offset, cfg->outbox_size))) {
-        return ledger ? "ledger_anchor: inside the ledger or outbox region (an erase of the "
-                        "region would take it along)"
-                      : "outbox_anchor: inside the ledger or outbox region (an erase of the "
-                        "region would take it along)";
+        return ledger ? "ledger_anchor: inside the ledger or outbox region"
+                      : "outbox_anchor: inside the ledger or outbox region";
     }
     return NULL;
 }
@@ -193,10 +191,10 @@ static const char *config_problem(const dpm_device_config_t *cfg)
         return why;
     }
     if (cfg->rng.fill == NULL) {
-        return "rng: no fill function (the device needs a CSPRNG)";
+        return "rng.fill is NULL (a CSPRNG is required)";
     }
     if (s->read == NULL || s->write == NULL || s->erase == NULL) {
-        return "storage: read, write or erase missing (the ledger and outbox need all three)";
+        return "storage lacks read, write or erase";
     }
     if (cfg->ledger_size < DPM_LEDGER_MIN_REGION) {
         return "ledger_size below DPM_LEDGER_MIN_REGION";
@@ -205,10 +203,10 @@ static const char *config_problem(const dpm_device_config_t *cfg)
         return "outbox_size below DPM_OUTBOX_MIN_REGION";
     }
     if (!region_ok(s, cfg->ledger_offset, cfg->ledger_size)) {
-        return "ledger region (ledger_offset + ledger_size) beyond storage.size";
+        return "ledger region beyond storage.size";
     }
     if (!region_ok(s, cfg->outbox_offset, cfg->outbox_size)) {
-        return "outbox region (outbox_offset + outbox_size) beyond storage.size";
+        return "outbox region beyond storage.size";
     }
     /* The regions must not overlap: one store's erase would destroy the other. */
     if (overlaps(cfg->ledger_offset, cfg->ledger_size, cfg->outbox_offset, cfg->outbox_size)) {
@@ -217,7 +215,7 @@ static const char *config_problem(const dpm_device_config_t *cfg)
     why = anchor_problem(cfg, &cfg->ledger_anchor, cfg->ledger_anchor_offset,
                          DPM_LEDGER_ANCHOR_BYTES, 1);
     if (why == NULL && cfg->outbox_anchor != NULL && cfg->outbox_anchor->read == NULL) {
-        why = "outbox_anchor: a storage without read (NULL: no outbox anchor)";
+        why = "outbox_anchor: storage without read";
     }
     if (why == NULL) {
         why = anchor_problem(cfg, cfg->outbox_anchor, cfg->outbox_anchor_offset,
@@ -232,10 +230,9 @@ static const char *config_problem(const dpm_device_config_t *cfg)
     if (why == NULL && cfg->upload.host != NULL) {
         dpm_upload_t probe;
         if (cfg->clock.monotonic_ms == NULL) {
-            why = "upload: uploads need clock.monotonic_ms (retry backoff)";
+            why = "upload needs clock.monotonic_ms";
         } else if (dpm_upload_init(&probe, &cfg->upload) != DPM_OK) {
-            why = "upload: invalid config (host, path, batch, work size, timeout or backoff: see "
-                  "dpm_upload_config_t)";
+            why = "upload config invalid (see dpm_upload_config_t)";
         }
     }
     return why;
@@ -246,9 +243,7 @@ dpm_status_t dpm_device_init_abi(dpm_device_t *d, const dpm_device_config_t *cfg
 {
     if (dpm_config_check_abi(app_fingerprint) != DPM_OK) {
         /* Only the first member: the rest of *d may be laid out otherwise in the app. */
-        return say(d, DPM_ERR_CONFIG,
-                   "the app was compiled with other DPM_* options (or headers) than libdpm: "
-                   "rebuild it with the library's configuration");
+        return say(d, DPM_ERR_CONFIG, "app built with other DPM_* options or headers than libdpm");
     }
     if (d == NULL || cfg == NULL) {
         return say(d, DPM_ERR_PARAM, "no device or no config (NULL)");
@@ -291,14 +286,11 @@ dpm_status_t dpm_device_init_abi(dpm_device_t *d, const dpm_device_config_t *cfg
     }
     d->opened = DPM_DEVICE_OPENED;
     if (ledger_st != DPM_OK) {
-        return say(d, ledger_st,
-                   "the privacy ledger is corrupt or was erased: the device refuses to report "
-                   "(see dpm_ledger_reset for what resetting forfeits)");
+        return say(d, ledger_st, "ledger corrupt or erased: no reports (see dpm_ledger_reset)");
     }
     return say(d, outbox_st,
                outbox_st == DPM_ERR_CORRUPT
-                   ? "the outbox region holds no outbox and is not erased: its reports are lost "
-                     "(dpm_outbox_format discards it)"
+                   ? "outbox region damaged: its reports are lost (dpm_outbox_format)"
                    : "the outbox's storage failed");
 }
 
@@ -307,7 +299,7 @@ static int opened(const dpm_device_t *d)
     return d != NULL && d->opened == DPM_DEVICE_OPENED;
 }
 
-#define NOT_OPENED "the device is NULL or not opened (dpm_device_init)"
+#define NOT_OPENED "device NULL or not opened"
 
 dpm_status_t dpm_device_accept_mech(dpm_device_t *d, const dpm_campaign_t *c, dpm_mech_t *m,
                                     const char **reason)
@@ -386,15 +378,13 @@ static dpm_status_t precheck(dpm_device_t *d, const dpm_mech_t *m, uint32_t peri
     }
     if (d->rand.error != DPM_OK) {
         /* a random source that already failed would fail after the charge */
-        return say(d, d->rand.error, "the random source failed earlier (it stays failed)");
+        return say(d, d->rand.error, "the random source failed earlier");
     }
     if (d->outbox.opened != DPM_OUTBOX_OPENED) {
-        return say(d, DPM_ERR_CORRUPT,
-                   "the outbox could not be opened at dpm_device_init "
-                   "(dpm_outbox_format discards the damaged region)");
+        return say(d, DPM_ERR_CORRUPT, "outbox damaged at init (dpm_outbox_format)");
     }
     if (!dpm_outbox_room(&d->outbox, max_bytes)) {
-        return say(d, DPM_ERR_BUFFER, "the outbox is full: post it first (dpm_device_flush)");
+        return say(d, DPM_ERR_BUFFER, "outbox full: post it first");
     }
     dpm_ledger_charge_t c;
     dpm_ledger_cap_t cap;
@@ -428,12 +418,10 @@ static dpm_status_t charge(dpm_device_t *d, const dpm_mech_t *m, uint32_t period
 static dpm_status_t after_charge(dpm_device_t *d, dpm_status_t st)
 {
     return say(d, st,
-               st == DPM_ERR_RNG ? "the random source failed after the charge: the epsilon is "
-                                   "spent and no report was made"
+               st == DPM_ERR_RNG ? "RNG failed after the charge (epsilon spent, no report)"
                : st == DPM_ERR_STORAGE
-                   ? "the outbox write failed after the charge: the epsilon is spent and no "
-                     "report was queued"
-                   : "the report could not be made after the charge: the epsilon is spent");
+                   ? "outbox write failed after the charge (epsilon spent, no report)"
+                   : "no report after the charge (epsilon spent)");
 }
 
 /* Queue a made report, encoded in buf[0, len) by its kind's dpm_report_encode_*; fill *info. */
@@ -479,19 +467,16 @@ dpm_status_t dpm_device_report_tuple(dpm_device_t *d, const dpm_mech_t *m, uint3
     }
     if (m->campaign.mechanism != DPM_MECH_ID_TUPLE_MR &&
         m->campaign.mechanism != DPM_MECH_ID_TUPLE_ML) {
-        return bad_arg(d, "the campaign is not a tuple campaign (tuple_mr / tuple_ml): use the "
-                          "report call of its kind");
+        return bad_arg(d, "not a tuple campaign: use its kind's report call");
     }
     if (group >= m->params.tuple.groups || m->params.tuple.nmetrics > DPM_TUPLE_MAX_METRICS) {
-        return bad_arg(d, "group out of range: it must be below the campaign's groups");
+        return bad_arg(d, "group >= the campaign's groups");
     }
     dpm_ratio_t values[DPM_TUPLE_MAX_METRICS];
     for (uint32_t i = 0; i < m->params.tuple.nmetrics; i++) {
         dpm_status_t st = dpm_metric_ratio(conf, m->params.tuple.metrics[i], &values[i]);
         if (st != DPM_OK) { /* DPM_ERR_UNDEFINED: no report, nothing spent */
-            return say(d, st,
-                       "a metric of the campaign is undefined on these counts (zero "
-                       "denominator, e.g. TPR without positives)");
+            return say(d, st, "a metric is undefined on these counts (zero denominator)");
         }
     }
     dpm_status_t st = precheck(d, m, period, DPM_REPORT_TUPLE_MAX);
@@ -512,7 +497,7 @@ dpm_status_t dpm_device_report_tuple(dpm_device_t *d, const dpm_mech_t *m, uint3
     return finish(d, m, st, &rep, buf, len, info);
 #else
     (void)period, (void)group, (void)conf, (void)info, (void)m;
-    return say(d, DPM_ERR_UNSUPPORTED, "tuple mechanisms are not compiled in (DPM_MECH_TUPLE)");
+    return say(d, DPM_ERR_UNSUPPORTED, NULL);
 #endif
 }
 
@@ -521,12 +506,11 @@ dpm_status_t dpm_device_report_tuple(dpm_device_t *d, const dpm_mech_t *m, uint3
 static const char *hist_problem(const dpm_mech_t *m, const dpm_score_hist_t *h)
 {
     if (h->bins != m->params.roc_hist.bins.count) {
-        return "the histogram's bins are not the campaign's (dpm_score_hist_init with "
-               "dpm_mech_score_bins)";
+        return "histogram bins differ from the campaign's";
     }
     for (uint32_t b = 0; b < h->bins; b++) {
         if (h->pos[b] > DPM_SCORE_HIST_MAX_COUNT || h->neg[b] > DPM_SCORE_HIST_MAX_COUNT) {
-            return "a histogram count is above DPM_SCORE_HIST_MAX_COUNT";
+            return "histogram count above DPM_SCORE_HIST_MAX_COUNT";
         }
     }
     return NULL;
@@ -541,21 +525,19 @@ static dpm_status_t report_roc(dpm_device_t *d, const dpm_mech_t *m, uint32_t pe
         return bad_arg(d, "no mechanism or no histogram (NULL)");
     }
     if (m->campaign.mechanism != DPM_MECH_ID_ROC_HIST) {
-        return bad_arg(d, "the campaign is not a roc_hist campaign: use the report call of its "
-                          "kind");
+        return bad_arg(d, "not a roc_hist campaign: use its kind's report call");
     }
     const char *why = hist_problem(m, h);
     if (why != NULL) {
         return bad_arg(d, why);
     }
     if ((m->params.roc_hist.groups != 0) != group_given) {
-        return bad_arg(d, group_given ? "the campaign has no groups: use "
-                                        "dpm_device_report_roc_hist"
-                                      : "the campaign has groups: use "
-                                        "dpm_device_report_roc_hist_group with the device's group");
+        return bad_arg(d, group_given ? "campaign without groups: use dpm_device_report_roc_hist"
+                                      : "campaign with groups: use "
+                                        "dpm_device_report_roc_hist_group");
     }
     if (group_given && group >= m->params.roc_hist.groups) {
-        return bad_arg(d, "group out of range: it must be below the campaign's groups");
+        return bad_arg(d, "group >= the campaign's groups");
     }
     dpm_status_t st = precheck(d, m, period, DPM_REPORT_ROC_MAX);
     dpm_receipt_t rc;
@@ -584,7 +566,7 @@ dpm_status_t dpm_device_report_roc_hist(dpm_device_t *d, const dpm_mech_t *m, ui
     return report_roc(d, m, period, 0, 0, h, info);
 #else
     (void)m, (void)period, (void)h, (void)info;
-    return say(d, DPM_ERR_UNSUPPORTED, "roc_hist is not compiled in (DPM_MECH_ROC_HIST)");
+    return say(d, DPM_ERR_UNSUPPORTED, NULL);
 #endif
 }
 
@@ -596,7 +578,7 @@ dpm_status_t dpm_device_report_roc_hist_group(dpm_device_t *d, const dpm_mech_t 
     return report_roc(d, m, period, 1, group, h, info);
 #else
     (void)m, (void)period, (void)group, (void)h, (void)info;
-    return say(d, DPM_ERR_UNSUPPORTED, "roc_hist is not compiled in (DPM_MECH_ROC_HIST)");
+    return say(d, DPM_ERR_UNSUPPORTED, NULL);
 #endif
 }
 
@@ -606,8 +588,7 @@ dpm_status_t dpm_device_report_roc_hist_group(dpm_device_t *d, const dpm_mech_t 
 static const char *counts_problem(const dpm_mech_t *m, const dpm_dpauc_counts_t *c)
 {
     if (c->n != m->params.dpauc.n) {
-        return "the counts are for another number of thresholds than the campaign's "
-               "(dpm_dpauc_counts_init with dpm_mech_dpauc)";
+        return "counts for another threshold count than the campaign's";
     }
     if ((uint64_t)c->pos + c->neg > DPM_DPAUC_MAX_COUNT) {
         return "more examples than DPM_DPAUC_MAX_COUNT";
@@ -615,8 +596,7 @@ static const char *counts_problem(const dpm_mech_t *m, const dpm_dpauc_counts_t 
     for (uint32_t i = 0; i < c->n; i++) {
         if (c->tp[i] > c->pos || c->fp[i] > c->neg ||
             (i > 0 && (c->tp[i] > c->tp[i - 1] || c->fp[i] > c->fp[i - 1]))) {
-            return "counts that no examples can give (tp or fp above the class total, or "
-                   "growing with the threshold)";
+            return "counts no examples can give";
         }
     }
     return NULL;
@@ -631,8 +611,7 @@ dpm_status_t dpm_device_report_dpauc(dpm_device_t *d, const dpm_mech_t *m, uint3
         return bad_arg(d, "no mechanism or no counts (NULL)");
     }
     if (m->campaign.mechanism != DPM_MECH_ID_DPAUC) {
-        return bad_arg(d, "the campaign is not a dpauc campaign: use the report call of its "
-                          "kind");
+        return bad_arg(d, "not a dpauc campaign: use its kind's report call");
     }
     const char *why = counts_problem(m, c);
     if (why != NULL) {
@@ -656,7 +635,7 @@ dpm_status_t dpm_device_report_dpauc(dpm_device_t *d, const dpm_mech_t *m, uint3
     return finish(d, m, st, &rep, buf, len, info);
 #else
     (void)m, (void)period, (void)c, (void)info;
-    return say(d, DPM_ERR_UNSUPPORTED, "dpauc is not compiled in (DPM_MECH_DPAUC)");
+    return say(d, DPM_ERR_UNSUPPORTED, NULL);
 #endif
 }
 
@@ -669,7 +648,7 @@ static int is_fedauc(const dpm_mech_t *m)
                          m->campaign.mechanism == DPM_MECH_ID_FEDAUC_LAP);
 }
 
-#define NOT_FEDAUC "the campaign is not a FedAUC campaign (fedauc_rr / fedauc_lap)"
+#define NOT_FEDAUC "not a FedAUC campaign"
 #endif
 
 dpm_status_t dpm_device_fedauc_upload(dpm_device_t *d, const dpm_mech_t *m,
@@ -691,7 +670,7 @@ dpm_status_t dpm_device_fedauc_upload(dpm_device_t *d, const dpm_mech_t *m,
     }
     /* Room for the upload before the buffers are touched (they may hold another session). */
     if (n != 0 && cap < DPM_FEDAUC_UPLOAD_MAX_BYTES(n, m->params.fedauc.score_bits)) {
-        return say(d, DPM_ERR_BUFFER, "out is smaller than DPM_FEDAUC_UPLOAD_MAX_BYTES(n, bits)");
+        return say(d, DPM_ERR_BUFFER, "out below DPM_FEDAUC_UPLOAD_MAX_BYTES(n, bits)");
     }
     dpm_fedauc_session_t next;
     st = dpm_fedauc_prepare(m, &d->rand, scores, n, b, &next);
@@ -708,7 +687,7 @@ dpm_status_t dpm_device_fedauc_upload(dpm_device_t *d, const dpm_mech_t *m,
                                        : NULL);
 #else
     (void)m, (void)scores, (void)n, (void)b, (void)s, (void)out, (void)cap, (void)len;
-    return say(d, DPM_ERR_UNSUPPORTED, "FedAUC is not compiled in (DPM_MECH_FEDAUC)");
+    return say(d, DPM_ERR_UNSUPPORTED, NULL);
 #endif
 }
 
@@ -762,7 +741,7 @@ dpm_status_t dpm_device_report_fedauc(dpm_device_t *d, const dpm_mech_t *m, uint
 #else
     (void)m, (void)period, (void)s, (void)reply, (void)reply_len, (void)labels, (void)ids;
     (void)memo, (void)info;
-    return say(d, DPM_ERR_UNSUPPORTED, "FedAUC is not compiled in (DPM_MECH_FEDAUC)");
+    return say(d, DPM_ERR_UNSUPPORTED, NULL);
 #endif
 }
 
@@ -776,17 +755,15 @@ static dpm_status_t report_ustat(dpm_device_t *d, const dpm_mech_t *m, uint32_t 
         return bad_arg(d, "no mechanism or no example (NULL)");
     }
     if (m->campaign.mechanism != want) {
-        return bad_arg(d, tree ? "the campaign is not a ustat_tree campaign: use the report "
-                                 "call of its kind"
-                               : "the campaign is not a ustat_bins campaign: use the report "
-                                 "call of its kind");
+        return bad_arg(d, tree ? "not a ustat_tree campaign: use its kind's report call"
+                               : "not a ustat_bins campaign: use its kind's report call");
     }
     if (ex->score > DPM_SCORE_ONE || (ex->label != 0 && ex->label != 1)) {
-        return bad_arg(d, "the example's score is above 1 (2^31) or its label not 0 or 1");
+        return bad_arg(d, "score above 2^31 or label not 0/1");
     }
     if (!tree && m->params.ustat_bins.kernel == DPM_USTAT_KENDALL &&
         (ex->score2 > DPM_SCORE_ONE || ex->label != 0)) {
-        return bad_arg(d, "a Kendall example takes score2 <= 1 (2^31) and label 0");
+        return bad_arg(d, "Kendall: score2 above 2^31 or label not 0");
     }
     dpm_status_t st = precheck(
         d, m, period, DPM_REPORT_MAX2(DPM_REPORT_USTAT_TREE_MAX, DPM_REPORT_USTAT_BINS_MAX));
@@ -816,7 +793,7 @@ dpm_status_t dpm_device_report_ustat_bins(dpm_device_t *d, const dpm_mech_t *m, 
     return report_ustat(d, m, period, 0, ex, info);
 #else
     (void)m, (void)period, (void)ex, (void)info;
-    return say(d, DPM_ERR_UNSUPPORTED, "ustat is not compiled in (DPM_MECH_USTAT)");
+    return say(d, DPM_ERR_UNSUPPORTED, NULL);
 #endif
 }
 
@@ -827,7 +804,7 @@ dpm_status_t dpm_device_report_ustat_tree(dpm_device_t *d, const dpm_mech_t *m, 
     return report_ustat(d, m, period, 1, ex, info);
 #else
     (void)m, (void)period, (void)ex, (void)info;
-    return say(d, DPM_ERR_UNSUPPORTED, "ustat is not compiled in (DPM_MECH_USTAT)");
+    return say(d, DPM_ERR_UNSUPPORTED, NULL);
 #endif
 }
 
@@ -842,7 +819,7 @@ dpm_status_t dpm_device_memo_open(dpm_device_t *d, uint32_t offset, uint32_t siz
          overlaps(offset, size, d->ledger.anchor_offset, DPM_LEDGER_ANCHOR_BYTES)) ||
         (d->outbox.anchor != NULL && same_storage(d->outbox.anchor, &d->storage) &&
          overlaps(offset, size, d->outbox.anchor_offset, DPM_OUTBOX_ANCHOR_BYTES))) {
-        return bad_arg(d, "the memo region overlaps the ledger, the outbox or an anchor");
+        return bad_arg(d, "memo region overlaps the ledger, the outbox or an anchor");
     }
     dpm_status_t st = dpm_memo_open(memo, &d->storage, offset, size, &d->rand);
     return say(d, st, NULL);
@@ -852,7 +829,7 @@ dpm_status_t dpm_device_flush(dpm_device_t *d, const dpm_transport_t *t, uint8_t
                               size_t work_cap, dpm_upload_result_t *res)
 {
     if (!opened(d) || d->upload.opened != DPM_UPLOAD_OPENED) {
-        return bad_arg(d, "the device has no upload config (dpm_device_config_t.upload)");
+        return bad_arg(d, "no upload config (dpm_device_config_t.upload)");
     }
     dpm_status_t st =
         dpm_upload_flush(&d->upload, &d->outbox, t, &d->clock, &d->rand, work, work_cap, res);
