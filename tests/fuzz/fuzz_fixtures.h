@@ -15,6 +15,28 @@
 #include "test_rng.h"
 #include "test_receipt.h"
 
+/* 1 if the n bytes at p are all 0xFF (erased storage). */
+static inline int fuzz_all_erased(const uint8_t *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (p[i] != 0xFFu) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* A write-once anchor (the ledger's, the outbox's) either stays as the input left it, or goes
+ * from erased to the SDK's mark: anything else aborts. */
+static inline void fuzz_check_anchor(const uint8_t *now, const uint8_t *initial,
+                                     const uint8_t *mark, size_t n)
+{
+    if (memcmp(now, initial, n) != 0 &&
+        !(fuzz_all_erased(initial, n) && memcmp(now, mark, n) == 0)) {
+        abort();
+    }
+}
+
 #define FUZZ_NCAMPAIGNS 3
 
 /* tuple_mr (171), tuple_ml (182), roc_hist (193). */

@@ -38,6 +38,7 @@
 
 #include "dpm/budget.h"
 #include "fake_storage.h"
+#include "fuzz_fixtures.h"
 
 #define BUDGET 65536u
 #define CAP 98304u /* 1.5 */
@@ -90,24 +91,10 @@ static void check_floor(dpm_ledger_t *l, uint32_t c, uint32_t p)
     }
 }
 
-static int all_erased(const uint8_t *p, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        if (p[i] != 0xFFu) {
-            return 0;
-        }
-    }
-    return 1;
-}
-
 /* The anchor either stays as the input left it, or goes from erased to the SDK's mark. */
 static void check_anchor(const uint8_t *initial)
 {
-    if (memcmp(anchor_mem, initial, sizeof(anchor_mem)) != 0 &&
-        !(all_erased(initial, sizeof(anchor_mem)) &&
-          memcmp(anchor_mem, ANCHOR_MARK, sizeof(anchor_mem)) == 0)) {
-        abort();
-    }
+    fuzz_check_anchor(anchor_mem, initial, ANCHOR_MARK, sizeof(anchor_mem));
 }
 
 typedef struct {
@@ -121,7 +108,7 @@ static dpm_status_t reopen(const opener_t *o)
     dpm_status_t s = o->anchor == NULL
                          ? dpm_ledger_open(o->l, o->st, 0, o->region)
                          : dpm_ledger_open_anchored(o->l, o->st, 0, o->region, o->anchor, 0);
-    if (o->anchor != NULL && s == DPM_OK && all_erased(anchor_mem, sizeof(anchor_mem))) {
+    if (o->anchor != NULL && s == DPM_OK && fuzz_all_erased(anchor_mem, sizeof(anchor_mem))) {
         abort(); /* a ledger exists, yet the anchor does not say so */
     }
     return s;
@@ -167,9 +154,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     dpm_ledger_t l;
     opener_t o = {&l, &st, anchored ? &ast : NULL, region};
-    int fresh_region = all_erased(mem, region);
+    int fresh_region = fuzz_all_erased(mem, region);
     dpm_status_t open = reopen(&o);
-    if (anchored && fresh_region && !all_erased(anchor0, sizeof(anchor0)) &&
+    if (anchored && fresh_region && !fuzz_all_erased(anchor0, sizeof(anchor0)) &&
         open != DPM_ERR_CORRUPT) {
         abort(); /* an erased region under a written anchor must not start a new ledger */
     }

@@ -29,6 +29,7 @@
 #include "dpm/report.h"
 #include "dpm/upload.h"
 #include "fake_storage.h"
+#include "fuzz_fixtures.h"
 
 #define NREP 16
 
@@ -37,24 +38,10 @@ static uint8_t anchor_mem[DPM_OUTBOX_ANCHOR_BYTES];
 static const uint8_t ANCHOR_MARK[DPM_OUTBOX_ANCHOR_BYTES] = {'D', 'P', 'O', 'B',
                                                              '-', 'A', 'N', 'C'};
 
-static int all_erased(const uint8_t *p, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        if (p[i] != 0xFFu) {
-            return 0;
-        }
-    }
-    return 1;
-}
-
 /* The anchor either stays as the input left it, or goes from erased to the SDK's mark. */
 static void check_anchor(const uint8_t *initial)
 {
-    if (memcmp(anchor_mem, initial, sizeof(anchor_mem)) != 0 &&
-        !(all_erased(initial, sizeof(anchor_mem)) &&
-          memcmp(anchor_mem, ANCHOR_MARK, sizeof(anchor_mem)) == 0)) {
-        abort();
-    }
+    fuzz_check_anchor(anchor_mem, initial, ANCHOR_MARK, sizeof(anchor_mem));
 }
 
 typedef struct {
@@ -68,7 +55,7 @@ static dpm_status_t reopen(const opener_t *o)
     dpm_status_t s = o->anchor == NULL
                          ? dpm_outbox_open(o->ob, o->st, 0, o->region)
                          : dpm_outbox_open_anchored(o->ob, o->st, 0, o->region, o->anchor, 0);
-    if (o->anchor != NULL && s == DPM_OK && all_erased(anchor_mem, sizeof(anchor_mem))) {
+    if (o->anchor != NULL && s == DPM_OK && fuzz_all_erased(anchor_mem, sizeof(anchor_mem))) {
         abort(); /* an outbox exists, yet the anchor does not say so */
     }
     return s;
@@ -212,9 +199,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     dpm_storage_t ast = fake_storage_port(&afs);
     dpm_outbox_t ob;
     opener_t o = {&ob, &st, anchored ? &ast : NULL, region};
-    int fresh_region = all_erased(mem, region);
+    int fresh_region = fuzz_all_erased(mem, region);
     dpm_status_t open = reopen(&o);
-    if (anchored && fresh_region && !all_erased(anchor0, sizeof(anchor0)) && open == DPM_OK) {
+    if (anchored && fresh_region && !fuzz_all_erased(anchor0, sizeof(anchor0)) && open == DPM_OK) {
         dpm_outbox_stats_t stats;
         if (dpm_outbox_stats(&ob, &stats) != DPM_OK || stats.found_erased < 1 || stats.lost < 1) {
             abort(); /* an erased outbox under a written anchor must count its loss */

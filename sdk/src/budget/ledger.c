@@ -305,24 +305,14 @@ static dpm_status_t init_fresh(const dpm_ledger_t *l)
 
 static dpm_status_t anchor_written(const dpm_ledger_t *l, int *written)
 {
-    int erased = 1;
-    dpm_status_t st = DPM_OK;
-    if (l->anchor != NULL) {
-        st = dpm_persist_is_erased(l->anchor, l->anchor_offset, DPM_LEDGER_ANCHOR_BYTES, &erased);
-    }
-    *written = !erased;
-    return st;
+    return dpm_persist_anchor_written(l->anchor, l->anchor_offset, DPM_LEDGER_ANCHOR_BYTES,
+                                      written);
 }
 
 /* Write the anchor if it is still erased (a ledger now exists in the region). */
 static dpm_status_t anchor_ensure(const dpm_ledger_t *l)
 {
-    int written = 1;
-    dpm_status_t st = l->anchor == NULL ? DPM_OK : anchor_written(l, &written);
-    if (st == DPM_OK && !written) {
-        st = dpm_persist_write(l->anchor, l->anchor_offset, anchor_mark, sizeof(anchor_mark));
-    }
-    return st;
+    return dpm_persist_anchor_ensure(l->anchor, l->anchor_offset, anchor_mark, sizeof(anchor_mark));
 }
 
 /* ---- API ------------------------------------------------------------------------------- */

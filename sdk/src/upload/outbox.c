@@ -454,26 +454,11 @@ static dpm_status_t format_region(dpm_outbox_t *ob, uint32_t lost)
 static const uint8_t anchor_mark[DPM_OUTBOX_ANCHOR_BYTES] = {0x44, 0x50, 0x4F, 0x42,
                                                              0x2D, 0x41, 0x4E, 0x43};
 
-static dpm_status_t anchor_written(const dpm_outbox_t *ob, int *written)
-{
-    int erased = 1;
-    dpm_status_t st = DPM_OK;
-    if (ob->anchor != NULL) {
-        st = dpm_persist_is_erased(ob->anchor, ob->anchor_offset, DPM_OUTBOX_ANCHOR_BYTES, &erased);
-    }
-    *written = !erased;
-    return st;
-}
-
 /* Write the anchor if it is still erased (an outbox now exists in the region). */
 static dpm_status_t anchor_ensure(const dpm_outbox_t *ob)
 {
-    int written = 1;
-    dpm_status_t st = ob->anchor == NULL ? DPM_OK : anchor_written(ob, &written);
-    if (st == DPM_OK && !written) {
-        st = dpm_persist_write(ob->anchor, ob->anchor_offset, anchor_mark, sizeof(anchor_mark));
-    }
-    return st;
+    return dpm_persist_anchor_ensure(ob->anchor, ob->anchor_offset, anchor_mark,
+                                     sizeof(anchor_mark));
 }
 
 /* A region with no record and no valid header: a new region, a format interrupted before
@@ -482,7 +467,8 @@ static dpm_status_t anchor_ensure(const dpm_outbox_t *ob)
 static dpm_status_t format_fresh(dpm_outbox_t *ob)
 {
     int had_outbox = 0;
-    dpm_status_t st = anchor_written(ob, &had_outbox);
+    dpm_status_t st = dpm_persist_anchor_written(ob->anchor, ob->anchor_offset,
+                                                 DPM_OUTBOX_ANCHOR_BYTES, &had_outbox);
     if (st == DPM_OK) {
         st = format_region(ob, had_outbox ? 1u : 0u);
     }
