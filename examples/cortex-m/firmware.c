@@ -28,8 +28,8 @@ static void campaign(dpm_campaign_t *c, uint32_t id, dpm_mech_id_t mech)
     memset(c, 0, sizeof(*c));
     c->id = id;
     c->mechanism = mech;
-    c->eps = DPM_EPS_ONE;         /* ε = 1 per report */
-    c->budget = 4u * DPM_EPS_ONE; /* ε = 4 per period */
+    c->eps = DPM_EPS(1);    /* ε = 1 per report (a plain 1 would not compile) */
+    c->budget = DPM_EPS(4); /* ε = 4 per period */
     c->period_seconds = 86400u;
     if (mech == DPM_MECH_ID_ROC_HIST) {
         c->nbins = 15u; /* 15 edges: 16 bins of width 1/16 */
@@ -104,11 +104,14 @@ int main(void)
     cfg.ledger_size = LEDGER_BYTES;
     cfg.outbox_offset = LEDGER_BYTES;
     cfg.outbox_size = OUTBOX_BYTES;
-    cfg.policy.defaults.max_eps = DPM_EPS_ONE;
-    cfg.policy.defaults.max_budget = 4u * DPM_EPS_ONE;
+    cfg.policy.defaults.max_eps = DPM_EPS(1);
+    cfg.policy.defaults.max_budget = DPM_EPS(4);
+    /* all campaigns together: at most ε = 4 per device period. This board has no clock, so
+     * the device period never ends: a lifetime cap (a product passes its RTC or uptime) */
+    cfg.policy.device.max_eps = DPM_EPS(4);
     dpm_status_t st = dpm_device_init(&dev, &cfg);
     if (st != DPM_OK) {
-        printf("cortex-m example: %s\n", dpm_strerror(st));
+        printf("cortex-m example: %s (%s)\n", dpm_device_why(&dev), dpm_strerror(st));
         return 1;
     }
     static const struct {
@@ -124,12 +127,13 @@ int main(void)
         dpm_report_info_t info;
         st = report(&dev, &c, &info);
         if (st != DPM_OK) {
-            printf("report %s: %s\n", kinds[k].name, dpm_strerror(st));
+            printf("report %s: %s (%s)\n", kinds[k].name, dpm_device_why(&dev), dpm_strerror(st));
             failed = 1;
             continue;
         }
-        printf("report %s: %u bytes, ledger spent %u/65536 of %u/65536\n", kinds[k].name,
-               (unsigned)info.bytes, (unsigned)info.spent_in_period, (unsigned)c.budget);
+        printf("report %s: %u bytes, ledger spent %u/65536 of %u/65536, device %u/65536\n",
+               kinds[k].name, (unsigned)info.bytes, (unsigned)info.spent_in_period,
+               (unsigned)c.budget.q16, (unsigned)info.device_spent);
     }
     print_outbox(&dev);
     return failed;

@@ -22,9 +22,9 @@ int main(void)
     dpm_device_config_t cfg = {.rng = {fill, NULL},
                                .storage = dpm_ram_storage(&ram, mem, sizeof(mem)),
                                .ledger_size = 1024, .outbox_offset = 1024, .outbox_size = 7168,
-                               .policy.defaults = {0, DPM_EPS_ONE, DPM_EPS_ONE}};
-    dpm_campaign_t campaign = {.id = 1, .mechanism = DPM_MECH_ID_TUPLE_MR, .eps = DPM_EPS_ONE,
-                               .budget = DPM_EPS_ONE, .groups = 4, .nmetrics = 1,
+                               .policy.defaults = {0, DPM_EPS(1), DPM_EPS(1)}}; /* ε: DPM_EPS */
+    dpm_campaign_t campaign = {.id = 1, .mechanism = DPM_MECH_ID_TUPLE_MR, .eps = DPM_EPS(1),
+                               .budget = DPM_EPS(1), .groups = 4, .nmetrics = 1,
                                .metrics = {DPM_METRIC_TPR}};
     const int labels[6] = {1, 1, 0, 1, 0, 0}, predictions[6] = {1, 0, 0, 1, 1, 0};
     dpm_confusion_t conf = {0, 0, 0, 0};
@@ -40,8 +40,8 @@ int main(void)
     if (st == DPM_OK) {
         st = dpm_device_report_tuple(&dev, &mech, 0, /* group */ 2, &conf, &info);
     }
-    if (st != DPM_OK) {
-        fprintf(stderr, "hello: %s\n", dpm_strerror(st));
+    if (st != DPM_OK) { /* the device says why: which argument, which limit */
+        fprintf(stderr, "hello: %s (%s)\n", dpm_device_why(&dev), dpm_strerror(st));
         return 1;
     }
     char eps[16];

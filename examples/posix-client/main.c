@@ -8,9 +8,12 @@
  *   posix-client --url https://127.0.0.1:8443 --ca ca.pem --campaign 1 --events events.csv
  *
  * Exit codes: 0 done (report posted, or queued for a later retry: see the message),
- * 1 usage, I/O or bad events, 2 campaign refused (unknown, invalid or beyond the policy),
- * 3 budget exhausted, 4 metric undefined, 5 network or TLS failure (a report made this run
- * stays in the outbox for the next run), 6 damaged state (ledger or outbox). */
+ * 1 usage, I/O or bad events, 2 campaign refused (unknown, invalid, beyond the policy, or a
+ * collector answering with another campaign), 3 budget exhausted (the campaign's for this
+ * period, or the device's cap for today), or the ledger full of campaigns whose periods are
+ * still open, 4 metric undefined, 5 network or TLS failure (a report made this run stays in the
+ * outbox for the next run), 6 damaged state (ledger or outbox; also when this run found
+ * reports lost to damage or to an erased outbox: they are counted and reported). */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -41,6 +44,7 @@ typedef struct {
     uint32_t threshold_q31; /* prediction = score >= threshold */
     dpm_eps_t max_eps;      /* the app's privacy policy */
     dpm_eps_t max_budget;
+    dpm_eps_t device_cap; /* 0: the policy's default (max_budget per day) */
     int flush_only;
 } options_t;
 
@@ -64,6 +68,9 @@ static void usage(FILE *f)
                "                     is above X (default 1)\n"
                "  --max-budget X     privacy policy: refuse campaigns whose budget per period\n"
                "                     is above X (default 1: one report per period at eps 1)\n"
+               "  --device-cap X     privacy policy: spend at most X epsilon per day across all\n"
+               "                     campaigns, whatever the collector announces (default:\n"
+               "                     --max-budget)\n"
                "  --state DIR        where the ledger, outbox and campaign copies live\n"
                "                     (default ./dpm-state)\n"
                "  --server-name NAME expected certificate name (default: the URL's host)\n"
@@ -98,21 +105,15 @@ static int parse_u32(const char *s, uint32_t *out)
 
 static int parse_options(int argc, char **argv, options_t *o)
 {
-    static const struct option longopts[] = {{"url", required_argument, NULL, 'u'},
-                                             {"ca", required_argument, NULL, 'c'},
-                                             {"campaign", required_argument, NULL, 'k'},
-                                             {"events", required_argument, NULL, 'e'},
-                                             {"threshold", required_argument, NULL, 't'},
-                                             {"period", required_argument, NULL, 'p'},
-                                             {"max-eps", required_argument, NULL, 'x'},
-                                             {"max-budget", required_argument, NULL, 'b'},
-                                             {"state", required_argument, NULL, 's'},
-                                             {"server-name", required_argument, NULL, 'n'},
-                                             {"flush-only", no_argument, NULL, 'f'},
-                                             {"help", no_argument, NULL, 'h'},
-                                             {"cert", required_argument, NULL, 'C'},
-                                             {"key", required_argument, NULL, 'K'},
-                                             {NULL, 0, NULL, 0}};
+    static const struct option longopts[] = {
+        {"url", required_argument, NULL, 'u'},        {"ca", required_argument, NULL, 'c'},
+        {"campaign", required_argument, NULL, 'k'},   {"events", required_argument, NULL, 'e'},
+        {"threshold", required_argument, NULL, 't'},  {"period", required_argument, NULL, 'p'},
+        {"max-eps", required_argument, NULL, 'x'},    {"max-budget", required_argument, NULL, 'b'},
+        {"state", required_argument, NULL, 's'},      {"server-name", required_argument, NULL, 'n'},
+        {"flush-only", no_argument, NULL, 'f'},       {"help", no_argument, NULL, 'h'},
+        {"cert", required_argument, NULL, 'C'},       {"key", required_argument, NULL, 'K'},
+        {"device-cap", required_argument, NULL, 'D'}, {NULL, 0, NULL, 0}};
     memset(o, 0, sizeof(*o));
     o->state_dir = "dpm-state";
     o->threshold_q31 = DPM_SCORE_ONE / 2;
@@ -129,6 +130,7 @@ static int parse_options(int argc, char **argv, options_t *o)
         case 'p': bad |= parse_u32(optarg, &o->period); break;
         case 'x': bad |= dpm_eps_from_decimal(optarg, &o->max_eps) != DPM_OK; break;
         case 'b': bad |= dpm_eps_from_decimal(optarg, &o->max_budget) != DPM_OK; break;
+        case 'D': bad |= dpm_eps_from_decimal(optarg, &o->device_cap) != DPM_OK; break;
         case 's': o->state_dir = optarg; break;
         case 'n': o->server_name = optarg; break;
         case 'f': o->flush_only = 1; break;
@@ -382,7 +384,8 @@ static int get_campaign(const options_t *o, dpm_device_t *dev, connection_t *con
 static int exit_code_for(dpm_status_t st)
 {
     switch (st) {
-    case DPM_ERR_BUDGET: return EXIT_BUDGET;
+    case DPM_ERR_BUDGET:
+    case DPM_ERR_LEDGER_FULL: return EXIT_BUDGET;
     case DPM_ERR_UNDEFINED: return EXIT_UNDEFINED;
     case DPM_ERR_POLICY: return EXIT_CAMPAIGN;
     case DPM_ERR_CORRUPT: return EXIT_STATE;
@@ -408,22 +411,19 @@ static int make_report(const options_t *o, dpm_device_t *dev, const dpm_mech_t *
         st = dpm_device_report_tuple(dev, mech, o->period, ev.group, &ev.conf, &info);
     }
     if (st != DPM_OK) {
-        const char *cause =
-            st == DPM_ERR_BUDGET      ? "the privacy budget of this period is spent (or the period "
-                                        "is closed: this device reported for a later one)"
-            : st == DPM_ERR_UNDEFINED ? "a metric is undefined on this device's events (zero "
-                                        "denominator)"
-            : st == DPM_ERR_BUFFER    ? "the outbox is full; post it first "
-                                        "(--flush-only)"
-                                      : dpm_strerror(st);
-        fprintf(stderr, "posix-client: no report: %s\n", cause);
+        /* the device says why: which limit, which argument, what to do */
+        fprintf(stderr, "posix-client: no report: %s (%s)%s\n", dpm_device_why(dev),
+                dpm_strerror(st), st == DPM_ERR_BUFFER ? "; post it first (--flush-only)" : "");
         return exit_code_for(st);
     }
     char eps[16], total[16];
     dpm_eps_format(info.eps_spent, eps, sizeof(eps));
     dpm_eps_format(info.spent_in_period, total, sizeof(total));
-    printf("report stored: campaign %u, period %u, %u bytes, epsilon spent %s (period total %s)\n",
-           mech->campaign.id, o->period, info.bytes, eps, total);
+    char device[16];
+    dpm_eps_format(info.device_spent, device, sizeof(device));
+    printf("report stored: campaign %u, period %u, %u bytes, epsilon spent %s (period total %s, "
+           "device today %s)\n",
+           mech->campaign.id, o->period, info.bytes, eps, total, device);
     return EXIT_OK;
 }
 
@@ -449,13 +449,19 @@ int main(int argc, char **argv)
     snprintf(state_path, sizeof(state_path), "%s/state.bin", o.state_dir);
     /* The ledger's anchor lives in a second file: if state.bin is ever wiped, the anchor says
      * this device has charged before, and the ledger refuses instead of starting over. */
-    char anchor_path[DPM_POSIX_PATH_MAX];
+    char anchor_path[DPM_POSIX_PATH_MAX], outbox_anchor_path[DPM_POSIX_PATH_MAX];
     snprintf(anchor_path, sizeof(anchor_path), "%s/ledger-anchor.bin", o.state_dir);
-    static dpm_posix_storage_t file, anchor_file;
+    /* The outbox's anchor, likewise: an outbox wiped in state.bin is counted as a loss and
+     * reported to the collector, never taken for a new device's empty outbox. */
+    snprintf(outbox_anchor_path, sizeof(outbox_anchor_path), "%s/outbox-anchor.bin", o.state_dir);
+    static dpm_posix_storage_t file, anchor_file, outbox_anchor_file;
     static dpm_posix_rng_t drbg;
     if (dpm_posix_storage_open(&file, state_path, STATE_BYTES) != 0 ||
-        dpm_posix_storage_open(&anchor_file, anchor_path, DPM_LEDGER_ANCHOR_BYTES) != 0) {
-        fprintf(stderr, "posix-client: cannot open %s or %s\n", state_path, anchor_path);
+        dpm_posix_storage_open(&anchor_file, anchor_path, DPM_LEDGER_ANCHOR_BYTES) != 0 ||
+        dpm_posix_storage_open(&outbox_anchor_file, outbox_anchor_path, DPM_OUTBOX_ANCHOR_BYTES) !=
+            0) {
+        fprintf(stderr, "posix-client: cannot open %s or its anchors in %s\n", state_path,
+                o.state_dir);
         return EXIT_USAGE;
     }
     if (dpm_posix_rng_init(&drbg, (const uint8_t *)"posix-client", 12) != 0) {
@@ -474,18 +480,32 @@ int main(int argc, char **argv)
     cfg.outbox_size = STATE_BYTES - LEDGER_BYTES;
     cfg.ledger_anchor = dpm_posix_storage(&anchor_file);
     cfg.ledger_anchor_offset = 0;
-    cfg.policy.defaults.max_eps = o.max_eps;
-    cfg.policy.defaults.max_budget = o.max_budget;
+    static dpm_storage_t outbox_anchor; /* the device points to it: it lives as long */
+    outbox_anchor = dpm_posix_storage(&outbox_anchor_file);
+    cfg.outbox_anchor = &outbox_anchor;
+    cfg.outbox_anchor_offset = 0;
+    cfg.policy.defaults.max_eps = DPM_EPS_Q16(o.max_eps);
+    cfg.policy.defaults.max_budget = DPM_EPS_Q16(o.max_budget);
+    cfg.policy.device.max_eps = DPM_EPS_Q16(o.device_cap); /* per day (the default period) */
     cfg.upload = (dpm_upload_config_t){host, "/v1/reports", DPM_UPLOAD_MAX_BATCH, 2048, TIMEOUT_MS,
                                        1000, 600000};
     static dpm_device_t dev;
     dpm_status_t st = dpm_device_init(&dev, &cfg);
     if (st != DPM_OK) {
         fprintf(stderr,
-                "posix-client: cannot open the device state in %s: %s; refusing to "
+                "posix-client: cannot open the device state in %s: %s (%s); refusing to "
                 "report\n",
-                state_path, dpm_strerror(st));
+                state_path, dpm_device_why(&dev), dpm_strerror(st));
         return st == DPM_ERR_CORRUPT ? EXIT_STATE : EXIT_USAGE;
+    }
+    dpm_outbox_stats_t found;
+    int found_lost =
+        dpm_outbox_stats(dpm_device_outbox(&dev), &found) == DPM_OK && found.found_lost > 0;
+    if (found_lost) {
+        fprintf(stderr,
+                "posix-client: the outbox in %s was %s: %u report(s) lost (their epsilon was "
+                "spent); the collector is told with the next batch\n",
+                state_path, found.found_erased > 0 ? "erased" : "damaged", found.found_lost);
     }
 
     static connection_t conn;
@@ -498,6 +518,9 @@ int main(int argc, char **argv)
         if (rc == EXIT_OK) {
             rc = make_report(&o, &dev, &mech);
         }
+    }
+    if (rc == EXIT_OK && found_lost) {
+        rc = EXIT_STATE; /* the losses are reported; the run still makes and posts its report */
     }
     if (!connected) {
         fprintf(stderr, "posix-client: not posted; %u report(s) wait in the outbox\n",

@@ -186,11 +186,11 @@ static int set_key(block_t *b, const char *key, const char *v, int line, char *e
         expect = "bins: an integer 2 .. DPM_MAX_BINS; edges: increasing scores in (0, 1]";
     } else if (strcmp(key, "eps") == 0) {
         have = &b->have_eps;
-        bad = dpm_eps_from_decimal(v, &b->c.eps) != DPM_OK;
+        bad = dpm_eps_from_decimal(v, &b->c.eps.q16) != DPM_OK;
         expect = "a plain decimal in (0, DPM_EPS_MAX], e.g. 1 or 0.5";
     } else if (strcmp(key, "budget") == 0) {
         have = &b->have_budget;
-        bad = dpm_eps_from_decimal(v, &b->c.budget) != DPM_OK;
+        bad = dpm_eps_from_decimal(v, &b->c.budget.q16) != DPM_OK;
         expect = "a plain decimal in (0, DPM_EPS_MAX]";
     } else if (strcmp(key, "period_seconds") == 0) {
         have = &b->have_period;
@@ -202,7 +202,7 @@ static int set_key(block_t *b, const char *key, const char *v, int line, char *e
         expect = "an integer";
     } else if (strcmp(key, "group_eps") == 0) {
         have = &b->have_group_eps;
-        bad = dpm_eps_from_decimal(v, &b->c.group_eps) != DPM_OK;
+        bad = dpm_eps_from_decimal(v, &b->c.group_eps.q16) != DPM_OK;
         expect = "a plain decimal in (0, eps), e.g. 0.5";
     } else if (strcmp(key, "metrics") == 0) {
         have = &b->have_metrics;

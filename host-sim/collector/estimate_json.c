@@ -388,7 +388,7 @@ int coll_estimate_json(const coll_campaigns_t *cs, int ci, const coll_estimate_q
     const dpm_campaign_t *cp = &c->mech.campaign;
     jw_raw(&sb, "{\"campaign\": %u, \"mechanism\": \"%s\", \"eps\": ", cp->id,
            coll_mechanism_name(cp->mechanism));
-    sb_num(&sb, cp->eps / 65536.0);
+    sb_num(&sb, cp->eps.q16 / 65536.0);
     jw_raw(&sb, ", \"eps_implemented\": ");
     sb_num(&sb, c->mech.eps_implemented / 65536.0);
     jw_raw(&sb, ", \"groups\": %u, \"confidence\": %.9g, \"scale\": \"metric\", ",

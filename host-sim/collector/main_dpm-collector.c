@@ -296,7 +296,7 @@ static int check_campaigns(const char *path, coll_campaigns_t *cs)
         printf("campaign %u: %s, %u groups, %u metric(s), eps %.6f (implemented %.6f), "
                "fingerprint %08x\n",
                m->campaign.id, coll_mechanism_name(m->campaign.mechanism), m->campaign.groups,
-               m->campaign.nmetrics, m->campaign.eps / 65536.0, m->eps_implemented / 65536.0,
+               m->campaign.nmetrics, m->campaign.eps.q16 / 65536.0, m->eps_implemented / 65536.0,
                m->params_hash);
     }
     return 0;
@@ -357,7 +357,7 @@ static void log_campaigns(const coll_campaigns_t *cs)
                  "\"id\": %u, \"mechanism\": \"%s\", \"eps\": %.6f, \"eps_implemented\": %.6f, "
                  "\"groups\": %u, \"metrics\": %u, \"period_seconds\": %u, \"start\": %lld, "
                  "\"device_quota\": %u, \"fingerprint\": \"%08x\"",
-                 cp->id, coll_mechanism_name(cp->mechanism), cp->eps / 65536.0,
+                 cp->id, coll_mechanism_name(cp->mechanism), cp->eps.q16 / 65536.0,
                  c->mech.eps_implemented / 65536.0, cp->groups, cp->nmetrics, cp->period_seconds,
                  (long long)c->opts.start, c->opts.device_quota, c->mech.params_hash);
     }

@@ -107,8 +107,8 @@ static int dpauc_init(sim_cfg_t *cfg, char *err, size_t errcap)
     memset(&c, 0, sizeof(c));
     c.id = sp->id;
     c.mechanism = DPM_MECH_ID_DPAUC;
-    c.eps = cfg->eps;
-    c.budget = cfg->eps;
+    c.eps = DPM_EPS_Q16(cfg->eps);
+    c.budget = DPM_EPS_Q16(cfg->eps);
     c.period_seconds = PERIOD_SECONDS;
     c.nthresholds = s->n;
     memcpy(c.thresholds, s->thresholds, s->n * sizeof(s->thresholds[0]));

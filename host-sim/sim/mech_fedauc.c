@@ -159,8 +159,8 @@ static int fa_init(sim_cfg_t *cfg, char *err, size_t errcap)
     memset(&c, 0, sizeof(c));
     c.id = sp->id;
     c.mechanism = sp->mechanism;
-    c.eps = cfg->eps;
-    c.budget = cfg->eps;
+    c.eps = DPM_EPS_Q16(cfg->eps);
+    c.budget = DPM_EPS_Q16(cfg->eps);
     c.period_seconds = PERIOD_SECONDS;
     c.fedauc_variant = sp->fedauc_variant;
     c.fedauc_p_share_q16 = sp->fedauc_p_share;

@@ -144,13 +144,13 @@ int sim_roc_groups_sdk_build(uint32_t groups, const uint32_t *edges, uint32_t ne
     memset(&c, 0, sizeof(c));
     c.id = id;
     c.mechanism = DPM_MECH_ID_ROC_HIST;
-    c.eps = eps;
-    c.budget = eps;
+    c.eps = DPM_EPS_Q16(eps);
+    c.budget = DPM_EPS_Q16(eps);
     c.period_seconds = PERIOD_SECONDS;
     c.nbins = nedges;
     memcpy(c.bin_edges, edges, nedges * sizeof(edges[0]));
     c.groups = groups;
-    c.group_eps = group_eps;
+    c.group_eps = DPM_EPS_Q16(group_eps);
     *why = "?";
     if (dpm_mech_init(m, &c, why) != DPM_OK) {
         return -1;

@@ -95,8 +95,8 @@ static int roc_init(sim_cfg_t *cfg, char *err, size_t errcap)
     memset(&c, 0, sizeof(c));
     c.id = sp->id;
     c.mechanism = DPM_MECH_ID_ROC_HIST;
-    c.eps = cfg->eps;
-    c.budget = cfg->eps;
+    c.eps = DPM_EPS_Q16(cfg->eps);
+    c.budget = DPM_EPS_Q16(cfg->eps);
     c.period_seconds = PERIOD_SECONDS;
     c.nbins = sp->nedges;
     memcpy(c.bin_edges, sp->edges, sp->nedges * sizeof(sp->edges[0]));

@@ -146,8 +146,8 @@ int sim_tuple_sdk_build(dpm_disp_mech_t mech, uint32_t d, const dpm_metric_t *me
     memset(&c, 0, sizeof(c));
     c.id = id;
     c.mechanism = mech == DPM_DISP_MR ? DPM_MECH_ID_TUPLE_MR : DPM_MECH_ID_TUPLE_ML;
-    c.eps = eps;
-    c.budget = eps;
+    c.eps = DPM_EPS_Q16(eps);
+    c.budget = DPM_EPS_Q16(eps);
     c.period_seconds = PERIOD_SECONDS;
     c.groups = d;
     c.nmetrics = nmetrics;

@@ -204,8 +204,8 @@ static int common_init(sim_cfg_t *cfg, dpm_campaign_t *c, char *err, size_t errc
     const sim_campaign_spec_t *sp = cfg->spec;
     const char *why = "?";
     c->id = sp->id;
-    c->eps = cfg->eps;
-    c->budget = cfg->eps;
+    c->eps = DPM_EPS_Q16(cfg->eps);
+    c->budget = DPM_EPS_Q16(cfg->eps);
     c->period_seconds = PERIOD_SECONDS;
     if (dpm_mech_init(&cfg->mech, c, &why) != DPM_OK) {
         snprintf(err, errcap, "campaign '%s' eps %s: the SDK refuses it: %s", sp->name,

@@ -101,7 +101,7 @@ static int campaign(dpm_mech_t *m, dpm_mech_id_t id, double eps, uint32_t groups
     memset(&c, 0, sizeof(c));
     c.id = 1800u + (uint32_t)id;
     c.mechanism = id;
-    c.eps = (dpm_eps_t)llround(eps * Q16);
+    c.eps = DPM_EPS_Q16((dpm_eps_t)llround(eps * Q16));
     c.budget = c.eps;
     c.period_seconds = 86400u;
     if (id == DPM_MECH_ID_ROC_HIST) {

@@ -30,7 +30,7 @@ static int mech_of(dpm_mech_t *m, uint32_t i, double eps)
     memset(&c, 0, sizeof(c));
     c.id = 1900u + i;
     c.mechanism = i == 0 ? DPM_MECH_ID_FEDAUC_RR : DPM_MECH_ID_FEDAUC_LAP;
-    c.eps = (dpm_eps_t)llround(eps * Q16);
+    c.eps = DPM_EPS_Q16((dpm_eps_t)llround(eps * Q16));
     c.budget = c.eps;
     c.period_seconds = 86400u;
     c.fedauc_variant = (uint32_t)kVariant[i];

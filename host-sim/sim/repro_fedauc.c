@@ -145,7 +145,7 @@ static int mech_of(dpm_mech_t *m, dpm_mech_id_t id, dpm_fedauc_variant_t v, doub
     memset(&c, 0, sizeof(c));
     c.id = 2200u;
     c.mechanism = id;
-    c.eps = (dpm_eps_t)llround(eps * Q16);
+    c.eps = DPM_EPS_Q16((dpm_eps_t)llround(eps * Q16));
     c.budget = c.eps;
     c.period_seconds = 86400u;
     c.fedauc_variant = (uint32_t)v;

@@ -17,8 +17,8 @@ static size_t encoded_size(dpm_mech_id_t mech, uint32_t nmetrics, uint32_t perio
     memset(&c, 0, sizeof(c));
     c.id = 1;
     c.mechanism = mech;
-    c.eps = 65536;
-    c.budget = 65536;
+    c.eps = DPM_EPS(1);
+    c.budget = DPM_EPS(1);
     c.groups = nmetrics == 1 ? 2 : DPM_MAX_GROUPS;
     c.nmetrics = nmetrics;
     const dpm_metric_t m[] = {DPM_METRIC_TPR, DPM_METRIC_FPR, DPM_METRIC_ACCURACY,

@@ -31,8 +31,8 @@ static void campaign(dpm_campaign_t *c, dpm_mech_id_t mech)
     memset(c, 0, sizeof(*c));
     c->id = 1;
     c->mechanism = mech;
-    c->eps = DPM_EPS_ONE;
-    c->budget = 64u * DPM_EPS_ONE;
+    c->eps = DPM_EPS(1);
+    c->budget = DPM_EPS(64);
     c->period_seconds = 86400u;
     if (mech == DPM_MECH_ID_ROC_HIST) {
         c->nbins = 15u; /* 16 bins */
@@ -320,8 +320,9 @@ int main(void)
     cfg.ledger_size = 1024u;
     cfg.outbox_offset = 1024u;
     cfg.outbox_size = 8192u;
-    cfg.policy.defaults.max_eps = DPM_EPS_ONE;
-    cfg.policy.defaults.max_budget = 64u * DPM_EPS_ONE;
+    cfg.policy.defaults.max_eps = DPM_EPS(1);
+    cfg.policy.defaults.max_budget = DPM_EPS(64);
+    cfg.policy.device.max_eps = DPM_EPS(64); /* no clock here: 64 over the device's life */
     ok &= dpm_device_init(&dev, &cfg) == DPM_OK;
     campaign(&c, DPM_MECH_ID_TUPLE_MR);
     ok &= dpm_device_accept_mech(&dev, &c, &mech, NULL) == DPM_OK;

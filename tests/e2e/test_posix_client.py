@@ -5,7 +5,10 @@ stored and delivered (the device authenticates with its client certificate, --ce
 without one the collector refuses the upload and the report stays queued); the ledger refuses a second report in the same period; undefined
 metrics, out-of-range groups, bad events, unknown campaigns and campaigns beyond the app's
 policy spend nothing; a wrong CA and a wrong server name are refused, and the kept campaign copy
-lets a report queue while the collector cannot be reached; roc_hist events are reported."""
+lets a report queue while the collector cannot be reached; roc_hist events are reported; the
+device cap stops a second report of the day whatever its campaign period (issue 27); an outbox
+wiped in state.bin is counted, reported to the collector and exits 6 (negative control: without
+its anchor file the same wipe is silent)."""
 import json
 import os
 import subprocess
@@ -58,7 +61,7 @@ def tap(ok, what, diag=""):
 
 
 def main():
-    from test_collector import Harness  # certificates + collector process
+    from test_collector import Harness, make_device_cert  # certificates + collector process
     h = Harness(campaigns=CAMPAIGNS)
     try:
         h.start()
@@ -73,9 +76,13 @@ def main():
             state = os.path.join(tmp, "state")
             cert = ["--cert", f"{h.tmp}/device-0001.crt", "--key", f"{h.tmp}/device-0001.key"]
 
-            def client(*extra, events=good, ca=h.ca, identity=cert, state=state):
+            # The device cap is per day; these runs use one-minute campaign periods, so they lift
+            # it (the runs below with cap=None show it at its default).
+            def client(*extra, events=good, ca=h.ca, identity=cert, state=state, cap="64"):
                 args = [CLIENT, "--url", url, "--ca", ca, "--campaign", "171", "--state", state,
                         *identity]
+                if cap is not None:
+                    args += ["--device-cap", cap]
                 if events:
                     args += ["--events", events]
                 return subprocess.run(args + list(extra), capture_output=True, text=True,
@@ -83,8 +90,8 @@ def main():
 
             r = subprocess.run([CLIENT, "--help"], capture_output=True, text=True)
             opts = ["--url", "--ca", "--campaign", "--events", "--threshold", "--period",
-                    "--max-eps", "--max-budget", "--state", "--server-name", "--flush-only",
-                    "--cert", "--key", "--help"]
+                    "--max-eps", "--max-budget", "--device-cap", "--state", "--server-name",
+                    "--flush-only", "--cert", "--key", "--help"]
             tap(r.returncode == 0 and all(o in r.stdout for o in opts),
                 "--help documents every option", r.stdout)
             r = client("--period", "0")
@@ -204,6 +211,53 @@ def main():
             status, _, body = h.request("GET", "/v1/campaigns/171/estimate")
             tap(status == 200 and json.loads(body).get("reports") == 5,
                 "... and the collector still counts five reports for campaign 171", body[:300])
+
+            # The device cap (default: --max-budget, 1 per day): a second report today is refused
+            # whatever campaign period it claims, and nothing is queued for it.
+            # (Each of these devices has its own certificate: the collector's quota is one report
+            # per device, campaign and period.)
+            def identity_of(cn):
+                crt, key = make_device_cert(h.tmp, cn)
+                return ["--cert", crt, "--key", key]
+
+            capped, who = os.path.join(tmp, "capped"), identity_of("device-0101")
+            r = client("--period", "2", state=capped, cap=None, identity=who)
+            tap(r.returncode == 0 and "1 delivered" in r.stdout and "device today 1.000000" in
+                r.stdout, "a report under the default device cap", r.stdout + r.stderr)
+            r = client("--period", "3", state=capped, cap=None, identity=who)
+            tap(r.returncode == 3 and "device's cap for this period is spent" in r.stderr and
+                "0 pending" in r.stdout,
+                "the next campaign period on the same day: refused by the device cap (exit 3)",
+                r.stdout + r.stderr)
+
+            # An outbox wiped in state.bin (bytes 4096..) under its anchor file: the loss is
+            # counted, sent to the collector with the next batch, and the run exits 6.
+            def wiped(anchor):
+                st = os.path.join(tmp, "wiped" if anchor else "wiped-no-anchor")
+                who = identity_of("device-0102" if anchor else "device-0103")
+                client("--period", "2", ca=f"{other}/ca.crt", state=st, identity=who)  # queued
+                with open(os.path.join(st, "state.bin"), "r+b") as f:
+                    f.seek(4096)
+                    f.write(b"\xff" * (65536 - 4096))
+                if not anchor:
+                    os.remove(os.path.join(st, "outbox-anchor.bin"))  # as 0.1.0 kept no anchor
+                return client("--period", "3", state=st, identity=who)
+
+            _, _, body = h.request("GET", "/v1/campaigns/171/estimate")
+            lost_before = json.loads(body).get("lost_reports")
+            r = wiped(True)
+            _, _, body = h.request("GET", "/v1/campaigns/171/estimate")
+            lost_after = json.loads(body).get("lost_reports")
+            tap(r.returncode == 6 and "was erased: 1 report(s) lost" in r.stderr and
+                "1 delivered" in r.stdout and lost_after == lost_before + 1,
+                "an erased outbox is counted, reported to the collector (lost_reports "
+                f"{lost_before} -> {lost_after}) and exits 6", r.stdout + r.stderr)
+            r = wiped(False)
+            _, _, body = h.request("GET", "/v1/campaigns/171/estimate")
+            tap(r.returncode == 0 and "lost" not in r.stderr and
+                json.loads(body).get("lost_reports") == lost_after,
+                "negative control: without the outbox's anchor the same wipe goes unnoticed",
+                r.stdout + r.stderr)
     finally:
         h.cleanup()
     print(f"1..{n}")

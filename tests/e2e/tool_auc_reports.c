@@ -88,7 +88,7 @@ static int campaign_of(int k, dpm_campaign_t *c)
         eps = "2";
         break;
     }
-    if (dpm_eps_from_decimal(eps, &c->eps) != DPM_OK) {
+    if (dpm_eps_from_decimal(eps, &c->eps.q16) != DPM_OK) {
         return -1;
     }
     c->budget = c->eps;

@@ -95,7 +95,7 @@ static int emit_fedauc(test_rng_t *t, dpm_rand_t *r)
         memset(&c, 0, sizeof(c));
         c.id = 400u + k;
         c.mechanism = kinds[k].mech;
-        dpm_eps_from_decimal("1", &c.eps);
+        dpm_eps_from_decimal("1", &c.eps.q16);
         c.budget = c.eps;
         c.fedauc_variant = kinds[k].variant;
         c.fedauc_p_share_q16 = kinds[k].share;
@@ -191,7 +191,7 @@ int main(void)
                 memset(&c, 0, sizeof(c));
                 c.id = 100u + (uint32_t)mech * 10u + m;
                 c.mechanism = (dpm_mech_id_t)mech;
-                dpm_eps_from_decimal(eps_text[e], &c.eps);
+                dpm_eps_from_decimal(eps_text[e], &c.eps.q16);
                 c.budget = c.eps;
                 c.groups = 3 + m;
                 c.nmetrics = m;
@@ -228,7 +228,7 @@ int main(void)
                 memset(&c, 0, sizeof(c));
                 c.id = 300u + groups * 25u + (uint32_t)b * 10u + (uint32_t)e;
                 c.mechanism = DPM_MECH_ID_ROC_HIST;
-                dpm_eps_from_decimal(eps_text[e], &c.eps);
+                dpm_eps_from_decimal(eps_text[e], &c.eps.q16);
                 c.budget = c.eps;
                 c.groups = groups;
                 c.nbins = n_edges[b];
@@ -280,7 +280,7 @@ int main(void)
                 memset(&c, 0, sizeof(c));
                 c.id = 600u + cal * 100u + (uint32_t)b * 10u + (uint32_t)e;
                 c.mechanism = DPM_MECH_ID_DPAUC;
-                dpm_eps_from_decimal(eps_text[e], &c.eps);
+                dpm_eps_from_decimal(eps_text[e], &c.eps.q16);
                 c.budget = c.eps;
                 c.calibration = cal;
                 c.nthresholds = n_thr[b];
@@ -330,7 +330,7 @@ int main(void)
             memset(&c, 0, sizeof(c));
             c.id = 800u + kernel * 10u + (uint32_t)e;
             c.mechanism = DPM_MECH_ID_USTAT_BINS;
-            dpm_eps_from_decimal(eps_text[e], &c.eps);
+            dpm_eps_from_decimal(eps_text[e], &c.eps.q16);
             c.budget = c.eps;
             c.ustat_kernel = kernel;
             c.ustat_k = kernel == 2 ? 16 : kernel == 1 ? DPM_MAX_GRR_K / 2 : DPM_MAX_GRR_K;
@@ -361,7 +361,7 @@ int main(void)
             memset(&c, 0, sizeof(c));
             c.id = 900u + (uint32_t)b * 10u + grr;
             c.mechanism = DPM_MECH_ID_USTAT_TREE;
-            dpm_eps_from_decimal("1", &c.eps);
+            dpm_eps_from_decimal("1", &c.eps.q16);
             c.budget = c.eps;
             c.tree_depth = depths[b];
             c.tree_grr_levels = grr ? 1u : 0u;

@@ -55,9 +55,9 @@ static int campaign_of(int k, dpm_campaign_t *c)
     c->period_seconds = 86400;
     c->groups = CASES[k].groups;
     if (edges_parse_bins(CASES[k].bins, c->bin_edges, &c->nbins, why, sizeof(why)) != 0 ||
-        dpm_eps_from_decimal(CASES[k].eps, &c->eps) != DPM_OK ||
+        dpm_eps_from_decimal(CASES[k].eps, &c->eps.q16) != DPM_OK ||
         (CASES[k].group_eps != NULL &&
-         dpm_eps_from_decimal(CASES[k].group_eps, &c->group_eps) != DPM_OK)) {
+         dpm_eps_from_decimal(CASES[k].group_eps, &c->group_eps.q16) != DPM_OK)) {
         return -1;
     }
     c->budget = c->eps;

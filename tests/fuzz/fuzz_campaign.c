@@ -48,7 +48,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         }
         return 0;
     }
-    if (m.eps_implemented == 0 || m.eps_implemented > c.eps || m.eps_implemented > c.budget) {
+    if (m.eps_implemented == 0 || m.eps_implemented > c.eps.q16 ||
+        m.eps_implemented > c.budget.q16) {
         abort();
     }
     test_rng_t tr;

@@ -16,6 +16,28 @@
 #include "test_rng.h"
 #include "test_receipt.h"
 
+/* 1 if the n bytes at p are all 0xFF (erased storage). */
+static inline int fuzz_all_erased(const uint8_t *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (p[i] != 0xFFu) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* A write-once anchor (the ledger's, the outbox's) either stays as the input left it, or goes
+ * from erased to the SDK's mark: anything else aborts. */
+static inline void fuzz_check_anchor(const uint8_t *now, const uint8_t *initial,
+                                     const uint8_t *mark, size_t n)
+{
+    if (memcmp(now, initial, n) != 0 &&
+        !(fuzz_all_erased(initial, n) && memcmp(now, mark, n) == 0)) {
+        abort();
+    }
+}
+
 #define FUZZ_NCAMPAIGNS 3
 
 /* The two-aggregator tasks of fuzz_dap_report and its seeds: Histogram 16 (chunk 4), SumVec
@@ -40,8 +62,8 @@ static inline void fuzz_dap_tasks(dap_task_fixture_t *t)
 static inline void fuzz_campaign(int which, dpm_campaign_t *c)
 {
     memset(c, 0, sizeof(*c));
-    c->eps = 65536;
-    c->budget = 4 * 65536;
+    c->eps = DPM_EPS(1);
+    c->budget = DPM_EPS(4);
     c->period_seconds = 86400;
     if (which == 0) {
         c->id = 171;
@@ -158,8 +180,8 @@ static inline void fuzz_fedauc_setup(fuzz_fedauc_t *fx, dpm_memo_t *memo)
         memset(&c, 0, sizeof(c));
         c.id = 300u + (uint32_t)i;
         c.mechanism = i == 0 ? DPM_MECH_ID_FEDAUC_RR : DPM_MECH_ID_FEDAUC_LAP;
-        c.eps = 65536;
-        c.budget = 2 * 65536;
+        c.eps = DPM_EPS(1);
+        c.budget = DPM_EPS(2);
         c.period_seconds = 86400;
         c.fedauc_variant = variant[i];
         c.fedauc_p_share_q16 = share[i];

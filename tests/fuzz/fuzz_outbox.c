@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* libFuzzer target: the outbox recovering from arbitrary storage contents (dpm_outbox_open),
- * then iterating, reading, putting and removing over it.
+/* libFuzzer target: the outbox recovering from arbitrary storage contents (dpm_outbox_open, or
+ * dpm_outbox_open_anchored with arbitrary anchor bytes), then iterating, reading, putting and
+ * removing over it.
  * Input: byte 0 flags (bit 0 NOR-flash semantics, bit 1 a larger region, bit 2 a storage
- * fault at the operation byte 1 names, bit 3 the fault tears), bytes 2..9 eight operations
- * (low 3 bits: iterate and read all, put, put, remove the first, reopen, put again an already
- * pending report, read into a short buffer, format; the high bits pick the report), the rest
- * the region's initial bytes (0xFF beyond the input).
+ * fault at the operation byte 1 names, bit 3 the fault tears, bit 6 anchored), bytes 2..9
+ * eight operations (low 3 bits: iterate and read all, put, put, remove the first, reopen, put
+ * again an already pending report, read into a short buffer, format; the high bits pick the
+ * report); anchored, the next 8 bytes are the anchor's initial bytes (its own storage, no
+ * fault); the rest the region's initial bytes (0xFF beyond the input).
  * Checked beyond the sanitizers:
  *   - a report whose put returned DPM_OK is found, with its bytes, by every later iteration,
  *     across reopens (reboots) and storage faults, until a remove of it was attempted;
@@ -13,7 +15,12 @@
  *   - while nothing failed since the last open, the pending count equals what iteration
  *     finds, and every entry reads back with its CRC intact;
  *   - the outbox never stores a second copy of an id (a region may arrive with duplicates);
- *   - dpm_outbox_room promised room: put does not answer DPM_ERR_BUFFER. */
+ *   - dpm_outbox_room promised room: put does not answer DPM_ERR_BUFFER;
+ * and, anchored:
+ *   - a region that reads as new (all erased) under a written anchor opens counting the erase
+ *     as a loss (found_erased and lost at least 1), never as a new, silent outbox;
+ *   - every DPM_OK open leaves the anchor written; the SDK writes an erased anchor once
+ *     ("DPOB-ANC") and never changes a written one. */
 #include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -22,10 +29,37 @@
 #include "dpm/report.h"
 #include "dpm/upload.h"
 #include "fake_storage.h"
+#include "fuzz_fixtures.h"
 
 #define NREP 16
 
 static uint8_t mem[2 * DPM_OUTBOX_MIN_REGION + 512];
+static uint8_t anchor_mem[DPM_OUTBOX_ANCHOR_BYTES];
+static const uint8_t ANCHOR_MARK[DPM_OUTBOX_ANCHOR_BYTES] = {'D', 'P', 'O', 'B',
+                                                             '-', 'A', 'N', 'C'};
+
+/* The anchor either stays as the input left it, or goes from erased to the SDK's mark. */
+static void check_anchor(const uint8_t *initial)
+{
+    fuzz_check_anchor(anchor_mem, initial, ANCHOR_MARK, sizeof(anchor_mem));
+}
+
+typedef struct {
+    dpm_outbox_t *ob;
+    const dpm_storage_t *st, *anchor; /* anchor NULL: dpm_outbox_open */
+    uint32_t region;
+} opener_t;
+
+static dpm_status_t reopen(const opener_t *o)
+{
+    dpm_status_t s = o->anchor == NULL
+                         ? dpm_outbox_open(o->ob, o->st, 0, o->region)
+                         : dpm_outbox_open_anchored(o->ob, o->st, 0, o->region, o->anchor, 0);
+    if (o->anchor != NULL && s == DPM_OK && fuzz_all_erased(anchor_mem, sizeof(anchor_mem))) {
+        abort(); /* an outbox exists, yet the anchor does not say so */
+    }
+    return s;
+}
 
 typedef struct {
     uint8_t bytes[DPM_REPORT_MAX_BYTES];
@@ -142,17 +176,37 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     uint8_t flags = data[0];
     uint32_t region = flags & 2u ? (uint32_t)sizeof(mem) : DPM_OUTBOX_MIN_REGION;
-    fake_storage_t fs;
+    int anchored = (flags & 0x40u) != 0;
+    size_t skip = anchored ? 10u + DPM_OUTBOX_ANCHOR_BYTES : 10u;
+    if (size < skip) {
+        return 0;
+    }
+    fake_storage_t fs, afs;
     fake_storage_init(&fs, mem, sizeof(mem), flags & 1u);
-    size_t n = size - 10 < sizeof(mem) ? size - 10 : sizeof(mem);
-    memcpy(mem, data + 10, n);
+    fake_storage_init(&afs, anchor_mem, sizeof(anchor_mem), flags & 1u);
+    if (anchored) {
+        memcpy(anchor_mem, data + 10, sizeof(anchor_mem));
+    }
+    uint8_t anchor0[DPM_OUTBOX_ANCHOR_BYTES];
+    memcpy(anchor0, anchor_mem, sizeof(anchor0));
+    size_t n = size - skip < sizeof(mem) ? size - skip : sizeof(mem);
+    memcpy(mem, data + skip, n);
     if (flags & 4u) {
         fake_storage_arm(&fs, 1u + data[1] % 32u, flags & 8u ? FAKE_TORN : FAKE_NOT_APPLIED,
                          (fake_torn_t)((flags >> 4) % 3u));
     }
     dpm_storage_t st = fake_storage_port(&fs);
+    dpm_storage_t ast = fake_storage_port(&afs);
     dpm_outbox_t ob;
-    dpm_status_t open = dpm_outbox_open(&ob, &st, 0, region);
+    opener_t o = {&ob, &st, anchored ? &ast : NULL, region};
+    int fresh_region = fuzz_all_erased(mem, region);
+    dpm_status_t open = reopen(&o);
+    if (anchored && fresh_region && !fuzz_all_erased(anchor0, sizeof(anchor0)) && open == DPM_OK) {
+        dpm_outbox_stats_t stats;
+        if (dpm_outbox_stats(&ob, &stats) != DPM_OK || stats.found_erased < 1 || stats.lost < 1) {
+            abort(); /* an erased outbox under a written anchor must count its loss */
+        }
+    }
     /* what the region held before this run wrote anything */
     for (int k = 0; k < NREP; k++) {
         initial_copies[k] = INT_MAX; /* unknown: no duplicate check */
@@ -170,7 +224,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         int k = (op >> 3) % NREP;
         if (fs.crashed) {
             fake_storage_reboot(&fs);
-            open = dpm_outbox_open(&ob, &st, 0, region);
+            open = reopen(&o);
             sync = open == DPM_OK;
         }
         if (open != DPM_OK) {
@@ -222,7 +276,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             }
             break;
         case 4:
-            open = dpm_outbox_open(&ob, &st, 0, region);
+            open = reopen(&o);
             sync = open == DPM_OK && !fs.crashed;
             break;
         case 5:
@@ -252,8 +306,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     /* Power cycle: every acknowledged report survives. */
     fake_storage_reboot(&fs);
-    if (dpm_outbox_open(&ob, &st, 0, region) == DPM_OK) {
+    check_anchor(anchor0);
+    if (reopen(&o) == DPM_OK) {
         check_durable(&ob);
+        check_anchor(anchor0);
     } else {
         for (int k = 0; k < NREP; k++) {
             if (rep[k].acked && !rep[k].remove_tried) {

@@ -14,6 +14,7 @@
 #include <pb_encode.h>
 
 #include "dpm.pb.h"
+#include "core/persist.h"
 #include "dpm/budget.h"
 #include "dpm/dpm.h"
 #include "dpm/port_hpke.h"
@@ -205,9 +206,9 @@ static void campaign_and_report_seeds(void)
         if (i == 0) {
             c.bin_edges[3] = c.bin_edges[2];
         } else if (i == 1) {
-            c.eps = 0;
+            c.eps = DPM_EPS_Q16(0);
         } else if (i == 2) {
-            c.budget = c.eps - 1u;
+            c.budget = DPM_EPS_Q16(c.eps.q16 - 1u);
         } else {
             c.mechanism = DPM_MECH_ID_DPAUC;
         }
@@ -268,6 +269,36 @@ static void ledger_seeds(void)
     put_file("ledger", "anchored_image", head, sizeof(head), mem, sizeof(mem));
     memset(head + 10, 0xFF, sizeof(mark));
     put_file("ledger", "anchored_new", head, sizeof(head), NULL, 0);
+
+    /* Capped (flag bit 7; byte 1's high nibble: 600 s per operation): the device cap over a
+     * ledger with campaigns charged under a cap and a clock, and the same over a version 1
+     * record (SDK 0.1.0's layout, written here byte by byte: the SDK writes only version 2). */
+    uint8_t capped_ops[10];
+    memcpy(capped_ops, ops, sizeof(capped_ops));
+    capped_ops[0] = 0x81;
+    capped_ops[1] = 0x20;
+    fake_storage_init(&fs, mem, sizeof(mem), 1);
+    must(dpm_ledger_open(&l, &st, 0, sizeof(mem)), "ledger open");
+    for (uint32_t k = 0; k < 3; k++) {
+        dpm_ledger_charge_t c = {1u + k, 1u, 700u * (1u + k), 16384u, 65536u};
+        dpm_ledger_cap_t cap = {98304u, 1000u, 1000u + 400u * k, 0};
+        must(dpm_ledger_spend(&l, &c, &cap, NULL), "ledger spend");
+    }
+    put_file("ledger", "capped_image", capped_ops, sizeof(capped_ops), mem, sizeof(mem));
+    memset(mem, 0xFF, sizeof(mem));
+    static const uint8_t v1[16 + 2 * 12] = {
+        0x44, 0x50, 0x4C, 0x47, 1, 2, 0, 0, 7, 0,    0, 0,  /* magic, version 1, n 2, seq 7 */
+        1,    0,    0,    0,    1, 0, 0, 0, 0, 0x80, 0, 0,  /* campaign 1, period 1, 0.5 */
+        2,    0,    0,    0,    2, 0, 0, 0, 0, 0x40, 0, 0}; /* campaign 2, period 2, 0.25 */
+    uint8_t rec[sizeof(v1) + 4];
+    memcpy(rec, v1, sizeof(v1));
+    uint32_t crc = dpm_crc32(0, v1, sizeof(v1));
+    for (int i = 0; i < 4; i++) {
+        rec[sizeof(v1) + (size_t)i] = (uint8_t)(crc >> (8 * i));
+    }
+    memcpy(mem, rec, sizeof(rec));
+    memcpy(mem + sizeof(mem) / 2, rec, sizeof(rec));
+    put_file("ledger", "version1", capped_ops, sizeof(capped_ops), mem, sizeof(mem));
 }
 
 static void outbox_seeds(void)
@@ -311,6 +342,19 @@ static void outbox_seeds(void)
         snprintf(name, sizeof(name), "image%d_fault", img);
         put_file("outbox", name, fault, sizeof(fault), mem, sizeof(mem));
     }
+    /* Anchored (flag bit 6: 8 anchor bytes after the operations): the region erased under a
+     * written anchor (its loss must be counted), the last image under its anchor, and a new
+     * device (both erased: the outbox starts and writes the anchor). */
+    static const uint8_t mark[DPM_OUTBOX_ANCHOR_BYTES] = {'D', 'P', 'O', 'B', '-', 'A', 'N', 'C'};
+    uint8_t head[10 + DPM_OUTBOX_ANCHOR_BYTES];
+    memcpy(head, ops, 10);
+    head[0] = 0x41; /* anchored, NOR flash */
+    memcpy(head + 10, mark, sizeof(mark));
+    put_file("outbox", "anchored_image", head, sizeof(head), mem, sizeof(mem));
+    memset(mem, 0xFF, sizeof(mem));
+    put_file("outbox", "anchored_erased", head, sizeof(head), mem, sizeof(mem));
+    memset(head + 10, 0xFF, sizeof(mark));
+    put_file("outbox", "anchored_new", head, sizeof(head), NULL, 0);
 }
 
 /* ---- FedAUC ------------------------------------------------------------------------------ */
@@ -417,8 +461,8 @@ static void dap_seeds(void)
         cfg.ledger_size = 1024;
         cfg.outbox_offset = 1024;
         cfg.outbox_size = sizeof(mem) - 1024;
-        cfg.policy.defaults.max_eps = 65536;
-        cfg.policy.defaults.max_budget = 65536;
+        cfg.policy.defaults.max_eps = DPM_EPS(1);
+        cfg.policy.defaults.max_budget = DPM_EPS(1);
         static dpm_dap_policy_t dap;
         dap_task_policy(tf, 65536, 100, &dap);
         cfg.policy.dap = &dap;

@@ -24,9 +24,9 @@ int main(void)
                                .ledger_size = 1024,
                                .outbox_offset = 1024,
                                .outbox_size = 7168,
-                               .policy.defaults = {0, DPM_EPS_ONE, DPM_EPS_ONE}};
-    dpm_campaign_t campaign = {.id = 8, .mechanism = DPM_MECH_ID_TUPLE_MR, .eps = DPM_EPS_ONE,
-                               .budget = DPM_EPS_ONE, .groups = 2, .nmetrics = 1,
+                               .policy.defaults = {0, DPM_EPS(1), DPM_EPS(1)}};
+    dpm_campaign_t campaign = {.id = 8, .mechanism = DPM_MECH_ID_TUPLE_MR, .eps = DPM_EPS(1),
+                               .budget = DPM_EPS(1), .groups = 2, .nmetrics = 1,
                                .metrics = {DPM_METRIC_ACCURACY}};
     dpm_confusion_t conf = {3, 1, 5, 1};
     dpm_mech_t mech;

@@ -90,7 +90,7 @@ static result_t run_config(const config_t *cfg, uint64_t seed)
     memset(&c, 0, sizeof(c));
     c.id = 70;
     c.mechanism = cfg->mech;
-    assert_int_equal(dpm_eps_from_decimal(cfg->eps, &c.eps), DPM_OK);
+    assert_int_equal(dpm_eps_from_decimal(cfg->eps, &c.eps.q16), DPM_OK);
     c.budget = c.eps;
     c.fedauc_variant = (uint32_t)cfg->variant;
     c.fedauc_p_share_q16 = cfg->share_q16;
@@ -136,7 +136,7 @@ static result_t run_config(const config_t *cfg, uint64_t seed)
             assert_int_equal(dpm_fa_estimate(&p2, &ctl, &f.mom, 0.95, &e2), DPM_OK);
             sd_ctl = e2.sd;
         } else {
-            sd_ctl = dpm_fa_sd_rr_paper_eq7(e.m, e.p, e.n, (double)c.eps / 65536.0);
+            sd_ctl = dpm_fa_sd_rr_paper_eq7(e.m, e.p, e.n, (double)c.eps.q16 / 65536.0);
         }
         res.covered_control += fabs(err) <= e.z * sd_ctl;
     }

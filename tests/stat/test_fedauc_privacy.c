@@ -77,7 +77,7 @@ static void device_setup(device_t *dv, dpm_mech_id_t mech, dpm_fedauc_variant_t 
     memset(&c, 0, sizeof(c));
     c.id = 90;
     c.mechanism = mech;
-    c.eps = c.budget = DPM_EPS_ONE;
+    c.eps = c.budget = DPM_EPS(1);
     c.fedauc_variant = (uint32_t)v;
     c.fedauc_p_share_q16 = share;
     c.fedauc_score_bits = 4;

@@ -121,7 +121,7 @@ static void test_groups_unbiased_and_covered(void **state)
     memset(&c, 0, sizeof(c));
     c.id = 1;
     c.mechanism = DPM_MECH_ID_ROC_HIST;
-    c.eps = 4 * DPM_EPS_ONE;
+    c.eps = DPM_EPS(4);
     c.budget = c.eps;
     c.nbins = BINS - 1u;
     for (uint32_t i = 0; i + 1u < BINS; i++) {

@@ -43,12 +43,12 @@ static void make_mech(dpm_mech_t *m)
     memset(&c, 0, sizeof(c));
     c.id = 9;
     c.mechanism = DPM_MECH_ID_ROC_HIST;
-    c.eps = 2 * DPM_EPS_ONE;
+    c.eps = DPM_EPS(2);
     c.budget = c.eps;
     c.nbins = 1;
     c.bin_edges[0] = ONE / 2;
     c.groups = GROUPS;
-    c.group_eps = DPM_EPS_ONE;
+    c.group_eps = DPM_EPS(1);
     assert_int_equal(dpm_mech_init(m, &c, NULL), DPM_OK);
 }
 

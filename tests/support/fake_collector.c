@@ -99,8 +99,38 @@ static void respond(fake_collector_t *fc, const char *head, const uint8_t *body,
     fc->resp_pos = 0;
 }
 
+/* A GET /v1/campaigns/<id> head (complete, without a body): answer it from the table. */
+static void answer_campaign_get(fake_collector_t *fc, const char *head)
+{
+    unsigned long id = 0;
+    char line[256];
+    snprintf(line, sizeof(line), "\r\nHost: %s\r\n", fc->host);
+    if (sscanf(head, "GET /v1/campaigns/%lu HTTP/1.1\r\n", &id) != 1 ||
+        strstr(head, line) == NULL ||
+        strstr(head, "\r\nAccept: application/x-protobuf\r\n") == NULL) {
+        fail(fc, "bad campaign request");
+        return;
+    }
+    fc->requests++;
+    fc->campaign_gets++;
+    uint32_t serve = fc->answer_with != 0 ? fc->answer_with : (uint32_t)id;
+    for (size_t i = 0; i < fc->ncampaigns; i++) {
+        if (fc->campaigns[i].id == serve) {
+            uint8_t body[DPM_CAMPAIGN_MAX_BYTES];
+            size_t n = 0;
+            if (dpm_campaign_encode(&fc->campaigns[i], body, sizeof(body), &n) != DPM_OK) {
+                fail(fc, "cannot encode a campaign of the table");
+                return;
+            }
+            respond(fc, "HTTP/1.1 200 OK\r\nContent-Type: application/x-protobuf\r\n", body, n);
+            return;
+        }
+    }
+    respond(fc, "HTTP/1.1 404 Not Found\r\n", NULL, 0);
+}
+
 /* Parse the head; returns its length (through \r\n\r\n) and the Content-Length, or 0 while
- * incomplete. A malformed head is fatal. */
+ * incomplete (or when it was a campaign GET, answered here). A malformed head is fatal. */
 static size_t parse_head(fake_collector_t *fc, size_t *content_length)
 {
     const char *r = (const char *)fc->req;
@@ -121,6 +151,15 @@ static size_t parse_head(fake_collector_t *fc, size_t *content_length)
     }
     memcpy(head, r, end);
     head[end] = '\0';
+    if (strncmp(head, "GET ", 4) == 0) {
+        if (fc->req_len > end) {
+            fail(fc, "bytes after a GET request");
+            return 0;
+        }
+        fc->req_len = 0; /* the whole request: no body */
+        answer_campaign_get(fc, head);
+        return 0;
+    }
     char line[512];
     snprintf(line, sizeof(line), "POST %s HTTP/1.1\r\n", fc->path);
     if (strncmp(head, line, strlen(line)) != 0) {

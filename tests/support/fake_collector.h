@@ -8,13 +8,18 @@
  * ("never acceptable"): 200 with a BatchResponse if none was rejected, else 400 with a
  * BatchResponse listing the rejected ids. Batch.lost_reports is added to `lost_reports`
  * when the batch is answered 200. Other actions model failures. Anything the SDK gets wrong
- * on the wire sets `fatal` with a reason instead of aborting. */
+ * on the wire sets `fatal` with a reason instead of aborting.
+ *
+ * It also answers GET /v1/campaigns/<id> (the request dpm_campaign_get writes) from its table
+ * of campaigns: 200 with the encoded campaign, 404 for an id it does not hold. A malicious
+ * collector (answer_with != 0) answers every such GET with the campaign of that id instead. */
 #ifndef FAKE_COLLECTOR_H
 #define FAKE_COLLECTOR_H
 
 #include <stddef.h>
 #include <stdint.h>
 
+#include "dpm/mech.h"
 #include "dpm/port.h"
 #include "dpm/report.h"
 
@@ -33,6 +38,7 @@ typedef enum {
 } fc_action_t;
 
 #define FC_MAX_REPORTS 1024
+#define FC_MAX_CAMPAIGNS 8
 
 typedef struct {
     uint8_t id[DPM_REPORT_ID_BYTES];
@@ -62,6 +68,10 @@ typedef struct {
     int reject_status;        /* status of a response with rejects (0: 400) */
     size_t recv_max;          /* at most this many bytes per recv (0 = no limit) */
     size_t send_max;          /* accept at most this many bytes per send (0 = no limit) */
+    dpm_campaign_t campaigns[FC_MAX_CAMPAIGNS]; /* what GET /v1/campaigns/<id> serves */
+    size_t ncampaigns;
+    uint32_t answer_with; /* != 0: answer every campaign GET with this campaign (malicious) */
+    uint32_t campaign_gets;
     /* connection */
     int dead;
     int silent;

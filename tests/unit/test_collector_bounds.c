@@ -132,7 +132,7 @@ static void make_mech(dpm_mech_t *m, dpm_mech_id_t mech, uint32_t nmetrics, uint
     memset(&c, 0, sizeof(c));
     c.id = 7;
     c.mechanism = mech;
-    assert_int_equal(dpm_eps_from_decimal("1", &c.eps), DPM_OK);
+    assert_int_equal(dpm_eps_from_decimal("1", &c.eps.q16), DPM_OK);
     c.budget = c.eps;
     c.period_seconds = 86400;
     if (mech == DPM_MECH_ID_ROC_HIST) {
@@ -291,7 +291,7 @@ static void test_dpauc_edges(void **state)
     memset(&c, 0, sizeof(c));
     c.id = 5;
     c.mechanism = DPM_MECH_ID_DPAUC;
-    assert_int_equal(dpm_eps_from_decimal("1", &c.eps), DPM_OK);
+    assert_int_equal(dpm_eps_from_decimal("1", &c.eps.q16), DPM_OK);
     c.budget = c.eps;
     c.period_seconds = 86400;
     c.nthresholds = 5;
@@ -341,7 +341,7 @@ static void make_fa(dpm_mech_t *m, dpm_mech_id_t mech, uint32_t variant, const c
     memset(&c, 0, sizeof(c));
     c.id = 9;
     c.mechanism = mech;
-    assert_int_equal(dpm_eps_from_decimal(eps, &c.eps), DPM_OK);
+    assert_int_equal(dpm_eps_from_decimal(eps, &c.eps.q16), DPM_OK);
     c.budget = c.eps;
     c.period_seconds = 86400;
     c.fedauc_variant = variant;
@@ -513,8 +513,8 @@ static void test_fedauc_edges(void **state)
     memset(&c, 0, sizeof(c));
     c.id = 9;
     c.mechanism = DPM_MECH_ID_FEDAUC_LAP;
-    c.eps = 2;
-    c.budget = 2;
+    c.eps = DPM_EPS_Q16(2);
+    c.budget = DPM_EPS_Q16(2);
     c.period_seconds = 86400;
     c.fedauc_variant = DPM_FEDAUC_LOCAL;
     c.fedauc_score_bits = 20;

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Status strings and the ε constructors (never from a float). */
+/* Status strings and the ε constructors (never from a float in the library; DPM_EPS folds a
+ * decimal constant in the app's code). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -7,6 +8,8 @@
 #include <string.h>
 
 #include <cmocka.h>
+
+#include <stdio.h>
 
 #include "dpm/types.h"
 
@@ -54,6 +57,53 @@ static void test_eps_decimal_rounds_down(void **state)
     /* many digits beyond 18 are ignored, never rounding up */
     assert_int_equal(dpm_eps_from_decimal("0.99999999999999999999999999", &e), DPM_OK);
     assert_int_equal(e, 65535);
+}
+
+/* DPM_EPS(x) is floor(x * 2^16) like dpm_eps_from_decimal, for decimals of up to 6 fraction
+ * digits: such an x * 65536 is an integer or at least 64 / 10^6 from one (65536 n mod 10^6 is a
+ * multiple of gcd(65536, 10^6) = 64), far above the double's rounding error (< 5e-10 below
+ * 65536). Checked on every 3-digit decimal up to 64, every 6-digit one below 2, and a stride
+ * of 6-digit ones up to 64 (x = n / 10^k is the correctly rounded double of the literal). */
+static void test_eps_macro_matches_decimal(void **state)
+{
+    (void)state;
+    assert_int_equal(DPM_EPS(1).q16, 65536);
+    assert_int_equal(DPM_EPS(0.5).q16, 32768);
+    assert_int_equal(DPM_EPS(2.25).q16, 2 * 65536 + 16384);
+    assert_int_equal(DPM_EPS(0.1).q16, 6553); /* rounds down, as the decimal parser */
+    assert_int_equal(DPM_EPS(64).q16, 64u << 16);
+    assert_int_equal(DPM_EPS(0).q16, 0);
+    assert_int_equal(DPM_EPS(-1).q16, 0);
+    assert_int_equal(DPM_EPS(1e-9).q16, 0);
+    assert_int_equal(DPM_EPS(1e9).q16, 0xFFFFFFFFu); /* clamped, refused later as > EPS_MAX */
+    assert_int_equal(DPM_EPS_Q16(65536).q16, DPM_EPS_ONE);
+    static const dpm_eps_param_t folded = DPM_EPS(0.25); /* a constant initializer */
+    assert_int_equal(folded.q16, 16384);
+    const struct {
+        uint32_t den, digits, from, to, stride;
+    } grids[3] = {
+        {1000u, 3, 1, 64000u, 1}, {1000000u, 6, 1, 2000000u, 1}, {1000000u, 6, 1, 64000000u, 997}};
+    uint32_t checked = 0;
+    for (int g = 0; g < 3; g++) {
+        for (uint32_t n = grids[g].from; n <= grids[g].to; n += grids[g].stride) {
+            char text[32];
+            snprintf(text, sizeof(text), "%u.%0*u", n / grids[g].den, (int)grids[g].digits,
+                     n % grids[g].den);
+            dpm_eps_t want = 0;
+            double x = (double)n / (double)grids[g].den;
+            if (dpm_eps_from_decimal(text, &want) != DPM_OK) {
+                want = 0; /* rounds to 0: DPM_EPS gives 0 too */
+            }
+            if (DPM_EPS(x).q16 != want) {
+                fail_msg("DPM_EPS(%s) = %u, dpm_eps_from_decimal: %u", text, DPM_EPS(x).q16, want);
+            }
+            checked++;
+        }
+    }
+    print_message("# DPM_EPS agrees with dpm_eps_from_decimal on %u decimals\n", checked);
+    /* negative control: a plain cast of the double (no floor toward 0 for negatives, no
+     * clamp) is what the macro replaces; rounding to nearest would disagree on the grid */
+    assert_true((dpm_eps_t)(0.1 * 65536.0 + 0.5) != DPM_EPS(0.1).q16);
 }
 
 static void test_eps_decimal_rejects_bad_input(void **state)
@@ -115,6 +165,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_strerror_covers_every_status),
+        cmocka_unit_test(test_eps_macro_matches_decimal),
         cmocka_unit_test(test_eps_decimal_exact_values),
         cmocka_unit_test(test_eps_decimal_rounds_down),
         cmocka_unit_test(test_eps_decimal_rejects_bad_input),

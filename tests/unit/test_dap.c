@@ -74,8 +74,8 @@ static fixture_t *open_fixture(const dpm_prio3_t *v)
     f->cfg.ledger_size = LEDGER_SIZE;
     f->cfg.outbox_offset = LEDGER_SIZE;
     f->cfg.outbox_size = REGION - LEDGER_SIZE;
-    f->cfg.policy.defaults.max_eps = DPM_EPS_ONE;
-    f->cfg.policy.defaults.max_budget = 2 * DPM_EPS_ONE;
+    f->cfg.policy.defaults.max_eps = DPM_EPS(1);
+    f->cfg.policy.defaults.max_budget = DPM_EPS(2);
     dap_task_policy(&f->tf, DPM_EPS_ONE, 100, &f->dap);
     f->cfg.policy.dap = &f->dap;
     assert_int_equal(dpm_device_init(&f->dev, &f->cfg), DPM_OK);

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The device context (dpm/device.h): the policy caps campaigns, one call per report runs in the
- * safe order and spends nothing when anything before the charge fails, receipts make a report
- * without a charge impossible through the report calls, bad input leaves caller state alone. */
+/* The device context (dpm/device.h): the policy caps campaigns and, with the device cap, what
+ * all campaigns together spend per device period (issue 27: a collector answering with other
+ * campaign ids); ε below the floor is refused; one call per report runs in the safe order and
+ * spends nothing when anything before the charge fails; every refusal says why; receipts make
+ * a report without a charge impossible through the report calls; bad input leaves caller
+ * state alone; an erased outbox under its anchor is counted. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,17 +14,43 @@
 #include <cmocka.h>
 
 #include "dpm/dpm.h"
+#include "fake_collector.h"
 #include "fake_storage.h"
 #include "test_rng.h"
 
 #define REGION 8192u
 #define LEDGER_SIZE 1024u
 
+/* The device's clock: monotonic milliseconds, and a wall clock when has_wall. */
+typedef struct {
+    uint64_t mono_ms;
+    int64_t wall;
+    int has_wall;
+} dev_clock_t;
+
+static uint64_t dc_mono(void *ctx)
+{
+    return ((dev_clock_t *)ctx)->mono_ms;
+}
+
+static int dc_wall(void *ctx, int64_t *out)
+{
+    const dev_clock_t *c = ctx;
+    if (!c->has_wall) {
+        return -1;
+    }
+    *out = c->wall;
+    return 0;
+}
+
+#define DAY_MS 86400000u
+
 typedef struct {
     uint8_t mem[REGION];
     fake_storage_t fs;
     test_rng_t t;
     failing_rng_t failing;
+    dev_clock_t clk;
     dpm_device_config_t cfg;
     dpm_device_t dev;
 } fixture_t;
@@ -40,12 +69,14 @@ static void fixture_config(fixture_t *f)
     test_rng_seed(&f->t, 7);
     f->cfg.rng = test_rng_port(&f->t);
     f->cfg.storage = fake_storage_port(&f->fs);
+    f->clk.mono_ms = 5000;
+    f->cfg.clock = (dpm_clock_t){dc_mono, dc_wall, &f->clk};
     f->cfg.ledger_offset = 0;
     f->cfg.ledger_size = LEDGER_SIZE;
     f->cfg.outbox_offset = LEDGER_SIZE;
     f->cfg.outbox_size = REGION - LEDGER_SIZE;
-    f->cfg.policy.defaults.max_eps = DPM_EPS_ONE;
-    f->cfg.policy.defaults.max_budget = 2 * DPM_EPS_ONE;
+    f->cfg.policy.defaults.max_eps = DPM_EPS(1);
+    f->cfg.policy.defaults.max_budget = DPM_EPS(2);
 }
 
 static void fixture_open(fixture_t *f)
@@ -60,8 +91,8 @@ static dpm_campaign_t tuple_campaign(uint32_t id, const char *eps, const char *b
     memset(&c, 0, sizeof(c));
     c.id = id;
     c.mechanism = DPM_MECH_ID_TUPLE_MR;
-    c.eps = eps_of(eps);
-    c.budget = eps_of(budget);
+    c.eps = DPM_EPS_Q16(eps_of(eps));
+    c.budget = DPM_EPS_Q16(eps_of(budget));
     c.groups = 4;
     c.nmetrics = 1;
     c.metrics[0] = DPM_METRIC_TPR;
@@ -74,8 +105,8 @@ static dpm_campaign_t roc_campaign(uint32_t id)
     memset(&c, 0, sizeof(c));
     c.id = id;
     c.mechanism = DPM_MECH_ID_ROC_HIST;
-    c.eps = DPM_EPS_ONE;
-    c.budget = DPM_EPS_ONE;
+    c.eps = DPM_EPS(1);
+    c.budget = DPM_EPS(1);
     c.nbins = 3;
     for (uint32_t i = 0; i < 3; i++) {
         c.bin_edges[i] = (uint32_t)(((uint64_t)(i + 1) << 31) / 4);
@@ -99,49 +130,154 @@ static const dpm_confusion_t GOOD = {3, 1, 4, 2}; /* tp fp tn fn: TPR 3/5 */
 
 /* ---- init ----------------------------------------------------------------------------------- */
 
-static void test_init_rejects_bad_config_untouched(void **state)
+/* init with cfg is refused with st and exactly `why`; *d untouched but its reason; storage
+ * never touched. */
+static void refused(fixture_t *f, const dpm_device_config_t *cfg, dpm_status_t st, const char *why)
+{
+    memset(&f->dev, 0x5A, sizeof(f->dev));
+    dpm_device_t keep = f->dev;
+    uint64_t ops = f->fs.ops;
+    assert_int_equal(dpm_device_init(&f->dev, cfg), st);
+    assert_string_equal(dpm_device_why(&f->dev), why);
+    /* only the reason (the first member) changed */
+    assert_memory_equal((const uint8_t *)&f->dev + sizeof(f->dev.why),
+                        (const uint8_t *)&keep + sizeof(keep.why), sizeof(keep) - sizeof(keep.why));
+    assert_int_equal(f->fs.ops, ops);
+}
+
+static void test_init_refuses_with_its_reason(void **state)
 {
     (void)state;
     static fixture_t f;
     fixture_config(&f);
-    memset(&f.dev, 0x5A, sizeof(f.dev));
-    dpm_device_t keep = f.dev;
     dpm_device_config_t good = f.cfg;
 
+    assert_int_equal(offsetof(dpm_device_t, why), 0);
     assert_int_equal(dpm_config_check(), DPM_OK); /* built with the library's options */
+    memset(&f.dev, 0x5A, sizeof(f.dev));
     assert_int_equal(dpm_device_init_abi(&f.dev, &good, dpm_abi_fingerprint() ^ 1u), DPM_ERR_CONFIG);
+    assert_string_equal(dpm_device_why(&f.dev),
+                        "app built with other DPM_* options or headers than libdpm");
     assert_int_equal(dpm_device_init(NULL, &good), DPM_ERR_PARAM);
-    assert_int_equal(dpm_device_init(&f.dev, NULL), DPM_ERR_PARAM);
+    assert_string_equal(dpm_device_why(NULL), "no device");
+    refused(&f, NULL, DPM_ERR_PARAM, "no device or no config (NULL)");
     dpm_device_config_t c = good;
     c.rng.fill = NULL;
-    assert_int_equal(dpm_device_init(&f.dev, &c), DPM_ERR_PARAM);
+    refused(&f, &c, DPM_ERR_PARAM, "rng.fill is NULL (a CSPRNG is required)");
     c = good;
-    c.policy.defaults.max_eps = 0;
-    assert_int_equal(dpm_device_init(&f.dev, &c), DPM_ERR_PARAM);
+    c.policy.defaults.max_eps = DPM_EPS_Q16(0);
+    refused(&f, &c, DPM_ERR_PARAM,
+            "policy: defaults.max_eps is below 2^-8 (Q16.16: 1.0 is DPM_EPS(1))");
     c = good;
-    c.policy.defaults.max_budget = c.policy.defaults.max_eps - 1; /* budget below one report */
-    assert_int_equal(dpm_device_init(&f.dev, &c), DPM_ERR_PARAM);
+    c.policy.defaults.max_budget = DPM_EPS_Q16(c.policy.defaults.max_eps.q16 - 1);
+    refused(&f, &c, DPM_ERR_PARAM, "policy: defaults.max_budget is below defaults.max_eps");
     c = good;
     c.policy.nrules = DPM_POLICY_MAX_RULES + 1;
-    assert_int_equal(dpm_device_init(&f.dev, &c), DPM_ERR_PARAM);
+    refused(&f, &c, DPM_ERR_PARAM, "policy: more rules than DPM_POLICY_MAX_RULES");
     c = good;
     c.policy.nrules = 2;
-    c.policy.rules[0] = (dpm_policy_limit_t){5, DPM_EPS_ONE, DPM_EPS_ONE};
-    c.policy.rules[1] = (dpm_policy_limit_t){5, DPM_EPS_ONE, DPM_EPS_ONE}; /* repeated id */
-    assert_int_equal(dpm_device_init(&f.dev, &c), DPM_ERR_PARAM);
+    c.policy.rules[0] = (dpm_policy_limit_t){5, DPM_EPS(1), DPM_EPS(1)};
+    c.policy.rules[1] = (dpm_policy_limit_t){5, DPM_EPS(1), DPM_EPS(1)}; /* repeated id */
+    refused(&f, &c, DPM_ERR_PARAM, "policy: two rules name the same campaign id");
+    c.policy.rules[1] = (dpm_policy_limit_t){6, DPM_EPS(1), DPM_EPS(0.5)};
+    refused(&f, &c, DPM_ERR_PARAM, "policy: a rule's max_budget is below its max_eps");
+    c = good;
+    c.policy.device.max_eps = DPM_EPS(0.5); /* below defaults.max_eps 1: nothing could pass */
+    refused(&f, &c, DPM_ERR_PARAM,
+            "policy: device.max_eps below a max_eps (no such report could pass)");
     c = good;
     c.outbox_offset = LEDGER_SIZE / 2; /* overlaps the ledger */
-    assert_int_equal(dpm_device_init(&f.dev, &c), DPM_ERR_PARAM);
+    refused(&f, &c, DPM_ERR_PARAM, "ledger and outbox regions overlap");
     c = good;
     c.outbox_size = REGION; /* past the end of storage */
-    assert_int_equal(dpm_device_init(&f.dev, &c), DPM_ERR_PARAM);
+    refused(&f, &c, DPM_ERR_PARAM, "outbox region beyond storage.size");
+    c = good;
+    c.ledger_size = DPM_LEDGER_MIN_REGION - 1;
+    refused(&f, &c, DPM_ERR_PARAM, "ledger_size below DPM_LEDGER_MIN_REGION");
+    c = good;
+    c.storage.erase = NULL;
+    refused(&f, &c, DPM_ERR_PARAM, "storage lacks read, write or erase");
     c = good;
     c.upload.host = "collector";
-    c.upload.path = "/v1/reports"; /* no clock, other fields 0: invalid */
-    assert_int_equal(dpm_device_init(&f.dev, &c), DPM_ERR_PARAM);
-    assert_memory_equal(&f.dev, &keep, sizeof(keep));
-    assert_int_equal(f.fs.writes + f.fs.erases, 0); /* storage never touched */
+    c.upload.path = "/v1/reports"; /* other fields 0: invalid */
+    refused(&f, &c, DPM_ERR_PARAM, "upload config invalid (see dpm_upload_config_t)");
+    c.clock.monotonic_ms = NULL;
+    refused(&f, &c, DPM_ERR_PARAM, "upload needs clock.monotonic_ms");
+    c = good;
+    c.outbox_anchor = &good.storage;
+    c.outbox_anchor_offset = LEDGER_SIZE + 8; /* in the outbox region */
+    refused(&f, &c, DPM_ERR_PARAM, "outbox_anchor: inside the ledger or outbox region");
     assert_int_equal(dpm_device_init(&f.dev, &good), DPM_OK);
+    assert_string_equal(dpm_device_why(&f.dev), "");
+}
+
+/* ε written as a plain integer meant as whole ε (1 read as 1/65536, 255 as 0.0039) is refused
+ * at init and at campaign acceptance, with the reason; 2^-8 itself passes. The compile-time
+ * half (a plain number does not compile) is tests/unit/test_eps_types.sh. */
+static void test_eps_below_the_floor_is_refused(void **state)
+{
+    (void)state;
+    static fixture_t f;
+    fixture_config(&f);
+    dpm_device_config_t c = f.cfg;
+    c.policy.defaults = (dpm_policy_limit_t){0, DPM_EPS_Q16(1), DPM_EPS_Q16(4)}; /* ".eps = 1" */
+    refused(&f, &c, DPM_ERR_PARAM,
+            "policy: defaults.max_eps is below 2^-8 (Q16.16: 1.0 is DPM_EPS(1))");
+    c.policy.defaults = (dpm_policy_limit_t){0, DPM_EPS_Q16(255), DPM_EPS_Q16(255)};
+    refused(&f, &c, DPM_ERR_PARAM,
+            "policy: defaults.max_eps is below 2^-8 (Q16.16: 1.0 is DPM_EPS(1))");
+    c = f.cfg;
+    c.policy.nrules = 1;
+    c.policy.rules[0] = (dpm_policy_limit_t){9, DPM_EPS_Q16(2), DPM_EPS_Q16(2)};
+    refused(&f, &c, DPM_ERR_PARAM,
+            "policy: a rule's max_eps is below 2^-8 (Q16.16: 1.0 is DPM_EPS(1))");
+    c = f.cfg;
+    c.policy.device.max_eps = DPM_EPS_Q16(3);
+    refused(&f, &c, DPM_ERR_PARAM,
+            "policy: device.max_eps is below 2^-8 (Q16.16: 1.0 is DPM_EPS(1))");
+    /* the floor itself is a valid (if noisy) choice */
+    c = f.cfg;
+    c.policy.defaults =
+        (dpm_policy_limit_t){0, DPM_EPS_Q16(DPM_EPS_FLOOR_Q16), DPM_EPS_Q16(DPM_EPS_FLOOR_Q16)};
+    assert_int_equal(dpm_device_init(&f.dev, &c), DPM_OK);
+
+    fixture_open(&f);
+    static dpm_mech_t m, keep;
+    memset(&m, 0x33, sizeof(m));
+    keep = m;
+    const char *why = NULL;
+    dpm_campaign_t camp = tuple_campaign(10, "1", "1");
+    camp.eps = DPM_EPS_Q16(1); /* the mistake */
+    assert_int_equal(dpm_device_accept_mech(&f.dev, &camp, &m, &why), DPM_ERR_PARAM);
+    assert_string_equal(why, "campaign epsilon below 2^-8 (Q16.16: 1.0 is DPM_EPS(1))");
+    assert_string_equal(dpm_device_why(&f.dev), why);
+    assert_memory_equal(&m, &keep, sizeof(m));
+    /* the same campaign from the wire */
+    uint8_t buf[DPM_CAMPAIGN_MAX_BYTES];
+    size_t len = 0;
+    assert_int_equal(dpm_campaign_encode(&camp, buf, sizeof(buf), &len), DPM_OK);
+    assert_int_equal(dpm_device_accept_campaign(&f.dev, buf, len, &m, &why), DPM_ERR_PARAM);
+    assert_memory_equal(&m, &keep, sizeof(m));
+    static dpm_campaign_t roc;
+    roc = roc_campaign(12);
+    roc.groups = 2;
+    roc.group_eps = DPM_EPS_Q16(100);
+    assert_int_equal(dpm_device_accept_mech(&f.dev, &roc, &m, &why), DPM_ERR_PARAM);
+    assert_string_equal(why, "campaign group_eps below 2^-8 (Q16.16: 1.0 is DPM_EPS(1))");
+    /* Negative control: the mechanism alone takes ε = 1/65536 (it is a valid Q16.16 value):
+     * what refuses it is the device's floor. */
+    assert_int_equal(dpm_mech_init(&m, &camp, NULL), DPM_OK);
+    assert_int_equal(m.eps_implemented, 1);
+    /* and the floor holds at report time for a mechanism built around acceptance */
+    dpm_report_info_t info;
+    assert_int_equal(dpm_device_report_tuple(&f.dev, &m, 0, 1, &GOOD, &info), DPM_ERR_PARAM);
+    assert_string_equal(dpm_device_why(&f.dev),
+                        "campaign epsilon below 2^-8 (Q16.16: 1.0 is DPM_EPS(1))");
+    assert_int_equal(pending(&f), 0);
+    /* DPM_EPS writes what was meant */
+    camp.eps = DPM_EPS(1);
+    assert_int_equal(camp.eps.q16, DPM_EPS_ONE);
+    assert_int_equal(dpm_device_accept_mech(&f.dev, &camp, &m, &why), DPM_OK);
 }
 
 /* ---- policy ------------------------------------------------------------------------------------- */
@@ -152,8 +288,8 @@ static void test_policy_caps_campaigns_from_the_network(void **state)
     static fixture_t f;
     fixture_config(&f);
     f.cfg.policy.nrules = 2;
-    f.cfg.policy.rules[0] = (dpm_policy_limit_t){20, eps_of("2"), eps_of("4")}; /* looser */
-    f.cfg.policy.rules[1] = (dpm_policy_limit_t){30, eps_of("0.5"), eps_of("0.5")}; /* tighter */
+    f.cfg.policy.rules[0] = (dpm_policy_limit_t){20, DPM_EPS(2), DPM_EPS(4)};     /* looser */
+    f.cfg.policy.rules[1] = (dpm_policy_limit_t){30, DPM_EPS(0.5), DPM_EPS(0.5)}; /* tighter */
     assert_int_equal(dpm_device_init(&f.dev, &f.cfg), DPM_OK);
     dpm_mech_t m, keep;
     memset(&m, 0x33, sizeof(m));
@@ -163,7 +299,7 @@ static void test_policy_caps_campaigns_from_the_network(void **state)
     assert_int_equal(dpm_device_accept_mech(&f.dev, &c, &m, &why), DPM_ERR_POLICY);
     assert_string_equal(why, "campaign epsilon above the app's policy");
     c = tuple_campaign(10, "1", "1");
-    c.budget = 1000u << 16; /* the review's "budget 1000" campaign */
+    c.budget = DPM_EPS(1000); /* the review's "budget 1000" campaign */
     assert_int_equal(dpm_device_accept_mech(&f.dev, &c, &m, &why), DPM_ERR_POLICY);
     assert_string_equal(why, "campaign budget above the app's policy");
     c = tuple_campaign(10, "20", "20");
@@ -180,7 +316,7 @@ static void test_policy_caps_campaigns_from_the_network(void **state)
     uint8_t buf[DPM_CAMPAIGN_MAX_BYTES];
     size_t len = 0;
     c = tuple_campaign(11, "1", "1");
-    c.budget = 1000u << 16;
+    c.budget = DPM_EPS(1000);
     assert_int_equal(dpm_campaign_encode(&c, buf, sizeof(buf), &len), DPM_OK);
     memcpy(&keep, &m, sizeof(m));
     assert_int_equal(dpm_device_accept_campaign(&f.dev, buf, len, &m, &why), DPM_ERR_POLICY);
@@ -228,9 +364,18 @@ static void test_report_tuple_queues_one_charged_report(void **state)
     assert_int_equal(dpm_device_report_tuple(&f.dev, &m, 7, 2, &GOOD, &info), DPM_ERR_BUDGET);
     assert_int_equal(pending(&f), 2);
     assert_int_equal(dpm_rand_bits_used(&f.dev.rand), bits); /* no noise drawn */
+    assert_string_equal(dpm_device_why(&f.dev), "the campaign's budget for this period is spent");
+    /* the next period of the campaign, in the same device period: the device cap (by default
+     * the largest max_budget, 2) is spent too */
+    assert_int_equal(dpm_device_report_tuple(&f.dev, &m, 8, 2, &GOOD, &info), DPM_ERR_BUDGET);
+    assert_string_equal(dpm_device_why(&f.dev), "the device's cap for this period is spent");
+    f.clk.mono_ms += DAY_MS; /* a day powered on: the next device period */
     assert_int_equal(dpm_device_report_tuple(&f.dev, &m, 8, 2, &GOOD, &info), DPM_OK);
+    assert_int_equal(info.spent_in_period, m.eps_implemented);
+    assert_int_equal(info.device_spent, m.eps_implemented);
     /* An earlier period is closed: its spending is no longer known. */
     assert_int_equal(dpm_device_report_tuple(&f.dev, &m, 6, 2, &GOOD, &info), DPM_ERR_BUDGET);
+    assert_string_equal(dpm_device_why(&f.dev), "campaign period closed: a later one was charged");
 }
 
 static void test_failures_before_the_charge_spend_nothing(void **state)
@@ -285,7 +430,7 @@ static void test_full_outbox_spends_nothing(void **state)
     static fixture_t f;
     fixture_config(&f);
     f.cfg.outbox_size = DPM_OUTBOX_MIN_REGION; /* room for one largest report per bank */
-    f.cfg.policy.defaults.max_budget = 64 * DPM_EPS_ONE;
+    f.cfg.policy.defaults.max_budget = DPM_EPS(64);
     assert_int_equal(dpm_device_init(&f.dev, &f.cfg), DPM_OK);
     dpm_mech_t m;
     dpm_campaign_t c = tuple_campaign(10, "1", "64");
@@ -401,8 +546,8 @@ static dpm_campaign_t new_campaign(uint32_t id, dpm_mech_id_t mech)
     memset(&c, 0, sizeof(c));
     c.id = id;
     c.mechanism = mech;
-    c.eps = DPM_EPS_ONE;
-    c.budget = DPM_EPS_ONE;
+    c.eps = DPM_EPS(1);
+    c.budget = DPM_EPS(1);
     switch (mech) {
     case DPM_MECH_ID_DPAUC:
         c.nthresholds = 25;
@@ -568,6 +713,240 @@ static void test_new_kinds_refuse_before_the_charge(void **state)
     assert_int_equal(pending(&g), 0);
 }
 
+/* ---- issue 27: the device cap, the campaign-id check, the ledger's slots -------------------- */
+
+#define DAY_S 86400u
+
+static void table_campaign(fake_collector_t *fc, uint32_t id)
+{
+    fc->campaigns[fc->ncampaigns] = tuple_campaign(id, "1", "1");
+    fc->campaigns[fc->ncampaigns].period_seconds = DAY_S;
+    fc->ncampaigns++;
+}
+
+/* What the audit did: asked for campaign 1, a collector answered with campaigns 777, 778 and
+ * 779, each within the app's policy (its defaults allow any id), each with its own budget:
+ * 0.1.0 made 3 more reports on the same data in one period, then its ledger was full for good.
+ * Now dpm_campaign_get refuses an answer for another id, and even an app that takes such bytes
+ * (its own HTTP stack, dpm_device_accept_campaign) spends at most the device cap per day. */
+static void test_collector_answering_other_campaigns(void **state)
+{
+    (void)state;
+    static fixture_t f;
+    static fake_collector_t fc;
+    fixture_config(&f);
+    f.cfg.policy.defaults.max_budget = DPM_EPS(1); /* so the device cap is 1 per day */
+    assert_int_equal(dpm_device_init(&f.dev, &f.cfg), DPM_OK);
+    fake_collector_init(&fc, "collector", "/v1/reports");
+    table_campaign(&fc, 1);
+    table_campaign(&fc, 777);
+    table_campaign(&fc, 778);
+    table_campaign(&fc, 779);
+    dpm_transport_t t = fake_collector_port(&fc);
+    fake_clock_t fclk = {1000, 1, 0};
+    dpm_clock_t clk = fake_clock_port(&fclk);
+    static uint8_t work[DPM_CAMPAIGN_MAX_BYTES + 512u];
+    static dpm_mech_t m[4];
+    const char *why = NULL;
+    size_t len = 0;
+
+    /* honest: campaign 1 as asked */
+    assert_int_equal(
+        dpm_campaign_get(&t, &clk, "collector", 1, 1000, work, sizeof(work), &len, &why), DPM_OK);
+    assert_int_equal(dpm_device_accept_campaign(&f.dev, work, len, &m[0], &why), DPM_OK);
+    assert_int_equal(dpm_device_report_tuple(&f.dev, &m[0], 0, 1, &GOOD, NULL), DPM_OK);
+    /* malicious: every answer is another campaign */
+    for (uint32_t i = 1; i < 4; i++) {
+        fc.answer_with = 776u + i;
+        assert_int_equal(
+            dpm_campaign_get(&t, &clk, "collector", 1, 1000, work, sizeof(work), &len, &why),
+            DPM_ERR_PROTOCOL);
+        assert_string_equal(why, "the collector answered with another campaign than the one "
+                                 "requested");
+        assert_int_equal(
+            dpm_campaign_fetch(&t, &clk, "collector", 1, 1000, work, sizeof(work), &m[i], &why),
+            DPM_ERR_PROTOCOL);
+    }
+    assert_int_equal(fc.campaign_gets, 7);
+    assert_false(fc.fatal);
+    /* an app that takes the bytes anyway: the campaigns pass the policy, the cap stops them */
+    fc.answer_with = 0;
+    for (uint32_t i = 1; i < 4; i++) {
+        assert_int_equal(
+            dpm_campaign_get(&t, &clk, "collector", 776u + i, 1000, work, sizeof(work), &len, &why),
+            DPM_OK);
+        assert_int_equal(dpm_device_accept_campaign(&f.dev, work, len, &m[i], &why), DPM_OK);
+    }
+    for (uint32_t i = 1; i < 4; i++) {
+        assert_int_equal(dpm_device_report_tuple(&f.dev, &m[i], 0, 1, &GOOD, NULL), DPM_ERR_BUDGET);
+        assert_string_equal(dpm_device_why(&f.dev), "the device's cap for this period is spent");
+    }
+    assert_int_equal(pending(&f), 1);
+    for (uint32_t id = 777; id <= 779; id++) {
+        assert_int_equal(spent(&f, id, 0), 0);
+    }
+    /* the next day the device reports again (once) */
+    f.clk.mono_ms += DAY_MS;
+    dpm_report_info_t info;
+    assert_int_equal(dpm_device_report_tuple(&f.dev, &m[2], 1, 1, &GOOD, &info), DPM_OK);
+    assert_int_equal(info.device_spent, DPM_EPS_ONE);
+    assert_int_equal(dpm_device_report_tuple(&f.dev, &m[0], 1, 1, &GOOD, NULL), DPM_ERR_BUDGET);
+
+    /* Negative control: a policy whose device cap allows four reports a day (what 0.1.0 had:
+     * a budget per campaign id only) lets all four campaigns spend in one period, and fills
+     * the ledger (four slots by default)... */
+    static fixture_t g;
+    fixture_config(&g);
+    g.cfg.policy.defaults.max_budget = DPM_EPS(1);
+    g.cfg.policy.device.max_eps = DPM_EPS(8);
+    assert_int_equal(dpm_device_init(&g.dev, &g.cfg), DPM_OK);
+    for (uint32_t i = 0; i < 4; i++) {
+        assert_int_equal(dpm_device_report_tuple(&g.dev, &m[i], 0, 1, &GOOD, NULL), DPM_OK);
+    }
+    assert_int_equal(pending(&g), 4);
+    /* ... which, as the ledger frees the slots of campaign periods that are over, does not
+     * lock new campaigns out: the next day a fifth campaign joins (0.1.0: "outbox full" for
+     * ever) */
+    static dpm_mech_t fifth;
+    dpm_campaign_t c5 = tuple_campaign(5, "1", "1");
+    c5.period_seconds = DAY_S;
+    assert_int_equal(dpm_device_accept_mech(&g.dev, &c5, &fifth, NULL), DPM_OK);
+    if (DPM_LEDGER_MAX_CAMPAIGNS == 4) {
+        assert_int_equal(dpm_device_report_tuple(&g.dev, &fifth, 0, 1, &GOOD, NULL),
+                         DPM_ERR_LEDGER_FULL);
+    }
+    g.clk.mono_ms += DAY_MS;
+    assert_int_equal(dpm_device_report_tuple(&g.dev, &fifth, 0, 1, &GOOD, NULL), DPM_OK);
+}
+
+/* The cap's periods follow the wall clock when the port has one, never go back, and without
+ * any clock last for ever. */
+static void test_device_period_follows_the_clock(void **state)
+{
+    (void)state;
+    static fixture_t f;
+    fixture_config(&f);
+    f.clk.has_wall = 1;
+    f.clk.wall = 1800000000; /* 2027-01-15 08:00 UTC */
+    assert_int_equal(dpm_device_init(&f.dev, &f.cfg), DPM_OK);
+    static dpm_mech_t a, b;
+    dpm_campaign_t c = tuple_campaign(10, "1", "2");
+    c.period_seconds = 3600; /* hourly campaign periods: the cap still counts per day */
+    assert_int_equal(dpm_device_accept_mech(&f.dev, &c, &a, NULL), DPM_OK);
+    c = tuple_campaign(11, "1", "2");
+    assert_int_equal(dpm_device_accept_mech(&f.dev, &c, &b, NULL), DPM_OK);
+    assert_int_equal(dpm_device_report_tuple(&f.dev, &a, 100, 1, &GOOD, NULL), DPM_OK);
+    f.clk.wall += 3600;
+    assert_int_equal(dpm_device_report_tuple(&f.dev, &a, 101, 1, &GOOD, NULL), DPM_OK);
+    f.clk.wall += 3600;
+    assert_int_equal(dpm_device_report_tuple(&f.dev, &a, 102, 1, &GOOD, NULL), DPM_ERR_BUDGET);
+    assert_int_equal(dpm_device_report_tuple(&f.dev, &b, 0, 1, &GOOD, NULL), DPM_ERR_BUDGET);
+    f.clk.wall -= 30 * (int64_t)DAY_S; /* set back a month: nothing reopens */
+    f.clk.mono_ms += DAY_MS / 2;       /* half a day of monotonic time: not enough */
+    assert_int_equal(dpm_device_report_tuple(&f.dev, &b, 0, 1, &GOOD, NULL), DPM_ERR_BUDGET);
+    f.clk.wall = 1800000000 + DAY_S; /* the next UTC day */
+    assert_int_equal(dpm_device_report_tuple(&f.dev, &b, 0, 1, &GOOD, NULL), DPM_OK);
+
+    /* no clock at all: one device period for ever (a lifetime cap) */
+    static fixture_t g;
+    fixture_config(&g);
+    memset(&g.cfg.clock, 0, sizeof(g.cfg.clock));
+    assert_int_equal(dpm_device_init(&g.dev, &g.cfg), DPM_OK);
+    assert_int_equal(dpm_device_report_tuple(&g.dev, &a, 0, 1, &GOOD, NULL), DPM_OK);
+    assert_int_equal(dpm_device_report_tuple(&g.dev, &b, 0, 1, &GOOD, NULL), DPM_OK);
+    for (uint32_t p = 1; p < 4; p++) {
+        assert_int_equal(dpm_device_report_tuple(&g.dev, &a, p, 1, &GOOD, NULL), DPM_ERR_BUDGET);
+    }
+    /* a reboot does not count the time before it: the monotonic clock restarts at init */
+    static fixture_t h;
+    fixture_config(&h);
+    h.clk.mono_ms = 10ull * DAY_MS; /* up ten days before the device opened */
+    assert_int_equal(dpm_device_init(&h.dev, &h.cfg), DPM_OK);
+    assert_int_equal(dpm_device_report_tuple(&h.dev, &a, 0, 1, &GOOD, NULL), DPM_OK);
+    assert_int_equal(dpm_device_report_tuple(&h.dev, &b, 0, 1, &GOOD, NULL), DPM_OK);
+    assert_int_equal(dpm_device_init(&h.dev, &h.cfg), DPM_OK); /* reboot */
+    h.clk.mono_ms += DAY_MS - 1000;
+    assert_int_equal(dpm_device_report_tuple(&h.dev, &a, 1, 1, &GOOD, NULL), DPM_ERR_BUDGET);
+    h.clk.mono_ms += 1000;
+    assert_int_equal(dpm_device_report_tuple(&h.dev, &a, 1, 1, &GOOD, NULL), DPM_OK);
+}
+
+/* A full ledger is its own status, with advice, not "the outbox is full". */
+static void test_full_ledger_says_so(void **state)
+{
+    (void)state;
+    static fixture_t f;
+    fixture_config(&f);
+    f.cfg.policy.device.max_eps = DPM_EPS(64);
+    assert_int_equal(dpm_device_init(&f.dev, &f.cfg), DPM_OK);
+    static dpm_mech_t m;
+    for (uint32_t i = 0; i < DPM_LEDGER_MAX_CAMPAIGNS; i++) {
+        dpm_campaign_t c = tuple_campaign(20 + i, "1", "1"); /* no period length: never ends */
+        assert_int_equal(dpm_device_accept_mech(&f.dev, &c, &m, NULL), DPM_OK);
+        assert_int_equal(dpm_device_report_tuple(&f.dev, &m, 0, 1, &GOOD, NULL), DPM_OK);
+    }
+    dpm_campaign_t c = tuple_campaign(99, "1", "1");
+    assert_int_equal(dpm_device_accept_mech(&f.dev, &c, &m, NULL), DPM_OK);
+    uint64_t writes = f.fs.writes;
+    assert_int_equal(dpm_device_report_tuple(&f.dev, &m, 0, 1, &GOOD, NULL), DPM_ERR_LEDGER_FULL);
+    assert_int_equal(f.fs.writes, writes);
+    assert_string_equal(dpm_device_why(&f.dev),
+                        "ledger full: every campaign in it has an open period");
+    assert_string_equal(
+        dpm_strerror(DPM_ERR_LEDGER_FULL),
+        "privacy ledger full (a campaign period must end, or raise DPM_LEDGER_MAX_CAMPAIGNS)");
+    assert_int_equal(pending(&f), DPM_LEDGER_MAX_CAMPAIGNS);
+}
+
+/* An erased outbox region under the outbox's anchor is counted and reported as a loss; without
+ * the anchor it reads as a new device and the reports vanish silently (the negative control). */
+static void test_erased_outbox_is_counted(void **state)
+{
+    (void)state;
+    for (int anchored = 1; anchored >= 0; anchored--) {
+        static fixture_t f;
+        static fake_collector_t fc;
+        fixture_config(&f);
+        f.cfg.outbox_size -= 64;
+        if (anchored) {
+            f.cfg.outbox_anchor = &f.cfg.storage; /* it outlives the device: both in f */
+            f.cfg.outbox_anchor_offset = REGION - 16;
+        }
+        f.cfg.upload = (dpm_upload_config_t){"collector", "/v1/reports", 8, 4096, 1000, 10, 100};
+        assert_int_equal(dpm_device_init(&f.dev, &f.cfg), DPM_OK);
+        static dpm_mech_t m;
+        dpm_campaign_t c = tuple_campaign(10, "1", "2");
+        assert_int_equal(dpm_device_accept_mech(&f.dev, &c, &m, NULL), DPM_OK);
+        assert_int_equal(dpm_device_report_tuple(&f.dev, &m, 0, 1, &GOOD, NULL), DPM_OK);
+        assert_int_equal(dpm_device_report_tuple(&f.dev, &m, 0, 1, &GOOD, NULL), DPM_OK);
+        memset(f.mem + f.cfg.outbox_offset, 0xFF, f.cfg.outbox_size); /* a sector erase */
+        assert_int_equal(dpm_device_init(&f.dev, &f.cfg), DPM_OK);
+        dpm_outbox_stats_t st;
+        assert_int_equal(dpm_outbox_stats(dpm_device_outbox(&f.dev), &st), DPM_OK);
+        assert_int_equal(st.pending, 0);
+        assert_int_equal(st.found_erased, (uint32_t)anchored);
+        assert_int_equal(st.found_lost, (uint32_t)anchored);
+        assert_int_equal(st.lost, (uint32_t)anchored);
+        /* the loss survives a reboot, and the collector hears it once */
+        assert_int_equal(dpm_device_init(&f.dev, &f.cfg), DPM_OK);
+        assert_int_equal(dpm_outbox_stats(dpm_device_outbox(&f.dev), &st), DPM_OK);
+        assert_int_equal(st.lost, (uint32_t)anchored);
+        assert_int_equal(st.found_erased, 0);
+        f.clk.mono_ms += DAY_MS;
+        assert_int_equal(dpm_device_report_tuple(&f.dev, &m, 1, 1, &GOOD, NULL), DPM_OK);
+        fake_collector_init(&fc, "collector", "/v1/reports");
+        dpm_transport_t t = fake_collector_port(&fc);
+        static uint8_t work[DPM_UPLOAD_MIN_WORK + 256u];
+        dpm_upload_result_t res;
+        assert_int_equal(dpm_device_flush(&f.dev, &t, work, sizeof(work), &res), DPM_OK);
+        assert_false(fc.fatal);
+        assert_int_equal(res.delivered, 1);
+        assert_int_equal(fc.lost_reports, (uint64_t)anchored);
+        assert_int_equal(dpm_outbox_stats(dpm_device_outbox(&f.dev), &st), DPM_OK);
+        assert_int_equal(st.lost, 0);
+    }
+}
+
 /* ---- receipts -------------------------------------------------------------------------------------- */
 
 static void test_receipts_buy_exactly_one_report(void **state)
@@ -615,7 +994,8 @@ static void test_receipts_buy_exactly_one_report(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_init_rejects_bad_config_untouched),
+        cmocka_unit_test(test_init_refuses_with_its_reason),
+        cmocka_unit_test(test_eps_below_the_floor_is_refused),
         cmocka_unit_test(test_policy_caps_campaigns_from_the_network),
         cmocka_unit_test(test_report_tuple_queues_one_charged_report),
         cmocka_unit_test(test_failures_before_the_charge_spend_nothing),
@@ -625,6 +1005,10 @@ int main(void)
         cmocka_unit_test(test_anchored_ledger_fails_closed_when_erased),
         cmocka_unit_test(test_roc_hist_report),
         cmocka_unit_test(test_receipts_buy_exactly_one_report),
+        cmocka_unit_test(test_collector_answering_other_campaigns),
+        cmocka_unit_test(test_device_period_follows_the_clock),
+        cmocka_unit_test(test_full_ledger_says_so),
+        cmocka_unit_test(test_erased_outbox_is_counted),
         cmocka_unit_test(test_new_kinds_queue_one_charged_report),
         cmocka_unit_test(test_new_kinds_refuse_before_the_charge),
     };

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Bad arguments to every device call (dpm/device.h): a device that was never opened, each NULL
  * pointer, a mechanism of another kind, storage regions that overlap or do not fit, an anchor
- * the regions' erase could destroy. Each is refused with DPM_ERR_PARAM, and the device, the
- * outputs and the storage stay as they were (no write, no erase). */
+ * the regions' erase could destroy. Each is refused with DPM_ERR_PARAM and its reason, naming
+ * the argument (dpm_device_why), and the device (but its reason), the outputs and the storage
+ * stay as they were (no write, no erase). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -52,8 +53,8 @@ static void fixture_config(fixture_t *f)
     f->cfg.ledger_size = LEDGER_SIZE;
     f->cfg.outbox_offset = LEDGER_SIZE;
     f->cfg.outbox_size = REGION - LEDGER_SIZE;
-    f->cfg.policy.defaults.max_eps = DPM_EPS_ONE;
-    f->cfg.policy.defaults.max_budget = 2 * DPM_EPS_ONE;
+    f->cfg.policy.defaults.max_eps = DPM_EPS(1);
+    f->cfg.policy.defaults.max_budget = DPM_EPS(2);
 }
 
 static dpm_campaign_t campaign(uint32_t id, dpm_mech_id_t mech)
@@ -62,8 +63,8 @@ static dpm_campaign_t campaign(uint32_t id, dpm_mech_id_t mech)
     memset(&c, 0, sizeof(c));
     c.id = id;
     c.mechanism = mech;
-    c.eps = DPM_EPS_ONE;
-    c.budget = DPM_EPS_ONE;
+    c.eps = DPM_EPS(1);
+    c.budget = DPM_EPS(1);
     if (mech == DPM_MECH_ID_TUPLE_MR) {
         c.groups = 2;
         c.nmetrics = 1;
@@ -87,18 +88,39 @@ static void fixture_open(fixture_t *f)
     assert_int_equal(dpm_device_accept_mech(&f->dev, &c, &f->roc, NULL), DPM_OK);
 }
 
-/* init with cfg: refused, *d untouched, storage never written */
-static void refused_init(fixture_t *f, const dpm_device_config_t *cfg, const char *what)
+/* *a and *b are equal but for their reason (the first member). */
+static void same_but_why(const dpm_device_t *a, const dpm_device_t *b)
 {
-    dpm_device_t d;
+    assert_memory_equal((const uint8_t *)a + sizeof(a->why), (const uint8_t *)b + sizeof(b->why),
+                        sizeof(*a) - sizeof(a->why));
+}
+
+/* init with cfg: refused with exactly `why`, *d untouched but its reason, storage never
+ * written */
+static void refused_init(fixture_t *f, const dpm_device_config_t *cfg, const char *what,
+                         const char *why)
+{
+    static dpm_device_t d, keep;
     memset(&d, 0x5A, sizeof(d));
-    dpm_device_t keep = d;
+    keep = d;
     uint64_t ops = f->fs.ops + f->anchor_fs.ops;
     print_message("# refused: %s\n", what);
     assert_int_equal(dpm_device_init(&d, cfg), DPM_ERR_PARAM);
-    assert_memory_equal(&d, &keep, sizeof(d));
+    assert_string_equal(dpm_device_why(&d), why);
+    same_but_why(&d, &keep);
     assert_true(f->fs.ops + f->anchor_fs.ops == ops);
 }
+
+/* call refused with DPM_ERR_PARAM and exactly `why` on device d */
+#define REFUSED(d, call, text)                                                                     \
+    do {                                                                                           \
+        assert_int_equal((call), DPM_ERR_PARAM);                                                   \
+        assert_string_equal(dpm_device_why(d), (text));                                            \
+    } while (0)
+
+#define STORAGE_WHY "storage lacks read, write or erase"
+#define NOT_OPENED "device NULL or not opened"
+#define ANCHOR_IN "ledger_anchor: inside the ledger or outbox region"
 
 static void test_init_refuses_storage_that_cannot_work(void **state)
 {
@@ -107,25 +129,27 @@ static void test_init_refuses_storage_that_cannot_work(void **state)
     fixture_config(&f);
     dpm_device_config_t c = f.cfg;
     c.storage.read = NULL;
-    refused_init(&f, &c, "storage without read");
+    refused_init(&f, &c, "storage without read", STORAGE_WHY);
     c = f.cfg;
     c.storage.write = NULL;
-    refused_init(&f, &c, "storage without write");
+    refused_init(&f, &c, "storage without write", STORAGE_WHY);
     c = f.cfg;
     c.storage.erase = NULL;
-    refused_init(&f, &c, "storage without erase");
+    refused_init(&f, &c, "storage without erase", STORAGE_WHY);
     c = f.cfg;
     c.ledger_size = DPM_LEDGER_MIN_REGION - 1;
-    refused_init(&f, &c, "ledger below its smallest region");
+    refused_init(&f, &c, "ledger below its smallest region",
+                 "ledger_size below DPM_LEDGER_MIN_REGION");
     c = f.cfg;
     c.outbox_size = DPM_OUTBOX_MIN_REGION - 1;
-    refused_init(&f, &c, "outbox below its smallest region");
+    refused_init(&f, &c, "outbox below its smallest region",
+                 "outbox_size below DPM_OUTBOX_MIN_REGION");
     c = f.cfg;
     c.ledger_offset = REGION - LEDGER_SIZE / 2;
-    refused_init(&f, &c, "ledger past the end of storage");
+    refused_init(&f, &c, "ledger past the end of storage", "ledger region beyond storage.size");
     c = f.cfg;
     c.ledger_offset = REGION - LEDGER_SIZE; /* fits, but inside the outbox */
-    refused_init(&f, &c, "ledger inside the outbox");
+    refused_init(&f, &c, "ledger inside the outbox", "ledger and outbox regions overlap");
     c = f.cfg;
     c.upload.host = "collector"; /* an upload without a clock */
     c.upload.path = "/v1/reports";
@@ -134,7 +158,7 @@ static void test_init_refuses_storage_that_cannot_work(void **state)
     c.upload.timeout_ms = 1000;
     c.upload.backoff_base_ms = 1;
     c.upload.backoff_cap_ms = 1;
-    refused_init(&f, &c, "upload without a clock");
+    refused_init(&f, &c, "upload without a clock", "upload needs clock.monotonic_ms");
     c.clock.monotonic_ms = now_ms; /* positive control: the same config with a clock opens */
     assert_int_equal(dpm_device_init(&f.dev, &c), DPM_OK);
 }
@@ -147,16 +171,17 @@ static void test_init_refuses_an_anchor_the_regions_can_destroy(void **state)
     dpm_device_config_t c = f.cfg;
     c.ledger_anchor = fake_storage_port(&f.anchor_fs);
     c.ledger_anchor.write = NULL;
-    refused_init(&f, &c, "anchor without write");
+    refused_init(&f, &c, "anchor without write", "ledger_anchor: storage without write or erase");
     c.ledger_anchor = fake_storage_port(&f.anchor_fs);
     c.ledger_anchor_offset = sizeof(f.anchor_mem) - DPM_LEDGER_ANCHOR_BYTES + 1;
-    refused_init(&f, &c, "anchor past the end of its storage");
+    refused_init(&f, &c, "anchor past the end of its storage",
+                 "ledger_anchor: offset outside its storage");
     c = f.cfg;
     c.ledger_anchor = c.storage; /* on the regions' own storage: must lie outside both */
     c.ledger_anchor_offset = LEDGER_SIZE - 4;
-    refused_init(&f, &c, "anchor overlapping the ledger");
+    refused_init(&f, &c, "anchor overlapping the ledger", ANCHOR_IN);
     c.ledger_anchor_offset = REGION - DPM_LEDGER_ANCHOR_BYTES;
-    refused_init(&f, &c, "anchor inside the outbox");
+    refused_init(&f, &c, "anchor inside the outbox", ANCHOR_IN);
     /* positive controls: outside both regions of shared storage, and on storage of its own */
     c.outbox_size = REGION - LEDGER_SIZE - 1024; /* whole sectors, the anchor after them */
     assert_int_equal(dpm_device_init(&f.dev, &c), DPM_OK);
@@ -164,6 +189,23 @@ static void test_init_refuses_an_anchor_the_regions_can_destroy(void **state)
     c.ledger_anchor = fake_storage_port(&f.anchor_fs);
     c.ledger_anchor_offset = 0; /* where the ledger starts, but on other storage: fine */
     assert_int_equal(dpm_device_init(&f.dev, &c), DPM_OK);
+    /* the outbox's anchor: the same rules, and not on the ledger's anchor */
+    static dpm_storage_t oa;
+    oa = fake_storage_port(&f.anchor_fs);
+    c.outbox_anchor = &oa;
+    c.outbox_anchor_offset = 4;
+    refused_init(&f, &c, "two anchors overlapping", "ledger_anchor and outbox_anchor overlap");
+    c.outbox_anchor_offset = sizeof(f.anchor_mem) - 4;
+    refused_init(&f, &c, "outbox anchor past the end of its storage",
+                 "outbox_anchor: offset outside its storage");
+    oa.erase = NULL;
+    c.outbox_anchor_offset = 8;
+    refused_init(&f, &c, "outbox anchor without erase",
+                 "outbox_anchor: storage without write or erase");
+    oa.read = NULL;
+    refused_init(&f, &c, "outbox anchor without read", "outbox_anchor: storage without read");
+    oa = fake_storage_port(&f.anchor_fs);
+    assert_int_equal(dpm_device_init(&f.dev, &c), DPM_OK); /* positive control */
 }
 
 /* A device that was never opened (all zero, or garbage) refuses every call. */
@@ -191,10 +233,12 @@ static void test_unopened_device_refuses_everything(void **state)
     const char *why = NULL;
     for (int i = 0; i < 2; i++) {
         dpm_device_t *d = &closed[i];
-        dpm_device_t keep = *d;
+        static dpm_device_t keep;
+        keep = *d;
         assert_int_equal(dpm_device_accept_mech(d, &f.tuple.campaign, &f.tuple, &why),
                          DPM_ERR_PARAM);
-        assert_non_null(why);
+        assert_string_equal(why, NOT_OPENED);
+        assert_string_equal(dpm_device_why(d), NOT_OPENED);
         assert_int_equal(dpm_device_accept_campaign(d, buf, 1, &f.tuple, NULL), DPM_ERR_PARAM);
         assert_int_equal(dpm_device_report_tuple(d, &f.tuple, 0, 0, &conf, &info), DPM_ERR_PARAM);
         assert_int_equal(dpm_device_report_roc_hist(d, &f.roc, 0, &h, &info), DPM_ERR_PARAM);
@@ -211,9 +255,10 @@ static void test_unopened_device_refuses_everything(void **state)
             DPM_ERR_PARAM);
         assert_int_equal(dpm_device_memo_open(d, 0, 512, &memo), DPM_ERR_PARAM);
         assert_int_equal(dpm_device_flush(d, NULL, buf, sizeof(buf), &res), DPM_ERR_PARAM);
+        assert_string_equal(dpm_device_why(d), NOT_OPENED);
         assert_null(dpm_device_outbox(d));
         assert_null(dpm_device_ledger(d));
-        assert_memory_equal(d, &keep, sizeof(keep));
+        same_but_why(d, &keep);
     }
     assert_null(dpm_device_outbox(NULL));
     assert_null(dpm_device_ledger(NULL));
@@ -246,46 +291,70 @@ static void test_null_and_wrong_kind_refused_untouched(void **state)
     keep = *d;
     uint64_t ops = f.fs.ops;
 
-    assert_int_equal(dpm_device_accept_mech(d, NULL, &m, &why), DPM_ERR_PARAM);
-    assert_int_equal(dpm_device_accept_mech(d, &f.tuple.campaign, NULL, &why), DPM_ERR_PARAM);
-    assert_int_equal(dpm_device_accept_campaign(d, NULL, 1, &m, &why), DPM_ERR_PARAM);
-    assert_int_equal(dpm_device_accept_campaign(d, buf, 1, NULL, &why), DPM_ERR_PARAM);
+    REFUSED(d, dpm_device_accept_mech(d, NULL, &m, &why), "no campaign or no mechanism (NULL)");
+    assert_string_equal(why, "no campaign or no mechanism (NULL)");
+    REFUSED(d, dpm_device_accept_mech(d, &f.tuple.campaign, NULL, &why),
+            "no campaign or no mechanism (NULL)");
+    REFUSED(d, dpm_device_accept_campaign(d, NULL, 1, &m, &why),
+            "no campaign bytes or no mechanism (NULL)");
+    REFUSED(d, dpm_device_accept_campaign(d, buf, 1, NULL, &why),
+            "no campaign bytes or no mechanism (NULL)");
 
-    assert_int_equal(dpm_device_report_tuple(d, NULL, 0, 0, &conf, &info), DPM_ERR_PARAM);
-    assert_int_equal(dpm_device_report_tuple(d, &f.tuple, 0, 0, NULL, &info), DPM_ERR_PARAM);
-    assert_int_equal(dpm_device_report_tuple(d, &f.roc, 0, 0, &conf, &info), DPM_ERR_PARAM);
-    assert_int_equal(dpm_device_report_tuple(d, &f.tuple, 0, 2, &conf, &info), DPM_ERR_PARAM);
+    REFUSED(d, dpm_device_report_tuple(d, NULL, 0, 0, &conf, &info),
+            "no mechanism or no confusion counts (NULL)");
+    REFUSED(d, dpm_device_report_tuple(d, &f.tuple, 0, 0, NULL, &info),
+            "no mechanism or no confusion counts (NULL)");
+    REFUSED(d, dpm_device_report_tuple(d, &f.roc, 0, 0, &conf, &info),
+            "not a tuple campaign: use its kind's report call");
+    REFUSED(d, dpm_device_report_tuple(d, &f.tuple, 0, 2, &conf, &info),
+            "group >= the campaign's groups");
 
-    assert_int_equal(dpm_device_report_roc_hist(d, NULL, 0, &h, &info), DPM_ERR_PARAM);
-    assert_int_equal(dpm_device_report_roc_hist(d, &f.roc, 0, NULL, &info), DPM_ERR_PARAM);
-    assert_int_equal(dpm_device_report_roc_hist(d, &f.tuple, 0, &h, &info), DPM_ERR_PARAM);
+    REFUSED(d, dpm_device_report_roc_hist(d, NULL, 0, &h, &info),
+            "no mechanism or no histogram (NULL)");
+    REFUSED(d, dpm_device_report_roc_hist(d, &f.roc, 0, NULL, &info),
+            "no mechanism or no histogram (NULL)");
+    REFUSED(d, dpm_device_report_roc_hist(d, &f.tuple, 0, &h, &info),
+            "not a roc_hist campaign: use its kind's report call");
+    REFUSED(d, dpm_device_report_roc_hist(d, &f.roc, 0, &h, &info),
+            "histogram bins differ from the campaign's");
+    assert_int_equal(dpm_score_hist_init(&h, dpm_mech_score_bins(&f.roc)), DPM_OK);
     /* a roc_hist campaign without groups takes no group */
-    assert_int_equal(dpm_device_report_roc_hist_group(d, &f.roc, 0, 0, &h, &info), DPM_ERR_PARAM);
+    REFUSED(d, dpm_device_report_roc_hist_group(d, &f.roc, 0, 0, &h, &info),
+            "campaign without groups: use dpm_device_report_roc_hist");
+    h.neg[1] = DPM_SCORE_HIST_MAX_COUNT + 1;
+    REFUSED(d, dpm_device_report_roc_hist(d, &f.roc, 0, &h, &info),
+            "histogram count above DPM_SCORE_HIST_MAX_COUNT");
 
-    assert_int_equal(dpm_device_report_dpauc(d, NULL, 0, &counts, &info), DPM_ERR_PARAM);
-    assert_int_equal(dpm_device_report_dpauc(d, &f.roc, 0, NULL, &info), DPM_ERR_PARAM);
-    assert_int_equal(dpm_device_report_dpauc(d, &f.roc, 0, &counts, &info), DPM_ERR_PARAM);
+    REFUSED(d, dpm_device_report_dpauc(d, NULL, 0, &counts, &info),
+            "no mechanism or no counts (NULL)");
+    REFUSED(d, dpm_device_report_dpauc(d, &f.roc, 0, NULL, &info),
+            "no mechanism or no counts (NULL)");
+    REFUSED(d, dpm_device_report_dpauc(d, &f.roc, 0, &counts, &info),
+            "not a dpauc campaign: use its kind's report call");
 
-    assert_int_equal(dpm_device_report_ustat_bins(d, NULL, 0, &ex, &info), DPM_ERR_PARAM);
-    assert_int_equal(dpm_device_report_ustat_bins(d, &f.roc, 0, NULL, &info), DPM_ERR_PARAM);
-    assert_int_equal(dpm_device_report_ustat_bins(d, &f.roc, 0, &ex, &info), DPM_ERR_PARAM);
-    assert_int_equal(dpm_device_report_ustat_tree(d, &f.roc, 0, &ex, &info), DPM_ERR_PARAM);
+    REFUSED(d, dpm_device_report_ustat_bins(d, NULL, 0, &ex, &info),
+            "no mechanism or no example (NULL)");
+    REFUSED(d, dpm_device_report_ustat_bins(d, &f.roc, 0, NULL, &info),
+            "no mechanism or no example (NULL)");
+    REFUSED(d, dpm_device_report_ustat_bins(d, &f.roc, 0, &ex, &info),
+            "not a ustat_bins campaign: use its kind's report call");
+    REFUSED(d, dpm_device_report_ustat_tree(d, &f.roc, 0, &ex, &info),
+            "not a ustat_tree campaign: use its kind's report call");
 
-    assert_int_equal(dpm_device_fedauc_upload(d, NULL, NULL, 0, NULL, &s, buf, sizeof(buf), &len),
-                     DPM_ERR_PARAM);
-    assert_int_equal(dpm_device_fedauc_upload(d, &f.roc, NULL, 0, NULL, &s, buf, sizeof(buf), &len),
-                     DPM_ERR_PARAM);
-    assert_int_equal(dpm_device_report_fedauc(d, NULL, 0, &s, buf, 1, labels, NULL, NULL, &info),
-                     DPM_ERR_PARAM);
-    assert_int_equal(
-        dpm_device_report_fedauc(d, &f.tuple, 0, &s, buf, 1, labels, NULL, NULL, &info),
-        DPM_ERR_PARAM);
+    REFUSED(d, dpm_device_fedauc_upload(d, NULL, NULL, 0, NULL, &s, buf, sizeof(buf), &len),
+            "no mechanism, session, output or length (NULL)");
+    REFUSED(d, dpm_device_fedauc_upload(d, &f.roc, NULL, 0, NULL, &s, buf, sizeof(buf), &len),
+            "not a FedAUC campaign");
+    REFUSED(d, dpm_device_report_fedauc(d, NULL, 0, &s, buf, 1, labels, NULL, NULL, &info),
+            "no mechanism, session, reply or labels (NULL)");
+    REFUSED(d, dpm_device_report_fedauc(d, &f.tuple, 0, &s, buf, 1, labels, NULL, NULL, &info),
+            "not a FedAUC campaign");
 
-    assert_int_equal(dpm_device_flush(d, NULL, buf, sizeof(buf), &res),
-                     DPM_ERR_PARAM); /* no upload */
+    REFUSED(d, dpm_device_flush(d, NULL, buf, sizeof(buf), &res),
+            "no upload config (dpm_device_config_t.upload)");
 
     assert_memory_equal(&info, &info_keep, sizeof(info));
-    assert_memory_equal(d, &keep, sizeof(keep));
+    same_but_why(d, &keep);
     assert_true(f.fs.ops == ops);
     assert_int_equal(dpm_outbox_pending(dpm_device_outbox(d)), 0);
 }
@@ -304,7 +373,8 @@ static void test_memo_region_must_not_overlap(void **state)
     memset(&memo, 0x3C, sizeof(memo));
     const dpm_memo_t keep = memo;
     const uint32_t free0 = REGION - 1024, memo_size = DPM_MEMO_MIN_REGION;
-    assert_int_equal(dpm_device_memo_open(&f.dev, 0, memo_size, &memo), DPM_ERR_PARAM);
+    REFUSED(&f.dev, dpm_device_memo_open(&f.dev, 0, memo_size, &memo),
+            "memo region overlaps the ledger, the outbox or an anchor");
     assert_int_equal(dpm_device_memo_open(&f.dev, free0 - 8, memo_size, &memo), DPM_ERR_PARAM);
     assert_int_equal(dpm_device_memo_open(&f.dev, REGION - memo_size, memo_size, &memo),
                      DPM_ERR_PARAM);

@@ -69,8 +69,8 @@ static dpm_campaign_t dpauc_campaign(uint32_t n)
     memset(&c, 0, sizeof(c));
     c.id = 21;
     c.mechanism = DPM_MECH_ID_DPAUC;
-    c.eps = DPM_EPS_ONE;
-    c.budget = DPM_EPS_ONE;
+    c.eps = DPM_EPS(1);
+    c.budget = DPM_EPS(1);
     c.nthresholds = n;
     assert_int_equal(dpm_dpauc_linspace(n, c.thresholds), DPM_OK);
     return c;
@@ -378,12 +378,12 @@ static void test_campaign_validation(void **state)
 #endif
     c = dpauc_campaign(25);
     c.calibration = DPM_DPAUC_TIGHT;
-    c.budget = DPM_EPS_ONE - 1; /* tight spends the whole ε: one report does not fit */
+    c.budget = DPM_EPS_Q16(DPM_EPS_ONE - 1); /* tight spends the whole ε: one report does not fit */
     assert_int_equal(dpm_mech_init(&m, &c, &why), DPM_ERR_BUDGET);
     assert_memory_equal(&m, &keep, sizeof(m));
     /* published spends ε / 2: a budget of ε / 2 holds one report */
     c = dpauc_campaign(25);
-    c.budget = DPM_EPS_ONE / 2;
+    c.budget = DPM_EPS_Q16(DPM_EPS_ONE / 2);
     assert_int_equal(dpm_mech_init(&m, &c, &why), DPM_OK);
     assert_int_equal(m.eps_implemented, DPM_EPS_ONE / 2);
     assert_non_null(dpm_mech_dpauc(&m));
@@ -418,7 +418,7 @@ static void test_fingerprint(void **state)
     assert_int_equal(dpm_mech_init(&b, &d, NULL), DPM_OK);
     assert_int_not_equal(b.params_hash, a.params_hash);
     d = c;
-    d.eps = DPM_EPS_ONE / 2;
+    d.eps = DPM_EPS_Q16(DPM_EPS_ONE / 2);
     assert_int_equal(dpm_mech_init(&b, &d, NULL), DPM_OK);
     assert_int_not_equal(b.params_hash, a.params_hash);
     d = c;

@@ -234,8 +234,8 @@ static void test_campaign_and_report_arguments(void **state)
     memset(&c, 0, sizeof(c));
     c.id = 5;
     c.mechanism = DPM_MECH_ID_TUPLE_MR;
-    c.eps = 65536;
-    c.budget = 65536;
+    c.eps = DPM_EPS(1);
+    c.budget = DPM_EPS(1);
     c.groups = 3;
     c.nmetrics = 1;
     c.metrics[0] = DPM_METRIC_TPR;
@@ -286,7 +286,7 @@ static void test_campaign_and_report_arguments(void **state)
     dpm_campaign_t ml = c;
     ml.mechanism = DPM_MECH_ID_TUPLE_ML;
     ml.frac_bits = DPM_FRAC_BITS;
-    ml.budget = 2 * 65536;
+    ml.budget = DPM_EPS(2);
     assert_int_equal(dpm_mech_init(&m, &ml, NULL), DPM_OK);
     dpm_ratio_t half = {1, 2};
     assert_int_equal(dpm_mech_report_tuple(&m, &r, TEST_RECEIPT(&m, 0), 1, &half, &rep), DPM_OK);
@@ -491,8 +491,8 @@ static void test_campaign_fetch_answers(void **state)
     memset(&c, 0, sizeof(c));
     c.id = 4711;
     c.mechanism = DPM_MECH_ID_TUPLE_MR;
-    c.eps = DPM_EPS_ONE;
-    c.budget = DPM_EPS_ONE;
+    c.eps = DPM_EPS(1);
+    c.budget = DPM_EPS(1);
     c.groups = 2;
     c.nmetrics = 1;
     c.metrics[0] = DPM_METRIC_TPR;
@@ -515,7 +515,7 @@ static void test_campaign_fetch_answers(void **state)
     assert_int_equal(dpm_campaign_fetch(&t, &clk, "h", 4711, 100, work, sizeof(work), &m, &why),
                      DPM_ERR_PROTOCOL);
     dpm_campaign_t zero_eps = c;
-    zero_eps.eps = 0;
+    zero_eps.eps = DPM_EPS_Q16(0);
     uint8_t bad[DPM_CAMPAIGN_MAX_BYTES];
     size_t nbad = 0;
     assert_int_equal(dpm_campaign_encode(&zero_eps, bad, sizeof(bad), &nbad), DPM_OK);
@@ -540,10 +540,30 @@ static void test_campaign_fetch_answers(void **state)
     assert_int_equal(m.campaign.mechanism, DPM_MECH_ID_TUPLE_MR);
     size_t len = 0;
     canned_answer(&can, "200 OK", body, n);
+    assert_int_equal(dpm_campaign_get(&t, &clk, "h", 4711, 100, work, sizeof(work), &len, &why),
+                     DPM_OK);
+    assert_true(len == n && memcmp(work, body, n) == 0);
+    /* a collector answering a request for campaign 0 with campaign 4711 (another id, its own
+     * budget): refused, by get and by fetch */
+    canned_answer(&can, "200 OK", body, n);
+    len = 12345;
+    assert_int_equal(dpm_campaign_get(&t, &clk, "h", 0, 100, work, sizeof(work), &len, &why),
+                     DPM_ERR_PROTOCOL);
+    assert_string_equal(why, "the collector answered with another campaign than the one requested");
+    assert_int_equal(len, 12345);
+    assert_true(starts_with(can.sent, "GET /v1/campaigns/0 HTTP/1.1\r\n"));
+    canned_answer(&can, "200 OK", body, n);
+    assert_int_equal(dpm_campaign_fetch(&t, &clk, "h", 4712, 100, work, sizeof(work), &m, &why),
+                     DPM_ERR_PROTOCOL);
+    assert_int_equal(m.campaign.id, 4711); /* the earlier fetch's, untouched */
+    /* campaign 0, asked for as 0 (spelled "0" in the path) */
+    dpm_campaign_t zero = c;
+    zero.id = 0;
+    assert_int_equal(dpm_campaign_encode(&zero, body, sizeof(body), &n), DPM_OK);
+    canned_answer(&can, "200 OK", body, n);
     assert_int_equal(dpm_campaign_get(&t, &clk, "h", 0, 100, work, sizeof(work), &len, &why),
                      DPM_OK);
     assert_true(len == n && memcmp(work, body, n) == 0);
-    assert_true(starts_with(can.sent, "GET /v1/campaigns/0 HTTP/1.1\r\n"));
 }
 
 static void test_soft_float_edges(void **state)

@@ -34,8 +34,8 @@ static dpm_campaign_t fa_campaign(uint32_t id, dpm_mech_id_t mech, dpm_fedauc_va
     memset(&c, 0, sizeof(c));
     c.id = id;
     c.mechanism = mech;
-    c.eps = DPM_EPS_ONE;
-    c.budget = 2 * DPM_EPS_ONE;
+    c.eps = DPM_EPS(1);
+    c.budget = DPM_EPS(2);
     c.period_seconds = 86400;
     c.fedauc_variant = (uint32_t)v;
     c.fedauc_p_share_q16 = share_q16;
@@ -85,7 +85,7 @@ static void test_campaigns_and_fingerprints(void **state)
     c = fa_campaign(1, DPM_MECH_ID_FEDAUC_LAP, DPM_FEDAUC_LOCAL, 32768, 12);
     assert_int_equal(dpm_mech_init(&m, &c, &why), DPM_OK);
     seen[nseen++] = m.params_hash;
-    c.eps = 2 * DPM_EPS_ONE;
+    c.eps = DPM_EPS(2);
     assert_int_equal(dpm_mech_init(&m, &c, &why), DPM_OK);
     seen[nseen++] = m.params_hash;
     for (int i = 0; i < nseen; i++) {
@@ -132,10 +132,10 @@ static void test_campaigns_and_fingerprints(void **state)
     bad[nb].st = DPM_ERR_PARAM;
     bad[nb++].why = "the share of epsilon on localP must be in (0, 1)";
     bad[nb].c = fa_campaign(1, DPM_MECH_ID_FEDAUC_LAP, DPM_FEDAUC_LOCAL, 100, 16);
-    bad[nb].c.eps = 600; /* eps_p = floor(100 * 600 / 2^16) = 0 */
+    bad[nb].c.eps = DPM_EPS_Q16(600); /* eps_p = floor(100 * 600 / 2^16) = 0 */
     bad[nb].st = DPM_ERR_PARAM, bad[nb++].why = "epsilon too small to split";
     bad[nb].c = fa_campaign(1, DPM_MECH_ID_FEDAUC_LAP, DPM_FEDAUC_ADAPTIVE, 0, 16);
-    bad[nb].c.eps = 1;
+    bad[nb].c.eps = DPM_EPS_Q16(1);
     bad[nb].st = DPM_ERR_PARAM, bad[nb++].why = "epsilon too small to split";
     bad[nb].c = fa_campaign(1, DPM_MECH_ID_FEDAUC_LAP, DPM_FEDAUC_LOCAL, 32768, 16);
     bad[nb].c.groups = 4;
@@ -146,10 +146,10 @@ static void test_campaigns_and_fingerprints(void **state)
     bad[nb].st = DPM_ERR_PARAM;
     bad[nb++].why = "groups, metrics and bin edges are not used by fedauc";
     bad[nb].c = fa_campaign(1, DPM_MECH_ID_FEDAUC_LAP, DPM_FEDAUC_LOCAL, 32768, 16);
-    bad[nb].c.budget = DPM_EPS_ONE - 1;
+    bad[nb].c.budget = DPM_EPS_Q16(DPM_EPS_ONE - 1);
     bad[nb].st = DPM_ERR_BUDGET, bad[nb++].why = "budget smaller than one report";
     bad[nb].c = fa_campaign(1, DPM_MECH_ID_FEDAUC_RR, DPM_FEDAUC_VARIANT_NONE, 0, 16);
-    bad[nb].c.eps = bad[nb].c.budget = 30u << 16; /* e^30 + 1 > 2^32: no 32-bit RR */
+    bad[nb].c.eps = bad[nb].c.budget = DPM_EPS(30); /* e^30 + 1 > 2^32: no 32-bit RR */
     bad[nb].st = DPM_ERR_RANGE, bad[nb++].why = "epsilon too small or too large for binary RR";
     dpm_mech_t keep;
     memset(&m, 0x77, sizeof(m));
@@ -1152,8 +1152,8 @@ static void dev_open(dev_fix_t *f)
     f->cfg.ledger_size = LEDGER_SIZE;
     f->cfg.outbox_offset = LEDGER_SIZE;
     f->cfg.outbox_size = MEMO_OFF - LEDGER_SIZE;
-    f->cfg.policy.defaults.max_eps = DPM_EPS_ONE;
-    f->cfg.policy.defaults.max_budget = 2 * DPM_EPS_ONE;
+    f->cfg.policy.defaults.max_eps = DPM_EPS(1);
+    f->cfg.policy.defaults.max_budget = DPM_EPS(2);
     assert_int_equal(dpm_device_init(&f->dev, &f->cfg), DPM_OK);
     assert_int_equal(dpm_device_memo_open(&f->dev, 0, 64, &f->memo), DPM_ERR_PARAM); /* ledger */
     assert_int_equal(dpm_device_memo_open(&f->dev, MEMO_OFF - 16, 64, &f->memo), DPM_ERR_PARAM);
@@ -1300,7 +1300,7 @@ static void test_device_bad_input_spends_nothing(void **state)
     dpm_mech_t m2;
     assert_int_equal(dpm_device_accept_mech(&f.dev, &c2, &m2, NULL), DPM_OK);
     assert_int_equal(dpm_ledger_charge(dpm_device_ledger(&f.dev), 51, 0, m2.eps_implemented,
-                                       m2.campaign.budget),
+                                       m2.campaign.budget.q16),
                      DPM_OK);
     dpm_fedauc_session_t s2;
     assert_int_equal(dpm_device_fedauc_upload(&f.dev, &m2, A_SCORES, 4, &bb, &s2, up, sizeof(up),

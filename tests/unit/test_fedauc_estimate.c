@@ -251,7 +251,7 @@ static void test_eps_infinity_is_exact(void **state)
             memset(&c, 0, sizeof(c));
             c.id = 5;
             c.mechanism = kinds[ki].mech;
-            c.eps = c.budget = DPM_EPS_ONE;
+            c.eps = c.budget = DPM_EPS(1);
             c.fedauc_variant = (uint32_t)kinds[ki].v;
             c.fedauc_p_share_q16 = kinds[ki].share;
             c.fedauc_score_bits = 10; /* 1,025 score values: many ties */

@@ -26,7 +26,7 @@ static const char *try(dpm_mech_id_t id)
     memset(&c, 0, sizeof(c));
     c.id = 1;
     c.mechanism = id;
-    c.eps = c.budget = DPM_EPS_ONE;
+    c.eps = c.budget = DPM_EPS(1);
     if (id == DPM_MECH_ID_FEDAUC_LAP) {
         c.fedauc_variant = DPM_FEDAUC_ADAPTIVE;
         c.fedauc_score_bits = 16;

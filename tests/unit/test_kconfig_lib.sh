@@ -43,8 +43,8 @@ static void campaign31(dpm_campaign_t *c)
     memset(c, 0, sizeof(*c));
     c->id = 31;
     c->mechanism = DPM_MECH_ID_ROC_HIST;
-    c->eps = DPM_EPS_ONE;
-    c->budget = DPM_EPS_ONE;
+    c->eps = DPM_EPS(1);
+    c->budget = DPM_EPS(1);
     c->nbins = 30;
     for (uint32_t i = 0; i < 30 && i < DPM_CAMPAIGN_MAX_EDGES; i++) {
         c->bin_edges[i] = (i + 1u) * (DPM_SCORE_ONE / 31u);

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The privacy ledger: budget and period rules, persistence, the mirrored A/B slots, the
- * anchor, corruption failing closed, and two kinds of fault injection:
+/* The privacy ledger: budget and period rules, the device cap per device period and the
+ * ledger clock, finished entries freed for new campaigns, version 1 records read
+ * conservatively, persistence, the mirrored A/B slots, the anchor, corruption failing closed,
+ * and two kinds of fault injection:
  *  - damage at rest: after each charge of a history, every bit flipped and every byte set to
  *    0x00 and 0xFF, each slot and the whole region erased, then reopen and try to spend again
  *    (never DPM_OK beyond the budget), with a negative control (the old layout, whose other
@@ -68,10 +70,37 @@ static dpm_eps_t spent(rig_t *r, uint32_t c, uint32_t p)
     return s;
 }
 
-/* A record encoded by the test itself, following the layout documented in dpm/budget.h. */
+/* A record encoded by the test itself, following the layout documented in dpm/budget.h:
+ * version 1 (SDK 0.1.0, still read) by make_record, version 2 by make_record2. */
 typedef struct {
     uint32_t id, period, spent;
 } entry_t;
+
+typedef struct {
+    uint32_t id, period, spent, free_at;
+} entry2_t;
+
+static size_t make_record2(uint8_t *buf, uint32_t seq, uint32_t clock, uint32_t period_end,
+                           uint32_t period_spent, const entry2_t *e, uint32_t n)
+{
+    dpm_put_le32(buf, 0x474C5044u);
+    buf[4] = 2;
+    buf[5] = (uint8_t)n;
+    dpm_put_le16(buf + 6, 0);
+    dpm_put_le32(buf + 8, seq);
+    dpm_put_le32(buf + 12, clock);
+    dpm_put_le32(buf + 16, period_end);
+    dpm_put_le32(buf + 20, period_spent);
+    for (uint32_t i = 0; i < n; i++) {
+        dpm_put_le32(buf + 24 + 16 * i, e[i].id);
+        dpm_put_le32(buf + 28 + 16 * i, e[i].period);
+        dpm_put_le32(buf + 32 + 16 * i, e[i].spent);
+        dpm_put_le32(buf + 36 + 16 * i, e[i].free_at);
+    }
+    size_t len = 24 + 16 * (size_t)n;
+    dpm_put_le32(buf + len, dpm_crc32(0, buf, len));
+    return len + 4;
+}
 
 static size_t make_record(uint8_t *buf, uint32_t version, uint32_t seq, const entry_t *e,
                           uint32_t n, uint16_t reserved)
@@ -114,13 +143,14 @@ static void test_fresh_region_becomes_empty_ledger(void **state)
     static rig_t r;
     rig_init(&r, 1);
     assert_int_equal(dpm_ledger_open(&r.l, &r.st, REG_OFF, REG_SIZE), DPM_OK);
-    /* both slots now hold an empty record (magic "DPLG", version 1, n = 0, seq 1), the rest of
-     * each slot erased */
-    const uint8_t magic[] = {0x44, 0x50, 0x4C, 0x47, 1, 0, 0, 0, 1, 0, 0, 0};
+    /* both slots now hold an empty record (magic "DPLG", version 2, n = 0, seq 1, clock,
+     * period end and period total 0), the rest of each slot erased */
+    const uint8_t magic[] = {0x44, 0x50, 0x4C, 0x47, 2, 0, 0, 0, 1, 0, 0, 0,
+                             0,    0,    0,    0,    0, 0, 0, 0, 0, 0, 0, 0};
     for (uint32_t s = 0; s < 2; s++) {
         assert_memory_equal(slot_mem(&r, s), magic, sizeof(magic));
-        assert_int_equal(dpm_get_le32(slot_mem(&r, s) + 12), dpm_crc32(0, slot_mem(&r, s), 12));
-        for (uint32_t i = 16; i < SLOT; i++) {
+        assert_int_equal(dpm_get_le32(slot_mem(&r, s) + 24), dpm_crc32(0, slot_mem(&r, s), 24));
+        for (uint32_t i = 28; i < SLOT; i++) {
             assert_int_equal(slot_mem(&r, s)[i], 0xFF);
         }
     }
@@ -214,7 +244,11 @@ static void test_campaign_capacity(void **state)
     for (uint32_t c = 0; c < DPM_LEDGER_MAX_CAMPAIGNS; c++) {
         assert_int_equal(dpm_ledger_charge(&r.l, 100 + c, 0, EPS1, 4 * EPS1), DPM_OK);
     }
-    assert_int_equal(dpm_ledger_charge(&r.l, 999, 0, EPS1, 4 * EPS1), DPM_ERR_BUFFER);
+    /* full, and none of them finishes by time (dpm_ledger_charge gives no period length): a
+     * new campaign is refused with its own status, nothing written */
+    uint64_t ops = r.fs.ops;
+    assert_int_equal(dpm_ledger_charge(&r.l, 999, 0, EPS1, 4 * EPS1), DPM_ERR_LEDGER_FULL);
+    assert_int_equal(r.fs.ops, ops);
     assert_int_equal(spent(&r, 999, 0), 0);
     /* the tracked ones go on */
     assert_int_equal(dpm_ledger_charge(&r.l, 100, 1, EPS1, 4 * EPS1), DPM_OK);
@@ -417,7 +451,7 @@ static void test_impossible_values_fail_closed(void **state)
     cases[ncases].len = make_record(recs[ncases], 1, 6, e, 1, 0x0100);
     ncases++;
     cases[ncases].what = "an unknown version";
-    cases[ncases].len = make_record(recs[ncases], 2, 6, e, 1, 0);
+    cases[ncases].len = make_record(recs[ncases], 3, 6, e, 1, 0);
     ncases++;
     cases[ncases].what = "non-consecutive sequence numbers";
     cases[ncases].len = make_record(recs[ncases], 1, 9, e, 1, 0);
@@ -444,8 +478,12 @@ static void test_impossible_values_fail_closed(void **state)
     put_slot(&r, 0, good, glen);
     assert_int_equal(dpm_ledger_open(&r.l, &r.st, REG_OFF, REG_SIZE), DPM_OK);
     assert_int_equal(spent(&r, 10, 1), EPS1);
-    assert_memory_equal(slot_mem(&r, 0), slot_mem(&r, 1), SLOT); /* the copy was restored */
+    /* the copy was restored, in version 2 (never written in version 1): the same record */
+    assert_int_equal(slot_mem(&r, 1)[4], 2);
+    assert_int_equal(dpm_get_le32(slot_mem(&r, 1) + 8), 5);
+    uint64_t ops = r.fs.ops;
     assert_int_equal(dpm_ledger_open(&r.l, &r.st, REG_OFF, REG_SIZE), DPM_OK);
+    assert_int_equal(r.fs.ops, ops); /* a mirror across the versions needs no repair */
     size_t blen = make_record(bad, 7, 6, e, 1, 0);
     bad[blen - 1] ^= 0xFF;
     put_slot(&r, 1, bad, blen);
@@ -481,6 +519,257 @@ static void test_sequence_wraps(void **state)
     assert_int_equal(spent(&r, 4, 2), 3 * EPS1);
     assert_int_equal(dpm_ledger_charge(&r.l, 4, 2, EPS1, 5 * EPS1), DPM_OK); /* seq 2 */
     assert_int_equal(spent(&r, 4, 2), 4 * EPS1);
+}
+
+/* ---- the device cap, the ledger clock, finished entries --------------------------------- */
+
+#define DAY 86400u
+
+static dpm_ledger_charge_t chg(uint32_t c, uint32_t p, uint32_t period_seconds, dpm_eps_t eps,
+                               dpm_eps_t budget)
+{
+    dpm_ledger_charge_t x = {c, p, period_seconds, eps, budget};
+    return x;
+}
+
+static dpm_ledger_cap_t cap_at(dpm_eps_t max_eps, uint32_t wall, uint32_t elapsed)
+{
+    dpm_ledger_cap_t x = {max_eps, DAY, wall, elapsed};
+    return x;
+}
+
+static dpm_eps_t period_total(rig_t *r, uint32_t wall, uint32_t elapsed)
+{
+    dpm_ledger_cap_t k = cap_at(EPS1, wall, elapsed);
+    dpm_eps_t s = 0xDEADBEEF;
+    assert_int_equal(dpm_ledger_period_spent(&r->l, &k, &s), DPM_OK);
+    return s;
+}
+
+/* The attack of issue 27: one collector answers with campaigns 777, 778, 779 besides the
+ * campaign asked for, each within the policy, each with its own budget. The cap counts them
+ * together, per device period of the ledger clock, whatever the campaign periods say. */
+static void test_device_cap_counts_every_campaign(void **state)
+{
+    (void)state;
+    NEED_CAMPAIGNS(4);
+    static rig_t r;
+    rig_init(&r, 1);
+    assert_int_equal(dpm_ledger_open(&r.l, &r.st, REG_OFF, REG_SIZE), DPM_OK);
+    const uint32_t t0 = 1800000000u; /* a wall clock in 2027, 10:00 UTC into its day */
+    const uint32_t ids[4] = {1, 777, 778, 779};
+    dpm_ledger_cap_t k = cap_at(EPS1, t0, 0);
+    const char *why = NULL;
+    dpm_ledger_charge_t c = chg(ids[0], 5, DAY, EPS1, EPS1);
+    assert_int_equal(dpm_ledger_spend(&r.l, &c, &k, &why), DPM_OK);
+    assert_null(why);
+    for (uint32_t i = 1; i < 4; i++) {
+        uint64_t ops = r.fs.ops;
+        c = chg(ids[i], 5 + i, 60u * i, EPS1 / 4, EPS1); /* any period, length, size */
+        assert_int_equal(dpm_ledger_check(&r.l, &c, &k, &why), DPM_ERR_BUDGET);
+        assert_string_equal(why, "the device's cap for this period is spent");
+        assert_int_equal(dpm_ledger_spend(&r.l, &c, &k, &why), DPM_ERR_BUDGET);
+        assert_int_equal(r.fs.ops, ops); /* refused before anything is written */
+    }
+    assert_int_equal(period_total(&r, t0, 0), EPS1);
+    /* within the same device period, later readings change nothing */
+    k = cap_at(EPS1, t0 + 3600u, 0);
+    assert_int_equal(dpm_ledger_spend(&r.l, &c, &k, NULL), DPM_ERR_BUDGET);
+    /* the next device period (UTC day) opens the cap again */
+    uint32_t next_day = t0 - t0 % DAY + DAY;
+    k = cap_at(EPS1, next_day, 0);
+    assert_int_equal(period_total(&r, next_day, 0), 0);
+    assert_int_equal(dpm_ledger_spend(&r.l, &c, &k, NULL), DPM_OK);
+    assert_int_equal(period_total(&r, next_day, 0), EPS1 / 4);
+    /* a wall clock set BACK (or unset: 1970) cannot reopen the day it left */
+    k = cap_at(EPS1, t0, 0);
+    c = chg(ids[2], 9, 60u, EPS1, EPS1);
+    assert_int_equal(dpm_ledger_spend(&r.l, &c, &k, NULL), DPM_ERR_BUDGET);
+    k = cap_at(EPS1, 0, 0);
+    assert_int_equal(dpm_ledger_spend(&r.l, &c, &k, NULL), DPM_ERR_BUDGET);
+    c = chg(ids[2], 9, 60u, EPS1 - EPS1 / 4, EPS1);
+    assert_int_equal(dpm_ledger_spend(&r.l, &c, &k, NULL), DPM_OK); /* exactly to the cap */
+    assert_int_equal(period_total(&r, 0, 0), EPS1);
+
+    /* Negative control: the same attack without the cap (the 0.1.0 call) spends once per
+     * campaign id in one period: 4 budgets. */
+    rig_init(&r, 1);
+    assert_int_equal(dpm_ledger_open(&r.l, &r.st, REG_OFF, REG_SIZE), DPM_OK);
+    for (uint32_t i = 0; i < 4; i++) {
+        assert_int_equal(dpm_ledger_charge(&r.l, ids[i], 5, EPS1, EPS1), DPM_OK);
+    }
+    /* ... and the uncapped charges still count in the device period's total */
+    assert_int_equal(period_total(&r, 0, 0), 4 * EPS1);
+    k = cap_at(4 * EPS1, t0, 0);
+    c = chg(1, 6, DAY, 1, EPS1);
+    assert_int_equal(dpm_ledger_spend(&r.l, &c, &k, NULL), DPM_ERR_BUDGET);
+}
+
+/* Without a wall clock the ledger clock moves by the elapsed seconds the caller measured; with
+ * neither it never moves (a lifetime cap). A period_end at the end of time never ends. */
+static void test_ledger_clock(void **state)
+{
+    (void)state;
+    static rig_t r;
+    rig_init(&r, 1);
+    assert_int_equal(dpm_ledger_open(&r.l, &r.st, REG_OFF, REG_SIZE), DPM_OK);
+    dpm_ledger_charge_t c = chg(3, 0, 0, EPS1, 100 * EPS1);
+    dpm_ledger_cap_t k = cap_at(EPS1, 0, 0);
+    assert_int_equal(dpm_ledger_spend(&r.l, &c, &k, NULL), DPM_OK);
+    for (int i = 0; i < 3; i++) { /* no clock at all: a lifetime cap */
+        assert_int_equal(dpm_ledger_spend(&r.l, &c, &k, NULL), DPM_ERR_BUDGET);
+    }
+    k = cap_at(EPS1, 0, DAY - 1); /* powered on for a day less one second */
+    assert_int_equal(dpm_ledger_spend(&r.l, &c, &k, NULL), DPM_ERR_BUDGET);
+    k = cap_at(EPS1, 0, DAY); /* a whole day: the next period */
+    assert_int_equal(dpm_ledger_spend(&r.l, &c, &k, NULL), DPM_OK);
+    assert_int_equal(dpm_get_le32(slot_mem(&r, 0) + 12), DAY);     /* the clock */
+    assert_int_equal(dpm_get_le32(slot_mem(&r, 0) + 16), 2 * DAY); /* its period's end */
+    /* elapsed adds up across charges: half a day, twice */
+    k = cap_at(EPS1, 0, DAY / 2);
+    c = chg(3, 0, 0, 1, 100 * EPS1);
+    assert_int_equal(dpm_ledger_spend(&r.l, &c, &k, NULL), DPM_ERR_BUDGET); /* 1.5 days */
+    assert_int_equal(dpm_get_le32(slot_mem(&r, 0) + 12), DAY); /* a refusal moves nothing */
+    /* the wall clock wins when it is ahead of the elapsed count, and not otherwise */
+    k = cap_at(EPS1, 5 * DAY, 10);
+    assert_int_equal(dpm_ledger_spend(&r.l, &c, &k, NULL), DPM_OK);
+    assert_int_equal(dpm_get_le32(slot_mem(&r, 0) + 12), 5 * DAY);
+    k = cap_at(EPS1, DAY, 10);
+    assert_int_equal(dpm_ledger_spend(&r.l, &c, &k, NULL), DPM_OK);
+    assert_int_equal(dpm_get_le32(slot_mem(&r, 0) + 12), 5 * DAY + 10);
+    /* a longer device period (a new policy) takes effect when the current one ends */
+    dpm_ledger_cap_t week = {EPS1, 7 * DAY, 6 * DAY - 1, 0};
+    assert_int_equal(dpm_ledger_spend(&r.l, &c, &week, NULL), DPM_OK);
+    assert_int_equal(dpm_get_le32(slot_mem(&r, 0) + 16), 6 * DAY);
+    week.wall_s = 6 * DAY;
+    assert_int_equal(dpm_ledger_spend(&r.l, &c, &week, NULL), DPM_OK);
+    assert_int_equal(dpm_get_le32(slot_mem(&r, 0) + 16), 7 * DAY); /* aligned to weeks */
+    /* the end of time: a clock saturated at 2^32 - 1 stays in its period */
+    k = cap_at(EPS1, 0xFFFFFFFFu, 0);
+    c = chg(3, 0, 0, EPS1, 100 * EPS1);
+    assert_int_equal(dpm_ledger_spend(&r.l, &c, &k, NULL), DPM_OK);
+    assert_int_equal(dpm_get_le32(slot_mem(&r, 0) + 16), 0xFFFFFFFFu);
+    assert_int_equal(dpm_ledger_spend(&r.l, &c, &k, NULL), DPM_ERR_BUDGET);
+    k = cap_at(EPS1, 0xFFFFFFFFu, 0xFFFFFFFFu);
+    assert_int_equal(dpm_ledger_spend(&r.l, &c, &k, NULL), DPM_ERR_BUDGET);
+    /* bad caps are refused */
+    dpm_ledger_cap_t bad = {0, DAY, 0, 0};
+    assert_int_equal(dpm_ledger_spend(&r.l, &c, &bad, NULL), DPM_ERR_PARAM);
+    bad.max_eps = EPS1;
+    bad.period_seconds = 0;
+    assert_int_equal(dpm_ledger_check(&r.l, &c, &bad, NULL), DPM_ERR_PARAM);
+    assert_int_equal(dpm_ledger_period_spent(&r.l, &bad, NULL), DPM_ERR_PARAM);
+    assert_int_equal(dpm_ledger_spend(&r.l, NULL, &k, NULL), DPM_ERR_PARAM);
+}
+
+/* A finished entry (its campaign period over on the ledger clock) is freed when a new
+ * campaign needs its slot, so the slots limit the campaigns open at once; until then it still
+ * refuses re-spending its period. */
+static void test_finished_entries_are_freed(void **state)
+{
+    (void)state;
+    NEED_CAMPAIGNS(2);
+    static rig_t r;
+    rig_init(&r, 1);
+    assert_int_equal(dpm_ledger_open(&r.l, &r.st, REG_OFF, REG_SIZE), DPM_OK);
+    const uint32_t n = DPM_LEDGER_MAX_CAMPAIGNS, t0 = 1000000u;
+    dpm_ledger_cap_t k = cap_at(100 * EPS1, t0, 0);
+    for (uint32_t i = 0; i < n; i++) { /* campaign 10 + i: periods of (i + 1) hours */
+        dpm_ledger_charge_t c = chg(10 + i, 1, 3600u * (i + 1), EPS1, EPS1);
+        assert_int_equal(dpm_ledger_spend(&r.l, &c, &k, NULL), DPM_OK);
+    }
+    /* full, nothing finished yet */
+    const char *why = NULL;
+    dpm_ledger_charge_t fresh = chg(99, 0, 3600u, EPS1, EPS1);
+    k = cap_at(100 * EPS1, t0 + 3599u, 0);
+    assert_int_equal(dpm_ledger_check(&r.l, &fresh, &k, &why), DPM_ERR_LEDGER_FULL);
+    assert_string_equal(why, "ledger full: every campaign in it has an open period");
+    assert_int_equal(dpm_ledger_spend(&r.l, &fresh, &k, NULL), DPM_ERR_LEDGER_FULL);
+    /* an hour on, campaign 10's period is over: it still refuses its period's re-spend ... */
+    k = cap_at(100 * EPS1, t0 + 3600u, 0);
+    dpm_ledger_charge_t again = chg(10, 1, 3600u, EPS1, EPS1);
+    assert_int_equal(dpm_ledger_spend(&r.l, &again, &k, NULL), DPM_ERR_BUDGET);
+    /* ... until a new campaign takes its slot; the others are kept */
+    assert_int_equal(dpm_ledger_spend(&r.l, &fresh, &k, NULL), DPM_OK);
+    assert_int_equal(spent(&r, 99, 0), EPS1);
+    assert_int_equal(spent(&r, 10, 1), 0); /* forgotten: its spending is in the period total */
+    for (uint32_t i = 1; i < n; i++) {
+        assert_int_equal(spent(&r, 10 + i, 1), EPS1);
+    }
+    assert_int_equal(period_total(&r, t0 + 3600u, 0), (n + 1) * EPS1);
+    /* a charge in the same period never finishes sooner: campaign 11 charged again at
+     * t0 + 3600 finishes 2 hours after that, not after its first charge */
+    if (n >= 3) {
+        k = cap_at(100 * EPS1, t0 + 3600u, 0);
+        dpm_ledger_charge_t c11 = chg(11, 1, 7200u, 1, EPS1 + 1);
+        assert_int_equal(dpm_ledger_spend(&r.l, &c11, &k, NULL), DPM_OK);
+        k = cap_at(100 * EPS1, t0 + 7200u, 0); /* 11's first charge + 2 h: not finished */
+        dpm_ledger_charge_t other = chg(98, 0, 3600u, EPS1, EPS1);
+        assert_int_equal(dpm_ledger_spend(&r.l, &other, &k, NULL), DPM_OK); /* 12 goes */
+        assert_int_equal(spent(&r, 11, 1), EPS1 + 1);
+    }
+    /* charges without a period length never finish: a ledger of them stays full */
+    rig_init(&r, 1);
+    assert_int_equal(dpm_ledger_open(&r.l, &r.st, REG_OFF, REG_SIZE), DPM_OK);
+    for (uint32_t i = 0; i < n; i++) {
+        dpm_ledger_charge_t c = chg(10 + i, 1, 0, EPS1, EPS1);
+        k = cap_at(100 * EPS1, t0, 0);
+        assert_int_equal(dpm_ledger_spend(&r.l, &c, &k, NULL), DPM_OK);
+    }
+    k = cap_at(100 * EPS1, 0xFFFFFFF0u, 0);
+    assert_int_equal(dpm_ledger_spend(&r.l, &fresh, &k, NULL), DPM_ERR_LEDGER_FULL);
+}
+
+/* A version 1 record (SDK 0.1.0) is read as what it says, and conservatively for what it
+ * does not: its entries never finish by time, its total counts in the current device period,
+ * and the next charge writes version 2. */
+static void test_version1_record_is_read_conservatively(void **state)
+{
+    (void)state;
+    NEED_CAMPAIGNS(2);
+    static rig_t r;
+    rig_init(&r, 1);
+    uint8_t rec[SLOT];
+    entry_t e[2] = {{4, 2, EPS1}, {5, 7, EPS1 / 2}};
+    size_t len = make_record(rec, 1, 9, e, 2, 0);
+    put_slot(&r, 0, rec, len);
+    put_slot(&r, 1, rec, len);
+    assert_int_equal(dpm_ledger_open(&r.l, &r.st, REG_OFF, REG_SIZE), DPM_OK);
+    assert_int_equal(slot_mem(&r, 0)[4], 1); /* a healthy version 1 mirror is left as it is */
+    assert_int_equal(spent(&r, 4, 2), EPS1);
+    assert_int_equal(spent(&r, 5, 7), EPS1 / 2);
+    assert_int_equal(period_total(&r, 1800000000u, 0), EPS1 + EPS1 / 2);
+    /* the closed-period rule holds across the upgrade */
+    assert_int_equal(dpm_ledger_charge(&r.l, 4, 1, 1, 9 * EPS1), DPM_ERR_PARAM);
+    /* the first capped charge places the old total in its device period: the cap sees it */
+    dpm_ledger_cap_t k = cap_at(2 * EPS1, 1800000000u, 0);
+    dpm_ledger_charge_t c = chg(4, 2, DAY, EPS1, 9 * EPS1);
+    assert_int_equal(dpm_ledger_spend(&r.l, &c, &k, NULL), DPM_ERR_BUDGET);
+    c.eps = EPS1 / 2;
+    assert_int_equal(dpm_ledger_spend(&r.l, &c, &k, NULL), DPM_OK);
+    for (uint32_t s = 0; s < 2; s++) {
+        assert_int_equal(slot_mem(&r, s)[4], 2);
+        assert_int_equal(dpm_get_le32(slot_mem(&r, s) + 8), 10);
+    }
+    assert_int_equal(spent(&r, 4, 2), EPS1 + EPS1 / 2);
+    assert_int_equal(period_total(&r, 1800000000u, 0), 2 * EPS1);
+    /* campaign 5's entry came without a period length: it never finishes by time */
+    if (DPM_LEDGER_MAX_CAMPAIGNS == 2) {
+        k = cap_at(100 * EPS1, 0xFFFFFFF0u, 0);
+        c = chg(6, 0, DAY, EPS1, EPS1);
+        assert_int_equal(dpm_ledger_spend(&r.l, &c, &k, NULL), DPM_ERR_LEDGER_FULL);
+    }
+    /* mid-upgrade: a version 2 record one newer than the version 1 copy wins, either slot */
+    rig_init(&r, 1);
+    entry2_t e2[1] = {{4, 2, 2 * EPS1, 5000u}};
+    uint8_t rec2[SLOT];
+    size_t len2 = make_record2(rec2, 10, 1000u, DAY, 2 * EPS1, e2, 1);
+    put_slot(&r, 0, rec, len);
+    put_slot(&r, 1, rec2, len2);
+    assert_int_equal(dpm_ledger_open(&r.l, &r.st, REG_OFF, REG_SIZE), DPM_OK);
+    assert_int_equal(spent(&r, 4, 2), 2 * EPS1);
+    assert_int_equal(spent(&r, 5, 7), 0);
+    assert_memory_equal(slot_mem(&r, 0), slot_mem(&r, 1), SLOT);
 }
 
 /* ---- the anchor ------------------------------------------------------------------------- */
@@ -565,23 +854,38 @@ static void test_anchor(void **state)
 /* ---- damage at rest --------------------------------------------------------------------- */
 
 #define BUDGET (2 * EPS1 + EPS1 / 2)
+#define CAP (6 * EPS1) /* the device cap of the history, per device period of W seconds */
+#define W 1000u
+#define LONG 100000u /* a campaign period that does not end during the history */
 
 typedef struct {
     uint32_t c, p;
     dpm_eps_t eps;
+    uint32_t t, len; /* the wall clock of the charge, the campaign's period length */
 } charge_t;
 
-/* Three campaigns; some periods spent to the budget, some closed, one partly spent. */
-static const charge_t history[] = {{1, 0, EPS1}, {1, 0, EPS1}, {2, 0, EPS1},     {1, 0, EPS1 / 2},
-                                   {3, 1, EPS1}, {2, 0, EPS1}, {2, 0, EPS1 / 2}, {1, 1, EPS1},
-                                   {3, 1, EPS1}, {1, 1, EPS1}, {3, 2, EPS1 / 2}, {1, 1, EPS1 / 2}};
+/* Five campaigns over two device periods; some campaign periods spent to the budget, some
+ * closed, one partly spent; the second device period ends with campaign 4's short period
+ * over, so that campaign 5 takes its slot when the ledger is full (DPM_LEDGER_MAX_CAMPAIGNS
+ * 4, the default). The device total stays within CAP in each device period. */
+static const charge_t history[] = {
+    {1, 0, EPS1, 1000, LONG},     {1, 0, EPS1, 1001, LONG},     {2, 0, EPS1, 1002, LONG},
+    {1, 0, EPS1 / 2, 1003, LONG}, {3, 1, EPS1, 1004, LONG},     {2, 0, EPS1, 1005, LONG},
+    {2, 0, EPS1 / 2, 2100, LONG}, {1, 1, EPS1, 2101, LONG},     {3, 1, EPS1, 2102, LONG},
+    {1, 1, EPS1, 2103, LONG},     {3, 2, EPS1 / 2, 2104, LONG}, {1, 1, EPS1 / 2, 2105, LONG},
+    {4, 0, EPS1 / 4, 2200, 50},   {5, 3, EPS1 / 4, 2300, LONG}};
 #define HLEN ARRAY_LEN(history)
+#define NCAMP 5u
 
-/* What the ledger must know after the first k charges of the history. */
+/* What the ledger must know after the first k charges of the history: an independent model
+ * of dpm/budget.h's rules (campaign periods, the device period, freeing when full). */
 typedef struct {
-    int known[4];
-    uint32_t period[4];
-    dpm_eps_t spent[4];
+    int known[NCAMP + 1];
+    uint32_t period[NCAMP + 1];
+    dpm_eps_t spent[NCAMP + 1];
+    uint32_t free_at[NCAMP + 1];
+    uint32_t count, clock, dev_end;
+    dpm_eps_t dev_spent;
 } truth_t;
 
 static void truth_after(size_t k, truth_t *t)
@@ -589,14 +893,37 @@ static void truth_after(size_t k, truth_t *t)
     memset(t, 0, sizeof(*t));
     for (size_t i = 0; i < k; i++) {
         const charge_t *h = &history[i];
+        t->clock = h->t; /* increasing */
+        if (t->dev_end == 0 || t->clock >= t->dev_end) {
+            t->dev_end = t->clock - t->clock % W + W;
+            t->dev_spent = 0;
+        }
+        if (!t->known[h->c] && t->count == DPM_LEDGER_MAX_CAMPAIGNS) {
+            for (uint32_t c = 1; c <= NCAMP; c++) {
+                if (t->known[c] && t->clock >= t->free_at[c]) {
+                    t->known[c] = 0;
+                    t->count--;
+                }
+            }
+            assert_true(t->count < DPM_LEDGER_MAX_CAMPAIGNS);
+        }
         if (!t->known[h->c] || h->p > t->period[h->c]) {
             t->spent[h->c] = 0;
         }
+        t->count += !t->known[h->c];
         t->known[h->c] = 1;
         t->period[h->c] = h->p;
         t->spent[h->c] += h->eps;
-        assert_true(t->spent[h->c] <= BUDGET);
+        t->free_at[h->c] = h->t + h->len;
+        t->dev_spent += h->eps;
+        assert_true(t->spent[h->c] <= BUDGET && t->dev_spent <= CAP);
     }
+}
+
+static dpm_ledger_cap_t history_cap(uint32_t t)
+{
+    dpm_ledger_cap_t k = {CAP, W, t, 0};
+    return k;
 }
 
 /* The storage image after the first k charges (at rest: every charge returned). */
@@ -606,8 +933,10 @@ static void image_after(size_t k, uint8_t *image)
     rig_init(&r, 1);
     assert_int_equal(open_anchored(&r, &r.l), DPM_OK);
     for (size_t i = 0; i < k; i++) {
-        assert_int_equal(
-            dpm_ledger_charge(&r.l, history[i].c, history[i].p, history[i].eps, BUDGET), DPM_OK);
+        const charge_t *h = &history[i];
+        dpm_ledger_charge_t c = {h->c, h->p, h->len, h->eps, BUDGET};
+        dpm_ledger_cap_t cap = history_cap(h->t);
+        assert_int_equal(dpm_ledger_spend(&r.l, &c, &cap, NULL), DPM_OK);
     }
     memcpy(image, r.mem, MEM_SIZE);
 }
@@ -618,7 +947,9 @@ typedef struct {
     uint32_t failed_closed; /* DPM_ERR_CORRUPT, and charges refused */
     uint32_t over;          /* opened, counting more than was spent (safe) */
     uint32_t respends;      /* opened and let a charge through beyond the budget (or into a
-                               closed period): the failure this test exists to catch */
+                               closed period, or beyond the device cap): the failure this test
+                               exists to catch */
+    uint32_t cap_respends;  /* of them, those the device cap let through */
 } verdict_t;
 
 /* Open a damaged image and try to spend again what the history already spent: for every
@@ -638,11 +969,20 @@ static void attack(rig_t *r, const truth_t *t, int anchored, verdict_t *v)
     if (st != DPM_OK) {
         fail_msg("open of a damaged image gave %d", st);
     }
-    int exact = 1, respent = 0;
-    for (uint32_t c = 1; c <= 3; c++) {
+    int exact = 1, respent = 0, cap_respent = 0;
+    dpm_ledger_cap_t cap = history_cap(t->clock);
+    dpm_eps_t dev = 0;
+    if (dpm_ledger_period_spent(&l, &cap, &dev) != DPM_OK || dev != t->dev_spent) {
+        exact = 0;
+    }
+    for (uint32_t c = 1; c <= NCAMP; c++) {
         if (!t->known[c]) {
             continue;
         }
+        /* the device cap: what is left of it, and one more, in a period the campaign has room
+         * in (its budget made no limit) */
+        dpm_ledger_charge_t over = {c, t->period[c], 0, CAP - t->dev_spent + 1, UINT32_MAX};
+        cap_respent |= dpm_ledger_check(&l, &over, &cap, NULL) == DPM_OK;
         dpm_eps_t s = 0;
         if (dpm_ledger_spent(&l, c, t->period[c], &s) != DPM_OK || s != t->spent[c]) {
             exact = 0;
@@ -653,7 +993,8 @@ static void attack(rig_t *r, const truth_t *t, int anchored, verdict_t *v)
         respent |=
             dpm_ledger_charge(&l, c, t->period[c], BUDGET - t->spent[c] + 1, BUDGET) == DPM_OK;
     }
-    if (respent) {
+    v->cap_respends += (uint32_t)cap_respent;
+    if (respent || cap_respent) {
         v->respends++;
     } else if (exact) {
         v->exact++;
@@ -709,7 +1050,7 @@ static void damage_matrix(const uint8_t *image, const truth_t *t, int anchored, 
 static void test_damage_never_allows_respending(void **state)
 {
     (void)state;
-    NEED_CAMPAIGNS(3);
+    NEED_CAMPAIGNS(4);
     static uint8_t image[MEM_SIZE];
     verdict_t v[2];
     memset(v, 0, sizeof(v));
@@ -742,7 +1083,7 @@ static void test_damage_never_allows_respending(void **state)
 static void test_damage_control_old_layout_is_caught(void **state)
 {
     (void)state;
-    NEED_CAMPAIGNS(3);
+    NEED_CAMPAIGNS(4);
     static uint8_t image[MEM_SIZE], before[MEM_SIZE];
     verdict_t v;
     memset(&v, 0, sizeof(v));
@@ -755,9 +1096,11 @@ static void test_damage_control_old_layout_is_caught(void **state)
         damage_matrix(image, &t, 1, &v);
     }
     print_message("# negative control (old layout: newest record in one slot only): %u "
-                  "damaged images, %u re-spent (must be > 0)\n",
-                  v.cases, v.respends);
+                  "damaged images, %u re-spent (must be > 0), %u of them past the device cap "
+                  "(must be > 0)\n",
+                  v.cases, v.respends, v.cap_respends);
     assert_true(v.respends > 0);
+    assert_true(v.cap_respends > 0);
 }
 
 /* ---- power loss ------------------------------------------------------------------------- */
@@ -805,8 +1148,19 @@ static void reboot(rig_t *r, oracle_t *o)
     }
 }
 
+/* The scenario's device cap: above what its campaigns spend in one period (NC x 2.5), below
+ * what they spend in two, so that it holds only if every device period starts afresh. Campaign
+ * period p is device period p: [1000 + p W, 1000 + (p + 1) W) of the wall clock. */
+#define SCENARIO_CAP (8 * EPS1)
+
+static dpm_ledger_cap_t scenario_cap(uint32_t p)
+{
+    dpm_ledger_cap_t k = {SCENARIO_CAP, W, 1000u + p * W, 0};
+    return k;
+}
+
 /* Invariants after every step: the ledger never under-counts, and no (campaign, period) ever
- * got more than its budget in reports. */
+ * got more than its budget in reports, no device period more than the cap. */
 static void check_invariants(rig_t *r, oracle_t *o, uint32_t step, uint32_t cur_period)
 {
     for (uint32_t c = 1; c <= NC; c++) {
@@ -825,6 +1179,17 @@ static void check_invariants(rig_t *r, oracle_t *o, uint32_t step, uint32_t cur_
         if (s - o->produced[c][cur_period] > o->max_over) {
             o->max_over = s - o->produced[c][cur_period];
         }
+    }
+    /* the device period (one per campaign period here) never under-counts either */
+    dpm_eps_t dev = 0, made = 0;
+    dpm_ledger_cap_t cap = scenario_cap(cur_period);
+    assert_int_equal(dpm_ledger_period_spent(&r->l, &cap, &dev), DPM_OK);
+    for (uint32_t c = 1; c <= NC; c++) {
+        made += o->produced[c][cur_period];
+    }
+    if (dev < made || made > SCENARIO_CAP) {
+        fail_msg("step %u: device period %u: ledger %u, produced %u (cap %u)", step, cur_period,
+                 dev, made, SCENARIO_CAP);
     }
 }
 
@@ -847,7 +1212,9 @@ static void scenario(rig_t *r, oracle_t *o, uint64_t fail_at, const fault_t *f,
         for (uint32_t k = 0; k < 4; k++) {
             for (uint32_t c = 1; c <= NC; c++, step++) {
                 dpm_eps_t eps = k == 3 ? EPS1 / 2 : EPS1;
-                dpm_status_t st = dpm_ledger_charge(&r->l, c, p, eps, BUDGET);
+                dpm_ledger_charge_t ch = {c, p, W, eps, BUDGET};
+                dpm_ledger_cap_t cap = scenario_cap(p);
+                dpm_status_t st = dpm_ledger_spend(&r->l, &ch, &cap, NULL);
                 if (st == DPM_OK) {
                     o->produced[c][p] += eps; /* the app now makes the report */
                     o->ok_charges++;
@@ -999,6 +1366,10 @@ int main(void)
         cmocka_unit_test(test_budget_and_periods),
         cmocka_unit_test(test_persists_mirrored),
         cmocka_unit_test(test_campaign_capacity),
+        cmocka_unit_test(test_device_cap_counts_every_campaign),
+        cmocka_unit_test(test_ledger_clock),
+        cmocka_unit_test(test_finished_entries_are_freed),
+        cmocka_unit_test(test_version1_record_is_read_conservatively),
         cmocka_unit_test(test_bad_arguments_leave_state),
         cmocka_unit_test(test_storage_failure_is_no_charge),
         cmocka_unit_test(test_readback_catches_lying_storage),

@@ -34,7 +34,7 @@ int main(void)
         memset(&c, 0, sizeof(c));
         c.id = 1;
         c.mechanism = (dpm_mech_id_t)id;
-        c.eps = c.budget = DPM_EPS_ONE;
+        c.eps = c.budget = DPM_EPS(1);
         c.groups = 2;
         c.nmetrics = 1;
         c.metrics[0] = DPM_METRIC_TPR;
@@ -81,7 +81,7 @@ int main(void)
     memset(&c, 0, sizeof(c));
     c.id = 1;
     c.mechanism = DPM_MECH_ID_DPAUC;
-    c.eps = c.budget = DPM_EPS_ONE;
+    c.eps = c.budget = DPM_EPS(1);
     c.nthresholds = 100;
     /* a default build's campaign holds fewer: fill what fits, still ask for 100 */
     for (unsigned i = 0; i < 100 && i < sizeof(c.thresholds) / sizeof(c.thresholds[0]); i++) {

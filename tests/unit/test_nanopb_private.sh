@@ -51,7 +51,7 @@ int main(void)
     /* libdpm's private copy: a campaign encoded and decoded */
     dpm_campaign_t c, back;
     memset(&c, 0, sizeof(c));
-    c.id = 42; c.mechanism = DPM_MECH_ID_TUPLE_MR; c.eps = DPM_EPS_ONE; c.budget = DPM_EPS_ONE;
+    c.id = 42; c.mechanism = DPM_MECH_ID_TUPLE_MR; c.eps = DPM_EPS(1); c.budget = DPM_EPS(1);
     c.groups = 2; c.nmetrics = 1; c.metrics[0] = DPM_METRIC_TPR;
     uint8_t wire[DPM_CAMPAIGN_MAX_BYTES];
     size_t len = 0;

@@ -431,6 +431,99 @@ static void test_outbox_fresh_corrupt_and_format(void **state)
     assert_int_equal(dpm_outbox_open(&ob, &r.st, OB_OFF, OB_SIZE), DPM_ERR_CORRUPT);
 }
 
+/* The anchor (dpm_outbox_open_anchored): written once the outbox exists; an erased region under
+ * it is formatted and counted as one lost report, persistently, until a collector acknowledges
+ * it; without the anchor the same erase is silent (the negative control). OB_OFF's first 8
+ * bytes hold the anchor, outside the region. */
+static void test_outbox_anchor_counts_an_erased_region(void **state)
+{
+    (void)state;
+    static obrig_t r;
+    dpm_outbox_t ob;
+    memset(&ob, 0x44, sizeof(ob));
+    dpm_outbox_t keep = ob;
+    obrig_init(&r, 1, 10);
+    /* bad anchors: inside the region, past the storage, read-only */
+    assert_int_equal(dpm_outbox_open_anchored(&ob, &r.st, OB_OFF, OB_SIZE, &r.st, OB_OFF + 4),
+                     DPM_ERR_PARAM);
+    assert_int_equal(dpm_outbox_open_anchored(&ob, &r.st, OB_OFF, OB_SIZE, &r.st, OB_OFF - 4),
+                     DPM_ERR_PARAM);
+    assert_int_equal(dpm_outbox_open_anchored(&ob, &r.st, OB_OFF, OB_SIZE, &r.st, OB_MEM - 4),
+                     DPM_ERR_PARAM);
+    dpm_storage_t ro = r.st;
+    ro.write = NULL;
+    assert_int_equal(dpm_outbox_open_anchored(&ob, &r.st, OB_OFF, OB_SIZE, &ro, 0),
+                     DPM_ERR_PARAM);
+    assert_memory_equal(&ob, &keep, sizeof(ob));
+    assert_int_equal(r.fs.ops, 0);
+    /* a new device: formatted, then the anchor written; a healthy reopen writes nothing */
+    assert_int_equal(dpm_outbox_open_anchored(&ob, &r.st, OB_OFF, OB_SIZE, &r.st, 0), DPM_OK);
+    assert_memory_equal(r.mem, "DPOB-ANC", DPM_OUTBOX_ANCHOR_BYTES);
+    dpm_outbox_stats_t s;
+    assert_int_equal(dpm_outbox_stats(&ob, &s), DPM_OK);
+    assert_true(s.lost == 0 && s.found_erased == 0);
+    uint8_t rep[DPM_REPORT_MAX_BYTES], id[DPM_REPORT_ID_BYTES];
+    for (uint32_t i = 0; i < 3; i++) {
+        size_t len = make_report(&r.rand, 1, i, EPS1, rep, id);
+        assert_int_equal(dpm_outbox_put(&ob, rep, len), DPM_OK);
+    }
+    uint64_t ops = r.fs.ops;
+    assert_int_equal(dpm_outbox_open_anchored(&ob, &r.st, OB_OFF, OB_SIZE, &r.st, 0), DPM_OK);
+    assert_int_equal(r.fs.ops, ops);
+    assert_int_equal(dpm_outbox_pending(&ob), 3);
+    /* the region erased (a sector erase, a wiped file): counted, not a new device */
+    memset(r.mem + OB_OFF, 0xFF, OB_SIZE);
+    assert_int_equal(dpm_outbox_open_anchored(&ob, &r.st, OB_OFF, OB_SIZE, &r.st, 0), DPM_OK);
+    assert_int_equal(dpm_outbox_stats(&ob, &s), DPM_OK);
+    assert_int_equal(s.pending, 0);
+    assert_int_equal(s.found_erased, 1);
+    assert_int_equal(s.found_lost, 1);
+    assert_int_equal(s.lost, 1);
+    /* the count is in the new bank's header: it survives a reboot (found once, kept) */
+    assert_int_equal(dpm_outbox_open_anchored(&ob, &r.st, OB_OFF, OB_SIZE, &r.st, 0), DPM_OK);
+    assert_int_equal(dpm_outbox_stats(&ob, &s), DPM_OK);
+    assert_true(s.lost == 1 && s.found_erased == 0 && s.found_lost == 0);
+    /* and leaves once a collector acknowledged it */
+    assert_int_equal(dpm_outbox_ack_lost(&ob, 1), DPM_OK);
+    assert_int_equal(dpm_outbox_open_anchored(&ob, &r.st, OB_OFF, OB_SIZE, &r.st, 0), DPM_OK);
+    assert_int_equal(dpm_outbox_stats(&ob, &s), DPM_OK);
+    assert_int_equal(s.lost, 0);
+    /* erased while the outbox is in use: the recovery after a failed storage call checks the
+     * anchor too */
+    size_t len = make_report(&r.rand, 1, 9, EPS1, rep, id);
+    assert_int_equal(dpm_outbox_put(&ob, rep, len), DPM_OK);
+    memset(r.mem + OB_OFF, 0xFF, OB_SIZE);
+    r.fs.fail_writes = 1;
+    len = make_report(&r.rand, 1, 10, EPS1, rep, id);
+    assert_int_equal(dpm_outbox_put(&ob, rep, len), DPM_ERR_STORAGE);
+    r.fs.fail_writes = 0;
+    assert_int_equal(dpm_outbox_put(&ob, rep, len), DPM_OK);
+    assert_int_equal(dpm_outbox_stats(&ob, &s), DPM_OK);
+    assert_true(s.found_erased == 1 && s.lost == 1 && s.pending == 1);
+    /* an anchor holding anything but 0xFF counts as written: a new-looking region is a loss */
+    obrig_init(&r, 1, 11);
+    r.mem[5] = 0x00;
+    assert_int_equal(dpm_outbox_open_anchored(&ob, &r.st, OB_OFF, OB_SIZE, &r.st, 0), DPM_OK);
+    assert_int_equal(dpm_outbox_stats(&ob, &s), DPM_OK);
+    assert_int_equal(s.found_erased, 1);
+    assert_int_equal(r.mem[5], 0x00); /* a written anchor is never changed */
+    /* an outbox opened without the anchor gains it at its first anchored open */
+    obrig_init(&r, 1, 12);
+    assert_int_equal(dpm_outbox_open(&ob, &r.st, OB_OFF, OB_SIZE), DPM_OK);
+    assert_int_equal(r.mem[0], 0xFF);
+    assert_int_equal(dpm_outbox_open_anchored(&ob, &r.st, OB_OFF, OB_SIZE, &r.st, 0), DPM_OK);
+    assert_memory_equal(r.mem, "DPOB-ANC", DPM_OUTBOX_ANCHOR_BYTES);
+    /* Negative control: without the anchor the same erase reads as a new device, silently */
+    obrig_init(&r, 1, 13);
+    assert_int_equal(dpm_outbox_open(&ob, &r.st, OB_OFF, OB_SIZE), DPM_OK);
+    len = make_report(&r.rand, 1, 0, EPS1, rep, id);
+    assert_int_equal(dpm_outbox_put(&ob, rep, len), DPM_OK);
+    memset(r.mem + OB_OFF, 0xFF, OB_SIZE);
+    assert_int_equal(dpm_outbox_open(&ob, &r.st, OB_OFF, OB_SIZE), DPM_OK);
+    assert_int_equal(dpm_outbox_stats(&ob, &s), DPM_OK);
+    assert_true(s.pending == 0 && s.lost == 0 && s.found_erased == 0);
+}
+
 /* ---- the device under fault injection ------------------------------------------------------ */
 
 #define LEDGER_OFF 0u
@@ -809,6 +902,7 @@ int main(void)
         cmocka_unit_test(test_outbox_torn_tail_recovery),
         cmocka_unit_test(test_outbox_transient_storage_errors),
         cmocka_unit_test(test_outbox_fresh_corrupt_and_format),
+        cmocka_unit_test(test_outbox_anchor_counts_an_erased_region),
         cmocka_unit_test(test_device_without_faults),
         cmocka_unit_test(test_device_fault_matrix),
     };

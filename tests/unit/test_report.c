@@ -19,8 +19,8 @@ static dpm_campaign_t tuple_campaign(dpm_mech_id_t mech, uint32_t nmetrics)
     memset(&c, 0, sizeof(c));
     c.id = 7;
     c.mechanism = mech;
-    c.eps = 65536;
-    c.budget = 4 * 65536;
+    c.eps = DPM_EPS(1);
+    c.budget = DPM_EPS(4);
     c.period_seconds = 86400;
     c.groups = 2;
     c.nmetrics = nmetrics;
@@ -133,10 +133,10 @@ static void test_campaign_validation_reasons(void **state)
     const char *why = NULL;
     dpm_campaign_t c = tuple_campaign(DPM_MECH_ID_TUPLE_MR, 1);
 
-    c.eps = 0;
+    c.eps = DPM_EPS_Q16(0);
     assert_int_equal(dpm_mech_init(&m, &c, &why), DPM_ERR_PARAM);
     assert_string_equal(why, "epsilon out of range");
-    c.eps = (DPM_EPS_MAX + 1u) << 16;
+    c.eps = DPM_EPS_Q16((DPM_EPS_MAX + 1u) << 16);
     assert_int_equal(dpm_mech_init(&m, &c, &why), DPM_ERR_PARAM);
     c = tuple_campaign((dpm_mech_id_t)99, 1);
     assert_int_equal(dpm_mech_init(&m, &c, &why), DPM_ERR_PARAM);
@@ -161,7 +161,7 @@ static void test_campaign_validation_reasons(void **state)
     assert_int_equal(dpm_mech_init(&m, &c, &why), DPM_ERR_PARAM);
     assert_string_equal(why, "bin edges not strictly increasing");
     c = tuple_campaign(DPM_MECH_ID_TUPLE_MR, 1);
-    c.budget = c.eps - 1000; /* smaller than one report */
+    c.budget = DPM_EPS_Q16(c.eps.q16 - 1000); /* smaller than one report */
     assert_int_equal(dpm_mech_init(&m, &c, &why), DPM_ERR_BUDGET);
     assert_string_equal(why, "budget smaller than one report");
     c = tuple_campaign(DPM_MECH_ID_TUPLE_MR, 1);
@@ -171,7 +171,7 @@ static void test_campaign_validation_reasons(void **state)
     c.frac_bits = DPM_FRAC_BITS + 1;
     assert_int_equal(dpm_mech_init(&m, &c, &why), DPM_ERR_PARAM);
     c = tuple_campaign(DPM_MECH_ID_TUPLE_ML, 1);
-    c.eps = 65; /* 0.001: too small for the Q16 grid */
+    c.eps = DPM_EPS_Q16(65); /* 0.001: too small for the Q16 grid */
     assert_int_equal(dpm_mech_init(&m, &c, &why), DPM_ERR_RANGE);
     assert_memory_equal(&m, &keep, sizeof(m)); /* nothing ran */
 
@@ -230,7 +230,7 @@ static void test_check_report_catches_every_mismatch(void **state)
     assert_int_equal(dpm_mech_check_report(&mc, &bad, &why), DPM_ERR_PROTOCOL);
     /* a campaign with other parameters has another fingerprint */
     dpm_campaign_t c2 = c;
-    c2.eps = 2 * 65536;
+    c2.eps = DPM_EPS(2);
     dpm_mech_t mc2;
     assert_int_equal(dpm_mech_init(&mc2, &c2, NULL), DPM_OK);
     assert_int_not_equal(mc2.params_hash, mc.params_hash);

@@ -28,15 +28,15 @@ static dpm_campaign_t campaign(uint32_t groups, dpm_eps_t group_eps)
     memset(&c, 0, sizeof(c));
     c.id = 11;
     c.mechanism = DPM_MECH_ID_ROC_HIST;
-    c.eps = DPM_EPS_ONE;
-    c.budget = 2 * DPM_EPS_ONE;
+    c.eps = DPM_EPS(1);
+    c.budget = DPM_EPS(2);
     c.period_seconds = 86400;
     c.nbins = 4;
     for (uint32_t i = 0; i < 4; i++) {
         c.bin_edges[i] = (uint32_t)(((uint64_t)(i + 1) << 31) / 5);
     }
     c.groups = groups;
-    c.group_eps = group_eps;
+    c.group_eps = DPM_EPS_Q16(group_eps);
     return c;
 }
 
@@ -76,16 +76,16 @@ static void test_split_and_validation(void **state)
     assert_int_equal(dpm_mech_init(&m, &c, &why), DPM_ERR_PARAM);
     assert_string_equal(why, "roc_hist group_eps must be in (0, eps)");
     c = campaign(3, 0);
-    c.eps = 1; /* ε / 2 rounds to 0 */
+    c.eps = DPM_EPS_Q16(1); /* ε / 2 rounds to 0 */
     assert_int_equal(dpm_mech_init(&m, &c, &why), DPM_ERR_PARAM);
     assert_string_equal(why, "roc_hist group_eps must be in (0, eps)");
     c = campaign(4, 23 * DPM_EPS_ONE); /* e^23 > 2^32: no 32-bit GRR implements it */
-    c.eps = 24 * DPM_EPS_ONE;
+    c.eps = DPM_EPS(24);
     c.budget = c.eps;
     assert_int_equal(dpm_mech_init(&m, &c, &why), DPM_ERR_RANGE);
     assert_string_equal(why, "roc_hist group_eps too small or too large for GRR");
     c = campaign(2, 0);
-    c.budget = DPM_EPS_ONE / 2;
+    c.budget = DPM_EPS_Q16(DPM_EPS_ONE / 2);
     assert_int_equal(dpm_mech_init(&m, &c, &why), DPM_ERR_BUDGET);
     assert_memory_equal(&m, &keep, sizeof(m));
     /* the low-level init refuses the same */
@@ -107,8 +107,8 @@ static void test_fingerprint(void **state)
     for (uint32_t i = 0; i < 4; i++) {
         c.bin_edges[i] = (uint32_t)(((uint64_t)(i + 1) << 31) / 5);
     }
-    c.budget = 2 * DPM_EPS_ONE;
-    c.group_eps = DPM_EPS_ONE / 3; /* ignored without groups */
+    c.budget = DPM_EPS(2);
+    c.group_eps = DPM_EPS_Q16(DPM_EPS_ONE / 3); /* ignored without groups */
     assert_int_equal(dpm_mech_init(&a, &c, NULL), DPM_OK);
     assert_int_equal(a.params_hash, ROC_HASH_PINNED); /* a 0.1.0 campaign keeps its hash */
     c.groups = 2;
@@ -118,7 +118,7 @@ static void test_fingerprint(void **state)
     c.groups = 3;
     assert_int_equal(dpm_mech_init(&d, &c, NULL), DPM_OK);
     assert_int_not_equal(d.params_hash, b.params_hash);
-    c.group_eps = DPM_EPS_ONE / 4;
+    c.group_eps = DPM_EPS_Q16(DPM_EPS_ONE / 4);
     assert_int_equal(dpm_mech_init(&b, &c, NULL), DPM_OK);
     assert_int_not_equal(d.params_hash, b.params_hash);
 }

@@ -34,8 +34,8 @@ static dpm_campaign_t roc_campaign(uint32_t n_edges)
     memset(&c, 0, sizeof(c));
     c.id = 11;
     c.mechanism = DPM_MECH_ID_ROC_HIST;
-    c.eps = DPM_EPS_ONE;
-    c.budget = 2 * DPM_EPS_ONE;
+    c.eps = DPM_EPS(1);
+    c.budget = DPM_EPS(2);
     c.period_seconds = 86400;
     c.nbins = n_edges;
     even_edges(c.bin_edges, n_edges);
@@ -339,7 +339,7 @@ static void test_report_roundtrip_64_bins(void **state)
     const char *why = NULL;
     assert_int_equal(dpm_mech_init(&mc, &c, &why), DPM_OK);
     assert_int_equal(mc.params.roc_hist.bins.count, DPM_MAX_BINS);
-    assert_int_equal(mc.eps_implemented, c.eps);
+    assert_int_equal(mc.eps_implemented, c.eps.q16);
     dpm_score_hist_t h;
     fill_hist(&h, &mc.params.roc_hist);
     dpm_report_t rep, back;
@@ -531,14 +531,14 @@ static void test_campaign_validation_reasons(void **state)
     assert_int_equal(dpm_mech_init(&m, &c, &why), DPM_ERR_PARAM);
     assert_string_equal(why, "roc_hist needs at least one bin edge");
     c = roc_campaign(3);
-    c.eps = 0;
+    c.eps = DPM_EPS_Q16(0);
     assert_int_equal(dpm_mech_init(&m, &c, &why), DPM_ERR_PARAM);
     assert_string_equal(why, "epsilon out of range");
-    c.eps = DPM_EPS_MAX_Q16 + 1;
+    c.eps = DPM_EPS_Q16(DPM_EPS_MAX_Q16 + 1);
     assert_int_equal(dpm_mech_init(&m, &c, &why), DPM_ERR_PARAM);
     assert_string_equal(why, "epsilon out of range");
     c = roc_campaign(3);
-    c.budget = c.eps - 1;
+    c.budget = DPM_EPS_Q16(c.eps.q16 - 1);
     assert_int_equal(dpm_mech_init(&m, &c, &why), DPM_ERR_BUDGET);
     assert_string_equal(why, "budget smaller than one report");
     assert_memory_equal(&m, &keep, sizeof(m)); /* nothing ran */
@@ -577,7 +577,7 @@ static void test_fingerprint_tracks_edges_and_eps(void **state)
     same.id = 99;
     same.frac_bits = 5;
     same.ustat_k = 7; /* another mechanism's parameter */
-    same.budget = 9 * DPM_EPS_ONE;
+    same.budget = DPM_EPS(9);
     assert_int_equal(dpm_mech_init(&b, &same, NULL), DPM_OK);
     assert_int_equal(b.params_hash, a.params_hash);
     dpm_campaign_t d = c;
@@ -585,7 +585,7 @@ static void test_fingerprint_tracks_edges_and_eps(void **state)
     assert_int_equal(dpm_mech_init(&b, &d, NULL), DPM_OK);
     assert_int_not_equal(b.params_hash, a.params_hash);
     d = c;
-    d.eps += 1; /* ε moved by 2^-16 */
+    d.eps.q16 += 1; /* ε moved by 2^-16 */
     assert_int_equal(dpm_mech_init(&b, &d, NULL), DPM_OK);
     assert_int_not_equal(b.params_hash, a.params_hash);
     d = roc_campaign(5); /* one bin more */

@@ -31,8 +31,8 @@ static dpm_campaign_t bins_campaign(uint32_t k, uint32_t kernel)
     memset(&c, 0, sizeof(c));
     c.id = 31;
     c.mechanism = DPM_MECH_ID_USTAT_BINS;
-    c.eps = DPM_EPS_ONE;
-    c.budget = DPM_EPS_ONE;
+    c.eps = DPM_EPS(1);
+    c.budget = DPM_EPS(1);
     c.ustat_k = k;
     c.ustat_kernel = kernel;
     return c;
@@ -44,8 +44,8 @@ static dpm_campaign_t tree_campaign(uint32_t depth, uint32_t grr_levels)
     memset(&c, 0, sizeof(c));
     c.id = 32;
     c.mechanism = DPM_MECH_ID_USTAT_TREE;
-    c.eps = DPM_EPS_ONE;
-    c.budget = DPM_EPS_ONE;
+    c.eps = DPM_EPS(1);
+    c.budget = DPM_EPS(1);
     c.tree_depth = depth;
     c.tree_grr_levels = grr_levels;
     return c;
@@ -282,7 +282,7 @@ static void test_campaign_validation(void **state)
     assert_int_equal(dpm_mech_init(&m, &c, &why), DPM_ERR_PARAM);
     assert_string_equal(why, "ustat_tree GRR levels beyond this build (DPM_MAX_GRR_K)");
     c = bins_campaign(4, DPM_USTAT_AUC);
-    c.eps = 23 * DPM_EPS_ONE; /* e^ε + k - 1 >= 2^32: no 32-bit GRR */
+    c.eps = DPM_EPS(23); /* e^ε + k - 1 >= 2^32: no 32-bit GRR */
     c.budget = c.eps;
     assert_int_equal(dpm_mech_init(&m, &c, &why), DPM_ERR_RANGE);
     assert_string_equal(why, "epsilon too small or too large for the mechanism");
@@ -290,7 +290,7 @@ static void test_campaign_validation(void **state)
 
     c = tree_campaign(8, 3);
     assert_int_equal(dpm_mech_init(&m, &c, &why), DPM_OK);
-    assert_true(m.eps_implemented <= c.eps && m.eps_implemented > c.eps - 16);
+    assert_true(m.eps_implemented <= c.eps.q16 && m.eps_implemented > c.eps.q16 - 16);
     uint8_t buf[DPM_CAMPAIGN_MAX_BYTES];
     size_t len = 0;
     dpm_campaign_t back;
@@ -350,7 +350,7 @@ static void test_fingerprints(void **state)
     assert_int_equal(dpm_mech_init(&tb, &f, NULL), DPM_OK);
     assert_int_not_equal(tb.params_hash, ta.params_hash);
     f = d;
-    f.eps = DPM_EPS_ONE / 2;
+    f.eps = DPM_EPS_Q16(DPM_EPS_ONE / 2);
     assert_int_equal(dpm_mech_init(&tb, &f, NULL), DPM_OK);
     assert_int_not_equal(tb.params_hash, ta.params_hash);
 }

@@ -37,8 +37,8 @@ static void campaign(dpm_campaign_t *c, dpm_mech_id_t mech)
     memset(c, 0, sizeof(*c));
     c->id = 1;
     c->mechanism = mech;
-    c->eps = DPM_EPS_ONE;
-    c->budget = 4u * DPM_EPS_ONE;
+    c->eps = DPM_EPS(1);
+    c->budget = DPM_EPS(4);
     c->period_seconds = 86400u;
     if (mech == DPM_MECH_ID_ROC_HIST) {
         c->nbins = 15u; /* 16 bins */

@@ -173,8 +173,8 @@ static void base_campaign(dpm_campaign_t *c, uint32_t id, dpm_mech_id_t mech, co
     memset(c, 0, sizeof(*c));
     c->id = id;
     c->mechanism = mech;
-    assert_int_equal(dpm_eps_from_decimal(eps, &c->eps), DPM_OK);
-    assert_int_equal(dpm_eps_from_decimal(budget, &c->budget), DPM_OK);
+    assert_int_equal(dpm_eps_from_decimal(eps, &c->eps.q16), DPM_OK);
+    assert_int_equal(dpm_eps_from_decimal(budget, &c->budget.q16), DPM_OK);
     c->period_seconds = 86400;
 }
 
@@ -247,8 +247,8 @@ static void fill_fedauc(dpm_campaign_t *c, uint32_t id, dpm_mech_id_t mech, uint
     memset(c, 0, sizeof(*c));
     c->id = id;
     c->mechanism = mech;
-    (void)dpm_eps_from_decimal(eps, &c->eps);
-    (void)dpm_eps_from_decimal(budget, &c->budget);
+    (void)dpm_eps_from_decimal(eps, &c->eps.q16);
+    (void)dpm_eps_from_decimal(budget, &c->budget.q16);
     c->period_seconds = 86400;
     c->fedauc_variant = variant;
     c->fedauc_p_share_q16 = share_q16;
@@ -766,7 +766,7 @@ static int implemented(uint32_t id)
     memset(&c, 0, sizeof(c));
     c.id = 1;
     c.mechanism = (dpm_mech_id_t)id;
-    c.eps = c.budget = 65536;
+    c.eps = c.budget = DPM_EPS(1);
     c.groups = 2;
     c.nmetrics = 1;
     c.metrics[0] = DPM_METRIC_TPR;

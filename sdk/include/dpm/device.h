@@ -9,14 +9,29 @@
  * and spends nothing when anything before the charge fails. A report cannot exist without its
  * charge: the perturbing calls of dpm/report.h take the receipt that only a charge returns.
  *
- * The app's policy caps what any campaign may ask for: the largest ε of one report and the
- * largest budget per campaign and period. A campaign fetched from the network that asks for
- * more is refused with its reason, so a compromised collector (or its CA key) cannot set the
- * privacy level. The ledger then enforces the campaign's budget per period.
+ * The app's policy caps what any campaign may ask for (the largest ε of one report and the
+ * largest budget per campaign and period) AND what the device spends in all (policy.device:
+ * the most ε per device period across every campaign, enforced by the ledger at every
+ * charge). A campaign fetched from the network that asks for more than its limits is refused
+ * with its reason; and since campaign ids, periods and period lengths are the collector's
+ * word, the device cap is what holds whatever a collector announces: a compromised collector
+ * (or its CA key) that answers with other campaigns, new ids or short periods can make the
+ * device spend at most policy.device.max_eps per device period, so it cannot set the privacy
+ * level. (It can still stop the device from reporting, as it can by not answering.)
+ *
+ * ε is written with DPM_EPS(x) (dpm/types.h): a plain number where a policy or a campaign
+ * wants an ε does not compile (assignments) or warns (-Wmissing-braces, initializers), and
+ * any ε below DPM_EPS_FLOOR_Q16 (2^-8) is refused at dpm_device_init and at campaign
+ * acceptance with its reason.
+ *
+ * Why: every call that refuses says which argument and why in plain words: read
+ * dpm_device_why(d) after any device call returned an error (the accept calls also return it
+ * through their reason argument).
  *
  * Memory: everything lives in caller-owned structs (no heap). A dpm_device_t points into
  * itself (the ledger and outbox hold its storage, the random source its rng): never copy or
- * move one after dpm_device_init. Concurrency: calls on one device must not overlap.
+ * move one after dpm_device_init. Concurrency: calls on one device must not overlap. A call
+ * that returns an error leaves *d as it was except d->why (the reason, see dpm_device_why).
  *
  * Config agreement: dpm_device_init is a macro that passes dpm_abi_fingerprint() as the app's
  * translation unit sees it (every DPM_* option and the sizes of the public structs); the
@@ -48,14 +63,35 @@ extern "C" {
 
 /* Limits for one campaign (a rule) or for every campaign without a rule (the defaults). */
 typedef struct {
-    uint32_t campaign_id; /* rules only; ignored in dpm_policy_t.defaults */
-    dpm_eps_t max_eps;    /* largest ε one report may spend, Q16.16, > 0 */
-    dpm_eps_t max_budget; /* largest campaign budget per period, Q16.16, >= max_eps */
+    uint32_t campaign_id;       /* rules only; ignored in dpm_policy_t.defaults */
+    dpm_eps_param_t max_eps;    /* largest ε one report may spend: DPM_EPS(1) */
+    dpm_eps_param_t max_budget; /* largest campaign budget per period, >= max_eps */
 } dpm_policy_limit_t;
+
+/* The device-wide cap: what the device spends in all, whatever the campaigns.
+ *
+ * WHAT IT BOUNDS: the ε that all charges together (every report of every campaign; later
+ * also the participation a two-aggregator upload charges) spend while the device's clock is
+ * in one device period, [kW, (k+1)W) with W = period_seconds, is at most max_eps. The clock
+ * is the ledger's (dpm/budget.h, "Time"): the port's wall clock when it has one, else the
+ * time the device was powered on (measured with clock.monotonic_ms since dpm_device_init),
+ * never going back; a device with neither stays in one period for ever (a lifetime cap).
+ * While the clock is never set forward, any W seconds of real time meet at most two device
+ * periods: at most 2 x max_eps in any W seconds, (m + 1) x max_eps in any m x W seconds.
+ * The cap counts every charge: campaign ids, period numbers and period lengths (the
+ * collector's word) cannot raise it. */
+typedef struct {
+    dpm_eps_param_t max_eps; /* most ε per device period; DPM_EPS_Q16(0): the largest
+                                max_budget of the policy (one campaign's worth per period) */
+    uint32_t period_seconds; /* W; 0: DPM_DEVICE_PERIOD_SECONDS (one day) */
+} dpm_policy_cap_t;
+
+#define DPM_DEVICE_PERIOD_SECONDS 86400u
 
 /* The app's privacy policy. A campaign is allowed iff its ε <= max_eps and its budget <=
  * max_budget of the rule naming its id, or of the defaults when no rule names it. Rules can be
- * looser or tighter than the defaults; ids are unique. */
+ * looser or tighter than the defaults; ids are unique. Every charge also counts against
+ * `device`, the cap of all campaigns together. */
 typedef struct {
     dpm_policy_limit_t defaults;
     uint32_t nrules; /* 0 .. DPM_POLICY_MAX_RULES */
@@ -65,18 +101,22 @@ typedef struct {
      * not copied: it must outlive the device. NULL: no such task is allowed. */
     const dpm_dap_policy_t *dap;
 #endif
+    dpm_policy_cap_t device; /* all zero: one campaign's worth per day */
 } dpm_policy_t;
 
 /* DPM_OK if the policy allows campaign c (its requested ε and budget; the implemented ε is never
  * above the requested one). DPM_ERR_POLICY otherwise, with *reason (if not NULL) saying which
- * limit. DPM_ERR_PARAM for NULL or an invalid policy (dpm_device_init's rules). */
+ * limit. DPM_ERR_PARAM for NULL, an invalid policy (dpm_device_init's rules), or a campaign
+ * whose ε or group ε is below DPM_EPS_FLOOR_Q16 (an integer meant as whole ε), with *reason. */
 dpm_status_t dpm_policy_check(const dpm_policy_t *p, const dpm_campaign_t *c, const char **reason);
 
 /* ---- the device context ---------------------------------------------------------------------- */
 
 /* What dpm_device_init needs. rng and storage are required (a CSPRNG on devices; storage holds
- * the ledger and the outbox in two disjoint regions). clock is required for uploads (backoff);
- * upload.host == NULL means the app posts the outbox's bytes itself (dpm_device_outbox). */
+ * the ledger and the outbox in two disjoint regions). clock is required for uploads (backoff),
+ * and it is what moves the device cap's periods (policy.device): without one the cap is a
+ * lifetime cap. upload.host == NULL means the app posts the outbox's bytes itself
+ * (dpm_device_outbox). */
 typedef struct {
     dpm_rng_t rng;
     dpm_clock_t clock;
@@ -90,21 +130,41 @@ typedef struct {
     uint32_t ledger_anchor_offset;
     dpm_policy_t policy;
     dpm_upload_config_t upload; /* optional: all zero for no uploads through the SDK */
+    /* Optional (NULL: none): the outbox's write-once anchor, outside both regions (it may be
+     * the storage of the regions or of the ledger's anchor, at another offset): with it a
+     * wholly erased outbox region is counted and reported as a loss instead of reading as a
+     * new device (see dpm_outbox_open_anchored). A pointer, unlike ledger_anchor: the
+     * dpm_storage_t it points to must outlive the device (as every storage's ctx must), so the
+     * device holds no copy of it. */
+    const dpm_storage_t *outbox_anchor;
+    uint32_t outbox_anchor_offset;
 } dpm_device_config_t;
 
 typedef struct {
+    const char *why; /* FIRST member (offset 0 in every build configuration): the reason of
+                        the last refusal, see dpm_device_why */
     dpm_rng_t rng;
     dpm_clock_t clock;
     dpm_storage_t storage;
     dpm_storage_t ledger_anchor;
     dpm_policy_t policy;
+    uint32_t opened;  /* DPM_DEVICE_OPENED once initialised */
+    uint32_t clock_s; /* monotonic seconds up to which the ledger clock has been advanced */
     dpm_rand_t rand;
     dpm_ledger_t ledger;
     dpm_outbox_t outbox;
     dpm_upload_t upload;
-    uint8_t has_upload;
-    uint32_t opened; /* DPM_DEVICE_OPENED once initialised */
 } dpm_device_t;
+
+/* What a report call queued. */
+typedef struct {
+    uint8_t report_id[DPM_REPORT_ID_BYTES];
+    uint32_t bytes;            /* encoded size in the outbox */
+    dpm_eps_t eps_spent;       /* charged to the ledger, Q16.16 */
+    dpm_eps_t spent_in_period; /* the campaign's total in this period after the charge */
+    dpm_eps_t device_spent;    /* all campaigns' total in the device period after the charge
+                                  (the cap's count, see dpm_policy_cap_t) */
+} dpm_report_info_t;
 
 #define DPM_DEVICE_OPENED 0x44564544u
 
@@ -142,7 +202,9 @@ static inline uint32_t dpm_abi_fingerprint(void)
                           (uint32_t)sizeof(dpm_receipt_t),
                           (uint32_t)((DPM_VDAF_FIELD64 << 1) | DPM_VDAF),
                           (uint32_t)sizeof(dpm_prio3_t),
-                          (uint32_t)sizeof(dpm_prio3_shard_out_t)};
+                          (uint32_t)sizeof(dpm_prio3_shard_out_t),
+                          (uint32_t)sizeof(dpm_outbox_stats_t),
+                          (uint32_t)sizeof(dpm_report_info_t)};
     uint32_t h = 2166136261u;
     for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
         h = dpm_abi_mix(h, v[i]);
@@ -157,13 +219,17 @@ dpm_status_t dpm_config_check_abi(uint32_t app_fingerprint);
 #define dpm_config_check() dpm_config_check_abi(dpm_abi_fingerprint())
 
 /* Open the device: check the config fingerprint, the policy and the regions, bind the random
- * source, open the ledger and the outbox (recovering them after a power loss). Returns DPM_OK;
- * DPM_ERR_CONFIG (app and library built with different DPM_* options: nothing touched);
- * DPM_ERR_PARAM for NULL, a missing rng or storage, a policy with max_eps == 0, max_budget <
- * max_eps, more than DPM_POLICY_MAX_RULES rules or a repeated id, overlapping or out-of-range
- * regions, or an invalid upload config (*d untouched); the ledger's and outbox's errors
- * (DPM_ERR_STORAGE; DPM_ERR_CORRUPT: the device is then opened but refuses to report until the
- * app resolves it, see dpm_ledger_reset / dpm_outbox_format). */
+ * source, open the ledger and the outbox (recovering them after a power loss). Returns DPM_OK
+ * (CHECK dpm_outbox_stats of dpm_device_outbox: an outbox found damaged or erased counts its
+ * lost reports there); DPM_ERR_CONFIG (app and library built with different DPM_* options:
+ * nothing touched but d->why, the first member in every configuration); DPM_ERR_PARAM for
+ * NULL, a missing rng or storage, a policy with an ε below DPM_EPS_FLOOR_Q16 (max_eps,
+ * max_budget, a non-zero device.max_eps), max_budget < max_eps, a device cap below a max_eps
+ * (no report could pass it), more than DPM_POLICY_MAX_RULES rules or a repeated id,
+ * overlapping or out-of-range regions or anchors, or an invalid upload config (*d untouched
+ * but d->why, which names the argument); the ledger's and outbox's errors (DPM_ERR_STORAGE;
+ * DPM_ERR_CORRUPT: the device is then opened but refuses to report until the app resolves it,
+ * see dpm_ledger_reset / dpm_outbox_format). */
 dpm_status_t dpm_device_init_abi(dpm_device_t *d, const dpm_device_config_t *cfg,
                                  uint32_t app_fingerprint);
 #define dpm_device_init(d, cfg) dpm_device_init_abi((d), (cfg), dpm_abi_fingerprint())
@@ -180,13 +246,10 @@ dpm_status_t dpm_device_accept_campaign(dpm_device_t *d, const uint8_t *bytes, s
 dpm_status_t dpm_device_accept_mech(dpm_device_t *d, const dpm_campaign_t *c, dpm_mech_t *m,
                                     const char **reason);
 
-/* What a report call queued. */
-typedef struct {
-    uint8_t report_id[DPM_REPORT_ID_BYTES];
-    uint32_t bytes;            /* encoded size in the outbox */
-    dpm_eps_t eps_spent;       /* charged to the ledger, Q16.16 */
-    dpm_eps_t spent_in_period; /* the campaign's total in this period after the charge */
-} dpm_report_info_t;
+/* Why the last call on d refused, in plain words (which argument, which limit, what to do): a
+ * static string, never NULL; "" when the last call succeeded. "no device" for d == NULL.
+ * Defined after any device call on a non-NULL d returned, dpm_device_init included. */
+const char *dpm_device_why(const dpm_device_t *d);
 
 /* One tuple report (tuple_mr / tuple_ml campaign m, accepted by dpm_device_accept_*): the
  * device's group (< the campaign's groups) and its local confusion counts, from which the
@@ -195,11 +258,14 @@ typedef struct {
  * Returns DPM_OK (info, if not NULL, filled). Before the charge, with NOTHING spent or stored:
  * DPM_ERR_PARAM (NULL, unopened device, a mechanism that is not a tuple one, group out of range),
  * DPM_ERR_POLICY, DPM_ERR_UNDEFINED (a metric has a zero denominator on these counts),
- * DPM_ERR_BUFFER (the outbox is full: flush first), DPM_ERR_BUDGET (the period's budget is
- * spent, or the period is closed because the device already reported for a later one: its
- * spending is no longer kept), DPM_ERR_CORRUPT / DPM_ERR_STORAGE (ledger or outbox). After the
+ * DPM_ERR_BUFFER (the outbox is full: flush first), DPM_ERR_BUDGET (the campaign's budget for
+ * the period is spent, the device cap for the device period is spent, or the period is closed
+ * because the device already reported for a later one: its spending is no longer kept),
+ * DPM_ERR_LEDGER_FULL (a new campaign while the ledger tracks DPM_LEDGER_MAX_CAMPAIGNS whose
+ * periods are all still open), DPM_ERR_CORRUPT / DPM_ERR_STORAGE (ledger or outbox). After the
  * charge (ε spent, the safe direction, no report): DPM_ERR_RNG (the random source failed),
- * DPM_ERR_RANGE (probability < 2^-45), DPM_ERR_STORAGE (the outbox write failed). */
+ * DPM_ERR_RANGE (probability < 2^-45), DPM_ERR_STORAGE (the outbox write failed). Every error
+ * names its cause in dpm_device_why(d). */
 dpm_status_t dpm_device_report_tuple(dpm_device_t *d, const dpm_mech_t *m, uint32_t period,
                                      uint32_t group, const dpm_confusion_t *conf,
                                      dpm_report_info_t *info);

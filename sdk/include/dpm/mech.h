@@ -53,8 +53,8 @@ typedef enum {
 typedef struct {
     uint32_t id;
     dpm_mech_id_t mechanism;
-    dpm_eps_t eps;    /* ε of one report */
-    dpm_eps_t budget; /* ε a device may spend per period */
+    dpm_eps_param_t eps;    /* ε of one report: DPM_EPS(1) */
+    dpm_eps_param_t budget; /* ε a device may spend per period: DPM_EPS(4) */
     uint32_t period_seconds;
     uint32_t groups;
     uint32_t nmetrics;
@@ -71,7 +71,7 @@ typedef struct {
     uint32_t ustat_kernel;                            /* ustat_bins: dpm_ustat_kernel_t */
     uint32_t tree_depth;                              /* ustat_tree: depth */
     uint32_t tree_grr_levels;                         /* ustat_tree: levels by GRR */
-    dpm_eps_t group_eps; /* roc_hist with groups: the group's ε (0: eps / 2) */
+    dpm_eps_param_t group_eps; /* roc_hist with groups: the group's ε (0: eps / 2) */
     /* fedauc_rr / fedauc_lap (wire: Campaign fields 20-22; 0 for other mechanisms) */
     uint32_t fedauc_variant;     /* dpm_fedauc_variant_t: LOCAL .. ADAPTIVE for fedauc_lap */
     uint32_t fedauc_p_share_q16; /* LOCAL/GLOBAL/ORTHOGONAL: share of ε on localP, Q0.16 */

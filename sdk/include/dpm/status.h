@@ -25,11 +25,13 @@ typedef enum {
     DPM_ERR_UNSUPPORTED = -13, /* the feature is not compiled in (see Kconfig) */
     DPM_ERR_POLICY = -14,      /* the app's privacy policy does not allow this campaign */
     DPM_ERR_CONFIG = -15,      /* app and library were built with different DPM_* options */
-    DPM_ERR_VERIFY = -16       /* a VDAF proof or joint-randomness check failed: drop the report */
+    DPM_ERR_VERIFY = -16,      /* a VDAF proof or joint-randomness check failed: drop the report */
+    DPM_ERR_LEDGER_FULL = -17  /* the privacy ledger tracks as many campaigns as it can, all with
+                                  periods still open: no new campaign until one ends */
 } dpm_status_t;
 
 /* The last (most negative) status code, for tables and tests that cover them all. */
-#define DPM_ERR_LAST DPM_ERR_VERIFY
+#define DPM_ERR_LAST DPM_ERR_LEDGER_FULL
 
 /* A short English description of `status` (never NULL; unknown codes give "unknown status"). */
 const char *dpm_strerror(dpm_status_t status);

@@ -98,6 +98,18 @@ extern "C" {
  *    a valid header copy whose banks hold no record (B erased, A's log erased) is a new or
  *    half-formatted region and is formatted; any other region without one is DPM_ERR_CORRUPT
  *    (dpm_outbox_format discards it), never formatted silently.
+ *  - The anchor (optional, dpm_outbox_open_anchored), as the ledger's: DPM_OUTBOX_ANCHOR_BYTES
+ *    outside the region, written once ("DPOB-ANC") when the outbox exists and never erased by
+ *    the SDK. A region that looks new (as above) under a written anchor is an outbox that was
+ *    ERASED (a sector erase, a wiped file, a factory tool): the reports it held are gone. It is
+ *    formatted so the device goes on, and the loss is counted and reported like any other
+ *    (dpm_outbox_stats: lost, found_lost, found_erased; Batch.lost_reports). How many reports
+ *    it held is gone with it, so the erase counts as ONE lost report: a lower bound when it
+ *    held any, an over-count of one when it was empty (the collector still learns that a
+ *    device's outbox was wiped). Without an anchor such an erase reads as a new device and
+ *    loses its reports silently: devices whose storage can be erased behind the SDK's back
+ *    use the anchor. A format interrupted after its erases (dpm_outbox_format under a written
+ *    anchor) reads the same way, an over-count of one.
  * Guarantees under damage at rest (storage that changes bytes after they were read back):
  * one damaged byte anywhere loses at most the one report whose record it hit, and that loss
  * is counted; a damaged bank header copy is restored from the other. Wider damage is
@@ -116,24 +128,29 @@ extern "C" {
 /* Smallest region: each bank holds its header and one largest record. */
 #define DPM_OUTBOX_MIN_REGION (2u * (DPM_OUTBOX_BANK_HDR + DPM_OUTBOX_RECORD_MAX))
 #define DPM_OUTBOX_OPENED 0x424F5044u
+/* Bytes of the outbox's anchor (see dpm_outbox_open_anchored). */
+#define DPM_OUTBOX_ANCHOR_BYTES 8u
 
-/* An outbox bound to its storage region. Fill it with dpm_outbox_open; treat as opaque. */
+/* An outbox bound to its storage region. Fill it with dpm_outbox_open; treat as opaque. (Laid
+ * out to the byte: an app holds one in its dpm_device_t, within the SDK's RAM budget.) */
 typedef struct {
     const dpm_storage_t *storage; /* not owned; must outlive the outbox */
+    const dpm_storage_t *anchor;  /* NULL, or the anchor's storage (not owned) */
     uint32_t offset;              /* region start in the storage */
     uint32_t bank_size;           /* half the region */
-    uint32_t active;              /* 0 = bank A, 1 = bank B */
+    uint32_t anchor_offset;       /* the anchor's offset in its storage */
     uint32_t seq;                 /* sequence number of the active bank */
     uint32_t wpos;                /* offset of the next record from the bank start */
     uint32_t pending;             /* records waiting for delivery */
     uint32_t pending_bytes;       /* their size, record headers included */
-    uint32_t removed;             /* removed records still occupying the active bank */
     uint32_t lost_base;           /* losses carried in the active bank's header */
     uint32_t lost_found;          /* pending reports in damaged stretches of the active log */
     uint32_t lost_acked;          /* acknowledged, not yet written to a header */
-    uint32_t found_lost;          /* since open: see dpm_outbox_stats_t */
-    uint32_t found_damaged;
-    uint32_t found_headers;
+    uint16_t found_lost;          /* since open (saturating): see dpm_outbox_stats_t */
+    uint16_t found_damaged;
+    uint16_t found_headers;
+    uint8_t found_erased;
+    uint8_t active;  /* 0 = bank A, 1 = bank B */
     uint8_t dirty;   /* the log ends in a torn record: compact before appending */
     uint8_t stale;   /* a storage call failed: re-read storage before next use */
     uint32_t opened; /* DPM_OUTBOX_OPENED once bound */
@@ -146,10 +163,14 @@ typedef struct {
                                never arrive) that no collector has acknowledged yet: persists
                                across reboots, sent as Batch.lost_reports. 0 when healthy */
     uint32_t found_lost;    /* of the losses, how many recoveries found since open (the rest
-                               were found before an earlier reboot) */
+                               were found before an earlier reboot); the found_* counts
+                               saturate at 65535 (found_erased at 255) */
     uint32_t found_damaged; /* damaged records recoveries skipped since open (lost or not: a
                                damaged record that was already removed loses nothing) */
     uint32_t found_headers; /* damaged or missing bank header copies restored since open */
+    uint32_t found_erased;  /* times since open the whole region was found erased under a
+                               written anchor (each counted as one lost report, see
+                               dpm_outbox_open_anchored) */
 } dpm_outbox_stats_t;
 
 /* One pending record, as returned by dpm_outbox_next. */
@@ -175,9 +196,24 @@ typedef struct {
 dpm_status_t dpm_outbox_open(dpm_outbox_t *ob, const dpm_storage_t *storage, uint32_t offset,
                              uint32_t size);
 
+/* dpm_outbox_open with an anchor: DPM_OUTBOX_ANCHOR_BYTES at anchor_offset of *anchor (which
+ * may be *storage itself, outside the region, or another storage: another sector, another
+ * file, an OTP area), erased (0xFF) on a new device. Written once the outbox exists and never
+ * erased by the SDK; an anchor that is not erased counts as written whatever it holds. A
+ * region that reads as new under a written anchor was erased: it is formatted and counted as
+ * one lost report (see "The anchor" above), and the open returns DPM_OK: CHECK
+ * dpm_outbox_stats (found_erased, lost). Every later recovery of this outbox (after a failed
+ * storage call) checks the anchor too. Extra DPM_ERR_PARAM: an anchor without
+ * read/write/erase, outside anchor->size, or overlapping the region. A device that used
+ * dpm_outbox_open gains the protection from its first anchored open. */
+dpm_status_t dpm_outbox_open_anchored(dpm_outbox_t *ob, const dpm_storage_t *storage,
+                                      uint32_t offset, uint32_t size, const dpm_storage_t *anchor,
+                                      uint32_t anchor_offset);
+
 /* Erase the region and start an empty outbox (no loss count either): every stored report is
  * lost. For a region that dpm_outbox_open called corrupt, or to discard the outbox
- * deliberately. Same parameters and errors as dpm_outbox_open (no DPM_ERR_CORRUPT). */
+ * deliberately. Same parameters and errors as dpm_outbox_open (no DPM_ERR_CORRUPT). The
+ * outbox it binds has no anchor: the next dpm_outbox_open_anchored checks (and writes) it. */
 dpm_status_t dpm_outbox_format(dpm_outbox_t *ob, const dpm_storage_t *storage, uint32_t offset,
                                uint32_t size);
 
@@ -260,11 +296,14 @@ dpm_status_t dpm_http_write_get(uint8_t *buf, size_t cap, const char *host, cons
                                 size_t *len);
 
 /* GET /v1/campaigns/<id> from the collector over the connected transport t within timeout_ms:
- * on DPM_OK the campaign's bytes (a dpm.v1.Campaign, not yet decoded or checked) are
- * work[0 .. *len), for an app that keeps a copy so it can report while the collector is
- * unreachable (decode and check them with dpm_device_accept_campaign). work needs
- * DPM_CAMPAIGN_MAX_BYTES + 512 bytes. DPM_ERR_PROTOCOL (with *reason) for a non-200 answer,
- * transport errors as dpm_http_read_response, DPM_ERR_PARAM for NULL or a small work. */
+ * on DPM_OK the campaign's bytes (a dpm.v1.Campaign that decodes and whose id is `id`, not yet
+ * checked against the policy) are work[0 .. *len), for an app that keeps a copy so it can
+ * report while the collector is unreachable (check them with dpm_device_accept_campaign).
+ * work needs DPM_CAMPAIGN_MAX_BYTES + 512 bytes. DPM_ERR_PROTOCOL (with *reason) for a
+ * non-200 answer, bytes that are not a campaign, or a campaign with ANOTHER id than the one
+ * requested (a collector answering with other campaigns could otherwise make the device spend
+ * again under new ids; the device cap, dpm_policy_cap_t, bounds that too); transport errors as
+ * dpm_http_read_response, DPM_ERR_PARAM for NULL or a small work. */
 dpm_status_t dpm_campaign_get(const dpm_transport_t *t, const dpm_clock_t *c, const char *host,
                               uint32_t id, uint32_t timeout_ms, uint8_t *work, size_t work_cap,
                               size_t *len, const char **reason);
@@ -272,9 +311,10 @@ dpm_status_t dpm_campaign_get(const dpm_transport_t *t, const dpm_clock_t *c, co
 /* Fetch campaign `id` from the collector (GET /v1/campaigns/<id>) over the connected
  * transport t within timeout_ms, then decode and validate it into a ready mechanism *m
  * (dpm_campaign_decode + dpm_mech_init). work (>= DPM_CAMPAIGN_MAX_BYTES + 512 bytes) holds the
- * request and the response body. DPM_ERR_PROTOCOL for a non-200 answer or bytes that are
- * not a campaign, the dpm_mech_init errors for a campaign that must not run (with *reason),
- * transport errors as dpm_http_read_response. *m is untouched on any error. */
+ * request and the response body. DPM_ERR_PROTOCOL for a non-200 answer, bytes that are not
+ * a campaign or a campaign with another id than `id`, the dpm_mech_init errors for a campaign that
+ * must not run (with *reason), transport errors as dpm_http_read_response. *m is untouched on any
+ * error. */
 dpm_status_t dpm_campaign_fetch(const dpm_transport_t *t, const dpm_clock_t *c, const char *host,
                                 uint32_t id, uint32_t timeout_ms, uint8_t *work, size_t work_cap,
                                 dpm_mech_t *m, const char **reason);
@@ -356,8 +396,8 @@ typedef struct {
 /* Upload state (retry schedule). Fill with dpm_upload_init. */
 typedef struct {
     dpm_upload_config_t cfg;
-    uint32_t failures;        /* consecutive failed attempts */
     uint64_t next_attempt_ms; /* monotonic time before which flush does nothing; 0 = now */
+    uint32_t failures;        /* consecutive failed attempts */
     uint32_t opened;
 } dpm_upload_t;
 

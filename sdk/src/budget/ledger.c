@@ -1,17 +1,21 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The privacy ledger: per-campaign, per-period ε spending, mirrored in two storage slots, and
- * an optional write-once anchor outside them (the layout and the crash-safety argument are in
- * dpm/budget.h). */
+/* The privacy ledger: per-campaign, per-period ε spending and the device period's total under
+ * the app's cap, mirrored in two storage slots, and an optional write-once anchor outside them
+ * (the layout, the clock and the crash-safety argument are in dpm/budget.h). */
 #include "dpm_internal.h"
 
 #include "core/persist.h"
 #include "dpm/budget.h"
 
 #define LEDGER_MAGIC 0x474C5044u /* "DPLG" little-endian */
-#define LEDGER_VERSION 1u
-#define LEDGER_HDR 12u
-#define LEDGER_ENTRY 12u
+#define LEDGER_VERSION 2u
+#define LEDGER_HDR 24u
+#define LEDGER_ENTRY 16u
+#define LEDGER_V1 1u /* SDK 0.1.0: read, never written */
+#define LEDGER_V1_HDR 12u
+#define LEDGER_V1_ENTRY 12u
 #define LEDGER_CRC 4u
+#define NEVER 0xFFFFFFFFu /* free_at of an entry that no clock finishes */
 
 typedef char record_fits_u32[DPM_LEDGER_RECORD_MAX < 0x10000u ? 1 : -1];
 
@@ -24,12 +28,16 @@ typedef struct {
     uint32_t campaign_id;
     uint32_t period;
     uint32_t spent;
+    uint32_t free_at;
 } ledger_entry_t;
 
-/* A decoded record. */
+/* A decoded record (of either version: version 1 is read into this form). */
 typedef struct {
     uint32_t seq;
     uint32_t count;
+    uint32_t clock;
+    uint32_t period_end;
+    uint32_t period_spent;
     ledger_entry_t e[DPM_LEDGER_MAX_CAMPAIGNS];
 } ledger_rec_t;
 
@@ -45,26 +53,45 @@ static uint32_t slot_base(const dpm_ledger_t *l, uint32_t slot)
     return l->offset + slot * l->slot_size;
 }
 
-static uint32_t record_len(uint32_t count)
+static uint32_t add_sat(uint32_t a, uint32_t b)
 {
-    return LEDGER_HDR + LEDGER_ENTRY * count + LEDGER_CRC;
+    return a > NEVER - b ? NEVER : a + b;
 }
 
-/* Decode and check the content of a CRC-valid record of `count` <= MAX entries. */
-static int parse_record(const uint8_t *buf, uint32_t count, ledger_rec_t *r)
+/* Bytes of a record of `count` entries in `version` (1 or 2). */
+static uint32_t record_len(uint32_t version, uint32_t count)
 {
+    return version == LEDGER_V1 ? LEDGER_V1_HDR + LEDGER_V1_ENTRY * count + LEDGER_CRC
+                                : LEDGER_HDR + LEDGER_ENTRY * count + LEDGER_CRC;
+}
+
+/* Decode and check the content of a CRC-valid record of `count` <= MAX entries. A version 1
+ * record becomes what version 2 would say without the facts it lacks: entries that never
+ * finish by time, and its whole total spent in a device period whose end is not known yet. */
+static int parse_record(const uint8_t *buf, uint32_t version, uint32_t count, ledger_rec_t *r)
+{
+    int v1 = version == LEDGER_V1;
+    uint32_t hdr = v1 ? LEDGER_V1_HDR : LEDGER_HDR;
+    uint32_t entry = v1 ? LEDGER_V1_ENTRY : LEDGER_ENTRY;
     r->seq = dpm_get_le32(buf + 8);
     r->count = count;
+    r->clock = v1 ? 0 : dpm_get_le32(buf + 12);
+    r->period_end = v1 ? 0 : dpm_get_le32(buf + 16);
+    r->period_spent = v1 ? 0 : dpm_get_le32(buf + 20);
     if (dpm_get_le16(buf + 6) != 0) {
         return 0;
     }
     for (uint32_t i = 0; i < count; i++) {
-        const uint8_t *p = buf + LEDGER_HDR + (size_t)LEDGER_ENTRY * i;
+        const uint8_t *p = buf + hdr + (size_t)entry * i;
         r->e[i].campaign_id = dpm_get_le32(p);
         r->e[i].period = dpm_get_le32(p + 4);
         r->e[i].spent = dpm_get_le32(p + 8);
+        r->e[i].free_at = v1 ? NEVER : dpm_get_le32(p + 12);
         if (r->e[i].spent == 0) {
             return 0; /* an entry exists only after a charge of eps > 0 */
+        }
+        if (v1) {
+            r->period_spent = add_sat(r->period_spent, r->e[i].spent);
         }
         for (uint32_t j = 0; j < i; j++) {
             if (r->e[j].campaign_id == r->e[i].campaign_id) {
@@ -73,6 +100,23 @@ static int parse_record(const uint8_t *buf, uint32_t count, ledger_rec_t *r)
         }
     }
     return 1;
+}
+
+/* *whole = 1 if the len bytes at base end in the CRC-32 of the bytes before them. */
+static dpm_status_t record_whole(const dpm_ledger_t *l, uint32_t base, uint32_t len, int *whole)
+{
+    *whole = 0;
+    if (len > l->slot_size) {
+        return DPM_OK; /* no room for the CRC: not a record */
+    }
+    uint32_t crc = 0;
+    uint8_t stored[LEDGER_CRC];
+    dpm_status_t st = dpm_persist_crc(l->storage, base, len - LEDGER_CRC, 0, &crc);
+    if (st == DPM_OK) {
+        st = dpm_persist_read(l->storage, base + len - LEDGER_CRC, stored, LEDGER_CRC);
+    }
+    *whole = st == DPM_OK && crc == dpm_get_le32(stored);
+    return st;
 }
 
 /* Read and classify one slot. *rec is filled only for SLOT_VALID. A record whose CRC fails is
@@ -100,29 +144,30 @@ static dpm_status_t read_slot(const dpm_ledger_t *l, uint32_t slot, ledger_rec_t
         return st;
     }
     uint32_t count = buf[5];
-    uint32_t len = record_len(count);
-    if (len > l->slot_size) {
-        return DPM_OK; /* no room for the CRC: not a record */
+    int known = buf[4] == LEDGER_V1 || buf[4] == LEDGER_VERSION;
+    uint32_t version = buf[4] == LEDGER_V1 ? LEDGER_V1 : LEDGER_VERSION;
+    int whole = 0;
+    st = record_whole(l, base, record_len(version, count), &whole);
+    if (st == DPM_OK && !whole && !known) {
+        /* a version this code does not know: whole if its CRC sits where either known
+         * layout puts it (a later version must keep one of them, see dpm/budget.h) */
+        st = record_whole(l, base, record_len(LEDGER_V1, count), &whole);
     }
-    uint32_t crc = 0;
-    uint8_t stored[LEDGER_CRC];
-    st = dpm_persist_crc(l->storage, base, len - LEDGER_CRC, 0, &crc);
-    if (st == DPM_OK) {
-        st = dpm_persist_read(l->storage, base + len - LEDGER_CRC, stored, LEDGER_CRC);
-    }
-    if (st != DPM_OK || crc != dpm_get_le32(stored)) {
+    if (st != DPM_OK || !whole) {
         return st;
     }
-    if (buf[4] != LEDGER_VERSION || count > DPM_LEDGER_MAX_CAMPAIGNS) {
+    if (!known || count > DPM_LEDGER_MAX_CAMPAIGNS) {
         *kind = SLOT_INSANE; /* whole, but not ours to interpret: other firmware */
         return DPM_OK;
     }
-    st = dpm_persist_read(l->storage, base + LEDGER_HDR, buf + LEDGER_HDR, len - LEDGER_HDR);
+    uint32_t len = record_len(version, count);
+    st = dpm_persist_read(l->storage, base + LEDGER_V1_HDR, buf + LEDGER_V1_HDR,
+                          len - LEDGER_V1_HDR);
     if (st != DPM_OK) {
         return st;
     }
     ledger_rec_t r;
-    if (!parse_record(buf, count, &r)) {
+    if (!parse_record(buf, version, count, &r)) {
         *kind = SLOT_INSANE;
         return DPM_OK;
     }
@@ -133,12 +178,13 @@ static dpm_status_t read_slot(const dpm_ledger_t *l, uint32_t slot, ledger_rec_t
 
 static int same_record(const ledger_rec_t *a, const ledger_rec_t *b)
 {
-    if (a->seq != b->seq || a->count != b->count) {
+    if (a->seq != b->seq || a->count != b->count || a->clock != b->clock ||
+        a->period_end != b->period_end || a->period_spent != b->period_spent) {
         return 0;
     }
     for (uint32_t i = 0; i < a->count; i++) {
         if (a->e[i].campaign_id != b->e[i].campaign_id || a->e[i].period != b->e[i].period ||
-            a->e[i].spent != b->e[i].spent) {
+            a->e[i].spent != b->e[i].spent || a->e[i].free_at != b->e[i].free_at) {
             return 0;
         }
     }
@@ -210,17 +256,21 @@ static dpm_status_t load(const dpm_ledger_t *l, load_t *out)
 static dpm_status_t store(const dpm_ledger_t *l, uint32_t slot, const ledger_rec_t *r)
 {
     uint8_t buf[DPM_LEDGER_RECORD_MAX];
-    uint32_t len = record_len(r->count);
+    uint32_t len = record_len(LEDGER_VERSION, r->count);
     dpm_put_le32(buf, LEDGER_MAGIC);
     buf[4] = (uint8_t)LEDGER_VERSION;
     buf[5] = (uint8_t)r->count;
     dpm_put_le16(buf + 6, 0);
     dpm_put_le32(buf + 8, r->seq);
+    dpm_put_le32(buf + 12, r->clock);
+    dpm_put_le32(buf + 16, r->period_end);
+    dpm_put_le32(buf + 20, r->period_spent);
     for (uint32_t i = 0; i < r->count; i++) {
         uint8_t *p = buf + LEDGER_HDR + (size_t)LEDGER_ENTRY * i;
         dpm_put_le32(p, r->e[i].campaign_id);
         dpm_put_le32(p + 4, r->e[i].period);
         dpm_put_le32(p + 8, r->e[i].spent);
+        dpm_put_le32(p + 12, r->e[i].free_at);
     }
     dpm_put_le32(buf + len - LEDGER_CRC, dpm_crc32(0, buf, len - LEDGER_CRC));
     uint32_t base = slot_base(l, slot);
@@ -255,24 +305,14 @@ static dpm_status_t init_fresh(const dpm_ledger_t *l)
 
 static dpm_status_t anchor_written(const dpm_ledger_t *l, int *written)
 {
-    int erased = 1;
-    dpm_status_t st = DPM_OK;
-    if (l->anchor != NULL) {
-        st = dpm_persist_is_erased(l->anchor, l->anchor_offset, DPM_LEDGER_ANCHOR_BYTES, &erased);
-    }
-    *written = !erased;
-    return st;
+    return dpm_persist_anchor_written(l->anchor, l->anchor_offset, DPM_LEDGER_ANCHOR_BYTES,
+                                      written);
 }
 
 /* Write the anchor if it is still erased (a ledger now exists in the region). */
 static dpm_status_t anchor_ensure(const dpm_ledger_t *l)
 {
-    int written = 1;
-    dpm_status_t st = l->anchor == NULL ? DPM_OK : anchor_written(l, &written);
-    if (st == DPM_OK && !written) {
-        st = dpm_persist_write(l->anchor, l->anchor_offset, anchor_mark, sizeof(anchor_mark));
-    }
-    return st;
+    return dpm_persist_anchor_ensure(l->anchor, l->anchor_offset, anchor_mark, sizeof(anchor_mark));
 }
 
 /* ---- API ------------------------------------------------------------------------------- */
@@ -369,47 +409,162 @@ dpm_status_t dpm_ledger_open(dpm_ledger_t *l, const dpm_storage_t *storage, uint
     return dpm_ledger_open_anchored(l, storage, offset, size, NULL, 0);
 }
 
-dpm_status_t dpm_ledger_charge(dpm_ledger_t *l, uint32_t campaign_id, uint32_t period,
-                               dpm_eps_t eps_q16, dpm_eps_t budget_q16)
+/* ---- charging -------------------------------------------------------------------------- */
+
+static dpm_status_t refuse(const char **why, const char *text, dpm_status_t st)
 {
-    if (!usable(l) || eps_q16 == 0 || budget_q16 == 0) {
-        return DPM_ERR_PARAM;
+    if (why != NULL) {
+        *why = text;
+    }
+    return st;
+}
+
+/* The ledger clock after the readings in cap: it only moves forward. */
+static uint32_t clock_after(const ledger_rec_t *r, const dpm_ledger_cap_t *cap)
+{
+    uint32_t t = add_sat(r->clock, cap->elapsed_s);
+    return cap->wall_s > t ? cap->wall_s : t;
+}
+
+/* Place the record in the device period of the ledger clock `now` under the length w: a
+ * period that ended starts the next (aligned to w) at 0; a period not known yet (a new
+ * ledger, a version 1 record) is set without clearing what it holds. A period_end of
+ * 0xFFFFFFFF never ends (the clock saturates there). */
+static void enter_period(ledger_rec_t *r, uint32_t now, uint32_t w)
+{
+    int ended = r->period_end != 0 && r->period_end != NEVER && now >= r->period_end;
+    if (r->period_end == 0 || ended) {
+        r->period_end = add_sat(now - now % w, w);
+    }
+    if (ended) {
+        r->period_spent = 0;
+    }
+}
+
+static int cap_valid(const dpm_ledger_cap_t *cap)
+{
+    return cap == NULL || (cap->max_eps != 0 && cap->period_seconds != 0);
+}
+
+/* The record after charge c under cap, from the current record cur: DPM_OK with *next, or the
+ * refusal (the checks of dpm_ledger_spend, in the order it documents them). */
+static dpm_status_t plan(const ledger_rec_t *cur, const dpm_ledger_charge_t *c,
+                         const dpm_ledger_cap_t *cap, ledger_rec_t *next, const char **why)
+{
+    *next = *cur;
+    uint32_t now = cur->clock;
+    if (cap != NULL) {
+        now = clock_after(cur, cap);
+        next->clock = now;
+        enter_period(next, now, cap->period_seconds);
+    }
+    uint32_t i = 0;
+    while (i < next->count && next->e[i].campaign_id != c->campaign_id) {
+        i++;
+    }
+    uint64_t spent = 0;
+    if (i < next->count) {
+        if (c->period < next->e[i].period) {
+            return refuse(why, "campaign period closed: a later one was charged", DPM_ERR_PARAM);
+        }
+        if (c->period == next->e[i].period) {
+            spent = next->e[i].spent;
+        }
+    }
+    if (spent + c->eps > c->budget) {
+        return refuse(why, "the campaign's budget for this period is spent", DPM_ERR_BUDGET);
+    }
+    if (cap != NULL && (uint64_t)next->period_spent + c->eps > cap->max_eps) {
+        return refuse(why, "the device's cap for this period is spent", DPM_ERR_BUDGET);
+    }
+    if (i == next->count && next->count == DPM_LEDGER_MAX_CAMPAIGNS) {
+        /* No slot: free the finished entries (their campaign periods have ended). */
+        uint32_t kept = 0;
+        for (uint32_t j = 0; j < next->count; j++) {
+            if (next->e[j].free_at == NEVER || now < next->e[j].free_at) {
+                next->e[kept++] = next->e[j];
+            }
+        }
+        if (kept == next->count) {
+            return refuse(why, "ledger full: every campaign in it has an open period",
+                          DPM_ERR_LEDGER_FULL);
+        }
+        next->count = kept;
+        i = kept;
+    }
+    uint32_t free_at =
+        cap != NULL && c->period_seconds != 0 ? add_sat(now, c->period_seconds) : NEVER;
+    if (i == next->count) {
+        next->count++;
+        next->e[i].campaign_id = c->campaign_id;
+    } else if (spent != 0 && (next->e[i].free_at == NEVER || next->e[i].free_at > free_at)) {
+        free_at = next->e[i].free_at; /* the same period: never finish sooner than before */
+    }
+    next->e[i].period = c->period;
+    next->e[i].spent = (uint32_t)(spent + c->eps); /* <= budget, fits */
+    next->e[i].free_at = free_at;
+    next->period_spent = add_sat(next->period_spent, c->eps);
+    next->seq++; /* mod 2^32: the consecutive-pair test in load() wraps the same way */
+    return DPM_OK;
+}
+
+/* Load, plan, and (write != 0) store the charge. */
+static dpm_status_t charge_or_check(dpm_ledger_t *l, const dpm_ledger_charge_t *c,
+                                    const dpm_ledger_cap_t *cap, const char **why, int write)
+{
+    if (!usable(l) || c == NULL || c->eps == 0 || c->budget == 0 || !cap_valid(cap)) {
+        return refuse(why, "invalid ledger, charge or cap", DPM_ERR_PARAM);
     }
     load_t ld;
     dpm_status_t st = load_current(l, &ld);
     if (st != DPM_OK) {
+        return refuse(why,
+                      st == DPM_ERR_CORRUPT ? "ledger corrupt (see dpm_ledger_reset)"
+                                            : "the ledger's storage failed",
+                      st);
+    }
+    ledger_rec_t next;
+    st = plan(&ld.cur, c, cap, &next, why);
+    if (st != DPM_OK || !write) {
         return st;
     }
-    ledger_rec_t cur = ld.cur;
-    uint32_t i = 0;
-    while (i < cur.count && cur.e[i].campaign_id != campaign_id) {
-        i++;
-    }
-    uint64_t spent = 0;
-    if (i < cur.count) {
-        if (period < cur.e[i].period) {
-            return DPM_ERR_PARAM; /* a closed period: its spending is gone */
-        }
-        if (period == cur.e[i].period) {
-            spent = cur.e[i].spent;
-        }
-    }
-    if (spent + eps_q16 > budget_q16) {
-        return DPM_ERR_BUDGET;
-    }
-    if (i == cur.count) {
-        if (cur.count == DPM_LEDGER_MAX_CAMPAIGNS) {
-            return DPM_ERR_BUFFER;
-        }
-        cur.count++;
-        cur.e[i].campaign_id = campaign_id;
-    }
-    cur.e[i].period = period;
-    cur.e[i].spent = (uint32_t)(spent + eps_q16); /* <= budget_q16, fits */
-    cur.seq++; /* mod 2^32: the consecutive-pair test in load() wraps the same way */
-    st = store_both(l, 1u - ld.cur_slot, &cur);
+    st = store_both(l, 1u - ld.cur_slot, &next);
     if (st == DPM_OK) {
-        l->seq = cur.seq;
+        l->seq = next.seq;
+    }
+    return refuse(why, st == DPM_OK ? NULL : "the ledger's storage failed", st);
+}
+
+dpm_status_t dpm_ledger_spend(dpm_ledger_t *l, const dpm_ledger_charge_t *c,
+                              const dpm_ledger_cap_t *cap, const char **why)
+{
+    return charge_or_check(l, c, cap, why, 1);
+}
+
+dpm_status_t dpm_ledger_check(dpm_ledger_t *l, const dpm_ledger_charge_t *c,
+                              const dpm_ledger_cap_t *cap, const char **why)
+{
+    return charge_or_check(l, c, cap, why, 0);
+}
+
+dpm_status_t dpm_ledger_charge(dpm_ledger_t *l, uint32_t campaign_id, uint32_t period,
+                               dpm_eps_t eps_q16, dpm_eps_t budget_q16)
+{
+    const dpm_ledger_charge_t c = {campaign_id, period, 0, eps_q16, budget_q16};
+    return dpm_ledger_spend(l, &c, NULL, NULL);
+}
+
+dpm_status_t dpm_ledger_period_spent(dpm_ledger_t *l, const dpm_ledger_cap_t *cap, dpm_eps_t *spent)
+{
+    if (!usable(l) || cap == NULL || cap->period_seconds == 0 || spent == NULL) {
+        return DPM_ERR_PARAM;
+    }
+    load_t ld;
+    dpm_status_t st = load_current(l, &ld);
+    if (st == DPM_OK) {
+        ledger_rec_t r = ld.cur;
+        enter_period(&r, clock_after(&ld.cur, cap), cap->period_seconds);
+        *spent = r.period_spent;
     }
     return st;
 }

@@ -99,3 +99,23 @@ dpm_status_t dpm_persist_crc(const dpm_storage_t *st, uint32_t offset, uint32_t 
     *crc = c;
     return DPM_OK;
 }
+
+dpm_status_t dpm_persist_anchor_written(const dpm_storage_t *anchor, uint32_t offset, uint32_t len,
+                                        int *written)
+{
+    int erased = 1;
+    dpm_status_t st = anchor == NULL ? DPM_OK : dpm_persist_is_erased(anchor, offset, len, &erased);
+    *written = !erased;
+    return st;
+}
+
+dpm_status_t dpm_persist_anchor_ensure(const dpm_storage_t *anchor, uint32_t offset,
+                                       const uint8_t *mark, uint32_t len)
+{
+    int written = 1;
+    dpm_status_t st = dpm_persist_anchor_written(anchor, offset, len, &written);
+    if (st == DPM_OK && anchor != NULL && !written) {
+        st = dpm_persist_write(anchor, offset, mark, len);
+    }
+    return st;
+}

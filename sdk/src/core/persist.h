@@ -67,4 +67,16 @@ dpm_status_t dpm_persist_crc(const dpm_storage_t *st, uint32_t offset, uint32_t 
 dpm_status_t dpm_persist_is_erased(const dpm_storage_t *st, uint32_t offset, uint32_t len,
                                    int *erased);
 
+/* A write-once anchor (the ledger's and the outbox's, see dpm/budget.h and dpm/upload.h): len
+ * bytes at offset of *anchor, erased (0xFF) on a new device and written once the store exists.
+ * *written = 1 if any byte is not 0xFF (a damaged anchor must not make a device look new), 0 if
+ * all are, or if anchor is NULL (no anchor). DPM_ERR_STORAGE if a read fails. */
+dpm_status_t dpm_persist_anchor_written(const dpm_storage_t *anchor, uint32_t offset, uint32_t len,
+                                        int *written);
+
+/* Write mark (len bytes) at offset of *anchor if the anchor is still erased; never change a
+ * written one. DPM_OK for a NULL anchor. DPM_ERR_STORAGE if the port fails. */
+dpm_status_t dpm_persist_anchor_ensure(const dpm_storage_t *anchor, uint32_t offset,
+                                       const uint8_t *mark, uint32_t len);
+
 #endif /* DPM_PERSIST_H */

@@ -21,6 +21,9 @@ const char *dpm_strerror(dpm_status_t status)
     case DPM_ERR_POLICY: return "refused by the app's privacy policy";
     case DPM_ERR_CONFIG: return "app and library built with different configurations";
     case DPM_ERR_VERIFY: return "report failed verification (invalid proof or joint randomness)";
+    case DPM_ERR_LEDGER_FULL:
+        return "privacy ledger full (a campaign period must end, or raise "
+               "DPM_LEDGER_MAX_CAMPAIGNS)";
     }
     return "unknown status";
 }

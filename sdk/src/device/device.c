@@ -13,27 +13,85 @@ dpm_status_t dpm_config_check_abi(uint32_t app_fingerprint)
     return app_fingerprint == dpm_abi_fingerprint() ? DPM_OK : DPM_ERR_CONFIG;
 }
 
-static int limit_valid(const dpm_policy_limit_t *l)
+/* Record why the call on d refused (nothing when it did not) and return st. d may be any
+ * non-NULL device, opened or not: `why` is its first member. */
+static dpm_status_t say(dpm_device_t *d, dpm_status_t st, const char *why)
 {
-    return l->max_eps != 0 && l->max_budget >= l->max_eps;
+    if (d != NULL) {
+        d->why = st == DPM_OK ? NULL : why != NULL ? why : dpm_strerror(st);
+    }
+    return st;
 }
 
-static int policy_valid(const dpm_policy_t *p)
+/* The same for the calls that also return the reason through an argument. */
+static dpm_status_t say2(dpm_device_t *d, const char **reason, dpm_status_t st, const char *why)
 {
-    if (!limit_valid(&p->defaults) || p->nrules > DPM_POLICY_MAX_RULES) {
-        return 0;
+    st = say(d, st, why);
+    if (reason != NULL && st != DPM_OK) {
+        *reason = d != NULL ? d->why : why;
     }
-    for (uint32_t i = 0; i < p->nrules; i++) {
-        if (!limit_valid(&p->rules[i])) {
-            return 0;
-        }
-        for (uint32_t j = 0; j < i; j++) {
+    return st;
+}
+
+const char *dpm_device_why(const dpm_device_t *d)
+{
+    return d == NULL ? "no device" : d->why != NULL ? d->why : "";
+}
+
+#define FLOOR_TEXT "below 2^-8 (Q16.16: 1.0 is DPM_EPS(1))"
+
+/* Why the limit l is invalid, or NULL. */
+static const char *limit_problem(const dpm_policy_limit_t *l, int rule)
+{
+    if (l->max_eps.q16 < DPM_EPS_FLOOR_Q16) {
+        return rule ? "policy: a rule's max_eps is " FLOOR_TEXT
+                    : "policy: defaults.max_eps is " FLOOR_TEXT;
+    }
+    if (l->max_budget.q16 < l->max_eps.q16) {
+        return rule ? "policy: a rule's max_budget is below its max_eps"
+                    : "policy: defaults.max_budget is below defaults.max_eps";
+    }
+    return NULL;
+}
+
+/* The cap of all campaigns together: policy.device.max_eps, or by default the largest
+ * max_budget (one campaign's worth per device period). */
+static dpm_eps_t cap_of(const dpm_policy_t *p)
+{
+    if (p->device.max_eps.q16 != 0) {
+        return p->device.max_eps.q16;
+    }
+    dpm_eps_t cap = p->defaults.max_budget.q16;
+    for (uint32_t i = 0; i < p->nrules && i < DPM_POLICY_MAX_RULES; i++) {
+        cap = p->rules[i].max_budget.q16 > cap ? p->rules[i].max_budget.q16 : cap;
+    }
+    return cap;
+}
+
+/* Why the policy is invalid, or NULL. */
+static const char *policy_problem(const dpm_policy_t *p)
+{
+    const char *why = limit_problem(&p->defaults, 0);
+    if (why == NULL && p->nrules > DPM_POLICY_MAX_RULES) {
+        why = "policy: more rules than DPM_POLICY_MAX_RULES";
+    }
+    dpm_eps_t largest = p->defaults.max_eps.q16;
+    for (uint32_t i = 0; why == NULL && i < p->nrules; i++) {
+        why = limit_problem(&p->rules[i], 1);
+        for (uint32_t j = 0; why == NULL && j < i; j++) {
             if (p->rules[j].campaign_id == p->rules[i].campaign_id) {
-                return 0;
+                why = "policy: two rules name the same campaign id";
             }
         }
+        largest = p->rules[i].max_eps.q16 > largest ? p->rules[i].max_eps.q16 : largest;
     }
-    return 1;
+    if (why == NULL && p->device.max_eps.q16 != 0 && p->device.max_eps.q16 < DPM_EPS_FLOOR_Q16) {
+        why = "policy: device.max_eps is " FLOOR_TEXT;
+    }
+    if (why == NULL && cap_of(p) < largest) {
+        why = "policy: device.max_eps below a max_eps (no such report could pass)";
+    }
+    return why;
 }
 
 /* The limits that apply to campaign `id`: its rule, or the defaults. */
@@ -57,14 +115,25 @@ static dpm_status_t refuse(const char **reason, const char *why, dpm_status_t st
 
 dpm_status_t dpm_policy_check(const dpm_policy_t *p, const dpm_campaign_t *c, const char **reason)
 {
-    if (p == NULL || c == NULL || !policy_valid(p)) {
-        return refuse(reason, "invalid policy", DPM_ERR_PARAM);
+    if (p == NULL || c == NULL) {
+        return refuse(reason, "no policy or no campaign (NULL)", DPM_ERR_PARAM);
+    }
+    const char *why = policy_problem(p);
+    if (why != NULL) {
+        return refuse(reason, why, DPM_ERR_PARAM);
+    }
+    /* An ε that small is an integer meant as whole ε (1 read as 1/65536), never a choice. */
+    if (c->eps.q16 < DPM_EPS_FLOOR_Q16) {
+        return refuse(reason, "campaign epsilon " FLOOR_TEXT, DPM_ERR_PARAM);
+    }
+    if (c->group_eps.q16 != 0 && c->group_eps.q16 < DPM_EPS_FLOOR_Q16) {
+        return refuse(reason, "campaign group_eps " FLOOR_TEXT, DPM_ERR_PARAM);
     }
     const dpm_policy_limit_t *l = limit_for(p, c->id);
-    if (c->eps > l->max_eps) {
+    if (c->eps.q16 > l->max_eps.q16) {
         return refuse(reason, "campaign epsilon above the app's policy", DPM_ERR_POLICY);
     }
-    if (c->budget > l->max_budget) {
+    if (c->budget.q16 > l->max_budget.q16) {
         return refuse(reason, "campaign budget above the app's policy", DPM_ERR_POLICY);
     }
     return DPM_OK;
@@ -77,48 +146,111 @@ static int region_ok(const dpm_storage_t *s, uint32_t offset, uint32_t size)
     return (uint64_t)offset + size <= s->size;
 }
 
-static int config_ok(const dpm_device_config_t *cfg)
+/* [a0, a0 + alen) and [b0, b0 + blen) overlap. */
+static int overlaps(uint64_t a0, uint64_t alen, uint64_t b0, uint64_t blen)
+{
+    return a0 < b0 + blen && b0 < a0 + alen;
+}
+
+static int same_storage(const dpm_storage_t *a, const dpm_storage_t *b)
+{
+    return a->ctx == b->ctx && a->read == b->read;
+}
+
+/* Why the anchor a at offset off (of `len` bytes, named `name`) cannot work, or NULL. An
+ * anchor must survive what erases the regions, so it may not share their bytes. */
+static const char *anchor_problem(const dpm_device_config_t *cfg, const dpm_storage_t *a,
+                                  uint32_t off, uint32_t len, int ledger)
+{
+    if (a == NULL || a->read == NULL) {
+        return NULL; /* none */
+    }
+    if (a->write == NULL || a->erase == NULL) {
+        return ledger ? "ledger_anchor: storage without write or erase"
+                      : "outbox_anchor: storage without write or erase";
+    }
+    if (!region_ok(a, off, len)) {
+        return ledger ? "ledger_anchor: offset outside its storage"
+                      : "outbox_anchor: offset outside its storage";
+    }
+    if (same_storage(a, &cfg->storage) &&
+        (overlaps(off, len, cfg->ledger_offset, cfg->ledger_size) ||
+         overlaps(off, len, cfg->outbox_offset, cfg->outbox_size))) {
+        return ledger ? "ledger_anchor: inside the ledger or outbox region"
+                      : "outbox_anchor: inside the ledger or outbox region";
+    }
+    return NULL;
+}
+
+/* Why dpm_device_init cannot use cfg, or NULL. */
+static const char *config_problem(const dpm_device_config_t *cfg)
 {
     const dpm_storage_t *s = &cfg->storage;
-    if (cfg->rng.fill == NULL || s->read == NULL || s->write == NULL || s->erase == NULL ||
-        !policy_valid(&cfg->policy) || cfg->ledger_size < DPM_LEDGER_MIN_REGION ||
-        cfg->outbox_size < DPM_OUTBOX_MIN_REGION ||
-        !region_ok(s, cfg->ledger_offset, cfg->ledger_size) ||
-        !region_ok(s, cfg->outbox_offset, cfg->outbox_size)) {
-        return 0;
+    const char *why = policy_problem(&cfg->policy);
+    if (why != NULL) {
+        return why;
+    }
+    if (cfg->rng.fill == NULL) {
+        return "rng.fill is NULL (a CSPRNG is required)";
+    }
+    if (s->read == NULL || s->write == NULL || s->erase == NULL) {
+        return "storage lacks read, write or erase";
+    }
+    if (cfg->ledger_size < DPM_LEDGER_MIN_REGION) {
+        return "ledger_size below DPM_LEDGER_MIN_REGION";
+    }
+    if (cfg->outbox_size < DPM_OUTBOX_MIN_REGION) {
+        return "outbox_size below DPM_OUTBOX_MIN_REGION";
+    }
+    if (!region_ok(s, cfg->ledger_offset, cfg->ledger_size)) {
+        return "ledger region beyond storage.size";
+    }
+    if (!region_ok(s, cfg->outbox_offset, cfg->outbox_size)) {
+        return "outbox region beyond storage.size";
     }
     /* The regions must not overlap: one store's erase would destroy the other. */
-    uint64_t l0 = cfg->ledger_offset, l1 = l0 + cfg->ledger_size;
-    uint64_t o0 = cfg->outbox_offset, o1 = o0 + cfg->outbox_size;
-    if (l0 < o1 && o0 < l1) {
-        return 0;
+    if (overlaps(cfg->ledger_offset, cfg->ledger_size, cfg->outbox_offset, cfg->outbox_size)) {
+        return "ledger and outbox regions overlap";
     }
-    const dpm_storage_t *a = &cfg->ledger_anchor;
-    if (a->read != NULL) {
-        uint64_t a0 = cfg->ledger_anchor_offset, a1 = a0 + DPM_LEDGER_ANCHOR_BYTES;
-        int shared = a->ctx == s->ctx && a->read == s->read;
-        if (a->write == NULL || !region_ok(a, cfg->ledger_anchor_offset, DPM_LEDGER_ANCHOR_BYTES) ||
-            (shared && ((a0 < l1 && l0 < a1) || (a0 < o1 && o0 < a1)))) {
-            return 0; /* the anchor must survive what erases the regions */
-        }
+    why = anchor_problem(cfg, &cfg->ledger_anchor, cfg->ledger_anchor_offset,
+                         DPM_LEDGER_ANCHOR_BYTES, 1);
+    if (why == NULL && cfg->outbox_anchor != NULL && cfg->outbox_anchor->read == NULL) {
+        why = "outbox_anchor: storage without read";
     }
-    if (cfg->upload.host != NULL) {
+    if (why == NULL) {
+        why = anchor_problem(cfg, cfg->outbox_anchor, cfg->outbox_anchor_offset,
+                             DPM_OUTBOX_ANCHOR_BYTES, 0);
+    }
+    if (why == NULL && cfg->ledger_anchor.read != NULL && cfg->outbox_anchor != NULL &&
+        same_storage(&cfg->ledger_anchor, cfg->outbox_anchor) &&
+        overlaps(cfg->ledger_anchor_offset, DPM_LEDGER_ANCHOR_BYTES, cfg->outbox_anchor_offset,
+                 DPM_OUTBOX_ANCHOR_BYTES)) {
+        why = "ledger_anchor and outbox_anchor overlap";
+    }
+    if (why == NULL && cfg->upload.host != NULL) {
         dpm_upload_t probe;
-        if (cfg->clock.monotonic_ms == NULL || dpm_upload_init(&probe, &cfg->upload) != DPM_OK) {
-            return 0;
+        if (cfg->clock.monotonic_ms == NULL) {
+            why = "upload needs clock.monotonic_ms";
+        } else if (dpm_upload_init(&probe, &cfg->upload) != DPM_OK) {
+            why = "upload config invalid (see dpm_upload_config_t)";
         }
     }
-    return 1;
+    return why;
 }
 
 dpm_status_t dpm_device_init_abi(dpm_device_t *d, const dpm_device_config_t *cfg,
                                  uint32_t app_fingerprint)
 {
     if (dpm_config_check_abi(app_fingerprint) != DPM_OK) {
-        return DPM_ERR_CONFIG;
+        /* Only the first member: the rest of *d may be laid out otherwise in the app. */
+        return say(d, DPM_ERR_CONFIG, "app built with other DPM_* options or headers than libdpm");
     }
-    if (d == NULL || cfg == NULL || !config_ok(cfg)) {
-        return DPM_ERR_PARAM;
+    if (d == NULL || cfg == NULL) {
+        return say(d, DPM_ERR_PARAM, "no device or no config (NULL)");
+    }
+    const char *why = config_problem(cfg);
+    if (why != NULL) {
+        return say(d, DPM_ERR_PARAM, why);
     }
     /* The ledger, outbox and random source point into *d, so they are bound in place. */
     memset(d, 0, sizeof(*d));
@@ -126,13 +258,15 @@ dpm_status_t dpm_device_init_abi(dpm_device_t *d, const dpm_device_config_t *cfg
     d->clock = cfg->clock;
     d->storage = cfg->storage;
     d->policy = cfg->policy;
+    if (d->clock.monotonic_ms != NULL) { /* time before now is not counted */
+        d->clock_s = (uint32_t)(d->clock.monotonic_ms(d->clock.ctx) / 1000u);
+    }
     dpm_status_t st = dpm_rand_init(&d->rand, &d->rng);
     if (st == DPM_OK && cfg->upload.host != NULL) {
         st = dpm_upload_init(&d->upload, &cfg->upload);
-        d->has_upload = 1;
     }
     if (st != DPM_OK) {
-        return st;
+        return say(d, st, "the random source failed");
     }
     /* A corrupt ledger is bound failed-closed (every charge refuses) and a damaged outbox is
      * left for the app to resolve: the device opens either way, so the app can reach both
@@ -145,12 +279,19 @@ dpm_status_t dpm_device_init_abi(dpm_device_t *d, const dpm_device_config_t *cfg
                                        cfg->ledger_anchor_offset)
             : dpm_ledger_open(&d->ledger, &d->storage, cfg->ledger_offset, cfg->ledger_size);
     dpm_status_t outbox_st =
-        dpm_outbox_open(&d->outbox, &d->storage, cfg->outbox_offset, cfg->outbox_size);
+        dpm_outbox_open_anchored(&d->outbox, &d->storage, cfg->outbox_offset, cfg->outbox_size,
+                                 cfg->outbox_anchor, cfg->outbox_anchor_offset);
     if (ledger_st != DPM_OK && ledger_st != DPM_ERR_CORRUPT) {
-        return ledger_st;
+        return say(d, ledger_st, "the ledger's storage failed");
     }
     d->opened = DPM_DEVICE_OPENED;
-    return ledger_st != DPM_OK ? ledger_st : outbox_st;
+    if (ledger_st != DPM_OK) {
+        return say(d, ledger_st, "ledger corrupt or erased: no reports (see dpm_ledger_reset)");
+    }
+    return say(d, outbox_st,
+               outbox_st == DPM_ERR_CORRUPT
+                   ? "outbox region damaged: its reports are lost (dpm_outbox_format)"
+                   : "the outbox's storage failed");
 }
 
 static int opened(const dpm_device_t *d)
@@ -158,74 +299,129 @@ static int opened(const dpm_device_t *d)
     return d != NULL && d->opened == DPM_DEVICE_OPENED;
 }
 
+#define NOT_OPENED "device NULL or not opened"
+
 dpm_status_t dpm_device_accept_mech(dpm_device_t *d, const dpm_campaign_t *c, dpm_mech_t *m,
                                     const char **reason)
 {
     if (!opened(d) || c == NULL || m == NULL) {
-        return refuse(reason, "null argument or device not opened", DPM_ERR_PARAM);
+        return say2(d, reason, DPM_ERR_PARAM,
+                    !opened(d) ? NOT_OPENED : "no campaign or no mechanism (NULL)");
     }
-    dpm_status_t st = dpm_policy_check(&d->policy, c, reason);
-    if (st != DPM_OK) {
-        return st;
+    const char *why = NULL;
+    dpm_status_t st = dpm_policy_check(&d->policy, c, &why);
+    if (st == DPM_OK) {
+        st = dpm_mech_init(m, c, &why);
     }
-    return dpm_mech_init(m, c, reason);
+    return say2(d, reason, st, why);
 }
 
 dpm_status_t dpm_device_accept_campaign(dpm_device_t *d, const uint8_t *bytes, size_t len,
                                         dpm_mech_t *m, const char **reason)
 {
     if (!opened(d) || bytes == NULL || m == NULL) {
-        return refuse(reason, "null argument or device not opened", DPM_ERR_PARAM);
+        return say2(d, reason, DPM_ERR_PARAM,
+                    !opened(d) ? NOT_OPENED : "no campaign bytes or no mechanism (NULL)");
     }
     dpm_campaign_t c;
-    dpm_status_t st = dpm_campaign_decode(bytes, len, &c, reason);
-    return st == DPM_OK ? dpm_device_accept_mech(d, &c, m, reason) : st;
+    const char *why = NULL;
+    dpm_status_t st = dpm_campaign_decode(bytes, len, &c, &why);
+    return st == DPM_OK ? dpm_device_accept_mech(d, &c, m, reason) : say2(d, reason, st, why);
 }
 
 /* ---- one call per report ------------------------------------------------------------------ */
+
+/* The ledger's view of a charge for a report of m in `period`, and the device cap with the
+ * clock readings that place it in a device period. */
+static void ledger_charge_of(const dpm_mech_t *m, uint32_t period, dpm_ledger_charge_t *c)
+{
+    c->campaign_id = m->campaign.id;
+    c->period = period;
+    c->period_seconds = m->campaign.period_seconds;
+    c->eps = m->eps_implemented;
+    c->budget = m->campaign.budget.q16;
+}
+
+static void device_cap(dpm_device_t *d, dpm_ledger_cap_t *cap)
+{
+    cap->max_eps = cap_of(&d->policy);
+    cap->period_seconds = d->policy.device.period_seconds != 0 ? d->policy.device.period_seconds
+                                                               : DPM_DEVICE_PERIOD_SECONDS;
+    cap->wall_s = 0;
+    cap->elapsed_s = 0;
+    int64_t wall = 0;
+    if (d->clock.wall_time_s != NULL && d->clock.wall_time_s(d->clock.ctx, &wall) == 0 &&
+        wall > 0) {
+        cap->wall_s = wall < (int64_t)0xFFFFFFFF ? (uint32_t)wall : 0xFFFFFFFFu;
+    }
+    if (d->clock.monotonic_ms != NULL) { /* seconds, mod 2^32: 136 years */
+        cap->elapsed_s = (uint32_t)(d->clock.monotonic_ms(d->clock.ctx) / 1000u) - d->clock_s;
+    }
+}
+
+/* The ledger's refusals as the report calls document them: a closed period spends nothing
+ * more, like a spent budget. */
+static dpm_status_t ledger_status(dpm_status_t st)
+{
+    return st == DPM_ERR_PARAM ? DPM_ERR_BUDGET : st;
+}
 
 /* Everything that can be checked before the charge, for a report of m in `period` whose
  * encoding takes at most max_bytes. */
 static dpm_status_t precheck(dpm_device_t *d, const dpm_mech_t *m, uint32_t period,
                              size_t max_bytes)
 {
-    dpm_status_t st = dpm_policy_check(&d->policy, &m->campaign, NULL);
+    const char *why = NULL;
+    dpm_status_t st = dpm_policy_check(&d->policy, &m->campaign, &why);
     if (st != DPM_OK) {
-        return st;
+        return say(d, st, why);
     }
     if (d->rand.error != DPM_OK) {
-        return d->rand.error; /* a random source that already failed would fail after the charge */
+        /* a random source that already failed would fail after the charge */
+        return say(d, d->rand.error, "the random source failed earlier");
     }
     if (d->outbox.opened != DPM_OUTBOX_OPENED) {
-        return DPM_ERR_CORRUPT; /* dpm_device_init could not open it: dpm_outbox_format */
+        return say(d, DPM_ERR_CORRUPT, "outbox damaged at init (dpm_outbox_format)");
     }
     if (!dpm_outbox_room(&d->outbox, max_bytes)) {
-        return DPM_ERR_BUFFER; /* full: flush first */
+        return say(d, DPM_ERR_BUFFER, "outbox full: post it first");
     }
-    dpm_eps_t spent = 0;
-    st = dpm_ledger_spent(&d->ledger, m->campaign.id, period, &spent);
-    if (st == DPM_ERR_PARAM) {
-        return DPM_ERR_BUDGET; /* a closed period: the device reported for a later one */
-    }
-    if (st == DPM_OK && (uint64_t)spent + m->eps_implemented > m->campaign.budget) {
-        st = DPM_ERR_BUDGET;
-    }
-    return st;
+    dpm_ledger_charge_t c;
+    dpm_ledger_cap_t cap;
+    ledger_charge_of(m, period, &c);
+    device_cap(d, &cap);
+    st = dpm_ledger_check(&d->ledger, &c, &cap, &why);
+    return say(d, ledger_status(st), why);
 }
 
 /* Charge the ledger; on DPM_OK *rc is the receipt for one report. */
 static dpm_status_t charge(dpm_device_t *d, const dpm_mech_t *m, uint32_t period, dpm_receipt_t *rc)
 {
-    dpm_status_t st = dpm_ledger_charge(&d->ledger, m->campaign.id, period, m->eps_implemented,
-                                        m->campaign.budget);
+    dpm_ledger_charge_t c;
+    dpm_ledger_cap_t cap;
+    ledger_charge_of(m, period, &c);
+    device_cap(d, &cap);
+    const char *why = NULL;
+    dpm_status_t st = dpm_ledger_spend(&d->ledger, &c, &cap, &why);
     if (st == DPM_OK) {
+        d->clock_s += cap.elapsed_s; /* the ledger clock has counted them */
         rc->campaign_id = m->campaign.id;
         rc->period = period;
         rc->params_hash = m->params_hash;
         rc->eps = m->eps_implemented;
         rc->state = DPM_RECEIPT_CHARGED;
     }
-    return st;
+    return say(d, ledger_status(st), why);
+}
+
+/* After the charge: why a report could not be made (its ε is spent). */
+static dpm_status_t after_charge(dpm_device_t *d, dpm_status_t st)
+{
+    return say(d, st,
+               st == DPM_ERR_RNG ? "RNG failed after the charge (epsilon spent, no report)"
+               : st == DPM_ERR_STORAGE
+                   ? "outbox write failed after the charge (epsilon spent, no report)"
+                   : "no report after the charge (epsilon spent)");
 }
 
 /* Queue a made report, encoded in buf[0, len) by its kind's dpm_report_encode_*; fill *info. */
@@ -238,9 +434,27 @@ static dpm_status_t queue(dpm_device_t *d, const dpm_mech_t *m, const dpm_report
         info->bytes = (uint32_t)len;
         info->eps_spent = m->eps_implemented;
         info->spent_in_period = 0;
+        info->device_spent = 0;
         (void)dpm_ledger_spent(&d->ledger, m->campaign.id, rep->period, &info->spent_in_period);
+        dpm_ledger_cap_t cap;
+        device_cap(d, &cap);
+        (void)dpm_ledger_period_spent(&d->ledger, &cap, &info->device_spent);
     }
-    return st;
+    return st == DPM_OK ? say(d, st, NULL) : after_charge(d, st);
+}
+
+/* The refusal of a report call before anything is checked against the ledger: nothing spent. */
+static dpm_status_t bad_arg(dpm_device_t *d, const char *why)
+{
+    return say(d, DPM_ERR_PARAM, opened(d) ? why : NOT_OPENED);
+}
+
+/* After the perturbation and encoding (st) of a charged report rep in buf[0, len): queue it. */
+static dpm_status_t finish(dpm_device_t *d, const dpm_mech_t *m, dpm_status_t st,
+                           const dpm_report_t *rep, const uint8_t *buf, size_t len,
+                           dpm_report_info_t *info)
+{
+    return st == DPM_OK ? queue(d, m, rep, buf, len, info) : after_charge(d, st);
 }
 
 dpm_status_t dpm_device_report_tuple(dpm_device_t *d, const dpm_mech_t *m, uint32_t period,
@@ -248,17 +462,21 @@ dpm_status_t dpm_device_report_tuple(dpm_device_t *d, const dpm_mech_t *m, uint3
                                      dpm_report_info_t *info)
 {
 #if DPM_MECH_TUPLE
-    if (!opened(d) || m == NULL || conf == NULL ||
-        (m->campaign.mechanism != DPM_MECH_ID_TUPLE_MR &&
-         m->campaign.mechanism != DPM_MECH_ID_TUPLE_ML) ||
-        group >= m->params.tuple.groups || m->params.tuple.nmetrics > DPM_TUPLE_MAX_METRICS) {
-        return DPM_ERR_PARAM;
+    if (!opened(d) || m == NULL || conf == NULL) {
+        return bad_arg(d, "no mechanism or no confusion counts (NULL)");
+    }
+    if (m->campaign.mechanism != DPM_MECH_ID_TUPLE_MR &&
+        m->campaign.mechanism != DPM_MECH_ID_TUPLE_ML) {
+        return bad_arg(d, "not a tuple campaign: use its kind's report call");
+    }
+    if (group >= m->params.tuple.groups || m->params.tuple.nmetrics > DPM_TUPLE_MAX_METRICS) {
+        return bad_arg(d, "group >= the campaign's groups");
     }
     dpm_ratio_t values[DPM_TUPLE_MAX_METRICS];
     for (uint32_t i = 0; i < m->params.tuple.nmetrics; i++) {
         dpm_status_t st = dpm_metric_ratio(conf, m->params.tuple.metrics[i], &values[i]);
-        if (st != DPM_OK) {
-            return st; /* DPM_ERR_UNDEFINED: no report, nothing spent */
+        if (st != DPM_OK) { /* DPM_ERR_UNDEFINED: no report, nothing spent */
+            return say(d, st, "a metric is undefined on these counts (zero denominator)");
         }
     }
     dpm_status_t st = precheck(d, m, period, DPM_REPORT_TUPLE_MAX);
@@ -266,35 +484,36 @@ dpm_status_t dpm_device_report_tuple(dpm_device_t *d, const dpm_mech_t *m, uint3
     if (st == DPM_OK) {
         st = charge(d, m, period, &rc);
     }
-    dpm_report_t rep;
-    if (st == DPM_OK) {
-        st = dpm_mech_report_tuple(m, &d->rand, &rc, group, values, &rep);
+    if (st != DPM_OK) {
+        return st;
     }
+    dpm_report_t rep;
     uint8_t buf[DPM_REPORT_TUPLE_MAX];
+    st = dpm_mech_report_tuple(m, &d->rand, &rc, group, values, &rep);
     size_t len = 0;
     if (st == DPM_OK) {
         st = dpm_report_encode_tuple(&rep, buf, sizeof(buf), &len);
     }
-    return st == DPM_OK ? queue(d, m, &rep, buf, len, info) : st;
+    return finish(d, m, st, &rep, buf, len, info);
 #else
-    (void)d, (void)m, (void)period, (void)group, (void)conf, (void)info;
-    return DPM_ERR_UNSUPPORTED;
+    (void)period, (void)group, (void)conf, (void)info, (void)m;
+    return say(d, DPM_ERR_UNSUPPORTED, NULL);
 #endif
 }
 
 #if DPM_MECH_ROC_HIST
-/* h can be reported under m: its bins and counts. */
-static int hist_reportable(const dpm_mech_t *m, const dpm_score_hist_t *h)
+/* Why h cannot be reported under m (its bins and counts), or NULL. */
+static const char *hist_problem(const dpm_mech_t *m, const dpm_score_hist_t *h)
 {
     if (h->bins != m->params.roc_hist.bins.count) {
-        return 0;
+        return "histogram bins differ from the campaign's";
     }
     for (uint32_t b = 0; b < h->bins; b++) {
         if (h->pos[b] > DPM_SCORE_HIST_MAX_COUNT || h->neg[b] > DPM_SCORE_HIST_MAX_COUNT) {
-            return 0;
+            return "histogram count above DPM_SCORE_HIST_MAX_COUNT";
         }
     }
-    return 1;
+    return NULL;
 }
 
 /* roc_hist with or without a group (group_given 0: none). */
@@ -302,27 +521,41 @@ static dpm_status_t report_roc(dpm_device_t *d, const dpm_mech_t *m, uint32_t pe
                                int group_given, uint32_t group, const dpm_score_hist_t *h,
                                dpm_report_info_t *info)
 {
-    if (!opened(d) || m == NULL || h == NULL || m->campaign.mechanism != DPM_MECH_ID_ROC_HIST ||
-        !hist_reportable(m, h) || (m->params.roc_hist.groups != 0) != group_given ||
-        (group_given && group >= m->params.roc_hist.groups)) {
-        return DPM_ERR_PARAM;
+    if (!opened(d) || m == NULL || h == NULL) {
+        return bad_arg(d, "no mechanism or no histogram (NULL)");
+    }
+    if (m->campaign.mechanism != DPM_MECH_ID_ROC_HIST) {
+        return bad_arg(d, "not a roc_hist campaign: use its kind's report call");
+    }
+    const char *why = hist_problem(m, h);
+    if (why != NULL) {
+        return bad_arg(d, why);
+    }
+    if ((m->params.roc_hist.groups != 0) != group_given) {
+        return bad_arg(d, group_given ? "campaign without groups: use dpm_device_report_roc_hist"
+                                      : "campaign with groups: use "
+                                        "dpm_device_report_roc_hist_group");
+    }
+    if (group_given && group >= m->params.roc_hist.groups) {
+        return bad_arg(d, "group >= the campaign's groups");
     }
     dpm_status_t st = precheck(d, m, period, DPM_REPORT_ROC_MAX);
     dpm_receipt_t rc;
     if (st == DPM_OK) {
         st = charge(d, m, period, &rc);
     }
-    dpm_report_t rep;
-    if (st == DPM_OK) {
-        st = group_given ? dpm_mech_report_roc_hist_group(m, &d->rand, &rc, group, h, &rep)
-                         : dpm_mech_report_roc_hist(m, &d->rand, &rc, h, &rep);
+    if (st != DPM_OK) {
+        return st;
     }
+    dpm_report_t rep;
     uint8_t buf[DPM_REPORT_ROC_MAX];
+    st = group_given ? dpm_mech_report_roc_hist_group(m, &d->rand, &rc, group, h, &rep)
+                     : dpm_mech_report_roc_hist(m, &d->rand, &rc, h, &rep);
     size_t len = 0;
     if (st == DPM_OK) {
         st = dpm_report_encode_roc_hist(&rep, buf, sizeof(buf), &len);
     }
-    return st == DPM_OK ? queue(d, m, &rep, buf, len, info) : st;
+    return finish(d, m, st, &rep, buf, len, info);
 }
 #endif
 
@@ -332,8 +565,8 @@ dpm_status_t dpm_device_report_roc_hist(dpm_device_t *d, const dpm_mech_t *m, ui
 #if DPM_MECH_ROC_HIST
     return report_roc(d, m, period, 0, 0, h, info);
 #else
-    (void)d, (void)m, (void)period, (void)h, (void)info;
-    return DPM_ERR_UNSUPPORTED;
+    (void)m, (void)period, (void)h, (void)info;
+    return say(d, DPM_ERR_UNSUPPORTED, NULL);
 #endif
 }
 
@@ -344,25 +577,29 @@ dpm_status_t dpm_device_report_roc_hist_group(dpm_device_t *d, const dpm_mech_t 
 #if DPM_MECH_ROC_HIST
     return report_roc(d, m, period, 1, group, h, info);
 #else
-    (void)d, (void)m, (void)period, (void)group, (void)h, (void)info;
-    return DPM_ERR_UNSUPPORTED;
+    (void)m, (void)period, (void)group, (void)h, (void)info;
+    return say(d, DPM_ERR_UNSUPPORTED, NULL);
 #endif
 }
 
 #if DPM_MECH_DPAUC
-/* Counts that the mechanism accepts: dpm_dpauc_perturb's checks, without drawing. */
-static int counts_reportable(const dpm_mech_t *m, const dpm_dpauc_counts_t *c)
+/* Why the mechanism would refuse counts c (dpm_dpauc_perturb's checks, without drawing), or
+ * NULL. */
+static const char *counts_problem(const dpm_mech_t *m, const dpm_dpauc_counts_t *c)
 {
-    if (c->n != m->params.dpauc.n || (uint64_t)c->pos + c->neg > DPM_DPAUC_MAX_COUNT) {
-        return 0;
+    if (c->n != m->params.dpauc.n) {
+        return "counts for another threshold count than the campaign's";
+    }
+    if ((uint64_t)c->pos + c->neg > DPM_DPAUC_MAX_COUNT) {
+        return "more examples than DPM_DPAUC_MAX_COUNT";
     }
     for (uint32_t i = 0; i < c->n; i++) {
         if (c->tp[i] > c->pos || c->fp[i] > c->neg ||
             (i > 0 && (c->tp[i] > c->tp[i - 1] || c->fp[i] > c->fp[i - 1]))) {
-            return 0;
+            return "counts no examples can give";
         }
     }
-    return 1;
+    return NULL;
 }
 #endif
 
@@ -370,28 +607,35 @@ dpm_status_t dpm_device_report_dpauc(dpm_device_t *d, const dpm_mech_t *m, uint3
                                      const dpm_dpauc_counts_t *c, dpm_report_info_t *info)
 {
 #if DPM_MECH_DPAUC
-    if (!opened(d) || m == NULL || c == NULL || m->campaign.mechanism != DPM_MECH_ID_DPAUC ||
-        !counts_reportable(m, c)) {
-        return DPM_ERR_PARAM;
+    if (!opened(d) || m == NULL || c == NULL) {
+        return bad_arg(d, "no mechanism or no counts (NULL)");
+    }
+    if (m->campaign.mechanism != DPM_MECH_ID_DPAUC) {
+        return bad_arg(d, "not a dpauc campaign: use its kind's report call");
+    }
+    const char *why = counts_problem(m, c);
+    if (why != NULL) {
+        return bad_arg(d, why);
     }
     dpm_status_t st = precheck(d, m, period, DPM_REPORT_DPAUC_MAX);
     dpm_receipt_t rc;
     if (st == DPM_OK) {
         st = charge(d, m, period, &rc);
     }
-    dpm_report_t rep;
-    if (st == DPM_OK) {
-        st = dpm_mech_report_dpauc(m, &d->rand, &rc, c, &rep);
+    if (st != DPM_OK) {
+        return st;
     }
+    dpm_report_t rep;
     uint8_t buf[DPM_REPORT_DPAUC_MAX];
+    st = dpm_mech_report_dpauc(m, &d->rand, &rc, c, &rep);
     size_t len = 0;
     if (st == DPM_OK) {
         st = dpm_report_encode_dpauc(&rep, buf, sizeof(buf), &len);
     }
-    return st == DPM_OK ? queue(d, m, &rep, buf, len, info) : st;
+    return finish(d, m, st, &rep, buf, len, info);
 #else
-    (void)d, (void)m, (void)period, (void)c, (void)info;
-    return DPM_ERR_UNSUPPORTED;
+    (void)m, (void)period, (void)c, (void)info;
+    return say(d, DPM_ERR_UNSUPPORTED, NULL);
 #endif
 }
 
@@ -403,6 +647,8 @@ static int is_fedauc(const dpm_mech_t *m)
     return m != NULL && (m->campaign.mechanism == DPM_MECH_ID_FEDAUC_RR ||
                          m->campaign.mechanism == DPM_MECH_ID_FEDAUC_LAP);
 }
+
+#define NOT_FEDAUC "not a FedAUC campaign"
 #endif
 
 dpm_status_t dpm_device_fedauc_upload(dpm_device_t *d, const dpm_mech_t *m,
@@ -411,16 +657,20 @@ dpm_status_t dpm_device_fedauc_upload(dpm_device_t *d, const dpm_mech_t *m,
                                       uint8_t *out, size_t cap, size_t *len)
 {
 #if DPM_MECH_FEDAUC
-    if (!opened(d) || !is_fedauc(m) || s == NULL || out == NULL || len == NULL) {
-        return DPM_ERR_PARAM;
+    if (!opened(d) || m == NULL || s == NULL || out == NULL || len == NULL) {
+        return bad_arg(d, "no mechanism, session, output or length (NULL)");
     }
-    dpm_status_t st = dpm_policy_check(&d->policy, &m->campaign, NULL);
+    if (!is_fedauc(m)) {
+        return bad_arg(d, NOT_FEDAUC);
+    }
+    const char *why = NULL;
+    dpm_status_t st = dpm_policy_check(&d->policy, &m->campaign, &why);
     if (st != DPM_OK) {
-        return st;
+        return say(d, st, why);
     }
     /* Room for the upload before the buffers are touched (they may hold another session). */
     if (n != 0 && cap < DPM_FEDAUC_UPLOAD_MAX_BYTES(n, m->params.fedauc.score_bits)) {
-        return DPM_ERR_BUFFER;
+        return say(d, DPM_ERR_BUFFER, "out below DPM_FEDAUC_UPLOAD_MAX_BYTES(n, bits)");
     }
     dpm_fedauc_session_t next;
     st = dpm_fedauc_prepare(m, &d->rand, scores, n, b, &next);
@@ -430,10 +680,14 @@ dpm_status_t dpm_device_fedauc_upload(dpm_device_t *d, const dpm_mech_t *m,
     if (st == DPM_OK) {
         *s = next;
     }
-    return st;
+    return say(d, st,
+               st == DPM_ERR_UNDEFINED ? "no scores (n == 0)"
+               : st == DPM_ERR_BUFFER  ? "n is beyond the buffers (or DPM_FEDAUC_MAX_EXAMPLES)"
+               : st == DPM_ERR_PARAM   ? "scores or buffers missing, or a score above 1"
+                                       : NULL);
 #else
-    (void)d, (void)m, (void)scores, (void)n, (void)b, (void)s, (void)out, (void)cap, (void)len;
-    return DPM_ERR_UNSUPPORTED;
+    (void)m, (void)scores, (void)n, (void)b, (void)s, (void)out, (void)cap, (void)len;
+    return say(d, DPM_ERR_UNSUPPORTED, NULL);
 #endif
 }
 
@@ -443,44 +697,51 @@ dpm_status_t dpm_device_report_fedauc(dpm_device_t *d, const dpm_mech_t *m, uint
                                       const dpm_memo_t *memo, dpm_report_info_t *info)
 {
 #if DPM_MECH_FEDAUC
-    if (!opened(d) || !is_fedauc(m) || s == NULL || reply == NULL || labels == NULL ||
-        (m->campaign.mechanism == DPM_MECH_ID_FEDAUC_RR &&
-         (memo == NULL || memo->opened != DPM_MEMO_OPENED))) {
-        return DPM_ERR_PARAM;
+    if (!opened(d) || m == NULL || s == NULL || reply == NULL || labels == NULL) {
+        return bad_arg(d, "no mechanism, session, reply or labels (NULL)");
+    }
+    if (!is_fedauc(m)) {
+        return bad_arg(d, NOT_FEDAUC);
+    }
+    if (m->campaign.mechanism == DPM_MECH_ID_FEDAUC_RR &&
+        (memo == NULL || memo->opened != DPM_MEMO_OPENED)) {
+        return bad_arg(d, "fedauc_rr needs the device secret (dpm_device_memo_open)");
     }
     dpm_fedauc_ranks_t rk;
-    dpm_status_t st = dpm_fedauc_accept(s, m, reply, reply_len, ids, &rk, NULL);
+    const char *why = NULL;
+    dpm_status_t st = dpm_fedauc_accept(s, m, reply, reply_len, ids, &rk, &why);
     dpm_fedauc_stats_t stats;
     if (st == DPM_OK) {
         st = dpm_fedauc_stats(s, &rk, labels, &stats); /* checks the labels */
+        why = "a label is not 0 or 1";
     }
-    if (st == DPM_OK) {
-        st = precheck(d, m, period, DPM_REPORT_FEDAUC_MAX);
+    if (st != DPM_OK) {
+        return say(d, st, why);
     }
+    st = precheck(d, m, period, DPM_REPORT_FEDAUC_MAX);
     dpm_receipt_t rc;
     if (st == DPM_OK) {
         st = charge(d, m, period, &rc);
     }
-    dpm_report_t rep;
-    if (st == DPM_OK) {
-        st = dpm_mech_report_fedauc(m, &d->rand, &rc, s, &rk, labels, ids, memo, &rep);
+    if (st != DPM_OK) {
+        return st;
     }
+    dpm_report_t rep;
     uint8_t buf[DPM_REPORT_FEDAUC_MAX];
+    st = dpm_mech_report_fedauc(m, &d->rand, &rc, s, &rk, labels, ids, memo, &rep);
     size_t len = 0;
     if (st == DPM_OK) {
         st = dpm_report_encode_fedauc(&rep, buf, sizeof(buf), &len);
     }
-    if (st == DPM_OK) {
-        st = queue(d, m, &rep, buf, len, info);
-    }
+    st = finish(d, m, st, &rep, buf, len, info);
     if (st == DPM_OK) {
         s->state = DPM_FEDAUC_REPORTED;
     }
     return st;
 #else
-    (void)d, (void)m, (void)period, (void)s, (void)reply, (void)reply_len, (void)labels, (void)ids;
+    (void)m, (void)period, (void)s, (void)reply, (void)reply_len, (void)labels, (void)ids;
     (void)memo, (void)info;
-    return DPM_ERR_UNSUPPORTED;
+    return say(d, DPM_ERR_UNSUPPORTED, NULL);
 #endif
 }
 
@@ -490,13 +751,19 @@ static dpm_status_t report_ustat(dpm_device_t *d, const dpm_mech_t *m, uint32_t 
                                  const dpm_ustat_example_t *ex, dpm_report_info_t *info)
 {
     dpm_mech_id_t want = tree ? DPM_MECH_ID_USTAT_TREE : DPM_MECH_ID_USTAT_BINS;
-    if (!opened(d) || m == NULL || ex == NULL || m->campaign.mechanism != want ||
-        ex->score > DPM_SCORE_ONE || (ex->label != 0 && ex->label != 1)) {
-        return DPM_ERR_PARAM;
+    if (!opened(d) || m == NULL || ex == NULL) {
+        return bad_arg(d, "no mechanism or no example (NULL)");
+    }
+    if (m->campaign.mechanism != want) {
+        return bad_arg(d, tree ? "not a ustat_tree campaign: use its kind's report call"
+                               : "not a ustat_bins campaign: use its kind's report call");
+    }
+    if (ex->score > DPM_SCORE_ONE || (ex->label != 0 && ex->label != 1)) {
+        return bad_arg(d, "score above 2^31 or label not 0/1");
     }
     if (!tree && m->params.ustat_bins.kernel == DPM_USTAT_KENDALL &&
         (ex->score2 > DPM_SCORE_ONE || ex->label != 0)) {
-        return DPM_ERR_PARAM;
+        return bad_arg(d, "Kendall: score2 above 2^31 or label not 0");
     }
     dpm_status_t st = precheck(
         d, m, period, DPM_REPORT_MAX2(DPM_REPORT_USTAT_TREE_MAX, DPM_REPORT_USTAT_BINS_MAX));
@@ -504,17 +771,18 @@ static dpm_status_t report_ustat(dpm_device_t *d, const dpm_mech_t *m, uint32_t 
     if (st == DPM_OK) {
         st = charge(d, m, period, &rc);
     }
-    dpm_report_t rep;
-    if (st == DPM_OK) {
-        st = tree ? dpm_mech_report_ustat_tree(m, &d->rand, &rc, ex, &rep)
-                  : dpm_mech_report_ustat_bins(m, &d->rand, &rc, ex, &rep);
+    if (st != DPM_OK) {
+        return st;
     }
+    dpm_report_t rep;
     uint8_t buf[DPM_REPORT_MAX2(DPM_REPORT_USTAT_TREE_MAX, DPM_REPORT_USTAT_BINS_MAX)];
+    st = tree ? dpm_mech_report_ustat_tree(m, &d->rand, &rc, ex, &rep)
+              : dpm_mech_report_ustat_bins(m, &d->rand, &rc, ex, &rep);
     size_t len = 0;
     if (st == DPM_OK) {
         st = dpm_report_encode_ustat(&rep, buf, sizeof(buf), &len);
     }
-    return st == DPM_OK ? queue(d, m, &rep, buf, len, info) : st;
+    return finish(d, m, st, &rep, buf, len, info);
 }
 #endif
 
@@ -524,8 +792,8 @@ dpm_status_t dpm_device_report_ustat_bins(dpm_device_t *d, const dpm_mech_t *m, 
 #if DPM_MECH_USTAT
     return report_ustat(d, m, period, 0, ex, info);
 #else
-    (void)d, (void)m, (void)period, (void)ex, (void)info;
-    return DPM_ERR_UNSUPPORTED;
+    (void)m, (void)period, (void)ex, (void)info;
+    return say(d, DPM_ERR_UNSUPPORTED, NULL);
 #endif
 }
 
@@ -535,36 +803,37 @@ dpm_status_t dpm_device_report_ustat_tree(dpm_device_t *d, const dpm_mech_t *m, 
 #if DPM_MECH_USTAT
     return report_ustat(d, m, period, 1, ex, info);
 #else
-    (void)d, (void)m, (void)period, (void)ex, (void)info;
-    return DPM_ERR_UNSUPPORTED;
+    (void)m, (void)period, (void)ex, (void)info;
+    return say(d, DPM_ERR_UNSUPPORTED, NULL);
 #endif
-}
-
-/* [a0, a0 + alen) and [b0, b0 + blen) overlap. */
-static int overlaps(uint64_t a0, uint64_t alen, uint64_t b0, uint64_t blen)
-{
-    return a0 < b0 + blen && b0 < a0 + alen;
 }
 
 dpm_status_t dpm_device_memo_open(dpm_device_t *d, uint32_t offset, uint32_t size, dpm_memo_t *memo)
 {
-    if (!opened(d) || memo == NULL ||
-        overlaps(offset, size, d->ledger.offset, 2u * (uint64_t)d->ledger.slot_size) ||
-        overlaps(offset, size, d->outbox.offset, 2u * (uint64_t)d->outbox.bank_size) ||
-        (d->ledger_anchor.read == d->storage.read && d->ledger_anchor.ctx == d->storage.ctx &&
-         overlaps(offset, size, d->ledger.anchor_offset, DPM_LEDGER_ANCHOR_BYTES))) {
-        return DPM_ERR_PARAM;
+    if (!opened(d) || memo == NULL) {
+        return bad_arg(d, "no memo (NULL)");
     }
-    return dpm_memo_open(memo, &d->storage, offset, size, &d->rand);
+    if (overlaps(offset, size, d->ledger.offset, 2u * (uint64_t)d->ledger.slot_size) ||
+        overlaps(offset, size, d->outbox.offset, 2u * (uint64_t)d->outbox.bank_size) ||
+        (same_storage(&d->ledger_anchor, &d->storage) &&
+         overlaps(offset, size, d->ledger.anchor_offset, DPM_LEDGER_ANCHOR_BYTES)) ||
+        (d->outbox.anchor != NULL && same_storage(d->outbox.anchor, &d->storage) &&
+         overlaps(offset, size, d->outbox.anchor_offset, DPM_OUTBOX_ANCHOR_BYTES))) {
+        return bad_arg(d, "memo region overlaps the ledger, the outbox or an anchor");
+    }
+    dpm_status_t st = dpm_memo_open(memo, &d->storage, offset, size, &d->rand);
+    return say(d, st, NULL);
 }
 
 dpm_status_t dpm_device_flush(dpm_device_t *d, const dpm_transport_t *t, uint8_t *work,
                               size_t work_cap, dpm_upload_result_t *res)
 {
-    if (!opened(d) || !d->has_upload) {
-        return DPM_ERR_PARAM;
+    if (!opened(d) || d->upload.opened != DPM_UPLOAD_OPENED) {
+        return bad_arg(d, "no upload config (dpm_device_config_t.upload)");
     }
-    return dpm_upload_flush(&d->upload, &d->outbox, t, &d->clock, &d->rand, work, work_cap, res);
+    dpm_status_t st =
+        dpm_upload_flush(&d->upload, &d->outbox, t, &d->clock, &d->rand, work, work_cap, res);
+    return say(d, st, NULL);
 }
 
 dpm_outbox_t *dpm_device_outbox(dpm_device_t *d)

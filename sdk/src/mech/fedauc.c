@@ -96,7 +96,7 @@ dpm_status_t dpm_fedauc_mech_init(dpm_mech_t *next, const dpm_campaign_t *c, con
     dpm_fedauc_t *f = &next->params.fedauc;
     dpm_status_t st =
         dpm_fedauc_init(f, (uint32_t)c->mechanism, (dpm_fedauc_variant_t)c->fedauc_variant,
-                        c->fedauc_score_bits, c->fedauc_p_share_q16, c->eps, reason);
+                        c->fedauc_score_bits, c->fedauc_p_share_q16, c->eps.q16, reason);
     if (st != DPM_OK) {
         return st;
     }

@@ -146,7 +146,7 @@ static int edges_sorted(const dpm_campaign_t *c)
 static dpm_status_t finish(dpm_mech_t *m, dpm_mech_t *next, const dpm_campaign_t *c,
                            const char **reason)
 {
-    if (c->budget < next->eps_implemented) {
+    if (c->budget.q16 < next->eps_implemented) {
         return fail(reason, "budget smaller than one report", DPM_ERR_BUDGET);
     }
     *m = *next;
@@ -172,17 +172,18 @@ static dpm_status_t roc_hist_init(dpm_mech_t *m, const dpm_campaign_t *c, const 
         return fail(reason, "roc_hist groups must be 0 (none) or 2 .. DPM_MAX_GROUPS",
                     DPM_ERR_PARAM);
     }
-    dpm_eps_t group_eps = c->group_eps != 0 ? c->group_eps : c->eps / 2u;
-    if (c->groups != 0 && (group_eps == 0 || group_eps >= c->eps)) {
+    dpm_eps_t group_eps = c->group_eps.q16 != 0 ? c->group_eps.q16 : c->eps.q16 / 2u;
+    if (c->groups != 0 && (group_eps == 0 || group_eps >= c->eps.q16)) {
         return fail(reason, "roc_hist group_eps must be in (0, eps)", DPM_ERR_PARAM);
     }
     dpm_mech_t next;
     memset(&next, 0, sizeof(next));
     next.campaign = *c;
-    dpm_status_t st = c->groups == 0
-                          ? dpm_roc_hist_init(&next.params.roc_hist, c->bin_edges, c->nbins, c->eps)
-                          : dpm_roc_hist_init_groups(&next.params.roc_hist, c->bin_edges, c->nbins,
-                                                     c->eps, c->groups, group_eps);
+    dpm_status_t st =
+        c->groups == 0
+            ? dpm_roc_hist_init(&next.params.roc_hist, c->bin_edges, c->nbins, c->eps.q16)
+            : dpm_roc_hist_init_groups(&next.params.roc_hist, c->bin_edges, c->nbins, c->eps.q16,
+                                       c->groups, group_eps);
     if (st != DPM_OK) {
         return fail(reason,
                     st == DPM_ERR_RANGE ? "roc_hist group_eps too small or too large for GRR"
@@ -210,7 +211,7 @@ static dpm_status_t tuple_init(dpm_mech_t *m, const dpm_campaign_t *c, const cha
     next.campaign = *c;
     dpm_tuple_kind_t kind = c->mechanism == DPM_MECH_ID_TUPLE_MR ? DPM_TUPLE_MR : DPM_TUPLE_ML;
     dpm_status_t st =
-        dpm_tuple_init(&next.params.tuple, kind, c->groups, c->metrics, c->nmetrics, c->eps);
+        dpm_tuple_init(&next.params.tuple, kind, c->groups, c->metrics, c->nmetrics, c->eps.q16);
     if (st != DPM_OK) {
         return fail(reason,
                     st == DPM_ERR_RANGE ? "epsilon too small or too large for the mechanism"
@@ -252,7 +253,7 @@ static dpm_status_t dpauc_init(dpm_mech_t *m, const dpm_campaign_t *c, const cha
     memset(&next, 0, sizeof(next));
     next.campaign = *c;
     dpm_status_t st = dpm_dpauc_init(&next.params.dpauc, c->thresholds, c->nthresholds,
-                                     (dpm_dpauc_calibration_t)c->calibration, c->eps);
+                                     (dpm_dpauc_calibration_t)c->calibration, c->eps.q16);
     if (st != DPM_OK) {
         return fail(reason,
                     st == DPM_ERR_RANGE ? "epsilon too small for dpauc's count range"
@@ -292,7 +293,7 @@ static dpm_status_t ustat_init(dpm_mech_t *m, const dpm_campaign_t *c, const cha
                         DPM_ERR_PARAM);
         }
         st = dpm_ustat_bins_init(&next.params.ustat_bins, (dpm_ustat_kernel_t)c->ustat_kernel,
-                                 c->ustat_k, c->eps);
+                                 c->ustat_k, c->eps.q16);
         next.eps_implemented = next.params.ustat_bins.eps_implemented;
         next.params_hash = ustat_bins_params_hash(&next.params.ustat_bins);
     } else {
@@ -311,8 +312,8 @@ static dpm_status_t ustat_init(dpm_mech_t *m, const dpm_campaign_t *c, const cha
             return fail(reason, "ustat_tree GRR levels beyond this build (DPM_MAX_GRR_K)",
                         DPM_ERR_PARAM);
         }
-        st =
-            dpm_ustat_tree_init(&next.params.ustat_tree, c->tree_depth, c->tree_grr_levels, c->eps);
+        st = dpm_ustat_tree_init(&next.params.ustat_tree, c->tree_depth, c->tree_grr_levels,
+                                 c->eps.q16);
         next.eps_implemented = next.params.ustat_tree.eps_implemented;
         next.params_hash = ustat_tree_params_hash(&next.params.ustat_tree);
     }
@@ -347,7 +348,7 @@ dpm_status_t dpm_mech_init(dpm_mech_t *m, const dpm_campaign_t *c, const char **
     if (m == NULL || c == NULL) {
         return fail(reason, "null argument", DPM_ERR_PARAM);
     }
-    if (c->eps == 0 || c->eps > DPM_EPS_MAX_Q16) {
+    if (c->eps.q16 == 0 || c->eps.q16 > DPM_EPS_MAX_Q16) {
         return fail(reason, "epsilon out of range", DPM_ERR_PARAM);
     }
     if (c->nbins > DPM_CAMPAIGN_MAX_EDGES) {

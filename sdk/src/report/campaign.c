@@ -58,8 +58,8 @@ dpm_status_t dpm_campaign_decode(const uint8_t *buf, size_t len, dpm_campaign_t 
     memset(&c, 0, sizeof(c));
     c.id = msg.id;
     c.mechanism = (dpm_mech_id_t)msg.mechanism;
-    c.eps = msg.eps_q16;
-    c.budget = msg.budget_q16;
+    c.eps.q16 = msg.eps_q16;
+    c.budget.q16 = msg.budget_q16;
     c.period_seconds = msg.period_seconds;
     c.groups = msg.groups;
     c.nmetrics = msg.metrics_count;
@@ -76,7 +76,7 @@ dpm_status_t dpm_campaign_decode(const uint8_t *buf, size_t len, dpm_campaign_t 
     c.ustat_kernel = (uint32_t)msg.ustat_kernel;
     c.tree_depth = msg.tree_depth;
     c.tree_grr_levels = msg.tree_grr_levels;
-    c.group_eps = msg.group_eps_q16;
+    c.group_eps.q16 = msg.group_eps_q16;
     c.fedauc_variant = (uint32_t)msg.fedauc_variant;
     c.fedauc_p_share_q16 = msg.fedauc_p_share_q16;
     c.fedauc_score_bits = msg.fedauc_score_bits;
@@ -96,8 +96,8 @@ dpm_status_t dpm_campaign_encode(const dpm_campaign_t *c, uint8_t *buf, size_t c
     dpm_v1_Campaign msg = dpm_v1_Campaign_init_zero;
     msg.id = c->id;
     msg.mechanism = (dpm_v1_Mechanism)c->mechanism;
-    msg.eps_q16 = c->eps;
-    msg.budget_q16 = c->budget;
+    msg.eps_q16 = c->eps.q16;
+    msg.budget_q16 = c->budget.q16;
     msg.period_seconds = c->period_seconds;
     msg.groups = c->groups;
     msg.metrics_count = (pb_size_t)c->nmetrics;
@@ -114,7 +114,7 @@ dpm_status_t dpm_campaign_encode(const dpm_campaign_t *c, uint8_t *buf, size_t c
     msg.ustat_kernel = (dpm_v1_UstatKernel)c->ustat_kernel;
     msg.tree_depth = c->tree_depth;
     msg.tree_grr_levels = c->tree_grr_levels;
-    msg.group_eps_q16 = c->group_eps;
+    msg.group_eps_q16 = c->group_eps.q16;
     msg.fedauc_variant = (dpm_v1_FedaucVariant)c->fedauc_variant;
     msg.fedauc_p_share_q16 = c->fedauc_p_share_q16;
     msg.fedauc_score_bits = c->fedauc_score_bits;

@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Campaign intake from the collector: GET /v1/campaigns/<id>, decode, validate. */
+/* Campaign intake from the collector: GET /v1/campaigns/<id>, decode, check that the answer is
+ * the campaign asked for, validate. */
 #include "dpm_internal.h"
 
 #include "dpm/upload.h"
 
-dpm_status_t dpm_campaign_get(const dpm_transport_t *t, const dpm_clock_t *c, const char *host,
-                              uint32_t id, uint32_t timeout_ms, uint8_t *work, size_t work_cap,
-                              size_t *len, const char **reason)
+/* GET the campaign, decode it into *out and check it is the one asked for. */
+static dpm_status_t get_checked(const dpm_transport_t *t, const dpm_clock_t *c, const char *host,
+                                uint32_t id, uint32_t timeout_ms, uint8_t *work, size_t work_cap,
+                                size_t *len, dpm_campaign_t *out, const char **reason)
 {
+    const uint32_t asked = id;
     if (t == NULL || c == NULL || work == NULL || len == NULL || timeout_ms == 0 ||
         work_cap < DPM_CAMPAIGN_MAX_BYTES + 512u) {
         return DPM_ERR_PARAM;
@@ -47,8 +50,27 @@ dpm_status_t dpm_campaign_get(const dpm_transport_t *t, const dpm_clock_t *c, co
         }
         return DPM_ERR_PROTOCOL;
     }
-    *len = resp.body_len;
-    return DPM_OK;
+    /* The answer must be the campaign asked for: a collector that answers with another one
+     * (a new id with its own budget) would otherwise make the device spend again. */
+    st = dpm_campaign_decode(work, resp.body_len, out, reason);
+    if (st == DPM_OK && out->id != asked) {
+        if (reason != NULL) {
+            *reason = "the collector answered with another campaign than the one requested";
+        }
+        st = DPM_ERR_PROTOCOL;
+    }
+    if (st == DPM_OK) {
+        *len = resp.body_len;
+    }
+    return st;
+}
+
+dpm_status_t dpm_campaign_get(const dpm_transport_t *t, const dpm_clock_t *c, const char *host,
+                              uint32_t id, uint32_t timeout_ms, uint8_t *work, size_t work_cap,
+                              size_t *len, const char **reason)
+{
+    dpm_campaign_t campaign;
+    return get_checked(t, c, host, id, timeout_ms, work, work_cap, len, &campaign, reason);
 }
 
 dpm_status_t dpm_campaign_fetch(const dpm_transport_t *t, const dpm_clock_t *c, const char *host,
@@ -57,11 +79,8 @@ dpm_status_t dpm_campaign_fetch(const dpm_transport_t *t, const dpm_clock_t *c, 
 {
     size_t len = 0;
     dpm_campaign_t campaign;
-    dpm_status_t st =
-        m == NULL ? DPM_ERR_PARAM
-                  : dpm_campaign_get(t, c, host, id, timeout_ms, work, work_cap, &len, reason);
-    if (st == DPM_OK) {
-        st = dpm_campaign_decode(work, len, &campaign, reason);
-    }
+    dpm_status_t st = m == NULL ? DPM_ERR_PARAM
+                                : get_checked(t, c, host, id, timeout_ms, work, work_cap, &len,
+                                              &campaign, reason);
     return st == DPM_OK ? dpm_mech_init(m, &campaign, reason) : st;
 }

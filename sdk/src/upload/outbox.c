@@ -46,6 +46,12 @@ static uint32_t add_sat(uint32_t a, uint32_t b)
     return a > UINT32_MAX - b ? UINT32_MAX : a + b;
 }
 
+/* The since-open counts of dpm_outbox_t saturate at their width. */
+static uint16_t add_sat16(uint16_t a, uint32_t b)
+{
+    return b >= 0xFFFFu - a ? (uint16_t)0xFFFFu : (uint16_t)(a + b);
+}
+
 /* Reports lost to damage and not yet acknowledged by a collector. */
 static uint32_t lost_now(const dpm_outbox_t *ob)
 {
@@ -336,7 +342,6 @@ static dpm_status_t scan(dpm_outbox_t *ob, uint32_t *damaged, uint32_t *uncommit
     uint32_t pos = HDR;
     ob->pending = 0;
     ob->pending_bytes = 0;
-    ob->removed = 0;
     ob->dirty = 0;
     ob->lost_found = 0;
     *damaged = 0;
@@ -356,9 +361,7 @@ static dpm_status_t scan(dpm_outbox_t *ob, uint32_t *damaged, uint32_t *uncommit
         if (it.kind == ITEM_DAMAGE) {
             (*damaged)++;
             ob->lost_found = add_sat(ob->lost_found, it.lost);
-        } else if (rec_removed(rec)) {
-            ob->removed++;
-        } else {
+        } else if (!rec_removed(rec)) {
             ob->pending++;
             ob->pending_bytes += REC_HDR + it.len;
             *uncommitted += (uint32_t)!rec_committed(rec);
@@ -411,12 +414,11 @@ static dpm_status_t compact(dpm_outbox_t *ob)
         ob->stale = 1;
         return st;
     }
-    ob->active = dst;
+    ob->active = (uint8_t)dst;
     ob->seq++;
     ob->wpos = q;
     ob->pending = pending;
     ob->pending_bytes = q - HDR;
-    ob->removed = 0;
     ob->dirty = 0;
     ob->lost_base = lost - acked;
     ob->lost_found = 0;
@@ -424,23 +426,56 @@ static dpm_status_t compact(dpm_outbox_t *ob)
     return DPM_OK;
 }
 
-/* Erase bank B, then bank A, then write A's header (seq 1, no losses). */
-static dpm_status_t format_region(dpm_outbox_t *ob)
+/* Erase bank B, then bank A, then write A's header (seq 1, `lost` losses carried). */
+static dpm_status_t format_region(dpm_outbox_t *ob, uint32_t lost)
 {
     dpm_status_t st = dpm_persist_erase(ob->storage, bank_base(ob, 1), ob->bank_size);
     if (st == DPM_OK) {
         st = dpm_persist_erase(ob->storage, bank_base(ob, 0), ob->bank_size);
     }
     if (st == DPM_OK) {
-        st = write_bank_header(ob, 0, 1, 0);
+        st = write_bank_header(ob, 0, 1, lost);
     }
     if (st == DPM_OK) {
         uint32_t damaged = 0, uncommitted = 0;
         ob->active = 0;
         ob->seq = 1;
-        ob->lost_base = 0;
+        ob->lost_base = lost;
         ob->lost_acked = 0;
         st = scan(ob, &damaged, &uncommitted);
+    }
+    return st;
+}
+
+/* ---- the anchor ------------------------------------------------------------------------ */
+
+/* What the anchor holds once written: "DPOB-ANC". Any other non-erased content counts as
+ * written too (a damaged anchor must not make an erased outbox look new). */
+static const uint8_t anchor_mark[DPM_OUTBOX_ANCHOR_BYTES] = {0x44, 0x50, 0x4F, 0x42,
+                                                             0x2D, 0x41, 0x4E, 0x43};
+
+/* Write the anchor if it is still erased (an outbox now exists in the region). */
+static dpm_status_t anchor_ensure(const dpm_outbox_t *ob)
+{
+    return dpm_persist_anchor_ensure(ob->anchor, ob->anchor_offset, anchor_mark,
+                                     sizeof(anchor_mark));
+}
+
+/* A region with no record and no valid header: a new region, a format interrupted before
+ * A's header was complete, or (under a written anchor) an outbox that was erased, whose
+ * reports count as one loss. Formatted either way, so the device goes on. */
+static dpm_status_t format_fresh(dpm_outbox_t *ob)
+{
+    int had_outbox = 0;
+    dpm_status_t st = dpm_persist_anchor_written(ob->anchor, ob->anchor_offset,
+                                                 DPM_OUTBOX_ANCHOR_BYTES, &had_outbox);
+    if (st == DPM_OK) {
+        st = format_region(ob, had_outbox ? 1u : 0u);
+    }
+    if (st == DPM_OK && had_outbox) {
+        ob->found_erased =
+            ob->found_erased == 0xFFu ? (uint8_t)0xFFu : (uint8_t)(ob->found_erased + 1u);
+        ob->found_lost = add_sat16(ob->found_lost, 1);
     }
     return st;
 }
@@ -462,9 +497,9 @@ static dpm_status_t recover(dpm_outbox_t *ob)
     if (b[0].valid && b[1].valid) {
         /* After a compaction the old bank stays valid until the next one erases it: the
          * newer sequence number (mod 2^32) is the active bank. */
-        ob->active = (uint32_t)(b[1].seq - b[0].seq) - 1u < 0x80000000u ? 1u : 0u;
+        ob->active = (uint8_t)((uint32_t)(b[1].seq - b[0].seq) - 1u < 0x80000000u ? 1u : 0u);
     } else if (b[0].valid || b[1].valid) {
-        ob->active = b[0].valid ? 0u : 1u;
+        ob->active = (uint8_t)(b[0].valid ? 0u : 1u);
     } else {
         /* No valid header. A new region, or a format interrupted before A's header was
          * complete, holds no record: B erased and A's log erased. Anything else is a damaged
@@ -479,7 +514,7 @@ static dpm_status_t recover(dpm_outbox_t *ob)
         if (st != DPM_OK) {
             return st;
         }
-        return erased_a && erased_b ? format_region(ob) : DPM_ERR_CORRUPT;
+        return erased_a && erased_b ? format_fresh(ob) : DPM_ERR_CORRUPT;
     }
     if (ob->seq != b[ob->active].seq) {
         ob->lost_acked = 0; /* a compaction landed: it applied the acknowledgement */
@@ -500,9 +535,9 @@ static dpm_status_t recover(dpm_outbox_t *ob)
         }
         ob->stale = 0;
     }
-    ob->found_lost = add_sat(ob->found_lost, lost);
-    ob->found_damaged = add_sat(ob->found_damaged, damaged);
-    ob->found_headers = add_sat(ob->found_headers, headers);
+    ob->found_lost = add_sat16(ob->found_lost, lost);
+    ob->found_damaged = add_sat16(ob->found_damaged, damaged);
+    ob->found_headers = add_sat16(ob->found_headers, headers);
     return DPM_OK;
 }
 
@@ -526,11 +561,15 @@ static dpm_status_t refresh(dpm_outbox_t *ob)
     return st;
 }
 
+static int storage_ok(const dpm_storage_t *s)
+{
+    return s != NULL && s->read != NULL && s->write != NULL && s->erase != NULL;
+}
+
 static dpm_status_t bind(dpm_outbox_t *t, const dpm_storage_t *storage, uint32_t offset,
                          uint32_t size)
 {
-    if (storage == NULL || storage->read == NULL || storage->write == NULL ||
-        storage->erase == NULL || size < DPM_OUTBOX_MIN_REGION ||
+    if (!storage_ok(storage) || size < DPM_OUTBOX_MIN_REGION ||
         !dpm_persist_in_range(storage, offset, size)) {
         return DPM_ERR_PARAM;
     }
@@ -542,13 +581,26 @@ static dpm_status_t bind(dpm_outbox_t *t, const dpm_storage_t *storage, uint32_t
     return DPM_OK;
 }
 
-dpm_status_t dpm_outbox_open(dpm_outbox_t *ob, const dpm_storage_t *storage, uint32_t offset,
-                             uint32_t size)
+dpm_status_t dpm_outbox_open_anchored(dpm_outbox_t *ob, const dpm_storage_t *storage,
+                                      uint32_t offset, uint32_t size, const dpm_storage_t *anchor,
+                                      uint32_t anchor_offset)
 {
     dpm_outbox_t t;
     dpm_status_t st = ob == NULL ? DPM_ERR_PARAM : bind(&t, storage, offset, size);
+    if (st == DPM_OK && anchor != NULL &&
+        (!storage_ok(anchor) ||
+         !dpm_persist_in_range(anchor, anchor_offset, DPM_OUTBOX_ANCHOR_BYTES) ||
+         (anchor == storage && anchor_offset < offset + size &&
+          offset < anchor_offset + DPM_OUTBOX_ANCHOR_BYTES))) {
+        st = DPM_ERR_PARAM;
+    }
     if (st == DPM_OK) {
+        t.anchor = anchor;
+        t.anchor_offset = anchor_offset;
         st = recover(&t);
+    }
+    if (st == DPM_OK) {
+        st = anchor_ensure(&t);
     }
     if (st == DPM_OK) {
         t.stale = 0;
@@ -557,13 +609,19 @@ dpm_status_t dpm_outbox_open(dpm_outbox_t *ob, const dpm_storage_t *storage, uin
     return st;
 }
 
+dpm_status_t dpm_outbox_open(dpm_outbox_t *ob, const dpm_storage_t *storage, uint32_t offset,
+                             uint32_t size)
+{
+    return dpm_outbox_open_anchored(ob, storage, offset, size, NULL, 0);
+}
+
 dpm_status_t dpm_outbox_format(dpm_outbox_t *ob, const dpm_storage_t *storage, uint32_t offset,
                                uint32_t size)
 {
     dpm_outbox_t t;
     dpm_status_t st = ob == NULL ? DPM_ERR_PARAM : bind(&t, storage, offset, size);
     if (st == DPM_OK) {
-        st = format_region(&t);
+        st = format_region(&t, 0);
     }
     if (st == DPM_OK) {
         *ob = t;
@@ -720,6 +778,7 @@ dpm_status_t dpm_outbox_stats(const dpm_outbox_t *ob, dpm_outbox_stats_t *s)
     s->found_lost = ob->found_lost;
     s->found_damaged = ob->found_damaged;
     s->found_headers = ob->found_headers;
+    s->found_erased = ob->found_erased;
     return DPM_OK;
 }
 
@@ -827,6 +886,5 @@ dpm_status_t dpm_outbox_remove(dpm_outbox_t *ob, const dpm_outbox_entry_t *e)
     }
     ob->pending--;
     ob->pending_bytes -= REC_HDR + e->len;
-    ob->removed++;
     return DPM_OK;
 }
