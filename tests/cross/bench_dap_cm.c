@@ -277,8 +277,8 @@ static int run_shape(shape_t *s, dpm_rng_t rng)
     cfg.ledger_size = 2048u;
     cfg.outbox_offset = 2048u;
     cfg.outbox_size = 8192u;
-    cfg.policy.defaults.max_eps = DPM_EPS_ONE;
-    cfg.policy.defaults.max_budget = DPM_EPS_ONE;
+    cfg.policy.defaults.max_eps = DPM_EPS(1);
+    cfg.policy.defaults.max_budget = DPM_EPS(1);
     static dpm_dap_policy_t dap;
     dap_task_policy(&s->tf, DPM_EPS_ONE, 100, &dap);
     cfg.policy.dap = &dap;

@@ -67,7 +67,7 @@ void dap_task_policy(const dap_task_fixture_t *f, dpm_eps_t max_eps, uint64_t mi
     p->aggregators[0].hpke = f->leader_cfg;
     p->aggregators[1].host = DAP_HELPER_HOST;
     p->aggregators[1].hpke = f->helper_cfg;
-    p->max_central_eps = max_eps;
+    p->max_central_eps = DPM_EPS_Q16(max_eps);
     p->min_batch_size = min_batch;
 }
 

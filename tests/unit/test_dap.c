@@ -346,6 +346,37 @@ static void test_one_report_per_period(void **state)
     close_fixture(f);
 }
 
+/* The device cap (dpm_policy_t.device) counts two-aggregator participation like every other
+ * charge: with a cap of 1 and a task of central ε 1/2, the third period's report is refused
+ * before the charge, nothing spent or queued, and the device says why (before the cap reached
+ * these calls, a task's reports were charged to its own budget only: all three went out). */
+static void test_device_cap_counts_tasks(void **state)
+{
+    (void)state;
+    dpm_prio3_t v = hist16();
+    fixture_t *f = open_fixture(&v);
+    f->dev.policy.device.max_eps = DPM_EPS(1);
+    uint64_t m = 3;
+    dpm_report_info_t info;
+    assert_int_equal(report(f, 1, &m, 1, &info, NULL), DPM_OK);
+    assert_int_equal(info.device_spent, DPM_EPS_ONE / 2);
+    assert_int_equal(report(f, 2, &m, 1, &info, NULL), DPM_OK);
+    assert_int_equal(info.device_spent, DPM_EPS_ONE);
+    const char *reason = NULL;
+    assert_int_equal(report(f, 3, &m, 1, &info, &reason), DPM_ERR_BUDGET);
+    assert_non_null(reason);
+    assert_string_equal(dpm_device_why(&f->dev), reason);
+    assert_int_equal(spent(f, 3), 0);
+    assert_int_equal(f->outbox.count, 2);
+    /* an ε the app wrote as a plain integer (1 = 2^-16) is an invalid policy, not a tiny one */
+    f->dev.policy.device.max_eps = DPM_EPS(8);
+    f->dap.max_central_eps = DPM_EPS_Q16(1);
+    assert_int_equal(report(f, 3, &m, 1, NULL, &reason), DPM_ERR_PARAM);
+    assert_non_null(strstr(reason, "DPM_EPS"));
+    assert_int_equal(f->outbox.count, 2);
+    close_fixture(f);
+}
+
 /* After the charge: a failing random source or outbox leaves the ε spent (the safe direction),
  * nothing queued, and no share in the caller's buffer. */
 static void test_failures_after_the_charge(void **state)
@@ -422,7 +453,7 @@ static void test_policy_refuses(void **state)
     expect_refused(f, DPM_ERR_POLICY, &m, 1);
     f->dap = good;
     /* central ε above the policy, batch size below it */
-    f->dap.max_central_eps = DPM_EPS_ONE / 4;
+    f->dap.max_central_eps = DPM_EPS(0.25);
     expect_refused(f, DPM_ERR_POLICY, &m, 1);
     f->dap = good;
     f->dap.min_batch_size = 1001;
@@ -699,6 +730,7 @@ int main(void)
         cmocka_unit_test(test_bad_input_spends_nothing),
         cmocka_unit_test(test_measurement_out_of_range),
         cmocka_unit_test(test_one_report_per_period),
+        cmocka_unit_test(test_device_cap_counts_tasks),
         cmocka_unit_test(test_failures_after_the_charge),
         cmocka_unit_test(test_policy_refuses),
         cmocka_unit_test(test_pool_sealer),

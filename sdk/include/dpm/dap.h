@@ -232,7 +232,7 @@ typedef struct {
 typedef struct {
     uint32_t naggregators; /* 0 .. DPM_DAP_POLICY_MAX_AGGREGATORS */
     dpm_dap_aggregator_t aggregators[DPM_DAP_POLICY_MAX_AGGREGATORS];
-    dpm_eps_t max_central_eps; /* Q16.16; 0 refuses every task */
+    dpm_eps_param_t max_central_eps; /* DPM_EPS(x); below DPM_EPS_FLOOR_Q16: an invalid policy */
     uint64_t min_batch_size;   /* smallest min_batch_size a task may set, >= 1 */
 } dpm_dap_policy_t;
 
@@ -242,7 +242,8 @@ typedef struct {
  * otherwise (p NULL too: no policy for the mode), with *reason (if not NULL) saying which
  * rule; DPM_ERR_PARAM for a NULL t or an invalid policy (more than DPM_DAP_POLICY_MAX_AGGREGATORS
  * entries, a NULL or empty host, an HPKE configuration dpm_hpke_config_check refuses,
- * min_batch_size 0 with aggregators named). */
+ * min_batch_size 0 with aggregators named, a max_central_eps below DPM_EPS_FLOOR_Q16: an ε
+ * written as a plain integer, see dpm_eps_param_t). */
 dpm_status_t dpm_dap_policy_check(const dpm_dap_policy_t *p, const dpm_dap_task_t *t,
                                   const char **reason);
 

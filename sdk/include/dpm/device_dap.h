@@ -12,8 +12,9 @@
  *
  * What the ledger charges: participation. One report of task t in `period` charges the task's
  * central ε (dpm_dap_task_t.central_eps) to the ledger entry dpm_dap_ledger_id(t) with a
- * budget of that same ε: one report per task and period, and the period's spending shows in
- * the ledger beside every local-DP campaign's (so a device-wide cap per period counts it).
+ * budget of that same ε: one report per task and period, and the charge counts against the
+ * device cap (dpm_policy_t.device) like every local-DP campaign's. A refusal's reason is also
+ * dpm_device_why(d).
  * Privacy unit: one device's measurement in one period. Trust model: the measurement itself
  * leaves the device only as two shares, each readable by one aggregator; the result the
  * collector reads is ε-DP (ε = the task's central ε) while at least one aggregator is honest

@@ -3,6 +3,7 @@
 #include "dpm_internal.h"
 
 #include "dpm/device.h"
+#include "device_internal.h"
 #include "report/report_internal.h"
 #include "upload/outbox_internal.h"
 
@@ -366,6 +367,37 @@ static dpm_status_t ledger_status(dpm_status_t st)
     return st == DPM_ERR_PARAM ? DPM_ERR_BUDGET : st;
 }
 
+dpm_status_t dpm_device_ledger_check(dpm_device_t *d, const dpm_ledger_charge_t *c,
+                                     const char **why)
+{
+    dpm_ledger_cap_t cap;
+    device_cap(d, &cap);
+    return ledger_status(dpm_ledger_check(&d->ledger, c, &cap, why));
+}
+
+dpm_status_t dpm_device_ledger_spend(dpm_device_t *d, const dpm_ledger_charge_t *c,
+                                     const char **why)
+{
+    dpm_ledger_cap_t cap;
+    device_cap(d, &cap);
+    dpm_status_t st = dpm_ledger_spend(&d->ledger, c, &cap, why);
+    if (st == DPM_OK) {
+        d->clock_s += cap.elapsed_s; /* the ledger clock has counted them */
+    }
+    return ledger_status(st);
+}
+
+void dpm_device_info_spent(dpm_device_t *d, uint32_t campaign_id, uint32_t period,
+                           dpm_report_info_t *info)
+{
+    info->spent_in_period = 0;
+    info->device_spent = 0;
+    (void)dpm_ledger_spent(&d->ledger, campaign_id, period, &info->spent_in_period);
+    dpm_ledger_cap_t cap;
+    device_cap(d, &cap);
+    (void)dpm_ledger_period_spent(&d->ledger, &cap, &info->device_spent);
+}
+
 /* Everything that can be checked before the charge, for a report of m in `period` whose
  * encoding takes at most max_bytes. */
 static dpm_status_t precheck(dpm_device_t *d, const dpm_mech_t *m, uint32_t period,
@@ -387,31 +419,26 @@ static dpm_status_t precheck(dpm_device_t *d, const dpm_mech_t *m, uint32_t peri
         return say(d, DPM_ERR_BUFFER, "outbox full: post it first");
     }
     dpm_ledger_charge_t c;
-    dpm_ledger_cap_t cap;
     ledger_charge_of(m, period, &c);
-    device_cap(d, &cap);
-    st = dpm_ledger_check(&d->ledger, &c, &cap, &why);
-    return say(d, ledger_status(st), why);
+    st = dpm_device_ledger_check(d, &c, &why);
+    return say(d, st, why);
 }
 
 /* Charge the ledger; on DPM_OK *rc is the receipt for one report. */
 static dpm_status_t charge(dpm_device_t *d, const dpm_mech_t *m, uint32_t period, dpm_receipt_t *rc)
 {
     dpm_ledger_charge_t c;
-    dpm_ledger_cap_t cap;
     ledger_charge_of(m, period, &c);
-    device_cap(d, &cap);
     const char *why = NULL;
-    dpm_status_t st = dpm_ledger_spend(&d->ledger, &c, &cap, &why);
+    dpm_status_t st = dpm_device_ledger_spend(d, &c, &why);
     if (st == DPM_OK) {
-        d->clock_s += cap.elapsed_s; /* the ledger clock has counted them */
         rc->campaign_id = m->campaign.id;
         rc->period = period;
         rc->params_hash = m->params_hash;
         rc->eps = m->eps_implemented;
         rc->state = DPM_RECEIPT_CHARGED;
     }
-    return say(d, ledger_status(st), why);
+    return say(d, st, why);
 }
 
 /* After the charge: why a report could not be made (its ε is spent). */
@@ -433,12 +460,7 @@ static dpm_status_t queue(dpm_device_t *d, const dpm_mech_t *m, const dpm_report
         memcpy(info->report_id, rep->report_id, DPM_REPORT_ID_BYTES);
         info->bytes = (uint32_t)len;
         info->eps_spent = m->eps_implemented;
-        info->spent_in_period = 0;
-        info->device_spent = 0;
-        (void)dpm_ledger_spent(&d->ledger, m->campaign.id, rep->period, &info->spent_in_period);
-        dpm_ledger_cap_t cap;
-        device_cap(d, &cap);
-        (void)dpm_ledger_period_spent(&d->ledger, &cap, &info->device_spent);
+        dpm_device_info_spent(d, m->campaign.id, rep->period, info);
     }
     return st == DPM_OK ? say(d, st, NULL) : after_charge(d, st);
 }

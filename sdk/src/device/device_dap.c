@@ -3,12 +3,19 @@
  * -> queue, one DAP report built in the caller's buffer. */
 #include "dpm_internal.h"
 
+#include "device_internal.h"
 #include "dpm/device_dap.h"
 
-static dpm_status_t why(const char **reason, const char *text, dpm_status_t st)
+/* Return st; on a refusal name its cause in *reason (if not NULL) and in dpm_device_why(d)
+ * (d may be NULL or unopened: `why` is its first member). */
+static dpm_status_t why(dpm_device_t *d, const char **reason, const char *text, dpm_status_t st)
 {
-    if (reason != NULL) {
-        *reason = text;
+    const char *said = st == DPM_OK ? NULL : text != NULL ? text : dpm_strerror(st);
+    if (reason != NULL && st != DPM_OK) {
+        *reason = said;
+    }
+    if (d != NULL) {
+        d->why = said;
     }
     return st;
 }
@@ -28,22 +35,23 @@ dpm_status_t dpm_device_dap_accept_task(dpm_device_t *d, const uint8_t id[DPM_DA
 {
 #if DPM_VDAF
     if (!opened(d) || t == NULL) {
-        return why(reason, "null argument or device not opened", DPM_ERR_PARAM);
+        return why(d, reason, "null argument or device not opened", DPM_ERR_PARAM);
     }
     dpm_dap_task_t next;
+    const char *r = NULL;
     dpm_status_t st =
-        dpm_dap_task_decode(id, config, config_len, leader_hpke, helper_hpke, &next, reason);
+        dpm_dap_task_decode(id, config, config_len, leader_hpke, helper_hpke, &next, &r);
     if (st == DPM_OK) {
-        st = dpm_dap_policy_check(d->policy.dap, &next, reason);
+        st = dpm_dap_policy_check(d->policy.dap, &next, &r);
     }
     if (st == DPM_OK) {
         *t = next;
     }
-    return st;
+    return why(d, reason, r, st);
 #else
     (void)d, (void)id, (void)config, (void)config_len, (void)leader_hpke, (void)helper_hpke;
     (void)t;
-    return why(reason, "the SDK was built without the two-aggregator mode (DPM_VDAF)",
+    return why(d, reason, "the SDK was built without the two-aggregator mode (DPM_VDAF)",
                DPM_ERR_UNSUPPORTED);
 #endif
 }
@@ -62,44 +70,60 @@ static void wipe(void *p, size_t n)
 /* Random bytes a report draws: its id, then the VDAF's rand (two shares, joint randomness). */
 #define RAND_MAX_BYTES (4u * DPM_PRIO3_SEED_BYTES)
 
+/* The ledger's view of one participation of task t in `period`: its central ε against a budget
+ * of that same ε (one report per task and period), the entry finished one time precision after
+ * its last charge. */
+static void ledger_charge_of(const dpm_dap_task_t *t, uint32_t period, dpm_ledger_charge_t *c)
+{
+    c->campaign_id = dpm_dap_ledger_id(t);
+    c->period = period;
+    c->period_seconds = t->time_precision < 0xFFFFFFFFu ? (uint32_t)t->time_precision : 0xFFFFFFFFu;
+    c->eps = t->central_eps;
+    c->budget = t->central_eps;
+}
+
 /* Everything before the charge. On DPM_OK *time is the report's time (task precision units). */
 static dpm_status_t validate(dpm_device_t *d, const dpm_dap_io_t *io, const dpm_dap_task_t *t,
-                             uint8_t kind, const uint64_t *meas, size_t count,
+                             uint32_t period, uint8_t kind, const uint64_t *meas, size_t count,
                              const dpm_dap_layout_t *l, uint64_t *time, const char **reason)
 {
     if (t->vdaf.kind != kind) {
-        return why(reason, "the task's VDAF is another Prio3 variant", DPM_ERR_PARAM);
+        return why(d, reason, "the task's VDAF is another Prio3 variant", DPM_ERR_PARAM);
     }
     if (t->config == NULL || t->vdaf.shares != 2 || t->vdaf.rand_bytes > RAND_MAX_BYTES) {
-        return why(reason, "task not accepted (dpm_device_dap_accept_task)", DPM_ERR_PARAM);
+        return why(d, reason, "task not accepted (dpm_device_dap_accept_task)", DPM_ERR_PARAM);
     }
-    dpm_status_t st = dpm_dap_policy_check(d->policy.dap, t, reason);
+    const char *r = NULL;
+    dpm_status_t st = dpm_dap_policy_check(d->policy.dap, t, &r);
     if (st != DPM_OK) {
-        return st;
+        return why(d, reason, r, st);
     }
     if (dpm_dap_measurement_check(&t->vdaf, meas, count) != DPM_OK) {
-        return why(reason, "measurement out of range or not the task's length", DPM_ERR_PARAM);
+        return why(d, reason, "measurement out of range or not the task's length", DPM_ERR_PARAM);
     }
     if (io->sealer.seal == NULL || io->outbox.room == NULL || io->outbox.put == NULL) {
-        return why(reason, "no seal hook or outbox", DPM_ERR_PARAM);
+        return why(d, reason, "no seal hook or outbox", DPM_ERR_PARAM);
     }
     if (io->report == NULL || io->report_cap < l->bytes || io->work == NULL ||
         io->work_words < t->vdaf.shard_work_words) {
-        return why(reason, "report or work buffer too small for the task", DPM_ERR_BUFFER);
+        return why(d, reason, "report or work buffer too small for the task", DPM_ERR_BUFFER);
     }
     int64_t now = 0;
     if (d->clock.wall_time_s == NULL || d->clock.wall_time_s(d->clock.ctx, &now) != 0 || now < 0) {
-        return why(reason, "no wall clock: a DAP report carries its time", DPM_ERR_PARAM);
+        return why(d, reason, "no wall clock: a DAP report carries its time", DPM_ERR_PARAM);
     }
     *time = (uint64_t)now / t->time_precision;
     if (t->has_interval &&
         (*time < t->interval_start || *time - t->interval_start >= t->interval_duration)) {
-        return why(reason, "outside the task's interval", DPM_ERR_PARAM);
+        return why(d, reason, "outside the task's interval", DPM_ERR_PARAM);
     }
     if (!io->outbox.room(io->outbox.ctx, l->bytes)) {
-        return why(reason, "the outbox is full: upload first", DPM_ERR_BUFFER);
+        return why(d, reason, "the outbox is full: upload first", DPM_ERR_BUFFER);
     }
-    return DPM_OK;
+    dpm_ledger_charge_t c;
+    ledger_charge_of(t, period, &c);
+    st = dpm_device_ledger_check(d, &c, &r);
+    return why(d, reason, r, st);
 }
 
 /* Seal input share i (0 leader, 1 helper) of the report in place. */
@@ -122,29 +146,28 @@ static dpm_status_t dap_report(dpm_device_t *d, const dpm_dap_io_t *io, const dp
                                dpm_report_info_t *info, const char **reason)
 {
     if (!opened(d) || io == NULL || t == NULL || meas == NULL) {
-        return why(reason, "null argument or device not opened", DPM_ERR_PARAM);
+        return why(d, reason, "null argument or device not opened", DPM_ERR_PARAM);
     }
     dpm_dap_layout_t l;
     dpm_dap_report_layout(&t->vdaf, &l);
     uint64_t time = 0;
-    dpm_status_t st = validate(d, io, t, kind, meas, count, &l, &time, reason);
+    dpm_status_t st = validate(d, io, t, period, kind, meas, count, &l, &time, reason);
     if (st != DPM_OK) {
         return st;
     }
-    /* charge: one participation of this task in this period */
-    const uint32_t ledger_id = dpm_dap_ledger_id(t);
-    st = dpm_ledger_charge(&d->ledger, ledger_id, period, t->central_eps, t->central_eps);
+    /* charge: one participation of this task in this period, under the device cap */
+    dpm_ledger_charge_t c;
+    ledger_charge_of(t, period, &c);
+    const char *r = NULL;
+    st = dpm_device_ledger_spend(d, &c, &r);
     if (st != DPM_OK) {
-        return st == DPM_ERR_PARAM
-                   ? why(reason, "a later period was already reported", DPM_ERR_BUDGET)
-               : st == DPM_ERR_BUDGET ? why(reason, "already reported in this period", st)
-                                      : why(reason, "the ledger failed", st);
+        return why(d, reason, r, st);
     }
     /* shard: the report id is the VDAF's nonce */
     uint8_t rand[DPM_DAP_REPORT_ID_BYTES + RAND_MAX_BYTES];
     const size_t nrand = DPM_DAP_REPORT_ID_BYTES + t->vdaf.rand_bytes;
     if (d->rng.fill(d->rng.ctx, rand, nrand) != 0) {
-        return why(reason, "the random source failed (charged, nothing queued)", DPM_ERR_RNG);
+        return why(d, reason, "the random source failed (charged, nothing queued)", DPM_ERR_RNG);
     }
     dpm_dap_report_frame(t, &l, rand, time, io->report);
     uint8_t ctx[DPM_DAP_CTX_BYTES];
@@ -164,16 +187,15 @@ static dpm_status_t dap_report(dpm_device_t *d, const dpm_dap_io_t *io, const dp
     }
     if (st != DPM_OK) {
         wipe(io->report, l.bytes); /* it may hold plaintext shares */
-        return why(reason, "failed after the charge (epsilon spent, nothing queued)", st);
+        return why(d, reason, "failed after the charge (epsilon spent, nothing queued)", st);
     }
     if (info != NULL) {
         memcpy(info->report_id, io->report, DPM_DAP_REPORT_ID_BYTES);
         info->bytes = (uint32_t)l.bytes;
         info->eps_spent = t->central_eps;
-        info->spent_in_period = 0;
-        (void)dpm_ledger_spent(&d->ledger, ledger_id, period, &info->spent_in_period);
+        dpm_device_info_spent(d, c.campaign_id, period, info);
     }
-    return DPM_OK;
+    return why(d, reason, NULL, DPM_OK);
 }
 #endif
 
@@ -182,7 +204,7 @@ static dpm_status_t dap_report(dpm_device_t *d, const dpm_dap_io_t *io, const dp
 #else
 #define DAP_CALL(kind, meas, count)                                                                \
     ((void)d, (void)io, (void)t, (void)period, (void)(meas), (void)(count), (void)info,            \
-     why(reason, "the SDK was built without the two-aggregator mode (DPM_VDAF)",                   \
+     why(d, reason, "the SDK was built without the two-aggregator mode (DPM_VDAF)",                   \
          DPM_ERR_UNSUPPORTED))
 #endif
 

@@ -551,6 +551,12 @@ dpm_status_t dpm_dap_policy_check(const dpm_dap_policy_t *p, const dpm_dap_task_
     if (t == NULL || !policy_valid(p)) {
         return why(reason, "invalid two-aggregator policy", DPM_ERR_PARAM);
     }
+    if (p->naggregators > 0 && p->max_central_eps.q16 < DPM_EPS_FLOOR_Q16) {
+        return why(reason,
+                   "two-aggregator policy: max_central_eps below 2^-8 (write DPM_EPS(x), not a "
+                   "plain integer)",
+                   DPM_ERR_PARAM);
+    }
     int leader = named(p, t->leader_url, &t->leader_hpke);
     int helper = named(p, t->helper_url, &t->helper_hpke);
     if (leader < 0) {
@@ -564,7 +570,7 @@ dpm_status_t dpm_dap_policy_check(const dpm_dap_policy_t *p, const dpm_dap_task_
     if (strcmp(p->aggregators[leader].host, p->aggregators[helper].host) == 0) {
         return why(reason, "task leader and helper are the same aggregator", DPM_ERR_POLICY);
     }
-    if (t->central_eps == 0 || t->central_eps > p->max_central_eps) {
+    if (t->central_eps == 0 || t->central_eps > p->max_central_eps.q16) {
         return why(reason, "task central epsilon above the app's policy", DPM_ERR_POLICY);
     }
     if (t->min_batch_size < p->min_batch_size) {
