@@ -11,6 +11,7 @@
 #include "collector/estimate_rocg.h"
 #include "collector/fedauc_sums.h"
 #include "common/json_write.h"
+#include "estimate/ci_flags.h"
 
 #define Z95 1.959963984540054
 
@@ -20,6 +21,22 @@
 static void sb_num(jw_t *sb, double x)
 {
     jw_num(sb, x, DIGITS);
+}
+
+void coll_ci_json(jw_t *sb, const char *key, unsigned flags)
+{
+    jw_raw(sb, ", \"%s_coverage\": \"%s\", \"%s_flags\": [", key, dpm_ci_coverage(flags), key);
+    for (unsigned i = 0, n = 0; i < DPM_CI_FLAG_COUNT; i++) {
+        if (flags & (1u << i)) {
+            jw_raw(sb, "%s\"%s\"", n++ ? ", " : "", dpm_ci_flag_name(i));
+        }
+    }
+    jw_raw(sb, "], \"%s_reason\": ", key);
+    if (flags != 0) {
+        jw_str(sb, dpm_ci_reason(flags));
+    } else {
+        jw_raw(sb, "null");
+    }
 }
 
 static void sb_reasons(jw_t *sb, const coll_reasons_t *rs)
@@ -47,11 +64,34 @@ static double clip(double x, double lo, double hi)
     return x < lo ? lo : x > hi ? hi : x;
 }
 
+/* Does the key of the value at offset i (`"key": value`) say the value may be null without a
+ * reason of its own: an interval's "..._reason" (null: nothing to flag), an effective number
+ * of events (null: infinite, no randomization event can matter) or an interpolation bound
+ * (null: too few bins, which the interval's flags say)? */
+static int null_is_expected(const jw_t *sb, size_t start, size_t i)
+{
+    static const char *const kOk[3] = {"_reason", "events", "_bound"};
+    if (i < start + 4 || memcmp(sb->buf + i - 3, "\": ", 3) != 0) {
+        return 0;
+    }
+    size_t end = i - 3, k = end; /* the key is buf[k + 1 .. end) */
+    while (k > start && sb->buf[k - 1] != '"') {
+        k--;
+    }
+    for (int j = 0; j < 3; j++) { /* a key that ends so */
+        size_t n = strlen(kOk[j]);
+        if (end - k >= n && memcmp(sb->buf + end - n, kOk[j], n) == 0) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
 /* Was a null written since offset start (the estimate is written to a buffer)? */
 static int null_since(const jw_t *sb, size_t start)
 {
     for (size_t i = start; sb->buf != NULL && i + 4 <= sb->len; i++) {
-        if (memcmp(sb->buf + i, "null", 4) == 0) {
+        if (memcmp(sb->buf + i, "null", 4) == 0 && !null_is_expected(sb, start, i)) {
             return 1;
         }
     }
@@ -115,6 +155,7 @@ static void sb_metric(jw_t *sb, const coll_campaign_t *c, const dpm_disp_agg_t *
     double K = (double)agg->total;
     int have = agg->total > 0 && dpm_disp_estimate(&c->disp, agg, NULL, nu2, &est) == DPM_OK;
     const char *small[DPM_DISP_MAX_GROUPS];
+    double jump_of[DPM_DISP_MAX_GROUPS];
     jw_raw(sb, "{\"metric\": \"%s\", \"groups\": [", coll_metric_name(metric));
     for (uint32_t g = 0; g < d; g++) {
         size_t nulls = sb->len;
@@ -124,7 +165,12 @@ static void sb_metric(jw_t *sb, const coll_campaign_t *c, const dpm_disp_agg_t *
         /* value scale v = 2 metric - 1 back to the metric: mean (m + 1) / 2, variance / 4 */
         double mean = valid ? (est.group[g].mean + 1.0) / 2.0 : NAN;
         double var = valid ? est.group[g].var / 4.0 : NAN;
-        double half = z * sqrt(var), half95 = Z95 * sqrt(var);
+        double jump = NAN, events = NAN; /* few randomization events: ci_flags.h */
+        unsigned flags = valid && dpm_disp_event_jump(&est, g, &jump) == DPM_OK ? 0u : DPM_CI_SMALL_N;
+        jump_of[g] = jump / 2.0;
+        double half = dpm_ci_halfwidth(var, jump / 2.0, 0.0, confidence, &events, &flags);
+        double half95 = dpm_ci_halfwidth(var, jump / 2.0, 0.0, 0.95, NULL, &flags);
+        flags |= small[g] != NULL ? DPM_CI_SMALL_N : 0u;
         jw_raw(sb, "%s{\"group\": %u, \"reports\": %llu, \"n\": %llu, \"size\": ", g ? ", " : "", g,
                (unsigned long long)agg->count[g], (unsigned long long)agg->count[g]);
         sb_num(sb, n_hat);
@@ -147,7 +193,9 @@ static void sb_metric(jw_t *sb, const coll_campaign_t *c, const dpm_disp_agg_t *
         jw_raw(sb, ", \"max_shift_one_report\": ");
         sb_num(sb,
                valid ? coll_bounds_mean_shift(&c->bounds, &c->disp, est.group[g].n, mean) : NAN);
-        jw_raw(sb, ", \"too_small\": %s", small[g] != NULL ? "true" : "false");
+        jw_raw(sb, ", \"too_small\": %s, \"events\": ", small[g] != NULL ? "true" : "false");
+        sb_num(sb, events);
+        coll_ci_json(sb, "ci", flags);
         sb_reason(sb,
                   !have    ? "no reports"
                   : !valid ? "the estimated group size is not positive: too few reports"
@@ -171,6 +219,15 @@ static void sb_metric(jw_t *sb, const coll_campaign_t *c, const dpm_disp_agg_t *
                               : !ok ? "a group's estimated size is not positive: too few reports"
                                     : NULL;
             const char *tiny = small[g] != NULL ? small[g] : small[h];
+            double events = NAN;
+            unsigned flags = ok && tiny == NULL ? 0u : DPM_CI_SMALL_N;
+            if (ok) { /* few randomization events: the Poisson-aware interval (ci_flags.h) */
+                double jump = fmax(jump_of[g], jump_of[h]), v = gap.var / 4.0;
+                double hw = dpm_ci_halfwidth(v, jump, 0.0, confidence, &events, &flags);
+                double h95 = dpm_ci_halfwidth(v, jump, 0.0, 0.95, NULL, &flags);
+                gap.ci_lo = gap.diff - 2.0 * hw, gap.ci_hi = gap.diff + 2.0 * hw;
+                gap95.ci_lo = gap95.diff - 2.0 * h95, gap95.ci_hi = gap95.diff + 2.0 * h95;
+            }
             jw_raw(sb, "%s{\"g\": %u, \"h\": %u, \"n\": %llu, \"diff\": ", first ? "" : ", ", g, h,
                    (unsigned long long)(agg->count[g] + agg->count[h]));
             first = 0;
@@ -186,7 +243,9 @@ static void sb_metric(jw_t *sb, const coll_campaign_t *c, const dpm_disp_agg_t *
                                 1.0);
             jw_raw(sb, ", \"ci95\": ");
             sb_interval(sb, ok ? gap95.ci_lo / 2.0 : NAN, ok ? gap95.ci_hi / 2.0 : NAN);
-            jw_raw(sb, ", \"too_small\": %s", tiny != NULL || !ok ? "true" : "false");
+            jw_raw(sb, ", \"too_small\": %s, \"events\": ", tiny != NULL || !ok ? "true" : "false");
+            sb_num(sb, events);
+            coll_ci_json(sb, "ci", flags);
             sb_reason(sb, why != NULL ? why : tiny, nulls);
             jw_raw(sb, "}");
             if (ok && isfinite(gap.abs_diff) && (best < 0 || gap.abs_diff > max_gap.abs_diff)) {
@@ -312,8 +371,14 @@ static void sb_roc(jw_t *sb, const coll_campaign_t *c, const dpm_roc_agg_t *agg,
         sb_num(sb, e->var_sampling);
         jw_raw(sb, ", \"auc_ci\": ");
         sb_interval(sb, e->ci_lo, e->ci_hi);
+        coll_ci_json(sb, "auc_ci", e->ci_flags);
         jw_raw(sb, ", \"auc_ci_total\": ");
         sb_interval(sb, e->ci_total_lo, e->ci_total_hi);
+        coll_ci_json(sb, "auc_ci_total", e->ci_total_flags);
+        jw_raw(sb, ", \"events\": ");
+        sb_num(sb, e->events);
+        jw_raw(sb, ", \"fieller_g\": ");
+        sb_num(sb, e->fieller_g);
         jw_raw(sb, ", \"auc_unbinned\": "); /* within-bin pairs by linear densities (roc.h) */
         sb_num(sb, e->auc_unbinned);
         jw_raw(sb, ", \"auc_unbinned_raw\": ");
@@ -322,8 +387,20 @@ static void sb_roc(jw_t *sb, const coll_campaign_t *c, const dpm_roc_agg_t *agg,
         sb_num(sb, e->unbinned_var_noise);
         jw_raw(sb, ", \"auc_unbinned_sd\": ");
         sb_num(sb, e->unbinned_sd);
+        jw_raw(sb, ", \"auc_unbinned_var_within\": ");
+        sb_num(sb, e->unbinned_var_within);
+        jw_raw(sb, ", \"auc_unbinned_var_sampling\": ");
+        sb_num(sb, e->unbinned_var_sampling);
+        jw_raw(sb, ", \"auc_unbinned_bound\": ");
+        sb_num(sb, e->unbinned_bound);
+        jw_raw(sb, ", \"auc_unbinned_events\": ");
+        sb_num(sb, e->unbinned_events);
         jw_raw(sb, ", \"auc_unbinned_ci\": ");
         sb_interval(sb, e->unbinned_ci_lo, e->unbinned_ci_hi);
+        coll_ci_json(sb, "auc_unbinned_ci", e->unbinned_flags);
+        jw_raw(sb, ", \"auc_unbinned_ci_total\": ");
+        sb_interval(sb, e->unbinned_ci_total_lo, e->unbinned_ci_total_hi);
+        coll_ci_json(sb, "auc_unbinned_ci_total", e->unbinned_total_flags);
         jw_raw(sb, ", \"max_auc_shift_one_report\": ");
         sb_num(sb, coll_bounds_auc_shift(&c->bounds, e->P, e->N));
         sb_array(sb, "fpr", e->fpr, B + 1);
@@ -332,6 +409,9 @@ static void sb_roc(jw_t *sb, const coll_campaign_t *c, const dpm_roc_agg_t *agg,
         sb_array(sb, "tpr_hi", e->tpr_hi, B + 1);
         sb_array(sb, "tpr_lo_simultaneous", e->tpr_lo_sim, B + 1);
         sb_array(sb, "tpr_hi_simultaneous", e->tpr_hi_sim, B + 1);
+        jw_raw(sb, ", \"tpr_band_events\": ");
+        sb_num(sb, e->tpr_events_min);
+        coll_ci_json(sb, "tpr_band", e->tpr_flags);
     }
     sb_reason(sb,
               agg->reports == 0 ? "no reports"

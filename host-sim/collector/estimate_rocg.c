@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "collector/agg_rocg.h"
+#include "collector/estimate_json.h"
 #include "estimate/roc_groups.h"
 
 #define DIGITS 9
@@ -42,9 +43,9 @@ static void num(jw_t *sb, const char *key, double x)
     jw_num(sb, x, DIGITS); /* null when not finite */
 }
 
-static void interval(jw_t *sb, int valid, double lo, double hi)
+static void interval(jw_t *sb, const char *key, int valid, double lo, double hi)
 {
-    jw_raw(sb, ", \"ci\": ");
+    jw_raw(sb, ", \"%s\": ", key);
     if (valid && isfinite(lo) && isfinite(hi)) {
         jw_raw(sb, "[");
         jw_num(sb, lo, DIGITS);
@@ -82,7 +83,19 @@ static void group_json(jw_t *sb, uint32_t g, uint32_t B, const dpm_roc_group_est
     num(sb, "auc", d ? e->auc : NAN);
     num(sb, "auc_clipped", d ? e->auc_clipped : NAN);
     num(sb, "sd", d ? e->sd : NAN);
-    interval(sb, d && e->ci_valid, e->ci_lo, e->ci_hi);
+    interval(sb, "ci", d && e->ci_valid, e->ci_lo, e->ci_hi);
+    coll_ci_json(sb, "ci", e->ci_flags);
+    num(sb, "events", d ? e->events : NAN);
+    num(sb, "auc_unbinned", d ? e->auc_unbinned : NAN);
+    num(sb, "auc_unbinned_clipped", d ? e->auc_unbinned_clipped : NAN);
+    num(sb, "auc_unbinned_sd", d ? e->unbinned_sd : NAN);
+    num(sb, "auc_unbinned_bound", d ? e->unbinned_bound : NAN);
+    num(sb, "auc_unbinned_events", d ? e->unbinned_events : NAN);
+    interval(sb, "auc_unbinned_ci", d && e->ci_valid, e->unbinned_ci_lo, e->unbinned_ci_hi);
+    coll_ci_json(sb, "auc_unbinned_ci", e->unbinned_flags);
+    interval(sb, "auc_unbinned_ci_total", d && e->ci_valid, e->unbinned_ci_total_lo,
+             e->unbinned_ci_total_hi);
+    coll_ci_json(sb, "auc_unbinned_ci_total", e->unbinned_total_flags);
     if (d) {
         const char *key[4] = {"fpr", "tpr", "fpr_sd", "tpr_sd"};
         const double *v[4] = {e->fpr, e->tpr, e->fpr_sd, e->tpr_sd};
@@ -103,7 +116,17 @@ static void gap_json(jw_t *sb, uint32_t k, const dpm_roc_gap_estimate_t *e)
     jw_raw(sb, ", \"small_sample\": %s", e->small_sample ? "true" : "false");
     num(sb, "gap", d ? e->gap : NAN);
     num(sb, "sd", d ? e->sd : NAN);
-    interval(sb, d && e->ci_valid, e->ci_lo, e->ci_hi);
+    interval(sb, "ci", d && e->ci_valid, e->ci_lo, e->ci_hi);
+    coll_ci_json(sb, "ci", e->ci_flags);
+    num(sb, "events", d ? e->events : NAN);
+    num(sb, "gap_unbinned", d ? e->gap_unbinned : NAN);
+    num(sb, "gap_unbinned_sd", d ? e->unbinned_sd : NAN);
+    num(sb, "gap_unbinned_bound", d ? e->unbinned_bound : NAN);
+    interval(sb, "gap_unbinned_ci", d && e->ci_valid, e->unbinned_ci_lo, e->unbinned_ci_hi);
+    coll_ci_json(sb, "gap_unbinned_ci", e->unbinned_flags);
+    interval(sb, "gap_unbinned_ci_total", d && e->ci_valid, e->unbinned_ci_total_lo,
+             e->unbinned_ci_total_hi);
+    coll_ci_json(sb, "gap_unbinned_ci_total", e->unbinned_total_flags);
     jw_raw(sb, "}");
 }
 
@@ -119,6 +142,8 @@ void coll_estimate_rocg_json(jw_t *sb, const coll_campaign_t *c, const coll_camp
     dpm_roc_groups_estimate_t *e = malloc(sizeof(*e)); /* tens of KB */
     if (e == NULL || st->vec_len != COLL_VEC_LEN ||
         dpm_roc_groups_params_init(&p, G, B, rh->group_grr.keep, rh->group_grr.other, scale) !=
+            DPM_OK ||
+        dpm_roc_groups_params_set_edges(&p, c->mech.campaign.bin_edges, c->mech.campaign.nbins) !=
             DPM_OK ||
         coll_rocg_agg(st->vec, G, B, &a) != DPM_OK ||
         dpm_roc_groups_estimate(&p, &a, confidence, e) != DPM_OK) {

@@ -2,6 +2,8 @@
 /* FedAUC sums and estimate JSON (fedauc_sums.h). */
 #include "collector/fedauc_sums.h"
 
+#include "collector/estimate_json.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -163,6 +165,9 @@ void coll_fedauc_json(jw_t *w, const coll_campaign_t *c, const coll_fedauc_sums_
     jw_raw(w, ", ");
     jw_num(w, e.ci_hi, DIGITS);
     jw_raw(w, "]");
+    coll_ci_json(w, "ci", e.ci_flags);
+    num(w, "events", e.events);
+    num(w, "fieller_g", e.fieller_g);
     num(w, "confidence", confidence);
     num(w, "m", e.m);
     num(w, "positives", e.p);

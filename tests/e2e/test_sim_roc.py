@@ -65,10 +65,12 @@ def check_outputs(t, d, mode, runs):
         good &= len(tr["fpr"]) == n and len(tr["tpr"]) == n and tr["tpr"][0] == 1.0
         good &= tr["tpr"][-1] == 0.0 and 0.5 < tr["auc"] < 1.0 and 0.5 < tr["auc_model"] < 1.0
         items = {it["kind"]: it for it in c["items"]}
-        good &= set(items) == {"auc", "auc_binned"} and c["items"][0]["kind"] == "auc"
+        good &= set(items) == {"auc", "auc_binned", "auc_unbinned"} and \
+            c["items"][0]["kind"] == "auc"
         good &= all(len(it["runs"]) == runs for it in c["items"])
         good &= items["auc"]["truth"] == tr["auc_model"]
         good &= items["auc_binned"]["truth"] == tr["auc"]
+        good &= items["auc_unbinned"]["truth"] == tr["auc_model"]
         r0 = roc.get("run0", {})
         good &= len(r0.get("tpr_lo", [])) == n
         good &= all(lo <= x <= hi for lo, x, hi in zip(r0["tpr_lo"], r0["tpr"], r0["tpr_hi"]))
