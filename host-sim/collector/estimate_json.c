@@ -155,7 +155,7 @@ static void sb_metric(jw_t *sb, const coll_campaign_t *c, const dpm_disp_agg_t *
     double K = (double)agg->total;
     int have = agg->total > 0 && dpm_disp_estimate(&c->disp, agg, NULL, nu2, &est) == DPM_OK;
     const char *small[DPM_DISP_MAX_GROUPS];
-    double jump_of[DPM_DISP_MAX_GROUPS];
+    double jump_of[DPM_DISP_MAX_GROUPS], excess_of[DPM_DISP_MAX_GROUPS];
     jw_raw(sb, "{\"metric\": \"%s\", \"groups\": [", coll_metric_name(metric));
     for (uint32_t g = 0; g < d; g++) {
         size_t nulls = sb->len;
@@ -166,8 +166,13 @@ static void sb_metric(jw_t *sb, const coll_campaign_t *c, const dpm_disp_agg_t *
         double mean = valid ? (est.group[g].mean + 1.0) / 2.0 : NAN;
         double var = valid ? est.group[g].var / 4.0 : NAN;
         double jump = NAN, events = NAN; /* few randomization events: ci_flags.h */
-        unsigned flags = valid && dpm_disp_event_jump(&est, g, &jump) == DPM_OK ? 0u : DPM_CI_SMALL_N;
+        double excess = 1.0; /* M_R's plug-in second moment errs high (disparity.h) */
+        unsigned flags = valid && dpm_disp_event_jump(&est, g, &jump) == DPM_OK &&
+                                 dpm_disp_plugin_excess(&est, g, &excess) == DPM_OK
+                             ? dpm_ci_var_excess(excess, confidence)
+                             : DPM_CI_SMALL_N;
         jump_of[g] = jump / 2.0;
+        excess_of[g] = excess;
         double half = dpm_ci_halfwidth(var, jump / 2.0, 0.0, confidence, &events, &flags);
         double half95 = dpm_ci_halfwidth(var, jump / 2.0, 0.0, 0.95, NULL, &flags);
         flags |= small[g] != NULL ? DPM_CI_SMALL_N : 0u;
@@ -220,7 +225,9 @@ static void sb_metric(jw_t *sb, const coll_campaign_t *c, const dpm_disp_agg_t *
                                     : NULL;
             const char *tiny = small[g] != NULL ? small[g] : small[h];
             double events = NAN;
-            unsigned flags = ok && tiny == NULL ? 0u : DPM_CI_SMALL_N;
+            unsigned flags = ok && tiny == NULL
+                                 ? dpm_ci_var_excess(fmax(excess_of[g], excess_of[h]), confidence)
+                                 : DPM_CI_SMALL_N;
             if (ok) { /* few randomization events: the Poisson-aware interval (ci_flags.h) */
                 double jump = fmax(jump_of[g], jump_of[h]), v = gap.var / 4.0;
                 double hw = dpm_ci_halfwidth(v, jump, 0.0, confidence, &events, &flags);

@@ -268,7 +268,9 @@ double prob_events_halfwidth(double var, double jump, double c, double *events)
     }
     double q = (double)prob_pois_quantile(lambda, 0.5 + c / 2.0) - lambda;
     double s = (double)prob_skellam_abs_quantile(lambda, c);
-    return fmax(jump * fmax(q, s), z * sd);
+    /* one whole jump, unless Chebyshev's sd / sqrt(1 - c) (valid for any law) is smaller */
+    double one = fmin(jump, sd / sqrt(1.0 - c));
+    return fmax(fmax(jump * fmax(q, s), one), z * sd);
 }
 
 double prob_bias_aware_halfwidth(double sd, double bound, double c)

@@ -34,8 +34,11 @@ static const struct {
      "not calibrated (use more bins)",
      "the interpolation-error bound dominates the interval: coverage at least the level, "
      "not calibrated (use more bins; and more flags)"},
-    {DPM_CI_CONSERVATIVE, "Chebyshev's interval from an error bound: coverage at least the level",
-     "Chebyshev's interval from an error bound: coverage at least the level (and more flags)"},
+    {DPM_CI_CONSERVATIVE,
+     "conservative by construction (Chebyshev's interval from an error bound, or a variance "
+     "that may exceed the truth): coverage at least the level",
+     "conservative by construction (Chebyshev's interval from an error bound, or a variance "
+     "that may exceed the truth): coverage at least the level (and more flags)"},
 };
 
 const char *dpm_ci_flag_name(unsigned i)
@@ -93,4 +96,12 @@ double dpm_ci_halfwidth(double var, double jump, double bound, double c, double 
         }
     }
     return h;
+}
+
+unsigned dpm_ci_var_excess(double ratio, double c)
+{
+    double z = prob_norm_quantile(0.5 + c / 2.0);
+    return 2.0 * prob_norm_cdf(z * sqrt(ratio > 1.0 ? ratio : 1.0)) - 1.0 > c + 0.02
+               ? (unsigned)DPM_CI_CONSERVATIVE
+               : 0u;
 }

@@ -13,7 +13,9 @@
  *     DPM_CI_BOUND        an interpolation-error bound is a large part of the interval (the
  *                         bias-aware half-width exceeds z_{0.985} sd, where a bias-free estimate
  *                         would be covered more than 97 % of the time);
- *     DPM_CI_CONSERVATIVE the interval is Chebyshev's from a bound on the mean squared error;
+ *     DPM_CI_CONSERVATIVE the interval is Chebyshev's from a bound on the mean squared error, or
+ *                         its variance may exceed the truth enough to cover more than 97 %
+ *                         (tuple_mr's plug-in second moment, dpm_ci_var_excess);
  *   "none" (no coverage claim; the interval is the delta method's and may cover less):
  *     DPM_CI_CLASS_NOISE  the noise on a class (or group) total is a large part of it: Fieller's
  *                         g = z^2 (relative variance of the ratio's denominator) exceeds
@@ -64,6 +66,11 @@ const char *dpm_ci_coverage(unsigned flags);
  * relative variance (var / total^2) of each total the ratio's denominator multiplies (pass -1
  * for a total that is not positive: flagged). *g (optional) receives Fieller's g. */
 unsigned dpm_ci_class_noise(const double *rel_var, size_t n, double z, double *g);
+
+/* DPM_CI_CONSERVATIVE when a variance that may exceed the truth by up to `ratio` (>= 1) would
+ * make a bias-free normal interval at level c cover more than 2 points above c (97 % at 95 %:
+ * ratio above (z_0.985 / z_0.975)² = 1.226), else 0. */
+unsigned dpm_ci_var_excess(double ratio, double c);
 
 /* The half-width of a level-c interval (0 < c < 1) around an estimate whose error has variance
  * var (every smooth term included), whose randomization events each move it by at most jump

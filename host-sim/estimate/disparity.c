@@ -959,3 +959,29 @@ dpm_status_t dpm_disp_event_jump(const dpm_disp_estimate_t *est, uint32_t g, dou
     *jump = est->params.mech == DPM_DISP_MR ? fmax(move, 2.0 * fabs(d.ds)) : move;
     return DPM_OK;
 }
+
+/* M_R's plug-in ν² = max(0, m̂² - Var) never exceeds the true ν² (Jensen), so its variance
+ * errs high; how high depends on the spread of the devices' values, which M_R reports do not
+ * carry. The worst case is ν² = 1. */
+dpm_status_t dpm_disp_plugin_excess(const dpm_disp_estimate_t *est, uint32_t g, double *ratio)
+{
+    if (est == NULL || !is_d(est->params.d) || g >= est->params.d || ratio == NULL) {
+        return DPM_ERR_PARAM;
+    }
+    const dpm_disp_group_est_t *e = &est->group[g];
+    if (!e->valid) {
+        return DPM_ERR_UNDEFINED;
+    }
+    double low = e->var;
+    if (est->params.mech == DPM_DISP_MR && !est->sizes_estimated) {
+        if (dpm_disp_mean_variance(&est->params, (double)est->total, e->n, 1.0, &low) != DPM_OK) {
+            return DPM_ERR_UNDEFINED;
+        }
+    } else if (est->params.mech == DPM_DISP_MR) {
+        dpm_disp_group_est_t worst = *e;
+        worst.nu2 = 1.0;
+        low = group_variance(&est->params, (double)est->total, &worst, 1);
+    }
+    *ratio = low > 0.0 ? e->var / low : 1.0;
+    return DPM_OK;
+}

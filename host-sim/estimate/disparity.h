@@ -308,6 +308,12 @@ dpm_status_t dpm_disp_gaps_all(const dpm_disp_estimate_t *est, double confidence
  * arguments, DPM_ERR_UNDEFINED for a group that is not valid. */
 dpm_status_t dpm_disp_event_jump(const dpm_disp_estimate_t *est, uint32_t g, double *jump);
 
+/* How far group g's variance may exceed the truth because of M_R's plug-in ν² (which can only
+ * err high: max(0, m̂² - Var) <= ν²): Var at the plug-in over Var at the worst ν² = 1 (1 for
+ * M_L, whose reports carry ν²). Above (z_0.985 / z_0.975)² = 1.226 a bias-free normal interval
+ * may cover more than 97 %: the interval is then conservative (estimate/ci_flags.h). */
+dpm_status_t dpm_disp_plugin_excess(const dpm_disp_estimate_t *est, uint32_t g, double *ratio);
+
 /* Chebyshev half-width α = sqrt(mse / (1 - confidence)), the paper's bound (10 sqrt(MSE) at
  * 0.99). mse >= 0, confidence in (0, 1). */
 dpm_status_t dpm_disp_chebyshev_alpha(double mse, double confidence, double *alpha);
