@@ -166,7 +166,7 @@ static void sb_metric(jw_t *sb, const coll_campaign_t *c, const dpm_disp_agg_t *
         double mean = valid ? (est.group[g].mean + 1.0) / 2.0 : NAN;
         double var = valid ? est.group[g].var / 4.0 : NAN;
         double jump = NAN, events = NAN; /* few randomization events: ci_flags.h */
-        double excess = 1.0; /* M_R's plug-in second moment errs high (disparity.h) */
+        double excess = 1.0;             /* M_R's plug-in second moment errs high (disparity.h) */
         unsigned flags = valid && dpm_disp_event_jump(&est, g, &jump) == DPM_OK &&
                                  dpm_disp_plugin_excess(&est, g, &excess) == DPM_OK
                              ? dpm_ci_var_excess(excess, confidence)

@@ -22,8 +22,7 @@ static const struct {
      "delta-method interval has no coverage claim",
      "the noise on a class total is a large part of it (Fieller's g above 0.05): the "
      "delta-method interval has no coverage claim (and more flags)"},
-    {DPM_CI_NO_BOUND,
-     "too few bins to bound the interpolation error: no coverage claim",
+    {DPM_CI_NO_BOUND, "too few bins to bound the interpolation error: no coverage claim",
      "too few bins to bound the interpolation error: no coverage claim (and more flags)"},
     {DPM_CI_FEW_EVENTS,
      "few randomization events: a Poisson-aware interval, coverage at least the level",

@@ -137,8 +137,8 @@ typedef struct {
 } placements_t;
 
 /* The gradient's contribution of one bin to the sums above. */
-static void placement_terms(placements_t *pl, double x, double u, double d10, double d01,
-                            double P, double N)
+static void placement_terms(placements_t *pl, double x, double u, double d10, double d01, double P,
+                            double N)
 {
     pl->noise_sum_pos += d10 * d10;
     pl->noise_sum_neg += d01 * d01;
@@ -542,8 +542,8 @@ dpm_status_t dpm_roc_estimate(const dpm_roc_params_t *p, const dpm_roc_agg_t *a,
         (P > 1.0 ? pl.s10 / (P - 1.0) / P : 0.0) + (N > 1.0 ? pl.s01 / (N - 1.0) / N : 0.0);
     double jump = p->noise_var > 0.0 ? pl.jump : 0.0;
     est->ci_flags = est->ci_total_flags = class_noise;
-    double h = dpm_ci_halfwidth(est->var_noise, jump, 0.0, confidence, &est->events,
-                                &est->ci_flags);
+    double h =
+        dpm_ci_halfwidth(est->var_noise, jump, 0.0, confidence, &est->events, &est->ci_flags);
     est->ci_lo = fmax(pl.auc - h, 0.0);
     est->ci_hi = fmin(pl.auc + h, 1.0);
     h = dpm_ci_halfwidth(est->var_noise + est->var_sampling, jump, 0.0, confidence, NULL,
@@ -576,8 +576,8 @@ dpm_status_t dpm_roc_estimate(const dpm_roc_params_t *p, const dpm_roc_agg_t *a,
     est->unbinned_ci_lo = fmax(pl.auc - h, 0.0);
     est->unbinned_ci_hi = fmin(pl.auc + h, 1.0);
     double samp = isfinite(est->unbinned_var_sampling) ? est->unbinned_var_sampling : 0.0;
-    h = dpm_ci_halfwidth(est->unbinned_var_noise + samp, jump, bound,
-                         confidence, NULL, &est->unbinned_total_flags);
+    h = dpm_ci_halfwidth(est->unbinned_var_noise + samp, jump, bound, confidence, NULL,
+                         &est->unbinned_total_flags);
     est->unbinned_ci_total_lo = fmax(pl.auc - h, 0.0);
     est->unbinned_ci_total_hi = fmin(pl.auc + h, 1.0);
     /* the band: one unit of noise in a positive cell moves TPR_j by (1 - TPR_j) / P (cell >= j)
@@ -609,8 +609,8 @@ dpm_status_t dpm_roc_estimate(const dpm_roc_params_t *p, const dpm_roc_agg_t *a,
         double tj = p->noise_var > 0.0 ? fmax(1.0 - t, t) / P : 0.0, ev = INFINITY;
         unsigned fl = 0;
         double hp = dpm_ci_halfwidth(vt > 0.0 ? vt : 0.0, tj, 0.0, confidence, &ev, &fl);
-        double hs = dpm_ci_halfwidth(vt > 0.0 ? vt : 0.0, tj, 0.0,
-                                     1.0 - (1.0 - confidence) / m, NULL, &fl);
+        double hs =
+            dpm_ci_halfwidth(vt > 0.0 ? vt : 0.0, tj, 0.0, 1.0 - (1.0 - confidence) / m, NULL, &fl);
         if (j > 0 && j < B) { /* the interior thresholds: the ends are 1 and 0 exactly */
             est->tpr_flags |= fl;
             est->tpr_events_min = fmin(est->tpr_events_min, ev);

@@ -194,7 +194,7 @@ typedef struct {
     double unbinned_var_sampling; /* DeLong with the unbinned placements */
     double unbinned_bound;        /* the interpolation-error bound used: raw + its noise sd */
     double unbinned_bound_raw, unbinned_bound_sd;
-    double unbinned_ci_lo, unbinned_ci_hi; /* covers the examples' exact AUC */
+    double unbinned_ci_lo, unbinned_ci_hi;             /* covers the examples' exact AUC */
     double unbinned_ci_total_lo, unbinned_ci_total_hi; /* covers the model's AUC */
     /* How far each interval can be trusted (estimate/ci_flags.h): 0 = the calibrated claim. */
     unsigned ci_flags, ci_total_flags, unbinned_flags, unbinned_total_flags, tpr_flags;

@@ -231,8 +231,8 @@ static double jump_linear(const ctx_t *x, const int *used)
 
 /* The ci flags and half-width of a linear statistic (w in x->w) of variance var: few events,
  * and the bias bound (0: none). */
-static double halfwidth(const ctx_t *x, const int *used, double var, double bound,
-                        unsigned *flags, double *events)
+static double halfwidth(const ctx_t *x, const int *used, double var, double bound, unsigned *flags,
+                        double *events)
 {
     return dpm_ci_halfwidth(var > 0.0 ? var : 0.0, jump_linear(x, used), bound, x->confidence,
                             events, flags);
@@ -260,7 +260,8 @@ static int kernel_auc(const ctx_t *x, uint32_t k, int kk, double *auc, double *g
     for (uint32_t b = 0; b < B; b++) {
         num += pos[b] * kneg[b];
     }
-    double num_c = num - (a1 * a1 - a1) * x->qk[kk][k] - (a0 * a0 - a0) * (x->qk_tot[kk] - x->qk[kk][k]);
+    double num_c =
+        num - (a1 * a1 - a1) * x->qk[kk][k] - (a0 * a0 - a0) * (x->qk_tot[kk] - x->qk[kk][k]);
     double den_c = P * N - (a1 * a1 - a1) * x->qr[k] - (a0 * a0 - a0) * (x->qr_tot - x->qr[k]);
     if (!(P > 0.0) || !(N > 0.0) || !(den_c > 0.0)) {
         return 0;
@@ -369,8 +370,8 @@ static void group_estimate(const ctx_t *x, uint32_t k, double *grad0, double *gr
     double bound = isfinite(e->unbinned_bound) ? e->unbinned_bound : 0.0;
     e->unbinned_half = halfwidth(x, used, vu + (isfinite(within) ? within : 0.0), bound,
                                  &e->unbinned_flags, &e->unbinned_events);
-    e->unbinned_half_total = halfwidth(x, used, vu + (isfinite(sampling) ? sampling : 0.0),
-                                       bound, &e->unbinned_total_flags, NULL);
+    e->unbinned_half_total = halfwidth(x, used, vu + (isfinite(sampling) ? sampling : 0.0), bound,
+                                       &e->unbinned_total_flags, NULL);
     /* ROC points at thresholds j = 0 .. B: TPR_j = C_j / P, FPR_j = D_j / N */
     double cj = P, dj = N;
     for (uint32_t j = 0; j <= B; j++) {
@@ -442,8 +443,8 @@ static void gap_estimate(const ctx_t *x, uint32_t i, uint32_t j, const double *g
     double sampling = gi->unbinned_sampling + gj->unbinned_sampling;
     e->unbinned_half = halfwidth(x, used, vu + (isfinite(within) ? within : 0.0), bound,
                                  &e->unbinned_flags, &e->unbinned_events);
-    e->unbinned_half_total = halfwidth(x, used, vu + (isfinite(sampling) ? sampling : 0.0),
-                                       bound, &e->unbinned_total_flags, NULL);
+    e->unbinned_half_total = halfwidth(x, used, vu + (isfinite(sampling) ? sampling : 0.0), bound,
+                                       &e->unbinned_total_flags, NULL);
 }
 
 dpm_status_t dpm_roc_groups_estimate(const dpm_roc_groups_params_t *p,
@@ -479,7 +480,7 @@ dpm_status_t dpm_roc_groups_estimate(const dpm_roc_groups_params_t *p,
         }
         return DPM_OK;
     }
-    ctx_t *x = calloc(1, sizeof(*x)); /* the kernels: tens of KB */
+    ctx_t *x = calloc(1, sizeof(*x));                  /* the kernels: tens of KB */
     double *grads = calloc(2 * G * c, sizeof(double)); /* per group: binned, then unbinned */
     if (x != NULL) {
         x->p = p, x->a = a, x->c = c, x->z = est->z, x->confidence = confidence;

@@ -126,7 +126,7 @@ typedef struct {
     double unbinned_within, unbinned_sampling, unbinned_half, unbinned_half_total;
     double unbinned_ci_lo, unbinned_ci_hi, unbinned_ci_total_lo, unbinned_ci_total_hi;
     unsigned ci_flags, unbinned_flags, unbinned_total_flags; /* estimate/ci_flags.h */
-    double events, unbinned_events; /* effective randomization events */
+    double events, unbinned_events;                          /* effective randomization events */
     double tpr[DPM_ROC_GROUPS_MAX_BINS + 1], fpr[DPM_ROC_GROUPS_MAX_BINS + 1]; /* clipped */
     double tpr_sd[DPM_ROC_GROUPS_MAX_BINS + 1], fpr_sd[DPM_ROC_GROUPS_MAX_BINS + 1];
 } dpm_roc_group_estimate_t;

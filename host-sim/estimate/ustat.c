@@ -182,14 +182,14 @@ static double trace4(const double *a, int transpose, const double *s1, const dou
 /* Public-label AUC: two independent populations. */
 /* The interval of an estimate of variance var whose one GRR move shifts it by at most jump
  * (few randomization events: the Poisson-aware interval; ci_flags.h), and its flags. */
-static void finish_interval(dpm_ustat_estimate_t *est, double var, double jump,
-                            double confidence, unsigned flags)
+static void finish_interval(dpm_ustat_estimate_t *est, double var, double jump, double confidence,
+                            unsigned flags)
 {
     est->sd = var > 0.0 ? sqrt(var) : 0.0;
     est->small_sample = !(est->sd <= SMALL_SD);
     est->ci_flags = flags | (est->small_sample ? DPM_CI_SMALL_N : 0u);
-    double h = dpm_ci_halfwidth(est->sd * est->sd, jump, 0.0, confidence, &est->events,
-                                &est->ci_flags);
+    double h =
+        dpm_ci_halfwidth(est->sd * est->sd, jump, 0.0, confidence, &est->events, &est->ci_flags);
     est->ci_lo = est->value - h;
     est->ci_hi = est->value + h;
 }

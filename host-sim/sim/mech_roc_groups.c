@@ -43,7 +43,7 @@ typedef struct {
     dpm_roc_groups_params_t params;
     uint32_t groups, bins;
     sim_roc_model_t *model;
-    double auc[SIM_MAX_GROUPS];   /* each group's binned AUC */
+    double auc[SIM_MAX_GROUPS];       /* each group's binned AUC */
     double auc_model[SIM_MAX_GROUPS]; /* each group's model AUC (the unbinned items' truth) */
 } groups_state_t;
 
@@ -444,8 +444,9 @@ static int groups_collector_check(const sim_cfg_t *cfg, const sim_agg_t *agg,
         const jr_value_t *e = jr_at(jr_get(rg, gap ? "gaps" : "by_group"), gap ? i - s->groups : i);
         static const char *const kEst[2][2] = {{"auc", "gap"}, {"auc_unbinned", "gap_unbinned"}};
         double est = jr_number(e, kEst[unb][gap], NAN), sd = jr_number(e, "sd", NAN);
-        const jr_value_t *ci = jr_get(e, !unb ? "ci" : gap ? "gap_unbinned_ci_total"
-                                                           : "auc_unbinned_ci_total");
+        const jr_value_t *ci = jr_get(e, !unb  ? "ci"
+                                         : gap ? "gap_unbinned_ci_total"
+                                               : "auc_unbinned_ci_total");
         if (unb) { /* the unbinned twin's interval, not its sd (it adds the sampling) */
             const jr_value_t *lo = jr_at(ci, 0);
             sd = lo != NULL && lo->kind == JR_NUMBER ? lo->number : NAN;

@@ -447,8 +447,9 @@ static void roc_ext_json(const sim_cfg_t *cfg, const void *ext, jw_t *w)
         jw_nums(w, uct, 2, 10);
         jw_raw(w, ", \"unbinned_bound\": ");
         jw_num(w, e->unbinned_bound, 10);
-        jw_raw(w, ", \"ci_flags\": %u, \"ci_total_flags\": %u, \"unbinned_flags\": %u, "
-                  "\"unbinned_total_flags\": %u, \"tpr_flags\": %u",
+        jw_raw(w,
+               ", \"ci_flags\": %u, \"ci_total_flags\": %u, \"unbinned_flags\": %u, "
+               "\"unbinned_total_flags\": %u, \"tpr_flags\": %u",
                e->ci_flags, e->ci_total_flags, e->unbinned_flags, e->unbinned_total_flags,
                e->tpr_flags);
         jw_raw(w, ", \"projected\": %s", e->projected ? "true" : "false");

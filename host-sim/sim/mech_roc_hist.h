@@ -23,7 +23,7 @@
  *                             it (unbinned_ci_total: noise + sampling + the interpolation bound,
  *                             bias-aware; estimate/roc.h)
  * Every run's interval carries its flags (estimate/ci_flags.h; runs.csv ci_flags, summary
- * flagged / no_claim). results.json's run0 holds every interval and its flags (as numbers). 
+ * flagged / no_claim). results.json's run0 holds every interval and its flags (as numbers).
  * Beyond the items (ext): run 0's curve with its pointwise and simultaneous TPR bands, and
  * across runs the bands' coverage of the true binned ROC (results.json "roc", roc.csv). */
 #ifndef DPM_SIM_MECH_ROC_HIST_H
@@ -35,8 +35,8 @@
 #include "sim/mech.h"
 #include "sim/roc_sim.h"
 
-#define SIM_ROC_ITEM_MODEL 0u  /* item index: AUC against the model's AUC */
-#define SIM_ROC_ITEM_BINNED 1u /* item index: AUC against the devices' binned AUC */
+#define SIM_ROC_ITEM_MODEL 0u    /* item index: AUC against the model's AUC */
+#define SIM_ROC_ITEM_BINNED 1u   /* item index: AUC against the devices' binned AUC */
 #define SIM_ROC_ITEM_UNBINNED 2u /* item index: the unbinned AUC against the model's AUC */
 
 typedef struct {

@@ -112,10 +112,9 @@ static void write_summary(FILE *f, const sim_session_t *s)
             sim_result_summary(r, i, &sm);
             fprintf(f, "%s,", prefix);
             item_columns(f, &r->cfg.items[i]);
-            const double v[11] = {sm.truth,    (double)sm.runs,   sm.mean_error,
-                                  sm.rmse,     sm.mean_abs_error, sm.paper_abs_error,
-                                  sm.coverage, sm.mean_sd,        r->seconds,
-                                  sm.flagged,  sm.no_claim};
+            const double v[11] = {sm.truth,          (double)sm.runs,    sm.mean_error, sm.rmse,
+                                  sm.mean_abs_error, sm.paper_abs_error, sm.coverage,   sm.mean_sd,
+                                  r->seconds,        sm.flagged,         sm.no_claim};
             for (int x = 0; x < 11; x++) {
                 csv_number(f, v[x]);
                 fputc(x < 10 ? ',' : '\n', f);
@@ -135,9 +134,8 @@ static void json_item(jw_t *w, const sim_result_t *r, uint32_t i)
     jw_str(w, item->kind);
     jw_raw(w, ", \"g\": %d, \"h\": %d, \"name\": ", item->g, item->h);
     jw_str(w, item->name);
-    const char *keys[9] = {"truth",           "rmse",     "mean_error", "mean_abs_error",
-                           "paper_abs_error", "coverage", "mean_sd",    "flagged",
-                           "no_claim"};
+    const char *keys[9] = {"truth",    "rmse",    "mean_error", "mean_abs_error", "paper_abs_error",
+                           "coverage", "mean_sd", "flagged",    "no_claim"};
     const double vals[9] = {sm.truth,           sm.rmse,     sm.mean_error, sm.mean_abs_error,
                             sm.paper_abs_error, sm.coverage, sm.mean_sd,    sm.flagged,
                             sm.no_claim};

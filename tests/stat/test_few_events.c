@@ -92,10 +92,12 @@ static int check(const char *what, const tally_t *t, int kind, int normal_fails)
     int control_ok = !normal_fails || cn < 0.93;
     print_message("# %-44s cover %.4f (%s; %u of %u runs flagged, %u few events, mean %.3g "
                   "effective events) | normal interval %.4f%s | mean error %+.2e%s\n",
-                  what, cov, none ? "no claim" : nominal ? "claims [0.93, 0.97]" : "claims >= 0.95",
-                  t->flagged, t->runs, t->few, t->events / n, cn,
-                  normal_fails ? " (control)" : "", t->err / n,
-                  ok && flag_ok && control_ok ? "" : "  FAILED");
+                  what, cov,
+                  none      ? "no claim"
+                  : nominal ? "claims [0.93, 0.97]"
+                            : "claims >= 0.95",
+                  t->flagged, t->runs, t->few, t->events / n, cn, normal_fails ? " (control)" : "",
+                  t->err / n, ok && flag_ok && control_ok ? "" : "  FAILED");
     return !(ok && flag_ok && control_ok);
 }
 
@@ -219,8 +221,7 @@ static void roc_groups_run(uint32_t devices, dpm_eps_t eps, uint64_t seed, tally
         for (uint32_t i = 0; i < devices; i++) {
             dpm_roc_hist_report_t rep;
             assert_int_equal(dpm_roc_hist_perturb_group(m, &r, grp[i], &h[i], &rep), DPM_OK);
-            assert_int_equal(dpm_roc_groups_agg_add(&a, rep.group, RG_B, rep.pos, rep.neg),
-                             DPM_OK);
+            assert_int_equal(dpm_roc_groups_agg_add(&a, rep.group, RG_B, rep.pos, rep.neg), DPM_OK);
         }
         assert_int_equal(dpm_roc_groups_estimate(&p, &a, 0.95, est), DPM_OK);
         const dpm_roc_group_estimate_t *e = &est->group[0];
@@ -358,8 +359,8 @@ static tally_t tuple_run(dpm_tuple_kind_t kind, const char *eps_text, uint32_t d
     assert_int_equal(dpm_tuple_init(&tm, kind, 2, kTpr, 1, eps), DPM_OK);
     dpm_disp_params_t p;
     if (kind == DPM_TUPLE_MR) {
-        assert_int_equal(dpm_disp_params_campaign_mr(&p, 2, tm.group_grr.keep,
-                                                     tm.group_grr.other, tm.value.rr.keep),
+        assert_int_equal(dpm_disp_params_campaign_mr(&p, 2, tm.group_grr.keep, tm.group_grr.other,
+                                                     tm.value.rr.keep),
                          DPM_OK);
     } else {
         double t = (double)tm.value.lap.scale_num / (double)tm.value.lap.scale_den;

@@ -152,8 +152,10 @@ static int claim_check(const claim_t *c, double truth, const char *what, int *no
     print_message("# %-22s exact %.4f: unbinned coverage %.1f%% (%s, %u of %u runs flagged) | "
                   "noise-only %.1f%%%s\n",
                   what, truth, 100.0 * cov,
-                  none ? "no claim" : nominal ? "claims [93, 97] %" : "claims >= 95 %", c->flagged,
-                  c->n, 100.0 * old, ok ? "" : "  FAILED");
+                  none      ? "no claim"
+                  : nominal ? "claims [93, 97] %"
+                            : "claims >= 95 %",
+                  c->flagged, c->n, 100.0 * old, ok ? "" : "  FAILED");
     *noise_only_missed += old < 0.93;
     return !ok;
 }
@@ -289,8 +291,8 @@ static int groups_at(dpm_eps_t eps, uint64_t seed, int *naive_failed, int *unb_f
     }
     for (uint32_t k = 0; k < NGAPS; k++) {
         snprintf(what, sizeof(what), "unbinned gap %u - %u", est->gap[k].g, est->gap[k].h);
-        *unb_failed += claim_check(&ugaps[k], exact[est->gap[k].g] - exact[est->gap[k].h], what,
-                                   old_missed);
+        *unb_failed +=
+            claim_check(&ugaps[k], exact[est->gap[k].g] - exact[est->gap[k].h], what, old_missed);
     }
     free(est);
     free(dev);

@@ -24,8 +24,8 @@
  * within-bin order (it is the realized examples' AUC); where B <= 25 the noiseless unbinned
  * AUC's error against the exact AUC at most half the binned AUC's. Negative controls: the
  * former noise-only interval (auc_unbinned -+ z unbinned_sd) covers less than 0.93 in at least
- * half of the large-eps cases; and where the binned AUC's quantization is larger than the noise (dense, B =
- * 10), the binned interval misses the exact AUC (cover < 0.93). */
+ * half of the large-eps cases; and where the binned AUC's quantization is larger than the noise
+ * (dense, B = 10), the binned interval misses the exact AUC (cover < 0.93). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -102,7 +102,8 @@ static void realize(population_t *pop, int kind, uint32_t devices, uint64_t seed
     assert_non_null(pop->ex);
     for (size_t i = 0; i < pop->n; i++) {
         uint8_t y = sim_rng_unit(&rng) < 0.3;
-        double s = kind == POP_BETA ? (y ? sim_rng_beta(&rng, 3.0, 2.0) : sim_rng_beta(&rng, 2.0, 3.0))
+        double s = kind == POP_BETA
+                       ? (y ? sim_rng_beta(&rng, 3.0, 2.0) : sim_rng_beta(&rng, 2.0, 3.0))
                    : kind == POP_LOGIT ? 1.0 / (1.0 + exp(-(1.19 * y + sim_rng_normal(&rng))))
                                        : prob_norm_cdf(mu * y + sim_rng_normal(&rng) - mu / 2.0);
         pop->ex[i].score = q31(s);
@@ -221,10 +222,12 @@ static uint32_t check_config(const population_t *pop, const config_t *c, uint64_
                   "noiseless %+.6f, bound %.6f) | old interval %.4f | binned cover %.4f, bias "
                   "%+.6f (noiseless %+.6f) | sd %.5f\n",
                   kName[c->kind], c->ends ? "end-dense" : "uniform", c->bins, c->devices, c->eps,
-                  pop->auc, cu, nominal ? "claims [0.93, 0.97]" : "claims >= 0.95", t.flagged,
-                  RUNS, t.few, !ok ? " FAILS ITS CLAIM" : none ? " (no claim: noisy class totals)" : "",
-                  mu, mu / sd, t.residual_unbinned,
-                  t.bound, co, cb, mb, t.residual_binned, sd);
+                  pop->auc, cu, nominal ? "claims [0.93, 0.97]" : "claims >= 0.95", t.flagged, RUNS,
+                  t.few,
+                  !ok    ? " FAILS ITS CLAIM"
+                  : none ? " (no claim: noisy class totals)"
+                         : "",
+                  mu, mu / sd, t.residual_unbinned, t.bound, co, cb, mb, t.residual_binned, sd);
     *old_missed = co < 0.93;
     *binned_missed = cb < 0.93;
     return (uint32_t)!ok + (uint32_t)!residual_ok + (uint32_t)!half_ok;
@@ -280,9 +283,9 @@ static void test_unbinned_large_eps(void **state)
                     }
                     config_t c = {kind, kDevices[d], e ? 8.0 : 4.0, 0, k ? 12u : 10u};
                     int old_missed, binned_missed;
-                    failed += check_config(&pop, &c, 0x1A6F00 + 100u * (uint64_t)kind +
-                                                         10u * (uint64_t)d + 2u * (uint64_t)k +
-                                                         (uint64_t)e,
+                    failed += check_config(&pop, &c,
+                                           0x1A6F00 + 100u * (uint64_t)kind + 10u * (uint64_t)d +
+                                               2u * (uint64_t)k + (uint64_t)e,
                                            &old_missed, &binned_missed);
                     controls += old_missed;
                     cases++;

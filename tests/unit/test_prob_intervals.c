@@ -163,10 +163,8 @@ static void test_ci_halfwidth_flags(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_poisson_functions),
-        cmocka_unit_test(test_min_events_threshold),
-        cmocka_unit_test(test_poisson_aware_covers),
-        cmocka_unit_test(test_bias_aware),
+        cmocka_unit_test(test_poisson_functions),    cmocka_unit_test(test_min_events_threshold),
+        cmocka_unit_test(test_poisson_aware_covers), cmocka_unit_test(test_bias_aware),
         cmocka_unit_test(test_ci_halfwidth_flags),
     };
     return cmocka_run_group_tests_name("prob_intervals", tests, NULL, NULL);

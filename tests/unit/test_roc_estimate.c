@@ -415,7 +415,7 @@ static void test_unbinned_variance_gradient(void **state)
         assert_true(fabs(est.unbinned_ci_hi - est.auc_unbinned - hw) < 1e-12);
         assert_true(fabs(est.unbinned_var_within - dpm_roc_unbinned_within(y, v, B)) < 1e-18);
         assert_true(est.auc_unbinned != est.auc); /* a different figure */
-        if (B == 2) { /* nothing to compare with: no bound, no claim */
+        if (B == 2) {                             /* nothing to compare with: no bound, no claim */
             assert_true(isnan(est.unbinned_bound) && (est.unbinned_flags & DPM_CI_NO_BOUND));
             continue;
         }
@@ -451,12 +451,11 @@ static double shape_cdf(const shape_t *s, double x)
     switch (s->kind) {
     case 0: /* truncated exponential of rate a, rising (b = 1) or falling (b = 0) */
         return s->b != 0.0 ? expm1(s->a * x) / expm1(s->a) : -expm1(-s->a * x) / -expm1(-s->a);
-    case 1: /* power law x^a (a < 1: diverging at 0) */
-        return pow(x, s->a);
-    case 2: /* 1 - (1 - x)^a (a < 1: diverging at 1) */
-        return 1.0 - pow(1.0 - x, s->a);
+    case 1: /* power law x^a (a < 1: diverging at 0) */ return pow(x, s->a);
+    case 2: /* 1 - (1 - x)^a (a < 1: diverging at 1) */ return 1.0 - pow(1.0 - x, s->a);
     default: /* mixture: half uniform, half a triangle peaking at a */
-        return 0.5 * x + 0.5 * (x <= s->a ? x * x / s->a : 1.0 - (1.0 - x) * (1.0 - x) / (1.0 - s->a));
+        return 0.5 * x +
+               0.5 * (x <= s->a ? x * x / s->a : 1.0 - (1.0 - x) * (1.0 - x) / (1.0 - s->a));
     }
 }
 
@@ -466,7 +465,8 @@ static double shapes_auc(const shape_t *pos, const shape_t *neg)
     double below = 0.0, sum = 0.0;
     for (uint32_t k = 0; k < 400000u; k++) {
         double lo = k / 400000.0, hi = (k + 1) / 400000.0;
-        double pk = shape_cdf(pos, hi) - shape_cdf(pos, lo), nk = shape_cdf(neg, hi) - shape_cdf(neg, lo);
+        double pk = shape_cdf(pos, hi) - shape_cdf(pos, lo),
+               nk = shape_cdf(neg, hi) - shape_cdf(neg, lo);
         sum += pk * (below + nk / 2.0);
         below += nk;
     }
@@ -502,16 +502,18 @@ static void test_unbinned_bound_holds(void **state)
                     e[j] = ends ? 0.5 - 0.5 * cos(M_PI * t) : t;
                 }
                 for (uint32_t b = 0; b < B; b++) {
-                    x[b] = 3e5 * (shape_cdf(&shapes[m][0], e[b + 1]) - shape_cdf(&shapes[m][0], e[b]));
-                    u[b] = 7e5 * (shape_cdf(&shapes[m][1], e[b + 1]) - shape_cdf(&shapes[m][1], e[b]));
+                    x[b] =
+                        3e5 * (shape_cdf(&shapes[m][0], e[b + 1]) - shape_cdf(&shapes[m][0], e[b]));
+                    u[b] =
+                        7e5 * (shape_cdf(&shapes[m][1], e[b + 1]) - shape_cdf(&shapes[m][1], e[b]));
                     w[b] = e[b + 1] - e[b];
                 }
                 double err = fabs(dpm_roc_auc_unbinned(x, u, w, B) - truth);
                 double bound = dpm_roc_unbinned_bound(x, u, w, B, NULL);
                 if (!(err <= bound)) {
                     print_message("%s vs %s, %s edges, B %u: error %.3g above the bound %.3g\n",
-                                  shapes[m][0].name, shapes[m][1].name, ends ? "end-dense" : "uniform",
-                                  B, err, bound);
+                                  shapes[m][0].name, shapes[m][1].name,
+                                  ends ? "end-dense" : "uniform", B, err, bound);
                 }
                 assert_true(err <= bound);
                 lo_ratio = fmin(lo_ratio, bound / err);
@@ -551,7 +553,8 @@ static void test_unbinned_flags(void **state)
     const int32_t none[6] = {0, 0, 0, 0, 0, 0};
     agg_of(&a, none, neg, 6, 3);
     assert_int_equal(dpm_roc_estimate(&p, &a, 0.95, &est), DPM_OK);
-    assert_true(!est.valid && est.ci_flags == DPM_CI_SMALL_N && est.unbinned_flags == DPM_CI_SMALL_N);
+    assert_true(!est.valid && est.ci_flags == DPM_CI_SMALL_N &&
+                est.unbinned_flags == DPM_CI_SMALL_N);
     /* many reports at eps 1: the calibrated claim */
     int32_t big_pos[6], big_neg[6];
     for (int b = 0; b < 6; b++) {
