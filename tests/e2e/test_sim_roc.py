@@ -81,7 +81,7 @@ def check_outputs(t, d, mode, runs):
          len(rows))
     auc_runs = [r for r in read_csv(d, "runs.csv") if r["metric"] == "auc"]
     summ = [r for r in read_csv(d, "summary.csv") if r["metric"] == "auc"]
-    t.ok(len(auc_runs) == 2 * 3 * runs and len(summ) == 2 * 3,
+    t.ok(len(auc_runs) == 3 * 3 * runs and len(summ) == 3 * 3,
          f"{mode}: runs.csv and summary.csv have the AUC rows", (len(auc_runs), len(summ)))
     ok = all(abs(float(r["estimate"]) - float(r["truth"]) - float(r["error"])) < 1e-9 and
              float(r["ci_lo"]) <= float(r["estimate"]) <= float(r["ci_hi"]) for r in auc_runs)
