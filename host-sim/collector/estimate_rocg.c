@@ -3,6 +3,7 @@
 #include "collector/estimate_rocg.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -70,6 +71,32 @@ static void reason(jw_t *sb, int defined, const char *why, int ci_valid)
     }
 }
 
+/* A group's or a gap's unbinned AUC and its two intervals (roc_groups.h). */
+typedef struct {
+    double value, sd, bound, lo, hi;
+    unsigned flags;
+    double lo_total, hi_total;
+    unsigned flags_total;
+} unbinned_t;
+
+/* "<name>", "<name>_sd", "<name>_bound", "<name>_ci" and "<name>_ci_total" with their claims. */
+static void unbinned_json(jw_t *sb, const char *name, int defined, int ci_valid,
+                          const unbinned_t *u)
+{
+    char key[48];
+    num(sb, name, defined ? u->value : NAN);
+    snprintf(key, sizeof(key), "%s_sd", name);
+    num(sb, key, defined ? u->sd : NAN);
+    snprintf(key, sizeof(key), "%s_bound", name);
+    num(sb, key, defined ? u->bound : NAN);
+    snprintf(key, sizeof(key), "%s_ci", name);
+    interval(sb, key, defined && ci_valid, u->lo, u->hi);
+    coll_ci_json(sb, key, u->flags);
+    snprintf(key, sizeof(key), "%s_ci_total", name);
+    interval(sb, key, defined && ci_valid, u->lo_total, u->hi_total);
+    coll_ci_json(sb, key, u->flags_total);
+}
+
 static void group_json(jw_t *sb, uint32_t g, uint32_t B, const dpm_roc_group_estimate_t *e)
 {
     int d = e->defined;
@@ -86,16 +113,13 @@ static void group_json(jw_t *sb, uint32_t g, uint32_t B, const dpm_roc_group_est
     interval(sb, "ci", d && e->ci_valid, e->ci_lo, e->ci_hi);
     coll_ci_json(sb, "ci", e->ci_flags);
     num(sb, "events", d ? e->events : NAN);
-    num(sb, "auc_unbinned", d ? e->auc_unbinned : NAN);
     num(sb, "auc_unbinned_clipped", d ? e->auc_unbinned_clipped : NAN);
-    num(sb, "auc_unbinned_sd", d ? e->unbinned_sd : NAN);
-    num(sb, "auc_unbinned_bound", d ? e->unbinned_bound : NAN);
     num(sb, "auc_unbinned_events", d ? e->unbinned_events : NAN);
-    interval(sb, "auc_unbinned_ci", d && e->ci_valid, e->unbinned_ci_lo, e->unbinned_ci_hi);
-    coll_ci_json(sb, "auc_unbinned_ci", e->unbinned_flags);
-    interval(sb, "auc_unbinned_ci_total", d && e->ci_valid, e->unbinned_ci_total_lo,
-             e->unbinned_ci_total_hi);
-    coll_ci_json(sb, "auc_unbinned_ci_total", e->unbinned_total_flags);
+    const unbinned_t u = {
+        e->auc_unbinned,         e->unbinned_sd,          e->unbinned_bound,
+        e->unbinned_ci_lo,       e->unbinned_ci_hi,       e->unbinned_flags,
+        e->unbinned_ci_total_lo, e->unbinned_ci_total_hi, e->unbinned_total_flags};
+    unbinned_json(sb, "auc_unbinned", d, e->ci_valid, &u);
     if (d) {
         const char *key[4] = {"fpr", "tpr", "fpr_sd", "tpr_sd"};
         const double *v[4] = {e->fpr, e->tpr, e->fpr_sd, e->tpr_sd};
@@ -119,14 +143,11 @@ static void gap_json(jw_t *sb, uint32_t k, const dpm_roc_gap_estimate_t *e)
     interval(sb, "ci", d && e->ci_valid, e->ci_lo, e->ci_hi);
     coll_ci_json(sb, "ci", e->ci_flags);
     num(sb, "events", d ? e->events : NAN);
-    num(sb, "gap_unbinned", d ? e->gap_unbinned : NAN);
-    num(sb, "gap_unbinned_sd", d ? e->unbinned_sd : NAN);
-    num(sb, "gap_unbinned_bound", d ? e->unbinned_bound : NAN);
-    interval(sb, "gap_unbinned_ci", d && e->ci_valid, e->unbinned_ci_lo, e->unbinned_ci_hi);
-    coll_ci_json(sb, "gap_unbinned_ci", e->unbinned_flags);
-    interval(sb, "gap_unbinned_ci_total", d && e->ci_valid, e->unbinned_ci_total_lo,
-             e->unbinned_ci_total_hi);
-    coll_ci_json(sb, "gap_unbinned_ci_total", e->unbinned_total_flags);
+    const unbinned_t u = {
+        e->gap_unbinned,         e->unbinned_sd,          e->unbinned_bound,
+        e->unbinned_ci_lo,       e->unbinned_ci_hi,       e->unbinned_flags,
+        e->unbinned_ci_total_lo, e->unbinned_ci_total_hi, e->unbinned_total_flags};
+    unbinned_json(sb, "gap_unbinned", d, e->ci_valid, &u);
     jw_raw(sb, "}");
 }
 

@@ -402,6 +402,13 @@ static void group_estimate(const ctx_t *x, uint32_t k, double *grad0, double *gr
     }
 }
 
+/* The interval est -+ half. */
+static void around(double est, double half, double *lo, double *hi)
+{
+    *lo = est - half;
+    *hi = est + half;
+}
+
 /* The gap AUC_i - AUC_j, binned and unbinned (grads: per group, binned then unbinned). */
 static void gap_estimate(const ctx_t *x, uint32_t i, uint32_t j, const double *grads,
                          const dpm_roc_group_estimate_t *gi, const dpm_roc_group_estimate_t *gj,
@@ -545,23 +552,19 @@ dpm_status_t dpm_roc_groups_estimate(const dpm_roc_groups_params_t *p,
     for (uint32_t k = 0; k < G; k++) {
         dpm_roc_group_estimate_t *e = &est->group[k];
         if (e->defined && e->ci_valid) {
-            e->ci_lo = e->auc - e->half;
-            e->ci_hi = e->auc + e->half;
-            e->unbinned_ci_lo = e->auc_unbinned - e->unbinned_half;
-            e->unbinned_ci_hi = e->auc_unbinned + e->unbinned_half;
-            e->unbinned_ci_total_lo = e->auc_unbinned - e->unbinned_half_total;
-            e->unbinned_ci_total_hi = e->auc_unbinned + e->unbinned_half_total;
+            around(e->auc, e->half, &e->ci_lo, &e->ci_hi);
+            around(e->auc_unbinned, e->unbinned_half, &e->unbinned_ci_lo, &e->unbinned_ci_hi);
+            around(e->auc_unbinned, e->unbinned_half_total, &e->unbinned_ci_total_lo,
+                   &e->unbinned_ci_total_hi);
         }
     }
     for (uint32_t i = 0; i < est->ngaps; i++) {
         dpm_roc_gap_estimate_t *e = &est->gap[i];
         if (e->defined && e->ci_valid) {
-            e->ci_lo = e->gap - e->half;
-            e->ci_hi = e->gap + e->half;
-            e->unbinned_ci_lo = e->gap_unbinned - e->unbinned_half;
-            e->unbinned_ci_hi = e->gap_unbinned + e->unbinned_half;
-            e->unbinned_ci_total_lo = e->gap_unbinned - e->unbinned_half_total;
-            e->unbinned_ci_total_hi = e->gap_unbinned + e->unbinned_half_total;
+            around(e->gap, e->half, &e->ci_lo, &e->ci_hi);
+            around(e->gap_unbinned, e->unbinned_half, &e->unbinned_ci_lo, &e->unbinned_ci_hi);
+            around(e->gap_unbinned, e->unbinned_half_total, &e->unbinned_ci_total_lo,
+                   &e->unbinned_ci_total_hi);
         }
     }
     free(x->mtot), free(x->h), free(x->w), free(x->v), free(x), free(grads);

@@ -483,51 +483,38 @@ INTERVAL_KEYS = ("ci", "ci95", "ci_clipped", "auc_ci", "auc_ci_total", "auc_unbi
                  "auc_unbinned_ci_total", "gap_unbinned_ci", "gap_unbinned_ci_total", "tpr_lo")
 
 
+def objects(obj, path=""):
+    """Every JSON object in obj with its path, depth first."""
+    if isinstance(obj, dict):
+        yield path, obj
+        for k, v in obj.items():
+            yield from objects(v, f"{path}.{k}")
+    elif isinstance(obj, list):
+        for i, v in enumerate(obj):
+            yield from objects(v, f"{path}[{i}]")
+
+
 def intervals_without_claims(est):
     """Paths of intervals with no coverage claim beside them."""
-    bad = []
-
     def claim(obj, k):
-        if k in ("ci95", "ci_clipped"):
-            k = "ci"
-        if k == "tpr_lo":
-            k = "tpr_band"
+        k = "ci" if k in ("ci95", "ci_clipped") else "tpr_band" if k == "tpr_lo" else k
         return obj.get(f"{k}_coverage") in ("nominal", "at_least", "none")
-
-    def visit(obj, path):
-        if isinstance(obj, dict):
-            for k, v in obj.items():
-                if k in INTERVAL_KEYS and isinstance(v, list) and not claim(obj, k) \
-                        and not path.endswith("max_disparity"):
-                    bad.append(f"{path}.{k}")
-                visit(v, f"{path}.{k}")
-        elif isinstance(obj, list):
-            for i, v in enumerate(obj):
-                visit(v, f"{path}[{i}]")
-    visit(est, "")
-    return bad
+    return [f"{path}.{k}" for path, obj in objects(est) for k, v in obj.items()
+            if k in INTERVAL_KEYS and isinstance(v, list) and not claim(obj, k)
+            and not path.endswith("max_disparity")]
 
 
 def nulls_have_reasons(est):
     """Paths of nulls whose object says no reason (every null must come with one)."""
     bad = []
-
-    def visit(obj, path):
-        if isinstance(obj, dict):
-            has_null = any(v is None for k, v in obj.items() if null_needs_reason(k))
-            has_null |= any(isinstance(v, list) and any(x is None for x in v)
-                            for v in obj.values())
-            reason = obj.get("reason") or obj.get("max_disparity_reason")
-            if obj.get("max_disparity", 0) is None and not obj.get("max_disparity_reason"):
-                bad.append(f"{path}.max_disparity")
-            elif has_null and not reason and "max_disparity" not in obj:
-                bad.append(path)
-            for k, v in obj.items():
-                visit(v, f"{path}.{k}")
-        elif isinstance(obj, list):
-            for i, v in enumerate(obj):
-                visit(v, f"{path}[{i}]")
-    visit(est, "")
+    for path, obj in objects(est):
+        has_null = any(v is None for k, v in obj.items() if null_needs_reason(k))
+        has_null |= any(isinstance(v, list) and any(x is None for x in v) for v in obj.values())
+        reason = obj.get("reason") or obj.get("max_disparity_reason")
+        if obj.get("max_disparity", 0) is None and not obj.get("max_disparity_reason"):
+            bad.append(f"{path}.max_disparity")
+        elif has_null and not reason and "max_disparity" not in obj:
+            bad.append(path)
     return bad
 
 

@@ -23,6 +23,7 @@
 
 #include "dpm/mech.h"
 #include "estimate/ci_flags.h"
+#include "estimate/fedauc.h"
 #include "estimate/roc.h"
 #include "estimate/roc_groups.h"
 #include "test_rng.h"
@@ -51,38 +52,6 @@ static double normal(test_rng_t *t)
     return sqrt(-2.0 * log(u + 1e-300)) * cos(6.283185307179586 * v);
 }
 
-typedef struct {
-    uint32_t score;
-    uint8_t label;
-} example_t;
-
-static int by_score(const void *a, const void *b)
-{
-    uint32_t x = ((const example_t *)a)->score, y = ((const example_t *)b)->score;
-    return (x > y) - (x < y);
-}
-
-/* The exact (unbinned) AUC of examples: Mann-Whitney, equal scores 1/2. Sorts ex. */
-static double exact_auc(example_t *ex, size_t n)
-{
-    qsort(ex, n, sizeof(*ex), by_score);
-    double below = 0.0, wins = 0.0, P = 0.0, N = 0.0;
-    for (size_t i = 0; i < n;) {
-        size_t j = i;
-        double p = 0.0, q = 0.0;
-        for (; j < n && ex[j].score == ex[i].score; j++) {
-            p += ex[j].label;
-            q += 1 - ex[j].label;
-        }
-        wins += p * (below + q / 2.0);
-        below += q;
-        P += p;
-        N += q;
-        i = j;
-    }
-    return wins / (P * N);
-}
-
 /* Group g: share w_g of the devices, positives with probability pi_g, separation mu_g. truth:
  * each group's binned AUC; exact: its examples' exact AUC. */
 static void population(const dpm_roc_hist_t *m, device_t *dev, double truth[G], double exact[G])
@@ -94,11 +63,13 @@ static void population(const dpm_roc_hist_t *m, device_t *dev, double truth[G], 
     uint64_t pos[G][BINS], neg[G][BINS];
     memset(pos, 0, sizeof(pos));
     memset(neg, 0, sizeof(neg));
-    example_t *ex[G];
-    size_t nex[G] = {0};
+    uint32_t *score[G];
+    uint8_t *lab[G];
+    uint64_t nex[G] = {0};
     for (uint32_t g = 0; g < G; g++) {
-        ex[g] = malloc((size_t)DEVICES * EXAMPLES * sizeof(example_t));
-        assert_non_null(ex[g]);
+        score[g] = malloc((size_t)DEVICES * EXAMPLES * sizeof(uint32_t));
+        lab[g] = malloc((size_t)DEVICES * EXAMPLES);
+        assert_true(score[g] != NULL && lab[g] != NULL);
     }
     for (uint32_t i = 0; i < DEVICES; i++) {
         double u = uniform01(&t), acc = 0.0;
@@ -116,14 +87,16 @@ static void population(const dpm_roc_hist_t *m, device_t *dev, double truth[G], 
             assert_int_equal(dpm_score_hist_add(&dev[i].h, &m->bins, q, label), DPM_OK);
             assert_int_equal(dpm_score_bin(&m->bins, q, &b), DPM_OK);
             (label ? pos : neg)[g][b]++;
-            ex[g][nex[g]++] = (example_t){q, (uint8_t)label};
+            score[g][nex[g]] = q;
+            lab[g][nex[g]++] = (uint8_t)label;
         }
     }
     for (uint32_t g = 0; g < G; g++) {
         double tpr[BINS + 1], fpr[BINS + 1];
         assert_int_equal(dpm_roc_exact(pos[g], neg[g], BINS, tpr, fpr, &truth[g]), DPM_OK);
-        exact[g] = exact_auc(ex[g], nex[g]);
-        free(ex[g]);
+        exact[g] = dpm_fa_auc_exact(score[g], lab[g], nex[g]); /* Mann-Whitney, ties 1/2 */
+        free(score[g]);
+        free(lab[g]);
     }
 }
 
