@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "collector/estimate_json.h"
+#include "collector/estimate_ci.h"
 #include "estimate/ci_flags.h"
 #include "estimate/dpauc.h"
 #include "estimate/ustat.h"

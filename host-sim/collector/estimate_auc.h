@@ -8,7 +8,7 @@
  *       {"auc", "small_sample", "fpr", "tpr" (when defined), "defined", "reason"}
  *   "ustat_bins": {"kernel", "k", "n", "estimate": "auc" | "kendall_tau_a", "auc" | "tau",
  *             "value_clipped", "sd", "ci" (normal at the query's confidence, Poisson-aware
- *             with few GRR moves), "ci_coverage", "ci_flags", "ci_reason" (estimate_json.h),
+ *             with few GRR moves), "ci_coverage", "ci_flags", "ci_reason" (estimate_ci.h),
  *             "n_pos", "n_neg", "small_sample", "events", "defined", "reason"}
  *   "ustat_tree": {"depth", "grr_levels", "n", "estimate": "auc", "ci_kind", "auc",
  *             "value_clipped", "sd" (sqrt of Theorem 3's bound), "ci" (value -+ sqrt(bound /

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "collector/estimate_auc.h"
+#include "collector/estimate_ci.h"
 #include "collector/estimate_rocg.h"
 #include "collector/fedauc_sums.h"
 #include "common/json_write.h"
@@ -21,22 +22,6 @@
 static void sb_num(jw_t *sb, double x)
 {
     jw_num(sb, x, DIGITS);
-}
-
-void coll_ci_json(jw_t *sb, const char *key, unsigned flags)
-{
-    jw_raw(sb, ", \"%s_coverage\": \"%s\", \"%s_flags\": [", key, dpm_ci_coverage(flags), key);
-    for (unsigned i = 0, n = 0; i < DPM_CI_FLAG_COUNT; i++) {
-        if (flags & (1u << i)) {
-            jw_raw(sb, "%s\"%s\"", n++ ? ", " : "", dpm_ci_flag_name(i));
-        }
-    }
-    jw_raw(sb, "], \"%s_reason\": ", key);
-    if (flags != 0) {
-        jw_str(sb, dpm_ci_reason(flags));
-    } else {
-        jw_raw(sb, "null");
-    }
 }
 
 static void sb_reasons(jw_t *sb, const coll_reasons_t *rs)

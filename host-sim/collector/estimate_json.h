@@ -48,7 +48,7 @@
  *           "max_auc_shift_one_report", "fpr", "tpr", "tpr_lo"/"tpr_hi" (pointwise band),
  *           "tpr_lo_simultaneous"/"tpr_hi_simultaneous", "tpr_band_events" (the fewest
  *           events over the interior thresholds); every interval with
- *           its "_coverage", "_flags", "_reason" (coll_ci_json; the band's as "tpr_band_...")}
+ *           its "_coverage", "_flags", "_reason" (estimate_ci.h; the band's as "tpr_band_...")}
  *   too_small: fewer than 30 reports, or the estimated positives' or negatives' relative
  *   standard error above 0.2; intervals at "confidence". Computed by
  *   host-sim/estimate/roc.h, the code dpm-sim uses.
@@ -62,7 +62,6 @@
 
 #include "collector/aggregate.h"
 #include "collector/campaigns.h"
-#include "common/json_write.h"
 
 /* Below these an estimate is flagged "too_small" (see above and the README). */
 #define COLL_EST_MIN_REPORTS 30
@@ -74,13 +73,6 @@ typedef struct {
     uint32_t from, to; /* else periods from .. to, inclusive */
     double confidence; /* of the intervals, in (0, 1) */
 } coll_estimate_query_t;
-
-/* Beside an interval "K": `, "K_coverage": "nominal" | "at_least" | "none", "K_flags":
- * [names], "K_reason": null | "..."` from its flags (host-sim/estimate/ci_flags.h): "nominal"
- * is the tested 93-97 % at 95 %, "at_least" a conservative interval (few randomization events,
- * an interpolation bound that dominates, Chebyshev), "none" no claim (a noisy class total,
- * small n, no bound). Every interval of the estimate JSON carries them. */
-void coll_ci_json(jw_t *sb, const char *key, unsigned flags);
 
 /* Parse the query string after '?' (NULL or "": the defaults: every period, 0.95). Accepts
  * period=P, from=A, to=B (either may be left out), confidence=C (a decimal in (0, 1)), each at

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "collector/agg_rocg.h"
-#include "collector/estimate_json.h"
+#include "collector/estimate_ci.h"
 #include "estimate/roc_groups.h"
 
 #define DIGITS 9

@@ -18,7 +18,7 @@
  *                 "ci": [lo, hi] | null, "events", "gap_unbinned", "gap_unbinned_sd",
  *                 "gap_unbinned_bound", "gap_unbinned_ci", "gap_unbinned_ci_total"}, ...]
  *                (order (0,1), (0,2), ..., (1,2), ...)}
- * Every interval has its "_coverage", "_flags" and "_reason" (estimate_json.h, coll_ci_json).
+ * Every interval has its "_coverage", "_flags" and "_reason" (estimate_ci.h).
  *
  * Computed by host-sim/estimate/roc_groups.h, the code dpm-sim's roc_hist_groups uses. An
  * undefined estimate (no reports, a group whose estimated positives or negatives are not above

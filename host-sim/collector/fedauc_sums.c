@@ -2,10 +2,10 @@
 /* FedAUC sums and estimate JSON (fedauc_sums.h). */
 #include "collector/fedauc_sums.h"
 
-#include "collector/estimate_json.h"
-
 #include <math.h>
 #include <string.h>
+
+#include "collector/estimate_ci.h"
 
 #define DIGITS 9
 

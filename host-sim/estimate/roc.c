@@ -174,9 +174,6 @@ static void slope_stencil(uint32_t b, uint32_t bins, uint32_t *lo, uint32_t *hi)
     *hi = b == 0 ? 1 : b == bins - 1 ? bins - 1 : b + 1;
 }
 
-/* The unbinned AUC's placement values (roc.h): the binned ones' K u and x^T K plus the
- * tridiagonal slope terms, one bin at a time: bin b adds (w_b² / 12)(u_b p'_b - x_b q'_b), p'_b
- * = ch x_hi + cl x_lo (central difference; one-sided at the first and last bin). */
 /* The unbinned kernel applied (roc.h): ku = K u and xk = K^T x, the binned kernel's plus the
  * slope terms, one bin at a time: bin b adds (w_b² / 12)(u_b p'_b - x_b q'_b), p'_b = ch x_hi +
  * cl x_lo (central difference; one-sided at the first and last bin). */
@@ -209,6 +206,7 @@ static void unbinned_apply(const double *x, const double *u, const double *w, ui
     }
 }
 
+/* The unbinned AUC's placement values (roc.h): V10_i = (K u)_i / N, V01_j = (x^T K)_j / P. */
 static void placements_unbinned(const double *x, const double *u, const double *w, uint32_t bins,
                                 double P, double N, placements_t *pl)
 {

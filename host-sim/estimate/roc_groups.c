@@ -351,7 +351,7 @@ static void group_estimate(const ctx_t *x, uint32_t k, double *grad0, double *gr
     e->ci_flags = base;
     e->half = halfwidth(x, used, var, 0.0, &e->ci_flags, &e->events);
     /* the unbinned AUC: noise, within-bin order (or sampling) and the interpolation bound */
-    double bgrad[2 * DPM_ROC_GROUPS_MAX_BINS], within, sampling;
+    double bgrad[2 * DPM_ROC_GROUPS_MAX_BINS] = {0.0}, within, sampling;
     group_unbinned_terms(x, k, &e->unbinned_bound, bgrad, &within, &sampling);
     set_w(x, k, k, bgrad, bgrad, used);
     e->unbinned_bound += sd_of(var_linear(x, used)); /* its own noise (roc.h) */

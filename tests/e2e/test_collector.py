@@ -476,7 +476,7 @@ def null_needs_reason(key):
         not key.endswith("_reason") and not key.endswith("events") and not key.endswith("_bound")
 
 
-# An interval's claim (host-sim/collector/estimate_json.h, coll_ci_json): every interval of the
+# An interval's claim (host-sim/collector/estimate_ci.h): every interval of the
 # estimate JSON has "<key>_coverage" beside it (ci95 and ci_clipped share "ci"'s, the TPR band's
 # arrays "tpr_band_coverage"). max_disparity is issue 28's item 1, the disparity work's.
 INTERVAL_KEYS = ("ci", "ci95", "ci_clipped", "auc_ci", "auc_ci_total", "auc_unbinned_ci",
