@@ -22,6 +22,7 @@ dpm_status_t dpm_roc_params_init(dpm_roc_params_t *p, uint32_t bins, double scal
     if (p == NULL || bins < 2 || bins > DPM_ROC_MAX_BINS || !(scale >= 0.0) || !isfinite(scale)) {
         return DPM_ERR_PARAM;
     }
+    memset(p, 0, sizeof(*p)); /* every byte defined: callers compare parameter sets whole */
     p->bins = bins;
     p->scale = scale;
     p->noise_var = dpm_roc_dlap_var(scale);
@@ -556,7 +557,7 @@ dpm_status_t dpm_roc_estimate(const dpm_roc_params_t *p, const dpm_roc_agg_t *a,
     est->unbinned_var_sampling = dpm_roc_unbinned_sampling_var(y, v, p->width, B);
     est->unbinned_var_within = dpm_roc_unbinned_within(y, v, B);
     est->unbinned_flags = est->unbinned_total_flags = class_noise;
-    double grad[2 * DPM_ROC_MAX_BINS], gvar = 0.0;
+    double grad[2 * DPM_ROC_MAX_BINS] = {0.0}, gvar = 0.0;
     est->unbinned_bound_raw = dpm_roc_unbinned_bound(y, v, p->width, B, grad);
     for (uint32_t c = 0; c < 2 * B; c++) {
         gvar += grad[c] * grad[c];
