@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "collector/estimate_ci.h"
+#include "estimate/ci_flags.h"
 #include "estimate/dpauc.h"
 #include "estimate/ustat.h"
 
@@ -324,7 +326,8 @@ static double tree_shift(const dpm_ustat_tree_params_t *p, const dpm_ustat_tree_
     return best;
 }
 
-static void ustat_est_json(jw_t *sb, const dpm_ustat_estimate_t *e, const char *what, int interval)
+static void ustat_est_json(jw_t *sb, const dpm_ustat_estimate_t *e, const char *what, int interval,
+                           unsigned flags)
 {
     num(sb, what, e->defined ? e->value : NAN);
     num(sb, "value_clipped", e->defined ? e->value_clipped : NAN);
@@ -339,6 +342,7 @@ static void ustat_est_json(jw_t *sb, const dpm_ustat_estimate_t *e, const char *
     } else {
         jw_raw(sb, "null");
     }
+    coll_ci_json(sb, "ci", e->defined ? flags : DPM_CI_SMALL_N);
     num(sb, "n_pos", e->defined ? e->n_pos : NAN);
     num(sb, "n_neg", e->defined ? e->n_neg : NAN);
     jw_raw(sb, ", \"small_sample\": %s", e->small_sample ? "true" : "false");
@@ -373,7 +377,8 @@ static void bins_json(jw_t *sb, const coll_campaign_t *c, const coll_campaign_st
     }
     const char *what = m->kernel == DPM_USTAT_KENDALL ? "tau" : "auc";
     jw_raw(sb, ", \"estimate\": \"%s\"", m->kernel == DPM_USTAT_KENDALL ? "kendall_tau_a" : "auc");
-    ustat_est_json(sb, &e, what, 1);
+    ustat_est_json(sb, &e, what, 1, e.ci_flags);
+    num(sb, "events", e.defined ? e.events : NAN);
     double shift = e.defined && isfinite(e.value) ? bins_shift(&p, a, TIE_WEIGHT, e.value) : NAN;
     num(sb, "max_shift_one_report", shift);
     reason(sb, e.defined && isfinite(e.value), st->reports == 0 ? "no reports" : why, shift);
@@ -425,7 +430,8 @@ static void tree_json(jw_t *sb, const coll_campaign_t *c, const coll_campaign_st
     e.est.ci_lo = e.est.value - half;
     e.est.ci_hi = e.est.value + half;
     jw_raw(sb, ", \"estimate\": \"auc\", \"ci_kind\": \"chebyshev_theorem3\"");
-    ustat_est_json(sb, &e.est, "auc", e.mse_bound > 0.0);
+    ustat_est_json(sb, &e.est, "auc", e.mse_bound > 0.0,
+                   DPM_CI_CONSERVATIVE | (e.est.small_sample ? DPM_CI_SMALL_N : 0u));
     num(sb, "a", defined ? e.a : NAN);
     num(sb, "mse_bound", defined ? e.mse_bound : NAN);
     num(sb, "max_shift_one_report", shift);

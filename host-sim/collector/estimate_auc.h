@@ -7,11 +7,13 @@
  *       each variant (host-sim/estimate/dpauc.h: A = Sun et al.'s code, B = unclamped rates):
  *       {"auc", "small_sample", "fpr", "tpr" (when defined), "defined", "reason"}
  *   "ustat_bins": {"kernel", "k", "n", "estimate": "auc" | "kendall_tau_a", "auc" | "tau",
- *             "value_clipped", "sd", "ci" (normal, at the query's confidence), "n_pos",
- *             "n_neg", "small_sample", "defined", "reason"}
+ *             "value_clipped", "sd", "ci" (normal at the query's confidence, Poisson-aware
+ *             with few GRR moves), "ci_coverage", "ci_flags", "ci_reason" (estimate_ci.h),
+ *             "n_pos", "n_neg", "small_sample", "events", "defined", "reason"}
  *   "ustat_tree": {"depth", "grr_levels", "n", "estimate": "auc", "ci_kind", "auc",
  *             "value_clipped", "sd" (sqrt of Theorem 3's bound), "ci" (value -+ sqrt(bound /
- *             (1 - confidence)): Chebyshev on the bound, conservative), "n_pos", "n_neg",
+ *             (1 - confidence)): Chebyshev on the bound, conservative: "ci_coverage"
+ *             "at_least"), "n_pos", "n_neg",
  *             "small_sample", "a", "mse_bound", "defined", "reason"}
  *
  * An undefined estimate has "defined": false, its numbers null and "reason" saying why (no

@@ -8,9 +8,11 @@
 #include <string.h>
 
 #include "collector/estimate_auc.h"
+#include "collector/estimate_ci.h"
 #include "collector/estimate_rocg.h"
 #include "collector/fedauc_sums.h"
 #include "common/json_write.h"
+#include "estimate/ci_flags.h"
 
 #define Z95 1.959963984540054
 
@@ -47,11 +49,34 @@ static double clip(double x, double lo, double hi)
     return x < lo ? lo : x > hi ? hi : x;
 }
 
+/* Does the key of the value at offset i (`"key": value`) say the value may be null without a
+ * reason of its own: an interval's "..._reason" (null: nothing to flag), an effective number
+ * of events (null: infinite, no randomization event can matter) or an interpolation bound
+ * (null: too few bins, which the interval's flags say)? */
+static int null_is_expected(const jw_t *sb, size_t start, size_t i)
+{
+    static const char *const kOk[3] = {"_reason", "events", "_bound"};
+    if (i < start + 4 || memcmp(sb->buf + i - 3, "\": ", 3) != 0) {
+        return 0;
+    }
+    size_t end = i - 3, k = end; /* the key is buf[k + 1 .. end) */
+    while (k > start && sb->buf[k - 1] != '"') {
+        k--;
+    }
+    for (int j = 0; j < 3; j++) { /* a key that ends so */
+        size_t n = strlen(kOk[j]);
+        if (end - k >= n && memcmp(sb->buf + end - n, kOk[j], n) == 0) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
 /* Was a null written since offset start (the estimate is written to a buffer)? */
 static int null_since(const jw_t *sb, size_t start)
 {
     for (size_t i = start; sb->buf != NULL && i + 4 <= sb->len; i++) {
-        if (memcmp(sb->buf + i, "null", 4) == 0) {
+        if (memcmp(sb->buf + i, "null", 4) == 0 && !null_is_expected(sb, start, i)) {
             return 1;
         }
     }
@@ -117,6 +142,7 @@ static void sb_metric(jw_t *sb, const coll_campaign_t *c, const dpm_disp_agg_t *
     const char *small[DPM_DISP_MAX_GROUPS];
     /* one report's largest move of each group's mean: landing in it, or elsewhere (bounds.h) */
     double in_g[DPM_DISP_MAX_GROUPS], else_g[DPM_DISP_MAX_GROUPS];
+    double jump_of[DPM_DISP_MAX_GROUPS], excess_of[DPM_DISP_MAX_GROUPS];
     jw_raw(sb, "{\"metric\": \"%s\", \"groups\": [", coll_metric_name(metric));
     for (uint32_t g = 0; g < d; g++) {
         size_t nulls = sb->len;
@@ -126,7 +152,17 @@ static void sb_metric(jw_t *sb, const coll_campaign_t *c, const dpm_disp_agg_t *
         /* value scale v = 2 metric - 1 back to the metric: mean (m + 1) / 2, variance / 4 */
         double mean = valid ? (est.group[g].mean + 1.0) / 2.0 : NAN;
         double var = valid ? est.group[g].var / 4.0 : NAN;
-        double half = z * sqrt(var), half95 = Z95 * sqrt(var);
+        double jump = NAN, events = NAN; /* few randomization events: ci_flags.h */
+        double excess = 1.0;             /* M_R's plug-in second moment errs high (disparity.h) */
+        unsigned flags = valid && dpm_disp_event_jump(&est, g, &jump) == DPM_OK &&
+                                 dpm_disp_plugin_excess(&est, g, &excess) == DPM_OK
+                             ? dpm_ci_var_excess(excess, confidence)
+                             : DPM_CI_SMALL_N;
+        jump_of[g] = jump / 2.0;
+        excess_of[g] = excess;
+        double half = dpm_ci_halfwidth(var, jump / 2.0, 0.0, confidence, &events, &flags);
+        double half95 = dpm_ci_halfwidth(var, jump / 2.0, 0.0, 0.95, NULL, &flags);
+        flags |= small[g] != NULL ? DPM_CI_SMALL_N : 0u;
         jw_raw(sb, "%s{\"group\": %u, \"reports\": %llu, \"n\": %llu, \"size\": ", g ? ", " : "", g,
                (unsigned long long)agg->count[g], (unsigned long long)agg->count[g]);
         sb_num(sb, n_hat);
@@ -150,7 +186,9 @@ static void sb_metric(jw_t *sb, const coll_campaign_t *c, const dpm_disp_agg_t *
         else_g[g] = valid ? coll_bounds_mean_shift_other(&c->disp, est.group[g].n, mean) : NAN;
         jw_raw(sb, ", \"max_shift_one_report\": ");
         sb_num(sb, fmax(in_g[g], else_g[g]));
-        jw_raw(sb, ", \"too_small\": %s", small[g] != NULL ? "true" : "false");
+        jw_raw(sb, ", \"too_small\": %s, \"events\": ", small[g] != NULL ? "true" : "false");
+        sb_num(sb, events);
+        coll_ci_json(sb, "ci", flags);
         sb_reason(sb,
                   !have    ? "no reports"
                   : !valid ? "the estimated group size is not positive: too few reports"
@@ -175,6 +213,17 @@ static void sb_metric(jw_t *sb, const coll_campaign_t *c, const dpm_disp_agg_t *
                               : !ok ? "a group's estimated size is not positive: too few reports"
                                     : NULL;
             const char *tiny = small[g] != NULL ? small[g] : small[h];
+            double events = NAN;
+            unsigned flags = ok && tiny == NULL
+                                 ? dpm_ci_var_excess(fmax(excess_of[g], excess_of[h]), confidence)
+                                 : DPM_CI_SMALL_N;
+            if (ok) { /* few randomization events: the Poisson-aware interval (ci_flags.h) */
+                double jump = fmax(jump_of[g], jump_of[h]), v = gap.var / 4.0;
+                double hw = dpm_ci_halfwidth(v, jump, 0.0, confidence, &events, &flags);
+                double h95 = dpm_ci_halfwidth(v, jump, 0.0, 0.95, NULL, &flags);
+                gap.ci_lo = gap.diff - 2.0 * hw, gap.ci_hi = gap.diff + 2.0 * hw;
+                gap95.ci_lo = gap95.diff - 2.0 * h95, gap95.ci_hi = gap95.diff + 2.0 * h95;
+            }
             jw_raw(sb, "%s{\"g\": %u, \"h\": %u, \"n\": %llu, \"diff\": ", first ? "" : ", ", g, h,
                    (unsigned long long)(agg->count[g] + agg->count[h]));
             first = 0;
@@ -194,7 +243,9 @@ static void sb_metric(jw_t *sb, const coll_campaign_t *c, const dpm_disp_agg_t *
             jw_raw(sb, ", \"max_shift_one_report\": ");
             sb_num(sb, ok ? gap_shift : NAN);
             worst_gap_shift = ok ? fmax(worst_gap_shift, gap_shift) : worst_gap_shift;
-            jw_raw(sb, ", \"too_small\": %s", tiny != NULL || !ok ? "true" : "false");
+            jw_raw(sb, ", \"too_small\": %s, \"events\": ", tiny != NULL || !ok ? "true" : "false");
+            sb_num(sb, events);
+            coll_ci_json(sb, "ci", flags);
             sb_reason(sb, why != NULL ? why : tiny, nulls);
             jw_raw(sb, "}");
             if (ok && isfinite(gap.abs_diff) && (best < 0 || gap.abs_diff > max_gap.abs_diff)) {
@@ -333,8 +384,14 @@ static void sb_roc(jw_t *sb, const coll_campaign_t *c, const dpm_roc_agg_t *agg,
         sb_num(sb, e->var_sampling);
         jw_raw(sb, ", \"auc_ci\": ");
         sb_interval(sb, e->ci_lo, e->ci_hi);
+        coll_ci_json(sb, "auc_ci", e->ci_flags);
         jw_raw(sb, ", \"auc_ci_total\": ");
         sb_interval(sb, e->ci_total_lo, e->ci_total_hi);
+        coll_ci_json(sb, "auc_ci_total", e->ci_total_flags);
+        jw_raw(sb, ", \"events\": ");
+        sb_num(sb, e->events);
+        jw_raw(sb, ", \"fieller_g\": ");
+        sb_num(sb, e->fieller_g);
         jw_raw(sb, ", \"auc_unbinned\": "); /* within-bin pairs by linear densities (roc.h) */
         sb_num(sb, e->auc_unbinned);
         jw_raw(sb, ", \"auc_unbinned_raw\": ");
@@ -343,8 +400,20 @@ static void sb_roc(jw_t *sb, const coll_campaign_t *c, const dpm_roc_agg_t *agg,
         sb_num(sb, e->unbinned_var_noise);
         jw_raw(sb, ", \"auc_unbinned_sd\": ");
         sb_num(sb, e->unbinned_sd);
+        jw_raw(sb, ", \"auc_unbinned_var_within\": ");
+        sb_num(sb, e->unbinned_var_within);
+        jw_raw(sb, ", \"auc_unbinned_var_sampling\": ");
+        sb_num(sb, e->unbinned_var_sampling);
+        jw_raw(sb, ", \"auc_unbinned_bound\": ");
+        sb_num(sb, e->unbinned_bound);
+        jw_raw(sb, ", \"auc_unbinned_events\": ");
+        sb_num(sb, e->unbinned_events);
         jw_raw(sb, ", \"auc_unbinned_ci\": ");
         sb_interval(sb, e->unbinned_ci_lo, e->unbinned_ci_hi);
+        coll_ci_json(sb, "auc_unbinned_ci", e->unbinned_flags);
+        jw_raw(sb, ", \"auc_unbinned_ci_total\": ");
+        sb_interval(sb, e->unbinned_ci_total_lo, e->unbinned_ci_total_hi);
+        coll_ci_json(sb, "auc_unbinned_ci_total", e->unbinned_total_flags);
         jw_raw(sb, ", \"max_auc_shift_one_report\": ");
         sb_num(sb, coll_bounds_auc_shift(&c->bounds, e->P, e->N));
         sb_array(sb, "fpr", e->fpr, B + 1);
@@ -353,6 +422,9 @@ static void sb_roc(jw_t *sb, const coll_campaign_t *c, const dpm_roc_agg_t *agg,
         sb_array(sb, "tpr_hi", e->tpr_hi, B + 1);
         sb_array(sb, "tpr_lo_simultaneous", e->tpr_lo_sim, B + 1);
         sb_array(sb, "tpr_hi_simultaneous", e->tpr_hi_sim, B + 1);
+        jw_raw(sb, ", \"tpr_band_events\": ");
+        sb_num(sb, e->tpr_events_min);
+        coll_ci_json(sb, "tpr_band", e->tpr_flags);
     }
     sb_reason(sb,
               agg->reports == 0 ? "no reports"

@@ -14,10 +14,12 @@
  *      "groups": [{"group": 0, "reports": n', "n": n', "size": n̂, "size_clipped": ...,
  *                  "size_sd": ..., "mean": m, "mean_clipped": ..., "var": v,
  *                  "ci": [lo, hi], "ci_clipped": [..], "ci95": [..],
- *                  "too_small": false, "reason": null, "max_shift_one_report": s}, ...],
+ *                  "too_small": false, "reason": null, "max_shift_one_report": s,
+ *                  "events", "ci_coverage", "ci_flags", "ci_reason"}, ...],
  *      "disparities": [{"g": 0, "h": 1, "n": ..., "diff": m0 - m1, "diff_clipped": ...,
  *                       "var": v, "ci": [..], "ci_clipped": [..], "ci95": [..],
- *                       "too_small": false, "reason": null}, ...],
+ *                       "too_small": false, "reason": null, "events", "ci_coverage",
+ *                       "ci_flags", "ci_reason"}, ...],
  *      "max_disparity": {"g", "h", "diff", "abs_diff", "ci", "ci95", "too_small"} | null,
  *      "max_disparity_reason": null | "..."}]}
  *
@@ -39,8 +41,14 @@
  *           "auc_ci_total" (noise + sampling), "auc_unbinned" (clipped: the examples' exact
  *           AUC, within-bin pairs resolved by linear densities on the campaign's edges),
  *           "auc_unbinned_raw", "auc_unbinned_var_noise", "auc_unbinned_sd",
- *           "auc_unbinned_ci" (noise only), "max_auc_shift_one_report", "fpr", "tpr",
- *           "tpr_lo"/"tpr_hi" (pointwise band), "tpr_lo_simultaneous"/"tpr_hi_simultaneous"}
+ *           "auc_unbinned_var_within", "auc_unbinned_var_sampling", "auc_unbinned_bound"
+ *           (the interpolation-error bound, its noise included), "auc_unbinned_ci" (the
+ *           examples' exact AUC), "auc_unbinned_ci_total" (the model's AUC), "events",
+ *           "auc_unbinned_events" (effective randomization events), "fieller_g",
+ *           "max_auc_shift_one_report", "fpr", "tpr", "tpr_lo"/"tpr_hi" (pointwise band),
+ *           "tpr_lo_simultaneous"/"tpr_hi_simultaneous", "tpr_band_events" (the fewest
+ *           events over the interior thresholds); every interval with
+ *           its "_coverage", "_flags", "_reason" (estimate_ci.h; the band's as "tpr_band_...")}
  *   too_small: fewer than 30 reports, or the estimated positives' or negatives' relative
  *   standard error above 0.2; intervals at "confidence". Computed by
  *   host-sim/estimate/roc.h, the code dpm-sim uses.

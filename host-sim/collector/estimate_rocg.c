@@ -3,10 +3,12 @@
 #include "collector/estimate_rocg.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "collector/agg_rocg.h"
+#include "collector/estimate_ci.h"
 #include "estimate/roc_groups.h"
 
 #define DIGITS 9
@@ -42,9 +44,9 @@ static void num(jw_t *sb, const char *key, double x)
     jw_num(sb, x, DIGITS); /* null when not finite */
 }
 
-static void interval(jw_t *sb, int valid, double lo, double hi)
+static void interval(jw_t *sb, const char *key, int valid, double lo, double hi)
 {
-    jw_raw(sb, ", \"ci\": ");
+    jw_raw(sb, ", \"%s\": ", key);
     if (valid && isfinite(lo) && isfinite(hi)) {
         jw_raw(sb, "[");
         jw_num(sb, lo, DIGITS);
@@ -134,6 +136,32 @@ static void rocg_shifts(const dpm_roc_groups_params_t *p, const dpm_roc_groups_a
     }
 }
 
+/* A group's or a gap's unbinned AUC and its two intervals (roc_groups.h). */
+typedef struct {
+    double value, sd, bound, lo, hi;
+    unsigned flags;
+    double lo_total, hi_total;
+    unsigned flags_total;
+} unbinned_t;
+
+/* "<name>", "<name>_sd", "<name>_bound", "<name>_ci" and "<name>_ci_total" with their claims. */
+static void unbinned_json(jw_t *sb, const char *name, int defined, int ci_valid,
+                          const unbinned_t *u)
+{
+    char key[48];
+    num(sb, name, defined ? u->value : NAN);
+    snprintf(key, sizeof(key), "%s_sd", name);
+    num(sb, key, defined ? u->sd : NAN);
+    snprintf(key, sizeof(key), "%s_bound", name);
+    num(sb, key, defined ? u->bound : NAN);
+    snprintf(key, sizeof(key), "%s_ci", name);
+    interval(sb, key, defined && ci_valid, u->lo, u->hi);
+    coll_ci_json(sb, key, u->flags);
+    snprintf(key, sizeof(key), "%s_ci_total", name);
+    interval(sb, key, defined && ci_valid, u->lo_total, u->hi_total);
+    coll_ci_json(sb, key, u->flags_total);
+}
+
 static void group_json(jw_t *sb, uint32_t g, uint32_t B, const dpm_roc_group_estimate_t *e,
                        const double *shift)
 {
@@ -149,8 +177,17 @@ static void group_json(jw_t *sb, uint32_t g, uint32_t B, const dpm_roc_group_est
     num(sb, "auc", d ? e->auc : NAN);
     num(sb, "auc_clipped", d ? e->auc_clipped : NAN);
     num(sb, "sd", d ? e->sd : NAN);
-    interval(sb, d && e->ci_valid, e->ci_lo, e->ci_hi);
+    interval(sb, "ci", d && e->ci_valid, e->ci_lo, e->ci_hi);
+    coll_ci_json(sb, "ci", e->ci_flags);
     num(sb, "max_shift_one_report", bound); /* null: no bound (the reason says so) */
+    num(sb, "events", d ? e->events : NAN);
+    num(sb, "auc_unbinned_clipped", d ? e->auc_unbinned_clipped : NAN);
+    num(sb, "auc_unbinned_events", d ? e->unbinned_events : NAN);
+    const unbinned_t u = {
+        e->auc_unbinned,         e->unbinned_sd,          e->unbinned_bound,
+        e->unbinned_ci_lo,       e->unbinned_ci_hi,       e->unbinned_flags,
+        e->unbinned_ci_total_lo, e->unbinned_ci_total_hi, e->unbinned_total_flags};
+    unbinned_json(sb, "auc_unbinned", d, e->ci_valid, &u);
     if (d) {
         const char *key[4] = {"fpr", "tpr", "fpr_sd", "tpr_sd"};
         const double *v[4] = {e->fpr, e->tpr, e->fpr_sd, e->tpr_sd};
@@ -174,8 +211,15 @@ static void gap_json(jw_t *sb, uint32_t k, const dpm_roc_gap_estimate_t *e, doub
     jw_raw(sb, ", \"small_sample\": %s", e->small_sample ? "true" : "false");
     num(sb, "gap", d ? e->gap : NAN);
     num(sb, "sd", d ? e->sd : NAN);
-    interval(sb, d && e->ci_valid, e->ci_lo, e->ci_hi);
+    interval(sb, "ci", d && e->ci_valid, e->ci_lo, e->ci_hi);
+    coll_ci_json(sb, "ci", e->ci_flags);
     num(sb, "max_shift_one_report", bound);
+    num(sb, "events", d ? e->events : NAN);
+    const unbinned_t u = {
+        e->gap_unbinned,         e->unbinned_sd,          e->unbinned_bound,
+        e->unbinned_ci_lo,       e->unbinned_ci_hi,       e->unbinned_flags,
+        e->unbinned_ci_total_lo, e->unbinned_ci_total_hi, e->unbinned_total_flags};
+    unbinned_json(sb, "gap_unbinned", d, e->ci_valid, &u);
     jw_raw(sb, "}");
 }
 
@@ -191,6 +235,8 @@ void coll_estimate_rocg_json(jw_t *sb, const coll_campaign_t *c, const coll_camp
     dpm_roc_groups_estimate_t *e = malloc(sizeof(*e)); /* tens of KB */
     if (e == NULL || st->vec_len != COLL_VEC_LEN ||
         dpm_roc_groups_params_init(&p, G, B, rh->group_grr.keep, rh->group_grr.other, scale) !=
+            DPM_OK ||
+        dpm_roc_groups_params_set_edges(&p, c->mech.campaign.bin_edges, c->mech.campaign.nbins) !=
             DPM_OK ||
         coll_rocg_agg(st->vec, G, B, &a) != DPM_OK ||
         dpm_roc_groups_estimate(&p, &a, confidence, e) != DPM_OK) {

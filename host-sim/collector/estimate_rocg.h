@@ -8,10 +8,17 @@
  *       "confidence", "z",
  *       "by_group": [{"group": g, "defined", "reason", "small_sample", "positives",
  *                     "positives_sd", "negatives", "negatives_sd", "auc" (unbiased),
- *                     "auc_clipped", "sd", "ci": [lo, hi] | null, "fpr", "tpr", "fpr_sd",
+ *                     "auc_clipped", "sd", "ci": [lo, hi] | null, "events",
+ *                     "auc_unbinned", "auc_unbinned_clipped", "auc_unbinned_sd",
+ *                     "auc_unbinned_bound", "auc_unbinned_events",
+ *                     "auc_unbinned_ci" (the group's examples' exact AUC),
+ *                     "auc_unbinned_ci_total" (the group's model AUC), "fpr", "tpr", "fpr_sd",
  *                     "tpr_sd" (thresholds 0 .. B, clipped)}, ...],
  *       "gaps": [{"g", "h", "defined", "reason", "small_sample", "gap" (AUC_g - AUC_h), "sd",
- *                 "ci": [lo, hi] | null}, ...] (order (0,1), (0,2), ..., (1,2), ...)}
+ *                 "ci": [lo, hi] | null, "events", "gap_unbinned", "gap_unbinned_sd",
+ *                 "gap_unbinned_bound", "gap_unbinned_ci", "gap_unbinned_ci_total"}, ...]
+ *                (order (0,1), (0,2), ..., (1,2), ...)}
+ * Every interval has its "_coverage", "_flags" and "_reason" (estimate_ci.h).
  *
  * Computed by host-sim/estimate/roc_groups.h, the code dpm-sim's roc_hist_groups uses. An
  * undefined estimate (no reports, a group whose estimated positives or negatives are not above

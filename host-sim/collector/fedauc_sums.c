@@ -5,6 +5,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "collector/estimate_ci.h"
+
 #define DIGITS 9
 
 int coll_fedauc_report_rows(const dpm_report_t *rep, int64_t n[COLL_FEDAUC_ROWS][2],
@@ -248,6 +250,9 @@ void coll_fedauc_json(jw_t *w, const coll_campaign_t *c, const coll_fedauc_sums_
     jw_raw(w, ", ");
     jw_num(w, ci_hi, DIGITS);
     jw_raw(w, "]");
+    coll_ci_json(w, "ci", e.ci_flags);
+    num(w, "events", e.events);
+    num(w, "fieller_g", e.fieller_g);
     num(w, "confidence", confidence);
     num(w, "m", e.m);
     num(w, "positives", e.p);

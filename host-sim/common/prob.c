@@ -3,6 +3,7 @@
 #include "common/prob.h"
 
 #include <math.h>
+#include <stddef.h>
 
 #define LN_2PI 1.8378770664093454836
 #define LN_SQRT_2PI 0.91893853320467274178
@@ -198,4 +199,101 @@ double prob_log_dbetabinom(double k, double n, double alpha, double beta)
     }
     double lchoose = lgamma(n + 1.0) - lgamma(k + 1.0) - lgamma(n - k + 1.0);
     return lchoose + lbeta(k + alpha, n - k + beta) - lbeta(alpha, beta);
+}
+
+double prob_pois_cdf(uint64_t k, double lambda)
+{
+    if (!(lambda > 0.0)) {
+        return lambda == 0.0 ? 1.0 : NAN;
+    }
+    double sum = 0.0;
+    for (uint64_t i = 0; i <= k; i++) {
+        double t = exp(prob_log_dpois((double)i, lambda));
+        sum += t;
+        if ((double)i > lambda && t < 1e-18 * sum) { /* past the mode: the rest is negligible */
+            break;
+        }
+    }
+    return fmin(sum, 1.0);
+}
+
+uint64_t prob_pois_quantile(double lambda, double p)
+{
+    if (!(lambda > 0.0) || !(p >= 0.0)) {
+        return 0;
+    }
+    double sum = 0.0;
+    uint64_t k = 0;
+    for (;; k++) {
+        sum += exp(prob_log_dpois((double)k, lambda));
+        if (sum >= p || (double)k > lambda + 40.0 * sqrt(lambda) + 100.0) {
+            return k;
+        }
+    }
+}
+
+uint64_t prob_skellam_abs_quantile(double lambda, double c)
+{
+    double a[2048], l = lambda / 2.0;
+    if (!(lambda > 0.0) || !(lambda < 1000.0)) {
+        return 0;
+    }
+    int n = (int)(l + 40.0 * sqrt(l) + 60.0); /* Pr[Poisson(l) >= n] is below 1e-300 */
+    for (int k = 0; k < n; k++) {
+        a[k] = exp(prob_log_dpois((double)k, l));
+    }
+    double sum = 0.0;
+    for (int d = 0; d < n; d++) { /* Pr[X = d] = Pr[X = -d] = sum_i a_i a_{i + d} */
+        double pd = 0.0;
+        for (int i = 0; i + d < n; i++) {
+            pd += a[i] * a[i + d];
+        }
+        sum += d == 0 ? pd : 2.0 * pd;
+        if (sum >= c) {
+            return (uint64_t)d;
+        }
+    }
+    return (uint64_t)n;
+}
+
+double prob_events_halfwidth(double var, double jump, double c, double *events)
+{
+    double z = prob_norm_quantile(0.5 + c / 2.0), sd = sqrt(var > 0.0 ? var : 0.0);
+    double lambda = jump > 0.0 ? var / (jump * jump) : INFINITY;
+    if (events != NULL) {
+        *events = lambda;
+    }
+    if (!(lambda < PROB_NORMAL_MIN_EVENTS)) {
+        return z * sd;
+    }
+    double q = (double)prob_pois_quantile(lambda, 0.5 + c / 2.0) - lambda;
+    double s = (double)prob_skellam_abs_quantile(lambda, c);
+    /* one whole jump, unless Chebyshev's sd / sqrt(1 - c) (valid for any law) is smaller */
+    double one = fmin(jump, sd / sqrt(1.0 - c));
+    return fmax(fmax(jump * fmax(q, s), one), z * sd);
+}
+
+double prob_bias_aware_halfwidth(double sd, double bound, double c)
+{
+    bound = fabs(bound);
+    if (!(sd >= 0.0) || !(c > 0.0 && c < 1.0) || !(sd > 0.0 || bound > 0.0) || !isfinite(bound)) {
+        return NAN;
+    }
+    if (sd == 0.0) {
+        return bound;
+    }
+    double z = prob_norm_quantile(0.5 + c / 2.0);
+    /* coverage(h) = Phi((h - b) / sd) - Phi((-h - b) / sd) increases in h: bisect between
+     * z sd (the bound-free width) and b + z sd (covers at least c for any bias in [-b, b]) */
+    double lo = z * sd, hi = bound + z * sd;
+    for (int i = 0; i < 200 && hi - lo > 1e-15 * hi; i++) {
+        double h = 0.5 * (lo + hi);
+        double cov = prob_norm_cdf((h - bound) / sd) - prob_norm_cdf((-h - bound) / sd);
+        if (cov < c) {
+            lo = h;
+        } else {
+            hi = h;
+        }
+    }
+    return hi;
 }

@@ -940,3 +940,48 @@ dpm_status_t dpm_disp_plan_min_devices(const dpm_disp_plan_t *plan, double eps, 
     *K = k;
     return DPM_OK;
 }
+
+/* ---- few randomization events (estimate/ci_flags.h) --------------------------------------- */
+
+dpm_status_t dpm_disp_event_jump(const dpm_disp_estimate_t *est, uint32_t g, double *jump)
+{
+    if (est == NULL || !is_d(est->params.d) || g >= est->params.d || jump == NULL) {
+        return DPM_ERR_PARAM;
+    }
+    const dpm_disp_group_est_t *e = &est->group[g];
+    if (!e->valid) {
+        return DPM_ERR_UNDEFINED;
+    }
+    grad_t d = mean_gradient(&est->params, e->n, clamp(e->mean, -1.0, 1.0), est->sizes_estimated);
+    /* a GRR move: one report (value at most 1 in size) in or out of S_G and n'_G; an RR flip
+     * (M_R): S_G by 2 */
+    double move = fabs(d.ds) + fabs(d.dn);
+    *jump = est->params.mech == DPM_DISP_MR ? fmax(move, 2.0 * fabs(d.ds)) : move;
+    return DPM_OK;
+}
+
+/* M_R's plug-in ν² = max(0, m̂² - Var) never exceeds the true ν² (Jensen), so its variance
+ * errs high; how high depends on the spread of the devices' values, which M_R reports do not
+ * carry. The worst case is ν² = 1. */
+dpm_status_t dpm_disp_plugin_excess(const dpm_disp_estimate_t *est, uint32_t g, double *ratio)
+{
+    if (est == NULL || !is_d(est->params.d) || g >= est->params.d || ratio == NULL) {
+        return DPM_ERR_PARAM;
+    }
+    const dpm_disp_group_est_t *e = &est->group[g];
+    if (!e->valid) {
+        return DPM_ERR_UNDEFINED;
+    }
+    double low = e->var;
+    if (est->params.mech == DPM_DISP_MR && !est->sizes_estimated) {
+        if (dpm_disp_mean_variance(&est->params, (double)est->total, e->n, 1.0, &low) != DPM_OK) {
+            return DPM_ERR_UNDEFINED;
+        }
+    } else if (est->params.mech == DPM_DISP_MR) {
+        dpm_disp_group_est_t worst = *e;
+        worst.nu2 = 1.0;
+        low = group_variance(&est->params, (double)est->total, &worst, 1);
+    }
+    *ratio = low > 0.0 ? e->var / low : 1.0;
+    return DPM_OK;
+}

@@ -300,6 +300,20 @@ dpm_status_t dpm_disp_gap(const dpm_disp_estimate_t *est, uint32_t g, uint32_t h
 dpm_status_t dpm_disp_gaps_all(const dpm_disp_estimate_t *est, double confidence,
                                dpm_disp_gap_t *out, size_t cap, size_t *count);
 
+/* The largest move of group g's mean m̂_G by one randomization event, on the value scale: a
+ * GRR move of one report in or out of the group (its value at most 1 in size, and n̂_G's share
+ * when the sizes are estimated) or, for M_R, one RR flip of a value (S_G by 2). With the
+ * variance it gives the effective number of events var / jump² (estimate/ci_flags.h): at large
+ * ε a run holds only a handful and the normal interval does not hold. DPM_ERR_PARAM on bad
+ * arguments, DPM_ERR_UNDEFINED for a group that is not valid. */
+dpm_status_t dpm_disp_event_jump(const dpm_disp_estimate_t *est, uint32_t g, double *jump);
+
+/* How far group g's variance may exceed the truth because of M_R's plug-in ν² (which can only
+ * err high: max(0, m̂² - Var) <= ν²): Var at the plug-in over Var at the worst ν² = 1 (1 for
+ * M_L, whose reports carry ν²). Above (z_0.985 / z_0.975)² = 1.226 a bias-free normal interval
+ * may cover more than 97 %: the interval is then conservative (estimate/ci_flags.h). */
+dpm_status_t dpm_disp_plugin_excess(const dpm_disp_estimate_t *est, uint32_t g, double *ratio);
+
 /* Chebyshev half-width α = sqrt(mse / (1 - confidence)), the paper's bound (10 sqrt(MSE) at
  * 0.99). mse >= 0, confidence in (0, 1). */
 dpm_status_t dpm_disp_chebyshev_alpha(double mse, double confidence, double *alpha);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "estimate/ci_flags.h"
 #include "estimate/disparity.h"
 #include "estimate/roc.h"
 
@@ -290,6 +291,28 @@ dpm_status_t dpm_fa_agg_add_exact(dpm_fa_agg_t *a, const dpm_fa_params_t *p,
 
 /* ---- the estimate ------------------------------------------------------------------------------ */
 
+/* The interval and its flags (fedauc.h): the largest move of one randomization event, the
+ * effective number of events, Fieller's g of the class totals. */
+static void interval_flags(const dpm_fa_params_t *p, const dpm_fa_agg_t *a, double m, double level,
+                           dpm_fa_estimate_t *e)
+{
+    double pn = e->p * e->n, far = fmax(fabs(e->c), fabs(m - 1.0 - e->c)), var_p = 0.0, jump = 0.0;
+    if (p->mechanism == DPM_MECH_ID_FEDAUC_RR) {
+        double g = 1.0 - 2.0 * p->rho; /* a flip moves S by +-r, P by +-1: the AUC by far / pn */
+        jump = p->rho > 0.0 ? far / (g * pn) : 0.0;
+        var_p = m * p->rho * (1.0 - p->rho) / (g * g);
+    } else if (p->eps != 0) { /* one unit of a device's localP noise moves the numerator by at
+                               * most c (LOCAL, GLOBAL) or |mean rank - c| <= far */
+        jump = (uses_t(p) ? far : fabs(e->c)) / pn;
+        var_p = (double)a->a3;
+    }
+    double rel[2] = {var_p / (e->p * e->p), var_p / (e->n * e->n)};
+    e->ci_flags = e->valid ? dpm_ci_class_noise(rel, 2, e->z, &e->fieller_g) : DPM_CI_SMALL_N;
+    double h = dpm_ci_halfwidth(e->sd * e->sd, jump, 0.0, level, &e->events, &e->ci_flags);
+    e->ci_lo = e->auc_raw - h;
+    e->ci_hi = e->auc_raw + h;
+}
+
 dpm_status_t dpm_fa_estimate(const dpm_fa_params_t *p, const dpm_fa_agg_t *a,
                              const dpm_fa_ranking_t *rk, double level, dpm_fa_estimate_t *out)
 {
@@ -331,8 +354,7 @@ dpm_status_t dpm_fa_estimate(const dpm_fa_params_t *p, const dpm_fa_agg_t *a,
     e.valid = e.valid && e.p > 0.0 && e.n > 0.0 && isfinite(e.auc_raw);
     e.auc = e.auc_raw < 0.0 ? 0.0 : e.auc_raw > 1.0 ? 1.0 : e.auc_raw;
     e.sd = sqrt(var_num > 0.0 ? var_num : 0.0) / (e.p * e.n);
-    e.ci_lo = e.auc_raw - e.z * e.sd;
-    e.ci_hi = e.auc_raw + e.z * e.sd;
+    interval_flags(p, a, m, level, &e);
     *out = e;
     return DPM_OK;
 }

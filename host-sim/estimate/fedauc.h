@@ -34,6 +34,16 @@
  * t: t_P = 1 / ε_p, t_S = Δ / (ε - ε_p) in doubled-rank units (Δ, ε_p from each report).
  * CI: AUC ± z sd, z = Φ^-1((1 + level) / 2). tests/stat/test_fedauc_coverage.c checks its
  * coverage by simulation through the real device code.
+ * Flags (estimate/ci_flags.h). Few randomization events: at large ε an RR flip or a non-zero
+ * draw of localP's Laplace is rare, and a run of a few thousand examples holds 1-3 of them
+ * (the normal interval then held 0.88-0.93). One RR flip moves the AUC by at most far / ((1 -
+ * 2ρ) P N), one unit of localP's noise by at most c / (P N) (LOCAL, GLOBAL) or far / (P N)
+ * (ORTHOGONAL, ADAPTIVE: |r̄_k - c|), far = max(|c|, M - 1 - c); below PROB_NORMAL_MIN_EVENTS
+ * effective events (sd² / jump²) the interval is the Poisson-aware one (DPM_CI_FEW_EVENTS).
+ * Noisy class totals: Var(P) = M ρ (1 - ρ) / (1 - 2ρ)² (RR) or the sum of localP's noise
+ * variances (Laplace), and Fieller's g = z² Var(P) (1 / P² + 1 / N²) above 0.05 flags
+ * DPM_CI_CLASS_NOISE (the AUC is then biased by up to 8 of the coverage test's standard errors
+ * at a few hundred examples of one class). tests/stat/test_few_events.c.
  *
  * Dropouts: the formula needs every ranked example's statistics (sum n_k = M); dpm_fa_estimate
  * refuses an aggregate that covers fewer (the collector decides what a campaign does with
@@ -141,6 +151,9 @@ typedef struct {
     double c;         /* P - 1/2 + AUC (N - P) */
     double sd;        /* analytic standard deviation (noise) */
     double z, ci_lo, ci_hi;
+    unsigned ci_flags; /* estimate/ci_flags.h: 0 = the calibrated claim */
+    double events;     /* effective randomization events, sd² / jump² */
+    double fieller_g;  /* z² Var(P) (1 / P² + 1 / N²) */
     int valid; /* 0: P or N estimated <= 0, or ρ >= 1/2 */
 } dpm_fa_estimate_t;
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "common/prob.h"
+#include "estimate/ci_flags.h"
 
 double dpm_roc_dlap_var(double scale)
 {
@@ -21,6 +22,7 @@ dpm_status_t dpm_roc_params_init(dpm_roc_params_t *p, uint32_t bins, double scal
     if (p == NULL || bins < 2 || bins > DPM_ROC_MAX_BINS || !(scale >= 0.0) || !isfinite(scale)) {
         return DPM_ERR_PARAM;
     }
+    memset(p, 0, sizeof(*p)); /* every byte defined: callers compare parameter sets whole */
     p->bins = bins;
     p->scale = scale;
     p->noise_var = dpm_roc_dlap_var(scale);
@@ -132,7 +134,19 @@ int dpm_roc_project(const double *y, uint32_t n, double *x)
  * The sampling weights (the counts) are clipped at 0: a variance term cannot be negative. */
 typedef struct {
     double auc, noise_sum_pos, noise_sum_neg, s10, s01;
+    double jump; /* the largest |dA/dcell|: what one unit of noise in one cell can move A */
 } placements_t;
+
+/* The gradient's contribution of one bin to the sums above. */
+static void placement_terms(placements_t *pl, double x, double u, double d10, double d01, double P,
+                            double N)
+{
+    pl->noise_sum_pos += d10 * d10;
+    pl->noise_sum_neg += d01 * d01;
+    pl->s10 += fmax(x, 0.0) * d10 * d10;
+    pl->s01 += fmax(u, 0.0) * d01 * d01;
+    pl->jump = fmax(pl->jump, fmax(fabs(d10) / P, fabs(d01) / N));
+}
 
 static void placements(const double *x, const double *u, uint32_t bins, double P, double N,
                        placements_t *pl)
@@ -150,22 +164,27 @@ static void placements(const double *x, const double *u, uint32_t bins, double P
     memset(pl, 0, sizeof(*pl));
     pl->auc = auc;
     for (uint32_t b = 0; b < bins; b++) {
-        double d10 = v10[b] - auc, d01 = v01[b] - auc;
-        pl->noise_sum_pos += d10 * d10;
-        pl->noise_sum_neg += d01 * d01;
-        pl->s10 += fmax(x[b], 0.0) * d10 * d10;
-        pl->s01 += fmax(u[b], 0.0) * d01 * d01;
+        placement_terms(pl, x[b], u[b], v10[b] - auc, v01[b] - auc, P, N);
     }
 }
 
-/* The unbinned AUC's placement values (roc.h): the binned ones' K u and x^T K plus the
- * tridiagonal slope terms, one bin at a time: bin b adds (w_b² / 12)(u_b p'_b - x_b q'_b), p'_b
- * = ch x_hi + cl x_lo (central difference; one-sided at the first and last bin). */
-static void placements_unbinned(const double *x, const double *u, const double *w, uint32_t bins,
-                                double P, double N, placements_t *pl)
+/* The bins bin b's density slope is taken from (roc.h): its neighbours, one-sided at the ends. */
+static void slope_stencil(uint32_t b, uint32_t bins, uint32_t *lo, uint32_t *hi)
 {
-    double ku[DPM_ROC_MAX_BINS], xk[DPM_ROC_MAX_BINS], mid[DPM_ROC_MAX_BINS];
-    double below = 0.0, above = P, left = 0.0;
+    *lo = b == 0 ? 0 : b == bins - 1 ? bins - 2 : b - 1;
+    *hi = b == 0 ? 1 : b == bins - 1 ? bins - 1 : b + 1;
+}
+
+/* The unbinned kernel applied (roc.h): ku = K u and xk = K^T x, the binned kernel's plus the
+ * slope terms, one bin at a time: bin b adds (w_b² / 12)(u_b p'_b - x_b q'_b), p'_b = ch x_hi +
+ * cl x_lo (central difference; one-sided at the first and last bin). */
+static void unbinned_apply(const double *x, const double *u, const double *w, uint32_t bins,
+                           double *ku, double *xk)
+{
+    double mid[DPM_ROC_MAX_BINS], below = 0.0, above = 0.0, left = 0.0;
+    for (uint32_t b = 0; b < bins; b++) {
+        above += x[b];
+    }
     for (uint32_t b = 0; b < bins; b++) {
         above -= x[b];
         ku[b] = below + u[b] / 2.0;
@@ -175,8 +194,8 @@ static void placements_unbinned(const double *x, const double *u, const double *
         left += w[b];
     }
     for (uint32_t b = 0; b < bins; b++) {
-        uint32_t lo = b == 0 ? 0 : b == bins - 1 ? bins - 2 : b - 1;
-        uint32_t hi = b == 0 ? 1 : b == bins - 1 ? bins - 1 : b + 1;
+        uint32_t lo, hi;
+        slope_stencil(b, bins, &lo, &hi);
         double dm = mid[hi] - mid[lo], k = w[b] * w[b] / 12.0;
         double ch = 1.0 / (w[hi] * dm), cl = -1.0 / (w[lo] * dm);
         ku[hi] += k * u[b] * ch; /* d/dx of k u_b p'_b */
@@ -186,19 +205,205 @@ static void placements_unbinned(const double *x, const double *u, const double *
         xk[hi] -= k * x[b] * ch;
         xk[lo] -= k * x[b] * cl;
     }
-    double num = 0.0;
+}
+
+/* The unbinned AUC's placement values (roc.h): V10_i = (K u)_i / N, V01_j = (x^T K)_j / P. */
+static void placements_unbinned(const double *x, const double *u, const double *w, uint32_t bins,
+                                double P, double N, placements_t *pl)
+{
+    double ku[DPM_ROC_MAX_BINS], xk[DPM_ROC_MAX_BINS], num = 0.0;
+    unbinned_apply(x, u, w, bins, ku, xk);
     for (uint32_t b = 0; b < bins; b++) {
         num += x[b] * ku[b];
     }
     memset(pl, 0, sizeof(*pl));
     pl->auc = num / (P * N);
     for (uint32_t b = 0; b < bins; b++) {
-        double d10 = ku[b] / N - pl->auc, d01 = xk[b] / P - pl->auc;
-        pl->noise_sum_pos += d10 * d10;
-        pl->noise_sum_neg += d01 * d01;
-        pl->s10 += fmax(x[b], 0.0) * d10 * d10;
-        pl->s01 += fmax(u[b], 0.0) * d01 * d01;
+        placement_terms(pl, x[b], u[b], ku[b] / N - pl->auc, xk[b] / P - pl->auc, P, N);
     }
+}
+
+dpm_status_t dpm_roc_unbinned_kernel(const double *width, uint32_t bins, double *K)
+{
+    double zero[DPM_ROC_MAX_BINS] = {0.0}, e[DPM_ROC_MAX_BINS] = {0.0};
+    double ku[DPM_ROC_MAX_BINS], xk[DPM_ROC_MAX_BINS];
+    if (width == NULL || K == NULL || bins < 2 || bins > DPM_ROC_MAX_BINS) {
+        return DPM_ERR_PARAM;
+    }
+    for (uint32_t j = 0; j < bins; j++) { /* column j = K e_j */
+        e[j] = 1.0;
+        unbinned_apply(zero, e, width, bins, ku, xk);
+        e[j] = 0.0;
+        for (uint32_t i = 0; i < bins; i++) {
+            K[i * bins + j] = ku[i];
+        }
+    }
+    return DPM_OK;
+}
+
+double dpm_roc_unbinned_sampling_var(const double *pos, const double *neg, const double *width,
+                                     uint32_t bins)
+{
+    double P = 0.0, N = 0.0;
+    for (uint32_t b = 0; pos != NULL && neg != NULL && b < bins && b < DPM_ROC_MAX_BINS; b++) {
+        P += pos[b];
+        N += neg[b];
+    }
+    if (width == NULL || !(P > 1.0) || !(N > 1.0) || bins < 2 || bins > DPM_ROC_MAX_BINS) {
+        return NAN;
+    }
+    placements_t pl;
+    placements_unbinned(pos, neg, width, bins, P, N, &pl);
+    return pl.s10 / (P - 1.0) / P + pl.s01 / (N - 1.0) / N;
+}
+
+double dpm_roc_unbinned_within(const double *pos, const double *neg, uint32_t bins)
+{
+    double P = 0.0, N = 0.0, sum = 0.0;
+    for (uint32_t b = 0; pos != NULL && neg != NULL && b < bins && b < DPM_ROC_MAX_BINS; b++) {
+        double x = fmax(pos[b], 0.0), u = fmax(neg[b], 0.0);
+        P += pos[b];
+        N += neg[b];
+        sum += x * u * (x + u + 1.0) / 12.0;
+    }
+    return P > 0.0 && N > 0.0 ? sum / (P * N) / (P * N) : NAN;
+}
+
+/* ---- the interpolation-error bound of auc_unbinned (roc.h) -------------------------------- */
+
+#define MAX_BLOCKS (DPM_ROC_MAX_BINS / 2 + 1)
+
+/* The coarse grid: adjacent bins paired alternately from the two ends inwards (an odd count
+ * leaves the middle bin alone). Block J holds bins first[J] .. first[J + 1] - 1; returns the
+ * number of blocks. */
+static uint32_t coarse_blocks(uint32_t bins, uint32_t *first)
+{
+    uint32_t left = (bins / 2 + 1) / 2, n = 0; /* pairs from the left cover [0, 2 left) */
+    for (uint32_t b = 0; b < 2 * left; b += 2) {
+        first[n++] = b;
+    }
+    if (bins % 2 != 0) {
+        first[n++] = 2 * left;
+    }
+    for (uint32_t b = 2 * left + bins % 2; b < bins; b += 2) {
+        first[n++] = b;
+    }
+    first[n] = bins;
+    return n;
+}
+
+/* Midpoints of bins of widths w laid side by side from 0. */
+static void midpoints(const double *w, uint32_t n, double *mid)
+{
+    double left = 0.0;
+    for (uint32_t b = 0; b < n; b++) {
+        mid[b] = left + w[b] / 2.0;
+        left += w[b];
+    }
+}
+
+/* coef += f * (the linear rule's first moment of bin b of a grid of n bins about its midpoint,
+ * w_b³ p'_b / 12, as a linear form in the fine counts: p'_b = (c_hi / w_hi - c_lo / w_lo) /
+ * (mid_hi - mid_lo), c_k the sum of the fine bins of[k] .. of[k + 1] - 1). */
+static void add_moment(double *coef, double f, uint32_t b, uint32_t n, const double *w,
+                       const double *mid, const uint32_t *of)
+{
+    uint32_t lo, hi;
+    slope_stencil(b, n, &lo, &hi);
+    double k = f * w[b] * w[b] * w[b] / 12.0 / (mid[hi] - mid[lo]);
+    for (uint32_t i = of[hi]; i < of[hi + 1]; i++) {
+        coef[i] += k / w[hi];
+    }
+    for (uint32_t i = of[lo]; i < of[lo + 1]; i++) {
+        coef[i] -= k / w[lo];
+    }
+}
+
+/* The bound of roc.h. Per block J of the coarse grid and per class, D_J = the linear rule's
+ * first moment of the merged bin (coarse slopes) minus the same moment resolved by the fine
+ * bins (their counts at their midpoints plus the fine rule's moments), a linear form in that
+ * class's counts; it moves the AUC numerator by (other class's count in J) D_J / W_J. bound =
+ * sum over the two classes and the two halves of the score range of |the sum of those moves| /
+ * (P N), P and N the sums of x and u. grad (optional, 2 bins): its gradient in x then u (signs
+ * held). */
+static double interp_bound(const double *x, const double *u, const double *w, uint32_t bins,
+                           double *grad)
+{
+    uint32_t first[MAX_BLOCKS + 1], ident[DPM_ROC_MAX_BINS + 1];
+    uint32_t nb = coarse_blocks(bins, first);
+    double mid[DPM_ROC_MAX_BINS], W[MAX_BLOCKS], M[MAX_BLOCKS], Xp[MAX_BLOCKS], Xn[MAX_BLOCKS];
+    /* per half h and class k (0: positives' moments, 1: negatives'): the signed sum and its
+     * gradient in the positive (gx) and negative (gu) counts */
+    double sum[2][2] = {{0.0}}, gx[2][2][DPM_ROC_MAX_BINS], gu[2][2][DPM_ROC_MAX_BINS];
+    double coef[DPM_ROC_MAX_BINS], P = 0.0, N = 0.0;
+    memset(gx, 0, sizeof(gx));
+    memset(gu, 0, sizeof(gu));
+    for (uint32_t b = 0; b <= bins; b++) {
+        ident[b] = b; /* the fine grid: bin b is bin b */
+    }
+    midpoints(w, bins, mid);
+    for (uint32_t J = 0; J < nb; J++) {
+        W[J] = Xp[J] = Xn[J] = 0.0;
+        for (uint32_t b = first[J]; b < first[J + 1]; b++) {
+            W[J] += w[b];
+            Xp[J] += x[b];
+            Xn[J] += u[b];
+        }
+        P += Xp[J];
+        N += Xn[J];
+    }
+    midpoints(W, nb, M);
+    for (uint32_t J = 0; nb >= 2 && J < nb; J++) {
+        memset(coef, 0, sizeof(coef));
+        add_moment(coef, 1.0, J, nb, W, M, first); /* the coarse rule's moment */
+        for (uint32_t b = first[J]; b < first[J + 1]; b++) {
+            coef[b] -= mid[b] - M[J]; /* the fine bins' counts at their midpoints ... */
+            add_moment(coef, -1.0, b, bins, w, mid, ident); /* ... and the fine rule's moments */
+        }
+        double dpos = 0.0, dneg = 0.0;
+        for (uint32_t i = 0; i < bins; i++) {
+            dpos += coef[i] * x[i];
+            dneg += coef[i] * u[i];
+        }
+        uint32_t h = 2u * first[J] + (first[J + 1] - first[J]) < bins ? 0u : 1u;
+        sum[h][0] += Xn[J] * dpos / W[J];
+        sum[h][1] += Xp[J] * dneg / W[J];
+        for (uint32_t i = 0; i < bins; i++) {
+            gx[h][0][i] += Xn[J] * coef[i] / W[J];
+            gu[h][1][i] += Xp[J] * coef[i] / W[J];
+        }
+        for (uint32_t b = first[J]; b < first[J + 1]; b++) {
+            gu[h][0][b] += dpos / W[J];
+            gx[h][1][b] += dneg / W[J];
+        }
+    }
+    double pn = P * N, raw = 0.0;
+    for (uint32_t h = 0; h < 2; h++) {
+        raw += fabs(sum[h][0]) + fabs(sum[h][1]);
+    }
+    double bound = nb >= 2 ? raw / pn : NAN;
+    for (uint32_t i = 0; grad != NULL && i < bins; i++) {
+        double a = -bound / P, c = -bound / N; /* through P N */
+        for (uint32_t h = 0; h < 2; h++) {
+            for (uint32_t k = 0; k < 2; k++) {
+                double sg = sum[h][k] < 0.0 ? -1.0 : 1.0;
+                a += sg * gx[h][k][i] / pn;
+                c += sg * gu[h][k][i] / pn;
+            }
+        }
+        grad[i] = a;
+        grad[bins + i] = c;
+    }
+    return bound;
+}
+
+double dpm_roc_unbinned_bound(const double *pos, const double *neg, const double *width,
+                              uint32_t bins, double *grad)
+{
+    if (pos == NULL || neg == NULL || width == NULL || bins < 3 || bins > DPM_ROC_MAX_BINS) {
+        return NAN;
+    }
+    return interp_bound(pos, neg, width, bins, grad);
 }
 
 double dpm_roc_auc_unbinned(const double *pos, const double *neg, const double *width,
@@ -308,7 +513,13 @@ dpm_status_t dpm_roc_estimate(const dpm_roc_params_t *p, const dpm_roc_agg_t *a,
     est->ci_lo = est->ci_hi = est->ci_total_lo = est->ci_total_hi = NAN;
     est->auc_unbinned = est->auc_unbinned_raw = est->unbinned_var_noise = est->unbinned_sd = NAN;
     est->unbinned_ci_lo = est->unbinned_ci_hi = NAN;
+    est->unbinned_ci_total_lo = est->unbinned_ci_total_hi = NAN;
+    est->unbinned_var_within = est->unbinned_var_sampling = NAN;
+    est->unbinned_bound = est->unbinned_bound_raw = est->unbinned_bound_sd = NAN;
+    est->events = est->unbinned_events = est->tpr_events_min = est->fieller_g = NAN;
     if (!(est->P > 0.0) || !(est->N > 0.0)) {
+        est->ci_flags = est->ci_total_flags = est->unbinned_flags = est->unbinned_total_flags =
+            est->tpr_flags = DPM_CI_SMALL_N;
         est->valid = 0;
         return DPM_OK;
     }
@@ -318,6 +529,9 @@ dpm_status_t dpm_roc_estimate(const dpm_roc_params_t *p, const dpm_roc_agg_t *a,
     est->z = z;
     est->z_sim = z_sim;
     double P = est->P, N = est->N, ns2 = (double)a->reports * p->noise_var;
+    /* P and N are sums of B cells per report: Var = n B s² each (Fieller's g: ci_flags.h) */
+    double rel_var[2] = {ns2 * B / (P * P), ns2 * B / (N * N)};
+    unsigned class_noise = dpm_ci_class_noise(rel_var, 2, z, &est->fieller_g);
     placements_t pl;
     placements(y, v, B, P, N, &pl); /* the unbiased sums, not the projection (see roc.h) */
     est->auc_raw = pl.auc;
@@ -325,18 +539,51 @@ dpm_status_t dpm_roc_estimate(const dpm_roc_params_t *p, const dpm_roc_agg_t *a,
     est->var_noise = ns2 * (pl.noise_sum_pos / (P * P) + pl.noise_sum_neg / (N * N));
     est->var_sampling =
         (P > 1.0 ? pl.s10 / (P - 1.0) / P : 0.0) + (N > 1.0 ? pl.s01 / (N - 1.0) / N : 0.0);
-    double sd = sqrt(est->var_noise), sd_total = sqrt(est->var_noise + est->var_sampling);
-    est->ci_lo = fmax(pl.auc - z * sd, 0.0);
-    est->ci_hi = fmin(pl.auc + z * sd, 1.0);
-    est->ci_total_lo = fmax(pl.auc - z * sd_total, 0.0);
-    est->ci_total_hi = fmin(pl.auc + z * sd_total, 1.0);
+    double jump = p->noise_var > 0.0 ? pl.jump : 0.0;
+    est->ci_flags = est->ci_total_flags = class_noise;
+    double h =
+        dpm_ci_halfwidth(est->var_noise, jump, 0.0, confidence, &est->events, &est->ci_flags);
+    est->ci_lo = fmax(pl.auc - h, 0.0);
+    est->ci_hi = fmin(pl.auc + h, 1.0);
+    h = dpm_ci_halfwidth(est->var_noise + est->var_sampling, jump, 0.0, confidence, NULL,
+                         &est->ci_total_flags);
+    est->ci_total_lo = fmax(pl.auc - h, 0.0);
+    est->ci_total_hi = fmin(pl.auc + h, 1.0);
     placements_unbinned(y, v, p->width, B, P, N, &pl);
     est->auc_unbinned_raw = pl.auc;
     est->auc_unbinned = fmin(fmax(pl.auc, 0.0), 1.0);
     est->unbinned_var_noise = ns2 * (pl.noise_sum_pos / (P * P) + pl.noise_sum_neg / (N * N));
     est->unbinned_sd = sqrt(est->unbinned_var_noise);
-    est->unbinned_ci_lo = fmax(pl.auc - z * est->unbinned_sd, 0.0);
-    est->unbinned_ci_hi = fmin(pl.auc + z * est->unbinned_sd, 1.0);
+    est->unbinned_var_sampling = dpm_roc_unbinned_sampling_var(y, v, p->width, B);
+    est->unbinned_var_within = dpm_roc_unbinned_within(y, v, B);
+    est->unbinned_flags = est->unbinned_total_flags = class_noise;
+    double grad[2 * DPM_ROC_MAX_BINS] = {0.0}, gvar = 0.0;
+    est->unbinned_bound_raw = dpm_roc_unbinned_bound(y, v, p->width, B, grad);
+    for (uint32_t c = 0; c < 2 * B; c++) {
+        gvar += grad[c] * grad[c];
+    }
+    est->unbinned_bound_sd = sqrt(ns2 * gvar);
+    est->unbinned_bound = est->unbinned_bound_raw + est->unbinned_bound_sd;
+    if (!isfinite(est->unbinned_bound)) { /* 2 bins: nothing to compare with */
+        est->unbinned_flags |= DPM_CI_NO_BOUND;
+        est->unbinned_total_flags |= DPM_CI_NO_BOUND;
+    }
+    double bound = isfinite(est->unbinned_bound) ? est->unbinned_bound : 0.0;
+    jump = p->noise_var > 0.0 ? pl.jump : 0.0;
+    h = dpm_ci_halfwidth(est->unbinned_var_noise + est->unbinned_var_within, jump, bound,
+                         confidence, &est->unbinned_events, &est->unbinned_flags);
+    est->unbinned_ci_lo = fmax(pl.auc - h, 0.0);
+    est->unbinned_ci_hi = fmin(pl.auc + h, 1.0);
+    double samp = isfinite(est->unbinned_var_sampling) ? est->unbinned_var_sampling : 0.0;
+    h = dpm_ci_halfwidth(est->unbinned_var_noise + samp, jump, bound, confidence, NULL,
+                         &est->unbinned_total_flags);
+    est->unbinned_ci_total_lo = fmax(pl.auc - h, 0.0);
+    est->unbinned_ci_total_hi = fmin(pl.auc + h, 1.0);
+    /* the band: one unit of noise in a positive cell moves TPR_j by (1 - TPR_j) / P (cell >= j)
+     * or TPR_j / P (below), and P's relative variance alone is its ratio's Fieller g */
+    double rel_p = rel_var[0];
+    est->tpr_flags = dpm_ci_class_noise(&rel_p, 1, z, NULL);
+    est->tpr_events_min = INFINITY;
     double c = 0.0, d = 0.0, cx = 0.0, dx = 0.0;
     for (uint32_t j = B + 1; j-- > 0;) {
         if (j < B) {
@@ -358,10 +605,19 @@ dpm_status_t dpm_roc_estimate(const dpm_roc_params_t *p, const dpm_roc_agg_t *a,
         est->fpr_curve[j] = j == 0 ? 1.0 : fmin(dx / N, 1.0);
         est->tpr_sd[j] = sqrt(fmax(vt, 0.0));
         est->fpr_sd[j] = sqrt(fmax(vf, 0.0));
-        est->tpr_lo[j] = fmax(t - z * est->tpr_sd[j], 0.0);
-        est->tpr_hi[j] = fmin(t + z * est->tpr_sd[j], 1.0);
-        est->tpr_lo_sim[j] = fmax(t - z_sim * est->tpr_sd[j], 0.0);
-        est->tpr_hi_sim[j] = fmin(t + z_sim * est->tpr_sd[j], 1.0);
+        double tj = p->noise_var > 0.0 ? fmax(1.0 - t, t) / P : 0.0, ev = INFINITY;
+        unsigned fl = 0;
+        double hp = dpm_ci_halfwidth(vt > 0.0 ? vt : 0.0, tj, 0.0, confidence, &ev, &fl);
+        double hs =
+            dpm_ci_halfwidth(vt > 0.0 ? vt : 0.0, tj, 0.0, 1.0 - (1.0 - confidence) / m, NULL, &fl);
+        if (j > 0 && j < B) { /* the interior thresholds: the ends are 1 and 0 exactly */
+            est->tpr_flags |= fl;
+            est->tpr_events_min = fmin(est->tpr_events_min, ev);
+        }
+        est->tpr_lo[j] = fmax(t - hp, 0.0);
+        est->tpr_hi[j] = fmin(t + hp, 1.0);
+        est->tpr_lo_sim[j] = fmax(t - hs, 0.0);
+        est->tpr_hi_sim[j] = fmin(t + hs, 1.0);
     }
     est->valid = 1;
     return DPM_OK;

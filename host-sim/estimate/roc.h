@@ -80,9 +80,47 @@
  * exact when each density is linear over every bin and the neighbours its slope uses (e.g.
  * linear on [0, 1]: the unit test); var_noise is the same formula with the placement values
  * V10_i = (K u)_i / N, V01_j = (x^T K)_j / P (dA/dx_i = (V10_i - A) / P, dA/du_j =
- * (V01_j - A) / N). unbinned_ci: noise only, around the examples' exact AUC, to the extent
- * their densities are linear within a bin: with 4 bins the bias is -0.0016 to -0.018 and the
- * interval is not claimed (tests/stat/test_roc_unbinned.c, which checks B >= 10). */
+ * (V01_j - A) / N).
+ *
+ * The unbinned AUC's errors, and its intervals. Against the examples' exact AUC it errs by
+ *   (1) the noise (unbinned_var_noise, above);
+ *   (2) the examples' order within their bins, which the counts do not tell: given the counts,
+ *       a bin's positive-over-negative pairs vary as a Mann-Whitney count of x_b against u_b,
+ *       variance x_b u_b (x_b + u_b + 1) / 12 (unbinned_var_within, summed over bins / (P N)²);
+ *   (3) the interpolation error: the densities are not linear within a bin. It does not shrink
+ *       with n: at 10-12 uniform bins on the README's binormal model it is about -4e-4 (-6.3e-4
+ *       at 10 bins, mostly the two end bins, where a logistic or probit score's density
+ *       diverges), 26-31 noise standard deviations at eps 4-8 with 10^5-10^6 examples.
+ * A bound on (3), by Richardson's principle: the same linear rule is applied on the grid of
+ * paired bins (adjacent bins paired alternately from both ends inwards; an odd count leaves
+ * the middle bin alone), where each merged bin's within-bin first moment is ALSO known from the
+ * fine bins (their counts at their midpoints plus the fine rule's moments); per class, the
+ * difference of the two moves the AUC numerator by (other class's count) x (difference) /
+ * (merged width). If halving the bins at least halves the rule's error (the rule is third
+ * order for smooth densities and about second order where a density diverges at 0 or 1), the
+ * fine rule's error is at most the coarse one's minus its own: the sum of those moves. Summed
+ * per class and per half of the score range, in absolute value (errors of opposite sign in
+ * different places cannot hide each other):
+ *     unbinned_bound_raw = sum over class, half |sum of the moves| / (P N).
+ * Measured on 30 density and edge combinations (probit- and logit-binormal scores of AUC 0.65
+ * to 0.99 with mass piled at 0 or 1, betas including U-shaped ones, uniform and end-dense
+ * edges, 6 to 64 bins): 1.6 to 100 times the actual error, never below it. The bound is
+ * computed from the noised sums; its own noise sd (delta method, the signs held) is added:
+ * unbinned_bound = raw + sd.
+ * unbinned_ci (around the examples' exact AUC): the bias-aware interval (common/prob.h) with
+ * sd² = unbinned_var_noise + unbinned_var_within and the bound; flagged DPM_CI_BOUND when the
+ * bound dominates (ci_flags.h: coverage at least the level, not calibrated: use more bins).
+ * unbinned_ci_total (around the model's AUC: the score distribution the examples were drawn
+ * from): the same with sd² = unbinned_var_noise + unbinned_var_sampling (DeLong with the
+ * unbinned placements; the examples independent).
+ *
+ * Few randomization events and noisy class totals (every interval; ci_flags.h): the effective
+ * number of Laplace unit events is var / jump², jump = the largest |dA/dcell| (one unit of
+ * noise in the most influential cell); below PROB_NORMAL_MIN_EVENTS the interval is the
+ * Poisson-aware one (flag DPM_CI_FEW_EVENTS). P and N carry noise of variance n B s² each;
+ * Fieller's g = z² (n B s² / P² + n B s² / N²) above DPM_CI_FIELLER_G_MAX flags
+ * DPM_CI_CLASS_NOISE (the TPR band: P's term alone). tests/stat/test_roc_unbinned.c and
+ * tests/stat/test_few_events.c check the claims. */
 #ifndef DPM_HOST_ESTIMATE_ROC_H
 #define DPM_HOST_ESTIMATE_ROC_H
 
@@ -152,8 +190,19 @@ typedef struct {
     double auc_unbinned;     /* clipped to [0, 1] */
     double auc_unbinned_raw; /* unbiased for the bilinear form; can leave [0, 1] */
     double unbinned_var_noise, unbinned_sd;
-    double unbinned_ci_lo, unbinned_ci_hi; /* noise only: covers the examples' exact AUC */
-    int valid; /* 0: P <= 0 or N <= 0 (too few reports for this ε): only counts are set */
+    double unbinned_var_within;   /* the examples' order within their bins, unknown */
+    double unbinned_var_sampling; /* DeLong with the unbinned placements */
+    double unbinned_bound;        /* the interpolation-error bound used: raw + its noise sd */
+    double unbinned_bound_raw, unbinned_bound_sd;
+    double unbinned_ci_lo, unbinned_ci_hi;             /* covers the examples' exact AUC */
+    double unbinned_ci_total_lo, unbinned_ci_total_hi; /* covers the model's AUC */
+    /* How far each interval can be trusted (estimate/ci_flags.h): 0 = the calibrated claim. */
+    unsigned ci_flags, ci_total_flags, unbinned_flags, unbinned_total_flags, tpr_flags;
+    double events, unbinned_events; /* effective randomization events (var / largest jump²) */
+    double tpr_events_min;          /* the fewest over the interior thresholds */
+    double fieller_g;               /* z² (Var P / P² + Var N / N²) */
+    int valid; /* 0: P <= 0 or N <= 0 (too few reports for this ε): only counts are set, every
+                * flag is DPM_CI_SMALL_N */
 } dpm_roc_estimate_t;
 
 /* The estimate at confidence c in (0, 1). DPM_ERR_PARAM on bad arguments; an aggregate whose
@@ -171,6 +220,25 @@ dpm_status_t dpm_roc_exact(const uint64_t *pos, const uint64_t *neg, uint32_t bi
  * is out of range. */
 double dpm_roc_auc_unbinned(const double *pos, const double *neg, const double *width,
                             uint32_t bins);
+
+/* The unbinned kernel as a matrix: K[i * bins + j], numerator = sum_ij pos_i K_ij neg_j (above;
+ * widths any unit). DPM_ERR_PARAM on NULL or bins outside [2, DPM_ROC_MAX_BINS]. */
+dpm_status_t dpm_roc_unbinned_kernel(const double *width, uint32_t bins, double *K);
+
+/* The interpolation-error bound of the unbinned AUC of counts pos, neg (unbinned_bound_raw
+ * above; P, N their sums), and (grad optional, 2 bins entries) its gradient in pos then neg,
+ * for the caller's variance. NaN for bins outside [3, DPM_ROC_MAX_BINS] or NULL. */
+double dpm_roc_unbinned_bound(const double *pos, const double *neg, const double *width,
+                              uint32_t bins, double *grad);
+
+/* The sampling variance of the unbinned AUC of counts pos, neg (unbinned_var_sampling above:
+ * DeLong with the unbinned placements, weights clipped at 0). NaN for an empty class. */
+double dpm_roc_unbinned_sampling_var(const double *pos, const double *neg, const double *width,
+                                     uint32_t bins);
+
+/* The within-bin order variance of the unbinned AUC (unbinned_var_within above; counts clipped
+ * at 0). NaN when a class total is not positive. */
+double dpm_roc_unbinned_within(const double *pos, const double *neg, uint32_t bins);
 
 /* Projection of y[0 .. n) onto {x >= 0, sum x = sum y} (sum y > 0), into x. Returns 1 if
  * anything moved. If sum y <= 0, x = 0. */

@@ -38,7 +38,24 @@
  * or negatives (or pair count den_g) are not above 0 (a group with no positives or no negatives,
  * or too few reports for the noise), and every gap involving it. A variance estimate that is not
  * positive leaves the estimate defined but its interval not (ci_valid 0). Small samples are
- * flagged: the AUC's sd above 0.1, or P_g or N_g within 5 of their sds from 0. */
+ * flagged: the AUC's sd above 0.1, or P_g or N_g within 5 of their sds from 0 (small_sample,
+ * and DPM_CI_SMALL_N in the ci flags).
+ *
+ * Unbinned AUC per group (the binning bias is 1-5x the pooled one and moves gaps by up to 0.008):
+ * roc.h's unbinned kernel K_u in place of K, with the same diagonal correction (q_i = y+^T K_u
+ * y-) and the same delta method; its intervals as roc.h's: the bias-aware interval with the
+ * interpolation bound of H_g's counts (plus the bound's own noise sd, through var_linear), and
+ * sd² = the noise variance + the within-bin order variance (unbinned_ci: the group's examples'
+ * exact AUC) or + the sampling variance (unbinned_ci_total: the group's model AUC). A gap's bound
+ * is the sum of its two groups' bounds (conservative: the two errors are usually alike and
+ * cancel in part).
+ *
+ * Flags (estimate/ci_flags.h) on every interval: DPM_CI_CLASS_NOISE by Fieller's g = z² (P_sd² /
+ * P² + N_sd² / N²); DPM_CI_FEW_EVENTS below PROB_NORMAL_MIN_EVENTS effective events, the jump
+ * of one event being the larger of one Laplace unit in the most influential cell, |v| max, and
+ * one GRR move of a report of root-mean-square histogram, sqrt(w^T (M / n) w) / (P - Q) (the
+ * Poisson-aware interval then); DPM_CI_BOUND, DPM_CI_NO_BOUND as roc.h. Tests:
+ * tests/stat/test_roc_groups_coverage.c (and the unbinned and large-ε cases there). */
 #ifndef DPM_HOST_ESTIMATE_ROC_GROUPS_H
 #define DPM_HOST_ESTIMATE_ROC_GROUPS_H
 
@@ -60,6 +77,7 @@ typedef struct {
     double P, Q;      /* group GRR: keep / 2^32, other / 2^32 */
     double scale;     /* the histogram's discrete Laplace scale t, in counts (2 / ε_h) */
     double noise_var; /* s² of one cell of one report */
+    double width[DPM_ROC_GROUPS_MAX_BINS]; /* bin widths (the unbinned AUC): 1 / bins unless set */
 } dpm_roc_groups_params_t;
 
 /* From the mechanism's integers (dpm_roc_hist_t: groups, group_grr.keep / other, bins.count,
@@ -68,6 +86,11 @@ typedef struct {
  * negative scale (0: noiseless, for tests). */
 dpm_status_t dpm_roc_groups_params_init(dpm_roc_groups_params_t *p, uint32_t groups, uint32_t bins,
                                         uint32_t keep, uint32_t other, double scale);
+
+/* The campaign's edges (as dpm_roc_params_set_edges: nedges = bins - 1, Q1.31, increasing),
+ * for the unbinned AUC's bin widths. DPM_ERR_PARAM (p unchanged) otherwise. */
+dpm_status_t dpm_roc_groups_params_set_edges(dpm_roc_groups_params_t *p, const uint32_t *edges_q31,
+                                             uint32_t nedges);
 
 /* Sums per reported group: reports n[g], S_g (sum[g * 2B + cell]) exactly, and M_g
  * (m2[g * (2B)^2 + row * 2B + col]) in doubles. Heap-allocated. */
@@ -94,7 +117,16 @@ typedef struct {
     int ci_valid; /* 0: the variance estimate was not positive (interval unset) */
     double P, N;  /* estimated positives and negatives of the group (unbiased) */
     double P_sd, N_sd;
-    double auc, auc_clipped, sd, ci_lo, ci_hi;
+    double auc, auc_clipped, sd, half, ci_lo, ci_hi; /* binned (ties 1/2) */
+    /* unbinned (roc.h's auc_unbinned on the group's histogram): sd of the noise (GRR and
+     * Laplace), the interpolation bound (with its own noise), the within-bin order and the
+     * sampling variances; ci around the group's examples' exact AUC, ci_total around its
+     * model's AUC */
+    double auc_unbinned, auc_unbinned_clipped, unbinned_sd, unbinned_bound;
+    double unbinned_within, unbinned_sampling, unbinned_half, unbinned_half_total;
+    double unbinned_ci_lo, unbinned_ci_hi, unbinned_ci_total_lo, unbinned_ci_total_hi;
+    unsigned ci_flags, unbinned_flags, unbinned_total_flags; /* estimate/ci_flags.h */
+    double events, unbinned_events;                          /* effective randomization events */
     double tpr[DPM_ROC_GROUPS_MAX_BINS + 1], fpr[DPM_ROC_GROUPS_MAX_BINS + 1]; /* clipped */
     double tpr_sd[DPM_ROC_GROUPS_MAX_BINS + 1], fpr_sd[DPM_ROC_GROUPS_MAX_BINS + 1];
 } dpm_roc_group_estimate_t;
@@ -105,7 +137,11 @@ typedef struct {
     const char *reason;
     int small_sample;
     int ci_valid;
-    double gap, sd, ci_lo, ci_hi;
+    double gap, sd, half, ci_lo, ci_hi;
+    double gap_unbinned, unbinned_sd, unbinned_bound, unbinned_half, unbinned_half_total;
+    double unbinned_ci_lo, unbinned_ci_hi, unbinned_ci_total_lo, unbinned_ci_total_hi;
+    unsigned ci_flags, unbinned_flags, unbinned_total_flags;
+    double events, unbinned_events;
 } dpm_roc_gap_estimate_t;
 
 typedef struct {

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "estimate/ci_flags.h"
 #include "estimate/disparity.h"
 
 #define TWO32 4294967296.0
@@ -179,8 +180,34 @@ static double trace4(const double *a, int transpose, const double *s1, const dou
 }
 
 /* Public-label AUC: two independent populations. */
+/* The interval of an estimate of variance var whose one GRR move shifts it by at most jump
+ * (few randomization events: the Poisson-aware interval; ci_flags.h), and its flags. */
+static void finish_interval(dpm_ustat_estimate_t *est, double var, double jump, double confidence,
+                            unsigned flags)
+{
+    est->sd = var > 0.0 ? sqrt(var) : 0.0;
+    est->small_sample = !(est->sd <= SMALL_SD);
+    est->ci_flags = flags | (est->small_sample ? DPM_CI_SMALL_N : 0u);
+    double h =
+        dpm_ci_halfwidth(est->sd * est->sd, jump, 0.0, confidence, &est->events, &est->ci_flags);
+    est->ci_lo = est->value - h;
+    est->ci_hi = est->value + h;
+}
+
+/* The largest difference between two entries of grad (a report moving from one value to
+ * another changes h by (e_to - e_from) / g, so the estimate by (grad_to - grad_from) / g). */
+static double grad_range(const double *grad, uint32_t d)
+{
+    double lo = INFINITY, hi = -INFINITY;
+    for (uint32_t i = 0; i < d; i++) {
+        lo = fmin(lo, grad[i]);
+        hi = fmax(hi, grad[i]);
+    }
+    return d > 0 ? hi - lo : 0.0;
+}
+
 static dpm_status_t auc_public(const dpm_ustat_bins_params_t *p, const dpm_ustat_bins_agg_t *a,
-                               double w, double z, dpm_ustat_estimate_t *est)
+                               double w, double confidence, dpm_ustat_estimate_t *est)
 {
     uint32_t k = p->k;
     double n[2] = {0.0, 0.0};
@@ -217,7 +244,7 @@ static dpm_status_t auc_public(const dpm_ustat_bins_params_t *p, const dpm_ustat
     est->n_pos = n[1];
     est->n_neg = n[0];
     /* variance: u = K hn, v = K^T hp; Sigma_pos, Sigma_neg; + tr(K S_neg K^T S_pos) */
-    double var = 0.0;
+    double var = 0.0, jump = 0.0;
     if (k <= DENSE_MAX) {
         size_t kk = (size_t)k * k;
         double *buf = malloc(4u * kk * sizeof(double) + 2u * k * sizeof(double));
@@ -245,14 +272,13 @@ static dpm_status_t auc_public(const dpm_ustat_bins_params_t *p, const dpm_ustat
             cum += hp[j];
         }
         var = quad(u, sp, u, k) + quad(v, sn, v, k) + trace4(kmat, 1, sn, sp, k, work);
+        /* dA/dhp = v / den, dA/dhn = u / den: a GRR move within a class */
+        jump = fmax(grad_range(u, k), grad_range(v, k)) / (g * den);
         free(buf);
     }
     free(h);
     var /= den * den;
-    est->sd = var > 0.0 ? sqrt(var) : 0.0;
-    est->ci_lo = est->value - z * est->sd;
-    est->ci_hi = est->value + z * est->sd;
-    est->small_sample = !(est->sd <= SMALL_SD);
+    finish_interval(est, var, jump, confidence, 0u); /* class sizes are public: exact */
     return DPM_OK;
 }
 
@@ -283,7 +309,7 @@ static double u_value(const double *A, const double *h, const uint64_t *c, doubl
 
 /* Var of U_A (delta method at h plus the second-order term), given the covariance s of h. */
 static double u_var(const double *A, const double *h, const double *s, double n, double q, double g,
-                    uint32_t d, double *work)
+                    uint32_t d, double *work, double *jump)
 {
     double *grad = calloc(d, sizeof(double));
     if (grad == NULL) {
@@ -310,13 +336,16 @@ static double u_var(const double *A, const double *h, const double *s, double n,
     if (d <= DENSE_MAX) {
         var += 0.5 * trace4(A, 0, s, s, d, work) / (pairs * pairs);
     }
+    if (jump != NULL) {
+        *jump = grad_range(grad, d) / g;
+    }
     free(grad);
     return var;
 }
 
 /* Private-label AUC or Kendall's tau: one population over d values. */
 static dpm_status_t ustat_general(const dpm_ustat_bins_params_t *p, const dpm_ustat_bins_agg_t *a,
-                                  double w, double z, dpm_ustat_estimate_t *est)
+                                  double w, double confidence, dpm_ustat_estimate_t *est)
 {
     uint32_t d = p->domain;
     double n = (double)a->reports, g = p->p - p->q;
@@ -341,8 +370,10 @@ static dpm_status_t ustat_general(const dpm_ustat_bins_params_t *p, const dpm_us
     debiased_cov(h, n, p->p, p->q, d, s);
     double uf = u_value(af, h, a->count[0], n, p->q, g, d);
     memset(est, 0, sizeof(*est));
+    double var = 0.0, jump = 0.0;
+    unsigned flags = 0;
     if (p->kernel == DPM_USTAT_KENDALL) {
-        double var = u_var(af, h, s, n, p->q, g, d, work);
+        var = u_var(af, h, s, n, p->q, g, d, work, &jump);
         free(buf);
         if (!isfinite(uf) || !isfinite(var)) {
             return DPM_ERR_BUFFER;
@@ -351,7 +382,6 @@ static dpm_status_t ustat_general(const dpm_ustat_bins_params_t *p, const dpm_us
         est->reason = "";
         est->value = uf;
         est->value_clipped = clip(uf, -1.0, 1.0);
-        est->sd = var > 0.0 ? sqrt(var) : 0.0;
     } else {
         double ug = u_value(ag, h, a->count[0], n, p->q, g, d);
         double pairs = n * (n - 1.0) / 2.0;
@@ -359,11 +389,14 @@ static dpm_status_t ustat_general(const dpm_ustat_bins_params_t *p, const dpm_us
             free(buf);
             return undefined(est, "estimated (positive, negative) pairs not above 0");
         }
+        /* the pair count U_g is the ratio's denominator (n+ n- / C(n, 2)): Fieller's g */
+        double rel = u_var(ag, h, s, n, p->q, g, d, work, NULL) / (ug * ug);
+        flags = dpm_ci_class_noise(&rel, 1, z_of(confidence), NULL);
         double r = uf / ug;
         for (size_t i = 0; i < dd; i++) { /* the linearized kernel of the ratio */
             af[i] = (af[i] - r * ag[i]) / ug;
         }
-        double var = u_var(af, h, s, n, p->q, g, d, work);
+        var = u_var(af, h, s, n, p->q, g, d, work, &jump);
         /* class sizes: n+ + n- = n and n+ n- = U_g C(n, 2) */
         double npos = 0.0;
         for (uint32_t v = p->k; v < d; v++) {
@@ -377,13 +410,10 @@ static dpm_status_t ustat_general(const dpm_ustat_bins_params_t *p, const dpm_us
         est->reason = "";
         est->value = r;
         est->value_clipped = clip(r, 0.0, 1.0);
-        est->sd = var > 0.0 ? sqrt(var) : 0.0;
         est->n_pos = npos;
         est->n_neg = n - npos;
     }
-    est->ci_lo = est->value - z * est->sd;
-    est->ci_hi = est->value + z * est->sd;
-    est->small_sample = !(est->sd <= SMALL_SD);
+    finish_interval(est, var, jump, confidence, flags);
     return DPM_OK;
 }
 
@@ -398,9 +428,8 @@ dpm_status_t dpm_ustat_bins_estimate(const dpm_ustat_bins_params_t *p,
     if (a->reports == 0) {
         return undefined(est, "no reports");
     }
-    double z = z_of(confidence);
-    return p->kernel == DPM_USTAT_AUC ? auc_public(p, a, tie_weight, z, est)
-                                      : ustat_general(p, a, tie_weight, z, est);
+    return p->kernel == DPM_USTAT_AUC ? auc_public(p, a, tie_weight, confidence, est)
+                                      : ustat_general(p, a, tie_weight, confidence, est);
 }
 
 dpm_status_t dpm_ustat_bins_exact(const dpm_ustat_bins_params_t *p, const uint64_t *hist_neg,

@@ -85,9 +85,11 @@ typedef struct {
 } sim_item_t;
 
 /* One run's estimate of an item: value, interval, predicted standard deviation (NaN when the
- * estimator refused, e.g. an estimated group size <= 0). */
+ * estimator refused, e.g. an estimated group size <= 0), and the interval's flags
+ * (estimate/ci_flags.h: 0 = its calibrated claim). */
 typedef struct {
     double est, lo, hi, sd;
+    unsigned flags;
 } sim_item_run_t;
 
 struct sim_mech;

@@ -732,6 +732,7 @@ static void fa_estimate(const sim_cfg_t *cfg, const sim_agg_t *agg, uint32_t run
         out[i].lo = e.ci_lo;
         out[i].hi = e.ci_hi;
         out[i].sd = e.sd;
+        out[i].flags = e.ci_flags;
     }
 }
 

@@ -17,7 +17,10 @@
  * without the SDK.
  *
  * Items: each group's AUC (kind auc_group) and each gap AUC_g - AUC_h, g < h (kind auc_gap),
- * against the devices' binned AUCs (ties 1/2), with the estimator's intervals. */
+ * against the devices' binned AUCs (ties 1/2), with the estimator's intervals; then the same
+ * again for the unbinned AUC (kinds auc_group_unb, auc_gap_unb) against the groups' model AUCs,
+ * with the intervals meant for them (unbinned_ci_total: noise, sampling and the interpolation
+ * bound). Every interval carries its flags (estimate/ci_flags.h). */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -41,7 +44,8 @@ typedef struct {
     dpm_roc_groups_params_t params;
     uint32_t groups, bins;
     sim_roc_model_t *model;
-    double auc[SIM_MAX_GROUPS]; /* each group's binned AUC */
+    double auc[SIM_MAX_GROUPS];       /* each group's binned AUC */
+    double auc_model[SIM_MAX_GROUPS]; /* each group's model AUC (the unbinned items' truth) */
 } groups_state_t;
 
 /* The aggregate's header; the sums follow it in the same bytes. */
@@ -158,7 +162,8 @@ int sim_roc_groups_sdk_build(uint32_t groups, const uint32_t *edges, uint32_t ne
     const dpm_roc_hist_t *rh = &m->params.roc_hist;
     if (dpm_roc_groups_params_init(
             p, groups, rh->bins.count, rh->group_grr.keep, rh->group_grr.other,
-            (double)rh->lap.scale_num / (double)rh->lap.scale_den) != DPM_OK) {
+            (double)rh->lap.scale_num / (double)rh->lap.scale_den) != DPM_OK ||
+        dpm_roc_groups_params_set_edges(p, edges, nedges) != DPM_OK) {
         *why = "the estimator refuses the mechanism's parameters";
         return -1;
     }
@@ -214,6 +219,7 @@ static int groups_prepare(sim_cfg_t *cfg, const sim_pop_t *pop, unsigned threads
         include[cfg->pop_group[g]] = 1;
         sim_roc_truth_counts(s->model, pop, include, threads, NULL, pos, neg, &devices);
         cfg->reporting += devices;
+        s->auc_model[g] = sim_roc_model_auc(cfg->sc, pop, include);
         if (dpm_roc_exact(pos, neg, s->bins, tpr, fpr, &s->auc[g]) != DPM_OK) {
             snprintf(err, errcap,
                      "campaign '%s': group '%s' has no positive or no negative "
@@ -222,8 +228,8 @@ static int groups_prepare(sim_cfg_t *cfg, const sim_pop_t *pop, unsigned threads
             return -1;
         }
     }
-    uint32_t G = s->groups, n = G + G * (G - 1) / 2, k = G;
-    if (sim_cfg_items(cfg, n) != 0) {
+    uint32_t G = s->groups, half = G + G * (G - 1) / 2, k = G;
+    if (sim_cfg_items(cfg, 2 * half) != 0) {
         snprintf(err, errcap, "out of memory");
         return -1;
     }
@@ -246,6 +252,12 @@ static int groups_prepare(sim_cfg_t *cfg, const sim_pop_t *pop, unsigned threads
             it->h = (int)h;
             it->truth = s->auc[g] - s->auc[h];
         }
+    }
+    for (uint32_t i = 0; i < half; i++) { /* the unbinned twins, against the model's AUCs */
+        sim_item_t *it = &cfg->items[half + i];
+        *it = cfg->items[i];
+        snprintf(it->kind, sizeof(it->kind), "%s", i < G ? "auc_group_unb" : "auc_gap_unb");
+        it->truth = i < G ? s->auc_model[it->g] : s->auc_model[it->g] - s->auc_model[it->h];
     }
     return 0;
 }
@@ -379,23 +391,38 @@ static void groups_estimate(const sim_cfg_t *cfg, const sim_agg_t *agg, uint32_t
         return;
     }
     const dpm_roc_groups_estimate_t *e = ep;
+    uint32_t half = s->groups + e->ngaps; /* the unbinned twins follow */
     for (uint32_t g = 0; g < s->groups; g++) {
         const dpm_roc_group_estimate_t *x = &e->group[g];
         if (x->defined) {
+            sim_item_run_t *u = &out[half + g];
             out[g].est = x->auc;
             out[g].sd = x->sd;
             out[g].lo = x->ci_valid ? x->ci_lo : NAN;
             out[g].hi = x->ci_valid ? x->ci_hi : NAN;
+            out[g].flags = x->ci_flags;
+            u->est = x->auc_unbinned;
+            u->sd = sqrt(x->unbinned_sd * x->unbinned_sd +
+                         (isfinite(x->unbinned_sampling) ? x->unbinned_sampling : 0.0));
+            u->lo = x->ci_valid ? x->unbinned_ci_total_lo : NAN;
+            u->hi = x->ci_valid ? x->unbinned_ci_total_hi : NAN;
+            u->flags = x->unbinned_total_flags;
         }
     }
     for (uint32_t k = 0; k < e->ngaps; k++) {
         const dpm_roc_gap_estimate_t *x = &e->gap[k];
         if (x->defined) {
-            sim_item_run_t *o = &out[s->groups + k];
+            sim_item_run_t *o = &out[s->groups + k], *u = &out[half + s->groups + k];
             o->est = x->gap;
             o->sd = x->sd;
             o->lo = x->ci_valid ? x->ci_lo : NAN;
             o->hi = x->ci_valid ? x->ci_hi : NAN;
+            o->flags = x->ci_flags;
+            u->est = x->gap_unbinned;
+            u->sd = x->unbinned_sd;
+            u->lo = x->ci_valid ? x->unbinned_ci_total_lo : NAN;
+            u->hi = x->ci_valid ? x->unbinned_ci_total_hi : NAN;
+            u->flags = x->unbinned_total_flags;
         }
     }
     free(ep);
@@ -424,10 +451,21 @@ static int groups_collector_check(const sim_cfg_t *cfg, const sim_agg_t *agg,
     groups_estimate(cfg, agg, 0, mine, NULL);
     const jr_value_t *rg = jr_get(json, "roc_groups");
     int bad = rg == NULL;
+    uint32_t half = n / 2; /* the binned items, then their unbinned twins */
     for (uint32_t k = 0; !bad && k < n; k++) {
-        int gap = k >= s->groups;
-        const jr_value_t *e = jr_at(jr_get(rg, gap ? "gaps" : "by_group"), gap ? k - s->groups : k);
-        double est = jr_number(e, gap ? "gap" : "auc", NAN), sd = jr_number(e, "sd", NAN);
+        uint32_t i = k % half;
+        int gap = i >= s->groups, unb = k >= half;
+        const jr_value_t *e = jr_at(jr_get(rg, gap ? "gaps" : "by_group"), gap ? i - s->groups : i);
+        static const char *const kEst[2][2] = {{"auc", "gap"}, {"auc_unbinned", "gap_unbinned"}};
+        double est = jr_number(e, kEst[unb][gap], NAN), sd = jr_number(e, "sd", NAN);
+        const jr_value_t *ci = jr_get(e, !unb  ? "ci"
+                                         : gap ? "gap_unbinned_ci_total"
+                                               : "auc_unbinned_ci_total");
+        if (unb) { /* the unbinned twin's interval, not its sd (it adds the sampling) */
+            const jr_value_t *lo = jr_at(ci, 0);
+            sd = lo != NULL && lo->kind == JR_NUMBER ? lo->number : NAN;
+            mine[k].sd = mine[k].lo;
+        }
         if (!same9(est, mine[k].est) || !same9(sd, mine[k].sd)) {
             snprintf(why, whycap,
                      "the collector's %s %s %.9g (sd %.9g) differs from ours %.9g "

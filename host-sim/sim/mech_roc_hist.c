@@ -230,14 +230,14 @@ static int roc_prepare(sim_cfg_t *cfg, const sim_pop_t *pop, unsigned threads, c
         return -1;
     }
     s->auc_model = sim_roc_model_auc(cfg->sc, pop, include);
-    if (sim_cfg_items(cfg, 2) != 0) {
+    if (sim_cfg_items(cfg, 3) != 0) {
         snprintf(err, errcap, "out of memory");
         return -1;
     }
-    static const char *const kind[2] = {"auc", "auc_binned"};
-    static const char *const name[2] = {"model", "binned"};
-    const double truth[2] = {s->auc_model, s->auc_binned};
-    for (uint32_t i = 0; i < 2; i++) {
+    static const char *const kind[3] = {"auc", "auc_binned", "auc_unbinned"};
+    static const char *const name[3] = {"model", "binned", "unbinned"};
+    const double truth[3] = {s->auc_model, s->auc_binned, s->auc_model};
+    for (uint32_t i = 0; i < 3; i++) {
         snprintf(cfg->items[i].metric, sizeof(cfg->items[i].metric), "auc");
         snprintf(cfg->items[i].kind, sizeof(cfg->items[i].kind), "%s", kind[i]);
         snprintf(cfg->items[i].name, sizeof(cfg->items[i].name), "%s", name[i]);
@@ -334,13 +334,22 @@ static void roc_estimate(const sim_cfg_t *cfg, const sim_agg_t *agg, uint32_t ru
         return;
     }
     sim_item_run_t *m = &out[SIM_ROC_ITEM_MODEL], *b = &out[SIM_ROC_ITEM_BINNED];
+    sim_item_run_t *u = &out[SIM_ROC_ITEM_UNBINNED];
     m->est = b->est = est.auc;
     m->sd = sqrt(est.var_noise + est.var_sampling);
     m->lo = est.ci_total_lo;
     m->hi = est.ci_total_hi;
+    m->flags = est.ci_total_flags;
     b->sd = sqrt(est.var_noise);
     b->lo = est.ci_lo;
     b->hi = est.ci_hi;
+    b->flags = est.ci_flags;
+    u->est = est.auc_unbinned;
+    u->sd = sqrt(est.unbinned_var_noise +
+                 (isfinite(est.unbinned_var_sampling) ? est.unbinned_var_sampling : 0.0));
+    u->lo = est.unbinned_ci_total_lo;
+    u->hi = est.unbinned_ci_total_hi;
+    u->flags = est.unbinned_total_flags;
     if (run == 0) {
         x->run0 = est;
         x->have_run0 = 1;
@@ -429,10 +438,20 @@ static void roc_ext_json(const sim_cfg_t *cfg, const void *ext, jw_t *w)
         jw_raw(w, ", \"ci_total\": ");
         jw_nums(w, ci_total, 2, 10);
         const double uci[2] = {e->unbinned_ci_lo, e->unbinned_ci_hi};
+        const double uct[2] = {e->unbinned_ci_total_lo, e->unbinned_ci_total_hi};
         jw_raw(w, ", \"auc_unbinned\": ");
         jw_num(w, e->auc_unbinned, 10);
         jw_raw(w, ", \"unbinned_ci\": ");
         jw_nums(w, uci, 2, 10);
+        jw_raw(w, ", \"unbinned_ci_total\": ");
+        jw_nums(w, uct, 2, 10);
+        jw_raw(w, ", \"unbinned_bound\": ");
+        jw_num(w, e->unbinned_bound, 10);
+        jw_raw(w,
+               ", \"ci_flags\": %u, \"ci_total_flags\": %u, \"unbinned_flags\": %u, "
+               "\"unbinned_total_flags\": %u, \"tpr_flags\": %u",
+               e->ci_flags, e->ci_total_flags, e->unbinned_flags, e->unbinned_total_flags,
+               e->tpr_flags);
         jw_raw(w, ", \"projected\": %s", e->projected ? "true" : "false");
         static const char *const keys[6] = {"fpr",    "tpr",        "tpr_lo",
                                             "tpr_hi", "tpr_lo_sim", "tpr_hi_sim"};

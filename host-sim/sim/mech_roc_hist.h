@@ -19,6 +19,11 @@
  *   1 "auc" (kind auc_binned) against the reporting devices' own binned AUC (the population's
  *                             true histogram): the noise-only error, with the noise-only
  *                             interval (auc_ci)
+ *   2 "auc" (kind auc_unbinned) the unbinned AUC against the model's AUC, with its interval for
+ *                             it (unbinned_ci_total: noise + sampling + the interpolation bound,
+ *                             bias-aware; estimate/roc.h)
+ * Every run's interval carries its flags (estimate/ci_flags.h; runs.csv ci_flags, summary
+ * flagged / no_claim). results.json's run0 holds every interval and its flags (as numbers).
  * Beyond the items (ext): run 0's curve with its pointwise and simultaneous TPR bands, and
  * across runs the bands' coverage of the true binned ROC (results.json "roc", roc.csv). */
 #ifndef DPM_SIM_MECH_ROC_HIST_H
@@ -30,8 +35,9 @@
 #include "sim/mech.h"
 #include "sim/roc_sim.h"
 
-#define SIM_ROC_ITEM_MODEL 0u  /* item index: AUC against the model's AUC */
-#define SIM_ROC_ITEM_BINNED 1u /* item index: AUC against the devices' binned AUC */
+#define SIM_ROC_ITEM_MODEL 0u    /* item index: AUC against the model's AUC */
+#define SIM_ROC_ITEM_BINNED 1u   /* item index: AUC against the devices' binned AUC */
+#define SIM_ROC_ITEM_UNBINNED 2u /* item index: the unbinned AUC against the model's AUC */
 
 typedef struct {
     dpm_roc_params_t params; /* the estimator's view: the devices' own Laplace scale */

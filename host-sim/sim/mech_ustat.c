@@ -600,6 +600,7 @@ static void put(const sim_cfg_t *cfg, sim_item_run_t *out, const dpm_ustat_estim
         out[i].sd = e->sd;
         out[i].lo = interval ? e->ci_lo : NAN;
         out[i].hi = interval ? e->ci_hi : NAN;
+        out[i].flags = interval ? e->ci_flags : 0u;
     }
 }
 

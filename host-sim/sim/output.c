@@ -12,6 +12,7 @@
 #include <sys/types.h>
 
 #include "common/json_write.h"
+#include "estimate/ci_flags.h"
 
 #define DIGITS 10 /* significant digits of every number written */
 
@@ -64,7 +65,7 @@ static void item_columns(FILE *f, const sim_item_t *it)
 
 static void write_runs(FILE *f, const sim_session_t *s)
 {
-    fprintf(f, "%s,run,metric,kind,g,h,name,truth,estimate,error,ci_lo,ci_hi,covered,sd\n",
+    fprintf(f, "%s,run,metric,kind,g,h,name,truth,estimate,error,ci_lo,ci_hi,covered,sd,ci_flags\n",
             kConfigColumns);
     for (size_t k = 0; k < s->n; k++) {
         const sim_result_t *r = &s->res[k];
@@ -84,6 +85,12 @@ static void write_runs(FILE *f, const sim_session_t *s)
                 }
                 fprintf(f, "%s,", isnan(it->est) ? "" : (it->lo <= t && t <= it->hi) ? "1" : "0");
                 csv_number(f, it->sd);
+                fputc(',', f);
+                for (unsigned b = 0, n = 0; b < DPM_CI_FLAG_COUNT; b++) { /* names, '|' */
+                    if (it->flags & (1u << b)) {
+                        fprintf(f, "%s%s", n++ ? "|" : "", dpm_ci_flag_name(b));
+                    }
+                }
                 fputc('\n', f);
             }
         }
@@ -94,7 +101,7 @@ static void write_summary(FILE *f, const sim_session_t *s)
 {
     fprintf(f,
             "%s,metric,kind,g,h,name,truth,runs,mean_error,rmse,mean_abs_error,"
-            "paper_abs_error,coverage,mean_sd,seconds\n",
+            "paper_abs_error,coverage,mean_sd,seconds,flagged,no_claim\n",
             kConfigColumns);
     for (size_t k = 0; k < s->n; k++) {
         const sim_result_t *r = &s->res[k];
@@ -105,12 +112,12 @@ static void write_summary(FILE *f, const sim_session_t *s)
             sim_result_summary(r, i, &sm);
             fprintf(f, "%s,", prefix);
             item_columns(f, &r->cfg.items[i]);
-            const double v[9] = {sm.truth,    (double)sm.runs,   sm.mean_error,
-                                 sm.rmse,     sm.mean_abs_error, sm.paper_abs_error,
-                                 sm.coverage, sm.mean_sd,        r->seconds};
-            for (int x = 0; x < 9; x++) {
+            const double v[11] = {sm.truth,          (double)sm.runs,    sm.mean_error, sm.rmse,
+                                  sm.mean_abs_error, sm.paper_abs_error, sm.coverage,   sm.mean_sd,
+                                  r->seconds,        sm.flagged,         sm.no_claim};
+            for (int x = 0; x < 11; x++) {
                 csv_number(f, v[x]);
-                fputc(x < 8 ? ',' : '\n', f);
+                fputc(x < 10 ? ',' : '\n', f);
             }
         }
     }
@@ -127,11 +134,12 @@ static void json_item(jw_t *w, const sim_result_t *r, uint32_t i)
     jw_str(w, item->kind);
     jw_raw(w, ", \"g\": %d, \"h\": %d, \"name\": ", item->g, item->h);
     jw_str(w, item->name);
-    const char *keys[7] = {"truth",           "rmse",     "mean_error", "mean_abs_error",
-                           "paper_abs_error", "coverage", "mean_sd"};
-    const double vals[7] = {sm.truth,           sm.rmse,     sm.mean_error, sm.mean_abs_error,
-                            sm.paper_abs_error, sm.coverage, sm.mean_sd};
-    for (int x = 0; x < 7; x++) {
+    const char *keys[9] = {"truth",    "rmse",    "mean_error", "mean_abs_error", "paper_abs_error",
+                           "coverage", "mean_sd", "flagged",    "no_claim"};
+    const double vals[9] = {sm.truth,           sm.rmse,     sm.mean_error, sm.mean_abs_error,
+                            sm.paper_abs_error, sm.coverage, sm.mean_sd,    sm.flagged,
+                            sm.no_claim};
+    for (int x = 0; x < 9; x++) {
         jw_raw(w, ", ");
         jw_key(w, keys[x]);
         jw_num(w, vals[x], DIGITS);

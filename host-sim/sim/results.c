@@ -2,6 +2,8 @@
 /* Per-run estimates and summaries (see results.h). */
 #include "sim/results.h"
 
+#include "estimate/ci_flags.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +28,7 @@ int sim_result_init(sim_result_t *res, const sim_cfg_t *cfg, uint64_t devices, u
     memcpy(res->cfg.items, cfg->items, cfg->nitems * sizeof(*cfg->items));
     for (size_t i = 0; i < n; i++) {
         res->run[i].est = res->run[i].lo = res->run[i].hi = res->run[i].sd = NAN;
+        res->run[i].flags = 0;
     }
     return 0;
 }
@@ -58,6 +61,7 @@ void sim_result_summary(const sim_result_t *res, uint32_t item, sim_item_summary
     memset(s, 0, sizeof(*s));
     s->truth = res->cfg.items[item].truth;
     double se = 0.0, sq = 0.0, sa = 0.0, sp = 0.0, spp = 0.0, sd = 0.0, cov = 0.0, ncov = 0.0;
+    double flagged = 0.0, no_claim = 0.0;
     for (uint32_t r = 0; r < res->runs; r++) {
         const sim_item_run_t *it = sim_result_at(res, r, item);
         if (isnan(it->est)) {
@@ -71,6 +75,8 @@ void sim_result_summary(const sim_result_t *res, uint32_t item, sim_item_summary
         sp += pe;
         spp += pe * pe;
         sd += it->sd;
+        flagged += it->flags != 0;
+        no_claim += (it->flags & DPM_CI_NO_CLAIM) != 0;
         /* a run without an interval (dpauc has none) counts neither way */
         if (!isnan(it->lo) && !isnan(it->hi)) {
             ncov += 1.0;
@@ -85,4 +91,6 @@ void sim_result_summary(const sim_result_t *res, uint32_t item, sim_item_summary
     s->sd_abs_error = n > 1 ? sqrt(fmax(spp - sp * sp / n, 0.0) / (n - 1.0)) : NAN;
     s->coverage = ncov > 0 ? cov / ncov : NAN;
     s->mean_sd = n > 0 ? sd / n : NAN;
+    s->flagged = n > 0 ? flagged / n : NAN;
+    s->no_claim = n > 0 ? no_claim / n : NAN;
 }

@@ -22,6 +22,8 @@ typedef struct {
     double coverage;        /* fraction of runs whose interval holds the truth */
     double mean_sd;         /* mean predicted standard deviation */
     double sd_abs_error;    /* sample sd (n - 1) of ||est| - |truth|| over the runs */
+    double flagged;         /* share of runs whose interval has a flag (estimate/ci_flags.h) */
+    double no_claim;        /* share of runs whose interval claims no coverage */
 } sim_item_summary_t;
 
 typedef struct sim_result {

@@ -467,29 +467,60 @@ def walk(x, path=""):
         yield path, x
 
 
+def null_needs_reason(key):
+    """A null that needs its object's reason: not a reason itself (an interval's "..._reason"
+    is null when it has no flag), nor an effective number of events (null: infinite, no
+    randomization event can move the estimate) or an interpolation bound (null: too few bins,
+    which the interval's flags say)."""
+    return key not in ("reason", "max_disparity_reason", "period_from", "period_to") and \
+        not key.endswith("_reason") and not key.endswith("events") and not key.endswith("_bound")
+
+
+# An interval's claim (host-sim/collector/estimate_ci.h): every interval of the
+# estimate JSON has "<key>_coverage" beside it (ci95 and ci_clipped share "ci"'s, the TPR band's
+# arrays "tpr_band_coverage"). max_disparity is issue 28's item 1, the disparity work's.
+INTERVAL_KEYS = ("ci", "ci95", "ci_clipped", "auc_ci", "auc_ci_total", "auc_unbinned_ci",
+                 "auc_unbinned_ci_total", "gap_unbinned_ci", "gap_unbinned_ci_total", "tpr_lo")
+
+
+def objects(obj, path=""):
+    """Every JSON object in obj with its path, depth first."""
+    if isinstance(obj, dict):
+        yield path, obj
+        for k, v in obj.items():
+            yield from objects(v, f"{path}.{k}")
+    elif isinstance(obj, list):
+        for i, v in enumerate(obj):
+            yield from objects(v, f"{path}[{i}]")
+
+
+def intervals_without_claims(est):
+    """Paths of intervals with no coverage claim beside them."""
+    def claim(obj, k):
+        k = "ci" if k in ("ci95", "ci_clipped") else "tpr_band" if k == "tpr_lo" else k
+        return obj.get(f"{k}_coverage") in ("nominal", "at_least", "none")
+    return [f"{path}.{k}" for path, obj in objects(est) for k, v in obj.items()
+            if k in INTERVAL_KEYS and isinstance(v, list) and not claim(obj, k)
+            and not path.endswith("max_disparity")]
+
+
 def nulls_have_reasons(est):
     """Paths of nulls whose object says no reason (every null must come with one)."""
     bad = []
-
-    def visit(obj, path):
-        if isinstance(obj, dict):
-            has_null = any(v is None for k, v in obj.items()
-                           if k not in ("reason", "max_disparity_reason", "period_from",
-                                        "period_to"))
-            has_null |= any(isinstance(v, list) and any(x is None for x in v)
-                            for v in obj.values())
-            reason = obj.get("reason") or obj.get("max_disparity_reason")
-            if obj.get("max_disparity", 0) is None and not obj.get("max_disparity_reason"):
-                bad.append(f"{path}.max_disparity")
-            elif has_null and not reason and "max_disparity" not in obj:
-                bad.append(path)
-            for k, v in obj.items():
-                visit(v, f"{path}.{k}")
-        elif isinstance(obj, list):
-            for i, v in enumerate(obj):
-                visit(v, f"{path}[{i}]")
-    visit(est, "")
+    for path, obj in objects(est):
+        has_null = any(v is None for k, v in obj.items() if null_needs_reason(k))
+        has_null |= any(isinstance(v, list) and any(x is None for x in v) for v in obj.values())
+        reason = obj.get("reason") or obj.get("max_disparity_reason")
+        if obj.get("max_disparity", 0) is None and not obj.get("max_disparity_reason"):
+            bad.append(f"{path}.max_disparity")
+        elif has_null and not reason and "max_disparity" not in obj:
+            bad.append(path)
     return bad
+
+
+def tiny_est(get):
+    st, body = get(171)
+    return no_nan(body) if st == 200 else {}
 
 
 def estimate_queries(t, h):
@@ -551,6 +582,11 @@ def estimate_queries(t, h):
     t.ok(refused and nulls_have_reasons({"x": {"mean": None, "reason": None}}) == [".x"]
          and not nulls_have_reasons({"x": {"mean": None, "reason": "why"}}),
          "negative controls: NaN in JSON is caught, a null without a reason is found")
+    t.ok(not intervals_without_claims(whole) and not intervals_without_claims(tiny_est(get))
+         and intervals_without_claims({"x": {"ci": [0, 1]}}) == [".x.ci"]
+         and not intervals_without_claims({"x": {"ci": [0, 1], "ci_coverage": "at_least"}}),
+         "every interval has its coverage claim (nominal, at_least or none) beside it; negative "
+         "control: a bare interval is found", intervals_without_claims(whole))
     # campaign 171 holds a handful of reports: every estimate flagged, values clipped
     st, body = get(171)
     tiny = no_nan(body) if st == 200 else {}

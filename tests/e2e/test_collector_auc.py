@@ -16,7 +16,8 @@ import tempfile
 import time
 
 from e2e_util import Tap
-from test_collector import OUT, Harness, load_pb2, no_nan, nulls_have_reasons, post_batch
+from test_collector import OUT, Harness, load_pb2, no_nan, nulls_have_reasons, \
+    intervals_without_claims, post_batch
 
 TOOL = os.path.join(OUT, "tests", "e2e", "tool_auc_reports")
 CASES = ["dpauc", "dpauc_tight", "bins_auc", "bins_private", "bins_kendall", "tree", "tree_grr"]
@@ -90,6 +91,9 @@ def check_cases(t, h, pb, data):
              f"({detail})", est)
         t.ok(not nulls_have_reasons(est), f"{case}: every null of the estimate has a reason",
              nulls_have_reasons(est))
+        t.ok(not intervals_without_claims(est),
+             f"{case}: every interval has its coverage claim beside it",
+             intervals_without_claims(est))
         other = make(case, N, SEED + 1)["expected"]
         ok2, detail2 = matches(observed(est), other)
         t.ok(not ok2, f"{case}: negative control: other reports' estimate differs ({detail2})")

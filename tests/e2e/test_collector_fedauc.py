@@ -32,7 +32,7 @@ import time
 
 from e2e_util import OUT, Tap
 from pg_cluster import PgCluster
-from test_collector import COLLECTOR, Harness
+from test_collector import COLLECTOR, Harness, intervals_without_claims
 from test_wire_collector import fields, message, read_hex, read_varint, varint
 
 REL, CASE = "0.2.0", "fedauc_rr"
@@ -121,6 +121,10 @@ def full_run(t, h, cid, label):
          f"{label}: the collector's estimate is estimate/fedauc.c's on the same reports: AUC "
          f"{got.get('auc')} sd {got.get('sd')} (truth {want['truth']:.6f}, M = {want['m']})",
          (got, w))
+    t.ok(st == 200 and not intervals_without_claims({"fedauc": got}) and
+         got.get("ci_coverage") in ("nominal", "at_least", "none"),
+         f"{label}: the interval has its coverage claim beside it ({got.get('ci_coverage')})",
+         got)
     b = want["perturbed"]
     t.ok(not (close(got.get("auc"), b["auc"]) and close(got.get("sd"), b["sd"])),
          f"{label}: negative control: the same comparison fails against the estimate with one "

@@ -20,7 +20,7 @@ import time
 
 from e2e_util import Tap
 from test_collector import COLLECTOR, OUT, Harness, load_pb2, no_nan, nulls_have_reasons, \
-    post_batch
+    intervals_without_claims, post_batch
 
 TOOL = os.path.join(OUT, "tests", "e2e", "tool_roc_groups_reports")
 CASES = ["g4b8", "g2b20", "g3b4", "g2b44", "u8"]
@@ -138,6 +138,9 @@ def check_cases(t, h, pb, data):
              f"{', '.join(f'{a:.4f}' for a in aucs if a is not None)}; {detail})", est)
         t.ok(not nulls_have_reasons(est), f"{case}: every null of the estimate has a reason",
              nulls_have_reasons(est))
+        t.ok(not intervals_without_claims(est),
+             f"{case}: every interval has its coverage claim beside it",
+             intervals_without_claims(est))
         other = make(case, N, SEED + 1)["expected"]
         ok2, _ = matches(observed(est), other)
         t.ok(not ok2, f"{case}: negative control: other reports' estimates differ")

@@ -82,11 +82,19 @@ def check_exact(t, res):
     t.ok(set(cfg) == {"groups", "dpauc", "bins", "tree"} and
          all(len(it["runs"]) == RUNS for c in cfg.values() for it in c["items"]),
          "exact: every module's configuration with its items and runs", list(cfg))
-    g = cfg["groups"]["items"]
+    g, gu = cfg["groups"]["items"][:3], cfg["groups"]["items"][3:]
     t.ok([it["kind"] for it in g] == ["auc_group", "auc_group", "auc_gap"] and
          abs(g[2]["truth"] - (g[0]["truth"] - g[1]["truth"])) < 1e-12 and g[2]["truth"] > 0.05,
          "roc_hist_groups: two group AUCs and their gap, truth = the difference",
          [(it["kind"], it["truth"]) for it in g])
+    # the unbinned twins, against the groups' model AUCs: covered at least at the level (their
+    # intervals hold the interpolation bound; "flagged" says when it dominates)
+    t.ok([it["kind"] for it in gu] == ["auc_group_unb", "auc_group_unb", "auc_gap_unb"] and
+         abs(gu[2]["truth"] - (gu[0]["truth"] - gu[1]["truth"])) < 1e-12 and
+         all(it["coverage"] is not None and it["coverage"] >= COVER[0] and
+             (it["flagged"] > 0 or it["coverage"] <= COVER[1]) for it in gu),
+         "roc_hist_groups: unbinned group AUCs and gap against the model AUCs, covered",
+         [(it["kind"], it["truth"], it["coverage"], it["flagged"]) for it in gu])
     t.ok(all(cover_ok(it["coverage"]) for it in g),
          "roc_hist_groups: group AUC and gap intervals cover the truth ~95%",
          [it["coverage"] for it in g])

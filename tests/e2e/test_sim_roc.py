@@ -66,10 +66,12 @@ def check_outputs(t, d, mode, runs):
         good &= len(tr["fpr"]) == n and len(tr["tpr"]) == n and tr["tpr"][0] == 1.0
         good &= tr["tpr"][-1] == 0.0 and 0.5 < tr["auc"] < 1.0 and 0.5 < tr["auc_model"] < 1.0
         items = {it["kind"]: it for it in c["items"]}
-        good &= set(items) == {"auc", "auc_binned"} and c["items"][0]["kind"] == "auc"
+        good &= set(items) == {"auc", "auc_binned", "auc_unbinned"} and \
+            c["items"][0]["kind"] == "auc"
         good &= all(len(it["runs"]) == runs for it in c["items"])
         good &= items["auc"]["truth"] == tr["auc_model"]
         good &= items["auc_binned"]["truth"] == tr["auc"]
+        good &= items["auc_unbinned"]["truth"] == tr["auc_model"]
         r0 = roc.get("run0", {})
         good &= len(r0.get("tpr_lo", [])) == n
         good &= all(lo <= x <= hi for lo, x, hi in zip(r0["tpr_lo"], r0["tpr"], r0["tpr_hi"]))
@@ -80,7 +82,7 @@ def check_outputs(t, d, mode, runs):
          len(rows))
     auc_runs = [r for r in read_csv(d, "runs.csv") if r["metric"] == "auc"]
     summ = [r for r in read_csv(d, "summary.csv") if r["metric"] == "auc"]
-    t.ok(len(auc_runs) == 2 * 3 * runs and len(summ) == 2 * 3,
+    t.ok(len(auc_runs) == 3 * 3 * runs and len(summ) == 3 * 3,
          f"{mode}: runs.csv and summary.csv have the AUC rows", (len(auc_runs), len(summ)))
     ok = all(abs(float(r["estimate"]) - float(r["truth"]) - float(r["error"])) < 1e-9 and
              float(r["ci_lo"]) <= float(r["estimate"]) <= float(r["ci_hi"]) for r in auc_runs)

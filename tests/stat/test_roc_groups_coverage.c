@@ -22,6 +22,8 @@
 #include <cmocka.h>
 
 #include "dpm/mech.h"
+#include "estimate/ci_flags.h"
+#include "estimate/fedauc.h"
 #include "estimate/roc.h"
 #include "estimate/roc_groups.h"
 #include "test_rng.h"
@@ -50,8 +52,9 @@ static double normal(test_rng_t *t)
     return sqrt(-2.0 * log(u + 1e-300)) * cos(6.283185307179586 * v);
 }
 
-/* Group g: share w_g of the devices, positives with probability pi_g, separation mu_g. */
-static void population(const dpm_roc_hist_t *m, device_t *dev, double truth[G])
+/* Group g: share w_g of the devices, positives with probability pi_g, separation mu_g. truth:
+ * each group's binned AUC; exact: its examples' exact AUC. */
+static void population(const dpm_roc_hist_t *m, device_t *dev, double truth[G], double exact[G])
 {
     static const double w[G] = {0.35, 0.3, 0.2, 0.15}, pi[G] = {0.3, 0.5, 0.4, 0.6};
     static const double mu[G] = {1.5, 1.0, 0.6, 1.2};
@@ -60,6 +63,14 @@ static void population(const dpm_roc_hist_t *m, device_t *dev, double truth[G])
     uint64_t pos[G][BINS], neg[G][BINS];
     memset(pos, 0, sizeof(pos));
     memset(neg, 0, sizeof(neg));
+    uint32_t *score[G];
+    uint8_t *lab[G];
+    uint64_t nex[G] = {0};
+    for (uint32_t g = 0; g < G; g++) {
+        score[g] = malloc((size_t)DEVICES * EXAMPLES * sizeof(uint32_t));
+        lab[g] = malloc((size_t)DEVICES * EXAMPLES);
+        assert_true(score[g] != NULL && lab[g] != NULL);
+    }
     for (uint32_t i = 0; i < DEVICES; i++) {
         double u = uniform01(&t), acc = 0.0;
         uint32_t g = 0;
@@ -76,12 +87,50 @@ static void population(const dpm_roc_hist_t *m, device_t *dev, double truth[G])
             assert_int_equal(dpm_score_hist_add(&dev[i].h, &m->bins, q, label), DPM_OK);
             assert_int_equal(dpm_score_bin(&m->bins, q, &b), DPM_OK);
             (label ? pos : neg)[g][b]++;
+            score[g][nex[g]] = q;
+            lab[g][nex[g]++] = (uint8_t)label;
         }
     }
     for (uint32_t g = 0; g < G; g++) {
         double tpr[BINS + 1], fpr[BINS + 1];
         assert_int_equal(dpm_roc_exact(pos[g], neg[g], BINS, tpr, fpr, &truth[g]), DPM_OK);
+        exact[g] = dpm_fa_auc_exact(score[g], lab[g], nex[g]); /* Mann-Whitney, ties 1/2 */
+        free(score[g]);
+        free(lab[g]);
     }
+}
+
+/* The unbinned intervals: coverage of the exact AUCs at the claim their flags make
+ * (estimate/ci_flags.h), and the noise-only interval auc_unbinned -+ z unbinned_sd beside. */
+typedef struct {
+    uint32_t n, covered, covered_noise_only, flagged, no_claim;
+} claim_t;
+
+static void claim_add(claim_t *c, double est, double lo, double hi, double sd, unsigned flags,
+                      double truth)
+{
+    c->n++;
+    c->covered += lo <= truth && truth <= hi;
+    c->covered_noise_only += fabs(est - truth) <= 1.959963984540054 * sd;
+    c->flagged += flags != 0;
+    c->no_claim += (flags & DPM_CI_NO_CLAIM) != 0;
+}
+
+/* 0 if the claim holds ([0.93, 0.97] unflagged, >= 0.93 "at least", anything with no claim). */
+static int claim_check(const claim_t *c, double truth, const char *what, int *noise_only_missed)
+{
+    double cov = (double)c->covered / c->n, old = (double)c->covered_noise_only / c->n;
+    int none = c->no_claim > 0, nominal = c->flagged == 0;
+    int ok = none || (nominal ? cov >= 0.93 && cov <= 0.97 : cov >= 0.93);
+    print_message("# %-22s exact %.4f: unbinned coverage %.1f%% (%s, %u of %u runs flagged) | "
+                  "noise-only %.1f%%%s\n",
+                  what, truth, 100.0 * cov,
+                  none      ? "no claim"
+                  : nominal ? "claims [93, 97] %"
+                            : "claims >= 95 %",
+                  c->flagged, c->n, 100.0 * old, ok ? "" : "  FAILED");
+    *noise_only_missed += old < 0.93;
+    return !ok;
 }
 
 typedef struct {
@@ -114,14 +163,15 @@ static int acc_check(const acc_t *a, double truth, const char *what, int check_v
     return ok_bias && ok_var && ok_cov ? 0 : 1;
 }
 
-static void test_groups_unbiased_and_covered(void **state)
+/* One eps: returns the binned checks failed; *naive_failed, *unb_failed, *old_missed. */
+static int groups_at(dpm_eps_t eps, uint64_t seed, int *naive_failed, int *unb_failed,
+                     int *old_missed)
 {
-    (void)state;
     dpm_campaign_t c;
     memset(&c, 0, sizeof(c));
     c.id = 1;
     c.mechanism = DPM_MECH_ID_ROC_HIST;
-    c.eps = DPM_EPS(4);
+    c.eps = DPM_EPS_Q16(eps);
     c.budget = c.eps;
     c.nbins = BINS - 1u;
     for (uint32_t i = 0; i + 1u < BINS; i++) {
@@ -133,19 +183,24 @@ static void test_groups_unbiased_and_covered(void **state)
     const dpm_roc_hist_t *m = &mech.params.roc_hist;
     device_t *dev = calloc(DEVICES, sizeof(device_t));
     assert_non_null(dev);
-    double truth[G];
-    population(m, dev, truth);
+    double truth[G], exact[G];
+    population(m, dev, truth, exact);
     dpm_roc_groups_params_t p;
     assert_int_equal(dpm_roc_groups_params_init(&p, G, BINS, m->group_grr.keep, m->group_grr.other,
                                                 (double)m->lap.scale_num / m->lap.scale_den),
                      DPM_OK);
+    assert_int_equal(dpm_roc_groups_params_set_edges(&p, c.bin_edges, c.nbins), DPM_OK);
     dpm_roc_groups_estimate_t *est = malloc(sizeof(*est));
     assert_non_null(est);
     static acc_t groups[G], gaps[NGAPS], naive[G];
+    static claim_t ugroups[G], ugaps[NGAPS];
+    memset(groups, 0, sizeof(groups)), memset(gaps, 0, sizeof(gaps));
+    memset(naive, 0, sizeof(naive)), memset(ugroups, 0, sizeof(ugroups));
+    memset(ugaps, 0, sizeof(ugaps));
     test_rng_t t;
     dpm_rng_t g;
     dpm_rand_t r;
-    assert_int_equal(test_rand_init(&r, &t, &g, 77), DPM_OK);
+    assert_int_equal(test_rand_init(&r, &t, &g, seed), DPM_OK);
     for (uint32_t run = 0; run < RUNS; run++) {
         dpm_roc_groups_agg_t a;
         assert_int_equal(dpm_roc_groups_agg_init(&a, G, BINS), DPM_OK);
@@ -172,6 +227,8 @@ static void test_groups_unbiased_and_covered(void **state)
             }
             assert_true(e->defined && e->ci_valid);
             acc_add(&groups[k], e->auc, e->sd, e->ci_lo, e->ci_hi, truth[k]);
+            claim_add(&ugroups[k], e->auc_unbinned, e->unbinned_ci_lo, e->unbinned_ci_hi,
+                      e->unbinned_sd, e->unbinned_flags, exact[k]);
             dpm_roc_params_t rp;
             dpm_roc_estimate_t re;
             assert_int_equal(dpm_roc_params_init(&rp, BINS, p.scale), DPM_OK);
@@ -182,10 +239,12 @@ static void test_groups_unbiased_and_covered(void **state)
             const dpm_roc_gap_estimate_t *e = &est->gap[k];
             assert_true(e->defined && e->ci_valid);
             acc_add(&gaps[k], e->gap, e->sd, e->ci_lo, e->ci_hi, truth[e->g] - truth[e->h]);
+            claim_add(&ugaps[k], e->gap_unbinned, e->unbinned_ci_lo, e->unbinned_ci_hi,
+                      e->unbinned_sd, e->unbinned_flags, exact[e->g] - exact[e->h]);
         }
         dpm_roc_groups_agg_free(&a);
     }
-    int failed = 0, naive_failed = 0;
+    int failed = 0;
     char what[64];
     for (uint32_t k = 0; k < G; k++) {
         snprintf(what, sizeof(what), "AUC of group %u", k);
@@ -197,21 +256,55 @@ static void test_groups_unbiased_and_covered(void **state)
     }
     for (uint32_t k = 0; k < G; k++) {
         snprintf(what, sizeof(what), "naive group %u", k);
-        naive_failed += acc_check(&naive[k], truth[k], what, 0);
+        *naive_failed += acc_check(&naive[k], truth[k], what, 0);
     }
-    print_message("# %u runs of %u devices: %d of %u checks failed; negative control (no GRR "
-                  "inversion): %d of %u groups failed\n",
-                  RUNS, DEVICES, failed, G + NGAPS, naive_failed, G);
-    assert_int_equal(failed, 0);
-    assert_int_equal(naive_failed, (int)G);
+    for (uint32_t k = 0; k < G; k++) {
+        snprintf(what, sizeof(what), "unbinned group %u", k);
+        *unb_failed += claim_check(&ugroups[k], exact[k], what, old_missed);
+    }
+    for (uint32_t k = 0; k < NGAPS; k++) {
+        snprintf(what, sizeof(what), "unbinned gap %u - %u", est->gap[k].g, est->gap[k].h);
+        *unb_failed +=
+            claim_check(&ugaps[k], exact[est->gap[k].g] - exact[est->gap[k].h], what, old_missed);
+    }
     free(est);
     free(dev);
+    return failed;
+}
+
+static void test_groups_unbiased_and_covered(void **state)
+{
+    (void)state;
+    int naive_failed = 0, unb_failed = 0, old_missed = 0;
+    int failed = groups_at(4 * DPM_EPS_ONE, 77, &naive_failed, &unb_failed, &old_missed);
+    print_message("# eps 4 (2 + 2), %u runs of %u devices: %d of %u binned checks failed; "
+                  "unbinned claims failed: %d of %u; negative control (no GRR inversion): %d of "
+                  "%u groups failed\n",
+                  RUNS, DEVICES, failed, G + NGAPS, unb_failed, G + NGAPS, naive_failed, G);
+    assert_int_equal(failed, 0);
+    assert_int_equal(unb_failed, 0);
+    assert_int_equal(naive_failed, (int)G);
+}
+
+/* eps 16 (8 + 8): the noise is a seventh of eps 4's; the unbinned AUC's interpolation error
+ * and the examples' order within bins matter; every unbinned claim holds. */
+static void test_groups_large_eps(void **state)
+{
+    (void)state;
+    int naive_failed = 0, unb_failed = 0, old_missed = 0;
+    int failed = groups_at(16 * DPM_EPS_ONE, 78, &naive_failed, &unb_failed, &old_missed);
+    print_message("# eps 16 (8 + 8): %d of %u binned checks failed; unbinned claims failed: %d of "
+                  "%u; the noise-only unbinned interval missed in %d\n",
+                  failed, G + NGAPS, unb_failed, G + NGAPS, old_missed);
+    assert_int_equal(failed, 0);
+    assert_int_equal(unb_failed, 0);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_groups_unbiased_and_covered),
+        cmocka_unit_test(test_groups_large_eps),
     };
     return cmocka_run_group_tests_name("roc_groups_coverage", tests, NULL, NULL);
 }

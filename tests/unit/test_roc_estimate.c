@@ -5,7 +5,9 @@
  * noised counts (totals kept, monotone ROC in [0, 1]), the delta-method noise variance against
  * numerical derivatives, the discrete Laplace variance, the band at the end points, and
  * argument checks; the unbinned AUC exact for linear densities (and the binned one not), its
- * kernel, its noise variance against numerical derivatives, and the edges it takes. */
+ * kernel, its noise variance against numerical derivatives, and the edges it takes; its
+ * interpolation bound (gradient, noise, and that it holds on densities it was not designed on)
+ * and the interval flags (estimate/ci_flags.h). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -16,6 +18,8 @@
 
 #include <cmocka.h>
 
+#include "common/prob.h"
+#include "estimate/ci_flags.h"
 #include "estimate/roc.h"
 
 static void agg_of(dpm_roc_agg_t *a, const int32_t *pos, const int32_t *neg, uint32_t bins,
@@ -404,9 +408,164 @@ static void test_unbinned_variance_gradient(void **state)
         double expect = 50.0 * p.noise_var * g2;
         assert_true(fabs(est.unbinned_var_noise - expect) < 1e-6 * expect);
         assert_true(fabs(est.unbinned_sd - sqrt(expect)) < 1e-6 * sqrt(expect));
-        assert_true(fabs(est.unbinned_ci_hi - est.auc_unbinned - est.z * est.unbinned_sd) < 1e-12);
+        /* the interval: bias-aware with the noise, the within-bin order and the bound */
+        double sd = sqrt(est.unbinned_var_noise + est.unbinned_var_within);
+        double hw = prob_bias_aware_halfwidth(sd, B > 2 ? est.unbinned_bound : 0.0, 0.95);
+        assert_true(est.unbinned_events > 100.0);
+        assert_true(fabs(est.unbinned_ci_hi - est.auc_unbinned - hw) < 1e-12);
+        assert_true(fabs(est.unbinned_var_within - dpm_roc_unbinned_within(y, v, B)) < 1e-18);
         assert_true(est.auc_unbinned != est.auc); /* a different figure */
+        if (B == 2) {                             /* nothing to compare with: no bound, no claim */
+            assert_true(isnan(est.unbinned_bound) && (est.unbinned_flags & DPM_CI_NO_BOUND));
+            continue;
+        }
+        /* the bound's gradient against numerical derivatives, and its noise sd */
+        double grad[10], g2b = 0.0;
+        double b0 = dpm_roc_unbinned_bound(y, v, p.width, B, grad);
+        assert_true(fabs(b0 - est.unbinned_bound_raw) < 1e-15);
+        for (uint32_t c = 0; c < 2 * B; c++) {
+            double *cell = c < B ? &y[c] : &v[c - B], keep = *cell;
+            *cell = keep + h;
+            double up = dpm_roc_unbinned_bound(y, v, p.width, B, NULL);
+            *cell = keep - h;
+            double down = dpm_roc_unbinned_bound(y, v, p.width, B, NULL);
+            *cell = keep;
+            assert_true(fabs((up - down) / (2.0 * h) - grad[c]) < 1e-9);
+            g2b += grad[c] * grad[c];
+        }
+        assert_true(fabs(est.unbinned_bound_sd - sqrt(50.0 * p.noise_var * g2b)) < 1e-12);
+        assert_true(est.unbinned_bound == est.unbinned_bound_raw + est.unbinned_bound_sd);
     }
+}
+
+/* A density on [0, 1] given by its cdf (for the bound's check). */
+typedef struct {
+    const char *name;
+    int kind;
+    double a, b;
+} shape_t;
+
+static double shape_cdf(const shape_t *s, double x)
+{
+    x = x < 0.0 ? 0.0 : x > 1.0 ? 1.0 : x;
+    switch (s->kind) {
+    case 0: /* truncated exponential of rate a, rising (b = 1) or falling (b = 0) */
+        return s->b != 0.0 ? expm1(s->a * x) / expm1(s->a) : -expm1(-s->a * x) / -expm1(-s->a);
+    case 1: /* power law x^a (a < 1: diverging at 0) */ return pow(x, s->a);
+    case 2: /* 1 - (1 - x)^a (a < 1: diverging at 1) */ return 1.0 - pow(1.0 - x, s->a);
+    default: /* mixture: half uniform, half a triangle peaking at a */
+        return 0.5 * x +
+               0.5 * (x <= s->a ? x * x / s->a : 1.0 - (1.0 - x) * (1.0 - x) / (1.0 - s->a));
+    }
+}
+
+/* The exact AUC of two densities, by a fine grid (pairs within a cell count 1/2). */
+static double shapes_auc(const shape_t *pos, const shape_t *neg)
+{
+    double below = 0.0, sum = 0.0;
+    for (uint32_t k = 0; k < 400000u; k++) {
+        double lo = k / 400000.0, hi = (k + 1) / 400000.0;
+        double pk = shape_cdf(pos, hi) - shape_cdf(pos, lo),
+               nk = shape_cdf(neg, hi) - shape_cdf(neg, lo);
+        sum += pk * (below + nk / 2.0);
+        below += nk;
+    }
+    return sum;
+}
+
+/* The interpolation bound (roc.h) holds the noiseless unbinned AUC's error against the exact AUC
+ * on densities not used to design it (exponential slopes, power laws diverging at 0 or at 1, a
+ * peaked mixture), uniform and end-dense edges, 6 to 64 bins; a third of it (what a second-order
+ * assumption would give) does not everywhere: the negative control. */
+static void test_unbinned_bound_holds(void **state)
+{
+    (void)state;
+    static const shape_t shapes[][2] = {
+        {{"exp rising 3", 0, 3.0, 1.0}, {"exp falling 2", 0, 2.0, 0.0}},
+        {{"x^0.6", 1, 0.6, 0.0}, {"x^0.3", 1, 0.3, 0.0}},
+        {{"1-(1-x)^0.4", 2, 0.4, 0.0}, {"x^0.7", 1, 0.7, 0.0}},
+        {{"mixture 0.8", 3, 0.8, 0.0}, {"mixture 0.3", 3, 0.3, 0.0}},
+        {{"1-(1-x)^0.5", 2, 0.5, 0.0}, {"exp falling 6", 0, 6.0, 0.0}},
+    };
+    static const uint32_t kBins[8] = {6, 8, 10, 12, 16, 25, 32, 64};
+    double lo_ratio = INFINITY, hi_ratio = 0.0;
+    int third_fails = 0;
+    for (size_t m = 0; m < sizeof(shapes) / sizeof(shapes[0]); m++) {
+        double truth = shapes_auc(&shapes[m][0], &shapes[m][1]);
+        for (int ends = 0; ends < 2; ends++) {
+            for (int k = 0; k < 8; k++) {
+                uint32_t B = kBins[k];
+                double e[DPM_ROC_MAX_BINS + 1], x[DPM_ROC_MAX_BINS], u[DPM_ROC_MAX_BINS],
+                    w[DPM_ROC_MAX_BINS];
+                for (uint32_t j = 0; j <= B; j++) {
+                    double t = (double)j / B;
+                    e[j] = ends ? 0.5 - 0.5 * cos(M_PI * t) : t;
+                }
+                for (uint32_t b = 0; b < B; b++) {
+                    x[b] =
+                        3e5 * (shape_cdf(&shapes[m][0], e[b + 1]) - shape_cdf(&shapes[m][0], e[b]));
+                    u[b] =
+                        7e5 * (shape_cdf(&shapes[m][1], e[b + 1]) - shape_cdf(&shapes[m][1], e[b]));
+                    w[b] = e[b + 1] - e[b];
+                }
+                double err = fabs(dpm_roc_auc_unbinned(x, u, w, B) - truth);
+                double bound = dpm_roc_unbinned_bound(x, u, w, B, NULL);
+                if (!(err <= bound)) {
+                    print_message("%s vs %s, %s edges, B %u: error %.3g above the bound %.3g\n",
+                                  shapes[m][0].name, shapes[m][1].name,
+                                  ends ? "end-dense" : "uniform", B, err, bound);
+                }
+                assert_true(err <= bound);
+                lo_ratio = fmin(lo_ratio, bound / err);
+                hi_ratio = fmax(hi_ratio, bound / err);
+                third_fails += err > bound / 3.0;
+            }
+        }
+    }
+    print_message("# the bound is %.2f to %.3g times the error; a third of it falls short in %d of "
+                  "80 cases\n",
+                  lo_ratio, hi_ratio, third_fails);
+    assert_true(third_fails > 0);
+}
+
+/* The flags: 2 bins (no bound), an invalid estimate (small n), few events (a handful of
+ * devices at a large eps), a noisy class total. */
+static void test_unbinned_flags(void **state)
+{
+    (void)state;
+    const int32_t pos[6] = {2, 3, 5, 8, 12, 20}, neg[6] = {20, 12, 8, 5, 3, 2};
+    dpm_roc_params_t p;
+    dpm_roc_agg_t a;
+    dpm_roc_estimate_t est;
+    assert_int_equal(dpm_roc_params_init(&p, 6, 2.0 / 12.0), DPM_OK); /* eps 12: s² 0.005 */
+    agg_of(&a, pos, neg, 6, 3);
+    assert_int_equal(dpm_roc_estimate(&p, &a, 0.95, &est), DPM_OK);
+    assert_true(est.events < PROB_NORMAL_MIN_EVENTS && (est.ci_flags & DPM_CI_FEW_EVENTS));
+    assert_true(est.unbinned_flags & DPM_CI_FEW_EVENTS);
+    assert_true(est.tpr_flags & DPM_CI_FEW_EVENTS);
+    /* the Poisson-aware interval is wider than the normal one */
+    assert_true(est.ci_hi - est.auc_raw > est.z * sqrt(est.var_noise) + 1e-6);
+    assert_int_equal(dpm_roc_params_init(&p, 6, 2.0 / 0.2), DPM_OK); /* eps 0.2: s² 200 */
+    agg_of(&a, pos, neg, 6, 3);
+    assert_int_equal(dpm_roc_estimate(&p, &a, 0.95, &est), DPM_OK);
+    assert_true(est.fieller_g > 0.05 && (est.ci_flags & DPM_CI_CLASS_NOISE));
+    assert_string_equal(dpm_ci_coverage(est.ci_flags), "none");
+    const int32_t none[6] = {0, 0, 0, 0, 0, 0};
+    agg_of(&a, none, neg, 6, 3);
+    assert_int_equal(dpm_roc_estimate(&p, &a, 0.95, &est), DPM_OK);
+    assert_true(!est.valid && est.ci_flags == DPM_CI_SMALL_N &&
+                est.unbinned_flags == DPM_CI_SMALL_N);
+    /* many reports at eps 1: the calibrated claim */
+    int32_t big_pos[6], big_neg[6];
+    for (int b = 0; b < 6; b++) {
+        big_pos[b] = 1000 * pos[b];
+        big_neg[b] = 1000 * neg[b];
+    }
+    assert_int_equal(dpm_roc_params_init(&p, 6, 2.0), DPM_OK);
+    agg_of(&a, big_pos, big_neg, 6, 3000);
+    assert_int_equal(dpm_roc_estimate(&p, &a, 0.95, &est), DPM_OK);
+    assert_true(est.ci_flags == 0 && est.ci_total_flags == 0 && est.tpr_flags == 0);
+    assert_string_equal(dpm_ci_coverage(est.ci_flags), "nominal");
 }
 
 static void test_set_edges(void **state)
@@ -442,6 +601,8 @@ int main(void)
         cmocka_unit_test(test_unbinned_exact_for_linear_densities),
         cmocka_unit_test(test_unbinned_kernel),
         cmocka_unit_test(test_unbinned_variance_gradient),
+        cmocka_unit_test(test_unbinned_bound_holds),
+        cmocka_unit_test(test_unbinned_flags),
         cmocka_unit_test(test_set_edges),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
