@@ -141,7 +141,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     uint32_t nrep = 1u + (data[0] & 7u);
     dpm_upload_config_t cfg = {"collector.example", "/v1/reports", 1u + ((data[0] >> 3) & 7u),
-                               data[0] & 0x40u ? 200u : 4096u, 1000, 100, 10000};
+                               data[0] & 0x40u ? 200u : 4096u, 1000, 100, 10000, NULL};
     wire_t w;
     memset(&w, 0, sizeof(w));
     w.recv_max = 1u + data[1];

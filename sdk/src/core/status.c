@@ -20,6 +20,9 @@ const char *dpm_strerror(dpm_status_t status)
     case DPM_ERR_UNSUPPORTED: return "not compiled in";
     case DPM_ERR_POLICY: return "refused by the app's privacy policy";
     case DPM_ERR_CONFIG: return "app and library built with different configurations";
+    case DPM_ERR_AUTH:
+        return "the collector refused the device's credential: fix or renew the token or "
+               "certificate (reports stay queued)";
     }
     return "unknown status";
 }
