@@ -327,7 +327,7 @@ static dpm_status_t handle_response(dpm_outbox_t *ob, batch_t *b, const dpm_http
      * other 4xx (e.g. 404 for an unknown campaign) count too when their BatchResponse names
      * reports of ours. */
     uint8_t hit[DPM_UPLOAD_MAX_BATCH] = {0};
-    uint32_t before = res->rejected;
+    uint32_t removed = 0;
     match_rejects(br, b, hit);
     for (uint32_t k = 0; k < b->count; k++) {
         if (hit[k] == 0 || b->gone[k]) {
@@ -338,13 +338,13 @@ static dpm_status_t handle_response(dpm_outbox_t *ob, batch_t *b, const dpm_http
             return st;
         }
         b->gone[k] = 1;
+        removed++;
         if (res->rejected < DPM_UPLOAD_MAX_REJECTS) { /* always: flush leaves room (more) */
             record_reject(b, k, &br->rejects[hit[k] - 1u], &res->rejects[res->rejected]);
             res->rejected++;
         }
     }
-    return res->rejected == before ? DPM_ERR_PROTOCOL /* a 4xx that names none of ours */
-                                   : DPM_OK;
+    return removed == 0 ? DPM_ERR_PROTOCOL /* a 4xx that names none of ours */ : DPM_OK;
 }
 
 /* The next attempt after a failure: the backoff, but never before the collector's Retry-After
