@@ -420,8 +420,13 @@ static int get_campaign(const options_t *o, dpm_device_t *dev, connection_t *con
                     o->campaign_id);
             return EXIT_NETWORK;
         }
-        printf("collector unreachable: using the kept copy of campaign %u\n", o->campaign_id);
+        printf("collector unreachable or busy: using the kept copy of campaign %u\n",
+               o->campaign_id);
         st = dpm_device_accept_campaign(dev, bytes, (size_t)n, mech, &why);
+    }
+    if (st == DPM_ERR_AUTH) {
+        fprintf(stderr, "posix-client: campaign %u not fetched: %s\n", o->campaign_id, why);
+        return EXIT_AUTH;
     }
     if (st != DPM_OK) {
         fprintf(stderr, "posix-client: campaign %u refused: %s (%s)\n", o->campaign_id, why,

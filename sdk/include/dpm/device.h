@@ -132,7 +132,8 @@ static inline uint32_t dpm_abi_fingerprint(void)
                           (uint32_t)sizeof(dpm_mech_t),
                           (uint32_t)sizeof(dpm_report_t),
                           (uint32_t)sizeof(dpm_score_hist_t),
-                          (uint32_t)sizeof(dpm_receipt_t)};
+                          (uint32_t)sizeof(dpm_receipt_t),
+                          (uint32_t)sizeof(dpm_upload_result_t)};
     uint32_t h = 2166136261u;
     for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
         h = dpm_abi_mix(h, v[i]);

@@ -266,8 +266,10 @@ dpm_status_t dpm_http_write_get(uint8_t *buf, size_t cap, const char *host, cons
  * on DPM_OK the campaign's bytes (a dpm.v1.Campaign, not yet decoded or checked) are
  * work[0 .. *len), for an app that keeps a copy so it can report while the collector is
  * unreachable (decode and check them with dpm_device_accept_campaign). work needs
- * DPM_CAMPAIGN_MAX_BYTES + 512 bytes. DPM_ERR_PROTOCOL (with *reason) for a non-200 answer,
- * transport errors as dpm_http_read_response, DPM_ERR_PARAM for NULL or a small work. */
+ * DPM_CAMPAIGN_MAX_BYTES + 512 bytes. A non-200 answer, with *reason: DPM_ERR_TRANSPORT for
+ * 408, 429 and 5xx (try later: the kept copy serves meanwhile), DPM_ERR_AUTH for 401/403,
+ * DPM_ERR_PROTOCOL for the others (404: "unknown campaign"). Transport errors as
+ * dpm_http_read_response, DPM_ERR_PARAM for NULL or a small work. */
 dpm_status_t dpm_campaign_get(const dpm_transport_t *t, const dpm_clock_t *c, const char *host,
                               uint32_t id, uint32_t timeout_ms, uint8_t *work, size_t work_cap,
                               size_t *len, const char **reason);
@@ -275,9 +277,10 @@ dpm_status_t dpm_campaign_get(const dpm_transport_t *t, const dpm_clock_t *c, co
 /* Fetch campaign `id` from the collector (GET /v1/campaigns/<id>) over the connected
  * transport t within timeout_ms, then decode and validate it into a ready mechanism *m
  * (dpm_campaign_decode + dpm_mech_init). work (>= DPM_CAMPAIGN_MAX_BYTES + 512 bytes) holds the
- * request and the response body. DPM_ERR_PROTOCOL for a non-200 answer or bytes that are
- * not a campaign, the dpm_mech_init errors for a campaign that must not run (with *reason),
- * transport errors as dpm_http_read_response. *m is untouched on any error. */
+ * request and the response body. The statuses of dpm_campaign_get for a non-200 answer,
+ * DPM_ERR_PROTOCOL for bytes that are not a campaign, the dpm_mech_init errors for a campaign that
+ * must not run (with *reason), transport errors as dpm_http_read_response. *m is untouched on any
+ * error. */
 dpm_status_t dpm_campaign_fetch(const dpm_transport_t *t, const dpm_clock_t *c, const char *host,
                                 uint32_t id, uint32_t timeout_ms, uint8_t *work, size_t work_cap,
                                 dpm_mech_t *m, const char **reason);

@@ -180,6 +180,11 @@ dpm_status_t dpm_http_write_get(uint8_t *buf, size_t cap, const char *host, cons
 
 /* ---- response parser -------------------------------------------------------------------- */
 
+int dpm_http_later_status(uint32_t status)
+{
+    return status >= 500 || status == 408 || status == 429;
+}
+
 dpm_status_t dpm_http_response_init(dpm_http_response_t *r, uint8_t *body, size_t body_cap)
 {
     if (r == NULL || (body == NULL && body_cap > 0)) {

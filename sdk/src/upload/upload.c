@@ -281,13 +281,6 @@ static dpm_status_t remove_batch(dpm_outbox_t *ob, batch_t *b, uint32_t *n)
     return DPM_OK;
 }
 
-/* "Try again later": the request timed out (408), too many requests (429), or the collector
- * cannot take reports now (5xx: storage failure, over its memory budget). */
-static int later_status(uint32_t status)
-{
-    return status >= 500 || status == 408 || status == 429;
-}
-
 /* 4xx answers that may reject reports by id: the others mean "later" (408, 429), "not this
  * credential" (401, 403) or "not this much" (413). */
 static int rejecting_status(uint32_t status)
@@ -307,7 +300,7 @@ static dpm_status_t handle_response(dpm_outbox_t *ob, batch_t *b, const dpm_http
         return DPM_ERR_AUTH;
     }
     if (!ok2xx && !rejecting_status(resp->status)) {
-        return later_status(resp->status) ? DPM_ERR_TRANSPORT : DPM_ERR_PROTOCOL;
+        return dpm_http_later_status(resp->status) ? DPM_ERR_TRANSPORT : DPM_ERR_PROTOCOL;
     }
     if (!decode_response(resp->body, resp->body_len, br)) {
         return DPM_ERR_PROTOCOL; /* an empty or malformed body (a proxy's own 200) proves nothing */
