@@ -60,12 +60,12 @@ typedef struct {
     const fc_action_t *script; /* actions for requests 1, 2, ...; then `after` */
     size_t script_len;
     size_t script_pos;
-    int cycle;                /* 1: repeat the script forever */
-    fc_action_t after;        /* action once the script is used up */
-    uint32_t reject_campaign; /* reports of this campaign are rejected (0 = none) */
-    int reject_status;        /* status of a response with rejects (0: 400) */
-    size_t recv_max;          /* at most this many bytes per recv (0 = no limit) */
-    size_t send_max;          /* accept at most this many bytes per send (0 = no limit) */
+    int cycle;                 /* 1: repeat the script forever */
+    fc_action_t after;         /* action once the script is used up */
+    uint32_t reject_campaign;  /* reports of this campaign are rejected (0 = none) */
+    int reject_status;         /* status of a response with rejects (0: 400) */
+    size_t recv_max;           /* at most this many bytes per recv (0 = no limit) */
+    size_t send_max;           /* accept at most this many bytes per send (0 = no limit) */
     const char *reject_reason; /* Reject.reason of rejects (NULL: "campaign N is closed") */
     int status;                /* FC_STATUS: the status line's code */
     const char *extra;         /* FC_STATUS: header lines, each ending in CRLF (NULL: none) */
