@@ -418,7 +418,7 @@ typedef struct {
                                one is rejects[0 .. rejected) */
     uint32_t lost_reported; /* lost reports (Batch.lost_reports) a collector acknowledged */
     uint32_t pending;       /* reports left in the outbox */
-    uint32_t http_status;   /* status of the last response, 0 if none */
+    uint32_t http_status;   /* status of the last exchange's response, 0 if it got none */
     uint8_t deferred;       /* 1: called before dpm_upload_next_attempt_ms, nothing done */
     uint8_t reconnect;      /* 1: close and reopen the transport before the next call */
     uint8_t more;           /* 1: stopped early with reports pending so that every reject
@@ -452,8 +452,9 @@ dpm_status_t dpm_upload_init(dpm_upload_t *up, const dpm_upload_config_t *cfg);
  *             is not a collector of this version), it is a failure (DPM_ERR_PROTOCOL);
  *   401, 403  the collector refused the device's credential: DPM_ERR_AUTH, nothing removed;
  *   413       the batch is larger than the collector takes: nothing removed; the uploader
- *             lowers its byte budget (up->cfg.max_bytes) to half the refused body and goes
- *             on with smaller batches (res->more, res->reconnect if the collector closed).
+ *             lowers its byte budget (up->cfg.max_bytes, until dpm_upload_init) to half the
+ *             refused body and goes on with smaller batches (res->more, res->reconnect if
+ *             the collector closed).
  *             A 413 to a batch of ONE report is DPM_ERR_PROTOCOL: the collector's body limit
  *             is below one report (raise it: dpm-collector --max-body);
  *   408, 429, the collector asks to retry later: DPM_ERR_TRANSPORT, nothing removed; the

@@ -393,6 +393,7 @@ dpm_status_t dpm_upload_flush(dpm_upload_t *up, dpm_outbox_t *ob, const dpm_tran
         }
         dpm_http_response_t resp;
         int sent = 0;
+        res->http_status = 0; /* the advice reads the last exchange's status, not an earlier one */
         st = exchange(up, ob, t, c, work, work_cap, &b, &resp, &sent);
         res->requests += (uint32_t)sent;
         if (st != DPM_OK) {
