@@ -24,18 +24,24 @@ OUT = os.environ.get("OUT", "build/host")
 CLIENT = os.path.join(OUT, "posix-client")
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-# Campaign 171 has periods of one minute; period 1 is the current one, 0 ended 30 s ago (late
-# reports are accepted for one more period) and 2..4 open within the default 300 s clock slack.
-CAMPAIGNS = f"""\
-[campaign]
-id = 171
+# Campaigns 171 and 176 (the bearer-token checks', with quotas of their own) have periods of one
+# minute; period 1 is the current one, 0 ended 30 s ago (late reports are accepted for one more
+# period) and 2..4 open within the default 300 s clock slack.
+MINUTES = f"""\
 mechanism = tuple_mr
 eps = 1
 groups = 4
 metrics = tpr
 period_seconds = 60
 start = {int(time.time()) - 90}
-
+"""
+CAMPAIGNS = f"""\
+[campaign]
+id = 171
+{MINUTES}
+[campaign]
+id = 176
+{MINUTES}
 [campaign]
 id = 172
 mechanism = roc_hist
@@ -56,15 +62,6 @@ eps = 1
 group_eps = 0.5
 groups = 4
 bins = 8
-
-[campaign]
-id = 176
-mechanism = tuple_mr
-eps = 1
-groups = 4
-metrics = tpr
-period_seconds = 60
-start = {int(time.time()) - 90}
 
 [campaign]
 id = 175
@@ -127,12 +124,15 @@ def main():
         h.start()
         url = f"https://localhost:{h.port}"
         with tempfile.TemporaryDirectory(prefix="dpm-client-test.") as tmp:
-            good = os.path.join(tmp, "events.csv")
-            with open(good, "w") as f:
-                f.write("score,label,group\n0.9,1,2\n0.2,1,2\n0.7,0,2\n0.1,0,2\n")
-            no_pos = os.path.join(tmp, "negatives.csv")
-            with open(no_pos, "w") as f:
-                f.write("0.9,0,1\n0.2,0,1\n")
+            def write(name, text):
+                """A file of the test's temp directory holding text; its path."""
+                path = os.path.join(tmp, name)
+                with open(path, "w") as f:
+                    f.write(text)
+                return path
+
+            good = write("events.csv", "score,label,group\n0.9,1,2\n0.2,1,2\n0.7,0,2\n0.1,0,2\n")
+            no_pos = write("negatives.csv", "0.9,0,1\n0.2,0,1\n")
             state = os.path.join(tmp, "state")
             cert = ["--cert", f"{h.tmp}/device-0001.crt", "--key", f"{h.tmp}/device-0001.key"]
 
@@ -189,9 +189,7 @@ def main():
                 "403" in r.stderr,
                 "an operator's token may not post reports: 403, exit 8, the report stays queued",
                 r.stdout + r.stderr)
-            unknown = os.path.join(tmp, "token.unknown")
-            with open(unknown, "w") as f:
-                f.write(os.urandom(24).hex() + "\n")
+            unknown = write("token.unknown", os.urandom(24).hex() + "\n")
             secrets.append(open(unknown).read().strip())
             r = client("--flush-only", "--token", unknown, identity=[], state=anon, events=None)
             tap(r.returncode == 8 and "HTTP 401" in r.stdout and "1 pending" in r.stdout,
@@ -225,9 +223,7 @@ def main():
             r = token_run("phone-1", "--flush-only", state=both, identity=cert, events=None)
             tap(r.returncode == 0 and "1 delivered" in r.stdout and "0 pending" in r.stdout,
                 "... and delivered with the right token", r.stdout + r.stderr)
-            bad_token = os.path.join(tmp, "token.bad")
-            with open(bad_token, "w") as f:
-                f.write("not a token\r\nX-Injected: 1\n")
+            bad_token = write("token.bad", "not a token\r\nX-Injected: 1\n")
             r = client("--flush-only", "--token", bad_token, identity=[], state=both,
                        events=None)
             tap(r.returncode == 1 and bad_token in r.stderr and "bearer token" in r.stderr and
@@ -238,9 +234,7 @@ def main():
                 "an unknown campaign is refused (exit 2)", r.stderr)
 
             # Validation before the charge: nothing is spent for a report that is not made.
-            bad_group = os.path.join(tmp, "bad_group.csv")
-            with open(bad_group, "w") as f:
-                f.write("0.9,1,9\n0.2,0,9\n")
+            bad_group = write("bad_group.csv", "0.9,1,9\n0.2,0,9\n")
             r = client("--period", "2", events=bad_group)
             tap(r.returncode == 1 and "group 9 is out of range" in r.stderr,
                 "a group beyond the campaign's is named as such and refused (exit 1)", r.stderr)
@@ -257,12 +251,8 @@ def main():
                 "... and accepted when the app's policy allows eps 2", r.stdout + r.stderr)
 
             # roc_hist: score,label events become one noised histogram report.
-            roc = os.path.join(tmp, "roc.csv")
-            with open(roc, "w") as f:
-                f.write("score,label\n0.95,1\n0.80,1\n0.30,0\n0.10,0\n0.55,1\n0.45,0\n")
-            bad_roc = os.path.join(tmp, "bad_roc.csv")
-            with open(bad_roc, "w") as f:
-                f.write("0.95,1\n0.80,2\n")
+            roc = write("roc.csv", "score,label\n0.95,1\n0.80,1\n0.30,0\n0.10,0\n0.55,1\n0.45,0\n")
+            bad_roc = write("bad_roc.csv", "0.95,1\n0.80,2\n")
             r = client("--period", "0", "--campaign", "172", events=bad_roc)
             tap(r.returncode == 1 and "label 0/1" in r.stderr,
                 "a roc_hist event with label 2 is refused before anything is spent", r.stderr)
@@ -274,22 +264,17 @@ def main():
                 "the collector counted the roc_hist report", body[:300])
 
             # roc_hist with groups: score,label,group (one group per device), like tuple ones.
-            roc_g = os.path.join(tmp, "roc_groups.csv")
-            with open(roc_g, "w") as f:
-                f.write("score,label,group\n0.95,1,2\n0.80,1,2\n0.30,0,2\n0.10,0,2\n")
+            roc_g = write("roc_groups.csv", "score,label,group\n0.95,1,2\n0.80,1,2\n0.30,0,2\n0.10,0,2\n")
             r = client("--period", "0", "--campaign", "174", events=roc)
             tap(r.returncode == 1 and "score,label,group" in r.stderr,
                 "a grouped roc_hist campaign wants the group column (exit 1, nothing spent)",
                 r.stderr)
-            mixed = os.path.join(tmp, "roc_mixed.csv")
-            with open(mixed, "w") as f:
-                f.write("0.95,1,2\n0.10,0,3\n")
+            mixed = write("roc_mixed.csv", "0.95,1,2\n0.10,0,3\n")
             r = client("--period", "0", "--campaign", "174", events=mixed)
             tap(r.returncode == 1 and "same group" in r.stderr,
                 "... one group per device (exit 1)", r.stderr)
-            with open(bad_group, "w") as f:
-                f.write("0.9,1,4\n0.2,0,4\n")
-            r = client("--period", "0", "--campaign", "174", events=bad_group)
+            group4 = write("group4.csv", "0.9,1,4\n0.2,0,4\n")
+            r = client("--period", "0", "--campaign", "174", events=group4)
             tap(r.returncode == 1 and "group 4 is out of range" in r.stderr,
                 "... below the campaign's groups (exit 1)", r.stderr)
             r = client("--period", "0", "--campaign", "174", events=roc_g)
