@@ -278,9 +278,9 @@ dpm_status_t dpm_campaign_get(const dpm_transport_t *t, const dpm_clock_t *c, co
  * transport t within timeout_ms, then decode and validate it into a ready mechanism *m
  * (dpm_campaign_decode + dpm_mech_init). work (>= DPM_CAMPAIGN_MAX_BYTES + 512 bytes) holds the
  * request and the response body. The statuses of dpm_campaign_get for a non-200 answer,
- * DPM_ERR_PROTOCOL for bytes that are not a campaign, the dpm_mech_init errors for a campaign that
- * must not run (with *reason), transport errors as dpm_http_read_response. *m is untouched on any
- * error. */
+ * DPM_ERR_PROTOCOL for bytes that are not a campaign, the dpm_mech_init errors for a campaign
+ * that must not run (with *reason), transport errors as dpm_http_read_response. *m is
+ * untouched on any error. */
 dpm_status_t dpm_campaign_fetch(const dpm_transport_t *t, const dpm_clock_t *c, const char *host,
                                 uint32_t id, uint32_t timeout_ms, uint8_t *work, size_t work_cap,
                                 dpm_mech_t *m, const char **reason);
@@ -486,10 +486,11 @@ dpm_status_t dpm_upload_flush(dpm_upload_t *up, dpm_outbox_t *ob, const dpm_tran
                               const dpm_clock_t *c, dpm_rand_t *rand, uint8_t *work,
                               size_t work_cap, dpm_upload_result_t *res);
 
-/* What the app should do after a flush that returned st with *res: one English sentence
- * (never NULL, static), e.g. for DPM_ERR_AUTH with HTTP 401 "the collector does not know this
- * device's credential (HTTP 401): give the device a valid bearer token or client certificate;
- * the reports stay queued". For statuses a flush does not return, dpm_strerror(st). */
+/* What the app should do after a flush that returned st with *res (res may be NULL: then
+ * without the HTTP status): one English sentence (never NULL, static), e.g. for DPM_ERR_AUTH
+ * with HTTP 401 "the collector does not know this device's credential (HTTP 401): give the
+ * device a valid bearer token or client certificate; the reports stay queued". For statuses
+ * a flush does not return, dpm_strerror(st). */
 const char *dpm_upload_advice(dpm_status_t st, const dpm_upload_result_t *res);
 
 /* Monotonic time (ms) from which the next flush will try again: 0 when no backoff is in
