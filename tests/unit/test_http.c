@@ -1136,6 +1136,15 @@ static void test_flush_returns_every_reject(void **state)
         assert_int_equal(f.fc.nrejected, 16);
         assert_int_equal(f.fc.nstored, 9);
     }
+    /* bytes outside printable ASCII (UTF-8, an escape sequence) reach the app as '?' */
+    frig_init(&f, &cfg_base);
+    frig_put(&f, 9);
+    f.fc.reject_campaign = 9;
+    f.fc.reject_reason = "caf\xc3\xa9 \x1b[31m";
+    dpm_upload_result_t r8;
+    assert_int_equal(frig_flush(&f, &r8), DPM_OK);
+    assert_int_equal(r8.rejected, 1);
+    assert_string_equal(r8.rejects[0].reason, "caf?? ?[31m");
     /* the collector's longest reason (47 bytes) arrives whole */
     frig_init(&f, &cfg_base);
     frig_put(&f, 9);

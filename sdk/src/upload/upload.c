@@ -257,8 +257,11 @@ static void record_reject(const batch_t *b, uint32_t k, const dpm_v1_Reject *rj,
     out->period = b->period[k];
     size_t n = 0;
     for (; n + 1u < sizeof(out->reason) && n < sizeof(rj->reason) && rj->reason[n] != '\0'; n++) {
-        unsigned char ch = (unsigned char)rj->reason[n];
-        out->reason[n] = ch >= 0x20u && ch < 0x7Fu ? (char)ch : '?';
+        char ch = rj->reason[n];
+        if (ch < 0x20 || ch >= 0x7F) { /* bytes >= 0x80 too, signed char or not */
+            ch = '?';
+        }
+        out->reason[n] = ch;
     }
     memset(out->reason + n, 0, sizeof(out->reason) - n);
 }
