@@ -71,8 +71,6 @@ dpm_status_t dpm_upload_backoff_ms(const dpm_upload_config_t *cfg, uint32_t fail
 
 typedef struct {
     dpm_outbox_entry_t e[DPM_UPLOAD_MAX_BATCH];
-    uint32_t campaign[DPM_UPLOAD_MAX_BATCH]; /* read from the stored bytes as they are sent */
-    uint32_t period[DPM_UPLOAD_MAX_BATCH];
     uint8_t gone[DPM_UPLOAD_MAX_BATCH]; /* removed while handling the response */
     uint32_t count;
     uint32_t lost;     /* Batch.lost_reports: the outbox's unacknowledged losses */
@@ -180,7 +178,7 @@ static void peek_header(const uint8_t *p, size_t n, uint32_t *campaign, uint32_t
  * read the response; its body lands in work. The head, which carries the token, is wiped from
  * work once sent (or once the request could not be built). */
 static dpm_status_t exchange(const dpm_upload_t *up, dpm_outbox_t *ob, const dpm_transport_t *t,
-                             const dpm_clock_t *c, uint8_t *work, size_t work_cap, batch_t *b,
+                             const dpm_clock_t *c, uint8_t *work, size_t work_cap, const batch_t *b,
                              dpm_http_response_t *resp, int *sent)
 {
     size_t pos = 0;
@@ -191,9 +189,6 @@ static dpm_status_t exchange(const dpm_upload_t *up, dpm_outbox_t *ob, const dpm
         work[pos++] = (uint8_t)BATCH_TAG;
         pos += put_varint(work + pos, b->e[i].len);
         st = dpm_outbox_read(ob, &b->e[i], work + pos, work_cap - pos);
-        if (st == DPM_OK) {
-            peek_header(work + pos, b->e[i].len, &b->campaign[i], &b->period[i]);
-        }
         pos += b->e[i].len;
     }
     if (b->lost > 0) {
@@ -247,14 +242,18 @@ static void match_rejects(const dpm_v1_BatchResponse *br, const batch_t *b, uint
     }
 }
 
-/* The reject of batch entry k for the app: its id, campaign, period and the collector's reason
- * (network bytes: anything but printable ASCII becomes '?'). */
-static void record_reject(const batch_t *b, uint32_t k, const dpm_v1_Reject *rj,
-                          dpm_upload_reject_t *out)
+/* The reject of batch entry k for the app: its id, campaign and period (read back from the
+ * outbox into work, free once the answer is decoded; 0 if that read fails) and the collector's
+ * reason (network bytes: anything but printable ASCII becomes '?'). */
+static void record_reject(dpm_outbox_t *ob, const batch_t *b, uint32_t k, const dpm_v1_Reject *rj,
+                          uint8_t *work, size_t work_cap, dpm_upload_reject_t *out)
 {
     memcpy(out->report_id, b->e[k].report_id, DPM_REPORT_ID_BYTES);
-    out->campaign_id = b->campaign[k];
-    out->period = b->period[k];
+    out->campaign_id = 0;
+    out->period = 0;
+    if (dpm_outbox_read(ob, &b->e[k], work, work_cap) == DPM_OK) {
+        peek_header(work, b->e[k].len, &out->campaign_id, &out->period);
+    }
     size_t n = 0;
     for (; n + 1u < sizeof(out->reason) && n < sizeof(rj->reason) && rj->reason[n] != '\0'; n++) {
         char ch = rj->reason[n];
@@ -296,7 +295,8 @@ static int rejecting_status(uint32_t status)
  * DPM_ERR_TRANSPORT or DPM_ERR_AUTH when it is a failure (retry later), outbox errors as they
  * come. A 413 is handled by the caller. */
 static dpm_status_t handle_response(dpm_outbox_t *ob, batch_t *b, const dpm_http_response_t *resp,
-                                    dpm_v1_BatchResponse *br, dpm_upload_result_t *res)
+                                    dpm_v1_BatchResponse *br, uint8_t *work, size_t work_cap,
+                                    dpm_upload_result_t *res)
 {
     int ok2xx = resp->status >= 200 && resp->status < 300;
     if (resp->status == 401 || resp->status == 403) {
@@ -329,14 +329,22 @@ static dpm_status_t handle_response(dpm_outbox_t *ob, batch_t *b, const dpm_http
         if (hit[k] == 0 || b->gone[k]) {
             continue;
         }
+        dpm_upload_reject_t *out = res->rejected < DPM_UPLOAD_MAX_REJECTS /* always: see more */
+                                       ? &res->rejects[res->rejected]
+                                       : NULL;
+        if (out != NULL) { /* before the removal: its bytes are read back */
+            record_reject(ob, b, k, &br->rejects[hit[k] - 1u], work, work_cap, out);
+        }
         dpm_status_t st = dpm_outbox_remove(ob, &b->e[k]);
         if (st != DPM_OK) {
+            if (out != NULL) {
+                memset(out, 0, sizeof(*out)); /* not removed: not a reject for the app */
+            }
             return st;
         }
         b->gone[k] = 1;
         removed++;
-        if (res->rejected < DPM_UPLOAD_MAX_REJECTS) { /* always: flush leaves room (more) */
-            record_reject(b, k, &br->rejects[hit[k] - 1u], &res->rejects[res->rejected]);
+        if (out != NULL) {
             res->rejected++;
         }
     }
@@ -417,7 +425,7 @@ dpm_status_t dpm_upload_flush(dpm_upload_t *up, dpm_outbox_t *ob, const dpm_tran
             continue;
         }
         st = resp.status == 413 ? DPM_ERR_PROTOCOL /* even one report is too large */
-                                : handle_response(ob, &b, &resp, &br, res);
+                                : handle_response(ob, &b, &resp, &br, work, work_cap, res);
         network_failure = st == DPM_ERR_PROTOCOL || st == DPM_ERR_TRANSPORT || st == DPM_ERR_AUTH;
         retry_after_s = resp.retry_after_s;
         if (st != DPM_OK) {
