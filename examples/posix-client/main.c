@@ -3,7 +3,8 @@
  * reads a CSV of this device's model events, fetches the campaign from the collector (keeping a
  * copy, so it can still report while the collector is unreachable), checks it against the app's
  * privacy policy, makes one report (validate -> charge -> perturb -> encode -> queue, inside
- * dpm_device_report_*), and posts the outbox over TLS. Copy it as the starting point of an app.
+ * dpm_device_report_*), and posts the outbox over TLS, authenticated by a client certificate
+ * and/or a bearer token. Copy it as the starting point of an app.
  *
  *   posix-client --url https://127.0.0.1:8443 --ca ca.pem --campaign 1 --events events.csv
  *
@@ -11,9 +12,12 @@
  * 1 usage, I/O or bad events, 2 campaign refused (unknown, invalid, beyond the policy, or a
  * collector answering with another campaign), 3 budget exhausted (the campaign's for this
  * period, or the device's cap for today), or the ledger full of campaigns whose periods are
- * still open, 4 metric undefined, 5 network or TLS failure (a report made this run stays in the
- * outbox for the next run), 6 damaged state (ledger or outbox; also when this run found
- * reports lost to damage or to an erased outbox: they are counted and reported). */
+ * still open, 4 metric undefined, 5 network or TLS failure, or the collector asked to retry
+ * later (a report made this run stays in the outbox for the next run), 6 damaged state (ledger
+ * or outbox; also when this run found reports lost to damage or to an erased outbox: they are
+ * counted and reported), 7 the collector rejected a report (its reason is printed; the report
+ * is gone and its epsilon spent), 8 the collector refused the device's credential (fix --token
+ * or --cert; the reports stay queued). */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -29,7 +33,18 @@
 #define LEDGER_BYTES 4096u
 #define TIMEOUT_MS 10000u
 
-enum { EXIT_OK, EXIT_USAGE, EXIT_CAMPAIGN, EXIT_BUDGET, EXIT_UNDEFINED, EXIT_NETWORK, EXIT_STATE };
+enum {
+    EXIT_OK,
+    EXIT_USAGE,
+    EXIT_CAMPAIGN,
+    EXIT_BUDGET,
+    EXIT_UNDEFINED,
+    EXIT_NETWORK,
+    EXIT_STATE,
+    EXIT_REJECTED,
+    EXIT_AUTH
+};
+#define FLUSH_ROUNDS 8 /* flushes per run: each goes on after rejects or a reconnect */
 
 typedef struct {
     const char *url;
@@ -39,6 +54,7 @@ typedef struct {
     const char *server_name;
     const char *cert_path; /* optional device credential: TLS client certificate + key */
     const char *key_path;
+    const char *token_path; /* optional device credential: a file holding a bearer token */
     uint32_t campaign_id;
     uint32_t period;
     uint32_t threshold_q31; /* prediction = score >= threshold */
@@ -58,8 +74,9 @@ static void usage(FILE *f)
                "  --campaign ID      campaign to report for (fetched from the collector; a copy\n"
                "                     is kept in --state and used when the collector is down)\n"
                "  --events FILE      CSV of this device's events; '#' lines are comments.\n"
-               "                     tuple campaigns: score,label,group (one group per device,\n"
-               "                     below the campaign's groups); roc_hist campaigns:\n"
+               "                     tuple campaigns and roc_hist campaigns with groups:\n"
+               "                     score,label,group (one group per device, below the\n"
+               "                     campaign's groups); roc_hist campaigns without groups:\n"
                "                     score,label (a third column is ignored). score in [0,1],\n"
                "                     label 0 or 1\n"
                "  --threshold X      tuple campaigns: prediction = score >= X (default 0.5)\n"
@@ -77,6 +94,9 @@ static void usage(FILE *f)
                "  --cert FILE        this device's TLS client certificate (PEM), for a collector\n"
                "                     that authenticates devices (dpm-collector --device-ca)\n"
                "  --key FILE         its private key (PEM, unencrypted); with --cert\n"
+               "  --token FILE       a file holding this device's bearer token (from the\n"
+               "                     collector's operator: dpm-collector --credentials); sent\n"
+               "                     with every upload, never printed\n"
                "  --flush-only       post what the outbox holds; make no new report\n"
                "  --help             this text\n");
 }
@@ -113,7 +133,8 @@ static int parse_options(int argc, char **argv, options_t *o)
         {"state", required_argument, NULL, 's'},      {"server-name", required_argument, NULL, 'n'},
         {"flush-only", no_argument, NULL, 'f'},       {"help", no_argument, NULL, 'h'},
         {"cert", required_argument, NULL, 'C'},       {"key", required_argument, NULL, 'K'},
-        {"device-cap", required_argument, NULL, 'D'}, {NULL, 0, NULL, 0}};
+        {"device-cap", required_argument, NULL, 'D'}, {"token", required_argument, NULL, 'T'},
+        {NULL, 0, NULL, 0}};
     memset(o, 0, sizeof(*o));
     o->state_dir = "dpm-state";
     o->threshold_q31 = DPM_SCORE_ONE / 2;
@@ -136,6 +157,7 @@ static int parse_options(int argc, char **argv, options_t *o)
         case 'f': o->flush_only = 1; break;
         case 'C': o->cert_path = optarg; break;
         case 'K': o->key_path = optarg; break;
+        case 'T': o->token_path = optarg; break;
         case 'h': usage(stdout); exit(EXIT_OK);
         default: bad = 1;
         }
@@ -210,11 +232,12 @@ typedef struct {
     dpm_confusion_t conf; /* tuple campaigns */
     uint32_t group;
     dpm_score_hist_t hist; /* roc_hist campaigns */
-} events_t;
+} events_t;                /* group: tuple campaigns and roc_hist campaigns with groups */
 
 static int read_events(const options_t *o, const dpm_mech_t *mech, events_t *ev)
 {
     const dpm_score_bins_t *bins = dpm_mech_score_bins(mech);
+    int grouped = bins == NULL || mech->campaign.groups != 0; /* tuple, or roc_hist with groups */
     memset(ev, 0, sizeof(*ev));
     if (bins != NULL && dpm_score_hist_init(&ev->hist, bins) != DPM_OK) {
         return -1;
@@ -237,19 +260,21 @@ static int read_events(const options_t *o, const dpm_mech_t *mech, events_t *ev)
         unsigned g = 0;
         int fields = sscanf(line, "%lf,%d,%u", &score, &label, &g);
         int ok = fields >= 2 && score >= 0.0 && score <= 1.0 && (label == 0 || label == 1);
+        /* one device, one group: every line names the same one */
+        if (ok && grouped) {
+            ok = fields == 3 && (seen == 0 || g == ev->group);
+            ev->group = g;
+        }
         if (ok && bins != NULL) {
             ok = dpm_score_hist_add(&ev->hist, bins, dpm_score_from_double(score), label) == DPM_OK;
         } else if (ok) {
-            ok = fields == 3 && (seen == 0 || g == ev->group) &&
-                 dpm_confusion_add(&ev->conf, label,
+            ok = dpm_confusion_add(&ev->conf, label,
                                    dpm_score_from_double(score) >= o->threshold_q31) == DPM_OK;
-            ev->group = g;
         }
         if (!ok) {
             fprintf(stderr, "posix-client: %s:%ld: expected %s with score in [0,1] and label 0/1\n",
                     o->events_path, lineno,
-                    bins != NULL ? "score,label"
-                                 : "score,label,group (the same group on every line)");
+                    grouped ? "score,label,group (the same group on every line)" : "score,label");
             rc = -1;
         }
         seen++;
@@ -272,11 +297,47 @@ typedef struct {
     int up;
 } connection_t;
 
-/* What the client trusts and, optionally, who it is: PEM bytes with their NUL counted. */
+/* What the client trusts and, optionally, who it is: PEM bytes with their NUL counted, and a
+ * bearer token (the uploader keeps a pointer to it: it must live as long as the device). */
 typedef struct {
     uint8_t ca[16384], cert[8192], key[8192];
-    long ca_len, cert_len, key_len; /* cert_len 0: no client certificate */
+    long ca_len, cert_len, key_len;     /* cert_len 0: no client certificate */
+    char token[DPM_HTTP_MAX_TOKEN + 3]; /* "" if none; room to see that a file is too long */
 } credentials_t;
+
+/* The token file's first line (a trailing CR LF or LF dropped). Its bytes are never printed:
+ * a bad token is named by its file only. */
+static int load_token(const char *path, credentials_t *c)
+{
+    long n = read_file(path, (uint8_t *)c->token, sizeof(c->token) - 1);
+    if (n < 0) {
+        fprintf(stderr,
+                "posix-client: cannot read the token file %s (or it is longer than a "
+                "token: %u characters at most)\n",
+                path, (unsigned)DPM_HTTP_MAX_TOKEN);
+        return -1;
+    }
+    c->token[n] = '\0';
+    c->token[strcspn(c->token, "\r\n")] = '\0';
+    /* The SDK's own check (dpm_upload_init) decides what a token may hold. */
+    dpm_upload_config_t probe = {.host = "localhost",
+                                 .path = "/",
+                                 .max_reports = 1,
+                                 .max_bytes = 1,
+                                 .timeout_ms = 1,
+                                 .backoff_base_ms = 1,
+                                 .backoff_cap_ms = 1,
+                                 .token = c->token};
+    dpm_upload_t up;
+    if (dpm_upload_init(&up, &probe) != DPM_OK) {
+        fprintf(stderr,
+                "posix-client: %s does not hold a bearer token (1 to %u of A-Z a-z 0-9 "
+                "-._~+/ then optional '=', on its first line)\n",
+                path, (unsigned)DPM_HTTP_MAX_TOKEN);
+        return -1;
+    }
+    return 0;
+}
 
 static int load_credentials(const options_t *o, credentials_t *c)
 {
@@ -294,7 +355,8 @@ static int load_credentials(const options_t *o, credentials_t *c)
             return -1;
         }
     }
-    return 0;
+    c->token[0] = '\0';
+    return o->token_path != NULL ? load_token(o->token_path, c) : 0;
 }
 
 static void close_tcp(void *ctx)
@@ -367,8 +429,13 @@ static int get_campaign(const options_t *o, dpm_device_t *dev, connection_t *con
                     o->campaign_id);
             return EXIT_NETWORK;
         }
-        printf("collector unreachable: using the kept copy of campaign %u\n", o->campaign_id);
+        printf("collector unreachable or busy: using the kept copy of campaign %u\n",
+               o->campaign_id);
         st = dpm_device_accept_campaign(dev, bytes, (size_t)n, mech, &why);
+    }
+    if (st == DPM_ERR_AUTH) {
+        fprintf(stderr, "posix-client: campaign %u not fetched: %s\n", o->campaign_id, why);
+        return EXIT_AUTH;
     }
     if (st != DPM_OK) {
         fprintf(stderr, "posix-client: campaign %u refused: %s (%s)\n", o->campaign_id, why,
@@ -380,6 +447,16 @@ static int get_campaign(const options_t *o, dpm_device_t *dev, connection_t *con
 
 /* ---- one report ---------------------------------------------------------------------------------
  */
+
+static void hex_id(const uint8_t *id, char out[2 * DPM_REPORT_ID_BYTES + 1])
+{
+    static const char digits[] = "0123456789abcdef";
+    for (unsigned i = 0; i < DPM_REPORT_ID_BYTES; i++) {
+        out[2 * i] = digits[id[i] >> 4];
+        out[2 * i + 1] = digits[id[i] & 15u];
+    }
+    out[2 * DPM_REPORT_ID_BYTES] = '\0';
+}
 
 static int exit_code_for(dpm_status_t st)
 {
@@ -401,12 +478,16 @@ static int make_report(const options_t *o, dpm_device_t *dev, const dpm_mech_t *
     }
     dpm_report_info_t info;
     dpm_status_t st;
-    if (dpm_mech_score_bins(mech) != NULL) {
-        st = dpm_device_report_roc_hist(dev, mech, o->period, &ev.hist, &info);
-    } else if (ev.group >= mech->campaign.groups) {
+    int roc = dpm_mech_score_bins(mech) != NULL;
+    if ((!roc || mech->campaign.groups != 0) && ev.group >= mech->campaign.groups) {
         fprintf(stderr, "posix-client: group %u is out of range: campaign %u has %u groups\n",
                 ev.group, mech->campaign.id, mech->campaign.groups);
         return EXIT_USAGE;
+    }
+    if (roc && mech->campaign.groups != 0) {
+        st = dpm_device_report_roc_hist_group(dev, mech, o->period, ev.group, &ev.hist, &info);
+    } else if (roc) {
+        st = dpm_device_report_roc_hist(dev, mech, o->period, &ev.hist, &info);
     } else {
         st = dpm_device_report_tuple(dev, mech, o->period, ev.group, &ev.conf, &info);
     }
@@ -421,10 +502,76 @@ static int make_report(const options_t *o, dpm_device_t *dev, const dpm_mech_t *
     dpm_eps_format(info.spent_in_period, total, sizeof(total));
     char device[16];
     dpm_eps_format(info.device_spent, device, sizeof(device));
+    char id[2 * DPM_REPORT_ID_BYTES + 1];
+    hex_id(info.report_id, id);
     printf("report stored: campaign %u, period %u, %u bytes, epsilon spent %s (period total %s, "
-           "device today %s)\n",
-           mech->campaign.id, o->period, info.bytes, eps, total, device);
+           "device today %s), id %s\n",
+           mech->campaign.id, o->period, info.bytes, eps, total, device, id);
     return EXIT_OK;
+}
+
+/* ---- the upload ---------------------------------------------------------------------------- */
+
+/* Post the outbox: flush again while the uploader says so (every reject comes back to the app,
+ * a batch the collector found too large goes again in smaller pieces), reconnecting when the
+ * collector closed the connection. Prints every rejected report with the collector's reason.
+ * Returns an exit code. */
+static int upload(dpm_device_t *dev, connection_t *conn, const char *host, uint16_t port,
+                  const char *name, const credentials_t *cred, const dpm_device_config_t *cfg)
+{
+    static uint8_t work[4096];
+    dpm_upload_result_t res;
+    memset(&res, 0, sizeof(res));
+    uint32_t delivered = 0, rejected = 0;
+    dpm_status_t st = DPM_OK;
+    for (int round = 0; round < FLUSH_ROUNDS; round++) {
+        if (round > 0 && res.reconnect) {
+            dpm_tls_close(&conn->tls);
+            if (connect_collector(conn, host, port, name, cred, cfg->rng, cfg->clock) != 0) {
+                st = DPM_ERR_TRANSPORT;
+                res.http_status = 0;
+                break;
+            }
+        }
+        st = dpm_device_flush(dev, &conn->transport, work, sizeof(work), &res);
+        delivered += res.delivered;
+        rejected += res.rejected;
+        for (uint32_t i = 0; i < res.rejected; i++) {
+            const dpm_upload_reject_t *rj = &res.rejects[i];
+            char id[2 * DPM_REPORT_ID_BYTES + 1];
+            hex_id(rj->report_id, id);
+            fprintf(stderr,
+                    "posix-client: the collector rejected report %s (campaign %u, period %u): "
+                    "%s\n",
+                    id, rj->campaign_id, rj->period, rj->reason);
+        }
+        if (st != DPM_OK || !res.more) {
+            break;
+        }
+    }
+    printf("upload: %u delivered, %u rejected, %u pending (HTTP %u)\n", delivered, rejected,
+           dpm_outbox_pending(dpm_device_outbox(dev)), res.http_status);
+    dpm_outbox_stats_t stats;
+    if (dpm_outbox_stats(dpm_device_outbox(dev), &stats) == DPM_OK && stats.lost > 0) {
+        fprintf(stderr,
+                "posix-client: %u report(s) were lost to damaged storage (their epsilon "
+                "was spent); the collector is told with the next batch\n",
+                stats.lost);
+    }
+    if (rejected > 0) {
+        fprintf(stderr,
+                "posix-client: %u report(s) rejected for good: their epsilon was spent and "
+                "they are not sent again (the reasons above say what to change)\n",
+                rejected);
+    }
+    if (st != DPM_OK) {
+        fprintf(stderr, "posix-client: upload failed: %s\n", dpm_upload_advice(st, &res));
+    }
+    return rejected > 0                                     ? EXIT_REJECTED
+           : st == DPM_ERR_AUTH                             ? EXIT_AUTH
+           : st == DPM_ERR_STORAGE || st == DPM_ERR_CORRUPT ? EXIT_STATE
+           : st != DPM_OK                                   ? EXIT_NETWORK
+                                                            : EXIT_OK;
 }
 
 int main(int argc, char **argv)
@@ -487,8 +634,14 @@ int main(int argc, char **argv)
     cfg.policy.defaults.max_eps = DPM_EPS_Q16(o.max_eps);
     cfg.policy.defaults.max_budget = DPM_EPS_Q16(o.max_budget);
     cfg.policy.device.max_eps = DPM_EPS_Q16(o.device_cap); /* per day (the default period) */
-    cfg.upload = (dpm_upload_config_t){host, "/v1/reports", DPM_UPLOAD_MAX_BATCH, 2048, TIMEOUT_MS,
-                                       1000, 600000};
+    cfg.upload = (dpm_upload_config_t){.host = host,
+                                       .path = "/v1/reports",
+                                       .max_reports = DPM_UPLOAD_MAX_BATCH,
+                                       .max_bytes = 2048,
+                                       .timeout_ms = TIMEOUT_MS,
+                                       .backoff_base_ms = 1000,
+                                       .backoff_cap_ms = 600000,
+                                       .token = cred.token[0] != '\0' ? cred.token : NULL};
     static dpm_device_t dev;
     dpm_status_t st = dpm_device_init(&dev, &cfg);
     if (st != DPM_OK) {
@@ -528,23 +681,8 @@ int main(int argc, char **argv)
         dpm_posix_rng_free(&drbg);
         return rc != EXIT_OK ? rc : EXIT_NETWORK;
     }
-    static uint8_t work[4096];
-    dpm_upload_result_t res;
-    st = dpm_device_flush(&dev, &conn.transport, work, sizeof(work), &res);
-    printf("upload: %u delivered, %u rejected, %u pending (HTTP %u)\n", res.delivered, res.rejected,
-           res.pending, res.http_status);
-    dpm_outbox_stats_t stats;
-    if (dpm_outbox_stats(dpm_device_outbox(&dev), &stats) == DPM_OK && stats.lost > 0) {
-        fprintf(stderr,
-                "posix-client: %u report(s) were lost to damaged storage (their epsilon "
-                "was spent); the collector is told with the next batch\n",
-                stats.lost);
-    }
-    if (st != DPM_OK) {
-        fprintf(stderr, "posix-client: upload failed (%s); the reports stay in the outbox\n",
-                dpm_strerror(st));
-        rc = rc != EXIT_OK ? rc : EXIT_NETWORK;
-    }
+    int up = upload(&dev, &conn, host, port, name, &cred, &cfg);
+    rc = rc != EXIT_OK ? rc : up;
     dpm_tls_close(&conn.tls);
     dpm_posix_rng_free(&drbg);
     return rc;

@@ -101,7 +101,7 @@ static dpm_status_t device_report(const sim_cfg_t *cfg, const sim_block_t *b, ui
         st = dpm_report_encode(rep, buf, DPM_REPORT_MAX_BYTES, len);
     }
     if (rng_bytes != NULL) {
-        *rng_bytes = r.rng_calls * (uint64_t)DPM_RAND_BUF_BYTES;
+        *rng_bytes = (uint64_t)r.rng_calls * DPM_RAND_BUF_BYTES;
     }
     return st;
 }

@@ -11,6 +11,7 @@
  *   - the status is one dpm_upload_flush documents, and res->pending is the outbox's count;
  *   - no report disappears unaccounted: pending before = pending after + delivered + rejected;
  *   - a report leaves the outbox only if the answers hold a 2xx status line or its id;
+ *   - every rejected report is returned (res->rejects), once, with a printable reason;
  *   - every report still pending reads back with the bytes that were put. */
 #include <stdint.h>
 #include <stdlib.h>
@@ -141,7 +142,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     uint32_t nrep = 1u + (data[0] & 7u);
     dpm_upload_config_t cfg = {"collector.example", "/v1/reports", 1u + ((data[0] >> 3) & 7u),
-                               data[0] & 0x40u ? 200u : 4096u, 1000, 100, 10000};
+                               data[0] & 0x40u ? 200u : 4096u, 1000, 100, 10000, NULL};
     wire_t w;
     memset(&w, 0, sizeof(w));
     w.recv_max = 1u + data[1];
@@ -203,7 +204,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         dpm_upload_result_t res;
         dpm_status_t s = dpm_upload_flush(&up, &ob, &t, &clk, &rand, work, sizeof(work), &res);
         if (s != DPM_OK && s != DPM_ERR_TRANSPORT && s != DPM_ERR_TIMEOUT &&
-            s != DPM_ERR_PROTOCOL) {
+            s != DPM_ERR_PROTOCOL && s != DPM_ERR_AUTH) {
+            abort();
+        }
+        if (res.rejected > DPM_UPLOAD_MAX_REJECTS) {
             abort();
         }
         if (res.pending != dpm_outbox_pending(&ob) ||
@@ -211,6 +215,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             abort();
         }
         scan(&ob, after);
+        uint8_t named[NREP_MAX] = {0};
+        for (uint32_t r = 0; r < res.rejected; r++) {
+            const dpm_upload_reject_t *rj = &res.rejects[r];
+            uint32_t k = rj->report_id[0] - 1u; /* report k + 1 has id bytes k + 1 */
+            uint8_t id[DPM_REPORT_ID_BYTES];
+            memset(id, (int)(k + 1u), sizeof(id));
+            /* it was pending before this flush, is not now, and is named only once */
+            if (k >= nrep || memcmp(id, rj->report_id, sizeof(id)) != 0 || !before[k] ||
+                after[k] || named[k]++ || rj->campaign_id != 171 ||
+                memchr(rj->reason, 0, sizeof(rj->reason)) == NULL) {
+                abort();
+            }
+            for (const char *c = rj->reason; *c != '\0'; c++) {
+                if (*c < 0x20 || *c > 0x7E) {
+                    abort();
+                }
+            }
+        }
         for (uint32_t k = 0; k < nrep; k++) {
             uint8_t id[DPM_REPORT_ID_BYTES];
             memset(id, (int)(k + 1u), sizeof(id));

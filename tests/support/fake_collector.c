@@ -176,6 +176,18 @@ static size_t parse_head(fake_collector_t *fc, size_t *content_length)
         fail(fc, "missing or wrong request header");
         return 0;
     }
+    fc->authorization[0] = '\0';
+    const char *auth = strstr(head, "\r\nAuthorization: ");
+    if (auth != NULL) {
+        auth += 17;
+        size_t n = strcspn(auth, "\r");
+        if (n >= sizeof(fc->authorization) || strstr(auth, "\r\nAuthorization: ") != NULL) {
+            fail(fc, "Authorization too long or repeated");
+            return 0;
+        }
+        memcpy(fc->authorization, auth, n);
+        fc->authorization[n] = '\0';
+    }
     *content_length = (size_t)v;
     return end;
 }
@@ -231,8 +243,12 @@ answer:
         dpm_v1_Reject *rj = &br->rejects[br->rejects_count++];
         rj->report_id.size = DPM_REPORT_ID_BYTES;
         memcpy(rj->report_id.bytes, rep->report_id, DPM_REPORT_ID_BYTES);
-        snprintf(rj->reason, sizeof(rj->reason), "campaign %u is closed",
-                 (unsigned)rep->campaign_id);
+        if (fc->reject_reason != NULL) {
+            snprintf(rj->reason, sizeof(rj->reason), "%s", fc->reject_reason);
+        } else {
+            snprintf(rj->reason, sizeof(rj->reason), "campaign %u is closed",
+                     (unsigned)rep->campaign_id);
+        }
     }
 }
 
@@ -277,9 +293,41 @@ static size_t take_batch(fake_collector_t *fc, const uint8_t *body, size_t len,
     return br->rejects_count;
 }
 
+/* 1 if the request carries the bearer token the collector wants (or it wants none). */
+static int authorized(const fake_collector_t *fc)
+{
+    return fc->token == NULL || (strncmp(fc->authorization, "Bearer ", 7) == 0 &&
+                                 strcmp(fc->authorization + 7, fc->token) == 0);
+}
+
+/* A text answer that closes the connection (dpm-collector's answers before reading a body). */
+static void refuse(fake_collector_t *fc, const char *status_line, const char *extra,
+                   const char *text)
+{
+    char head[256];
+    snprintf(head, sizeof(head), "%sContent-Type: text/plain\r\nConnection: close\r\n%s",
+             status_line, extra != NULL ? extra : "");
+    respond(fc, head, (const uint8_t *)text, strlen(text));
+    fc->close_after = 1;
+}
+
 static void handle(fake_collector_t *fc, const uint8_t *body, size_t len)
 {
     fc->requests++;
+    if (!authorized(fc)) {
+        fc->unauthorized++;
+        refuse(fc, "HTTP/1.1 401 Unauthorized\r\n",
+               "WWW-Authenticate: Bearer realm=\"dpm-collector\"\r\n",
+               fc->authorization[0] ? "unknown credential\n"
+                                    : "a device credential is required (client certificate or "
+                                      "bearer token)\n");
+        return;
+    }
+    if (fc->max_body != 0 && len > fc->max_body) {
+        fc->too_large++;
+        refuse(fc, "HTTP/1.1 413 Content Too Large\r\n", NULL, "request body too large\n");
+        return;
+    }
     fc_action_t a = next_action(fc);
     fc->last = a;
     dpm_v1_BatchResponse br = dpm_v1_BatchResponse_init_zero;
@@ -293,6 +341,16 @@ static void handle(fake_collector_t *fc, const uint8_t *body, size_t len)
     case FC_503: respond(fc, "HTTP/1.1 503 Service Unavailable\r\n", NULL, 0); return;
     case FC_BAD_400: respond(fc, "HTTP/1.1 400 Bad Request\r\n", NULL, 0); return;
     case FC_EMPTY_200: respond(fc, "HTTP/1.1 200 OK\r\n", NULL, 0); return;
+    case FC_STATUS: {
+        char line[300];
+        snprintf(line, sizeof(line), "HTTP/1.1 %d Scripted\r\nContent-Type: text/plain\r\n%s%s",
+                 fc->status, fc->status_close ? "Connection: close\r\n" : "",
+                 fc->extra != NULL ? fc->extra : "");
+        static const char text[] = "scripted answer\n";
+        respond(fc, line, (const uint8_t *)text, sizeof(text) - 1);
+        fc->close_after = fc->status_close;
+        return;
+    }
     case FC_GARBAGE_200: respond(fc, "HTTP/1.1 200 OK\r\n", garbage, sizeof(garbage)); return;
     case FC_CHUNKED:
         take_batch(fc, body, len, &br, &lost);

@@ -7,8 +7,10 @@
  * A healthy answer (FC_OK) stores every valid report and rejects those of reject_campaign
  * ("never acceptable"): 200 with a BatchResponse if none was rejected, else 400 with a
  * BatchResponse listing the rejected ids. Batch.lost_reports is added to `lost_reports`
- * when the batch is answered 200. Other actions model failures. Anything the SDK gets wrong
- * on the wire sets `fatal` with a reason instead of aborting.
+ * when the batch is answered 200. Other actions model failures. Like dpm-collector, it answers
+ * 401 (and closes) when `token` is set and a request does not carry it as a bearer token, and
+ * 413 (and closes) to a body above `max_body`, before anything else. Anything the SDK gets
+ * wrong on the wire sets `fatal` with a reason instead of aborting.
  *
  * It also answers GET /v1/campaigns/<id> (the request dpm_campaign_get writes) from its table
  * of campaigns: 200 with the encoded campaign, 404 for an id it does not hold. A malicious
@@ -34,7 +36,9 @@ typedef enum {
     FC_CHUNKED,          /* stores, then answers 200 with chunked encoding (unsupported) */
     FC_EMPTY_200,        /* a misconfigured proxy: 200 with an empty body, nothing stored */
     FC_GARBAGE_200,      /* 200 whose body is not a BatchResponse; nothing stored */
-    FC_SHORT_200         /* stores, but its BatchResponse accounts for one report too few */
+    FC_SHORT_200,        /* stores, but its BatchResponse accounts for one report too few */
+    FC_STATUS            /* answers `status` with a text body and `extra` header lines, and
+                            closes if `status_close`; nothing stored */
 } fc_action_t;
 
 #define FC_MAX_REPORTS 1024
@@ -62,12 +66,18 @@ typedef struct {
     const fc_action_t *script; /* actions for requests 1, 2, ...; then `after` */
     size_t script_len;
     size_t script_pos;
-    int cycle;                /* 1: repeat the script forever */
-    fc_action_t after;        /* action once the script is used up */
-    uint32_t reject_campaign; /* reports of this campaign are rejected (0 = none) */
-    int reject_status;        /* status of a response with rejects (0: 400) */
-    size_t recv_max;          /* at most this many bytes per recv (0 = no limit) */
-    size_t send_max;          /* accept at most this many bytes per send (0 = no limit) */
+    int cycle;                 /* 1: repeat the script forever */
+    fc_action_t after;         /* action once the script is used up */
+    uint32_t reject_campaign;  /* reports of this campaign are rejected (0 = none) */
+    int reject_status;         /* status of a response with rejects (0: 400) */
+    size_t recv_max;           /* at most this many bytes per recv (0 = no limit) */
+    size_t send_max;           /* accept at most this many bytes per send (0 = no limit) */
+    const char *reject_reason; /* Reject.reason of rejects (NULL: "campaign N is closed") */
+    int status;                /* FC_STATUS: the status line's code */
+    const char *extra;         /* FC_STATUS: header lines, each ending in CRLF (NULL: none) */
+    int status_close;          /* FC_STATUS: "Connection: close", then the connection drops */
+    const char *token;         /* NULL: no credential needed; else the bearer token required */
+    size_t max_body;           /* 0: any body; else a larger one gets 413 and a close */
     dpm_campaign_t campaigns[FC_MAX_CAMPAIGNS]; /* what GET /v1/campaigns/<id> serves */
     size_t ncampaigns;
     uint32_t answer_with; /* != 0: answer every campaign GET with this campaign (malicious) */
@@ -92,6 +102,9 @@ typedef struct {
                               FC_CLOSE_OK answered 200) */
     uint64_t lost_seen;    /* ... over every batch that arrived */
     uint64_t reconnects;
+    uint64_t unauthorized;   /* requests answered 401 for their credential */
+    uint64_t too_large;      /* requests answered 413 */
+    char authorization[300]; /* the last request's Authorization value ("" if none) */
     fc_action_t last;
     int fatal;
     char why[200];

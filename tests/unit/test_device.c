@@ -912,7 +912,7 @@ static void test_erased_outbox_is_counted(void **state)
             f.cfg.outbox_anchor = &f.cfg.storage; /* it outlives the device: both in f */
             f.cfg.outbox_anchor_offset = REGION - 16;
         }
-        f.cfg.upload = (dpm_upload_config_t){"collector", "/v1/reports", 8, 4096, 1000, 10, 100};
+        f.cfg.upload = (dpm_upload_config_t){"collector", "/v1/reports", 8, 4096, 1000, 10, 100, NULL};
         assert_int_equal(dpm_device_init(&f.dev, &f.cfg), DPM_OK);
         static dpm_mech_t m;
         dpm_campaign_t c = tuple_campaign(10, "1", "2");

@@ -507,10 +507,28 @@ static void test_campaign_fetch_answers(void **state)
                      DPM_ERR_PROTOCOL);
     assert_string_equal(why, "unknown campaign");
     assert_true(starts_with(can.sent, "GET /v1/campaigns/4711 HTTP/1.1\r\n"));
-    canned_answer(&can, "503 Service Unavailable", NULL, 0);
-    assert_int_equal(dpm_campaign_fetch(&t, &clk, "h", 4711, 100, work, sizeof(work), &m, &why),
-                     DPM_ERR_PROTOCOL);
-    assert_string_equal(why, "collector refused the request");
+    /* "later" (the app uses its kept copy meanwhile), "not this credential", or a refusal */
+    static const struct {
+        const char *status;
+        dpm_status_t want;
+        const char *why;
+    } answers[] = {{"503 Service Unavailable", DPM_ERR_TRANSPORT, "retry later"},
+                   {"429 Too Many Requests", DPM_ERR_TRANSPORT, "retry later"},
+                   {"500 Internal Server Error", DPM_ERR_TRANSPORT, "retry later"},
+                   {"408 Request Timeout", DPM_ERR_TRANSPORT, "retry later"},
+                   {"401 Unauthorized", DPM_ERR_AUTH, "credential"},
+                   {"403 Forbidden", DPM_ERR_AUTH, "credential"},
+                   {"400 Bad Request", DPM_ERR_PROTOCOL, "collector refused the request"},
+                   {"301 Moved Permanently", DPM_ERR_PROTOCOL, "collector refused the request"}};
+    for (size_t i = 0; i < sizeof(answers) / sizeof(answers[0]); i++) {
+        canned_answer(&can, answers[i].status, NULL, 0);
+        why = NULL;
+        dpm_status_t st =
+            dpm_campaign_fetch(&t, &clk, "h", 4711, 100, work, sizeof(work), &m, &why);
+        if (st != answers[i].want || why == NULL || strstr(why, answers[i].why) == NULL) {
+            fail_msg("%s: %d (%s)", answers[i].status, st, why != NULL ? why : "no reason");
+        }
+    }
     canned_answer(&can, "200 OK", (const uint8_t *)"\xff\xff\xff", 3);
     assert_int_equal(dpm_campaign_fetch(&t, &clk, "h", 4711, 100, work, sizeof(work), &m, &why),
                      DPM_ERR_PROTOCOL);

@@ -147,6 +147,45 @@ static void test_response_ok_whole_and_bytewise(void **state)
     assert_true(dpm_http_response_done(&r));
 }
 
+/* Retry-After: delta-seconds are read (capped at a day); a date or anything else is ignored,
+ * and a later interim response does not carry it over. */
+static void test_response_retry_after(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *value;
+        uint32_t want;
+    } cases[] = {{"120", 120},
+                 {" 5 ", 5},
+                 {"0", 0},
+                 {"86400", 86400},
+                 {"86401", 86400},
+                 {"99999999999999999999", 86400},
+                 {"Fri, 31 Dec 1999 23:59:59 GMT", 0},
+                 {"5x", 0},
+                 {"-1", 0},
+                 {"", 0}};
+    for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
+        char text[160];
+        snprintf(text, sizeof(text),
+                 "HTTP/1.1 503 Busy\r\nRetry-After: %s\r\nContent-Length: 0\r\n\r\n",
+                 cases[i].value);
+        dpm_http_response_t r;
+        assert_int_equal(parse(text, 1, NULL, 0, &r), DPM_OK);
+        if (r.retry_after_s != cases[i].want) {
+            fail_msg("Retry-After: '%s' read as %u, want %u", cases[i].value,
+                     (unsigned)r.retry_after_s, (unsigned)cases[i].want);
+        }
+    }
+    dpm_http_response_t r;
+    assert_int_equal(parse("HTTP/1.1 100 Continue\r\nRetry-After: 9\r\n\r\n"
+                           "HTTP/1.1 429 Slow\r\nContent-Length: 0\r\n\r\n",
+                           0, NULL, 0, &r),
+                     DPM_OK);
+    assert_int_equal(r.status, 429);
+    assert_int_equal(r.retry_after_s, 0);
+}
+
 static void test_response_bad_status_lines(void **state)
 {
     (void)state;
@@ -397,7 +436,7 @@ static void test_deadline_slowloris(void **state)
 /* ---- backoff ----------------------------------------------------------------------------- */
 
 static const dpm_upload_config_t cfg_base = {
-    "collector.example", "/v1/reports", 8, 4096, 1000, 100, 6400};
+    "collector.example", "/v1/reports", 8, 4096, 1000, 100, 6400, NULL};
 
 static void test_backoff_growth_and_cap(void **state)
 {
@@ -514,7 +553,7 @@ static void frig_init(frig_t *f, const dpm_upload_config_t *cfg)
     f->t = fake_collector_port(&f->fc);
 }
 
-static void frig_put(frig_t *f, uint32_t campaign)
+static void frig_put_in(frig_t *f, uint32_t campaign, uint32_t period)
 {
     dpm_report_t rep;
     memset(&rep, 0, sizeof(rep));
@@ -522,6 +561,7 @@ static void frig_put(frig_t *f, uint32_t campaign)
         rep.report_id[i] = (uint8_t)(test_rng_next(&f->tr) >> 8);
     }
     rep.campaign_id = campaign;
+    rep.period = period;
     rep.mechanism = DPM_MECH_ID_TUPLE_MR;
     rep.eps = EPS1;
     rep.body.tuple.nmetrics = 1;
@@ -531,6 +571,11 @@ static void frig_put(frig_t *f, uint32_t campaign)
     assert_int_equal(dpm_report_encode(&rep, buf, sizeof(buf), &len), DPM_OK);
     assert_int_equal(dpm_outbox_put(&f->ob, buf, len), DPM_OK);
     memcpy(f->ids[f->n++], rep.report_id, DPM_REPORT_ID_BYTES);
+}
+
+static void frig_put(frig_t *f, uint32_t campaign)
+{
+    frig_put_in(f, campaign, 0);
 }
 
 static dpm_status_t frig_flush(frig_t *f, dpm_upload_result_t *res)
@@ -693,12 +738,24 @@ static void test_flush_400_removes_only_rejected(void **state)
     f.fc.script_len = 1;
     f.fc.after = FC_503;
     dpm_upload_result_t res;
-    /* 1st request: 400 naming the three campaign-9 reports; they go, the others stay and
-     * are sent again at once (progress); the 2nd request meets a 503 */
-    assert_int_equal(frig_flush(&f, &res), DPM_ERR_TRANSPORT);
-    assert_int_equal(res.requests, 2);
+    /* 1st request: 400 naming the three campaign-9 reports; they go, and come back to the app
+     * with the collector's reason; the others stay. The flush stops there (res.more): a next
+     * batch of up to 8 could bring more rejects than the 5 places left in res.rejects */
+    assert_int_equal(frig_flush(&f, &res), DPM_OK);
+    assert_int_equal(res.requests, 1);
     assert_int_equal(res.rejected, 3);
     assert_int_equal(res.delivered, 0);
+    assert_int_equal(res.pending, 3);
+    assert_true(res.more);
+    for (int i = 0; i < 3; i++) {
+        assert_memory_equal(res.rejects[i].report_id, f.ids[2 * i + 1], DPM_REPORT_ID_BYTES);
+        assert_int_equal(res.rejects[i].campaign_id, 9);
+        assert_string_equal(res.rejects[i].reason, "campaign 9 is closed");
+    }
+    /* called again, as res.more asks: the 2nd request meets a 503 */
+    assert_int_equal(frig_flush(&f, &res), DPM_ERR_TRANSPORT);
+    assert_int_equal(res.requests, 1);
+    assert_int_equal(res.rejected, 0);
     assert_int_equal(res.pending, 3);
     uint32_t cursor = 0;
     for (int i = 0; i < 3; i++) {
@@ -723,10 +780,14 @@ static void test_flush_400_removes_only_rejected(void **state)
     f.fc.reject_campaign = 9;
     f.fc.reject_status = 404;
     assert_int_equal(frig_flush(&f, &res), DPM_OK);
-    assert_int_equal(res.requests, 2);
+    assert_int_equal(res.requests, 1);
     assert_int_equal(res.rejected, 1);
+    assert_true(res.more);
+    assert_int_equal(frig_flush(&f, &res), DPM_OK);
+    assert_int_equal(res.requests, 1);
     assert_int_equal(res.delivered, 1);
     assert_int_equal(res.pending, 0);
+    assert_false(res.more);
     /* ... but never for 408 and 429, which mean "later" even with a BatchResponse */
     frig_init(&f, &cfg_base);
     frig_put(&f, 9);
@@ -778,6 +839,324 @@ static void test_flush_2xx_must_account_for_the_batch(void **state)
         assert_int_equal(res.pending, 0);
         assert_int_equal(f.fc.nstored, 3);
     }
+}
+
+/* ---- what each answer means for the app (issue 28) ---------------------------------------- */
+
+/* 1 if the advice tells the app that nothing queued was lost. */
+static int says_kept(const char *advice)
+{
+    return strstr(advice, "stay queued") != NULL || strstr(advice, "nothing was lost") != NULL;
+}
+
+/* Every status a collector (or whatever answers at its address) may send to a POST, and what
+ * dpm_upload_flush makes of it: the status the app gets, advice that names the cause and says
+ * what to do, nothing removed, a backoff that is at least the Retry-After asked for (up to the
+ * cap), and every report delivered exactly once when the collector heals. The old uploader
+ * answered DPM_ERR_PROTOCOL ("protocol violation") to 401 and 403. */
+static void test_flush_status_map(void **state)
+{
+    (void)state;
+    static frig_t f;
+    static const struct {
+        int status;
+        int close;
+        const char *extra;
+        dpm_status_t want;
+        const char *advice; /* a phrase the advice must hold */
+        uint64_t min_delay; /* ms the next attempt must wait at least */
+    } cases[] = {
+        {401, 1, "WWW-Authenticate: Bearer\r\n", DPM_ERR_AUTH, "HTTP 401", 50},
+        {403, 0, NULL, DPM_ERR_AUTH, "HTTP 403", 50},
+        {408, 1, NULL, DPM_ERR_TRANSPORT, "cannot take reports now", 50},
+        {429, 1, "Retry-After: 1\r\n", DPM_ERR_TRANSPORT, "rate-limiting", 1000},
+        {429, 0, "Retry-After: 30\r\n", DPM_ERR_TRANSPORT, "rate-limiting", 30000},
+        {500, 0, NULL, DPM_ERR_TRANSPORT, "cannot take reports now", 50},
+        {503, 1, "Retry-After: 1\r\n", DPM_ERR_TRANSPORT, "cannot take reports now", 1000},
+        {503, 0, "Retry-After: 86400\r\n", DPM_ERR_TRANSPORT, "retry after", 60000},
+        {503, 0, "Retry-After: Wed, 21 Oct 2015 07:28:00 GMT\r\n", DPM_ERR_TRANSPORT, "retry after",
+         50},
+        {505, 0, NULL, DPM_ERR_TRANSPORT, "retry after", 50},
+        {404, 0, NULL, DPM_ERR_PROTOCOL, "check the URL", 50},
+        {411, 1, NULL, DPM_ERR_PROTOCOL, "check the URL", 50},
+        {414, 1, NULL, DPM_ERR_PROTOCOL, "check the URL", 50},
+        {415, 0, NULL, DPM_ERR_PROTOCOL, "check the URL", 50},
+        {431, 1, NULL, DPM_ERR_PROTOCOL, "check the URL", 50},
+        {301, 0, "Location: /elsewhere\r\n", DPM_ERR_PROTOCOL, "check the URL", 50},
+        {200, 0, NULL, DPM_ERR_PROTOCOL, "check the URL", 50}, /* a text 200: a proxy */
+    };
+    dpm_upload_config_t cfg = cfg_base;
+    cfg.backoff_cap_ms = 60000; /* Retry-After counts up to the cap */
+    for (size_t i = 0; i < ARRAY_LEN(cases); i++) {
+        frig_init(&f, &cfg);
+        for (int k = 0; k < 3; k++) {
+            frig_put(&f, 1);
+        }
+        static const fc_action_t once[] = {FC_STATUS};
+        f.fc.script = once;
+        f.fc.script_len = 1;
+        f.fc.status = cases[i].status;
+        f.fc.status_close = cases[i].close;
+        f.fc.extra = cases[i].extra;
+        dpm_upload_result_t res;
+        dpm_status_t st = frig_flush(&f, &res);
+        const char *advice = dpm_upload_advice(st, &res);
+        if (st != cases[i].want || strstr(advice, cases[i].advice) == NULL || !says_kept(advice)) {
+            fail_msg("HTTP %d: status %d (%s), want %d; advice: %s", cases[i].status, st,
+                     dpm_strerror(st), cases[i].want, advice);
+        }
+        assert_int_equal(res.http_status, cases[i].status);
+        assert_int_equal(res.requests, 1);
+        assert_int_equal(res.delivered + res.rejected, 0);
+        assert_int_equal(res.pending, 3); /* nothing removed */
+        assert_int_equal(f.fc.nstored, 0);
+        assert_int_equal(res.reconnect, cases[i].close);
+        uint64_t next = dpm_upload_next_attempt_ms(&f.up);
+        if (next < f.fclk.now + cases[i].min_delay - 10 || next > f.fclk.now + 60000) {
+            fail_msg("HTTP %d: next attempt in %llu ms, want >= %llu", cases[i].status,
+                     (unsigned long long)(next - f.fclk.now),
+                     (unsigned long long)cases[i].min_delay);
+        }
+        /* the collector heals: each report arrives once */
+        fake_collector_reconnect(&f.fc);
+        f.fclk.now = next;
+        assert_int_equal(frig_flush(&f, &res), DPM_OK);
+        assert_int_equal(res.delivered, 3);
+        assert_int_equal(f.fc.nstored, 3);
+        assert_int_equal(f.fc.duplicates, 0);
+    }
+    /* advice for what a flush cannot be blamed on */
+    assert_true(strstr(dpm_upload_advice(DPM_ERR_TIMEOUT, NULL), "nothing was lost") != NULL);
+    assert_string_equal(dpm_upload_advice(DPM_ERR_BUDGET, NULL), dpm_strerror(DPM_ERR_BUDGET));
+    assert_string_equal(dpm_upload_advice(DPM_OK, NULL), "ok");
+    assert_string_not_equal(dpm_strerror(DPM_ERR_AUTH), "unknown status");
+}
+
+/* A batch larger than the collector's body limit (dpm-collector --max-body answers 413 and
+ * closes before reading it) is sent again in halves until it passes: nothing lost, nothing
+ * stored twice, no backoff. The old uploader took the 413 for a protocol violation and retried
+ * the same batch for ever. One report alone above the limit is DPM_ERR_PROTOCOL and stays. */
+static void test_flush_413_halves_the_batches(void **state)
+{
+    (void)state;
+    static frig_t f;
+    frig_init(&f, &cfg_base);
+    for (int i = 0; i < 8; i++) {
+        frig_put(&f, 1);
+    }
+    f.fc.max_body = 100; /* two or three of these reports */
+    dpm_upload_result_t res;
+    uint32_t delivered = 0, rounds = 0;
+    do {
+        assert_int_equal(frig_flush(&f, &res), DPM_OK);
+        delivered += res.delivered;
+        assert_int_equal(res.rejected, 0);
+        if (res.reconnect) {
+            fake_collector_reconnect(&f.fc);
+        }
+        assert_true(++rounds <= 12);
+    } while (res.more);
+    assert_int_equal(delivered, 8);
+    assert_int_equal(res.pending, 0);
+    assert_int_equal(f.fc.nstored, 8);
+    assert_int_equal(f.fc.duplicates, 0);
+    assert_true(f.fc.too_large >= 2);                       /* 8 reports, then 4, were too many */
+    assert_true(f.up.cfg.max_bytes <= 100);                 /* it remembers the collector's limit */
+    assert_int_equal(dpm_upload_next_attempt_ms(&f.up), 0); /* never a failure */
+    uint64_t too_large = f.fc.too_large;
+    for (int i = 0; i < 4; i++) {
+        frig_put(&f, 1);
+    }
+    fake_collector_reconnect(&f.fc);
+    assert_int_equal(frig_flush(&f, &res), DPM_OK);
+    assert_int_equal(res.delivered, 4);
+    assert_int_equal(f.fc.too_large, too_large); /* the next flush starts small enough */
+    /* one report alone above the limit: kept, and the advice names the collector's limit */
+    frig_init(&f, &cfg_base);
+    frig_put(&f, 1);
+    f.fc.max_body = 10;
+    dpm_status_t st = frig_flush(&f, &res);
+    assert_int_equal(st, DPM_ERR_PROTOCOL);
+    assert_int_equal(res.http_status, 413);
+    assert_int_equal(res.pending, 1);
+    assert_true(strstr(dpm_upload_advice(st, &res), "--max-body") != NULL);
+    assert_true(dpm_upload_next_attempt_ms(&f.up) > 0);
+}
+
+/* 1 if needle occurs in hay[0 .. n). */
+static int contains(const uint8_t *hay, size_t n, const char *needle)
+{
+    size_t k = strlen(needle);
+    for (size_t i = 0; k <= n && i <= n - k; i++) {
+        if (memcmp(hay + i, needle, k) == 0) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* The bearer token: sent with every POST as "Authorization: Bearer <token>", read from the
+ * app's memory at each request (renewed in place), wiped from the work buffer once sent;
+ * invalid tokens (header injection, spaces, empty, too long) are refused before anything is
+ * sent. A collector that wants a token the device does not have answers 401: DPM_ERR_AUTH,
+ * reports kept (the old uploader could send no token at all). */
+static void test_flush_bearer_token(void **state)
+{
+    (void)state;
+    static frig_t f;
+    static char token[DPM_HTTP_MAX_TOKEN + 2];
+    strcpy(token, "dGVzdC10b2tlbi0x.a_b~c+d/e==");
+    dpm_upload_config_t cfg = cfg_base;
+    cfg.token = token;
+    frig_init(&f, &cfg);
+    f.fc.token = "dGVzdC10b2tlbi0x.a_b~c+d/e==";
+    frig_put(&f, 1);
+    frig_put(&f, 1);
+    dpm_upload_result_t res;
+    assert_int_equal(frig_flush(&f, &res), DPM_OK);
+    assert_int_equal(res.delivered, 2);
+    assert_string_equal(f.fc.authorization, "Bearer dGVzdC10b2tlbi0x.a_b~c+d/e==");
+    assert_false(contains(f.work, sizeof(f.work), token)); /* wiped once sent */
+    assert_false(contains(f.work, sizeof(f.work), "Authorization"));
+    /* renewed in place by the app: the next request carries the new one */
+    strcpy(token, "second-token");
+    f.fc.token = "second-token";
+    frig_put(&f, 1);
+    assert_int_equal(frig_flush(&f, &res), DPM_OK);
+    assert_int_equal(res.delivered, 1);
+    /* the collector no longer knows it: 401, nothing removed, the advice says what to do */
+    f.fc.token = "third-token";
+    frig_put(&f, 1);
+    dpm_status_t st = frig_flush(&f, &res);
+    assert_int_equal(st, DPM_ERR_AUTH);
+    assert_int_equal(res.http_status, 401);
+    assert_int_equal(res.pending, 1);
+    assert_true(res.reconnect);
+    assert_int_equal(f.fc.unauthorized, 1);
+    assert_true(strstr(dpm_upload_advice(st, &res), "credential") != NULL);
+    assert_true(dpm_upload_next_attempt_ms(&f.up) > 0);
+    /* a token made invalid in place: refused, nothing sent (and nothing of it in work) */
+    fake_collector_reconnect(&f.fc);
+    f.fclk.now = dpm_upload_next_attempt_ms(&f.up);
+    strcpy(token, "third-token\r\nX-Injected: 1");
+    uint64_t requests = f.fc.requests;
+    assert_int_equal(frig_flush(&f, &res), DPM_ERR_PARAM);
+    assert_int_equal(f.fc.requests, requests);
+    assert_false(contains(f.work, sizeof(f.work), "third-token"));
+    strcpy(token, "third-token");
+    assert_int_equal(frig_flush(&f, &res), DPM_OK);
+    assert_int_equal(res.delivered, 1);
+    /* no token for a collector that wants one: 401, DPM_ERR_AUTH */
+    frig_init(&f, &cfg_base);
+    f.fc.token = "needed";
+    frig_put(&f, 1);
+    assert_int_equal(frig_flush(&f, &res), DPM_ERR_AUTH);
+    assert_string_equal(f.fc.authorization, "");
+    assert_int_equal(res.pending, 1);
+    /* what a token may be (RFC 6750 b64token, 1 .. DPM_HTTP_MAX_TOKEN characters) */
+    static char longest[DPM_HTTP_MAX_TOKEN + 2];
+    memset(longest, 'k', DPM_HTTP_MAX_TOKEN);
+    longest[DPM_HTTP_MAX_TOKEN] = '\0';
+    const char *good[] = {"a", "a=", "a==", "AZaz09-._~+/", longest};
+    dpm_upload_t up;
+    for (size_t i = 0; i < ARRAY_LEN(good); i++) {
+        cfg.token = good[i];
+        assert_int_equal(dpm_upload_init(&up, &cfg), DPM_OK);
+    }
+    static char too_long[DPM_HTTP_MAX_TOKEN + 2];
+    memset(too_long, 'k', DPM_HTTP_MAX_TOKEN + 1);
+    too_long[DPM_HTTP_MAX_TOKEN + 1] = '\0';
+    const char *bad[] = {"",    "=",   "=abc", "ab=c",        "a b", "a\tb",  "a\r\nX: y",
+                         "a\n", "a,b", "a\"b", "caf\xc3\xa9", "a;b", too_long};
+    for (size_t i = 0; i < ARRAY_LEN(bad); i++) {
+        memset(&up, 0x33, sizeof(up));
+        cfg.token = bad[i];
+        if (dpm_upload_init(&up, &cfg) != DPM_ERR_PARAM) {
+            fail_msg("token #%u accepted", (unsigned)i);
+        }
+        assert_int_equal(((uint8_t *)&up)[0], 0x33); /* untouched */
+    }
+    /* a work buffer with room for the largest report after a head with the longest token */
+    frig_init(&f, &cfg_base);
+    cfg.token = longest;
+    assert_int_equal(dpm_upload_init(&f.up, &cfg), DPM_OK);
+    f.fc.token = longest;
+    frig_put(&f, 1);
+    static uint8_t work[DPM_UPLOAD_MIN_WORK + DPM_HTTP_MAX_TOKEN];
+    assert_int_equal(
+        dpm_upload_flush(&f.up, &f.ob, &f.t, &f.clk, &f.rand, work, sizeof(work), &res), DPM_OK);
+    assert_int_equal(res.delivered, 1);
+    assert_int_equal(
+        dpm_upload_flush(&f.up, &f.ob, &f.t, &f.clk, &f.rand, work, DPM_UPLOAD_MIN_WORK, &res),
+        DPM_ERR_PARAM); /* the head with this token leaves no room for the largest report */
+}
+
+/* Every rejected report comes back to the app with its id, campaign, period and the
+ * collector's reason (control bytes replaced), exactly once, however many batches it takes:
+ * a flush stops (res.more) before a batch whose rejects might not fit res.rejects. */
+static void test_flush_returns_every_reject(void **state)
+{
+    (void)state;
+    static frig_t f;
+    for (uint32_t max_reports = 1; max_reports <= DPM_UPLOAD_MAX_BATCH; max_reports++) {
+        dpm_upload_config_t cfg = cfg_base;
+        cfg.max_reports = max_reports;
+        frig_init(&f, &cfg);
+        for (uint32_t i = 0; i < 25; i++) {
+            frig_put_in(&f, i % 3 == 0 ? 1 : 9, 100 + i); /* 16 of 25 rejected */
+        }
+        f.fc.reject_campaign = 9;
+        f.fc.reject_reason = "device quota\x01" "exceeded\x7f";
+        uint8_t seen[25] = {0};
+        uint32_t delivered = 0, rejected = 0, calls = 0;
+        dpm_upload_result_t res;
+        do {
+            assert_int_equal(frig_flush(&f, &res), DPM_OK);
+            assert_true(res.rejected <= DPM_UPLOAD_MAX_REJECTS);
+            delivered += res.delivered;
+            rejected += res.rejected;
+            for (uint32_t r = 0; r < res.rejected; r++) {
+                const dpm_upload_reject_t *rj = &res.rejects[r];
+                size_t k = 0;
+                while (k < f.n && memcmp(f.ids[k], rj->report_id, DPM_REPORT_ID_BYTES) != 0) {
+                    k++;
+                }
+                assert_true(k < f.n);
+                assert_int_equal(k % 3 == 0, 0); /* a campaign-9 report */
+                assert_int_equal(seen[k]++, 0);  /* returned once */
+                assert_int_equal(rj->campaign_id, 9);
+                assert_int_equal(rj->period, 100 + k);
+                assert_string_equal(rj->reason, "device quota?exceeded?");
+            }
+            assert_true(++calls <= 25);
+        } while (res.more);
+        assert_int_equal(rejected, 16);
+        assert_int_equal(delivered, 9);
+        assert_int_equal(res.pending, 0);
+        assert_int_equal(f.fc.nrejected, 16);
+        assert_int_equal(f.fc.nstored, 9);
+    }
+    /* bytes outside printable ASCII (UTF-8, an escape sequence) reach the app as '?' */
+    frig_init(&f, &cfg_base);
+    frig_put(&f, 9);
+    f.fc.reject_campaign = 9;
+    f.fc.reject_reason = "caf\xc3\xa9 \x1b[31m";
+    dpm_upload_result_t r8;
+    assert_int_equal(frig_flush(&f, &r8), DPM_OK);
+    assert_int_equal(r8.rejected, 1);
+    assert_string_equal(r8.rejects[0].reason, "caf?? ?[31m");
+    /* the collector's longest reason (47 bytes) arrives whole */
+    frig_init(&f, &cfg_base);
+    frig_put(&f, 9);
+    f.fc.reject_campaign = 9;
+    f.fc.reject_reason = "a reason of forty-seven bytes, the most allowed";
+    assert_int_equal(strlen(f.fc.reject_reason), DPM_UPLOAD_REASON_BYTES - 1);
+    dpm_upload_result_t res;
+    assert_int_equal(frig_flush(&f, &res), DPM_OK);
+    assert_int_equal(res.rejected, 1);
+    assert_false(res.more);
+    assert_string_equal(res.rejects[0].reason, f.fc.reject_reason);
+    assert_true(strstr(dpm_upload_advice(DPM_OK, &res), "rejected") != NULL);
 }
 
 static void test_flush_bad_arguments(void **state)
@@ -849,6 +1228,7 @@ int main(void)
         cmocka_unit_test(test_request_bytes),
         cmocka_unit_test(test_request_refuses_injection),
         cmocka_unit_test(test_response_ok_whole_and_bytewise),
+        cmocka_unit_test(test_response_retry_after),
         cmocka_unit_test(test_response_bad_status_lines),
         cmocka_unit_test(test_response_headers_strict_and_bounded),
         cmocka_unit_test(test_read_response_split_and_errors),
@@ -860,6 +1240,10 @@ int main(void)
         cmocka_unit_test(test_flush_failure_backoff_and_same_bytes),
         cmocka_unit_test(test_flush_400_removes_only_rejected),
         cmocka_unit_test(test_flush_2xx_must_account_for_the_batch),
+        cmocka_unit_test(test_flush_status_map),
+        cmocka_unit_test(test_flush_413_halves_the_batches),
+        cmocka_unit_test(test_flush_bearer_token),
+        cmocka_unit_test(test_flush_returns_every_reject),
         cmocka_unit_test(test_flush_bad_arguments),
     };
     return cmocka_run_group_tests_name("http", tests, NULL, NULL);

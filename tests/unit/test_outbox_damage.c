@@ -54,7 +54,7 @@ typedef struct {
 } rig_t;
 
 static const dpm_upload_config_t upload_cfg = {
-    "collector.example:8443", "/v1/reports", 4, 400, 500, 100, 1600};
+    "collector.example:8443", "/v1/reports", 4, 400, 500, 100, 1600, NULL};
 
 static void rig_init(rig_t *r, uint64_t seed)
 {

@@ -596,7 +596,7 @@ static const fc_action_t script[] = {
     FC_503};
 
 static const dpm_upload_config_t upload_cfg = {
-    "collector.example:8443", "/v1/reports", 4, 200, 500, 100, 1600};
+    "collector.example:8443", "/v1/reports", 4, 200, 500, 100, 1600, NULL};
 
 static void boot(world_t *w)
 {

@@ -204,7 +204,8 @@ static inline uint32_t dpm_abi_fingerprint(void)
                           (uint32_t)sizeof(dpm_prio3_t),
                           (uint32_t)sizeof(dpm_prio3_shard_out_t),
                           (uint32_t)sizeof(dpm_outbox_stats_t),
-                          (uint32_t)sizeof(dpm_report_info_t)};
+                          (uint32_t)sizeof(dpm_report_info_t),
+                          (uint32_t)sizeof(dpm_upload_result_t)};
     uint32_t h = 2166136261u;
     for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
         h = dpm_abi_mix(h, v[i]);

@@ -42,7 +42,7 @@ typedef struct {
     /* bits handed out since init = bits_base + cur - end (mod 2^64): a refill moves cur and
      * end and bits_base with them, so a draw only moves a cursor (dpm_rand_bits_used) */
     uint64_t bits_base;
-    uint64_t rng_calls; /* port rng fill() calls since init */
+    uint32_t rng_calls; /* port rng fill() calls since init (mod 2^32: a statistic) */
     dpm_status_t error; /* sticky port RNG failure */
 } dpm_rand_t;
 

@@ -16,7 +16,8 @@ typedef enum {
     DPM_ERR_BUFFER = -4,       /* a caller buffer is too small */
     DPM_ERR_RNG = -5,          /* the random source failed */
     DPM_ERR_STORAGE = -6,      /* port storage failed */
-    DPM_ERR_TRANSPORT = -7,    /* port transport failed or closed */
+    DPM_ERR_TRANSPORT = -7,    /* port transport failed or closed, or the collector asked to
+                                  retry later (HTTP 408, 429, 5xx): retry after a backoff */
     DPM_ERR_BUDGET = -8,       /* the privacy budget does not allow this report */
     DPM_ERR_CORRUPT = -9,      /* stored or received data failed its integrity check */
     DPM_ERR_TLS = -10,         /* TLS handshake or certificate verification failed */
@@ -26,12 +27,17 @@ typedef enum {
     DPM_ERR_POLICY = -14,      /* the app's privacy policy does not allow this campaign */
     DPM_ERR_CONFIG = -15,      /* app and library were built with different DPM_* options */
     DPM_ERR_VERIFY = -16,      /* a VDAF proof or joint-randomness check failed: drop the report */
-    DPM_ERR_LEDGER_FULL = -17  /* the privacy ledger tracks as many campaigns as it can, all with
+    DPM_ERR_LEDGER_FULL = -17, /* the privacy ledger tracks as many campaigns as it can, all with
                                   periods still open: no new campaign until one ends */
+    DPM_ERR_AUTH = -18         /* the collector refused this device's credential (HTTP 401:
+                                  none or unknown; 403: not a device's, revoked, or token and
+                                  certificate of two identities). The reports stay queued: fix
+                                  or renew the credential (dpm_upload_config_t.token, or the
+                                  TLS client certificate); unchanged, it gets the same answer */
 } dpm_status_t;
 
 /* The last (most negative) status code, for tables and tests that cover them all. */
-#define DPM_ERR_LAST DPM_ERR_LEDGER_FULL
+#define DPM_ERR_LAST DPM_ERR_AUTH
 
 /* A short English description of `status` (never NULL; unknown codes give "unknown status"). */
 const char *dpm_strerror(dpm_status_t status);

@@ -279,6 +279,9 @@ dpm_status_t dpm_outbox_remove(dpm_outbox_t *ob, const dpm_outbox_entry_t *e);
 #define DPM_HTTP_MAX_HEADER_BYTES 4096 /* status line + all header lines, CRLFs included */
 #define DPM_HTTP_MAX_HOST 255
 #define DPM_HTTP_MAX_PATH 255
+/* Longest bearer token (dpm-collector reads Authorization values of up to 255 bytes, and
+ * "Bearer " takes 7 of them). */
+#define DPM_HTTP_MAX_TOKEN 248
 
 /* Write the head of a POST request into buf:
  *   POST <path> HTTP/1.1\r\n Host: <host>\r\n Content-Type: application/x-protobuf\r\n
@@ -299,10 +302,13 @@ dpm_status_t dpm_http_write_get(uint8_t *buf, size_t cap, const char *host, cons
  * on DPM_OK the campaign's bytes (a dpm.v1.Campaign that decodes and whose id is `id`, not yet
  * checked against the policy) are work[0 .. *len), for an app that keeps a copy so it can
  * report while the collector is unreachable (check them with dpm_device_accept_campaign).
- * work needs DPM_CAMPAIGN_MAX_BYTES + 512 bytes. DPM_ERR_PROTOCOL (with *reason) for a
- * non-200 answer, bytes that are not a campaign, or a campaign with ANOTHER id than the one
- * requested (a collector answering with other campaigns could otherwise make the device spend
- * again under new ids; the device cap, dpm_policy_cap_t, bounds that too); transport errors as
+ * work needs DPM_CAMPAIGN_MAX_BYTES + 512 bytes. A non-200 answer, with *reason:
+ * DPM_ERR_TRANSPORT for 408, 429 and 5xx (try later: the kept copy serves meanwhile),
+ * DPM_ERR_AUTH for 401/403, DPM_ERR_PROTOCOL for the others (404: "unknown campaign");
+ * DPM_ERR_PROTOCOL also for bytes that are not a campaign, or a campaign with ANOTHER id than
+ * the one requested (a collector answering with other campaigns could otherwise make the
+ * device spend again under new ids; the device cap, dpm_policy_cap_t, bounds that too).
+ * Transport errors as
  * dpm_http_read_response, DPM_ERR_PARAM for NULL or a small work. */
 dpm_status_t dpm_campaign_get(const dpm_transport_t *t, const dpm_clock_t *c, const char *host,
                               uint32_t id, uint32_t timeout_ms, uint8_t *work, size_t work_cap,
@@ -311,10 +317,10 @@ dpm_status_t dpm_campaign_get(const dpm_transport_t *t, const dpm_clock_t *c, co
 /* Fetch campaign `id` from the collector (GET /v1/campaigns/<id>) over the connected
  * transport t within timeout_ms, then decode and validate it into a ready mechanism *m
  * (dpm_campaign_decode + dpm_mech_init). work (>= DPM_CAMPAIGN_MAX_BYTES + 512 bytes) holds the
- * request and the response body. DPM_ERR_PROTOCOL for a non-200 answer, bytes that are not
- * a campaign or a campaign with another id than `id`, the dpm_mech_init errors for a campaign that
- * must not run (with *reason), transport errors as dpm_http_read_response. *m is untouched on any
- * error. */
+ * request and the response body. The statuses of dpm_campaign_get for a non-200 answer,
+ * DPM_ERR_PROTOCOL for bytes that are not a campaign or a campaign with another id than `id`,
+ * the dpm_mech_init errors for a campaign that must not run (with *reason), transport errors
+ * as dpm_http_read_response. *m is untouched on any error. */
 dpm_status_t dpm_campaign_fetch(const dpm_transport_t *t, const dpm_clock_t *c, const char *host,
                                 uint32_t id, uint32_t timeout_ms, uint8_t *work, size_t work_cap,
                                 dpm_mech_t *m, const char **reason);
@@ -324,6 +330,8 @@ dpm_status_t dpm_campaign_fetch(const dpm_transport_t *t, const dpm_clock_t *c, 
 typedef struct {
     uint32_t status;         /* 100..599 */
     uint32_t content_length; /* body bytes announced */
+    uint32_t retry_after_s;  /* Retry-After in seconds (delta-seconds form only; an HTTP date
+                                or a malformed value is ignored), 0 if absent; at most 86400 */
     uint8_t close;           /* the server closes the connection after this response */
     uint8_t *body;           /* caller buffer: the body lands here */
     size_t body_cap;
@@ -349,7 +357,8 @@ dpm_status_t dpm_http_response_init(dpm_http_response_t *r, uint8_t *body, size_
  * (no name, whitespace before ':', obsolete line folding); any Transfer-Encoding (chunked is
  * not supported); a missing, repeated, non-numeric or > 10^9 Content-Length (except for
  * 204 and 304, which have no body); a body longer than body_cap; a 101 response.
- * Interim 1xx responses are skipped. "Connection: close" and HTTP/1.0 set r->close. */
+ * Interim 1xx responses are skipped. "Connection: close" and HTTP/1.0 set r->close;
+ * "Retry-After: N" sets r->retry_after_s. */
 dpm_status_t dpm_http_response_feed(dpm_http_response_t *r, const uint8_t *data, size_t len,
                                     size_t *used);
 
@@ -376,11 +385,16 @@ dpm_status_t dpm_http_read_response(const dpm_transport_t *t, const dpm_clock_t 
 /* Largest batch: dpm.options bounds Batch.reports (and BatchResponse.rejects) to 8. */
 #define DPM_UPLOAD_MAX_BATCH 8u
 /* Smallest work buffer dpm_upload_flush accepts; it also refuses a buffer whose room after
- * the longest request head (it depends on host and path) cannot hold one largest report and
- * the loss count (3 + DPM_REPORT_MAX_BYTES + 6). DPM_UPLOAD_MIN_WORK + 256 bytes is a good
- * size: the head, several reports and a BatchResponse with 8 rejects fit. */
+ * the longest request head (it depends on host, path and token) cannot hold one largest report
+ * and the loss count (3 + DPM_REPORT_MAX_BYTES + 6). DPM_UPLOAD_MIN_WORK + 256 bytes (plus the
+ * token's length) is a good size: the head, several reports and a BatchResponse with 8
+ * rejects fit. */
 #define DPM_UPLOAD_MIN_WORK (256u + 3u + DPM_REPORT_MAX_BYTES + 6u)
 #define DPM_UPLOAD_OPENED 0x55504D44u
+/* The rejects one dpm_upload_flush call returns (every one: see dpm_upload_result_t.more). */
+#define DPM_UPLOAD_MAX_REJECTS DPM_UPLOAD_MAX_BATCH
+/* A reject's reason, NUL included (dpm.options: Reject.reason max_size 48). */
+#define DPM_UPLOAD_REASON_BYTES 48u
 
 typedef struct {
     const char *host;         /* Host header (see dpm_http_write_request); not copied */
@@ -391,26 +405,66 @@ typedef struct {
     uint32_t timeout_ms;      /* deadline of one request/response exchange, >= 1 */
     uint32_t backoff_base_ms; /* first retry delay, >= 1 */
     uint32_t backoff_cap_ms;  /* largest nominal delay, >= backoff_base_ms */
+    /* Optional device credential (NULL: none): a bearer token, sent as "Authorization: Bearer
+     * <token>" with every POST (never with dpm_campaign_get, which needs none). 1 ..
+     * DPM_HTTP_MAX_TOKEN characters of RFC 6750's b64token: letters, digits, "-._~+/", then
+     * optionally "=" padding; NUL-terminated. NOT copied: the uploader keeps this pointer, so
+     * the token stays in the app's memory (which must outlive the uploader; the app may
+     * rewrite it in place to renew it, checked again at every request). The SDK never logs
+     * it, and wipes the request head that carried it from the work buffer once it is sent (the
+     * TLS layer's own buffers are the port's: port/tls). Beside it, or instead, a TLS client
+     * certificate (dpm_tls_config_t.client_cert); a device holding both gets a token bound to
+     * its certificate's identity from the collector (README: credentials). */
+    const char *token;
 } dpm_upload_config_t;
 
 /* Upload state (retry schedule). Fill with dpm_upload_init. */
 typedef struct {
-    dpm_upload_config_t cfg;
+    dpm_upload_config_t cfg;  /* the app's config; max_bytes is lowered after a 413 */
     uint64_t next_attempt_ms; /* monotonic time before which flush does nothing; 0 = now */
     uint32_t failures;        /* consecutive failed attempts */
     uint32_t opened;
 } dpm_upload_t;
 
+/* A report the collector rejected: removed from the outbox for good (its ε was spent; it can
+ * never be accepted). What to do depends on the reason (dpm-collector's reasons; README
+ * "Rejected reports"):
+ *   "device quota exceeded"         this credential already stored the campaign's quota of
+ *                                   reports in that period (another install or device with
+ *                                   the same credential?): report no more in that period
+ *   "period closed"                 sent too late (the device was offline longer than the
+ *                                   campaign's late window): flush sooner; nothing to resend
+ *   "period not open yet"           the device's clock is ahead of the collector's: fix the
+ *                                   clock before reporting again
+ *   "unknown campaign"              the campaign is gone: stop reporting for it
+ *   "parameter fingerprint mismatch", "mechanism mismatch", "wrong number of ...", "... out
+ *   of range", "malformed report"   the device's copy of the campaign differs from the
+ *                                   collector's, or the two versions do not agree: fetch the
+ *                                   campaign again (dpm_campaign_get) before the next report
+ * Any other reason: log it with the ids; do not retry (the report is gone). */
+typedef struct {
+    uint8_t report_id[DPM_REPORT_ID_BYTES]; /* as dpm_report_info_t.report_id gave it */
+    uint32_t campaign_id;                   /* read back from the stored report */
+    uint32_t period;
+    char reason[DPM_UPLOAD_REASON_BYTES]; /* the collector's reason, NUL-terminated; bytes
+                                             outside printable ASCII replaced by '?' */
+} dpm_upload_reject_t;
+
 /* What one dpm_upload_flush call did. */
 typedef struct {
     uint32_t requests;      /* HTTP requests sent */
     uint32_t delivered;     /* reports removed after a 2xx */
-    uint32_t rejected;      /* reports removed because a 4xx response rejected their id */
+    uint32_t rejected;      /* reports removed because the collector rejected their id: each
+                               one is rejects[0 .. rejected) */
     uint32_t lost_reported; /* lost reports (Batch.lost_reports) a collector acknowledged */
     uint32_t pending;       /* reports left in the outbox */
-    uint32_t http_status;   /* status of the last response, 0 if none */
+    uint32_t http_status;   /* status of the last exchange's response, 0 if it got none */
     uint8_t deferred;       /* 1: called before dpm_upload_next_attempt_ms, nothing done */
     uint8_t reconnect;      /* 1: close and reopen the transport before the next call */
+    uint8_t more;           /* 1: stopped early with reports pending so that every reject
+                               fits rejects[] (or after a 413 halved the batches): call
+                               again (after a reconnect if reconnect is set) */
+    dpm_upload_reject_t rejects[DPM_UPLOAD_MAX_REJECTS];
 } dpm_upload_result_t;
 
 /* Check *cfg and reset the retry schedule. DPM_ERR_PARAM for NULL or any value outside the
@@ -418,24 +472,38 @@ typedef struct {
 dpm_status_t dpm_upload_init(dpm_upload_t *up, const dpm_upload_config_t *cfg);
 
 /* Post the outbox's pending reports in batches over the connected transport t, until the
- * outbox is empty or an attempt fails. Each batch is one POST whose body is a dpm.v1.Batch
- * made of the stored bytes (field 1, tag 0x0A, varint length, report), so retries resend
- * byte-identical reports, and, when the outbox counts lost reports (dpm_outbox_stats),
- * Batch.lost_reports (field 2) with that count. The body of every 2xx and 4xx answer is
- * decoded as a dpm.v1.BatchResponse (nanopb, within dpm.options' bounds); per response:
+ * outbox is empty or an attempt fails. Each batch is one POST (with the config's bearer
+ * token, if any) whose body is a dpm.v1.Batch made of the stored bytes (field 1, tag 0x0A,
+ * varint length, report), so retries resend byte-identical reports, and, when the outbox
+ * counts lost reports (dpm_outbox_stats), Batch.lost_reports (field 2) with that count. The
+ * body of every 2xx and rejecting 4xx answer is decoded as a dpm.v1.BatchResponse (nanopb,
+ * within dpm.options' bounds). Per response, and what it returns (dpm_upload_advice says it
+ * in words):
  *   2xx       if accepted + duplicates equals the number of reports sent and nothing is
  *             rejected, every report of the batch is removed and its loss count
  *             acknowledged (dpm_outbox_ack_lost). Any other 2xx, an empty or malformed body
  *             included (a misconfigured proxy), removes nothing and is a failure
  *             (DPM_ERR_PROTOCOL);
- *   400       exactly the reports whose ids the BatchResponse rejects are removed (they can
- *             never be accepted); the others stay pending and are sent again (the collector
- *             stores nothing of a batch with rejects, losses included). Without any matching
- *             reject, or with a malformed body, it is a failure. Other 4xx except 408 and 429
- *             are treated the same way (the collector answers 404 when a batch holds a
- *             report of an unknown campaign, with the rejects);
- *   other     (5xx, 408, 429, 1xx/3xx, no or a malformed response, transport error, deadline)
- *             a failure: nothing is removed.
+ *   400, 404  exactly the reports whose ids the BatchResponse rejects are removed (they can
+ *   and other never be accepted) and returned in res->rejects with the collector's reason;
+ *   4xx not   the others stay pending and are sent again (the collector stores nothing of a
+ *   below     batch with rejects, losses included). Without any matching reject, or with a
+ *             body that is not a BatchResponse (a wrong path, a 411/415/431 from a server that
+ *             is not a collector of this version), it is a failure (DPM_ERR_PROTOCOL);
+ *   401, 403  the collector refused the device's credential: DPM_ERR_AUTH, nothing removed;
+ *   413       the batch is larger than the collector takes: nothing removed; the uploader
+ *             lowers its byte budget (up->cfg.max_bytes, until dpm_upload_init) to half the
+ *             refused body and goes on with smaller batches (res->more, res->reconnect if
+ *             the collector closed).
+ *             A 413 to a batch of ONE report is DPM_ERR_PROTOCOL: the collector's body limit
+ *             is below one report (raise it: dpm-collector --max-body);
+ *   408, 429, the collector asks to retry later: DPM_ERR_TRANSPORT, nothing removed; the
+ *   5xx       backoff below lasts at least its Retry-After, up to backoff_cap_ms;
+ *   other     (1xx/3xx, no or a malformed response, transport error, deadline) a failure:
+ *             nothing is removed (DPM_ERR_PROTOCOL, DPM_ERR_TRANSPORT, DPM_ERR_TIMEOUT).
+ * No answer ever removes a report it does not account for or name: nothing queued is lost.
+ * Every reject is returned: when a batch had rejects and the next one might not fit in the
+ * rest of res->rejects, flush stops with res->more set.
  * The loss count rides only on batches with reports: only an answer that accounts for
  * reports proves that a collector read the batch, so an outbox with losses but nothing
  * pending sends nothing (the app still sees the losses in dpm_outbox_stats).
@@ -446,16 +514,24 @@ dpm_status_t dpm_upload_init(dpm_upload_t *up, const dpm_upload_config_t *cfg);
  * schedule. Called before the scheduled time, flush does nothing and sets res->deferred.
  * work (work_cap >= DPM_UPLOAD_MIN_WORK bytes) holds one request and then its response
  * body; a batch is cut to fit it, and a response body larger than it is a failure.
- * Returns DPM_OK (no failure; res->pending may still be > 0 if the server closed the
- * connection, see res->reconnect), DPM_ERR_TRANSPORT (send/recv failed or closed, or the
- * server answered 5xx, 408 or 429: try later), DPM_ERR_TIMEOUT, DPM_ERR_PROTOCOL (a
+ * Returns DPM_OK (no failure; res->pending may still be > 0: see res->more and
+ * res->reconnect), DPM_ERR_AUTH, DPM_ERR_TRANSPORT (send/recv failed or closed, or the
+ * collector answered 5xx, 408 or 429: try later), DPM_ERR_TIMEOUT, DPM_ERR_PROTOCOL (a
  * malformed response, an unexpected status, or an answer that does not account for the
  * batch), DPM_ERR_STORAGE / DPM_ERR_CORRUPT from the outbox, DPM_ERR_PARAM for NULL pointers,
- * an unopened up/ob or a small work buffer (nothing sent). *res is always filled unless
- * DPM_ERR_PARAM. After any failure the connection state is unknown: res->reconnect is set. */
+ * an unopened up/ob, a token that is no longer valid or a small work buffer (nothing sent).
+ * *res is always filled unless DPM_ERR_PARAM. After a failure without a complete response
+ * the connection state is unknown: res->reconnect is set. */
 dpm_status_t dpm_upload_flush(dpm_upload_t *up, dpm_outbox_t *ob, const dpm_transport_t *t,
                               const dpm_clock_t *c, dpm_rand_t *rand, uint8_t *work,
                               size_t work_cap, dpm_upload_result_t *res);
+
+/* What the app should do after a flush that returned st with *res (res may be NULL: then
+ * without the HTTP status): one English sentence (never NULL, static), e.g. for DPM_ERR_AUTH
+ * with HTTP 401 "the collector does not know this device's credential (HTTP 401): give the
+ * device a valid bearer token or client certificate; the reports stay queued". For statuses
+ * a flush does not return, dpm_strerror(st). */
+const char *dpm_upload_advice(dpm_status_t st, const dpm_upload_result_t *res);
 
 /* Monotonic time (ms) from which the next flush will try again: 0 when no backoff is in
  * force (call whenever there is something to send). 0 for NULL. */

@@ -24,6 +24,9 @@ const char *dpm_strerror(dpm_status_t status)
     case DPM_ERR_LEDGER_FULL:
         return "privacy ledger full (a campaign period must end, or raise "
                "DPM_LEDGER_MAX_CAMPAIGNS)";
+    case DPM_ERR_AUTH:
+        return "the collector refused the device's credential: fix or renew the token or "
+               "certificate (reports stay queued)";
     }
     return "unknown status";
 }

@@ -4,6 +4,7 @@
 #include "dpm_internal.h"
 
 #include "dpm/upload.h"
+#include "upload/http_internal.h"
 
 /* GET the campaign, decode it into *out and check it is the one asked for. */
 static dpm_status_t get_checked(const dpm_transport_t *t, const dpm_clock_t *c, const char *host,
@@ -45,10 +46,22 @@ static dpm_status_t get_checked(const dpm_transport_t *t, const dpm_clock_t *c, 
         return st;
     }
     if (resp.status != 200) {
-        if (reason != NULL) {
-            *reason = resp.status == 404 ? "unknown campaign" : "collector refused the request";
+        const char *why = "collector refused the request";
+        st = DPM_ERR_PROTOCOL;
+        if (resp.status == 404) {
+            why = "unknown campaign";
+        } else if (resp.status == 401 || resp.status == 403) {
+            why = "the collector refused the device's credential (HTTP 401/403)";
+            st = DPM_ERR_AUTH;
+        } else if (dpm_http_later_status(resp.status)) {
+            why = "the collector cannot answer now (HTTP 408, 429 or 5xx): retry later (a kept "
+                  "copy of the campaign may be used meanwhile)";
+            st = DPM_ERR_TRANSPORT;
         }
-        return DPM_ERR_PROTOCOL;
+        if (reason != NULL) {
+            *reason = why;
+        }
+        return st;
     }
     /* The answer must be the campaign asked for: a collector that answers with another one
      * (a new id with its own budget) would otherwise make the device spend again. */

@@ -9,6 +9,7 @@
 enum { ST_STATUS, ST_HEADERS, ST_BODY, ST_DONE, ST_ERROR };
 
 #define CONTENT_LENGTH_MAX 1000000000u
+#define RETRY_AFTER_MAX 86400u /* one day: a larger Retry-After is read as this */
 #define RECV_CHUNK 64u
 
 /* ---- request --------------------------------------------------------------------------- */
@@ -59,6 +60,34 @@ int dpm_http_path_ok(const char *path)
     return 1;
 }
 
+int dpm_http_token_ok(const char *token)
+{
+    if (token == NULL) {
+        return 0;
+    }
+    size_t n = bounded_len(token, DPM_HTTP_MAX_TOKEN);
+    if (n == 0 || n > DPM_HTTP_MAX_TOKEN) {
+        return 0;
+    }
+    /* RFC 6750 b64token: 1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"=" */
+    size_t i = 0;
+    for (; i < n; i++) {
+        char c = token[i];
+        int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                 c == '-' || c == '.' || c == '_' || c == '~' || c == '+' || c == '/';
+        if (!ok) {
+            break;
+        }
+    }
+    if (i == 0) {
+        return 0;
+    }
+    while (i < n && token[i] == '=') {
+        i++;
+    }
+    return i == n;
+}
+
 typedef struct {
     uint8_t *buf;
     size_t cap;
@@ -91,11 +120,13 @@ static void append_u32(appender_t *a, uint32_t v)
     append(a, digits + n);
 }
 
-/* The head of a request: a POST with a protobuf body, or a GET (content_length < 0). */
+/* The head of a request: a POST with a protobuf body, or a GET (content_length < 0); with a
+ * bearer token unless token is NULL. */
 static dpm_status_t write_head(uint8_t *buf, size_t cap, const char *host, const char *path,
-                               int64_t content_length, size_t *len)
+                               const char *token, int64_t content_length, size_t *len)
 {
-    if (buf == NULL || len == NULL || !dpm_http_host_ok(host) || !dpm_http_path_ok(path)) {
+    if (buf == NULL || len == NULL || !dpm_http_host_ok(host) || !dpm_http_path_ok(path) ||
+        (token != NULL && !dpm_http_token_ok(token))) {
         return DPM_ERR_PARAM;
     }
     /* Two passes: measure (buf NULL), then write only if it all fits, so a buffer that is
@@ -106,6 +137,10 @@ static dpm_status_t write_head(uint8_t *buf, size_t cap, const char *host, const
         append(&a, path);
         append(&a, " HTTP/1.1\r\nHost: ");
         append(&a, host);
+        if (token != NULL) {
+            append(&a, "\r\nAuthorization: Bearer ");
+            append(&a, token);
+        }
         if (content_length < 0) {
             append(&a, "\r\nAccept: application/x-protobuf");
         } else {
@@ -128,16 +163,27 @@ static dpm_status_t write_head(uint8_t *buf, size_t cap, const char *host, const
 dpm_status_t dpm_http_write_request(uint8_t *buf, size_t cap, const char *host, const char *path,
                                     uint32_t content_length, size_t *len)
 {
-    return write_head(buf, cap, host, path, content_length, len);
+    return write_head(buf, cap, host, path, NULL, content_length, len);
+}
+
+dpm_status_t dpm_http_write_post(uint8_t *buf, size_t cap, const char *host, const char *path,
+                                 const char *token, uint32_t content_length, size_t *len)
+{
+    return write_head(buf, cap, host, path, token, content_length, len);
 }
 
 dpm_status_t dpm_http_write_get(uint8_t *buf, size_t cap, const char *host, const char *path,
                                 size_t *len)
 {
-    return write_head(buf, cap, host, path, -1, len);
+    return write_head(buf, cap, host, path, NULL, -1, len);
 }
 
 /* ---- response parser -------------------------------------------------------------------- */
+
+int dpm_http_later_status(uint32_t status)
+{
+    return status >= 500 || status == 408 || status == 429;
+}
 
 dpm_status_t dpm_http_response_init(dpm_http_response_t *r, uint8_t *body, size_t body_cap)
 {
@@ -196,6 +242,7 @@ static dpm_status_t status_line(dpm_http_response_t *r, const char *s, size_t n)
     r->close = s[7] == '0'; /* HTTP/1.0: no persistent connection assumed */
     r->have_length = 0;
     r->content_length = 0;
+    r->retry_after_s = 0;
     r->state = ST_HEADERS;
     return DPM_OK;
 }
@@ -264,6 +311,17 @@ static dpm_status_t header_line(dpm_http_response_t *r, const char *s, size_t n)
         }
         r->content_length = value;
         r->have_length = 1;
+    } else if (ieq(s, colon, "retry-after")) {
+        /* delta-seconds only; an HTTP date (or anything else) is ignored: the backoff holds */
+        uint32_t value = 0;
+        size_t i = v;
+        for (; i < end && is_digit(s[i]); i++) {
+            value = value * 10u + (uint32_t)(s[i] - '0');
+            if (value > RETRY_AFTER_MAX) {
+                value = RETRY_AFTER_MAX; /* and keep reading digits: it stays capped */
+            }
+        }
+        r->retry_after_s = i == end && end > v ? value : 0;
     } else if (ieq(s, colon, "transfer-encoding")) {
         return DPM_ERR_PROTOCOL; /* chunked or any other coding: not supported */
     } else if (ieq(s, colon, "connection")) {

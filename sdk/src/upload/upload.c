@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* dpm_upload_flush: batches from the outbox (with the count of lost reports), one POST per
- * batch, removal only when a BatchResponse accounts for the reports (decoded with nanopb),
- * exponential backoff with jitter on the port's monotonic clock. */
+ * batch (with the bearer token, if any), removal only when a BatchResponse accounts for the
+ * reports (decoded with nanopb) or rejects them by id (returned to the app with the reasons),
+ * HTTP statuses mapped to what the app should do (dpm_upload_advice), exponential backoff with
+ * jitter on the port's monotonic clock. */
 #include "dpm_internal.h"
 
 #include <pb_decode.h>
@@ -21,8 +23,9 @@ typedef char rejects_fit_batch
 static int config_ok(const dpm_upload_config_t *cfg)
 {
     return cfg != NULL && dpm_http_host_ok(cfg->host) && dpm_http_path_ok(cfg->path) &&
-           cfg->max_reports >= 1 && cfg->max_reports <= DPM_UPLOAD_MAX_BATCH &&
-           cfg->max_bytes >= 1 && cfg->timeout_ms >= 1 && cfg->backoff_base_ms >= 1 &&
+           (cfg->token == NULL || dpm_http_token_ok(cfg->token)) && cfg->max_reports >= 1 &&
+           cfg->max_reports <= DPM_UPLOAD_MAX_BATCH && cfg->max_bytes >= 1 &&
+           cfg->timeout_ms >= 1 && cfg->backoff_base_ms >= 1 &&
            cfg->backoff_cap_ms >= cfg->backoff_base_ms;
 }
 
@@ -139,15 +142,49 @@ static dpm_status_t collect(const dpm_upload_t *up, dpm_outbox_t *ob, size_t roo
     return st;
 }
 
+/* A varint of at most 32 bits at p[*i .. n); 0 if there is none. */
+static int get_varint(const uint8_t *p, size_t n, size_t *i, uint32_t *v)
+{
+    uint32_t x = 0;
+    for (unsigned shift = 0; shift < 35u && *i < n; shift += 7u) {
+        uint8_t byte = p[(*i)++];
+        x |= (uint32_t)(byte & 0x7Fu) << shift;
+        if ((byte & 0x80u) == 0) {
+            *v = x;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Campaign id and period of a stored report: dpm_report_encode writes the 16-byte id (field 1,
+ * bytes 0..17) and then fields 2 and 3 (varints, absent when 0). */
+static void peek_header(const uint8_t *p, size_t n, uint32_t *campaign, uint32_t *period)
+{
+    size_t i = 2u + DPM_REPORT_ID_BYTES;
+    *campaign = 0;
+    *period = 0;
+    if (i < n && p[i] == 0x10u) { /* field 2, varint */
+        i++;
+        (void)get_varint(p, n, &i, campaign);
+    }
+    if (i < n && p[i] == 0x18u) { /* field 3, varint */
+        i++;
+        (void)get_varint(p, n, &i, period);
+    }
+}
+
 /* Build the request in work (head, then each stored report as a Batch field), send it, and
- * read the response; its body lands in work. */
+ * read the response; its body lands in work. The head, which carries the token, is wiped from
+ * work once sent (or once the request could not be built). */
 static dpm_status_t exchange(const dpm_upload_t *up, dpm_outbox_t *ob, const dpm_transport_t *t,
                              const dpm_clock_t *c, uint8_t *work, size_t work_cap, const batch_t *b,
                              dpm_http_response_t *resp, int *sent)
 {
     size_t pos = 0;
-    dpm_status_t st =
-        dpm_http_write_request(work, work_cap, up->cfg.host, up->cfg.path, b->body_len, &pos);
+    dpm_status_t st = dpm_http_write_post(work, work_cap, up->cfg.host, up->cfg.path, up->cfg.token,
+                                          b->body_len, &pos);
+    size_t head_len = st == DPM_OK ? pos : 0;
     for (uint32_t i = 0; i < b->count && st == DPM_OK; i++) {
         work[pos++] = (uint8_t)BATCH_TAG;
         pos += put_varint(work + pos, b->e[i].len);
@@ -159,11 +196,13 @@ static dpm_status_t exchange(const dpm_upload_t *up, dpm_outbox_t *ob, const dpm
         pos += put_varint(work + pos, b->lost);
     }
     if (st != DPM_OK) {
+        memset(work, 0, head_len);
         return st; /* nothing was sent */
     }
     *sent = 1;
     uint64_t deadline = c->monotonic_ms(c->ctx) + up->cfg.timeout_ms;
     st = dpm_http_send_all(t, c, deadline, work, pos);
+    memset(work, 0, head_len);
     if (st == DPM_OK) {
         st = dpm_http_response_init(resp, work, work_cap);
     }
@@ -189,26 +228,50 @@ static int accounts_for(const dpm_v1_BatchResponse *br, const batch_t *b)
     return br->rejects_count == 0 && (uint64_t)br->accepted + br->duplicates == b->count;
 }
 
-/* Mark in hit the batch entries whose id a reject names. */
+/* hit[k] = 1 + the index of the reject naming batch entry k, or 0. */
 static void match_rejects(const dpm_v1_BatchResponse *br, const batch_t *b, uint8_t *hit)
 {
     for (pb_size_t i = 0; i < br->rejects_count; i++) {
         const dpm_v1_Reject *rj = &br->rejects[i];
         for (uint32_t k = 0; k < b->count && rj->report_id.size == DPM_REPORT_ID_BYTES; k++) {
-            if (memcmp(b->e[k].report_id, rj->report_id.bytes, DPM_REPORT_ID_BYTES) == 0) {
-                hit[k] = 1;
+            if (hit[k] == 0 &&
+                memcmp(b->e[k].report_id, rj->report_id.bytes, DPM_REPORT_ID_BYTES) == 0) {
+                hit[k] = (uint8_t)(i + 1u);
             }
         }
     }
 }
 
+/* The reject of batch entry k for the app: its id, campaign and period (read back from the
+ * outbox into work, free once the answer is decoded; 0 if that read fails) and the collector's
+ * reason (network bytes: anything but printable ASCII becomes '?'). */
+static void record_reject(dpm_outbox_t *ob, const batch_t *b, uint32_t k, const dpm_v1_Reject *rj,
+                          uint8_t *work, size_t work_cap, dpm_upload_reject_t *out)
+{
+    memcpy(out->report_id, b->e[k].report_id, DPM_REPORT_ID_BYTES);
+    out->campaign_id = 0;
+    out->period = 0;
+    if (dpm_outbox_read(ob, &b->e[k], work, work_cap) == DPM_OK) {
+        peek_header(work, b->e[k].len, &out->campaign_id, &out->period);
+    }
+    size_t n = 0;
+    for (; n + 1u < sizeof(out->reason) && n < sizeof(rj->reason) && rj->reason[n] != '\0'; n++) {
+        char ch = rj->reason[n];
+        if (ch < 0x20 || ch >= 0x7F) { /* bytes >= 0x80 too, signed char or not */
+            ch = '?';
+        }
+        out->reason[n] = ch;
+    }
+    memset(out->reason + n, 0, sizeof(out->reason) - n);
+}
+
 /* ---- flush ------------------------------------------------------------------------------- */
 
-/* Remove the entries flagged in `which` (NULL: all); count them in *n. */
-static dpm_status_t remove_batch(dpm_outbox_t *ob, batch_t *b, const uint8_t *which, uint32_t *n)
+/* Remove every entry of the batch; count them in *n. */
+static dpm_status_t remove_batch(dpm_outbox_t *ob, batch_t *b, uint32_t *n)
 {
     for (uint32_t k = 0; k < b->count; k++) {
-        if ((which == NULL || which[k]) && !b->gone[k]) {
+        if (!b->gone[k]) {
             dpm_status_t st = dpm_outbox_remove(ob, &b->e[k]);
             if (st != DPM_OK) {
                 return st;
@@ -220,21 +283,27 @@ static dpm_status_t remove_batch(dpm_outbox_t *ob, batch_t *b, const uint8_t *wh
     return DPM_OK;
 }
 
-/* 4xx answers that reject reports by id (408 and 429 mean "later"). */
+/* 4xx answers that may reject reports by id: the others mean "later" (408, 429), "not this
+ * credential" (401, 403) or "not this much" (413). */
 static int rejecting_status(uint32_t status)
 {
-    return status >= 400 && status < 500 && status != 408 && status != 429;
+    return status >= 400 && status < 500 && status != 401 && status != 403 && status != 408 &&
+           status != 413 && status != 429;
 }
 
-/* Act on a complete response to batch b: remove what it accounts for. DPM_ERR_PROTOCOL or
- * DPM_ERR_TRANSPORT when it is a failure (retry later), outbox errors as they come. */
+/* Act on a complete response to batch b: remove what it accounts for. DPM_ERR_PROTOCOL,
+ * DPM_ERR_TRANSPORT or DPM_ERR_AUTH when it is a failure (retry later), outbox errors as they
+ * come. A 413 is handled by the caller. */
 static dpm_status_t handle_response(dpm_outbox_t *ob, batch_t *b, const dpm_http_response_t *resp,
-                                    dpm_v1_BatchResponse *br, dpm_upload_result_t *res)
+                                    dpm_v1_BatchResponse *br, uint8_t *work, size_t work_cap,
+                                    dpm_upload_result_t *res)
 {
     int ok2xx = resp->status >= 200 && resp->status < 300;
+    if (resp->status == 401 || resp->status == 403) {
+        return DPM_ERR_AUTH;
+    }
     if (!ok2xx && !rejecting_status(resp->status)) {
-        return resp->status >= 500 || resp->status == 408 || resp->status == 429 ? DPM_ERR_TRANSPORT
-                                                                                 : DPM_ERR_PROTOCOL;
+        return dpm_http_later_status(resp->status) ? DPM_ERR_TRANSPORT : DPM_ERR_PROTOCOL;
     }
     if (!decode_response(resp->body, resp->body_len, br)) {
         return DPM_ERR_PROTOCOL; /* an empty or malformed body (a proxy's own 200) proves nothing */
@@ -243,7 +312,7 @@ static dpm_status_t handle_response(dpm_outbox_t *ob, batch_t *b, const dpm_http
         if (!accounts_for(br, b)) {
             return DPM_ERR_PROTOCOL; /* a 2xx that does not account for the batch */
         }
-        dpm_status_t st = remove_batch(ob, b, NULL, &res->delivered);
+        dpm_status_t st = remove_batch(ob, b, &res->delivered);
         if (st == DPM_OK && b->lost > 0) {
             st = dpm_outbox_ack_lost(ob, b->lost);
             res->lost_reported += st == DPM_OK ? b->lost : 0u;
@@ -254,23 +323,49 @@ static dpm_status_t handle_response(dpm_outbox_t *ob, batch_t *b, const dpm_http
      * other 4xx (e.g. 404 for an unknown campaign) count too when their BatchResponse names
      * reports of ours. */
     uint8_t hit[DPM_UPLOAD_MAX_BATCH] = {0};
-    uint32_t before = res->rejected;
+    uint32_t removed = 0;
     match_rejects(br, b, hit);
-    dpm_status_t st = remove_batch(ob, b, hit, &res->rejected);
-    if (st == DPM_OK && res->rejected == before) {
-        st = DPM_ERR_PROTOCOL; /* a 4xx that names none of ours: no progress */
+    for (uint32_t k = 0; k < b->count; k++) {
+        if (hit[k] == 0 || b->gone[k]) {
+            continue;
+        }
+        dpm_upload_reject_t *out = res->rejected < DPM_UPLOAD_MAX_REJECTS /* always: see more */
+                                       ? &res->rejects[res->rejected]
+                                       : NULL;
+        if (out != NULL) { /* before the removal: its bytes are read back */
+            record_reject(ob, b, k, &br->rejects[hit[k] - 1u], work, work_cap, out);
+        }
+        dpm_status_t st = dpm_outbox_remove(ob, &b->e[k]);
+        if (st != DPM_OK) {
+            if (out != NULL) {
+                memset(out, 0, sizeof(*out)); /* not removed: not a reject for the app */
+            }
+            return st;
+        }
+        b->gone[k] = 1;
+        removed++;
+        if (out != NULL) {
+            res->rejected++;
+        }
     }
-    return st;
+    return removed == 0 ? DPM_ERR_PROTOCOL /* a 4xx that names none of ours */ : DPM_OK;
 }
 
-static void schedule_retry(dpm_upload_t *up, const dpm_clock_t *c, dpm_rand_t *rand)
+/* The next attempt after a failure: the backoff, but never before the collector's Retry-After
+ * (retry_after_s, 0 if none), which counts up to backoff_cap_ms. */
+static void schedule_retry(dpm_upload_t *up, const dpm_clock_t *c, dpm_rand_t *rand,
+                           uint32_t retry_after_s)
 {
     if (up->failures < UINT32_MAX) {
         up->failures++;
     }
     uint32_t delay = 0;
     (void)dpm_upload_backoff_ms(&up->cfg, up->failures, rand, &delay);
-    up->next_attempt_ms = c->monotonic_ms(c->ctx) + delay;
+    uint64_t asked = (uint64_t)retry_after_s * 1000u;
+    if (asked > up->cfg.backoff_cap_ms) {
+        asked = up->cfg.backoff_cap_ms;
+    }
+    up->next_attempt_ms = c->monotonic_ms(c->ctx) + (asked > delay ? asked : delay);
 }
 
 dpm_status_t dpm_upload_flush(dpm_upload_t *up, dpm_outbox_t *ob, const dpm_transport_t *t,
@@ -286,9 +381,10 @@ dpm_status_t dpm_upload_flush(dpm_upload_t *up, dpm_outbox_t *ob, const dpm_tran
     /* The longest head this config can produce must leave room for the largest report (its
      * Batch field: tag, length varint, report), or one large report would block the outbox. */
     size_t head_max = 0;
-    if (dpm_http_write_request(work, work_cap, up->cfg.host, up->cfg.path, UINT32_MAX, &head_max) !=
-            DPM_OK ||
-        work_cap - head_max < 3u + DPM_REPORT_MAX_BYTES + LOST_FIELD_MAX) {
+    dpm_status_t st = dpm_http_write_post(work, work_cap, up->cfg.host, up->cfg.path, up->cfg.token,
+                                          UINT32_MAX, &head_max);
+    memset(work, 0, head_max); /* the measured head carries the token */
+    if (st != DPM_OK || work_cap - head_max < 3u + DPM_REPORT_MAX_BYTES + LOST_FIELD_MAX) {
         return DPM_ERR_PARAM;
     }
     memset(res, 0, sizeof(*res));
@@ -297,8 +393,8 @@ dpm_status_t dpm_upload_flush(dpm_upload_t *up, dpm_outbox_t *ob, const dpm_tran
         res->pending = dpm_outbox_pending(ob);
         return DPM_OK;
     }
-    dpm_status_t st = DPM_OK;
     int network_failure = 0;
+    uint32_t retry_after_s = 0;
     dpm_v1_BatchResponse br; /* decoded answer (about 560 bytes: once per flush) */
     for (;;) {
         batch_t b;
@@ -308,6 +404,7 @@ dpm_status_t dpm_upload_flush(dpm_upload_t *up, dpm_outbox_t *ob, const dpm_tran
         }
         dpm_http_response_t resp;
         int sent = 0;
+        res->http_status = 0; /* the advice reads the last exchange's status, not an earlier one */
         st = exchange(up, ob, t, c, work, work_cap, &b, &resp, &sent);
         res->requests += (uint32_t)sent;
         if (st != DPM_OK) {
@@ -317,20 +414,93 @@ dpm_status_t dpm_upload_flush(dpm_upload_t *up, dpm_outbox_t *ob, const dpm_tran
         }
         res->http_status = resp.status;
         res->reconnect = resp.close;
-        st = handle_response(ob, &b, &resp, &br, res);
-        network_failure = st == DPM_ERR_PROTOCOL || st == DPM_ERR_TRANSPORT;
+        if (resp.status == 413 && b.count > 1) {
+            /* Too large for this collector: smaller batches, at once (no backoff). Each 413
+             * halves the budget below the refused body, so this ends at one report. */
+            up->cfg.max_bytes = b.body_len / 2u > 0 ? b.body_len / 2u : 1u;
+            if (resp.close) {
+                res->more = 1;
+                break;
+            }
+            continue;
+        }
+        st = resp.status == 413 ? DPM_ERR_PROTOCOL /* even one report is too large */
+                                : handle_response(ob, &b, &resp, &br, work, work_cap, res);
+        network_failure = st == DPM_ERR_PROTOCOL || st == DPM_ERR_TRANSPORT || st == DPM_ERR_AUTH;
+        retry_after_s = resp.retry_after_s;
         if (st != DPM_OK) {
             break;
         }
         up->failures = 0; /* progress: the collector is reachable and answering */
         up->next_attempt_ms = 0;
         if (resp.close) {
+            res->more = dpm_outbox_pending(ob) > 0;
             break; /* the server closes this connection: the app reconnects first */
+        }
+        if (res->rejected > 0 && res->rejected + up->cfg.max_reports > DPM_UPLOAD_MAX_REJECTS) {
+            res->more = dpm_outbox_pending(ob) > 0; /* the next batch's rejects might not fit */
+            break;
         }
     }
     if (network_failure) {
-        schedule_retry(up, c, rand);
+        schedule_retry(up, c, rand, retry_after_s);
     }
     res->pending = dpm_outbox_pending(ob);
     return st;
+}
+
+const char *dpm_upload_advice(dpm_status_t st, const dpm_upload_result_t *res)
+{
+    uint32_t http = res != NULL ? res->http_status : 0;
+    switch (st) {
+    case DPM_OK:
+        if (res != NULL && res->rejected > 0) {
+            return "the collector rejected reports for good (their ids and reasons are in the "
+                   "result's rejects): act on each reason; do not resend them";
+        }
+        if (res != NULL && (res->more || res->reconnect) && res->pending > 0) {
+            return "reports are still queued: flush again (reconnect first if asked to)";
+        }
+        if (res != NULL && res->deferred) {
+            return "waiting for the retry time (dpm_upload_next_attempt_ms): nothing was sent";
+        }
+        return "ok";
+    case DPM_ERR_AUTH:
+        return http == 403 ? "the collector refuses this device's credential (HTTP 403: not a "
+                             "device credential, revoked, or a token bound to another "
+                             "certificate): ask for a new one; the reports stay queued"
+                           : "the collector does not know this device's credential (HTTP "
+                             "401): give the device a valid bearer token or client "
+                             "certificate; the reports stay queued";
+    case DPM_ERR_TRANSPORT:
+        if (http == 429) {
+            return "the collector is rate-limiting this client (HTTP 429): retry after the "
+                   "backoff; nothing was lost";
+        }
+        if (http == 408 || http >= 500) {
+            return "the collector cannot take reports now (HTTP 408 or 5xx): retry after the "
+                   "backoff; nothing was lost";
+        }
+        return "the connection failed or closed: reconnect and retry after the backoff; "
+               "nothing was lost";
+    case DPM_ERR_TIMEOUT:
+        return "no complete answer in time: reconnect and retry after the backoff; nothing was "
+               "lost";
+    case DPM_ERR_PROTOCOL:
+        if (http == 413) {
+            return "the collector refuses even one report as too large (HTTP 413): raise its "
+                   "body limit (dpm-collector --max-body); the report stays queued";
+        }
+        return "the answer was not a collector's account of the batch (a wrong URL or path, "
+               "a proxy, or a collector of another version): check the URL; nothing was "
+               "removed, the reports stay queued";
+    case DPM_ERR_STORAGE:
+    case DPM_ERR_CORRUPT:
+        return "the outbox's storage failed: see dpm_outbox_open; what the collector "
+               "acknowledged is removed, the rest stays queued";
+    case DPM_ERR_PARAM:
+        return "invalid arguments or upload config (host, path, token, work buffer): nothing "
+               "was sent";
+    default: return dpm_strerror(st);
+    }
 }
