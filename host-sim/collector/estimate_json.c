@@ -386,8 +386,9 @@ int coll_estimate_json(const coll_campaigns_t *cs, int ci, const coll_estimate_q
     jw_buffer(&sb);
     const coll_campaign_t *c = &cs->c[ci];
     const dpm_campaign_t *cp = &c->mech.campaign;
-    jw_raw(&sb, "{\"campaign\": %u, \"mechanism\": \"%s\", \"eps\": ", cp->id,
-           coll_mechanism_name(cp->mechanism));
+    jw_raw(&sb, "{\"campaign\": %u", cp->id);
+    coll_names_json(&sb, &c->opts.names); /* "name", "group_names" (campaign_names.h) */
+    jw_raw(&sb, ", \"mechanism\": \"%s\", \"eps\": ", coll_mechanism_name(cp->mechanism));
     sb_num(&sb, cp->eps / 65536.0);
     jw_raw(&sb, ", \"eps_implemented\": ");
     sb_num(&sb, c->mech.eps_implemented / 65536.0);

@@ -73,6 +73,8 @@ static const char USAGE[] =
     "Campaigns file: '#' comments; one block per campaign:\n"
     "  [campaign]\n"
     "  id = 1                  # required, unique, >= 1\n"
+    "  name = checkout model   # optional label (estimates, console); group_names = a, b, ...\n"
+    "                          #   one per group (campaign_names.h)\n"
     "  mechanism = tuple_mr    # required: tuple_mr | tuple_ml | roc_hist | dpauc |\n"
     "                          #   ustat_bins | ustat_tree (these take no groups, metrics)\n"
     "  eps = 1                 # required: decimal ε of one report\n"

@@ -496,6 +496,18 @@ static int cmd_campaigns(const opts_t *o)
         if (s->mech->campaign_keys != NULL) {
             s->mech->campaign_keys(sc, s, stdout);
         }
+        /* the names the collector shows (campaign_names.h): the scenario's */
+        printf("name = %s\n", s->name);
+        int wire_groups = strcmp(s->mech->name, "tuple_mr") == 0 ||
+                          strcmp(s->mech->name, "tuple_ml") == 0 ||
+                          strcmp(s->mech->name, "roc_hist_groups") == 0;
+        if (wire_groups && s->ngroups >= 2) {
+            printf("group_names = ");
+            for (uint32_t j = 0; j < s->ngroups; j++) {
+                printf("%s%s", j ? ", " : "", sc->group[s->groups[j]].name);
+            }
+            printf("\n");
+        }
     }
     free(sc);
     return status;
