@@ -94,6 +94,12 @@ HOST_BINS := $(foreach m,$(HOST_MAINS),$(OUT)/$(patsubst main_%.c,%,$(notdir $(m
 EXAMPLE_MAINS := $(sort $(wildcard examples/*/main.c))
 EXAMPLE_BINS := $(foreach m,$(EXAMPLE_MAINS),$(OUT)/$(notdir $(patsubst %/,%,$(dir $(m)))))
 
+# The console's files (host-sim/console/), compiled into the collector (console.h).
+CONSOLE_FILES := $(sort $(wildcard host-sim/console/*.html host-sim/console/*.css \
+                   host-sim/console/*.js))
+CONSOLE_ASSETS_C := $(OUT)/gen/console_assets.c
+CONSOLE_ASSETS_O := $(OUT)/obj/gen/console_assets.o
+
 LIBDPM := $(OUT)/libdpm.a
 LIBPORT := $(OUT)/libdpm_posix.a
 LIBHOST := $(OUT)/libdpm_host.a
@@ -127,12 +133,21 @@ $(OUT)/bench/%: $(OUT)/obj/tests/bench/%.o $(TEST_SUPPORT_OBJS) $(LIBHOST) $(LIB
 	@printf '  %-3s %s\n' LD $@
 	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(TEST_SUPPORT_OBJS) $(LIBHOST) $(LIBPORT) $(LIBDPM) $(MBEDTLS_LIBS) $(LDLIBS) $(DB_LIBS)
 
-$(LIBHOST): $(HOST_OBJS)
+$(LIBHOST): $(HOST_OBJS) $(CONSOLE_ASSETS_O)
 	@rm -f $@
 	@printf '  %-3s %s\n' AR $@
 	$(Q)$(AR) rcs $@ $^
 
 $(OUT)/obj/host-sim/%.o: host-sim/%.c $(AUTOCONF) $(FLAGS_STAMP) | $(MBEDTLS_DIR)/library/libmbedcrypto.a
+	@mkdir -p $(dir $@)
+	@printf '  %-3s %s\n' CC $<
+	$(Q)$(CC) $(HOST_CFLAGS) -c $< -o $@
+
+$(CONSOLE_ASSETS_C): $(CONSOLE_FILES) .make/embed-console.py
+	@printf '  %-3s %s\n' GEN $@
+	$(Q)$(PYTHON) .make/embed-console.py $@ $(CONSOLE_FILES)
+
+$(CONSOLE_ASSETS_O): $(CONSOLE_ASSETS_C) $(FLAGS_STAMP) | $(MBEDTLS_DIR)/library/libmbedcrypto.a
 	@mkdir -p $(dir $@)
 	@printf '  %-3s %s\n' CC $<
 	$(Q)$(CC) $(HOST_CFLAGS) -c $< -o $@

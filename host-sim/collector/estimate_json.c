@@ -365,7 +365,7 @@ static void sb_roc(jw_t *sb, const coll_campaign_t *c, const dpm_roc_agg_t *agg,
 }
 
 /* The period open at Unix time now (0 before the campaign's start or without one). */
-static uint32_t period_now(const coll_campaign_t *c, int64_t now)
+uint32_t coll_period_now(const coll_campaign_t *c, int64_t now)
 {
     int64_t len = (int64_t)c->mech.campaign.period_seconds;
     if (!c->opts.has_start || now < c->opts.start || len <= 0) {
@@ -403,7 +403,7 @@ int coll_estimate_json(const coll_campaigns_t *cs, int ci, const coll_estimate_q
            ", \"period_now\": %u, \"period_seconds\": %u, \"reports\": %llu, \"n\": "
            "%llu, \"too_small_rule\": {\"min_reports\": %d, \"max_size_cv\": %.9g}, "
            "\"rejects\": ",
-           period_now(c, now), cp->period_seconds, (unsigned long long)st->reports,
+           coll_period_now(c, now), cp->period_seconds, (unsigned long long)st->reports,
            (unsigned long long)st->reports, COLL_EST_MIN_REPORTS, COLL_EST_MAX_SIZE_CV);
     sb_reasons(&sb, &st->rejects);
     jw_raw(&sb, ", \"rejects_unattributed\": ");

@@ -60,7 +60,7 @@
 #define COLL_EST_MAX_SIZE_CV 0.2
 
 /* What an estimate request asks for. */
-typedef struct {
+typedef struct coll_estimate_query {
     int all;           /* no period given: every period */
     uint32_t from, to; /* else periods from .. to, inclusive */
     double confidence; /* of the intervals, in (0, 1) */
@@ -77,5 +77,8 @@ int coll_estimate_parse_query(const char *query, coll_estimate_query_t *q, char 
 int coll_estimate_json(const coll_campaigns_t *cs, int ci, const coll_estimate_query_t *q,
                        const coll_campaign_state_t *st, const coll_totals_t *totals, int64_t now,
                        char **out, size_t *len);
+
+/* The period of campaign c open at Unix time now (0 before its start or without one). */
+uint32_t coll_period_now(const coll_campaign_t *c, int64_t now);
 
 #endif /* DPM_COLLECTOR_ESTIMATE_JSON_H */

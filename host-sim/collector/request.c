@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "collector/console.h"
 #include "collector/estimate_json.h"
 #include "collector/fedauc_service.h"
 #include "collector/log.h"
@@ -17,6 +18,10 @@
 #define ALLOW_GET "Allow: GET, HEAD\r\n"
 #define ALLOW_POST "Allow: POST\r\n"
 #define CHALLENGE "WWW-Authenticate: Bearer realm=\"dpm-collector\"\r\n"
+/* Operator endpoints also offer Basic (the token as the password), so that a browser asks for
+ * it once and sends it with every request of the console (console.h); Bearer stays last. */
+#define CHALLENGE_OPERATOR                                                                         \
+    "WWW-Authenticate: Basic realm=\"dpm-collector operator\", charset=\"UTF-8\"\r\n" CHALLENGE
 
 void coll_response_free(coll_response_t *resp)
 {
@@ -58,6 +63,13 @@ static void unauthorized(const coll_app_t *app, int status, const char *text, co
     }
     coll_text_response(status, text, 0, resp);
     resp->extra = status == 401 ? CHALLENGE : NULL;
+}
+
+void coll_operator_refuse(const coll_app_t *app, int status, const char *text,
+                          coll_response_t *resp)
+{
+    unauthorized(app, status, text, resp);
+    resp->extra = status == 401 ? CHALLENGE_OPERATOR : NULL;
 }
 
 #define REVOKED_TEXT "this credential is revoked\n"
@@ -111,14 +123,14 @@ static int device_identity(const coll_app_t *app, const coll_peer_t *peer,
     return 401;
 }
 
-/* Estimates and metrics: the operator role. 0, or the status to answer. */
-static int operator_check(const coll_app_t *app, const http_request_t *req, const char **text)
+int coll_operator_check(const coll_app_t *app, const http_request_t *req, const char **text)
 {
     if (app->public_estimates) {
         return 0;
     }
     size_t tlen = 0;
-    const char *token = http_bearer_token(req, &tlen);
+    char basic[HTTP_MAX_AUTH];
+    const char *token = coll_console_token(req, basic, sizeof(basic), &tlen);
     const coll_credential_t *c = token != NULL ? coll_auth_find(app->auth, token, tlen) : NULL;
     if (c == NULL) {
         *text = "an operator credential is required\n";
@@ -300,6 +312,42 @@ static int parse_campaign_path(const char *p, uint32_t *id, int *estimate)
     return 0;
 }
 
+int coll_estimate_answer(const coll_app_t *app, int ci, const coll_estimate_query_t *q,
+                         char **json, size_t *n, char *why, size_t cap)
+{
+    /* ~10 KB of sums: on the heap, connection threads have modest stacks */
+    coll_campaign_state_t *st = malloc(sizeof(*st));
+    coll_totals_t *totals = malloc(sizeof(*totals));
+    int rc = st == NULL || totals == NULL ? -1
+             : app->sink.read(app->sink.ctx, ci, q->from, q->to, st, totals, why, cap) != 0 ? -2
+                                                                                          : 0;
+    if (rc == 0 && st->fa.on && !q->all && q->from == q->to &&
+        coll_fedauc_period_info(app->fedauc, app->campaigns, ci, q->from, (int64_t)time(NULL),
+                                &st->fa_phase) != 0) {
+        rc = -2;
+        snprintf(why, cap, "fedauc phase unreadable");
+    }
+    if (rc == 0 && coll_estimate_json(app->campaigns, ci, q, st, totals, (int64_t)time(NULL), json,
+                                      n) != 0) {
+        rc = -1;
+    }
+    free(st);
+    free(totals);
+    if (rc == -2) {
+        coll_log(COLL_LOG_ERROR, "storage_error", "\"read\": \"estimate\", \"error\": %s",
+                 coll_log_str(why));
+    }
+    return rc;
+}
+
+void coll_storage_unavailable(const char *why, coll_response_t *resp)
+{
+    char text[240];
+    snprintf(text, sizeof(text), "database unavailable: %s\n", why);
+    coll_text_response(503, text, 0, resp);
+    resp->extra = "Retry-After: 1\r\n";
+}
+
 static void get_estimate(const coll_app_t *app, int ci, const char *query, coll_response_t *resp)
 {
     coll_estimate_query_t q;
@@ -309,33 +357,11 @@ static void get_estimate(const coll_app_t *app, int ci, const char *query, coll_
         coll_text_response(400, text, 0, resp);
         return;
     }
-    /* ~10 KB of sums: on the heap, connection threads have modest stacks */
-    coll_campaign_state_t *st = malloc(sizeof(*st));
-    coll_totals_t *totals = malloc(sizeof(*totals));
     char *json = NULL;
     size_t n = 0;
-    int rc = st == NULL || totals == NULL ? -1
-             : app->sink.read(app->sink.ctx, ci, q.from, q.to, st, totals, why, sizeof(why)) != 0
-                 ? -2
-                 : 0;
-    if (rc == 0 && st->fa.on && !q.all && q.from == q.to &&
-        coll_fedauc_period_info(app->fedauc, app->campaigns, ci, q.from, (int64_t)time(NULL),
-                                &st->fa_phase) != 0) {
-        rc = -2;
-        snprintf(why, sizeof(why), "fedauc phase unreadable");
-    }
-    if (rc == 0 && coll_estimate_json(app->campaigns, ci, &q, st, totals, (int64_t)time(NULL),
-                                      &json, &n) != 0) {
-        rc = -1;
-    }
-    free(st);
-    free(totals);
+    int rc = coll_estimate_answer(app, ci, &q, &json, &n, why, sizeof(why));
     if (rc == -2) {
-        coll_log(COLL_LOG_ERROR, "storage_error", "\"read\": \"estimate\", \"error\": %s",
-                 coll_log_str(why));
-        snprintf(text, sizeof(text), "database unavailable: %s\n", why);
-        coll_text_response(503, text, 0, resp);
-        resp->extra = "Retry-After: 1\r\n";
+        coll_storage_unavailable(why, resp);
         return;
     }
     if (rc != 0) {
@@ -422,6 +448,9 @@ void coll_handle_request(const coll_app_t *app, const coll_peer_t *peer, const h
     int estimate = 0;
     const char *why = "";
     int st = 0;
+    if (coll_console_route(app, req, path, resp)) {
+        return; /* the console and the JSON it reads (console.h) */
+    }
     if (strcmp(path, "/v1/reports") == 0) {
         if (req->method != HTTP_POST) {
             method_not_allowed(ALLOW_POST, resp);
@@ -437,16 +466,16 @@ void coll_handle_request(const coll_app_t *app, const coll_peer_t *peer, const h
     } else if (strcmp(path, "/metrics") == 0) {
         if (!is_get(req)) {
             method_not_allowed(ALLOW_GET, resp);
-        } else if ((st = operator_check(app, req, &why)) != 0) {
-            unauthorized(app, st, why, resp);
+        } else if ((st = coll_operator_check(app, req, &why)) != 0) {
+            coll_operator_refuse(app, st, why, resp);
         } else {
             get_metrics(app, resp);
         }
     } else if (parse_campaign_path(path, &id, &estimate) == 0) {
         if (!is_get(req)) {
             method_not_allowed(ALLOW_GET, resp);
-        } else if (estimate && (st = operator_check(app, req, &why)) != 0) {
-            unauthorized(app, st, why, resp);
+        } else if (estimate && (st = coll_operator_check(app, req, &why)) != 0) {
+            coll_operator_refuse(app, st, why, resp);
         } else {
             const char *q = strchr(req->target, '?');
             get_campaign(app, id, estimate, q != NULL ? q + 1 : NULL, resp);

@@ -43,9 +43,10 @@ static const char USAGE[] =
     "               [--out DIR] [--mode inprocess|exact|network] [--no-plot]\n"
     "               [--plot-script PATH] [--dump-reports FILE] [--quiet]\n"
     "               network: --collector HOST:PORT --ca CA.pem [--server-name NAME]\n"
-    "                        [--clients C] [--batch B] [--token FILE]\n"
+    "                        [--clients C] [--batch B] [--token FILE] [--run R]\n"
     "                        (--token: a bearer token, first line of FILE: the collector's\n"
-    "                        relay credential for the simulated devices, operator for estimates)\n"
+    "                        relay credential for the simulated devices, operator for estimates;\n"
+    "                        --run R: run R's devices post period R and its estimate is checked)\n"
     "       dpm-sim replay --scenario FILE --device I [--run R] [--seed S] [--campaign NAME]\n"
     "                      [--eps E] [--devices N]\n"
     "       dpm-sim plan --mechanism tuple_mr|tuple_ml|roc_hist|roc_hist_groups --error X\n"
@@ -311,6 +312,7 @@ static int cmd_run(const opts_t *o)
     ro.quiet = o->quiet;
     sim_net_opts_t net = o->net;
     net.estimate_dir = o->out;
+    net.period = (uint32_t)o->run;
     ro.net = &net;
     if (ro.mode == SIM_MODE_NETWORK &&
         (check_network(sc, o) != 0 || (o->out != NULL && sim_mkdir_p(o->out) != 0))) {
