@@ -338,7 +338,7 @@ $(BUILD_CONFIG): sdk/include/dpm/config.h Kconfig $(AUTOCONF) $(FLAGS_STAMP)
 	  echo '#endif'; } >$@.tmp && mv $@.tmp $@
 
 .PHONY: install
-install: lib $(BUILD_CONFIG)
+install: lib $(BUILD_CONFIG) $(if $(CROSS_COMPILE),,host)
 	@OUT=$(OUT) CC="$(CC)" MBEDTLS_LIBDIR=$(MBEDTLS_DIR)/library MBEDTLS_SRC=$(MBEDTLS_SRC) \
 	  NANOPB_DIR=$(NANOPB_DIR) BUILD_CONFIG=$(BUILD_CONFIG) PREFIX="$(PREFIX)" LIBDIR="$(LIBDIR)" \
 	  INCLUDEDIR="$(INCLUDEDIR)" DESTDIR="$(DESTDIR)" bash .make/install.sh
