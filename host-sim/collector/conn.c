@@ -145,7 +145,10 @@ static void on_head(coll_conn_t *c)
         return;
     }
     coll_limits_t *lim = c->app->limits;
-    if (lim != NULL && c->peer != NULL && coll_limits_take(lim, c->peer->addr, c->now_ms) != 0) {
+    /* a relay (a gateway posting for many devices from one address) is not held to the rate
+     * meant for one device's address: its credential's quota bounds what it stores */
+    if (lim != NULL && c->peer != NULL && !coll_is_relay(c->app, &c->req) &&
+        coll_limits_take(lim, c->peer->addr, c->now_ms) != 0) {
         refuse(c, 429, "too many requests from this address\n", "Retry-After: 1\r\n");
         return;
     }

@@ -205,7 +205,7 @@ static void console_page(const coll_app_t *app, const char *path, const char *qu
                    resp);
         return;
     }
-    int ci = coll_campaigns_index(app->campaigns, id);
+    int ci = coll_campaigns_index(coll_app_campaigns(app), id);
     char why[256], text[320];
     if (ci < 0) {
         snprintf(text, sizeof(text), "No campaign has the id %u on this collector.", id);

@@ -184,7 +184,7 @@ int coll_console_check_page(const coll_app_t *app, int ci, const char *query, in
                             char *why, size_t cap)
 {
     coll_estimate_query_t q;
-    return periods_of(&app->campaigns->c[ci], query, over_time, &q, why, cap);
+    return periods_of(&coll_app_campaigns(app)->c[ci], query, over_time, &q, why, cap);
 }
 
 /* "/v1/campaigns/{id}/info" or ".../periods": the id and which (1 periods, 0 info). */
@@ -222,7 +222,7 @@ int coll_console_api_owns(const char *path)
 
 static void list_campaigns(const coll_app_t *app, const char *query, coll_response_t *resp)
 {
-    const coll_campaigns_t *cs = app->campaigns;
+    const coll_campaigns_t *cs = coll_app_campaigns(app);
     size_t per = COLL_CONSOLE_PAGE_CAMPAIGNS;
     size_t pages = cs->n == 0 ? 1 : (cs->n + per - 1) / per;
     uint64_t page = 0;
@@ -260,14 +260,14 @@ static void one_campaign(const coll_app_t *app, int ci, const char *query, coll_
     }
     jw_t w;
     jw_buffer(&w);
-    campaign_json(&w, &app->campaigns->c[ci], (int64_t)time(NULL));
+    campaign_json(&w, &coll_app_campaigns(app)->c[ci], (int64_t)time(NULL));
     jw_raw(&w, "\n");
     json_response(&w, resp);
 }
 
 static void periods(const coll_app_t *app, int ci, const char *query, coll_response_t *resp)
 {
-    const coll_campaign_t *c = &app->campaigns->c[ci];
+    const coll_campaign_t *c = &coll_app_campaigns(app)->c[ci];
     coll_estimate_query_t q;
     char why[256];
     int st = periods_of(c, query, 1, &q, why, sizeof(why));
@@ -340,7 +340,7 @@ int coll_console_api(const coll_app_t *app, const char *path, const char *query,
     if (parse_api_path(path, &id, &per_period) != 0) {
         return 0;
     }
-    int ci = coll_campaigns_index(app->campaigns, id);
+    int ci = coll_campaigns_index(coll_app_campaigns(app), id);
     if (ci < 0) {
         coll_text_response(404, "unknown campaign\n", 0, resp);
     } else if (per_period) {

@@ -19,6 +19,7 @@
 #include "collector/fedauc_service.h"
 #include "collector/limits.h"
 #include "collector/log.h"
+#include "collector/reload.h"
 #include "collector/request.h"
 #include "collector/revoked.h"
 #include "collector/server.h"
@@ -68,6 +69,7 @@ static const char USAGE[] =
     "  --series-seconds N  the console's ingestion chart: one point per N seconds (default\n"
     "                60, 1 .. 3600; the newest 1440 points kept)\n"
     "\n"
+    "SIGHUP rereads the credentials, certificates and campaign names (README).\n"
     "Endpoints: POST /v1/reports (dpm.v1.Batch, application/x-protobuf; device credential),\n"
     "GET /v1/campaigns/ID (dpm.v1.Campaign), GET /v1/campaigns/ID/estimate[?period=P |\n"
     "?from=A&to=B][&confidence=C] (JSON; operator), GET /metrics (Prometheus; operator),\n"
@@ -108,12 +110,14 @@ static const char USAGE[] =
     "  min_uploaders = 10 (ranks withheld below it), max_examples = 100 (scores per upload).\n"
     "  POST /v1/fedauc/uploads (dpm.v1.FedaucUpload), GET /v1/fedauc/ID/ranks/TOKEN [device].\n";
 
-static coll_server_t *g_server; /* for the signal handler only */
+static coll_server_t *g_server;   /* for the signal handler only */
+static coll_reload_t *g_reload;   /* for the SIGHUP handler only */
 
 static void on_signal(int sig)
 {
-    (void)sig;
-    if (g_server != NULL) {
+    if (sig == SIGHUP) {
+        coll_reload_request(g_reload);
+    } else if (g_server != NULL) {
         coll_server_stop(g_server);
     }
 }
@@ -474,7 +478,8 @@ int main(int argc, char **argv)
                       limits,
                       counters,
                       NULL,
-                      revoked};
+                      revoked,
+                      NULL};
     coll_server_config_t cfg = {&app,
                                 tls,
                                 (int)o.threads,
@@ -516,6 +521,14 @@ int main(int argc, char **argv)
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+    coll_reload_files_t rf = {o.campaigns, o.credentials, o.cert, o.key, o.device_ca};
+    if (coll_reload_start(&g_reload, &rf, &app, srv) != 0) {
+        coll_log(COLL_LOG_ERROR, "start_failed", "\"error\": \"cannot start the reload thread\"");
+        rc = 1;
+        goto out;
+    }
+    app.reload = g_reload;
+    sigaction(SIGHUP, &sa, NULL); /* reload.h: credentials, certificates, campaign names */
 
     coll_totals_t totals;
     memset(&totals, 0, sizeof(totals));
@@ -554,6 +567,8 @@ int main(int argc, char **argv)
     }
     rc = 0;
 out:
+    coll_reload_stop(g_reload); /* before what it replaced is freed */
+    g_reload = NULL;
     coll_fedauc_close(fedauc);
     coll_store_close(store);
     coll_server_free(srv);

@@ -89,7 +89,7 @@ static int device_identity(const coll_app_t *app, const coll_peer_t *peer,
         return 403;
     }
     if (token != NULL) {
-        const coll_credential_t *c = coll_auth_find(app->auth, token, tlen);
+        const coll_credential_t *c = coll_auth_find(coll_app_auth(app), token, tlen);
         if (c == NULL) {
             *text = "unknown credential\n";
             return 401;
@@ -131,7 +131,7 @@ int coll_operator_check(const coll_app_t *app, const http_request_t *req, const 
     size_t tlen = 0;
     char basic[HTTP_MAX_AUTH];
     const char *token = coll_console_token(req, basic, sizeof(basic), &tlen);
-    const coll_credential_t *c = token != NULL ? coll_auth_find(app->auth, token, tlen) : NULL;
+    const coll_credential_t *c = token != NULL ? coll_auth_find(coll_app_auth(app), token, tlen) : NULL;
     if (c == NULL) {
         *text = "an operator credential is required\n";
         return 401;
@@ -145,6 +145,15 @@ int coll_operator_check(const coll_app_t *app, const http_request_t *req, const 
         return 403;
     }
     return 0;
+}
+
+int coll_is_relay(const coll_app_t *app, const http_request_t *req)
+{
+    size_t tlen = 0;
+    const char *token = http_bearer_token(req, &tlen);
+    const coll_credential_t *c = token != NULL ? coll_auth_find(coll_app_auth(app), token, tlen) : NULL;
+    return c != NULL && (c->roles & COLL_ROLE_RELAY) != 0 &&
+           !coll_revoked_is(app->revoked, NULL, c->identity);
 }
 
 /* One rejected request (or FedAUC upload) of campaign_id (0: not attributable). */
@@ -199,7 +208,7 @@ static void post_reports(const coll_app_t *app, const coll_peer_t *peer, const h
     }
     const char *device = b.device;
     uint32_t quota = b.quota_override;
-    if (coll_batch_decode(app->campaigns, body, len, (int64_t)time(NULL), &b) != 0) {
+    if (coll_batch_decode(coll_app_campaigns(app), body, len, (int64_t)time(NULL), &b) != 0) {
         coll_batch_free(&b);
         coll_text_response(500, "out of memory\n", 1, resp);
         return;
@@ -207,7 +216,7 @@ static void post_reports(const coll_app_t *app, const coll_peer_t *peer, const h
     b.device = device;
     b.quota_override = quota;
     coll_fedauc_claims_t claims; /* FedAUC reports: checked against their upload, token claimed */
-    if (coll_fedauc_check_batch(app->fedauc, app->campaigns, &b, &claims) != 0) {
+    if (coll_fedauc_check_batch(app->fedauc, coll_app_campaigns(app), &b, &claims) != 0) {
         coll_batch_free(&b);
         coll_text_response(500, "storage failure: nothing was stored, retry later\n", 0, resp);
         return;
@@ -224,7 +233,7 @@ static void post_reports(const coll_app_t *app, const coll_peer_t *peer, const h
     }
     int status = coll_batch_status(&b);
     coll_counters_batch(app->counters, &b);
-    coll_fedauc_count_batch(app->fedauc, app->campaigns, &b);
+    coll_fedauc_count_batch(app->fedauc, coll_app_campaigns(app), &b);
     log_rejects(&b);
     uint8_t *out = NULL;
     size_t n = 0;
@@ -263,7 +272,7 @@ static void get_health(const coll_app_t *app, coll_response_t *resp)
     } else {
         snprintf(text, sizeof(text),
                  "{\"status\": \"ok\", \"version\": \"%s\", \"campaigns\": %zu, \"reports\": %llu}\n",
-                 dpm_version(), app->campaigns->n, (unsigned long long)totals.reports);
+                 dpm_version(), coll_app_campaigns(app)->n, (unsigned long long)totals.reports);
         coll_text_response(200, text, 0, resp);
     }
     resp->content_type = "application/json";
@@ -322,12 +331,12 @@ int coll_estimate_answer(const coll_app_t *app, int ci, const coll_estimate_quer
              : app->sink.read(app->sink.ctx, ci, q->from, q->to, st, totals, why, cap) != 0 ? -2
                                                                                           : 0;
     if (rc == 0 && st->fa.on && !q->all && q->from == q->to &&
-        coll_fedauc_period_info(app->fedauc, app->campaigns, ci, q->from, (int64_t)time(NULL),
+        coll_fedauc_period_info(app->fedauc, coll_app_campaigns(app), ci, q->from, (int64_t)time(NULL),
                                 &st->fa_phase) != 0) {
         rc = -2;
         snprintf(why, cap, "fedauc phase unreadable");
     }
-    if (rc == 0 && coll_estimate_json(app->campaigns, ci, q, st, totals, (int64_t)time(NULL), json,
+    if (rc == 0 && coll_estimate_json(coll_app_campaigns(app), ci, q, st, totals, (int64_t)time(NULL), json,
                                       n) != 0) {
         rc = -1;
     }
@@ -375,7 +384,7 @@ static void get_estimate(const coll_app_t *app, int ci, const char *query, coll_
 static void get_campaign(const coll_app_t *app, uint32_t id, int estimate, const char *query,
                          coll_response_t *resp)
 {
-    int ci = coll_campaigns_index(app->campaigns, id);
+    int ci = coll_campaigns_index(coll_app_campaigns(app), id);
     if (ci < 0) {
         coll_text_response(404, "unknown campaign\n", 0, resp);
         return;
@@ -385,7 +394,7 @@ static void get_campaign(const coll_app_t *app, uint32_t id, int estimate, const
         get_estimate(app, ci, query, resp);
         return;
     }
-    const coll_campaign_t *c = &app->campaigns->c[ci];
+    const coll_campaign_t *c = &coll_app_campaigns(app)->c[ci];
     uint8_t *pb = malloc(c->pb_len + 1);
     if (pb == NULL) {
         coll_text_response(500, "out of memory\n", 1, resp);
@@ -487,7 +496,7 @@ void coll_handle_request(const coll_app_t *app, const coll_peer_t *peer, const h
             unauthorized(app, st, why, resp);
         } else {
             coll_fedauc_answer_t a;
-            coll_fedauc_request(app->fedauc, app->campaigns, req, path, body, len,
+            coll_fedauc_request(app->fedauc, coll_app_campaigns(app), req, path, body, len,
                                 (int64_t)time(NULL), probe.device, probe.quota_override, &a);
             if (a.reject != NULL) { /* counted like rejected reports, by campaign and reason */
                 count_reject(app, a.reject_campaign, a.reject);

@@ -91,6 +91,10 @@ int coll_estimate_answer(const coll_app_t *app, int ci, const struct coll_estima
 /* 503 "database unavailable: why" with Retry-After. */
 void coll_storage_unavailable(const char *why, coll_response_t *resp);
 
+/* 1 if the request carries the bearer token of a relay credential (auth.h) that is not
+ * revoked: the per-address rate limit (limits.h) does not apply to it. Else 0. */
+int coll_is_relay(const coll_app_t *app, const http_request_t *req);
+
 /* A short text/plain response. */
 void coll_text_response(int status, const char *text, int close, coll_response_t *resp);
 
