@@ -265,6 +265,16 @@ demo: deps
 	@$(MAKE) --no-print-directory all
 	@OUT=$(OUT) BUILD_DIR=$(BUILD_DIR) bash .make/demo.sh
 
+# The README's console screenshots (host-sim/console/screenshots/*.jpg, committed): taken by the
+# browser test, with the commit they show in COMMIT ("-dirty": uncommitted changes too).
+.PHONY: console-screenshots
+console-screenshots: deps
+	@$(MAKE) --no-print-directory all
+	@DPM_CONSOLE_SHOTS=host-sim/console/screenshots OUT=$(OUT) $(PYTHON) tests/e2e/test_console.py
+	@{ git rev-parse --short HEAD; git diff --quiet HEAD || echo dirty; } | paste -sd- \
+	  >host-sim/console/screenshots/COMMIT
+	@echo "console-screenshots: host-sim/console/screenshots/ at $$(cat host-sim/console/screenshots/COMMIT)"
+
 # The same on PostgreSQL (a throw-away cluster under build/pg/), two collectors sharing it.
 demo-pg: deps
 	@$(MAKE) --no-print-directory all

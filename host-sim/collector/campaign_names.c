@@ -93,17 +93,14 @@ const char *coll_names_finish(const coll_campaign_names_t *n, uint32_t groups)
 
 void coll_names_json(jw_t *w, const coll_campaign_names_t *n)
 {
-    jw_raw(w, ", \"name\": ");
     if (n->name[0] != '\0') {
+        jw_raw(w, ", \"name\": ");
         jw_str(w, n->name);
-    } else {
-        jw_raw(w, "null");
     }
-    jw_raw(w, ", \"group_names\": ");
     if (n->ngroup_names == 0) {
-        jw_raw(w, "null");
         return;
     }
+    jw_raw(w, ", \"group_names\": ");
     for (uint32_t i = 0; i < n->ngroup_names; i++) {
         jw_raw(w, "%s", i ? ", " : "[");
         jw_str(w, n->group_names[i]);

@@ -35,7 +35,8 @@ int coll_names_key(const char *key, const char *v, coll_campaign_names_t *n, int
 /* After the block: NULL, or why the names do not fit a campaign of `groups` groups. */
 const char *coll_names_finish(const coll_campaign_names_t *n, uint32_t groups);
 
-/* Writes `, "name": "..." | null, "group_names": ["...", ...] | null` (JSON members). */
+/* Writes `, "name": "..."` and `, "group_names": ["...", ...]` (JSON members), each only when
+ * the campaign has it (a null would need a reason: estimate_json.h). */
 void coll_names_json(jw_t *w, const coll_campaign_names_t *n);
 
 #endif /* DPM_COLLECTOR_CAMPAIGN_NAMES_H */

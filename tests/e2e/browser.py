@@ -190,7 +190,9 @@ class Browser:
         return r.get("result", {}).get("value")
 
     def screenshot(self, path, full=True):
-        params = {"format": "png"}
+        """The page (full: all of it, up to 6000 px) as PNG, or JPEG (quality 80) when path
+        ends in .jpg."""
+        params = {"format": "jpeg", "quality": 80} if path.endswith(".jpg") else {"format": "png"}
         if full:
             m = self.call("Page.getLayoutMetrics")
             size = m.get("cssContentSize") or m.get("contentSize")

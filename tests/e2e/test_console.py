@@ -12,7 +12,8 @@ once, loads each page and checks its DOM against the estimate JSON (the AUCs and
 equal the JSON's to the digits shown, every interval the JSON has is drawn, too-small and
 undefined estimates carry their reason), that no report id appears in any page, that a
 restarting collector is announced and the page recovers, takes a screenshot of each page
-(DPM_CONSOLE_SHOTS=DIR: into DIR, as JPEG, for the README; else $OUT/console-screenshots) and
+(DPM_CONSOLE_SHOTS=DIR: into DIR as JPEG, for the README: `make console-screenshots`; else
+PNG in $OUT/console-screenshots) and
 fails on any console error. A missing chromium is a failure, never a skip."""
 import base64
 import http.client
@@ -214,7 +215,7 @@ def leaked(dom, ids):
     return [i.hex() for i in ids if i.hex() in low or base64.b64encode(i).decode() in dom]
 
 
-def browser_checks(t, h, op, auth, shots):
+def browser_checks(t, h, op, auth, shots, ext):
     est = {cid: json.loads(get(h, f"/v1/campaigns/{cid}/estimate", auth)[2]) for cid in (1, 2, 3)}
     ids = report_ids(h)
     base = f"https://localhost:{h.port}"
@@ -228,8 +229,8 @@ def browser_checks(t, h, op, auth, shots):
         for name, path in pages:
             r = b.goto(base + path)
             doms[name] = b.eval("document.documentElement.outerHTML") or ""
-            b.screenshot(os.path.join(shots, f"{name}.png"))
-            t.ok(r == "1", f"page {path} loads and draws ({name}.png)", b.errors or r)
+            b.screenshot(os.path.join(shots, f"{name}.{ext}"))
+            t.ok(r == "1", f"page {path} loads and draws ({name}.{ext})", b.errors or r)
         t.ok(1 <= b.auth_prompts <= 2, f"the browser asked for the credential once "
              f"({b.auth_prompts} prompt(s) for {len(pages)} pages and their JSON)")
 
@@ -370,7 +371,7 @@ def main():
                  f"{time.monotonic() - started:.1f} s)", "".join(r.stdout + r.stderr for r in rs))
             op = h.creds.token["reader"]
             auth = http_checks(t, h, op, h.creds.token["device-a"])
-            browser_checks(t, h, op, auth, shots)
+            browser_checks(t, h, op, auth, shots, "jpg" if os.environ.get("DPM_CONSOLE_SHOTS") else "png")
             t.ok(h.stop() == 0, "clean stop")
         except CdpError as e:
             t.ok(False, f"the browser: {e}")
