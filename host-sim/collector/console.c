@@ -134,7 +134,8 @@ static void error_page(int status, const char *title, const char *why, coll_resp
     snprintf(page, sizeof(page),
              "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
              "<title>%d %s - dpm-collector</title>"
-             "<link rel=\"stylesheet\" href=\"/console/assets/console.css\"></head>\n"
+             "<link rel=\"stylesheet\" href=\"/console/assets/console.css\">"
+             "<link rel=\"icon\" href=\"data:,\"></head>\n"
              "<body><header class=\"top\"><a href=\"/console/\">dpm-collector console</a></header>"
              "<main class=\"error\" id=\"error\" data-status=\"%d\"><h1>%d: %s</h1><p>%s</p>"
              "<p><a href=\"/console/\">All campaigns</a></p></main></body></html>\n",

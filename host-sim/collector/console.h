@@ -16,7 +16,8 @@
  * JSON the console reads (operator; also for any other client):
  *   GET /v1/campaigns[?page=N]         the campaigns, COLL_CONSOLE_PAGE_CAMPAIGNS a page:
  *       {"page", "page_size", "pages", "total", "campaigns": [campaign, ...]}
- *       campaign: {"id", "kind": "campaign", "name", "group_names", "mechanism", "eps",
+ *       campaign: {"id", "kind": "campaign", "name" and "group_names" (when the campaigns file
+ *       gives them), "mechanism", "eps",
  *       "eps_implemented", "budget", "privacy_unit", "trust_model", "period_seconds",
  *       "start" (Unix seconds | null), "period_now", "groups", "metrics", "bins",
  *       "device_quota", "late_seconds", "fingerprint", "estimate" (its estimate URL)}

@@ -3,7 +3,8 @@
  * estimates as JSON, computed from the stored sums of the periods asked for (all of them by
  * default). The README ("Estimates") documents every member; in short:
  *
- *   {"campaign": 1, "mechanism": "tuple_mr", "eps": 1, "eps_implemented": 0.99998,
+ *   {"campaign": 1, "name": "...", "group_names": [...] (only when the campaigns file names
+ *    them: campaign_names.h), "mechanism": "tuple_mr", "eps": 1, "eps_implemented": 0.99998,
  *    "groups": 4, "confidence": 0.95, "scale": "metric",
  *    "period_from": null | A, "period_to": null | B, "period_now": P (the period open now),
  *    "reports": 123456, "n": 123456,                     stored reports in those periods
