@@ -125,7 +125,7 @@ function frame(w, h, m, xd, yd, xlabel, ylabel, xticks, yticks) {
   const g = [];
   for (const t of yticks) {
     g.push(sv("line", { class: "grid", x1: m.l, x2: w - m.r, y1: y(t), y2: y(t) }));
-    g.push(sv("text", { x: m.l - 5, y: y(t) + 4, "text-anchor": "end", text: String(+t.toFixed(3)) }));
+    g.push(sv("text", { x: m.l - 5, y: y(t) + 4, "text-anchor": "end", text: Math.abs(t) >= 100 ? String(Math.round(t)) : String(+t.toFixed(3)) }));
   }
   for (const t of xticks) {
     g.push(sv("text", { x: x(t.v), y: h - m.b + 14, "text-anchor": "middle", text: t.label }));
@@ -197,7 +197,9 @@ function timeChart(opt) {
   if (opt.fit && all.length) { y0 = Math.min(...all); y1 = Math.max(...all); const p = (y1 - y0) * 0.1 || 0.05; y0 -= p; y1 += p; }
   const x0 = Math.min(...xs), x1 = Math.max(...xs) + (xs.length === 1 ? 1 : 0);
   const nt = Math.min(xs.length, 8);
-  const xt = ticks(x0, x1, Math.max(nt - 1, 1)).map((v) => ({ v, label: opt.xfmt ? opt.xfmt(v) : String(Math.round(v)) }));
+  const step = Math.max(1, Math.ceil((x1 - x0) / 7));  // periods: whole numbers only
+  const xt = opt.xfmt ? ticks(x0, x1, Math.max(nt - 1, 1)).map((v) => ({ v, label: opt.xfmt(v) }))
+    : Array.from({ length: Math.floor((x1 - x0) / step) + 1 }, (_, i) => ({ v: x0 + i * step, label: String(x0 + i * step) }));
   const f = frame(w, h, m, [x0 - 0.5, x1 + 0.5], [y0, y1], opt.xlabel, opt.ylabel, xt, ticks(y0, y1, 4));
   const svg = sv("svg", { class: "chart", width: w, height: h, viewBox: `0 0 ${w} ${h}`, role: "img", "aria-label": opt.title, "data-chart": opt.name }, f.g);
   opt.series.forEach((s, k) => {
@@ -462,8 +464,11 @@ async function pageOverTime(id) {
     d.from > 0 ? el("a", { href: `${base}?from=${Math.max(0, d.from - span)}&to=${d.from - 1}${conf}`, text: "← earlier periods" }) : null,
     el("span", { text: `periods ${d.from} to ${d.to} (at most ${d.max_periods} a page; current period ${d.period_now})` }),
     d.to < d.period_now ? el("a", { href: `${base}?from=${d.to + 1}&to=${Math.min(d.period_now, d.to + span)}${conf}`, text: "later periods →" }) : null));
-  const charts = [timeChart({ name: "reports", title: "stored reports", xs, xlabel: "period", ylabel: "reports", bars: true,
-    series: [{ name: "stored reports", pts: d.periods.map((e) => ({ x: e.period_from, v: e.reports })) }], caption: "Reports stored per period (accepted, durable)." })];
+  const reportsSeries = { name: "stored reports", pts: d.periods.map((e) => ({ x: e.period_from, v: e.reports })) };
+  const charts = [el("div", {}, timeChart({ name: "reports", title: "stored reports", xs, xlabel: "period", ylabel: "reports", bars: true,
+    domain: [0, Math.max(1, ...d.periods.map((e) => e.reports || 0)) * 1.05], series: [reportsSeries],
+    caption: "Reports stored per period (accepted, durable)." }),
+    dataLinks(url, "reports", () => [["period", "reports"], ...reportsSeries.pts.map((p) => [p.x, p.v])]))];
   const rowsOf = (s) => () => [["series", "period", "value", "ci_lo", "ci_hi", "flagged"], ...s.series.flatMap((se) => se.pts.map((p) => [se.name, p.x, p.v, p.lo, p.hi, !!p.small]))];
   for (const s of seriesOf(d)) {
     charts.push(el("div", {}, timeChart({ name: s.name, title: s.title, xs, xlabel: "period", ylabel: s.title, domain: s.fit ? null : s.domain, fit: true, series: s.series,
@@ -490,8 +495,9 @@ async function pageIngestion() {
     ...(d.reasons || []).map((r, i) => [`rejected: ${r}`, el("td", { class: "num", text: fmtInt(last.rejected[i]) })])]));
   const series = [{ name: "accepted", pts: deltas.map((x) => ({ x: x.t, v: x.accepted })) }, { name: "duplicates", pts: deltas.map((x) => ({ x: x.t, v: x.duplicates })) },
     ...(d.reasons || []).map((r, i) => ({ name: `rejected: ${r}`, pts: deltas.map((x) => ({ x: x.t, v: x.rejected[i] })) }))];
-  parts.push(...section("Reports per interval", xs.length ? timeChart({ name: "ingestion", title: "reports per interval", xs, xlabel: "time (UTC)", ylabel: "reports", xfmt: tf, series, fit: true,
-    caption: "Accepted, duplicate and rejected reports (by reason) in each interval; a jump in rejects after a release shows here." }) : el("p", { class: "muted", text: "No reports yet." }),
+  const top = Math.max(1, ...series.flatMap((s) => s.pts.map((p) => p.v || 0)));
+  parts.push(...section("Reports per interval", xs.length ? timeChart({ name: "ingestion", title: "reports per interval", xs, xlabel: "time (UTC)", ylabel: "reports", xfmt: tf, series, domain: [0, top * 1.05],
+    caption: "Accepted, duplicate and rejected reports (by reason) since the point before (intervals without reports have no point); a jump in rejects after a release shows here." }) : el("p", { class: "muted", text: "No reports yet." }),
     dataLinks(url, "ingestion", () => [["t", "accepted", "duplicates", ...(d.reasons || []).map((r) => "rejected: " + r)], ...deltas.map((x) => [x.t, x.accepted, x.duplicates, ...x.rejected])])));
   main().replaceChildren(...parts);
 }

@@ -297,6 +297,10 @@ def browser_checks(t, h, op, auth, shots, ext):
              f"reports of the 3 campaigns ({want:,})", acc)
         n = b.eval("document.querySelectorAll('svg[data-chart=ingestion] circle').length")
         t.ok(n > 0, f"ingestion over time drawn ({n} points)")
+        ing = json.loads(get(h, "/v1/ingestion", auth)[2])
+        legend = b.eval("document.querySelector('.legend').textContent")
+        t.ok(ing["reasons"] and all(f"rejected: {r}" in legend for r in ing["reasons"]),
+             f"rejects by reason are drawn ({ing['reasons']})", legend)
 
         bad = [k for k, v in doms.items() if leaked(v, ids)]
         t.ok(ids and not bad, f"no page shows a report id ({len(ids)} stored ids looked for in "
@@ -369,6 +373,9 @@ def main():
             t.ok(all(r.returncode == 0 for r in rs), f"dpm-sim network mode fills periods 0, 1, "
                  f"2 (--run 0, 1, 2; each run's estimate cross-checked; "
                  f"{time.monotonic() - started:.1f} s)", "".join(r.stdout + r.stderr for r in rs))
+            bad = h.request("POST", "/v1/reports", body=b"\x0a\x05junk!", token="harness")
+            t.ok(bad[0] == 400, "a malformed batch is rejected (for the ingestion page's "
+                 "rejects)", bad[0])
             op = h.creds.token["reader"]
             auth = http_checks(t, h, op, h.creds.token["device-a"])
             browser_checks(t, h, op, auth, shots, "jpg" if os.environ.get("DPM_CONSOLE_SHOTS") else "png")
