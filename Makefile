@@ -271,7 +271,7 @@ demo: deps
 console-screenshots: deps
 	@$(MAKE) --no-print-directory all
 	@DPM_CONSOLE_SHOTS=host-sim/console/screenshots OUT=$(OUT) $(PYTHON) tests/e2e/test_console.py
-	@{ git rev-parse --short HEAD; git diff --quiet HEAD || echo dirty; } | paste -sd- \
+	@{ git rev-parse --short HEAD; git diff --quiet HEAD -- . ':!host-sim/console/screenshots' || echo dirty; } | paste -sd- \
 	  >host-sim/console/screenshots/COMMIT
 	@echo "console-screenshots: host-sim/console/screenshots/ at $$(cat host-sim/console/screenshots/COMMIT)"
 
