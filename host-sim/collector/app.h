@@ -39,7 +39,6 @@ typedef struct {
     /* FedAUC phases (fedauc_service.h; NULL: none) */
     struct coll_fedauc *fedauc;
     struct coll_revoked *revoked; /* revoked certificates and identities (NULL: none) */
-    struct coll_reload *reload;   /* SIGHUP reloads (reload.h; NULL: none), for /metrics */
 } coll_app_t;
 
 /* campaigns and auth as in force now: SIGHUP may replace them (reload.h), so they are read

@@ -20,68 +20,6 @@
 
 static const char *const ALLOW_GET = "Allow: GET, HEAD\r\n" SECURITY_HEADERS;
 
-static int b64val(unsigned char ch)
-{
-    return ch >= 'A' && ch <= 'Z'   ? ch - 'A'
-           : ch >= 'a' && ch <= 'z' ? ch - 'a' + 26
-           : ch >= '0' && ch <= '9' ? ch - '0' + 52
-           : ch == '+'              ? 62
-           : ch == '/'              ? 63
-                                    : -1;
-}
-
-/* Standard base64 (padding optional) of s into out (cap bytes, NUL-terminated): its length,
- * or -1 if s is not base64 or does not fit. */
-static long b64decode(const char *s, char *out, size_t cap)
-{
-    size_t n = strlen(s), o = 0;
-    while (n > 0 && s[n - 1] == '=') {
-        n--;
-    }
-    uint32_t acc = 0;
-    int bits = 0;
-    for (size_t i = 0; i < n; i++) {
-        int v = b64val((unsigned char)s[i]);
-        if (v < 0) {
-            return -1;
-        }
-        acc = (acc << 6) | (uint32_t)v;
-        bits += 6;
-        if (bits >= 8) {
-            bits -= 8;
-            if (o + 1 >= cap) {
-                return -1;
-            }
-            out[o++] = (char)((acc >> bits) & 0xFF);
-        }
-    }
-    out[o] = '\0';
-    return (long)o;
-}
-
-const char *coll_console_token(const http_request_t *req, char *buf, size_t cap, size_t *len)
-{
-    const char *bearer = http_bearer_token(req, len);
-    if (bearer != NULL || !req->has_authorization) {
-        return bearer;
-    }
-    const char *a = req->authorization;
-    if (strncasecmp(a, "basic ", 6) != 0) {
-        return NULL;
-    }
-    a += 6;
-    while (*a == ' ') {
-        a++;
-    }
-    long n = b64decode(a, buf, cap);
-    char *colon = n > 0 ? memchr(buf, ':', (size_t)n) : NULL;
-    if (colon == NULL || memchr(buf, '\0', (size_t)n) != NULL) {
-        return NULL; /* user:password, no NUL inside */
-    }
-    *len = (size_t)(buf + n - (colon + 1));
-    return *len > 0 ? colon + 1 : NULL;
-}
-
 static const coll_console_asset_t *asset(const char *name)
 {
     for (size_t i = 0; i < coll_console_nassets; i++) {
@@ -145,29 +83,15 @@ static void error_page(int status, const char *title, const char *why, coll_resp
     resp->extra = SECURITY_HEADERS;
 }
 
-/* "/console/campaign/{id}" or ".../time": the campaign id (a decimal without leading zeros). */
+/* "/console/campaign/{id}" or ".../time". */
 static int parse_page(const char *p, uint32_t *id, int *over_time)
 {
-    static const char prefix[] = "/console/campaign/";
-    if (strncmp(p, prefix, sizeof(prefix) - 1) != 0) {
+    const char *rest = NULL;
+    if (coll_parse_id_path(p, "/console/campaign/", id, &rest) != 0) {
         return -1;
     }
-    p += sizeof(prefix) - 1;
-    uint64_t x = 0;
-    size_t n = 0;
-    while (p[n] >= '0' && p[n] <= '9' && n < 11) {
-        x = x * 10u + (uint64_t)(p[n] - '0');
-        n++;
-    }
-    if (n == 0 || n > 10 || (n > 1 && p[0] == '0') || x > UINT32_MAX) {
-        return -1;
-    }
-    *over_time = strcmp(p + n, "/time") == 0;
-    if (p[n] != '\0' && !*over_time) {
-        return -1;
-    }
-    *id = (uint32_t)x;
-    return 0;
+    *over_time = strcmp(rest, "/time") == 0;
+    return rest[0] == '\0' || *over_time ? 0 : -1;
 }
 
 static void console_page(const coll_app_t *app, const char *path, const char *query,
@@ -221,9 +145,12 @@ static void console_page(const coll_app_t *app, const char *path, const char *qu
     send_asset(index, 200, resp);
 }
 
-int coll_console_route(const coll_app_t *app, const http_request_t *req, const char *path,
-                       coll_response_t *resp)
+int coll_console_route(const coll_app_t *app, const http_request_t *req, coll_response_t *resp)
 {
+    char path[HTTP_MAX_TARGET];
+    size_t plen = strcspn(req->target, "?#");
+    memcpy(path, req->target, plen);
+    path[plen] = '\0';
     int page = strcmp(path, "/console") == 0 || strncmp(path, "/console/", 9) == 0;
     const char *q = strchr(req->target, '?');
     q = q != NULL ? q + 1 : NULL;

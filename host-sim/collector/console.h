@@ -61,14 +61,9 @@ typedef struct {
 extern const coll_console_asset_t coll_console_assets[];
 extern const size_t coll_console_nassets;
 
-/* The operator token of a request: the bearer token, or the password of HTTP Basic decoded
- * into buf (cap bytes). NULL if there is neither (or Basic is malformed); else the token and
- * *len its length. */
-const char *coll_console_token(const http_request_t *req, char *buf, size_t cap, size_t *len);
-
-/* Answer path if it is the console's or its JSON's (above): 1 and *resp; else 0. */
-int coll_console_route(const coll_app_t *app, const http_request_t *req, const char *path,
-                       coll_response_t *resp);
+/* Answer req if its path is the console's or its JSON's (above): 1 and *resp; else 0 (then
+ * coll_handle_request answers it). The connection (conn.c) asks this first. */
+int coll_console_route(const coll_app_t *app, const http_request_t *req, coll_response_t *resp);
 
 /* Is path one of the JSON endpoints above (console_api.c)? 1 or 0. */
 int coll_console_api_owns(const char *path);

@@ -190,26 +190,12 @@ int coll_console_check_page(const coll_app_t *app, int ci, const char *query, in
 /* "/v1/campaigns/{id}/info" or ".../periods": the id and which (1 periods, 0 info). */
 static int parse_api_path(const char *p, uint32_t *id, int *periods)
 {
-    static const char prefix[] = "/v1/campaigns/";
-    if (strncmp(p, prefix, sizeof(prefix) - 1) != 0) {
+    const char *rest = NULL;
+    if (coll_parse_id_path(p, "/v1/campaigns/", id, &rest) != 0) {
         return -1;
     }
-    p += sizeof(prefix) - 1;
-    uint64_t x = 0;
-    size_t n = 0;
-    while (p[n] >= '0' && p[n] <= '9' && n < 11) {
-        x = x * 10u + (uint64_t)(p[n] - '0');
-        n++;
-    }
-    if (n == 0 || n > 10 || (n > 1 && p[0] == '0') || x > UINT32_MAX) {
-        return -1;
-    }
-    *periods = strcmp(p + n, "/periods") == 0;
-    if (!*periods && strcmp(p + n, "/info") != 0) {
-        return -1;
-    }
-    *id = (uint32_t)x;
-    return 0;
+    *periods = strcmp(rest, "/periods") == 0;
+    return *periods || strcmp(rest, "/info") == 0 ? 0 : -1;
 }
 
 int coll_console_api_owns(const char *path)

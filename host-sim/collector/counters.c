@@ -100,3 +100,30 @@ void coll_counters_snapshot(coll_counters_t *c, coll_counters_t *out)
     *out = *c;
     pthread_mutex_unlock(&c->mu);
 }
+
+int coll_counters_series_json(coll_counters_t *c, int64_t now, char **out, size_t *len)
+{
+    if (c == NULL) {
+        *out = NULL;
+        return -1;
+    }
+    pthread_mutex_lock(&c->mu);
+    int rc = coll_series_json(&c->series, c->reports_accepted, c->reports_duplicate, &c->rejected,
+                              now, out, len);
+    pthread_mutex_unlock(&c->mu);
+    return rc;
+}
+
+void coll_counters_reload(coll_counters_t *c, int ok)
+{
+    if (c == NULL) {
+        return;
+    }
+    pthread_mutex_lock(&c->mu);
+    if (ok) {
+        c->reloads_ok++;
+    } else {
+        c->reloads_failed++;
+    }
+    pthread_mutex_unlock(&c->mu);
+}

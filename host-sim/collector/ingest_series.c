@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "collector/counters.h"
 #include "common/json_write.h"
 
 int coll_series_init(coll_series_t *s, uint32_t interval_s, int64_t now)
@@ -70,42 +69,38 @@ static void point_json(jw_t *w, const coll_series_point_t *p, size_t nreasons, i
     jw_raw(w, "]}");
 }
 
-int coll_counters_series_json(coll_counters_t *c, int64_t now, char **out, size_t *len)
+int coll_series_json(const coll_series_t *s, uint64_t accepted, uint64_t duplicates,
+                     const coll_reasons_t *rejected, int64_t now, char **out, size_t *len)
 {
     jw_t w;
     jw_buffer(&w);
     coll_series_point_t *live = calloc(1, sizeof(*live));
-    if (c == NULL || live == NULL) {
-        free(live);
+    if (live == NULL) {
         *out = NULL;
         return -1;
     }
-    pthread_mutex_lock(&c->mu);
-    const coll_series_t *s = &c->series;
-    size_t nr = c->rejected.n;
+    size_t nr = rejected->n;
     jw_raw(&w,
            "{\"interval_seconds\": %u, \"started\": %lld, \"now\": %lld, \"max_points\": %d, "
            "\"reasons\": [",
            s->interval_s, (long long)s->started, (long long)now, COLL_SERIES_POINTS);
     for (size_t i = 0; i < nr; i++) {
         jw_raw(&w, "%s", i ? ", " : "");
-        jw_str(&w, c->rejected.r[i].reason);
+        jw_str(&w, rejected->r[i].reason);
     }
     jw_raw(&w, "], \"points\": [");
     int first = 1;
     if (s->pts != NULL && s->n < COLL_SERIES_POINTS) { /* the start, while in the window */
-        coll_series_point_t *zero = live;
-        zero->t = s->started;
-        point_json(&w, zero, nr, 1);
+        live->t = s->started;
+        point_json(&w, live, nr, 1);
         first = 0;
     }
     for (size_t k = 0; s->pts != NULL && k < s->n; k++) {
         point_json(&w, &s->pts[(s->head + k) % COLL_SERIES_POINTS], nr, first);
         first = 0;
     }
-    point_set(live, now, c->reports_accepted, c->reports_duplicate, &c->rejected);
+    point_set(live, now, accepted, duplicates, rejected);
     point_json(&w, live, nr, first);
-    pthread_mutex_unlock(&c->mu);
     free(live);
     jw_raw(&w, "]}\n");
     *out = jw_take(&w, len);

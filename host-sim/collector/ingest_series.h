@@ -46,4 +46,9 @@ void coll_series_free(coll_series_t *s);
 void coll_series_tick(coll_series_t *s, uint64_t accepted, uint64_t duplicates,
                       const coll_reasons_t *rejected, int64_t now);
 
+/* The JSON above, from s and the counters' totals now (the caller holds their lock), into a
+ * new heap buffer: 0, or -1 when memory runs out. */
+int coll_series_json(const coll_series_t *s, uint64_t accepted, uint64_t duplicates,
+                     const coll_reasons_t *rejected, int64_t now, char **out, size_t *len);
+
 #endif /* DPM_COLLECTOR_INGEST_SERIES_H */

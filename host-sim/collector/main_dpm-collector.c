@@ -478,8 +478,7 @@ int main(int argc, char **argv)
                       limits,
                       counters,
                       NULL,
-                      revoked,
-                      NULL};
+                      revoked};
     coll_server_config_t cfg = {&app,
                                 tls,
                                 (int)o.threads,
@@ -527,7 +526,6 @@ int main(int argc, char **argv)
         rc = 1;
         goto out;
     }
-    app.reload = g_reload;
     sigaction(SIGHUP, &sa, NULL); /* reload.h: credentials, certificates, campaign names */
 
     coll_totals_t totals;

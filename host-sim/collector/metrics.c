@@ -10,7 +10,6 @@
 
 #include "collector/fedauc_service.h"
 #include "collector/metrics_ops.h"
-#include "collector/reload.h"
 #include "collector/revoked.h"
 
 typedef coll_text_t text_t;
@@ -161,6 +160,10 @@ int coll_metrics_text(const coll_app_t *app, char **out, size_t *len)
     if (app->counters != NULL) {
         coll_counters_snapshot(app->counters, cnt);
         put_counters(&t, cnt);
+        put(&t,
+            "# TYPE dpm_reloads_total counter\ndpm_reloads_total{result=\"ok\"} %llu\n"
+            "dpm_reloads_total{result=\"failed\"} %llu\n",
+            (unsigned long long)cnt->reloads_ok, (unsigned long long)cnt->reloads_failed);
     }
     if (app->limits != NULL) {
         coll_limit_stats_t l;
@@ -203,14 +206,6 @@ int coll_metrics_text(const coll_app_t *app, char **out, size_t *len)
             "# TYPE dpm_revoked_entries gauge\ndpm_revoked_entries %zu\n"
             "# TYPE dpm_revoked_reloads_total counter\ndpm_revoked_reloads_total %llu\n",
             entries, (unsigned long long)reloads);
-    }
-    if (app->reload != NULL) {
-        uint64_t ok = 0, failed = 0;
-        coll_reload_stats(app->reload, &ok, &failed);
-        put(&t,
-            "# TYPE dpm_reloads_total counter\ndpm_reloads_total{result=\"ok\"} %llu\n"
-            "dpm_reloads_total{result=\"failed\"} %llu\n",
-            (unsigned long long)ok, (unsigned long long)failed);
     }
     coll_metrics_process(&t);
     free(st);

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "collector/counters.h"
 #include "collector/log.h"
 #include "collector/tls_server.h"
 
@@ -31,8 +32,6 @@ struct coll_reload {
     coll_server_t *srv;
     int wake[2]; /* the signal handler writes 'r', stop writes 'q' */
     pthread_t th;
-    pthread_mutex_t mu; /* the counters */
-    uint64_t ok, failed;
     const coll_campaigns_t *first_cs; /* main's: never freed here */
     const coll_auth_t *first_auth;
     retired_t *retired;
@@ -134,9 +133,7 @@ static void reload(coll_reload_t *r)
         coll_auth_free(auth);
         free(auth);
         free(cs);
-        pthread_mutex_lock(&r->mu);
-        r->failed++;
-        pthread_mutex_unlock(&r->mu);
+        coll_counters_reload(r->app->counters, 0);
         coll_log(COLL_LOG_ERROR, "reload_failed",
                  "\"error\": %s, \"note\": \"nothing was changed: the campaigns, credentials and "
                  "certificates in force stay\"",
@@ -155,9 +152,7 @@ static void reload(coll_reload_t *r)
     __atomic_store_n(&r->app->campaigns, cs, __ATOMIC_RELEASE);
     retire(r, old_cs, auth != NULL ? old_auth : NULL);
     coll_server_set_tls(r->srv, tls);
-    pthread_mutex_lock(&r->mu);
-    r->ok++;
-    pthread_mutex_unlock(&r->mu);
+    coll_counters_reload(r->app->counters, 1);
     coll_log(COLL_LOG_INFO, "reloaded",
              "\"campaigns\": %zu, \"credentials\": %zu, \"certificate\": %s, \"note\": \"open "
              "connections keep going; new ones use the new certificate\"",
@@ -195,7 +190,6 @@ int coll_reload_start(coll_reload_t **out, const coll_reload_files_t *files, col
     r->srv = srv;
     r->first_cs = app->campaigns;
     r->first_auth = app->auth;
-    pthread_mutex_init(&r->mu, NULL);
     if (pipe(r->wake) != 0) {
         free(r);
         return -1;
@@ -223,14 +217,6 @@ void coll_reload_request(coll_reload_t *r)
     }
 }
 
-void coll_reload_stats(coll_reload_t *r, uint64_t *ok, uint64_t *failed)
-{
-    pthread_mutex_lock(&r->mu);
-    *ok = r->ok;
-    *failed = r->failed;
-    pthread_mutex_unlock(&r->mu);
-}
-
 void coll_reload_stop(coll_reload_t *r)
 {
     if (r == NULL) {
@@ -254,6 +240,5 @@ void coll_reload_stop(coll_reload_t *r)
         }
         free(x);
     }
-    pthread_mutex_destroy(&r->mu);
     free(r);
 }

@@ -16,7 +16,7 @@
  * finish with what they started with: a replaced version is freed once no connection can hold
  * it (TLS: when its last connection closes; credentials and campaigns: at a later reload, a
  * minute after they were replaced; requests are bounded well below that by the request
- * timeout). /metrics: dpm_reloads_total{result="ok"|"failed"}. */
+ * timeout). /metrics: dpm_reloads_total{result="ok"|"failed"} (counters.h). */
 #ifndef DPM_COLLECTOR_RELOAD_H
 #define DPM_COLLECTOR_RELOAD_H
 
@@ -38,9 +38,6 @@ int coll_reload_start(coll_reload_t **out, const coll_reload_files_t *files, col
 
 /* Ask for a reload: async-signal-safe (the SIGHUP handler calls it). */
 void coll_reload_request(coll_reload_t *r);
-
-/* Reloads done and failed since start. */
-void coll_reload_stats(coll_reload_t *r, uint64_t *ok, uint64_t *failed);
 
 /* Stop the thread and free every replaced version (after the server has stopped). */
 void coll_reload_stop(coll_reload_t *r);

@@ -7,7 +7,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "collector/console.h"
 #include "collector/estimate_json.h"
 #include "collector/fedauc_service.h"
 #include "collector/log.h"
@@ -130,7 +129,7 @@ int coll_operator_check(const coll_app_t *app, const http_request_t *req, const 
     }
     size_t tlen = 0;
     char basic[HTTP_MAX_AUTH];
-    const char *token = coll_console_token(req, basic, sizeof(basic), &tlen);
+    const char *token = http_auth_token(req, basic, sizeof(basic), &tlen);
     const coll_credential_t *c = token != NULL ? coll_auth_find(coll_app_auth(app), token, tlen) : NULL;
     if (c == NULL) {
         *text = "an operator credential is required\n";
@@ -290,14 +289,13 @@ static void get_metrics(const coll_app_t *app, coll_response_t *resp)
     set_body(resp, 200, "text/plain; version=0.0.4", (uint8_t *)text, n);
 }
 
-/* "/v1/campaigns/{id}" or ".../estimate": a decimal id without leading zeros or sign. */
-static int parse_campaign_path(const char *p, uint32_t *id, int *estimate)
+int coll_parse_id_path(const char *p, const char *prefix, uint32_t *id, const char **rest)
 {
-    static const char prefix[] = "/v1/campaigns/";
-    if (strncmp(p, prefix, sizeof(prefix) - 1) != 0) {
+    size_t k = strlen(prefix);
+    if (strncmp(p, prefix, k) != 0) {
         return -1;
     }
-    p += sizeof(prefix) - 1;
+    p += k;
     uint64_t x = 0;
     size_t n = 0;
     while (p[n] >= '0' && p[n] <= '9') {
@@ -310,14 +308,25 @@ static int parse_campaign_path(const char *p, uint32_t *id, int *estimate)
     if (n == 0 || (n > 1 && p[0] == '0') || x > UINT32_MAX) {
         return -1;
     }
-    if (p[n] == '\0') {
+    *id = (uint32_t)x;
+    *rest = p + n;
+    return 0;
+}
+
+/* "/v1/campaigns/{id}" or ".../estimate". */
+static int parse_campaign_path(const char *p, uint32_t *id, int *estimate)
+{
+    const char *rest = NULL;
+    if (coll_parse_id_path(p, "/v1/campaigns/", id, &rest) != 0) {
+        return -1;
+    }
+    if (rest[0] == '\0') {
         *estimate = 0;
-    } else if (strcmp(p + n, "/estimate") == 0) {
+    } else if (strcmp(rest, "/estimate") == 0) {
         *estimate = 1;
     } else {
         return -1;
     }
-    *id = (uint32_t)x;
     return 0;
 }
 
@@ -457,9 +466,6 @@ void coll_handle_request(const coll_app_t *app, const coll_peer_t *peer, const h
     int estimate = 0;
     const char *why = "";
     int st = 0;
-    if (coll_console_route(app, req, path, resp)) {
-        return; /* the console and the JSON it reads (console.h) */
-    }
     if (strcmp(path, "/v1/reports") == 0) {
         if (req->method != HTTP_POST) {
             method_not_allowed(ALLOW_POST, resp);

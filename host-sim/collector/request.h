@@ -95,6 +95,10 @@ void coll_storage_unavailable(const char *why, coll_response_t *resp);
  * revoked: the per-address rate limit (limits.h) does not apply to it. Else 0. */
 int coll_is_relay(const coll_app_t *app, const http_request_t *req);
 
+/* A path prefix followed by a decimal id (1 to 10 digits, no sign, no leading zero, at most
+ * 4294967295): 0, *id and *rest (what follows the id); else -1. */
+int coll_parse_id_path(const char *p, const char *prefix, uint32_t *id, const char **rest);
+
 /* A short text/plain response. */
 void coll_text_response(int status, const char *text, int close, coll_response_t *resp);
 

@@ -121,25 +121,19 @@ int coll_server_listen(coll_server_t **out, const coll_server_config_t *cfg, con
         ncounts *= 2;
     }
     addr_count_t *counts = calloc(ncounts, sizeof(*counts));
-    if (s == NULL || slots == NULL || counts == NULL) {
+    tls_gen_t *gen = calloc(1, sizeof(*gen));
+    if (s == NULL || slots == NULL || counts == NULL || gen == NULL) {
         freeaddrinfo(ai);
         free(s);
         free(slots);
         free(counts);
+        free(gen);
         snprintf(err, errcap, "out of memory");
         return -1;
     }
     s->cfg = *cfg;
-    s->tls_now = calloc(1, sizeof(*s->tls_now));
-    if (s->tls_now == NULL) {
-        freeaddrinfo(ai);
-        free(s);
-        free(slots);
-        free(counts);
-        snprintf(err, errcap, "out of memory");
-        return -1;
-    }
-    s->tls_now->tls = (coll_tls_t *)cfg->tls;
+    gen->tls = (coll_tls_t *)cfg->tls; /* main's: never freed by the server (owned 0) */
+    s->tls_now = gen;
     s->slots = slots;
     s->hard_cap = hard_cap;
     s->counts = counts;
