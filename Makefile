@@ -96,6 +96,12 @@ HOST_BINS := $(foreach m,$(HOST_MAINS),$(OUT)/$(patsubst main_%.c,%,$(notdir $(m
 EXAMPLE_MAINS := $(sort $(wildcard examples/*/main.c))
 EXAMPLE_BINS := $(foreach m,$(EXAMPLE_MAINS),$(OUT)/$(notdir $(patsubst %/,%,$(dir $(m)))))
 
+# The console's files (host-sim/console/), compiled into the collector (console.h).
+CONSOLE_FILES := $(sort $(wildcard host-sim/console/*.html host-sim/console/*.css \
+                   host-sim/console/*.js))
+CONSOLE_ASSETS_C := $(OUT)/gen/console_assets.c
+CONSOLE_ASSETS_O := $(OUT)/obj/gen/console_assets.o
+
 LIBDPM := $(OUT)/libdpm.a
 LIBPORT := $(OUT)/libdpm_posix.a
 LIBHOST := $(OUT)/libdpm_host.a
@@ -129,12 +135,21 @@ $(OUT)/bench/%: $(OUT)/obj/tests/bench/%.o $(TEST_SUPPORT_OBJS) $(LIBHOST) $(LIB
 	@printf '  %-3s %s\n' LD $@
 	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(TEST_SUPPORT_OBJS) $(LIBHOST) $(LIBPORT) $(LIBDPM) $(MBEDTLS_LIBS) $(LDLIBS) $(DB_LIBS)
 
-$(LIBHOST): $(HOST_OBJS)
+$(LIBHOST): $(HOST_OBJS) $(CONSOLE_ASSETS_O)
 	@rm -f $@
 	@printf '  %-3s %s\n' AR $@
 	$(Q)$(AR) rcs $@ $^
 
 $(OUT)/obj/host-sim/%.o: host-sim/%.c $(AUTOCONF) $(FLAGS_STAMP) | $(MBEDTLS_DIR)/library/libmbedcrypto.a
+	@mkdir -p $(dir $@)
+	@printf '  %-3s %s\n' CC $<
+	$(Q)$(CC) $(HOST_CFLAGS) -c $< -o $@
+
+$(CONSOLE_ASSETS_C): $(CONSOLE_FILES) .make/embed-console.py
+	@printf '  %-3s %s\n' GEN $@
+	$(Q)$(PYTHON) .make/embed-console.py $@ $(CONSOLE_FILES)
+
+$(CONSOLE_ASSETS_O): $(CONSOLE_ASSETS_C) $(FLAGS_STAMP) | $(MBEDTLS_DIR)/library/libmbedcrypto.a
 	@mkdir -p $(dir $@)
 	@printf '  %-3s %s\n' CC $<
 	$(Q)$(CC) $(HOST_CFLAGS) -c $< -o $@
@@ -252,6 +267,16 @@ demo: deps
 	@$(MAKE) --no-print-directory all
 	@OUT=$(OUT) BUILD_DIR=$(BUILD_DIR) bash .make/demo.sh
 
+# The README's console screenshots (host-sim/console/screenshots/*.jpg, committed): taken by the
+# browser test, with the commit they show in COMMIT ("-dirty": uncommitted changes too).
+.PHONY: console-screenshots
+console-screenshots: deps
+	@$(MAKE) --no-print-directory all
+	@DPM_CONSOLE_SHOTS=host-sim/console/screenshots OUT=$(OUT) $(PYTHON) tests/e2e/test_console.py
+	@{ git rev-parse --short HEAD; git diff --quiet HEAD -- . ':!host-sim/console/screenshots' || echo dirty; } | paste -sd- \
+	  >host-sim/console/screenshots/COMMIT
+	@echo "console-screenshots: host-sim/console/screenshots/ at $$(cat host-sim/console/screenshots/COMMIT)"
+
 # The same on PostgreSQL (a throw-away cluster under build/pg/), two collectors sharing it.
 demo-pg: deps
 	@$(MAKE) --no-print-directory all
@@ -325,7 +350,7 @@ $(BUILD_CONFIG): sdk/include/dpm/config.h Kconfig $(AUTOCONF) $(FLAGS_STAMP)
 	  echo '#endif'; } >$@.tmp && mv $@.tmp $@
 
 .PHONY: install
-install: lib $(BUILD_CONFIG)
+install: lib $(BUILD_CONFIG) $(if $(CROSS_COMPILE),,host)
 	@OUT=$(OUT) CC="$(CC)" MBEDTLS_LIBDIR=$(MBEDTLS_DIR)/library MBEDTLS_SRC=$(MBEDTLS_SRC) \
 	  NANOPB_DIR=$(NANOPB_DIR) BUILD_CONFIG=$(BUILD_CONFIG) PREFIX="$(PREFIX)" LIBDIR="$(LIBDIR)" \
 	  INCLUDEDIR="$(INCLUDEDIR)" DESTDIR="$(DESTDIR)" bash .make/install.sh

@@ -128,8 +128,6 @@ for k in $(seq 2 "$COLLECTORS"); do
   done
   echo "demo: collector $k (same database) answers byte-identical estimates for every campaign"
 done
-stop
-trap - EXIT
 elapsed=$(echo "$(date +%s.%N) - $start_s" | bc)
 
 # 5. The collector's estimates (collector-estimate-ID.json, fetched by dpm-sim over HTTPS),
@@ -182,3 +180,28 @@ print("The collector never sees a true group or label: sizes, means and the ROC 
       "estimates from noised reports. A 95% interval misses the truth 1 time in 20.")
 print(f"files: {run}/ (certificates, campaigns.txt, the database, collector.*.log, sim/*.json)")
 EOF
+
+# 6. The console (README, "The console"): its address and the credential, and the collector keeps
+# serving until Ctrl-C when someone is at a terminal. Without one (make test, CI, a pipe) or
+# with DEMO_WAIT=0 the demo stops the collector and ends here.
+cat <<EOF
+
+The web console of this collector:
+  https://localhost:$port/console/
+  sign in with any user name (e.g. operator) and the password
+  $(cat "$run/token")
+  The certificate is the demo's own CA's ($run/ca.crt): the browser warns about it; accept it
+  for this address, or import that CA. The same token reads the JSON (curl --cacert $run/ca.crt
+  -H "Authorization: Bearer \$(cat $run/token)" https://localhost:$port/v1/campaigns).
+EOF
+if [ -t 0 ] && [ -t 1 ] && [ "${DEMO_WAIT:-1}" != 0 ] && [ -z "${CI:-}" ]; then
+  echo "demo: the collector keeps running for the console: press Ctrl-C to stop it"
+  trap 'echo; echo "demo: stopping the collector"; stop; trap - EXIT; exit 0' INT TERM
+  while kill -0 "${pids[0]}" 2>/dev/null; do sleep 1; done
+  echo "demo: the collector stopped" >&2
+  exit 1
+fi
+echo "demo: no terminal (or DEMO_WAIT=0): the collector is stopped now; run make demo at a" \
+  "terminal to keep it running for the console"
+stop
+trap - EXIT

@@ -11,7 +11,7 @@ BUILD_DIR=$(cd "$BUILD_DIR" && pwd)
 MBEDTLS_SUITE=trixie            # Mbed TLS 3.6 LTS lives in the next Debian release
 MBEDTLS_VERSION_PREFIX=3.6.
 
-PACKAGES=(build-essential pkg-config pkgconf cmake nanopb protobuf-compiler python3-protobuf
+PACKAGES=(build-essential pkg-config pkgconf cmake nanopb protobuf-compiler python3-protobuf chromium python3-yaml
           libcmocka-dev libsqlite3-dev sqlite3 python3-kconfiglib python3-matplotlib
           python3-numpy clang-format clang-tidy cppcheck valgrind dpkg-dev curl openssl
           clang libclang-rt-14-dev bc patch postgresql-15 libpq-dev

@@ -9,7 +9,9 @@
 #                                     taken for (or by) a system Mbed TLS
 #   lib/pkgconfig/dpmetrics.pc, dpmetrics-posix.pc
 #   lib/cmake/dpmetrics/dpmetricsConfig.cmake, dpmetricsConfigVersion.cmake
-#   share/doc/dpmetrics/              licences (ours, Mbed TLS, nanopb)
+#   bin/dpm-collector, bin/dpm-sim    the collector (its web console inside) and the simulator
+#   share/dpmetrics/collector/        examples/collector: systemd units, config, alert rules
+#   share/doc/dpmetrics/              README.md, licences (ours, Mbed TLS, nanopb)
 # Env (set by the Makefile): OUT MBEDTLS_LIBDIR MBEDTLS_SRC NANOPB_DIR BUILD_CONFIG PREFIX
 # LIBDIR INCLUDEDIR DESTDIR CC. The version comes from sdk/include/dpm/version.h.
 set -euo pipefail
@@ -78,6 +80,17 @@ fi
 fill sdk/dpmetrics.pc.in "$LIBDIR/pkgconfig/dpmetrics.pc"
 fill sdk/cmake/dpmetricsConfig.cmake.in "$CMAKEDIR/dpmetricsConfig.cmake"
 fill sdk/cmake/dpmetricsConfigVersion.cmake.in "$CMAKEDIR/dpmetricsConfigVersion.cmake"
+
+# The collector and the simulator (host builds), where examples/collector's systemd units expect
+# them (PREFIX/bin; the units say /usr/local/bin), with those examples and the README.
+if [ -x "$OUT/dpm-collector" ] && [ -x "$OUT/dpm-sim" ]; then
+  put 755 "$OUT/dpm-collector" "$PREFIX/bin/dpm-collector"
+  put 755 "$OUT/dpm-sim" "$PREFIX/bin/dpm-sim"
+  for f in examples/collector/*; do
+    put 644 "$f" "$PREFIX/share/dpmetrics/collector/$(basename "$f")"
+  done
+  put 644 README.md "$PREFIX/share/doc/dpmetrics/README.md"
+fi
 
 # Licences of what the libraries contain.
 put 644 LICENSE "$PREFIX/share/doc/dpmetrics/LICENSE"

@@ -3,6 +3,7 @@
 #include "collector/admin.h"
 
 #include <stdio.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -70,6 +71,9 @@ int coll_admin_main(int argc, char **argv)
         if (o.to == NULL) {
             return usage(cmd, "--to is required");
         }
+        /* a backup holds every report: readable by its owner only, like the database (the
+         * SQLite copy and pg_dump's file are both created under this mask) */
+        umask(077);
         if (coll_store_backup(o.db, o.to, err, sizeof(err)) != 0) {
             fprintf(stderr, "dpm-collector backup: %s\n", err);
             return 1;

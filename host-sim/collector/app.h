@@ -41,4 +41,15 @@ typedef struct {
     struct coll_revoked *revoked; /* revoked certificates and identities (NULL: none) */
 } coll_app_t;
 
+/* campaigns and auth as in force now: SIGHUP may replace them (reload.h), so they are read
+ * through these. */
+static inline const coll_campaigns_t *coll_app_campaigns(const coll_app_t *app)
+{
+    return __atomic_load_n(&app->campaigns, __ATOMIC_ACQUIRE);
+}
+static inline const coll_auth_t *coll_app_auth(const coll_app_t *app)
+{
+    return __atomic_load_n(&app->auth, __ATOMIC_ACQUIRE);
+}
+
 #endif /* DPM_COLLECTOR_APP_H */

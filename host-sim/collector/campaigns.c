@@ -160,7 +160,7 @@ static int parse_bins(const char *key, const char *v, dpm_campaign_t *c)
 static int set_key(block_t *b, const char *key, const char *v, int line, char *err, size_t cap)
 {
     int *have = NULL;
-    int bad = 0, k = 0;
+    int bad = 0, k = 0, twice = 0;
     const char *expect = "";
     if (strcmp(key, "id") == 0) {
         have = &b->have_id;
@@ -232,6 +232,10 @@ static int set_key(block_t *b, const char *key, const char *v, int line, char *e
         have = &b->have_late;
         bad = parse_u32(v, 0, UINT32_MAX, &b->o.late_seconds);
         expect = "an integer >= 0";
+    } else if (coll_names_key(key, v, &b->o.names, &bad, &twice, &expect)) {
+        return twice ? fail(err, cap, "line %d: '%s' given twice in one campaign", line, key)
+               : bad ? fail(err, cap, "line %d: bad %s '%s' (want %s)", line, key, v, expect)
+                     : 0;
     } else if ((k = coll_fedauc_key(key, v, &b->c, &b->o.fedauc, &bad, &expect)) > 0) {
         have = &b->have_fedauc[k];
     } else {
@@ -337,6 +341,10 @@ static int finish_block(block_t *b, coll_campaigns_t *out, char *err, size_t cap
         if (!have[i]) {
             return fail(err, cap, "campaign at line %d: missing '%s'", b->line, required[i]);
         }
+    }
+    const char *names_why = coll_names_finish(&b->o.names, b->c.groups);
+    if (names_why != NULL) {
+        return fail(err, cap, "campaign at line %d: %s", b->line, names_why);
     }
     if (!b->have_budget) {
         b->c.budget = b->c.eps;

@@ -33,6 +33,7 @@
  *                           uploaders (default 10, or upload_count when smaller)
  *   max_examples = 100      roc_hist, dpauc, fedauc: examples (fedauc: scores) one device may
  *                           report (bounds.h)
+ *   name = ..., group_names = a, b, ...   labels for people (campaign_names.h)
  *
  * Every campaign is built with dpm_mech_init, exactly as a device builds it, so a campaign the
  * collector accepts is one a device accepts, with the same mechanism fingerprint. */
@@ -43,6 +44,7 @@
 #include <stdint.h>
 
 #include "collector/bounds.h"
+#include "collector/campaign_names.h"
 #include "collector/fedauc_phase.h"
 #include "dpm/report.h"
 #include "estimate/disparity.h"
@@ -61,6 +63,7 @@ typedef struct {
     uint32_t slack_seconds;
     uint32_t late_seconds;
     coll_fedauc_opts_t fedauc; /* fedauc_rr / fedauc_lap: the upload phase (fedauc_phase.h) */
+    coll_campaign_names_t names; /* optional names (campaign_names.h) */
 } coll_campaign_opts_t;
 
 typedef struct {

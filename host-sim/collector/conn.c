@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "collector/console.h"
 #include "collector/log.h"
 
 /* Keep at most this much body buffer between requests: idle connections stay small. */
@@ -114,7 +115,9 @@ static void fail(coll_conn_t *c, int status, const char *text)
 static void finish_request(coll_conn_t *c)
 {
     coll_response_t resp;
-    coll_handle_request(c->app, c->peer, &c->req, c->body, c->body_have, &resp);
+    if (!coll_console_route(c->app, &c->req, &resp)) { /* the console first (console.h) */
+        coll_handle_request(c->app, c->peer, &c->req, c->body, c->body_have, &resp);
+    }
     send_response(c, &resp);
     if (c->body_cap > BODY_KEEP_BYTES) {
         free_body(c);
@@ -145,7 +148,10 @@ static void on_head(coll_conn_t *c)
         return;
     }
     coll_limits_t *lim = c->app->limits;
-    if (lim != NULL && c->peer != NULL && coll_limits_take(lim, c->peer->addr, c->now_ms) != 0) {
+    /* a relay (a gateway posting for many devices from one address) is not held to the rate
+     * meant for one device's address: its credential's quota bounds what it stores */
+    if (lim != NULL && c->peer != NULL && !coll_is_relay(c->app, &c->req) &&
+        coll_limits_take(lim, c->peer->addr, c->now_ms) != 0) {
         refuse(c, 429, "too many requests from this address\n", "Retry-After: 1\r\n");
         return;
     }

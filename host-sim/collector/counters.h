@@ -12,6 +12,7 @@
 
 #include "collector/aggregate.h"
 #include "collector/batch.h"
+#include "collector/ingest_series.h"
 
 /* Upper bounds (seconds) of the commit latency histogram's buckets; +Inf is implicit. */
 #define COLL_COMMIT_BUCKETS 12
@@ -26,6 +27,8 @@ typedef struct {
     uint64_t commit_bucket[COLL_COMMIT_BUCKETS + 1]; /* per bucket (not cumulative); last: +Inf */
     uint64_t commits, commits_failed;
     double commit_seconds; /* sum */
+    coll_series_t series;  /* reports over time, for the console (ingest_series.h; off: zero) */
+    uint64_t reloads_ok, reloads_failed; /* SIGHUP reloads (reload.h) */
 } coll_counters_t;
 
 int coll_counters_init(coll_counters_t *c);
@@ -37,6 +40,12 @@ void coll_counters_batch(coll_counters_t *c, const coll_batch_t *b);
 void coll_counters_reject(coll_counters_t *c, const char *reason, uint64_t n);
 void coll_counters_handshake(coll_counters_t *c, int ok);
 void coll_counters_commit(coll_counters_t *c, double seconds, int ok);
+/* A SIGHUP reload applied (ok) or refused. */
+void coll_counters_reload(coll_counters_t *c, int ok);
+
+/* The JSON of GET /v1/ingestion (ingest_series.h) at Unix time now into a new heap buffer:
+ * 0, or -1 when memory runs out. */
+int coll_counters_series_json(coll_counters_t *c, int64_t now, char **out, size_t *len);
 
 /* A consistent copy (its mutex is not copied: do not use it on the copy). */
 void coll_counters_snapshot(coll_counters_t *c, coll_counters_t *out);

@@ -437,7 +437,7 @@ static void sb_roc(jw_t *sb, const coll_campaign_t *c, const dpm_roc_agg_t *agg,
 }
 
 /* The period open at Unix time now (0 before the campaign's start or without one). */
-static uint32_t period_now(const coll_campaign_t *c, int64_t now)
+uint32_t coll_period_now(const coll_campaign_t *c, int64_t now)
 {
     int64_t len = (int64_t)c->mech.campaign.period_seconds;
     if (!c->opts.has_start || now < c->opts.start || len <= 0) {
@@ -458,8 +458,9 @@ int coll_estimate_json(const coll_campaigns_t *cs, int ci, const coll_estimate_q
     jw_buffer(&sb);
     const coll_campaign_t *c = &cs->c[ci];
     const dpm_campaign_t *cp = &c->mech.campaign;
-    jw_raw(&sb, "{\"campaign\": %u, \"mechanism\": \"%s\", \"eps\": ", cp->id,
-           coll_mechanism_name(cp->mechanism));
+    jw_raw(&sb, "{\"campaign\": %u", cp->id);
+    coll_names_json(&sb, &c->opts.names); /* "name", "group_names" (campaign_names.h) */
+    jw_raw(&sb, ", \"mechanism\": \"%s\", \"eps\": ", coll_mechanism_name(cp->mechanism));
     sb_num(&sb, cp->eps.q16 / 65536.0);
     jw_raw(&sb, ", \"eps_implemented\": ");
     sb_num(&sb, c->mech.eps_implemented / 65536.0);
@@ -474,7 +475,7 @@ int coll_estimate_json(const coll_campaigns_t *cs, int ci, const coll_estimate_q
            ", \"period_now\": %u, \"period_seconds\": %u, \"reports\": %llu, \"n\": "
            "%llu, \"too_small_rule\": {\"min_reports\": %d, \"max_size_cv\": %.9g}, "
            "\"rejects\": ",
-           period_now(c, now), cp->period_seconds, (unsigned long long)st->reports,
+           coll_period_now(c, now), cp->period_seconds, (unsigned long long)st->reports,
            (unsigned long long)st->reports, COLL_EST_MIN_REPORTS, COLL_EST_MAX_SIZE_CV);
     sb_reasons(&sb, &st->rejects);
     jw_raw(&sb, ", \"rejects_unattributed\": ");

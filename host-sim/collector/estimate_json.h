@@ -3,7 +3,8 @@
  * estimates as JSON, computed from the stored sums of the periods asked for (all of them by
  * default). The README ("Estimates") documents every member; in short:
  *
- *   {"campaign": 1, "mechanism": "tuple_mr", "eps": 1, "eps_implemented": 0.99998,
+ *   {"campaign": 1, "name": "...", "group_names": [...] (only when the campaigns file names
+ *    them: campaign_names.h), "mechanism": "tuple_mr", "eps": 1, "eps_implemented": 0.99998,
  *    "groups": 4, "confidence": 0.95, "scale": "metric",
  *    "period_from": null | A, "period_to": null | B, "period_now": P (the period open now),
  *    "reports": 123456, "n": 123456,                     stored reports in those periods
@@ -68,7 +69,7 @@
 #define COLL_EST_MAX_SIZE_CV 0.2
 
 /* What an estimate request asks for. */
-typedef struct {
+typedef struct coll_estimate_query {
     int all;           /* no period given: every period */
     uint32_t from, to; /* else periods from .. to, inclusive */
     double confidence; /* of the intervals, in (0, 1) */
@@ -85,5 +86,8 @@ int coll_estimate_parse_query(const char *query, coll_estimate_query_t *q, char 
 int coll_estimate_json(const coll_campaigns_t *cs, int ci, const coll_estimate_query_t *q,
                        const coll_campaign_state_t *st, const coll_totals_t *totals, int64_t now,
                        char **out, size_t *len);
+
+/* The period of campaign c open at Unix time now (0 before its start or without one). */
+uint32_t coll_period_now(const coll_campaign_t *c, int64_t now);
 
 #endif /* DPM_COLLECTOR_ESTIMATE_JSON_H */

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 size_t http_head_end(const char *buf, size_t len)
 {
@@ -302,6 +303,68 @@ const char *http_bearer_token(const http_request_t *req, size_t *len)
     }
     *len = strlen(t);
     return *len > 0 ? t : NULL;
+}
+
+static int b64val(unsigned char ch)
+{
+    return ch >= 'A' && ch <= 'Z'   ? ch - 'A'
+           : ch >= 'a' && ch <= 'z' ? ch - 'a' + 26
+           : ch >= '0' && ch <= '9' ? ch - '0' + 52
+           : ch == '+'              ? 62
+           : ch == '/'              ? 63
+                                    : -1;
+}
+
+/* Standard base64 (padding optional) of s into out (cap bytes, NUL-terminated): its length,
+ * or -1 if s is not base64 or does not fit. */
+static long b64decode(const char *s, char *out, size_t cap)
+{
+    size_t n = strlen(s), o = 0;
+    while (n > 0 && s[n - 1] == '=') {
+        n--;
+    }
+    uint32_t acc = 0;
+    int bits = 0;
+    for (size_t i = 0; i < n; i++) {
+        int v = b64val((unsigned char)s[i]);
+        if (v < 0) {
+            return -1;
+        }
+        acc = (acc << 6) | (uint32_t)v;
+        bits += 6;
+        if (bits >= 8) {
+            bits -= 8;
+            if (o + 1 >= cap) {
+                return -1;
+            }
+            out[o++] = (char)((acc >> bits) & 0xFF);
+        }
+    }
+    out[o] = '\0';
+    return (long)o;
+}
+
+const char *http_auth_token(const http_request_t *req, char *buf, size_t cap, size_t *len)
+{
+    const char *bearer = http_bearer_token(req, len);
+    if (bearer != NULL || !req->has_authorization) {
+        return bearer;
+    }
+    const char *a = req->authorization;
+    if (strncasecmp(a, "basic ", 6) != 0) {
+        return NULL;
+    }
+    a += 6;
+    while (*a == ' ') {
+        a++;
+    }
+    long n = b64decode(a, buf, cap);
+    char *colon = n > 0 ? memchr(buf, ':', (size_t)n) : NULL;
+    if (colon == NULL || memchr(buf, '\0', (size_t)n) != NULL) {
+        return NULL; /* user:password, no NUL inside */
+    }
+    *len = (size_t)(buf + n - (colon + 1));
+    return *len > 0 ? colon + 1 : NULL;
 }
 
 int http_content_type_is(const http_request_t *req, const char *type)

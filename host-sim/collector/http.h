@@ -59,6 +59,11 @@ int http_content_type_is(const http_request_t *req, const char *type);
  * length. */
 const char *http_bearer_token(const http_request_t *req, size_t *len);
 
+/* The bearer token, or else the password of HTTP Basic ("user:password" in base64; any user
+ * name) decoded into buf (cap bytes): how a browser sends the operator token (console.h).
+ * NULL if there is neither (or Basic is malformed); else the token and *len its length. */
+const char *http_auth_token(const http_request_t *req, char *buf, size_t cap, size_t *len);
+
 /* The reason phrase of a status ("Bad Request"); "Unknown" for codes not used here. */
 const char *http_reason(int status);
 

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "collector/admin.h"
@@ -18,6 +19,7 @@
 #include "collector/fedauc_service.h"
 #include "collector/limits.h"
 #include "collector/log.h"
+#include "collector/reload.h"
 #include "collector/request.h"
 #include "collector/revoked.h"
 #include "collector/server.h"
@@ -64,15 +66,23 @@ static const char USAGE[] =
     "                request or writing its answer (10000); each a total time\n"
     "  --integrity-check full|quick|off   SQLite at start-up (default full: integrity_check)\n"
     "  --ready-file  write the bound port there once listening (for scripts using port 0)\n"
+    "  --series-seconds N  the console's ingestion chart: one point per N seconds (default\n"
+    "                60, 1 .. 3600; the newest 1440 points kept)\n"
     "\n"
+    "SIGHUP rereads the credentials, certificates and campaign names (README).\n"
     "Endpoints: POST /v1/reports (dpm.v1.Batch, application/x-protobuf; device credential),\n"
     "GET /v1/campaigns/ID (dpm.v1.Campaign), GET /v1/campaigns/ID/estimate[?period=P |\n"
     "?from=A&to=B][&confidence=C] (JSON; operator), GET /metrics (Prometheus; operator),\n"
-    "GET /healthz (503 when storage fails).\n"
+    "GET /healthz (503 when storage fails). The web console: https://HOST:PORT/console/\n"
+    "(operator; the token as the password of the browser's sign-in, any user name), and the\n"
+    "JSON it reads: GET /v1/campaigns, /v1/campaigns/ID/info, /v1/campaigns/ID/periods,\n"
+    "/v1/ingestion (README, \"The console\").\n"
     "\n"
     "Campaigns file: '#' comments; one block per campaign:\n"
     "  [campaign]\n"
     "  id = 1                  # required, unique, >= 1\n"
+    "  name = checkout model   # optional label (estimates, console); group_names = a, b, ...\n"
+    "                          #   one per group (campaign_names.h)\n"
     "  mechanism = tuple_mr    # required: tuple_mr | tuple_ml | roc_hist | dpauc |\n"
     "                          #   ustat_bins | ustat_tree (these take no groups, metrics)\n"
     "  eps = 1                 # required: decimal ε of one report\n"
@@ -100,12 +110,14 @@ static const char USAGE[] =
     "  min_uploaders = 10 (ranks withheld below it), max_examples = 100 (scores per upload).\n"
     "  POST /v1/fedauc/uploads (dpm.v1.FedaucUpload), GET /v1/fedauc/ID/ranks/TOKEN [device].\n";
 
-static coll_server_t *g_server; /* for the signal handler only */
+static coll_server_t *g_server;   /* for the signal handler only */
+static coll_reload_t *g_reload;   /* for the SIGHUP handler only */
 
 static void on_signal(int sig)
 {
-    (void)sig;
-    if (g_server != NULL) {
+    if (sig == SIGHUP) {
+        coll_reload_request(g_reload);
+    } else if (g_server != NULL) {
         coll_server_stop(g_server);
     }
 }
@@ -133,7 +145,7 @@ typedef struct {
     const char *listen, *cert, *key, *campaigns, *db, *ready_file, *check, *credentials, *device_ca,
         *revoked, *integrity, *instance, *log_level;
     unsigned long long threads, per_addr, rate, burst, memory, max_body, handshake_ms, idle_ms,
-        request_ms;
+        request_ms, series_seconds;
     int allow_anonymous, public_estimates;
 } options_t;
 
@@ -149,6 +161,7 @@ static int parse_args(int argc, char **argv, options_t *o)
     o->handshake_ms = 10000;
     o->idle_ms = 15000;
     o->request_ms = 10000;
+    o->series_seconds = COLL_SERIES_DEFAULT_SECONDS;
     o->integrity = "full";
     o->log_level = "info";
     for (int i = 1; i < argc; i++) {
@@ -207,6 +220,8 @@ static int parse_args(int argc, char **argv, options_t *o)
             num = &o->handshake_ms, lo = 10, hi = 3600000;
         } else if (strcmp(a, "--idle-timeout-ms") == 0) {
             num = &o->idle_ms, lo = 10, hi = 3600000;
+        } else if (strcmp(a, "--series-seconds") == 0) {
+            num = &o->series_seconds, hi = 3600;
         } else if (strcmp(a, "--request-timeout-ms") == 0) {
             num = &o->request_ms, lo = 10, hi = 3600000;
         } else {
@@ -426,6 +441,10 @@ int main(int argc, char **argv)
         goto out;
     }
     counters_ready = 1;
+    if (coll_series_init(&counters->series, (uint32_t)o.series_seconds, (int64_t)time(NULL)) != 0) {
+        rc = 1;
+        goto out;
+    }
     if (coll_campaigns_load(o.campaigns, cs, err, sizeof(err)) != 0) {
         coll_log(COLL_LOG_ERROR, "start_failed", "\"error\": %s", coll_log_str(err));
         goto out;
@@ -501,6 +520,13 @@ int main(int argc, char **argv)
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+    coll_reload_files_t rf = {o.campaigns, o.credentials, o.cert, o.key, o.device_ca};
+    if (coll_reload_start(&g_reload, &rf, &app, srv) != 0) {
+        coll_log(COLL_LOG_ERROR, "start_failed", "\"error\": \"cannot start the reload thread\"");
+        rc = 1;
+        goto out;
+    }
+    sigaction(SIGHUP, &sa, NULL); /* reload.h: credentials, certificates, campaign names */
 
     coll_totals_t totals;
     memset(&totals, 0, sizeof(totals));
@@ -539,6 +565,8 @@ int main(int argc, char **argv)
     }
     rc = 0;
 out:
+    coll_reload_stop(g_reload); /* before what it replaced is freed */
+    g_reload = NULL;
     coll_fedauc_close(fedauc);
     coll_store_close(store);
     coll_server_free(srv);

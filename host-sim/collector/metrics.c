@@ -9,38 +9,11 @@
 #include <time.h>
 
 #include "collector/fedauc_service.h"
+#include "collector/metrics_ops.h"
 #include "collector/revoked.h"
 
-typedef struct {
-    char *buf;
-    size_t len, cap;
-    int err;
-} text_t;
-
-static void put(text_t *t, const char *fmt, ...)
-{
-    for (int tries = 0; tries < 2 && !t->err; tries++) {
-        va_list ap;
-        va_start(ap, fmt);
-        int n = vsnprintf(t->buf + t->len, t->cap - t->len, fmt, ap);
-        va_end(ap);
-        if (n < 0) {
-            t->err = 1;
-        } else if ((size_t)n < t->cap - t->len) {
-            t->len += (size_t)n;
-            return;
-        } else {
-            size_t cap = 2 * t->cap + (size_t)n + 1;
-            char *p = realloc(t->buf, cap);
-            if (p == NULL) {
-                t->err = 1;
-            } else {
-                t->buf = p;
-                t->cap = cap;
-            }
-        }
-    }
-}
+typedef coll_text_t text_t;
+#define put coll_text_put
 
 /* A label value: reasons are static English text; quote-safe by construction, but escape
  * anyway. */
@@ -109,7 +82,7 @@ static void put_counters(text_t *t, const coll_counters_t *c)
  * (0: it could not be read, and the lines are left out). */
 static int put_fedauc(text_t *t, const coll_app_t *app)
 {
-    const coll_campaigns_t *cs = app->campaigns;
+    const coll_campaigns_t *cs = coll_app_campaigns(app);
     coll_fedauc_stats_t s;
     coll_fedauc_stats(app->fedauc, &s);
     put(t,
@@ -173,13 +146,13 @@ int coll_metrics_text(const coll_app_t *app, char **out, size_t *len)
             (unsigned long long)tot->lost_reports);
         put(&t, "# TYPE dpm_rejects_total counter\n");
         put_reasons(&t, 0, &tot->unattributed);
-        for (size_t i = 0; db && i < app->campaigns->n; i++) {
+        for (size_t i = 0; db && i < coll_app_campaigns(app)->n; i++) {
             if (app->sink.read(app->sink.ctx, (int)i, 0, 0, st, NULL, reason, sizeof(reason)) !=
                 0) {
                 db = 0;
                 break;
             }
-            put_reasons(&t, app->campaigns->c[i].mech.campaign.id, &st->rejects);
+            put_reasons(&t, coll_app_campaigns(app)->c[i].mech.campaign.id, &st->rejects);
         }
     }
     db = put_fedauc(&t, app) && db;
@@ -187,6 +160,10 @@ int coll_metrics_text(const coll_app_t *app, char **out, size_t *len)
     if (app->counters != NULL) {
         coll_counters_snapshot(app->counters, cnt);
         put_counters(&t, cnt);
+        put(&t,
+            "# TYPE dpm_reloads_total counter\ndpm_reloads_total{result=\"ok\"} %llu\n"
+            "dpm_reloads_total{result=\"failed\"} %llu\n",
+            (unsigned long long)cnt->reloads_ok, (unsigned long long)cnt->reloads_failed);
     }
     if (app->limits != NULL) {
         coll_limit_stats_t l;
@@ -194,16 +171,25 @@ int coll_metrics_text(const coll_app_t *app, char **out, size_t *len)
         put(&t,
             "# TYPE dpm_connections_active gauge\n"
             "dpm_connections_active %llu\n"
+            "# TYPE dpm_connections_accepted_total counter\n"
             "dpm_connections_accepted_total %llu\n"
+            "# TYPE dpm_connections_refused_total counter\n"
             "dpm_connections_refused_total{reason=\"per_address\"} %llu\n"
             "dpm_connections_refused_total{reason=\"full\"} %llu\n"
             "dpm_connections_refused_total{reason=\"memory\"} %llu\n"
+            "# TYPE dpm_connections_evicted_total counter\n"
             "dpm_connections_evicted_total %llu\n"
+            "# TYPE dpm_requests_rate_limited_total counter\n"
             "dpm_requests_rate_limited_total %llu\n"
+            "# TYPE dpm_requests_over_memory_total counter\n"
             "dpm_requests_over_memory_total %llu\n"
+            "# TYPE dpm_requests_unauthorized_total counter\n"
             "dpm_requests_unauthorized_total %llu\n"
+            "# TYPE dpm_memory_reserved_bytes gauge\n"
             "dpm_memory_reserved_bytes %zu\n"
+            "# TYPE dpm_memory_reserved_peak_bytes gauge\n"
             "dpm_memory_reserved_peak_bytes %zu\n"
+            "# TYPE dpm_memory_budget_bytes gauge\n"
             "dpm_memory_budget_bytes %zu\n",
             (unsigned long long)l.conns_active, (unsigned long long)l.conns_accepted,
             (unsigned long long)l.conns_refused_addr, (unsigned long long)l.conns_refused_full,
@@ -221,14 +207,18 @@ int coll_metrics_text(const coll_app_t *app, char **out, size_t *len)
             "# TYPE dpm_revoked_reloads_total counter\ndpm_revoked_reloads_total %llu\n",
             entries, (unsigned long long)reloads);
     }
+    coll_metrics_process(&t);
     free(st);
     free(tot);
     free(cnt);
-    if (t.err) {
-        free(t.buf);
+    coll_text_t full = {NULL, 0, 0, t.err};
+    coll_metrics_add_help(&t, &full);
+    free(t.buf);
+    if (full.err) {
+        free(full.buf);
         return -1;
     }
-    *out = t.buf;
-    *len = t.len;
+    *out = full.buf;
+    *len = full.len;
     return 0;
 }

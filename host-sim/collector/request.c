@@ -17,6 +17,10 @@
 #define ALLOW_GET "Allow: GET, HEAD\r\n"
 #define ALLOW_POST "Allow: POST\r\n"
 #define CHALLENGE "WWW-Authenticate: Bearer realm=\"dpm-collector\"\r\n"
+/* Operator endpoints also offer Basic (the token as the password), so that a browser asks for
+ * it once and sends it with every request of the console (console.h); Bearer stays last. */
+#define CHALLENGE_OPERATOR                                                                         \
+    "WWW-Authenticate: Basic realm=\"dpm-collector operator\", charset=\"UTF-8\"\r\n" CHALLENGE
 
 void coll_response_free(coll_response_t *resp)
 {
@@ -60,6 +64,13 @@ static void unauthorized(const coll_app_t *app, int status, const char *text, co
     resp->extra = status == 401 ? CHALLENGE : NULL;
 }
 
+void coll_operator_refuse(const coll_app_t *app, int status, const char *text,
+                          coll_response_t *resp)
+{
+    unauthorized(app, status, text, resp);
+    resp->extra = status == 401 ? CHALLENGE_OPERATOR : NULL;
+}
+
 #define REVOKED_TEXT "this credential is revoked\n"
 
 /* Who sends this batch: a bearer token with the device or relay role, else a verified device
@@ -77,7 +88,7 @@ static int device_identity(const coll_app_t *app, const coll_peer_t *peer,
         return 403;
     }
     if (token != NULL) {
-        const coll_credential_t *c = coll_auth_find(app->auth, token, tlen);
+        const coll_credential_t *c = coll_auth_find(coll_app_auth(app), token, tlen);
         if (c == NULL) {
             *text = "unknown credential\n";
             return 401;
@@ -111,15 +122,15 @@ static int device_identity(const coll_app_t *app, const coll_peer_t *peer,
     return 401;
 }
 
-/* Estimates and metrics: the operator role. 0, or the status to answer. */
-static int operator_check(const coll_app_t *app, const http_request_t *req, const char **text)
+int coll_operator_check(const coll_app_t *app, const http_request_t *req, const char **text)
 {
     if (app->public_estimates) {
         return 0;
     }
     size_t tlen = 0;
-    const char *token = http_bearer_token(req, &tlen);
-    const coll_credential_t *c = token != NULL ? coll_auth_find(app->auth, token, tlen) : NULL;
+    char basic[HTTP_MAX_AUTH];
+    const char *token = http_auth_token(req, basic, sizeof(basic), &tlen);
+    const coll_credential_t *c = token != NULL ? coll_auth_find(coll_app_auth(app), token, tlen) : NULL;
     if (c == NULL) {
         *text = "an operator credential is required\n";
         return 401;
@@ -133,6 +144,15 @@ static int operator_check(const coll_app_t *app, const http_request_t *req, cons
         return 403;
     }
     return 0;
+}
+
+int coll_is_relay(const coll_app_t *app, const http_request_t *req)
+{
+    size_t tlen = 0;
+    const char *token = http_bearer_token(req, &tlen);
+    const coll_credential_t *c = token != NULL ? coll_auth_find(coll_app_auth(app), token, tlen) : NULL;
+    return c != NULL && (c->roles & COLL_ROLE_RELAY) != 0 &&
+           !coll_revoked_is(app->revoked, NULL, c->identity);
 }
 
 /* One rejected request (or FedAUC upload) of campaign_id (0: not attributable). */
@@ -187,7 +207,7 @@ static void post_reports(const coll_app_t *app, const coll_peer_t *peer, const h
     }
     const char *device = b.device;
     uint32_t quota = b.quota_override;
-    if (coll_batch_decode(app->campaigns, body, len, (int64_t)time(NULL), &b) != 0) {
+    if (coll_batch_decode(coll_app_campaigns(app), body, len, (int64_t)time(NULL), &b) != 0) {
         coll_batch_free(&b);
         coll_text_response(500, "out of memory\n", 1, resp);
         return;
@@ -195,7 +215,7 @@ static void post_reports(const coll_app_t *app, const coll_peer_t *peer, const h
     b.device = device;
     b.quota_override = quota;
     coll_fedauc_claims_t claims; /* FedAUC reports: checked against their upload, token claimed */
-    if (coll_fedauc_check_batch(app->fedauc, app->campaigns, &b, &claims) != 0) {
+    if (coll_fedauc_check_batch(app->fedauc, coll_app_campaigns(app), &b, &claims) != 0) {
         coll_batch_free(&b);
         coll_text_response(500, "storage failure: nothing was stored, retry later\n", 0, resp);
         return;
@@ -212,7 +232,7 @@ static void post_reports(const coll_app_t *app, const coll_peer_t *peer, const h
     }
     int status = coll_batch_status(&b);
     coll_counters_batch(app->counters, &b);
-    coll_fedauc_count_batch(app->fedauc, app->campaigns, &b);
+    coll_fedauc_count_batch(app->fedauc, coll_app_campaigns(app), &b);
     log_rejects(&b);
     uint8_t *out = NULL;
     size_t n = 0;
@@ -251,7 +271,7 @@ static void get_health(const coll_app_t *app, coll_response_t *resp)
     } else {
         snprintf(text, sizeof(text),
                  "{\"status\": \"ok\", \"version\": \"%s\", \"campaigns\": %zu, \"reports\": %llu}\n",
-                 dpm_version(), app->campaigns->n, (unsigned long long)totals.reports);
+                 dpm_version(), coll_app_campaigns(app)->n, (unsigned long long)totals.reports);
         coll_text_response(200, text, 0, resp);
     }
     resp->content_type = "application/json";
@@ -269,14 +289,13 @@ static void get_metrics(const coll_app_t *app, coll_response_t *resp)
     set_body(resp, 200, "text/plain; version=0.0.4", (uint8_t *)text, n);
 }
 
-/* "/v1/campaigns/{id}" or ".../estimate": a decimal id without leading zeros or sign. */
-static int parse_campaign_path(const char *p, uint32_t *id, int *estimate)
+int coll_parse_id_path(const char *p, const char *prefix, uint32_t *id, const char **rest)
 {
-    static const char prefix[] = "/v1/campaigns/";
-    if (strncmp(p, prefix, sizeof(prefix) - 1) != 0) {
+    size_t k = strlen(prefix);
+    if (strncmp(p, prefix, k) != 0) {
         return -1;
     }
-    p += sizeof(prefix) - 1;
+    p += k;
     uint64_t x = 0;
     size_t n = 0;
     while (p[n] >= '0' && p[n] <= '9') {
@@ -289,15 +308,62 @@ static int parse_campaign_path(const char *p, uint32_t *id, int *estimate)
     if (n == 0 || (n > 1 && p[0] == '0') || x > UINT32_MAX) {
         return -1;
     }
-    if (p[n] == '\0') {
+    *id = (uint32_t)x;
+    *rest = p + n;
+    return 0;
+}
+
+/* "/v1/campaigns/{id}" or ".../estimate". */
+static int parse_campaign_path(const char *p, uint32_t *id, int *estimate)
+{
+    const char *rest = NULL;
+    if (coll_parse_id_path(p, "/v1/campaigns/", id, &rest) != 0) {
+        return -1;
+    }
+    if (rest[0] == '\0') {
         *estimate = 0;
-    } else if (strcmp(p + n, "/estimate") == 0) {
+    } else if (strcmp(rest, "/estimate") == 0) {
         *estimate = 1;
     } else {
         return -1;
     }
-    *id = (uint32_t)x;
     return 0;
+}
+
+int coll_estimate_answer(const coll_app_t *app, int ci, const coll_estimate_query_t *q,
+                         char **json, size_t *n, char *why, size_t cap)
+{
+    /* ~10 KB of sums: on the heap, connection threads have modest stacks */
+    coll_campaign_state_t *st = malloc(sizeof(*st));
+    coll_totals_t *totals = malloc(sizeof(*totals));
+    int rc = st == NULL || totals == NULL ? -1
+             : app->sink.read(app->sink.ctx, ci, q->from, q->to, st, totals, why, cap) != 0 ? -2
+                                                                                          : 0;
+    if (rc == 0 && st->fa.on && !q->all && q->from == q->to &&
+        coll_fedauc_period_info(app->fedauc, coll_app_campaigns(app), ci, q->from, (int64_t)time(NULL),
+                                &st->fa_phase) != 0) {
+        rc = -2;
+        snprintf(why, cap, "fedauc phase unreadable");
+    }
+    if (rc == 0 && coll_estimate_json(coll_app_campaigns(app), ci, q, st, totals, (int64_t)time(NULL), json,
+                                      n) != 0) {
+        rc = -1;
+    }
+    free(st);
+    free(totals);
+    if (rc == -2) {
+        coll_log(COLL_LOG_ERROR, "storage_error", "\"read\": \"estimate\", \"error\": %s",
+                 coll_log_str(why));
+    }
+    return rc;
+}
+
+void coll_storage_unavailable(const char *why, coll_response_t *resp)
+{
+    char text[240];
+    snprintf(text, sizeof(text), "database unavailable: %s\n", why);
+    coll_text_response(503, text, 0, resp);
+    resp->extra = "Retry-After: 1\r\n";
 }
 
 static void get_estimate(const coll_app_t *app, int ci, const char *query, coll_response_t *resp)
@@ -309,33 +375,11 @@ static void get_estimate(const coll_app_t *app, int ci, const char *query, coll_
         coll_text_response(400, text, 0, resp);
         return;
     }
-    /* ~10 KB of sums: on the heap, connection threads have modest stacks */
-    coll_campaign_state_t *st = malloc(sizeof(*st));
-    coll_totals_t *totals = malloc(sizeof(*totals));
     char *json = NULL;
     size_t n = 0;
-    int rc = st == NULL || totals == NULL ? -1
-             : app->sink.read(app->sink.ctx, ci, q.from, q.to, st, totals, why, sizeof(why)) != 0
-                 ? -2
-                 : 0;
-    if (rc == 0 && st->fa.on && !q.all && q.from == q.to &&
-        coll_fedauc_period_info(app->fedauc, app->campaigns, ci, q.from, (int64_t)time(NULL),
-                                &st->fa_phase) != 0) {
-        rc = -2;
-        snprintf(why, sizeof(why), "fedauc phase unreadable");
-    }
-    if (rc == 0 && coll_estimate_json(app->campaigns, ci, &q, st, totals, (int64_t)time(NULL),
-                                      &json, &n) != 0) {
-        rc = -1;
-    }
-    free(st);
-    free(totals);
+    int rc = coll_estimate_answer(app, ci, &q, &json, &n, why, sizeof(why));
     if (rc == -2) {
-        coll_log(COLL_LOG_ERROR, "storage_error", "\"read\": \"estimate\", \"error\": %s",
-                 coll_log_str(why));
-        snprintf(text, sizeof(text), "database unavailable: %s\n", why);
-        coll_text_response(503, text, 0, resp);
-        resp->extra = "Retry-After: 1\r\n";
+        coll_storage_unavailable(why, resp);
         return;
     }
     if (rc != 0) {
@@ -349,7 +393,7 @@ static void get_estimate(const coll_app_t *app, int ci, const char *query, coll_
 static void get_campaign(const coll_app_t *app, uint32_t id, int estimate, const char *query,
                          coll_response_t *resp)
 {
-    int ci = coll_campaigns_index(app->campaigns, id);
+    int ci = coll_campaigns_index(coll_app_campaigns(app), id);
     if (ci < 0) {
         coll_text_response(404, "unknown campaign\n", 0, resp);
         return;
@@ -359,7 +403,7 @@ static void get_campaign(const coll_app_t *app, uint32_t id, int estimate, const
         get_estimate(app, ci, query, resp);
         return;
     }
-    const coll_campaign_t *c = &app->campaigns->c[ci];
+    const coll_campaign_t *c = &coll_app_campaigns(app)->c[ci];
     uint8_t *pb = malloc(c->pb_len + 1);
     if (pb == NULL) {
         coll_text_response(500, "out of memory\n", 1, resp);
@@ -437,16 +481,16 @@ void coll_handle_request(const coll_app_t *app, const coll_peer_t *peer, const h
     } else if (strcmp(path, "/metrics") == 0) {
         if (!is_get(req)) {
             method_not_allowed(ALLOW_GET, resp);
-        } else if ((st = operator_check(app, req, &why)) != 0) {
-            unauthorized(app, st, why, resp);
+        } else if ((st = coll_operator_check(app, req, &why)) != 0) {
+            coll_operator_refuse(app, st, why, resp);
         } else {
             get_metrics(app, resp);
         }
     } else if (parse_campaign_path(path, &id, &estimate) == 0) {
         if (!is_get(req)) {
             method_not_allowed(ALLOW_GET, resp);
-        } else if (estimate && (st = operator_check(app, req, &why)) != 0) {
-            unauthorized(app, st, why, resp);
+        } else if (estimate && (st = coll_operator_check(app, req, &why)) != 0) {
+            coll_operator_refuse(app, st, why, resp);
         } else {
             const char *q = strchr(req->target, '?');
             get_campaign(app, id, estimate, q != NULL ? q + 1 : NULL, resp);
@@ -458,7 +502,7 @@ void coll_handle_request(const coll_app_t *app, const coll_peer_t *peer, const h
             unauthorized(app, st, why, resp);
         } else {
             coll_fedauc_answer_t a;
-            coll_fedauc_request(app->fedauc, app->campaigns, req, path, body, len,
+            coll_fedauc_request(app->fedauc, coll_app_campaigns(app), req, path, body, len,
                                 (int64_t)time(NULL), probe.device, probe.quota_override, &a);
             if (a.reject != NULL) { /* counted like rejected reports, by campaign and reason */
                 count_reject(app, a.reject_campaign, a.reject);

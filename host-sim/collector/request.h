@@ -74,6 +74,31 @@ void coll_handle_request(const coll_app_t *app, const coll_peer_t *peer, const h
 int coll_admit_request(const coll_app_t *app, const coll_peer_t *peer, const http_request_t *req,
                        coll_response_t *resp);
 
+/* The operator role (estimates, /metrics, the console): a bearer token, or the same token as
+ * the password of HTTP Basic (console.h). 0, or the status to answer (401, 403) and *text. */
+int coll_operator_check(const coll_app_t *app, const http_request_t *req, const char **text);
+
+/* The 401/403 answer of coll_operator_check (401 offers Basic and Bearer). */
+void coll_operator_refuse(const coll_app_t *app, int status, const char *text,
+                          coll_response_t *resp);
+
+struct coll_estimate_query;
+/* The estimate JSON of campaign index ci for query q into a new heap buffer: 0; -1 out of
+ * memory; -2 the database cannot be read (why). */
+int coll_estimate_answer(const coll_app_t *app, int ci, const struct coll_estimate_query *q,
+                         char **json, size_t *n, char *why, size_t cap);
+
+/* 503 "database unavailable: why" with Retry-After. */
+void coll_storage_unavailable(const char *why, coll_response_t *resp);
+
+/* 1 if the request carries the bearer token of a relay credential (auth.h) that is not
+ * revoked: the per-address rate limit (limits.h) does not apply to it. Else 0. */
+int coll_is_relay(const coll_app_t *app, const http_request_t *req);
+
+/* A path prefix followed by a decimal id (1 to 10 digits, no sign, no leading zero, at most
+ * 4294967295): 0, *id and *rest (what follows the id); else -1. */
+int coll_parse_id_path(const char *p, const char *prefix, uint32_t *id, const char **rest);
+
 /* A short text/plain response. */
 void coll_text_response(int status, const char *text, int close, coll_response_t *resp);
 

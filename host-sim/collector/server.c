@@ -37,6 +37,13 @@ typedef struct {
     uint8_t addr[16];  /* its client key (coll_limits_addr_key: IPv4 address or IPv6 /64) */
 } slot_t;
 
+/* A TLS configuration and the connections using it (coll_server_set_tls). */
+typedef struct tls_gen {
+    coll_tls_t *tls;
+    int refs;  /* connections that started with it */
+    int owned; /* replaced by coll_server_set_tls: the server frees it (main frees the first) */
+} tls_gen_t;
+
 /* Live connections per client key, counted afresh for each accept (take_slot). */
 typedef struct addr_count {
     uint8_t addr[16];
@@ -58,6 +65,7 @@ struct coll_server {
     slot_t *slots; /* live connections (SLOT_FREE: unused), so stop can wake them */
     addr_count_t *counts; /* per-address counts for take_slot */
     uint32_t counts_mask, counts_gen;
+    tls_gen_t *tls_now; /* what new connections use (under mu) */
 };
 
 typedef struct {
@@ -113,15 +121,19 @@ int coll_server_listen(coll_server_t **out, const coll_server_config_t *cfg, con
         ncounts *= 2;
     }
     addr_count_t *counts = calloc(ncounts, sizeof(*counts));
-    if (s == NULL || slots == NULL || counts == NULL) {
+    tls_gen_t *gen = calloc(1, sizeof(*gen));
+    if (s == NULL || slots == NULL || counts == NULL || gen == NULL) {
         freeaddrinfo(ai);
         free(s);
         free(slots);
         free(counts);
+        free(gen);
         snprintf(err, errcap, "out of memory");
         return -1;
     }
     s->cfg = *cfg;
+    gen->tls = (coll_tls_t *)cfg->tls; /* main's: never freed by the server (owned 0) */
+    s->tls_now = gen;
     s->slots = slots;
     s->hard_cap = hard_cap;
     s->counts = counts;
@@ -264,11 +276,59 @@ static void set_state(coll_server_t *srv, int slot, int state)
 
 /* Serve one TLS connection until it closes. Returns 1 if we closed it after answering (the
  * caller then lingers), 0 if the peer closed or the handshake failed. */
+static void tls_gen_free(tls_gen_t *g)
+{
+    if (g->owned) {
+        coll_tls_free(g->tls);
+        free(g->tls);
+    }
+    free(g);
+}
+
+void coll_server_set_tls(coll_server_t *s, coll_tls_t *tls)
+{
+    tls_gen_t *g = calloc(1, sizeof(*g));
+    if (g == NULL) {
+        coll_tls_free(tls);
+        free(tls);
+        return;
+    }
+    g->tls = tls;
+    g->owned = 1;
+    pthread_mutex_lock(&s->mu);
+    tls_gen_t *old = s->tls_now;
+    s->tls_now = g;
+    int unused = old->refs == 0;
+    pthread_mutex_unlock(&s->mu);
+    if (unused) {
+        tls_gen_free(old); /* else its last connection frees it (serve_tls) */
+    }
+}
+
+static int serve_tls_with(coll_server_t *srv, conn_arg_t *a, uint64_t start, const coll_tls_t *tls);
+
+/* Serve with the configuration in force at the start, held until the connection ends. */
 static int serve_tls(coll_server_t *srv, conn_arg_t *a, uint64_t start)
+{
+    pthread_mutex_lock(&srv->mu);
+    tls_gen_t *g = srv->tls_now;
+    g->refs++;
+    pthread_mutex_unlock(&srv->mu);
+    int rc = serve_tls_with(srv, a, start, g->tls);
+    pthread_mutex_lock(&srv->mu);
+    int gone = --g->refs == 0 && g != srv->tls_now;
+    pthread_mutex_unlock(&srv->mu);
+    if (gone) {
+        tls_gen_free(g);
+    }
+    return rc;
+}
+
+static int serve_tls_with(coll_server_t *srv, conn_arg_t *a, uint64_t start, const coll_tls_t *tls)
 {
     const coll_server_config_t *cfg = &srv->cfg;
     coll_tls_conn_t tc;
-    if (coll_tls_accept(&tc, cfg->tls, a->fd, start + cfg->handshake_ms) != 0 ||
+    if (coll_tls_accept(&tc, tls, a->fd, start + cfg->handshake_ms) != 0 ||
         coll_tls_peer_identity(&tc, a->peer.identity, sizeof(a->peer.identity)) < 0) {
         coll_counters_handshake(cfg->app->counters, 0);
         coll_tls_conn_close(&tc, 0, 0);
@@ -647,5 +707,8 @@ void coll_server_free(coll_server_t *s)
     }
     free(s->slots);
     free(s->counts);
+    if (s->tls_now != NULL) {
+        tls_gen_free(s->tls_now);
+    }
     free(s);
 }

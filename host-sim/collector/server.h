@@ -57,4 +57,9 @@ void coll_server_stop(coll_server_t *s);
 
 void coll_server_free(coll_server_t *s);
 
+/* New connections use tls from now on; a connection keeps the configuration it started with.
+ * The server frees tls (coll_tls_free, free) once it has been replaced and its last connection
+ * has closed, or at coll_server_free. Thread-safe (SIGHUP: reload.h). */
+void coll_server_set_tls(coll_server_t *s, coll_tls_t *tls);
+
 #endif /* DPM_COLLECTOR_SERVER_H */

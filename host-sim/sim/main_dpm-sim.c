@@ -43,9 +43,10 @@ static const char USAGE[] =
     "               [--out DIR] [--mode inprocess|exact|network] [--no-plot]\n"
     "               [--plot-script PATH] [--dump-reports FILE] [--quiet]\n"
     "               network: --collector HOST:PORT --ca CA.pem [--server-name NAME]\n"
-    "                        [--clients C] [--batch B] [--token FILE]\n"
+    "                        [--clients C] [--batch B] [--token FILE] [--run R]\n"
     "                        (--token: a bearer token, first line of FILE: the collector's\n"
-    "                        relay credential for the simulated devices, operator for estimates)\n"
+    "                        relay credential for the simulated devices, operator for estimates;\n"
+    "                        --run R: run R's devices post period R and its estimate is checked)\n"
     "       dpm-sim replay --scenario FILE --device I [--run R] [--seed S] [--campaign NAME]\n"
     "                      [--eps E] [--devices N]\n"
     "       dpm-sim plan --mechanism tuple_mr|tuple_ml|roc_hist|roc_hist_groups --error X\n"
@@ -311,6 +312,7 @@ static int cmd_run(const opts_t *o)
     ro.quiet = o->quiet;
     sim_net_opts_t net = o->net;
     net.estimate_dir = o->out;
+    net.period = (uint32_t)o->run;
     ro.net = &net;
     if (ro.mode == SIM_MODE_NETWORK &&
         (check_network(sc, o) != 0 || (o->out != NULL && sim_mkdir_p(o->out) != 0))) {
@@ -495,6 +497,18 @@ static int cmd_campaigns(const opts_t *o)
                sim_mech_by_id(s->mech->id)->name, s->eps_text[0]);
         if (s->mech->campaign_keys != NULL) {
             s->mech->campaign_keys(sc, s, stdout);
+        }
+        /* the names the collector shows (campaign_names.h): the scenario's */
+        printf("name = %s\n", s->name);
+        int wire_groups = strcmp(s->mech->name, "tuple_mr") == 0 ||
+                          strcmp(s->mech->name, "tuple_ml") == 0 ||
+                          strcmp(s->mech->name, "roc_hist_groups") == 0;
+        if (wire_groups && s->ngroups >= 2) {
+            printf("group_names = ");
+            for (uint32_t j = 0; j < s->ngroups; j++) {
+                printf("%s%s", j ? ", " : "", sc->group[s->groups[j]].name);
+            }
+            printf("\n");
         }
     }
     free(sc);

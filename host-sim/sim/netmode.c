@@ -366,7 +366,8 @@ static int collector_estimate(client_t *cl, const sim_agg_t *ours, int *mismatch
     size_t hlen = 0;
     uint8_t *json = malloc(ESTIMATE_MAX);
     snprintf(path, sizeof(path), "/v1/campaigns/%u/estimate", cl->cfg->spec->id);
-    if (cl->cfg->m->report_rounds != NULL) { /* FedAUC: the estimate of this run's ranking */
+    if (cl->cfg->m->report_rounds != NULL || cl->run != 0) { /* FedAUC: this run's ranking;
+                                                               * --run R: this run's period */
         snprintf(path, sizeof(path), "/v1/campaigns/%u/estimate?period=%u", cl->cfg->spec->id,
                  cl->run);
     }

@@ -38,6 +38,9 @@ typedef struct sim_net_opts {
     uint32_t batch;          /* reports per POST, 1 .. SIM_NET_MAX_BATCH */
     const char *estimate_dir;
     const char *token_path; /* NULL: no Authorization header */
+    uint32_t period; /* --run R: the run index, and so the period every report carries (default
+                      * 0); R > 0: the estimate cross-checked is that period's, so runs 0, 1, 2
+                      * posted one after another fill periods 0, 1, 2 */
 } sim_net_opts_t;
 
 #define SIM_NET_MAX_CLIENTS 256u

@@ -64,7 +64,7 @@ static int run_chunk(const sim_cfg_t *cfg, const sim_pop_t *pop, const sim_run_o
     }
     if (o->mode == SIM_MODE_NETWORK) {
         int mismatch = 0;
-        if (sim_net_run(cfg, pop, first, o->net, &aggs[0], &res->reports, &mismatch, err, errcap) !=
+        if (sim_net_run(cfg, pop, first + o->net->period, o->net, &aggs[0], &res->reports, &mismatch, err, errcap) !=
             0) {
             return -1;
         }

@@ -230,8 +230,8 @@ def examples(t, h):
                            capture_output=True, text=True, timeout=120)
         outs.append((r.returncode, (r.stdout + r.stderr).strip()))
     backups = [f for f in os.listdir(state) if f.startswith("backup-")]
-    t.ok(len(cmds) == 2 and all(rc == 0 for rc, _ in outs) and len(backups) == 1,
-         f"the maintenance unit's backup and retention commands run ({backups})", outs)
+    t.ok(len(cmds) == 3 and all(rc == 0 for rc, _ in outs) and len(backups) == 1,
+         f"the maintenance unit's backup, retention and pruning commands run ({backups})", outs)
 
 
 def readme_certificates(t, h, pb, tpl):

@@ -41,6 +41,10 @@ for f in include/dpm/dpm.h include/dpm/port_posix.h include/dpm/build_config.h l
 done
 [ -z "$missing" ]
 tap $? "it installs and names headers, libraries, .pc files, CMake package${missing:+ (missing:$missing)}"
+[ -x "$P/bin/dpm-collector" ] && [ -x "$P/bin/dpm-sim" ] && "$P/bin/dpm-collector" --version | grep -q '^dpm-collector ' &&
+  [ -f "$P/share/dpmetrics/collector/dpm-collector.service" ] &&
+  grep -q "^ExecStart=/usr/local/bin/dpm-collector " "$P/share/dpmetrics/collector/dpm-collector.service"
+tap $? "it installs dpm-collector and dpm-sim in PREFIX/bin, where the systemd unit (installed beside) runs them with PREFIX=/usr/local"
 [ ! -e "$P/include/dpm.pb.h" ] && [ ! -e "$P/include/pb.h" ] && [ ! -d "$P/include/mbedtls" ]
 tap $? "no nanopb or Mbed TLS header is installed (the public headers need none)"
 [ -f "$P/lib/libdpm.a" ] && [ -z "$(pb_leaks "$P/lib/libdpm.a")" ] && [ "$(pb_private "$P/lib/libdpm.a")" -gt 0 ]
