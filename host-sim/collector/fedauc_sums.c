@@ -221,8 +221,11 @@ void coll_fedauc_json(jw_t *w, const coll_campaign_t *c, const coll_fedauc_sums_
         jw_raw(w, "}");
         return;
     }
-    /* the dropouts' range widens the interval on both sides */
-    double ci_lo = e_lo.auc_raw - e.z * e.sd, ci_hi = e_hi.auc_raw + e.z * e.sd;
+    /* the dropouts' range widens the interval on both sides: from the lower end of the
+     * estimate at one extreme to the upper end at the other, each end with the estimator's own
+     * half-width (Poisson-aware when few randomization events carry it, estimate/ci_flags.h) */
+    double ci_lo = e_lo.ci_lo, ci_hi = e_hi.ci_hi;
+    unsigned ci_flags = e.ci_flags | e_lo.ci_flags | e_hi.ci_flags;
     const char *flag = NULL;
     if (ci_hi < 0.0 || ci_lo > 1.0) {
         flag = "the interval lies entirely outside [0, 1]: no AUC fits these sums (forged "
@@ -250,7 +253,7 @@ void coll_fedauc_json(jw_t *w, const coll_campaign_t *c, const coll_fedauc_sums_
     jw_raw(w, ", ");
     jw_num(w, ci_hi, DIGITS);
     jw_raw(w, "]");
-    coll_ci_json(w, "ci", e.ci_flags);
+    coll_ci_json(w, "ci", ci_flags);
     num(w, "events", e.events);
     num(w, "fieller_g", e.fieller_g);
     num(w, "confidence", confidence);
