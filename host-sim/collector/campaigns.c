@@ -15,7 +15,8 @@
 #include "collector/campaigns_auc.h"
 #include "common/edges.h"
 
-#define LINE_MAX_CHARS 256
+/* a roc_hist campaign's 63 edges, written at full precision by `dpm-sim campaigns`, take 888 */
+#define LINE_MAX_CHARS 2048
 #define FILE_MAX_BYTES (1u << 20)
 
 typedef struct {

@@ -25,8 +25,9 @@
 #define HEAD_MAX 512u
 #define RESPONSE_MAX 65536u
 #define ESTIMATE_MAX (4u << 20)
-/* bytes of one report inside a Batch: tag, length varint, report */
-#define FRAMED_MAX (DPM_REPORT_MAX_BYTES + 2u)
+/* bytes of one report inside a Batch: tag, length varint (two bytes: reports are < 2^14), report */
+#define FRAMED_MAX (DPM_REPORT_MAX_BYTES + 3u)
+SIM_STATIC_ASSERT(DPM_REPORT_MAX_BYTES < (1u << 14), framed_length_two_varint_bytes);
 
 typedef struct {
     dpm_posix_tcp_t tcp;
@@ -300,8 +301,11 @@ static void *client_main(void *arg)
             cl->failed = 1;
             break;
         }
-        body[blen++] = 0x0A;         /* Batch.reports, field 1, length delimited */
-        body[blen++] = (uint8_t)len; /* len < 128: one varint byte */
+        body[blen++] = 0x0A; /* Batch.reports, field 1, length delimited */
+        if (len >= 0x80) {   /* a roc_hist report with many bins, a ustat tree: 2 varint bytes */
+            body[blen++] = (uint8_t)(0x80u | (len & 0x7Fu));
+        }
+        body[blen++] = (uint8_t)(len >= 0x80 ? len >> 7 : len);
         memcpy(body + blen, buf, len);
         blen += len;
         if (++nrep == batch) {

@@ -10,7 +10,8 @@ collector's estimate JSON is kept, a second identical run is absorbed by the col
 de-duplication (counts unchanged, still exit 0), and a wrong CA fails the handshake (exit 2).
 A roc_hist campaign rides along: the collector's summed histogram must equal ours cell by cell
 (dpm-sim's own check) and its AUC / ROC estimate must equal dpm-sim's, also after a collector
-restart (aggregates rebuilt from the database).
+restart (aggregates rebuilt from the database). A second one with 64 bins makes reports of more
+than 127 bytes, whose length takes two varint bytes inside a Batch.
 Fails when dpm-sim or dpm-collector is not built (make test builds them first)."""
 import json
 import os
@@ -57,6 +58,12 @@ id = 23
 mechanism = roc_hist
 eps = 1
 edges = 0.1, 0.3, 0.5, 0.6, 0.9
+groups = a
+[campaign rocwide]
+id = 24
+mechanism = roc_hist
+eps = 1
+bins = 64
 groups = a
 """
 
@@ -120,7 +127,7 @@ def main():
             failed += not tap(n, same, "network estimates equal the inprocess run's exactly",
                               ri.stderr)
             est = {}
-            for cid in (21, 22, 23):
+            for cid in (21, 22, 23, 24):
                 path = os.path.join(out_net, f"collector-estimate-{cid}.json")
                 try:
                     with open(path) as f:
@@ -136,7 +143,8 @@ def main():
                               "counts", json.dumps(est)[:400])
             # roc_hist: the collector's estimate (same code, same summed reports) is ours
             with open(os.path.join(out_net, "results.json")) as f:
-                roc = [c["roc"] for c in json.load(f)["configs"] if "roc" in c][0]
+                rocs = {c["id"]: c["roc"] for c in json.load(f)["configs"] if "roc" in c}
+            roc = rocs[23]
             croc = (est.get(23) or {}).get("roc") or {}
             good = est.get(23) is not None and est[23]["reports"] == reports[23] > 1000 and \
                 croc.get("valid") is True and \
@@ -149,6 +157,14 @@ def main():
             n += 1
             failed += not tap(n, good, "roc_hist: the collector's AUC (binned and unbinned) and "
                               "ROC equal dpm-sim's for the same reports", json.dumps(croc)[:400])
+            wide = (est.get(24) or {}).get("roc") or {}
+            good = est.get(24) is not None and est[24]["reports"] == reports[24] > 1000 and \
+                len(wide.get("tpr", [])) == 65 and \
+                abs(wide.get("auc", -1) - rocs[24]["run0"]["auc"]) < 1e-8
+            n += 1
+            failed += not tap(n, good, "roc_hist with 64 bins (reports over 127 bytes): every "
+                              "report stored, the collector's AUC equals dpm-sim's",
+                              json.dumps(est.get(24))[:400])
             r2 = subprocess.run(args, capture_output=True, text=True, timeout=120, cwd=ROOT)
             n += 1
             failed += not tap(n, r2.returncode == 0,
