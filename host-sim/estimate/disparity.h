@@ -38,6 +38,7 @@
 
 #include "dpm/config.h"
 #include "dpm/status.h"
+#include "estimate/pairwise.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -299,6 +300,15 @@ dpm_status_t dpm_disp_gap(const dpm_disp_estimate_t *est, uint32_t g, uint32_t h
  * DPM_ERR_BUFFER if cap is too small; DPM_ERR_UNDEFINED if a group is not valid. */
 dpm_status_t dpm_disp_gaps_all(const dpm_disp_estimate_t *est, double confidence,
                                dpm_disp_gap_t *out, size_t cap, size_t *count);
+
+/* Every pair at once (estimate/pairwise.h): simultaneous intervals for all d(d-1)/2 gaps at
+ * confidence in (0, 1), which pairs are distinguishable, and the largest |gap| with an interval
+ * for it that accounts for its selection; value scale [-1, 1] like dpm_disp_gap (pair k's
+ * diff and sd are dpm_disp_gap's). The means' covariance: diagonal with known sizes, with the
+ * shared GRR counts' terms when the sizes were estimated. A group that is not valid leaves its
+ * pairs without an interval (and the largest undefined). DPM_ERR_PARAM on bad arguments. */
+dpm_status_t dpm_disp_pairwise(const dpm_disp_estimate_t *est, double confidence,
+                               dpm_pairwise_t *out);
 
 /* Chebyshev half-width α = sqrt(mse / (1 - confidence)), the paper's bound (10 sqrt(MSE) at
  * 0.99). mse >= 0, confidence in (0, 1). */

@@ -5,10 +5,12 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/prob.h"
 #include "sim/results.h"
+#include "sim/selection.h"
 #include "sim/sim_cfg.h"
 
 #define Q16 65536.0
@@ -529,11 +531,70 @@ static int tuple_exact(const sim_cfg_t *cfg, const sim_pop_t *pop, sim_rng_t *rn
 
 /* ---- estimates ----------------------------------------------------------------------------- */
 
+/* Per metric: every pair at once against the truth (sim/selection.h). */
+typedef struct {
+    sim_selection_t sel[DPM_CAMPAIGN_MAX_METRICS];
+} tuple_ext_t;
+
+static void *tuple_ext_new(const sim_cfg_t *cfg, uint32_t runs)
+{
+    (void)runs;
+    tuple_ext_t *x = calloc(1, sizeof(*x));
+    for (uint32_t j = 0; x != NULL && j < st_of(cfg)->nmetrics; j++) {
+        sim_selection_init(&x->sel[j], 0.5); /* value scale [-1, 1] to the metric's */
+    }
+    return x;
+}
+
+static void tuple_ext_free(void *ext)
+{
+    free(ext);
+}
+
+const sim_selection_t *sim_tuple_selection(const sim_result_t *res, uint32_t metric)
+{
+    return res->ext != NULL && is_tuple(res->cfg.m) && metric < st_of(&res->cfg)->nmetrics
+               ? &((const tuple_ext_t *)res->ext)->sel[metric]
+               : NULL;
+}
+
+/* results.json "selection": one object per metric. */
+static void tuple_ext_json(const sim_cfg_t *cfg, const void *ext, jw_t *w)
+{
+    const tuple_ext_t *x = ext;
+    const sim_tuple_state_t *s = st_of(cfg);
+    jw_raw(w, ",\n   \"selection\": [");
+    for (uint32_t j = 0; j < s->nmetrics; j++) {
+        jw_raw(w, "%s{\"metric\": \"%s\", \"all\": ", j ? ", " : "",
+               sim_metric_name(s->metrics[j]));
+        sim_selection_json(&x->sel[j], w);
+        jw_raw(w, "}");
+    }
+    jw_raw(w, "]");
+}
+
+/* Every pair of metric j at once, against the population's true gaps. */
+static void add_selection(const sim_cfg_t *cfg, uint32_t j, const dpm_disp_estimate_t *est,
+                          tuple_ext_t *x)
+{
+    const sim_tuple_state_t *s = st_of(cfg);
+    dpm_pairwise_t *pw = malloc(sizeof(*pw));
+    double truth[DPM_PAIRWISE_MAX_PAIRS];
+    for (uint32_t g = 0, k = 0; g < cfg->d; g++) {
+        for (uint32_t h = g + 1; h < cfg->d; h++, k++) {
+            truth[k] = s->mean[j][g] - s->mean[j][h];
+        }
+    }
+    if (pw != NULL && dpm_disp_pairwise(est, cfg->sc->confidence, pw) == DPM_OK) {
+        sim_selection_add(&x->sel[j], pw, truth);
+    }
+    free(pw);
+}
+
 static void tuple_estimate(const sim_cfg_t *cfg, const sim_agg_t *agg, uint32_t run,
                            sim_item_run_t *out, void *ext)
 {
     (void)run;
-    (void)ext;
     const sim_tuple_state_t *s = st_of(cfg);
     const sim_tuple_agg_t *ta = sim_tuple_agg_c(agg);
     const sim_scenario_t *sc = cfg->sc;
@@ -548,6 +609,9 @@ static void tuple_estimate(const sim_cfg_t *cfg, const sim_agg_t *agg, uint32_t 
         if (dpm_disp_estimate(&s->params, &ta->m[j], sc->sizes_estimated ? NULL : s->n, nu2,
                               &est) != DPM_OK) {
             continue; /* the items stay NaN */
+        }
+        if (ext != NULL) {
+            add_selection(cfg, j, &est, ext);
         }
         sim_item_run_t *it = out + (size_t)j * per;
         for (uint32_t g = 0; g < d; g++, it++) {
@@ -588,9 +652,14 @@ static void tuple_summary(const sim_result_t *res, char *buf, size_t cap)
     }
     sim_item_summary_t sm;
     sim_result_summary(res, best, &sm);
-    snprintf(buf, cap, "largest %s gap %s: truth %+.4f, rmse %.3g, CI cover %.0f%%",
+    char sel[160] = "";
+    const sim_selection_t *x = sim_tuple_selection(res, 0);
+    if (x != NULL) {
+        sim_selection_line(x, sel, sizeof(sel));
+    }
+    snprintf(buf, cap, "largest %s gap %s: truth %+.4f, rmse %.3g, CI cover %.0f%% | %s",
              cfg->items[best].metric, cfg->items[best].name, sm.truth, sm.rmse,
-             100.0 * sm.coverage);
+             100.0 * sm.coverage, sel);
 }
 
 /* ---- network mode, replay, collector file -----------------------------------------------------
@@ -657,6 +726,9 @@ const sim_mech_t sim_mech_tuple_mr = {
     .agg_merge = tuple_agg_merge,
     .exact = tuple_exact,
     .estimate = tuple_estimate,
+    .ext_new = tuple_ext_new,
+    .ext_free = tuple_ext_free,
+    .ext_json = tuple_ext_json,
     .summary = tuple_summary,
     .collector_check = tuple_collector_check,
     .describe = tuple_describe,
@@ -677,6 +749,9 @@ const sim_mech_t sim_mech_tuple_ml = {
     .agg_merge = tuple_agg_merge,
     .exact = tuple_exact,
     .estimate = tuple_estimate,
+    .ext_new = tuple_ext_new,
+    .ext_free = tuple_ext_free,
+    .ext_json = tuple_ext_json,
     .summary = tuple_summary,
     .collector_check = tuple_collector_check,
     .describe = tuple_describe,

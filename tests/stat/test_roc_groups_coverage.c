@@ -9,7 +9,11 @@
  *     [0.85, 1.15];
  *   - the 95% intervals cover the truth in [93%, 97%] of the runs (groups and gaps).
  * Negative control: the group-less estimator on each reported group's sums (ignoring the GRR's
- * mixing) is biased towards the pooled AUC; the same checks reject its mean and its coverage. */
+ * mixing) is biased towards the pooled AUC; the same checks reject its mean and its coverage.
+ * Every gap at once (dpm_roc_groups_pairwise, sim/selection.h): the simultaneous intervals hold
+ * all six true gaps in 95 % of the runs (binomial, two-sided, p >= 1e-6) and the interval for the
+ * largest |gap| holds it at least that often; the pointwise intervals read together do not (the
+ * negative control, p < 1e-6). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -24,6 +28,8 @@
 #include "dpm/mech.h"
 #include "estimate/roc.h"
 #include "estimate/roc_groups.h"
+#include "sim/selection.h"
+#include "stat_gof.h"
 #include "test_rng.h"
 
 #define G 4u
@@ -142,6 +148,9 @@ static void test_groups_unbiased_and_covered(void **state)
     dpm_roc_groups_estimate_t *est = malloc(sizeof(*est));
     assert_non_null(est);
     static acc_t groups[G], gaps[NGAPS], naive[G];
+    static dpm_pairwise_t pw;
+    sim_selection_t all;
+    sim_selection_init(&all, 1.0);
     test_rng_t t;
     dpm_rng_t g;
     dpm_rand_t r;
@@ -178,11 +187,15 @@ static void test_groups_unbiased_and_covered(void **state)
             assert_int_equal(dpm_roc_estimate(&rp, &by_reported[k], 0.95, &re), DPM_OK);
             acc_add(&naive[k], re.auc_raw, sqrt(re.var_noise), re.ci_lo, re.ci_hi, truth[k]);
         }
+        double true_gap[NGAPS];
         for (uint32_t k = 0; k < NGAPS; k++) {
             const dpm_roc_gap_estimate_t *e = &est->gap[k];
             assert_true(e->defined && e->ci_valid);
             acc_add(&gaps[k], e->gap, e->sd, e->ci_lo, e->ci_hi, truth[e->g] - truth[e->h]);
+            true_gap[k] = truth[e->g] - truth[e->h];
         }
+        assert_int_equal(dpm_roc_groups_pairwise(est, 0.95, &pw), DPM_OK);
+        sim_selection_add(&all, &pw, true_gap);
         dpm_roc_groups_agg_free(&a);
     }
     int failed = 0, naive_failed = 0;
@@ -202,6 +215,17 @@ static void test_groups_unbiased_and_covered(void **state)
     print_message("# %u runs of %u devices: %d of %u checks failed; negative control (no GRR "
                   "inversion): %d of %u groups failed\n",
                   RUNS, DEVICES, failed, G + NGAPS, naive_failed, G);
+    sim_selection_summary_t sm;
+    sim_selection_summarize(&all, &sm);
+    double p_sim = stat_binom_two_sided(all.simultaneous, all.runs, 0.95);
+    double p_largest = stat_binom_cdf(all.largest, all.runs, 0.95);
+    double p_old = stat_binom_cdf(all.pointwise_all, all.runs, 0.95);
+    print_message("# every gap at once: simultaneous %.4f (p %.3g), largest |gap| %.4f (p %.3g), "
+                  "right pair %.3f, stability %.3f; pointwise read together %.4f (p %.3g)\n",
+                  sm.simultaneous, p_sim, sm.largest, p_largest, sm.right_pair, sm.stability,
+                  sm.pointwise_all, p_old);
+    assert_int_equal(all.runs, RUNS);
+    assert_true(p_sim >= 1e-6 && p_largest >= 1e-6 && p_old < 1e-6);
     assert_int_equal(failed, 0);
     assert_int_equal(naive_failed, (int)G);
     free(est);
