@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "collector/estimate_auc.h"
+#include "collector/estimate_pairwise.h"
 #include "collector/estimate_rocg.h"
 #include "collector/fedauc_sums.h"
 #include "common/json_write.h"
@@ -156,10 +157,11 @@ static void sb_metric(jw_t *sb, const coll_campaign_t *c, const dpm_disp_agg_t *
         jw_raw(sb, "}");
     }
     jw_raw(sb, "], \"disparities\": [");
-    int best = -1;
-    dpm_disp_gap_t max_gap, max95;
-    memset(&max_gap, 0, sizeof(max_gap));
-    memset(&max95, 0, sizeof(max95));
+    dpm_pairwise_t *pw = malloc(sizeof(*pw)); /* every pair at once (estimate/pairwise.h) */
+    int have_pw = have && pw != NULL && dpm_disp_pairwise(&est, confidence, pw) == DPM_OK;
+    if (pw == NULL) {
+        sb->err = 1; /* reported by jw_take */
+    }
     int first = 1;
     for (uint32_t g = 0; g < d; g++) {
         for (uint32_t h = g + 1; h < d; h++) {
@@ -186,33 +188,20 @@ static void sb_metric(jw_t *sb, const coll_campaign_t *c, const dpm_disp_agg_t *
                                 1.0);
             jw_raw(sb, ", \"ci95\": ");
             sb_interval(sb, ok ? gap95.ci_lo / 2.0 : NAN, ok ? gap95.ci_hi / 2.0 : NAN);
+            coll_pairwise_pair_json(sb, have_pw ? &pw->pair[dpm_pairwise_index(d, g, h)] : NULL, 0.5);
             jw_raw(sb, ", \"too_small\": %s", tiny != NULL || !ok ? "true" : "false");
             sb_reason(sb, why != NULL ? why : tiny, nulls);
             jw_raw(sb, "}");
-            if (ok && isfinite(gap.abs_diff) && (best < 0 || gap.abs_diff > max_gap.abs_diff)) {
-                max_gap = gap;
-                max95 = gap95;
-                best = 1;
-            }
         }
     }
-    jw_raw(sb, "], \"max_disparity\": ");
-    if (best < 0) {
-        jw_raw(sb, "null, \"max_disparity_reason\": ");
-        jw_str(sb, have ? "no pair of groups has a positive estimated size" : "no reports");
-    } else {
-        const char *tiny = small[max_gap.g] != NULL ? small[max_gap.g] : small[max_gap.h];
-        jw_raw(sb, "{\"g\": %u, \"h\": %u, \"diff\": ", max_gap.g, max_gap.h);
-        sb_num(sb, max_gap.diff / 2.0);
-        jw_raw(sb, ", \"abs_diff\": ");
-        sb_num(sb, max_gap.abs_diff / 2.0);
-        jw_raw(sb, ", \"ci\": ");
-        sb_interval(sb, max_gap.ci_lo / 2.0, max_gap.ci_hi / 2.0);
-        jw_raw(sb, ", \"ci95\": ");
-        sb_interval(sb, max95.ci_lo / 2.0, max95.ci_hi / 2.0);
-        jw_raw(sb, ", \"too_small\": %s}, \"max_disparity_reason\": null",
-               tiny != NULL ? "true" : "false");
+    jw_raw(sb, "]");
+    int any_small = 0;
+    for (uint32_t g = 0; g < d; g++) {
+        any_small |= small[g] != NULL;
     }
+    coll_pairwise_json(sb, "largest_disparity", have_pw ? pw : NULL,
+                       have ? "the comparison failed" : "no reports", any_small, 0.5);
+    free(pw);
     jw_raw(sb, "}");
 }
 

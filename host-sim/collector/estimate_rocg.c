@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "collector/agg_rocg.h"
+#include "collector/estimate_pairwise.h"
 #include "estimate/roc_groups.h"
 
 #define DIGITS 9
@@ -95,7 +96,8 @@ static void group_json(jw_t *sb, uint32_t g, uint32_t B, const dpm_roc_group_est
     jw_raw(sb, "}");
 }
 
-static void gap_json(jw_t *sb, uint32_t k, const dpm_roc_gap_estimate_t *e)
+static void gap_json(jw_t *sb, uint32_t k, const dpm_roc_gap_estimate_t *e,
+                     const dpm_pairwise_pair_t *all)
 {
     int d = e->defined;
     jw_raw(sb, "%s{\"g\": %u, \"h\": %u", k ? ", " : "", e->g, e->h);
@@ -104,6 +106,7 @@ static void gap_json(jw_t *sb, uint32_t k, const dpm_roc_gap_estimate_t *e)
     num(sb, "gap", d ? e->gap : NAN);
     num(sb, "sd", d ? e->sd : NAN);
     interval(sb, d && e->ci_valid, e->ci_lo, e->ci_hi);
+    coll_pairwise_pair_json(sb, all, 1.0);
     jw_raw(sb, "}");
 }
 
@@ -142,11 +145,21 @@ void coll_estimate_rocg_json(jw_t *sb, const coll_campaign_t *c, const coll_camp
     for (uint32_t g = 0; g < G; g++) {
         group_json(sb, g, B, &e->group[g]);
     }
+    dpm_pairwise_t *pw = malloc(sizeof(*pw)); /* every gap at once (estimate/pairwise.h) */
+    int have_pw = pw != NULL && dpm_roc_groups_pairwise(e, confidence, pw) == DPM_OK;
+    int small = 0;
     jw_raw(sb, "], \"gaps\": [");
     for (uint32_t k = 0; k < e->ngaps; k++) {
-        gap_json(sb, k, &e->gap[k]);
+        gap_json(sb, k, &e->gap[k], have_pw ? &pw->pair[k] : NULL);
     }
-    jw_raw(sb, "]}");
+    for (uint32_t g = 0; g < G; g++) {
+        small |= e->group[g].small_sample;
+    }
+    jw_raw(sb, "]");
+    coll_pairwise_json(sb, "largest_gap", have_pw ? pw : NULL, "out of memory", small, 1.0);
+    jw_raw(sb, "}");
+    sb->err |= pw == NULL;
     dpm_roc_groups_agg_free(&a);
+    free(pw);
     free(e);
 }

@@ -11,7 +11,11 @@
  *                     "auc_clipped", "sd", "ci": [lo, hi] | null, "fpr", "tpr", "fpr_sd",
  *                     "tpr_sd" (thresholds 0 .. B, clipped)}, ...],
  *       "gaps": [{"g", "h", "defined", "reason", "small_sample", "gap" (AUC_g - AUC_h), "sd",
- *                 "ci": [lo, hi] | null}, ...] (order (0,1), (0,2), ..., (1,2), ...)}
+ *                 "ci": [lo, hi] | null (pointwise: one gap chosen in advance),
+ *                 "ci_simultaneous", "distinguishable", "largest_share"}, ...] (order (0,1),
+ *                 (0,2), ..., (1,2), ...),
+ *       "simultaneous": {...}, "largest_gap": {...} | null, "largest_gap_reason"
+ *       (every gap at once and the largest |gap|: estimate_pairwise.h)}
  *
  * Computed by host-sim/estimate/roc_groups.h, the code dpm-sim's roc_hist_groups uses. An
  * undefined estimate (no reports, a group whose estimated positives or negatives are not above
