@@ -17,7 +17,8 @@
  * without the SDK.
  *
  * Items: each group's AUC (kind auc_group) and each gap AUC_g - AUC_h, g < h (kind auc_gap),
- * against the devices' binned AUCs (ties 1/2), with the estimator's intervals. */
+ * against the devices' binned AUCs (ties 1/2), with the estimator's intervals. Every gap at once
+ * (dpm_roc_groups_pairwise) against the true gaps: results.json "selection" (sim/selection.h). */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -29,6 +30,7 @@
 #include "estimate/roc_groups.h"
 #include "sim/results.h"
 #include "sim/roc_sim.h"
+#include "sim/selection.h"
 #include "sim/sim_cfg.h"
 
 #define Q16 65536.0
@@ -351,11 +353,34 @@ static int groups_exact(const sim_cfg_t *cfg, const sim_pop_t *pop, sim_rng_t *r
 
 /* ---- estimates ----------------------------------------------------------------------------- */
 
+static void *groups_ext_new(const sim_cfg_t *cfg, uint32_t runs)
+{
+    (void)cfg;
+    (void)runs;
+    const char *name = "auc";
+    return sim_selection_ext_new(1, &name, 1.0);
+}
+
+/* Every gap at once against the true gaps (the items' order is the pairs'). */
+static void add_selection(const sim_cfg_t *cfg, const dpm_roc_groups_estimate_t *e,
+                          sim_selection_ext_t *x)
+{
+    const groups_state_t *s = st_of(cfg);
+    dpm_pairwise_t *pw = malloc(sizeof(*pw));
+    double truth[DPM_PAIRWISE_MAX_PAIRS];
+    for (uint32_t k = 0; k < e->ngaps; k++) {
+        truth[k] = cfg->items[s->groups + k].truth;
+    }
+    if (pw != NULL && dpm_roc_groups_pairwise(e, cfg->sc->confidence, pw) == DPM_OK) {
+        sim_selection_add(&x->family[0], pw, truth);
+    }
+    free(pw);
+}
+
 static void groups_estimate(const sim_cfg_t *cfg, const sim_agg_t *agg, uint32_t run,
                             sim_item_run_t *out, void *ext)
 {
     (void)run;
-    (void)ext;
     const groups_state_t *s = st_of(cfg);
     dpm_roc_groups_agg_t a;
     view(s, agg, &a);
@@ -383,6 +408,9 @@ static void groups_estimate(const sim_cfg_t *cfg, const sim_agg_t *agg, uint32_t
             o->lo = x->ci_valid ? x->ci_lo : NAN;
             o->hi = x->ci_valid ? x->ci_hi : NAN;
         }
+    }
+    if (ext != NULL) {
+        add_selection(cfg, e, ext);
     }
     free(ep);
 }
@@ -445,10 +473,14 @@ static void groups_summary(const sim_result_t *res, char *buf, size_t cap)
     sim_item_summary_t m, g0;
     sim_result_summary(res, best, &m);
     sim_result_summary(res, 0, &g0);
+    char sel[160] = "";
+    if (sim_selection_of(res, 0) != NULL) {
+        sim_selection_line(sim_selection_of(res, 0), sel, sizeof(sel));
+    }
     snprintf(buf, cap,
-             "gap %s %+.4f: rmse %.3g, cover %.0f%% | AUC %s %.4f: rmse %.3g, cover %.0f%%",
+             "gap %s %+.4f: rmse %.3g, cover %.0f%% | AUC %s %.4f: rmse %.3g, cover %.0f%% | %s",
              res->cfg.items[best].name, m.truth, m.rmse, 100.0 * m.coverage, res->cfg.items[0].name,
-             g0.truth, g0.rmse, 100.0 * g0.coverage);
+             g0.truth, g0.rmse, 100.0 * g0.coverage, sel);
 }
 
 static void groups_describe(const sim_cfg_t *cfg, const sim_block_t *b, const dpm_report_t *rep,
@@ -499,6 +531,9 @@ const sim_mech_t sim_mech_roc_hist_groups = {
     .agg_merge = groups_agg_merge,
     .exact = groups_exact,
     .estimate = groups_estimate,
+    .ext_new = groups_ext_new,
+    .ext_free = free,
+    .ext_json = sim_selection_ext_json,
     .summary = groups_summary,
     .collector_check = groups_collector_check,
     .describe = groups_describe,

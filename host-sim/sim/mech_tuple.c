@@ -532,50 +532,20 @@ static int tuple_exact(const sim_cfg_t *cfg, const sim_pop_t *pop, sim_rng_t *rn
 /* ---- estimates ----------------------------------------------------------------------------- */
 
 /* Per metric: every pair at once against the truth (sim/selection.h). */
-typedef struct {
-    sim_selection_t sel[DPM_CAMPAIGN_MAX_METRICS];
-} tuple_ext_t;
-
 static void *tuple_ext_new(const sim_cfg_t *cfg, uint32_t runs)
 {
     (void)runs;
-    tuple_ext_t *x = calloc(1, sizeof(*x));
-    for (uint32_t j = 0; x != NULL && j < st_of(cfg)->nmetrics; j++) {
-        sim_selection_init(&x->sel[j], 0.5); /* value scale [-1, 1] to the metric's */
-    }
-    return x;
-}
-
-static void tuple_ext_free(void *ext)
-{
-    free(ext);
-}
-
-const sim_selection_t *sim_tuple_selection(const sim_result_t *res, uint32_t metric)
-{
-    return res->ext != NULL && is_tuple(res->cfg.m) && metric < st_of(&res->cfg)->nmetrics
-               ? &((const tuple_ext_t *)res->ext)->sel[metric]
-               : NULL;
-}
-
-/* results.json "selection": one object per metric. */
-static void tuple_ext_json(const sim_cfg_t *cfg, const void *ext, jw_t *w)
-{
-    const tuple_ext_t *x = ext;
     const sim_tuple_state_t *s = st_of(cfg);
-    jw_raw(w, ",\n   \"selection\": [");
+    const char *names[SIM_SELECTION_FAMILIES];
     for (uint32_t j = 0; j < s->nmetrics; j++) {
-        jw_raw(w, "%s{\"metric\": \"%s\", \"all\": ", j ? ", " : "",
-               sim_metric_name(s->metrics[j]));
-        sim_selection_json(&x->sel[j], w);
-        jw_raw(w, "}");
+        names[j] = sim_metric_name(s->metrics[j]);
     }
-    jw_raw(w, "]");
+    return sim_selection_ext_new(s->nmetrics, names, 0.5); /* value scale to the metric's */
 }
 
 /* Every pair of metric j at once, against the population's true gaps. */
 static void add_selection(const sim_cfg_t *cfg, uint32_t j, const dpm_disp_estimate_t *est,
-                          tuple_ext_t *x)
+                          sim_selection_ext_t *x)
 {
     const sim_tuple_state_t *s = st_of(cfg);
     dpm_pairwise_t *pw = malloc(sizeof(*pw));
@@ -586,7 +556,7 @@ static void add_selection(const sim_cfg_t *cfg, uint32_t j, const dpm_disp_estim
         }
     }
     if (pw != NULL && dpm_disp_pairwise(est, cfg->sc->confidence, pw) == DPM_OK) {
-        sim_selection_add(&x->sel[j], pw, truth);
+        sim_selection_add(&x->family[j], pw, truth);
     }
     free(pw);
 }
@@ -653,7 +623,7 @@ static void tuple_summary(const sim_result_t *res, char *buf, size_t cap)
     sim_item_summary_t sm;
     sim_result_summary(res, best, &sm);
     char sel[160] = "";
-    const sim_selection_t *x = sim_tuple_selection(res, 0);
+    const sim_selection_t *x = sim_selection_of(res, 0);
     if (x != NULL) {
         sim_selection_line(x, sel, sizeof(sel));
     }
@@ -727,8 +697,8 @@ const sim_mech_t sim_mech_tuple_mr = {
     .exact = tuple_exact,
     .estimate = tuple_estimate,
     .ext_new = tuple_ext_new,
-    .ext_free = tuple_ext_free,
-    .ext_json = tuple_ext_json,
+    .ext_free = free,
+    .ext_json = sim_selection_ext_json,
     .summary = tuple_summary,
     .collector_check = tuple_collector_check,
     .describe = tuple_describe,
@@ -750,8 +720,8 @@ const sim_mech_t sim_mech_tuple_ml = {
     .exact = tuple_exact,
     .estimate = tuple_estimate,
     .ext_new = tuple_ext_new,
-    .ext_free = tuple_ext_free,
-    .ext_json = tuple_ext_json,
+    .ext_free = free,
+    .ext_json = sim_selection_ext_json,
     .summary = tuple_summary,
     .collector_check = tuple_collector_check,
     .describe = tuple_describe,

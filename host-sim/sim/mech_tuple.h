@@ -23,7 +23,6 @@
 
 #include "estimate/disparity.h"
 #include "sim/mech.h"
-#include "sim/selection.h"
 #include "sim/tuple_paper.h"
 
 /* What exact mode needs: the devices' integers, as the aggregate sees them. */
@@ -57,10 +56,6 @@ sim_tuple_state_t *sim_tuple_state(sim_cfg_t *cfg);
 const sim_tuple_state_t *sim_tuple_state_c(const sim_cfg_t *cfg);
 sim_tuple_agg_t *sim_tuple_agg(sim_agg_t *agg);
 const sim_tuple_agg_t *sim_tuple_agg_c(const sim_agg_t *agg);
-
-struct sim_result;
-/* Metric j's every-pair-at-once record over the runs so far (sim/selection.h), or NULL. */
-const sim_selection_t *sim_tuple_selection(const struct sim_result *res, uint32_t metric);
 
 /* Index of the item of metric j (campaign order): group g (h < 0), or the gap g - h (g < h). */
 uint32_t sim_tuple_item(const sim_cfg_t *cfg, uint32_t j, int g, int h);

@@ -4,6 +4,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define TIE 1e-12 /* true gaps this close count as equal (a population with equal groups) */
@@ -104,4 +105,39 @@ void sim_selection_line(const sim_selection_t *s, char *buf, size_t cap)
              "pair %.0f%%, interval cover %.0f%%",
              100.0 * m.simultaneous, 100.0 * m.pointwise_all, 100.0 * m.right_pair,
              100.0 * m.largest);
+}
+
+sim_selection_ext_t *sim_selection_ext_new(uint32_t n, const char *const *names, double scale)
+{
+    sim_selection_ext_t *x = n >= 1 && n <= SIM_SELECTION_FAMILIES ? calloc(1, sizeof(*x)) : NULL;
+    for (uint32_t i = 0; x != NULL && i < n; i++) {
+        snprintf(x->name[i], sizeof(x->name[i]), "%s", names[i]);
+        sim_selection_init(&x->family[i], scale);
+    }
+    if (x != NULL) {
+        x->n = n;
+    }
+    return x;
+}
+
+void sim_selection_ext_json(const sim_cfg_t *cfg, const void *ext, jw_t *w)
+{
+    (void)cfg;
+    const sim_selection_ext_t *x = ext;
+    jw_raw(w, ",\n   \"selection\": [");
+    for (uint32_t i = 0; i < x->n; i++) {
+        jw_raw(w, "%s{\"metric\": ", i ? ", " : "");
+        jw_str(w, x->name[i]);
+        jw_raw(w, ", \"all\": ");
+        sim_selection_json(&x->family[i], w);
+        jw_raw(w, "}");
+    }
+    jw_raw(w, "]");
+}
+
+const sim_selection_t *sim_selection_of(const sim_result_t *res, uint32_t family)
+{
+    const sim_selection_ext_t *x = res->ext;
+    int ours = res->cfg.m != NULL && res->cfg.m->ext_json == sim_selection_ext_json;
+    return ours && x != NULL && family < x->n ? &x->family[family] : NULL;
 }

@@ -24,6 +24,7 @@
 
 #include "common/json_write.h"
 #include "estimate/pairwise.h"
+#include "sim/results.h"
 
 typedef struct {
     double scale; /* reported numbers = the estimates' scale x this (tuple: 1/2, the metric) */
@@ -54,5 +55,23 @@ void sim_selection_json(const sim_selection_t *s, jw_t *w);
 
 /* The console's few words: "simultaneous 95%, largest: cover 99%, right pair 40%". */
 void sim_selection_line(const sim_selection_t *s, char *buf, size_t cap);
+
+/* A mechanism's ext (sim/mech.h) holding one record per compared family (tuple: per metric;
+ * roc_hist_groups: its AUCs). */
+#define SIM_SELECTION_FAMILIES DPM_CAMPAIGN_MAX_METRICS /* a tuple campaign's metrics */
+typedef struct {
+    uint32_t n;
+    char name[SIM_SELECTION_FAMILIES][16];
+    sim_selection_t family[SIM_SELECTION_FAMILIES];
+} sim_selection_ext_t;
+
+/* For a mechanism's ext_new: n (1 .. SIM_SELECTION_FAMILIES) families named names[i], reported
+ * at scale. NULL if out of memory. ext_free: free; ext_json: the function below. */
+sim_selection_ext_t *sim_selection_ext_new(uint32_t n, const char *const *names, double scale);
+/* results.json ",\n   "selection": [{"metric": name, "all": {...}}, ...]". */
+void sim_selection_ext_json(const sim_cfg_t *cfg, const void *ext, jw_t *w);
+
+/* Family i of a configuration's result whose mechanism keeps these records, or NULL. */
+const sim_selection_t *sim_selection_of(const sim_result_t *res, uint32_t family);
 
 #endif /* DPM_SIM_SELECTION_H */

@@ -27,8 +27,8 @@
 
 #include <cmocka.h>
 
-#include "sim/mech_tuple.h"
 #include "sim/scenario_parse.h"
+#include "sim/selection.h"
 #include "sim/session.h"
 #include "stat_gof.h"
 
@@ -66,7 +66,7 @@ static void check(const char *name, const char *text, size_t len)
     sim_session_t s;
     assert_int_equal(sim_session_run(sc, &ro, &s, err, sizeof(err)), 0);
     assert_int_equal(s.n, 1);
-    const sim_selection_t *x = sim_tuple_selection(&s.res[0], 0);
+    const sim_selection_t *x = sim_selection_of(&s.res[0], 0);
     assert_non_null(x);
     sim_selection_summary_t m;
     sim_selection_summarize(x, &m);
