@@ -34,13 +34,14 @@
  * an interval). On the event that every D_k lies in its simultaneous interval [lo_k, hi_k],
  * |D_k| lies in [L_k, U_k] (L_k = 0 if lo_k <= 0 <= hi_k, else min(|lo_k|, |hi_k|); U_k =
  * max(|lo_k|, |hi_k|)), so theta* lies in [max_k L_k, max_k U_k]: coverage >= confidence
- * (conservative: measured 0.95-1.00 at 0.95, tests/stat/test_disparity_selection.c and
- * `make repro`). The candidates for the largest pair are the k with U_k >= max_j L_j: on that
+ * (conservative: measured 0.946 (all gaps 0: it is then the simultaneous coverage) to 0.996 at
+ * 0.95, tests/stat/test_disparity_selection.c and `make repro`, table selection_coverage). The
+ * candidates for the largest pair are the k with U_k >= max_j L_j: on that
  * event the truly largest pair is among them; one candidate means the data single it out.
  * Stability: a parametric bootstrap on the same draws, theta^ + N(0, Sigma): per pair, the share
  * of draws in which it has the largest |difference|. The estimated largest pair's share says how
- * often a rerun of the campaign would name the same pair (0.3 with four close groups; near 1 when
- * one gap stands out). */
+ * often a rerun of the campaign would name the same pair (measured mean 0.40 for four close
+ * groups, tuple_mr at ε = 1; 0.98 for four well spread AUCs). */
 #ifndef DPM_HOST_PAIRWISE_H
 #define DPM_HOST_PAIRWISE_H
 
