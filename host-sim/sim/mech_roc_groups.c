@@ -496,11 +496,8 @@ static void groups_describe(const sim_cfg_t *cfg, const sim_block_t *b, const dp
 static void groups_campaign_keys(const sim_scenario_t *sc, const sim_campaign_spec_t *c, FILE *f)
 {
     (void)sc;
-    fprintf(f, "edges = ");
-    for (uint32_t j = 0; j < c->nedges; j++) {
-        fprintf(f, "%s%.10f", j ? ", " : "", c->edges[j] / 2147483648.0);
-    }
-    fprintf(f, "\ngroups = %u\n", c->ngroups);
+    edges_print(f, c->edges, c->nedges);
+    fprintf(f, "groups = %u\n", c->ngroups);
     if (c->group_eps != 0) {
         /* exactly: k / 2^16 has at most 16 decimals, and the collector rounds down, so a
          * rounded %.6f (1.500015 for 98305 / 2^16) would come back one step lower and change

@@ -10,14 +10,34 @@
  *   table selection_old (shown): what the old output did on the same runs: the pointwise
  *     intervals read together, the largest estimate's own pointwise interval (the removed
  *     max_disparity), how often it named the truly largest pair and by how much it overstated
- *     the largest gap, beside the bootstrap stability and the largest's interval width. */
+ *     the largest gap, beside the bootstrap stability and the largest's interval width.
+ *
+ * And make demo's headline AUC (.make/demo_report.py: auc_unbinned and its interval, against the
+ * model's AUC), table demo_auc: the demo's own scenario (host-sim/scenarios/demo.scn, its
+ * roc_hist campaign, 200,000 devices), each draw a new population (population seed: new examples,
+ * so their sampling is in it), one exact-mode run each: the headline covers the model's AUC
+ * (two-sided binomial p >= 1e-6 against 0.95); shown beside it, the old headline (the binned
+ * AUC's interval) and the unbinned interval at the 10 bins the demo had before. */
 #ifndef DPM_SIM_REPRO_SELECTION_H
 #define DPM_SIM_REPRO_SELECTION_H
+
+#include <stdint.h>
 
 #include "sim/repro_cells.h"
 #include "sim/repro_disparity.h"
 
 /* Run every population into r (tables declared here). 0, or -1 on an error (said on stderr). */
 int repro_selection(const repro_opts_t *o, repro_t *r);
+
+/* The demo's headline AUC over `draws` new populations of DATA_DIR/demo.scn with `bins` uniform
+ * bins (0: as shipped): how often each interval holds the model's AUC. 0, or -1 with a message
+ * on stderr. tests/stat/test_demo_auc.c runs it too (fewer draws). */
+typedef struct {
+    uint32_t n;            /* draws */
+    uint32_t headline;     /* auc_unbinned's interval (unbinned_ci) holds the model's AUC */
+    uint32_t old_headline; /* the binned AUC's noise + sampling interval (ci_total) holds it */
+} repro_demo_auc_t;
+int repro_demo_auc(const char *data_dir, uint32_t bins, uint32_t draws, unsigned threads,
+                   repro_demo_auc_t *out);
 
 #endif /* DPM_SIM_REPRO_SELECTION_H */
