@@ -188,7 +188,8 @@ static void sb_metric(jw_t *sb, const coll_campaign_t *c, const dpm_disp_agg_t *
                                 1.0);
             jw_raw(sb, ", \"ci95\": ");
             sb_interval(sb, ok ? gap95.ci_lo / 2.0 : NAN, ok ? gap95.ci_hi / 2.0 : NAN);
-            coll_pairwise_pair_json(sb, have_pw ? &pw->pair[dpm_pairwise_index(d, g, h)] : NULL, 0.5);
+            coll_pairwise_pair_json(sb, have_pw ? &pw->pair[dpm_pairwise_index(d, g, h)] : NULL,
+                                    0.5);
             jw_raw(sb, ", \"too_small\": %s", tiny != NULL || !ok ? "true" : "false");
             sb_reason(sb, why != NULL ? why : tiny, nulls);
             jw_raw(sb, "}");

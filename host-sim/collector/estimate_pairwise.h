@@ -15,10 +15,12 @@
  *                    "pairs_with_interval", "distinguishable" (how many pairs)}
  *   "<key>": {"g", "h" (the pair with the largest |estimate|: a selection), "abs_diff" (its
  *            |estimate|: biased upward by the selection), "ci": [lo, hi] (for the largest
- *            |difference| over all pairs, whichever pair it is: coverage >= confidence), "candidates":
+ *            |difference| over all pairs, whichever pair it is: coverage >= confidence),
+ * "candidates":
  *            [[g, h], ...] (the pairs that may be the largest), "stability" (how often a rerun
  *            names the same pair), "too_small", "reason"} | null,
- *   "<key>_reason": null | why it is null ("simultaneous" null comes with "simultaneous_reason"). */
+ *   "<key>_reason": null | why it is null ("simultaneous" null comes with "simultaneous_reason").
+ */
 #ifndef DPM_COLLECTOR_ESTIMATE_PAIRWISE_H
 #define DPM_COLLECTOR_ESTIMATE_PAIRWISE_H
 

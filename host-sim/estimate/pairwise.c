@@ -205,14 +205,11 @@ static void largest(dpm_pairwise_t *out, const uint32_t *boot)
 static const char *method_name(dpm_pairwise_method_t m)
 {
     switch (m) {
-    case DPM_PAIRWISE_EXACT:
-        return "one pair: the normal quantile";
+    case DPM_PAIRWISE_EXACT: return "one pair: the normal quantile";
     case DPM_PAIRWISE_MAX_T:
         return "max-|t| over all pairs (Monte Carlo of the estimates' normal law)";
-    case DPM_PAIRWISE_BONFERRONI:
-        return "Bonferroni over all pairs";
-    default:
-        return "no pair has an interval";
+    case DPM_PAIRWISE_BONFERRONI: return "Bonferroni over all pairs";
+    default: return "no pair has an interval";
     }
 }
 
@@ -238,9 +235,9 @@ dpm_status_t dpm_pairwise_compare(const dpm_pairwise_in_t *in, double confidence
     out->method = out->defined == 0   ? DPM_PAIRWISE_NONE
                   : out->defined == 1 ? DPM_PAIRWISE_EXACT
                                       : DPM_PAIRWISE_MAX_T;
-    out->crit_bonferroni = out->defined == 0 ? NAN
-                                             : prob_norm_quantile(1.0 - (1.0 - confidence) /
-                                                                            (2.0 * out->defined));
+    out->crit_bonferroni =
+        out->defined == 0 ? NAN
+                          : prob_norm_quantile(1.0 - (1.0 - confidence) / (2.0 * out->defined));
     out->crit = out->method == DPM_PAIRWISE_NONE ? NAN : out->crit_bonferroni;
     double L[DPM_PAIRWISE_MAX][DPM_PAIRWISE_MAX];
     int psd = out->defined > 0 && cholesky(in, idx, n, L);

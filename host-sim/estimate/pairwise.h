@@ -56,17 +56,17 @@ extern "C" {
 
 #define DPM_PAIRWISE_MAX DPM_MAX_GROUPS
 #define DPM_PAIRWISE_MAX_PAIRS (DPM_PAIRWISE_MAX * (DPM_PAIRWISE_MAX - 1) / 2)
-#define DPM_PAIRWISE_DRAWS 20000u     /* Monte Carlo draws of N(0, Sigma) */
-#define DPM_PAIRWISE_BIN (1.0 / 512)  /* histogram resolution of max |T| */
-#define DPM_PAIRWISE_HIST_MAX 8.0     /* max |T| above this: Bonferroni */
-#define DPM_PAIRWISE_MIN_TAIL 50.0    /* draws beyond the quantile needed to resolve it */
+#define DPM_PAIRWISE_DRAWS 20000u    /* Monte Carlo draws of N(0, Sigma) */
+#define DPM_PAIRWISE_BIN (1.0 / 512) /* histogram resolution of max |T| */
+#define DPM_PAIRWISE_HIST_MAX 8.0    /* max |T| above this: Bonferroni */
+#define DPM_PAIRWISE_MIN_TAIL 50.0   /* draws beyond the quantile needed to resolve it */
 #define DPM_PAIRWISE_SEED UINT64_C(0x64706d7061697273) /* "dpmpairs": fixed, see above */
 
 /* What is compared: d estimates, which of them exist, and their covariance. */
 typedef struct {
-    uint32_t d;                                    /* 2 .. DPM_PAIRWISE_MAX */
-    int valid[DPM_PAIRWISE_MAX];                   /* 0: no estimate (its pairs have none) */
-    double est[DPM_PAIRWISE_MAX];                  /* theta^ (finite where valid) */
+    uint32_t d;                                     /* 2 .. DPM_PAIRWISE_MAX */
+    int valid[DPM_PAIRWISE_MAX];                    /* 0: no estimate (its pairs have none) */
+    double est[DPM_PAIRWISE_MAX];                   /* theta^ (finite where valid) */
     double cov[DPM_PAIRWISE_MAX][DPM_PAIRWISE_MAX]; /* Sigma, symmetric, finite where valid */
 } dpm_pairwise_in_t;
 
@@ -101,9 +101,9 @@ typedef struct {
     dpm_pairwise_pair_t pair[DPM_PAIRWISE_MAX_PAIRS];
     /* the largest |difference| over all pairs */
     int largest_defined;
-    const char *largest_reason; /* why not ("" when defined) */
-    uint32_t largest_pair;      /* index of the pair with the largest |D^| (a selection) */
-    double largest_abs;         /* its |D^|: biased upward by the selection */
+    const char *largest_reason;    /* why not ("" when defined) */
+    uint32_t largest_pair;         /* index of the pair with the largest |D^| (a selection) */
+    double largest_abs;            /* its |D^|: biased upward by the selection */
     double largest_lo, largest_hi; /* interval for max_k |D_k| (coverage >= confidence) */
     uint32_t candidates;           /* pairs that may be the largest */
     double stability;              /* the largest pair's bootstrap share */

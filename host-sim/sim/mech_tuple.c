@@ -628,8 +628,8 @@ static void tuple_summary(const sim_result_t *res, char *buf, size_t cap)
         sim_selection_line(x, sel, sizeof(sel));
     }
     snprintf(buf, cap, "largest %s gap %s: truth %+.4f, rmse %.3g, CI cover %.0f%% | %s",
-             cfg->items[best].metric, cfg->items[best].name, sm.truth, sm.rmse,
-             100.0 * sm.coverage, sel);
+             cfg->items[best].metric, cfg->items[best].name, sm.truth, sm.rmse, 100.0 * sm.coverage,
+             sel);
 }
 
 /* ---- network mode, replay, collector file -----------------------------------------------------

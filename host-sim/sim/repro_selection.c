@@ -93,16 +93,20 @@ static int cell(repro_t *r, const char *table, const char *row, const char *col,
     return repro_own_cell(r, table, row, col, ref, ours, kind, check, match, digits);
 }
 
+/* Two-sided binomial p of k successes in n against LEVEL (twice the smaller tail). */
+static double two_sided_p(uint32_t k, uint32_t n)
+{
+    double lower = prob_binom_cdf(k, n, LEVEL);
+    double upper = 1.0 - (k > 0 ? prob_binom_cdf(k - 1u, n, LEVEL) : 0.0);
+    return fmin(1.0, 2.0 * fmin(lower, upper));
+}
+
 /* One family (a metric of a configuration) as a row of both tables. */
 static int family_cells(repro_t *r, const char *row, const sim_selection_t *x)
 {
     sim_selection_summary_t m;
     sim_selection_summarize(x, &m);
-    double p_sim = prob_binom_cdf(x->simultaneous, x->runs, LEVEL);
-    double p_sim_hi = 1.0 - (x->simultaneous > 0
-                                 ? prob_binom_cdf(x->simultaneous - 1u, x->runs, LEVEL)
-                                 : 0.0);
-    double p_sim2 = fmin(1.0, 2.0 * fmin(p_sim, p_sim_hi));
+    double p_sim2 = two_sided_p(x->simultaneous, x->runs);
     double p_big = prob_binom_cdf(x->largest, x->runs, LEVEL);
     char check[48];
     snprintf(check, sizeof(check), "binomial p = %.2g >= 1e-6", p_sim2);
@@ -112,22 +116,23 @@ static int family_cells(repro_t *r, const char *row, const sim_selection_t *x)
     st = st != 0 ? st
                  : cell(r, "selection_coverage", row, "largest |gap|: interval covers it", LEVEL,
                         m.largest, REPRO_SELF, check, p_big >= ALPHA && m.runs > 0, 4);
+    st = st != 0
+             ? st
+             : cell(r, "selection_coverage", row, "runs", NAN, m.runs, REPRO_INFO, "info", 0, 0);
     st = st != 0 ? st
-                 : cell(r, "selection_coverage", row, "runs", NAN, m.runs, REPRO_INFO, "info", 0,
-                        0);
-    st = st != 0 ? st
-                 : cell(r, "selection_coverage", row, "runs without every pair", NAN,
-                        m.undefined, REPRO_INFO, "info", 0, 0);
-    const char *col[6] = {"old: pointwise read together",
+                 : cell(r, "selection_coverage", row, "runs without every pair", NAN, m.undefined,
+                        REPRO_INFO, "info", 0, 0);
+    const char *col[7] = {"old: pointwise read together",
                           "old: max_disparity interval covers its pair",
                           "largest estimate is the true largest pair",
                           "overstatement of the largest (mean)",
                           "stability (mean)",
+                          "two runs name the same pair",
                           "largest's interval width (mean)"};
-    const double val[6] = {m.pointwise_all, m.chosen_pointwise, m.right_pair,
-                           m.overstatement, m.stability,        m.width};
-    const double ref[6] = {LEVEL, LEVEL, NAN, NAN, NAN, NAN};
-    for (int i = 0; i < 6 && st == 0; i++) {
+    const double val[7] = {m.pointwise_all, m.chosen_pointwise, m.right_pair, m.overstatement,
+                           m.stability,     m.rerun_same_pair,  m.width};
+    const double ref[7] = {LEVEL, LEVEL, NAN, NAN, NAN, NAN, NAN};
+    for (int i = 0; i < 7 && st == 0; i++) {
         st = cell(r, "selection_old", row, col[i], ref[i], val[i], REPRO_INFO, "info", 0, 4);
     }
     return st;
@@ -142,8 +147,9 @@ static int population(const repro_opts_t *o, repro_t *r, const population_t *p)
     char err[512];
     int st = text != NULL && sc != NULL ? 0 : -1;
     if (st == 0) {
-        int n = snprintf(text, cap, "[scenario]\nname = selection\nruns = %u\nmode = exact\n"
-                                    "confidence = %g\n%s",
+        int n = snprintf(text, cap,
+                         "[scenario]\nname = selection\nruns = %u\nmode = exact\n"
+                         "confidence = %g\n%s",
                          runs, LEVEL, p->body);
         st = sim_scenario_parse(text, (size_t)n, p->row, sc, err, sizeof(err));
     }
@@ -261,10 +267,7 @@ static int demo_auc_cells(const repro_opts_t *o, repro_t *r)
         return -1;
     }
     double cov = now.headline / (double)now.n;
-    double p = fmin(1.0, 2.0 * fmin(prob_binom_cdf(now.headline, now.n, LEVEL),
-                                    1.0 - (now.headline > 0
-                                               ? prob_binom_cdf(now.headline - 1u, now.n, LEVEL)
-                                               : 0.0)));
+    double p = two_sided_p(now.headline, now.n);
     char check[48], row[64];
     snprintf(check, sizeof(check), "binomial p = %.2g >= 1e-6", p);
     snprintf(row, sizeof(row), "demo.scn, %u new populations of %u devices", now.n, DEMO_DEVICES);
@@ -276,8 +279,8 @@ static int demo_auc_cells(const repro_opts_t *o, repro_t *r)
     st = st != 0 ? st
                  : cell(r, "demo_auc", row, "unbinned at 10 bins (the demo before) covers", LEVEL,
                         ten.headline / (double)ten.n, REPRO_INFO, "info", 0, 4);
-    printf("  selection: %-44s %5u runs %6.1f s\n", "demo headline AUC (20 and 10 bins)",
-           2 * draws, sim_now() - start);
+    printf("  selection: %-44s %5u runs %6.1f s\n", "demo headline AUC (20 and 10 bins)", 2 * draws,
+           sim_now() - start);
     return st;
 }
 
@@ -292,13 +295,13 @@ int repro_selection(const repro_opts_t *o, repro_t *r)
                 "for the largest true |gap| is conservative by construction: one-sided p >= 1e-6 "
                 "(not below 0.95). Confidence 0.95. The populations: kPopulations in "
                 "host-sim/sim/repro_selection.c (scenario text).");
-    repro_table(r, "selection_old",
-                "What the old output did on the same runs (shown, not counted)",
+    repro_table(r, "selection_old", "What the old output did on the same runs (shown, not counted)",
                 "simulation truth (the population's own gaps)",
                 "The pointwise 95% intervals read together; the removed max_disparity (the pair "
                 "with the largest estimate, with its own pointwise interval, against its own true "
                 "gap); how often that pair is the truly largest, and by how much its |estimate| "
                 "overstates the largest true |gap| (metric or AUC scale); the bootstrap stability "
+                "beside how often two independent runs name the same pair (what it estimates), "
                 "and the width of the new interval for the largest.");
     repro_table(r, "demo_auc", "make demo's headline AUC against the model's AUC",
                 "simulation truth (the model's AUC)",

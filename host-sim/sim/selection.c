@@ -55,6 +55,7 @@ void sim_selection_add(sim_selection_t *s, const dpm_pairwise_t *pw, const doubl
     s->width += (pw->largest_hi - pw->largest_lo) * s->scale;
     s->distinguishable += pw->distinguishable;
     s->truth_largest = top * s->scale;
+    s->named[pw->largest_pair]++;
 }
 
 void sim_selection_summarize(const sim_selection_t *s, sim_selection_summary_t *out)
@@ -74,19 +75,33 @@ void sim_selection_summarize(const sim_selection_t *s, sim_selection_summary_t *
     out->width = s->width / n;
     out->distinguishable = s->distinguishable / n;
     out->truth_largest = s->truth_largest;
+    out->rerun_same_pair = 0.0;
+    for (uint32_t k = 0; k < DPM_PAIRWISE_MAX_PAIRS; k++) {
+        out->rerun_same_pair += (s->named[k] / n) * (s->named[k] / n);
+    }
 }
 
 void sim_selection_json(const sim_selection_t *s, jw_t *w)
 {
     sim_selection_summary_t m;
     sim_selection_summarize(s, &m);
-    const char *key[] = {"simultaneous_coverage", "pointwise_all_coverage", "largest_coverage",
-                         "chosen_pair_pointwise_coverage", "right_pair", "largest_in_candidates",
-                         "false_distinguishable", "overstatement_mean", "stability_mean",
-                         "largest_width_mean", "distinguishable_mean", "truth_largest"};
-    const double val[] = {m.simultaneous,  m.pointwise_all, m.largest,     m.chosen_pointwise,
-                          m.right_pair,    m.in_candidates, m.false_call,  m.overstatement,
-                          m.stability,     m.width,         m.distinguishable, m.truth_largest};
+    const char *key[] = {"simultaneous_coverage",
+                         "pointwise_all_coverage",
+                         "largest_coverage",
+                         "chosen_pair_pointwise_coverage",
+                         "right_pair",
+                         "largest_in_candidates",
+                         "false_distinguishable",
+                         "overstatement_mean",
+                         "stability_mean",
+                         "rerun_same_pair",
+                         "largest_width_mean",
+                         "distinguishable_mean",
+                         "truth_largest"};
+    const double val[] = {m.simultaneous, m.pointwise_all,   m.largest,    m.chosen_pointwise,
+                          m.right_pair,   m.in_candidates,   m.false_call, m.overstatement,
+                          m.stability,    m.rerun_same_pair, m.width,      m.distinguishable,
+                          m.truth_largest};
     jw_raw(w, "{\"runs\": %u, \"runs_undefined\": %u", m.runs, m.undefined);
     for (size_t i = 0; i < sizeof(val) / sizeof(val[0]); i++) {
         jw_raw(w, ", ");

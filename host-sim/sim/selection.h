@@ -16,7 +16,9 @@
  *   false_call       a pair called distinguishable whose true gap is 0 or of the other sign
  *   overstatement    |estimate| of the chosen pair - the true largest |gap| (mean, reported scale)
  * plus the mean stability, the mean width of the largest's interval and the mean number of
- * pairs called distinguishable. */
+ * pairs called distinguishable; and, to check the stability against what reruns do, how often
+ * two independent runs name the same largest pair: sum over pairs of (share of runs naming it)^2.
+ */
 #ifndef DPM_SIM_SELECTION_H
 #define DPM_SIM_SELECTION_H
 
@@ -32,7 +34,8 @@ typedef struct {
     uint32_t simultaneous, pointwise_all, largest, chosen_pointwise, right_pair, in_candidates,
         false_call;
     double overstatement, stability, width, distinguishable; /* sums */
-    double truth_largest;                                     /* reported scale */
+    double truth_largest;                                    /* reported scale */
+    uint32_t named[DPM_PAIRWISE_MAX_PAIRS]; /* runs whose largest estimate is pair k */
 } sim_selection_t;
 
 void sim_selection_init(sim_selection_t *s, double scale);
@@ -46,6 +49,7 @@ typedef struct {
     double simultaneous, pointwise_all, largest, chosen_pointwise, right_pair, in_candidates,
         false_call;
     double overstatement, stability, width, distinguishable, truth_largest;
+    double rerun_same_pair; /* two runs name the same largest pair (what stability estimates) */
 } sim_selection_summary_t;
 
 void sim_selection_summarize(const sim_selection_t *s, sim_selection_summary_t *out);

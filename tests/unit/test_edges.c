@@ -35,7 +35,7 @@ static void round_trip(const uint32_t *edges, uint32_t nedges, const char *want_
     uint32_t back[DPM_MAX_BINS], n = 0;
     char why[128];
     int st = strncmp(buf, "bins", 4) == 0 ? edges_parse_bins(value, back, &n, why, sizeof(why))
-                                           : edges_parse_list(value, back, &n, why, sizeof(why));
+                                          : edges_parse_list(value, back, &n, why, sizeof(why));
     assert_int_equal(st, 0);
     assert_int_equal(n, nedges);
     assert_memory_equal(back, edges, nedges * sizeof(*edges));
