@@ -62,8 +62,8 @@ def tuple_campaign(c, est):
               f"selection: biased upward);")
         print(f"    the largest true gap, whichever pair, lies in [{lo:.4f}, {hi:.4f}] "
               f"({sim['confidence']:.0%}): true {top:.4f}, {verdict(lo, hi, top)}")
-        print(f"    a rerun names the same pair {big['stability']:.0%} of the time; may be the "
-              f"largest: {cands}\n")
+        print(f"    stability {big['stability']:.0%} (bootstrap: reruns name the same pair at most "
+              f"about this often); may be the largest: {cands}\n")
 
 
 def roc_campaign(c, est):

@@ -17,8 +17,10 @@
  *            |estimate|: biased upward by the selection), "ci": [lo, hi] (for the largest
  *            |difference| over all pairs, whichever pair it is: coverage >= confidence),
  * "candidates":
- *            [[g, h], ...] (the pairs that may be the largest), "stability" (how often a rerun
- *            names the same pair), "too_small", "reason"} | null,
+ *            [[g, h], ...] (the pairs that may be the largest), "stability" (the named pair's
+ *            bootstrap share: how often a rerun would name it if the truth were the estimates;
+ *            optimistic where gaps are close, see estimate/pairwise.h), "too_small",
+ *            "reason"} | null,
  *   "<key>_reason": null | why it is null ("simultaneous" null comes with "simultaneous_reason").
  */
 #ifndef DPM_COLLECTOR_ESTIMATE_PAIRWISE_H

@@ -6,9 +6,9 @@
  * (repro_demo_auc, which `make repro` runs with 300 draws, at 10 bins too). Binomial tests
  * against 0.95 (α = 1e-6): over DRAWS draws the headline covers the model's AUC (two-sided).
  * Negative control, the old demo (10 bins, the binned AUC's noise + sampling interval as the
- * headline) over OLD_DRAWS draws: it does not (measured 0 of 200; at 20 bins the binned interval
- * still misses: 213 of 300, and at 10 bins the unbinned one too: 232 of 300, its linear-density
- * interpolation error being 1.1 sd there). */
+ * headline) over OLD_DRAWS draws: it does not (measured 0 of 20; `make repro`, table demo_auc:
+ * at 20 bins the binned interval still misses, 213 of 300, and at 10 bins the unbinned one too,
+ * 232 of 300: it leaves out its linear-density interpolation error). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
