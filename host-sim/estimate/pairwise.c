@@ -53,26 +53,18 @@ static int cholesky(const dpm_pairwise_in_t *in, const uint32_t *idx, uint32_t n
         if (p < -PSD_TOL * var) {
             return 0;
         }
-        if (p <= PSD_TOL * var) {
-            continue; /* a direction with no variance of its own */
-        }
-        L[j][j] = sqrt(p);
+        int skip = p <= PSD_TOL * var; /* a direction with no variance of its own */
+        L[j][j] = skip ? 0.0 : sqrt(p);
         for (uint32_t i = j + 1; i < n; i++) {
             double s = in->cov[idx[i]][idx[j]];
             for (uint32_t k = 0; k < j; k++) {
                 s -= L[i][k] * L[j][k];
             }
-            L[i][j] = s / L[j][j];
-        }
-    }
-    /* the rows of skipped pivots: what is left of their variance must be ~0 too */
-    for (uint32_t i = 0; i < n; i++) {
-        double var = in->cov[idx[i]][idx[i]], r = var;
-        for (uint32_t k = 0; k <= i; k++) {
-            r -= L[i][k] * L[i][k];
-        }
-        if (fabs(r) > 1e-6 * var) {
-            return 0;
+            /* no variance left in j: a PSD Sigma has no covariance left with it either */
+            if (skip && fabs(s) > 1e-6 * sqrt(var * in->cov[idx[i]][idx[i]])) {
+                return 0;
+            }
+            L[i][j] = skip ? 0.0 : s / L[j][j];
         }
     }
     return 1;

@@ -164,6 +164,23 @@ static void test_fallbacks(void **state)
     assert_int_equal(out.method, DPM_PAIRWISE_BONFERRONI);
     assert_near(out.crit, prob_norm_quantile(1.0 - 0.05 / 6.0), 1e-12);
     assert_true(out.largest_defined && isnan(out.stability));
+    /* semi-definite (estimate 2 is estimate 0 again): still max-|t|; its pair with 0 has no
+     * interval. Negative control: no variance left but covariance left is not PSD. */
+    memset(&in, 0, sizeof(in));
+    in.d = 3;
+    for (uint32_t g = 0; g < 3; g++) {
+        in.valid[g] = 1;
+        in.est[g] = 0.1 * g;
+    }
+    in.cov[0][0] = in.cov[2][2] = in.cov[0][2] = in.cov[2][0] = 1.0;
+    in.cov[1][1] = 2.0;
+    assert_int_equal(dpm_pairwise_compare(&in, 0.95, &out), DPM_OK);
+    assert_int_equal(out.method, DPM_PAIRWISE_MAX_T);
+    assert_true(out.defined == 2 && !out.pair[dpm_pairwise_index(3, 0, 2)].defined);
+    in.cov[0][0] = 0.0; /* the first pivot is skipped, its covariance with 2 is not zero */
+    in.cov[0][2] = in.cov[2][0] = 0.5;
+    assert_int_equal(dpm_pairwise_compare(&in, 0.95, &out), DPM_OK);
+    assert_int_equal(out.method, DPM_PAIRWISE_BONFERRONI);
     /* a level the draws cannot resolve: (1 - 0.999) x 20000 = 20 draws beyond it */
     const double est[4] = {0}, var[4] = {1, 1, 1, 1};
     in = independent(4, est, var);
