@@ -138,7 +138,7 @@ static int family_cells(repro_t *r, const char *row, const sim_selection_t *x)
     return st;
 }
 
-static int population(const repro_opts_t *o, repro_t *r, const population_t *p)
+static int population(const repro_selection_opts_t *o, repro_t *r, const population_t *p)
 {
     uint32_t runs = o->quick ? p->quick_runs : p->runs;
     size_t cap = strlen(p->body) + 128;
@@ -257,7 +257,7 @@ int repro_demo_auc(const char *data_dir, uint32_t bins, uint32_t draws, unsigned
     return st;
 }
 
-static int demo_auc_cells(const repro_opts_t *o, repro_t *r)
+static int demo_auc_cells(const repro_selection_opts_t *o, repro_t *r)
 {
     uint32_t draws = o->quick ? DEMO_QUICK_DRAWS : DEMO_DRAWS;
     repro_demo_auc_t now, ten;
@@ -284,7 +284,7 @@ static int demo_auc_cells(const repro_opts_t *o, repro_t *r)
     return st;
 }
 
-int repro_selection(const repro_opts_t *o, repro_t *r)
+int repro_selection(const repro_selection_opts_t *o, repro_t *r)
 {
     repro_table(r, "selection_coverage",
                 "Selection-aware disparities: every gap at once, and the largest gap",

@@ -24,10 +24,17 @@
 #include <stdint.h>
 
 #include "sim/repro_cells.h"
-#include "sim/repro_disparity.h"
+
+/* What repro_disparity passes on from its options (repro_disparity.h). */
+typedef struct {
+    const char *data_dir; /* host-sim/scenarios: demo.scn */
+    int quick;            /* fewer runs: seconds, for tests; not the reproduction */
+    int progress;         /* progress line on stderr */
+    unsigned threads;
+} repro_selection_opts_t;
 
 /* Run every population into r (tables declared here). 0, or -1 on an error (said on stderr). */
-int repro_selection(const repro_opts_t *o, repro_t *r);
+int repro_selection(const repro_selection_opts_t *o, repro_t *r);
 
 /* The demo's headline AUC over `draws` new populations of DATA_DIR/demo.scn with `bins` uniform
  * bins (0: as shipped): how often each interval holds the model's AUC. 0, or -1 with a message
