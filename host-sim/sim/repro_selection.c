@@ -68,6 +68,13 @@ static const population_t kPopulations[] = {
      "[group e]\nshare = 0.03\nfpr = beta(2, 14)\n"
      "[campaign unbalanced]\nmechanism = tuple_ml\neps = 0.5\nmetrics = fpr\n",
      3000, 100},
+    {"close groups (4) at eps 0.1 and 16, 10M",
+     "devices = 10000000\nseed = 108\nsizes = estimated\n"
+     "[group a]\nshare = 0.4\ntpr = beta(16, 4)\n[group b]\nshare = 0.3\ntpr = beta(16.2, 3.8)\n"
+     "[group c]\nshare = 0.2\ntpr = beta(8, 2)\n[group d]\nshare = 0.1\ntpr = beta(16.6, 3.4)\n"
+     "[campaign mr]\nmechanism = tuple_mr\neps = 0.1, 16\nmetrics = tpr\n"
+     "[campaign ml]\nmechanism = tuple_ml\neps = 0.1, 16\nmetrics = tpr\n",
+     3000, 50},
     {"3 close AUCs (0.80, 0.80, 0.82), 20k",
      "devices = 20000\nseed = 106\n[population]\nexamples = 20\n"
      "[group a]\nshare = 0.4\nscores = binormal(auc=0.80, base_rate=0.3)\n"

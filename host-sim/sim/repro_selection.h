@@ -2,7 +2,7 @@
 /* Part of `make repro` (run by repro_disparity.c into disparity.json / disparity.md): the
  * selection-aware disparities (estimate/pairwise.h) over many simulated campaigns of populations
  * never used to build them, in dpm-sim's exact mode: tuple_mr and tuple_ml (group means) and
- * roc_hist_groups (group AUCs), groups equal, close, spread, many, unbalanced; ε from 0.5 to 8;
+ * roc_hist_groups (group AUCs), groups equal, close, spread, many, unbalanced; ε from 0.1 to 16;
  * group sizes known or estimated. Per population and metric (sim/selection.h):
  *   table selection_coverage (self-checks): the simultaneous intervals hold every true gap at
  *     once (two-sided binomial p >= 1e-6 against 0.95) and the interval for the largest |gap|
