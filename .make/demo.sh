@@ -10,7 +10,9 @@
 #   4. DEMO_DEVICES (default 200000) simulated devices run the SDK and post one report per
 #      campaign over TLS (`dpm-sim --mode network`: 32 TLS clients, the scenario's population, the
 #      population's truth kept in results.json); dpm-sim fetches the collector's estimates
-#   5. the collector's estimates (with their CIs) beside the truth; the collector is stopped.
+#   5. the collector's estimates (with their CIs) beside the truth (.make/demo_report.py: each
+#      interval once, beside the truth it is meant to cover)
+#   6. the console's address; the collector keeps serving at a terminal, else it is stopped.
 # Every run has its own directory, $BUILD_DIR/demo/run-<pid>/ ($BUILD_DIR/demo/latest points to
 # it): a running demo's collector keeps its files. Older runs are removed, except any whose
 # collector is still running (its pid file names a live process) and the last three.
@@ -131,55 +133,8 @@ done
 elapsed=$(echo "$(date +%s.%N) - $start_s" | bc)
 
 # 5. The collector's estimates (collector-estimate-ID.json, fetched by dpm-sim over HTTPS),
-# next to the truth of the simulated population (results.json).
-"$PY" - "$run" "$elapsed" <<'EOF'
-import json, os, sys
-run, elapsed = sys.argv[1], float(sys.argv[2])
-res = json.load(open(f"{run}/sim/results.json"))
-cfgs = {c["id"]: c for c in res["configs"]}
-total = sum(c["reports"] for c in cfgs.values())
-print(f"\n{cfgs[1]['devices']:,} simulated devices in 4 groups; {total:,} reports over TLS, "
-      f"stored and estimated by dpm-collector ({elapsed:.1f} s in all)\n")
-names = {"tuple_mr": "TPR by randomized response", "tuple_ml": "TPR, FPR by discrete Laplace"}
-for cid, c in sorted(cfgs.items()):
-    est = json.load(open(f"{run}/sim/collector-estimate-{cid}.json"))
-    print(f"campaign {cid}: {est['mechanism']}, eps {est['eps']:g} "
-          f"(implemented {est['eps_implemented']:.5f}), {est['reports']:,} reports stored")
-    if est["mechanism"] == "roc_hist":
-        roc, truth = est["roc"], c["roc"]["truth"]
-        lo, hi = roc["auc_ci_total"]
-        nlo, nhi = roc["auc_ci"]
-        print(f"  ROC at {roc['bins']} score bins, labels under label DP; AUC estimate "
-              f"{roc['auc']:.4f}")
-        print(f"    95% CI {lo:.4f} .. {hi:.4f} (noise + sampling) against the model's AUC "
-              f"{truth['auc_model']:.4f}: {'inside' if lo <= truth['auc_model'] <= hi else 'outside'}"
-              f" (the binning alone costs {truth['auc'] - truth['auc_model']:+.4f})")
-        print(f"    95% CI {nlo:.4f} .. {nhi:.4f} (noise only) against the devices' binned AUC "
-              f"{truth['auc']:.4f}: {'inside' if nlo <= truth['auc'] <= nhi else 'outside'}")
-        j = len(roc["tpr"]) // 2
-        print(f"    at threshold {j}: TPR {roc['tpr'][j]:.3f} [{roc['tpr_lo'][j]:.3f}, "
-              f"{roc['tpr_hi'][j]:.3f}] (true {truth['tpr'][j]:.3f}), FPR {roc['fpr'][j]:.3f} "
-              f"(true {truth['fpr'][j]:.3f})\n")
-        continue
-    for m in est["metrics"]:
-        items = [it for it in c["items"] if it["metric"] == m["metric"]]
-        groups = [it for it in items if it["kind"] == "group"]
-        print(f"  {m['metric'].upper()} per group ({names[est['mechanism']]}):")
-        print(f"  {'group':>8} {'true':>7} {'estimate':>9} {'95% CI':>18} {'error':>8}  in CI")
-        for g, t in zip(m["groups"], groups):
-            glo, ghi = g["ci95"]
-            inside = "yes" if glo <= t["truth"] <= ghi else "no"
-            print(f"  {t['name']:>8} {t['truth']:7.4f} {g['mean']:9.4f} "
-                  f"{'[%.4f, %.4f]' % (glo, ghi):>18} {g['mean'] - t['truth']:+8.4f}  {inside}")
-        gaps = [it for it in items if it["kind"] == "gap"]
-        big = max(gaps, key=lambda it: abs(it["truth"]))
-        d = next(p for p in m["disparities"] if (p["g"], p["h"]) == (big["g"], big["h"]))
-        print(f"  largest disparity {big['name']}: true {big['truth']:+.4f}, estimated "
-              f"{d['diff']:+.4f}, 95% CI [{d['ci95'][0]:+.4f}, {d['ci95'][1]:+.4f}]\n")
-print("The collector never sees a true group or label: sizes, means and the ROC are its\n"
-      "estimates from noised reports. A 95% interval misses the truth 1 time in 20.")
-print(f"files: {run}/ (certificates, campaigns.txt, the database, collector.*.log, sim/*.json)")
-EOF
+# next to the truth of the simulated population (results.json): .make/demo_report.py.
+"$PY" .make/demo_report.py "$run" "$elapsed"
 
 # 6. The console (README, "The console"): its address and the credential, and the collector keeps
 # serving until Ctrl-C when someone is at a terminal. Without one (make test, CI, a pipe) or

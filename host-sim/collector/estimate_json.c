@@ -9,6 +9,7 @@
 
 #include "collector/estimate_auc.h"
 #include "collector/estimate_ci.h"
+#include "collector/estimate_pairwise.h"
 #include "collector/estimate_rocg.h"
 #include "collector/fedauc_sums.h"
 #include "common/json_write.h"
@@ -125,6 +126,43 @@ static void sb_interval_clipped(jw_t *sb, double lo, double hi, double min, doub
     sb_interval(sb, isfinite(lo) ? clip(lo, min, max) : lo, isfinite(hi) ? clip(hi, min, max) : hi);
 }
 
+/* A disparity's pointwise intervals (value scale) at confidence and at 0.95, their claim and
+ * effective number of events: the normal interval, or the Poisson-aware one where few
+ * randomization events move the gap (ci_flags.h). */
+typedef struct {
+    int ok; /* both groups have an estimate */
+    dpm_disp_gap_t gap, gap95;
+    double events;
+    unsigned flags;
+} pair_ci_t;
+
+static void pair_ci(const dpm_disp_estimate_t *est, int have, uint32_t g, uint32_t h,
+                    const char *tiny, const double *jump_of, const double *excess_of,
+                    double confidence, pair_ci_t *x)
+{
+    x->ok = have && dpm_disp_gap(est, g, h, confidence, &x->gap) == DPM_OK &&
+            dpm_disp_gap(est, g, h, 0.95, &x->gap95) == DPM_OK;
+    x->events = NAN;
+    x->flags = x->ok && tiny == NULL
+                   ? dpm_ci_var_excess(fmax(excess_of[g], excess_of[h]), confidence)
+                   : DPM_CI_SMALL_N;
+    if (x->ok) {
+        double jump = fmax(jump_of[g], jump_of[h]), v = x->gap.var / 4.0;
+        double hw = dpm_ci_halfwidth(v, jump, 0.0, confidence, &x->events, &x->flags);
+        double h95 = dpm_ci_halfwidth(v, jump, 0.0, 0.95, NULL, &x->flags);
+        x->gap.ci_lo = x->gap.diff - 2.0 * hw, x->gap.ci_hi = x->gap.diff + 2.0 * hw;
+        x->gap95.ci_lo = x->gap95.diff - 2.0 * h95, x->gap95.ci_hi = x->gap95.diff + 2.0 * h95;
+    }
+}
+
+/* Every pair of one metric: the pointwise intervals, one report's bound, the comparison. */
+typedef struct {
+    dpm_pairwise_t pw;
+    pair_ci_t ci[DPM_PAIRWISE_MAX_PAIRS];
+    unsigned flags[DPM_PAIRWISE_MAX_PAIRS];
+    double shift[DPM_PAIRWISE_MAX_PAIRS];
+} tuple_pairs_t;
+
 /* One metric: per-group means and every pairwise disparity, on the metric scale. */
 static void sb_metric(jw_t *sb, const coll_campaign_t *c, const dpm_disp_agg_t *agg,
                       dpm_metric_t metric, double confidence)
@@ -197,83 +235,61 @@ static void sb_metric(jw_t *sb, const coll_campaign_t *c, const dpm_disp_agg_t *
         jw_raw(sb, "}");
     }
     jw_raw(sb, "], \"disparities\": [");
-    int best = -1;
-    dpm_disp_gap_t max_gap, max95;
-    memset(&max_gap, 0, sizeof(max_gap));
-    memset(&max95, 0, sizeof(max95));
-    int first = 1;
-    double worst_gap_shift = 0.0; /* the largest gap moves by at most the most any gap moves */
-    for (uint32_t g = 0; g < d; g++) {
-        for (uint32_t h = g + 1; h < d; h++) {
+    tuple_pairs_t *t = calloc(1, sizeof(*t)); /* every pair at once (estimate/pairwise.h) */
+    int have_pw = have && t != NULL && dpm_disp_pairwise(&est, confidence, &t->pw) == DPM_OK;
+    if (t == NULL) {
+        sb->err = 1; /* reported by jw_take */
+        return;
+    }
+    int any_small = 0;
+    for (uint32_t g = 0, k = 0; g < d; g++) {
+        any_small |= small[g] != NULL;
+        for (uint32_t h = g + 1; h < d; h++, k++) {
+            pair_ci(&est, have, g, h, small[g] != NULL ? small[g] : small[h], jump_of, excess_of,
+                    confidence, &t->ci[k]);
+            t->flags[k] = t->ci[k].flags;
+            t->shift[k] = fmax(in_g[g] + else_g[h], else_g[g] + in_g[h]);
+        }
+    }
+    const coll_pairwise_family_t fam =
+        coll_pairwise_family(have_pw ? &t->pw : NULL, t->flags, t->shift, any_small, 0.5);
+    for (uint32_t g = 0, k = 0; g < d; g++) {
+        for (uint32_t h = g + 1; h < d; h++, k++) {
             size_t nulls = sb->len;
-            dpm_disp_gap_t gap, gap95;
-            int ok = have && dpm_disp_gap(&est, g, h, confidence, &gap) == DPM_OK &&
-                     dpm_disp_gap(&est, g, h, 0.95, &gap95) == DPM_OK;
+            const pair_ci_t *x = &t->ci[k];
+            int ok = x->ok;
             const char *why = !have ? "no reports"
                               : !ok ? "a group's estimated size is not positive: too few reports"
                                     : NULL;
             const char *tiny = small[g] != NULL ? small[g] : small[h];
-            double events = NAN;
-            unsigned flags = ok && tiny == NULL
-                                 ? dpm_ci_var_excess(fmax(excess_of[g], excess_of[h]), confidence)
-                                 : DPM_CI_SMALL_N;
-            if (ok) { /* few randomization events: the Poisson-aware interval (ci_flags.h) */
-                double jump = fmax(jump_of[g], jump_of[h]), v = gap.var / 4.0;
-                double hw = dpm_ci_halfwidth(v, jump, 0.0, confidence, &events, &flags);
-                double h95 = dpm_ci_halfwidth(v, jump, 0.0, 0.95, NULL, &flags);
-                gap.ci_lo = gap.diff - 2.0 * hw, gap.ci_hi = gap.diff + 2.0 * hw;
-                gap95.ci_lo = gap95.diff - 2.0 * h95, gap95.ci_hi = gap95.diff + 2.0 * h95;
-            }
-            jw_raw(sb, "%s{\"g\": %u, \"h\": %u, \"n\": %llu, \"diff\": ", first ? "" : ", ", g, h,
+            jw_raw(sb, "%s{\"g\": %u, \"h\": %u, \"n\": %llu, \"diff\": ", k ? ", " : "", g, h,
                    (unsigned long long)(agg->count[g] + agg->count[h]));
-            first = 0;
-            sb_num(sb, ok ? gap.diff / 2.0 : NAN);
+            sb_num(sb, ok ? x->gap.diff / 2.0 : NAN);
             jw_raw(sb, ", \"diff_clipped\": ");
-            sb_num(sb, ok ? clip(gap.diff / 2.0, -1.0, 1.0) : NAN);
+            sb_num(sb, ok ? clip(x->gap.diff / 2.0, -1.0, 1.0) : NAN);
             jw_raw(sb, ", \"var\": ");
-            sb_num(sb, ok ? gap.var / 4.0 : NAN);
+            sb_num(sb, ok ? x->gap.var / 4.0 : NAN);
             jw_raw(sb, ", \"ci\": ");
-            sb_interval(sb, ok ? gap.ci_lo / 2.0 : NAN, ok ? gap.ci_hi / 2.0 : NAN);
+            sb_interval(sb, ok ? x->gap.ci_lo / 2.0 : NAN, ok ? x->gap.ci_hi / 2.0 : NAN);
             jw_raw(sb, ", \"ci_clipped\": ");
-            sb_interval_clipped(sb, ok ? gap.ci_lo / 2.0 : NAN, ok ? gap.ci_hi / 2.0 : NAN, -1.0,
-                                1.0);
+            sb_interval_clipped(sb, ok ? x->gap.ci_lo / 2.0 : NAN, ok ? x->gap.ci_hi / 2.0 : NAN,
+                                -1.0, 1.0);
             jw_raw(sb, ", \"ci95\": ");
-            sb_interval(sb, ok ? gap95.ci_lo / 2.0 : NAN, ok ? gap95.ci_hi / 2.0 : NAN);
-            double gap_shift = fmax(in_g[g] + else_g[h], else_g[g] + in_g[h]);
+            sb_interval(sb, ok ? x->gap95.ci_lo / 2.0 : NAN, ok ? x->gap95.ci_hi / 2.0 : NAN);
             jw_raw(sb, ", \"max_shift_one_report\": ");
-            sb_num(sb, ok ? gap_shift : NAN);
-            worst_gap_shift = ok ? fmax(worst_gap_shift, gap_shift) : worst_gap_shift;
+            sb_num(sb, ok ? t->shift[k] : NAN);
             jw_raw(sb, ", \"too_small\": %s, \"events\": ", tiny != NULL || !ok ? "true" : "false");
-            sb_num(sb, events);
-            coll_ci_json(sb, "ci", flags);
+            sb_num(sb, x->events);
+            coll_ci_json(sb, "ci", x->flags);
+            coll_pairwise_pair_json(sb, have_pw ? &t->pw.pair[k] : NULL, &fam);
             sb_reason(sb, why != NULL ? why : tiny, nulls);
             jw_raw(sb, "}");
-            if (ok && isfinite(gap.abs_diff) && (best < 0 || gap.abs_diff > max_gap.abs_diff)) {
-                max_gap = gap;
-                max95 = gap95;
-                best = 1;
-            }
         }
     }
-    jw_raw(sb, "], \"max_disparity\": ");
-    if (best < 0) {
-        jw_raw(sb, "null, \"max_disparity_reason\": ");
-        jw_str(sb, have ? "no pair of groups has a positive estimated size" : "no reports");
-    } else {
-        const char *tiny = small[max_gap.g] != NULL ? small[max_gap.g] : small[max_gap.h];
-        jw_raw(sb, "{\"g\": %u, \"h\": %u, \"diff\": ", max_gap.g, max_gap.h);
-        sb_num(sb, max_gap.diff / 2.0);
-        jw_raw(sb, ", \"abs_diff\": ");
-        sb_num(sb, max_gap.abs_diff / 2.0);
-        jw_raw(sb, ", \"ci\": ");
-        sb_interval(sb, max_gap.ci_lo / 2.0, max_gap.ci_hi / 2.0);
-        jw_raw(sb, ", \"ci95\": ");
-        sb_interval(sb, max95.ci_lo / 2.0, max95.ci_hi / 2.0);
-        jw_raw(sb, ", \"max_shift_one_report\": ");
-        sb_num(sb, worst_gap_shift); /* |max x - max y| <= max |x - y| over the gaps */
-        jw_raw(sb, ", \"too_small\": %s}, \"max_disparity_reason\": null",
-               tiny != NULL ? "true" : "false");
-    }
+    jw_raw(sb, "]");
+    coll_pairwise_json(sb, "largest_disparity", have_pw ? &t->pw : NULL,
+                       have ? "the comparison failed" : "no reports", &fam);
+    free(t);
     jw_raw(sb, "}");
 }
 

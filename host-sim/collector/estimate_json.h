@@ -19,16 +19,25 @@
  *                  "events", "ci_coverage", "ci_flags", "ci_reason"}, ...],
  *      "disparities": [{"g": 0, "h": 1, "n": ..., "diff": m0 - m1, "diff_clipped": ...,
  *                       "var": v, "ci": [..], "ci_clipped": [..], "ci95": [..],
- *                       "too_small": false, "reason": null, "events", "ci_coverage",
- *                       "ci_flags", "ci_reason"}, ...],
- *      "max_disparity": {"g", "h", "diff", "abs_diff", "ci", "ci95", "too_small"} | null,
- *      "max_disparity_reason": null | "..."}]}
+ *                       "max_shift_one_report": s, "too_small": false, "events",
+ *                       "ci_coverage", "ci_flags", "ci_reason",
+ *                       "ci_simultaneous": [..], "ci_simultaneous_coverage",
+ *                       "ci_simultaneous_flags", "ci_simultaneous_reason",
+ *                       "distinguishable": false, "largest_share": s, "reason": null}, ...],
+ *      "simultaneous": {"confidence", "method", "critical_value", ...},
+ *      "largest_disparity": {"g", "h", "abs_diff", "ci", "ci_coverage", "ci_flags",
+ *                            "ci_reason", "candidates", "stability",
+ *                            "max_shift_one_report", "too_small", "reason"} | null,
+ *      "largest_disparity_reason": null | "..."}]}
  *
  * Everything is on the metric's own scale [0, 1] (the devices send v = 2 metric - 1; means,
  * variances and intervals are mapped back). "mean", "size" and "diff" are the unbiased
  * estimates (they can leave the valid range when the noise is large against the data);
  * "*_clipped" are the same clipped to it ([0, 1], [0, reports], [-1, 1]). "ci" is the normal
- * interval at "confidence" (mean ± z sqrt(var)), "ci95" the same at 0.95 (as in 0.1.0). A
+ * interval at "confidence" (mean ± z sqrt(var)), "ci95" the same at 0.95 (as in 0.1.0): each
+ * holds for ONE group or pair chosen before looking. Looking at several pairs, or at the largest,
+ * is a selection: "ci_simultaneous" holds for every pair at once and "largest_disparity" is the
+ * largest |diff| with an interval for the largest true |gap| (estimate_pairwise.h). A
  * group is "too_small" when fewer than 30 reports landed in it or its estimated size's
  * relative standard error sd(n̂)/n̂ exceeds 0.2 (COLL_EST_*); a disparity when either group
  * is. No NaN or infinity is ever written: such a value is null, and the object's "reason"

@@ -9,6 +9,7 @@
 
 #include "collector/agg_rocg.h"
 #include "collector/estimate_ci.h"
+#include "collector/estimate_pairwise.h"
 #include "estimate/roc_groups.h"
 
 #define DIGITS 9
@@ -200,12 +201,18 @@ static void group_json(jw_t *sb, uint32_t g, uint32_t B, const dpm_roc_group_est
     jw_raw(sb, "}");
 }
 
-static void gap_json(jw_t *sb, uint32_t k, const dpm_roc_gap_estimate_t *e, double shift[][2])
+/* One report's largest move of gap k = AUC_g - AUC_h: it lands in g, in h or elsewhere, and moves
+ * each of the two by its own bound (rocg_shifts). NaN for an undefined gap. */
+static double gap_shift(const dpm_roc_gap_estimate_t *e, double shift[][2])
+{
+    const double *x = shift[e->g], *y = shift[e->h];
+    return e->defined ? fmax(x[0] + y[1], x[1] + y[0]) : NAN;
+}
+
+static void gap_json(jw_t *sb, uint32_t k, const dpm_roc_gap_estimate_t *e, double bound,
+                     const dpm_pairwise_pair_t *all, const coll_pairwise_family_t *fam)
 {
     int d = e->defined;
-    /* the report lands in g, in h or elsewhere: it moves one of the two by its own bound */
-    const double *x = shift[e->g], *y = shift[e->h];
-    double bound = d ? fmax(x[0] + y[1], x[1] + y[0]) : NAN;
     jw_raw(sb, "%s{\"g\": %u, \"h\": %u", k ? ", " : "", e->g, e->h);
     reason(sb, d, e->reason, e->ci_valid, bound);
     jw_raw(sb, ", \"small_sample\": %s", e->small_sample ? "true" : "false");
@@ -220,6 +227,7 @@ static void gap_json(jw_t *sb, uint32_t k, const dpm_roc_gap_estimate_t *e, doub
         e->unbinned_ci_lo,       e->unbinned_ci_hi,       e->unbinned_flags,
         e->unbinned_ci_total_lo, e->unbinned_ci_total_hi, e->unbinned_total_flags};
     unbinned_json(sb, "gap_unbinned", d, e->ci_valid, &u);
+    coll_pairwise_pair_json(sb, all, fam);
     jw_raw(sb, "}");
 }
 
@@ -262,11 +270,30 @@ void coll_estimate_rocg_json(jw_t *sb, const coll_campaign_t *c, const coll_camp
     for (uint32_t g = 0; g < G; g++) {
         group_json(sb, g, B, &e->group[g], shift[g]);
     }
+    dpm_pairwise_t *pw = malloc(sizeof(*pw)); /* every gap at once (estimate/pairwise.h) */
+    int have_pw = pw != NULL && dpm_roc_groups_pairwise(e, confidence, pw) == DPM_OK;
+    int small = 0;
+    unsigned flags[DPM_ROC_GROUPS_MAX_GAPS];
+    double bound[DPM_ROC_GROUPS_MAX_GAPS];
+    for (uint32_t k = 0; k < e->ngaps; k++) {
+        flags[k] = e->gap[k].ci_flags;
+        bound[k] = gap_shift(&e->gap[k], shift);
+    }
+    for (uint32_t g = 0; g < G; g++) {
+        small |= e->group[g].small_sample;
+    }
+    const coll_pairwise_family_t fam =
+        coll_pairwise_family(have_pw ? pw : NULL, flags, bound, small, 1.0);
     jw_raw(sb, "], \"gaps\": [");
     for (uint32_t k = 0; k < e->ngaps; k++) {
-        gap_json(sb, k, &e->gap[k], shift);
+        gap_json(sb, k, &e->gap[k], bound[k], have_pw ? &pw->pair[k] : NULL, &fam);
     }
-    jw_raw(sb, "]}");
+    jw_raw(sb, "]");
+    coll_pairwise_json(sb, "largest_gap", have_pw ? pw : NULL,
+                       pw == NULL ? "out of memory" : "the comparison failed", &fam);
+    jw_raw(sb, "}");
+    sb->err |= pw == NULL;
     dpm_roc_groups_agg_free(&a);
+    free(pw);
     free(e);
 }

@@ -15,9 +15,13 @@
  *                     "auc_unbinned_ci_total" (the group's model AUC), "fpr", "tpr", "fpr_sd",
  *                     "tpr_sd" (thresholds 0 .. B, clipped)}, ...],
  *       "gaps": [{"g", "h", "defined", "reason", "small_sample", "gap" (AUC_g - AUC_h), "sd",
- *                 "ci": [lo, hi] | null, "events", "gap_unbinned", "gap_unbinned_sd",
- *                 "gap_unbinned_bound", "gap_unbinned_ci", "gap_unbinned_ci_total"}, ...]
- *                (order (0,1), (0,2), ..., (1,2), ...)}
+ *                 "ci": [lo, hi] | null (pointwise: one gap chosen in advance), "events",
+ *                 "max_shift_one_report", "gap_unbinned", "gap_unbinned_sd",
+ *                 "gap_unbinned_bound", "gap_unbinned_ci", "gap_unbinned_ci_total",
+ *                 "ci_simultaneous", "distinguishable", "largest_share"}, ...] (order (0,1),
+ *                 (0,2), ..., (1,2), ...),
+ *       "simultaneous": {...}, "largest_gap": {...} | null, "largest_gap_reason"
+ *       (every gap at once and the largest |gap|: estimate_pairwise.h)}
  * Every interval has its "_coverage", "_flags" and "_reason" (estimate_ci.h).
  *
  * Computed by host-sim/estimate/roc_groups.h, the code dpm-sim's roc_hist_groups uses. An

@@ -21,6 +21,24 @@ void edges_uniform(uint32_t bins, uint32_t *edges)
     }
 }
 
+void edges_print(FILE *f, const uint32_t *edges, uint32_t nedges)
+{
+    uint32_t uniform[DPM_MAX_BINS] = {0};
+    int fits = nedges >= 1 && nedges < DPM_MAX_BINS;
+    if (fits) {
+        edges_uniform(nedges + 1u, uniform);
+    }
+    if (fits && memcmp(uniform, edges, nedges * sizeof(*edges)) == 0) {
+        fprintf(f, "bins = %u\n", nedges + 1u);
+        return;
+    }
+    fprintf(f, "edges = ");
+    for (uint32_t j = 0; j < nedges; j++) {
+        fprintf(f, "%s%.10f", j ? ", " : "", edges[j] / 2147483648.0);
+    }
+    fprintf(f, "\n");
+}
+
 int edges_parse_bins(const char *value, uint32_t *edges, uint32_t *nedges, char *why, size_t whycap)
 {
     uint64_t b = 0;

@@ -14,6 +14,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* The edges of B uniform bins into edges[0 .. B-2] (B >= 2). */
 void edges_uniform(uint32_t bins, uint32_t *edges);
@@ -26,5 +27,11 @@ int edges_parse_bins(const char *value, uint32_t *edges, uint32_t *nedges, char 
 /* "e1, e2, ..." into edges[DPM_MAX_BINS - 1] and *nedges. 0, or -1 with the reason in why. */
 int edges_parse_list(const char *value, uint32_t *edges, uint32_t *nedges, char *why,
                      size_t whycap);
+
+/* The key line a text format reads back to the same edges: "bins = B\n" when they are B uniform
+ * bins (short: the collector's campaigns file takes lines of at most 256 characters, which 19
+ * explicit edges already fill), else "edges = e1, ...\n" (10 decimals: the Q1.31 value comes
+ * back exactly). */
+void edges_print(FILE *f, const uint32_t *edges, uint32_t nedges);
 
 #endif /* DPM_HOST_EDGES_H */

@@ -336,9 +336,10 @@ function rocGroupsSection(est, url) {
 }
 
 // A selected quantity (the largest gap, ...) that an estimator adds: any member object with an
-// interval beside the known ones is drawn as a row, with its flags.
+// interval beside the known ones is drawn as a row, with its flags ("simultaneous" describes the
+// pairs' simultaneous intervals: no quantity of its own).
 function extraSelected(obj, url, name) {
-  const known = new Set(["by_group", "gaps", "groups", "disparities", "roc", "metrics"]);
+  const known = new Set(["by_group", "gaps", "groups", "disparities", "roc", "metrics", "simultaneous"]);
   const rows = [];
   for (const [k, v] of Object.entries(obj)) {
     if (known.has(k) || !v || typeof v !== "object" || Array.isArray(v)) continue;
@@ -349,6 +350,9 @@ function extraSelected(obj, url, name) {
   }
   return rows.length ? [el("h3", { text: "Selected quantities" }), table(["what", "estimate and interval"], rows)] : [];
 }
+
+// A metric's largest disparity: largest_disparity, or a collector's before it max_disparity.
+const largestOf = (m) => (m ? ("largest_disparity" in m ? m.largest_disparity : m.max_disparity) : undefined);
 
 function metricSection(est, m, url, k) {
   const out = section(`${(m.metric || "metric").toUpperCase()} by group, and disparities`);
@@ -370,10 +374,14 @@ function metricSection(est, m, url, k) {
     caption: "Every pair's difference with its interval; an interval across the red line at 0 shows no clear disparity." }));
   out.push(dataLinks(url, `disparities_${m.metric}`, () => [["g", "h", "diff", "ci_lo", "ci_hi", "too_small", "reason"],
     ...ds.map((x) => [x.g, x.h, x.diff, (x.ci || [])[0], (x.ci || [])[1], x.too_small, x.reason])]));
-  const sel = Object.assign({}, m.max_disparity ? { largest_disparity: Object.assign({ reason: m.max_disparity_reason }, m.max_disparity) } : {});
+  // the largest gap with the interval for the largest true gap (largest_disparity); a collector
+  // before it wrote max_disparity, the largest estimate with its own pair's interval
+  const sel = {};
   for (const [kk, v] of Object.entries(m)) if (!["groups", "disparities", "max_disparity"].includes(kk) && v && typeof v === "object" && !Array.isArray(v)) sel[kk] = v;
+  if (!("largest_disparity" in m) && m.max_disparity) sel.largest_disparity = Object.assign({ reason: m.max_disparity_reason }, m.max_disparity);
   out.push(...extraSelected(sel, url, `metric-${k}`));
-  if (!m.max_disparity && m.max_disparity_reason) out.push(el("p", {}, el("span", { class: "flag", text: "largest disparity: " + m.max_disparity_reason })));
+  const none = "largest_disparity" in m ? !m.largest_disparity && m.largest_disparity_reason : !m.max_disparity && m.max_disparity_reason;
+  if (none) out.push(el("p", {}, el("span", { class: "flag", text: "largest disparity: " + none })));
   return out;
 }
 
@@ -445,7 +453,7 @@ function seriesOf(d) {
   (first.metrics || []).forEach((m, k) => {
     const G = (m.groups || []).length;
     out.push({ title: `${m.metric} by group`, name: `metric_${m.metric}`, domain: [0, 1], series: Array.from({ length: G }, (_, g) => pick(groupName(first, g), (e) => pt(((e.metrics[k] || {}).groups || [])[g], "mean", "ci"))) });
-    out.push({ title: `largest ${m.metric} disparity`, name: `max_disparity_${m.metric}`, fit: true, series: [pick("largest |difference|", (e) => pt((e.metrics[k] || {}).max_disparity, "abs_diff", "ci"))] });
+    out.push({ title: `largest ${m.metric} disparity`, name: `largest_disparity_${m.metric}`, fit: true, series: [pick("largest |difference|", (e) => pt(largestOf(e.metrics[k]), "abs_diff", "ci"))] });
   });
   return out;
 }
@@ -476,7 +484,7 @@ async function pageOverTime(id) {
   }
   parts.push(...section("Estimates per period", el("div", { class: "charts" }, charts)));
   parts.push(table(["period", "reports", "flags"], d.periods.map((e) => [el("td", {}, el("a", { href: `/console/campaign/${id}?period=${e.period_from}`, text: String(e.period_from) })),
-    el("td", { class: "num", text: fmtInt(e.reports) }), el("td", {}, ...flagSpans(e.roc || ((e.metrics || [])[0] || {}).max_disparity || {}))])));
+    el("td", { class: "num", text: fmtInt(e.reports) }), el("td", {}, ...flagSpans(e.roc || largestOf((e.metrics || [])[0]) || {}))])));
   main().replaceChildren(...parts);
 }
 

@@ -34,10 +34,12 @@ static const struct {
      "the interpolation-error bound dominates the interval: coverage at least the level, "
      "not calibrated (use more bins; and more flags)"},
     {DPM_CI_CONSERVATIVE,
-     "conservative by construction (Chebyshev's interval from an error bound, or a variance "
-     "that may exceed the truth): coverage at least the level",
-     "conservative by construction (Chebyshev's interval from an error bound, or a variance "
-     "that may exceed the truth): coverage at least the level (and more flags)"},
+     "conservative by construction (Chebyshev's interval from an error bound, a variance that "
+     "may exceed the truth, or the largest gap's from intervals that hold at once): coverage "
+     "at least the level",
+     "conservative by construction (Chebyshev's interval from an error bound, a variance that "
+     "may exceed the truth, or the largest gap's from intervals that hold at once): coverage "
+     "at least the level (and more flags)"},
 };
 
 const char *dpm_ci_flag_name(unsigned i)

@@ -15,7 +15,9 @@
  *                         would be covered more than 97 % of the time);
  *     DPM_CI_CONSERVATIVE the interval is Chebyshev's from a bound on the mean squared error, or
  *                         its variance may exceed the truth enough to cover more than 97 %
- *                         (tuple_mr's plug-in second moment, dpm_ci_var_excess);
+ *                         (tuple_mr's plug-in second moment, dpm_ci_var_excess), or it covers
+ *                         a selected quantity from intervals that hold at once (the largest
+ *                         gap, estimate/pairwise.h);
  *   "none" (no coverage claim; the interval is the delta method's and may cover less):
  *     DPM_CI_CLASS_NOISE  the noise on a class (or group) total is a large part of it: Fieller's
  *                         g = z^2 (relative variance of the ratio's denominator) exceeds

@@ -788,6 +788,30 @@ dpm_status_t dpm_disp_gaps_all(const dpm_disp_estimate_t *est, double confidence
     return DPM_OK;
 }
 
+dpm_status_t dpm_disp_pairwise(const dpm_disp_estimate_t *est, double confidence,
+                               dpm_pairwise_t *out)
+{
+    if (est == NULL || !is_d(est->params.d) || !is_prob(confidence) || out == NULL) {
+        return DPM_ERR_PARAM;
+    }
+    dpm_pairwise_in_t in;
+    memset(&in, 0, sizeof(in));
+    in.d = est->params.d;
+    for (uint32_t g = 0; g < in.d; g++) {
+        const dpm_disp_group_est_t *e = &est->group[g];
+        in.valid[g] = e->valid && isfinite(e->mean) && isfinite(e->var);
+        in.est[g] = in.valid[g] ? e->mean : 0.0;
+    }
+    for (uint32_t g = 0; g < in.d; g++) {
+        for (uint32_t h = 0; h < in.d && in.valid[g]; h++) {
+            in.cov[g][h] = !in.valid[h] ? 0.0
+                           : g == h     ? est->group[g].var
+                                        : mean_covariance(est, g < h ? g : h, g < h ? h : g);
+        }
+    }
+    return dpm_pairwise_compare(&in, confidence, out);
+}
+
 /* ---- planner ---------------------------------------------------------------------------- */
 
 dpm_status_t dpm_disp_plan_init(dpm_disp_plan_t *plan, dpm_disp_mech_t mech, dpm_disp_split_t split,

@@ -38,6 +38,7 @@
 
 #include "dpm/config.h"
 #include "dpm/status.h"
+#include "estimate/pairwise.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -313,6 +314,15 @@ dpm_status_t dpm_disp_event_jump(const dpm_disp_estimate_t *est, uint32_t g, dou
  * M_L, whose reports carry ν²). Above (z_0.985 / z_0.975)² = 1.226 a bias-free normal interval
  * may cover more than 97 %: the interval is then conservative (estimate/ci_flags.h). */
 dpm_status_t dpm_disp_plugin_excess(const dpm_disp_estimate_t *est, uint32_t g, double *ratio);
+
+/* Every pair at once (estimate/pairwise.h): simultaneous intervals for all d(d-1)/2 gaps at
+ * confidence in (0, 1), which pairs are distinguishable, and the largest |gap| with an interval
+ * for it that accounts for its selection; value scale [-1, 1] like dpm_disp_gap (pair k's
+ * diff and sd are dpm_disp_gap's). The means' covariance: diagonal with known sizes, with the
+ * shared GRR counts' terms when the sizes were estimated. A group that is not valid leaves its
+ * pairs without an interval (and the largest undefined). DPM_ERR_PARAM on bad arguments. */
+dpm_status_t dpm_disp_pairwise(const dpm_disp_estimate_t *est, double confidence,
+                               dpm_pairwise_t *out);
 
 /* Chebyshev half-width α = sqrt(mse / (1 - confidence)), the paper's bound (10 sqrt(MSE) at
  * 0.99). mse >= 0, confidence in (0, 1). */

@@ -570,3 +570,29 @@ dpm_status_t dpm_roc_groups_estimate(const dpm_roc_groups_params_t *p,
     free(x->mtot), free(x->h), free(x->w), free(x->v), free(x), free(grads);
     return DPM_OK;
 }
+
+dpm_status_t dpm_roc_groups_pairwise(const dpm_roc_groups_estimate_t *est, double confidence,
+                                     dpm_pairwise_t *out)
+{
+    if (est == NULL || est->groups < 2 || est->groups > DPM_ROC_GROUPS_MAX) {
+        return DPM_ERR_PARAM;
+    }
+    dpm_pairwise_in_t in;
+    memset(&in, 0, sizeof(in));
+    in.d = est->groups;
+    for (uint32_t g = 0; g < in.d; g++) {
+        const dpm_roc_group_estimate_t *e = &est->group[g];
+        in.valid[g] = e->defined && e->ci_valid;
+        in.est[g] = in.valid[g] ? e->auc : 0.0;
+        in.cov[g][g] = in.valid[g] ? e->sd * e->sd : 0.0;
+    }
+    for (uint32_t k = 0; k < est->ngaps; k++) {
+        const dpm_roc_gap_estimate_t *e = &est->gap[k];
+        uint32_t g = e->g, h = e->h;
+        if (in.valid[g] && in.valid[h]) {
+            double gap_var = e->defined && e->ci_valid ? e->sd * e->sd : 0.0;
+            in.cov[g][h] = in.cov[h][g] = (in.cov[g][g] + in.cov[h][h] - gap_var) / 2.0;
+        }
+    }
+    return dpm_pairwise_compare(&in, confidence, out);
+}

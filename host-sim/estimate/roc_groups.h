@@ -63,6 +63,7 @@
 
 #include "dpm/config.h"
 #include "dpm/status.h"
+#include "estimate/pairwise.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -159,6 +160,15 @@ typedef struct {
 dpm_status_t dpm_roc_groups_estimate(const dpm_roc_groups_params_t *p,
                                      const dpm_roc_groups_agg_t *a, double confidence,
                                      dpm_roc_groups_estimate_t *est);
+
+/* Every AUC gap at once (estimate/pairwise.h): simultaneous intervals at confidence in (0, 1)
+ * for all gaps AUC_g - AUC_h, which are distinguishable, and the largest |gap| with an interval
+ * that accounts for its selection. The AUCs' covariance comes from the same variance estimator
+ * as the gaps' sds (a quadratic form in the gradients, so Cov(A_g, A_h) = (sd_g^2 + sd_h^2 -
+ * sd_gap^2) / 2 exactly); a group without an interval (undefined or ci_valid 0) leaves its gaps
+ * without one. DPM_ERR_PARAM on bad arguments. */
+dpm_status_t dpm_roc_groups_pairwise(const dpm_roc_groups_estimate_t *est, double confidence,
+                                     dpm_pairwise_t *out);
 
 #ifdef __cplusplus
 }

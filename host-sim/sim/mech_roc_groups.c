@@ -20,7 +20,9 @@
  * against the devices' binned AUCs (ties 1/2), with the estimator's intervals; then the same
  * again for the unbinned AUC (kinds auc_group_unb, auc_gap_unb) against the groups' model AUCs,
  * with the intervals meant for them (unbinned_ci_total: noise, sampling and the interpolation
- * bound). Every interval carries its flags (estimate/ci_flags.h). */
+ * bound). Every interval carries its flags (estimate/ci_flags.h). Every gap at once
+ * (dpm_roc_groups_pairwise) against the true binned gaps: results.json "selection"
+ * (sim/selection.h). */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -33,6 +35,7 @@
 #include "sim/mech_roc_groups.h"
 #include "sim/results.h"
 #include "sim/roc_sim.h"
+#include "sim/selection.h"
 #include "sim/sim_cfg.h"
 
 #define Q16 65536.0
@@ -377,11 +380,34 @@ static int groups_exact(const sim_cfg_t *cfg, const sim_pop_t *pop, sim_rng_t *r
 
 /* ---- estimates ----------------------------------------------------------------------------- */
 
+static void *groups_ext_new(const sim_cfg_t *cfg, uint32_t runs)
+{
+    (void)cfg;
+    (void)runs;
+    const char *name = "auc";
+    return sim_selection_ext_new(1, &name, 1.0);
+}
+
+/* Every gap at once against the true gaps (the items' order is the pairs'). */
+static void add_selection(const sim_cfg_t *cfg, const dpm_roc_groups_estimate_t *e,
+                          sim_selection_ext_t *x)
+{
+    const groups_state_t *s = st_of(cfg);
+    dpm_pairwise_t *pw = malloc(sizeof(*pw));
+    double truth[DPM_PAIRWISE_MAX_PAIRS];
+    for (uint32_t k = 0; k < e->ngaps; k++) {
+        truth[k] = cfg->items[s->groups + k].truth;
+    }
+    if (pw != NULL && dpm_roc_groups_pairwise(e, cfg->sc->confidence, pw) == DPM_OK) {
+        sim_selection_add(&x->family[0], pw, truth);
+    }
+    free(pw);
+}
+
 static void groups_estimate(const sim_cfg_t *cfg, const sim_agg_t *agg, uint32_t run,
                             sim_item_run_t *out, void *ext)
 {
     (void)run;
-    (void)ext;
     const groups_state_t *s = st_of(cfg);
     dpm_roc_groups_agg_t a;
     view(s, agg, &a);
@@ -424,6 +450,9 @@ static void groups_estimate(const sim_cfg_t *cfg, const sim_agg_t *agg, uint32_t
             u->hi = x->ci_valid ? x->unbinned_ci_total_hi : NAN;
             u->flags = x->unbinned_total_flags;
         }
+    }
+    if (ext != NULL) {
+        add_selection(cfg, e, ext);
     }
     free(ep);
 }
@@ -497,10 +526,14 @@ static void groups_summary(const sim_result_t *res, char *buf, size_t cap)
     sim_item_summary_t m, g0;
     sim_result_summary(res, best, &m);
     sim_result_summary(res, 0, &g0);
+    char sel[160] = "";
+    if (sim_selection_of(res, 0) != NULL) {
+        sim_selection_line(sim_selection_of(res, 0), sel, sizeof(sel));
+    }
     snprintf(buf, cap,
-             "gap %s %+.4f: rmse %.3g, cover %.0f%% | AUC %s %.4f: rmse %.3g, cover %.0f%%",
+             "gap %s %+.4f: rmse %.3g, cover %.0f%% | AUC %s %.4f: rmse %.3g, cover %.0f%% | %s",
              res->cfg.items[best].name, m.truth, m.rmse, 100.0 * m.coverage, res->cfg.items[0].name,
-             g0.truth, g0.rmse, 100.0 * g0.coverage);
+             g0.truth, g0.rmse, 100.0 * g0.coverage, sel);
 }
 
 static void groups_describe(const sim_cfg_t *cfg, const sim_block_t *b, const dpm_report_t *rep,
@@ -516,11 +549,8 @@ static void groups_describe(const sim_cfg_t *cfg, const sim_block_t *b, const dp
 static void groups_campaign_keys(const sim_scenario_t *sc, const sim_campaign_spec_t *c, FILE *f)
 {
     (void)sc;
-    fprintf(f, "edges = ");
-    for (uint32_t j = 0; j < c->nedges; j++) {
-        fprintf(f, "%s%.10f", j ? ", " : "", c->edges[j] / 2147483648.0);
-    }
-    fprintf(f, "\ngroups = %u\n", c->ngroups);
+    edges_print(f, c->edges, c->nedges);
+    fprintf(f, "groups = %u\n", c->ngroups);
     if (c->group_eps != 0) {
         /* exactly: k / 2^16 has at most 16 decimals, and the collector rounds down, so a
          * rounded %.6f (1.500015 for 98305 / 2^16) would come back one step lower and change
@@ -551,6 +581,9 @@ const sim_mech_t sim_mech_roc_hist_groups = {
     .agg_merge = groups_agg_merge,
     .exact = groups_exact,
     .estimate = groups_estimate,
+    .ext_new = groups_ext_new,
+    .ext_free = free,
+    .ext_json = sim_selection_ext_json,
     .summary = groups_summary,
     .collector_check = groups_collector_check,
     .describe = groups_describe,

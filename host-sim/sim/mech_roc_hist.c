@@ -601,11 +601,7 @@ static void roc_describe(const sim_cfg_t *cfg, const sim_block_t *b, const dpm_r
 static void roc_campaign_keys(const sim_scenario_t *sc, const sim_campaign_spec_t *c, FILE *f)
 {
     (void)sc;
-    fprintf(f, "edges = ");
-    for (uint32_t j = 0; j < c->nedges; j++) {
-        fprintf(f, "%s%.10f", j ? ", " : "", c->edges[j] / TWO31);
-    }
-    fprintf(f, "\n");
+    edges_print(f, c->edges, c->nedges);
 }
 
 const sim_mech_t sim_mech_roc_hist = {

@@ -5,10 +5,12 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/prob.h"
 #include "sim/results.h"
+#include "sim/selection.h"
 #include "sim/sim_cfg.h"
 
 #define Q16 65536.0
@@ -543,11 +545,40 @@ static int tuple_exact(const sim_cfg_t *cfg, const sim_pop_t *pop, sim_rng_t *rn
 
 /* ---- estimates ----------------------------------------------------------------------------- */
 
+/* Per metric: every pair at once against the truth (sim/selection.h). */
+static void *tuple_ext_new(const sim_cfg_t *cfg, uint32_t runs)
+{
+    (void)runs;
+    const sim_tuple_state_t *s = st_of(cfg);
+    const char *names[SIM_SELECTION_FAMILIES];
+    for (uint32_t j = 0; j < s->nmetrics; j++) {
+        names[j] = sim_metric_name(s->metrics[j]);
+    }
+    return sim_selection_ext_new(s->nmetrics, names, 0.5); /* value scale to the metric's */
+}
+
+/* Every pair of metric j at once, against the population's true gaps. */
+static void add_selection(const sim_cfg_t *cfg, uint32_t j, const dpm_disp_estimate_t *est,
+                          sim_selection_ext_t *x)
+{
+    const sim_tuple_state_t *s = st_of(cfg);
+    dpm_pairwise_t *pw = malloc(sizeof(*pw));
+    double truth[DPM_PAIRWISE_MAX_PAIRS];
+    for (uint32_t g = 0, k = 0; g < cfg->d; g++) {
+        for (uint32_t h = g + 1; h < cfg->d; h++, k++) {
+            truth[k] = s->mean[j][g] - s->mean[j][h];
+        }
+    }
+    if (pw != NULL && dpm_disp_pairwise(est, cfg->sc->confidence, pw) == DPM_OK) {
+        sim_selection_add(&x->family[j], pw, truth);
+    }
+    free(pw);
+}
+
 static void tuple_estimate(const sim_cfg_t *cfg, const sim_agg_t *agg, uint32_t run,
                            sim_item_run_t *out, void *ext)
 {
     (void)run;
-    (void)ext;
     const sim_tuple_state_t *s = st_of(cfg);
     const sim_tuple_agg_t *ta = sim_tuple_agg_c(agg);
     const sim_scenario_t *sc = cfg->sc;
@@ -562,6 +593,9 @@ static void tuple_estimate(const sim_cfg_t *cfg, const sim_agg_t *agg, uint32_t 
         if (dpm_disp_estimate(&s->params, &ta->m[j], sc->sizes_estimated ? NULL : s->n, nu2,
                               &est) != DPM_OK) {
             continue; /* the items stay NaN */
+        }
+        if (ext != NULL) {
+            add_selection(cfg, j, &est, ext);
         }
         sim_item_run_t *it = out + (size_t)j * per;
         for (uint32_t g = 0; g < d; g++, it++) {
@@ -602,9 +636,14 @@ static void tuple_summary(const sim_result_t *res, char *buf, size_t cap)
     }
     sim_item_summary_t sm;
     sim_result_summary(res, best, &sm);
-    snprintf(buf, cap, "largest %s gap %s: truth %+.4f, rmse %.3g, CI cover %.0f%%",
-             cfg->items[best].metric, cfg->items[best].name, sm.truth, sm.rmse,
-             100.0 * sm.coverage);
+    char sel[160] = "";
+    const sim_selection_t *x = sim_selection_of(res, 0);
+    if (x != NULL) {
+        sim_selection_line(x, sel, sizeof(sel));
+    }
+    snprintf(buf, cap, "largest %s gap %s: truth %+.4f, rmse %.3g, CI cover %.0f%% | %s",
+             cfg->items[best].metric, cfg->items[best].name, sm.truth, sm.rmse, 100.0 * sm.coverage,
+             sel);
 }
 
 /* ---- network mode, replay, collector file -----------------------------------------------------
@@ -671,6 +710,9 @@ const sim_mech_t sim_mech_tuple_mr = {
     .agg_merge = tuple_agg_merge,
     .exact = tuple_exact,
     .estimate = tuple_estimate,
+    .ext_new = tuple_ext_new,
+    .ext_free = free,
+    .ext_json = sim_selection_ext_json,
     .summary = tuple_summary,
     .collector_check = tuple_collector_check,
     .describe = tuple_describe,
@@ -691,6 +733,9 @@ const sim_mech_t sim_mech_tuple_ml = {
     .agg_merge = tuple_agg_merge,
     .exact = tuple_exact,
     .estimate = tuple_estimate,
+    .ext_new = tuple_ext_new,
+    .ext_free = free,
+    .ext_json = sim_selection_ext_json,
     .summary = tuple_summary,
     .collector_check = tuple_collector_check,
     .describe = tuple_describe,

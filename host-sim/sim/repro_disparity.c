@@ -18,6 +18,7 @@
 #include "sim/output.h"
 #include "sim/plan_tuple.h"
 #include "sim/progress.h"
+#include "sim/repro_selection.h"
 #include "sim/scenario_parse.h"
 #include "sim/session.h"
 #include "sim/stream.h"
@@ -1319,6 +1320,8 @@ int repro_disparity(const repro_opts_t *o, repro_t *r, double *seconds)
     st = st == 0 ? figure4(x) : st;
     st = st == 0 ? groups(x) : st;
     st = st == 0 ? self_checks(x) : st;
+    repro_selection_opts_t so = {o->data_dir, o->quick, o->progress, o->threads};
+    st = st == 0 ? repro_selection(&so, r) : st;
     st = st == 0 ? write_file(x, "disparity_mse_curves.csv", write_curves_csv) : st;
     st = st == 0 ? write_file(x, "disparity_table2.csv", write_table2_csv) : st;
     st = st == 0 ? write_file(x, "disparity_fig4.csv", write_fig4_csv) : st;

@@ -7,6 +7,8 @@
  * values, 10^6 runs), per-group estimates with CIs (4 groups of 5 value blocks, one run) and the
  * farm's self-checks (every device replayed alone adds up to the run; the thread count does not
  * matter). Everything simulated goes through the one device farm (inprocess) or exact mode.
+ * Then the selection-aware disparities of this project (repro_selection.h: every gap at once and
+ * the largest gap, over populations of its own), into the same files.
  *
  * Writes OUT/disparity.json (repro_cells.h), OUT/disparity.md, the CSVs of
  * host-sim/plot/disparity.py and its PNGs, and OUT/paper-disparity-table2/ (dpm-sim's own

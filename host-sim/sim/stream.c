@@ -42,16 +42,26 @@ double sim_stream_unit(sim_stream_t *s)
     return ((double)(sim_stream_next(s) >> 11) + 0.5) * 0x1.0p-53;
 }
 
-double sim_stream_normal(sim_stream_t *s)
+void sim_stream_normal_pair(sim_stream_t *s, double *a, double *b)
 {
     for (;;) {
         double x = 2.0 * sim_stream_unit(s) - 1.0;
         double y = 2.0 * sim_stream_unit(s) - 1.0;
         double r2 = x * x + y * y;
         if (r2 > 0.0 && r2 < 1.0) {
-            return x * sqrt(-2.0 * log(r2) / r2); /* the second normal is dropped: simpler */
+            double f = sqrt(-2.0 * log(r2) / r2);
+            *a = x * f;
+            *b = y * f;
+            return;
         }
     }
+}
+
+double sim_stream_normal(sim_stream_t *s)
+{
+    double a, b;
+    sim_stream_normal_pair(s, &a, &b);
+    return a; /* the second normal is dropped: simpler (and every stream stays as it was) */
 }
 
 /* Bytes leave little-endian, whatever the host byte order, so streams are portable. The

@@ -33,6 +33,9 @@ uint64_t sim_stream_next(sim_stream_t *s);
 double sim_stream_unit(sim_stream_t *s);
 /* Standard normal (Marsaglia's polar method). */
 double sim_stream_normal(sim_stream_t *s);
+/* Two independent standard normals from one polar step (both of its outputs: half the cost per
+ * normal where many are drawn, e.g. estimate/pairwise.c). */
+void sim_stream_normal_pair(sim_stream_t *s, double *a, double *b);
 /* A port RNG whose bytes come from s (s must outlive it). */
 dpm_rng_t sim_stream_port(sim_stream_t *s);
 

@@ -472,15 +472,16 @@ def null_needs_reason(key):
     is null when it has no flag), nor an effective number of events (null: infinite, no
     randomization event can move the estimate) or an interpolation bound (null: too few bins,
     which the interval's flags say)."""
-    return key not in ("reason", "max_disparity_reason", "period_from", "period_to") and \
-        not key.endswith("_reason") and not key.endswith("events") and not key.endswith("_bound")
+    return key not in ("reason", "period_from", "period_to") and not key.endswith("_reason") \
+        and not key.endswith("events") and not key.endswith("_bound")
 
 
 # An interval's claim (host-sim/collector/estimate_ci.h): every interval of the
 # estimate JSON has "<key>_coverage" beside it (ci95 and ci_clipped share "ci"'s, the TPR band's
-# arrays "tpr_band_coverage"). max_disparity is issue 28's item 1, the disparity work's.
-INTERVAL_KEYS = ("ci", "ci95", "ci_clipped", "auc_ci", "auc_ci_total", "auc_unbinned_ci",
-                 "auc_unbinned_ci_total", "gap_unbinned_ci", "gap_unbinned_ci_total", "tpr_lo")
+# arrays "tpr_band_coverage"). The largest gap's "ci" (largest_disparity, largest_gap) has its own.
+INTERVAL_KEYS = ("ci", "ci95", "ci_clipped", "ci_simultaneous", "auc_ci", "auc_ci_total",
+                 "auc_unbinned_ci", "auc_unbinned_ci_total", "gap_unbinned_ci",
+                 "gap_unbinned_ci_total", "tpr_lo")
 
 
 def objects(obj, path=""):
@@ -500,20 +501,22 @@ def intervals_without_claims(est):
         k = "ci" if k in ("ci95", "ci_clipped") else "tpr_band" if k == "tpr_lo" else k
         return obj.get(f"{k}_coverage") in ("nominal", "at_least", "none")
     return [f"{path}.{k}" for path, obj in objects(est) for k, v in obj.items()
-            if k in INTERVAL_KEYS and isinstance(v, list) and not claim(obj, k)
-            and not path.endswith("max_disparity")]
+            if k in INTERVAL_KEYS and isinstance(v, list) and not claim(obj, k)]
 
 
 def nulls_have_reasons(est):
-    """Paths of nulls whose object says no reason (every null must come with one)."""
+    """Paths of nulls whose object says no reason (every null must come with one): a member K
+    with a sibling "K_reason" needs that reason (or the object's "reason"); any other null (or
+    null in a list) needs the object's "reason"."""
     bad = []
     for path, obj in objects(est):
-        has_null = any(v is None for k, v in obj.items() if null_needs_reason(k))
+        keyed = {k for k in obj if f"{k}_reason" in obj}
+        bad.extend(f"{path}.{k}" for k in keyed
+                   if obj[k] is None and not obj[f"{k}_reason"] and not obj.get("reason"))
+        has_null = any(v is None for k, v in obj.items()
+                       if k not in keyed and null_needs_reason(k))
         has_null |= any(isinstance(v, list) and any(x is None for x in v) for v in obj.values())
-        reason = obj.get("reason") or obj.get("max_disparity_reason")
-        if obj.get("max_disparity", 0) is None and not obj.get("max_disparity_reason"):
-            bad.append(f"{path}.max_disparity")
-        elif has_null and not reason and "max_disparity" not in obj:
+        if has_null and not obj.get("reason"):
             bad.append(path)
     return bad
 
@@ -546,8 +549,10 @@ def estimate_queries(t, h):
     t.ok(st == 200 and p1["reports"] == 0 and p1["n"] == 0 and g1
          and all(g["mean"] is None and g["too_small"] and g["reason"] == "no reports"
                  and g["n"] == 0 for g in g1)
-         and p1["metrics"][0]["max_disparity"] is None
-         and p1["metrics"][0]["max_disparity_reason"] and not nulls_have_reasons(p1),
+         and p1["metrics"][0]["largest_disparity"] is None
+         and p1["metrics"][0]["largest_disparity_reason"] == "no reports"
+         and p1["metrics"][0]["simultaneous_reason"] == "no reports"
+         and not nulls_have_reasons(p1),
          "?period=1 (no reports): n 0, every value null with the reason 'no reports'",
          body[:400])
     st, body = get(2, "?from=1")
@@ -580,7 +585,10 @@ def estimate_queries(t, h):
     except ValueError:
         refused = True
     t.ok(refused and nulls_have_reasons({"x": {"mean": None, "reason": None}}) == [".x"]
-         and not nulls_have_reasons({"x": {"mean": None, "reason": "why"}}),
+         and not nulls_have_reasons({"x": {"mean": None, "reason": "why"}})
+         and nulls_have_reasons({"m": {"largest": None, "largest_reason": None}})
+         == [".m.largest"]
+         and not nulls_have_reasons({"m": {"largest": None, "largest_reason": "why"}}),
          "negative controls: NaN in JSON is caught, a null without a reason is found")
     t.ok(not intervals_without_claims(whole) and not intervals_without_claims(tiny_est(get))
          and intervals_without_claims({"x": {"ci": [0, 1]}}) == [".x.ci"]
@@ -963,10 +971,32 @@ def main_tests(t, h, pb):
         d = e["groups"]
         pairs = m["disparities"]
         biggest = max(pairs, key=lambda x: abs(x["diff"]))
-        t.ok(len(pairs) == d * (d - 1) // 2 and m["max_disparity"]["g"] == biggest["g"]
-             and m["max_disparity"]["h"] == biggest["h"]
+        big = m["largest_disparity"]
+        t.ok(len(pairs) == d * (d - 1) // 2 and big["g"] == biggest["g"]
+             and big["h"] == biggest["h"] and big["abs_diff"] == abs(biggest["diff"])
              and all(p["ci95"][0] < p["diff"] < p["ci95"][1] for p in pairs),
              f"campaign {cid}: {len(pairs)} pairwise disparities with CIs, the largest named")
+        # every pair at once: wider than the pointwise interval, the largest's interval holds
+        # the largest estimate's |diff| and reaches the candidates' intervals
+        sim = m["simultaneous"]
+        wider = all(p["ci_simultaneous"][0] < p["ci"][0] and p["ci"][1] < p["ci_simultaneous"][1]
+                    for p in pairs)
+        calls = all(p["distinguishable"] == (p["ci_simultaneous"][0] > 0
+                                             or p["ci_simultaneous"][1] < 0) for p in pairs)
+        cands = {(p["g"], p["h"]) for p in pairs
+                 if max(abs(x) for x in p["ci_simultaneous"]) >= big["ci"][0]}
+        shares = sum(p["largest_share"] for p in pairs)
+        t.ok(sim["pairs_with_interval"] == len(pairs) and sim["critical_value"]
+             > sim["pointwise_critical_value"] and wider and calls
+             and big["ci"][0] <= big["abs_diff"] <= big["ci"][1]
+             and {tuple(c) for c in big["candidates"]} == cands
+             and (big["g"], big["h"]) in cands and abs(shares - 1) < 1e-6
+             and big["stability"] == next(p["largest_share"] for p in pairs
+                                          if (p["g"], p["h"]) == (big["g"], big["h"])),
+             f"campaign {cid}: simultaneous intervals ({sim['method']}, "
+             f"{sim['critical_value']:.3f} sd), {sim['distinguishable']} pairs distinguishable, "
+             f"the largest {big['abs_diff']:.4f} in [{big['ci'][0]:.4f}, {big['ci'][1]:.4f}], "
+             f"stability {big['stability']:.2f}", json.dumps(m)[:800])
 
     estimate_queries(t, h)
 

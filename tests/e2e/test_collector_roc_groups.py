@@ -54,8 +54,13 @@ def observed(est):
     for x in rg["gaps"]:
         ci = x["ci"] or [None, None]
         gaps.append({"g": x["g"], "h": x["h"], "defined": x["defined"], "gap": x["gap"],
-                     "sd": x["sd"], "ci_lo": ci[0], "ci_hi": ci[1]})
-    return {"groups": groups, "gaps": gaps, "pos_sum": est["roc"]["pos_sum"],
+                     "sd": x["sd"], "ci_lo": ci[0], "ci_hi": ci[1],
+                     "sim_lo": x["ci_simultaneous"][0], "sim_hi": x["ci_simultaneous"][1],
+                     "distinguishable": x["distinguishable"]})
+    big = rg["largest_gap"]
+    largest = None if big is None else {"g": big["g"], "h": big["h"], "lo": big["ci"][0],
+                                         "hi": big["ci"][1], "stability": big["stability"]}
+    return {"groups": groups, "gaps": gaps, "largest": largest, "pos_sum": est["roc"]["pos_sum"],
             "neg_sum": est["roc"]["neg_sum"]}
 
 
@@ -73,6 +78,10 @@ def matches(obs, exp):
     for k in ("pos_sum", "neg_sum"):
         if obs[k] != exp[k]:
             bad.append((k, obs[k], exp[k]))
+    o, e = obs["largest"], exp["largest"]
+    if (o is None) != (e is None) or (e is not None and not all(
+            o[k] == e[k] if k in "gh" else close(o[k], e[k]) for k in e)):
+        bad.append(("largest", o, e))
     return not bad, bad[:4]
 
 
@@ -133,7 +142,8 @@ def check_cases(t, h, pb, data):
         g = est["roc_groups"]
         aucs = [x["auc"] for x in g["by_group"]]
         t.ok(st == 200 and est["reports"] == N and g["n"] == N and sum(g["reported"]) == N
-             and ok, f"{case}: every group's AUC and every gap, with intervals, equal "
+             and ok, f"{case}: every group's AUC and every gap, with intervals (pointwise and "
+             f"simultaneous) and the largest gap's, equal "
              f"host-sim/estimate/roc_groups.h's on the same reports (AUCs "
              f"{', '.join(f'{a:.4f}' for a in aucs if a is not None)}; {detail})", est)
         t.ok(not nulls_have_reasons(est), f"{case}: every null of the estimate has a reason",

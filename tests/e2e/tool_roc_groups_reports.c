@@ -5,8 +5,10 @@
  * with its own aggregation (dpm_roc_groups_agg_add, not the collector's stored sums), as one
  * JSON object: {"campaign": campaign-file block, "reports": [hex, ...], "expected": {"groups":
  * [{"group", "defined", "auc", "sd", "ci_lo", "ci_hi"}, ...], "gaps": [{"g", "h", "defined",
- * "gap", "sd", "ci_lo", "ci_hi"}, ...], "pos_sum": [...], "neg_sum": [...]}} (intervals at 0.95,
- * null where undefined). test_collector_roc_groups.py posts the reports and compares.
+ * "gap", "sd", "ci_lo", "ci_hi", "sim_lo", "sim_hi", "distinguishable"}, ...], "largest": {"g",
+ * "h", "lo", "hi", "stability"} | null, "pos_sum": [...], "neg_sum": [...]}} (intervals at
+ * 0.95, null where undefined; sim_*: every gap at once, dpm_roc_groups_pairwise).
+ * test_collector_roc_groups.py posts the reports and compares.
  *
  * CASE: g4b8 (4 groups, 8 bins, eps 2: the golden campaign's shape), g2b20 (2 groups, 20 bins,
  * group_eps 0.5 of eps 1.5), g3b4 (3 groups, 4 bins, eps 1), g2b44 (the collector's largest
@@ -168,7 +170,9 @@ int main(int argc, char **argv)
         return 0;
     }
     dpm_roc_groups_estimate_t *e = malloc(sizeof(*e));
-    if (e == NULL || dpm_roc_groups_estimate(&p, &a, 0.95, e) != DPM_OK) {
+    dpm_pairwise_t *pw = malloc(sizeof(*pw));
+    if (e == NULL || pw == NULL || dpm_roc_groups_estimate(&p, &a, 0.95, e) != DPM_OK ||
+        dpm_roc_groups_pairwise(e, 0.95, pw) != DPM_OK) {
         return 1;
     }
     printf("], \"expected\": {\"groups\": [");
@@ -191,15 +195,29 @@ int main(int argc, char **argv)
         print_num("sd", x->sd, x->defined);
         print_num("ci_lo", x->ci_lo, x->defined && x->ci_valid);
         print_num("ci_hi", x->ci_hi, x->defined && x->ci_valid);
+        print_num("sim_lo", pw->pair[j].lo, pw->pair[j].defined);
+        print_num("sim_hi", pw->pair[j].hi, pw->pair[j].defined);
+        printf(", \"distinguishable\": %s}", pw->pair[j].distinguishable ? "true" : "false");
+    }
+    printf("], \"largest\": ");
+    if (pw->largest_defined) {
+        const dpm_pairwise_pair_t *top = &pw->pair[pw->largest_pair];
+        printf("{\"g\": %u, \"h\": %u", top->g, top->h);
+        print_num("lo", pw->largest_lo, 1);
+        print_num("hi", pw->largest_hi, 1);
+        print_num("stability", pw->stability, 1);
         printf("}");
+    } else {
+        printf("null");
     }
     for (int s = 0; s < 2; s++) {
-        printf("], \"%s\": [", s ? "neg_sum" : "pos_sum");
+        printf("%s\"%s\": [", s ? "], " : ", ", s ? "neg_sum" : "pos_sum");
         for (uint32_t b = 0; b < B; b++) {
             printf("%s%" PRId64, b ? ", " : "", s ? neg_sum[b] : pos_sum[b]);
         }
     }
     printf("]}}\n");
+    free(pw);
     free(e);
     dpm_roc_groups_agg_free(&a);
     return 0;
