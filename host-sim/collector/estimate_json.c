@@ -126,33 +126,22 @@ static void sb_interval_clipped(jw_t *sb, double lo, double hi, double min, doub
     sb_interval(sb, isfinite(lo) ? clip(lo, min, max) : lo, isfinite(hi) ? clip(hi, min, max) : hi);
 }
 
-/* A disparity's pointwise intervals (value scale) at confidence and at 0.95, their claim and
- * effective number of events: the normal interval, or the Poisson-aware one where few
- * randomization events move the gap (ci_flags.h). */
+/* A disparity's pointwise intervals (estimate/disparity.h: dpm_disp_gap_ci), flagged small_n
+ * where a group is too small for the collector (group_too_small). */
 typedef struct {
     int ok; /* both groups have an estimate */
-    dpm_disp_gap_t gap, gap95;
-    double events;
-    unsigned flags;
+    dpm_disp_ci_t ci;
 } pair_ci_t;
 
 static void pair_ci(const dpm_disp_estimate_t *est, int have, uint32_t g, uint32_t h,
-                    const char *tiny, const double *jump_of, const double *excess_of,
-                    double confidence, pair_ci_t *x)
+                    const char *tiny, double confidence, pair_ci_t *x)
 {
-    x->ok = have && dpm_disp_gap(est, g, h, confidence, &x->gap) == DPM_OK &&
-            dpm_disp_gap(est, g, h, 0.95, &x->gap95) == DPM_OK;
-    x->events = NAN;
-    x->flags = x->ok && tiny == NULL
-                   ? dpm_ci_var_excess(fmax(excess_of[g], excess_of[h]), confidence)
-                   : DPM_CI_SMALL_N;
-    if (x->ok) {
-        double jump = fmax(jump_of[g], jump_of[h]), v = x->gap.var / 4.0;
-        double hw = dpm_ci_halfwidth(v, jump, 0.0, confidence, &x->events, &x->flags);
-        double h95 = dpm_ci_halfwidth(v, jump, 0.0, 0.95, NULL, &x->flags);
-        x->gap.ci_lo = x->gap.diff - 2.0 * hw, x->gap.ci_hi = x->gap.diff + 2.0 * hw;
-        x->gap95.ci_lo = x->gap95.diff - 2.0 * h95, x->gap95.ci_hi = x->gap95.diff + 2.0 * h95;
+    x->ok = have && dpm_disp_gap_ci(est, g, h, confidence, &x->ci) == DPM_OK;
+    if (!x->ok) {
+        x->ci.events = NAN;
+        x->ci.flags = DPM_CI_SMALL_N;
     }
+    x->ci.flags |= tiny != NULL ? DPM_CI_SMALL_N : 0u;
 }
 
 /* Every pair of one metric: the pointwise intervals, one report's bound, the comparison. */
@@ -180,7 +169,6 @@ static void sb_metric(jw_t *sb, const coll_campaign_t *c, const dpm_disp_agg_t *
     const char *small[DPM_DISP_MAX_GROUPS];
     /* one report's largest move of each group's mean: landing in it, or elsewhere (bounds.h) */
     double in_g[DPM_DISP_MAX_GROUPS], else_g[DPM_DISP_MAX_GROUPS];
-    double jump_of[DPM_DISP_MAX_GROUPS], excess_of[DPM_DISP_MAX_GROUPS];
     jw_raw(sb, "{\"metric\": \"%s\", \"groups\": [", coll_metric_name(metric));
     for (uint32_t g = 0; g < d; g++) {
         size_t nulls = sb->len;
@@ -188,19 +176,14 @@ static void sb_metric(jw_t *sb, const coll_campaign_t *c, const dpm_disp_agg_t *
         double n_hat = have ? est.group[g].n : NAN;
         small[g] = !have ? "no reports" : group_too_small(&c->disp, agg, g, n_hat);
         /* value scale v = 2 metric - 1 back to the metric: mean (m + 1) / 2, variance / 4 */
-        double mean = valid ? (est.group[g].mean + 1.0) / 2.0 : NAN;
-        double var = valid ? est.group[g].var / 4.0 : NAN;
-        double jump = NAN, events = NAN; /* few randomization events: ci_flags.h */
-        double excess = 1.0;             /* M_R's plug-in second moment errs high (disparity.h) */
-        unsigned flags = valid && dpm_disp_event_jump(&est, g, &jump) == DPM_OK &&
-                                 dpm_disp_plugin_excess(&est, g, &excess) == DPM_OK
-                             ? dpm_ci_var_excess(excess, confidence)
-                             : DPM_CI_SMALL_N;
-        jump_of[g] = jump / 2.0;
-        excess_of[g] = excess;
-        double half = dpm_ci_halfwidth(var, jump / 2.0, 0.0, confidence, &events, &flags);
-        double half95 = dpm_ci_halfwidth(var, jump / 2.0, 0.0, 0.95, NULL, &flags);
-        flags |= small[g] != NULL ? DPM_CI_SMALL_N : 0u;
+        dpm_disp_ci_t ci; /* the interval and its claim (ci_flags.h) */
+        if (!valid || dpm_disp_mean_ci(&est, g, confidence, &ci) != DPM_OK) {
+            ci.est = ci.var = ci.half = ci.half95 = ci.events = NAN;
+            ci.flags = DPM_CI_SMALL_N;
+        }
+        double mean = ci.est, var = ci.var, half = ci.half, half95 = ci.half95;
+        double events = ci.events;
+        unsigned flags = ci.flags | (small[g] != NULL ? DPM_CI_SMALL_N : 0u);
         jw_raw(sb, "%s{\"group\": %u, \"reports\": %llu, \"n\": %llu, \"size\": ", g ? ", " : "", g,
                (unsigned long long)agg->count[g], (unsigned long long)agg->count[g]);
         sb_num(sb, n_hat);
@@ -245,9 +228,9 @@ static void sb_metric(jw_t *sb, const coll_campaign_t *c, const dpm_disp_agg_t *
     for (uint32_t g = 0, k = 0; g < d; g++) {
         any_small |= small[g] != NULL;
         for (uint32_t h = g + 1; h < d; h++, k++) {
-            pair_ci(&est, have, g, h, small[g] != NULL ? small[g] : small[h], jump_of, excess_of,
-                    confidence, &t->ci[k]);
-            t->flags[k] = t->ci[k].flags;
+            pair_ci(&est, have, g, h, small[g] != NULL ? small[g] : small[h], confidence,
+                    &t->ci[k]);
+            t->flags[k] = t->ci[k].ci.flags;
             t->shift[k] = fmax(in_g[g] + else_g[h], else_g[g] + in_g[h]);
         }
     }
@@ -264,23 +247,23 @@ static void sb_metric(jw_t *sb, const coll_campaign_t *c, const dpm_disp_agg_t *
             const char *tiny = small[g] != NULL ? small[g] : small[h];
             jw_raw(sb, "%s{\"g\": %u, \"h\": %u, \"n\": %llu, \"diff\": ", k ? ", " : "", g, h,
                    (unsigned long long)(agg->count[g] + agg->count[h]));
-            sb_num(sb, ok ? x->gap.diff / 2.0 : NAN);
+            sb_num(sb, ok ? x->ci.est : NAN);
             jw_raw(sb, ", \"diff_clipped\": ");
-            sb_num(sb, ok ? clip(x->gap.diff / 2.0, -1.0, 1.0) : NAN);
+            sb_num(sb, ok ? clip(x->ci.est, -1.0, 1.0) : NAN);
             jw_raw(sb, ", \"var\": ");
-            sb_num(sb, ok ? x->gap.var / 4.0 : NAN);
+            sb_num(sb, ok ? x->ci.var : NAN);
             jw_raw(sb, ", \"ci\": ");
-            sb_interval(sb, ok ? x->gap.ci_lo / 2.0 : NAN, ok ? x->gap.ci_hi / 2.0 : NAN);
+            sb_interval(sb, ok ? x->ci.est - x->ci.half : NAN, ok ? x->ci.est + x->ci.half : NAN);
             jw_raw(sb, ", \"ci_clipped\": ");
-            sb_interval_clipped(sb, ok ? x->gap.ci_lo / 2.0 : NAN, ok ? x->gap.ci_hi / 2.0 : NAN,
-                                -1.0, 1.0);
+            sb_interval_clipped(sb, ok ? x->ci.est - x->ci.half : NAN,
+                                ok ? x->ci.est + x->ci.half : NAN, -1.0, 1.0);
             jw_raw(sb, ", \"ci95\": ");
-            sb_interval(sb, ok ? x->gap95.ci_lo / 2.0 : NAN, ok ? x->gap95.ci_hi / 2.0 : NAN);
+            sb_interval(sb, ok ? x->ci.est - x->ci.half95 : NAN, ok ? x->ci.est + x->ci.half95 : NAN);
             jw_raw(sb, ", \"max_shift_one_report\": ");
             sb_num(sb, ok ? t->shift[k] : NAN);
             jw_raw(sb, ", \"too_small\": %s, \"events\": ", tiny != NULL || !ok ? "true" : "false");
-            sb_num(sb, x->events);
-            coll_ci_json(sb, "ci", x->flags);
+            sb_num(sb, x->ci.events);
+            coll_ci_json(sb, "ci", x->ci.flags);
             coll_pairwise_pair_json(sb, have_pw ? &t->pw.pair[k] : NULL, &fam);
             sb_reason(sb, why != NULL ? why : tiny, nulls);
             jw_raw(sb, "}");

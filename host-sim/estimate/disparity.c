@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "common/prob.h"
+#include "estimate/ci_flags.h"
 
 #define TWO32 4294967296.0
 #define LN2 0.69314718055994530942
@@ -672,6 +673,7 @@ static void estimate_group(const dpm_disp_params_t *p, const dpm_disp_agg_t *agg
     e->mean = group_mean(p, agg, g, n);
     e->nu2 = nu2_arg == DPM_DISP_NU2_PLUGIN ? plugin_nu2(p, agg, g, n, e->mean)
                                             : resolve_nu2(p->mech, nu2_arg);
+    e->nu2_given = nu2_arg >= 0.0;
     e->var = group_variance(p, (double)agg->total, e, estimated);
 }
 
@@ -997,7 +999,9 @@ dpm_status_t dpm_disp_plugin_excess(const dpm_disp_estimate_t *est, uint32_t g, 
         return DPM_ERR_UNDEFINED;
     }
     double low = e->var;
-    if (est->params.mech == DPM_DISP_MR && !est->sizes_estimated) {
+    if (e->nu2_given) {
+        /* the variance at the true ν²: no excess */
+    } else if (est->params.mech == DPM_DISP_MR && !est->sizes_estimated) {
         if (dpm_disp_mean_variance(&est->params, (double)est->total, e->n, 1.0, &low) != DPM_OK) {
             return DPM_ERR_UNDEFINED;
         }
@@ -1007,5 +1011,68 @@ dpm_status_t dpm_disp_plugin_excess(const dpm_disp_estimate_t *est, uint32_t g, 
         low = group_variance(&est->params, (double)est->total, &worst, 1);
     }
     *ratio = low > 0.0 ? e->var / low : 1.0;
+    return DPM_OK;
+}
+
+/* The group's event size (metric scale) and variance excess; DPM_CI_SMALL_N when either fails. */
+static unsigned group_claim(const dpm_disp_estimate_t *est, uint32_t g, double confidence,
+                            double *jump, double *excess)
+{
+    double j = NAN, x = 1.0;
+    unsigned flags = dpm_disp_event_jump(est, g, &j) == DPM_OK &&
+                             dpm_disp_plugin_excess(est, g, &x) == DPM_OK
+                         ? dpm_ci_var_excess(x, confidence)
+                         : DPM_CI_SMALL_N;
+    *jump = j / 2.0;
+    *excess = x;
+    return flags;
+}
+
+/* Both levels' half-widths of an estimate whose claim so far is out->flags. */
+static void ci_halfwidths(double confidence, dpm_disp_ci_t *out)
+{
+    out->events = NAN;
+    out->half = dpm_ci_halfwidth(out->var, out->jump, 0.0, confidence, &out->events, &out->flags);
+    out->half95 = dpm_ci_halfwidth(out->var, out->jump, 0.0, 0.95, NULL, &out->flags);
+}
+
+dpm_status_t dpm_disp_mean_ci(const dpm_disp_estimate_t *est, uint32_t g, double confidence,
+                              dpm_disp_ci_t *out)
+{
+    if (est == NULL || !is_d(est->params.d) || g >= est->params.d || out == NULL ||
+        !(confidence > 0.0 && confidence < 1.0)) {
+        return DPM_ERR_PARAM;
+    }
+    if (!est->group[g].valid) {
+        return DPM_ERR_UNDEFINED;
+    }
+    out->est = (est->group[g].mean + 1.0) / 2.0;
+    out->var = est->group[g].var / 4.0;
+    out->flags = group_claim(est, g, confidence, &out->jump, &out->excess);
+    ci_halfwidths(confidence, out);
+    return DPM_OK;
+}
+
+dpm_status_t dpm_disp_gap_ci(const dpm_disp_estimate_t *est, uint32_t g, uint32_t h,
+                             double confidence, dpm_disp_ci_t *out)
+{
+    dpm_disp_gap_t gap;
+    if (out == NULL) {
+        return DPM_ERR_PARAM;
+    }
+    dpm_status_t st = dpm_disp_gap(est, g, h, confidence, &gap);
+    if (st != DPM_OK) {
+        return st;
+    }
+    double jg, jh, xg, xh;
+    unsigned fg = group_claim(est, g, confidence, &jg, &xg);
+    unsigned fh = group_claim(est, h, confidence, &jh, &xh);
+    out->est = gap.diff / 2.0;
+    out->var = gap.var / 4.0;
+    out->jump = fmax(jg, jh); /* a NaN (no jump) gives way to the other's */
+    out->excess = fmax(xg, xh);
+    out->flags = ((fg | fh) & DPM_CI_SMALL_N) ? DPM_CI_SMALL_N
+                                               : dpm_ci_var_excess(out->excess, confidence);
+    ci_halfwidths(confidence, out);
     return DPM_OK;
 }

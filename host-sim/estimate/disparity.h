@@ -255,6 +255,8 @@ typedef struct {
     double n;            /* the group size used: known, or the GRR estimate */
     double mean;         /* m̂_G, value scale [-1, 1] */
     double nu2;          /* ν² used for the variance */
+    int nu2_given;       /* 1 if ν² was given as a number (the true one: the variance is exact),
+                          * 0 for the worst case or the plug-in (dpm_disp_plugin_excess) */
     double var;          /* Var[m̂_G] (delta method including n̂'s noise if n was estimated) */
 } dpm_disp_group_est_t;
 
@@ -310,10 +312,36 @@ dpm_status_t dpm_disp_gaps_all(const dpm_disp_estimate_t *est, double confidence
 dpm_status_t dpm_disp_event_jump(const dpm_disp_estimate_t *est, uint32_t g, double *jump);
 
 /* How far group g's variance may exceed the truth because of M_R's plug-in ν² (which can only
- * err high: max(0, m̂² - Var) <= ν²): Var at the plug-in over Var at the worst ν² = 1 (1 for
- * M_L, whose reports carry ν²). Above (z_0.985 / z_0.975)² = 1.226 a bias-free normal interval
+ * err high: max(0, m̂² - Var) <= ν²) or its worst case ν² = 0: Var at the ν² used over Var at
+ * ν² = 1 (1 for M_L, whose reports carry ν², and for a ν² given as a number). Above (z_0.985 / z_0.975)² = 1.226 a bias-free normal interval
  * may cover more than 97 %: the interval is then conservative (estimate/ci_flags.h). */
 dpm_status_t dpm_disp_plugin_excess(const dpm_disp_estimate_t *est, uint32_t g, double *ratio);
+
+/* An interval as every tool prints it, on the metric's scale (value v = 2 metric - 1 halved:
+ * a group's mean (m̂ + 1) / 2, a gap's difference / 2). */
+typedef struct {
+    double est, var;   /* the estimate and its error variance */
+    double half;       /* half-width at the level asked for */
+    double half95;     /* half-width at 0.95 */
+    double events;     /* effective randomization events (estimate/ci_flags.h); NaN: unknown */
+    double jump;       /* one event's largest move of the estimate */
+    double excess;     /* the variance may exceed the truth by this factor (>= 1) */
+    unsigned flags;    /* the interval's claim (estimate/ci_flags.h), both levels' flags */
+} dpm_disp_ci_t;
+
+/* Group g's mean with its interval at confidence in (0, 1): the normal one, the Poisson-aware
+ * one where few randomization events move the mean (DPM_CI_FEW_EVENTS), DPM_CI_CONSERVATIVE
+ * where M_R's plug-in ν² may make the variance too large (dpm_ci_var_excess), DPM_CI_SMALL_N
+ * where the event size or the excess cannot be computed. The collector and dpm-sim both print
+ * this one. DPM_ERR_UNDEFINED for a group that is not valid. */
+dpm_status_t dpm_disp_mean_ci(const dpm_disp_estimate_t *est, uint32_t g, double confidence,
+                              dpm_disp_ci_t *out);
+
+/* Gap g - h likewise (dpm_disp_gap's variance; one event moves it by at most the larger of the
+ * two groups' jumps; the excess is the larger of theirs). DPM_ERR_UNDEFINED if a group is not
+ * valid. */
+dpm_status_t dpm_disp_gap_ci(const dpm_disp_estimate_t *est, uint32_t g, uint32_t h,
+                             double confidence, dpm_disp_ci_t *out);
 
 /* Every pair at once (estimate/pairwise.h): simultaneous intervals for all d(d-1)/2 gaps at
  * confidence in (0, 1), which pairs are distinguishable, and the largest |gap| with an interval

@@ -575,6 +575,15 @@ static void add_selection(const sim_cfg_t *cfg, uint32_t j, const dpm_disp_estim
     free(pw);
 }
 
+static void item_from_ci(sim_item_run_t *it, const dpm_disp_ci_t *ci)
+{
+    it->est = ci->est;
+    it->sd = sqrt(ci->var);
+    it->lo = ci->est - ci->half;
+    it->hi = ci->est + ci->half;
+    it->flags = ci->flags;
+}
+
 static void tuple_estimate(const sim_cfg_t *cfg, const sim_agg_t *agg, uint32_t run,
                            sim_item_run_t *out, void *ext)
 {
@@ -582,7 +591,6 @@ static void tuple_estimate(const sim_cfg_t *cfg, const sim_agg_t *agg, uint32_t 
     const sim_tuple_state_t *s = st_of(cfg);
     const sim_tuple_agg_t *ta = sim_tuple_agg_c(agg);
     const sim_scenario_t *sc = cfg->sc;
-    double z = prob_norm_quantile(0.5 + sc->confidence / 2.0);
     uint32_t d = cfg->d, per = d + d * (d - 1) / 2;
     for (uint32_t j = 0; j < s->nmetrics; j++) {
         double nu2[SIM_MAX_GROUPS];
@@ -597,23 +605,18 @@ static void tuple_estimate(const sim_cfg_t *cfg, const sim_agg_t *agg, uint32_t 
         if (ext != NULL) {
             add_selection(cfg, j, &est, ext);
         }
+        /* the collector's intervals, with their claims (dpm_disp_mean_ci, dpm_disp_gap_ci) */
         sim_item_run_t *it = out + (size_t)j * per;
+        dpm_disp_ci_t ci;
         for (uint32_t g = 0; g < d; g++, it++) {
-            if (est.group[g].valid) {
-                it->est = (est.group[g].mean + 1.0) / 2.0; /* back to the metric's scale */
-                it->sd = sqrt(est.group[g].var) / 2.0;
-                it->lo = it->est - z * it->sd;
-                it->hi = it->est + z * it->sd;
+            if (dpm_disp_mean_ci(&est, g, sc->confidence, &ci) == DPM_OK) {
+                item_from_ci(it, &ci);
             }
         }
         for (uint32_t g = 0; g < d; g++) {
             for (uint32_t h = g + 1; h < d; h++, it++) {
-                dpm_disp_gap_t gap;
-                if (dpm_disp_gap(&est, g, h, sc->confidence, &gap) == DPM_OK) {
-                    it->est = gap.diff / 2.0;
-                    it->sd = sqrt(gap.var) / 2.0;
-                    it->lo = gap.ci_lo / 2.0;
-                    it->hi = gap.ci_hi / 2.0;
+                if (dpm_disp_gap_ci(&est, g, h, sc->confidence, &ci) == DPM_OK) {
+                    item_from_ci(it, &ci);
                 }
             }
         }
