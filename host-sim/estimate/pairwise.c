@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "common/prob.h"
-#include "sim/stream.h"
+#include "common/stream.h"
 
 #define HIST_BINS ((uint32_t)(DPM_PAIRWISE_HIST_MAX / DPM_PAIRWISE_BIN))
 #define PSD_TOL 1e-9 /* a Cholesky pivot below -PSD_TOL x its variance: not PSD */

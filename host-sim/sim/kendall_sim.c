@@ -9,7 +9,7 @@
 
 #include "common/prob.h"
 #include "dpm/ustat.h"
-#include "sim/stream.h"
+#include "common/stream.h"
 
 #define PAIRS_TAG UINT64_C(0x4B454E44414C4C54) /* "KENDALLT": keeps the pair keys apart */
 #define TWO31 2147483648.0

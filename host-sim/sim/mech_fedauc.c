@@ -48,7 +48,7 @@
 #include "sim/results.h"
 #include "sim/roc_sim.h"
 #include "sim/sim_cfg.h"
-#include "sim/stream.h"
+#include "common/stream.h"
 
 #define Q16 65536.0
 #define TWO31 2147483648.0

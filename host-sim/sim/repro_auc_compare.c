@@ -19,7 +19,7 @@
 #include "sim/progress.h"
 #include "sim/repro_auc_data.h"
 #include "sim/repro_auc_fedauc.h"
-#include "sim/stream.h"
+#include "common/stream.h"
 
 #define NEX 100000u  /* examples */
 #define NPOS 30000u  /* positives (base rate 0.3) */

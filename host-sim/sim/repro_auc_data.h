@@ -5,14 +5,14 @@
  * Phi^-1(AUC), with exact class sizes, in Q1.31 as a device holds them; or Beta scores per class
  * (Bell et al.'s sanity setup). Also: the exact AUC of the examples (Mann-Whitney, ties 1/2), a
  * uniform assignment to devices, and a device's random source on its own stream (the SDK's
- * dpm_rand_t over sim/stream.h, as dpm-sim's devices). */
+ * dpm_rand_t over common/stream.h, as dpm-sim's devices). */
 #ifndef DPM_SIM_REPRO_AUC_DATA_H
 #define DPM_SIM_REPRO_AUC_DATA_H
 
 #include <stdint.h>
 
 #include "dpm/noise.h"
-#include "sim/stream.h"
+#include "common/stream.h"
 
 typedef struct {
     uint32_t n, npos;

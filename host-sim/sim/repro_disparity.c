@@ -21,7 +21,7 @@
 #include "sim/repro_selection.h"
 #include "sim/scenario_parse.h"
 #include "sim/session.h"
-#include "sim/stream.h"
+#include "common/stream.h"
 
 #define T2_RUNS_MAX 64u
 #define RATIO_P_MIN 1e-3

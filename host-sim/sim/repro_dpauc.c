@@ -13,7 +13,7 @@
 #include "sim/progress.h"
 #include "sim/repro_auc_data.h"
 #include "sim/sim_rng.h"
-#include "sim/stream.h"
+#include "common/stream.h"
 
 #define PARTIES 15u
 #define RUNS 100u

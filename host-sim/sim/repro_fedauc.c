@@ -14,7 +14,7 @@
 #include "sim/repro_auc_data.h"
 #include "sim/repro_fedauc_explain.h"
 #include "sim/sim_rng.h"
-#include "sim/stream.h"
+#include "common/stream.h"
 
 #define M_POS 117317u
 #define M_NEG 341090u

@@ -15,7 +15,7 @@
 #include "sim/progress.h"
 #include "sim/repro_auc_data.h"
 #include "sim/sim_rng.h"
-#include "sim/stream.h"
+#include "common/stream.h"
 
 #define NEX 100000u /* pooled examples */
 #define NPOS 30000u

@@ -13,7 +13,7 @@
 #include "sim/progress.h"
 #include "sim/repro_auc_data.h"
 #include "sim/sim_rng.h"
-#include "sim/stream.h"
+#include "common/stream.h"
 
 #define RUNS 20u /* the paper's Figure 3 */
 #define NPOS 693u

@@ -10,7 +10,7 @@
 #include "common/prob.h"
 #include "sim/progress.h"
 #include "sim/sim_rng.h"
-#include "sim/stream.h"
+#include "common/stream.h"
 
 #define ROC_TAG UINT64_C(0x524F435F48495354) /* "ROC_HIST": keeps the example keys apart */
 #define MIX_STEP 0.1

@@ -26,7 +26,7 @@
 #include "sim/farm.h"
 #include "sim/progress.h"
 #include "sim/scenario_parse.h"
-#include "sim/stream.h"
+#include "common/stream.h"
 
 static const char kDemo[] =
     "[scenario]\nname = bench\n"

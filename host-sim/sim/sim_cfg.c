@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/stream.h"
+#include "common/stream.h"
 
 /* Device index of the exact-mode stream of a run: no real device has it. */
 #define EXACT_STREAM_DEVICE UINT64_MAX

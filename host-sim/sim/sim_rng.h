@@ -28,7 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sim/stream.h"
+#include "common/stream.h"
 
 typedef struct {
     sim_stream_t s;

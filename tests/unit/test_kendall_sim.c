@@ -21,7 +21,7 @@
 #include "sim_fixture.h"
 
 #include "sim/kendall_sim.h"
-#include "sim/stream.h"
+#include "common/stream.h"
 
 static double brute_tau_a(const uint64_t *xy, size_t n)
 {

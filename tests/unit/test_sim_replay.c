@@ -20,7 +20,7 @@
 #include "sim/mech_tuple.h"
 #include "sim/population.h"
 #include "sim/scenario.h"
-#include "sim/stream.h"
+#include "common/stream.h"
 
 #define DEVICES 3000u
 #define RUN 3u

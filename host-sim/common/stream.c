@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Seeded device streams (see stream.h). */
-#include "sim/stream.h"
+#include "common/stream.h"
 
 #include <math.h>
 

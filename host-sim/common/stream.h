@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Seeded random streams of the simulator (host-sim only: real devices use a CSPRNG through their
- * port). Every simulated device has its own byte stream, so that its report depends only on
+/* Seeded random streams of the simulator and of the estimators' fixed-seed Monte Carlo
+ * (estimate/pairwise.c's max-|t| quantile), host-sim only: real devices use a CSPRNG through
+ * their port. Here in common/ because both sim/ and estimate/ use it. Every simulated device has its own byte stream, so that its report depends only on
  * (seed, run, device, its input, the mechanism): any single device can be replayed alone, and
  * results do not depend on the thread count.
  *
@@ -12,8 +13,8 @@
  * costs nothing to derive). The SDK fills its 256-byte buffer once per device (~30 ns). Two
  * devices' streams overlap only if their keys differ by fewer than ~32 multiples of the odd
  * constant: probability ~ 64 / 2^64 per pair. */
-#ifndef DPM_SIM_STREAM_H
-#define DPM_SIM_STREAM_H
+#ifndef DPM_HOST_COMMON_STREAM_H
+#define DPM_HOST_COMMON_STREAM_H
 
 #include <stdint.h>
 
@@ -39,4 +40,4 @@ void sim_stream_normal_pair(sim_stream_t *s, double *a, double *b);
 /* A port RNG whose bytes come from s (s must outlive it). */
 dpm_rng_t sim_stream_port(sim_stream_t *s);
 
-#endif /* DPM_SIM_STREAM_H */
+#endif /* DPM_HOST_COMMON_STREAM_H */
