@@ -272,8 +272,12 @@ def main():
     try:
         t0 = time.monotonic()
         with PgCluster("test_collector_pg") as pg:
-            t.ok(True, f"a throw-away PostgreSQL cluster in {pg.dir} ({time.monotonic() - t0:.1f} "
-                 f"s to initdb and start)")
+            try:  # the cluster answers before anything relies on it
+                answer = pg.sql("postgres", "SELECT 6 * 7")
+            except RuntimeError as e:
+                answer = str(e)
+            t.ok(answer == [["42"]], f"a throw-away PostgreSQL cluster in {pg.dir} answers a "
+                 f"query ({time.monotonic() - t0:.1f} s to initdb and start)", answer)
             guarded(t, "several collectors", several_collectors, t, pg)
             guarded(t, "outage", outage, t, pg)
             guarded(t, "timeouts", timeouts, t, pg)

@@ -1,8 +1,14 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* dpmetrics: the one header an app includes. Layers, top to bottom (each only calls the one
- * below it): device (the app's entry point) -> stats (local statistics) -> noise (exact
- * samplers) -> mech (mechanisms) -> budget (privacy ledger) -> report (wire format) -> upload
- * (outbox, HTTP). port.h is what a platform provides. */
+/* dpmetrics: the one header an app includes. The code's layers (sdk/src/<layer>), each calling
+ * only layers listed after it:
+ *   device  the app's entry point: campaigns, report calls, the device-wide ε cap;
+ *   upload  outbox, HTTP, campaign fetch;      report  wire format (nanopb), DAP reports;
+ *   mech    mechanisms: statistic + noise + parameters -> report body (uses noise);
+ *   vdaf    Prio3 sharding (two-aggregator mode);  budget  the privacy ledger;
+ *   stats   local statistics;  noise  exact samplers;  core  storage, status, version.
+ * Known crossing: report and mech include each other's headers (mech fills report's body
+ * types; report calls mech's FedAUC internals), to be folded into per-mechanism ops.
+ * port.h is what a platform provides. */
 #ifndef DPM_DPM_H
 #define DPM_DPM_H
 
