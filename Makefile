@@ -392,6 +392,16 @@ lint-cortex-m: deps cross-deps
 	  -isystem /usr/lib/arm-none-eabi/include -DDPM_CM_TEST_DRBG_NOT_FOR_PRODUCTION
 
 ifneq ($(CROSS_COMPILE),)
+# A cross build without its compiler would end in a raw CMake or "gcc: not found" error: say what
+# installs it (goals that install or only print go on).
+ifeq ($(shell command -v $(CC) 2>/dev/null),)
+ifeq ($(filter-out cross-deps deps help clean version,$(or $(MAKECMDGOALS),all)),)
+else
+$(error $(CC) not found: run `make cross-deps` (the cross compilers, qemu and the targets' \
+  cmocka), then `make CROSS_COMPILE=$(CROSS_COMPILE)` again. Targets .make/cross.sh builds: \
+  arm-linux-gnueabihf-, aarch64-linux-gnu-, s390x-linux-gnu-)
+endif
+endif
 # Mbed TLS for the target, with the config chosen above (cmake knows the cross compiler).
 MBEDTLS_CROSS_BUILD = @MBEDTLS_SRC=$(MBEDTLS_SRC) bash .make/build-mbedtls.sh $(TARGET) $(MBEDTLS_DIR) \
   $(CURDIR)/port/tls/config/dpm_mbedtls_$(MBEDTLS_CONFIG).h -DCMAKE_SYSTEM_NAME=Linux \

@@ -26,6 +26,12 @@
 DPM_ROOT ?= $(patsubst %/sdk/,%,$(dir $(abspath $(lastword $(MAKEFILE_LIST)))))
 DPM_NANOPB_DIR ?= $(DPM_ROOT)/build/src/nanopb
 DPM_CONFIG ?=
+# Without the runtime every SDK file would fail later with "pb.h: No such file": say what to do.
+ifeq ($(wildcard $(DPM_NANOPB_DIR)/pb.h),)
+$(error dpmetrics: no nanopb runtime in DPM_NANOPB_DIR=$(DPM_NANOPB_DIR) (pb.h is missing): \
+  run `make deps` in $(DPM_ROOT), which puts nanopb 0.4.7 there, or set DPM_NANOPB_DIR to a \
+  nanopb 0.4.x source directory before including sdk/sources.mk)
+endif
 
 DPM_SDK_SRCS := $(sort $(wildcard $(DPM_ROOT)/sdk/src/*/*.c)) $(DPM_ROOT)/sdk/proto/dpm.pb.c
 DPM_NANOPB_SRCS := $(addprefix $(DPM_NANOPB_DIR)/,pb_common.c pb_encode.c pb_decode.c)

@@ -126,6 +126,14 @@ submake -C "$work/src" -j2 CC="$CC" consumer >"$work/src.log" 2>&1
 tap $? "Makefile build from source with sdk/sources.mk"
 show "$work/src.log" 3
 check_run sources.mk "$work/src/consumer"
+# the same project without the nanopb runtime: an error that says what to do, not "pb.h: No
+# such file" from the first SDK file compiled
+submake -C "$work/src" -j2 CC="$CC" DPM_NANOPB_DIR="$work/no-nanopb" consumer \
+  >"$work/src-nopb.log" 2>&1
+[ $? -ne 0 ] && grep -q "no nanopb runtime in DPM_NANOPB_DIR=$work/no-nanopb" "$work/src-nopb.log" &&
+  grep -q "make deps" "$work/src-nopb.log" && ! grep -q "No such file" "$work/src-nopb.log"
+tap $? "sources.mk without the nanopb runtime stops at once, naming the directory and make deps"
+show "$work/src-nopb.log" 3
 
 mkdir -p "$work/sub"
 cat >"$work/sub/CMakeLists.txt" <<EOF
