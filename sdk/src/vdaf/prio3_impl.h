@@ -126,13 +126,12 @@ static uint32_t bitrev(uint32_t x, unsigned bits)
 static DPM_NOINLINE void ntt_inverse_dif(FE *y, uint32_t p, const FE *tw)
 {
     for (uint32_t len = p / 2u; len >= 1u; len /= 2u) {
-        size_t stride = p / (2u * len);
-        for (uint32_t start = 0; start < p; start += 2u * len) {
-            for (uint32_t j = 0; j < len; j++) {
-                FE u = y[start + j], t = y[start + j + len];
-                y[start + j] = fe_add(u, t);
-                y[start + j + len] =
-                    j == 0 ? fe_sub(u, t) : fe_mul(fe_sub(u, t), tw[p - j * stride]);
+        const size_t stride = p / (2u * len);
+        for (FE *u = y; u < y + p; u += 2u * len) {
+            fe_bfly(u, u + len); /* twiddle w^0 */
+            for (uint32_t j = 1; j < len; j++) {
+                fe_bfly(u + j, u + j + len);
+                fe_mul_to(u + j + len, u + j + len, tw + (p - j * stride));
             }
         }
     }
@@ -142,13 +141,12 @@ static DPM_NOINLINE void ntt_inverse_dif(FE *y, uint32_t p, const FE *tw)
 static DPM_NOINLINE void ntt_forward_dit(FE *y, uint32_t p, const FE *tw)
 {
     for (uint32_t len = 1; len < p; len *= 2u) {
-        size_t stride = p / (2u * len);
-        for (uint32_t start = 0; start < p; start += 2u * len) {
-            for (uint32_t j = 0; j < len; j++) {
-                FE u = y[start + j];
-                FE t = j == 0 ? y[start + j + len] : fe_mul(y[start + j + len], tw[j * stride]);
-                y[start + j] = fe_add(u, t);
-                y[start + j + len] = fe_sub(u, t);
+        const size_t stride = p / (2u * len);
+        for (FE *u = y; u < y + p; u += 2u * len) {
+            fe_bfly(u, u + len);
+            for (uint32_t j = 1; j < len; j++) {
+                fe_mul_to(u + j + len, u + j + len, tw + j * stride);
+                fe_bfly(u + j, u + j + len);
             }
         }
     }
@@ -218,7 +216,7 @@ static DPM_NOINLINE void extend_wire(const dpm_prio3_t *v, FE *ext, const prove_
     for (uint32_t j = 1; j < step; j++) {
         const FE *cs = w->cs + (size_t)(j - 1u) * p;
         for (uint32_t k = 0; k < p; k++) {
-            w->tmp[k] = fe_mul(w->coef[k], cs[k]);
+            fe_mul_to(w->tmp + k, w->coef + k, cs + k);
         }
         ntt_forward_dit(w->tmp, p, w->tw);
         for (uint32_t i = 0; i < p; i++) {
