@@ -686,7 +686,7 @@ static void test_accept_task(void **state)
     assert_int_equal(dpm_device_dap_accept_task(&f->dev, f->tf.id, f->tf.config, f->tf.config_len,
                                                 &f->tf.leader_cfg, &rotated, &t, &reason),
                      DPM_ERR_POLICY);
-    assert_string_equal(reason, "task helper (host and HPKE key) is not an aggregator of the policy");
+    assert_string_equal(reason, "task helper's host and HPKE key are not in the app's policy");
     assert_int_equal(((uint8_t *)&t)[0], 0xAB);
     close_fixture(f);
 }

@@ -162,9 +162,9 @@ static void check128(u128_t a, u128_t b)
     p_f128_t m4, s4 = px, d4 = py;
     p_f128_mul_to(&m4, &px, &py);
     p_f128_bfly(&s4, &d4);
-    if (m3.lo != m1.lo || m3.hi != m1.hi || s3.lo != s1.lo || s3.hi != s1.hi ||
-        d3.lo != d1.lo || d3.hi != d1.hi || m4.lo != m2.lo || m4.hi != m2.hi ||
-        s4.lo != s2.lo || s4.hi != s2.hi || d4.lo != d2.lo || d4.hi != d2.hi) {
+    if (m3.lo != m1.lo || m3.hi != m1.hi || s3.lo != s1.lo || s3.hi != s1.hi || d3.lo != d1.lo ||
+        d3.hi != d1.hi || m4.lo != m2.lo || m4.hi != m2.hi || s4.lo != s2.lo || s4.hi != s2.hi ||
+        d4.lo != d2.lo || d4.hi != d2.hi) {
         fail_msg("Field128 in memory: a = %016llx%016llx b = %016llx%016llx",
                  (unsigned long long)a.hi, (unsigned long long)a.lo, (unsigned long long)b.hi,
                  (unsigned long long)b.lo);

@@ -23,7 +23,7 @@
 #include <string.h>
 
 /* Armv7E-M (Cortex-M4, M7) with GCC-style inline assembly: UMAAL and flag-chained limbs. */
-#if defined(__GNUC__) && defined(__ARM_ARCH_7EM__) && defined(__thumb2__) &&                      \
+#if defined(__GNUC__) && defined(__ARM_ARCH_7EM__) && defined(__thumb2__) &&                       \
     !defined(DPM_VDAF_PORTABLE_MUL)
 #define DPM_VDAF_ARMV7EM 1
 #else
@@ -236,28 +236,28 @@ F128_INLINE f128_t f128_add(f128_t a, f128_t b)
 {
     uint32_t s0 = (uint32_t)a.lo, s1 = (uint32_t)(a.lo >> 32), s2 = (uint32_t)a.hi,
              s3 = (uint32_t)(a.hi >> 32), m, t;
-    __asm__("mov    %[m], #0\n\t"
-            "adds   %[s0], %[s0], %[b0]\n\t"
-            "adcs   %[s1], %[s1], %[b1]\n\t"
-            "adcs   %[s2], %[s2], %[b2]\n\t"
-            "adcs   %[s3], %[s3], %[b3]\n\t"
-            "adc    %[m], %[m], #0\n\t"
-            "adds   %[t], %[s0], #-1\n\t"
-            "adcs   %[t], %[s1], #-1\n\t"
-            "adcs   %[t], %[s2], #0x1B\n\t"
-            "adcs   %[t], %[s3], #0\n\t"
-            "adc    %[m], %[m], #0\n\t"
-            "rsb    %[m], %[m], #0\n\t"
-            "and    %[t], %[m], #0x1B\n\t"
-            "adds   %[s0], %[s0], %[m]\n\t"
-            "adcs   %[s1], %[s1], %[m]\n\t"
-            "adcs   %[s2], %[s2], %[t]\n\t"
-            "adc    %[s3], %[s3], #0"
-            : [s0] "+&r"(s0), [s1] "+&r"(s1), [s2] "+&r"(s2), [s3] "+&r"(s3), [m] "=&r"(m),
-              [t] "=&r"(t)
-            : [b0] "r"((uint32_t)b.lo), [b1] "r"((uint32_t)(b.lo >> 32)), [b2] "r"((uint32_t)b.hi),
-              [b3] "r"((uint32_t)(b.hi >> 32))
-            : "cc");
+    __asm__(
+        "mov    %[m], #0\n\t"
+        "adds   %[s0], %[s0], %[b0]\n\t"
+        "adcs   %[s1], %[s1], %[b1]\n\t"
+        "adcs   %[s2], %[s2], %[b2]\n\t"
+        "adcs   %[s3], %[s3], %[b3]\n\t"
+        "adc    %[m], %[m], #0\n\t"
+        "adds   %[t], %[s0], #-1\n\t"
+        "adcs   %[t], %[s1], #-1\n\t"
+        "adcs   %[t], %[s2], #0x1B\n\t"
+        "adcs   %[t], %[s3], #0\n\t"
+        "adc    %[m], %[m], #0\n\t"
+        "rsb    %[m], %[m], #0\n\t"
+        "and    %[t], %[m], #0x1B\n\t"
+        "adds   %[s0], %[s0], %[m]\n\t"
+        "adcs   %[s1], %[s1], %[m]\n\t"
+        "adcs   %[s2], %[s2], %[t]\n\t"
+        "adc    %[s3], %[s3], #0"
+        : [s0] "+&r"(s0), [s1] "+&r"(s1), [s2] "+&r"(s2), [s3] "+&r"(s3), [m] "=&r"(m), [t] "=&r"(t)
+        : [b0] "r"((uint32_t)b.lo), [b1] "r"((uint32_t)(b.lo >> 32)), [b2] "r"((uint32_t)b.hi),
+          [b3] "r"((uint32_t)(b.hi >> 32))
+        : "cc");
     return f128_make(s0 | ((uint64_t)s1 << 32), s2 | ((uint64_t)s3 << 32));
 }
 
@@ -265,21 +265,21 @@ F128_INLINE f128_t f128_sub(f128_t a, f128_t b)
 {
     uint32_t d0 = (uint32_t)a.lo, d1 = (uint32_t)(a.lo >> 32), d2 = (uint32_t)a.hi,
              d3 = (uint32_t)(a.hi >> 32), m, t;
-    __asm__("subs   %[d0], %[d0], %[b0]\n\t"
-            "sbcs   %[d1], %[d1], %[b1]\n\t"
-            "sbcs   %[d2], %[d2], %[b2]\n\t"
-            "sbcs   %[d3], %[d3], %[b3]\n\t"
-            "sbc    %[m], %[m], %[m]\n\t"
-            "and    %[t], %[m], #0x1B\n\t"
-            "subs   %[d0], %[d0], %[m]\n\t"
-            "sbcs   %[d1], %[d1], %[m]\n\t"
-            "sbcs   %[d2], %[d2], %[t]\n\t"
-            "sbc    %[d3], %[d3], #0"
-            : [d0] "+&r"(d0), [d1] "+&r"(d1), [d2] "+&r"(d2), [d3] "+&r"(d3), [m] "=&r"(m),
-              [t] "=&r"(t)
-            : [b0] "r"((uint32_t)b.lo), [b1] "r"((uint32_t)(b.lo >> 32)), [b2] "r"((uint32_t)b.hi),
-              [b3] "r"((uint32_t)(b.hi >> 32))
-            : "cc");
+    __asm__(
+        "subs   %[d0], %[d0], %[b0]\n\t"
+        "sbcs   %[d1], %[d1], %[b1]\n\t"
+        "sbcs   %[d2], %[d2], %[b2]\n\t"
+        "sbcs   %[d3], %[d3], %[b3]\n\t"
+        "sbc    %[m], %[m], %[m]\n\t"
+        "and    %[t], %[m], #0x1B\n\t"
+        "subs   %[d0], %[d0], %[m]\n\t"
+        "sbcs   %[d1], %[d1], %[m]\n\t"
+        "sbcs   %[d2], %[d2], %[t]\n\t"
+        "sbc    %[d3], %[d3], #0"
+        : [d0] "+&r"(d0), [d1] "+&r"(d1), [d2] "+&r"(d2), [d3] "+&r"(d3), [m] "=&r"(m), [t] "=&r"(t)
+        : [b0] "r"((uint32_t)b.lo), [b1] "r"((uint32_t)(b.lo >> 32)), [b2] "r"((uint32_t)b.hi),
+          [b3] "r"((uint32_t)(b.hi >> 32))
+        : "cc");
     return f128_make(d0 | ((uint64_t)d1 << 32), d2 | ((uint64_t)d3 << 32));
 }
 #else
@@ -507,8 +507,7 @@ F128_MUL void f128_mul_to(f128_t *out, const f128_t *a, const f128_t *b)
             "adcs   %[r2], %[r2], %[t]\n\t"
             "adc    %[r3], %[r3], #0"
             : [r0] "+&r"(r0), [r1] "+&r"(r1), [r2] "+&r"(r2), [r3] "+&r"(r3), [r4] "+&r"(r4),
-              [r5] "+&r"(r5), [r6] "+&r"(r6), [c] "=&r"(z), [k] "=&r"(k), [t] "=&r"(t),
-              [u] "=&r"(u)
+              [r5] "+&r"(r5), [r6] "+&r"(r6), [c] "=&r"(z), [k] "=&r"(k), [t] "=&r"(t), [u] "=&r"(u)
             : [r7] "r"(r7)
             : "cc");
     *out = f128_make(r0 | ((uint64_t)r1 << 32), r2 | ((uint64_t)r3 << 32));
@@ -530,48 +529,48 @@ F128_INLINE f128_t f128_mul(f128_t a, f128_t b)
 F128_MUL void f128_bfly(f128_t *x, f128_t *y)
 {
     uint32_t x0, x1, x2, x3, y0, y1, y2, y3, m, t;
-    __asm__ volatile("ldrd   %[x0], %[x1], [%[px]]\n\t"
-                     "ldrd   %[x2], %[x3], [%[px], #8]\n\t"
-                     "ldrd   %[y0], %[y1], [%[py]]\n\t"
-                     "ldrd   %[y2], %[y3], [%[py], #8]\n\t"
-                     "mov    %[m], #0\n\t"
-                     "adds   %[y0], %[x0], %[y0]\n\t"
-                     "adcs   %[y1], %[x1], %[y1]\n\t"
-                     "adcs   %[y2], %[x2], %[y2]\n\t"
-                     "adcs   %[y3], %[x3], %[y3]\n\t"
-                     "adc    %[m], %[m], #0\n\t"
-                     "adds   %[t], %[y0], #-1\n\t"
-                     "adcs   %[t], %[y1], #-1\n\t"
-                     "adcs   %[t], %[y2], #0x1B\n\t"
-                     "adcs   %[t], %[y3], #0\n\t"
-                     "adc    %[m], %[m], #0\n\t"
-                     "rsb    %[m], %[m], #0\n\t"
-                     "and    %[t], %[m], #0x1B\n\t"
-                     "adds   %[y0], %[y0], %[m]\n\t"
-                     "adcs   %[y1], %[y1], %[m]\n\t"
-                     "adcs   %[y2], %[y2], %[t]\n\t"
-                     "adc    %[y3], %[y3], #0\n\t"
-                     "strd   %[y0], %[y1], [%[px]]\n\t"
-                     "strd   %[y2], %[y3], [%[px], #8]\n\t"
-                     "ldrd   %[y0], %[y1], [%[py]]\n\t"
-                     "ldrd   %[y2], %[y3], [%[py], #8]\n\t"
-                     "subs   %[x0], %[x0], %[y0]\n\t"
-                     "sbcs   %[x1], %[x1], %[y1]\n\t"
-                     "sbcs   %[x2], %[x2], %[y2]\n\t"
-                     "sbcs   %[x3], %[x3], %[y3]\n\t"
-                     "sbc    %[m], %[m], %[m]\n\t"
-                     "and    %[t], %[m], #0x1B\n\t"
-                     "subs   %[x0], %[x0], %[m]\n\t"
-                     "sbcs   %[x1], %[x1], %[m]\n\t"
-                     "sbcs   %[x2], %[x2], %[t]\n\t"
-                     "sbc    %[x3], %[x3], #0\n\t"
-                     "strd   %[x0], %[x1], [%[py]]\n\t"
-                     "strd   %[x2], %[x3], [%[py], #8]"
-                     : [x0] "=&r"(x0), [x1] "=&r"(x1), [x2] "=&r"(x2), [x3] "=&r"(x3),
-                       [y0] "=&r"(y0), [y1] "=&r"(y1), [y2] "=&r"(y2), [y3] "=&r"(y3),
-                       [m] "=&r"(m), [t] "=&r"(t)
-                     : [px] "r"(x), [py] "r"(y)
-                     : "cc", "memory");
+    __asm__ volatile(
+        "ldrd   %[x0], %[x1], [%[px]]\n\t"
+        "ldrd   %[x2], %[x3], [%[px], #8]\n\t"
+        "ldrd   %[y0], %[y1], [%[py]]\n\t"
+        "ldrd   %[y2], %[y3], [%[py], #8]\n\t"
+        "mov    %[m], #0\n\t"
+        "adds   %[y0], %[x0], %[y0]\n\t"
+        "adcs   %[y1], %[x1], %[y1]\n\t"
+        "adcs   %[y2], %[x2], %[y2]\n\t"
+        "adcs   %[y3], %[x3], %[y3]\n\t"
+        "adc    %[m], %[m], #0\n\t"
+        "adds   %[t], %[y0], #-1\n\t"
+        "adcs   %[t], %[y1], #-1\n\t"
+        "adcs   %[t], %[y2], #0x1B\n\t"
+        "adcs   %[t], %[y3], #0\n\t"
+        "adc    %[m], %[m], #0\n\t"
+        "rsb    %[m], %[m], #0\n\t"
+        "and    %[t], %[m], #0x1B\n\t"
+        "adds   %[y0], %[y0], %[m]\n\t"
+        "adcs   %[y1], %[y1], %[m]\n\t"
+        "adcs   %[y2], %[y2], %[t]\n\t"
+        "adc    %[y3], %[y3], #0\n\t"
+        "strd   %[y0], %[y1], [%[px]]\n\t"
+        "strd   %[y2], %[y3], [%[px], #8]\n\t"
+        "ldrd   %[y0], %[y1], [%[py]]\n\t"
+        "ldrd   %[y2], %[y3], [%[py], #8]\n\t"
+        "subs   %[x0], %[x0], %[y0]\n\t"
+        "sbcs   %[x1], %[x1], %[y1]\n\t"
+        "sbcs   %[x2], %[x2], %[y2]\n\t"
+        "sbcs   %[x3], %[x3], %[y3]\n\t"
+        "sbc    %[m], %[m], %[m]\n\t"
+        "and    %[t], %[m], #0x1B\n\t"
+        "subs   %[x0], %[x0], %[m]\n\t"
+        "sbcs   %[x1], %[x1], %[m]\n\t"
+        "sbcs   %[x2], %[x2], %[t]\n\t"
+        "sbc    %[x3], %[x3], #0\n\t"
+        "strd   %[x0], %[x1], [%[py]]\n\t"
+        "strd   %[x2], %[x3], [%[py], #8]"
+        : [x0] "=&r"(x0), [x1] "=&r"(x1), [x2] "=&r"(x2), [x3] "=&r"(x3), [y0] "=&r"(y0),
+          [y1] "=&r"(y1), [y2] "=&r"(y2), [y3] "=&r"(y3), [m] "=&r"(m), [t] "=&r"(t)
+        : [px] "r"(x), [py] "r"(y)
+        : "cc", "memory");
 }
 #else
 F128_MUL f128_t f128_mul(f128_t a, f128_t b)

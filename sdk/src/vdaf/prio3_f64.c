@@ -86,6 +86,7 @@ static inline uint64_t fe_to_u64(FE x, uint64_t *wide)
 }
 
 #define PRIO3_FN(name) name##_f64
+#define PRIO3_ALL_CIRCUITS 1
 #include "vdaf/prio3_impl.h"
 
 #endif /* DPM_VDAF */
