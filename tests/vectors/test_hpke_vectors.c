@@ -490,23 +490,23 @@ static void test_bad_arguments(void **state)
     assert_int_equal(dpm_hpke_ctx_seal(&ctx, NULL, 0, buf, sizeof(buf), tag), DPM_ERR_RANGE);
 }
 
+/* Every test on each suite's file, in one group (one TAP plan): the suite's setup loads its
+ * file before each test. */
+#define HPKE_TESTS(X, suite, setup)                                                                \
+    X(test_file_is_the_suite, suite, setup), X(test_derive_keypair, suite, setup),                 \
+        X(test_encap_decap, suite, setup), X(test_key_schedule, suite, setup),                     \
+        X(test_encryptions, suite, setup), X(test_exports, suite, setup),                          \
+        X(test_seal_hook, suite, setup), X(test_tampering_never_opens, suite, setup),              \
+        X(test_small_order_keys, suite, setup), X(test_bad_arguments, suite, setup),               \
+        X(test_pool, suite, setup)
+#define ON_SUITE(f, suite, setup)                                                                  \
+    {                                                                                              \
+        suite " " #f, f, setup, NULL, NULL                                                         \
+    }
+
 int main(void)
 {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_file_is_the_suite),
-        cmocka_unit_test(test_derive_keypair),
-        cmocka_unit_test(test_encap_decap),
-        cmocka_unit_test(test_key_schedule),
-        cmocka_unit_test(test_encryptions),
-        cmocka_unit_test(test_exports),
-        cmocka_unit_test(test_seal_hook),
-        cmocka_unit_test(test_tampering_never_opens),
-        cmocka_unit_test(test_small_order_keys),
-        cmocka_unit_test(test_bad_arguments),
-        cmocka_unit_test(test_pool),
-    };
-    int failed = cmocka_run_group_tests_name("hpke_vectors_aes128gcm", tests, setup_aes, NULL);
-    failed +=
-        cmocka_run_group_tests_name("hpke_vectors_chacha20poly1305", tests, setup_chacha, NULL);
-    return failed;
+    const struct CMUnitTest tests[] = {HPKE_TESTS(ON_SUITE, "aes128gcm", setup_aes),
+                                       HPKE_TESTS(ON_SUITE, "chacha20poly1305", setup_chacha)};
+    return cmocka_run_group_tests_name("hpke_vectors", tests, NULL, NULL);
 }
