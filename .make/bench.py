@@ -32,9 +32,14 @@ TARGETS = {
     "collector.sqlite.estimate_ms.1e7": ("value", "<=", 50),
     "collector.pg.restart_s.1e7": ("value", "<=", 1.0),
     "collector.sqlite.restart_s.1e7": ("value", "<=", 1.0),
-    # issue 30: a 2x24-entry SumVec report sharded, proven and sealed on a Cortex-M4
+    # issue 30: a 2x24-entry SumVec report sharded, proven and sealed on a Cortex-M4. The
+    # figure is the report call with both HPKE contexts encapsulated ahead, when idle (its cost
+    # is printed beside it: .prepare.*, and the call without them: .inline.*), the worse of the
+    # two AEADs (tests/cross/bench_dap_cm.c)
     "device.cm4.prio3_sumvec48.instructions": ("value", "<=", 2e6),
     "device.cm4.prio3_sumvec48.stack_bytes": ("value", "<=", 2048),
+    # the contexts' preparation is on the device too: its stack is held to the same 2 KB
+    "device.cm4.prio3_sumvec48.prepare.stack_bytes": ("value", "<=", 2048),
 }
 # Reports behind the store benchmark's estimate and restart figures (DPM_BENCH_STORE_REPORTS
 # makes a quicker run; the metric names keep saying 1e7 only when it is 10^7).

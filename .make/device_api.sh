@@ -24,8 +24,11 @@ REPORT_CALLS="dpm_device_report_tuple dpm_device_report_roc_hist dpm_device_repo
   dpm_device_fedauc_upload dpm_device_report_fedauc"
 # The two-aggregator mode (dpm/device_dap.h): a firmware that takes tasks and makes DAP reports
 # (every Prio3 variant's call is rooted through DAP_PREFIX), picks an aggregator's HPKE
-# configuration, and seals with port/tls's HPKE. Only the default+tls+dap build roots these:
-# the other builds stay the local-DP app they measured before the mode existed.
+# configuration, and seals with port/tls's HPKE: the encapsulations prepared ahead when idle
+# (dpm_dap_pool_fill into a pool, whose seal hook the report call uses) and inline when the
+# pool has none. Only the default+tls+dap build roots these: the other builds stay the
+# local-DP app they measured before the mode existed.
 DAP_API="dpm_device_dap_accept_task dpm_device_dap_report_sumvec dpm_device_dap_report_histogram
-  dpm_hpke_config_list_select dpm_hpke_sealer dpm_dap_report_bytes"
+  dpm_hpke_config_list_select dpm_hpke_sealer dpm_dap_report_bytes dpm_hpke_pool_init
+  dpm_hpke_pool_clear dpm_hpke_pool_sealer dpm_dap_pool_fill"
 DAP_PREFIX="dpm_device_dap_"

@@ -31,6 +31,10 @@ dpm_status_t dpm_dap_open_input_share(const dpm_dap_task_t *t, uint8_t role,
     if (key == NULL) {
         return why(reason, "no HPKE key with the ciphertext's config id", DPM_ERR_UNSUPPORTED);
     }
+    if (dpm_hpke_aead_nk(key->aead_id) == 0) {
+        return why(reason, "the key's HPKE configuration names an AEAD this code does not have",
+                   DPM_ERR_PARAM);
+    }
     const dpm_span_t ct = r->share[i].ciphertext;
     if (cap < ct.len) {
         return why(reason, "buffer smaller than the ciphertext", DPM_ERR_BUFFER);
@@ -42,8 +46,8 @@ dpm_status_t dpm_dap_open_input_share(const dpm_dap_task_t *t, uint8_t role,
     dpm_dap_input_share_info(role, info);
     const dpm_span_t aad[3] = {
         {t->id, DPM_DAP_TASK_ID_BYTES}, {t->config, t->config_len}, r->aad_tail};
-    dpm_status_t st = dpm_hpke_open_base(r->share[i].enc, &key->kp, info, sizeof(info), aad, 3, buf,
-                                         ct.len, r->share[i].tag);
+    dpm_status_t st = dpm_hpke_open_base(key->aead_id, r->share[i].enc, &key->kp, info,
+                                         sizeof(info), aad, 3, buf, ct.len, r->share[i].tag);
     if (st != DPM_OK) {
         return why(reason, "input share does not decrypt",
                    st == DPM_ERR_BUFFER ? st : DPM_ERR_CORRUPT);

@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* HPKE (RFC 9180) base mode over Mbed TLS 3.6: see dpm/port_hpke.h. Written from the RFC's
- * text (§4 DHKEM, §5 key schedule and contexts, §7 the suite's constants); Appendix A's
- * vectors for DHKEM(X25519, HKDF-SHA256) / HKDF-SHA256 / AES-128-GCM check every step
- * (tests/vectors/test_hpke_vectors.c). */
+ * text (§4 DHKEM, §5 key schedule and contexts, §7 the suites' constants); Appendix A's
+ * vectors for DHKEM(X25519, HKDF-SHA256) / HKDF-SHA256 / AES-128-GCM and ChaCha20Poly1305
+ * check every step (tests/vectors/test_hpke_vectors.c). */
 #include <string.h>
 
 #include "dpm/port_hpke.h"
+#include "mbedtls/chachapoly.h"
 #include "mbedtls/constant_time.h"
 #include "mbedtls/gcm.h"
-#include "mbedtls/hkdf.h"
 #include "mbedtls/md.h"
 #include "mbedtls/platform_util.h"
 #include "mbedtls/ecdh.h" /* with the Everest variant: everest/x25519.h */
@@ -19,12 +19,25 @@
 #define DPM_CT_DECLASSIFY(x) ((void)0)
 #endif
 
-/* suite_id of the KEM (§4.1) and of the whole suite (§5.1). */
+/* suite_id of the KEM (§4.1), and of the whole suite (§5.1) but its last two bytes (the
+ * AEAD's id, hpke_suite). */
 static const uint8_t KEM_SUITE[5] = {'K', 'E', 'M', 0x00, 0x20};
-static const uint8_t HPKE_SUITE[10] = {'H', 'P', 'K', 'E', 0x00, 0x20, 0x00, 0x01, 0x00, 0x01};
-#define LABEL_MAX 13u             /* "shared_secret" */
-#define INPUT_MAX (2u * 32u + 1u) /* the longest ikm or info: key_schedule_context */
-#define LABELED_MAX (2u + 7u + sizeof(HPKE_SUITE) + LABEL_MAX + INPUT_MAX)
+#define HPKE_SUITE_BYTES 10u
+size_t dpm_hpke_aead_nk(uint16_t aead_id)
+{
+    return aead_id == DPM_HPKE_AEAD_AES_128_GCM         ? 16u
+           : aead_id == DPM_HPKE_AEAD_CHACHA20_POLY1305 ? 32u
+                                                        : 0u;
+}
+
+/* "HPKE" || I2OSP(kem_id, 2) || I2OSP(kdf_id, 2) || I2OSP(aead_id, 2) */
+static void hpke_suite(uint16_t aead_id, uint8_t suite[HPKE_SUITE_BYTES])
+{
+    static const uint8_t head[8] = {'H', 'P', 'K', 'E', 0x00, 0x20, 0x00, 0x01};
+    memcpy(suite, head, sizeof(head));
+    suite[8] = (uint8_t)(aead_id >> 8);
+    suite[9] = (uint8_t)aead_id;
+}
 
 static dpm_status_t from_mbedtls(int rc)
 {
@@ -37,27 +50,39 @@ static dpm_status_t from_mbedtls(int rc)
                : DPM_ERR_PARAM;
 }
 
-/* "HPKE-v1" || suite_id || label || input into buf, preceded by I2OSP(L, 2) if with_len. */
-static size_t labeled(uint8_t *buf, int with_len, size_t l, const uint8_t *suite, size_t suite_len,
-                      const char *label, const uint8_t *input, size_t input_len)
+/* HMAC-SHA256(key, [prev] || [I2OSP(L, 2)] || "HPKE-v1" || suite || label || input ||
+ * [counter]): one block of HPKE's labeled HKDF (RFC 9180 §4, RFC 5869 §2), its message fed to
+ * Mbed TLS's HMAC in pieces (the TLS client links the same HMAC). An absent salt (key_len 0)
+ * is the same HMAC key as RFC 5869's HashLen zero bytes: both are padded with zeros. */
+static dpm_status_t labeled_hmac(const uint8_t *key, size_t key_len, const uint8_t *prev,
+                                 size_t prev_len, const uint8_t *l2, const uint8_t *suite,
+                                 size_t suite_len, const char *label, const uint8_t *input,
+                                 size_t input_len, const uint8_t *counter, uint8_t out[DPM_HPKE_NH])
 {
     static const uint8_t version[7] = {'H', 'P', 'K', 'E', '-', 'v', '1'};
-    size_t n = 0;
-    if (with_len) {
-        buf[n++] = (uint8_t)(l >> 8);
-        buf[n++] = (uint8_t)l;
+    const dpm_span_t parts[7] = {{prev, prev_len},
+                                 {l2, l2 != NULL ? 2u : 0u},
+                                 {version, sizeof(version)},
+                                 {suite, suite_len},
+                                 {(const uint8_t *)label, strlen(label)},
+                                 {input, input_len},
+                                 {counter, counter != NULL ? 1u : 0u}};
+    mbedtls_md_context_t md;
+    mbedtls_md_init(&md);
+    int rc = mbedtls_md_setup(&md, mbedtls_md_info_from_type(MBEDTLS_MD_SHA256), 1);
+    if (rc == 0) {
+        rc = mbedtls_md_hmac_starts(&md, key, key_len);
     }
-    memcpy(buf + n, version, sizeof(version));
-    n += sizeof(version);
-    memcpy(buf + n, suite, suite_len);
-    n += suite_len;
-    for (size_t i = 0; label[i] != '\0'; i++) { /* labels are the RFC's ASCII constants */
-        buf[n++] = (uint8_t)label[i];
+    for (size_t i = 0; rc == 0 && i < sizeof(parts) / sizeof(parts[0]); i++) {
+        if (parts[i].len != 0) {
+            rc = mbedtls_md_hmac_update(&md, parts[i].p, parts[i].len);
+        }
     }
-    if (input_len != 0) {
-        memcpy(buf + n, input, input_len);
+    if (rc == 0) {
+        rc = mbedtls_md_hmac_finish(&md, out);
     }
-    return n + input_len;
+    mbedtls_md_free(&md); /* wipes the keyed pads */
+    return from_mbedtls(rc);
 }
 
 /* LabeledExtract(salt, label, ikm) = HKDF-Extract(salt, "HPKE-v1" || suite || label || ikm). */
@@ -65,30 +90,30 @@ static dpm_status_t labeled_extract(const uint8_t *suite, size_t suite_len, cons
                                     size_t salt_len, const char *label, const uint8_t *ikm,
                                     size_t ikm_len, uint8_t prk[DPM_HPKE_NH])
 {
-    uint8_t buf[LABELED_MAX];
-    if (ikm_len > INPUT_MAX) {
-        return DPM_ERR_PARAM;
-    }
-    size_t n = labeled(buf, 0, 0, suite, suite_len, label, ikm, ikm_len);
-    int rc = mbedtls_hkdf_extract(mbedtls_md_info_from_type(MBEDTLS_MD_SHA256), salt, salt_len, buf,
-                                  n, prk);
-    mbedtls_platform_zeroize(buf, sizeof(buf)); /* the ikm may be secret */
-    return from_mbedtls(rc);
+    return labeled_hmac(salt, salt_len, NULL, 0, NULL, suite, suite_len, label, ikm, ikm_len, NULL,
+                        prk);
 }
 
 /* LabeledExpand(prk, label, info, L) = HKDF-Expand(prk, I2OSP(L, 2) || "HPKE-v1" || suite ||
- * label || info, L). */
+ * label || info, L): T(i) = HMAC(prk, T(i - 1) || labeled info || i), T(0) empty. */
 static dpm_status_t labeled_expand(const uint8_t *suite, size_t suite_len,
                                    const uint8_t prk[DPM_HPKE_NH], const char *label,
                                    const uint8_t *info, size_t info_len, uint8_t *out, size_t l)
 {
-    uint8_t buf[LABELED_MAX];
-    if (info_len > INPUT_MAX || l > (size_t)255u * DPM_HPKE_NH) {
+    if (l > (size_t)255u * DPM_HPKE_NH) {
         return DPM_ERR_PARAM;
     }
-    size_t n = labeled(buf, 1, l, suite, suite_len, label, info, info_len);
-    return from_mbedtls(mbedtls_hkdf_expand(mbedtls_md_info_from_type(MBEDTLS_MD_SHA256), prk,
-                                            DPM_HPKE_NH, buf, n, out, l));
+    const uint8_t l2[2] = {(uint8_t)(l >> 8), (uint8_t)l};
+    uint8_t t[DPM_HPKE_NH];
+    dpm_status_t st = DPM_OK;
+    for (size_t done = 0, i = 1; done < l && st == DPM_OK; done += DPM_HPKE_NH, i++) {
+        const uint8_t counter = (uint8_t)i;
+        st = labeled_hmac(prk, DPM_HPKE_NH, t, i == 1 ? 0u : sizeof(t), l2, suite, suite_len, label,
+                          info, info_len, &counter, t);
+        memcpy(out + done, t, l - done < sizeof(t) ? l - done : sizeof(t));
+    }
+    mbedtls_platform_zeroize(t, sizeof(t)); /* a block of the output, secret */
+    return st;
 }
 
 /* X25519(scalar, point) (RFC 7748 §5, with its clamping). DPM_ERR_CORRUPT for an all-zero
@@ -117,7 +142,7 @@ static dpm_status_t x25519(uint8_t out[32], const uint8_t scalar[32], const uint
 
 dpm_status_t dpm_hpke_derive_keypair(const uint8_t *ikm, size_t ikm_len, dpm_hpke_keypair_t *kp)
 {
-    static const uint8_t base[32] = {9};
+    uint8_t base[32] = {9}; /* X25519's base point u = 9 (built here: 22 bytes less flash) */
     if (ikm == NULL || kp == NULL || ikm_len < DPM_HPKE_NSK ||
         ikm_len > (size_t)2u * DPM_HPKE_NSK) {
         return DPM_ERR_PARAM;
@@ -198,7 +223,7 @@ dpm_status_t dpm_hpke_decap(const uint8_t enc[DPM_HPKE_NENC], const dpm_hpke_key
     return st;
 }
 
-dpm_status_t dpm_hpke_key_schedule(const uint8_t shared_secret[DPM_HPKE_NSECRET],
+dpm_status_t dpm_hpke_key_schedule(uint16_t aead_id, const uint8_t shared_secret[DPM_HPKE_NSECRET],
                                    const uint8_t *info, size_t info_len, dpm_hpke_ctx_t *ctx,
                                    uint8_t key_schedule_context[1u + 2u * DPM_HPKE_NH])
 {
@@ -206,91 +231,93 @@ dpm_status_t dpm_hpke_key_schedule(const uint8_t shared_secret[DPM_HPKE_NSECRET]
         info_len > DPM_HPKE_MAX_INFO) {
         return DPM_ERR_PARAM;
     }
+    const size_t nk = dpm_hpke_aead_nk(aead_id);
+    if (nk == 0) {
+        return DPM_ERR_UNSUPPORTED;
+    }
     /* key_schedule_context = mode || psk_id_hash || info_hash, mode_base, psk = psk_id = "". */
-    uint8_t ksc[1u + 2u * DPM_HPKE_NH], secret[DPM_HPKE_NH];
-    dpm_hpke_ctx_t c;
-    memset(&c, 0, sizeof(c));
+    uint8_t ksc[1u + 2u * DPM_HPKE_NH], secret[DPM_HPKE_NH], suite[HPKE_SUITE_BYTES];
+    memset(ctx, 0, sizeof(*ctx));
+    ctx->aead_id = aead_id;
+    hpke_suite(aead_id, suite);
     ksc[0] = 0x00;
     dpm_status_t st =
-        labeled_extract(HPKE_SUITE, sizeof(HPKE_SUITE), NULL, 0, "psk_id_hash", NULL, 0, ksc + 1);
+        labeled_extract(suite, sizeof(suite), NULL, 0, "psk_id_hash", NULL, 0, ksc + 1);
     if (st == DPM_OK) {
-        st = labeled_extract(HPKE_SUITE, sizeof(HPKE_SUITE), NULL, 0, "info_hash", info, info_len,
+        st = labeled_extract(suite, sizeof(suite), NULL, 0, "info_hash", info, info_len,
                              ksc + 1 + DPM_HPKE_NH);
     }
     if (st == DPM_OK) {
-        st = labeled_extract(HPKE_SUITE, sizeof(HPKE_SUITE), shared_secret, DPM_HPKE_NSECRET,
-                             "secret", NULL, 0, secret);
+        st = labeled_extract(suite, sizeof(suite), shared_secret, DPM_HPKE_NSECRET, "secret", NULL,
+                             0, secret);
     }
     if (st == DPM_OK) {
-        st = labeled_expand(HPKE_SUITE, sizeof(HPKE_SUITE), secret, "key", ksc, sizeof(ksc), c.key,
-                            DPM_HPKE_NK);
+        st = labeled_expand(suite, sizeof(suite), secret, "key", ksc, sizeof(ksc), ctx->key, nk);
     }
     if (st == DPM_OK) {
-        st = labeled_expand(HPKE_SUITE, sizeof(HPKE_SUITE), secret, "base_nonce", ksc, sizeof(ksc),
-                            c.base_nonce, DPM_HPKE_NN);
+        st = labeled_expand(suite, sizeof(suite), secret, "base_nonce", ksc, sizeof(ksc),
+                            ctx->base_nonce, DPM_HPKE_NN);
     }
     if (st == DPM_OK) {
-        st = labeled_expand(HPKE_SUITE, sizeof(HPKE_SUITE), secret, "exp", ksc, sizeof(ksc),
-                            c.exporter_secret, DPM_HPKE_NH);
+        st = labeled_expand(suite, sizeof(suite), secret, "exp", ksc, sizeof(ksc),
+                            ctx->exporter_secret, DPM_HPKE_NH);
     }
-    if (st == DPM_OK) {
-        *ctx = c;
-        if (key_schedule_context != NULL) {
-            memcpy(key_schedule_context, ksc, sizeof(ksc));
-        }
+    if (st != DPM_OK) {
+        mbedtls_platform_zeroize(ctx, sizeof(*ctx)); /* no half-made context */
+    } else if (key_schedule_context != NULL) {
+        memcpy(key_schedule_context, ksc, sizeof(ksc));
     }
     mbedtls_platform_zeroize(secret, sizeof(secret));
-    mbedtls_platform_zeroize(&c, sizeof(c));
     return st;
 }
 
-dpm_status_t dpm_hpke_setup_base_s(const uint8_t pk_r[DPM_HPKE_NPK], const uint8_t *ikm_e,
-                                   size_t ikm_e_len, const uint8_t *info, size_t info_len,
-                                   uint8_t enc[DPM_HPKE_NENC], dpm_hpke_ctx_t *ctx)
+dpm_status_t dpm_hpke_setup_base_s(uint16_t aead_id, const uint8_t pk_r[DPM_HPKE_NPK],
+                                   const uint8_t *ikm_e, size_t ikm_e_len, const uint8_t *info,
+                                   size_t info_len, uint8_t enc[DPM_HPKE_NENC], dpm_hpke_ctx_t *ctx)
 {
     if (enc == NULL) {
         return DPM_ERR_PARAM;
     }
+    if (dpm_hpke_aead_nk(aead_id) == 0) {
+        return DPM_ERR_UNSUPPORTED; /* before the two X25519 */
+    }
     uint8_t ss[DPM_HPKE_NSECRET];
     dpm_status_t st = dpm_hpke_encap(pk_r, ikm_e, ikm_e_len, enc, ss);
     if (st == DPM_OK) {
-        st = dpm_hpke_key_schedule(ss, info, info_len, ctx, NULL);
+        st = dpm_hpke_key_schedule(aead_id, ss, info, info_len, ctx, NULL);
     }
     mbedtls_platform_zeroize(ss, sizeof(ss));
     return st;
 }
 
-dpm_status_t dpm_hpke_setup_base_r(const uint8_t enc[DPM_HPKE_NENC], const dpm_hpke_keypair_t *kp_r,
-                                   const uint8_t *info, size_t info_len, dpm_hpke_ctx_t *ctx)
+dpm_status_t dpm_hpke_setup_base_r(uint16_t aead_id, const uint8_t enc[DPM_HPKE_NENC],
+                                   const dpm_hpke_keypair_t *kp_r, const uint8_t *info,
+                                   size_t info_len, dpm_hpke_ctx_t *ctx)
 {
+    if (dpm_hpke_aead_nk(aead_id) == 0) {
+        return DPM_ERR_UNSUPPORTED;
+    }
     uint8_t ss[DPM_HPKE_NSECRET];
     dpm_status_t st = dpm_hpke_decap(enc, kp_r, ss);
     if (st == DPM_OK) {
-        st = dpm_hpke_key_schedule(ss, info, info_len, ctx, NULL);
+        st = dpm_hpke_key_schedule(aead_id, ss, info, info_len, ctx, NULL);
     }
     mbedtls_platform_zeroize(ss, sizeof(ss));
     return st;
 }
 
-/* The AEAD over buf[0, len) in place with the context's nonce for seq: tag out (encrypt) or the
- * computed tag (decrypt) into tag_out. */
-static dpm_status_t aead(const dpm_hpke_ctx_t *ctx, int mode, const dpm_span_t *aad, size_t naad,
-                         uint8_t *buf, size_t len, uint8_t tag_out[DPM_HPKE_NT])
+/* AES-128-GCM over buf[0, len) in place (Mbed TLS's GCM: AES by tables in ROM, GHASH by a
+ * 4-bit table of the key's multiples; see README "DAP reports sealed with HPKE" on time). */
+static int aead_gcm(const dpm_hpke_ctx_t *ctx, int encrypt, const uint8_t *nonce,
+                    const dpm_span_t *aad, size_t naad, uint8_t *buf, size_t len,
+                    uint8_t tag_out[DPM_HPKE_NT])
 {
-    if (ctx->seq == UINT64_MAX) {
-        return DPM_ERR_RANGE; /* §5.2: the sequence number must not overflow */
-    }
-    /* ComputeNonce(seq) = base_nonce XOR I2OSP(seq, Nn) */
-    uint8_t nonce[DPM_HPKE_NN];
-    memcpy(nonce, ctx->base_nonce, DPM_HPKE_NN);
-    for (size_t i = 0; i < 8; i++) {
-        nonce[DPM_HPKE_NN - 1 - i] ^= (uint8_t)(ctx->seq >> (8 * i));
-    }
     mbedtls_gcm_context g;
     mbedtls_gcm_init(&g);
-    int rc = mbedtls_gcm_setkey(&g, MBEDTLS_CIPHER_ID_AES, ctx->key, 8 * DPM_HPKE_NK);
+    int rc = mbedtls_gcm_setkey(&g, MBEDTLS_CIPHER_ID_AES, ctx->key, 128);
     if (rc == 0) {
-        rc = mbedtls_gcm_starts(&g, mode, nonce, DPM_HPKE_NN);
+        rc = mbedtls_gcm_starts(&g, encrypt ? MBEDTLS_GCM_ENCRYPT : MBEDTLS_GCM_DECRYPT, nonce,
+                                DPM_HPKE_NN);
     }
     for (size_t i = 0; rc == 0 && i < naad; i++) {
         if (aad[i].len != 0) {
@@ -306,7 +333,59 @@ static dpm_status_t aead(const dpm_hpke_ctx_t *ctx, int mode, const dpm_span_t *
         rc = mbedtls_gcm_finish(&g, NULL, 0, &out_len, tag_out, DPM_HPKE_NT);
     }
     mbedtls_gcm_free(&g); /* wipes the key schedule */
-    return from_mbedtls(rc);
+    return rc;
+}
+
+/* ChaCha20-Poly1305 (RFC 8439) over buf[0, len) in place: add-rotate-xor and a prime-field
+ * MAC, no table lookups, no allocation. */
+static int aead_chachapoly(const dpm_hpke_ctx_t *ctx, int encrypt, const uint8_t *nonce,
+                           const dpm_span_t *aad, size_t naad, uint8_t *buf, size_t len,
+                           uint8_t tag_out[DPM_HPKE_NT])
+{
+    mbedtls_chachapoly_context c;
+    mbedtls_chachapoly_init(&c);
+    int rc = mbedtls_chachapoly_setkey(&c, ctx->key);
+    if (rc == 0) {
+        rc = mbedtls_chachapoly_starts(
+            &c, nonce, encrypt ? MBEDTLS_CHACHAPOLY_ENCRYPT : MBEDTLS_CHACHAPOLY_DECRYPT);
+    }
+    for (size_t i = 0; rc == 0 && i < naad; i++) {
+        if (aad[i].len != 0) {
+            rc = aad[i].p != NULL ? mbedtls_chachapoly_update_aad(&c, aad[i].p, aad[i].len)
+                                  : MBEDTLS_ERR_POLY1305_BAD_INPUT_DATA;
+        }
+    }
+    if (rc == 0 && len != 0) {
+        rc = mbedtls_chachapoly_update(&c, len, buf, buf); /* in place */
+    }
+    if (rc == 0) {
+        rc = mbedtls_chachapoly_finish(&c, tag_out);
+    }
+    mbedtls_chachapoly_free(&c); /* wipes the key and the MAC state */
+    return rc;
+}
+
+/* The context's AEAD over buf[0, len) in place with its nonce for seq: tag out (encrypt) or the
+ * computed tag (decrypt) into tag_out. */
+static dpm_status_t aead(const dpm_hpke_ctx_t *ctx, int encrypt, const dpm_span_t *aad, size_t naad,
+                         uint8_t *buf, size_t len, uint8_t tag_out[DPM_HPKE_NT])
+{
+    if (ctx->seq == UINT64_MAX) {
+        return DPM_ERR_RANGE; /* §5.2: the sequence number must not overflow */
+    }
+    /* ComputeNonce(seq) = base_nonce XOR I2OSP(seq, Nn) */
+    uint8_t nonce[DPM_HPKE_NN];
+    memcpy(nonce, ctx->base_nonce, DPM_HPKE_NN);
+    for (size_t i = 0; i < 8; i++) {
+        nonce[DPM_HPKE_NN - 1 - i] ^= (uint8_t)(ctx->seq >> (8 * i));
+    }
+    switch (ctx->aead_id) {
+    case DPM_HPKE_AEAD_AES_128_GCM:
+        return from_mbedtls(aead_gcm(ctx, encrypt, nonce, aad, naad, buf, len, tag_out));
+    case DPM_HPKE_AEAD_CHACHA20_POLY1305:
+        return from_mbedtls(aead_chachapoly(ctx, encrypt, nonce, aad, naad, buf, len, tag_out));
+    default: return DPM_ERR_UNSUPPORTED;
+    }
 }
 
 static int aad_ok(const dpm_span_t *aad, size_t naad)
@@ -320,7 +399,7 @@ dpm_status_t dpm_hpke_ctx_seal(dpm_hpke_ctx_t *ctx, const dpm_span_t *aad, size_
     if (ctx == NULL || !aad_ok(aad, naad) || (buf == NULL && len != 0) || tag == NULL) {
         return DPM_ERR_PARAM;
     }
-    dpm_status_t st = aead(ctx, MBEDTLS_GCM_ENCRYPT, aad, naad, buf, len, tag);
+    dpm_status_t st = aead(ctx, 1, aad, naad, buf, len, tag);
     if (st == DPM_OK) {
         ctx->seq++;
     }
@@ -334,7 +413,7 @@ dpm_status_t dpm_hpke_ctx_open(dpm_hpke_ctx_t *ctx, const dpm_span_t *aad, size_
         return DPM_ERR_PARAM;
     }
     uint8_t want[DPM_HPKE_NT];
-    dpm_status_t st = aead(ctx, MBEDTLS_GCM_DECRYPT, aad, naad, buf, len, want);
+    dpm_status_t st = aead(ctx, 0, aad, naad, buf, len, want);
     /* constant time: the comparison must not tell how many tag bytes matched; whether the
      * ciphertext authenticates is public (it is the status) */
     int differ = mbedtls_ct_memcmp(want, tag, DPM_HPKE_NT);
@@ -358,8 +437,10 @@ dpm_status_t dpm_hpke_ctx_export(const dpm_hpke_ctx_t *ctx, const uint8_t *expor
         exporter_context_len > DPM_HPKE_MAX_INFO) {
         return DPM_ERR_PARAM;
     }
-    return labeled_expand(HPKE_SUITE, sizeof(HPKE_SUITE), ctx->exporter_secret, "sec",
-                          exporter_context, exporter_context_len, out, out_len);
+    uint8_t suite[HPKE_SUITE_BYTES];
+    hpke_suite(ctx->aead_id, suite);
+    return labeled_expand(suite, sizeof(suite), ctx->exporter_secret, "sec", exporter_context,
+                          exporter_context_len, out, out_len);
 }
 
 void dpm_hpke_ctx_wipe(dpm_hpke_ctx_t *ctx)
@@ -369,19 +450,38 @@ void dpm_hpke_ctx_wipe(dpm_hpke_ctx_t *ctx)
     }
 }
 
-dpm_status_t dpm_hpke_open_base(const uint8_t enc[DPM_HPKE_NENC], const dpm_hpke_keypair_t *kp_r,
-                                const uint8_t *info, size_t info_len, const dpm_span_t *aad,
-                                size_t naad, uint8_t *buf, size_t len,
-                                const uint8_t tag[DPM_HPKE_NT])
+dpm_status_t dpm_hpke_open_base(uint16_t aead_id, const uint8_t enc[DPM_HPKE_NENC],
+                                const dpm_hpke_keypair_t *kp_r, const uint8_t *info,
+                                size_t info_len, const dpm_span_t *aad, size_t naad, uint8_t *buf,
+                                size_t len, const uint8_t tag[DPM_HPKE_NT])
 {
     dpm_hpke_ctx_t ctx;
-    dpm_status_t st = dpm_hpke_setup_base_r(enc, kp_r, info, info_len, &ctx);
+    memset(&ctx, 0, sizeof(ctx));
+    dpm_status_t st = dpm_hpke_setup_base_r(aead_id, enc, kp_r, info, info_len, &ctx);
     if (st == DPM_OK) {
         st = dpm_hpke_ctx_open(&ctx, aad, naad, buf, len, tag);
     } else if (st == DPM_ERR_CORRUPT && buf != NULL) {
         mbedtls_platform_zeroize(buf, len);
     }
     dpm_hpke_ctx_wipe(&ctx);
+    return st;
+}
+
+/* SetupBaseS to cfg with the ephemeral key DeriveKeyPair(32 bytes from rng): what a seal needs
+ * before it encrypts, inline or ahead of time. */
+static dpm_status_t encap_fresh(const dpm_hpke_config_t *cfg, const dpm_rng_t *rng,
+                                const uint8_t *info, size_t info_len, uint8_t enc[DPM_HPKE_NENC],
+                                dpm_hpke_ctx_t *ctx)
+{
+    if (rng == NULL || rng->fill == NULL || dpm_hpke_config_check(cfg, NULL) != DPM_OK) {
+        return DPM_ERR_PARAM;
+    }
+    uint8_t ikm[DPM_HPKE_NSK];
+    dpm_status_t st = rng->fill(rng->ctx, ikm, sizeof(ikm)) != 0
+                          ? DPM_ERR_RNG
+                          : dpm_hpke_setup_base_s(cfg->aead_id, cfg->public_key, ikm, sizeof(ikm),
+                                                  info, info_len, enc, ctx);
+    mbedtls_platform_zeroize(ikm, sizeof(ikm));
     return st;
 }
 
@@ -392,21 +492,12 @@ static dpm_status_t seal_base(void *hook_ctx, const dpm_hpke_config_t *cfg, cons
                               uint8_t tag[DPM_HPKE_NT])
 {
     (void)hook_ctx;
-    if (rng == NULL || rng->fill == NULL || dpm_hpke_config_check(cfg, NULL) != DPM_OK) {
-        return DPM_ERR_PARAM;
-    }
-    uint8_t ikm[DPM_HPKE_NSK];
-    if (rng->fill(rng->ctx, ikm, sizeof(ikm)) != 0) {
-        mbedtls_platform_zeroize(ikm, sizeof(ikm));
-        return DPM_ERR_RNG;
-    }
     dpm_hpke_ctx_t ctx;
-    dpm_status_t st =
-        dpm_hpke_setup_base_s(cfg->public_key, ikm, sizeof(ikm), info, info_len, enc, &ctx);
+    memset(&ctx, 0, sizeof(ctx));
+    dpm_status_t st = encap_fresh(cfg, rng, info, info_len, enc, &ctx);
     if (st == DPM_OK) {
         st = dpm_hpke_ctx_seal(&ctx, aad, naad, buf, len, tag);
     }
-    mbedtls_platform_zeroize(ikm, sizeof(ikm));
     dpm_hpke_ctx_wipe(&ctx);
     return st;
 }
@@ -463,14 +554,7 @@ dpm_status_t dpm_hpke_pool_fill(dpm_hpke_pool_t *p, const dpm_hpke_config_t *cfg
     if (e == NULL) {
         return DPM_ERR_BUFFER;
     }
-    uint8_t ikm[DPM_HPKE_NSK];
-    if (rng->fill(rng->ctx, ikm, sizeof(ikm)) != 0) {
-        mbedtls_platform_zeroize(ikm, sizeof(ikm));
-        return DPM_ERR_RNG;
-    }
-    dpm_status_t st =
-        dpm_hpke_setup_base_s(cfg->public_key, ikm, sizeof(ikm), info, info_len, e->enc, &e->ctx);
-    mbedtls_platform_zeroize(ikm, sizeof(ikm));
+    dpm_status_t st = encap_fresh(cfg, rng, info, info_len, e->enc, &e->ctx);
     if (st != DPM_OK) {
         mbedtls_platform_zeroize(e, sizeof(*e));
         return st;

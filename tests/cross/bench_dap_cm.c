@@ -1,33 +1,39 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Two-aggregator reports on a Cortex-M4 (make bench, through .make/bench.py): instructions to
- * shard, prove and seal one DAP report, counted under `qemu-system-arm -M mps2-an386 -icount
- * shift=0` as tests/cross/bench_cm.c does (SysTick converted to instructions by a calibration
- * loop of known length; here SysTick also interrupts on every wrap of its 24 bits, because one
- * report takes longer than 2^24 ticks can count).
+/* Two-aggregator reports on a Cortex-M4 (make bench, through .make/bench.py): instructions and
+ * stack of one DAP report, counted under `qemu-system-arm -M mps2-an386 -icount shift=0` as
+ * tests/cross/bench_cm.c does (SysTick converted to instructions by a calibration loop; here
+ * SysTick also interrupts on every wrap of its 24 bits, because some steps take longer than
+ * 2^24 ticks can count).
  *
- * Per shape (Histogram with 16 and 32 buckets, SumVec with 2x24 and 2x12x3 entries of 8-bit
- * counts), one bench.json metric per line:
- *   device.cm4.prio3_<shape>.instructions          shard + prove + seal both input shares: the
- *                                                 report's cryptography (the ISSUE's figure)
- *   (dpm_prio3_shard alone: device.cm4.prio3_<shape>.shard.* of tests/cross/bench_vdaf_cm.c)
- *   device.cm4.prio3_<shape>.seal.instructions     the two HPKE seals alone (4 X25519, HKDF,
- *                                                 AES-128-GCM over the shares)
- *   device.cm4.prio3_<shape>.device_path.instructions   dpm_device_dap_report_*: validation,
- *                                                 ledger charge (RAM storage), the above, queue
- *   device.cm4.prio3_<shape>.stack_bytes           deepest stack of that whole call, measured by
- *                                                 painting the stack (so calls through function
- *                                                 pointers, Mbed TLS's included, count)
- *   device.cm4.prio3_<shape>.report_call.instructions, .report_call.stack_bytes   the same call
- *                                                 with both HPKE contexts encapsulated ahead
- *                                                 (dpm_hpke_pool_sealer): what the report costs
- *                                                 when it is made
- *   device.cm4.prio3_<shape>.encap_ahead.instructions, .encap_ahead.stack_bytes   filling them
- *                                                 (dpm_dap_pool_fill), done before, when idle
+ * What "the report" is. A report's cryptography is (1) the HPKE encapsulation to each
+ * aggregator (SetupBaseS: two X25519 each, 4 in all, ~4 M instructions apiece) and (2) the
+ * report proper: shard and prove (Prio3), seal the two input shares (the AEAD only), queue.
+ * (1) depends on nothing but the aggregators' keys, so the device runs it ahead, when idle
+ * (dpm_dap_pool_fill into a dpm_hpke_pool_t), and the report call does (2)
+ * (dpm_hpke_pool_sealer). Both are measured, with their stack:
+ *
+ *   device.cm4.prio3_<shape>.instructions        THE REPORT CALL: dpm_device_dap_report_*
+ *                                                 (validate, charge the ledger in RAM storage,
+ *                                                 shard, prove, seal, queue) with the contexts
+ *                                                 prepared ahead, the worst of the two AEADs
+ *   device.cm4.prio3_<shape>.stack_bytes          its stack, the worst of the two AEADs
+ *   device.cm4.prio3_<shape>.<aead>.report_call.{instructions,stack_bytes}   per AEAD
+ *                                                 (aes128gcm: DAP's mandatory suite;
+ *                                                 chacha20poly1305: the device's preference)
+ *   device.cm4.prio3_<shape>.<aead>.seal.instructions   the two AEAD seals alone (in it)
+ *   device.cm4.prio3_<shape>.prepare.{instructions,stack_bytes}   IDLE TIME, per report:
+ *                                                 dpm_dap_pool_fill (two SetupBaseS)
+ *   device.cm4.prio3_<shape>.inline.{instructions,stack_bytes}   the report call without
+ *                                                 prepared contexts (SealBase inline, AES-128-GCM):
+ *                                                 report + preparation in one call
  *   device.cm4.prio3_<shape>.report_bytes          the DAP report
- *   device.cm4.hpke_x25519.instructions            one X25519 scalar multiplication (Everest)
- * Every report made here is checked by the aggregators' code (open both shares, verify the
- * proof, unshard back to the measurement) before its figures are printed. Randomness: the
- * port's test generator (NOT FOR PRODUCTION). */
+ *   (dpm_prio3_shard alone: device.cm4.prio3_<shape>.shard.* of tests/cross/bench_vdaf_cm.c)
+ *   device.cm4.hpke_derive_keypair.instructions, device.cm4.hpke_decap.instructions   one
+ *                                                 X25519 each (Everest) and its HKDF
+ * Stack is measured by painting the stack below the caller (so calls through function
+ * pointers, Mbed TLS's included, count). Every report made here is checked by the aggregators'
+ * code (open both shares, verify the proof, unshard back to the measurement) before its
+ * figures are printed. Randomness: the port's test generator (NOT FOR PRODUCTION). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,6 +130,10 @@ struct shape {
     dpm_hpke_pool_t pool;
 };
 
+#define NAEAD 2
+static const uint16_t AEAD_ID[NAEAD] = {DPM_HPKE_AEAD_AES_128_GCM, DPM_HPKE_AEAD_CHACHA20_POLY1305};
+static const char *const AEAD_NAME[NAEAD] = {"aes128gcm", "chacha20poly1305"};
+
 static int64_t now_s = 1700000000;
 static int wall(void *ctx, int64_t *out)
 {
@@ -150,10 +160,10 @@ static dpm_status_t step_shard(shape_t *s)
                            s->v.rand_bytes, &out, s->work, s->v.shard_work_words);
 }
 
-/* ... then seal both input shares in place. */
+/* ... then seal both input shares in place, with the contexts prepared ahead. */
 static dpm_status_t step_seal(shape_t *s)
 {
-    dpm_hpke_sealer_t sealer = dpm_hpke_sealer();
+    dpm_hpke_sealer_t sealer = dpm_hpke_pool_sealer(&s->pool);
     const dpm_dap_layout_t *l = &s->l;
     dpm_status_t st = DPM_OK;
     for (int i = 0; i < 2 && st == DPM_OK; i++) {
@@ -162,7 +172,7 @@ static dpm_status_t step_seal(shape_t *s)
         const dpm_span_t aad[3] = {{s->tf.task.id, 32},
                                    {s->tf.task.config, s->tf.task.config_len},
                                    {s->report, l->aad_len}};
-        st = sealer.seal(NULL, i == 0 ? &s->tf.leader_cfg : &s->tf.helper_cfg, &s->rng, info,
+        st = sealer.seal(sealer.ctx, i == 0 ? &s->tf.leader_cfg : &s->tf.helper_cfg, &s->rng, info,
                          sizeof(info), aad, 3, s->report + l->share[i], l->share_len[i],
                          s->report + l->enc[i], s->report + l->tag[i]);
     }
@@ -197,6 +207,13 @@ static dpm_status_t step_refill(shape_t *s)
 {
     dpm_hpke_pool_clear(&s->pool);
     return step_fill(s);
+}
+
+/* What the seal alone needs before it: the shares, and its two contexts. */
+static dpm_status_t step_shard_refill(shape_t *s)
+{
+    dpm_status_t st = step_shard(s);
+    return st == DPM_OK ? step_refill(s) : st;
 }
 
 /* The aggregators accept the report and recover the measurement. */
@@ -238,33 +255,27 @@ static int measure(step_fn before, step_fn f, shape_t *s, uint64_t *t, uint32_t 
     return 1;
 }
 
-static int run_shape(shape_t *s, dpm_rng_t rng)
+/* One shape with one AEAD for both aggregators: the report call prepared ahead, its seal
+ * alone, and (AES-128-GCM only) the preparation and the inline call. */
+typedef struct {
+    uint64_t call, seal, prepare, inline_call;
+    uint32_t k_call, k_prepare, k_inline;
+} figures_t;
+
+static int run_aead(shape_t *s, dpm_rng_t rng, int a, figures_t *fig)
 {
     static uint8_t state[16384];
     static dpm_ram_storage_t ram;
-    if (dap_task_fixture(&s->tf, &s->v, DPM_EPS_ONE, 1000, 9) != 0) {
+    if (dap_task_fixture_aead(&s->tf, &s->v, DPM_EPS_ONE, 1000, 9, AEAD_ID[a], AEAD_ID[a]) != 0) {
         printf("bench: %s: task\n", s->name);
         return 0;
     }
     dpm_dap_report_layout(&s->v, &s->l);
-    const size_t bytes = s->l.bytes;
     s->rng = rng;
-    s->report = malloc(bytes);
-    s->work = malloc(8u * s->v.shard_work_words);
-    s->outbox_mem = malloc(4u * (bytes + 4u));
-    if (s->report == NULL || s->work == NULL || s->outbox_mem == NULL) {
-        return 0;
-    }
-    for (size_t i = 0; i < 72; i++) {
-        s->meas[i] = (uint64_t)((i * 89u + 7u) % 256u);
-    }
-    s->meas[0] %= s->v.length;
-    s->n = s->v.kind == DPM_PRIO3_SUMVEC ? s->v.length : 1u;
-
-    uint64_t t_shard, t_seal, t_device;
-    uint32_t k_shard, k_seal, k_device; /* k_shard: bench_vdaf_cm.c prints the shard's own */
-    if (!measure(NULL, step_shard, s, &t_shard, &k_shard) ||
-        !measure(step_shard, step_seal, s, &t_seal, &k_seal) || !verified(s)) {
+    uint32_t k_unused;
+    /* the two seals alone (AEAD only: their contexts prepared ahead) */
+    if (dpm_hpke_pool_init(&s->pool, s->slots, 2) != DPM_OK ||
+        !measure(step_shard_refill, step_seal, s, &fig->seal, &k_unused) || !verified(s)) {
         return 0;
     }
 
@@ -282,38 +293,82 @@ static int run_shape(shape_t *s, dpm_rng_t rng)
     static dpm_dap_policy_t dap;
     dap_task_policy(&s->tf, DPM_EPS_ONE, 100, &dap);
     cfg.policy.dap = &dap;
-    dap_ram_outbox_init(&s->outbox, s->outbox_mem, 4u * (bytes + 4u));
-    s->io.sealer = dpm_hpke_sealer();
+    dap_ram_outbox_init(&s->outbox, s->outbox_mem, 4u * (s->l.bytes + 4u));
     s->io.outbox = dap_ram_outbox(&s->outbox);
     s->io.report = s->report;
-    s->io.report_cap = bytes;
+    s->io.report_cap = s->l.bytes;
     s->io.work = s->work;
     s->io.work_words = s->v.shard_work_words;
-    if (dpm_device_init(&s->dev, &cfg) != DPM_OK ||
-        !measure(NULL, step_device, s, &t_device, &k_device) || !verified(s)) {
+    s->period = 0;
+    if (dpm_device_init(&s->dev, &cfg) != DPM_OK) {
         return 0;
     }
-    /* the same call with both HPKE contexts encapsulated ahead (dpm_hpke_pool_sealer) */
-    uint64_t t_fill, t_call;
-    uint32_t k_fill, k_call;
+    if (a == 0) { /* without prepared contexts: the whole SealBase inline */
+        s->io.sealer = dpm_hpke_sealer();
+        if (!measure(NULL, step_device, s, &fig->inline_call, &fig->k_inline) || !verified(s)) {
+            return 0;
+        }
+    }
+    /* the report call with both HPKE contexts prepared ahead (dpm_hpke_pool_sealer) */
     s->io.sealer = dpm_hpke_pool_sealer(&s->pool);
+    uint64_t t_fill;
+    uint32_t k_fill;
     if (dpm_hpke_pool_init(&s->pool, s->slots, 2) != DPM_OK ||
         !measure(step_clear, step_fill, s, &t_fill, &k_fill) ||
-        !measure(step_refill, step_device, s, &t_call, &k_call) || !verified(s) ||
+        !measure(step_refill, step_device, s, &fig->call, &fig->k_call) || !verified(s) ||
         s->pool.used != 4 || s->pool.missed != 0) {
         printf("bench: %s: pooled report (used %u, missed %u)\n", s->name, (unsigned)s->pool.used,
                (unsigned)s->pool.missed);
         return 0;
     }
-    metric(s->name, "instructions", (double)(t_shard + t_seal) * per_tick, "instructions");
-    metric(s->name, "seal.instructions", (double)t_seal * per_tick, "instructions");
-    metric(s->name, "device_path.instructions", (double)t_device * per_tick, "instructions");
-    metric(s->name, "report_call.instructions", (double)t_call * per_tick, "instructions");
-    metric(s->name, "encap_ahead.instructions", (double)t_fill * per_tick, "instructions");
-    metric(s->name, "report_call.stack_bytes", (double)k_call, "bytes");
-    metric(s->name, "encap_ahead.stack_bytes", (double)k_fill, "bytes");
-    metric(s->name, "stack_bytes", (double)k_device, "bytes");
-    metric(s->name, "seal.stack_bytes", (double)k_seal, "bytes");
+    if (a == 0) {
+        fig->prepare = t_fill;
+        fig->k_prepare = k_fill;
+    }
+    return 1;
+}
+
+static int run_shape(shape_t *s, dpm_rng_t rng)
+{
+    dpm_dap_report_layout(&s->v, &s->l); /* the layout does not depend on the AEAD */
+    const size_t bytes = s->l.bytes;
+    s->report = malloc(bytes);
+    s->work = malloc(8u * s->v.shard_work_words);
+    s->outbox_mem = malloc(4u * (bytes + 4u));
+    if (s->report == NULL || s->work == NULL || s->outbox_mem == NULL) {
+        return 0;
+    }
+    for (size_t i = 0; i < 72; i++) {
+        s->meas[i] = (uint64_t)((i * 89u + 7u) % 256u);
+    }
+    s->meas[0] %= s->v.length;
+    s->n = s->v.kind == DPM_PRIO3_SUMVEC ? s->v.length : 1u;
+    figures_t fig[NAEAD];
+    memset(fig, 0, sizeof(fig));
+    for (int a = 0; a < NAEAD; a++) {
+        if (!run_aead(s, rng, a, &fig[a])) {
+            return 0;
+        }
+    }
+    uint64_t worst = 0;
+    uint32_t k_worst = 0;
+    for (int a = 0; a < NAEAD; a++) {
+        char what[64];
+        snprintf(what, sizeof(what), "%s.report_call.instructions", AEAD_NAME[a]);
+        metric(s->name, what, (double)fig[a].call * per_tick, "instructions");
+        snprintf(what, sizeof(what), "%s.report_call.stack_bytes", AEAD_NAME[a]);
+        metric(s->name, what, (double)fig[a].k_call, "bytes");
+        snprintf(what, sizeof(what), "%s.seal.instructions", AEAD_NAME[a]);
+        metric(s->name, what, (double)fig[a].seal * per_tick, "instructions");
+        worst = fig[a].call > worst ? fig[a].call : worst;
+        k_worst = fig[a].k_call > k_worst ? fig[a].k_call : k_worst;
+    }
+    metric(s->name, "instructions", (double)worst * per_tick, "instructions");
+    metric(s->name, "stack_bytes", (double)k_worst, "bytes");
+    metric(s->name, "prepare.instructions", (double)fig[0].prepare * per_tick, "instructions");
+    metric(s->name, "prepare.stack_bytes", (double)fig[0].k_prepare, "bytes");
+    metric(s->name, "inline.instructions", (double)fig[0].inline_call * per_tick, "instructions");
+    metric(s->name, "inline.stack_bytes", (double)fig[0].k_inline, "bytes");
     metric(s->name, "report_bytes", (double)bytes, "bytes");
     free(s->report);
     free(s->work);

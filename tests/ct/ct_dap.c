@@ -7,9 +7,9 @@
  *                    every bit secret (its verdict, the returned status, is declassified by
  *                    the one line that turns it into a status)
  *   ct_dap seal      the device's HPKE seal (port/tls/hpke.c over Mbed TLS: X25519 by Everest,
- *                    HKDF-SHA256, AES-128-GCM) of a secret input share with a secret ephemeral
- *                    key (the random bytes it draws); the output (enc, ciphertext, tag) is
- *                    public by design and declassified after the call
+ *                    HKDF-SHA256, AES-128-GCM and ChaCha20-Poly1305) of a secret input share
+ *                    with a secret ephemeral key (the random bytes it draws); the output (enc,
+ *                    ciphertext, tag) is public by design and declassified after the call
  *   ct_dap open      the aggregator's open with a secret private key, of a ciphertext that
  *                    authenticates; its plaintext is declassified after the call
  *   ct_dap neg_branch | neg_table   negative controls: a branch on a share byte and a table
@@ -86,7 +86,7 @@ static int secret_fill(void *ctx, uint8_t *out, size_t len)
     return 0;
 }
 
-static void config(dpm_hpke_keypair_t *kp, dpm_hpke_config_t *c)
+static void config(dpm_hpke_keypair_t *kp, dpm_hpke_config_t *c, uint16_t aead_id)
 {
     uint8_t ikm[32] = {7, 1, 2};
     must(dpm_hpke_derive_keypair(ikm, sizeof(ikm), kp), "derive");
@@ -94,7 +94,7 @@ static void config(dpm_hpke_keypair_t *kp, dpm_hpke_config_t *c)
     c->id = 1;
     c->kem_id = DPM_HPKE_KEM_X25519_SHA256;
     c->kdf_id = DPM_HPKE_KDF_HKDF_SHA256;
-    c->aead_id = DPM_HPKE_AEAD_AES_128_GCM;
+    c->aead_id = aead_id;
     memcpy(c->public_key, kp->pk, 32);
 }
 
@@ -112,13 +112,15 @@ static void seal_one(uint64_t *state, const dpm_hpke_config_t *c, uint8_t *buf, 
     VALGRIND_MAKE_MEM_DEFINED(tag, 16);
 }
 
+static const uint16_t AEADS[2] = {DPM_HPKE_AEAD_AES_128_GCM, DPM_HPKE_AEAD_CHACHA20_POLY1305};
+
 static void run_seal(void)
 {
     dpm_hpke_keypair_t kp;
     dpm_hpke_config_t c;
-    config(&kp, &c);
     uint64_t state = 1;
-    for (int r = 0; r < 4; r++) {
+    for (int r = 0; r < 8; r++) {
+        config(&kp, &c, AEADS[r % 2]);
         uint8_t share[700], enc[32], tag[16];
         for (size_t i = 0; i < sizeof(share); i++) {
             share[i] = (uint8_t)(i * 13 + (size_t)r);
@@ -133,19 +135,19 @@ static void run_open(void)
 {
     dpm_hpke_keypair_t kp;
     dpm_hpke_config_t c;
-    config(&kp, &c);
     uint64_t state = 2;
     static const uint8_t info[DPM_DAP_INFO_BYTES] = {'d', 'a', 'p'};
     static const uint8_t aad_bytes[100] = {1, 2, 3};
     const dpm_span_t aad[2] = {{aad_bytes, 60}, {aad_bytes + 60, 40}};
-    for (int r = 0; r < 4; r++) {
+    for (int r = 0; r < 8; r++) {
+        config(&kp, &c, AEADS[r % 2]);
         uint8_t buf[500], enc[32], tag[16];
         memset(buf, r, sizeof(buf));
         seal_one(&state, &c, buf, sizeof(buf), enc, tag);
         dpm_hpke_keypair_t k = kp;
         secret(k.sk, sizeof(k.sk)); /* the aggregator's private key */
-        dpm_status_t st =
-            dpm_hpke_open_base(enc, &k, info, sizeof(info), aad, 2, buf, sizeof(buf), tag);
+        dpm_status_t st = dpm_hpke_open_base(c.aead_id, enc, &k, info, sizeof(info), aad, 2, buf,
+                                             sizeof(buf), tag);
         VALGRIND_MAKE_MEM_DEFINED(&st, sizeof(st));
         must(st, "open");
         VALGRIND_MAKE_MEM_DEFINED(buf, sizeof(buf));

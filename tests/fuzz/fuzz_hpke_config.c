@@ -24,7 +24,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             abort();
         }
     }
-    if (dpm_hpke_config_list_select(data, size, &c, NULL) == DPM_OK) {
+    if (dpm_hpke_config_list_select(data, size, DPM_HPKE_AEAD_CHACHA20_POLY1305, &c, NULL) ==
+        DPM_OK) {
         uint8_t enc[DPM_HPKE_CONFIG_BYTES];
         size_t len = 0;
         if (dpm_hpke_config_check(&c, NULL) != DPM_OK ||

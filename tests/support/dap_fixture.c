@@ -4,7 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int key(dpm_dap_hpke_key_t *k, dpm_hpke_config_t *c, uint8_t id, uint8_t seed)
+static int key(dpm_dap_hpke_key_t *k, dpm_hpke_config_t *c, uint8_t id, uint8_t seed,
+               uint16_t aead_id)
 {
     uint8_t ikm[32];
     for (int i = 0; i < 32; i++) {
@@ -14,17 +15,26 @@ static int key(dpm_dap_hpke_key_t *k, dpm_hpke_config_t *c, uint8_t id, uint8_t 
         return -1;
     }
     k->config_id = id;
+    k->aead_id = aead_id;
     memset(c, 0, sizeof(*c));
     c->id = id;
     c->kem_id = DPM_HPKE_KEM_X25519_SHA256;
     c->kdf_id = DPM_HPKE_KDF_HKDF_SHA256;
-    c->aead_id = DPM_HPKE_AEAD_AES_128_GCM;
+    c->aead_id = aead_id;
     memcpy(c->public_key, k->kp.pk, DPM_HPKE_NPK);
     return 0;
 }
 
 int dap_task_fixture(dap_task_fixture_t *f, const dpm_prio3_t *v, dpm_eps_t eps,
                      uint64_t min_batch_size, uint8_t seed)
+{
+    return dap_task_fixture_aead(f, v, eps, min_batch_size, seed, DPM_HPKE_AEAD_AES_128_GCM,
+                                 DPM_HPKE_AEAD_AES_128_GCM);
+}
+
+int dap_task_fixture_aead(dap_task_fixture_t *f, const dpm_prio3_t *v, dpm_eps_t eps,
+                          uint64_t min_batch_size, uint8_t seed, uint16_t leader_aead,
+                          uint16_t helper_aead)
 {
     static const char info[] = "dpmetrics test task";
     static const char leader[] = "https://" DAP_LEADER_HOST "/dap/";
@@ -47,8 +57,8 @@ int dap_task_fixture(dap_task_fixture_t *f, const dpm_prio3_t *v, dpm_eps_t eps,
     t.vdaf = *v;
     t.dp_mechanism = DPM_DAP_DP_DISCRETE_LAPLACE;
     t.central_eps = eps;
-    if (key(&f->leader_key, &f->leader_cfg, 1, seed) != 0 ||
-        key(&f->helper_key, &f->helper_cfg, 2, seed) != 0 ||
+    if (key(&f->leader_key, &f->leader_cfg, 1, seed, leader_aead) != 0 ||
+        key(&f->helper_key, &f->helper_cfg, 2, seed, helper_aead) != 0 ||
         dpm_dap_task_config_encode(&t, f->config, sizeof(f->config), &f->config_len) != DPM_OK) {
         return -1;
     }

@@ -25,9 +25,13 @@ typedef struct {
 } dap_task_fixture_t;
 
 /* Build task f for VDAF v (two shares) with central ε eps and min_batch_size, time precision
- * 3600 s, no interval; keys from seed. 0 on success. */
+ * 3600 s, no interval; keys from seed, both aggregators' HPKE configurations with AES-128-GCM
+ * (dap_task_fixture_aead: with the AEADs given). 0 on success. */
 int dap_task_fixture(dap_task_fixture_t *f, const dpm_prio3_t *v, dpm_eps_t eps,
                      uint64_t min_batch_size, uint8_t seed);
+int dap_task_fixture_aead(dap_task_fixture_t *f, const dpm_prio3_t *v, dpm_eps_t eps,
+                          uint64_t min_batch_size, uint8_t seed, uint16_t leader_aead,
+                          uint16_t helper_aead);
 
 /* The policy naming f's two aggregators, central ε up to max_eps, batch size from min_batch. */
 void dap_task_policy(const dap_task_fixture_t *f, dpm_eps_t max_eps, uint64_t min_batch,

@@ -139,7 +139,7 @@ tap "$([ "$rc" = 99 ] && grep -q 'Use of uninitialised value of size' "$work/ct_
 
 # ---- two aggregators (tests/ct/ct_dap.c): the DAP measurement check, the HPKE seal and open ------
 # The same marks (DPM_CT_DECLASSIFY in sdk/src/report/dap.c and port/tls/hpke.c) over Mbed TLS's
-# host build (Everest X25519, HKDF-SHA256, AES-128-GCM with AES-NI); Everest's all-zero check of
+# host build (Everest X25519, HKDF-SHA256, AES-128-GCM with AES-NI, ChaCha20-Poly1305); Everest's all-zero check of
 # an X25519 result, in Mbed TLS itself, is suppressed for its one function (tests/ct/everest.supp).
 MBED="${BUILD_DIR:-build}/mbedtls/host/library/libmbedcrypto.a"
 dap_build() { # output extra-flags...

@@ -57,12 +57,15 @@ static uint64_t ms(void *ctx)
     return 0;
 }
 
-/* A device whose policy names the task's aggregators (ε up to 1, batches of at least 100). */
-static fixture_t *open_fixture(const dpm_prio3_t *v)
+/* A device whose policy names the task's aggregators (ε up to 1, batches of at least 100),
+ * their HPKE configurations with the AEADs given. */
+static fixture_t *open_fixture_aead(const dpm_prio3_t *v, uint16_t leader_aead,
+                                    uint16_t helper_aead)
 {
     fixture_t *f = calloc(1, sizeof(*f));
     assert_non_null(f);
-    assert_int_equal(dap_task_fixture(&f->tf, v, DPM_EPS_ONE / 2, 1000, 5), 0);
+    assert_int_equal(
+        dap_task_fixture_aead(&f->tf, v, DPM_EPS_ONE / 2, 1000, 5, leader_aead, helper_aead), 0);
     fake_storage_init(&f->fs, f->mem, REGION, 1);
     test_rng_seed(&f->t, 11);
     f->now = NOW;
@@ -89,6 +92,12 @@ static fixture_t *open_fixture(const dpm_prio3_t *v)
     f->io.work = f->work;
     f->io.work_words = v->shard_work_words;
     return f;
+}
+
+/* The same with AES-128-GCM for both (DAP's mandatory suite). */
+static fixture_t *open_fixture(const dpm_prio3_t *v)
+{
+    return open_fixture_aead(v, DPM_HPKE_AEAD_AES_128_GCM, DPM_HPKE_AEAD_AES_128_GCM);
 }
 
 static void close_fixture(fixture_t *f)
@@ -141,8 +150,10 @@ static dpm_prio3_t sumvec48(void)
     return v;
 }
 
-/* Every variant: the device's report opens and verifies, and the aggregate of this one report
- * is the measurement; its bytes are DPM_DAP_REPORT_BYTES of the shape. */
+/* Every variant, with each AEAD (AES-128-GCM both; ChaCha20-Poly1305 for the leader and
+ * AES-128-GCM for the helper; ChaCha20-Poly1305 both): the device's report opens and
+ * verifies, and the aggregate of this one report is the measurement; its bytes are
+ * DPM_DAP_REPORT_BYTES of the shape whatever the AEAD. */
 static void test_every_variant_end_to_end(void **state)
 {
     (void)state;
@@ -160,8 +171,13 @@ static void test_every_variant_end_to_end(void **state)
     }
     const uint64_t *m[5] = {m_count, m_sum, m_vec, m_hist, m_multi};
     const size_t n[5] = {1, 1, 48, 1, 10};
-    for (int k = 0; k < 5; k++) {
-        fixture_t *f = open_fixture(&v[k]);
+    static const uint16_t aeads[3][2] = {
+        {DPM_HPKE_AEAD_AES_128_GCM, DPM_HPKE_AEAD_AES_128_GCM},
+        {DPM_HPKE_AEAD_CHACHA20_POLY1305, DPM_HPKE_AEAD_AES_128_GCM},
+        {DPM_HPKE_AEAD_CHACHA20_POLY1305, DPM_HPKE_AEAD_CHACHA20_POLY1305}};
+    for (int run = 0; run < 15; run++) {
+        const int k = run % 5, a = run / 5;
+        fixture_t *f = open_fixture_aead(&v[k], aeads[a][0], aeads[a][1]);
         dpm_report_info_t info;
         const char *reason = NULL;
         assert_int_equal(report(f, 7, m[k], n[k], &info, &reason), DPM_OK);
@@ -176,7 +192,15 @@ static void test_every_variant_end_to_end(void **state)
         const char *where = NULL;
         dpm_status_t st = dap_aggregate_one(&f->tf, f->report, info.bytes, result, 48, &where);
         if (st != DPM_OK) {
-            fail_msg("variant %d: rejected at %s: %s", k, where, dpm_strerror(st));
+            fail_msg("variant %d, AEADs %u/%u: rejected at %s: %s", k, aeads[a][0], aeads[a][1],
+                     where, dpm_strerror(st));
+        }
+        /* negative control: the leader's key opens nothing sealed with the other AEAD */
+        if (aeads[a][0] != aeads[a][1]) {
+            f->tf.leader_key.aead_id = aeads[a][1];
+            assert_int_equal(dap_aggregate_one(&f->tf, f->report, info.bytes, result, 48, &where),
+                             DPM_ERR_CORRUPT);
+            assert_string_equal(where, "leader open");
         }
         if (v[k].kind == DPM_PRIO3_HISTOGRAM) {
             for (uint32_t b = 0; b < 16; b++) {
@@ -624,28 +648,52 @@ static void test_hpke_configs(void **state)
     list[0] = (uint8_t)((n - 2) >> 8);
     list[1] = (uint8_t)(n - 2);
     memset(&c, 0, sizeof(c));
-    assert_int_equal(dpm_hpke_config_list_select(list, n, &c, &reason), DPM_OK);
+    assert_int_equal(dpm_hpke_config_list_select(list, n, 0, &c, &reason), DPM_OK);
+    assert_true(same_config(&c, &tf.leader_cfg));
+    /* a preference the list cannot meet: its first supported entry all the same */
+    assert_int_equal(
+        dpm_hpke_config_list_select(list, n, DPM_HPKE_AEAD_CHACHA20_POLY1305, &c, &reason), DPM_OK);
     assert_true(same_config(&c, &tf.leader_cfg));
     /* only the unsupported one: refused as unknown */
     size_t n1 = 2 + 9 + 65;
     list[0] = 0;
     list[1] = (uint8_t)(n1 - 2);
-    assert_int_equal(dpm_hpke_config_list_select(list, n1, &c, &reason), DPM_ERR_UNSUPPORTED);
+    assert_int_equal(dpm_hpke_config_list_select(list, n1, 0, &c, &reason), DPM_ERR_UNSUPPORTED);
     /* malformed: a length past the end, and a repeated id */
     list[1] = (uint8_t)(n1 - 1);
-    assert_int_equal(dpm_hpke_config_list_select(list, n1, &c, &reason), DPM_ERR_PROTOCOL);
+    assert_int_equal(dpm_hpke_config_list_select(list, n1, 0, &c, &reason), DPM_ERR_PROTOCOL);
     uint8_t twice[2 + 82];
     twice[0] = 0;
     twice[1] = 82;
     memcpy(twice + 2, one, 41);
     memcpy(twice + 43, one, 41);
-    assert_int_equal(dpm_hpke_config_list_select(twice, sizeof(twice), &c, &reason),
+    assert_int_equal(dpm_hpke_config_list_select(twice, sizeof(twice), 0, &c, &reason),
                      DPM_ERR_PROTOCOL);
-    /* suites refused by name */
+    /* AES-128-GCM (id 1) then ChaCha20-Poly1305 (id 2) in the aggregator's order: the
+     * aggregator's first without a preference, the preferred AEAD with one */
+    dpm_hpke_config_t chacha = tf.leader_cfg;
+    chacha.id = 2;
+    chacha.aead_id = DPM_HPKE_AEAD_CHACHA20_POLY1305;
+    chacha.public_key[0] ^= 1;
+    uint8_t both[2 + 82];
+    both[0] = 0;
+    both[1] = 82;
+    memcpy(both + 2, one, 41);
+    assert_int_equal(dpm_hpke_config_encode(&chacha, both + 43, 41, &len), DPM_OK);
+    assert_int_equal(dpm_hpke_config_list_select(both, sizeof(both), 0, &c, &reason), DPM_OK);
+    assert_true(same_config(&c, &tf.leader_cfg));
+    assert_int_equal(dpm_hpke_config_list_select(both, sizeof(both),
+                                                 DPM_HPKE_AEAD_CHACHA20_POLY1305, &c, &reason),
+                     DPM_OK);
+    assert_true(same_config(&c, &chacha));
+    assert_int_equal(dpm_hpke_config_check(&chacha, &reason), DPM_OK);
+    /* suites refused by name: AES-256-GCM (0x0002), Export-only (0xFFFF) */
     dpm_hpke_config_t bad = tf.leader_cfg;
-    bad.aead_id = 0x0003;
+    bad.aead_id = 0x0002;
     assert_int_equal(dpm_hpke_config_check(&bad, &reason), DPM_ERR_UNSUPPORTED);
-    assert_string_equal(reason, "HPKE AEAD is not AES-128-GCM");
+    assert_string_equal(reason, "HPKE AEAD is neither AES-128-GCM nor ChaCha20-Poly1305");
+    bad.aead_id = 0xFFFF;
+    assert_int_equal(dpm_hpke_config_check(&bad, &reason), DPM_ERR_UNSUPPORTED);
     bad = tf.leader_cfg;
     memset(bad.public_key, 0, sizeof(bad.public_key));
     assert_int_equal(dpm_hpke_config_check(&bad, &reason), DPM_ERR_PARAM);
@@ -669,8 +717,7 @@ static void test_accept_task(void **state)
     assert_int_equal(dpm_device_dap_accept_task(&f->dev, f->tf.id, f->tf.config, f->tf.config_len,
                                                 &f->tf.leader_cfg, &rotated, &t, &reason),
                      DPM_ERR_POLICY);
-    assert_string_equal(reason,
-                        "task helper (host and HPKE key) is not an aggregator of the policy");
+    assert_string_equal(reason, "task helper's host and HPKE key are not in the app's policy");
     assert_int_equal(((uint8_t *)&t)[0], 0xAB);
     close_fixture(f);
 }
@@ -678,9 +725,9 @@ static void test_accept_task(void **state)
 /* Fault injection: every byte of a sealed report, changed, is rejected by the aggregators
  * (decode, open or verification), never aggregated. Histogram16: every bit of every byte;
  * SumVec 2x24: one bit of every byte. Negative control: the untouched report aggregates. */
-static void flip_all(const dpm_prio3_t *v, int all_bits)
+static void flip_all(const dpm_prio3_t *v, int all_bits, uint16_t leader_aead)
 {
-    fixture_t *f = open_fixture(v);
+    fixture_t *f = open_fixture_aead(v, leader_aead, DPM_HPKE_AEAD_AES_128_GCM);
     uint64_t m[48];
     for (int i = 0; i < 48; i++) {
         m[i] = (uint64_t)i;
@@ -718,8 +765,9 @@ static void test_every_byte_changed_is_rejected(void **state)
 {
     (void)state;
     dpm_prio3_t h = hist16(), s = sumvec48();
-    flip_all(&h, 1);
-    flip_all(&s, 0);
+    flip_all(&h, 1, DPM_HPKE_AEAD_AES_128_GCM);
+    flip_all(&s, 0, DPM_HPKE_AEAD_AES_128_GCM);
+    flip_all(&s, 0, DPM_HPKE_AEAD_CHACHA20_POLY1305); /* the leader's share: ChaCha20-Poly1305 */
 }
 
 int main(void)

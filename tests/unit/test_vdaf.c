@@ -31,6 +31,7 @@
 /* The portable multiplication under other names (the build's is the one above). */
 #undef DPM_VDAF_FIELD_H
 #undef DPM_VDAF_HAVE_U128
+#undef DPM_VDAF_ARMV7EM
 #define DPM_VDAF_PORTABLE_MUL
 #define le64_get p_le64_get
 #define le64_put p_le64_put
@@ -54,6 +55,8 @@
 #define f128_canonical p_f128_canonical
 #define f128_reduce8 p_f128_reduce8
 #define f128_mul p_f128_mul
+#define f128_mul_to p_f128_mul_to
+#define f128_bfly p_f128_bfly
 #define dpm_vdaf_asr_check p_dpm_vdaf_asr_check
 #include "vdaf/field.h"
 #undef le64_get
@@ -78,6 +81,8 @@
 #undef f128_canonical
 #undef f128_reduce8
 #undef f128_mul
+#undef f128_mul_to
+#undef f128_bfly
 
 /* ---- a bit-serial reference: branchy, slow and obviously right ---------------------------- */
 typedef struct {
@@ -150,6 +155,20 @@ static void check128(u128_t a, u128_t b)
     f128_t m1 = f128_mul(x, y), s1 = f128_add(x, y), d1 = f128_sub(x, y);
     p_f128_t px = p_f128_make(a.lo, a.hi), py = p_f128_make(b.lo, b.hi);
     p_f128_t m2 = p_f128_mul(px, py), s2 = p_f128_add(px, py), d2 = p_f128_sub(px, py);
+    /* the in-memory forms (Armv7E-M assembly in the build's, C in the portable one) */
+    f128_t m3, s3 = x, d3 = y;
+    f128_mul_to(&m3, &x, &y);
+    f128_bfly(&s3, &d3);
+    p_f128_t m4, s4 = px, d4 = py;
+    p_f128_mul_to(&m4, &px, &py);
+    p_f128_bfly(&s4, &d4);
+    if (m3.lo != m1.lo || m3.hi != m1.hi || s3.lo != s1.lo || s3.hi != s1.hi || d3.lo != d1.lo ||
+        d3.hi != d1.hi || m4.lo != m2.lo || m4.hi != m2.hi || s4.lo != s2.lo || s4.hi != s2.hi ||
+        d4.lo != d2.lo || d4.hi != d2.hi) {
+        fail_msg("Field128 in memory: a = %016llx%016llx b = %016llx%016llx",
+                 (unsigned long long)a.hi, (unsigned long long)a.lo, (unsigned long long)b.hi,
+                 (unsigned long long)b.lo);
+    }
     if (m1.lo != want_mul.lo || m1.hi != want_mul.hi || m2.lo != want_mul.lo ||
         m2.hi != want_mul.hi || s1.lo != want_add.lo || s1.hi != want_add.hi ||
         s2.lo != want_add.lo || s2.hi != want_add.hi || d1.lo != want_sub.lo ||

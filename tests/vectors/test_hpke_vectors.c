@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* HPKE against RFC 9180 Appendix A.1.1 (DHKEM(X25519, HKDF-SHA256), HKDF-SHA256, AES-128-GCM,
- * Base), step by step and byte for byte: DeriveKeyPair of the ephemeral and recipient keys,
+/* HPKE against RFC 9180 Appendix A.1.1 and A.2.1 (DHKEM(X25519, HKDF-SHA256), HKDF-SHA256,
+ * AES-128-GCM and ChaCha20Poly1305, Base), each suite's file in its own group, step by step
+ * and byte for byte: DeriveKeyPair of the ephemeral and recipient keys,
  * Encap and Decap (enc, shared_secret), the key schedule (key_schedule_context, key,
  * base_nonce, exporter_secret), every listed encryption (sequence numbers 0, 1, 2, 4, 255, 256:
  * ct from Seal, pt back from Open), every export, and the device's seal hooks fed ikmE by its
@@ -9,7 +10,7 @@
  * fails to open and releases no plaintext; a small-order key is refused on both sides; a failing
  * random source seals nothing.
  *
- *   test_hpke_vectors    run from the repository root, or set HPKE_VECTORS to the file */
+ *   test_hpke_vectors    run from the repository root, or set HPKE_VECTORS to the directory */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -34,6 +35,7 @@ typedef struct {
 
 static item_t items[MAX_ITEMS];
 static int nitems;
+static uint16_t suite_aead; /* the AEAD of the file loaded: 1 or 3 */
 
 static int hexval(int c)
 {
@@ -51,11 +53,12 @@ static void append_hex(item_t *it, const char *s)
 }
 
 /* "name: value" starts an item, a line of hex continues the last one, the rest is structure. */
-static void load(void)
+static void load(const char *name)
 {
-    const char *path = getenv("HPKE_VECTORS")
-                           ? getenv("HPKE_VECTORS")
-                           : "tests/vectors/hpke/rfc9180_x25519_sha256_aes128gcm_base.txt";
+    char path[512];
+    snprintf(path, sizeof(path), "%s/%s",
+             getenv("HPKE_VECTORS") ? getenv("HPKE_VECTORS") : "tests/vectors/hpke", name);
+    nitems = 0;
     FILE *f = fopen(path, "r");
     if (f == NULL) {
         fprintf(stderr, "cannot open %s (run from the repository root)\n", path);
@@ -84,6 +87,22 @@ static void load(void)
         }
     }
     fclose(f);
+}
+
+static int setup_aes(void **state)
+{
+    (void)state;
+    load("rfc9180_x25519_sha256_aes128gcm_base.txt");
+    suite_aead = DPM_HPKE_AEAD_AES_128_GCM;
+    return 0;
+}
+
+static int setup_chacha(void **state)
+{
+    (void)state;
+    load("rfc9180_x25519_sha256_chacha20poly1305_base.txt");
+    suite_aead = DPM_HPKE_AEAD_CHACHA20_POLY1305;
+    return 0;
 }
 
 /* The n-th (0-based) item called key. */
@@ -129,7 +148,8 @@ static void test_file_is_the_suite(void **state)
     assert_string_equal(need("mode", 0)->text, "0");
     assert_string_equal(need("kem_id", 0)->text, "32");
     assert_string_equal(need("kdf_id", 0)->text, "1");
-    assert_string_equal(need("aead_id", 0)->text, "1");
+    assert_string_equal(need("aead_id", 0)->text,
+                        suite_aead == DPM_HPKE_AEAD_AES_128_GCM ? "1" : "3");
     /* every case of the section was parsed: six encryptions, three exports */
     assert_int_equal(count("sequence number"), 6);
     assert_int_equal(count("ct"), 6);
@@ -167,13 +187,15 @@ static void test_key_schedule(void **state)
 {
     (void)state;
     const item_t *info = need("info", 0);
+    const size_t nk = dpm_hpke_aead_nk(suite_aead);
     dpm_hpke_ctx_t ctx;
     uint8_t ksc[65];
-    assert_int_equal(
-        dpm_hpke_key_schedule(need("shared_secret", 32)->val, info->val, info->len, &ctx, ksc),
-        DPM_OK);
+    assert_int_equal(dpm_hpke_key_schedule(suite_aead, need("shared_secret", 32)->val, info->val,
+                                           info->len, &ctx, ksc),
+                     DPM_OK);
     assert_memory_equal(ksc, need("key_schedule_context", 65)->val, 65);
-    assert_memory_equal(ctx.key, need("key", 16)->val, 16);
+    assert_memory_equal(ctx.key, need("key", nk)->val, nk);
+    assert_int_equal(ctx.aead_id, suite_aead);
     assert_memory_equal(ctx.base_nonce, need("base_nonce", 12)->val, 12);
     assert_memory_equal(ctx.exporter_secret, need("exporter_secret", 32)->val, 32);
     assert_true(ctx.seq == 0);
@@ -182,12 +204,14 @@ static void test_key_schedule(void **state)
     uint8_t enc[32];
     const item_t *ikm_e = need("ikmE", 32);
     dpm_hpke_keypair_t kp = recipient();
-    assert_int_equal(dpm_hpke_setup_base_s(kp.pk, ikm_e->val, 32, info->val, info->len, enc, &s),
-                     DPM_OK);
-    assert_int_equal(dpm_hpke_setup_base_r(enc, &kp, info->val, info->len, &r), DPM_OK);
+    assert_int_equal(
+        dpm_hpke_setup_base_s(suite_aead, kp.pk, ikm_e->val, 32, info->val, info->len, enc, &s),
+        DPM_OK);
+    assert_int_equal(dpm_hpke_setup_base_r(suite_aead, enc, &kp, info->val, info->len, &r), DPM_OK);
     const dpm_hpke_ctx_t *both[2] = {&s, &r};
     for (int i = 0; i < 2; i++) { /* field by field: the struct has padding */
-        assert_memory_equal(both[i]->key, ctx.key, 16);
+        assert_int_equal(both[i]->aead_id, suite_aead);
+        assert_memory_equal(both[i]->key, ctx.key, nk);
         assert_memory_equal(both[i]->base_nonce, ctx.base_nonce, 12);
         assert_memory_equal(both[i]->exporter_secret, ctx.exporter_secret, 32);
         assert_true(both[i]->seq == 0);
@@ -198,9 +222,9 @@ static dpm_hpke_ctx_t context(void)
 {
     const item_t *info = need("info", 0);
     dpm_hpke_ctx_t ctx;
-    assert_int_equal(
-        dpm_hpke_key_schedule(need("shared_secret", 32)->val, info->val, info->len, &ctx, NULL),
-        DPM_OK);
+    assert_int_equal(dpm_hpke_key_schedule(suite_aead, need("shared_secret", 32)->val, info->val,
+                                           info->len, &ctx, NULL),
+                     DPM_OK);
     return ctx;
 }
 
@@ -263,7 +287,7 @@ static int fixed_fill(void *ctx, uint8_t *out, size_t len)
 static dpm_hpke_config_t config(void)
 {
     dpm_hpke_config_t cfg = {
-        7, DPM_HPKE_KEM_X25519_SHA256, DPM_HPKE_KDF_HKDF_SHA256, DPM_HPKE_AEAD_AES_128_GCM, {0}};
+        7, DPM_HPKE_KEM_X25519_SHA256, DPM_HPKE_KDF_HKDF_SHA256, suite_aead, {0}};
     memcpy(cfg.public_key, need("pkRm", 32)->val, 32);
     return cfg;
 }
@@ -288,9 +312,15 @@ static void test_seal_hook(void **state)
     assert_memory_equal(tag, ct->val + pt->len, 16);
     /* the aggregator's single-shot open */
     dpm_hpke_keypair_t kp = recipient();
-    assert_int_equal(dpm_hpke_open_base(enc, &kp, info->val, info->len, &a, 1, buf, pt->len, tag),
-                     DPM_OK);
+    assert_int_equal(
+        dpm_hpke_open_base(suite_aead, enc, &kp, info->val, info->len, &a, 1, buf, pt->len, tag),
+        DPM_OK);
     assert_memory_equal(buf, pt->val, pt->len);
+    /* negative control: the same bytes opened as the other AEAD do not authenticate */
+    memcpy(buf, ct->val, pt->len);
+    assert_int_equal(dpm_hpke_open_base((uint16_t)(suite_aead ^ 2u), enc, &kp, info->val, info->len,
+                                        &a, 1, buf, pt->len, tag),
+                     DPM_ERR_CORRUPT);
     /* a random source that fails seals nothing */
     f.fail = 1;
     assert_int_equal(
@@ -298,7 +328,7 @@ static void test_seal_hook(void **state)
         DPM_ERR_RNG);
     /* an unknown suite is refused before any randomness is drawn */
     f.fail = 0;
-    cfg.aead_id = 0x0003; /* ChaCha20Poly1305 */
+    cfg.aead_id = 0x0002; /* AES-256-GCM */
     assert_int_equal(
         sealer.seal(sealer.ctx, &cfg, &rng, info->val, info->len, &a, 1, buf, pt->len, enc, tag),
         DPM_ERR_PARAM);
@@ -375,7 +405,8 @@ static int tampered_fails(int what, size_t byte, int bit)
     target[what][byte] ^= (uint8_t)(1u << bit);
     dpm_hpke_keypair_t kp = recipient();
     dpm_span_t span = {a, aad->len};
-    dpm_status_t st = dpm_hpke_open_base(enc, &kp, inf, info->len, &span, 1, buf, pt->len, tag);
+    dpm_status_t st =
+        dpm_hpke_open_base(suite_aead, enc, &kp, inf, info->len, &span, 1, buf, pt->len, tag);
     if (st == DPM_OK) {
         return 0;
     }
@@ -446,28 +477,36 @@ static void test_bad_arguments(void **state)
     assert_int_equal(dpm_hpke_derive_keypair(NULL, 32, &kp), DPM_ERR_PARAM);
     dpm_hpke_ctx_t ctx = context();
     uint8_t info[DPM_HPKE_MAX_INFO + 1] = {0};
-    assert_int_equal(dpm_hpke_key_schedule(out, info, sizeof(info), &ctx, NULL), DPM_ERR_PARAM);
+    assert_int_equal(dpm_hpke_key_schedule(suite_aead, out, info, sizeof(info), &ctx, NULL),
+                     DPM_ERR_PARAM);
+    assert_int_equal(dpm_hpke_key_schedule(0x0002, out, info, 1, &ctx, NULL), DPM_ERR_UNSUPPORTED);
+    assert_int_equal(dpm_hpke_aead_nk(0x0002), 0);
+    uint8_t enc[32];
+    assert_int_equal(dpm_hpke_setup_base_s(0xFFFF, out, ikm, 32, info, 1, enc, &ctx),
+                     DPM_ERR_UNSUPPORTED);
     assert_int_equal(dpm_hpke_ctx_export(&ctx, NULL, 0, out, 255u * 32u + 1u), DPM_ERR_PARAM);
     assert_int_equal(dpm_hpke_ctx_seal(&ctx, NULL, 1, buf, sizeof(buf), tag), DPM_ERR_PARAM);
     ctx.seq = UINT64_MAX; /* §5.2: the sequence number must not wrap */
     assert_int_equal(dpm_hpke_ctx_seal(&ctx, NULL, 0, buf, sizeof(buf), tag), DPM_ERR_RANGE);
 }
 
+/* Every test on each suite's file, in one group (one TAP plan): the suite's setup loads its
+ * file before each test. */
+#define HPKE_TESTS(X, suite, setup)                                                                \
+    X(test_file_is_the_suite, suite, setup), X(test_derive_keypair, suite, setup),                 \
+        X(test_encap_decap, suite, setup), X(test_key_schedule, suite, setup),                     \
+        X(test_encryptions, suite, setup), X(test_exports, suite, setup),                          \
+        X(test_seal_hook, suite, setup), X(test_tampering_never_opens, suite, setup),              \
+        X(test_small_order_keys, suite, setup), X(test_bad_arguments, suite, setup),               \
+        X(test_pool, suite, setup)
+#define ON_SUITE(f, suite, setup)                                                                  \
+    {                                                                                              \
+        suite " " #f, f, setup, NULL, NULL                                                         \
+    }
+
 int main(void)
 {
-    load();
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_file_is_the_suite),
-        cmocka_unit_test(test_derive_keypair),
-        cmocka_unit_test(test_encap_decap),
-        cmocka_unit_test(test_key_schedule),
-        cmocka_unit_test(test_encryptions),
-        cmocka_unit_test(test_exports),
-        cmocka_unit_test(test_seal_hook),
-        cmocka_unit_test(test_tampering_never_opens),
-        cmocka_unit_test(test_small_order_keys),
-        cmocka_unit_test(test_bad_arguments),
-        cmocka_unit_test(test_pool),
-    };
+    const struct CMUnitTest tests[] = {HPKE_TESTS(ON_SUITE, "aes128gcm", setup_aes),
+                                       HPKE_TESTS(ON_SUITE, "chacha20poly1305", setup_chacha)};
     return cmocka_run_group_tests_name("hpke_vectors", tests, NULL, NULL);
 }

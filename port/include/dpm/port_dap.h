@@ -20,9 +20,11 @@
 extern "C" {
 #endif
 
-/* One HPKE key of an aggregator: the config id its HpkeConfig announces, and the key pair. */
+/* One HPKE key of an aggregator: the config id and AEAD its HpkeConfig announces (the KEM and
+ * KDF are dpm/hpke.h's), and the key pair. */
 typedef struct {
     uint8_t config_id;
+    uint16_t aead_id; /* DPM_HPKE_AEAD_AES_128_GCM or DPM_HPKE_AEAD_CHACHA20_POLY1305 */
     dpm_hpke_keypair_t kp;
 } dpm_dap_hpke_key_t;
 

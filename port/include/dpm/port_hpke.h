@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* HPKE (RFC 9180), base mode, suite DHKEM(X25519, HKDF-SHA256) / HKDF-SHA256 / AES-128-GCM,
- * over Mbed TLS 3.6 (port/tls/hpke.c): the device's seal hook (dpm/hpke.h) and the
- * aggregator's open, with the RFC's intermediate steps exposed so that the test vectors of its
- * Appendix A are checked step by step (tests/vectors/hpke/).
+/* HPKE (RFC 9180), base mode, suites DHKEM(X25519, HKDF-SHA256) / HKDF-SHA256 / AES-128-GCM
+ * or ChaCha20-Poly1305 (dpm/hpke.h), over Mbed TLS 3.6 (port/tls/hpke.c): the device's seal
+ * hook and the aggregator's open, with the RFC's intermediate steps exposed so that the test
+ * vectors of its Appendix A (A.1.1 and A.2.1) are checked step by step (tests/vectors/hpke/).
  *
  * Primitives: X25519 from Mbed TLS's Everest variant (MBEDTLS_ECDH_VARIANT_EVEREST_ENABLED,
  * formally verified, constant time, no heap), HKDF-SHA256 (mbedtls_hkdf), AES-128-GCM
- * (mbedtls_gcm). Without Everest in the Mbed TLS configuration every call here returns
- * DPM_ERR_UNSUPPORTED (the project's configs enable it, port/tls/config/).
+ * (mbedtls_gcm) and ChaCha20-Poly1305 (mbedtls_chachapoly): what the TLS client links anyway.
+ * Without Everest in the Mbed TLS configuration every call here returns DPM_ERR_UNSUPPORTED
+ * (the project's configs enable it, port/tls/config/).
  *
  * Memory: HKDF and GCM allocate small blocks through Mbed TLS's allocator, so on a device
  * dpm_tls_use_arena() must have run (dpm/port_tls.h); DPM_ERR_BUFFER when it is exhausted.
@@ -30,8 +31,8 @@ extern "C" {
 #endif
 
 #define DPM_HPKE_NSECRET 32u /* KEM shared secret */
-#define DPM_HPKE_NK 16u      /* AES-128-GCM key */
-#define DPM_HPKE_NN 12u      /* AES-128-GCM nonce */
+#define DPM_HPKE_NK_MAX 32u  /* the longest AEAD key (ChaCha20-Poly1305; AES-128-GCM: 16) */
+#define DPM_HPKE_NN 12u      /* the AEAD nonce, both AEADs */
 #define DPM_HPKE_NH 32u      /* HKDF-SHA256 output */
 
 /* A key pair of the suite (an aggregator's; the public key is what its HpkeConfig carries). */
@@ -40,11 +41,15 @@ typedef struct {
     uint8_t pk[DPM_HPKE_NPK];
 } dpm_hpke_keypair_t;
 
-/* An encryption context (RFC 9180 §5.2): the AEAD key, base nonce and sequence number, and
- * the exporter secret. One sender context seals, one receiver context opens, in the same
- * order (the nonce is base_nonce XOR seq). */
+/* Nk, the key length of an AEAD (16 or 32), or 0 for an AEAD this code does not have. */
+size_t dpm_hpke_aead_nk(uint16_t aead_id);
+
+/* An encryption context (RFC 9180 §5.2): the AEAD and its key (the first Nk bytes of key),
+ * base nonce and sequence number, and the exporter secret. One sender context seals, one
+ * receiver context opens, in the same order (the nonce is base_nonce XOR seq). */
 typedef struct {
-    uint8_t key[DPM_HPKE_NK];
+    uint16_t aead_id;
+    uint8_t key[DPM_HPKE_NK_MAX];
     uint8_t base_nonce[DPM_HPKE_NN];
     uint8_t exporter_secret[DPM_HPKE_NH];
     uint64_t seq;
@@ -66,19 +71,23 @@ dpm_status_t dpm_hpke_encap(const uint8_t pk_r[DPM_HPKE_NPK], const uint8_t *ikm
 dpm_status_t dpm_hpke_decap(const uint8_t enc[DPM_HPKE_NENC], const dpm_hpke_keypair_t *kp_r,
                             uint8_t shared_secret[DPM_HPKE_NSECRET]);
 
-/* KeySchedule(mode_base, shared_secret, info, "", "") (RFC 9180 §5.1): *ctx with seq 0, and
- * (if key_schedule_context is not NULL) the 65-byte key_schedule_context the vectors list.
- * info_len <= DPM_HPKE_MAX_INFO. */
-dpm_status_t dpm_hpke_key_schedule(const uint8_t shared_secret[DPM_HPKE_NSECRET],
+/* KeySchedule(mode_base, shared_secret, info, "", "") (RFC 9180 §5.1) of the suite with AEAD
+ * aead_id: *ctx with seq 0, and (if key_schedule_context is not NULL) the 65-byte
+ * key_schedule_context the vectors list. info_len <= DPM_HPKE_MAX_INFO. DPM_ERR_UNSUPPORTED
+ * for an AEAD other than dpm/hpke.h's two (*ctx untouched then, and on DPM_ERR_PARAM); after
+ * a failure of the derivation itself *ctx is zeroed. */
+dpm_status_t dpm_hpke_key_schedule(uint16_t aead_id, const uint8_t shared_secret[DPM_HPKE_NSECRET],
                                    const uint8_t *info, size_t info_len, dpm_hpke_ctx_t *ctx,
                                    uint8_t key_schedule_context[1u + 2u * DPM_HPKE_NH]);
 
 /* SetupBaseS / SetupBaseR: the two steps above. */
-dpm_status_t dpm_hpke_setup_base_s(const uint8_t pk_r[DPM_HPKE_NPK], const uint8_t *ikm_e,
-                                   size_t ikm_e_len, const uint8_t *info, size_t info_len,
-                                   uint8_t enc[DPM_HPKE_NENC], dpm_hpke_ctx_t *ctx);
-dpm_status_t dpm_hpke_setup_base_r(const uint8_t enc[DPM_HPKE_NENC], const dpm_hpke_keypair_t *kp_r,
-                                   const uint8_t *info, size_t info_len, dpm_hpke_ctx_t *ctx);
+dpm_status_t dpm_hpke_setup_base_s(uint16_t aead_id, const uint8_t pk_r[DPM_HPKE_NPK],
+                                   const uint8_t *ikm_e, size_t ikm_e_len, const uint8_t *info,
+                                   size_t info_len, uint8_t enc[DPM_HPKE_NENC],
+                                   dpm_hpke_ctx_t *ctx);
+dpm_status_t dpm_hpke_setup_base_r(uint16_t aead_id, const uint8_t enc[DPM_HPKE_NENC],
+                                   const dpm_hpke_keypair_t *kp_r, const uint8_t *info,
+                                   size_t info_len, dpm_hpke_ctx_t *ctx);
 
 /* ContextS.Seal(aad, pt): encrypts buf[0, len) in place and writes the tag; the associated
  * data is aad[0] || ... || aad[naad - 1]. Then seq + 1. DPM_ERR_RANGE if seq would overflow
@@ -100,13 +109,13 @@ dpm_status_t dpm_hpke_ctx_export(const dpm_hpke_ctx_t *ctx, const uint8_t *expor
 /* Wipe a context's secrets. */
 void dpm_hpke_ctx_wipe(dpm_hpke_ctx_t *ctx);
 
-/* OpenBase(enc, skR, info, aad, ct) single shot, ct = buf[0, len) || tag, in place: the
- * aggregator's side of a DAP input share. DPM_ERR_CORRUPT for any ciphertext that does not
- * open (buf zeroed). */
-dpm_status_t dpm_hpke_open_base(const uint8_t enc[DPM_HPKE_NENC], const dpm_hpke_keypair_t *kp_r,
-                                const uint8_t *info, size_t info_len, const dpm_span_t *aad,
-                                size_t naad, uint8_t *buf, size_t len,
-                                const uint8_t tag[DPM_HPKE_NT]);
+/* OpenBase(enc, skR, info, aad, ct) single shot with the suite of AEAD aead_id, ct = buf[0,
+ * len) || tag, in place: the aggregator's side of a DAP input share. DPM_ERR_CORRUPT for any
+ * ciphertext that does not open (buf zeroed). */
+dpm_status_t dpm_hpke_open_base(uint16_t aead_id, const uint8_t enc[DPM_HPKE_NENC],
+                                const dpm_hpke_keypair_t *kp_r, const uint8_t *info,
+                                size_t info_len, const dpm_span_t *aad, size_t naad, uint8_t *buf,
+                                size_t len, const uint8_t tag[DPM_HPKE_NT]);
 
 /* The device's seal hook (dpm/hpke.h): SealBase with the ephemeral key DeriveKeyPair(32 bytes
  * from the rng). Stateless (ctx NULL). */

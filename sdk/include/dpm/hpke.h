@@ -8,10 +8,16 @@
  * HKDF-SHA256, AES-128-GCM) together with the aggregator side (open); a platform with its own
  * crypto (a secure element, PSA drivers) supplies its own seal with the same contract.
  *
- * Suite. One ciphersuite, the one DAP requires every participant to implement (the DAP draft's
- * "Compliance Requirements"): DHKEM(X25519, HKDF-SHA256) 0x0020, HKDF-SHA256 0x0001,
- * AES-128-GCM 0x0001, base mode (mode 0). A configuration naming anything else is refused as
- * unknown (DPM_ERR_UNSUPPORTED), never used. */
+ * Suites. DHKEM(X25519, HKDF-SHA256) 0x0020 and HKDF-SHA256 0x0001, base mode (mode 0), with
+ * either AEAD:
+ *   AES-128-GCM 0x0001        the suite DAP requires every participant to implement (the DAP
+ *                             draft's "Compliance Requirements"): every aggregator offers it;
+ *   ChaCha20-Poly1305 0x0003  RFC 9180's other AEAD, for an aggregator that offers it too: on a
+ *                             core without AES instructions (Cortex-M) it seals a DAP report in
+ *                             less than half the instructions of AES-128-GCM, and it is
+ *                             constant time by construction (no tables indexed by data).
+ * A configuration naming anything else is refused as unknown (DPM_ERR_UNSUPPORTED), never
+ * used. */
 #ifndef DPM_HPKE_H
 #define DPM_HPKE_H
 
@@ -28,6 +34,7 @@ extern "C" {
 #define DPM_HPKE_KEM_X25519_SHA256 0x0020u /* DHKEM(X25519, HKDF-SHA256) */
 #define DPM_HPKE_KDF_HKDF_SHA256 0x0001u
 #define DPM_HPKE_AEAD_AES_128_GCM 0x0001u
+#define DPM_HPKE_AEAD_CHACHA20_POLY1305 0x0003u
 #define DPM_HPKE_NENC 32u /* encapsulated key (the ephemeral X25519 public key) */
 #define DPM_HPKE_NPK 32u  /* public key */
 #define DPM_HPKE_NSK 32u  /* private key */
@@ -52,7 +59,7 @@ typedef struct {
     size_t len;
 } dpm_span_t;
 
-/* DPM_OK if *cfg names the supported suite with a usable public key. DPM_ERR_UNSUPPORTED for
+/* DPM_OK if *cfg names a supported suite with a usable public key. DPM_ERR_UNSUPPORTED for
  * another KEM, KDF or AEAD (with *reason naming which); DPM_ERR_PARAM for NULL or an all-zero
  * public key (X25519's identity: every shared secret would be zero). */
 dpm_status_t dpm_hpke_config_check(const dpm_hpke_config_t *cfg, const char **reason);
@@ -65,13 +72,17 @@ dpm_status_t dpm_hpke_config_decode(const uint8_t *bytes, size_t len, dpm_hpke_c
                                     const char **reason);
 
 /* Pick from an HpkeConfigList (what GET {aggregator}/hpke_config returns: HpkeConfig
- * HpkeConfigList<10..2^16-1>, in decreasing order of preference) the first configuration of
- * the supported suite. Every entry is parsed, supported or not; the list must be well formed to
- * its end and no two entries may share an id (DAP requires distinct ids). DPM_ERR_PROTOCOL for
- * a malformed list, DPM_ERR_UNSUPPORTED when no entry is of the supported suite (DAP: the
- * client must abort), DPM_ERR_PARAM for NULL. *cfg untouched on error. */
-dpm_status_t dpm_hpke_config_list_select(const uint8_t *bytes, size_t len, dpm_hpke_config_t *cfg,
-                                         const char **reason);
+ * HpkeConfigList<10..2^16-1>, in the aggregator's decreasing order of preference) a
+ * configuration of a supported suite: the first one whose AEAD is prefer_aead if the list has
+ * one, else the first supported one (prefer_aead 0: the aggregator's order alone). A device
+ * without AES instructions passes DPM_HPKE_AEAD_CHACHA20_POLY1305 (see the suites above) and
+ * still works with an aggregator that offers only AES-128-GCM. Every entry is parsed,
+ * supported or not; the list must be well formed to its end and no two entries may share an
+ * id (DAP requires distinct ids). DPM_ERR_PROTOCOL for a malformed list, DPM_ERR_UNSUPPORTED
+ * when no entry is of a supported suite (DAP: the client must abort), DPM_ERR_PARAM for NULL.
+ * *cfg untouched on error. */
+dpm_status_t dpm_hpke_config_list_select(const uint8_t *bytes, size_t len, uint16_t prefer_aead,
+                                         dpm_hpke_config_t *cfg, const char **reason);
 
 /* Encode *cfg as an HpkeConfig into out (DPM_HPKE_CONFIG_BYTES). DPM_ERR_BUFFER if cap is
  * too small, DPM_ERR_PARAM for NULL; *len = bytes written. */

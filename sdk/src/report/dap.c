@@ -5,6 +5,7 @@
 
 #include "dpm/dap.h"
 #include "report/dap_wire.h"
+#include "vdaf/vdaf_internal.h"
 
 static dpm_status_t why(const char **reason, const char *text, dpm_status_t st)
 {
@@ -12,6 +13,49 @@ static dpm_status_t why(const char **reason, const char *text, dpm_status_t st)
         *reason = text;
     }
     return st;
+}
+
+/* ---- the TLS-presentation readers (report/dap_wire.h) ----------------------------------- */
+
+/* n bytes from the cursor (NULL and `bad` if fewer are left). */
+const uint8_t *dpm_rd_bytes(dpm_rd_t *r, size_t n)
+{
+    if (r->bad || n > r->len - r->pos) {
+        r->bad = 1;
+        return NULL;
+    }
+    const uint8_t *at = r->p + r->pos;
+    r->pos += n;
+    return at;
+}
+
+/* An unsigned big-endian integer of n <= 8 bytes (0 if short). */
+uint64_t dpm_rd_uint(dpm_rd_t *r, size_t n)
+{
+    const uint8_t *b = dpm_rd_bytes(r, n);
+    uint64_t v = 0;
+    for (size_t i = 0; b != NULL && i < n; i++) {
+        v = (v << 8) | b[i];
+    }
+    return v;
+}
+
+/* A vector opaque x<lo..hi> with an n-byte length prefix: *len and its bytes (NULL if bad or
+ * outside [lo, hi]). */
+const uint8_t *dpm_rd_vec(dpm_rd_t *r, size_t n, uint64_t lo, uint64_t hi, size_t *len)
+{
+    uint64_t l = dpm_rd_uint(r, n);
+    if (!r->bad && (l < lo || l > hi || l > r->len - r->pos)) {
+        r->bad = 1;
+    }
+    *len = r->bad ? 0 : (size_t)l;
+    return r->bad ? NULL : dpm_rd_bytes(r, (size_t)l);
+}
+
+/* 1 if the cursor read everything exactly, without failing. */
+int dpm_rd_done(const dpm_rd_t *r)
+{
+    return !r->bad && r->pos == r->len;
 }
 
 /* ---- tasks --------------------------------------------------------------------------------- */
@@ -314,12 +358,6 @@ void dpm_dap_input_share_info(uint8_t role, uint8_t info[DPM_DAP_INFO_BYTES])
 
 /* ---- measurements ------------------------------------------------------------------------ */
 
-/* 1 if a > b, 0 otherwise, from the borrow of b - a: no branch on either value. */
-static uint64_t ct_gt(uint64_t a, uint64_t b)
-{
-    return ((~b & a) | (~(b ^ a) & (b - a))) >> 63;
-}
-
 dpm_status_t dpm_dap_measurement_check(const dpm_prio3_t *v, const uint64_t *measurement,
                                        size_t count)
 {
@@ -327,28 +365,16 @@ dpm_status_t dpm_dap_measurement_check(const dpm_prio3_t *v, const uint64_t *mea
         return DPM_ERR_PARAM;
     }
     int vector = v->kind == DPM_PRIO3_SUMVEC || v->kind == DPM_PRIO3_MULTIHOT;
-    if (count != (vector ? v->length : 1u) || v->length == 0) {
-        return DPM_ERR_PARAM; /* the count is public: the variant's shape */
+    if (count != (vector ? v->length : 1u) || v->length == 0 || v->kind < DPM_PRIO3_COUNT ||
+        v->kind > DPM_PRIO3_MULTIHOT) {
+        return DPM_ERR_PARAM; /* public: the variant's shape, or a variant DAP tasks do not use */
     }
-    uint64_t bad = 0, weight = 0;
-    switch (v->kind) {
-    case DPM_PRIO3_COUNT: bad = ct_gt(measurement[0], 1); break;
-    case DPM_PRIO3_SUM: bad = ct_gt(measurement[0], v->max_measurement); break;
-    case DPM_PRIO3_HISTOGRAM: bad = ct_gt(measurement[0], v->length - 1u); break;
-    case DPM_PRIO3_SUMVEC:
-        for (size_t i = 0; i < count; i++) {
-            bad |= ct_gt(measurement[i], v->max_measurement);
-        }
-        break;
-    case DPM_PRIO3_MULTIHOT:
-        for (size_t i = 0; i < count; i++) {
-            bad |= ct_gt(measurement[i], 1);
-            weight += measurement[i] & 1u;
-        }
-        bad |= ct_gt(weight, v->max_measurement);
-        break;
-    default: return DPM_ERR_PARAM; /* a variant DAP tasks do not use */
-    }
+#if DPM_VDAF
+    /* the check dpm_prio3_shard makes on the same values: one definition of a valid one */
+    uint64_t bad = dpm_prio3_measurement_bad(v, measurement);
+#else
+    uint64_t bad = 1;
+#endif
     DPM_CT_DECLASSIFY(bad); /* the verdict is public: it is the status */
     return bad ? DPM_ERR_PARAM : DPM_OK;
 }
@@ -545,7 +571,7 @@ dpm_status_t dpm_dap_policy_check(const dpm_dap_policy_t *p, const dpm_dap_task_
                                   const char **reason)
 {
     if (p == NULL) {
-        return why(reason, "the app's policy allows no two-aggregator task (policy.dap is NULL)",
+        return why(reason, "the app's policy names no aggregator (policy.dap is NULL)",
                    DPM_ERR_POLICY);
     }
     if (t == NULL || !policy_valid(p)) {
@@ -560,14 +586,16 @@ dpm_status_t dpm_dap_policy_check(const dpm_dap_policy_t *p, const dpm_dap_task_
     int leader = named(p, t->leader_url, &t->leader_hpke);
     int helper = named(p, t->helper_url, &t->helper_hpke);
     if (leader < 0) {
-        return why(reason, "task leader (host and HPKE key) is not an aggregator of the policy",
+        return why(reason, "task leader's host and HPKE key are not in the app's policy",
                    DPM_ERR_POLICY);
     }
     if (helper < 0) {
-        return why(reason, "task helper (host and HPKE key) is not an aggregator of the policy",
+        return why(reason, "task helper's host and HPKE key are not in the app's policy",
                    DPM_ERR_POLICY);
     }
-    if (strcmp(p->aggregators[leader].host, p->aggregators[helper].host) == 0) {
+    dpm_span_t helper_host = {NULL, 0};
+    (void)dpm_dap_url_host(t->helper_url, &helper_host);     /* parsed by named() above */
+    if (host_is(helper_host, p->aggregators[leader].host)) { /* the helper's entry has this host */
         return why(reason, "task leader and helper are the same aggregator", DPM_ERR_POLICY);
     }
     if (t->central_eps == 0 || t->central_eps > p->max_central_eps.q16) {

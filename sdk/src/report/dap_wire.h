@@ -28,47 +28,16 @@ static inline dpm_rd_t dpm_rd(const uint8_t *p, size_t len)
     return r;
 }
 
+/* The readers (sdk/src/report/dap.c): out of line, one copy for every decoder of the image. */
 /* n bytes from the cursor (NULL and `bad` if fewer are left). */
-static inline const uint8_t *dpm_rd_bytes(dpm_rd_t *r, size_t n)
-{
-    if (r->bad || n > r->len - r->pos) {
-        r->bad = 1;
-        return NULL;
-    }
-    const uint8_t *at = r->p + r->pos;
-    r->pos += n;
-    return at;
-}
-
+const uint8_t *dpm_rd_bytes(dpm_rd_t *r, size_t n);
 /* An unsigned big-endian integer of n <= 8 bytes (0 if short). */
-static inline uint64_t dpm_rd_uint(dpm_rd_t *r, size_t n)
-{
-    const uint8_t *b = dpm_rd_bytes(r, n);
-    uint64_t v = 0;
-    for (size_t i = 0; b != NULL && i < n; i++) {
-        v = (v << 8) | b[i];
-    }
-    return v;
-}
-
+uint64_t dpm_rd_uint(dpm_rd_t *r, size_t n);
 /* A vector opaque x<lo..hi> with an n-byte length prefix: *len and its bytes (NULL if bad or
  * outside [lo, hi]). */
-static inline const uint8_t *dpm_rd_vec(dpm_rd_t *r, size_t n, uint64_t lo, uint64_t hi,
-                                        size_t *len)
-{
-    uint64_t l = dpm_rd_uint(r, n);
-    if (!r->bad && (l < lo || l > hi || l > r->len - r->pos)) {
-        r->bad = 1;
-    }
-    *len = r->bad ? 0 : (size_t)l;
-    return r->bad ? NULL : dpm_rd_bytes(r, (size_t)l);
-}
-
+const uint8_t *dpm_rd_vec(dpm_rd_t *r, size_t n, uint64_t lo, uint64_t hi, size_t *len);
 /* 1 if the cursor read everything exactly, without failing. */
-static inline int dpm_rd_done(const dpm_rd_t *r)
-{
-    return !r->bad && r->pos == r->len;
-}
+int dpm_rd_done(const dpm_rd_t *r);
 
 static inline dpm_wr_t dpm_wr(uint8_t *p, size_t cap)
 {

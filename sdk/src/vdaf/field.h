@@ -22,6 +22,14 @@
 #include <stdint.h>
 #include <string.h>
 
+/* Armv7E-M (Cortex-M4, M7) with GCC-style inline assembly: UMAAL and flag-chained limbs. */
+#if defined(__GNUC__) && defined(__ARM_ARCH_7EM__) && defined(__thumb2__) &&                       \
+    !defined(DPM_VDAF_PORTABLE_MUL)
+#define DPM_VDAF_ARMV7EM 1
+#else
+#define DPM_VDAF_ARMV7EM 0
+#endif
+
 #if defined(__SIZEOF_INT128__) && !defined(DPM_VDAF_PORTABLE_MUL)
 #define DPM_VDAF_HAVE_U128 1
 __extension__ typedef unsigned __int128 dpm_u128_t;
@@ -218,6 +226,63 @@ F128_INLINE f128_t f128_plus_c(f128_t s, uint64_t *carry)
     return f128_add_raw(s, F128_C_LO, F128_C_HI, carry);
 }
 
+#if DPM_VDAF_ARMV7EM
+/* The same two operations in flag-chained 32-bit limbs (17 and 10 instructions). The sum
+ * s = a + b < 2p has a carry c1 out of 2^128, or none and then s >= p exactly when s + (2^128
+ * - p) carries (c2); c1 and c2 are never both 1 (s < 2p - 2^128 after a carry). The mask of
+ * c1 + c2 selects the addition of 2^128 - p (modulo 2^128: s - p). The difference adds p
+ * (subtracts 2^128 - p) under the mask of its borrow. */
+F128_INLINE f128_t f128_add(f128_t a, f128_t b)
+{
+    uint32_t s0 = (uint32_t)a.lo, s1 = (uint32_t)(a.lo >> 32), s2 = (uint32_t)a.hi,
+             s3 = (uint32_t)(a.hi >> 32), m, t;
+    __asm__(
+        "mov    %[m], #0\n\t"
+        "adds   %[s0], %[s0], %[b0]\n\t"
+        "adcs   %[s1], %[s1], %[b1]\n\t"
+        "adcs   %[s2], %[s2], %[b2]\n\t"
+        "adcs   %[s3], %[s3], %[b3]\n\t"
+        "adc    %[m], %[m], #0\n\t"
+        "adds   %[t], %[s0], #-1\n\t"
+        "adcs   %[t], %[s1], #-1\n\t"
+        "adcs   %[t], %[s2], #0x1B\n\t"
+        "adcs   %[t], %[s3], #0\n\t"
+        "adc    %[m], %[m], #0\n\t"
+        "rsb    %[m], %[m], #0\n\t"
+        "and    %[t], %[m], #0x1B\n\t"
+        "adds   %[s0], %[s0], %[m]\n\t"
+        "adcs   %[s1], %[s1], %[m]\n\t"
+        "adcs   %[s2], %[s2], %[t]\n\t"
+        "adc    %[s3], %[s3], #0"
+        : [s0] "+&r"(s0), [s1] "+&r"(s1), [s2] "+&r"(s2), [s3] "+&r"(s3), [m] "=&r"(m), [t] "=&r"(t)
+        : [b0] "r"((uint32_t)b.lo), [b1] "r"((uint32_t)(b.lo >> 32)), [b2] "r"((uint32_t)b.hi),
+          [b3] "r"((uint32_t)(b.hi >> 32))
+        : "cc");
+    return f128_make(s0 | ((uint64_t)s1 << 32), s2 | ((uint64_t)s3 << 32));
+}
+
+F128_INLINE f128_t f128_sub(f128_t a, f128_t b)
+{
+    uint32_t d0 = (uint32_t)a.lo, d1 = (uint32_t)(a.lo >> 32), d2 = (uint32_t)a.hi,
+             d3 = (uint32_t)(a.hi >> 32), m, t;
+    __asm__(
+        "subs   %[d0], %[d0], %[b0]\n\t"
+        "sbcs   %[d1], %[d1], %[b1]\n\t"
+        "sbcs   %[d2], %[d2], %[b2]\n\t"
+        "sbcs   %[d3], %[d3], %[b3]\n\t"
+        "sbc    %[m], %[m], %[m]\n\t"
+        "and    %[t], %[m], #0x1B\n\t"
+        "subs   %[d0], %[d0], %[m]\n\t"
+        "sbcs   %[d1], %[d1], %[m]\n\t"
+        "sbcs   %[d2], %[d2], %[t]\n\t"
+        "sbc    %[d3], %[d3], #0"
+        : [d0] "+&r"(d0), [d1] "+&r"(d1), [d2] "+&r"(d2), [d3] "+&r"(d3), [m] "=&r"(m), [t] "=&r"(t)
+        : [b0] "r"((uint32_t)b.lo), [b1] "r"((uint32_t)(b.lo >> 32)), [b2] "r"((uint32_t)b.hi),
+          [b3] "r"((uint32_t)(b.hi >> 32))
+        : "cc");
+    return f128_make(d0 | ((uint64_t)d1 << 32), d2 | ((uint64_t)d3 << 32));
+}
+#else
 F128_INLINE f128_t f128_add(f128_t a, f128_t b)
 {
     uint64_t c1, c2;
@@ -234,6 +299,7 @@ F128_INLINE f128_t f128_sub(f128_t a, f128_t b)
     uint64_t m = (uint64_t)0 - b1;
     return f128_sub_raw(d, F128_C_LO & m, F128_C_HI & m, &unused);
 }
+#endif
 
 F128_INLINE f128_t f128_neg(f128_t a)
 {
@@ -350,45 +416,161 @@ static inline f128_t f128_reduce8(const uint32_t r[8])
                      (uint64_t)((w2 & m) | (x2 & ~m)) | ((uint64_t)((w3 & m) | (x3 & ~m)) << 32));
 }
 
-#if defined(__GNUC__) && defined(__ARM_ARCH_7EM__) && !defined(DPM_VDAF_PORTABLE_MUL)
+#if DPM_VDAF_ARMV7EM
 /* Armv7E-M (Cortex-M4, M7): UMAAL computes RdHi:RdLo = Rn * Rm + RdHi + RdLo in one
  * instruction of fixed timing; the compiler does not emit it, so each step of the row-by-row
  * product is written as one. (Cortex-M3 has no UMAAL, and its UMULL takes operand-dependent
- * time: see README "Two aggregators".) */
+ * time: see README "Two aggregators".) The reduction is one block of flag-chained adds and
+ * subtracts (f128_reduce8_asm), what a 32-bit core does best and C cannot say. */
 #define F128_UMAAL(lo, hi, x, y)                                                                   \
     __asm__("umaal %0, %1, %2, %3" : "+r"(lo), "+r"(hi) : "r"(x), "r"(y))
-F128_MUL f128_t f128_mul(f128_t a, f128_t b)
+F128_MUL void f128_mul_to(f128_t *out, const f128_t *a, const f128_t *b)
 {
-    const uint32_t a0 = (uint32_t)a.lo, a1 = (uint32_t)(a.lo >> 32), a2 = (uint32_t)a.hi,
-                   a3 = (uint32_t)(a.hi >> 32);
-    const uint32_t b0 = (uint32_t)b.lo, b1 = (uint32_t)(b.lo >> 32), b2 = (uint32_t)b.hi,
-                   b3 = (uint32_t)(b.hi >> 32);
-    uint32_t r[8] = {0, 0, 0, 0, 0, 0, 0, 0}, c;
+    const uint32_t a0 = (uint32_t)a->lo, a1 = (uint32_t)(a->lo >> 32), a2 = (uint32_t)a->hi,
+                   a3 = (uint32_t)(a->hi >> 32);
+    const uint32_t b0 = (uint32_t)b->lo, b1 = (uint32_t)(b->lo >> 32), b2 = (uint32_t)b->hi,
+                   b3 = (uint32_t)(b->hi >> 32);
+    uint32_t r0 = 0, r1 = 0, r2 = 0, r3 = 0, r4, r5, r6, r7, c;
     c = 0;
-    F128_UMAAL(r[0], c, a0, b0);
-    F128_UMAAL(r[1], c, a0, b1);
-    F128_UMAAL(r[2], c, a0, b2);
-    F128_UMAAL(r[3], c, a0, b3);
-    r[4] = c;
+    F128_UMAAL(r0, c, a0, b0);
+    F128_UMAAL(r1, c, a0, b1);
+    F128_UMAAL(r2, c, a0, b2);
+    F128_UMAAL(r3, c, a0, b3);
+    r4 = c;
     c = 0;
-    F128_UMAAL(r[1], c, a1, b0);
-    F128_UMAAL(r[2], c, a1, b1);
-    F128_UMAAL(r[3], c, a1, b2);
-    F128_UMAAL(r[4], c, a1, b3);
-    r[5] = c;
+    F128_UMAAL(r1, c, a1, b0);
+    F128_UMAAL(r2, c, a1, b1);
+    F128_UMAAL(r3, c, a1, b2);
+    F128_UMAAL(r4, c, a1, b3);
+    r5 = c;
     c = 0;
-    F128_UMAAL(r[2], c, a2, b0);
-    F128_UMAAL(r[3], c, a2, b1);
-    F128_UMAAL(r[4], c, a2, b2);
-    F128_UMAAL(r[5], c, a2, b3);
-    r[6] = c;
+    F128_UMAAL(r2, c, a2, b0);
+    F128_UMAAL(r3, c, a2, b1);
+    F128_UMAAL(r4, c, a2, b2);
+    F128_UMAAL(r5, c, a2, b3);
+    r6 = c;
     c = 0;
-    F128_UMAAL(r[3], c, a3, b0);
-    F128_UMAAL(r[4], c, a3, b1);
-    F128_UMAAL(r[5], c, a3, b2);
-    F128_UMAAL(r[6], c, a3, b3);
-    r[7] = c;
-    return f128_reduce8(r);
+    F128_UMAAL(r3, c, a3, b0);
+    F128_UMAAL(r4, c, a3, b1);
+    F128_UMAAL(r5, c, a3, b2);
+    F128_UMAAL(r6, c, a3, b3);
+    r7 = c;
+    /* The product X = L + Hl 2^128 + Hh 2^192 (L = r0..r3, Hl = r4 r5, Hh = r6 r7) modulo p,
+     * with 2^128 = 28 2^64 - 1 and 2^192 = 783 2^64 - 28 (mod p), and N = Hl + 28 Hh:
+     *   X = L - N + (28 N - Hh) 2^64                      (28 N - Hh = 28 Hl + 783 Hh)
+     * N < 29 2^64 (three words, the top one <= 28). The value Y = L - N - Hh 2^64 + 28 N 2^64
+     * is kept in five words modulo 2^160; it is >= 0 (28 N 2^64 >= N + Hh 2^64) and below
+     * 812 2^128, so the fifth word y4 ends in [0, 812). Fold 2 (2^128 = 28 2^64 - 1):
+     *   Z = Ylo - y4 + 28 y4 2^64, in [0, 2^128 + 2^79): a fifth word z4 of 0 or 1.
+     * Last, p is subtracted once if Z >= p, i.e. 2^128 - p = 28 2^64 - 1 added modulo 2^128
+     * when z4 + carry(Zlo + 2^128 - p) = 1 (never 2: z4 = 1 leaves Zlo < 2^79). Every step
+     * is flag arithmetic; the one decision is a mask. */
+    uint32_t k, t, u, z;
+    __asm__("mov    %[k], #28\n\t"
+            "umull  %[t], %[u], %[r6], %[k]\n\t" /* N = (r4, r5, u) */
+            "adds   %[r4], %[r4], %[t]\n\t"
+            "adc    %[u], %[u], #0\n\t"
+            "umaal  %[r5], %[u], %[r7], %[k]\n\t"
+            "subs   %[r0], %[r0], %[r4]\n\t" /* Y = L - N */
+            "sbcs   %[r1], %[r1], %[r5]\n\t"
+            "sbcs   %[r2], %[r2], %[u]\n\t"
+            "sbcs   %[r3], %[r3], #0\n\t"
+            "sbc    %[c], %[c], %[c]\n\t"
+            "subs   %[r2], %[r2], %[r6]\n\t" /* Y -= Hh 2^64 */
+            "sbcs   %[r3], %[r3], %[r7]\n\t"
+            "sbc    %[c], %[c], #0\n\t"
+            "umull  %[t], %[r6], %[r4], %[k]\n\t" /* 28 N = (t, r6, r4) */
+            "mov    %[r4], #0\n\t"
+            "umlal  %[r6], %[r4], %[r5], %[k]\n\t"
+            "mla    %[r4], %[u], %[k], %[r4]\n\t"
+            "adds   %[r2], %[r2], %[t]\n\t" /* Y += 28 N 2^64: y4 in c */
+            "adcs   %[r3], %[r3], %[r6]\n\t"
+            "adc    %[c], %[c], %[r4]\n\t"
+            "mul    %[t], %[c], %[k]\n\t" /* Z = Ylo - y4 + 28 y4 2^64 */
+            "subs   %[r0], %[r0], %[c]\n\t"
+            "sbcs   %[r1], %[r1], #0\n\t"
+            "sbcs   %[r2], %[r2], #0\n\t"
+            "sbcs   %[r3], %[r3], #0\n\t"
+            "sbc    %[c], %[c], %[c]\n\t"
+            "adds   %[r2], %[r2], %[t]\n\t"
+            "adcs   %[r3], %[r3], #0\n\t"
+            "adc    %[c], %[c], #0\n\t"
+            "adds   %[t], %[r0], #-1\n\t" /* z4 + carry(Zlo + 2^128 - p) */
+            "adcs   %[t], %[r1], #-1\n\t"
+            "adcs   %[t], %[r2], #0x1B\n\t"
+            "adcs   %[t], %[r3], #0\n\t"
+            "adc    %[c], %[c], #0\n\t"
+            "rsb    %[c], %[c], #0\n\t" /* the mask, then Z + ((2^128 - p) & mask) */
+            "and    %[t], %[c], #0x1B\n\t"
+            "adds   %[r0], %[r0], %[c]\n\t"
+            "adcs   %[r1], %[r1], %[c]\n\t"
+            "adcs   %[r2], %[r2], %[t]\n\t"
+            "adc    %[r3], %[r3], #0"
+            : [r0] "+&r"(r0), [r1] "+&r"(r1), [r2] "+&r"(r2), [r3] "+&r"(r3), [r4] "+&r"(r4),
+              [r5] "+&r"(r5), [r6] "+&r"(r6), [c] "=&r"(z), [k] "=&r"(k), [t] "=&r"(t), [u] "=&r"(u)
+            : [r7] "r"(r7)
+            : "cc");
+    *out = f128_make(r0 | ((uint64_t)r1 << 32), r2 | ((uint64_t)r3 << 32));
+}
+
+/* By value for the callers, through memory for the call: a 16-byte struct argument or result
+ * travels through the stack under the 32-bit Arm calling convention anyway. */
+F128_INLINE f128_t f128_mul(f128_t a, f128_t b)
+{
+    f128_t r;
+    f128_mul_to(&r, &a, &b);
+    return r;
+}
+
+/* The butterfly of the transforms in place: (x, y) <- (x + y, x - y), the same arithmetic as
+ * f128_add and f128_sub, on the operands where they lie (the compiler's copies of two 16-byte
+ * values cost more than the arithmetic). y is read twice: once for the sum, again for the
+ * difference after the sum has been stored. */
+F128_MUL void f128_bfly(f128_t *x, f128_t *y)
+{
+    uint32_t x0, x1, x2, x3, y0, y1, y2, y3, m, t;
+    __asm__ volatile(
+        "ldrd   %[x0], %[x1], [%[px]]\n\t"
+        "ldrd   %[x2], %[x3], [%[px], #8]\n\t"
+        "ldrd   %[y0], %[y1], [%[py]]\n\t"
+        "ldrd   %[y2], %[y3], [%[py], #8]\n\t"
+        "mov    %[m], #0\n\t"
+        "adds   %[y0], %[x0], %[y0]\n\t"
+        "adcs   %[y1], %[x1], %[y1]\n\t"
+        "adcs   %[y2], %[x2], %[y2]\n\t"
+        "adcs   %[y3], %[x3], %[y3]\n\t"
+        "adc    %[m], %[m], #0\n\t"
+        "adds   %[t], %[y0], #-1\n\t"
+        "adcs   %[t], %[y1], #-1\n\t"
+        "adcs   %[t], %[y2], #0x1B\n\t"
+        "adcs   %[t], %[y3], #0\n\t"
+        "adc    %[m], %[m], #0\n\t"
+        "rsb    %[m], %[m], #0\n\t"
+        "and    %[t], %[m], #0x1B\n\t"
+        "adds   %[y0], %[y0], %[m]\n\t"
+        "adcs   %[y1], %[y1], %[m]\n\t"
+        "adcs   %[y2], %[y2], %[t]\n\t"
+        "adc    %[y3], %[y3], #0\n\t"
+        "strd   %[y0], %[y1], [%[px]]\n\t"
+        "strd   %[y2], %[y3], [%[px], #8]\n\t"
+        "ldrd   %[y0], %[y1], [%[py]]\n\t"
+        "ldrd   %[y2], %[y3], [%[py], #8]\n\t"
+        "subs   %[x0], %[x0], %[y0]\n\t"
+        "sbcs   %[x1], %[x1], %[y1]\n\t"
+        "sbcs   %[x2], %[x2], %[y2]\n\t"
+        "sbcs   %[x3], %[x3], %[y3]\n\t"
+        "sbc    %[m], %[m], %[m]\n\t"
+        "and    %[t], %[m], #0x1B\n\t"
+        "subs   %[x0], %[x0], %[m]\n\t"
+        "sbcs   %[x1], %[x1], %[m]\n\t"
+        "sbcs   %[x2], %[x2], %[t]\n\t"
+        "sbc    %[x3], %[x3], #0\n\t"
+        "strd   %[x0], %[x1], [%[py]]\n\t"
+        "strd   %[x2], %[x3], [%[py], #8]"
+        : [x0] "=&r"(x0), [x1] "=&r"(x1), [x2] "=&r"(x2), [x3] "=&r"(x3), [y0] "=&r"(y0),
+          [y1] "=&r"(y1), [y2] "=&r"(y2), [y3] "=&r"(y3), [m] "=&r"(m), [t] "=&r"(t)
+        : [px] "r"(x), [py] "r"(y)
+        : "cc", "memory");
 }
 #else
 F128_MUL f128_t f128_mul(f128_t a, f128_t b)
@@ -438,6 +620,21 @@ F128_MUL f128_t f128_mul(f128_t a, f128_t b)
     return f128_reduce8(r);
 }
 #endif
+#endif
+
+#if !DPM_VDAF_ARMV7EM
+/* In-memory forms of the multiplication and the butterfly (the Armv7E-M ones are above). */
+F128_INLINE void f128_mul_to(f128_t *out, const f128_t *a, const f128_t *b)
+{
+    *out = f128_mul(*a, *b);
+}
+
+F128_INLINE void f128_bfly(f128_t *x, f128_t *y)
+{
+    const f128_t u = *x, v = *y;
+    *x = f128_add(u, v);
+    *y = f128_sub(u, v);
+}
 #endif
 
 #endif /* DPM_VDAF_FIELD_H */

@@ -26,59 +26,48 @@ static inline uint64_t rotl64(uint64_t x, unsigned n)
     return (x << n) | (x >> (64u - n)); /* n in [1, 63]: every call site passes a constant */
 }
 
-/* Lane (x, y) is a[x + 5 y]. After theta, rho rotates lane (x, y) by its offset and pi moves
- * it to (y, 2 x + 3 y mod 5); chi then combines each row. RHO_PI(dst, src, r) writes the
- * rotated source lane into b[dst]. */
-#define RHO_PI(dst, src, r) b[dst] = rotl64(a[src] ^ d[(src) % 5u], r)
+/* Output row y of pi and chi from the input a after theta (the column parities' D): lane
+ * (x', y) of the result is the input's lane s_x' (column x_x' = 3 y + x' mod 5, row x')
+ * rotated by its rho offset n_x'; chi then combines the row. Straight from the input into the
+ * output row by row: no intermediate state array to store and load back. */
+#define RHO(s, x, n) rotl64(a[s] ^ d[x], n)
+#define ROW(y, s0, x0, n0, s1, x1, n1, s2, x2, n2, s3, x3, n3, s4, x4, n4)                         \
+    do {                                                                                           \
+        const uint64_t b0 = (n0) == 0 ? a[s0] ^ d[x0] : RHO(s0, x0, n0), b1 = RHO(s1, x1, n1),     \
+                       b2 = RHO(s2, x2, n2), b3 = RHO(s3, x3, n3), b4 = RHO(s4, x4, n4);           \
+        out[5u * (y)] = b0 ^ (~b1 & b2);                                                           \
+        out[5u * (y) + 1u] = b1 ^ (~b2 & b3);                                                      \
+        out[5u * (y) + 2u] = b2 ^ (~b3 & b4);                                                      \
+        out[5u * (y) + 3u] = b3 ^ (~b4 & b0);                                                      \
+        out[5u * (y) + 4u] = b4 ^ (~b0 & b1);                                                      \
+    } while (0)
+
+/* One round from a into out (lane (x, y) at [x + 5 y]). */
+static DPM_NOINLINE void round64(const uint64_t *a, uint64_t *out, uint64_t rc)
+{
+    const uint64_t c0 = a[0] ^ a[5] ^ a[10] ^ a[15] ^ a[20];
+    const uint64_t c1 = a[1] ^ a[6] ^ a[11] ^ a[16] ^ a[21];
+    const uint64_t c2 = a[2] ^ a[7] ^ a[12] ^ a[17] ^ a[22];
+    const uint64_t c3 = a[3] ^ a[8] ^ a[13] ^ a[18] ^ a[23];
+    const uint64_t c4 = a[4] ^ a[9] ^ a[14] ^ a[19] ^ a[24];
+    const uint64_t d[5] = {c4 ^ rotl64(c1, 1u), c0 ^ rotl64(c2, 1u), c1 ^ rotl64(c3, 1u),
+                           c2 ^ rotl64(c4, 1u), c3 ^ rotl64(c0, 1u)};
+    /* (lane, column, offset) of the five sources of each output row: FIPS 202's rho offsets,
+     * pi's (x, y) <- (x + 3 y mod 5, x) */
+    ROW(0, 0, 0, 0, 6, 1, 44, 12, 2, 43, 18, 3, 21, 24, 4, 14);
+    ROW(1, 3, 3, 28, 9, 4, 20, 10, 0, 3, 16, 1, 45, 22, 2, 61);
+    ROW(2, 1, 1, 1, 7, 2, 6, 13, 3, 25, 19, 4, 8, 20, 0, 18);
+    ROW(3, 4, 4, 27, 5, 0, 36, 11, 1, 10, 17, 2, 15, 23, 3, 56);
+    ROW(4, 2, 2, 62, 8, 3, 55, 14, 4, 39, 15, 0, 41, 21, 1, 2);
+    out[0] ^= rc; /* iota */
+}
 
 void dpm_keccak_p1600_12(uint64_t a[25])
 {
-    for (unsigned round = 0; round < 12u; round++) {
-        uint64_t d[5], b[25];
-        const uint64_t c0 = a[0] ^ a[5] ^ a[10] ^ a[15] ^ a[20];
-        const uint64_t c1 = a[1] ^ a[6] ^ a[11] ^ a[16] ^ a[21];
-        const uint64_t c2 = a[2] ^ a[7] ^ a[12] ^ a[17] ^ a[22];
-        const uint64_t c3 = a[3] ^ a[8] ^ a[13] ^ a[18] ^ a[23];
-        const uint64_t c4 = a[4] ^ a[9] ^ a[14] ^ a[19] ^ a[24];
-        d[0] = c4 ^ rotl64(c1, 1u);
-        d[1] = c0 ^ rotl64(c2, 1u);
-        d[2] = c1 ^ rotl64(c3, 1u);
-        d[3] = c2 ^ rotl64(c4, 1u);
-        d[4] = c3 ^ rotl64(c0, 1u);
-        b[0] = a[0] ^ d[0]; /* lane (0, 0): offset 0 */
-        RHO_PI(10, 1, 1);
-        RHO_PI(20, 2, 62);
-        RHO_PI(5, 3, 28);
-        RHO_PI(15, 4, 27);
-        RHO_PI(16, 5, 36);
-        RHO_PI(1, 6, 44);
-        RHO_PI(11, 7, 6);
-        RHO_PI(21, 8, 55);
-        RHO_PI(6, 9, 20);
-        RHO_PI(7, 10, 3);
-        RHO_PI(17, 11, 10);
-        RHO_PI(2, 12, 43);
-        RHO_PI(12, 13, 25);
-        RHO_PI(22, 14, 39);
-        RHO_PI(23, 15, 41);
-        RHO_PI(8, 16, 45);
-        RHO_PI(18, 17, 15);
-        RHO_PI(3, 18, 21);
-        RHO_PI(13, 19, 8);
-        RHO_PI(14, 20, 18);
-        RHO_PI(24, 21, 2);
-        RHO_PI(9, 22, 61);
-        RHO_PI(19, 23, 56);
-        RHO_PI(4, 24, 14);
-        for (unsigned y = 0; y < 25u; y += 5u) {
-            uint64_t b0 = b[y], b1 = b[y + 1u], b2 = b[y + 2u], b3 = b[y + 3u], b4 = b[y + 4u];
-            a[y] = b0 ^ (~b1 & b2);
-            a[y + 1u] = b1 ^ (~b2 & b3);
-            a[y + 2u] = b2 ^ (~b3 & b4);
-            a[y + 3u] = b3 ^ (~b4 & b0);
-            a[y + 4u] = b4 ^ (~b0 & b1);
-        }
-        a[0] ^= ROUND_CONSTANTS[round];
+    uint64_t t[25];
+    for (unsigned r = 0; r < 12u; r += 2u) { /* a -> t -> a */
+        round64(a, t, ROUND_CONSTANTS[r]);
+        round64(t, a, ROUND_CONSTANTS[r + 1u]);
     }
 }
 

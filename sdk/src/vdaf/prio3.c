@@ -315,37 +315,44 @@ static uint64_t lt_u64(uint64_t a, uint64_t b) /* 1 if a < b */
 
 /* encode_range_checked_int: bits - 1 binary digits of `rest` and a last element saying whether
  * the last weight max - (2^(bits-1) - 1) was taken out. Returns 1 if value > max. */
+/* The range check's bits of value (or only its verdict when out is NULL). */
 static uint64_t range_encode(uint64_t value, uint64_t max, uint32_t bits, uint8_t *out)
 {
-    const uint64_t all_ones = (UINT64_C(1) << (bits - 1u)) - 1u;
-    const uint64_t big = lt_u64(all_ones, value);
-    const uint64_t rest = value - ((max - all_ones) & ((uint64_t)0 - big));
-    for (uint32_t l = 0; l + 1u < bits; l++) {
-        out[l] = (uint8_t)((rest >> l) & 1u);
+    if (out != NULL) { /* public: the caller's choice */
+        const uint64_t all_ones = (UINT64_C(1) << (bits - 1u)) - 1u;
+        const uint64_t big = lt_u64(all_ones, value);
+        const uint64_t rest = value - ((max - all_ones) & ((uint64_t)0 - big));
+        for (uint32_t l = 0; l + 1u < bits; l++) {
+            out[l] = (uint8_t)((rest >> l) & 1u);
+        }
+        out[bits - 1u] = (uint8_t)big;
     }
-    out[bits - 1u] = (uint8_t)big;
     return lt_u64(max, value);
 }
 
-/* The measurement as encoded elements (one byte each) in `m`; nonzero if it does not fit. */
+/* The measurement as encoded elements (one byte each) in `m` (not written if NULL); nonzero
+ * if it does not fit. */
 static uint64_t encode(const dpm_prio3_t *v, const uint64_t *x, uint8_t *m)
 {
     uint64_t bad = 0;
     switch (v->kind) {
     case DPM_PRIO3_COUNT:
     case DPM_PRIO3_HIGHER_DEGREE:
-        m[0] = (uint8_t)(x[0] & 3u);
+        if (m != NULL) {
+            m[0] = (uint8_t)(x[0] & 3u);
+        }
         bad = lt_u64(v->max_measurement, x[0]);
         break;
     case DPM_PRIO3_SUM: bad = range_encode(x[0], v->max_measurement, v->bits, m); break;
     case DPM_PRIO3_SUMVEC:
     case DPM_PRIO3_SUMVEC_MULTIPROOF:
         for (uint32_t q = 0; q < v->length; q++) {
-            bad |= range_encode(x[q], v->max_measurement, v->bits, m + (size_t)q * v->bits);
+            bad |= range_encode(x[q], v->max_measurement, v->bits,
+                                m != NULL ? m + (size_t)q * v->bits : NULL);
         }
         break;
     case DPM_PRIO3_HISTOGRAM: /* one-hot: m[e] = (e == index) */
-        for (uint32_t e = 0; e < v->length; e++) {
+        for (uint32_t e = 0; m != NULL && e < v->length; e++) {
             uint64_t d = x[0] ^ e;
             m[e] = (uint8_t)(1u ^ (((d | ((uint64_t)0 - d)) >> 63) & 1u));
         }
@@ -354,15 +361,22 @@ static uint64_t encode(const dpm_prio3_t *v, const uint64_t *x, uint8_t *m)
     default: { /* MultihotCountVec: the booleans, then their number range-checked */
         uint64_t weight = 0;
         for (uint32_t e = 0; e < v->length; e++) {
-            m[e] = (uint8_t)(x[e] & 1u);
+            if (m != NULL) {
+                m[e] = (uint8_t)(x[e] & 1u);
+            }
             bad |= x[e] >> 1;
             weight += x[e] & 1u;
         }
-        bad |= range_encode(weight, v->max_measurement, v->bits, m + v->length);
+        bad |= range_encode(weight, v->max_measurement, v->bits, m != NULL ? m + v->length : NULL);
         break;
     }
     }
     return bad;
+}
+
+uint64_t dpm_prio3_measurement_bad(const dpm_prio3_t *v, const uint64_t *measurement)
+{
+    return encode(v, measurement, NULL);
 }
 
 /* ---- the public calls -------------------------------------------------------------------------

@@ -19,6 +19,8 @@ static const uint64_t FE_P_MINUS_2[2] = {UINT64_C(0xFFFFFFFFFFFFFFE3),
 #define fe_neg f128_neg
 #define fe_mul f128_mul
 #define fe_select f128_select
+#define fe_mul_to f128_mul_to
+#define fe_bfly f128_bfly
 
 static inline FE fe_zero(void)
 {
@@ -76,6 +78,7 @@ static inline uint64_t fe_to_u64(FE x, uint64_t *wide)
 }
 
 #define PRIO3_FN(name) name##_f128
+#define PRIO3_ALL_CIRCUITS 0 /* Field128: range checks only */
 #include "vdaf/prio3_impl.h"
 
 #endif /* DPM_VDAF */

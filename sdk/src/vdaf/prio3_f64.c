@@ -18,6 +18,17 @@ static const uint64_t FE_P_MINUS_2[1] = {UINT64_C(0xFFFFFFFEFFFFFFFF)};
 #define fe_neg f64_neg
 #define fe_mul f64_mul
 
+static inline void fe_mul_to(FE *out, const FE *a, const FE *b)
+{
+    *out = f64_mul(*a, *b);
+}
+static inline void fe_bfly(FE *x, FE *y) /* (x, y) <- (x + y, x - y) */
+{
+    const FE u = *x, v = *y;
+    *x = f64_add(u, v);
+    *y = f64_sub(u, v);
+}
+
 static inline FE fe_zero(void)
 {
     return 0;
@@ -75,6 +86,7 @@ static inline uint64_t fe_to_u64(FE x, uint64_t *wide)
 }
 
 #define PRIO3_FN(name) name##_f64
+#define PRIO3_ALL_CIRCUITS 1
 #include "vdaf/prio3_impl.h"
 
 #endif /* DPM_VDAF */

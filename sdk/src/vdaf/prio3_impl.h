@@ -97,7 +97,7 @@ static FE fe_root(unsigned log2n)
 {
     FE r = fe_gen();
     for (unsigned i = log2n; i < FE_LOG_ORDER; i++) {
-        r = fe_mul(r, r);
+        fe_mul_to(&r, &r, &r);
     }
     return r;
 }
@@ -126,13 +126,12 @@ static uint32_t bitrev(uint32_t x, unsigned bits)
 static DPM_NOINLINE void ntt_inverse_dif(FE *y, uint32_t p, const FE *tw)
 {
     for (uint32_t len = p / 2u; len >= 1u; len /= 2u) {
-        size_t stride = p / (2u * len);
-        for (uint32_t start = 0; start < p; start += 2u * len) {
-            for (uint32_t j = 0; j < len; j++) {
-                FE u = y[start + j], t = y[start + j + len];
-                y[start + j] = fe_add(u, t);
-                y[start + j + len] =
-                    j == 0 ? fe_sub(u, t) : fe_mul(fe_sub(u, t), tw[p - j * stride]);
+        const size_t stride = p / (2u * len);
+        for (FE *u = y; u < y + p; u += 2u * len) {
+            fe_bfly(u, u + len); /* twiddle w^0 */
+            for (uint32_t j = 1; j < len; j++) {
+                fe_bfly(u + j, u + j + len);
+                fe_mul_to(u + j + len, u + j + len, tw + (p - j * stride));
             }
         }
     }
@@ -142,13 +141,12 @@ static DPM_NOINLINE void ntt_inverse_dif(FE *y, uint32_t p, const FE *tw)
 static DPM_NOINLINE void ntt_forward_dit(FE *y, uint32_t p, const FE *tw)
 {
     for (uint32_t len = 1; len < p; len *= 2u) {
-        size_t stride = p / (2u * len);
-        for (uint32_t start = 0; start < p; start += 2u * len) {
-            for (uint32_t j = 0; j < len; j++) {
-                FE u = y[start + j];
-                FE t = j == 0 ? y[start + j + len] : fe_mul(y[start + j + len], tw[j * stride]);
-                y[start + j] = fe_add(u, t);
-                y[start + j + len] = fe_sub(u, t);
+        const size_t stride = p / (2u * len);
+        for (FE *u = y; u < y + p; u += 2u * len) {
+            fe_bfly(u, u + len);
+            for (uint32_t j = 1; j < len; j++) {
+                fe_mul_to(u + j + len, u + j + len, tw + j * stride);
+                fe_bfly(u + j, u + j + len);
             }
         }
     }
@@ -158,10 +156,23 @@ static DPM_NOINLINE void ntt_forward_dit(FE *y, uint32_t p, const FE *tw)
 
 enum { GADGET_MUL_PAIRS, GADGET_POLY }; /* ParallelSum(Mul) (Count: one pair), PolyEval */
 
+/* The circuits a field has: the including file sets PRIO3_ALL_CIRCUITS to 0 when all of its
+ * variants are range checks with joint randomness (Field128's SumVec, Histogram and
+ * MultihotCountVec), and the PolyEval gadget and the randomness-free Mul (Count) are compiled
+ * out of it: dead code a device would otherwise carry. */
 static int gadget_kind(const dpm_prio3_t *v)
 {
+    if (!PRIO3_ALL_CIRCUITS) {
+        return GADGET_MUL_PAIRS;
+    }
     return (v->kind == DPM_PRIO3_SUM || v->kind == DPM_PRIO3_HIGHER_DEGREE) ? GADGET_POLY
                                                                             : GADGET_MUL_PAIRS;
+}
+
+/* The circuit takes joint randomness (every range check; Count's Mul and PolyEval do not). */
+static int has_joint(const dpm_prio3_t *v)
+{
+    return !PRIO3_ALL_CIRCUITS || v->joint_rand_len > 0;
 }
 
 /* PolyEval's polynomial at x: Sum's x^2 - x, HigherDegree's x^3 - 3x^2 + 2x = x (x-1) (x-2). */
@@ -218,7 +229,7 @@ static DPM_NOINLINE void extend_wire(const dpm_prio3_t *v, FE *ext, const prove_
     for (uint32_t j = 1; j < step; j++) {
         const FE *cs = w->cs + (size_t)(j - 1u) * p;
         for (uint32_t k = 0; k < p; k++) {
-            w->tmp[k] = fe_mul(w->coef[k], cs[k]);
+            fe_mul_to(w->tmp + k, w->coef + k, cs + k);
         }
         ntt_forward_dit(w->tmp, p, w->tw);
         for (uint32_t i = 0; i < p; i++) {
@@ -235,20 +246,19 @@ static DPM_NOINLINE void prove_tables(const dpm_prio3_t *v, const prove_work_t *
     const unsigned logp = log2_u32(p);
     FE wn = fe_root(log2_u32(n)), wp = wn;
     for (uint32_t k = 1; k < step; k *= 2u) {
-        wp = fe_mul(wp, wp); /* w = W^step */
+        fe_mul_to(&wp, &wp, &wp); /* w = W^step */
     }
-    FE inv_p = fe_inv_pow2(logp);
     w->tw[0] = fe_one();
     for (uint32_t k = 1; k < p; k++) {
-        w->tw[k] = fe_mul(w->tw[k - 1u], wp);
+        fe_mul_to(w->tw + k, w->tw + k - 1u, &wp);
     }
     FE wj = fe_one();
     for (uint32_t j = 1; j < step; j++) {
-        wj = fe_mul(wj, wn);
-        FE pw = inv_p;
+        fe_mul_to(&wj, &wj, &wn);
+        FE pw = fe_inv_pow2(logp);
         for (uint32_t k = 0; k < p; k++) {
             w->tmp[k] = pw; /* W^(jk) / p */
-            pw = fe_mul(pw, wj);
+            fe_mul_to(&pw, &pw, &wj);
         }
         for (uint32_t k = 0; k < p; k++) {
             w->cs[(size_t)(j - 1u) * p + k] = w->tmp[bitrev(k, logp)];
@@ -278,7 +288,7 @@ static DPM_NOINLINE void prove(const dpm_prio3_t *v, const uint8_t *meas, dpm_xo
             w->gadget[m] = poly_gadget(v, w->ext_a[m]);
         }
     } else {
-        const int joint = v->joint_rand_len > 0;
+        const int joint = has_joint(v);
         for (uint32_t i = 0; i < calls; i++) {
             w->rp[i] = fe_one();
         }
@@ -296,7 +306,7 @@ static DPM_NOINLINE void prove(const dpm_prio3_t *v, const uint8_t *meas, dpm_xo
                 FE m = fe_small(bit);
                 FE a = m, b = m;
                 if (joint) {
-                    w->rp[i] = fe_mul(w->rp[i], w->jr[i]);
+                    fe_mul_to(w->rp + i, w->rp + i, w->jr + i);
                     a = fe_select((uint64_t)0 - bit, w->rp[i], fe_zero()); /* bit is 0 or 1 */
                     b = fe_sub(m, fe_one());
                 }
@@ -314,7 +324,9 @@ static DPM_NOINLINE void prove(const dpm_prio3_t *v, const uint8_t *meas, dpm_xo
              * product is added. Count's m * m is not: every point is computed. */
             for (uint32_t m = 0; m < v->gadget_len; m++) {
                 if (!joint || m == 0 || m % step != 0) { /* public: the shape */
-                    w->gadget[m] = fe_add(w->gadget[m], fe_mul(w->ext_a[m], w->ext_b[m]));
+                    FE ab;
+                    fe_mul_to(&ab, w->ext_a + m, w->ext_b + m);
+                    w->gadget[m] = fe_add(w->gadget[m], ab);
                 }
             }
         }
@@ -375,9 +387,8 @@ static void shard(const dpm_prio3_t *v, const uint8_t *ctx, size_t ctx_len, cons
                   const uint8_t *nonce, const uint8_t *rand, const dpm_prio3_shard_out_t *out,
                   uint64_t *work)
 {
-    static const uint8_t zero_seed[DPM_PRIO3_SEED_BYTES] = {0};
     const size_t seed = DPM_PRIO3_SEED_BYTES;
-    const int joint = v->joint_rand_len > 0;
+    const int joint = has_joint(v);
     const uint32_t shares = v->shares;
     dpm_xof_t *xa = (dpm_xof_t *)(void *)work, *xb = xa + 1;
     FE *f = fe_area(work + (size_t)2u * DPM_VDAF_XOF_WORDS + (v->meas_len + 7u) / 8u);
@@ -430,7 +441,7 @@ static void shard(const dpm_prio3_t *v, const uint8_t *ctx, size_t ctx_len, cons
         dpm_xof_absorb(xb, lm, (size_t)v->meas_len * FE_BYTES);
         dpm_xof_next(xb, out->public_share, seed);
         /* the joint randomness seed from all the parts, then the joint randomness stream */
-        dpm_xof_prio3(xa, zero_seed, v->id, PRIO3_USAGE_JOINT_RAND_SEED, ctx, ctx_len);
+        dpm_xof_prio3(xa, dpm_prio3_zero_seed, v->id, PRIO3_USAGE_JOINT_RAND_SEED, ctx, ctx_len);
         dpm_xof_absorb(xa, out->public_share, shares * seed);
         dpm_xof_next(xa, jr_seed, seed);
         dpm_xof_prio3(xa, jr_seed, v->id, PRIO3_USAGE_JOINT_RANDOMNESS, ctx, ctx_len);
@@ -567,7 +578,7 @@ static DPM_NOINLINE void query(const dpm_prio3_t *v, FE shares_inv, const query_
         for (uint32_t i = 0; i < calls; i++) {
             wt[0] = fe_add(wt[0], fe_mul(w->lam[i + 1u], ms[i]));
         }
-    } else if (v->joint_rand_len == 0) { /* Count: Mul(m, m) */
+    } else if (!has_joint(v)) { /* Count: Mul(m, m) */
         wt[0] = fe_add(wt[0], fe_mul(w->lam[1], ms[0]));
         wt[1] = fe_add(wt[1], fe_mul(w->lam[1], ms[0]));
     } else {
@@ -608,9 +619,8 @@ static dpm_status_t verify_init(const dpm_prio3_t *v, const uint8_t *verify_key,
                                 const uint8_t *public_share, const uint8_t *input_share,
                                 uint8_t *state, uint8_t *verifier_share, uint64_t *work)
 {
-    static const uint8_t zero_seed[DPM_PRIO3_SEED_BYTES] = {0};
     const size_t seed = DPM_PRIO3_SEED_BYTES;
-    const int joint = v->joint_rand_len > 0;
+    const int joint = has_joint(v);
     const uint8_t agg = (uint8_t)agg_id;
     dpm_xof_t *xa = (dpm_xof_t *)(void *)work, *xb = xa + 1, *xc = xa + 2;
     query_work_t w;
@@ -670,7 +680,7 @@ static dpm_status_t verify_init(const dpm_prio3_t *v, const uint8_t *verify_key,
             xof_absorb_fe(xa, w.meas[e]);
         }
         dpm_xof_next(xa, part, seed);
-        dpm_xof_prio3(xa, zero_seed, v->id, PRIO3_USAGE_JOINT_RAND_SEED, ctx, ctx_len);
+        dpm_xof_prio3(xa, dpm_prio3_zero_seed, v->id, PRIO3_USAGE_JOINT_RAND_SEED, ctx, ctx_len);
         for (uint32_t j = 0; j < v->shares; j++) {
             dpm_xof_absorb(xa, j == agg_id ? part : public_share + j * seed, seed);
         }
@@ -728,7 +738,6 @@ static dpm_status_t verify_init(const dpm_prio3_t *v, const uint8_t *verify_key,
 static dpm_status_t to_message(const dpm_prio3_t *v, const uint8_t *ctx, size_t ctx_len,
                                const uint8_t *verifier_shares, uint8_t *message, uint64_t *work)
 {
-    static const uint8_t zero_seed[DPM_PRIO3_SEED_BYTES] = {0};
     const size_t seed = DPM_PRIO3_SEED_BYTES;
     const size_t vlen = (size_t)v->verifier_len * FE_BYTES;
     dpm_xof_t *x = (dpm_xof_t *)(void *)work;
@@ -761,8 +770,8 @@ static dpm_status_t to_message(const dpm_prio3_t *v, const uint8_t *ctx, size_t 
     if (!ok) {
         return DPM_ERR_VERIFY;
     }
-    if (v->joint_rand_len > 0) {
-        dpm_xof_prio3(x, zero_seed, v->id, PRIO3_USAGE_JOINT_RAND_SEED, ctx, ctx_len);
+    if (has_joint(v)) {
+        dpm_xof_prio3(x, dpm_prio3_zero_seed, v->id, PRIO3_USAGE_JOINT_RAND_SEED, ctx, ctx_len);
         for (uint32_t j = 0; j < v->shares; j++) {
             dpm_xof_absorb(
                 x, verifier_shares + (size_t)j * v->verifier_share_bytes + v->proofs * vlen, seed);

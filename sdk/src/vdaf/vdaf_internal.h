@@ -43,6 +43,9 @@ void dpm_xof_init(dpm_xof_t *x, const uint8_t *seed, size_t seed_len, const uint
 void dpm_xof_absorb(dpm_xof_t *x, const uint8_t *binder_part, size_t len);
 void dpm_xof_next(dpm_xof_t *x, uint8_t *out, size_t len);
 
+/* The all-zero seed of the joint randomness seed's XOF (one copy for both fields). */
+extern const uint8_t dpm_prio3_zero_seed[DPM_PRIO3_SEED_BYTES];
+
 /* Prio3's use of it: dst = format_dst(0, id, usage) || ctx (8 + ctx_len bytes). */
 void dpm_xof_prio3(dpm_xof_t *x, const uint8_t *seed, uint32_t id, uint16_t usage,
                    const uint8_t *ctx, size_t ctx_len);
@@ -102,6 +105,11 @@ struct dpm_prio3_ops {
     uint8_t field_bytes;
 };
 extern const struct dpm_prio3_ops dpm_prio3_field64, dpm_prio3_field128;
+
+/* Nonzero if `measurement` (v->length values for the vector variants, else one) does not fit
+ * variant v: the same verdict dpm_prio3_shard reaches, without encoding. Constant time in the
+ * values; the verdict is the caller's to declassify. */
+uint64_t dpm_prio3_measurement_bad(const dpm_prio3_t *v, const uint64_t *measurement);
 
 /* The sharding of an encoded measurement (the device's call after its checks): the field's. */
 void dpm_prio3_shard_encoded(const dpm_prio3_t *v, const uint8_t *ctx, size_t ctx_len,

@@ -41,6 +41,8 @@ void dpm_xof_next(dpm_xof_t *x, uint8_t *out, size_t len)
     dpm_tshake_squeeze(x, out, len);
 }
 
+const uint8_t dpm_prio3_zero_seed[DPM_PRIO3_SEED_BYTES] = {0};
+
 void dpm_xof_prio3(dpm_xof_t *x, const uint8_t *seed, uint32_t id, uint16_t usage,
                    const uint8_t *ctx, size_t ctx_len)
 {
