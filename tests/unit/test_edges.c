@@ -16,7 +16,9 @@
 #include "common/edges.h"
 #include "dpm/config.h"
 
-#define LINE_MAX_CHARS 256 /* the collector's (host-sim/collector/campaigns.c) */
+/* edges_print keeps these lines short; the collector accepts up to 2048 characters a line
+ * (host-sim/collector/campaigns.c), enough for 63 edges at full precision */
+#define LINE_MAX_CHARS 256
 
 /* edges_print into buf, then parsed back with the key it chose. */
 static void round_trip(const uint32_t *edges, uint32_t nedges, const char *want_key)
