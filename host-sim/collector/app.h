@@ -25,6 +25,10 @@ typedef struct {
     int (*read)(void *ctx, int ci, uint32_t from, uint32_t to, coll_campaign_state_t *out,
                 coll_totals_t *totals, char *err, size_t cap);
     void *ctx;
+    /* a reload's campaign table (the same campaigns in the same order, the last `added` new):
+     * the new ones registered, then the table served; 0, or -1 and a reason with nothing
+     * changed (NULL: a reload keeps the table the sink started with and cannot add) */
+    int (*set_campaigns)(void *ctx, coll_campaigns_t *cs, size_t added, char *err, size_t cap);
 } coll_sink_t;
 
 typedef struct {

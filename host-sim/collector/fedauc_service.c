@@ -93,6 +93,11 @@ int coll_fedauc_open(coll_fedauc_t **out, const char *url, const coll_campaigns_
     return 0;
 }
 
+void coll_fedauc_set_campaigns(coll_fedauc_t *f, const coll_campaigns_t *cs)
+{
+    __atomic_store_n(&f->cs, cs, __ATOMIC_RELEASE);
+}
+
 static void release(coll_fedauc_t *f, size_t bytes);
 
 static void ranking_free(ranking_t *r)
@@ -403,7 +408,7 @@ ranking_t *fa_ranking(coll_fedauc_t *f, uint32_t cid, uint32_t period, const pha
     if (p->scores <= 0 || p->scores > COLL_FEDAUC_MAX_SCORES || p->uploads <= 0) {
         return NULL;
     }
-    const coll_campaign_t *c = coll_campaigns_find(f->cs, cid);
+    const coll_campaign_t *c = coll_campaigns_find(__atomic_load_n(&f->cs, __ATOMIC_ACQUIRE), cid);
     uint32_t max_examples = c != NULL ? c->opts.max_examples : 1u;
     uint64_t m = (uint64_t)p->scores, u = (uint64_t)p->uploads;
     size_t keep = fa_ranking_cached_bytes(m, u), peak = fa_ranking_build_bytes(m, u, max_examples);

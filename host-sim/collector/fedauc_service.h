@@ -38,6 +38,10 @@ typedef struct {
     uint32_t reject_campaign;
 } coll_fedauc_answer_t;
 
+/* The campaign table a reload put in force (reload.h: the same campaigns, maybe more after
+ * them). */
+void coll_fedauc_set_campaigns(coll_fedauc_t *f, const coll_campaigns_t *cs);
+
 /* POST /v1/fedauc/uploads and GET /v1/fedauc/{campaign}/ranks/{token hex} (the caller has
  * checked the device credential): device is its identity ("token:NAME", "cert:CN"; NULL or ""
  * when anonymous), quota its relay quota (0: a device credential, the campaign's

@@ -69,7 +69,7 @@ static const char USAGE[] =
     "  --series-seconds N  the console's ingestion chart: one point per N seconds (default\n"
     "                60, 1 .. 3600; the newest 1440 points kept)\n"
     "\n"
-    "SIGHUP rereads the credentials, certificates and campaign names (README).\n"
+    "SIGHUP rereads the credentials, certificates and campaigns (names, new ones; README).\n"
     "Endpoints: POST /v1/reports (dpm.v1.Batch, application/x-protobuf; device credential),\n"
     "GET /v1/campaigns/ID (dpm.v1.Campaign), GET /v1/campaigns/ID/estimate[?period=P |\n"
     "?from=A&to=B][&confidence=C] (JSON; operator), GET /metrics (Prometheus; operator),\n"
@@ -333,6 +333,12 @@ static int store_read(void *ctx, int ci, uint32_t from, uint32_t to, coll_campai
     return coll_store_read(ctx, ci, from, to, out, totals, err, cap);
 }
 
+static int store_set_campaigns(void *ctx, coll_campaigns_t *cs, size_t added, char *err,
+                               size_t cap)
+{
+    return coll_store_set_campaigns(ctx, cs, added, err, cap);
+}
+
 /* The --db value for the log: a PostgreSQL URL without its password. */
 static void redact(const char *url, char *out, size_t cap)
 {
@@ -470,7 +476,7 @@ int main(int argc, char **argv)
     }
     signal(SIGXFSZ, SIG_IGN); /* a full file system fails a commit (500), not the process */
     coll_app_t app = {cs,
-                      {store_commit, store_health, store_read, NULL},
+                      {store_commit, store_health, store_read, NULL, store_set_campaigns},
                       (size_t)o.max_body,
                       &auth,
                       o.allow_anonymous,
@@ -526,7 +532,7 @@ int main(int argc, char **argv)
         rc = 1;
         goto out;
     }
-    sigaction(SIGHUP, &sa, NULL); /* reload.h: credentials, certificates, campaign names */
+    sigaction(SIGHUP, &sa, NULL); /* reload.h: credentials, certificates, campaigns */
 
     coll_totals_t totals;
     memset(&totals, 0, sizeof(totals));

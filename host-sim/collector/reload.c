@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "collector/counters.h"
+#include "collector/fedauc_service.h"
 #include "collector/log.h"
 #include "collector/tls_server.h"
 
@@ -37,16 +38,19 @@ struct coll_reload {
     retired_t *retired;
 };
 
-/* Only labels may change: the same campaigns in the same order with the same mechanism,
- * parameters and collector options (the start the store set stays). NULL, or what differs. */
-static const char *same_campaigns(const coll_campaigns_t *old, coll_campaigns_t *cs, char *why,
-                                  size_t cap)
+/* What may change: labels, and campaigns appended after the ones in force. The campaigns in
+ * force stay in the same order with the same mechanism, parameters and collector options (the
+ * start the store set stays). NULL, or what differs; *added: how many campaigns are new. */
+static const char *same_campaigns(const coll_campaigns_t *old, coll_campaigns_t *cs, size_t *added,
+                                  char *why, size_t cap)
 {
-    if (cs->n != old->n) {
-        snprintf(why, cap, "the file has %zu campaigns, the collector runs %zu", cs->n, old->n);
+    *added = 0;
+    if (cs->n < old->n) {
+        snprintf(why, cap, "the file has %zu campaigns, the collector runs %zu (one removed)",
+                 cs->n, old->n);
         return why;
     }
-    for (size_t i = 0; i < cs->n; i++) {
+    for (size_t i = 0; i < old->n; i++) {
         const coll_campaign_t *a = &old->c[i];
         coll_campaign_t *b = &cs->c[i];
         const coll_campaign_opts_t *x = &a->opts, *y = &b->opts;
@@ -58,13 +62,16 @@ static const char *same_campaigns(const coll_campaigns_t *old, coll_campaigns_t 
             x->device_quota != y->device_quota || x->slack_seconds != y->slack_seconds ||
             x->late_seconds != y->late_seconds ||
             memcmp(&x->fedauc, &y->fedauc, sizeof(x->fedauc)) != 0) {
-            snprintf(why, cap, "campaign %u (position %zu) was added, moved or changed",
+            snprintf(why, cap,
+                     "campaign %u (position %zu) was removed, moved or changed (new campaigns go "
+                     "after the ones in force)",
                      b->mech.campaign.id, i + 1);
             return why;
         }
         b->opts.has_start = a->opts.has_start;
         b->opts.start = a->opts.start;
     }
+    *added = cs->n - old->n;
     return NULL;
 }
 
@@ -110,12 +117,13 @@ static void reload(coll_reload_t *r)
     int tls_made = 0;
     const coll_campaigns_t *old_cs = coll_app_campaigns(r->app);
     const char *diff = NULL;
+    size_t added = 0;
     int rc = cs == NULL || auth == NULL || tls == NULL ? (snprintf(err, sizeof(err), "out of memory"), -1)
              : coll_campaigns_load(f->campaigns, cs, err, sizeof(err)) != 0 ? -1
-             : (diff = same_campaigns(old_cs, cs, why, sizeof(why))) != NULL
+             : (diff = same_campaigns(old_cs, cs, &added, why, sizeof(why))) != NULL
                  ? (snprintf(err, sizeof(err),
-                             "%s: %s; only names can change without a restart (the store "
-                             "registers campaigns at start-up)",
+                             "%s: %s; without a restart only names can change and new campaigns "
+                             "be added (the stored reports were made with the ones in force)",
                              f->campaigns, diff),
                     -1)
              : f->credentials != NULL && coll_auth_load(auth, f->credentials, err, sizeof(err)) != 0
@@ -124,6 +132,18 @@ static void reload(coll_reload_t *r)
     if (rc == 0) {
         tls_made = 1; /* coll_tls_free is safe after a failed init */
         rc = coll_tls_init(tls, f->cert, f->key, f->device_ca, err, sizeof(err));
+    }
+    /* last, since nothing may fail once the database knows new campaigns: the store serves the
+     * new table (the old one is retired below, so nothing may keep pointing at it) */
+    if (rc == 0 && r->app->sink.set_campaigns == NULL && added > 0) {
+        snprintf(err, sizeof(err), "%s: this collector cannot add campaigns", f->campaigns);
+        rc = -1;
+    } else if (rc == 0 && r->app->sink.set_campaigns != NULL) {
+        char why2[400] = "";
+        rc = r->app->sink.set_campaigns(r->app->sink.ctx, cs, added, why2, sizeof(why2));
+        if (rc != 0) {
+            snprintf(err, sizeof(err), "%s: %s", f->campaigns, why2);
+        }
     }
     if (rc != 0) {
         if (tls_made) {
@@ -149,14 +169,17 @@ static void reload(coll_reload_t *r)
     } else {
         __atomic_store_n(&r->app->auth, auth, __ATOMIC_RELEASE);
     }
+    if (r->app->fedauc != NULL) {
+        coll_fedauc_set_campaigns(r->app->fedauc, cs);
+    }
     __atomic_store_n(&r->app->campaigns, cs, __ATOMIC_RELEASE);
     retire(r, old_cs, auth != NULL ? old_auth : NULL);
     coll_server_set_tls(r->srv, tls);
     coll_counters_reload(r->app->counters, 1);
     coll_log(COLL_LOG_INFO, "reloaded",
-             "\"campaigns\": %zu, \"credentials\": %zu, \"certificate\": %s, \"note\": \"open "
-             "connections keep going; new ones use the new certificate\"",
-             cs->n, auth != NULL ? auth->n : (size_t)0, coll_log_str(f->cert));
+             "\"campaigns\": %zu, \"added\": %zu, \"credentials\": %zu, \"certificate\": %s, "
+             "\"note\": \"open connections keep going; new ones use the new certificate\"",
+             cs->n, added, auth != NULL ? auth->n : (size_t)0, coll_log_str(f->cert));
 }
 
 static void *reload_main(void *arg)

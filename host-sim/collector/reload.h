@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* SIGHUP: reload the credentials, the certificates and the campaigns' names without a restart
- * and without dropping a connection.
+/* SIGHUP: reload the credentials, the certificates, the campaigns' names and new campaigns
+ * without a restart and without dropping a connection.
  *
  * On SIGHUP a reload thread reads the credentials file, the server certificate, its key and the
  * device CA, and the campaigns file again. Only if every one of them is valid is anything
@@ -9,9 +9,11 @@
  *   - credentials: new tokens work, removed ones stop working, from the next request on;
  *   - certificates: new connections get the new certificate (and device CA); a connection
  *     already open keeps the configuration it started with until it closes;
- *   - campaigns: names and group names (campaign_names.h). Anything else that changed (a
- *     campaign added, removed, reordered, or another key) refuses the whole reload: the store
- *     registers campaigns at start-up, so those need a restart (the log says which campaign).
+ *   - campaigns: names and group names (campaign_names.h), and campaigns appended after the
+ *     ones in force: registered in the database (coll_store_set_campaigns, the last step, so
+ *     nothing fails after it) and then served. Anything else that changed (a campaign removed,
+ *     reordered, or another key) refuses the whole reload: stored reports were made with the
+ *     campaigns in force, so those need a restart (the log says which campaign).
  * The deny list (revoked.h) reloads itself whenever its file changes. Requests in progress
  * finish with what they started with: a replaced version is freed once no connection can hold
  * it (TLS: when its last connection closes; credentials and campaigns: at a later reload, a

@@ -27,7 +27,8 @@ typedef struct job {
 struct coll_store {
     const coll_backend_ops_t *ops;
     coll_backend_t *be;
-    const coll_campaigns_t *campaigns;
+    const coll_campaigns_t *campaigns; /* through campaigns_of: a reload appends (store.h) */
+    char *url;                         /* the database, for coll_store_set_campaigns */
     coll_counters_t *counters;
     coll_deltas_t deltas; /* the writer's, reused */
     coll_quota_t *quota;  /* the writer's quota counters of one transaction, reused */
@@ -49,6 +50,11 @@ static int fail(char *err, size_t cap, const char *fmt, const char *a)
 {
     snprintf(err, cap, fmt, a);
     return -1;
+}
+
+static const coll_campaigns_t *campaigns_of(const coll_store_t *s)
+{
+    return __atomic_load_n(&s->campaigns, __ATOMIC_ACQUIRE);
 }
 
 const char *coll_store_backend_name(const char *url, const char **target)
@@ -334,7 +340,7 @@ static int settle(coll_store_t *s, job_t *first, job_t *stop)
             if (k < 0) {
                 continue;
             }
-            if (before[k] + ++count[k] > (int64_t)coll_quota_limit(s->campaigns, b, r)) {
+            if (before[k] + ++count[k] > (int64_t)coll_quota_limit(campaigns_of(s), b, r)) {
                 if (j->over.n < COLL_OVER_LISTED) {
                     j->over.idx[j->over.n] = i;
                 }
@@ -442,7 +448,7 @@ static int settle_lost(coll_store_t *s, job_t *jobs, int64_t now)
         const coll_batch_t *b = j->batch;
         coll_quota_t key = {coll_has_device(b) ? b->device : "", LOST_CAMPAIGN, day, 0, 0};
         coll_quota_t *q = bsearch(&key, s->quota, s->nquota, sizeof(key), cmp_quota);
-        int64_t cap = (int64_t)coll_lost_cap(s->campaigns, b->quota_override);
+        int64_t cap = (int64_t)coll_lost_cap(campaigns_of(s), b->quota_override);
         int64_t room = q == NULL || q->after >= cap ? 0 : cap - q->after;
         j->lost_counted = (uint64_t)room < b->lost_reports ? (uint64_t)room : b->lost_reports;
         j->lost_over = b->lost_reports - j->lost_counted;
@@ -690,11 +696,12 @@ int coll_store_health(coll_store_t *s, char *reason, size_t cap)
 int coll_store_read(coll_store_t *s, int ci, uint32_t from, uint32_t to, coll_campaign_state_t *out,
                     coll_totals_t *totals, char *err, size_t cap)
 {
+    const coll_campaigns_t *cs = campaigns_of(s);
     if (out != NULL) {
-        if (ci < 0 || (size_t)ci >= s->campaigns->n) {
+        if (ci < 0 || (size_t)ci >= cs->n) {
             return fail(err, cap, "%s", "no such campaign");
         }
-        const coll_campaign_t *c = &s->campaigns->c[ci];
+        const coll_campaign_t *c = &cs->c[ci];
         if (coll_state_init(out, c) != 0 ||
             s->ops->read_sums(s->be, c->mech.campaign.id, from, to, out, err, cap) != 0) {
             return -1;
@@ -702,7 +709,7 @@ int coll_store_read(coll_store_t *s, int ci, uint32_t from, uint32_t to, coll_ca
     }
     if (totals != NULL) {
         memset(totals, 0, sizeof(*totals));
-        if (s->ops->read_totals(s->be, s->campaigns, totals, err, cap) != 0) {
+        if (s->ops->read_totals(s->be, cs, totals, err, cap) != 0) {
             return -1;
         }
     }
@@ -723,9 +730,17 @@ int coll_store_open(coll_store_t **out, const char *url, coll_campaigns_t *cs,
     }
     s->ops = ops;
     s->campaigns = cs;
+    s->url = malloc(strlen(url) + 1);
+    if (s->url != NULL) {
+        memcpy(s->url, url, strlen(url) + 1);
+    } else {
+        free(s);
+        return fail(err, errcap, "%s", "out of memory");
+    }
     s->counters = opts != NULL ? opts->counters : NULL;
     int from = -1;
     if (ops->open(&s->be, target, COLL_BE_SERVE, opts, &from, err, errcap) != 0) {
+        free(s->url);
         free(s);
         return -1;
     }
@@ -742,6 +757,7 @@ int coll_store_open(coll_store_t **out, const char *url, coll_campaigns_t *cs,
     }
     if (ops->check_campaigns(s->be, cs, (int64_t)time(NULL), err, errcap) != 0) {
         ops->close(s->be);
+        free(s->url);
         free(s);
         return -1;
     }
@@ -750,6 +766,7 @@ int coll_store_open(coll_store_t **out, const char *url, coll_campaigns_t *cs,
     pthread_cond_init(&s->done, NULL);
     if (pthread_create(&s->writer, NULL, writer_main, s) != 0) {
         ops->close(s->be);
+        free(s->url);
         free(s);
         return fail(err, errcap, "%s", "cannot start the writer thread");
     }
@@ -770,6 +787,7 @@ void coll_store_close(coll_store_t *s)
     s->ops->close(s->be);
     coll_deltas_free(&s->deltas);
     free(s->quota);
+    free(s->url);
     pthread_cond_destroy(&s->work);
     pthread_cond_destroy(&s->done);
     pthread_mutex_destroy(&s->mu);
@@ -797,6 +815,25 @@ static int admin_open(const char *url, const coll_backend_ops_t **ops, coll_back
     if (from != NULL) {
         *from = v;
     }
+    return 0;
+}
+
+int coll_store_set_campaigns(coll_store_t *s, coll_campaigns_t *cs, size_t added, char *err,
+                             size_t cap)
+{
+    if (added > 0) { /* on a connection of its own: the writer's belongs to the writer thread */
+        const coll_backend_ops_t *ops = NULL;
+        coll_backend_t *be = NULL;
+        if (admin_open(s->url, &ops, &be, NULL, err, cap) != 0) {
+            return -1;
+        }
+        int rc = ops->check_campaigns(be, cs, (int64_t)time(NULL), err, cap);
+        ops->close(be);
+        if (rc != 0) {
+            return -1;
+        }
+    }
+    __atomic_store_n(&s->campaigns, cs, __ATOMIC_RELEASE);
     return 0;
 }
 

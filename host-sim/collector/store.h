@@ -79,6 +79,14 @@ const char *coll_store_backend_name(const char *url, const char **target);
 int coll_store_open(coll_store_t **out, const char *url, coll_campaigns_t *cs,
                     const coll_store_options_t *opts, char *err, size_t errcap);
 
+/* A reload's campaign table (reload.h): cs holds every campaign the store serves, in the same
+ * order, and the last `added` of them are new. Registers the new ones in the database (checking
+ * the others against it, as coll_store_open does, on a connection of its own) and from then on
+ * serves cs; the caller keeps the old table alive until no request can hold it. 0, or -1 with a
+ * message in err and nothing changed. */
+int coll_store_set_campaigns(coll_store_t *s, coll_campaigns_t *cs, size_t added, char *err,
+                             size_t cap);
+
 /* 0 when healthy; -1 and a sentence in reason when a commit failed recently or the database
  * is corrupt. */
 int coll_store_health(coll_store_t *s, char *reason, size_t cap);

@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: Apache-2.0
 """Operator basics of dpm-collector (issue 35 item 5), printing TAP: SIGHUP reloads the
-credentials, the certificate and the campaign names without dropping a connection (and a bad
-file changes nothing); /metrics has # HELP and # TYPE for every family, build_info and process
+credentials, the certificate, the campaign names and campaigns appended to the file without
+dropping a connection (and a bad file, or a removed campaign, changes nothing); /metrics has # HELP and # TYPE for every family, build_info and process
 metrics; the example alert rules name only metrics /metrics exports; backups are written 0600
 and the example maintenance unit prunes old ones; a relay credential is not held to the
 per-address rate limit meant for devices. Each check has its negative control."""
@@ -135,6 +135,65 @@ def reload_checks(t, h):
     t.ok('dpm_reloads_total{result="ok"} 1' in metrics
          and 'dpm_reloads_total{result="failed"} 2' in metrics,
          "/metrics counts reloads by outcome")
+    added_campaign_checks(t, h)
+
+
+SECOND = """[campaign]
+id = 2
+name = added
+mechanism = tuple_ml
+eps = 2
+groups = 2
+metrics = tpr
+"""
+
+
+def added_campaign_checks(t, h):
+    """A campaign appended to the file starts at SIGHUP: registered in the database, served to
+    devices, its reports stored and estimated, without dropping a connection; it stays after a
+    restart. Removing one still needs a restart (the negative control)."""
+    with open(h.creds.path) as f:  # undo the damaged line of the last check
+        lines = [x for x in f if x.strip() != "broken line"]
+    with open(h.creds.path, "w") as f:
+        f.writelines(lines)
+    keep = h.conn()
+    s0 = get(h, "/v1/campaigns/1/info", conn=keep)[0]
+    before = get(h, "/v1/campaigns/2/info")[0]
+    reloaded_before = open(h.log.name).read().count('"reloaded"')
+    with open(h.campaigns, "w") as f:
+        f.write(CAMPAIGNS.replace("first name", "second name") + SECOND)
+    h.proc.send_signal(signal.SIGHUP)
+    ok = wait_log(h, "reloaded", reloaded_before + 1)
+    log = open(h.log.name).read()
+    t.ok(ok and '"added": 1' in log, "SIGHUP with a campaign appended: reloaded, 1 added",
+         log[-600:])
+    st, _, body = get(h, "/v1/campaigns/2/info")
+    t.ok(before == 404 and st == 200 and json.loads(body).get("name") == "added",
+         f"the new campaign is served ({before} before the reload, {st} after)", body[:300])
+    rc, pop, err = h.tool("population", "--campaigns", "2", "--devices", "400", "--clients", "2",
+                          "--seed", "5")
+    est = json.loads(get(h, "/v1/campaigns/2/estimate")[2] or b"{}")
+    t.ok(rc == 0 and pop and pop["acked"] == 400 and est.get("reports") == 400,
+         "400 devices report to it; its estimate counts them", (rc, pop, err[-300:],
+                                                                 str(est)[:300]))
+    s1 = get(h, "/v1/campaigns/1/info", conn=keep)[0]
+    t.ok(s0 == 200 and s1 == 200, "a connection opened before the reload goes on")
+    keep.close()
+    h.stop()
+    h.start(port=h.port)
+    est = json.loads(get(h, "/v1/campaigns/2/estimate")[2] or b"{}")
+    t.ok(est.get("reports") == 400, "after a restart the added campaign and its reports stay",
+         str(est)[:300])
+    failed_before = open(h.log.name).read().count('"reload_failed"')
+    with open(h.campaigns, "w") as f:
+        f.write(SECOND)  # campaign 1 removed
+    h.proc.send_signal(signal.SIGHUP)
+    ok = wait_log(h, "reload_failed", failed_before + 1)
+    log = open(h.log.name).read()
+    st = get(h, "/v1/campaigns/1/info")[0]
+    t.ok(ok and "restart" in log and st == 200,
+         "removing a campaign refuses the reload, saying a restart is needed; campaign 1 stays",
+         log[-400:])
 
 
 def metrics_checks(t, h):
@@ -218,6 +277,17 @@ def backup_checks(t, h):
     t.ok(len(prune) == 1 and "UMask=0077" in unit and left == ["backup-new.db", "collector.db"],
          "the example maintenance unit prunes backups older than 14 days (and only backups)",
          left)
+
+
+def run_pg(t, pg):
+    """The reload checks on a PostgreSQL cluster's database (test_collector_pg.py)."""
+    h = Harness(campaigns=CAMPAIGNS, pg=pg)
+    try:
+        h.start()
+        reload_checks(t, h)
+        t.ok(h.stop() == 0, "clean stop (PostgreSQL)")
+    finally:
+        h.cleanup()
 
 
 def main():

@@ -42,6 +42,7 @@ import test_collector_http  # noqa: E402
 import test_collector_influence  # noqa: E402
 import test_collector_kill  # noqa: E402
 import test_collector_ops  # noqa: E402
+import test_collector_operator  # noqa: E402
 import test_collector_auc  # noqa: E402
 import test_collector_roc_groups  # noqa: E402
 import test_wire_collector  # noqa: E402
@@ -287,6 +288,7 @@ def main():
             guarded(t, "auth", test_collector_auth.run, t, pg)
             guarded(t, "http", test_collector_http.run, t, pg)
             guarded(t, "ops", test_collector_ops.run, t, pg)
+            guarded(t, "operator reloads", test_collector_operator.run_pg, t, pg)
             guarded(t, "influence", test_collector_influence.run, t, pg)
             guarded(t, "wire", test_wire_collector.run, t, pg)
             guarded(t, "auc", test_collector_auc.run, t, pg)
