@@ -414,7 +414,8 @@ CROSS_HOST_ONLY_TESTS := $(filter-out tests/stat/test_tuple_gof.c, \
 CROSS_TEST_SRCS := $(filter-out $(CROSS_HOST_ONLY_TESTS),$(TEST_SRCS))
 CROSS_TEST_BINS := $(patsubst tests/%.c,$(OUT)/tests/%,$(CROSS_TEST_SRCS))
 CROSS_SIM_OBJS := $(call obj,host-sim/sim/tuple_paper.c host-sim/estimate/disparity.c \
-                                host-sim/estimate/pairwise.c host-sim/common/stream.c \
+                                host-sim/estimate/pairwise.c host-sim/estimate/ci_flags.c \
+                                host-sim/common/stream.c \
                                 host-sim/common/json_read.c host-sim/common/edges.c \
                                 host-sim/common/text_list.c host-sim/common/prob.c)
 # Support code that includes host-sim headers serves only host-only tests (FedAUC's fixture uses
