@@ -290,6 +290,9 @@ static int run_aead(shape_t *s, dpm_rng_t rng, int a, figures_t *fig)
     cfg.outbox_size = 8192u;
     cfg.policy.defaults.max_eps = DPM_EPS(1);
     cfg.policy.defaults.max_budget = DPM_EPS(1);
+    /* one report per period, several periods at one fixed clock reading: the device-wide cap
+     * (one campaign's worth per day by default) would refuse the second */
+    cfg.policy.device.max_eps = DPM_EPS(64);
     static dpm_dap_policy_t dap;
     dap_task_policy(&s->tf, DPM_EPS_ONE, 100, &dap);
     cfg.policy.dap = &dap;
