@@ -155,6 +155,70 @@ static int fedauc_bench(dpm_mech_id_t id, uint32_t n, dpm_rand_t *rand, double p
     return ok;
 }
 
+/* The one-call tuple path at every outbox fill level: a new device fills its outbox one report
+ * at a time (each call timed on its own, at the fill level it finds) until it has no room, then
+ * an app delivers the oldest report before each further report until a report call compacts the
+ * bank (the call that pays for the compaction is timed too). Prints every call's figure and the
+ * worst over all of them. */
+static int device_path_sweep(dpm_rng_t rng, dpm_campaign_t *c, double per_tick)
+{
+    static uint8_t state[1024 + 8192];
+    static dpm_ram_storage_t ss;
+    static dpm_device_t dev;
+    static dpm_mech_t mech;
+    dpm_device_config_t cfg;
+    memset(&cfg, 0, sizeof(cfg));
+    cfg.rng = rng;
+    cfg.storage = dpm_ram_storage(&ss, state, sizeof(state));
+    cfg.ledger_size = 1024u;
+    cfg.outbox_offset = 1024u;
+    cfg.outbox_size = 8192u;
+    cfg.policy.defaults.max_eps = DPM_EPS(1);
+    cfg.policy.defaults.max_budget = DPM_EPS(64);
+    cfg.policy.device.max_eps = DPM_EPS(1000); /* no clock here: 1000 over the device's life */
+    int ok = dpm_device_init(&dev, &cfg) == DPM_OK &&
+             dpm_device_accept_mech(&dev, c, &mech, NULL) == DPM_OK;
+    const dpm_confusion_t conf = {45, 5, 45, 5};
+    double worst = 0, fill_worst = 0, compact_cost = 0;
+    uint32_t period = 0, worst_fill = 0;
+    int compacted = 0;
+    while (ok && !compacted) {
+        uint32_t fill = dpm_outbox_pending(&dev.outbox);
+        if (!dpm_outbox_room(&dev.outbox, DPM_REPORT_TUPLE_MAX)) {
+            /* full: the app delivers the oldest report */
+            uint32_t cursor = 0;
+            dpm_outbox_entry_t e;
+            int found = 0;
+            ok &= dpm_outbox_next(&dev.outbox, &cursor, &e, &found) == DPM_OK && found &&
+                  dpm_outbox_remove(&dev.outbox, &e) == DPM_OK;
+            continue;
+        }
+        uint32_t seq = dev.outbox.seq;
+        ticks_start();
+        ok &= dpm_device_report_tuple(&dev, &mech, period++, 1u, &conf, NULL) == DPM_OK;
+        long t = ticks_stop();
+        ok &= t > 0;
+        double x = (double)t * per_tick;
+        compacted = dev.outbox.seq != seq;
+        printf("# device_path fill %u%s: %.0f instructions\n", fill,
+               compacted ? " (compacts)" : "", x);
+        if (compacted) {
+            compact_cost = x;
+        } else if (x > fill_worst) {
+            fill_worst = x;
+            worst_fill = fill;
+        }
+        worst = x > worst ? x : worst;
+    }
+    if (ok) {
+        printf("# device_path worst without compaction: fill %u\n", worst_fill);
+        metric("device.cm4.tuple_mr.device_path.fill_worst.instructions", fill_worst);
+        metric("device.cm4.tuple_mr.device_path.compaction.instructions", compact_cost);
+        metric("device.cm4.tuple_mr.device_path.worst.instructions", worst);
+    }
+    return ok;
+}
+
 int main(void)
 {
     ticks_start();
@@ -334,6 +398,7 @@ int main(void)
     t = ticks_stop();
     ok &= t > 0;
     metric("device.cm4.tuple_mr.device_path.instructions", (double)t * per_tick / 50.0);
+    ok &= device_path_sweep(rng, &c, per_tick);
     if (!ok) {
         printf("bench: a call failed\n");
     }
