@@ -137,7 +137,8 @@ static void test_device_report_traffic_is_flat(void **state)
             continue;
         }
         if (!same(t, first)) {
-            fail_msg("fill %u: %llu reads (%llu bytes), %llu writes (%llu bytes), each + the record; at fill 1: "
+            fail_msg("fill %u: %llu reads (%llu bytes), %llu writes (%llu bytes), each + the "
+                     "record; at fill 1: "
                      "%llu reads (%llu bytes), %llu writes (%llu bytes)",
                      fill, (unsigned long long)t.reads, (unsigned long long)t.bytes_read,
                      (unsigned long long)t.writes, (unsigned long long)t.bytes_written,
