@@ -146,8 +146,21 @@ static dpm_status_t read_slot(const dpm_ledger_t *l, uint32_t slot, ledger_rec_t
     uint32_t count = buf[5];
     int known = buf[4] == LEDGER_V1 || buf[4] == LEDGER_VERSION;
     uint32_t version = buf[4] == LEDGER_V1 ? LEDGER_V1 : LEDGER_VERSION;
+    uint32_t len = record_len(version, count);
     int whole = 0;
-    st = record_whole(l, base, record_len(version, count), &whole);
+    if (known && count <= DPM_LEDGER_MAX_CAMPAIGNS && len <= l->slot_size) {
+        /* A record this code can hold: read the rest of it once and check its CRC in RAM (the
+         * only way to SLOT_VALID, so buf then holds the whole record). */
+        if (len > LEDGER_HDR) {
+            st =
+                dpm_persist_read(l->storage, base + LEDGER_HDR, buf + LEDGER_HDR, len - LEDGER_HDR);
+        }
+        whole = st == DPM_OK &&
+                dpm_crc32(0, buf, len - LEDGER_CRC) == dpm_get_le32(buf + len - LEDGER_CRC);
+    } else {
+        /* possibly longer than buf: CRC-checked in chunks, never interpreted */
+        st = record_whole(l, base, len, &whole);
+    }
     if (st == DPM_OK && !whole && !known) {
         /* a version this code does not know: whole if its CRC sits where either known
          * layout puts it (a later version must keep one of them, see dpm/budget.h) */
@@ -159,12 +172,6 @@ static dpm_status_t read_slot(const dpm_ledger_t *l, uint32_t slot, ledger_rec_t
     if (!known || count > DPM_LEDGER_MAX_CAMPAIGNS) {
         *kind = SLOT_INSANE; /* whole, but not ours to interpret: other firmware */
         return DPM_OK;
-    }
-    uint32_t len = record_len(version, count);
-    st = dpm_persist_read(l->storage, base + LEDGER_V1_HDR, buf + LEDGER_V1_HDR,
-                          len - LEDGER_V1_HDR);
-    if (st != DPM_OK) {
-        return st;
     }
     ledger_rec_t r;
     if (!parse_record(buf, version, count, &r)) {
@@ -252,10 +259,9 @@ static dpm_status_t load(const dpm_ledger_t *l, load_t *out)
     return DPM_OK;
 }
 
-/* Erase `slot`, write *r into it and read it back. */
-static dpm_status_t store(const dpm_ledger_t *l, uint32_t slot, const ledger_rec_t *r)
+/* The bytes of record *r, CRC included, into buf (DPM_LEDGER_RECORD_MAX): their length. */
+static uint32_t encode_record(const ledger_rec_t *r, uint8_t *buf)
 {
-    uint8_t buf[DPM_LEDGER_RECORD_MAX];
     uint32_t len = record_len(LEDGER_VERSION, r->count);
     dpm_put_le32(buf, LEDGER_MAGIC);
     buf[4] = (uint8_t)LEDGER_VERSION;
@@ -273,6 +279,13 @@ static dpm_status_t store(const dpm_ledger_t *l, uint32_t slot, const ledger_rec
         dpm_put_le32(p + 12, r->e[i].free_at);
     }
     dpm_put_le32(buf + len - LEDGER_CRC, dpm_crc32(0, buf, len - LEDGER_CRC));
+    return len;
+}
+
+/* Erase `slot`, write the record buf[0, len) into it and read it back. */
+static dpm_status_t write_slot(const dpm_ledger_t *l, uint32_t slot, const uint8_t *buf,
+                               uint32_t len)
+{
     uint32_t base = slot_base(l, slot);
     dpm_status_t st = dpm_persist_erase(l->storage, base, l->slot_size);
     if (st == DPM_OK) {
@@ -281,13 +294,23 @@ static dpm_status_t store(const dpm_ledger_t *l, uint32_t slot, const ledger_rec
     return st;
 }
 
+/* Erase `slot`, write *r into it and read it back. */
+static dpm_status_t store(const dpm_ledger_t *l, uint32_t slot, const ledger_rec_t *r)
+{
+    uint8_t buf[DPM_LEDGER_RECORD_MAX];
+    return write_slot(l, slot, buf, encode_record(r, buf));
+}
+
 /* Write *r into both slots: first the one that does not hold the newest valid record, so
- * that storage holds a complete copy of either the old or the new record at every instant. */
+ * that storage holds a complete copy of either the old or the new record at every instant.
+ * The bytes are encoded (and their CRC computed) once. */
 static dpm_status_t store_both(const dpm_ledger_t *l, uint32_t first, const ledger_rec_t *r)
 {
-    dpm_status_t st = store(l, first, r);
+    uint8_t buf[DPM_LEDGER_RECORD_MAX];
+    uint32_t len = encode_record(r, buf);
+    dpm_status_t st = write_slot(l, first, buf, len);
     if (st == DPM_OK) {
-        st = store(l, 1u - first, r);
+        st = write_slot(l, 1u - first, buf, len);
     }
     return st;
 }
