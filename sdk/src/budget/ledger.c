@@ -41,6 +41,18 @@ typedef struct {
     ledger_entry_t e[DPM_LEDGER_MAX_CAMPAIGNS];
 } ledger_rec_t;
 
+/* *dst = *src up to src's entries (the struct holds room for DPM_LEDGER_MAX_CAMPAIGNS; nothing
+ * reads an entry at or past count before writing it). */
+static void copy_rec(ledger_rec_t *dst, const ledger_rec_t *src)
+{
+    dst->seq = src->seq;
+    dst->count = src->count;
+    dst->clock = src->clock;
+    dst->period_end = src->period_end;
+    dst->period_spent = src->period_spent;
+    memcpy(dst->e, src->e, sizeof(src->e[0]) * src->count);
+}
+
 typedef enum {
     SLOT_ERASED,  /* every byte 0xFF */
     SLOT_GARBAGE, /* no complete record: torn write or erase, damage, or never written */
@@ -119,7 +131,7 @@ static dpm_status_t record_whole(const dpm_ledger_t *l, uint32_t base, uint32_t 
     return st;
 }
 
-/* Read and classify one slot. *rec is filled only for SLOT_VALID. A record whose CRC fails is
+/* Read and classify one slot. *rec means something only for SLOT_VALID. A record whose CRC fails is
  * GARBAGE whatever its header says: a torn write and damage look alike, and both are covered
  * by the copy in the other slot (see dpm/budget.h). A CRC-valid record was written whole by
  * some ledger code, so impossible content or an unknown version there is INSANE. */
@@ -173,13 +185,7 @@ static dpm_status_t read_slot(const dpm_ledger_t *l, uint32_t slot, ledger_rec_t
         *kind = SLOT_INSANE; /* whole, but not ours to interpret: other firmware */
         return DPM_OK;
     }
-    ledger_rec_t r;
-    if (!parse_record(buf, version, count, &r)) {
-        *kind = SLOT_INSANE;
-        return DPM_OK;
-    }
-    *rec = r;
-    *kind = SLOT_VALID;
+    *kind = parse_record(buf, version, count, rec) ? SLOT_VALID : SLOT_INSANE;
     return DPM_OK;
 }
 
@@ -241,14 +247,14 @@ static dpm_status_t load(const dpm_ledger_t *l, load_t *out)
         } else {
             return DPM_OK;
         }
-        out->cur = r[newer];
+        copy_rec(&out->cur, &r[newer]);
         out->cur_slot = newer;
         out->res = LOAD_OK;
     } else if (k[0] == SLOT_VALID || k[1] == SLOT_VALID) {
         /* One copy: the other is torn (a charge or repair in flight, which had not returned)
          * or damaged. Either way this copy counts every charge that returned DPM_OK. */
         uint32_t s = k[0] == SLOT_VALID ? 0u : 1u;
-        out->cur = r[s];
+        copy_rec(&out->cur, &r[s]);
         out->cur_slot = s;
         out->res = LOAD_OK;
     } else if (k[1] == SLOT_ERASED) {
@@ -474,7 +480,7 @@ static int cap_valid(const dpm_ledger_cap_t *cap)
 static dpm_status_t plan(const ledger_rec_t *cur, const dpm_ledger_charge_t *c,
                          const dpm_ledger_cap_t *cap, ledger_rec_t *next, const char **why)
 {
-    *next = *cur;
+    copy_rec(next, cur);
     uint32_t now = cur->clock;
     if (cap != NULL) {
         now = clock_after(cur, cap);
