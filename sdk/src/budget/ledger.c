@@ -131,10 +131,10 @@ static dpm_status_t record_whole(const dpm_ledger_t *l, uint32_t base, uint32_t 
     return st;
 }
 
-/* Read and classify one slot. *rec means something only for SLOT_VALID. A record whose CRC fails is
- * GARBAGE whatever its header says: a torn write and damage look alike, and both are covered
- * by the copy in the other slot (see dpm/budget.h). A CRC-valid record was written whole by
- * some ledger code, so impossible content or an unknown version there is INSANE. */
+/* Read and classify one slot. *rec means something only for SLOT_VALID. A record whose CRC
+ * fails is GARBAGE whatever its header says: a torn write and damage look alike, and both are
+ * covered by the copy in the other slot (see dpm/budget.h). A CRC-valid record was written
+ * whole by some ledger code, so impossible content or an unknown version there is INSANE. */
 static dpm_status_t read_slot(const dpm_ledger_t *l, uint32_t slot, ledger_rec_t *rec,
                               slot_kind_t *kind)
 {

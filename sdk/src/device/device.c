@@ -398,10 +398,10 @@ void dpm_device_info_spent(dpm_device_t *d, uint32_t campaign_id, uint32_t perio
     (void)dpm_ledger_period_spent(&d->ledger, &cap, &info->device_spent);
 }
 
-/* Everything that must hold before a report of m in `period`, whose encoding takes at most
- * max_bytes, is charged: checked in this order, and nothing is spent when one fails. The
- * ledger's own refusals (budget, device cap, closed period, full ledger) come from the charge
- * itself, which loads the ledger once and writes nothing when it refuses. */
+/* Everything but the ledger that must hold before a report of m, whose encoding takes at most
+ * max_bytes, is charged: checked in this order, nothing spent when one fails. The ledger's
+ * refusals (budget, device cap, closed period, full ledger) come from the charge itself
+ * (admit), which loads the ledger once and writes nothing when it refuses. */
 static dpm_status_t precheck(dpm_device_t *d, const dpm_mech_t *m, size_t max_bytes)
 {
     const char *why = NULL;
