@@ -155,6 +155,81 @@ static int fedauc_bench(dpm_mech_id_t id, uint32_t n, dpm_rand_t *rand, double p
     return ok;
 }
 
+/* A new device on 9 KB of RAM storage (1 KB ledger, 8 KB outbox, erased afresh at each call)
+ * that accepted campaign c into *mech, or NULL. No clock here, so its device cap (1000) counts
+ * over its whole life; a new period per report, so the campaign's budget never runs out. */
+static dpm_device_t *new_device(dpm_rng_t rng, const dpm_campaign_t *c, dpm_mech_t *mech)
+{
+    static uint8_t state[1024 + 8192];
+    static dpm_ram_storage_t ss;
+    static dpm_device_t dev;
+    dpm_device_config_t cfg;
+    memset(&cfg, 0, sizeof(cfg));
+    cfg.rng = rng;
+    cfg.storage = dpm_ram_storage(&ss, state, sizeof(state));
+    cfg.ledger_size = 1024u;
+    cfg.outbox_offset = 1024u;
+    cfg.outbox_size = 8192u;
+    cfg.policy.defaults.max_eps = DPM_EPS(1);
+    cfg.policy.defaults.max_budget = DPM_EPS(64);
+    cfg.policy.device.max_eps = DPM_EPS(1000);
+    return dpm_device_init(&dev, &cfg) == DPM_OK &&
+                   dpm_device_accept_mech(&dev, c, mech, NULL) == DPM_OK
+               ? &dev
+               : NULL;
+}
+
+/* The one-call tuple path at every outbox fill level: a new device fills its outbox one report
+ * at a time (each call timed on its own, at the fill level it finds) until it has no room, then
+ * an app delivers the oldest report before each further report until a report call compacts the
+ * bank (the call that pays for the compaction is timed too). Prints every call's figure and the
+ * worst over all of them. */
+static int device_path_sweep(dpm_rng_t rng, const dpm_campaign_t *c, double per_tick)
+{
+    static dpm_mech_t mech;
+    dpm_device_t *d = new_device(rng, c, &mech);
+    int ok = d != NULL;
+    const dpm_confusion_t conf = {45, 5, 45, 5};
+    double worst = 0, fill_worst = 0, compact_cost = 0;
+    uint32_t period = 0, worst_fill = 0;
+    int compacted = 0;
+    while (ok && !compacted) {
+        uint32_t fill = dpm_outbox_pending(&d->outbox);
+        if (!dpm_outbox_room(&d->outbox, DPM_REPORT_TUPLE_MAX)) {
+            /* full: the app delivers the oldest report */
+            uint32_t cursor = 0;
+            dpm_outbox_entry_t e;
+            int found = 0;
+            ok &= dpm_outbox_next(&d->outbox, &cursor, &e, &found) == DPM_OK && found &&
+                  dpm_outbox_remove(&d->outbox, &e) == DPM_OK;
+            continue;
+        }
+        uint32_t seq = d->outbox.seq;
+        ticks_start();
+        ok &= dpm_device_report_tuple(d, &mech, period++, 1u, &conf, NULL) == DPM_OK;
+        long t = ticks_stop();
+        ok &= t > 0;
+        double x = (double)t * per_tick;
+        compacted = d->outbox.seq != seq;
+        printf("# device_path fill %u%s: %.0f instructions\n", fill,
+               compacted ? " (compacts)" : "", x);
+        if (compacted) {
+            compact_cost = x;
+        } else if (x > fill_worst) {
+            fill_worst = x;
+            worst_fill = fill;
+        }
+        worst = x > worst ? x : worst;
+    }
+    if (ok) {
+        printf("# device_path worst without compaction: fill %u\n", worst_fill);
+        metric("device.cm4.tuple_mr.device_path.fill_worst.instructions", fill_worst);
+        metric("device.cm4.tuple_mr.device_path.compaction.instructions", compact_cost);
+        metric("device.cm4.tuple_mr.device_path.worst.instructions", worst);
+    }
+    return ok;
+}
+
 int main(void)
 {
     ticks_start();
@@ -309,31 +384,19 @@ int main(void)
     ok &= t > 0;
     metric("device.cm4.ledger_charge.instructions", (double)t * per_tick / 50.0);
 
-    /* The whole one-call path: a new period per report, so the budget never runs out. */
-    static uint8_t state[1024 + 8192];
-    static dpm_ram_storage_t ss;
-    static dpm_device_t dev;
-    dpm_device_config_t cfg;
-    memset(&cfg, 0, sizeof(cfg));
-    cfg.rng = rng;
-    cfg.storage = dpm_ram_storage(&ss, state, sizeof(state));
-    cfg.ledger_size = 1024u;
-    cfg.outbox_offset = 1024u;
-    cfg.outbox_size = 8192u;
-    cfg.policy.defaults.max_eps = DPM_EPS(1);
-    cfg.policy.defaults.max_budget = DPM_EPS(64);
-    cfg.policy.device.max_eps = DPM_EPS(64); /* no clock here: 64 over the device's life */
-    ok &= dpm_device_init(&dev, &cfg) == DPM_OK;
+    /* The whole one-call path, 50 reports into an empty outbox: the average. */
     campaign(&c, DPM_MECH_ID_TUPLE_MR);
-    ok &= dpm_device_accept_mech(&dev, &c, &mech, NULL) == DPM_OK;
+    dpm_device_t *dev = new_device(rng, &c, &mech);
+    ok &= dev != NULL;
     const dpm_confusion_t conf = {45, 5, 45, 5};
     ticks_start();
     for (uint32_t i = 0; i < 50u && ok; i++) {
-        ok &= dpm_device_report_tuple(&dev, &mech, i, 1u, &conf, NULL) == DPM_OK;
+        ok &= dpm_device_report_tuple(dev, &mech, i, 1u, &conf, NULL) == DPM_OK;
     }
     t = ticks_stop();
     ok &= t > 0;
     metric("device.cm4.tuple_mr.device_path.instructions", (double)t * per_tick / 50.0);
+    ok &= device_path_sweep(rng, &c, per_tick);
     if (!ok) {
         printf("bench: a call failed\n");
     }

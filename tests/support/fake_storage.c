@@ -125,6 +125,7 @@ static int fs_read(void *ctx, uint32_t off, uint8_t *buf, size_t len)
         return -1;
     }
     memcpy(buf, f->mem + off, len);
+    f->bytes_read += len;
     return 0;
 }
 

@@ -56,6 +56,7 @@ typedef struct {
     int fail_writes; /* test hook: writes return -1 (not applied, no crash) while set */
     uint64_t writes, erases, reads;
     uint64_t bytes_written;
+    uint64_t bytes_read; /* by read() calls that succeeded */
 } fake_storage_t;
 
 /* mem (size bytes) starts erased (0xFF). */

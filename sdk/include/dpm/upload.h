@@ -221,7 +221,9 @@ dpm_status_t dpm_outbox_format(dpm_outbox_t *ob, const dpm_storage_t *storage, u
  * and start with its 16-byte report id, 18 <= len <= DPM_OUTBOX_MAX_PAYLOAD). On DPM_OK the
  * record is durable. Putting a report whose id is already pending is idempotent: DPM_OK and
  * nothing written if the bytes are identical, DPM_ERR_PARAM if they differ (the outbox never
- * holds two records with one id). Compacts first when the active bank has no room. Returns
+ * holds two records with one id); the look-up reads every pending record, so this call's cost
+ * grows with the outbox (the device's report calls, whose ids are fresh, skip it). Compacts
+ * first when the active bank has no room. Returns
  * DPM_ERR_BUFFER when the pending reports leave no room (see dpm_outbox_room: check it
  * BEFORE charging the ledger), DPM_ERR_PARAM for bad arguments or bytes that are not a
  * report, DPM_ERR_STORAGE if the port failed (the report is not acknowledged as stored; the

@@ -41,6 +41,18 @@ typedef struct {
     ledger_entry_t e[DPM_LEDGER_MAX_CAMPAIGNS];
 } ledger_rec_t;
 
+/* *dst = *src up to src's entries (the struct holds room for DPM_LEDGER_MAX_CAMPAIGNS; nothing
+ * reads an entry at or past count before writing it). */
+static void copy_rec(ledger_rec_t *dst, const ledger_rec_t *src)
+{
+    dst->seq = src->seq;
+    dst->count = src->count;
+    dst->clock = src->clock;
+    dst->period_end = src->period_end;
+    dst->period_spent = src->period_spent;
+    memcpy(dst->e, src->e, sizeof(src->e[0]) * src->count);
+}
+
 typedef enum {
     SLOT_ERASED,  /* every byte 0xFF */
     SLOT_GARBAGE, /* no complete record: torn write or erase, damage, or never written */
@@ -119,10 +131,10 @@ static dpm_status_t record_whole(const dpm_ledger_t *l, uint32_t base, uint32_t 
     return st;
 }
 
-/* Read and classify one slot. *rec is filled only for SLOT_VALID. A record whose CRC fails is
- * GARBAGE whatever its header says: a torn write and damage look alike, and both are covered
- * by the copy in the other slot (see dpm/budget.h). A CRC-valid record was written whole by
- * some ledger code, so impossible content or an unknown version there is INSANE. */
+/* Read and classify one slot. *rec means something only for SLOT_VALID. A record whose CRC
+ * fails is GARBAGE whatever its header says: a torn write and damage look alike, and both are
+ * covered by the copy in the other slot (see dpm/budget.h). A CRC-valid record was written
+ * whole by some ledger code, so impossible content or an unknown version there is INSANE. */
 static dpm_status_t read_slot(const dpm_ledger_t *l, uint32_t slot, ledger_rec_t *rec,
                               slot_kind_t *kind)
 {
@@ -146,8 +158,21 @@ static dpm_status_t read_slot(const dpm_ledger_t *l, uint32_t slot, ledger_rec_t
     uint32_t count = buf[5];
     int known = buf[4] == LEDGER_V1 || buf[4] == LEDGER_VERSION;
     uint32_t version = buf[4] == LEDGER_V1 ? LEDGER_V1 : LEDGER_VERSION;
+    uint32_t len = record_len(version, count);
     int whole = 0;
-    st = record_whole(l, base, record_len(version, count), &whole);
+    if (known && count <= DPM_LEDGER_MAX_CAMPAIGNS && len <= l->slot_size) {
+        /* A record this code can hold: read the rest of it once and check its CRC in RAM (the
+         * only way to SLOT_VALID, so buf then holds the whole record). */
+        if (len > LEDGER_HDR) {
+            st =
+                dpm_persist_read(l->storage, base + LEDGER_HDR, buf + LEDGER_HDR, len - LEDGER_HDR);
+        }
+        whole = st == DPM_OK &&
+                dpm_crc32(0, buf, len - LEDGER_CRC) == dpm_get_le32(buf + len - LEDGER_CRC);
+    } else {
+        /* possibly longer than buf: CRC-checked in chunks, never interpreted */
+        st = record_whole(l, base, len, &whole);
+    }
     if (st == DPM_OK && !whole && !known) {
         /* a version this code does not know: whole if its CRC sits where either known
          * layout puts it (a later version must keep one of them, see dpm/budget.h) */
@@ -160,19 +185,7 @@ static dpm_status_t read_slot(const dpm_ledger_t *l, uint32_t slot, ledger_rec_t
         *kind = SLOT_INSANE; /* whole, but not ours to interpret: other firmware */
         return DPM_OK;
     }
-    uint32_t len = record_len(version, count);
-    st = dpm_persist_read(l->storage, base + LEDGER_V1_HDR, buf + LEDGER_V1_HDR,
-                          len - LEDGER_V1_HDR);
-    if (st != DPM_OK) {
-        return st;
-    }
-    ledger_rec_t r;
-    if (!parse_record(buf, version, count, &r)) {
-        *kind = SLOT_INSANE;
-        return DPM_OK;
-    }
-    *rec = r;
-    *kind = SLOT_VALID;
+    *kind = parse_record(buf, version, count, rec) ? SLOT_VALID : SLOT_INSANE;
     return DPM_OK;
 }
 
@@ -234,14 +247,14 @@ static dpm_status_t load(const dpm_ledger_t *l, load_t *out)
         } else {
             return DPM_OK;
         }
-        out->cur = r[newer];
+        copy_rec(&out->cur, &r[newer]);
         out->cur_slot = newer;
         out->res = LOAD_OK;
     } else if (k[0] == SLOT_VALID || k[1] == SLOT_VALID) {
         /* One copy: the other is torn (a charge or repair in flight, which had not returned)
          * or damaged. Either way this copy counts every charge that returned DPM_OK. */
         uint32_t s = k[0] == SLOT_VALID ? 0u : 1u;
-        out->cur = r[s];
+        copy_rec(&out->cur, &r[s]);
         out->cur_slot = s;
         out->res = LOAD_OK;
     } else if (k[1] == SLOT_ERASED) {
@@ -252,10 +265,9 @@ static dpm_status_t load(const dpm_ledger_t *l, load_t *out)
     return DPM_OK;
 }
 
-/* Erase `slot`, write *r into it and read it back. */
-static dpm_status_t store(const dpm_ledger_t *l, uint32_t slot, const ledger_rec_t *r)
+/* The bytes of record *r, CRC included, into buf (DPM_LEDGER_RECORD_MAX): their length. */
+static uint32_t encode_record(const ledger_rec_t *r, uint8_t *buf)
 {
-    uint8_t buf[DPM_LEDGER_RECORD_MAX];
     uint32_t len = record_len(LEDGER_VERSION, r->count);
     dpm_put_le32(buf, LEDGER_MAGIC);
     buf[4] = (uint8_t)LEDGER_VERSION;
@@ -273,6 +285,13 @@ static dpm_status_t store(const dpm_ledger_t *l, uint32_t slot, const ledger_rec
         dpm_put_le32(p + 12, r->e[i].free_at);
     }
     dpm_put_le32(buf + len - LEDGER_CRC, dpm_crc32(0, buf, len - LEDGER_CRC));
+    return len;
+}
+
+/* Erase `slot`, write the record buf[0, len) into it and read it back. */
+static dpm_status_t write_slot(const dpm_ledger_t *l, uint32_t slot, const uint8_t *buf,
+                               uint32_t len)
+{
     uint32_t base = slot_base(l, slot);
     dpm_status_t st = dpm_persist_erase(l->storage, base, l->slot_size);
     if (st == DPM_OK) {
@@ -281,13 +300,23 @@ static dpm_status_t store(const dpm_ledger_t *l, uint32_t slot, const ledger_rec
     return st;
 }
 
+/* Erase `slot`, write *r into it and read it back. */
+static dpm_status_t store(const dpm_ledger_t *l, uint32_t slot, const ledger_rec_t *r)
+{
+    uint8_t buf[DPM_LEDGER_RECORD_MAX];
+    return write_slot(l, slot, buf, encode_record(r, buf));
+}
+
 /* Write *r into both slots: first the one that does not hold the newest valid record, so
- * that storage holds a complete copy of either the old or the new record at every instant. */
+ * that storage holds a complete copy of either the old or the new record at every instant.
+ * The bytes are encoded (and their CRC computed) once. */
 static dpm_status_t store_both(const dpm_ledger_t *l, uint32_t first, const ledger_rec_t *r)
 {
-    dpm_status_t st = store(l, first, r);
+    uint8_t buf[DPM_LEDGER_RECORD_MAX];
+    uint32_t len = encode_record(r, buf);
+    dpm_status_t st = write_slot(l, first, buf, len);
     if (st == DPM_OK) {
-        st = store(l, 1u - first, r);
+        st = write_slot(l, 1u - first, buf, len);
     }
     return st;
 }
@@ -451,7 +480,7 @@ static int cap_valid(const dpm_ledger_cap_t *cap)
 static dpm_status_t plan(const ledger_rec_t *cur, const dpm_ledger_charge_t *c,
                          const dpm_ledger_cap_t *cap, ledger_rec_t *next, const char **why)
 {
-    *next = *cur;
+    copy_rec(next, cur);
     uint32_t now = cur->clock;
     if (cap != NULL) {
         now = clock_after(cur, cap);

@@ -398,10 +398,11 @@ void dpm_device_info_spent(dpm_device_t *d, uint32_t campaign_id, uint32_t perio
     (void)dpm_ledger_period_spent(&d->ledger, &cap, &info->device_spent);
 }
 
-/* Everything that can be checked before the charge, for a report of m in `period` whose
- * encoding takes at most max_bytes. */
-static dpm_status_t precheck(dpm_device_t *d, const dpm_mech_t *m, uint32_t period,
-                             size_t max_bytes)
+/* Everything but the ledger that must hold before a report of m, whose encoding takes at most
+ * max_bytes, is charged: checked in this order, nothing spent when one fails. The ledger's
+ * refusals (budget, device cap, closed period, full ledger) come from the charge itself
+ * (admit), which loads the ledger once and writes nothing when it refuses. */
+static dpm_status_t precheck(dpm_device_t *d, const dpm_mech_t *m, size_t max_bytes)
 {
     const char *why = NULL;
     dpm_status_t st = dpm_policy_check(&d->policy, &m->campaign, &why);
@@ -418,19 +419,22 @@ static dpm_status_t precheck(dpm_device_t *d, const dpm_mech_t *m, uint32_t peri
     if (!dpm_outbox_room(&d->outbox, max_bytes)) {
         return say(d, DPM_ERR_BUFFER, "outbox full: post it first");
     }
-    dpm_ledger_charge_t c;
-    ledger_charge_of(m, period, &c);
-    st = dpm_device_ledger_check(d, &c, &why);
-    return say(d, st, why);
+    return DPM_OK;
 }
 
-/* Charge the ledger; on DPM_OK *rc is the receipt for one report. */
-static dpm_status_t charge(dpm_device_t *d, const dpm_mech_t *m, uint32_t period, dpm_receipt_t *rc)
+/* Check everything, then charge the ledger (one ledger read and one write per report); on
+ * DPM_OK *rc is the receipt for one report. */
+static dpm_status_t admit(dpm_device_t *d, const dpm_mech_t *m, uint32_t period, size_t max_bytes,
+                          dpm_receipt_t *rc)
 {
+    dpm_status_t st = precheck(d, m, max_bytes);
+    if (st != DPM_OK) {
+        return st;
+    }
     dpm_ledger_charge_t c;
     ledger_charge_of(m, period, &c);
     const char *why = NULL;
-    dpm_status_t st = dpm_device_ledger_spend(d, &c, &why);
+    st = dpm_device_ledger_spend(d, &c, &why);
     if (st == DPM_OK) {
         rc->campaign_id = m->campaign.id;
         rc->period = period;
@@ -501,11 +505,8 @@ dpm_status_t dpm_device_report_tuple(dpm_device_t *d, const dpm_mech_t *m, uint3
             return say(d, st, "a metric is undefined on these counts (zero denominator)");
         }
     }
-    dpm_status_t st = precheck(d, m, period, DPM_REPORT_TUPLE_MAX);
     dpm_receipt_t rc;
-    if (st == DPM_OK) {
-        st = charge(d, m, period, &rc);
-    }
+    dpm_status_t st = admit(d, m, period, DPM_REPORT_TUPLE_MAX, &rc);
     if (st != DPM_OK) {
         return st;
     }
@@ -561,11 +562,8 @@ static dpm_status_t report_roc(dpm_device_t *d, const dpm_mech_t *m, uint32_t pe
     if (group_given && group >= m->params.roc_hist.groups) {
         return bad_arg(d, "group >= the campaign's groups");
     }
-    dpm_status_t st = precheck(d, m, period, DPM_REPORT_ROC_MAX);
     dpm_receipt_t rc;
-    if (st == DPM_OK) {
-        st = charge(d, m, period, &rc);
-    }
+    dpm_status_t st = admit(d, m, period, DPM_REPORT_ROC_MAX, &rc);
     if (st != DPM_OK) {
         return st;
     }
@@ -639,11 +637,8 @@ dpm_status_t dpm_device_report_dpauc(dpm_device_t *d, const dpm_mech_t *m, uint3
     if (why != NULL) {
         return bad_arg(d, why);
     }
-    dpm_status_t st = precheck(d, m, period, DPM_REPORT_DPAUC_MAX);
     dpm_receipt_t rc;
-    if (st == DPM_OK) {
-        st = charge(d, m, period, &rc);
-    }
+    dpm_status_t st = admit(d, m, period, DPM_REPORT_DPAUC_MAX, &rc);
     if (st != DPM_OK) {
         return st;
     }
@@ -740,11 +735,8 @@ dpm_status_t dpm_device_report_fedauc(dpm_device_t *d, const dpm_mech_t *m, uint
     if (st != DPM_OK) {
         return say(d, st, why);
     }
-    st = precheck(d, m, period, DPM_REPORT_FEDAUC_MAX);
     dpm_receipt_t rc;
-    if (st == DPM_OK) {
-        st = charge(d, m, period, &rc);
-    }
+    st = admit(d, m, period, DPM_REPORT_FEDAUC_MAX, &rc);
     if (st != DPM_OK) {
         return st;
     }
@@ -787,12 +779,9 @@ static dpm_status_t report_ustat(dpm_device_t *d, const dpm_mech_t *m, uint32_t 
         (ex->score2 > DPM_SCORE_ONE || ex->label != 0)) {
         return bad_arg(d, "Kendall: score2 above 2^31 or label not 0");
     }
-    dpm_status_t st = precheck(
-        d, m, period, DPM_REPORT_MAX2(DPM_REPORT_USTAT_TREE_MAX, DPM_REPORT_USTAT_BINS_MAX));
     dpm_receipt_t rc;
-    if (st == DPM_OK) {
-        st = charge(d, m, period, &rc);
-    }
+    dpm_status_t st = admit(
+        d, m, period, DPM_REPORT_MAX2(DPM_REPORT_USTAT_TREE_MAX, DPM_REPORT_USTAT_BINS_MAX), &rc);
     if (st != DPM_OK) {
         return st;
     }

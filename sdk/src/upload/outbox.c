@@ -701,25 +701,13 @@ static DPM_NOINLINE int decodes(const uint8_t *report, size_t len)
     return dpm_report_decode(report, len, &decoded) == DPM_OK;
 }
 
-dpm_status_t dpm_outbox_put(dpm_outbox_t *ob, const uint8_t *report, size_t len)
+/* Append report[0, len) as a new record (its id checked by the caller): recover first if a
+ * storage call failed, compact when the active bank has no room at its end. */
+static dpm_status_t append(dpm_outbox_t *ob, const uint8_t *report, size_t len, uint8_t *rec)
 {
-    if (!record_shape_ok(ob, report, len) || !decodes(report, len)) {
-        return DPM_ERR_PARAM;
-    }
-    return dpm_outbox_put_encoded(ob, report, len);
-}
-
-dpm_status_t dpm_outbox_put_encoded(dpm_outbox_t *ob, const uint8_t *report, size_t len)
-{
-    if (!record_shape_ok(ob, report, len)) {
-        return DPM_ERR_PARAM;
-    }
-    /* One record per id: an identical re-put is a no-op, a different one an error. */
-    uint8_t rec[DPM_OUTBOX_RECORD_MAX];
-    int match = 0;
-    dpm_status_t st = find_id(ob, report, len, rec, &match);
-    if (st != DPM_OK || match != 0) {
-        return st != DPM_OK ? st : match > 0 ? DPM_OK : DPM_ERR_PARAM;
+    dpm_status_t st = refresh(ob);
+    if (st != DPM_OK) {
+        return st;
     }
     uint32_t size = REC_HDR + (uint32_t)len;
     if ((uint64_t)HDR + ob->pending_bytes + size > ob->bank_size) {
@@ -754,6 +742,33 @@ dpm_status_t dpm_outbox_put_encoded(dpm_outbox_t *ob, const uint8_t *report, siz
     ob->pending++;
     ob->pending_bytes += size;
     return DPM_OK;
+}
+
+dpm_status_t dpm_outbox_put(dpm_outbox_t *ob, const uint8_t *report, size_t len)
+{
+    if (!record_shape_ok(ob, report, len) || !decodes(report, len)) {
+        return DPM_ERR_PARAM;
+    }
+    /* One record per id: an identical re-put is a no-op, a different one an error. This reads
+     * every pending record: the price of an app's bytes, whose id the outbox cannot trust. */
+    uint8_t rec[DPM_OUTBOX_RECORD_MAX];
+    int match = 0;
+    dpm_status_t st = find_id(ob, report, len, rec, &match);
+    if (st != DPM_OK || match != 0) {
+        return st != DPM_OK ? st : match > 0 ? DPM_OK : DPM_ERR_PARAM;
+    }
+    return append(ob, report, len, rec);
+}
+
+dpm_status_t dpm_outbox_put_encoded(dpm_outbox_t *ob, const uint8_t *report, size_t len)
+{
+    if (!record_shape_ok(ob, report, len)) {
+        return DPM_ERR_PARAM;
+    }
+    /* No id lookup: the SDK drew this id fresh (see outbox_internal.h), so the call reads no
+     * record and costs the same whatever the outbox holds (compaction aside). */
+    uint8_t rec[DPM_OUTBOX_RECORD_MAX];
+    return append(ob, report, len, rec);
 }
 
 int dpm_outbox_room(const dpm_outbox_t *ob, size_t len)

@@ -8,9 +8,13 @@
 
 #include "dpm/upload.h"
 
-/* dpm_outbox_put without decoding the bytes again: for the output of dpm_report_encode on a
- * report the SDK made (the device's one-call path), which decodes by construction. Everything
- * else (size, id field, idempotence, room, durability) as dpm_outbox_put. */
+/* dpm_outbox_put for the output of dpm_report_encode on a report the SDK has just made (the
+ * device's one-call path): no decoding (it decodes by construction) and NO look-up of its id
+ * among the pending records, so its cost does not grow with the outbox. Its id is 16 fresh
+ * bytes from the device's CSPRNG, drawn for this report alone: it cannot already be pending
+ * unless the generator repeats itself (probability about n^2 / 2^129 for n reports), and the
+ * collector de-duplicates by id anyway. Hence no idempotence: the same bytes put twice are
+ * stored twice. Everything else (size, id field, room, durability) as dpm_outbox_put. */
 dpm_status_t dpm_outbox_put_encoded(dpm_outbox_t *ob, const uint8_t *report, size_t len);
 
 #endif /* DPM_OUTBOX_INTERNAL_H */
