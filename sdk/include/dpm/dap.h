@@ -233,7 +233,7 @@ typedef struct {
     uint32_t naggregators; /* 0 .. DPM_DAP_POLICY_MAX_AGGREGATORS */
     dpm_dap_aggregator_t aggregators[DPM_DAP_POLICY_MAX_AGGREGATORS];
     dpm_eps_param_t max_central_eps; /* DPM_EPS(x); below DPM_EPS_FLOOR_Q16: an invalid policy */
-    uint64_t min_batch_size;   /* smallest min_batch_size a task may set, >= 1 */
+    uint64_t min_batch_size;         /* smallest min_batch_size a task may set, >= 1 */
 } dpm_dap_policy_t;
 
 /* DPM_OK if policy p allows task t: its leader and its helper are two different aggregators

@@ -204,7 +204,7 @@ static dpm_status_t dap_report(dpm_device_t *d, const dpm_dap_io_t *io, const dp
 #else
 #define DAP_CALL(kind, meas, count)                                                                \
     ((void)d, (void)io, (void)t, (void)period, (void)(meas), (void)(count), (void)info,            \
-     why(d, reason, "the SDK was built without the two-aggregator mode (DPM_VDAF)",                   \
+     why(d, reason, "the SDK was built without the two-aggregator mode (DPM_VDAF)",                \
          DPM_ERR_UNSUPPORTED))
 #endif
 

@@ -35,11 +35,12 @@ static inline uint64_t rotl64(uint64_t x, unsigned n)
     do {                                                                                           \
         const uint64_t b0 = (n0) == 0 ? a[s0] ^ d[x0] : RHO(s0, x0, n0), b1 = RHO(s1, x1, n1),     \
                        b2 = RHO(s2, x2, n2), b3 = RHO(s3, x3, n3), b4 = RHO(s4, x4, n4);           \
-        out[5u * (y)] = b0 ^ (~b1 & b2);                                                           \
-        out[5u * (y) + 1u] = b1 ^ (~b2 & b3);                                                      \
-        out[5u * (y) + 2u] = b2 ^ (~b3 & b4);                                                      \
-        out[5u * (y) + 3u] = b3 ^ (~b4 & b0);                                                      \
-        out[5u * (y) + 4u] = b4 ^ (~b0 & b1);                                                      \
+        uint64_t *const row = out + (size_t)5 * (y);                                               \
+        row[0] = b0 ^ (~b1 & b2);                                                                  \
+        row[1] = b1 ^ (~b2 & b3);                                                                  \
+        row[2] = b2 ^ (~b3 & b4);                                                                  \
+        row[3] = b3 ^ (~b4 & b0);                                                                  \
+        row[4] = b4 ^ (~b0 & b1);                                                                  \
     } while (0)
 
 /* One round from a into out (lane (x, y) at [x + 5 y]). */
