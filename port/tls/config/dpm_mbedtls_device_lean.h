@@ -29,7 +29,7 @@
 #define DPM_MBEDTLS_DEVICE_LEAN_H
 
 #if defined(DPM_VDAF) && DPM_VDAF
-#error "the lean TLS profile (dpm_mbedtls_device_lean.h) has no X25519 and no AES-GCM, which the two-aggregator mode's HPKE needs: build with DPM_VDAF=0, or with the device TLS profile (MBEDTLS_CONFIG=device, Kconfig DPM_TLS_FULL)"
+#error "the lean TLS profile (dpm_mbedtls_device_lean.h) has no X25519 and no AES-GCM, which the two-aggregator mode's HPKE needs: build with DPM_VDAF=0, or with the device TLS profile (MBEDTLS_CONFIG=device, Kconfig DPM_TLS_DEVICE)"
 #endif
 
 #include "dpm_mbedtls_device.h"
