@@ -9,6 +9,7 @@
 #   default+lean_tls  default without the two-aggregator mode (DPM_VDAF 0, which the lean
 #                profile requires) + port/tls under the lean TLS 1.3-only profile
 #                (dpm_mbedtls_device_lean.h); budget 120 KiB of flash (issue 32)
+#   default+lean_aes_tls  the same with the lean profile's AES-128-GCM variant (reported only)
 #   default+tls+dap  default+tls + the two-aggregator mode (Prio3 sharding, DAP reports, HPKE
 #                sealing); its flash beyond default+tls is what the mode adds (budget 16 KB)
 # Each build is one image rooted at the device API below (what a firmware calls: dpm_device_*,
@@ -32,6 +33,7 @@ ANALYSIS="-fstack-usage -fcallgraph-info=su"
 TUPLE_ONLY="-DDPM_MECH_ROC_HIST=0 -DDPM_MECH_DPAUC=0 -DDPM_MECH_FEDAUC=0 -DDPM_MECH_USTAT=0 -DDPM_VDAF=0"
 MBED_OUT="$BUILD_DIR/mbedtls/cortex-m4-size"
 MBED_LEAN="$BUILD_DIR/mbedtls/cortex-m4-size-lean"
+MBED_LEAN_AES="$BUILD_DIR/mbedtls/cortex-m4-size-lean-aes"
 # DEVICE_API, OTHER_API (the default build's other report kinds), REPORT_CALLS
 . .make/device_api.sh
 mkdir -p "$SIZE"
@@ -42,17 +44,18 @@ for tool in arm-none-eabi-gcc:gcc-arm-none-eabi qemu-arm:qemu-user \
     { echo "make size: missing ${tool%%:*} (Debian package ${tool#*:}; make cross-deps)" >&2; exit 1; }
 done
 
-echo "size: building the SDK for Cortex-M4 (-Os) and Mbed TLS with dpm_mbedtls_device.h and _device_lean.h"
+echo "size: building the SDK for Cortex-M4 (-Os) and Mbed TLS with the device, lean and lean_aes profiles"
 cm() { # OUT EXTRA_CFLAGS targets...
   local out=$1 extra=$2; shift 2
   $MAKE --no-print-directory -f .make/cortex-m.mk -j"$JOBS" CM=cortex-m4 OPT=-Os BUILD_DIR="$BUILD_DIR" \
     OUT="$out" EXTRA_CFLAGS="$ANALYSIS $extra" "$@" >"$out.log" 2>&1 ||
     { tail -n 20 "$out.log"; echo "make size: the $out build failed" >&2; exit 1; }
 }
-mkdir -p "$SIZE/tuple_only" "$SIZE/default" "$SIZE/default_lean"
+mkdir -p "$SIZE/tuple_only" "$SIZE/default" "$SIZE/default_lean" "$SIZE/default_lean_aes"
 cm "$SIZE/tuple_only" "$TUPLE_ONLY" lib state "$SIZE/tuple_only/libdpm_cm.a"
 cm "$SIZE/default" "" lib state tls "$SIZE/default/libdpm_cm.a"
 cm "$SIZE/default_lean" "-DDPM_VDAF=0" MBEDTLS_CONFIG=device_lean lib tls "$SIZE/default_lean/libdpm_cm.a"
+cm "$SIZE/default_lean_aes" "-DDPM_VDAF=0" MBEDTLS_CONFIG=device_lean_aes lib tls "$SIZE/default_lean_aes/libdpm_cm.a"
 mbed() { # NAME OUT CONFIG
   MBEDTLS_SRC="$BUILD_DIR/src/mbedtls" bash .make/build-mbedtls.sh "$1" "$2" \
     "$PWD/port/tls/config/$3" -DCMAKE_SYSTEM_NAME=Generic -DCMAKE_SYSTEM_PROCESSOR=arm \
@@ -62,6 +65,7 @@ mbed() { # NAME OUT CONFIG
 }
 mbed cortex-m4-size "$MBED_OUT" dpm_mbedtls_device.h
 mbed cortex-m4-size-lean "$MBED_LEAN" dpm_mbedtls_device_lean.h
+mbed cortex-m4-size-lean-aes "$MBED_LEAN_AES" dpm_mbedtls_device_lean_aes.h
 
 # link NAME OUT "ROOTS" LIBS...: an image rooted at ROOTS (each must exist: a renamed function
 # must not shrink the figures silently), every dpm_device_* function, every global function of
@@ -92,6 +96,9 @@ link default+tls "$SIZE/default" "$DEVICE_API $OTHER_API" "$SIZE/default/libdpm_
 link default+lean_tls "$SIZE/default_lean" "$DEVICE_API $OTHER_API" "$SIZE/default_lean/libdpm_tls.a" \
   "$SIZE/default_lean/libdpm.a" "$MBED_LEAN/library/libmbedtls.a" "$MBED_LEAN/library/libmbedx509.a" \
   "$MBED_LEAN/library/libmbedcrypto.a"
+link default+lean_aes_tls "$SIZE/default_lean_aes" "$DEVICE_API $OTHER_API" \
+  "$SIZE/default_lean_aes/libdpm_tls.a" "$SIZE/default_lean_aes/libdpm.a" "$MBED_LEAN_AES/library/libmbedtls.a" \
+  "$MBED_LEAN_AES/library/libmbedx509.a" "$MBED_LEAN_AES/library/libmbedcrypto.a"
 link default+tls+dap "$SIZE/default" "$DEVICE_API $OTHER_API $DAP_API" "$SIZE/default/libdpm_tls.a" \
   "$SIZE/default/libdpm.a" "$MBED_OUT/library/libmbedtls.a" "$MBED_OUT/library/libmbedx509.a" \
   "$MBED_OUT/library/libmbedcrypto.a"
@@ -170,6 +177,7 @@ echo
     --build "tuple_only:$SIZE/tuple_only.elf:$SIZE/tuple_only.map:$SIZE/tuple_only/size_state.o:$SIZE/tuple_only/obj" \
     --build "default:$SIZE/default.elf:$SIZE/default.map:$SIZE/default/size_state.o:$SIZE/default/obj" \
     --build "default+lean_tls:$SIZE/default+lean_tls.elf:$SIZE/default+lean_tls.map:$SIZE/default_lean/size_state_tls.o:$SIZE/default_lean/obj,$MBED_LEAN/library" \
+    --build "default+lean_aes_tls:$SIZE/default+lean_aes_tls.elf:$SIZE/default+lean_aes_tls.map:$SIZE/default_lean_aes/size_state_tls.o:$SIZE/default_lean_aes/obj,$MBED_LEAN_AES/library" \
     --build "default+tls+dap:$SIZE/default+tls+dap.elf:$SIZE/default+tls+dap.map:$SIZE/default/size_state_tls.o:$SIZE/default/obj,$MBED_OUT/library,$MBED_OUT/3rdparty" \
     --build "default+tls:$SIZE/default+tls.elf:$SIZE/default+tls.map:$SIZE/default/size_state_tls.o:$SIZE/default/obj,$MBED_OUT/library" \
     2>&1 || status=1

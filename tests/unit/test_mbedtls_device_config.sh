@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # A device Mbed TLS config (port/tls/config/dpm_mbedtls_$PROFILE.h; PROFILE=device, the default,
-# or device_lean, issue 32's TLS 1.3-only P-256 profile) is real, not a wish list:
+# device_lean, issue 32's TLS 1.3-only P-256 profile, or device_lean_aes, the same with
+# AES-128-GCM instead of ChaCha20-Poly1305) is real, not a wish list:
 #   1. Mbed TLS 3.6 builds with it alone (into $BUILD_DIR/mbedtls/$PROFILE-check; skipped when
 #      the stamp shows the build is current);
 #   2. the config is self-contained (includes nothing: not Mbed TLS's default, not the host one;
-#      the lean profile includes the device one only);
+#      the lean profiles include the device (and lean) one only);
 #   3. the libraries reference no system heap (calloc/free/malloc) and no file, socket or
 #      thread function;
 #   4. port/tls (+ the posix TCP/clock/rng port) compiles warning-free against it with only the
@@ -79,7 +80,7 @@ for l in "${LIBS[@]}"; do
 done
 
 # ---- 2. self-contained --------------------------------------------------------------------------
-incs=$(grep -E '^[[:space:]]*#[[:space:]]*include' "$CONFIG" | grep -v '^#include "dpm_mbedtls_device\.h"$' || true)
+incs=$(grep -E '^[[:space:]]*#[[:space:]]*include' "$CONFIG" | grep -v -E '^#include "dpm_mbedtls_device(_lean)?\.h"$' || true)
 tap "$([ -z "$incs" ]; echo $?)" "the $PROFILE config includes no other header${incs:+ (found: $incs)}"
 
 # ---- 3. what the libraries need from the platform ----------------------------------------------
@@ -255,7 +256,7 @@ if [ "$PROFILE" != device ]; then
   # build must stop with the reason; with DPM_VDAF=0 it compiles (x25519 says UNSUPPORTED).
   "$CC" "${flags[@]/-DDPM_VDAF=0/-DDPM_VDAF=1}" -c "$TOP/port/tls/hpke.c" -o "$work/hpke.o" >"$work/hpke.log" 2>&1
   rc=$?
-  grep -q 'error: #error "the lean TLS profile .* DPM_VDAF=0' "$work/hpke.log"
+  grep -q 'error: #error "the lean TLS profiles .* DPM_VDAF=0' "$work/hpke.log"
   tap "$([ $rc != 0 ] && [ $? = 0 ]; echo $?)" "lean: port/tls/hpke.c with DPM_VDAF=1 stops at compile time with the profile's reason"
   "$CC" "${flags[@]}" -c "$TOP/port/tls/hpke.c" -o "$work/hpke.o"
   tap $? "control: port/tls/hpke.c with DPM_VDAF=0 compiles against the lean profile"

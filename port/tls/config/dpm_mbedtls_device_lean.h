@@ -19,7 +19,8 @@
  * signed with ECDSA-SHA256.
  *
  * Not for the two-aggregator mode: its HPKE (port/tls/hpke.c) needs X25519 and AES-128-GCM,
- * which this profile drops; a build with DPM_VDAF=1 stops below with the reason.
+ * which this profile drops (the _aes variant keeps AES-GCM only); a build with DPM_VDAF=1
+ * stops below with the reason.
  *
  * Selected by the Kconfig choice DPM_TLS_LEAN (Makefile: MBEDTLS_CONFIG=device_lean). Checked
  * by tests/unit/test_mbedtls_lean_config.sh (real sessions against openssl s_server, with a
@@ -29,12 +30,12 @@
 #define DPM_MBEDTLS_DEVICE_LEAN_H
 
 #if defined(DPM_VDAF) && DPM_VDAF
-#error "the lean TLS profile (dpm_mbedtls_device_lean.h) has no X25519 and no AES-GCM, which the two-aggregator mode's HPKE needs: build with DPM_VDAF=0, or with the device TLS profile (MBEDTLS_CONFIG=device, Kconfig DPM_TLS_DEVICE)"
+#error "the lean TLS profiles (dpm_mbedtls_device_lean*.h) have no X25519, which the two-aggregator mode's HPKE needs: build with DPM_VDAF=0, or with the device TLS profile (MBEDTLS_CONFIG=device, Kconfig DPM_TLS_DEVICE)"
 #endif
 
 #include "dpm_mbedtls_device.h"
 
-/* ---- TLS: 1.3 only, one suite ------------------------------------------------------------ */
+/* ---- TLS: 1.3 only, one suite (dpm_mbedtls_device_lean_aes.h: AES-128-GCM instead) ---- */
 #undef MBEDTLS_SSL_PROTO_TLS1_2
 #undef MBEDTLS_KEY_EXCHANGE_ECDHE_ECDSA_ENABLED /* TLS 1.2 key exchanges */
 #undef MBEDTLS_KEY_EXCHANGE_ECDHE_RSA_ENABLED
