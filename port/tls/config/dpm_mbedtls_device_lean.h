@@ -30,7 +30,8 @@
 #define DPM_MBEDTLS_DEVICE_LEAN_H
 
 #if defined(DPM_VDAF) && DPM_VDAF
-#error "the lean TLS profiles (dpm_mbedtls_device_lean*.h) have no X25519, which the two-aggregator mode's HPKE needs: build with DPM_VDAF=0, or with the device TLS profile (MBEDTLS_CONFIG=device, Kconfig DPM_TLS_DEVICE)"
+#error                                                                                             \
+    "the lean TLS profiles (dpm_mbedtls_device_lean*.h) have no X25519, which the two-aggregator mode's HPKE needs: build with DPM_VDAF=0, or with the device TLS profile (MBEDTLS_CONFIG=device, Kconfig DPM_TLS_DEVICE)"
 #endif
 
 #include "dpm_mbedtls_device.h"

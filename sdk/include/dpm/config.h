@@ -250,12 +250,15 @@
 #if (DPM_VDAF != 0 && DPM_VDAF != 1) || (DPM_VDAF_FIELD64 != 0 && DPM_VDAF_FIELD64 != 1)
 #error "DPM_VDAF and DPM_VDAF_FIELD64 must be 0 or 1"
 #endif
-#if (DPM_TLS_LEAN != 0 && DPM_TLS_LEAN != 1) || (DPM_TLS_LEAN_AES != 0 && DPM_TLS_LEAN_AES != 1) || \
+#if (DPM_TLS_LEAN != 0 && DPM_TLS_LEAN != 1) ||                                                    \
+    (DPM_TLS_LEAN_AES != 0 && DPM_TLS_LEAN_AES != 1) ||                                            \
     DPM_TLS_DEVICE + DPM_TLS_LEAN + DPM_TLS_LEAN_AES != 1
-#error "exactly one of DPM_TLS_DEVICE, DPM_TLS_LEAN and DPM_TLS_LEAN_AES must be 1 (the Mbed TLS profile of port/tls)"
+#error                                                                                             \
+    "exactly one of DPM_TLS_DEVICE, DPM_TLS_LEAN and DPM_TLS_LEAN_AES must be 1 (the Mbed TLS profile of port/tls)"
 #endif
 #if (DPM_TLS_LEAN || DPM_TLS_LEAN_AES) && DPM_VDAF
-#error "the lean TLS profiles (DPM_TLS_LEAN, DPM_TLS_LEAN_AES) have no X25519, which the two-aggregator mode's HPKE needs: set DPM_VDAF=0, or use the device profile (DPM_TLS_DEVICE)"
+#error                                                                                             \
+    "the lean TLS profiles (DPM_TLS_LEAN, DPM_TLS_LEAN_AES) have no X25519, which the two-aggregator mode's HPKE needs: set DPM_VDAF=0, or use the device profile (DPM_TLS_DEVICE)"
 #endif
 #if !DPM_MECH_ROC_HIST && !DPM_MECH_TUPLE && !DPM_MECH_DPAUC && !DPM_MECH_USTAT && !DPM_MECH_FEDAUC
 #error                                                                                             \
