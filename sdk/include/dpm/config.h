@@ -186,8 +186,12 @@
 #ifndef DPM_TLS_LEAN_AES
 #define DPM_TLS_LEAN_AES 0 /* the same with AES-128-GCM */
 #endif
-#ifndef DPM_TLS_DEVICE
-#define DPM_TLS_DEVICE (!DPM_TLS_LEAN && !DPM_TLS_LEAN_AES) /* TLS 1.3 and 1.2, RSA, X25519 too */
+#ifndef DPM_TLS_DEVICE /* TLS 1.3 and 1.2, RSA, X25519 too; a plain 0 or 1 (build_config.h) */
+#if DPM_TLS_LEAN || DPM_TLS_LEAN_AES
+#define DPM_TLS_DEVICE 0
+#else
+#define DPM_TLS_DEVICE 1
+#endif
 #endif
 /* Bytes fetched from the port RNG per refill. The buffer lives in the device between calls,
  * so it is sized to the build: the histogram and rank mechanisms draw many Laplace samples per
