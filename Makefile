@@ -27,8 +27,11 @@ MBEDTLS_LIBS := $(MBEDTLS_DIR)/library/libmbedtls.a $(MBEDTLS_DIR)/library/libmb
                 $(MBEDTLS_DIR)/library/libmbedcrypto.a
 NANOPB_DIR := $(BUILD_DIR)/src/nanopb
 # Hosted Linux targets (the host, cross builds for ARM Linux, s390x...) use the host config;
-# anything else (bare metal) the minimal device config.
-MBEDTLS_CONFIG ?= $(if $(filter host,$(TARGET))$(findstring -linux-,$(TARGET)),host,device)
+# anything else (bare metal) the minimal device config, or its lean TLS 1.3-only profile when
+# the Kconfig .config chooses one (DPM_TLS_LEAN, DPM_TLS_LEAN_AES; or MBEDTLS_CONFIG=device_lean
+# or device_lean_aes by hand).
+TLS_PROFILE_CHOSEN := $(shell sed -n 's/^CONFIG_DPM_TLS_\(LEAN\|LEAN_AES\)=y$$/\1/p' $(or $(KCONFIG_CONFIG),.config) 2>/dev/null)
+MBEDTLS_CONFIG ?= $(if $(filter host,$(TARGET))$(findstring -linux-,$(TARGET)),host,$(if $(TLS_PROFILE_CHOSEN),device_$(if $(filter LEAN_AES,$(TLS_PROFILE_CHOSEN)),lean_aes,lean),device))
 # (3rdparty/everest/include: the configs' Everest X25519, which mbedtls/ecdh.h includes.)
 MBEDTLS_CFLAGS := -isystem $(MBEDTLS_SRC)/include -isystem $(MBEDTLS_SRC)/3rdparty/everest/include \
                   -Iport/tls/config \

@@ -10,7 +10,8 @@ TOP=$(cd "$(dirname "$0")/.." && pwd)
 src=${MBEDTLS_SRC:?set MBEDTLS_SRC to the Mbed TLS source tree}
 src=$(cd "$src" && pwd)
 stamp="$out/.config.sha256"
-want=$(cat "$config" "$0" "$TOP"/port/tls/patches/*.patch | sha256sum | cut -d' ' -f1)
+# (The config's directory too: a profile may include another, as the lean one does.)
+want=$(cat "$config" "$(dirname "$config")"/*.h "$0" "$TOP"/port/tls/patches/*.patch | sha256sum | cut -d' ' -f1)
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && [ -f "$out/library/libmbedcrypto.a" ]; then
   echo "deps: Mbed TLS ($name) up to date"
   exit 0

@@ -64,7 +64,9 @@ endif
 # Objects rebuild when the compiler or flags change (as the host Makefile's FLAGS_STAMP does):
 # without it a flag change (OPT, EXTRA_CFLAGS, COVERAGE, a new -D) left stale objects behind.
 FLAGS_STAMP := $(OUT)/.cflags
-FLAGS_NOW := $(CC) $(SDK_CFLAGS) | $(PORT_CFLAGS) | $(TEST_CFLAGS) | $(NANOPB_CFLAGS) | $(CMOCKA_CFLAGS) | $(LDFLAGS)
+# (MBEDTLS_CONFIG: the Mbed TLS profile port/tls compiles against, below.)
+MBEDTLS_CONFIG ?= device
+FLAGS_NOW := $(CC) $(SDK_CFLAGS) | $(PORT_CFLAGS) | $(TEST_CFLAGS) | $(NANOPB_CFLAGS) | $(CMOCKA_CFLAGS) | $(LDFLAGS) | $(MBEDTLS_CONFIG)
 ifneq ($(file <$(FLAGS_STAMP)),$(FLAGS_NOW))
 $(shell mkdir -p $(OUT))
 $(file >$(FLAGS_STAMP),$(FLAGS_NOW))
@@ -93,22 +95,23 @@ LIBSUPPORT := $(OUT)/libsupport.a
 LIBCMOCKA := $(OUT)/libcmocka.a
 IMAGES := $(patsubst %.c,$(OUT)/tests/%.elf,$(notdir $(CM_TEST_SRCS)))
 
-# port/tls against Mbed TLS's device config (make size: the default+tls build).
+# port/tls against Mbed TLS's device config (make size: the default+tls build), or the lean
+# one with MBEDTLS_CONFIG=device_lean (make size: default+lean_tls; needs DPM_VDAF=0).
 MBEDTLS_SRC := $(BUILD_DIR)/src/mbedtls
 TLS_CFLAGS := $(BASE_CFLAGS) $(WARNINGS) -isystem $(MBEDTLS_SRC)/include \
               -isystem $(MBEDTLS_SRC)/3rdparty/everest/include -Iport/tls/config \
-              -DMBEDTLS_CONFIG_FILE='"dpm_mbedtls_device.h"'
+              -DMBEDTLS_CONFIG_FILE='"dpm_mbedtls_$(MBEDTLS_CONFIG).h"'
 
 # Mbed TLS for the target under the device config, at this CPU and optimisation level: the
 # two-aggregator images (bench_dap_cm, the HPKE and DAP tests) seal and open with it.
 empty :=
 space := $(empty) $(empty)
-MBED_CM := $(BUILD_DIR)/mbedtls/$(CM)$(subst $(space),,$(OPT))
+MBED_CM := $(BUILD_DIR)/mbedtls/$(CM)$(subst $(space),,$(OPT))$(if $(filter-out device,$(MBEDTLS_CONFIG)),-$(MBEDTLS_CONFIG))
 MBED_CM_LIBS := $(MBED_CM)/library/libmbedtls.a $(MBED_CM)/library/libmbedx509.a \
                 $(MBED_CM)/library/libmbedcrypto.a
-$(MBED_CM_LIBS) &: port/tls/config/dpm_mbedtls_device.h .make/build-mbedtls.sh
+$(MBED_CM_LIBS) &: $(wildcard port/tls/config/dpm_mbedtls_device*.h) .make/build-mbedtls.sh
 	@MBEDTLS_SRC=$(MBEDTLS_SRC) bash .make/build-mbedtls.sh $(CM) $(MBED_CM) \
-	  $(CURDIR)/port/tls/config/dpm_mbedtls_device.h -DCMAKE_SYSTEM_NAME=Generic \
+	  $(CURDIR)/port/tls/config/dpm_mbedtls_$(MBEDTLS_CONFIG).h -DCMAKE_SYSTEM_NAME=Generic \
 	  -DCMAKE_SYSTEM_PROCESSOR=arm -DCMAKE_C_COMPILER=$(CC) -DCMAKE_TRY_COMPILE_TARGET_TYPE=STATIC_LIBRARY \
 	  -DCMAKE_POSITION_INDEPENDENT_CODE=OFF -DCMAKE_BUILD_TYPE= \
 	  "-DCMAKE_C_FLAGS=$(CPU) $(OPT) -ffunction-sections -fdata-sections"

@@ -6,6 +6,10 @@
 #                two-aggregator mode (DPM_VDAF 0)
 #   default      the default configuration
 #   default+tls  default + port/tls with Mbed TLS 3.6 under the device config
+#   default+lean_tls  default without the two-aggregator mode (DPM_VDAF 0, which the lean
+#                profile requires) + port/tls under the lean TLS 1.3-only profile
+#                (dpm_mbedtls_device_lean.h); budget 120 KiB of flash (issue 32)
+#   default+lean_aes_tls  the same with the lean profile's AES-128-GCM variant (reported only)
 #   default+tls+dap  default+tls + the two-aggregator mode (Prio3 sharding, DAP reports, HPKE
 #                sealing); its flash beyond default+tls is what the mode adds (budget 16 KB)
 # Each build is one image rooted at the device API below (what a firmware calls: dpm_device_*,
@@ -28,6 +32,8 @@ CPU="-mcpu=cortex-m4 -mthumb -mfloat-abi=soft"
 ANALYSIS="-fstack-usage -fcallgraph-info=su"
 TUPLE_ONLY="-DDPM_MECH_ROC_HIST=0 -DDPM_MECH_DPAUC=0 -DDPM_MECH_FEDAUC=0 -DDPM_MECH_USTAT=0 -DDPM_VDAF=0"
 MBED_OUT="$BUILD_DIR/mbedtls/cortex-m4-size"
+MBED_LEAN="$BUILD_DIR/mbedtls/cortex-m4-size-lean"
+MBED_LEAN_AES="$BUILD_DIR/mbedtls/cortex-m4-size-lean-aes"
 # DEVICE_API, OTHER_API (the default build's other report kinds), REPORT_CALLS
 . .make/device_api.sh
 mkdir -p "$SIZE"
@@ -38,21 +44,28 @@ for tool in arm-none-eabi-gcc:gcc-arm-none-eabi qemu-arm:qemu-user \
     { echo "make size: missing ${tool%%:*} (Debian package ${tool#*:}; make cross-deps)" >&2; exit 1; }
 done
 
-echo "size: building the SDK for Cortex-M4 (-Os) and Mbed TLS with dpm_mbedtls_device.h"
+echo "size: building the SDK for Cortex-M4 (-Os) and Mbed TLS with the device, lean and lean_aes profiles"
 cm() { # OUT EXTRA_CFLAGS targets...
   local out=$1 extra=$2; shift 2
   $MAKE --no-print-directory -f .make/cortex-m.mk -j"$JOBS" CM=cortex-m4 OPT=-Os BUILD_DIR="$BUILD_DIR" \
     OUT="$out" EXTRA_CFLAGS="$ANALYSIS $extra" "$@" >"$out.log" 2>&1 ||
     { tail -n 20 "$out.log"; echo "make size: the $out build failed" >&2; exit 1; }
 }
-mkdir -p "$SIZE/tuple_only" "$SIZE/default"
+mkdir -p "$SIZE/tuple_only" "$SIZE/default" "$SIZE/default_lean" "$SIZE/default_lean_aes"
 cm "$SIZE/tuple_only" "$TUPLE_ONLY" lib state "$SIZE/tuple_only/libdpm_cm.a"
 cm "$SIZE/default" "" lib state tls "$SIZE/default/libdpm_cm.a"
-MBEDTLS_SRC="$BUILD_DIR/src/mbedtls" bash .make/build-mbedtls.sh cortex-m4-size "$MBED_OUT" \
-  "$PWD/port/tls/config/dpm_mbedtls_device.h" -DCMAKE_SYSTEM_NAME=Generic -DCMAKE_SYSTEM_PROCESSOR=arm \
-  -DCMAKE_C_COMPILER=arm-none-eabi-gcc -DCMAKE_TRY_COMPILE_TARGET_TYPE=STATIC_LIBRARY \
-  -DCMAKE_POSITION_INDEPENDENT_CODE=OFF -DCMAKE_BUILD_TYPE=MinSizeRel \
-  "-DCMAKE_C_FLAGS=$CPU -ffunction-sections -fdata-sections $ANALYSIS" | sed 's/^deps:/size:/'
+cm "$SIZE/default_lean" "-DDPM_VDAF=0" MBEDTLS_CONFIG=device_lean lib tls "$SIZE/default_lean/libdpm_cm.a"
+cm "$SIZE/default_lean_aes" "-DDPM_VDAF=0" MBEDTLS_CONFIG=device_lean_aes lib tls "$SIZE/default_lean_aes/libdpm_cm.a"
+mbed() { # NAME OUT CONFIG
+  MBEDTLS_SRC="$BUILD_DIR/src/mbedtls" bash .make/build-mbedtls.sh "$1" "$2" \
+    "$PWD/port/tls/config/$3" -DCMAKE_SYSTEM_NAME=Generic -DCMAKE_SYSTEM_PROCESSOR=arm \
+    -DCMAKE_C_COMPILER=arm-none-eabi-gcc -DCMAKE_TRY_COMPILE_TARGET_TYPE=STATIC_LIBRARY \
+    -DCMAKE_POSITION_INDEPENDENT_CODE=OFF -DCMAKE_BUILD_TYPE=MinSizeRel \
+    "-DCMAKE_C_FLAGS=$CPU -ffunction-sections -fdata-sections $ANALYSIS" | sed 's/^deps:/size:/'
+}
+mbed cortex-m4-size "$MBED_OUT" dpm_mbedtls_device.h
+mbed cortex-m4-size-lean "$MBED_LEAN" dpm_mbedtls_device_lean.h
+mbed cortex-m4-size-lean-aes "$MBED_LEAN_AES" dpm_mbedtls_device_lean_aes.h
 
 # link NAME OUT "ROOTS" LIBS...: an image rooted at ROOTS (each must exist: a renamed function
 # must not shrink the figures silently), every dpm_device_* function, every global function of
@@ -80,28 +93,43 @@ link tuple_only "$SIZE/tuple_only" "$DEVICE_API" "$SIZE/tuple_only/libdpm.a"
 link default "$SIZE/default" "$DEVICE_API $OTHER_API" "$SIZE/default/libdpm.a"
 link default+tls "$SIZE/default" "$DEVICE_API $OTHER_API" "$SIZE/default/libdpm_tls.a" "$SIZE/default/libdpm.a" \
   "$MBED_OUT/library/libmbedtls.a" "$MBED_OUT/library/libmbedx509.a" "$MBED_OUT/library/libmbedcrypto.a"
+link default+lean_tls "$SIZE/default_lean" "$DEVICE_API $OTHER_API" "$SIZE/default_lean/libdpm_tls.a" \
+  "$SIZE/default_lean/libdpm.a" "$MBED_LEAN/library/libmbedtls.a" "$MBED_LEAN/library/libmbedx509.a" \
+  "$MBED_LEAN/library/libmbedcrypto.a"
+link default+lean_aes_tls "$SIZE/default_lean_aes" "$DEVICE_API $OTHER_API" \
+  "$SIZE/default_lean_aes/libdpm_tls.a" "$SIZE/default_lean_aes/libdpm.a" "$MBED_LEAN_AES/library/libmbedtls.a" \
+  "$MBED_LEAN_AES/library/libmbedx509.a" "$MBED_LEAN_AES/library/libmbedcrypto.a"
 link default+tls+dap "$SIZE/default" "$DEVICE_API $OTHER_API $DAP_API" "$SIZE/default/libdpm_tls.a" \
   "$SIZE/default/libdpm.a" "$MBED_OUT/library/libmbedtls.a" "$MBED_OUT/library/libmbedx509.a" \
   "$MBED_OUT/library/libmbedcrypto.a"
 
 # The arena: smallest that completes a TLS 1.3 and a TLS 1.2 session, measured on 32-bit ARM.
-arena_log="$SIZE/arena.log"
-if [ ! -s "$arena_log" ] || [ port/tls/config/dpm_mbedtls_device.h -nt "$arena_log" ] ||
-   [ port/tls/tls_client.c -nt "$arena_log" ]; then
-  echo "size: measuring the TLS arena on armhf (qemu-arm): real sessions against openssl s_server"
-  CC=arm-linux-gnueabihf-gcc NM=arm-linux-gnueabihf-nm RUNNER=qemu-arm BUILD_DIR="$BUILD_DIR" \
-    DEVICE_CHECK=device-check-armhf \
-    MBEDTLS_CMAKE_ARGS="-DCMAKE_SYSTEM_NAME=Linux -DCMAKE_SYSTEM_PROCESSOR=arm -DCMAKE_C_COMPILER=arm-linux-gnueabihf-gcc" \
-    bash tests/unit/test_mbedtls_device_config.sh >"$arena_log.new" 2>&1 || true
-  # keep it (as a cache) only if both versions were measured (1.3+cert is extra)
-  if grep -q '^# smallest arena for a TLS 1\.2 session' "$arena_log.new" &&
-     grep -q '^# smallest arena for a TLS 1\.3 session' "$arena_log.new"; then
-    mv "$arena_log.new" "$arena_log"
-  else
-    mv "$arena_log.new" "$SIZE/arena.failed.log"; rm -f "$arena_log"
-    echo "size: the arena measurement failed: $SIZE/arena.failed.log" >&2
+# (The lean profile's run is also its QEMU session test: TLS 1.3 with and without a client
+# certificate, refusals of TLS 1.2-only and RSA servers, on armhf under qemu-arm.)
+measure_arena() { # PROFILE LOG VERSIONS...: kept (as a cache) only if every version was measured
+  local profile=$1 log=$2 v; shift 2
+  if [ -s "$log" ] && [ ! port/tls/tls_client.c -nt "$log" ] &&
+     ! find port/tls/config -name 'dpm_mbedtls_device*.h' -newer "$log" | grep -q .; then
+    return 0
   fi
-fi
+  echo "size: measuring the TLS arena of the $profile profile on armhf (qemu-arm): real sessions against openssl s_server"
+  PROFILE=$profile CC=arm-linux-gnueabihf-gcc NM=arm-linux-gnueabihf-nm RUNNER=qemu-arm BUILD_DIR="$BUILD_DIR" \
+    DEVICE_CHECK=$profile-check-armhf \
+    MBEDTLS_CMAKE_ARGS="-DCMAKE_SYSTEM_NAME=Linux -DCMAKE_SYSTEM_PROCESSOR=arm -DCMAKE_C_COMPILER=arm-linux-gnueabihf-gcc" \
+    bash tests/unit/test_mbedtls_device_config.sh >"$log.new" 2>&1 || true
+  for v in "$@"; do
+    if ! grep -q "^# smallest arena for a TLS $v session" "$log.new"; then
+      mv "$log.new" "${log%.log}.failed.log"; rm -f "$log"
+      echo "size: the $profile arena measurement failed: ${log%.log}.failed.log" >&2
+      return 0
+    fi
+  done
+  mv "$log.new" "$log"
+}
+arena_log="$SIZE/arena.log"
+lean_arena_log="$SIZE/arena_lean.log"
+measure_arena device "$arena_log" '1\.2' '1\.3'
+measure_arena device_lean "$lean_arena_log" '1\.3' '1\.3+cert'
 
 # x86_64, the build machine (issue 13's targets): the SDK as the Makefile builds it (-O2), with
 # -fstack-usage / -fcallgraph-info=su, for the one-call stack (.make/stack_host.py), and the
@@ -145,9 +173,11 @@ echo
     "cortex-m4 tuple_only:arm-none-eabi-nm:$SIZE/tuple_only/size_state.o" \
     "cortex-m4 default:arm-none-eabi-nm:$SIZE/default/size_state.o" 2>&1 || status=1
 
-  $PYTHON .make/size.py --out "$BUILD_DIR/size.json" --arena-log "$arena_log" --one-call "$REPORT_CALLS" \
+  $PYTHON .make/size.py --out "$BUILD_DIR/size.json" --arena-log "$arena_log" --lean-arena-log "$lean_arena_log" --one-call "$REPORT_CALLS" \
     --build "tuple_only:$SIZE/tuple_only.elf:$SIZE/tuple_only.map:$SIZE/tuple_only/size_state.o:$SIZE/tuple_only/obj" \
     --build "default:$SIZE/default.elf:$SIZE/default.map:$SIZE/default/size_state.o:$SIZE/default/obj" \
+    --build "default+lean_tls:$SIZE/default+lean_tls.elf:$SIZE/default+lean_tls.map:$SIZE/default_lean/size_state_tls.o:$SIZE/default_lean/obj,$MBED_LEAN/library" \
+    --build "default+lean_aes_tls:$SIZE/default+lean_aes_tls.elf:$SIZE/default+lean_aes_tls.map:$SIZE/default_lean_aes/size_state_tls.o:$SIZE/default_lean_aes/obj,$MBED_LEAN_AES/library" \
     --build "default+tls+dap:$SIZE/default+tls+dap.elf:$SIZE/default+tls+dap.map:$SIZE/default/size_state_tls.o:$SIZE/default/obj,$MBED_OUT/library,$MBED_OUT/3rdparty" \
     --build "default+tls:$SIZE/default+tls.elf:$SIZE/default+tls.map:$SIZE/default/size_state_tls.o:$SIZE/default/obj,$MBED_OUT/library" \
     2>&1 || status=1

@@ -299,7 +299,11 @@ static dpm_status_t setup(dpm_tls_t *t, const dpm_tls_config_t *cfg)
         mbedtls_ssl_conf_authmode(&mb(t)->conf, MBEDTLS_SSL_VERIFY_REQUIRED);
         mbedtls_ssl_conf_ca_chain(&mb(t)->conf, &mb(t)->ca, NULL);
         mbedtls_ssl_conf_rng(&mb(t)->conf, tls_rng, t);
+#if defined(MBEDTLS_SSL_PROTO_TLS1_2)
         mbedtls_ssl_conf_min_tls_version(&mb(t)->conf, MBEDTLS_SSL_VERSION_TLS1_2);
+#else /* the lean profile: TLS 1.3 only (Mbed TLS refuses a 1.2 minimum it cannot speak) */
+        mbedtls_ssl_conf_min_tls_version(&mb(t)->conf, MBEDTLS_SSL_VERSION_TLS1_3);
+#endif
 #if defined(MBEDTLS_SSL_PROTO_TLS1_3)
         mbedtls_ssl_conf_max_tls_version(&mb(t)->conf, MBEDTLS_SSL_VERSION_TLS1_3);
 #else

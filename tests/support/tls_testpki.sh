@@ -11,10 +11,11 @@
 #   other_server.crt other_server.key  "localhost", signed by other_ca (untrusted for ca pins)
 #   rsa_ca.crt rsa_ca.key rsa_ca.der   an RSA-2048 CA (sha256WithRSAEncryption)
 #   rsa_server.crt rsa_server.key   "localhost", ECDSA P-256 key, signed by rsa_ca
+#   rsa_key_server.crt rsa_key_server.key  "localhost", RSA-2048 key, signed by ca
 #   client.crt client.key           "device-0001", a TLS client (device) certificate, signed by ca
 #
 # Leaves are valid for 30 days from now; CAs for 60. Prints nothing on success, exits non-zero
-# with openssl's message on failure. Runs in well under a second (one RSA key generation).
+# with openssl's message on failure. Runs in well under a second (two RSA key generations).
 set -euo pipefail
 dir=${1:?usage: tls_testpki.sh DIR}
 mkdir -p "$dir"
@@ -31,10 +32,15 @@ make_ca() {
   openssl x509 -in "$name.crt" -outform DER -out "$name.der"
 }
 
-# make_leaf NAME CA DNSNAME [IP]   (a server; EKU=clientAuth in the environment: a client)
+# make_leaf NAME CA DNSNAME [IP]   (a server; EKU=clientAuth in the environment: a client;
+# KEY=rsa: an RSA-2048 key instead of P-256)
 make_leaf() {
   local name=$1 ca=$2 dns=$3 ip=${4:-}
-  ec_key "$name.key"
+  if [ "${KEY:-}" = rsa ]; then
+    openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out "$name.key" 2>/dev/null
+  else
+    ec_key "$name.key"
+  fi
   openssl req -new -key "$name.key" -subj "/O=dpmetrics tests/CN=$dns" -out "$name.csr" 2>/dev/null
   {
     echo "basicConstraints=critical,CA:FALSE"
@@ -59,4 +65,5 @@ make_leaf server ca localhost 127.0.0.1
 make_leaf wrong_name ca wrong.example
 make_leaf other_server other_ca localhost 127.0.0.1
 make_leaf rsa_server rsa_ca localhost 127.0.0.1
+KEY=rsa make_leaf rsa_key_server ca localhost 127.0.0.1
 EKU=clientAuth make_leaf client ca device-0001

@@ -66,5 +66,43 @@ tap $? "DPM_CONFIG_FILE wins over Kconfig"
 [ $? -ne 0 ] && grep -q 'DPM_MAX_GRR_K must be' "$work/err.txt"
 tap $? "an impossible value (DPM_MAX_GRR_K=1) stops the build with a clear #error"
 
+# The TLS profile choice (issue 32): the lean profile needs the two-aggregator mode off. In
+# Kconfig the choice is not offered with DPM_VDAF on; with it off, it reaches DPM_TLS_LEAN and
+# the Makefile's Mbed TLS config for a bare-metal target; -D users get the #error.
+"$PYTHON" - "$work/.config4" <<'PY' >"$work/choice.txt" 2>&1
+import sys, kconfiglib
+kc = kconfiglib.Kconfig("Kconfig", warn_to_stderr=False)
+lean = kc.syms["DPM_TLS_LEAN"]
+lean.set_value("y")  # refused while DPM_VDAF is y (depends on !DPM_VDAF)
+with_vdaf = lean.str_value
+kc.syms["DPM_VDAF"].set_value("n")
+lean.set_value("y")
+print(with_vdaf, lean.str_value, kc.syms["DPM_TLS_DEVICE"].str_value, kc.syms["DPM_TLS_LEAN_AES"].str_value)
+kc.write_config(sys.argv[1])
+PY
+[ "$(cat "$work/choice.txt")" = "n y n n" ]
+tap $? "Kconfig: DPM_TLS_LEAN is refused while DPM_VDAF is on, chosen once it is off ($(head -c 40 "$work/choice.txt"))"
+"$PYTHON" .make/kconfig.py header "$work/.config4" "$work/autoconf4.h" &&
+  "$CC" -Isdk/include -include "$work/autoconf4.h" "$work/print.c" -o "$work/kconf4" &&
+  "$work/kconf4" >"$work/kconf4.txt"
+grep -q '^DPM_TLS_LEAN=1$' "$work/kconf4.txt" && grep -q '^DPM_TLS_DEVICE=0$' "$work/kconf4.txt" &&
+  grep -q '^DPM_TLS_LEAN=0$' "$work/plain.txt" && grep -q '^DPM_TLS_DEVICE=1$' "$work/plain.txt" &&
+  grep -q '^DPM_TLS_LEAN_AES=0$' "$work/plain.txt"
+tap $? "the lean choice reaches DPM_TLS_LEAN=1, DPM_TLS_DEVICE=0 (defaults: lean 0, lean_aes 0, device 1)"
+mbedtls_config() { make -n -p TARGET=arm-none-eabi "$@" 2>/dev/null | sed -n "s/^MBEDTLS_CFLAGS :=.*dpm_mbedtls_\([a-z_]*\)\.h.*/\1/p" | head -n 1; }
+sed 's/^CONFIG_DPM_TLS_LEAN=y$/CONFIG_DPM_TLS_LEAN_AES=y/' "$work/.config4" >"$work/.config5"
+[ "$(mbedtls_config KCONFIG_CONFIG="$work/.config4")" = device_lean ] &&
+  [ "$(mbedtls_config KCONFIG_CONFIG="$work/.config5")" = device_lean_aes ] &&
+  [ "$(mbedtls_config KCONFIG_CONFIG="$work/.config")" = device ]
+tap $? "Makefile: a bare-metal build takes dpm_mbedtls_device_lean(_aes).h with a lean choice, else device"
+"$CC" -Isdk/include -DDPM_TLS_LEAN=1 -fsyntax-only "$work/print.c" 2>"$work/err.txt"
+[ $? -ne 0 ] && grep -q 'lean TLS profiles (DPM_TLS_LEAN, DPM_TLS_LEAN_AES) have no X25519' "$work/err.txt"
+tap $? "-DDPM_TLS_LEAN=1 with DPM_VDAF on (the default) stops the build with the reason"
+"$CC" -Isdk/include -DDPM_TLS_LEAN=1 -DDPM_VDAF=0 -fsyntax-only "$work/print.c"
+tap $? "control: -DDPM_TLS_LEAN=1 -DDPM_VDAF=0 compiles"
+"$CC" -Isdk/include -DDPM_TLS_LEAN=1 -DDPM_TLS_LEAN_AES=1 -DDPM_VDAF=0 -fsyntax-only "$work/print.c" 2>"$work/err.txt"
+[ $? -ne 0 ] && grep -q 'exactly one of DPM_TLS_DEVICE, DPM_TLS_LEAN and DPM_TLS_LEAN_AES' "$work/err.txt"
+tap $? "two TLS profiles at once stop the build"
+
 echo "1..$n"
 exit $failed

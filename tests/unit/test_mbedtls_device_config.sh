@@ -1,15 +1,23 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# The device Mbed TLS config (port/tls/config/dpm_mbedtls_device.h) is real, not a wish list:
-#   1. Mbed TLS 3.6 builds with it alone (into $BUILD_DIR/mbedtls/device-check; skipped when
+# A device Mbed TLS config (port/tls/config/dpm_mbedtls_$PROFILE.h; PROFILE=device, the default,
+# device_lean, issue 32's TLS 1.3-only P-256 profile, or device_lean_aes, the same with
+# AES-128-GCM instead of ChaCha20-Poly1305) is real, not a wish list:
+#   1. Mbed TLS 3.6 builds with it alone (into $BUILD_DIR/mbedtls/$PROFILE-check; skipped when
 #      the stamp shows the build is current);
-#   2. the config is self-contained (includes nothing: not Mbed TLS's default, not the host one);
+#   2. the config is self-contained (includes nothing: not Mbed TLS's default, not the host one;
+#      the lean profiles include the device (and lean) one only);
 #   3. the libraries reference no system heap (calloc/free/malloc) and no file, socket or
 #      thread function;
 #   4. port/tls (+ the posix TCP/clock/rng port) compiles warning-free against it with only the
 #      device header on the include path, and links into a tiny client;
 #   5-6. that client completes real TLS 1.3 and TLS 1.2 sessions (handshake, echo, close_notify)
-#      against openssl s_server on 127.0.0.1, inside its arena;
+#      against openssl s_server on 127.0.0.1, inside its arena, also with a client certificate
+#      (s_server -Verify 1); lean: TLS 1.3 only, and it must REFUSE a TLS 1.2-only server, a
+#      server with an RSA key and a pinned RSA CA, which the device profile accepts (the
+#      control that shows the refusals come from the profile); both refuse a server that asks
+#      for a client certificate the client does not send (the control that -Verify is real);
+#      lean: a build of port/tls's HPKE with DPM_VDAF=1 stops with the profile's #error;
 #   7. the smallest arena each version needs is found by bisection (fresh process per try) and
 #      stays under a budget; below it the client fails cleanly, never crashes;
 #   8. an arena too small for the record buffers fails with DPM_ERR_BUFFER.
@@ -22,9 +30,12 @@ BUILD_DIR=${BUILD_DIR:-build}
 CC=${CC:-gcc}
 NM=${NM:-nm}
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
-CONFIG="$TOP/port/tls/config/dpm_mbedtls_device.h"
+PROFILE=${PROFILE:-device}
+CONFIG="$TOP/port/tls/config/dpm_mbedtls_$PROFILE.h"
 MBEDTLS_SRC="$BUILD_DIR/src/mbedtls"
-DEV="$BUILD_DIR/mbedtls/${DEVICE_CHECK:-device-check}"
+DEV="$BUILD_DIR/mbedtls/${DEVICE_CHECK:-$PROFILE-check}"
+VERSIONS="1.3 1.2 1.3+cert"
+[ "$PROFILE" = device ] || VERSIONS="1.3 1.3+cert" # the lean profile has no TLS 1.2
 SIZE_TOOL=${NM%nm}size
 ARCH=$("$CC" -dumpmachine 2>/dev/null || echo unknown)
 ARENA_BUDGET=$((64 * 1024)) # a TLS 1.3 or 1.2 session must fit in this (x86-64 build)
@@ -57,7 +68,7 @@ MBEDTLS_SRC="$MBEDTLS_SRC" bash "$TOP/.make/build-mbedtls.sh" device-check "$DEV
   >"$work/build.out" 2>&1
 rc=$?
 sed 's/^/# /' "$work/build.out"
-tap $rc "Mbed TLS 3.6 library builds with dpm_mbedtls_device.h alone ($(( $(date +%s) - t0 )) s)"
+tap $rc "Mbed TLS 3.6 library builds with dpm_mbedtls_$PROFILE.h alone ($(( $(date +%s) - t0 )) s)"
 LIBS=("$DEV/library/libmbedtls.a" "$DEV/library/libmbedx509.a" "$DEV/library/libmbedcrypto.a")
 if [ $rc -ne 0 ]; then
   skip_rest "no library" "config self-contained" "no heap/file/socket/thread references" \
@@ -69,8 +80,8 @@ for l in "${LIBS[@]}"; do
 done
 
 # ---- 2. self-contained --------------------------------------------------------------------------
-incs=$(grep -E '^[[:space:]]*#[[:space:]]*include' "$CONFIG" || true)
-tap "$([ -z "$incs" ]; echo $?)" "the device config includes no other header${incs:+ (found: $incs)}"
+incs=$(grep -E '^[[:space:]]*#[[:space:]]*include' "$CONFIG" | grep -v -E '^#include "dpm_mbedtls_device(_lean)?\.h"$' || true)
+tap "$([ -z "$incs" ]; echo $?)" "the $PROFILE config includes no other header${incs:+ (found: $incs)}"
 
 # ---- 3. what the libraries need from the platform ----------------------------------------------
 undef=$("$NM" -u "${LIBS[@]}" 2>/dev/null | awk 'NF == 2 {print $2}' | grep -v -E '^(mbedtls_|psa_)' | sort -u)
@@ -81,7 +92,7 @@ tap "$([ -z "$bad" ]; echo $?)" "device libraries reference no heap, file, socke
 # ---- 4. port/tls against the device build ----------------------------------------------------------
 # Only the device header on the include path: nothing can pick up the host config by accident.
 mkdir -p "$work/cfg"
-cp "$CONFIG" "$work/cfg/"
+cp "$TOP"/port/tls/config/dpm_mbedtls_device*.h "$work/cfg/"
 cat >"$work/device_client.c" <<'C'
 /* Tiny device-style client: arena, posix rng + TCP, port/tls. Exit 0 ok, 3 arena exhausted,
  * 2 other failure. Does NOT call psa_crypto_init(): dpm_tls_connect() must. */
@@ -124,6 +135,16 @@ int mbedtls_hardware_poll(void *data, unsigned char *out, size_t len, size_t *ol
     return 0;
 }
 
+#if defined(OS_RNG)
+/* The lean profile has no CTR_DRBG (no AES) for the posix port's generator: the TLS randoms
+ * come from the OS CSPRNG directly, as a device's would from its own DRBG or TRNG. */
+static int os_fill(void *ctx, uint8_t *out, size_t len)
+{
+    (void)ctx;
+    return getrandom(out, len, 0) == (ssize_t)len ? 0 : -1;
+}
+#endif
+
 static void close_tcp(void *ctx)
 {
     dpm_posix_tcp_close(ctx);
@@ -144,11 +165,19 @@ int main(int argc, char **argv)
         fprintf(stderr, "setup failed\n");
         return 2;
     }
+#if defined(OS_RNG)
+    dpm_rng_t rng_port = {os_fill, NULL};
+#else
     dpm_posix_rng_t rng;
+    if (dpm_posix_rng_init(&rng, NULL, 0) != 0) {
+        fprintf(stderr, "rng failed\n");
+        return 2;
+    }
+    dpm_rng_t rng_port = dpm_posix_rng(&rng);
+#endif
     dpm_posix_tcp_t tcp;
-    if (dpm_posix_rng_init(&rng, NULL, 0) != 0 ||
-        dpm_posix_tcp_connect(&tcp, "127.0.0.1", (uint16_t)atoi(argv[2]), 2000) != 0) {
-        fprintf(stderr, "rng or tcp failed\n");
+    if (dpm_posix_tcp_connect(&tcp, "127.0.0.1", (uint16_t)atoi(argv[2]), 2000) != 0) {
+        fprintf(stderr, "tcp failed\n");
         return 2;
     }
     tcp.timeout_ms = 50;
@@ -159,7 +188,7 @@ int main(int argc, char **argv)
     cfg.hostname = "localhost";
     cfg.raw = dpm_posix_tcp(&tcp);
     cfg.raw_close = close_tcp;
-    cfg.rng = dpm_posix_rng(&rng);
+    cfg.rng = rng_port;
     cfg.clock = dpm_posix_clock();
     cfg.handshake_timeout_ms = 5000;
     if (cert_len > 0) { /* a device certificate, for a collector that asks for one */
@@ -209,19 +238,30 @@ int main(int argc, char **argv)
 C
 flags=(-std=c99 -O2 -Wall -Wextra -Wconversion -Wshadow -Wstrict-prototypes -Wundef -Werror
        -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -I"$TOP/sdk/include" -I"$TOP/port/include"
-       -isystem "$MBEDTLS_SRC/include" -isystem "$MBEDTLS_SRC/3rdparty/everest/include" -I"$work/cfg" -DMBEDTLS_CONFIG_FILE='"dpm_mbedtls_device.h"')
-srcs=("$TOP/port/tls/tls_client.c" "$TOP/port/posix/tcp.c" "$TOP/port/posix/clock.c"
-      "$TOP/port/posix/rng.c")
+       -isystem "$MBEDTLS_SRC/include" -isystem "$MBEDTLS_SRC/3rdparty/everest/include" -I"$work/cfg" -DMBEDTLS_CONFIG_FILE="\"dpm_mbedtls_$PROFILE.h\"")
+[ "$PROFILE" = device ] || flags+=(-DDPM_VDAF=0 -DOS_RNG) # no two-aggregator mode, no CTR_DRBG
+srcs=("$TOP/port/tls/tls_client.c" "$TOP/port/posix/tcp.c" "$TOP/port/posix/clock.c")
+[ "$PROFILE" = device ] && srcs+=("$TOP/port/posix/rng.c")
 "$CC" "${flags[@]}" -o "$work/device_client" "$work/device_client.c" "${srcs[@]}" "${LIBS[@]}" \
   >"$work/cc.log" 2>&1
 rc=$?
 sed 's/^/# /' "$work/cc.log" | head -20
-tap $rc "port/tls + posix port compile with -Wall -Wextra -Wconversion ... -Werror against the device config and link"
+tap $rc "port/tls + posix port compile with -Wall -Wextra -Wconversion ... -Werror against the $PROFILE config and link"
 if [ $rc -ne 0 ]; then
   skip_rest "no client" "TLS 1.3 session" "TLS 1.2 session" "arena minimum"
   echo "1..$n"; exit 1
 fi
-echo "# device client ($ARCH, whole program, dynamic libc): $("$SIZE_TOOL" "$work/device_client" | awk 'END {printf "text %d, data %d, bss %d (bss includes the 128 KiB arena)", $1, $2, $3}')"
+if [ "$PROFILE" != device ]; then
+  # The two-aggregator mode's HPKE needs X25519 and AES-GCM: with DPM_VDAF=1 (the default) the
+  # build must stop with the reason; with DPM_VDAF=0 it compiles (x25519 says UNSUPPORTED).
+  "$CC" "${flags[@]/-DDPM_VDAF=0/-DDPM_VDAF=1}" -c "$TOP/port/tls/hpke.c" -o "$work/hpke.o" >"$work/hpke.log" 2>&1
+  rc=$?
+  grep -q 'error: #error "the lean TLS profiles .* DPM_VDAF=0' "$work/hpke.log"
+  tap "$([ $rc != 0 ] && [ $? = 0 ]; echo $?)" "lean: port/tls/hpke.c with DPM_VDAF=1 stops at compile time with the profile's reason"
+  "$CC" "${flags[@]}" -c "$TOP/port/tls/hpke.c" -o "$work/hpke.o"
+  tap $? "control: port/tls/hpke.c with DPM_VDAF=0 compiles against the lean profile"
+fi
+echo "# $PROFILE client ($ARCH, whole program, dynamic libc): $("$SIZE_TOOL" "$work/device_client" | awk 'END {printf "text %d, data %d, bss %d (bss includes the 128 KiB arena)", $1, $2, $3}')"
 
 # ---- 5-7. real sessions -----------------------------------------------------------------------
 if ! bash "$TOP/tests/support/tls_testpki.sh" "$work/pki" >"$work/pki.log" 2>&1; then
@@ -234,7 +274,8 @@ fi
 start_server() {
   local log="$work/s_server.log"
   : >"$log"
-  openssl s_server -accept 127.0.0.1:0 -cert "$work/pki/server.crt" -key "$work/pki/server.key" \
+  local crt=$work/pki/${SERVER:-server}.crt key=$work/pki/${SERVER:-server}.key
+  openssl s_server -accept 127.0.0.1:0 -cert "$crt" -key "$key" \
     -rev "$@" </dev/null >"$log" 2>&1 &
   srv_pid=$!
   port=""
@@ -254,7 +295,7 @@ stop_server() {
   wait "$srv_pid" 2>/dev/null
   srv_pid=""
 }
-run_client() { timeout 20 ${RUNNER:-} "$work/device_client" "$work/pki/ca.crt" "$port" "$1" ${client_args[@]+"${client_args[@]}"}; }
+run_client() { timeout 20 ${RUNNER:-} "$work/device_client" "$work/pki/${PIN:-ca}.crt" "$port" "$1" ${client_args[@]+"${client_args[@]}"}; }
 
 # bisect: smallest arena (256-byte steps) in which a full session succeeds; echoes it, or "".
 # Below it the client must fail cleanly (exit 2 or 3), never crash. Note that Mbed TLS does not
@@ -279,7 +320,7 @@ bisect() {
 declare -A minimum
 # "1.3+cert": the server asks for a client certificate from the test CA (a collector with
 # --device-ca) and the device presents client.crt: the arena must still fit the budget.
-for v in 1.3 1.2 1.3+cert; do
+for v in $VERSIONS; do
   opt=(); client_args=()
   [ "$v" = 1.2 ] && opt=(-tls1_2)
   if [ "$v" = 1.3+cert ]; then
@@ -292,7 +333,7 @@ for v in 1.3 1.2 1.3+cert; do
   out=$(run_client $((128 * 1024)) 2>&1); rc=$?
   echo "$out" | sed 's/^/# client: /'
   echo "$out" | grep -q "^TLSv${v%+cert} " && echo "$out" | grep -q "echo ok, close 0"
-  tap $(( rc | $? )) "TLS $v session with the device config: handshake, echo, close_notify"
+  tap $(( rc | $? )) "TLS $v session with the $PROFILE config: handshake, echo, close_notify"
   minimum[$v]=$(bisect)
   if [ "$v" = 1.3 ]; then
     out=$(run_client 8192 2>&1); small_rc=$?
@@ -303,14 +344,36 @@ done
 sort -u "$work/too_small.log" 2>/dev/null | sed 's/ [0-9]*-byte arena:/ too-small arena:/' | sort -u | head -n 8
 
 ok=0 msg=""
-for v in 1.3 1.2 1.3+cert; do
+for v in $VERSIONS; do
   m=${minimum[$v]:-}
   if [ -z "$m" ]; then ok=1; msg="$msg TLS $v: not found;"; continue; fi
-  echo "# smallest arena for a TLS $v session (device config, $ARCH): $m bytes"
+  echo "# smallest arena for a TLS $v session ($PROFILE config, $ARCH): $m bytes"
   [ "$m" -le "$ARENA_BUDGET" ] || { ok=1; msg="$msg TLS $v needs $m > $ARENA_BUDGET;"; }
 done
 tap $ok "a full session fits in <= $ARENA_BUDGET bytes of arena; smaller arenas fail cleanly${msg:+ ($msg)}"
 tap "$([ "${small_rc:-0}" = 3 ]; echo $?)" "an 8 KiB arena fails with DPM_ERR_BUFFER (record buffers do not fit)"
+
+# ---- refusals: what the lean profile drops, each accepted by the device profile -----------------
+# refusal EXPECT WHAT [s_server options]: with SERVER (server cert/key name) and PIN (CA name)
+# from the environment; EXPECT is "ok" (a full session) or "refused" (connect fails cleanly).
+refusal() {
+  local expect=$1 what=$2 out rc got; shift 2
+  client_args=()
+  if ! start_server "$@"; then tap 1 "$what (s_server did not start)"; return; fi
+  out=$(run_client $((128 * 1024)) 2>&1); rc=$?
+  stop_server
+  echo "$out" | head -n 2 | sed 's/^/# client: /'
+  got=refused
+  [ $rc = 0 ] && got=ok
+  [ $rc = 0 ] || [ $rc = 2 ] || [ $rc = 3 ] || got="crashed (exit $rc)"
+  tap "$([ "$got" = "$expect" ]; echo $?)" "$PROFILE profile, $what: $got (expected $expect)"
+}
+lean_refuses=ok
+[ "$PROFILE" = device ] || lean_refuses=refused
+refusal $lean_refuses "server offering only TLS 1.2" -tls1_2
+SERVER=rsa_key_server refusal $lean_refuses "server with an RSA-2048 key (CA: P-256)"
+SERVER=rsa_server PIN=rsa_ca refusal $lean_refuses "pinned RSA-2048 CA (server key: P-256)"
+refusal refused "server asks for a client certificate, client has none" -Verify 1 -CAfile "$work/pki/ca.crt"
 
 echo "1..$n"
 exit $failed

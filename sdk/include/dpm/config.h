@@ -104,6 +104,28 @@
 #define DPM_VDAF_FIELD64 0
 #endif
 #endif
+/* The Mbed TLS profile of port/tls (a Kconfig choice: exactly one is set) */
+#ifndef DPM_TLS_LEAN
+#if defined(CONFIG_DPM_TLS_LEAN)
+#define DPM_TLS_LEAN 1
+#else
+#define DPM_TLS_LEAN 0
+#endif
+#endif
+#ifndef DPM_TLS_LEAN_AES
+#if defined(CONFIG_DPM_TLS_LEAN_AES)
+#define DPM_TLS_LEAN_AES 1
+#else
+#define DPM_TLS_LEAN_AES 0
+#endif
+#endif
+#ifndef DPM_TLS_DEVICE
+#if defined(CONFIG_DPM_TLS_DEVICE)
+#define DPM_TLS_DEVICE 1
+#else
+#define DPM_TLS_DEVICE 0
+#endif
+#endif
 #endif /* CONFIG_DPM */
 
 /* ---- 3. defaults --------------------------------------------------------------------- */
@@ -157,6 +179,22 @@
 #endif
 #ifndef DPM_VDAF_FIELD64
 #define DPM_VDAF_FIELD64 1 /* the Field64 variants (Count, Sum, SumVecMultiproof, HigherDegree) */
+#endif
+/* The Mbed TLS profile port/tls is built against (port/tls/config/dpm_mbedtls_<profile>.h; the
+ * build picks the file: MBEDTLS_CONFIG=device, device_lean or device_lean_aes). No effect on
+ * the SDK library. */
+#ifndef DPM_TLS_LEAN
+#define DPM_TLS_LEAN 0 /* TLS 1.3 only, P-256, ChaCha20-Poly1305, no RSA */
+#endif
+#ifndef DPM_TLS_LEAN_AES
+#define DPM_TLS_LEAN_AES 0 /* the same with AES-128-GCM */
+#endif
+#ifndef DPM_TLS_DEVICE /* TLS 1.3 and 1.2, RSA, X25519 too; a plain 0 or 1 (build_config.h) */
+#if DPM_TLS_LEAN || DPM_TLS_LEAN_AES
+#define DPM_TLS_DEVICE 0
+#else
+#define DPM_TLS_DEVICE 1
+#endif
 #endif
 /* Bytes fetched from the port RNG per refill. The buffer lives in the device between calls,
  * so it is sized to the build: the histogram and rank mechanisms draw many Laplace samples per
@@ -228,6 +266,16 @@
 #endif
 #if (DPM_VDAF != 0 && DPM_VDAF != 1) || (DPM_VDAF_FIELD64 != 0 && DPM_VDAF_FIELD64 != 1)
 #error "DPM_VDAF and DPM_VDAF_FIELD64 must be 0 or 1"
+#endif
+#if (DPM_TLS_LEAN != 0 && DPM_TLS_LEAN != 1) ||                                                    \
+    (DPM_TLS_LEAN_AES != 0 && DPM_TLS_LEAN_AES != 1) ||                                            \
+    DPM_TLS_DEVICE + DPM_TLS_LEAN + DPM_TLS_LEAN_AES != 1
+#error                                                                                             \
+    "exactly one of DPM_TLS_DEVICE, DPM_TLS_LEAN and DPM_TLS_LEAN_AES must be 1 (the Mbed TLS profile of port/tls)"
+#endif
+#if (DPM_TLS_LEAN || DPM_TLS_LEAN_AES) && DPM_VDAF
+#error                                                                                             \
+    "the lean TLS profiles (DPM_TLS_LEAN, DPM_TLS_LEAN_AES) have no X25519, which the two-aggregator mode's HPKE needs: set DPM_VDAF=0, or use the device profile (DPM_TLS_DEVICE)"
 #endif
 #if !DPM_MECH_ROC_HIST && !DPM_MECH_TUPLE && !DPM_MECH_DPAUC && !DPM_MECH_USTAT && !DPM_MECH_FEDAUC
 #error                                                                                             \

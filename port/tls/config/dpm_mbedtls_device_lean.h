@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Mbed TLS 3.6 configuration for devices, lean profile (issue 32): the device profile
+ * (dpm_mbedtls_device.h, read it first) minus everything a TLS 1.3 client with an ECDSA P-256
+ * PKI does not need:
+ *
+ *   TLS 1.3 only, client only, certificate-authenticated server (TLS 1.2 is not compiled in:
+ *                a server that offers only TLS 1.2 is refused with protocol_version)
+ *   key exchange  ECDHE on secp256r1 (P-256) only: no X25519
+ *   record        TLS_CHACHA20_POLY1305_SHA256 only: no AES, no GCM. ChaCha20 is constant time
+ *                in software (a table AES is not) and, with Poly1305, smaller on a Cortex-M4
+ *                than AES + GCM (measured by make size: see the README's TLS section)
+ *   hashes        SHA-256 only
+ *   X.509         ECDSA P-256 signatures only: no RSA (a chain with an RSA CA or an RSA server
+ *                key fails verification); client certificates (ECDSA P-256) still work
+ *   randomness    HMAC_DRBG (SHA-256) for PSA: CTR_DRBG needs AES
+ *
+ * Who may use it: the collector must speak TLS 1.3 with TLS_CHACHA20_POLY1305_SHA256 (OpenSSL,
+ * BoringSSL, Go, rustls and Mbed TLS servers do by default) and present a P-256 ECDSA chain
+ * signed with ECDSA-SHA256.
+ *
+ * Not for the two-aggregator mode: its HPKE (port/tls/hpke.c) needs X25519 and AES-128-GCM,
+ * which this profile drops (the _aes variant keeps AES-GCM only); a build with DPM_VDAF=1
+ * stops below with the reason.
+ *
+ * Selected by the Kconfig choice DPM_TLS_LEAN (Makefile: MBEDTLS_CONFIG=device_lean). Checked
+ * by tests/unit/test_mbedtls_lean_config.sh (real sessions against openssl s_server, with a
+ * client certificate, and refusals of a TLS 1.2-only and an RSA server); its flash by make
+ * size (the default+lean_tls build, budget 120 KiB). */
+#ifndef DPM_MBEDTLS_DEVICE_LEAN_H
+#define DPM_MBEDTLS_DEVICE_LEAN_H
+
+#if defined(DPM_VDAF) && DPM_VDAF
+#error                                                                                             \
+    "the lean TLS profiles (dpm_mbedtls_device_lean*.h) have no X25519, which the two-aggregator mode's HPKE needs: build with DPM_VDAF=0, or with the device TLS profile (MBEDTLS_CONFIG=device, Kconfig DPM_TLS_DEVICE)"
+#endif
+
+#include "dpm_mbedtls_device.h"
+
+/* ---- TLS: 1.3 only, one suite (dpm_mbedtls_device_lean_aes.h: AES-128-GCM instead) ---- */
+#undef MBEDTLS_SSL_PROTO_TLS1_2
+#undef MBEDTLS_KEY_EXCHANGE_ECDHE_ECDSA_ENABLED /* TLS 1.2 key exchanges */
+#undef MBEDTLS_KEY_EXCHANGE_ECDHE_RSA_ENABLED
+#undef MBEDTLS_SSL_EXTENDED_MASTER_SECRET /* TLS 1.2 only */
+#undef MBEDTLS_SSL_CIPHERSUITES
+#define MBEDTLS_SSL_CIPHERSUITES MBEDTLS_TLS1_3_CHACHA20_POLY1305_SHA256
+
+/* ---- public key: P-256 ECDSA/ECDHE only --------------------------------------------------- */
+#undef MBEDTLS_X509_RSASSA_PSS_SUPPORT
+#undef MBEDTLS_RSA_C
+#undef MBEDTLS_PKCS1_V15
+#undef MBEDTLS_PKCS1_V21
+#undef MBEDTLS_MPI_MAX_SIZE /* the device profile's 512 is for RSA-4096; P-256 needs 32 */
+#define MBEDTLS_MPI_MAX_SIZE 32
+#undef MBEDTLS_ECP_DP_CURVE25519_ENABLED
+#undef MBEDTLS_ECDH_VARIANT_EVEREST_ENABLED
+
+/* ---- symmetric and hashes: ChaCha20-Poly1305 and SHA-256 ---------------------------------- */
+#undef MBEDTLS_AES_C
+#undef MBEDTLS_AES_ROM_TABLES
+#undef MBEDTLS_AES_FEWER_TABLES
+#undef MBEDTLS_GCM_C
+#undef MBEDTLS_SHA384_C
+#undef MBEDTLS_SHA512_SMALLER
+
+/* ---- randomness: PSA's DRBG without AES ------------------------------------------------------ */
+#undef MBEDTLS_CTR_DRBG_C
+#define MBEDTLS_HMAC_DRBG_C
+
+#endif /* DPM_MBEDTLS_DEVICE_LEAN_H */
