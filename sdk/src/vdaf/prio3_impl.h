@@ -127,7 +127,7 @@ static DPM_NOINLINE void ntt_inverse_dif(FE *y, uint32_t p, const FE *tw)
 {
     for (uint32_t len = p / 2u; len >= 1u; len /= 2u) {
         const size_t stride = p / (2u * len);
-        for (FE *u = y; u < y + p; u += 2u * len) {
+        for (FE *u = y; u < y + p; u += (size_t)2 * len) {
             fe_bfly(u, u + len); /* twiddle w^0 */
             for (uint32_t j = 1; j < len; j++) {
                 fe_bfly(u + j, u + j + len);
@@ -142,7 +142,7 @@ static DPM_NOINLINE void ntt_forward_dit(FE *y, uint32_t p, const FE *tw)
 {
     for (uint32_t len = 1; len < p; len *= 2u) {
         const size_t stride = p / (2u * len);
-        for (FE *u = y; u < y + p; u += 2u * len) {
+        for (FE *u = y; u < y + p; u += (size_t)2 * len) {
             fe_bfly(u, u + len);
             for (uint32_t j = 1; j < len; j++) {
                 fe_mul_to(u + j + len, u + j + len, tw + j * stride);
