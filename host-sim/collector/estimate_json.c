@@ -15,8 +15,6 @@
 #include "common/json_write.h"
 #include "estimate/ci_flags.h"
 
-#define Z95 1.959963984540054
-
 #define DIGITS 9 /* significant digits of every number */
 
 /* A number, or null when it is not finite (JSON has no NaN). */
@@ -162,8 +160,6 @@ static void sb_metric(jw_t *sb, const coll_campaign_t *c, const dpm_disp_agg_t *
     for (uint32_t g = 0; g < d; g++) {
         nu2[g] = DPM_DISP_NU2_PLUGIN;
     }
-    double z = Z95;
-    dpm_disp_normal_quantile(0.5 + confidence / 2.0, &z);
     double K = (double)agg->total;
     int have = agg->total > 0 && dpm_disp_estimate(&c->disp, agg, NULL, nu2, &est) == DPM_OK;
     const char *small[DPM_DISP_MAX_GROUPS];

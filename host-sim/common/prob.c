@@ -21,6 +21,15 @@ double prob_norm_sf(double x)
     return 0.5 * erfc(x / sqrt(2.0));
 }
 
+double prob_dlap_var(double t)
+{
+    if (!(t > 0.0)) {
+        return 0.0;
+    }
+    double p = exp(-1.0 / t), one_minus_p = -expm1(-1.0 / t);
+    return 2.0 * p / (one_minus_p * one_minus_p);
+}
+
 double prob_norm_quantile(double p)
 {
     if (!(p > 0.0 && p < 1.0)) {

@@ -16,6 +16,11 @@ double prob_norm_sf(double x);
 /* Φ^-1(p) for 0 < p < 1, by bisection of prob_norm_cdf to 1e-15 (NaN outside (0, 1)). */
 double prob_norm_quantile(double p);
 
+/* Variance of the discrete Laplace law Pr[z] proportional to exp(-|z| / t), z integer, the
+ * noise of every local mechanism of the SDK: 2p / (1 - p)^2 with p = e^(-1/t), 1 - p computed
+ * without cancellation (-> 2t^2 - 1/6 as t grows); 0 for t <= 0 (no noise). */
+double prob_dlap_var(double t);
+
 /* Regularized incomplete beta I_x(a, b) for a, b > 0, 0 <= x <= 1 (continued fraction, modified
  * Lentz, relative precision ~1e-15). NaN for arguments out of range. */
 double prob_beta_inc(double a, double b, double x);

@@ -315,25 +315,10 @@ dpm_status_t dpm_disp_params_true_ldp(const dpm_disp_params_t *p, double *eps_tr
 
 /* ---- noise -------------------------------------------------------------------------------- */
 
-static double dlap_variance(double t)
-{
-    double one_minus_p = -expm1(-1.0 / t);
-    return 2.0 * (1.0 - one_minus_p) / (one_minus_p * one_minus_p);
-}
-
-dpm_status_t dpm_disp_dlap_variance(double t, double *var)
-{
-    if (!is_pos(t) || var == NULL) {
-        return DPM_ERR_PARAM;
-    }
-    *var = dlap_variance(t);
-    return DPM_OK;
-}
-
 static double noise_variance(const dpm_disp_params_t *p, int flipped)
 {
     double t = flipped ? p->t_flip : p->t_kept;
-    double grid_var = p->on_grid ? dlap_variance(t) : 2.0 * t * t;
+    double grid_var = p->on_grid ? prob_dlap_var(t) : 2.0 * t * t;
     return ldexp(grid_var, -2 * (int)p->frac_bits);
 }
 
@@ -726,15 +711,6 @@ dpm_status_t dpm_disp_chebyshev_alpha(double mse, double confidence, double *alp
 }
 
 /* common/prob.h's quantile (bisection of Φ to the last bit), behind this library's status codes. */
-dpm_status_t dpm_disp_normal_quantile(double prob, double *z)
-{
-    if (!is_prob(prob) || z == NULL) {
-        return DPM_ERR_PARAM;
-    }
-    *z = prob_norm_quantile(prob);
-    return DPM_OK;
-}
-
 dpm_status_t dpm_disp_gap(const dpm_disp_estimate_t *est, uint32_t g, uint32_t h, double confidence,
                           dpm_disp_gap_t *gap)
 {

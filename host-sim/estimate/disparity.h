@@ -174,10 +174,6 @@ dpm_status_t dpm_disp_params_true_ldp(const dpm_disp_params_t *p, double *eps_tr
 
 /* ---- noise ------------------------------------------------------------------------------ */
 
-/* Variance of the discrete Laplace with scale t > 0 grid units (Pr[z] ∝ exp(-|z| / t)):
- * 2p / (1 - p)^2 with p = exp(-1/t), in grid units squared (-> 2t^2 as t grows). */
-dpm_status_t dpm_disp_dlap_variance(double t, double *var);
-
 /* Variance of the value noise of an M_L report in value units squared: kept (flipped == 0)
  * or flipped (flipped != 0). Discrete Laplace on the grid, times 2^-2F; continuous Laplace
  * 2 t^2 for unquantized parameter sets (the paper's 8 / eps2^2 and 2 k^2 / eps2^2).
@@ -355,9 +351,6 @@ dpm_status_t dpm_disp_pairwise(const dpm_disp_estimate_t *est, double confidence
 /* Chebyshev half-width α = sqrt(mse / (1 - confidence)), the paper's bound (10 sqrt(MSE) at
  * 0.99). mse >= 0, confidence in (0, 1). */
 dpm_status_t dpm_disp_chebyshev_alpha(double mse, double confidence, double *alpha);
-
-/* Standard normal quantile z with Φ(z) = prob, prob in (0, 1) (1.959964 at 0.975). */
-dpm_status_t dpm_disp_normal_quantile(double prob, double *z);
 
 /* ---- planner ---------------------------------------------------------------------------- */
 

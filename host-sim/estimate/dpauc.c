@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/prob.h"
 #include "estimate/roc.h"
 
 /* A noisy class total this many noise sd from 0 or closer flags a small sample. */
@@ -59,7 +60,7 @@ dpm_status_t dpm_dpauc_params_init(dpm_dpauc_params_t *p, uint32_t n, double sca
     }
     p->n = n;
     p->scale = scale;
-    p->noise_var = dpm_roc_dlap_var(scale);
+    p->noise_var = prob_dlap_var(scale);
     return DPM_OK;
 }
 

@@ -20,7 +20,7 @@
  * exactly 0 at some threshold (`reason` says which). Small samples are flagged (both variants)
  * when a noisy class total is within 10 noise standard deviations of 0 at some threshold: B's
  * ratios are then heavy-tailed and A's clamps bite. The noise of one summed count has variance
- * reports * s², s² = the discrete Laplace variance of the devices' scale (dpm_roc_dlap_var). */
+ * reports * s², s² = the discrete Laplace variance of the devices' scale (prob_dlap_var). */
 #ifndef DPM_HOST_ESTIMATE_DPAUC_H
 #define DPM_HOST_ESTIMATE_DPAUC_H
 

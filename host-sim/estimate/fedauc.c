@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/prob.h"
 #include "estimate/ci_flags.h"
 #include "estimate/disparity.h"
 #include "estimate/roc.h"
@@ -256,8 +257,8 @@ dpm_status_t dpm_fa_agg_add(dpm_fa_agg_t *a, const dpm_fa_params_t *p, const dpm
     if (!noisy) {
         return DPM_OK;
     }
-    long double vp = dpm_roc_dlap_var(scale(1, b->eps_p));
-    long double vs = dpm_roc_dlap_var(scale(b->sensitivity, p->eps - b->eps_p));
+    long double vp = prob_dlap_var(scale(1, b->eps_p));
+    long double vs = prob_dlap_var(scale(b->sensitivity, p->eps - b->eps_p));
     if (uses_t(p)) {
         long double nn = (long double)b->n, rbar = (long double)b->sum_rank2 / (2.0L * nn);
         a->a0 += vs / (4.0L * nn * nn) + rbar * rbar * vp;
@@ -329,7 +330,7 @@ dpm_status_t dpm_fa_estimate(const dpm_fa_params_t *p, const dpm_fa_agg_t *a,
     double pf = (double)a->p;
     e.m = m;
     e.auc_noisy = dpm_fa_auc_from_sums(sum_r, pf, m);
-    (void)dpm_disp_normal_quantile(0.5 + level / 2.0, &e.z);
+    e.z = prob_norm_quantile(0.5 + level / 2.0);
     double var_num = 0.0; /* Var(e_S - c e_P), filled below */
     if (p->mechanism == DPM_MECH_ID_FEDAUC_RR) {
         double rho = p->rho;

@@ -8,15 +8,6 @@
 #include "common/prob.h"
 #include "estimate/ci_flags.h"
 
-double dpm_roc_dlap_var(double scale)
-{
-    if (!(scale > 0.0)) {
-        return 0.0;
-    }
-    double p = exp(-1.0 / scale), q = -expm1(-1.0 / scale); /* q = 1 - p without cancellation */
-    return 2.0 * p / (q * q);
-}
-
 dpm_status_t dpm_roc_params_init(dpm_roc_params_t *p, uint32_t bins, double scale)
 {
     if (p == NULL || bins < 2 || bins > DPM_ROC_MAX_BINS || !(scale >= 0.0) || !isfinite(scale)) {
@@ -25,7 +16,7 @@ dpm_status_t dpm_roc_params_init(dpm_roc_params_t *p, uint32_t bins, double scal
     memset(p, 0, sizeof(*p)); /* every byte defined: callers compare parameter sets whole */
     p->bins = bins;
     p->scale = scale;
-    p->noise_var = dpm_roc_dlap_var(scale);
+    p->noise_var = prob_dlap_var(scale);
     for (uint32_t b = 0; b < bins; b++) {
         p->width[b] = 1.0 / (double)bins;
     }

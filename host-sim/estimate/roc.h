@@ -159,8 +159,6 @@ dpm_status_t dpm_roc_params_init(dpm_roc_params_t *p, uint32_t bins, double scal
  * counts one grid step. DPM_ERR_PARAM (p unchanged) otherwise. */
 dpm_status_t dpm_roc_params_set_edges(dpm_roc_params_t *p, const uint32_t *edges_q31,
                                       uint32_t nedges);
-/* s² for scale t (0 for t = 0). */
-double dpm_roc_dlap_var(double scale);
 
 dpm_status_t dpm_roc_agg_init(dpm_roc_agg_t *a, uint32_t bins);
 /* Add one report's cells (bins values each). DPM_ERR_PARAM on a bins mismatch. */

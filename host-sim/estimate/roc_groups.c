@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/prob.h"
 #include "estimate/ci_flags.h"
 #include "estimate/disparity.h"
 #include "estimate/roc.h"
@@ -28,7 +29,7 @@ dpm_status_t dpm_roc_groups_params_init(dpm_roc_groups_params_t *p, uint32_t gro
     p->P = (double)keep / TWO32;
     p->Q = (double)other / TWO32;
     p->scale = scale;
-    p->noise_var = dpm_roc_dlap_var(scale);
+    p->noise_var = prob_dlap_var(scale);
     for (uint32_t b = 0; b < bins; b++) {
         p->width[b] = 1.0 / (double)bins;
     }
@@ -466,7 +467,7 @@ dpm_status_t dpm_roc_groups_estimate(const dpm_roc_groups_params_t *p,
     est->groups = p->groups;
     est->bins = p->bins;
     est->reports = a->reports;
-    (void)dpm_disp_normal_quantile(0.5 + confidence / 2.0, &est->z);
+    est->z = prob_norm_quantile(0.5 + confidence / 2.0);
     est->ngaps = p->groups * (p->groups - 1u) / 2u;
     uint32_t G = p->groups, B = p->bins;
     size_t c = 2u * (size_t)B;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/prob.h"
 #include "estimate/ci_flags.h"
 #include "estimate/disparity.h"
 
@@ -28,12 +29,10 @@ static double clip(double x, double lo, double hi)
     return x < lo ? lo : x > hi ? hi : x;
 }
 
-/* z for a two-sided normal interval at confidence c (the disparity estimator's quantile). */
+/* z for a two-sided normal interval at confidence c, checked in (0, 1) by the callers. */
 static double z_of(double confidence)
 {
-    double z = 0.0;
-    (void)dpm_disp_normal_quantile(0.5 + confidence / 2.0, &z); /* confidence checked: (0, 1) */
-    return z;
+    return prob_norm_quantile(0.5 + confidence / 2.0);
 }
 
 /* ---- ustat_bins ---------------------------------------------------------------------------- */

@@ -69,7 +69,7 @@ double sim_roc_plan_sd(const sim_roc_plan_t *q, const sim_roc_plan_answer_t *a, 
                        double eps_campaign)
 {
     double g = q->kind == SIM_ROC_ERROR_MODEL ? a->sampling : 0.0;
-    return sqrt((dpm_roc_dlap_var(2.0 / eps_campaign) * a->factor + g) / devices);
+    return sqrt((prob_dlap_var(2.0 / eps_campaign) * a->factor + g) / devices);
 }
 
 /* The smallest ε whose sd at K devices is at most sd_max: NaN when the sampling alone exceeds
@@ -146,7 +146,7 @@ int sim_roc_plan_solve(const sim_roc_plan_t *q, sim_roc_plan_answer_t *a)
                   "it (the smallest is 2^-16)";
         return -1;
     }
-    double s2 = dpm_roc_dlap_var(2.0 / a->eps_campaign);
+    double s2 = prob_dlap_var(2.0 / a->eps_campaign);
     a->devices = devices_for(a, g, s2, a->sd_max);
     a->design_devices = devices_for(a, g, s2, a->sd_design_max);
     if (isnan(a->devices) || isnan(a->design_devices)) {

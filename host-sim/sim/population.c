@@ -7,13 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "estimate/disparity.h"
+#include "common/binormal.h"
 #include "common/prob.h"
 #include "sim/sim_rng.h"
 
 #define POP_TAG UINT64_C(0x504F50554C415445) /* "POPULATE": keeps population keys apart */
-#define MIX_STEP 0.1                         /* trapezoid step of the non-IID shift mixture */
-#define MIX_HALF_WIDTH 8.0
 
 typedef struct {
     sim_block_t *b;
@@ -87,25 +85,20 @@ void sim_pop_sizes(const sim_scenario_t *sc, uint64_t devices, uint64_t *sizes)
 
 typedef struct {
     uint32_t e;
-    double mu, t, fpr, tpr;
+    binormal_t b;
     double pi, concentration, auc_sd;
-} binormal_t;
+} group_model_t;
 
-static void binormal_init(const sim_group_spec_t *g, binormal_t *m)
+static void group_model_init(const sim_group_spec_t *g, group_model_t *m)
 {
-    double z = 0.0;
-    (void)dpm_disp_normal_quantile(g->scores.auc, &z);
     m->e = g->scores.examples;
-    m->mu = sqrt(2.0) * z; /* AUC = Phi(mu / sqrt 2) for N(mu, 1) against N(0, 1) */
-    m->t = g->scores.has_threshold ? g->scores.threshold : m->mu / 2.0;
-    m->fpr = prob_norm_sf(m->t);
-    m->tpr = prob_norm_sf(m->t - m->mu);
+    binormal_init(&m->b, g->scores.auc, g->scores.has_threshold ? &g->scores.threshold : NULL);
     m->pi = g->scores.base_rate;
     m->concentration = g->partition.noniid ? g->partition.concentration : 0.0;
     m->auc_sd = g->partition.noniid ? g->partition.auc_sd : 0.0;
 }
 
-static void pmf_npos(const binormal_t *m, double *pmf)
+static void pmf_npos(const group_model_t *m, double *pmf)
 {
     double e = m->e;
     for (uint32_t k = 0; k <= m->e; k++) {
@@ -117,11 +110,11 @@ static void pmf_npos(const binormal_t *m, double *pmf)
 }
 
 /* Pr[tp = k | npos], a binomial, or with a feature shift a normal mixture of binomials. */
-static void pmf_tp(const binormal_t *m, uint32_t npos, double *pmf)
+static void pmf_tp(const group_model_t *m, uint32_t npos, double *pmf)
 {
     if (m->auc_sd == 0.0) {
         for (uint32_t k = 0; k <= npos; k++) {
-            pmf[k] = exp(prob_log_dbinom(k, npos, m->tpr));
+            pmf[k] = exp(prob_log_dbinom(k, npos, m->b.tpr));
         }
         return;
     }
@@ -129,8 +122,9 @@ static void pmf_tp(const binormal_t *m, uint32_t npos, double *pmf)
     for (uint32_t k = 0; k <= npos; k++) {
         pmf[k] = 0.0;
     }
-    for (double z = -MIX_HALF_WIDTH; z <= MIX_HALF_WIDTH + 1e-9; z += MIX_STEP) {
-        double w = exp(-0.5 * z * z), tpr = prob_norm_sf(m->t - m->mu - m->auc_sd * z);
+    for (double z = -BINORMAL_MIX_HALF_WIDTH; z <= BINORMAL_MIX_HALF_WIDTH + 1e-9;
+         z += BINORMAL_MIX_STEP) {
+        double w = exp(-0.5 * z * z), tpr = prob_norm_sf(m->b.t - m->b.mu - m->auc_sd * z);
         wsum += w;
         for (uint32_t k = 0; k <= npos; k++) {
             pmf[k] += w * exp(prob_log_dbinom(k, npos, tpr));
@@ -157,8 +151,8 @@ static void conf_metrics(sim_block_t *b)
 
 static int build_binormal(builder_t *bd, const sim_group_spec_t *g, uint32_t gi, uint64_t n)
 {
-    binormal_t m;
-    binormal_init(g, &m);
+    group_model_t m;
+    group_model_init(g, &m);
     size_t len = (size_t)m.e + 1;
     double *p_npos = malloc(len * sizeof(double)), *p_tp = malloc(len * sizeof(double));
     double *p_fp = malloc(len * sizeof(double)), *tmp = malloc(len * sizeof(double));
@@ -180,7 +174,7 @@ static int build_binormal(builder_t *bd, const sim_group_spec_t *g, uint32_t gi,
         uint32_t nneg = m.e - npos;
         pmf_tp(&m, npos, p_tp);
         for (uint32_t k = 0; k <= nneg; k++) {
-            p_fp[k] = exp(prob_log_dbinom(k, nneg, m.fpr));
+            p_fp[k] = exp(prob_log_dbinom(k, nneg, m.b.fpr));
         }
         sim_rng_multinomial(&bd->rng, c_npos[npos], p_tp, npos + 1u, tmp, c_tp);
         for (uint32_t tp = 0; tp <= npos && st == 0; tp++) {

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/prob.h"
+#include "common/binormal.h"
 #include "sim/sim_rng.h"
 
 #define TWO31 2147483648.0
@@ -41,7 +41,7 @@ int auc_data_binormal(auc_data_t *d, uint32_t npos, uint32_t nneg, double auc, u
     }
     sim_rng_t rng;
     sim_rng_init(&rng, seed);
-    double mu = sqrt(2.0) * prob_norm_quantile(auc);
+    double mu = binormal_mu(auc);
     for (uint32_t i = 0; i < d->n; i++) {
         double x = (d->label[i] ? mu : 0.0) + sim_rng_normal(&rng);
         d->score[i] = q31(1.0 / (1.0 + exp(-x)));

@@ -6,21 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/prob.h"
+
 #define Z_SAMPLING 3.0 /* a miss within 3 standard errors of the band counts as sampling spread */
 #define DISCRETE_EFFECT 0.9 /* the discrete noise explains a miss when it lowers the sd by 10% */
 
-double fa_dlap_var(double t)
-{
-    if (!(t > 0.0)) {
-        return 0.0;
-    }
-    double q = exp(-1.0 / t), one_minus_q = -expm1(-1.0 / t); /* 1 - q without cancellation */
-    return 2.0 * q / (one_minus_q * one_minus_q);
-}
-
 double fa_dlap_var_ratio(double t)
 {
-    return t > 0.0 ? fa_dlap_var(t) / (2.0 * t * t) : NAN;
+    return t > 0.0 ? prob_dlap_var(t) / (2.0 * t * t) : NAN;
 }
 
 double fa_sd_rel_se(unsigned n)
@@ -56,7 +49,7 @@ int fa_term_of(const double *coef, const double *t, size_t k, fa_term_t *out)
         s[i].t = t[i];
         s[i].w = c2 * 2.0 * t[i] * t[i];
         out->var_cont += s[i].w;
-        out->var_disc += c2 * fa_dlap_var(t[i]);
+        out->var_disc += c2 * prob_dlap_var(t[i]);
     }
     qsort(s, k, sizeof(*s), by_t);
     double half = out->var_cont / 2.0, acc = 0.0;

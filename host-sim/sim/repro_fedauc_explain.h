@@ -17,10 +17,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-/* Variance of the discrete Laplace law Pr[z] proportional to exp(-|z| / t), z integer:
- * 2 e^{-1/t} / (1 - e^{-1/t})^2 (0 for t <= 0). */
-double fa_dlap_var(double t);
-/* fa_dlap_var(t) / (2 t^2): below 1 everywhere, about 1 - 1/(12 t^2) for large t, and
+/* prob_dlap_var(t) / (2 t^2): below 1 everywhere, about 1 - 1/(12 t^2) for large t, and
  * 4 e^{-1/t} / (2 t^2) -> 0 as t -> 0 (NaN for t <= 0). */
 double fa_dlap_var_ratio(double t);
 /* Relative standard error of a standard deviation from n runs of normal data: 1/sqrt(2 (n-1)). */
@@ -32,7 +29,7 @@ double fa_band_z(double x, double ref, double tol, double rel_se);
  * scale of client k's draw (0: no draw). */
 typedef struct {
     double var_cont; /* sum coef^2 2 t^2: the AUC variance it adds with continuous Laplace */
-    double var_disc; /* sum coef^2 fa_dlap_var(t): with the SDK's discrete Laplace */
+    double var_disc; /* sum coef^2 prob_dlap_var(t): with the SDK's discrete Laplace */
     double t_median; /* median of t weighted by coef^2 2 t^2 (the clients that carry it) */
 } fa_term_t;
 

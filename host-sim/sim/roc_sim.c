@@ -7,14 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/binormal.h"
 #include "common/prob.h"
 #include "sim/progress.h"
 #include "sim/sim_rng.h"
 #include "common/stream.h"
 
 #define ROC_TAG UINT64_C(0x524F435F48495354) /* "ROC_HIST": keeps the example keys apart */
-#define MIX_STEP 0.1
-#define MIX_HALF_WIDTH 8.0
 #define TWO31 2147483648.0
 #define MAX_THREADS 16u
 
@@ -74,8 +73,9 @@ int sim_roc_model_init(sim_roc_model_t *m, const sim_scenario_t *sc, const sim_p
         if (!gs->scores.set) {
             continue;
         }
-        double mu = sqrt(2.0) * prob_norm_quantile(gs->scores.auc);
-        double t = gs->scores.has_threshold ? gs->scores.threshold : mu / 2.0;
+        binormal_t bn;
+        binormal_init(&bn, gs->scores.auc, gs->scores.has_threshold ? &gs->scores.threshold : NULL);
+        double mu = bn.mu, t = bn.t;
         double xe[DPM_MAX_BINS + 1];
         xe[0] = -INFINITY;
         for (uint32_t b = 1; b < m->bins; b++) {
@@ -97,8 +97,9 @@ int sim_roc_model_init(sim_roc_model_t *m, const sim_scenario_t *sc, const sim_p
                 return -1;
             }
             int k = 0; /* the population builder's own loop, to the same floating-point z */
-            for (double zz = -MIX_HALF_WIDTH; zz <= MIX_HALF_WIDTH + 1e-9 && k < SIM_ROC_GRID;
-                 zz += MIX_STEP, k++) {
+            for (double zz = -BINORMAL_MIX_HALF_WIDTH;
+                 zz <= BINORMAL_MIX_HALF_WIDTH + 1e-9 && k < SIM_ROC_GRID;
+                 zz += BINORMAL_MIX_STEP, k++) {
                 double mui = mu + sd * zz, tpr = prob_norm_sf(t - mu - sd * zz);
                 rg->logw[k] = -0.5 * zz * zz;
                 rg->log_tpr[k] = log(tpr);
@@ -385,8 +386,10 @@ double sim_roc_model_auc(const sim_scenario_t *sc, const sim_pop_t *pop, const i
             continue;
         }
         double e = (double)pop->group_size[g] * gs->scores.examples;
-        mu[g] = sqrt(2.0) * prob_norm_quantile(gs->scores.auc);
-        thr[g] = gs->scores.has_threshold ? gs->scores.threshold : mu[g] / 2.0;
+        binormal_t bn;
+        binormal_init(&bn, gs->scores.auc, gs->scores.has_threshold ? &gs->scores.threshold : NULL);
+        mu[g] = bn.mu;
+        thr[g] = bn.t;
         double sd = gs->partition.noniid ? gs->partition.auc_sd : 0.0;
         var[g] = 2.0 + sd * sd; /* x+ - x-: N(mu, 1 + sd^2) against N(0, 1) */
         wpos[g] = e * gs->scores.base_rate;

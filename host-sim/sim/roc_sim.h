@@ -38,7 +38,7 @@
 #include "sim/progress.h"
 #include "sim/scenario.h"
 
-#define SIM_ROC_GRID 161 /* z = -8 .. 8 step 0.1, as population.c */
+#define SIM_ROC_GRID 161 /* z = -8 .. 8 step 0.1: the mixture grid of common/binormal.h */
 
 typedef struct {
     int set;   /* a binormal group */

@@ -16,6 +16,7 @@
 
 #include <cmocka.h>
 
+#include "common/prob.h"
 #include "dpm/dpm.h"
 #include "estimate/fedauc.h"
 #include "estimate/roc.h"
@@ -182,8 +183,8 @@ static void test_variance_accumulators(void **state)
     assert_int_equal(dpm_fa_agg_add(&a, &p, &b), DPM_OK);
     b.n = 7, b.local_p = 1, b.local_sum2 = 18, b.sum_rank2 = 60, b.sensitivity = 18;
     assert_int_equal(dpm_fa_agg_add(&a, &p, &b), DPM_OK);
-    double vp = dpm_roc_dlap_var(4.0);                                  /* 1 / (ε / 4) */
-    double vs1 = dpm_roc_dlap_var(16.0 / 0.75), vs2 = dpm_roc_dlap_var(18.0 / 0.75);
+    double vp = prob_dlap_var(4.0);                                  /* 1 / (ε / 4) */
+    double vs1 = prob_dlap_var(16.0 / 0.75), vs2 = prob_dlap_var(18.0 / 0.75);
     assert_true(fabs((double)a.a3 - 2 * vp) < 1e-9);
     assert_true(fabs((double)a.a0 - (vs1 + vs2) / 4) < 1e-9);
     assert_true(a.a2 == 0);
@@ -203,7 +204,7 @@ static void test_variance_accumulators(void **state)
     b.eps_p = DPM_EPS_ONE / 2;
     assert_int_equal(dpm_fa_agg_add(&a, &p, &b), DPM_OK);
     assert_true(fabs((double)a.sum2_frac - 21.0) < 1e-15); /* (3 + 27 * 3) / 4 */
-    double rbar = 27.0 / 8.0, vt = dpm_roc_dlap_var(25.0 / 0.5), vp2 = dpm_roc_dlap_var(2.0);
+    double rbar = 27.0 / 8.0, vt = prob_dlap_var(25.0 / 0.5), vp2 = prob_dlap_var(2.0);
     assert_true(fabs((double)a.a0 - (vt / 64.0 + rbar * rbar * vp2)) < 1e-9);
     assert_true(fabs((double)a.a2 - rbar * vp2) < 1e-12);
     /* refusals: another M, n = 0, an eps_p beyond ε; dropouts; no reports */

@@ -15,6 +15,7 @@
 
 #include <cmocka.h>
 
+#include "common/prob.h"
 #include "sim/repro_fedauc_explain.h"
 
 static const double kScales[] = {0.05, 0.1, 0.125, 0.25, 0.5, 1.0, 2.0, 5.0, 20.0, 100.0};
@@ -42,10 +43,10 @@ static void test_dlap_var_brute_force(void **state)
     (void)state;
     for (size_t i = 0; i < sizeof(kScales) / sizeof(kScales[0]); i++) {
         double t = kScales[i], v = brute_var(t);
-        assert_true(rel_close(fa_dlap_var(t), v, 1e-12));
+        assert_true(rel_close(prob_dlap_var(t), v, 1e-12));
         assert_true(rel_close(fa_dlap_var_ratio(t), v / (2.0 * t * t), 1e-12));
     }
-    assert_true(fa_dlap_var(0.0) == 0.0 && isnan(fa_dlap_var_ratio(0.0)));
+    assert_true(prob_dlap_var(0.0) == 0.0 && isnan(fa_dlap_var_ratio(0.0)));
 }
 
 /* Negative controls: the same check rejects the continuous variance and a formula that lost its

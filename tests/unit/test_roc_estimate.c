@@ -245,11 +245,11 @@ static void test_dlap_variance(void **state)
     (void)state;
     /* t = 2 (eps = 1): p = e^-1/2, 2p / (1 - p)² by hand */
     double pp = exp(-0.5);
-    assert_true(fabs(dpm_roc_dlap_var(2.0) - 2.0 * pp / ((1 - pp) * (1 - pp))) < 1e-12);
+    assert_true(fabs(prob_dlap_var(2.0) - 2.0 * pp / ((1 - pp) * (1 - pp))) < 1e-12);
     /* large t: about 2 t² - 1/6 */
     double t = 1000.0;
-    assert_true(fabs(dpm_roc_dlap_var(t) - (2.0 * t * t - 1.0 / 6.0)) < 1e-6 * t * t);
-    assert_true(dpm_roc_dlap_var(0.0) == 0.0);
+    assert_true(fabs(prob_dlap_var(t) - (2.0 * t * t - 1.0 / 6.0)) < 1e-6 * t * t);
+    assert_true(prob_dlap_var(0.0) == 0.0);
     /* the sum of the pmf p^|z| (1 - p) / (1 + p) times z² */
     double s = 0.0, norm = 0.0, q = exp(-1.0 / 3.0);
     for (int z = -400; z <= 400; z++) {
@@ -257,7 +257,7 @@ static void test_dlap_variance(void **state)
         s += w * z * z;
         norm += w;
     }
-    assert_true(fabs(s / norm - dpm_roc_dlap_var(3.0)) < 1e-9);
+    assert_true(fabs(s / norm - prob_dlap_var(3.0)) < 1e-9);
 }
 
 static void test_arguments(void **state)
