@@ -3,24 +3,15 @@
 #include "collector/auth.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/err.h"
 #include "mbedtls/sha256.h"
 
 #define FILE_MAX_BYTES (256u << 20)
 #define LINE_MAX_CHARS 512
-
-static int fail(char *err, size_t cap, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, cap, fmt, ap);
-    va_end(ap);
-    return -1;
-}
 
 static int hexval(char c)
 {
@@ -88,27 +79,27 @@ static int parse_line(char *buf, int line, coll_credential_t *c, char *err, size
     char *roles = strtok(NULL, " \t");
     char *hex = strtok(NULL, " \t");
     if (name == NULL || roles == NULL || hex == NULL || strtok(NULL, " \t") != NULL) {
-        return fail(err, cap, "line %d: expected NAME ROLES SHA256", line);
+        return host_fail(err, cap, "line %d: expected NAME ROLES SHA256", line);
     }
     memset(c, 0, sizeof(*c));
     if (!name_ok(name)) {
-        return fail(err, cap, "line %d: bad name '%s' (1 to 63 of A-Z a-z 0-9 . _ -)", line, name);
+        return host_fail(err, cap, "line %d: bad name '%s' (1 to 63 of A-Z a-z 0-9 . _ -)", line, name);
     }
     snprintf(c->identity, sizeof(c->identity), "token:%s", name);
     if (parse_roles(roles, c) != 0) {
-        return fail(err, cap,
+        return host_fail(err, cap,
                     "line %d: bad roles (want device, relay=N, operator, and at most one "
                     "cert=CN with device or relay)",
                     line);
     }
     if (strlen(hex) != 64) {
-        return fail(err, cap, "line %d: the hash must be 64 hex digits (SHA-256 of the token)",
+        return host_fail(err, cap, "line %d: the hash must be 64 hex digits (SHA-256 of the token)",
                     line);
     }
     for (int i = 0; i < 32; i++) {
         int hi = hexval(hex[2 * i]), lo = hexval(hex[2 * i + 1]);
         if (hi < 0 || lo < 0) {
-            return fail(err, cap, "line %d: the hash must be 64 hex digits", line);
+            return host_fail(err, cap, "line %d: the hash must be 64 hex digits", line);
         }
         c->hash[i] = (uint8_t)(hi << 4 | lo);
     }
@@ -130,7 +121,7 @@ int coll_auth_parse(coll_auth_t *a, const char *text, size_t len, char *err, siz
         size_t n = e - pos;
         if (n > LINE_MAX_CHARS) {
             coll_auth_free(a);
-            return fail(err, errcap, "line %d: too long", line);
+            return host_fail(err, errcap, "line %d: too long", line);
         }
         memcpy(buf, text + pos, n);
         buf[n] = '\0';
@@ -149,7 +140,7 @@ int coll_auth_parse(coll_auth_t *a, const char *text, size_t len, char *err, siz
                 ncap <= COLL_MAX_CREDENTIALS ? realloc(a->c, ncap * sizeof(*c)) : NULL;
             if (c == NULL) {
                 coll_auth_free(a);
-                return fail(err, errcap, "line %d: too many credentials", line);
+                return host_fail(err, errcap, "line %d: too many credentials", line);
             }
             a->c = c;
             cap = ncap;
@@ -164,7 +155,7 @@ int coll_auth_parse(coll_auth_t *a, const char *text, size_t len, char *err, siz
     for (size_t i = 1; i < a->n; i++) {
         if (memcmp(a->c[i - 1].hash, a->c[i].hash, 32) == 0) {
             coll_auth_free(a);
-            return fail(err, errcap, "two credentials have the same token");
+            return host_fail(err, errcap, "two credentials have the same token");
         }
     }
     /* Names unique (quadratic: only in small files). Tokens bound to one certificate share
@@ -175,7 +166,7 @@ int coll_auth_parse(coll_auth_t *a, const char *text, size_t len, char *err, siz
                 char dup[COLL_IDENTITY_MAX];
                 snprintf(dup, sizeof(dup), "%s", a->c[i].identity + 6);
                 coll_auth_free(a);
-                return fail(err, errcap, "name '%s' used twice", dup);
+                return host_fail(err, errcap, "name '%s' used twice", dup);
             }
         }
     }
@@ -186,26 +177,26 @@ int coll_auth_load(coll_auth_t *a, const char *path, char *err, size_t errcap)
 {
     FILE *f = fopen(path, "rb");
     if (f == NULL) {
-        return fail(err, errcap, "cannot open %s: %s", path, strerror(errno));
+        return host_fail(err, errcap, "cannot open %s: %s", path, strerror(errno));
     }
     fseek(f, 0, SEEK_END);
     long size = ftell(f);
     fseek(f, 0, SEEK_SET);
     if (size < 0 || (unsigned long)size > FILE_MAX_BYTES) {
         fclose(f);
-        return fail(err, errcap, "%s: unreadable or larger than 256 MiB", path);
+        return host_fail(err, errcap, "%s: unreadable or larger than 256 MiB", path);
     }
     char *text = malloc((size_t)size + 1);
     size_t n = text != NULL ? fread(text, 1, (size_t)size, f) : 0;
     fclose(f);
     if (text == NULL || n != (size_t)size) {
         free(text);
-        return fail(err, errcap, "%s: read error", path);
+        return host_fail(err, errcap, "%s: read error", path);
     }
     char msg[256];
     int rc = coll_auth_parse(a, text, n, msg, sizeof(msg));
     free(text);
-    return rc == 0 ? 0 : fail(err, errcap, "%s: %s", path, msg);
+    return rc == 0 ? 0 : host_fail(err, errcap, "%s: %s", path, msg);
 }
 
 void coll_auth_free(coll_auth_t *a)

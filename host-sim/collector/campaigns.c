@@ -4,7 +4,6 @@
 #include "collector/campaigns.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <math.h>
@@ -14,6 +13,8 @@
 #include "collector/agg_rocg.h"
 #include "collector/campaigns_auc.h"
 #include "common/edges.h"
+#include "common/err.h"
+#include "common/text_list.h"
 
 /* a roc_hist campaign's 63 edges, written at full precision by `dpm-sim campaigns`, take 888 */
 #define LINE_MAX_CHARS 2048
@@ -30,26 +31,6 @@ typedef struct {
     /* fedauc_phase.h keys, by coll_fedauc_key's index */
     int have_fedauc[COLL_FEDAUC_KEYS + 1];
 } block_t;
-
-static int fail(char *err, size_t cap, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, cap, fmt, ap);
-    va_end(ap);
-    return -1;
-}
-
-static void trim(char **s, size_t *n)
-{
-    while (*n > 0 && (**s == ' ' || **s == '\t')) {
-        (*s)++;
-        (*n)--;
-    }
-    while (*n > 0 && ((*s)[*n - 1] == ' ' || (*s)[*n - 1] == '\t' || (*s)[*n - 1] == '\r')) {
-        (*n)--;
-    }
-}
 
 /* "1764547200" (Unix seconds) or "2025-12-01T00:00:00Z" (UTC). */
 static int parse_time(const char *v, int64_t *out)
@@ -131,7 +112,7 @@ static int parse_metrics(const char *v, dpm_campaign_t *c)
         const char *e = strchr(p, ',');
         size_t n = e ? (size_t)(e - p) : strlen(p);
         char *s = (char *)p;
-        trim(&s, &n);
+        text_trim_span(&s, &n);
         dpm_metric_t m;
         if (n == 0 || metric_from_name(s, n, &m) != 0 || c->nmetrics >= DPM_CAMPAIGN_MAX_METRICS) {
             return -1;
@@ -234,8 +215,8 @@ static int set_key(block_t *b, const char *key, const char *v, int line, char *e
         bad = parse_u32(v, 0, UINT32_MAX, &b->o.late_seconds);
         expect = "an integer >= 0";
     } else if (coll_names_key(key, v, &b->o.names, &bad, &twice, &expect)) {
-        return twice ? fail(err, cap, "line %d: '%s' given twice in one campaign", line, key)
-               : bad ? fail(err, cap, "line %d: bad %s '%s' (want %s)", line, key, v, expect)
+        return twice ? host_fail(err, cap, "line %d: '%s' given twice in one campaign", line, key)
+               : bad ? host_fail(err, cap, "line %d: bad %s '%s' (want %s)", line, key, v, expect)
                      : 0;
     } else if ((k = coll_fedauc_key(key, v, &b->c, &b->o.fedauc, &bad, &expect)) > 0) {
         have = &b->have_fedauc[k];
@@ -246,16 +227,16 @@ static int set_key(block_t *b, const char *key, const char *v, int line, char *e
         }
         if (rc < 0) {
             return expect == NULL
-                       ? fail(err, cap, "line %d: '%s' given twice in one campaign", line, key)
-                       : fail(err, cap, "line %d: bad %s '%s' (want %s)", line, key, v, expect);
+                       ? host_fail(err, cap, "line %d: '%s' given twice in one campaign", line, key)
+                       : host_fail(err, cap, "line %d: bad %s '%s' (want %s)", line, key, v, expect);
         }
-        return fail(err, cap, "line %d: unknown key '%s'", line, key);
+        return host_fail(err, cap, "line %d: unknown key '%s'", line, key);
     }
     if (*have) {
-        return fail(err, cap, "line %d: '%s' given twice in one campaign", line, key);
+        return host_fail(err, cap, "line %d: '%s' given twice in one campaign", line, key);
     }
     if (bad) {
-        return fail(err, cap, "line %d: bad %s '%s' (want %s)", line, key, v, expect);
+        return host_fail(err, cap, "line %d: bad %s '%s' (want %s)", line, key, v, expect);
     }
     *have = 1;
     return 0;
@@ -266,11 +247,11 @@ static int rocg_check(const block_t *b, char *err, size_t cap)
 {
     uint32_t G = b->c.groups, B = b->c.nbins + 1u;
     if (G < 2 || G > DPM_MAX_GROUPS) {
-        return fail(err, cap, "campaign at line %d: roc_hist groups must be 2 .. %d (this build)",
+        return host_fail(err, cap, "campaign at line %d: roc_hist groups must be 2 .. %d (this build)",
                     b->line, DPM_MAX_GROUPS);
     }
     if (coll_rocg_len(G, B) > COLL_VEC_LEN) {
-        return fail(err, cap,
+        return host_fail(err, cap,
                     "campaign at line %d: %u groups x %u bins exceed the collector's per-group "
                     "sums (groups x (bins + 1) x (2 bins + 1) <= %u: 2 groups up to 44 bins, 4 up "
                     "to 31, 8 up to 21, 16 up to 15)",
@@ -286,7 +267,7 @@ static int rocg_finish(const coll_campaign_t *cc, const block_t *b, char *err, s
     int64_t cell =
         cc->bounds.cell_hi > -cc->bounds.cell_lo ? cc->bounds.cell_hi : -cc->bounds.cell_lo;
     if (cell > COLL_ROCG_CELL_MAX) {
-        return fail(err, cap,
+        return host_fail(err, cap,
                     "campaign %u (line %d): with groups a report's cells must stay within %d "
                     "(max_examples + noise bound is %lld): lower max_examples or raise eps",
                     b->c.id, b->line, COLL_ROCG_CELL_MAX, (long long)cell);
@@ -295,7 +276,7 @@ static int rocg_finish(const coll_campaign_t *cc, const block_t *b, char *err, s
     if (dpm_roc_groups_params_init(
             &p, rh->groups, rh->bins.count, rh->group_grr.keep, rh->group_grr.other,
             (double)rh->lap.scale_num / (double)rh->lap.scale_den) != DPM_OK) {
-        return fail(err, cap, "campaign %u (line %d): no per-group estimator for these parameters",
+        return host_fail(err, cap, "campaign %u (line %d): no per-group estimator for these parameters",
                     b->c.id, b->line);
     }
     return 0;
@@ -307,31 +288,31 @@ static int finish_block(block_t *b, coll_campaigns_t *out, char *err, size_t cap
     int roc = b->c.mechanism == DPM_MECH_ID_ROC_HIST;
     int fa = coll_fedauc_is((uint32_t)b->c.mechanism);
     if (roc && (!b->have_bins || b->have_metrics)) {
-        return fail(err, cap, "campaign at line %d: roc_hist needs bins or edges, and no metrics",
+        return host_fail(err, cap, "campaign at line %d: roc_hist needs bins or edges, and no metrics",
                     b->line);
     }
     if (roc && b->have_groups && rocg_check(b, err, cap) != 0) {
         return -1;
     }
     if (b->have_group_eps && !(roc && b->have_groups)) {
-        return fail(err, cap, "campaign at line %d: group_eps is for roc_hist with groups",
+        return host_fail(err, cap, "campaign at line %d: group_eps is for roc_hist with groups",
                     b->line);
     }
     if (!roc && b->have_bins) {
-        return fail(err, cap, "campaign at line %d: bins / edges are for roc_hist", b->line);
+        return host_fail(err, cap, "campaign at line %d: bins / edges are for roc_hist", b->line);
     }
     int auc = coll_auc_mech(b->c.mechanism);
     int dpauc = b->c.mechanism == DPM_MECH_ID_DPAUC;
     const char *auc_why = "";
     if (coll_auc_finish(&b->c, b->auc_seen, b->have_groups, b->have_metrics, &auc_why) != 0) {
-        return fail(err, cap, "campaign at line %d: %s", b->line, auc_why);
+        return host_fail(err, cap, "campaign at line %d: %s", b->line, auc_why);
     }
     if (!roc && !dpauc && !fa && b->have_max_examples) {
-        return fail(err, cap, "campaign at line %d: max_examples is for roc_hist, dpauc and fedauc",
+        return host_fail(err, cap, "campaign at line %d: max_examples is for roc_hist, dpauc and fedauc",
                     b->line);
     }
     if (fa && b->o.max_examples > DPM_FEDAUC_MAX_EXAMPLES) {
-        return fail(err, cap,
+        return host_fail(err, cap,
                     "campaign at line %d: fedauc max_examples is at most %u (the scores one "
                     "upload can hold)",
                     b->line, (unsigned)DPM_FEDAUC_MAX_EXAMPLES);
@@ -340,12 +321,12 @@ static int finish_block(block_t *b, coll_campaigns_t *out, char *err, size_t cap
                         b->have_metrics || roc || auc || fa};
     for (size_t i = 0; i < sizeof(have) / sizeof(have[0]); i++) {
         if (!have[i]) {
-            return fail(err, cap, "campaign at line %d: missing '%s'", b->line, required[i]);
+            return host_fail(err, cap, "campaign at line %d: missing '%s'", b->line, required[i]);
         }
     }
     const char *names_why = coll_names_finish(&b->o.names, b->c.groups);
     if (names_why != NULL) {
-        return fail(err, cap, "campaign at line %d: %s", b->line, names_why);
+        return host_fail(err, cap, "campaign at line %d: %s", b->line, names_why);
     }
     if (!b->have_budget) {
         b->c.budget = b->c.eps;
@@ -355,7 +336,7 @@ static int finish_block(block_t *b, coll_campaigns_t *out, char *err, size_t cap
     }
     const char *fa_why = coll_fedauc_finish(&b->c, &b->o.fedauc, b->have_fedauc);
     if (fa_why != NULL) {
-        return fail(err, cap, "campaign at line %d: %s", b->line, fa_why);
+        return host_fail(err, cap, "campaign at line %d: %s", b->line, fa_why);
     }
     if (!b->have_frac) {
         b->c.frac_bits = b->c.mechanism == DPM_MECH_ID_TUPLE_ML ? DPM_FRAC_BITS : 0;
@@ -374,17 +355,17 @@ static int finish_block(block_t *b, coll_campaigns_t *out, char *err, size_t cap
     }
     b->o.has_start = b->have_start;
     if (coll_campaigns_find(out, b->c.id) != NULL) {
-        return fail(err, cap, "campaign at line %d: id %u used twice", b->line, b->c.id);
+        return host_fail(err, cap, "campaign at line %d: id %u used twice", b->line, b->c.id);
     }
     if (out->n >= COLL_MAX_CAMPAIGNS) {
-        return fail(err, cap, "campaign at line %d: more than %d campaigns", b->line,
+        return host_fail(err, cap, "campaign at line %d: more than %d campaigns", b->line,
                     COLL_MAX_CAMPAIGNS);
     }
     coll_campaign_t *cc = &out->c[out->n];
     memset(cc, 0, sizeof(*cc));
     const char *why = "";
     if (dpm_mech_init(&cc->mech, &b->c, &why) != DPM_OK) {
-        return fail(err, cap, "campaign %u (line %d): %s", b->c.id, b->line, why);
+        return host_fail(err, cap, "campaign %u (line %d): %s", b->c.id, b->line, why);
     }
     const dpm_tuple_t *t = &cc->mech.params.tuple;
     dpm_status_t st = DPM_OK;
@@ -408,22 +389,22 @@ static int finish_block(block_t *b, coll_campaigns_t *out, char *err, size_t cap
                                          t->group_grr.other, scale, scale, t->frac_bits);
     }
     if (st != DPM_OK) {
-        return fail(err, cap, "campaign %u (line %d): no estimator for these parameters (%s)",
+        return host_fail(err, cap, "campaign %u (line %d): no estimator for these parameters (%s)",
                     b->c.id, b->line, dpm_strerror(st));
     }
     if (coll_bounds_init(&cc->bounds, &cc->mech, b->o.max_examples) != 0) {
-        return fail(err, cap, "campaign %u (line %d): cannot bound its reports", b->c.id, b->line);
+        return host_fail(err, cap, "campaign %u (line %d): cannot bound its reports", b->c.id, b->line);
     }
     if (roc && b->c.groups != 0 && rocg_finish(cc, b, err, cap) != 0) {
         return -1; /* its own, more precise limit first (cells of exact products) */
     }
     const char *cap_why = coll_bounds_capacity_why(&cc->bounds);
     if (cap_why != NULL) {
-        return fail(err, cap, "campaign %u (line %d): %s", b->c.id, b->line, cap_why);
+        return host_fail(err, cap, "campaign %u (line %d): %s", b->c.id, b->line, cap_why);
     }
     cc->opts = b->o;
     if (dpm_campaign_encode(&b->c, cc->pb, sizeof(cc->pb), &cc->pb_len) != DPM_OK) {
-        return fail(err, cap, "campaign %u (line %d): cannot encode", b->c.id, b->line);
+        return host_fail(err, cap, "campaign %u (line %d): cannot encode", b->c.id, b->line);
     }
     out->n++;
     return 0;
@@ -446,20 +427,20 @@ int coll_campaigns_parse(const char *text, size_t len, coll_campaigns_t *out, ch
         char buf[LINE_MAX_CHARS + 1];
         size_t n = e - pos;
         if (n > LINE_MAX_CHARS) {
-            return fail(err, errcap, "line %d: longer than %d characters", line, LINE_MAX_CHARS);
+            return host_fail(err, errcap, "line %d: longer than %d characters", line, LINE_MAX_CHARS);
         }
         memcpy(buf, text + pos, n);
         buf[n] = '\0';
         pos = e + 1;
         if (memchr(buf, '\0', n) != NULL) {
-            return fail(err, errcap, "line %d: contains a NUL byte", line);
+            return host_fail(err, errcap, "line %d: contains a NUL byte", line);
         }
         char *hash = strchr(buf, '#');
         if (hash != NULL) {
             n = (size_t)(hash - buf);
         }
         char *s = buf;
-        trim(&s, &n);
+        text_trim_span(&s, &n);
         s[n] = '\0';
         if (n == 0) {
             continue;
@@ -475,18 +456,18 @@ int coll_campaigns_parse(const char *text, size_t len, coll_campaigns_t *out, ch
         }
         char *eq = strchr(s, '=');
         if (eq == NULL) {
-            return fail(err, errcap, "line %d: expected '[campaign]' or 'key = value'", line);
+            return host_fail(err, errcap, "line %d: expected '[campaign]' or 'key = value'", line);
         }
         if (!in_block) {
-            return fail(err, errcap, "line %d: 'key = value' before the first [campaign]", line);
+            return host_fail(err, errcap, "line %d: 'key = value' before the first [campaign]", line);
         }
         char *key = s;
         size_t kn = (size_t)(eq - s);
-        trim(&key, &kn);
+        text_trim_span(&key, &kn);
         key[kn] = '\0';
         char *val = eq + 1;
         size_t vn = strlen(val);
-        trim(&val, &vn);
+        text_trim_span(&val, &vn);
         val[vn] = '\0';
         if (set_key(&b, key, val, line, err, errcap) != 0) {
             return -1;
@@ -496,7 +477,7 @@ int coll_campaigns_parse(const char *text, size_t len, coll_campaigns_t *out, ch
         return -1;
     }
     if (out->n == 0) {
-        return fail(err, errcap, "no [campaign] block");
+        return host_fail(err, errcap, "no [campaign] block");
     }
     return 0;
 }
@@ -505,25 +486,25 @@ int coll_campaigns_load(const char *path, coll_campaigns_t *out, char *err, size
 {
     FILE *f = fopen(path, "rb");
     if (f == NULL) {
-        return fail(err, errcap, "cannot open %s: %s", path, strerror(errno));
+        return host_fail(err, errcap, "cannot open %s: %s", path, strerror(errno));
     }
     char *text = malloc(FILE_MAX_BYTES + 1);
     if (text == NULL) {
         fclose(f);
-        return fail(err, errcap, "out of memory");
+        return host_fail(err, errcap, "out of memory");
     }
     size_t n = fread(text, 1, FILE_MAX_BYTES + 1, f);
     int rerr = ferror(f);
     fclose(f);
     if (rerr || n > FILE_MAX_BYTES) {
         free(text);
-        return fail(err, errcap, "%s: %s", path, rerr ? "read error" : "larger than 1 MiB");
+        return host_fail(err, errcap, "%s: %s", path, rerr ? "read error" : "larger than 1 MiB");
     }
     char msg[384];
     int rc = coll_campaigns_parse(text, n, out, msg, sizeof(msg));
     free(text);
     if (rc != 0) {
-        return fail(err, errcap, "%s: %s", path, msg);
+        return host_fail(err, errcap, "%s: %s", path, msg);
     }
     return 0;
 }

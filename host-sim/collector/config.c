@@ -2,24 +2,13 @@
 /* The configuration file as command-line options (see config.h). */
 #include "collector/config.h"
 
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_ARGS 256
+#include "common/text_list.h"
 
-static char *trim(char *s)
-{
-    while (isspace((unsigned char)*s)) {
-        s++;
-    }
-    size_t n = strlen(s);
-    while (n > 0 && isspace((unsigned char)s[n - 1])) {
-        s[--n] = '\0';
-    }
-    return s;
-}
+#define MAX_ARGS 256
 
 static int is_flag(const char *name, const char *const *flags)
 {
@@ -70,7 +59,7 @@ int coll_config_argv(const char *path, int argc, char **argv, const char *const 
         if (hash != NULL) {
             *hash = '\0';
         }
-        char *s = trim(line);
+        char *s = text_trim(line);
         if (*s == '\0') {
             continue;
         }
@@ -81,7 +70,7 @@ int coll_config_argv(const char *path, int argc, char **argv, const char *const 
             break;
         }
         *eq = '\0';
-        char *name = trim(s), *value = trim(eq + 1);
+        char *name = text_trim(s), *value = text_trim(eq + 1);
         char opt[128];
         if (*name == '\0' || strlen(name) > 100 || strncmp(name, "-", 1) == 0 ||
             strcmp(name, "config") == 0) {

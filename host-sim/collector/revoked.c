@@ -4,7 +4,6 @@
 
 #include <errno.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +12,7 @@
 
 #include "collector/auth.h"
 #include "collector/log.h"
+#include "common/err.h"
 #include "common/text_list.h"
 
 #define FILE_MAX_BYTES (64u << 20)
@@ -34,15 +34,6 @@ struct coll_revoked {
     uint64_t checked_ms; /* when it was last looked at */
     uint64_t reloads;
 };
-
-static int fail(char *err, size_t cap, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, cap, fmt, ap);
-    va_end(ap);
-    return -1;
-}
 
 static uint64_t mono_ms(void)
 {
@@ -105,27 +96,27 @@ static int add_entry(deny_list_t *l, const char *s, size_t *capfp, size_t *capid
     if (strncmp(s, "cert:", 5) == 0 || strncmp(s, "token:", 6) == 0) {
         size_t n = strlen(s), prefix = s[0] == 'c' ? 5 : 6;
         if (n == prefix || n >= COLL_IDENTITY_MAX) {
-            return fail(err, cap, "an identity is cert:CN or token:NAME, at most %d characters",
+            return host_fail(err, cap, "an identity is cert:CN or token:NAME, at most %d characters",
                         COLL_IDENTITY_MAX - 1);
         }
         if (l->nids == *capid) {
             size_t nc = *capid ? 2 * *capid : 16;
             char **p = realloc(l->ids, nc * sizeof(*p));
             if (p == NULL) {
-                return fail(err, cap, "out of memory");
+                return host_fail(err, cap, "out of memory");
             }
             l->ids = p;
             *capid = nc;
         }
         if ((l->ids[l->nids] = strdup(s)) == NULL) {
-            return fail(err, cap, "out of memory");
+            return host_fail(err, cap, "out of memory");
         }
         l->nids++;
         return 0;
     }
     uint8_t fp[32];
     if (parse_fingerprint(s, fp) != 0) {
-        return fail(err, cap,
+        return host_fail(err, cap,
                     "want a certificate's SHA-256 fingerprint (64 hex digits, colons allowed) "
                     "or an identity cert:CN / token:NAME, got '%.80s'",
                     s);
@@ -134,7 +125,7 @@ static int add_entry(deny_list_t *l, const char *s, size_t *capfp, size_t *capid
         size_t nc = *capfp ? 2 * *capfp : 16;
         uint8_t(*p)[32] = realloc(l->fp, nc * sizeof(*p));
         if (p == NULL) {
-            return fail(err, cap, "out of memory");
+            return host_fail(err, cap, "out of memory");
         }
         l->fp = p;
         *capfp = nc;
@@ -159,7 +150,7 @@ static int parse_list(const char *text, size_t len, deny_list_t *out, char *err,
         size_t n = e - pos;
         if (n > LINE_MAX_CHARS || memchr(text + pos, '\0', n) != NULL) {
             list_free(&l);
-            return fail(err, cap, "line %d: %s", line,
+            return host_fail(err, cap, "line %d: %s", line,
                         n > LINE_MAX_CHARS ? "too long" : "a NUL byte");
         }
         memcpy(buf, text + pos, n);
@@ -172,7 +163,7 @@ static int parse_list(const char *text, size_t len, deny_list_t *out, char *err,
         }
         if (add_entry(&l, s, &capfp, &capid, why, sizeof(why)) != 0) {
             list_free(&l);
-            return fail(err, cap, "line %d: %s", line, why);
+            return host_fail(err, cap, "line %d: %s", line, why);
         }
     }
     if (l.nfp > 0) {
@@ -190,12 +181,12 @@ static int load_file(const char *path, deny_list_t *out, struct stat *st, char *
 {
     FILE *f = fopen(path, "rb");
     if (f == NULL) {
-        return fail(err, cap, "cannot open %s: %s", path, strerror(errno));
+        return host_fail(err, cap, "cannot open %s: %s", path, strerror(errno));
     }
     if (fstat(fileno(f), st) != 0 || !S_ISREG(st->st_mode) || st->st_size < 0 ||
         (unsigned long long)st->st_size > FILE_MAX_BYTES) {
         fclose(f);
-        return fail(err, cap, "%s: not a regular file of at most 64 MiB", path);
+        return host_fail(err, cap, "%s: not a regular file of at most 64 MiB", path);
     }
     size_t size = (size_t)st->st_size;
     char *text = malloc(size + 1);
@@ -203,12 +194,12 @@ static int load_file(const char *path, deny_list_t *out, struct stat *st, char *
     fclose(f);
     if (text == NULL || n != size) {
         free(text);
-        return fail(err, cap, "%s: read error", path);
+        return host_fail(err, cap, "%s: read error", path);
     }
     char msg[300];
     int rc = parse_list(text, n, out, msg, sizeof(msg));
     free(text);
-    return rc == 0 ? 0 : fail(err, cap, "%s: %s", path, msg);
+    return rc == 0 ? 0 : host_fail(err, cap, "%s: %s", path, msg);
 }
 
 static coll_revoked_t *make(void)
@@ -226,7 +217,7 @@ int coll_revoked_open(coll_revoked_t **out, const char *path, char *err, size_t 
     coll_revoked_t *r = make();
     if (r == NULL || (r->path = strdup(path)) == NULL) {
         coll_revoked_free(r);
-        return fail(err, cap, "out of memory");
+        return host_fail(err, cap, "out of memory");
     }
     if (load_file(path, &r->list, &r->seen, err, cap) != 0) {
         coll_revoked_free(r);
@@ -241,7 +232,7 @@ int coll_revoked_parse(coll_revoked_t **out, const char *text, size_t len, char 
 {
     coll_revoked_t *r = make();
     if (r == NULL) {
-        return fail(err, cap, "out of memory");
+        return host_fail(err, cap, "out of memory");
     }
     if (parse_list(text, len, &r->list, err, cap) != 0) {
         coll_revoked_free(r);

@@ -31,7 +31,6 @@
 #include <endian.h>
 #include <libpq-fe.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +38,7 @@
 #include <unistd.h>
 
 #include "collector/store_backend.h"
+#include "common/err.h"
 
 #define SCHEMA_VERSION 1
 #define ADVISORY_KEY "7020771" /* pg_advisory_xact_lock key of the schema migration */
@@ -159,15 +159,6 @@ struct coll_backend {
     int err_conn;      /* the connection broke */
     char err_msg[160];
 };
-
-static int fail(char *err, size_t cap, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, cap, fmt, ap);
-    va_end(ap);
-    return -1;
-}
 
 /* Keep the first line of a libpq message. */
 static void one_line(char *out, size_t cap, const char *msg)
@@ -346,12 +337,12 @@ static PGconn *connect_db(const char *conninfo, const char *role, const char *sh
     if (c == NULL || PQstatus(c) != CONNECTION_OK) {
         char msg[200];
         one_line(msg, sizeof(msg), c != NULL ? PQerrorMessage(c) : "out of memory");
-        fail(err, cap, "cannot connect to PostgreSQL: %s", msg);
+        host_fail(err, cap, "cannot connect to PostgreSQL: %s", msg);
         PQfinish(c);
         return NULL;
     }
     if (init_session(c, role, shard) != 0) {
-        fail(err, cap, "PostgreSQL: %s", PQerrorMessage(c));
+        host_fail(err, cap, "PostgreSQL: %s", PQerrorMessage(c));
         PQfinish(c);
         return NULL;
     }
@@ -388,13 +379,13 @@ static int create_or_check(coll_backend_t *b, int *from, char *err, size_t cap)
 {
     PGresult *r;
     if (cmd(b, "BEGIN") != 0 || cmd(b, "SELECT pg_advisory_xact_lock(" ADVISORY_KEY ")") != 0) {
-        return fail(err, cap, "PostgreSQL: %s", b->err_msg);
+        return host_fail(err, cap, "PostgreSQL: %s", b->err_msg);
     }
     r = PQexec(b->db, "SELECT to_regclass('dpm_schema') IS NOT NULL, (" COUNT_TABLES_SQL ")");
     if (PQresultStatus(r) != PGRES_TUPLES_OK || PQntuples(r) != 1) {
         db_fail(b, r);
         cmd(b, "ROLLBACK");
-        return fail(err, cap, "PostgreSQL: %s", b->err_msg);
+        return host_fail(err, cap, "PostgreSQL: %s", b->err_msg);
     }
     int exists = PQgetvalue(r, 0, 0)[0] == 't';
     int tables = atoi(PQgetvalue(r, 0, 1));
@@ -405,7 +396,7 @@ static int create_or_check(coll_backend_t *b, int *from, char *err, size_t cap)
         if (PQresultStatus(r) != PGRES_TUPLES_OK || PQntuples(r) != 1) {
             db_fail(b, r);
             cmd(b, "ROLLBACK");
-            return fail(err, cap, "PostgreSQL: %s", b->err_msg);
+            return host_fail(err, cap, "PostgreSQL: %s", b->err_msg);
         }
         version = PQgetisnull(r, 0, 0) ? -2 : atoi(PQgetvalue(r, 0, 0));
         PQclear(r);
@@ -418,7 +409,7 @@ static int create_or_check(coll_backend_t *b, int *from, char *err, size_t cap)
                              : NULL;
     if (damage != NULL) {
         cmd(b, "ROLLBACK");
-        return fail(err, cap,
+        return host_fail(err, cap,
                     "the database should hold a dpm-collector schema but holds part of one (%s, "
                     "%d of %d tables): it was emptied or damaged. Restore the latest backup "
                     "(dpm-collector restore) into a new database; drop the remains only if they "
@@ -428,7 +419,7 @@ static int create_or_check(coll_backend_t *b, int *from, char *err, size_t cap)
     *from = version;
     if (version > SCHEMA_VERSION) {
         cmd(b, "ROLLBACK");
-        return fail(err, cap,
+        return host_fail(err, cap,
                     "database schema version %d is newer than this collector's (%d): it was "
                     "written by a newer dpm-collector; run that version (or restore a backup "
                     "made before the upgrade)",
@@ -438,17 +429,17 @@ static int create_or_check(coll_backend_t *b, int *from, char *err, size_t cap)
         char msg[200];
         snprintf(msg, sizeof(msg), "%s", b->err_msg);
         cmd(b, "ROLLBACK");
-        return fail(err, cap, "PostgreSQL: creating the schema: %s", msg);
+        return host_fail(err, cap, "PostgreSQL: creating the schema: %s", msg);
     }
     /* future versions: migrate version -> SCHEMA_VERSION here, step by step */
     if (cmd(b, AGG_VEC) != 0) {
         char msg[200];
         snprintf(msg, sizeof(msg), "%s", b->err_msg);
         cmd(b, "ROLLBACK");
-        return fail(err, cap, "PostgreSQL: creating agg_vec: %s", msg);
+        return host_fail(err, cap, "PostgreSQL: creating agg_vec: %s", msg);
     }
     if (cmd(b, "COMMIT") != 0) {
-        return fail(err, cap, "PostgreSQL: %s", b->err_msg);
+        return host_fail(err, cap, "PostgreSQL: %s", b->err_msg);
     }
     return 0;
 }
@@ -475,7 +466,7 @@ static int be_open(coll_backend_t **out, const char *url, coll_be_mode_t mode,
     coll_backend_t *b = calloc(1, sizeof(*b));
     if (b == NULL || (b->conninfo = strdup(url)) == NULL) {
         free(b);
-        return fail(err, cap, "out of memory");
+        return host_fail(err, cap, "out of memory");
     }
     pthread_mutex_init(&b->rd_mu, NULL);
     b->mode = mode;
@@ -484,18 +475,18 @@ static int be_open(coll_backend_t **out, const char *url, coll_be_mode_t mode,
     if ((b->db = connect_db(url, mode == COLL_BE_SERVE ? "writer" : "admin", b->shard, msg,
                             sizeof(msg))) == NULL ||
         create_or_check(b, from, msg, sizeof(msg)) != 0) {
-        fail(err, cap, "database %s: %s", url, msg);
+        host_fail(err, cap, "database %s: %s", url, msg);
         be_close(b);
         return -1;
     }
     if (prepare_writer(b) != 0) {
-        fail(err, cap, "database %s: %s", url, b->err_msg);
+        host_fail(err, cap, "database %s: %s", url, b->err_msg);
         be_close(b);
         return -1;
     }
     if (mode == COLL_BE_SERVE &&
         (b->rd = connect_db(url, "reader", b->shard, msg, sizeof(msg))) == NULL) {
-        fail(err, cap, "database %s: %s", url, msg);
+        host_fail(err, cap, "database %s: %s", url, msg);
         be_close(b);
         return -1;
     }
@@ -509,7 +500,7 @@ static int be_check_campaigns(coll_backend_t *b, coll_campaigns_t *cs, int64_t n
                               size_t cap)
 {
     if (cmd(b, "BEGIN") != 0 || cmd(b, "SELECT pg_advisory_xact_lock(" ADVISORY_KEY ")") != 0) {
-        return fail(err, cap, "PostgreSQL: %s", b->err_msg);
+        return host_fail(err, cap, "PostgreSQL: %s", b->err_msg);
     }
     for (size_t i = 0; i < cs->n; i++) {
         coll_campaign_t *c = &cs->c[i];
@@ -530,7 +521,7 @@ static int be_check_campaigns(coll_backend_t *b, coll_campaigns_t *cs, int64_t n
         if (PQresultStatus(r) != PGRES_COMMAND_OK) {
             db_fail(b, r);
             cmd(b, "ROLLBACK");
-            return fail(err, cap, "PostgreSQL: %s", b->err_msg);
+            return host_fail(err, cap, "PostgreSQL: %s", b->err_msg);
         }
         PQclear(r);
         r = PQexecParams(b->db,
@@ -540,7 +531,7 @@ static int be_check_campaigns(coll_backend_t *b, coll_campaigns_t *cs, int64_t n
         if (PQresultStatus(r) != PGRES_TUPLES_OK || PQntuples(r) != 1) {
             db_fail(b, r);
             cmd(b, "ROLLBACK");
-            return fail(err, cap, "PostgreSQL: %s", b->err_msg);
+            return host_fail(err, cap, "PostgreSQL: %s", b->err_msg);
         }
         int same = strcmp(PQgetvalue(r, 0, 0), mech) == 0 &&
                    strcmp(PQgetvalue(r, 0, 1), eps) == 0 && strcmp(PQgetvalue(r, 0, 2), hash) == 0;
@@ -548,7 +539,7 @@ static int be_check_campaigns(coll_backend_t *b, coll_campaigns_t *cs, int64_t n
         PQclear(r);
         if (!same) {
             cmd(b, "ROLLBACK");
-            return fail(err, cap,
+            return host_fail(err, cap,
                         "campaign %u: the database holds reports made with different parameters "
                         "(mechanism, eps, groups or metrics changed); use a new campaign id or a "
                         "new database",
@@ -559,7 +550,7 @@ static int be_check_campaigns(coll_backend_t *b, coll_campaigns_t *cs, int64_t n
             c->opts.has_start = 1;
         }
     }
-    return cmd(b, "COMMIT") == 0 ? 0 : fail(err, cap, "PostgreSQL: %s", b->err_msg);
+    return cmd(b, "COMMIT") == 0 ? 0 : host_fail(err, cap, "PostgreSQL: %s", b->err_msg);
 }
 
 /* ---- the writer -------------------------------------------------------------------------------
@@ -953,7 +944,7 @@ static PGresult *query(PGconn *conn, const char *sql, int n, const char *const *
         char msg[200];
         one_line(msg, sizeof(msg),
                  PQresultErrorMessage(r)[0] ? PQresultErrorMessage(r) : PQerrorMessage(conn));
-        fail(err, cap, "database read: %s", msg);
+        host_fail(err, cap, "database read: %s", msg);
         PQclear(r);
         return NULL;
     }
@@ -970,7 +961,7 @@ static int reader_ok(coll_backend_t *b, char *err, size_t cap)
     if (PQstatus(b->rd) != CONNECTION_OK) {
         char msg[200];
         one_line(msg, sizeof(msg), PQerrorMessage(b->rd));
-        return fail(err, cap, "database read: %s", msg);
+        return host_fail(err, cap, "database read: %s", msg);
     }
     init_session(b->rd, "reader", b->shard);
     return 0;
@@ -989,7 +980,7 @@ static int read_begin(coll_backend_t *b, char *err, size_t cap)
         ok = PQresultStatus(r) == PGRES_COMMAND_OK;
         PQclear(r);
     }
-    return ok ? 0 : fail(err, cap, "database read: %s", PQerrorMessage(b->rd));
+    return ok ? 0 : host_fail(err, cap, "database read: %s", PQerrorMessage(b->rd));
 }
 
 static void read_end(coll_backend_t *b)
@@ -1117,7 +1108,7 @@ static int be_scan_reports(coll_backend_t *b, coll_report_cb cb, void *ctx, char
                            " FROM reports",
                            0, NULL, NULL, NULL, NULL, 1) ||
         !PQsetSingleRowMode(b->db)) {
-        return fail(err, cap, "database read: %s", PQerrorMessage(b->db));
+        return host_fail(err, cap, "database read: %s", PQerrorMessage(b->db));
     }
     int rc = 0;
     PGresult *r;
@@ -1142,7 +1133,7 @@ static int be_scan_reports(coll_backend_t *b, coll_report_cb cb, void *ctx, char
             rep.mechanism = (uint8_t)(nv == 0 ? DPM_MECH_ID_ROC_HIST : DPM_MECH_ID_TUPLE_MR);
             cb(ctx, &rep);
         } else if (st != PGRES_TUPLES_OK && rc == 0) {
-            rc = fail(err, cap, "database read: %s", PQresultErrorMessage(r));
+            rc = host_fail(err, cap, "database read: %s", PQresultErrorMessage(r));
         }
         PQclear(r);
     }
@@ -1296,7 +1287,7 @@ static int run(char *const argv[], char *err, size_t cap)
 {
     pid_t pid = fork();
     if (pid < 0) {
-        return fail(err, cap, "cannot start %s", argv[0]);
+        return host_fail(err, cap, "cannot start %s", argv[0]);
     }
     if (pid == 0) {
         execvp(argv[0], argv);
@@ -1307,7 +1298,7 @@ static int run(char *const argv[], char *err, size_t cap)
     while (waitpid(pid, &status, 0) < 0) {
     }
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        return fail(err, cap, "%s failed (exit status %d; its messages are above)", argv[0],
+        return host_fail(err, cap, "%s failed (exit status %d; its messages are above)", argv[0],
                     WIFEXITED(status) ? WEXITSTATUS(status) : -1);
     }
     return 0;
@@ -1316,7 +1307,7 @@ static int run(char *const argv[], char *err, size_t cap)
 int coll_pg_backup(const char *url, const char *to, char *err, size_t cap)
 {
     if (access(to, F_OK) == 0) {
-        return fail(err, cap, "%s exists: give a new file name", to);
+        return host_fail(err, cap, "%s exists: give a new file name", to);
     }
     char *argv[] = {"pg_dump",  "--format=custom", "--file", (char *)to,
                     "--dbname", (char *)url,       NULL};
@@ -1334,7 +1325,7 @@ int coll_pg_restore(const char *from, const char *url, char *err, size_t cap)
     PQclear(r);
     PQfinish(c);
     if (busy) {
-        return fail(err, cap,
+        return host_fail(err, cap,
                     "%s already holds a collector database: restore into a new, empty "
                     "database (createdb), then point the collectors at it",
                     url);

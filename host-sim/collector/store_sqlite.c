@@ -30,7 +30,6 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <sqlite3.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +39,7 @@
 #include <unistd.h>
 
 #include "collector/store_backend.h"
+#include "common/err.h"
 
 #define SCHEMA_VERSION 3
 
@@ -114,15 +114,6 @@ static const char MIGRATE_2_TO_3[] =
     "ALTER TABLE rejects_v3 RENAME TO rejects;"
     "INSERT INTO agg_lost SELECT '', SUM(count) FROM lost HAVING SUM(count) > 0;";
 
-static int fail(char *err, size_t cap, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, cap, fmt, ap);
-    va_end(ap);
-    return -1;
-}
-
 /* Remember the writer connection's last error for error(). */
 static int db_fail(coll_backend_t *b)
 {
@@ -161,7 +152,7 @@ static int check_integrity(sqlite3 *db, coll_integrity_t mode, char *err, size_t
         mode == COLL_INTEGRITY_FULL ? "PRAGMA integrity_check(8)" : "PRAGMA quick_check(8)";
     sqlite3_stmt *q = NULL;
     if (sqlite3_prepare_v2(db, sql, -1, &q, NULL) != SQLITE_OK) {
-        return fail(err, cap, "integrity check failed: %s", sqlite3_errmsg(db));
+        return host_fail(err, cap, "integrity check failed: %s", sqlite3_errmsg(db));
     }
     char first[256] = "";
     int rows = 0, st;
@@ -173,10 +164,10 @@ static int check_integrity(sqlite3 *db, coll_integrity_t mode, char *err, size_t
     }
     sqlite3_finalize(q);
     if (st != SQLITE_DONE) {
-        return fail(err, cap, "integrity check failed: %s", sqlite3_errmsg(db));
+        return host_fail(err, cap, "integrity check failed: %s", sqlite3_errmsg(db));
     }
     if (rows != 1 || strcmp(first, "ok") != 0) {
-        return fail(err, cap,
+        return host_fail(err, cap,
                     "integrity check failed (%s): %s; refusing to start. Restore the "
                     "database from a backup, or run sqlite3 .recover on a copy (README)",
                     mode == COLL_INTEGRITY_FULL ? "integrity_check" : "quick_check", first);
@@ -208,16 +199,16 @@ static int prepare(coll_backend_t *b);
 static int migrate_2_to_3(coll_backend_t *b, char *err, size_t cap)
 {
     if (exec(b->db, SCHEMA_V3_SUMS) != 0 || exec(b->db, MIGRATE_2_TO_3) != 0 || prepare(b) != 0) {
-        return fail(err, cap, "%s", sqlite3_errmsg(b->db));
+        return host_fail(err, cap, "%s", sqlite3_errmsg(b->db));
     }
     backfill_t bf;
     memset(&bf, 0, sizeof(bf));
     int rc = scan_reports_db(b->db, backfill_one, &bf, err, cap);
     if (rc == 0 && bf.bad > 0) {
-        rc = fail(err, cap, "%d stored reports cannot be summed (damaged rows)", bf.bad);
+        rc = host_fail(err, cap, "%d stored reports cannot be summed (damaged rows)", bf.bad);
     }
     if (rc == 0 && (write_sums(b, &bf.d, "") != 0 || write_vec(b, &bf.d.vec, "") != 0)) {
-        rc = fail(err, cap, "%s", sqlite3_errmsg(b->db));
+        rc = host_fail(err, cap, "%s", sqlite3_errmsg(b->db));
     }
     coll_deltas_free(&bf.d);
     return rc;
@@ -233,11 +224,11 @@ static int create_or_migrate(coll_backend_t *b, int *from, char *err, size_t cap
     sqlite3_int64 has_reports = query_int(b->db, HAS_REPORTS);
     char sql[2048];
     if (version < 0 || has_reports < 0) {
-        return fail(err, cap, "database: %s", sqlite3_errmsg(b->db));
+        return host_fail(err, cap, "database: %s", sqlite3_errmsg(b->db));
     }
     *from = has_reports ? (int)version : -1;
     if (version > SCHEMA_VERSION) {
-        return fail(err, cap,
+        return host_fail(err, cap,
                     "database schema version %lld is newer than this collector's (%d): it was "
                     "written by a newer dpm-collector; run that version (or restore a backup "
                     "made before the upgrade)",
@@ -247,11 +238,11 @@ static int create_or_migrate(coll_backend_t *b, int *from, char *err, size_t cap
         return 0;
     }
     if (has_reports && version != 0 && version != 2) {
-        return fail(err, cap, "database schema version %lld: no migration from it is known",
+        return host_fail(err, cap, "database schema version %lld: no migration from it is known",
                     (long long)version);
     }
     if (exec(b->db, "BEGIN IMMEDIATE") != 0) {
-        return fail(err, cap, "database: %s", sqlite3_errmsg(b->db));
+        return host_fail(err, cap, "database: %s", sqlite3_errmsg(b->db));
     }
     /* A new database is made as version 2 and migrated like any other: one way to the
      * current schema. */
@@ -259,12 +250,12 @@ static int create_or_migrate(coll_backend_t *b, int *from, char *err, size_t cap
     if (!has_reports) {
         snprintf(sql, sizeof(sql), "CREATE TABLE reports %s;", REPORTS_COLUMNS);
         if (exec(b->db, sql) != 0 || exec(b->db, SCHEMA_V2) != 0) {
-            rc = fail(err, cap, "%s", sqlite3_errmsg(b->db));
+            rc = host_fail(err, cap, "%s", sqlite3_errmsg(b->db));
         }
     } else if (version == 0) {
         snprintf(sql, sizeof(sql), MIGRATE_0_TO_2, REPORTS_COLUMNS);
         if (exec(b->db, sql) != 0 || exec(b->db, SCHEMA_V2) != 0) {
-            rc = fail(err, cap, "%s", sqlite3_errmsg(b->db));
+            rc = host_fail(err, cap, "%s", sqlite3_errmsg(b->db));
         }
     }
     if (rc == 0) {
@@ -272,12 +263,12 @@ static int create_or_migrate(coll_backend_t *b, int *from, char *err, size_t cap
     }
     snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", SCHEMA_VERSION);
     if (rc == 0 && (exec(b->db, sql) != 0 || exec(b->db, "COMMIT") != 0)) {
-        rc = fail(err, cap, "%s", sqlite3_errmsg(b->db));
+        rc = host_fail(err, cap, "%s", sqlite3_errmsg(b->db));
     }
     if (rc != 0) {
         char why[512];
         snprintf(why, sizeof(why), "%s", err);
-        fail(err, cap, "database schema %lld -> %d: %s", (long long)version, SCHEMA_VERSION, why);
+        host_fail(err, cap, "database schema %lld -> %d: %s", (long long)version, SCHEMA_VERSION, why);
         exec(b->db, "ROLLBACK");
         return -1;
     }
@@ -385,7 +376,7 @@ static int be_open(coll_backend_t **out, const char *path, coll_be_mode_t mode,
 {
     coll_backend_t *b = calloc(1, sizeof(*b));
     if (b == NULL) {
-        return fail(err, cap, "out of memory");
+        return host_fail(err, cap, "out of memory");
     }
     b->lock_fd = -1;
     b->mode = mode;
@@ -398,7 +389,7 @@ static int be_open(coll_backend_t **out, const char *path, coll_be_mode_t mode,
      * every report and restart periods and quotas of campaigns without a start. */
     struct stat st;
     if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0) {
-        fail(err, cap,
+        host_fail(err, cap,
              "database %s is an empty (0-byte) file, so it was truncated or replaced: move it "
              "away and restore the latest backup (dpm-collector restore --from BACKUP --db %s); "
              "delete it only if it never held reports (an interrupted first start)",
@@ -411,17 +402,17 @@ static int be_open(coll_backend_t **out, const char *path, coll_be_mode_t mode,
          * descriptor stays open until after sqlite3_close. */
         b->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
         if (b->lock_fd < 0) {
-            fail(err, cap, "cannot open database %s: %s", path, strerror(errno));
+            host_fail(err, cap, "cannot open database %s: %s", path, strerror(errno));
             goto bad;
         }
         if (flock(b->lock_fd, LOCK_EX | LOCK_NB) != 0) {
-            fail(err, cap, "database %s is in use by another collector", path);
+            host_fail(err, cap, "database %s is in use by another collector", path);
             goto bad;
         }
     }
     if (sqlite3_open_v2(path, &b->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
         SQLITE_OK) {
-        fail(err, cap, "cannot open database %s: %s", path,
+        host_fail(err, cap, "cannot open database %s: %s", path,
              b->db ? sqlite3_errmsg(b->db) : "out of memory");
         goto bad;
     }
@@ -435,12 +426,12 @@ static int be_open(coll_backend_t **out, const char *path, coll_be_mode_t mode,
     }
     sqlite3_finalize(q);
     if (!wal) {
-        fail(err, cap, "database %s: cannot switch to WAL mode: %s", path, sqlite3_errmsg(b->db));
+        host_fail(err, cap, "database %s: cannot switch to WAL mode: %s", path, sqlite3_errmsg(b->db));
         goto bad;
     }
     if (check_integrity(b->db, o != NULL ? o->integrity : COLL_INTEGRITY_OFF, msg, sizeof(msg)) !=
         0) {
-        fail(err, cap, "database %s: %s", path, msg);
+        host_fail(err, cap, "database %s: %s", path, msg);
         goto bad;
     }
     /* synchronous=FULL: every COMMIT fsyncs the WAL, so a 2xx survives power loss. A 64 MiB
@@ -449,20 +440,20 @@ static int be_open(coll_backend_t **out, const char *path, coll_be_mode_t mode,
     if (exec(b->db, "PRAGMA synchronous=FULL") != 0 ||
         exec(b->db, "PRAGMA cache_size=-65536") != 0 ||
         exec(b->db, "PRAGMA wal_autocheckpoint=16384") != 0) {
-        fail(err, cap, "database %s: %s", path, sqlite3_errmsg(b->db));
+        host_fail(err, cap, "database %s: %s", path, sqlite3_errmsg(b->db));
         goto bad;
     }
     if (create_or_migrate(b, from, msg, sizeof(msg)) != 0) {
-        fail(err, cap, "database %s: %s", path, msg);
+        host_fail(err, cap, "database %s: %s", path, msg);
         goto bad;
     }
     if (prepare(b) != 0) {
-        fail(err, cap, "database %s: %s", path, sqlite3_errmsg(b->db));
+        host_fail(err, cap, "database %s: %s", path, sqlite3_errmsg(b->db));
         goto bad;
     }
     if (mode == COLL_BE_SERVE) {
         if (sqlite3_open_v2(path, &b->rd, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-            fail(err, cap, "database %s: cannot open a reader: %s", path,
+            host_fail(err, cap, "database %s: cannot open a reader: %s", path,
                  b->rd ? sqlite3_errmsg(b->rd) : "out of memory");
             goto bad;
         }
@@ -494,7 +485,7 @@ static int be_check_campaigns(coll_backend_t *b, coll_campaigns_t *cs, int64_t n
                            -1, &put, NULL) != SQLITE_OK ||
         sqlite3_prepare_v2(b->db, "UPDATE campaigns SET first_seen = ? WHERE id = ?", -1, &seen,
                            NULL) != SQLITE_OK) {
-        fail(err, cap, "database: %s", sqlite3_errmsg(b->db));
+        host_fail(err, cap, "database: %s", sqlite3_errmsg(b->db));
         goto out;
     }
     for (size_t i = 0; i < cs->n; i++) {
@@ -508,7 +499,7 @@ static int be_check_campaigns(coll_backend_t *b, coll_campaigns_t *cs, int64_t n
             if (sqlite3_column_int64(get, 0) != (sqlite3_int64)m->campaign.mechanism ||
                 sqlite3_column_int64(get, 1) != (sqlite3_int64)m->eps_implemented ||
                 sqlite3_column_int64(get, 2) != (sqlite3_int64)m->params_hash) {
-                fail(err, cap,
+                host_fail(err, cap,
                      "campaign %u: the database holds reports made with different parameters "
                      "(mechanism, eps, groups or metrics changed); use a new campaign id or a "
                      "new database",
@@ -522,7 +513,7 @@ static int be_check_campaigns(coll_backend_t *b, coll_campaigns_t *cs, int64_t n
                 sqlite3_bind_int64(seen, 1, now);
                 sqlite3_bind_int64(seen, 2, m->campaign.id);
                 if (sqlite3_step(seen) != SQLITE_DONE) {
-                    fail(err, cap, "database: %s", sqlite3_errmsg(b->db));
+                    host_fail(err, cap, "database: %s", sqlite3_errmsg(b->db));
                     goto out;
                 }
             }
@@ -535,11 +526,11 @@ static int be_check_campaigns(coll_backend_t *b, coll_campaigns_t *cs, int64_t n
             sqlite3_bind_blob(put, 5, c->pb, (int)c->pb_len, SQLITE_STATIC);
             sqlite3_bind_int64(put, 6, now);
             if (sqlite3_step(put) != SQLITE_DONE) {
-                fail(err, cap, "database: %s", sqlite3_errmsg(b->db));
+                host_fail(err, cap, "database: %s", sqlite3_errmsg(b->db));
                 goto out;
             }
         } else {
-            fail(err, cap, "database: %s", sqlite3_errmsg(b->db));
+            host_fail(err, cap, "database: %s", sqlite3_errmsg(b->db));
             goto out;
         }
         if (!c->opts.has_start) {
@@ -772,7 +763,7 @@ static int be_add_sums(coll_backend_t *b, const coll_deltas_t *d)
 
 static int rd_fail(sqlite3 *db, char *err, size_t cap)
 {
-    return fail(err, cap, "database read: %s", sqlite3_errmsg(db));
+    return host_fail(err, cap, "database read: %s", sqlite3_errmsg(db));
 }
 
 /* Run sql with (campaign, from, to) bound (those that appear) and hand each row to fn. */
@@ -1129,29 +1120,29 @@ const coll_backend_ops_t coll_sqlite_backend = {
 static int copy_db(sqlite3 *src, const char *to, char *err, size_t cap)
 {
     if (access(to, F_OK) == 0) {
-        return fail(err, cap, "%s exists: give a new file name", to);
+        return host_fail(err, cap, "%s exists: give a new file name", to);
     }
     sqlite3 *dst = NULL;
     if (sqlite3_open_v2(to, &dst, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
-        fail(err, cap, "cannot create %s: %s", to, dst ? sqlite3_errmsg(dst) : "out of memory");
+        host_fail(err, cap, "cannot create %s: %s", to, dst ? sqlite3_errmsg(dst) : "out of memory");
         sqlite3_close(dst);
         return -1;
     }
     sqlite3_backup *bk = sqlite3_backup_init(dst, "main", src, "main");
     int rc = -1;
     if (bk == NULL) {
-        fail(err, cap, "backup: %s", sqlite3_errmsg(dst));
+        host_fail(err, cap, "backup: %s", sqlite3_errmsg(dst));
     } else {
         int st = sqlite3_backup_step(bk, -1);
         sqlite3_backup_finish(bk);
         if (st != SQLITE_DONE) {
-            fail(err, cap, "backup: %s", sqlite3_errstr(st));
+            host_fail(err, cap, "backup: %s", sqlite3_errstr(st));
         } else {
             rc = 0;
         }
     }
     if (sqlite3_close(dst) != SQLITE_OK && rc == 0) {
-        rc = fail(err, cap, "backup: cannot close %s", to);
+        rc = host_fail(err, cap, "backup: cannot close %s", to);
     }
     if (rc != 0) {
         unlink(to);
@@ -1163,15 +1154,15 @@ int coll_sqlite_backup(const char *path, const char *to, char *err, size_t cap)
 {
     sqlite3 *src = NULL;
     if (sqlite3_open_v2(path, &src, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-        fail(err, cap, "cannot open %s: %s", path, src ? sqlite3_errmsg(src) : "out of memory");
+        host_fail(err, cap, "cannot open %s: %s", path, src ? sqlite3_errmsg(src) : "out of memory");
         sqlite3_close(src);
         return -1;
     }
     sqlite3_busy_timeout(src, 5000);
     sqlite3_int64 has = query_int(src, HAS_REPORTS);
     int rc = query_int(src, "PRAGMA user_version") < 0 || has < 0
-                 ? fail(err, cap, "%s is not a database: %s", path, sqlite3_errmsg(src))
-             : has == 0 ? fail(err, cap,
+                 ? host_fail(err, cap, "%s is not a database: %s", path, sqlite3_errmsg(src))
+             : has == 0 ? host_fail(err, cap,
                                "%s holds no collector database (an empty file?): "
                                "nothing to back up",
                                path)
@@ -1183,26 +1174,26 @@ int coll_sqlite_backup(const char *path, const char *to, char *err, size_t cap)
 int coll_sqlite_restore(const char *from, const char *path, char *err, size_t cap)
 {
     if (access(path, F_OK) == 0) {
-        return fail(err, cap,
+        return host_fail(err, cap,
                     "%s exists: restore into a new file (stop the collector, move the damaged "
                     "database away, restore, start)",
                     path);
     }
     sqlite3 *src = NULL;
     if (sqlite3_open_v2(from, &src, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-        fail(err, cap, "cannot open %s: %s", from, src ? sqlite3_errmsg(src) : "out of memory");
+        host_fail(err, cap, "cannot open %s: %s", from, src ? sqlite3_errmsg(src) : "out of memory");
         sqlite3_close(src);
         return -1;
     }
     char msg[384];
     sqlite3_int64 v = query_int(src, "PRAGMA user_version");
     int rc = v < 0 || query_int(src, HAS_REPORTS) != 1
-                 ? fail(err, cap, "%s is not a collector database (no reports table)", from)
+                 ? host_fail(err, cap, "%s is not a collector database (no reports table)", from)
              : v > SCHEMA_VERSION
-                 ? fail(err, cap, "%s has schema version %lld, newer than this collector's (%d)",
+                 ? host_fail(err, cap, "%s has schema version %lld, newer than this collector's (%d)",
                         from, (long long)v, SCHEMA_VERSION)
              : check_integrity(src, COLL_INTEGRITY_FULL, msg, sizeof(msg)) != 0
-                 ? fail(err, cap, "%s: %s", from, msg)
+                 ? host_fail(err, cap, "%s: %s", from, msg)
                  : copy_db(src, path, err, cap);
     sqlite3_close(src);
     return rc;

@@ -2,18 +2,33 @@
 /* Comma-separated lists (see text_list.h). */
 #include "common/text_list.h"
 
+#include <errno.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+static int is_blank(char c)
+{
+    return c == ' ' || c == '\t';
+}
+
+void text_trim_span(char **s, size_t *n)
+{
+    while (*n > 0 && is_blank(**s)) {
+        (*s)++;
+        (*n)--;
+    }
+    while (*n > 0 && (is_blank((*s)[*n - 1]) || (*s)[*n - 1] == '\r' || (*s)[*n - 1] == '\n')) {
+        (*n)--;
+    }
+}
 
 char *text_trim(char *s)
 {
-    while (*s == ' ' || *s == '\t') {
-        s++;
-    }
     size_t n = strlen(s);
-    while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r')) {
-        s[--n] = '\0';
-    }
+    text_trim_span(&s, &n);
+    s[n] = '\0';
     return s;
 }
 
@@ -75,4 +90,38 @@ int text_is_decimal(const char *s)
         }
     }
     return *s == '\0';
+}
+
+int text_double(const char *s, double *out)
+{
+    char *end = NULL;
+    if (!text_is_decimal(s)) {
+        return -1;
+    }
+    errno = 0;
+    double v = strtod(s, &end);
+    if (*end != '\0' || errno != 0 || !isfinite(v)) {
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+int text_u64(const char *s, uint64_t *out)
+{
+    if (*s >= '0' && *s <= '9') {
+        char *end = NULL;
+        errno = 0;
+        unsigned long long v = strtoull(s, &end, 10);
+        if (*end == '\0' && errno == 0) {
+            *out = v;
+            return 0;
+        }
+    }
+    double d;
+    if (text_double(s, &d) != 0 || d < 0.0 || d > 9007199254740992.0 /* 2^53 */ || d != floor(d)) {
+        return -1;
+    }
+    *out = (uint64_t)d;
+    return 0;
 }

@@ -6,9 +6,15 @@
 #define DPM_HOST_TEXT_LIST_H
 
 #include <stddef.h>
+#include <stdint.h>
 
-/* Trim spaces, tabs and a trailing CR from both ends of s in place; returns the new start. */
+/* Trim spaces and tabs from both ends of s in place, and a line's end (CR, LF) from its end;
+ * returns the new start. The one trim of every host-side text format (scenario files, the
+ * campaigns and config files, the deny list), so a stray tab or a CRLF line means the same
+ * everywhere. */
 char *text_trim(char *s);
+/* The same on the span s[0 .. n) of a longer line: moves *s and shortens *n, writes nothing. */
+void text_trim_span(char **s, size_t *n);
 
 /* Split s in place at commas into at most max trimmed, non-empty items. Returns the count, or
  * -1 with the reason in why: "more than MAX values", "an empty value after the last comma (a
@@ -21,5 +27,12 @@ int text_list_split(char *s, char **items, int max, char *why, size_t whycap);
  * and nothing else: no space, no hexadecimal ("0x10", "0x1p3": strtod reads them as 16 and 8),
  * no "inf" or "nan". Check a value with it before strtod / strtoull read it. */
 int text_is_decimal(const char *s);
+
+/* A plain decimal (text_is_decimal) that is a finite double: 0, or -1 (*out unchanged). */
+int text_double(const char *s, double *out);
+
+/* A non-negative integer: digits (any size up to 2^64 - 1), or a decimal or exponent form whose
+ * value is an integer up to 2^53 (1e6, 2.5e3); never hexadecimal. 0, or -1 (*out unchanged). */
+int text_u64(const char *s, uint64_t *out);
 
 #endif /* DPM_HOST_TEXT_LIST_H */

@@ -2,8 +2,6 @@
 /* Shared command-line helpers (see cli.h). */
 #include "sim/cli.h"
 
-#include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/wait.h>
@@ -14,38 +12,13 @@
 
 int sim_cli_u64(const char *s, uint64_t *out)
 {
-    if (s == NULL || *s < '0' || *s > '9') {
-        return -1;
-    }
-    char *end = NULL;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (*end == '\0' && errno == 0) {
-        *out = v;
-        return 0;
-    }
-    /* else an exponent form of an integer (1e6), read as a decimal: never hexadecimal */
-    double d;
-    if (sim_cli_double(s, &d) != 0 || d < 0.0 || d > 9007199254740992.0 || d != floor(d)) {
-        return -1;
-    }
-    *out = (uint64_t)d;
-    return 0;
+    /* an option's number starts with a digit: "+5" and ".5e1" are refused here */
+    return s != NULL && *s >= '0' && *s <= '9' ? text_u64(s, out) : -1;
 }
 
 int sim_cli_double(const char *s, double *out)
 {
-    char *end = NULL;
-    if (s == NULL || !text_is_decimal(s)) {
-        return -1; /* not "0x10", "0x1p3", "inf", " 1" */
-    }
-    errno = 0;
-    double v = strtod(s, &end);
-    if (*end != '\0' || errno != 0 || !isfinite(v)) {
-        return -1;
-    }
-    *out = v;
-    return 0;
+    return s != NULL ? text_double(s, out) : -1; /* not "0x10", "0x1p3", "inf", " 1" */
 }
 
 unsigned sim_cli_default_threads(void)

@@ -22,7 +22,6 @@
 #define MAX_KEYS 32
 #define MAX_FILE (1u << 20)
 #define SHARE_TOL 1e-6
-#define EXACT_INT_MAX 9007199254740992.0 /* 2^53 */
 
 typedef enum { SEC_NONE, SEC_SCENARIO, SEC_POPULATION, SEC_GROUP, SEC_CAMPAIGN, SEC_PLAN } sec_t;
 
@@ -108,11 +107,6 @@ static const char *suggest(const char *word, const char *const *cand, int n, cha
 
 /* ---- lexical helpers ------------------------------------------------------------------------ */
 
-static char *trim(char *s)
-{
-    return text_trim(s);
-}
-
 static int valid_name(const char *s)
 {
     size_t n = strlen(s);
@@ -127,42 +121,6 @@ static int valid_name(const char *s)
     return 1;
 }
 
-/* A plain decimal (text_is_decimal: no hexadecimal, inf or nan) that is a finite double. */
-static int parse_double(const char *s, double *out)
-{
-    char *end = NULL;
-    if (!text_is_decimal(s)) {
-        return -1;
-    }
-    errno = 0;
-    double v = strtod(s, &end);
-    if (*end != '\0' || errno != 0 || !isfinite(v)) {
-        return -1;
-    }
-    *out = v;
-    return 0;
-}
-
-/* A non-negative integer: digits (any size up to 2^64 - 1), or a decimal/exponent form whose
- * value is an integer up to 2^53 (1e6, 2.5e3); never hexadecimal (parse_double). */
-static int parse_u64(const char *s, uint64_t *out)
-{
-    if (*s >= '0' && *s <= '9') {
-        char *end = NULL;
-        errno = 0;
-        unsigned long long v = strtoull(s, &end, 10);
-        if (*end == '\0' && errno == 0) {
-            *out = v;
-            return 0;
-        }
-    }
-    double d;
-    if (parse_double(s, &d) != 0 || d < 0.0 || d > EXACT_INT_MAX || d != floor(d)) {
-        return -1;
-    }
-    *out = (uint64_t)d;
-    return 0;
-}
 
 /* A number in [0, 1] as an exact rational: "a/b" or a decimal with at most 9 fraction
  * digits ("0.891005" = 891005 / 10^6). */
@@ -179,7 +137,7 @@ static int parse_ratio(const char *s, dpm_ratio_t *out)
         a[la] = '\0';
         snprintf(b, sizeof(b), "%s", slash + 1);
         uint64_t num, den;
-        if (parse_u64(trim(a), &num) != 0 || parse_u64(trim(b), &den) != 0 || den == 0 ||
+        if (text_u64(text_trim(a), &num) != 0 || text_u64(text_trim(b), &den) != 0 || den == 0 ||
             num > den || den > UINT32_MAX) {
             return -1;
         }
@@ -226,7 +184,7 @@ static int split_call(const char *s, char *name, size_t ncap, char *args, size_t
     name[ln] = '\0';
     memcpy(args, open + 1, la);
     args[la] = '\0';
-    char *t = trim(name);
+    char *t = text_trim(name);
     memmove(name, t, strlen(t) + 1);
     return 0;
 }
@@ -253,7 +211,7 @@ static int parse_dist(parser_t *p, const char *v, sim_dist_t *d)
         return 0;
     }
     if (strcmp(name, "beta") == 0) {
-        if (n != 2 || parse_double(items[0], &d->a) != 0 || parse_double(items[1], &d->b) != 0 ||
+        if (n != 2 || text_double(items[0], &d->a) != 0 || text_double(items[1], &d->b) != 0 ||
             !(d->a > 0.0) || !(d->b > 0.0)) {
             return FAIL(p, "beta(a, b) needs two positive numbers");
         }
@@ -278,7 +236,7 @@ static int parse_kwargs(parser_t *p, char *args, const char *const *keys, int nk
             return FAIL(p, "argument '%s' is not key=value", items[i]);
         }
         *eq = '\0';
-        char *k = trim(items[i]), *v = trim(eq + 1);
+        char *k = text_trim(items[i]), *v = text_trim(eq + 1);
         int j = 0;
         while (j < nkeys && strcmp(k, keys[j]) != 0) {
             j++;
@@ -291,7 +249,7 @@ static int parse_kwargs(parser_t *p, char *args, const char *const *keys, int nk
         if (set[j]) {
             return FAIL(p, "argument '%s' given twice", k);
         }
-        if (parse_double(v, &vals[j]) != 0) {
+        if (text_double(v, &vals[j]) != 0) {
             return FAIL(p, "argument '%s' needs a number", k);
         }
         set[j] = 1;
@@ -423,7 +381,7 @@ static int parse_number_list(parser_t *p, char *v, double *out, uint32_t max, ui
     for (int i = 0; i < k; i++) {
         if (dash_ok && strcmp(items[i], "-") == 0) {
             out[i] = NAN;
-        } else if (parse_double(items[i], &out[i]) != 0) {
+        } else if (text_double(items[i], &out[i]) != 0) {
             return FAIL(p, "'%s' is not a number", items[i]);
         }
     }
@@ -475,23 +433,23 @@ static int key_scenario(parser_t *p, const char *k, char *v)
             return -1;
         }
         for (int i = 0; i < n; i++) {
-            if (parse_u64(items[i], &sc->devices[i]) != 0 || sc->devices[i] < 2) {
+            if (text_u64(items[i], &sc->devices[i]) != 0 || sc->devices[i] < 2) {
                 return FAIL(p, "devices: '%s' is not an integer >= 2", items[i]);
             }
         }
         sc->ndevices = (uint32_t)n;
     } else if (strcmp(k, "runs") == 0) {
         uint64_t r;
-        if (parse_u64(v, &r) != 0 || r < 1 || r > 10000000) {
+        if (text_u64(v, &r) != 0 || r < 1 || r > 10000000) {
             return FAIL(p, "runs must be in 1..10^7");
         }
         sc->runs = (uint32_t)r;
     } else if (strcmp(k, "seed") == 0) {
-        if (parse_u64(v, &sc->seed) != 0) {
+        if (text_u64(v, &sc->seed) != 0) {
             return FAIL(p, "seed must be a non-negative integer");
         }
     } else if (strcmp(k, "confidence") == 0) {
-        if (parse_double(v, &sc->confidence) != 0 || !(sc->confidence > 0.0) ||
+        if (text_double(v, &sc->confidence) != 0 || !(sc->confidence > 0.0) ||
             !(sc->confidence < 1.0)) {
             return FAIL(p, "confidence must be in (0, 1)");
         }
@@ -520,16 +478,16 @@ static int key_population(parser_t *p, const char *k, const char *v)
     sim_scenario_t *sc = p->sc;
     uint64_t u;
     if (strcmp(k, "seed") == 0) {
-        if (parse_u64(v, &sc->population_seed) != 0) {
+        if (text_u64(v, &sc->population_seed) != 0) {
             return FAIL(p, "seed must be a non-negative integer");
         }
     } else if (strcmp(k, "examples") == 0) {
-        if (parse_u64(v, &u) != 0 || u < 1 || u > 10000) {
+        if (text_u64(v, &u) != 0 || u < 1 || u > 10000) {
             return FAIL(p, "examples must be in 1..10000");
         }
         sc->examples = (uint32_t)u;
     } else if (strcmp(k, "beta_levels") == 0) {
-        if (parse_u64(v, &u) != 0 || u < 1 || u > 100000) {
+        if (text_u64(v, &u) != 0 || u < 1 || u > 100000) {
             return FAIL(p, "beta_levels must be in 1..100000");
         }
         sc->beta_levels = (uint32_t)u;
@@ -663,7 +621,7 @@ static int campaign_uint(parser_t *p, const char *k, const char *v, uint32_t lo,
                          uint32_t *out)
 {
     uint64_t u;
-    if (parse_u64(v, &u) != 0 || u < lo || u > hi) {
+    if (text_u64(v, &u) != 0 || u < lo || u > hi) {
         return text_is_decimal(v)
                    ? FAIL(p, "%s must be an integer in %u..%u, not '%s'", k, lo, hi, v)
                    : FAIL(p, "%s must be an integer in %u..%u written in decimal, not '%s'", k,
@@ -749,7 +707,7 @@ static int key_campaign(parser_t *p, const char *k, char *v)
     sim_campaign_spec_t *c = &p->sc->campaign[p->sc->ncampaigns - 1];
     if (strcmp(k, "id") == 0) {
         uint64_t id;
-        if (parse_u64(v, &id) != 0 || id < 1 || id > UINT32_MAX) {
+        if (text_u64(v, &id) != 0 || id < 1 || id > UINT32_MAX) {
             return FAIL(p, "id must be in 1..4294967295");
         }
         c->id = (uint32_t)id;
@@ -801,7 +759,7 @@ static int key_plan(parser_t *p, const char *k, char *v)
         return parse_choice(p, v, "chebyshev", "normal", &pl->bound_normal);
     }
     if (strcmp(k, "confidence") == 0) {
-        if (parse_double(v, &pl->confidence) != 0 || !(pl->confidence > 0.0) ||
+        if (text_double(v, &pl->confidence) != 0 || !(pl->confidence > 0.0) ||
             !(pl->confidence < 1.0)) {
             return FAIL(p, "confidence must be in (0, 1)");
         }
@@ -832,14 +790,14 @@ static int open_section(parser_t *p, char *s)
         return FAIL(p, "malformed section header");
     }
     s[n - 1] = '\0';
-    char *kind = trim(s + 1), *name = kind;
+    char *kind = text_trim(s + 1), *name = kind;
     while (*name && *name != ' ' && *name != '\t') {
         name++;
     }
     if (*name) {
         *name++ = '\0';
     }
-    name = trim(name);
+    name = text_trim(name);
     sim_scenario_t *sc = p->sc;
     p->nkeys = 0;
     int known = 0;
@@ -925,7 +883,7 @@ static int key_line(parser_t *p, char *s)
         return FAIL(p, "expected 'key = value' or a [section]");
     }
     *eq = '\0';
-    char *k = trim(s), *v = trim(eq + 1);
+    char *k = text_trim(s), *v = text_trim(eq + 1);
     if (*k == '\0') {
         return FAIL(p, "missing key before '='");
     }
@@ -1151,7 +1109,7 @@ int sim_scenario_parse(const char *text, size_t len, const char *source, sim_sce
         if (hash != NULL) {
             *hash = '\0';
         }
-        char *s = trim(line);
+        char *s = text_trim(line);
         if (*s == '\0') {
             continue;
         }

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* host-sim/common/text_list.h: the one trim and list splitter of the host-side text formats
+ * (scenario files, the collector's campaigns and config files, the deny list). The campaigns
+ * file trims spans of a longer line (text_trim_span) and the others whole strings (text_trim):
+ * both must agree on every blank, and the span form must not write into the line. Negative
+ * controls: a NUL or a character other than a blank, CR or LF inside the span is kept. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "common/text_list.h"
+
+static void test_trim_agrees(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *in, *want;
+    } kCases[] = {
+        {"", ""},       {" \t ", ""},     {"a", "a"},         {"  key = v \t\r\n", "key = v"},
+        {"\tv\r", "v"}, {"a b", "a b"},   {"\va\f", "\va\f"}, /* only blanks, CR, LF */
+        {"x\n\n", "x"}, {"\r x", "\r x"},                     /* a CR leads nothing away */
+    };
+    for (size_t i = 0; i < sizeof(kCases) / sizeof(kCases[0]); i++) {
+        char buf[64], line[64];
+        strcpy(buf, kCases[i].in);
+        assert_string_equal(text_trim(buf), kCases[i].want);
+        /* the same text as a span in the middle of a line, which must stay unwritten */
+        snprintf(line, sizeof(line), "[%s]", kCases[i].in);
+        char *s = line + 1;
+        size_t n = strlen(kCases[i].in);
+        text_trim_span(&s, &n);
+        assert_int_equal(n, strlen(kCases[i].want));
+        assert_memory_equal(s, kCases[i].want, n);
+        assert_int_equal(line[strlen(kCases[i].in) + 1], ']');
+    }
+    /* a NUL inside a span is data, not an end: the span keeps it */
+    char nul[] = {' ', 'a', '\0', ' '};
+    char *s = nul;
+    size_t n = sizeof(nul);
+    text_trim_span(&s, &n);
+    assert_int_equal(n, 2);
+    assert_ptr_equal(s, nul + 1);
+}
+
+static void test_split_messages(void **state)
+{
+    (void)state;
+    char buf[64], why[128];
+    char *items[4];
+    strcpy(buf, " a ,b\t, c ");
+    assert_int_equal(text_list_split(buf, items, 4, why, sizeof(why)), 3);
+    assert_string_equal(items[0], "a");
+    assert_string_equal(items[2], "c");
+    strcpy(buf, "a, b,");
+    assert_int_equal(text_list_split(buf, items, 4, why, sizeof(why)), -1);
+    assert_non_null(strstr(why, "a trailing comma?"));
+    strcpy(buf, "a,b,c,d,e");
+    assert_int_equal(text_list_split(buf, items, 4, why, sizeof(why)), -1);
+    assert_non_null(strstr(why, "more than 4"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_trim_agrees),
+        cmocka_unit_test(test_split_messages),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
