@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "common/err.h"
+#include "common/text_list.h"
 #include "mbedtls/sha256.h"
 
 #define FILE_MAX_BYTES (256u << 20)
@@ -110,30 +111,17 @@ int coll_auth_parse(coll_auth_t *a, const char *text, size_t len, char *err, siz
 {
     memset(a, 0, sizeof(*a));
     size_t cap = 0;
-    int line = 0;
-    for (size_t pos = 0; pos < len;) {
-        size_t e = pos;
-        while (e < len && text[e] != '\n') {
-            e++;
-        }
-        line++;
-        char buf[LINE_MAX_CHARS + 1];
-        size_t n = e - pos;
-        if (n > LINE_MAX_CHARS) {
+    text_lines_t lines;
+    text_lines_init(&lines, text, len);
+    char buf[LINE_MAX_CHARS + 1], *s;
+    int got;
+    while ((got = text_lines_next(&lines, buf, sizeof(buf), &s)) != TEXT_LINE_END) {
+        int line = lines.line;
+        if (got != TEXT_LINE_OK) {
             coll_auth_free(a);
-            return host_fail(err, errcap, "line %d: too long", line);
+            return host_fail(err, errcap, "line %d: %s", line,
+                             got == TEXT_LINE_NUL ? "a NUL byte" : "too long");
         }
-        memcpy(buf, text + pos, n);
-        buf[n] = '\0';
-        pos = e + 1;
-        char *hash = strchr(buf, '#');
-        if (hash != NULL) {
-            *hash = '\0';
-        }
-        if (strspn(buf, " \t\r") == strlen(buf)) {
-            continue;
-        }
-        buf[strcspn(buf, "\r")] = '\0';
         if (a->n == cap) {
             size_t ncap = cap ? 2 * cap : 64;
             coll_credential_t *c =
@@ -145,7 +133,7 @@ int coll_auth_parse(coll_auth_t *a, const char *text, size_t len, char *err, siz
             a->c = c;
             cap = ncap;
         }
-        if (parse_line(buf, line, &a->c[a->n], err, errcap) != 0) {
+        if (parse_line(s, line, &a->c[a->n], err, errcap) != 0) {
             coll_auth_free(a);
             return -1;
         }

@@ -416,34 +416,17 @@ int coll_campaigns_parse(const char *text, size_t len, coll_campaigns_t *out, ch
     memset(out, 0, sizeof(*out));
     block_t b;
     int in_block = 0;
-    int line = 0;
-    size_t pos = 0;
-    while (pos < len) {
-        size_t e = pos;
-        while (e < len && text[e] != '\n') {
-            e++;
-        }
-        line++;
-        char buf[LINE_MAX_CHARS + 1];
-        size_t n = e - pos;
-        if (n > LINE_MAX_CHARS) {
+    text_lines_t lines;
+    text_lines_init(&lines, text, len);
+    char buf[LINE_MAX_CHARS + 1], *s;
+    int got;
+    while ((got = text_lines_next(&lines, buf, sizeof(buf), &s)) != TEXT_LINE_END) {
+        int line = lines.line;
+        if (got == TEXT_LINE_TOO_LONG) {
             return host_fail(err, errcap, "line %d: longer than %d characters", line, LINE_MAX_CHARS);
         }
-        memcpy(buf, text + pos, n);
-        buf[n] = '\0';
-        pos = e + 1;
-        if (memchr(buf, '\0', n) != NULL) {
+        if (got == TEXT_LINE_NUL) {
             return host_fail(err, errcap, "line %d: contains a NUL byte", line);
-        }
-        char *hash = strchr(buf, '#');
-        if (hash != NULL) {
-            n = (size_t)(hash - buf);
-        }
-        char *s = buf;
-        text_trim_span(&s, &n);
-        s[n] = '\0';
-        if (n == 0) {
-            continue;
         }
         if (strcmp(s, "[campaign]") == 0) {
             if (in_block && finish_block(&b, out, err, errcap) != 0) {
@@ -461,15 +444,8 @@ int coll_campaigns_parse(const char *text, size_t len, coll_campaigns_t *out, ch
         if (!in_block) {
             return host_fail(err, errcap, "line %d: 'key = value' before the first [campaign]", line);
         }
-        char *key = s;
-        size_t kn = (size_t)(eq - s);
-        text_trim_span(&key, &kn);
-        key[kn] = '\0';
-        char *val = eq + 1;
-        size_t vn = strlen(val);
-        text_trim_span(&val, &vn);
-        val[vn] = '\0';
-        if (set_key(&b, key, val, line, err, errcap) != 0) {
+        *eq = '\0';
+        if (set_key(&b, text_trim(s), text_trim(eq + 1), line, err, errcap) != 0) {
             return -1;
         }
     }

@@ -139,27 +139,16 @@ static int parse_list(const char *text, size_t len, deny_list_t *out, char *err,
     deny_list_t l;
     memset(&l, 0, sizeof(l));
     size_t capfp = 0, capid = 0;
-    int line = 0;
-    for (size_t pos = 0; pos < len;) {
-        size_t e = pos;
-        while (e < len && text[e] != '\n') {
-            e++;
-        }
-        line++;
-        char buf[LINE_MAX_CHARS + 1], why[200];
-        size_t n = e - pos;
-        if (n > LINE_MAX_CHARS || memchr(text + pos, '\0', n) != NULL) {
+    text_lines_t lines;
+    text_lines_init(&lines, text, len);
+    char buf[LINE_MAX_CHARS + 1], why[200], *s;
+    int got;
+    while ((got = text_lines_next(&lines, buf, sizeof(buf), &s)) != TEXT_LINE_END) {
+        int line = lines.line;
+        if (got != TEXT_LINE_OK) {
             list_free(&l);
             return host_fail(err, cap, "line %d: %s", line,
-                        n > LINE_MAX_CHARS ? "too long" : "a NUL byte");
-        }
-        memcpy(buf, text + pos, n);
-        buf[n] = '\0';
-        pos = e + 1;
-        buf[strcspn(buf, "#")] = '\0';
-        char *s = text_trim(buf);
-        if (s[0] == '\0') {
-            continue;
+                             got == TEXT_LINE_TOO_LONG ? "too long" : "a NUL byte");
         }
         if (add_entry(&l, s, &capfp, &capid, why, sizeof(why)) != 0) {
             list_free(&l);

@@ -32,6 +32,40 @@ char *text_trim(char *s)
     return s;
 }
 
+void text_lines_init(text_lines_t *t, const char *text, size_t len)
+{
+    t->text = text;
+    t->len = len;
+    t->pos = 0;
+    t->line = 0;
+}
+
+int text_lines_next(text_lines_t *t, char *buf, size_t cap, char **out)
+{
+    while (t->pos < t->len) {
+        const char *start = t->text + t->pos;
+        const char *nl = memchr(start, '\n', t->len - t->pos);
+        size_t n = nl != NULL ? (size_t)(nl - start) : t->len - t->pos;
+        t->pos += n + 1;
+        t->line++;
+        if (n >= cap) {
+            return TEXT_LINE_TOO_LONG;
+        }
+        if (memchr(start, '\0', n) != NULL) {
+            return TEXT_LINE_NUL;
+        }
+        memcpy(buf, start, n);
+        buf[n] = '\0';
+        buf[strcspn(buf, "#")] = '\0';
+        char *s = text_trim(buf);
+        if (*s != '\0') {
+            *out = s;
+            return TEXT_LINE_OK;
+        }
+    }
+    return TEXT_LINE_END;
+}
+
 int text_list_split(char *s, char **items, int max, char *why, size_t whycap)
 {
     int n = 0;

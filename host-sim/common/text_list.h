@@ -16,6 +16,24 @@ char *text_trim(char *s);
 /* The same on the span s[0 .. n) of a longer line: moves *s and shortens *n, writes nothing. */
 void text_trim_span(char **s, size_t *n);
 
+/* The line reader of every host-side text format (scenario files, the campaigns file, the
+ * credentials and the deny list): text[0 .. len) split at LF, each line's comment (from '#')
+ * cut and the rest trimmed, blank lines skipped. Each front-end words its own errors. */
+typedef struct {
+    const char *text;
+    size_t len, pos;
+    int line; /* the number of the line last read, from 1 */
+} text_lines_t;
+
+enum { TEXT_LINE_END = 0, TEXT_LINE_OK = 1, TEXT_LINE_TOO_LONG = -1, TEXT_LINE_NUL = -2 };
+
+void text_lines_init(text_lines_t *t, const char *text, size_t len);
+
+/* The next non-blank line, copied into buf[0 .. cap) (so at most cap - 1 characters before
+ * the comment), *out its trimmed content inside buf: TEXT_LINE_OK; TEXT_LINE_END after the last
+ * line; TEXT_LINE_TOO_LONG or TEXT_LINE_NUL (a NUL byte in the line) with t->line naming it. */
+int text_lines_next(text_lines_t *t, char *buf, size_t cap, char **out);
+
 /* Split s in place at commas into at most max trimmed, non-empty items. Returns the count, or
  * -1 with the reason in why: "more than MAX values", "an empty value after the last comma (a
  * trailing comma?)", "an empty value before the first comma", "an empty value between two

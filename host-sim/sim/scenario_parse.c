@@ -1088,37 +1088,24 @@ int sim_scenario_parse(const char *text, size_t len, const char *source, sim_sce
     p.errcap = errcap;
     p.sc = out;
     defaults(out, source);
-    size_t pos = 0;
-    while (pos < len) {
-        char line[MAX_LINE];
-        size_t end = pos;
-        while (end < len && text[end] != '\n') {
-            end++;
-        }
-        p.line++;
-        if (end - pos >= sizeof(line)) {
+    text_lines_t lines;
+    text_lines_init(&lines, text, len);
+    char line[MAX_LINE], *s;
+    int got;
+    while ((got = text_lines_next(&lines, line, sizeof(line), &s)) != TEXT_LINE_END) {
+        p.line = lines.line;
+        if (got == TEXT_LINE_TOO_LONG) {
             return FAIL(&p, "line longer than %d characters", MAX_LINE - 1);
         }
-        if (memchr(text + pos, '\0', end - pos) != NULL) {
+        if (got == TEXT_LINE_NUL) {
             return FAIL(&p, "NUL byte in the line");
-        }
-        memcpy(line, text + pos, end - pos);
-        line[end - pos] = '\0';
-        pos = end + 1;
-        char *hash = strchr(line, '#');
-        if (hash != NULL) {
-            *hash = '\0';
-        }
-        char *s = text_trim(line);
-        if (*s == '\0') {
-            continue;
         }
         int st = *s == '[' ? open_section(&p, s) : key_line(&p, s);
         if (st != 0) {
             return -1;
         }
     }
-    p.line = p.line > 0 ? p.line : 1;
+    p.line = lines.line > 0 ? lines.line : 1; /* end-of-file checks name the last line */
     /* a planner-only scenario needs no population */
     int plans_only = out->ncampaigns == 0 && out->ngroups == 0 && out->nplans > 0;
     if ((!plans_only && check_groups(&p) != 0) || check_campaigns(&p) != 0) {

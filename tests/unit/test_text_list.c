@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* host-sim/common/text_list.h: the one trim and list splitter of the host-side text formats
- * (scenario files, the collector's campaigns and config files, the deny list). The campaigns
- * file trims spans of a longer line (text_trim_span) and the others whole strings (text_trim):
+/* host-sim/common/text_list.h: the one line reader, trim and list splitter of the host-side text
+ * formats (scenario files, the collector's campaigns and config files, the credentials and the
+ * deny list). The metrics list trims spans of a longer line (text_trim_span) and the others whole strings (text_trim):
  * both must agree on every blank, and the span form must not write into the line. Negative
  * controls: a NUL or a character other than a blank, CR or LF inside the span is kept. */
 #include <setjmp.h>
@@ -47,6 +47,40 @@ static void test_trim_agrees(void **state)
     assert_ptr_equal(s, nul + 1);
 }
 
+/* The line reader: numbers count every line (blank, comment-only), the comment is cut, a line
+ * of cap - 1 characters fits and one of cap does not, a NUL is refused, the last line needs no
+ * LF. Negative controls: the too-long and NUL lines name their own line number. */
+static void test_lines(void **state)
+{
+    (void)state;
+    static const char kText[] = "# head\n\n  a = 1  # why\r\n\t[s]\nxyz";
+    text_lines_t t;
+    text_lines_init(&t, kText, sizeof(kText) - 1);
+    char buf[16], *s = NULL;
+    assert_int_equal(text_lines_next(&t, buf, sizeof(buf), &s), TEXT_LINE_OK);
+    assert_string_equal(s, "a = 1");
+    assert_int_equal(t.line, 3);
+    assert_int_equal(text_lines_next(&t, buf, sizeof(buf), &s), TEXT_LINE_OK);
+    assert_string_equal(s, "[s]");
+    assert_int_equal(t.line, 4);
+    assert_int_equal(text_lines_next(&t, buf, sizeof(buf), &s), TEXT_LINE_OK);
+    assert_string_equal(s, "xyz");
+    assert_int_equal(text_lines_next(&t, buf, sizeof(buf), &s), TEXT_LINE_END);
+    assert_int_equal(t.line, 5);
+
+    static const char kLong[] = "1234567\n12345678\n";
+    text_lines_init(&t, kLong, sizeof(kLong) - 1);
+    assert_int_equal(text_lines_next(&t, buf, 8, &s), TEXT_LINE_OK);
+    assert_int_equal(text_lines_next(&t, buf, 8, &s), TEXT_LINE_TOO_LONG);
+    assert_int_equal(t.line, 2);
+
+    static const char kNul[] = {'a', '\n', '\n', 'b', '\0', 'c', '\n'};
+    text_lines_init(&t, kNul, sizeof(kNul));
+    assert_int_equal(text_lines_next(&t, buf, sizeof(buf), &s), TEXT_LINE_OK);
+    assert_int_equal(text_lines_next(&t, buf, sizeof(buf), &s), TEXT_LINE_NUL);
+    assert_int_equal(t.line, 3);
+}
+
 static void test_split_messages(void **state)
 {
     (void)state;
@@ -68,6 +102,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_trim_agrees),
+        cmocka_unit_test(test_lines),
         cmocka_unit_test(test_split_messages),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
