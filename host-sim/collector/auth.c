@@ -163,23 +163,14 @@ int coll_auth_parse(coll_auth_t *a, const char *text, size_t len, char *err, siz
 
 int coll_auth_load(coll_auth_t *a, const char *path, char *err, size_t errcap)
 {
-    FILE *f = fopen(path, "rb");
-    if (f == NULL) {
-        return host_fail(err, errcap, "cannot open %s: %s", path, strerror(errno));
-    }
-    fseek(f, 0, SEEK_END);
-    long size = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    if (size < 0 || (unsigned long)size > FILE_MAX_BYTES) {
-        fclose(f);
-        return host_fail(err, errcap, "%s: unreadable or larger than 256 MiB", path);
-    }
-    char *text = malloc((size_t)size + 1);
-    size_t n = text != NULL ? fread(text, 1, (size_t)size, f) : 0;
-    fclose(f);
-    if (text == NULL || n != (size_t)size) {
-        free(text);
-        return host_fail(err, errcap, "%s: read error", path);
+    char *text = NULL;
+    size_t n = 0;
+    int got = text_read_file(path, FILE_MAX_BYTES, &text, &n);
+    if (got != 0) {
+        return got == TEXT_FILE_OPEN
+                   ? host_fail(err, errcap, "cannot open %s: %s", path, strerror(errno))
+               : got == TEXT_FILE_TOO_BIG ? host_fail(err, errcap, "%s: larger than 256 MiB", path)
+                                          : host_fail(err, errcap, "%s: read error", path);
     }
     char msg[256];
     int rc = coll_auth_parse(a, text, n, msg, sizeof(msg));

@@ -460,21 +460,16 @@ int coll_campaigns_parse(const char *text, size_t len, coll_campaigns_t *out, ch
 
 int coll_campaigns_load(const char *path, coll_campaigns_t *out, char *err, size_t errcap)
 {
-    FILE *f = fopen(path, "rb");
-    if (f == NULL) {
-        return host_fail(err, errcap, "cannot open %s: %s", path, strerror(errno));
-    }
-    char *text = malloc(FILE_MAX_BYTES + 1);
-    if (text == NULL) {
-        fclose(f);
-        return host_fail(err, errcap, "out of memory");
-    }
-    size_t n = fread(text, 1, FILE_MAX_BYTES + 1, f);
-    int rerr = ferror(f);
-    fclose(f);
-    if (rerr || n > FILE_MAX_BYTES) {
-        free(text);
-        return host_fail(err, errcap, "%s: %s", path, rerr ? "read error" : "larger than 1 MiB");
+    char *text = NULL;
+    size_t n = 0;
+    int got = text_read_file(path, FILE_MAX_BYTES, &text, &n);
+    if (got != 0) {
+        return got == TEXT_FILE_OPEN
+                   ? host_fail(err, errcap, "cannot open %s: %s", path, strerror(errno))
+               : got == TEXT_FILE_NOMEM
+                   ? host_fail(err, errcap, "out of memory")
+                   : host_fail(err, errcap, "%s: %s", path,
+                               got == TEXT_FILE_READ ? "read error" : "larger than 1 MiB");
     }
     char msg[384];
     int rc = coll_campaigns_parse(text, n, out, msg, sizeof(msg));

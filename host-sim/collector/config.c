@@ -9,6 +9,7 @@
 #include "common/text_list.h"
 
 #define MAX_ARGS 256
+#define FILE_MAX_BYTES (1u << 20)
 
 static int is_flag(const char *name, const char *const *flags)
 {
@@ -41,27 +42,29 @@ int coll_config_argv(const char *path, int argc, char **argv, const char *const 
                      int *out_argc, char ***out_argv, char *err, size_t cap)
 {
     err[0] = '\0';
-    FILE *f = fopen(path, "r");
-    if (f == NULL) {
-        snprintf(err, cap, "cannot read the configuration file %s", path);
+    char *text = NULL;
+    size_t len = 0;
+    if (text_read_file(path, FILE_MAX_BYTES, &text, &len) != 0) {
+        snprintf(err, cap, "cannot read the configuration file %s (or larger than 1 MiB)", path);
         return -1;
     }
     char **v = calloc(MAX_ARGS, sizeof(char *));
-    int n = 0, lineno = 0, rc = 0;
-    char line[4096];
+    int n = 0, rc = 0;
     if (v == NULL || push(v, &n, argv[0]) != 0) {
         snprintf(err, cap, "out of memory");
         rc = -1;
     }
-    while (rc == 0 && fgets(line, sizeof(line), f) != NULL) {
-        lineno++;
-        char *hash = strchr(line, '#');
-        if (hash != NULL) {
-            *hash = '\0';
-        }
-        char *s = text_trim(line);
-        if (*s == '\0') {
-            continue;
+    text_lines_t lines;
+    text_lines_init(&lines, text, len);
+    char line[4096], *s;
+    int got;
+    while (rc == 0 && (got = text_lines_next(&lines, line, sizeof(line), &s)) != TEXT_LINE_END) {
+        int lineno = lines.line;
+        if (got != TEXT_LINE_OK) {
+            snprintf(err, cap, "%s:%d: %s", path, lineno,
+                     got == TEXT_LINE_NUL ? "a NUL byte" : "longer than 4095 characters");
+            rc = -1;
+            break;
         }
         char *eq = strchr(s, '=');
         if (eq == NULL) {
@@ -96,7 +99,7 @@ int coll_config_argv(const char *path, int argc, char **argv, const char *const 
             snprintf(err, cap, "%s:%d: too many options", path, lineno);
         }
     }
-    fclose(f);
+    free(text);
     for (int i = 1; rc == 0 && i < argc; i++) {
         if (strcmp(argv[i], "--config") == 0 && i + 1 < argc) {
             i++;

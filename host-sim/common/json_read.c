@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/text_list.h"
+
 #define MAX_DEPTH 64
 #define MAX_FILE (64u << 20)
 
@@ -253,35 +255,9 @@ int jr_parse(const char *text, size_t len, jr_value_t *out)
 
 int jr_parse_file(const char *path, jr_value_t *out)
 {
-    FILE *f = fopen(path, "rb");
-    if (f == NULL) {
-        return -1;
-    }
-    /* Grow the buffer as the file goes (up to MAX_FILE): a small target's heap cannot hold
-     * MAX_FILE at once, and its C library may not know a file's size in advance. */
-    size_t cap = 0, n = 0;
     char *buf = NULL;
-    int bad = 0;
-    while (!bad) {
-        if (n == cap) {
-            size_t next = cap == 0 ? 65536u : cap * 2u;
-            char *grown = next <= MAX_FILE ? realloc(buf, next) : NULL;
-            if (grown == NULL) {
-                bad = 1;
-                break;
-            }
-            buf = grown;
-            cap = next;
-        }
-        size_t got = fread(buf + n, 1, cap - n, f);
-        n += got;
-        if (got == 0) {
-            bad = ferror(f) != 0;
-            break;
-        }
-    }
-    fclose(f);
-    int st = bad ? -1 : jr_parse(buf, n, out);
+    size_t n = 0;
+    int st = text_read_file(path, MAX_FILE, &buf, &n) == 0 ? jr_parse(buf, n, out) : -1;
     free(buf);
     return st;
 }

@@ -66,6 +66,51 @@ int text_lines_next(text_lines_t *t, char *buf, size_t cap, char **out)
     return TEXT_LINE_END;
 }
 
+int text_read_file(const char *path, size_t max, char **text, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL) {
+        return TEXT_FILE_OPEN;
+    }
+    size_t cap = 0, n = 0;
+    char *buf = NULL;
+    int rc = 0;
+    for (;;) {
+        if (n == cap) { /* room for max + 1 bytes: one more than max says "too big" */
+            size_t next = cap == 0 ? 65536u : cap * 2u;
+            next = next > max + 1 ? max + 1 : next;
+            char *grown = next > cap ? realloc(buf, next + 1) : NULL;
+            if (grown == NULL) {
+                rc = next > cap ? TEXT_FILE_NOMEM : TEXT_FILE_TOO_BIG;
+                break;
+            }
+            buf = grown;
+            cap = next;
+        }
+        size_t got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (got == 0) {
+            rc = ferror(f) ? TEXT_FILE_READ : n > max ? TEXT_FILE_TOO_BIG : 0;
+            break;
+        }
+    }
+    fclose(f);
+    if (rc == 0 && n > max) {
+        rc = TEXT_FILE_TOO_BIG;
+    }
+    if (rc != 0) {
+        free(buf);
+        return rc;
+    }
+    if (buf == NULL) { /* unreachable: the first pass allocates */
+        return TEXT_FILE_NOMEM;
+    }
+    buf[n] = '\0';
+    *text = buf;
+    *len = n;
+    return 0;
+}
+
 int text_list_split(char *s, char **items, int max, char *why, size_t whycap)
 {
     int n = 0;

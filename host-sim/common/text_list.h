@@ -34,6 +34,14 @@ void text_lines_init(text_lines_t *t, const char *text, size_t len);
  * line; TEXT_LINE_TOO_LONG or TEXT_LINE_NUL (a NUL byte in the line) with t->line naming it. */
 int text_lines_next(text_lines_t *t, char *buf, size_t cap, char **out);
 
+enum { TEXT_FILE_OPEN = -1, TEXT_FILE_READ = -2, TEXT_FILE_TOO_BIG = -3, TEXT_FILE_NOMEM = -4 };
+
+/* The whole file at path, at most max bytes, in a buffer from malloc with a NUL after its last
+ * byte (*text; free() it) and *len bytes. The buffer grows as the file goes, so a small heap need
+ * not hold max at once and the size need not be known in advance. 0, or a TEXT_FILE_ code
+ * (TEXT_FILE_OPEN with errno from fopen) with nothing allocated. */
+int text_read_file(const char *path, size_t max, char **text, size_t *len);
+
 /* Split s in place at commas into at most max trimmed, non-empty items. Returns the count, or
  * -1 with the reason in why: "more than MAX values", "an empty value after the last comma (a
  * trailing comma?)", "an empty value before the first comma", "an empty value between two

@@ -1116,18 +1116,15 @@ int sim_scenario_parse(const char *text, size_t len, const char *source, sim_sce
 
 int sim_scenario_load(const char *path, sim_scenario_t *out, char *err, size_t errcap)
 {
-    FILE *f = fopen(path, "rb");
-    if (f == NULL) {
-        snprintf(err, errcap, "%s: cannot open: %s", path, strerror(errno));
-        return -1;
-    }
-    char *buf = malloc(MAX_FILE + 1);
-    size_t n = buf != NULL ? fread(buf, 1, MAX_FILE + 1, f) : 0;
-    int bad = buf == NULL || ferror(f) || n > MAX_FILE;
-    fclose(f);
-    if (bad) {
-        snprintf(err, errcap, "%s: cannot read (or larger than 1 MiB)", path);
-        free(buf);
+    char *buf = NULL;
+    size_t n = 0;
+    int got = text_read_file(path, MAX_FILE, &buf, &n);
+    if (got != 0) {
+        if (got == TEXT_FILE_OPEN) {
+            snprintf(err, errcap, "%s: cannot open: %s", path, strerror(errno));
+        } else {
+            snprintf(err, errcap, "%s: cannot read (or larger than 1 MiB)", path);
+        }
         return -1;
     }
     int st = sim_scenario_parse(buf, n, path, out, err, errcap);

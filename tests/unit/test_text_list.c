@@ -1,15 +1,19 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* host-sim/common/text_list.h: the one line reader, trim and list splitter of the host-side text
- * formats (scenario files, the collector's campaigns and config files, the credentials and the
- * deny list). The metrics list trims spans of a longer line (text_trim_span) and the others whole strings (text_trim):
- * both must agree on every blank, and the span form must not write into the line. Negative
- * controls: a NUL or a character other than a blank, CR or LF inside the span is kept. */
+/* host-sim/common/text_list.h: the file reader, line reader, trim and list splitter of every
+ * host-side text format (scenario files, the collector's campaigns, config and credential files,
+ * the deny list). The metrics list trims spans of a longer line (text_trim_span), the others
+ * whole strings (text_trim): both must agree on every blank, and the span form must not write
+ * into the line. Negative controls: a NUL or a character other than a blank, CR or LF inside a
+ * span is kept; a file one byte over its limit is refused. */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h> /* files: hosted targets only (bare-metal ports have none) */
 
 #include <cmocka.h>
 
@@ -98,12 +102,68 @@ static void test_split_messages(void **state)
     assert_non_null(strstr(why, "more than 4"));
 }
 
+/* Write n bytes of 'x' to a fresh file; its path in path. */
+static void write_file(char *path, size_t cap, size_t n)
+{
+    snprintf(path, cap, "/tmp/dpm-text-list-XXXXXX");
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "wb");
+    assert_non_null(f);
+    for (size_t i = 0; i < n; i++) {
+        assert_int_equal(fputc('x', f), 'x');
+    }
+    assert_int_equal(fclose(f), 0);
+}
+
+/* text_read_file: max bytes fit, max + 1 do not; a file longer than the first 64 KiB step reads
+ * whole; an empty file is an empty text; a missing file says TEXT_FILE_OPEN with errno. */
+static void test_read_file(void **state)
+{
+    (void)state;
+    static const struct {
+        size_t size, max;
+        int want;
+    } kCases[] = {
+        {0, 16, 0},
+        {16, 16, 0},
+        {17, 16, TEXT_FILE_TOO_BIG},
+        {200000, 1u << 20, 0},
+        {200000, 199999, TEXT_FILE_TOO_BIG},
+        {65536, 65536, 0},
+        {65537, 65536, TEXT_FILE_TOO_BIG},
+    };
+    for (size_t i = 0; i < sizeof(kCases) / sizeof(kCases[0]); i++) {
+        char path[64];
+        write_file(path, sizeof(path), kCases[i].size);
+        char *text = (char *)&kCases; /* must stay untouched on failure */
+        size_t len = 7;
+        assert_int_equal(text_read_file(path, kCases[i].max, &text, &len), kCases[i].want);
+        if (kCases[i].want == 0) {
+            assert_int_equal(len, kCases[i].size);
+            assert_int_equal(text[len], '\0');
+            assert_true(len == 0 || (text[0] == 'x' && text[len - 1] == 'x'));
+            free(text);
+        } else {
+            assert_true(text == (char *)&kCases && len == 7);
+        }
+        assert_int_equal(unlink(path), 0);
+    }
+    char *text = NULL;
+    size_t len = 0;
+    errno = 0;
+    assert_int_equal(text_read_file("/nonexistent/dpm/file", 16, &text, &len), TEXT_FILE_OPEN);
+    assert_int_equal(errno, ENOENT);
+    assert_null(text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_trim_agrees),
         cmocka_unit_test(test_lines),
         cmocka_unit_test(test_split_messages),
+        cmocka_unit_test(test_read_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
