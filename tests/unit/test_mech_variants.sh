@@ -144,7 +144,12 @@ for v in mech-tuple mech-roc mech-auc mech-dpauc100; do
 done
 
 built() { grep -q "^$2: built$" "$work/$1.out"; }
-absent() { grep -q "^$2: mechanism not available in this build$" "$work/$1.out"; }
+# A refused mechanism is named, with the switch that would build it (dpm_mech_name's table).
+absent() {
+  local sw
+  case $2 in roc_hist) sw=ROC_HIST ;; dpauc) sw=DPAUC ;; ustat_*) sw=USTAT ;; tuple_*) sw=TUPLE ;; *) sw=FEDAUC ;; esac
+  grep -q "^$2: $2: mechanism not available in this build (DPM_MECH_$sw=0)$" "$work/$1.out"
+}
 built mech-tuple tuple_mr && built mech-tuple tuple_ml && absent mech-tuple roc_hist &&
   absent mech-tuple dpauc && absent mech-tuple ustat_bins && absent mech-tuple ustat_tree &&
   grep -q '^report max 80$' "$work/mech-tuple.out"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* FedAUC internals shared by mech/fedauc.c, mech/fedauc_wire.c, mech/mech.c and
- * report/report.c (internal to sdk/src). */
+/* FedAUC internals shared by mech/fedauc.c and mech/fedauc_wire.c (only inside mech/: the rest
+ * of the SDK reaches FedAUC through its ops, mech/mech_ops.h). */
 #ifndef DPM_MECH_FEDAUC_INTERNAL_H
 #define DPM_MECH_FEDAUC_INTERNAL_H
 
