@@ -143,7 +143,7 @@ dpm_status_t dpm_dpauc_perturb(const dpm_dpauc_t *m, dpm_rand_t *r, const dpm_dp
     return DPM_OK;
 }
 
-/* ---- dpauc's ops (mech/mech_ops.h) ------------------------------------------------------------- */
+/* ---- dpauc's ops (mech/mech_ops.h) ----------------------------------------------------------- */
 
 #if DPM_MECH_DPAUC
 /* dpauc's wire lists hold the build's thresholds (dpm.options bounds them to 128). */
@@ -166,15 +166,13 @@ static uint32_t dpauc_params_hash(const dpm_dpauc_t *m)
     return dpm_fnv_word(h, m->eps_implemented);
 }
 
-static dpm_status_t dpauc_mech_init(dpm_mech_t *next, const dpm_campaign_t *c,
-                                    const char **reason)
+static dpm_status_t dpauc_mech_init(dpm_mech_t *next, const dpm_campaign_t *c, const char **reason)
 {
     if (c->nthresholds == 0) {
         return dpm_mech_fail(reason, "dpauc needs at least one threshold", DPM_ERR_PARAM);
     }
     if (c->nthresholds > DPM_DPAUC_MAX_THRESHOLDS) {
-        return dpm_mech_fail(reason, "more dpauc thresholds than this build holds",
-                             DPM_ERR_PARAM);
+        return dpm_mech_fail(reason, "more dpauc thresholds than this build holds", DPM_ERR_PARAM);
     }
     for (uint32_t i = 0; i < c->nthresholds; i++) {
         if (c->thresholds[i] > DPM_SCORE_ONE) {
@@ -229,10 +227,9 @@ DPM_NOINLINE bool dpm_dpauc_put_body(pb_ostream_t *s, const dpm_report_t *r)
 static int dpauc_body_fits(const dpm_v1_Report *msg)
 {
     const dpm_v1_DpaucBody *w = &msg->body.dpauc;
-    return msg->which_body == dpm_v1_Report_dpauc_tag &&
-           msg->mechanism == dpm_v1_Mechanism_DPAUC && w->tp_count >= 1 &&
-           w->tp_count <= DPM_DPAUC_MAX_THRESHOLDS && w->fp_count == w->tp_count &&
-           w->tn_count == w->tp_count && w->fn_count == w->tp_count;
+    return msg->which_body == dpm_v1_Report_dpauc_tag && msg->mechanism == dpm_v1_Mechanism_DPAUC &&
+           w->tp_count >= 1 && w->tp_count <= DPM_DPAUC_MAX_THRESHOLDS &&
+           w->fp_count == w->tp_count && w->tn_count == w->tp_count && w->fn_count == w->tp_count;
 }
 
 static void dpauc_body_from_wire(const dpm_v1_Report *msg, dpm_report_t *out)
@@ -275,6 +272,23 @@ dpm_status_t dpm_mech_report_dpauc(const dpm_mech_t *m, dpm_rand_t *r, dpm_recei
     return dpm_mech_report_finish(m, r, rc, st, &body, sizeof(body), out);
 }
 
+const char *dpm_dpauc_input_problem(const dpm_mech_t *m, const dpm_dpauc_counts_t *c)
+{
+    if (c->n != m->params.dpauc.n) {
+        return "counts for another threshold count than the campaign's";
+    }
+    if ((uint64_t)c->pos + c->neg > DPM_DPAUC_MAX_COUNT) {
+        return "more examples than DPM_DPAUC_MAX_COUNT";
+    }
+    for (uint32_t i = 0; i < c->n; i++) {
+        if (c->tp[i] > c->pos || c->fp[i] > c->neg ||
+            (i > 0 && (c->tp[i] > c->tp[i - 1] || c->fp[i] > c->fp[i - 1]))) {
+            return "counts no examples can give";
+        }
+    }
+    return NULL;
+}
+
 const dpm_mech_ops_t dpm_mech_ops_dpauc = {
     .init = dpauc_mech_init,
     .body_ok = dpm_dpauc_body_ok,
@@ -284,7 +298,13 @@ const dpm_mech_ops_t dpm_mech_ops_dpauc = {
     .check_body = dpauc_check_body,
 };
 
-#else /* !DPM_MECH_DPAUC: the typed entries stay and refuse */
+#else  /* !DPM_MECH_DPAUC: the typed entries stay and refuse */
+
+const char *dpm_dpauc_input_problem(const dpm_mech_t *m, const dpm_dpauc_counts_t *c)
+{
+    (void)m, (void)c;
+    return dpm_mech_absent_reason(DPM_MECH_ID_DPAUC);
+}
 
 const dpm_dpauc_t *dpm_mech_dpauc(const dpm_mech_t *m)
 {

@@ -714,6 +714,11 @@ dpm_status_t dpm_mech_report_fedauc(const dpm_mech_t *m, dpm_rand_t *r, dpm_rece
     return dpm_mech_report_finish(m, r, rc, st, &body, sizeof(body), out);
 }
 
+size_t dpm_fedauc_upload_room(const dpm_mech_t *m, uint32_t n)
+{
+    return DPM_FEDAUC_UPLOAD_MAX_BYTES(n, m->params.fedauc.score_bits);
+}
+
 const dpm_mech_ops_t dpm_mech_ops_fedauc = {
     .init = dpm_fedauc_mech_init,
     .body_ok = dpm_fedauc_body_ok,
@@ -724,6 +729,12 @@ const dpm_mech_ops_t dpm_mech_ops_fedauc = {
 };
 
 #else /* !DPM_MECH_FEDAUC: the API stays, every call says the mechanism is not built */
+
+size_t dpm_fedauc_upload_room(const dpm_mech_t *m, uint32_t n)
+{
+    (void)m, (void)n;
+    return 0;
+}
 
 int dpm_fedauc_body_ok(const dpm_report_t *r)
 {

@@ -95,4 +95,27 @@ bool dpm_fedauc_put_body(pb_ostream_t *s, const dpm_report_t *r);
 bool dpm_mech_put_submessage(pb_ostream_t *s, uint32_t tag, const pb_msgdesc_t *fields,
                              const void *body);
 
+/* ---- the device's input checks (device/device.c), before anything is charged ---------------- */
+/* Each reads the parameters of its own mechanism, so it lives with it; defined in every build
+ * (a compiled-out mechanism's device call refuses before reaching it). Each returns why the
+ * inputs cannot be reported under m (DPM_ERR_PARAM), or NULL. */
+
+/* tuple: group < the campaign's groups, then values[i] = the campaign's metric i of conf
+ * (*st = DPM_ERR_UNDEFINED with its reason when one is undefined: no report, nothing spent). */
+const char *dpm_tuple_input_problem(const dpm_mech_t *m, uint32_t group,
+                                    const dpm_confusion_t *conf, dpm_ratio_t *values,
+                                    dpm_status_t *st);
+/* roc_hist: the histogram's bins and counts, and a group given (group_given) exactly when the
+ * campaign has groups, below their number. */
+const char *dpm_roc_hist_input_problem(const dpm_mech_t *m, int group_given, uint32_t group,
+                                       const dpm_score_hist_t *h);
+/* dpauc: counts some examples can give, at the campaign's thresholds (dpm_dpauc_perturb's checks,
+ * without drawing). */
+const char *dpm_dpauc_input_problem(const dpm_mech_t *m, const dpm_dpauc_counts_t *c);
+/* ustat_bins / ustat_tree: the example's scores and label. */
+const char *dpm_ustat_input_problem(const dpm_mech_t *m, const dpm_ustat_example_t *ex);
+/* fedauc: the bytes an upload of n scores can take (DPM_FEDAUC_UPLOAD_MAX_BYTES at the
+ * campaign's score_bits). */
+size_t dpm_fedauc_upload_room(const dpm_mech_t *m, uint32_t n);
+
 #endif /* DPM_MECH_OPS_H */

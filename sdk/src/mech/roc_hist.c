@@ -131,7 +131,7 @@ dpm_status_t dpm_roc_hist_perturb_group(const dpm_roc_hist_t *m, dpm_rand_t *r, 
     return st;
 }
 
-/* ---- roc_hist's ops (mech/mech_ops.h) ---------------------------------------------------------- */
+/* ---- roc_hist's ops (mech/mech_ops.h) -------------------------------------------------------- */
 
 #if DPM_MECH_ROC_HIST
 /* The wire arrays hold at least DPM_MAX_BINS values (dpm.options bounds them to 64). */
@@ -184,8 +184,9 @@ static dpm_status_t roc_hist_mech_init(dpm_mech_t *next, const dpm_campaign_t *c
                                                                 c->eps.q16, c->groups, group_eps);
     if (st != DPM_OK) {
         return dpm_mech_fail(reason,
-                             st == DPM_ERR_RANGE ? "roc_hist group_eps too small or too large for GRR"
-                                                 : "roc_hist parameters out of range",
+                             st == DPM_ERR_RANGE
+                                 ? "roc_hist group_eps too small or too large for GRR"
+                                 : "roc_hist parameters out of range",
                              st);
     }
     next->eps_implemented = p->eps_implemented;
@@ -283,6 +284,27 @@ dpm_status_t dpm_mech_report_roc_hist_group(const dpm_mech_t *m, dpm_rand_t *r, 
     return report_roc(m, r, rc, 1, group, h, out);
 }
 
+const char *dpm_roc_hist_input_problem(const dpm_mech_t *m, int group_given, uint32_t group,
+                                       const dpm_score_hist_t *h)
+{
+    if (h->bins != m->params.roc_hist.bins.count) {
+        return "histogram bins differ from the campaign's";
+    }
+    for (uint32_t b = 0; b < h->bins; b++) {
+        if (h->pos[b] > DPM_SCORE_HIST_MAX_COUNT || h->neg[b] > DPM_SCORE_HIST_MAX_COUNT) {
+            return "histogram count above DPM_SCORE_HIST_MAX_COUNT";
+        }
+    }
+    if ((m->params.roc_hist.groups != 0) != group_given) {
+        return group_given ? "campaign without groups: use dpm_device_report_roc_hist"
+                           : "campaign with groups: use dpm_device_report_roc_hist_group";
+    }
+    if (group_given && group >= m->params.roc_hist.groups) {
+        return "group >= the campaign's groups";
+    }
+    return NULL;
+}
+
 const dpm_mech_ops_t dpm_mech_ops_roc_hist = {
     .init = roc_hist_mech_init,
     .body_ok = dpm_roc_hist_body_ok,
@@ -292,7 +314,14 @@ const dpm_mech_ops_t dpm_mech_ops_roc_hist = {
     .check_body = roc_hist_check_body,
 };
 
-#else /* !DPM_MECH_ROC_HIST: the typed entries stay and refuse */
+#else  /* !DPM_MECH_ROC_HIST: the typed entries stay and refuse */
+
+const char *dpm_roc_hist_input_problem(const dpm_mech_t *m, int group_given, uint32_t group,
+                                       const dpm_score_hist_t *h)
+{
+    (void)m, (void)group_given, (void)group, (void)h;
+    return dpm_mech_absent_reason(DPM_MECH_ID_ROC_HIST);
+}
 
 const dpm_score_bins_t *dpm_mech_score_bins(const dpm_mech_t *m)
 {

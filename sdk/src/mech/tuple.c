@@ -248,7 +248,7 @@ dpm_status_t dpm_tuple_perturb(const dpm_tuple_t *t, dpm_rand_t *r, uint32_t gro
     return DPM_OK;
 }
 
-/* ---- the tuple mechanisms' ops (mech/mech_ops.h) ----------------------------------------------- */
+/* ---- the tuple mechanisms' ops (mech/mech_ops.h) --------------------------------------------- */
 
 #if DPM_MECH_TUPLE
 /* report.h's bound covers the tuple body too: header, 1 tag + 1 length byte, the body. */
@@ -283,8 +283,7 @@ static uint32_t tuple_params_hash(const dpm_tuple_t *t)
     return dpm_fnv_word(h, t->eps_implemented);
 }
 
-static dpm_status_t tuple_mech_init(dpm_mech_t *next, const dpm_campaign_t *c,
-                                    const char **reason)
+static dpm_status_t tuple_mech_init(dpm_mech_t *next, const dpm_campaign_t *c, const char **reason)
 {
     if (c->mechanism == DPM_MECH_ID_TUPLE_ML && c->frac_bits != DPM_FRAC_BITS) {
         return dpm_mech_fail(reason, "value grid (frac_bits) differs from this build's",
@@ -295,8 +294,9 @@ static dpm_status_t tuple_mech_init(dpm_mech_t *next, const dpm_campaign_t *c,
         dpm_tuple_init(&next->params.tuple, kind, c->groups, c->metrics, c->nmetrics, c->eps.q16);
     if (st != DPM_OK) {
         return dpm_mech_fail(reason,
-                             st == DPM_ERR_RANGE ? "epsilon too small or too large for the mechanism"
-                                                 : "groups or metrics out of range",
+                             st == DPM_ERR_RANGE
+                                 ? "epsilon too small or too large for the mechanism"
+                                 : "groups or metrics out of range",
                              st);
     }
     next->eps_implemented = next->params.tuple.eps_implemented;
@@ -331,8 +331,7 @@ DPM_NOINLINE bool dpm_tuple_put_body(pb_ostream_t *s, const dpm_report_t *r)
 
 static int tuple_body_fits(const dpm_v1_Report *msg)
 {
-    return msg->which_body == dpm_v1_Report_tuple_tag &&
-           is_tuple((dpm_mech_id_t)msg->mechanism) &&
+    return msg->which_body == dpm_v1_Report_tuple_tag && is_tuple((dpm_mech_id_t)msg->mechanism) &&
            msg->body.tuple.values_count <= DPM_TUPLE_MAX_METRICS;
 }
 
@@ -379,6 +378,23 @@ dpm_status_t dpm_mech_report_tuple(const dpm_mech_t *m, dpm_rand_t *r, dpm_recei
     return dpm_mech_report_finish(m, r, rc, st, &body, sizeof(body), out);
 }
 
+const char *dpm_tuple_input_problem(const dpm_mech_t *m, uint32_t group,
+                                    const dpm_confusion_t *conf, dpm_ratio_t *values,
+                                    dpm_status_t *st)
+{
+    *st = DPM_ERR_PARAM;
+    if (group >= m->params.tuple.groups || m->params.tuple.nmetrics > DPM_TUPLE_MAX_METRICS) {
+        return "group >= the campaign's groups";
+    }
+    for (uint32_t i = 0; i < m->params.tuple.nmetrics; i++) {
+        *st = dpm_metric_ratio(conf, m->params.tuple.metrics[i], &values[i]);
+        if (*st != DPM_OK) {
+            return "a metric is undefined on these counts (zero denominator)";
+        }
+    }
+    return NULL;
+}
+
 const dpm_mech_ops_t dpm_mech_ops_tuple = {
     .init = tuple_mech_init,
     .body_ok = dpm_tuple_body_ok,
@@ -388,7 +404,16 @@ const dpm_mech_ops_t dpm_mech_ops_tuple = {
     .check_body = tuple_check_body,
 };
 
-#else /* !DPM_MECH_TUPLE: the typed entries stay and refuse */
+#else  /* !DPM_MECH_TUPLE: the typed entries stay and refuse */
+
+const char *dpm_tuple_input_problem(const dpm_mech_t *m, uint32_t group,
+                                    const dpm_confusion_t *conf, dpm_ratio_t *values,
+                                    dpm_status_t *st)
+{
+    (void)m, (void)group, (void)conf, (void)values;
+    *st = DPM_ERR_UNSUPPORTED;
+    return dpm_mech_absent_reason(DPM_MECH_ID_TUPLE_MR);
+}
 
 int dpm_tuple_body_ok(const dpm_report_t *r)
 {

@@ -182,7 +182,7 @@ dpm_status_t dpm_ustat_tree_perturb(const dpm_ustat_tree_t *m, dpm_rand_t *r,
     return DPM_OK;
 }
 
-/* ---- ustat_bins' and ustat_tree's ops (mech/mech_ops.h) ---------------------------------------- */
+/* ---- ustat_bins' and ustat_tree's ops (mech/mech_ops.h) -------------------------------------- */
 
 #if DPM_MECH_USTAT
 static uint32_t grr_hash(uint32_t h, const dpm_grr_t *g)
@@ -219,8 +219,7 @@ static uint32_t ustat_tree_params_hash(const dpm_ustat_tree_t *m)
     return dpm_fnv_word(h, m->eps_implemented);
 }
 
-static dpm_status_t ustat_mech_init(dpm_mech_t *next, const dpm_campaign_t *c,
-                                    const char **reason)
+static dpm_status_t ustat_mech_init(dpm_mech_t *next, const dpm_campaign_t *c, const char **reason)
 {
     dpm_status_t st;
     if (c->mechanism == DPM_MECH_ID_USTAT_BINS) {
@@ -266,8 +265,9 @@ static dpm_status_t ustat_mech_init(dpm_mech_t *next, const dpm_campaign_t *c,
     }
     if (st != DPM_OK) {
         return dpm_mech_fail(reason,
-                             st == DPM_ERR_RANGE ? "epsilon too small or too large for the mechanism"
-                                                 : "ustat parameters out of range",
+                             st == DPM_ERR_RANGE
+                                 ? "epsilon too small or too large for the mechanism"
+                                 : "ustat parameters out of range",
                              st);
     }
     return DPM_OK;
@@ -296,8 +296,8 @@ DPM_NOINLINE bool dpm_ustat_put_body(pb_ostream_t *s, const dpm_report_t *r)
         dpm_v1_UstatBinsBody w = dpm_v1_UstatBinsBody_init_zero;
         w.value = r->body.ustat_bins.value;
         w.label = r->body.ustat_bins.label;
-        return dpm_mech_put_submessage(s, dpm_v1_Report_ustat_bins_tag,
-                                       dpm_v1_UstatBinsBody_fields, &w);
+        return dpm_mech_put_submessage(s, dpm_v1_Report_ustat_bins_tag, dpm_v1_UstatBinsBody_fields,
+                                       &w);
     }
     const dpm_ustat_tree_report_t *u = &r->body.ustat_tree;
     dpm_v1_UstatTreeBody w = dpm_v1_UstatTreeBody_init_zero;
@@ -390,6 +390,19 @@ dpm_status_t dpm_mech_report_ustat_tree(const dpm_mech_t *m, dpm_rand_t *r, dpm_
     return dpm_mech_report_finish(m, r, rc, st, &body, sizeof(body), out);
 }
 
+const char *dpm_ustat_input_problem(const dpm_mech_t *m, const dpm_ustat_example_t *ex)
+{
+    if (ex->score > DPM_SCORE_ONE || (ex->label != 0 && ex->label != 1)) {
+        return "score above 2^31 or label not 0/1";
+    }
+    if (m->campaign.mechanism == DPM_MECH_ID_USTAT_BINS &&
+        m->params.ustat_bins.kernel == DPM_USTAT_KENDALL &&
+        (ex->score2 > DPM_SCORE_ONE || ex->label != 0)) {
+        return "Kendall: score2 above 2^31 or label not 0";
+    }
+    return NULL;
+}
+
 const dpm_mech_ops_t dpm_mech_ops_ustat = {
     .init = ustat_mech_init,
     .body_ok = dpm_ustat_body_ok,
@@ -399,7 +412,13 @@ const dpm_mech_ops_t dpm_mech_ops_ustat = {
     .check_body = ustat_check_body,
 };
 
-#else /* !DPM_MECH_USTAT: the typed entries stay and refuse */
+#else  /* !DPM_MECH_USTAT: the typed entries stay and refuse */
+
+const char *dpm_ustat_input_problem(const dpm_mech_t *m, const dpm_ustat_example_t *ex)
+{
+    (void)m, (void)ex;
+    return dpm_mech_absent_reason(DPM_MECH_ID_USTAT_BINS);
+}
 
 int dpm_ustat_body_ok(const dpm_report_t *r)
 {

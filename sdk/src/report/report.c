@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Reports on the wire: the header, and each body through its mechanism's codec (mech/mech_ops.h). */
+/* Reports on the wire: the header, and each body through its mechanism's codec (mech_ops.h). */
 #include "dpm_internal.h"
 
 #include <pb_decode.h>
@@ -32,7 +32,6 @@ typedef char
                                (!DPM_MECH_FEDAUC || DPM_REPORT_FEDAUC_MAX <= DPM_REPORT_MAX_BYTES)
                            ? 1
                            : -1];
-
 
 /* Encoding writes the Report field by field with nanopb's primitives, exactly as pb_encode
  * writes a whole dpm_v1_Report (proto3: zero scalars omitted, the fixed-length id always, the
@@ -68,7 +67,6 @@ static DPM_NOINLINE bool put_header(pb_ostream_t *s, const dpm_report_t *r)
                                     pb_encode_fixed32(s, &r->params_hash)));
 }
 
-
 /* The arguments every entry needs (the body's own checks come before anything is written). */
 static int args_ok(const dpm_report_t *r, const uint8_t *buf, const size_t *len)
 {
@@ -88,7 +86,7 @@ static dpm_status_t finish(const pb_ostream_t *s, bool written, size_t *len)
 /* One entry per body kind, each calling its own body's codec directly (its stack and make
  * size's call graph are its own). */
 #define ENCODE_KIND(kind)                                                                          \
-    dpm_status_t dpm_report_encode_##kind(const dpm_report_t *r, uint8_t *buf, size_t cap,        \
+    dpm_status_t dpm_report_encode_##kind(const dpm_report_t *r, uint8_t *buf, size_t cap,         \
                                           size_t *len)                                             \
     {                                                                                              \
         if (!args_ok(r, buf, len) || !dpm_##kind##_body_ok(r)) {                                   \
