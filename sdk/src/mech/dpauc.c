@@ -166,7 +166,7 @@ static uint32_t dpauc_params_hash(const dpm_dpauc_t *m)
     return dpm_fnv_word(h, m->eps_implemented);
 }
 
-static dpm_status_t dpauc_mech_init(dpm_mech_t *next, const dpm_campaign_t *c, const char **reason)
+dpm_status_t dpm_dpauc_mech_init(dpm_mech_t *next, const dpm_campaign_t *c, const char **reason)
 {
     if (c->nthresholds == 0) {
         return dpm_mech_fail(reason, "dpauc needs at least one threshold", DPM_ERR_PARAM);
@@ -224,7 +224,7 @@ DPM_NOINLINE bool dpm_dpauc_put_body(pb_ostream_t *s, const dpm_report_t *r)
     return dpm_mech_put_submessage(s, dpm_v1_Report_dpauc_tag, dpm_v1_DpaucBody_fields, &w);
 }
 
-static int dpauc_body_fits(const dpm_v1_Report *msg)
+int dpm_dpauc_wire_fits(const dpm_v1_Report *msg)
 {
     const dpm_v1_DpaucBody *w = &msg->body.dpauc;
     return msg->which_body == dpm_v1_Report_dpauc_tag && msg->mechanism == dpm_v1_Mechanism_DPAUC &&
@@ -232,7 +232,7 @@ static int dpauc_body_fits(const dpm_v1_Report *msg)
            w->fp_count == w->tp_count && w->tn_count == w->tp_count && w->fn_count == w->tp_count;
 }
 
-static void dpauc_body_from_wire(const dpm_v1_Report *msg, dpm_report_t *out)
+void dpm_dpauc_wire_read(const dpm_v1_Report *msg, dpm_report_t *out)
 {
     const dpm_v1_DpaucBody *w = &msg->body.dpauc;
     dpm_dpauc_report_t *d = &out->body.dpauc;
@@ -243,8 +243,7 @@ static void dpauc_body_from_wire(const dpm_v1_Report *msg, dpm_report_t *out)
     memcpy(d->fn, w->fn, d->n * sizeof(int32_t));
 }
 
-static dpm_status_t dpauc_check_body(const dpm_mech_t *m, const dpm_report_t *r,
-                                     const char **reason)
+dpm_status_t dpm_dpauc_check_report(const dpm_mech_t *m, const dpm_report_t *r, const char **reason)
 {
     const dpm_dpauc_report_t *d = &r->body.dpauc;
     if (d->n != m->params.dpauc.n) {
@@ -288,15 +287,6 @@ const char *dpm_dpauc_input_problem(const dpm_mech_t *m, const dpm_dpauc_counts_
     }
     return NULL;
 }
-
-const dpm_mech_ops_t dpm_mech_ops_dpauc = {
-    .init = dpauc_mech_init,
-    .body_ok = dpm_dpauc_body_ok,
-    .put_body = dpm_dpauc_put_body,
-    .body_fits = dpauc_body_fits,
-    .body_from_wire = dpauc_body_from_wire,
-    .check_body = dpauc_check_body,
-};
 
 #else  /* !DPM_MECH_DPAUC: the typed entries stay and refuse */
 

@@ -682,19 +682,19 @@ DPM_NOINLINE bool dpm_fedauc_put_body(pb_ostream_t *s, const dpm_report_t *r)
     return dpm_mech_put_submessage(s, dpm_v1_Report_fedauc_tag, dpm_v1_FedaucBody_fields, &w);
 }
 
-static int fedauc_body_fits(const dpm_v1_Report *msg)
+int dpm_fedauc_wire_fits(const dpm_v1_Report *msg)
 {
     /* the token's 16 bytes are checked by the decoder (fixed length) */
     return msg->which_body == dpm_v1_Report_fedauc_tag && dpm_fedauc_is((uint32_t)msg->mechanism);
 }
 
-static void fedauc_body_from_wire(const dpm_v1_Report *msg, dpm_report_t *out)
+void dpm_fedauc_wire_read(const dpm_v1_Report *msg, dpm_report_t *out)
 {
     dpm_fedauc_body_from_wire(&msg->body.fedauc, &out->body.fedauc);
 }
 
-static dpm_status_t fedauc_check_report_body(const dpm_mech_t *m, const dpm_report_t *r,
-                                             const char **reason)
+dpm_status_t dpm_fedauc_check_report(const dpm_mech_t *m, const dpm_report_t *r,
+                                     const char **reason)
 {
     return dpm_fedauc_check_body(m, r->eps, &r->body.fedauc, reason);
 }
@@ -714,23 +714,14 @@ dpm_status_t dpm_mech_report_fedauc(const dpm_mech_t *m, dpm_rand_t *r, dpm_rece
     return dpm_mech_report_finish(m, r, rc, st, &body, sizeof(body), out);
 }
 
-size_t dpm_fedauc_upload_room(const dpm_mech_t *m, uint32_t n)
+uint64_t dpm_fedauc_upload_room(const dpm_mech_t *m, uint32_t n)
 {
     return DPM_FEDAUC_UPLOAD_MAX_BYTES(n, m->params.fedauc.score_bits);
 }
 
-const dpm_mech_ops_t dpm_mech_ops_fedauc = {
-    .init = dpm_fedauc_mech_init,
-    .body_ok = dpm_fedauc_body_ok,
-    .put_body = dpm_fedauc_put_body,
-    .body_fits = fedauc_body_fits,
-    .body_from_wire = fedauc_body_from_wire,
-    .check_body = fedauc_check_report_body,
-};
-
 #else /* !DPM_MECH_FEDAUC: the API stays, every call says the mechanism is not built */
 
-size_t dpm_fedauc_upload_room(const dpm_mech_t *m, uint32_t n)
+uint64_t dpm_fedauc_upload_room(const dpm_mech_t *m, uint32_t n)
 {
     (void)m, (void)n;
     return 0;

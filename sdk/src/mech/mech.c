@@ -56,16 +56,10 @@ dpm_status_t dpm_mech_init(dpm_mech_t *m, const dpm_campaign_t *c, const char **
     if (!edges_sorted(c)) {
         return dpm_mech_fail(reason, "bin edges not strictly increasing", DPM_ERR_PARAM);
     }
-    const dpm_mech_ops_t *ops = dpm_mech_ops_find(c->mechanism);
-    if (ops == NULL) {
-        const char *absent = dpm_mech_absent_reason(c->mechanism);
-        return absent != NULL ? dpm_mech_fail(reason, absent, DPM_ERR_UNSUPPORTED)
-                              : dpm_mech_fail(reason, "unknown mechanism", DPM_ERR_PARAM);
-    }
     dpm_mech_t next;
     memset(&next, 0, sizeof(next));
     next.campaign = *c;
-    dpm_status_t st = ops->init(&next, c, reason);
+    dpm_status_t st = dpm_mech_init_params(&next, c, reason);
     if (st != DPM_OK) {
         return st;
     }
@@ -144,11 +138,7 @@ dpm_status_t dpm_mech_check_report(const dpm_mech_t *m, const dpm_report_t *r, c
     } else if (r->params_hash != m->params_hash) {
         why = "parameter fingerprint mismatch";
     } else {
-        const dpm_mech_ops_t *ops = dpm_mech_ops_find(m->campaign.mechanism);
-        if (ops != NULL) {
-            return ops->check_body(m, r, reason);
-        }
-        why = "mechanism not available in this build";
+        return dpm_mech_check_body(m, r, reason);
     }
     return dpm_mech_fail(reason, why, DPM_ERR_PROTOCOL);
 }

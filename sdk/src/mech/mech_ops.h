@@ -1,18 +1,31 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* One table of operations per mechanism (internal to sdk/src).
+/* The operations each mechanism provides to the generic code (internal to sdk/src).
  *
- * Each mechanism's file (mech/<m>.c) defines, inside its one `#if DPM_MECH_<X>` block, the
- * campaign check, the fingerprint, the body's wire codec and the collector's body check, and
- * exports them as a dpm_mech_ops_t; mech/registry.c is the only list of mechanisms (id -> ops,
- * id -> name). The generic paths (dpm_mech_init, dpm_report_encode / _decode,
- * dpm_mech_check_report) find the table by id and call through it; a NULL table means "not in
- * this build", which they refuse with dpm_mech_absent_reason before anything is charged.
+ * A mechanism <m> is one file, mech/<m>.c, which defines inside its one `#if DPM_MECH_<X>` block
+ * six operations named dpm_<m>_<op>:
+ *   mech_init     dpm_mech_init's part: its own campaign checks, then next->params,
+ *                 eps_implemented and params_hash (next->campaign is already *c; the checks every
+ *                 campaign shares come before, the budget check after); DPM_ERR_PARAM / _RANGE
+ *                 with a static *reason
+ *   body_ok       1 if r's body is one dpm_report_encode writes (nothing is written otherwise)
+ *   put_body      r's body as its Report field (tag, length, message)
+ *   wire_fits     1 if a decoded msg's body is the kind msg->mechanism names, well formed, and
+ *                 this build holds it
+ *   wire_read     that body into out->body
+ *   check_report  the collector's check of r's body under m, after the header's:
+ *                 DPM_ERR_PROTOCOL with *reason
+ * mech/registry.c binds the wire ids to them in one list (DPM_MECHS) and is the only place that
+ * names every mechanism: the dispatches below are switches it generates from that list.
  *
- * The device's typed report calls do not go through the table: they call dpm_mech_report_<m>
- * (mech/<m>.c, which calls dpm_<m>_perturb) and dpm_report_encode_<kind> (report/report.c,
- * which calls dpm_<m>_put_body) directly, so make size's call graph stays exact (a pointer call
- * would cost the deepest address-taken function). Those typed pieces are declared here and
- * defined in every build: a compiled-out mechanism's file defines them as refusing stubs. */
+ * The operations are called directly, never through a table of function pointers: make size's
+ * call graph charges every pointer call the deepest function whose address any table stores, so
+ * a table holding put_body (nanopb's encoder below it) made the tuple-only one-call stack 2,088
+ * bytes against its 1,536 budget. The device's typed report calls are direct as well:
+ * dpm_device_report_<m> calls dpm_mech_report_<m> (mech/<m>.c, which calls dpm_<m>_perturb) and
+ * dpm_report_encode_<kind> (report.c, which calls dpm_<m>_body_ok / _put_body). Those typed
+ * pieces are defined in every build: a compiled-out mechanism's file defines them as refusing
+ * stubs. */
+
 #ifndef DPM_MECH_OPS_H
 #define DPM_MECH_OPS_H
 
@@ -25,35 +38,41 @@
 #include "dpm.pb.h"
 #include "dpm/report.h"
 
-typedef struct dpm_mech_ops {
-    /* campaign -> mechanism: the mechanism's own checks, then next->params, eps_implemented and
-     * params_hash (next->campaign is already *c; the generic checks and the budget are the
-     * caller's). DPM_ERR_PARAM / _RANGE with a static *reason. */
-    dpm_status_t (*init)(dpm_mech_t *next, const dpm_campaign_t *c, const char **reason);
-    /* 1 if r's body is one dpm_report_encode writes (nothing is written otherwise) */
-    int (*body_ok)(const dpm_report_t *r);
-    /* writes r's body as its Report field (tag, length, message) */
-    bool (*put_body)(pb_ostream_t *s, const dpm_report_t *r);
-    /* 1 if msg's body is the kind msg->mechanism names, well formed, and this build holds it */
-    int (*body_fits)(const dpm_v1_Report *msg);
-    /* msg's body (body_fits) into out->body */
-    void (*body_from_wire)(const dpm_v1_Report *msg, dpm_report_t *out);
-    /* the collector's check of r's body under m (the header is checked already):
-     * DPM_ERR_PROTOCOL with *reason */
-    dpm_status_t (*check_body)(const dpm_mech_t *m, const dpm_report_t *r, const char **reason);
-} dpm_mech_ops_t;
-
-/* Each defined by its mechanism's file, under its switch; only mech/registry.c lists them. One
- * table may serve several ids (tuple_mr / tuple_ml, ustat_bins / _tree, fedauc_rr / _lap). */
-extern const dpm_mech_ops_t dpm_mech_ops_tuple, dpm_mech_ops_roc_hist, dpm_mech_ops_dpauc,
-    dpm_mech_ops_ustat, dpm_mech_ops_fedauc;
-
-/* The ops of mechanism id, or NULL when this build does not have it (or id is unknown). */
-const dpm_mech_ops_t *dpm_mech_ops_find(dpm_mech_id_t id);
+/* ---- the dispatches (mech/registry.c) ----------------------------------------------------- */
 
 /* Why a campaign or report of id cannot run here: for a known mechanism compiled out, a static
- * reason naming it and its switch; NULL for an id no build knows. */
+ * reason naming it and its switch; NULL for an id this build has or no build knows. */
 const char *dpm_mech_absent_reason(dpm_mech_id_t id);
+
+/* c->mechanism's mech_init; DPM_ERR_UNSUPPORTED naming a mechanism this build leaves out,
+ * DPM_ERR_PARAM for an unknown id. */
+dpm_status_t dpm_mech_init_params(dpm_mech_t *next, const dpm_campaign_t *c, const char **reason);
+/* r->mechanism's body_ok (0 for a mechanism this build does not have) and put_body. */
+int dpm_mech_body_ok(const dpm_report_t *r);
+bool dpm_mech_put_body(pb_ostream_t *s, const dpm_report_t *r);
+/* msg->mechanism's wire_fits (0 for a mechanism this build does not have) and wire_read. */
+int dpm_mech_wire_fits(const dpm_v1_Report *msg);
+void dpm_mech_wire_read(const dpm_v1_Report *msg, dpm_report_t *out);
+/* m's check_report (DPM_ERR_PROTOCOL for a mechanism this build does not have). */
+dpm_status_t dpm_mech_check_body(const dpm_mech_t *m, const dpm_report_t *r, const char **reason);
+
+/* ---- each mechanism's operations (mech/<m>.c; defined only when it is compiled in) --------- */
+
+#define DPM_MECH_DECLARE_OPS(m)                                                                    \
+    dpm_status_t dpm_##m##_mech_init(dpm_mech_t *next, const dpm_campaign_t *c,                    \
+                                     const char **reason);                                         \
+    int dpm_##m##_wire_fits(const dpm_v1_Report *msg);                                             \
+    void dpm_##m##_wire_read(const dpm_v1_Report *msg, dpm_report_t *out);                         \
+    dpm_status_t dpm_##m##_check_report(const dpm_mech_t *mech, const dpm_report_t *r,             \
+                                        const char **reason);                                      \
+    /* body_ok and put_body: in every build (report.c's typed encoders call them) */               \
+    int dpm_##m##_body_ok(const dpm_report_t *r);                                                  \
+    bool dpm_##m##_put_body(pb_ostream_t *s, const dpm_report_t *r);
+DPM_MECH_DECLARE_OPS(tuple)
+DPM_MECH_DECLARE_OPS(roc_hist)
+DPM_MECH_DECLARE_OPS(dpauc)
+DPM_MECH_DECLARE_OPS(ustat)  /* ustat_bins and ustat_tree */
+DPM_MECH_DECLARE_OPS(fedauc) /* fedauc_rr and fedauc_lap */
 
 /* ---- helpers of every mechanism file (mech/mech.c) ------------------------------------------- */
 
@@ -77,19 +96,6 @@ int dpm_receipt_ok(const dpm_mech_t *m, const dpm_receipt_t *rc);
 dpm_status_t dpm_mech_report_finish(const dpm_mech_t *m, dpm_rand_t *r, dpm_receipt_t *rc,
                                     dpm_status_t st, const void *body, size_t size,
                                     dpm_report_t *out);
-
-/* ---- typed body codecs, for dpm_report_encode_<kind> (report/report.c) -------------------- */
-/* Defined in every build (stubs refusing everything when the mechanism is compiled out). */
-int dpm_tuple_body_ok(const dpm_report_t *r);
-bool dpm_tuple_put_body(pb_ostream_t *s, const dpm_report_t *r);
-int dpm_roc_hist_body_ok(const dpm_report_t *r);
-bool dpm_roc_hist_put_body(pb_ostream_t *s, const dpm_report_t *r);
-int dpm_dpauc_body_ok(const dpm_report_t *r);
-bool dpm_dpauc_put_body(pb_ostream_t *s, const dpm_report_t *r);
-int dpm_ustat_body_ok(const dpm_report_t *r); /* ustat_bins and ustat_tree */
-bool dpm_ustat_put_body(pb_ostream_t *s, const dpm_report_t *r);
-int dpm_fedauc_body_ok(const dpm_report_t *r); /* fedauc_rr and fedauc_lap */
-bool dpm_fedauc_put_body(pb_ostream_t *s, const dpm_report_t *r);
 
 /* A body as a length-delimited Report field `tag` (the body codecs' shared last step). */
 bool dpm_mech_put_submessage(pb_ostream_t *s, uint32_t tag, const pb_msgdesc_t *fields,
@@ -116,6 +122,6 @@ const char *dpm_dpauc_input_problem(const dpm_mech_t *m, const dpm_dpauc_counts_
 const char *dpm_ustat_input_problem(const dpm_mech_t *m, const dpm_ustat_example_t *ex);
 /* fedauc: the bytes an upload of n scores can take (DPM_FEDAUC_UPLOAD_MAX_BYTES at the
  * campaign's score_bits). */
-size_t dpm_fedauc_upload_room(const dpm_mech_t *m, uint32_t n);
+uint64_t dpm_fedauc_upload_room(const dpm_mech_t *m, uint32_t n);
 
 #endif /* DPM_MECH_OPS_H */

@@ -159,8 +159,7 @@ static uint32_t roc_hist_params_hash(const dpm_roc_hist_t *m)
     return dpm_fnv_word(h, m->eps_implemented);
 }
 
-static dpm_status_t roc_hist_mech_init(dpm_mech_t *next, const dpm_campaign_t *c,
-                                       const char **reason)
+dpm_status_t dpm_roc_hist_mech_init(dpm_mech_t *next, const dpm_campaign_t *c, const char **reason)
 {
     if (c->nbins == 0) {
         return dpm_mech_fail(reason, "roc_hist needs at least one bin edge", DPM_ERR_PARAM);
@@ -219,7 +218,7 @@ DPM_NOINLINE bool dpm_roc_hist_put_body(pb_ostream_t *s, const dpm_report_t *r)
     return dpm_mech_put_submessage(s, dpm_v1_Report_roc_hist_tag, dpm_v1_RocHistBody_fields, &w);
 }
 
-static int roc_hist_body_fits(const dpm_v1_Report *msg)
+int dpm_roc_hist_wire_fits(const dpm_v1_Report *msg)
 {
     const dpm_v1_RocHistBody *w = &msg->body.roc_hist;
     return msg->which_body == dpm_v1_Report_roc_hist_tag &&
@@ -227,7 +226,7 @@ static int roc_hist_body_fits(const dpm_v1_Report *msg)
            w->pos_count >= 2 && w->pos_count <= DPM_MAX_BINS && w->group < DPM_MAX_GROUPS;
 }
 
-static void roc_hist_body_from_wire(const dpm_v1_Report *msg, dpm_report_t *out)
+void dpm_roc_hist_wire_read(const dpm_v1_Report *msg, dpm_report_t *out)
 {
     const dpm_v1_RocHistBody *w = &msg->body.roc_hist;
     out->body.roc_hist.bins = w->pos_count;
@@ -236,8 +235,8 @@ static void roc_hist_body_from_wire(const dpm_v1_Report *msg, dpm_report_t *out)
     out->body.roc_hist.group = w->group;
 }
 
-static dpm_status_t roc_hist_check_body(const dpm_mech_t *m, const dpm_report_t *r,
-                                        const char **reason)
+dpm_status_t dpm_roc_hist_check_report(const dpm_mech_t *m, const dpm_report_t *r,
+                                       const char **reason)
 {
     if (r->body.roc_hist.bins != m->params.roc_hist.bins.count) {
         return dpm_mech_fail(reason, "wrong number of bins", DPM_ERR_PROTOCOL);
@@ -304,15 +303,6 @@ const char *dpm_roc_hist_input_problem(const dpm_mech_t *m, int group_given, uin
     }
     return NULL;
 }
-
-const dpm_mech_ops_t dpm_mech_ops_roc_hist = {
-    .init = roc_hist_mech_init,
-    .body_ok = dpm_roc_hist_body_ok,
-    .put_body = dpm_roc_hist_put_body,
-    .body_fits = roc_hist_body_fits,
-    .body_from_wire = roc_hist_body_from_wire,
-    .check_body = roc_hist_check_body,
-};
 
 #else  /* !DPM_MECH_ROC_HIST: the typed entries stay and refuse */
 

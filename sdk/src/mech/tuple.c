@@ -283,7 +283,7 @@ static uint32_t tuple_params_hash(const dpm_tuple_t *t)
     return dpm_fnv_word(h, t->eps_implemented);
 }
 
-static dpm_status_t tuple_mech_init(dpm_mech_t *next, const dpm_campaign_t *c, const char **reason)
+dpm_status_t dpm_tuple_mech_init(dpm_mech_t *next, const dpm_campaign_t *c, const char **reason)
 {
     if (c->mechanism == DPM_MECH_ID_TUPLE_ML && c->frac_bits != DPM_FRAC_BITS) {
         return dpm_mech_fail(reason, "value grid (frac_bits) differs from this build's",
@@ -329,13 +329,13 @@ DPM_NOINLINE bool dpm_tuple_put_body(pb_ostream_t *s, const dpm_report_t *r)
            pb_encode_varint(s, b.bytes_written) && pb_write(s, body, b.bytes_written);
 }
 
-static int tuple_body_fits(const dpm_v1_Report *msg)
+int dpm_tuple_wire_fits(const dpm_v1_Report *msg)
 {
     return msg->which_body == dpm_v1_Report_tuple_tag && is_tuple((dpm_mech_id_t)msg->mechanism) &&
            msg->body.tuple.values_count <= DPM_TUPLE_MAX_METRICS;
 }
 
-static void tuple_body_from_wire(const dpm_v1_Report *msg, dpm_report_t *out)
+void dpm_tuple_wire_read(const dpm_v1_Report *msg, dpm_report_t *out)
 {
     const dpm_v1_TupleBody *w = &msg->body.tuple;
     out->body.tuple.group = w->group;
@@ -345,8 +345,7 @@ static void tuple_body_from_wire(const dpm_v1_Report *msg, dpm_report_t *out)
     }
 }
 
-static dpm_status_t tuple_check_body(const dpm_mech_t *m, const dpm_report_t *r,
-                                     const char **reason)
+dpm_status_t dpm_tuple_check_report(const dpm_mech_t *m, const dpm_report_t *r, const char **reason)
 {
     const dpm_tuple_t *t = &m->params.tuple;
     if (r->body.tuple.nmetrics != t->nmetrics) {
@@ -394,15 +393,6 @@ const char *dpm_tuple_input_problem(const dpm_mech_t *m, uint32_t group,
     }
     return NULL;
 }
-
-const dpm_mech_ops_t dpm_mech_ops_tuple = {
-    .init = tuple_mech_init,
-    .body_ok = dpm_tuple_body_ok,
-    .put_body = dpm_tuple_put_body,
-    .body_fits = tuple_body_fits,
-    .body_from_wire = tuple_body_from_wire,
-    .check_body = tuple_check_body,
-};
 
 #else  /* !DPM_MECH_TUPLE: the typed entries stay and refuse */
 

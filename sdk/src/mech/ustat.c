@@ -219,7 +219,7 @@ static uint32_t ustat_tree_params_hash(const dpm_ustat_tree_t *m)
     return dpm_fnv_word(h, m->eps_implemented);
 }
 
-static dpm_status_t ustat_mech_init(dpm_mech_t *next, const dpm_campaign_t *c, const char **reason)
+dpm_status_t dpm_ustat_mech_init(dpm_mech_t *next, const dpm_campaign_t *c, const char **reason)
 {
     dpm_status_t st;
     if (c->mechanism == DPM_MECH_ID_USTAT_BINS) {
@@ -309,7 +309,7 @@ DPM_NOINLINE bool dpm_ustat_put_body(pb_ostream_t *s, const dpm_report_t *r)
                                    &w);
 }
 
-static int ustat_body_fits(const dpm_v1_Report *msg)
+int dpm_ustat_wire_fits(const dpm_v1_Report *msg)
 {
     if (msg->which_body == dpm_v1_Report_ustat_bins_tag) {
         return msg->mechanism == dpm_v1_Mechanism_USTAT_BINS &&
@@ -321,7 +321,7 @@ static int ustat_body_fits(const dpm_v1_Report *msg)
            tree_body_ok(w->label, w->level, w->row, w->value);
 }
 
-static void ustat_body_from_wire(const dpm_v1_Report *msg, dpm_report_t *out)
+void dpm_ustat_wire_read(const dpm_v1_Report *msg, dpm_report_t *out)
 {
     if (msg->which_body == dpm_v1_Report_ustat_bins_tag) {
         out->body.ustat_bins.value = msg->body.ustat_bins.value;
@@ -335,8 +335,7 @@ static void ustat_body_from_wire(const dpm_v1_Report *msg, dpm_report_t *out)
     out->body.ustat_tree.value = w->value;
 }
 
-static dpm_status_t ustat_check_body(const dpm_mech_t *m, const dpm_report_t *r,
-                                     const char **reason)
+dpm_status_t dpm_ustat_check_report(const dpm_mech_t *m, const dpm_report_t *r, const char **reason)
 {
     if (m->campaign.mechanism == DPM_MECH_ID_USTAT_BINS) {
         const dpm_ustat_bins_t *u = &m->params.ustat_bins;
@@ -402,15 +401,6 @@ const char *dpm_ustat_input_problem(const dpm_mech_t *m, const dpm_ustat_example
     }
     return NULL;
 }
-
-const dpm_mech_ops_t dpm_mech_ops_ustat = {
-    .init = ustat_mech_init,
-    .body_ok = dpm_ustat_body_ok,
-    .put_body = dpm_ustat_put_body,
-    .body_fits = ustat_body_fits,
-    .body_from_wire = ustat_body_from_wire,
-    .check_body = ustat_check_body,
-};
 
 #else  /* !DPM_MECH_USTAT: the typed entries stay and refuse */
 

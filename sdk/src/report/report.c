@@ -103,12 +103,11 @@ ENCODE_KIND(fedauc)
 
 dpm_status_t dpm_report_encode(const dpm_report_t *r, uint8_t *buf, size_t cap, size_t *len)
 {
-    const dpm_mech_ops_t *ops = r != NULL ? dpm_mech_ops_find(r->mechanism) : NULL;
-    if (ops == NULL || !args_ok(r, buf, len) || !ops->body_ok(r)) {
+    if (!args_ok(r, buf, len) || !dpm_mech_body_ok(r)) {
         return DPM_ERR_PARAM; /* not a mechanism of this build, or a bad body: nothing written */
     }
     pb_ostream_t s = pb_ostream_from_buffer(buf, cap);
-    return finish(&s, put_header(&s, r) && ops->put_body(&s, r), len);
+    return finish(&s, put_header(&s, r) && dpm_mech_put_body(&s, r), len);
 }
 
 dpm_status_t dpm_report_decode(const uint8_t *buf, size_t len, dpm_report_t *out)
@@ -130,8 +129,7 @@ dpm_status_t dpm_report_decode(const uint8_t *buf, size_t len, dpm_report_t *out
     }
     /* The body must be well formed, the kind its mechanism field names (so the union member that
      * the mechanism selects is the one filled), and one this build can hold. */
-    const dpm_mech_ops_t *ops = dpm_mech_ops_find((dpm_mech_id_t)msg.mechanism);
-    if (ops == NULL || !ops->body_fits(&msg)) {
+    if (!dpm_mech_wire_fits(&msg)) {
         return DPM_ERR_PROTOCOL;
     }
     /* Every check is done: fill *out directly (no second report-sized copy on the stack). */
@@ -142,6 +140,6 @@ dpm_status_t dpm_report_decode(const uint8_t *buf, size_t len, dpm_report_t *out
     out->mechanism = (dpm_mech_id_t)msg.mechanism;
     out->eps = msg.eps_q16;
     out->params_hash = msg.params_hash;
-    ops->body_from_wire(&msg, out);
+    dpm_mech_wire_read(&msg, out);
     return DPM_OK;
 }
