@@ -26,7 +26,7 @@ typedef char body_last[offsetof(dpm_v1_Report, which_body) < offsetof(dpm_v1_Rep
                                    sizeof(dpm_v1_Report)
                            ? 1
                            : -1];
-/* ... and the FedAUC body: exactly DPM_REPORT_FEDAUC_MAX at its largest. */
+/* report.h's bound on the FedAUC report: header, 1 tag + 1 length byte, the body at its largest. */
 typedef char
     report_fits_fedauc[43u + 2u + dpm_v1_FedaucBody_size == DPM_REPORT_FEDAUC_MAX &&
                                (!DPM_MECH_FEDAUC || DPM_REPORT_FEDAUC_MAX <= DPM_REPORT_MAX_BYTES)
