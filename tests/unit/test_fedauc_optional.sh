@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # FedAUC is optional: libdpm.a builds without it (DPM_MECH_FEDAUC=0), where a fedauc campaign
-# is refused as "mechanism not available in this build" and the FedAUC calls say
+# is refused as "fedauc_lap not in this build (DPM_MECH_FEDAUC=0)" and the FedAUC calls say
 # DPM_ERR_UNSUPPORTED, and builds with FedAUC alone (roc_hist and tuple off), where it runs and
 # the other mechanisms are refused. The default build accepting all three is the negative
 # control of the probe. Each variant has its own build directory. Env: OUT, BUILD_DIR, CC.
@@ -63,12 +63,12 @@ probe() { # VARIANT FLAGS -> the probe's line
     "$work/probe-$variant"
 }
 
-want_none="fedauc_lap: mechanism not available in this build; roc_hist: ok; tuple_mr: ok; prepare: unsupported"
+want_none="fedauc_lap: fedauc_lap not in this build (DPM_MECH_FEDAUC=0); roc_hist: ok; tuple_mr: ok; prepare: unsupported"
 got=$(probe nofedauc "-DDPM_MECH_FEDAUC=0")
 tap "$([ "$got" = "$want_none" ]; echo $?)" "without FedAUC (DPM_MECH_FEDAUC=0): builds; $got"
 [ "$got" = "$want_none" ] || tail -5 "$work/nofedauc.log" | sed 's/^/# /'
 
-want_only="fedauc_lap: ok; roc_hist: mechanism not available in this build; tuple_mr: mechanism not available in this build; prepare: available"
+want_only="fedauc_lap: ok; roc_hist: roc_hist not in this build (DPM_MECH_ROC_HIST=0); tuple_mr: tuple_mr not in this build (DPM_MECH_TUPLE=0); prepare: available"
 got=$(probe fedonly "-DDPM_MECH_ROC_HIST=0 -DDPM_MECH_TUPLE=0")
 tap "$([ "$got" = "$want_only" ]; echo $?)" "FedAUC alone (roc_hist, tuple off): builds; $got"
 [ "$got" = "$want_only" ] || tail -5 "$work/fedonly.log" | sed 's/^/# /'

@@ -3,7 +3,7 @@
 # Builds with fewer mechanisms, or with more dpauc thresholds, compile and behave: libdpm.a of a
 # tuple-only, a roc_hist-only and a dpauc+ustat-only build (each its own VARIANT, so the main
 # build is untouched), and of DPM_DPAUC_MAX_THRESHOLDS=100. A probe linked against each says which
-# mechanisms dpm_mech_init builds (the others: "mechanism not available in this build"), runs the
+# mechanisms dpm_mech_init builds (the others: "<name> not in this build (DPM_MECH_<X>=0)"), runs the
 # exact-noise tests against the tuple-only library (its 64-byte randomness buffer) and, for
 # the N = 100 build, runs the device's counting on the FHAUC paper's Appendix Z Criteo file at
 # N = 100 (the Eq. 2 row 0.764375) and encodes the widest report (2058 bytes = DPM_REPORT_MAX_BYTES).
@@ -50,6 +50,14 @@ int main(void)
         printf("%s: %s\n", name[id], st == DPM_OK ? "built" : why);
     }
     printf("report max %u\n", (unsigned)DPM_REPORT_MAX_BYTES);
+    /* the device's report calls of a mechanism left out refuse first, naming it (a device not
+     * opened: any other check would say so instead) */
+    dpm_device_t dev;
+    memset(&dev, 0, sizeof(dev));
+    dpm_status_t st = dpm_device_report_roc_hist(&dev, NULL, 0, NULL, NULL);
+    printf("device roc_hist: %s: %s\n", dpm_strerror(st), dpm_device_why(&dev));
+    st = dpm_device_report_tuple(&dev, NULL, 0, 0, NULL, NULL);
+    printf("device tuple: %s: %s\n", dpm_strerror(st), dpm_device_why(&dev));
     return 0;
 }
 C
@@ -143,12 +151,23 @@ for v in mech-tuple mech-roc mech-auc mech-dpauc100; do
   sed "s/^/# $v: /" "$work/$v.out"
 done
 
+# dpm_strerror(DPM_ERR_UNSUPPORTED) as the library prints it
+dpm_unsupported() { sed -n 's/^device roc_hist: \([^:]*\): roc_hist not .*/\1/p' "$work/mech-tuple.out"; }
 built() { grep -q "^$2: built$" "$work/$1.out"; }
-absent() { grep -q "^$2: mechanism not available in this build$" "$work/$1.out"; }
+# A refused mechanism is named, with the switch that would build it (dpm_mech_name's table).
+absent() {
+  local sw
+  case $2 in roc_hist) sw=ROC_HIST ;; dpauc) sw=DPAUC ;; ustat_*) sw=USTAT ;; tuple_*) sw=TUPLE ;; *) sw=FEDAUC ;; esac
+  grep -q "^$2: $2 not in this build (DPM_MECH_$sw=0)$" "$work/$1.out"
+}
 built mech-tuple tuple_mr && built mech-tuple tuple_ml && absent mech-tuple roc_hist &&
   absent mech-tuple dpauc && absent mech-tuple ustat_bins && absent mech-tuple ustat_tree &&
   grep -q '^report max 80$' "$work/mech-tuple.out"
 tap $? "tuple-only: tuple_mr / tuple_ml built, the rest refused; largest report 80 bytes"
+unsupported="$(dpm_unsupported)"
+grep -q "^device roc_hist: $unsupported: roc_hist not in this build (DPM_MECH_ROC_HIST=0)$" \
+  "$work/mech-tuple.out" && grep -q '^device tuple: .*not opened' "$work/mech-tuple.out"
+tap $? "tuple-only: the device's roc_hist call refuses first, naming roc_hist and its switch"
 # The tuple-only build's 64-byte randomness buffer (DPM_RAND_BUF_BYTES's tuple-only default):
 # the exact-noise tests (streams across refills, white-box Laplace vectors, enumerated
 # distributions, goodness of fit) pass against that library as against the default one.
@@ -166,6 +185,9 @@ tap $? "tuple-only (DPM_RAND_BUF_BYTES 64): test_noise_exact passes against its 
 built mech-roc roc_hist && absent mech-roc tuple_mr && absent mech-roc dpauc &&
   absent mech-roc ustat_tree && grep -q '^report max 694$' "$work/mech-roc.out"
 tap $? "roc_hist-only: roc_hist built, the rest refused; largest report 694 bytes"
+grep -q "^device tuple: $unsupported: tuple_mr not in this build (DPM_MECH_TUPLE=0)$" \
+  "$work/mech-roc.out" && grep -q '^device roc_hist: .*not opened' "$work/mech-roc.out"
+tap $? "roc_hist-only: the device's tuple call refuses first, naming tuple_mr and its switch (negative control of the one above)"
 built mech-auc dpauc && built mech-auc ustat_bins && built mech-auc ustat_tree &&
   absent mech-auc roc_hist && absent mech-auc tuple_ml && grep -q '^report max 554$' "$work/mech-auc.out"
 tap $? "dpauc + ustat only: those built, roc_hist and tuples refused; largest report 554 bytes"

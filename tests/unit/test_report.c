@@ -146,7 +146,10 @@ static void test_campaign_validation_reasons(void **state)
     for (uint32_t id = DPM_MECH_ID_TUPLE_ML; id >= 1; id--) {
         c = tuple_campaign((dpm_mech_id_t)id, 1);
         if (dpm_mech_init(&m, &c, &why) == DPM_ERR_UNSUPPORTED) {
-            assert_string_equal(why, "mechanism not available in this build");
+            /* named, with its switch: "fedauc_rr not in this build (DPM_MECH_FEDAUC=0)" */
+            size_t n = strlen(dpm_mech_name((dpm_mech_id_t)id));
+            assert_memory_equal(why, dpm_mech_name((dpm_mech_id_t)id), n);
+            assert_non_null(strstr(why + n, " not in this build (DPM_MECH_"));
             unbuilt = id;
         }
     }
@@ -187,6 +190,30 @@ static void test_campaign_validation_reasons(void **state)
     assert_int_equal(dpm_campaign_decode(buf, len, &d, &why), DPM_ERR_PROTOCOL);
     assert_string_equal(why, "too many bins");
     assert_memory_equal(&d, &keep_d, sizeof(d));
+}
+
+/* One name per wire id, built or not, and back (the campaign files' and dpm.proto's names). */
+static void test_mech_names(void **state)
+{
+    (void)state;
+    static const char *const want[] = {NULL,         "roc_hist",   "dpauc",
+                                       "fedauc_rr",  "fedauc_lap", "ustat_bins",
+                                       "ustat_tree", "tuple_mr",   "tuple_ml"};
+    for (uint32_t id = 0; id < sizeof(want) / sizeof(want[0]); id++) {
+        const char *name = dpm_mech_name((dpm_mech_id_t)id);
+        if (want[id] == NULL) {
+            assert_null(name);
+            continue;
+        }
+        assert_string_equal(name, want[id]);
+        assert_int_equal(dpm_mech_from_name(name), id);
+    }
+    assert_null(dpm_mech_name((dpm_mech_id_t)9));
+    assert_null(dpm_mech_name((dpm_mech_id_t)-1));
+    assert_int_equal(dpm_mech_from_name(NULL), DPM_MECH_NONE);
+    assert_int_equal(dpm_mech_from_name(""), DPM_MECH_NONE);
+    assert_int_equal(dpm_mech_from_name("ROC_HIST"), DPM_MECH_NONE); /* exact: lower case */
+    assert_int_equal(dpm_mech_from_name("tuple"), DPM_MECH_NONE);
 }
 
 static void test_check_report_catches_every_mismatch(void **state)
@@ -373,6 +400,7 @@ int main(void)
         cmocka_unit_test(test_report_ids_are_fresh),
         cmocka_unit_test(test_campaign_roundtrip),
         cmocka_unit_test(test_campaign_validation_reasons),
+        cmocka_unit_test(test_mech_names),
         cmocka_unit_test(test_check_report_catches_every_mismatch),
         cmocka_unit_test(test_report_decode_rejects_malformed),
         cmocka_unit_test(test_report_encode_per_kind),

@@ -4,7 +4,9 @@
 #   1. libdpm.a references no heap function (malloc, calloc, realloc, free);
 #   2. libdpm.a defines no writable data (.data, .bss, common): no mutable globals;
 #   3. sdk/ compiles with general-purpose registers only: no floating point anywhere;
-#   4. the poison pragma really stops a heap call at compile time.
+#   4. the poison pragma really stops a heap call at compile time;
+#   5. a mechanism's private header (sdk/src/mech/*_internal.h) is included only inside mech/:
+#      the rest of the SDK reaches a mechanism through its ops (mech/mech_ops.h).
 # Each checker also runs on a deliberately bad object to show it can fail.
 set -uo pipefail
 OUT=${OUT:-build/host}
@@ -70,6 +72,19 @@ tap "$([ -z "$bad" ]; echo $?)" "no math.h in sdk/src${bad:+ (found in: $bad)}"
 printf '#include "dpm_internal.h"\nvoid *f(void);\nvoid *f(void) { return malloc(1); }\n' >"$work/poison.c"
 "$CC" -std=c99 -Isdk/include -Isdk/src/internal -c "$work/poison.c" -o "$work/poison.o" 2>/dev/null
 tap "$([ $? -ne 0 ]; echo $?)" "dpm_internal.h poisons malloc at compile time"
+
+# 5. mech/*_internal.h stays inside sdk/src/mech/ (report/ used to include fedauc_internal.h).
+# private_mech_includes ROOT: every include of a mechanism's private header outside ROOT/mech
+private_mech_includes() {
+  grep -rnE '^#include "mech/[a-z0-9_]+_internal\.h"' "$1" --include='*.[ch]' | grep -v "^$1/mech/"
+}
+bad=$(private_mech_includes sdk/src)
+tap "$([ -z "$bad" ]; echo $?)" "mech/*_internal.h included only inside sdk/src/mech${bad:+ (found: $(echo "$bad" | head -3 | tr '\n' ' '))}"
+mkdir -p "$work/src"
+cp -r sdk/src/. "$work/src/"
+printf '#include "mech/fedauc_internal.h"\n' >"$work/src/report/planted.c"
+private_mech_includes "$work/src" | grep -q 'report/planted.c'
+tap $? "negative control: a report/ file including mech/fedauc_internal.h is found"
 
 echo "1..$n"
 exit $failed

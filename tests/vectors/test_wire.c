@@ -925,7 +925,8 @@ static void test_unknown_mechanisms_are_refused(void **state)
             {99, DPM_ERR_PARAM, "unknown mechanism"},
             {100000, DPM_ERR_PARAM, "unknown mechanism"},
             {DPM_MECH_NONE, DPM_ERR_PARAM, "unknown mechanism"},
-            {catalogue_only(), DPM_ERR_UNSUPPORTED, "mechanism not available in this build"},
+            /* named: "<name> not in this build (DPM_MECH_<X>=0)" */
+            {catalogue_only(), DPM_ERR_UNSUPPORTED, " not in this build (DPM_MECH_"},
         };
         for (size_t k = 0; k < sizeof(campaigns) / sizeof(campaigns[0]); k++) {
             if (campaigns[k].id == DPM_MECH_NONE && k == 3) {
@@ -942,7 +943,13 @@ static void test_unknown_mechanisms_are_refused(void **state)
             mkeep = m;
             const char *why = NULL;
             assert_int_equal(dpm_mech_init(&m, &c, &why), campaigns[k].st);
-            assert_string_equal(why, campaigns[k].why);
+            if (campaigns[k].st == DPM_ERR_UNSUPPORTED) {
+                size_t n_name = strlen(dpm_mech_name((dpm_mech_id_t)campaigns[k].id));
+                assert_memory_equal(why, dpm_mech_name((dpm_mech_id_t)campaigns[k].id), n_name);
+                assert_non_null(strstr(why + n_name, campaigns[k].why));
+            } else {
+                assert_string_equal(why, campaigns[k].why);
+            }
             assert_memory_equal(&m, &mkeep, sizeof(m));
         }
     }

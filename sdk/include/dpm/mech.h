@@ -132,6 +132,16 @@ const dpm_score_bins_t *dpm_mech_score_bins(const dpm_mech_t *m);
  * mechanism. */
 const dpm_dpauc_t *dpm_mech_dpauc(const dpm_mech_t *m);
 
+/* The mechanism's name as campaign files and dpm.v1.Mechanism (lower case) spell it:
+ * "roc_hist", "dpauc", "fedauc_rr", "fedauc_lap", "ustat_bins", "ustat_tree", "tuple_mr",
+ * "tuple_ml". Every id has its name whether this build has the mechanism or not; NULL for
+ * DPM_MECH_NONE and ids no build knows. */
+const char *dpm_mech_name(dpm_mech_id_t id);
+
+/* The id dpm_mech_name gives `name` (exact match), or DPM_MECH_NONE for NULL or a name no
+ * build knows. */
+dpm_mech_id_t dpm_mech_from_name(const char *name);
+
 #ifdef __cplusplus
 }
 #endif

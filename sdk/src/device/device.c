@@ -4,6 +4,7 @@
 
 #include "dpm/device.h"
 #include "device_internal.h"
+#include "mech/mech_ops.h"
 #include "report/report_internal.h"
 #include "upload/outbox_internal.h"
 
@@ -483,11 +484,20 @@ static dpm_status_t finish(dpm_device_t *d, const dpm_mech_t *m, dpm_status_t st
     return st == DPM_OK ? queue(d, m, rep, buf, len, info) : after_charge(d, st);
 }
 
+/* A report call of a mechanism this build leaves out: refused, naming it and its switch, before
+ * anything is checked or charged. */
+static dpm_status_t absent(dpm_device_t *d, dpm_mech_id_t id)
+{
+    return say(d, DPM_ERR_UNSUPPORTED, dpm_mech_absent_reason(id));
+}
+
 dpm_status_t dpm_device_report_tuple(dpm_device_t *d, const dpm_mech_t *m, uint32_t period,
                                      uint32_t group, const dpm_confusion_t *conf,
                                      dpm_report_info_t *info)
 {
-#if DPM_MECH_TUPLE
+    if (!DPM_MECH_TUPLE) {
+        return absent(d, DPM_MECH_ID_TUPLE_MR);
+    }
     if (!opened(d) || m == NULL || conf == NULL) {
         return bad_arg(d, "no mechanism or no confusion counts (NULL)");
     }
@@ -495,18 +505,14 @@ dpm_status_t dpm_device_report_tuple(dpm_device_t *d, const dpm_mech_t *m, uint3
         m->campaign.mechanism != DPM_MECH_ID_TUPLE_ML) {
         return bad_arg(d, "not a tuple campaign: use its kind's report call");
     }
-    if (group >= m->params.tuple.groups || m->params.tuple.nmetrics > DPM_TUPLE_MAX_METRICS) {
-        return bad_arg(d, "group >= the campaign's groups");
-    }
     dpm_ratio_t values[DPM_TUPLE_MAX_METRICS];
-    for (uint32_t i = 0; i < m->params.tuple.nmetrics; i++) {
-        dpm_status_t st = dpm_metric_ratio(conf, m->params.tuple.metrics[i], &values[i]);
-        if (st != DPM_OK) { /* DPM_ERR_UNDEFINED: no report, nothing spent */
-            return say(d, st, "a metric is undefined on these counts (zero denominator)");
-        }
+    dpm_status_t st = DPM_OK;
+    const char *why = dpm_tuple_input_problem(m, group, conf, values, &st);
+    if (why != NULL) { /* DPM_ERR_UNDEFINED: no report, nothing spent */
+        return say(d, st, why);
     }
     dpm_receipt_t rc;
-    dpm_status_t st = admit(d, m, period, DPM_REPORT_TUPLE_MAX, &rc);
+    st = admit(d, m, period, DPM_REPORT_TUPLE_MAX, &rc);
     if (st != DPM_OK) {
         return st;
     }
@@ -518,25 +524,6 @@ dpm_status_t dpm_device_report_tuple(dpm_device_t *d, const dpm_mech_t *m, uint3
         st = dpm_report_encode_tuple(&rep, buf, sizeof(buf), &len);
     }
     return finish(d, m, st, &rep, buf, len, info);
-#else
-    (void)period, (void)group, (void)conf, (void)info, (void)m;
-    return say(d, DPM_ERR_UNSUPPORTED, NULL);
-#endif
-}
-
-#if DPM_MECH_ROC_HIST
-/* Why h cannot be reported under m (its bins and counts), or NULL. */
-static const char *hist_problem(const dpm_mech_t *m, const dpm_score_hist_t *h)
-{
-    if (h->bins != m->params.roc_hist.bins.count) {
-        return "histogram bins differ from the campaign's";
-    }
-    for (uint32_t b = 0; b < h->bins; b++) {
-        if (h->pos[b] > DPM_SCORE_HIST_MAX_COUNT || h->neg[b] > DPM_SCORE_HIST_MAX_COUNT) {
-            return "histogram count above DPM_SCORE_HIST_MAX_COUNT";
-        }
-    }
-    return NULL;
 }
 
 /* roc_hist with or without a group (group_given 0: none). */
@@ -544,23 +531,18 @@ static dpm_status_t report_roc(dpm_device_t *d, const dpm_mech_t *m, uint32_t pe
                                int group_given, uint32_t group, const dpm_score_hist_t *h,
                                dpm_report_info_t *info)
 {
+    if (!DPM_MECH_ROC_HIST) {
+        return absent(d, DPM_MECH_ID_ROC_HIST);
+    }
     if (!opened(d) || m == NULL || h == NULL) {
         return bad_arg(d, "no mechanism or no histogram (NULL)");
     }
     if (m->campaign.mechanism != DPM_MECH_ID_ROC_HIST) {
         return bad_arg(d, "not a roc_hist campaign: use its kind's report call");
     }
-    const char *why = hist_problem(m, h);
+    const char *why = dpm_roc_hist_input_problem(m, group_given, group, h);
     if (why != NULL) {
         return bad_arg(d, why);
-    }
-    if ((m->params.roc_hist.groups != 0) != group_given) {
-        return bad_arg(d, group_given ? "campaign without groups: use dpm_device_report_roc_hist"
-                                      : "campaign with groups: use "
-                                        "dpm_device_report_roc_hist_group");
-    }
-    if (group_given && group >= m->params.roc_hist.groups) {
-        return bad_arg(d, "group >= the campaign's groups");
     }
     dpm_receipt_t rc;
     dpm_status_t st = admit(d, m, period, DPM_REPORT_ROC_MAX, &rc);
@@ -577,63 +559,33 @@ static dpm_status_t report_roc(dpm_device_t *d, const dpm_mech_t *m, uint32_t pe
     }
     return finish(d, m, st, &rep, buf, len, info);
 }
-#endif
 
 dpm_status_t dpm_device_report_roc_hist(dpm_device_t *d, const dpm_mech_t *m, uint32_t period,
                                         const dpm_score_hist_t *h, dpm_report_info_t *info)
 {
-#if DPM_MECH_ROC_HIST
     return report_roc(d, m, period, 0, 0, h, info);
-#else
-    (void)m, (void)period, (void)h, (void)info;
-    return say(d, DPM_ERR_UNSUPPORTED, NULL);
-#endif
 }
 
 dpm_status_t dpm_device_report_roc_hist_group(dpm_device_t *d, const dpm_mech_t *m, uint32_t period,
                                               uint32_t group, const dpm_score_hist_t *h,
                                               dpm_report_info_t *info)
 {
-#if DPM_MECH_ROC_HIST
     return report_roc(d, m, period, 1, group, h, info);
-#else
-    (void)m, (void)period, (void)group, (void)h, (void)info;
-    return say(d, DPM_ERR_UNSUPPORTED, NULL);
-#endif
 }
-
-#if DPM_MECH_DPAUC
-/* Why the mechanism would refuse counts c (dpm_dpauc_perturb's checks, without drawing), or
- * NULL. */
-static const char *counts_problem(const dpm_mech_t *m, const dpm_dpauc_counts_t *c)
-{
-    if (c->n != m->params.dpauc.n) {
-        return "counts for another threshold count than the campaign's";
-    }
-    if ((uint64_t)c->pos + c->neg > DPM_DPAUC_MAX_COUNT) {
-        return "more examples than DPM_DPAUC_MAX_COUNT";
-    }
-    for (uint32_t i = 0; i < c->n; i++) {
-        if (c->tp[i] > c->pos || c->fp[i] > c->neg ||
-            (i > 0 && (c->tp[i] > c->tp[i - 1] || c->fp[i] > c->fp[i - 1]))) {
-            return "counts no examples can give";
-        }
-    }
-    return NULL;
-}
-#endif
 
 dpm_status_t dpm_device_report_dpauc(dpm_device_t *d, const dpm_mech_t *m, uint32_t period,
                                      const dpm_dpauc_counts_t *c, dpm_report_info_t *info)
 {
-#if DPM_MECH_DPAUC
+    if (!DPM_MECH_DPAUC) {
+        return absent(d, DPM_MECH_ID_DPAUC);
+    }
     if (!opened(d) || m == NULL || c == NULL) {
         return bad_arg(d, "no mechanism or no counts (NULL)");
     }
     if (m->campaign.mechanism != DPM_MECH_ID_DPAUC) {
         return bad_arg(d, "not a dpauc campaign: use its kind's report call");
     }
-    const char *why = counts_problem(m, c);
+    const char *why = dpm_dpauc_input_problem(m, c);
     if (why != NULL) {
         return bad_arg(d, why);
     }
@@ -650,15 +602,10 @@ dpm_status_t dpm_device_report_dpauc(dpm_device_t *d, const dpm_mech_t *m, uint3
         st = dpm_report_encode_dpauc(&rep, buf, sizeof(buf), &len);
     }
     return finish(d, m, st, &rep, buf, len, info);
-#else
-    (void)m, (void)period, (void)c, (void)info;
-    return say(d, DPM_ERR_UNSUPPORTED, NULL);
-#endif
 }
 
 /* ---- FedAUC: round 1 (no ε) and the round 2 report ------------------------------------- */
 
-#if DPM_MECH_FEDAUC
 static int is_fedauc(const dpm_mech_t *m)
 {
     return m != NULL && (m->campaign.mechanism == DPM_MECH_ID_FEDAUC_RR ||
@@ -666,14 +613,15 @@ static int is_fedauc(const dpm_mech_t *m)
 }
 
 #define NOT_FEDAUC "not a FedAUC campaign"
-#endif
 
 dpm_status_t dpm_device_fedauc_upload(dpm_device_t *d, const dpm_mech_t *m,
                                       const dpm_score_t *scores, uint32_t n,
                                       const dpm_fedauc_buffers_t *b, dpm_fedauc_session_t *s,
                                       uint8_t *out, size_t cap, size_t *len)
 {
-#if DPM_MECH_FEDAUC
+    if (!DPM_MECH_FEDAUC) {
+        return absent(d, DPM_MECH_ID_FEDAUC_LAP);
+    }
     if (!opened(d) || m == NULL || s == NULL || out == NULL || len == NULL) {
         return bad_arg(d, "no mechanism, session, output or length (NULL)");
     }
@@ -686,7 +634,7 @@ dpm_status_t dpm_device_fedauc_upload(dpm_device_t *d, const dpm_mech_t *m,
         return say(d, st, why);
     }
     /* Room for the upload before the buffers are touched (they may hold another session). */
-    if (n != 0 && cap < DPM_FEDAUC_UPLOAD_MAX_BYTES(n, m->params.fedauc.score_bits)) {
+    if (n != 0 && cap < dpm_fedauc_upload_room(m, n)) {
         return say(d, DPM_ERR_BUFFER, "out below DPM_FEDAUC_UPLOAD_MAX_BYTES(n, bits)");
     }
     dpm_fedauc_session_t next;
@@ -702,10 +650,6 @@ dpm_status_t dpm_device_fedauc_upload(dpm_device_t *d, const dpm_mech_t *m,
                : st == DPM_ERR_BUFFER  ? "n is beyond the buffers (or DPM_FEDAUC_MAX_EXAMPLES)"
                : st == DPM_ERR_PARAM   ? "scores or buffers missing, or a score above 1"
                                        : NULL);
-#else
-    (void)m, (void)scores, (void)n, (void)b, (void)s, (void)out, (void)cap, (void)len;
-    return say(d, DPM_ERR_UNSUPPORTED, NULL);
-#endif
 }
 
 dpm_status_t dpm_device_report_fedauc(dpm_device_t *d, const dpm_mech_t *m, uint32_t period,
@@ -713,7 +657,9 @@ dpm_status_t dpm_device_report_fedauc(dpm_device_t *d, const dpm_mech_t *m, uint
                                       size_t reply_len, const uint8_t *labels, const uint64_t *ids,
                                       const dpm_memo_t *memo, dpm_report_info_t *info)
 {
-#if DPM_MECH_FEDAUC
+    if (!DPM_MECH_FEDAUC) {
+        return absent(d, DPM_MECH_ID_FEDAUC_LAP);
+    }
     if (!opened(d) || m == NULL || s == NULL || reply == NULL || labels == NULL) {
         return bad_arg(d, "no mechanism, session, reply or labels (NULL)");
     }
@@ -752,19 +698,16 @@ dpm_status_t dpm_device_report_fedauc(dpm_device_t *d, const dpm_mech_t *m, uint
         s->state = DPM_FEDAUC_REPORTED;
     }
     return st;
-#else
-    (void)m, (void)period, (void)s, (void)reply, (void)reply_len, (void)labels, (void)ids;
-    (void)memo, (void)info;
-    return say(d, DPM_ERR_UNSUPPORTED, NULL);
-#endif
 }
 
-#if DPM_MECH_USTAT
 /* ustat_bins (tree 0) or ustat_tree (tree 1): one example. */
 static dpm_status_t report_ustat(dpm_device_t *d, const dpm_mech_t *m, uint32_t period, int tree,
                                  const dpm_ustat_example_t *ex, dpm_report_info_t *info)
 {
     dpm_mech_id_t want = tree ? DPM_MECH_ID_USTAT_TREE : DPM_MECH_ID_USTAT_BINS;
+    if (!DPM_MECH_USTAT) {
+        return absent(d, want);
+    }
     if (!opened(d) || m == NULL || ex == NULL) {
         return bad_arg(d, "no mechanism or no example (NULL)");
     }
@@ -772,12 +715,9 @@ static dpm_status_t report_ustat(dpm_device_t *d, const dpm_mech_t *m, uint32_t 
         return bad_arg(d, tree ? "not a ustat_tree campaign: use its kind's report call"
                                : "not a ustat_bins campaign: use its kind's report call");
     }
-    if (ex->score > DPM_SCORE_ONE || (ex->label != 0 && ex->label != 1)) {
-        return bad_arg(d, "score above 2^31 or label not 0/1");
-    }
-    if (!tree && m->params.ustat_bins.kernel == DPM_USTAT_KENDALL &&
-        (ex->score2 > DPM_SCORE_ONE || ex->label != 0)) {
-        return bad_arg(d, "Kendall: score2 above 2^31 or label not 0");
+    const char *why = dpm_ustat_input_problem(m, ex);
+    if (why != NULL) {
+        return bad_arg(d, why);
     }
     dpm_receipt_t rc;
     dpm_status_t st = admit(
@@ -795,28 +735,17 @@ static dpm_status_t report_ustat(dpm_device_t *d, const dpm_mech_t *m, uint32_t 
     }
     return finish(d, m, st, &rep, buf, len, info);
 }
-#endif
 
 dpm_status_t dpm_device_report_ustat_bins(dpm_device_t *d, const dpm_mech_t *m, uint32_t period,
                                           const dpm_ustat_example_t *ex, dpm_report_info_t *info)
 {
-#if DPM_MECH_USTAT
     return report_ustat(d, m, period, 0, ex, info);
-#else
-    (void)m, (void)period, (void)ex, (void)info;
-    return say(d, DPM_ERR_UNSUPPORTED, NULL);
-#endif
 }
 
 dpm_status_t dpm_device_report_ustat_tree(dpm_device_t *d, const dpm_mech_t *m, uint32_t period,
                                           const dpm_ustat_example_t *ex, dpm_report_info_t *info)
 {
-#if DPM_MECH_USTAT
     return report_ustat(d, m, period, 1, ex, info);
-#else
-    (void)m, (void)period, (void)ex, (void)info;
-    return say(d, DPM_ERR_UNSUPPORTED, NULL);
-#endif
 }
 
 dpm_status_t dpm_device_memo_open(dpm_device_t *d, uint32_t offset, uint32_t size, dpm_memo_t *memo)

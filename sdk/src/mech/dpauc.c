@@ -3,6 +3,8 @@
 #include "dpm_internal.h"
 
 #include "dpm/dpauc.h"
+#include "dpm/report.h"
+#include "mech/mech_ops.h"
 
 /* The noise scale (counts) may not exceed this: |Z| > 2^30 then needs 64 scales (< 2^-90). */
 #define MAX_SCALE_COUNTS (UINT64_C(1) << 24)
@@ -140,3 +142,182 @@ dpm_status_t dpm_dpauc_perturb(const dpm_dpauc_t *m, dpm_rand_t *r, const dpm_dp
     *out = rep;
     return DPM_OK;
 }
+
+/* ---- dpauc's ops (mech/mech_ops.h) ----------------------------------------------------------- */
+
+#if DPM_MECH_DPAUC
+/* dpauc's wire lists hold the build's thresholds (dpm.options bounds them to 128). */
+typedef char
+    dpauc_fit[DPM_ARRAY_LEN(((dpm_v1_DpaucBody *)0)->tp) >= DPM_DPAUC_MAX_THRESHOLDS ? 1 : -1];
+
+/* The thresholds, the calibration, the Laplace scale and the implemented ε. */
+static uint32_t dpauc_params_hash(const dpm_dpauc_t *m)
+{
+    uint32_t h = DPM_FNV_INIT;
+    h = dpm_fnv_word(h, (uint32_t)DPM_MECH_ID_DPAUC);
+    h = dpm_fnv_word(h, m->n);
+    for (uint32_t i = 0; i < m->n; i++) {
+        h = dpm_fnv_word(h, m->thresholds[i]);
+    }
+    h = dpm_fnv_word(h, (uint32_t)m->calibration);
+    h = dpm_fnv_u64(h, m->lap.sensitivity);
+    h = dpm_fnv_u64(h, m->lap.scale_num);
+    h = dpm_fnv_u64(h, m->lap.scale_den);
+    return dpm_fnv_word(h, m->eps_implemented);
+}
+
+dpm_status_t dpm_dpauc_mech_init(dpm_mech_t *next, const dpm_campaign_t *c, const char **reason)
+{
+    if (c->nthresholds == 0) {
+        return dpm_mech_fail(reason, "dpauc needs at least one threshold", DPM_ERR_PARAM);
+    }
+    if (c->nthresholds > DPM_DPAUC_MAX_THRESHOLDS) {
+        return dpm_mech_fail(reason, "more dpauc thresholds than this build holds", DPM_ERR_PARAM);
+    }
+    for (uint32_t i = 0; i < c->nthresholds; i++) {
+        if (c->thresholds[i] > DPM_SCORE_ONE) {
+            return dpm_mech_fail(reason, "dpauc threshold above score 1.0 (2^31)", DPM_ERR_PARAM);
+        }
+        if (i > 0 && c->thresholds[i] <= c->thresholds[i - 1]) {
+            return dpm_mech_fail(reason,
+                                 "dpauc thresholds not strictly increasing (unsorted or repeated)",
+                                 DPM_ERR_PARAM);
+        }
+    }
+    if (c->calibration != DPM_DPAUC_PUBLISHED && c->calibration != DPM_DPAUC_TIGHT) {
+        return dpm_mech_fail(reason, "unknown dpauc calibration", DPM_ERR_PARAM);
+    }
+    dpm_status_t st = dpm_dpauc_init(&next->params.dpauc, c->thresholds, c->nthresholds,
+                                     (dpm_dpauc_calibration_t)c->calibration, c->eps.q16);
+    if (st != DPM_OK) {
+        return dpm_mech_fail(reason,
+                             st == DPM_ERR_RANGE ? "epsilon too small for dpauc's count range"
+                                                 : "dpauc parameters out of range",
+                             st);
+    }
+    next->eps_implemented = next->params.dpauc.eps_implemented;
+    next->params_hash = dpauc_params_hash(&next->params.dpauc);
+    return DPM_OK;
+}
+
+const dpm_dpauc_t *dpm_mech_dpauc(const dpm_mech_t *m)
+{
+    return m != NULL && m->campaign.mechanism == DPM_MECH_ID_DPAUC ? &m->params.dpauc : NULL;
+}
+
+int dpm_dpauc_body_ok(const dpm_report_t *r)
+{
+    return r->mechanism == DPM_MECH_ID_DPAUC && r->body.dpauc.n >= 1 &&
+           r->body.dpauc.n <= DPM_DPAUC_MAX_THRESHOLDS;
+}
+
+/* Kept out of line: a report's stack holds only its own body's struct. */
+DPM_NOINLINE bool dpm_dpauc_put_body(pb_ostream_t *s, const dpm_report_t *r)
+{
+    const dpm_dpauc_report_t *d = &r->body.dpauc;
+    dpm_v1_DpaucBody w = dpm_v1_DpaucBody_init_zero;
+    w.tp_count = w.fp_count = w.tn_count = w.fn_count = (pb_size_t)d->n;
+    memcpy(w.tp, d->tp, d->n * sizeof(int32_t));
+    memcpy(w.fp, d->fp, d->n * sizeof(int32_t));
+    memcpy(w.tn, d->tn, d->n * sizeof(int32_t));
+    memcpy(w.fn, d->fn, d->n * sizeof(int32_t));
+    return dpm_mech_put_submessage(s, dpm_v1_Report_dpauc_tag, dpm_v1_DpaucBody_fields, &w);
+}
+
+int dpm_dpauc_wire_fits(const dpm_v1_Report *msg)
+{
+    const dpm_v1_DpaucBody *w = &msg->body.dpauc;
+    return msg->which_body == dpm_v1_Report_dpauc_tag && msg->mechanism == dpm_v1_Mechanism_DPAUC &&
+           w->tp_count >= 1 && w->tp_count <= DPM_DPAUC_MAX_THRESHOLDS &&
+           w->fp_count == w->tp_count && w->tn_count == w->tp_count && w->fn_count == w->tp_count;
+}
+
+void dpm_dpauc_wire_read(const dpm_v1_Report *msg, dpm_report_t *out)
+{
+    const dpm_v1_DpaucBody *w = &msg->body.dpauc;
+    dpm_dpauc_report_t *d = &out->body.dpauc;
+    d->n = w->tp_count;
+    memcpy(d->tp, w->tp, d->n * sizeof(int32_t));
+    memcpy(d->fp, w->fp, d->n * sizeof(int32_t));
+    memcpy(d->tn, w->tn, d->n * sizeof(int32_t));
+    memcpy(d->fn, w->fn, d->n * sizeof(int32_t));
+}
+
+dpm_status_t dpm_dpauc_check_report(const dpm_mech_t *m, const dpm_report_t *r, const char **reason)
+{
+    const dpm_dpauc_report_t *d = &r->body.dpauc;
+    if (d->n != m->params.dpauc.n) {
+        return dpm_mech_fail(reason, "wrong number of thresholds", DPM_ERR_PROTOCOL);
+    }
+    for (uint32_t i = 0; i < d->n; i++) {
+        if (d->tp[i] == INT32_MIN || d->fp[i] == INT32_MIN || d->tn[i] == INT32_MIN ||
+            d->fn[i] == INT32_MIN) {
+            return dpm_mech_fail(reason, "value out of range", DPM_ERR_PROTOCOL);
+        }
+    }
+    return DPM_OK;
+}
+
+dpm_status_t dpm_mech_report_dpauc(const dpm_mech_t *m, dpm_rand_t *r, dpm_receipt_t *rc,
+                                   const dpm_dpauc_counts_t *c, dpm_report_t *out)
+{
+    if (m == NULL || r == NULL || c == NULL || out == NULL ||
+        m->campaign.mechanism != DPM_MECH_ID_DPAUC || !dpm_receipt_ok(m, rc)) {
+        return DPM_ERR_PARAM;
+    }
+    dpm_dpauc_report_t body;
+    memset(&body, 0, sizeof(body));
+    dpm_status_t st = dpm_dpauc_perturb(&m->params.dpauc, r, c, &body);
+    return dpm_mech_report_finish(m, r, rc, st, &body, sizeof(body), out);
+}
+
+const char *dpm_dpauc_input_problem(const dpm_mech_t *m, const dpm_dpauc_counts_t *c)
+{
+    if (c->n != m->params.dpauc.n) {
+        return "counts for another threshold count than the campaign's";
+    }
+    if ((uint64_t)c->pos + c->neg > DPM_DPAUC_MAX_COUNT) {
+        return "more examples than DPM_DPAUC_MAX_COUNT";
+    }
+    for (uint32_t i = 0; i < c->n; i++) {
+        if (c->tp[i] > c->pos || c->fp[i] > c->neg ||
+            (i > 0 && (c->tp[i] > c->tp[i - 1] || c->fp[i] > c->fp[i - 1]))) {
+            return "counts no examples can give";
+        }
+    }
+    return NULL;
+}
+
+#else  /* !DPM_MECH_DPAUC: the typed entries stay and refuse */
+
+const char *dpm_dpauc_input_problem(const dpm_mech_t *m, const dpm_dpauc_counts_t *c)
+{
+    (void)m, (void)c;
+    return dpm_mech_absent_reason(DPM_MECH_ID_DPAUC);
+}
+
+const dpm_dpauc_t *dpm_mech_dpauc(const dpm_mech_t *m)
+{
+    (void)m;
+    return NULL;
+}
+
+int dpm_dpauc_body_ok(const dpm_report_t *r)
+{
+    (void)r;
+    return 0;
+}
+
+bool dpm_dpauc_put_body(pb_ostream_t *s, const dpm_report_t *r)
+{
+    (void)s, (void)r;
+    return false;
+}
+
+dpm_status_t dpm_mech_report_dpauc(const dpm_mech_t *m, dpm_rand_t *r, dpm_receipt_t *rc,
+                                   const dpm_dpauc_counts_t *c, dpm_report_t *out)
+{
+    (void)m, (void)r, (void)rc, (void)c, (void)out;
+    return DPM_ERR_UNSUPPORTED;
+}
+#endif /* DPM_MECH_DPAUC */

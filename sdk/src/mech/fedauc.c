@@ -6,6 +6,7 @@
 #include "dpm/fedauc.h"
 #include "dpm/report.h"
 #include "mech/fedauc_internal.h"
+#include "mech/mech_ops.h"
 
 #if DPM_MECH_FEDAUC
 
@@ -666,7 +667,86 @@ dpm_status_t dpm_fedauc_check_body(const dpm_mech_t *m, dpm_eps_t eps, const dpm
     return DPM_OK;
 }
 
+/* ---- fedauc_rr's and fedauc_lap's ops (mech/mech_ops.h) ------------------------------------- */
+
+int dpm_fedauc_body_ok(const dpm_report_t *r)
+{
+    return dpm_fedauc_is((uint32_t)r->mechanism); /* every value of the body fits its field */
+}
+
+/* Kept out of line: a report's stack holds only its own body's struct. */
+DPM_NOINLINE bool dpm_fedauc_put_body(pb_ostream_t *s, const dpm_report_t *r)
+{
+    dpm_v1_FedaucBody w = dpm_v1_FedaucBody_init_zero;
+    dpm_fedauc_body_to_wire(&r->body.fedauc, &w);
+    return dpm_mech_put_submessage(s, dpm_v1_Report_fedauc_tag, dpm_v1_FedaucBody_fields, &w);
+}
+
+int dpm_fedauc_wire_fits(const dpm_v1_Report *msg)
+{
+    /* the token's 16 bytes are checked by the decoder (fixed length) */
+    return msg->which_body == dpm_v1_Report_fedauc_tag && dpm_fedauc_is((uint32_t)msg->mechanism);
+}
+
+void dpm_fedauc_wire_read(const dpm_v1_Report *msg, dpm_report_t *out)
+{
+    dpm_fedauc_body_from_wire(&msg->body.fedauc, &out->body.fedauc);
+}
+
+dpm_status_t dpm_fedauc_check_report(const dpm_mech_t *m, const dpm_report_t *r,
+                                     const char **reason)
+{
+    return dpm_fedauc_check_body(m, r->eps, &r->body.fedauc, reason);
+}
+
+dpm_status_t dpm_mech_report_fedauc(const dpm_mech_t *m, dpm_rand_t *r, dpm_receipt_t *rc,
+                                    const dpm_fedauc_session_t *s, const dpm_fedauc_ranks_t *rk,
+                                    const uint8_t *labels, const uint64_t *ids,
+                                    const dpm_memo_t *memo, dpm_report_t *out)
+{
+    if (m == NULL || r == NULL || out == NULL || !dpm_fedauc_is((uint32_t)m->campaign.mechanism) ||
+        !dpm_receipt_ok(m, rc)) {
+        return DPM_ERR_PARAM;
+    }
+    dpm_fedauc_report_t body;
+    memset(&body, 0, sizeof(body));
+    dpm_status_t st = dpm_fedauc_perturb(m, r, s, rk, labels, ids, memo, &body);
+    return dpm_mech_report_finish(m, r, rc, st, &body, sizeof(body), out);
+}
+
+uint64_t dpm_fedauc_upload_room(const dpm_mech_t *m, uint32_t n)
+{
+    return DPM_FEDAUC_UPLOAD_MAX_BYTES(n, m->params.fedauc.score_bits);
+}
+
 #else /* !DPM_MECH_FEDAUC: the API stays, every call says the mechanism is not built */
+
+uint64_t dpm_fedauc_upload_room(const dpm_mech_t *m, uint32_t n)
+{
+    (void)m, (void)n;
+    return 0;
+}
+
+int dpm_fedauc_body_ok(const dpm_report_t *r)
+{
+    (void)r;
+    return 0;
+}
+
+bool dpm_fedauc_put_body(pb_ostream_t *s, const dpm_report_t *r)
+{
+    (void)s, (void)r;
+    return false;
+}
+
+dpm_status_t dpm_mech_report_fedauc(const dpm_mech_t *m, dpm_rand_t *r, dpm_receipt_t *rc,
+                                    const dpm_fedauc_session_t *s, const dpm_fedauc_ranks_t *rk,
+                                    const uint8_t *labels, const uint64_t *ids,
+                                    const dpm_memo_t *memo, dpm_report_t *out)
+{
+    (void)m, (void)r, (void)rc, (void)s, (void)rk, (void)labels, (void)ids, (void)memo, (void)out;
+    return DPM_ERR_UNSUPPORTED;
+}
 
 dpm_status_t dpm_fedauc_init(dpm_fedauc_t *f, uint32_t mechanism, dpm_fedauc_variant_t variant,
                              uint32_t score_bits, uint32_t p_share_q16, dpm_eps_t eps,

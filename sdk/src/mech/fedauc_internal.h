@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* FedAUC internals shared by mech/fedauc.c, mech/fedauc_wire.c, mech/mech.c and
- * report/report.c (internal to sdk/src). */
+/* FedAUC internals shared by mech/fedauc.c and mech/fedauc_wire.c (only inside mech/: the rest
+ * of the SDK reaches FedAUC through its ops, mech/mech_ops.h). */
 #ifndef DPM_MECH_FEDAUC_INTERNAL_H
 #define DPM_MECH_FEDAUC_INTERNAL_H
 
@@ -14,10 +14,6 @@ static inline int dpm_fedauc_is(uint32_t id)
 {
     return id == DPM_MECH_ID_FEDAUC_RR || id == DPM_MECH_ID_FEDAUC_LAP;
 }
-
-/* dpm_mech_init's part for fedauc: fill next->params.fedauc, eps_implemented and params_hash
- * from campaign c (next->campaign is already c). DPM_ERR_PARAM / _RANGE with *reason. */
-dpm_status_t dpm_fedauc_mech_init(dpm_mech_t *next, const dpm_campaign_t *c, const char **reason);
 
 /* dpm_mech_report_fedauc's body (the receipt is checked by the caller). */
 dpm_status_t dpm_fedauc_perturb(const dpm_mech_t *m, dpm_rand_t *r, const dpm_fedauc_session_t *s,

@@ -2,7 +2,9 @@
 /* roc_hist: per-bin label histograms with discrete Laplace (label-DP; see dpm/roc_hist.h). */
 #include "dpm_internal.h"
 
+#include "dpm/report.h"
 #include "dpm/roc_hist.h"
+#include "mech/mech_ops.h"
 
 dpm_status_t dpm_roc_hist_init(dpm_roc_hist_t *m, const uint32_t *edges, uint32_t n_edges,
                                dpm_eps_t eps)
@@ -128,3 +130,219 @@ dpm_status_t dpm_roc_hist_perturb_group(const dpm_roc_hist_t *m, dpm_rand_t *r, 
     }
     return st;
 }
+
+/* ---- roc_hist's ops (mech/mech_ops.h) -------------------------------------------------------- */
+
+#if DPM_MECH_ROC_HIST
+/* The wire arrays hold at least DPM_MAX_BINS values (dpm.options bounds them to 64). */
+typedef char roc_pos_fit[DPM_ARRAY_LEN(((dpm_v1_RocHistBody *)0)->pos) >= DPM_MAX_BINS ? 1 : -1];
+typedef char roc_neg_fit[DPM_ARRAY_LEN(((dpm_v1_RocHistBody *)0)->neg) >= DPM_MAX_BINS ? 1 : -1];
+
+/* The mechanism id, the bin count, every edge, the Laplace scale (as the reduced rational the
+ * sampler uses) and the implemented ε. */
+static uint32_t roc_hist_params_hash(const dpm_roc_hist_t *m)
+{
+    uint32_t h = DPM_FNV_INIT;
+    h = dpm_fnv_word(h, (uint32_t)DPM_MECH_ID_ROC_HIST);
+    h = dpm_fnv_word(h, m->bins.count);
+    for (uint32_t i = 0; i + 1u < m->bins.count; i++) {
+        h = dpm_fnv_word(h, m->bins.edges[i]);
+    }
+    h = dpm_fnv_u64(h, m->lap.sensitivity);
+    h = dpm_fnv_u64(h, m->lap.scale_num);
+    h = dpm_fnv_u64(h, m->lap.scale_den);
+    if (m->groups != 0) { /* per-group campaigns only: a campaign without groups keeps its hash */
+        h = dpm_fnv_word(h, m->groups);
+        h = dpm_fnv_word(h, m->group_grr.keep);
+        h = dpm_fnv_word(h, m->group_grr.other);
+    }
+    return dpm_fnv_word(h, m->eps_implemented);
+}
+
+dpm_status_t dpm_roc_hist_mech_init(dpm_mech_t *next, const dpm_campaign_t *c, const char **reason)
+{
+    if (c->nbins == 0) {
+        return dpm_mech_fail(reason, "roc_hist needs at least one bin edge", DPM_ERR_PARAM);
+    }
+    for (uint32_t i = 0; i < c->nbins; i++) {
+        if (c->bin_edges[i] > DPM_SCORE_ONE) {
+            return dpm_mech_fail(reason, "bin edge above score 1.0 (2^31)", DPM_ERR_PARAM);
+        }
+    }
+    if (c->groups == 1 || c->groups > DPM_MAX_GROUPS) {
+        return dpm_mech_fail(reason, "roc_hist groups must be 0 (none) or 2 .. DPM_MAX_GROUPS",
+                             DPM_ERR_PARAM);
+    }
+    dpm_eps_t group_eps = c->group_eps.q16 != 0 ? c->group_eps.q16 : c->eps.q16 / 2u;
+    if (c->groups != 0 && (group_eps == 0 || group_eps >= c->eps.q16)) {
+        return dpm_mech_fail(reason, "roc_hist group_eps must be in (0, eps)", DPM_ERR_PARAM);
+    }
+    dpm_roc_hist_t *p = &next->params.roc_hist;
+    dpm_status_t st = c->groups == 0 ? dpm_roc_hist_init(p, c->bin_edges, c->nbins, c->eps.q16)
+                                     : dpm_roc_hist_init_groups(p, c->bin_edges, c->nbins,
+                                                                c->eps.q16, c->groups, group_eps);
+    if (st != DPM_OK) {
+        return dpm_mech_fail(reason,
+                             st == DPM_ERR_RANGE
+                                 ? "roc_hist group_eps too small or too large for GRR"
+                                 : "roc_hist parameters out of range",
+                             st);
+    }
+    next->eps_implemented = p->eps_implemented;
+    next->params_hash = roc_hist_params_hash(p);
+    return DPM_OK;
+}
+
+const dpm_score_bins_t *dpm_mech_score_bins(const dpm_mech_t *m)
+{
+    return m != NULL && m->campaign.mechanism == DPM_MECH_ID_ROC_HIST ? &m->params.roc_hist.bins
+                                                                      : NULL;
+}
+
+int dpm_roc_hist_body_ok(const dpm_report_t *r)
+{
+    return r->mechanism == DPM_MECH_ID_ROC_HIST && r->body.roc_hist.bins >= 2 &&
+           r->body.roc_hist.bins <= DPM_MAX_BINS && r->body.roc_hist.group < DPM_MAX_GROUPS;
+}
+
+/* Kept out of line: a report's stack holds only its own body's struct. */
+DPM_NOINLINE bool dpm_roc_hist_put_body(pb_ostream_t *s, const dpm_report_t *r)
+{
+    const dpm_roc_hist_report_t *h = &r->body.roc_hist;
+    dpm_v1_RocHistBody w = dpm_v1_RocHistBody_init_zero;
+    w.group = h->group;
+    w.pos_count = (pb_size_t)h->bins;
+    w.neg_count = (pb_size_t)h->bins;
+    memcpy(w.pos, h->pos, h->bins * sizeof(int32_t));
+    memcpy(w.neg, h->neg, h->bins * sizeof(int32_t));
+    return dpm_mech_put_submessage(s, dpm_v1_Report_roc_hist_tag, dpm_v1_RocHistBody_fields, &w);
+}
+
+int dpm_roc_hist_wire_fits(const dpm_v1_Report *msg)
+{
+    const dpm_v1_RocHistBody *w = &msg->body.roc_hist;
+    return msg->which_body == dpm_v1_Report_roc_hist_tag &&
+           msg->mechanism == dpm_v1_Mechanism_ROC_HIST && w->pos_count == w->neg_count &&
+           w->pos_count >= 2 && w->pos_count <= DPM_MAX_BINS && w->group < DPM_MAX_GROUPS;
+}
+
+void dpm_roc_hist_wire_read(const dpm_v1_Report *msg, dpm_report_t *out)
+{
+    const dpm_v1_RocHistBody *w = &msg->body.roc_hist;
+    out->body.roc_hist.bins = w->pos_count;
+    memcpy(out->body.roc_hist.pos, w->pos, w->pos_count * sizeof(int32_t));
+    memcpy(out->body.roc_hist.neg, w->neg, w->pos_count * sizeof(int32_t));
+    out->body.roc_hist.group = w->group;
+}
+
+dpm_status_t dpm_roc_hist_check_report(const dpm_mech_t *m, const dpm_report_t *r,
+                                       const char **reason)
+{
+    if (r->body.roc_hist.bins != m->params.roc_hist.bins.count) {
+        return dpm_mech_fail(reason, "wrong number of bins", DPM_ERR_PROTOCOL);
+    }
+    for (uint32_t b = 0; b < r->body.roc_hist.bins; b++) {
+        if (r->body.roc_hist.pos[b] == INT32_MIN || r->body.roc_hist.neg[b] == INT32_MIN) {
+            return dpm_mech_fail(reason, "value out of range", DPM_ERR_PROTOCOL);
+        }
+    }
+    uint32_t groups = m->params.roc_hist.groups;
+    if (r->body.roc_hist.group >= (groups != 0 ? groups : 1u)) {
+        return dpm_mech_fail(reason, "group out of range", DPM_ERR_PROTOCOL);
+    }
+    return DPM_OK;
+}
+
+/* One report, with a group (group_given) or without. */
+static dpm_status_t report_roc(const dpm_mech_t *m, dpm_rand_t *r, dpm_receipt_t *rc,
+                               int group_given, uint32_t group, const dpm_score_hist_t *h,
+                               dpm_report_t *out)
+{
+    if (m == NULL || r == NULL || h == NULL || out == NULL ||
+        m->campaign.mechanism != DPM_MECH_ID_ROC_HIST || !dpm_receipt_ok(m, rc)) {
+        return DPM_ERR_PARAM;
+    }
+    dpm_roc_hist_report_t body;
+    memset(&body, 0, sizeof(body));
+    dpm_status_t st = group_given
+                          ? dpm_roc_hist_perturb_group(&m->params.roc_hist, r, group, h, &body)
+                          : dpm_roc_hist_perturb(&m->params.roc_hist, r, h, &body);
+    return dpm_mech_report_finish(m, r, rc, st, &body, sizeof(body), out);
+}
+
+dpm_status_t dpm_mech_report_roc_hist(const dpm_mech_t *m, dpm_rand_t *r, dpm_receipt_t *rc,
+                                      const dpm_score_hist_t *h, dpm_report_t *out)
+{
+    return report_roc(m, r, rc, 0, 0, h, out);
+}
+
+dpm_status_t dpm_mech_report_roc_hist_group(const dpm_mech_t *m, dpm_rand_t *r, dpm_receipt_t *rc,
+                                            uint32_t group, const dpm_score_hist_t *h,
+                                            dpm_report_t *out)
+{
+    return report_roc(m, r, rc, 1, group, h, out);
+}
+
+const char *dpm_roc_hist_input_problem(const dpm_mech_t *m, int group_given, uint32_t group,
+                                       const dpm_score_hist_t *h)
+{
+    if (h->bins != m->params.roc_hist.bins.count) {
+        return "histogram bins differ from the campaign's";
+    }
+    for (uint32_t b = 0; b < h->bins; b++) {
+        if (h->pos[b] > DPM_SCORE_HIST_MAX_COUNT || h->neg[b] > DPM_SCORE_HIST_MAX_COUNT) {
+            return "histogram count above DPM_SCORE_HIST_MAX_COUNT";
+        }
+    }
+    if ((m->params.roc_hist.groups != 0) != group_given) {
+        return group_given ? "campaign without groups: use dpm_device_report_roc_hist"
+                           : "campaign with groups: use dpm_device_report_roc_hist_group";
+    }
+    if (group_given && group >= m->params.roc_hist.groups) {
+        return "group >= the campaign's groups";
+    }
+    return NULL;
+}
+
+#else  /* !DPM_MECH_ROC_HIST: the typed entries stay and refuse */
+
+const char *dpm_roc_hist_input_problem(const dpm_mech_t *m, int group_given, uint32_t group,
+                                       const dpm_score_hist_t *h)
+{
+    (void)m, (void)group_given, (void)group, (void)h;
+    return dpm_mech_absent_reason(DPM_MECH_ID_ROC_HIST);
+}
+
+const dpm_score_bins_t *dpm_mech_score_bins(const dpm_mech_t *m)
+{
+    (void)m;
+    return NULL;
+}
+
+int dpm_roc_hist_body_ok(const dpm_report_t *r)
+{
+    (void)r;
+    return 0;
+}
+
+bool dpm_roc_hist_put_body(pb_ostream_t *s, const dpm_report_t *r)
+{
+    (void)s, (void)r;
+    return false;
+}
+
+dpm_status_t dpm_mech_report_roc_hist(const dpm_mech_t *m, dpm_rand_t *r, dpm_receipt_t *rc,
+                                      const dpm_score_hist_t *h, dpm_report_t *out)
+{
+    (void)m, (void)r, (void)rc, (void)h, (void)out;
+    return DPM_ERR_UNSUPPORTED;
+}
+
+dpm_status_t dpm_mech_report_roc_hist_group(const dpm_mech_t *m, dpm_rand_t *r, dpm_receipt_t *rc,
+                                            uint32_t group, const dpm_score_hist_t *h,
+                                            dpm_report_t *out)
+{
+    (void)m, (void)r, (void)rc, (void)group, (void)h, (void)out;
+    return DPM_ERR_UNSUPPORTED;
+}
+#endif /* DPM_MECH_ROC_HIST */

@@ -3,6 +3,8 @@
 #include "dpm_internal.h"
 
 #include "dpm/tuple.h"
+#include "dpm/report.h"
+#include "mech/mech_ops.h"
 #include "mech/tuple_internal.h"
 #include "noise/grr_internal.h"
 #include "noise/xexp.h"
@@ -245,3 +247,180 @@ dpm_status_t dpm_tuple_perturb(const dpm_tuple_t *t, dpm_rand_t *r, uint32_t gro
     *out = report;
     return DPM_OK;
 }
+
+/* ---- the tuple mechanisms' ops (mech/mech_ops.h) --------------------------------------------- */
+
+#if DPM_MECH_TUPLE
+/* report.h's bound covers the tuple body too: header, 1 tag + 1 length byte, the body. */
+typedef char report_fits_tuple[43u + 2u + dpm_v1_TupleBody_size <= DPM_REPORT_MAX_BYTES ? 1 : -1];
+typedef char
+    values_fit[DPM_ARRAY_LEN(((dpm_v1_TupleBody *)0)->values) >= DPM_TUPLE_MAX_METRICS ? 1 : -1];
+
+static int is_tuple(dpm_mech_id_t id)
+{
+    return id == DPM_MECH_ID_TUPLE_MR || id == DPM_MECH_ID_TUPLE_ML;
+}
+
+static uint32_t tuple_params_hash(const dpm_tuple_t *t)
+{
+    uint32_t h = DPM_FNV_INIT;
+    h = dpm_fnv_word(h, (uint32_t)t->kind);
+    h = dpm_fnv_word(h, t->groups);
+    h = dpm_fnv_word(h, t->nmetrics);
+    for (uint32_t i = 0; i < t->nmetrics; i++) {
+        h = dpm_fnv_word(h, (uint32_t)t->metrics[i]);
+    }
+    h = dpm_fnv_word(h, t->group_grr.keep);
+    h = dpm_fnv_word(h, t->group_grr.other);
+    if (t->kind == DPM_TUPLE_MR) {
+        h = dpm_fnv_word(h, t->value.rr.keep);
+        h = dpm_fnv_word(h, t->value.rr.other);
+    } else {
+        h = dpm_fnv_word(h, t->frac_bits);
+        h = dpm_fnv_u64(h, t->value.lap.scale_num);
+        h = dpm_fnv_u64(h, t->value.lap.scale_den);
+    }
+    return dpm_fnv_word(h, t->eps_implemented);
+}
+
+dpm_status_t dpm_tuple_mech_init(dpm_mech_t *next, const dpm_campaign_t *c, const char **reason)
+{
+    if (c->mechanism == DPM_MECH_ID_TUPLE_ML && c->frac_bits != DPM_FRAC_BITS) {
+        return dpm_mech_fail(reason, "value grid (frac_bits) differs from this build's",
+                             DPM_ERR_PARAM);
+    }
+    dpm_tuple_kind_t kind = c->mechanism == DPM_MECH_ID_TUPLE_MR ? DPM_TUPLE_MR : DPM_TUPLE_ML;
+    dpm_status_t st =
+        dpm_tuple_init(&next->params.tuple, kind, c->groups, c->metrics, c->nmetrics, c->eps.q16);
+    if (st != DPM_OK) {
+        return dpm_mech_fail(reason,
+                             st == DPM_ERR_RANGE
+                                 ? "epsilon too small or too large for the mechanism"
+                                 : "groups or metrics out of range",
+                             st);
+    }
+    next->eps_implemented = next->params.tuple.eps_implemented;
+    next->params_hash = tuple_params_hash(&next->params.tuple);
+    return DPM_OK;
+}
+
+int dpm_tuple_body_ok(const dpm_report_t *r)
+{
+    return is_tuple(r->mechanism) && r->body.tuple.nmetrics <= DPM_TUPLE_MAX_METRICS;
+}
+
+/* Kept out of line: a report's stack holds only its own body's struct. */
+DPM_NOINLINE bool dpm_tuple_put_body(pb_ostream_t *s, const dpm_report_t *r)
+{
+    const dpm_tuple_report_t *t = &r->body.tuple;
+    dpm_v1_TupleBody w = dpm_v1_TupleBody_init_zero;
+    w.group = t->group;
+    w.values_count = (pb_size_t)t->nmetrics;
+    for (uint32_t i = 0; i < t->nmetrics; i++) {
+        w.values[i] = t->value[i];
+    }
+    /* The body is at most dpm_v1_TupleBody_size bytes: encoded once into a buffer that small
+     * rather than twice (pb_encode_submessage's sizing pass), then written as the same
+     * length-delimited field. */
+    pb_byte_t body[dpm_v1_TupleBody_size];
+    pb_ostream_t b = pb_ostream_from_buffer(body, sizeof(body));
+    return pb_encode(&b, dpm_v1_TupleBody_fields, &w) &&
+           pb_encode_tag(s, PB_WT_STRING, dpm_v1_Report_tuple_tag) &&
+           pb_encode_varint(s, b.bytes_written) && pb_write(s, body, b.bytes_written);
+}
+
+int dpm_tuple_wire_fits(const dpm_v1_Report *msg)
+{
+    return msg->which_body == dpm_v1_Report_tuple_tag && is_tuple((dpm_mech_id_t)msg->mechanism) &&
+           msg->body.tuple.values_count <= DPM_TUPLE_MAX_METRICS;
+}
+
+void dpm_tuple_wire_read(const dpm_v1_Report *msg, dpm_report_t *out)
+{
+    const dpm_v1_TupleBody *w = &msg->body.tuple;
+    out->body.tuple.group = w->group;
+    out->body.tuple.nmetrics = w->values_count;
+    for (uint32_t i = 0; i < w->values_count; i++) {
+        out->body.tuple.value[i] = w->values[i];
+    }
+}
+
+dpm_status_t dpm_tuple_check_report(const dpm_mech_t *m, const dpm_report_t *r, const char **reason)
+{
+    const dpm_tuple_t *t = &m->params.tuple;
+    if (r->body.tuple.nmetrics != t->nmetrics) {
+        return dpm_mech_fail(reason, "wrong number of values", DPM_ERR_PROTOCOL);
+    }
+    if (r->body.tuple.group >= t->groups) {
+        return dpm_mech_fail(reason, "group out of range", DPM_ERR_PROTOCOL);
+    }
+    for (uint32_t i = 0; i < r->body.tuple.nmetrics; i++) {
+        int32_t v = r->body.tuple.value[i];
+        if ((t->kind == DPM_TUPLE_MR && v != 1 && v != -1) ||
+            (t->kind == DPM_TUPLE_ML && v == INT32_MIN)) {
+            return dpm_mech_fail(reason, "value out of range", DPM_ERR_PROTOCOL);
+        }
+    }
+    return DPM_OK;
+}
+
+dpm_status_t dpm_mech_report_tuple(const dpm_mech_t *m, dpm_rand_t *r, dpm_receipt_t *rc,
+                                   uint32_t group, const dpm_ratio_t *values, dpm_report_t *out)
+{
+    if (m == NULL || r == NULL || out == NULL || !is_tuple(m->campaign.mechanism) ||
+        !dpm_receipt_ok(m, rc)) {
+        return DPM_ERR_PARAM;
+    }
+    dpm_tuple_report_t body;
+    memset(&body, 0, sizeof(body));
+    dpm_status_t st = dpm_tuple_perturb(&m->params.tuple, r, group, values, &body);
+    return dpm_mech_report_finish(m, r, rc, st, &body, sizeof(body), out);
+}
+
+const char *dpm_tuple_input_problem(const dpm_mech_t *m, uint32_t group,
+                                    const dpm_confusion_t *conf, dpm_ratio_t *values,
+                                    dpm_status_t *st)
+{
+    *st = DPM_ERR_PARAM;
+    if (group >= m->params.tuple.groups || m->params.tuple.nmetrics > DPM_TUPLE_MAX_METRICS) {
+        return "group >= the campaign's groups";
+    }
+    for (uint32_t i = 0; i < m->params.tuple.nmetrics; i++) {
+        *st = dpm_metric_ratio(conf, m->params.tuple.metrics[i], &values[i]);
+        if (*st != DPM_OK) {
+            return "a metric is undefined on these counts (zero denominator)";
+        }
+    }
+    return NULL;
+}
+
+#else  /* !DPM_MECH_TUPLE: the typed entries stay and refuse */
+
+const char *dpm_tuple_input_problem(const dpm_mech_t *m, uint32_t group,
+                                    const dpm_confusion_t *conf, dpm_ratio_t *values,
+                                    dpm_status_t *st)
+{
+    (void)m, (void)group, (void)conf, (void)values;
+    *st = DPM_ERR_UNSUPPORTED;
+    return dpm_mech_absent_reason(DPM_MECH_ID_TUPLE_MR);
+}
+
+int dpm_tuple_body_ok(const dpm_report_t *r)
+{
+    (void)r;
+    return 0;
+}
+
+bool dpm_tuple_put_body(pb_ostream_t *s, const dpm_report_t *r)
+{
+    (void)s, (void)r;
+    return false;
+}
+
+dpm_status_t dpm_mech_report_tuple(const dpm_mech_t *m, dpm_rand_t *r, dpm_receipt_t *rc,
+                                   uint32_t group, const dpm_ratio_t *values, dpm_report_t *out)
+{
+    (void)m, (void)r, (void)rc, (void)group, (void)values, (void)out;
+    return DPM_ERR_UNSUPPORTED;
+}
+#endif /* DPM_MECH_TUPLE */

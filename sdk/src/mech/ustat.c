@@ -2,7 +2,9 @@
 /* ustat_bins and ustat_tree: Bell et al.'s protocols 1 and 2 on the device (dpm/ustat.h). */
 #include "dpm_internal.h"
 
+#include "dpm/report.h"
 #include "dpm/ustat.h"
+#include "mech/mech_ops.h"
 
 dpm_status_t dpm_ustat_quantize(uint32_t score_q31, uint32_t k, uint32_t *bin)
 {
@@ -179,3 +181,258 @@ dpm_status_t dpm_ustat_tree_perturb(const dpm_ustat_tree_t *m, dpm_rand_t *r,
     *out = rep;
     return DPM_OK;
 }
+
+/* ---- ustat_bins' and ustat_tree's ops (mech/mech_ops.h) -------------------------------------- */
+
+#if DPM_MECH_USTAT
+static uint32_t grr_hash(uint32_t h, const dpm_grr_t *g)
+{
+    h = dpm_fnv_word(h, g->k);
+    h = dpm_fnv_word(h, g->keep);
+    return dpm_fnv_word(h, g->other);
+}
+
+/* ustat_bins: the kernel, k and the GRR's integer thresholds. */
+static uint32_t ustat_bins_params_hash(const dpm_ustat_bins_t *m)
+{
+    uint32_t h = DPM_FNV_INIT;
+    h = dpm_fnv_word(h, (uint32_t)DPM_MECH_ID_USTAT_BINS);
+    h = dpm_fnv_word(h, (uint32_t)m->kernel);
+    h = dpm_fnv_word(h, m->k);
+    h = grr_hash(h, &m->grr);
+    return dpm_fnv_word(h, m->eps_implemented);
+}
+
+/* ustat_tree: the depth, the GRR levels and every oracle's integer thresholds. */
+static uint32_t ustat_tree_params_hash(const dpm_ustat_tree_t *m)
+{
+    uint32_t h = DPM_FNV_INIT;
+    h = dpm_fnv_word(h, (uint32_t)DPM_MECH_ID_USTAT_TREE);
+    h = dpm_fnv_word(h, m->depth);
+    h = dpm_fnv_word(h, m->grr_levels);
+    for (uint32_t l = 1; l <= m->grr_levels; l++) {
+        h = grr_hash(h, &m->grr[l - 1]);
+    }
+    if (m->grr_levels < m->depth) {
+        h = grr_hash(h, &m->rr);
+    }
+    return dpm_fnv_word(h, m->eps_implemented);
+}
+
+dpm_status_t dpm_ustat_mech_init(dpm_mech_t *next, const dpm_campaign_t *c, const char **reason)
+{
+    dpm_status_t st;
+    if (c->mechanism == DPM_MECH_ID_USTAT_BINS) {
+        if (c->ustat_kernel > DPM_USTAT_KENDALL) {
+            return dpm_mech_fail(reason, "unknown ustat kernel", DPM_ERR_PARAM);
+        }
+        if (c->ustat_k < 2) {
+            return dpm_mech_fail(reason, "ustat_bins needs k >= 2 bins", DPM_ERR_PARAM);
+        }
+        uint64_t k = c->ustat_k;
+        uint64_t domain = c->ustat_kernel == DPM_USTAT_AUC                 ? k
+                          : c->ustat_kernel == DPM_USTAT_AUC_PRIVATE_LABEL ? 2u * k
+                                                                           : k * k;
+        if (domain > DPM_MAX_GRR_K) {
+            return dpm_mech_fail(reason,
+                                 "ustat_bins k beyond this build (GRR domain above DPM_MAX_GRR_K)",
+                                 DPM_ERR_PARAM);
+        }
+        st = dpm_ustat_bins_init(&next->params.ustat_bins, (dpm_ustat_kernel_t)c->ustat_kernel,
+                                 c->ustat_k, c->eps.q16);
+        next->eps_implemented = next->params.ustat_bins.eps_implemented;
+        next->params_hash = ustat_bins_params_hash(&next->params.ustat_bins);
+    } else {
+        if (c->tree_depth == 0) {
+            return dpm_mech_fail(reason, "ustat_tree needs a depth >= 1", DPM_ERR_PARAM);
+        }
+        if (c->tree_depth > DPM_USTAT_MAX_DEPTH) {
+            return dpm_mech_fail(reason, "ustat_tree depth beyond this build (DPM_USTAT_MAX_DEPTH)",
+                                 DPM_ERR_PARAM);
+        }
+        if (c->tree_grr_levels > c->tree_depth) {
+            return dpm_mech_fail(reason, "ustat_tree GRR levels above the depth", DPM_ERR_PARAM);
+        }
+        if (c->tree_grr_levels > DPM_USTAT_MAX_GRR_LEVELS ||
+            (UINT64_C(1) << c->tree_grr_levels) > DPM_MAX_GRR_K) {
+            return dpm_mech_fail(reason, "ustat_tree GRR levels beyond this build (DPM_MAX_GRR_K)",
+                                 DPM_ERR_PARAM);
+        }
+        st = dpm_ustat_tree_init(&next->params.ustat_tree, c->tree_depth, c->tree_grr_levels,
+                                 c->eps.q16);
+        next->eps_implemented = next->params.ustat_tree.eps_implemented;
+        next->params_hash = ustat_tree_params_hash(&next->params.ustat_tree);
+    }
+    if (st != DPM_OK) {
+        return dpm_mech_fail(reason,
+                             st == DPM_ERR_RANGE
+                                 ? "epsilon too small or too large for the mechanism"
+                                 : "ustat parameters out of range",
+                             st);
+    }
+    return DPM_OK;
+}
+
+/* The ranges dpm_report_encode accepts for an ustat_tree body (the campaign checks the rest). */
+static int tree_body_ok(uint32_t label, uint32_t level, uint32_t row, uint32_t value)
+{
+    return label <= 1 && level >= 1 && level <= DPM_USTAT_MAX_DEPTH && (row >> level) == 0 &&
+           (value >> level) == 0;
+}
+
+int dpm_ustat_body_ok(const dpm_report_t *r)
+{
+    const dpm_ustat_tree_report_t *u = &r->body.ustat_tree;
+    return r->mechanism == DPM_MECH_ID_USTAT_BINS
+               ? r->body.ustat_bins.value < DPM_MAX_GRR_K && r->body.ustat_bins.label <= 1
+               : r->mechanism == DPM_MECH_ID_USTAT_TREE &&
+                     tree_body_ok(u->label, u->level, u->row, u->value);
+}
+
+/* Kept out of line: a report's stack holds only its own body's struct. */
+DPM_NOINLINE bool dpm_ustat_put_body(pb_ostream_t *s, const dpm_report_t *r)
+{
+    if (r->mechanism == DPM_MECH_ID_USTAT_BINS) {
+        dpm_v1_UstatBinsBody w = dpm_v1_UstatBinsBody_init_zero;
+        w.value = r->body.ustat_bins.value;
+        w.label = r->body.ustat_bins.label;
+        return dpm_mech_put_submessage(s, dpm_v1_Report_ustat_bins_tag, dpm_v1_UstatBinsBody_fields,
+                                       &w);
+    }
+    const dpm_ustat_tree_report_t *u = &r->body.ustat_tree;
+    dpm_v1_UstatTreeBody w = dpm_v1_UstatTreeBody_init_zero;
+    w.label = u->label;
+    w.level = u->level;
+    w.row = u->row;
+    w.value = u->value;
+    return dpm_mech_put_submessage(s, dpm_v1_Report_ustat_tree_tag, dpm_v1_UstatTreeBody_fields,
+                                   &w);
+}
+
+int dpm_ustat_wire_fits(const dpm_v1_Report *msg)
+{
+    if (msg->which_body == dpm_v1_Report_ustat_bins_tag) {
+        return msg->mechanism == dpm_v1_Mechanism_USTAT_BINS &&
+               msg->body.ustat_bins.value < DPM_MAX_GRR_K && msg->body.ustat_bins.label <= 1;
+    }
+    const dpm_v1_UstatTreeBody *w = &msg->body.ustat_tree;
+    return msg->which_body == dpm_v1_Report_ustat_tree_tag &&
+           msg->mechanism == dpm_v1_Mechanism_USTAT_TREE &&
+           tree_body_ok(w->label, w->level, w->row, w->value);
+}
+
+void dpm_ustat_wire_read(const dpm_v1_Report *msg, dpm_report_t *out)
+{
+    if (msg->which_body == dpm_v1_Report_ustat_bins_tag) {
+        out->body.ustat_bins.value = msg->body.ustat_bins.value;
+        out->body.ustat_bins.label = msg->body.ustat_bins.label;
+        return;
+    }
+    const dpm_v1_UstatTreeBody *w = &msg->body.ustat_tree;
+    out->body.ustat_tree.label = w->label;
+    out->body.ustat_tree.level = w->level;
+    out->body.ustat_tree.row = w->row;
+    out->body.ustat_tree.value = w->value;
+}
+
+dpm_status_t dpm_ustat_check_report(const dpm_mech_t *m, const dpm_report_t *r, const char **reason)
+{
+    if (m->campaign.mechanism == DPM_MECH_ID_USTAT_BINS) {
+        const dpm_ustat_bins_t *u = &m->params.ustat_bins;
+        if (r->body.ustat_bins.value >= u->grr.k) {
+            return dpm_mech_fail(reason, "value out of range", DPM_ERR_PROTOCOL);
+        }
+        if (r->body.ustat_bins.label > (u->kernel == DPM_USTAT_AUC ? 1u : 0u)) {
+            return dpm_mech_fail(reason, "label out of range", DPM_ERR_PROTOCOL);
+        }
+        return DPM_OK;
+    }
+    const dpm_ustat_tree_t *u = &m->params.ustat_tree;
+    const dpm_ustat_tree_report_t *t = &r->body.ustat_tree;
+    if (t->label > 1) {
+        return dpm_mech_fail(reason, "label out of range", DPM_ERR_PROTOCOL);
+    }
+    if (t->level < 1 || t->level > u->depth) {
+        return dpm_mech_fail(reason, "level out of range", DPM_ERR_PROTOCOL);
+    }
+    int grr = t->level <= u->grr_levels;
+    if ((grr && (t->row != 0 || (t->value >> t->level) != 0)) ||
+        (!grr && ((t->row >> t->level) != 0 || t->value > 1))) {
+        return dpm_mech_fail(reason, "value out of range", DPM_ERR_PROTOCOL);
+    }
+    return DPM_OK;
+}
+
+dpm_status_t dpm_mech_report_ustat_bins(const dpm_mech_t *m, dpm_rand_t *r, dpm_receipt_t *rc,
+                                        const dpm_ustat_example_t *ex, dpm_report_t *out)
+{
+    if (m == NULL || r == NULL || ex == NULL || out == NULL ||
+        m->campaign.mechanism != DPM_MECH_ID_USTAT_BINS || !dpm_receipt_ok(m, rc)) {
+        return DPM_ERR_PARAM;
+    }
+    dpm_ustat_bins_report_t body;
+    memset(&body, 0, sizeof(body));
+    dpm_status_t st = dpm_ustat_bins_perturb(&m->params.ustat_bins, r, ex, &body);
+    return dpm_mech_report_finish(m, r, rc, st, &body, sizeof(body), out);
+}
+
+dpm_status_t dpm_mech_report_ustat_tree(const dpm_mech_t *m, dpm_rand_t *r, dpm_receipt_t *rc,
+                                        const dpm_ustat_example_t *ex, dpm_report_t *out)
+{
+    if (m == NULL || r == NULL || ex == NULL || out == NULL ||
+        m->campaign.mechanism != DPM_MECH_ID_USTAT_TREE || !dpm_receipt_ok(m, rc)) {
+        return DPM_ERR_PARAM;
+    }
+    dpm_ustat_tree_report_t body;
+    memset(&body, 0, sizeof(body));
+    dpm_status_t st = dpm_ustat_tree_perturb(&m->params.ustat_tree, r, ex, &body);
+    return dpm_mech_report_finish(m, r, rc, st, &body, sizeof(body), out);
+}
+
+const char *dpm_ustat_input_problem(const dpm_mech_t *m, const dpm_ustat_example_t *ex)
+{
+    if (ex->score > DPM_SCORE_ONE || (ex->label != 0 && ex->label != 1)) {
+        return "score above 2^31 or label not 0/1";
+    }
+    if (m->campaign.mechanism == DPM_MECH_ID_USTAT_BINS &&
+        m->params.ustat_bins.kernel == DPM_USTAT_KENDALL &&
+        (ex->score2 > DPM_SCORE_ONE || ex->label != 0)) {
+        return "Kendall: score2 above 2^31 or label not 0";
+    }
+    return NULL;
+}
+
+#else  /* !DPM_MECH_USTAT: the typed entries stay and refuse */
+
+const char *dpm_ustat_input_problem(const dpm_mech_t *m, const dpm_ustat_example_t *ex)
+{
+    (void)m, (void)ex;
+    return dpm_mech_absent_reason(DPM_MECH_ID_USTAT_BINS);
+}
+
+int dpm_ustat_body_ok(const dpm_report_t *r)
+{
+    (void)r;
+    return 0;
+}
+
+bool dpm_ustat_put_body(pb_ostream_t *s, const dpm_report_t *r)
+{
+    (void)s, (void)r;
+    return false;
+}
+
+dpm_status_t dpm_mech_report_ustat_bins(const dpm_mech_t *m, dpm_rand_t *r, dpm_receipt_t *rc,
+                                        const dpm_ustat_example_t *ex, dpm_report_t *out)
+{
+    (void)m, (void)r, (void)rc, (void)ex, (void)out;
+    return DPM_ERR_UNSUPPORTED;
+}
+
+dpm_status_t dpm_mech_report_ustat_tree(const dpm_mech_t *m, dpm_rand_t *r, dpm_receipt_t *rc,
+                                        const dpm_ustat_example_t *ex, dpm_report_t *out)
+{
+    (void)m, (void)r, (void)rc, (void)ex, (void)out;
+    return DPM_ERR_UNSUPPORTED;
+}
+#endif /* DPM_MECH_USTAT */
