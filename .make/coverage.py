@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: Apache-2.0
 """make coverage: line and branch coverage of every source of sdk/ and port/ after the whole
-test suite ran in the coverage variant (--coverage, -O0).
+test suite ran in the coverage variant (--coverage, -O0), and beside it, of host-sim/collector.
 
   coverage.py OUT_DIR [CM_DIR]
     OUT_DIR: the variant's build directory (build/host-coverage)
@@ -17,7 +17,11 @@ as executable, a branch for every outcome of a conditional jump (gcov -b). Exclu
 so in the output: sdk/proto/dpm.pb.c (nanopb's generated field tables: data, no logic), and the
 fetched nanopb runtime and Mbed TLS (not ours). A source with no coverage data counts with all
 its lines and branches missed. Prints a table (worst first), the per-directory totals, and, last,
-"coverage: lines X% branches Y%". Exit status 1 if lines < 95% or branches < 85% (the gates)."""
+"coverage: lines X% branches Y%". Exit status 1 if lines < 95% or branches < 85% (the gates).
+
+host-sim/collector (every .c under it, its subfolders too) is measured the same way and printed
+after the SDK's table: its own table, then "coverage: host-sim/collector lines X% branches Y%"
+before the last line. It is reported, not gated, and not counted in the SDK's figure."""
 import glob
 import json
 import os
@@ -39,6 +43,14 @@ def sdk_sources():
 
 def sources():
     return sorted(set(sdk_sources() + glob.glob("port/*/*.c")) - set(EXCLUDED))
+
+
+# The server side reported beside the SDK (a glob: its rooms may gain subfolders).
+HOST_REPORTED = "host-sim/collector"
+
+
+def host_sources():
+    return sorted(glob.glob(os.path.join(HOST_REPORTED, "**", "*.c"), recursive=True))
 
 
 def gcov_json(src, obj_dir, gcov="gcov"):
@@ -100,12 +112,11 @@ def count_static(src):
     return n
 
 
-def main():
-    out = sys.argv[1]
-    cm_dir = sys.argv[2] if len(sys.argv) > 2 else None
+def measure(srcs, out, cm_dir):
+    """One row per source: (src, lines, lines hit, branches, branches taken, note)."""
     n_cm = len(glob.glob(os.path.join(cm_dir, "runs", "*"))) if cm_dir else 0
     rows = []
-    for src in sources():
+    for src in srcs:
         f, note = gcov_json(src, os.path.join(out, "obj", os.path.dirname(src))), ""
         if f is None and cm_dir:
             f, note = cm_runs(src, cm_dir), f"Cortex-M: {n_cm} QEMU runs"
@@ -117,27 +128,55 @@ def main():
         branches = [b for l in lines for b in l.get("branches", []) if not b.get("throw")]
         bhit = sum(1 for b in branches if b["count"] > 0)
         rows.append((src, len(lines), hit, len(branches), bhit, note))
+    return rows
 
-    def pct(a, b):
-        return 100.0 * a / b if b else 100.0
 
-    print(f"{'file':36} {'lines':>6} {'lines%':>7} {'branches':>9} {'branch%':>8}")
+def pct(a, b):
+    return 100.0 * a / b if b else 100.0
+
+
+def totals(rows):
+    """(lines, lines hit, branches, branches taken) over the rows."""
+    return tuple(sum(r[i] for r in rows) for i in range(1, 5))
+
+
+def print_table(rows, width=36):
+    print(f"{'file':{width}} {'lines':>6} {'lines%':>7} {'branches':>9} {'branch%':>8}")
     for src, n, hit, nb, bhit, note in sorted(rows, key=lambda r: (pct(r[4], r[3]), r[0])):
-        print(f"{src:36} {n:6d} {pct(hit, n):6.1f}% {nb:9d} {pct(bhit, nb):7.1f}% {note}")
+        print(f"{src:{width}} {n:6d} {pct(hit, n):6.1f}% {nb:9d} {pct(bhit, nb):7.1f}% {note}")
+
+
+def print_total(label, rows, width=36):
+    n, hit, nb, bhit = totals(rows)
+    print(f"{label:{width}} {n:6d} {pct(hit, n):6.1f}% {nb:9d} {pct(bhit, nb):7.1f}%")
+
+
+def main():
+    out = sys.argv[1]
+    cm_dir = sys.argv[2] if len(sys.argv) > 2 else None
+    rows = measure(sources(), out, cm_dir)
+    print_table(rows)
     for top in ("sdk", "port"):
-        sub = [r for r in rows if r[0].startswith(top + "/")]
-        n, hit = sum(r[1] for r in sub), sum(r[2] for r in sub)
-        nb, bhit = sum(r[3] for r in sub), sum(r[4] for r in sub)
-        print(f"{top + '/ total':36} {n:6d} {pct(hit, n):6.1f}% {nb:9d} {pct(bhit, nb):7.1f}%")
+        print_total(top + "/ total", [r for r in rows if r[0].startswith(top + "/")])
     for src, why in EXCLUDED.items():
         print(f"excluded: {src} ({why})")
-    n, hit = sum(r[1] for r in rows), sum(r[2] for r in rows)
-    nb, bhit = sum(r[3] for r in rows), sum(r[4] for r in rows)
+    host_rows = measure(host_sources(), out, None)
+    if not host_rows:
+        print(f"coverage: no .c file under {HOST_REPORTED}: nothing to report beside the SDK")
+        return 1
+    print()
+    print_table(host_rows, 44)
+    print_total(HOST_REPORTED + "/ total", host_rows, 44)
+    n, hit, nb, bhit = totals(host_rows)
+    hlp, hbp = pct(hit, n), pct(bhit, nb)
+    n, hit, nb, bhit = totals(rows)
     lp, bp = pct(hit, n), pct(bhit, nb)
     gates = lp >= LINE_GATE and bp >= BRANCH_GATE
     if not gates:
         print(f"coverage: below the gates (lines >= {LINE_GATE:g}%, branches >= "
               f"{BRANCH_GATE:g}%)")
+    print(f"coverage: {HOST_REPORTED} lines {hlp:.1f}% branches {hbp:.1f}% (reported, not gated; "
+          f"{len(host_rows)} files)")
     print(f"coverage: lines {lp:.1f}% branches {bp:.1f}%")
     return 0 if gates else 1
 
