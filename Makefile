@@ -294,6 +294,15 @@ lint: deps
 	@bash .make/lint.sh $(LINT_SRCS) -- $(CFLAGS_COMMON) -Isdk/src/internal -Isdk/src \
 	  -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
 
+# host-sim/collector, the network-facing server, with the flags it is built with (its folders
+# found, not named: new rooms are linted too).
+LINT_HOST_DIRS := host-sim/collector
+LINT_HOST_SRCS = $(shell find $(LINT_HOST_DIRS) -name '*.[ch]')
+.PHONY: lint-collector
+lint: lint-collector
+lint-collector: deps
+	@bash .make/lint.sh $(LINT_HOST_SRCS) -- $(HOST_CFLAGS)
+
 menuconfig:
 	@KCONFIG_CONFIG=$(KCONFIG_CONFIG) $(PYTHON) -m menuconfig Kconfig
 defconfig:
