@@ -66,9 +66,12 @@ LDLIBS := -lcmocka -lpthread -lm
 # Objects rebuild when the compiler or flags change (e.g. a .config appears or goes).
 FLAGS_STAMP := $(OUT)/.cflags
 FLAGS_NOW := $(CC) $(CFLAGS_COMMON)
+# (not for the print-* goals scripts call: they build nothing, so they leave the stamp alone)
 ifneq ($(file <$(FLAGS_STAMP)),$(FLAGS_NOW))
+ifneq ($(filter-out print-%,$(or $(MAKECMDGOALS),all)),)
 $(shell mkdir -p $(OUT))
 $(file >$(FLAGS_STAMP),$(FLAGS_NOW))
+endif
 endif
 
 # nanopb: the runtime comes from Debian's source package (make deps), the generated
