@@ -25,7 +25,11 @@ MBEDTLS_DIR := $(BUILD_DIR)/mbedtls/$(TARGET)
 MBEDTLS_SRC := $(BUILD_DIR)/src/mbedtls
 MBEDTLS_LIBS := $(MBEDTLS_DIR)/library/libmbedtls.a $(MBEDTLS_DIR)/library/libmbedx509.a \
                 $(MBEDTLS_DIR)/library/libmbedcrypto.a
-NANOPB_DIR := $(BUILD_DIR)/src/nanopb
+# The nanopb runtime: what `make deps` fetches, or a directory of yours (DPM_NANOPB_DIR=...).
+NANOPB_DIR := $(or $(DPM_NANOPB_DIR),$(BUILD_DIR)/src/nanopb)
+# Its files, which the SDK objects wait for (rule below: fetched by make deps, except by `make lib`).
+NANOPB_RUNTIME := $(addprefix $(NANOPB_DIR)/,pb.h pb_common.c pb_encode.c pb_decode.c)
+NANOPB_FETCH := $(if $(filter-out lib,$(or $(MAKECMDGOALS),all)),$(if $(filter command line environment,$(origin DPM_NANOPB_DIR)),,1))
 # Hosted Linux targets (the host, cross builds for ARM Linux, s390x...) use the host config;
 # anything else (bare metal) the minimal device config, or its lean TLS 1.3-only profile when
 # the Kconfig .config chooses one (DPM_TLS_LEAN, DPM_TLS_LEAN_AES; or MBEDTLS_CONFIG=device_lean
@@ -62,9 +66,12 @@ LDLIBS := -lcmocka -lpthread -lm
 # Objects rebuild when the compiler or flags change (e.g. a .config appears or goes).
 FLAGS_STAMP := $(OUT)/.cflags
 FLAGS_NOW := $(CC) $(CFLAGS_COMMON)
+# (not for the print-* goals scripts call: they build nothing, so they leave the stamp alone)
 ifneq ($(file <$(FLAGS_STAMP)),$(FLAGS_NOW))
+ifneq ($(filter-out print-%,$(or $(MAKECMDGOALS),all)),)
 $(shell mkdir -p $(OUT))
 $(file >$(FLAGS_STAMP),$(FLAGS_NOW))
+endif
 endif
 
 # nanopb: the runtime comes from Debian's source package (make deps), the generated
@@ -73,8 +80,13 @@ NANOPB_CFLAGS := -std=c99 $(OPT) -Wall -Werror -I$(NANOPB_DIR) -Isdk/proto $(NAN
                  -ffunction-sections -fdata-sections
 
 # ---- sources ---------------------------------------------------------------------------------
-SDK_SRCS := $(sort $(wildcard sdk/src/*/*.c sdk/proto/*.c))
-PORT_SRCS := $(sort $(wildcard port/posix/*.c port/tls/*.c))
+# The SDK and posix port lists are sdk/sources.mk's (the one list every build reads); its own
+# nanopb check is the user's, the rules below say what to do here.
+DPM_ROOT := $(CURDIR)
+DPM_SOURCES_LISTS_ONLY := 1
+include sdk/sources.mk
+SDK_SRCS := $(patsubst $(DPM_ROOT)/%,%,$(DPM_SDK_SRCS))
+PORT_SRCS := $(patsubst $(DPM_ROOT)/%,%,$(DPM_POSIX_SRCS))
 TEST_SUPPORT_SRCS := $(sort $(wildcard tests/support/*.c))
 TEST_SRCS := $(sort $(wildcard tests/unit/test_*.c tests/stat/test_*.c tests/vectors/test_*.c))
 TOOL_SRCS := $(sort $(wildcard tests/e2e/tool_*.c))
@@ -118,8 +130,9 @@ DB_LIBS := -lsqlite3 -lpq
 # ---- build -------------------------------------------------------------------------------------
 .PHONY: all lib tests host
 # A cross build (CROSS_COMPILE=...) makes what runs on the target: see the cross block below.
-all: lib $(if $(CROSS_COMPILE),cross-tests,host tests)
-lib: $(LIBDPM) $(LIBPORT)
+all: lib $(LIBPORT) $(if $(CROSS_COMPILE),cross-tests,host tests)
+# libdpm.a alone: a C compiler and the nanopb runtime, no Mbed TLS, no fetch (test_make_lib.sh).
+lib: $(LIBDPM)
 host: $(HOST_BINS) $(EXAMPLE_BINS)
 tests: $(TEST_BINS) $(TOOL_BINS)
 
@@ -176,10 +189,17 @@ $(OUT)/$(notdir $(patsubst %/,%,$(dir $(1)))): $(call obj,$(1)) $(LIBPORT) $(LIB
 endef
 $(foreach m,$(EXAMPLE_MAINS),$(eval $(call example_bin,$(m))))
 
+# The SDK's sources, one a line, for scripts (size.sh, coverage.py, the tests): `make -s print-sdk-srcs`.
+.PHONY: print-sdk-srcs print-posix-srcs
+print-sdk-srcs:
+	@printf '%s\n' $(SDK_SRCS)
+print-posix-srcs:
+	@printf '%s\n' $(PORT_SRCS)
+
 $(AUTOCONF): $(KCONFIG_CONFIG) Kconfig
 	$(PYTHON) .make/kconfig.py header $< $@
 
-$(OUT)/obj/sdk/%.o: sdk/%.c $(AUTOCONF) $(FLAGS_STAMP) | $(MBEDTLS_DIR)/library/libmbedcrypto.a
+$(OUT)/obj/sdk/%.o: sdk/%.c $(AUTOCONF) $(FLAGS_STAMP) | $(NANOPB_RUNTIME)
 	@mkdir -p $(dir $@)
 	@printf '  %-3s %s\n' CC $<
 	$(Q)$(CC) $(SDK_CFLAGS) -c $< -o $@
@@ -189,12 +209,13 @@ $(OUT)/obj/nanopb/%.o: $(NANOPB_DIR)/%.c $(FLAGS_STAMP)
 	@printf '  %-3s %s\n' CC $<
 	$(Q)$(CC) $(NANOPB_CFLAGS) -MMD -MP -c $< -o $@
 
-# Missing runtime sources are fetched by one `make deps` (a grouped target: `make -j` runs it
-# once, after the Mbed TLS check, so two deps runs never race for the apt lock). If they are
-# still missing afterwards, stop: a nested make must not try again, or a broken build/src
-# recurses without end.
-NANOPB_SRCS := $(addprefix $(NANOPB_DIR)/,pb_common.c pb_encode.c pb_decode.c)
-$(NANOPB_SRCS) &: | $(MBEDTLS_DIR)/library/libmbedcrypto.a
+# A missing runtime is fetched by one `make deps` (a grouped target: `make -j` runs it once,
+# and the Mbed TLS check waits for it, so two deps runs never race for the apt lock). Not by
+# `make lib`, nor into a DPM_NANOPB_DIR of yours: those stop and say what to do. If the files
+# are still missing after make deps, stop too: a nested make must not try again, or a broken
+# build/src recurses without end.
+$(NANOPB_RUNTIME) &:
+	@if [ -z "$(NANOPB_FETCH)" ]; then echo "make: nanopb runtime missing: no $@ (run make deps or set DPM_NANOPB_DIR to a nanopb 0.4.x source directory)" >&2; exit 1; fi
 	@if [ -n "$(DPM_FETCHING_DEPS)" ]; then echo "make: $@ still missing after make deps" >&2; exit 1; fi
 	@$(MAKE) --no-print-directory deps DPM_FETCHING_DEPS=1
 
@@ -213,6 +234,32 @@ $(OUT)/tests/%: $(OUT)/obj/tests/%.o $(TEST_SUPPORT_OBJS) $(LIBHOST) $(LIBPORT) 
 	@printf '  %-3s %s\n' LD $@
 	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(TEST_EXTRA_OBJS) $(TEST_SUPPORT_OBJS) $(LIBHOST) $(LIBPORT) $(LIBDPM) $(MBEDTLS_LIBS) $(LDLIBS) $(DB_LIBS)
 
+# Tests link by subject. A test that includes no host-sim header (SDK_TEST_BINS) links its
+# support code and host-sim from archives, so only what it uses comes along (the special
+# functions and JSON reader of host-sim/common), and neither sqlite nor libpq: a collector
+# object pulled in would fail the link (tests/unit/test_link_subjects.sh checks the binaries).
+# The others link as above. Cross builds have their own rule (below).
+ifeq ($(CROSS_COMPILE),)
+empty :=
+space := $(empty) $(empty)
+HOST_SUBJECTS := $(patsubst host-sim/%/,%,$(wildcard host-sim/*/))
+HOST_INCLUDE_RE := ^\#include "($(subst $(space),|,$(strip $(HOST_SUBJECTS))))/
+HOST_TEST_SRCS := $(shell grep -lE '$(HOST_INCLUDE_RE)' $(TEST_SRCS) /dev/null)
+SDK_TEST_BINS := $(patsubst tests/%.c,$(OUT)/tests/%,$(filter-out $(HOST_TEST_SRCS),$(TEST_SRCS)))
+TEST_SUPPORT_LIB := $(OUT)/libdpm_testsupport.a
+$(TEST_SUPPORT_LIB): $(TEST_SUPPORT_OBJS)
+	@rm -f $@
+	@printf '  %-3s %s\n' AR $@
+	$(Q)$(AR) rcs $@ $^
+$(SDK_TEST_BINS): $(OUT)/tests/%: $(OUT)/obj/tests/%.o $(TEST_SUPPORT_LIB) $(LIBHOST) $(LIBPORT) $(LIBDPM)
+	@mkdir -p $(dir $@)
+	@printf '  %-3s %s\n' LD $@
+	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(TEST_EXTRA_OBJS) $(TEST_SUPPORT_LIB) $(LIBHOST) $(LIBPORT) $(LIBDPM) $(MBEDTLS_LIBS) $(LDLIBS)
+.PHONY: print-sdk-tests
+print-sdk-tests: # (relative to the build directory: tests/unit/test_x)
+	@printf '%s\n' $(patsubst $(OUT)/%,%,$(SDK_TEST_BINS))
+endif
+
 # port/cortex-m's portable C (the test generator, the TRNG hook's fail-closed default) also runs
 # on the host and the Linux targets, in test_cm_portable; the rest is Arm code (make cross).
 CM_PORTABLE_OBJS := $(call obj,port/cortex-m/test_drbg.c port/cortex-m/trng.c)
@@ -223,7 +270,7 @@ $(OUT)/tests/unit/test_cm_portable: TEST_EXTRA_OBJS := $(CM_PORTABLE_OBJS)
 # Mbed TLS is built by `make deps`; building anything first checks it is there and current
 # with the project's config headers.
 $(MBEDTLS_DIR)/library/libmbedcrypto.a: $(wildcard port/tls/config/dpm_mbedtls_$(MBEDTLS_CONFIG).h) \
-                                        $(wildcard port/tls/patches/*.patch)
+                                        $(wildcard port/tls/patches/*.patch) | $(NANOPB_RUNTIME)
 	@$(MAKE) --no-print-directory deps DPM_FETCHING_DEPS=1
 	$(MBEDTLS_CROSS_BUILD)
 
@@ -249,6 +296,15 @@ LINT_SRCS = $(shell find sdk port -name '*.[ch]' -not -path '*/config/*' -not -n
 lint: deps
 	@bash .make/lint.sh $(LINT_SRCS) -- $(CFLAGS_COMMON) -Isdk/src/internal -Isdk/src \
 	  -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
+
+# host-sim/collector, the network-facing server, with the flags it is built with (its folders
+# found, not named: new rooms are linted too).
+LINT_HOST_DIRS := host-sim/collector
+LINT_HOST_SRCS = $(shell find $(LINT_HOST_DIRS) -name '*.[ch]')
+.PHONY: lint-collector
+lint: lint-collector
+lint-collector: deps
+	@bash .make/lint.sh $(LINT_HOST_SRCS) -- $(HOST_CFLAGS)
 
 menuconfig:
 	@KCONFIG_CONFIG=$(KCONFIG_CONFIG) $(PYTHON) -m menuconfig Kconfig
@@ -353,7 +409,7 @@ $(BUILD_CONFIG): sdk/include/dpm/config.h Kconfig $(AUTOCONF) $(FLAGS_STAMP)
 	  echo '#endif'; } >$@.tmp && mv $@.tmp $@
 
 .PHONY: install
-install: lib $(BUILD_CONFIG) $(if $(CROSS_COMPILE),,host)
+install: lib $(LIBPORT) $(BUILD_CONFIG) $(if $(CROSS_COMPILE),,host)
 	@OUT=$(OUT) CC="$(CC)" MBEDTLS_LIBDIR=$(MBEDTLS_DIR)/library MBEDTLS_SRC=$(MBEDTLS_SRC) \
 	  NANOPB_DIR=$(NANOPB_DIR) BUILD_CONFIG=$(BUILD_CONFIG) PREFIX="$(PREFIX)" LIBDIR="$(LIBDIR)" \
 	  INCLUDEDIR="$(INCLUDEDIR)" DESTDIR="$(DESTDIR)" bash .make/install.sh
@@ -363,7 +419,7 @@ install: lib $(BUILD_CONFIG) $(if $(CROSS_COMPILE),,host)
 # The version is set in sdk/include/dpm/version.h only; .make/version.sh reads it (use
 # $(DPM_VERSION) in recipes). `make dist`: the reproducible source tarball of HEAD,
 # build/dist/dpmetrics-X.Y.Z.tar.gz; `make distcheck`: unpack it, build it, run its unit tests.
-DPM_VERSION := $(shell sh .make/version.sh)
+DPM_VERSION = $(shell sh .make/version.sh)
 .PHONY: version dist distcheck
 version:
 	@echo $(DPM_VERSION)
@@ -438,7 +494,7 @@ $(CROSS_TEST_BINS): $(OUT)/tests/%: $(OUT)/obj/tests/%.o $(CROSS_SUPPORT_LIB) $(
 	@printf '  %-3s %s\n' LD $@
 	$(Q)$(CC) $(LDFLAGS) -o $@ $< $(TEST_EXTRA_OBJS) $(CROSS_SIM_OBJS) $(CROSS_SUPPORT_LIB) $(LIBPORT) $(LIBDPM) \
 	  $(MBEDTLS_LIBS) $(LDLIBS)
-cross-tests: lib $(CROSS_TEST_BINS) $(EXAMPLE_BINS)
+cross-tests: lib $(LIBPORT) $(CROSS_TEST_BINS) $(EXAMPLE_BINS)
 	@printf '%s\n' $(CROSS_TEST_BINS) >$(OUT)/cross-tests.list
 endif
 

@@ -73,7 +73,11 @@ $(file >$(FLAGS_STAMP),$(FLAGS_NOW))
 endif
 
 obj = $(patsubst %.c,$(OUT)/obj/%.o,$(1))
-SDK_SRCS := $(sort $(wildcard sdk/src/*/*.c sdk/proto/*.c))
+# The SDK's sources: sdk/sources.mk's list (the one every build reads).
+DPM_ROOT := $(CURDIR)
+DPM_SOURCES_LISTS_ONLY := 1
+include sdk/sources.mk
+SDK_SRCS := $(patsubst $(DPM_ROOT)/%,%,$(DPM_SDK_SRCS))
 NANOPB_OBJS := $(addprefix $(OUT)/obj/nanopb/,pb_common.o pb_encode.o pb_decode.o)
 PORT_SRCS := $(sort $(wildcard port/cortex-m/*.c))
 # Test programs and support code that need nothing but the C library: not the host-sim ones,

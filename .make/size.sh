@@ -136,10 +136,12 @@ measure_arena device_lean "$lean_arena_log" '1\.3' '1\.3+cert'
 # sizes of the state an app holds (size_state.c, whose compile-time budgets also apply here).
 HOST_FLAGS="-std=c99 -O2 -Isdk/include -Iport/include -Isdk/proto -isystem $BUILD_DIR/src/nanopb
   -Isdk/src/internal -Isdk/src -ffunction-sections -fdata-sections $ANALYSIS"
+SDK_SRCS=$($MAKE -s --no-print-directory print-sdk-srcs) ||
+  { echo "make size: make print-sdk-srcs failed" >&2; exit 1; }
 host_build() { # NAME EXTRA_CFLAGS
   local dir="$SIZE/host-$1" f b
   rm -rf "$dir"; mkdir -p "$dir/obj"
-  for f in sdk/src/*/*.c sdk/proto/*.c "$BUILD_DIR"/src/nanopb/pb_{common,encode,decode}.c; do
+  for f in $SDK_SRCS "$BUILD_DIR"/src/nanopb/pb_{common,encode,decode}.c; do
     b="$dir/obj/$(basename "${f%.c}")"
     gcc $HOST_FLAGS $2 -c "$f" -o "$b.o" -dumpbase "$b" ||
       { echo "make size: the host $1 build failed on $f" >&2; exit 1; }

@@ -23,6 +23,7 @@ static long find(const coll_vsums_t *v, uint32_t cid, uint32_t period, uint32_t 
         }
         const coll_vsum_t *e = &v->e[s - 1];
         if (e->campaign_id == cid && e->period == period && e->idx == idx) {
+            *at = i; /* (set on both paths: callers may read it either way) */
             return (long)(s - 1);
         }
     }

@@ -116,8 +116,8 @@
 #include "estimate/disparity.h"
 
 /* The reason an estimate gives when its max_shift_one_report is null (JSON has no infinity). */
-#define COLL_UNBOUNDED_REASON                                                                     \
-    "no bound on one report's influence: a report within the checks could make this estimate "  \
+#define COLL_UNBOUNDED_REASON                                                                      \
+    "no bound on one report's influence: a report within the checks could make this estimate "     \
     "undefined (lower max_examples, or wait for more reports)"
 
 /* Largest number of scores one period of a FedAUC campaign ranks (fedauc_phase.h). */

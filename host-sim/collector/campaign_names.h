@@ -21,8 +21,8 @@
 #define COLL_GROUP_NAME_MAX 32 /* bytes of a group name, NUL included */
 
 typedef struct {
-    char name[COLL_NAME_MAX];                           /* "": none */
-    uint32_t ngroup_names;                              /* 0: none */
+    char name[COLL_NAME_MAX]; /* "": none */
+    uint32_t ngroup_names;    /* 0: none */
     char group_names[DPM_MAX_GROUPS][COLL_GROUP_NAME_MAX];
     int have_name, have_group_names;
 } coll_campaign_names_t;

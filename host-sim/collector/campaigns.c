@@ -142,7 +142,7 @@ static int parse_bins(const char *key, const char *v, dpm_campaign_t *c)
 static int set_key(block_t *b, const char *key, const char *v, int line, char *err, size_t cap)
 {
     int *have = NULL;
-    int bad = 0, k = 0, twice = 0;
+    int bad = 0, twice = 0, k;
     const char *expect = "";
     if (strcmp(key, "id") == 0) {
         have = &b->have_id;

@@ -62,7 +62,7 @@ typedef struct {
     int64_t start; /* Unix seconds */
     uint32_t slack_seconds;
     uint32_t late_seconds;
-    coll_fedauc_opts_t fedauc; /* fedauc_rr / fedauc_lap: the upload phase (fedauc_phase.h) */
+    coll_fedauc_opts_t fedauc;   /* fedauc_rr / fedauc_lap: the upload phase (fedauc_phase.h) */
     coll_campaign_names_t names; /* optional names (campaign_names.h) */
 } coll_campaign_opts_t;
 

@@ -91,10 +91,9 @@ static void send_response(coll_conn_t *c, coll_response_t *resp)
     uint8_t *out = NULL;
     size_t n = 0;
     if (http_format_response(resp->status, resp->content_type, resp->body, resp->len, keep,
-                             resp->extra, c->req.method == HTTP_HEAD, &out, &n) != 0) {
-        keep = 0;
-    } else if (c->emit(c->emit_ctx, out, n) != 0) {
-        keep = 0;
+                             resp->extra, c->req.method == HTTP_HEAD, &out, &n) != 0 ||
+        c->emit(c->emit_ctx, out, n) != 0) {
+        keep = 0; /* not formatted, or not sent */
     }
     free(out);
     coll_response_free(resp);

@@ -11,8 +11,8 @@
 /* What every console answer carries: scripts, styles, images and requests from this origin
  * only, no inline script, no framing, no referrer, no sniffing, no caching of operator data. */
 #define SECURITY_HEADERS                                                                           \
-    "Content-Security-Policy: default-src 'none'; script-src 'self'; style-src 'self'; "         \
-    "img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; "            \
+    "Content-Security-Policy: default-src 'none'; script-src 'self'; style-src 'self'; "           \
+    "img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; "              \
     "frame-ancestors 'none'\r\n"                                                                   \
     "X-Content-Type-Options: nosniff\r\nX-Frame-Options: DENY\r\n"                                 \
     "Referrer-Policy: no-referrer\r\nCross-Origin-Resource-Policy: same-origin\r\n"                \
@@ -51,8 +51,11 @@ static void html_escape(const char *text, char *out, size_t cap)
 {
     size_t o = 0;
     for (const char *p = text; *p != '\0' && o + 7 < cap; p++) {
-        const char *e = *p == '&' ? "&amp;" : *p == '<' ? "&lt;" : *p == '>' ? "&gt;"
-                        : *p == '"' ? "&quot;" : NULL;
+        const char *e = *p == '&'   ? "&amp;"
+                        : *p == '<' ? "&lt;"
+                        : *p == '>' ? "&gt;"
+                        : *p == '"' ? "&quot;"
+                                    : NULL;
         if (e != NULL) {
             memcpy(out + o, e, strlen(e));
             o += strlen(e);
@@ -131,8 +134,9 @@ static void console_page(const coll_app_t *app, const char *path, const char *qu
         return;
     }
     int ci = coll_campaigns_index(coll_app_campaigns(app), id);
-    char why[256], text[320];
+    char why[256];
     if (ci < 0) {
+        char text[320];
         snprintf(text, sizeof(text), "No campaign has the id %u on this collector.", id);
         error_page(404, "unknown campaign", text, resp);
         return;

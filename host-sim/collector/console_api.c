@@ -19,8 +19,7 @@ static const char *privacy_unit(const coll_campaign_t *c)
     const dpm_campaign_t *cp = &c->mech.campaign;
     switch (cp->mechanism) {
     case DPM_MECH_ID_TUPLE_MR:
-    case DPM_MECH_ID_TUPLE_ML:
-        return "one device's whole (group, value) tuple (local DP)";
+    case DPM_MECH_ID_TUPLE_ML: return "one device's whole (group, value) tuple (local DP)";
     case DPM_MECH_ID_ROC_HIST:
         return cp->groups >= 2 ? "one example's label (label-DP) and the device's group (local "
                                  "DP); the scores are not protected"
@@ -31,10 +30,9 @@ static const char *privacy_unit(const coll_campaign_t *c)
         return cp->ustat_kernel == DPM_USTAT_AUC_PRIVATE_LABEL
                    ? "one example's (score, label) pair (local DP)"
                : cp->ustat_kernel == DPM_USTAT_AUC ? "one example's score (local DP); its label is "
-                                                    "public"
-                                                  : "one example's pair of scores (local DP)";
-    case DPM_MECH_ID_USTAT_TREE:
-        return "one example's score (local DP); its label is public";
+                                                     "public"
+                                                   : "one example's pair of scores (local DP)";
+    case DPM_MECH_ID_USTAT_TREE: return "one example's score (local DP); its label is public";
     default:
         return coll_fedauc_is((uint32_t)cp->mechanism)
                    ? "one example's label (label-DP); the scores are uploaded in clear"
@@ -201,9 +199,9 @@ static int parse_api_path(const char *p, uint32_t *id, int *periods)
 int coll_console_api_owns(const char *path)
 {
     uint32_t id;
-    int periods;
+    int over_periods;
     return strcmp(path, "/v1/campaigns") == 0 || strcmp(path, "/v1/ingestion") == 0 ||
-           parse_api_path(path, &id, &periods) == 0;
+           parse_api_path(path, &id, &over_periods) == 0;
 }
 
 static void list_campaigns(const coll_app_t *app, const char *query, coll_response_t *resp)
@@ -227,8 +225,9 @@ static void list_campaigns(const coll_app_t *app, const char *query, coll_respon
     int64_t now = (int64_t)time(NULL);
     jw_t w;
     jw_buffer(&w);
-    jw_raw(&w, "{\"page\": %llu, \"page_size\": %zu, \"pages\": %zu, \"total\": %zu, "
-               "\"campaigns\": [",
+    jw_raw(&w,
+           "{\"page\": %llu, \"page_size\": %zu, \"pages\": %zu, \"total\": %zu, "
+           "\"campaigns\": [",
            (unsigned long long)page, per, pages, cs->n);
     for (size_t i = (size_t)page * per; i < cs->n && i < (size_t)(page + 1) * per; i++) {
         jw_raw(&w, "%s", i > (size_t)page * per ? ", " : "");

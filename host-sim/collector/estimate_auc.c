@@ -43,15 +43,15 @@ static void reason(jw_t *sb, int defined, const char *why, double shift)
  * is (x_a b - a x_b) / (D (D + x_a + x_b)), D = a + b; infinite when D + x_a + x_b can be 0. */
 static double rate_shift(double a, double b, double lo, double hi)
 {
-    double D = a + b, num = 0.0;
+    double D = a + b, top = 0.0;
     const double x[2] = {lo, hi};
     for (int i = 0; i < 2; i++) {
         for (int j = 0; j < 2; j++) {
-            num = fmax(num, fabs(x[i] * b - a * x[j]));
+            top = fmax(top, fabs(x[i] * b - a * x[j]));
         }
     }
     double near = D > 0.0 ? D + 2.0 * lo : -(D + 2.0 * hi); /* |D + x_a + x_b| at its least */
-    return near > 0.0 && D != 0.0 ? num / (fabs(D) * near) : INFINITY;
+    return near > 0.0 && D != 0.0 ? top / (fabs(D) * near) : INFINITY;
 }
 
 /* The trapezoid sum over points (x, y) in a fixed order moves by at most this when each point
@@ -189,7 +189,10 @@ static void dpauc_json(jw_t *sb, const coll_campaign_t *c, const coll_campaign_s
             shift = dpauc_shift(a, (double)c->bounds.cell_lo, (double)c->bounds.cell_hi, v);
             num(sb, "max_shift_one_report", shift);
         }
-        reason(sb, defined, !ok ? "out of memory" : st->reports == 0 ? "no reports" : e->reason,
+        reason(sb, defined,
+               !ok                ? "out of memory"
+               : st->reports == 0 ? "no reports"
+                                  : e->reason,
                shift);
         jw_raw(sb, "}");
     }
@@ -214,8 +217,9 @@ static double bins_shift(const dpm_ustat_bins_params_t *p, const dpm_ustat_bins_
     double g = p->p - p->q, q = p->q, best = 0.0;
     if (p->kernel == DPM_USTAT_AUC) {
         uint32_t k = p->k;
-        double n[2] = {0.0, 0.0}, khn[DPM_USTAT_EST_MAX_DOMAIN], kthp[DPM_USTAT_EST_MAX_DOMAIN];
-        double hn[DPM_USTAT_EST_MAX_DOMAIN], hp[DPM_USTAT_EST_MAX_DOMAIN], s1 = 0.0, s0 = 0.0;
+        double n[2] = {0.0, 0.0}, khn[DPM_USTAT_EST_MAX_DOMAIN] = {0.0};
+        double kthp[DPM_USTAT_EST_MAX_DOMAIN] = {0.0}, hn[DPM_USTAT_EST_MAX_DOMAIN] = {0.0};
+        double hp[DPM_USTAT_EST_MAX_DOMAIN] = {0.0}, s1 = 0.0, s0 = 0.0;
         for (uint32_t v = 0; v < k; v++) {
             n[0] += (double)a->count[0][v];
             n[1] += (double)a->count[1][v];
@@ -235,17 +239,19 @@ static double bins_shift(const dpm_ustat_bins_params_t *p, const dpm_ustat_bins_
             above += hp[v];
             s0 += kthp[v];
         }
-        double num = value * n[0] * n[1];
+        double base = value * n[0] * n[1];
         for (uint32_t v = 0; v < k; v++) {
-            double pos = (num + (khn[v] - q * s1) / g) / (n[0] * (n[1] + 1.0));
-            double neg = (num + (kthp[v] - q * s0) / g) / ((n[0] + 1.0) * n[1]);
+            double pos = (base + (khn[v] - q * s1) / g) / (n[0] * (n[1] + 1.0));
+            double neg = (base + (kthp[v] - q * s0) / g) / ((n[0] + 1.0) * n[1]);
             best = fmax(best, fmax(fabs(pos - value), fabs(neg - value)));
         }
         return best;
     }
     uint32_t d = p->domain;
     double n = (double)a->reports, U[2], T[2] = {0.0, 0.0}, sAh[2] = {0.0, 0.0};
-    double *ah = calloc(2u * d, sizeof(double)), h[DPM_USTAT_EST_MAX_DOMAIN];
+    /* (domain >= 2: dpm_mech_init_ustat refuses less, so this is never calloc(0)) */
+    // NOLINTNEXTLINE(clang-analyzer-optin.portability.UnixAPI)
+    double *ah = calloc(2u * (size_t)d, sizeof(double)), h[DPM_USTAT_EST_MAX_DOMAIN];
     if (ah == NULL) {
         return NAN;
     }

@@ -242,7 +242,7 @@ static void sb_metric(jw_t *sb, const coll_campaign_t *c, const dpm_disp_agg_t *
                                     : NULL;
             const char *tiny = small[g] != NULL ? small[g] : small[h];
             jw_raw(sb, "%s{\"g\": %u, \"h\": %u, \"n\": %llu, \"diff\": ", k ? ", " : "", g, h,
-                   (unsigned long long)(agg->count[g] + agg->count[h]));
+                   (unsigned long long)agg->count[g] + (unsigned long long)agg->count[h]);
             sb_num(sb, ok ? x->ci.est : NAN);
             jw_raw(sb, ", \"diff_clipped\": ");
             sb_num(sb, ok ? clip(x->ci.est, -1.0, 1.0) : NAN);
@@ -254,7 +254,8 @@ static void sb_metric(jw_t *sb, const coll_campaign_t *c, const dpm_disp_agg_t *
             sb_interval_clipped(sb, ok ? x->ci.est - x->ci.half : NAN,
                                 ok ? x->ci.est + x->ci.half : NAN, -1.0, 1.0);
             jw_raw(sb, ", \"ci95\": ");
-            sb_interval(sb, ok ? x->ci.est - x->ci.half95 : NAN, ok ? x->ci.est + x->ci.half95 : NAN);
+            sb_interval(sb, ok ? x->ci.est - x->ci.half95 : NAN,
+                        ok ? x->ci.est + x->ci.half95 : NAN);
             jw_raw(sb, ", \"max_shift_one_report\": ");
             sb_num(sb, ok ? t->shift[k] : NAN);
             jw_raw(sb, ", \"too_small\": %s, \"events\": ", tiny != NULL || !ok ? "true" : "false");

@@ -26,7 +26,7 @@ coll_pairwise_family_t coll_pairwise_family(const dpm_pairwise_t *pw, const unsi
     /* what the normal law still covers: a variance that errs high, and the pairs without claim;
      * a pointwise interval widened beyond the normal one is outside the critical value's law */
     f.flags |= any & (DPM_CI_CONSERVATIVE | DPM_CI_NO_CLAIM);
-    f.flags |= any & (DPM_CI_FEW_EVENTS | DPM_CI_BOUND) ? (unsigned)DPM_CI_SMALL_N : 0u;
+    f.flags |= (any & (DPM_CI_FEW_EVENTS | DPM_CI_BOUND)) ? (unsigned)DPM_CI_SMALL_N : 0u;
     return f;
 }
 
@@ -71,8 +71,8 @@ static void largest_reason(jw_t *sb, const dpm_pairwise_t *pw, const coll_pairwi
                                : "the covariance estimate is not positive semi-definite: no "
                                  "bootstrap (the intervals use Bonferroni)";
     const char *unbounded = isfinite(f->max_shift) ? NULL : COLL_UNBOUNDED_REASON;
-    char both[512];
     if (no_draws != NULL && unbounded != NULL) {
+        char both[512];
         snprintf(both, sizeof(both), "%s; %s", no_draws, unbounded);
         jw_str(sb, both);
     } else if (no_draws != NULL || unbounded != NULL) {

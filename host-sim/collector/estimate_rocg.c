@@ -110,7 +110,7 @@ static void rocg_shifts(const dpm_roc_groups_params_t *p, const dpm_roc_groups_a
         if (!g->defined) {
             continue;
         }
-        double h[2 * DPM_ROC_GROUPS_MAX_BINS], P = 0.0, N = 0.0;
+        double h[2 * DPM_ROC_GROUPS_MAX_BINS] = {0.0}, P = 0.0, N = 0.0;
         for (size_t i = 0; i < c; i++) {
             h[i] = ((double)a->sum[(size_t)k * c + i] - p->Q * T[i]) / gq;
         }
@@ -130,9 +130,9 @@ static void rocg_shifts(const dpm_roc_groups_params_t *p, const dpm_roc_groups_a
         }
         const double alpha[2] = {fabs(a1), fabs(a0)};
         for (int j = 0; j < 2; j++) {
-            double num = alpha[j] * L * (w1 + w2 + L * fmax(fabs(A), fabs(1.0 - A)));
+            double top = alpha[j] * L * (w1 + w2 + L * fmax(fabs(A), fabs(1.0 - A)));
             double room = den - alpha[j] * L * (fabs(P) + fabs(N) + L);
-            shift[k][j] = room > 0.0 ? num / room : INFINITY;
+            shift[k][j] = room > 0.0 ? top / room : INFINITY;
         }
     }
 }
@@ -203,6 +203,7 @@ static void group_json(jw_t *sb, uint32_t g, uint32_t B, const dpm_roc_group_est
 
 /* One report's largest move of gap k = AUC_g - AUC_h: it lands in g, in h or elsewhere, and moves
  * each of the two by its own bound (rocg_shifts). NaN for an undefined gap. */
+// cppcheck-suppress constParameter ; (C has no implicit double (*)[2] -> const double (*)[2])
 static double gap_shift(const dpm_roc_gap_estimate_t *e, double shift[][2])
 {
     const double *x = shift[e->g], *y = shift[e->h];
@@ -264,7 +265,7 @@ void coll_estimate_rocg_json(jw_t *sb, const coll_campaign_t *c, const coll_camp
     jw_raw(sb, "]");
     num(sb, "confidence", confidence);
     num(sb, "z", e->z);
-    double shift[DPM_ROC_GROUPS_MAX][2];
+    double shift[DPM_ROC_GROUPS_MAX][2] = {{0.0}};
     rocg_shifts(&p, &a, e, (double)c->bounds.class_l1_max, shift);
     jw_raw(sb, ", \"by_group\": [");
     for (uint32_t g = 0; g < G; g++) {

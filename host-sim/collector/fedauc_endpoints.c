@@ -276,6 +276,7 @@ static void get_ranks(coll_fedauc_t *f, const coll_campaigns_t *cs, uint32_t cid
     pthread_mutex_lock(&f->mu);
     upload_row_t u;
     phase_row_t p;
+    memset(&p, 0, sizeof(p));
     ranking_t *r = NULL;
     const tok_t *t = NULL;
     int st = fa_get_upload(f, cid, token, &u);

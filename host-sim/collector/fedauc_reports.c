@@ -173,8 +173,9 @@ int coll_fedauc_check_batch(coll_fedauc_t *f, const coll_campaigns_t *cs, coll_b
             goto oom;
         }
     }
-    /* claim the tokens of a batch that will be committed */
-    for (size_t i = 0; any && b->rejects_total == 0 && i < n; i++) {
+    /* claim the tokens of a batch that will be committed (without phases, f == NULL, every
+     * FedAUC report was rejected above) */
+    for (size_t i = 0; f != NULL && any && b->rejects_total == 0 && i < n; i++) {
         const coll_report_t *r = &b->reports[i];
         if (!coll_fedauc_is(r->mechanism)) {
             continue;

@@ -45,7 +45,7 @@ struct coll_fedauc {
     pthread_mutex_t mu;
     fdb_t *db;
     const coll_campaigns_t *cs; /* atomic: a reload appends (coll_fedauc_set_campaigns) */
-    coll_limits_t *limits; /* the collector's memory budget (NULL: none) */
+    coll_limits_t *limits;      /* the collector's memory budget (NULL: none) */
     ranking_t cache[CACHE_MAX];
     uint64_t clock;
     coll_fedauc_stats_t stats;

@@ -173,6 +173,7 @@ void coll_fedauc_json(jw_t *w, const coll_campaign_t *c, const coll_fedauc_sums_
            (unsigned long long)ph->scores, (unsigned long long)reports,
            (unsigned long long)dropouts, ph->reports_closed ? "true" : "false");
     dpm_fa_agg_t agg;
+    memset(&agg, 0, sizeof(agg));
     dpm_fa_params_t p;
     dpm_fa_estimate_t e, e_lo, e_hi;
     memset(&e, 0, sizeof(e));

@@ -110,8 +110,8 @@ static const char USAGE[] =
     "  min_uploaders = 10 (ranks withheld below it), max_examples = 100 (scores per upload).\n"
     "  POST /v1/fedauc/uploads (dpm.v1.FedaucUpload), GET /v1/fedauc/ID/ranks/TOKEN [device].\n";
 
-static coll_server_t *g_server;   /* for the signal handler only */
-static coll_reload_t *g_reload;   /* for the SIGHUP handler only */
+static coll_server_t *g_server; /* for the signal handler only */
+static coll_reload_t *g_reload; /* for the SIGHUP handler only */
 
 static void on_signal(int sig)
 {
@@ -333,8 +333,7 @@ static int store_read(void *ctx, int ci, uint32_t from, uint32_t to, coll_campai
     return coll_store_read(ctx, ci, from, to, out, totals, err, cap);
 }
 
-static int store_set_campaigns(void *ctx, coll_campaigns_t *cs, size_t added, char *err,
-                               size_t cap)
+static int store_set_campaigns(void *ctx, coll_campaigns_t *cs, size_t added, char *err, size_t cap)
 {
     return coll_store_set_campaigns(ctx, cs, added, err, cap);
 }

@@ -141,15 +141,16 @@ void coll_metrics_process(coll_text_t *t)
         fclose(st);
     }
     if (got >= 21 && hz > 0) {
-        coll_text_put(t,
-                      "# TYPE process_cpu_seconds_total counter\nprocess_cpu_seconds_total %.2f\n"
-                      "# TYPE process_threads gauge\nprocess_threads %llu\n"
-                      "# TYPE process_start_time_seconds gauge\nprocess_start_time_seconds %.2f\n"
-                      "# TYPE process_virtual_memory_bytes gauge\nprocess_virtual_memory_bytes %llu\n"
-                      "# TYPE process_resident_memory_bytes gauge\n"
-                      "process_resident_memory_bytes %llu\n",
-                      (double)(v[10] + v[11]) / (double)hz, v[16],
-                      boot + (double)v[18] / (double)hz, v[19], v[20] * (unsigned long long)page);
+        coll_text_put(
+            t,
+            "# TYPE process_cpu_seconds_total counter\nprocess_cpu_seconds_total %.2f\n"
+            "# TYPE process_threads gauge\nprocess_threads %llu\n"
+            "# TYPE process_start_time_seconds gauge\nprocess_start_time_seconds %.2f\n"
+            "# TYPE process_virtual_memory_bytes gauge\nprocess_virtual_memory_bytes %llu\n"
+            "# TYPE process_resident_memory_bytes gauge\n"
+            "process_resident_memory_bytes %llu\n",
+            (double)(v[10] + v[11]) / (double)hz, v[16], boot + (double)v[18] / (double)hz, v[19],
+            v[20] * (unsigned long long)page);
     }
     unsigned long long fds = 0;
     DIR *d = opendir("/proc/self/fd");

@@ -118,7 +118,8 @@ static void reload(coll_reload_t *r)
     const coll_campaigns_t *old_cs = coll_app_campaigns(r->app);
     const char *diff = NULL;
     size_t added = 0;
-    int rc = cs == NULL || auth == NULL || tls == NULL ? (snprintf(err, sizeof(err), "out of memory"), -1)
+    int rc = cs == NULL || auth == NULL || tls == NULL
+                 ? (snprintf(err, sizeof(err), "out of memory"), -1)
              : coll_campaigns_load(f->campaigns, cs, err, sizeof(err)) != 0 ? -1
              : (diff = same_campaigns(old_cs, cs, &added, why, sizeof(why))) != NULL
                  ? (snprintf(err, sizeof(err),

@@ -130,7 +130,8 @@ int coll_operator_check(const coll_app_t *app, const http_request_t *req, const 
     size_t tlen = 0;
     char basic[HTTP_MAX_AUTH];
     const char *token = http_auth_token(req, basic, sizeof(basic), &tlen);
-    const coll_credential_t *c = token != NULL ? coll_auth_find(coll_app_auth(app), token, tlen) : NULL;
+    const coll_credential_t *c =
+        token != NULL ? coll_auth_find(coll_app_auth(app), token, tlen) : NULL;
     if (c == NULL) {
         *text = "an operator credential is required\n";
         return 401;
@@ -150,7 +151,8 @@ int coll_is_relay(const coll_app_t *app, const http_request_t *req)
 {
     size_t tlen = 0;
     const char *token = http_bearer_token(req, &tlen);
-    const coll_credential_t *c = token != NULL ? coll_auth_find(coll_app_auth(app), token, tlen) : NULL;
+    const coll_credential_t *c =
+        token != NULL ? coll_auth_find(coll_app_auth(app), token, tlen) : NULL;
     return c != NULL && (c->roles & COLL_ROLE_RELAY) != 0 &&
            !coll_revoked_is(app->revoked, NULL, c->identity);
 }
@@ -269,9 +271,10 @@ static void get_health(const coll_app_t *app, coll_response_t *resp)
                  dpm_version(), reason);
         coll_text_response(503, text, 0, resp);
     } else {
-        snprintf(text, sizeof(text),
-                 "{\"status\": \"ok\", \"version\": \"%s\", \"campaigns\": %zu, \"reports\": %llu}\n",
-                 dpm_version(), coll_app_campaigns(app)->n, (unsigned long long)totals.reports);
+        snprintf(
+            text, sizeof(text),
+            "{\"status\": \"ok\", \"version\": \"%s\", \"campaigns\": %zu, \"reports\": %llu}\n",
+            dpm_version(), coll_app_campaigns(app)->n, (unsigned long long)totals.reports);
         coll_text_response(200, text, 0, resp);
     }
     resp->content_type = "application/json";
@@ -330,23 +333,23 @@ static int parse_campaign_path(const char *p, uint32_t *id, int *estimate)
     return 0;
 }
 
-int coll_estimate_answer(const coll_app_t *app, int ci, const coll_estimate_query_t *q,
-                         char **json, size_t *n, char *why, size_t cap)
+int coll_estimate_answer(const coll_app_t *app, int ci, const coll_estimate_query_t *q, char **json,
+                         size_t *n, char *why, size_t cap)
 {
     /* ~10 KB of sums: on the heap, connection threads have modest stacks */
     coll_campaign_state_t *st = malloc(sizeof(*st));
     coll_totals_t *totals = malloc(sizeof(*totals));
-    int rc = st == NULL || totals == NULL ? -1
+    int rc = st == NULL || totals == NULL                                                   ? -1
              : app->sink.read(app->sink.ctx, ci, q->from, q->to, st, totals, why, cap) != 0 ? -2
-                                                                                          : 0;
+                                                                                            : 0;
     if (rc == 0 && st->fa.on && !q->all && q->from == q->to &&
-        coll_fedauc_period_info(app->fedauc, coll_app_campaigns(app), ci, q->from, (int64_t)time(NULL),
-                                &st->fa_phase) != 0) {
+        coll_fedauc_period_info(app->fedauc, coll_app_campaigns(app), ci, q->from,
+                                (int64_t)time(NULL), &st->fa_phase) != 0) {
         rc = -2;
         snprintf(why, cap, "fedauc phase unreadable");
     }
-    if (rc == 0 && coll_estimate_json(coll_app_campaigns(app), ci, q, st, totals, (int64_t)time(NULL), json,
-                                      n) != 0) {
+    if (rc == 0 && coll_estimate_json(coll_app_campaigns(app), ci, q, st, totals,
+                                      (int64_t)time(NULL), json, n) != 0) {
         rc = -1;
     }
     free(st);
@@ -369,8 +372,9 @@ void coll_storage_unavailable(const char *why, coll_response_t *resp)
 static void get_estimate(const coll_app_t *app, int ci, const char *query, coll_response_t *resp)
 {
     coll_estimate_query_t q;
-    char why[200], text[240];
+    char why[200];
     if (coll_estimate_parse_query(query, &q, why, sizeof(why)) != 0) {
+        char text[240];
         snprintf(text, sizeof(text), "bad query: %s\n", why);
         coll_text_response(400, text, 0, resp);
         return;
@@ -465,7 +469,7 @@ void coll_handle_request(const coll_app_t *app, const coll_peer_t *peer, const h
     uint32_t id = 0;
     int estimate = 0;
     const char *why = "";
-    int st = 0;
+    int st;
     if (strcmp(path, "/v1/reports") == 0) {
         if (req->method != HTTP_POST) {
             method_not_allowed(ALLOW_POST, resp);

@@ -262,6 +262,7 @@ static void maybe_reload(coll_revoked_t *r)
         return;
     }
     deny_list_t l;
+    memset(&l, 0, sizeof(l));
     struct stat read_st;
     if (load_file(r->path, &l, &read_st, err, sizeof(err)) != 0) {
         r->seen = st;

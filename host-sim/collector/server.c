@@ -62,7 +62,7 @@ struct coll_server {
     int active;
     int evicting; /* evicted connections whose threads have not exited yet */
     int hard_cap;
-    slot_t *slots; /* live connections (SLOT_FREE: unused), so stop can wake them */
+    slot_t *slots;        /* live connections (SLOT_FREE: unused), so stop can wake them */
     addr_count_t *counts; /* per-address counts for take_slot */
     uint32_t counts_mask, counts_gen;
     tls_gen_t *tls_now; /* what new connections use (under mu) */
@@ -515,7 +515,8 @@ static int take_slot(coll_server_t *s, const uint8_t addr[16], uint64_t **why, i
             continue; /* unused, or on its way out */
         }
         live++;
-        if (sl->state != SLOT_BUSY && better_victim(s, sl, addr_entry(s, sl->addr)->count, victim)) {
+        if (sl->state != SLOT_BUSY &&
+            better_victim(s, sl, addr_entry(s, sl->addr)->count, victim)) {
             victim = i;
         }
     }

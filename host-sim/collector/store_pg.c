@@ -404,6 +404,7 @@ static int create_or_check(coll_backend_t *b, int *from, char *err, size_t cap)
     const char *damage = version == -2 ? "the table dpm_schema holds no version"
                          : !exists && tables > 0
                              ? "the collector's tables are there without dpm_schema"
+                         // cppcheck-suppress knownConditionTrueFalse ; (false when tables == 0)
                          : exists && tables != SCHEMA_V1_TABLES
                              ? "dpm_schema is there without all of the collector's tables"
                              : NULL;

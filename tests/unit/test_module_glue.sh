@@ -72,8 +72,8 @@ glue() { # NAME CMAKELISTS [VAR=VALUE...]: run it against the stand-ins
   local defs=(); for d in "$@"; do defs+=("-D$d"); done
   cmake "${defs[@]}" -DGLUE="$TOP/$file" -P "$work/stubs.cmake" >"$work/$name.log" 2>&1
 }
-# The sources the Makefile compiles into libdpm.a, as the glue must name them.
-{ ls "$TOP"/sdk/src/*/*.c "$TOP/sdk/proto/dpm.pb.c"; ls "$NANOPB"/pb_{common,encode,decode}.c; } |
+# The sources the Makefile compiles into libdpm.a (sdk/sources.mk's list), as the glue must name them.
+{ make -s --no-print-directory print-sdk-srcs; ls "$NANOPB"/pb_{common,encode,decode}.c; } |
   xargs -n1 realpath | sort >"$work/want.txt"
 check_glue() { # NAME: its sources equal the Makefile's, and nanopb is renamed
   awk '/-- src / {print $3}' "$work/$1.log" | sort >"$work/$1.src"

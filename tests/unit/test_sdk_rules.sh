@@ -53,9 +53,12 @@ case "$("$CC" -dumpmachine)" in
   x86_64*|i?86*|aarch64*) nofp=-mgeneral-regs-only ;;
   *) nofp="" ;;
 esac
+# (the SDK's sources: sdk/sources.mk's list, as every build compiles them)
+sdk_srcs=$(make -s --no-print-directory print-sdk-srcs) || { echo "# make print-sdk-srcs failed"; sdk_srcs=""; }
+tap "$([ -n "$sdk_srcs" ]; echo $?)" "make print-sdk-srcs lists the SDK's sources"
 if [ -n "$nofp" ]; then
   rc=0
-  for src in sdk/src/*/*.c sdk/proto/*.c "${BUILD_DIR:-build}"/src/nanopb/pb_*.c; do
+  for src in $sdk_srcs "${BUILD_DIR:-build}"/src/nanopb/pb_*.c; do
     "$CC" -std=c99 -O2 $nofp -Isdk/include -Iport/include -Isdk/src/internal -Isdk/src \
       -Isdk/proto -isystem "${BUILD_DIR:-build}/src/nanopb" \
       -c "$src" -o "$work/fp.o" 2>"$work/fp.log" || { rc=1; echo "# float in $src:"; sed 's/^/#   /' "$work/fp.log" | head -5; }
@@ -65,7 +68,7 @@ if [ -n "$nofp" ]; then
   "$CC" -std=c99 -O2 $nofp -c "$work/fp_bad.c" -o "$work/fp_bad.o" 2>/dev/null
   tap "$([ $? -ne 0 ]; echo $?)" "the no-float check rejects code that uses double"
 fi
-bad=$(grep -l '<math\.h>' sdk/src/*/*.c sdk/src/*/*.h 2>/dev/null)
+bad=$(grep -l '<math\.h>' $sdk_srcs sdk/src/*/*.h 2>/dev/null)
 tap "$([ -z "$bad" ]; echo $?)" "no math.h in sdk/src${bad:+ (found in: $bad)}"
 
 # 4. The poison pragma in dpm_internal.h turns a heap call into a compile error.

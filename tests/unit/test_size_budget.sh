@@ -42,7 +42,8 @@ fi
 
 # The tuple-only SDK as the Makefile builds it (-O2), with the stack analysis flags.
 ok=0
-for f in sdk/src/*/*.c sdk/proto/*.c "$BUILD_DIR"/src/nanopb/pb_{common,encode,decode}.c; do
+sdk_srcs=$(make -s --no-print-directory print-sdk-srcs) || ok=1
+for f in $sdk_srcs "$BUILD_DIR"/src/nanopb/pb_{common,encode,decode}.c; do
   b="$work/obj/$(basename "${f%.c}")"
   mkdir -p "$work/obj"
   "$CC" -std=c99 -O2 -Isdk/include -Iport/include -Isdk/proto -isystem "$BUILD_DIR/src/nanopb" \
