@@ -56,6 +56,7 @@ DPM_SDK_SRCS += $(DPM_ROOT)/sdk/src/mech/fedauc.c
 DPM_SDK_SRCS += $(DPM_ROOT)/sdk/src/mech/fedauc_wire.c
 DPM_SDK_SRCS += $(DPM_ROOT)/sdk/src/mech/mech.c
 DPM_SDK_SRCS += $(DPM_ROOT)/sdk/src/mech/roc_hist.c
+DPM_SDK_SRCS += $(DPM_ROOT)/sdk/src/mech/registry.c
 DPM_SDK_SRCS += $(DPM_ROOT)/sdk/src/mech/tuple.c
 DPM_SDK_SRCS += $(DPM_ROOT)/sdk/src/mech/ustat.c
 DPM_SDK_SRCS += $(DPM_ROOT)/sdk/src/noise/grr.c
