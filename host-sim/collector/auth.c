@@ -84,18 +84,19 @@ static int parse_line(char *buf, int line, coll_credential_t *c, char *err, size
     }
     memset(c, 0, sizeof(*c));
     if (!name_ok(name)) {
-        return host_fail(err, cap, "line %d: bad name '%s' (1 to 63 of A-Z a-z 0-9 . _ -)", line, name);
+        return host_fail(err, cap, "line %d: bad name '%s' (1 to 63 of A-Z a-z 0-9 . _ -)", line,
+                         name);
     }
     snprintf(c->identity, sizeof(c->identity), "token:%s", name);
     if (parse_roles(roles, c) != 0) {
         return host_fail(err, cap,
-                    "line %d: bad roles (want device, relay=N, operator, and at most one "
-                    "cert=CN with device or relay)",
-                    line);
+                         "line %d: bad roles (want device, relay=N, operator, and at most one "
+                         "cert=CN with device or relay)",
+                         line);
     }
     if (strlen(hex) != 64) {
         return host_fail(err, cap, "line %d: the hash must be 64 hex digits (SHA-256 of the token)",
-                    line);
+                         line);
     }
     for (int i = 0; i < 32; i++) {
         int hi = hexval(hex[2 * i]), lo = hexval(hex[2 * i + 1]);

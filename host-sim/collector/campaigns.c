@@ -228,7 +228,8 @@ static int set_key(block_t *b, const char *key, const char *v, int line, char *e
         if (rc < 0) {
             return expect == NULL
                        ? host_fail(err, cap, "line %d: '%s' given twice in one campaign", line, key)
-                       : host_fail(err, cap, "line %d: bad %s '%s' (want %s)", line, key, v, expect);
+                       : host_fail(err, cap, "line %d: bad %s '%s' (want %s)", line, key, v,
+                                   expect);
         }
         return host_fail(err, cap, "line %d: unknown key '%s'", line, key);
     }
@@ -247,15 +248,17 @@ static int rocg_check(const block_t *b, char *err, size_t cap)
 {
     uint32_t G = b->c.groups, B = b->c.nbins + 1u;
     if (G < 2 || G > DPM_MAX_GROUPS) {
-        return host_fail(err, cap, "campaign at line %d: roc_hist groups must be 2 .. %d (this build)",
-                    b->line, DPM_MAX_GROUPS);
+        return host_fail(err, cap,
+                         "campaign at line %d: roc_hist groups must be 2 .. %d (this build)",
+                         b->line, DPM_MAX_GROUPS);
     }
     if (coll_rocg_len(G, B) > COLL_VEC_LEN) {
-        return host_fail(err, cap,
-                    "campaign at line %d: %u groups x %u bins exceed the collector's per-group "
-                    "sums (groups x (bins + 1) x (2 bins + 1) <= %u: 2 groups up to 44 bins, 4 up "
-                    "to 31, 8 up to 21, 16 up to 15)",
-                    b->line, G, B, (unsigned)COLL_VEC_LEN);
+        return host_fail(
+            err, cap,
+            "campaign at line %d: %u groups x %u bins exceed the collector's per-group "
+            "sums (groups x (bins + 1) x (2 bins + 1) <= %u: 2 groups up to 44 bins, 4 up "
+            "to 31, 8 up to 21, 16 up to 15)",
+            b->line, G, B, (unsigned)COLL_VEC_LEN);
     }
     return 0;
 }
@@ -268,16 +271,17 @@ static int rocg_finish(const coll_campaign_t *cc, const block_t *b, char *err, s
         cc->bounds.cell_hi > -cc->bounds.cell_lo ? cc->bounds.cell_hi : -cc->bounds.cell_lo;
     if (cell > COLL_ROCG_CELL_MAX) {
         return host_fail(err, cap,
-                    "campaign %u (line %d): with groups a report's cells must stay within %d "
-                    "(max_examples + noise bound is %lld): lower max_examples or raise eps",
-                    b->c.id, b->line, COLL_ROCG_CELL_MAX, (long long)cell);
+                         "campaign %u (line %d): with groups a report's cells must stay within %d "
+                         "(max_examples + noise bound is %lld): lower max_examples or raise eps",
+                         b->c.id, b->line, COLL_ROCG_CELL_MAX, (long long)cell);
     }
     dpm_roc_groups_params_t p;
     if (dpm_roc_groups_params_init(
             &p, rh->groups, rh->bins.count, rh->group_grr.keep, rh->group_grr.other,
             (double)rh->lap.scale_num / (double)rh->lap.scale_den) != DPM_OK) {
-        return host_fail(err, cap, "campaign %u (line %d): no per-group estimator for these parameters",
-                    b->c.id, b->line);
+        return host_fail(err, cap,
+                         "campaign %u (line %d): no per-group estimator for these parameters",
+                         b->c.id, b->line);
     }
     return 0;
 }
@@ -288,15 +292,15 @@ static int finish_block(block_t *b, coll_campaigns_t *out, char *err, size_t cap
     int roc = b->c.mechanism == DPM_MECH_ID_ROC_HIST;
     int fa = coll_fedauc_is((uint32_t)b->c.mechanism);
     if (roc && (!b->have_bins || b->have_metrics)) {
-        return host_fail(err, cap, "campaign at line %d: roc_hist needs bins or edges, and no metrics",
-                    b->line);
+        return host_fail(
+            err, cap, "campaign at line %d: roc_hist needs bins or edges, and no metrics", b->line);
     }
     if (roc && b->have_groups && rocg_check(b, err, cap) != 0) {
         return -1;
     }
     if (b->have_group_eps && !(roc && b->have_groups)) {
         return host_fail(err, cap, "campaign at line %d: group_eps is for roc_hist with groups",
-                    b->line);
+                         b->line);
     }
     if (!roc && b->have_bins) {
         return host_fail(err, cap, "campaign at line %d: bins / edges are for roc_hist", b->line);
@@ -308,14 +312,15 @@ static int finish_block(block_t *b, coll_campaigns_t *out, char *err, size_t cap
         return host_fail(err, cap, "campaign at line %d: %s", b->line, auc_why);
     }
     if (!roc && !dpauc && !fa && b->have_max_examples) {
-        return host_fail(err, cap, "campaign at line %d: max_examples is for roc_hist, dpauc and fedauc",
-                    b->line);
+        return host_fail(err, cap,
+                         "campaign at line %d: max_examples is for roc_hist, dpauc and fedauc",
+                         b->line);
     }
     if (fa && b->o.max_examples > DPM_FEDAUC_MAX_EXAMPLES) {
         return host_fail(err, cap,
-                    "campaign at line %d: fedauc max_examples is at most %u (the scores one "
-                    "upload can hold)",
-                    b->line, (unsigned)DPM_FEDAUC_MAX_EXAMPLES);
+                         "campaign at line %d: fedauc max_examples is at most %u (the scores one "
+                         "upload can hold)",
+                         b->line, (unsigned)DPM_FEDAUC_MAX_EXAMPLES);
     }
     const int have[] = {b->have_id, b->have_mech, b->have_eps, b->have_groups || roc || auc || fa,
                         b->have_metrics || roc || auc || fa};
@@ -359,7 +364,7 @@ static int finish_block(block_t *b, coll_campaigns_t *out, char *err, size_t cap
     }
     if (out->n >= COLL_MAX_CAMPAIGNS) {
         return host_fail(err, cap, "campaign at line %d: more than %d campaigns", b->line,
-                    COLL_MAX_CAMPAIGNS);
+                         COLL_MAX_CAMPAIGNS);
     }
     coll_campaign_t *cc = &out->c[out->n];
     memset(cc, 0, sizeof(*cc));
@@ -390,10 +395,11 @@ static int finish_block(block_t *b, coll_campaigns_t *out, char *err, size_t cap
     }
     if (st != DPM_OK) {
         return host_fail(err, cap, "campaign %u (line %d): no estimator for these parameters (%s)",
-                    b->c.id, b->line, dpm_strerror(st));
+                         b->c.id, b->line, dpm_strerror(st));
     }
     if (coll_bounds_init(&cc->bounds, &cc->mech, b->o.max_examples) != 0) {
-        return host_fail(err, cap, "campaign %u (line %d): cannot bound its reports", b->c.id, b->line);
+        return host_fail(err, cap, "campaign %u (line %d): cannot bound its reports", b->c.id,
+                         b->line);
     }
     if (roc && b->c.groups != 0 && rocg_finish(cc, b, err, cap) != 0) {
         return -1; /* its own, more precise limit first (cells of exact products) */
@@ -423,7 +429,8 @@ int coll_campaigns_parse(const char *text, size_t len, coll_campaigns_t *out, ch
     while ((got = text_lines_next(&lines, buf, sizeof(buf), &s)) != TEXT_LINE_END) {
         int line = lines.line;
         if (got == TEXT_LINE_TOO_LONG) {
-            return host_fail(err, errcap, "line %d: longer than %d characters", line, LINE_MAX_CHARS);
+            return host_fail(err, errcap, "line %d: longer than %d characters", line,
+                             LINE_MAX_CHARS);
         }
         if (got == TEXT_LINE_NUL) {
             return host_fail(err, errcap, "line %d: contains a NUL byte", line);
@@ -442,7 +449,8 @@ int coll_campaigns_parse(const char *text, size_t len, coll_campaigns_t *out, ch
             return host_fail(err, errcap, "line %d: expected '[campaign]' or 'key = value'", line);
         }
         if (!in_block) {
-            return host_fail(err, errcap, "line %d: 'key = value' before the first [campaign]", line);
+            return host_fail(err, errcap, "line %d: 'key = value' before the first [campaign]",
+                             line);
         }
         *eq = '\0';
         if (set_key(&b, text_trim(s), text_trim(eq + 1), line, err, errcap) != 0) {

@@ -96,8 +96,9 @@ static int add_entry(deny_list_t *l, const char *s, size_t *capfp, size_t *capid
     if (strncmp(s, "cert:", 5) == 0 || strncmp(s, "token:", 6) == 0) {
         size_t n = strlen(s), prefix = s[0] == 'c' ? 5 : 6;
         if (n == prefix || n >= COLL_IDENTITY_MAX) {
-            return host_fail(err, cap, "an identity is cert:CN or token:NAME, at most %d characters",
-                        COLL_IDENTITY_MAX - 1);
+            return host_fail(err, cap,
+                             "an identity is cert:CN or token:NAME, at most %d characters",
+                             COLL_IDENTITY_MAX - 1);
         }
         if (l->nids == *capid) {
             size_t nc = *capid ? 2 * *capid : 16;
@@ -117,9 +118,9 @@ static int add_entry(deny_list_t *l, const char *s, size_t *capfp, size_t *capid
     uint8_t fp[32];
     if (parse_fingerprint(s, fp) != 0) {
         return host_fail(err, cap,
-                    "want a certificate's SHA-256 fingerprint (64 hex digits, colons allowed) "
-                    "or an identity cert:CN / token:NAME, got '%.80s'",
-                    s);
+                         "want a certificate's SHA-256 fingerprint (64 hex digits, colons allowed) "
+                         "or an identity cert:CN / token:NAME, got '%.80s'",
+                         s);
     }
     if (l->nfp == *capfp) {
         size_t nc = *capfp ? 2 * *capfp : 16;

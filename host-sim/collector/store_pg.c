@@ -410,21 +410,22 @@ static int create_or_check(coll_backend_t *b, int *from, char *err, size_t cap)
                              : NULL;
     if (damage != NULL) {
         cmd(b, "ROLLBACK");
-        return host_fail(err, cap,
-                    "the database should hold a dpm-collector schema but holds part of one (%s, "
-                    "%d of %d tables): it was emptied or damaged. Restore the latest backup "
-                    "(dpm-collector restore) into a new database; drop the remains only if they "
-                    "never held reports",
-                    damage, tables, SCHEMA_V1_TABLES);
+        return host_fail(
+            err, cap,
+            "the database should hold a dpm-collector schema but holds part of one (%s, "
+            "%d of %d tables): it was emptied or damaged. Restore the latest backup "
+            "(dpm-collector restore) into a new database; drop the remains only if they "
+            "never held reports",
+            damage, tables, SCHEMA_V1_TABLES);
     }
     *from = version;
     if (version > SCHEMA_VERSION) {
         cmd(b, "ROLLBACK");
         return host_fail(err, cap,
-                    "database schema version %d is newer than this collector's (%d): it was "
-                    "written by a newer dpm-collector; run that version (or restore a backup "
-                    "made before the upgrade)",
-                    version, SCHEMA_VERSION);
+                         "database schema version %d is newer than this collector's (%d): it was "
+                         "written by a newer dpm-collector; run that version (or restore a backup "
+                         "made before the upgrade)",
+                         version, SCHEMA_VERSION);
     }
     if (version < 0 && cmd(b, SCHEMA_V1) != 0) {
         char msg[200];
@@ -540,11 +541,12 @@ static int be_check_campaigns(coll_backend_t *b, coll_campaigns_t *cs, int64_t n
         PQclear(r);
         if (!same) {
             cmd(b, "ROLLBACK");
-            return host_fail(err, cap,
-                        "campaign %u: the database holds reports made with different parameters "
-                        "(mechanism, eps, groups or metrics changed); use a new campaign id or a "
-                        "new database",
-                        m->campaign.id);
+            return host_fail(
+                err, cap,
+                "campaign %u: the database holds reports made with different parameters "
+                "(mechanism, eps, groups or metrics changed); use a new campaign id or a "
+                "new database",
+                m->campaign.id);
         }
         if (!c->opts.has_start) {
             c->opts.start = first_seen;
@@ -1300,7 +1302,7 @@ static int run(char *const argv[], char *err, size_t cap)
     }
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
         return host_fail(err, cap, "%s failed (exit status %d; its messages are above)", argv[0],
-                    WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+                         WIFEXITED(status) ? WEXITSTATUS(status) : -1);
     }
     return 0;
 }
@@ -1327,9 +1329,9 @@ int coll_pg_restore(const char *from, const char *url, char *err, size_t cap)
     PQfinish(c);
     if (busy) {
         return host_fail(err, cap,
-                    "%s already holds a collector database: restore into a new, empty "
-                    "database (createdb), then point the collectors at it",
-                    url);
+                         "%s already holds a collector database: restore into a new, empty "
+                         "database (createdb), then point the collectors at it",
+                         url);
     }
     char *argv[] = {"pg_restore", "--exit-on-error", "--single-transaction", "--no-owner",
                     "--dbname",   (char *)url,       (char *)from,           NULL};

@@ -168,9 +168,9 @@ static int check_integrity(sqlite3 *db, coll_integrity_t mode, char *err, size_t
     }
     if (rows != 1 || strcmp(first, "ok") != 0) {
         return host_fail(err, cap,
-                    "integrity check failed (%s): %s; refusing to start. Restore the "
-                    "database from a backup, or run sqlite3 .recover on a copy (README)",
-                    mode == COLL_INTEGRITY_FULL ? "integrity_check" : "quick_check", first);
+                         "integrity check failed (%s): %s; refusing to start. Restore the "
+                         "database from a backup, or run sqlite3 .recover on a copy (README)",
+                         mode == COLL_INTEGRITY_FULL ? "integrity_check" : "quick_check", first);
     }
     return 0;
 }
@@ -229,17 +229,17 @@ static int create_or_migrate(coll_backend_t *b, int *from, char *err, size_t cap
     *from = has_reports ? (int)version : -1;
     if (version > SCHEMA_VERSION) {
         return host_fail(err, cap,
-                    "database schema version %lld is newer than this collector's (%d): it was "
-                    "written by a newer dpm-collector; run that version (or restore a backup "
-                    "made before the upgrade)",
-                    (long long)version, SCHEMA_VERSION);
+                         "database schema version %lld is newer than this collector's (%d): it was "
+                         "written by a newer dpm-collector; run that version (or restore a backup "
+                         "made before the upgrade)",
+                         (long long)version, SCHEMA_VERSION);
     }
     if (version == SCHEMA_VERSION) {
         return 0;
     }
     if (has_reports && version != 0 && version != 2) {
         return host_fail(err, cap, "database schema version %lld: no migration from it is known",
-                    (long long)version);
+                         (long long)version);
     }
     if (exec(b->db, "BEGIN IMMEDIATE") != 0) {
         return host_fail(err, cap, "database: %s", sqlite3_errmsg(b->db));
@@ -268,7 +268,8 @@ static int create_or_migrate(coll_backend_t *b, int *from, char *err, size_t cap
     if (rc != 0) {
         char why[512];
         snprintf(why, sizeof(why), "%s", err);
-        host_fail(err, cap, "database schema %lld -> %d: %s", (long long)version, SCHEMA_VERSION, why);
+        host_fail(err, cap, "database schema %lld -> %d: %s", (long long)version, SCHEMA_VERSION,
+                  why);
         exec(b->db, "ROLLBACK");
         return -1;
     }
@@ -389,11 +390,12 @@ static int be_open(coll_backend_t **out, const char *path, coll_be_mode_t mode,
      * every report and restart periods and quotas of campaigns without a start. */
     struct stat st;
     if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0) {
-        host_fail(err, cap,
-             "database %s is an empty (0-byte) file, so it was truncated or replaced: move it "
-             "away and restore the latest backup (dpm-collector restore --from BACKUP --db %s); "
-             "delete it only if it never held reports (an interrupted first start)",
-             path, path);
+        host_fail(
+            err, cap,
+            "database %s is an empty (0-byte) file, so it was truncated or replaced: move it "
+            "away and restore the latest backup (dpm-collector restore --from BACKUP --db %s); "
+            "delete it only if it never held reports (an interrupted first start)",
+            path, path);
         goto bad;
     }
     if (mode == COLL_BE_SERVE) {
@@ -413,7 +415,7 @@ static int be_open(coll_backend_t **out, const char *path, coll_be_mode_t mode,
     if (sqlite3_open_v2(path, &b->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
         SQLITE_OK) {
         host_fail(err, cap, "cannot open database %s: %s", path,
-             b->db ? sqlite3_errmsg(b->db) : "out of memory");
+                  b->db ? sqlite3_errmsg(b->db) : "out of memory");
         goto bad;
     }
     sqlite3_busy_timeout(b->db, 5000);
@@ -426,7 +428,8 @@ static int be_open(coll_backend_t **out, const char *path, coll_be_mode_t mode,
     }
     sqlite3_finalize(q);
     if (!wal) {
-        host_fail(err, cap, "database %s: cannot switch to WAL mode: %s", path, sqlite3_errmsg(b->db));
+        host_fail(err, cap, "database %s: cannot switch to WAL mode: %s", path,
+                  sqlite3_errmsg(b->db));
         goto bad;
     }
     if (check_integrity(b->db, o != NULL ? o->integrity : COLL_INTEGRITY_OFF, msg, sizeof(msg)) !=
@@ -454,7 +457,7 @@ static int be_open(coll_backend_t **out, const char *path, coll_be_mode_t mode,
     if (mode == COLL_BE_SERVE) {
         if (sqlite3_open_v2(path, &b->rd, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
             host_fail(err, cap, "database %s: cannot open a reader: %s", path,
-                 b->rd ? sqlite3_errmsg(b->rd) : "out of memory");
+                      b->rd ? sqlite3_errmsg(b->rd) : "out of memory");
             goto bad;
         }
         sqlite3_busy_timeout(b->rd, 5000);
@@ -500,10 +503,10 @@ static int be_check_campaigns(coll_backend_t *b, coll_campaigns_t *cs, int64_t n
                 sqlite3_column_int64(get, 1) != (sqlite3_int64)m->eps_implemented ||
                 sqlite3_column_int64(get, 2) != (sqlite3_int64)m->params_hash) {
                 host_fail(err, cap,
-                     "campaign %u: the database holds reports made with different parameters "
-                     "(mechanism, eps, groups or metrics changed); use a new campaign id or a "
-                     "new database",
-                     m->campaign.id);
+                          "campaign %u: the database holds reports made with different parameters "
+                          "(mechanism, eps, groups or metrics changed); use a new campaign id or a "
+                          "new database",
+                          m->campaign.id);
                 goto out;
             }
             if (sqlite3_column_type(get, 3) != SQLITE_NULL) {
@@ -1124,7 +1127,8 @@ static int copy_db(sqlite3 *src, const char *to, char *err, size_t cap)
     }
     sqlite3 *dst = NULL;
     if (sqlite3_open_v2(to, &dst, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
-        host_fail(err, cap, "cannot create %s: %s", to, dst ? sqlite3_errmsg(dst) : "out of memory");
+        host_fail(err, cap, "cannot create %s: %s", to,
+                  dst ? sqlite3_errmsg(dst) : "out of memory");
         sqlite3_close(dst);
         return -1;
     }
@@ -1154,7 +1158,8 @@ int coll_sqlite_backup(const char *path, const char *to, char *err, size_t cap)
 {
     sqlite3 *src = NULL;
     if (sqlite3_open_v2(path, &src, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-        host_fail(err, cap, "cannot open %s: %s", path, src ? sqlite3_errmsg(src) : "out of memory");
+        host_fail(err, cap, "cannot open %s: %s", path,
+                  src ? sqlite3_errmsg(src) : "out of memory");
         sqlite3_close(src);
         return -1;
     }
@@ -1163,9 +1168,9 @@ int coll_sqlite_backup(const char *path, const char *to, char *err, size_t cap)
     int rc = query_int(src, "PRAGMA user_version") < 0 || has < 0
                  ? host_fail(err, cap, "%s is not a database: %s", path, sqlite3_errmsg(src))
              : has == 0 ? host_fail(err, cap,
-                               "%s holds no collector database (an empty file?): "
-                               "nothing to back up",
-                               path)
+                                    "%s holds no collector database (an empty file?): "
+                                    "nothing to back up",
+                                    path)
                         : copy_db(src, to, err, cap);
     sqlite3_close(src);
     return rc;
@@ -1175,26 +1180,28 @@ int coll_sqlite_restore(const char *from, const char *path, char *err, size_t ca
 {
     if (access(path, F_OK) == 0) {
         return host_fail(err, cap,
-                    "%s exists: restore into a new file (stop the collector, move the damaged "
-                    "database away, restore, start)",
-                    path);
+                         "%s exists: restore into a new file (stop the collector, move the damaged "
+                         "database away, restore, start)",
+                         path);
     }
     sqlite3 *src = NULL;
     if (sqlite3_open_v2(from, &src, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-        host_fail(err, cap, "cannot open %s: %s", from, src ? sqlite3_errmsg(src) : "out of memory");
+        host_fail(err, cap, "cannot open %s: %s", from,
+                  src ? sqlite3_errmsg(src) : "out of memory");
         sqlite3_close(src);
         return -1;
     }
     char msg[384];
     sqlite3_int64 v = query_int(src, "PRAGMA user_version");
-    int rc = v < 0 || query_int(src, HAS_REPORTS) != 1
-                 ? host_fail(err, cap, "%s is not a collector database (no reports table)", from)
-             : v > SCHEMA_VERSION
-                 ? host_fail(err, cap, "%s has schema version %lld, newer than this collector's (%d)",
+    int rc =
+        v < 0 || query_int(src, HAS_REPORTS) != 1
+            ? host_fail(err, cap, "%s is not a collector database (no reports table)", from)
+        : v > SCHEMA_VERSION
+            ? host_fail(err, cap, "%s has schema version %lld, newer than this collector's (%d)",
                         from, (long long)v, SCHEMA_VERSION)
-             : check_integrity(src, COLL_INTEGRITY_FULL, msg, sizeof(msg)) != 0
-                 ? host_fail(err, cap, "%s: %s", from, msg)
-                 : copy_db(src, path, err, cap);
+        : check_integrity(src, COLL_INTEGRITY_FULL, msg, sizeof(msg)) != 0
+            ? host_fail(err, cap, "%s: %s", from, msg)
+            : copy_db(src, path, err, cap);
     sqlite3_close(src);
     return rc;
 }
