@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* An interval's claim as JSON (see estimate_ci.h). */
-#include "collector/estimate_ci.h"
+#include "mech/estimate_ci.h"
 
 #include "estimate/ci_flags.h"
 

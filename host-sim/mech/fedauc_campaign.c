@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* FedAUC campaign-file keys (fedauc_phase.h), the same names and defaults as dpm-sim's
- * scenario files (host-sim/sim/mech_fedauc.c): the collector then builds the campaign with
+ * scenario files (host-sim/sim/devices/mech_fedauc.c): the collector then builds the campaign with
  * dpm_mech_init like every other, so its fingerprint is the devices'. */
-#include "collector/fedauc_phase.h"
+#include "mech/fedauc_phase.h"
 
 #include <string.h>
 

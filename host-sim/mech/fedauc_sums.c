@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* FedAUC sums and estimate JSON (fedauc_sums.h). */
-#include "collector/fedauc_sums.h"
+#include "mech/fedauc_sums.h"
 
 #include <math.h>
 #include <string.h>
 
-#include "collector/estimate_ci.h"
+#include "mech/estimate_ci.h"
 
 #define DIGITS 9
 

@@ -17,9 +17,9 @@
 
 #include <stdint.h>
 
-#include "collector/batch.h"
-#include "collector/campaigns.h"
-#include "collector/fedauc_phase.h"
+#include "collector/ingest/batch.h"
+#include "collector/ingest/campaigns.h"
+#include "mech/fedauc_phase.h"
 #include "common/json_write.h"
 
 #define COLL_FEDAUC_ROWS 3 /* metrics used (width of the delta) */

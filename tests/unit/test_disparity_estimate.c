@@ -16,7 +16,7 @@
 
 #include "dpm/tuple.h"
 #include "estimate/disparity.h"
-#include "sim/repro_cells.h"
+#include "sim/repro/repro_cells.h"
 #include "test_rng.h"
 
 #define TWO32 4294967296.0

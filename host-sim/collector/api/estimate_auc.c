@@ -3,13 +3,13 @@
  * stored vector sums (agg_auc.h) through the estimators dpm-sim uses (host-sim/estimate/dpauc.h,
  * ustat.h), with the same choices as dpm-sim: ties count 1/2, the tree's threshold a chosen to
  * minimize Theorem 3's bound. */
-#include "collector/estimate_auc.h"
+#include "collector/api/estimate_auc.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "collector/estimate_ci.h"
+#include "mech/estimate_ci.h"
 #include "estimate/ci_flags.h"
 #include "estimate/dpauc.h"
 #include "estimate/ustat.h"

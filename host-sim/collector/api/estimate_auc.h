@@ -21,8 +21,8 @@
 #ifndef DPM_COLLECTOR_ESTIMATE_AUC_H
 #define DPM_COLLECTOR_ESTIMATE_AUC_H
 
-#include "collector/aggregate.h"
-#include "collector/campaigns.h"
+#include "collector/ingest/aggregate.h"
+#include "collector/ingest/campaigns.h"
 #include "common/json_write.h"
 
 /* Append the member above for campaign c (nothing for other mechanisms). */

@@ -1,17 +1,17 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Estimate JSON (format in estimate_json.h), from a campaign's stored sums. */
-#include "collector/estimate_json.h"
+#include "collector/api/estimate_json.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "collector/estimate_auc.h"
-#include "collector/estimate_ci.h"
-#include "collector/estimate_pairwise.h"
-#include "collector/estimate_rocg.h"
-#include "collector/fedauc_sums.h"
+#include "collector/api/estimate_auc.h"
+#include "mech/estimate_ci.h"
+#include "collector/api/estimate_pairwise.h"
+#include "collector/api/estimate_rocg.h"
+#include "mech/fedauc_sums.h"
 #include "common/json_write.h"
 #include "estimate/ci_flags.h"
 

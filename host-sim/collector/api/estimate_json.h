@@ -70,8 +70,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "collector/aggregate.h"
-#include "collector/campaigns.h"
+#include "collector/ingest/aggregate.h"
+#include "collector/ingest/campaigns.h"
 
 /* Below these an estimate is flagged "too_small" (see above and the README). */
 #define COLL_EST_MIN_REPORTS 30

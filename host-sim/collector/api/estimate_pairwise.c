@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Every pair at once in the estimate JSON (see estimate_pairwise.h). */
-#include "collector/estimate_pairwise.h"
+#include "collector/api/estimate_pairwise.h"
 
 #include <math.h>
 #include <stdio.h>
 
-#include "collector/bounds.h"
-#include "collector/estimate_ci.h"
+#include "mech/bounds.h"
+#include "mech/estimate_ci.h"
 #include "estimate/ci_flags.h"
 
 #define DIGITS 9

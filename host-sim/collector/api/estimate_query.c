@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "collector/estimate_json.h"
+#include "collector/api/estimate_json.h"
 
 static int bad(char *why, size_t cap, const char *fmt, const char *a)
 {

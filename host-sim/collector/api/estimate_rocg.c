@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Per-group roc_hist estimates as JSON (format in estimate_rocg.h). */
-#include "collector/estimate_rocg.h"
+#include "collector/api/estimate_rocg.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "collector/agg_rocg.h"
-#include "collector/estimate_ci.h"
-#include "collector/estimate_pairwise.h"
+#include "mech/agg_rocg.h"
+#include "mech/estimate_ci.h"
+#include "collector/api/estimate_pairwise.h"
 #include "estimate/roc_groups.h"
 
 #define DIGITS 9

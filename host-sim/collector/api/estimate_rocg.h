@@ -31,8 +31,8 @@
 #ifndef DPM_COLLECTOR_ESTIMATE_ROCG_H
 #define DPM_COLLECTOR_ESTIMATE_ROCG_H
 
-#include "collector/aggregate.h"
-#include "collector/campaigns.h"
+#include "collector/ingest/aggregate.h"
+#include "collector/ingest/campaigns.h"
 #include "common/json_write.h"
 
 /* Is c a roc_hist campaign with groups (its sums in st->vec)? */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The /metrics text (see metrics.h). */
-#include "collector/metrics.h"
+#include "collector/api/metrics.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -8,9 +8,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "collector/fedauc_service.h"
-#include "collector/metrics_ops.h"
-#include "collector/revoked.h"
+#include "collector/fedauc/fedauc_service.h"
+#include "collector/api/metrics_ops.h"
+#include "collector/ingest/revoked.h"
 
 typedef coll_text_t text_t;
 #define put coll_text_put

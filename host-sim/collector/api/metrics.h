@@ -33,7 +33,7 @@
 
 #include <stddef.h>
 
-#include "collector/app.h"
+#include "collector/ingest/app.h"
 
 /* The text into a new heap buffer (NUL-terminated, *len without it). 0, or -1 (out of memory). */
 int coll_metrics_text(const coll_app_t *app, char **out, size_t *len);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* What every Prometheus target carries beside its own metrics (see metrics_ops.h): build_info,
  * the process_* family of the Prometheus client libraries, and a # HELP line for every family. */
-#include "collector/metrics_ops.h"
+#include "collector/api/metrics_ops.h"
 
 #include <dirent.h>
 #include <stdarg.h>

@@ -1,17 +1,17 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Routing and the endpoints (see request.h). */
-#include "collector/request.h"
+#include "collector/api/request.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "collector/estimate_json.h"
-#include "collector/fedauc_service.h"
-#include "collector/log.h"
-#include "collector/metrics.h"
-#include "collector/revoked.h"
+#include "collector/api/estimate_json.h"
+#include "collector/fedauc/fedauc_service.h"
+#include "collector/ingest/log.h"
+#include "collector/api/metrics.h"
+#include "collector/ingest/revoked.h"
 #include "dpm/version.h"
 
 #define ALLOW_GET "Allow: GET, HEAD\r\n"

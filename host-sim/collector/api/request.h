@@ -39,8 +39,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "collector/app.h"
-#include "collector/http.h"
+#include "collector/ingest/app.h"
+#include "collector/ingest/http.h"
 
 #define COLL_CT_PROTOBUF "application/x-protobuf"
 

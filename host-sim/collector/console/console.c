@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The console's pages and files, and the operator token of a request (see console.h). */
-#include "collector/console.h"
+#include "collector/console/console.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "collector/log.h"
+#include "collector/ingest/log.h"
 
 /* What every console answer carries: scripts, styles, images and requests from this origin
  * only, no inline script, no framing, no referrer, no sniffing, no caching of operator data. */

@@ -43,9 +43,9 @@
 
 #include <stddef.h>
 
-#include "collector/app.h"
-#include "collector/http.h"
-#include "collector/request.h"
+#include "collector/ingest/app.h"
+#include "collector/ingest/http.h"
+#include "collector/api/request.h"
 
 #define COLL_CONSOLE_PAGE_CAMPAIGNS 25 /* campaigns per page of GET /v1/campaigns */
 #define COLL_CONSOLE_PAGE_PERIODS 31   /* periods per GET .../periods (one month of days) */

@@ -5,11 +5,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "collector/console.h"
-#include "collector/estimate_json.h"
-#include "collector/estimate_rocg.h"
-#include "collector/fedauc_phase.h"
-#include "collector/counters.h"
+#include "collector/console/console.h"
+#include "collector/api/estimate_json.h"
+#include "collector/api/estimate_rocg.h"
+#include "mech/fedauc_phase.h"
+#include "collector/ingest/counters.h"
 #include "common/json_write.h"
 
 /* What one report protects, and whom the campaign trusts, in the words of the README's

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The FedAUC phase tables' connection (fedauc_db.h): SQLite or libpq behind one small API. */
-#include "collector/fedauc_db.h"
+#include "collector/fedauc/fedauc_db.h"
 
 #include <libpq-fe.h>
 #include <sqlite3.h>
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "collector/store.h"
+#include "collector/store/store.h"
 
 #define MAX_COLS 16
 #define BYTEA_OID 17

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "collector/fedauc_service.h"
-#include "collector/fedauc_state.h"
+#include "collector/fedauc/fedauc_service.h"
+#include "collector/fedauc/fedauc_state.h"
 
 #define CT_PROTOBUF "application/x-protobuf"
 

@@ -5,8 +5,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "collector/fedauc_service.h"
-#include "collector/fedauc_state.h"
+#include "collector/fedauc/fedauc_service.h"
+#include "collector/fedauc/fedauc_state.h"
 
 /* A failure to look (database, memory), not a verdict on the report: the batch is answered
  * 500 (or 503) and the device sends it again; it is never a reject, which would drop it. */

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* FedAUC phases at run time (fedauc_service.h, protocol in fedauc_phase.h): the tables, the
  * phases, the rankings and the phase of a period for the estimate. */
-#include "collector/fedauc_service.h"
+#include "collector/fedauc/fedauc_service.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "collector/fedauc_state.h"
+#include "collector/fedauc/fedauc_state.h"
 
 /* device: the uploading credential's identity (NULL: anonymous), solo: 1 when the upload counts
  * as an uploader of its own (a relay credential speaks for many devices; anonymous uploads

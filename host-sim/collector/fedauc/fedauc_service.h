@@ -8,9 +8,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "collector/app.h"
-#include "collector/fedauc_phase.h"
-#include "collector/http.h"
+#include "collector/ingest/app.h"
+#include "mech/fedauc_phase.h"
+#include "collector/ingest/http.h"
 
 /* Open on the collector's database url (creates the tables fedauc_uploads, fedauc_phases).
  * 0, or -1 with a message. */

@@ -8,11 +8,11 @@
 #include <pthread.h>
 #include <stdint.h>
 
-#include "collector/auth.h"
-#include "collector/campaigns.h"
-#include "collector/fedauc_db.h"
-#include "collector/fedauc_phase.h"
-#include "collector/limits.h"
+#include "collector/ingest/auth.h"
+#include "collector/ingest/campaigns.h"
+#include "collector/fedauc/fedauc_db.h"
+#include "mech/fedauc_phase.h"
+#include "collector/ingest/limits.h"
 
 #define TOKEN DPM_FEDAUC_TOKEN_BYTES
 #define CACHE_MAX 8 /* rankings kept in memory (campaign, period) */

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Campaign sums, transaction deltas and in-memory aggregates (see aggregate.h). */
-#include "collector/aggregate.h"
+#include "collector/ingest/aggregate.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "collector/agg_rocg.h"
-#include "collector/fedauc_sums.h"
+#include "mech/agg_rocg.h"
+#include "mech/fedauc_sums.h"
 
 /* *acc += x, or -1 (and *acc unchanged) if the sum leaves int64: checked, never wrapped. The
  * bounds make it impossible within a campaign's capacity (bounds.h); a read of many periods

@@ -21,9 +21,9 @@
 #include <pthread.h>
 #include <stdint.h>
 
-#include "collector/agg_auc.h"
-#include "collector/batch.h"
-#include "collector/campaigns.h"
+#include "mech/agg_auc.h"
+#include "collector/ingest/batch.h"
+#include "collector/ingest/campaigns.h"
 #include "estimate/disparity.h"
 
 #define COLL_REASON_MAX 48  /* bytes of a reason, NUL included (dpm.proto Reject.reason) */

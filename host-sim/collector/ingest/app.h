@@ -7,12 +7,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "collector/aggregate.h"
-#include "collector/auth.h"
-#include "collector/batch.h"
-#include "collector/campaigns.h"
-#include "collector/counters.h"
-#include "collector/limits.h"
+#include "collector/ingest/aggregate.h"
+#include "collector/ingest/auth.h"
+#include "collector/ingest/batch.h"
+#include "collector/ingest/campaigns.h"
+#include "collector/ingest/counters.h"
+#include "collector/ingest/limits.h"
 
 /* Where validated batches go and where the sums come from: the store in the server, an
  * in-memory stand-in in the fuzzer. commit returns 0 when the batch (its reports if it has no

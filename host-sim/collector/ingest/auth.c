@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Credentials file and token look-up (see auth.h). */
-#include "collector/auth.h"
+#include "collector/ingest/auth.h"
 
 #include <errno.h>
 #include <stdarg.h>

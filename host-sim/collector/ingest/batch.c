@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Batch decoding, validation and the BatchResponse (see batch.h). The body is untrusted:
  * every length is checked against what remains before it is used. */
-#include "collector/batch.h"
+#include "collector/ingest/batch.h"
 
 #include <stdio.h>
 #include <stdlib.h>

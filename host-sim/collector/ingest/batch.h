@@ -28,7 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "collector/campaigns.h"
+#include "collector/ingest/campaigns.h"
 #include "dpm/report.h"
 
 /* Rejects listed one by one in a response; beyond this one summary entry says how many more. */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Campaign and group names (see campaign_names.h). */
-#include "collector/campaign_names.h"
+#include "collector/ingest/campaign_names.h"
 
 #include <string.h>
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Campaigns file parser (format in campaigns.h). Errors name the line and the problem: an
  * operator fixing a campaigns file should not need to read this code. */
-#include "collector/campaigns.h"
+#include "collector/ingest/campaigns.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -11,8 +11,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "collector/agg_rocg.h"
-#include "collector/campaigns_auc.h"
+#include "mech/agg_rocg.h"
+#include "mech/campaigns_auc.h"
 #include "common/edges.h"
 
 /* a roc_hist campaign's 63 edges, written at full precision by `dpm-sim campaigns`, take 888 */

@@ -8,7 +8,7 @@
  *   [campaign]
  *   id = 1                  required, 1 .. 4294967295, unique in the file
  *   mechanism = tuple_mr    required: tuple_mr, tuple_ml, roc_hist, or dpauc, ustat_bins,
- *                           ustat_tree (their keys: collector/campaigns_auc.h)
+ *                           ustat_tree (their keys: mech/campaigns_auc.h)
  *   eps = 1                 required: ε of one report, plain decimal (Q16.16, rounded down)
  *   budget = 1              ε a device may spend per period (default: eps)
  *   period_seconds = 86400  default 86400
@@ -43,9 +43,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "collector/bounds.h"
-#include "collector/campaign_names.h"
-#include "collector/fedauc_phase.h"
+#include "mech/bounds.h"
+#include "collector/ingest/campaign_names.h"
+#include "mech/fedauc_phase.h"
 #include "dpm/report.h"
 #include "estimate/disparity.h"
 #include "estimate/roc.h"

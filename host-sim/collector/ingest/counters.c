@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Process counters for /metrics (see counters.h). */
-#include "collector/counters.h"
+#include "collector/ingest/counters.h"
 
 #include <string.h>
 #include <time.h>

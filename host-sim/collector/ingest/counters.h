@@ -10,9 +10,9 @@
 #include <pthread.h>
 #include <stdint.h>
 
-#include "collector/aggregate.h"
-#include "collector/batch.h"
-#include "collector/ingest_series.h"
+#include "collector/ingest/aggregate.h"
+#include "collector/ingest/batch.h"
+#include "collector/ingest/ingest_series.h"
 
 /* Upper bounds (seconds) of the commit latency histogram's buckets; +Inf is implicit. */
 #define COLL_COMMIT_BUCKETS 12

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* HTTP/1.1 request-head parser and response formatter (see http.h). Every index is checked
  * against the length it was given: the head comes straight from the network. */
-#include "collector/http.h"
+#include "collector/ingest/http.h"
 
 #include <stdio.h>
 #include <stdlib.h>

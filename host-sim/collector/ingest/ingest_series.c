@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Ingestion over time (see ingest_series.h). */
-#include "collector/ingest_series.h"
+#include "collector/ingest/ingest_series.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "collector/aggregate.h"
+#include "collector/ingest/aggregate.h"
 
 #define COLL_SERIES_POINTS 1440
 #define COLL_SERIES_DEFAULT_SECONDS 60u

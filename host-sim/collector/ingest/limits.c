@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Rate buckets, memory budget and counters (see limits.h). */
-#include "collector/limits.h"
+#include "collector/ingest/limits.h"
 
 #include <string.h>
 #include <sys/random.h>

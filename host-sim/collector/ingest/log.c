@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* JSON-lines log (see log.h). */
-#include "collector/log.h"
+#include "collector/ingest/log.h"
 
 #include <stdarg.h>
 #include <string.h>

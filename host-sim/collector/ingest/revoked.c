@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The deny list of certificates and identities (see revoked.h). */
-#include "collector/revoked.h"
+#include "collector/ingest/revoked.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -11,8 +11,8 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "collector/auth.h"
-#include "collector/log.h"
+#include "collector/ingest/auth.h"
+#include "collector/ingest/log.h"
 #include "common/text_list.h"
 
 #define FILE_MAX_BYTES (64u << 20)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* HTTP connection state machine (see conn.h). */
-#include "collector/conn.h"
+#include "collector/net/conn.h"
 
 #include <arpa/inet.h>
 #include <stdio.h>
@@ -8,8 +8,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "collector/console.h"
-#include "collector/log.h"
+#include "collector/console/console.h"
+#include "collector/ingest/log.h"
 
 /* Keep at most this much body buffer between requests: idle connections stay small. */
 #define BODY_KEEP_BYTES (64u * 1024u)

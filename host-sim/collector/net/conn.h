@@ -18,8 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "collector/http.h"
-#include "collector/request.h"
+#include "collector/ingest/http.h"
+#include "collector/api/request.h"
 
 /* Send len bytes to the peer; 0, or -1 if the connection broke (it is then closed). */
 typedef int (*coll_emit_fn)(void *ctx, const uint8_t *buf, size_t len);

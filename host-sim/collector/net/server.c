@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Listener, connection threads and deadlines (see server.h). */
-#include "collector/server.h"
+#include "collector/net/server.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -17,7 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "collector/conn.h"
+#include "collector/net/conn.h"
 
 #define READ_CHUNK 16384
 #define CONN_STACK_BYTES (512u * 1024u)

@@ -28,8 +28,8 @@
 
 #include <stdint.h>
 
-#include "collector/request.h"
-#include "collector/tls_server.h"
+#include "collector/api/request.h"
+#include "collector/net/tls_server.h"
 
 typedef struct {
     const coll_app_t *app;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Mbed TLS server configuration and deadline-bounded sessions (see tls_server.h). */
-#include "collector/tls_server.h"
+#include "collector/net/tls_server.h"
 
 #include <errno.h>
 #include <limits.h>

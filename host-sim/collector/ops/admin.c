@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Maintenance commands (see admin.h). */
-#include "collector/admin.h"
+#include "collector/ops/admin.h"
 
 #include <stdio.h>
 #include <sys/stat.h>
@@ -8,8 +8,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "collector/campaigns.h"
-#include "collector/store.h"
+#include "collector/ingest/campaigns.h"
+#include "collector/store/store.h"
 
 static const char *const COMMANDS[] = {"backup", "restore", "retention", "verify", "migrate"};
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The configuration file as command-line options (see config.h). */
-#include "collector/config.h"
+#include "collector/ops/config.h"
 
 #include <ctype.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* SIGHUP reloads (see reload.h). */
-#include "collector/reload.h"
+#include "collector/ops/reload.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -12,10 +12,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "collector/counters.h"
-#include "collector/fedauc_service.h"
-#include "collector/log.h"
-#include "collector/tls_server.h"
+#include "collector/ingest/counters.h"
+#include "collector/fedauc/fedauc_service.h"
+#include "collector/ingest/log.h"
+#include "collector/net/tls_server.h"
 
 #define GRACE_S 60 /* a replaced version is freed at a reload this long after it was replaced */
 

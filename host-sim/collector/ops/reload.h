@@ -24,8 +24,8 @@
 
 #include <stdint.h>
 
-#include "collector/app.h"
-#include "collector/server.h"
+#include "collector/ingest/app.h"
+#include "collector/net/server.h"
 
 typedef struct coll_reload coll_reload_t;
 

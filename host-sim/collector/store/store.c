@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The store's generic part: backend choice, the group-committing writer thread, retries,
  * health, reads, and the maintenance commands (see store.h, store_backend.h). */
-#include "collector/store.h"
+#include "collector/store/store.h"
 
 #include <pthread.h>
 #include <stdio.h>
@@ -9,8 +9,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "collector/log.h"
-#include "collector/store_backend.h"
+#include "collector/ingest/log.h"
+#include "collector/store/store_backend.h"
 
 #define MAX_ATTEMPTS 3 /* a transaction aborted by a conflict is run again this often */
 

@@ -51,11 +51,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "collector/aggregate.h"
-#include "collector/batch.h"
-#include "collector/campaigns.h"
-#include "collector/counters.h"
-#include "collector/store_options.h"
+#include "collector/ingest/aggregate.h"
+#include "collector/ingest/batch.h"
+#include "collector/ingest/campaigns.h"
+#include "collector/ingest/counters.h"
+#include "collector/store/store_options.h"
 
 typedef struct coll_store coll_store_t;
 

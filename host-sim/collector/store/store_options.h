@@ -4,7 +4,7 @@
 #ifndef DPM_COLLECTOR_STORE_OPTIONS_H
 #define DPM_COLLECTOR_STORE_OPTIONS_H
 
-#include "collector/counters.h"
+#include "collector/ingest/counters.h"
 
 typedef enum {
     COLL_INTEGRITY_FULL = 0, /* SQLite PRAGMA integrity_check: pages, and indexes against tables */

@@ -38,7 +38,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "collector/store_backend.h"
+#include "collector/store/store_backend.h"
 
 #define SCHEMA_VERSION 1
 #define ADVISORY_KEY "7020771" /* pg_advisory_xact_lock key of the schema migration */

@@ -39,7 +39,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "collector/store_backend.h"
+#include "collector/store/store_backend.h"
 
 #define SCHEMA_VERSION 3
 

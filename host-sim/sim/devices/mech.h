@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The mechanism interface of the simulator: everything dpm-sim knows about one mechanism is in
  * one module (sim/mech_<name>.c) that fills a sim_mech_t, registered by one line in
- * sim/mechs.c. The farm (inprocess), exact mode, network mode, the results, the outputs and
+ * sim/devices/mechs.c. The farm (inprocess), exact mode, network mode, the results, the outputs and
  * replay are generic: they only call these hooks.
  *
  * A module says:
@@ -40,9 +40,9 @@
 #include "common/json_write.h"
 #include "dpm/mech.h"
 #include "dpm/report.h"
-#include "sim/population.h"
-#include "sim/scenario.h"
-#include "sim/sim_rng.h"
+#include "sim/pop/population.h"
+#include "sim/scenario/scenario.h"
+#include "sim/pop/sim_rng.h"
 
 #define SIM_STATE_BYTES 16384u
 #define SIM_AGG_BYTES 32768u /* roc_hist_groups: per-group second moments */

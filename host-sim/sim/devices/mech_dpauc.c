@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* dpauc in the simulator (sim/mech.h): the FHAUC paper's DPAUC baseline (sdk: dpm/dpauc.h,
+/* dpauc in the simulator (sim/devices/mech.h): the FHAUC paper's DPAUC baseline (sdk: dpm/dpauc.h,
  * server: estimate/dpauc.h).
  *
  * Campaign keys: `thresholds = N` (the linspace grid i / (N - 1), 3 <= N <= the build's
@@ -27,9 +27,9 @@
 
 #include "estimate/dpauc.h"
 #include "estimate/roc.h"
-#include "sim/results.h"
-#include "sim/roc_sim.h"
-#include "sim/sim_cfg.h"
+#include "sim/devices/results.h"
+#include "sim/pop/roc_sim.h"
+#include "sim/devices/sim_cfg.h"
 
 #define Q16 65536.0
 #define PERIOD_SECONDS 86400u

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* fedauc_rr and fedauc_lap in the simulator (sim/mech.h): Sun et al.'s two-round FedAUC (sdk:
- * dpm/fedauc.h, server: estimate/fedauc.h, spec: fedauc-sun2022.md).
+/* fedauc_rr and fedauc_lap in the simulator (sim/devices/mech.h): Sun et al.'s two-round FedAUC
+ * (sdk: dpm/fedauc.h, server: estimate/fedauc.h, spec: fedauc-sun2022.md).
  *
  * Campaign keys: `score_bits` (the SDK's score quantization, 1..31, default 16); fedauc_lap
  * also `variant = local | global | orthogonal | adaptive` (default local) and `p_share` (the
@@ -45,9 +45,9 @@
 #include "common/prob.h"
 #include "dpm/fedauc.h"
 #include "estimate/fedauc.h"
-#include "sim/results.h"
-#include "sim/roc_sim.h"
-#include "sim/sim_cfg.h"
+#include "sim/devices/results.h"
+#include "sim/pop/roc_sim.h"
+#include "sim/devices/sim_cfg.h"
 #include "common/stream.h"
 
 #define Q16 65536.0

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* roc_hist_groups in the simulator (sim/mech.h): a roc_hist campaign whose reports carry the
- * device's group by GRR, and every group's AUC and pairwise AUC gap (sdk: dpm/roc_hist.h,
+/* roc_hist_groups in the simulator (sim/devices/mech.h): a roc_hist campaign whose reports carry
+ * the device's group by GRR, and every group's AUC and pairwise AUC gap (sdk: dpm/roc_hist.h,
  * server: estimate/roc_groups.h). On the wire it is roc_hist (groups >= 2).
  *
  * Campaign keys: `bins` / `edges` as roc_hist, `group_eps` (the group's GRR ε, default eps / 2;
@@ -22,7 +22,7 @@
  * with the intervals meant for them (unbinned_ci_total: noise, sampling and the interpolation
  * bound). Every interval carries its flags (estimate/ci_flags.h). Every gap at once
  * (dpm_roc_groups_pairwise) against the true binned gaps: results.json "selection"
- * (sim/selection.h). */
+ * (sim/devices/selection.h). */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -32,11 +32,11 @@
 #include "common/edges.h"
 #include "estimate/roc.h"
 #include "estimate/roc_groups.h"
-#include "sim/mech_roc_groups.h"
-#include "sim/results.h"
-#include "sim/roc_sim.h"
-#include "sim/selection.h"
-#include "sim/sim_cfg.h"
+#include "sim/devices/mech_roc_groups.h"
+#include "sim/devices/results.h"
+#include "sim/pop/roc_sim.h"
+#include "sim/devices/selection.h"
+#include "sim/devices/sim_cfg.h"
 
 #define Q16 65536.0
 #define TWO32 4294967296.0
@@ -457,7 +457,7 @@ static void groups_estimate(const sim_cfg_t *cfg, const sim_agg_t *agg, uint32_t
     free(ep);
 }
 
-/* Network mode: the collector's "roc_groups" (host-sim/collector/estimate_rocg.h) must be ours
+/* Network mode: the collector's "roc_groups" (host-sim/collector/api/estimate_rocg.h) must be ours
  * on the same reports, every group's AUC and sd and every gap and its sd, to the 9 significant
  * digits its JSON prints (undefined: null there, NaN here). */
 static int same9(double theirs, double mine)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* roc_hist in the simulator (see mech_roc_hist.h). */
-#include "sim/mech_roc_hist.h"
+#include "sim/devices/mech_roc_hist.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "common/edges.h"
-#include "sim/results.h"
-#include "sim/sim_cfg.h"
+#include "sim/devices/results.h"
+#include "sim/devices/sim_cfg.h"
 
 #define Q16 65536.0
 #define TWO31 2147483648.0

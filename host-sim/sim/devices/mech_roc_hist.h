@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* roc_hist in the simulator (sim/mech.h).
+/* roc_hist in the simulator (sim/devices/mech.h).
  *
  * Device input: its examples' score bins and labels (roc_sim.h: drawn consistently with the
  * labels and confusion counts the population gave it), counted by dpm_score_hist_add. Report:
@@ -32,8 +32,8 @@
 #include <stdint.h>
 
 #include "estimate/roc.h"
-#include "sim/mech.h"
-#include "sim/roc_sim.h"
+#include "sim/devices/mech.h"
+#include "sim/pop/roc_sim.h"
 
 #define SIM_ROC_ITEM_MODEL 0u    /* item index: AUC against the model's AUC */
 #define SIM_ROC_ITEM_BINNED 1u   /* item index: AUC against the devices' binned AUC */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* tuple_mr and tuple_ml in the simulator (see mech_tuple.h). */
-#include "sim/mech_tuple.h"
+#include "sim/devices/mech_tuple.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -9,9 +9,9 @@
 #include <string.h>
 
 #include "common/prob.h"
-#include "sim/results.h"
-#include "sim/selection.h"
-#include "sim/sim_cfg.h"
+#include "sim/devices/results.h"
+#include "sim/devices/selection.h"
+#include "sim/devices/sim_cfg.h"
 
 #define Q16 65536.0
 #define TWO32 4294967296.0
@@ -545,7 +545,7 @@ static int tuple_exact(const sim_cfg_t *cfg, const sim_pop_t *pop, sim_rng_t *rn
 
 /* ---- estimates ----------------------------------------------------------------------------- */
 
-/* Per metric: every pair at once against the truth (sim/selection.h). */
+/* Per metric: every pair at once against the truth (sim/devices/selection.h). */
 static void *tuple_ext_new(const sim_cfg_t *cfg, uint32_t runs)
 {
     (void)runs;

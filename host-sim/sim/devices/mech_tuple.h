@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The tuple mechanisms in the simulator (sim/mech.h): tuple_mr and tuple_ml.
+/* The tuple mechanisms in the simulator (sim/devices/mech.h): tuple_mr and tuple_ml.
  *
  * Device input: its group (the campaign's index of its population group) and, per campaign
  * metric, the metric as an exact rational (dpm_metric_ratio of its confusion counts, or the
@@ -22,8 +22,8 @@
 #include <stdint.h>
 
 #include "estimate/disparity.h"
-#include "sim/mech.h"
-#include "sim/tuple_paper.h"
+#include "sim/devices/mech.h"
+#include "sim/devices/tuple_paper.h"
 
 /* What exact mode needs: the devices' integers, as the aggregate sees them. */
 typedef struct {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* ustat_bins and ustat_tree in the simulator (sim/mech.h): Bell et al.'s locally private AUC
- * (sdk: dpm/ustat.h, server: estimate/ustat.h).
+/* ustat_bins and ustat_tree in the simulator (sim/devices/mech.h): Bell et al.'s locally private
+ * AUC (sdk: dpm/ustat.h, server: estimate/ustat.h).
  *
  * One report per example, as in the paper (one user, one example): the campaign needs every
  * measured group to hold exactly one example per device (`examples = 1`); a device with more
@@ -44,10 +44,10 @@
 #include "common/edges.h"
 #include "estimate/roc.h"
 #include "estimate/ustat.h"
-#include "sim/kendall_sim.h"
-#include "sim/results.h"
-#include "sim/roc_sim.h"
-#include "sim/sim_cfg.h"
+#include "sim/pop/kendall_sim.h"
+#include "sim/devices/results.h"
+#include "sim/pop/roc_sim.h"
+#include "sim/devices/sim_cfg.h"
 
 #define Q16 65536.0
 #define TWO31 2147483648.0
@@ -639,8 +639,8 @@ static void tree_estimate(const sim_cfg_t *cfg, const sim_agg_t *agg, uint32_t r
     }
 }
 
-/* Network mode: the collector's estimate (host-sim/collector/estimate_auc.h) must be ours on the
- * same reports, to the 9 significant digits its JSON prints. */
+/* Network mode: the collector's estimate (host-sim/collector/api/estimate_auc.h) must be ours on
+ * the same reports, to the 9 significant digits its JSON prints. */
 static int ustat_collector_check(const sim_cfg_t *cfg, const sim_agg_t *agg, const jr_value_t *json,
                                  char *why, size_t whycap)
 {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The registry (see mechs.h). */
-#include "sim/mechs.h"
+#include "sim/devices/mechs.h"
 
 #include <string.h>
 

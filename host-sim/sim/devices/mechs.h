@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The registry of the simulator's mechanisms (sim/mech.h): the scenario parser looks campaigns'
- * `mechanism =` up here, and `dpm-sim --help` lists them. Registering a mechanism is one line in
- * mechs.c. */
+/* The registry of the simulator's mechanisms (sim/devices/mech.h): the scenario parser looks
+ * campaigns' `mechanism =` up here, and `dpm-sim --help` lists them. Registering a mechanism is one
+ * line in mechs.c. */
 #ifndef DPM_SIM_MECHS_H
 #define DPM_SIM_MECHS_H
 
 #include <stddef.h>
 
-#include "sim/mech.h"
+#include "sim/devices/mech.h"
 
 #define SIM_MECHS_MAX 32
 

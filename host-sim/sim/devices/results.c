@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Per-run estimates and summaries (see results.h). */
-#include "sim/results.h"
+#include "sim/devices/results.h"
 
 #include "estimate/ci_flags.h"
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Per-run estimates of one configuration and their summary across runs, generic over the
- * mechanism: a configuration estimates its items (sim/mech.h: group means, gaps, the AUC, ...),
- * each run gives every item an estimate, an interval and a predicted sd, and the summary
+ * mechanism: a configuration estimates its items (sim/devices/mech.h: group means, gaps, the AUC,
+ * ...), each run gives every item an estimate, an interval and a predicted sd, and the summary
  * compares them with the item's truth. Whatever else a mechanism keeps per run (roc_hist: the
  * curve and its bands) is its `ext`. */
 #ifndef DPM_SIM_RESULTS_H
@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sim/sim_cfg.h"
+#include "sim/devices/sim_cfg.h"
 
 typedef struct {
     double truth;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Selection-aware comparisons against the truth over runs (see selection.h). */
-#include "sim/selection.h"
+#include "sim/devices/selection.h"
 
 #include <math.h>
 #include <stdio.h>

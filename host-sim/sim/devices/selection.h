@@ -26,7 +26,7 @@
 
 #include "common/json_write.h"
 #include "estimate/pairwise.h"
-#include "sim/results.h"
+#include "sim/devices/results.h"
 
 typedef struct {
     double scale; /* reported numbers = the estimates' scale x this (tuple: 1/2, the metric) */
@@ -60,7 +60,7 @@ void sim_selection_json(const sim_selection_t *s, jw_t *w);
 /* The console's few words: "simultaneous 95%, largest: cover 99%, right pair 40%". */
 void sim_selection_line(const sim_selection_t *s, char *buf, size_t cap);
 
-/* A mechanism's ext (sim/mech.h) holding one record per compared family (tuple: per metric;
+/* A mechanism's ext (sim/devices/mech.h) holding one record per compared family (tuple: per metric;
  * roc_hist_groups: its AUCs). */
 #define SIM_SELECTION_FAMILIES DPM_CAMPAIGN_MAX_METRICS /* a tuple campaign's metrics */
 typedef struct {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Generic configurations, devices and aggregates (see sim_cfg.h). */
-#include "sim/sim_cfg.h"
+#include "sim/devices/sim_cfg.h"
 
 #include <math.h>
 #include <stdio.h>

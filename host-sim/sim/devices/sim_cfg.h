@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Configurations, devices and aggregates, generic over the mechanism (sim/mech.h): the glue
+/* Configurations, devices and aggregates, generic over the mechanism (sim/devices/mech.h): the glue
  * every mode shares. A configuration is a scenario campaign at one ε; its mechanism module does
  * the mechanism-specific work through the hooks.
  *
@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sim/mech.h"
+#include "sim/devices/mech.h"
 
 /* Configuration (campaign c, ε index e): generic fields, then the mechanism's init. 0, or -1
  * with a message in err. */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* PAPER REPRODUCTION ONLY: the paper's budget splits (see tuple_paper.h). */
-#include "sim/tuple_paper.h"
+#include "sim/devices/tuple_paper.h"
 
 #include <math.h>
 #include <stdio.h>

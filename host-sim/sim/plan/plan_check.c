@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* What the planners share (see plan_check.h). */
-#include "sim/plan_check.h"
+#include "sim/plan/plan_check.h"
 
 #include <errno.h>
 #include <math.h>
@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "common/prob.h"
-#include "sim/cli.h"
-#include "sim/progress.h"
+#include "sim/run/cli.h"
+#include "sim/pop/progress.h"
 
 void sim_plan_cli_init(sim_plan_cli_t *o)
 {

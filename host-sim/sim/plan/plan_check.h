@@ -34,7 +34,7 @@
 
 #include "common/json_write.h"
 #include "dpm/types.h"
-#include "sim/session.h"
+#include "sim/run/session.h"
 
 #define SIM_PLAN_DEFAULT_RUNS 200u /* the smallest default (sim_plan_default_runs) */
 #define SIM_PLAN_MAX_RUNS 6400u    /* the largest default */

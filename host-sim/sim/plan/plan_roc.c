@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The roc_hist planner and its simulation check (see plan_roc.h). */
-#include "sim/plan_roc.h"
+#include "sim/plan/plan_roc.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -10,10 +10,10 @@
 #include "common/edges.h"
 #include "common/prob.h"
 #include "estimate/roc.h"
-#include "sim/cli.h"
-#include "sim/mech_roc_hist.h"
-#include "sim/mechs.h"
-#include "sim/progress.h"
+#include "sim/run/cli.h"
+#include "sim/devices/mech_roc_hist.h"
+#include "sim/devices/mechs.h"
+#include "sim/pop/progress.h"
 
 #define HELP_SHOWN 100 /* roc_parse: --help printed */
 

@@ -35,7 +35,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sim/plan_check.h"
+#include "sim/plan/plan_check.h"
 
 typedef enum { SIM_ROC_ERROR_MODEL = 0, SIM_ROC_ERROR_NOISE = 1 } sim_roc_error_t;
 

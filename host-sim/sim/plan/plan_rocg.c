@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The roc_hist-with-groups planner and its simulation check (see plan_rocg.h). */
-#include "sim/plan_rocg.h"
+#include "sim/plan/plan_rocg.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -10,10 +10,10 @@
 #include "common/edges.h"
 #include "common/prob.h"
 #include "estimate/roc.h"
-#include "sim/cli.h"
-#include "sim/mech_roc_groups.h"
-#include "sim/mechs.h"
-#include "sim/progress.h"
+#include "sim/run/cli.h"
+#include "sim/devices/mech_roc_groups.h"
+#include "sim/devices/mechs.h"
+#include "sim/pop/progress.h"
 
 #define K_REF 1e6 /* the expected aggregate's devices: the variance scales as 1 / K */
 #define EXACT_INT_MAX 9007199254740992.0

@@ -37,8 +37,8 @@
 #include <stdint.h>
 
 #include "estimate/roc_groups.h"
-#include "sim/plan_check.h"
-#include "sim/plan_roc.h"
+#include "sim/plan/plan_check.h"
+#include "sim/plan/plan_roc.h"
 
 #define SIM_ROCG_MAX_ITEMS (DPM_ROC_GROUPS_MAX + DPM_ROC_GROUPS_MAX_GAPS)
 /* Above this count cv (sd / value of a group's estimated positives or negatives) the delta

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The tuple planner and its simulation check (see plan_tuple.h). */
-#include "sim/plan_tuple.h"
+#include "sim/plan/plan_tuple.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -8,10 +8,10 @@
 #include <string.h>
 
 #include "common/prob.h"
-#include "sim/cli.h"
-#include "sim/mech_tuple.h"
-#include "sim/mechs.h"
-#include "sim/progress.h"
+#include "sim/run/cli.h"
+#include "sim/devices/mech_tuple.h"
+#include "sim/devices/mechs.h"
+#include "sim/pop/progress.h"
 
 #define K_REF 1e6 /* the gap MSE is exactly proportional to 1 / K: computed here, then scaled */
 #define EXACT_INT_MAX 9007199254740992.0

@@ -35,7 +35,7 @@
 
 #include "dpm/tuple.h"
 #include "estimate/disparity.h"
-#include "sim/plan_check.h"
+#include "sim/plan/plan_check.h"
 
 typedef struct {
     dpm_disp_plan_t plan; /* mechanism, split, d, shares, nu2, alpha (value scale), confidence,

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Kendall's tau in the simulator: the devices' pairs and the population's tau (kendall_sim.h). */
-#include "sim/kendall_sim.h"
+#include "sim/pop/kendall_sim.h"
 
 #include <math.h>
 #include <pthread.h>

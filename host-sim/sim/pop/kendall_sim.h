@@ -25,9 +25,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sim/population.h"
-#include "sim/progress.h"
-#include "sim/scenario.h"
+#include "sim/pop/population.h"
+#include "sim/pop/progress.h"
+#include "sim/scenario/scenario.h"
 
 typedef struct {
     uint64_t base_key;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Population realization (see population.h). */
-#include "sim/population.h"
+#include "sim/pop/population.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -9,7 +9,7 @@
 
 #include "estimate/disparity.h"
 #include "common/prob.h"
-#include "sim/sim_rng.h"
+#include "sim/pop/sim_rng.h"
 
 #define POP_TAG UINT64_C(0x504F50554C415445) /* "POPULATE": keeps population keys apart */
 #define MIX_STEP 0.1                         /* trapezoid step of the non-IID shift mixture */

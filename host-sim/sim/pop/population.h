@@ -27,7 +27,7 @@
 #include <stdint.h>
 
 #include "dpm/stats.h"
-#include "sim/scenario.h"
+#include "sim/scenario/scenario.h"
 
 /* Most blocks a population may have (64 bytes each). */
 #define SIM_MAX_BLOCKS (1u << 22)

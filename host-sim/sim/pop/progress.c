@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The progress line (see progress.h). */
-#include "sim/progress.h"
+#include "sim/pop/progress.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* roc_hist examples of simulated devices (see roc_sim.h). */
-#include "sim/roc_sim.h"
+#include "sim/pop/roc_sim.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "common/prob.h"
-#include "sim/progress.h"
-#include "sim/sim_rng.h"
+#include "sim/pop/progress.h"
+#include "sim/pop/sim_rng.h"
 #include "common/stream.h"
 
 #define ROC_TAG UINT64_C(0x524F435F48495354) /* "ROC_HIST": keeps the example keys apart */

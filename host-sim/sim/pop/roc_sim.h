@@ -34,9 +34,9 @@
 #include <stdint.h>
 
 #include "dpm/roc_hist.h"
-#include "sim/population.h"
-#include "sim/progress.h"
-#include "sim/scenario.h"
+#include "sim/pop/population.h"
+#include "sim/pop/progress.h"
+#include "sim/scenario/scenario.h"
 
 #define SIM_ROC_GRID 161 /* z = -8 .. 8 step 0.1, as population.c */
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Seeded random variates (see sim_rng.h for the algorithms and what is exact). */
-#include "sim/sim_rng.h"
+#include "sim/pop/sim_rng.h"
 
 #include <math.h>
 

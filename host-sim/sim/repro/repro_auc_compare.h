@@ -11,8 +11,8 @@
 #ifndef DPM_SIM_REPRO_AUC_COMPARE_H
 #define DPM_SIM_REPRO_AUC_COMPARE_H
 
-#include "sim/repro_cells.h"
-#include "sim/repro_disparity.h"
+#include "sim/repro/repro_cells.h"
+#include "sim/repro/repro_disparity.h"
 
 int repro_auc_compare(const repro_opts_t *o, repro_t *r, double *seconds);
 

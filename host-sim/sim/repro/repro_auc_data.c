@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Synthetic scored examples for the AUC reproductions (see repro_auc_data.h). */
-#include "sim/repro_auc_data.h"
+#include "sim/repro/repro_auc_data.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/prob.h"
-#include "sim/sim_rng.h"
+#include "sim/pop/sim_rng.h"
 
 #define TWO31 2147483648.0
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* FedAUC's rows of dpm-sim repro auc_compare (see repro_auc_fedauc.h). */
-#include "sim/repro_auc_fedauc.h"
+#include "sim/repro/repro_auc_fedauc.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -11,9 +11,9 @@
 #include "dpm/memo.h"
 #include "dpm/report.h"
 #include "estimate/fedauc.h"
-#include "sim/progress.h"
-#include "sim/repro_fedauc.h"
-#include "sim/sim_rng.h"
+#include "sim/pop/progress.h"
+#include "sim/repro/repro_fedauc.h"
+#include "sim/pop/sim_rng.h"
 
 #define Q16 65536.0
 #define CONF 0.95

@@ -14,7 +14,7 @@
 
 #include <stdint.h>
 
-#include "sim/repro_auc_data.h"
+#include "sim/repro/repro_auc_data.h"
 
 #define AUC_FA_N 5u
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Reproduction cells, references and their writer (see repro_cells.h). */
-#include "sim/repro_cells.h"
+#include "sim/repro/repro_cells.h"
 
 #include <errno.h>
 #include <math.h>

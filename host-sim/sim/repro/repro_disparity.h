@@ -16,7 +16,7 @@
 #ifndef DPM_SIM_REPRO_DISPARITY_H
 #define DPM_SIM_REPRO_DISPARITY_H
 
-#include "sim/repro_cells.h"
+#include "sim/repro/repro_cells.h"
 
 typedef struct {
     const char *out_dir;  /* where the files go */

@@ -15,9 +15,9 @@
 #define DPM_SIM_REPRO_FEDAUC_H
 
 #include "dpm/fedauc.h"
-#include "sim/repro_cells.h"
-#include "sim/repro_disparity.h"
-#include "sim/sim_rng.h"
+#include "sim/repro/repro_cells.h"
+#include "sim/repro/repro_disparity.h"
+#include "sim/pop/sim_rng.h"
 
 int repro_fedauc(const repro_opts_t *o, repro_t *r, double *seconds);
 

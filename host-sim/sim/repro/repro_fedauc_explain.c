@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Why a FedAUC reproduction cell misses the paper, measured (see repro_fedauc_explain.h). */
-#include "sim/repro_fedauc_explain.h"
+#include "sim/repro/repro_fedauc_explain.h"
 
 #include <math.h>
 #include <stdlib.h>

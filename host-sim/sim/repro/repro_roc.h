@@ -19,8 +19,8 @@
 
 #include <stdint.h>
 
-#include "sim/repro_cells.h"
-#include "sim/repro_disparity.h"
+#include "sim/repro/repro_cells.h"
+#include "sim/repro/repro_disparity.h"
 
 int repro_roc(const repro_opts_t *o, repro_t *r, double *seconds);
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Selection-aware disparities over simulated campaigns (see repro_selection.h). */
-#include "sim/repro_selection.h"
+#include "sim/repro/repro_selection.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -10,11 +10,11 @@
 #include "common/edges.h"
 #include "common/prob.h"
 #include "estimate/ci_flags.h"
-#include "sim/mech_roc_hist.h"
-#include "sim/progress.h"
-#include "sim/scenario_parse.h"
-#include "sim/selection.h"
-#include "sim/session.h"
+#include "sim/devices/mech_roc_hist.h"
+#include "sim/pop/progress.h"
+#include "sim/scenario/scenario_parse.h"
+#include "sim/devices/selection.h"
+#include "sim/run/session.h"
 
 #define ALPHA 1e-6
 #define LEVEL 0.95
@@ -314,7 +314,7 @@ int repro_selection(const repro_selection_opts_t *o, repro_t *r)
                 "every true gap at once: two-sided binomial p >= 1e-6 against 0.95. The interval "
                 "for the largest true |gap| is conservative by construction: one-sided p >= 1e-6 "
                 "(not below 0.95). Confidence 0.95. The populations: kPopulations in "
-                "host-sim/sim/repro_selection.c (scenario text).");
+                "host-sim/sim/repro/repro_selection.c (scenario text).");
     repro_table(r, "selection_old", "What the old output did on the same runs (shown, not counted)",
                 "simulation truth (the population's own gaps)",
                 "The pointwise 95% intervals read together; the removed max_disparity (the pair "

@@ -3,7 +3,7 @@
  * selection-aware disparities (estimate/pairwise.h) over many simulated campaigns of populations
  * never used to build them, in dpm-sim's exact mode: tuple_mr and tuple_ml (group means) and
  * roc_hist_groups (group AUCs), groups equal, close, spread, many, unbalanced; ε from 0.1 to 16;
- * group sizes known or estimated. Per population and metric (sim/selection.h):
+ * group sizes known or estimated. Per population and metric (sim/devices/selection.h):
  *   table selection_coverage (self-checks): the simultaneous intervals hold every true gap at
  *     once (two-sided binomial p >= 1e-6 against 0.95) and the interval for the largest |gap|
  *     holds the true largest at least as often (one-sided: it is conservative);
@@ -24,7 +24,7 @@
 
 #include <stdint.h>
 
-#include "sim/repro_cells.h"
+#include "sim/repro/repro_cells.h"
 
 /* What repro_disparity passes on from its options (repro_disparity.h). */
 typedef struct {

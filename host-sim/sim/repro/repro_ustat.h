@@ -8,8 +8,8 @@
 #ifndef DPM_SIM_REPRO_USTAT_H
 #define DPM_SIM_REPRO_USTAT_H
 
-#include "sim/repro_cells.h"
-#include "sim/repro_disparity.h"
+#include "sim/repro/repro_cells.h"
+#include "sim/repro/repro_disparity.h"
 
 int repro_ustat(const repro_opts_t *o, repro_t *r, double *seconds);
 

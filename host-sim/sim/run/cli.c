@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Shared command-line helpers (see cli.h). */
-#include "sim/cli.h"
+#include "sim/run/cli.h"
 
 #include <errno.h>
 #include <math.h>
@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "common/text_list.h"
-#include "sim/mech.h"
+#include "sim/devices/mech.h"
 
 int sim_cli_u64(const char *s, uint64_t *out)
 {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Inprocess device farm (see farm.h). */
-#include "sim/farm.h"
+#include "sim/run/farm.h"
 
 #include <pthread.h>
 #include <string.h>

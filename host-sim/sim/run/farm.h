@@ -18,9 +18,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sim/population.h"
-#include "sim/progress.h"
-#include "sim/sim_cfg.h"
+#include "sim/pop/population.h"
+#include "sim/pop/progress.h"
+#include "sim/devices/sim_cfg.h"
 
 /* Called for every encoded report, from the worker threads (it must be thread-safe). */
 typedef void (*sim_report_hook_t)(void *ctx, const sim_cfg_t *cfg, uint32_t run, uint64_t device,

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Network mode (see netmode.h): device clients over TLS (port/tls) posting dpm.v1.Batch bodies
  * with the SDK's HTTP/1.1 client, then the collector's estimate for the cross-check. */
-#include "sim/netmode.h"
+#include "sim/run/netmode.h"
 
 #include <inttypes.h>
 #include <math.h>

@@ -26,8 +26,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sim/population.h"
-#include "sim/sim_cfg.h"
+#include "sim/pop/population.h"
+#include "sim/devices/sim_cfg.h"
 
 typedef struct sim_net_opts {
     const char *host; /* numeric address, e.g. 127.0.0.1 */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* dpm-sim output files (format in output.h). */
-#include "sim/output.h"
+#include "sim/run/output.h"
 
 #include <errno.h>
 #include <inttypes.h>

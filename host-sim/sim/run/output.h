@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* dpm-sim output files, written into the --out directory, the same for every mechanism (its
- * items, sim/mech.h), plus what a mechanism adds (its ext):
+ * items, sim/devices/mech.h), plus what a mechanism adds (its ext):
  *
  *   runs.csv      one row per configuration, run and item:
  *                 devices,campaign,id,mechanism,split,eps,eps_implemented,run,metric,kind,
@@ -26,7 +26,7 @@
 #ifndef DPM_SIM_OUTPUT_H
 #define DPM_SIM_OUTPUT_H
 
-#include "sim/session.h"
+#include "sim/run/session.h"
 
 /* Write the files. 0, or -1 with a message in err. */
 int sim_output_write(const char *dir, const sim_scenario_t *sc, const sim_run_opts_t *o,

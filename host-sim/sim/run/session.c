@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Simulation sessions (see session.h). */
-#include "sim/session.h"
+#include "sim/run/session.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/netmode.h"
-#include "sim/progress.h"
+#include "sim/run/netmode.h"
+#include "sim/pop/progress.h"
 
 #define RUN_CHUNK 256u /* aggregates held at once */
 

@@ -14,9 +14,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sim/farm.h"
-#include "sim/results.h"
-#include "sim/scenario.h"
+#include "sim/run/farm.h"
+#include "sim/devices/results.h"
+#include "sim/scenario/scenario.h"
 
 struct sim_net_opts; /* netmode.h */
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Names of the scenario's metrics (see scenario.h). */
-#include "sim/scenario.h"
+#include "sim/scenario/scenario.h"
 
 #include <string.h>
 

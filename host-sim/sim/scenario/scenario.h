@@ -2,7 +2,7 @@
 /* dpm-sim scenarios in memory: a population of devices and the campaigns run over it. The file
  * format, key by key with a commented example per mechanism, is host-sim/scenarios/README.md;
  * the parser is scenario_parse.h. Mechanism-specific keys (metrics, bins/edges, split) are held
- * here and checked by the campaign's mechanism (its module's `check`, sim/mech.h). */
+ * here and checked by the campaign's mechanism (its module's `check`, sim/devices/mech.h). */
 #ifndef DPM_SIM_SCENARIO_H
 #define DPM_SIM_SCENARIO_H
 
@@ -65,7 +65,7 @@ typedef struct {
     int line;
 } sim_group_spec_t;
 
-struct sim_mech; /* sim/mech.h */
+struct sim_mech; /* sim/devices/mech.h */
 
 /* The AUC family's campaign keys, in the order of sim_campaign_spec_t.keys_line. */
 #define SIM_CAMPAIGN_AUC_KEYS                                                                      \
@@ -76,7 +76,7 @@ struct sim_mech; /* sim/mech.h */
 typedef struct {
     char name[SIM_NAME_MAX];
     uint32_t id;
-    const struct sim_mech *mech; /* the mechanism's module (sim/mechs.h) */
+    const struct sim_mech *mech; /* the mechanism's module (sim/devices/mechs.h) */
     dpm_mech_id_t mechanism;     /* its wire id */
     int split_paper;
     uint32_t neps;

@@ -2,7 +2,7 @@
 /* Scenario file parser (see scenario_parse.h). One pass over the lines fills the structure;
  * checks that need the whole file (shares, each campaign's mechanism) run at the end and name
  * the line of the entry at fault. */
-#include "sim/scenario_parse.h"
+#include "sim/scenario/scenario_parse.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -14,9 +14,9 @@
 
 #include "common/edges.h"
 #include "common/text_list.h"
-#include "sim/mech.h"
-#include "sim/mechs.h"
-#include "sim/sim_cfg.h"
+#include "sim/devices/mech.h"
+#include "sim/devices/mechs.h"
+#include "sim/devices/sim_cfg.h"
 
 #define MAX_LINE 1024
 #define MAX_KEYS 32
@@ -391,7 +391,7 @@ static int parse_choice(parser_t *p, const char *v, const char *a, const char *b
     return FAIL(p, "expected %s or %s, got '%s'", a, b, v);
 }
 
-/* A mechanism of the registry (sim/mechs.h). */
+/* A mechanism of the registry (sim/devices/mechs.h). */
 static int parse_mechanism(parser_t *p, const char *v, const sim_mech_t **out)
 {
     const char *names[SIM_MECHS_MAX];

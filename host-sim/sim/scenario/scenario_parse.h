@@ -2,13 +2,13 @@
 /* The scenario file parser (format: host-sim/scenarios/README.md). Every error names the file
  * and line ("demo.scn:12: ...") and says what was expected; a misspelled section or key gets a
  * "did you mean" suggestion, a trailing comma in a list is called that. Mechanism names are
- * looked up in the registry (sim/mechs.h) and each campaign is checked by its mechanism. */
+ * looked up in the registry (sim/devices/mechs.h) and each campaign is checked by its mechanism. */
 #ifndef DPM_SIM_SCENARIO_PARSE_H
 #define DPM_SIM_SCENARIO_PARSE_H
 
 #include <stddef.h>
 
-#include "sim/scenario.h"
+#include "sim/scenario/scenario.h"
 
 /* Parse text[0, len). source names it in messages ("demo.scn"). Returns 0, or -1 with
  * "SOURCE:LINE: message" in err. *out is filled either way (partially on error). */
