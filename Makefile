@@ -91,8 +91,15 @@ TEST_SUPPORT_SRCS := $(sort $(wildcard tests/support/*.c))
 TEST_SRCS := $(sort $(wildcard tests/unit/test_*.c tests/stat/test_*.c tests/vectors/test_*.c))
 TOOL_SRCS := $(sort $(wildcard tests/e2e/tool_*.c))
 # host-sim: the server side and the simulator (host only; floating point allowed here).
-HOST_MAINS := $(sort $(wildcard host-sim/*/main_*.c))
-HOST_SRCS := $(sort $(filter-out $(HOST_MAINS),$(wildcard host-sim/*/*.c)))
+# Rooms are one or two folders deep (host-sim/README.md): sim/main_dpm-sim.c, collector/ops/...
+HOST_MAINS := $(sort $(wildcard host-sim/*/main_*.c host-sim/*/*/main_*.c))
+HOST_SRCS := $(sort $(filter-out $(HOST_MAINS),$(wildcard host-sim/*/*.c host-sim/*/*/*.c)))
+# An #include of a host-sim header: its rooms, and of mech/ only host-sim's own headers (the SDK's
+# private sdk/src/mech/ headers, which SDK tests may include, share the prefix).
+empty :=
+space := $(empty) $(empty)
+HOST_INCLUDE_RE := ^\#include "(estimate/|sim/|collector/|mech/($(subst $(space),|,$(notdir \
+                   $(wildcard host-sim/mech/*.h)))))
 BENCH_SRCS := $(sort $(wildcard tests/bench/bench_*.c))
 TEST_SCRIPTS := $(sort $(wildcard tests/unit/test_*.sh tests/unit/test_*.py \
                   tests/e2e/test_*.sh tests/e2e/test_*.py))
@@ -465,14 +472,14 @@ endif
 MBEDTLS_CROSS_BUILD = @MBEDTLS_SRC=$(MBEDTLS_SRC) bash .make/build-mbedtls.sh $(TARGET) $(MBEDTLS_DIR) \
   $(CURDIR)/port/tls/config/dpm_mbedtls_$(MBEDTLS_CONFIG).h -DCMAKE_SYSTEM_NAME=Linux \
   -DCMAKE_SYSTEM_PROCESSOR=$(firstword $(subst -, ,$(TARGET))) -DCMAKE_C_COMPILER=$(CC)
-# The host-independent tests: not those of host-sim (they include its estimate/, sim/ or
-# collector/ headers). test_tuple_gof is an SDK test that only borrows the simulator's tuple
+# The host-independent tests: not those of host-sim (they include its estimate/, sim/,
+# collector/ or mech/ headers). test_tuple_gof is an SDK test that only borrows the simulator's tuple
 # sampler as a second implementation, so it stays, linked with just that part of host-sim.
 CROSS_HOST_ONLY_TESTS := $(filter-out tests/stat/test_tuple_gof.c, \
-  $(shell grep -lE '^#include "(estimate|sim|collector)/' $(TEST_SRCS)))
+  $(shell grep -lE '$(HOST_INCLUDE_RE)' $(TEST_SRCS)))
 CROSS_TEST_SRCS := $(filter-out $(CROSS_HOST_ONLY_TESTS),$(TEST_SRCS))
 CROSS_TEST_BINS := $(patsubst tests/%.c,$(OUT)/tests/%,$(CROSS_TEST_SRCS))
-CROSS_SIM_OBJS := $(call obj,host-sim/sim/tuple_paper.c host-sim/estimate/disparity.c \
+CROSS_SIM_OBJS := $(call obj,host-sim/sim/devices/tuple_paper.c host-sim/estimate/disparity.c \
                                 host-sim/estimate/pairwise.c host-sim/estimate/ci_flags.c \
                                 host-sim/common/stream.c \
                                 host-sim/common/json_read.c host-sim/common/edges.c \
@@ -480,7 +487,7 @@ CROSS_SIM_OBJS := $(call obj,host-sim/sim/tuple_paper.c host-sim/estimate/dispar
 # Support code that includes host-sim headers serves only host-only tests (FedAUC's fixture uses
 # the estimator's __int128, which 32-bit targets lack).
 CROSS_SUPPORT_SRCS := $(filter-out $(shell for f in $(TEST_SUPPORT_SRCS); do \
-  grep -qsE '^\#include "(estimate|sim|collector)/' $$f $${f%.c}.h && echo $$f; done), \
+  grep -qsE '$(HOST_INCLUDE_RE)' $$f $${f%.c}.h && echo $$f; done), \
   $(TEST_SUPPORT_SRCS))
 CROSS_SUPPORT_LIB := $(OUT)/libdpm_testsupport.a
 $(CROSS_SUPPORT_LIB): $(call obj,$(CROSS_SUPPORT_SRCS))

@@ -27,15 +27,15 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sim/cli.h"
-#include "sim/mechs.h"
-#include "sim/netmode.h"
-#include "sim/output.h"
-#include "sim/plan_roc.h"
-#include "sim/plan_rocg.h"
-#include "sim/plan_tuple.h"
-#include "sim/scenario_parse.h"
-#include "sim/session.h"
+#include "sim/run/cli.h"
+#include "sim/devices/mechs.h"
+#include "sim/run/netmode.h"
+#include "sim/run/output.h"
+#include "sim/plan/plan_roc.h"
+#include "sim/plan/plan_rocg.h"
+#include "sim/plan/plan_tuple.h"
+#include "sim/scenario/scenario_parse.h"
+#include "sim/run/session.h"
 #include "dpm/version.h"
 
 static const char USAGE[] =
@@ -532,7 +532,7 @@ int main(int argc, char **argv)
     opts_t o;
     if (argc >= 2 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
         fputs(USAGE, stdout);
-        printf("\nMechanisms (registered in host-sim/sim/mechs.c):\n");
+        printf("\nMechanisms (registered in host-sim/sim/devices/mechs.c):\n");
         for (size_t i = 0; i < sim_mech_count(); i++) {
             printf("  %-9s %s\n", sim_mech_at(i)->name, sim_mech_at(i)->what);
         }

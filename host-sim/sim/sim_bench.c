@@ -22,10 +22,10 @@
 #include <string.h>
 
 #include "common/json_write.h"
-#include "sim/cli.h"
-#include "sim/farm.h"
-#include "sim/progress.h"
-#include "sim/scenario_parse.h"
+#include "sim/run/cli.h"
+#include "sim/run/farm.h"
+#include "sim/pop/progress.h"
+#include "sim/scenario/scenario_parse.h"
 #include "common/stream.h"
 
 static const char kDemo[] =

@@ -13,12 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "collector/aggregate.h"
-#include "collector/batch.h"
-#include "collector/campaigns.h"
-#include "collector/conn.h"
-#include "collector/http.h"
-#include "collector/request.h"
+#include "collector/ingest/aggregate.h"
+#include "collector/ingest/batch.h"
+#include "collector/ingest/campaigns.h"
+#include "collector/net/conn.h"
+#include "collector/ingest/http.h"
+#include "collector/api/request.h"
 
 /* The campaigns of tests/e2e/test_collector.py that the seed corpus's reports belong to. */
 static const char CAMPAIGNS[] = "[campaign]\nid = 171\nmechanism = tuple_mr\neps = 1\n"

@@ -21,7 +21,7 @@
 
 #include <cmocka.h>
 
-#include "sim/repro_selection.h"
+#include "sim/repro/repro_selection.h"
 #include "stat_gof.h"
 
 #define DRAWS 60u

@@ -29,10 +29,10 @@
 
 #include <cmocka.h>
 
-#include "sim/results.h"
-#include "sim/scenario_parse.h"
-#include "sim/selection.h"
-#include "sim/session.h"
+#include "sim/devices/results.h"
+#include "sim/scenario/scenario_parse.h"
+#include "sim/devices/selection.h"
+#include "sim/run/session.h"
 #include "stat_gof.h"
 
 #define RUNS 3000u

@@ -47,7 +47,7 @@
 #include "estimate/roc_groups.h"
 #include "estimate/ustat.h"
 #include "fedauc_fixture.h"
-#include "sim/sim_rng.h"
+#include "sim/pop/sim_rng.h"
 #include "test_receipt.h"
 #include "test_rng.h"
 

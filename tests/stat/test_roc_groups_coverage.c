@@ -10,9 +10,9 @@
  *   - the 95% intervals cover the truth in [93%, 97%] of the runs (groups and gaps).
  * Negative control: the group-less estimator on each reported group's sums (ignoring the GRR's
  * mixing) is biased towards the pooled AUC; the same checks reject its mean and its coverage.
- * Every gap at once (dpm_roc_groups_pairwise, sim/selection.h): the simultaneous intervals hold
- * all six true gaps in 95 % of the runs (binomial, two-sided, p >= 1e-6) and the interval for the
- * largest |gap| holds it at least that often; the pointwise intervals read together do not (the
+ * Every gap at once (dpm_roc_groups_pairwise, sim/devices/selection.h): the simultaneous intervals
+ * hold all six true gaps in 95 % of the runs (binomial, two-sided, p >= 1e-6) and the interval for
+ * the largest |gap| holds it at least that often; the pointwise intervals read together do not (the
  * negative control, p < 1e-6). At eps 4 and at eps 16, over the runs where the family makes its
  * claim (no pointwise gap interval flagged: 77 of 1,500 runs at eps 4 have one flagged). */
 #include <math.h>
@@ -31,7 +31,7 @@
 #include "estimate/fedauc.h"
 #include "estimate/roc.h"
 #include "estimate/roc_groups.h"
-#include "sim/selection.h"
+#include "sim/devices/selection.h"
 #include "stat_gof.h"
 #include "test_rng.h"
 
@@ -170,7 +170,8 @@ static int acc_check(const acc_t *a, double truth, const char *what, int check_v
     return ok_bias && ok_var && ok_cov ? 0 : 1;
 }
 
-/* The pointwise gap flags under which the family makes no claim (collector/estimate_pairwise.h) */
+/* The pointwise gap flags under which the family makes no claim (collector/api/estimate_pairwise.h)
+ */
 #define FAMILY_NO_CLAIM (DPM_CI_FEW_EVENTS | DPM_CI_BOUND | DPM_CI_NO_CLAIM)
 
 /* One eps: returns the binned checks failed; *naive_failed, *unb_failed, *old_missed; every gap
@@ -296,8 +297,8 @@ static int groups_at(dpm_eps_t eps, uint64_t seed, int *naive_failed, int *unb_f
     return failed;
 }
 
-/* Every gap at once, over the runs where the family claims it (collector/estimate_pairwise.h: no
- * claim once a pointwise gap interval is flagged few_events, bound or without claim): the
+/* Every gap at once, over the runs where the family claims it (collector/api/estimate_pairwise.h:
+ * no claim once a pointwise gap interval is flagged few_events, bound or without claim): the
  * simultaneous intervals hold all gaps in [93, 97] % of them (binomial, two-sided p >= 1e-6
  * against 0.95) and the largest |gap|'s interval at least that often; the pointwise intervals
  * read together fall short (p < 1e-6), the negative control. The family must claim in at least

@@ -23,7 +23,7 @@
 #include <cmocka.h>
 
 #include "estimate/roc.h"
-#include "sim/sim_rng.h"
+#include "sim/pop/sim_rng.h"
 #include "stat_gof.h"
 
 #define RUNS 3000u

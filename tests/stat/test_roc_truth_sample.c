@@ -23,9 +23,9 @@
 #include "sim_fixture.h"
 
 #include "estimate/roc.h"
-#include "sim/population.h"
-#include "sim/roc_sim.h"
-#include "sim/scenario.h"
+#include "sim/pop/population.h"
+#include "sim/pop/roc_sim.h"
+#include "sim/scenario/scenario.h"
 #include "stat_ks.h"
 
 #define DEVICES 2000u

@@ -40,7 +40,7 @@
 #include "common/prob.h"
 #include "estimate/ci_flags.h"
 #include "estimate/roc.h"
-#include "sim/sim_rng.h"
+#include "sim/pop/sim_rng.h"
 
 #define RUNS 3000u
 #define EXAMPLES 20u

@@ -23,11 +23,11 @@
 
 #include "sim_fixture.h"
 
-#include "sim/farm.h"
-#include "sim/mech_tuple.h"
-#include "sim/population.h"
-#include "sim/results.h"
-#include "sim/scenario.h"
+#include "sim/run/farm.h"
+#include "sim/devices/mech_tuple.h"
+#include "sim/pop/population.h"
+#include "sim/devices/results.h"
+#include "sim/scenario/scenario.h"
 #include "stat_ks.h"
 
 #define DEVICES 1000u

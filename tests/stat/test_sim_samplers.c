@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The simulator's seeded variates (host-sim/sim/sim_rng.c) against their exact pmfs: G-test
+/* The simulator's seeded variates (host-sim/sim/pop/sim_rng.c) against their exact pmfs: G-test
  * on 10^6 draws per case at alpha = 1e-6, fixed seeds, one case per algorithm branch (binomial
  * inversion and BTPE up to n = 10^9, Poisson inversion and PTRS up to lambda = 10^12, sums of
  * geometrics through gamma-Poisson, discrete Laplace sums). Plus spot values of the special
@@ -16,7 +16,7 @@
 #include <cmocka.h>
 
 #include "common/prob.h"
-#include "sim/sim_rng.h"
+#include "sim/pop/sim_rng.h"
 #include "stat_gof.h"
 
 #define DRAWS 1000000u

@@ -28,7 +28,7 @@
 #include <cmocka.h>
 
 #include "dpm/tuple.h"
-#include "sim/tuple_paper.h"
+#include "sim/devices/tuple_paper.h"
 #include "stat_dlap.h"
 #include "stat_gof.h"
 #include "stat_hist.h"

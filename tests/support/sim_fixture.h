@@ -6,8 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sim/population.h"
-#include "sim/scenario_parse.h"
+#include "sim/pop/population.h"
+#include "sim/scenario/scenario_parse.h"
 
 /* Parse `text` (len bytes) into *sc and build its population of `devices` into *pop.
  * 0, or -1 with the reason in err. On failure nothing needs freeing. */

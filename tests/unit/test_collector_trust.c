@@ -19,12 +19,12 @@
 
 #include <cmocka.h>
 
-#include "collector/auth.h"
-#include "collector/campaigns.h"
-#include "collector/conn.h"
-#include "collector/limits.h"
-#include "collector/revoked.h"
-#include "collector/store.h"
+#include "collector/ingest/auth.h"
+#include "collector/ingest/campaigns.h"
+#include "collector/net/conn.h"
+#include "collector/ingest/limits.h"
+#include "collector/ingest/revoked.h"
+#include "collector/store/store.h"
 
 static void v6(const char *hex32, uint8_t out[16])
 {

@@ -17,7 +17,7 @@
 #include "dpm/tuple.h"
 #include "common/prob.h"
 #include "estimate/disparity.h"
-#include "sim/repro_cells.h"
+#include "sim/repro/repro_cells.h"
 #include "test_rng.h"
 
 #define TWO32 4294967296.0

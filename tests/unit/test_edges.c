@@ -17,7 +17,7 @@
 #include "dpm/config.h"
 
 /* edges_print keeps these lines short; the collector accepts up to 2048 characters a line
- * (host-sim/collector/campaigns.c), enough for 63 edges at full precision */
+ * (host-sim/collector/ingest/campaigns.c), enough for 63 edges at full precision */
 #define LINE_MAX_CHARS 256
 
 /* edges_print into buf, then parsed back with the key it chose. */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The FedAUC reproduction's explanation of its misses (host-sim/sim/repro_fedauc_explain.c): the
- * discrete Laplace variance against a brute-force sum of its pmf to 1e-12 (and the continuous
+/* The FedAUC reproduction's explanation of its misses (host-sim/sim/repro/repro_fedauc_explain.c):
+ * the discrete Laplace variance against a brute-force sum of its pmf to 1e-12 (and the continuous
  * 2t^2 and a formula without the square shown to fail that check), the variance ratio's limits,
  * the standard error of a 100-run sd, the band distance, the per-term sums, and the verdicts of
  * the written section (a cell far outside is NOT EXPLAINED). */
@@ -16,7 +16,7 @@
 #include <cmocka.h>
 
 #include "common/prob.h"
-#include "sim/repro_fedauc_explain.h"
+#include "sim/repro/repro_fedauc_explain.h"
 
 static const double kScales[] = {0.05, 0.1, 0.125, 0.25, 0.5, 1.0, 2.0, 5.0, 20.0, 100.0};
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* dpm-sim's pairs for Kendall's tau (host-sim/sim/kendall_sim.h):
+/* dpm-sim's pairs for Kendall's tau (host-sim/sim/pop/kendall_sim.h):
  * - the O(n log n) tau_a equals the O(n^2) pairwise count, on data full of ties and on
  *   continuous scores (and a changed pair changes it: the comparison can fail);
  * - a device's pair is a function of the population seed and the device alone, and the
@@ -20,7 +20,7 @@
 
 #include "sim_fixture.h"
 
-#include "sim/kendall_sim.h"
+#include "sim/pop/kendall_sim.h"
 #include "common/stream.h"
 
 static double brute_tau_a(const uint64_t *xy, size_t n)

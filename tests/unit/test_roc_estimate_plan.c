@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The roc_hist planner (sim/plan_roc.h): the two questions answer each other (the eps planned
+/* The roc_hist planner (sim/plan/plan_roc.h): the two questions answer each other (the eps planned
  * for K devices gives back about K devices), the answer's predicted sd sits on the bound, the
  * simulated coverage sits at the target (the strict verdict says PASS exactly when it reaches
  * it), and the check fails for a campaign run at a third of the planned eps (the check can
@@ -19,8 +19,8 @@
 
 #include <cmocka.h>
 
-#include "sim/plan_roc.h"
-#include "sim/plan_rocg.h"
+#include "sim/plan/plan_roc.h"
+#include "sim/plan/plan_rocg.h"
 #include "common/prob.h"
 #include "dpm/types.h"
 #include "stat_gof.h"

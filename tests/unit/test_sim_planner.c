@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The tuple planner (sim/plan_tuple.h):
+/* The tuple planner (sim/plan/plan_tuple.h):
  *  - m metrics per report: the predicted gap sd of every metric matches exact-mode simulation
  *    (alpha 1e-6 chi-square band, 3 % model tolerance) on populations the planner was never
  *    tuned for (three groups of unequal shares, beta-distributed metrics, tuple_mr and tuple_ml,
@@ -23,10 +23,10 @@
 
 #include <cmocka.h>
 
-#include "sim/mech_tuple.h"
-#include "sim/plan_tuple.h"
-#include "sim/scenario_parse.h"
-#include "sim/session.h"
+#include "sim/devices/mech_tuple.h"
+#include "sim/plan/plan_tuple.h"
+#include "sim/scenario/scenario_parse.h"
+#include "sim/run/session.h"
 #include "stat_gof.h"
 
 #define ALPHA 1e-6

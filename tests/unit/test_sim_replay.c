@@ -16,10 +16,10 @@
 
 #include "sim_fixture.h"
 
-#include "sim/farm.h"
-#include "sim/mech_tuple.h"
-#include "sim/population.h"
-#include "sim/scenario.h"
+#include "sim/run/farm.h"
+#include "sim/devices/mech_tuple.h"
+#include "sim/pop/population.h"
+#include "sim/scenario/scenario.h"
 #include "common/stream.h"
 
 #define DEVICES 3000u

@@ -17,13 +17,13 @@
 #include <cmocka.h>
 #include <dirent.h>
 
-#include "collector/campaigns.h"
+#include "collector/ingest/campaigns.h"
 #include "common/text_list.h"
-#include "sim/cli.h"
-#include "sim/population.h"
-#include "sim/scenario.h"
-#include "sim/mech.h"
-#include "sim/scenario_parse.h"
+#include "sim/run/cli.h"
+#include "sim/pop/population.h"
+#include "sim/scenario/scenario.h"
+#include "sim/devices/mech.h"
+#include "sim/scenario/scenario_parse.h"
 
 static const char kGood[] =
     "# a comment line\n"

@@ -39,7 +39,7 @@
 
 #include <cmocka.h>
 
-#include "collector/campaigns.h"
+#include "collector/ingest/campaigns.h"
 #include "dpm/dpm.h"
 #include "estimate/fedauc.h"
 #include "test_receipt.h"

@@ -1,0 +1,300 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Per-group roc_hist estimates as JSON (format in estimate_rocg.h). */
+#include "collector/api/estimate_rocg.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mech/agg_rocg.h"
+#include "mech/estimate_ci.h"
+#include "collector/api/estimate_pairwise.h"
+#include "estimate/roc_groups.h"
+
+#define DIGITS 9
+
+int coll_rocg_campaign(const coll_campaign_t *c)
+{
+    return c->mech.campaign.mechanism == DPM_MECH_ID_ROC_HIST &&
+           c->mech.params.roc_hist.groups >= 2;
+}
+
+void coll_rocg_pooled(const coll_campaign_t *c, const coll_campaign_state_t *st,
+                      dpm_roc_agg_t *pooled)
+{
+    const dpm_roc_hist_t *rh = &c->mech.params.roc_hist;
+    uint32_t G = rh->groups, B = rh->bins.count, w = (B + 1u) * (2u * B + 1u);
+    dpm_roc_agg_init(pooled, B);
+    if (st->vec_len != COLL_VEC_LEN || coll_rocg_len(G, B) > COLL_VEC_LEN) {
+        return;
+    }
+    for (uint32_t g = 0; g < G; g++) {
+        const int64_t *x = st->vec + (size_t)g * w;
+        pooled->reports += x[0] > 0 ? (uint64_t)x[0] : 0u;
+        for (uint32_t b = 0; b < B; b++) {
+            pooled->pos[b] += x[1 + b];
+            pooled->neg[b] += x[1 + B + b];
+        }
+    }
+}
+
+static void num(jw_t *sb, const char *key, double x)
+{
+    jw_raw(sb, ", \"%s\": ", key);
+    jw_num(sb, x, DIGITS); /* null when not finite */
+}
+
+static void interval(jw_t *sb, const char *key, int valid, double lo, double hi)
+{
+    jw_raw(sb, ", \"%s\": ", key);
+    if (valid && isfinite(lo) && isfinite(hi)) {
+        jw_raw(sb, "[");
+        jw_num(sb, lo, DIGITS);
+        jw_raw(sb, ", ");
+        jw_num(sb, hi, DIGITS);
+        jw_raw(sb, "]");
+    } else {
+        jw_raw(sb, "null");
+    }
+}
+
+/* "defined", "reason": a defined estimate whose interval is missing says why too. */
+static void reason(jw_t *sb, int defined, const char *why, int ci_valid, double shift)
+{
+    jw_raw(sb, ", \"defined\": %s, \"reason\": ", defined ? "true" : "false");
+    if (!defined) {
+        jw_str(sb, why != NULL && why[0] != '\0' ? why : "undefined");
+    } else if (!ci_valid) {
+        jw_str(sb, "the variance estimate is not positive: no interval (too few reports)");
+    } else if (!isfinite(shift)) {
+        jw_str(sb, COLL_UNBOUNDED_REASON);
+    } else {
+        jw_raw(sb, "null");
+    }
+}
+
+/* One report's largest move of each group's AUC (bounds.h's derivation, per group): a report
+ * reported in group r adds alpha y to every group's histogram H_g (alpha = a1 = (1 - Q) / (P -
+ * Q) for g = r, a0 = -Q / (P - Q) for the others) and (alpha^2 - alpha) of its own products to
+ * the diagonal corrections, which cancel alpha's square: with the group's pos, neg, totals P,
+ * N, corrected pair count den and AUC A, and u, v the report's pos and neg cells (L1 norm and
+ * |sum| at most L = class_l1_max),
+ *     num' - A den' ... = alpha [u^T (K neg - A N 1) + (K^T pos - A P 1)^T v + u^T (K - A) v],
+ *     den' - den = alpha (U (N + V) + P V),
+ * so |A' - A| <= |alpha| L (|K neg - A N|_inf + |K^T pos - A P|_inf + L max(|A|, |1 - A|)) /
+ * (den - |alpha| L (|P| + |N| + L)), infinite when that can reach 0. shift[g][0] for a report
+ * in g (a1), shift[g][1] for one in another group (|a0|). */
+static void rocg_shifts(const dpm_roc_groups_params_t *p, const dpm_roc_groups_agg_t *a,
+                        const dpm_roc_groups_estimate_t *e, double L, double shift[][2])
+{
+    uint32_t G = p->groups, B = p->bins;
+    size_t c = 2u * (size_t)B;
+    double gq = p->P - p->Q, a1 = (1.0 - p->Q) / gq, a0 = -p->Q / gq;
+    double T[2 * DPM_ROC_GROUPS_MAX_BINS] = {0.0}, qr[DPM_ROC_GROUPS_MAX] = {0.0}, qr_tot = 0.0;
+    for (uint32_t k = 0; k < G; k++) {
+        const double *m = a->m2 + (size_t)k * c * c;
+        for (size_t i = 0; i < c; i++) {
+            T[i] += (double)a->sum[(size_t)k * c + i];
+        }
+        for (uint32_t b = 0; b < B; b++) { /* (1^T y+)(1^T y-) summed: the pos x neg block */
+            for (uint32_t d = 0; d < B; d++) {
+                qr[k] += m[(size_t)b * c + B + d];
+            }
+        }
+        qr_tot += qr[k];
+    }
+    for (uint32_t k = 0; k < G; k++) {
+        shift[k][0] = shift[k][1] = NAN;
+        const dpm_roc_group_estimate_t *g = &e->group[k];
+        if (!g->defined) {
+            continue;
+        }
+        double h[2 * DPM_ROC_GROUPS_MAX_BINS] = {0.0}, P = 0.0, N = 0.0;
+        for (size_t i = 0; i < c; i++) {
+            h[i] = ((double)a->sum[(size_t)k * c + i] - p->Q * T[i]) / gq;
+        }
+        for (uint32_t b = 0; b < B; b++) {
+            P += h[b];
+            N += h[B + b];
+        }
+        double den = P * N - (a1 * a1 - a1) * qr[k] - (a0 * a0 - a0) * (qr_tot - qr[k]);
+        double A = g->auc, w1 = 0.0, w2 = 0.0, below = 0.0, above = 0.0;
+        for (uint32_t b = 0; b < B; b++) {
+            w1 = fmax(w1, fabs(below + 0.5 * h[B + b] - A * N));
+            below += h[B + b];
+        }
+        for (uint32_t b = B; b-- > 0;) {
+            w2 = fmax(w2, fabs(above + 0.5 * h[b] - A * P));
+            above += h[b];
+        }
+        const double alpha[2] = {fabs(a1), fabs(a0)};
+        for (int j = 0; j < 2; j++) {
+            double top = alpha[j] * L * (w1 + w2 + L * fmax(fabs(A), fabs(1.0 - A)));
+            double room = den - alpha[j] * L * (fabs(P) + fabs(N) + L);
+            shift[k][j] = room > 0.0 ? top / room : INFINITY;
+        }
+    }
+}
+
+/* A group's or a gap's unbinned AUC and its two intervals (roc_groups.h). */
+typedef struct {
+    double value, sd, bound, lo, hi;
+    unsigned flags;
+    double lo_total, hi_total;
+    unsigned flags_total;
+} unbinned_t;
+
+/* "<name>", "<name>_sd", "<name>_bound", "<name>_ci" and "<name>_ci_total" with their claims. */
+static void unbinned_json(jw_t *sb, const char *name, int defined, int ci_valid,
+                          const unbinned_t *u)
+{
+    char key[48];
+    num(sb, name, defined ? u->value : NAN);
+    snprintf(key, sizeof(key), "%s_sd", name);
+    num(sb, key, defined ? u->sd : NAN);
+    snprintf(key, sizeof(key), "%s_bound", name);
+    num(sb, key, defined ? u->bound : NAN);
+    snprintf(key, sizeof(key), "%s_ci", name);
+    interval(sb, key, defined && ci_valid, u->lo, u->hi);
+    coll_ci_json(sb, key, u->flags);
+    snprintf(key, sizeof(key), "%s_ci_total", name);
+    interval(sb, key, defined && ci_valid, u->lo_total, u->hi_total);
+    coll_ci_json(sb, key, u->flags_total);
+}
+
+static void group_json(jw_t *sb, uint32_t g, uint32_t B, const dpm_roc_group_estimate_t *e,
+                       const double *shift)
+{
+    int d = e->defined;
+    double bound = d ? fmax(shift[0], shift[1]) : NAN;
+    jw_raw(sb, "%s{\"group\": %u", g ? ", " : "", g);
+    reason(sb, d, e->reason, e->ci_valid, bound);
+    jw_raw(sb, ", \"small_sample\": %s", e->small_sample ? "true" : "false");
+    num(sb, "positives", e->P);
+    num(sb, "positives_sd", e->P_sd);
+    num(sb, "negatives", e->N);
+    num(sb, "negatives_sd", e->N_sd);
+    num(sb, "auc", d ? e->auc : NAN);
+    num(sb, "auc_clipped", d ? e->auc_clipped : NAN);
+    num(sb, "sd", d ? e->sd : NAN);
+    interval(sb, "ci", d && e->ci_valid, e->ci_lo, e->ci_hi);
+    coll_ci_json(sb, "ci", e->ci_flags);
+    num(sb, "max_shift_one_report", bound); /* null: no bound (the reason says so) */
+    num(sb, "events", d ? e->events : NAN);
+    num(sb, "auc_unbinned_clipped", d ? e->auc_unbinned_clipped : NAN);
+    num(sb, "auc_unbinned_events", d ? e->unbinned_events : NAN);
+    const unbinned_t u = {
+        e->auc_unbinned,         e->unbinned_sd,          e->unbinned_bound,
+        e->unbinned_ci_lo,       e->unbinned_ci_hi,       e->unbinned_flags,
+        e->unbinned_ci_total_lo, e->unbinned_ci_total_hi, e->unbinned_total_flags};
+    unbinned_json(sb, "auc_unbinned", d, e->ci_valid, &u);
+    if (d) {
+        const char *key[4] = {"fpr", "tpr", "fpr_sd", "tpr_sd"};
+        const double *v[4] = {e->fpr, e->tpr, e->fpr_sd, e->tpr_sd};
+        for (int k = 0; k < 4; k++) {
+            jw_raw(sb, ", ");
+            jw_key(sb, key[k]);
+            jw_nums(sb, v[k], B + 1u, DIGITS);
+        }
+    }
+    jw_raw(sb, "}");
+}
+
+/* One report's largest move of gap k = AUC_g - AUC_h: it lands in g, in h or elsewhere, and moves
+ * each of the two by its own bound (rocg_shifts). NaN for an undefined gap. */
+// cppcheck-suppress constParameter ; (C has no implicit double (*)[2] -> const double (*)[2])
+static double gap_shift(const dpm_roc_gap_estimate_t *e, double shift[][2])
+{
+    const double *x = shift[e->g], *y = shift[e->h];
+    return e->defined ? fmax(x[0] + y[1], x[1] + y[0]) : NAN;
+}
+
+static void gap_json(jw_t *sb, uint32_t k, const dpm_roc_gap_estimate_t *e, double bound,
+                     const dpm_pairwise_pair_t *all, const coll_pairwise_family_t *fam)
+{
+    int d = e->defined;
+    jw_raw(sb, "%s{\"g\": %u, \"h\": %u", k ? ", " : "", e->g, e->h);
+    reason(sb, d, e->reason, e->ci_valid, bound);
+    jw_raw(sb, ", \"small_sample\": %s", e->small_sample ? "true" : "false");
+    num(sb, "gap", d ? e->gap : NAN);
+    num(sb, "sd", d ? e->sd : NAN);
+    interval(sb, "ci", d && e->ci_valid, e->ci_lo, e->ci_hi);
+    coll_ci_json(sb, "ci", e->ci_flags);
+    num(sb, "max_shift_one_report", bound);
+    num(sb, "events", d ? e->events : NAN);
+    const unbinned_t u = {
+        e->gap_unbinned,         e->unbinned_sd,          e->unbinned_bound,
+        e->unbinned_ci_lo,       e->unbinned_ci_hi,       e->unbinned_flags,
+        e->unbinned_ci_total_lo, e->unbinned_ci_total_hi, e->unbinned_total_flags};
+    unbinned_json(sb, "gap_unbinned", d, e->ci_valid, &u);
+    coll_pairwise_pair_json(sb, all, fam);
+    jw_raw(sb, "}");
+}
+
+void coll_estimate_rocg_json(jw_t *sb, const coll_campaign_t *c, const coll_campaign_state_t *st,
+                             double confidence)
+{
+    const dpm_roc_hist_t *rh = &c->mech.params.roc_hist;
+    uint32_t G = rh->groups, B = rh->bins.count;
+    double scale = (double)rh->lap.scale_num / (double)rh->lap.scale_den;
+    dpm_roc_groups_params_t p;
+    dpm_roc_groups_agg_t a;
+    memset(&a, 0, sizeof(a));
+    dpm_roc_groups_estimate_t *e = malloc(sizeof(*e)); /* tens of KB */
+    if (e == NULL || st->vec_len != COLL_VEC_LEN ||
+        dpm_roc_groups_params_init(&p, G, B, rh->group_grr.keep, rh->group_grr.other, scale) !=
+            DPM_OK ||
+        dpm_roc_groups_params_set_edges(&p, c->mech.campaign.bin_edges, c->mech.campaign.nbins) !=
+            DPM_OK ||
+        coll_rocg_agg(st->vec, G, B, &a) != DPM_OK ||
+        dpm_roc_groups_estimate(&p, &a, confidence, e) != DPM_OK) {
+        dpm_roc_groups_agg_free(&a);
+        free(e);
+        sb->err = 1; /* reported by jw_take: the campaign was checked at start-up */
+        return;
+    }
+    jw_raw(sb, ", \"roc_groups\": {\"groups\": %u, \"bins\": %u", G, B);
+    num(sb, "noise_scale", scale);
+    num(sb, "group_keep", p.P);
+    num(sb, "group_other", p.Q);
+    jw_raw(sb, ", \"n\": %llu, \"reported\": [", (unsigned long long)a.reports);
+    for (uint32_t g = 0; g < G; g++) {
+        jw_raw(sb, "%s%llu", g ? ", " : "", (unsigned long long)a.n[g]);
+    }
+    jw_raw(sb, "]");
+    num(sb, "confidence", confidence);
+    num(sb, "z", e->z);
+    double shift[DPM_ROC_GROUPS_MAX][2] = {{0.0}};
+    rocg_shifts(&p, &a, e, (double)c->bounds.class_l1_max, shift);
+    jw_raw(sb, ", \"by_group\": [");
+    for (uint32_t g = 0; g < G; g++) {
+        group_json(sb, g, B, &e->group[g], shift[g]);
+    }
+    dpm_pairwise_t *pw = malloc(sizeof(*pw)); /* every gap at once (estimate/pairwise.h) */
+    int have_pw = pw != NULL && dpm_roc_groups_pairwise(e, confidence, pw) == DPM_OK;
+    int small = 0;
+    unsigned flags[DPM_ROC_GROUPS_MAX_GAPS];
+    double bound[DPM_ROC_GROUPS_MAX_GAPS];
+    for (uint32_t k = 0; k < e->ngaps; k++) {
+        flags[k] = e->gap[k].ci_flags;
+        bound[k] = gap_shift(&e->gap[k], shift);
+    }
+    for (uint32_t g = 0; g < G; g++) {
+        small |= e->group[g].small_sample;
+    }
+    const coll_pairwise_family_t fam =
+        coll_pairwise_family(have_pw ? pw : NULL, flags, bound, small, 1.0);
+    jw_raw(sb, "], \"gaps\": [");
+    for (uint32_t k = 0; k < e->ngaps; k++) {
+        gap_json(sb, k, &e->gap[k], bound[k], have_pw ? &pw->pair[k] : NULL, &fam);
+    }
+    jw_raw(sb, "]");
+    coll_pairwise_json(sb, "largest_gap", have_pw ? pw : NULL,
+                       pw == NULL ? "out of memory" : "the comparison failed", &fam);
+    jw_raw(sb, "}");
+    sb->err |= pw == NULL;
+    dpm_roc_groups_agg_free(&a);
+    free(pw);
+    free(e);
+}

@@ -1,0 +1,214 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The FedAUC phase tables' connection (fedauc_db.h): SQLite or libpq behind one small API. */
+#include "collector/fedauc/fedauc_db.h"
+
+#include <libpq-fe.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "collector/store/store.h"
+
+#define MAX_COLS 16
+#define BYTEA_OID 17
+
+struct fdb {
+    sqlite3 *db;
+    PGconn *pg;
+    char err[256];
+};
+
+int fdb_is_pg(const fdb_t *d)
+{
+    return d->pg != NULL;
+}
+
+const char *fdb_error(const fdb_t *d)
+{
+    return d->err;
+}
+
+int fdb_open(fdb_t **out, const char *url, char *err, size_t cap)
+{
+    const char *target = NULL;
+    const char *name = coll_store_backend_name(url, &target);
+    fdb_t *d = calloc(1, sizeof(*d));
+    if (d == NULL || name == NULL) {
+        snprintf(err, cap, "fedauc: %s", d == NULL ? "out of memory" : "unknown --db");
+        free(d);
+        return -1;
+    }
+    if (strcmp(name, "postgresql") == 0) {
+        d->pg = PQconnectdb(target);
+        if (d->pg == NULL || PQstatus(d->pg) != CONNECTION_OK) {
+            snprintf(err, cap, "fedauc: %s", d->pg ? PQerrorMessage(d->pg) : "out of memory");
+            fdb_close(d);
+            return -1;
+        }
+        PGresult *r = PQexec(d->pg, "SET client_min_messages = warning");
+        PQclear(r);
+    } else {
+        if (sqlite3_open_v2(target, &d->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
+            SQLITE_OK) {
+            snprintf(err, cap, "fedauc: cannot open %s", target);
+            fdb_close(d);
+            return -1;
+        }
+        sqlite3_busy_timeout(d->db, 10000);
+    }
+    *out = d;
+    return 0;
+}
+
+void fdb_close(fdb_t *d)
+{
+    if (d == NULL) {
+        return;
+    }
+    if (d->pg != NULL) {
+        PQfinish(d->pg);
+    }
+    if (d->db != NULL) {
+        sqlite3_close(d->db);
+    }
+    free(d);
+}
+
+static int64_t sqlite_exec(fdb_t *d, const char *sql, const fdb_val_t *in, int n, fdb_row_fn rows,
+                           void *ctx)
+{
+    sqlite3_stmt *q = NULL;
+    if (sqlite3_prepare_v2(d->db, sql, -1, &q, NULL) != SQLITE_OK) {
+        snprintf(d->err, sizeof(d->err), "%s", sqlite3_errmsg(d->db));
+        return -1;
+    }
+    for (int i = 0; i < n; i++) {
+        if (in[i].blob) {
+            sqlite3_bind_blob(q, i + 1, in[i].p, (int)in[i].len, SQLITE_TRANSIENT);
+        } else {
+            sqlite3_bind_int64(q, i + 1, in[i].i);
+        }
+    }
+    int64_t count = 0;
+    int st;
+    while ((st = sqlite3_step(q)) == SQLITE_ROW) {
+        int nc = sqlite3_column_count(q);
+        fdb_val_t cols[MAX_COLS];
+        for (int c = 0; c < nc && c < MAX_COLS; c++) {
+            memset(&cols[c], 0, sizeof(cols[c]));
+            int t = sqlite3_column_type(q, c);
+            if (t == SQLITE_BLOB) {
+                cols[c].blob = 1;
+                cols[c].p = sqlite3_column_blob(q, c);
+                cols[c].len = (size_t)sqlite3_column_bytes(q, c);
+            } else {
+                cols[c].null = t == SQLITE_NULL;
+                cols[c].i = sqlite3_column_int64(q, c);
+            }
+        }
+        count++;
+        if (rows != NULL) {
+            rows(ctx, nc < MAX_COLS ? nc : MAX_COLS, cols);
+        }
+    }
+    if (st != SQLITE_DONE) {
+        snprintf(d->err, sizeof(d->err), "%s", sqlite3_errmsg(d->db));
+        sqlite3_finalize(q);
+        return -1;
+    }
+    if (sqlite3_column_count(q) == 0) {
+        count = sqlite3_changes(d->db);
+    }
+    sqlite3_finalize(q);
+    return count;
+}
+
+static int64_t pg_exec(fdb_t *d, const char *sql, const fdb_val_t *in, int n, fdb_row_fn rows,
+                       void *ctx)
+{
+    char num[MAX_COLS][24];
+    const char *vals[MAX_COLS];
+    int lens[MAX_COLS], fmts[MAX_COLS];
+    if (n > MAX_COLS) {
+        snprintf(d->err, sizeof(d->err), "too many parameters");
+        return -1;
+    }
+    for (int i = 0; i < n; i++) {
+        if (in[i].blob) {
+            vals[i] = in[i].len > 0 ? in[i].p : "";
+            lens[i] = (int)in[i].len;
+            fmts[i] = 1;
+        } else {
+            snprintf(num[i], sizeof(num[i]), "%lld", (long long)in[i].i);
+            vals[i] = num[i];
+            lens[i] = 0;
+            fmts[i] = 0;
+        }
+    }
+    PGresult *r = PQexecParams(d->pg, sql, n, NULL, vals, lens, fmts, 0);
+    ExecStatusType st = PQresultStatus(r);
+    if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK) {
+        snprintf(d->err, sizeof(d->err), "%s", PQresultErrorMessage(r));
+        PQclear(r);
+        return -1;
+    }
+    int64_t count = 0;
+    if (st == PGRES_COMMAND_OK) {
+        const char *t = PQcmdTuples(r);
+        count = t != NULL && *t ? strtoll(t, NULL, 10) : 0;
+    } else {
+        int nr = PQntuples(r), nc = PQnfields(r);
+        nc = nc < MAX_COLS ? nc : MAX_COLS;
+        for (int row = 0; row < nr; row++) {
+            fdb_val_t cols[MAX_COLS];
+            unsigned char *un[MAX_COLS];
+            for (int c = 0; c < nc; c++) {
+                memset(&cols[c], 0, sizeof(cols[c]));
+                un[c] = NULL;
+                if (PQgetisnull(r, row, c)) {
+                    cols[c].null = 1;
+                } else if (PQftype(r, c) == BYTEA_OID) {
+                    size_t len = 0;
+                    un[c] = PQunescapeBytea((const unsigned char *)PQgetvalue(r, row, c), &len);
+                    cols[c].blob = 1;
+                    cols[c].p = un[c] != NULL ? un[c] : (const void *)"";
+                    cols[c].len = un[c] != NULL ? len : 0;
+                } else {
+                    cols[c].i = strtoll(PQgetvalue(r, row, c), NULL, 10);
+                }
+            }
+            if (rows != NULL) {
+                rows(ctx, nc, cols);
+            }
+            for (int c = 0; c < nc; c++) {
+                PQfreemem(un[c]);
+            }
+        }
+        count = nr;
+    }
+    PQclear(r);
+    return count;
+}
+
+int64_t fdb_exec(fdb_t *d, const char *sql, const fdb_val_t *in, int n, fdb_row_fn rows, void *ctx)
+{
+    return d->pg != NULL ? pg_exec(d, sql, in, n, rows, ctx)
+                         : sqlite_exec(d, sql, in, n, rows, ctx);
+}
+
+int fdb_begin(fdb_t *d)
+{
+    return fdb_exec(d, d->pg != NULL ? "BEGIN" : "BEGIN IMMEDIATE", NULL, 0, NULL, NULL) < 0 ? -1
+                                                                                             : 0;
+}
+
+int fdb_commit(fdb_t *d)
+{
+    return fdb_exec(d, "COMMIT", NULL, 0, NULL, NULL) < 0 ? -1 : 0;
+}
+
+void fdb_rollback(fdb_t *d)
+{
+    (void)fdb_exec(d, "ROLLBACK", NULL, 0, NULL, NULL);
+}

@@ -1,0 +1,364 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Batch decoding, validation and the BatchResponse (see batch.h). The body is untrusted:
+ * every length is checked against what remains before it is used. */
+#include "collector/ingest/batch.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { WT_VARINT = 0, WT_I64 = 1, WT_LEN = 2, WT_I32 = 5 };
+
+int coll_pb_varint(const uint8_t *buf, size_t len, size_t *pos, uint64_t *out)
+{
+    uint64_t x = 0;
+    for (unsigned i = 0; i < 10; i++) {
+        if (*pos >= len) {
+            return -1;
+        }
+        uint8_t b = buf[(*pos)++];
+        if (i == 9 && b > 1) {
+            return -1; /* more than 64 bits */
+        }
+        x |= (uint64_t)(b & 0x7F) << (7 * i);
+        if ((b & 0x80) == 0) {
+            *out = x;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+/* One field: its number, wire type and, for WT_LEN, the payload span. Skips the value. */
+typedef struct {
+    uint32_t field;
+    unsigned wt;
+    size_t off, len;
+} pb_field_t;
+
+static int next_field(const uint8_t *buf, size_t len, size_t *pos, pb_field_t *f)
+{
+    uint64_t tag, v;
+    if (coll_pb_varint(buf, len, pos, &tag) != 0 || tag > UINT32_MAX || (tag >> 3) == 0) {
+        return -1;
+    }
+    f->field = (uint32_t)(tag >> 3);
+    f->wt = (unsigned)(tag & 7);
+    switch (f->wt) {
+    case WT_VARINT: return coll_pb_varint(buf, len, pos, &v);
+    case WT_I64:
+    case WT_I32: {
+        size_t n = f->wt == WT_I64 ? 8 : 4;
+        if (len - *pos < n) {
+            return -1;
+        }
+        *pos += n;
+        return 0;
+    }
+    case WT_LEN:
+        if (coll_pb_varint(buf, len, pos, &v) != 0 || v > len - *pos) {
+            return -1;
+        }
+        f->off = *pos;
+        f->len = (size_t)v;
+        *pos += (size_t)v;
+        return 0;
+    default: return -1; /* groups (3, 4) and undefined types */
+    }
+}
+
+/* The report_id of a report that did not decode, if its field 1 is readable. */
+static void salvage_id(const uint8_t *buf, size_t len, coll_reject_t *rj)
+{
+    size_t pos = 0;
+    pb_field_t f;
+    while (pos < len && next_field(buf, len, &pos, &f) == 0) {
+        if (f.field == 1 && f.wt == WT_LEN && f.len <= DPM_REPORT_ID_BYTES) {
+            memcpy(rj->id, buf + f.off, f.len);
+            rj->id_len = (uint8_t)f.len;
+            return;
+        }
+    }
+}
+
+void coll_batch_count(coll_batch_t *b, uint32_t campaign_id, const char *reason, uint64_t n)
+{
+    for (size_t i = 0; i < b->ncounts; i++) {
+        if (b->counts[i].campaign_id == campaign_id && strcmp(b->counts[i].reason, reason) == 0) {
+            b->counts[i].count += n;
+            return;
+        }
+    }
+    if (b->ncounts == COLL_BATCH_MAX_COUNTS) {
+        b->counts[COLL_BATCH_MAX_COUNTS - 1].campaign_id = 0;
+        b->counts[COLL_BATCH_MAX_COUNTS - 1].reason = "other";
+        b->counts[COLL_BATCH_MAX_COUNTS - 1].count += n;
+        return;
+    }
+    b->counts[b->ncounts].campaign_id = campaign_id;
+    b->counts[b->ncounts].reason = reason;
+    b->counts[b->ncounts].count = n;
+    b->ncounts++;
+}
+
+/* Record a rejected report; -1 if memory ran out. */
+static int add_reject(coll_batch_t *b, const uint8_t *id, size_t id_len, uint32_t campaign_id,
+                      const char *reason)
+{
+    b->rejects_total++;
+    coll_batch_count(b, campaign_id, reason, 1);
+    if (b->nrejects >= COLL_REJECTS_LISTED) {
+        return 0;
+    }
+    if (b->nrejects == b->rejects_cap) {
+        size_t cap = b->rejects_cap ? 2 * b->rejects_cap : 16;
+        coll_reject_t *r = realloc(b->rejects, cap * sizeof(*r));
+        if (r == NULL) {
+            return -1;
+        }
+        b->rejects = r;
+        b->rejects_cap = cap;
+    }
+    coll_reject_t *rj = &b->rejects[b->nrejects++];
+    memset(rj, 0, sizeof(*rj));
+    if (id != NULL) {
+        memcpy(rj->id, id, id_len);
+        rj->id_len = (uint8_t)id_len;
+    }
+    rj->reason = reason;
+    return 0;
+}
+
+static int add_report(coll_batch_t *b, const dpm_report_t *rep, const uint8_t *raw, size_t len,
+                      int ci, uint32_t roc_groups)
+{
+    if (b->nreports == b->reports_cap) { /* only if the first pass undercounted: never */
+        size_t cap = b->reports_cap ? 2 * b->reports_cap : 16;
+        coll_report_t *r = realloc(b->reports, cap * sizeof(*r));
+        if (r == NULL) {
+            return -1;
+        }
+        b->reports = r;
+        b->reports_cap = cap;
+    }
+    coll_report_t *cr = &b->reports[b->nreports++];
+    memset(cr, 0, sizeof(*cr));
+    cr->raw = raw;
+    cr->raw_len = (uint32_t)len;
+    cr->campaign_index = ci;
+    memcpy(cr->report_id, rep->report_id, DPM_REPORT_ID_BYTES);
+    cr->campaign_id = rep->campaign_id;
+    cr->period = rep->period;
+    cr->mechanism = (uint8_t)rep->mechanism;
+    if (rep->mechanism == DPM_MECH_ID_TUPLE_MR || rep->mechanism == DPM_MECH_ID_TUPLE_ML) {
+        cr->group = rep->body.tuple.group;
+        cr->nvalues = (uint8_t)rep->body.tuple.nmetrics;
+        memcpy(cr->value, rep->body.tuple.value, cr->nvalues * sizeof(cr->value[0]));
+    } else if (rep->mechanism == DPM_MECH_ID_ROC_HIST) {
+        cr->group = roc_groups; /* the campaign decides how it is summed (agg_rocg.h) */
+    }
+    return 0;
+}
+
+int coll_batch_reject_report(coll_batch_t *b, size_t i, const char *reason)
+{
+    const coll_report_t *r = &b->reports[i];
+    return add_reject(b, r->report_id, DPM_REPORT_ID_BYTES, r->campaign_id, reason);
+}
+
+static int id_is_zero(const uint8_t *id)
+{
+    uint8_t acc = 0;
+    for (int i = 0; i < DPM_REPORT_ID_BYTES; i++) {
+        acc |= id[i];
+    }
+    return acc == 0;
+}
+
+static int check_one(const coll_campaigns_t *cs, const uint8_t *raw, size_t len, int64_t now,
+                     coll_batch_t *b)
+{
+    dpm_report_t rep;
+    if (dpm_report_decode(raw, len, &rep) != DPM_OK) {
+        coll_reject_t tmp;
+        memset(&tmp, 0, sizeof(tmp));
+        salvage_id(raw, len, &tmp);
+        return add_reject(b, tmp.id, tmp.id_len, 0, "malformed report");
+    }
+    int ci = coll_campaigns_index(cs, rep.campaign_id);
+    if (ci < 0) {
+        b->unknown_campaign = 1;
+        return add_reject(b, rep.report_id, DPM_REPORT_ID_BYTES, 0, "unknown campaign");
+    }
+    if (id_is_zero(rep.report_id)) {
+        return add_reject(b, rep.report_id, DPM_REPORT_ID_BYTES, rep.campaign_id,
+                          "missing report id");
+    }
+    const char *why = "invalid report";
+    const coll_campaign_t *c = &cs->c[ci];
+    if (dpm_mech_check_report(&c->mech, &rep, &why) != DPM_OK ||
+        coll_bounds_check(&c->bounds, &rep, &why) != 0) {
+        return add_reject(b, rep.report_id, DPM_REPORT_ID_BYTES, rep.campaign_id, why);
+    }
+    int window = coll_campaign_period_check(c, rep.period, now);
+    if (window != 0) {
+        return add_reject(b, rep.report_id, DPM_REPORT_ID_BYTES, rep.campaign_id,
+                          window < 0 ? "period not open yet" : "period closed");
+    }
+    return add_report(b, &rep, raw, len, ci,
+                      rep.mechanism == DPM_MECH_ID_ROC_HIST ? c->mech.params.roc_hist.groups : 0);
+}
+
+/* The number of field-1 entries, for sizing the report array (stops at a framing error). */
+static size_t count_reports(const uint8_t *body, size_t len)
+{
+    size_t pos = 0, n = 0;
+    pb_field_t f;
+    while (pos < len && next_field(body, len, &pos, &f) == 0) {
+        n += f.field == 1 && f.wt == WT_LEN;
+    }
+    return n;
+}
+
+int coll_batch_decode(const coll_campaigns_t *cs, const uint8_t *body, size_t len, int64_t now,
+                      coll_batch_t *b)
+{
+    size_t n = count_reports(body, len);
+    if (n > 0) {
+        b->reports = malloc(n * sizeof(*b->reports));
+        if (b->reports == NULL) {
+            return -1;
+        }
+        b->reports_cap = n;
+    }
+    size_t pos = 0;
+    while (pos < len) {
+        pb_field_t f;
+        size_t at = pos;
+        if (next_field(body, len, &pos, &f) != 0 || (f.field == 1 && f.wt != WT_LEN) ||
+            (f.field == 2 && f.wt != WT_VARINT)) {
+            b->malformed = 1;
+            break;
+        }
+        if (f.field == 2) {
+            uint64_t v = 0;
+            size_t p = at;
+            coll_pb_varint(body, len, &p, &v); /* the tag: known good */
+            coll_pb_varint(body, len, &p, &v);
+            b->lost_reports = v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+        }
+        if (f.field == 1 && check_one(cs, body + f.off, f.len, now, b) != 0) {
+            return -1;
+        }
+    }
+    if (b->malformed) {
+        /* Nothing of a broken batch is trusted: forget the per-report verdicts. */
+        b->nreports = 0;
+        b->nrejects = 0;
+        b->rejects_total = 0;
+        b->ncounts = 0;
+        b->unknown_campaign = 0;
+        b->lost_reports = 0;
+        return add_reject(b, NULL, 0, 0, "malformed batch");
+    }
+    return 0;
+}
+
+void coll_batch_free(coll_batch_t *b)
+{
+    free(b->reports);
+    free(b->rejects);
+    memset(b, 0, sizeof(*b));
+}
+
+int coll_batch_status(const coll_batch_t *b)
+{
+    if (b->malformed) {
+        return 400;
+    }
+    if (b->unknown_campaign) {
+        return 404;
+    }
+    return b->rejects_total > 0 ? 400 : 200;
+}
+
+static size_t put_varint(uint8_t *p, uint64_t v)
+{
+    size_t n = 0;
+    while (v >= 0x80) {
+        p[n++] = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    p[n++] = (uint8_t)v;
+    return n;
+}
+
+/* One Reject message (fields 1 and 2) into p; returns its size. p == NULL just measures. */
+static size_t put_reject(uint8_t *p, const uint8_t *id, size_t id_len, const char *reason)
+{
+    uint8_t tmp[16];
+    size_t rlen = strlen(reason);
+    size_t n = 0;
+    if (id_len > 0) {
+        n += 1 + put_varint(tmp, id_len) + id_len;
+    }
+    n += 1 + put_varint(tmp, rlen) + rlen;
+    if (p != NULL) {
+        size_t k = 0;
+        if (id_len > 0) {
+            p[k++] = 0x0A;
+            k += put_varint(p + k, id_len);
+            memcpy(p + k, id, id_len);
+            k += id_len;
+        }
+        p[k++] = 0x12;
+        k += put_varint(p + k, rlen);
+        memcpy(p + k, reason, rlen);
+    }
+    return n;
+}
+
+int coll_batch_response(const coll_batch_t *b, uint8_t **out, size_t *len)
+{
+    char more[48]; /* a Reject.reason fits 47 bytes (dpm.options) */
+    size_t unlisted = b->rejects_total - b->nrejects;
+    if (unlisted > 0) {
+        snprintf(more, sizeof(more), "%zu more rejects not listed", unlisted);
+    }
+    /* Upper bound: 2 varints of 11 bytes, per reject 1 + 10 + its body. */
+    size_t cap = 32 + (unlisted > 0 ? 11 + put_reject(NULL, NULL, 0, more) : 0);
+    for (size_t i = 0; i < b->nrejects; i++) {
+        cap += 11 + put_reject(NULL, b->rejects[i].id, b->rejects[i].id_len, b->rejects[i].reason);
+    }
+    uint8_t *p = malloc(cap);
+    if (p == NULL) {
+        return -1;
+    }
+    size_t n = 0;
+    if (b->accepted > 0) {
+        p[n++] = 0x08;
+        n += put_varint(p + n, b->accepted);
+    }
+    if (b->duplicates > 0) {
+        p[n++] = 0x10;
+        n += put_varint(p + n, b->duplicates);
+    }
+    for (size_t i = 0; i <= b->nrejects; i++) {
+        const uint8_t *id = NULL;
+        size_t id_len = 0;
+        const char *reason = more;
+        if (i < b->nrejects) {
+            id = b->rejects[i].id;
+            id_len = b->rejects[i].id_len;
+            reason = b->rejects[i].reason;
+        } else if (unlisted == 0) {
+            break;
+        }
+        p[n++] = 0x1A;
+        n += put_varint(p + n, put_reject(NULL, id, id_len, reason));
+        n += put_reject(p + n, id, id_len, reason);
+    }
+    *out = p;
+    *len = n;
+    return 0;
+}

@@ -1,0 +1,543 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Campaigns file parser (format in campaigns.h). Errors name the line and the problem: an
+ * operator fixing a campaigns file should not need to read this code. */
+#include "collector/ingest/campaigns.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <math.h>
+#include <string.h>
+#include <time.h>
+
+#include "mech/agg_rocg.h"
+#include "mech/campaigns_auc.h"
+#include "common/edges.h"
+#include "common/err.h"
+#include "common/text_list.h"
+
+/* a roc_hist campaign's 63 edges, written at full precision by `dpm-sim campaigns`, take 888 */
+#define LINE_MAX_CHARS 2048
+#define FILE_MAX_BYTES (1u << 20)
+
+typedef struct {
+    dpm_campaign_t c;
+    coll_campaign_opts_t o; /* collector-side options (not sent to devices) */
+    int have_bins, have_group_eps;
+    int have_id, have_mech, have_eps, have_budget, have_period, have_groups, have_metrics,
+        have_frac, have_max_examples, have_quota, have_start, have_slack, have_late;
+    int line;          /* where the block started */
+    unsigned auc_seen; /* keys of campaigns_auc.h given */
+    /* fedauc_phase.h keys, by coll_fedauc_key's index */
+    int have_fedauc[COLL_FEDAUC_KEYS + 1];
+} block_t;
+
+/* "1764547200" (Unix seconds) or "2025-12-01T00:00:00Z" (UTC). */
+static int parse_time(const char *v, int64_t *out)
+{
+    int y, mo, d, h, mi, se;
+    char z = 0;
+    int n = 0;
+    if (sscanf(v, "%4d-%2d-%2dT%2d:%2d:%2d%c%n", &y, &mo, &d, &h, &mi, &se, &z, &n) == 7 &&
+        z == 'Z' && v[n] == '\0' && y >= 1970 && mo >= 1 && mo <= 12 && d >= 1 && d <= 31 &&
+        h <= 23 && mi <= 59 && se <= 60) {
+        struct tm tm;
+        memset(&tm, 0, sizeof(tm));
+        tm.tm_year = y - 1900;
+        tm.tm_mon = mo - 1;
+        tm.tm_mday = d;
+        tm.tm_hour = h;
+        tm.tm_min = mi;
+        tm.tm_sec = se;
+        *out = (int64_t)timegm(&tm);
+        return 0;
+    }
+    if (*v == '\0' || strlen(v) > 12) {
+        return -1;
+    }
+    int64_t x = 0;
+    for (const char *p = v; *p; p++) {
+        if (*p < '0' || *p > '9') {
+            return -1;
+        }
+        x = x * 10 + (*p - '0');
+    }
+    *out = x;
+    return 0;
+}
+
+/* Unsigned decimal in [lo, hi]. */
+static int parse_u32(const char *v, uint32_t lo, uint32_t hi, uint32_t *out)
+{
+    if (*v == '\0' || strlen(v) > 10) {
+        return -1;
+    }
+    uint64_t x = 0;
+    for (const char *p = v; *p; p++) {
+        if (*p < '0' || *p > '9') {
+            return -1;
+        }
+        x = x * 10u + (uint64_t)(*p - '0');
+    }
+    if (x < lo || x > hi) {
+        return -1;
+    }
+    *out = (uint32_t)x;
+    return 0;
+}
+
+static int metric_from_name(const char *s, size_t n, dpm_metric_t *m)
+{
+    static const struct {
+        const char *name;
+        dpm_metric_t m;
+    } names[] = {{"tpr", DPM_METRIC_TPR},
+                 {"fpr", DPM_METRIC_FPR},
+                 {"accuracy", DPM_METRIC_ACCURACY},
+                 {"precision", DPM_METRIC_PRECISION}};
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+        if (strlen(names[i].name) == n && memcmp(names[i].name, s, n) == 0) {
+            *m = names[i].m;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+static int parse_metrics(const char *v, dpm_campaign_t *c)
+{
+    c->nmetrics = 0;
+    const char *p = v;
+    for (;;) {
+        const char *e = strchr(p, ',');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        char *s = (char *)p;
+        text_trim_span(&s, &n);
+        dpm_metric_t m;
+        if (n == 0 || metric_from_name(s, n, &m) != 0 || c->nmetrics >= DPM_CAMPAIGN_MAX_METRICS) {
+            return -1;
+        }
+        for (uint32_t i = 0; i < c->nmetrics; i++) {
+            if (c->metrics[i] == m) {
+                return -1;
+            }
+        }
+        c->metrics[c->nmetrics++] = m;
+        if (e == NULL) {
+            return 0;
+        }
+        p = e + 1;
+    }
+}
+
+/* roc_hist: "bins = B" or "edges = e1, e2, ..." (host-sim/common/edges.h, shared with dpm-sim). */
+static int parse_bins(const char *key, const char *v, dpm_campaign_t *c)
+{
+    char why[128];
+    return strcmp(key, "bins") == 0
+               ? edges_parse_bins(v, c->bin_edges, &c->nbins, why, sizeof(why))
+               : edges_parse_list(v, c->bin_edges, &c->nbins, why, sizeof(why));
+}
+
+static int set_key(block_t *b, const char *key, const char *v, int line, char *err, size_t cap)
+{
+    int *have = NULL;
+    int bad = 0, twice = 0, k;
+    const char *expect = "";
+    if (strcmp(key, "id") == 0) {
+        have = &b->have_id;
+        bad = parse_u32(v, 1, UINT32_MAX, &b->c.id);
+        expect = "an integer 1 .. 4294967295";
+    } else if (strcmp(key, "mechanism") == 0) {
+        have = &b->have_mech;
+        if (strcmp(v, "tuple_mr") == 0) {
+            b->c.mechanism = DPM_MECH_ID_TUPLE_MR;
+        } else if (strcmp(v, "tuple_ml") == 0) {
+            b->c.mechanism = DPM_MECH_ID_TUPLE_ML;
+        } else if (strcmp(v, "roc_hist") == 0) {
+            b->c.mechanism = DPM_MECH_ID_ROC_HIST;
+        } else if (coll_fedauc_mechanism(v, &b->c.mechanism) == 0) {
+        } else {
+            bad = coll_auc_mech_from_name(v, &b->c.mechanism) != 0;
+        }
+        expect = "tuple_mr, tuple_ml, roc_hist, dpauc, ustat_bins, ustat_tree, fedauc_rr or "
+                 "fedauc_lap";
+    } else if (strcmp(key, "bins") == 0 || strcmp(key, "edges") == 0) {
+        have = &b->have_bins;
+        bad = parse_bins(key, v, &b->c);
+        expect = "bins: an integer 2 .. DPM_MAX_BINS; edges: increasing scores in (0, 1]";
+    } else if (strcmp(key, "eps") == 0) {
+        have = &b->have_eps;
+        bad = dpm_eps_from_decimal(v, &b->c.eps.q16) != DPM_OK;
+        expect = "a plain decimal in (0, DPM_EPS_MAX], e.g. 1 or 0.5";
+    } else if (strcmp(key, "budget") == 0) {
+        have = &b->have_budget;
+        bad = dpm_eps_from_decimal(v, &b->c.budget.q16) != DPM_OK;
+        expect = "a plain decimal in (0, DPM_EPS_MAX]";
+    } else if (strcmp(key, "period_seconds") == 0) {
+        have = &b->have_period;
+        bad = parse_u32(v, 1, UINT32_MAX, &b->c.period_seconds);
+        expect = "an integer >= 1";
+    } else if (strcmp(key, "groups") == 0) {
+        have = &b->have_groups;
+        bad = parse_u32(v, 0, UINT32_MAX, &b->c.groups);
+        expect = "an integer";
+    } else if (strcmp(key, "group_eps") == 0) {
+        have = &b->have_group_eps;
+        bad = dpm_eps_from_decimal(v, &b->c.group_eps.q16) != DPM_OK;
+        expect = "a plain decimal in (0, eps), e.g. 0.5";
+    } else if (strcmp(key, "metrics") == 0) {
+        have = &b->have_metrics;
+        bad = parse_metrics(v, &b->c);
+        expect = "1 to 4 distinct of tpr, fpr, accuracy, precision, comma-separated";
+    } else if (strcmp(key, "frac_bits") == 0) {
+        have = &b->have_frac;
+        bad = parse_u32(v, 0, 64, &b->c.frac_bits);
+        expect = "an integer";
+    } else if (strcmp(key, "max_examples") == 0) {
+        have = &b->have_max_examples;
+        bad = parse_u32(v, 1, COLL_MAX_EXAMPLES_LIMIT, &b->o.max_examples);
+        expect = "an integer 1 .. 16777216";
+    } else if (strcmp(key, "device_quota") == 0) {
+        have = &b->have_quota;
+        bad = parse_u32(v, 1, 1000000, &b->o.device_quota);
+        expect = "an integer 1 .. 1000000";
+    } else if (strcmp(key, "start") == 0) {
+        have = &b->have_start;
+        bad = parse_time(v, &b->o.start);
+        expect = "Unix seconds or YYYY-MM-DDTHH:MM:SSZ";
+    } else if (strcmp(key, "clock_slack_seconds") == 0) {
+        have = &b->have_slack;
+        bad = parse_u32(v, 0, 86400, &b->o.slack_seconds);
+        expect = "an integer 0 .. 86400";
+    } else if (strcmp(key, "late_seconds") == 0) {
+        have = &b->have_late;
+        bad = parse_u32(v, 0, UINT32_MAX, &b->o.late_seconds);
+        expect = "an integer >= 0";
+    } else if (coll_names_key(key, v, &b->o.names, &bad, &twice, &expect)) {
+        return twice ? host_fail(err, cap, "line %d: '%s' given twice in one campaign", line, key)
+               : bad ? host_fail(err, cap, "line %d: bad %s '%s' (want %s)", line, key, v, expect)
+                     : 0;
+    } else if ((k = coll_fedauc_key(key, v, &b->c, &b->o.fedauc, &bad, &expect)) > 0) {
+        have = &b->have_fedauc[k];
+    } else {
+        int rc = coll_auc_key(&b->c, &b->auc_seen, key, v, &expect);
+        if (rc == 0) {
+            return 0;
+        }
+        if (rc < 0) {
+            return expect == NULL
+                       ? host_fail(err, cap, "line %d: '%s' given twice in one campaign", line, key)
+                       : host_fail(err, cap, "line %d: bad %s '%s' (want %s)", line, key, v,
+                                   expect);
+        }
+        return host_fail(err, cap, "line %d: unknown key '%s'", line, key);
+    }
+    if (*have) {
+        return host_fail(err, cap, "line %d: '%s' given twice in one campaign", line, key);
+    }
+    if (bad) {
+        return host_fail(err, cap, "line %d: bad %s '%s' (want %s)", line, key, v, expect);
+    }
+    *have = 1;
+    return 0;
+}
+
+/* roc_hist with groups (agg_rocg.h): the build's groups and the collector's storage bound. */
+static int rocg_check(const block_t *b, char *err, size_t cap)
+{
+    uint32_t G = b->c.groups, B = b->c.nbins + 1u;
+    if (G < 2 || G > DPM_MAX_GROUPS) {
+        return host_fail(err, cap,
+                         "campaign at line %d: roc_hist groups must be 2 .. %d (this build)",
+                         b->line, DPM_MAX_GROUPS);
+    }
+    if (coll_rocg_len(G, B) > COLL_VEC_LEN) {
+        return host_fail(
+            err, cap,
+            "campaign at line %d: %u groups x %u bins exceed the collector's per-group "
+            "sums (groups x (bins + 1) x (2 bins + 1) <= %u: 2 groups up to 44 bins, 4 up "
+            "to 31, 8 up to 21, 16 up to 15)",
+            b->line, G, B, (unsigned)COLL_VEC_LEN);
+    }
+    return 0;
+}
+
+/* Once built: exact sums of products need small cells; the estimator takes the parameters. */
+static int rocg_finish(const coll_campaign_t *cc, const block_t *b, char *err, size_t cap)
+{
+    const dpm_roc_hist_t *rh = &cc->mech.params.roc_hist;
+    int64_t cell =
+        cc->bounds.cell_hi > -cc->bounds.cell_lo ? cc->bounds.cell_hi : -cc->bounds.cell_lo;
+    if (cell > COLL_ROCG_CELL_MAX) {
+        return host_fail(err, cap,
+                         "campaign %u (line %d): with groups a report's cells must stay within %d "
+                         "(max_examples + noise bound is %lld): lower max_examples or raise eps",
+                         b->c.id, b->line, COLL_ROCG_CELL_MAX, (long long)cell);
+    }
+    dpm_roc_groups_params_t p;
+    if (dpm_roc_groups_params_init(
+            &p, rh->groups, rh->bins.count, rh->group_grr.keep, rh->group_grr.other,
+            (double)rh->lap.scale_num / (double)rh->lap.scale_den) != DPM_OK) {
+        return host_fail(err, cap,
+                         "campaign %u (line %d): no per-group estimator for these parameters",
+                         b->c.id, b->line);
+    }
+    return 0;
+}
+
+static int finish_block(block_t *b, coll_campaigns_t *out, char *err, size_t cap)
+{
+    static const char *required[] = {"id", "mechanism", "eps", "groups", "metrics"};
+    int roc = b->c.mechanism == DPM_MECH_ID_ROC_HIST;
+    int fa = coll_fedauc_is((uint32_t)b->c.mechanism);
+    if (roc && (!b->have_bins || b->have_metrics)) {
+        return host_fail(
+            err, cap, "campaign at line %d: roc_hist needs bins or edges, and no metrics", b->line);
+    }
+    if (roc && b->have_groups && rocg_check(b, err, cap) != 0) {
+        return -1;
+    }
+    if (b->have_group_eps && !(roc && b->have_groups)) {
+        return host_fail(err, cap, "campaign at line %d: group_eps is for roc_hist with groups",
+                         b->line);
+    }
+    if (!roc && b->have_bins) {
+        return host_fail(err, cap, "campaign at line %d: bins / edges are for roc_hist", b->line);
+    }
+    int auc = coll_auc_mech(b->c.mechanism);
+    int dpauc = b->c.mechanism == DPM_MECH_ID_DPAUC;
+    const char *auc_why = "";
+    if (coll_auc_finish(&b->c, b->auc_seen, b->have_groups, b->have_metrics, &auc_why) != 0) {
+        return host_fail(err, cap, "campaign at line %d: %s", b->line, auc_why);
+    }
+    if (!roc && !dpauc && !fa && b->have_max_examples) {
+        return host_fail(err, cap,
+                         "campaign at line %d: max_examples is for roc_hist, dpauc and fedauc",
+                         b->line);
+    }
+    if (fa && b->o.max_examples > DPM_FEDAUC_MAX_EXAMPLES) {
+        return host_fail(err, cap,
+                         "campaign at line %d: fedauc max_examples is at most %u (the scores one "
+                         "upload can hold)",
+                         b->line, (unsigned)DPM_FEDAUC_MAX_EXAMPLES);
+    }
+    const int have[] = {b->have_id, b->have_mech, b->have_eps, b->have_groups || roc || auc || fa,
+                        b->have_metrics || roc || auc || fa};
+    for (size_t i = 0; i < sizeof(have) / sizeof(have[0]); i++) {
+        if (!have[i]) {
+            return host_fail(err, cap, "campaign at line %d: missing '%s'", b->line, required[i]);
+        }
+    }
+    const char *names_why = coll_names_finish(&b->o.names, b->c.groups);
+    if (names_why != NULL) {
+        return host_fail(err, cap, "campaign at line %d: %s", b->line, names_why);
+    }
+    if (!b->have_budget) {
+        b->c.budget = b->c.eps;
+    }
+    if (!b->have_period) {
+        b->c.period_seconds = 86400;
+    }
+    const char *fa_why = coll_fedauc_finish(&b->c, &b->o.fedauc, b->have_fedauc);
+    if (fa_why != NULL) {
+        return host_fail(err, cap, "campaign at line %d: %s", b->line, fa_why);
+    }
+    if (!b->have_frac) {
+        b->c.frac_bits = b->c.mechanism == DPM_MECH_ID_TUPLE_ML ? DPM_FRAC_BITS : 0;
+    }
+    if (!b->have_max_examples) {
+        b->o.max_examples = roc || dpauc || fa ? COLL_DEFAULT_MAX_EXAMPLES : 0;
+    }
+    if (!b->have_quota) {
+        b->o.device_quota = COLL_DEFAULT_DEVICE_QUOTA;
+    }
+    if (!b->have_slack) {
+        b->o.slack_seconds = COLL_DEFAULT_CLOCK_SLACK;
+    }
+    if (!b->have_late) {
+        b->o.late_seconds = b->c.period_seconds;
+    }
+    b->o.has_start = b->have_start;
+    if (coll_campaigns_find(out, b->c.id) != NULL) {
+        return host_fail(err, cap, "campaign at line %d: id %u used twice", b->line, b->c.id);
+    }
+    if (out->n >= COLL_MAX_CAMPAIGNS) {
+        return host_fail(err, cap, "campaign at line %d: more than %d campaigns", b->line,
+                         COLL_MAX_CAMPAIGNS);
+    }
+    coll_campaign_t *cc = &out->c[out->n];
+    memset(cc, 0, sizeof(*cc));
+    const char *why = "";
+    if (dpm_mech_init(&cc->mech, &b->c, &why) != DPM_OK) {
+        return host_fail(err, cap, "campaign %u (line %d): %s", b->c.id, b->line, why);
+    }
+    const dpm_tuple_t *t = &cc->mech.params.tuple;
+    dpm_status_t st = DPM_OK;
+    if (auc || fa) {
+        /* estimator parameters: at estimate time (estimate_auc.c; FedAUC's from the mechanism,
+         * fedauc_sums.c) */
+    } else if (roc) {
+        const dpm_laplace_t *lap = &cc->mech.params.roc_hist.lap;
+        st = dpm_roc_params_init(&cc->roc, cc->mech.params.roc_hist.bins.count,
+                                 (double)lap->scale_num / (double)lap->scale_den);
+        if (st == DPM_OK) { /* the bin widths of auc_unbinned */
+            st = dpm_roc_params_set_edges(&cc->roc, cc->mech.campaign.bin_edges,
+                                          cc->mech.campaign.nbins);
+        }
+    } else if (t->kind == DPM_TUPLE_MR) {
+        st = dpm_disp_params_campaign_mr(&cc->disp, t->groups, t->group_grr.keep,
+                                         t->group_grr.other, t->value.rr.keep);
+    } else {
+        double scale = (double)t->value.lap.scale_num / (double)t->value.lap.scale_den;
+        st = dpm_disp_params_campaign_ml(&cc->disp, t->groups, t->group_grr.keep,
+                                         t->group_grr.other, scale, scale, t->frac_bits);
+    }
+    if (st != DPM_OK) {
+        return host_fail(err, cap, "campaign %u (line %d): no estimator for these parameters (%s)",
+                         b->c.id, b->line, dpm_strerror(st));
+    }
+    if (coll_bounds_init(&cc->bounds, &cc->mech, b->o.max_examples) != 0) {
+        return host_fail(err, cap, "campaign %u (line %d): cannot bound its reports", b->c.id,
+                         b->line);
+    }
+    if (roc && b->c.groups != 0 && rocg_finish(cc, b, err, cap) != 0) {
+        return -1; /* its own, more precise limit first (cells of exact products) */
+    }
+    const char *cap_why = coll_bounds_capacity_why(&cc->bounds);
+    if (cap_why != NULL) {
+        return host_fail(err, cap, "campaign %u (line %d): %s", b->c.id, b->line, cap_why);
+    }
+    cc->opts = b->o;
+    if (dpm_campaign_encode(&b->c, cc->pb, sizeof(cc->pb), &cc->pb_len) != DPM_OK) {
+        return host_fail(err, cap, "campaign %u (line %d): cannot encode", b->c.id, b->line);
+    }
+    out->n++;
+    return 0;
+}
+
+int coll_campaigns_parse(const char *text, size_t len, coll_campaigns_t *out, char *err,
+                         size_t errcap)
+{
+    memset(out, 0, sizeof(*out));
+    block_t b;
+    int in_block = 0;
+    text_lines_t lines;
+    text_lines_init(&lines, text, len);
+    char buf[LINE_MAX_CHARS + 1], *s;
+    int got;
+    while ((got = text_lines_next(&lines, buf, sizeof(buf), &s)) != TEXT_LINE_END) {
+        int line = lines.line;
+        if (got == TEXT_LINE_TOO_LONG) {
+            return host_fail(err, errcap, "line %d: longer than %d characters", line,
+                             LINE_MAX_CHARS);
+        }
+        if (got == TEXT_LINE_NUL) {
+            return host_fail(err, errcap, "line %d: contains a NUL byte", line);
+        }
+        if (strcmp(s, "[campaign]") == 0) {
+            if (in_block && finish_block(&b, out, err, errcap) != 0) {
+                return -1;
+            }
+            memset(&b, 0, sizeof(b));
+            b.line = line;
+            in_block = 1;
+            continue;
+        }
+        char *eq = strchr(s, '=');
+        if (eq == NULL) {
+            return host_fail(err, errcap, "line %d: expected '[campaign]' or 'key = value'", line);
+        }
+        if (!in_block) {
+            return host_fail(err, errcap, "line %d: 'key = value' before the first [campaign]",
+                             line);
+        }
+        *eq = '\0';
+        if (set_key(&b, text_trim(s), text_trim(eq + 1), line, err, errcap) != 0) {
+            return -1;
+        }
+    }
+    if (in_block && finish_block(&b, out, err, errcap) != 0) {
+        return -1;
+    }
+    if (out->n == 0) {
+        return host_fail(err, errcap, "no [campaign] block");
+    }
+    return 0;
+}
+
+int coll_campaigns_load(const char *path, coll_campaigns_t *out, char *err, size_t errcap)
+{
+    char *text = NULL;
+    size_t n = 0;
+    int got = text_read_file(path, FILE_MAX_BYTES, &text, &n);
+    if (got != 0) {
+        return got == TEXT_FILE_OPEN
+                   ? host_fail(err, errcap, "cannot open %s: %s", path, strerror(errno))
+               : got == TEXT_FILE_NOMEM
+                   ? host_fail(err, errcap, "out of memory")
+                   : host_fail(err, errcap, "%s: %s", path,
+                               got == TEXT_FILE_READ ? "read error" : "larger than 1 MiB");
+    }
+    char msg[384];
+    int rc = coll_campaigns_parse(text, n, out, msg, sizeof(msg));
+    free(text);
+    if (rc != 0) {
+        return host_fail(err, errcap, "%s: %s", path, msg);
+    }
+    return 0;
+}
+
+int coll_campaigns_index(const coll_campaigns_t *cs, uint32_t id)
+{
+    for (size_t i = 0; i < cs->n; i++) {
+        if (cs->c[i].mech.campaign.id == id) {
+            return (int)i;
+        }
+    }
+    return -1;
+}
+
+const coll_campaign_t *coll_campaigns_find(const coll_campaigns_t *cs, uint32_t id)
+{
+    int i = coll_campaigns_index(cs, id);
+    return i < 0 ? NULL : &cs->c[i];
+}
+
+const char *coll_mechanism_name(dpm_mech_id_t m)
+{
+    if (coll_fedauc_is((uint32_t)m)) {
+        return m == DPM_MECH_ID_FEDAUC_RR ? "fedauc_rr" : "fedauc_lap";
+    }
+    return m == DPM_MECH_ID_TUPLE_MR     ? "tuple_mr"
+           : m == DPM_MECH_ID_TUPLE_ML   ? "tuple_ml"
+           : m == DPM_MECH_ID_ROC_HIST   ? "roc_hist"
+           : m == DPM_MECH_ID_DPAUC      ? "dpauc"
+           : m == DPM_MECH_ID_USTAT_BINS ? "ustat_bins"
+           : m == DPM_MECH_ID_USTAT_TREE ? "ustat_tree"
+                                         : "unknown";
+}
+
+const char *coll_metric_name(dpm_metric_t m)
+{
+    switch (m) {
+    case DPM_METRIC_TPR: return "tpr";
+    case DPM_METRIC_FPR: return "fpr";
+    case DPM_METRIC_ACCURACY: return "accuracy";
+    case DPM_METRIC_PRECISION: return "precision";
+    default: return "unknown";
+    }
+}
+
+int coll_campaign_period_check(const coll_campaign_t *c, uint32_t period, int64_t now)
+{
+    const coll_campaign_opts_t *o = &c->opts;
+    if (!o->has_start) {
+        return 0;
+    }
+    int64_t len = (int64_t)c->mech.campaign.period_seconds;
+    int64_t open = o->start + (int64_t)period * len - (int64_t)o->slack_seconds;
+    int64_t close = o->start + ((int64_t)period + 1) * len + (int64_t)o->late_seconds +
+                    (int64_t)o->slack_seconds;
+    return now < open ? -1 : now >= close ? 1 : 0;
+}

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The reproduction of Sun et al.'s FedAUC tables (spec/fedauc-sun2022.md §2, §3, §5.5), run by
+ * `dpm-sim repro fedauc`. References: host-sim/scenarios/paper-fedauc.ref (Tables 5, 1, 7 and 2
+ * as printed). The Criteo data and the paper's model are not available offline, so the
+ * experiment uses the spec's recipe (§3.1): synthetic binormal scores with the small Criteo
+ * evaluation set's sizes (M = 458,407, P = 117,317) and the paper's AUCs; the standard
+ * deviations depend only on M, P, the AUC, the partition and eps, and those are compared with
+ * the paper (within +-20%). Each run's aggregate is drawn with the law of the devices' reports
+ * (exact mode: dpm-sim's fedauc modules check it against the SDK, tests/e2e/test_sim_fedauc.py)
+ * and estimated by host-sim/estimate/fedauc. Every cell also runs with the paper's mechanism
+ * (continuous Laplace, RR with the paper's rho) into <table>_paper_mech, never counted, and each
+ * cell outside +-20% gets its analytic account (repro_fedauc_explain.h). Writes OUT/fedauc.json
+ * and OUT/fedauc.md. */
+#ifndef DPM_SIM_REPRO_FEDAUC_H
+#define DPM_SIM_REPRO_FEDAUC_H
+
+#include "dpm/fedauc.h"
+#include "sim/repro/repro_cells.h"
+#include "sim/repro/repro_disparity.h"
+#include "sim/pop/sim_rng.h"
+
+int repro_fedauc(const repro_opts_t *o, repro_t *r, double *seconds);
+
+/* A client's statistics (doubled ranks R): n, positives, sum R y, S = sum R, max R,
+ * D = max |n R - S|, t = sum (n R - S) y. */
+typedef struct {
+    uint32_t n, p, max_rank2;
+    uint64_t sum2, sum_rank2, maxdev;
+    int64_t t;
+} repro_fa_client_t;
+
+/* A client's fedauc_lap report body with the SDK's noise (the law of dpm_fedauc_perturb's
+ * draws: sensitivity and split of f's variant), from rng; m = M. Also used by
+ * repro_auc_compare. */
+void repro_fa_lap_body(const dpm_fedauc_t *f, uint64_t m, const repro_fa_client_t *cl,
+                       sim_rng_t *rng, dpm_fedauc_report_t *b);
+
+#endif /* DPM_SIM_REPRO_FEDAUC_H */

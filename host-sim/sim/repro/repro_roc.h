@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* `dpm-sim repro roc`: roc_hist against the DPAUC baseline side by side in one run (issue 17
+ * item 7): the same 10^5 pooled examples (binormal, AUC 0.80, 30 % positives), 15 parties,
+ * eps = 1, N = B = 25 and N = B = 100 (roc_hist: B uniform score bins; dpauc: N linspace
+ * thresholds), 100 runs (--quick 20). Both in exact mode: a summed cell is its pooled count plus
+ * the sum of 15 discrete Laplace draws of the device's scale (roc_hist 2 / eps; dpauc 4N / eps
+ * published, 2N / eps tight), the same distribution as 15 reports through the SDK, and the only
+ * way past the build's 64 bins and 25 thresholds. Servers: roc_hist's unbinned AUC (within-bin
+ * pairs by linear densities: auc_unbinned of estimate/roc.h) and its binned AUC (ties 1/2), both
+ * from the unbiased sums and checked equal to dpm_roc_estimate where B <= 64; dpauc A and B
+ * (estimate/dpauc.h). Cells (OUT/roc.json, table vs_dpauc): DPAUC RMSE / roc_hist RMSE against
+ * the exact pooled AUC, cols A_B25 .. Btight_B100 with roc_hist's unbinned AUC, beside issue
+ * 17's targets (5x A, 10x B: a target, not a paper number), and cols A_B25_binned .. with its
+ * binned AUC (info); table rmse: each estimator's RMSE against the exact AUC and against its own
+ * target (the noiseless value of its estimator on the pooled counts), which says where the
+ * error comes from. */
+#ifndef DPM_SIM_REPRO_ROC_H
+#define DPM_SIM_REPRO_ROC_H
+
+#include <stdint.h>
+
+#include "sim/repro/repro_cells.h"
+#include "sim/repro/repro_disparity.h"
+
+int repro_roc(const repro_opts_t *o, repro_t *r, double *seconds);
+
+/* roc_hist's AUC from summed (noised) per-bin counts: sum_b u_b (C_{b+1} + x_b / 2) / (P N)
+ * (estimate/roc.h), for any number of bins; NaN when P or N is not positive. */
+double repro_roc_auc_sums(const double *pos, const double *neg, uint32_t bins);
+
+/* roc_hist's unbinned AUC (auc_unbinned of estimate/roc.h) of summed counts in B uniform bins,
+ * bin by bin from the formula (u_b C_{b+1} + x_b u_b / 2 + (w² / 12)(u_b p'_b - x_b q'_b)), for
+ * any number of bins: an implementation apart from the estimator's kernel; NaN as above. */
+double repro_roc_auc_unbinned_sums(const double *pos, const double *neg, uint32_t bins);
+
+#endif /* DPM_SIM_REPRO_ROC_H */

@@ -1,0 +1,505 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Network mode (see netmode.h): device clients over TLS (port/tls) posting dpm.v1.Batch bodies
+ * with the SDK's HTTP/1.1 client, then the collector's estimate for the cross-check. */
+#include "sim/run/netmode.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "dpm/port_posix.h"
+#include "dpm/port_tls.h"
+#include "dpm/upload.h"
+#include "common/json_read.h"
+
+#define CONNECT_TIMEOUT_MS 5000u
+#define IO_WAIT_MS 1000u
+#define REQUEST_TIMEOUT_MS 30000u
+#define ATTEMPTS 5        /* tries of one batch (the same bytes) before the run fails */
+#define THROTTLED_MAX 120 /* 429 / 503 answers (rate or memory limits) waited out per batch */
+#define CA_MAX 65536u
+#define HEAD_MAX 512u
+#define RESPONSE_MAX 65536u
+#define ESTIMATE_MAX (4u << 20)
+/* bytes of one report inside a Batch: tag, length varint (two bytes: reports are < 2^14), report */
+#define FRAMED_MAX (DPM_REPORT_MAX_BYTES + 3u)
+SIM_STATIC_ASSERT(DPM_REPORT_MAX_BYTES < (1u << 14), framed_length_two_varint_bytes);
+
+typedef struct {
+    dpm_posix_tcp_t tcp;
+    dpm_tls_t tls; /* must not move while open: clients live in one heap array */
+    dpm_transport_t t;
+    int open;
+} conn_t;
+
+typedef struct {
+    const sim_cfg_t *cfg;
+    const sim_pop_t *pop;
+    const sim_net_opts_t *o;
+    const uint8_t *ca;
+    size_t ca_len;
+    const char *token; /* "" when none */
+    char host_header[80];
+    uint32_t run;
+    unsigned index;
+    uint64_t lo, hi;
+    dpm_posix_rng_t drbg;
+    conn_t conn;
+    sim_agg_t agg;
+    uint64_t reports;
+    int round; /* two-round mechanisms (FedAUC): 1 uploads, 2 ranks and reports; else 0 */
+    int failed;
+    char err[256];
+} client_t;
+
+static void close_tcp(void *ctx)
+{
+    dpm_posix_tcp_close(ctx);
+}
+
+static void conn_close(conn_t *c)
+{
+    if (c->open) {
+        (void)dpm_tls_close(&c->tls);
+        c->open = 0;
+    }
+}
+
+static int conn_open(client_t *cl)
+{
+    conn_t *c = &cl->conn;
+    conn_close(c);
+    memset(&c->tcp, 0, sizeof(c->tcp));
+    if (dpm_posix_tcp_connect(&c->tcp, cl->o->host, cl->o->port, CONNECT_TIMEOUT_MS) != 0) {
+        snprintf(cl->err, sizeof(cl->err), "cannot connect to %s:%u", cl->o->host,
+                 (unsigned)cl->o->port);
+        return -1;
+    }
+    c->tcp.timeout_ms = IO_WAIT_MS;
+    dpm_tls_config_t tc;
+    memset(&tc, 0, sizeof(tc));
+    tc.ca = cl->ca;
+    tc.ca_len = cl->ca_len;
+    tc.hostname = cl->o->server_name;
+    tc.raw = dpm_posix_tcp(&c->tcp);
+    tc.raw_close = close_tcp;
+    tc.rng = dpm_posix_rng(&cl->drbg);
+    tc.clock = dpm_posix_clock();
+    tc.handshake_timeout_ms = CONNECT_TIMEOUT_MS;
+    if (dpm_tls_connect(&c->tls, &tc) != DPM_OK) {
+        snprintf(cl->err, sizeof(cl->err), "TLS to %s failed: %s", cl->o->server_name,
+                 dpm_tls_reason(&c->tls));
+        return -1;
+    }
+    c->t = dpm_tls_transport(&c->tls);
+    c->open = 1;
+    return 0;
+}
+
+/* Add "Authorization: Bearer TOKEN" to a request head (before its blank line). */
+static int add_token(const client_t *cl, uint8_t *head, size_t cap, size_t *hlen)
+{
+    size_t tl = strlen(cl->token);
+    if (tl == 0) {
+        return 0;
+    }
+    size_t extra = 24 + tl;
+    if (*hlen < 2 || *hlen + extra > cap) {
+        return -1;
+    }
+    int n = snprintf((char *)head + *hlen - 2, cap - *hlen + 2, "Authorization: Bearer %s\r\n\r\n",
+                     cl->token);
+    *hlen += (size_t)n - 2;
+    return 0;
+}
+
+/* One request (head + body) and its response into *resp. DPM_OK or a transport/HTTP error. */
+static dpm_status_t exchange(client_t *cl, const uint8_t *head, size_t hlen, const uint8_t *body,
+                             size_t blen, dpm_http_response_t *resp)
+{
+    dpm_clock_t clock = dpm_posix_clock();
+    uint64_t deadline = clock.monotonic_ms(clock.ctx) + REQUEST_TIMEOUT_MS;
+    dpm_status_t st = dpm_http_send_all(&cl->conn.t, &clock, deadline, head, hlen);
+    if (st == DPM_OK && blen > 0) {
+        st = dpm_http_send_all(&cl->conn.t, &clock, deadline, body, blen);
+    }
+    if (st == DPM_OK) {
+        st = dpm_http_read_response(&cl->conn.t, &clock, deadline, resp);
+    }
+    return st;
+}
+
+/* Post one batch until the collector answers; 200 adds the reports to the local aggregate. */
+static int post_batch(client_t *cl, const uint8_t *body, size_t blen, const dpm_report_t *reps,
+                      size_t n)
+{
+    uint8_t head[HEAD_MAX], rbody[RESPONSE_MAX];
+    size_t hlen = 0;
+    if (dpm_http_write_request(head, sizeof(head), cl->host_header, "/v1/reports", (uint32_t)blen,
+                               &hlen) != DPM_OK ||
+        add_token(cl, head, sizeof(head), &hlen) != 0) {
+        snprintf(cl->err, sizeof(cl->err), "cannot write the request head");
+        return -1;
+    }
+    int throttled = 0;
+    for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
+        if (!cl->conn.open && conn_open(cl) != 0) {
+            continue;
+        }
+        dpm_http_response_t resp;
+        dpm_http_response_init(&resp, rbody, sizeof(rbody));
+        dpm_status_t st = exchange(cl, head, hlen, body, blen, &resp);
+        if (st != DPM_OK) { /* no answer: resend the same bytes on a fresh connection */
+            conn_close(&cl->conn);
+            snprintf(cl->err, sizeof(cl->err), "POST /v1/reports: %s", dpm_strerror(st));
+            continue;
+        }
+        if (resp.close) {
+            conn_close(&cl->conn);
+        }
+        if ((resp.status == 429 || resp.status == 503) && throttled++ < THROTTLED_MAX) {
+            struct timespec pause = {1, 0}; /* Retry-After: 1 */
+            nanosleep(&pause, NULL);
+            attempt--; /* the collector asked us to wait: not a failed attempt */
+            continue;
+        }
+        if (resp.status != 200) {
+            snprintf(cl->err, sizeof(cl->err),
+                     "POST /v1/reports answered %u (the collector's "
+                     "campaigns differ from the scenario's?)",
+                     resp.status);
+            return -1;
+        }
+        for (size_t i = 0; i < n; i++) {
+            if (sim_agg_add_report(cl->cfg, &cl->agg, &reps[i]) != DPM_OK) {
+                snprintf(cl->err, sizeof(cl->err), "a report the collector took fails our check");
+                return -1;
+            }
+        }
+        cl->reports += n;
+        return 0;
+    }
+    return -1;
+}
+
+/* ---- FedAUC's rounds (sim_exchange_t): uploads, then rank replies --------------------- */
+
+/* One request, answered 200 into rbody (409: not ranked yet, and 429/503, waited out). 0 or -1
+ * with cl->err. */
+static int round_trip(client_t *cl, const char *what, const uint8_t *head, size_t hlen,
+                      const uint8_t *body, size_t blen, uint8_t *rbody, size_t rcap, size_t *rlen)
+{
+    int waited = 0;
+    for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
+        if (!cl->conn.open && conn_open(cl) != 0) {
+            continue;
+        }
+        dpm_http_response_t resp;
+        dpm_http_response_init(&resp, rbody, rcap);
+        dpm_status_t st = exchange(cl, head, hlen, body, blen, &resp);
+        if (st != DPM_OK) {
+            conn_close(&cl->conn);
+            snprintf(cl->err, sizeof(cl->err), "%s: %s", what, dpm_strerror(st));
+            continue;
+        }
+        if (resp.close) {
+            conn_close(&cl->conn);
+        }
+        if ((resp.status == 429 || resp.status == 503 || (resp.status == 409 && blen == 0)) &&
+            waited++ < THROTTLED_MAX) {
+            struct timespec pause = {1, 0}; /* rate limited, or the upload phase still open */
+            nanosleep(&pause, NULL);
+            attempt--;
+            continue;
+        }
+        if (resp.status != 200) {
+            snprintf(cl->err, sizeof(cl->err), "%s answered %u: %.*s", what, resp.status,
+                     (int)(resp.body_len < 120 ? resp.body_len : 120), (const char *)rbody);
+            return -1;
+        }
+        *rlen = resp.body_len;
+        return 0;
+    }
+    return -1;
+}
+
+static int net_upload(void *ctx, const uint8_t *msg, size_t len)
+{
+    client_t *cl = ctx;
+    uint8_t head[HEAD_MAX], rbody[512];
+    size_t hlen = 0, rlen = 0;
+    if (dpm_http_write_request(head, sizeof(head), cl->host_header, "/v1/fedauc/uploads",
+                               (uint32_t)len, &hlen) != DPM_OK ||
+        add_token(cl, head, sizeof(head), &hlen) != 0) {
+        return -1;
+    }
+    return round_trip(cl, "POST /v1/fedauc/uploads", head, hlen, msg, len, rbody, sizeof(rbody) - 1,
+                      &rlen);
+}
+
+static int net_ranks(void *ctx, const uint8_t *token, uint8_t *reply, size_t cap, size_t *len)
+{
+    client_t *cl = ctx;
+    char path[96];
+    int k = snprintf(path, sizeof(path), "/v1/fedauc/%u/ranks/", cl->cfg->spec->id);
+    for (int i = 0; i < DPM_FEDAUC_TOKEN_BYTES; i++) {
+        k += snprintf(path + k, sizeof(path) - (size_t)k, "%02x", token[i]);
+    }
+    uint8_t head[HEAD_MAX];
+    size_t hlen = 0;
+    if (dpm_http_write_get(head, sizeof(head), cl->host_header, path, &hlen) != DPM_OK ||
+        add_token(cl, head, sizeof(head), &hlen) != 0) {
+        return -1;
+    }
+    return round_trip(cl, "GET ranks", head, hlen, NULL, 0, reply, cap, len);
+}
+
+static void *client_main(void *arg)
+{
+    client_t *cl = arg;
+    uint32_t batch = cl->o->batch;
+    uint8_t *body = malloc((size_t)batch * FRAMED_MAX);
+    dpm_report_t *reps = malloc((size_t)batch * sizeof(*reps));
+    char who[32];
+    int n = snprintf(who, sizeof(who), "dpm-sim client %u", cl->index);
+    if (cl->cfg != NULL) {
+        sim_agg_init(cl->cfg, &cl->agg);
+    }
+    if (body == NULL || reps == NULL ||
+        dpm_posix_rng_init(&cl->drbg, (const uint8_t *)who, (size_t)n) != 0) {
+        snprintf(cl->err, sizeof(cl->err), "client setup failed");
+        cl->failed = 1;
+        free(body);
+        free(reps);
+        return NULL;
+    }
+    size_t blen = 0, nrep = 0;
+    for (uint64_t i = cl->lo; i < cl->hi && !cl->failed; i++) {
+        const sim_block_t *b = sim_pop_find(cl->pop, i, NULL);
+        uint8_t buf[DPM_REPORT_MAX_BYTES];
+        size_t len = 0;
+        if (!sim_cfg_participates(cl->cfg, b)) {
+            continue;
+        }
+        sim_exchange_t x = {cl->round, net_upload, net_ranks, cl};
+        dpm_status_t st =
+            cl->round != 0
+                ? sim_device_report_rounds(cl->cfg, b, cl->run, i, &reps[nrep], buf, &len, &x)
+                : sim_device_report(cl->cfg, b, cl->run, i, &reps[nrep], buf, &len, NULL);
+        if (st == DPM_ERR_RANGE || (cl->round == 1 && st == DPM_ERR_UNDEFINED)) {
+            continue; /* the device sends nothing (round 1: its upload is posted) */
+        }
+        if (st != DPM_OK) {
+            char was[sizeof(cl->err)];
+            snprintf(was, sizeof(was), "%s", cl->err); /* a round's own message, if any */
+            snprintf(cl->err, sizeof(cl->err), "device %" PRIu64 ": %s%s%.160s", i,
+                     dpm_strerror(st), was[0] ? ": " : "", was);
+            cl->failed = 1;
+            break;
+        }
+        body[blen++] = 0x0A; /* Batch.reports, field 1, length delimited */
+        if (len >= 0x80) {   /* a roc_hist report with many bins, a ustat tree: 2 varint bytes */
+            body[blen++] = (uint8_t)(0x80u | (len & 0x7Fu));
+        }
+        body[blen++] = (uint8_t)(len >= 0x80 ? len >> 7 : len);
+        memcpy(body + blen, buf, len);
+        blen += len;
+        if (++nrep == batch) {
+            cl->failed = post_batch(cl, body, blen, reps, nrep) != 0;
+            blen = nrep = 0;
+        }
+    }
+    if (!cl->failed && nrep > 0) {
+        cl->failed = post_batch(cl, body, blen, reps, nrep) != 0;
+    }
+    conn_close(&cl->conn);
+    dpm_posix_rng_free(&cl->drbg);
+    free(body);
+    free(reps);
+    return NULL;
+}
+
+/* The token: the first line of path, without its end of line. 0 or -1. */
+static int read_token(const char *path, char *out, size_t cap)
+{
+    out[0] = '\0';
+    if (path == NULL) {
+        return 0;
+    }
+    FILE *f = fopen(path, "r");
+    if (f == NULL || fgets(out, (int)cap, f) == NULL) {
+        if (f != NULL) {
+            fclose(f);
+        }
+        return -1;
+    }
+    fclose(f);
+    out[strcspn(out, "\r\n")] = '\0';
+    return out[0] != '\0' ? 0 : -1;
+}
+
+static int read_ca(const char *path, uint8_t **ca, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    uint8_t *buf = malloc(CA_MAX);
+    size_t n = f != NULL && buf != NULL ? fread(buf, 1, CA_MAX - 1, f) : 0;
+    if (f != NULL) {
+        fclose(f);
+    }
+    if (n == 0 || n >= CA_MAX - 1) {
+        free(buf);
+        return -1;
+    }
+    buf[n] = '\0';
+    *ca = buf;
+    *len = n + 1; /* PEM: Mbed TLS wants the NUL counted */
+    return 0;
+}
+
+/* GET the collector's estimate of this campaign; compare its per-group report counts with
+ * ours; keep the JSON in estimate_dir. 0 (and *mismatch) or -1. */
+static int collector_estimate(client_t *cl, const sim_agg_t *ours, int *mismatch, char *err,
+                              size_t errcap)
+{
+    char path[64];
+    uint8_t head[HEAD_MAX];
+    size_t hlen = 0;
+    uint8_t *json = malloc(ESTIMATE_MAX);
+    snprintf(path, sizeof(path), "/v1/campaigns/%u/estimate", cl->cfg->spec->id);
+    if (cl->cfg->m->report_rounds != NULL || cl->run != 0) { /* FedAUC: this run's ranking;
+                                                               * --run R: this run's period */
+        snprintf(path, sizeof(path), "/v1/campaigns/%u/estimate?period=%u", cl->cfg->spec->id,
+                 cl->run);
+    }
+    dpm_http_response_t resp;
+    if (json == NULL || conn_open(cl) != 0 ||
+        dpm_http_write_get(head, sizeof(head), cl->host_header, path, &hlen) != DPM_OK ||
+        add_token(cl, head, sizeof(head), &hlen) != 0 ||
+        dpm_http_response_init(&resp, json, ESTIMATE_MAX - 1) != DPM_OK ||
+        exchange(cl, head, hlen, NULL, 0, &resp) != DPM_OK || resp.status != 200) {
+        snprintf(err, errcap, "GET %s failed: %s", path, cl->err[0] ? cl->err : "no 200 answer");
+        conn_close(&cl->conn);
+        free(json);
+        return -1;
+    }
+    conn_close(&cl->conn);
+    if (cl->o->estimate_dir != NULL) {
+        char file[4096];
+        snprintf(file, sizeof(file), "%s/collector-estimate-%u.json", cl->o->estimate_dir,
+                 cl->cfg->spec->id);
+        FILE *f = fopen(file, "w");
+        if (f != NULL) {
+            fwrite(json, 1, resp.body_len, f);
+            fclose(f);
+        }
+    }
+    jr_value_t root;
+    int st = jr_parse((const char *)json, resp.body_len, &root);
+    free(json);
+    if (st != 0) {
+        snprintf(err, errcap, "the collector's estimate is not JSON");
+        return -1;
+    }
+    char why[256] = "";
+    *mismatch = cl->cfg->m->collector_check != NULL &&
+                cl->cfg->m->collector_check(cl->cfg, ours, &root, why, sizeof(why)) != 0;
+    if (*mismatch) {
+        fprintf(stderr, "dpm-sim: campaign %u: %s\n", cl->cfg->spec->id, why);
+    }
+    jr_free(&root);
+    return 0;
+}
+
+int sim_net_run(const sim_cfg_t *cfg, const sim_pop_t *pop, uint32_t run, const sim_net_opts_t *o,
+                sim_agg_t *agg, uint64_t *reports, int *mismatch, char *err, size_t errcap)
+{
+    unsigned n = o->clients < 1                     ? 1
+                 : o->clients > SIM_NET_MAX_CLIENTS ? SIM_NET_MAX_CLIENTS
+                                                    : o->clients;
+    uint8_t *ca = NULL;
+    size_t ca_len = 0;
+    err[0] = '\0';
+    char token[256]; /* read-only while the clients run */
+    if (o->host == NULL || o->ca_path == NULL || read_ca(o->ca_path, &ca, &ca_len) != 0) {
+        snprintf(err, errcap, "network mode: cannot read the CA certificate %s",
+                 o->ca_path ? o->ca_path : "(none)");
+        return -1;
+    }
+    if (read_token(o->token_path, token, sizeof(token)) != 0) {
+        snprintf(err, errcap, "network mode: cannot read a token from %s", o->token_path);
+        free(ca);
+        return -1;
+    }
+    client_t *cl = calloc(n, sizeof(*cl));
+    pthread_t *tid = calloc(n, sizeof(*tid));
+    int *started = calloc(n, sizeof(*started));
+    int st = cl != NULL && tid != NULL && started != NULL ? 0 : -1;
+    /* two-round mechanisms: every client uploads first, then every client reports */
+    int rounds = cfg->m->report_rounds != NULL ? 2 : 1;
+    for (int round = 1; round <= rounds && st == 0; round++) {
+        for (unsigned i = 0; i < n && st == 0; i++) {
+            cl[i].cfg = cfg;
+            cl[i].pop = pop;
+            cl[i].o = o;
+            cl[i].ca = ca;
+            cl[i].ca_len = ca_len;
+            cl[i].token = token;
+            cl[i].run = run;
+            cl[i].round = rounds == 2 ? round : 0;
+            cl[i].index = i;
+            cl[i].lo = pop->devices * i / n;
+            cl[i].hi = pop->devices * (i + 1) / n;
+            snprintf(cl[i].host_header, sizeof(cl[i].host_header), "%s:%u", o->server_name,
+                     (unsigned)o->port);
+            started[i] = pthread_create(&tid[i], NULL, client_main, &cl[i]) == 0;
+            if (!started[i]) {
+                client_main(&cl[i]);
+            }
+        }
+        for (unsigned i = 0; i < n && cl != NULL && tid != NULL && started != NULL; i++) {
+            if (started[i]) {
+                pthread_join(tid[i], NULL);
+            }
+            st = st == 0 && round < rounds && cl[i].failed ? -1 : st;
+            if (st != 0 && round < rounds) {
+                snprintf(err, errcap, "client %u: %s", i, cl[i].err);
+            }
+        }
+    }
+    if (st == 0) {
+        sim_agg_init(cfg, agg);
+    }
+    for (unsigned i = 0; i < n && st == 0; i++) {
+        if (cl[i].failed) {
+            snprintf(err, errcap, "client %u: %s", i, cl[i].err);
+            st = -1;
+        } else if (sim_agg_merge(cfg, agg, &cl[i].agg) != DPM_OK) {
+            st = -1;
+        }
+        *reports += cl[i].reports;
+    }
+    if (st == 0) {
+        client_t probe;
+        memset(&probe, 0, sizeof(probe));
+        probe = cl[0];
+        memset(&probe.conn, 0, sizeof(probe.conn));
+        if (dpm_posix_rng_init(&probe.drbg, (const uint8_t *)"dpm-sim estimate", 16) != 0) {
+            st = -1;
+        } else {
+            st = collector_estimate(&probe, agg, mismatch, err, errcap);
+            dpm_posix_rng_free(&probe.drbg);
+        }
+    }
+    free(cl);
+    free(tid);
+    free(started);
+    free(ca);
+    if (st != 0 && err[0] == '\0') {
+        snprintf(err, errcap, "network mode failed (out of memory?)");
+    }
+    return st;
+}

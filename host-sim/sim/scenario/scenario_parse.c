@@ -1,0 +1,1133 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Scenario file parser (see scenario_parse.h). One pass over the lines fills the structure;
+ * checks that need the whole file (shares, each campaign's mechanism) run at the end and name
+ * the line of the entry at fault. */
+#include "sim/scenario/scenario_parse.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/edges.h"
+#include "common/text_list.h"
+#include "sim/devices/mech.h"
+#include "sim/devices/mechs.h"
+#include "sim/devices/sim_cfg.h"
+
+#define MAX_LINE 1024
+#define MAX_KEYS 32
+#define MAX_FILE (1u << 20)
+#define SHARE_TOL 1e-6
+
+typedef enum { SEC_NONE, SEC_SCENARIO, SEC_POPULATION, SEC_GROUP, SEC_CAMPAIGN, SEC_PLAN } sec_t;
+
+typedef struct {
+    const char *src;
+    int line;
+    char *err;
+    size_t errcap;
+    sim_scenario_t *sc;
+    sec_t sec;
+    int seen_scenario, seen_population;
+    char keys[MAX_KEYS][SIM_NAME_MAX];
+    int nkeys;
+} parser_t;
+
+static int fail_at(parser_t *p, int line, const char *fmt, ...)
+{
+    char msg[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    snprintf(p->err, p->errcap, "%s:%d: %s", p->src, line, msg);
+    return -1;
+}
+
+#define FAIL(p, ...) fail_at((p), (p)->line, __VA_ARGS__)
+
+/* A comma-separated value of key `what`: the count, or -1 after saying what is wrong. */
+static int list(parser_t *p, const char *what, char *v, char **items, int max)
+{
+    char why[96];
+    int n = text_list_split(v, items, max, why, sizeof(why));
+    return n >= 0 ? n : FAIL(p, "%s: %s", what, why);
+}
+
+/* ---- suggestions ---------------------------------------------------------------------------- */
+
+/* Levenshtein distance of a and b, capped at 3 (all we need to suggest a spelling). */
+static int distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    int row[SIM_NAME_MAX + 1];
+    if (la > SIM_NAME_MAX || lb > SIM_NAME_MAX) {
+        return 3;
+    }
+    for (size_t j = 0; j <= lb; j++) {
+        row[j] = (int)j;
+    }
+    for (size_t i = 1; i <= la; i++) {
+        int diag = row[0];
+        row[0] = (int)i;
+        for (size_t j = 1; j <= lb; j++) {
+            int up = row[j];
+            int best = diag + (a[i - 1] != b[j - 1]);
+            best = up + 1 < best ? up + 1 : best;
+            best = row[j - 1] + 1 < best ? row[j - 1] + 1 : best;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    return row[lb] < 3 ? row[lb] : 3;
+}
+
+/* " (did you mean 'x'?)" for the closest of the n candidates within 2 edits, else "". */
+static const char *suggest(const char *word, const char *const *cand, int n, char *buf, size_t cap)
+{
+    int best = 3;
+    const char *pick = NULL;
+    for (int i = 0; i < n; i++) {
+        int d = distance(word, cand[i]);
+        if (d < best) {
+            best = d;
+            pick = cand[i];
+        }
+    }
+    if (pick == NULL) {
+        return "";
+    }
+    snprintf(buf, cap, " (did you mean '%s'?)", pick);
+    return buf;
+}
+
+/* ---- lexical helpers ------------------------------------------------------------------------ */
+
+static int valid_name(const char *s)
+{
+    size_t n = strlen(s);
+    if (n == 0 || n >= SIM_NAME_MAX) {
+        return 0;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (!isalnum((unsigned char)s[i]) && s[i] != '_' && s[i] != '-' && s[i] != '.') {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+
+/* A number in [0, 1] as an exact rational: "a/b" or a decimal with at most 9 fraction
+ * digits ("0.891005" = 891005 / 10^6). */
+static int parse_ratio(const char *s, dpm_ratio_t *out)
+{
+    const char *slash = strchr(s, '/');
+    if (slash != NULL) {
+        char a[32], b[32];
+        size_t la = (size_t)(slash - s);
+        if (la == 0 || la >= sizeof(a) || strlen(slash + 1) >= sizeof(b)) {
+            return -1;
+        }
+        memcpy(a, s, la);
+        a[la] = '\0';
+        snprintf(b, sizeof(b), "%s", slash + 1);
+        uint64_t num, den;
+        if (text_u64(text_trim(a), &num) != 0 || text_u64(text_trim(b), &den) != 0 || den == 0 ||
+            num > den || den > UINT32_MAX) {
+            return -1;
+        }
+        out->num = num;
+        out->den = den;
+        return 0;
+    }
+    uint64_t num = 0, den = 1;
+    int digits = 0, frac = 0, seen_dot = 0;
+    for (const char *c = s; *c; c++) {
+        if (*c == '.' && !seen_dot) {
+            seen_dot = 1;
+        } else if (*c >= '0' && *c <= '9') {
+            if (++digits > 12 || (seen_dot && ++frac > 9)) {
+                return -1;
+            }
+            num = num * 10u + (uint64_t)(*c - '0');
+            den = seen_dot ? den * 10u : den;
+        } else {
+            return -1;
+        }
+    }
+    if (digits == 0 || num > den) {
+        return -1;
+    }
+    out->num = num;
+    out->den = den;
+    return 0;
+}
+
+/* "name(args)": copies name and the text between the parentheses. */
+static int split_call(const char *s, char *name, size_t ncap, char *args, size_t acap)
+{
+    const char *open = strchr(s, '(');
+    size_t n = strlen(s);
+    if (open == NULL || n < 2 || s[n - 1] != ')') {
+        return -1;
+    }
+    size_t ln = (size_t)(open - s), la = n - ln - 2;
+    if (ln == 0 || ln >= ncap || la >= acap) {
+        return -1;
+    }
+    memcpy(name, s, ln);
+    name[ln] = '\0';
+    memcpy(args, open + 1, la);
+    args[la] = '\0';
+    char *t = text_trim(name);
+    memmove(name, t, strlen(t) + 1);
+    return 0;
+}
+
+/* ---- values ---------------------------------------------------------------------------------- */
+
+static int parse_dist(parser_t *p, const char *v, sim_dist_t *d)
+{
+    char name[32], args[256], *items[3];
+    if (split_call(v, name, sizeof(name), args, sizeof(args)) != 0) {
+        return FAIL(p, "expected constant(X) or beta(a, b), got '%s'", v);
+    }
+    int n = list(p, name, args, items, 3);
+    if (n < 0) {
+        return -1;
+    }
+    memset(d, 0, sizeof(*d));
+    d->line = p->line;
+    if (strcmp(name, "constant") == 0) {
+        if (n != 1 || parse_ratio(items[0], &d->value) != 0) {
+            return FAIL(p, "constant(X) needs one value in [0, 1] (decimal or a/b)");
+        }
+        d->kind = SIM_DIST_CONSTANT;
+        return 0;
+    }
+    if (strcmp(name, "beta") == 0) {
+        if (n != 2 || text_double(items[0], &d->a) != 0 || text_double(items[1], &d->b) != 0 ||
+            !(d->a > 0.0) || !(d->b > 0.0)) {
+            return FAIL(p, "beta(a, b) needs two positive numbers");
+        }
+        d->kind = SIM_DIST_BETA;
+        return 0;
+    }
+    return FAIL(p, "unknown distribution '%s' (constant, beta)", name);
+}
+
+/* key=value arguments of a call, each looked up in keys[]; values into vals[]. */
+static int parse_kwargs(parser_t *p, char *args, const char *const *keys, int nkeys, double *vals,
+                        int *set)
+{
+    char *items[8];
+    int n = args[0] == '\0' ? 0 : list(p, "arguments", args, items, 8);
+    if (n < 0) {
+        return -1;
+    }
+    for (int i = 0; i < n; i++) {
+        char *eq = strchr(items[i], '=');
+        if (eq == NULL) {
+            return FAIL(p, "argument '%s' is not key=value", items[i]);
+        }
+        *eq = '\0';
+        char *k = text_trim(items[i]), *v = text_trim(eq + 1);
+        int j = 0;
+        while (j < nkeys && strcmp(k, keys[j]) != 0) {
+            j++;
+        }
+        if (j == nkeys) {
+            char hint[64];
+            return FAIL(p, "unknown argument '%s'%s", k,
+                        suggest(k, keys, nkeys, hint, sizeof(hint)));
+        }
+        if (set[j]) {
+            return FAIL(p, "argument '%s' given twice", k);
+        }
+        if (text_double(v, &vals[j]) != 0) {
+            return FAIL(p, "argument '%s' needs a number", k);
+        }
+        set[j] = 1;
+    }
+    return 0;
+}
+
+static int parse_binormal(parser_t *p, const char *v, sim_binormal_t *b)
+{
+    static const char *const keys[4] = {"auc", "base_rate", "examples", "threshold"};
+    char name[32], args[256];
+    double vals[4] = {0};
+    int set[4] = {0};
+    if (split_call(v, name, sizeof(name), args, sizeof(args)) != 0 ||
+        strcmp(name, "binormal") != 0) {
+        return FAIL(p, "expected binormal(auc=A, base_rate=P[, examples=E][, threshold=T])");
+    }
+    if (parse_kwargs(p, args, keys, 4, vals, set) != 0) {
+        return -1;
+    }
+    if (!set[0] || !(vals[0] > 0.0 && vals[0] < 1.0)) {
+        return FAIL(p, "binormal needs auc in (0, 1)");
+    }
+    if (!set[1] || !(vals[1] > 0.0 && vals[1] < 1.0)) {
+        return FAIL(p, "binormal needs base_rate in (0, 1)");
+    }
+    if (set[2] && !(vals[2] >= 1.0 && vals[2] <= 10000.0 && vals[2] == floor(vals[2]))) {
+        return FAIL(p, "examples must be an integer in 1..10000");
+    }
+    memset(b, 0, sizeof(*b));
+    b->set = 1;
+    b->auc = vals[0];
+    b->base_rate = vals[1];
+    b->examples = set[2] ? (uint32_t)vals[2] : 0;
+    b->has_threshold = set[3];
+    b->threshold = vals[3];
+    b->line = p->line;
+    return 0;
+}
+
+static int parse_pairs(parser_t *p, const char *v, sim_pairs_t *out)
+{
+    static const char *const keys[1] = {"rho"};
+    char name[32], args[256];
+    double vals[1] = {0};
+    int set[1] = {0};
+    if (split_call(v, name, sizeof(name), args, sizeof(args)) != 0 ||
+        strcmp(name, "bivariate_normal") != 0) {
+        return FAIL(p, "expected bivariate_normal(rho=R)");
+    }
+    if (parse_kwargs(p, args, keys, 1, vals, set) != 0) {
+        return -1;
+    }
+    if (!set[0] || !(vals[0] > -1.0 && vals[0] < 1.0)) {
+        return FAIL(p, "bivariate_normal needs rho in (-1, 1)");
+    }
+    out->set = 1;
+    out->rho = vals[0];
+    out->line = p->line;
+    return 0;
+}
+
+static int parse_partition(parser_t *p, const char *v, sim_partition_t *out)
+{
+    static const char *const keys[2] = {"concentration", "auc_sd"};
+    if (strcmp(v, "iid") == 0) {
+        memset(out, 0, sizeof(*out));
+        return 0;
+    }
+    char name[32], args[256];
+    double vals[2] = {0};
+    int set[2] = {0};
+    if (split_call(v, name, sizeof(name), args, sizeof(args)) != 0 || strcmp(name, "noniid") != 0) {
+        return FAIL(p, "expected iid or noniid(concentration=C, auc_sd=S)");
+    }
+    if (parse_kwargs(p, args, keys, 2, vals, set) != 0) {
+        return -1;
+    }
+    if (set[0] && !(vals[0] > 0.0)) {
+        return FAIL(p, "concentration must be > 0");
+    }
+    if (set[1] && !(vals[1] >= 0.0 && vals[1] <= 5.0)) {
+        return FAIL(p, "auc_sd must be in [0, 5]");
+    }
+    out->noniid = 1;
+    out->concentration = set[0] ? vals[0] : 0.0; /* 0: no label skew */
+    out->auc_sd = set[1] ? vals[1] : 0.0;
+    return 0;
+}
+
+static int parse_choice(parser_t *p, const char *v, const char *a, const char *b, int *out)
+{
+    if (strcmp(v, a) == 0 || strcmp(v, b) == 0) {
+        *out = strcmp(v, b) == 0;
+        return 0;
+    }
+    return FAIL(p, "expected %s or %s, got '%s'", a, b, v);
+}
+
+/* A mechanism of the registry (sim/devices/mechs.h). */
+static int parse_mechanism(parser_t *p, const char *v, const sim_mech_t **out)
+{
+    const char *names[SIM_MECHS_MAX];
+    char known[256] = "", hint[64];
+    int n = 0;
+    *out = sim_mech_find(v);
+    if (*out != NULL) {
+        return 0;
+    }
+    for (size_t i = 0; i < sim_mech_count() && n < SIM_MECHS_MAX; i++) {
+        names[n] = sim_mech_at(i)->name;
+        snprintf(known + strlen(known), sizeof(known) - strlen(known), "%s%s", n ? ", " : "",
+                 names[n]);
+        n++;
+    }
+    return FAIL(p, "unknown mechanism '%s'%s (known: %s)", v,
+                suggest(v, names, n, hint, sizeof(hint)), known);
+}
+
+/* A list of numbers, '-' allowed (NaN) when dash_ok. */
+static int parse_number_list(parser_t *p, char *v, double *out, uint32_t max, uint32_t *n,
+                             int dash_ok)
+{
+    char *items[SIM_MAX_PLAN_CELLS];
+    int k = list(p, "values", v, items, (int)max);
+    if (k < 0) {
+        return -1;
+    }
+    for (int i = 0; i < k; i++) {
+        if (dash_ok && strcmp(items[i], "-") == 0) {
+            out[i] = NAN;
+        } else if (text_double(items[i], &out[i]) != 0) {
+            return FAIL(p, "'%s' is not a number", items[i]);
+        }
+    }
+    *n = (uint32_t)k;
+    return 0;
+}
+
+/* ---- sections -------------------------------------------------------------------------------- */
+
+static const char *const kScenarioKeys[] = {"name",       "description", "devices", "runs", "seed",
+                                            "confidence", "sizes",       "nu2",     "mode"};
+static const char *const kPopulationKeys[] = {"seed", "examples", "beta_levels", "partition"};
+static const char *const kGroupKeys[] = {"share", "scores", "pairs",    "partition",
+                                         "tpr",   "fpr",    "accuracy", "precision"};
+static const char *const kCampaignKeys[] = {
+    "id", "mechanism", "eps", "metrics", "groups", "bins", "edges", "split", SIM_CAMPAIGN_AUC_KEYS};
+static const char *const kAucKeys[] = {SIM_CAMPAIGN_AUC_KEYS};
+static const char *const kPlanKeys[] = {"mechanism",  "split",   "scale", "bound",
+                                        "confidence", "devices", "error"};
+static const char *const kSections[] = {"scenario", "population", "group", "campaign", "plan"};
+#define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+static int unknown_key(parser_t *p, const char *k, const char *section, const char *const *keys,
+                       int n)
+{
+    char hint[64], known[160] = "";
+    for (int i = 0; i < n; i++) {
+        snprintf(known + strlen(known), sizeof(known) - strlen(known), "%s%s", i ? ", " : "",
+                 keys[i]);
+    }
+    return FAIL(p, "unknown key '%s' in [%s]%s (keys: %s)", k, section,
+                suggest(k, keys, n, hint, sizeof(hint)), known);
+}
+
+static int key_scenario(parser_t *p, const char *k, char *v)
+{
+    sim_scenario_t *sc = p->sc;
+    if (strcmp(k, "name") == 0) {
+        if (!valid_name(v)) {
+            return FAIL(p, "bad name '%s' (letters, digits, _ . -; at most 31)", v);
+        }
+        snprintf(sc->name, sizeof(sc->name), "%s", v);
+    } else if (strcmp(k, "description") == 0) {
+        snprintf(sc->description, sizeof(sc->description), "%s", v);
+    } else if (strcmp(k, "devices") == 0) {
+        char *items[SIM_MAX_LIST];
+        int n = list(p, "devices", v, items, SIM_MAX_LIST);
+        if (n < 0) {
+            return -1;
+        }
+        for (int i = 0; i < n; i++) {
+            if (text_u64(items[i], &sc->devices[i]) != 0 || sc->devices[i] < 2) {
+                return FAIL(p, "devices: '%s' is not an integer >= 2", items[i]);
+            }
+        }
+        sc->ndevices = (uint32_t)n;
+    } else if (strcmp(k, "runs") == 0) {
+        uint64_t r;
+        if (text_u64(v, &r) != 0 || r < 1 || r > 10000000) {
+            return FAIL(p, "runs must be in 1..10^7");
+        }
+        sc->runs = (uint32_t)r;
+    } else if (strcmp(k, "seed") == 0) {
+        if (text_u64(v, &sc->seed) != 0) {
+            return FAIL(p, "seed must be a non-negative integer");
+        }
+    } else if (strcmp(k, "confidence") == 0) {
+        if (text_double(v, &sc->confidence) != 0 || !(sc->confidence > 0.0) ||
+            !(sc->confidence < 1.0)) {
+            return FAIL(p, "confidence must be in (0, 1)");
+        }
+    } else if (strcmp(k, "sizes") == 0) {
+        return parse_choice(p, v, "known", "estimated", &sc->sizes_estimated);
+    } else if (strcmp(k, "nu2") == 0) {
+        return parse_choice(p, v, "true", "worst", &sc->nu2_worst);
+    } else if (strcmp(k, "mode") == 0) {
+        if (strcmp(v, "inprocess") == 0) {
+            sc->mode = SIM_MODE_INPROCESS;
+        } else if (strcmp(v, "exact") == 0) {
+            sc->mode = SIM_MODE_EXACT;
+        } else if (strcmp(v, "network") == 0) {
+            sc->mode = SIM_MODE_NETWORK;
+        } else {
+            return FAIL(p, "mode: inprocess, exact or network");
+        }
+    } else {
+        return unknown_key(p, k, "scenario", kScenarioKeys, COUNT(kScenarioKeys));
+    }
+    return 0;
+}
+
+static int key_population(parser_t *p, const char *k, const char *v)
+{
+    sim_scenario_t *sc = p->sc;
+    uint64_t u;
+    if (strcmp(k, "seed") == 0) {
+        if (text_u64(v, &sc->population_seed) != 0) {
+            return FAIL(p, "seed must be a non-negative integer");
+        }
+    } else if (strcmp(k, "examples") == 0) {
+        if (text_u64(v, &u) != 0 || u < 1 || u > 10000) {
+            return FAIL(p, "examples must be in 1..10000");
+        }
+        sc->examples = (uint32_t)u;
+    } else if (strcmp(k, "beta_levels") == 0) {
+        if (text_u64(v, &u) != 0 || u < 1 || u > 100000) {
+            return FAIL(p, "beta_levels must be in 1..100000");
+        }
+        sc->beta_levels = (uint32_t)u;
+    } else if (strcmp(k, "partition") == 0) {
+        return parse_partition(p, v, &sc->partition);
+    } else {
+        return unknown_key(p, k, "population", kPopulationKeys, COUNT(kPopulationKeys));
+    }
+    return 0;
+}
+
+static int key_group(parser_t *p, const char *k, const char *v)
+{
+    sim_group_spec_t *g = &p->sc->group[p->sc->ngroups - 1];
+    if (strcmp(k, "share") == 0) {
+        dpm_ratio_t r;
+        if (parse_ratio(v, &r) != 0 || r.num == 0) {
+            return FAIL(p, "share must be in (0, 1]: a decimal or a/b");
+        }
+        g->share = (double)r.num / (double)r.den;
+        g->share_line = p->line;
+        return 0;
+    }
+    if (strcmp(k, "scores") == 0) {
+        return parse_binormal(p, v, &g->scores);
+    }
+    if (strcmp(k, "pairs") == 0) {
+        return parse_pairs(p, v, &g->pairs);
+    }
+    if (strcmp(k, "partition") == 0) {
+        g->has_partition = 1;
+        return parse_partition(p, v, &g->partition);
+    }
+    dpm_metric_t m = sim_metric_from_name(k);
+    if (m != 0) {
+        return parse_dist(p, v, &g->metric[m - 1]);
+    }
+    return unknown_key(p, k, "group", kGroupKeys, COUNT(kGroupKeys));
+}
+
+static int find_group(const sim_scenario_t *sc, const char *name)
+{
+    for (uint32_t i = 0; i < sc->ngroups; i++) {
+        if (strcmp(sc->group[i].name, name) == 0) {
+            return (int)i;
+        }
+    }
+    return -1;
+}
+
+static int campaign_eps(parser_t *p, sim_campaign_spec_t *c, char *v)
+{
+    char *items[SIM_MAX_LIST];
+    int n = list(p, "eps", v, items, SIM_MAX_LIST);
+    if (n < 0) {
+        return -1;
+    }
+    for (int i = 0; i < n; i++) {
+        if (dpm_eps_from_decimal(items[i], &c->eps[i]) != DPM_OK) {
+            return FAIL(p, "eps: '%s' is not a plain decimal in (0, %d]", items[i], DPM_EPS_MAX);
+        }
+        snprintf(c->eps_text[i], sizeof(c->eps_text[i]), "%s", items[i]);
+    }
+    c->neps = (uint32_t)n;
+    return 0;
+}
+
+static int campaign_metrics(parser_t *p, sim_campaign_spec_t *c, char *v)
+{
+    char *items[DPM_CAMPAIGN_MAX_METRICS];
+    int n = list(p, "metrics (1 to 4 of tpr, fpr, accuracy, precision)", v, items,
+                 DPM_CAMPAIGN_MAX_METRICS);
+    if (n < 0) {
+        return -1;
+    }
+    for (int i = 0; i < n; i++) {
+        c->metrics[i] = sim_metric_from_name(items[i]);
+        if (c->metrics[i] == 0) {
+            return FAIL(p, "unknown metric '%s'", items[i]);
+        }
+        for (int j = 0; j < i; j++) {
+            if (c->metrics[j] == c->metrics[i]) {
+                return FAIL(p, "metric '%s' listed twice", items[i]);
+            }
+        }
+    }
+    c->nmetrics = (uint32_t)n;
+    c->metrics_line = p->line;
+    return 0;
+}
+
+static int campaign_groups(parser_t *p, sim_campaign_spec_t *c, char *v)
+{
+    char *items[SIM_MAX_GROUPS];
+    int n = list(p, "groups", v, items, SIM_MAX_GROUPS);
+    if (n < 1) {
+        return -1;
+    }
+    for (int i = 0; i < n; i++) {
+        int g = find_group(p->sc, items[i]);
+        if (g < 0) {
+            return FAIL(p, "unknown group '%s' (define its [group] section first)", items[i]);
+        }
+        for (int j = 0; j < i; j++) {
+            if (c->groups[j] == (uint32_t)g) {
+                return FAIL(p, "group '%s' listed twice", items[i]);
+            }
+        }
+        c->groups[i] = (uint32_t)g;
+    }
+    c->ngroups = (uint32_t)n;
+    c->groups_line = p->line;
+    return 0;
+}
+
+/* Score bins (histogram mechanisms): "bins = B" or "edges = e1, e2, ..." (common/edges.h). */
+static int campaign_bins(parser_t *p, sim_campaign_spec_t *c, const char *k, char *v)
+{
+    char why[128];
+    if (c->bins_line != 0) {
+        return FAIL(p, "give bins or edges once");
+    }
+    c->bins_line = p->line;
+    int st = strcmp(k, "bins") == 0 ? edges_parse_bins(v, c->edges, &c->nedges, why, sizeof(why))
+                                    : edges_parse_list(v, c->edges, &c->nedges, why, sizeof(why));
+    return st == 0 ? 0 : FAIL(p, "%s", why);
+}
+
+/* An integer key of the AUC family in [lo, hi]. */
+static int campaign_uint(parser_t *p, const char *k, const char *v, uint32_t lo, uint32_t hi,
+                         uint32_t *out)
+{
+    uint64_t u;
+    if (text_u64(v, &u) != 0 || u < lo || u > hi) {
+        return text_is_decimal(v)
+                   ? FAIL(p, "%s must be an integer in %u..%u, not '%s'", k, lo, hi, v)
+                   : FAIL(p, "%s must be an integer in %u..%u written in decimal, not '%s'", k,
+                          lo, hi, v);
+    }
+    *out = (uint32_t)u;
+    return 0;
+}
+
+/* fedauc_lap's variant: local | global | orthogonal | adaptive (dpm_fedauc_variant_t). */
+static int fedauc_variant(parser_t *p, const char *v, uint32_t *out)
+{
+    static const char *const names[] = {"local", "global", "orthogonal", "adaptive"};
+    for (uint32_t i = 0; i < 4u; i++) {
+        if (strcmp(v, names[i]) == 0) {
+            *out = i + 1u; /* DPM_FEDAUC_LOCAL .. DPM_FEDAUC_ADAPTIVE */
+            return 0;
+        }
+    }
+    return FAIL(p, "variant must be local, global, orthogonal or adaptive, not '%s'", v);
+}
+
+/* ustat_bins' kernel: auc | auc_private_label | kendall (dpm_ustat_kernel_t). */
+static int ustat_kernel(parser_t *p, const char *v, uint32_t *out)
+{
+    static const char *const names[] = {"auc", "auc_private_label", "kendall"};
+    for (uint32_t i = 0; i < 3u; i++) {
+        if (strcmp(v, names[i]) == 0) {
+            *out = i; /* DPM_USTAT_AUC .. DPM_USTAT_KENDALL */
+            return 0;
+        }
+    }
+    return FAIL(p, "kernel must be auc, auc_private_label or kendall, not '%s'", v);
+}
+
+/* fedauc_lap's p_share: a decimal strictly between 0 and 1, held in Q0.16. */
+static int fedauc_share(parser_t *p, const char *v, uint32_t *out)
+{
+    dpm_eps_t q = 0;
+    if (dpm_eps_from_decimal(v, &q) != DPM_OK || q == 0 || q >= 65536u) {
+        return FAIL(p, "p_share must be a decimal in (0, 1) (Q0.16: at least 0.0000153), not '%s'",
+                    v);
+    }
+    *out = (uint32_t)q;
+    return 0;
+}
+
+/* thresholds, calibration, k, kernel, depth, grr_levels, group_eps, variant, p_share, score_bits
+ * (the module checks ranges
+ * against the SDK's build; these bounds only keep the numbers sane). */
+static int campaign_auc_key(parser_t *p, sim_campaign_spec_t *c, int key, const char *k,
+                            const char *v)
+{
+    if (c->keys_line[key] != 0) {
+        return FAIL(p, "%s given twice", k);
+    }
+    c->keys_line[key] = p->line;
+    switch (key) {
+    case 0: return campaign_uint(p, k, v, 2, 1024, &c->thresholds);
+    case 1: return parse_choice(p, v, "published", "tight", &c->calibration_tight);
+    case 2: return campaign_uint(p, k, v, 2, 65536, &c->ustat_k);
+    case 3: return ustat_kernel(p, v, &c->ustat_kernel);
+    case 4: return campaign_uint(p, k, v, 1, 31, &c->tree_depth);
+    case 5: c->tree_grr_set = 1; return campaign_uint(p, k, v, 0, 31, &c->tree_grr_levels);
+    case 7: return fedauc_variant(p, v, &c->fedauc_variant);
+    case 8: return fedauc_share(p, v, &c->fedauc_p_share);
+    case 9: return campaign_uint(p, k, v, 1, 31, &c->fedauc_score_bits);
+    default:
+        if (dpm_eps_from_decimal(v, &c->group_eps) != DPM_OK) {
+            return FAIL(p, "group_eps: '%s' is not a plain decimal in (0, %d]", v, DPM_EPS_MAX);
+        }
+        return 0;
+    }
+}
+
+static int key_campaign(parser_t *p, const char *k, char *v)
+{
+    for (int i = 0; i < COUNT(kAucKeys); i++) {
+        if (strcmp(k, kAucKeys[i]) == 0) {
+            return campaign_auc_key(p, &p->sc->campaign[p->sc->ncampaigns - 1], i, k, v);
+        }
+    }
+    sim_campaign_spec_t *c = &p->sc->campaign[p->sc->ncampaigns - 1];
+    if (strcmp(k, "id") == 0) {
+        uint64_t id;
+        if (text_u64(v, &id) != 0 || id < 1 || id > UINT32_MAX) {
+            return FAIL(p, "id must be in 1..4294967295");
+        }
+        c->id = (uint32_t)id;
+    } else if (strcmp(k, "mechanism") == 0) {
+        if (parse_mechanism(p, v, &c->mech) != 0) {
+            return -1;
+        }
+        c->mechanism = c->mech->id;
+    } else if (strcmp(k, "eps") == 0) {
+        c->eps_line = p->line;
+        return campaign_eps(p, c, v);
+    } else if (strcmp(k, "metrics") == 0) {
+        return campaign_metrics(p, c, v);
+    } else if (strcmp(k, "groups") == 0) {
+        return campaign_groups(p, c, v);
+    } else if (strcmp(k, "bins") == 0 || strcmp(k, "edges") == 0) {
+        return campaign_bins(p, c, k, v);
+    } else if (strcmp(k, "split") == 0) {
+        c->split_line = p->line;
+        return parse_choice(p, v, "sdk", "paper", &c->split_paper);
+    } else {
+        return unknown_key(p, k, "campaign", kCampaignKeys, COUNT(kCampaignKeys));
+    }
+    return 0;
+}
+
+static int key_plan(parser_t *p, const char *k, char *v)
+{
+    sim_plan_spec_t *pl = &p->sc->plan[p->sc->nplans - 1];
+    if (strcmp(k, "mechanism") == 0) {
+        const sim_mech_t *m = NULL;
+        if (parse_mechanism(p, v, &m) != 0) {
+            return -1;
+        }
+        if (m->id != DPM_MECH_ID_TUPLE_MR && m->id != DPM_MECH_ID_TUPLE_ML) {
+            return FAIL(p, "[plan] answers tuple_mr and tuple_ml questions (roc_hist: dpm-sim plan "
+                           "--mechanism roc_hist)");
+        }
+        pl->mechanism = m->id;
+        return 0;
+    }
+    if (strcmp(k, "split") == 0) {
+        return parse_choice(p, v, "sdk", "paper", &pl->split_paper);
+    }
+    if (strcmp(k, "scale") == 0) {
+        return parse_choice(p, v, "value", "metric", &pl->scale_metric);
+    }
+    if (strcmp(k, "bound") == 0) {
+        return parse_choice(p, v, "chebyshev", "normal", &pl->bound_normal);
+    }
+    if (strcmp(k, "confidence") == 0) {
+        if (text_double(v, &pl->confidence) != 0 || !(pl->confidence > 0.0) ||
+            !(pl->confidence < 1.0)) {
+            return FAIL(p, "confidence must be in (0, 1)");
+        }
+        return 0;
+    }
+    if (strcmp(k, "devices") == 0 || strcmp(k, "error") == 0) {
+        int dev = k[0] == 'd';
+        double *out = dev ? pl->devices : pl->error;
+        uint32_t *n = dev ? &pl->ndevices : &pl->nerror;
+        if (parse_number_list(p, v, out, SIM_MAX_LIST, n, 0) != 0) {
+            return -1;
+        }
+        for (uint32_t i = 0; i < *n; i++) {
+            if (!(out[i] > 0.0) || (dev && out[i] != floor(out[i]))) {
+                return FAIL(p, "%s must be positive%s", k, dev ? " integers" : " numbers");
+            }
+        }
+        return 0;
+    }
+    return unknown_key(p, k, "plan", kPlanKeys, COUNT(kPlanKeys));
+}
+
+/* "[kind]" or "[kind NAME]". */
+static int open_section(parser_t *p, char *s)
+{
+    size_t n = strlen(s);
+    if (n < 3 || s[n - 1] != ']') {
+        return FAIL(p, "malformed section header");
+    }
+    s[n - 1] = '\0';
+    char *kind = text_trim(s + 1), *name = kind;
+    while (*name && *name != ' ' && *name != '\t') {
+        name++;
+    }
+    if (*name) {
+        *name++ = '\0';
+    }
+    name = text_trim(name);
+    sim_scenario_t *sc = p->sc;
+    p->nkeys = 0;
+    int known = 0;
+    for (int i = 0; i < COUNT(kSections); i++) {
+        known |= strcmp(kind, kSections[i]) == 0;
+    }
+    if (!known) { /* said first: "[grup a]" is a misspelled section, not a misplaced name */
+        char hint[64];
+        return FAIL(p,
+                    "unknown section [%s]%s (sections: scenario, population, group, campaign, "
+                    "plan)",
+                    kind, suggest(kind, kSections, COUNT(kSections), hint, sizeof(hint)));
+    }
+    int named =
+        strcmp(kind, "group") == 0 || strcmp(kind, "campaign") == 0 || strcmp(kind, "plan") == 0;
+    if (named && !valid_name(name)) {
+        return FAIL(p, "[%s NAME]: bad or missing name '%s'", kind, name);
+    }
+    if (!named && *name) {
+        return FAIL(p, "[%s] takes no name", kind);
+    }
+    if (strcmp(kind, "scenario") == 0 || strcmp(kind, "population") == 0) {
+        int *seen = kind[0] == 's' ? &p->seen_scenario : &p->seen_population;
+        if (*seen) {
+            return FAIL(p, "[%s] given twice", kind);
+        }
+        *seen = 1;
+        p->sec = kind[0] == 's' ? SEC_SCENARIO : SEC_POPULATION;
+        return 0;
+    }
+    if (strcmp(kind, "group") == 0) {
+        if (sc->ncampaigns > 0) {
+            return FAIL(p, "[group] sections must come before the campaigns");
+        }
+        if (sc->ngroups >= SIM_MAX_GROUPS) {
+            return FAIL(p, "more than %d groups", SIM_MAX_GROUPS);
+        }
+        if (find_group(sc, name) >= 0) {
+            return FAIL(p, "group '%s' defined twice", name);
+        }
+        sim_group_spec_t *g = &sc->group[sc->ngroups++];
+        snprintf(g->name, sizeof(g->name), "%s", name);
+        g->line = p->line;
+        p->sec = SEC_GROUP;
+        return 0;
+    }
+    if (strcmp(kind, "campaign") == 0) {
+        if (sc->ncampaigns >= SIM_MAX_CAMPAIGNS) {
+            return FAIL(p, "more than %d campaigns", SIM_MAX_CAMPAIGNS);
+        }
+        for (uint32_t i = 0; i < sc->ncampaigns; i++) {
+            if (strcmp(sc->campaign[i].name, name) == 0) {
+                return FAIL(p, "campaign '%s' defined twice", name);
+            }
+        }
+        sim_campaign_spec_t *c = &sc->campaign[sc->ncampaigns++];
+        snprintf(c->name, sizeof(c->name), "%s", name);
+        c->id = sc->ncampaigns;
+        c->line = p->line;
+        p->sec = SEC_CAMPAIGN;
+        return 0;
+    }
+    if (strcmp(kind, "plan") == 0) {
+        if (sc->nplans >= SIM_MAX_PLANS) {
+            return FAIL(p, "more than %d plans", SIM_MAX_PLANS);
+        }
+        sim_plan_spec_t *pl = &sc->plan[sc->nplans++];
+        snprintf(pl->name, sizeof(pl->name), "%s", name);
+        pl->line = p->line;
+        pl->confidence = 0.99;
+        p->sec = SEC_PLAN;
+        return 0;
+    }
+    char hint[64];
+    return FAIL(p, "unknown section [%s]%s (sections: scenario, population, group, campaign, plan)",
+                kind, suggest(kind, kSections, COUNT(kSections), hint, sizeof(hint)));
+}
+
+static int key_line(parser_t *p, char *s)
+{
+    char *eq = strchr(s, '=');
+    if (eq == NULL) {
+        return FAIL(p, "expected 'key = value' or a [section]");
+    }
+    *eq = '\0';
+    char *k = text_trim(s), *v = text_trim(eq + 1);
+    if (*k == '\0') {
+        return FAIL(p, "missing key before '='");
+    }
+    if (*v == '\0') {
+        return FAIL(p, "missing value for '%s'", k);
+    }
+    if (p->sec == SEC_NONE) {
+        return FAIL(p, "'%s' outside any section", k);
+    }
+    for (int i = 0; i < p->nkeys; i++) {
+        if (strcmp(p->keys[i], k) == 0) {
+            return FAIL(p, "key '%s' given twice in this section", k);
+        }
+    }
+    if (p->nkeys < MAX_KEYS) {
+        snprintf(p->keys[p->nkeys++], SIM_NAME_MAX, "%s", k);
+    }
+    switch (p->sec) {
+    case SEC_SCENARIO: return key_scenario(p, k, v);
+    case SEC_POPULATION: return key_population(p, k, v);
+    case SEC_GROUP: return key_group(p, k, v);
+    case SEC_CAMPAIGN: return key_campaign(p, k, v);
+    default: return key_plan(p, k, v);
+    }
+}
+
+/* ---- whole-file checks ----------------------------------------------------------------------- */
+
+static int check_groups(parser_t *p)
+{
+    sim_scenario_t *sc = p->sc;
+    double total = 0.0;
+    for (uint32_t i = 0; i < sc->ngroups; i++) {
+        sim_group_spec_t *g = &sc->group[i];
+        int explicit_metrics = 0;
+        for (int m = 0; m < SIM_NMETRICS; m++) {
+            explicit_metrics += g->metric[m].kind != SIM_DIST_NONE;
+        }
+        if (g->share_line == 0) {
+            return fail_at(p, g->line, "group '%s' has no share", g->name);
+        }
+        if (g->scores.set && explicit_metrics > 0) {
+            return fail_at(p, g->scores.line,
+                           "group '%s': give either scores = binormal(...) or metric lines, "
+                           "not both",
+                           g->name);
+        }
+        if (!g->scores.set && explicit_metrics == 0 && !g->pairs.set) {
+            return fail_at(p, g->line,
+                           "group '%s' has no scores, no metric distribution and no pairs",
+                           g->name);
+        }
+        if (g->scores.set && g->scores.examples == 0) {
+            g->scores.examples = sc->examples;
+        }
+        if (!g->has_partition) {
+            g->partition = sc->partition;
+        }
+        total += g->share;
+    }
+    if (sc->ngroups < 2) {
+        return fail_at(p, p->line, "a scenario needs at least 2 [group] sections");
+    }
+    if (fabs(total - 1.0) > SHARE_TOL) {
+        return fail_at(p, sc->group[sc->ngroups - 1].share_line,
+                       "the group shares sum to %.9g, not 1", total);
+    }
+    return 0;
+}
+
+/* 1 if the module lists `key` among its own keys (sim_mech_t.keys, space separated). */
+static int mech_reads(const sim_mech_t *m, const char *key)
+{
+    const char *s = m->keys;
+    size_t n = strlen(key);
+    while (s != NULL && *s != '\0') {
+        const char *e = strchr(s, ' ');
+        size_t len = e != NULL ? (size_t)(e - s) : strlen(s);
+        if (len == n && strncmp(s, key, n) == 0) {
+            return 1;
+        }
+        s = e != NULL ? e + 1 : s + len;
+    }
+    return 0;
+}
+
+/* What the SDK itself refuses (group_eps >= eps, an eps too small for the quantized
+ * thresholds, ...): the campaign is built at each of its eps as a run builds it (sim_cfg_init,
+ * the mechanism's init calling the SDK), so the refusal comes here, with the line of its eps
+ * and of the campaign's other keys, instead of from the run with no line at all. */
+static int check_sdk(parser_t *p, uint32_t ci)
+{
+    const sim_campaign_spec_t *c = &p->sc->campaign[ci];
+    sim_cfg_t *cfg = malloc(sizeof(*cfg));
+    if (cfg == NULL) {
+        return fail_at(p, c->line, "out of memory");
+    }
+    char why[256] = "";
+    uint32_t e = 0;
+    for (; e < c->neps; e++) {
+        int st = sim_cfg_init(cfg, p->sc, ci, e, why, sizeof(why));
+        sim_cfg_release(cfg);
+        if (st != 0) {
+            break;
+        }
+    }
+    free(cfg);
+    if (e == c->neps) {
+        return 0;
+    }
+    char keys[160] = "";
+    size_t n = 0;
+    for (int k = 0; k < COUNT(kAucKeys) && n < sizeof(keys); k++) {
+        if (c->keys_line[k] != 0) {
+            int w = snprintf(keys + n, sizeof(keys) - n, "%s%s at line %d", n ? ", " : "; with ",
+                             kAucKeys[k], c->keys_line[k]);
+            n += w > 0 ? (size_t)w : 0;
+        }
+    }
+    return fail_at(p, c->eps_line != 0 ? c->eps_line : c->line, "%s%s", why, keys);
+}
+
+static int check_campaigns(parser_t *p)
+{
+    sim_scenario_t *sc = p->sc;
+    if (sc->ncampaigns == 0 && sc->nplans == 0) {
+        return fail_at(p, p->line, "no [campaign] (or [plan]) section");
+    }
+    for (uint32_t i = 0; i < sc->ncampaigns; i++) {
+        sim_campaign_spec_t *c = &sc->campaign[i];
+        if (c->mech == NULL || c->neps == 0) {
+            return fail_at(p, c->line, "campaign '%s' needs mechanism and eps", c->name);
+        }
+        for (uint32_t j = 0; j < i; j++) {
+            if (sc->campaign[j].id == c->id) {
+                return fail_at(p, c->line, "campaign '%s' repeats id %u", c->name, c->id);
+            }
+        }
+        if (c->ngroups == 0) {
+            c->ngroups = sc->ngroups;
+            for (uint32_t g = 0; g < sc->ngroups; g++) {
+                c->groups[g] = g;
+            }
+            c->groups_line = c->line;
+        }
+        /* AUC-family keys only where the mechanism reads them */
+        for (int k = 0; k < COUNT(kAucKeys); k++) {
+            if (c->keys_line[k] != 0 && !mech_reads(c->mech, kAucKeys[k])) {
+                return fail_at(
+                    p, c->keys_line[k], "campaign '%s' (%s) takes no key '%s'%s%s%s", c->name,
+                    c->mech->name, kAucKeys[k], c->mech->keys != NULL ? " (its keys: " : "",
+                    c->mech->keys != NULL ? c->mech->keys : "", c->mech->keys != NULL ? ")" : "");
+            }
+        }
+        /* what the mechanism itself needs (metrics, bins, groups with scores, ...) */
+        char msg[256];
+        int line = c->line;
+        if (c->mech->check(sc, c, &line, msg, sizeof(msg)) != 0) {
+            return fail_at(p, line, "campaign '%s' (%s): %s", c->name, c->mech->name, msg);
+        }
+        if (check_sdk(p, i) != 0) {
+            return -1;
+        }
+    }
+    for (uint32_t i = 0; i < sc->nplans; i++) {
+        sim_plan_spec_t *pl = &sc->plan[i];
+        if (pl->mechanism == 0 || pl->ndevices == 0 || pl->nerror == 0) {
+            return fail_at(p, pl->line, "plan '%s' needs mechanism, devices and error", pl->name);
+        }
+    }
+    return 0;
+}
+
+static void defaults(sim_scenario_t *sc, const char *source)
+{
+    memset(sc, 0, sizeof(*sc));
+    const char *base = strrchr(source, '/');
+    base = base != NULL ? base + 1 : source;
+    snprintf(sc->name, sizeof(sc->name), "%s", base);
+    char *dot = strstr(sc->name, ".scn");
+    if (dot != NULL) {
+        *dot = '\0';
+    }
+    sc->ndevices = 1;
+    sc->devices[0] = 100000;
+    sc->runs = 10;
+    sc->seed = 1;
+    sc->population_seed = 1;
+    sc->confidence = 0.95;
+    sc->mode = SIM_MODE_INPROCESS;
+    sc->examples = 40;
+    sc->beta_levels = 100;
+}
+
+int sim_scenario_parse(const char *text, size_t len, const char *source, sim_scenario_t *out,
+                       char *err, size_t errcap)
+{
+    parser_t p;
+    memset(&p, 0, sizeof(p));
+    p.src = source;
+    p.err = err;
+    p.errcap = errcap;
+    p.sc = out;
+    defaults(out, source);
+    text_lines_t lines;
+    text_lines_init(&lines, text, len);
+    char line[MAX_LINE], *s;
+    int got;
+    while ((got = text_lines_next(&lines, line, sizeof(line), &s)) != TEXT_LINE_END) {
+        p.line = lines.line;
+        if (got == TEXT_LINE_TOO_LONG) {
+            return FAIL(&p, "line longer than %d characters", MAX_LINE - 1);
+        }
+        if (got == TEXT_LINE_NUL) {
+            return FAIL(&p, "NUL byte in the line");
+        }
+        int st = *s == '[' ? open_section(&p, s) : key_line(&p, s);
+        if (st != 0) {
+            return -1;
+        }
+    }
+    p.line = lines.line > 0 ? lines.line : 1; /* end-of-file checks name the last line */
+    /* a planner-only scenario needs no population */
+    int plans_only = out->ncampaigns == 0 && out->ngroups == 0 && out->nplans > 0;
+    if ((!plans_only && check_groups(&p) != 0) || check_campaigns(&p) != 0) {
+        return -1;
+    }
+    return 0;
+}
+
+int sim_scenario_load(const char *path, sim_scenario_t *out, char *err, size_t errcap)
+{
+    char *buf = NULL;
+    size_t n = 0;
+    int got = text_read_file(path, MAX_FILE, &buf, &n);
+    if (got != 0) {
+        if (got == TEXT_FILE_OPEN) {
+            snprintf(err, errcap, "%s: cannot open: %s", path, strerror(errno));
+        } else {
+            snprintf(err, errcap, "%s: cannot read (or larger than 1 MiB)", path);
+        }
+        return -1;
+    }
+    int st = sim_scenario_parse(buf, n, path, out, err, errcap);
+    free(buf);
+    return st;
+}
