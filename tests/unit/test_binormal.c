@@ -13,7 +13,7 @@
 
 #include "common/binormal.h"
 #include "common/prob.h"
-#include "sim/roc_sim.h"
+#include "sim/pop/roc_sim.h"
 
 static void test_auc_round_trip(void **state)
 {

@@ -39,7 +39,7 @@ tap "$([ $rc != 0 ] && grep -q 'not found' out && ! grep -q '0 findings' out; ec
     "negative control: a missing tool fails"
 # host-sim/collector is linted too, under its own .clang-tidy (the SDK's checks less six that
 # flag idioms there): its files are in `make lint`, and the scoped config still finds a bug.
-files=$(cd "$TOP" && make -n --no-print-directory lint-collector 2>/dev/null | grep -o 'host-sim/collector/[^ ]*\.c' | wc -l)
+files=$(cd "$TOP" && make -n --no-print-directory lint-collector 2>/dev/null | grep -oE '(host-sim)/collector/[^ ]*[.]c' | wc -l)
 tap "$([ "$files" -gt 0 ]; echo $?)" "make lint covers host-sim/collector ($files .c files)"
 mkdir -p collector
 cp "$TOP/host-sim/collector/.clang-tidy" collector/
