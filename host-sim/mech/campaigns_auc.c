@@ -22,20 +22,6 @@ int coll_auc_mech(dpm_mech_id_t m)
     return m == DPM_MECH_ID_DPAUC || m == DPM_MECH_ID_USTAT_BINS || m == DPM_MECH_ID_USTAT_TREE;
 }
 
-int coll_auc_mech_from_name(const char *v, dpm_mech_id_t *m)
-{
-    if (strcmp(v, "dpauc") == 0) {
-        *m = DPM_MECH_ID_DPAUC;
-    } else if (strcmp(v, "ustat_bins") == 0) {
-        *m = DPM_MECH_ID_USTAT_BINS;
-    } else if (strcmp(v, "ustat_tree") == 0) {
-        *m = DPM_MECH_ID_USTAT_TREE;
-    } else {
-        return -1;
-    }
-    return 0;
-}
-
 /* Plain decimal digits in [lo, hi]. */
 static int parse_uint(const char *v, uint32_t lo, uint32_t hi, uint32_t *out)
 {

@@ -32,9 +32,6 @@
 /* Is m one of the mechanisms of this file? */
 int coll_auc_mech(dpm_mech_id_t m);
 
-/* "dpauc" / "ustat_bins" / "ustat_tree" into *m. 0, or -1 for another name. */
-int coll_auc_mech_from_name(const char *v, dpm_mech_id_t *m);
-
 /* Key `key` = v of this file into c. Returns 1 if key is not one of this file's keys, 0 if
  * parsed (bit k of *seen set, key index k), -1 for a bad value (*expect: what it should be) or
  * a repeated key (*expect NULL). */

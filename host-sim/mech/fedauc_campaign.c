@@ -14,18 +14,6 @@ int coll_fedauc_is(uint32_t mechanism)
     return mechanism == DPM_MECH_ID_FEDAUC_RR || mechanism == DPM_MECH_ID_FEDAUC_LAP;
 }
 
-int coll_fedauc_mechanism(const char *name, dpm_mech_id_t *mech)
-{
-    if (strcmp(name, "fedauc_rr") == 0) {
-        *mech = DPM_MECH_ID_FEDAUC_RR;
-    } else if (strcmp(name, "fedauc_lap") == 0) {
-        *mech = DPM_MECH_ID_FEDAUC_LAP;
-    } else {
-        return -1;
-    }
-    return 0;
-}
-
 static int parse_uint(const char *v, uint32_t lo, uint32_t hi, uint32_t *out)
 {
     uint64_t x = 0;

@@ -148,9 +148,6 @@ typedef struct {
 /* Is mechanism id a FedAUC one? */
 int coll_fedauc_is(uint32_t mechanism);
 
-/* Campaign file: the mechanism name ("fedauc_rr" / "fedauc_lap": 0 and *mech set, else -1). */
-int coll_fedauc_mechanism(const char *name, dpm_mech_id_t *mech);
-
 /* Campaign file keys variant, p_share, score_bits, upload_seconds, upload_count,
  * min_uploaders: their index 1 .. COLL_FEDAUC_KEYS if key is one of them (then *bad says
  * whether v parsed and *expect what it wants), 0 if not. */

@@ -150,16 +150,8 @@ static int set_key(block_t *b, const char *key, const char *v, int line, char *e
         expect = "an integer 1 .. 4294967295";
     } else if (strcmp(key, "mechanism") == 0) {
         have = &b->have_mech;
-        if (strcmp(v, "tuple_mr") == 0) {
-            b->c.mechanism = DPM_MECH_ID_TUPLE_MR;
-        } else if (strcmp(v, "tuple_ml") == 0) {
-            b->c.mechanism = DPM_MECH_ID_TUPLE_ML;
-        } else if (strcmp(v, "roc_hist") == 0) {
-            b->c.mechanism = DPM_MECH_ID_ROC_HIST;
-        } else if (coll_fedauc_mechanism(v, &b->c.mechanism) == 0) {
-        } else {
-            bad = coll_auc_mech_from_name(v, &b->c.mechanism) != 0;
-        }
+        b->c.mechanism = dpm_mech_from_name(v); /* the SDK's one name table */
+        bad = b->c.mechanism == DPM_MECH_NONE;
         expect = "tuple_mr, tuple_ml, roc_hist, dpauc, ustat_bins, ustat_tree, fedauc_rr or "
                  "fedauc_lap";
     } else if (strcmp(key, "bins") == 0 || strcmp(key, "edges") == 0) {
@@ -506,16 +498,8 @@ const coll_campaign_t *coll_campaigns_find(const coll_campaigns_t *cs, uint32_t 
 
 const char *coll_mechanism_name(dpm_mech_id_t m)
 {
-    if (coll_fedauc_is((uint32_t)m)) {
-        return m == DPM_MECH_ID_FEDAUC_RR ? "fedauc_rr" : "fedauc_lap";
-    }
-    return m == DPM_MECH_ID_TUPLE_MR     ? "tuple_mr"
-           : m == DPM_MECH_ID_TUPLE_ML   ? "tuple_ml"
-           : m == DPM_MECH_ID_ROC_HIST   ? "roc_hist"
-           : m == DPM_MECH_ID_DPAUC      ? "dpauc"
-           : m == DPM_MECH_ID_USTAT_BINS ? "ustat_bins"
-           : m == DPM_MECH_ID_USTAT_TREE ? "ustat_tree"
-                                         : "unknown";
+    const char *name = dpm_mech_name(m);
+    return name != NULL ? name : "unknown";
 }
 
 const char *coll_metric_name(dpm_metric_t m)

@@ -100,7 +100,8 @@ int coll_campaigns_index(const coll_campaigns_t *cs, uint32_t id);
  * period. */
 int coll_campaign_period_check(const coll_campaign_t *c, uint32_t period, int64_t now);
 
-/* "tuple_mr" / "tuple_ml" / "unknown"; "tpr" ... for a metric. */
+/* The mechanism's name (dpm_mech_name; "unknown" for an id no build knows); "tpr" ... for a
+ * metric. */
 const char *coll_mechanism_name(dpm_mech_id_t m);
 const char *coll_metric_name(dpm_metric_t m);
 
