@@ -342,6 +342,13 @@ static void handle(fake_collector_t *fc, const uint8_t *body, size_t len)
         return;
     }
     case FC_GARBAGE_200: respond(fc, "HTTP/1.1 200 OK\r\n", garbage, sizeof(garbage)); return;
+    case FC_RAW: {
+        char line[120];
+        snprintf(line, sizeof(line),
+                 "HTTP/1.1 %d Scripted\r\nContent-Type: application/x-protobuf\r\n", fc->status);
+        respond(fc, line, fc->raw, fc->raw_len);
+        return;
+    }
     case FC_CHUNKED:
         take_batch(fc, body, len, &br, &lost);
         snprintf((char *)fc->resp, sizeof(fc->resp),
