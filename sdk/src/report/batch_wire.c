@@ -174,7 +174,7 @@ dpm_status_t dpm_batch_response_put_reject(uint8_t *buf, size_t cap, size_t *pos
                                            size_t reason_len)
 {
     if (pos == NULL || (id == NULL && id_len > 0) || (reason == NULL && reason_len > 0) ||
-        id_len > 255u || reason_len > (SIZE_MAX >> 2)) {
+        id_len > (SIZE_MAX >> 2) || reason_len > (SIZE_MAX >> 2)) {
         return DPM_ERR_PARAM;
     }
     size_t body = reject_len(id_len, reason_len);

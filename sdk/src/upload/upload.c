@@ -15,8 +15,6 @@
 #define LOST_FIELD_MAX 6u
 /* A Reject.reason the device keeps: 47 bytes and a NUL (dpm.options; longer is refused). */
 #define REASON_CAP 48u
-/* The hit marks (1 + a reject's index) are bytes. */
-typedef char batch_fits_hit_marks[DPM_UPLOAD_MAX_BATCH <= 255u ? 1 : -1];
 /* The largest report's Batch field is 3 + DPM_REPORT_MAX_BYTES (a two-byte length), as
  * DPM_UPLOAD_MIN_WORK counts it. */
 typedef char frame_in_min_work[DPM_REPORT_MAX_BYTES < (1u << 14) ? 1 : -1];
@@ -178,8 +176,8 @@ static dpm_status_t exchange(const dpm_upload_t *up, dpm_outbox_t *ob, const dpm
 /* ---- dpm.v1.BatchResponse ---------------------------------------------------------------- */
 
 /* What the device keeps of a BatchResponse, read by dpm_batch_response_decode: the counts,
- * and for each batch entry the reject naming it (hit[k] = 1 + the reject's index, 0 if none)
- * with that reject's reason. Rejects are bounded as nanopb's generated BatchResponse bounded
+ * and for each batch entry whether a reject names it (hit[k]; the first one counts) and that
+ * reject's reason. Rejects are bounded as nanopb's generated BatchResponse bounded
  * them (dpm.options): at most DPM_UPLOAD_MAX_BATCH, ids of at most 16 bytes, reasons of at
  * most 47; more is "not a collector's account of the batch". */
 typedef struct {
@@ -203,10 +201,10 @@ static const char *take_reject(void *ctx, const uint8_t *id, size_t id_len, cons
     if (reason_len >= REASON_CAP) {
         return "Reject.reason longer than 47 bytes";
     }
-    uint32_t i = a->nrejects++;
+    a->nrejects++;
     for (uint32_t k = 0; k < a->b->count && id_len == DPM_REPORT_ID_BYTES; k++) {
         if (a->hit[k] == 0 && memcmp(a->b->e[k].report_id, id, DPM_REPORT_ID_BYTES) == 0) {
-            a->hit[k] = (uint8_t)(i + 1u);
+            a->hit[k] = 1;
             memcpy(a->reason[k], reason, reason_len);
             a->reason[k][reason_len] = '\0';
         }
