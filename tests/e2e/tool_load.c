@@ -354,8 +354,8 @@ static int http_exchange(tls_client_t *c, const char *method, const char *path, 
     return 0;
 }
 
-static const char *count_reject(void *ctx, const uint8_t *id, size_t id_len,
-                                const uint8_t *reason, size_t reason_len)
+static const char *count_reject(void *ctx, const uint8_t *id, size_t id_len, const uint8_t *reason,
+                                size_t reason_len)
 {
     (void)id, (void)id_len, (void)reason, (void)reason_len;
     (*(uint64_t *)ctx)++;

@@ -244,8 +244,8 @@ answer:
 
 /* Decode the Batch and store it; *lost = its lost_reports. Returns the number of rejected
  * reports. */
-static size_t take_batch(fake_collector_t *fc, const uint8_t *body, size_t len,
-                         fc_answer_t *br, uint64_t *lost)
+static size_t take_batch(fake_collector_t *fc, const uint8_t *body, size_t len, fc_answer_t *br,
+                         uint64_t *lost)
 {
     size_t i = 0;
     int seen_lost = 0;
@@ -379,8 +379,8 @@ static void handle(fake_collector_t *fc, const uint8_t *body, size_t len)
         fc->dead = 1;
         return;
     }
-    dpm_status_t st = dpm_batch_response_put_counts(out, sizeof(out), &out_len, br.accepted,
-                                                    br.duplicates);
+    dpm_status_t st =
+        dpm_batch_response_put_counts(out, sizeof(out), &out_len, br.accepted, br.duplicates);
     for (size_t k = 0; k < br.rejects_count && st == DPM_OK; k++) {
         st = dpm_batch_response_put_reject(out, sizeof(out), &out_len, br.rejects[k].id,
                                            DPM_REPORT_ID_BYTES, br.rejects[k].reason,

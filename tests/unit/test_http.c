@@ -817,8 +817,8 @@ static void test_flush_answer_bounds(void **state)
     static const char long_reason[] = "a reason of forty-eight bytes, one over the most";
     static const char reason47[] = "a reason of forty-seven bytes, the most allowed";
     static const struct {
-        size_t nrejects;   /* rejects in the answer; the last one names our report */
-        size_t id_len;     /* of the first reject */
+        size_t nrejects;    /* rejects in the answer; the last one names our report */
+        size_t id_len;      /* of the first reject */
         const char *reason; /* of the last reject */
         dpm_status_t want;
     } cases[] = {

@@ -92,8 +92,8 @@ static void rewrite_batch(const batch_items_t *in, const uint8_t *want, size_t w
         assert_int_equal(dpm_batch_put_report_head(out, sizeof(out), &pos, in->rep_len[i]), DPM_OK);
         memcpy(out + pos, in->rep[i], in->rep_len[i]);
         pos += in->rep_len[i];
-        assert_int_equal(dpm_batch_put_report(out2, sizeof(out2), &pos2, in->rep[i], in->rep_len[i]),
-                         DPM_OK);
+        assert_int_equal(
+            dpm_batch_put_report(out2, sizeof(out2), &pos2, in->rep[i], in->rep_len[i]), DPM_OK);
         assert_int_equal(dpm_batch_put_report(NULL, 0, &sized, in->rep[i], in->rep_len[i]), DPM_OK);
         assert_int_equal(pos2, sized);
     }
@@ -183,7 +183,8 @@ static void test_batch_truncated(void **state)
         }
         assert_int_equal(st, DPM_ERR_PROTOCOL);
         assert_non_null(why);
-        assert_true(strcmp(why, "length past the end") == 0 || strcmp(why, "truncated varint") == 0);
+        assert_true(strcmp(why, "length past the end") == 0 ||
+                    strcmp(why, "truncated varint") == 0);
         refused++;
     }
     assert_int_equal(refused, n - nb + 1);
@@ -227,8 +228,8 @@ static void test_batch_malformed(void **state)
     expect_batch_refused(tag33, sizeof(tag33), "tag beyond 32 bits");
     static const uint8_t v65[] = {0x10, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x02};
     expect_batch_refused(v65, sizeof(v65), "varint longer than 64 bits");
-    static const uint8_t v11[] = {0x10, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
-                                  0x80, 0x80, 0x80, 0x81, 0x00};
+    static const uint8_t v11[] = {0x10, 0x80, 0x80, 0x80, 0x80, 0x80,
+                                  0x80, 0x80, 0x80, 0x80, 0x81, 0x00};
     expect_batch_refused(v11, sizeof(v11), "varint longer than 64 bits");
     static const uint8_t fixed_short[] = {0x19, 1, 2, 3};
     expect_batch_refused(fixed_short, sizeof(fixed_short), "truncated fixed-width field");
@@ -240,11 +241,11 @@ static void test_batch_malformed(void **state)
     batch_items_t b;
     assert_int_equal(walk_batch(v64, sizeof(v64), &b, NULL), DPM_OK);
     assert_true(b.lost == UINT64_MAX);
-    static const uint8_t unknown[] = {0x78, 0x05,                   /* 15: varint */
-                                      0x79, 1, 2, 3, 4, 5, 6, 7, 8, /* 15: i64 */
-                                      0x7A, 0x01, 0xEE,             /* 15: bytes */
-                                      0x7D, 1, 2, 3, 4,             /* 15: i32 */
-                                      0x0A, 0x00,                   /* an empty report */
+    static const uint8_t unknown[] = {0x78, 0x05,                         /* 15: varint */
+                                      0x79, 1,    2,    3, 4, 5, 6, 7, 8, /* 15: i64 */
+                                      0x7A, 0x01, 0xEE,                   /* 15: bytes */
+                                      0x7D, 1,    2,    3, 4,             /* 15: i32 */
+                                      0x0A, 0x00,                         /* an empty report */
                                       0x10, 0x07};
     assert_int_equal(walk_batch(unknown, sizeof(unknown), &b, NULL), DPM_OK);
     assert_int_equal(b.nrep, 1);
@@ -335,8 +336,8 @@ static void rewrite_response(uint32_t acc, uint32_t dup, const rejects_t *r, con
     }
 }
 
-static void decode_golden(const char *rel, uint32_t acc, uint32_t dup, size_t nrej,
-                          uint8_t *buf, rejects_t *r)
+static void decode_golden(const char *rel, uint32_t acc, uint32_t dup, size_t nrej, uint8_t *buf,
+                          rejects_t *r)
 {
     size_t n = read_hex(rel, buf, MAXB);
     uint32_t a = 99, d = 99;
@@ -413,7 +414,8 @@ static void test_response_malformed(void **state)
     buf[n] = 0x80; /* trailing garbage */
     expect_response_refused(buf, n + 1, "truncated varint");
     static const uint8_t acc_len[] = {0x0A, 0x00};
-    expect_response_refused(acc_len, sizeof(acc_len), "BatchResponse.accepted has the wrong wire type");
+    expect_response_refused(acc_len, sizeof(acc_len),
+                            "BatchResponse.accepted has the wrong wire type");
     static const uint8_t dup_i64[] = {0x11, 1, 2, 3, 4, 5, 6, 7, 8};
     expect_response_refused(dup_i64, sizeof(dup_i64),
                             "BatchResponse.duplicates has the wrong wire type");
@@ -425,7 +427,8 @@ static void test_response_malformed(void **state)
     expect_response_refused(rej_varint, sizeof(rej_varint),
                             "BatchResponse.rejects has the wrong wire type");
     static const uint8_t id_varint[] = {0x1A, 0x02, 0x08, 0x01};
-    expect_response_refused(id_varint, sizeof(id_varint), "Reject.report_id has the wrong wire type");
+    expect_response_refused(id_varint, sizeof(id_varint),
+                            "Reject.report_id has the wrong wire type");
     static const uint8_t reason_varint[] = {0x1A, 0x02, 0x10, 0x01};
     expect_response_refused(reason_varint, sizeof(reason_varint),
                             "Reject.reason has the wrong wire type");
@@ -468,12 +471,9 @@ static void test_response_malformed(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_batch_golden),
-        cmocka_unit_test(test_batch_truncated),
-        cmocka_unit_test(test_batch_malformed),
-        cmocka_unit_test(test_batch_writer_bounds),
-        cmocka_unit_test(test_response_golden),
-        cmocka_unit_test(test_response_malformed),
+        cmocka_unit_test(test_batch_golden),    cmocka_unit_test(test_batch_truncated),
+        cmocka_unit_test(test_batch_malformed), cmocka_unit_test(test_batch_writer_bounds),
+        cmocka_unit_test(test_response_golden), cmocka_unit_test(test_response_malformed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -42,19 +42,19 @@ typedef enum {
 } dpm_wire_type_t;
 
 typedef struct {
-    uint32_t field;        /* field number, >= 1 */
-    dpm_wire_type_t type;  /* wire type */
-    uint64_t value;        /* DPM_WIRE_VARINT: the value; the others: 0 */
-    const uint8_t *bytes;  /* DPM_WIRE_LEN: the payload inside buf; the others: NULL */
-    size_t len;            /* DPM_WIRE_LEN: payload length */
+    uint32_t field;       /* field number, >= 1 */
+    dpm_wire_type_t type; /* wire type */
+    uint64_t value;       /* DPM_WIRE_VARINT: the value; the others: 0 */
+    const uint8_t *bytes; /* DPM_WIRE_LEN: the payload inside buf; the others: NULL */
+    size_t len;           /* DPM_WIRE_LEN: payload length */
 } dpm_wire_field_t;
 
 /* The field at buf[*pos, len) (*pos < len): its tag and its value, which is then skipped.
  * Varints are at most 10 bytes and 64 bits; tags at most 32 bits; groups (wire types 3, 4)
  * and undefined wire types are refused. DPM_OK and *pos past the field, or DPM_ERR_PROTOCOL
  * (*pos unchanged). */
-dpm_status_t dpm_wire_next_field(const uint8_t *buf, size_t len, size_t *pos,
-                                 dpm_wire_field_t *f, const char **why);
+dpm_status_t dpm_wire_next_field(const uint8_t *buf, size_t len, size_t *pos, dpm_wire_field_t *f,
+                                 const char **why);
 
 /* ==== dpm.v1.Batch ==========================================================================
  *
@@ -111,14 +111,13 @@ dpm_status_t dpm_batch_next(const uint8_t *body, size_t len, size_t *pos, dpm_ba
  * when empty. Write the counts first, then the rejects. */
 
 /* Fields 1 and 2. */
-dpm_status_t dpm_batch_response_put_counts(uint8_t *buf, size_t cap, size_t *pos,
-                                           uint32_t accepted, uint32_t duplicates);
+dpm_status_t dpm_batch_response_put_counts(uint8_t *buf, size_t cap, size_t *pos, uint32_t accepted,
+                                           uint32_t duplicates);
 
 /* One field 3: a Reject of report id[0, id_len) (id may be NULL when id_len is 0) and
  * reason[0, reason_len). */
-dpm_status_t dpm_batch_response_put_reject(uint8_t *buf, size_t cap, size_t *pos,
-                                           const uint8_t *id, size_t id_len, const char *reason,
-                                           size_t reason_len);
+dpm_status_t dpm_batch_response_put_reject(uint8_t *buf, size_t cap, size_t *pos, const uint8_t *id,
+                                           size_t id_len, const char *reason, size_t reason_len);
 
 /* Called once per Reject, in order, with spans inside the response (the reason is not
  * NUL-terminated and may hold any bytes: sanitize before showing it). NULL to go on, or a

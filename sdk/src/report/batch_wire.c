@@ -41,8 +41,7 @@ static size_t varint_put(uint8_t *p, uint64_t v)
 }
 
 /* At most 10 bytes; the 10th may only carry bit 63. */
-static int varint_get(const uint8_t *buf, size_t len, size_t *pos, uint64_t *out,
-                      const char **why)
+static int varint_get(const uint8_t *buf, size_t len, size_t *pos, uint64_t *out, const char **why)
 {
     uint64_t x = 0;
     size_t p = *pos;
@@ -144,15 +143,15 @@ dpm_status_t dpm_batch_put_lost(uint8_t *buf, size_t cap, size_t *pos, uint32_t 
     return lost == 0 ? DPM_OK : put_field(buf, cap, pos, BATCH_LOST_KEY, lost, NULL);
 }
 
-dpm_status_t dpm_batch_response_put_counts(uint8_t *buf, size_t cap, size_t *pos,
-                                           uint32_t accepted, uint32_t duplicates)
+dpm_status_t dpm_batch_response_put_counts(uint8_t *buf, size_t cap, size_t *pos, uint32_t accepted,
+                                           uint32_t duplicates)
 {
     if (pos == NULL) {
         return DPM_ERR_PARAM;
     }
     size_t at = *pos;
-    dpm_status_t st = accepted == 0 ? DPM_OK
-                                    : put_field(buf, cap, pos, RESP_ACCEPTED_KEY, accepted, NULL);
+    dpm_status_t st =
+        accepted == 0 ? DPM_OK : put_field(buf, cap, pos, RESP_ACCEPTED_KEY, accepted, NULL);
     if (st == DPM_OK && duplicates != 0) {
         st = put_field(buf, cap, pos, RESP_DUPS_KEY, duplicates, NULL);
     }
@@ -169,9 +168,8 @@ static size_t reject_len(size_t id_len, size_t reason_len)
            reason_len;
 }
 
-dpm_status_t dpm_batch_response_put_reject(uint8_t *buf, size_t cap, size_t *pos,
-                                           const uint8_t *id, size_t id_len, const char *reason,
-                                           size_t reason_len)
+dpm_status_t dpm_batch_response_put_reject(uint8_t *buf, size_t cap, size_t *pos, const uint8_t *id,
+                                           size_t id_len, const char *reason, size_t reason_len)
 {
     if (pos == NULL || (id == NULL && id_len > 0) || (reason == NULL && reason_len > 0) ||
         id_len > (SIZE_MAX >> 2) || reason_len > (SIZE_MAX >> 2)) {
@@ -203,8 +201,8 @@ dpm_status_t dpm_batch_response_put_reject(uint8_t *buf, size_t cap, size_t *pos
 
 /* ---- reading ------------------------------------------------------------------------------ */
 
-dpm_status_t dpm_wire_next_field(const uint8_t *buf, size_t len, size_t *pos,
-                                 dpm_wire_field_t *f, const char **why)
+dpm_status_t dpm_wire_next_field(const uint8_t *buf, size_t len, size_t *pos, dpm_wire_field_t *f,
+                                 const char **why)
 {
     const char *unused = NULL;
     const char **w = why != NULL ? why : &unused;
@@ -322,9 +320,8 @@ static int get_count(const dpm_wire_field_t *f, uint32_t *out, const char *wrong
 }
 
 /* One Reject message: its last report_id and reason (both empty when absent). */
-static dpm_status_t read_reject(const uint8_t *buf, size_t len, const uint8_t **id,
-                                size_t *id_len, const uint8_t **reason, size_t *reason_len,
-                                const char **why)
+static dpm_status_t read_reject(const uint8_t *buf, size_t len, const uint8_t **id, size_t *id_len,
+                                const uint8_t **reason, size_t *reason_len, const char **why)
 {
     size_t p = 0;
     *id = buf;
@@ -368,8 +365,9 @@ dpm_status_t dpm_batch_response_decode(const uint8_t *buf, size_t len, uint32_t 
         if (st != DPM_OK) {
             return st;
         }
-        if (f.field == 1u && !get_count(&f, accepted, "BatchResponse.accepted has the wrong wire type",
-                                        "BatchResponse.accepted is too large", w)) {
+        if (f.field == 1u &&
+            !get_count(&f, accepted, "BatchResponse.accepted has the wrong wire type",
+                       "BatchResponse.accepted is too large", w)) {
             return DPM_ERR_PROTOCOL;
         }
         if (f.field == 2u &&
