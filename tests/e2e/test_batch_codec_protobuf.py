@@ -17,17 +17,12 @@ import subprocess
 import sys
 import tempfile
 
+from e2e_util import Tap
+
 OUT = os.environ.get("OUT", "build/host")
 N = 10000
-n = 0
-failed = 0
-
-
-def tap(ok, what):
-    global n, failed
-    n += 1
-    print(f"{'ok' if ok else 'not ok'} {n} - {what}")
-    failed |= not ok
+T = Tap()
+tap = T.ok
 
 
 def codec(lines):
@@ -134,5 +129,4 @@ with tempfile.TemporaryDirectory() as gen:
     dec = codec([f"dec_resp {h(m.SerializeToString())}"])
     tap(dec == ["7 0"] and dec != ["8 0"], "a count is read as written (7, not 8)")
 
-print(f"1..{n}")
-sys.exit(1 if failed else 0)
+sys.exit(T.done())
