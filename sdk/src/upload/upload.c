@@ -9,6 +9,7 @@
 
 #include "dpm/batch.h"
 #include "dpm/upload.h"
+#include "report/batch_internal.h"
 #include "upload/http_internal.h"
 
 /* The longest Batch.lost_reports field: its tag and a 32-bit varint (dpm_batch_lost_len). */
@@ -128,7 +129,7 @@ static void peek_header(const uint8_t *p, size_t n, uint32_t *campaign, uint32_t
     dpm_wire_field_t f;
     *campaign = 0;
     *period = 0;
-    while (i < n && dpm_wire_next_field(p, n, &i, &f, NULL) == DPM_OK && f.field <= 3u) {
+    while (i < n && dpm_wire_field_read(p, n, &i, &f) == 0 && f.field <= 3u) {
         if (f.type == DPM_WIRE_VARINT && (f.field == 2u || f.field == 3u)) {
             *(f.field == 2u ? campaign : period) = (uint32_t)f.value;
         }
@@ -175,7 +176,8 @@ static dpm_status_t exchange(const dpm_upload_t *up, dpm_outbox_t *ob, const dpm
 
 /* ---- dpm.v1.BatchResponse ---------------------------------------------------------------- */
 
-/* What the device keeps of a BatchResponse, read by dpm_batch_response_decode: the counts,
+/* What the device keeps of a BatchResponse, read by dpm_batch_response_read (the codec's
+ * dpm_batch_response_decode without its reason text, which the uploader never shows): the counts,
  * and for each batch entry whether a reject names it (hit[k]; the first one counts) and that
  * reject's reason. Rejects are bounded as nanopb's generated BatchResponse bounded
  * them (dpm.options): at most DPM_UPLOAD_MAX_BATCH, ids of at most 16 bytes, reasons of at
@@ -188,18 +190,16 @@ typedef struct {
     char reason[DPM_UPLOAD_MAX_BATCH][REASON_CAP];
 } answer_t;
 
+/* A reject within those bounds is kept; NULL to go on, else why not (more rejects than a batch
+ * holds, an id longer than a report id or a reason longer than 47 bytes: one text for the
+ * three, since the uploader refuses the answer without showing it). */
 static const char *take_reject(void *ctx, const uint8_t *id, size_t id_len, const uint8_t *reason,
                                size_t reason_len)
 {
     answer_t *a = ctx;
-    if (a->nrejects >= DPM_UPLOAD_MAX_BATCH) {
-        return "more rejects than a batch holds";
-    }
-    if (id_len > DPM_REPORT_ID_BYTES) {
-        return "Reject.report_id longer than a report id";
-    }
-    if (reason_len >= REASON_CAP) {
-        return "Reject.reason longer than 47 bytes";
+    if (a->nrejects >= DPM_UPLOAD_MAX_BATCH || id_len > DPM_REPORT_ID_BYTES ||
+        reason_len >= REASON_CAP) {
+        return "Reject over bounds";
     }
     a->nrejects++;
     for (uint32_t k = 0; k < a->b->count && id_len == DPM_REPORT_ID_BYTES; k++) {
@@ -284,8 +284,9 @@ static dpm_status_t handle_response(dpm_outbox_t *ob, batch_t *b, const dpm_http
     }
     memset(ans, 0, sizeof(*ans));
     ans->b = b;
-    if (dpm_batch_response_decode(resp->body, resp->body_len, &ans->accepted, &ans->duplicates,
-                                  take_reject, ans, NULL) != DPM_OK) {
+    const char *refused;
+    if (dpm_batch_response_read(resp->body, resp->body_len, &ans->accepted, &ans->duplicates,
+                                take_reject, ans, &refused) != 0) {
         return DPM_ERR_PROTOCOL; /* an empty or malformed body (a proxy's own 200) proves nothing */
     }
     if (ok2xx) {
