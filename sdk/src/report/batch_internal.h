@@ -37,9 +37,10 @@ int dpm_batch_response_read(const uint8_t *buf, size_t len, uint32_t *accepted,
                             uint32_t *duplicates, dpm_batch_reject_fn on_reject, void *ctx,
                             const char **refused);
 
-/* key, then a varint value or a length and its bytes (bytes == NULL: the caller writes them,
- * or buf is NULL). Checks the room for the whole field. */
-dpm_status_t dpm_wire_put_field(uint8_t *buf, size_t cap, size_t *pos, uint8_t key, size_t v,
-                                const uint8_t *bytes);
+/* A field's key and then varint v (a length-delimited field's length, or a varint field's
+ * value) at buf[*pos] (buf == NULL: sizing), *pos then past them; the room checked is the whole
+ * field's, the v payload bytes of a length-delimited key included, which the caller then
+ * writes. DPM_ERR_PARAM for pos == NULL, DPM_ERR_BUFFER (nothing written) without room. */
+dpm_status_t dpm_wire_put_head(uint8_t *buf, size_t cap, size_t *pos, uint8_t key, size_t v);
 
 #endif /* DPM_BATCH_INTERNAL_H */

@@ -43,15 +43,28 @@ static dpm_status_t refuse(int why, const char *refused, const char **out)
 
 /* ---- writing ------------------------------------------------------------------------------ */
 
+/* A length-delimited field: head, then bytes[0, n) (bytes may be NULL when n is 0 or buf is
+ * NULL). */
+static dpm_status_t put_bytes(uint8_t *buf, size_t cap, size_t *pos, uint8_t key,
+                              const uint8_t *bytes, size_t n)
+{
+    dpm_status_t st = dpm_wire_put_head(buf, cap, pos, key, n);
+    if (st == DPM_OK) {
+        if (buf != NULL && n > 0) {
+            memcpy(buf + *pos, bytes, n);
+        }
+        *pos += n;
+    }
+    return st;
+}
+
 dpm_status_t dpm_batch_put_report(uint8_t *buf, size_t cap, size_t *pos, const uint8_t *rep,
                                   size_t report_len)
 {
     if (buf != NULL && rep == NULL && report_len > 0) {
         return DPM_ERR_PARAM;
     }
-    static const uint8_t none[1] = {0}; /* no bytes to copy (report_len 0, or sizing) */
-    return dpm_wire_put_field(buf, cap, pos, BATCH_REPORTS_KEY, report_len,
-                              rep != NULL ? rep : none);
+    return put_bytes(buf, cap, pos, BATCH_REPORTS_KEY, rep, report_len);
 }
 
 dpm_status_t dpm_batch_response_put_counts(uint8_t *buf, size_t cap, size_t *pos, uint32_t accepted,
@@ -61,11 +74,10 @@ dpm_status_t dpm_batch_response_put_counts(uint8_t *buf, size_t cap, size_t *pos
         return DPM_ERR_PARAM;
     }
     size_t at = *pos;
-    dpm_status_t st = accepted == 0
-                          ? DPM_OK
-                          : dpm_wire_put_field(buf, cap, pos, RESP_ACCEPTED_KEY, accepted, NULL);
+    dpm_status_t st =
+        accepted == 0 ? DPM_OK : dpm_wire_put_head(buf, cap, pos, RESP_ACCEPTED_KEY, accepted);
     if (st == DPM_OK && duplicates != 0) {
-        st = dpm_wire_put_field(buf, cap, pos, RESP_DUPS_KEY, duplicates, NULL);
+        st = dpm_wire_put_head(buf, cap, pos, RESP_DUPS_KEY, duplicates);
     }
     if (st != DPM_OK) {
         *pos = at;
@@ -87,26 +99,16 @@ dpm_status_t dpm_batch_response_put_reject(uint8_t *buf, size_t cap, size_t *pos
         return DPM_ERR_PARAM;
     }
     size_t body = reject_len(id_len, reason_len);
-    size_t at = *pos;
-    dpm_status_t st = dpm_wire_put_field(buf, cap, pos, RESP_REJECT_KEY, body, NULL);
-    if (st == DPM_OK && buf != NULL && body > cap - *pos) {
-        st = DPM_ERR_BUFFER;
-    }
-    if (st != DPM_OK) {
-        *pos = at;
+    dpm_status_t st = dpm_wire_put_head(buf, cap, pos, RESP_REJECT_KEY, body);
+    if (st != DPM_OK || buf == NULL) {
+        *pos += st == DPM_OK ? body : 0u;
         return st;
     }
-    if (buf == NULL) {
-        *pos += body;
-        return DPM_OK;
-    }
-    /* room for body bytes checked above: these cannot fail */
-    static const uint8_t none[1] = {0};
+    /* the room for the body was checked with the head: these cannot fail */
     if (id_len > 0) {
-        (void)dpm_wire_put_field(buf, cap, pos, REJECT_ID_KEY, id_len, id);
+        (void)put_bytes(buf, cap, pos, REJECT_ID_KEY, id, id_len);
     }
-    (void)dpm_wire_put_field(buf, cap, pos, REJECT_REASON_KEY, reason_len,
-                             reason_len > 0 ? (const uint8_t *)reason : none);
+    (void)put_bytes(buf, cap, pos, REJECT_REASON_KEY, (const uint8_t *)reason, reason_len);
     return DPM_OK;
 }
 

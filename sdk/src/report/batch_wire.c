@@ -29,22 +29,20 @@ static size_t varint_len(size_t v)
     return n;
 }
 
-/* At most 10 bytes; the 10th may only carry bit 63 (pb_decode_varint's bounds): 0 or a
- * reason. nanopb fails an overlong varint at its 10th byte and a truncated one before it. */
-static int varint_get(const uint8_t *buf, size_t len, size_t *pos, uint64_t *out)
+/* A varint of at most 10 bytes whose 10th may only carry bit 63 (pb_decode_varint's bounds):
+ * 0 or a reason. nanopb fails an overlong varint at its 10th byte, a truncated one before. */
+static int varint_get(pb_istream_t *s, uint64_t *out)
 {
-    pb_istream_t s = pb_istream_from_buffer(buf + *pos, len - *pos);
-    if (!pb_decode_varint(&s, out)) {
-        return len - *pos - s.bytes_left == 10u ? DPM_WHY_VARINT_LONG : DPM_WHY_VARINT_TRUNCATED;
+    size_t left = s->bytes_left;
+    if (pb_decode_varint(s, out)) {
+        return 0;
     }
-    *pos = len - s.bytes_left;
-    return 0;
+    return left - s->bytes_left == 10u ? DPM_WHY_VARINT_LONG : DPM_WHY_VARINT_TRUNCATED;
 }
 
 /* ---- writing ------------------------------------------------------------------------------ */
 
-dpm_status_t dpm_wire_put_field(uint8_t *buf, size_t cap, size_t *pos, uint8_t key, size_t v,
-                                const uint8_t *bytes)
+dpm_status_t dpm_wire_put_head(uint8_t *buf, size_t cap, size_t *pos, uint8_t key, size_t v)
 {
     if (pos == NULL) {
         return DPM_ERR_PARAM;
@@ -64,12 +62,9 @@ dpm_status_t dpm_wire_put_field(uint8_t *buf, size_t cap, size_t *pos, uint8_t k
         for (; v >= 0x80u; v >>= 7) {
             *p++ = (uint8_t)(v | 0x80u);
         }
-        *p++ = (uint8_t)v;
-        if (bytes != NULL) {
-            memcpy(p, bytes, body);
-        }
+        *p = (uint8_t)v;
     }
-    *pos += n + (bytes != NULL ? body : 0u); /* a head only: the caller adds the bytes */
+    *pos += n;
     return DPM_OK;
 }
 
@@ -85,7 +80,7 @@ size_t dpm_batch_lost_len(uint32_t lost)
 
 dpm_status_t dpm_batch_put_report_head(uint8_t *buf, size_t cap, size_t *pos, size_t report_len)
 {
-    return dpm_wire_put_field(buf, cap, pos, BATCH_REPORTS_KEY, report_len, NULL);
+    return dpm_wire_put_head(buf, cap, pos, BATCH_REPORTS_KEY, report_len);
 }
 
 dpm_status_t dpm_batch_put_lost(uint8_t *buf, size_t cap, size_t *pos, uint32_t lost)
@@ -93,16 +88,16 @@ dpm_status_t dpm_batch_put_lost(uint8_t *buf, size_t cap, size_t *pos, uint32_t 
     if (lost == 0 && pos != NULL) {
         return DPM_OK;
     }
-    return dpm_wire_put_field(buf, cap, pos, BATCH_LOST_KEY, lost, NULL); /* pos == NULL: PARAM */
+    return dpm_wire_put_head(buf, cap, pos, BATCH_LOST_KEY, lost); /* pos == NULL: PARAM */
 }
 
 /* ---- reading ------------------------------------------------------------------------------ */
 
 int dpm_wire_field_read(const uint8_t *buf, size_t len, size_t *pos, dpm_wire_field_t *f)
 {
-    size_t p = *pos;
+    pb_istream_t s = pb_istream_from_buffer(buf + *pos, len - *pos);
     uint64_t tag, v;
-    int why = varint_get(buf, len, &p, &tag);
+    int why = varint_get(&s, &tag);
     if (why != 0) {
         return why;
     }
@@ -122,25 +117,25 @@ int dpm_wire_field_read(const uint8_t *buf, size_t len, size_t *pos, dpm_wire_fi
     f->type = (dpm_wire_type_t)type;
     if (type == DPM_WIRE_I64 || type == DPM_WIRE_I32) {
         v = type == DPM_WIRE_I64 ? 8u : 4u;
-        if (v > len - p) {
+        if (v > s.bytes_left) {
             return DPM_WHY_FIXED_TRUNCATED;
         }
     } else {
-        why = varint_get(buf, len, &p, &v);
+        why = varint_get(&s, &v);
         if (why != 0) {
             return why;
         }
         if (type == DPM_WIRE_VARINT) {
             f->value = v;
             v = 0;
-        } else if (v > len - p) {
+        } else if (v > s.bytes_left) {
             return DPM_WHY_LEN_PAST_END;
         } else {
-            f->bytes = buf + p;
+            f->bytes = buf + len - s.bytes_left;
             f->len = (size_t)v;
         }
     }
-    *pos = p + (size_t)v;
+    *pos = len - s.bytes_left + (size_t)v;
     return 0;
 }
 
