@@ -112,9 +112,11 @@ int dpm_wire_field_read(const uint8_t *buf, size_t len, size_t *pos, dpm_wire_fi
     if (((0x27u >> type) & 1u) == 0) { /* only 0, 1, 2 and 5: no groups, nothing undefined */
         return DPM_WHY_WIRE_TYPE;
     }
-    memset(f, 0, sizeof(*f));
     f->field = key >> 3;
     f->type = (dpm_wire_type_t)type;
+    f->value = 0;
+    f->bytes = NULL;
+    f->len = 0;
     if (type == DPM_WIRE_I64 || type == DPM_WIRE_I32) {
         v = type == DPM_WIRE_I64 ? 8u : 4u;
         if (v > s.bytes_left) {
