@@ -56,6 +56,7 @@
 #include "mbedtls/x509_crt.h"
 #include "psa/crypto.h"
 
+#include "dpm/batch.h"
 #include "dpm/port_posix.h"
 #include "dpm/report.h"
 #include "test_receipt.h"
@@ -353,41 +354,26 @@ static int http_exchange(tls_client_t *c, const char *method, const char *path, 
     return 0;
 }
 
+static const char *count_reject(void *ctx, const uint8_t *id, size_t id_len, const uint8_t *reason,
+                                size_t reason_len)
+{
+    (void)id, (void)id_len, (void)reason, (void)reason_len;
+    (*(uint64_t *)ctx)++;
+    return NULL;
+}
+
 /* BatchResponse fields 1 and 2 and the number of rejects (field 3). */
 static int parse_batch_response(const uint8_t *p, size_t n, uint64_t *acc, uint64_t *dup,
                                 uint64_t *rej)
 {
-    *acc = *dup = *rej = 0;
-    size_t i = 0;
-    while (i < n) {
-        uint64_t tag = 0, v = 0;
-        int shift = 0;
-        while (i < n && shift < 64) {
-            tag |= (uint64_t)(p[i] & 0x7F) << shift;
-            shift += 7;
-            if ((p[i++] & 0x80) == 0) {
-                break;
-            }
-        }
-        shift = 0;
-        while (i < n && shift < 64) {
-            v |= (uint64_t)(p[i] & 0x7F) << shift;
-            shift += 7;
-            if ((p[i++] & 0x80) == 0) {
-                break;
-            }
-        }
-        if (tag == 0x08) {
-            *acc = v;
-        } else if (tag == 0x10) {
-            *dup = v;
-        } else if (tag == 0x1A && v <= n - i) {
-            (*rej)++;
-            i += (size_t)v;
-        } else {
-            return -1;
-        }
+    uint32_t a = 0, d = 0;
+    *rej = 0;
+    if (dpm_batch_response_decode(p, n, &a, &d, count_reject, rej, NULL) != DPM_OK) {
+        *acc = *dup = *rej = 0;
+        return -1;
     }
+    *acc = a;
+    *dup = d;
     return 0;
 }
 
@@ -466,8 +452,8 @@ static int batch_add(batch_t *b, const dpm_report_t *rep)
     if (dpm_report_encode(rep, enc, sizeof(enc), &n) != DPM_OK) {
         return -1;
     }
-    if (b->len + n + 2 > b->cap) {
-        size_t cap = 2 * b->cap + n + 2 + 1024;
+    if (b->len + dpm_batch_frame_len(n) > b->cap) {
+        size_t cap = 2 * b->cap + dpm_batch_frame_len(n) + 1024;
         uint8_t *p = realloc(b->body, cap);
         if (p == NULL) {
             return -1;
@@ -484,10 +470,9 @@ static int batch_add(batch_t *b, const dpm_report_t *rep)
         b->ids = p;
         b->ids_cap = cap;
     }
-    b->body[b->len++] = 0x0A; /* Batch.reports, length-delimited; a report is < 128 bytes */
-    b->body[b->len++] = (uint8_t)n;
-    memcpy(b->body + b->len, enc, n);
-    b->len += n;
+    if (dpm_batch_put_report(b->body, b->cap, &b->len, enc, n) != DPM_OK) {
+        return -1;
+    }
     memcpy(b->ids[b->n++], rep->report_id, DPM_REPORT_ID_BYTES);
     return 0;
 }

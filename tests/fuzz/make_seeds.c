@@ -11,9 +11,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include <pb_encode.h>
-
-#include "dpm.pb.h"
 #include "core/persist.h"
 #include "dpm/budget.h"
 #include "dpm/dpm.h"
@@ -57,19 +54,16 @@ static void must(dpm_status_t st, const char *what)
 /* A BatchResponse rejecting reports whose ids are n bytes equal to ids[i] (upload's ids). */
 static size_t batch_response(uint8_t *buf, size_t cap, const uint8_t *ids, size_t n)
 {
-    dpm_v1_BatchResponse msg = dpm_v1_BatchResponse_init_zero;
-    msg.accepted = 1;
-    msg.rejects_count = (pb_size_t)n;
-    for (size_t i = 0; i < n; i++) {
-        msg.rejects[i].report_id.size = DPM_REPORT_ID_BYTES;
-        memset(msg.rejects[i].report_id.bytes, ids[i], DPM_REPORT_ID_BYTES);
-        snprintf(msg.rejects[i].reason, sizeof(msg.rejects[i].reason), "unknown campaign");
+    size_t len = 0;
+    dpm_status_t st = dpm_batch_response_put_counts(buf, cap, &len, 1, 0);
+    for (size_t i = 0; i < n && st == DPM_OK; i++) {
+        uint8_t id[DPM_REPORT_ID_BYTES];
+        memset(id, ids[i], DPM_REPORT_ID_BYTES);
+        st = dpm_batch_response_put_reject(buf, cap, &len, id, DPM_REPORT_ID_BYTES,
+                                           "unknown campaign", strlen("unknown campaign"));
     }
-    pb_ostream_t out = pb_ostream_from_buffer(buf, cap);
-    if (!pb_encode(&out, dpm_v1_BatchResponse_fields, &msg)) {
-        exit(1);
-    }
-    return out.bytes_written;
+    must(st, "BatchResponse");
+    return len;
 }
 
 static size_t response(char *buf, size_t cap, const char *status, const char *headers,

@@ -4,9 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <pb_encode.h>
-
-#include "dpm.pb.h"
+#include "dpm/batch.h"
 
 static uint64_t clock_now(void *ctx)
 {
@@ -192,25 +190,18 @@ static size_t parse_head(fake_collector_t *fc, size_t *content_length)
     return end;
 }
 
-static int read_varint(const uint8_t *p, size_t n, size_t *i, uint64_t *v)
-{
-    uint64_t r = 0;
-    for (int shift = 0; shift < 64; shift += 7) {
-        if (*i >= n) {
-            return 0;
-        }
-        uint8_t b = p[(*i)++];
-        r |= (uint64_t)(b & 0x7F) << shift;
-        if (!(b & 0x80)) {
-            *v = r;
-            return 1;
-        }
-    }
-    return 0;
-}
+/* The answer being built: BatchResponse's counts and its rejects (encoded with dpm/batch.h). */
+typedef struct {
+    uint32_t accepted, duplicates;
+    size_t rejects_count;
+    struct {
+        uint8_t id[DPM_REPORT_ID_BYTES];
+        char reason[48];
+    } rejects[8];
+} fc_answer_t;
 
 static void store(fake_collector_t *fc, const dpm_report_t *rep, const uint8_t *bytes, size_t len,
-                  int reject, dpm_v1_BatchResponse *br)
+                  int reject, fc_answer_t *br)
 {
     fc_report_t *list = reject ? fc->rejected : fc->stored;
     size_t *n = reject ? &fc->nrejected : &fc->nstored;
@@ -240,13 +231,12 @@ static void store(fake_collector_t *fc, const dpm_report_t *rep, const uint8_t *
     br->accepted += reject ? 0 : 1;
 answer:
     if (reject && br->rejects_count < 8) {
-        dpm_v1_Reject *rj = &br->rejects[br->rejects_count++];
-        rj->report_id.size = DPM_REPORT_ID_BYTES;
-        memcpy(rj->report_id.bytes, rep->report_id, DPM_REPORT_ID_BYTES);
+        memcpy(br->rejects[br->rejects_count].id, rep->report_id, DPM_REPORT_ID_BYTES);
+        char *reason = br->rejects[br->rejects_count++].reason;
         if (fc->reject_reason != NULL) {
-            snprintf(rj->reason, sizeof(rj->reason), "%s", fc->reject_reason);
+            snprintf(reason, sizeof(br->rejects[0].reason), "%s", fc->reject_reason);
         } else {
-            snprintf(rj->reason, sizeof(rj->reason), "campaign %u is closed",
+            snprintf(reason, sizeof(br->rejects[0].reason), "campaign %u is closed",
                      (unsigned)rep->campaign_id);
         }
     }
@@ -254,21 +244,21 @@ answer:
 
 /* Decode the Batch and store it; *lost = its lost_reports. Returns the number of rejected
  * reports. */
-static size_t take_batch(fake_collector_t *fc, const uint8_t *body, size_t len,
-                         dpm_v1_BatchResponse *br, uint64_t *lost)
+static size_t take_batch(fake_collector_t *fc, const uint8_t *body, size_t len, fc_answer_t *br,
+                         uint64_t *lost)
 {
     size_t i = 0;
     int seen_lost = 0;
     *lost = 0;
     while (i < len && !fc->fatal) {
-        uint64_t key = 0, n = 0;
-        if (!read_varint(body, len, &i, &key)) {
+        dpm_wire_field_t f; /* strict: only the two fields, lost_reports once and last */
+        if (dpm_wire_next_field(body, len, &i, &f, NULL) != DPM_OK) {
             fail(fc, "body is not a Batch");
             return 0;
         }
-        if (key == 0x10) { /* lost_reports, once, after the reports, never 0 */
-            if (seen_lost || !read_varint(body, len, &i, lost) || *lost == 0 ||
-                *lost > UINT32_MAX || i != len ||
+        if (f.field == DPM_BATCH_FIELD_LOST && f.type == DPM_WIRE_VARINT) {
+            *lost = f.value;
+            if (seen_lost || *lost == 0 || *lost > UINT32_MAX || i != len ||
                 br->accepted + br->duplicates + br->rejects_count == 0) {
                 fail(fc, "bad Batch.lost_reports");
                 return 0;
@@ -277,18 +267,17 @@ static size_t take_batch(fake_collector_t *fc, const uint8_t *body, size_t len,
             fc->lost_seen += *lost;
             continue;
         }
-        if (key != 0x0A || !read_varint(body, len, &i, &n) || n > len - i) {
+        if (f.field != DPM_BATCH_FIELD_REPORT || f.type != DPM_WIRE_LEN) {
             fail(fc, "body is not a Batch of reports");
             return 0;
         }
         dpm_report_t rep;
-        if (dpm_report_decode(body + i, (size_t)n, &rep) != DPM_OK) {
+        if (dpm_report_decode(f.bytes, f.len, &rep) != DPM_OK) {
             fail(fc, "a report in the batch does not decode");
             return 0;
         }
         int reject = fc->reject_campaign != 0 && rep.campaign_id == fc->reject_campaign;
-        store(fc, &rep, body + i, (size_t)n, reject, br);
-        i += (size_t)n;
+        store(fc, &rep, f.bytes, f.len, reject, br);
     }
     return br->rejects_count;
 }
@@ -330,7 +319,8 @@ static void handle(fake_collector_t *fc, const uint8_t *body, size_t len)
     }
     fc_action_t a = next_action(fc);
     fc->last = a;
-    dpm_v1_BatchResponse br = dpm_v1_BatchResponse_init_zero;
+    fc_answer_t br;
+    memset(&br, 0, sizeof(br));
     uint8_t out[1024];
     size_t out_len = 0;
     uint64_t lost = 0;
@@ -352,6 +342,13 @@ static void handle(fake_collector_t *fc, const uint8_t *body, size_t len)
         return;
     }
     case FC_GARBAGE_200: respond(fc, "HTTP/1.1 200 OK\r\n", garbage, sizeof(garbage)); return;
+    case FC_RAW: {
+        char line[120];
+        snprintf(line, sizeof(line),
+                 "HTTP/1.1 %d Scripted\r\nContent-Type: application/x-protobuf\r\n", fc->status);
+        respond(fc, line, fc->raw, fc->raw_len);
+        return;
+    }
     case FC_CHUNKED:
         take_batch(fc, body, len, &br, &lost);
         snprintf((char *)fc->resp, sizeof(fc->resp),
@@ -382,12 +379,17 @@ static void handle(fake_collector_t *fc, const uint8_t *body, size_t len)
         fc->dead = 1;
         return;
     }
-    pb_ostream_t os = pb_ostream_from_buffer(out, sizeof(out));
-    if (!pb_encode(&os, dpm_v1_BatchResponse_fields, &br)) {
+    dpm_status_t st =
+        dpm_batch_response_put_counts(out, sizeof(out), &out_len, br.accepted, br.duplicates);
+    for (size_t k = 0; k < br.rejects_count && st == DPM_OK; k++) {
+        st = dpm_batch_response_put_reject(out, sizeof(out), &out_len, br.rejects[k].id,
+                                           DPM_REPORT_ID_BYTES, br.rejects[k].reason,
+                                           strlen(br.rejects[k].reason));
+    }
+    if (st != DPM_OK) {
         fail(fc, "cannot encode BatchResponse");
         return;
     }
-    out_len = os.bytes_written;
     char head[160];
     int status = rejected ? (fc->reject_status != 0 ? fc->reject_status : 400) : 200;
     snprintf(head, sizeof(head), "HTTP/1.1 %d %s\r\nContent-Type: application/x-protobuf\r\n%s",

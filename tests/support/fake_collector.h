@@ -37,8 +37,10 @@ typedef enum {
     FC_EMPTY_200,        /* a misconfigured proxy: 200 with an empty body, nothing stored */
     FC_GARBAGE_200,      /* 200 whose body is not a BatchResponse; nothing stored */
     FC_SHORT_200,        /* stores, but its BatchResponse accounts for one report too few */
-    FC_STATUS            /* answers `status` with a text body and `extra` header lines, and
+    FC_STATUS,           /* answers `status` with a text body and `extra` header lines, and
                             closes if `status_close`; nothing stored */
+    FC_RAW               /* answers `status` with the protobuf body raw[0, raw_len); nothing
+                            stored */
 } fc_action_t;
 
 #define FC_MAX_REPORTS 1024
@@ -76,6 +78,8 @@ typedef struct {
     int status;                /* FC_STATUS: the status line's code */
     const char *extra;         /* FC_STATUS: header lines, each ending in CRLF (NULL: none) */
     int status_close;          /* FC_STATUS: "Connection: close", then the connection drops */
+    const uint8_t *raw;        /* FC_RAW: the body */
+    size_t raw_len;
     const char *token;         /* NULL: no credential needed; else the bearer token required */
     size_t max_body;           /* 0: any body; else a larger one gets 413 and a close */
     dpm_campaign_t campaigns[FC_MAX_CAMPAIGNS]; /* what GET /v1/campaigns/<id> serves */

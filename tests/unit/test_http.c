@@ -11,6 +11,7 @@
 
 #include <cmocka.h>
 
+#include "dpm/batch.h"
 #include "dpm/upload.h"
 #include "fake_collector.h"
 #include "fake_storage.h"
@@ -805,7 +806,65 @@ static void test_flush_400_removes_only_rejected(void **state)
     assert_int_equal(res.http_status, 400);
 }
 
-/* A 2xx removes reports only when its BatchResponse (decoded with nanopb) accounts for every
+/* The answer's Rejects are bounded as nanopb's generated BatchResponse bounded them before the
+ * codec (dpm/batch.h) replaced it: at most DPM_UPLOAD_MAX_BATCH rejects, ids of at most 16
+ * bytes, reasons of at most 47. Beyond, the answer is DPM_ERR_PROTOCOL and nothing is removed;
+ * at the bounds, the named report goes (the positive controls). */
+static void test_flush_answer_bounds(void **state)
+{
+    (void)state;
+    static frig_t f;
+    static const char long_reason[] = "a reason of forty-eight bytes, one over the most";
+    static const char reason47[] = "a reason of forty-seven bytes, the most allowed";
+    static const struct {
+        size_t nrejects;    /* rejects in the answer; the last one names our report */
+        size_t id_len;      /* of the first reject */
+        const char *reason; /* of the last reject */
+        dpm_status_t want;
+    } cases[] = {
+        {DPM_UPLOAD_MAX_BATCH, 16, reason47, DPM_OK},
+        {DPM_UPLOAD_MAX_BATCH + 1, 16, reason47, DPM_ERR_PROTOCOL},
+        {1, 16, long_reason, DPM_ERR_PROTOCOL},
+        {2, 17, reason47, DPM_ERR_PROTOCOL},
+        {2, 0, reason47, DPM_OK},
+    };
+    assert_int_equal(strlen(long_reason), 48);
+    assert_int_equal(strlen(reason47), 47);
+    for (size_t c = 0; c < ARRAY_LEN(cases); c++) {
+        frig_init(&f, &cfg_base);
+        frig_put(&f, 1);
+        static uint8_t body[1024];
+        size_t len = 0;
+        for (size_t i = 0; i < cases[c].nrejects; i++) {
+            uint8_t other[17];
+            memset(other, (int)(0xA0 + i), sizeof(other));
+            int ours = i + 1 == cases[c].nrejects;
+            const char *reason = ours ? cases[c].reason : "other";
+            assert_int_equal(dpm_batch_response_put_reject(
+                                 body, sizeof(body), &len, ours ? f.ids[0] : other,
+                                 i == 0 && !ours ? cases[c].id_len : DPM_REPORT_ID_BYTES, reason,
+                                 strlen(reason)),
+                             DPM_OK);
+        }
+        f.fc.after = FC_RAW;
+        f.fc.status = 400;
+        f.fc.raw = body;
+        f.fc.raw_len = len;
+        dpm_upload_result_t res;
+        assert_int_equal(frig_flush(&f, &res), cases[c].want);
+        assert_int_equal(res.http_status, 400);
+        if (cases[c].want == DPM_OK) {
+            assert_int_equal(res.rejected, 1);
+            assert_int_equal(res.pending, 0);
+            assert_string_equal(res.rejects[0].reason, reason47);
+        } else {
+            assert_int_equal(res.rejected, 0);
+            assert_int_equal(res.pending, 1);
+        }
+    }
+}
+
+/* A 2xx removes reports only when its BatchResponse (decoded with dpm/batch.h) accounts for every
  * one of them: an empty body (a misconfigured proxy), a body that is not a BatchResponse, a
  * count one short, or a 2xx with rejects removes nothing and is DPM_ERR_PROTOCOL. */
 static void test_flush_2xx_must_account_for_the_batch(void **state)
@@ -1239,6 +1298,7 @@ int main(void)
         cmocka_unit_test(test_flush_largest_report_with_min_work),
         cmocka_unit_test(test_flush_failure_backoff_and_same_bytes),
         cmocka_unit_test(test_flush_400_removes_only_rejected),
+        cmocka_unit_test(test_flush_answer_bounds),
         cmocka_unit_test(test_flush_2xx_must_account_for_the_batch),
         cmocka_unit_test(test_flush_status_map),
         cmocka_unit_test(test_flush_413_halves_the_batches),

@@ -44,6 +44,7 @@
 #include "estimate/fedauc.h"
 #include "test_receipt.h"
 #include "test_rng.h"
+#include "wire_vectors.h"
 
 /* ---- the cases: fixed inputs, one line per case ------------------------------------------ */
 
@@ -360,35 +361,6 @@ static dpm_mech_id_t mechanism_id(const char *name)
 
 /* ---- files ------------------------------------------------------------------------------- */
 
-static const char *vector_dir(void)
-{
-    const char *d = getenv("WIRE_VECTORS");
-    return d != NULL ? d : "tests/vectors/wire";
-}
-
-/* Read dir/rel as hex into buf; its length, or 0 on any error. */
-static size_t read_hex(const char *rel, uint8_t *buf, size_t cap)
-{
-    char path[512], text[4096];
-    snprintf(path, sizeof(path), "%s/%s", vector_dir(), rel);
-    FILE *f = fopen(path, "r");
-    if (f == NULL) {
-        return 0;
-    }
-    size_t n = fread(text, 1, sizeof(text) - 1, f);
-    fclose(f);
-    text[n] = '\0';
-    size_t len = 0;
-    for (size_t i = 0; text[i] != '\0' && text[i] != '\n'; i += 2) {
-        unsigned v;
-        if (len >= cap || sscanf(&text[i], "%2x", &v) != 1) {
-            return 0;
-        }
-        buf[len++] = (uint8_t)v;
-    }
-    return len;
-}
-
 typedef struct {
     char release[32], name[64], mechanism[32];
 } manifest_line_t;
@@ -399,7 +371,7 @@ typedef struct {
 static int read_manifest(manifest_line_t *out, int cap)
 {
     char path[512], line[256];
-    snprintf(path, sizeof(path), "%s/MANIFEST", vector_dir());
+    snprintf(path, sizeof(path), "%s/MANIFEST", wire_vector_dir());
     FILE *f = fopen(path, "r");
     if (f == NULL) {
         return -1;
@@ -577,7 +549,7 @@ static int load_golden(void **state)
     manifest_line_t lines[MAX_LINES];
     ngolden = read_manifest(lines, MAX_LINES);
     if (ngolden <= 0) {
-        fprintf(stderr, "cannot read %s/MANIFEST (run from the repository root)\n", vector_dir());
+        fprintf(stderr, "cannot read %s/MANIFEST (run from the repository root)\n", wire_vector_dir());
         return -1;
     }
     for (int i = 0; i < ngolden; i++) {
@@ -585,14 +557,14 @@ static int load_golden(void **state)
         char rel[160];
         g->line = lines[i];
         snprintf(rel, sizeof(rel), "%.31s/%.63s.campaign.hex", lines[i].release, lines[i].name);
-        g->campaign_len = read_hex(rel, g->campaign, sizeof(g->campaign));
+        g->campaign_len = wire_read_hex(rel, g->campaign, sizeof(g->campaign));
         snprintf(rel, sizeof(rel), "%.31s/%.63s.report.hex", lines[i].release, lines[i].name);
-        g->report_len = read_hex(rel, g->report, sizeof(g->report));
+        g->report_len = wire_read_hex(rel, g->report, sizeof(g->report));
         if (is_fedauc_name(lines[i].mechanism)) {
             snprintf(rel, sizeof(rel), "%.31s/%.63s.upload.hex", lines[i].release, lines[i].name);
-            g->upload_len = read_hex(rel, g->upload, sizeof(g->upload));
+            g->upload_len = wire_read_hex(rel, g->upload, sizeof(g->upload));
             snprintf(rel, sizeof(rel), "%.31s/%.63s.reply.hex", lines[i].release, lines[i].name);
-            g->reply_len = read_hex(rel, g->reply, sizeof(g->reply));
+            g->reply_len = wire_read_hex(rel, g->reply, sizeof(g->reply));
         }
     }
     return 0;
@@ -1140,7 +1112,7 @@ static int write_release(const char *release)
         }
     }
     char dir[512], path[600];
-    snprintf(dir, sizeof(dir), "%s/%s", vector_dir(), release);
+    snprintf(dir, sizeof(dir), "%s/%s", wire_vector_dir(), release);
     if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
         fprintf(stderr, "test_wire --write: cannot create %s: %s\n", dir, strerror(errno));
         return 1;
@@ -1161,7 +1133,7 @@ static int write_release(const char *release)
         }
     }
     char mpath[600];
-    snprintf(mpath, sizeof(mpath), "%s/MANIFEST", vector_dir());
+    snprintf(mpath, sizeof(mpath), "%s/MANIFEST", wire_vector_dir());
     if (nlines < 0 &&
         write_text(mpath, "a",
                    "# Golden wire vectors (tests/vectors/test_wire.c): every later version must "

@@ -7,74 +7,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { WT_VARINT = 0, WT_I64 = 1, WT_LEN = 2, WT_I32 = 5 };
-
-int coll_pb_varint(const uint8_t *buf, size_t len, size_t *pos, uint64_t *out)
-{
-    uint64_t x = 0;
-    for (unsigned i = 0; i < 10; i++) {
-        if (*pos >= len) {
-            return -1;
-        }
-        uint8_t b = buf[(*pos)++];
-        if (i == 9 && b > 1) {
-            return -1; /* more than 64 bits */
-        }
-        x |= (uint64_t)(b & 0x7F) << (7 * i);
-        if ((b & 0x80) == 0) {
-            *out = x;
-            return 0;
-        }
-    }
-    return -1;
-}
-
-/* One field: its number, wire type and, for WT_LEN, the payload span. Skips the value. */
-typedef struct {
-    uint32_t field;
-    unsigned wt;
-    size_t off, len;
-} pb_field_t;
-
-static int next_field(const uint8_t *buf, size_t len, size_t *pos, pb_field_t *f)
-{
-    uint64_t tag, v;
-    if (coll_pb_varint(buf, len, pos, &tag) != 0 || tag > UINT32_MAX || (tag >> 3) == 0) {
-        return -1;
-    }
-    f->field = (uint32_t)(tag >> 3);
-    f->wt = (unsigned)(tag & 7);
-    switch (f->wt) {
-    case WT_VARINT: return coll_pb_varint(buf, len, pos, &v);
-    case WT_I64:
-    case WT_I32: {
-        size_t n = f->wt == WT_I64 ? 8 : 4;
-        if (len - *pos < n) {
-            return -1;
-        }
-        *pos += n;
-        return 0;
-    }
-    case WT_LEN:
-        if (coll_pb_varint(buf, len, pos, &v) != 0 || v > len - *pos) {
-            return -1;
-        }
-        f->off = *pos;
-        f->len = (size_t)v;
-        *pos += (size_t)v;
-        return 0;
-    default: return -1; /* groups (3, 4) and undefined types */
-    }
-}
-
 /* The report_id of a report that did not decode, if its field 1 is readable. */
 static void salvage_id(const uint8_t *buf, size_t len, coll_reject_t *rj)
 {
     size_t pos = 0;
-    pb_field_t f;
-    while (pos < len && next_field(buf, len, &pos, &f) == 0) {
-        if (f.field == 1 && f.wt == WT_LEN && f.len <= DPM_REPORT_ID_BYTES) {
-            memcpy(rj->id, buf + f.off, f.len);
+    dpm_wire_field_t f;
+    while (pos < len && dpm_wire_next_field(buf, len, &pos, &f, NULL) == DPM_OK) {
+        if (f.field == 1 && f.type == DPM_WIRE_LEN && f.len <= DPM_REPORT_ID_BYTES) {
+            memcpy(rj->id, f.bytes, f.len);
             rj->id_len = (uint8_t)f.len;
             return;
         }
@@ -209,13 +149,13 @@ static int check_one(const coll_campaigns_t *cs, const uint8_t *raw, size_t len,
                       rep.mechanism == DPM_MECH_ID_ROC_HIST ? c->mech.params.roc_hist.groups : 0);
 }
 
-/* The number of field-1 entries, for sizing the report array (stops at a framing error). */
+/* The number of reports, for sizing the report array (stops at a framing error). */
 static size_t count_reports(const uint8_t *body, size_t len)
 {
     size_t pos = 0, n = 0;
-    pb_field_t f;
-    while (pos < len && next_field(body, len, &pos, &f) == 0) {
-        n += f.field == 1 && f.wt == WT_LEN;
+    dpm_batch_item_t it;
+    while (dpm_batch_next(body, len, &pos, &it, NULL) == DPM_OK && it.field != 0) {
+        n += it.field == DPM_BATCH_FIELD_REPORT;
     }
     return n;
 }
@@ -232,22 +172,20 @@ int coll_batch_decode(const coll_campaigns_t *cs, const uint8_t *body, size_t le
         b->reports_cap = n;
     }
     size_t pos = 0;
-    while (pos < len) {
-        pb_field_t f;
-        size_t at = pos;
-        if (next_field(body, len, &pos, &f) != 0 || (f.field == 1 && f.wt != WT_LEN) ||
-            (f.field == 2 && f.wt != WT_VARINT)) {
+    for (;;) {
+        dpm_batch_item_t it;
+        if (dpm_batch_next(body, len, &pos, &it, NULL) != DPM_OK) {
             b->malformed = 1;
             break;
         }
-        if (f.field == 2) {
-            uint64_t v = 0;
-            size_t p = at;
-            coll_pb_varint(body, len, &p, &v); /* the tag: known good */
-            coll_pb_varint(body, len, &p, &v);
-            b->lost_reports = v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+        if (it.field == 0) {
+            break;
         }
-        if (f.field == 1 && check_one(cs, body + f.off, f.len, now, b) != 0) {
+        if (it.field == DPM_BATCH_FIELD_LOST) {
+            b->lost_reports = it.lost > UINT32_MAX ? UINT32_MAX : (uint32_t)it.lost;
+        }
+        if (it.field == DPM_BATCH_FIELD_REPORT &&
+            check_one(cs, it.report, it.report_len, now, b) != 0) {
             return -1;
         }
     }
@@ -282,83 +220,39 @@ int coll_batch_status(const coll_batch_t *b)
     return b->rejects_total > 0 ? 400 : 200;
 }
 
-static size_t put_varint(uint8_t *p, uint64_t v)
+/* The response into buf (NULL: only its length, in *len). */
+static dpm_status_t write_response(const coll_batch_t *b, const char *more, uint8_t *buf,
+                                   size_t cap, size_t *len)
 {
-    size_t n = 0;
-    while (v >= 0x80) {
-        p[n++] = (uint8_t)(v | 0x80);
-        v >>= 7;
+    *len = 0;
+    dpm_status_t st = dpm_batch_response_put_counts(buf, cap, len, b->accepted, b->duplicates);
+    for (size_t i = 0; i < b->nrejects && st == DPM_OK; i++) {
+        const coll_reject_t *r = &b->rejects[i];
+        st = dpm_batch_response_put_reject(buf, cap, len, r->id, r->id_len, r->reason,
+                                           strlen(r->reason));
     }
-    p[n++] = (uint8_t)v;
-    return n;
-}
-
-/* One Reject message (fields 1 and 2) into p; returns its size. p == NULL just measures. */
-static size_t put_reject(uint8_t *p, const uint8_t *id, size_t id_len, const char *reason)
-{
-    uint8_t tmp[16];
-    size_t rlen = strlen(reason);
-    size_t n = 0;
-    if (id_len > 0) {
-        n += 1 + put_varint(tmp, id_len) + id_len;
+    if (st == DPM_OK && more[0] != '\0') {
+        st = dpm_batch_response_put_reject(buf, cap, len, NULL, 0, more, strlen(more));
     }
-    n += 1 + put_varint(tmp, rlen) + rlen;
-    if (p != NULL) {
-        size_t k = 0;
-        if (id_len > 0) {
-            p[k++] = 0x0A;
-            k += put_varint(p + k, id_len);
-            memcpy(p + k, id, id_len);
-            k += id_len;
-        }
-        p[k++] = 0x12;
-        k += put_varint(p + k, rlen);
-        memcpy(p + k, reason, rlen);
-    }
-    return n;
+    return st;
 }
 
 int coll_batch_response(const coll_batch_t *b, uint8_t **out, size_t *len)
 {
-    char more[48]; /* a Reject.reason fits 47 bytes (dpm.options) */
+    char more[48] = ""; /* a Reject.reason fits 47 bytes (dpm.options) */
     size_t unlisted = b->rejects_total - b->nrejects;
     if (unlisted > 0) {
         snprintf(more, sizeof(more), "%zu more rejects not listed", unlisted);
     }
-    /* Upper bound: 2 varints of 11 bytes, per reject 1 + 10 + its body. */
-    size_t cap = 32 + (unlisted > 0 ? 11 + put_reject(NULL, NULL, 0, more) : 0);
-    for (size_t i = 0; i < b->nrejects; i++) {
-        cap += 11 + put_reject(NULL, b->rejects[i].id, b->rejects[i].id_len, b->rejects[i].reason);
-    }
-    uint8_t *p = malloc(cap);
-    if (p == NULL) {
+    size_t cap = 0;
+    if (write_response(b, more, NULL, 0, &cap) != DPM_OK) {
         return -1;
     }
-    size_t n = 0;
-    if (b->accepted > 0) {
-        p[n++] = 0x08;
-        n += put_varint(p + n, b->accepted);
-    }
-    if (b->duplicates > 0) {
-        p[n++] = 0x10;
-        n += put_varint(p + n, b->duplicates);
-    }
-    for (size_t i = 0; i <= b->nrejects; i++) {
-        const uint8_t *id = NULL;
-        size_t id_len = 0;
-        const char *reason = more;
-        if (i < b->nrejects) {
-            id = b->rejects[i].id;
-            id_len = b->rejects[i].id_len;
-            reason = b->rejects[i].reason;
-        } else if (unlisted == 0) {
-            break;
-        }
-        p[n++] = 0x1A;
-        n += put_varint(p + n, put_reject(NULL, id, id_len, reason));
-        n += put_reject(p + n, id, id_len, reason);
+    uint8_t *p = malloc(cap > 0 ? cap : 1);
+    if (p == NULL || write_response(b, more, p, cap, len) != DPM_OK) {
+        free(p);
+        return -1;
     }
     *out = p;
-    *len = n;
     return 0;
 }

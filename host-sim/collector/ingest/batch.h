@@ -2,10 +2,11 @@
 /* POST /v1/reports bodies: decode a dpm.v1.Batch, validate every report against its campaign,
  * and encode the dpm.v1.BatchResponse.
  *
- * The Batch is walked field by field (any number of reports, bounded only by the body limit):
- * field 1 entries are reports, field 2 (a varint) is the device's lost_reports count, other
- * fields are skipped as protobuf requires, and any framing error (bad varint, a length past the
- * end, a group wire type) makes the whole batch malformed. Each report is decoded with
+ * The Batch is walked with the SDK's codec (dpm/batch.h, dpm_batch_next; any number of
+ * reports, bounded only by the body limit): field 1 entries are reports, field 2 (a varint) is
+ * the device's lost_reports count, other fields are skipped as protobuf requires, and any
+ * framing error (bad varint, a length past the end, a group wire type, a known field of the
+ * wrong wire type) makes the whole batch malformed. Each report is decoded with
  * dpm_report_decode, checked with dpm_mech_check_report against the campaign it names, then
  * against the campaign's honest-report bounds (bounds.h) and its period's time window
  * (campaigns.h); an all-zero report_id (the proto3 default) is refused because the collector
@@ -29,6 +30,7 @@
 #include <stdint.h>
 
 #include "collector/ingest/campaigns.h"
+#include "dpm/batch.h"
 #include "dpm/report.h"
 
 /* Rejects listed one by one in a response; beyond this one summary entry says how many more. */
@@ -105,9 +107,5 @@ int coll_batch_status(const coll_batch_t *b);
 
 /* Encode the dpm.v1.BatchResponse into a new heap buffer. 0, or -1 if memory ran out. */
 int coll_batch_response(const coll_batch_t *b, uint8_t **out, size_t *len);
-
-/* Protobuf varint at buf[*pos, len): at most 10 bytes, no overflow past 64 bits. 0 and *pos
- * advanced, or -1. Shared with the load tool and the tests' expectations. */
-int coll_pb_varint(const uint8_t *buf, size_t len, size_t *pos, uint64_t *out);
 
 #endif /* DPM_COLLECTOR_BATCH_H */

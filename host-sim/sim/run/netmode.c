@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "dpm/batch.h"
 #include "dpm/port_posix.h"
 #include "dpm/port_tls.h"
 #include "dpm/upload.h"
@@ -25,9 +26,6 @@
 #define HEAD_MAX 512u
 #define RESPONSE_MAX 65536u
 #define ESTIMATE_MAX (4u << 20)
-/* bytes of one report inside a Batch: tag, length varint (two bytes: reports are < 2^14), report */
-#define FRAMED_MAX (DPM_REPORT_MAX_BYTES + 3u)
-SIM_STATIC_ASSERT(DPM_REPORT_MAX_BYTES < (1u << 14), framed_length_two_varint_bytes);
 
 typedef struct {
     dpm_posix_tcp_t tcp;
@@ -262,7 +260,8 @@ static void *client_main(void *arg)
 {
     client_t *cl = arg;
     uint32_t batch = cl->o->batch;
-    uint8_t *body = malloc((size_t)batch * FRAMED_MAX);
+    size_t body_cap = (size_t)batch * dpm_batch_frame_len(DPM_REPORT_MAX_BYTES);
+    uint8_t *body = malloc(body_cap);
     dpm_report_t *reps = malloc((size_t)batch * sizeof(*reps));
     char who[32];
     int n = snprintf(who, sizeof(who), "dpm-sim client %u", cl->index);
@@ -301,13 +300,13 @@ static void *client_main(void *arg)
             cl->failed = 1;
             break;
         }
-        body[blen++] = 0x0A; /* Batch.reports, field 1, length delimited */
-        if (len >= 0x80) {   /* a roc_hist report with many bins, a ustat tree: 2 varint bytes */
-            body[blen++] = (uint8_t)(0x80u | (len & 0x7Fu));
+        st = dpm_batch_put_report(body, body_cap, &blen, buf, len);
+        if (st != DPM_OK) { /* cannot happen: body holds `batch` reports of the largest size */
+            snprintf(cl->err, sizeof(cl->err), "device %" PRIu64 ": framing its report: %s", i,
+                     dpm_strerror(st));
+            cl->failed = 1;
+            break;
         }
-        body[blen++] = (uint8_t)(len >= 0x80 ? len >> 7 : len);
-        memcpy(body + blen, buf, len);
-        blen += len;
         if (++nrep == batch) {
             cl->failed = post_batch(cl, body, blen, reps, nrep) != 0;
             blen = nrep = 0;

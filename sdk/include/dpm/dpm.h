@@ -12,6 +12,7 @@
 #ifndef DPM_DPM_H
 #define DPM_DPM_H
 
+#include "dpm/batch.h"
 #include "dpm/budget.h"
 #include "dpm/config.h"
 #include "dpm/dap.h"

@@ -1,24 +1,24 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* dpm_upload_flush: batches from the outbox (with the count of lost reports), one POST per
  * batch (with the bearer token, if any), removal only when a BatchResponse accounts for the
- * reports (decoded with nanopb) or rejects them by id (returned to the app with the reasons),
+ * reports or rejects them by id (returned to the app with the reasons); both messages go
+ * through the SDK's one codec (dpm/batch.h),
  * HTTP statuses mapped to what the app should do (dpm_upload_advice), exponential backoff with
  * jitter on the port's monotonic clock. */
 #include "dpm_internal.h"
 
-#include <pb_decode.h>
-
-#include "dpm.pb.h"
+#include "dpm/batch.h"
 #include "dpm/upload.h"
+#include "report/batch_internal.h"
 #include "upload/http_internal.h"
 
-#define BATCH_TAG 0x0Au   /* dpm.v1.Batch.reports: field 1, length-delimited */
-#define LOST_TAG 0x10u    /* dpm.v1.Batch.lost_reports: field 2, varint */
-#define LOST_FIELD_MAX 6u /* its tag and a 32-bit varint */
-
-typedef char batch_matches_proto[DPM_UPLOAD_MAX_BATCH <= 8u ? 1 : -1];
-typedef char rejects_fit_batch
-    [DPM_ARRAY_LEN(((dpm_v1_BatchResponse *)0)->rejects) >= DPM_UPLOAD_MAX_BATCH ? 1 : -1];
+/* The longest Batch.lost_reports field: its tag and a 32-bit varint (dpm_batch_lost_len). */
+#define LOST_FIELD_MAX 6u
+/* A Reject.reason the device keeps: 47 bytes and a NUL (dpm.options; longer is refused). */
+#define REASON_CAP 48u
+/* The largest report's Batch field is 3 + DPM_REPORT_MAX_BYTES (a two-byte length), as
+ * DPM_UPLOAD_MIN_WORK counts it. */
+typedef char frame_in_min_work[DPM_REPORT_MAX_BYTES < (1u << 14) ? 1 : -1];
 
 static int config_ok(const dpm_upload_config_t *cfg)
 {
@@ -77,27 +77,6 @@ typedef struct {
     uint32_t body_len; /* bytes of the Batch message */
 } batch_t;
 
-static uint32_t varint_len(uint32_t v)
-{
-    uint32_t n = 1;
-    while (v >= 0x80u) {
-        v >>= 7;
-        n++;
-    }
-    return n;
-}
-
-static size_t put_varint(uint8_t *p, uint32_t v)
-{
-    size_t n = 0;
-    while (v >= 0x80u) {
-        p[n++] = (uint8_t)(v | 0x80u);
-        v >>= 7;
-    }
-    p[n++] = (uint8_t)v;
-    return n;
-}
-
 /* The first pending records, up to the configured count and bytes and to what fits in the
  * work buffer after the longest possible request head (`room` bytes, LOST_FIELD_MAX of them
  * kept for the loss count). A batch with reports carries the loss count too: only its answer
@@ -108,7 +87,7 @@ static dpm_status_t collect(const dpm_upload_t *up, dpm_outbox_t *ob, size_t roo
     b->count = 0;
     b->lost = 0;
     b->body_len = 0;
-    room -= LOST_FIELD_MAX; /* room >= 3 + DPM_REPORT_MAX_BYTES + LOST_FIELD_MAX (flush) */
+    room -= LOST_FIELD_MAX; /* room >= the largest report's frame + LOST_FIELD_MAX (flush) */
     while (b->count < up->cfg.max_reports) {
         dpm_outbox_entry_t e;
         int found = 0;
@@ -119,7 +98,7 @@ static dpm_status_t collect(const dpm_upload_t *up, dpm_outbox_t *ob, size_t roo
         if (!found) {
             break;
         }
-        uint32_t frame = 1u + varint_len(e.len) + e.len;
+        size_t frame = dpm_batch_frame_len(e.len);
         if ((uint64_t)b->body_len + frame > room) {
             if (b->count == 0) {
                 return DPM_ERR_BUFFER; /* not even one report fits the work buffer */
@@ -131,46 +110,29 @@ static dpm_status_t collect(const dpm_upload_t *up, dpm_outbox_t *ob, size_t roo
         }
         b->gone[b->count] = 0;
         b->e[b->count++] = e;
-        b->body_len += frame;
+        b->body_len += (uint32_t)frame; /* <= room: a work buffer's size */
     }
     dpm_outbox_stats_t stats;
     dpm_status_t st = dpm_outbox_stats(ob, &stats);
     if (st == DPM_OK && b->count > 0 && stats.lost > 0) {
         b->lost = stats.lost;
-        b->body_len += 1u + varint_len(stats.lost);
+        b->body_len += (uint32_t)dpm_batch_lost_len(stats.lost);
     }
     return st;
 }
 
-/* A varint of at most 32 bits at p[*i .. n); 0 if there is none. */
-static int get_varint(const uint8_t *p, size_t n, size_t *i, uint32_t *v)
-{
-    uint32_t x = 0;
-    for (unsigned shift = 0; shift < 35u && *i < n; shift += 7u) {
-        uint8_t byte = p[(*i)++];
-        x |= (uint32_t)(byte & 0x7Fu) << shift;
-        if ((byte & 0x80u) == 0) {
-            *v = x;
-            return 1;
-        }
-    }
-    return 0;
-}
-
-/* Campaign id and period of a stored report: dpm_report_encode writes the 16-byte id (field 1,
- * bytes 0..17) and then fields 2 and 3 (varints, absent when 0). */
+/* Campaign id and period of a stored report: its fields 2 and 3 (varints, absent when 0),
+ * which dpm_report_encode writes after the id. */
 static void peek_header(const uint8_t *p, size_t n, uint32_t *campaign, uint32_t *period)
 {
-    size_t i = 2u + DPM_REPORT_ID_BYTES;
+    size_t i = 0;
+    dpm_wire_field_t f;
     *campaign = 0;
     *period = 0;
-    if (i < n && p[i] == 0x10u) { /* field 2, varint */
-        i++;
-        (void)get_varint(p, n, &i, campaign);
-    }
-    if (i < n && p[i] == 0x18u) { /* field 3, varint */
-        i++;
-        (void)get_varint(p, n, &i, period);
+    while (i < n && dpm_wire_field_read(p, n, &i, &f) == 0 && f.field <= 3u) {
+        if (f.type == DPM_WIRE_VARINT && (f.field == 2u || f.field == 3u)) {
+            *(f.field == 2u ? campaign : period) = (uint32_t)f.value;
+        }
     }
 }
 
@@ -186,14 +148,14 @@ static dpm_status_t exchange(const dpm_upload_t *up, dpm_outbox_t *ob, const dpm
                                           b->body_len, &pos);
     size_t head_len = st == DPM_OK ? pos : 0;
     for (uint32_t i = 0; i < b->count && st == DPM_OK; i++) {
-        work[pos++] = (uint8_t)BATCH_TAG;
-        pos += put_varint(work + pos, b->e[i].len);
-        st = dpm_outbox_read(ob, &b->e[i], work + pos, work_cap - pos);
-        pos += b->e[i].len;
+        st = dpm_batch_put_report_head(work, work_cap, &pos, b->e[i].len);
+        if (st == DPM_OK) { /* the report's bytes straight from the outbox, after its head */
+            st = dpm_outbox_read(ob, &b->e[i], work + pos, work_cap - pos);
+            pos += b->e[i].len;
+        }
     }
-    if (b->lost > 0) {
-        work[pos++] = (uint8_t)LOST_TAG;
-        pos += put_varint(work + pos, b->lost);
+    if (st == DPM_OK) {
+        st = dpm_batch_put_lost(work, work_cap, &pos, b->lost);
     }
     if (st != DPM_OK) {
         memset(work, 0, head_len);
@@ -214,38 +176,53 @@ static dpm_status_t exchange(const dpm_upload_t *up, dpm_outbox_t *ob, const dpm
 
 /* ---- dpm.v1.BatchResponse ---------------------------------------------------------------- */
 
-/* Decode a BatchResponse body with nanopb (bounds from dpm.options). 0 if malformed. */
-static int decode_response(const uint8_t *body, size_t len, dpm_v1_BatchResponse *br)
+/* What the device keeps of a BatchResponse, read by dpm_batch_response_read (the codec's
+ * dpm_batch_response_decode without its reason text, which the uploader never shows): the counts,
+ * and for each batch entry whether a reject names it (hit[k]; the first one counts) and that
+ * reject's reason. Rejects are bounded as nanopb's generated BatchResponse bounded
+ * them (dpm.options): at most DPM_UPLOAD_MAX_BATCH, ids of at most 16 bytes, reasons of at
+ * most 47; more is "not a collector's account of the batch". */
+typedef struct {
+    const batch_t *b;
+    uint32_t accepted, duplicates;
+    uint32_t nrejects;
+    uint8_t hit[DPM_UPLOAD_MAX_BATCH];
+    char reason[DPM_UPLOAD_MAX_BATCH][REASON_CAP];
+} answer_t;
+
+/* A reject within those bounds is kept; NULL to go on, else why not (more rejects than a batch
+ * holds, an id longer than a report id or a reason longer than 47 bytes: one text for the
+ * three, since the uploader refuses the answer without showing it). */
+static const char *take_reject(void *ctx, const uint8_t *id, size_t id_len, const uint8_t *reason,
+                               size_t reason_len)
 {
-    pb_istream_t in = pb_istream_from_buffer(body, len);
-    return pb_decode(&in, dpm_v1_BatchResponse_fields, br) && in.bytes_left == 0;
+    answer_t *a = ctx;
+    if (a->nrejects >= DPM_UPLOAD_MAX_BATCH || id_len > DPM_REPORT_ID_BYTES ||
+        reason_len >= REASON_CAP) {
+        return "Reject over bounds";
+    }
+    a->nrejects++;
+    for (uint32_t k = 0; k < a->b->count && id_len == DPM_REPORT_ID_BYTES; k++) {
+        if (a->hit[k] == 0 && memcmp(a->b->e[k].report_id, id, DPM_REPORT_ID_BYTES) == 0) {
+            a->hit[k] = 1;
+            memcpy(a->reason[k], reason, reason_len);
+            a->reason[k][reason_len] = '\0';
+        }
+    }
+    return NULL;
 }
 
 /* 1 if the response accounts for the whole batch: every report accepted or a duplicate,
  * none rejected. */
-static int accounts_for(const dpm_v1_BatchResponse *br, const batch_t *b)
+static int accounts_for(const answer_t *a, const batch_t *b)
 {
-    return br->rejects_count == 0 && (uint64_t)br->accepted + br->duplicates == b->count;
-}
-
-/* hit[k] = 1 + the index of the reject naming batch entry k, or 0. */
-static void match_rejects(const dpm_v1_BatchResponse *br, const batch_t *b, uint8_t *hit)
-{
-    for (pb_size_t i = 0; i < br->rejects_count; i++) {
-        const dpm_v1_Reject *rj = &br->rejects[i];
-        for (uint32_t k = 0; k < b->count && rj->report_id.size == DPM_REPORT_ID_BYTES; k++) {
-            if (hit[k] == 0 &&
-                memcmp(b->e[k].report_id, rj->report_id.bytes, DPM_REPORT_ID_BYTES) == 0) {
-                hit[k] = (uint8_t)(i + 1u);
-            }
-        }
-    }
+    return a->nrejects == 0 && (uint64_t)a->accepted + a->duplicates == b->count;
 }
 
 /* The reject of batch entry k for the app: its id, campaign and period (read back from the
  * outbox into work, free once the answer is decoded; 0 if that read fails) and the collector's
  * reason (network bytes: anything but printable ASCII becomes '?'). */
-static void record_reject(dpm_outbox_t *ob, const batch_t *b, uint32_t k, const dpm_v1_Reject *rj,
+static void record_reject(dpm_outbox_t *ob, const batch_t *b, uint32_t k, const char *reason,
                           uint8_t *work, size_t work_cap, dpm_upload_reject_t *out)
 {
     memcpy(out->report_id, b->e[k].report_id, DPM_REPORT_ID_BYTES);
@@ -255,8 +232,8 @@ static void record_reject(dpm_outbox_t *ob, const batch_t *b, uint32_t k, const 
         peek_header(work, b->e[k].len, &out->campaign_id, &out->period);
     }
     size_t n = 0;
-    for (; n + 1u < sizeof(out->reason) && n < sizeof(rj->reason) && rj->reason[n] != '\0'; n++) {
-        char ch = rj->reason[n];
+    for (; n + 1u < sizeof(out->reason) && n < REASON_CAP && reason[n] != '\0'; n++) {
+        char ch = reason[n];
         if (ch < 0x20 || ch >= 0x7F) { /* bytes >= 0x80 too, signed char or not */
             ch = '?';
         }
@@ -295,7 +272,7 @@ static int rejecting_status(uint32_t status)
  * DPM_ERR_TRANSPORT or DPM_ERR_AUTH when it is a failure (retry later), outbox errors as they
  * come. A 413 is handled by the caller. */
 static dpm_status_t handle_response(dpm_outbox_t *ob, batch_t *b, const dpm_http_response_t *resp,
-                                    dpm_v1_BatchResponse *br, uint8_t *work, size_t work_cap,
+                                    answer_t *ans, uint8_t *work, size_t work_cap,
                                     dpm_upload_result_t *res)
 {
     int ok2xx = resp->status >= 200 && resp->status < 300;
@@ -305,11 +282,15 @@ static dpm_status_t handle_response(dpm_outbox_t *ob, batch_t *b, const dpm_http
     if (!ok2xx && !rejecting_status(resp->status)) {
         return dpm_http_later_status(resp->status) ? DPM_ERR_TRANSPORT : DPM_ERR_PROTOCOL;
     }
-    if (!decode_response(resp->body, resp->body_len, br)) {
+    memset(ans, 0, sizeof(*ans));
+    ans->b = b;
+    const char *refused;
+    if (dpm_batch_response_read(resp->body, resp->body_len, &ans->accepted, &ans->duplicates,
+                                take_reject, ans, &refused) != 0) {
         return DPM_ERR_PROTOCOL; /* an empty or malformed body (a proxy's own 200) proves nothing */
     }
     if (ok2xx) {
-        if (!accounts_for(br, b)) {
+        if (!accounts_for(ans, b)) {
             return DPM_ERR_PROTOCOL; /* a 2xx that does not account for the batch */
         }
         dpm_status_t st = remove_batch(ob, b, &res->delivered);
@@ -322,18 +303,16 @@ static dpm_status_t handle_response(dpm_outbox_t *ob, batch_t *b, const dpm_http
     /* 400 is the collector's answer to rejected reports (it then stores none of the batch);
      * other 4xx (e.g. 404 for an unknown campaign) count too when their BatchResponse names
      * reports of ours. */
-    uint8_t hit[DPM_UPLOAD_MAX_BATCH] = {0};
     uint32_t removed = 0;
-    match_rejects(br, b, hit);
     for (uint32_t k = 0; k < b->count; k++) {
-        if (hit[k] == 0 || b->gone[k]) {
+        if (ans->hit[k] == 0 || b->gone[k]) {
             continue;
         }
         dpm_upload_reject_t *out = res->rejected < DPM_UPLOAD_MAX_REJECTS /* always: see more */
                                        ? &res->rejects[res->rejected]
                                        : NULL;
         if (out != NULL) { /* before the removal: its bytes are read back */
-            record_reject(ob, b, k, &br->rejects[hit[k] - 1u], work, work_cap, out);
+            record_reject(ob, b, k, ans->reason[k], work, work_cap, out);
         }
         dpm_status_t st = dpm_outbox_remove(ob, &b->e[k]);
         if (st != DPM_OK) {
@@ -384,7 +363,8 @@ dpm_status_t dpm_upload_flush(dpm_upload_t *up, dpm_outbox_t *ob, const dpm_tran
     dpm_status_t st = dpm_http_write_post(work, work_cap, up->cfg.host, up->cfg.path, up->cfg.token,
                                           UINT32_MAX, &head_max);
     memset(work, 0, head_max); /* the measured head carries the token */
-    if (st != DPM_OK || work_cap - head_max < 3u + DPM_REPORT_MAX_BYTES + LOST_FIELD_MAX) {
+    if (st != DPM_OK ||
+        work_cap - head_max < dpm_batch_frame_len(DPM_REPORT_MAX_BYTES) + LOST_FIELD_MAX) {
         return DPM_ERR_PARAM;
     }
     memset(res, 0, sizeof(*res));
@@ -395,7 +375,7 @@ dpm_status_t dpm_upload_flush(dpm_upload_t *up, dpm_outbox_t *ob, const dpm_tran
     }
     int network_failure = 0;
     uint32_t retry_after_s = 0;
-    dpm_v1_BatchResponse br; /* decoded answer (about 560 bytes: once per flush) */
+    answer_t ans; /* what the device keeps of an answer (about 410 bytes: once per flush) */
     for (;;) {
         batch_t b;
         st = collect(up, ob, work_cap - head_max, &b);
@@ -425,7 +405,7 @@ dpm_status_t dpm_upload_flush(dpm_upload_t *up, dpm_outbox_t *ob, const dpm_tran
             continue;
         }
         st = resp.status == 413 ? DPM_ERR_PROTOCOL /* even one report is too large */
-                                : handle_response(ob, &b, &resp, &br, work, work_cap, res);
+                                : handle_response(ob, &b, &resp, &ans, work, work_cap, res);
         network_failure = st == DPM_ERR_PROTOCOL || st == DPM_ERR_TRANSPORT || st == DPM_ERR_AUTH;
         retry_after_s = resp.retry_after_s;
         if (st != DPM_OK) {
