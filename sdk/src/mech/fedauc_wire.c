@@ -40,27 +40,20 @@ typedef struct {
     uint32_t count;
 } array_in_t;
 
-static size_t varint_len(uint32_t v)
-{
-    size_t n = 1;
-    while (v >= 0x80u) {
-        v >>= 7;
-        n++;
-    }
-    return n;
-}
-
 static bool encode_array(pb_ostream_t *stream, const pb_field_t *field, void *const *arg)
 {
     const array_out_t *a = (const array_out_t *)*arg;
     if (a->n == 0) {
         return true;
     }
-    size_t size = 0;
+    pb_ostream_t sizing = PB_OSTREAM_SIZING; /* the packed payload's length, by nanopb itself */
     for (uint32_t i = 0; i < a->n; i++) {
-        size += varint_len(a->v[i]);
+        if (!pb_encode_varint(&sizing, a->v[i])) {
+            return false;
+        }
     }
-    if (!pb_encode_tag(stream, PB_WT_STRING, field->tag) || !pb_encode_varint(stream, size)) {
+    if (!pb_encode_tag(stream, PB_WT_STRING, field->tag) ||
+        !pb_encode_varint(stream, sizing.bytes_written)) {
         return false;
     }
     for (uint32_t i = 0; i < a->n; i++) {
