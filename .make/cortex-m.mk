@@ -92,9 +92,10 @@ HOSTED := '^\#include ["<](sim/|estimate/|collector/|mech/($(HOST_MECH_HDRS))|co
 bare_metal = $(shell for f in $(1); do cat $$f $${f%.c}.h 2>/dev/null | grep -qE $(HOSTED) || echo $$f; done)
 CM_TEST_SRCS := $(call bare_metal,$(sort $(wildcard tests/unit/test_*.c tests/vectors/test_*.c \
                   tests/cross/test_*.c)))
-# (host-sim/common: the test helpers use its special functions and JSON reader; plain C.)
+# (host-sim/common: the test helpers use its special functions and JSON reader, which reads
+# files with text_list.c; plain C.)
 CM_SUPPORT_SRCS := $(call bare_metal,$(sort $(wildcard tests/support/*.c))) host-sim/common/prob.c \
-                   host-sim/common/json_read.c
+                   host-sim/common/json_read.c host-sim/common/text_list.c
 LIBDPM := $(OUT)/libdpm.a
 LIBCM := $(OUT)/libdpm_cm.a
 LIBSUPPORT := $(OUT)/libsupport.a
