@@ -85,10 +85,22 @@ def missing(root, files):
 
 
 def tracked(root):
-    r = subprocess.run(["git", "-C", root, "ls-files"], capture_output=True, text=True)
-    if r.returncode != 0:
-        raise RuntimeError(f"git ls-files: {r.stderr}")
-    return [f for f in r.stdout.splitlines() if f not in SKIP and not f.startswith("build/")]
+    """git's file list in a checkout; in a release tree (make distcheck: no .git) every file
+    but build/ and dot-folders, which is what the release holds."""
+    r = subprocess.run(["git", "-C", root, "rev-parse", "--show-toplevel"], capture_output=True,
+                       text=True)
+    if r.returncode == 0 and os.path.realpath(r.stdout.strip()) == os.path.realpath(root):
+        r = subprocess.run(["git", "-C", root, "ls-files"], capture_output=True, text=True)
+        if r.returncode != 0:
+            raise RuntimeError(f"git ls-files: {r.stderr}")
+        files = r.stdout.splitlines()
+    else:
+        files = []
+        for top, dirs, names in os.walk(root):
+            rel = os.path.relpath(top, root)
+            dirs[:] = [d for d in dirs if not d.startswith(".") and (rel != "." or d != "build")]
+            files += [os.path.normpath(os.path.join(rel, n)) for n in names]
+    return [f for f in files if f not in SKIP and not f.startswith("build/")]
 
 
 def write(root, rel, text):
