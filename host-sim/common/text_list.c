@@ -95,17 +95,11 @@ int text_read_file(const char *path, size_t max, char **text, size_t *len)
         }
     }
     fclose(f);
-    if (rc == 0 && n > max) {
-        rc = TEXT_FILE_TOO_BIG;
-    }
     if (rc != 0) {
         free(buf);
         return rc;
     }
-    if (buf == NULL) { /* unreachable: the first pass allocates */
-        return TEXT_FILE_NOMEM;
-    }
-    buf[n] = '\0';
+    buf[n] = '\0'; /* rc == 0: the first pass allocated, with room for this byte */
     *text = buf;
     *len = n;
     return 0;
