@@ -29,7 +29,7 @@ def verdict(lo, hi, x):
 
 
 def level(obj, key, confidence):
-    """What interval obj[key] claims (host-sim/mech/estimate_ci.h): "95%", "at least 95%",
+    """What interval obj[key] claims (host-sim/mech/base/est_json.h): "95%", "at least 95%",
     or "no coverage claim: why"."""
     claim = obj.get(f"{key}_coverage", "nominal")
     return f"{confidence:.0%}" if claim == "nominal" else f"at least {confidence:.0%}" \

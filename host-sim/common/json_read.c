@@ -314,3 +314,75 @@ const char *jr_string(const jr_value_t *v, const char *key)
     const jr_value_t *m = jr_get(v, key);
     return m != NULL && m->kind == JR_STRING ? m->string : NULL;
 }
+
+int jr_equal(const jr_value_t *a, const jr_value_t *b)
+{
+    if (a == NULL || b == NULL || a->kind != b->kind) {
+        return a == b;
+    }
+    switch (a->kind) {
+    case JR_NULL: return 1;
+    case JR_BOOL: return a->number == b->number;
+    case JR_NUMBER:
+        return a->is_integer && b->is_integer ? a->integer == b->integer : a->number == b->number;
+    case JR_STRING: return strcmp(a->string, b->string) == 0;
+    case JR_ARRAY:
+    case JR_OBJECT:
+        if (a->n != b->n) {
+            return 0;
+        }
+        for (size_t i = 0; i < a->n; i++) {
+            const jr_value_t *other = a->kind == JR_ARRAY ? &b->items[i] : jr_get(b, a->keys[i]);
+            if (!jr_equal(&a->items[i], other)) {
+                return 0;
+            }
+        }
+        return 1;
+    }
+    return 0;
+}
+
+/* jr_path_equal below the place named by where[0, len). */
+static int path_equal(const jr_value_t *a, const jr_value_t *b, const char *path, char *where,
+                      size_t cap, size_t len)
+{
+    if (*path == '\0') {
+        return jr_equal(a, b);
+    }
+    const char *dot = strchr(path, '.');
+    size_t n = dot != NULL ? (size_t)(dot - path) : strlen(path);
+    const char *rest = dot != NULL ? dot + 1 : path + n;
+    if (n == 1 && path[0] == '*') {
+        size_t items = a != NULL && a->kind == JR_ARRAY ? a->n : 0;
+        if (b == NULL || b->kind != JR_ARRAY || b->n != items) {
+            return a == NULL && b == NULL;
+        }
+        for (size_t i = 0; i < items; i++) {
+            int w = snprintf(where + len, cap - len, "%s%zu", len ? "." : "", i);
+            size_t at = w > 0 && (size_t)w < cap - len ? len + (size_t)w : len;
+            if (!path_equal(&a->items[i], &b->items[i], rest, where, cap, at)) {
+                return 0;
+            }
+        }
+        return 1;
+    }
+    int w = snprintf(where + len, cap - len, "%s%.*s", len ? "." : "", (int)n, path);
+    size_t at = w > 0 && (size_t)w < cap - len ? len + (size_t)w : len;
+    char key[64];
+    if (n >= sizeof(key)) {
+        return 0;
+    }
+    memcpy(key, path, n);
+    key[n] = '\0';
+    return path_equal(jr_get(a, key), jr_get(b, key), rest, where, cap, at);
+}
+
+int jr_path_equal(const jr_value_t *a, const jr_value_t *b, const char *path, char *where,
+                  size_t cap)
+{
+    if (cap == 0) {
+        return jr_equal(a, b);
+    }
+    where[0] = '\0';
+    return path_equal(a, b, path, where, cap, 0);
+}

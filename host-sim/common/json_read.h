@@ -13,11 +13,11 @@ typedef enum { JR_NULL, JR_BOOL, JR_NUMBER, JR_STRING, JR_ARRAY, JR_OBJECT } jr_
 
 typedef struct jr_value {
     jr_kind_t kind;
-    double number; /* JR_NUMBER; JR_BOOL: 0 or 1 */
+    double number;   /* JR_NUMBER; JR_BOOL: 0 or 1 */
     int64_t integer; /* JR_NUMBER written as an integer (is_integer): its exact value */
     int is_integer;
-    char *string;  /* JR_STRING */
-    size_t n;      /* JR_ARRAY / JR_OBJECT: number of items */
+    char *string; /* JR_STRING */
+    size_t n;     /* JR_ARRAY / JR_OBJECT: number of items */
     struct jr_value *items;
     char **keys; /* JR_OBJECT: keys[i] names items[i] */
 } jr_value_t;
@@ -38,5 +38,15 @@ double jr_number(const jr_value_t *v, const char *key, double fallback);
 int jr_int64(const jr_value_t *v, int64_t *out);
 /* A string member, or NULL. */
 const char *jr_string(const jr_value_t *v, const char *key);
+
+/* Are a and b the same value (numbers: the same integer literal, else the same double; objects:
+ * the same members in any order)? 1 or 0; two NULLs are equal. */
+int jr_equal(const jr_value_t *a, const jr_value_t *b);
+
+/* Do a and b hold the same values at `path`: member names separated by '.', '*' for every item
+ * of an array ("metrics.*.groups.*.reports")? 1 yes; 0 no, with the first place that differs
+ * in where ("metrics.0.groups.2.reports"; a place missing on both sides is equal). */
+int jr_path_equal(const jr_value_t *a, const jr_value_t *b, const char *path, char *where,
+                  size_t cap);
 
 #endif /* DPM_SIM_JSON_READ_H */

@@ -210,7 +210,7 @@ dpm_status_t dpm_ustat_tree_exact(uint32_t depth, const uint64_t *hist_neg,
 
 /* The kernel matrix entry A[a][b] the general ustat_bins estimate uses (private-label AUC:
  * which 0 the ordered-pair kernel f, which 1 the pair-count kernel g; Kendall: which 0), tie
- * weight w: for the collector's influence bound (host-sim/collector/api/estimate_auc.c). */
+ * weight w: for the collector's influence bound (host-sim/mech/auc.c). */
 double dpm_ustat_bins_kernel(const dpm_ustat_bins_params_t *p, uint32_t a, uint32_t b, int which,
                              double w);
 

@@ -356,7 +356,8 @@ static int cmd_run(const opts_t *o)
             status = SIM_EXIT_USAGE;
         }
         if (s.net_mismatch) {
-            fprintf(stderr, "dpm-sim: the collector's counts differ from the reports sent\n");
+            fprintf(stderr, "dpm-sim: the collector's estimate differs from ours of the reports it "
+                            "acknowledged\n");
             status = status == SIM_EXIT_OK ? SIM_EXIT_CHECK : status;
         }
     }

@@ -476,7 +476,7 @@ def null_needs_reason(key):
         and not key.endswith("events") and not key.endswith("_bound")
 
 
-# An interval's claim (host-sim/mech/estimate_ci.h): every interval of the
+# An interval's claim (host-sim/mech/base/est_json.h): every interval of the
 # estimate JSON has "<key>_coverage" beside it (ci95 and ci_clipped share "ci"'s, the TPR band's
 # arrays "tpr_band_coverage"). The largest gap's "ci" (largest_disparity, largest_gap) has its own.
 INTERVAL_KEYS = ("ci", "ci95", "ci_clipped", "ci_simultaneous", "auc_ci", "auc_ci_total",

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: Apache-2.0
-"""dpm-collector's two-phase FedAUC campaign over real TLS (host-sim/mech/fedauc_phase.h),
+"""dpm-collector's two-phase FedAUC campaign over real TLS (host-sim/mech/base/fedauc_phase.h),
 with SDK-made messages: the golden fedauc_rr vectors of tests/vectors/wire/0.2.0 (an upload of
 12 scores, its report) plus a second upload of the 20 other scores the vector's server ranked.
 

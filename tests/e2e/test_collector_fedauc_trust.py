@@ -4,7 +4,7 @@
 reproduced against the real collector, as a test on loopback, bounded in time (about 30 s for
 both backends), each with its negative control. TAP.
 
-Bounded reports (host-sim/mech/bounds.h). 50 SDK devices (tests/e2e/tool_fedauc) per
+Bounded reports (host-sim/mech/base/bounds.h). 50 SDK devices (tests/e2e/tool_fedauc) per
 campaign (fedauc_lap local, fedauc_lap orthogonal, fedauc_rr) go through both rounds; the device
 with the most examples is the attacker and sends, in place of its honest report:
   - the audit's report, localP = INT64_MAX: 400 "localP out of range" (it was accepted, and the

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: Apache-2.0
 """Bounded influence (issue 12 item 4): one malicious report moves an estimate by at most the
-documented bound (host-sim/mech/bounds.h, README "Threat model"), TAP.
+documented bound (host-sim/mech/base/bounds.h, README "Threat model"), TAP.
 
 dpm-sim network mode posts a population (4000 devices, 3 groups) to a collector: a tuple_ml TPR
 campaign and a roc_hist campaign (max_examples 10, as many as each device has). Then, with a

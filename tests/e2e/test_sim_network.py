@@ -179,6 +179,15 @@ def main():
             failed += not tap(n, r3.returncode == 0,
                               "after a collector restart its rebuilt counts and roc_hist sums "
                               "still equal ours", r3.stdout + r3.stderr)
+            # negative control: other devices (another seed) into the same database: the
+            # collector now holds two runs' reports, and its answer is not ours
+            r4 = subprocess.run(args + ["--seed", "32"], capture_output=True, text=True,
+                                timeout=120, cwd=ROOT)
+            n += 1
+            failed += not tap(n, r4.returncode == 1 and "differs from ours at reports" in r4.stderr
+                              and "was the database fresh?" in r4.stderr,
+                              "control: a collector holding other reports too is caught (exit 1, "
+                              "the member that differs named)", r4.stderr[-600:])
             bad = [a if a != h.ca else os.path.join(tmp, "wrong-ca.pem") for a in args]
             subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
                             "ec_paramgen_curve:P-256", "-nodes", "-keyout",

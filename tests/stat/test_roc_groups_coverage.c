@@ -170,7 +170,7 @@ static int acc_check(const acc_t *a, double truth, const char *what, int check_v
     return ok_bias && ok_var && ok_cov ? 0 : 1;
 }
 
-/* The pointwise gap flags under which the family makes no claim (collector/api/estimate_pairwise.h)
+/* The pointwise gap flags under which the family makes no claim (mech/base/pairwise_json.h)
  */
 #define FAMILY_NO_CLAIM (DPM_CI_FEW_EVENTS | DPM_CI_BOUND | DPM_CI_NO_CLAIM)
 
@@ -297,7 +297,7 @@ static int groups_at(dpm_eps_t eps, uint64_t seed, int *naive_failed, int *unb_f
     return failed;
 }
 
-/* Every gap at once, over the runs where the family claims it (collector/api/estimate_pairwise.h:
+/* Every gap at once, over the runs where the family claims it (mech/base/pairwise_json.h:
  * no claim once a pointwise gap interval is flagged few_events, bound or without claim): the
  * simultaneous intervals hold all gaps in [93, 97] % of them (binomial, two-sided p >= 1e-6
  * against 0.95) and the largest |gap|'s interval at least that often; the pointwise intervals

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* host-sim/mech/bounds.c: the honest-report bounds.
+/* host-sim/mech/base/bounds.c: the honest-report bounds.
  *   - k(t, 2^-40) against the discrete Laplace tail computed independently (long double sums of
  *     the pmf), at k (<= 2^-40) and k - 1 (> 2^-40: k is the smallest);
  *   - the Chernoff sum bound against the exact distribution of the sum of 2B cells (long
@@ -26,7 +26,7 @@
 
 #include <cmocka.h>
 
-#include "mech/bounds.h"
+#include "mech/base/bounds.h"
 #include "dpm/report.h"
 #include "test_receipt.h"
 #include "test_rng.h"

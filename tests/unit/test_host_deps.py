@@ -49,9 +49,6 @@ FAMILIES = ("collector", "sim")  # the two programs: neither includes the other'
 # Back-arrows only the host mechanism module (package B of issue 29) removes: (file, line, the
 # header it includes). Each must still occur there; remove an entry with the include it allows.
 ALLOWED = [
-    # FedAUC's sums name the Batch and the campaign they add to (B1: mech/fedauc.h takes both)
-    ("host-sim/mech/fedauc_sums.h", 20, "collector/ingest/batch.h"),
-    ("host-sim/mech/fedauc_sums.h", 21, "collector/ingest/campaigns.h"),
     # the scenario reader asks the simulator's mechanism table for each mechanism's keys (B2)
     ("host-sim/sim/scenario/scenario_parse.c", 17, "sim/devices/mech.h"),
     ("host-sim/sim/scenario/scenario_parse.c", 18, "sim/devices/mechs.h"),

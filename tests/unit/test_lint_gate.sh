@@ -37,12 +37,12 @@ tap "$([ $rc != 0 ] && grep -q 'lint: clang-tidy: exit' out; echo $?)" \
 CLANG_TIDY=clang-tidy-not-installed lint good.c; rc=$?
 tap "$([ $rc != 0 ] && grep -q 'not found' out && ! grep -q '0 findings' out; echo $?)" \
     "negative control: a missing tool fails"
-# host-sim/collector is linted too, under its own .clang-tidy (the SDK's checks less six that
+# host-sim/collector and host-sim/mech are linted too, under host-sim/.clang-tidy (the SDK's checks less six that
 # flag idioms there): its files are in `make lint`, and the scoped config still finds a bug.
 files=$(cd "$TOP" && make -n --no-print-directory lint-collector 2>/dev/null | grep -oE '(host-sim)/collector/[^ ]*[.]c' | wc -l)
 tap "$([ "$files" -gt 0 ]; echo $?)" "make lint covers host-sim/collector ($files .c files)"
 mkdir -p collector
-cp "$TOP/host-sim/collector/.clang-tidy" collector/
+cp "$TOP/host-sim/.clang-tidy" collector/
 printf '/* tidy */\nint same(int x);\n\nint same(int x)\n{\n    return x == x;\n}\n' >collector/tidy.c
 lint collector/tidy.c; rc=$?
 tap "$([ $rc != 0 ] && grep -q 'misc-redundant-expression' out; echo $?)" \

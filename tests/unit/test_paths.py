@@ -117,12 +117,12 @@ def main():
     ok(not bad, "every host-sim/ and sdk/src/ path the repository names exists", bad)
 
     with tempfile.TemporaryDirectory() as t:
-        for rel in ("host-sim/estimate/roc.c", "host-sim/estimate/roc.h", "host-sim/mech/bounds.h",
+        for rel in ("host-sim/estimate/roc.c", "host-sim/estimate/roc.h", "host-sim/mech/base/bounds.h",
                     "host-sim/scenarios/paper-dpauc.ref", "host-sim/collector/api/request.h",
                     "sdk/src/mech/tuple.c"):
             write(t, rel, "\n")
-        good = ("`host-sim/estimate/roc.[ch]`, host-sim/mech/bounds.h:12-20, "
-                "host-sim/scenarios/paper-*.ref. host-sim/{mech/bounds.h,estimate/roc.c} "
+        good = ("`host-sim/estimate/roc.[ch]`, host-sim/mech/base/bounds.h:12-20, "
+                "host-sim/scenarios/paper-*.ref. host-sim/{mech/base/bounds.h,estimate/roc.c} "
                 "host-sim/sim/mech_<name>.c (sdk/src/mech/tuple.c:40) host-sim/collector/api/ "
                 "host-sim/estimate/roc\n")
         write(t, "README.md", good)
@@ -131,8 +131,8 @@ def main():
         for what, text, want in (
                 ("a moved file's old path", "see host-sim/collector/batch.c.\n",
                  "host-sim/collector/batch.c"),
-                ("a .[ch] pair with one half missing", "host-sim/mech/bounds.[ch]\n",
-                 "host-sim/mech/bounds.c"),
+                ("a .[ch] pair with one half missing", "host-sim/mech/base/bounds.[ch]\n",
+                 "host-sim/mech/base/bounds.c"),
                 ("a module with neither .c nor .h", "host-sim/estimate/rocx\n",
                  "host-sim/estimate/rocx"),
                 ("a * that matches nothing", "host-sim/scenarios/paper-*.scn\n",

@@ -37,7 +37,7 @@
  * interval at "confidence" (mean ± z sqrt(var)), "ci95" the same at 0.95 (as in 0.1.0): each
  * holds for ONE group or pair chosen before looking. Looking at several pairs, or at the largest,
  * is a selection: "ci_simultaneous" holds for every pair at once and "largest_disparity" is the
- * largest |diff| with an interval for the largest true |gap| (estimate_pairwise.h). A
+ * largest |diff| with an interval for the largest true |gap| (pairwise_json.h). A
  * group is "too_small" when fewer than 30 reports landed in it or its estimated size's
  * relative standard error sd(n̂)/n̂ exceeds 0.2 (COLL_EST_*); a disparity when either group
  * is. No NaN or infinity is ever written: such a value is null, and the object's "reason"
@@ -58,12 +58,12 @@
  *           "max_auc_shift_one_report", "fpr", "tpr", "tpr_lo"/"tpr_hi" (pointwise band),
  *           "tpr_lo_simultaneous"/"tpr_hi_simultaneous", "tpr_band_events" (the fewest
  *           events over the interior thresholds); every interval with
- *           its "_coverage", "_flags", "_reason" (estimate_ci.h; the band's as "tpr_band_...")}
+ *           its "_coverage", "_flags", "_reason" (est_json.h; the band's as "tpr_band_...")}
  *   too_small: fewer than 30 reports, or the estimated positives' or negatives' relative
  *   standard error above 0.2; intervals at "confidence". Computed by
  *   host-sim/estimate/roc.h, the code dpm-sim uses.
  * roc_hist campaigns with groups: "groups": G, "roc" of the pooled histogram of all groups, and
- *   "roc_groups" (estimate_rocg.h). */
+ *   "roc_groups" (roc_groups.h). */
 #ifndef DPM_COLLECTOR_ESTIMATE_JSON_H
 #define DPM_COLLECTOR_ESTIMATE_JSON_H
 
@@ -72,10 +72,7 @@
 
 #include "collector/ingest/aggregate.h"
 #include "collector/ingest/campaigns.h"
-
-/* Below these an estimate is flagged "too_small" (see above and the README). */
-#define COLL_EST_MIN_REPORTS 30
-#define COLL_EST_MAX_SIZE_CV 0.2
+#include "mech/base/est_json.h" /* COLL_EST_MIN_REPORTS, COLL_EST_MAX_SIZE_CV */
 
 /* What an estimate request asks for. */
 typedef struct coll_estimate_query {

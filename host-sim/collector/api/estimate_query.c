@@ -68,7 +68,7 @@ int coll_estimate_parse_query(const char *query, coll_estimate_query_t *q, char 
     q->all = 1;
     q->from = 0;
     q->to = UINT32_MAX;
-    q->confidence = 0.95;
+    q->confidence = COLL_DEFAULT_CONFIDENCE;
     if (query == NULL || query[0] == '\0') {
         return 0;
     }

@@ -7,46 +7,10 @@
 
 #include "collector/console/console.h"
 #include "collector/api/estimate_json.h"
-#include "collector/api/estimate_rocg.h"
-#include "mech/fedauc_phase.h"
+#include "mech/host_mech.h"
+#include "mech/base/fedauc_phase.h"
 #include "collector/ingest/counters.h"
 #include "common/json_write.h"
-
-/* What one report protects, and whom the campaign trusts, in the words of the README's
- * mechanism sections. */
-static const char *privacy_unit(const coll_campaign_t *c)
-{
-    const dpm_campaign_t *cp = &c->mech.campaign;
-    switch (cp->mechanism) {
-    case DPM_MECH_ID_TUPLE_MR:
-    case DPM_MECH_ID_TUPLE_ML: return "one device's whole (group, value) tuple (local DP)";
-    case DPM_MECH_ID_ROC_HIST:
-        return cp->groups >= 2 ? "one example's label (label-DP) and the device's group (local "
-                                 "DP); the scores are not protected"
-                               : "one example's label (label-DP)";
-    case DPM_MECH_ID_DPAUC:
-        return "one example's label (label-DP; the published calibration spends half the eps)";
-    case DPM_MECH_ID_USTAT_BINS:
-        return cp->ustat_kernel == DPM_USTAT_AUC_PRIVATE_LABEL
-                   ? "one example's (score, label) pair (local DP)"
-               : cp->ustat_kernel == DPM_USTAT_AUC ? "one example's score (local DP); its label is "
-                                                     "public"
-                                                   : "one example's pair of scores (local DP)";
-    case DPM_MECH_ID_USTAT_TREE: return "one example's score (local DP); its label is public";
-    default:
-        return coll_fedauc_is((uint32_t)cp->mechanism)
-                   ? "one example's label (label-DP); the scores are uploaded in clear"
-                   : "unknown";
-    }
-}
-
-static const char *trust_model(const coll_campaign_t *c)
-{
-    return coll_fedauc_is((uint32_t)c->mech.campaign.mechanism)
-               ? "local DP for labels: the collector ranks the uploaded scores, so it sees them"
-               : "local DP: every report is noised on the device; the collector is not trusted "
-                 "with any device's data";
-}
 
 static void campaign_json(jw_t *w, const coll_campaign_t *c, int64_t now)
 {
@@ -60,9 +24,9 @@ static void campaign_json(jw_t *w, const coll_campaign_t *c, int64_t now)
     jw_raw(w, ", \"budget\": ");
     jw_num(w, cp->budget.q16 / 65536.0, 9);
     jw_raw(w, ", \"privacy_unit\": ");
-    jw_str(w, privacy_unit(c));
+    jw_str(w, host_privacy_unit(cp));
     jw_raw(w, ", \"trust_model\": ");
-    jw_str(w, trust_model(c));
+    jw_str(w, host_mech_of(cp)->trust_model);
     jw_raw(w, ", \"period_seconds\": %u, \"start\": ", cp->period_seconds);
     if (c->opts.has_start) {
         jw_raw(w, "%lld", (long long)c->opts.start);
@@ -72,10 +36,10 @@ static void campaign_json(jw_t *w, const coll_campaign_t *c, int64_t now)
     jw_raw(w, ", \"period_now\": %u, \"groups\": %u, \"metrics\": [", coll_period_now(c, now),
            cp->groups);
     for (uint32_t m = 0; m < cp->nmetrics; m++) {
-        jw_raw(w, "%s\"%s\"", m ? ", " : "", coll_metric_name(cp->metrics[m]));
+        jw_raw(w, "%s\"%s\"", m ? ", " : "", host_metric_name(cp->metrics[m]));
     }
     jw_raw(w, "], \"bins\": ");
-    if (cp->mechanism == DPM_MECH_ID_ROC_HIST) {
+    if (host_mech_of(cp)->flags & HOST_MECH_BINS) {
         jw_raw(w, "%u", cp->nbins + 1u);
     } else {
         jw_raw(w, "null");

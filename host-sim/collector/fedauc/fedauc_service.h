@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include "collector/ingest/app.h"
-#include "mech/fedauc_phase.h"
+#include "mech/base/fedauc_phase.h"
 #include "collector/ingest/http.h"
 
 /* Open on the collector's database url (creates the tables fedauc_uploads, fedauc_phases).

@@ -11,7 +11,7 @@
 #include "collector/ingest/auth.h"
 #include "collector/ingest/campaigns.h"
 #include "collector/fedauc/fedauc_db.h"
-#include "mech/fedauc_phase.h"
+#include "mech/base/fedauc_phase.h"
 #include "collector/ingest/limits.h"
 
 #define TOKEN DPM_FEDAUC_TOKEN_BYTES

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mech/host_mech.h"
+
 /* The report_id of a report that did not decode, if its field 1 is readable. */
 static void salvage_id(const uint8_t *buf, size_t len, coll_reject_t *rj)
 {
@@ -70,7 +72,7 @@ static int add_reject(coll_batch_t *b, const uint8_t *id, size_t id_len, uint32_
 }
 
 static int add_report(coll_batch_t *b, const dpm_report_t *rep, const uint8_t *raw, size_t len,
-                      int ci, uint32_t roc_groups)
+                      int ci, const coll_campaign_t *c)
 {
     if (b->nreports == b->reports_cap) { /* only if the first pass undercounted: never */
         size_t cap = b->reports_cap ? 2 * b->reports_cap : 16;
@@ -90,12 +92,11 @@ static int add_report(coll_batch_t *b, const dpm_report_t *rep, const uint8_t *r
     cr->campaign_id = rep->campaign_id;
     cr->period = rep->period;
     cr->mechanism = (uint8_t)rep->mechanism;
-    if (rep->mechanism == DPM_MECH_ID_TUPLE_MR || rep->mechanism == DPM_MECH_ID_TUPLE_ML) {
-        cr->group = rep->body.tuple.group;
+    const host_mech_t *hm = host_mech_of(&c->mech.campaign);
+    cr->group = hm->stored_group != NULL ? hm->stored_group(c, rep) : 0; /* how it is summed */
+    if (hm->flags & HOST_MECH_TUPLE_VALUES) {
         cr->nvalues = (uint8_t)rep->body.tuple.nmetrics;
         memcpy(cr->value, rep->body.tuple.value, cr->nvalues * sizeof(cr->value[0]));
-    } else if (rep->mechanism == DPM_MECH_ID_ROC_HIST) {
-        cr->group = roc_groups; /* the campaign decides how it is summed (agg_rocg.h) */
     }
     return 0;
 }
@@ -145,8 +146,7 @@ static int check_one(const coll_campaigns_t *cs, const uint8_t *raw, size_t len,
         return add_reject(b, rep.report_id, DPM_REPORT_ID_BYTES, rep.campaign_id,
                           window < 0 ? "period not open yet" : "period closed");
     }
-    return add_report(b, &rep, raw, len, ci,
-                      rep.mechanism == DPM_MECH_ID_ROC_HIST ? c->mech.params.roc_hist.groups : 0);
+    return add_report(b, &rep, raw, len, ci, c);
 }
 
 /* The number of reports, for sizing the report array (stops at a framing error). */

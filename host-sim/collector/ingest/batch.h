@@ -38,7 +38,7 @@
 /* Distinct (campaign, reason) pairs counted per batch; the rest count as (0, "other"). */
 #define COLL_BATCH_MAX_COUNTS 64
 
-/* A validated report, compactly: the tuple values are kept, a roc_hist body is decoded again
+/* A validated report, compactly: the tuple values are kept, any other body is decoded again
  * from raw when it is aggregated. */
 typedef struct {
     const uint8_t *raw; /* the encoded report inside the request body */
@@ -49,8 +49,9 @@ typedef struct {
     uint32_t period;
     uint32_t group;    /* tuple: the group; roc_hist: the campaign's groups (0: ungrouped, the
                         * stored grp column: agg_rocg.h), the reported group is in the body */
-    uint8_t mechanism; /* dpm_mech_id_t */
-    uint8_t nvalues;   /* tuple: values held; roc_hist: 0 */
+    uint8_t mechanism; /* dpm_mech_id_t; 0 for a report read back from the store (its body,
+                        * in raw, names it: coll_deltas_add) */
+    uint8_t nvalues;   /* tuple: values held (in columns); others: 0, the body is in raw */
     uint8_t is_new;    /* set by the store: 1 if this commit stored it, 0 if a duplicate */
     int32_t value[DPM_CAMPAIGN_MAX_METRICS];
 } coll_report_t;

@@ -10,8 +10,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "mech/agg_rocg.h"
-#include "mech/campaigns_auc.h"
+#include "mech/base/agg_rocg.h"
+#include "mech/base/campaigns_auc.h"
+#include "mech/host_mech.h"
 #include "common/edges.h"
 #include "common/err.h"
 #include "common/text_list.h"
@@ -86,24 +87,6 @@ static int parse_u32(const char *v, uint32_t lo, uint32_t hi, uint32_t *out)
     return 0;
 }
 
-static int metric_from_name(const char *s, size_t n, dpm_metric_t *m)
-{
-    static const struct {
-        const char *name;
-        dpm_metric_t m;
-    } names[] = {{"tpr", DPM_METRIC_TPR},
-                 {"fpr", DPM_METRIC_FPR},
-                 {"accuracy", DPM_METRIC_ACCURACY},
-                 {"precision", DPM_METRIC_PRECISION}};
-    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-        if (strlen(names[i].name) == n && memcmp(names[i].name, s, n) == 0) {
-            *m = names[i].m;
-            return 0;
-        }
-    }
-    return -1;
-}
-
 static int parse_metrics(const char *v, dpm_campaign_t *c)
 {
     c->nmetrics = 0;
@@ -114,7 +97,8 @@ static int parse_metrics(const char *v, dpm_campaign_t *c)
         char *s = (char *)p;
         text_trim_span(&s, &n);
         dpm_metric_t m;
-        if (n == 0 || metric_from_name(s, n, &m) != 0 || c->nmetrics >= DPM_CAMPAIGN_MAX_METRICS) {
+        if (n == 0 || (m = host_metric_from_name(s, n)) == 0 ||
+            c->nmetrics >= DPM_CAMPAIGN_MAX_METRICS) {
             return -1;
         }
         for (uint32_t i = 0; i < c->nmetrics; i++) {
@@ -255,34 +239,14 @@ static int rocg_check(const block_t *b, char *err, size_t cap)
     return 0;
 }
 
-/* Once built: exact sums of products need small cells; the estimator takes the parameters. */
-static int rocg_finish(const coll_campaign_t *cc, const block_t *b, char *err, size_t cap)
-{
-    const dpm_roc_hist_t *rh = &cc->mech.params.roc_hist;
-    int64_t cell =
-        cc->bounds.cell_hi > -cc->bounds.cell_lo ? cc->bounds.cell_hi : -cc->bounds.cell_lo;
-    if (cell > COLL_ROCG_CELL_MAX) {
-        return host_fail(err, cap,
-                         "campaign %u (line %d): with groups a report's cells must stay within %d "
-                         "(max_examples + noise bound is %lld): lower max_examples or raise eps",
-                         b->c.id, b->line, COLL_ROCG_CELL_MAX, (long long)cell);
-    }
-    dpm_roc_groups_params_t p;
-    if (dpm_roc_groups_params_init(
-            &p, rh->groups, rh->bins.count, rh->group_grr.keep, rh->group_grr.other,
-            (double)rh->lap.scale_num / (double)rh->lap.scale_den) != DPM_OK) {
-        return host_fail(err, cap,
-                         "campaign %u (line %d): no per-group estimator for these parameters",
-                         b->c.id, b->line);
-    }
-    return 0;
-}
-
 static int finish_block(block_t *b, coll_campaigns_t *out, char *err, size_t cap)
 {
     static const char *required[] = {"id", "mechanism", "eps", "groups", "metrics"};
-    int roc = b->c.mechanism == DPM_MECH_ID_ROC_HIST;
-    int fa = coll_fedauc_is((uint32_t)b->c.mechanism);
+    const host_mech_t *hm = host_mech_of(&b->c); /* NULL while no mechanism is given */
+    unsigned flags = hm != NULL ? hm->flags : 0u;
+    int roc = (flags & HOST_MECH_BINS) != 0;
+    int fa = (flags & HOST_MECH_TWO_ROUND) != 0;
+    int examples = (flags & HOST_MECH_MAX_EXAMPLES) != 0;
     if (roc && (!b->have_bins || b->have_metrics)) {
         return host_fail(
             err, cap, "campaign at line %d: roc_hist needs bins or edges, and no metrics", b->line);
@@ -297,13 +261,12 @@ static int finish_block(block_t *b, coll_campaigns_t *out, char *err, size_t cap
     if (!roc && b->have_bins) {
         return host_fail(err, cap, "campaign at line %d: bins / edges are for roc_hist", b->line);
     }
-    int auc = coll_auc_mech(b->c.mechanism);
-    int dpauc = b->c.mechanism == DPM_MECH_ID_DPAUC;
+    int tuple = (flags & HOST_MECH_TUPLE_VALUES) != 0; /* the only ones with groups and metrics */
     const char *auc_why = "";
     if (coll_auc_finish(&b->c, b->auc_seen, b->have_groups, b->have_metrics, &auc_why) != 0) {
         return host_fail(err, cap, "campaign at line %d: %s", b->line, auc_why);
     }
-    if (!roc && !dpauc && !fa && b->have_max_examples) {
+    if (!examples && b->have_max_examples) {
         return host_fail(err, cap,
                          "campaign at line %d: max_examples is for roc_hist, dpauc and fedauc",
                          b->line);
@@ -314,12 +277,16 @@ static int finish_block(block_t *b, coll_campaigns_t *out, char *err, size_t cap
                          "upload can hold)",
                          b->line, (unsigned)DPM_FEDAUC_MAX_EXAMPLES);
     }
-    const int have[] = {b->have_id, b->have_mech, b->have_eps, b->have_groups || roc || auc || fa,
-                        b->have_metrics || roc || auc || fa};
+    const int have[] = {b->have_id, b->have_mech, b->have_eps, b->have_groups || !tuple,
+                        b->have_metrics || !tuple};
     for (size_t i = 0; i < sizeof(have) / sizeof(have[0]); i++) {
         if (!have[i]) {
             return host_fail(err, cap, "campaign at line %d: missing '%s'", b->line, required[i]);
         }
+    }
+    if (hm == NULL) { /* every mechanism name the file accepts has a module: never */
+        return host_fail(err, cap, "campaign at line %d: no collector module for this mechanism",
+                         b->line);
     }
     const char *names_why = coll_names_finish(&b->o.names, b->c.groups);
     if (names_why != NULL) {
@@ -336,10 +303,10 @@ static int finish_block(block_t *b, coll_campaigns_t *out, char *err, size_t cap
         return host_fail(err, cap, "campaign at line %d: %s", b->line, fa_why);
     }
     if (!b->have_frac) {
-        b->c.frac_bits = b->c.mechanism == DPM_MECH_ID_TUPLE_ML ? DPM_FRAC_BITS : 0;
+        b->c.frac_bits = hm->default_frac_bits;
     }
     if (!b->have_max_examples) {
-        b->o.max_examples = roc || dpauc || fa ? COLL_DEFAULT_MAX_EXAMPLES : 0;
+        b->o.max_examples = examples ? COLL_DEFAULT_MAX_EXAMPLES : 0;
     }
     if (!b->have_quota) {
         b->o.device_quota = COLL_DEFAULT_DEVICE_QUOTA;
@@ -358,51 +325,9 @@ static int finish_block(block_t *b, coll_campaigns_t *out, char *err, size_t cap
         return host_fail(err, cap, "campaign at line %d: more than %d campaigns", b->line,
                          COLL_MAX_CAMPAIGNS);
     }
-    coll_campaign_t *cc = &out->c[out->n];
-    memset(cc, 0, sizeof(*cc));
-    const char *why = "";
-    if (dpm_mech_init(&cc->mech, &b->c, &why) != DPM_OK) {
-        return host_fail(err, cap, "campaign %u (line %d): %s", b->c.id, b->line, why);
-    }
-    const dpm_tuple_t *t = &cc->mech.params.tuple;
-    dpm_status_t st = DPM_OK;
-    if (auc || fa) {
-        /* estimator parameters: at estimate time (estimate_auc.c; FedAUC's from the mechanism,
-         * fedauc_sums.c) */
-    } else if (roc) {
-        const dpm_laplace_t *lap = &cc->mech.params.roc_hist.lap;
-        st = dpm_roc_params_init(&cc->roc, cc->mech.params.roc_hist.bins.count,
-                                 (double)lap->scale_num / (double)lap->scale_den);
-        if (st == DPM_OK) { /* the bin widths of auc_unbinned */
-            st = dpm_roc_params_set_edges(&cc->roc, cc->mech.campaign.bin_edges,
-                                          cc->mech.campaign.nbins);
-        }
-    } else if (t->kind == DPM_TUPLE_MR) {
-        st = dpm_disp_params_campaign_mr(&cc->disp, t->groups, t->group_grr.keep,
-                                         t->group_grr.other, t->value.rr.keep);
-    } else {
-        double scale = (double)t->value.lap.scale_num / (double)t->value.lap.scale_den;
-        st = dpm_disp_params_campaign_ml(&cc->disp, t->groups, t->group_grr.keep,
-                                         t->group_grr.other, scale, scale, t->frac_bits);
-    }
-    if (st != DPM_OK) {
-        return host_fail(err, cap, "campaign %u (line %d): no estimator for these parameters (%s)",
-                         b->c.id, b->line, dpm_strerror(st));
-    }
-    if (coll_bounds_init(&cc->bounds, &cc->mech, b->o.max_examples) != 0) {
-        return host_fail(err, cap, "campaign %u (line %d): cannot bound its reports", b->c.id,
-                         b->line);
-    }
-    if (roc && b->c.groups != 0 && rocg_finish(cc, b, err, cap) != 0) {
-        return -1; /* its own, more precise limit first (cells of exact products) */
-    }
-    const char *cap_why = coll_bounds_capacity_why(&cc->bounds);
-    if (cap_why != NULL) {
-        return host_fail(err, cap, "campaign %u (line %d): %s", b->c.id, b->line, cap_why);
-    }
-    cc->opts = b->o;
-    if (dpm_campaign_encode(&b->c, cc->pb, sizeof(cc->pb), &cc->pb_len) != DPM_OK) {
-        return host_fail(err, cap, "campaign %u (line %d): cannot encode", b->c.id, b->line);
+    char cc_why[256] = "";
+    if (host_campaign_build(&out->c[out->n], &b->c, &b->o, cc_why, sizeof(cc_why)) != 0) {
+        return host_fail(err, cap, "campaign %u (line %d): %s", b->c.id, b->line, cc_why);
     }
     out->n++;
     return 0;
@@ -500,17 +425,6 @@ const char *coll_mechanism_name(dpm_mech_id_t m)
 {
     const char *name = dpm_mech_name(m);
     return name != NULL ? name : "unknown";
-}
-
-const char *coll_metric_name(dpm_metric_t m)
-{
-    switch (m) {
-    case DPM_METRIC_TPR: return "tpr";
-    case DPM_METRIC_FPR: return "fpr";
-    case DPM_METRIC_ACCURACY: return "accuracy";
-    case DPM_METRIC_PRECISION: return "precision";
-    default: return "unknown";
-    }
 }
 
 int coll_campaign_period_check(const coll_campaign_t *c, uint32_t period, int64_t now)

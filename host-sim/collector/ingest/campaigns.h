@@ -8,7 +8,7 @@
  *   [campaign]
  *   id = 1                  required, 1 .. 4294967295, unique in the file
  *   mechanism = tuple_mr    required: tuple_mr, tuple_ml, roc_hist, or dpauc, ustat_bins,
- *                           ustat_tree (their keys: mech/campaigns_auc.h)
+ *                           ustat_tree (their keys: mech/base/campaigns_auc.h)
  *   eps = 1                 required: ε of one report, plain decimal (Q16.16, rounded down)
  *   budget = 1              ε a device may spend per period (default: eps)
  *   period_seconds = 86400  default 86400
@@ -43,38 +43,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "mech/bounds.h"
-#include "collector/ingest/campaign_names.h"
-#include "mech/fedauc_phase.h"
-#include "dpm/report.h"
-#include "estimate/disparity.h"
-#include "estimate/roc.h"
+#include "mech/base/campaign.h"
 
 #define COLL_MAX_CAMPAIGNS 64
 #define COLL_DEFAULT_DEVICE_QUOTA 1u
 #define COLL_DEFAULT_CLOCK_SLACK 300u
-
-/* Options of a campaign that only the collector uses. */
-typedef struct {
-    uint32_t max_examples; /* roc_hist and dpauc (0 otherwise) */
-    uint32_t device_quota;
-    int has_start; /* 0 until the file or the store sets start */
-    int64_t start; /* Unix seconds */
-    uint32_t slack_seconds;
-    uint32_t late_seconds;
-    coll_fedauc_opts_t fedauc;   /* fedauc_rr / fedauc_lap: the upload phase (fedauc_phase.h) */
-    coll_campaign_names_t names; /* optional names (campaign_names.h) */
-} coll_campaign_opts_t;
-
-typedef struct {
-    dpm_mech_t mech;        /* the mechanism and its fingerprint (mech.campaign is the campaign) */
-    dpm_disp_params_t disp; /* estimator parameters from the mechanism's exact integers */
-    dpm_roc_params_t roc;   /* roc_hist: the devices' Laplace scale and bins */
-    uint8_t pb[DPM_CAMPAIGN_MAX_BYTES]; /* the dpm.v1.Campaign served by GET /v1/campaigns/{id} */
-    size_t pb_len;
-    coll_bounds_t bounds;      /* what an honest report can hold (bounds.h) */
-    coll_campaign_opts_t opts; /* quotas and time window */
-} coll_campaign_t;
 
 typedef struct {
     size_t n;
@@ -100,9 +73,7 @@ int coll_campaigns_index(const coll_campaigns_t *cs, uint32_t id);
  * period. */
 int coll_campaign_period_check(const coll_campaign_t *c, uint32_t period, int64_t now);
 
-/* The mechanism's name (dpm_mech_name; "unknown" for an id no build knows); "tpr" ... for a
- * metric. */
+/* The mechanism's name (dpm_mech_name; "unknown" for an id no build knows). */
 const char *coll_mechanism_name(dpm_mech_id_t m);
-const char *coll_metric_name(dpm_metric_t m);
 
 #endif /* DPM_COLLECTOR_CAMPAIGNS_H */

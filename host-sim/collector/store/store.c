@@ -11,6 +11,7 @@
 
 #include "collector/ingest/log.h"
 #include "collector/store/store_backend.h"
+#include "mech/host_mech.h"
 
 #define MAX_ATTEMPTS 3 /* a transaction aborted by a conflict is run again this often */
 

@@ -1133,7 +1133,6 @@ static int be_scan_reports(coll_backend_t *b, coll_report_cb cb, void *ctx, char
             }
             rep.raw = (const uint8_t *)PQgetvalue(r, 0, 8);
             rep.raw_len = (uint32_t)PQgetlength(r, 0, 8);
-            rep.mechanism = (uint8_t)(nv == 0 ? DPM_MECH_ID_ROC_HIST : DPM_MECH_ID_TUPLE_MR);
             cb(ctx, &rep);
         } else if (st != PGRES_TUPLES_OK && rc == 0) {
             rc = host_fail(err, cap, "database read: %s", PQresultErrorMessage(r));

@@ -932,7 +932,6 @@ static int scan_reports_db(sqlite3 *db, coll_report_cb cb, void *ctx, char *err,
         }
         r.raw = sqlite3_column_blob(q, 8);
         r.raw_len = (uint32_t)sqlite3_column_bytes(q, 8);
-        r.mechanism = (uint8_t)(nv == 0 ? DPM_MECH_ID_ROC_HIST : DPM_MECH_ID_TUPLE_MR);
         cb(ctx, &r);
     }
     sqlite3_finalize(q);

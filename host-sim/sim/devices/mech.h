@@ -36,7 +36,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "common/json_read.h"
+#include "mech/base/fedauc_phase.h"
 #include "common/json_write.h"
 #include "dpm/mech.h"
 #include "dpm/report.h"
@@ -188,10 +188,10 @@ typedef struct sim_mech {
     void (*ext_csv)(const sim_cfg_t *cfg, const void *ext, FILE *f, const char *prefix);
     /* The console line's tail after the configuration's label (the headline numbers). */
     void (*summary)(const struct sim_result *res, char *buf, size_t cap);
-    /* Network mode: compare the collector's GET /v1/campaigns/ID/estimate JSON with our own
-     * aggregate of the reports it acknowledged. 0 equal, 1 different (with why), -1 unreadable. */
-    int (*collector_check)(const sim_cfg_t *cfg, const sim_agg_t *agg, const jr_value_t *json,
-                           char *why, size_t whycap);
+    /* Network mode of a two-round mechanism: the period as our devices' uploads made it (their
+     * ranking, every upload reported: `reports`), for the collector's module to estimate our
+     * sums as the collector estimates its own (netmode.c). */
+    void (*net_period)(const sim_cfg_t *cfg, uint64_t reports, coll_fedauc_period_t *ph);
     /* Replay: the device's statistics and its report, one line each. */
     void (*describe)(const sim_cfg_t *cfg, const sim_block_t *b, const dpm_report_t *rep, FILE *f);
     /* `dpm-sim campaigns`: the campaign's mechanism-specific keys of the collector's file. */

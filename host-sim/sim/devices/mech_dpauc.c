@@ -298,34 +298,6 @@ static void dpauc_summary(const sim_result_t *res, char *buf, size_t cap)
              a.truth, a.rmse, a.mean_error, b.rmse, b.mean_error, b.runs);
 }
 
-static int dpauc_collector_check(const sim_cfg_t *cfg, const sim_agg_t *agg, const jr_value_t *json,
-                                 char *why, size_t whycap)
-{
-    (void)cfg;
-    const dpm_dpauc_agg_t *ours = agg_c(agg);
-    double total = jr_number(json, "reports", -1.0);
-    if (total != (double)ours->reports) {
-        snprintf(why, whycap, "the collector holds %.0f reports, we sent %" PRIu64, total,
-                 ours->reports);
-        return 1;
-    }
-    /* its summed counts (exact integers), threshold by threshold */
-    const jr_value_t *sums = jr_get(jr_get(json, "dpauc"), "sums");
-    static const char *const NAME[4] = {"tp", "fp", "tn", "fn"};
-    const int64_t *mine[4] = {ours->tp, ours->fp, ours->tn, ours->fn};
-    for (int k = 0; k < 4; k++) {
-        for (uint32_t i = 0; i < ours->n; i++) {
-            int64_t x = 0;
-            if (jr_int64(jr_at(jr_get(sums, NAME[k]), i), &x) != 0 || x != mine[k][i]) {
-                snprintf(why, whycap, "the collector's summed %s[%u] differs from ours", NAME[k],
-                         i);
-                return 1;
-            }
-        }
-    }
-    return 0;
-}
-
 static void dpauc_describe(const sim_cfg_t *cfg, const sim_block_t *b, const dpm_report_t *rep,
                            FILE *f)
 {
@@ -367,7 +339,6 @@ const sim_mech_t sim_mech_dpauc = {
     .exact = dpauc_exact,
     .estimate = dpauc_estimate,
     .summary = dpauc_summary,
-    .collector_check = dpauc_collector_check,
     .describe = dpauc_describe,
     .campaign_keys = dpauc_campaign_keys,
 };

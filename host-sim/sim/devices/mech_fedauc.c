@@ -744,6 +744,19 @@ static void fa_summary(const sim_result_t *res, char *buf, size_t cap)
              a.rmse, a.mean_error, a.coverage);
 }
 
+/* Network mode: the period as the collector keeps it after our devices' uploads: ranked (the
+ * same ranking, M scores) and every upload reported, so no dropouts (netmode.c estimates our
+ * sums with the collector's module and compares). */
+static void fa_net_period(const sim_cfg_t *cfg, uint64_t reports, coll_fedauc_period_t *ph)
+{
+    const fa_state_t *s = st_of(cfg);
+    memset(ph, 0, sizeof(*ph));
+    ph->known = ph->closed = ph->reports_closed = 1;
+    ph->uploads = ph->reported = ph->uploaders = reports;
+    ph->scores = s->data->m;
+    ph->moments = s->data->mom;
+}
+
 static void fa_describe(const sim_cfg_t *cfg, const sim_block_t *b, const dpm_report_t *rep,
                         FILE *f)
 {
@@ -755,33 +768,6 @@ static void fa_describe(const sim_cfg_t *cfg, const sim_block_t *b, const dpm_re
             " eps_p=%.4f\n",
             examples_of(b), b->conf.tp + b->conf.fn, r->n, r->total, r->local_p, r->local_sum2,
             r->t, r->sum_rank2, r->sensitivity, r->eps_p / Q16);
-}
-
-/* Network mode: the collector's estimate of the period (fedauc object) must be ours on the same
- * reports: every upload reported, the same AUC and sd (to the JSON's 9 digits). */
-static int fa_collector_check(const sim_cfg_t *cfg, const sim_agg_t *agg, const jr_value_t *json,
-                              char *why, size_t whycap)
-{
-    const fa_state_t *s = st_of(cfg);
-    const jr_value_t *fa = jr_get(json, "fedauc");
-    dpm_fa_estimate_t e;
-    if (dpm_fa_estimate(&s->params, agg_c(agg), &s->data->mom, cfg->sc->confidence, &e) != DPM_OK ||
-        fa == NULL) {
-        snprintf(why, whycap, "no FedAUC estimate to compare");
-        return 1;
-    }
-    double auc = jr_number(fa, "auc_unbiased", NAN), sd = jr_number(fa, "sd", NAN);
-    double reports = jr_number(fa, "reports", -1.0), dropouts = jr_number(fa, "dropouts", -1.0);
-    int bad = reports != (double)agg_c(agg)->reports || dropouts != 0.0 ||
-              !(fabs(auc - e.auc_raw) <= 1e-8 * fabs(e.auc_raw)) ||
-              !(fabs(sd - e.sd) <= 1e-8 * e.sd);
-    if (bad) {
-        snprintf(why, whycap,
-                 "the collector's FedAUC estimate (%.0f reports, %.0f dropouts, AUC %.9g, sd "
-                 "%.9g) is not ours (%" PRIu64 " reports, AUC %.9g, sd %.9g)",
-                 reports, dropouts, auc, sd, agg_c(agg)->reports, e.auc_raw, e.sd);
-    }
-    return bad;
 }
 
 /* `dpm-sim campaigns`: the keys the collector parses, max_examples (the most examples a device
@@ -831,8 +817,8 @@ static void fa_campaign_keys(const sim_scenario_t *sc, const sim_campaign_spec_t
     .check = fa_check, .init = fa_init, .prepare = fa_prepare, .release = fa_release,              \
     .participates = fa_participates, .report = fa_report, .agg_init = fa_agg_init,                 \
     .agg_add = fa_agg_add, .agg_merge = fa_agg_merge, .exact = fa_exact, .estimate = fa_estimate,  \
-    .summary = fa_summary, .describe = fa_describe, .collector_check = fa_collector_check,         \
-    .campaign_keys = fa_campaign_keys, .report_rounds = fa_rounds
+    .summary = fa_summary, .describe = fa_describe, .campaign_keys = fa_campaign_keys,             \
+    .report_rounds = fa_rounds, .net_period = fa_net_period
 
 const sim_mech_t sim_mech_fedauc_rr = {
     .name = "fedauc_rr",

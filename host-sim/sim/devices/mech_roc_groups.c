@@ -457,60 +457,6 @@ static void groups_estimate(const sim_cfg_t *cfg, const sim_agg_t *agg, uint32_t
     free(ep);
 }
 
-/* Network mode: the collector's "roc_groups" (host-sim/collector/api/estimate_rocg.h) must be ours
- * on the same reports, every group's AUC and sd and every gap and its sd, to the 9 significant
- * digits its JSON prints (undefined: null there, NaN here). */
-static int same9(double theirs, double mine)
-{
-    return (isnan(theirs) && isnan(mine)) || fabs(theirs - mine) <= 1e-8 * fmax(1.0, fabs(mine));
-}
-
-static int groups_collector_check(const sim_cfg_t *cfg, const sim_agg_t *agg,
-                                  const jr_value_t *json, char *why, size_t whycap)
-{
-    const groups_state_t *s = st_of(cfg);
-    uint32_t n = cfg->nitems;
-    sim_item_run_t *mine = calloc(n, sizeof(*mine));
-    if (mine == NULL) {
-        return -1;
-    }
-    for (uint32_t k = 0; k < n; k++) {
-        mine[k].est = mine[k].sd = NAN;
-    }
-    groups_estimate(cfg, agg, 0, mine, NULL);
-    const jr_value_t *rg = jr_get(json, "roc_groups");
-    int bad = rg == NULL;
-    uint32_t half = n / 2; /* the binned items, then their unbinned twins */
-    for (uint32_t k = 0; !bad && k < n; k++) {
-        uint32_t i = k % half;
-        int gap = i >= s->groups, unb = k >= half;
-        const jr_value_t *e = jr_at(jr_get(rg, gap ? "gaps" : "by_group"), gap ? i - s->groups : i);
-        static const char *const kEst[2][2] = {{"auc", "gap"}, {"auc_unbinned", "gap_unbinned"}};
-        double est = jr_number(e, kEst[unb][gap], NAN), sd = jr_number(e, "sd", NAN);
-        const jr_value_t *ci = jr_get(e, !unb  ? "ci"
-                                         : gap ? "gap_unbinned_ci_total"
-                                               : "auc_unbinned_ci_total");
-        if (unb) { /* the unbinned twin's interval, not its sd (it adds the sampling) */
-            const jr_value_t *lo = jr_at(ci, 0);
-            sd = lo != NULL && lo->kind == JR_NUMBER ? lo->number : NAN;
-            mine[k].sd = mine[k].lo;
-        }
-        if (!same9(est, mine[k].est) || !same9(sd, mine[k].sd)) {
-            snprintf(why, whycap,
-                     "the collector's %s %s %.9g (sd %.9g) differs from ours %.9g "
-                     "(sd %.9g)",
-                     gap ? "gap" : "AUC of group", cfg->items[k].name, est, sd, mine[k].est,
-                     mine[k].sd);
-            bad = 1;
-        }
-    }
-    if (rg == NULL) {
-        snprintf(why, whycap, "the collector's estimate has no roc_groups");
-    }
-    free(mine);
-    return bad;
-}
-
 /* The console: the largest true gap first. */
 static void groups_summary(const sim_result_t *res, char *buf, size_t cap)
 {
@@ -585,7 +531,6 @@ const sim_mech_t sim_mech_roc_hist_groups = {
     .ext_free = free,
     .ext_json = sim_selection_ext_json,
     .summary = groups_summary,
-    .collector_check = groups_collector_check,
     .describe = groups_describe,
     .campaign_keys = groups_campaign_keys,
 };

@@ -522,65 +522,6 @@ static void roc_summary(const sim_result_t *res, char *buf, size_t cap)
 /* ---- network mode, replay, collector file -----------------------------------------------------
  */
 
-static double item_at(const jr_value_t *arr, size_t i)
-{
-    const jr_value_t *m = jr_at(arr, i);
-    return m != NULL && m->kind == JR_NUMBER ? m->number : NAN;
-}
-
-/* Our figure against the collector's (printed to 9 significant digits). */
-static int differs(const jr_value_t *roc, const char *key, double ours)
-{
-    double theirs = jr_number(roc, key, NAN);
-    return !(fabs(theirs - ours) <= 1e-8 * fmax(fabs(ours), 1e-300) + 1e-15);
-}
-
-/* The report count and every summed cell of the collector must be ours exactly, and its AUC
- * figures (binned and unbinned, with their noise variance: none depends on the confidence the
- * collector was asked for) ours to the digits it prints. */
-static int roc_collector_check(const sim_cfg_t *cfg, const sim_agg_t *agg, const jr_value_t *json,
-                               char *why, size_t whycap)
-{
-    const dpm_roc_agg_t *ours = sim_roc_agg_c(agg);
-    const jr_value_t *roc = jr_get(json, "roc");
-    double total = jr_number(json, "reports", -1.0);
-    int mismatch = total != (double)ours->reports;
-    for (uint32_t b = 0; b < ours->bins; b++) {
-        mismatch |= item_at(jr_get(roc, "pos_sum"), b) != (double)ours->pos[b] ||
-                    item_at(jr_get(roc, "neg_sum"), b) != (double)ours->neg[b];
-    }
-    if (mismatch) {
-        snprintf(why, whycap,
-                 "the collector holds %.0f reports, we sent %" PRIu64
-                 " (or its summed histogram differs: was the database fresh?)",
-                 total, ours->reports);
-        return mismatch;
-    }
-    dpm_roc_estimate_t *e = malloc(sizeof(*e));
-    if (e == NULL || dpm_roc_estimate(&st_of(cfg)->params, ours, 0.95, e) != DPM_OK) {
-        snprintf(why, whycap, "no estimate of our own sums");
-        free(e);
-        return 1;
-    }
-    const jr_value_t *valid = jr_get(roc, "valid");
-    mismatch = valid == NULL || valid->kind != JR_BOOL || valid->number != (e->valid ? 1.0 : 0.0);
-    if (!mismatch && e->valid) {
-        mismatch = differs(roc, "auc", e->auc) || differs(roc, "auc_unbiased", e->auc_raw) ||
-                   differs(roc, "auc_var_noise", e->var_noise) ||
-                   differs(roc, "auc_unbinned", e->auc_unbinned) ||
-                   differs(roc, "auc_unbinned_raw", e->auc_unbinned_raw) ||
-                   differs(roc, "auc_unbinned_var_noise", e->unbinned_var_noise);
-    }
-    if (mismatch) {
-        snprintf(why, whycap,
-                 "the collector's roc estimate differs from ours for the same sums (ours: valid "
-                 "%d, auc %.9g, auc_unbinned %.9g)",
-                 e->valid, e->auc, e->auc_unbinned);
-    }
-    free(e);
-    return mismatch;
-}
-
 static void roc_describe(const sim_cfg_t *cfg, const sim_block_t *b, const dpm_report_t *rep,
                          FILE *f)
 {
@@ -627,7 +568,6 @@ const sim_mech_t sim_mech_roc_hist = {
                       "tpr_hi_sim,tpr_mean,tpr_rmse,coverage",
     .ext_csv = roc_ext_csv,
     .summary = roc_summary,
-    .collector_check = roc_collector_check,
     .describe = roc_describe,
     .campaign_keys = roc_campaign_keys,
 };

@@ -652,26 +652,6 @@ static void tuple_summary(const sim_result_t *res, char *buf, size_t cap)
 /* ---- network mode, replay, collector file -----------------------------------------------------
  */
 
-/* The collector's per-group report counts (metric 0) must be ours. */
-static int tuple_collector_check(const sim_cfg_t *cfg, const sim_agg_t *agg, const jr_value_t *json,
-                                 char *why, size_t whycap)
-{
-    const dpm_disp_agg_t *ours = &sim_tuple_agg_c(agg)->m[0];
-    const jr_value_t *groups = jr_get(jr_at(jr_get(json, "metrics"), 0), "groups");
-    double total = jr_number(json, "reports", -1.0);
-    int mismatch = total != (double)ours->total;
-    for (uint32_t g = 0; g < cfg->d; g++) {
-        mismatch |= jr_number(jr_at(groups, g), "reports", -1.0) != (double)ours->count[g];
-    }
-    if (mismatch) {
-        snprintf(why, whycap,
-                 "the collector holds %.0f reports, we sent %" PRIu64
-                 " (per-group counts differ: was the database fresh?)",
-                 total, ours->total);
-    }
-    return mismatch;
-}
-
 static void tuple_describe(const sim_cfg_t *cfg, const sim_block_t *b, const dpm_report_t *rep,
                            FILE *f)
 {
@@ -717,7 +697,6 @@ const sim_mech_t sim_mech_tuple_mr = {
     .ext_free = free,
     .ext_json = sim_selection_ext_json,
     .summary = tuple_summary,
-    .collector_check = tuple_collector_check,
     .describe = tuple_describe,
     .campaign_keys = tuple_campaign_keys,
 };
@@ -740,7 +719,6 @@ const sim_mech_t sim_mech_tuple_ml = {
     .ext_free = free,
     .ext_json = sim_selection_ext_json,
     .summary = tuple_summary,
-    .collector_check = tuple_collector_check,
     .describe = tuple_describe,
     .campaign_keys = tuple_campaign_keys,
 };

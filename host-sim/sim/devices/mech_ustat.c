@@ -639,29 +639,6 @@ static void tree_estimate(const sim_cfg_t *cfg, const sim_agg_t *agg, uint32_t r
     }
 }
 
-/* Network mode: the collector's estimate (host-sim/collector/api/estimate_auc.h) must be ours on
- * the same reports, to the 9 significant digits its JSON prints. */
-static int ustat_collector_check(const sim_cfg_t *cfg, const sim_agg_t *agg, const jr_value_t *json,
-                                 char *why, size_t whycap)
-{
-    int tree = st_of(cfg)->tree;
-    sim_item_run_t mine[3];
-    mine[0].est = mine[1].est = mine[2].est = NAN;
-    (tree ? tree_estimate : bins_estimate)(cfg, agg, 0, mine, NULL);
-    const jr_value_t *e = jr_get(json, tree ? "ustat_tree" : "ustat_bins");
-    const char *what = st_of(cfg)->kendall ? "tau" : "auc";
-    double theirs = jr_number(e, what, NAN);
-    double n = jr_number(json, "reports", -1.0);
-    int same = (isnan(theirs) && isnan(mine[0].est)) ||
-               fabs(theirs - mine[0].est) <= 1e-8 * fmax(1.0, fabs(mine[0].est));
-    if (!same || n < 0.0) {
-        snprintf(why, whycap, "the collector's %s %.9g (%.0f reports) differs from ours %.9g", what,
-                 theirs, n, mine[0].est);
-        return 1;
-    }
-    return 0;
-}
-
 static void ustat_summary(const sim_result_t *res, char *buf, size_t cap)
 {
     sim_item_summary_t m, b;
@@ -729,7 +706,6 @@ const sim_mech_t sim_mech_ustat_bins = {
     .estimate = bins_estimate,
     .summary = ustat_summary,
     .describe = ustat_describe,
-    .collector_check = ustat_collector_check,
     .campaign_keys = ustat_campaign_keys,
 };
 
@@ -751,6 +727,5 @@ const sim_mech_t sim_mech_ustat_tree = {
     .estimate = tree_estimate,
     .summary = ustat_summary,
     .describe = ustat_describe,
-    .collector_check = ustat_collector_check,
     .campaign_keys = ustat_campaign_keys,
 };

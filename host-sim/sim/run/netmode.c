@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Network mode (see netmode.h): device clients over TLS (port/tls) posting dpm.v1.Batch bodies
- * with the SDK's HTTP/1.1 client, then the collector's estimate for the cross-check. */
+ * with the SDK's HTTP/1.1 client, then the collector's estimate for the cross-check: the reports
+ * the collector acknowledged are summed and estimated here with the collector's own mechanism
+ * module (mech/host_mech.h), and its answer must hold the same values. */
 #include "sim/run/netmode.h"
 
 #include <inttypes.h>
@@ -16,6 +18,9 @@
 #include "dpm/port_tls.h"
 #include "dpm/upload.h"
 #include "common/json_read.h"
+#include "common/json_write.h"
+#include "mech/base/est_json.h"
+#include "mech/host_mech.h"
 
 #define CONNECT_TIMEOUT_MS 5000u
 #define IO_WAIT_MS 1000u
@@ -48,6 +53,8 @@ typedef struct {
     dpm_posix_rng_t drbg;
     conn_t conn;
     sim_agg_t agg;
+    const coll_campaign_t *hc; /* the campaign as the collector holds it */
+    coll_deltas_t sums;        /* what the acknowledged reports add to the collector's sums */
     uint64_t reports;
     int round; /* two-round mechanisms (FedAUC): 1 uploads, 2 ranks and reports; else 0 */
     int failed;
@@ -172,8 +179,11 @@ static int post_batch(client_t *cl, const uint8_t *body, size_t blen, const dpm_
                      resp.status);
             return -1;
         }
+        const host_mech_t *hm = host_mech_of(&cl->hc->mech.campaign);
         for (size_t i = 0; i < n; i++) {
-            if (sim_agg_add_report(cl->cfg, &cl->agg, &reps[i]) != DPM_OK) {
+            uint32_t group = hm->stored_group != NULL ? hm->stored_group(cl->hc, &reps[i]) : 0;
+            if (sim_agg_add_report(cl->cfg, &cl->agg, &reps[i]) != DPM_OK ||
+                hm->delta_add(&cl->sums, &reps[i], group) != 0) {
                 snprintf(cl->err, sizeof(cl->err), "a report the collector took fails our check");
                 return -1;
             }
@@ -359,10 +369,47 @@ static int read_ca(const char *path, uint8_t **ca, size_t *len)
     return 0;
 }
 
-/* GET the collector's estimate of this campaign; compare its per-group report counts with
- * ours; keep the JSON in estimate_dir. 0 (and *mismatch) or -1. */
-static int collector_estimate(client_t *cl, const sim_agg_t *ours, int *mismatch, char *err,
-                              size_t errcap)
+/* Our estimate JSON of the sums st (the collector's module, at its default confidence) against
+ * the collector's answer: 0 the same at every compare path, 1 not (why says where). */
+static int compare_estimates(const coll_campaign_t *hc, const coll_campaign_state_t *st,
+                             const host_json_ctx_t *q, const jr_value_t *theirs, char *why,
+                             size_t cap)
+{
+    const host_mech_t *hm = host_mech_of(&hc->mech.campaign);
+    jw_t w;
+    jw_buffer(&w);
+    jw_raw(&w, "{\"reports\": %llu", (unsigned long long)st->reports);
+    hm->estimate_json(&w, hc, st, q);
+    jw_raw(&w, "}");
+    size_t len = 0;
+    char *text = jw_take(&w, &len);
+    jr_value_t ours;
+    if (text == NULL || jr_parse(text, len, &ours) != 0) {
+        free(text);
+        snprintf(why, cap, "cannot render our own estimate (out of memory?)");
+        return 1;
+    }
+    free(text);
+    char where[160] = "reports";
+    int same = jr_path_equal(&ours, theirs, "reports", where, sizeof(where));
+    for (size_t i = 0; same && hm->compare[i] != NULL; i++) {
+        same = jr_path_equal(&ours, theirs, hm->compare[i], where, sizeof(where));
+    }
+    if (!same) {
+        const jr_value_t *r = jr_get(theirs, "reports");
+        snprintf(why, cap,
+                 "the collector's estimate differs from ours at %s (it holds %.0f reports, we sent "
+                 "%llu: was the database fresh?)",
+                 where, r != NULL ? r->number : -1.0, (unsigned long long)st->reports);
+    }
+    jr_free(&ours);
+    return !same;
+}
+
+/* GET the collector's estimate of this campaign; compare it with ours of the reports it
+ * acknowledged (compare_estimates); keep the JSON in estimate_dir. 0 (and *mismatch) or -1. */
+static int collector_estimate(client_t *cl, const coll_campaign_state_t *ours,
+                              const host_json_ctx_t *q, int *mismatch, char *err, size_t errcap)
 {
     char path[64];
     uint8_t head[HEAD_MAX];
@@ -370,7 +417,7 @@ static int collector_estimate(client_t *cl, const sim_agg_t *ours, int *mismatch
     uint8_t *json = malloc(ESTIMATE_MAX);
     snprintf(path, sizeof(path), "/v1/campaigns/%u/estimate", cl->cfg->spec->id);
     if (cl->cfg->m->report_rounds != NULL || cl->run != 0) { /* FedAUC: this run's ranking;
-                                                               * --run R: this run's period */
+                                                              * --run R: this run's period */
         snprintf(path, sizeof(path), "/v1/campaigns/%u/estimate?period=%u", cl->cfg->spec->id,
                  cl->run);
     }
@@ -403,13 +450,32 @@ static int collector_estimate(client_t *cl, const sim_agg_t *ours, int *mismatch
         snprintf(err, errcap, "the collector's estimate is not JSON");
         return -1;
     }
-    char why[256] = "";
-    *mismatch = cl->cfg->m->collector_check != NULL &&
-                cl->cfg->m->collector_check(cl->cfg, ours, &root, why, sizeof(why)) != 0;
+    char why[320] = "";
+    *mismatch = compare_estimates(cl->hc, ours, q, &root, why, sizeof(why));
     if (*mismatch) {
         fprintf(stderr, "dpm-sim: campaign %u: %s\n", cl->cfg->spec->id, why);
     }
     jr_free(&root);
+    return 0;
+}
+
+/* The campaign as the collector holds it, from the one our devices build and the collector's
+ * defaults for what the campaigns file may add (max_examples; compare_estimates reads no value
+ * that depends on them). 0, or -1 with err. */
+static int build_campaign(const sim_cfg_t *cfg, coll_campaign_t *hc, char *err, size_t errcap)
+{
+    const dpm_campaign_t *c = &cfg->mech.campaign;
+    const host_mech_t *hm = host_mech_of(c);
+    coll_campaign_opts_t o;
+    memset(&o, 0, sizeof(o));
+    o.max_examples =
+        hm != NULL && (hm->flags & HOST_MECH_MAX_EXAMPLES) ? COLL_DEFAULT_MAX_EXAMPLES : 0u;
+    char why[256] = "";
+    if (host_campaign_build(hc, c, &o, why, sizeof(why)) != 0) {
+        snprintf(err, errcap, "network mode: campaign %u as the collector holds it: %s", c->id,
+                 why);
+        return -1;
+    }
     return 0;
 }
 
@@ -436,7 +502,12 @@ int sim_net_run(const sim_cfg_t *cfg, const sim_pop_t *pop, uint32_t run, const 
     client_t *cl = calloc(n, sizeof(*cl));
     pthread_t *tid = calloc(n, sizeof(*tid));
     int *started = calloc(n, sizeof(*started));
-    int st = cl != NULL && tid != NULL && started != NULL ? 0 : -1;
+    coll_campaign_t *hc = calloc(1, sizeof(*hc));
+    coll_campaign_state_t *sums = calloc(1, sizeof(*sums));
+    int st = cl != NULL && tid != NULL && started != NULL && hc != NULL && sums != NULL ? 0 : -1;
+    if (st == 0 && build_campaign(cfg, hc, err, errcap) != 0) {
+        st = -1;
+    }
     /* two-round mechanisms: every client uploads first, then every client reports */
     int rounds = cfg->m->report_rounds != NULL ? 2 : 1;
     for (int round = 1; round <= rounds && st == 0; round++) {
@@ -447,6 +518,7 @@ int sim_net_run(const sim_cfg_t *cfg, const sim_pop_t *pop, uint32_t run, const 
             cl[i].ca = ca;
             cl[i].ca_len = ca_len;
             cl[i].token = token;
+            cl[i].hc = hc;
             cl[i].run = run;
             cl[i].round = rounds == 2 ? round : 0;
             cl[i].index = i;
@@ -481,7 +553,19 @@ int sim_net_run(const sim_cfg_t *cfg, const sim_pop_t *pop, uint32_t run, const 
         }
         *reports += cl[i].reports;
     }
+    if (st == 0 && coll_state_init(sums, hc) != 0) {
+        st = -1;
+    }
+    for (unsigned i = 0; i < n && st == 0; i++) {
+        coll_state_add_deltas(sums, &cl[i].sums, hc->mech.campaign.id);
+    }
+    if (st == 0 && cfg->m->net_period != NULL) { /* two rounds: the ranking our devices made */
+        cfg->m->net_period(cfg, sums->reports, &sums->fa_phase);
+    }
     if (st == 0) {
+        /* the collector's default confidence; one period when the path asks for one */
+        const int one = cfg->m->report_rounds != NULL || run != 0;
+        const host_json_ctx_t q = {COLL_DEFAULT_CONFIDENCE, one, run};
         client_t probe;
         memset(&probe, 0, sizeof(probe));
         probe = cl[0];
@@ -489,14 +573,19 @@ int sim_net_run(const sim_cfg_t *cfg, const sim_pop_t *pop, uint32_t run, const 
         if (dpm_posix_rng_init(&probe.drbg, (const uint8_t *)"dpm-sim estimate", 16) != 0) {
             st = -1;
         } else {
-            st = collector_estimate(&probe, agg, mismatch, err, errcap);
+            st = collector_estimate(&probe, sums, &q, mismatch, err, errcap);
             dpm_posix_rng_free(&probe.drbg);
         }
+    }
+    for (unsigned i = 0; i < n && cl != NULL; i++) {
+        coll_deltas_free(&cl[i].sums);
     }
     free(cl);
     free(tid);
     free(started);
     free(ca);
+    free(hc);
+    free(sums);
     if (st != 0 && err[0] == '\0') {
         snprintf(err, errcap, "network mode failed (out of memory?)");
     }

@@ -13,8 +13,10 @@
  *
  * The estimates come from the reports that were acknowledged, aggregated locally by the same
  * code as inprocess mode. Then GET /v1/campaigns/ID/estimate fetches the collector's own
- * view: its per-group report counts must equal ours (else *mismatch = 1); the JSON is kept in
- * estimate_dir (collector-estimate-ID.json) when that is set. Run once per campaign and
+ * view, and the collector's module (mech/host_mech.h) sums and estimates the same acknowledged
+ * reports here: the collector's answer must hold the same report count and the same values at
+ * the module's compare paths (else *mismatch = 1, the first member that differs named); the JSON is
+ * kept in estimate_dir (collector-estimate-ID.json) when that is set. Run once per campaign and
  * collector database: the collector aggregates every report a campaign ever received.
  *
  * Credentials: with token_path, every request carries "Authorization: Bearer TOKEN" (the first

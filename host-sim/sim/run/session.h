@@ -7,7 +7,7 @@
  *              population and mechanism
  *   network    devices post their reports over TLS to a running collector (netmode.h); the
  *              estimates come from the same reports, aggregated locally, and the collector's
- *              own counts are checked against them */
+ *              estimate is checked against its own module's on them */
 #ifndef DPM_SIM_SESSION_H
 #define DPM_SIM_SESSION_H
 
@@ -34,8 +34,8 @@ typedef struct {
     sim_result_t *res;
     size_t n;
     double seconds;
-    uint64_t pop_words; /* random words the populations drew */
-    int net_mismatch;   /* network mode: the collector's counts differ from ours */
+    uint64_t pop_words;  /* random words the populations drew */
+    int net_mismatch;    /* network mode: the collector's estimate differs from ours */
     size_t index, total; /* progress: configuration being run, of how many */
 } sim_session_t;
 

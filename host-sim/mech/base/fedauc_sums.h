@@ -17,9 +17,8 @@
 
 #include <stdint.h>
 
-#include "collector/ingest/batch.h"
-#include "collector/ingest/campaigns.h"
-#include "mech/fedauc_phase.h"
+#include "mech/base/campaign.h"
+#include "mech/base/fedauc_phase.h"
 #include "common/json_write.h"
 
 #define COLL_FEDAUC_ROWS 3 /* metrics used (width of the delta) */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Campaign-file keys of dpauc, ustat_bins and ustat_tree (format in campaigns_auc.h). */
-#include "mech/campaigns_auc.h"
+#include "mech/base/campaigns_auc.h"
 
 #include <math.h>
 #include <stdint.h>

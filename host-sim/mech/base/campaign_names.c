@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Campaign and group names (see campaign_names.h). */
-#include "collector/ingest/campaign_names.h"
+#include "mech/base/campaign_names.h"
 
 #include <string.h>
 
@@ -106,4 +106,32 @@ void coll_names_json(jw_t *w, const coll_campaign_names_t *n)
         jw_str(w, n->group_names[i]);
     }
     jw_raw(w, "]");
+}
+
+static const struct {
+    const char *name;
+    dpm_metric_t m;
+} kMetrics[] = {{"tpr", DPM_METRIC_TPR},
+                {"fpr", DPM_METRIC_FPR},
+                {"accuracy", DPM_METRIC_ACCURACY},
+                {"precision", DPM_METRIC_PRECISION}};
+
+const char *host_metric_name(dpm_metric_t m)
+{
+    for (size_t i = 0; i < sizeof(kMetrics) / sizeof(kMetrics[0]); i++) {
+        if (kMetrics[i].m == m) {
+            return kMetrics[i].name;
+        }
+    }
+    return "unknown";
+}
+
+dpm_metric_t host_metric_from_name(const char *s, size_t n)
+{
+    for (size_t i = 0; i < sizeof(kMetrics) / sizeof(kMetrics[0]); i++) {
+        if (strlen(kMetrics[i].name) == n && memcmp(kMetrics[i].name, s, n) == 0) {
+            return kMetrics[i].m;
+        }
+    }
+    return (dpm_metric_t)0;
 }

@@ -9,13 +9,15 @@
  *
  * Names are labels only: the devices never see them, they are not part of the mechanism's
  * fingerprint, and a campaign without them is shown by its id and group numbers. */
-#ifndef DPM_COLLECTOR_CAMPAIGN_NAMES_H
-#define DPM_COLLECTOR_CAMPAIGN_NAMES_H
+#ifndef DPM_MECH_CAMPAIGN_NAMES_H
+#define DPM_MECH_CAMPAIGN_NAMES_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "common/json_write.h"
 #include "dpm/config.h"
+#include "dpm/report.h"
 
 #define COLL_NAME_MAX 64       /* bytes of a campaign name, NUL included */
 #define COLL_GROUP_NAME_MAX 32 /* bytes of a group name, NUL included */
@@ -39,4 +41,9 @@ const char *coll_names_finish(const coll_campaign_names_t *n, uint32_t groups);
  * the campaign has it (a null would need a reason: estimate_json.h). */
 void coll_names_json(jw_t *w, const coll_campaign_names_t *n);
 
-#endif /* DPM_COLLECTOR_CAMPAIGN_NAMES_H */
+/* A metric's name: "tpr", "fpr", "accuracy", "precision" ("unknown" otherwise), and back from
+ * the n bytes at s (0: none). */
+const char *host_metric_name(dpm_metric_t m);
+dpm_metric_t host_metric_from_name(const char *s, size_t n);
+
+#endif /* DPM_MECH_CAMPAIGN_NAMES_H */

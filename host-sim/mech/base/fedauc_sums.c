@@ -1,13 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* FedAUC sums and estimate JSON (fedauc_sums.h). */
-#include "mech/fedauc_sums.h"
+#include "mech/base/fedauc_sums.h"
 
 #include <math.h>
 #include <string.h>
 
-#include "mech/estimate_ci.h"
-
-#define DIGITS 9
+#include "mech/base/est_json.h"
 
 int coll_fedauc_report_rows(const dpm_report_t *rep, int64_t n[COLL_FEDAUC_ROWS][2],
                             int64_t s[COLL_FEDAUC_ROWS][2], double ss[COLL_FEDAUC_ROWS][2])
@@ -107,7 +105,7 @@ static void num(jw_t *w, const char *key, double x)
 {
     jw_raw(w, ", ");
     jw_key(w, key);
-    jw_num(w, x, DIGITS);
+    jw_num(w, x, COLL_JSON_DIGITS);
 }
 
 /* The sums of the P smallest and the P largest d2 of the reported examples, from the dropouts'
@@ -250,9 +248,9 @@ void coll_fedauc_json(jw_t *w, const coll_campaign_t *c, const coll_fedauc_sums_
     num(w, "auc_noisy", e.auc_noisy);
     num(w, "sd", e.sd);
     jw_raw(w, ", \"ci\": [");
-    jw_num(w, ci_lo, DIGITS);
+    jw_num(w, ci_lo, COLL_JSON_DIGITS);
     jw_raw(w, ", ");
-    jw_num(w, ci_hi, DIGITS);
+    jw_num(w, ci_hi, COLL_JSON_DIGITS);
     jw_raw(w, "]");
     coll_ci_json(w, "ci", ci_flags);
     num(w, "events", e.events);

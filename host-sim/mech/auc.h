@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The estimate JSON member of dpauc, ustat_bins and ustat_tree campaigns (beside "metrics": []):
+/* The estimate JSON member of dpauc, ustat_bins and ustat_tree campaigns (beside "metrics": []),
+ * written by their modules (auc.c):
  *
  *   "dpauc": {"thresholds": N, "calibration", "noise_scale", "n", "sums": {"tp", "fp", "tn",
  *             "fn"} (the exact summed noised counts, threshold order),
@@ -8,7 +9,7 @@
  *       {"auc", "small_sample", "fpr", "tpr" (when defined), "defined", "reason"}
  *   "ustat_bins": {"kernel", "k", "n", "estimate": "auc" | "kendall_tau_a", "auc" | "tau",
  *             "value_clipped", "sd", "ci" (normal at the query's confidence, Poisson-aware
- *             with few GRR moves), "ci_coverage", "ci_flags", "ci_reason" (estimate_ci.h),
+ *             with few GRR moves), "ci_coverage", "ci_flags", "ci_reason" (est_json.h),
  *             "n_pos", "n_neg", "small_sample", "events", "defined", "reason"}
  *   "ustat_tree": {"depth", "grr_levels", "n", "estimate": "auc", "ci_kind", "auc",
  *             "value_clipped", "sd" (sqrt of Theorem 3's bound), "ci" (value -+ sqrt(bound /
@@ -18,15 +19,11 @@
  *
  * An undefined estimate has "defined": false, its numbers null and "reason" saying why (no
  * reports, an empty class, ...); no NaN or infinity is ever written. */
-#ifndef DPM_COLLECTOR_ESTIMATE_AUC_H
-#define DPM_COLLECTOR_ESTIMATE_AUC_H
+#ifndef DPM_MECH_AUC_H
+#define DPM_MECH_AUC_H
 
-#include "collector/ingest/aggregate.h"
-#include "collector/ingest/campaigns.h"
-#include "common/json_write.h"
+#include "mech/host_mech.h"
 
-/* Append the member above for campaign c (nothing for other mechanisms). */
-void coll_estimate_auc_json(jw_t *sb, const coll_campaign_t *c, const coll_campaign_state_t *st,
-                            double confidence);
+/* The modules: host_mech_dpauc, host_mech_ustat_bins, host_mech_ustat_tree (host_mech.h). */
 
-#endif /* DPM_COLLECTOR_ESTIMATE_AUC_H */
+#endif /* DPM_MECH_AUC_H */

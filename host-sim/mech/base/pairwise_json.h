@@ -7,7 +7,7 @@
  * In each pair's object (after its pointwise "ci"):
  *   "ci_simultaneous": [lo, hi] | null   holds with all other pairs' at once, at "confidence"
  *   "ci_simultaneous_coverage", "ci_simultaneous_flags", "ci_simultaneous_reason": its claim
- *                                        (estimate_ci.h), the family's (see below)
+ *                                        (est_json.h), the family's (see below)
  *   "distinguishable": bool              the simultaneous interval excludes 0
  *   "largest_share": x | null            parametric-bootstrap share of draws in which this pair
  *                                        has the largest |difference| (null: none drawn)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Sparse vector sums of dpauc, ustat_bins and ustat_tree reports (layout in agg_auc.h). */
-#include "mech/agg_auc.h"
+#include "mech/base/agg_auc.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -78,7 +78,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "mech/bounds.h"
+#include "mech/base/bounds.h"
 #include "dpm/dpm.h"
 #include "estimate/fedauc.h"
 

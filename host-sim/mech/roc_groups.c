@@ -1,27 +1,22 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Per-group roc_hist estimates as JSON (format in estimate_rocg.h). */
-#include "collector/api/estimate_rocg.h"
+/* Per-group roc_hist estimates as JSON (format in roc_groups.h). */
+#include "mech/roc_groups.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "mech/agg_rocg.h"
-#include "mech/estimate_ci.h"
-#include "collector/api/estimate_pairwise.h"
+#include "mech/base/agg_rocg.h"
+#include "mech/roc_hist.h"
+#include "mech/base/est_json.h"
+#include "mech/base/pairwise_json.h"
+#include "common/err.h"
 #include "estimate/roc_groups.h"
 
-#define DIGITS 9
-
-int coll_rocg_campaign(const coll_campaign_t *c)
-{
-    return c->mech.campaign.mechanism == DPM_MECH_ID_ROC_HIST &&
-           c->mech.params.roc_hist.groups >= 2;
-}
-
-void coll_rocg_pooled(const coll_campaign_t *c, const coll_campaign_state_t *st,
-                      dpm_roc_agg_t *pooled)
+/* The pooled histogram sums of all groups, for the "roc" member. */
+static void pooled_sums(const coll_campaign_t *c, const coll_campaign_state_t *st,
+                        dpm_roc_agg_t *pooled)
 {
     const dpm_roc_hist_t *rh = &c->mech.params.roc_hist;
     uint32_t G = rh->groups, B = rh->bins.count, w = (B + 1u) * (2u * B + 1u);
@@ -39,20 +34,14 @@ void coll_rocg_pooled(const coll_campaign_t *c, const coll_campaign_state_t *st,
     }
 }
 
-static void num(jw_t *sb, const char *key, double x)
-{
-    jw_raw(sb, ", \"%s\": ", key);
-    jw_num(sb, x, DIGITS); /* null when not finite */
-}
-
 static void interval(jw_t *sb, const char *key, int valid, double lo, double hi)
 {
     jw_raw(sb, ", \"%s\": ", key);
     if (valid && isfinite(lo) && isfinite(hi)) {
         jw_raw(sb, "[");
-        jw_num(sb, lo, DIGITS);
+        jw_num(sb, lo, COLL_JSON_DIGITS);
         jw_raw(sb, ", ");
-        jw_num(sb, hi, DIGITS);
+        jw_num(sb, hi, COLL_JSON_DIGITS);
         jw_raw(sb, "]");
     } else {
         jw_raw(sb, "null");
@@ -150,11 +139,11 @@ static void unbinned_json(jw_t *sb, const char *name, int defined, int ci_valid,
                           const unbinned_t *u)
 {
     char key[48];
-    num(sb, name, defined ? u->value : NAN);
+    coll_json_member(sb, name, defined ? u->value : NAN);
     snprintf(key, sizeof(key), "%s_sd", name);
-    num(sb, key, defined ? u->sd : NAN);
+    coll_json_member(sb, key, defined ? u->sd : NAN);
     snprintf(key, sizeof(key), "%s_bound", name);
-    num(sb, key, defined ? u->bound : NAN);
+    coll_json_member(sb, key, defined ? u->bound : NAN);
     snprintf(key, sizeof(key), "%s_ci", name);
     interval(sb, key, defined && ci_valid, u->lo, u->hi);
     coll_ci_json(sb, key, u->flags);
@@ -171,19 +160,19 @@ static void group_json(jw_t *sb, uint32_t g, uint32_t B, const dpm_roc_group_est
     jw_raw(sb, "%s{\"group\": %u", g ? ", " : "", g);
     reason(sb, d, e->reason, e->ci_valid, bound);
     jw_raw(sb, ", \"small_sample\": %s", e->small_sample ? "true" : "false");
-    num(sb, "positives", e->P);
-    num(sb, "positives_sd", e->P_sd);
-    num(sb, "negatives", e->N);
-    num(sb, "negatives_sd", e->N_sd);
-    num(sb, "auc", d ? e->auc : NAN);
-    num(sb, "auc_clipped", d ? e->auc_clipped : NAN);
-    num(sb, "sd", d ? e->sd : NAN);
+    coll_json_member(sb, "positives", e->P);
+    coll_json_member(sb, "positives_sd", e->P_sd);
+    coll_json_member(sb, "negatives", e->N);
+    coll_json_member(sb, "negatives_sd", e->N_sd);
+    coll_json_member(sb, "auc", d ? e->auc : NAN);
+    coll_json_member(sb, "auc_clipped", d ? e->auc_clipped : NAN);
+    coll_json_member(sb, "sd", d ? e->sd : NAN);
     interval(sb, "ci", d && e->ci_valid, e->ci_lo, e->ci_hi);
     coll_ci_json(sb, "ci", e->ci_flags);
-    num(sb, "max_shift_one_report", bound); /* null: no bound (the reason says so) */
-    num(sb, "events", d ? e->events : NAN);
-    num(sb, "auc_unbinned_clipped", d ? e->auc_unbinned_clipped : NAN);
-    num(sb, "auc_unbinned_events", d ? e->unbinned_events : NAN);
+    coll_json_member(sb, "max_shift_one_report", bound); /* null: no bound (the reason says so) */
+    coll_json_member(sb, "events", d ? e->events : NAN);
+    coll_json_member(sb, "auc_unbinned_clipped", d ? e->auc_unbinned_clipped : NAN);
+    coll_json_member(sb, "auc_unbinned_events", d ? e->unbinned_events : NAN);
     const unbinned_t u = {
         e->auc_unbinned,         e->unbinned_sd,          e->unbinned_bound,
         e->unbinned_ci_lo,       e->unbinned_ci_hi,       e->unbinned_flags,
@@ -195,7 +184,7 @@ static void group_json(jw_t *sb, uint32_t g, uint32_t B, const dpm_roc_group_est
         for (int k = 0; k < 4; k++) {
             jw_raw(sb, ", ");
             jw_key(sb, key[k]);
-            jw_nums(sb, v[k], B + 1u, DIGITS);
+            jw_nums(sb, v[k], B + 1u, COLL_JSON_DIGITS);
         }
     }
     jw_raw(sb, "}");
@@ -217,12 +206,12 @@ static void gap_json(jw_t *sb, uint32_t k, const dpm_roc_gap_estimate_t *e, doub
     jw_raw(sb, "%s{\"g\": %u, \"h\": %u", k ? ", " : "", e->g, e->h);
     reason(sb, d, e->reason, e->ci_valid, bound);
     jw_raw(sb, ", \"small_sample\": %s", e->small_sample ? "true" : "false");
-    num(sb, "gap", d ? e->gap : NAN);
-    num(sb, "sd", d ? e->sd : NAN);
+    coll_json_member(sb, "gap", d ? e->gap : NAN);
+    coll_json_member(sb, "sd", d ? e->sd : NAN);
     interval(sb, "ci", d && e->ci_valid, e->ci_lo, e->ci_hi);
     coll_ci_json(sb, "ci", e->ci_flags);
-    num(sb, "max_shift_one_report", bound);
-    num(sb, "events", d ? e->events : NAN);
+    coll_json_member(sb, "max_shift_one_report", bound);
+    coll_json_member(sb, "events", d ? e->events : NAN);
     const unbinned_t u = {
         e->gap_unbinned,         e->unbinned_sd,          e->unbinned_bound,
         e->unbinned_ci_lo,       e->unbinned_ci_hi,       e->unbinned_flags,
@@ -232,8 +221,9 @@ static void gap_json(jw_t *sb, uint32_t k, const dpm_roc_gap_estimate_t *e, doub
     jw_raw(sb, "}");
 }
 
-void coll_estimate_rocg_json(jw_t *sb, const coll_campaign_t *c, const coll_campaign_state_t *st,
-                             double confidence)
+/* Append "roc_groups" (sb->err set if memory runs out). */
+static void groups_json(jw_t *sb, const coll_campaign_t *c, const coll_campaign_state_t *st,
+                        double confidence)
 {
     const dpm_roc_hist_t *rh = &c->mech.params.roc_hist;
     uint32_t G = rh->groups, B = rh->bins.count;
@@ -255,16 +245,16 @@ void coll_estimate_rocg_json(jw_t *sb, const coll_campaign_t *c, const coll_camp
         return;
     }
     jw_raw(sb, ", \"roc_groups\": {\"groups\": %u, \"bins\": %u", G, B);
-    num(sb, "noise_scale", scale);
-    num(sb, "group_keep", p.P);
-    num(sb, "group_other", p.Q);
+    coll_json_member(sb, "noise_scale", scale);
+    coll_json_member(sb, "group_keep", p.P);
+    coll_json_member(sb, "group_other", p.Q);
     jw_raw(sb, ", \"n\": %llu, \"reported\": [", (unsigned long long)a.reports);
     for (uint32_t g = 0; g < G; g++) {
         jw_raw(sb, "%s%llu", g ? ", " : "", (unsigned long long)a.n[g]);
     }
     jw_raw(sb, "]");
-    num(sb, "confidence", confidence);
-    num(sb, "z", e->z);
+    coll_json_member(sb, "confidence", confidence);
+    coll_json_member(sb, "z", e->z);
     double shift[DPM_ROC_GROUPS_MAX][2] = {{0.0}};
     rocg_shifts(&p, &a, e, (double)c->bounds.class_l1_max, shift);
     jw_raw(sb, ", \"by_group\": [");
@@ -298,3 +288,82 @@ void coll_estimate_rocg_json(jw_t *sb, const coll_campaign_t *c, const coll_camp
     free(pw);
     free(e);
 }
+
+/* The report's group is in its body; the store's column holds the campaign's groups, which
+ * says how the report is summed when it is read back (agg_rocg.h). */
+static uint32_t stored_group(const coll_campaign_t *c, const dpm_report_t *r)
+{
+    (void)r;
+    return c->mech.params.roc_hist.groups;
+}
+
+/* The report's cells into its group's sums (agg_rocg.h); stored_group: the campaign's groups. */
+static int delta_add(coll_deltas_t *ds, const dpm_report_t *rep, uint32_t stored_group)
+{
+    coll_delta_t *d = rep->body.roc_hist.bins <= DPM_MAX_BINS
+                          ? coll_delta_for(ds, rep->campaign_id, rep->period, 2, 0)
+                          : NULL;
+    if (d == NULL || coll_rocg_add_report(&ds->vec, rep, stored_group) != 0) {
+        return -1;
+    }
+    d->reports++;
+    return 0;
+}
+
+/* Once built: exact sums of products need small cells; the estimator takes the parameters. */
+static int check_built(const coll_campaign_t *c, char *why, size_t cap)
+{
+    const dpm_roc_hist_t *rh = &c->mech.params.roc_hist;
+    int64_t cell = c->bounds.cell_hi > -c->bounds.cell_lo ? c->bounds.cell_hi : -c->bounds.cell_lo;
+    if (cell > COLL_ROCG_CELL_MAX) {
+        return host_fail(why, cap,
+                         "with groups a report's cells must stay within %d (max_examples + noise "
+                         "bound is %lld): lower max_examples or raise eps",
+                         COLL_ROCG_CELL_MAX, (long long)cell);
+    }
+    dpm_roc_groups_params_t p;
+    if (dpm_roc_groups_params_init(
+            &p, rh->groups, rh->bins.count, rh->group_grr.keep, rh->group_grr.other,
+            (double)rh->lap.scale_num / (double)rh->lap.scale_den) != DPM_OK) {
+        return host_fail(why, cap, "no per-group estimator for these parameters");
+    }
+    return 0;
+}
+
+/* The pooled "roc" of all groups, then "roc_groups". */
+static void estimate_json(jw_t *sb, const coll_campaign_t *c, const coll_campaign_state_t *st,
+                          const host_json_ctx_t *q)
+{
+    dpm_roc_agg_t pooled;
+    pooled_sums(c, st, &pooled);
+    host_no_metrics_json(sb);
+    host_roc_json(sb, c, &pooled, q->confidence);
+    groups_json(sb, c, st, q->confidence);
+}
+
+static const char *const kCompare[] = {"roc.n",
+                                       "roc.pos_sum",
+                                       "roc.neg_sum",
+                                       "roc.auc",
+                                       "roc.tpr",
+                                       "roc_groups.reported",
+                                       "roc_groups.by_group.*.auc",
+                                       "roc_groups.gaps.*.gap",
+                                       NULL};
+
+const host_mech_t host_mech_roc_hist_groups = {
+    .name = "roc_hist",
+    .id = DPM_MECH_ID_ROC_HIST,
+    .flags = HOST_MECH_BINS | HOST_MECH_MAX_EXAMPLES,
+    .trust_model = HOST_TRUST_LOCAL_DP,
+    .privacy_unit = "one example's label (label-DP) and the device's group (local DP); the "
+                    "scores are not protected",
+    .params_init = host_roc_params_init,
+    .check_built = check_built,
+    .state_init = coll_state_init_vec, /* the per-group sums (agg_rocg.h) */
+    .stored_group = stored_group,
+    .delta_add = delta_add,
+    .bounds_json = host_roc_bounds_json,
+    .estimate_json = estimate_json,
+    .compare = kCompare,
+};

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Every pair at once in the estimate JSON (see estimate_pairwise.h). */
-#include "collector/api/estimate_pairwise.h"
+/* Every pair at once in the estimate JSON (see pairwise_json.h). */
+#include "mech/base/pairwise_json.h"
 
 #include <math.h>
 #include <stdio.h>
 
-#include "mech/bounds.h"
-#include "mech/estimate_ci.h"
+#include "mech/base/bounds.h"
+#include "mech/base/est_json.h"
 #include "estimate/ci_flags.h"
 
 #define DIGITS 9

@@ -3,25 +3,18 @@
  * stored vector sums (agg_auc.h) through the estimators dpm-sim uses (host-sim/estimate/dpauc.h,
  * ustat.h), with the same choices as dpm-sim: ties count 1/2, the tree's threshold a chosen to
  * minimize Theorem 3's bound. */
-#include "collector/api/estimate_auc.h"
+#include "mech/auc.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "mech/estimate_ci.h"
+#include "mech/base/est_json.h"
 #include "estimate/ci_flags.h"
 #include "estimate/dpauc.h"
 #include "estimate/ustat.h"
 
-#define DIGITS 9
 #define TIE_WEIGHT 0.5
-
-static void num(jw_t *sb, const char *key, double x)
-{
-    jw_raw(sb, ", \"%s\": ", key);
-    jw_num(sb, x, DIGITS); /* null when not finite */
-}
 
 /* "defined", "reason"; shift: the estimate's max_shift_one_report (a defined estimate whose
  * bound is infinite says why its bound is null). */
@@ -142,7 +135,7 @@ static void dpauc_json(jw_t *sb, const coll_campaign_t *c, const coll_campaign_s
     double scale = (double)m->lap.scale_num / (double)m->lap.scale_den;
     jw_raw(sb, ", \"dpauc\": {\"thresholds\": %u, \"calibration\": \"%s\"", m->n,
            m->calibration == DPM_DPAUC_TIGHT ? "tight" : "published");
-    num(sb, "noise_scale", scale);
+    coll_json_member(sb, "noise_scale", scale);
     jw_raw(sb, ", \"n\": %llu", (unsigned long long)st->reports);
     dpm_dpauc_params_t p;
     dpm_dpauc_agg_t *a = calloc(1, sizeof(*a));
@@ -177,17 +170,17 @@ static void dpauc_json(jw_t *sb, const coll_campaign_t *c, const coll_campaign_s
             dpm_dpauc_estimate(&p, a, v ? DPM_DPAUC_SERVER_B : DPM_DPAUC_SERVER_A, e) == DPM_OK &&
             e->defined && isfinite(e->auc);
         jw_raw(sb, "\"auc\": ");
-        jw_num(sb, defined ? e->auc : NAN, DIGITS);
+        jw_num(sb, defined ? e->auc : NAN, COLL_JSON_DIGITS);
         jw_raw(sb, ", \"small_sample\": %s", ok && e->small_sample ? "true" : "false");
         double shift = NAN;
         if (defined) {
             jw_raw(sb, ", \"fpr\": ");
-            jw_nums(sb, e->fpr, e->points, DIGITS);
+            jw_nums(sb, e->fpr, e->points, COLL_JSON_DIGITS);
             jw_raw(sb, ", \"tpr\": ");
-            jw_nums(sb, e->tpr, e->points, DIGITS);
+            jw_nums(sb, e->tpr, e->points, COLL_JSON_DIGITS);
             /* null: no bound (a class total within one report's reach of 0) */
             shift = dpauc_shift(a, (double)c->bounds.cell_lo, (double)c->bounds.cell_hi, v);
-            num(sb, "max_shift_one_report", shift);
+            coll_json_member(sb, "max_shift_one_report", shift);
         }
         reason(sb, defined,
                !ok                ? "out of memory"
@@ -335,22 +328,22 @@ static double tree_shift(const dpm_ustat_tree_params_t *p, const dpm_ustat_tree_
 static void ustat_est_json(jw_t *sb, const dpm_ustat_estimate_t *e, const char *what, int interval,
                            unsigned flags)
 {
-    num(sb, what, e->defined ? e->value : NAN);
-    num(sb, "value_clipped", e->defined ? e->value_clipped : NAN);
-    num(sb, "sd", e->defined ? e->sd : NAN);
+    coll_json_member(sb, what, e->defined ? e->value : NAN);
+    coll_json_member(sb, "value_clipped", e->defined ? e->value_clipped : NAN);
+    coll_json_member(sb, "sd", e->defined ? e->sd : NAN);
     jw_raw(sb, ", \"ci\": ");
     if (e->defined && interval && isfinite(e->ci_lo) && isfinite(e->ci_hi)) {
         jw_raw(sb, "[");
-        jw_num(sb, e->ci_lo, DIGITS);
+        jw_num(sb, e->ci_lo, COLL_JSON_DIGITS);
         jw_raw(sb, ", ");
-        jw_num(sb, e->ci_hi, DIGITS);
+        jw_num(sb, e->ci_hi, COLL_JSON_DIGITS);
         jw_raw(sb, "]");
     } else {
         jw_raw(sb, "null");
     }
     coll_ci_json(sb, "ci", e->defined ? flags : DPM_CI_SMALL_N);
-    num(sb, "n_pos", e->defined ? e->n_pos : NAN);
-    num(sb, "n_neg", e->defined ? e->n_neg : NAN);
+    coll_json_member(sb, "n_pos", e->defined ? e->n_pos : NAN);
+    coll_json_member(sb, "n_neg", e->defined ? e->n_neg : NAN);
     jw_raw(sb, ", \"small_sample\": %s", e->small_sample ? "true" : "false");
 }
 
@@ -384,9 +377,9 @@ static void bins_json(jw_t *sb, const coll_campaign_t *c, const coll_campaign_st
     const char *what = m->kernel == DPM_USTAT_KENDALL ? "tau" : "auc";
     jw_raw(sb, ", \"estimate\": \"%s\"", m->kernel == DPM_USTAT_KENDALL ? "kendall_tau_a" : "auc");
     ustat_est_json(sb, &e, what, 1, e.ci_flags);
-    num(sb, "events", e.defined ? e.events : NAN);
+    coll_json_member(sb, "events", e.defined ? e.events : NAN);
     double shift = e.defined && isfinite(e.value) ? bins_shift(&p, a, TIE_WEIGHT, e.value) : NAN;
-    num(sb, "max_shift_one_report", shift);
+    coll_json_member(sb, "max_shift_one_report", shift);
     reason(sb, e.defined && isfinite(e.value), st->reports == 0 ? "no reports" : why, shift);
     jw_raw(sb, "}");
     free(a);
@@ -438,23 +431,92 @@ static void tree_json(jw_t *sb, const coll_campaign_t *c, const coll_campaign_st
     jw_raw(sb, ", \"estimate\": \"auc\", \"ci_kind\": \"chebyshev_theorem3\"");
     ustat_est_json(sb, &e.est, "auc", e.mse_bound > 0.0,
                    DPM_CI_CONSERVATIVE | (e.est.small_sample ? DPM_CI_SMALL_N : 0u));
-    num(sb, "a", defined ? e.a : NAN);
-    num(sb, "mse_bound", defined ? e.mse_bound : NAN);
-    num(sb, "max_shift_one_report", shift);
+    coll_json_member(sb, "a", defined ? e.a : NAN);
+    coll_json_member(sb, "mse_bound", defined ? e.mse_bound : NAN);
+    coll_json_member(sb, "max_shift_one_report", shift);
     reason(sb, defined, st->reports == 0 ? "no reports" : why, shift);
     jw_raw(sb, "}");
 }
 
-void coll_estimate_auc_json(jw_t *sb, const coll_campaign_t *c, const coll_campaign_state_t *st,
-                            double confidence)
+/* The report's vector sums (agg_auc.h). */
+static int delta_add(coll_deltas_t *ds, const dpm_report_t *rep, uint32_t stored_group)
 {
-    if (st->vec_len != COLL_VEC_LEN) {
-        return;
+    (void)stored_group;
+    coll_delta_t *d = coll_delta_for(ds, rep->campaign_id, rep->period, 2, 0);
+    if (d == NULL || coll_vec_add_report(&ds->vec, rep) != 0) {
+        return -1;
     }
-    switch (c->mech.campaign.mechanism) {
-    case DPM_MECH_ID_DPAUC: dpauc_json(sb, c, st); break;
-    case DPM_MECH_ID_USTAT_BINS: bins_json(sb, c, st, confidence); break;
-    case DPM_MECH_ID_USTAT_TREE: tree_json(sb, c, st, confidence); break;
-    default: break;
+    d->reports++;
+    return 0;
+}
+
+static void dpauc_estimate_json(jw_t *sb, const coll_campaign_t *c, const coll_campaign_state_t *st,
+                                const host_json_ctx_t *q)
+{
+    (void)q;
+    host_no_metrics_json(sb);
+    if (st->vec_len == COLL_VEC_LEN) {
+        dpauc_json(sb, c, st);
     }
 }
+
+static void bins_estimate_json(jw_t *sb, const coll_campaign_t *c, const coll_campaign_state_t *st,
+                               const host_json_ctx_t *q)
+{
+    host_no_metrics_json(sb);
+    if (st->vec_len == COLL_VEC_LEN) {
+        bins_json(sb, c, st, q->confidence);
+    }
+}
+
+static void tree_estimate_json(jw_t *sb, const coll_campaign_t *c, const coll_campaign_state_t *st,
+                               const host_json_ctx_t *q)
+{
+    host_no_metrics_json(sb);
+    if (st->vec_len == COLL_VEC_LEN) {
+        tree_json(sb, c, st, q->confidence);
+    }
+}
+
+static const char *bins_unit(const dpm_campaign_t *cp)
+{
+    return cp->ustat_kernel == DPM_USTAT_AUC_PRIVATE_LABEL
+               ? "one example's (score, label) pair (local DP)"
+           : cp->ustat_kernel == DPM_USTAT_AUC
+               ? "one example's score (local DP); its label is public"
+               : "one example's pair of scores (local DP)";
+}
+
+static void dpauc_bounds_json(jw_t *sb, const coll_campaign_t *c)
+{
+    const coll_bounds_t *b = &c->bounds;
+    jw_raw(sb, ", \"max_examples\": %u, \"count\": [%lld, %lld]", b->max_examples,
+           (long long)b->cell_lo, (long long)b->cell_hi);
+}
+
+static const char *const kDpaucCompare[] = {"dpauc.n", "dpauc.sums", "dpauc.variants.A.auc",
+                                            "dpauc.variants.B.auc", NULL};
+static const char *const kBinsCompare[] = {"ustat_bins.n",     "ustat_bins.value_clipped",
+                                           "ustat_bins.sd",    "ustat_bins.n_pos",
+                                           "ustat_bins.n_neg", NULL};
+static const char *const kTreeCompare[] = {"ustat_tree.n", "ustat_tree.auc", "ustat_tree.mse_bound",
+                                           NULL};
+
+#define AUC_MODULE(NAME, ID, FLAGS, UNIT, UNIT_FOR, BOUNDS, ESTIMATE, COMPARE)                     \
+    {                                                                                              \
+        .name = (NAME), .id = (ID), .flags = (FLAGS), .trust_model = HOST_TRUST_LOCAL_DP,          \
+        .privacy_unit = (UNIT), .privacy_unit_for = (UNIT_FOR), .state_init = coll_state_init_vec, \
+        .delta_add = delta_add, .bounds_json = (BOUNDS), .estimate_json = (ESTIMATE),              \
+        .compare = (COMPARE),                                                                      \
+    }
+
+const host_mech_t host_mech_dpauc =
+    AUC_MODULE("dpauc", DPM_MECH_ID_DPAUC, HOST_MECH_MAX_EXAMPLES,
+               "one example's label (label-DP; the published calibration spends half the eps)",
+               NULL, dpauc_bounds_json, dpauc_estimate_json, kDpaucCompare);
+const host_mech_t host_mech_ustat_bins =
+    AUC_MODULE("ustat_bins", DPM_MECH_ID_USTAT_BINS, 0u, NULL, bins_unit, NULL, bins_estimate_json,
+               kBinsCompare);
+const host_mech_t host_mech_ustat_tree = AUC_MODULE(
+    "ustat_tree", DPM_MECH_ID_USTAT_TREE, 0u, "one example's score (local DP); its label is public",
+    NULL, NULL, tree_estimate_json, kTreeCompare);

@@ -2,7 +2,7 @@
 /* FedAUC campaign-file keys (fedauc_phase.h), the same names and defaults as dpm-sim's
  * scenario files (host-sim/sim/devices/mech_fedauc.c): the collector then builds the campaign with
  * dpm_mech_init like every other, so its fingerprint is the devices'. */
-#include "mech/fedauc_phase.h"
+#include "mech/base/fedauc_phase.h"
 
 #include <string.h>
 

@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "mech/campaigns_auc.h"
+#include "mech/base/campaigns_auc.h"
 #include "dpm/report.h"
 
 #define COLL_VEC_DPAUC_N 128u

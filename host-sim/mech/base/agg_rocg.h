@@ -24,7 +24,7 @@
 
 #include <stdint.h>
 
-#include "mech/agg_auc.h"
+#include "mech/base/agg_auc.h"
 #include "dpm/report.h"
 #include "estimate/roc_groups.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Per-group roc_hist sums in the vector layout of agg_rocg.h. */
-#include "mech/agg_rocg.h"
+#include "mech/base/agg_rocg.h"
 
 #include <stddef.h>
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Honest-report bounds (derivations in bounds.h). Host code: doubles for the tail bounds,
  * exact integers for the checks themselves. */
-#include "mech/bounds.h"
+#include "mech/base/bounds.h"
 
 #include <math.h>
 #include <string.h>

@@ -21,29 +21,18 @@
  *                 "ci_simultaneous", "distinguishable", "largest_share"}, ...] (order (0,1),
  *                 (0,2), ..., (1,2), ...),
  *       "simultaneous": {...}, "largest_gap": {...} | null, "largest_gap_reason"
- *       (every gap at once and the largest |gap|: estimate_pairwise.h)}
- * Every interval has its "_coverage", "_flags" and "_reason" (estimate_ci.h).
+ *       (every gap at once and the largest |gap|: pairwise_json.h)}
+ * Every interval has its "_coverage", "_flags" and "_reason" (est_json.h).
  *
  * Computed by host-sim/estimate/roc_groups.h, the code dpm-sim's roc_hist_groups uses. An
  * undefined estimate (no reports, a group whose estimated positives or negatives are not above
  * 0, a gap with such a group) has "defined": false, its numbers null and "reason" saying why;
  * "ci" is null with a reason when the variance estimate is not positive. No NaN or infinity. */
-#ifndef DPM_COLLECTOR_ESTIMATE_ROCG_H
-#define DPM_COLLECTOR_ESTIMATE_ROCG_H
+#ifndef DPM_MECH_ROC_GROUPS_H
+#define DPM_MECH_ROC_GROUPS_H
 
-#include "collector/ingest/aggregate.h"
-#include "collector/ingest/campaigns.h"
-#include "common/json_write.h"
+#include "mech/host_mech.h"
 
-/* Is c a roc_hist campaign with groups (its sums in st->vec)? */
-int coll_rocg_campaign(const coll_campaign_t *c);
+/* The module: host_mech_roc_hist_groups (host_mech.h). */
 
-/* The pooled histogram sums of all groups, for the "roc" member. */
-void coll_rocg_pooled(const coll_campaign_t *c, const coll_campaign_state_t *st,
-                      dpm_roc_agg_t *pooled);
-
-/* Append "roc_groups" (sb->err set if memory runs out). */
-void coll_estimate_rocg_json(jw_t *sb, const coll_campaign_t *c, const coll_campaign_state_t *st,
-                             double confidence);
-
-#endif /* DPM_COLLECTOR_ESTIMATE_ROCG_H */
+#endif /* DPM_MECH_ROC_GROUPS_H */

@@ -1,0 +1,197 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* roc_hist on the host (host_mech.h): the summed label histograms (dpm_roc_agg_t), the ROC
+ * curve and AUC with their intervals (estimate/roc.h), the bounds on a report's cells. With
+ * groups >= 2 a campaign is roc_hist_groups (roc_groups.c), which writes its pooled curve with
+ * host_roc_json. */
+#include "mech/roc_hist.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mech/base/est_json.h"
+
+/* roc_hist: "roc": the summed histograms and the estimate of host-sim/estimate/roc.h. */
+void host_roc_json(jw_t *sb, const coll_campaign_t *c, const dpm_roc_agg_t *agg, double confidence)
+{
+    dpm_roc_estimate_t *e = malloc(sizeof(*e));
+    uint32_t B = agg->bins;
+    if (e == NULL || dpm_roc_estimate(&c->roc, agg, confidence, e) != DPM_OK) {
+        free(e);
+        sb->err = 1; /* reported by jw_take */
+        return;
+    }
+    size_t nulls = sb->len;
+    double edges[DPM_MAX_BINS];
+    for (uint32_t b = 0; b < B; b++) {
+        if (b + 1 < B) {
+            edges[b] = c->mech.campaign.bin_edges[b] / 2147483648.0;
+        }
+    }
+    jw_raw(sb, ", \"roc\": {\"bins\": %u", B);
+    coll_json_array(sb, "edges", edges, B - 1);
+    jw_raw(sb, ", \"noise_scale\": ");
+    coll_json_num(sb, c->roc.scale);
+    for (int k = 0; k < 2; k++) { /* exact integers (%.9g would round sums >= 1e9) */
+        const int64_t *v = k ? agg->neg : agg->pos;
+        jw_raw(sb, ", \"%s\": [", k ? "neg_sum" : "pos_sum");
+        for (uint32_t b = 0; b < B; b++) {
+            jw_raw(sb, "%s%lld", b ? ", " : "", (long long)v[b]);
+        }
+        jw_raw(sb, "]");
+    }
+    /* P and N are sums of B cells per report, each with noise variance s²: Var = n B s². */
+    double sd_total = sqrt((double)agg->reports * (double)B * c->roc.noise_var);
+    const char *small =
+        agg->reports < COLL_EST_MIN_REPORTS ? "fewer than 30 reports"
+        : !e->valid                         ? NULL
+        : sd_total > COLL_EST_MAX_SIZE_CV * e->P || sd_total > COLL_EST_MAX_SIZE_CV * e->N
+            ? "the estimated positives' or negatives' relative standard error "
+              "exceeds 0.2"
+            : NULL;
+    jw_raw(sb, ", \"n\": %llu, \"too_small\": %s", (unsigned long long)agg->reports,
+           small != NULL || !e->valid ? "true" : "false");
+    jw_raw(sb, ", \"valid\": %s", e->valid ? "true" : "false");
+    if (e->valid) {
+        jw_raw(sb, ", \"projected\": %s, \"positives\": ", e->projected ? "true" : "false");
+        coll_json_num(sb, e->P);
+        jw_raw(sb, ", \"negatives\": ");
+        coll_json_num(sb, e->N);
+        jw_raw(sb, ", \"auc\": ");
+        coll_json_num(sb, e->auc);
+        jw_raw(sb, ", \"auc_unbiased\": ");
+        coll_json_num(sb, e->auc_raw);
+        jw_raw(sb, ", \"auc_clipped\": ");
+        coll_json_num(sb, e->auc);
+        jw_raw(sb, ", \"auc_var_noise\": ");
+        coll_json_num(sb, e->var_noise);
+        jw_raw(sb, ", \"auc_var_sampling\": ");
+        coll_json_num(sb, e->var_sampling);
+        jw_raw(sb, ", \"auc_ci\": ");
+        coll_json_interval(sb, e->ci_lo, e->ci_hi);
+        coll_ci_json(sb, "auc_ci", e->ci_flags);
+        jw_raw(sb, ", \"auc_ci_total\": ");
+        coll_json_interval(sb, e->ci_total_lo, e->ci_total_hi);
+        coll_ci_json(sb, "auc_ci_total", e->ci_total_flags);
+        jw_raw(sb, ", \"events\": ");
+        coll_json_num(sb, e->events);
+        jw_raw(sb, ", \"fieller_g\": ");
+        coll_json_num(sb, e->fieller_g);
+        jw_raw(sb, ", \"auc_unbinned\": "); /* within-bin pairs by linear densities (roc.h) */
+        coll_json_num(sb, e->auc_unbinned);
+        jw_raw(sb, ", \"auc_unbinned_raw\": ");
+        coll_json_num(sb, e->auc_unbinned_raw);
+        jw_raw(sb, ", \"auc_unbinned_var_noise\": ");
+        coll_json_num(sb, e->unbinned_var_noise);
+        jw_raw(sb, ", \"auc_unbinned_sd\": ");
+        coll_json_num(sb, e->unbinned_sd);
+        jw_raw(sb, ", \"auc_unbinned_var_within\": ");
+        coll_json_num(sb, e->unbinned_var_within);
+        jw_raw(sb, ", \"auc_unbinned_var_sampling\": ");
+        coll_json_num(sb, e->unbinned_var_sampling);
+        jw_raw(sb, ", \"auc_unbinned_bound\": ");
+        coll_json_num(sb, e->unbinned_bound);
+        jw_raw(sb, ", \"auc_unbinned_events\": ");
+        coll_json_num(sb, e->unbinned_events);
+        jw_raw(sb, ", \"auc_unbinned_ci\": ");
+        coll_json_interval(sb, e->unbinned_ci_lo, e->unbinned_ci_hi);
+        coll_ci_json(sb, "auc_unbinned_ci", e->unbinned_flags);
+        jw_raw(sb, ", \"auc_unbinned_ci_total\": ");
+        coll_json_interval(sb, e->unbinned_ci_total_lo, e->unbinned_ci_total_hi);
+        coll_ci_json(sb, "auc_unbinned_ci_total", e->unbinned_total_flags);
+        jw_raw(sb, ", \"max_auc_shift_one_report\": ");
+        coll_json_num(sb, coll_bounds_auc_shift(&c->bounds, e->P, e->N));
+        coll_json_array(sb, "fpr", e->fpr, B + 1);
+        coll_json_array(sb, "tpr", e->tpr, B + 1);
+        coll_json_array(sb, "tpr_lo", e->tpr_lo, B + 1);
+        coll_json_array(sb, "tpr_hi", e->tpr_hi, B + 1);
+        coll_json_array(sb, "tpr_lo_simultaneous", e->tpr_lo_sim, B + 1);
+        coll_json_array(sb, "tpr_hi_simultaneous", e->tpr_hi_sim, B + 1);
+        jw_raw(sb, ", \"tpr_band_events\": ");
+        coll_json_num(sb, e->tpr_events_min);
+        coll_ci_json(sb, "tpr_band", e->tpr_flags);
+    }
+    coll_json_reason(sb,
+                     agg->reports == 0 ? "no reports"
+                     : !e->valid ? "the estimated positives or negatives are not positive: too "
+                                   "few reports"
+                                 : small,
+                     nulls);
+    jw_raw(sb, "}");
+    free(e);
+}
+
+dpm_status_t host_roc_params_init(coll_campaign_t *c)
+{
+    const dpm_laplace_t *lap = &c->mech.params.roc_hist.lap;
+    dpm_status_t st = dpm_roc_params_init(&c->roc, c->mech.params.roc_hist.bins.count,
+                                          (double)lap->scale_num / (double)lap->scale_den);
+    if (st == DPM_OK) { /* the bin widths of auc_unbinned */
+        st = dpm_roc_params_set_edges(&c->roc, c->mech.campaign.bin_edges, c->mech.campaign.nbins);
+    }
+    return st;
+}
+
+static int state_init(coll_campaign_state_t *st, const coll_campaign_t *c)
+{
+    return dpm_roc_agg_init(&st->roc, c->mech.params.roc_hist.bins.count) == DPM_OK ? 0 : -1;
+}
+
+static int delta_add(coll_deltas_t *ds, const dpm_report_t *rep, uint32_t stored_group)
+{
+    (void)stored_group;
+    uint32_t bins = rep->body.roc_hist.bins;
+    coll_delta_t *d =
+        bins <= DPM_MAX_BINS ? coll_delta_for(ds, rep->campaign_id, rep->period, 1, bins) : NULL;
+    if (d == NULL) {
+        return -1;
+    }
+    int64_t pos[DPM_MAX_BINS], neg[DPM_MAX_BINS]; /* all of the report or nothing */
+    memcpy(pos, d->pos, bins * sizeof(int64_t));
+    memcpy(neg, d->neg, bins * sizeof(int64_t));
+    for (uint32_t b = 0; b < bins; b++) {
+        if (coll_add_i64(&pos[b], rep->body.roc_hist.pos[b]) != 0 ||
+            coll_add_i64(&neg[b], rep->body.roc_hist.neg[b]) != 0) {
+            return -1;
+        }
+    }
+    memcpy(d->pos, pos, bins * sizeof(int64_t));
+    memcpy(d->neg, neg, bins * sizeof(int64_t));
+    d->reports++;
+    return 0;
+}
+
+void host_roc_bounds_json(jw_t *sb, const coll_campaign_t *c)
+{
+    const coll_bounds_t *b = &c->bounds;
+    jw_raw(sb,
+           ", \"max_examples\": %u, \"cell\": [%lld, %lld], \"class_sum\": [%lld, %lld], "
+           "\"total_sum\": [%lld, %lld], \"class_l1_max\": %lld",
+           b->max_examples, (long long)b->cell_lo, (long long)b->cell_hi, (long long)b->class_lo,
+           (long long)b->class_hi, (long long)b->total_lo, (long long)b->total_hi,
+           (long long)b->class_l1_max);
+}
+
+static void estimate_json(jw_t *sb, const coll_campaign_t *c, const coll_campaign_state_t *st,
+                          const host_json_ctx_t *q)
+{
+    host_no_metrics_json(sb);
+    host_roc_json(sb, c, &st->roc, q->confidence);
+}
+
+const char *const host_roc_compare[] = {"roc.n",   "roc.pos_sum",      "roc.neg_sum", "roc.auc",
+                                        "roc.tpr", "roc.auc_unbinned", NULL};
+
+const host_mech_t host_mech_roc_hist = {
+    .name = "roc_hist",
+    .id = DPM_MECH_ID_ROC_HIST,
+    .flags = HOST_MECH_BINS | HOST_MECH_MAX_EXAMPLES,
+    .trust_model = HOST_TRUST_LOCAL_DP,
+    .privacy_unit = "one example's label (label-DP)",
+    .params_init = host_roc_params_init,
+    .state_init = state_init,
+    .delta_add = delta_add,
+    .bounds_json = host_roc_bounds_json,
+    .estimate_json = estimate_json,
+    .compare = host_roc_compare,
+};

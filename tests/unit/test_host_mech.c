@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The host mechanism modules (host-sim/mech/host_mech.h): one per SDK mechanism, named as the
+ * SDK names it, each with every operation the collector calls; a tuple report read back from
+ * its body sums as the one stored with its values; and the JSON comparison dpm-sim's network
+ * mode uses (jr_equal, jr_path_equal) finds a difference and names where. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "common/json_read.h"
+#include "dpm/mech.h"
+#include "mech/host_mech.h"
+
+static const dpm_mech_id_t kIds[] = {
+    DPM_MECH_ID_TUPLE_MR,   DPM_MECH_ID_TUPLE_ML,   DPM_MECH_ID_ROC_HIST,  DPM_MECH_ID_DPAUC,
+    DPM_MECH_ID_USTAT_BINS, DPM_MECH_ID_USTAT_TREE, DPM_MECH_ID_FEDAUC_RR, DPM_MECH_ID_FEDAUC_LAP};
+
+static void every_mechanism_has_a_whole_module(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof(kIds) / sizeof(kIds[0]); i++) {
+        for (uint32_t groups = 0; groups <= 4; groups += 4) {
+            dpm_campaign_t c;
+            memset(&c, 0, sizeof(c));
+            c.mechanism = kIds[i];
+            c.groups = groups;
+            const host_mech_t *hm = host_mech_of(&c);
+            assert_non_null(hm);
+            assert_int_equal(hm->id, kIds[i]);
+            assert_string_equal(hm->name, dpm_mech_name(kIds[i]));
+            assert_true(hm == host_mech_stored(kIds[i], groups) || kIds[i] != DPM_MECH_ID_ROC_HIST);
+            assert_non_null(hm->trust_model);
+            assert_true(hm->privacy_unit != NULL || hm->privacy_unit_for != NULL);
+            assert_non_null(hm->state_init);
+            assert_non_null(hm->delta_add);
+            assert_non_null(hm->estimate_json);
+            assert_non_null(hm->compare);
+            assert_non_null(hm->compare[0]);
+            assert_true((hm == &host_mech_roc_hist_groups) ==
+                        (kIds[i] == DPM_MECH_ID_ROC_HIST && groups >= 2));
+        }
+    }
+    dpm_campaign_t none;
+    memset(&none, 0, sizeof(none));
+    assert_null(host_mech_of(&none)); /* no mechanism: no module (the campaigns file says so) */
+}
+
+/* A tuple report stored with its values in columns and the same report read back from its
+ * body (no columns: a scan of the store) add the same rows. */
+static void tuple_body_sums_as_its_columns(void **state)
+{
+    (void)state;
+    dpm_report_t r;
+    memset(&r, 0, sizeof(r));
+    r.mechanism = DPM_MECH_ID_TUPLE_ML;
+    r.campaign_id = 7;
+    r.period = 3;
+    r.body.tuple.group = 2;
+    r.body.tuple.nmetrics = 2;
+    r.body.tuple.value[0] = -40000;
+    r.body.tuple.value[1] = 123456;
+    coll_deltas_t a, b;
+    memset(&a, 0, sizeof(a));
+    memset(&b, 0, sizeof(b));
+    assert_int_equal(coll_deltas_add_values(&a, 7, 3, 2, 2, r.body.tuple.value), 0);
+    assert_int_equal(host_mech_tuple_ml.delta_add(&b, &r, 0), 0);
+    assert_int_equal(a.n, 1);
+    assert_int_equal(b.n, 1);
+    assert_int_equal(a.d[0].reports, 1);
+    assert_memory_equal(a.d[0].n, b.d[0].n, sizeof(a.d[0].n));
+    assert_memory_equal(a.d[0].s, b.d[0].s, sizeof(a.d[0].s));
+    assert_true(a.d[0].ss[1][2] == b.d[0].ss[1][2] && a.d[0].ss[1][2] == 123456.0 * 123456.0);
+    /* a group outside every campaign is refused, and adds nothing */
+    r.body.tuple.group = DPM_MAX_GROUPS;
+    assert_int_equal(host_mech_tuple_ml.delta_add(&b, &r, 0), -1);
+    assert_int_equal(b.d[0].reports, 1);
+    coll_deltas_free(&a);
+    coll_deltas_free(&b);
+}
+
+static void parse(const char *text, jr_value_t *v)
+{
+    assert_int_equal(jr_parse(text, strlen(text), v), 0);
+}
+
+static void json_paths_compare_and_name_the_difference(void **state)
+{
+    (void)state;
+    jr_value_t a, b, c;
+    parse("{\"reports\": 5, \"metrics\": [{\"groups\": [{\"reports\": 2, \"mean\": 0.5}, "
+          "{\"reports\": 3, \"mean\": null}]}], \"x\": \"s\"}",
+          &a);
+    parse("{\"x\": \"s\", \"reports\": 5, \"metrics\": [{\"groups\": [{\"mean\": 0.5, \"reports\": "
+          "2}, {\"reports\": 3, \"mean\": null}]}]}",
+          &b);
+    parse("{\"reports\": 5, \"metrics\": [{\"groups\": [{\"reports\": 2, \"mean\": 0.5}, "
+          "{\"reports\": 4, \"mean\": null}]}], \"x\": \"s\"}",
+          &c);
+    char where[64];
+    assert_true(jr_equal(&a, &b)); /* members in another order */
+    assert_false(jr_equal(&a, &c));
+    assert_true(jr_path_equal(&a, &b, "metrics.*.groups.*.reports", where, sizeof(where)));
+    assert_true(jr_path_equal(&a, &c, "metrics.*.groups.*.mean", where, sizeof(where)));
+    assert_false(jr_path_equal(&a, &c, "metrics.*.groups.*.reports", where, sizeof(where)));
+    assert_string_equal(where, "metrics.0.groups.1.reports");
+    assert_true(jr_path_equal(&a, &c, "absent.*.x", where, sizeof(where))); /* on neither side */
+    assert_false(jr_path_equal(&a, &c, "metrics", where, sizeof(where)));
+    jr_free(&a);
+    jr_free(&b);
+    jr_free(&c);
+    jr_value_t n1, n2;
+    parse("[1, 2.5, 9007199254740993]", &n1);
+    parse("[1, 2.5, 9007199254740992]", &n2); /* equal as doubles, not as integers */
+    assert_false(jr_equal(&n1, &n2));
+    jr_free(&n1);
+    jr_free(&n2);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(every_mechanism_has_a_whole_module),
+        cmocka_unit_test(tuple_body_sums_as_its_columns),
+        cmocka_unit_test(json_paths_compare_and_name_the_difference),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
