@@ -31,7 +31,9 @@ import subprocess
 import sys
 
 TARGETS = {  # build -> {metric: limit in bytes}
-    "tuple_only": {"flash": 16 * 1024, "ram": 1024, "stack": 2048},
+    # issue 32: the smallest tuple build (tuple_mr only) carries the tuple budgets; tuple_only
+    # (with tuple_ml's Laplace sampler) is reported beside it
+    "tuple_min": {"flash": 16 * 1024, "ram": 1024, "stack": 2048},
     # issue 32: the 120 KiB flash budget is the lean TLS 1.3 profile's (default+lean_tls); the
     # device profile (TLS 1.2 too, RSA, X25519, AES-GCM) is measured and reported, unbudgeted
     "default+tls": {"arena": 48 * 1024},

@@ -4,6 +4,9 @@
 # soft float, newlib-nano), per module, for four builds:
 #   tuple_only   only the tuple mechanisms (DPM_MECH_ROC_HIST/DPAUC/FEDAUC/USTAT 0), and no
 #                two-aggregator mode (DPM_VDAF 0)
+#   tuple_min    tuple_only without tuple_ml (DPM_MECH_TUPLE_ML 0: no Laplace sampler): the
+#                smallest tuple build, which carries issue 32's budgets (16 KB flash, 1 KB held
+#                RAM, 2 KB stack); the app-posts-the-bytes switch is still to come
 #   default      the default configuration
 #   default+tls  default + port/tls with Mbed TLS 3.6 under the device config
 #   default+lean_tls  default without the two-aggregator mode (DPM_VDAF 0, which the lean
@@ -31,6 +34,7 @@ SIZE="$BUILD_DIR/size"
 CPU="-mcpu=cortex-m4 -mthumb -mfloat-abi=soft"
 ANALYSIS="-fstack-usage -fcallgraph-info=su"
 TUPLE_ONLY="-DDPM_MECH_ROC_HIST=0 -DDPM_MECH_DPAUC=0 -DDPM_MECH_FEDAUC=0 -DDPM_MECH_USTAT=0 -DDPM_VDAF=0"
+TUPLE_MIN="$TUPLE_ONLY -DDPM_MECH_TUPLE_ML=0"
 MBED_OUT="$BUILD_DIR/mbedtls/cortex-m4-size"
 MBED_LEAN="$BUILD_DIR/mbedtls/cortex-m4-size-lean"
 MBED_LEAN_AES="$BUILD_DIR/mbedtls/cortex-m4-size-lean-aes"
@@ -51,8 +55,9 @@ cm() { # OUT EXTRA_CFLAGS targets...
     OUT="$out" EXTRA_CFLAGS="$ANALYSIS $extra" "$@" >"$out.log" 2>&1 ||
     { tail -n 20 "$out.log"; echo "make size: the $out build failed" >&2; exit 1; }
 }
-mkdir -p "$SIZE/tuple_only" "$SIZE/default" "$SIZE/default_lean" "$SIZE/default_lean_aes"
+mkdir -p "$SIZE/tuple_only" "$SIZE/tuple_min" "$SIZE/default" "$SIZE/default_lean" "$SIZE/default_lean_aes"
 cm "$SIZE/tuple_only" "$TUPLE_ONLY" lib state "$SIZE/tuple_only/libdpm_cm.a"
+cm "$SIZE/tuple_min" "$TUPLE_MIN" lib state "$SIZE/tuple_min/libdpm_cm.a"
 cm "$SIZE/default" "" lib state tls "$SIZE/default/libdpm_cm.a"
 cm "$SIZE/default_lean" "-DDPM_VDAF=0" MBEDTLS_CONFIG=device_lean lib tls "$SIZE/default_lean/libdpm_cm.a"
 cm "$SIZE/default_lean_aes" "-DDPM_VDAF=0" MBEDTLS_CONFIG=device_lean_aes lib tls "$SIZE/default_lean_aes/libdpm_cm.a"
@@ -90,6 +95,7 @@ link() {
     -Wl,--undefined=dpm_cm_trng "$@" "$out/obj/port/cortex-m/trng.o" -lc -lgcc
 }
 link tuple_only "$SIZE/tuple_only" "$DEVICE_API" "$SIZE/tuple_only/libdpm.a"
+link tuple_min "$SIZE/tuple_min" "$DEVICE_API" "$SIZE/tuple_min/libdpm.a"
 link default "$SIZE/default" "$DEVICE_API $OTHER_API" "$SIZE/default/libdpm.a"
 link default+tls "$SIZE/default" "$DEVICE_API $OTHER_API" "$SIZE/default/libdpm_tls.a" "$SIZE/default/libdpm.a" \
   "$MBED_OUT/library/libmbedtls.a" "$MBED_OUT/library/libmbedx509.a" "$MBED_OUT/library/libmbedcrypto.a"
@@ -177,6 +183,7 @@ echo
 
   $PYTHON .make/size.py --out "$BUILD_DIR/size.json" --arena-log "$arena_log" --lean-arena-log "$lean_arena_log" --one-call "$REPORT_CALLS" \
     --build "tuple_only:$SIZE/tuple_only.elf:$SIZE/tuple_only.map:$SIZE/tuple_only/size_state.o:$SIZE/tuple_only/obj" \
+    --build "tuple_min:$SIZE/tuple_min.elf:$SIZE/tuple_min.map:$SIZE/tuple_min/size_state.o:$SIZE/tuple_min/obj" \
     --build "default:$SIZE/default.elf:$SIZE/default.map:$SIZE/default/size_state.o:$SIZE/default/obj" \
     --build "default+lean_tls:$SIZE/default+lean_tls.elf:$SIZE/default+lean_tls.map:$SIZE/default_lean/size_state_tls.o:$SIZE/default_lean/obj,$MBED_LEAN/library" \
     --build "default+lean_aes_tls:$SIZE/default+lean_aes_tls.elf:$SIZE/default+lean_aes_tls.map:$SIZE/default_lean_aes/size_state_tls.o:$SIZE/default_lean_aes/obj,$MBED_LEAN_AES/library" \

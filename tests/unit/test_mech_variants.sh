@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # Builds with fewer mechanisms, or with more dpauc thresholds, compile and behave: libdpm.a of a
-# tuple-only, a roc_hist-only and a dpauc+ustat-only build (each its own VARIANT, so the main
+# tuple-only, a tuple_mr-only (DPM_MECH_TUPLE_ML=0), a roc_hist-only and a dpauc+ustat-only
+# build (each its own VARIANT, so the main
 # build is untouched), and of DPM_DPAUC_MAX_THRESHOLDS=100. A probe linked against each says which
 # mechanisms dpm_mech_init builds (the others: "<name> not in this build (DPM_MECH_<X>=0)"), runs the
 # exact-noise tests against the tuple-only library (its 64-byte randomness buffer) and, for
@@ -141,13 +142,15 @@ declare -A flags=(
   [mech-roc]="-DDPM_MECH_TUPLE=0 -DDPM_MECH_DPAUC=0 -DDPM_MECH_USTAT=0 -DDPM_MECH_FEDAUC=0"
   [mech-auc]="-DDPM_MECH_TUPLE=0 -DDPM_MECH_ROC_HIST=0 -DDPM_MECH_FEDAUC=0"
   [mech-dpauc100]="-DDPM_DPAUC_MAX_THRESHOLDS=100"
+  [mech-mr]="-DDPM_MECH_ROC_HIST=0 -DDPM_MECH_DPAUC=0 -DDPM_MECH_USTAT=0 -DDPM_MECH_FEDAUC=0 -DDPM_MECH_TUPLE_ML=0 -ffunction-sections -fdata-sections"
 )
-for v in mech-tuple mech-roc mech-auc mech-dpauc100; do
+for v in mech-tuple mech-roc mech-auc mech-dpauc100 mech-mr; do
   build "$v" ${flags[$v]}
   tap $? "make VARIANT=$v EXTRA_CFLAGS='${flags[$v]}' builds libdpm.a"
   grep -E 'error|warning' "$work/$v.log" | head -5 | sed 's/^/# /'
   "$CC" ${LDFLAGS:-} -std=c99 -Wall -Werror -Isdk/include ${flags[$v]} "$work/probe.c" \
-    "$BUILD_DIR/$TARGET-$v/libdpm.a" -o "$work/probe-$v" && "$work/probe-$v" >"$work/$v.out"
+    "$BUILD_DIR/$TARGET-$v/libdpm.a" -Wl,--gc-sections -o "$work/probe-$v" &&
+    "$work/probe-$v" >"$work/$v.out"
   sed "s/^/# $v: /" "$work/$v.out"
 done
 
@@ -206,6 +209,20 @@ tap $? "N = 100: the widest dpauc report fills DPM_REPORT_MAX_BYTES (2058) to th
   "$work/n25" >"$work/n25.out"
 grep -q '^N = 100 refused$' "$work/n25.out"
 tap $? "negative control: the default build (N <= 25) refuses a 100-threshold campaign"
+
+# DPM_MECH_TUPLE_ML=0: tuple_mr alone, tuple_ml refused naming its own switch, and no Laplace
+# sampler in the linked program (sections collected, as a firmware link does; the tuple-only
+# build above links it: the negative control).
+built mech-mr tuple_mr && grep -q '^tuple_ml: tuple_ml not in this build (DPM_MECH_TUPLE_ML=0)$' \
+  "$work/mech-mr.out" && absent mech-mr roc_hist && grep -q '^report max 80$' "$work/mech-mr.out"
+tap $? "tuple_mr-only (DPM_MECH_TUPLE_ML=0): tuple_mr built, tuple_ml refused naming DPM_MECH_TUPLE_ML"
+nm "$work/probe-mech-mr" >"$work/mr.nm" && nm "$work/probe-mech-tuple" >"$work/tuple.nm" &&
+  ! grep -q ' T dpm_laplace_' "$work/mr.nm" && grep -q ' T dpm_laplace_add$' "$work/tuple.nm"
+tap $? "tuple_mr-only links no Laplace sampler (dpm_laplace_*); the tuple-only build does"
+printf '#include <dpm/config.h>\n' >"$work/ml-no-tuple.c"
+! "$CC" -std=c99 -Isdk/include -DDPM_MECH_TUPLE=0 -DDPM_MECH_TUPLE_ML=1 -c "$work/ml-no-tuple.c" \
+  -o "$work/ml-no-tuple.o" 2>"$work/ml-no-tuple.err" && grep -q 'DPM_MECH_TUPLE_ML=1 needs DPM_MECH_TUPLE=1' "$work/ml-no-tuple.err"
+tap $? "DPM_MECH_TUPLE_ML=1 without DPM_MECH_TUPLE fails at compile time, saying why"
 
 echo "1..$n"
 exit $failed

@@ -78,6 +78,13 @@
 #define DPM_MECH_TUPLE 0
 #endif
 #endif
+#ifndef DPM_MECH_TUPLE_ML
+#if defined(CONFIG_DPM_MECH_TUPLE_ML)
+#define DPM_MECH_TUPLE_ML 1
+#else
+#define DPM_MECH_TUPLE_ML 0
+#endif
+#endif
 /* FedAUC */
 #ifndef DPM_MECH_FEDAUC
 #if defined(CONFIG_DPM_MECH_FEDAUC)
@@ -155,6 +162,9 @@
 #endif
 #ifndef DPM_MECH_TUPLE
 #define DPM_MECH_TUPLE 1
+#endif
+#ifndef DPM_MECH_TUPLE_ML /* tuple_ml (its Laplace sampler, ~10 KB on Cortex-M4) with the tuples */
+#define DPM_MECH_TUPLE_ML DPM_MECH_TUPLE
 #endif
 #ifndef DPM_MECH_DPAUC
 #define DPM_MECH_DPAUC 1
@@ -247,6 +257,12 @@
 #if (DPM_MECH_ROC_HIST != 0 && DPM_MECH_ROC_HIST != 1) ||                                          \
     (DPM_MECH_TUPLE != 0 && DPM_MECH_TUPLE != 1)
 #error "DPM_MECH_ROC_HIST and DPM_MECH_TUPLE must be 0 or 1"
+#endif
+#if DPM_MECH_TUPLE_ML != 0 && DPM_MECH_TUPLE_ML != 1
+#error "DPM_MECH_TUPLE_ML must be 0 or 1"
+#endif
+#if DPM_MECH_TUPLE_ML && !DPM_MECH_TUPLE
+#error "DPM_MECH_TUPLE_ML=1 needs DPM_MECH_TUPLE=1 (tuple_ml is one of the tuple mechanisms)"
 #endif
 #if (DPM_MECH_DPAUC != 0 && DPM_MECH_DPAUC != 1) || (DPM_MECH_USTAT != 0 && DPM_MECH_USTAT != 1)
 #error "DPM_MECH_DPAUC and DPM_MECH_USTAT must be 0 or 1"

@@ -186,7 +186,9 @@ static inline uint32_t dpm_abi_fingerprint(void)
                           DPM_RAND_BUF_BYTES,
                           DPM_LEDGER_MAX_CAMPAIGNS,
                           DPM_POLICY_MAX_RULES,
-                          (uint32_t)((DPM_MECH_ROC_HIST << 1) | DPM_MECH_TUPLE),
+                          /* bit 2: tuples without tuple_ml (the default's value unchanged) */
+                          (uint32_t)(((DPM_MECH_TUPLE && !DPM_MECH_TUPLE_ML) << 2) |
+                                     (DPM_MECH_ROC_HIST << 1) | DPM_MECH_TUPLE),
                           (uint32_t)((DPM_MECH_USTAT << 1) | DPM_MECH_DPAUC),
                           DPM_DPAUC_MAX_THRESHOLDS,
                           DPM_USTAT_MAX_DEPTH,

@@ -38,6 +38,11 @@
 #else
 #define IF_TUPLE(x)
 #endif
+#if DPM_MECH_TUPLE_ML
+#define IF_TUPLE_ML(x) x
+#else
+#define IF_TUPLE_ML(x)
+#endif
 
 /* X(the case labels of its wire ids, the file's operations prefix) for every mechanism of this
  * build. */
@@ -46,7 +51,7 @@
     IF_DPAUC(X(case DPM_MECH_ID_DPAUC:, dpauc))                                                    \
     IF_FEDAUC(X(case DPM_MECH_ID_FEDAUC_RR : case DPM_MECH_ID_FEDAUC_LAP:, fedauc))                \
     IF_USTAT(X(case DPM_MECH_ID_USTAT_BINS : case DPM_MECH_ID_USTAT_TREE:, ustat))                 \
-    IF_TUPLE(X(case DPM_MECH_ID_TUPLE_MR : case DPM_MECH_ID_TUPLE_ML:, tuple))
+    IF_TUPLE(X(case DPM_MECH_ID_TUPLE_MR : IF_TUPLE_ML(case DPM_MECH_ID_TUPLE_ML:), tuple))
 
 #define LAST_ID DPM_MECH_ID_TUPLE_ML
 
@@ -69,7 +74,11 @@ static const char *const kAbsent[LAST_ID + 1] = {
     [DPM_MECH_ID_USTAT_BINS] = ABSENT(DPM_MECH_USTAT, "ustat_bins", "DPM_MECH_USTAT"),
     [DPM_MECH_ID_USTAT_TREE] = ABSENT(DPM_MECH_USTAT, "ustat_tree", "DPM_MECH_USTAT"),
     [DPM_MECH_ID_TUPLE_MR] = ABSENT(DPM_MECH_TUPLE, "tuple_mr", "DPM_MECH_TUPLE"),
+#if DPM_MECH_TUPLE /* then its own switch names it */
+    [DPM_MECH_ID_TUPLE_ML] = ABSENT(DPM_MECH_TUPLE_ML, "tuple_ml", "DPM_MECH_TUPLE_ML"),
+#else
     [DPM_MECH_ID_TUPLE_ML] = ABSENT(DPM_MECH_TUPLE, "tuple_ml", "DPM_MECH_TUPLE"),
+#endif
 };
 
 const char *dpm_mech_name(dpm_mech_id_t id)

@@ -97,6 +97,10 @@ static dpm_status_t mr_split(dpm_tuple_t *t, dpm_eps_t target)
  *   max{ m ε_v,  ε_g + m ε_v / 2 }   (ε_v exact: the Laplace pmf has no rounding). */
 static dpm_status_t ml_split(dpm_tuple_t *t, dpm_eps_t target)
 {
+#if !DPM_MECH_TUPLE_ML
+    (void)t, (void)target;
+    return DPM_ERR_UNSUPPORTED; /* not in this build: no Laplace sampler linked */
+#else
     uint32_t m = t->nmetrics;
     dpm_eps_t per = target / m;
     uint64_t sensitivity = UINT64_C(2) << t->frac_bits;
@@ -117,6 +121,7 @@ static dpm_status_t ml_split(dpm_tuple_t *t, dpm_eps_t target)
     uint64_t half_values = ((uint64_t)m * per + 1u) / 2u;
     t->eps_implemented = max3((uint64_t)m * per, t->group_grr.eps_implemented + half_values, 0);
     return DPM_OK;
+#endif
 }
 
 dpm_status_t dpm_tuple_init(dpm_tuple_t *t, dpm_tuple_kind_t kind, uint32_t groups,
@@ -126,6 +131,9 @@ dpm_status_t dpm_tuple_init(dpm_tuple_t *t, dpm_tuple_kind_t kind, uint32_t grou
         nmetrics > DPM_TUPLE_MAX_METRICS || !metrics_valid(metrics, nmetrics) || eps == 0 ||
         eps > DPM_EPS_MAX_Q16 || (kind != DPM_TUPLE_MR && kind != DPM_TUPLE_ML)) {
         return DPM_ERR_PARAM;
+    }
+    if (kind == DPM_TUPLE_ML && !DPM_MECH_TUPLE_ML) {
+        return DPM_ERR_UNSUPPORTED; /* built without tuple_ml (DPM_MECH_TUPLE_ML=0) */
     }
     dpm_tuple_t next;
     memset(&next, 0, sizeof(next));
@@ -204,6 +212,7 @@ static dpm_status_t perturb_value(const dpm_tuple_t *t, dpm_rand_t *r, const dpm
         }
         return st;
     }
+#if DPM_MECH_TUPLE_ML
     int64_t v = 0;
     int64_t noised = 0;
     st = dpm_tuple_round_to_grid(r, x, t->frac_bits, &v);
@@ -217,6 +226,9 @@ static dpm_status_t perturb_value(const dpm_tuple_t *t, dpm_rand_t *r, const dpm
     if (st == DPM_OK) {
         *out = (int32_t)noised;
     }
+#else
+    st = DPM_ERR_UNSUPPORTED; /* never reached: no tuple_ml campaign initializes */
+#endif
     return st;
 }
 
@@ -258,7 +270,7 @@ typedef char
 
 static int is_tuple(dpm_mech_id_t id)
 {
-    return id == DPM_MECH_ID_TUPLE_MR || id == DPM_MECH_ID_TUPLE_ML;
+    return id == DPM_MECH_ID_TUPLE_MR || (DPM_MECH_TUPLE_ML && id == DPM_MECH_ID_TUPLE_ML);
 }
 
 static uint32_t tuple_params_hash(const dpm_tuple_t *t)
