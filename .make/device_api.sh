@@ -11,6 +11,10 @@ DEVICE_API="dpm_strerror dpm_eps_from_decimal dpm_eps_format dpm_confusion_add d
   dpm_device_flush dpm_device_outbox dpm_device_ledger dpm_campaign_get dpm_outbox_pending
   dpm_outbox_next dpm_outbox_read dpm_outbox_remove dpm_outbox_format dpm_ledger_spent
   dpm_ledger_reset dpm_upload_next_attempt_ms"
+# DEVICE_API_MIN: the same app when it posts the outbox's records with its own HTTPS stack and
+# gives campaigns as structs (DPM_UPLOAD 0: make size's tuple_min): no campaign GET, no upload
+# schedule.
+DEVICE_API_MIN=$(tr -s ' \n' '\n' <<<"$DEVICE_API" | grep -vxE 'dpm_campaign_get|dpm_upload_next_attempt_ms' | tr '\n' ' ')
 DEVICE_PREFIX="dpm_device_"
 # The other report kinds of the default build, with the local statistics an app builds for them
 # (roc_hist, dpauc, ustat) and FedAUC's two rounds (upload, the secret of fedauc_rr, report).

@@ -4,9 +4,10 @@
 # soft float, newlib-nano), per module, for four builds:
 #   tuple_only   only the tuple mechanisms (DPM_MECH_ROC_HIST/DPAUC/FEDAUC/USTAT 0), and no
 #                two-aggregator mode (DPM_VDAF 0)
-#   tuple_min    tuple_only without tuple_ml (DPM_MECH_TUPLE_ML 0: no Laplace sampler): the
-#                smallest tuple build, which carries issue 32's budgets (16 KB flash, 1 KB held
-#                RAM, 2 KB stack); the app-posts-the-bytes switch is still to come
+#   tuple_min    tuple_only without tuple_ml (DPM_MECH_TUPLE_ML 0: no Laplace sampler) and
+#                without the SDK's upload (DPM_UPLOAD 0: the app posts the outbox's records and
+#                gives campaigns as structs; rooted at DEVICE_API_MIN): the smallest tuple
+#                build, which carries issue 32's budgets (16 KB flash, 1 KB held RAM, 2 KB stack)
 #   default      the default configuration
 #   default+tls  default + port/tls with Mbed TLS 3.6 under the device config
 #   default+lean_tls  default without the two-aggregator mode (DPM_VDAF 0, which the lean
@@ -34,7 +35,7 @@ SIZE="$BUILD_DIR/size"
 CPU="-mcpu=cortex-m4 -mthumb -mfloat-abi=soft"
 ANALYSIS="-fstack-usage -fcallgraph-info=su"
 TUPLE_ONLY="-DDPM_MECH_ROC_HIST=0 -DDPM_MECH_DPAUC=0 -DDPM_MECH_FEDAUC=0 -DDPM_MECH_USTAT=0 -DDPM_VDAF=0"
-TUPLE_MIN="$TUPLE_ONLY -DDPM_MECH_TUPLE_ML=0"
+TUPLE_MIN="$TUPLE_ONLY -DDPM_MECH_TUPLE_ML=0 -DDPM_UPLOAD=0"
 MBED_OUT="$BUILD_DIR/mbedtls/cortex-m4-size"
 MBED_LEAN="$BUILD_DIR/mbedtls/cortex-m4-size-lean"
 MBED_LEAN_AES="$BUILD_DIR/mbedtls/cortex-m4-size-lean-aes"
@@ -95,7 +96,7 @@ link() {
     -Wl,--undefined=dpm_cm_trng "$@" "$out/obj/port/cortex-m/trng.o" -lc -lgcc
 }
 link tuple_only "$SIZE/tuple_only" "$DEVICE_API" "$SIZE/tuple_only/libdpm.a"
-link tuple_min "$SIZE/tuple_min" "$DEVICE_API" "$SIZE/tuple_min/libdpm.a"
+link tuple_min "$SIZE/tuple_min" "$DEVICE_API_MIN" "$SIZE/tuple_min/libdpm.a"
 link default "$SIZE/default" "$DEVICE_API $OTHER_API" "$SIZE/default/libdpm.a"
 link default+tls "$SIZE/default" "$DEVICE_API $OTHER_API" "$SIZE/default/libdpm_tls.a" "$SIZE/default/libdpm.a" \
   "$MBED_OUT/library/libmbedtls.a" "$MBED_OUT/library/libmbedx509.a" "$MBED_OUT/library/libmbedcrypto.a"

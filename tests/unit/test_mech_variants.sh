@@ -59,6 +59,10 @@ int main(void)
     printf("device roc_hist: %s: %s\n", dpm_strerror(st), dpm_device_why(&dev));
     st = dpm_device_report_tuple(&dev, NULL, 0, 0, NULL, NULL);
     printf("device tuple: %s: %s\n", dpm_strerror(st), dpm_device_why(&dev));
+    st = dpm_device_accept_campaign(&dev, (const unsigned char *)"", 0, NULL, NULL);
+    printf("device accept_campaign: %s: %s\n", dpm_strerror(st), dpm_device_why(&dev));
+    st = dpm_device_flush(&dev, NULL, NULL, 0, NULL);
+    printf("device flush: %s: %s\n", dpm_strerror(st), dpm_device_why(&dev));
     return 0;
 }
 C
@@ -143,8 +147,9 @@ declare -A flags=(
   [mech-auc]="-DDPM_MECH_TUPLE=0 -DDPM_MECH_ROC_HIST=0 -DDPM_MECH_FEDAUC=0"
   [mech-dpauc100]="-DDPM_DPAUC_MAX_THRESHOLDS=100"
   [mech-mr]="-DDPM_MECH_ROC_HIST=0 -DDPM_MECH_DPAUC=0 -DDPM_MECH_USTAT=0 -DDPM_MECH_FEDAUC=0 -DDPM_MECH_TUPLE_ML=0 -ffunction-sections -fdata-sections"
+  [mech-min]="-DDPM_MECH_ROC_HIST=0 -DDPM_MECH_DPAUC=0 -DDPM_MECH_USTAT=0 -DDPM_MECH_FEDAUC=0 -DDPM_MECH_TUPLE_ML=0 -DDPM_UPLOAD=0 -ffunction-sections -fdata-sections"
 )
-for v in mech-tuple mech-roc mech-auc mech-dpauc100 mech-mr; do
+for v in mech-tuple mech-roc mech-auc mech-dpauc100 mech-mr mech-min; do
   build "$v" ${flags[$v]}
   tap $? "make VARIANT=$v EXTRA_CFLAGS='${flags[$v]}' builds libdpm.a"
   grep -E 'error|warning' "$work/$v.log" | head -5 | sed 's/^/# /'
@@ -219,6 +224,17 @@ tap $? "tuple_mr-only (DPM_MECH_TUPLE_ML=0): tuple_mr built, tuple_ml refused na
 nm "$work/probe-mech-mr" >"$work/mr.nm" && nm "$work/probe-mech-tuple" >"$work/tuple.nm" &&
   ! grep -q ' T dpm_laplace_' "$work/mr.nm" && grep -q ' T dpm_laplace_add$' "$work/tuple.nm"
 tap $? "tuple_mr-only links no Laplace sampler (dpm_laplace_*); the tuple-only build does"
+# DPM_UPLOAD=0 (the app posts the outbox's records, campaigns come as structs): flush and the
+# campaign-bytes call refuse first with what to do instead, and the linked program has neither
+# the SDK's HTTP client nor nanopb's decoder (the tuple_mr-only build above has both: the control).
+grep -q "^device accept_campaign: .*: campaign bytes are not decoded in this build (DPM_UPLOAD=0): fill a dpm_campaign_t and call dpm_device_accept_mech$" "$work/mech-min.out" &&
+  grep -q "^device flush: .*: the SDK's upload is not in this build (DPM_UPLOAD=0): post the records of dpm_device_outbox with your own HTTPS client$" "$work/mech-min.out" &&
+  grep -q "^device flush: .*not opened" "$work/mech-mr.out" && built mech-min tuple_mr
+tap $? "DPM_UPLOAD=0: dpm_device_flush and dpm_device_accept_campaign refuse first, saying what to do"
+nm "$work/probe-mech-min" >"$work/min.nm" &&
+  ! grep -qE ' T (dpm_http_|dpm_pb_decode|dpm_campaign_decode)' "$work/min.nm" &&
+  grep -q ' T dpm_http_send_all$' "$work/mr.nm" && grep -q ' T dpm_pb_decode$' "$work/mr.nm"
+tap $? "DPM_UPLOAD=0 links no HTTP client and no nanopb decoder; the tuple_mr-only build does"
 printf '#include <dpm/config.h>\n' >"$work/ml-no-tuple.c"
 ! "$CC" -std=c99 -Isdk/include -DDPM_MECH_TUPLE=0 -DDPM_MECH_TUPLE_ML=1 -c "$work/ml-no-tuple.c" \
   -o "$work/ml-no-tuple.o" 2>"$work/ml-no-tuple.err" && grep -q 'DPM_MECH_TUPLE_ML=1 needs DPM_MECH_TUPLE=1' "$work/ml-no-tuple.err"

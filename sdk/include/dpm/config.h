@@ -78,6 +78,13 @@
 #define DPM_MECH_TUPLE 0
 #endif
 #endif
+#ifndef DPM_UPLOAD
+#if defined(CONFIG_DPM_UPLOAD)
+#define DPM_UPLOAD 1
+#else
+#define DPM_UPLOAD 0
+#endif
+#endif
 #ifndef DPM_MECH_TUPLE_ML
 #if defined(CONFIG_DPM_MECH_TUPLE_ML)
 #define DPM_MECH_TUPLE_ML 1
@@ -162,6 +169,9 @@
 #endif
 #ifndef DPM_MECH_TUPLE
 #define DPM_MECH_TUPLE 1
+#endif
+#ifndef DPM_UPLOAD /* the device's HTTP upload and campaign decoding (dpm_device_flush, ..._campaign) */
+#define DPM_UPLOAD 1
 #endif
 #ifndef DPM_MECH_TUPLE_ML /* tuple_ml (its Laplace sampler, ~10 KB on Cortex-M4) with the tuples */
 #define DPM_MECH_TUPLE_ML DPM_MECH_TUPLE
@@ -257,6 +267,9 @@
 #if (DPM_MECH_ROC_HIST != 0 && DPM_MECH_ROC_HIST != 1) ||                                          \
     (DPM_MECH_TUPLE != 0 && DPM_MECH_TUPLE != 1)
 #error "DPM_MECH_ROC_HIST and DPM_MECH_TUPLE must be 0 or 1"
+#endif
+#if DPM_UPLOAD != 0 && DPM_UPLOAD != 1
+#error "DPM_UPLOAD must be 0 or 1"
 #endif
 #if DPM_MECH_TUPLE_ML != 0 && DPM_MECH_TUPLE_ML != 1
 #error "DPM_MECH_TUPLE_ML must be 0 or 1"

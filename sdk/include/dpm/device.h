@@ -186,8 +186,10 @@ static inline uint32_t dpm_abi_fingerprint(void)
                           DPM_RAND_BUF_BYTES,
                           DPM_LEDGER_MAX_CAMPAIGNS,
                           DPM_POLICY_MAX_RULES,
-                          /* bit 2: tuples without tuple_ml (the default's value unchanged) */
-                          (uint32_t)(((DPM_MECH_TUPLE && !DPM_MECH_TUPLE_ML) << 2) |
+                          /* bit 2: tuples without tuple_ml, bit 3: no SDK upload (the
+                           * default's value unchanged) */
+                          (uint32_t)((!DPM_UPLOAD << 3) |
+                                     ((DPM_MECH_TUPLE && !DPM_MECH_TUPLE_ML) << 2) |
                                      (DPM_MECH_ROC_HIST << 1) | DPM_MECH_TUPLE),
                           (uint32_t)((DPM_MECH_USTAT << 1) | DPM_MECH_DPAUC),
                           DPM_DPAUC_MAX_THRESHOLDS,
@@ -240,7 +242,8 @@ dpm_status_t dpm_device_init_abi(dpm_device_t *d, const dpm_device_config_t *cfg
 /* Decode a campaign (bytes from the collector or compiled in), build its mechanism and check it
  * against the policy: the one way a campaign should enter an app. Returns DPM_OK (*m ready);
  * DPM_ERR_POLICY (the campaign asks for more ε or budget than the app allows); the errors of
- * dpm_campaign_decode and dpm_mech_init; DPM_ERR_PARAM for NULL or an unopened device. *m is
+ * dpm_campaign_decode and dpm_mech_init; DPM_ERR_PARAM for NULL or an unopened device;
+ * DPM_ERR_UNSUPPORTED in a build without campaign decoding (DPM_UPLOAD=0). *m is
  * untouched on error and *reason (if not NULL) names the cause. */
 dpm_status_t dpm_device_accept_campaign(dpm_device_t *d, const uint8_t *bytes, size_t len,
                                         dpm_mech_t *m, const char **reason);
@@ -343,7 +346,8 @@ dpm_status_t dpm_device_memo_open(dpm_device_t *d, uint32_t offset, uint32_t siz
                                   dpm_memo_t *memo);
 
 /* Post the outbox over the connected transport t (dpm_upload_flush with the device's outbox,
- * clock and random source). DPM_ERR_PARAM if the device has no upload config. */
+ * clock and random source). DPM_ERR_PARAM if the device has no upload config; DPM_ERR_UNSUPPORTED
+ * in a build without the SDK's upload (DPM_UPLOAD=0: the app posts dpm_device_outbox's records). */
 dpm_status_t dpm_device_flush(dpm_device_t *d, const dpm_transport_t *t, uint8_t *work,
                               size_t work_cap, dpm_upload_result_t *res);
 

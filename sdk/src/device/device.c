@@ -321,6 +321,11 @@ dpm_status_t dpm_device_accept_mech(dpm_device_t *d, const dpm_campaign_t *c, dp
 dpm_status_t dpm_device_accept_campaign(dpm_device_t *d, const uint8_t *bytes, size_t len,
                                         dpm_mech_t *m, const char **reason)
 {
+    if (!DPM_UPLOAD) { /* refused first; a plain if: the decoder is not linked */
+        return say2(d, reason, DPM_ERR_UNSUPPORTED,
+                    "campaign bytes are not decoded in this build (DPM_UPLOAD=0): fill a "
+                    "dpm_campaign_t and call dpm_device_accept_mech");
+    }
     if (!opened(d) || bytes == NULL || m == NULL) {
         return say2(d, reason, DPM_ERR_PARAM,
                     !opened(d) ? NOT_OPENED : "no campaign bytes or no mechanism (NULL)");
@@ -768,6 +773,11 @@ dpm_status_t dpm_device_memo_open(dpm_device_t *d, uint32_t offset, uint32_t siz
 dpm_status_t dpm_device_flush(dpm_device_t *d, const dpm_transport_t *t, uint8_t *work,
                               size_t work_cap, dpm_upload_result_t *res)
 {
+    if (!DPM_UPLOAD) { /* refused first; a plain if: the uploader is not linked */
+        return say(d, DPM_ERR_UNSUPPORTED,
+                   "the SDK's upload is not in this build (DPM_UPLOAD=0): post the records of "
+                   "dpm_device_outbox with your own HTTPS client");
+    }
     if (!opened(d) || d->upload.opened != DPM_UPLOAD_OPENED) {
         return bad_arg(d, "no upload config (dpm_device_config_t.upload)");
     }
