@@ -63,6 +63,8 @@ int main(void)
     printf("device accept_campaign: %s: %s\n", dpm_strerror(st), dpm_device_why(&dev));
     st = dpm_device_flush(&dev, NULL, NULL, 0, NULL);
     printf("device flush: %s: %s\n", dpm_strerror(st), dpm_device_why(&dev));
+    st = dpm_device_memo_open(&dev, 0, 0, NULL);
+    printf("device memo: %s: %s\n", dpm_strerror(st), dpm_device_why(&dev));
     return 0;
 }
 C
@@ -235,6 +237,11 @@ nm "$work/probe-mech-min" >"$work/min.nm" &&
   ! grep -qE ' T (dpm_http_|dpm_pb_decode|dpm_campaign_decode)' "$work/min.nm" &&
   grep -q ' T dpm_http_send_all$' "$work/mr.nm" && grep -q ' T dpm_pb_decode$' "$work/mr.nm"
 tap $? "DPM_UPLOAD=0 links no HTTP client and no nanopb decoder; the tuple_mr-only build does"
+# the memo (fedauc_rr's device secret) only with FedAUC: refused naming the switch, not linked
+grep -q "^device memo: .*: fedauc_rr not in this build (DPM_MECH_FEDAUC=0)$" "$work/mech-mr.out" &&
+  grep -q "^device memo: .*not opened\|^device memo: .*no memo" "$work/mech-dpauc100.out" &&
+  ! grep -q ' T dpm_memo_open$' "$work/mr.nm" && nm "$work/probe-mech-dpauc100" | grep -c ' T dpm_memo_open$' >/dev/null
+tap $? "without FedAUC, dpm_device_memo_open refuses naming DPM_MECH_FEDAUC and dpm_memo_open is not linked (a FedAUC build links it)"
 printf '#include <dpm/config.h>\n' >"$work/ml-no-tuple.c"
 ! "$CC" -std=c99 -Isdk/include -DDPM_MECH_TUPLE=0 -DDPM_MECH_TUPLE_ML=1 -c "$work/ml-no-tuple.c" \
   -o "$work/ml-no-tuple.o" 2>"$work/ml-no-tuple.err" && grep -q 'DPM_MECH_TUPLE_ML=1 needs DPM_MECH_TUPLE=1' "$work/ml-no-tuple.err"

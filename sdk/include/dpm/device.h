@@ -341,7 +341,8 @@ dpm_status_t dpm_device_report_fedauc(dpm_device_t *d, const dpm_mech_t *m, uint
 /* Open (or create, on first use) the device secret of fedauc_rr's memoized flips in
  * [offset, offset + size) of the device's storage: dpm_memo_open with the device's storage and
  * random source, after checking that the region does not overlap the ledger, the outbox or a
- * shared anchor (DPM_ERR_PARAM otherwise). */
+ * shared anchor (DPM_ERR_PARAM otherwise). DPM_ERR_UNSUPPORTED, naming FedAUC's switch, in a
+ * build without FedAUC (DPM_MECH_FEDAUC=0: the memo code is not linked). */
 dpm_status_t dpm_device_memo_open(dpm_device_t *d, uint32_t offset, uint32_t size,
                                   dpm_memo_t *memo);
 

@@ -755,6 +755,9 @@ dpm_status_t dpm_device_report_ustat_tree(dpm_device_t *d, const dpm_mech_t *m, 
 
 dpm_status_t dpm_device_memo_open(dpm_device_t *d, uint32_t offset, uint32_t size, dpm_memo_t *memo)
 {
+    if (!DPM_MECH_FEDAUC) { /* only fedauc_rr uses the memo: without it, nothing is linked */
+        return absent(d, DPM_MECH_ID_FEDAUC_RR);
+    }
     if (!opened(d) || memo == NULL) {
         return bad_arg(d, "no memo (NULL)");
     }
