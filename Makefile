@@ -94,11 +94,12 @@ TOOL_SRCS := $(sort $(wildcard tests/e2e/tool_*.c))
 # Rooms are one or two folders deep (host-sim/README.md): sim/main_dpm-sim.c, collector/ops/...
 HOST_MAINS := $(sort $(wildcard host-sim/*/main_*.c host-sim/*/*/main_*.c))
 HOST_SRCS := $(sort $(filter-out $(HOST_MAINS),$(wildcard host-sim/*/*.c host-sim/*/*/*.c)))
-# An #include of a host-sim header: its rooms, and of mech/ only host-sim's own headers (the SDK's
-# private sdk/src/mech/ headers, which SDK tests may include, share the prefix).
+# An #include of a host-sim header: its rooms, and of mech/ only host-sim's own (mech/base/ and
+# the modules' headers: the SDK's private sdk/src/mech/ headers, which SDK tests may include,
+# share the prefix).
 empty :=
 space := $(empty) $(empty)
-HOST_INCLUDE_RE := ^\#include "(estimate/|sim/|collector/|mech/($(subst $(space),|,$(notdir \
+HOST_INCLUDE_RE := ^\#include "(estimate/|sim/|collector/|mech/(base/|$(subst $(space),|,$(notdir \
                    $(wildcard host-sim/mech/*.h)))))
 BENCH_SRCS := $(sort $(wildcard tests/bench/bench_*.c))
 TEST_SCRIPTS := $(sort $(wildcard tests/unit/test_*.sh tests/unit/test_*.py \
