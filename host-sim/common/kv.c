@@ -2,6 +2,7 @@
 /* The key=value reader (see kv.h). */
 #include "common/kv.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -111,4 +112,19 @@ const char *kv_trailing_comma(const char *value)
     return n > 0 && value[n - 1] == ','
                ? ": an empty value after the last comma (a trailing comma?)"
                : "";
+}
+
+int kv_load_file(const char *path, size_t max, const char *limit, char **text, size_t *len,
+                 char *err, size_t cap)
+{
+    int got = text_read_file(path, max, text, len);
+    if (got == TEXT_FILE_OPEN) {
+        snprintf(err, cap, "cannot open %s: %s", path, strerror(errno));
+    } else if (got == TEXT_FILE_NOMEM) {
+        snprintf(err, cap, "out of memory");
+    } else if (got != 0) {
+        snprintf(err, cap, "%s: %s%s", path, got == TEXT_FILE_READ ? "read error" : "larger than ",
+                 got == TEXT_FILE_READ ? "" : limit);
+    }
+    return got == 0 ? 0 : -1;
 }

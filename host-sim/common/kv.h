@@ -49,4 +49,10 @@ const char *kv_suggest(const char *word, const char *const *cand, int n, char *b
  * (after trailing blanks), else "": a suffix for a "bad value" message. */
 const char *kv_trailing_comma(const char *value);
 
+/* text_read_file (at most max bytes, limit says how much, e.g. "1 MiB"), its failure worded as
+ * the collector's files word it: "cannot open PATH: REASON", "out of memory", "PATH: read
+ * error", "PATH: larger than LIMIT". 0 with *text (free() it) and *len, or -1 with err set. */
+int kv_load_file(const char *path, size_t max, const char *limit, char **text, size_t *len,
+                 char *err, size_t cap);
+
 #endif /* DPM_HOST_KV_H */

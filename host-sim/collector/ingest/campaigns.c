@@ -3,7 +3,6 @@
  * operator fixing a campaigns file should not need to read this code. */
 #include "collector/ingest/campaigns.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <math.h>
@@ -434,14 +433,8 @@ int coll_campaigns_load(const char *path, coll_campaigns_t *out, char *err, size
 {
     char *text = NULL;
     size_t n = 0;
-    int got = text_read_file(path, FILE_MAX_BYTES, &text, &n);
-    if (got != 0) {
-        return got == TEXT_FILE_OPEN
-                   ? host_fail(err, errcap, "cannot open %s: %s", path, strerror(errno))
-               : got == TEXT_FILE_NOMEM
-                   ? host_fail(err, errcap, "out of memory")
-                   : host_fail(err, errcap, "%s: %s", path,
-                               got == TEXT_FILE_READ ? "read error" : "larger than 1 MiB");
+    if (kv_load_file(path, FILE_MAX_BYTES, "1 MiB", &text, &n, err, errcap) != 0) {
+        return -1;
     }
     char msg[384];
     int rc = coll_campaigns_parse(text, n, out, msg, sizeof(msg));
