@@ -18,7 +18,7 @@ typedef enum {
     KV_SECTION = 2,     /* "[kind NAME]" or "[kind]": kind and name trimmed, name "" if none */
     KV_BAD_SECTION = 3, /* starts with '[' but is no section ("[", "[]", "[x"): text */
     KV_TEXT = 4,        /* a line without '=': text */
-    KV_TOO_LONG = TEXT_LINE_TOO_LONG, /* the line has cap - 1 characters or more */
+    KV_TOO_LONG = TEXT_LINE_TOO_LONG, /* the line has cap characters or more */
     KV_NUL = TEXT_LINE_NUL,           /* a NUL byte in the line */
 } kv_kind_t;
 

@@ -160,45 +160,33 @@ typedef struct {
     unsigned long long lo, hi;
 } option_t;
 
-#define FLAG(n, f)                                                                                 \
-    {                                                                                              \
-        n, OPT_FLAG, offsetof(options_t, f), 0, 0                                                  \
-    }
-#define STR(n, f)                                                                                  \
-    {                                                                                              \
-        n, OPT_STR, offsetof(options_t, f), 0, 0                                                   \
-    }
-#define NUM(n, f, lo, hi)                                                                          \
-    {                                                                                              \
-        n, OPT_NUM, offsetof(options_t, f), lo, hi                                                 \
-    }
 static const option_t OPTS[] = {
-    FLAG("allow-anonymous-devices", allow_anonymous),
-    FLAG("public-estimates", public_estimates),
-    STR("credentials", credentials),
-    STR("device-ca", device_ca),
-    STR("revoked", revoked),
-    STR("integrity-check", integrity),
-    STR("instance", instance),
-    STR("log-level", log_level),
-    NUM("max-conns-per-addr", per_addr, 0, 100000),
-    NUM("rate-limit", rate, 0, 1000000),
-    NUM("rate-burst", burst, 1, 1000000),
-    NUM("memory-limit", memory, 128ull << 20, 1ull << 40),
-    STR("listen", listen),
-    STR("cert", cert),
-    STR("key", key),
-    STR("campaigns", campaigns),
-    STR("db", db),
-    STR("ready-file", ready_file),
-    STR("check-campaigns", check),
-    NUM("threads", threads, 1, 16384),
-    NUM("max-conns", threads, 1, 16384),
-    NUM("max-body", max_body, 1, 1ull << 30),
-    NUM("handshake-timeout-ms", handshake_ms, 10, 3600000),
-    NUM("idle-timeout-ms", idle_ms, 10, 3600000),
-    NUM("series-seconds", series_seconds, 1, 3600),
-    NUM("request-timeout-ms", request_ms, 10, 3600000),
+    {"allow-anonymous-devices", OPT_FLAG, offsetof(options_t, allow_anonymous), 0, 0},
+    {"public-estimates", OPT_FLAG, offsetof(options_t, public_estimates), 0, 0},
+    {"credentials", OPT_STR, offsetof(options_t, credentials), 0, 0},
+    {"device-ca", OPT_STR, offsetof(options_t, device_ca), 0, 0},
+    {"revoked", OPT_STR, offsetof(options_t, revoked), 0, 0},
+    {"integrity-check", OPT_STR, offsetof(options_t, integrity), 0, 0},
+    {"instance", OPT_STR, offsetof(options_t, instance), 0, 0},
+    {"log-level", OPT_STR, offsetof(options_t, log_level), 0, 0},
+    {"max-conns-per-addr", OPT_NUM, offsetof(options_t, per_addr), 0, 100000},
+    {"rate-limit", OPT_NUM, offsetof(options_t, rate), 0, 1000000},
+    {"rate-burst", OPT_NUM, offsetof(options_t, burst), 1, 1000000},
+    {"memory-limit", OPT_NUM, offsetof(options_t, memory), 128ull << 20, 1ull << 40},
+    {"listen", OPT_STR, offsetof(options_t, listen), 0, 0},
+    {"cert", OPT_STR, offsetof(options_t, cert), 0, 0},
+    {"key", OPT_STR, offsetof(options_t, key), 0, 0},
+    {"campaigns", OPT_STR, offsetof(options_t, campaigns), 0, 0},
+    {"db", OPT_STR, offsetof(options_t, db), 0, 0},
+    {"ready-file", OPT_STR, offsetof(options_t, ready_file), 0, 0},
+    {"check-campaigns", OPT_STR, offsetof(options_t, check), 0, 0},
+    {"threads", OPT_NUM, offsetof(options_t, threads), 1, 16384},
+    {"max-conns", OPT_NUM, offsetof(options_t, threads), 1, 16384},
+    {"max-body", OPT_NUM, offsetof(options_t, max_body), 1, 1ull << 30},
+    {"handshake-timeout-ms", OPT_NUM, offsetof(options_t, handshake_ms), 10, 3600000},
+    {"idle-timeout-ms", OPT_NUM, offsetof(options_t, idle_ms), 10, 3600000},
+    {"series-seconds", OPT_NUM, offsetof(options_t, series_seconds), 1, 3600},
+    {"request-timeout-ms", OPT_NUM, offsetof(options_t, request_ms), 10, 3600000},
 };
 #define NOPTS (sizeof(OPTS) / sizeof(OPTS[0]))
 
