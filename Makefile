@@ -484,7 +484,8 @@ CROSS_SIM_OBJS := $(call obj,host-sim/sim/devices/tuple_paper.c host-sim/estimat
                                 host-sim/estimate/pairwise.c host-sim/estimate/ci_flags.c \
                                 host-sim/common/stream.c \
                                 host-sim/common/json_read.c host-sim/common/edges.c \
-                                host-sim/common/text_list.c host-sim/common/prob.c)
+                                host-sim/common/text_list.c host-sim/common/kv.c \
+                                host-sim/common/prob.c)
 # Support code that includes host-sim headers serves only host-only tests (FedAUC's fixture uses
 # the estimator's __int128, which 32-bit targets lack).
 CROSS_SUPPORT_SRCS := $(filter-out $(shell for f in $(TEST_SUPPORT_SRCS); do \

@@ -649,6 +649,34 @@ def main_tests(t, h, pb):
         t.ok(p.returncode == 2 and "dpm-collector:" in p.stderr and "bad.txt" in p.stderr,
              f"campaigns file with {what}: exit 2 and a clear message "
              f"({p.stderr.strip().split(': ', 2)[-1]})", p.stderr)
+    # the simulator's hints, as suffixes of the messages above (host-sim/common/kv.h); negative
+    # controls: a far-off key or section gets no suggestion, a bad value without a trailing
+    # comma no comma hint
+    head = "[campaign]\nid = 1\nmechanism = tuple_mr\neps = 1\ngroups = 4\n"
+    hints = [
+        (head + "metric = tpr\n", "bad.txt: line 6: unknown key 'metric' (did you mean 'metrics'?)"),
+        (head + "metrics = tpr\ncolour = red\n", "bad.txt: line 7: unknown key 'colour'\n"),
+        ("[campain]\n" + head[11:], "bad.txt: line 1: expected '[campaign]' or 'key = value' "
+                                    "(did you mean 'campaign'?)"),
+        ("[settings]\n" + head[11:], "bad.txt: line 1: expected '[campaign]' or 'key = value'\n"),
+        (head + "metrics = tpr, fpr,\n",
+         "bad.txt: line 6: bad metrics 'tpr, fpr,' (want 1 to 4 distinct of tpr, fpr, accuracy, "
+         "precision, comma-separated): an empty value after the last comma (a trailing comma?)"),
+        (head + "metrics = tpr, fpr, tpr\n",
+         "bad.txt: line 6: bad metrics 'tpr, fpr, tpr' (want 1 to 4 distinct of tpr, fpr, "
+         "accuracy, precision, comma-separated)\n"),
+        ("[campaign]\nid = 1\nmechanism = dpauc\neps = 1\nthresholds = 8,\n",
+         "bad.txt: line 5: bad thresholds '8,' (want "),
+    ]
+    for text, want in hints:
+        path = f"{h.tmp}/bad.txt"
+        with open(path, "w") as f:
+            f.write(text)
+        p = subprocess.run([COLLECTOR, "--check-campaigns", path], capture_output=True, text=True)
+        trailing = want.startswith("bad.txt: line 5: bad thresholds")
+        t.ok(p.returncode == 2 and want in p.stderr
+             and (not trailing or p.stderr.rstrip().endswith("(a trailing comma?)")),
+             f"campaigns file hint: {want.strip()!r}", p.stderr)
     good = f"{h.tmp}/good.txt"
     with open(good, "w") as f:
         f.write("[campaign]\nid = 9\nmechanism = roc_hist\neps = 1\nbins = 4\n"

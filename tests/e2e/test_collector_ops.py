@@ -191,6 +191,19 @@ def config_file(t, h):
     p = subprocess.run([COLLECTOR, "--config", conf], capture_output=True, text=True, timeout=10)
     t.ok(p.returncode == 2 and "collector.conf:12: want NAME = VALUE" in p.stderr,
          "a bad line in the configuration file: exit 2, FILE:LINE and what is wrong", p.stderr)
+    # an unknown name: FILE:LINE and, when one is close, the option meant (host-sim/common/kv.h);
+    # negative control: a far-off name gets no suggestion
+    for line, want in (("lisen = 127.0.0.1:0", "c2.conf:2: unknown option 'lisen' (did you mean "
+                                                "'listen'?)\n"),
+                       ("public-estimate = true", "c2.conf:2: unknown option 'public-estimate' "
+                                                   "(did you mean 'public-estimates'?)\n"),
+                       ("frobnicate = 3", "c2.conf:2: unknown option 'frobnicate'\n")):
+        with open(f"{h.tmp}/c2.conf", "w") as f:
+            f.write(f"# unknown names\n{line}\n")
+        p = subprocess.run([COLLECTOR, "--config", f"{h.tmp}/c2.conf"], capture_output=True,
+                           text=True, timeout=10)
+        t.ok(p.returncode == 2 and p.stderr == "dpm-collector: " + h.tmp + "/" + want,
+             f"configuration file: {want.strip()!r}", p.stderr)
 
 
 EXAMPLES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "examples",

@@ -323,13 +323,38 @@ static void test_errors_name_their_line(void **state)
     }
 }
 
+/* The spelling hint (host-sim/common/kv.h, shared with the collector's campaigns and config
+ * files) names only a close candidate: a far-off key, section or mechanism gets none, while the
+ * same messages keep their list of what is known. */
+static void test_far_names_get_no_suggestion(void **state)
+{
+    (void)state;
+    static const bad_t kFar[] = {
+        {"[frobnicate]\n", 1, "unknown section [frobnicate] (sections: "},
+        {"[scenario]\nfrobnicate = 1\n", 2, "unknown key 'frobnicate' in [scenario] (keys: "},
+        {G2 "[campaign c]\nmechanism = frobnicate\n", 8, "frobnicate"},
+    };
+    for (size_t i = 0; i < sizeof(kFar) / sizeof(kFar[0]); i++) {
+        char want[32];
+        snprintf(want, sizeof(want), "t.scn:%d: ", kFar[i].line);
+        int st = parse(kFar[i].text);
+        if (st == 0 || strncmp(g_err, want, strlen(want)) != 0 ||
+            strstr(g_err, kFar[i].needle) == NULL || strstr(g_err, "did you mean") != NULL) {
+            print_error("case %zu: want '%s...%s' and no suggestion, got (%d) '%s'\n", i, want,
+                        kFar[i].needle, st, g_err);
+            fail();
+        }
+    }
+}
+
 /* Numbers are plain decimals (README "Format"): every integer key refuses hexadecimal, which
  * strtod reads ("0x10" is 16, "0x1p3" is 8) and which the parser used to accept by falling back
  * to it; likewise every decimal key, dpm-sim's own options and the collector's campaigns file
  * (its edges went through strtod too). Each value is first shown to be one strtod reads in
  * full: the negative control (the old lenient parser took it). */
-#define SC "[group a]\nshare = 0.5\nscores = binormal(auc=0.8, base_rate=0.3, examples=1)\n" \
-           "[group b]\nshare = 0.5\nscores = binormal(auc=0.7, base_rate=0.2, examples=1)\n"
+#define SC                                                                                         \
+    "[group a]\nshare = 0.5\nscores = binormal(auc=0.8, base_rate=0.3, examples=1)\n"              \
+    "[group b]\nshare = 0.5\nscores = binormal(auc=0.7, base_rate=0.2, examples=1)\n"
 
 typedef struct {
     const char *text; /* a scenario with one hexadecimal value */
@@ -436,8 +461,9 @@ static void test_collector_campaigns_decimal_only(void **state)
             fail();
         }
     }
-    int n = snprintf(text, sizeof(text), "[campaign]\nid = 1\nmechanism = roc_hist\neps = 1\n"
-                                         "edges = .25, 5e-1\n");
+    int n = snprintf(text, sizeof(text),
+                     "[campaign]\nid = 1\nmechanism = roc_hist\neps = 1\n"
+                     "edges = .25, 5e-1\n");
     assert_int_equal(coll_campaigns_parse(text, (size_t)n, &cs, err, sizeof(err)), 0);
 }
 
@@ -478,6 +504,7 @@ int main(void)
         cmocka_unit_test(test_shipped_scenarios),
         cmocka_unit_test(test_readme_examples),
         cmocka_unit_test(test_errors_name_their_line),
+        cmocka_unit_test(test_far_names_get_no_suggestion),
         cmocka_unit_test(test_decimal_only_numbers),
         cmocka_unit_test(test_collector_campaigns_decimal_only),
         cmocka_unit_test(test_sdk_refusals_name_their_line),

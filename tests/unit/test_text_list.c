@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* host-sim/common/text_list.h: the file reader, line reader, trim and list splitter of every
- * host-side text format (scenario files, the collector's campaigns, config and credential files,
- * the deny list). The metrics list trims spans of a longer line (text_trim_span), the others
- * whole strings (text_trim): both must agree on every blank, and the span form must not write
- * into the line. Negative controls: a NUL or a character other than a blank, CR or LF inside a
- * span is kept; a file one byte over its limit is refused. */
+/* host-sim/common/text_list.h and kv.h: the key=value reader, the file reader, line reader, trim
+ * and list splitter of every host-side text format (scenario files, the collector's campaigns,
+ * config and credential files, the deny list). The metrics list trims spans of a longer line
+ * (text_trim_span), the others whole strings (text_trim): both must agree on every blank, and the
+ * span form must not write into the line. Negative controls: a NUL or a character other than a
+ * blank, CR or LF inside a span is kept; a file one byte over its limit is refused. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,6 +17,7 @@
 
 #include <cmocka.h>
 
+#include "common/kv.h"
 #include "common/text_list.h"
 
 static void test_trim_agrees(void **state)
@@ -157,13 +158,103 @@ static void test_read_file(void **state)
     assert_null(text);
 }
 
+/* The key=value reader: every kind of line, in order, with its number; a bad line does not
+ * stop the reading (the front-end decides). Negative controls: a line one character under the
+ * limit is read, "[x" and "[]" are no sections, an '=' inside a value stays in it. */
+static void test_kv_reader(void **state)
+{
+    (void)state;
+    static const char text[] = "# comment\n"
+                               "\n"
+                               "[scenario]\n"
+                               "  [group \t a ]  # named\n"
+                               " key = v = w \r\n"
+                               "[\n"
+                               "[]\n"
+                               "free text\n"
+                               "[x\n"
+                               "k=\n"
+                               "=v\n"
+                               "[ ]\n"
+                               "0123456789abcdef0123456789abcdef\n" /* 32: too long for 32 bytes */
+                               "0123456789abcdef0123456789abcde\n"  /* 31: fits */
+                               "a\0b\n"
+                               "last = 1";
+    static const struct {
+        int kind, line;
+        const char *a, *b;
+    } kWant[] = {
+        {KV_SECTION, 3, "scenario", ""}, {KV_SECTION, 4, "group", "a"},
+        {KV_PAIR, 5, "key", "v = w"},    {KV_BAD_SECTION, 6, "[", NULL},
+        {KV_BAD_SECTION, 7, "[]", NULL}, {KV_TEXT, 8, "free text", NULL},
+        {KV_BAD_SECTION, 9, "[x", NULL}, {KV_PAIR, 10, "k", ""},
+        {KV_PAIR, 11, "", "v"},          {KV_SECTION, 12, "", ""},
+        {KV_TOO_LONG, 13, NULL, NULL},   {KV_TEXT, 14, "0123456789abcdef0123456789abcde", NULL},
+        {KV_NUL, 15, NULL, NULL},        {KV_PAIR, 16, "last", "1"},
+        {KV_END, 16, NULL, NULL},
+    };
+    char buf[32];
+    kv_t kv;
+    kv_item_t it;
+    kv_init(&kv, text, sizeof(text) - 1, buf, sizeof(buf));
+    for (size_t i = 0; i < sizeof(kWant) / sizeof(kWant[0]); i++) {
+        int got = kv_next(&kv, &it);
+        if (got != kWant[i].kind || it.line != kWant[i].line) {
+            print_error("item %zu: want kind %d line %d, got %d line %d\n", i, kWant[i].kind,
+                        kWant[i].line, got, it.line);
+            fail();
+        }
+        const char *a = got == KV_PAIR ? it.key : got == KV_SECTION ? it.kind : it.text;
+        const char *b = got == KV_PAIR ? it.value : got == KV_SECTION ? it.name : NULL;
+        if (kWant[i].a != NULL) {
+            assert_string_equal(a, kWant[i].a);
+        }
+        if (kWant[i].b != NULL) {
+            assert_string_equal(b, kWant[i].b);
+        }
+    }
+    kv_init(&kv, "", 0, buf, sizeof(buf)); /* an empty text: the end, at line 0 */
+    assert_int_equal(kv_next(&kv, &it), KV_END);
+    assert_int_equal(it.line, 0);
+}
+
+/* The hints: a close spelling (within 2 edits, the closest, the first of equals) and a trailing
+ * comma. Negative controls: 3 edits away, or a comma inside the value, give nothing. */
+static void test_kv_hints(void **state)
+{
+    (void)state;
+    static const char *const kCand[] = {"listen", "cert", "key", "metrics", "campaign"};
+    static const struct {
+        const char *word, *want;
+    } kCases[] = {
+        {"lisen", " (did you mean 'listen'?)"},
+        {"metric", " (did you mean 'metrics'?)"},
+        {"campain", " (did you mean 'campaign'?)"},
+        {"kye", " (did you mean 'key'?)"},
+        {"keys", " (did you mean 'key'?)"},
+        {"listen", " (did you mean 'listen'?)"},
+        {"frobnicate", ""},
+        {"lxxxxn", ""}, /* 3 edits from listen */
+        {"", ""},
+    };
+    char buf[64];
+    for (size_t i = 0; i < sizeof(kCases) / sizeof(kCases[0]); i++) {
+        assert_string_equal(kv_suggest(kCases[i].word, kCand, 5, buf, sizeof(buf)), kCases[i].want);
+    }
+    static const char kHint[] = ": an empty value after the last comma (a trailing comma?)";
+    assert_string_equal(kv_trailing_comma("tpr, fpr,"), kHint);
+    assert_string_equal(kv_trailing_comma("8, \t"), kHint);
+    assert_string_equal(kv_trailing_comma(","), kHint);
+    assert_string_equal(kv_trailing_comma("tpr, fpr"), "");
+    assert_string_equal(kv_trailing_comma(""), "");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_trim_agrees),
-        cmocka_unit_test(test_lines),
-        cmocka_unit_test(test_split_messages),
-        cmocka_unit_test(test_read_file),
+        cmocka_unit_test(test_trim_agrees),    cmocka_unit_test(test_lines),
+        cmocka_unit_test(test_split_messages), cmocka_unit_test(test_read_file),
+        cmocka_unit_test(test_kv_reader),      cmocka_unit_test(test_kv_hints),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

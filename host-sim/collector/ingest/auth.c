@@ -2,12 +2,12 @@
 /* Credentials file and token look-up (see auth.h). */
 #include "collector/ingest/auth.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/err.h"
+#include "common/kv.h"
 #include "common/text_list.h"
 #include "mbedtls/sha256.h"
 
@@ -166,12 +166,8 @@ int coll_auth_load(coll_auth_t *a, const char *path, char *err, size_t errcap)
 {
     char *text = NULL;
     size_t n = 0;
-    int got = text_read_file(path, FILE_MAX_BYTES, &text, &n);
-    if (got != 0) {
-        return got == TEXT_FILE_OPEN
-                   ? host_fail(err, errcap, "cannot open %s: %s", path, strerror(errno))
-               : got == TEXT_FILE_TOO_BIG ? host_fail(err, errcap, "%s: larger than 256 MiB", path)
-                                          : host_fail(err, errcap, "%s: read error", path);
+    if (kv_load_file(path, FILE_MAX_BYTES, "256 MiB", &text, &n, err, errcap) != 0) {
+        return -1;
     }
     char msg[256];
     int rc = coll_auth_parse(a, text, n, msg, sizeof(msg));

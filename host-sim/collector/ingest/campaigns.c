@@ -3,7 +3,6 @@
  * operator fixing a campaigns file should not need to read this code. */
 #include "collector/ingest/campaigns.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <math.h>
@@ -15,6 +14,7 @@
 #include "mech/host_mech.h"
 #include "common/edges.h"
 #include "common/err.h"
+#include "common/kv.h"
 #include "common/text_list.h"
 
 /* a roc_hist campaign's 63 edges, written at full precision by `dpm-sim campaigns`, take 888 */
@@ -123,6 +123,46 @@ static int parse_bins(const char *key, const char *v, dpm_campaign_t *c)
                : edges_parse_list(v, c->bin_edges, &c->nbins, why, sizeof(why));
 }
 
+/* Every key set_key takes: the candidates of "did you mean". */
+static const char *const kKeys[] = {"id",
+                                    "mechanism",
+                                    "bins",
+                                    "edges",
+                                    "eps",
+                                    "budget",
+                                    "period_seconds",
+                                    "groups",
+                                    "group_eps",
+                                    "metrics",
+                                    "frac_bits",
+                                    "max_examples",
+                                    "device_quota",
+                                    "start",
+                                    "clock_slack_seconds",
+                                    "late_seconds",
+                                    "name",
+                                    "group_names",
+                                    "variant",
+                                    "p_share",
+                                    "score_bits",
+                                    "upload_seconds",
+                                    "upload_count",
+                                    "min_uploaders",
+                                    "thresholds",
+                                    "calibration",
+                                    "k",
+                                    "kernel",
+                                    "depth",
+                                    "grr_levels"};
+
+/* "line N: bad KEY 'V' (want EXPECT)", and the trailing-comma hint when V ends with one. */
+static int bad_value(char *err, size_t cap, int line, const char *key, const char *v,
+                     const char *expect)
+{
+    return host_fail(err, cap, "line %d: bad %s '%s' (want %s)%s", line, key, v, expect,
+                     kv_trailing_comma(v));
+}
+
 static int set_key(block_t *b, const char *key, const char *v, int line, char *err, size_t cap)
 {
     int *have = NULL;
@@ -192,7 +232,7 @@ static int set_key(block_t *b, const char *key, const char *v, int line, char *e
         expect = "an integer >= 0";
     } else if (coll_names_key(key, v, &b->o.names, &bad, &twice, &expect)) {
         return twice ? host_fail(err, cap, "line %d: '%s' given twice in one campaign", line, key)
-               : bad ? host_fail(err, cap, "line %d: bad %s '%s' (want %s)", line, key, v, expect)
+               : bad ? bad_value(err, cap, line, key, v, expect)
                      : 0;
     } else if ((k = coll_fedauc_key(key, v, &b->c, &b->o.fedauc, &bad, &expect)) > 0) {
         have = &b->have_fedauc[k];
@@ -204,16 +244,18 @@ static int set_key(block_t *b, const char *key, const char *v, int line, char *e
         if (rc < 0) {
             return expect == NULL
                        ? host_fail(err, cap, "line %d: '%s' given twice in one campaign", line, key)
-                       : host_fail(err, cap, "line %d: bad %s '%s' (want %s)", line, key, v,
-                                   expect);
+                       : bad_value(err, cap, line, key, v, expect);
         }
-        return host_fail(err, cap, "line %d: unknown key '%s'", line, key);
+        char hint[64];
+        return host_fail(
+            err, cap, "line %d: unknown key '%s'%s", line, key,
+            kv_suggest(key, kKeys, (int)(sizeof(kKeys) / sizeof(kKeys[0])), hint, sizeof(hint)));
     }
     if (*have) {
         return host_fail(err, cap, "line %d: '%s' given twice in one campaign", line, key);
     }
     if (bad) {
-        return host_fail(err, cap, "line %d: bad %s '%s' (want %s)", line, key, v, expect);
+        return bad_value(err, cap, line, key, v, expect);
     }
     *have = 1;
     return 0;
@@ -339,20 +381,21 @@ int coll_campaigns_parse(const char *text, size_t len, coll_campaigns_t *out, ch
     memset(out, 0, sizeof(*out));
     block_t b;
     int in_block = 0;
-    text_lines_t lines;
-    text_lines_init(&lines, text, len);
-    char buf[LINE_MAX_CHARS + 1], *s;
+    kv_t kv;
+    kv_item_t it;
+    char buf[LINE_MAX_CHARS + 1];
+    kv_init(&kv, text, len, buf, sizeof(buf));
     int got;
-    while ((got = text_lines_next(&lines, buf, sizeof(buf), &s)) != TEXT_LINE_END) {
-        int line = lines.line;
-        if (got == TEXT_LINE_TOO_LONG) {
+    while ((got = kv_next(&kv, &it)) != KV_END) {
+        int line = it.line;
+        if (got == KV_TOO_LONG) {
             return host_fail(err, errcap, "line %d: longer than %d characters", line,
                              LINE_MAX_CHARS);
         }
-        if (got == TEXT_LINE_NUL) {
+        if (got == KV_NUL) {
             return host_fail(err, errcap, "line %d: contains a NUL byte", line);
         }
-        if (strcmp(s, "[campaign]") == 0) {
+        if (got == KV_SECTION && strcmp(it.kind, "campaign") == 0 && it.name[0] == '\0') {
             if (in_block && finish_block(&b, out, err, errcap) != 0) {
                 return -1;
             }
@@ -361,16 +404,19 @@ int coll_campaigns_parse(const char *text, size_t len, coll_campaigns_t *out, ch
             in_block = 1;
             continue;
         }
-        char *eq = strchr(s, '=');
-        if (eq == NULL) {
-            return host_fail(err, errcap, "line %d: expected '[campaign]' or 'key = value'", line);
+        if (got != KV_PAIR) { /* "[campain]" gets a spelling; "[campaign x]" takes no name */
+            static const char *const kSections[] = {"campaign"};
+            char hint[64];
+            return host_fail(err, errcap, "line %d: expected '[campaign]' or 'key = value'%s", line,
+                             got == KV_SECTION && it.name[0] == '\0'
+                                 ? kv_suggest(it.kind, kSections, 1, hint, sizeof(hint))
+                                 : "");
         }
         if (!in_block) {
             return host_fail(err, errcap, "line %d: 'key = value' before the first [campaign]",
                              line);
         }
-        *eq = '\0';
-        if (set_key(&b, text_trim(s), text_trim(eq + 1), line, err, errcap) != 0) {
+        if (set_key(&b, it.key, it.value, line, err, errcap) != 0) {
             return -1;
         }
     }
@@ -387,14 +433,8 @@ int coll_campaigns_load(const char *path, coll_campaigns_t *out, char *err, size
 {
     char *text = NULL;
     size_t n = 0;
-    int got = text_read_file(path, FILE_MAX_BYTES, &text, &n);
-    if (got != 0) {
-        return got == TEXT_FILE_OPEN
-                   ? host_fail(err, errcap, "cannot open %s: %s", path, strerror(errno))
-               : got == TEXT_FILE_NOMEM
-                   ? host_fail(err, errcap, "out of memory")
-                   : host_fail(err, errcap, "%s: %s", path,
-                               got == TEXT_FILE_READ ? "read error" : "larger than 1 MiB");
+    if (kv_load_file(path, FILE_MAX_BYTES, "1 MiB", &text, &n, err, errcap) != 0) {
+        return -1;
     }
     char msg[384];
     int rc = coll_campaigns_parse(text, n, out, msg, sizeof(msg));

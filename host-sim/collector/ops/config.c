@@ -6,15 +6,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/text_list.h"
+#include "common/kv.h"
 
 #define MAX_ARGS 256
 #define FILE_MAX_BYTES (1u << 20)
+#define MAX_NAMES 64
 
-static int is_flag(const char *name, const char *const *flags)
+static int listed(const char *name, const char *const *names)
 {
-    for (; *flags != NULL; flags++) {
-        if (strcmp(name, *flags) == 0) {
+    for (; *names != NULL; names++) {
+        if (strcmp(name, *names) == 0) {
             return 1;
         }
     }
@@ -38,8 +39,26 @@ static int push(char **v, int *n, const char *s)
     return 0;
 }
 
+/* "FILE:LINE: unknown option 'NAME'", with the closest of flags and options as a hint. */
+static void unknown(char *err, size_t cap, const char *path, int line, const char *name,
+                    const char *const *flags, const char *const *options)
+{
+    const char *cand[MAX_NAMES];
+    int n = 0;
+    for (const char *const *l = flags; *l != NULL && n < MAX_NAMES; l++) {
+        cand[n++] = *l;
+    }
+    for (const char *const *l = options; *l != NULL && n < MAX_NAMES; l++) {
+        cand[n++] = *l;
+    }
+    char hint[128];
+    snprintf(err, cap, "%s:%d: unknown option '%s'%s", path, line, name,
+             kv_suggest(name, cand, n, hint, sizeof(hint)));
+}
+
 int coll_config_argv(const char *path, int argc, char **argv, const char *const *flags,
-                     int *out_argc, char ***out_argv, char *err, size_t cap)
+                     const char *const *options, int *out_argc, char ***out_argv, char *err,
+                     size_t cap)
 {
     err[0] = '\0';
     char *text = NULL;
@@ -54,26 +73,25 @@ int coll_config_argv(const char *path, int argc, char **argv, const char *const 
         snprintf(err, cap, "out of memory");
         rc = -1;
     }
-    text_lines_t lines;
-    text_lines_init(&lines, text, len);
-    char line[4096], *s;
+    kv_t kv;
+    kv_item_t it;
+    char line[4096];
+    kv_init(&kv, text, len, line, sizeof(line));
     int got;
-    while (rc == 0 && (got = text_lines_next(&lines, line, sizeof(line), &s)) != TEXT_LINE_END) {
-        int lineno = lines.line;
-        if (got != TEXT_LINE_OK) {
+    while (rc == 0 && (got = kv_next(&kv, &it)) != KV_END) {
+        int lineno = it.line;
+        if (got == KV_NUL || got == KV_TOO_LONG) {
             snprintf(err, cap, "%s:%d: %s", path, lineno,
-                     got == TEXT_LINE_NUL ? "a NUL byte" : "longer than 4095 characters");
+                     got == KV_NUL ? "a NUL byte" : "longer than 4095 characters");
             rc = -1;
             break;
         }
-        char *eq = strchr(s, '=');
-        if (eq == NULL) {
+        if (got != KV_PAIR) {
             snprintf(err, cap, "%s:%d: want NAME = VALUE", path, lineno);
             rc = -1;
             break;
         }
-        *eq = '\0';
-        char *name = text_trim(s), *value = text_trim(eq + 1);
+        const char *name = it.key, *value = it.value;
         char opt[128];
         if (*name == '\0' || strlen(name) > 100 || strncmp(name, "-", 1) == 0 ||
             strcmp(name, "config") == 0) {
@@ -82,7 +100,10 @@ int coll_config_argv(const char *path, int argc, char **argv, const char *const 
             break;
         }
         snprintf(opt, sizeof(opt), "--%s", name);
-        if (is_flag(name, flags)) {
+        if (!listed(name, flags) && !listed(name, options)) {
+            unknown(err, cap, path, lineno, name, flags, options);
+            rc = -1;
+        } else if (listed(name, flags)) {
             if (strcmp(value, "true") == 0 || strcmp(value, "yes") == 0) {
                 rc = push(v, &n, opt);
             } else if (strcmp(value, "false") != 0 && strcmp(value, "no") != 0) {

@@ -14,10 +14,13 @@
 #include <stddef.h>
 
 /* A new argument vector: argv[0], the options of the file at path, then argv[1 .. argc) without
- * "--config PATH". flags: the NULL-terminated names that take no value. 0 and *out_argv (free
- * with coll_config_free), or -1 with "FILE:LINE: ..." in err. */
+ * "--config PATH". flags: the NULL-terminated names that take no value; options: those that take
+ * one (any other name is "FILE:LINE: unknown option 'NAME'", with " (did you mean 'x'?)" when
+ * one is close). The lines are read by common/kv.h. 0 and *out_argv (free with
+ * coll_config_free), or -1 with "FILE:LINE: ..." in err. */
 int coll_config_argv(const char *path, int argc, char **argv, const char *const *flags,
-                     int *out_argc, char ***out_argv, char *err, size_t cap);
+                     const char *const *options, int *out_argc, char ***out_argv, char *err,
+                     size_t cap);
 void coll_config_free(int argc, char **argv);
 
 #endif /* DPM_COLLECTOR_CONFIG_H */

@@ -5,6 +5,7 @@
  * Exit status 2: bad usage or configuration (campaigns file, certificate, key, database);
  * 1: a runtime failure. Logs: JSON lines on stderr (log.h). */
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -149,6 +150,56 @@ typedef struct {
     int allow_anonymous, public_estimates;
 } options_t;
 
+/* Every option, named once: for the command line (--NAME) and the configuration file (NAME). A
+ * flag sets an int of options_t, a string option a pointer, a number one in [lo, hi]. */
+typedef enum { OPT_FLAG, OPT_STR, OPT_NUM } opt_kind_t;
+typedef struct {
+    const char *name;
+    opt_kind_t kind;
+    size_t at; /* offsetof the field in options_t */
+    unsigned long long lo, hi;
+} option_t;
+
+static const option_t OPTS[] = {
+    {"allow-anonymous-devices", OPT_FLAG, offsetof(options_t, allow_anonymous), 0, 0},
+    {"public-estimates", OPT_FLAG, offsetof(options_t, public_estimates), 0, 0},
+    {"credentials", OPT_STR, offsetof(options_t, credentials), 0, 0},
+    {"device-ca", OPT_STR, offsetof(options_t, device_ca), 0, 0},
+    {"revoked", OPT_STR, offsetof(options_t, revoked), 0, 0},
+    {"integrity-check", OPT_STR, offsetof(options_t, integrity), 0, 0},
+    {"instance", OPT_STR, offsetof(options_t, instance), 0, 0},
+    {"log-level", OPT_STR, offsetof(options_t, log_level), 0, 0},
+    {"max-conns-per-addr", OPT_NUM, offsetof(options_t, per_addr), 0, 100000},
+    {"rate-limit", OPT_NUM, offsetof(options_t, rate), 0, 1000000},
+    {"rate-burst", OPT_NUM, offsetof(options_t, burst), 1, 1000000},
+    {"memory-limit", OPT_NUM, offsetof(options_t, memory), 128ull << 20, 1ull << 40},
+    {"listen", OPT_STR, offsetof(options_t, listen), 0, 0},
+    {"cert", OPT_STR, offsetof(options_t, cert), 0, 0},
+    {"key", OPT_STR, offsetof(options_t, key), 0, 0},
+    {"campaigns", OPT_STR, offsetof(options_t, campaigns), 0, 0},
+    {"db", OPT_STR, offsetof(options_t, db), 0, 0},
+    {"ready-file", OPT_STR, offsetof(options_t, ready_file), 0, 0},
+    {"check-campaigns", OPT_STR, offsetof(options_t, check), 0, 0},
+    {"threads", OPT_NUM, offsetof(options_t, threads), 1, 16384},
+    {"max-conns", OPT_NUM, offsetof(options_t, threads), 1, 16384},
+    {"max-body", OPT_NUM, offsetof(options_t, max_body), 1, 1ull << 30},
+    {"handshake-timeout-ms", OPT_NUM, offsetof(options_t, handshake_ms), 10, 3600000},
+    {"idle-timeout-ms", OPT_NUM, offsetof(options_t, idle_ms), 10, 3600000},
+    {"series-seconds", OPT_NUM, offsetof(options_t, series_seconds), 1, 3600},
+    {"request-timeout-ms", OPT_NUM, offsetof(options_t, request_ms), 10, 3600000},
+};
+#define NOPTS (sizeof(OPTS) / sizeof(OPTS[0]))
+
+static const option_t *find_option(const char *a)
+{
+    for (size_t i = 0; strncmp(a, "--", 2) == 0 && i < NOPTS; i++) {
+        if (strcmp(a + 2, OPTS[i].name) == 0) {
+            return &OPTS[i];
+        }
+    }
+    return NULL;
+}
+
 static int parse_args(int argc, char **argv, options_t *o)
 {
     memset(o, 0, sizeof(*o));
@@ -167,76 +218,29 @@ static int parse_args(int argc, char **argv, options_t *o)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        const char **str = NULL;
-        unsigned long long *num = NULL, lo = 1, hi = 0;
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             fputs(USAGE, stdout);
             exit(0);
-        } else if (strcmp(a, "--allow-anonymous-devices") == 0) {
-            o->allow_anonymous = 1;
-            continue;
-        } else if (strcmp(a, "--public-estimates") == 0) {
-            o->public_estimates = 1;
-            continue;
-        } else if (strcmp(a, "--credentials") == 0) {
-            str = &o->credentials;
-        } else if (strcmp(a, "--device-ca") == 0) {
-            str = &o->device_ca;
-        } else if (strcmp(a, "--revoked") == 0) {
-            str = &o->revoked;
-        } else if (strcmp(a, "--integrity-check") == 0) {
-            str = &o->integrity;
-        } else if (strcmp(a, "--instance") == 0) {
-            str = &o->instance;
-        } else if (strcmp(a, "--log-level") == 0) {
-            str = &o->log_level;
-        } else if (strcmp(a, "--max-conns-per-addr") == 0) {
-            num = &o->per_addr, lo = 0, hi = 100000;
-        } else if (strcmp(a, "--rate-limit") == 0) {
-            num = &o->rate, lo = 0, hi = 1000000;
-        } else if (strcmp(a, "--rate-burst") == 0) {
-            num = &o->burst, hi = 1000000;
-        } else if (strcmp(a, "--memory-limit") == 0) {
-            num = &o->memory, lo = 128ull << 20, hi = 1ull << 40;
-        } else if (strcmp(a, "--listen") == 0) {
-            str = &o->listen;
-        } else if (strcmp(a, "--cert") == 0) {
-            str = &o->cert;
-        } else if (strcmp(a, "--key") == 0) {
-            str = &o->key;
-        } else if (strcmp(a, "--campaigns") == 0) {
-            str = &o->campaigns;
-        } else if (strcmp(a, "--db") == 0) {
-            str = &o->db;
-        } else if (strcmp(a, "--ready-file") == 0) {
-            str = &o->ready_file;
-        } else if (strcmp(a, "--check-campaigns") == 0) {
-            str = &o->check;
-        } else if (strcmp(a, "--threads") == 0 || strcmp(a, "--max-conns") == 0) {
-            num = &o->threads, hi = 16384;
-        } else if (strcmp(a, "--max-body") == 0) {
-            num = &o->max_body, hi = 1ull << 30;
-        } else if (strcmp(a, "--handshake-timeout-ms") == 0) {
-            num = &o->handshake_ms, lo = 10, hi = 3600000;
-        } else if (strcmp(a, "--idle-timeout-ms") == 0) {
-            num = &o->idle_ms, lo = 10, hi = 3600000;
-        } else if (strcmp(a, "--series-seconds") == 0) {
-            num = &o->series_seconds, hi = 3600;
-        } else if (strcmp(a, "--request-timeout-ms") == 0) {
-            num = &o->request_ms, lo = 10, hi = 3600000;
-        } else {
+        }
+        const option_t *opt = find_option(a);
+        if (opt == NULL) {
             fprintf(stderr, "dpm-collector: unknown option '%s'\n%s", a, USAGE);
             return -1;
+        }
+        char *field = (char *)o + opt->at;
+        if (opt->kind == OPT_FLAG) {
+            *(int *)(void *)field = 1;
+            continue;
         }
         if (v == NULL) {
             fprintf(stderr, "dpm-collector: %s needs a value\n", a);
             return -1;
         }
-        if (str != NULL) {
-            *str = v;
-        } else if (parse_size(v, lo, hi, num) != 0) {
-            fprintf(stderr, "dpm-collector: %s wants an integer in [%llu, %llu], got '%s'\n", a, lo,
-                    hi, v);
+        if (opt->kind == OPT_STR) {
+            *(const char **)(void *)field = v;
+        } else if (parse_size(v, opt->lo, opt->hi, (unsigned long long *)(void *)field) != 0) {
+            fprintf(stderr, "dpm-collector: %s wants an integer in [%llu, %llu], got '%s'\n", a,
+                    opt->lo, opt->hi, v);
             return -1;
         }
         i++;
@@ -383,8 +387,6 @@ static void log_campaigns(const coll_campaigns_t *cs)
     }
 }
 
-static const char *const FLAGS[] = {"allow-anonymous-devices", "public-estimates", NULL};
-
 int main(int argc, char **argv)
 {
     options_t o;
@@ -398,10 +400,20 @@ int main(int argc, char **argv)
     /* --config FILE: its options first, the command line's after (they override) */
     int cargc = 0;
     char **cargv = NULL;
+    const char *flags[NOPTS + 1], *values[NOPTS + 1];
+    size_t nflags = 0, nvalues = 0;
+    for (size_t i = 0; i < NOPTS; i++) {
+        if (OPTS[i].kind == OPT_FLAG) {
+            flags[nflags++] = OPTS[i].name;
+        } else {
+            values[nvalues++] = OPTS[i].name;
+        }
+    }
+    flags[nflags] = values[nvalues] = NULL;
     for (int i = 1; i + 1 < argc; i++) {
         if (strcmp(argv[i], "--config") == 0) {
             char err[512];
-            if (coll_config_argv(argv[i + 1], argc, argv, FLAGS, &cargc, &cargv, err,
+            if (coll_config_argv(argv[i + 1], argc, argv, flags, values, &cargc, &cargv, err,
                                  sizeof(err)) != 0) {
                 fprintf(stderr, "dpm-collector: %s\n", err);
                 return 2;

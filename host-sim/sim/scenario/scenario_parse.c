@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "common/edges.h"
-#include "common/text_list.h"
+#include "common/kv.h" /* and text_list.h: numbers, lists */
 #include "sim/devices/mech.h"
 #include "sim/devices/mechs.h"
 #include "sim/devices/sim_cfg.h"
@@ -58,53 +58,6 @@ static int list(parser_t *p, const char *what, char *v, char **items, int max)
     return n >= 0 ? n : FAIL(p, "%s: %s", what, why);
 }
 
-/* ---- suggestions ---------------------------------------------------------------------------- */
-
-/* Levenshtein distance of a and b, capped at 3 (all we need to suggest a spelling). */
-static int distance(const char *a, const char *b)
-{
-    size_t la = strlen(a), lb = strlen(b);
-    int row[SIM_NAME_MAX + 1];
-    if (la > SIM_NAME_MAX || lb > SIM_NAME_MAX) {
-        return 3;
-    }
-    for (size_t j = 0; j <= lb; j++) {
-        row[j] = (int)j;
-    }
-    for (size_t i = 1; i <= la; i++) {
-        int diag = row[0];
-        row[0] = (int)i;
-        for (size_t j = 1; j <= lb; j++) {
-            int up = row[j];
-            int best = diag + (a[i - 1] != b[j - 1]);
-            best = up + 1 < best ? up + 1 : best;
-            best = row[j - 1] + 1 < best ? row[j - 1] + 1 : best;
-            row[j] = best;
-            diag = up;
-        }
-    }
-    return row[lb] < 3 ? row[lb] : 3;
-}
-
-/* " (did you mean 'x'?)" for the closest of the n candidates within 2 edits, else "". */
-static const char *suggest(const char *word, const char *const *cand, int n, char *buf, size_t cap)
-{
-    int best = 3;
-    const char *pick = NULL;
-    for (int i = 0; i < n; i++) {
-        int d = distance(word, cand[i]);
-        if (d < best) {
-            best = d;
-            pick = cand[i];
-        }
-    }
-    if (pick == NULL) {
-        return "";
-    }
-    snprintf(buf, cap, " (did you mean '%s'?)", pick);
-    return buf;
-}
-
 /* ---- lexical helpers ------------------------------------------------------------------------ */
 
 static int valid_name(const char *s)
@@ -120,7 +73,6 @@ static int valid_name(const char *s)
     }
     return 1;
 }
-
 
 /* A number in [0, 1] as an exact rational: "a/b" or a decimal with at most 9 fraction
  * digits ("0.891005" = 891005 / 10^6). */
@@ -244,7 +196,7 @@ static int parse_kwargs(parser_t *p, char *args, const char *const *keys, int nk
         if (j == nkeys) {
             char hint[64];
             return FAIL(p, "unknown argument '%s'%s", k,
-                        suggest(k, keys, nkeys, hint, sizeof(hint)));
+                        kv_suggest(k, keys, nkeys, hint, sizeof(hint)));
         }
         if (set[j]) {
             return FAIL(p, "argument '%s' given twice", k);
@@ -366,7 +318,7 @@ static int parse_mechanism(parser_t *p, const char *v, const sim_mech_t **out)
         n++;
     }
     return FAIL(p, "unknown mechanism '%s'%s (known: %s)", v,
-                suggest(v, names, n, hint, sizeof(hint)), known);
+                kv_suggest(v, names, n, hint, sizeof(hint)), known);
 }
 
 /* A list of numbers, '-' allowed (NaN) when dash_ok. */
@@ -413,7 +365,7 @@ static int unknown_key(parser_t *p, const char *k, const char *section, const ch
                  keys[i]);
     }
     return FAIL(p, "unknown key '%s' in [%s]%s (keys: %s)", k, section,
-                suggest(k, keys, n, hint, sizeof(hint)), known);
+                kv_suggest(k, keys, n, hint, sizeof(hint)), known);
 }
 
 static int key_scenario(parser_t *p, const char *k, char *v)
@@ -624,8 +576,8 @@ static int campaign_uint(parser_t *p, const char *k, const char *v, uint32_t lo,
     if (text_u64(v, &u) != 0 || u < lo || u > hi) {
         return text_is_decimal(v)
                    ? FAIL(p, "%s must be an integer in %u..%u, not '%s'", k, lo, hi, v)
-                   : FAIL(p, "%s must be an integer in %u..%u written in decimal, not '%s'", k,
-                          lo, hi, v);
+                   : FAIL(p, "%s must be an integer in %u..%u written in decimal, not '%s'", k, lo,
+                          hi, v);
     }
     *out = (uint32_t)u;
     return 0;
@@ -782,22 +734,9 @@ static int key_plan(parser_t *p, const char *k, char *v)
     return unknown_key(p, k, "plan", kPlanKeys, COUNT(kPlanKeys));
 }
 
-/* "[kind]" or "[kind NAME]". */
-static int open_section(parser_t *p, char *s)
+/* A "[kind]" or "[kind NAME]" line (kv.h). */
+static int open_section(parser_t *p, const char *kind, const char *name)
 {
-    size_t n = strlen(s);
-    if (n < 3 || s[n - 1] != ']') {
-        return FAIL(p, "malformed section header");
-    }
-    s[n - 1] = '\0';
-    char *kind = text_trim(s + 1), *name = kind;
-    while (*name && *name != ' ' && *name != '\t') {
-        name++;
-    }
-    if (*name) {
-        *name++ = '\0';
-    }
-    name = text_trim(name);
     sim_scenario_t *sc = p->sc;
     p->nkeys = 0;
     int known = 0;
@@ -809,7 +748,7 @@ static int open_section(parser_t *p, char *s)
         return FAIL(p,
                     "unknown section [%s]%s (sections: scenario, population, group, campaign, "
                     "plan)",
-                    kind, suggest(kind, kSections, COUNT(kSections), hint, sizeof(hint)));
+                    kind, kv_suggest(kind, kSections, COUNT(kSections), hint, sizeof(hint)));
     }
     int named =
         strcmp(kind, "group") == 0 || strcmp(kind, "campaign") == 0 || strcmp(kind, "plan") == 0;
@@ -873,17 +812,11 @@ static int open_section(parser_t *p, char *s)
     }
     char hint[64];
     return FAIL(p, "unknown section [%s]%s (sections: scenario, population, group, campaign, plan)",
-                kind, suggest(kind, kSections, COUNT(kSections), hint, sizeof(hint)));
+                kind, kv_suggest(kind, kSections, COUNT(kSections), hint, sizeof(hint)));
 }
 
-static int key_line(parser_t *p, char *s)
+static int key_line(parser_t *p, const char *k, char *v)
 {
-    char *eq = strchr(s, '=');
-    if (eq == NULL) {
-        return FAIL(p, "expected 'key = value' or a [section]");
-    }
-    *eq = '\0';
-    char *k = text_trim(s), *v = text_trim(eq + 1);
     if (*k == '\0') {
         return FAIL(p, "missing key before '='");
     }
@@ -1088,24 +1021,24 @@ int sim_scenario_parse(const char *text, size_t len, const char *source, sim_sce
     p.errcap = errcap;
     p.sc = out;
     defaults(out, source);
-    text_lines_t lines;
-    text_lines_init(&lines, text, len);
-    char line[MAX_LINE], *s;
+    kv_t kv;
+    kv_item_t it;
+    char line[MAX_LINE];
+    kv_init(&kv, text, len, line, sizeof(line));
     int got;
-    while ((got = text_lines_next(&lines, line, sizeof(line), &s)) != TEXT_LINE_END) {
-        p.line = lines.line;
-        if (got == TEXT_LINE_TOO_LONG) {
-            return FAIL(&p, "line longer than %d characters", MAX_LINE - 1);
-        }
-        if (got == TEXT_LINE_NUL) {
-            return FAIL(&p, "NUL byte in the line");
-        }
-        int st = *s == '[' ? open_section(&p, s) : key_line(&p, s);
+    while ((got = kv_next(&kv, &it)) != KV_END) {
+        p.line = it.line;
+        int st = got == KV_TOO_LONG      ? FAIL(&p, "line longer than %d characters", MAX_LINE - 1)
+                 : got == KV_NUL         ? FAIL(&p, "NUL byte in the line")
+                 : got == KV_SECTION     ? open_section(&p, it.kind, it.name)
+                 : got == KV_BAD_SECTION ? FAIL(&p, "malformed section header")
+                 : got == KV_TEXT        ? FAIL(&p, "expected 'key = value' or a [section]")
+                                         : key_line(&p, it.key, it.value);
         if (st != 0) {
             return -1;
         }
     }
-    p.line = lines.line > 0 ? lines.line : 1; /* end-of-file checks name the last line */
+    p.line = it.line > 0 ? it.line : 1; /* end-of-file checks name the last line */
     /* a planner-only scenario needs no population */
     int plans_only = out->ncampaigns == 0 && out->ngroups == 0 && out->nplans > 0;
     if ((!plans_only && check_groups(&p) != 0) || check_campaigns(&p) != 0) {
