@@ -5,6 +5,7 @@
  * Exit status 2: bad usage or configuration (campaigns file, certificate, key, database);
  * 1: a runtime failure. Logs: JSON lines on stderr (log.h). */
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -149,6 +150,52 @@ typedef struct {
     int allow_anonymous, public_estimates;
 } options_t;
 
+/* The options that take a value: a string, or an integer in [lo, hi]. */
+typedef struct {
+    const char *name;
+    int is_num;
+    size_t offset; /* in options_t: of a const char * or (is_num) an unsigned long long */
+    unsigned long long lo, hi;
+} value_option_t;
+
+static const value_option_t VALUE_OPTIONS[] = {
+    {"--credentials", 0, offsetof(options_t, credentials), 0, 0},
+    {"--device-ca", 0, offsetof(options_t, device_ca), 0, 0},
+    {"--revoked", 0, offsetof(options_t, revoked), 0, 0},
+    {"--integrity-check", 0, offsetof(options_t, integrity), 0, 0},
+    {"--instance", 0, offsetof(options_t, instance), 0, 0},
+    {"--log-level", 0, offsetof(options_t, log_level), 0, 0},
+    {"--max-conns-per-addr", 1, offsetof(options_t, per_addr), 0, 100000},
+    {"--rate-limit", 1, offsetof(options_t, rate), 0, 1000000},
+    {"--rate-burst", 1, offsetof(options_t, burst), 1, 1000000},
+    {"--memory-limit", 1, offsetof(options_t, memory), 128ull << 20, 1ull << 40},
+    {"--listen", 0, offsetof(options_t, listen), 0, 0},
+    {"--cert", 0, offsetof(options_t, cert), 0, 0},
+    {"--key", 0, offsetof(options_t, key), 0, 0},
+    {"--campaigns", 0, offsetof(options_t, campaigns), 0, 0},
+    {"--db", 0, offsetof(options_t, db), 0, 0},
+    {"--ready-file", 0, offsetof(options_t, ready_file), 0, 0},
+    {"--check-campaigns", 0, offsetof(options_t, check), 0, 0},
+    {"--threads", 1, offsetof(options_t, threads), 1, 16384},
+    {"--max-conns", 1, offsetof(options_t, threads), 1, 16384},
+    {"--max-body", 1, offsetof(options_t, max_body), 1, 1ull << 30},
+    {"--handshake-timeout-ms", 1, offsetof(options_t, handshake_ms), 10, 3600000},
+    {"--idle-timeout-ms", 1, offsetof(options_t, idle_ms), 10, 3600000},
+    {"--series-seconds", 1, offsetof(options_t, series_seconds), 1, 3600},
+    {"--request-timeout-ms", 1, offsetof(options_t, request_ms), 10, 3600000},
+};
+
+/* The option named a that takes a value, or NULL. */
+static const value_option_t *value_option(const char *a)
+{
+    for (size_t k = 0; k < sizeof(VALUE_OPTIONS) / sizeof(VALUE_OPTIONS[0]); k++) {
+        if (strcmp(a, VALUE_OPTIONS[k].name) == 0) {
+            return &VALUE_OPTIONS[k];
+        }
+    }
+    return NULL;
+}
+
 static int parse_args(int argc, char **argv, options_t *o)
 {
     memset(o, 0, sizeof(*o));
@@ -167,8 +214,7 @@ static int parse_args(int argc, char **argv, options_t *o)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        const char **str = NULL;
-        unsigned long long *num = NULL, lo = 1, hi = 0;
+        const value_option_t *opt = value_option(a);
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             fputs(USAGE, stdout);
             exit(0);
@@ -178,53 +224,7 @@ static int parse_args(int argc, char **argv, options_t *o)
         } else if (strcmp(a, "--public-estimates") == 0) {
             o->public_estimates = 1;
             continue;
-        } else if (strcmp(a, "--credentials") == 0) {
-            str = &o->credentials;
-        } else if (strcmp(a, "--device-ca") == 0) {
-            str = &o->device_ca;
-        } else if (strcmp(a, "--revoked") == 0) {
-            str = &o->revoked;
-        } else if (strcmp(a, "--integrity-check") == 0) {
-            str = &o->integrity;
-        } else if (strcmp(a, "--instance") == 0) {
-            str = &o->instance;
-        } else if (strcmp(a, "--log-level") == 0) {
-            str = &o->log_level;
-        } else if (strcmp(a, "--max-conns-per-addr") == 0) {
-            num = &o->per_addr, lo = 0, hi = 100000;
-        } else if (strcmp(a, "--rate-limit") == 0) {
-            num = &o->rate, lo = 0, hi = 1000000;
-        } else if (strcmp(a, "--rate-burst") == 0) {
-            num = &o->burst, hi = 1000000;
-        } else if (strcmp(a, "--memory-limit") == 0) {
-            num = &o->memory, lo = 128ull << 20, hi = 1ull << 40;
-        } else if (strcmp(a, "--listen") == 0) {
-            str = &o->listen;
-        } else if (strcmp(a, "--cert") == 0) {
-            str = &o->cert;
-        } else if (strcmp(a, "--key") == 0) {
-            str = &o->key;
-        } else if (strcmp(a, "--campaigns") == 0) {
-            str = &o->campaigns;
-        } else if (strcmp(a, "--db") == 0) {
-            str = &o->db;
-        } else if (strcmp(a, "--ready-file") == 0) {
-            str = &o->ready_file;
-        } else if (strcmp(a, "--check-campaigns") == 0) {
-            str = &o->check;
-        } else if (strcmp(a, "--threads") == 0 || strcmp(a, "--max-conns") == 0) {
-            num = &o->threads, hi = 16384;
-        } else if (strcmp(a, "--max-body") == 0) {
-            num = &o->max_body, hi = 1ull << 30;
-        } else if (strcmp(a, "--handshake-timeout-ms") == 0) {
-            num = &o->handshake_ms, lo = 10, hi = 3600000;
-        } else if (strcmp(a, "--idle-timeout-ms") == 0) {
-            num = &o->idle_ms, lo = 10, hi = 3600000;
-        } else if (strcmp(a, "--series-seconds") == 0) {
-            num = &o->series_seconds, hi = 3600;
-        } else if (strcmp(a, "--request-timeout-ms") == 0) {
-            num = &o->request_ms, lo = 10, hi = 3600000;
-        } else {
+        } else if (opt == NULL) {
             fprintf(stderr, "dpm-collector: unknown option '%s'\n%s", a, USAGE);
             return -1;
         }
@@ -232,11 +232,12 @@ static int parse_args(int argc, char **argv, options_t *o)
             fprintf(stderr, "dpm-collector: %s needs a value\n", a);
             return -1;
         }
-        if (str != NULL) {
-            *str = v;
-        } else if (parse_size(v, lo, hi, num) != 0) {
-            fprintf(stderr, "dpm-collector: %s wants an integer in [%llu, %llu], got '%s'\n", a, lo,
-                    hi, v);
+        char *field = (char *)o + opt->offset;
+        if (!opt->is_num) {
+            *(const char **)field = v;
+        } else if (parse_size(v, opt->lo, opt->hi, (unsigned long long *)field) != 0) {
+            fprintf(stderr, "dpm-collector: %s wants an integer in [%llu, %llu], got '%s'\n", a,
+                    opt->lo, opt->hi, v);
             return -1;
         }
         i++;
