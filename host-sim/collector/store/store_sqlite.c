@@ -1077,6 +1077,36 @@ static int64_t be_first_seen(coll_backend_t *b, uint32_t campaign_id)
     return v;
 }
 
+static int be_backup(const char *path, const char *to, char *err, size_t cap);
+static int be_restore(const char *from, const char *path, char *err, size_t cap);
+
+const coll_backend_ops_t coll_sqlite_backend = {
+    .name = "sqlite",
+    .open = be_open,
+    .schema_version = SCHEMA_VERSION,
+    .check_campaigns = be_check_campaigns,
+    .begin = be_begin,
+    .insert_batch = be_insert_batch,
+    .undo_batch = be_undo_batch,
+    .charge_quotas = be_charge_quotas,
+    .count_rejects = be_count_rejects,
+    .count_lost = be_count_lost,
+    .add_sums = be_add_sums,
+    .commit = be_commit,
+    .rollback = be_rollback,
+    .error = be_error,
+    .read_sums = be_read_sums,
+    .read_totals = be_read_totals,
+    .scan_reports = be_scan_reports,
+    .scan_sums = be_scan_sums,
+    .drop_periods = be_drop_periods,
+    .drop_fedauc = be_drop_fedauc,
+    .first_seen = be_first_seen,
+    .close = be_close,
+    .backup = be_backup,
+    .restore = be_restore,
+};
+
 /* ---- backup and restore -------------------------------------------------------------------- */
 
 /* Open the database file at path with flags; NULL with "cannot <verb> <path>: why" in err. */
@@ -1170,30 +1200,3 @@ static int be_restore(const char *from, const char *path, char *err, size_t cap)
     sqlite3_close(src);
     return rc;
 }
-
-const coll_backend_ops_t coll_sqlite_backend = {
-    .name = "sqlite",
-    .open = be_open,
-    .schema_version = SCHEMA_VERSION,
-    .check_campaigns = be_check_campaigns,
-    .begin = be_begin,
-    .insert_batch = be_insert_batch,
-    .undo_batch = be_undo_batch,
-    .charge_quotas = be_charge_quotas,
-    .count_rejects = be_count_rejects,
-    .count_lost = be_count_lost,
-    .add_sums = be_add_sums,
-    .commit = be_commit,
-    .rollback = be_rollback,
-    .error = be_error,
-    .read_sums = be_read_sums,
-    .read_totals = be_read_totals,
-    .scan_reports = be_scan_reports,
-    .scan_sums = be_scan_sums,
-    .drop_periods = be_drop_periods,
-    .drop_fedauc = be_drop_fedauc,
-    .first_seen = be_first_seen,
-    .close = be_close,
-    .backup = be_backup,
-    .restore = be_restore,
-};
