@@ -945,14 +945,24 @@ dpm_status_t dpm_disp_plan_min_devices(const dpm_disp_plan_t *plan, double eps, 
 
 /* ---- few randomization events (estimate/ci_flags.h) --------------------------------------- */
 
-dpm_status_t dpm_disp_event_jump(const dpm_disp_estimate_t *est, uint32_t g, double *jump)
+/* *e = group g's estimate of est, for a query with its answer at out: DPM_ERR_PARAM (a NULL,
+ * g out of range), DPM_ERR_UNDEFINED (the group has no estimate) or DPM_OK. */
+static dpm_status_t group_of(const dpm_disp_estimate_t *est, uint32_t g, const void *out,
+                             const dpm_disp_group_est_t **e)
 {
-    if (est == NULL || !is_d(est->params.d) || g >= est->params.d || jump == NULL) {
+    if (est == NULL || !is_d(est->params.d) || g >= est->params.d || out == NULL) {
         return DPM_ERR_PARAM;
     }
-    const dpm_disp_group_est_t *e = &est->group[g];
-    if (!e->valid) {
-        return DPM_ERR_UNDEFINED;
+    *e = &est->group[g];
+    return (*e)->valid ? DPM_OK : DPM_ERR_UNDEFINED;
+}
+
+dpm_status_t dpm_disp_event_jump(const dpm_disp_estimate_t *est, uint32_t g, double *jump)
+{
+    const dpm_disp_group_est_t *e = NULL;
+    dpm_status_t st = group_of(est, g, jump, &e);
+    if (st != DPM_OK) {
+        return st;
     }
     grad_t d = mean_gradient(&est->params, e->n, clamp(e->mean, -1.0, 1.0), est->sizes_estimated);
     /* a GRR move: one report (value at most 1 in size) in or out of S_G and n'_G; an RR flip
@@ -967,12 +977,10 @@ dpm_status_t dpm_disp_event_jump(const dpm_disp_estimate_t *est, uint32_t g, dou
  * carry. The worst case is ν² = 1. */
 dpm_status_t dpm_disp_plugin_excess(const dpm_disp_estimate_t *est, uint32_t g, double *ratio)
 {
-    if (est == NULL || !is_d(est->params.d) || g >= est->params.d || ratio == NULL) {
-        return DPM_ERR_PARAM;
-    }
-    const dpm_disp_group_est_t *e = &est->group[g];
-    if (!e->valid) {
-        return DPM_ERR_UNDEFINED;
+    const dpm_disp_group_est_t *e = NULL;
+    dpm_status_t st = group_of(est, g, ratio, &e);
+    if (st != DPM_OK) {
+        return st;
     }
     double low = e->var;
     if (e->nu2_given) {

@@ -68,13 +68,18 @@ typedef struct {
     double fpr, tpr;
 } point_t;
 
+int dpm_dpauc_point_order(double fpr_a, double tpr_a, double fpr_b, double tpr_b)
+{
+    if (fpr_a != fpr_b) {
+        return fpr_a < fpr_b ? -1 : 1;
+    }
+    return (tpr_a > tpr_b) - (tpr_a < tpr_b);
+}
+
 static int point_cmp(const void *a, const void *b)
 {
     const point_t *x = a, *y = b;
-    if (x->fpr != y->fpr) {
-        return x->fpr < y->fpr ? -1 : 1;
-    }
-    return (x->tpr > y->tpr) - (x->tpr < y->tpr);
+    return dpm_dpauc_point_order(x->fpr, x->tpr, y->fpr, y->tpr);
 }
 
 static dpm_status_t undefined(dpm_dpauc_estimate_t *est, const char *why)

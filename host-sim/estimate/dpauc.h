@@ -60,6 +60,10 @@ typedef struct {
 
 dpm_status_t dpm_dpauc_params_init(dpm_dpauc_params_t *p, uint32_t n, double scale);
 
+/* Variant A's order of the ROC points (fpr, tpr) it integrates: by fpr, then by tpr; < 0, 0 or
+ * > 0 as qsort wants (mech/auc.c sorts its bound's points the same way). */
+int dpm_dpauc_point_order(double fpr_a, double tpr_a, double fpr_b, double tpr_b);
+
 typedef enum {
     DPM_DPAUC_SERVER_A = 0, /* Sun et al.'s code: clamp, sort by fpr, trapezoid */
     DPM_DPAUC_SERVER_B = 1, /* unclamped per-threshold rates, threshold order */

@@ -24,15 +24,17 @@ dpm_status_t dpm_roc_groups_params_init(dpm_roc_groups_params_t *p, uint32_t gro
         !(scale >= 0.0) || !isfinite(scale)) {
         return DPM_ERR_PARAM;
     }
+    dpm_roc_params_t r; /* roc.h's noise variance and equal bins: one rule for both estimators */
+    if (dpm_roc_params_init(&r, bins, scale) != DPM_OK) {
+        return DPM_ERR_PARAM;
+    }
     p->groups = groups;
     p->bins = bins;
     p->P = (double)keep / TWO32;
     p->Q = (double)other / TWO32;
-    p->scale = scale;
-    p->noise_var = prob_dlap_var(scale);
-    for (uint32_t b = 0; b < bins; b++) {
-        p->width[b] = 1.0 / (double)bins;
-    }
+    p->scale = r.scale;
+    p->noise_var = r.noise_var;
+    memcpy(p->width, r.width, bins * sizeof(double));
     return DPM_OK;
 }
 

@@ -29,6 +29,15 @@ static double clip(double x, double lo, double hi)
     return x < lo ? lo : x > hi ? hi : x;
 }
 
+/* A defined estimate of value v, clipped to the estimand's range [lo, hi] too. */
+static void set_value(dpm_ustat_estimate_t *est, double v, double lo, double hi)
+{
+    est->defined = 1;
+    est->reason = "";
+    est->value = v;
+    est->value_clipped = clip(v, lo, hi);
+}
+
 /* z for a two-sided normal interval at confidence c, checked in (0, 1) by the callers. */
 static double z_of(double confidence)
 {
@@ -377,10 +386,7 @@ static dpm_status_t ustat_general(const dpm_ustat_bins_params_t *p, const dpm_us
         if (!isfinite(uf) || !isfinite(var)) {
             return DPM_ERR_BUFFER;
         }
-        est->defined = 1;
-        est->reason = "";
-        est->value = uf;
-        est->value_clipped = clip(uf, -1.0, 1.0);
+        set_value(est, uf, -1.0, 1.0);
     } else {
         double ug = u_value(ag, h, a->count[0], n, p->q, g, d);
         double pairs = n * (n - 1.0) / 2.0;
@@ -405,10 +411,7 @@ static dpm_status_t ustat_general(const dpm_ustat_bins_params_t *p, const dpm_us
         if (!isfinite(r) || !isfinite(var)) {
             return DPM_ERR_BUFFER;
         }
-        est->defined = 1;
-        est->reason = "";
-        est->value = r;
-        est->value_clipped = clip(r, 0.0, 1.0);
+        set_value(est, r, 0.0, 1.0);
         est->n_pos = npos;
         est->n_neg = n - npos;
     }

@@ -67,10 +67,7 @@ typedef struct {
 static int dpt_cmp(const void *a, const void *b)
 {
     const dpt_t *p = a, *q = b;
-    if (p->x != q->x) {
-        return p->x < q->x ? -1 : 1;
-    }
-    return (p->y > q->y) - (p->y < q->y);
+    return dpm_dpauc_point_order(p->x, p->y, q->x, q->y);
 }
 
 /* dpauc: one more accepted report (each of the 4N counts + x, x in [lo, hi] = [-k, max_examples

@@ -11,6 +11,14 @@
 
 #include "mech/base/est_json.h"
 
+/* , "key": [lo, hi] and the interval's flags (coll_ci_json). */
+static void interval_json(jw_t *sb, const char *key, double lo, double hi, unsigned flags)
+{
+    jw_raw(sb, ", \"%s\": ", key);
+    coll_json_interval(sb, lo, hi);
+    coll_ci_json(sb, key, flags);
+}
+
 /* roc_hist: "roc": the summed histograms and the estimate of host-sim/estimate/roc.h. */
 void host_roc_json(jw_t *sb, const coll_campaign_t *c, const dpm_roc_agg_t *agg, double confidence)
 {
@@ -30,8 +38,7 @@ void host_roc_json(jw_t *sb, const coll_campaign_t *c, const dpm_roc_agg_t *agg,
     }
     jw_raw(sb, ", \"roc\": {\"bins\": %u", B);
     coll_json_array(sb, "edges", edges, B - 1);
-    jw_raw(sb, ", \"noise_scale\": ");
-    coll_json_num(sb, c->roc.scale);
+    coll_json_member(sb, "noise_scale", c->roc.scale);
     for (int k = 0; k < 2; k++) { /* exact integers (%.9g would round sums >= 1e9) */
         const int64_t *v = k ? agg->neg : agg->pos;
         jw_raw(sb, ", \"%s\": [", k ? "neg_sum" : "pos_sum");
@@ -55,60 +62,38 @@ void host_roc_json(jw_t *sb, const coll_campaign_t *c, const dpm_roc_agg_t *agg,
     if (e->valid) {
         jw_raw(sb, ", \"projected\": %s, \"positives\": ", e->projected ? "true" : "false");
         coll_json_num(sb, e->P);
-        jw_raw(sb, ", \"negatives\": ");
-        coll_json_num(sb, e->N);
-        jw_raw(sb, ", \"auc\": ");
-        coll_json_num(sb, e->auc);
-        jw_raw(sb, ", \"auc_unbiased\": ");
-        coll_json_num(sb, e->auc_raw);
-        jw_raw(sb, ", \"auc_clipped\": ");
-        coll_json_num(sb, e->auc);
-        jw_raw(sb, ", \"auc_var_noise\": ");
-        coll_json_num(sb, e->var_noise);
-        jw_raw(sb, ", \"auc_var_sampling\": ");
-        coll_json_num(sb, e->var_sampling);
-        jw_raw(sb, ", \"auc_ci\": ");
-        coll_json_interval(sb, e->ci_lo, e->ci_hi);
-        coll_ci_json(sb, "auc_ci", e->ci_flags);
-        jw_raw(sb, ", \"auc_ci_total\": ");
-        coll_json_interval(sb, e->ci_total_lo, e->ci_total_hi);
-        coll_ci_json(sb, "auc_ci_total", e->ci_total_flags);
-        jw_raw(sb, ", \"events\": ");
-        coll_json_num(sb, e->events);
-        jw_raw(sb, ", \"fieller_g\": ");
-        coll_json_num(sb, e->fieller_g);
-        jw_raw(sb, ", \"auc_unbinned\": "); /* within-bin pairs by linear densities (roc.h) */
-        coll_json_num(sb, e->auc_unbinned);
-        jw_raw(sb, ", \"auc_unbinned_raw\": ");
-        coll_json_num(sb, e->auc_unbinned_raw);
-        jw_raw(sb, ", \"auc_unbinned_var_noise\": ");
-        coll_json_num(sb, e->unbinned_var_noise);
-        jw_raw(sb, ", \"auc_unbinned_sd\": ");
-        coll_json_num(sb, e->unbinned_sd);
-        jw_raw(sb, ", \"auc_unbinned_var_within\": ");
-        coll_json_num(sb, e->unbinned_var_within);
-        jw_raw(sb, ", \"auc_unbinned_var_sampling\": ");
-        coll_json_num(sb, e->unbinned_var_sampling);
-        jw_raw(sb, ", \"auc_unbinned_bound\": ");
-        coll_json_num(sb, e->unbinned_bound);
-        jw_raw(sb, ", \"auc_unbinned_events\": ");
-        coll_json_num(sb, e->unbinned_events);
-        jw_raw(sb, ", \"auc_unbinned_ci\": ");
-        coll_json_interval(sb, e->unbinned_ci_lo, e->unbinned_ci_hi);
-        coll_ci_json(sb, "auc_unbinned_ci", e->unbinned_flags);
-        jw_raw(sb, ", \"auc_unbinned_ci_total\": ");
-        coll_json_interval(sb, e->unbinned_ci_total_lo, e->unbinned_ci_total_hi);
-        coll_ci_json(sb, "auc_unbinned_ci_total", e->unbinned_total_flags);
-        jw_raw(sb, ", \"max_auc_shift_one_report\": ");
-        coll_json_num(sb, coll_bounds_auc_shift(&c->bounds, e->P, e->N));
+        coll_json_member(sb, "negatives", e->N);
+        coll_json_member(sb, "auc", e->auc);
+        coll_json_member(sb, "auc_unbiased", e->auc_raw);
+        coll_json_member(sb, "auc_clipped", e->auc);
+        coll_json_member(sb, "auc_var_noise", e->var_noise);
+        coll_json_member(sb, "auc_var_sampling", e->var_sampling);
+        interval_json(sb, "auc_ci", e->ci_lo, e->ci_hi, e->ci_flags);
+        interval_json(sb, "auc_ci_total", e->ci_total_lo, e->ci_total_hi, e->ci_total_flags);
+        coll_json_member(sb, "events", e->events);
+        coll_json_member(sb, "fieller_g", e->fieller_g);
+        /* within-bin pairs by linear densities (roc.h) */
+        coll_json_member(sb, "auc_unbinned", e->auc_unbinned);
+        coll_json_member(sb, "auc_unbinned_raw", e->auc_unbinned_raw);
+        coll_json_member(sb, "auc_unbinned_var_noise", e->unbinned_var_noise);
+        coll_json_member(sb, "auc_unbinned_sd", e->unbinned_sd);
+        coll_json_member(sb, "auc_unbinned_var_within", e->unbinned_var_within);
+        coll_json_member(sb, "auc_unbinned_var_sampling", e->unbinned_var_sampling);
+        coll_json_member(sb, "auc_unbinned_bound", e->unbinned_bound);
+        coll_json_member(sb, "auc_unbinned_events", e->unbinned_events);
+        interval_json(sb, "auc_unbinned_ci", e->unbinned_ci_lo, e->unbinned_ci_hi,
+                      e->unbinned_flags);
+        interval_json(sb, "auc_unbinned_ci_total", e->unbinned_ci_total_lo, e->unbinned_ci_total_hi,
+                      e->unbinned_total_flags);
+        coll_json_member(sb, "max_auc_shift_one_report",
+                         coll_bounds_auc_shift(&c->bounds, e->P, e->N));
         coll_json_array(sb, "fpr", e->fpr, B + 1);
         coll_json_array(sb, "tpr", e->tpr, B + 1);
         coll_json_array(sb, "tpr_lo", e->tpr_lo, B + 1);
         coll_json_array(sb, "tpr_hi", e->tpr_hi, B + 1);
         coll_json_array(sb, "tpr_lo_simultaneous", e->tpr_lo_sim, B + 1);
         coll_json_array(sb, "tpr_hi_simultaneous", e->tpr_hi_sim, B + 1);
-        jw_raw(sb, ", \"tpr_band_events\": ");
-        coll_json_num(sb, e->tpr_events_min);
+        coll_json_member(sb, "tpr_band_events", e->tpr_events_min);
         coll_ci_json(sb, "tpr_band", e->tpr_flags);
     }
     coll_json_reason(sb,

@@ -13,7 +13,7 @@
 #include "collector/ingest/revoked.h"
 
 typedef coll_text_t text_t;
-#define put coll_text_put
+#define put jw_raw
 
 /* A label value: reasons are static English text; quote-safe by construction, but escape
  * anyway. */
@@ -122,12 +122,12 @@ static int put_fedauc(text_t *t, const coll_app_t *app)
 
 int coll_metrics_text(const coll_app_t *app, char **out, size_t *len)
 {
-    text_t t = {malloc(8192), 0, 8192, 0};
+    text_t t;
+    jw_buffer(&t);
     coll_campaign_state_t *st = malloc(sizeof(*st));
     coll_totals_t *tot = malloc(sizeof(*tot));
     coll_counters_t *cnt = malloc(sizeof(*cnt));
-    if (t.buf == NULL || st == NULL || tot == NULL || cnt == NULL) {
-        free(t.buf);
+    if (st == NULL || tot == NULL || cnt == NULL) {
         free(st);
         free(tot);
         free(cnt);
@@ -211,7 +211,9 @@ int coll_metrics_text(const coll_app_t *app, char **out, size_t *len)
     free(st);
     free(tot);
     free(cnt);
-    coll_text_t full = {NULL, 0, 0, t.err};
+    coll_text_t full;
+    jw_buffer(&full);
+    full.err = t.err;
     coll_metrics_add_help(&t, &full);
     free(t.buf);
     if (full.err) {

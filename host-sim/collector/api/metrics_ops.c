@@ -4,7 +4,6 @@
 #include "collector/api/metrics_ops.h"
 
 #include <dirent.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,31 +60,6 @@ static const struct {
     {"process_threads", "Threads of the process."},
 };
 
-void coll_text_put(coll_text_t *t, const char *fmt, ...)
-{
-    for (int tries = 0; tries < 2 && !t->err; tries++) {
-        va_list ap;
-        va_start(ap, fmt);
-        int n = vsnprintf(t->buf != NULL ? t->buf + t->len : NULL, t->cap - t->len, fmt, ap);
-        va_end(ap);
-        if (n < 0) {
-            t->err = 1;
-        } else if ((size_t)n < t->cap - t->len) {
-            t->len += (size_t)n;
-            return;
-        } else {
-            size_t cap = 2 * t->cap + (size_t)n + 1;
-            char *p = realloc(t->buf, cap);
-            if (p == NULL) {
-                t->err = 1;
-            } else {
-                t->buf = p;
-                t->cap = cap;
-            }
-        }
-    }
-}
-
 void coll_metrics_add_help(const coll_text_t *in, coll_text_t *out)
 {
     for (size_t pos = 0; pos < in->len && !out->err;) {
@@ -96,20 +70,20 @@ void coll_metrics_add_help(const coll_text_t *in, coll_text_t *out)
             size_t k = strcspn(line + 7, " \n");
             const char *help = coll_metrics_help(line + 7, k);
             if (help != NULL) {
-                coll_text_put(out, "# HELP %.*s %s\n", (int)k, line + 7, help);
+                jw_raw(out, "# HELP %.*s %s\n", (int)k, line + 7, help);
             }
         }
-        coll_text_put(out, "%.*s", (int)n, line);
+        jw_raw(out, "%.*s", (int)n, line);
         pos += n;
     }
 }
 
 void coll_metrics_process(coll_text_t *t)
 {
-    coll_text_put(t,
-                  "# TYPE dpm_collector_build_info gauge\n"
-                  "dpm_collector_build_info{version=\"%s\"} 1\n",
-                  dpm_version());
+    jw_raw(t,
+           "# TYPE dpm_collector_build_info gauge\n"
+           "dpm_collector_build_info{version=\"%s\"} 1\n",
+           dpm_version());
     /* /proc/self/stat: utime stime (14, 15), num_threads (20), starttime (22), vsize (23),
      * rss pages (24); the command (2) may hold spaces, so fields are counted after its ')',
      * from field 4 on (after the state letter) */
@@ -141,16 +115,15 @@ void coll_metrics_process(coll_text_t *t)
         fclose(st);
     }
     if (got >= 21 && hz > 0) {
-        coll_text_put(
-            t,
-            "# TYPE process_cpu_seconds_total counter\nprocess_cpu_seconds_total %.2f\n"
-            "# TYPE process_threads gauge\nprocess_threads %llu\n"
-            "# TYPE process_start_time_seconds gauge\nprocess_start_time_seconds %.2f\n"
-            "# TYPE process_virtual_memory_bytes gauge\nprocess_virtual_memory_bytes %llu\n"
-            "# TYPE process_resident_memory_bytes gauge\n"
-            "process_resident_memory_bytes %llu\n",
-            (double)(v[10] + v[11]) / (double)hz, v[16], boot + (double)v[18] / (double)hz, v[19],
-            v[20] * (unsigned long long)page);
+        jw_raw(t,
+               "# TYPE process_cpu_seconds_total counter\nprocess_cpu_seconds_total %.2f\n"
+               "# TYPE process_threads gauge\nprocess_threads %llu\n"
+               "# TYPE process_start_time_seconds gauge\nprocess_start_time_seconds %.2f\n"
+               "# TYPE process_virtual_memory_bytes gauge\nprocess_virtual_memory_bytes %llu\n"
+               "# TYPE process_resident_memory_bytes gauge\n"
+               "process_resident_memory_bytes %llu\n",
+               (double)(v[10] + v[11]) / (double)hz, v[16], boot + (double)v[18] / (double)hz,
+               v[19], v[20] * (unsigned long long)page);
     }
     unsigned long long fds = 0;
     DIR *d = opendir("/proc/self/fd");
@@ -159,12 +132,12 @@ void coll_metrics_process(coll_text_t *t)
     }
     if (d != NULL) {
         closedir(d);
-        coll_text_put(t, "# TYPE process_open_fds gauge\nprocess_open_fds %llu\n", fds - 1u);
+        jw_raw(t, "# TYPE process_open_fds gauge\nprocess_open_fds %llu\n", fds - 1u);
     }
     struct rlimit rl;
     if (getrlimit(RLIMIT_NOFILE, &rl) == 0) {
-        coll_text_put(t, "# TYPE process_max_fds gauge\nprocess_max_fds %llu\n",
-                      (unsigned long long)rl.rlim_cur);
+        jw_raw(t, "# TYPE process_max_fds gauge\nprocess_max_fds %llu\n",
+               (unsigned long long)rl.rlim_cur);
     }
 }
 

@@ -8,18 +8,10 @@
 
 #include <stddef.h>
 
-typedef struct {
-    char *buf;
-    size_t len, cap;
-    int err; /* memory ran out: the text is incomplete */
-} coll_text_t;
+#include "common/json_write.h"
 
-/* Append printf-formatted text (grows the buffer; sets err when memory runs out). */
-void coll_text_put(coll_text_t *t, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
+/* The text: a heap-buffer writer (jw_buffer; jw_raw appends, err when memory runs out). */
+typedef jw_t coll_text_t;
 
 /* Append build_info and the process_* metrics. */
 void coll_metrics_process(coll_text_t *t);

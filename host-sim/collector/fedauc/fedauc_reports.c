@@ -7,6 +7,7 @@
 
 #include "collector/fedauc/fedauc_service.h"
 #include "collector/fedauc/fedauc_state.h"
+#include "common/grow.h"
 
 /* A failure to look (database, memory), not a verdict on the report: the batch is answered
  * 500 (or 503) and the device sends it again; it is never a reject, which would drop it. */
@@ -117,14 +118,8 @@ static const char *check_one(coll_fedauc_t *f, const coll_campaigns_t *cs, const
 static int claim_add(coll_fedauc_claims_t *cl, uint32_t cid, const uint8_t *token,
                      const uint8_t *rid)
 {
-    if (cl->n == cl->cap) {
-        size_t cap = cl->cap ? 2 * cl->cap : 8;
-        struct coll_fedauc_claim *p = realloc(cl->c, cap * sizeof(*p));
-        if (p == NULL) {
-            return -1;
-        }
-        cl->c = p;
-        cl->cap = cap;
+    if (HOST_GROW(cl->c, cl->n, cl->cap, 8) != 0) {
+        return -1;
     }
     cl->c[cl->n].campaign_id = cid;
     memcpy(cl->c[cl->n].token, token, TOKEN);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow.h"
 #include "mech/host_mech.h"
 
 /* The report_id of a report that did not decode, if its field 1 is readable. */
@@ -52,14 +53,8 @@ static int add_reject(coll_batch_t *b, const uint8_t *id, size_t id_len, uint32_
     if (b->nrejects >= COLL_REJECTS_LISTED) {
         return 0;
     }
-    if (b->nrejects == b->rejects_cap) {
-        size_t cap = b->rejects_cap ? 2 * b->rejects_cap : 16;
-        coll_reject_t *r = realloc(b->rejects, cap * sizeof(*r));
-        if (r == NULL) {
-            return -1;
-        }
-        b->rejects = r;
-        b->rejects_cap = cap;
+    if (HOST_GROW(b->rejects, b->nrejects, b->rejects_cap, 16) != 0) {
+        return -1;
     }
     coll_reject_t *rj = &b->rejects[b->nrejects++];
     memset(rj, 0, sizeof(*rj));
@@ -74,14 +69,9 @@ static int add_reject(coll_batch_t *b, const uint8_t *id, size_t id_len, uint32_
 static int add_report(coll_batch_t *b, const dpm_report_t *rep, const uint8_t *raw, size_t len,
                       int ci, const coll_campaign_t *c)
 {
-    if (b->nreports == b->reports_cap) { /* only if the first pass undercounted: never */
-        size_t cap = b->reports_cap ? 2 * b->reports_cap : 16;
-        coll_report_t *r = realloc(b->reports, cap * sizeof(*r));
-        if (r == NULL) {
-            return -1;
-        }
-        b->reports = r;
-        b->reports_cap = cap;
+    /* grows only if the first pass undercounted: never */
+    if (HOST_GROW(b->reports, b->nreports, b->reports_cap, 16) != 0) {
+        return -1;
     }
     coll_report_t *cr = &b->reports[b->nreports++];
     memset(cr, 0, sizeof(*cr));

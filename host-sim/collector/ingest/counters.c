@@ -60,18 +60,19 @@ void coll_counters_reject(coll_counters_t *c, const char *reason, uint64_t n)
     pthread_mutex_unlock(&c->mu);
 }
 
+/* One more of counter n of c, under c's lock. */
+static void bump(coll_counters_t *c, uint64_t *n)
+{
+    pthread_mutex_lock(&c->mu);
+    (*n)++;
+    pthread_mutex_unlock(&c->mu);
+}
+
 void coll_counters_handshake(coll_counters_t *c, int ok)
 {
-    if (c == NULL) {
-        return;
+    if (c != NULL) {
+        bump(c, ok ? &c->tls_handshakes : &c->tls_handshake_failures);
     }
-    pthread_mutex_lock(&c->mu);
-    if (ok) {
-        c->tls_handshakes++;
-    } else {
-        c->tls_handshake_failures++;
-    }
-    pthread_mutex_unlock(&c->mu);
 }
 
 void coll_counters_commit(coll_counters_t *c, double seconds, int ok)
@@ -116,14 +117,7 @@ int coll_counters_series_json(coll_counters_t *c, int64_t now, char **out, size_
 
 void coll_counters_reload(coll_counters_t *c, int ok)
 {
-    if (c == NULL) {
-        return;
+    if (c != NULL) {
+        bump(c, ok ? &c->reloads_ok : &c->reloads_failed);
     }
-    pthread_mutex_lock(&c->mu);
-    if (ok) {
-        c->reloads_ok++;
-    } else {
-        c->reloads_failed++;
-    }
-    pthread_mutex_unlock(&c->mu);
 }

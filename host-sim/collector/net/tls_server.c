@@ -128,47 +128,38 @@ static int wait_fd(int fd, short events, uint64_t deadline_ms)
     }
 }
 
-static int bio_send(void *ctx, const unsigned char *buf, size_t len)
+/* Mbed TLS's send (out) or receive callback on the non-blocking socket, within the deadline. */
+static int bio_io(coll_tls_conn_t *c, unsigned char *buf, size_t len, int out)
 {
-    coll_tls_conn_t *c = ctx;
+    int failed = out ? MBEDTLS_ERR_NET_SEND_FAILED : MBEDTLS_ERR_NET_RECV_FAILED;
     for (;;) {
-        int w = wait_fd(c->fd, POLLOUT, c->deadline_ms);
+        int w = wait_fd(c->fd, out ? POLLOUT : POLLIN, c->deadline_ms);
         if (w == 0) {
             return MBEDTLS_ERR_SSL_TIMEOUT;
         }
         if (w < 0) {
-            return MBEDTLS_ERR_NET_SEND_FAILED;
+            return failed;
         }
-        ssize_t n = send(c->fd, buf, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+        ssize_t n = out ? send(c->fd, buf, len, MSG_NOSIGNAL | MSG_DONTWAIT)
+                        : recv(c->fd, buf, len, MSG_DONTWAIT);
         if (n >= 0) {
-            return (int)n;
+            return (int)n; /* received 0: the peer closed */
         }
         if (errno != EINTR && errno != EAGAIN && errno != EWOULDBLOCK) {
-            return errno == EPIPE || errno == ECONNRESET ? MBEDTLS_ERR_NET_CONN_RESET
-                                                         : MBEDTLS_ERR_NET_SEND_FAILED;
+            return errno == ECONNRESET || (out && errno == EPIPE) ? MBEDTLS_ERR_NET_CONN_RESET
+                                                                  : failed;
         }
     }
 }
 
+static int bio_send(void *ctx, const unsigned char *buf, size_t len)
+{
+    return bio_io(ctx, (unsigned char *)buf, len, 1); /* only read from: send() */
+}
+
 static int bio_recv(void *ctx, unsigned char *buf, size_t len)
 {
-    coll_tls_conn_t *c = ctx;
-    for (;;) {
-        int w = wait_fd(c->fd, POLLIN, c->deadline_ms);
-        if (w == 0) {
-            return MBEDTLS_ERR_SSL_TIMEOUT;
-        }
-        if (w < 0) {
-            return MBEDTLS_ERR_NET_RECV_FAILED;
-        }
-        ssize_t n = recv(c->fd, buf, len, MSG_DONTWAIT);
-        if (n >= 0) {
-            return (int)n; /* 0: the peer closed */
-        }
-        if (errno != EINTR && errno != EAGAIN && errno != EWOULDBLOCK) {
-            return errno == ECONNRESET ? MBEDTLS_ERR_NET_CONN_RESET : MBEDTLS_ERR_NET_RECV_FAILED;
-        }
-    }
+    return bio_io(ctx, buf, len, 0);
 }
 
 static int io_result(int ret)

@@ -41,6 +41,37 @@ static int usage(const char *cmd, const char *why)
     return 2;
 }
 
+/* dpm-collector retention: drop the periods before the newest keep of every campaign. */
+static int retention(const char *cmd, const admin_opts_t *o, char *err, size_t errcap)
+{
+    char *end = NULL;
+    unsigned long keep = o->keep != NULL ? strtoul(o->keep, &end, 10) : 0;
+    if (o->campaigns == NULL || o->keep == NULL || *end != '\0' || keep < 1 ||
+        keep > 1000000000ul) {
+        return usage(cmd, "--campaigns and --keep-periods N (N >= 1) are required");
+    }
+    int64_t now = o->now != NULL ? (int64_t)strtoll(o->now, NULL, 10) : (int64_t)time(NULL);
+    coll_campaigns_t *cs = calloc(1, sizeof(*cs));
+    if (cs == NULL || coll_campaigns_load(o->campaigns, cs, err, errcap) != 0) {
+        fprintf(stderr, "dpm-collector retention: %s\n", cs ? err : "out of memory");
+        free(cs);
+        return cs ? 2 : 1;
+    }
+    uint64_t reports = 0, periods = 0, uploads = 0;
+    int rc = coll_store_retention(o->db, cs, (uint32_t)keep, now, &reports, &periods, &uploads, err,
+                                  errcap);
+    free(cs);
+    if (rc != 0) {
+        fprintf(stderr, "dpm-collector retention: %s\n", err);
+        return 1;
+    }
+    printf("dropped %llu period(s) with %llu report(s) and %llu FedAUC upload(s); kept the newest "
+           "%lu period(s) of each campaign\n",
+           (unsigned long long)periods, (unsigned long long)reports, (unsigned long long)uploads,
+           keep);
+    return 0;
+}
+
 int coll_admin_main(int argc, char **argv)
 {
     const char *cmd = argv[1];
@@ -67,6 +98,7 @@ int coll_admin_main(int argc, char **argv)
         return usage(cmd, "--db is required");
     }
     char err[512] = "";
+    int rc = 0;
     if (strcmp(cmd, "backup") == 0) {
         if (o.to == NULL) {
             return usage(cmd, "--to is required");
@@ -74,74 +106,39 @@ int coll_admin_main(int argc, char **argv)
         /* a backup holds every report: readable by its owner only, like the database (the
          * SQLite copy and pg_dump's file are both created under this mask) */
         umask(077);
-        if (coll_store_backup(o.db, o.to, err, sizeof(err)) != 0) {
-            fprintf(stderr, "dpm-collector backup: %s\n", err);
-            return 1;
+        if ((rc = coll_store_backup(o.db, o.to, err, sizeof(err))) == 0) {
+            printf("backup of %s written to %s\n", o.db, o.to);
         }
-        printf("backup of %s written to %s\n", o.db, o.to);
-        return 0;
-    }
-    if (strcmp(cmd, "restore") == 0) {
+    } else if (strcmp(cmd, "restore") == 0) {
         if (o.from == NULL) {
             return usage(cmd, "--from is required");
         }
-        if (coll_store_restore(o.from, o.db, err, sizeof(err)) != 0) {
-            fprintf(stderr, "dpm-collector restore: %s\n", err);
-            return 1;
+        if ((rc = coll_store_restore(o.from, o.db, err, sizeof(err))) == 0) {
+            printf("%s restored into %s\n", o.from, o.db);
         }
-        printf("%s restored into %s\n", o.from, o.db);
-        return 0;
-    }
-    if (strcmp(cmd, "verify") == 0) {
+    } else if (strcmp(cmd, "verify") == 0) {
         uint64_t n = 0;
-        int rc = coll_store_verify(o.db, &n, err, sizeof(err));
-        if (rc != 0) {
-            fprintf(stderr, "dpm-collector verify: %s\n", err);
-            return 1;
+        if ((rc = coll_store_verify(o.db, &n, err, sizeof(err))) == 0) {
+            printf("ok: the stored sums equal the sums of the %llu stored reports\n",
+                   (unsigned long long)n);
         }
-        printf("ok: the stored sums equal the sums of the %llu stored reports\n",
-               (unsigned long long)n);
-        return 0;
-    }
-    if (strcmp(cmd, "migrate") == 0) {
+    } else if (strcmp(cmd, "migrate") == 0) {
         int from = -1, to = 0;
-        if (coll_store_migrate(o.db, &from, &to, err, sizeof(err)) != 0) {
-            fprintf(stderr, "dpm-collector migrate: %s\n", err);
-            return 1;
+        if ((rc = coll_store_migrate(o.db, &from, &to, err, sizeof(err))) == 0) {
+            if (from < 0) {
+                printf("created schema version %d\n", to);
+            } else if (from == to) {
+                printf("schema version %d: nothing to do\n", to);
+            } else {
+                printf("migrated schema version %d to %d\n", from, to);
+            }
         }
-        if (from < 0) {
-            printf("created schema version %d\n", to);
-        } else if (from == to) {
-            printf("schema version %d: nothing to do\n", to);
-        } else {
-            printf("migrated schema version %d to %d\n", from, to);
-        }
-        return 0;
+    } else {
+        return retention(cmd, &o, err, sizeof(err));
     }
-    /* retention */
-    char *end = NULL;
-    unsigned long keep = o.keep != NULL ? strtoul(o.keep, &end, 10) : 0;
-    if (o.campaigns == NULL || o.keep == NULL || *end != '\0' || keep < 1 || keep > 1000000000ul) {
-        return usage(cmd, "--campaigns and --keep-periods N (N >= 1) are required");
-    }
-    int64_t now = o.now != NULL ? (int64_t)strtoll(o.now, NULL, 10) : (int64_t)time(NULL);
-    coll_campaigns_t *cs = calloc(1, sizeof(*cs));
-    if (cs == NULL || coll_campaigns_load(o.campaigns, cs, err, sizeof(err)) != 0) {
-        fprintf(stderr, "dpm-collector retention: %s\n", cs ? err : "out of memory");
-        free(cs);
-        return cs ? 2 : 1;
-    }
-    uint64_t reports = 0, periods = 0, uploads = 0;
-    int rc = coll_store_retention(o.db, cs, (uint32_t)keep, now, &reports, &periods, &uploads, err,
-                                  sizeof(err));
-    free(cs);
     if (rc != 0) {
-        fprintf(stderr, "dpm-collector retention: %s\n", err);
+        fprintf(stderr, "dpm-collector %s: %s\n", cmd, err);
         return 1;
     }
-    printf("dropped %llu period(s) with %llu report(s) and %llu FedAUC upload(s); kept the newest "
-           "%lu period(s) of each campaign\n",
-           (unsigned long long)periods, (unsigned long long)reports, (unsigned long long)uploads,
-           keep);
     return 0;
 }

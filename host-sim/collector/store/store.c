@@ -11,6 +11,7 @@
 
 #include "collector/ingest/log.h"
 #include "collector/store/store_backend.h"
+#include "common/grow.h"
 #include "mech/host_mech.h"
 
 #define MAX_ATTEMPTS 3 /* a transaction aborted by a conflict is run again this often */
@@ -189,14 +190,8 @@ static long quota_find(const coll_store_t *s, const char *device, const coll_rep
 static int quota_push(coll_store_t *s, const char *device, uint32_t campaign_id, uint32_t period,
                       int64_t delta)
 {
-    if (s->nquota == s->quota_cap) {
-        size_t cap = s->quota_cap ? 2 * s->quota_cap : 16;
-        coll_quota_t *p = realloc(s->quota, cap * sizeof(*p));
-        if (p == NULL) {
-            return -1;
-        }
-        s->quota = p;
-        s->quota_cap = cap;
+    if (HOST_GROW(s->quota, s->nquota, s->quota_cap, 16) != 0) {
+        return -1;
     }
     coll_quota_t *q = &s->quota[s->nquota++];
     q->device = device;
@@ -238,6 +233,17 @@ static void quota_merge(coll_store_t *s)
     s->nquota = k;
 }
 
+/* Merge the counters in s->quota and charge them to the database, which sets each one's after
+ * (nothing to do when there are none). 0, or -1 (database). */
+static int quota_charge(coll_store_t *s)
+{
+    if (s->nquota == 0) {
+        return 0;
+    }
+    quota_merge(s);
+    return s->ops->charge_quotas(s->be, s->quota, s->nquota);
+}
+
 static int charged(const job_t *j)
 {
     const coll_batch_t *b = j->batch;
@@ -252,10 +258,7 @@ typedef struct {
 static int cmp_id(const void *x, const void *y)
 {
     const id_key_t *a = x, *b = y;
-    if (a->cid != b->cid) {
-        return a->cid < b->cid ? -1 : 1;
-    }
-    return memcmp(a->id, b->id, DPM_REPORT_ID_BYTES);
+    return coll_report_key_cmp(a->cid, a->id, b->cid, b->id);
 }
 
 /* Did an undone batch store a report that a later batch of [first, stop) took for a duplicate? */
@@ -308,14 +311,13 @@ static int settle(coll_store_t *s, job_t *first, job_t *stop)
             }
         }
     }
-    if (s->nquota == 0) {
-        return 0;
-    }
-    quota_merge(s);
-    if (s->ops->charge_quotas(s->be, s->quota, s->nquota) != 0) {
+    if (quota_charge(s) != 0) {
         return -1;
     }
     size_t nk = s->nquota;
+    if (nk == 0) {
+        return 0;
+    }
     int64_t *before = malloc(nk * sizeof(int64_t)); /* the count before the batch at hand */
     int64_t *count = malloc(nk * sizeof(int64_t));  /* that batch's new reports per key */
     coll_quota_t *back = malloc(nk * sizeof(coll_quota_t));
@@ -432,11 +434,7 @@ static int settle_lost(coll_store_t *s, job_t *jobs, int64_t now)
             return -1;
         }
     }
-    if (s->nquota == 0) {
-        return 0;
-    }
-    quota_merge(s);
-    if (s->ops->charge_quotas(s->be, s->quota, s->nquota) != 0) {
+    if (quota_charge(s) != 0) {
         return -1;
     }
     for (size_t k = 0; k < s->nquota; k++) { /* after -> the count before this transaction */
@@ -846,22 +844,14 @@ int coll_store_backup(const char *url, const char *to, char *err, size_t cap)
 {
     const char *target = NULL;
     const coll_backend_ops_t *ops = backend_for(url, &target, err, cap);
-    if (ops == NULL) {
-        return -1;
-    }
-    return ops == &coll_pg_backend ? coll_pg_backup(target, to, err, cap)
-                                   : coll_sqlite_backup(target, to, err, cap);
+    return ops != NULL ? ops->backup(target, to, err, cap) : -1;
 }
 
 int coll_store_restore(const char *from, const char *url, char *err, size_t cap)
 {
     const char *target = NULL;
     const coll_backend_ops_t *ops = backend_for(url, &target, err, cap);
-    if (ops == NULL) {
-        return -1;
-    }
-    return ops == &coll_pg_backend ? coll_pg_restore(from, target, err, cap)
-                                   : coll_sqlite_restore(from, target, err, cap);
+    return ops != NULL ? ops->restore(from, target, err, cap) : -1;
 }
 
 int coll_store_migrate(const char *url, int *from_version, int *to_version, char *err, size_t cap)
@@ -954,6 +944,8 @@ static void verify_report(void *ctx, const coll_report_t *r)
     }
 }
 
+/* The entry of (cid, period) in ds, made if new, whatever its layout (coll_delta_for would
+ * refuse one: the stored rows do not say it); NULL if memory runs out. */
 static coll_delta_t *find_delta(coll_deltas_t *ds, uint32_t cid, uint32_t period)
 {
     for (size_t i = 0; i < ds->n; i++) {
@@ -961,14 +953,8 @@ static coll_delta_t *find_delta(coll_deltas_t *ds, uint32_t cid, uint32_t period
             return &ds->d[i];
         }
     }
-    if (ds->n == ds->cap) {
-        size_t c = ds->cap ? 2 * ds->cap : 8;
-        coll_delta_t *p = realloc(ds->d, c * sizeof(*p));
-        if (p == NULL) {
-            return NULL;
-        }
-        ds->d = p;
-        ds->cap = c;
+    if (HOST_GROW(ds->d, ds->n, ds->cap, 8) != 0) {
+        return NULL;
     }
     coll_delta_t *d = &ds->d[ds->n++];
     memset(d, 0, sizeof(*d));

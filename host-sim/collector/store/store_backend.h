@@ -12,6 +12,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "collector/ingest/aggregate.h"
 #include "collector/ingest/batch.h"
@@ -97,16 +98,13 @@ typedef struct {
     /* first_seen of a stored campaign, or -1 if none */
     int64_t (*first_seen)(coll_backend_t *b, uint32_t campaign_id);
     void (*close)(coll_backend_t *b);
+    /* backup into a new file `to`, restore from a backup file (store.h); target as for open */
+    int (*backup)(const char *target, const char *to, char *err, size_t cap);
+    int (*restore)(const char *from, const char *target, char *err, size_t cap);
 } coll_backend_ops_t;
 
 extern const coll_backend_ops_t coll_sqlite_backend;
 extern const coll_backend_ops_t coll_pg_backend;
-
-/* Backup and restore (store.h), per backend: a file path / a connection URL. */
-int coll_sqlite_backup(const char *path, const char *to, char *err, size_t cap);
-int coll_sqlite_restore(const char *from, const char *path, char *err, size_t cap);
-int coll_pg_backup(const char *url, const char *to, char *err, size_t cap);
-int coll_pg_restore(const char *from, const char *url, char *err, size_t cap);
 
 /* The quota a batch's report counts against: the credential's own (relay) or the campaign's. */
 static inline uint32_t coll_quota_limit(const coll_campaigns_t *cs, const coll_batch_t *b,
@@ -118,6 +116,16 @@ static inline uint32_t coll_quota_limit(const coll_campaigns_t *cs, const coll_b
 static inline int coll_has_device(const coll_batch_t *b)
 {
     return b->device != NULL && b->device[0] != '\0';
+}
+
+/* The order of report keys: by campaign, then by report id (memcmp). */
+static inline int coll_report_key_cmp(uint32_t campaign_a, const uint8_t *id_a, uint32_t campaign_b,
+                                      const uint8_t *id_b)
+{
+    if (campaign_a != campaign_b) {
+        return campaign_a < campaign_b ? -1 : 1;
+    }
+    return memcmp(id_a, id_b, DPM_REPORT_ID_BYTES);
 }
 
 /* The shard of the options ("default" when none is given). */

@@ -287,6 +287,38 @@ static int arr_end(arr_t *a)
     return a->err ? -1 : 0;
 }
 
+/* Start the parameter arrays b->a[0..n-1]. */
+static void arrs_begin(coll_backend_t *b, int n)
+{
+    for (int k = 0; k < n; k++) {
+        arr_begin(&b->a[k]);
+    }
+}
+
+/* End b->a[0..n-1] and point p[0..n-1] at them; -1 ("out of memory") if one could not grow. */
+static int arrs_end(coll_backend_t *b, int n, const char **p)
+{
+    for (int k = 0; k < n; k++) {
+        if (arr_end(&b->a[k]) != 0) {
+            snprintf(b->err_msg, sizeof(b->err_msg), "out of memory");
+            return -1;
+        }
+        p[k] = b->a[k].buf;
+    }
+    return 0;
+}
+
+/* Run the writer's prepared statement name, which returns no rows, with n text parameters. */
+static int exec_prepared(coll_backend_t *b, const char *name, int n, const char *const *p)
+{
+    PGresult *r = PQexecPrepared(b->db, name, n, p, NULL, NULL, 0);
+    if (PQresultStatus(r) != PGRES_COMMAND_OK) {
+        return db_fail(b, r);
+    }
+    PQclear(r);
+    return 0;
+}
+
 /* ---- connections ---------------------------------------------------------------------------- */
 
 static int prepare_writer(coll_backend_t *b)
@@ -609,10 +641,7 @@ typedef struct rkey {
 static int cmp_key(const void *x, const void *y)
 {
     const rkey_t *a = x, *c = y;
-    if (a->cid != c->cid) {
-        return a->cid < c->cid ? -1 : 1;
-    }
-    int k = memcmp(a->id, c->id, DPM_REPORT_ID_BYTES);
+    int k = coll_report_key_cmp(a->cid, a->id, c->cid, c->id);
     return k != 0 ? k : a->idx < c->idx ? -1 : 1;
 }
 
@@ -622,9 +651,7 @@ static long find_report(const rkey_t *keys, size_t n, uint32_t cid, const uint8_
     size_t lo = 0, hi = n;
     while (lo < hi) { /* the first key >= (cid, id) */
         size_t mid = (lo + hi) / 2;
-        int c = keys[mid].cid != cid ? (keys[mid].cid < cid ? -1 : 1)
-                                     : memcmp(keys[mid].id, id, DPM_REPORT_ID_BYTES);
-        if (c < 0) {
+        if (coll_report_key_cmp(keys[mid].cid, keys[mid].id, cid, id) < 0) {
             lo = mid + 1;
         } else {
             hi = mid;
@@ -638,8 +665,7 @@ static long find_report(const rkey_t *keys, size_t n, uint32_t cid, const uint8_
 /* Delete the batch's new rows (over quota). */
 static int be_undo_batch(coll_backend_t *b, const coll_batch_t *batch)
 {
-    arr_begin(&b->a[0]);
-    arr_begin(&b->a[1]);
+    arrs_begin(b, 2);
     for (size_t i = 0; i < batch->nreports; i++) {
         const coll_report_t *r = &batch->reports[i];
         if (r->is_new) {
@@ -647,23 +673,13 @@ static int be_undo_batch(coll_backend_t *b, const coll_batch_t *batch)
             arr_bytea(&b->a[1], r->report_id, DPM_REPORT_ID_BYTES);
         }
     }
-    if (arr_end(&b->a[0]) != 0 || arr_end(&b->a[1]) != 0) {
-        return -1;
-    }
-    const char *p[2] = {b->a[0].buf, b->a[1].buf};
-    PGresult *r = PQexecPrepared(b->db, "undo", 2, p, NULL, NULL, 0);
-    if (PQresultStatus(r) != PGRES_COMMAND_OK) {
-        return db_fail(b, r);
-    }
-    PQclear(r);
-    return 0;
+    const char *p[2];
+    return arrs_end(b, 2, p) == 0 ? exec_prepared(b, "undo", 2, p) : -1;
 }
 
 static int be_charge_quotas(coll_backend_t *b, coll_quota_t *qs, size_t n)
 {
-    for (int k = 0; k < 4; k++) {
-        arr_begin(&b->a[k]);
-    }
+    arrs_begin(b, 4);
     for (size_t i = 0; i < n; i++) {
         arr_text(&b->a[0], qs[i].device);
         arr_int(&b->a[1], qs[i].campaign_id);
@@ -671,11 +687,8 @@ static int be_charge_quotas(coll_backend_t *b, coll_quota_t *qs, size_t n)
         arr_int(&b->a[3], qs[i].delta);
     }
     const char *p[4];
-    for (int k = 0; k < 4; k++) {
-        if (arr_end(&b->a[k]) != 0) {
-            return -1;
-        }
-        p[k] = b->a[k].buf;
+    if (arrs_end(b, 4, p) != 0) {
+        return -1;
     }
     PGresult *r = PQexecPrepared(b->db, "quota", 4, p, NULL, NULL, 0);
     if (PQresultStatus(r) != PGRES_TUPLES_OK) {
@@ -705,9 +718,7 @@ static int be_charge_quotas(coll_backend_t *b, coll_quota_t *qs, size_t n)
 static int be_insert_batch(coll_backend_t *b, coll_batch_t *batch, int64_t now)
 {
     size_t n = batch->nreports;
-    for (int k = 0; k < 10; k++) {
-        arr_begin(&b->a[k]);
-    }
+    arrs_begin(b, 10);
     for (size_t i = 0; i < n; i++) {
         const coll_report_t *r = &batch->reports[i];
         arr_bytea(&b->a[0], r->report_id, DPM_REPORT_ID_BYTES);
@@ -724,18 +735,12 @@ static int be_insert_batch(coll_backend_t *b, coll_batch_t *batch, int64_t now)
         }
         arr_bytea(&b->a[9], r->raw, r->raw_len);
     }
-    for (int k = 0; k < 10; k++) {
-        if (arr_end(&b->a[k]) != 0) {
-            snprintf(b->err_msg, sizeof(b->err_msg), "out of memory");
-            return -1;
-        }
+    const char *p[12];
+    if (arrs_end(b, 10, p) != 0) {
+        return -1;
     }
     char when[24];
     snprintf(when, sizeof(when), "%lld", (long long)now);
-    const char *p[12];
-    for (int k = 0; k < 10; k++) {
-        p[k] = b->a[k].buf;
-    }
     p[10] = when;
     p[11] = coll_has_device(batch) ? batch->device : NULL;
     PGresult *res = PQexecPrepared(b->db, "ins", 12, p, NULL, NULL, 1);
@@ -785,24 +790,18 @@ static int be_insert_batch(coll_backend_t *b, coll_batch_t *batch, int64_t now)
 
 static int be_count_rejects(coll_backend_t *b, const coll_reject_count_t *counts, size_t n)
 {
-    arr_begin(&b->a[0]);
-    arr_begin(&b->a[1]);
-    arr_begin(&b->a[2]);
+    arrs_begin(b, 3);
     for (size_t i = 0; i < n; i++) {
         arr_int(&b->a[0], counts[i].campaign_id);
         arr_text(&b->a[1], counts[i].reason);
         arr_int(&b->a[2], (int64_t)counts[i].count);
     }
-    if (arr_end(&b->a[0]) != 0 || arr_end(&b->a[1]) != 0 || arr_end(&b->a[2]) != 0) {
+    const char *a[3];
+    if (arrs_end(b, 3, a) != 0) {
         return -1;
     }
-    const char *p[4] = {b->a[0].buf, b->a[1].buf, b->shard, b->a[2].buf};
-    PGresult *r = PQexecPrepared(b->db, "rej", 4, p, NULL, NULL, 0);
-    if (PQresultStatus(r) != PGRES_COMMAND_OK) {
-        return db_fail(b, r);
-    }
-    PQclear(r);
-    return 0;
+    const char *p[4] = {a[0], a[1], b->shard, a[2]};
+    return exec_prepared(b, "rej", 4, p);
 }
 
 static int be_count_lost(coll_backend_t *b, const char *device, uint64_t n)
@@ -810,12 +809,7 @@ static int be_count_lost(coll_backend_t *b, const char *device, uint64_t n)
     char count[24];
     snprintf(count, sizeof(count), "%llu", (unsigned long long)n);
     const char *p[3] = {device, count, b->shard};
-    PGresult *r = PQexecPrepared(b->db, "lost", 3, p, NULL, NULL, 0);
-    if (PQresultStatus(r) != PGRES_COMMAND_OK) {
-        return db_fail(b, r);
-    }
-    PQclear(r);
-    return 0;
+    return exec_prepared(b, "lost", 3, p);
 }
 
 static int cmp_delta(const void *x, const void *y)
@@ -849,9 +843,7 @@ static int add_vsums(coll_backend_t *b, const coll_vsums_t *v)
     }
     memcpy(e, v->e, v->n * sizeof(*e));
     qsort(e, v->n, sizeof(*e), cmp_vsum);
-    for (int k = 0; k < 4; k++) {
-        arr_begin(&b->a[k]);
-    }
+    arrs_begin(b, 4);
     for (size_t i = 0; i < v->n; i++) {
         arr_int(&b->a[0], e[i].campaign_id);
         arr_int(&b->a[1], e[i].period);
@@ -860,20 +852,11 @@ static int add_vsums(coll_backend_t *b, const coll_vsums_t *v)
     }
     free(e);
     const char *p[5];
-    for (int k = 0; k < 4; k++) {
-        if (arr_end(&b->a[k]) != 0) {
-            snprintf(b->err_msg, sizeof(b->err_msg), "out of memory");
-            return -1;
-        }
-        p[k] = b->a[k].buf;
+    if (arrs_end(b, 4, p) != 0) {
+        return -1;
     }
     p[4] = b->shard;
-    PGresult *r = PQexecPrepared(b->db, "vsums", 5, p, NULL, NULL, 0);
-    if (PQresultStatus(r) != PGRES_COMMAND_OK) {
-        return db_fail(b, r);
-    }
-    PQclear(r);
-    return 0;
+    return exec_prepared(b, "vsums", 5, p);
 }
 
 static int be_add_sums(coll_backend_t *b, const coll_deltas_t *ds)
@@ -888,9 +871,7 @@ static int be_add_sums(coll_backend_t *b, const coll_deltas_t *ds)
         sorted[i] = &ds->d[i];
     }
     qsort(sorted, ds->n, sizeof(*sorted), cmp_delta);
-    for (int k = 0; k < 15; k++) {
-        arr_begin(&b->a[k]);
-    }
+    arrs_begin(b, 15);
     for (size_t i = 0; i < ds->n; i++) {
         const coll_delta_t *d = sorted[i];
         arr_int(&b->a[0], d->campaign_id);
@@ -920,19 +901,13 @@ static int be_add_sums(coll_backend_t *b, const coll_deltas_t *ds)
     }
     free(sorted);
     const char *p[16];
-    for (int k = 0; k < 15; k++) {
-        if (arr_end(&b->a[k]) != 0) {
-            snprintf(b->err_msg, sizeof(b->err_msg), "out of memory");
-            return -1;
-        }
-        p[k] = b->a[k].buf;
+    if (arrs_end(b, 15, p) != 0) {
+        return -1;
     }
     p[15] = b->shard;
-    PGresult *r = PQexecPrepared(b->db, "sums", 16, p, NULL, NULL, 0);
-    if (PQresultStatus(r) != PGRES_COMMAND_OK) {
-        return db_fail(b, r);
+    if (exec_prepared(b, "sums", 16, p) != 0) {
+        return -1;
     }
-    PQclear(r);
     return ds->vec.n > 0 ? add_vsums(b, &ds->vec) : 0;
 }
 
@@ -991,114 +966,127 @@ static void read_end(coll_backend_t *b)
     PQclear(PQexec(b->rd, "COMMIT"));
 }
 
-static int be_read_sums(coll_backend_t *b, uint32_t campaign_id, uint32_t from, uint32_t to,
-                        coll_campaign_state_t *st, char *err, size_t cap)
+/* One query of a read: its SQL, how many of the read's parameters it takes, what a row adds. */
+typedef struct {
+    const char *sql;
+    int nparams;
+    void (*row)(void *ctx, const PGresult *r, int i);
+} read_step_t;
+
+/* Run the steps in one snapshot of the reader, each row into ctx. 0, or -1 with err set. */
+static int read_steps(coll_backend_t *b, const read_step_t *steps, size_t n, const char *const *p,
+                      void *ctx, char *err, size_t cap)
 {
-    char c[16], f[16], t[16];
-    snprintf(c, sizeof(c), "%u", campaign_id);
-    snprintf(f, sizeof(f), "%u", from);
-    snprintf(t, sizeof(t), "%u", to);
-    const char *p[3] = {c, f, t};
     pthread_mutex_lock(&b->rd_mu);
     int rc = read_begin(b, err, cap);
-    PGresult *r = NULL;
-    if (rc == 0 && (r = query(b->rd,
-                              "SELECT sum(reports) FROM agg_reports WHERE campaign_id = $1 AND "
-                              "period BETWEEN $2 AND $3",
-                              3, p, err, cap)) != NULL) {
-        coll_state_add_reports(st, (uint64_t)num(r, 0, 0));
-        PQclear(r);
-    } else {
-        rc = -1;
-    }
-    if (rc == 0 && (r = query(b->rd,
-                              "SELECT metric, grp, sum(n), sum(s), sum(ss) FROM agg_tuple WHERE "
-                              "campaign_id = $1 AND period BETWEEN $2 AND $3 GROUP BY metric, grp "
-                              "ORDER BY metric, grp",
-                              3, p, err, cap)) != NULL) {
+    for (size_t k = 0; rc == 0 && k < n; k++) {
+        PGresult *r = query(b->rd, steps[k].sql, steps[k].nparams, p, err, cap);
+        if (r == NULL) {
+            rc = -1;
+            break;
+        }
         for (int i = 0; i < PQntuples(r); i++) {
-            coll_state_add_tuple(st, (uint32_t)num(r, i, 0), (uint32_t)num(r, i, 1),
-                                 (uint64_t)num(r, i, 2), num(r, i, 3),
-                                 strtod(PQgetvalue(r, i, 4), NULL));
+            steps[k].row(ctx, r, i);
         }
         PQclear(r);
-    } else {
-        rc = -1;
-    }
-    if (rc == 0 && (r = query(b->rd,
-                              "SELECT bin, sum(pos), sum(neg) FROM agg_roc WHERE campaign_id = $1 "
-                              "AND period BETWEEN $2 AND $3 GROUP BY bin ORDER BY bin",
-                              3, p, err, cap)) != NULL) {
-        for (int i = 0; i < PQntuples(r); i++) {
-            coll_state_add_roc(st, (uint32_t)num(r, i, 0), num(r, i, 1), num(r, i, 2));
-        }
-        PQclear(r);
-    } else {
-        rc = -1;
-    }
-    if (rc == 0 && (r = query(b->rd,
-                              "SELECT idx, sum(s) FROM agg_vec WHERE campaign_id = $1 "
-                              "AND period BETWEEN $2 AND $3 GROUP BY idx ORDER BY idx",
-                              3, p, err, cap)) != NULL) {
-        for (int i = 0; i < PQntuples(r); i++) {
-            int64_t idx = num(r, i, 0);
-            coll_state_add_vec(st, idx >= 0 && idx < UINT32_MAX ? (uint32_t)idx : UINT32_MAX,
-                               num(r, i, 1));
-        }
-        PQclear(r);
-    } else {
-        rc = -1;
-    }
-    if (rc == 0 && (r = query(b->rd,
-                              "SELECT reason, sum(count) FROM rejects WHERE campaign_id = $1 "
-                              "GROUP BY reason ORDER BY reason",
-                              1, p, err, cap)) != NULL) {
-        for (int i = 0; i < PQntuples(r); i++) {
-            coll_reasons_add(&st->rejects, PQgetvalue(r, i, 0), (uint64_t)num(r, i, 1));
-        }
-        PQclear(r);
-    } else {
-        rc = -1;
     }
     read_end(b);
     pthread_mutex_unlock(&b->rd_mu);
     return rc;
 }
 
+static void row_reports(void *st, const PGresult *r, int i)
+{
+    coll_state_add_reports(st, (uint64_t)num(r, i, 0));
+}
+
+static void row_tuple(void *st, const PGresult *r, int i)
+{
+    coll_state_add_tuple(st, (uint32_t)num(r, i, 0), (uint32_t)num(r, i, 1), (uint64_t)num(r, i, 2),
+                         num(r, i, 3), strtod(PQgetvalue(r, i, 4), NULL));
+}
+
+static void row_roc(void *st, const PGresult *r, int i)
+{
+    coll_state_add_roc(st, (uint32_t)num(r, i, 0), num(r, i, 1), num(r, i, 2));
+}
+
+static void row_vec(void *st, const PGresult *r, int i)
+{
+    int64_t idx = num(r, i, 0);
+    coll_state_add_vec(st, idx >= 0 && idx < UINT32_MAX ? (uint32_t)idx : UINT32_MAX, num(r, i, 1));
+}
+
+static void row_rejects(void *st, const PGresult *r, int i)
+{
+    coll_reasons_add(&((coll_campaign_state_t *)st)->rejects, PQgetvalue(r, i, 0),
+                     (uint64_t)num(r, i, 1));
+}
+
+static int be_read_sums(coll_backend_t *b, uint32_t campaign_id, uint32_t from, uint32_t to,
+                        coll_campaign_state_t *st, char *err, size_t cap)
+{
+    static const read_step_t STEPS[] = {
+        {"SELECT sum(reports) FROM agg_reports WHERE campaign_id = $1 AND "
+         "period BETWEEN $2 AND $3",
+         3, row_reports},
+        {"SELECT metric, grp, sum(n), sum(s), sum(ss) FROM agg_tuple WHERE "
+         "campaign_id = $1 AND period BETWEEN $2 AND $3 GROUP BY metric, grp "
+         "ORDER BY metric, grp",
+         3, row_tuple},
+        {"SELECT bin, sum(pos), sum(neg) FROM agg_roc WHERE campaign_id = $1 "
+         "AND period BETWEEN $2 AND $3 GROUP BY bin ORDER BY bin",
+         3, row_roc},
+        {"SELECT idx, sum(s) FROM agg_vec WHERE campaign_id = $1 "
+         "AND period BETWEEN $2 AND $3 GROUP BY idx ORDER BY idx",
+         3, row_vec},
+        {"SELECT reason, sum(count) FROM rejects WHERE campaign_id = $1 "
+         "GROUP BY reason ORDER BY reason",
+         1, row_rejects},
+    };
+    char c[16], f[16], t[16];
+    snprintf(c, sizeof(c), "%u", campaign_id);
+    snprintf(f, sizeof(f), "%u", from);
+    snprintf(t, sizeof(t), "%u", to);
+    const char *p[3] = {c, f, t};
+    return read_steps(b, STEPS, sizeof(STEPS) / sizeof(STEPS[0]), p, st, err, cap);
+}
+
+typedef struct {
+    const coll_campaigns_t *cs;
+    coll_totals_t *t;
+} totals_ctx_t;
+
+static void row_totals(void *ctx, const PGresult *r, int i)
+{
+    coll_totals_t *t = ((totals_ctx_t *)ctx)->t;
+    t->reports = (uint64_t)num(r, i, 0);
+    t->lost_reports = (uint64_t)num(r, i, 1);
+}
+
+/* rejects with no known campaign (id 0, or one the campaigns file does not name) */
+static void row_unattributed(void *ctx, const PGresult *r, int i)
+{
+    const totals_ctx_t *x = ctx;
+    int64_t cid = num(r, i, 0);
+    if (cid <= 0 || cid > UINT32_MAX || coll_campaigns_index(x->cs, (uint32_t)cid) < 0) {
+        coll_reasons_add(&x->t->unattributed, PQgetvalue(r, i, 1), (uint64_t)num(r, i, 2));
+    }
+}
+
 static int be_read_totals(coll_backend_t *b, const coll_campaigns_t *cs, coll_totals_t *t,
                           char *err, size_t cap)
 {
-    pthread_mutex_lock(&b->rd_mu);
-    int rc = read_begin(b, err, cap);
-    PGresult *r = NULL;
-    if (rc == 0 &&
-        (r = query(b->rd,
-                   "SELECT (SELECT sum(reports) FROM agg_reports), (SELECT sum(count) FROM "
-                   "agg_lost)",
-                   0, NULL, err, cap)) != NULL) {
-        t->reports = (uint64_t)num(r, 0, 0);
-        t->lost_reports = (uint64_t)num(r, 0, 1);
-        PQclear(r);
-    } else {
-        rc = -1;
-    }
-    if (rc == 0 && (r = query(b->rd,
-                              "SELECT campaign_id, reason, sum(count) FROM rejects GROUP BY "
-                              "campaign_id, reason ORDER BY campaign_id, reason",
-                              0, NULL, err, cap)) != NULL) {
-        for (int i = 0; i < PQntuples(r); i++) {
-            int64_t cid = num(r, i, 0);
-            if (cid <= 0 || cid > UINT32_MAX || coll_campaigns_index(cs, (uint32_t)cid) < 0) {
-                coll_reasons_add(&t->unattributed, PQgetvalue(r, i, 1), (uint64_t)num(r, i, 2));
-            }
-        }
-        PQclear(r);
-    } else {
-        rc = -1;
-    }
-    read_end(b);
-    pthread_mutex_unlock(&b->rd_mu);
-    return rc;
+    static const read_step_t STEPS[] = {
+        {"SELECT (SELECT sum(reports) FROM agg_reports), (SELECT sum(count) FROM "
+         "agg_lost)",
+         0, row_totals},
+        {"SELECT campaign_id, reason, sum(count) FROM rejects GROUP BY "
+         "campaign_id, reason ORDER BY campaign_id, reason",
+         0, row_unattributed},
+    };
+    totals_ctx_t x = {cs, t};
+    return read_steps(b, STEPS, sizeof(STEPS) / sizeof(STEPS[0]), NULL, &x, err, cap);
 }
 
 /* ---- maintenance --------------------------------------------------------------------------------
@@ -1257,6 +1245,9 @@ static int64_t be_first_seen(coll_backend_t *b, uint32_t campaign_id)
     return v;
 }
 
+static int be_backup(const char *url, const char *to, char *err, size_t cap);
+static int be_restore(const char *from, const char *url, char *err, size_t cap);
+
 const coll_backend_ops_t coll_pg_backend = {
     .name = "postgresql",
     .open = be_open,
@@ -1280,6 +1271,8 @@ const coll_backend_ops_t coll_pg_backend = {
     .drop_fedauc = be_drop_fedauc,
     .first_seen = be_first_seen,
     .close = be_close,
+    .backup = be_backup,
+    .restore = be_restore,
 };
 
 /* ---- backup and restore: pg_dump / pg_restore ------------------------------------------------ */
@@ -1306,7 +1299,7 @@ static int run(char *const argv[], char *err, size_t cap)
     return 0;
 }
 
-int coll_pg_backup(const char *url, const char *to, char *err, size_t cap)
+static int be_backup(const char *url, const char *to, char *err, size_t cap)
 {
     if (access(to, F_OK) == 0) {
         return host_fail(err, cap, "%s exists: give a new file name", to);
@@ -1316,7 +1309,7 @@ int coll_pg_backup(const char *url, const char *to, char *err, size_t cap)
     return run(argv, err, cap);
 }
 
-int coll_pg_restore(const char *from, const char *url, char *err, size_t cap)
+static int be_restore(const char *from, const char *url, char *err, size_t cap)
 {
     PGconn *c = connect_db(url, "restore", "restore", err, cap);
     if (c == NULL) {

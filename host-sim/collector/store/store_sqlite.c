@@ -281,67 +281,73 @@ static const char AGG_VEC[] =
     "  idx INTEGER NOT NULL, shard TEXT NOT NULL, s INTEGER NOT NULL,"
     "  PRIMARY KEY (campaign_id, period, idx, shard)) WITHOUT ROWID;";
 
+/* The writer's statements (prepare). */
+static const char SQL_SUM_VEC[] = "INSERT INTO agg_vec(campaign_id, period, idx, shard, s)"
+                                  " VALUES (?, ?, ?, ?, ?) ON CONFLICT(campaign_id, period, "
+                                  "idx, shard) DO UPDATE SET s = s + excluded.s";
+
+static const char SQL_INSERT_REPORT[] =
+    "INSERT OR IGNORE INTO reports(report_id, campaign_id, period, grp,"
+    " nvalues, v0, v1, v2, v3, raw, received_at, device)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+
+static const char SQL_COUNT_REJECT[] =
+    "INSERT INTO rejects(campaign_id, reason, shard, count)"
+    " VALUES (?, ?, ?, ?) ON CONFLICT(campaign_id, reason, shard)"
+    " DO UPDATE SET count = count + excluded.count";
+
+static const char SQL_CHARGE_QUOTA[] =
+    "INSERT INTO quota(device, campaign_id, period, count) VALUES (?, ?, ?, ?)"
+    " ON CONFLICT(device, campaign_id, period) DO UPDATE"
+    " SET count = count + excluded.count RETURNING count";
+
+static const char SQL_UNDO_REPORT[] = "DELETE FROM reports WHERE campaign_id = ? AND report_id = ?";
+
+static const char SQL_COUNT_LOST[] = "INSERT INTO lost(device, count) VALUES (?, ?)"
+                                     " ON CONFLICT(device) DO UPDATE SET count = count + "
+                                     "excluded.count";
+
+static const char SQL_LOST_TOTAL[] = "INSERT INTO agg_lost(shard, count) VALUES (?, ?)"
+                                     " ON CONFLICT(shard) DO UPDATE SET count = count + "
+                                     "excluded.count";
+
+static const char SQL_SUM_REPORTS[] = "INSERT INTO agg_reports(campaign_id, period, shard, reports)"
+                                      " VALUES (?, ?, ?, ?) ON CONFLICT(campaign_id, period, shard)"
+                                      " DO UPDATE SET reports = reports + excluded.reports";
+
+static const char SQL_SUM_TUPLE[] =
+    "INSERT INTO agg_tuple(campaign_id, period, metric, grp, shard, n, s, ss)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+    " ON CONFLICT(campaign_id, period, metric, grp, shard) DO UPDATE"
+    " SET n = n + excluded.n, s = s + excluded.s, ss = ss + excluded.ss";
+
+static const char SQL_SUM_ROC[] = "INSERT INTO agg_roc(campaign_id, period, bin, shard, pos, "
+                                  "neg) VALUES (?, ?, ?, ?, ?, ?)"
+                                  " ON CONFLICT(campaign_id, period, bin, shard) DO UPDATE"
+                                  " SET pos = pos + excluded.pos, neg = neg + excluded.neg";
+
 static int prepare(coll_backend_t *b)
 {
     if (b->insert_report != NULL) {
         return 0; /* prepared already (during a migration) */
     }
-    return exec(b->db, AGG_VEC) != 0 ||
-                   sqlite3_prepare_v2(b->db,
-                                      "INSERT INTO agg_vec(campaign_id, period, idx, shard, s)"
-                                      " VALUES (?, ?, ?, ?, ?) ON CONFLICT(campaign_id, period, "
-                                      "idx, shard) DO UPDATE SET s = s + excluded.s",
-                                      -1, &b->sum_vec, NULL) != SQLITE_OK ||
-                   sqlite3_prepare_v2(
-                       b->db,
-                       "INSERT OR IGNORE INTO reports(report_id, campaign_id, period, grp,"
-                       " nvalues, v0, v1, v2, v3, raw, received_at, device)"
-                       " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                       -1, &b->insert_report, NULL) != SQLITE_OK ||
-                   sqlite3_prepare_v2(b->db,
-                                      "INSERT INTO rejects(campaign_id, reason, shard, count)"
-                                      " VALUES (?, ?, ?, ?) ON CONFLICT(campaign_id, reason, shard)"
-                                      " DO UPDATE SET count = count + excluded.count",
-                                      -1, &b->count_reject, NULL) != SQLITE_OK ||
-                   sqlite3_prepare_v2(
-                       b->db,
-                       "INSERT INTO quota(device, campaign_id, period, count) VALUES (?, ?, ?, ?)"
-                       " ON CONFLICT(device, campaign_id, period) DO UPDATE"
-                       " SET count = count + excluded.count RETURNING count",
-                       -1, &b->charge_quota, NULL) != SQLITE_OK ||
-                   sqlite3_prepare_v2(b->db,
-                                      "DELETE FROM reports WHERE campaign_id = ? AND report_id = ?",
-                                      -1, &b->undo_report, NULL) != SQLITE_OK ||
-                   sqlite3_prepare_v2(b->db,
-                                      "INSERT INTO lost(device, count) VALUES (?, ?)"
-                                      " ON CONFLICT(device) DO UPDATE SET count = count + "
-                                      "excluded.count",
-                                      -1, &b->count_lost, NULL) != SQLITE_OK ||
-                   sqlite3_prepare_v2(b->db,
-                                      "INSERT INTO agg_lost(shard, count) VALUES (?, ?)"
-                                      " ON CONFLICT(shard) DO UPDATE SET count = count + "
-                                      "excluded.count",
-                                      -1, &b->lost_total, NULL) != SQLITE_OK ||
-                   sqlite3_prepare_v2(b->db,
-                                      "INSERT INTO agg_reports(campaign_id, period, shard, reports)"
-                                      " VALUES (?, ?, ?, ?) ON CONFLICT(campaign_id, period, shard)"
-                                      " DO UPDATE SET reports = reports + excluded.reports",
-                                      -1, &b->sum_reports, NULL) != SQLITE_OK ||
-                   sqlite3_prepare_v2(
-                       b->db,
-                       "INSERT INTO agg_tuple(campaign_id, period, metric, grp, shard, n, s, ss)"
-                       " VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
-                       " ON CONFLICT(campaign_id, period, metric, grp, shard) DO UPDATE"
-                       " SET n = n + excluded.n, s = s + excluded.s, ss = ss + excluded.ss",
-                       -1, &b->sum_tuple, NULL) != SQLITE_OK ||
-                   sqlite3_prepare_v2(b->db,
-                                      "INSERT INTO agg_roc(campaign_id, period, bin, shard, pos, "
-                                      "neg) VALUES (?, ?, ?, ?, ?, ?)"
-                                      " ON CONFLICT(campaign_id, period, bin, shard) DO UPDATE"
-                                      " SET pos = pos + excluded.pos, neg = neg + excluded.neg",
-                                      -1, &b->sum_roc, NULL) != SQLITE_OK
-               ? -1
-               : 0;
+    const struct {
+        sqlite3_stmt **q;
+        const char *sql;
+    } S[] = {{&b->sum_vec, SQL_SUM_VEC},           {&b->insert_report, SQL_INSERT_REPORT},
+             {&b->count_reject, SQL_COUNT_REJECT}, {&b->charge_quota, SQL_CHARGE_QUOTA},
+             {&b->undo_report, SQL_UNDO_REPORT},   {&b->count_lost, SQL_COUNT_LOST},
+             {&b->lost_total, SQL_LOST_TOTAL},     {&b->sum_reports, SQL_SUM_REPORTS},
+             {&b->sum_tuple, SQL_SUM_TUPLE},       {&b->sum_roc, SQL_SUM_ROC}};
+    if (exec(b->db, AGG_VEC) != 0) {
+        return -1;
+    }
+    for (size_t i = 0; i < sizeof(S) / sizeof(S[0]); i++) {
+        if (sqlite3_prepare_v2(b->db, S[i].sql, -1, S[i].q, NULL) != SQLITE_OK) {
+            return -1;
+        }
+    }
+    return 0;
 }
 
 static void be_close(coll_backend_t *b)
@@ -971,29 +977,42 @@ static void row_sum(void *ctx, sqlite3_stmt *q)
 
 static int be_scan_sums(coll_backend_t *b, coll_sum_cb cb, void *ctx, char *err, size_t cap)
 {
-    sums_ctx_t sc = {cb, ctx, 0};
-    if (each_row(b->db, "SELECT campaign_id, period, SUM(reports) FROM agg_reports GROUP BY 1, 2",
-                 0, NULL, row_sum, &sc) != 0) {
-        return rd_fail(b->db, err, cap);
+    static const char *const SQL[4] = {
+        /* by kind (row_sum) */
+        "SELECT campaign_id, period, SUM(reports) FROM agg_reports GROUP BY 1, 2",
+        "SELECT campaign_id, period, metric, grp, SUM(n), SUM(s), SUM(ss) FROM agg_tuple"
+        " GROUP BY 1, 2, 3, 4",
+        "SELECT campaign_id, period, bin, SUM(pos), SUM(neg) FROM agg_roc GROUP BY 1, 2, 3",
+        "SELECT campaign_id, period, idx, SUM(s) FROM agg_vec GROUP BY 1, 2, 3"};
+    for (int kind = 0; kind < 4; kind++) {
+        sums_ctx_t sc = {cb, ctx, kind};
+        if (each_row(b->db, SQL[kind], 0, NULL, row_sum, &sc) != 0) {
+            return rd_fail(b->db, err, cap);
+        }
     }
-    sc.kind = 1;
-    if (each_row(b->db,
-                 "SELECT campaign_id, period, metric, grp, SUM(n), SUM(s), SUM(ss) FROM agg_tuple"
-                 " GROUP BY 1, 2, 3, 4",
-                 0, NULL, row_sum, &sc) != 0) {
-        return rd_fail(b->db, err, cap);
-    }
-    sc.kind = 2;
-    if (each_row(b->db,
-                 "SELECT campaign_id, period, bin, SUM(pos), SUM(neg) FROM agg_roc"
-                 " GROUP BY 1, 2, 3",
-                 0, NULL, row_sum, &sc) != 0) {
-        return rd_fail(b->db, err, cap);
-    }
-    sc.kind = 3;
-    if (each_row(b->db, "SELECT campaign_id, period, idx, SUM(s) FROM agg_vec GROUP BY 1, 2, 3", 0,
-                 NULL, row_sum, &sc) != 0) {
-        return rd_fail(b->db, err, cap);
+    return 0;
+}
+
+/* Runs each "DELETE ... WHERE campaign_id = ? AND period < ?" on the writer; *first = the rows
+ * the first one deleted. 0, or -1 (db_fail). */
+static int delete_before(coll_backend_t *b, const char *const *sql, size_t n, uint32_t campaign_id,
+                         uint32_t cutoff, uint64_t *first)
+{
+    for (size_t i = 0; i < n; i++) {
+        sqlite3_stmt *q = NULL;
+        if (sqlite3_prepare_v2(b->db, sql[i], -1, &q, NULL) != SQLITE_OK) {
+            return db_fail(b);
+        }
+        sqlite3_bind_int64(q, 1, campaign_id);
+        sqlite3_bind_int64(q, 2, cutoff);
+        int st = sqlite3_step(q);
+        sqlite3_finalize(q);
+        if (st != SQLITE_DONE) {
+            return db_fail(b);
+        }
+        if (i == 0) {
+            *first = (uint64_t)sqlite3_changes(b->db);
+        }
     }
     return 0;
 }
@@ -1009,7 +1028,6 @@ static int be_drop_periods(coll_backend_t *b, uint32_t campaign_id, uint32_t cut
         "DELETE FROM agg_vec WHERE campaign_id = ? AND period < ?",
         "DELETE FROM quota WHERE campaign_id = ? AND period < ?",
     };
-    sqlite3_int64 k[2] = {campaign_id, cutoff};
     sqlite3_stmt *q = NULL;
     if (sqlite3_prepare_v2(b->db,
                            "SELECT COUNT(DISTINCT period) FROM agg_reports WHERE campaign_id = ? "
@@ -1017,62 +1035,31 @@ static int be_drop_periods(coll_backend_t *b, uint32_t campaign_id, uint32_t cut
                            -1, &q, NULL) != SQLITE_OK) {
         return db_fail(b);
     }
-    sqlite3_bind_int64(q, 1, k[0]);
-    sqlite3_bind_int64(q, 2, k[1]);
+    sqlite3_bind_int64(q, 1, campaign_id);
+    sqlite3_bind_int64(q, 2, cutoff);
     *periods = sqlite3_step(q) == SQLITE_ROW ? (uint64_t)sqlite3_column_int64(q, 0) : 0;
     sqlite3_finalize(q);
-    for (size_t i = 0; i < sizeof(SQL) / sizeof(SQL[0]); i++) {
-        if (sqlite3_prepare_v2(b->db, SQL[i], -1, &q, NULL) != SQLITE_OK) {
-            return db_fail(b);
-        }
-        sqlite3_bind_int64(q, 1, k[0]);
-        sqlite3_bind_int64(q, 2, k[1]);
-        int st = sqlite3_step(q);
-        sqlite3_finalize(q);
-        if (st != SQLITE_DONE) {
-            return db_fail(b);
-        }
-        if (i == 0) {
-            *reports = (uint64_t)sqlite3_changes(b->db);
-        }
-    }
-    return 0;
+    return delete_before(b, SQL, sizeof(SQL) / sizeof(SQL[0]), campaign_id, cutoff, reports);
 }
 
 static int be_drop_fedauc(coll_backend_t *b, uint32_t campaign_id, uint32_t cutoff,
                           uint64_t *uploads)
 {
-    static const char TABLES[] = "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND "
-                                 "name IN ('fedauc_uploads', 'fedauc_phases')";
     static const char *const SQL[] = {
-        TABLES,
         "DELETE FROM fedauc_uploads WHERE campaign_id = ? AND period < ?",
         "DELETE FROM fedauc_phases WHERE campaign_id = ? AND period < ?",
     };
     *uploads = 0;
-    for (size_t i = 0; i < sizeof(SQL) / sizeof(SQL[0]); i++) {
-        sqlite3_stmt *q = NULL;
-        if (sqlite3_prepare_v2(b->db, SQL[i], -1, &q, NULL) != SQLITE_OK) {
-            return db_fail(b);
-        }
-        if (i > 0) {
-            sqlite3_bind_int64(q, 1, campaign_id);
-            sqlite3_bind_int64(q, 2, cutoff);
-        }
-        int st = sqlite3_step(q);
-        int64_t tables = st == SQLITE_ROW ? sqlite3_column_int64(q, 0) : 0;
-        sqlite3_finalize(q);
-        if (st != (i == 0 ? SQLITE_ROW : SQLITE_DONE)) {
-            return db_fail(b);
-        }
-        if (i == 0 && tables != 2) {
-            return 0; /* no FedAUC tables yet (created by the first collector that serves) */
-        }
-        if (i == 1) {
-            *uploads = (uint64_t)sqlite3_changes(b->db);
-        }
+    sqlite3_int64 tables =
+        query_int(b->db, "SELECT COUNT(*) FROM sqlite_master WHERE type = "
+                         "'table' AND name IN ('fedauc_uploads', 'fedauc_phases')");
+    if (tables < 0) {
+        return db_fail(b);
     }
-    return 0;
+    if (tables != 2) {
+        return 0; /* no FedAUC tables yet (created by the first collector that serves) */
+    }
+    return delete_before(b, SQL, sizeof(SQL) / sizeof(SQL[0]), campaign_id, cutoff, uploads);
 }
 
 static int64_t be_first_seen(coll_backend_t *b, uint32_t campaign_id)
@@ -1089,6 +1076,9 @@ static int64_t be_first_seen(coll_backend_t *b, uint32_t campaign_id)
     sqlite3_finalize(q);
     return v;
 }
+
+static int be_backup(const char *path, const char *to, char *err, size_t cap);
+static int be_restore(const char *from, const char *path, char *err, size_t cap);
 
 const coll_backend_ops_t coll_sqlite_backend = {
     .name = "sqlite",
@@ -1113,9 +1103,24 @@ const coll_backend_ops_t coll_sqlite_backend = {
     .drop_fedauc = be_drop_fedauc,
     .first_seen = be_first_seen,
     .close = be_close,
+    .backup = be_backup,
+    .restore = be_restore,
 };
 
 /* ---- backup and restore -------------------------------------------------------------------- */
+
+/* Open the database file at path with flags; NULL with "cannot <verb> <path>: why" in err. */
+static sqlite3 *open_file(const char *path, int flags, const char *verb, char *err, size_t cap)
+{
+    sqlite3 *db = NULL;
+    if (sqlite3_open_v2(path, &db, flags, NULL) != SQLITE_OK) {
+        host_fail(err, cap, "cannot %s %s: %s", verb, path,
+                  db ? sqlite3_errmsg(db) : "out of memory");
+        sqlite3_close(db);
+        return NULL;
+    }
+    return db;
+}
 
 /* Copy database src into a new file at to, with the online backup API: one step over every
  * page inside one read transaction, so writers in WAL mode go on and the copy is consistent. */
@@ -1124,11 +1129,8 @@ static int copy_db(sqlite3 *src, const char *to, char *err, size_t cap)
     if (access(to, F_OK) == 0) {
         return host_fail(err, cap, "%s exists: give a new file name", to);
     }
-    sqlite3 *dst = NULL;
-    if (sqlite3_open_v2(to, &dst, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK) {
-        host_fail(err, cap, "cannot create %s: %s", to,
-                  dst ? sqlite3_errmsg(dst) : "out of memory");
-        sqlite3_close(dst);
+    sqlite3 *dst = open_file(to, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, "create", err, cap);
+    if (dst == NULL) {
         return -1;
     }
     sqlite3_backup *bk = sqlite3_backup_init(dst, "main", src, "main");
@@ -1153,13 +1155,10 @@ static int copy_db(sqlite3 *src, const char *to, char *err, size_t cap)
     return rc;
 }
 
-int coll_sqlite_backup(const char *path, const char *to, char *err, size_t cap)
+static int be_backup(const char *path, const char *to, char *err, size_t cap)
 {
-    sqlite3 *src = NULL;
-    if (sqlite3_open_v2(path, &src, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-        host_fail(err, cap, "cannot open %s: %s", path,
-                  src ? sqlite3_errmsg(src) : "out of memory");
-        sqlite3_close(src);
+    sqlite3 *src = open_file(path, SQLITE_OPEN_READONLY, "open", err, cap);
+    if (src == NULL) {
         return -1;
     }
     sqlite3_busy_timeout(src, 5000);
@@ -1175,7 +1174,7 @@ int coll_sqlite_backup(const char *path, const char *to, char *err, size_t cap)
     return rc;
 }
 
-int coll_sqlite_restore(const char *from, const char *path, char *err, size_t cap)
+static int be_restore(const char *from, const char *path, char *err, size_t cap)
 {
     if (access(path, F_OK) == 0) {
         return host_fail(err, cap,
@@ -1183,11 +1182,8 @@ int coll_sqlite_restore(const char *from, const char *path, char *err, size_t ca
                          "database away, restore, start)",
                          path);
     }
-    sqlite3 *src = NULL;
-    if (sqlite3_open_v2(from, &src, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-        host_fail(err, cap, "cannot open %s: %s", from,
-                  src ? sqlite3_errmsg(src) : "out of memory");
-        sqlite3_close(src);
+    sqlite3 *src = open_file(from, SQLITE_OPEN_READONLY, "open", err, cap);
+    if (src == NULL) {
         return -1;
     }
     char msg[384];

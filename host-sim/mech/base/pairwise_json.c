@@ -49,10 +49,8 @@ static void simultaneous(jw_t *sb, const dpm_pairwise_t *pw)
     jw_num(sb, pw->confidence, DIGITS);
     jw_raw(sb, ", \"method\": ");
     jw_str(sb, pw->method_name);
-    jw_raw(sb, ", \"critical_value\": ");
-    jw_num(sb, pw->crit, DIGITS);
-    jw_raw(sb, ", \"pointwise_critical_value\": ");
-    jw_num(sb, pw->crit_pointwise, DIGITS);
+    coll_json_member(sb, "critical_value", pw->crit);
+    coll_json_member(sb, "pointwise_critical_value", pw->crit_pointwise);
     jw_raw(sb, ", \"pairs_with_interval\": %u, \"distinguishable\": %u, \"reason\": ", pw->defined,
            pw->distinguishable);
     if (pw->defined == 0) {
@@ -116,8 +114,8 @@ void coll_pairwise_json(jw_t *sb, const char *key, const dpm_pairwise_t *pw, con
     }
     jw_raw(sb, "], \"stability\": ");
     jw_num(sb, pw->stability, DIGITS);
-    jw_raw(sb, ", \"max_shift_one_report\": ");
-    jw_num(sb, f->max_shift, DIGITS); /* |max x - max y| <= max |x - y| over the pairs */
+    /* |max x - max y| <= max |x - y| over the pairs */
+    coll_json_member(sb, "max_shift_one_report", f->max_shift);
     jw_raw(sb, ", \"too_small\": %s, \"reason\": ", f->too_small ? "true" : "false");
     largest_reason(sb, pw, f);
     jw_raw(sb, "}, \"%s_reason\": null", key);

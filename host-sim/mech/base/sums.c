@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/grow.h"
 #include "mech/base/fedauc_sums.h"
 
 /* *acc += x, or -1 (and *acc unchanged) if the sum leaves int64: checked, never wrapped. The
@@ -128,14 +129,8 @@ coll_delta_t *coll_delta_for(coll_deltas_t *ds, uint32_t campaign_id, uint32_t p
             return d->roc == roc && d->width == width ? d : NULL;
         }
     }
-    if (ds->n == ds->cap) {
-        size_t cap = ds->cap ? 2 * ds->cap : 4;
-        coll_delta_t *p = realloc(ds->d, cap * sizeof(*p));
-        if (p == NULL) {
-            return NULL;
-        }
-        ds->d = p;
-        ds->cap = cap;
+    if (HOST_GROW(ds->d, ds->n, ds->cap, 4) != 0) {
+        return NULL;
     }
     coll_delta_t *d = &ds->d[ds->n];
     memset(d, 0, sizeof(*d));
