@@ -555,8 +555,7 @@ int repro_auc_compare(const repro_opts_t *o, repro_t *r, double *seconds)
         }
         jw_raw(&w, "]}\n");
         st = jw_error(&w) || fclose(f) != 0 ? -1 : 0;
-        snprintf(path, sizeof(path), "%s/auc_compare.md", o->out_dir);
-        f = fopen(path, "w");
+        f = repro_open_md(o->out_dir, "auc_compare");
         if (f != NULL) {
             fprintf(f,
                     "# Every AUC mechanism at equal eps on the same examples\n\n"
