@@ -15,8 +15,6 @@
 #include "sim/devices/mechs.h"
 #include "sim/pop/progress.h"
 
-#define HELP_SHOWN 100 /* roc_parse: --help printed */
-
 void sim_roc_plan_model_counts(double auc, double base_rate, uint32_t examples, uint32_t bins,
                                double *pos, double *neg)
 {
@@ -304,33 +302,20 @@ static const char ROC_USAGE[] =
     "  and the check. Exit status: 0 answered (and verified), 1 the check found no K that\n"
     "  reaches C, 2 bad usage.\n";
 
-static int roc_usage(const char *what)
-{
-    fprintf(stderr, "dpm-sim plan: %s\n%s", what, ROC_USAGE);
-    return SIM_EXIT_USAGE;
-}
-
 static int roc_parse(int argc, char **argv, sim_roc_plan_t *q, sim_plan_cli_t *o)
 {
     uint64_t u;
     for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        const char *a = argv[i], *v;
+        int st = sim_plan_cli_next(o, argc, argv, &i, ROC_USAGE, &v);
+        if (st != SIM_PLAN_MINE) {
+            if (st != 0) {
+                return st;
+            }
+            continue; /* an option every planner reads */
+        }
         int bad = 0;
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            fputs(ROC_USAGE, stdout);
-            return HELP_SHOWN;
-        }
-        if (strcmp(a, "--no-check") == 0) {
-            o->check = 0;
-            continue;
-        }
-        if (v == NULL) {
-            return roc_usage("an option is missing its value");
-        }
-        i++;
-        if (sim_plan_cli_option(o, a, v, &bad)) {
-            /* shared with tuple_mr / tuple_ml */
-        } else if (strcmp(a, "--mechanism") == 0) {
+        if (strcmp(a, "--mechanism") == 0) {
             bad = strcmp(v, "roc_hist") != 0;
         } else if (strcmp(a, "--error-kind") == 0) {
             bad = strcmp(v, "model") != 0 && strcmp(v, "noise") != 0;
@@ -350,12 +335,10 @@ static int roc_parse(int argc, char **argv, sim_roc_plan_t *q, sim_plan_cli_t *o
             bad = strcmp(v, "normal") != 0 && strcmp(v, "chebyshev") != 0;
             q->bound_chebyshev = strcmp(v, "chebyshev") == 0;
         } else {
-            return roc_usage("unknown option");
+            return sim_plan_usage(ROC_USAGE, "unknown option");
         }
         if (bad) {
-            char msg[256];
-            snprintf(msg, sizeof(msg), "bad value for %s%s%s", a, o->why[0] ? ": " : "", o->why);
-            return roc_usage(msg);
+            return sim_plan_bad_value(o, ROC_USAGE, a);
         }
     }
     q->error = o->error;
@@ -363,10 +346,10 @@ static int roc_parse(int argc, char **argv, sim_roc_plan_t *q, sim_plan_cli_t *o
     q->devices = o->devices;
     q->eps = o->eps;
     if (isnan(q->error) || isnan(q->confidence)) {
-        return roc_usage("--error and --confidence are required");
+        return sim_plan_usage(ROC_USAGE, "--error and --confidence are required");
     }
     if ((q->devices > 0.0) == (q->eps > 0.0)) {
-        return roc_usage("give exactly one of --devices K and --eps E");
+        return sim_plan_usage(ROC_USAGE, "give exactly one of --devices K and --eps E");
     }
     return 0;
 }
@@ -447,7 +430,7 @@ int sim_cmd_plan_roc(int argc, char **argv)
     sim_plan_cli_init(&o);
     int st = roc_parse(argc, argv, &q, &o);
     if (st != 0) {
-        return st == HELP_SHOWN ? SIM_EXIT_OK : st;
+        return st == SIM_PLAN_HELP ? SIM_EXIT_OK : st;
     }
     q.runs = o.runs_given ? (uint32_t)o.runs : 0u;
     sim_roc_plan_answer_t a;
