@@ -33,28 +33,32 @@ int sim_plan_bad_value(const sim_plan_cli_t *o, const char *usage, const char *a
     return sim_plan_usage(usage, msg);
 }
 
-int sim_plan_cli_next(sim_plan_cli_t *o, int argc, char **argv, int *i, const char *usage,
-                      const char **v)
+int sim_plan_cli_parse(sim_plan_cli_t *o, int argc, char **argv, const char *usage,
+                       int (*mine)(void *ctx, const char *a, const char *v, int *bad), void *ctx)
 {
-    const char *a = argv[*i];
-    *v = *i + 1 < argc ? argv[*i + 1] : NULL;
-    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-        fputs(usage, stdout);
-        return SIM_PLAN_HELP;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        int bad = 0;
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            fputs(usage, stdout);
+            return SIM_PLAN_HELP;
+        }
+        if (strcmp(a, "--no-check") == 0) {
+            o->check = 0;
+            continue;
+        }
+        if (v == NULL) {
+            return sim_plan_usage(usage, "an option is missing its value");
+        }
+        i++;
+        if (!sim_plan_cli_option(o, a, v, &bad) && !mine(ctx, a, v, &bad)) {
+            return sim_plan_usage(usage, "unknown option");
+        }
+        if (bad) {
+            return sim_plan_bad_value(o, usage, a);
+        }
     }
-    if (strcmp(a, "--no-check") == 0) {
-        o->check = 0;
-        return 0;
-    }
-    if (*v == NULL) {
-        return sim_plan_usage(usage, "an option is missing its value");
-    }
-    (*i)++;
-    int bad = 0;
-    if (!sim_plan_cli_option(o, a, *v, &bad)) {
-        return SIM_PLAN_MINE;
-    }
-    return bad ? sim_plan_bad_value(o, usage, a) : 0;
+    return 0;
 }
 
 int sim_plan_cli_option(sim_plan_cli_t *o, const char *a, const char *v, int *bad)

@@ -302,44 +302,41 @@ static const char ROC_USAGE[] =
     "  and the check. Exit status: 0 answered (and verified), 1 the check found no K that\n"
     "  reaches C, 2 bad usage.\n";
 
+/* roc_hist's own options (sim_plan_cli_parse). */
+static int roc_option(void *ctx, const char *a, const char *v, int *bad)
+{
+    sim_roc_plan_t *q = ctx;
+    uint64_t u;
+    if (strcmp(a, "--mechanism") == 0) {
+        *bad = strcmp(v, "roc_hist") != 0;
+    } else if (strcmp(a, "--error-kind") == 0) {
+        *bad = strcmp(v, "model") != 0 && strcmp(v, "noise") != 0;
+        q->kind = strcmp(v, "noise") == 0 ? SIM_ROC_ERROR_NOISE : SIM_ROC_ERROR_MODEL;
+    } else if (strcmp(a, "--auc") == 0) {
+        *bad = sim_cli_double(v, &q->auc) != 0 || !(q->auc > 0.5 && q->auc < 1.0);
+    } else if (strcmp(a, "--base-rate") == 0) {
+        *bad = sim_cli_double(v, &q->base_rate) != 0 ||
+               !(q->base_rate > 0.0 && q->base_rate < 1.0);
+    } else if (strcmp(a, "--examples") == 0) {
+        *bad = sim_cli_u64(v, &u) != 0 || u < 1 || u > 10000;
+        q->examples = (uint32_t)u;
+    } else if (strcmp(a, "--bins") == 0) {
+        *bad = sim_cli_u64(v, &u) != 0 || u < 2 || u > DPM_MAX_BINS;
+        q->bins = (uint32_t)u;
+    } else if (strcmp(a, "--bound") == 0) {
+        *bad = strcmp(v, "normal") != 0 && strcmp(v, "chebyshev") != 0;
+        q->bound_chebyshev = strcmp(v, "chebyshev") == 0;
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
 static int roc_parse(int argc, char **argv, sim_roc_plan_t *q, sim_plan_cli_t *o)
 {
-    uint64_t u;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v;
-        int st = sim_plan_cli_next(o, argc, argv, &i, ROC_USAGE, &v);
-        if (st != SIM_PLAN_MINE) {
-            if (st != 0) {
-                return st;
-            }
-            continue; /* an option every planner reads */
-        }
-        int bad = 0;
-        if (strcmp(a, "--mechanism") == 0) {
-            bad = strcmp(v, "roc_hist") != 0;
-        } else if (strcmp(a, "--error-kind") == 0) {
-            bad = strcmp(v, "model") != 0 && strcmp(v, "noise") != 0;
-            q->kind = strcmp(v, "noise") == 0 ? SIM_ROC_ERROR_NOISE : SIM_ROC_ERROR_MODEL;
-        } else if (strcmp(a, "--auc") == 0) {
-            bad = sim_cli_double(v, &q->auc) != 0 || !(q->auc > 0.5 && q->auc < 1.0);
-        } else if (strcmp(a, "--base-rate") == 0) {
-            bad = sim_cli_double(v, &q->base_rate) != 0 ||
-                  !(q->base_rate > 0.0 && q->base_rate < 1.0);
-        } else if (strcmp(a, "--examples") == 0) {
-            bad = sim_cli_u64(v, &u) != 0 || u < 1 || u > 10000;
-            q->examples = (uint32_t)u;
-        } else if (strcmp(a, "--bins") == 0) {
-            bad = sim_cli_u64(v, &u) != 0 || u < 2 || u > DPM_MAX_BINS;
-            q->bins = (uint32_t)u;
-        } else if (strcmp(a, "--bound") == 0) {
-            bad = strcmp(v, "normal") != 0 && strcmp(v, "chebyshev") != 0;
-            q->bound_chebyshev = strcmp(v, "chebyshev") == 0;
-        } else {
-            return sim_plan_usage(ROC_USAGE, "unknown option");
-        }
-        if (bad) {
-            return sim_plan_bad_value(o, ROC_USAGE, a);
-        }
+    int st = sim_plan_cli_parse(o, argc, argv, ROC_USAGE, roc_option, q);
+    if (st != 0) {
+        return st;
     }
     q->error = o->error;
     q->confidence = o->confidence;

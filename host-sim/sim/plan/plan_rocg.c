@@ -488,49 +488,54 @@ static int parse_list(const char *v, double lo, double hi, double *out, uint32_t
     return 0;
 }
 
+/* What rocg_option reads: the question, and the lists parsed once the groups are known. */
+typedef struct {
+    sim_rocg_plan_t *q;
+    const char *shares, *auc, *base, *gap;
+} rocg_args_t;
+
+/* roc_hist_groups' own options (sim_plan_cli_parse). */
+static int rocg_option(void *ctx, const char *a, const char *v, int *bad)
+{
+    rocg_args_t *x = ctx;
+    sim_rocg_plan_t *q = x->q;
+    uint64_t u;
+    if (strcmp(a, "--mechanism") == 0) {
+        *bad = strcmp(v, "roc_hist_groups") != 0;
+    } else if (strcmp(a, "--shares") == 0) {
+        x->shares = v;
+    } else if (strcmp(a, "--auc") == 0) {
+        x->auc = v;
+    } else if (strcmp(a, "--base-rate") == 0) {
+        x->base = v;
+    } else if (strcmp(a, "--gap-error") == 0) {
+        x->gap = v;
+    } else if (strcmp(a, "--error-kind") == 0) {
+        *bad = strcmp(v, "model") != 0 && strcmp(v, "noise") != 0;
+        q->kind = strcmp(v, "noise") == 0 ? SIM_ROC_ERROR_NOISE : SIM_ROC_ERROR_MODEL;
+    } else if (strcmp(a, "--examples") == 0) {
+        *bad = sim_cli_u64(v, &u) != 0 || u < 1 || u > 10000;
+        q->examples = (uint32_t)u;
+    } else if (strcmp(a, "--bins") == 0) {
+        *bad = sim_cli_u64(v, &u) != 0 || u < 2 || u > DPM_ROC_GROUPS_MAX_BINS;
+        q->bins = (uint32_t)u;
+    } else if (strcmp(a, "--group-share") == 0) {
+        *bad = sim_cli_double(v, &q->group_share) != 0 || !(q->group_share > 0.0) ||
+               !(q->group_share < 1.0);
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
 static int rocg_parse(int argc, char **argv, sim_rocg_plan_t *q, sim_plan_cli_t *o)
 {
-    const char *shares = NULL, *auc = "0.85", *base = "0.3", *gap = NULL;
-    uint64_t u;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v;
-        int st = sim_plan_cli_next(o, argc, argv, &i, ROCG_USAGE, &v);
-        if (st != SIM_PLAN_MINE) {
-            if (st != 0) {
-                return st;
-            }
-            continue; /* an option every planner reads */
-        }
-        int bad = 0;
-        if (strcmp(a, "--mechanism") == 0) {
-            bad = strcmp(v, "roc_hist_groups") != 0;
-        } else if (strcmp(a, "--shares") == 0) {
-            shares = v;
-        } else if (strcmp(a, "--auc") == 0) {
-            auc = v;
-        } else if (strcmp(a, "--base-rate") == 0) {
-            base = v;
-        } else if (strcmp(a, "--gap-error") == 0) {
-            gap = v;
-        } else if (strcmp(a, "--error-kind") == 0) {
-            bad = strcmp(v, "model") != 0 && strcmp(v, "noise") != 0;
-            q->kind = strcmp(v, "noise") == 0 ? SIM_ROC_ERROR_NOISE : SIM_ROC_ERROR_MODEL;
-        } else if (strcmp(a, "--examples") == 0) {
-            bad = sim_cli_u64(v, &u) != 0 || u < 1 || u > 10000;
-            q->examples = (uint32_t)u;
-        } else if (strcmp(a, "--bins") == 0) {
-            bad = sim_cli_u64(v, &u) != 0 || u < 2 || u > DPM_ROC_GROUPS_MAX_BINS;
-            q->bins = (uint32_t)u;
-        } else if (strcmp(a, "--group-share") == 0) {
-            bad = sim_cli_double(v, &q->group_share) != 0 || !(q->group_share > 0.0) ||
-                  !(q->group_share < 1.0);
-        } else {
-            return sim_plan_usage(ROCG_USAGE, "unknown option");
-        }
-        if (bad) {
-            return sim_plan_bad_value(o, ROCG_USAGE, a);
-        }
+    rocg_args_t x = {q, NULL, "0.85", "0.3", NULL};
+    int st = sim_plan_cli_parse(o, argc, argv, ROCG_USAGE, rocg_option, &x);
+    if (st != 0) {
+        return st;
     }
+    const char *shares = x.shares, *auc = x.auc, *base = x.base, *gap = x.gap;
     q->groups = 0;
     if (shares == NULL || parse_list(shares, 0.0, 1.0, q->share, &q->groups) != 0 ||
         q->groups < 2) {
