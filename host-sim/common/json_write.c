@@ -114,3 +114,17 @@ void jw_nums(jw_t *w, const double *x, size_t n, int digits)
     }
     jw_raw(w, "]");
 }
+
+void jw_member_num(jw_t *w, const char *key, double x, int digits)
+{
+    jw_raw(w, ", ");
+    jw_key(w, key);
+    jw_num(w, x, digits);
+}
+
+void jw_member_nums(jw_t *w, const char *key, const double *x, size_t n, int digits)
+{
+    jw_raw(w, ", ");
+    jw_key(w, key);
+    jw_nums(w, x, n, digits);
+}

@@ -44,5 +44,8 @@ void jw_key(jw_t *w, const char *key);
 void jw_num(jw_t *w, double x, int digits);
 /* [x0, x1, ...] of jw_num values. */
 void jw_nums(jw_t *w, const double *x, size_t n, int digits);
+/* `, "key": ` then jw_num(x) / jw_nums(x, n): a member after the first of an object. */
+void jw_member_num(jw_t *w, const char *key, double x, int digits);
+void jw_member_nums(jw_t *w, const char *key, const double *x, size_t n, int digits);
 
 #endif /* DPM_HOST_JSON_WRITE_H */

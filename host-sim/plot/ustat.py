@@ -45,6 +45,24 @@ def num(text, key):
     return float(v)
 
 
+def log_axes(ax, xlabel, ylabel, title, xbase=10, legend=8):
+    """Log-log axes with their labels, title and legend."""
+    ax.set_xscale("log", base=xbase)
+    ax.set_yscale("log")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.legend(fontsize=legend)
+
+
+def plot_lines(ax, series, fmt, label):
+    """One line per key of series ({key: [(x, y), ...]}, by key), its points in x order; fmt and
+    label are functions of the key."""
+    for key, pts in sorted(series.items()):
+        pts.sort()
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], fmt(key), label=label(key))
+
+
 def plot_bins_k(by, out_dir):
     lines = {}
     for c in by.get("bins_mse_k", []):
@@ -66,12 +84,7 @@ def plot_bins_k(by, out_dir):
             ax.axvline(kstar, color=line.get_color(), ls=":", alpha=0.7)
             if cfit and cfit[0] is not None:
                 ax.axvline(cfit[0] * kstar, color=line.get_color(), ls="--", alpha=0.7)
-        ax.set_xscale("log", base=2)
-        ax.set_yscale("log")
-        ax.set_xlabel("k (bins)")
-        ax.set_ylabel("MSE of the AUC (vs exact)")
-        ax.set_title(f"ustat_bins, eps = {eps:g}")
-        ax.legend(fontsize=8)
+        log_axes(ax, "k (bins)", "MSE of the AUC (vs exact)", f"ustat_bins, eps = {eps:g}", xbase=2)
     fig.suptitle("Corollary 1: U-shaped in k; dotted n^1/4 sqrt(eps), dashed c times it"
                  + (f" (c = {cfit[0]:.2f})" if cfit and cfit[0] is not None else ""), fontsize=10)
     fig.tight_layout()
@@ -97,15 +110,9 @@ def plot_rate_n(by, out_dir):
         raise SystemExit("ustat.py: no rate_n cells in ustat.json")
     fig, ax = plt.subplots(figsize=(7, 5))
     style = {"Theorem 3 bound": "--", "1/sqrt(n) (Corollary 1's rate)": ":"}
-    for name, pts in sorted(series.items()):
-        pts.sort()
-        ax.plot([p[0] for p in pts], [p[1] for p in pts], style.get(name, "o-"), label=name)
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel("n (examples, 9.4% positives)")
-    ax.set_ylabel("MSE of the AUC")
-    ax.set_title("MSE against n at eps = 1 (Beta(3,2) / Beta(2,3) scores)")
-    ax.legend(fontsize=8)
+    plot_lines(ax, series, lambda name: style.get(name, "o-"), lambda name: name)
+    log_axes(ax, "n (examples, 9.4% positives)", "MSE of the AUC",
+             "MSE against n at eps = 1 (Beta(3,2) / Beta(2,3) scores)")
     fig.tight_layout()
     fig.savefig(os.path.join(out_dir, "ustat_rate_n.png"), dpi=110)
     plt.close(fig)
@@ -122,31 +129,17 @@ def plot_fig3(by, out_dir):
     if not tree:
         raise SystemExit("ustat.py: no tree_error cells in ustat.json")
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 4.5))
-    for eps, pts in sorted(tree.items()):
-        pts.sort()
-        a1.plot([p[0] for p in pts], [p[1] for p in pts], "o-", label=f"eps = {eps:g}")
-    a1.set_xscale("log", base=2)
-    a1.set_yscale("log")
-    a1.set_xlabel("d (leaves)")
-    a1.set_ylabel("mean |AUC error| (20 runs)")
-    a1.set_title("ustat_tree: robust to d (Figure 3)")
-    a1.legend(fontsize=8)
+    plot_lines(a1, tree, lambda eps: "o-", lambda eps: f"eps = {eps:g}")
+    log_axes(a1, "d (leaves)", "mean |AUC error| (20 runs)", "ustat_tree: robust to d (Figure 3)",
+             xbase=2)
     by_eps = {}
     for eps, pts in tree.items():
         for d, err in pts:
             by_eps.setdefault(d, []).append((eps, err))
-    for d, pts in sorted(by_eps.items()):
-        pts.sort()
-        a2.plot([p[0] for p in pts], [p[1] for p in pts], "o-", label=f"tree, d = {d:.0f}")
-    for k, pts in sorted(bins.items()):
-        pts.sort()
-        a2.plot([p[0] for p in pts], [p[1] for p in pts], "s--", label=f"Algorithm 1, k = {k:.0f}")
-    a2.set_xscale("log")
-    a2.set_yscale("log")
-    a2.set_xlabel("eps")
-    a2.set_ylabel("mean |AUC error| (20 runs)")
-    a2.set_title("plateau beyond eps ~ 2; Algorithm 1 grows with k")
-    a2.legend(fontsize=7)
+    plot_lines(a2, by_eps, lambda d: "o-", lambda d: f"tree, d = {d:.0f}")
+    plot_lines(a2, bins, lambda k: "s--", lambda k: f"Algorithm 1, k = {k:.0f}")
+    log_axes(a2, "eps", "mean |AUC error| (20 runs)",
+             "plateau beyond eps ~ 2; Algorithm 1 grows with k", legend=7)
     fig.tight_layout()
     fig.savefig(os.path.join(out_dir, "ustat_fig3.png"), dpi=110)
     plt.close(fig)

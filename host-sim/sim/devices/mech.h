@@ -28,7 +28,8 @@
  * copies and freed once by release). A module keeps its own types there, e.g.
  *     typedef struct { ... } my_state_t;
  *     static my_state_t *state(const sim_cfg_t *cfg) { return (my_state_t *)cfg->state.bytes; }
- * with a compile-time check that it fits (SIM_STATIC_ASSERT). */
+ * with a compile-time check that it fits: SIM_MECH_STATE(my_state_t, my) declares both (and
+ * SIM_MECH_AGG(my_agg_t, my) the views agg_of / agg_c of a run's sums). */
 #ifndef DPM_SIM_MECH_H
 #define DPM_SIM_MECH_H
 
@@ -50,6 +51,26 @@
 
 /* C99 compile-time check (a negative array size fails). */
 #define SIM_STATIC_ASSERT(cond, tag) typedef char sim_static_assert_##tag[(cond) ? 1 : -1]
+
+/* A module's typed view st_of(cfg) of its configuration state, checked to fit. */
+#define SIM_MECH_STATE(type, tag)                                                                  \
+    SIM_STATIC_ASSERT(sizeof(type) <= SIM_STATE_BYTES, tag##_state_fits);                          \
+    static inline type *st_of(const sim_cfg_t *cfg)                                                \
+    {                                                                                              \
+        return (type *)cfg->state.bytes;                                                           \
+    }
+
+/* A module's typed views agg_of(agg) / agg_c(agg) of a run's sums, checked to fit. */
+#define SIM_MECH_AGG(type, tag)                                                                    \
+    SIM_STATIC_ASSERT(sizeof(type) <= SIM_AGG_BYTES, tag##_agg_fits);                              \
+    static inline type *agg_of(sim_agg_t *agg)                                                     \
+    {                                                                                              \
+        return (type *)agg->data.bytes;                                                            \
+    }                                                                                              \
+    static inline const type *agg_c(const sim_agg_t *agg)                                          \
+    {                                                                                              \
+        return (const type *)agg->data.bytes;                                                      \
+    }
 
 /* Raw storage aligned for any of the modules' types. */
 typedef union {

@@ -27,50 +27,34 @@
 
 #include "estimate/dpauc.h"
 #include "estimate/roc.h"
+#include "sim/devices/mech_common.h"
 #include "sim/devices/results.h"
 #include "sim/pop/roc_sim.h"
 #include "sim/devices/sim_cfg.h"
 
 #define Q16 65536.0
-#define PERIOD_SECONDS 86400u
 #define DEFAULT_THRESHOLDS 25u
 #define NITEMS 4u
 
 typedef struct {
+    sim_roc_model_t *model; /* first: sim_mech_release_model */
     dpm_dpauc_params_t params;
     double scale;
     uint32_t n; /* thresholds */
     uint32_t thresholds[DPM_DPAUC_EST_MAX_N];
-    sim_roc_model_t *model;
     uint64_t pos[DPM_MAX_BINS], neg[DPM_MAX_BINS]; /* true counts per grid bin */
     uint64_t tp[DPM_DPAUC_EST_MAX_N], fp[DPM_DPAUC_EST_MAX_N], P, Q;
     double auc_binned, auc_model;
 } dpauc_state_t;
 
-SIM_STATIC_ASSERT(sizeof(dpauc_state_t) <= SIM_STATE_BYTES, dpauc_state_fits);
-SIM_STATIC_ASSERT(sizeof(dpm_dpauc_agg_t) <= SIM_AGG_BYTES, dpauc_agg_fits);
-
-static dpauc_state_t *st_of(const sim_cfg_t *cfg)
-{
-    return (dpauc_state_t *)cfg->state.bytes;
-}
-
-static dpm_dpauc_agg_t *agg_of(sim_agg_t *agg)
-{
-    return (dpm_dpauc_agg_t *)agg->data.bytes;
-}
-
-static const dpm_dpauc_agg_t *agg_c(const sim_agg_t *agg)
-{
-    return (const dpm_dpauc_agg_t *)agg->data.bytes;
-}
+SIM_MECH_STATE(dpauc_state_t, dpauc)
+SIM_MECH_MODEL_FIRST(dpauc_state_t, dpauc);
+SIM_MECH_AGG(dpm_dpauc_agg_t, dpauc)
 
 static int dpauc_check(const sim_scenario_t *sc, sim_campaign_spec_t *c, int *line, char *err,
                        size_t errcap)
 {
-    if (c->nmetrics != 0 || c->split_paper || c->bins_line != 0) {
-        *line = c->nmetrics != 0 ? c->metrics_line : c->split_paper ? c->split_line : c->bins_line;
-        snprintf(err, errcap, "takes no metrics, split, bins or edges (its grid: thresholds = N)");
+    if (sim_mech_takes_no_grid(c, " (its grid: thresholds = N)", line, err, errcap) != 0) {
         return -1;
     }
     if (c->thresholds == 0) {
@@ -82,15 +66,7 @@ static int dpauc_check(const sim_scenario_t *sc, sim_campaign_spec_t *c, int *li
                  DPM_DPAUC_MAX_THRESHOLDS);
         return -1;
     }
-    for (uint32_t g = 0; g < c->ngroups; g++) {
-        const sim_group_spec_t *gs = &sc->group[c->groups[g]];
-        if (!gs->scores.set) {
-            *line = c->groups_line;
-            snprintf(err, errcap, "group '%s' has no scores = binormal(...)", gs->name);
-            return -1;
-        }
-    }
-    return 0;
+    return sim_mech_all_scored(sc, c, line, err, errcap);
 }
 
 static int dpauc_init(sim_cfg_t *cfg, char *err, size_t errcap)
@@ -105,20 +81,13 @@ static int dpauc_init(sim_cfg_t *cfg, char *err, size_t errcap)
     }
     dpm_campaign_t c;
     memset(&c, 0, sizeof(c));
-    c.id = sp->id;
     c.mechanism = DPM_MECH_ID_DPAUC;
-    c.eps = DPM_EPS_Q16(cfg->eps);
-    c.budget = DPM_EPS_Q16(cfg->eps);
-    c.period_seconds = PERIOD_SECONDS;
     c.nthresholds = s->n;
     memcpy(c.thresholds, s->thresholds, s->n * sizeof(s->thresholds[0]));
     c.calibration = sp->calibration_tight ? DPM_DPAUC_TIGHT : DPM_DPAUC_PUBLISHED;
     snprintf(cfg->label, sizeof(cfg->label), "dpauc eps=%s N=%u %s", sp->eps_text[cfg->eps_index],
              s->n, sp->calibration_tight ? "tight" : "published");
-    const char *why = "?";
-    if (dpm_mech_init(&cfg->mech, &c, &why) != DPM_OK) {
-        snprintf(err, errcap, "campaign '%s' eps %s: the SDK refuses it: %s", sp->name,
-                 sp->eps_text[cfg->eps_index], why);
+    if (sim_mech_sdk_init(cfg, &c, err, errcap) != 0) {
         return -1;
     }
     const dpm_dpauc_t *m = &cfg->mech.params.dpauc;
@@ -126,16 +95,9 @@ static int dpauc_init(sim_cfg_t *cfg, char *err, size_t errcap)
     cfg->eps_implemented = m->eps_implemented / Q16;
     s->scale = (double)m->lap.scale_num / (double)m->lap.scale_den;
     if (dpm_dpauc_params_init(&s->params, s->n, s->scale) != DPM_OK) {
-        snprintf(err, errcap, "campaign '%s': estimator parameters refused", sp->name);
-        return -1;
+        return sim_mech_params_refused(cfg, err, errcap);
     }
     return 0;
-}
-
-static void dpauc_release(sim_cfg_t *cfg)
-{
-    dpauc_state_t *s = st_of(cfg);
-    sim_roc_model_destroy(&s->model);
 }
 
 /* The grid's bins as roc_sim bins: edges t_1 .. t_{N-2}, bin b = [t_b, t_{b+1}). */
@@ -144,25 +106,16 @@ static int dpauc_prepare(sim_cfg_t *cfg, const sim_pop_t *pop, unsigned threads,
 {
     dpauc_state_t *s = st_of(cfg);
     uint32_t bins = s->n - 1;
-    s->model = malloc(sizeof(*s->model));
-    if (s->model == NULL ||
-        sim_roc_model_init(s->model, cfg->sc, pop, &s->thresholds[1], s->n - 2) != 0) {
-        free(s->model);
-        s->model = NULL;
-        snprintf(err, errcap, "campaign '%s': out of memory for the dpauc model", cfg->spec->name);
+    if (sim_mech_roc_model(cfg, pop, &s->thresholds[1], s->n - 2, "dpauc", &s->model, err,
+                           errcap) != 0) {
         return -1;
     }
     int include[SIM_MAX_GROUPS];
-    for (uint32_t g = 0; g < SIM_MAX_GROUPS; g++) {
-        include[g] = cfg->group_map[g] >= 0;
-    }
+    sim_mech_measured(cfg, include);
     sim_roc_truth_counts(s->model, pop, include, threads, NULL, s->pos, s->neg, &cfg->reporting);
     double tpr[DPM_MAX_BINS + 1], fpr[DPM_MAX_BINS + 1];
-    if (dpm_roc_exact(s->pos, s->neg, bins, tpr, fpr, &s->auc_binned) != DPM_OK) {
-        snprintf(err, errcap,
-                 "campaign '%s': the population has no positive or no negative "
-                 "example (raise devices)",
-                 cfg->spec->name);
+    if (sim_mech_binned_auc(cfg, s->pos, s->neg, bins, tpr, fpr, &s->auc_binned, err, errcap) !=
+        0) {
         return -1;
     }
     /* counts at threshold i: the examples of bins >= i (none at the last, 2^31) */
@@ -177,25 +130,10 @@ static int dpauc_prepare(sim_cfg_t *cfg, const sim_pop_t *pop, unsigned threads,
     s->P = tp;
     s->Q = fp;
     s->auc_model = sim_roc_model_auc(cfg->sc, pop, include);
-    if (sim_cfg_items(cfg, NITEMS) != 0) {
-        snprintf(err, errcap, "out of memory");
-        return -1;
-    }
-    for (uint32_t i = 0; i < NITEMS; i++) {
-        sim_item_t *it = &cfg->items[i];
-        snprintf(it->metric, sizeof(it->metric), "auc");
-        snprintf(it->kind, sizeof(it->kind), "%s", i % 2 ? "auc_binned" : "auc");
-        snprintf(it->name, sizeof(it->name), "server_%c", i < 2 ? 'A' : 'B');
-        it->truth = i % 2 ? s->auc_binned : s->auc_model;
-    }
-    return 0;
-}
-
-static int dpauc_participates(const sim_cfg_t *cfg, const sim_block_t *b)
-{
-    (void)cfg;
-    (void)b;
-    return 1;
+    static const char *const kind[NITEMS] = {"auc", "auc_binned", "auc", "auc_binned"};
+    static const char *const name[NITEMS] = {"server_A", "server_A", "server_B", "server_B"};
+    const double truth[NITEMS] = {s->auc_model, s->auc_binned, s->auc_model, s->auc_binned};
+    return sim_mech_items(cfg, "auc", NITEMS, kind, name, truth, err, errcap);
 }
 
 /* The device's counts at the grid (its examples through dpm_dpauc_counts_add), then the
@@ -216,7 +154,7 @@ static dpm_status_t dpauc_report(const sim_cfg_t *cfg, const sim_block_t *b, uin
     for (uint32_t i = 0; i < e && st == DPM_OK; i++) {
         st = dpm_dpauc_counts_add(&c, m, s->thresholds[bin[i]], i < npos ? 1 : 0);
     }
-    dpm_receipt_t rc;
+    dpm_receipt_t rc; /* a simulated device has no ledger: the receipt is unmetered */
     if (st == DPM_OK) {
         st = dpm_receipt_unmetered(&cfg->mech, run, &rc);
     }
@@ -330,8 +268,8 @@ const sim_mech_t sim_mech_dpauc = {
     .check = dpauc_check,
     .init = dpauc_init,
     .prepare = dpauc_prepare,
-    .release = dpauc_release,
-    .participates = dpauc_participates,
+    .release = sim_mech_release_model,
+    .participates = sim_mech_every_device,
     .report = dpauc_report,
     .agg_init = dpauc_agg_init,
     .agg_add = dpauc_agg_add,

@@ -45,6 +45,8 @@
 #include "common/prob.h"
 #include "dpm/fedauc.h"
 #include "estimate/fedauc.h"
+#include "sim/devices/mech_common.h"
+#include "sim/devices/mech_fedauc.h"
 #include "sim/devices/results.h"
 #include "sim/pop/roc_sim.h"
 #include "sim/devices/sim_cfg.h"
@@ -52,18 +54,13 @@
 
 #define Q16 65536.0
 #define TWO31 2147483648.0
-#define PERIOD_SECONDS 86400u
 #define DEFAULT_SCORE_BITS 16u
 #define DEFAULT_P_SHARE 32768u /* 0.5 in Q0.16 */
 #define NITEMS 2u
 #define FEDAUC_TAG UINT64_C(0x4645444155435F53) /* "FEDAUC_S": the example streams' own keys */
 
 /* One device's label-free and exact statistics (exact mode). */
-typedef struct {
-    uint32_t n, p, max_rank2;
-    uint64_t sum2, sum_rank2, maxdev;
-    int64_t t;
-} dev_stats_t;
+typedef sim_fa_stats_t dev_stats_t;
 
 typedef struct {
     uint64_t devices; /* of the population */
@@ -85,32 +82,15 @@ typedef struct {
     double auc_examples, auc_model;
 } fa_state_t;
 
-SIM_STATIC_ASSERT(sizeof(fa_state_t) <= SIM_STATE_BYTES, fedauc_state_fits);
-SIM_STATIC_ASSERT(sizeof(dpm_fa_agg_t) <= SIM_AGG_BYTES, fedauc_agg_fits);
-
-static fa_state_t *st_of(const sim_cfg_t *cfg)
-{
-    return (fa_state_t *)cfg->state.bytes;
-}
-
-static dpm_fa_agg_t *agg_of(sim_agg_t *agg)
-{
-    return (dpm_fa_agg_t *)agg->data.bytes;
-}
-
-static const dpm_fa_agg_t *agg_c(const sim_agg_t *agg)
-{
-    return (const dpm_fa_agg_t *)agg->data.bytes;
-}
+SIM_MECH_STATE(fa_state_t, fedauc)
+SIM_MECH_AGG(dpm_fa_agg_t, fedauc)
 
 /* ---- scenario ------------------------------------------------------------------------------ */
 
 static int fa_check(const sim_scenario_t *sc, sim_campaign_spec_t *c, int *line, char *err,
                     size_t errcap)
 {
-    if (c->nmetrics != 0 || c->split_paper || c->bins_line != 0) {
-        *line = c->nmetrics != 0 ? c->metrics_line : c->split_paper ? c->split_line : c->bins_line;
-        snprintf(err, errcap, "takes no metrics, split, bins or edges");
+    if (sim_mech_takes_no_grid(c, "", line, err, errcap) != 0) {
         return -1;
     }
     int lap = c->mechanism == DPM_MECH_ID_FEDAUC_LAP;
@@ -130,9 +110,7 @@ static int fa_check(const sim_scenario_t *sc, sim_campaign_spec_t *c, int *line,
     }
     for (uint32_t g = 0; g < c->ngroups; g++) {
         const sim_group_spec_t *gs = &sc->group[c->groups[g]];
-        if (!gs->scores.set) {
-            *line = c->groups_line;
-            snprintf(err, errcap, "group '%s' has no scores = binormal(...)", gs->name);
+        if (sim_mech_group_scored(sc, c, g, line, err, errcap) != 0) {
             return -1;
         }
         if (gs->partition.noniid && gs->partition.auc_sd > 0.0) {
@@ -155,25 +133,15 @@ static int fa_init(sim_cfg_t *cfg, char *err, size_t errcap)
     const sim_campaign_spec_t *sp = cfg->spec;
     fa_state_t *s = st_of(cfg);
     memset(s, 0, sizeof(*s));
-    dpm_campaign_t c;
-    memset(&c, 0, sizeof(c));
-    c.id = sp->id;
-    c.mechanism = sp->mechanism;
-    c.eps = DPM_EPS_Q16(cfg->eps);
-    c.budget = DPM_EPS_Q16(cfg->eps);
-    c.period_seconds = PERIOD_SECONDS;
-    c.fedauc_variant = sp->fedauc_variant;
-    c.fedauc_p_share_q16 = sp->fedauc_p_share;
-    c.fedauc_score_bits = sp->fedauc_score_bits;
-    const char *why = "?";
-    if (dpm_mech_init(&cfg->mech, &c, &why) != DPM_OK) {
-        snprintf(err, errcap, "campaign '%s' eps %s: the SDK refuses it: %s", sp->name,
-                 sp->eps_text[cfg->eps_index], why);
+    dpm_campaign_t c = {.mechanism = sp->mechanism,
+                        .fedauc_variant = sp->fedauc_variant,
+                        .fedauc_p_share_q16 = sp->fedauc_p_share,
+                        .fedauc_score_bits = sp->fedauc_score_bits};
+    if (sim_mech_sdk_init(cfg, &c, err, errcap) != 0) {
         return -1;
     }
     if (dpm_fa_params_from_mech(&s->params, &cfg->mech) != DPM_OK) {
-        snprintf(err, errcap, "campaign '%s': estimator parameters refused", sp->name);
-        return -1;
+        return sim_mech_params_refused(cfg, err, errcap);
     }
     cfg->checked = 1;
     cfg->eps_implemented = cfg->mech.params.fedauc.eps_implemented / Q16;
@@ -510,9 +478,7 @@ static int fa_prepare(sim_cfg_t *cfg, const sim_pop_t *pop, unsigned threads, ch
     s->auc_examples = dpm_fa_auc_exact(q, d->label, d->m);
     free(q);
     int include[SIM_MAX_GROUPS];
-    for (uint32_t g = 0; g < SIM_MAX_GROUPS; g++) {
-        include[g] = cfg->group_map[g] >= 0;
-    }
+    sim_mech_measured(cfg, include);
     s->auc_model = sim_roc_model_auc(cfg->sc, pop, include);
     if (isnan(s->auc_examples)) {
         snprintf(err, errcap,
@@ -525,18 +491,10 @@ static int fa_prepare(sim_cfg_t *cfg, const sim_pop_t *pop, unsigned threads, ch
     for (uint64_t dev = 0; dev < d->devices; dev++) {
         cfg->reporting += d->dev[dev].n > 0;
     }
-    if (sim_cfg_items(cfg, NITEMS) != 0) {
-        snprintf(err, errcap, "out of memory");
-        return -1;
-    }
-    for (uint32_t i = 0; i < NITEMS; i++) {
-        sim_item_t *it = &cfg->items[i];
-        snprintf(it->metric, sizeof(it->metric), "auc");
-        snprintf(it->kind, sizeof(it->kind), "%s", i == 0 ? "auc" : "auc_examples");
-        snprintf(it->name, sizeof(it->name), "auc");
-        it->truth = i == 0 ? s->auc_model : s->auc_examples;
-    }
-    return 0;
+    static const char *const kind[NITEMS] = {"auc", "auc_examples"};
+    static const char *const name[NITEMS] = {"auc", "auc"};
+    const double truth[NITEMS] = {s->auc_model, s->auc_examples};
+    return sim_mech_items(cfg, "auc", NITEMS, kind, name, truth, err, errcap);
 }
 
 /* ---- inprocess ------------------------------------------------------------------------------- */
@@ -649,29 +607,27 @@ static dpm_status_t fa_agg_merge(const sim_cfg_t *cfg, sim_agg_t *dst, const sim
 
 /* ---- exact ----------------------------------------------------------------------------------- */
 
-/* One device's report body as the SDK would draw it, noise from rng. */
-static void exact_lap_body(const sim_cfg_t *cfg, const fa_data_t *d, const dev_stats_t *ds,
-                           sim_rng_t *rng, dpm_fedauc_report_t *b)
+void sim_fa_lap_body(const dpm_fedauc_t *f, uint64_t m, const sim_fa_stats_t *s, sim_rng_t *rng,
+                     dpm_fedauc_report_t *b)
 {
-    const dpm_fedauc_t *f = &cfg->mech.params.fedauc;
     dpm_eps_t eps = f->eps_implemented;
     memset(b, 0, sizeof(*b));
-    b->n = ds->n;
-    b->total = (uint32_t)d->m;
-    b->sum_rank2 = ds->sum_rank2;
+    b->n = s->n;
+    b->total = (uint32_t)m;
+    b->sum_rank2 = s->sum_rank2;
     int local_global = f->variant == DPM_FEDAUC_LOCAL || f->variant == DPM_FEDAUC_GLOBAL;
     if (local_global) {
-        b->sensitivity = f->variant == DPM_FEDAUC_LOCAL ? ds->max_rank2 : 2u * (d->m - 1u);
+        b->sensitivity = f->variant == DPM_FEDAUC_LOCAL ? s->max_rank2 : 2u * (m - 1u);
         b->eps_p = f->eps_p;
     } else {
-        b->sensitivity = ds->maxdev;
-        b->eps_p = ds->maxdev == 0 ? eps
+        b->sensitivity = s->maxdev;
+        b->eps_p = s->maxdev == 0 ? eps
                    : f->variant == DPM_FEDAUC_ORTHOGONAL
                        ? f->eps_p
-                       : dpm_fedauc_adaptive_eps_p(ds->sum_rank2, ds->maxdev, eps);
+                       : dpm_fedauc_adaptive_eps_p(s->sum_rank2, s->maxdev, eps);
     }
-    b->local_p = (int64_t)ds->p + sim_rng_dlap_sum(rng, 1, Q16 / b->eps_p);
-    int64_t sum = local_global ? (int64_t)ds->sum2 : ds->t;
+    b->local_p = (int64_t)s->p + sim_rng_dlap_sum(rng, 1, Q16 / b->eps_p);
+    int64_t sum = local_global ? (int64_t)s->sum2 : s->t;
     if (b->sensitivity != 0) {
         sum += sim_rng_dlap_sum(rng, 1, (double)b->sensitivity * Q16 / (double)(eps - b->eps_p));
     }
@@ -706,7 +662,7 @@ static int fa_exact(const sim_cfg_t *cfg, const sim_pop_t *pop, sim_rng_t *rng, 
             continue;
         }
         dpm_fedauc_report_t b;
-        exact_lap_body(cfg, d, &d->dev[dev], rng, &b);
+        sim_fa_lap_body(&cfg->mech.params.fedauc, d->m, &d->dev[dev], rng, &b);
         if (dpm_fa_agg_add(a, &s->params, &b) != DPM_OK) {
             return -1;
         }

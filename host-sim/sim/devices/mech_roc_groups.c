@@ -32,6 +32,7 @@
 #include "common/edges.h"
 #include "estimate/roc.h"
 #include "estimate/roc_groups.h"
+#include "sim/devices/mech_common.h"
 #include "sim/devices/mech_roc_groups.h"
 #include "sim/devices/results.h"
 #include "sim/pop/roc_sim.h"
@@ -40,13 +41,12 @@
 
 #define Q16 65536.0
 #define TWO32 4294967296.0
-#define PERIOD_SECONDS 86400u
 #define DEFAULT_BINS 10u
 
 typedef struct {
+    sim_roc_model_t *model; /* first: sim_mech_release_model */
     dpm_roc_groups_params_t params;
     uint32_t groups, bins;
-    sim_roc_model_t *model;
     double auc[SIM_MAX_GROUPS];       /* each group's binned AUC */
     double auc_model[SIM_MAX_GROUPS]; /* each group's model AUC (the unbinned items' truth) */
 } groups_state_t;
@@ -57,12 +57,8 @@ typedef struct {
     uint64_t reports;
 } groups_head_t;
 
-SIM_STATIC_ASSERT(sizeof(groups_state_t) <= SIM_STATE_BYTES, roc_groups_state_fits);
-
-static groups_state_t *st_of(const sim_cfg_t *cfg)
-{
-    return (groups_state_t *)cfg->state.bytes;
-}
+SIM_MECH_STATE(groups_state_t, roc_groups)
+SIM_MECH_MODEL_FIRST(groups_state_t, roc_groups);
 
 static size_t agg_bytes(uint32_t groups, uint32_t bins)
 {
@@ -132,15 +128,7 @@ static int groups_check(const sim_scenario_t *sc, sim_campaign_spec_t *c, int *l
                  c->ngroups, c->nedges + 1, SIM_AGG_BYTES);
         return -1;
     }
-    for (uint32_t g = 0; g < c->ngroups; g++) {
-        const sim_group_spec_t *gs = &sc->group[c->groups[g]];
-        if (!gs->scores.set) {
-            *line = c->groups_line;
-            snprintf(err, errcap, "group '%s' has no scores = binormal(...)", gs->name);
-            return -1;
-        }
-    }
-    return 0;
+    return sim_mech_all_scored(sc, c, line, err, errcap);
 }
 
 int sim_roc_groups_sdk_build(uint32_t groups, const uint32_t *edges, uint32_t nedges, dpm_eps_t eps,
@@ -153,7 +141,7 @@ int sim_roc_groups_sdk_build(uint32_t groups, const uint32_t *edges, uint32_t ne
     c.mechanism = DPM_MECH_ID_ROC_HIST;
     c.eps = DPM_EPS_Q16(eps);
     c.budget = DPM_EPS_Q16(eps);
-    c.period_seconds = PERIOD_SECONDS;
+    c.period_seconds = SIM_PERIOD_SECONDS;
     c.nbins = nedges;
     memcpy(c.bin_edges, edges, nedges * sizeof(edges[0]));
     c.groups = groups;
@@ -183,9 +171,7 @@ static int groups_init(sim_cfg_t *cfg, char *err, size_t errcap)
     const char *why = "?";
     if (sim_roc_groups_sdk_build(cfg->d, sp->edges, sp->nedges, cfg->eps, sp->group_eps, sp->id,
                                  &cfg->mech, &s->params, &why) != 0) {
-        snprintf(err, errcap, "campaign '%s' eps %s: the SDK refuses it: %s", sp->name,
-                 sp->eps_text[cfg->eps_index], why);
-        return -1;
+        return sim_mech_refused(cfg, why, err, errcap);
     }
     const dpm_roc_hist_t *rh = &cfg->mech.params.roc_hist;
     cfg->checked = 1;
@@ -195,23 +181,12 @@ static int groups_init(sim_cfg_t *cfg, char *err, size_t errcap)
     return 0;
 }
 
-static void groups_release(sim_cfg_t *cfg)
-{
-    groups_state_t *s = st_of(cfg);
-    sim_roc_model_destroy(&s->model);
-}
-
 static int groups_prepare(sim_cfg_t *cfg, const sim_pop_t *pop, unsigned threads, char *err,
                           size_t errcap)
 {
     groups_state_t *s = st_of(cfg);
-    s->model = malloc(sizeof(*s->model));
-    if (s->model == NULL ||
-        sim_roc_model_init(s->model, cfg->sc, pop, cfg->spec->edges, cfg->spec->nedges) != 0) {
-        free(s->model);
-        s->model = NULL;
-        snprintf(err, errcap, "campaign '%s': out of memory for the roc_hist model",
-                 cfg->spec->name);
+    if (sim_mech_roc_model(cfg, pop, cfg->spec->edges, cfg->spec->nedges, "roc_hist", &s->model,
+                           err, errcap) != 0) {
         return -1;
     }
     cfg->reporting = 0;
@@ -265,26 +240,13 @@ static int groups_prepare(sim_cfg_t *cfg, const sim_pop_t *pop, unsigned threads
     return 0;
 }
 
-static int groups_participates(const sim_cfg_t *cfg, const sim_block_t *b)
-{
-    (void)cfg;
-    (void)b;
-    return 1;
-}
-
 static dpm_status_t groups_report(const sim_cfg_t *cfg, const sim_block_t *b, uint64_t device,
                                   uint32_t run, dpm_rand_t *r, dpm_report_t *rep)
 {
     const groups_state_t *s = st_of(cfg);
     dpm_score_hist_t h;
-    if (s->model == NULL) {
-        return DPM_ERR_PARAM;
-    }
     dpm_receipt_t rc;
-    dpm_status_t st = sim_roc_device_hist(s->model, &cfg->mech.params.roc_hist, b, device, &h);
-    if (st == DPM_OK) {
-        st = dpm_receipt_unmetered(&cfg->mech, run, &rc);
-    }
+    dpm_status_t st = sim_mech_device_hist(cfg, s->model, b, device, run, &h, &rc);
     if (st == DPM_OK) {
         st = dpm_mech_report_roc_hist_group(&cfg->mech, r, &rc, (uint32_t)cfg->group_map[b->group],
                                             &h, rep);
@@ -519,8 +481,8 @@ const sim_mech_t sim_mech_roc_hist_groups = {
     .check = groups_check,
     .init = groups_init,
     .prepare = groups_prepare,
-    .release = groups_release,
-    .participates = groups_participates,
+    .release = sim_mech_release_model,
+    .participates = sim_mech_every_device,
     .report = groups_report,
     .agg_init = groups_agg_init,
     .agg_add = groups_agg_add,

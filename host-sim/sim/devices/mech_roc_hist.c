@@ -9,12 +9,12 @@
 #include <string.h>
 
 #include "common/edges.h"
+#include "sim/devices/mech_common.h"
 #include "sim/devices/results.h"
 #include "sim/devices/sim_cfg.h"
 
 #define Q16 65536.0
 #define TWO31 2147483648.0
-#define PERIOD_SECONDS 86400u
 #define DEFAULT_BINS 10u
 /* Realizing every device's examples for the truth costs about 0.05 us per example (0.3 us to
  * 2 us per device of 40): beyond this many examples an exact-mode-only session draws the
@@ -23,34 +23,30 @@
 #define REALIZE_MAX_EXAMPLES (UINT64_C(1) << 24)
 #define CALIBRATION_DEVICES 512u
 
-SIM_STATIC_ASSERT(sizeof(sim_roc_state_t) <= SIM_STATE_BYTES, roc_state_fits);
-SIM_STATIC_ASSERT(sizeof(dpm_roc_agg_t) <= SIM_AGG_BYTES, roc_agg_fits);
+SIM_MECH_STATE(sim_roc_state_t, roc)
+SIM_MECH_MODEL_FIRST(sim_roc_state_t, roc);
+SIM_MECH_AGG(dpm_roc_agg_t, roc)
 
 extern const sim_mech_t sim_mech_roc_hist;
 
 sim_roc_state_t *sim_roc_state(sim_cfg_t *cfg)
 {
-    return cfg->m == &sim_mech_roc_hist ? (sim_roc_state_t *)cfg->state.bytes : NULL;
+    return cfg->m == &sim_mech_roc_hist ? st_of(cfg) : NULL;
 }
 
 const sim_roc_state_t *sim_roc_state_c(const sim_cfg_t *cfg)
 {
-    return cfg->m == &sim_mech_roc_hist ? (const sim_roc_state_t *)cfg->state.bytes : NULL;
+    return cfg->m == &sim_mech_roc_hist ? st_of(cfg) : NULL;
 }
 
 dpm_roc_agg_t *sim_roc_agg(sim_agg_t *agg)
 {
-    return (dpm_roc_agg_t *)agg->data.bytes;
+    return agg_of(agg);
 }
 
 const dpm_roc_agg_t *sim_roc_agg_c(const sim_agg_t *agg)
 {
-    return (const dpm_roc_agg_t *)agg->data.bytes;
-}
-
-static sim_roc_state_t *st_of(const sim_cfg_t *cfg)
-{
-    return (sim_roc_state_t *)cfg->state.bytes;
+    return agg_c(agg);
 }
 
 /* ---- scenario ------------------------------------------------------------------------------ */
@@ -73,15 +69,7 @@ static int roc_check(const sim_scenario_t *sc, sim_campaign_spec_t *c, int *line
         c->nedges = DEFAULT_BINS - 1u;
         edges_uniform(DEFAULT_BINS, c->edges);
     }
-    for (uint32_t g = 0; g < c->ngroups; g++) {
-        const sim_group_spec_t *gs = &sc->group[c->groups[g]];
-        if (!gs->scores.set) {
-            *line = c->groups_line;
-            snprintf(err, errcap, "group '%s' has no scores = binormal(...)", gs->name);
-            return -1;
-        }
-    }
-    return 0;
+    return sim_mech_all_scored(sc, c, line, err, errcap);
 }
 
 /* ---- configuration ------------------------------------------------------------------------- */
@@ -93,19 +81,12 @@ static int roc_init(sim_cfg_t *cfg, char *err, size_t errcap)
     memset(s, 0, sizeof(*s));
     dpm_campaign_t c;
     memset(&c, 0, sizeof(c));
-    c.id = sp->id;
     c.mechanism = DPM_MECH_ID_ROC_HIST;
-    c.eps = DPM_EPS_Q16(cfg->eps);
-    c.budget = DPM_EPS_Q16(cfg->eps);
-    c.period_seconds = PERIOD_SECONDS;
     c.nbins = sp->nedges;
     memcpy(c.bin_edges, sp->edges, sp->nedges * sizeof(sp->edges[0]));
-    const char *why = "?";
     snprintf(cfg->label, sizeof(cfg->label), "roc_hist eps=%s bins=%u",
              sp->eps_text[cfg->eps_index], sp->nedges + 1u);
-    if (dpm_mech_init(&cfg->mech, &c, &why) != DPM_OK) {
-        snprintf(err, errcap, "campaign '%s' eps %s: the SDK refuses it: %s", sp->name,
-                 sp->eps_text[cfg->eps_index], why);
+    if (sim_mech_sdk_init(cfg, &c, err, errcap) != 0) {
         return -1;
     }
     const dpm_roc_hist_t *rh = &cfg->mech.params.roc_hist;
@@ -115,16 +96,9 @@ static int roc_init(sim_cfg_t *cfg, char *err, size_t errcap)
     s->scale = (double)rh->lap.scale_num / (double)rh->lap.scale_den;
     if (dpm_roc_params_init(&s->params, s->bins, s->scale) != DPM_OK ||
         dpm_roc_params_set_edges(&s->params, sp->edges, sp->nedges) != DPM_OK) {
-        snprintf(err, errcap, "campaign '%s': estimator parameters refused", sp->name);
-        return -1;
+        return sim_mech_params_refused(cfg, err, errcap);
     }
     return 0;
-}
-
-static void roc_release(sim_cfg_t *cfg)
-{
-    sim_roc_state_t *s = st_of(cfg);
-    sim_roc_model_destroy(&s->model);
 }
 
 /* "12 s", "35 min", "5.2 h", "15 days" */
@@ -208,49 +182,22 @@ static int roc_prepare(sim_cfg_t *cfg, const sim_pop_t *pop, unsigned threads, c
                        size_t errcap)
 {
     sim_roc_state_t *s = st_of(cfg);
-    s->model = malloc(sizeof(*s->model));
-    if (s->model == NULL ||
-        sim_roc_model_init(s->model, cfg->sc, pop, cfg->spec->edges, cfg->spec->nedges) != 0) {
-        free(s->model);
-        s->model = NULL;
-        snprintf(err, errcap, "campaign '%s': out of memory for the roc_hist model",
-                 cfg->spec->name);
+    if (sim_mech_roc_model(cfg, pop, cfg->spec->edges, cfg->spec->nedges, "roc_hist", &s->model,
+                           err, errcap) != 0) {
         return -1;
     }
     int include[SIM_MAX_GROUPS];
-    for (uint32_t g = 0; g < SIM_MAX_GROUPS; g++) {
-        include[g] = cfg->group_map[g] >= 0;
-    }
+    sim_mech_measured(cfg, include);
     truth_counts(cfg, pop, include, threads);
-    if (dpm_roc_exact(s->pos, s->neg, s->bins, s->tpr, s->fpr, &s->auc_binned) != DPM_OK) {
-        snprintf(err, errcap,
-                 "campaign '%s': the population has no positive or no negative example (raise "
-                 "devices)",
-                 cfg->spec->name);
+    if (sim_mech_binned_auc(cfg, s->pos, s->neg, s->bins, s->tpr, s->fpr, &s->auc_binned, err,
+                            errcap) != 0) {
         return -1;
     }
     s->auc_model = sim_roc_model_auc(cfg->sc, pop, include);
-    if (sim_cfg_items(cfg, 3) != 0) {
-        snprintf(err, errcap, "out of memory");
-        return -1;
-    }
     static const char *const kind[3] = {"auc", "auc_binned", "auc_unbinned"};
     static const char *const name[3] = {"model", "binned", "unbinned"};
     const double truth[3] = {s->auc_model, s->auc_binned, s->auc_model};
-    for (uint32_t i = 0; i < 3; i++) {
-        snprintf(cfg->items[i].metric, sizeof(cfg->items[i].metric), "auc");
-        snprintf(cfg->items[i].kind, sizeof(cfg->items[i].kind), "%s", kind[i]);
-        snprintf(cfg->items[i].name, sizeof(cfg->items[i].name), "%s", name[i]);
-        cfg->items[i].truth = truth[i];
-    }
-    return 0;
-}
-
-static int roc_participates(const sim_cfg_t *cfg, const sim_block_t *b)
-{
-    (void)cfg;
-    (void)b;
-    return 1; /* every device of a measured group holds examples */
+    return sim_mech_items(cfg, "auc", 3, kind, name, truth, err, errcap);
 }
 
 /* The device's score histogram (its examples through dpm_score_hist_add), then the report. */
@@ -259,14 +206,8 @@ static dpm_status_t roc_report(const sim_cfg_t *cfg, const sim_block_t *b, uint6
 {
     const sim_roc_state_t *s = st_of(cfg);
     dpm_score_hist_t h;
-    if (s->model == NULL) {
-        return DPM_ERR_PARAM;
-    }
-    dpm_receipt_t rc; /* a simulated device has no ledger: the receipt is unmetered */
-    dpm_status_t st = sim_roc_device_hist(s->model, &cfg->mech.params.roc_hist, b, device, &h);
-    if (st == DPM_OK) {
-        st = dpm_receipt_unmetered(&cfg->mech, run, &rc);
-    }
+    dpm_receipt_t rc;
+    dpm_status_t st = sim_mech_device_hist(cfg, s->model, b, device, run, &h, &rc);
     if (st == DPM_OK) {
         st = dpm_mech_report_roc_hist(&cfg->mech, r, &rc, &h, rep);
     }
@@ -409,44 +350,30 @@ static void roc_ext_json(const sim_cfg_t *cfg, const void *ext, jw_t *w)
            B - 1);
     jw_raw(w, ",\n    \"truth\": {\"auc\": ");
     jw_num(w, s->auc_binned, 10);
-    jw_raw(w, ", \"auc_model\": ");
-    jw_num(w, s->auc_model, 10);
-    jw_raw(w, ", \"fpr\": ");
-    jw_nums(w, s->fpr, n, 10);
-    jw_raw(w, ", \"tpr\": ");
-    jw_nums(w, s->tpr, n, 10);
-    jw_raw(w, "},\n    \"coverage\": {\"runs_valid\": %u, \"band_pointwise\": ", x->valid);
-    jw_num(w, pw, 10);
-    jw_raw(w, ", \"band_all_pointwise\": ");
-    jw_num(w, all_pw, 10);
-    jw_raw(w, ", \"band_simultaneous\": ");
-    jw_num(w, simul, 10);
-    jw_raw(w, ", \"pointwise\": ");
-    jw_nums(w, cover, n, 10);
-    jw_raw(w, ", \"tpr_mean\": ");
-    jw_nums(w, mean, n, 10);
-    jw_raw(w, ", \"tpr_rmse\": ");
-    jw_nums(w, rmse, n, 10);
+    jw_member_num(w, "auc_model", s->auc_model, 10);
+    jw_member_nums(w, "fpr", s->fpr, n, 10);
+    jw_member_nums(w, "tpr", s->tpr, n, 10);
+    jw_raw(w, "},\n    \"coverage\": {\"runs_valid\": %u", x->valid);
+    jw_member_num(w, "band_pointwise", pw, 10);
+    jw_member_num(w, "band_all_pointwise", all_pw, 10);
+    jw_member_num(w, "band_simultaneous", simul, 10);
+    jw_member_nums(w, "pointwise", cover, n, 10);
+    jw_member_nums(w, "tpr_mean", mean, n, 10);
+    jw_member_nums(w, "tpr_rmse", rmse, n, 10);
     jw_raw(w, "}");
     const dpm_roc_estimate_t *e = &x->run0;
     if (x->have_run0) {
         const double ci[2] = {e->ci_lo, e->ci_hi}, ci_total[2] = {e->ci_total_lo, e->ci_total_hi};
         jw_raw(w, ",\n    \"run0\": {\"auc\": ");
         jw_num(w, e->auc, 10);
-        jw_raw(w, ", \"ci\": ");
-        jw_nums(w, ci, 2, 10);
-        jw_raw(w, ", \"ci_total\": ");
-        jw_nums(w, ci_total, 2, 10);
+        jw_member_nums(w, "ci", ci, 2, 10);
+        jw_member_nums(w, "ci_total", ci_total, 2, 10);
         const double uci[2] = {e->unbinned_ci_lo, e->unbinned_ci_hi};
         const double uct[2] = {e->unbinned_ci_total_lo, e->unbinned_ci_total_hi};
-        jw_raw(w, ", \"auc_unbinned\": ");
-        jw_num(w, e->auc_unbinned, 10);
-        jw_raw(w, ", \"unbinned_ci\": ");
-        jw_nums(w, uci, 2, 10);
-        jw_raw(w, ", \"unbinned_ci_total\": ");
-        jw_nums(w, uct, 2, 10);
-        jw_raw(w, ", \"unbinned_bound\": ");
-        jw_num(w, e->unbinned_bound, 10);
+        jw_member_num(w, "auc_unbinned", e->auc_unbinned, 10);
+        jw_member_nums(w, "unbinned_ci", uci, 2, 10);
+        jw_member_nums(w, "unbinned_ci_total", uct, 2, 10);
+        jw_member_num(w, "unbinned_bound", e->unbinned_bound, 10);
         jw_raw(w,
                ", \"ci_flags\": %u, \"ci_total_flags\": %u, \"unbinned_flags\": %u, "
                "\"unbinned_total_flags\": %u, \"tpr_flags\": %u",
@@ -458,9 +385,7 @@ static void roc_ext_json(const sim_cfg_t *cfg, const void *ext, jw_t *w)
         const double *vals[6] = {e->fpr,    e->tpr,        e->tpr_lo,
                                  e->tpr_hi, e->tpr_lo_sim, e->tpr_hi_sim};
         for (int k = 0; k < 6; k++) {
-            jw_raw(w, ", ");
-            jw_key(w, keys[k]);
-            jw_nums(w, vals[k], n, 10);
+            jw_member_nums(w, keys[k], vals[k], n, 10);
         }
         jw_raw(w, "}");
     }
@@ -552,8 +477,8 @@ const sim_mech_t sim_mech_roc_hist = {
     .check = roc_check,
     .init = roc_init,
     .prepare = roc_prepare,
-    .release = roc_release,
-    .participates = roc_participates,
+    .release = sim_mech_release_model,
+    .participates = sim_mech_every_device, /* each holds examples */
     .report = roc_report,
     .agg_init = roc_agg_init,
     .agg_add = roc_agg_add,

@@ -40,9 +40,9 @@
 #define SIM_ROC_ITEM_UNBINNED 2u /* item index: the unbinned AUC against the model's AUC */
 
 typedef struct {
+    sim_roc_model_t *model;  /* prepare: the population's examples (heap); first: release */
     dpm_roc_params_t params; /* the estimator's view: the devices' own Laplace scale */
     double scale;            /* t = scale_num / scale_den, counts */
-    sim_roc_model_t *model;  /* prepare: the population's examples (heap) */
     uint32_t bins;
     uint64_t pos[DPM_MAX_BINS], neg[DPM_MAX_BINS]; /* true counts */
     double auc_binned, auc_model;

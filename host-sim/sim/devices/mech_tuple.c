@@ -9,16 +9,16 @@
 #include <string.h>
 
 #include "common/prob.h"
+#include "sim/devices/mech_common.h"
 #include "sim/devices/results.h"
 #include "sim/devices/selection.h"
 #include "sim/devices/sim_cfg.h"
 
 #define Q16 65536.0
 #define TWO32 4294967296.0
-#define PERIOD_SECONDS 86400u
 
-SIM_STATIC_ASSERT(sizeof(sim_tuple_state_t) <= SIM_STATE_BYTES, tuple_state_fits);
-SIM_STATIC_ASSERT(sizeof(sim_tuple_agg_t) <= SIM_AGG_BYTES, tuple_agg_fits);
+SIM_MECH_STATE(sim_tuple_state_t, tuple)
+SIM_MECH_AGG(sim_tuple_agg_t, tuple)
 
 extern const sim_mech_t sim_mech_tuple_mr, sim_mech_tuple_ml;
 
@@ -29,27 +29,22 @@ static int is_tuple(const sim_mech_t *m)
 
 sim_tuple_state_t *sim_tuple_state(sim_cfg_t *cfg)
 {
-    return is_tuple(cfg->m) ? (sim_tuple_state_t *)cfg->state.bytes : NULL;
+    return is_tuple(cfg->m) ? st_of(cfg) : NULL;
 }
 
 const sim_tuple_state_t *sim_tuple_state_c(const sim_cfg_t *cfg)
 {
-    return is_tuple(cfg->m) ? (const sim_tuple_state_t *)cfg->state.bytes : NULL;
+    return is_tuple(cfg->m) ? st_of(cfg) : NULL;
 }
 
 sim_tuple_agg_t *sim_tuple_agg(sim_agg_t *agg)
 {
-    return (sim_tuple_agg_t *)agg->data.bytes;
+    return agg_of(agg);
 }
 
 const sim_tuple_agg_t *sim_tuple_agg_c(const sim_agg_t *agg)
 {
-    return (const sim_tuple_agg_t *)agg->data.bytes;
-}
-
-static sim_tuple_state_t *st_of(const sim_cfg_t *cfg)
-{
-    return (sim_tuple_state_t *)cfg->state.bytes;
+    return agg_c(agg);
 }
 
 uint32_t sim_tuple_item(const sim_cfg_t *cfg, uint32_t j, int g, int h)
@@ -150,7 +145,7 @@ int sim_tuple_sdk_build(dpm_disp_mech_t mech, uint32_t d, const dpm_metric_t *me
     c.mechanism = mech == DPM_DISP_MR ? DPM_MECH_ID_TUPLE_MR : DPM_MECH_ID_TUPLE_ML;
     c.eps = DPM_EPS_Q16(eps);
     c.budget = DPM_EPS_Q16(eps);
-    c.period_seconds = PERIOD_SECONDS;
+    c.period_seconds = SIM_PERIOD_SECONDS;
     c.groups = d;
     c.nmetrics = nmetrics;
     memcpy(c.metrics, metrics, nmetrics * sizeof(metrics[0]));
@@ -191,9 +186,7 @@ static int init_sdk(sim_cfg_t *cfg, sim_tuple_state_t *s, char *err, size_t errc
     const char *why = "?";
     if (sim_tuple_sdk_build(disp_mech(cfg), cfg->d, sp->metrics, sp->nmetrics, cfg->eps, sp->id,
                             &cfg->mech, &s->params, &s->noise, &why) != 0) {
-        snprintf(err, errcap, "campaign '%s' eps %s: the SDK refuses it: %s", sp->name,
-                 sp->eps_text[cfg->eps_index], why);
-        return -1;
+        return sim_mech_refused(cfg, why, err, errcap);
     }
     cfg->checked = 1;
     cfg->eps_implemented = cfg->mech.eps_implemented / Q16;

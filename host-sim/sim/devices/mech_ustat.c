@@ -45,13 +45,13 @@
 #include "estimate/roc.h"
 #include "estimate/ustat.h"
 #include "sim/pop/kendall_sim.h"
+#include "sim/devices/mech_common.h"
 #include "sim/devices/results.h"
 #include "sim/pop/roc_sim.h"
 #include "sim/devices/sim_cfg.h"
 
 #define Q16 65536.0
 #define TWO31 2147483648.0
-#define PERIOD_SECONDS 86400u
 #define DEFAULT_K 8u
 #define DEFAULT_DEPTH 4u
 #define DEFAULT_GRR_LEVELS 3u
@@ -62,13 +62,13 @@
 SIM_STATIC_ASSERT(KENDALL_MAX_K <= DPM_MAX_GRR_K / KENDALL_MAX_K, kendall_domain_fits);
 
 typedef struct {
+    sim_roc_model_t *model; /* first: sim_mech_release_model */
     int tree;
     uint32_t bins; /* model bins: k, or 2^depth */
     uint32_t edges[DPM_MAX_BINS - 1];
     uint32_t score[DPM_MAX_BINS]; /* the middle of each bin, Q1.31 */
     dpm_ustat_bins_params_t bp;
     dpm_ustat_tree_params_t tp;
-    sim_roc_model_t *model;
     uint64_t pos[DPM_MAX_BINS], neg[DPM_MAX_BINS];
     double auc_binned, auc_model;
     int kendall;
@@ -83,30 +83,22 @@ typedef struct {
     int64_t sums[2][(size_t)2 << SIM_TREE_MAX_DEPTH];
 } tree_agg_t;
 
-SIM_STATIC_ASSERT(sizeof(ustat_state_t) <= SIM_STATE_BYTES, ustat_state_fits);
+SIM_MECH_STATE(ustat_state_t, ustat)
+SIM_MECH_MODEL_FIRST(ustat_state_t, ustat);
 SIM_STATIC_ASSERT(sizeof(dpm_ustat_bins_agg_t) <= SIM_AGG_BYTES, ustat_bins_agg_fits);
 SIM_STATIC_ASSERT(sizeof(tree_agg_t) <= SIM_AGG_BYTES, ustat_tree_agg_fits);
-
-static ustat_state_t *st_of(const sim_cfg_t *cfg)
-{
-    return (ustat_state_t *)cfg->state.bytes;
-}
 
 /* ---- scenario ------------------------------------------------------------------------------ */
 
 static int one_example_each(const sim_scenario_t *sc, const sim_campaign_spec_t *c, int *line,
                             char *err, size_t errcap)
 {
-    if (c->nmetrics != 0 || c->split_paper || c->bins_line != 0) {
-        *line = c->nmetrics != 0 ? c->metrics_line : c->split_paper ? c->split_line : c->bins_line;
-        snprintf(err, errcap, "takes no metrics, split, bins or edges");
+    if (sim_mech_takes_no_grid(c, "", line, err, errcap) != 0) {
         return -1;
     }
     for (uint32_t g = 0; g < c->ngroups; g++) {
         const sim_group_spec_t *gs = &sc->group[c->groups[g]];
-        if (!gs->scores.set) {
-            *line = c->groups_line;
-            snprintf(err, errcap, "group '%s' has no scores = binormal(...)", gs->name);
+        if (sim_mech_group_scored(sc, c, g, line, err, errcap) != 0) {
             return -1;
         }
         if (gs->scores.examples != 1) {
@@ -125,9 +117,7 @@ static int one_example_each(const sim_scenario_t *sc, const sim_campaign_spec_t 
 static int kendall_check(const sim_scenario_t *sc, sim_campaign_spec_t *c, int *line, char *err,
                          size_t errcap)
 {
-    if (c->nmetrics != 0 || c->split_paper || c->bins_line != 0) {
-        *line = c->nmetrics != 0 ? c->metrics_line : c->split_paper ? c->split_line : c->bins_line;
-        snprintf(err, errcap, "takes no metrics, split, bins or edges");
+    if (sim_mech_takes_no_grid(c, "", line, err, errcap) != 0) {
         return -1;
     }
     for (uint32_t g = 0; g < c->ngroups; g++) {
@@ -201,15 +191,7 @@ static int tree_check(const sim_scenario_t *sc, sim_campaign_spec_t *c, int *lin
 static int common_init(sim_cfg_t *cfg, dpm_campaign_t *c, char *err, size_t errcap)
 {
     ustat_state_t *s = st_of(cfg);
-    const sim_campaign_spec_t *sp = cfg->spec;
-    const char *why = "?";
-    c->id = sp->id;
-    c->eps = DPM_EPS_Q16(cfg->eps);
-    c->budget = DPM_EPS_Q16(cfg->eps);
-    c->period_seconds = PERIOD_SECONDS;
-    if (dpm_mech_init(&cfg->mech, c, &why) != DPM_OK) {
-        snprintf(err, errcap, "campaign '%s' eps %s: the SDK refuses it: %s", sp->name,
-                 sp->eps_text[cfg->eps_index], why);
+    if (sim_mech_sdk_init(cfg, c, err, errcap) != 0) {
         return -1;
     }
     cfg->checked = 1;
@@ -243,8 +225,7 @@ static int bins_init(sim_cfg_t *cfg, char *err, size_t errcap)
     }
     const dpm_ustat_bins_t *m = &cfg->mech.params.ustat_bins;
     if (dpm_ustat_bins_params_init(&s->bp, m->kernel, m->k, m->grr.keep, m->grr.other) != DPM_OK) {
-        snprintf(err, errcap, "campaign '%s': estimator parameters refused", sp->name);
-        return -1;
+        return sim_mech_params_refused(cfg, err, errcap);
     }
     return 0;
 }
@@ -267,16 +248,9 @@ static int tree_init(sim_cfg_t *cfg, char *err, size_t errcap)
         return -1;
     }
     if (dpm_ustat_tree_params_init(&s->tp, &cfg->mech.params.ustat_tree) != DPM_OK) {
-        snprintf(err, errcap, "campaign '%s': estimator parameters refused", sp->name);
-        return -1;
+        return sim_mech_params_refused(cfg, err, errcap);
     }
     return 0;
-}
-
-static void ustat_release(sim_cfg_t *cfg)
-{
-    ustat_state_t *s = st_of(cfg);
-    sim_roc_model_destroy(&s->model);
 }
 
 /* Kendall: every reporting device's pair, once: the binned histogram and the sample's tau_a. */
@@ -323,21 +297,10 @@ static int kendall_prepare(sim_cfg_t *cfg, const sim_pop_t *pop, unsigned thread
         free(scratch);
         free(xy);
     }
-    uint32_t nitems = sample ? 3u : 2u;
-    if (sim_cfg_items(cfg, nitems) != 0) {
-        snprintf(err, errcap, "out of memory");
-        return -1;
-    }
     static const char *const kind[] = {"tau", "tau_binned", "tau_sample"};
     static const char *const name[] = {"model", "binned", "sample"};
     double truth[] = {sim_pairs_model_tau(&s->pairs, pop, include), binned, own};
-    for (uint32_t i = 0; i < nitems; i++) {
-        snprintf(cfg->items[i].metric, sizeof(cfg->items[i].metric), "tau");
-        snprintf(cfg->items[i].kind, sizeof(cfg->items[i].kind), "%s", kind[i]);
-        snprintf(cfg->items[i].name, sizeof(cfg->items[i].name), "%s", name[i]);
-        cfg->items[i].truth = truth[i];
-    }
-    return 0;
+    return sim_mech_items(cfg, "tau", sample ? 3u : 2u, kind, name, truth, err, errcap);
 }
 
 static int ustat_prepare(sim_cfg_t *cfg, const sim_pop_t *pop, unsigned threads, char *err,
@@ -347,40 +310,23 @@ static int ustat_prepare(sim_cfg_t *cfg, const sim_pop_t *pop, unsigned threads,
     if (s->kendall) {
         return kendall_prepare(cfg, pop, threads, err, errcap);
     }
-    s->model = malloc(sizeof(*s->model));
-    if (s->model == NULL ||
-        sim_roc_model_init(s->model, cfg->sc, pop, s->edges, s->bins - 1) != 0) {
-        free(s->model);
-        s->model = NULL;
-        snprintf(err, errcap, "campaign '%s': out of memory for the example model",
-                 cfg->spec->name);
+    if (sim_mech_roc_model(cfg, pop, s->edges, s->bins - 1, "example", &s->model, err, errcap) !=
+        0) {
         return -1;
     }
     int include[SIM_MAX_GROUPS];
-    for (uint32_t g = 0; g < SIM_MAX_GROUPS; g++) {
-        include[g] = cfg->group_map[g] >= 0;
-    }
+    sim_mech_measured(cfg, include);
     sim_roc_truth_counts(s->model, pop, include, threads, NULL, s->pos, s->neg, &cfg->reporting);
     double tpr[DPM_MAX_BINS + 1], fpr[DPM_MAX_BINS + 1];
-    if (dpm_roc_exact(s->pos, s->neg, s->bins, tpr, fpr, &s->auc_binned) != DPM_OK) {
-        snprintf(err, errcap,
-                 "campaign '%s': the population has no positive or no negative "
-                 "example (raise devices)",
-                 cfg->spec->name);
+    if (sim_mech_binned_auc(cfg, s->pos, s->neg, s->bins, tpr, fpr, &s->auc_binned, err,
+                            errcap) != 0) {
         return -1;
     }
     s->auc_model = sim_roc_model_auc(cfg->sc, pop, include);
-    if (sim_cfg_items(cfg, 2) != 0) {
-        snprintf(err, errcap, "out of memory");
-        return -1;
-    }
-    for (uint32_t i = 0; i < 2; i++) {
-        snprintf(cfg->items[i].metric, sizeof(cfg->items[i].metric), "auc");
-        snprintf(cfg->items[i].kind, sizeof(cfg->items[i].kind), "%s", i ? "auc_binned" : "auc");
-        snprintf(cfg->items[i].name, sizeof(cfg->items[i].name), "%s", i ? "binned" : "model");
-        cfg->items[i].truth = i ? s->auc_binned : s->auc_model;
-    }
-    return 0;
+    static const char *const kind[2] = {"auc", "auc_binned"};
+    static const char *const name[2] = {"model", "binned"};
+    const double truth[2] = {s->auc_model, s->auc_binned};
+    return sim_mech_items(cfg, "auc", 2, kind, name, truth, err, errcap);
 }
 
 static int ustat_participates(const sim_cfg_t *cfg, const sim_block_t *b)
@@ -696,7 +642,7 @@ const sim_mech_t sim_mech_ustat_bins = {
     .check = bins_check,
     .init = bins_init,
     .prepare = ustat_prepare,
-    .release = ustat_release,
+    .release = sim_mech_release_model,
     .participates = ustat_participates,
     .report = ustat_report,
     .agg_init = bins_agg_init,
@@ -717,7 +663,7 @@ const sim_mech_t sim_mech_ustat_tree = {
     .check = tree_check,
     .init = tree_init,
     .prepare = ustat_prepare,
-    .release = ustat_release,
+    .release = sim_mech_release_model,
     .participates = ustat_participates,
     .report = ustat_report,
     .agg_init = tree_agg_init,

@@ -20,6 +20,47 @@ void sim_plan_cli_init(sim_plan_cli_t *o)
     o->error = o->confidence = NAN;
 }
 
+int sim_plan_usage(const char *usage, const char *what)
+{
+    fprintf(stderr, "dpm-sim plan: %s\n%s", what, usage);
+    return SIM_EXIT_USAGE;
+}
+
+int sim_plan_bad_value(const sim_plan_cli_t *o, const char *usage, const char *a)
+{
+    char msg[256];
+    snprintf(msg, sizeof(msg), "bad value for %s%s%s", a, o->why[0] ? ": " : "", o->why);
+    return sim_plan_usage(usage, msg);
+}
+
+int sim_plan_cli_parse(sim_plan_cli_t *o, int argc, char **argv, const char *usage,
+                       int (*mine)(void *ctx, const char *a, const char *v, int *bad), void *ctx)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        int bad = 0;
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            fputs(usage, stdout);
+            return SIM_PLAN_HELP;
+        }
+        if (strcmp(a, "--no-check") == 0) {
+            o->check = 0;
+            continue;
+        }
+        if (v == NULL) {
+            return sim_plan_usage(usage, "an option is missing its value");
+        }
+        i++;
+        if (!sim_plan_cli_option(o, a, v, &bad) && !mine(ctx, a, v, &bad)) {
+            return sim_plan_usage(usage, "unknown option");
+        }
+        if (bad) {
+            return sim_plan_bad_value(o, usage, a);
+        }
+    }
+    return 0;
+}
+
 int sim_plan_cli_option(sim_plan_cli_t *o, const char *a, const char *v, int *bad)
 {
     if (strcmp(a, "--error") == 0) {

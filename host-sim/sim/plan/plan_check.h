@@ -67,6 +67,19 @@ void sim_plan_cli_init(sim_plan_cli_t *o);
  * else 0. */
 int sim_plan_cli_option(sim_plan_cli_t *o, const char *a, const char *v, int *bad);
 
+/* "dpm-sim plan: what" and the planner's usage text on stderr: SIM_EXIT_USAGE. */
+int sim_plan_usage(const char *usage, const char *what);
+/* "bad value for A" (": o->why" when it says more) as a usage error: SIM_EXIT_USAGE. */
+int sim_plan_bad_value(const sim_plan_cli_t *o, const char *usage, const char *a);
+
+#define SIM_PLAN_HELP 100 /* sim_plan_cli_parse: --help printed */
+/* A roc planner's options argv[1 .. argc): --help / -h (usage on stdout: SIM_PLAN_HELP),
+ * --no-check (o->check = 0), then options with a value: those of sim_plan_cli_option, else
+ * mine(ctx, a, v, &bad), which returns 0 for an option it does not know. 0, SIM_PLAN_HELP, or a
+ * usage error (a missing value, an unknown option, a bad value: SIM_EXIT_USAGE). */
+int sim_plan_cli_parse(sim_plan_cli_t *o, int argc, char **argv, const char *usage,
+                       int (*mine)(void *ctx, const char *a, const char *v, int *bad), void *ctx);
+
 /* The ε a campaign implements. A campaign carries ε as Q16.16 and its `eps =` text goes through
  * the SDK's parser, dpm_eps_from_decimal, which rounds DOWN (less privacy loss); the mechanisms
  * implement that value (or less), so a planner must plan at it, not at the ε typed.

@@ -15,8 +15,6 @@
 #include "sim/devices/mechs.h"
 #include "sim/pop/progress.h"
 
-#define HELP_SHOWN 100 /* roc_parse: --help printed */
-
 void sim_roc_plan_model_counts(double auc, double base_rate, uint32_t examples, uint32_t bins,
                                double *pos, double *neg)
 {
@@ -304,69 +302,51 @@ static const char ROC_USAGE[] =
     "  and the check. Exit status: 0 answered (and verified), 1 the check found no K that\n"
     "  reaches C, 2 bad usage.\n";
 
-static int roc_usage(const char *what)
+/* roc_hist's own options (sim_plan_cli_parse). */
+static int roc_option(void *ctx, const char *a, const char *v, int *bad)
 {
-    fprintf(stderr, "dpm-sim plan: %s\n%s", what, ROC_USAGE);
-    return SIM_EXIT_USAGE;
+    sim_roc_plan_t *q = ctx;
+    uint64_t u;
+    if (strcmp(a, "--mechanism") == 0) {
+        *bad = strcmp(v, "roc_hist") != 0;
+    } else if (strcmp(a, "--error-kind") == 0) {
+        *bad = strcmp(v, "model") != 0 && strcmp(v, "noise") != 0;
+        q->kind = strcmp(v, "noise") == 0 ? SIM_ROC_ERROR_NOISE : SIM_ROC_ERROR_MODEL;
+    } else if (strcmp(a, "--auc") == 0) {
+        *bad = sim_cli_double(v, &q->auc) != 0 || !(q->auc > 0.5 && q->auc < 1.0);
+    } else if (strcmp(a, "--base-rate") == 0) {
+        *bad = sim_cli_double(v, &q->base_rate) != 0 ||
+               !(q->base_rate > 0.0 && q->base_rate < 1.0);
+    } else if (strcmp(a, "--examples") == 0) {
+        *bad = sim_cli_u64(v, &u) != 0 || u < 1 || u > 10000;
+        q->examples = (uint32_t)u;
+    } else if (strcmp(a, "--bins") == 0) {
+        *bad = sim_cli_u64(v, &u) != 0 || u < 2 || u > DPM_MAX_BINS;
+        q->bins = (uint32_t)u;
+    } else if (strcmp(a, "--bound") == 0) {
+        *bad = strcmp(v, "normal") != 0 && strcmp(v, "chebyshev") != 0;
+        q->bound_chebyshev = strcmp(v, "chebyshev") == 0;
+    } else {
+        return 0;
+    }
+    return 1;
 }
 
 static int roc_parse(int argc, char **argv, sim_roc_plan_t *q, sim_plan_cli_t *o)
 {
-    uint64_t u;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        int bad = 0;
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            fputs(ROC_USAGE, stdout);
-            return HELP_SHOWN;
-        }
-        if (strcmp(a, "--no-check") == 0) {
-            o->check = 0;
-            continue;
-        }
-        if (v == NULL) {
-            return roc_usage("an option is missing its value");
-        }
-        i++;
-        if (sim_plan_cli_option(o, a, v, &bad)) {
-            /* shared with tuple_mr / tuple_ml */
-        } else if (strcmp(a, "--mechanism") == 0) {
-            bad = strcmp(v, "roc_hist") != 0;
-        } else if (strcmp(a, "--error-kind") == 0) {
-            bad = strcmp(v, "model") != 0 && strcmp(v, "noise") != 0;
-            q->kind = strcmp(v, "noise") == 0 ? SIM_ROC_ERROR_NOISE : SIM_ROC_ERROR_MODEL;
-        } else if (strcmp(a, "--auc") == 0) {
-            bad = sim_cli_double(v, &q->auc) != 0 || !(q->auc > 0.5 && q->auc < 1.0);
-        } else if (strcmp(a, "--base-rate") == 0) {
-            bad = sim_cli_double(v, &q->base_rate) != 0 ||
-                  !(q->base_rate > 0.0 && q->base_rate < 1.0);
-        } else if (strcmp(a, "--examples") == 0) {
-            bad = sim_cli_u64(v, &u) != 0 || u < 1 || u > 10000;
-            q->examples = (uint32_t)u;
-        } else if (strcmp(a, "--bins") == 0) {
-            bad = sim_cli_u64(v, &u) != 0 || u < 2 || u > DPM_MAX_BINS;
-            q->bins = (uint32_t)u;
-        } else if (strcmp(a, "--bound") == 0) {
-            bad = strcmp(v, "normal") != 0 && strcmp(v, "chebyshev") != 0;
-            q->bound_chebyshev = strcmp(v, "chebyshev") == 0;
-        } else {
-            return roc_usage("unknown option");
-        }
-        if (bad) {
-            char msg[256];
-            snprintf(msg, sizeof(msg), "bad value for %s%s%s", a, o->why[0] ? ": " : "", o->why);
-            return roc_usage(msg);
-        }
+    int st = sim_plan_cli_parse(o, argc, argv, ROC_USAGE, roc_option, q);
+    if (st != 0) {
+        return st;
     }
     q->error = o->error;
     q->confidence = o->confidence;
     q->devices = o->devices;
     q->eps = o->eps;
     if (isnan(q->error) || isnan(q->confidence)) {
-        return roc_usage("--error and --confidence are required");
+        return sim_plan_usage(ROC_USAGE, "--error and --confidence are required");
     }
     if ((q->devices > 0.0) == (q->eps > 0.0)) {
-        return roc_usage("give exactly one of --devices K and --eps E");
+        return sim_plan_usage(ROC_USAGE, "give exactly one of --devices K and --eps E");
     }
     return 0;
 }
@@ -447,7 +427,7 @@ int sim_cmd_plan_roc(int argc, char **argv)
     sim_plan_cli_init(&o);
     int st = roc_parse(argc, argv, &q, &o);
     if (st != 0) {
-        return st == HELP_SHOWN ? SIM_EXIT_OK : st;
+        return st == SIM_PLAN_HELP ? SIM_EXIT_OK : st;
     }
     q.runs = o.runs_given ? (uint32_t)o.runs : 0u;
     sim_roc_plan_answer_t a;

@@ -17,7 +17,6 @@
 
 #define K_REF 1e6 /* the expected aggregate's devices: the variance scales as 1 / K */
 #define EXACT_INT_MAX 9007199254740992.0
-#define HELP_SHOWN 100
 
 static uint32_t nitems(const sim_rocg_plan_t *q)
 {
@@ -462,12 +461,6 @@ static const char ROCG_USAGE[] =
     "  Exit status: 0 answered (and verified), 1 the check found no K that reaches C,\n"
     "  2 bad usage.\n";
 
-static int rocg_usage(const char *what)
-{
-    fprintf(stderr, "dpm-sim plan: %s\n%s", what, ROCG_USAGE);
-    return SIM_EXIT_USAGE;
-}
-
 /* "v" or "v1,v2,...": one value for every group or one per group (n of them, or *n set by the
  * first list when 0), each in (lo, hi). 0 or -1. */
 static int parse_list(const char *v, double lo, double hi, double *out, uint32_t *n)
@@ -495,88 +488,87 @@ static int parse_list(const char *v, double lo, double hi, double *out, uint32_t
     return 0;
 }
 
+/* What rocg_option reads: the question, and the lists parsed once the groups are known. */
+typedef struct {
+    sim_rocg_plan_t *q;
+    const char *shares, *auc, *base, *gap;
+} rocg_args_t;
+
+/* roc_hist_groups' own options (sim_plan_cli_parse). */
+static int rocg_option(void *ctx, const char *a, const char *v, int *bad)
+{
+    rocg_args_t *x = ctx;
+    sim_rocg_plan_t *q = x->q;
+    uint64_t u;
+    if (strcmp(a, "--mechanism") == 0) {
+        *bad = strcmp(v, "roc_hist_groups") != 0;
+    } else if (strcmp(a, "--shares") == 0) {
+        x->shares = v;
+    } else if (strcmp(a, "--auc") == 0) {
+        x->auc = v;
+    } else if (strcmp(a, "--base-rate") == 0) {
+        x->base = v;
+    } else if (strcmp(a, "--gap-error") == 0) {
+        x->gap = v;
+    } else if (strcmp(a, "--error-kind") == 0) {
+        *bad = strcmp(v, "model") != 0 && strcmp(v, "noise") != 0;
+        q->kind = strcmp(v, "noise") == 0 ? SIM_ROC_ERROR_NOISE : SIM_ROC_ERROR_MODEL;
+    } else if (strcmp(a, "--examples") == 0) {
+        *bad = sim_cli_u64(v, &u) != 0 || u < 1 || u > 10000;
+        q->examples = (uint32_t)u;
+    } else if (strcmp(a, "--bins") == 0) {
+        *bad = sim_cli_u64(v, &u) != 0 || u < 2 || u > DPM_ROC_GROUPS_MAX_BINS;
+        q->bins = (uint32_t)u;
+    } else if (strcmp(a, "--group-share") == 0) {
+        *bad = sim_cli_double(v, &q->group_share) != 0 || !(q->group_share > 0.0) ||
+               !(q->group_share < 1.0);
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
 static int rocg_parse(int argc, char **argv, sim_rocg_plan_t *q, sim_plan_cli_t *o)
 {
-    const char *shares = NULL, *auc = "0.85", *base = "0.3", *gap = NULL;
-    uint64_t u;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        int bad = 0;
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            fputs(ROCG_USAGE, stdout);
-            return HELP_SHOWN;
-        }
-        if (strcmp(a, "--no-check") == 0) {
-            o->check = 0;
-            continue;
-        }
-        if (v == NULL) {
-            return rocg_usage("an option is missing its value");
-        }
-        i++;
-        if (sim_plan_cli_option(o, a, v, &bad)) {
-        } else if (strcmp(a, "--mechanism") == 0) {
-            bad = strcmp(v, "roc_hist_groups") != 0;
-        } else if (strcmp(a, "--shares") == 0) {
-            shares = v;
-        } else if (strcmp(a, "--auc") == 0) {
-            auc = v;
-        } else if (strcmp(a, "--base-rate") == 0) {
-            base = v;
-        } else if (strcmp(a, "--gap-error") == 0) {
-            gap = v;
-        } else if (strcmp(a, "--error-kind") == 0) {
-            bad = strcmp(v, "model") != 0 && strcmp(v, "noise") != 0;
-            q->kind = strcmp(v, "noise") == 0 ? SIM_ROC_ERROR_NOISE : SIM_ROC_ERROR_MODEL;
-        } else if (strcmp(a, "--examples") == 0) {
-            bad = sim_cli_u64(v, &u) != 0 || u < 1 || u > 10000;
-            q->examples = (uint32_t)u;
-        } else if (strcmp(a, "--bins") == 0) {
-            bad = sim_cli_u64(v, &u) != 0 || u < 2 || u > DPM_ROC_GROUPS_MAX_BINS;
-            q->bins = (uint32_t)u;
-        } else if (strcmp(a, "--group-share") == 0) {
-            bad = sim_cli_double(v, &q->group_share) != 0 || !(q->group_share > 0.0) ||
-                  !(q->group_share < 1.0);
-        } else {
-            return rocg_usage("unknown option");
-        }
-        if (bad) {
-            char msg[256];
-            snprintf(msg, sizeof(msg), "bad value for %s%s%s", a, o->why[0] ? ": " : "", o->why);
-            return rocg_usage(msg);
-        }
+    rocg_args_t x = {q, NULL, "0.85", "0.3", NULL};
+    int st = sim_plan_cli_parse(o, argc, argv, ROCG_USAGE, rocg_option, &x);
+    if (st != 0) {
+        return st;
     }
+    const char *shares = x.shares, *auc = x.auc, *base = x.base, *gap = x.gap;
     q->groups = 0;
     if (shares == NULL || parse_list(shares, 0.0, 1.0, q->share, &q->groups) != 0 ||
         q->groups < 2) {
-        return rocg_usage("--shares: 2 to 16 fractions of the devices, e.g. 0.65,0.2,0.1,0.05");
+        return sim_plan_usage(ROCG_USAGE,
+                              "--shares: 2 to 16 fractions of the devices, e.g. 0.65,0.2,0.1,0.05");
     }
     double total = 0.0;
     for (uint32_t g = 0; g < q->groups; g++) {
         total += q->share[g];
     }
     if (fabs(total - 1.0) > 1e-6) {
-        return rocg_usage("--shares must sum to 1");
+        return sim_plan_usage(ROCG_USAGE, "--shares must sum to 1");
     }
     if (parse_list(auc, 0.5, 1.0, q->auc, &q->groups) != 0 ||
         parse_list(base, 0.0, 1.0, q->base_rate, &q->groups) != 0) {
-        return rocg_usage("--auc in (0.5, 1), --base-rate in (0, 1): one value or one per group");
+        return sim_plan_usage(
+            ROCG_USAGE, "--auc in (0.5, 1), --base-rate in (0, 1): one value or one per group");
     }
     q->error = o->error;
     q->gap_error = gap == NULL ? o->error : strcmp(gap, "none") == 0 ? 0.0 : NAN;
     if (gap != NULL && strcmp(gap, "none") != 0 &&
         (sim_cli_double(gap, &q->gap_error) != 0 || !(q->gap_error > 0.0))) {
-        return rocg_usage("--gap-error: a positive number, or none");
+        return sim_plan_usage(ROCG_USAGE, "--gap-error: a positive number, or none");
     }
     q->confidence = o->confidence;
     q->devices = o->devices;
     q->eps = o->eps;
     q->runs = o->runs_given ? (uint32_t)o->runs : 0u;
     if (isnan(q->error) || isnan(q->confidence)) {
-        return rocg_usage("--error and --confidence are required");
+        return sim_plan_usage(ROCG_USAGE, "--error and --confidence are required");
     }
     if (!(q->devices > 0.0) && !(q->eps > 0.0)) {
-        return rocg_usage("give --devices K, --eps E, or both");
+        return sim_plan_usage(ROCG_USAGE, "give --devices K, --eps E, or both");
     }
     return 0;
 }
@@ -727,7 +719,7 @@ int sim_cmd_plan_rocg(int argc, char **argv)
     sim_plan_cli_init(&o);
     int st = rocg_parse(argc, argv, &q, &o);
     if (st != 0) {
-        return st == HELP_SHOWN ? SIM_EXIT_OK : st;
+        return st == SIM_PLAN_HELP ? SIM_EXIT_OK : st;
     }
     sim_rocg_plan_answer_t *a = malloc(sizeof(*a));
     if (a == NULL) {

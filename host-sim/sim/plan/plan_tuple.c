@@ -375,12 +375,6 @@ static const char PLAN_USAGE[] =
     "  Exit status: 0 answered (and verified), 1 the check found no K that reaches C,\n"
     "  2 bad usage.\n";
 
-static int plan_usage(const char *what)
-{
-    fprintf(stderr, "dpm-sim plan: %s\n%s", what, PLAN_USAGE);
-    return SIM_EXIT_USAGE;
-}
-
 typedef struct {
     const char *mechanism, *split, *bound, *scale, *shares, *metrics;
     sim_plan_cli_t c;
@@ -402,7 +396,7 @@ static int plan_parse(int argc, char **argv, plan_opts_t *o)
             continue;
         }
         if (v == NULL) {
-            return plan_usage("an option is missing its value");
+            return sim_plan_usage(PLAN_USAGE, "an option is missing its value");
         }
         i++;
         if (sim_plan_cli_option(&o->c, a, v, &bad)) {
@@ -423,20 +417,17 @@ static int plan_parse(int argc, char **argv, plan_opts_t *o)
             bad =
                 sim_cli_u64(v, &o->groups) != 0 || o->groups < 2 || o->groups > DPM_DISP_MAX_GROUPS;
         } else {
-            return plan_usage("unknown option");
+            return sim_plan_usage(PLAN_USAGE, "unknown option");
         }
         if (bad) {
-            char msg[256];
-            snprintf(msg, sizeof(msg), "bad value for %s%s%s", a, o->c.why[0] ? ": " : "",
-                     o->c.why);
-            return plan_usage(msg);
+            return sim_plan_bad_value(&o->c, PLAN_USAGE, a);
         }
     }
     if (o->mechanism == NULL || isnan(o->c.error) || isnan(o->c.confidence)) {
-        return plan_usage("--mechanism, --error and --confidence are required");
+        return sim_plan_usage(PLAN_USAGE, "--mechanism, --error and --confidence are required");
     }
     if ((o->c.devices > 0.0) == (o->c.eps > 0.0)) {
-        return plan_usage("give exactly one of --devices K and --eps E");
+        return sim_plan_usage(PLAN_USAGE, "give exactly one of --devices K and --eps E");
     }
     return 0;
 }
@@ -478,16 +469,17 @@ static int plan_question(const plan_opts_t *o, sim_plan_question_t *q)
         (o->bound != NULL && strcmp(o->bound, "chebyshev") != 0 &&
          strcmp(o->bound, "normal") != 0) ||
         (o->scale != NULL && strcmp(o->scale, "metric") != 0 && strcmp(o->scale, "value") != 0)) {
-        return plan_usage("bad --mechanism, --split, --bound or --scale");
+        return sim_plan_usage(PLAN_USAGE, "bad --mechanism, --split, --bound or --scale");
     }
     q->nmetrics = 1;
     memcpy(q->metrics, kDefaultMetrics, sizeof(q->metrics));
     if (o->metrics != NULL && parse_metrics(o->metrics, q) != 0) {
-        return plan_usage("--metrics: a count 1..4, or distinct names of tpr, fpr, accuracy, "
-                          "precision, e.g. tpr,fpr");
+        return sim_plan_usage(PLAN_USAGE,
+                              "--metrics: a count 1..4, or distinct names of tpr, fpr, accuracy, "
+                              "precision, e.g. tpr,fpr");
     }
     if (is_paper && q->nmetrics != 1) {
-        return plan_usage("--split paper plans one metric only");
+        return sim_plan_usage(PLAN_USAGE, "--split paper plans one metric only");
     }
     q->joint = o->joint && q->nmetrics > 1;
     q->scale_metric = o->scale == NULL || strcmp(o->scale, "metric") == 0;
@@ -499,7 +491,7 @@ static int plan_question(const plan_opts_t *o, sim_plan_question_t *q)
     if (dpm_disp_plan_init(&q->plan, mr ? DPM_DISP_MR : DPM_DISP_ML,
                            is_paper ? DPM_DISP_SPLIT_PAPER : DPM_DISP_SPLIT_CORRECT, alpha,
                            o->c.confidence) != DPM_OK) {
-        return plan_usage("the planner refuses these values");
+        return sim_plan_usage(PLAN_USAGE, "the planner refuses these values");
     }
     q->plan.bound = o->bound != NULL && strcmp(o->bound, "normal") == 0 ? DPM_DISP_BOUND_NORMAL
                                                                         : DPM_DISP_BOUND_CHEBYSHEV;
@@ -510,13 +502,14 @@ static int plan_question(const plan_opts_t *o, sim_plan_question_t *q)
         snprintf(buf, sizeof(buf), "%s", o->shares);
         comma = strchr(buf, ',');
         if (comma == NULL) {
-            return plan_usage("--shares SG,SH");
+            return sim_plan_usage(PLAN_USAGE, "--shares SG,SH");
         }
         *comma = '\0';
         if (sim_cli_double(buf, &q->plan.share_g) != 0 ||
             sim_cli_double(comma + 1, &q->plan.share_h) != 0 || !(q->plan.share_g > 0.0) ||
             !(q->plan.share_h > 0.0) || q->plan.share_g + q->plan.share_h > 1.0 + 1e-12) {
-            return plan_usage("--shares: two positive fractions summing to at most 1");
+            return sim_plan_usage(PLAN_USAGE,
+                                  "--shares: two positive fractions summing to at most 1");
         }
     }
     return 0;

@@ -3,13 +3,13 @@
 #include "sim/pop/kendall_sim.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/prob.h"
 #include "dpm/ustat.h"
 #include "common/stream.h"
+#include "sim/pop/parallel.h"
 
 #define PAIRS_TAG UINT64_C(0x4B454E44414C4C54) /* "KENDALLT": keeps the pair keys apart */
 #define TWO31 2147483648.0
@@ -100,36 +100,20 @@ void sim_pairs_realize(const sim_pairs_model_t *m, const sim_pop_t *pop, const i
 {
     realize_part_t *part = calloc(MAX_THREADS, sizeof(*part));
     realize_part_t one;
-    unsigned n = threads < 1 ? 1 : (threads > MAX_THREADS ? MAX_THREADS : threads);
-    if (pop->devices < 65536 || part == NULL) {
-        n = 1;
-    }
+    unsigned n = part != NULL ? sim_parallel_parts(threads, MAX_THREADS, pop->devices, 65536) : 1;
     realize_part_t *parts = part != NULL ? part : &one;
     k = k <= MAX_K ? k : MAX_K;
     memset(parts, 0, n * sizeof(*parts));
-    pthread_t tid[MAX_THREADS];
-    int started[MAX_THREADS] = {0};
     for (unsigned i = 0; i < n; i++) {
         parts[i].m = m;
         parts[i].pop = pop;
         parts[i].include = include;
         parts[i].k = k;
         parts[i].progress = progress;
-        parts[i].lo = pop->devices / n * i;
-        parts[i].hi = i + 1 == n ? pop->devices : pop->devices / n * (i + 1);
+        sim_parallel_span(pop->devices, n, i, &parts[i].lo, &parts[i].hi);
         parts[i].xy = xy != NULL ? xy + included_below(pop, include, parts[i].lo) : NULL;
     }
-    for (unsigned i = 1; i < n; i++) {
-        started[i] = pthread_create(&tid[i], NULL, realize_part, &parts[i]) == 0;
-    }
-    realize_part(&parts[0]);
-    for (unsigned i = 1; i < n; i++) {
-        if (started[i]) {
-            pthread_join(tid[i], NULL);
-        } else {
-            realize_part(&parts[i]);
-        }
-    }
+    sim_parallel(realize_part, parts, sizeof(*parts), n);
     memset(hist, 0, (size_t)k * k * sizeof(uint64_t));
     *devices = 0;
     for (unsigned i = 0; i < n; i++) {

@@ -3,12 +3,12 @@
 #include "sim/pop/roc_sim.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/binormal.h"
 #include "common/prob.h"
+#include "sim/pop/parallel.h"
 #include "sim/pop/progress.h"
 #include "sim/pop/sim_rng.h"
 #include "common/stream.h"
@@ -276,33 +276,17 @@ void sim_roc_truth_counts(const sim_roc_model_t *m, const sim_pop_t *pop, const 
                           uint64_t *devices)
 {
     truth_part_t *part = calloc(MAX_THREADS, sizeof(*part));
-    unsigned n = threads < 1 ? 1 : (threads > MAX_THREADS ? MAX_THREADS : threads);
-    if (pop->devices < 65536 || part == NULL) {
-        n = 1;
-    }
+    unsigned n = part != NULL ? sim_parallel_parts(threads, MAX_THREADS, pop->devices, 65536) : 1;
     truth_part_t one;
     truth_part_t *parts = part != NULL ? part : &one;
-    pthread_t tid[MAX_THREADS];
-    int started[MAX_THREADS] = {0};
     for (unsigned i = 0; i < n; i++) {
         parts[i].m = m;
         parts[i].pop = pop;
         parts[i].include = include;
         parts[i].progress = progress;
-        parts[i].lo = pop->devices / n * i;
-        parts[i].hi = i + 1 == n ? pop->devices : pop->devices / n * (i + 1);
+        sim_parallel_span(pop->devices, n, i, &parts[i].lo, &parts[i].hi);
     }
-    for (unsigned i = 1; i < n; i++) {
-        started[i] = pthread_create(&tid[i], NULL, truth_part, &parts[i]) == 0;
-    }
-    truth_part(&parts[0]);
-    for (unsigned i = 1; i < n; i++) {
-        if (started[i]) {
-            pthread_join(tid[i], NULL);
-        } else {
-            truth_part(&parts[i]);
-        }
-    }
+    sim_parallel(truth_part, parts, sizeof(*parts), n);
     memset(pos, 0, m->bins * sizeof(uint64_t));
     memset(neg, 0, m->bins * sizeof(uint64_t));
     *devices = 0;

@@ -533,30 +533,23 @@ int repro_auc_compare(const repro_opts_t *o, repro_t *r, double *seconds)
                 jw_str(&w, kName[m]);
                 jw_raw(&w, ", \"privacy_unit\": ");
                 jw_str(&w, kUnit[m]);
-                jw_raw(&w, ", \"runs\": %u, \"rmse\": ", q->runs);
-                jw_num(&w, q->rmse, 6);
-                jw_raw(&w, ", \"rmse_own\": ");
-                jw_num(&w, q->rmse_target, 6);
-                jw_raw(&w, ", \"bias_own\": ");
-                jw_num(&w, q->bias, 6);
-                jw_raw(&w, ", \"coverage\": ");
-                jw_num(&w, q->coverage, 4);
-                jw_raw(&w, ", \"bytes_per_device\": ");
-                jw_num(&w, q->bytes, 6);
-                jw_raw(&w, ", \"reports_per_device\": ");
-                jw_num(&w, q->reports, 6);
-                jw_raw(&w, ", \"down_bytes_per_device\": ");
-                jw_num(&w, q->down_bytes, 6);
-                jw_raw(&w, ", \"rounds\": %u, \"ns_per_report\": ", q->rounds);
-                jw_num(&w, q->ns, 4);
+                jw_raw(&w, ", \"runs\": %u", q->runs);
+                jw_member_num(&w, "rmse", q->rmse, 6);
+                jw_member_num(&w, "rmse_own", q->rmse_target, 6);
+                jw_member_num(&w, "bias_own", q->bias, 6);
+                jw_member_num(&w, "coverage", q->coverage, 4);
+                jw_member_num(&w, "bytes_per_device", q->bytes, 6);
+                jw_member_num(&w, "reports_per_device", q->reports, 6);
+                jw_member_num(&w, "down_bytes_per_device", q->down_bytes, 6);
+                jw_raw(&w, ", \"rounds\": %u", q->rounds);
+                jw_member_num(&w, "ns_per_report", q->ns, 4);
                 jw_raw(&w, "}");
             }
             jw_raw(&w, "]}");
         }
         jw_raw(&w, "]}\n");
         st = jw_error(&w) || fclose(f) != 0 ? -1 : 0;
-        snprintf(path, sizeof(path), "%s/auc_compare.md", o->out_dir);
-        f = fopen(path, "w");
+        f = repro_open_md(o->out_dir, "auc_compare");
         if (f != NULL) {
             fprintf(f,
                     "# Every AUC mechanism at equal eps on the same examples\n\n"

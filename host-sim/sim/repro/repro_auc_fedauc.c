@@ -209,7 +209,7 @@ int auc_fedauc_rows(const auc_data_t *d, uint32_t devices, const uint32_t *start
             } else {
                 for (uint32_t v = 0; v < devices && st == 0; v++) {
                     dpm_fedauc_report_t body;
-                    repro_fa_lap_body(&m.params.fedauc, d->n, &cl[v], &rng, &body);
+                    sim_fa_lap_body(&m.params.fedauc, d->n, &cl[v], &rng, &body);
                     st = dpm_fa_agg_add(&a, &par, &body) == DPM_OK ? 0 : -1;
                 }
             }

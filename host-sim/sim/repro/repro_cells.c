@@ -404,7 +404,61 @@ void repro_format_ours(const repro_cell_t *c, char *buf, size_t cap)
     }
 }
 
+int repro_load_paper(repro_t *r, const char *data_dir, const char *name)
+{
+    char path[4096], err[512];
+    snprintf(path, sizeof(path), "%s/paper-%s.ref", data_dir, name);
+    if (repro_load_refs(r, path, err, sizeof(err)) != 0) {
+        fprintf(stderr, "dpm-sim repro: %s\n", err);
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- moments ------------------------------------------------------------------------------ */
+
+void repro_moments_add(repro_moments_t *m, double x)
+{
+    m->sum += x;
+    m->sq += x * x;
+    m->n++;
+}
+
+double repro_moments_mean(const repro_moments_t *m)
+{
+    return m->n ? m->sum / m->n : NAN;
+}
+
+double repro_moments_sd_pop(const repro_moments_t *m)
+{
+    double u = repro_moments_mean(m);
+    return m->n ? sqrt(fmax(m->sq / m->n - u * u, 0.0)) : NAN;
+}
+
+double repro_moments_sd(const repro_moments_t *m)
+{
+    double mu = repro_moments_mean(m);
+    return sqrt(fmax(m->sq - m->n * mu * mu, 0.0) / (m->n - 1));
+}
+
 /* ---- writers ------------------------------------------------------------------------------ */
+
+int repro_save_json(const repro_t *r, const char *dir, const char *name)
+{
+    char path[4096];
+    snprintf(path, sizeof(path), "%s/%s.json", dir, name);
+    FILE *f = fopen(path, "w");
+    int st = f != NULL && repro_write_json(r, f) == 0 ? 0 : -1;
+    st |= f != NULL && fclose(f) == 0 ? 0 : -1;
+    return st;
+}
+
+FILE *repro_open_md(const char *dir, const char *name)
+{
+    char path[4096];
+    snprintf(path, sizeof(path), "%s/%s.md", dir, name);
+    return fopen(path, "w");
+}
 
 static const char *kind_name(repro_kind_t k)
 {

@@ -32,6 +32,7 @@
 #define DPM_SIM_REPRO_CELLS_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 typedef enum { REPRO_PAPER = 0, REPRO_SELF = 1, REPRO_INFO = 2 } repro_kind_t;
@@ -73,6 +74,9 @@ typedef struct {
 /* Load a reference file into r (r zeroed first by the caller or repro_free'd). 0, or -1 with
  * "PATH:LINE: message" in err. */
 int repro_load_refs(repro_t *r, const char *path, char *err, size_t errcap);
+/* The paper's references <data_dir>/paper-<name>.ref into r (repro_load_refs): 0, or -1 with
+ * "dpm-sim repro: PATH:LINE: message" on stderr. */
+int repro_load_paper(repro_t *r, const char *data_dir, const char *name);
 void repro_free(repro_t *r);
 
 /* Declare a table for cells the code references itself (no-op if the file declared it). */
@@ -97,6 +101,22 @@ void repro_count(const repro_t *r, repro_kind_t kind, const char *table, size_t 
 
 /* Formatting "1.86", "-", "2.908e-01" like the reference, or ours per the cell's digits. */
 void repro_format_ours(const repro_cell_t *c, char *buf, size_t cap);
+
+/* Running sums of a quantity over runs. mean: NaN with none; sd_pop: the population standard
+ * deviation (divisor n, as the FHAUC paper reports: spec §5.7); sd: the sample one (divisor n - 1). */
+typedef struct {
+    double sum, sq;
+    uint32_t n;
+} repro_moments_t;
+void repro_moments_add(repro_moments_t *m, double x);
+double repro_moments_mean(const repro_moments_t *m);
+double repro_moments_sd_pop(const repro_moments_t *m);
+double repro_moments_sd(const repro_moments_t *m);
+
+/* <dir>/<name>.json: repro_write_json. 0, or -1 when it cannot be written. */
+int repro_save_json(const repro_t *r, const char *dir, const char *name);
+/* <dir>/<name>.md opened for writing (NULL when it cannot be). */
+FILE *repro_open_md(const char *dir, const char *name);
 
 /* {"cells": [{"table", "row", "col", "paper", "ref", "ref_text", "ref_source", "ours",
  * "rel_err", "check", "counts_as", "match"}]}: "paper" is the paper's printed number (null for a

@@ -1294,7 +1294,6 @@ static int md_writer(const ctx_t *x, FILE *f)
 int repro_disparity(const repro_opts_t *o, repro_t *r, double *seconds)
 {
     double start = sim_now();
-    char path[4096], err[512];
     ctx_t *x = calloc(1, sizeof(*x));
     if (x == NULL) {
         return -1;
@@ -1302,11 +1301,7 @@ int repro_disparity(const repro_opts_t *o, repro_t *r, double *seconds)
     x->o = o;
     x->r = r;
     r->quick = o->quick;
-    snprintf(path, sizeof(path), "%s/paper-disparity.ref", o->data_dir);
-    int st = repro_load_refs(r, path, err, sizeof(err));
-    if (st != 0) {
-        fprintf(stderr, "dpm-sim repro: %s\n", err);
-    }
+    int st = repro_load_paper(r, o->data_dir, "disparity");
     x->t2sc = st == 0 ? load(x, "paper-disparity-table2.scn") : NULL;
     st = x->t2sc != NULL ? 0 : -1;
     say(x, "disparity%s: %u threads\n", o->quick ? " --quick" : "", o->threads);

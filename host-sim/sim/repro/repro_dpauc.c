@@ -82,29 +82,6 @@ static void party_counts(const auc_data_t *d, const uint32_t *thr, uint32_t n, p
     }
 }
 
-typedef struct {
-    double sum, sq;
-    uint32_t n;
-} moments_t;
-
-static void add(moments_t *m, double x)
-{
-    m->sum += x;
-    m->sq += x * x;
-    m->n++;
-}
-
-static double mean(const moments_t *m)
-{
-    return m->n ? m->sum / m->n : NAN;
-}
-
-/* Population sd, as the paper reports (spec §5.7). */
-static double sd(const moments_t *m)
-{
-    double u = mean(m);
-    return m->n ? sqrt(fmax(m->sq / m->n - u * u, 0.0)) : NAN;
-}
 
 /* One run's summed reports at noise scale t: through the SDK's dpm_dpauc_perturb per party when
  * sdk (N <= the build's maximum; calibration published at eps_q16), else the sums drawn directly
@@ -162,7 +139,7 @@ static int one_run(const party_t *parties, const uint32_t *thr, uint32_t n, doub
 /* runs of server v at scale mult N / eps: the moments of the defined estimates. */
 static int runs_of(const party_t *parties, const uint32_t *thr, uint32_t n, double eps,
                    double mult, int sdk, dpm_dpauc_server_t v, uint64_t key, uint32_t runs,
-                   moments_t *m)
+                   repro_moments_t *m)
 {
     dpm_dpauc_params_t params;
     dpm_dpauc_agg_t *a = malloc(sizeof(*a));
@@ -175,7 +152,7 @@ static int runs_of(const party_t *parties, const uint32_t *thr, uint32_t n, doub
         dpm_dpauc_estimate_t e;
         st = one_run(parties, thr, n, t, sdk, eps_q16, sim_stream_key(key, r, 0), a);
         if (st == 0 && dpm_dpauc_estimate(&params, a, v, &e) == DPM_OK && e.defined) {
-            add(m, e.auc);
+            repro_moments_add(m, e.auc);
         }
     }
     free(a);
@@ -202,12 +179,9 @@ static int cell(repro_t *r, const char *table, const char *row, const char *col,
 int repro_dpauc(const repro_opts_t *o, repro_t *r, double *seconds)
 {
     double start = sim_now();
-    char path[4096], err[512];
     uint32_t runs = RUNS; /* cheap: --quick runs them all (a 100-run sd is what is compared) */
     r->quick = o->quick;
-    snprintf(path, sizeof(path), "%s/paper-dpauc.ref", o->data_dir);
-    if (repro_load_refs(r, path, err, sizeof(err)) != 0) {
-        fprintf(stderr, "dpm-sim repro: %s\n", err);
+    if (repro_load_paper(r, o->data_dir, "dpauc") != 0) {
         return -1;
     }
     repro_table(r, "small_n", "Small data: server B unusable at n = 1e2 (the paper's claim)",
@@ -243,7 +217,7 @@ int repro_dpauc(const repro_opts_t *o, repro_t *r, double *seconds)
                 }
                 party_counts(&d, thr, n, parties);
                 for (int e = 0; e < 2 && st == 0; e++) {
-                    moments_t m;
+                    repro_moments_t m;
                     char col[64];
                     uint64_t key = sim_stream_key(seed, k, (uint64_t)e + 2);
                     st = runs_of(parties, thr, n, kEps[e], 8.0, n <= SDK_N, DPM_DPAUC_SERVER_B,
@@ -252,27 +226,27 @@ int repro_dpauc(const repro_opts_t *o, repro_t *r, double *seconds)
                         break;
                     }
                     snprintf(col, sizeof(col), "eps=%g mean", kEps[e]);
-                    st |= cell(r, ds->table, row, col, mean(&m), 0);
+                    st |= cell(r, ds->table, row, col, repro_moments_mean(&m), 0);
                     snprintf(col, sizeof(col), "eps=%g sd", kEps[e]);
-                    st |= cell(r, ds->table, row, col, sd(&m), z == NSIZES - 1);
+                    st |= cell(r, ds->table, row, col, repro_moments_sd_pop(&m), z == NSIZES - 1);
                     if (z == 0) {
                         char srow[96];
                         snprintf(srow, sizeof(srow), "%s %s", ds->name, row);
-                        double dev = fmax(fabs(mean(&m) - truth), sd(&m));
+                        double dev = fmax(fabs(repro_moments_mean(&m) - truth), repro_moments_sd_pop(&m));
                         snprintf(col, sizeof(col), "eps=%g max(|mean-AUC|, sd)", kEps[e]);
                         st |= repro_own_cell(r, "small_n", srow, col, 1.0, dev, REPRO_SELF,
                                              "> 1", dev > 1.0, 3);
                     }
                 }
                 for (int v = 0; v < 3 && st == 0; v++) {
-                    moments_t m;
+                    repro_moments_t m;
                     char vrow[96];
                     snprintf(vrow, sizeof(vrow), "%s %s", ds->name, row);
                     st = runs_of(parties, thr, n, 1.0, kVariants[v].mult, 0,
                                  kVariants[v].server, sim_stream_key(seed, k, 10u + (uint64_t)v),
                                  runs, &m);
                     st |= st == 0 ? repro_own_cell(r, "variants", vrow, kVariants[v].col, NAN,
-                                                   sd(&m), REPRO_INFO, "info", 0, -1)
+                                                   repro_moments_sd_pop(&m), REPRO_INFO, "info", 0, -1)
                                   : 0;
                 }
             }
@@ -285,12 +259,8 @@ int repro_dpauc(const repro_opts_t *o, repro_t *r, double *seconds)
     }
     free(parties);
     if (st == 0) {
-        snprintf(path, sizeof(path), "%s/dpauc.json", o->out_dir);
-        FILE *f = fopen(path, "w");
-        st = f != NULL && repro_write_json(r, f) == 0 ? 0 : -1;
-        st |= f != NULL && fclose(f) == 0 ? 0 : -1;
-        snprintf(path, sizeof(path), "%s/dpauc.md", o->out_dir);
-        f = fopen(path, "w");
+        st = repro_save_json(r, o->out_dir, "dpauc");
+        FILE *f = repro_open_md(o->out_dir, "dpauc");
         if (f != NULL) {
             fprintf(f,
                     "# DPAUC, the FHAUC paper's baseline (Tables 1 and 3)\n\n"

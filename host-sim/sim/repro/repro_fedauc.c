@@ -47,35 +47,12 @@ typedef struct {
     fa_cells_t explain;
 } ctx_t;
 
-typedef struct {
-    double sum, sq;
-    uint32_t n;
-} moments_t;
-
 /* A Laplace cell's standard deviations over the runs: ours (the SDK's discrete noise) and the
  * paper's mechanism (continuous Laplace on the same uniforms), with the analytic terms. */
 typedef struct {
-    moments_t ours, cont;
+    repro_moments_t ours, cont;
     fa_term_t terms[2]; /* localP noise, localSum noise */
 } lap_out_t;
-
-static void mom_add(moments_t *m, double x)
-{
-    m->sum += x;
-    m->sq += x * x;
-    m->n++;
-}
-
-static double mom_mean(const moments_t *m)
-{
-    return m->sum / m->n;
-}
-
-static double mom_sd(const moments_t *m)
-{
-    double mu = mom_mean(m);
-    return sqrt(fmax(m->sq - m->n * mu * mu, 0.0) / (m->n - 1));
-}
 
 /* K clients: IID (a uniformly random order, then equal contiguous shares) or non-IID (score
  * order, then equal contiguous shares). */
@@ -171,37 +148,6 @@ static void lap_pair(sim_rng_t *rng, double t, int64_t *disc, double *cont)
     *cont = a - b;
 }
 
-void repro_fa_lap_body(const dpm_fedauc_t *f, uint64_t m, const client_t *cl, sim_rng_t *rng,
-                       dpm_fedauc_report_t *b)
-{
-    dpm_eps_t eps = f->eps_implemented;
-    memset(b, 0, sizeof(*b));
-    b->n = cl->n;
-    b->total = (uint32_t)m;
-    b->sum_rank2 = cl->sum_rank2;
-    int naive = f->variant == DPM_FEDAUC_LOCAL || f->variant == DPM_FEDAUC_GLOBAL;
-    if (naive) {
-        b->sensitivity = f->variant == DPM_FEDAUC_LOCAL ? cl->max_rank2 : 2u * (m - 1u);
-        b->eps_p = f->eps_p;
-    } else {
-        b->sensitivity = cl->maxdev;
-        b->eps_p = cl->maxdev == 0 ? eps
-                   : f->variant == DPM_FEDAUC_ORTHOGONAL
-                       ? f->eps_p
-                       : dpm_fedauc_adaptive_eps_p(cl->sum_rank2, cl->maxdev, eps);
-    }
-    b->local_p = (int64_t)cl->p + sim_rng_dlap_sum(rng, 1, Q16 / b->eps_p);
-    int64_t sum = naive ? (int64_t)cl->sum2 : cl->t;
-    if (b->sensitivity != 0) {
-        sum += sim_rng_dlap_sum(rng, 1, (double)b->sensitivity * Q16 / (double)(eps - b->eps_p));
-    }
-    if (naive) {
-        b->local_sum2 = sum;
-    } else {
-        b->t = sum;
-    }
-}
-
 /* The sd over the runs of a Laplace variant's estimate (accurate: Table 2's setting, no noise on
  * localP and the whole eps on the sum, REPRODUCTION ONLY), with the SDK's discrete noise and with
  * the paper's continuous Laplace on the same uniforms. Each client's body (sensitivity, split) is
@@ -227,7 +173,7 @@ static int lap_runs(const data_t *dt, const client_t *c, uint32_t k, dpm_fedauc_
     double pn = (double)dt->p * (double)(dt->m - dt->p);
     double cc = (double)dt->p - 0.5 + dt->auc * ((double)dt->m - 2.0 * (double)dt->p);
     for (uint32_t i = 0; i < k && st == 0; i++) {
-        repro_fa_lap_body(&mech.params.fedauc, dt->m, &c[i], &rng, &body[i]);
+        sim_fa_lap_body(&mech.params.fedauc, dt->m, &c[i], &rng, &body[i]);
         uint64_t sens = body[i].sensitivity;
         tp[i] = Q16 / body[i].eps_p;
         ts[i] = accurate    ? (v == DPM_FEDAUC_LOCAL ? c[i].max_rank2 : 2.0 * (dt->m - 1)) / eps
@@ -255,9 +201,9 @@ static int lap_runs(const data_t *dt, const client_t *c, uint32_t k, dpm_fedauc_
                 s2 += (long double)c[i].sum2 + (long double)z;
                 s2c += (long double)c[i].sum2 + zc;
             }
-            mom_add(&out->ours,
+            repro_moments_add(&out->ours,
                     dpm_fa_auc_from_sums((double)(s2 / 2.0L), (double)dt->p, (double)dt->m));
-            mom_add(&out->cont,
+            repro_moments_add(&out->cont,
                     dpm_fa_auc_from_sums((double)(s2c / 2.0L), (double)dt->p, (double)dt->m));
             continue;
         }
@@ -303,8 +249,8 @@ static int lap_runs(const data_t *dt, const client_t *c, uint32_t k, dpm_fedauc_
             st = -1;
         }
         if (st == 0) {
-            mom_add(&out->ours, auc);
-            mom_add(&out->cont,
+            repro_moments_add(&out->ours, auc);
+            repro_moments_add(&out->cont,
                     dpm_fa_auc_from_sums((double)(s2c / 2.0L), (double)pc, (double)dt->m));
         }
     }
@@ -319,7 +265,7 @@ static int lap_runs(const data_t *dt, const client_t *c, uint32_t k, dpm_fedauc_
 /* fedauc_rr: every label flipped with the SDK's implemented probability (ours), and with the
  * paper's rho = 1 / (1 + e^eps) in double on the same uniforms (the paper's mechanism), then the
  * estimate of each. */
-static int rr_runs(const data_t *dt, double eps, uint64_t key, moments_t *ours, moments_t *cont)
+static int rr_runs(const data_t *dt, double eps, uint64_t key, repro_moments_t *ours, repro_moments_t *cont)
 {
     dpm_mech_t mech;
     dpm_fa_params_t par, parc;
@@ -361,7 +307,7 @@ static int rr_runs(const data_t *dt, double eps, uint64_t key, moments_t *ours, 
             if (dpm_fa_estimate(which ? &parc : &par, &a, dt->mom, 0.95, &e) != DPM_OK) {
                 return -1;
             }
-            mom_add(which ? cont : ours, e.auc_raw);
+            repro_moments_add(which ? cont : ours, e.auc_raw);
         }
     }
     return 0;
@@ -416,8 +362,8 @@ static int lap_cell(ctx_t *x, const char *table, const char *row, const char *co
     snprintf(fc.table, sizeof(fc.table), "%s", table);
     snprintf(fc.row, sizeof(fc.row), "%s", row);
     snprintf(fc.col, sizeof(fc.col), "%s", col);
-    fc.ours = mom_sd(&lo->ours);
-    fc.cont = mom_sd(&lo->cont);
+    fc.ours = repro_moments_sd(&lo->ours);
+    fc.cont = repro_moments_sd(&lo->cont);
     fc.laplace = 1;
     fc.terms[0] = lo->terms[0];
     fc.terms[1] = lo->terms[1];
@@ -428,15 +374,15 @@ static int lap_cell(ctx_t *x, const char *table, const char *row, const char *co
 /* An RR cell: its analytic sd (spec §3.1, the paper's rho) and, for Table 5, the paper's three
  * epochs at this eps. */
 static int rr_cell(ctx_t *x, const data_t *dt, const char *table, const char *row, const char *col,
-                   double eps, const moments_t *ours, const moments_t *cont)
+                   double eps, const repro_moments_t *ours, const repro_moments_t *cont)
 {
     fa_cell_t fc;
     memset(&fc, 0, sizeof(fc));
     snprintf(fc.table, sizeof(fc.table), "%s", table);
     snprintf(fc.row, sizeof(fc.row), "%s", row);
     snprintf(fc.col, sizeof(fc.col), "%s", col);
-    fc.ours = mom_sd(ours);
-    fc.cont = mom_sd(cont);
+    fc.ours = repro_moments_sd(ours);
+    fc.cont = repro_moments_sd(cont);
     fc.rr_sd = dpm_fa_sd_rr((double)dt->m, (double)dt->p, dt->auc, 1.0 / (1.0 + exp(eps)));
     for (int ep = 0; ep < 3; ep++) {
         char ecol[16];
@@ -496,13 +442,8 @@ static int lap_table(ctx_t *x, const data_t *dt, const char *table, const uint32
 static int write_outputs(const repro_opts_t *o, const repro_t *r, uint32_t runs,
                          const fa_cells_t *explain)
 {
-    char path[4096];
-    snprintf(path, sizeof(path), "%s/fedauc.json", o->out_dir);
-    FILE *f = fopen(path, "w");
-    int st = f != NULL && repro_write_json(r, f) == 0 ? 0 : -1;
-    st |= f != NULL && fclose(f) == 0 ? 0 : -1;
-    snprintf(path, sizeof(path), "%s/fedauc.md", o->out_dir);
-    f = fopen(path, "w");
+    int st = repro_save_json(r, o->out_dir, "fedauc");
+    FILE *f = repro_open_md(o->out_dir, "fedauc");
     if (f == NULL) {
         return -1;
     }
@@ -532,11 +473,8 @@ static int write_outputs(const repro_opts_t *o, const repro_t *r, uint32_t runs,
 int repro_fedauc(const repro_opts_t *o, repro_t *r, double *seconds)
 {
     double start = sim_now();
-    char path[4096], err[512];
     r->quick = o->quick;
-    snprintf(path, sizeof(path), "%s/paper-fedauc.ref", o->data_dir);
-    if (repro_load_refs(r, path, err, sizeof(err)) != 0) {
-        fprintf(stderr, "dpm-sim repro: %s\n", err);
+    if (repro_load_paper(r, o->data_dir, "fedauc") != 0) {
         return -1;
     }
     repro_table(r, "sanity", "Self-checks: eps = infinity and the RR means",
@@ -587,7 +525,7 @@ int repro_fedauc(const repro_opts_t *o, repro_t *r, double *seconds)
                              fabs(exact - truth), REPRO_SELF, "<= 1e-12",
                              fabs(exact - truth) <= 1e-12, -1);
         for (uint32_t e = 0; e < NEPS_RR && st == 0; e++) {
-            moments_t mm, mc;
+            repro_moments_t mm, mc;
             st = rr_runs(&dt, kEpsRR[e], sim_stream_key(seed, e, 1), &mm, &mc);
             if (st != 0) {
                 break;
@@ -595,7 +533,7 @@ int repro_fedauc(const repro_opts_t *o, repro_t *r, double *seconds)
             snprintf(row, sizeof(row), "eps=%g", kEpsRR[e]);
             snprintf(col, sizeof(col), "E%u sd", ep + 1);
             st |= rr_cell(&x, &dt, "table5", row, col, kEpsRR[e], &mm, &mc);
-            double z = fabs(mom_mean(&mm) - truth) / (mom_sd(&mm) / sqrt(runs));
+            double z = fabs(repro_moments_mean(&mm) - truth) / (repro_moments_sd(&mm) / sqrt(runs));
             snprintf(row, sizeof(row), "RR epoch %u eps=%g", ep + 1, kEpsRR[e]);
             st |= repro_own_cell(r, "sanity", row, "|mean - AUC| / (sd / sqrt(runs))", 3.0, z,
                                  REPRO_SELF, "<= 3", z <= 3.0, 2);
@@ -605,7 +543,7 @@ int repro_fedauc(const repro_opts_t *o, repro_t *r, double *seconds)
             }
         }
         if (ep == 0 && st == 0) {
-            moments_t mm, mc;
+            repro_moments_t mm, mc;
             st = rr_runs(&dt, 8, sim_stream_key(seed, 99, 1), &mm, &mc);
             st |= st == 0 ? rr_cell(&x, &dt, "table1", "eps=8 RR", "K=10", 8, &mm, &mc) : 0;
             static const uint32_t k1[] = {10, 458, 4584, 45840};

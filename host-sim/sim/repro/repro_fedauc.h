@@ -15,24 +15,15 @@
 #define DPM_SIM_REPRO_FEDAUC_H
 
 #include "dpm/fedauc.h"
+#include "sim/devices/mech_fedauc.h"
 #include "sim/repro/repro_cells.h"
 #include "sim/repro/repro_disparity.h"
 #include "sim/pop/sim_rng.h"
 
 int repro_fedauc(const repro_opts_t *o, repro_t *r, double *seconds);
 
-/* A client's statistics (doubled ranks R): n, positives, sum R y, S = sum R, max R,
- * D = max |n R - S|, t = sum (n R - S) y. */
-typedef struct {
-    uint32_t n, p, max_rank2;
-    uint64_t sum2, sum_rank2, maxdev;
-    int64_t t;
-} repro_fa_client_t;
-
-/* A client's fedauc_lap report body with the SDK's noise (the law of dpm_fedauc_perturb's
- * draws: sensitivity and split of f's variant), from rng; m = M. Also used by
- * repro_auc_compare. */
-void repro_fa_lap_body(const dpm_fedauc_t *f, uint64_t m, const repro_fa_client_t *cl,
-                       sim_rng_t *rng, dpm_fedauc_report_t *b);
+/* A client's statistics (doubled ranks R), as a simulated device's; its fedauc_lap body:
+ * sim_fa_lap_body (also used by repro_auc_compare). */
+typedef sim_fa_stats_t repro_fa_client_t;
 
 #endif /* DPM_SIM_REPRO_FEDAUC_H */

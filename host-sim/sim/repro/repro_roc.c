@@ -219,9 +219,7 @@ static int sdk_scales_agree(void)
 
 static int write_md(const char *dir, const repro_t *r, double exact, uint32_t runs, double secs)
 {
-    char path[4096];
-    snprintf(path, sizeof(path), "%s/roc.md", dir);
-    FILE *f = fopen(path, "w");
+    FILE *f = repro_open_md(dir, "roc");
     if (f == NULL) {
         return -1;
     }
@@ -351,11 +349,7 @@ int repro_roc(const repro_opts_t *o, repro_t *r, double *seconds)
     auc_data_free(&d);
     *seconds = sim_now() - start;
     if (st == 0) {
-        char path[4096];
-        snprintf(path, sizeof(path), "%s/roc.json", o->out_dir);
-        FILE *f = fopen(path, "w");
-        st = f != NULL && repro_write_json(r, f) == 0 ? 0 : -1;
-        st |= f != NULL && fclose(f) == 0 ? 0 : -1;
+        st = repro_save_json(r, o->out_dir, "roc");
         st |= write_md(o->out_dir, r, exact, runs, *seconds);
     }
     return st;

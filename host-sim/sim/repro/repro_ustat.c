@@ -331,7 +331,6 @@ static double mean_abs(const acc_t *a)
 int repro_ustat(const repro_opts_t *o, repro_t *r, double *seconds)
 {
     double start = sim_now();
-    char path[4096];
     r->quick = o->quick;
     repro_table(r, "tree_error", "ustat_tree: mean |AUC error| over 20 runs (Figure 3's statistic)",
                 "info (Bell et al. Figure 3's setting on synthetic data)",
@@ -421,12 +420,8 @@ int repro_ustat(const repro_opts_t *o, repro_t *r, double *seconds)
     }
     auc_data_free(&d);
     if (st == 0) {
-        snprintf(path, sizeof(path), "%s/ustat.json", o->out_dir);
-        FILE *f = fopen(path, "w");
-        st = f != NULL && repro_write_json(r, f) == 0 ? 0 : -1;
-        st |= f != NULL && fclose(f) == 0 ? 0 : -1;
-        snprintf(path, sizeof(path), "%s/ustat.md", o->out_dir);
-        f = fopen(path, "w");
+        st = repro_save_json(r, o->out_dir, "ustat");
+        FILE *f = repro_open_md(o->out_dir, "ustat");
         if (f != NULL) {
             fprintf(
                 f,

@@ -5,6 +5,8 @@
 #include <pthread.h>
 #include <string.h>
 
+#include "sim/pop/parallel.h"
+
 #define PROGRESS_EVERY 16384u
 #define SMALL_POPULATION 65536u /* below this, threads split runs rather than devices */
 /* Devices a thread takes at a time (split by devices): ~3 ms of work, so that at the end of a
@@ -132,24 +134,6 @@ static void *part_runs(void *arg)
     return NULL;
 }
 
-/* fn on parts[0 .. n): part 0 on the calling thread (inline if a thread cannot start). */
-static void run_parallel(void *(*fn)(void *), part_t *parts, unsigned n)
-{
-    pthread_t tid[SIM_MAX_THREADS];
-    int started[SIM_MAX_THREADS] = {0};
-    for (unsigned i = 1; i < n; i++) {
-        started[i] = pthread_create(&tid[i], NULL, fn, &parts[i]) == 0;
-    }
-    fn(&parts[0]);
-    for (unsigned i = 1; i < n; i++) {
-        if (started[i]) {
-            pthread_join(tid[i], NULL);
-        } else {
-            fn(&parts[i]);
-        }
-    }
-}
-
 static void add_stats(sim_farm_stats_t *dst, const sim_farm_stats_t *src)
 {
     if (dst != NULL) {
@@ -185,7 +169,7 @@ dpm_status_t sim_farm_runs(const sim_cfg_t *cfg, const sim_pop_t *pop, uint32_t 
             part[i].run = first;
             part[i].aggs = aggs;
         }
-        run_parallel(part_runs, part, n);
+        sim_parallel(part_runs, part, sizeof(part[0]), n);
         for (unsigned i = 0; i < n; i++) {
             st = st == DPM_OK ? part[i].status : st;
             add_stats(stats, &part[i].stats);
@@ -204,7 +188,7 @@ dpm_status_t sim_farm_runs(const sim_cfg_t *cfg, const sim_pop_t *pop, uint32_t 
             part[i].queue = &queue;
             part[i].run = first + r;
         }
-        run_parallel(part_devices, part, m);
+        sim_parallel(part_devices, part, sizeof(part[0]), m);
         /* counts and sums are exact integers: the merged aggregate does not depend on which
          * thread took which chunk (only the float sum of squares may differ in its last bits) */
         sim_agg_init(cfg, &aggs[r]);

@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* What the simulator's mechanism modules share (see mech_common.h). */
+#include "sim/devices/mech_common.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "estimate/roc.h"
+#include "sim/devices/sim_cfg.h"
+
+int sim_mech_every_device(const sim_cfg_t *cfg, const sim_block_t *b)
+{
+    (void)cfg;
+    (void)b;
+    return 1;
+}
+
+int sim_mech_refused(const sim_cfg_t *cfg, const char *why, char *err, size_t errcap)
+{
+    snprintf(err, errcap, "campaign '%s' eps %s: the SDK refuses it: %s", cfg->spec->name,
+             cfg->spec->eps_text[cfg->eps_index], why);
+    return -1;
+}
+
+int sim_mech_params_refused(const sim_cfg_t *cfg, char *err, size_t errcap)
+{
+    snprintf(err, errcap, "campaign '%s': estimator parameters refused", cfg->spec->name);
+    return -1;
+}
+
+int sim_mech_sdk_init(sim_cfg_t *cfg, dpm_campaign_t *c, char *err, size_t errcap)
+{
+    c->id = cfg->spec->id;
+    c->eps = DPM_EPS_Q16(cfg->eps);
+    c->budget = DPM_EPS_Q16(cfg->eps);
+    c->period_seconds = SIM_PERIOD_SECONDS;
+    const char *why = "?";
+    if (dpm_mech_init(&cfg->mech, c, &why) != DPM_OK) {
+        return sim_mech_refused(cfg, why, err, errcap);
+    }
+    return 0;
+}
+
+int sim_mech_takes_no_grid(const sim_campaign_spec_t *c, const char *note, int *line, char *err,
+                           size_t errcap)
+{
+    if (c->nmetrics != 0 || c->split_paper || c->bins_line != 0) {
+        *line = c->nmetrics != 0 ? c->metrics_line : c->split_paper ? c->split_line : c->bins_line;
+        snprintf(err, errcap, "takes no metrics, split, bins or edges%s", note);
+        return -1;
+    }
+    return 0;
+}
+
+int sim_mech_group_scored(const sim_scenario_t *sc, const sim_campaign_spec_t *c, uint32_t g,
+                          int *line, char *err, size_t errcap)
+{
+    const sim_group_spec_t *gs = &sc->group[c->groups[g]];
+    if (!gs->scores.set) {
+        *line = c->groups_line;
+        snprintf(err, errcap, "group '%s' has no scores = binormal(...)", gs->name);
+        return -1;
+    }
+    return 0;
+}
+
+int sim_mech_all_scored(const sim_scenario_t *sc, const sim_campaign_spec_t *c, int *line,
+                        char *err, size_t errcap)
+{
+    for (uint32_t g = 0; g < c->ngroups; g++) {
+        if (sim_mech_group_scored(sc, c, g, line, err, errcap) != 0) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int sim_mech_items(sim_cfg_t *cfg, const char *metric, uint32_t n, const char *const *kind,
+                   const char *const *name, const double *truth, char *err, size_t errcap)
+{
+    if (sim_cfg_items(cfg, n) != 0) {
+        snprintf(err, errcap, "out of memory");
+        return -1;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        sim_item_t *it = &cfg->items[i];
+        snprintf(it->metric, sizeof(it->metric), "%s", metric);
+        snprintf(it->kind, sizeof(it->kind), "%s", kind[i]);
+        snprintf(it->name, sizeof(it->name), "%s", name[i]);
+        it->truth = truth[i];
+    }
+    return 0;
+}
+
+void sim_mech_measured(const sim_cfg_t *cfg, int include[SIM_MAX_GROUPS])
+{
+    for (uint32_t g = 0; g < SIM_MAX_GROUPS; g++) {
+        include[g] = cfg->group_map[g] >= 0;
+    }
+}
+
+int sim_mech_roc_model(const sim_cfg_t *cfg, const sim_pop_t *pop, const uint32_t *edges,
+                       uint32_t nedges, const char *what, sim_roc_model_t **model, char *err,
+                       size_t errcap)
+{
+    *model = malloc(sizeof(**model));
+    if (*model == NULL || sim_roc_model_init(*model, cfg->sc, pop, edges, nedges) != 0) {
+        free(*model);
+        *model = NULL;
+        snprintf(err, errcap, "campaign '%s': out of memory for the %s model", cfg->spec->name,
+                 what);
+        return -1;
+    }
+    return 0;
+}
+
+int sim_mech_binned_auc(const sim_cfg_t *cfg, const uint64_t *pos, const uint64_t *neg,
+                        uint32_t bins, double *tpr, double *fpr, double *auc, char *err,
+                        size_t errcap)
+{
+    if (dpm_roc_exact(pos, neg, bins, tpr, fpr, auc) != DPM_OK) {
+        snprintf(err, errcap,
+                 "campaign '%s': the population has no positive or no negative example (raise "
+                 "devices)",
+                 cfg->spec->name);
+        return -1;
+    }
+    return 0;
+}
+
+void sim_mech_release_model(sim_cfg_t *cfg)
+{
+    sim_roc_model_destroy((sim_roc_model_t **)(void *)cfg->state.bytes);
+}
+
+dpm_status_t sim_mech_device_hist(const sim_cfg_t *cfg, const sim_roc_model_t *model,
+                                  const sim_block_t *b, uint64_t device, uint32_t run,
+                                  dpm_score_hist_t *h, dpm_receipt_t *rc)
+{
+    if (model == NULL) {
+        return DPM_ERR_PARAM;
+    }
+    dpm_status_t st = sim_roc_device_hist(model, &cfg->mech.params.roc_hist, b, device, h);
+    if (st == DPM_OK) {
+        st = dpm_receipt_unmetered(&cfg->mech, run, rc);
+    }
+    return st;
+}
