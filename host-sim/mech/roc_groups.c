@@ -152,6 +152,24 @@ static void unbinned_json(jw_t *sb, const char *name, int defined, int ci_valid,
     coll_ci_json(sb, key, u->flags_total);
 }
 
+/* What a group's AUC and a gap both print after their value: "sd", the interval "ci" with its
+ * claim, one report's bound and the effective events (d: the estimate is defined). */
+typedef struct {
+    int d, ci_valid;
+    double sd, lo, hi;
+    unsigned flags;
+    double bound, events;
+} spread_t;
+
+static void spread_json(jw_t *sb, const spread_t *x)
+{
+    coll_json_member(sb, "sd", x->d ? x->sd : NAN);
+    interval(sb, "ci", x->d && x->ci_valid, x->lo, x->hi);
+    coll_ci_json(sb, "ci", x->flags);
+    coll_json_member(sb, "max_shift_one_report", x->bound); /* null: no bound (reason says so) */
+    coll_json_member(sb, "events", x->d ? x->events : NAN);
+}
+
 static void group_json(jw_t *sb, uint32_t g, uint32_t B, const dpm_roc_group_estimate_t *e,
                        const double *shift)
 {
@@ -166,11 +184,8 @@ static void group_json(jw_t *sb, uint32_t g, uint32_t B, const dpm_roc_group_est
     coll_json_member(sb, "negatives_sd", e->N_sd);
     coll_json_member(sb, "auc", d ? e->auc : NAN);
     coll_json_member(sb, "auc_clipped", d ? e->auc_clipped : NAN);
-    coll_json_member(sb, "sd", d ? e->sd : NAN);
-    interval(sb, "ci", d && e->ci_valid, e->ci_lo, e->ci_hi);
-    coll_ci_json(sb, "ci", e->ci_flags);
-    coll_json_member(sb, "max_shift_one_report", bound); /* null: no bound (the reason says so) */
-    coll_json_member(sb, "events", d ? e->events : NAN);
+    const spread_t x = {d, e->ci_valid, e->sd, e->ci_lo, e->ci_hi, e->ci_flags, bound, e->events};
+    spread_json(sb, &x);
     coll_json_member(sb, "auc_unbinned_clipped", d ? e->auc_unbinned_clipped : NAN);
     coll_json_member(sb, "auc_unbinned_events", d ? e->unbinned_events : NAN);
     const unbinned_t u = {
@@ -207,11 +222,8 @@ static void gap_json(jw_t *sb, uint32_t k, const dpm_roc_gap_estimate_t *e, doub
     reason(sb, d, e->reason, e->ci_valid, bound);
     jw_raw(sb, ", \"small_sample\": %s", e->small_sample ? "true" : "false");
     coll_json_member(sb, "gap", d ? e->gap : NAN);
-    coll_json_member(sb, "sd", d ? e->sd : NAN);
-    interval(sb, "ci", d && e->ci_valid, e->ci_lo, e->ci_hi);
-    coll_ci_json(sb, "ci", e->ci_flags);
-    coll_json_member(sb, "max_shift_one_report", bound);
-    coll_json_member(sb, "events", d ? e->events : NAN);
+    const spread_t x = {d, e->ci_valid, e->sd, e->ci_lo, e->ci_hi, e->ci_flags, bound, e->events};
+    spread_json(sb, &x);
     const unbinned_t u = {
         e->gap_unbinned,         e->unbinned_sd,          e->unbinned_bound,
         e->unbinned_ci_lo,       e->unbinned_ci_hi,       e->unbinned_flags,

@@ -6,6 +6,7 @@
 #include "mech/roc_hist.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,6 +18,47 @@ static void interval_json(jw_t *sb, const char *key, double lo, double hi, unsig
     jw_raw(sb, ", \"%s\": ", key);
     coll_json_interval(sb, lo, hi);
     coll_ci_json(sb, key, flags);
+}
+
+/* A run of "key": number members of the estimate, in this order. */
+typedef struct {
+    const char *key;
+    size_t at; /* offsetof a double of dpm_roc_estimate_t */
+} roc_member_t;
+
+#define ROC_MEMBER(key, field)                                                                     \
+    {                                                                                              \
+        key, offsetof(dpm_roc_estimate_t, field)                                                   \
+    }
+static const roc_member_t kAucMembers[] = {
+    ROC_MEMBER("negatives", N),
+    ROC_MEMBER("auc", auc),
+    ROC_MEMBER("auc_unbiased", auc_raw),
+    ROC_MEMBER("auc_clipped", auc),
+    ROC_MEMBER("auc_var_noise", var_noise),
+    ROC_MEMBER("auc_var_sampling", var_sampling),
+};
+/* within-bin pairs by linear densities (roc.h) */
+static const roc_member_t kUnbinnedMembers[] = {
+    ROC_MEMBER("events", events),
+    ROC_MEMBER("fieller_g", fieller_g),
+    ROC_MEMBER("auc_unbinned", auc_unbinned),
+    ROC_MEMBER("auc_unbinned_raw", auc_unbinned_raw),
+    ROC_MEMBER("auc_unbinned_var_noise", unbinned_var_noise),
+    ROC_MEMBER("auc_unbinned_sd", unbinned_sd),
+    ROC_MEMBER("auc_unbinned_var_within", unbinned_var_within),
+    ROC_MEMBER("auc_unbinned_var_sampling", unbinned_var_sampling),
+    ROC_MEMBER("auc_unbinned_bound", unbinned_bound),
+    ROC_MEMBER("auc_unbinned_events", unbinned_events),
+};
+
+static void members_json(jw_t *sb, const dpm_roc_estimate_t *e, const roc_member_t *m, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        double x;
+        memcpy(&x, (const char *)e + m[i].at, sizeof(x));
+        coll_json_member(sb, m[i].key, x);
+    }
 }
 
 /* roc_hist: "roc": the summed histograms and the estimate of host-sim/estimate/roc.h. */
@@ -62,25 +104,11 @@ void host_roc_json(jw_t *sb, const coll_campaign_t *c, const dpm_roc_agg_t *agg,
     if (e->valid) {
         jw_raw(sb, ", \"projected\": %s, \"positives\": ", e->projected ? "true" : "false");
         coll_json_num(sb, e->P);
-        coll_json_member(sb, "negatives", e->N);
-        coll_json_member(sb, "auc", e->auc);
-        coll_json_member(sb, "auc_unbiased", e->auc_raw);
-        coll_json_member(sb, "auc_clipped", e->auc);
-        coll_json_member(sb, "auc_var_noise", e->var_noise);
-        coll_json_member(sb, "auc_var_sampling", e->var_sampling);
+        members_json(sb, e, kAucMembers, sizeof(kAucMembers) / sizeof(kAucMembers[0]));
         interval_json(sb, "auc_ci", e->ci_lo, e->ci_hi, e->ci_flags);
         interval_json(sb, "auc_ci_total", e->ci_total_lo, e->ci_total_hi, e->ci_total_flags);
-        coll_json_member(sb, "events", e->events);
-        coll_json_member(sb, "fieller_g", e->fieller_g);
-        /* within-bin pairs by linear densities (roc.h) */
-        coll_json_member(sb, "auc_unbinned", e->auc_unbinned);
-        coll_json_member(sb, "auc_unbinned_raw", e->auc_unbinned_raw);
-        coll_json_member(sb, "auc_unbinned_var_noise", e->unbinned_var_noise);
-        coll_json_member(sb, "auc_unbinned_sd", e->unbinned_sd);
-        coll_json_member(sb, "auc_unbinned_var_within", e->unbinned_var_within);
-        coll_json_member(sb, "auc_unbinned_var_sampling", e->unbinned_var_sampling);
-        coll_json_member(sb, "auc_unbinned_bound", e->unbinned_bound);
-        coll_json_member(sb, "auc_unbinned_events", e->unbinned_events);
+        members_json(sb, e, kUnbinnedMembers,
+                     sizeof(kUnbinnedMembers) / sizeof(kUnbinnedMembers[0]));
         interval_json(sb, "auc_unbinned_ci", e->unbinned_ci_lo, e->unbinned_ci_hi,
                       e->unbinned_flags);
         interval_json(sb, "auc_unbinned_ci_total", e->unbinned_ci_total_lo, e->unbinned_ci_total_hi,

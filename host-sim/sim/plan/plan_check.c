@@ -61,6 +61,18 @@ int sim_plan_cli_parse(sim_plan_cli_t *o, int argc, char **argv, const char *usa
     return 0;
 }
 
+int sim_plan_text_option(const sim_plan_text_opt_t *opts, size_t n, void *base, const char *a,
+                         const char *v)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (strcmp(a, opts[i].name) == 0) {
+            memcpy((char *)base + opts[i].at, &v, sizeof(v));
+            return 1;
+        }
+    }
+    return 0;
+}
+
 int sim_plan_cli_option(sim_plan_cli_t *o, const char *a, const char *v, int *bad)
 {
     if (strcmp(a, "--error") == 0) {

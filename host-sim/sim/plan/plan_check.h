@@ -67,6 +67,17 @@ void sim_plan_cli_init(sim_plan_cli_t *o);
  * else 0. */
 int sim_plan_cli_option(sim_plan_cli_t *o, const char *a, const char *v, int *bad);
 
+/* A planner's options whose value is kept as text (parsed once everything is known): the name and
+ * where its const char * lives in the planner's own options struct. */
+typedef struct {
+    const char *name;
+    size_t at; /* offsetof the const char * */
+} sim_plan_text_opt_t;
+
+/* If a is one of opts[0 .. n): its value v stored in the struct at base, and 1; else 0. */
+int sim_plan_text_option(const sim_plan_text_opt_t *opts, size_t n, void *base, const char *a,
+                         const char *v);
+
 /* "dpm-sim plan: what" and the planner's usage text on stderr: SIM_EXIT_USAGE. */
 int sim_plan_usage(const char *usage, const char *what);
 /* "bad value for A" (": o->why" when it says more) as a usage error: SIM_EXIT_USAGE. */

@@ -2,6 +2,7 @@
 /* The roc_hist-with-groups planner and its simulation check (see plan_rocg.h). */
 #include "sim/plan/plan_rocg.h"
 
+#include <stddef.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -494,22 +495,27 @@ typedef struct {
     const char *shares, *auc, *base, *gap;
 } rocg_args_t;
 
+#define TEXT_OPT(name, field)                                                                      \
+    {                                                                                              \
+        name, offsetof(rocg_args_t, field)                                                         \
+    }
+static const sim_plan_text_opt_t kTextOpts[] = {
+    TEXT_OPT("--shares", shares),
+    TEXT_OPT("--auc", auc),
+    TEXT_OPT("--base-rate", base),
+    TEXT_OPT("--gap-error", gap),
+};
+
 /* roc_hist_groups' own options (sim_plan_cli_parse). */
 static int rocg_option(void *ctx, const char *a, const char *v, int *bad)
 {
     rocg_args_t *x = ctx;
     sim_rocg_plan_t *q = x->q;
     uint64_t u;
-    if (strcmp(a, "--mechanism") == 0) {
+    if (sim_plan_text_option(kTextOpts, sizeof(kTextOpts) / sizeof(kTextOpts[0]), x, a, v)) {
+        /* kept as text: parsed once the groups are known */
+    } else if (strcmp(a, "--mechanism") == 0) {
         *bad = strcmp(v, "roc_hist_groups") != 0;
-    } else if (strcmp(a, "--shares") == 0) {
-        x->shares = v;
-    } else if (strcmp(a, "--auc") == 0) {
-        x->auc = v;
-    } else if (strcmp(a, "--base-rate") == 0) {
-        x->base = v;
-    } else if (strcmp(a, "--gap-error") == 0) {
-        x->gap = v;
     } else if (strcmp(a, "--error-kind") == 0) {
         *bad = strcmp(v, "model") != 0 && strcmp(v, "noise") != 0;
         q->kind = strcmp(v, "noise") == 0 ? SIM_ROC_ERROR_NOISE : SIM_ROC_ERROR_MODEL;

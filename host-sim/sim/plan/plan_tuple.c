@@ -2,6 +2,7 @@
 /* The tuple planner and its simulation check (see plan_tuple.h). */
 #include "sim/plan/plan_tuple.h"
 
+#include <stddef.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -382,6 +383,16 @@ typedef struct {
     int joint;
 } plan_opts_t;
 
+#define TEXT_OPT(name, field)                                                                      \
+    {                                                                                              \
+        name, offsetof(plan_opts_t, field)                                                         \
+    }
+static const sim_plan_text_opt_t kTextOpts[] = {
+    TEXT_OPT("--mechanism", mechanism), TEXT_OPT("--split", split),
+    TEXT_OPT("--bound", bound),         TEXT_OPT("--scale", scale),
+    TEXT_OPT("--shares", shares),       TEXT_OPT("--metrics", metrics),
+};
+
 static int plan_parse(int argc, char **argv, plan_opts_t *o)
 {
     memset(o, 0, sizeof(*o));
@@ -399,20 +410,9 @@ static int plan_parse(int argc, char **argv, plan_opts_t *o)
             return sim_plan_usage(PLAN_USAGE, "an option is missing its value");
         }
         i++;
-        if (sim_plan_cli_option(&o->c, a, v, &bad)) {
-            /* shared with roc_hist */
-        } else if (strcmp(a, "--mechanism") == 0) {
-            o->mechanism = v;
-        } else if (strcmp(a, "--split") == 0) {
-            o->split = v;
-        } else if (strcmp(a, "--bound") == 0) {
-            o->bound = v;
-        } else if (strcmp(a, "--scale") == 0) {
-            o->scale = v;
-        } else if (strcmp(a, "--shares") == 0) {
-            o->shares = v;
-        } else if (strcmp(a, "--metrics") == 0) {
-            o->metrics = v;
+        if (sim_plan_cli_option(&o->c, a, v, &bad) ||
+            sim_plan_text_option(kTextOpts, sizeof(kTextOpts) / sizeof(kTextOpts[0]), o, a, v)) {
+            /* shared with roc_hist; kept as text */
         } else if (strcmp(a, "--groups") == 0) {
             bad =
                 sim_cli_u64(v, &o->groups) != 0 || o->groups < 2 || o->groups > DPM_DISP_MAX_GROUPS;
