@@ -176,6 +176,12 @@ static inline uint32_t dpm_abi_mix(uint32_t h, uint32_t v)
     return (h ^ v) * 16777619u;
 }
 
+/* Switches in one word: bit 0 the tuples, 1 roc_hist, 2 tuples without tuple_ml, 3 no SDK
+ * upload (bits 2 and 3 are clear in the default build, whose fingerprint they left unchanged). */
+#define DPM_ABI_BUILD_BITS                                                                         \
+    ((uint32_t)(8 * !DPM_UPLOAD + 4 * (DPM_MECH_TUPLE && !DPM_MECH_TUPLE_ML) +                     \
+                2 * DPM_MECH_ROC_HIST + DPM_MECH_TUPLE))
+
 static inline uint32_t dpm_abi_fingerprint(void)
 {
     const uint32_t v[] = {DPM_MAX_BINS,
@@ -186,11 +192,7 @@ static inline uint32_t dpm_abi_fingerprint(void)
                           DPM_RAND_BUF_BYTES,
                           DPM_LEDGER_MAX_CAMPAIGNS,
                           DPM_POLICY_MAX_RULES,
-                          /* bit 2: tuples without tuple_ml, bit 3: no SDK upload (the
-                           * default's value unchanged) */
-                          (uint32_t)((!DPM_UPLOAD << 3) |
-                                     ((DPM_MECH_TUPLE && !DPM_MECH_TUPLE_ML) << 2) |
-                                     (DPM_MECH_ROC_HIST << 1) | DPM_MECH_TUPLE),
+                          DPM_ABI_BUILD_BITS,
                           (uint32_t)((DPM_MECH_USTAT << 1) | DPM_MECH_DPAUC),
                           DPM_DPAUC_MAX_THRESHOLDS,
                           DPM_USTAT_MAX_DEPTH,
