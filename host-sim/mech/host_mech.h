@@ -2,12 +2,15 @@
 /* One module per mechanism on the host: what differs per mechanism, behind one table, so the
  * collector never switches on the mechanism.
  *
- * Each module (tuple.c, roc_hist.c, roc_groups.c, auc.c, fedauc_sums.c) defines its
- * host_mech_t; registry.c lists them. A module owns, for its campaigns:
+ * Each module (tuple.c, roc_hist.c, roc_groups.c, auc.c, fedauc.c) defines its host_mech_t;
+ * registry.c lists them. A module owns, for its campaigns:
+ *   - the estimator's parameters and checks of the built campaign (params_init, check_built:
+ *     host_campaign_build);
  *   - the sums an estimate reads (state_init: its part of coll_campaign_state_t, sums.h) and
- *     how a stored report adds to them (stored, stored_group: the store's columns);
+ *     what a stored report adds to them (stored_group: the store's group column; delta_add);
  *   - the bounds on honest reports as JSON (bounds_json: "report_bounds"' own members);
- *   - the estimate and its JSON (estimate_json: from `, "metrics": [...]` on);
+ *   - the estimate and its JSON (estimate_json: from `, "metrics": [...]` on), and the members
+ *     dpm-sim's network mode compares (compare);
  *   - what one report protects and whom the campaign trusts (the console's words).
  * roc_hist with groups >= 2 is a module of its own (roc_hist_groups): its sums, bounds and
  * estimate differ; on the wire it is roc_hist.
