@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # .make/coverage.py's report (make coverage takes ~50 min, so its report is checked here on
-# made-up counters): the SDK and port table with the gates, and beside it host-sim/collector's
-# own figure. A stand-in gcov answers for every source that has a .gcda: SDK and port files
-# with half their lines and branches run, collector files with all of them.
+# made-up counters): the SDK and port table with the gates, and beside it the figure of
+# host-sim/collector with its mechanism modules (host-sim/mech). A stand-in gcov answers for
+# every source that has a .gcda: SDK and port files with half their lines and branches run,
+# collector and mech files with all of them.
 # Checks: the collector line says 100 %, the last line is the SDK's 50 % and the exit status
 # is 1 (below the gates). Negative control: a collector file without counters is counted as
 # missed, so the collector figure drops, while the SDK's does not move. Env: PYTHON.
@@ -19,14 +20,14 @@ cat >"$work/bin/gcov" <<EOF
 #!$PYTHON
 import json, sys
 src = sys.argv[-1]
-full = src.startswith("host-sim/collector/")
+full = src.startswith(("host-sim/collector/", "host-sim/mech/"))
 lines = [{"line_number": 1, "count": 3, "branches": [{"count": 1}, {"count": 1 if full else 0}]},
          {"line_number": 2, "count": 1 if full else 0, "branches": []}]
 print(json.dumps({"files": [{"file": src, "lines": lines}]}))
 EOF
 chmod +x "$work/bin/gcov"
 out=$work/out
-srcs=$(make -s --no-print-directory print-sdk-srcs; ls port/*/*.c; find host-sim/collector -name '*.c')
+srcs=$(make -s --no-print-directory print-sdk-srcs; ls port/*/*.c; find host-sim/collector host-sim/mech -name '*.c')
 for s in $srcs; do
   mkdir -p "$out/obj/$(dirname "$s")"
   : >"$out/obj/$(dirname "$s")/$(basename "${s%.c}").gcda"
@@ -35,7 +36,7 @@ done
 PATH="$work/bin:$PATH" "$PYTHON" .make/coverage.py "$out" >"$work/report" 2>&1
 rc=$?
 grep '^coverage:' "$work/report" | sed 's/^/# /'
-files=$(find host-sim/collector -name '*.c' | wc -l)
+files=$(find host-sim/collector host-sim/mech -name '*.c' | wc -l)
 tap "$(grep -qx "coverage: host-sim/collector lines 100.0% branches 100.0% (reported, not gated; $files files)" \
   "$work/report"; echo $?)" "the report prints host-sim/collector's figure ($files files)"
 tap "$(grep -q '^host-sim/collector/ total ' "$work/report"; echo $?)" "and its total row in its own table"

@@ -980,8 +980,8 @@ static int be_scan_sums(coll_backend_t *b, coll_sum_cb cb, void *ctx, char *err,
     static const char *const SQL[4] = {
         /* by kind (row_sum) */
         "SELECT campaign_id, period, SUM(reports) FROM agg_reports GROUP BY 1, 2",
-        "SELECT campaign_id, period, metric, grp, SUM(n), SUM(s), SUM(ss) FROM agg_tuple"
-        " GROUP BY 1, 2, 3, 4",
+        ("SELECT campaign_id, period, metric, grp, SUM(n), SUM(s), SUM(ss) FROM agg_tuple"
+         " GROUP BY 1, 2, 3, 4"),
         "SELECT campaign_id, period, bin, SUM(pos), SUM(neg) FROM agg_roc GROUP BY 1, 2, 3",
         "SELECT campaign_id, period, idx, SUM(s) FROM agg_vec GROUP BY 1, 2, 3"};
     for (int kind = 0; kind < 4; kind++) {
