@@ -170,10 +170,12 @@
 #ifndef DPM_MECH_TUPLE
 #define DPM_MECH_TUPLE 1
 #endif
-#ifndef DPM_UPLOAD /* the device's HTTP upload and campaign decoding (dpm_device_flush, ..._campaign) */
+/* The device's HTTP upload and campaign decoding (dpm_device_flush, dpm_device_accept_campaign). */
+#ifndef DPM_UPLOAD
 #define DPM_UPLOAD 1
 #endif
-#ifndef DPM_MECH_TUPLE_ML /* tuple_ml (its Laplace sampler, ~10 KB on Cortex-M4) with the tuples */
+/* tuple_ml (its Laplace sampler, ~10 KB on a Cortex-M4) with the tuples. */
+#ifndef DPM_MECH_TUPLE_ML
 #define DPM_MECH_TUPLE_ML DPM_MECH_TUPLE
 #endif
 #ifndef DPM_MECH_DPAUC

@@ -322,7 +322,8 @@ int dpm_tuple_body_ok(const dpm_report_t *r)
 }
 
 /* The field numbers written here must be those of the generated descriptor. */
-typedef char body_tags[dpm_v1_TupleBody_group_tag == 1 && dpm_v1_TupleBody_values_tag == 2 ? 1 : -1];
+typedef char
+    body_tags[dpm_v1_TupleBody_group_tag == 1 && dpm_v1_TupleBody_values_tag == 2 ? 1 : -1];
 
 /* TupleBody's fields with nanopb's primitives, as pb_encode writes them (proto3: group omitted
  * when 0; values packed, omitted when none): a fixed layout needs no descriptor walk, so a
@@ -353,8 +354,7 @@ DPM_NOINLINE bool dpm_tuple_put_body(pb_ostream_t *s, const dpm_report_t *r)
     }
     (void)put_tuple_fields(&body, t, values.bytes_written);
     return pb_encode_tag(s, PB_WT_STRING, dpm_v1_Report_tuple_tag) &&
-           pb_encode_varint(s, body.bytes_written) &&
-           put_tuple_fields(s, t, values.bytes_written);
+           pb_encode_varint(s, body.bytes_written) && put_tuple_fields(s, t, values.bytes_written);
 }
 
 int dpm_tuple_wire_fits(const dpm_v1_Report *msg)
