@@ -22,17 +22,17 @@ static const host_mech_t *by_id(dpm_mech_id_t id)
 }
 
 /* A roc_hist campaign with groups keeps its sums, bounds and estimate per group: the module
- * of its own (on the wire it is roc_hist, with the group in the report). */
-const host_mech_t *host_mech_of(const dpm_campaign_t *cp)
-{
-    const host_mech_t *hm = by_id(cp->mechanism);
-    return hm == &host_mech_roc_hist && cp->groups >= 2 ? &host_mech_roc_hist_groups : hm;
-}
-
+ * of its own (on the wire it is roc_hist, with the group in the report; the store's group
+ * column of its reports holds the campaign's groups). */
 const host_mech_t *host_mech_stored(dpm_mech_id_t id, uint32_t group)
 {
     const host_mech_t *hm = by_id(id);
     return hm == &host_mech_roc_hist && group >= 2 ? &host_mech_roc_hist_groups : hm;
+}
+
+const host_mech_t *host_mech_of(const dpm_campaign_t *cp)
+{
+    return host_mech_stored(cp->mechanism, cp->groups);
 }
 
 int host_campaign_build(coll_campaign_t *cc, const dpm_campaign_t *c, const coll_campaign_opts_t *o,
