@@ -63,36 +63,19 @@ int coll_agg_add_batch_report_locked(coll_aggregates_t *a, const coll_report_t *
     coll_deltas_t one;
     memset(&one, 0, sizeof(one));
     int rc = coll_deltas_add(&one, r);
-    if (rc == 0) {
+    if (rc == 0) { /* the one report's sums must fit the campaign's layout, or it adds nothing */
         const coll_delta_t *d = &one.d[0];
-        if (d->roc == 2) {
-            if (st->vec_len == 0) {
-                rc = -1;
-            }
-            for (size_t k = 0; rc == 0 && k < one.vec.n; k++) {
-                coll_state_add_vec(st, one.vec.e[k].idx, one.vec.e[k].sum);
-            }
-        } else if (d->roc) {
-            if (d->width != st->roc.bins) {
-                rc = -1;
-            }
-            for (uint32_t b = 0; rc == 0 && b < d->width; b++) {
-                coll_state_add_roc(st, b, d->pos[b], d->neg[b]);
-            }
-        } else {
-            if (d->width != st->nmetrics || r->group >= a->campaigns->c[ci].mech.campaign.groups) {
-                rc = -1;
-            }
-            for (uint32_t m = 0; rc == 0 && m < d->width; m++) {
-                coll_state_add_tuple(st, m, r->group, 1, d->s[m][r->group], d->ss[m][r->group]);
-            }
-        }
+        int fits = d->roc == 2   ? st->vec_len != 0
+                   : d->roc == 1 ? d->width == st->roc.bins
+                                 : d->width == st->nmetrics &&
+                                       r->group < a->campaigns->c[ci].mech.campaign.groups;
+        rc = fits ? 0 : -1;
     }
-    coll_deltas_free(&one);
     if (rc == 0) {
-        coll_state_add_reports(st, 1);
+        coll_state_add_deltas(st, &one, one.d[0].campaign_id); /* its report count too */
         a->totals.reports++;
     }
+    coll_deltas_free(&one);
     return rc;
 }
 
