@@ -520,7 +520,7 @@ static void test_backoff_jitter_bounds(void **state)
 /* ---- flush against the fake collector ---------------------------------------------------- */
 
 typedef struct {
-    uint8_t mem[2048u + DPM_OUTBOX_MIN_REGION]; /* room for the largest report and small ones */
+    uint8_t mem[4096u + DPM_OUTBOX_MIN_REGION]; /* room for the largest report and small ones */
     fake_storage_t fs;
     dpm_storage_t st;
     dpm_outbox_t ob;

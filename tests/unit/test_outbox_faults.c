@@ -269,9 +269,10 @@ static void test_outbox_compaction_and_full(void **state)
     assert_true(n >= 3);
     assert_int_equal(r.ob.seq, 1);
     /* full of pending reports: nothing to reclaim, and nothing was written */
-    /* remove the first two, then put two more: compaction into bank B */
-    uint32_t cursor = 0;
-    for (int k = 0; k < 2; k++) {
+    /* remove the first two, then put more, delivering the oldest whenever the outbox is full,
+     * until the stepwise compaction switches to bank B */
+    uint32_t cursor = 0, gone = 0;
+    for (int k = 0; k < 2; k++, gone++) {
         dpm_outbox_entry_t e;
         int found = 0;
         assert_int_equal(dpm_outbox_next(&r.ob, &cursor, &e, &found), DPM_OK);
@@ -281,11 +282,19 @@ static void test_outbox_compaction_and_full(void **state)
     int found = 0;
     cursor = 0;
     assert_int_equal(dpm_outbox_next(&r.ob, &cursor, &stale, &found), DPM_OK);
-    for (int k = 0; k < 2; k++) {
+    while (r.ob.seq == 1) {
         size_t len = make_report(&r.rand, 1, (uint32_t)n, EPS1, rep, id[n]);
-        assert_true(dpm_outbox_room(&r.ob, len));
+        if (!dpm_outbox_room(&r.ob, len)) {
+            dpm_outbox_entry_t e;
+            cursor = 0;
+            assert_int_equal(dpm_outbox_next(&r.ob, &cursor, &e, &found), DPM_OK);
+            assert_int_equal(dpm_outbox_remove(&r.ob, &e), DPM_OK); /* mirrored if copied */
+            gone++;
+            continue;
+        }
         assert_int_equal(dpm_outbox_put(&r.ob, rep, len), DPM_OK);
         n++;
+        assert_true(n < 64);
     }
     assert_int_equal(r.ob.seq, 2);
     assert_int_equal(r.ob.active, 1);
@@ -295,19 +304,19 @@ static void test_outbox_compaction_and_full(void **state)
     /* entries from before the compaction are void */
     uint8_t buf[DPM_REPORT_MAX_BYTES];
     assert_int_equal(dpm_outbox_read(&r.ob, &stale, buf, sizeof(buf)), DPM_ERR_PARAM);
-    /* order kept: reports 2..n-1 */
+    /* order kept, and no delivered report came back: reports gone..n-1 */
     uint8_t ids[64][DPM_REPORT_ID_BYTES];
     size_t got = pending_ids(&r.ob, ids, 64);
-    assert_int_equal(got, n - 2);
+    assert_int_equal(got, n - gone);
     for (size_t i = 0; i < got; i++) {
-        assert_memory_equal(ids[i], id[i + 2], DPM_REPORT_ID_BYTES);
+        assert_memory_equal(ids[i], id[i + gone], DPM_REPORT_ID_BYTES);
     }
     /* a reopen picks bank B */
     assert_int_equal(dpm_outbox_open(&r.ob, &r.st, OB_OFF, OB_SIZE), DPM_OK);
     assert_int_equal(r.ob.active, 1);
-    assert_int_equal(pending_ids(&r.ob, ids, 64), n - 2);
+    assert_int_equal(pending_ids(&r.ob, ids, 64), n - gone);
     /* and many more cycles, removing as we go, keep working (banks alternate) */
-    for (int round = 0; round < 40; round++) {
+    for (int round = 0; round < 160; round++) {
         cursor = 0;
         dpm_outbox_entry_t e;
         assert_int_equal(dpm_outbox_next(&r.ob, &cursor, &e, &found), DPM_OK);
@@ -317,7 +326,7 @@ static void test_outbox_compaction_and_full(void **state)
         assert_int_equal(dpm_outbox_put(&r.ob, rep, len), DPM_OK);
     }
     assert_true(r.ob.seq > 10);
-    assert_int_equal(dpm_outbox_pending(&r.ob), n - 2);
+    assert_int_equal(dpm_outbox_pending(&r.ob), n - gone);
 }
 
 static void test_outbox_torn_tail_recovery(void **state)
@@ -585,6 +594,8 @@ typedef struct {
     made_t made[MAX_MADE];
     size_t nmade;
     uint32_t reboots, puts_ok, refused_budget, skipped_full, deferred, failures, compactions;
+    uint32_t copy_puts;    /* puts that ran a step of the compaction in steps */
+    uint32_t copy_removes; /* flushes that removed delivered reports while it ran (mirrored) */
     uint64_t second_after;
     int second_armed;
     fault_t fault;
@@ -703,11 +714,13 @@ static void app_report(world_t *w, uint32_t campaign, uint32_t period)
     m->eps = EPS1;
     m->put_ok = 0;
     uint32_t seq = w->ob.seq;
+    int copying = w->ob.copying;
     st = dpm_outbox_put(&w->ob, rep, len);
     if (st == DPM_OK) {
         m->put_ok = 1;
         w->puts_ok++;
         w->compactions += w->ob.seq != seq;
+        w->copy_puts += (uint32_t)(copying || w->ob.copying);
     } else {
         assert_true(w->fs.crashed); /* room was checked: only a crash can stop a put */
         reboot(w);
@@ -726,8 +739,11 @@ static void app_flush(world_t *w)
         w->fclk.now = dpm_upload_next_attempt_ms(&w->up); /* the app sleeps until then */
     }
     dpm_upload_result_t res;
+    uint32_t pending = w->ob.pending;
+    int copying = w->ob.copying;
     dpm_status_t st =
         dpm_upload_flush(&w->up, &w->ob, &w->tr, &w->clk, &w->rand, w->work, sizeof(w->work), &res);
+    w->copy_removes += (uint32_t)(copying && w->ob.pending < pending);
     if (w->fs.crashed) {
         reboot(w);
         return;
@@ -844,14 +860,18 @@ static void test_device_without_faults(void **state)
     assert_true(w.puts_ok >= 20);
     assert_true(w.refused_budget > 0); /* the budget bites */
     assert_true(w.compactions > 0);    /* the outbox wraps */
+    assert_true(w.copy_puts > 0);      /* in steps */
+    assert_true(w.copy_removes > 0);   /* with removals mirrored into the half-copied bank */
     assert_true(w.fc.nrejected > 0);   /* 400 with rejects */
     assert_true(w.fc.duplicates > 0);  /* retries of stored reports */
     assert_true(w.deferred > 0);       /* backoff held the app back */
     assert_true(w.failures >= 8);      /* 503, drops, timeout, chunked, 400, empty/short/bad 200 */
     assert_true(w.fc.nstored >= 10);
     print_message("# fault-free run: %llu storage ops, %u reports stored, %u refused by budget, "
-                  "%u compactions, %llu requests, %llu duplicate arrivals, %zu rejected\n",
+                  "%u compactions (%u puts copying, %u flushes removing meanwhile), %llu "
+                  "requests, %llu duplicate arrivals, %zu rejected\n",
                   (unsigned long long)w.fs.ops, w.puts_ok, w.refused_budget, w.compactions,
+                  w.copy_puts, w.copy_removes,
                   (unsigned long long)w.fc.requests, (unsigned long long)w.fc.duplicates,
                   w.fc.nrejected);
 }

@@ -59,9 +59,21 @@ extern "C" {
  * its removal bytes, changes nothing (majority of three).
  *
  * Records are appended back to back after the header: one write of 12 + n bytes (read back),
- * then the commit byte. When the active bank is full, put compacts: it erases the other
- * bank, copies the pending records into it (committed), and writes its header copies LAST,
- * first copy first.
+ * then the commit byte.
+ *
+ * Compaction moves the pending records into the other bank and makes it active: it erases that
+ * bank, copies the pending records into it (committed; removed ones stay behind), and writes
+ * its header copies LAST, first copy first. It runs in steps so that no call pays for the
+ * whole bank: once the active bank's free end gets short, each put first copies records worth
+ * at least DPM_OUTBOX_COPY_RATIO (dpm/config.h) times its own record's bytes (a removed record
+ * skipped counts a quarter), so the copy overtakes the log's end before the free end runs out,
+ * and the step that reaches the end writes the new bank's header. A removal of a record already
+ * copied clears its copy too. The copy's progress lives in RAM only: until the header is
+ * written the other bank is not valid, so a crash or a failed storage call leaves the active
+ * bank as it was, and the copy starts again. The price is room: the pending records may fill
+ * (4m - 1) / (4m + 7) of a bank's log, m = DPM_OUTBOX_COPY_RATIO - 1 (58 % for the default 4),
+ * less two records of slack (dpm_outbox_room); a bank too small for that keeps the whole log
+ * and compacts it in one call. Recovery's repairs (below) compact in one call too.
  *
  * Recovery (open, and the next use after a failed storage call) picks the newest bank with a
  * valid header copy and walks its log. A record that fails its CRC is skipped: the walk
@@ -146,6 +158,10 @@ typedef struct {
     uint32_t lost_base;           /* losses carried in the active bank's header */
     uint32_t lost_found;          /* pending reports in damaged stretches of the active log */
     uint32_t lost_acked;          /* acknowledged, not yet written to a header */
+    uint32_t copy_from;           /* while copying: the next record to copy (active bank) */
+    uint32_t copy_to;             /* while copying: where it goes in the other bank */
+    uint32_t copy_first;          /* while copying: no record before it in the other bank is
+                                     pending (where a removal's mirror starts looking) */
     uint16_t found_lost;          /* since open (saturating): see dpm_outbox_stats_t */
     uint16_t found_damaged;
     uint16_t found_headers;
@@ -153,6 +169,7 @@ typedef struct {
     uint8_t active;  /* 0 = bank A, 1 = bank B */
     uint8_t dirty;   /* the log ends in a torn record: compact before appending */
     uint8_t stale;   /* a storage call failed: re-read storage before next use */
+    uint8_t copying; /* a compaction in steps is under way (RAM only, see "Compaction") */
     uint32_t opened; /* DPM_OUTBOX_OPENED once bound */
 } dpm_outbox_t;
 
@@ -222,8 +239,8 @@ dpm_status_t dpm_outbox_format(dpm_outbox_t *ob, const dpm_storage_t *storage, u
  * record is durable. Putting a report whose id is already pending is idempotent: DPM_OK and
  * nothing written if the bytes are identical, DPM_ERR_PARAM if they differ (the outbox never
  * holds two records with one id); the look-up reads every pending record, so this call's cost
- * grows with the outbox (the device's report calls, whose ids are fresh, skip it). Compacts
- * first when the active bank has no room. Returns
+ * grows with the outbox (the device's report calls, whose ids are fresh, skip it). Runs a step
+ * of the compaction first when one is due or under way (see "Compaction"). Returns
  * DPM_ERR_BUFFER when the pending reports leave no room (see dpm_outbox_room: check it
  * BEFORE charging the ledger), DPM_ERR_PARAM for bad arguments or bytes that are not a
  * report, DPM_ERR_STORAGE if the port failed (the report is not acknowledged as stored; the
@@ -231,7 +248,8 @@ dpm_status_t dpm_outbox_format(dpm_outbox_t *ob, const dpm_storage_t *storage, u
 dpm_status_t dpm_outbox_put(dpm_outbox_t *ob, const uint8_t *report, size_t len);
 
 /* 1 if a report of len payload bytes can be put now (possibly after a compaction), else 0
- * (also for NULL or an unopened outbox). */
+ * (also for NULL or an unopened outbox). The pending records may fill the share of a bank that
+ * "Compaction" above names: a larger len asks for more slack. */
 int dpm_outbox_room(const dpm_outbox_t *ob, size_t len);
 
 /* Number of pending records (0 for NULL). */

@@ -423,6 +423,169 @@ static dpm_status_t compact(dpm_outbox_t *ob)
     ob->lost_base = lost - acked;
     ob->lost_found = 0;
     ob->lost_acked = 0;
+    ob->copying = 0;
+    return DPM_OK;
+}
+
+/* ---- compaction in steps --------------------------------------------------------------- *
+ * compact() copies the whole bank in one call: about 1,400 Cortex-M4 instructions a record,
+ * 108,000 for a full 4 KB bank, paid by whichever report call found the bank's end. A healthy
+ * outbox instead copies as it goes: once the active bank's free end gets short (begin_copy),
+ * each append first copies at least DPM_OUTBOX_COPY_RATIO times its own record's bytes of the
+ * log (copy_step), so the copy overtakes the log's end before the free end runs out, and the
+ * step that reaches the end switches banks exactly as compact() does (the other bank's header
+ * written last). The other bank has no valid header until then: a crash or a failed storage
+ * call anywhere in between leaves the active bank the only valid one, and untouched; the RAM
+ * state is dropped (recover) and the copy starts again. Anything unexpected on the way (a
+ * record that is not as appends leave them) ends the stepwise copy and marks the outbox stale,
+ * so recovery and compact() deal with it as before. A step does not check record CRCs: each
+ * copy carries its stored CRC, so damage it copies is found by the next reader as in the
+ * active bank. Removals during the copy clear the record in both banks (mirror_removal). */
+
+/* A step weighs a removed record (a header read, nothing copied) at a quarter of its bytes. */
+#define SKIP_WEIGHT 4u
+
+/* What a stepwise copy still has to get through, in step-weighted bytes: the log from the copy
+ * position (pending records in full, removed ones at a quarter). Counted from the bank start:
+ * pending_bytes are all ahead of a copy that has not begun. */
+static uint64_t copy_work(const dpm_outbox_t *ob)
+{
+    uint64_t used = ob->wpos - HDR;
+    return ob->pending_bytes + (used - ob->pending_bytes) / SKIP_WEIGHT;
+}
+
+/* The most pending bytes (record headers included) once a record of `size` bytes is appended:
+ * what a stepwise copy can always move before the free end runs out. With m = R - 1, a copy
+ * of work W takes about W / m of appends, and removals while it runs leave at most that much
+ * of removed copies in the new bank; at the steady state the log then holds L pending bytes
+ * and L / m * 4m / (4m - 1) removed ones, and the next copy needs its W / m of free end:
+ * L <= (log - 2 size) * (4m - 1) / (4m + 7), 58 % of the log for R = 4, 77 % for R = 8. A bank
+ * too small for that keeps the whole log, and compact() copies it. */
+static uint64_t capacity(const dpm_outbox_t *ob, uint32_t size)
+{
+    const uint64_t m = DPM_OUTBOX_COPY_RATIO - 1u;
+    uint64_t log = ob->bank_size - HDR;
+    uint64_t stepwise =
+        log > 2u * (uint64_t)size ? (log - 2u * (uint64_t)size) * (4u * m - 1u) / (4u * m + 7u) : 0;
+    return stepwise >= size ? stepwise : log;
+}
+
+/* Time to begin a stepwise copy before appending `size` bytes: the free end would no longer
+ * absorb the appends the copy takes to overtake the log's end (each append copies R times its
+ * bytes while the end moves once), with two records of slack. */
+static int copy_due(const dpm_outbox_t *ob, uint32_t size)
+{
+    uint64_t free_end = ob->bank_size - ob->wpos;
+    return free_end < copy_work(ob) / (DPM_OUTBOX_COPY_RATIO - 1u) + 2u * (uint64_t)size;
+}
+
+static dpm_status_t begin_copy(dpm_outbox_t *ob)
+{
+    dpm_status_t st = dpm_persist_erase(ob->storage, bank_base(ob, 1u - ob->active), ob->bank_size);
+    if (st != DPM_OK) {
+        ob->stale = 1;
+        return st;
+    }
+    ob->copying = 1;
+    ob->copy_from = HDR;
+    ob->copy_to = HDR;
+    ob->copy_first = HDR;
+    return DPM_OK;
+}
+
+/* The header of a record as appends leave it in a healthy log ending at wpos: *n its payload
+ * bytes. */
+static int healthy_header(const dpm_outbox_t *ob, uint32_t pos, const uint8_t *h, uint32_t *n)
+{
+    *n = dpm_get_le16(h + R_LEN);
+    return h[R_MARK] == REC_MARK && rec_committed(h) && h[R_KIND] == REC_KIND_REPORT &&
+           *n >= MIN_PAYLOAD && *n <= DPM_OUTBOX_MAX_PAYLOAD &&
+           (uint64_t)pos + REC_HDR + *n <= ob->wpos;
+}
+
+/* The copy reached the log's end: make the other bank active, as compact() does. */
+static dpm_status_t finish_copy(dpm_outbox_t *ob)
+{
+    uint32_t dst = 1u - ob->active;
+    uint32_t lost = add_sat(ob->lost_base, ob->lost_found);
+    uint32_t acked = ob->lost_acked < lost ? ob->lost_acked : lost;
+    dpm_status_t st = write_bank_header(ob, dst, ob->seq + 1u, lost - acked);
+    if (st != DPM_OK) {
+        ob->stale = 1;
+        return st;
+    }
+    ob->active = (uint8_t)dst;
+    ob->seq++;
+    ob->wpos = ob->copy_to; /* pending and pending_bytes stay: removals were mirrored */
+    ob->lost_base = lost - acked;
+    ob->lost_found = 0;
+    ob->lost_acked = 0;
+    ob->copying = 0;
+    return DPM_OK;
+}
+
+/* Copy records from copy_from until at least `budget` step-weighted bytes of the log are
+ * behind it, or finish at the log's end. rec: DPM_OUTBOX_RECORD_MAX bytes of scratch. */
+static dpm_status_t copy_step(dpm_outbox_t *ob, uint32_t budget, uint8_t *rec)
+{
+    uint32_t dbase = bank_base(ob, 1u - ob->active);
+    for (uint32_t done = 0; done < budget && ob->copy_from < ob->wpos;) {
+        uint32_t pos = ob->copy_from, n = 0;
+        dpm_status_t st = dpm_persist_read(ob->storage, active_base(ob) + pos, rec, REC_HDR);
+        if (st == DPM_OK && !healthy_header(ob, pos, rec, &n)) {
+            ob->copying = 0; /* not as appends leave it: recovery decides */
+            ob->stale = 1;
+            return DPM_OK;
+        }
+        int removed = rec_removed(rec);
+        if (st == DPM_OK && !removed) {
+            st = dpm_persist_read(ob->storage, active_base(ob) + pos + REC_HDR, rec + REC_HDR, n);
+            if (st == DPM_OK) {
+                memset(rec + R_REMOVED, 0xFF, 3);
+                st = dpm_persist_write(ob->storage, dbase + ob->copy_to, rec, REC_HDR + n);
+            }
+            ob->copy_to += REC_HDR + n;
+        }
+        if (st != DPM_OK) {
+            ob->stale = 1;
+            return st;
+        }
+        ob->copy_from = pos + REC_HDR + n;
+        done += removed ? (REC_HDR + n + SKIP_WEIGHT - 1u) / SKIP_WEIGHT : REC_HDR + n;
+    }
+    return ob->copy_from < ob->wpos ? DPM_OK : finish_copy(ob);
+}
+
+/* A record at pos < copy_from was removed: clear its copy too (same id and length), the first
+ * one not removed at or after copy_first. Not found (cannot happen to a healthy outbox): the
+ * stepwise copy ends and starts again later, so no removed report comes back. */
+static dpm_status_t mirror_removal(dpm_outbox_t *ob, const dpm_outbox_entry_t *e)
+{
+    uint32_t dbase = bank_base(ob, 1u - ob->active);
+    uint8_t h[REC_HDR + MIN_PAYLOAD];
+    for (uint32_t q = ob->copy_first; q < ob->copy_to;) {
+        dpm_status_t st = dpm_persist_read(ob->storage, dbase + q, h, sizeof(h));
+        uint32_t next = q + REC_HDR + dpm_get_le16(h + R_LEN);
+        if (st == DPM_OK && !rec_removed(h) && dpm_get_le16(h + R_LEN) == e->len &&
+            memcmp(h + REC_HDR + ID_PREFIX, e->report_id, DPM_REPORT_ID_BYTES) == 0) {
+            const uint8_t zero[3] = {0x00, 0x00, 0x00};
+            st = dpm_persist_write(ob->storage, dbase + q + R_REMOVED, zero, 3);
+            if (st == DPM_OK && q == ob->copy_first) {
+                ob->copy_first = next;
+            }
+            ob->stale = (uint8_t)(ob->stale | (st != DPM_OK));
+            return st;
+        }
+        if (st != DPM_OK) {
+            ob->stale = 1;
+            return st;
+        }
+        if (q == ob->copy_first && rec_removed(h)) {
+            ob->copy_first = next;
+        }
+        q = next;
+    }
+    ob->copying = 0;
     return DPM_OK;
 }
 
@@ -485,6 +648,7 @@ static dpm_status_t format_fresh(dpm_outbox_t *ob)
 static dpm_status_t recover(dpm_outbox_t *ob)
 {
     bank_t b[2];
+    ob->copying = 0; /* a stepwise copy starts again from the stored state */
     for (uint32_t i = 0; i < 2; i++) {
         dpm_status_t st = read_bank(ob, i, &b[i]);
         if (st != DPM_OK) {
@@ -710,14 +874,23 @@ static dpm_status_t append(dpm_outbox_t *ob, const uint8_t *report, size_t len, 
         return st;
     }
     uint32_t size = REC_HDR + (uint32_t)len;
-    if ((uint64_t)HDR + ob->pending_bytes + size > ob->bank_size) {
+    if ((uint64_t)ob->pending_bytes + size > capacity(ob, size)) {
         return DPM_ERR_BUFFER;
     }
-    if (ob->dirty || (uint64_t)ob->wpos + size > ob->bank_size) {
-        st = compact(ob);
-        if (st != DPM_OK) {
-            return st;
-        }
+    if (!ob->copying && !ob->dirty && copy_due(ob, size)) {
+        st = begin_copy(ob);
+    }
+    if (st == DPM_OK && ob->copying && !ob->dirty) {
+        st = copy_step(ob, DPM_OUTBOX_COPY_RATIO * size, rec);
+    }
+    if (st == DPM_OK && ob->stale) {
+        st = refresh(ob); /* the step found what appends do not leave: recover first */
+    }
+    if (st == DPM_OK && (ob->dirty || (uint64_t)ob->wpos + size > ob->bank_size)) {
+        st = compact(ob); /* the whole bank at once: repairs, or a copy that fell behind */
+    }
+    if (st != DPM_OK) {
+        return st;
     }
     /* The record, then its commit byte: a record that is damaged later counts as lost only if
      * it was committed (a torn append is not a loss: put never returned DPM_OK for it). */
@@ -774,7 +947,7 @@ dpm_status_t dpm_outbox_put_encoded(dpm_outbox_t *ob, const uint8_t *report, siz
 int dpm_outbox_room(const dpm_outbox_t *ob, size_t len)
 {
     return usable(ob) && len >= MIN_PAYLOAD && len <= DPM_OUTBOX_MAX_PAYLOAD &&
-           (uint64_t)HDR + ob->pending_bytes + REC_HDR + len <= ob->bank_size;
+           (uint64_t)ob->pending_bytes + REC_HDR + len <= capacity(ob, REC_HDR + (uint32_t)len);
 }
 
 uint32_t dpm_outbox_pending(const dpm_outbox_t *ob)
@@ -901,5 +1074,5 @@ dpm_status_t dpm_outbox_remove(dpm_outbox_t *ob, const dpm_outbox_entry_t *e)
     }
     ob->pending--;
     ob->pending_bytes -= REC_HDR + e->len;
-    return DPM_OK;
+    return ob->copying && e->pos < ob->copy_from ? mirror_removal(ob, e) : DPM_OK;
 }
