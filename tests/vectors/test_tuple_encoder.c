@@ -111,9 +111,16 @@ static void fixed_layout_equals_pb_encode(void **state)
             fail_msg("report %u (group %u, %u values) differs from pb_encode's", n,
                      r.body.tuple.group, r.body.tuple.nmetrics);
         }
+        /* the generic entry (header direct, the body through nanopb's stream) agrees */
+        got_len = 0;
+        assert_int_equal(dpm_report_encode(&r, got, sizeof(got), &got_len), DPM_OK);
+        if (got_len != want_len || memcmp(got, want, want_len) != 0) {
+            fail_msg("report %u: dpm_report_encode differs from pb_encode's", n);
+        }
         /* one byte short: refused, as pb_encode would be */
         assert_int_equal(dpm_report_encode_tuple(&r, got, want_len - 1u, &got_len),
                          DPM_ERR_BUFFER);
+        assert_int_equal(dpm_report_encode(&r, got, want_len - 1u, &got_len), DPM_ERR_BUFFER);
     }
     /* the corpus reached the widths it claims */
     assert_true(multi_byte_group > CORPUS / 2u && int32_min > 0 && empty > CORPUS / 10u);

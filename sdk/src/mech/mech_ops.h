@@ -35,6 +35,7 @@
 
 #include <pb_encode.h>
 
+#include "core/wire.h"
 #include "dpm.pb.h"
 #include "dpm/report.h"
 
@@ -69,6 +70,9 @@ dpm_status_t dpm_mech_check_body(const dpm_mech_t *m, const dpm_report_t *r, con
     int dpm_##m##_body_ok(const dpm_report_t *r);                                                  \
     bool dpm_##m##_put_body(pb_ostream_t *s, const dpm_report_t *r);
 DPM_MECH_DECLARE_OPS(tuple)
+/* tuple's body, Report field 10 included, written directly (dpm_report_encode_tuple's path; in
+ * every build: without tuple it only clears w->ok). */
+void dpm_tuple_write_body(dpm_wire_t *w, const dpm_report_t *r);
 DPM_MECH_DECLARE_OPS(roc_hist)
 DPM_MECH_DECLARE_OPS(dpauc)
 DPM_MECH_DECLARE_OPS(ustat)  /* ustat_bins and ustat_tree */

@@ -2,6 +2,7 @@
 /* tuple_mr and tuple_ml: (group, performance) tuples under local DP (see dpm/tuple.h). */
 #include "dpm_internal.h"
 
+#include "core/wire.h"
 #include "dpm/tuple.h"
 #include "dpm/report.h"
 #include "mech/mech_ops.h"
@@ -325,36 +326,39 @@ int dpm_tuple_body_ok(const dpm_report_t *r)
 typedef char
     body_tags[dpm_v1_TupleBody_group_tag == 1 && dpm_v1_TupleBody_values_tag == 2 ? 1 : -1];
 
-/* TupleBody's fields with nanopb's primitives, as pb_encode writes them (proto3: group omitted
- * when 0; values packed, omitted when none): a fixed layout needs no descriptor walk, so a
- * tuple report links none of pb_encode's message machinery (issue 32: 2 KB of flash and about
- * 1,800 instructions per report on a Cortex-M4). test_tuple_encoder checks the bytes against
- * pb_encode on a random corpus. */
-static bool put_tuple_fields(pb_ostream_t *s, const dpm_tuple_report_t *t, size_t values_len)
-{
-    bool ok = t->group == 0 || (pb_encode_tag(s, PB_WT_VARINT, dpm_v1_TupleBody_group_tag) &&
-                                pb_encode_varint(s, t->group));
-    if (ok && t->nmetrics > 0) {
-        ok = pb_encode_tag(s, PB_WT_STRING, dpm_v1_TupleBody_values_tag) &&
-             pb_encode_varint(s, values_len);
-        for (uint32_t i = 0; ok && i < t->nmetrics; i++) {
-            ok = pb_encode_svarint(s, t->value[i]);
-        }
-    }
-    return ok;
-}
-
-/* Kept out of line: a report's stack holds only its own body. */
-DPM_NOINLINE bool dpm_tuple_put_body(pb_ostream_t *s, const dpm_report_t *r)
+/* The tuple body as Report field 10, as pb_encode writes it (proto3: group omitted when 0;
+ * values packed sint32, omitted when none), straight into the buffer: a fixed layout needs no
+ * descriptor walk nor stream (issue 32: a tuple report links none of nanopb's encoder, and
+ * its whole encoding takes about a third of the instructions). test_tuple_encoder checks the
+ * bytes against pb_encode on a random corpus. */
+void dpm_tuple_write_body(dpm_wire_t *w, const dpm_report_t *r)
 {
     const dpm_tuple_report_t *t = &r->body.tuple;
-    pb_ostream_t values = PB_OSTREAM_SIZING, body = PB_OSTREAM_SIZING; /* lengths first */
+    uint32_t values = 0;
     for (uint32_t i = 0; i < t->nmetrics; i++) {
-        (void)pb_encode_svarint(&values, t->value[i]);
+        values += dpm_wire_varint_len(dpm_wire_zigzag(t->value[i]));
     }
-    (void)put_tuple_fields(&body, t, values.bytes_written);
-    return pb_encode_tag(s, PB_WT_STRING, dpm_v1_Report_tuple_tag) &&
-           pb_encode_varint(s, body.bytes_written) && put_tuple_fields(s, t, values.bytes_written);
+    uint32_t body = t->group == 0 ? 0u : 1u + dpm_wire_varint_len(t->group);
+    body += t->nmetrics == 0 ? 0u : 1u + dpm_wire_varint_len(values) + values;
+    dpm_wire_tag(w, dpm_v1_Report_tuple_tag, DPM_WIRE_BYTES);
+    dpm_wire_varint(w, body);
+    dpm_wire_uint_field(w, dpm_v1_TupleBody_group_tag, t->group);
+    if (t->nmetrics > 0) {
+        dpm_wire_tag(w, dpm_v1_TupleBody_values_tag, DPM_WIRE_BYTES);
+        dpm_wire_varint(w, values);
+        for (uint32_t i = 0; i < t->nmetrics; i++) {
+            dpm_wire_varint(w, dpm_wire_zigzag(t->value[i]));
+        }
+    }
+}
+
+/* The same bytes onto a nanopb stream (dpm_report_encode's generic path). */
+DPM_NOINLINE bool dpm_tuple_put_body(pb_ostream_t *s, const dpm_report_t *r)
+{
+    uint8_t buf[DPM_REPORT_TUPLE_MAX];
+    dpm_wire_t w = dpm_wire_to(buf, sizeof(buf));
+    dpm_tuple_write_body(&w, r);
+    return w.ok && pb_write(s, buf, (size_t)(w.p - buf));
 }
 
 int dpm_tuple_wire_fits(const dpm_v1_Report *msg)
@@ -443,6 +447,12 @@ bool dpm_tuple_put_body(pb_ostream_t *s, const dpm_report_t *r)
 {
     (void)s, (void)r;
     return false;
+}
+
+void dpm_tuple_write_body(dpm_wire_t *w, const dpm_report_t *r)
+{
+    (void)r;
+    w->ok = 0;
 }
 
 dpm_status_t dpm_mech_report_tuple(const dpm_mech_t *m, dpm_rand_t *r, dpm_receipt_t *rc,

@@ -2,6 +2,9 @@
 /* Reports on the wire: the header, and each body through its mechanism's codec (mech_ops.h). */
 #include "dpm_internal.h"
 
+#include "core/persist.h"
+#include "core/wire.h"
+
 #include <pb_decode.h>
 #include <pb_encode.h>
 
@@ -33,19 +36,15 @@ typedef char
                            ? 1
                            : -1];
 
-/* Encoding writes the Report field by field with nanopb's primitives, exactly as pb_encode
- * writes a whole dpm_v1_Report (proto3: zero scalars omitted, the fixed-length id always, the
- * oneof body always), so that only the one body's wire struct is on the stack: a dpm_v1_Report
- * holds a union of every body (about 2 KB, the dpauc lists) whatever the build. Each body kind
- * has its own entry (report/report_internal.h), so the device's report call of one kind reaches
- * that body's encoder only (make size's call graph charges it nothing else). The golden vectors
- * (tests/vectors) check the bytes. */
-
-/* A proto3 uint32 / enum field: omitted when 0. */
-static bool put_varint(pb_ostream_t *s, uint32_t tag, uint32_t v)
-{
-    return v == 0 || (pb_encode_tag(s, PB_WT_VARINT, tag) && pb_encode_varint(s, v));
-}
+/* Encoding writes the Report field by field, exactly as pb_encode writes a whole dpm_v1_Report
+ * (proto3: zero scalars omitted, the fixed-length id always, the oneof body always), so that
+ * only the one body's wire struct is on the stack: a dpm_v1_Report holds a union of every body
+ * (about 2 KB, the dpauc lists) whatever the build. The header's layout is fixed, so it is
+ * written directly (core/wire.h); a body is written by its mechanism's codec, with nanopb's
+ * primitives, or directly where its layout is fixed too (tuple). Each body kind has its own
+ * entry (report/report_internal.h), so the device's report call of one kind reaches that
+ * body's encoder only (make size's call graph charges it nothing else). The golden vectors
+ * (tests/vectors) and test_tuple_encoder check the bytes. */
 
 /* The field numbers written by hand must be those of the generated descriptor. */
 typedef char header_tags[(dpm_v1_Report_report_id_tag == 1 && dpm_v1_Report_campaign_id_tag == 2 &&
@@ -55,16 +54,21 @@ typedef char header_tags[(dpm_v1_Report_report_id_tag == 1 && dpm_v1_Report_camp
                              : -1];
 
 /* Fields 1-6 of *r. */
-static DPM_NOINLINE bool put_header(pb_ostream_t *s, const dpm_report_t *r)
+static void put_header(dpm_wire_t *w, const dpm_report_t *r)
 {
-    return pb_encode_tag(s, PB_WT_STRING, dpm_v1_Report_report_id_tag) &&
-           pb_encode_string(s, r->report_id, DPM_REPORT_ID_BYTES) &&
-           put_varint(s, dpm_v1_Report_campaign_id_tag, r->campaign_id) &&
-           put_varint(s, dpm_v1_Report_period_tag, r->period) &&
-           put_varint(s, dpm_v1_Report_mechanism_tag, (uint32_t)r->mechanism) &&
-           put_varint(s, dpm_v1_Report_eps_q16_tag, r->eps) &&
-           (r->params_hash == 0 || (pb_encode_tag(s, PB_WT_32BIT, dpm_v1_Report_params_hash_tag) &&
-                                    pb_encode_fixed32(s, &r->params_hash)));
+    dpm_wire_tag(w, dpm_v1_Report_report_id_tag, DPM_WIRE_BYTES);
+    dpm_wire_byte(w, DPM_REPORT_ID_BYTES);
+    dpm_wire_bytes(w, r->report_id, DPM_REPORT_ID_BYTES);
+    dpm_wire_uint_field(w, dpm_v1_Report_campaign_id_tag, r->campaign_id);
+    dpm_wire_uint_field(w, dpm_v1_Report_period_tag, r->period);
+    dpm_wire_uint_field(w, dpm_v1_Report_mechanism_tag, (uint32_t)r->mechanism);
+    dpm_wire_uint_field(w, dpm_v1_Report_eps_q16_tag, r->eps);
+    if (r->params_hash != 0) {
+        uint8_t h[4];
+        dpm_put_le32(h, r->params_hash);
+        dpm_wire_tag(w, dpm_v1_Report_params_hash_tag, DPM_WIRE_FIXED32);
+        dpm_wire_bytes(w, h, sizeof(h));
+    }
 }
 
 /* The arguments every entry needs (the body's own checks come before anything is written). */
@@ -73,13 +77,22 @@ static int args_ok(const dpm_report_t *r, const uint8_t *buf, const size_t *len)
     return r != NULL && buf != NULL && len != NULL;
 }
 
-/* An entry's status once it wrote the header and the body into s (written: both fitted). */
-static dpm_status_t finish(const pb_ostream_t *s, bool written, size_t *len)
+/* The header into buf, then the body with nanopb's primitives after it (put_body: a body
+ * codec of mech_ops.h). */
+static dpm_status_t encode_with(const dpm_report_t *r, uint8_t *buf, size_t cap, size_t *len,
+                                bool (*put_body)(pb_ostream_t *, const dpm_report_t *))
 {
-    if (!written) {
+    dpm_wire_t w = dpm_wire_to(buf, cap);
+    put_header(&w, r);
+    if (!w.ok) {
         return DPM_ERR_BUFFER;
     }
-    *len = s->bytes_written;
+    size_t head = (size_t)(w.p - buf);
+    pb_ostream_t s = pb_ostream_from_buffer(buf + head, cap - head);
+    if (!put_body(&s, r)) {
+        return DPM_ERR_BUFFER;
+    }
+    *len = head + s.bytes_written;
     return DPM_OK;
 }
 
@@ -92,22 +105,35 @@ static dpm_status_t finish(const pb_ostream_t *s, bool written, size_t *len)
         if (!args_ok(r, buf, len) || !dpm_##kind##_body_ok(r)) {                                   \
             return DPM_ERR_PARAM;                                                                  \
         }                                                                                          \
-        pb_ostream_t s = pb_ostream_from_buffer(buf, cap);                                         \
-        return finish(&s, put_header(&s, r) && dpm_##kind##_put_body(&s, r), len);                 \
+        return encode_with(r, buf, cap, len, dpm_##kind##_put_body);                               \
     }
-ENCODE_KIND(tuple)
 ENCODE_KIND(roc_hist)
 ENCODE_KIND(dpauc)
 ENCODE_KIND(ustat)
 ENCODE_KIND(fedauc)
+
+/* The tuple report's layout is fixed: header and body written directly, no nanopb at all. */
+dpm_status_t dpm_report_encode_tuple(const dpm_report_t *r, uint8_t *buf, size_t cap, size_t *len)
+{
+    if (!args_ok(r, buf, len) || !dpm_tuple_body_ok(r)) {
+        return DPM_ERR_PARAM;
+    }
+    dpm_wire_t w = dpm_wire_to(buf, cap);
+    put_header(&w, r);
+    dpm_tuple_write_body(&w, r);
+    if (!w.ok) {
+        return DPM_ERR_BUFFER;
+    }
+    *len = (size_t)(w.p - buf);
+    return DPM_OK;
+}
 
 dpm_status_t dpm_report_encode(const dpm_report_t *r, uint8_t *buf, size_t cap, size_t *len)
 {
     if (!args_ok(r, buf, len) || !dpm_mech_body_ok(r)) {
         return DPM_ERR_PARAM; /* not a mechanism of this build, or a bad body: nothing written */
     }
-    pb_ostream_t s = pb_ostream_from_buffer(buf, cap);
-    return finish(&s, put_header(&s, r) && dpm_mech_put_body(&s, r), len);
+    return encode_with(r, buf, cap, len, dpm_mech_put_body);
 }
 
 dpm_status_t dpm_report_decode(const uint8_t *buf, size_t len, dpm_report_t *out)

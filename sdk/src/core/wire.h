@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* A bounded byte writer for the reports whose layout is fixed (the header of every report, the
+ * tuple body): protobuf tags, varints and bytes written straight into the caller's buffer, as
+ * pb_encode writes them, without nanopb's stream callback and descriptor walk (issue 32: the
+ * tuple report's whole encoding in about a third of the instructions). Running past the end
+ * only clears ok: the caller answers DPM_ERR_BUFFER and never uses the bytes. */
+#ifndef DPM_CORE_WIRE_H
+#define DPM_CORE_WIRE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct {
+    uint8_t *p;   /* the next byte */
+    uint8_t *end; /* one past the buffer */
+    int ok;       /* 0 once a byte did not fit */
+} dpm_wire_t;
+
+enum { DPM_WIRE_VARINT = 0, DPM_WIRE_FIXED32 = 5, DPM_WIRE_BYTES = 2 };
+
+static inline dpm_wire_t dpm_wire_to(uint8_t *buf, size_t cap)
+{
+    dpm_wire_t w = {buf, buf + cap, 1};
+    return w;
+}
+
+static inline void dpm_wire_byte(dpm_wire_t *w, uint32_t b)
+{
+    if (w->p < w->end) {
+        *w->p++ = (uint8_t)b;
+    } else {
+        w->ok = 0;
+    }
+}
+
+static inline void dpm_wire_varint(dpm_wire_t *w, uint32_t v)
+{
+    while (v >= 0x80u) {
+        dpm_wire_byte(w, (v & 0x7Fu) | 0x80u);
+        v >>= 7;
+    }
+    dpm_wire_byte(w, v);
+}
+
+/* Bytes of v as a varint. */
+static inline uint32_t dpm_wire_varint_len(uint32_t v)
+{
+    uint32_t n = 1;
+    while (v >= 0x80u) {
+        v >>= 7;
+        n++;
+    }
+    return n;
+}
+
+/* sint32's zigzag: 0, -1, 1, -2, ... -> 0, 1, 2, 3, ... (pb_encode_svarint's, for 32 bits) */
+static inline uint32_t dpm_wire_zigzag(int32_t v)
+{
+    return v < 0 ? ~((uint32_t)v << 1) : (uint32_t)v << 1;
+}
+
+static inline void dpm_wire_tag(dpm_wire_t *w, uint32_t field, uint32_t type)
+{
+    dpm_wire_varint(w, field << 3 | type);
+}
+
+/* A proto3 uint32 or enum field: omitted when 0. */
+static inline void dpm_wire_uint_field(dpm_wire_t *w, uint32_t field, uint32_t v)
+{
+    if (v != 0) {
+        dpm_wire_tag(w, field, DPM_WIRE_VARINT);
+        dpm_wire_varint(w, v);
+    }
+}
+
+static inline void dpm_wire_bytes(dpm_wire_t *w, const uint8_t *b, size_t n)
+{
+    if ((size_t)(w->end - w->p) < n) {
+        w->ok = 0;
+        w->p = w->end;
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        w->p[i] = b[i];
+    }
+    w->p += n;
+}
+
+#endif /* DPM_CORE_WIRE_H */
