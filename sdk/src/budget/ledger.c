@@ -218,15 +218,48 @@ typedef struct {
     load_result_t res;
 } load_t;
 
+/* *same = 1 if slot B starts with the len bytes of slot A (compared in chunks, no CRC). */
+static dpm_status_t slots_equal(const dpm_ledger_t *l, uint32_t len, int *same)
+{
+    uint8_t a[32], b[32];
+    *same = 1;
+    for (uint32_t done = 0; done < len && *same;) {
+        uint32_t n = len - done < sizeof(a) ? len - done : (uint32_t)sizeof(a);
+        dpm_status_t st = dpm_persist_read(l->storage, slot_base(l, 0) + done, a, n);
+        if (st == DPM_OK) {
+            st = dpm_persist_read(l->storage, slot_base(l, 1) + done, b, n);
+        }
+        if (st != DPM_OK) {
+            return st;
+        }
+        *same = memcmp(a, b, n) == 0;
+        done += n;
+    }
+    return DPM_OK;
+}
+
 static dpm_status_t load(const dpm_ledger_t *l, load_t *out)
 {
     ledger_rec_t r[2];
     slot_kind_t k[2];
-    for (uint32_t s = 0; s < 2; s++) {
-        dpm_status_t st = read_slot(l, s, &r[s], &k[s]);
-        if (st != DPM_OK) {
-            return st;
-        }
+    dpm_status_t st = read_slot(l, 0, &r[0], &k[0]);
+    if (st != DPM_OK) {
+        return st;
+    }
+    /* At rest both slots hold the same bytes: a valid A whose bytes B repeats is read once
+     * (one CRC instead of two). Anything else reads and checks B on its own. */
+    int same = 0;
+    if (k[0] == SLOT_VALID) {
+        st = slots_equal(l, record_len(LEDGER_VERSION, r[0].count), &same);
+    }
+    if (st == DPM_OK && same) {
+        k[1] = SLOT_VALID;
+        copy_rec(&r[1], &r[0]);
+    } else if (st == DPM_OK) {
+        st = read_slot(l, 1, &r[1], &k[1]);
+    }
+    if (st != DPM_OK) {
+        return st;
     }
     out->res = LOAD_CORRUPT;
     out->mirrored = 0;
