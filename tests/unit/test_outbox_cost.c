@@ -180,6 +180,52 @@ static void test_device_report_traffic_is_flat(void **state)
                   (unsigned long long)first.writes, (unsigned long long)first.bytes_written);
 }
 
+/* The report's info (what was spent) comes from the charge itself: a call with info moves
+ * exactly the storage traffic of one without (one ledger read per report), and says what the
+ * ledger's own queries say afterwards. Control: those queries, asked after the call, each read
+ * the ledger again. */
+static void test_report_info_reads_the_ledger_once(void **state)
+{
+    (void)state;
+    static rig_t r;
+    rig_init(&r);
+    const dpm_confusion_t conf = {45, 5, 45, 5};
+    traffic_t plain = {0, 0, 0, 0};
+    for (uint32_t period = 0; period < 6u; period++) {
+        dpm_report_info_t info;
+        memset(&info, 0, sizeof(info));
+        uint32_t held = r.dev.outbox.pending_bytes;
+        traffic_t before = traffic(&r.fs);
+        assert_int_equal(dpm_device_report_tuple(&r.dev, &r.mech, period / 2u, 1u, &conf,
+                                                 period % 2u ? &info : NULL),
+                         DPM_OK);
+        traffic_t t = since(&r.fs, before);
+        uint32_t record = r.dev.outbox.pending_bytes - held;
+        t.bytes_written -= record;
+        t.bytes_read -= record;
+        if (period == 2u) {
+            plain = t; /* without info, the campaign's entry already there */
+        } else if (period > 2u && !(t.reads == plain.reads && t.bytes_read == plain.bytes_read &&
+                                    t.writes == plain.writes &&
+                                    t.bytes_written == plain.bytes_written)) {
+            fail_msg("report %u (%s info): %llu reads, %llu bytes; without info %llu, %llu",
+                     period, period % 2u ? "with" : "without", (unsigned long long)t.reads,
+                     (unsigned long long)t.bytes_read, (unsigned long long)plain.reads,
+                     (unsigned long long)plain.bytes_read);
+        }
+        if (period % 2u) {
+            /* the second report of its period: both charges counted */
+            dpm_eps_t spent = 0;
+            before = traffic(&r.fs);
+            assert_int_equal(dpm_ledger_spent(&r.dev.ledger, 1u, period / 2u, &spent), DPM_OK);
+            assert_true(since(&r.fs, before).reads > 0); /* control: a query reads again */
+            assert_int_equal(info.spent_in_period, spent);
+            assert_int_equal(info.spent_in_period, 2u * r.mech.eps_implemented);
+            assert_int_equal(info.device_spent, (period + 1u) * r.mech.eps_implemented);
+        }
+    }
+}
+
 /* Negative control: the bound sees a compaction in one call. A torn tail (dirty) makes the
  * next append run compact(), which copies every pending record at once. */
 static void test_whole_bank_compaction_exceeds_one_step(void **state)
@@ -245,6 +291,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_device_report_traffic_is_flat),
         cmocka_unit_test(test_whole_bank_compaction_exceeds_one_step),
+        cmocka_unit_test(test_report_info_reads_the_ledger_once),
         cmocka_unit_test(test_put_with_id_lookup_is_not_flat),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

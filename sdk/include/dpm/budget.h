@@ -217,10 +217,24 @@ typedef struct {
  *                        dpm_ledger_reset;
  *   DPM_ERR_STORAGE      the port failed; the charge may or may not have reached storage (if
  *                        it did, it counts), but the caller must NOT produce the report.
- * *why (if not NULL) names the cause of every refusal (a static string). Cost: two slot
- * reads, then for each of the two slots an erase, a record write and its read-back. */
+ * *why (if not NULL) names the cause of every refusal (a static string). Cost: one read of
+ * the record (of both slots when they differ), then for each of the two slots an erase, a
+ * record write and its read-back. */
 dpm_status_t dpm_ledger_spend(dpm_ledger_t *l, const dpm_ledger_charge_t *c,
                               const dpm_ledger_cap_t *cap, const char **why);
+
+/* The totals a charge leaves (dpm_ledger_spend_totals). */
+typedef struct {
+    dpm_eps_t campaign_spent; /* the campaign's total in the charged period, this charge included */
+    dpm_eps_t device_spent;   /* the device period's total, this charge included */
+} dpm_ledger_totals_t;
+
+/* dpm_ledger_spend, and on DPM_OK *totals (if not NULL) from the record it just wrote: what
+ * dpm_ledger_spent and dpm_ledger_period_spent would answer next, without reading the ledger
+ * again. Unchanged on any other status. */
+dpm_status_t dpm_ledger_spend_totals(dpm_ledger_t *l, const dpm_ledger_charge_t *c,
+                                     const dpm_ledger_cap_t *cap, const char **why,
+                                     dpm_ledger_totals_t *totals);
 
 /* The same checks as dpm_ledger_spend, and the same answer it would give now, without
  * writing anything (DPM_OK: the charge would be allowed). For callers that must know before

@@ -131,14 +131,14 @@ static dpm_status_t record_whole(const dpm_ledger_t *l, uint32_t base, uint32_t 
     return st;
 }
 
-/* Read and classify one slot. *rec means something only for SLOT_VALID. A record whose CRC
+/* Read and classify one slot (buf: DPM_LEDGER_RECORD_MAX bytes, which hold the record's bytes
+ * for SLOT_VALID). *rec means something only for SLOT_VALID. A record whose CRC
  * fails is GARBAGE whatever its header says: a torn write and damage look alike, and both are
  * covered by the copy in the other slot (see dpm/budget.h). A CRC-valid record was written
  * whole by some ledger code, so impossible content or an unknown version there is INSANE. */
-static dpm_status_t read_slot(const dpm_ledger_t *l, uint32_t slot, ledger_rec_t *rec,
-                              slot_kind_t *kind)
+static dpm_status_t read_slot(const dpm_ledger_t *l, uint32_t slot, uint8_t *buf,
+                              ledger_rec_t *rec, slot_kind_t *kind)
 {
-    uint8_t buf[DPM_LEDGER_RECORD_MAX];
     uint32_t base = slot_base(l, slot);
     dpm_status_t st = dpm_persist_read(l->storage, base, buf, LEDGER_HDR);
     if (st != DPM_OK) {
@@ -218,21 +218,18 @@ typedef struct {
     load_result_t res;
 } load_t;
 
-/* *same = 1 if slot B starts with the len bytes of slot A (compared in chunks, no CRC). */
-static dpm_status_t slots_equal(const dpm_ledger_t *l, uint32_t len, int *same)
+/* *same = 1 if slot B starts with a[0, len) (compared in chunks, no CRC). */
+static dpm_status_t slot_b_repeats(const dpm_ledger_t *l, const uint8_t *a, uint32_t len, int *same)
 {
-    uint8_t a[32], b[32];
+    uint8_t b[32];
     *same = 1;
     for (uint32_t done = 0; done < len && *same;) {
-        uint32_t n = len - done < sizeof(a) ? len - done : (uint32_t)sizeof(a);
-        dpm_status_t st = dpm_persist_read(l->storage, slot_base(l, 0) + done, a, n);
-        if (st == DPM_OK) {
-            st = dpm_persist_read(l->storage, slot_base(l, 1) + done, b, n);
-        }
+        uint32_t n = len - done < sizeof(b) ? len - done : (uint32_t)sizeof(b);
+        dpm_status_t st = dpm_persist_read(l->storage, slot_base(l, 1) + done, b, n);
         if (st != DPM_OK) {
             return st;
         }
-        *same = memcmp(a, b, n) == 0;
+        *same = memcmp(a + done, b, n) == 0;
         done += n;
     }
     return DPM_OK;
@@ -240,23 +237,24 @@ static dpm_status_t slots_equal(const dpm_ledger_t *l, uint32_t len, int *same)
 
 static dpm_status_t load(const dpm_ledger_t *l, load_t *out)
 {
+    uint8_t buf[DPM_LEDGER_RECORD_MAX];
     ledger_rec_t r[2];
     slot_kind_t k[2];
-    dpm_status_t st = read_slot(l, 0, &r[0], &k[0]);
+    dpm_status_t st = read_slot(l, 0, buf, &r[0], &k[0]);
     if (st != DPM_OK) {
         return st;
     }
-    /* At rest both slots hold the same bytes: a valid A whose bytes B repeats is read once
+    /* At rest both slots hold the same bytes: a valid A whose bytes B repeats is checked once
      * (one CRC instead of two). Anything else reads and checks B on its own. */
     int same = 0;
     if (k[0] == SLOT_VALID) {
-        st = slots_equal(l, record_len(LEDGER_VERSION, r[0].count), &same);
+        st = slot_b_repeats(l, buf, record_len(buf[4], r[0].count), &same);
     }
     if (st == DPM_OK && same) {
         k[1] = SLOT_VALID;
         copy_rec(&r[1], &r[0]);
     } else if (st == DPM_OK) {
-        st = read_slot(l, 1, &r[1], &k[1]);
+        st = read_slot(l, 1, buf, &r[1], &k[1]);
     }
     if (st != DPM_OK) {
         return st;
@@ -570,9 +568,11 @@ static dpm_status_t plan(const ledger_rec_t *cur, const dpm_ledger_charge_t *c,
     return DPM_OK;
 }
 
-/* Load, plan, and (write != 0) store the charge. */
+/* Load, plan, and (write != 0) store the charge; then *totals (if not NULL) from the record
+ * written. */
 static dpm_status_t charge_or_check(dpm_ledger_t *l, const dpm_ledger_charge_t *c,
-                                    const dpm_ledger_cap_t *cap, const char **why, int write)
+                                    const dpm_ledger_cap_t *cap, const char **why, int write,
+                                    dpm_ledger_totals_t *totals)
 {
     if (!usable(l) || c == NULL || c->eps == 0 || c->budget == 0 || !cap_valid(cap)) {
         return refuse(why, "invalid ledger, charge or cap", DPM_ERR_PARAM);
@@ -594,19 +594,34 @@ static dpm_status_t charge_or_check(dpm_ledger_t *l, const dpm_ledger_charge_t *
     if (st == DPM_OK) {
         l->seq = next.seq;
     }
+    if (st == DPM_OK && totals != NULL) {
+        for (uint32_t i = 0; i < next.count; i++) {
+            if (next.e[i].campaign_id == c->campaign_id) {
+                totals->campaign_spent = next.e[i].spent; /* plan set its period to c's */
+            }
+        }
+        totals->device_spent = next.period_spent;
+    }
     return refuse(why, st == DPM_OK ? NULL : "the ledger's storage failed", st);
 }
 
 dpm_status_t dpm_ledger_spend(dpm_ledger_t *l, const dpm_ledger_charge_t *c,
                               const dpm_ledger_cap_t *cap, const char **why)
 {
-    return charge_or_check(l, c, cap, why, 1);
+    return charge_or_check(l, c, cap, why, 1, NULL);
+}
+
+dpm_status_t dpm_ledger_spend_totals(dpm_ledger_t *l, const dpm_ledger_charge_t *c,
+                                     const dpm_ledger_cap_t *cap, const char **why,
+                                     dpm_ledger_totals_t *totals)
+{
+    return charge_or_check(l, c, cap, why, 1, totals);
 }
 
 dpm_status_t dpm_ledger_check(dpm_ledger_t *l, const dpm_ledger_charge_t *c,
                               const dpm_ledger_cap_t *cap, const char **why)
 {
-    return charge_or_check(l, c, cap, why, 0);
+    return charge_or_check(l, c, cap, why, 0, NULL);
 }
 
 dpm_status_t dpm_ledger_charge(dpm_ledger_t *l, uint32_t campaign_id, uint32_t period,

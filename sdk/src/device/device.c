@@ -382,26 +382,15 @@ dpm_status_t dpm_device_ledger_check(dpm_device_t *d, const dpm_ledger_charge_t 
 }
 
 dpm_status_t dpm_device_ledger_spend(dpm_device_t *d, const dpm_ledger_charge_t *c,
-                                     const char **why)
+                                     const char **why, dpm_ledger_totals_t *totals)
 {
     dpm_ledger_cap_t cap;
     device_cap(d, &cap);
-    dpm_status_t st = dpm_ledger_spend(&d->ledger, c, &cap, why);
+    dpm_status_t st = dpm_ledger_spend_totals(&d->ledger, c, &cap, why, totals);
     if (st == DPM_OK) {
         d->clock_s += cap.elapsed_s; /* the ledger clock has counted them */
     }
     return ledger_status(st);
-}
-
-void dpm_device_info_spent(dpm_device_t *d, uint32_t campaign_id, uint32_t period,
-                           dpm_report_info_t *info)
-{
-    info->spent_in_period = 0;
-    info->device_spent = 0;
-    (void)dpm_ledger_spent(&d->ledger, campaign_id, period, &info->spent_in_period);
-    dpm_ledger_cap_t cap;
-    device_cap(d, &cap);
-    (void)dpm_ledger_period_spent(&d->ledger, &cap, &info->device_spent);
 }
 
 /* Everything but the ledger that must hold before a report of m, whose encoding takes at most
@@ -428,11 +417,20 @@ static dpm_status_t precheck(dpm_device_t *d, const dpm_mech_t *m, size_t max_by
     return DPM_OK;
 }
 
+/* A charge made: the receipt the mechanism needs, and the totals it left for the report's
+ * info (so no second ledger read). */
+typedef struct {
+    dpm_receipt_t rc;
+    dpm_ledger_totals_t totals;
+} charged_t;
+
 /* Check everything, then charge the ledger (one ledger read and one write per report); on
- * DPM_OK *rc is the receipt for one report. */
+ * DPM_OK ch->rc is the receipt for one report. */
+
 static dpm_status_t admit(dpm_device_t *d, const dpm_mech_t *m, uint32_t period, size_t max_bytes,
-                          dpm_receipt_t *rc)
+                          charged_t *ch)
 {
+    dpm_receipt_t *rc = &ch->rc;
     dpm_status_t st = precheck(d, m, max_bytes);
     if (st != DPM_OK) {
         return st;
@@ -440,7 +438,7 @@ static dpm_status_t admit(dpm_device_t *d, const dpm_mech_t *m, uint32_t period,
     dpm_ledger_charge_t c;
     ledger_charge_of(m, period, &c);
     const char *why = NULL;
-    st = dpm_device_ledger_spend(d, &c, &why);
+    st = dpm_device_ledger_spend(d, &c, &why, &ch->totals);
     if (st == DPM_OK) {
         rc->campaign_id = m->campaign.id;
         rc->period = period;
@@ -462,15 +460,17 @@ static dpm_status_t after_charge(dpm_device_t *d, dpm_status_t st)
 }
 
 /* Queue a made report, encoded in buf[0, len) by its kind's dpm_report_encode_*; fill *info. */
-static dpm_status_t queue(dpm_device_t *d, const dpm_mech_t *m, const dpm_report_t *rep,
-                          const uint8_t *buf, size_t len, dpm_report_info_t *info)
+static dpm_status_t queue(dpm_device_t *d, const dpm_mech_t *m, const charged_t *ch,
+                          const dpm_report_t *rep, const uint8_t *buf, size_t len,
+                          dpm_report_info_t *info)
 {
     dpm_status_t st = dpm_outbox_put_encoded(&d->outbox, buf, len); /* bytes we just encoded */
     if (st == DPM_OK && info != NULL) {
         memcpy(info->report_id, rep->report_id, DPM_REPORT_ID_BYTES);
         info->bytes = (uint32_t)len;
         info->eps_spent = m->eps_implemented;
-        dpm_device_info_spent(d, m->campaign.id, rep->period, info);
+        info->spent_in_period = ch->totals.campaign_spent;
+        info->device_spent = ch->totals.device_spent;
     }
     return st == DPM_OK ? say(d, st, NULL) : after_charge(d, st);
 }
@@ -483,10 +483,10 @@ static dpm_status_t bad_arg(dpm_device_t *d, const char *why)
 
 /* After the perturbation and encoding (st) of a charged report rep in buf[0, len): queue it. */
 static dpm_status_t finish(dpm_device_t *d, const dpm_mech_t *m, dpm_status_t st,
-                           const dpm_report_t *rep, const uint8_t *buf, size_t len,
-                           dpm_report_info_t *info)
+                           const charged_t *ch, const dpm_report_t *rep, const uint8_t *buf,
+                           size_t len, dpm_report_info_t *info)
 {
-    return st == DPM_OK ? queue(d, m, rep, buf, len, info) : after_charge(d, st);
+    return st == DPM_OK ? queue(d, m, ch, rep, buf, len, info) : after_charge(d, st);
 }
 
 /* A report call of a mechanism this build leaves out: refused, naming it and its switch, before
@@ -516,19 +516,19 @@ dpm_status_t dpm_device_report_tuple(dpm_device_t *d, const dpm_mech_t *m, uint3
     if (why != NULL) { /* DPM_ERR_UNDEFINED: no report, nothing spent */
         return say(d, st, why);
     }
-    dpm_receipt_t rc;
-    st = admit(d, m, period, DPM_REPORT_TUPLE_MAX, &rc);
+    charged_t ch;
+    st = admit(d, m, period, DPM_REPORT_TUPLE_MAX, &ch);
     if (st != DPM_OK) {
         return st;
     }
     dpm_report_t rep;
     uint8_t buf[DPM_REPORT_TUPLE_MAX];
-    st = dpm_mech_report_tuple(m, &d->rand, &rc, group, values, &rep);
+    st = dpm_mech_report_tuple(m, &d->rand, &ch.rc, group, values, &rep);
     size_t len = 0;
     if (st == DPM_OK) {
         st = dpm_report_encode_tuple(&rep, buf, sizeof(buf), &len);
     }
-    return finish(d, m, st, &rep, buf, len, info);
+    return finish(d, m, st, &ch, &rep, buf, len, info);
 }
 
 /* roc_hist with or without a group (group_given 0: none). */
@@ -549,20 +549,20 @@ static dpm_status_t report_roc(dpm_device_t *d, const dpm_mech_t *m, uint32_t pe
     if (why != NULL) {
         return bad_arg(d, why);
     }
-    dpm_receipt_t rc;
-    dpm_status_t st = admit(d, m, period, DPM_REPORT_ROC_MAX, &rc);
+    charged_t ch;
+    dpm_status_t st = admit(d, m, period, DPM_REPORT_ROC_MAX, &ch);
     if (st != DPM_OK) {
         return st;
     }
     dpm_report_t rep;
     uint8_t buf[DPM_REPORT_ROC_MAX];
-    st = group_given ? dpm_mech_report_roc_hist_group(m, &d->rand, &rc, group, h, &rep)
-                     : dpm_mech_report_roc_hist(m, &d->rand, &rc, h, &rep);
+    st = group_given ? dpm_mech_report_roc_hist_group(m, &d->rand, &ch.rc, group, h, &rep)
+                     : dpm_mech_report_roc_hist(m, &d->rand, &ch.rc, h, &rep);
     size_t len = 0;
     if (st == DPM_OK) {
         st = dpm_report_encode_roc_hist(&rep, buf, sizeof(buf), &len);
     }
-    return finish(d, m, st, &rep, buf, len, info);
+    return finish(d, m, st, &ch, &rep, buf, len, info);
 }
 
 dpm_status_t dpm_device_report_roc_hist(dpm_device_t *d, const dpm_mech_t *m, uint32_t period,
@@ -594,19 +594,19 @@ dpm_status_t dpm_device_report_dpauc(dpm_device_t *d, const dpm_mech_t *m, uint3
     if (why != NULL) {
         return bad_arg(d, why);
     }
-    dpm_receipt_t rc;
-    dpm_status_t st = admit(d, m, period, DPM_REPORT_DPAUC_MAX, &rc);
+    charged_t ch;
+    dpm_status_t st = admit(d, m, period, DPM_REPORT_DPAUC_MAX, &ch);
     if (st != DPM_OK) {
         return st;
     }
     dpm_report_t rep;
     uint8_t buf[DPM_REPORT_DPAUC_MAX];
-    st = dpm_mech_report_dpauc(m, &d->rand, &rc, c, &rep);
+    st = dpm_mech_report_dpauc(m, &d->rand, &ch.rc, c, &rep);
     size_t len = 0;
     if (st == DPM_OK) {
         st = dpm_report_encode_dpauc(&rep, buf, sizeof(buf), &len);
     }
-    return finish(d, m, st, &rep, buf, len, info);
+    return finish(d, m, st, &ch, &rep, buf, len, info);
 }
 
 /* ---- FedAUC: round 1 (no ε) and the round 2 report ------------------------------------- */
@@ -686,19 +686,19 @@ dpm_status_t dpm_device_report_fedauc(dpm_device_t *d, const dpm_mech_t *m, uint
     if (st != DPM_OK) {
         return say(d, st, why);
     }
-    dpm_receipt_t rc;
-    st = admit(d, m, period, DPM_REPORT_FEDAUC_MAX, &rc);
+    charged_t ch;
+    st = admit(d, m, period, DPM_REPORT_FEDAUC_MAX, &ch);
     if (st != DPM_OK) {
         return st;
     }
     dpm_report_t rep;
     uint8_t buf[DPM_REPORT_FEDAUC_MAX];
-    st = dpm_mech_report_fedauc(m, &d->rand, &rc, s, &rk, labels, ids, memo, &rep);
+    st = dpm_mech_report_fedauc(m, &d->rand, &ch.rc, s, &rk, labels, ids, memo, &rep);
     size_t len = 0;
     if (st == DPM_OK) {
         st = dpm_report_encode_fedauc(&rep, buf, sizeof(buf), &len);
     }
-    st = finish(d, m, st, &rep, buf, len, info);
+    st = finish(d, m, st, &ch, &rep, buf, len, info);
     if (st == DPM_OK) {
         s->state = DPM_FEDAUC_REPORTED;
     }
@@ -724,21 +724,21 @@ static dpm_status_t report_ustat(dpm_device_t *d, const dpm_mech_t *m, uint32_t 
     if (why != NULL) {
         return bad_arg(d, why);
     }
-    dpm_receipt_t rc;
+    charged_t ch;
     dpm_status_t st = admit(
-        d, m, period, DPM_REPORT_MAX2(DPM_REPORT_USTAT_TREE_MAX, DPM_REPORT_USTAT_BINS_MAX), &rc);
+        d, m, period, DPM_REPORT_MAX2(DPM_REPORT_USTAT_TREE_MAX, DPM_REPORT_USTAT_BINS_MAX), &ch);
     if (st != DPM_OK) {
         return st;
     }
     dpm_report_t rep;
     uint8_t buf[DPM_REPORT_MAX2(DPM_REPORT_USTAT_TREE_MAX, DPM_REPORT_USTAT_BINS_MAX)];
-    st = tree ? dpm_mech_report_ustat_tree(m, &d->rand, &rc, ex, &rep)
-              : dpm_mech_report_ustat_bins(m, &d->rand, &rc, ex, &rep);
+    st = tree ? dpm_mech_report_ustat_tree(m, &d->rand, &ch.rc, ex, &rep)
+              : dpm_mech_report_ustat_bins(m, &d->rand, &ch.rc, ex, &rep);
     size_t len = 0;
     if (st == DPM_OK) {
         st = dpm_report_encode_ustat(&rep, buf, sizeof(buf), &len);
     }
-    return finish(d, m, st, &rep, buf, len, info);
+    return finish(d, m, st, &ch, &rep, buf, len, info);
 }
 
 dpm_status_t dpm_device_report_ustat_bins(dpm_device_t *d, const dpm_mech_t *m, uint32_t period,

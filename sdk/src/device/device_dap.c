@@ -159,7 +159,8 @@ static dpm_status_t dap_report(dpm_device_t *d, const dpm_dap_io_t *io, const dp
     dpm_ledger_charge_t c;
     ledger_charge_of(t, period, &c);
     const char *r = NULL;
-    st = dpm_device_ledger_spend(d, &c, &r);
+    dpm_ledger_totals_t totals;
+    st = dpm_device_ledger_spend(d, &c, &r, &totals);
     if (st != DPM_OK) {
         return why(d, reason, r, st);
     }
@@ -193,7 +194,8 @@ static dpm_status_t dap_report(dpm_device_t *d, const dpm_dap_io_t *io, const dp
         memcpy(info->report_id, io->report, DPM_DAP_REPORT_ID_BYTES);
         info->bytes = (uint32_t)l.bytes;
         info->eps_spent = t->central_eps;
-        dpm_device_info_spent(d, c.campaign_id, period, info);
+        info->spent_in_period = totals.campaign_spent;
+        info->device_spent = totals.device_spent;
     }
     return why(d, reason, NULL, DPM_OK);
 }

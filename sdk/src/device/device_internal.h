@@ -11,14 +11,10 @@
 dpm_status_t dpm_device_ledger_check(dpm_device_t *d, const dpm_ledger_charge_t *c,
                                      const char **why);
 
-/* dpm_ledger_spend of c under the device cap, advancing the device's ledger clock on DPM_OK.
- * Same statuses as dpm_device_ledger_check. */
+/* dpm_ledger_spend_totals of c under the device cap, advancing the device's ledger clock on
+ * DPM_OK (*totals: what the charge left, for dpm_report_info_t). Same statuses as
+ * dpm_device_ledger_check. */
 dpm_status_t dpm_device_ledger_spend(dpm_device_t *d, const dpm_ledger_charge_t *c,
-                                     const char **why);
-
-/* info->spent_in_period (campaign_id's total in `period`) and info->device_spent (the device
- * period's total) after a charge; 0 where the ledger cannot say. */
-void dpm_device_info_spent(dpm_device_t *d, uint32_t campaign_id, uint32_t period,
-                           dpm_report_info_t *info);
+                                     const char **why, dpm_ledger_totals_t *totals);
 
 #endif /* DPM_DEVICE_INTERNAL_H */
