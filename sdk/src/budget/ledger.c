@@ -136,8 +136,8 @@ static dpm_status_t record_whole(const dpm_ledger_t *l, uint32_t base, uint32_t 
  * fails is GARBAGE whatever its header says: a torn write and damage look alike, and both are
  * covered by the copy in the other slot (see dpm/budget.h). A CRC-valid record was written
  * whole by some ledger code, so impossible content or an unknown version there is INSANE. */
-static dpm_status_t read_slot(const dpm_ledger_t *l, uint32_t slot, uint8_t *buf,
-                              ledger_rec_t *rec, slot_kind_t *kind)
+static dpm_status_t read_slot(const dpm_ledger_t *l, uint32_t slot, uint8_t *buf, ledger_rec_t *rec,
+                              slot_kind_t *kind)
 {
     uint32_t base = slot_base(l, slot);
     dpm_status_t st = dpm_persist_read(l->storage, base, buf, LEDGER_HDR);
