@@ -235,8 +235,9 @@
 #endif
 /* Entries of the CRC-32 table behind the ledger's and the outbox's records: 16 (64 bytes of
  * flash, two lookups a byte) or 256 (1 KiB, one lookup: about 600 fewer Cortex-M4
- * instructions per tuple report, `make bench`). The values, and so the storage format, are
- * the same either way. */
+ * instructions per tuple report, `make bench`), or 0: no table, the port's CRC unit
+ * (dpm_port_crc32, dpm/port.h; checked against known values at open). The values, and so the
+ * storage format, are the same every way. */
 #ifndef DPM_CRC32_TABLE
 #define DPM_CRC32_TABLE 16
 #endif
@@ -253,8 +254,8 @@
 #if DPM_OUTBOX_COPY_RATIO < 2 || DPM_OUTBOX_COPY_RATIO > 16
 #error "DPM_OUTBOX_COPY_RATIO must be in [2, 16] (see its comment in dpm/config.h)"
 #endif
-#if DPM_CRC32_TABLE != 16 && DPM_CRC32_TABLE != 256
-#error "DPM_CRC32_TABLE must be 16 (64-byte table) or 256 (1 KiB table)"
+#if DPM_CRC32_TABLE != 0 && DPM_CRC32_TABLE != 16 && DPM_CRC32_TABLE != 256
+#error "DPM_CRC32_TABLE must be 16 (64-byte table), 256 (1 KiB table) or 0 (the port's dpm_port_crc32)"
 #endif
 #if DPM_MAX_BINS < 2 || DPM_MAX_BINS > 64
 #error "DPM_MAX_BINS must be in [2, 64] (the wire format, sdk/proto/dpm.options, holds 64)"

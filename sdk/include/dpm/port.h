@@ -65,6 +65,18 @@ typedef struct {
     void *ctx;
 } dpm_transport_t;
 
+/* Hardware CRC (only in a build with DPM_CRC32_TABLE=0, dpm/config.h): the ledger's and the
+ * outbox's CRC-32 from the port instead of a table. It must compute CRC-32 exactly as zlib's
+ * crc32(crc, p, n) does (IEEE 802.3, reflected polynomial 0xEDB88320, initial value and final
+ * XOR 0xFFFFFFFF, continuing from the previous result crc; 0 starts), because the records on
+ * storage carry it: crc32("123456789") == 0xCBF43926. Units that compute the unreflected
+ * CRC-32/MPEG-2 need their input and output bit reversal on (STM32 CRC_CR REV_IN = bytes,
+ * REV_OUT) and the complements done around them. The SDK checks it against two known values
+ * when it opens a ledger or an outbox (DPM_ERR_PARAM if it disagrees: storage stays
+ * untouched). Called from report calls only (no interrupt context needed); not reentrant
+ * with itself. */
+uint32_t dpm_port_crc32(uint32_t crc, const uint8_t *p, size_t n);
+
 #ifdef __cplusplus
 }
 #endif

@@ -411,7 +411,7 @@ dpm_status_t dpm_ledger_open_anchored(dpm_ledger_t *l, const dpm_storage_t *stor
                                       uint32_t anchor_offset)
 {
     if (l == NULL || !storage_ok(storage) || size < DPM_LEDGER_MIN_REGION ||
-        !dpm_persist_in_range(storage, offset, size)) {
+        !dpm_persist_in_range(storage, offset, size) || !dpm_crc32_ok()) {
         return DPM_ERR_PARAM;
     }
     if (anchor != NULL && (!storage_ok(anchor) ||

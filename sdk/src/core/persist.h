@@ -16,6 +16,11 @@
  * 0xCBF43926. */
 uint32_t dpm_crc32(uint32_t crc, const uint8_t *p, size_t n);
 
+/* 1 if dpm_crc32 gives CRC-32's known values, from the start and continued (always, unless
+ * the port computes it: DPM_CRC32_TABLE=0). The ledger and the outbox refuse to open
+ * otherwise, before they read or write anything. */
+int dpm_crc32_ok(void);
+
 static inline uint16_t dpm_get_le16(const uint8_t *p)
 {
     return (uint16_t)(p[0] | (p[1] << 8));

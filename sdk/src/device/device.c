@@ -2,6 +2,8 @@
 /* The device context: policy, campaign intake and one call per report (see dpm/device.h). */
 #include "dpm_internal.h"
 
+#include "core/persist.h"
+
 #include "dpm/device.h"
 #include "device_internal.h"
 #include "mech/mech_ops.h"
@@ -197,6 +199,9 @@ static const char *config_problem(const dpm_device_config_t *cfg)
     }
     if (s->read == NULL || s->write == NULL || s->erase == NULL) {
         return "storage lacks read, write or erase";
+    }
+    if (!dpm_crc32_ok()) {
+        return "dpm_port_crc32 is not zlib's CRC-32 (DPM_CRC32_TABLE=0): fix the port, dpm/port.h";
     }
     if (cfg->ledger_size < DPM_LEDGER_MIN_REGION) {
         return "ledger_size below DPM_LEDGER_MIN_REGION";

@@ -734,7 +734,7 @@ static dpm_status_t bind(dpm_outbox_t *t, const dpm_storage_t *storage, uint32_t
                          uint32_t size)
 {
     if (!storage_ok(storage) || size < DPM_OUTBOX_MIN_REGION ||
-        !dpm_persist_in_range(storage, offset, size)) {
+        !dpm_persist_in_range(storage, offset, size) || !dpm_crc32_ok()) {
         return DPM_ERR_PARAM;
     }
     memset(t, 0, sizeof(*t));
