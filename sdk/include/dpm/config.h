@@ -255,7 +255,7 @@
 #error "DPM_OUTBOX_COPY_RATIO must be in [2, 16] (see its comment in dpm/config.h)"
 #endif
 #if DPM_CRC32_TABLE != 0 && DPM_CRC32_TABLE != 16 && DPM_CRC32_TABLE != 256
-#error "DPM_CRC32_TABLE must be 16 (64-byte table), 256 (1 KiB table) or 0 (the port's dpm_port_crc32)"
+#error "DPM_CRC32_TABLE must be 16 (64-byte table), 256 (1 KiB) or 0 (dpm_port_crc32)"
 #endif
 #if DPM_MAX_BINS < 2 || DPM_MAX_BINS > 64
 #error "DPM_MAX_BINS must be in [2, 64] (the wire format, sdk/proto/dpm.options, holds 64)"
