@@ -70,7 +70,10 @@ extern "C" {
  * and the step that reaches the end writes the new bank's header. A removal of a record already
  * copied clears its copy too. The copy's progress lives in RAM only: until the header is
  * written the other bank is not valid, so a crash or a failed storage call leaves the active
- * bank as it was, and the copy starts again. The price is room: the pending records may fill
+ * bank as it was, and the copy starts again. The steps check no CRC (each copy keeps its own,
+ * so damage travels with it and is found as anywhere else); the switch happens only if the
+ * copy holds exactly the pending bytes, so a length damaged at rest cannot make them skip
+ * records: recovery (below) handles that case. The price is room: the pending records may fill
  * (4m - 1) / (4m + 7) of a bank's log, m = DPM_OUTBOX_COPY_RATIO - 1 (58 % for the default 4),
  * less two records of slack (dpm_outbox_room); a bank too small for that keeps the whole log
  * and compacts it in one call. Recovery's repairs (below) compact in one call too.
@@ -162,6 +165,8 @@ typedef struct {
     uint32_t copy_to;             /* while copying: where it goes in the other bank */
     uint32_t copy_first;          /* while copying: no record before it in the other bank is
                                      pending (where a removal's mirror starts looking) */
+    uint32_t copy_bytes;          /* while copying: pending bytes in the other bank (the switch
+                                     needs them to equal pending_bytes) */
     uint16_t found_lost;          /* since open (saturating): see dpm_outbox_stats_t */
     uint16_t found_damaged;
     uint16_t found_headers;

@@ -490,6 +490,7 @@ static dpm_status_t begin_copy(dpm_outbox_t *ob)
     ob->copy_from = HDR;
     ob->copy_to = HDR;
     ob->copy_first = HDR;
+    ob->copy_bytes = 0;
     return DPM_OK;
 }
 
@@ -503,9 +504,16 @@ static int healthy_header(const dpm_outbox_t *ob, uint32_t pos, const uint8_t *h
            (uint64_t)pos + REC_HDR + *n <= ob->wpos;
 }
 
-/* The copy reached the log's end: make the other bank active, as compact() does. */
+/* The copy reached the log's end: make the other bank active, as compact() does. Only if it
+ * holds exactly the pending bytes: a length damaged at rest since the last recovery can make
+ * the steps (which check no CRC) jump over records, and then recovery decides instead. */
 static dpm_status_t finish_copy(dpm_outbox_t *ob)
 {
+    if (ob->copy_bytes != ob->pending_bytes) {
+        ob->copying = 0;
+        ob->stale = 1;
+        return DPM_OK;
+    }
     uint32_t dst = 1u - ob->active;
     uint32_t lost = add_sat(ob->lost_base, ob->lost_found);
     uint32_t acked = ob->lost_acked < lost ? ob->lost_acked : lost;
@@ -545,6 +553,7 @@ static dpm_status_t copy_step(dpm_outbox_t *ob, uint32_t budget, uint8_t *rec)
                 st = dpm_persist_write(ob->storage, dbase + ob->copy_to, rec, REC_HDR + n);
             }
             ob->copy_to += REC_HDR + n;
+            ob->copy_bytes += REC_HDR + n;
         }
         if (st != DPM_OK) {
             ob->stale = 1;
@@ -573,6 +582,7 @@ static dpm_status_t mirror_removal(dpm_outbox_t *ob, const dpm_outbox_entry_t *e
             if (st == DPM_OK && q == ob->copy_first) {
                 ob->copy_first = next;
             }
+            ob->copy_bytes -= REC_HDR + e->len;
             ob->stale = (uint8_t)(ob->stale | (st != DPM_OK));
             return st;
         }
