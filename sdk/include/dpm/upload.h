@@ -142,12 +142,12 @@ extern "C" {
 #define DPM_OUTBOX_RECORD_MAX (DPM_OUTBOX_REC_HDR + DPM_OUTBOX_MAX_PAYLOAD)
 /* Smallest region: each bank holds its header and one largest record. */
 #define DPM_OUTBOX_MIN_REGION (2u * (DPM_OUTBOX_BANK_HDR + DPM_OUTBOX_RECORD_MAX))
-#define DPM_OUTBOX_OPENED 0x424F5044u
 /* Bytes of the outbox's anchor (see dpm_outbox_open_anchored). */
 #define DPM_OUTBOX_ANCHOR_BYTES 8u
 
-/* An outbox bound to its storage region. Fill it with dpm_outbox_open; treat as opaque. (Laid
- * out to the byte: an app holds one in its dpm_device_t, within the SDK's RAM budget.) */
+/* An outbox bound to its storage region. Fill it with dpm_outbox_open; treat as opaque (all
+ * zero: not open; every call refuses it). (Laid out to the byte: an app holds one in its
+ * dpm_device_t, within the SDK's RAM budget.) */
 typedef struct {
     const dpm_storage_t *storage; /* not owned; must outlive the outbox */
     const dpm_storage_t *anchor;  /* NULL, or the anchor's storage (not owned) */
@@ -158,24 +158,21 @@ typedef struct {
     uint32_t wpos;                /* offset of the next record from the bank start */
     uint32_t pending;             /* records waiting for delivery */
     uint32_t pending_bytes;       /* their size, record headers included */
-    uint32_t lost_base;           /* losses carried in the active bank's header */
-    uint32_t lost_found;          /* pending reports in damaged stretches of the active log */
+    uint32_t lost_base;           /* losses carried in the active bank's header (a recovery that
+                                     finds damage compacts at once, moving them here) */
     uint32_t lost_acked;          /* acknowledged, not yet written to a header */
     uint32_t copy_from;           /* while copying: the next record to copy (active bank) */
     uint32_t copy_to;             /* while copying: where it goes in the other bank */
-    uint32_t copy_first;          /* while copying: no record before it in the other bank is
-                                     pending (where a removal's mirror starts looking) */
     uint32_t copy_bytes;          /* while copying: pending bytes in the other bank (the switch
                                      needs them to equal pending_bytes) */
     uint16_t found_lost;          /* since open (saturating): see dpm_outbox_stats_t */
     uint16_t found_damaged;
     uint16_t found_headers;
     uint8_t found_erased;
-    uint8_t active;  /* 0 = bank A, 1 = bank B */
-    uint8_t dirty;   /* the log ends in a torn record: compact before appending */
-    uint8_t stale;   /* a storage call failed: re-read storage before next use */
-    uint8_t copying; /* a compaction in steps is under way (RAM only, see "Compaction") */
-    uint32_t opened; /* DPM_OUTBOX_OPENED once bound */
+    uint8_t active : 1;  /* 0 = bank A, 1 = bank B */
+    uint8_t dirty : 1;   /* the log ends in a torn record: compact before appending */
+    uint8_t stale : 1;   /* a storage call failed: re-read storage before next use */
+    uint8_t copying : 1; /* a compaction in steps is under way (RAM only, see "Compaction") */
 } dpm_outbox_t;
 
 /* What the outbox holds, and what its recoveries found (dpm_outbox_stats). */

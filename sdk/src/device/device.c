@@ -413,7 +413,7 @@ static dpm_status_t precheck(dpm_device_t *d, const dpm_mech_t *m, size_t max_by
         /* a random source that already failed would fail after the charge */
         return say(d, d->rand.error, "the random source failed earlier");
     }
-    if (d->outbox.opened != DPM_OUTBOX_OPENED) {
+    if (!dpm_outbox_is_open(&d->outbox)) {
         return say(d, DPM_ERR_CORRUPT, "outbox damaged at init (dpm_outbox_format)");
     }
     if (!dpm_outbox_room(&d->outbox, max_bytes)) {

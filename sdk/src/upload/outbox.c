@@ -52,11 +52,11 @@ static uint16_t add_sat16(uint16_t a, uint32_t b)
     return b >= 0xFFFFu - a ? (uint16_t)0xFFFFu : (uint16_t)(a + b);
 }
 
-/* Reports lost to damage and not yet acknowledged by a collector. */
+/* Reports lost to damage and not yet acknowledged by a collector (damage a recovery finds is
+ * compacted away at once, its losses moved into lost_base). */
 static uint32_t lost_now(const dpm_outbox_t *ob)
 {
-    uint32_t total = add_sat(ob->lost_base, ob->lost_found);
-    return total > ob->lost_acked ? total - ob->lost_acked : 0;
+    return ob->lost_base > ob->lost_acked ? ob->lost_base - ob->lost_acked : 0;
 }
 
 /* ---- bank headers ---------------------------------------------------------------------- */
@@ -335,15 +335,16 @@ static dpm_status_t walk_step(const dpm_outbox_t *ob, uint32_t pos, uint8_t *rec
 
 /* ---- recovery -------------------------------------------------------------------------- */
 
-/* Scan the active bank's log: count records, find the end, count damage. */
-static dpm_status_t scan(dpm_outbox_t *ob, uint32_t *damaged, uint32_t *uncommitted)
+/* Scan the active bank's log: count records, find the end, count damage and the pending
+ * reports it held (*lost). */
+static dpm_status_t scan(dpm_outbox_t *ob, uint32_t *damaged, uint32_t *uncommitted, uint32_t *lost)
 {
     uint8_t rec[DPM_OUTBOX_RECORD_MAX];
     uint32_t pos = HDR;
     ob->pending = 0;
     ob->pending_bytes = 0;
     ob->dirty = 0;
-    ob->lost_found = 0;
+    *lost = 0;
     *damaged = 0;
     *uncommitted = 0;
     for (;;) {
@@ -353,14 +354,14 @@ static dpm_status_t scan(dpm_outbox_t *ob, uint32_t *damaged, uint32_t *uncommit
             return st;
         }
         if (it.kind == ITEM_END) {
-            ob->dirty = (uint8_t)it.tail_dirty;
+            ob->dirty = it.tail_dirty != 0;
             *damaged += (uint32_t)it.damaged;
-            ob->lost_found = add_sat(ob->lost_found, it.lost);
+            *lost = add_sat(*lost, it.lost);
             break;
         }
         if (it.kind == ITEM_DAMAGE) {
             (*damaged)++;
-            ob->lost_found = add_sat(ob->lost_found, it.lost);
+            *lost = add_sat(*lost, it.lost);
         } else if (!rec_removed(rec)) {
             ob->pending++;
             ob->pending_bytes += REC_HDR + it.len;
@@ -414,14 +415,13 @@ static dpm_status_t compact(dpm_outbox_t *ob)
         ob->stale = 1;
         return st;
     }
-    ob->active = (uint8_t)dst;
+    ob->active = dst != 0;
     ob->seq++;
     ob->wpos = q;
     ob->pending = pending;
     ob->pending_bytes = q - HDR;
     ob->dirty = 0;
     ob->lost_base = lost - acked;
-    ob->lost_found = 0;
     ob->lost_acked = 0;
     ob->copying = 0;
     return DPM_OK;
@@ -489,7 +489,6 @@ static dpm_status_t begin_copy(dpm_outbox_t *ob)
     ob->copying = 1;
     ob->copy_from = HDR;
     ob->copy_to = HDR;
-    ob->copy_first = HDR;
     ob->copy_bytes = 0;
     return DPM_OK;
 }
@@ -515,18 +514,17 @@ static dpm_status_t finish_copy(dpm_outbox_t *ob)
         return DPM_OK;
     }
     uint32_t dst = 1u - ob->active;
-    uint32_t lost = add_sat(ob->lost_base, ob->lost_found);
+    uint32_t lost = ob->lost_base;
     uint32_t acked = ob->lost_acked < lost ? ob->lost_acked : lost;
     dpm_status_t st = write_bank_header(ob, dst, ob->seq + 1u, lost - acked);
     if (st != DPM_OK) {
         ob->stale = 1;
         return st;
     }
-    ob->active = (uint8_t)dst;
+    ob->active = dst != 0;
     ob->seq++;
     ob->wpos = ob->copy_to; /* pending and pending_bytes stay: removals were mirrored */
     ob->lost_base = lost - acked;
-    ob->lost_found = 0;
     ob->lost_acked = 0;
     ob->copying = 0;
     return DPM_OK;
@@ -565,35 +563,30 @@ static dpm_status_t copy_step(dpm_outbox_t *ob, uint32_t budget, uint8_t *rec)
     return ob->copy_from < ob->wpos ? DPM_OK : finish_copy(ob);
 }
 
-/* A record at pos < copy_from was removed: clear its copy too (same id and length), the first
- * one not removed at or after copy_first. Not found (cannot happen to a healthy outbox): the
- * stepwise copy ends and starts again later, so no removed report comes back. */
+/* A record at pos < copy_from was removed: clear its copy too, the first copy not removed with
+ * the same id and length (removals usually take the oldest reports, whose copies come first;
+ * the removed copies before it cost a header read each). Not found (cannot happen to a healthy
+ * outbox): the stepwise copy ends and starts again later, so no removed report comes back. */
 static dpm_status_t mirror_removal(dpm_outbox_t *ob, const dpm_outbox_entry_t *e)
 {
     uint32_t dbase = bank_base(ob, 1u - ob->active);
     uint8_t h[REC_HDR + MIN_PAYLOAD];
-    for (uint32_t q = ob->copy_first; q < ob->copy_to;) {
+    for (uint32_t q = HDR; q < ob->copy_to;) {
         dpm_status_t st = dpm_persist_read(ob->storage, dbase + q, h, sizeof(h));
-        uint32_t next = q + REC_HDR + dpm_get_le16(h + R_LEN);
-        if (st == DPM_OK && !rec_removed(h) && dpm_get_le16(h + R_LEN) == e->len &&
-            memcmp(h + REC_HDR + ID_PREFIX, e->report_id, DPM_REPORT_ID_BYTES) == 0) {
-            const uint8_t zero[3] = {0x00, 0x00, 0x00};
-            st = dpm_persist_write(ob->storage, dbase + q + R_REMOVED, zero, 3);
-            if (st == DPM_OK && q == ob->copy_first) {
-                ob->copy_first = next;
-            }
-            ob->copy_bytes -= REC_HDR + e->len;
-            ob->stale = (uint8_t)(ob->stale | (st != DPM_OK));
-            return st;
-        }
         if (st != DPM_OK) {
             ob->stale = 1;
             return st;
         }
-        if (q == ob->copy_first && rec_removed(h)) {
-            ob->copy_first = next;
+        uint32_t n = dpm_get_le16(h + R_LEN);
+        if (!rec_removed(h) && n == e->len &&
+            memcmp(h + REC_HDR + ID_PREFIX, e->report_id, DPM_REPORT_ID_BYTES) == 0) {
+            const uint8_t zero[3] = {0x00, 0x00, 0x00};
+            st = dpm_persist_write(ob->storage, dbase + q + R_REMOVED, zero, 3);
+            ob->stale = ob->stale || st != DPM_OK;
+            ob->copy_bytes -= REC_HDR + n;
+            return st;
         }
-        q = next;
+        q += REC_HDR + n;
     }
     ob->copying = 0;
     return DPM_OK;
@@ -610,12 +603,12 @@ static dpm_status_t format_region(dpm_outbox_t *ob, uint32_t lost)
         st = write_bank_header(ob, 0, 1, lost);
     }
     if (st == DPM_OK) {
-        uint32_t damaged = 0, uncommitted = 0;
+        uint32_t damaged = 0, uncommitted = 0, found = 0;
         ob->active = 0;
         ob->seq = 1;
         ob->lost_base = lost;
         ob->lost_acked = 0;
-        st = scan(ob, &damaged, &uncommitted);
+        st = scan(ob, &damaged, &uncommitted, &found); /* an erased log: nothing found */
     }
     return st;
 }
@@ -671,9 +664,9 @@ static dpm_status_t recover(dpm_outbox_t *ob)
     if (b[0].valid && b[1].valid) {
         /* After a compaction the old bank stays valid until the next one erases it: the
          * newer sequence number (mod 2^32) is the active bank. */
-        ob->active = (uint8_t)((uint32_t)(b[1].seq - b[0].seq) - 1u < 0x80000000u ? 1u : 0u);
+        ob->active = (uint32_t)(b[1].seq - b[0].seq) - 1u < 0x80000000u;
     } else if (b[0].valid || b[1].valid) {
-        ob->active = (uint8_t)(b[0].valid ? 0u : 1u);
+        ob->active = !b[0].valid;
     } else {
         /* No valid header. A new region, or a format interrupted before A's header was
          * complete, holds no record: B erased and A's log erased. Anything else is a damaged
@@ -695,14 +688,15 @@ static dpm_status_t recover(dpm_outbox_t *ob)
     }
     ob->seq = b[ob->active].seq;
     ob->lost_base = b[ob->active].lost;
-    uint32_t damaged = 0, uncommitted = 0;
-    dpm_status_t st = scan(ob, &damaged, &uncommitted);
+    uint32_t damaged = 0, uncommitted = 0, lost = 0;
+    dpm_status_t st = scan(ob, &damaged, &uncommitted, &lost);
     if (st != DPM_OK) {
         return st;
     }
-    uint32_t lost = ob->lost_found;
     uint32_t headers = 2u - (uint32_t)b[ob->active].copies;
-    if (headers > 0 || damaged > 0 || uncommitted > 0 || ob->dirty) {
+    /* the repair leaves the damage behind and moves its losses into the new header (lost_base):
+     * an open outbox never holds damage it has found */
+    if (headers > 0 || damaged > 0 || lost > 0 || uncommitted > 0 || ob->dirty) {
         st = compact(ob);
         if (st != DPM_OK) {
             return st;
@@ -717,7 +711,12 @@ static dpm_status_t recover(dpm_outbox_t *ob)
 
 static int usable(const dpm_outbox_t *ob)
 {
-    return ob != NULL && ob->opened == DPM_OUTBOX_OPENED && ob->storage != NULL;
+    return ob != NULL && ob->storage != NULL; /* bound by open or format; all zero: not */
+}
+
+int dpm_outbox_is_open(const dpm_outbox_t *ob)
+{
+    return usable(ob);
 }
 
 /* Re-read storage after a failed storage call, so RAM state matches what is stored. */
@@ -751,7 +750,6 @@ static dpm_status_t bind(dpm_outbox_t *t, const dpm_storage_t *storage, uint32_t
     t->storage = storage;
     t->offset = offset;
     t->bank_size = size / 2u;
-    t->opened = DPM_OUTBOX_OPENED;
     return DPM_OK;
 }
 

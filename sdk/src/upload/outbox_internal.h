@@ -17,4 +17,7 @@
  * stored twice. Everything else (size, id field, room, durability) as dpm_outbox_put. */
 dpm_status_t dpm_outbox_put_encoded(dpm_outbox_t *ob, const uint8_t *report, size_t len);
 
+/* 1 if *ob was bound by dpm_outbox_open* or dpm_outbox_format (an all-zero outbox was not). */
+int dpm_outbox_is_open(const dpm_outbox_t *ob);
+
 #endif /* DPM_OUTBOX_INTERNAL_H */

@@ -11,6 +11,7 @@
 #include "dpm/upload.h"
 #include "report/batch_internal.h"
 #include "upload/http_internal.h"
+#include "upload/outbox_internal.h"
 
 /* The longest Batch.lost_reports field: its tag and a 32-bit varint (dpm_batch_lost_len). */
 #define LOST_FIELD_MAX 6u
@@ -351,10 +352,9 @@ dpm_status_t dpm_upload_flush(dpm_upload_t *up, dpm_outbox_t *ob, const dpm_tran
                               const dpm_clock_t *c, dpm_rand_t *rand, uint8_t *work,
                               size_t work_cap, dpm_upload_result_t *res)
 {
-    if (up == NULL || up->opened != DPM_UPLOAD_OPENED || ob == NULL ||
-        ob->opened != DPM_OUTBOX_OPENED || t == NULL || t->send == NULL || t->recv == NULL ||
-        c == NULL || c->monotonic_ms == NULL || work == NULL || work_cap < DPM_UPLOAD_MIN_WORK ||
-        res == NULL) {
+    if (up == NULL || up->opened != DPM_UPLOAD_OPENED || ob == NULL || !dpm_outbox_is_open(ob) ||
+        t == NULL || t->send == NULL || t->recv == NULL || c == NULL || c->monotonic_ms == NULL ||
+        work == NULL || work_cap < DPM_UPLOAD_MIN_WORK || res == NULL) {
         return DPM_ERR_PARAM;
     }
     /* The longest head this config can produce must leave room for the largest report (its
