@@ -211,17 +211,26 @@ int dpm_dpauc_body_ok(const dpm_report_t *r)
            r->body.dpauc.n <= DPM_DPAUC_MAX_THRESHOLDS;
 }
 
-/* Kept out of line: a report's stack holds only its own body's struct. */
-DPM_NOINLINE bool dpm_dpauc_put_body(pb_ostream_t *s, const dpm_report_t *r)
+typedef char dpauc_tags[dpm_v1_DpaucBody_tp_tag == 1 && dpm_v1_DpaucBody_fp_tag == 2 &&
+                                dpm_v1_DpaucBody_tn_tag == 3 && dpm_v1_DpaucBody_fn_tag == 4
+                            ? 1
+                            : -1];
+
+/* DpaucBody as Report field 12, as pb_encode writes it (four packed arrays), straight into the
+ * buffer (core/wire.h). */
+void dpm_dpauc_write_body(dpm_wire_t *w, const dpm_report_t *r)
 {
     const dpm_dpauc_report_t *d = &r->body.dpauc;
-    dpm_v1_DpaucBody w = dpm_v1_DpaucBody_init_zero;
-    w.tp_count = w.fp_count = w.tn_count = w.fn_count = (pb_size_t)d->n;
-    memcpy(w.tp, d->tp, d->n * sizeof(int32_t));
-    memcpy(w.fp, d->fp, d->n * sizeof(int32_t));
-    memcpy(w.tn, d->tn, d->n * sizeof(int32_t));
-    memcpy(w.fn, d->fn, d->n * sizeof(int32_t));
-    return dpm_mech_put_submessage(s, dpm_v1_Report_dpauc_tag, dpm_v1_DpaucBody_fields, &w);
+    const int32_t *const v[4] = {d->tp, d->fp, d->tn, d->fn};
+    uint32_t payload[4], len = 0;
+    for (uint32_t f = 0; f < 4; f++) {
+        payload[f] = dpm_wire_packed_sint32_payload(v[f], d->n);
+        len += dpm_wire_packed_len(d->n, payload[f]);
+    }
+    dpm_wire_message(w, dpm_v1_Report_dpauc_tag, len);
+    for (uint32_t f = 0; f < 4; f++) {
+        dpm_wire_packed_sint32(w, dpm_v1_DpaucBody_tp_tag + f, v[f], d->n, payload[f]);
+    }
 }
 
 int dpm_dpauc_wire_fits(const dpm_v1_Report *msg)
@@ -308,10 +317,10 @@ int dpm_dpauc_body_ok(const dpm_report_t *r)
     return 0;
 }
 
-bool dpm_dpauc_put_body(pb_ostream_t *s, const dpm_report_t *r)
+void dpm_dpauc_write_body(dpm_wire_t *w, const dpm_report_t *r)
 {
-    (void)s, (void)r;
-    return false;
+    (void)r;
+    w->ok = 0;
 }
 
 dpm_status_t dpm_mech_report_dpauc(const dpm_mech_t *m, dpm_rand_t *r, dpm_receipt_t *rc,

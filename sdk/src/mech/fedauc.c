@@ -674,12 +674,40 @@ int dpm_fedauc_body_ok(const dpm_report_t *r)
     return dpm_fedauc_is((uint32_t)r->mechanism); /* every value of the body fits its field */
 }
 
-/* Kept out of line: a report's stack holds only its own body's struct. */
-DPM_NOINLINE bool dpm_fedauc_put_body(pb_ostream_t *s, const dpm_report_t *r)
+typedef char
+    fedauc_tags[dpm_v1_FedaucBody_upload_token_tag == 1 && dpm_v1_FedaucBody_n_tag == 2 &&
+                        dpm_v1_FedaucBody_total_tag == 3 && dpm_v1_FedaucBody_local_p_tag == 4 &&
+                        dpm_v1_FedaucBody_local_sum2_tag == 5 && dpm_v1_FedaucBody_t_tag == 6 &&
+                        dpm_v1_FedaucBody_sum_rank2_tag == 7 &&
+                        dpm_v1_FedaucBody_sensitivity_tag == 8 &&
+                        dpm_v1_FedaucBody_eps_p_q16_tag == 9
+                    ? 1
+                    : -1];
+
+/* FedaucBody as Report field 15, as pb_encode writes it (the fixed-length token always, zero
+ * scalars omitted, sint64 zigzagged), straight into the buffer (core/wire.h). */
+void dpm_fedauc_write_body(dpm_wire_t *w, const dpm_report_t *r)
 {
-    dpm_v1_FedaucBody w = dpm_v1_FedaucBody_init_zero;
-    dpm_fedauc_body_to_wire(&r->body.fedauc, &w);
-    return dpm_mech_put_submessage(s, dpm_v1_Report_fedauc_tag, dpm_v1_FedaucBody_fields, &w);
+    const dpm_fedauc_report_t *b = &r->body.fedauc;
+    const uint64_t zz[3] = {dpm_wire_zigzag64(b->local_p), dpm_wire_zigzag64(b->local_sum2),
+                            dpm_wire_zigzag64(b->t)};
+    uint32_t len = 2u + DPM_FEDAUC_TOKEN_BYTES + dpm_wire_uint_field_len(b->n) +
+                   dpm_wire_uint_field_len(b->total) + dpm_wire_uint64_field_len(zz[0]) +
+                   dpm_wire_uint64_field_len(zz[1]) + dpm_wire_uint64_field_len(zz[2]) +
+                   dpm_wire_uint64_field_len(b->sum_rank2) +
+                   dpm_wire_uint64_field_len(b->sensitivity) + dpm_wire_uint_field_len(b->eps_p);
+    dpm_wire_message(w, dpm_v1_Report_fedauc_tag, len);
+    dpm_wire_tag(w, dpm_v1_FedaucBody_upload_token_tag, DPM_WIRE_BYTES);
+    dpm_wire_byte(w, DPM_FEDAUC_TOKEN_BYTES);
+    dpm_wire_bytes(w, b->upload_token, DPM_FEDAUC_TOKEN_BYTES);
+    dpm_wire_uint_field(w, dpm_v1_FedaucBody_n_tag, b->n);
+    dpm_wire_uint_field(w, dpm_v1_FedaucBody_total_tag, b->total);
+    dpm_wire_uint64_field(w, dpm_v1_FedaucBody_local_p_tag, zz[0]);
+    dpm_wire_uint64_field(w, dpm_v1_FedaucBody_local_sum2_tag, zz[1]);
+    dpm_wire_uint64_field(w, dpm_v1_FedaucBody_t_tag, zz[2]);
+    dpm_wire_uint64_field(w, dpm_v1_FedaucBody_sum_rank2_tag, b->sum_rank2);
+    dpm_wire_uint64_field(w, dpm_v1_FedaucBody_sensitivity_tag, b->sensitivity);
+    dpm_wire_uint_field(w, dpm_v1_FedaucBody_eps_p_q16_tag, b->eps_p);
 }
 
 int dpm_fedauc_wire_fits(const dpm_v1_Report *msg)
@@ -733,10 +761,10 @@ int dpm_fedauc_body_ok(const dpm_report_t *r)
     return 0;
 }
 
-bool dpm_fedauc_put_body(pb_ostream_t *s, const dpm_report_t *r)
+void dpm_fedauc_write_body(dpm_wire_t *w, const dpm_report_t *r)
 {
-    (void)s, (void)r;
-    return false;
+    (void)r;
+    w->ok = 0;
 }
 
 dpm_status_t dpm_mech_report_fedauc(const dpm_mech_t *m, dpm_rand_t *r, dpm_receipt_t *rc,

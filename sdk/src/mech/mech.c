@@ -142,10 +142,3 @@ dpm_status_t dpm_mech_check_report(const dpm_mech_t *m, const dpm_report_t *r, c
     }
     return dpm_mech_fail(reason, why, DPM_ERR_PROTOCOL);
 }
-
-/* A body as a length-delimited Report field. */
-bool dpm_mech_put_submessage(pb_ostream_t *s, uint32_t tag, const pb_msgdesc_t *fields,
-                             const void *body)
-{
-    return pb_encode_tag(s, PB_WT_STRING, tag) && pb_encode_submessage(s, fields, body);
-}

@@ -8,7 +8,8 @@
  *                 campaign shares come before, the budget check after); DPM_ERR_PARAM / _RANGE
  *                 with a static *reason
  *   body_ok       1 if r's body is one dpm_report_encode writes (nothing is written otherwise)
- *   put_body      r's body as its Report field (tag, length, message)
+ *   write_body    r's body as its Report field (tag, length, message), straight into the
+ *                 buffer as pb_encode writes it (core/wire.h)
  *   wire_fits     1 if a decoded msg's body is the kind msg->mechanism names, well formed, and
  *                 this build holds it
  *   wire_read     that body into out->body
@@ -19,12 +20,12 @@
  *
  * The operations are called directly, never through a table of function pointers: make size's
  * call graph charges every pointer call the deepest function whose address any table stores, so
- * a table holding put_body (nanopb's encoder below it) made the tuple-only one-call stack 2,088
- * bytes against its 1,536 budget. The device's typed report calls are direct as well:
- * dpm_device_report_<m> calls dpm_mech_report_<m> (mech/<m>.c, which calls dpm_<m>_perturb) and
- * dpm_report_encode_<kind> (report.c, which calls dpm_<m>_body_ok / _put_body). Those typed
- * pieces are defined in every build: a compiled-out mechanism's file defines them as refusing
- * stubs. */
+ * a table holding put_body (nanopb's encoder below it, before the bodies were written directly)
+ * made the tuple-only one-call stack 2,088 bytes against its 1,536 budget. The device's typed
+ * report calls are direct as well: dpm_device_report_<m> calls dpm_mech_report_<m> (mech/<m>.c,
+ * which calls dpm_<m>_perturb) and dpm_report_encode_<kind> (report.c, which calls dpm_<m>_body_ok
+ * / _write_body). Those typed pieces are defined in every build: a compiled-out mechanism's file
+ * defines them as refusing stubs. */
 
 #ifndef DPM_MECH_OPS_H
 #define DPM_MECH_OPS_H
@@ -32,8 +33,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-
-#include <pb_encode.h>
 
 #include "core/wire.h"
 #include "dpm.pb.h"
@@ -48,9 +47,10 @@ const char *dpm_mech_absent_reason(dpm_mech_id_t id);
 /* c->mechanism's mech_init; DPM_ERR_UNSUPPORTED naming a mechanism this build leaves out,
  * DPM_ERR_PARAM for an unknown id. */
 dpm_status_t dpm_mech_init_params(dpm_mech_t *next, const dpm_campaign_t *c, const char **reason);
-/* r->mechanism's body_ok (0 for a mechanism this build does not have) and put_body. */
+/* r->mechanism's body_ok (0 for a mechanism this build does not have) and write_body (its
+ * Report field: tag, length, message, straight into the buffer, as pb_encode writes it). */
 int dpm_mech_body_ok(const dpm_report_t *r);
-bool dpm_mech_put_body(pb_ostream_t *s, const dpm_report_t *r);
+void dpm_mech_write_body(dpm_wire_t *w, const dpm_report_t *r);
 /* msg->mechanism's wire_fits (0 for a mechanism this build does not have) and wire_read. */
 int dpm_mech_wire_fits(const dpm_v1_Report *msg);
 void dpm_mech_wire_read(const dpm_v1_Report *msg, dpm_report_t *out);
@@ -66,13 +66,11 @@ dpm_status_t dpm_mech_check_body(const dpm_mech_t *m, const dpm_report_t *r, con
     void dpm_##m##_wire_read(const dpm_v1_Report *msg, dpm_report_t *out);                         \
     dpm_status_t dpm_##m##_check_report(const dpm_mech_t *mech, const dpm_report_t *r,             \
                                         const char **reason);                                      \
-    /* body_ok and put_body: in every build (report.c's typed encoders call them) */               \
+    /* body_ok and write_body: in every build (report.c's typed encoders call them; without the    \
+     * mechanism, write_body only clears w->ok) */                                                 \
     int dpm_##m##_body_ok(const dpm_report_t *r);                                                  \
-    bool dpm_##m##_put_body(pb_ostream_t *s, const dpm_report_t *r);
+    void dpm_##m##_write_body(dpm_wire_t *w, const dpm_report_t *r);
 DPM_MECH_DECLARE_OPS(tuple)
-/* tuple's body, Report field 10 included, written directly (dpm_report_encode_tuple's path; in
- * every build: without tuple it only clears w->ok). */
-void dpm_tuple_write_body(dpm_wire_t *w, const dpm_report_t *r);
 DPM_MECH_DECLARE_OPS(roc_hist)
 DPM_MECH_DECLARE_OPS(dpauc)
 DPM_MECH_DECLARE_OPS(ustat)  /* ustat_bins and ustat_tree */
@@ -100,10 +98,6 @@ int dpm_receipt_ok(const dpm_mech_t *m, const dpm_receipt_t *rc);
 dpm_status_t dpm_mech_report_finish(const dpm_mech_t *m, dpm_rand_t *r, dpm_receipt_t *rc,
                                     dpm_status_t st, const void *body, size_t size,
                                     dpm_report_t *out);
-
-/* A body as a length-delimited Report field `tag` (the body codecs' shared last step). */
-bool dpm_mech_put_submessage(pb_ostream_t *s, uint32_t tag, const pb_msgdesc_t *fields,
-                             const void *body);
 
 /* ---- the device's input checks (device/device.c), before anything is charged ---------------- */
 /* Each reads the parameters of its own mechanism, so it lives with it; defined in every build

@@ -124,12 +124,14 @@ int dpm_mech_body_ok(const dpm_report_t *r)
     }
 }
 
-#define CASE_PUT_BODY(ids, m) ids return dpm_##m##_put_body(s, r);
-bool dpm_mech_put_body(pb_ostream_t *s, const dpm_report_t *r)
+#define CASE_WRITE_BODY(ids, m)                                                                    \
+    ids dpm_##m##_write_body(w, r);                                                                \
+    return;
+void dpm_mech_write_body(dpm_wire_t *w, const dpm_report_t *r)
 {
     switch (r->mechanism) {
-        DPM_MECHS(CASE_PUT_BODY)
-    default: return false;
+        DPM_MECHS(CASE_WRITE_BODY)
+    default: w->ok = 0;
     }
 }
 

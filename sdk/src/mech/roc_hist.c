@@ -205,17 +205,24 @@ int dpm_roc_hist_body_ok(const dpm_report_t *r)
            r->body.roc_hist.bins <= DPM_MAX_BINS && r->body.roc_hist.group < DPM_MAX_GROUPS;
 }
 
-/* Kept out of line: a report's stack holds only its own body's struct. */
-DPM_NOINLINE bool dpm_roc_hist_put_body(pb_ostream_t *s, const dpm_report_t *r)
+typedef char roc_hist_tags[dpm_v1_RocHistBody_pos_tag == 1 && dpm_v1_RocHistBody_neg_tag == 2 &&
+                                   dpm_v1_RocHistBody_group_tag == 3
+                               ? 1
+                               : -1];
+
+/* RocHistBody as Report field 11, as pb_encode writes it (packed pos and neg, group omitted
+ * when 0), straight into the buffer (core/wire.h). */
+void dpm_roc_hist_write_body(dpm_wire_t *w, const dpm_report_t *r)
 {
     const dpm_roc_hist_report_t *h = &r->body.roc_hist;
-    dpm_v1_RocHistBody w = dpm_v1_RocHistBody_init_zero;
-    w.group = h->group;
-    w.pos_count = (pb_size_t)h->bins;
-    w.neg_count = (pb_size_t)h->bins;
-    memcpy(w.pos, h->pos, h->bins * sizeof(int32_t));
-    memcpy(w.neg, h->neg, h->bins * sizeof(int32_t));
-    return dpm_mech_put_submessage(s, dpm_v1_Report_roc_hist_tag, dpm_v1_RocHistBody_fields, &w);
+    uint32_t pos = dpm_wire_packed_sint32_payload(h->pos, h->bins);
+    uint32_t neg = dpm_wire_packed_sint32_payload(h->neg, h->bins);
+    dpm_wire_message(w, dpm_v1_Report_roc_hist_tag,
+                     dpm_wire_packed_len(h->bins, pos) + dpm_wire_packed_len(h->bins, neg) +
+                         dpm_wire_uint_field_len(h->group));
+    dpm_wire_packed_sint32(w, dpm_v1_RocHistBody_pos_tag, h->pos, h->bins, pos);
+    dpm_wire_packed_sint32(w, dpm_v1_RocHistBody_neg_tag, h->neg, h->bins, neg);
+    dpm_wire_uint_field(w, dpm_v1_RocHistBody_group_tag, h->group);
 }
 
 int dpm_roc_hist_wire_fits(const dpm_v1_Report *msg)
@@ -325,10 +332,10 @@ int dpm_roc_hist_body_ok(const dpm_report_t *r)
     return 0;
 }
 
-bool dpm_roc_hist_put_body(pb_ostream_t *s, const dpm_report_t *r)
+void dpm_roc_hist_write_body(dpm_wire_t *w, const dpm_report_t *r)
 {
-    (void)s, (void)r;
-    return false;
+    (void)r;
+    w->ok = 0;
 }
 
 dpm_status_t dpm_mech_report_roc_hist(const dpm_mech_t *m, dpm_rand_t *r, dpm_receipt_t *rc,

@@ -352,15 +352,6 @@ void dpm_tuple_write_body(dpm_wire_t *w, const dpm_report_t *r)
     }
 }
 
-/* The same bytes onto a nanopb stream (dpm_report_encode's generic path). */
-DPM_NOINLINE bool dpm_tuple_put_body(pb_ostream_t *s, const dpm_report_t *r)
-{
-    uint8_t buf[DPM_REPORT_TUPLE_MAX];
-    dpm_wire_t w = dpm_wire_to(buf, sizeof(buf));
-    dpm_tuple_write_body(&w, r);
-    return w.ok && pb_write(s, buf, (size_t)(w.p - buf));
-}
-
 int dpm_tuple_wire_fits(const dpm_v1_Report *msg)
 {
     return msg->which_body == dpm_v1_Report_tuple_tag && is_tuple((dpm_mech_id_t)msg->mechanism) &&
@@ -441,12 +432,6 @@ int dpm_tuple_body_ok(const dpm_report_t *r)
 {
     (void)r;
     return 0;
-}
-
-bool dpm_tuple_put_body(pb_ostream_t *s, const dpm_report_t *r)
-{
-    (void)s, (void)r;
-    return false;
 }
 
 void dpm_tuple_write_body(dpm_wire_t *w, const dpm_report_t *r)

@@ -289,24 +289,35 @@ int dpm_ustat_body_ok(const dpm_report_t *r)
                      tree_body_ok(u->label, u->level, u->row, u->value);
 }
 
-/* Kept out of line: a report's stack holds only its own body's struct. */
-DPM_NOINLINE bool dpm_ustat_put_body(pb_ostream_t *s, const dpm_report_t *r)
+/* The field numbers written by hand must be those of the generated descriptors. */
+typedef char
+    bins_tags[dpm_v1_UstatBinsBody_value_tag == 1 && dpm_v1_UstatBinsBody_label_tag == 2 ? 1 : -1];
+typedef char tree_tags[dpm_v1_UstatTreeBody_label_tag == 1 && dpm_v1_UstatTreeBody_level_tag == 2 &&
+                               dpm_v1_UstatTreeBody_row_tag == 3 &&
+                               dpm_v1_UstatTreeBody_value_tag == 4
+                           ? 1
+                           : -1];
+
+/* UstatBinsBody (Report field 13) or UstatTreeBody (field 14), as pb_encode writes them (zero
+ * fields omitted), straight into the buffer (core/wire.h). */
+void dpm_ustat_write_body(dpm_wire_t *w, const dpm_report_t *r)
 {
     if (r->mechanism == DPM_MECH_ID_USTAT_BINS) {
-        dpm_v1_UstatBinsBody w = dpm_v1_UstatBinsBody_init_zero;
-        w.value = r->body.ustat_bins.value;
-        w.label = r->body.ustat_bins.label;
-        return dpm_mech_put_submessage(s, dpm_v1_Report_ustat_bins_tag, dpm_v1_UstatBinsBody_fields,
-                                       &w);
+        const dpm_ustat_bins_report_t *b = &r->body.ustat_bins;
+        dpm_wire_message(w, dpm_v1_Report_ustat_bins_tag,
+                         dpm_wire_uint_field_len(b->value) + dpm_wire_uint_field_len(b->label));
+        dpm_wire_uint_field(w, dpm_v1_UstatBinsBody_value_tag, b->value);
+        dpm_wire_uint_field(w, dpm_v1_UstatBinsBody_label_tag, b->label);
+        return;
     }
     const dpm_ustat_tree_report_t *u = &r->body.ustat_tree;
-    dpm_v1_UstatTreeBody w = dpm_v1_UstatTreeBody_init_zero;
-    w.label = u->label;
-    w.level = u->level;
-    w.row = u->row;
-    w.value = u->value;
-    return dpm_mech_put_submessage(s, dpm_v1_Report_ustat_tree_tag, dpm_v1_UstatTreeBody_fields,
-                                   &w);
+    dpm_wire_message(w, dpm_v1_Report_ustat_tree_tag,
+                     dpm_wire_uint_field_len(u->label) + dpm_wire_uint_field_len(u->level) +
+                         dpm_wire_uint_field_len(u->row) + dpm_wire_uint_field_len(u->value));
+    dpm_wire_uint_field(w, dpm_v1_UstatTreeBody_label_tag, u->label);
+    dpm_wire_uint_field(w, dpm_v1_UstatTreeBody_level_tag, u->level);
+    dpm_wire_uint_field(w, dpm_v1_UstatTreeBody_row_tag, u->row);
+    dpm_wire_uint_field(w, dpm_v1_UstatTreeBody_value_tag, u->value);
 }
 
 int dpm_ustat_wire_fits(const dpm_v1_Report *msg)
@@ -416,10 +427,10 @@ int dpm_ustat_body_ok(const dpm_report_t *r)
     return 0;
 }
 
-bool dpm_ustat_put_body(pb_ostream_t *s, const dpm_report_t *r)
+void dpm_ustat_write_body(dpm_wire_t *w, const dpm_report_t *r)
 {
-    (void)s, (void)r;
-    return false;
+    (void)r;
+    w->ok = 0;
 }
 
 dpm_status_t dpm_mech_report_ustat_bins(const dpm_mech_t *m, dpm_rand_t *r, dpm_receipt_t *rc,

@@ -6,7 +6,6 @@
 #include "core/wire.h"
 
 #include <pb_decode.h>
-#include <pb_encode.h>
 
 #include "dpm.pb.h"
 #include "dpm/report.h"
@@ -37,14 +36,13 @@ typedef char
                            : -1];
 
 /* Encoding writes the Report field by field, exactly as pb_encode writes a whole dpm_v1_Report
- * (proto3: zero scalars omitted, the fixed-length id always, the oneof body always), so that
- * only the one body's wire struct is on the stack: a dpm_v1_Report holds a union of every body
- * (about 2 KB, the dpauc lists) whatever the build. The header's layout is fixed, so it is
- * written directly (core/wire.h); a body is written by its mechanism's codec, with nanopb's
- * primitives, or directly where its layout is fixed too (tuple). Each body kind has its own
- * entry (report/report_internal.h), so the device's report call of one kind reaches that
- * body's encoder only (make size's call graph charges it nothing else). The golden vectors
- * (tests/vectors) and test_tuple_encoder check the bytes. */
+ * (proto3: zero scalars omitted, the fixed-length id always, the oneof body always), straight
+ * into the caller's buffer (core/wire.h): every layout is fixed, so no descriptor walk, no
+ * stream and no body struct on the stack (a dpm_v1_Report holds a union of every body, about
+ * 2 KB). Each body kind has its own entry (report/report_internal.h), so the device's report
+ * call of one kind reaches that body's writer only (make size's call graph charges it nothing
+ * else). The golden vectors (tests/vectors) and test_report_encoder, against pb_encode on
+ * random reports of every kind, check the bytes. */
 
 /* The field numbers written by hand must be those of the generated descriptor. */
 typedef char header_tags[(dpm_v1_Report_report_id_tag == 1 && dpm_v1_Report_campaign_id_tag == 2 &&
@@ -77,27 +75,18 @@ static int args_ok(const dpm_report_t *r, const uint8_t *buf, const size_t *len)
     return r != NULL && buf != NULL && len != NULL;
 }
 
-/* The header into buf, then the body with nanopb's primitives after it (put_body: a body
- * codec of mech_ops.h). */
-static dpm_status_t encode_with(const dpm_report_t *r, uint8_t *buf, size_t cap, size_t *len,
-                                bool (*put_body)(pb_ostream_t *, const dpm_report_t *))
+/* An entry's status once it wrote the header and the body into w (from buf). */
+static dpm_status_t finish(const dpm_wire_t *w, const uint8_t *buf, size_t *len)
 {
-    dpm_wire_t w = dpm_wire_to(buf, cap);
-    put_header(&w, r);
-    if (!w.ok) {
+    if (!w->ok) {
         return DPM_ERR_BUFFER;
     }
-    size_t head = (size_t)(w.p - buf);
-    pb_ostream_t s = pb_ostream_from_buffer(buf + head, cap - head);
-    if (!put_body(&s, r)) {
-        return DPM_ERR_BUFFER;
-    }
-    *len = head + s.bytes_written;
+    *len = (size_t)(w->p - buf);
     return DPM_OK;
 }
 
-/* One entry per body kind, each calling its own body's codec directly (its stack and make
- * size's call graph are its own). */
+/* One entry per body kind, each calling its own body's writer directly, never through a
+ * pointer (its stack and make size's call graph are its own). */
 #define ENCODE_KIND(kind)                                                                          \
     dpm_status_t dpm_report_encode_##kind(const dpm_report_t *r, uint8_t *buf, size_t cap,         \
                                           size_t *len)                                             \
@@ -105,35 +94,26 @@ static dpm_status_t encode_with(const dpm_report_t *r, uint8_t *buf, size_t cap,
         if (!args_ok(r, buf, len) || !dpm_##kind##_body_ok(r)) {                                   \
             return DPM_ERR_PARAM;                                                                  \
         }                                                                                          \
-        return encode_with(r, buf, cap, len, dpm_##kind##_put_body);                               \
+        dpm_wire_t w = dpm_wire_to(buf, cap);                                                      \
+        put_header(&w, r);                                                                         \
+        dpm_##kind##_write_body(&w, r);                                                            \
+        return finish(&w, buf, len);                                                               \
     }
+ENCODE_KIND(tuple)
 ENCODE_KIND(roc_hist)
 ENCODE_KIND(dpauc)
 ENCODE_KIND(ustat)
 ENCODE_KIND(fedauc)
-
-/* The tuple report's layout is fixed: header and body written directly, no nanopb at all. */
-dpm_status_t dpm_report_encode_tuple(const dpm_report_t *r, uint8_t *buf, size_t cap, size_t *len)
-{
-    if (!args_ok(r, buf, len) || !dpm_tuple_body_ok(r)) {
-        return DPM_ERR_PARAM;
-    }
-    dpm_wire_t w = dpm_wire_to(buf, cap);
-    put_header(&w, r);
-    dpm_tuple_write_body(&w, r);
-    if (!w.ok) {
-        return DPM_ERR_BUFFER;
-    }
-    *len = (size_t)(w.p - buf);
-    return DPM_OK;
-}
 
 dpm_status_t dpm_report_encode(const dpm_report_t *r, uint8_t *buf, size_t cap, size_t *len)
 {
     if (!args_ok(r, buf, len) || !dpm_mech_body_ok(r)) {
         return DPM_ERR_PARAM; /* not a mechanism of this build, or a bad body: nothing written */
     }
-    return encode_with(r, buf, cap, len, dpm_mech_put_body);
+    dpm_wire_t w = dpm_wire_to(buf, cap);
+    put_header(&w, r);
+    dpm_mech_write_body(&w, r);
+    return finish(&w, buf, len);
 }
 
 dpm_status_t dpm_report_decode(const uint8_t *buf, size_t len, dpm_report_t *out)
