@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "mech/base/agg_rocg.h"
+#include "mech/base/campaign_keys.h"
 #include "mech/base/campaigns_auc.h"
 #include "mech/host_mech.h"
 #include "common/edges.h"
@@ -31,6 +32,9 @@ typedef struct {
     unsigned auc_seen; /* keys of campaigns_auc.h given */
     /* fedauc_phase.h keys, by coll_fedauc_key's index */
     int have_fedauc[COLL_FEDAUC_KEYS + 1];
+    /* the mechanisms' own keys given (campaign_keys.h), for finish_block */
+    const char *given[HOST_CAMPAIGN_KEYS_MAX];
+    int ngiven;
 } block_t;
 
 /* "1764547200" (Unix seconds) or "2025-12-01T00:00:00Z" (UTC). */
@@ -123,7 +127,7 @@ static int parse_bins(const char *key, const char *v, dpm_campaign_t *c)
                : edges_parse_list(v, c->bin_edges, &c->nbins, why, sizeof(why));
 }
 
-/* Every key set_key takes: the candidates of "did you mean". */
+/* The keys every campaign may give; the mechanisms' own keys are those of campaign_keys.h. */
 static const char *const kKeys[] = {"id",
                                     "mechanism",
                                     "bins",
@@ -132,28 +136,41 @@ static const char *const kKeys[] = {"id",
                                     "budget",
                                     "period_seconds",
                                     "groups",
-                                    "group_eps",
                                     "metrics",
                                     "frac_bits",
-                                    "max_examples",
                                     "device_quota",
                                     "start",
                                     "clock_slack_seconds",
                                     "late_seconds",
                                     "name",
-                                    "group_names",
-                                    "variant",
-                                    "p_share",
-                                    "score_bits",
-                                    "upload_seconds",
-                                    "upload_count",
-                                    "min_uploaders",
-                                    "thresholds",
-                                    "calibration",
-                                    "k",
-                                    "kernel",
-                                    "depth",
-                                    "grr_levels"};
+                                    "group_names"};
+#define NKEYS ((int)(sizeof(kKeys) / sizeof(kKeys[0])))
+
+/* "line N: unknown key 'K'", with the closest of every key set_key takes. */
+static int unknown_key(char *err, size_t cap, int line, const char *key)
+{
+    const char *cand[NKEYS + HOST_CAMPAIGN_KEYS_MAX];
+    int n = NKEYS;
+    memcpy(cand, kKeys, sizeof(kKeys));
+    host_campaign_all_keys(1, cand, &n, NKEYS + HOST_CAMPAIGN_KEYS_MAX);
+    char hint[64];
+    return host_fail(err, cap, "line %d: unknown key '%s'%s", line, key,
+                     kv_suggest(key, cand, n, hint, sizeof(hint)));
+}
+
+/* A mechanism's own key parsed: kept, so that finish_block refuses it for a mechanism the
+ * table does not give it to. */
+static void note_given(block_t *b, const char *key)
+{
+    int n = 0;
+    const char *all[HOST_CAMPAIGN_KEYS_MAX];
+    host_campaign_all_keys(1, all, &n, HOST_CAMPAIGN_KEYS_MAX);
+    for (int i = 0; i < n && b->ngiven < HOST_CAMPAIGN_KEYS_MAX; i++) {
+        if (strcmp(all[i], key) == 0) {
+            b->given[b->ngiven++] = all[i];
+        }
+    }
+}
 
 /* "line N: bad KEY 'V' (want EXPECT)", and the trailing-comma hint when V ends with one. */
 static int bad_value(char *err, size_t cap, int line, const char *key, const char *v,
@@ -239,6 +256,7 @@ static int set_key(block_t *b, const char *key, const char *v, int line, char *e
     } else {
         int rc = coll_auc_key(&b->c, &b->auc_seen, key, v, &expect);
         if (rc == 0) {
+            note_given(b, key);
             return 0;
         }
         if (rc < 0) {
@@ -246,10 +264,7 @@ static int set_key(block_t *b, const char *key, const char *v, int line, char *e
                        ? host_fail(err, cap, "line %d: '%s' given twice in one campaign", line, key)
                        : bad_value(err, cap, line, key, v, expect);
         }
-        char hint[64];
-        return host_fail(
-            err, cap, "line %d: unknown key '%s'%s", line, key,
-            kv_suggest(key, kKeys, (int)(sizeof(kKeys) / sizeof(kKeys[0])), hint, sizeof(hint)));
+        return unknown_key(err, cap, line, key);
     }
     if (*have) {
         return host_fail(err, cap, "line %d: '%s' given twice in one campaign", line, key);
@@ -258,6 +273,7 @@ static int set_key(block_t *b, const char *key, const char *v, int line, char *e
         return bad_value(err, cap, line, key, v, expect);
     }
     *have = 1;
+    note_given(b, key);
     return 0;
 }
 
@@ -343,6 +359,16 @@ static int finish_block(block_t *b, coll_campaigns_t *out, char *err, size_t cap
     const char *fa_why = coll_fedauc_finish(&b->c, &b->o.fedauc, b->have_fedauc);
     if (fa_why != NULL) {
         return host_fail(err, cap, "campaign at line %d: %s", b->line, fa_why);
+    }
+    /* the mechanism's own keys as the table (campaign_keys.h) gives them: the same as dpm-sim's
+     * scenarios (the checks above word the usual mistakes; this one keeps the two in step) */
+    const host_campaign_mech_t *cm =
+        host_campaign_mech_find(hm == &host_mech_roc_hist_groups ? "roc_hist_groups" : hm->name);
+    for (int i = 0; cm != NULL && i < b->ngiven; i++) {
+        if (!host_campaign_mech_takes(cm, b->given[i], 1)) {
+            return host_fail(err, cap, "campaign at line %d: %s takes no key '%s'", b->line,
+                             cm->name, b->given[i]);
+        }
     }
     if (!b->have_frac) {
         b->c.frac_bits = hm->default_frac_bits;

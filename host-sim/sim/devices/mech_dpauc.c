@@ -264,7 +264,6 @@ const sim_mech_t sim_mech_dpauc = {
     .name = "dpauc",
     .id = DPM_MECH_ID_DPAUC,
     .what = "TP, FP, TN, FN at N thresholds, each with discrete Laplace noise (the DPAUC baseline)",
-    .keys = "thresholds calibration",
     .check = dpauc_check,
     .init = dpauc_init,
     .prepare = dpauc_prepare,

@@ -781,7 +781,6 @@ const sim_mech_t sim_mech_fedauc_rr = {
     .id = DPM_MECH_ID_FEDAUC_RR,
     .what = "two rounds: shuffled scores up, ranks down, then the rank sum of labels flipped once "
             "by memoized RR",
-    .keys = "score_bits",
     FEDAUC_HOOKS,
 };
 
@@ -790,6 +789,5 @@ const sim_mech_t sim_mech_fedauc_lap = {
     .id = DPM_MECH_ID_FEDAUC_LAP,
     .what = "two rounds: shuffled scores up, ranks down, then localP and the rank sum with "
             "discrete Laplace noise (local/global/orthogonal/adaptive split)",
-    .keys = "variant p_share score_bits",
     FEDAUC_HOOKS,
 };

@@ -638,7 +638,6 @@ const sim_mech_t sim_mech_ustat_bins = {
     .id = DPM_MECH_ID_USTAT_BINS,
     .what = "one example's score bin by k-ary randomized response (label public or randomized), "
             "or a pair of scores' bins (Kendall's tau)",
-    .keys = "k kernel",
     .check = bins_check,
     .init = bins_init,
     .prepare = ustat_prepare,
@@ -659,7 +658,6 @@ const sim_mech_t sim_mech_ustat_tree = {
     .name = "ustat_tree",
     .id = DPM_MECH_ID_USTAT_TREE,
     .what = "one example's node at a random tree level by GRR or Hadamard RR (label public)",
-    .keys = "depth grr_levels",
     .check = tree_check,
     .init = tree_init,
     .prepare = ustat_prepare,

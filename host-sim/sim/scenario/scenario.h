@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "dpm/report.h"
+#include "mech/base/campaign_keys.h"
 
 #define SIM_NAME_MAX 32
 #define SIM_MAX_GROUPS DPM_MAX_GROUPS
@@ -67,7 +68,8 @@ typedef struct {
 
 struct sim_mech; /* sim/devices/mech.h */
 
-/* The AUC family's campaign keys, in the order of sim_campaign_spec_t.keys_line. */
+/* The mechanisms' own campaign keys (mech/base/campaign_keys.h: which mechanism takes which),
+ * in the order of sim_campaign_spec_t.keys_line: where the scenario keeps their lines. */
 #define SIM_CAMPAIGN_AUC_KEYS                                                                      \
     "thresholds", "calibration", "k", "kernel", "depth", "grr_levels", "group_eps", "variant",     \
         "p_share", "score_bits"
@@ -76,8 +78,10 @@ struct sim_mech; /* sim/devices/mech.h */
 typedef struct {
     char name[SIM_NAME_MAX];
     uint32_t id;
-    const struct sim_mech *mech; /* the mechanism's module (sim/devices/mechs.h) */
-    dpm_mech_id_t mechanism;     /* its wire id */
+    const struct sim_mech *mech; /* the mechanism's module (sim/devices/mechs.h; NULL until
+                                  * sim_scenario_parse has checked the campaign) */
+    const host_campaign_mech_t *campaign_mech; /* its name and keys (campaign_keys.h) */
+    dpm_mech_id_t mechanism;                   /* its wire id */
     int split_paper;
     uint32_t neps;
     dpm_eps_t eps[SIM_MAX_LIST];
@@ -92,7 +96,7 @@ typedef struct {
     int line, metrics_line, groups_line, eps_line;
     /* AUC-family keys (0: not given; the module fills its defaults). keys_line[k] is the line
      * of key k of SIM_CAMPAIGN_AUC_KEYS (0: not given): a mechanism accepts only the keys its
-     * module lists in sim_mech_t.keys, the parser refuses the others. */
+     * table gives its mechanism (mech/base/campaign_keys.h), the parser refuses the others. */
     uint32_t thresholds;      /* dpauc: N, thresholds i / (N - 1) */
     int calibration_tight;    /* dpauc: 0 published (eps / 4N), 1 tight (eps / 2N) */
     uint32_t ustat_k;         /* ustat_bins: bins per score */

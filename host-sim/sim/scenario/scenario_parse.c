@@ -14,9 +14,7 @@
 
 #include "common/edges.h"
 #include "common/kv.h" /* and text_list.h: numbers, lists */
-#include "sim/devices/mech.h"
-#include "sim/devices/mechs.h"
-#include "sim/devices/sim_cfg.h"
+#include "mech/base/campaign_keys.h"
 
 #define MAX_LINE 1024
 #define MAX_KEYS 32
@@ -301,18 +299,19 @@ static int parse_choice(parser_t *p, const char *v, const char *a, const char *b
     return FAIL(p, "expected %s or %s, got '%s'", a, b, v);
 }
 
-/* A mechanism of the registry (sim/devices/mechs.h). */
-static int parse_mechanism(parser_t *p, const char *v, const sim_mech_t **out)
+/* A mechanism of the campaign key table (mech/base/campaign_keys.h): the names the collector's
+ * campaigns file takes too. */
+static int parse_mechanism(parser_t *p, const char *v, const host_campaign_mech_t **out)
 {
-    const char *names[SIM_MECHS_MAX];
+    const char *names[16];
     char known[256] = "", hint[64];
     int n = 0;
-    *out = sim_mech_find(v);
+    *out = host_campaign_mech_find(v);
     if (*out != NULL) {
         return 0;
     }
-    for (size_t i = 0; i < sim_mech_count() && n < SIM_MECHS_MAX; i++) {
-        names[n] = sim_mech_at(i)->name;
+    for (size_t i = 0; i < host_campaign_nmechs && n < 16; i++) {
+        names[n] = host_campaign_mechs[i].name;
         snprintf(known + strlen(known), sizeof(known) - strlen(known), "%s%s", n ? ", " : "",
                  names[n]);
         n++;
@@ -664,10 +663,10 @@ static int key_campaign(parser_t *p, const char *k, char *v)
         }
         c->id = (uint32_t)id;
     } else if (strcmp(k, "mechanism") == 0) {
-        if (parse_mechanism(p, v, &c->mech) != 0) {
+        if (parse_mechanism(p, v, &c->campaign_mech) != 0) {
             return -1;
         }
-        c->mechanism = c->mech->id;
+        c->mechanism = c->campaign_mech->id;
     } else if (strcmp(k, "eps") == 0) {
         c->eps_line = p->line;
         return campaign_eps(p, c, v);
@@ -690,7 +689,7 @@ static int key_plan(parser_t *p, const char *k, char *v)
 {
     sim_plan_spec_t *pl = &p->sc->plan[p->sc->nplans - 1];
     if (strcmp(k, "mechanism") == 0) {
-        const sim_mech_t *m = NULL;
+        const host_campaign_mech_t *m = NULL;
         if (parse_mechanism(p, v, &m) != 0) {
             return -1;
         }
@@ -887,58 +886,6 @@ static int check_groups(parser_t *p)
     return 0;
 }
 
-/* 1 if the module lists `key` among its own keys (sim_mech_t.keys, space separated). */
-static int mech_reads(const sim_mech_t *m, const char *key)
-{
-    const char *s = m->keys;
-    size_t n = strlen(key);
-    while (s != NULL && *s != '\0') {
-        const char *e = strchr(s, ' ');
-        size_t len = e != NULL ? (size_t)(e - s) : strlen(s);
-        if (len == n && strncmp(s, key, n) == 0) {
-            return 1;
-        }
-        s = e != NULL ? e + 1 : s + len;
-    }
-    return 0;
-}
-
-/* What the SDK itself refuses (group_eps >= eps, an eps too small for the quantized
- * thresholds, ...): the campaign is built at each of its eps as a run builds it (sim_cfg_init,
- * the mechanism's init calling the SDK), so the refusal comes here, with the line of its eps
- * and of the campaign's other keys, instead of from the run with no line at all. */
-static int check_sdk(parser_t *p, uint32_t ci)
-{
-    const sim_campaign_spec_t *c = &p->sc->campaign[ci];
-    sim_cfg_t *cfg = malloc(sizeof(*cfg));
-    if (cfg == NULL) {
-        return fail_at(p, c->line, "out of memory");
-    }
-    char why[256] = "";
-    uint32_t e = 0;
-    for (; e < c->neps; e++) {
-        int st = sim_cfg_init(cfg, p->sc, ci, e, why, sizeof(why));
-        sim_cfg_release(cfg);
-        if (st != 0) {
-            break;
-        }
-    }
-    free(cfg);
-    if (e == c->neps) {
-        return 0;
-    }
-    char keys[160] = "";
-    size_t n = 0;
-    for (int k = 0; k < COUNT(kAucKeys) && n < sizeof(keys); k++) {
-        if (c->keys_line[k] != 0) {
-            int w = snprintf(keys + n, sizeof(keys) - n, "%s%s at line %d", n ? ", " : "; with ",
-                             kAucKeys[k], c->keys_line[k]);
-            n += w > 0 ? (size_t)w : 0;
-        }
-    }
-    return fail_at(p, c->eps_line != 0 ? c->eps_line : c->line, "%s%s", why, keys);
-}
-
 static int check_campaigns(parser_t *p)
 {
     sim_scenario_t *sc = p->sc;
@@ -947,7 +894,7 @@ static int check_campaigns(parser_t *p)
     }
     for (uint32_t i = 0; i < sc->ncampaigns; i++) {
         sim_campaign_spec_t *c = &sc->campaign[i];
-        if (c->mech == NULL || c->neps == 0) {
+        if (c->campaign_mech == NULL || c->neps == 0) {
             return fail_at(p, c->line, "campaign '%s' needs mechanism and eps", c->name);
         }
         for (uint32_t j = 0; j < i; j++) {
@@ -962,23 +909,17 @@ static int check_campaigns(parser_t *p)
             }
             c->groups_line = c->line;
         }
-        /* AUC-family keys only where the mechanism reads them */
+        /* a mechanism's own keys only where the table gives them to it (the campaigns file
+         * takes the same: mech/base/campaign_keys.h) */
+        const host_campaign_mech_t *m = c->campaign_mech;
         for (int k = 0; k < COUNT(kAucKeys); k++) {
-            if (c->keys_line[k] != 0 && !mech_reads(c->mech, kAucKeys[k])) {
-                return fail_at(
-                    p, c->keys_line[k], "campaign '%s' (%s) takes no key '%s'%s%s%s", c->name,
-                    c->mech->name, kAucKeys[k], c->mech->keys != NULL ? " (its keys: " : "",
-                    c->mech->keys != NULL ? c->mech->keys : "", c->mech->keys != NULL ? ")" : "");
+            if (c->keys_line[k] != 0 && !host_campaign_mech_takes(m, kAucKeys[k], 0)) {
+                char its[128];
+                int none = m->keys[0] == NULL;
+                return fail_at(p, c->keys_line[k], "campaign '%s' (%s) takes no key '%s'%s%s%s",
+                               c->name, m->name, kAucKeys[k], none ? "" : " (its keys: ",
+                               host_campaign_keys_text(m, its, sizeof(its)), none ? "" : ")");
             }
-        }
-        /* what the mechanism itself needs (metrics, bins, groups with scores, ...) */
-        char msg[256];
-        int line = c->line;
-        if (c->mech->check(sc, c, &line, msg, sizeof(msg)) != 0) {
-            return fail_at(p, line, "campaign '%s' (%s): %s", c->name, c->mech->name, msg);
-        }
-        if (check_sdk(p, i) != 0) {
-            return -1;
         }
     }
     for (uint32_t i = 0; i < sc->nplans; i++) {
@@ -1011,8 +952,8 @@ static void defaults(sim_scenario_t *sc, const char *source)
     sc->beta_levels = 100;
 }
 
-int sim_scenario_parse(const char *text, size_t len, const char *source, sim_scenario_t *out,
-                       char *err, size_t errcap)
+int sim_scenario_read(const char *text, size_t len, const char *source, sim_scenario_t *out,
+                      char *err, size_t errcap)
 {
     parser_t p;
     memset(&p, 0, sizeof(p));
@@ -1047,7 +988,7 @@ int sim_scenario_parse(const char *text, size_t len, const char *source, sim_sce
     return 0;
 }
 
-int sim_scenario_load(const char *path, sim_scenario_t *out, char *err, size_t errcap)
+int sim_scenario_read_file(const char *path, sim_scenario_t *out, char *err, size_t errcap)
 {
     char *buf = NULL;
     size_t n = 0;
@@ -1060,7 +1001,7 @@ int sim_scenario_load(const char *path, sim_scenario_t *out, char *err, size_t e
         }
         return -1;
     }
-    int st = sim_scenario_parse(buf, n, path, out, err, errcap);
+    int st = sim_scenario_read(buf, n, path, out, err, errcap);
     free(buf);
     return st;
 }
