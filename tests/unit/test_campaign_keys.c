@@ -7,6 +7,8 @@
  * refuses the collector's own options, collector_keys, everywhere). So a key one reader knows
  * for a mechanism and the other does not fails here.
  *
+ * A value neither reader takes is refused by both, each naming the key in its own words.
+ *
  * Negative controls: the same comparison against a table that gives fedauc_rr a key only the
  * collector takes (upload_count), and one that takes dpauc's calibration away, each finds the
  * difference; and a key no table names is refused by both readers. */
@@ -191,6 +193,44 @@ static void a_key_one_reader_lacks_fails_the_comparison(void **state)
     assert_true(compare(&t, 1, 1) >= 1);
 }
 
+/* A bad value of each mechanism's own key: refused by both readers, each naming the key. */
+static void a_bad_value_is_refused_by_both(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < host_campaign_nmechs; i++) {
+        const host_campaign_mech_t *m = &host_campaign_mechs[i];
+        for (const char *const *k = m->keys; *k != NULL; k++) {
+            char line[64], text[1024], want[64];
+            snprintf(line, sizeof(line), "%s = 0x10\n", *k);
+            snprintf(text, sizeof(text), "[campaign]\nid = 7\nmechanism = %s\neps = 1\n%s",
+                     m->its_own_name ? m->name : "roc_hist\ngroups = 2\nbins = 4", line);
+            coll_campaigns_t *cs = malloc(sizeof(*cs));
+            assert_non_null(cs);
+            assert_int_equal(coll_campaigns_parse(text, strlen(text), cs, g_err, sizeof(g_err)),
+                             -1);
+            free(cs);
+            snprintf(want, sizeof(want), "bad %s '0x10' (want ", *k);
+            if (strstr(g_err, want) == NULL) {
+                fail_msg("campaigns file, %s %s: %s", m->name, *k, g_err);
+            }
+            snprintf(text, sizeof(text),
+                     "[group a]\nshare = 1/2\nscores = binormal(auc=0.8, base_rate=0.3)\n"
+                     "[group b]\nshare = 1/2\nscores = binormal(auc=0.7, base_rate=0.3)\n"
+                     "[campaign c]\nmechanism = %s\neps = 1\n%s",
+                     m->name, line);
+            sim_scenario_t *sc = malloc(sizeof(*sc));
+            assert_non_null(sc);
+            assert_int_equal(
+                sim_scenario_parse(text, strlen(text), "k.scn", sc, g_err, sizeof(g_err)), -1);
+            free(sc);
+            snprintf(want, sizeof(want), "k.scn:10: %s must be ", *k);
+            if (strstr(g_err, want) == NULL) {
+                fail_msg("scenario, %s %s: %s", m->name, *k, g_err);
+            }
+        }
+    }
+}
+
 /* And a key no table names is refused by both, with the key named. */
 static void an_unknown_key_is_refused_by_both(void **state)
 {
@@ -219,6 +259,7 @@ int main(void)
         cmocka_unit_test(every_mechanism_is_valid_without_its_optional_keys),
         cmocka_unit_test(both_readers_take_the_keys_the_table_gives),
         cmocka_unit_test(a_key_one_reader_lacks_fails_the_comparison),
+        cmocka_unit_test(a_bad_value_is_refused_by_both),
         cmocka_unit_test(an_unknown_key_is_refused_by_both),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

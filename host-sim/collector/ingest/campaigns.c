@@ -25,15 +25,12 @@
 typedef struct {
     dpm_campaign_t c;
     coll_campaign_opts_t o; /* collector-side options (not sent to devices) */
-    int have_bins, have_group_eps;
+    int have_bins;
     int have_id, have_mech, have_eps, have_budget, have_period, have_groups, have_metrics,
-        have_frac, have_max_examples, have_quota, have_start, have_slack, have_late;
-    int line;          /* where the block started */
-    unsigned auc_seen; /* keys of campaigns_auc.h given */
-    /* fedauc_phase.h keys, by coll_fedauc_key's index */
-    int have_fedauc[COLL_FEDAUC_KEYS + 1];
-    /* the mechanisms' own keys given (campaign_keys.h), for finish_block */
-    const char *given[HOST_CAMPAIGN_KEYS_MAX];
+        have_frac, have_quota, have_start, have_slack, have_late;
+    int line; /* where the block started */
+    /* the mechanisms' own keys given (campaign_keys.h), NULL-terminated */
+    const char *given[HOST_CAMPAIGN_KEYS_MAX + 1];
     int ngiven;
 } block_t;
 
@@ -158,20 +155,6 @@ static int unknown_key(char *err, size_t cap, int line, const char *key)
                      kv_suggest(key, cand, n, hint, sizeof(hint)));
 }
 
-/* A mechanism's own key parsed: kept, so that finish_block refuses it for a mechanism the
- * table does not give it to. */
-static void note_given(block_t *b, const char *key)
-{
-    int n = 0;
-    const char *all[HOST_CAMPAIGN_KEYS_MAX];
-    host_campaign_all_keys(1, all, &n, HOST_CAMPAIGN_KEYS_MAX);
-    for (int i = 0; i < n && b->ngiven < HOST_CAMPAIGN_KEYS_MAX; i++) {
-        if (strcmp(all[i], key) == 0) {
-            b->given[b->ngiven++] = all[i];
-        }
-    }
-}
-
 /* "line N: bad KEY 'V' (want EXPECT)", and the trailing-comma hint when V ends with one. */
 static int bad_value(char *err, size_t cap, int line, const char *key, const char *v,
                      const char *expect)
@@ -180,10 +163,37 @@ static int bad_value(char *err, size_t cap, int line, const char *key, const cha
                      kv_trailing_comma(v));
 }
 
+/* A mechanism's own key (campaign_keys.h): its value, as dpm-sim's scenarios parse it, kept
+ * among the keys given (finish_block checks the mechanism takes it). thresholds also takes an
+ * explicit list here (campaigns_auc.h). */
+static int mech_key(block_t *b, const host_campaign_key_t *k, const char *v, int line, char *err,
+                    size_t cap)
+{
+    if (host_campaign_key_in(b->given, k->key)) {
+        return host_fail(err, cap, "line %d: '%s' given twice in one campaign", line, k->key);
+    }
+    uint32_t x = 0;
+    int list = strcmp(k->key, "thresholds") == 0 && coll_thresholds_is_list(v);
+    if (list ? coll_thresholds_list(v, &b->c) != 0 : host_campaign_key_value(k, v, 1, &x) != 0) {
+        return bad_value(err, cap, line, k->key, v, k->want);
+    }
+    if (!list) {
+        host_campaign_key_store(k, x, &b->c, &b->o);
+    }
+    if (b->ngiven < HOST_CAMPAIGN_KEYS_MAX) {
+        b->given[b->ngiven++] = k->key;
+    }
+    return 0;
+}
+
 static int set_key(block_t *b, const char *key, const char *v, int line, char *err, size_t cap)
 {
+    const host_campaign_key_t *mk = host_campaign_key_find(key);
+    if (mk != NULL) {
+        return mech_key(b, mk, v, line, err, cap);
+    }
     int *have = NULL;
-    int bad = 0, twice = 0, k;
+    int bad = 0, twice = 0;
     const char *expect = "";
     if (strcmp(key, "id") == 0) {
         have = &b->have_id;
@@ -215,10 +225,6 @@ static int set_key(block_t *b, const char *key, const char *v, int line, char *e
         have = &b->have_groups;
         bad = parse_u32(v, 0, UINT32_MAX, &b->c.groups);
         expect = "an integer";
-    } else if (strcmp(key, "group_eps") == 0) {
-        have = &b->have_group_eps;
-        bad = dpm_eps_from_decimal(v, &b->c.group_eps.q16) != DPM_OK;
-        expect = "a plain decimal in (0, eps), e.g. 0.5";
     } else if (strcmp(key, "metrics") == 0) {
         have = &b->have_metrics;
         bad = parse_metrics(v, &b->c);
@@ -227,10 +233,6 @@ static int set_key(block_t *b, const char *key, const char *v, int line, char *e
         have = &b->have_frac;
         bad = parse_u32(v, 0, 64, &b->c.frac_bits);
         expect = "an integer";
-    } else if (strcmp(key, "max_examples") == 0) {
-        have = &b->have_max_examples;
-        bad = parse_u32(v, 1, COLL_MAX_EXAMPLES_LIMIT, &b->o.max_examples);
-        expect = "an integer 1 .. 16777216";
     } else if (strcmp(key, "device_quota") == 0) {
         have = &b->have_quota;
         bad = parse_u32(v, 1, 1000000, &b->o.device_quota);
@@ -251,19 +253,7 @@ static int set_key(block_t *b, const char *key, const char *v, int line, char *e
         return twice ? host_fail(err, cap, "line %d: '%s' given twice in one campaign", line, key)
                : bad ? bad_value(err, cap, line, key, v, expect)
                      : 0;
-    } else if ((k = coll_fedauc_key(key, v, &b->c, &b->o.fedauc, &bad, &expect)) > 0) {
-        have = &b->have_fedauc[k];
     } else {
-        int rc = coll_auc_key(&b->c, &b->auc_seen, key, v, &expect);
-        if (rc == 0) {
-            note_given(b, key);
-            return 0;
-        }
-        if (rc < 0) {
-            return expect == NULL
-                       ? host_fail(err, cap, "line %d: '%s' given twice in one campaign", line, key)
-                       : bad_value(err, cap, line, key, v, expect);
-        }
         return unknown_key(err, cap, line, key);
     }
     if (*have) {
@@ -273,7 +263,6 @@ static int set_key(block_t *b, const char *key, const char *v, int line, char *e
         return bad_value(err, cap, line, key, v, expect);
     }
     *have = 1;
-    note_given(b, key);
     return 0;
 }
 
@@ -305,6 +294,11 @@ static int finish_block(block_t *b, coll_campaigns_t *out, char *err, size_t cap
     int roc = (flags & HOST_MECH_BINS) != 0;
     int fa = (flags & HOST_MECH_TWO_ROUND) != 0;
     int examples = (flags & HOST_MECH_MAX_EXAMPLES) != 0;
+    /* the mechanism in the key table (roc_hist with groups is roc_hist_groups there) */
+    const host_campaign_mech_t *cm =
+        hm == NULL ? NULL
+                   : host_campaign_mech_find(hm == &host_mech_roc_hist_groups ? "roc_hist_groups"
+                                                                              : hm->name);
     if (roc && (!b->have_bins || b->have_metrics)) {
         return host_fail(
             err, cap, "campaign at line %d: roc_hist needs bins or edges, and no metrics", b->line);
@@ -312,7 +306,7 @@ static int finish_block(block_t *b, coll_campaigns_t *out, char *err, size_t cap
     if (roc && b->have_groups && rocg_check(b, err, cap) != 0) {
         return -1;
     }
-    if (b->have_group_eps && !(roc && b->have_groups)) {
+    if (host_campaign_key_in(b->given, "group_eps") && !(roc && b->have_groups)) {
         return host_fail(err, cap, "campaign at line %d: group_eps is for roc_hist with groups",
                          b->line);
     }
@@ -320,11 +314,13 @@ static int finish_block(block_t *b, coll_campaigns_t *out, char *err, size_t cap
         return host_fail(err, cap, "campaign at line %d: bins / edges are for roc_hist", b->line);
     }
     int tuple = (flags & HOST_MECH_TUPLE_VALUES) != 0; /* the only ones with groups and metrics */
-    const char *auc_why = "";
-    if (coll_auc_finish(&b->c, b->auc_seen, b->have_groups, b->have_metrics, &auc_why) != 0) {
+    char auc_why[128];
+    if (coll_auc_finish(&b->c, cm, b->given, b->have_groups, b->have_metrics, auc_why,
+                        sizeof(auc_why)) != 0) {
         return host_fail(err, cap, "campaign at line %d: %s", b->line, auc_why);
     }
-    if (!examples && b->have_max_examples) {
+    int have_max_examples = host_campaign_key_in(b->given, "max_examples");
+    if (!examples && have_max_examples) {
         return host_fail(err, cap,
                          "campaign at line %d: max_examples is for roc_hist, dpauc and fedauc",
                          b->line);
@@ -356,14 +352,12 @@ static int finish_block(block_t *b, coll_campaigns_t *out, char *err, size_t cap
     if (!b->have_period) {
         b->c.period_seconds = 86400;
     }
-    const char *fa_why = coll_fedauc_finish(&b->c, &b->o.fedauc, b->have_fedauc);
+    const char *fa_why = coll_fedauc_finish(&b->c, &b->o.fedauc, b->given);
     if (fa_why != NULL) {
         return host_fail(err, cap, "campaign at line %d: %s", b->line, fa_why);
     }
     /* the mechanism's own keys as the table (campaign_keys.h) gives them: the same as dpm-sim's
      * scenarios (the checks above word the usual mistakes; this one keeps the two in step) */
-    const host_campaign_mech_t *cm =
-        host_campaign_mech_find(hm == &host_mech_roc_hist_groups ? "roc_hist_groups" : hm->name);
     for (int i = 0; cm != NULL && i < b->ngiven; i++) {
         if (!host_campaign_mech_takes(cm, b->given[i], 1)) {
             return host_fail(err, cap, "campaign at line %d: %s takes no key '%s'", b->line,
@@ -373,7 +367,7 @@ static int finish_block(block_t *b, coll_campaigns_t *out, char *err, size_t cap
     if (!b->have_frac) {
         b->c.frac_bits = hm->default_frac_bits;
     }
-    if (!b->have_max_examples) {
+    if (!have_max_examples) {
         b->o.max_examples = examples ? COLL_DEFAULT_MAX_EXAMPLES : 0;
     }
     if (!b->have_quota) {

@@ -5,6 +5,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/text_list.h"
+#include "estimate/dpauc.h"
+#include "mech/base/campaign.h"
+
 #define KEYS(...) ((const char *const[]){__VA_ARGS__, NULL})
 #define NO_KEYS ((const char *const[]){NULL})
 #define FEDAUC_COLLECTOR_KEYS                                                                      \
@@ -82,4 +86,149 @@ const char *host_campaign_keys_text(const host_campaign_mech_t *m, char *buf, si
         snprintf(buf + used, cap - used, "%s%s", used ? " " : "", *k);
     }
     return buf;
+}
+
+/* ---- the values ----------------------------------------------------------------------------- */
+
+/* In host_campaign_key_store's order. */
+enum {
+    K_THRESHOLDS,
+    K_CALIBRATION,
+    K_K,
+    K_KERNEL,
+    K_DEPTH,
+    K_GRR_LEVELS,
+    K_GROUP_EPS,
+    K_VARIANT,
+    K_P_SHARE,
+    K_SCORE_BITS,
+    K_UPLOAD_SECONDS,
+    K_UPLOAD_COUNT,
+    K_MIN_UPLOADERS,
+    K_MAX_EXAMPLES,
+    K_COUNT
+};
+
+#define INT(KEY, LO, HI, CHI, WANT)                                                                \
+    {                                                                                              \
+        (KEY), HOST_KEY_INT, (LO), (HI), (CHI), NULL, 0, (WANT), NULL                              \
+    }
+#define CHOICE(KEY, FIRST, WANT, ...)                                                              \
+    {                                                                                              \
+        (KEY), HOST_KEY_CHOICE, 0, 0, 0, KEYS(__VA_ARGS__), (FIRST), (WANT), (WANT)                \
+    }
+
+static const host_campaign_key_t kValues[K_COUNT] = {
+    /* the campaigns file also takes an explicit list of thresholds (campaigns_auc.h) */
+    INT("thresholds", 2, 1024, DPM_CAMPAIGN_MAX_THRESHOLDS,
+        "N (2 .. DPM_DPAUC_MAX_THRESHOLDS) or increasing thresholds in [0, 1]"),
+    CHOICE("calibration", 0, "published or tight", "published", "tight"),
+    INT("k", 2, 65536, DPM_MAX_GRR_K, "an integer 2 .. DPM_MAX_GRR_K"),
+    CHOICE("kernel", 0, "auc, auc_private_label or kendall", "auc", "auc_private_label", "kendall"),
+    INT("depth", 1, 31, COLL_TREE_MAX_DEPTH, "an integer 1 .. 10 (the collector's largest tree)"),
+    INT("grr_levels", 0, 31, COLL_TREE_MAX_DEPTH, "an integer 0 .. depth"),
+    {"group_eps", HOST_KEY_EPS, 0, 0, 0, NULL, 0, "a plain decimal in (0, eps), e.g. 0.5",
+     "a plain decimal in (0, eps)"},
+    /* dpm_fedauc_variant_t: DPM_FEDAUC_LOCAL (1) .. DPM_FEDAUC_ADAPTIVE */
+    CHOICE("variant", 1, "local, global, orthogonal or adaptive (fedauc_lap)", "local", "global",
+           "orthogonal", "adaptive"),
+    {"p_share", HOST_KEY_SHARE, 0, 0, 0, NULL, 0,
+     "a decimal in (0, 1): the share of eps on localP (fedauc_lap)",
+     "a decimal in (0, 1) (Q0.16: at least 0.0000153)"},
+    INT("score_bits", 1, 31, 0, "an integer 1 .. 31"),
+    INT("upload_seconds", 1, UINT32_MAX, 0, "an integer >= 1 (at most period_seconds)"),
+    INT("upload_count", 1, UINT32_MAX, 0, "an integer >= 1"),
+    INT("min_uploaders", 1, UINT32_MAX, 0,
+        "an integer >= 1 (1: ranks for any pool, also one device's own)"),
+    INT("max_examples", 1, COLL_MAX_EXAMPLES_LIMIT, 0, "an integer 1 .. 16777216"),
+};
+
+const host_campaign_key_t *host_campaign_key_find(const char *key)
+{
+    for (size_t i = 0; i < K_COUNT; i++) {
+        if (strcmp(kValues[i].key, key) == 0) {
+            return &kValues[i];
+        }
+    }
+    return NULL;
+}
+
+/* The campaigns file's integers: decimal digits only (no sign, exponent or hexadecimal), at
+ * most 10. */
+static int parse_uint(const char *v, uint32_t lo, uint32_t hi, uint32_t *out)
+{
+    size_t n = strlen(v);
+    if (n == 0 || n > 10 || strspn(v, "0123456789") != n) {
+        return -1;
+    }
+    uint64_t x = 0;
+    for (size_t i = 0; i < n; i++) {
+        x = x * 10u + (uint64_t)(v[i] - '0');
+    }
+    if (x < lo || x > hi) {
+        return -1;
+    }
+    *out = (uint32_t)x;
+    return 0;
+}
+
+int host_campaign_key_value(const host_campaign_key_t *k, const char *v, int collector,
+                            uint32_t *out)
+{
+    dpm_eps_t q = 0;
+    switch (k->kind) {
+    case HOST_KEY_INT:
+        if (!collector) { /* a scenario's integers may be written 1e3 (text_u64), never 0x10 */
+            uint64_t u = 0;
+            if (text_u64(v, &u) != 0 || u < k->lo || u > k->hi) {
+                return -1;
+            }
+            *out = (uint32_t)u;
+            return 0;
+        }
+        return parse_uint(v, k->lo, k->collector_hi != 0 ? k->collector_hi : k->hi, out);
+    case HOST_KEY_CHOICE:
+        for (uint32_t i = 0; k->choices[i] != NULL; i++) {
+            if (strcmp(v, k->choices[i]) == 0) {
+                *out = k->first + i;
+                return 0;
+            }
+        }
+        return -1;
+    case HOST_KEY_EPS:
+        if (dpm_eps_from_decimal(v, &q) != DPM_OK) {
+            return -1;
+        }
+        *out = q;
+        return 0;
+    default: /* HOST_KEY_SHARE */
+        if (dpm_eps_from_decimal(v, &q) != DPM_OK || q == 0 || q >= 65536u) {
+            return -1;
+        }
+        *out = q;
+        return 0;
+    }
+}
+
+void host_campaign_key_store(const host_campaign_key_t *k, uint32_t value, dpm_campaign_t *c,
+                             struct coll_campaign_opts *o)
+{
+    switch (k - kValues) {
+    case K_THRESHOLDS: /* the grid i / (N - 1); N is in range, so linspace takes it */
+        c->nthresholds = dpm_dpauc_linspace(value, c->thresholds) == DPM_OK ? value : 0;
+        break;
+    case K_CALIBRATION: c->calibration = value; break;
+    case K_K: c->ustat_k = value; break;
+    case K_KERNEL: c->ustat_kernel = value; break;
+    case K_DEPTH: c->tree_depth = value; break;
+    case K_GRR_LEVELS: c->tree_grr_levels = value; break;
+    case K_GROUP_EPS: c->group_eps.q16 = value; break;
+    case K_VARIANT: c->fedauc_variant = value; break;
+    case K_P_SHARE: c->fedauc_p_share_q16 = value; break;
+    case K_SCORE_BITS: c->fedauc_score_bits = value; break;
+    case K_UPLOAD_SECONDS: o->fedauc.upload_seconds = value; break;
+    case K_UPLOAD_COUNT: o->fedauc.upload_count = value; break;
+    case K_MIN_UPLOADERS: o->fedauc.min_uploaders = value; break;
+    default: o->max_examples = value; break; /* K_MAX_EXAMPLES */
+    }
 }

@@ -9,6 +9,10 @@
  *   collector_keys  the collector's options for this mechanism (how many examples a report may
  *                   hold, FedAUC's upload phase): the campaigns file only, never on the wire
  *
+ * and what each of those keys' values may be (host_campaign_key_t): both readers parse a value
+ * with host_campaign_key_value and word the refusal their own way ("bad KEY 'V' (want ...)" in
+ * the campaigns file, "KEY must be ..., not 'V'" in a scenario).
+ *
  * Every mechanism name a campaign may give is here, in dpm-sim's order. roc_hist_groups is
  * roc_hist with groups >= 2: the scenario names it, the campaigns file says `mechanism =
  * roc_hist` with `groups = G` (its_own_name is 0). */
@@ -16,8 +20,15 @@
 #define DPM_MECH_CAMPAIGN_KEYS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "dpm/mech.h"
+
+struct coll_campaign_opts; /* mech/base/campaign.h: coll_campaign_opts_t */
+
+/* The collector keeps ustat_tree sums in a fixed vector (agg_auc.h): depth up to this (the
+ * campaigns file's bound on depth and grr_levels). */
+#define COLL_TREE_MAX_DEPTH 10
 
 /* At most this many distinct keys over all mechanisms (host_campaign_all_keys' out). */
 #define HOST_CAMPAIGN_KEYS_MAX 32
@@ -50,5 +61,39 @@ const char *host_campaign_keys_text(const host_campaign_mech_t *m, char *buf, si
 /* 1 if mechanism m takes key in the reader: collector 1 for the campaigns file (keys and
  * collector_keys), 0 for a scenario (keys only). */
 int host_campaign_mech_takes(const host_campaign_mech_t *m, const char *key, int collector);
+
+/* What a key's value may be. */
+typedef enum {
+    HOST_KEY_INT,    /* decimal digits in [lo, hi] */
+    HOST_KEY_CHOICE, /* one of choices: first + its index */
+    HOST_KEY_EPS,    /* a plain decimal in (0, DPM_EPS_MAX], Q16.16 */
+    HOST_KEY_SHARE,  /* a plain decimal in (0, 1), Q0.16 */
+} host_key_kind_t;
+
+typedef struct {
+    const char *key;
+    host_key_kind_t kind;
+    /* HOST_KEY_INT: the range a scenario takes (the SDK's build checks its own limits, with the
+     * line, when the campaign is built) and the campaigns file's upper bound (the collector's
+     * storage or the SDK's build: it says so in want; 0: hi) */
+    uint32_t lo, hi, collector_hi;
+    const char *const *choices; /* HOST_KEY_CHOICE, NULL-terminated */
+    uint32_t first;             /* HOST_KEY_CHOICE: the value of choices[0] */
+    const char *want;           /* the campaigns file's "(want ...)" */
+    const char *must;           /* the scenario's "KEY must be ..." (HOST_KEY_INT: generated) */
+} host_campaign_key_t;
+
+/* The key called `key` (any mechanism's own or collector key), or NULL. */
+const host_campaign_key_t *host_campaign_key_find(const char *key);
+
+/* v as k's value: 0 with *out set, or -1 (not of the kind, or outside the range). collector: the
+ * campaigns file's bounds and its integers (digits only), else a scenario's (1e3 too). */
+int host_campaign_key_value(const host_campaign_key_t *k, const char *v, int collector,
+                            uint32_t *out);
+
+/* The campaigns file: value (host_campaign_key_value's) of key k into the campaign and the
+ * collector's options. */
+void host_campaign_key_store(const host_campaign_key_t *k, uint32_t value, dpm_campaign_t *c,
+                             struct coll_campaign_opts *o);
 
 #endif /* DPM_MECH_CAMPAIGN_KEYS_H */

@@ -567,92 +567,48 @@ static int campaign_bins(parser_t *p, sim_campaign_spec_t *c, const char *k, cha
     return st == 0 ? 0 : FAIL(p, "%s", why);
 }
 
-/* An integer key of the AUC family in [lo, hi]. */
-static int campaign_uint(parser_t *p, const char *k, const char *v, uint32_t lo, uint32_t hi,
-                         uint32_t *out)
-{
-    uint64_t u;
-    if (text_u64(v, &u) != 0 || u < lo || u > hi) {
-        return text_is_decimal(v)
-                   ? FAIL(p, "%s must be an integer in %u..%u, not '%s'", k, lo, hi, v)
-                   : FAIL(p, "%s must be an integer in %u..%u written in decimal, not '%s'", k, lo,
-                          hi, v);
-    }
-    *out = (uint32_t)u;
-    return 0;
-}
-
-/* fedauc_lap's variant: local | global | orthogonal | adaptive (dpm_fedauc_variant_t). */
-static int fedauc_variant(parser_t *p, const char *v, uint32_t *out)
-{
-    static const char *const names[] = {"local", "global", "orthogonal", "adaptive"};
-    for (uint32_t i = 0; i < 4u; i++) {
-        if (strcmp(v, names[i]) == 0) {
-            *out = i + 1u; /* DPM_FEDAUC_LOCAL .. DPM_FEDAUC_ADAPTIVE */
-            return 0;
-        }
-    }
-    return FAIL(p, "variant must be local, global, orthogonal or adaptive, not '%s'", v);
-}
-
-/* ustat_bins' kernel: auc | auc_private_label | kendall (dpm_ustat_kernel_t). */
-static int ustat_kernel(parser_t *p, const char *v, uint32_t *out)
-{
-    static const char *const names[] = {"auc", "auc_private_label", "kendall"};
-    for (uint32_t i = 0; i < 3u; i++) {
-        if (strcmp(v, names[i]) == 0) {
-            *out = i; /* DPM_USTAT_AUC .. DPM_USTAT_KENDALL */
-            return 0;
-        }
-    }
-    return FAIL(p, "kernel must be auc, auc_private_label or kendall, not '%s'", v);
-}
-
-/* fedauc_lap's p_share: a decimal strictly between 0 and 1, held in Q0.16. */
-static int fedauc_share(parser_t *p, const char *v, uint32_t *out)
-{
-    dpm_eps_t q = 0;
-    if (dpm_eps_from_decimal(v, &q) != DPM_OK || q == 0 || q >= 65536u) {
-        return FAIL(p, "p_share must be a decimal in (0, 1) (Q0.16: at least 0.0000153), not '%s'",
-                    v);
-    }
-    *out = (uint32_t)q;
-    return 0;
-}
-
-/* thresholds, calibration, k, kernel, depth, grr_levels, group_eps, variant, p_share, score_bits
- * (the module checks ranges
- * against the SDK's build; these bounds only keep the numbers sane). */
-static int campaign_auc_key(parser_t *p, sim_campaign_spec_t *c, int key, const char *k,
-                            const char *v)
+/* A mechanism's own key (the table of mech/base/campaign_keys.h says which mechanism takes it
+ * and what its value may be; the campaigns file parses it the same way). The module checks the
+ * value against the SDK's build. */
+static int campaign_mech_key(parser_t *p, sim_campaign_spec_t *c, int key, const char *k,
+                             const char *v)
 {
     if (c->keys_line[key] != 0) {
         return FAIL(p, "%s given twice", k);
     }
     c->keys_line[key] = p->line;
-    switch (key) {
-    case 0: return campaign_uint(p, k, v, 2, 1024, &c->thresholds);
-    case 1: return parse_choice(p, v, "published", "tight", &c->calibration_tight);
-    case 2: return campaign_uint(p, k, v, 2, 65536, &c->ustat_k);
-    case 3: return ustat_kernel(p, v, &c->ustat_kernel);
-    case 4: return campaign_uint(p, k, v, 1, 31, &c->tree_depth);
-    case 5: c->tree_grr_set = 1; return campaign_uint(p, k, v, 0, 31, &c->tree_grr_levels);
-    case 7: return fedauc_variant(p, v, &c->fedauc_variant);
-    case 8: return fedauc_share(p, v, &c->fedauc_p_share);
-    case 9: return campaign_uint(p, k, v, 1, 31, &c->fedauc_score_bits);
-    default:
-        if (dpm_eps_from_decimal(v, &c->group_eps) != DPM_OK) {
-            return FAIL(p, "group_eps: '%s' is not a plain decimal in (0, %d]", v, DPM_EPS_MAX);
-        }
-        return 0;
+    const host_campaign_key_t *mk = host_campaign_key_find(k);
+    uint32_t x = 0;
+    if (mk == NULL) { /* SIM_CAMPAIGN_AUC_KEYS names a key the table lacks: a build mistake */
+        return FAIL(p, "%s: no such key in mech/base/campaign_keys.c", k);
     }
+    if (host_campaign_key_value(mk, v, 0, &x) != 0) {
+        if (mk->kind != HOST_KEY_INT) {
+            return FAIL(p, "%s must be %s, not '%s'", k, mk->must, v);
+        }
+        return FAIL(p, "%s must be an integer in %u..%u%s, not '%s'", k, mk->lo, mk->hi,
+                    text_is_decimal(v) ? "" : " written in decimal", v);
+    }
+    switch (key) {
+    case 0: c->thresholds = x; break;
+    case 1: c->calibration_tight = x != 0; break;
+    case 2: c->ustat_k = x; break;
+    case 3: c->ustat_kernel = x; break;
+    case 4: c->tree_depth = x; break;
+    case 5: c->tree_grr_set = 1, c->tree_grr_levels = x; break;
+    case 6: c->group_eps = x; break;
+    case 7: c->fedauc_variant = x; break;
+    case 8: c->fedauc_p_share = x; break;
+    default: c->fedauc_score_bits = x; break;
+    }
+    return 0;
 }
 
 static int key_campaign(parser_t *p, const char *k, char *v)
 {
     for (int i = 0; i < COUNT(kAucKeys); i++) {
         if (strcmp(k, kAucKeys[i]) == 0) {
-            return campaign_auc_key(p, &p->sc->campaign[p->sc->ncampaigns - 1], i, k, v);
+            return campaign_mech_key(p, &p->sc->campaign[p->sc->ncampaigns - 1], i, k, v);
         }
     }
     sim_campaign_spec_t *c = &p->sc->campaign[p->sc->ncampaigns - 1];
