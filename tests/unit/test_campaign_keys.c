@@ -129,26 +129,25 @@ static int scenario_reads(const host_campaign_mech_t *m, const char *key)
  * count. */
 static int compare(const host_campaign_mech_t *table, size_t n, int quiet)
 {
-    const char *keys[HOST_CAMPAIGN_KEYS_MAX];
-    int nkeys = 0, bad = 0;
-    host_campaign_all_keys(1, keys, &nkeys, HOST_CAMPAIGN_KEYS_MAX);
+    int bad = 0;
     for (size_t i = 0; i < n; i++) {
         const host_campaign_mech_t *m = host_campaign_mech_find(table[i].name);
         assert_non_null(m); /* the readers know the mechanism by the real table's name */
-        for (int k = 0; k < nkeys; k++) {
-            int want_c = host_campaign_mech_takes(&table[i], keys[k], 1);
-            int want_s = host_campaign_mech_takes(&table[i], keys[k], 0);
-            int got_c = collector_reads(m, keys[k]);
+        for (int k = 0; k < HOST_CK_COUNT; k++) {
+            const char *key = host_campaign_key_at(k)->key;
+            int want_c = host_campaign_mech_takes(&table[i], key, 1);
+            int want_s = host_campaign_mech_takes(&table[i], key, 0);
+            int got_c = collector_reads(m, key);
             char cerr[512];
             memcpy(cerr, g_err, sizeof(cerr));
-            int got_s = scenario_reads(m, keys[k]);
+            int got_s = scenario_reads(m, key);
             if (got_c != want_c || got_s != want_s) {
                 bad++;
             }
             if ((got_c != want_c || got_s != want_s) && !quiet) {
                 print_message("# %s, key %s: campaigns file %s (want %s), scenario %s (want %s)\n"
                               "#   campaigns file: %s\n#   scenario: %s\n",
-                              table[i].name, keys[k], got_c ? "takes it" : "refuses it",
+                              table[i].name, key, got_c ? "takes it" : "refuses it",
                               want_c ? "takes" : "refuses", got_s ? "takes it" : "refuses it",
                               want_s ? "takes" : "refuses", got_c ? "-" : cerr,
                               got_s ? "-" : g_err);
@@ -156,6 +155,36 @@ static int compare(const host_campaign_mech_t *table, size_t n, int quiet)
         }
     }
     return bad;
+}
+
+/* The key list (HOST_CK_*) and the mechanisms' lists name the same keys: the ones both readers
+ * take first, then the collector's options; each key named by a mechanism is in the list. */
+static void the_key_list_and_the_mechanisms_agree(void **state)
+{
+    (void)state;
+    for (int k = 0; k < HOST_CK_COUNT; k++) {
+        const char *key = host_campaign_key_at(k)->key;
+        int index = -1, own = 0, option = 0;
+        assert_ptr_equal(host_campaign_key_find(key, &index), host_campaign_key_at(k));
+        assert_int_equal(index, k);
+        for (size_t i = 0; i < host_campaign_nmechs; i++) {
+            own |= host_campaign_key_in(host_campaign_mechs[i].keys, key);
+            option |= host_campaign_key_in(host_campaign_mechs[i].collector_keys, key);
+        }
+        if (k < HOST_CK_SCENARIO ? !own || option : own || !option) {
+            fail_msg("key %s (%d): a mechanism's own key %d, a collector option %d", key, k, own,
+                     option);
+        }
+    }
+    assert_null(host_campaign_key_at(HOST_CK_COUNT));
+    for (size_t i = 0; i < host_campaign_nmechs; i++) {
+        for (const char *const *k = host_campaign_mechs[i].keys; *k != NULL; k++) {
+            assert_non_null(host_campaign_key_find(*k, NULL));
+        }
+        for (const char *const *k = host_campaign_mechs[i].collector_keys; *k != NULL; k++) {
+            assert_non_null(host_campaign_key_find(*k, NULL));
+        }
+    }
 }
 
 static void every_mechanism_is_valid_without_its_optional_keys(void **state)
@@ -256,6 +285,7 @@ static void an_unknown_key_is_refused_by_both(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(the_key_list_and_the_mechanisms_agree),
         cmocka_unit_test(every_mechanism_is_valid_without_its_optional_keys),
         cmocka_unit_test(both_readers_take_the_keys_the_table_gives),
         cmocka_unit_test(a_key_one_reader_lacks_fails_the_comparison),

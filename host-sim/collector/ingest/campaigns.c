@@ -30,7 +30,7 @@ typedef struct {
         have_frac, have_quota, have_start, have_slack, have_late;
     int line; /* where the block started */
     /* the mechanisms' own keys given (campaign_keys.h), NULL-terminated */
-    const char *given[HOST_CAMPAIGN_KEYS_MAX + 1];
+    const char *given[HOST_CK_COUNT + 1];
     int ngiven;
 } block_t;
 
@@ -146,13 +146,14 @@ static const char *const kKeys[] = {"id",
 /* "line N: unknown key 'K'", with the closest of every key set_key takes. */
 static int unknown_key(char *err, size_t cap, int line, const char *key)
 {
-    const char *cand[NKEYS + HOST_CAMPAIGN_KEYS_MAX];
-    int n = NKEYS;
+    const char *cand[NKEYS + HOST_CK_COUNT];
     memcpy(cand, kKeys, sizeof(kKeys));
-    host_campaign_all_keys(1, cand, &n, NKEYS + HOST_CAMPAIGN_KEYS_MAX);
+    for (int i = 0; i < HOST_CK_COUNT; i++) {
+        cand[NKEYS + i] = host_campaign_key_at(i)->key;
+    }
     char hint[64];
     return host_fail(err, cap, "line %d: unknown key '%s'%s", line, key,
-                     kv_suggest(key, cand, n, hint, sizeof(hint)));
+                     kv_suggest(key, cand, NKEYS + HOST_CK_COUNT, hint, sizeof(hint)));
 }
 
 /* "line N: bad KEY 'V' (want EXPECT)", and the trailing-comma hint when V ends with one. */
@@ -180,15 +181,13 @@ static int mech_key(block_t *b, const host_campaign_key_t *k, const char *v, int
     if (!list) {
         host_campaign_key_store(k, x, &b->c, &b->o);
     }
-    if (b->ngiven < HOST_CAMPAIGN_KEYS_MAX) {
-        b->given[b->ngiven++] = k->key;
-    }
+    b->given[b->ngiven++] = k->key; /* once each: given twice is refused above */
     return 0;
 }
 
 static int set_key(block_t *b, const char *key, const char *v, int line, char *err, size_t cap)
 {
-    const host_campaign_key_t *mk = host_campaign_key_find(key);
+    const host_campaign_key_t *mk = host_campaign_key_find(key, NULL);
     if (mk != NULL) {
         return mech_key(b, mk, v, line, err, cap);
     }

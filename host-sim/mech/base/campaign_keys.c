@@ -54,30 +54,6 @@ int host_campaign_mech_takes(const host_campaign_mech_t *m, const char *key, int
            (collector && host_campaign_key_in(m->collector_keys, key));
 }
 
-/* The keys of list not yet in out[0 .. *n), appended. */
-static void add_new(const char *const *list, const char **out, int *n, int max)
-{
-    for (; *list != NULL; list++) {
-        int seen = 0;
-        for (int i = 0; i < *n; i++) {
-            seen |= strcmp(out[i], *list) == 0;
-        }
-        if (!seen && *n < max) {
-            out[(*n)++] = *list;
-        }
-    }
-}
-
-void host_campaign_all_keys(int collector, const char **out, int *n, int max)
-{
-    for (size_t i = 0; i < host_campaign_nmechs; i++) {
-        add_new(host_campaign_mechs[i].keys, out, n, max);
-    }
-    for (size_t i = 0; collector && i < host_campaign_nmechs; i++) {
-        add_new(host_campaign_mechs[i].collector_keys, out, n, max);
-    }
-}
-
 const char *host_campaign_keys_text(const host_campaign_mech_t *m, char *buf, size_t cap)
 {
     buf[0] = '\0';
@@ -90,25 +66,6 @@ const char *host_campaign_keys_text(const host_campaign_mech_t *m, char *buf, si
 
 /* ---- the values ----------------------------------------------------------------------------- */
 
-/* In host_campaign_key_store's order. */
-enum {
-    K_THRESHOLDS,
-    K_CALIBRATION,
-    K_K,
-    K_KERNEL,
-    K_DEPTH,
-    K_GRR_LEVELS,
-    K_GROUP_EPS,
-    K_VARIANT,
-    K_P_SHARE,
-    K_SCORE_BITS,
-    K_UPLOAD_SECONDS,
-    K_UPLOAD_COUNT,
-    K_MIN_UPLOADERS,
-    K_MAX_EXAMPLES,
-    K_COUNT
-};
-
 #define INT(KEY, LO, HI, CHI, WANT)                                                                \
     {                                                                                              \
         (KEY), HOST_KEY_INT, (LO), (HI), (CHI), NULL, 0, (WANT), NULL                              \
@@ -118,7 +75,8 @@ enum {
         (KEY), HOST_KEY_CHOICE, 0, 0, 0, KEYS(__VA_ARGS__), (FIRST), (WANT), (WANT)                \
     }
 
-static const host_campaign_key_t kValues[K_COUNT] = {
+/* In HOST_CK_ order (campaign_keys.h). */
+static const host_campaign_key_t kValues[HOST_CK_COUNT] = {
     /* the campaigns file also takes an explicit list of thresholds (campaigns_auc.h) */
     INT("thresholds", 2, 1024, DPM_CAMPAIGN_MAX_THRESHOLDS,
         "N (2 .. DPM_DPAUC_MAX_THRESHOLDS) or increasing thresholds in [0, 1]"),
@@ -143,10 +101,18 @@ static const host_campaign_key_t kValues[K_COUNT] = {
     INT("max_examples", 1, COLL_MAX_EXAMPLES_LIMIT, 0, "an integer 1 .. 16777216"),
 };
 
-const host_campaign_key_t *host_campaign_key_find(const char *key)
+const host_campaign_key_t *host_campaign_key_at(int i)
 {
-    for (size_t i = 0; i < K_COUNT; i++) {
+    return i >= 0 && i < HOST_CK_COUNT ? &kValues[i] : NULL;
+}
+
+const host_campaign_key_t *host_campaign_key_find(const char *key, int *index)
+{
+    for (int i = 0; i < HOST_CK_COUNT; i++) {
         if (strcmp(kValues[i].key, key) == 0) {
+            if (index != NULL) {
+                *index = i;
+            }
             return &kValues[i];
         }
     }
@@ -214,21 +180,21 @@ void host_campaign_key_store(const host_campaign_key_t *k, uint32_t value, dpm_c
                              struct coll_campaign_opts *o)
 {
     switch (k - kValues) {
-    case K_THRESHOLDS: /* the grid i / (N - 1); N is in range, so linspace takes it */
+    case HOST_CK_THRESHOLDS: /* the grid i / (N - 1); N is in range, so linspace takes it */
         c->nthresholds = dpm_dpauc_linspace(value, c->thresholds) == DPM_OK ? value : 0;
         break;
-    case K_CALIBRATION: c->calibration = value; break;
-    case K_K: c->ustat_k = value; break;
-    case K_KERNEL: c->ustat_kernel = value; break;
-    case K_DEPTH: c->tree_depth = value; break;
-    case K_GRR_LEVELS: c->tree_grr_levels = value; break;
-    case K_GROUP_EPS: c->group_eps.q16 = value; break;
-    case K_VARIANT: c->fedauc_variant = value; break;
-    case K_P_SHARE: c->fedauc_p_share_q16 = value; break;
-    case K_SCORE_BITS: c->fedauc_score_bits = value; break;
-    case K_UPLOAD_SECONDS: o->fedauc.upload_seconds = value; break;
-    case K_UPLOAD_COUNT: o->fedauc.upload_count = value; break;
-    case K_MIN_UPLOADERS: o->fedauc.min_uploaders = value; break;
-    default: o->max_examples = value; break; /* K_MAX_EXAMPLES */
+    case HOST_CK_CALIBRATION: c->calibration = value; break;
+    case HOST_CK_K: c->ustat_k = value; break;
+    case HOST_CK_KERNEL: c->ustat_kernel = value; break;
+    case HOST_CK_DEPTH: c->tree_depth = value; break;
+    case HOST_CK_GRR_LEVELS: c->tree_grr_levels = value; break;
+    case HOST_CK_GROUP_EPS: c->group_eps.q16 = value; break;
+    case HOST_CK_VARIANT: c->fedauc_variant = value; break;
+    case HOST_CK_P_SHARE: c->fedauc_p_share_q16 = value; break;
+    case HOST_CK_SCORE_BITS: c->fedauc_score_bits = value; break;
+    case HOST_CK_UPLOAD_SECONDS: o->fedauc.upload_seconds = value; break;
+    case HOST_CK_UPLOAD_COUNT: o->fedauc.upload_count = value; break;
+    case HOST_CK_MIN_UPLOADERS: o->fedauc.min_uploaders = value; break;
+    default: o->max_examples = value; break; /* HOST_CK_MAX_EXAMPLES */
     }
 }

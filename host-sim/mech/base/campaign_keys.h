@@ -30,8 +30,27 @@ struct coll_campaign_opts; /* mech/base/campaign.h: coll_campaign_opts_t */
  * campaigns file's bound on depth and grr_levels). */
 #define COLL_TREE_MAX_DEPTH 10
 
-/* At most this many distinct keys over all mechanisms (host_campaign_all_keys' out). */
-#define HOST_CAMPAIGN_KEYS_MAX 32
+/* Every mechanism key, as host_campaign_key_at numbers them: first those both readers take (a
+ * scenario keeps the line of each: sim_campaign_spec_t.keys_line[HOST_CK_...]), then the
+ * collector's options. */
+enum {
+    HOST_CK_THRESHOLDS,
+    HOST_CK_CALIBRATION,
+    HOST_CK_K,
+    HOST_CK_KERNEL,
+    HOST_CK_DEPTH,
+    HOST_CK_GRR_LEVELS,
+    HOST_CK_GROUP_EPS,
+    HOST_CK_VARIANT,
+    HOST_CK_P_SHARE,
+    HOST_CK_SCORE_BITS,
+    HOST_CK_SCENARIO, /* the count of the keys above */
+    HOST_CK_UPLOAD_SECONDS = HOST_CK_SCENARIO,
+    HOST_CK_UPLOAD_COUNT,
+    HOST_CK_MIN_UPLOADERS,
+    HOST_CK_MAX_EXAMPLES,
+    HOST_CK_COUNT
+};
 
 typedef struct {
     const char *name;                  /* "dpauc" */
@@ -47,10 +66,6 @@ extern const size_t host_campaign_nmechs;
 
 /* The mechanism called `name`, or NULL. */
 const host_campaign_mech_t *host_campaign_mech_find(const char *name);
-
-/* Every key of every mechanism, each once, in first-seen order, appended to out[*n .. max):
- * both readers' "did you mean" candidates. collector: also the collector_keys. */
-void host_campaign_all_keys(int collector, const char **out, int *n, int max);
 
 /* 1 if the NULL-terminated list names key. */
 int host_campaign_key_in(const char *const *list, const char *key);
@@ -83,8 +98,12 @@ typedef struct {
     const char *must;           /* the scenario's "KEY must be ..." (HOST_KEY_INT: generated) */
 } host_campaign_key_t;
 
-/* The key called `key` (any mechanism's own or collector key), or NULL. */
-const host_campaign_key_t *host_campaign_key_find(const char *key);
+/* Key i (HOST_CK_*), or NULL past HOST_CK_COUNT. */
+const host_campaign_key_t *host_campaign_key_at(int i);
+
+/* The key called `key` (any mechanism's own or collector key), or NULL; *index (if not NULL)
+ * gets its HOST_CK_ number. */
+const host_campaign_key_t *host_campaign_key_find(const char *key, int *index);
 
 /* v as k's value: 0 with *out set, or -1 (not of the kind, or outside the range). collector: the
  * campaigns file's bounds and its integers (digits only), else a scenario's (1e3 too). */

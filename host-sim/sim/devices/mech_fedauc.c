@@ -98,7 +98,7 @@ static int fa_check(const sim_scenario_t *sc, sim_campaign_spec_t *c, int *line,
         c->fedauc_variant = DPM_FEDAUC_LOCAL;
     }
     if (lap && c->fedauc_variant == DPM_FEDAUC_ADAPTIVE && c->fedauc_p_share != 0) {
-        *line = c->keys_line[8];
+        *line = c->keys_line[HOST_CK_P_SHARE];
         snprintf(err, errcap, "variant adaptive takes no p_share (each device splits eps)");
         return -1;
     }

@@ -81,7 +81,6 @@ static int fail_at(const char *src, int line, char *err, size_t cap, const char 
  * and of the campaign's other keys, instead of from the run with no line at all. */
 static int check_sdk(sim_scenario_t *sc, uint32_t ci, const char *src, char *err, size_t cap)
 {
-    static const char *const kKeys[] = {SIM_CAMPAIGN_AUC_KEYS};
     const sim_campaign_spec_t *c = &sc->campaign[ci];
     sim_cfg_t *cfg = malloc(sizeof(*cfg));
     if (cfg == NULL) {
@@ -102,10 +101,10 @@ static int check_sdk(sim_scenario_t *sc, uint32_t ci, const char *src, char *err
     }
     char keys[160] = "";
     size_t n = 0;
-    for (int k = 0; k < SIM_CAMPAIGN_NAUC_KEYS && n < sizeof(keys); k++) {
+    for (int k = 0; k < HOST_CK_SCENARIO && n < sizeof(keys); k++) {
         if (c->keys_line[k] != 0) {
             int w = snprintf(keys + n, sizeof(keys) - n, "%s%s at line %d", n ? ", " : "; with ",
-                             kKeys[k], c->keys_line[k]);
+                             host_campaign_key_at(k)->key, c->keys_line[k]);
             n += w > 0 ? (size_t)w : 0;
         }
     }

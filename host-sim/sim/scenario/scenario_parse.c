@@ -347,9 +347,9 @@ static const char *const kScenarioKeys[] = {"name",       "description", "device
 static const char *const kPopulationKeys[] = {"seed", "examples", "beta_levels", "partition"};
 static const char *const kGroupKeys[] = {"share", "scores", "pairs",    "partition",
                                          "tpr",   "fpr",    "accuracy", "precision"};
-static const char *const kCampaignKeys[] = {
-    "id", "mechanism", "eps", "metrics", "groups", "bins", "edges", "split", SIM_CAMPAIGN_AUC_KEYS};
-static const char *const kAucKeys[] = {SIM_CAMPAIGN_AUC_KEYS};
+/* and the mechanisms' own keys (campaign_keys.h) */
+static const char *const kCampaignKeys[] = {"id",     "mechanism", "eps",   "metrics",
+                                            "groups", "bins",      "edges", "split"};
 static const char *const kPlanKeys[] = {"mechanism",  "split",   "scale", "bound",
                                         "confidence", "devices", "error"};
 static const char *const kSections[] = {"scenario", "population", "group", "campaign", "plan"};
@@ -570,18 +570,15 @@ static int campaign_bins(parser_t *p, sim_campaign_spec_t *c, const char *k, cha
 /* A mechanism's own key (the table of mech/base/campaign_keys.h says which mechanism takes it
  * and what its value may be; the campaigns file parses it the same way). The module checks the
  * value against the SDK's build. */
-static int campaign_mech_key(parser_t *p, sim_campaign_spec_t *c, int key, const char *k,
-                             const char *v)
+static int campaign_mech_key(parser_t *p, sim_campaign_spec_t *c, int key, const char *v)
 {
+    const host_campaign_key_t *mk = host_campaign_key_at(key);
+    const char *k = mk->key;
     if (c->keys_line[key] != 0) {
         return FAIL(p, "%s given twice", k);
     }
     c->keys_line[key] = p->line;
-    const host_campaign_key_t *mk = host_campaign_key_find(k);
     uint32_t x = 0;
-    if (mk == NULL) { /* SIM_CAMPAIGN_AUC_KEYS names a key the table lacks: a build mistake */
-        return FAIL(p, "%s: no such key in mech/base/campaign_keys.c", k);
-    }
     if (host_campaign_key_value(mk, v, 0, &x) != 0) {
         if (mk->kind != HOST_KEY_INT) {
             return FAIL(p, "%s must be %s, not '%s'", k, mk->must, v);
@@ -589,27 +586,26 @@ static int campaign_mech_key(parser_t *p, sim_campaign_spec_t *c, int key, const
         return FAIL(p, "%s must be an integer in %u..%u%s, not '%s'", k, mk->lo, mk->hi,
                     text_is_decimal(v) ? "" : " written in decimal", v);
     }
-    switch (key) {
-    case 0: c->thresholds = x; break;
-    case 1: c->calibration_tight = x != 0; break;
-    case 2: c->ustat_k = x; break;
-    case 3: c->ustat_kernel = x; break;
-    case 4: c->tree_depth = x; break;
-    case 5: c->tree_grr_set = 1, c->tree_grr_levels = x; break;
-    case 6: c->group_eps = x; break;
-    case 7: c->fedauc_variant = x; break;
-    case 8: c->fedauc_p_share = x; break;
-    default: c->fedauc_score_bits = x; break;
+    switch (key) { /* where the scenario keeps it */
+    case HOST_CK_THRESHOLDS: c->thresholds = x; break;
+    case HOST_CK_CALIBRATION: c->calibration_tight = x != 0; break;
+    case HOST_CK_K: c->ustat_k = x; break;
+    case HOST_CK_KERNEL: c->ustat_kernel = x; break;
+    case HOST_CK_DEPTH: c->tree_depth = x; break;
+    case HOST_CK_GRR_LEVELS: c->tree_grr_set = 1, c->tree_grr_levels = x; break;
+    case HOST_CK_GROUP_EPS: c->group_eps = x; break;
+    case HOST_CK_VARIANT: c->fedauc_variant = x; break;
+    case HOST_CK_P_SHARE: c->fedauc_p_share = x; break;
+    default: c->fedauc_score_bits = x; break; /* HOST_CK_SCORE_BITS */
     }
     return 0;
 }
 
 static int key_campaign(parser_t *p, const char *k, char *v)
 {
-    for (int i = 0; i < COUNT(kAucKeys); i++) {
-        if (strcmp(k, kAucKeys[i]) == 0) {
-            return campaign_mech_key(p, &p->sc->campaign[p->sc->ncampaigns - 1], i, k, v);
-        }
+    int key = -1;
+    if (host_campaign_key_find(k, &key) != NULL && key < HOST_CK_SCENARIO) {
+        return campaign_mech_key(p, &p->sc->campaign[p->sc->ncampaigns - 1], key, v);
     }
     sim_campaign_spec_t *c = &p->sc->campaign[p->sc->ncampaigns - 1];
     if (strcmp(k, "id") == 0) {
@@ -636,7 +632,12 @@ static int key_campaign(parser_t *p, const char *k, char *v)
         c->split_line = p->line;
         return parse_choice(p, v, "sdk", "paper", &c->split_paper);
     } else {
-        return unknown_key(p, k, "campaign", kCampaignKeys, COUNT(kCampaignKeys));
+        const char *keys[COUNT(kCampaignKeys) + HOST_CK_SCENARIO];
+        memcpy(keys, kCampaignKeys, sizeof(kCampaignKeys));
+        for (int i = 0; i < HOST_CK_SCENARIO; i++) {
+            keys[COUNT(kCampaignKeys) + i] = host_campaign_key_at(i)->key;
+        }
+        return unknown_key(p, k, "campaign", keys, COUNT(keys));
     }
     return 0;
 }
@@ -868,12 +869,13 @@ static int check_campaigns(parser_t *p)
         /* a mechanism's own keys only where the table gives them to it (the campaigns file
          * takes the same: mech/base/campaign_keys.h) */
         const host_campaign_mech_t *m = c->campaign_mech;
-        for (int k = 0; k < COUNT(kAucKeys); k++) {
-            if (c->keys_line[k] != 0 && !host_campaign_mech_takes(m, kAucKeys[k], 0)) {
+        for (int k = 0; k < HOST_CK_SCENARIO; k++) {
+            const char *key = host_campaign_key_at(k)->key;
+            if (c->keys_line[k] != 0 && !host_campaign_mech_takes(m, key, 0)) {
                 char its[128];
                 int none = m->keys[0] == NULL;
                 return fail_at(p, c->keys_line[k], "campaign '%s' (%s) takes no key '%s'%s%s%s",
-                               c->name, m->name, kAucKeys[k], none ? "" : " (its keys: ",
+                               c->name, m->name, key, none ? "" : " (its keys: ",
                                host_campaign_keys_text(m, its, sizeof(its)), none ? "" : ")");
             }
         }
