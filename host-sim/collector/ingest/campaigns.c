@@ -194,6 +194,7 @@ static int set_key(block_t *b, const char *key, const char *v, int line, char *e
     int *have = NULL;
     int bad = 0, twice = 0;
     const char *expect = "";
+    char names[160];
     if (strcmp(key, "id") == 0) {
         have = &b->have_id;
         bad = parse_u32(v, 1, UINT32_MAX, &b->c.id);
@@ -202,8 +203,7 @@ static int set_key(block_t *b, const char *key, const char *v, int line, char *e
         have = &b->have_mech;
         b->c.mechanism = dpm_mech_from_name(v); /* the SDK's one name table */
         bad = b->c.mechanism == DPM_MECH_NONE;
-        expect = "tuple_mr, tuple_ml, roc_hist, dpauc, ustat_bins, ustat_tree, fedauc_rr or "
-                 "fedauc_lap";
+        expect = host_campaign_mech_names(1, " or ", names, sizeof(names));
     } else if (strcmp(key, "bins") == 0 || strcmp(key, "edges") == 0) {
         have = &b->have_bins;
         bad = parse_bins(key, v, &b->c);

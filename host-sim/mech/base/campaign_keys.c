@@ -38,6 +38,28 @@ const host_campaign_mech_t *host_campaign_mech_find(const char *name)
     return NULL;
 }
 
+const char *host_campaign_mech_names(int its_own_only, const char *last, char *buf, size_t cap)
+{
+    size_t n = 0, total = 0;
+    for (size_t i = 0; i < host_campaign_nmechs; i++) {
+        total += !its_own_only || host_campaign_mechs[i].its_own_name;
+    }
+    buf[0] = '\0';
+    for (size_t i = 0; i < host_campaign_nmechs; i++) {
+        if (its_own_only && !host_campaign_mechs[i].its_own_name) {
+            continue;
+        }
+        size_t used = strlen(buf);
+        snprintf(buf + used, cap - used, "%s%s",
+                 n == 0           ? ""
+                 : n + 1 == total ? last
+                                  : ", ",
+                 host_campaign_mechs[i].name);
+        n++;
+    }
+    return buf;
+}
+
 int host_campaign_key_in(const char *const *list, const char *key)
 {
     for (; *list != NULL; list++) {

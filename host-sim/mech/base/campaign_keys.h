@@ -67,6 +67,10 @@ extern const size_t host_campaign_nmechs;
 /* The mechanism called `name`, or NULL. */
 const host_campaign_mech_t *host_campaign_mech_find(const char *name);
 
+/* The mechanisms' names, in order, into buf: "a, b, c" (last: ", "), or "a, b or c" (last:
+ * " or "); its_own_only: only the names the campaigns file's `mechanism =` takes. */
+const char *host_campaign_mech_names(int its_own_only, const char *last, char *buf, size_t cap);
+
 /* 1 if the NULL-terminated list names key. */
 int host_campaign_key_in(const char *const *list, const char *key);
 

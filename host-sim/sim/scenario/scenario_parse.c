@@ -304,20 +304,18 @@ static int parse_choice(parser_t *p, const char *v, const char *a, const char *b
 static int parse_mechanism(parser_t *p, const char *v, const host_campaign_mech_t **out)
 {
     const char *names[16];
-    char known[256] = "", hint[64];
+    char known[256], hint[64];
     int n = 0;
     *out = host_campaign_mech_find(v);
     if (*out != NULL) {
         return 0;
     }
     for (size_t i = 0; i < host_campaign_nmechs && n < 16; i++) {
-        names[n] = host_campaign_mechs[i].name;
-        snprintf(known + strlen(known), sizeof(known) - strlen(known), "%s%s", n ? ", " : "",
-                 names[n]);
-        n++;
+        names[n++] = host_campaign_mechs[i].name;
     }
     return FAIL(p, "unknown mechanism '%s'%s (known: %s)", v,
-                kv_suggest(v, names, n, hint, sizeof(hint)), known);
+                kv_suggest(v, names, n, hint, sizeof(hint)),
+                host_campaign_mech_names(0, ", ", known, sizeof(known)));
 }
 
 /* A list of numbers, '-' allowed (NaN) when dash_ok. */
