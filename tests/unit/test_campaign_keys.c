@@ -7,7 +7,8 @@
  * refuses the collector's own options, collector_keys, everywhere). So a key one reader knows
  * for a mechanism and the other does not fails here.
  *
- * A value neither reader takes is refused by both, each naming the key in its own words.
+ * A value neither reader takes is refused by both, each naming the key in its own words, and
+ * FedAUC's defaults and rule across keys come out the same.
  *
  * Negative controls: the same comparison against a table that gives fedauc_rr a key only the
  * collector takes (upload_count), and one that takes dpauc's calibration away, each finds the
@@ -260,6 +261,46 @@ static void a_bad_value_is_refused_by_both(void **state)
     }
 }
 
+/* FedAUC's defaults and its rule across keys (coll_fedauc_key_defaults) are the same in both:
+ * fedauc_lap without variant or p_share is local at 0.5 with 16-bit scores, and adaptive with a
+ * p_share is refused by both, with the same reason. */
+static void fedauc_defaults_and_rule_are_the_same_in_both(void **state)
+{
+    (void)state;
+    static const char kScenario[] =
+        "[group a]\nshare = 1/2\nscores = binormal(auc=0.8, base_rate=0.3)\n"
+        "[group b]\nshare = 1/2\nscores = binormal(auc=0.7, base_rate=0.3)\n"
+        "[campaign c]\nmechanism = fedauc_lap\neps = 1\n%s";
+    static const char kFile[] = "[campaign]\nid = 7\nmechanism = fedauc_lap\neps = 1\n%s";
+    char text[1024];
+    coll_campaigns_t *cs = malloc(sizeof(*cs));
+    sim_scenario_t *sc = malloc(sizeof(*sc));
+    assert_true(cs != NULL && sc != NULL);
+    snprintf(text, sizeof(text), kFile, "");
+    assert_int_equal(coll_campaigns_parse(text, strlen(text), cs, g_err, sizeof(g_err)), 0);
+    const dpm_campaign_t *cc = &cs->c[0].mech.campaign;
+    snprintf(text, sizeof(text), kScenario, "");
+    assert_int_equal(sim_scenario_parse(text, strlen(text), "k.scn", sc, g_err, sizeof(g_err)), 0);
+    const sim_campaign_spec_t *sp = &sc->campaign[0];
+    assert_int_equal(cc->fedauc_variant, DPM_FEDAUC_LOCAL);
+    assert_int_equal(sp->fedauc_variant, cc->fedauc_variant);
+    assert_int_equal(cc->fedauc_p_share_q16, 32768);
+    assert_int_equal(sp->fedauc_p_share, cc->fedauc_p_share_q16);
+    assert_int_equal(cc->fedauc_score_bits, 16);
+    assert_int_equal(sp->fedauc_score_bits, cc->fedauc_score_bits);
+    const char *rule = "variant adaptive takes no p_share (each device splits eps)";
+    snprintf(text, sizeof(text), kFile, "variant = adaptive\np_share = 0.5\n");
+    assert_int_equal(coll_campaigns_parse(text, strlen(text), cs, g_err, sizeof(g_err)), -1);
+    assert_non_null(strstr(g_err, rule));
+    snprintf(text, sizeof(text), kScenario, "variant = adaptive\np_share = 0.5\n");
+    assert_int_equal(sim_scenario_parse(text, strlen(text), "k.scn", sc, g_err, sizeof(g_err)), -1);
+    if (strstr(g_err, "k.scn:11: ") == NULL || strstr(g_err, rule) == NULL) {
+        fail_msg("scenario: %s", g_err); /* the line of p_share */
+    }
+    free(cs);
+    free(sc);
+}
+
 /* And a key no table names is refused by both, with the key named. */
 static void an_unknown_key_is_refused_by_both(void **state)
 {
@@ -290,6 +331,7 @@ int main(void)
         cmocka_unit_test(both_readers_take_the_keys_the_table_gives),
         cmocka_unit_test(a_key_one_reader_lacks_fails_the_comparison),
         cmocka_unit_test(a_bad_value_is_refused_by_both),
+        cmocka_unit_test(fedauc_defaults_and_rule_are_the_same_in_both),
         cmocka_unit_test(an_unknown_key_is_refused_by_both),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

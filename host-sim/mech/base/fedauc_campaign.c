@@ -16,6 +16,25 @@ int coll_fedauc_is(uint32_t mechanism)
     return mechanism == DPM_MECH_ID_FEDAUC_RR || mechanism == DPM_MECH_ID_FEDAUC_LAP;
 }
 
+const char *coll_fedauc_key_defaults(uint32_t mechanism, uint32_t *variant, uint32_t *p_share_q16,
+                                     uint32_t *score_bits)
+{
+    int lap = mechanism == DPM_MECH_ID_FEDAUC_LAP;
+    if (lap && *variant == 0) {
+        *variant = DPM_FEDAUC_LOCAL;
+    }
+    if (lap && *variant == DPM_FEDAUC_ADAPTIVE && *p_share_q16 != 0) {
+        return "variant adaptive takes no p_share (each device splits eps)";
+    }
+    if (lap && *variant != DPM_FEDAUC_ADAPTIVE && *p_share_q16 == 0) {
+        *p_share_q16 = DEFAULT_P_SHARE;
+    }
+    if (*score_bits == 0) {
+        *score_bits = DEFAULT_SCORE_BITS;
+    }
+    return NULL;
+}
+
 const char *coll_fedauc_finish(dpm_campaign_t *c, coll_fedauc_opts_t *o, const char *const *given)
 {
     int fa = coll_fedauc_is((uint32_t)c->mechanism);
@@ -46,17 +65,10 @@ const char *coll_fedauc_finish(dpm_campaign_t *c, coll_fedauc_opts_t *o, const c
     if (!lap && (c->fedauc_variant != 0 || c->fedauc_p_share_q16 != 0)) {
         return "fedauc_rr takes no variant or p_share";
     }
-    if (lap && c->fedauc_variant == 0) {
-        c->fedauc_variant = DPM_FEDAUC_LOCAL;
-    }
-    if (lap && c->fedauc_variant == DPM_FEDAUC_ADAPTIVE && c->fedauc_p_share_q16 != 0) {
-        return "variant adaptive takes no p_share (each device splits eps)";
-    }
-    if (lap && c->fedauc_variant != DPM_FEDAUC_ADAPTIVE && c->fedauc_p_share_q16 == 0) {
-        c->fedauc_p_share_q16 = DEFAULT_P_SHARE;
-    }
-    if (c->fedauc_score_bits == 0) {
-        c->fedauc_score_bits = DEFAULT_SCORE_BITS;
+    const char *why = coll_fedauc_key_defaults(c->mechanism, &c->fedauc_variant,
+                                               &c->fedauc_p_share_q16, &c->fedauc_score_bits);
+    if (why != NULL) {
+        return why;
     }
     if (!have_upload_seconds) {
         o->upload_seconds = c->period_seconds / 2u > 0 ? c->period_seconds / 2u : 1u;

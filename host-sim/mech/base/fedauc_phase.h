@@ -148,6 +148,12 @@ typedef struct {
 /* Is mechanism id a FedAUC one? */
 int coll_fedauc_is(uint32_t mechanism);
 
+/* FedAUC's own keys once a campaign (a campaigns file's block or a scenario's) gave its values
+ * (0: not given): fedauc_lap's variant defaults to local and, but for adaptive, p_share to 0.5
+ * (the paper's α); score_bits to 16. NULL, or why the values do not go together. */
+const char *coll_fedauc_key_defaults(uint32_t mechanism, uint32_t *variant, uint32_t *p_share_q16,
+                                     uint32_t *score_bits);
+
 /* Defaults and cross-checks of the campaign file's FedAUC keys (variant, p_share, score_bits,
  * upload_seconds, upload_count, min_uploaders: campaign_keys.h) at the end of a block; given:
  * the mechanisms' own keys given, NULL-terminated. NULL, or the problem. */
