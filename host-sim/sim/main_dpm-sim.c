@@ -34,7 +34,6 @@
 #include "sim/plan/plan_roc.h"
 #include "sim/plan/plan_rocg.h"
 #include "sim/plan/plan_tuple.h"
-#include "sim/scenario/scenario_parse.h"
 #include "sim/run/session.h"
 #include "dpm/version.h"
 

@@ -25,7 +25,7 @@
 #include "sim/run/cli.h"
 #include "sim/run/farm.h"
 #include "sim/pop/progress.h"
-#include "sim/scenario/scenario_parse.h"
+#include "sim/devices/mechs.h" /* sim_scenario_parse, sim_scenario_load */
 #include "common/stream.h"
 
 static const char kDemo[] =

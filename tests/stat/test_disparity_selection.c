@@ -30,7 +30,7 @@
 #include <cmocka.h>
 
 #include "sim/devices/results.h"
-#include "sim/scenario/scenario_parse.h"
+#include "sim/devices/mechs.h" /* sim_scenario_parse, sim_scenario_load */
 #include "sim/devices/selection.h"
 #include "sim/run/session.h"
 #include "stat_gof.h"

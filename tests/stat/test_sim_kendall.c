@@ -34,7 +34,7 @@
 #include "sim/pop/population.h"
 #include "sim/devices/results.h"
 #include "sim/scenario/scenario.h"
-#include "sim/scenario/scenario_parse.h"
+#include "sim/devices/mechs.h" /* sim_scenario_parse, sim_scenario_load */
 #include "sim/run/session.h"
 #include "sim/devices/sim_cfg.h"
 #include "stat_gof.h"

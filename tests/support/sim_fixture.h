@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #include "sim/pop/population.h"
-#include "sim/scenario/scenario_parse.h"
+#include "sim/devices/mechs.h" /* sim_scenario_parse, sim_scenario_load */
 
 /* Parse `text` (len bytes) into *sc and build its population of `devices` into *pop.
  * 0, or -1 with the reason in err. On failure nothing needs freeing. */

@@ -25,7 +25,7 @@
 
 #include "sim/devices/mech_tuple.h"
 #include "sim/plan/plan_tuple.h"
-#include "sim/scenario/scenario_parse.h"
+#include "sim/devices/mechs.h" /* sim_scenario_parse, sim_scenario_load */
 #include "sim/run/session.h"
 #include "stat_gof.h"
 

@@ -23,7 +23,7 @@
 #include "sim/pop/population.h"
 #include "sim/scenario/scenario.h"
 #include "sim/devices/mech.h"
-#include "sim/scenario/scenario_parse.h"
+#include "sim/devices/mechs.h" /* sim_scenario_parse, sim_scenario_load */
 
 static const char kGood[] =
     "# a comment line\n"

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "mech/base/agg_rocg.h"
+#include "mech/base/campaign_keys.h"
 #include "mech/base/campaigns_auc.h"
 #include "mech/host_mech.h"
 #include "common/edges.h"
@@ -24,13 +25,13 @@
 typedef struct {
     dpm_campaign_t c;
     coll_campaign_opts_t o; /* collector-side options (not sent to devices) */
-    int have_bins, have_group_eps;
+    int have_bins;
     int have_id, have_mech, have_eps, have_budget, have_period, have_groups, have_metrics,
-        have_frac, have_max_examples, have_quota, have_start, have_slack, have_late;
-    int line;          /* where the block started */
-    unsigned auc_seen; /* keys of campaigns_auc.h given */
-    /* fedauc_phase.h keys, by coll_fedauc_key's index */
-    int have_fedauc[COLL_FEDAUC_KEYS + 1];
+        have_frac, have_quota, have_start, have_slack, have_late;
+    int line; /* where the block started */
+    /* the mechanisms' own keys given (campaign_keys.h), NULL-terminated */
+    const char *given[HOST_CK_COUNT + 1];
+    int ngiven;
 } block_t;
 
 /* "1764547200" (Unix seconds) or "2025-12-01T00:00:00Z" (UTC). */
@@ -123,7 +124,7 @@ static int parse_bins(const char *key, const char *v, dpm_campaign_t *c)
                : edges_parse_list(v, c->bin_edges, &c->nbins, why, sizeof(why));
 }
 
-/* Every key set_key takes: the candidates of "did you mean". */
+/* The keys every campaign may give; the mechanisms' own keys are those of campaign_keys.h. */
 static const char *const kKeys[] = {"id",
                                     "mechanism",
                                     "bins",
@@ -132,28 +133,28 @@ static const char *const kKeys[] = {"id",
                                     "budget",
                                     "period_seconds",
                                     "groups",
-                                    "group_eps",
                                     "metrics",
                                     "frac_bits",
-                                    "max_examples",
                                     "device_quota",
                                     "start",
                                     "clock_slack_seconds",
                                     "late_seconds",
                                     "name",
-                                    "group_names",
-                                    "variant",
-                                    "p_share",
-                                    "score_bits",
-                                    "upload_seconds",
-                                    "upload_count",
-                                    "min_uploaders",
-                                    "thresholds",
-                                    "calibration",
-                                    "k",
-                                    "kernel",
-                                    "depth",
-                                    "grr_levels"};
+                                    "group_names"};
+#define NKEYS ((int)(sizeof(kKeys) / sizeof(kKeys[0])))
+
+/* "line N: unknown key 'K'", with the closest of every key set_key takes. */
+static int unknown_key(char *err, size_t cap, int line, const char *key)
+{
+    const char *cand[NKEYS + HOST_CK_COUNT];
+    memcpy(cand, kKeys, sizeof(kKeys));
+    for (int i = 0; i < HOST_CK_COUNT; i++) {
+        cand[NKEYS + i] = host_campaign_key_at(i)->key;
+    }
+    char hint[64];
+    return host_fail(err, cap, "line %d: unknown key '%s'%s", line, key,
+                     kv_suggest(key, cand, NKEYS + HOST_CK_COUNT, hint, sizeof(hint)));
+}
 
 /* "line N: bad KEY 'V' (want EXPECT)", and the trailing-comma hint when V ends with one. */
 static int bad_value(char *err, size_t cap, int line, const char *key, const char *v,
@@ -163,11 +164,37 @@ static int bad_value(char *err, size_t cap, int line, const char *key, const cha
                      kv_trailing_comma(v));
 }
 
+/* A mechanism's own key (campaign_keys.h): its value, as dpm-sim's scenarios parse it, kept
+ * among the keys given (finish_block checks the mechanism takes it). thresholds also takes an
+ * explicit list here (campaigns_auc.h). */
+static int mech_key(block_t *b, const host_campaign_key_t *k, const char *v, int line, char *err,
+                    size_t cap)
+{
+    if (host_campaign_key_in(b->given, k->key)) {
+        return host_fail(err, cap, "line %d: '%s' given twice in one campaign", line, k->key);
+    }
+    uint32_t x = 0;
+    int list = strcmp(k->key, "thresholds") == 0 && coll_thresholds_is_list(v);
+    if (list ? coll_thresholds_list(v, &b->c) != 0 : host_campaign_key_value(k, v, 1, &x) != 0) {
+        return bad_value(err, cap, line, k->key, v, k->want);
+    }
+    if (!list) {
+        host_campaign_key_store(k, x, &b->c, &b->o);
+    }
+    b->given[b->ngiven++] = k->key; /* once each: given twice is refused above */
+    return 0;
+}
+
 static int set_key(block_t *b, const char *key, const char *v, int line, char *err, size_t cap)
 {
+    const host_campaign_key_t *mk = host_campaign_key_find(key, NULL);
+    if (mk != NULL) {
+        return mech_key(b, mk, v, line, err, cap);
+    }
     int *have = NULL;
-    int bad = 0, twice = 0, k;
+    int bad = 0, twice = 0;
     const char *expect = "";
+    char names[160];
     if (strcmp(key, "id") == 0) {
         have = &b->have_id;
         bad = parse_u32(v, 1, UINT32_MAX, &b->c.id);
@@ -176,8 +203,7 @@ static int set_key(block_t *b, const char *key, const char *v, int line, char *e
         have = &b->have_mech;
         b->c.mechanism = dpm_mech_from_name(v); /* the SDK's one name table */
         bad = b->c.mechanism == DPM_MECH_NONE;
-        expect = "tuple_mr, tuple_ml, roc_hist, dpauc, ustat_bins, ustat_tree, fedauc_rr or "
-                 "fedauc_lap";
+        expect = host_campaign_mech_names(1, " or ", names, sizeof(names));
     } else if (strcmp(key, "bins") == 0 || strcmp(key, "edges") == 0) {
         have = &b->have_bins;
         bad = parse_bins(key, v, &b->c);
@@ -198,10 +224,6 @@ static int set_key(block_t *b, const char *key, const char *v, int line, char *e
         have = &b->have_groups;
         bad = parse_u32(v, 0, UINT32_MAX, &b->c.groups);
         expect = "an integer";
-    } else if (strcmp(key, "group_eps") == 0) {
-        have = &b->have_group_eps;
-        bad = dpm_eps_from_decimal(v, &b->c.group_eps.q16) != DPM_OK;
-        expect = "a plain decimal in (0, eps), e.g. 0.5";
     } else if (strcmp(key, "metrics") == 0) {
         have = &b->have_metrics;
         bad = parse_metrics(v, &b->c);
@@ -210,10 +232,6 @@ static int set_key(block_t *b, const char *key, const char *v, int line, char *e
         have = &b->have_frac;
         bad = parse_u32(v, 0, 64, &b->c.frac_bits);
         expect = "an integer";
-    } else if (strcmp(key, "max_examples") == 0) {
-        have = &b->have_max_examples;
-        bad = parse_u32(v, 1, COLL_MAX_EXAMPLES_LIMIT, &b->o.max_examples);
-        expect = "an integer 1 .. 16777216";
     } else if (strcmp(key, "device_quota") == 0) {
         have = &b->have_quota;
         bad = parse_u32(v, 1, 1000000, &b->o.device_quota);
@@ -234,22 +252,8 @@ static int set_key(block_t *b, const char *key, const char *v, int line, char *e
         return twice ? host_fail(err, cap, "line %d: '%s' given twice in one campaign", line, key)
                : bad ? bad_value(err, cap, line, key, v, expect)
                      : 0;
-    } else if ((k = coll_fedauc_key(key, v, &b->c, &b->o.fedauc, &bad, &expect)) > 0) {
-        have = &b->have_fedauc[k];
     } else {
-        int rc = coll_auc_key(&b->c, &b->auc_seen, key, v, &expect);
-        if (rc == 0) {
-            return 0;
-        }
-        if (rc < 0) {
-            return expect == NULL
-                       ? host_fail(err, cap, "line %d: '%s' given twice in one campaign", line, key)
-                       : bad_value(err, cap, line, key, v, expect);
-        }
-        char hint[64];
-        return host_fail(
-            err, cap, "line %d: unknown key '%s'%s", line, key,
-            kv_suggest(key, kKeys, (int)(sizeof(kKeys) / sizeof(kKeys[0])), hint, sizeof(hint)));
+        return unknown_key(err, cap, line, key);
     }
     if (*have) {
         return host_fail(err, cap, "line %d: '%s' given twice in one campaign", line, key);
@@ -289,6 +293,11 @@ static int finish_block(block_t *b, coll_campaigns_t *out, char *err, size_t cap
     int roc = (flags & HOST_MECH_BINS) != 0;
     int fa = (flags & HOST_MECH_TWO_ROUND) != 0;
     int examples = (flags & HOST_MECH_MAX_EXAMPLES) != 0;
+    /* the mechanism in the key table (roc_hist with groups is roc_hist_groups there) */
+    const host_campaign_mech_t *cm =
+        hm == NULL ? NULL
+                   : host_campaign_mech_find(hm == &host_mech_roc_hist_groups ? "roc_hist_groups"
+                                                                              : hm->name);
     if (roc && (!b->have_bins || b->have_metrics)) {
         return host_fail(
             err, cap, "campaign at line %d: roc_hist needs bins or edges, and no metrics", b->line);
@@ -296,7 +305,7 @@ static int finish_block(block_t *b, coll_campaigns_t *out, char *err, size_t cap
     if (roc && b->have_groups && rocg_check(b, err, cap) != 0) {
         return -1;
     }
-    if (b->have_group_eps && !(roc && b->have_groups)) {
+    if (host_campaign_key_in(b->given, "group_eps") && !(roc && b->have_groups)) {
         return host_fail(err, cap, "campaign at line %d: group_eps is for roc_hist with groups",
                          b->line);
     }
@@ -304,11 +313,13 @@ static int finish_block(block_t *b, coll_campaigns_t *out, char *err, size_t cap
         return host_fail(err, cap, "campaign at line %d: bins / edges are for roc_hist", b->line);
     }
     int tuple = (flags & HOST_MECH_TUPLE_VALUES) != 0; /* the only ones with groups and metrics */
-    const char *auc_why = "";
-    if (coll_auc_finish(&b->c, b->auc_seen, b->have_groups, b->have_metrics, &auc_why) != 0) {
+    char auc_why[128];
+    if (coll_auc_finish(&b->c, cm, b->given, b->have_groups, b->have_metrics, auc_why,
+                        sizeof(auc_why)) != 0) {
         return host_fail(err, cap, "campaign at line %d: %s", b->line, auc_why);
     }
-    if (!examples && b->have_max_examples) {
+    int have_max_examples = host_campaign_key_in(b->given, "max_examples");
+    if (!examples && have_max_examples) {
         return host_fail(err, cap,
                          "campaign at line %d: max_examples is for roc_hist, dpauc and fedauc",
                          b->line);
@@ -340,14 +351,22 @@ static int finish_block(block_t *b, coll_campaigns_t *out, char *err, size_t cap
     if (!b->have_period) {
         b->c.period_seconds = 86400;
     }
-    const char *fa_why = coll_fedauc_finish(&b->c, &b->o.fedauc, b->have_fedauc);
+    const char *fa_why = coll_fedauc_finish(&b->c, &b->o.fedauc, b->given);
     if (fa_why != NULL) {
         return host_fail(err, cap, "campaign at line %d: %s", b->line, fa_why);
+    }
+    /* the mechanism's own keys as the table (campaign_keys.h) gives them: the same as dpm-sim's
+     * scenarios (the checks above word the usual mistakes; this one keeps the two in step) */
+    for (int i = 0; cm != NULL && i < b->ngiven; i++) {
+        if (!host_campaign_mech_takes(cm, b->given[i], 1)) {
+            return host_fail(err, cap, "campaign at line %d: %s takes no key '%s'", b->line,
+                             cm->name, b->given[i]);
+        }
     }
     if (!b->have_frac) {
         b->c.frac_bits = hm->default_frac_bits;
     }
-    if (!b->have_max_examples) {
+    if (!have_max_examples) {
         b->o.max_examples = examples ? COLL_DEFAULT_MAX_EXAMPLES : 0;
     }
     if (!b->have_quota) {

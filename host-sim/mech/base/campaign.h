@@ -17,7 +17,7 @@
 #include "mech/base/fedauc_phase.h"
 
 /* Options of a campaign that only the collector uses. */
-typedef struct {
+typedef struct coll_campaign_opts {
     uint32_t max_examples; /* roc_hist and dpauc (0 otherwise) */
     uint32_t device_quota;
     int has_start; /* 0 until the file or the store sets start */

@@ -15,7 +15,8 @@
  *   kernel = auc              or auc_private_label, kendall (default auc)
  *
  *   mechanism = ustat_tree
- *   depth = 8                 1 .. COLL_TREE_MAX_DEPTH, required
+ *   depth = 8                 1 .. COLL_TREE_MAX_DEPTH, required (the values each key takes:
+ *                             campaign_keys.c)
  *   grr_levels = 4            levels answered by GRR (default 0: every level Hadamard)
  *
  * None of them takes groups or metrics; the keys of one are refused for the others. */
@@ -25,22 +26,23 @@
 #include <stddef.h>
 
 #include "dpm/mech.h"
-
-/* The collector keeps ustat_tree sums in a fixed vector (agg_auc.h): depth up to this. */
-#define COLL_TREE_MAX_DEPTH 10
+#include "mech/base/campaign_keys.h"
 
 /* Is m one of the mechanisms of this file? */
 int coll_auc_mech(dpm_mech_id_t m);
 
-/* Key `key` = v of this file into c. Returns 1 if key is not one of this file's keys, 0 if
- * parsed (bit k of *seen set, key index k), -1 for a bad value (*expect: what it should be) or
- * a repeated key (*expect NULL). */
-int coll_auc_key(dpm_campaign_t *c, unsigned *seen, const char *key, const char *v,
-                 const char **expect);
+/* The campaigns file's thresholds = v: an explicit list ("0.1, 0.5": in [0, 1], strictly
+ * increasing, Q1.31 nearest, as roc_hist's edges) rather than N (campaign_keys.h)? */
+int coll_thresholds_is_list(const char *v);
+
+/* The explicit list v into c->thresholds. 0, or -1 if v is not such a list. */
+int coll_thresholds_list(const char *v, dpm_campaign_t *c);
 
 /* The block is complete: mechanism-specific required keys present, no key of another
- * mechanism, tree depth within the collector's. 0, or -1 with the problem in why. */
-int coll_auc_finish(const dpm_campaign_t *c, unsigned seen, int have_groups, int have_metrics,
-                    const char **why);
+ * mechanism (cm: the block's mechanism in campaign_keys.h, NULL if none; given: the mechanisms' own
+ * keys given, NULL-terminated). 0, or -1 with the problem in why. */
+int coll_auc_finish(const dpm_campaign_t *c, const host_campaign_mech_t *cm,
+                    const char *const *given, int have_groups, int have_metrics, char *why,
+                    size_t cap);
 
 #endif /* DPM_COLLECTOR_CAMPAIGNS_AUC_H */

@@ -148,18 +148,16 @@ typedef struct {
 /* Is mechanism id a FedAUC one? */
 int coll_fedauc_is(uint32_t mechanism);
 
-/* Campaign file keys variant, p_share, score_bits, upload_seconds, upload_count,
- * min_uploaders: their index 1 .. COLL_FEDAUC_KEYS if key is one of them (then *bad says
- * whether v parsed and *expect what it wants), 0 if not. */
-#define COLL_FEDAUC_KEYS 6
-#define COLL_FEDAUC_KEY_UPLOAD_SECONDS 4
-#define COLL_FEDAUC_KEY_MIN_UPLOADERS 6
-int coll_fedauc_key(const char *key, const char *v, dpm_campaign_t *c, coll_fedauc_opts_t *o,
-                    int *bad, const char **expect);
+/* FedAUC's own keys once a campaign (a campaigns file's block or a scenario's) gave its values
+ * (0: not given): fedauc_lap's variant defaults to local and, but for adaptive, p_share to 0.5
+ * (the paper's α); score_bits to 16. NULL, or why the values do not go together. */
+const char *coll_fedauc_key_defaults(uint32_t mechanism, uint32_t *variant, uint32_t *p_share_q16,
+                                     uint32_t *score_bits);
 
-/* Defaults and cross-checks at the end of a block (have: coll_fedauc_key's indices given):
- * NULL, or the problem. */
-const char *coll_fedauc_finish(dpm_campaign_t *c, coll_fedauc_opts_t *o, const int *have);
+/* Defaults and cross-checks of the campaign file's FedAUC keys (variant, p_share, score_bits,
+ * upload_seconds, upload_count, min_uploaders: campaign_keys.h) at the end of a block; given:
+ * the mechanisms' own keys given, NULL-terminated. NULL, or the problem. */
+const char *coll_fedauc_finish(dpm_campaign_t *c, coll_fedauc_opts_t *o, const char *const *given);
 
 /* The runtime (endpoints, report checks, phase state) is in fedauc_service.h. */
 

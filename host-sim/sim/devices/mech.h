@@ -158,7 +158,6 @@ typedef struct sim_mech {
     const char *name; /* the scenario's `mechanism =` */
     dpm_mech_id_t id; /* the wire id */
     const char *what; /* one line: what a device sends */
-    const char *keys; /* the AUC-family campaign keys it reads, space separated (NULL: none) */
 
     /* Scenario campaign c (generic keys parsed, groups defaulted): check the keys this mechanism
      * needs or refuses and fill its defaults. 0, or -1 with a message and the line at fault. */

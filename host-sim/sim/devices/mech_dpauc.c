@@ -61,7 +61,7 @@ static int dpauc_check(const sim_scenario_t *sc, sim_campaign_spec_t *c, int *li
         c->thresholds = DEFAULT_THRESHOLDS;
     }
     if (c->thresholds < 3 || c->thresholds > DPM_DPAUC_MAX_THRESHOLDS) {
-        *line = c->keys_line[0];
+        *line = c->keys_line[HOST_CK_THRESHOLDS];
         snprintf(err, errcap, "thresholds must be in 3..%d (this build's DPM_DPAUC_MAX_THRESHOLDS)",
                  DPM_DPAUC_MAX_THRESHOLDS);
         return -1;
@@ -264,7 +264,6 @@ const sim_mech_t sim_mech_dpauc = {
     .name = "dpauc",
     .id = DPM_MECH_ID_DPAUC,
     .what = "TP, FP, TN, FN at N thresholds, each with discrete Laplace noise (the DPAUC baseline)",
-    .keys = "thresholds calibration",
     .check = dpauc_check,
     .init = dpauc_init,
     .prepare = dpauc_prepare,

@@ -54,8 +54,6 @@
 
 #define Q16 65536.0
 #define TWO31 2147483648.0
-#define DEFAULT_SCORE_BITS 16u
-#define DEFAULT_P_SHARE 32768u /* 0.5 in Q0.16 */
 #define NITEMS 2u
 #define FEDAUC_TAG UINT64_C(0x4645444155435F53) /* "FEDAUC_S": the example streams' own keys */
 
@@ -93,20 +91,13 @@ static int fa_check(const sim_scenario_t *sc, sim_campaign_spec_t *c, int *line,
     if (sim_mech_takes_no_grid(c, "", line, err, errcap) != 0) {
         return -1;
     }
-    int lap = c->mechanism == DPM_MECH_ID_FEDAUC_LAP;
-    if (lap && c->fedauc_variant == 0) {
-        c->fedauc_variant = DPM_FEDAUC_LOCAL;
-    }
-    if (lap && c->fedauc_variant == DPM_FEDAUC_ADAPTIVE && c->fedauc_p_share != 0) {
-        *line = c->keys_line[8];
-        snprintf(err, errcap, "variant adaptive takes no p_share (each device splits eps)");
+    /* the defaults and the rule across keys the campaigns file applies too */
+    const char *why = coll_fedauc_key_defaults(c->mechanism, &c->fedauc_variant, &c->fedauc_p_share,
+                                               &c->fedauc_score_bits);
+    if (why != NULL) {
+        *line = c->keys_line[HOST_CK_P_SHARE];
+        snprintf(err, errcap, "%s", why);
         return -1;
-    }
-    if (lap && c->fedauc_variant != DPM_FEDAUC_ADAPTIVE && c->fedauc_p_share == 0) {
-        c->fedauc_p_share = DEFAULT_P_SHARE;
-    }
-    if (c->fedauc_score_bits == 0) {
-        c->fedauc_score_bits = DEFAULT_SCORE_BITS;
     }
     for (uint32_t g = 0; g < c->ngroups; g++) {
         const sim_group_spec_t *gs = &sc->group[c->groups[g]];
@@ -781,7 +772,6 @@ const sim_mech_t sim_mech_fedauc_rr = {
     .id = DPM_MECH_ID_FEDAUC_RR,
     .what = "two rounds: shuffled scores up, ranks down, then the rank sum of labels flipped once "
             "by memoized RR",
-    .keys = "score_bits",
     FEDAUC_HOOKS,
 };
 
@@ -790,6 +780,5 @@ const sim_mech_t sim_mech_fedauc_lap = {
     .id = DPM_MECH_ID_FEDAUC_LAP,
     .what = "two rounds: shuffled scores up, ranks down, then localP and the rank sum with "
             "discrete Laplace noise (local/global/orthogonal/adaptive split)",
-    .keys = "variant p_share score_bits",
     FEDAUC_HOOKS,
 };

@@ -477,7 +477,6 @@ const sim_mech_t sim_mech_roc_hist_groups = {
     .name = "roc_hist_groups",
     .id = DPM_MECH_ID_ROC_HIST,
     .what = "roc_hist's noised histogram and the device's group by GRR (per-group AUC, gaps)",
-    .keys = "group_eps",
     .check = groups_check,
     .init = groups_init,
     .prepare = groups_prepare,

@@ -132,7 +132,7 @@ static int kendall_check(const sim_scenario_t *sc, sim_campaign_spec_t *c, int *
     }
     c->ustat_k = c->ustat_k ? c->ustat_k : DEFAULT_K;
     if (c->ustat_k > KENDALL_MAX_K) {
-        *line = c->keys_line[2];
+        *line = c->keys_line[HOST_CK_K];
         snprintf(err, errcap,
                  "k must be in 2..%u for kernel = kendall (k^2 values must fit DPM_MAX_GRR_K "
                  "= %d)",
@@ -153,7 +153,7 @@ static int bins_check(const sim_scenario_t *sc, sim_campaign_spec_t *c, int *lin
     }
     c->ustat_k = c->ustat_k ? c->ustat_k : DEFAULT_K;
     if (c->ustat_k > DPM_MAX_BINS) {
-        *line = c->keys_line[2];
+        *line = c->keys_line[HOST_CK_K];
         snprintf(err, errcap, "k must be in 2..%d in dpm-sim (its example model's bins)",
                  DPM_MAX_BINS);
         return -1;
@@ -169,7 +169,7 @@ static int tree_check(const sim_scenario_t *sc, sim_campaign_spec_t *c, int *lin
     }
     c->tree_depth = c->tree_depth ? c->tree_depth : DEFAULT_DEPTH;
     if (c->tree_depth > SIM_TREE_MAX_DEPTH) {
-        *line = c->keys_line[4];
+        *line = c->keys_line[HOST_CK_DEPTH];
         snprintf(err, errcap, "depth must be in 1..%u in dpm-sim (its example model's bins)",
                  SIM_TREE_MAX_DEPTH);
         return -1;
@@ -179,7 +179,7 @@ static int tree_check(const sim_scenario_t *sc, sim_campaign_spec_t *c, int *lin
             c->tree_depth < DEFAULT_GRR_LEVELS ? c->tree_depth : DEFAULT_GRR_LEVELS;
     }
     if (c->tree_grr_levels > c->tree_depth) {
-        *line = c->keys_line[5];
+        *line = c->keys_line[HOST_CK_GRR_LEVELS];
         snprintf(err, errcap, "grr_levels must be in 0..depth (%u)", c->tree_depth);
         return -1;
     }
@@ -318,8 +318,8 @@ static int ustat_prepare(sim_cfg_t *cfg, const sim_pop_t *pop, unsigned threads,
     sim_mech_measured(cfg, include);
     sim_roc_truth_counts(s->model, pop, include, threads, NULL, s->pos, s->neg, &cfg->reporting);
     double tpr[DPM_MAX_BINS + 1], fpr[DPM_MAX_BINS + 1];
-    if (sim_mech_binned_auc(cfg, s->pos, s->neg, s->bins, tpr, fpr, &s->auc_binned, err,
-                            errcap) != 0) {
+    if (sim_mech_binned_auc(cfg, s->pos, s->neg, s->bins, tpr, fpr, &s->auc_binned, err, errcap) !=
+        0) {
         return -1;
     }
     s->auc_model = sim_roc_model_auc(cfg->sc, pop, include);
@@ -638,7 +638,6 @@ const sim_mech_t sim_mech_ustat_bins = {
     .id = DPM_MECH_ID_USTAT_BINS,
     .what = "one example's score bin by k-ary randomized response (label public or randomized), "
             "or a pair of scores' bins (Kendall's tau)",
-    .keys = "k kernel",
     .check = bins_check,
     .init = bins_init,
     .prepare = ustat_prepare,
@@ -659,7 +658,6 @@ const sim_mech_t sim_mech_ustat_tree = {
     .name = "ustat_tree",
     .id = DPM_MECH_ID_USTAT_TREE,
     .what = "one example's node at a random tree level by GRR or Hadamard RR (label public)",
-    .keys = "depth grr_levels",
     .check = tree_check,
     .init = tree_init,
     .prepare = ustat_prepare,

@@ -19,7 +19,6 @@
 #include "sim/plan/plan_tuple.h"
 #include "sim/pop/progress.h"
 #include "sim/repro/repro_selection.h"
-#include "sim/scenario/scenario_parse.h"
 #include "sim/run/session.h"
 #include "common/stream.h"
 

@@ -12,7 +12,7 @@
 #include "estimate/ci_flags.h"
 #include "sim/devices/mech_roc_hist.h"
 #include "sim/pop/progress.h"
-#include "sim/scenario/scenario_parse.h"
+#include "sim/devices/mechs.h" /* sim_scenario_parse, sim_scenario_load */
 #include "sim/devices/selection.h"
 #include "sim/run/session.h"
 

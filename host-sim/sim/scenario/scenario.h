@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "dpm/report.h"
+#include "mech/base/campaign_keys.h"
 
 #define SIM_NAME_MAX 32
 #define SIM_MAX_GROUPS DPM_MAX_GROUPS
@@ -67,17 +68,13 @@ typedef struct {
 
 struct sim_mech; /* sim/devices/mech.h */
 
-/* The AUC family's campaign keys, in the order of sim_campaign_spec_t.keys_line. */
-#define SIM_CAMPAIGN_AUC_KEYS                                                                      \
-    "thresholds", "calibration", "k", "kernel", "depth", "grr_levels", "group_eps", "variant",     \
-        "p_share", "score_bits"
-#define SIM_CAMPAIGN_NAUC_KEYS 10
-
 typedef struct {
     char name[SIM_NAME_MAX];
     uint32_t id;
-    const struct sim_mech *mech; /* the mechanism's module (sim/devices/mechs.h) */
-    dpm_mech_id_t mechanism;     /* its wire id */
+    const struct sim_mech *mech; /* the mechanism's module (sim/devices/mechs.h; NULL until
+                                  * sim_scenario_parse has checked the campaign) */
+    const host_campaign_mech_t *campaign_mech; /* its name and keys (campaign_keys.h) */
+    dpm_mech_id_t mechanism;                   /* its wire id */
     int split_paper;
     uint32_t neps;
     dpm_eps_t eps[SIM_MAX_LIST];
@@ -90,9 +87,9 @@ typedef struct {
     uint32_t edges[DPM_MAX_BINS - 1];
     int bins_line, split_line;
     int line, metrics_line, groups_line, eps_line;
-    /* AUC-family keys (0: not given; the module fills its defaults). keys_line[k] is the line
-     * of key k of SIM_CAMPAIGN_AUC_KEYS (0: not given): a mechanism accepts only the keys its
-     * module lists in sim_mech_t.keys, the parser refuses the others. */
+    /* The mechanisms' own keys (0: not given; the module fills its defaults). keys_line[k] is
+     * the line of key HOST_CK_... k (mech/base/campaign_keys.h; 0: not given): a campaign takes
+     * only the keys that table gives its mechanism, the parser refuses the others. */
     uint32_t thresholds;      /* dpauc: N, thresholds i / (N - 1) */
     int calibration_tight;    /* dpauc: 0 published (eps / 4N), 1 tight (eps / 2N) */
     uint32_t ustat_k;         /* ustat_bins: bins per score */
@@ -104,7 +101,7 @@ typedef struct {
     uint32_t fedauc_variant;    /* fedauc_lap: dpm_fedauc_variant_t (0: not given) */
     uint32_t fedauc_p_share;    /* fedauc_lap: share of ε on localP, Q0.16 (0: not given) */
     uint32_t fedauc_score_bits; /* fedauc: score quantization bits (0: not given) */
-    int keys_line[SIM_CAMPAIGN_NAUC_KEYS];
+    int keys_line[HOST_CK_SCENARIO];
 } sim_campaign_spec_t;
 
 typedef struct {

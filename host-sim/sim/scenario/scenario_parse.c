@@ -14,9 +14,7 @@
 
 #include "common/edges.h"
 #include "common/kv.h" /* and text_list.h: numbers, lists */
-#include "sim/devices/mech.h"
-#include "sim/devices/mechs.h"
-#include "sim/devices/sim_cfg.h"
+#include "mech/base/campaign_keys.h"
 
 #define MAX_LINE 1024
 #define MAX_KEYS 32
@@ -301,24 +299,23 @@ static int parse_choice(parser_t *p, const char *v, const char *a, const char *b
     return FAIL(p, "expected %s or %s, got '%s'", a, b, v);
 }
 
-/* A mechanism of the registry (sim/devices/mechs.h). */
-static int parse_mechanism(parser_t *p, const char *v, const sim_mech_t **out)
+/* A mechanism of the campaign key table (mech/base/campaign_keys.h): the names the collector's
+ * campaigns file takes too. */
+static int parse_mechanism(parser_t *p, const char *v, const host_campaign_mech_t **out)
 {
-    const char *names[SIM_MECHS_MAX];
-    char known[256] = "", hint[64];
+    const char *names[16];
+    char known[256], hint[64];
     int n = 0;
-    *out = sim_mech_find(v);
+    *out = host_campaign_mech_find(v);
     if (*out != NULL) {
         return 0;
     }
-    for (size_t i = 0; i < sim_mech_count() && n < SIM_MECHS_MAX; i++) {
-        names[n] = sim_mech_at(i)->name;
-        snprintf(known + strlen(known), sizeof(known) - strlen(known), "%s%s", n ? ", " : "",
-                 names[n]);
-        n++;
+    for (size_t i = 0; i < host_campaign_nmechs && n < 16; i++) {
+        names[n++] = host_campaign_mechs[i].name;
     }
     return FAIL(p, "unknown mechanism '%s'%s (known: %s)", v,
-                kv_suggest(v, names, n, hint, sizeof(hint)), known);
+                kv_suggest(v, names, n, hint, sizeof(hint)),
+                host_campaign_mech_names(0, ", ", known, sizeof(known)));
 }
 
 /* A list of numbers, '-' allowed (NaN) when dash_ok. */
@@ -348,9 +345,9 @@ static const char *const kScenarioKeys[] = {"name",       "description", "device
 static const char *const kPopulationKeys[] = {"seed", "examples", "beta_levels", "partition"};
 static const char *const kGroupKeys[] = {"share", "scores", "pairs",    "partition",
                                          "tpr",   "fpr",    "accuracy", "precision"};
-static const char *const kCampaignKeys[] = {
-    "id", "mechanism", "eps", "metrics", "groups", "bins", "edges", "split", SIM_CAMPAIGN_AUC_KEYS};
-static const char *const kAucKeys[] = {SIM_CAMPAIGN_AUC_KEYS};
+/* and the mechanisms' own keys (campaign_keys.h) */
+static const char *const kCampaignKeys[] = {"id",     "mechanism", "eps",   "metrics",
+                                            "groups", "bins",      "edges", "split"};
 static const char *const kPlanKeys[] = {"mechanism",  "split",   "scale", "bound",
                                         "confidence", "devices", "error"};
 static const char *const kSections[] = {"scenario", "population", "group", "campaign", "plan"};
@@ -568,93 +565,45 @@ static int campaign_bins(parser_t *p, sim_campaign_spec_t *c, const char *k, cha
     return st == 0 ? 0 : FAIL(p, "%s", why);
 }
 
-/* An integer key of the AUC family in [lo, hi]. */
-static int campaign_uint(parser_t *p, const char *k, const char *v, uint32_t lo, uint32_t hi,
-                         uint32_t *out)
+/* A mechanism's own key (the table of mech/base/campaign_keys.h says which mechanism takes it
+ * and what its value may be; the campaigns file parses it the same way). The module checks the
+ * value against the SDK's build. */
+static int campaign_mech_key(parser_t *p, sim_campaign_spec_t *c, int key, const char *v)
 {
-    uint64_t u;
-    if (text_u64(v, &u) != 0 || u < lo || u > hi) {
-        return text_is_decimal(v)
-                   ? FAIL(p, "%s must be an integer in %u..%u, not '%s'", k, lo, hi, v)
-                   : FAIL(p, "%s must be an integer in %u..%u written in decimal, not '%s'", k, lo,
-                          hi, v);
-    }
-    *out = (uint32_t)u;
-    return 0;
-}
-
-/* fedauc_lap's variant: local | global | orthogonal | adaptive (dpm_fedauc_variant_t). */
-static int fedauc_variant(parser_t *p, const char *v, uint32_t *out)
-{
-    static const char *const names[] = {"local", "global", "orthogonal", "adaptive"};
-    for (uint32_t i = 0; i < 4u; i++) {
-        if (strcmp(v, names[i]) == 0) {
-            *out = i + 1u; /* DPM_FEDAUC_LOCAL .. DPM_FEDAUC_ADAPTIVE */
-            return 0;
-        }
-    }
-    return FAIL(p, "variant must be local, global, orthogonal or adaptive, not '%s'", v);
-}
-
-/* ustat_bins' kernel: auc | auc_private_label | kendall (dpm_ustat_kernel_t). */
-static int ustat_kernel(parser_t *p, const char *v, uint32_t *out)
-{
-    static const char *const names[] = {"auc", "auc_private_label", "kendall"};
-    for (uint32_t i = 0; i < 3u; i++) {
-        if (strcmp(v, names[i]) == 0) {
-            *out = i; /* DPM_USTAT_AUC .. DPM_USTAT_KENDALL */
-            return 0;
-        }
-    }
-    return FAIL(p, "kernel must be auc, auc_private_label or kendall, not '%s'", v);
-}
-
-/* fedauc_lap's p_share: a decimal strictly between 0 and 1, held in Q0.16. */
-static int fedauc_share(parser_t *p, const char *v, uint32_t *out)
-{
-    dpm_eps_t q = 0;
-    if (dpm_eps_from_decimal(v, &q) != DPM_OK || q == 0 || q >= 65536u) {
-        return FAIL(p, "p_share must be a decimal in (0, 1) (Q0.16: at least 0.0000153), not '%s'",
-                    v);
-    }
-    *out = (uint32_t)q;
-    return 0;
-}
-
-/* thresholds, calibration, k, kernel, depth, grr_levels, group_eps, variant, p_share, score_bits
- * (the module checks ranges
- * against the SDK's build; these bounds only keep the numbers sane). */
-static int campaign_auc_key(parser_t *p, sim_campaign_spec_t *c, int key, const char *k,
-                            const char *v)
-{
+    const host_campaign_key_t *mk = host_campaign_key_at(key);
+    const char *k = mk->key;
     if (c->keys_line[key] != 0) {
         return FAIL(p, "%s given twice", k);
     }
     c->keys_line[key] = p->line;
-    switch (key) {
-    case 0: return campaign_uint(p, k, v, 2, 1024, &c->thresholds);
-    case 1: return parse_choice(p, v, "published", "tight", &c->calibration_tight);
-    case 2: return campaign_uint(p, k, v, 2, 65536, &c->ustat_k);
-    case 3: return ustat_kernel(p, v, &c->ustat_kernel);
-    case 4: return campaign_uint(p, k, v, 1, 31, &c->tree_depth);
-    case 5: c->tree_grr_set = 1; return campaign_uint(p, k, v, 0, 31, &c->tree_grr_levels);
-    case 7: return fedauc_variant(p, v, &c->fedauc_variant);
-    case 8: return fedauc_share(p, v, &c->fedauc_p_share);
-    case 9: return campaign_uint(p, k, v, 1, 31, &c->fedauc_score_bits);
-    default:
-        if (dpm_eps_from_decimal(v, &c->group_eps) != DPM_OK) {
-            return FAIL(p, "group_eps: '%s' is not a plain decimal in (0, %d]", v, DPM_EPS_MAX);
+    uint32_t x = 0;
+    if (host_campaign_key_value(mk, v, 0, &x) != 0) {
+        if (mk->kind != HOST_KEY_INT) {
+            return FAIL(p, "%s must be %s, not '%s'", k, mk->must, v);
         }
-        return 0;
+        return FAIL(p, "%s must be an integer in %u..%u%s, not '%s'", k, mk->lo, mk->hi,
+                    text_is_decimal(v) ? "" : " written in decimal", v);
     }
+    switch (key) { /* where the scenario keeps it */
+    case HOST_CK_THRESHOLDS: c->thresholds = x; break;
+    case HOST_CK_CALIBRATION: c->calibration_tight = x != 0; break;
+    case HOST_CK_K: c->ustat_k = x; break;
+    case HOST_CK_KERNEL: c->ustat_kernel = x; break;
+    case HOST_CK_DEPTH: c->tree_depth = x; break;
+    case HOST_CK_GRR_LEVELS: c->tree_grr_set = 1, c->tree_grr_levels = x; break;
+    case HOST_CK_GROUP_EPS: c->group_eps = x; break;
+    case HOST_CK_VARIANT: c->fedauc_variant = x; break;
+    case HOST_CK_P_SHARE: c->fedauc_p_share = x; break;
+    default: c->fedauc_score_bits = x; break; /* HOST_CK_SCORE_BITS */
+    }
+    return 0;
 }
 
 static int key_campaign(parser_t *p, const char *k, char *v)
 {
-    for (int i = 0; i < COUNT(kAucKeys); i++) {
-        if (strcmp(k, kAucKeys[i]) == 0) {
-            return campaign_auc_key(p, &p->sc->campaign[p->sc->ncampaigns - 1], i, k, v);
-        }
+    int key = -1;
+    if (host_campaign_key_find(k, &key) != NULL && key < HOST_CK_SCENARIO) {
+        return campaign_mech_key(p, &p->sc->campaign[p->sc->ncampaigns - 1], key, v);
     }
     sim_campaign_spec_t *c = &p->sc->campaign[p->sc->ncampaigns - 1];
     if (strcmp(k, "id") == 0) {
@@ -664,10 +613,10 @@ static int key_campaign(parser_t *p, const char *k, char *v)
         }
         c->id = (uint32_t)id;
     } else if (strcmp(k, "mechanism") == 0) {
-        if (parse_mechanism(p, v, &c->mech) != 0) {
+        if (parse_mechanism(p, v, &c->campaign_mech) != 0) {
             return -1;
         }
-        c->mechanism = c->mech->id;
+        c->mechanism = c->campaign_mech->id;
     } else if (strcmp(k, "eps") == 0) {
         c->eps_line = p->line;
         return campaign_eps(p, c, v);
@@ -681,7 +630,12 @@ static int key_campaign(parser_t *p, const char *k, char *v)
         c->split_line = p->line;
         return parse_choice(p, v, "sdk", "paper", &c->split_paper);
     } else {
-        return unknown_key(p, k, "campaign", kCampaignKeys, COUNT(kCampaignKeys));
+        const char *keys[COUNT(kCampaignKeys) + HOST_CK_SCENARIO];
+        memcpy(keys, kCampaignKeys, sizeof(kCampaignKeys));
+        for (int i = 0; i < HOST_CK_SCENARIO; i++) {
+            keys[COUNT(kCampaignKeys) + i] = host_campaign_key_at(i)->key;
+        }
+        return unknown_key(p, k, "campaign", keys, COUNT(keys));
     }
     return 0;
 }
@@ -690,7 +644,7 @@ static int key_plan(parser_t *p, const char *k, char *v)
 {
     sim_plan_spec_t *pl = &p->sc->plan[p->sc->nplans - 1];
     if (strcmp(k, "mechanism") == 0) {
-        const sim_mech_t *m = NULL;
+        const host_campaign_mech_t *m = NULL;
         if (parse_mechanism(p, v, &m) != 0) {
             return -1;
         }
@@ -887,58 +841,6 @@ static int check_groups(parser_t *p)
     return 0;
 }
 
-/* 1 if the module lists `key` among its own keys (sim_mech_t.keys, space separated). */
-static int mech_reads(const sim_mech_t *m, const char *key)
-{
-    const char *s = m->keys;
-    size_t n = strlen(key);
-    while (s != NULL && *s != '\0') {
-        const char *e = strchr(s, ' ');
-        size_t len = e != NULL ? (size_t)(e - s) : strlen(s);
-        if (len == n && strncmp(s, key, n) == 0) {
-            return 1;
-        }
-        s = e != NULL ? e + 1 : s + len;
-    }
-    return 0;
-}
-
-/* What the SDK itself refuses (group_eps >= eps, an eps too small for the quantized
- * thresholds, ...): the campaign is built at each of its eps as a run builds it (sim_cfg_init,
- * the mechanism's init calling the SDK), so the refusal comes here, with the line of its eps
- * and of the campaign's other keys, instead of from the run with no line at all. */
-static int check_sdk(parser_t *p, uint32_t ci)
-{
-    const sim_campaign_spec_t *c = &p->sc->campaign[ci];
-    sim_cfg_t *cfg = malloc(sizeof(*cfg));
-    if (cfg == NULL) {
-        return fail_at(p, c->line, "out of memory");
-    }
-    char why[256] = "";
-    uint32_t e = 0;
-    for (; e < c->neps; e++) {
-        int st = sim_cfg_init(cfg, p->sc, ci, e, why, sizeof(why));
-        sim_cfg_release(cfg);
-        if (st != 0) {
-            break;
-        }
-    }
-    free(cfg);
-    if (e == c->neps) {
-        return 0;
-    }
-    char keys[160] = "";
-    size_t n = 0;
-    for (int k = 0; k < COUNT(kAucKeys) && n < sizeof(keys); k++) {
-        if (c->keys_line[k] != 0) {
-            int w = snprintf(keys + n, sizeof(keys) - n, "%s%s at line %d", n ? ", " : "; with ",
-                             kAucKeys[k], c->keys_line[k]);
-            n += w > 0 ? (size_t)w : 0;
-        }
-    }
-    return fail_at(p, c->eps_line != 0 ? c->eps_line : c->line, "%s%s", why, keys);
-}
-
 static int check_campaigns(parser_t *p)
 {
     sim_scenario_t *sc = p->sc;
@@ -947,7 +849,7 @@ static int check_campaigns(parser_t *p)
     }
     for (uint32_t i = 0; i < sc->ncampaigns; i++) {
         sim_campaign_spec_t *c = &sc->campaign[i];
-        if (c->mech == NULL || c->neps == 0) {
+        if (c->campaign_mech == NULL || c->neps == 0) {
             return fail_at(p, c->line, "campaign '%s' needs mechanism and eps", c->name);
         }
         for (uint32_t j = 0; j < i; j++) {
@@ -962,23 +864,18 @@ static int check_campaigns(parser_t *p)
             }
             c->groups_line = c->line;
         }
-        /* AUC-family keys only where the mechanism reads them */
-        for (int k = 0; k < COUNT(kAucKeys); k++) {
-            if (c->keys_line[k] != 0 && !mech_reads(c->mech, kAucKeys[k])) {
-                return fail_at(
-                    p, c->keys_line[k], "campaign '%s' (%s) takes no key '%s'%s%s%s", c->name,
-                    c->mech->name, kAucKeys[k], c->mech->keys != NULL ? " (its keys: " : "",
-                    c->mech->keys != NULL ? c->mech->keys : "", c->mech->keys != NULL ? ")" : "");
+        /* a mechanism's own keys only where the table gives them to it (the campaigns file
+         * takes the same: mech/base/campaign_keys.h) */
+        const host_campaign_mech_t *m = c->campaign_mech;
+        for (int k = 0; k < HOST_CK_SCENARIO; k++) {
+            const char *key = host_campaign_key_at(k)->key;
+            if (c->keys_line[k] != 0 && !host_campaign_mech_takes(m, key, 0)) {
+                char its[128];
+                int none = m->keys[0] == NULL;
+                return fail_at(p, c->keys_line[k], "campaign '%s' (%s) takes no key '%s'%s%s%s",
+                               c->name, m->name, key, none ? "" : " (its keys: ",
+                               host_campaign_keys_text(m, its, sizeof(its)), none ? "" : ")");
             }
-        }
-        /* what the mechanism itself needs (metrics, bins, groups with scores, ...) */
-        char msg[256];
-        int line = c->line;
-        if (c->mech->check(sc, c, &line, msg, sizeof(msg)) != 0) {
-            return fail_at(p, line, "campaign '%s' (%s): %s", c->name, c->mech->name, msg);
-        }
-        if (check_sdk(p, i) != 0) {
-            return -1;
         }
     }
     for (uint32_t i = 0; i < sc->nplans; i++) {
@@ -1011,8 +908,8 @@ static void defaults(sim_scenario_t *sc, const char *source)
     sc->beta_levels = 100;
 }
 
-int sim_scenario_parse(const char *text, size_t len, const char *source, sim_scenario_t *out,
-                       char *err, size_t errcap)
+int sim_scenario_read(const char *text, size_t len, const char *source, sim_scenario_t *out,
+                      char *err, size_t errcap)
 {
     parser_t p;
     memset(&p, 0, sizeof(p));
@@ -1047,7 +944,7 @@ int sim_scenario_parse(const char *text, size_t len, const char *source, sim_sce
     return 0;
 }
 
-int sim_scenario_load(const char *path, sim_scenario_t *out, char *err, size_t errcap)
+int sim_scenario_read_file(const char *path, sim_scenario_t *out, char *err, size_t errcap)
 {
     char *buf = NULL;
     size_t n = 0;
@@ -1060,7 +957,7 @@ int sim_scenario_load(const char *path, sim_scenario_t *out, char *err, size_t e
         }
         return -1;
     }
-    int st = sim_scenario_parse(buf, n, path, out, err, errcap);
+    int st = sim_scenario_read(buf, n, path, out, err, errcap);
     free(buf);
     return st;
 }
