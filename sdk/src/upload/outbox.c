@@ -442,6 +442,10 @@ static dpm_status_t compact(dpm_outbox_t *ob)
  * copy carries its stored CRC, so damage it copies is found by the next reader as in the
  * active bank. Removals during the copy clear the record in both banks (mirror_removal). */
 
+/* The copy ratio R (dpm/config.h), 0 when this build compacts in one call: every use below is
+ * then constant-false, and the stepwise functions are left out of the image. */
+#define STEPWISE ((uint32_t)DPM_OUTBOX_COPY_RATIO)
+
 /* A step weighs a removed record (a header read, nothing copied) at a quarter of its bytes. */
 #define SKIP_WEIGHT 4u
 
@@ -463,8 +467,11 @@ static uint64_t copy_work(const dpm_outbox_t *ob)
  * too small for that keeps the whole log, and compact() copies it. */
 static uint64_t capacity(const dpm_outbox_t *ob, uint32_t size)
 {
-    const uint64_t m = DPM_OUTBOX_COPY_RATIO - 1u;
     uint64_t log = ob->bank_size - HDR;
+    if (!STEPWISE) {
+        return log; /* compact() in one call: the whole log holds pending records */
+    }
+    const uint64_t m = STEPWISE - 1u;
     uint64_t stepwise =
         log > 2u * (uint64_t)size ? (log - 2u * (uint64_t)size) * (4u * m - 1u) / (4u * m + 7u) : 0;
     return stepwise >= size ? stepwise : log;
@@ -476,7 +483,7 @@ static uint64_t capacity(const dpm_outbox_t *ob, uint32_t size)
 static int copy_due(const dpm_outbox_t *ob, uint32_t size)
 {
     uint64_t free_end = ob->bank_size - ob->wpos;
-    return free_end < copy_work(ob) / (DPM_OUTBOX_COPY_RATIO - 1u) + 2u * (uint64_t)size;
+    return STEPWISE && free_end < copy_work(ob) / (STEPWISE - 1u) + 2u * (uint64_t)size;
 }
 
 static dpm_status_t begin_copy(dpm_outbox_t *ob)
@@ -885,11 +892,11 @@ static dpm_status_t append(dpm_outbox_t *ob, const uint8_t *report, size_t len, 
     if ((uint64_t)ob->pending_bytes + size > capacity(ob, size)) {
         return DPM_ERR_BUFFER;
     }
-    if (!ob->copying && !ob->dirty && copy_due(ob, size)) {
+    if (STEPWISE && !ob->copying && !ob->dirty && copy_due(ob, size)) {
         st = begin_copy(ob);
     }
-    if (st == DPM_OK && ob->copying && !ob->dirty) {
-        st = copy_step(ob, DPM_OUTBOX_COPY_RATIO * size, rec);
+    if (STEPWISE && st == DPM_OK && ob->copying && !ob->dirty) {
+        st = copy_step(ob, STEPWISE * size, rec);
     }
     if (st == DPM_OK && ob->stale) {
         st = refresh(ob); /* the step found what appends do not leave: recover first */
@@ -1082,5 +1089,5 @@ dpm_status_t dpm_outbox_remove(dpm_outbox_t *ob, const dpm_outbox_entry_t *e)
     }
     ob->pending--;
     ob->pending_bytes -= REC_HDR + e->len;
-    return ob->copying && e->pos < ob->copy_from ? mirror_removal(ob, e) : DPM_OK;
+    return STEPWISE && ob->copying && e->pos < ob->copy_from ? mirror_removal(ob, e) : DPM_OK;
 }
