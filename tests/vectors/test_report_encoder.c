@@ -280,10 +280,85 @@ static void direct_encoders_equal_pb_encode(void **state)
                   (unsigned)NKINDS);
 }
 
+/* The FedAUC upload's scores for pb_encode: packed, as dpm.proto declares them. */
+typedef struct {
+    const uint32_t *v;
+    uint32_t n;
+} scores_t;
+
+static bool put_scores(pb_ostream_t *stream, const pb_field_t *field, void *const *arg)
+{
+    const scores_t *a = (const scores_t *)*arg;
+    if (a->n == 0) {
+        return true;
+    }
+    pb_ostream_t sizing = PB_OSTREAM_SIZING;
+    for (uint32_t i = 0; i < a->n; i++) {
+        assert_true(pb_encode_varint(&sizing, a->v[i]));
+    }
+    if (!pb_encode_tag(stream, PB_WT_STRING, field->tag) ||
+        !pb_encode_varint(stream, sizing.bytes_written)) {
+        return false;
+    }
+    for (uint32_t i = 0; i < a->n; i++) {
+        if (!pb_encode_varint(stream, a->v[i])) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* The device's FedAUC upload (round 1, dpm_fedauc_upload_encode), written directly too: random
+ * sessions against pb_encode of the FedaucUpload message. */
+static void upload_encoder_equals_pb_encode(void **state)
+{
+    (void)state;
+    if (!DPM_MECH_FEDAUC) {
+        skip(); /* a skip, never a pass: this build has no FedAUC */
+    }
+    uint64_t seed = UINT64_C(0x75706c6f61640a0a);
+    static uint32_t scores[256];
+    static uint8_t want[BUF], got[BUF];
+    for (uint32_t n = 0; n < CORPUS / 20u; n++) {
+        dpm_fedauc_session_t s;
+        memset(&s, 0, sizeof(s));
+        s.state = DPM_FEDAUC_UPLOADED;
+        s.campaign_id = any_u32(&seed);
+        s.params_hash = next(&seed) % 8u == 0 ? 0u : (uint32_t)next(&seed);
+        s.mechanism = next(&seed) & 1u ? DPM_MECH_ID_FEDAUC_RR : DPM_MECH_ID_FEDAUC_LAP;
+        s.n = (uint32_t)(next(&seed) % 257u);
+        for (size_t i = 0; i < sizeof(s.token); i++) {
+            s.token[i] = (uint8_t)next(&seed);
+        }
+        for (uint32_t i = 0; i < s.n; i++) {
+            scores[i] = any_u32(&seed);
+        }
+        s.buf.scores = scores;
+        s.buf.cap = 256u;
+        dpm_v1_FedaucUpload msg = dpm_v1_FedaucUpload_init_zero;
+        scores_t arr = {scores, s.n};
+        msg.campaign_id = s.campaign_id;
+        msg.mechanism = (dpm_v1_Mechanism)s.mechanism;
+        msg.params_hash = s.params_hash;
+        memcpy(msg.upload_token, s.token, sizeof(s.token));
+        msg.scores.funcs.encode = put_scores;
+        msg.scores.arg = &arr;
+        pb_ostream_t ref = pb_ostream_from_buffer(want, sizeof(want));
+        assert_true(pb_encode(&ref, dpm_v1_FedaucUpload_fields, &msg));
+        size_t len = 0;
+        assert_int_equal(dpm_fedauc_upload_encode(&s, got, sizeof(got), &len), DPM_OK);
+        if (len != ref.bytes_written || memcmp(got, want, len) != 0) {
+            fail_msg("upload %u (%u scores) differs from pb_encode's", n, s.n);
+        }
+        assert_int_equal(dpm_fedauc_upload_encode(&s, got, len - 1u, &len), DPM_ERR_BUFFER);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(direct_encoders_equal_pb_encode),
+        cmocka_unit_test(upload_encoder_equals_pb_encode),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,6 +4,8 @@
  * the report body. */
 #include "dpm_internal.h"
 
+#include "core/wire.h"
+
 #include <pb_decode.h>
 #include <pb_encode.h>
 
@@ -87,6 +89,17 @@ static bool decode_array(pb_istream_t *stream, const pb_field_t *field, void **a
 /* ---- upload ------------------------------------------------------------------------------------
  */
 
+typedef char upload_tags[dpm_v1_FedaucUpload_campaign_id_tag == 1 &&
+                                 dpm_v1_FedaucUpload_mechanism_tag == 2 &&
+                                 dpm_v1_FedaucUpload_params_hash_tag == 3 &&
+                                 dpm_v1_FedaucUpload_upload_token_tag == 4 &&
+                                 dpm_v1_FedaucUpload_scores_tag == 5
+                             ? 1
+                             : -1];
+
+/* The device's upload, as pb_encode writes a FedaucUpload (zero scalars omitted, the token
+ * always, the scores packed), straight into the buffer (core/wire.h): a device image links no
+ * nanopb encoder. test_wire's golden uploads check the bytes. */
 dpm_status_t dpm_fedauc_upload_encode(const dpm_fedauc_session_t *s, uint8_t *buf, size_t cap,
                                       size_t *len)
 {
@@ -94,19 +107,32 @@ dpm_status_t dpm_fedauc_upload_encode(const dpm_fedauc_session_t *s, uint8_t *bu
         s->buf.scores == NULL) {
         return DPM_ERR_PARAM;
     }
-    dpm_v1_FedaucUpload msg = dpm_v1_FedaucUpload_init_zero;
-    array_out_t scores = {s->buf.scores, s->n};
-    msg.campaign_id = s->campaign_id;
-    msg.mechanism = (dpm_v1_Mechanism)s->mechanism;
-    msg.params_hash = s->params_hash;
-    memcpy(msg.upload_token, s->token, DPM_FEDAUC_TOKEN_BYTES);
-    msg.scores.funcs.encode = encode_array;
-    msg.scores.arg = &scores;
-    pb_ostream_t out = pb_ostream_from_buffer(buf, cap);
-    if (!pb_encode(&out, dpm_v1_FedaucUpload_fields, &msg)) {
+    dpm_wire_t w = dpm_wire_to(buf, cap);
+    dpm_wire_uint_field(&w, dpm_v1_FedaucUpload_campaign_id_tag, s->campaign_id);
+    dpm_wire_uint_field(&w, dpm_v1_FedaucUpload_mechanism_tag, (uint32_t)s->mechanism);
+    if (s->params_hash != 0) {
+        uint8_t h[4] = {(uint8_t)s->params_hash, (uint8_t)(s->params_hash >> 8),
+                        (uint8_t)(s->params_hash >> 16), (uint8_t)(s->params_hash >> 24)};
+        dpm_wire_tag(&w, dpm_v1_FedaucUpload_params_hash_tag, DPM_WIRE_FIXED32);
+        dpm_wire_bytes(&w, h, sizeof(h));
+    }
+    dpm_wire_tag(&w, dpm_v1_FedaucUpload_upload_token_tag, DPM_WIRE_BYTES);
+    dpm_wire_byte(&w, DPM_FEDAUC_TOKEN_BYTES);
+    dpm_wire_bytes(&w, s->token, DPM_FEDAUC_TOKEN_BYTES);
+    if (s->n > 0) {
+        uint32_t payload = 0;
+        for (uint32_t i = 0; i < s->n; i++) {
+            payload += dpm_wire_varint_len(s->buf.scores[i]);
+        }
+        dpm_wire_message(&w, dpm_v1_FedaucUpload_scores_tag, payload);
+        for (uint32_t i = 0; i < s->n; i++) {
+            dpm_wire_varint(&w, s->buf.scores[i]);
+        }
+    }
+    if (!w.ok) {
         return DPM_ERR_BUFFER;
     }
-    *len = out.bytes_written;
+    *len = (size_t)(w.p - buf);
     return DPM_OK;
 }
 
