@@ -54,9 +54,9 @@ TARGETS = {  # build -> {metric: limit in bytes}
 RNG_HOOKS = ["cm_drbg_fill", "trng_fill"]  # the dpm_rng_t fill functions of port/cortex-m
 RNG_CALLERS = ["rand", "device_dap"]       # sdk/src/noise/rand.c, sdk/src/device/device_dap.c
 # The pointer calls on the hook's chain and what they call: the DRBG's entropy callback (the
-# TRNG, set by dpm_cm_drbg_init) and Mbed TLS's volatile memset pointer. A pointer call on the chain from a function not listed
-# stops make size (a chain it cannot see is not counted as free), as does a listed target the
-# image does not take the address of.
+# TRNG, set by dpm_cm_drbg_init) and Mbed TLS's volatile memset pointer. A pointer call on the
+# chain from a function not listed stops make size (a chain it cannot see is not counted as
+# free), as does a listed target the image does not take the address of.
 RNG_POINTERS = {
     "mbedtls_ctr_drbg_reseed_internal": ["cm_drbg_entropy"],
     "mbedtls_platform_zeroize": ["memset"],
@@ -414,7 +414,7 @@ def analyse(name, elf, mapfile, state_obj, roots, one_call_names, rng=None):
         unresolved = set()
 
         def pointer_targets(a):
-            base = funcs[a][0].split(".")[0]  # entropy_gather_internal.part.0: GCC's clone
+            base = funcs[a][0].split(".")[0]  # GCC's clones: name.part.0, name.constprop.0
             if base not in RNG_POINTERS:
                 unresolved.add(funcs[a][0])
                 return []
@@ -436,7 +436,6 @@ def analyse(name, elf, mapfile, state_obj, roots, one_call_names, rng=None):
             nexts = [(c, 0) for c in callees[a]] + [(t, 1) for t in tails[a]]
             if indirect[a]:
                 nexts += [(t, 0) for t in pointer_targets(a)]
-            tail_best = 0
             for c, is_tail in nexts:
                 d, p, c_cyc = rng_chain(c, path)
                 cyc = cyc or c_cyc
