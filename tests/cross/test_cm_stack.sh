@@ -3,17 +3,19 @@
 # The painted-stack check of make size's Cortex-M4 one-call stack figure (run by .make/cross.sh
 # for cortex-m4, on the image it builds with make size's tuple_min flags at -Os and Mbed TLS
 # compiled with -fstack-usage: $CM_OUT-stack/stack_cm.elf, tests/cross/stack_cm.c):
-#   1. the method: a function with a 1,024-byte array reads at least 1,024 bytes painted, and
-#      no more than its static figure;
-#   2. the image makes its reports (worst tuple_mr calls: new campaigns and periods, outbox
+#   1. the image makes its reports (worst tuple_mr calls: new campaigns and periods, outbox
 #      compactions in one call and in steps, a DRBG reseed at every refill) and exits 0;
-#   3. .make/size.py's static figure for dpm_device_report_tuple on this same image, its port
-#      RNG hook charged at the rng->fill call, is >= the painted high-water mark (interrupts
-#      excluded on both sides: the image takes none);
-#   4. negative control: the figure without the RNG hook (the hook counted as free, as before
+#   2. .make/size.py --stack-of measures dpm_device_report_tuple on this same image, its port
+#      RNG hook charged at the rng->fill call (interrupts excluded: the image takes none);
+#   3. the method: a function with a 1,024-byte array reads at least 1,024 bytes painted, and
+#      no more than its static figure;
+#   4. the painted high-water mark is <= the static figure;
+#   5. negative control: the figure without the RNG hook (the hook counted as free, as before
 #      issue 32) is below the painted mark, so a static analysis that dropped the hook's chain
-#      would fail check 3;
-#   5. the static figure is not vacuous: the painted mark is at least 80 % of it.
+#      would fail check 4;
+#   6. the static figure is not vacuous: the painted mark is at least 80 % of it;
+#   7. negative control: with the DRBG's entropy callback left out of size.py's pointer table,
+#      the analysis stops instead of counting the reseed's entropy read as free.
 # Env: CM_OUT (the target's build: .make/cortex-m.mk's OUT), CM_QEMU (ending in -kernel).
 set -uo pipefail
 out=${CM_OUT:?}-stack
@@ -52,5 +54,11 @@ tap "$([ -n "$measured" ] && [ -n "$without" ] && [ "$measured" -gt "$without" ]
   "negative control: the figure without the RNG hook ($without) is exceeded by the painted mark ($measured)"
 tap "$([ -n "$measured" ] && [ -n "$with" ] && [ $((measured * 100)) -ge $((with * 80)) ]; echo $?)" \
   "the static figure is within 20 % of the painted mark ($measured of $with)"
+SIZE_RNG_POINTERS_DROP=mbedtls_ctr_drbg_reseed_internal "$PYTHON" .make/size.py --stack-of "$elf" \
+  --map "$elf.map" --dirs "$out/obj,$mbed/library" dpm_device_report_tuple >"$work/drop.txt" 2>&1
+rc=$?
+tap "$([ $rc != 0 ] && grep -q "pointer calls on the RNG hook's chain from mbedtls_ctr_drbg_reseed_internal" \
+  "$work/drop.txt"; echo $?)" \
+  "negative control: an unresolved pointer call on the hook's chain stops the analysis (exit $rc)"
 echo "1..$n"
 exit $failed
