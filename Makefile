@@ -300,7 +300,7 @@ test: deps
 	  bash .make/run-tests.sh $(TEST_BINS) $(TEST_SCRIPTS)
 
 LINT_SRCS = $(shell find sdk port -name '*.[ch]' -not -path '*/config/*' -not -name '*.pb.[ch]' \
-              -not -path 'port/cortex-m/*' -not -name port_cortex_m.h)
+              -not -path 'port/cortex-m/*' -not -name 'port_cortex_m*.h')
 lint: deps
 	@bash .make/lint.sh $(LINT_SRCS) -- $(CFLAGS_COMMON) -Isdk/src/internal -Isdk/src \
 	  -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
@@ -454,9 +454,11 @@ size: deps cross-deps
 .PHONY: lint-cortex-m
 lint: lint-cortex-m
 lint-cortex-m: deps cross-deps
-	@bash .make/lint.sh $(wildcard port/cortex-m/*.c) port/include/dpm/port_cortex_m.h -- -std=c99 \
-	  --target=thumbv7em-none-eabi -mcpu=cortex-m4 -mfloat-abi=soft -Isdk/include -Iport/include \
-	  -isystem /usr/lib/arm-none-eabi/include -DDPM_CM_TEST_DRBG_NOT_FOR_PRODUCTION
+	@bash .make/lint.sh $(wildcard port/cortex-m/*.c) $(wildcard port/include/dpm/port_cortex_m*.h) -- \
+	  -std=c99 --target=thumbv7em-none-eabi -mcpu=cortex-m4 -mfloat-abi=soft -Isdk/include \
+	  -Iport/include -isystem /usr/lib/arm-none-eabi/include -DDPM_CM_TEST_DRBG_NOT_FOR_PRODUCTION \
+	  -isystem $(BUILD_DIR)/src/mbedtls/include -Iport/tls/config \
+	  -DMBEDTLS_CONFIG_FILE='"dpm_mbedtls_device.h"'
 
 ifneq ($(CROSS_COMPILE),)
 # A cross build without its compiler would end in a raw CMake or "gcc: not found" error: say what

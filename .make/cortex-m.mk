@@ -79,7 +79,8 @@ DPM_SOURCES_LISTS_ONLY := 1
 include sdk/sources.mk
 SDK_SRCS := $(patsubst $(DPM_ROOT)/%,%,$(DPM_SDK_SRCS))
 NANOPB_OBJS := $(addprefix $(OUT)/obj/nanopb/,pb_common.o pb_encode.o pb_decode.o)
-PORT_SRCS := $(sort $(wildcard port/cortex-m/*.c))
+# (ctr_drbg.c, the production random source, needs Mbed TLS: linked only where Mbed TLS is.)
+PORT_SRCS := $(filter-out port/cortex-m/ctr_drbg.c,$(sort $(wildcard port/cortex-m/*.c)))
 # Test programs and support code that need nothing but the C library: not the host-sim ones,
 # not those of the posix or TLS port, and not those using POSIX headers (sockets, files,
 # threads, clocks), nor host-sim's campaign text (common/edges: the collector's and dpm-sim's,
@@ -113,7 +114,9 @@ TLS_CFLAGS := $(BASE_CFLAGS) $(WARNINGS) -isystem $(MBEDTLS_SRC)/include \
 # two-aggregator images (bench_dap_cm, the HPKE and DAP tests) seal and open with it.
 empty :=
 space := $(empty) $(empty)
-MBED_CM := $(BUILD_DIR)/mbedtls/$(CM)$(subst $(space),,$(OPT))$(if $(filter-out device,$(MBEDTLS_CONFIG)),-$(MBEDTLS_CONFIG))
+# MBED_ANALYSIS=1: with -fstack-usage -fcallgraph-info=su, for the stack image below (own dir).
+MBED_ANALYSIS_FLAGS := $(if $(filter 1,$(MBED_ANALYSIS)),-fstack-usage -fcallgraph-info=su)
+MBED_CM := $(BUILD_DIR)/mbedtls/$(CM)$(subst $(space),,$(OPT))$(if $(filter-out device,$(MBEDTLS_CONFIG)),-$(MBEDTLS_CONFIG))$(if $(MBED_ANALYSIS_FLAGS),-su)
 MBED_CM_LIBS := $(MBED_CM)/library/libmbedtls.a $(MBED_CM)/library/libmbedx509.a \
                 $(MBED_CM)/library/libmbedcrypto.a
 $(MBED_CM_LIBS) &: $(wildcard port/tls/config/dpm_mbedtls_device*.h) .make/build-mbedtls.sh
@@ -121,11 +124,11 @@ $(MBED_CM_LIBS) &: $(wildcard port/tls/config/dpm_mbedtls_device*.h) .make/build
 	  $(CURDIR)/port/tls/config/dpm_mbedtls_$(MBEDTLS_CONFIG).h -DCMAKE_SYSTEM_NAME=Generic \
 	  -DCMAKE_SYSTEM_PROCESSOR=arm -DCMAKE_C_COMPILER=$(CC) -DCMAKE_TRY_COMPILE_TARGET_TYPE=STATIC_LIBRARY \
 	  -DCMAKE_POSITION_INDEPENDENT_CODE=OFF -DCMAKE_BUILD_TYPE= \
-	  "-DCMAKE_C_FLAGS=$(CPU) $(OPT) -ffunction-sections -fdata-sections"
+	  "-DCMAKE_C_FLAGS=$(CPU) $(OPT) -ffunction-sections -fdata-sections $(MBED_ANALYSIS_FLAGS)"
 # port/tls's HPKE, DAP opening and arena (its objects, for images that link Mbed TLS)
 CM_TLS_OBJS := $(OUT)/obj/port/tls/hpke.o $(OUT)/obj/port/tls/dap_open.o $(OUT)/obj/port/tls/tls_client.o
 
-.PHONY: images lib example bench tls state
+.PHONY: images lib example bench tls state stack drbg
 images: $(IMAGES) $(OUT)/exit_control.elf $(OUT)/fault_control.elf example
 	@printf '%s\n' $(IMAGES) >$(OUT)/tests.list
 lib: $(LIBDPM)
@@ -133,6 +136,11 @@ tls: $(OUT)/libdpm_tls.a $(OUT)/size_state_tls.o
 state: $(OUT)/size_state.o
 example: $(OUT)/cortex-m-example.elf
 bench: $(OUT)/bench_cm.elf $(OUT)/bench_vdaf_cm.elf $(OUT)/bench_dap_cm.elf
+# the production random source's object (make size links it into the tuple images' stack build)
+drbg: $(OUT)/obj/port/cortex-m/ctr_drbg.o
+# tests/cross/stack_cm.c: the painted-stack check (tests/cross/test_cm_stack.sh builds it with
+# make size's tuple_min flags and MBED_ANALYSIS=1, and compares with the static figure)
+stack: $(OUT)/stack_cm.elf
 
 $(LIBDPM): $(call obj,$(SDK_SRCS)) $(NANOPB_OBJS)
 $(LIBCM): $(call obj,$(PORT_SRCS))
@@ -157,6 +165,15 @@ $(OUT)/obj/port/tls/%.o: port/tls/%.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	@printf '  %-3s %s\n' CC $<
 	$(Q)$(CC) $(TLS_CFLAGS) -c $< -o $@
+$(OUT)/obj/port/cortex-m/ctr_drbg.o: port/cortex-m/ctr_drbg.c $(FLAGS_STAMP)
+	@mkdir -p $(dir $@)
+	@printf '  %-3s %s\n' CC $<
+	$(Q)$(CC) $(TLS_CFLAGS) -c $< -o $@
+$(OUT)/obj/tests/cross/stack_cm.o: tests/cross/stack_cm.c $(FLAGS_STAMP)
+	@mkdir -p $(dir $@)
+	@printf '  %-3s %s\n' CC $<
+	$(Q)$(CC) $(TEST_CFLAGS) -isystem $(MBEDTLS_SRC)/include -Iport/tls/config \
+	  -DMBEDTLS_CONFIG_FILE='"dpm_mbedtls_$(MBEDTLS_CONFIG).h"' -c $< -o $@
 $(OUT)/obj/tests/%.o: tests/%.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	@printf '  %-3s %s\n' CC $<
@@ -210,6 +227,13 @@ $(OUT)/bench_dap_cm.elf: $(OUT)/obj/tests/cross/bench_dap_cm.o $(CM_TLS_OBJS) $(
 $(OUT)/bench_vdaf_cm.elf: $(OUT)/obj/tests/cross/bench_vdaf_cm.o $(LIBCM) $(LIBDPM)
 	@printf '  %-3s %s\n' LD $@
 	$(Q)$(CC) $(LDFLAGS) -Wl,-Map=$@.map -o $@ $^
+
+$(OUT)/stack_cm.elf: $(OUT)/obj/tests/cross/stack_cm.o $(OUT)/obj/port/cortex-m/ctr_drbg.o $(LIBCM) \
+                    $(LIBDPM) $(MBED_CM_LIBS)
+	@printf '  %-3s %s\n' LD $@
+	$(Q)$(CC) $(LDFLAGS) -Wl,--emit-relocs -Wl,-Map=$@.map -o $@ $(filter %.o,$^) -Wl,--start-group \
+	  $(filter %.a,$^) -Wl,--end-group
+	@echo $(MBED_CM) >$(OUT)/mbed-dir
 
 # make size: the caller-owned state of this configuration (tests/cross/size_state.c).
 $(OUT)/size_state.o: tests/cross/size_state.c $(FLAGS_STAMP)

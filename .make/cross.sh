@@ -7,7 +7,8 @@
 #     vector tests and the TLS client test (against openssl s_server on 127.0.0.1) run there.
 #   Cortex-M (qemu-system-arm, semihosting): cortex-m3 (mps2-an385), cortex-m4 and cortex-m4-fpu
 #     (mps2-an386), built by .make/cortex-m.mk: the unit tests that need no host and the golden
-#     vectors as one image each, plus tests/cross/test_cm_checks.sh.
+#     vectors as one image each, plus tests/cross/test_cm_checks.sh; on cortex-m4 also
+#     tests/cross/test_cm_stack.sh (make size's one-call stack figure against a painted stack).
 # Prints one line per suite as it goes, then "<target>: N passed, N failed, N skipped" per target
 # and the summed "N passed, N failed, N skipped" last (a skip counted as skipped, never as a pass:
 # run-tests.sh's own counts); exits non-zero on any failure, a failed build or a missing tool
@@ -81,6 +82,15 @@ for t in "${TARGETS[@]}"; do
     $MAKE --no-print-directory -f .make/cortex-m.mk -j"$JOBS" CM="$name" BUILD_DIR="$BUILD_DIR" \
       OUT="$out" images >"$LOG/$name.build.log" 2>&1
     rc=$?
+    if [ $rc = 0 ] && [ "$name" = cortex-m4 ]; then
+      # the painted-stack image (tests/cross/test_cm_stack.sh): make size's tuple_min at -Os,
+      # with the stack analysis flags, and Mbed TLS with them too
+      (. .make/device_api.sh
+       $MAKE --no-print-directory -f .make/cortex-m.mk -j"$JOBS" CM="$name" BUILD_DIR="$BUILD_DIR" \
+         OUT="$out-stack" OPT=-Os EXTRA_CFLAGS="-fstack-usage -fcallgraph-info=su $TUPLE_MIN" \
+         MBED_ANALYSIS=1 stack) >>"$LOG/$name.build.log" 2>&1
+      rc=$?
+    fi
     LIST[$name]="$out/tests.list"
     QEMU[$name]="qemu-system-arm -M $runner -cpu $arg -nographic -monitor none -serial none -semihosting-config enable=on,target=native -kernel"
     RUNNER[$name]="timeout 900 ${QEMU[$name]}"
@@ -112,6 +122,7 @@ for t in "${TARGETS[@]}"; do
   [ -n "${BUILD_FAILED[$name]:-}" ] && continue
   TESTS[$name]="$(cat "${LIST[$name]}")"
   [ "$kind" = cm ] && TESTS[$name]+=$'\n'tests/cross/test_cm_checks.sh
+  [ "$name" = cortex-m4 ] && TESTS[$name]+=$'\n'tests/cross/test_cm_stack.sh
   rm -rf "$LOG/$name/results"
   mkdir -p "$LOG/$name/results"
   while read -r test; do

@@ -16,6 +16,10 @@ DEVICE_API="dpm_strerror dpm_eps_from_decimal dpm_eps_format dpm_confusion_add d
 # schedule.
 DEVICE_API_MIN=$(tr -s ' \n' '\n' <<<"$DEVICE_API" | grep -vxE 'dpm_campaign_get|dpm_upload_next_attempt_ms' | tr '\n' ' ')
 DEVICE_PREFIX="dpm_device_"
+# The tuple builds (make size's tuple_only and tuple_min; the painted-stack image's flags):
+# only the tuple mechanisms; tuple_min without tuple_ml and without the SDK's upload.
+TUPLE_ONLY="-DDPM_MECH_ROC_HIST=0 -DDPM_MECH_DPAUC=0 -DDPM_MECH_FEDAUC=0 -DDPM_MECH_USTAT=0 -DDPM_VDAF=0"
+TUPLE_MIN="$TUPLE_ONLY -DDPM_MECH_TUPLE_ML=0 -DDPM_UPLOAD=0"
 # The other report kinds of the default build, with the local statistics an app builds for them
 # (roc_hist, dpauc, ustat) and FedAUC's two rounds (upload, the secret of fedauc_rr, report).
 OTHER_API="dpm_device_report_roc_hist dpm_device_report_roc_hist_group dpm_score_hist_init

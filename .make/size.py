@@ -19,6 +19,12 @@ stack  worst case over the module's public functions of the deepest call chain: 
        callback, Mbed TLS's tables): one level, an over-estimate. Recursion is reported and
        its cycle counted once. The one-call figures (--one-call NAMES) are the same analysis
        rooted at each device report call (one report: check, charge, perturb, encode, queue).
+       The tuple builds (--rng-builds; their --build gets :RNG_ELF:RNG_MAP, the same image
+       with port/cortex-m/ctr_drbg.c linked) take their stack from that image: the port's
+       production random source (CTR_DRBG with its reseed from the TRNG, RNG_HOOKS) charged at
+       the SDK's rng->fill call sites only, its own pointer calls resolved by RNG_POINTERS, plus
+       an interrupt allowance (IRQ_ALLOWANCE) on every figure. --stack-of does the same for one
+       image (tests/cross/test_cm_stack.sh's painted one).
 Exit status 1 if a target is missed (a "MISSED ..." line each) or a figure cannot be measured.
 """
 import argparse
@@ -41,6 +47,31 @@ TARGETS = {  # build -> {metric: limit in bytes}
     # issue 30: the two-aggregator mode adds at most 16 KB beyond what the TLS client links
     "default+tls+dap": {"flash_added": 16 * 1024},
 }
+# What a tuple build's stack figure adds to the SDK's own chains (--rng-builds): the port's
+# production random source (port/cortex-m/ctr_drbg.c: CTR_DRBG with its reseed from the TRNG,
+# charged at the SDK's rng->fill call sites: the objects named below) and an interrupt
+# taken at the deepest point, on the same stack (a bare-metal firmware: one stack for both).
+RNG_HOOKS = ["cm_drbg_fill", "trng_fill"]  # the dpm_rng_t fill functions of port/cortex-m
+RNG_CALLERS = ["rand", "device_dap"]       # sdk/src/noise/rand.c, sdk/src/device/device_dap.c
+# The pointer calls on the hook's chain and what they call: the DRBG's entropy callback (the
+# TRNG, set by dpm_cm_drbg_init) and Mbed TLS's volatile memset pointer. A pointer call on the
+# chain from a function not listed stops make size (a chain it cannot see is not counted as
+# free), as does a listed target the image does not take the address of.
+RNG_POINTERS = {
+    "mbedtls_ctr_drbg_reseed_internal": ["cm_drbg_entropy"],
+    "mbedtls_platform_zeroize": ["memset"],
+}
+# (tests/cross/test_cm_stack.sh's negative control drops an entry: the analysis must stop)
+for _k in filter(None, os.environ.get("SIZE_RNG_POINTERS_DROP", "").split(",")):
+    RNG_POINTERS.pop(_k, None)
+IRQ_ALLOWANCE = [
+    (108, "Cortex-M4 exception entry with the FPU context: 8 core + 18 FP words (S0-S15, FPSCR,"
+          " reserved; lazy stacking reserves them) + 1 word of 8-byte alignment"),
+    (128, "one interrupt handler, not nested: a HAL-style IRQ handler saving r4-r11 and lr (36"
+          " + 4 alignment), ~64 bytes of locals and one callback frame (~24); deeper or nested"
+          " handlers need their own allowance (under an RTOS handlers run on the main stack:"
+          " only the exception frame lands on the task's)"),
+]
 OBJDUMP, NM, READELF = "arm-none-eabi-objdump", "arm-none-eabi-nm", "arm-none-eabi-readelf"
 
 
@@ -147,12 +178,20 @@ class Elf32:
 
 def address_taken(elf, funcs):
     """Functions whose address the image stores (R_ARM_ABS32 relocations kept by
-    --emit-relocs point at the slots; the linked word is the Thumb address)."""
+    --emit-relocs point at the slots; the linked word is the Thumb address). The vector table
+    of a test image (port/cortex-m's dpm_cm_vectors) does not count: the core calls those
+    handlers, no pointer call in the code does."""
     img = Elf32(elf)
-    taken = set()
+    taken, skip = set(), []
+    for line in run(NM, "-S", elf).splitlines():
+        p = line.split()
+        if len(p) == 4 and p[3] == "dpm_cm_vectors":
+            skip.append((int(p[0], 16), int(p[0], 16) + int(p[1], 16)))
     for line in run(READELF, "-rW", elf).splitlines():
         p = line.split()
         if len(p) >= 3 and p[2] == "R_ARM_ABS32":
+            if any(lo <= int(p[0], 16) < hi for lo, hi in skip):
+                continue
             w = img.word(int(p[0], 16))
             if w is not None and w & 1 and (w & ~1) in funcs:
                 taken.add(w & ~1)
@@ -250,7 +289,11 @@ def object_stem(obj):
 
 # ---- one build ----------------------------------------------------------------------------------
 
-def analyse(name, elf, mapfile, state_obj, roots, one_call_names):
+def analyse(name, elf, mapfile, state_obj, roots, one_call_names, rng=None):
+    """rng (the tuple builds): {'hooks': names of the dpm_rng_t fill functions the image
+    links, 'callers': object stems whose pointer calls are rng->fill, 'irq': [(bytes, why)]}:
+    the hooks' own chains (their Mbed TLS pointer calls resolved, see rng_chain) are charged
+    at those call sites only, and the interrupt allowance is added to every stack figure."""
     entries = parse_map(mapfile)
     funcs = functions(elf)
     by_name = {}
@@ -271,7 +314,7 @@ def analyse(name, elf, mapfile, state_obj, roots, one_call_names):
                     owner[a] = (mod, object_stem(obj))
     # caller-owned state: dpm_state_<module>_<what>
     state = {}
-    for line in run(NM, "-S", state_obj).splitlines():
+    for line in (run(NM, "-S", state_obj) if state_obj else "").splitlines():
         p = line.split()
         if len(p) == 4 and p[3].startswith("dpm_state_"):
             mod = p[3].split("_")[2]
@@ -302,6 +345,10 @@ def analyse(name, elf, mapfile, state_obj, roots, one_call_names):
             frame[a], quals[a], callees[a], indirect[a] = d_frame, "prologue", d_calls, d_ind
     taken = address_taken(elf, funcs)
     recursion = set()
+    rng_hooks = set()
+    if rng:
+        rng_hooks = {a for n in rng["hooks"] for a in by_name.get(n, [])}
+        taken -= rng_hooks  # charged at the rng->fill call sites only, below
 
     # Which functions a pointer call may reach: the SDK's pointers (port hooks, nanopb's
     # streams) reach port/cortex-m, nanopb and the SDK; only sdk/upload holds the transport, so
@@ -327,7 +374,10 @@ def analyse(name, elf, mapfile, state_obj, roots, one_call_names):
         return {w: max([table[a] for a in taken if reachable(w, a)] or [0])
                 for w in ("sdk", "upload", "tls")}
 
-    def worst_all(costs):
+    def rng_caller(a):
+        return rng is not None and owner.get(a, ("", ""))[1] in rng["callers"]
+
+    def worst_all(costs, rng_cost=0):
         memo, path, kinds = {}, [], []
 
         def worst(a, kind="call"):
@@ -341,7 +391,10 @@ def analyse(name, elf, mapfile, state_obj, roots, one_call_names):
                 return memo[a]
             path.append(a)
             kinds.append(kind)
-            deepest = max([worst(c) for c in callees[a]] + [costs[world(a)] if indirect[a] else 0])
+            ind = 0
+            if indirect[a]:
+                ind = max(costs[world(a)], rng_cost) if rng_caller(a) else costs[world(a)]
+            deepest = max([worst(c) for c in callees[a]] + [ind])
             # a tail call replaces this frame
             memo[a] = max([frame[a] + deepest] + [worst(t, "tail") for t in tails[a]])
             path.pop()
@@ -356,13 +409,87 @@ def analyse(name, elf, mapfile, state_obj, roots, one_call_names):
     # (with Mbed TLS's tables, following them makes every chain the deepest one).
     depth1 = worst_all({"sdk": 0, "upload": 0, "tls": 0})
     costs = ind_costs(depth1)
-    full = worst_all(costs)
+    rng_notes = None
+    if rng:
+        # The port RNG hook's own chain: its pointer calls resolved by RNG_POINTERS (a cycle
+        # counted once).
+        taken_names = {funcs[t][0]: t for t in taken}
+        unresolved = set()
+
+        def pointer_targets(a):
+            base = funcs[a][0].split(".")[0]  # GCC's clones: name.part.0, name.constprop.0
+            if base not in RNG_POINTERS:
+                unresolved.add(funcs[a][0])
+                return []
+            missing = [t for t in RNG_POINTERS[base] if t not in taken_names]
+            if missing:
+                sys.exit(f"make size: {name}: RNG_POINTERS names {', '.join(missing)} for {base}, "
+                         "but the image does not take its address: update .make/size.py")
+            return [taken_names[t] for t in RNG_POINTERS[base]]
+
+        memo_r = {}
+
+        def rng_chain(a, path):
+            if a in path:
+                return 0, [], True
+            if a in memo_r:
+                return memo_r[a]
+            path = path + [a]
+            best, best_path, cyc = 0, [], False
+            nexts = [(c, 0) for c in callees[a]] + [(t, 1) for t in tails[a]]
+            if indirect[a]:
+                nexts += [(t, 0) for t in pointer_targets(a)]
+            for c, is_tail in nexts:
+                d, p, c_cyc = rng_chain(c, path)
+                cyc = cyc or c_cyc
+                if is_tail:
+                    if d - frame[a] > best:  # the callee replaces this frame
+                        best, best_path = d - frame[a], p
+                elif d > best:
+                    best, best_path = d, p
+            res = (frame[a] + best, [a] + best_path, cyc)
+            if not cyc:
+                memo_r[a] = res
+            return res
+
+        chains = {a: rng_chain(a, []) for a in rng_hooks}
+        if unresolved:
+            sys.exit(f"make size: {name}: pointer calls on the RNG hook's chain from "
+                     f"{', '.join(sorted(unresolved))}: name their targets in RNG_POINTERS")
+        if not chains:
+            sys.exit(f"make size: {name}: none of the RNG hooks {rng['hooks']} is in the image")
+        hook_a = max(chains, key=lambda a: chains[a][0])
+        rng_cost, rng_path = chains[hook_a][0], chains[hook_a][1]
+        sites = sorted(funcs[a][0] for a in funcs if indirect[a] and rng_caller(a))
+        if not sites:
+            sys.exit(f"make size: {name}: no rng->fill call site (objects {rng['callers']}) in the image")
+        rng_notes = {"hook": funcs[hook_a][0], "hook_stack": rng_cost,
+                     "hook_chain": [f"{funcs[x][0]} {frame[x]}" for x in rng_path],
+                     "call_sites": sites, "irq": rng["irq"],
+                     "irq_bytes": sum(b for b, _ in rng["irq"])}
+        full = worst_all(costs, rng_cost)
+        without = worst_all(costs, 0)         # the hook taken as free (the old figure)
+        plus1 = worst_all(costs, rng_cost + 1)  # does a chain go through the hook?
+    else:
+        full = worst_all(costs)
     hook = costs["upload"]
     sdk_taken = [a for a in taken if reachable("upload", a)]
     hook_fn = max(sdk_taken, key=lambda a: depth1[a]) if sdk_taken else None
     tls_taken = [a for a in taken if reachable("tls", a)]
     tls_fn = max(tls_taken, key=lambda a: depth1[a]) if tls_taken else None
     one_call = {n: max(full[a] for a in by_name[n]) for n in one_call_names if n in by_name}
+    if rng_notes:
+        irq = rng_notes["irq_bytes"]
+        parts = {}
+        for n in one_call:
+            w0 = max(without[a] for a in by_name[n])
+            through = max(plus1[a] for a in by_name[n]) > one_call[n]
+            parts[n] = {"sdk_only": w0, "through_rng": through,
+                        "sdk_to_rng_call": one_call[n] - rng_notes["hook_stack"] if through else None,
+                        "rng_hook": rng_notes["hook_stack"], "irq": irq,
+                        "total": one_call[n] + irq}
+            one_call[n] += irq
+        rng_notes["one_call_parts"] = parts
     stack, deepest_fn = {}, {}
     for a, (fname, _, bind) in funcs.items():
         mod = owner.get(a, ("?", ""))[0]
@@ -376,7 +503,7 @@ def analyse(name, elf, mapfile, state_obj, roots, one_call_names):
              "stack": stack.get(m, 0), "static_data": ram.get(m, 0), "state": state.get(m, 0),
              "deepest": deepest_fn.get(m, "")} for m in mods]
     total = {"flash": sum(flash.values()), "ram": sum(ram.values()) + sum(state.values()),
-             "stack": max(stack.values() or [0])}
+             "stack": max(stack.values() or [0]) + (rng_notes["irq_bytes"] if rng_notes else 0)}
     notes = {
         "recursion": sorted(recursion),
         "dynamic_frames": dynamic,
@@ -388,6 +515,7 @@ def analyse(name, elf, mapfile, state_obj, roots, one_call_names):
         "address_taken": len(taken),
         "largest_files": sorted(files.items(), key=lambda kv: -kv[1])[:8],
         "one_call_stack": one_call,
+        "rng_hook": rng_notes,
     }
     return rows, total, notes
 
@@ -405,18 +533,65 @@ def arena_from_log(path):
     return sizes
 
 
+def print_rng(r, ind):
+    """The parts of a stack figure with the port RNG hook and the interrupt allowance."""
+    print(f"{ind}port RNG hook {r['hook']}: {r['hook_stack']} bytes of stack at the rng->fill call "
+          f"({', '.join(r['call_sites'])}); its chain: {' -> '.join(r['hook_chain'])}")
+    print(f"{ind}interrupt allowance {r['irq_bytes']} bytes: " +
+          "; ".join(f"{b} {why}" for b, why in r["irq"]))
+    for n, p in r["one_call_parts"].items():
+        if p["through_rng"]:
+            print(f"{ind}{n}: {p['total']} = SDK frames down to the rng->fill call "
+                  f"{p['sdk_to_rng_call']} + RNG hook {p['rng_hook']} + interrupts {p['irq']} "
+                  f"(the SDK alone, hook counted as free: {p['sdk_only']})")
+        elif p["sdk_only"] > 64:  # (not a report kind the build leaves out, which only refuses)
+            print(f"{ind}{n}: {p['total']} = SDK chain {p['total'] - p['irq']} (deeper than any "
+                  f"chain through the RNG hook) + interrupts {p['irq']}")
+
+
+def stack_of():
+    """size.py --stack-of ELF --map MAP --dirs DIR,... NAME...: the one-call stack of each NAME
+    in an image that links the port RNG (tests/cross/test_cm_stack.sh's painted image), as make
+    size computes the tuple builds'. Prints the parts, then "with_rng N" and "sdk_only N" for
+    the first NAME (without the interrupt allowance: the image takes no interrupts) and
+    "NAME N" for each NAME."""
+    ap = argparse.ArgumentParser(prog="size.py --stack-of")
+    ap.add_argument("--stack-of", dest="elf", required=True)
+    ap.add_argument("--map", required=True)
+    ap.add_argument("--dirs", required=True)
+    ap.add_argument("names", nargs="+")
+    args = ap.parse_args()
+    rng = {"hooks": RNG_HOOKS, "callers": RNG_CALLERS, "irq": IRQ_ALLOWANCE}
+    _, _, notes = analyse("image", args.elf, args.map, None, args.dirs.split(","), args.names, rng)
+    r = notes["rng_hook"]
+    missing = [n for n in args.names if n not in notes["one_call_stack"]]
+    if missing:
+        sys.exit(f"size.py: not in the image: {', '.join(missing)}")
+    print_rng(r, "")
+    first = r["one_call_parts"][args.names[0]]
+    print(f"with_rng {first['total'] - first['irq']}")
+    print(f"sdk_only {first['sdk_only']}")
+    for n in args.names:
+        print(f"{n} {notes['one_call_stack'][n] - r['irq_bytes']}")
+
+
 def kb(n):
     return f"{n / 1024:.1f} KB"
 
 
 def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "--stack-of":
+        return stack_of()
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True)
     ap.add_argument("--arena-log", required=True, help="the device profile's arena (default+tls)")
     ap.add_argument("--lean-arena-log", help="the lean profile's arena (default+lean_tls)")
     ap.add_argument("--build", action="append", required=True)
     ap.add_argument("--one-call", default="", help="report calls whose own stack is printed")
+    ap.add_argument("--rng-builds", default="",
+                    help="builds (comma-separated) whose stack includes the port RNG hook and interrupts")
     args = ap.parse_args()
+    rng_builds = set(filter(None, args.rng_builds.split(",")))
     # DESIGN.md §7: modules (here those of the largest build, default+tls, whose SDK rows equal
     # the default build's) and totals; every build's rows and the analysis notes besides.
     report = {"target": "cortex-m4", "flags": "-mcpu=cortex-m4 -mthumb -Os, soft float, newlib-nano",
@@ -424,9 +599,26 @@ def main():
     arena_logs = {"default+tls": args.arena_log, "default+lean_tls": args.lean_arena_log}
     failed, unmeasured = [], []
     for spec in args.build:
-        name, elf, mapfile, state_obj, dirs = spec.split(":")
+        name, elf, mapfile, state_obj, dirs, *rng_image = spec.split(":")
         rows, total, notes = analyse(name, elf, mapfile, state_obj, dirs.split(","),
                                      args.one_call.split())
+        if name in rng_builds:
+            # Flash and RAM are the SDK image's; the stack is that of the same image with the
+            # port's production RNG linked (RNG_ELF:RNG_MAP), its hook charged at rng->fill.
+            if len(rng_image) != 2:
+                sys.exit(f"make size: {name}: --rng-builds needs the image with the RNG (:ELF:MAP)")
+            rng = {"hooks": RNG_HOOKS, "callers": RNG_CALLERS, "irq": IRQ_ALLOWANCE}
+            r_rows, r_total, r_notes = analyse(name, rng_image[0], rng_image[1], state_obj,
+                                               dirs.split(","), args.one_call.split(), rng)
+            notes["stack_sdk_alone"] = total["stack"]  # the figure before: hooks as in the SDK image
+            r_stack = {r["name"]: r for r in r_rows}
+            for r in rows:
+                if r["name"] in r_stack:
+                    r["stack"], r["deepest"] = r_stack[r["name"]]["stack"], r_stack[r["name"]]["deepest"]
+            total["stack"] = r_total["stack"]
+            for k in ("one_call_stack", "rng_hook", "recursion", "dynamic_frames",
+                      "indirect_callers_in_sdk", "indirect_call_cost", "indirect_call_deepest_target"):
+                notes[k] = r_notes[k]
         if arena_logs.get(name):
             arena = arena_from_log(arena_logs[name])
             if arena:
@@ -459,6 +651,10 @@ def main():
                   f"(the deepest of the {notes['address_taken']} address-taken functions it can reach: "
                   f"{notes['indirect_call_deepest_target_mbedtls']})")
         print("  one call (worst-case stack): " + ", ".join(f"{k} {v}" for k, v in notes["one_call_stack"].items() if v))
+        if notes.get("rng_hook"):
+            print(f"  stack {total['stack']}: the image with the port RNG linked (its hook at the "
+                  f"rng->fill call) + interrupts; the SDK image alone: {notes['stack_sdk_alone']}")
+            print_rng(notes["rng_hook"], "  ")
         print(f"  recursion: {', '.join(notes['recursion']) or 'none'}; "
               f"dynamic frames: {', '.join(notes['dynamic_frames']) or 'none'}")
         for metric, limit in TARGETS.get(name, {}).items():

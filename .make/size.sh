@@ -20,7 +20,10 @@
 # the SDK's RAM storage; every public function of port/tls), linked with --gc-sections, plus
 # the TRNG hook of port/cortex-m (what the SDK's function pointers reach on a device). Functions
 # only a collector or a test calls (report decode, campaign encode, the raw samplers, the
-# low-level report calls) are not rooted; what they pull in anyway is counted. .make/size.py
+# low-level report calls) are not rooted; what they pull in anyway is counted. The tuple builds'
+# stack comes from a second image that also links the port's production RNG (below) and adds
+# an interrupt allowance; tests/cross/test_cm_stack.sh (make cross) checks the figure against a
+# painted stack under QEMU. .make/size.py
 # reads the map, the -fstack-usage /
 # -fcallgraph-info=su output and the disassembly, prints the table and writes
 # $BUILD_DIR/size.json. The TLS arena is measured, not assumed: the device-config client of
@@ -34,12 +37,11 @@ JOBS=$(nproc)
 SIZE="$BUILD_DIR/size"
 CPU="-mcpu=cortex-m4 -mthumb -mfloat-abi=soft"
 ANALYSIS="-fstack-usage -fcallgraph-info=su"
-TUPLE_ONLY="-DDPM_MECH_ROC_HIST=0 -DDPM_MECH_DPAUC=0 -DDPM_MECH_FEDAUC=0 -DDPM_MECH_USTAT=0 -DDPM_VDAF=0"
-TUPLE_MIN="$TUPLE_ONLY -DDPM_MECH_TUPLE_ML=0 -DDPM_UPLOAD=0"
 MBED_OUT="$BUILD_DIR/mbedtls/cortex-m4-size"
 MBED_LEAN="$BUILD_DIR/mbedtls/cortex-m4-size-lean"
 MBED_LEAN_AES="$BUILD_DIR/mbedtls/cortex-m4-size-lean-aes"
-# DEVICE_API, OTHER_API (the default build's other report kinds), REPORT_CALLS
+# DEVICE_API, OTHER_API (the default build's other report kinds), REPORT_CALLS, TUPLE_ONLY,
+# TUPLE_MIN (the tuple builds' flags)
 . .make/device_api.sh
 mkdir -p "$SIZE"
 
@@ -57,8 +59,8 @@ cm() { # OUT EXTRA_CFLAGS targets...
     { tail -n 20 "$out.log"; echo "make size: the $out build failed" >&2; exit 1; }
 }
 mkdir -p "$SIZE/tuple_only" "$SIZE/tuple_min" "$SIZE/default" "$SIZE/default_lean" "$SIZE/default_lean_aes"
-cm "$SIZE/tuple_only" "$TUPLE_ONLY" lib state "$SIZE/tuple_only/libdpm_cm.a"
-cm "$SIZE/tuple_min" "$TUPLE_MIN" lib state "$SIZE/tuple_min/libdpm_cm.a"
+cm "$SIZE/tuple_only" "$TUPLE_ONLY" lib state drbg "$SIZE/tuple_only/libdpm_cm.a"
+cm "$SIZE/tuple_min" "$TUPLE_MIN" lib state drbg "$SIZE/tuple_min/libdpm_cm.a"
 cm "$SIZE/default" "" lib state tls "$SIZE/default/libdpm_cm.a"
 cm "$SIZE/default_lean" "-DDPM_VDAF=0" MBEDTLS_CONFIG=device_lean lib tls "$SIZE/default_lean/libdpm_cm.a"
 cm "$SIZE/default_lean_aes" "-DDPM_VDAF=0" MBEDTLS_CONFIG=device_lean_aes lib tls "$SIZE/default_lean_aes/libdpm_cm.a"
@@ -97,6 +99,14 @@ link() {
 }
 link tuple_only "$SIZE/tuple_only" "$DEVICE_API" "$SIZE/tuple_only/libdpm.a"
 link tuple_min "$SIZE/tuple_min" "$DEVICE_API_MIN" "$SIZE/tuple_min/libdpm.a"
+# The tuple builds' stack is measured on the same image with the port's production random
+# source linked (port/cortex-m/ctr_drbg.c: CTR_DRBG over Mbed TLS's entropy collector and the
+# TRNG hook, device config), the hook a firmware gives the SDK; flash and RAM stay the SDK's.
+for b in tuple_only tuple_min; do
+  roots=$DEVICE_API; [ $b = tuple_min ] && roots=$DEVICE_API_MIN
+  link $b+rng "$SIZE/$b" "$roots dpm_cm_drbg_init dpm_cm_drbg" "$SIZE/$b/obj/port/cortex-m/ctr_drbg.o" \
+    "$SIZE/$b/libdpm.a" "$MBED_OUT/library/libmbedcrypto.a"
+done
 link default "$SIZE/default" "$DEVICE_API $OTHER_API" "$SIZE/default/libdpm.a"
 link default+tls "$SIZE/default" "$DEVICE_API $OTHER_API" "$SIZE/default/libdpm_tls.a" "$SIZE/default/libdpm.a" \
   "$MBED_OUT/library/libmbedtls.a" "$MBED_OUT/library/libmbedx509.a" "$MBED_OUT/library/libmbedcrypto.a"
@@ -183,8 +193,9 @@ echo
     "cortex-m4 default:arm-none-eabi-nm:$SIZE/default/size_state.o" 2>&1 || status=1
 
   $PYTHON .make/size.py --out "$BUILD_DIR/size.json" --arena-log "$arena_log" --lean-arena-log "$lean_arena_log" --one-call "$REPORT_CALLS" \
-    --build "tuple_only:$SIZE/tuple_only.elf:$SIZE/tuple_only.map:$SIZE/tuple_only/size_state.o:$SIZE/tuple_only/obj" \
-    --build "tuple_min:$SIZE/tuple_min.elf:$SIZE/tuple_min.map:$SIZE/tuple_min/size_state.o:$SIZE/tuple_min/obj" \
+    --rng-builds tuple_only,tuple_min \
+    --build "tuple_only:$SIZE/tuple_only.elf:$SIZE/tuple_only.map:$SIZE/tuple_only/size_state.o:$SIZE/tuple_only/obj,$MBED_OUT/library:$SIZE/tuple_only+rng.elf:$SIZE/tuple_only+rng.map" \
+    --build "tuple_min:$SIZE/tuple_min.elf:$SIZE/tuple_min.map:$SIZE/tuple_min/size_state.o:$SIZE/tuple_min/obj,$MBED_OUT/library:$SIZE/tuple_min+rng.elf:$SIZE/tuple_min+rng.map" \
     --build "default:$SIZE/default.elf:$SIZE/default.map:$SIZE/default/size_state.o:$SIZE/default/obj" \
     --build "default+lean_tls:$SIZE/default+lean_tls.elf:$SIZE/default+lean_tls.map:$SIZE/default_lean/size_state_tls.o:$SIZE/default_lean/obj,$MBED_LEAN/library" \
     --build "default+lean_aes_tls:$SIZE/default+lean_aes_tls.elf:$SIZE/default+lean_aes_tls.map:$SIZE/default_lean_aes/size_state_tls.o:$SIZE/default_lean_aes/obj,$MBED_LEAN_AES/library" \

@@ -17,7 +17,6 @@ n=0 failed=0
 tap() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=1; fi; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-TUPLE_ONLY="-DDPM_MECH_ROC_HIST=0 -DDPM_MECH_DPAUC=0 -DDPM_MECH_FEDAUC=0 -DDPM_MECH_USTAT=0 -DDPM_VDAF=0"
 INC="-std=c99 -Wall -Werror -Isdk/include -Isdk/proto"
 . .make/device_api.sh
 IMAGE="$DEVICE_API $DEVICE_PREFIX* !$DAP_PREFIX*" # the local-DP app (no two-aggregator calls)
