@@ -147,6 +147,13 @@
 /* ---- randomness and PSA ------------------------------------------------------------------- */
 #define MBEDTLS_ENTROPY_C
 #define MBEDTLS_CTR_DRBG_C
+/* Entropy, nonce and personalization of one (re)seed, at most: 128 instead of 384 sizes the
+ * two largest frames of a reseed (block_cipher_df 832 -> 576, the reseed 408 -> 152 bytes on
+ * Cortex-M4), which a device's report call carries when its RNG reseeds (make size). A seed
+ * takes MBEDTLS_CTR_DRBG_ENTROPY_LEN bytes of entropy (48 with the SHA-512 accumulator, else 32)
+ * and a nonce of half that (PSA's DRBG, dpm_cm_drbg): personalization strings up to 56 bytes
+ * always fit; a longer one is refused by mbedtls_ctr_drbg_seed. */
+#define MBEDTLS_CTR_DRBG_MAX_SEED_INPUT 128
 #define MBEDTLS_PSA_CRYPTO_C
 #define MBEDTLS_PSA_KEY_SLOT_COUNT 8
 

@@ -125,10 +125,13 @@ static dpm_status_t ml_split(dpm_tuple_t *t, dpm_eps_t target)
 #endif
 }
 
-dpm_status_t dpm_tuple_init(dpm_tuple_t *t, dpm_tuple_kind_t kind, uint32_t groups,
-                            const dpm_metric_t *metrics, uint32_t nmetrics, dpm_eps_t eps)
+/* dpm_tuple_init into *next, a scratch the caller discards unless DPM_OK (so the mechanism's
+ * init builds in its own scratch dpm_mech_t, not in a second dpm_tuple_t on the stack: 384
+ * bytes less on the device's deepest call, make size). */
+static dpm_status_t tuple_build(dpm_tuple_t *next, dpm_tuple_kind_t kind, uint32_t groups,
+                                const dpm_metric_t *metrics, uint32_t nmetrics, dpm_eps_t eps)
 {
-    if (t == NULL || metrics == NULL || groups < 2 || groups > DPM_MAX_GROUPS || nmetrics == 0 ||
+    if (metrics == NULL || groups < 2 || groups > DPM_MAX_GROUPS || nmetrics == 0 ||
         nmetrics > DPM_TUPLE_MAX_METRICS || !metrics_valid(metrics, nmetrics) || eps == 0 ||
         eps > DPM_EPS_MAX_Q16 || (kind != DPM_TUPLE_MR && kind != DPM_TUPLE_ML)) {
         return DPM_ERR_PARAM;
@@ -136,33 +139,45 @@ dpm_status_t dpm_tuple_init(dpm_tuple_t *t, dpm_tuple_kind_t kind, uint32_t grou
     if (kind == DPM_TUPLE_ML && !DPM_MECH_TUPLE_ML) {
         return DPM_ERR_UNSUPPORTED; /* built without tuple_ml (DPM_MECH_TUPLE_ML=0) */
     }
-    dpm_tuple_t next;
-    memset(&next, 0, sizeof(next));
-    next.kind = kind;
-    next.groups = groups;
-    next.nmetrics = nmetrics;
-    memcpy(next.metrics, metrics, nmetrics * sizeof(metrics[0]));
-    next.frac_bits = DPM_FRAC_BITS;
-    next.eps = eps;
+    memset(next, 0, sizeof(*next));
+    next->kind = kind;
+    next->groups = groups;
+    next->nmetrics = nmetrics;
+    memcpy(next->metrics, metrics, nmetrics * sizeof(metrics[0]));
+    next->frac_bits = DPM_FRAC_BITS;
+    next->eps = eps;
     /* Rounding up the bound can put it a few ulps above the request: aim lower until the
      * implemented ε fits. */
     dpm_eps_t target = eps;
     for (int attempt = 0; attempt < SPLIT_ATTEMPTS; attempt++) {
-        dpm_status_t st = kind == DPM_TUPLE_MR ? mr_split(&next, target) : ml_split(&next, target);
+        dpm_status_t st = kind == DPM_TUPLE_MR ? mr_split(next, target) : ml_split(next, target);
         if (st != DPM_OK) {
             return st;
         }
-        if (next.eps_implemented <= eps) {
-            *t = next;
+        if (next->eps_implemented <= eps) {
             return DPM_OK;
         }
-        dpm_eps_t over = next.eps_implemented - eps;
+        dpm_eps_t over = next->eps_implemented - eps;
         if (over >= target) {
             return DPM_ERR_RANGE;
         }
         target -= over;
     }
     return DPM_ERR_RANGE;
+}
+
+dpm_status_t dpm_tuple_init(dpm_tuple_t *t, dpm_tuple_kind_t kind, uint32_t groups,
+                            const dpm_metric_t *metrics, uint32_t nmetrics, dpm_eps_t eps)
+{
+    if (t == NULL) {
+        return DPM_ERR_PARAM;
+    }
+    dpm_tuple_t next; /* *t unchanged unless DPM_OK */
+    dpm_status_t st = tuple_build(&next, kind, groups, metrics, nmetrics, eps);
+    if (st == DPM_OK) {
+        *t = next;
+    }
+    return st;
 }
 
 dpm_status_t dpm_tuple_round_to_grid(dpm_rand_t *r, const dpm_ratio_t *x, uint32_t frac_bits,
@@ -303,8 +318,8 @@ dpm_status_t dpm_tuple_mech_init(dpm_mech_t *next, const dpm_campaign_t *c, cons
                              DPM_ERR_PARAM);
     }
     dpm_tuple_kind_t kind = c->mechanism == DPM_MECH_ID_TUPLE_MR ? DPM_TUPLE_MR : DPM_TUPLE_ML;
-    dpm_status_t st =
-        dpm_tuple_init(&next->params.tuple, kind, c->groups, c->metrics, c->nmetrics, c->eps.q16);
+    dpm_status_t st = /* next is dpm_mech_init's scratch: built in place */
+        tuple_build(&next->params.tuple, kind, c->groups, c->metrics, c->nmetrics, c->eps.q16);
     if (st != DPM_OK) {
         return dpm_mech_fail(reason,
                              st == DPM_ERR_RANGE
