@@ -168,4 +168,25 @@ static inline void dpm_wire_bytes(dpm_wire_t *w, const uint8_t *b, size_t n)
     w->p += n;
 }
 
+/* A proto3 fixed32 field (little-endian): omitted when 0. */
+static inline void dpm_wire_fixed32_field(dpm_wire_t *w, uint32_t field, uint32_t v)
+{
+    if (v != 0) {
+        const uint8_t b[4] = {(uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16),
+                              (uint8_t)(v >> 24)};
+        dpm_wire_tag(w, field, DPM_WIRE_FIXED32);
+        dpm_wire_bytes(w, b, sizeof(b));
+    }
+}
+
+/* A fixed-length bytes field of n < 128 bytes (one length byte), written even when all zero,
+ * as nanopb's fixed_length bytes are. Its bytes: 2 + n. */
+static inline void dpm_wire_fixed_bytes_field(dpm_wire_t *w, uint32_t field, const uint8_t *b,
+                                              uint32_t n)
+{
+    dpm_wire_tag(w, field, DPM_WIRE_BYTES);
+    dpm_wire_byte(w, n);
+    dpm_wire_bytes(w, b, n);
+}
+
 #endif /* DPM_CORE_WIRE_H */

@@ -697,9 +697,8 @@ void dpm_fedauc_write_body(dpm_wire_t *w, const dpm_report_t *r)
                    dpm_wire_uint64_field_len(b->sum_rank2) +
                    dpm_wire_uint64_field_len(b->sensitivity) + dpm_wire_uint_field_len(b->eps_p);
     dpm_wire_message(w, dpm_v1_Report_fedauc_tag, len);
-    dpm_wire_tag(w, dpm_v1_FedaucBody_upload_token_tag, DPM_WIRE_BYTES);
-    dpm_wire_byte(w, DPM_FEDAUC_TOKEN_BYTES);
-    dpm_wire_bytes(w, b->upload_token, DPM_FEDAUC_TOKEN_BYTES);
+    dpm_wire_fixed_bytes_field(w, dpm_v1_FedaucBody_upload_token_tag, b->upload_token,
+                               DPM_FEDAUC_TOKEN_BYTES);
     dpm_wire_uint_field(w, dpm_v1_FedaucBody_n_tag, b->n);
     dpm_wire_uint_field(w, dpm_v1_FedaucBody_total_tag, b->total);
     dpm_wire_uint64_field(w, dpm_v1_FedaucBody_local_p_tag, zz[0]);

@@ -110,15 +110,9 @@ dpm_status_t dpm_fedauc_upload_encode(const dpm_fedauc_session_t *s, uint8_t *bu
     dpm_wire_t w = dpm_wire_to(buf, cap);
     dpm_wire_uint_field(&w, dpm_v1_FedaucUpload_campaign_id_tag, s->campaign_id);
     dpm_wire_uint_field(&w, dpm_v1_FedaucUpload_mechanism_tag, (uint32_t)s->mechanism);
-    if (s->params_hash != 0) {
-        uint8_t h[4] = {(uint8_t)s->params_hash, (uint8_t)(s->params_hash >> 8),
-                        (uint8_t)(s->params_hash >> 16), (uint8_t)(s->params_hash >> 24)};
-        dpm_wire_tag(&w, dpm_v1_FedaucUpload_params_hash_tag, DPM_WIRE_FIXED32);
-        dpm_wire_bytes(&w, h, sizeof(h));
-    }
-    dpm_wire_tag(&w, dpm_v1_FedaucUpload_upload_token_tag, DPM_WIRE_BYTES);
-    dpm_wire_byte(&w, DPM_FEDAUC_TOKEN_BYTES);
-    dpm_wire_bytes(&w, s->token, DPM_FEDAUC_TOKEN_BYTES);
+    dpm_wire_fixed32_field(&w, dpm_v1_FedaucUpload_params_hash_tag, s->params_hash);
+    dpm_wire_fixed_bytes_field(&w, dpm_v1_FedaucUpload_upload_token_tag, s->token,
+                               DPM_FEDAUC_TOKEN_BYTES);
     if (s->n > 0) {
         uint32_t payload = 0;
         for (uint32_t i = 0; i < s->n; i++) {

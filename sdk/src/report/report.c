@@ -2,7 +2,6 @@
 /* Reports on the wire: the header, and each body through its mechanism's codec (mech_ops.h). */
 #include "dpm_internal.h"
 
-#include "core/persist.h"
 #include "core/wire.h"
 
 #include <pb_decode.h>
@@ -54,19 +53,12 @@ typedef char header_tags[(dpm_v1_Report_report_id_tag == 1 && dpm_v1_Report_camp
 /* Fields 1-6 of *r. */
 static void put_header(dpm_wire_t *w, const dpm_report_t *r)
 {
-    dpm_wire_tag(w, dpm_v1_Report_report_id_tag, DPM_WIRE_BYTES);
-    dpm_wire_byte(w, DPM_REPORT_ID_BYTES);
-    dpm_wire_bytes(w, r->report_id, DPM_REPORT_ID_BYTES);
+    dpm_wire_fixed_bytes_field(w, dpm_v1_Report_report_id_tag, r->report_id, DPM_REPORT_ID_BYTES);
     dpm_wire_uint_field(w, dpm_v1_Report_campaign_id_tag, r->campaign_id);
     dpm_wire_uint_field(w, dpm_v1_Report_period_tag, r->period);
     dpm_wire_uint_field(w, dpm_v1_Report_mechanism_tag, (uint32_t)r->mechanism);
     dpm_wire_uint_field(w, dpm_v1_Report_eps_q16_tag, r->eps);
-    if (r->params_hash != 0) {
-        uint8_t h[4];
-        dpm_put_le32(h, r->params_hash);
-        dpm_wire_tag(w, dpm_v1_Report_params_hash_tag, DPM_WIRE_FIXED32);
-        dpm_wire_bytes(w, h, sizeof(h));
-    }
+    dpm_wire_fixed32_field(w, dpm_v1_Report_params_hash_tag, r->params_hash);
 }
 
 /* The arguments every entry needs (the body's own checks come before anything is written). */
