@@ -8,6 +8,8 @@
 
 #include <cmocka.h>
 
+#include "dpm/noise.h"
+#include "noise/grr_internal.h"
 #include "noise/xexp.h"
 #include "test_rng.h"
 
@@ -73,8 +75,8 @@ static void test_exp_q16(void **state)
     assert_true(zero.m == TOP && zero.e == -63); /* exp(0) = 1 exactly, even rounded up */
 }
 
-/* Random exponents: down <= up, within 2 ulps of each other, and both strictly increase
- * when the exponent grows by one Q16.16 step (the ln search relies on this). */
+/* Random exponents: down <= up, within 2 ulps of each other (130 for Q16.16), and both
+ * strictly increase when the exponent grows by one Q16.16 step (the ln search relies on this). */
 static void test_exp_monotone_and_tight(void **state)
 {
     (void)state;
@@ -85,8 +87,8 @@ static void test_exp_monotone_and_tight(void **state)
         dpm_xf_t lo = dpm_xexp_q16_down(q);
         dpm_xf_t hi = dpm_xexp_q16_up(q);
         dpm_xf_t next = dpm_xexp_q16_down(q + 1u);
-        if (lo.e == hi.e) {
-            assert_true(lo.m <= hi.m && hi.m - lo.m <= 2u);
+        if (lo.e == hi.e) { /* the Q16.16 down bound is within 2^-57, 2^7 ulps */
+            assert_true(lo.m <= hi.m && hi.m - lo.m <= 130u);
         } else {
             assert_int_equal(hi.e, lo.e + 1); /* straddles a power of two */
         }
@@ -266,6 +268,76 @@ static void test_mul_matches_int128(void **state)
 }
 #endif
 
+/* The smallest q with down(q) >= num / den, by bisection as dpm_xf_ln_up_q16 does it, for a
+ * given bound: the reference below runs it over the 128-bit bound. */
+static uint32_t ln_up_with(dpm_xf_t (*down)(uint32_t), uint64_t num, uint64_t den)
+{
+    uint32_t lo = 0, hi = DPM_XLN_MAX << 16;
+    if (dpm_xf_ge_ratio(down(0), num, den)) {
+        return 0;
+    }
+    while (hi - lo > 1u) {
+        uint32_t mid = lo + (hi - lo) / 2u;
+        *(dpm_xf_ge_ratio(down(mid), num, den) ? &hi : &lo) = mid;
+    }
+    return hi;
+}
+
+static dpm_xf_t wide_q16_down(uint32_t q)
+{
+    return dpm_xexp_down(q >> 16, (uint64_t)(q & 0xffffu) << 48);
+}
+
+/* The Q16.16 down bound (its own 64-bit table) against the 128-bit one: never above exp (the
+ * 128-bit up bound), never more than 2^-56 below the 128-bit down bound; and for every ε up to
+ * 16 in Q16.16 steps (every 7th step above 2), randomized response gets the same thresholds
+ * and the same implemented ε from either bound, so reports and golden vectors do not move. */
+static void test_q16_table_matches_wide_path(void **state)
+{
+    (void)state;
+    const dpm_xf_t slack = {UINT64_MAX - 255u, -64}; /* 1 - 2^-56, rounded down */
+    test_rng_t t;
+    test_rng_seed(&t, 29);
+    for (uint32_t i = 0; i < 200000u; i++) {
+        uint32_t q = i < 100000u ? i * 21u : (uint32_t)test_rng_next(&t);
+        dpm_xf_t small = dpm_xexp_q16_down(q);
+        uint32_t ip = q >> 16 > DPM_XEXP_MAX_INT ? DPM_XEXP_MAX_INT : q >> 16;
+        assert_true(dpm_xf_ge(dpm_xexp_up(ip, (uint64_t)(q & 0xffffu) << 48), small));
+        assert_true(dpm_xf_ge(small, dpm_xf_mul_down(wide_q16_down(q), slack)));
+    }
+    for (uint32_t eps = 1; eps <= (16u << 16); eps += eps < (2u << 16) ? 1u : 7u) {
+        dpm_grr_t g, ref;
+        dpm_xf_t wide = wide_q16_down(eps);
+        dpm_status_t st = dpm_rr_init(&g, eps);
+        assert_int_equal(dpm_grr_init_ratio(&ref, 2, &wide), st);
+        if (st != DPM_OK) {
+            continue; /* ε too small for 32-bit thresholds: refused by both */
+        }
+        assert_int_equal(g.keep, ref.keep);
+        assert_int_equal(g.other, ref.other);
+        assert_int_equal(g.eps_implemented, ln_up_with(wide_q16_down, g.keep, g.other));
+    }
+}
+
+/* Negative control of the comparison above: a bound one step of 2^-16 lower (a table off by
+ * one entry) moves the thresholds of most ε. */
+static dpm_xf_t low_q16_down(uint32_t q)
+{
+    return wide_q16_down(q == 0 ? 0 : q - 1u);
+}
+
+static void test_q16_comparison_detects_a_shifted_bound(void **state)
+{
+    (void)state;
+    uint32_t moved = 0;
+    for (uint32_t eps = 1u << 16; eps < (2u << 16); eps += 97u) {
+        dpm_grr_t g;
+        assert_int_equal(dpm_rr_init(&g, eps), DPM_OK);
+        moved += ln_up_with(low_q16_down, g.keep, g.other) != g.eps_implemented;
+    }
+    assert_true(moved > 600u); /* of 676 */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -276,6 +348,8 @@ int main(void)
         cmocka_unit_test(test_ratio_compare_is_exact),
         cmocka_unit_test(test_integer_conversions),
         cmocka_unit_test(test_ln_up_q16),
+        cmocka_unit_test(test_q16_table_matches_wide_path),
+        cmocka_unit_test(test_q16_comparison_detects_a_shifted_bound),
         cmocka_unit_test(test_zero_clamp_and_range),
 #ifdef __SIZEOF_INT128__
         cmocka_unit_test(test_mul_matches_int128),

@@ -58,7 +58,12 @@ uint64_t dpm_xf_pow2_div_up(uint32_t p, dpm_xf_t d);
 dpm_xf_t dpm_xexp_down(uint32_t ipart, uint64_t frac);
 dpm_xf_t dpm_xexp_up(uint32_t ipart, uint64_t frac);
 
-/* Bounds of exp(q / 2^16) for a Q16.16 exponent q (e.g. a dpm_eps_t). */
+/* Bounds of exp(q / 2^16) for a Q16.16 exponent q (e.g. a dpm_eps_t). The down bound has its
+ * own 27-entry table of 64-bit mantissas (all that RR, GRR and the tuple thresholds need, so
+ * a build without the Laplace sampler links no 128-bit path):
+ *   exp(x) (1 - 2^-57) <= dpm_xexp_q16_down(q) <= exp(x).
+ * The step between neighbouring Q16.16 exponents, exp(2^-16), is far above that error, so the
+ * bound is still strictly increasing in q (the ln searches below rely on it). */
 dpm_xf_t dpm_xexp_q16_down(uint32_t q);
 dpm_xf_t dpm_xexp_q16_up(uint32_t q);
 
