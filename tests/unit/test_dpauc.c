@@ -141,7 +141,8 @@ static double tf_auc(const double *score, const int *label)
     return auc;
 }
 
-/* Appendix Z: the 10^2 rows of Tables 1 and 3 (spec §5.6), to the 6 printed decimals. */
+/* Appendix Z: the 10^2 rows of Tables 1 and 3 (sdk/docs/dpauc.md §The paper's data), to the 6
+ * printed decimals. */
 static void test_appendix_z_rows(void **state)
 {
     (void)state;
