@@ -28,27 +28,13 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from test_paths import tracked  # noqa: E402  (the same file list: git's, or a release tree's)
+import test_paths as tap  # noqa: E402  (its TAP counter, and the same file list: git's, or a
+from test_paths import ok, tracked, write  # noqa: E402  release tree's)
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 SELF = "tests/unit/test_doc_links.py"  # its docstring and controls name broken references
 LINK = re.compile(r"!?\[[^\]]*\]\(([^()\s]+)\)")
 REF = re.compile(r"(?:(RFC \d+)|([\w./-]+\.md)) §$")
-n = 0
-failed = 0
-
-
-def ok(cond, what, diag=()):
-    global n, failed
-    n += 1
-    print(f"{'ok' if cond else 'not ok'} {n} - {what}", flush=True)
-    if not cond:
-        failed += 1
-        for line in list(diag)[:30]:
-            print(f"# {line}", flush=True)
-    return cond
-
-
 def read(path):
     try:
         with open(path, encoding="utf-8") as f:
@@ -146,13 +132,6 @@ def broken_refs(root, files):
     return bad
 
 
-def write(root, rel, text):
-    path = os.path.join(root, rel)
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(text)
-
-
 def main():
     files = [f for f in tracked(ROOT) if f != SELF]
     docs = [f for f in files if f.endswith(".md")]
@@ -220,8 +199,8 @@ def main():
     control("a heading's prefix that runs on into a word", c="/* docs/t.md §Thresholdsx */\n")
     control("a document outside the repository", c="/* DESIGN.md §4 */\n")
     control("a second § that names no document", c="/* docs/t.md §Thresholds, §Title */\n")
-    print(f"1..{n}")
-    return 1 if failed else 0
+    print(f"1..{tap.n}")
+    return 1 if tap.failed else 0
 
 
 if __name__ == "__main__":
