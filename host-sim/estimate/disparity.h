@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Server-side analytics of the private (group, performance) tuple mechanisms M_R and M_L
- * (spec/disparity-juarez2022.md): aggregation of the perturbed tuples, unbiased per-group
+ * (sdk/docs/tuple.md): aggregation of the perturbed tuples, unbiased per-group
  * means, pairwise disparities with variance, Chebyshev and normal error bounds, the closed-form
  * variances (paper Eq. 19/20, generalised to d groups) and a min-ε / min-devices planner.
  *

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Bell, Bellet, Gascón, Kulkarni (AISTATS 2020), locally private AUC (spec/ustat-bell2020.md),
+/* Bell, Bellet, Gascón, Kulkarni (AISTATS 2020), locally private AUC (sdk/docs/ustat.md),
  * run by `dpm-sim repro ustat`. The paper prints no table and the spec holds none of its
  * figures' values, so there is no paper number to match: the cells are the spec's offline
  * targets (sdk/docs/ustat.md §Offline targets: Theorem 3's bound, Figure 3's trends: the tree

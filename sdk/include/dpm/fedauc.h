@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* FedAUC: the global AUC from rank contributions, in two rounds (Sun et al., "Differentially
- * Private AUC Computation in Vertical Federated Learning"; spec: fedauc-sun2022.md).
+ * Private AUC Computation in Vertical Federated Learning"; sdk/docs/fedauc.md).
  *
  * Round 1 (no ε): the device quantizes its local scores to the campaign's score_bits, puts them
  * in a uniformly random order (Fisher-Yates with unbiased draws from the device CSPRNG; the
