@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: Apache-2.0
 """make bench: run the benchmark programs, add callgrind instruction counts, merge the figures
-into build/bench.json (DESIGN.md §7 schema) and print them as a table.
+into build/bench.json (its schema: tests/README.md §Results files) and print them as a
+table.
 
   bench.py OUT_DIR BENCH_JSON
 Metrics from other benchmarks already in BENCH_JSON are kept; ours replace same-named ones.

@@ -136,7 +136,7 @@ elapsed=$(echo "$(date +%s.%N) - $start_s" | bc)
 # next to the truth of the simulated population (results.json): .make/demo_report.py.
 "$PY" .make/demo_report.py "$run" "$elapsed"
 
-# 6. The console (README, "The console"): its address and the credential, and the collector keeps
+# 6. The console (host-sim/collector/README.md, "The console"): its address and the credential, and the collector keeps
 # serving until Ctrl-C when someone is at a terminal. Without one (make test, CI, a pipe) or
 # with DEMO_WAIT=0 the demo stops the collector and ends here.
 cat <<EOF

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: Apache-2.0
 """make size, the analysis (.make/size.sh builds the images): flash, static RAM and worst-case
-stack per module of each build, printed as a table and written as DESIGN.md §7's size.json.
+stack per module of each build, printed as a table and written as build/size.json
+(tests/README.md §Results files).
 
   size.py --out build/size.json --arena-log LOG [--lean-arena-log LOG] [--one-call "NAME ..."]
           --build NAME:ELF:MAP:STATE_OBJ:DIR[,DIR...] ...
@@ -592,8 +593,9 @@ def main():
                     help="builds (comma-separated) whose stack includes the port RNG hook and interrupts")
     args = ap.parse_args()
     rng_builds = set(filter(None, args.rng_builds.split(",")))
-    # DESIGN.md §7: modules (here those of the largest build, default+tls, whose SDK rows equal
-    # the default build's) and totals; every build's rows and the analysis notes besides.
+    # tests/README.md §Results files: modules (here those of the largest build, default+tls,
+    # whose SDK rows equal the default build's) and totals; every build's rows and the analysis
+    # notes besides.
     report = {"target": "cortex-m4", "flags": "-mcpu=cortex-m4 -mthumb -Os, soft float, newlib-nano",
               "modules": [], "totals": {}, "builds": {}, "notes": {}}
     arena_logs = {"default+tls": args.arena_log, "default+lean_tls": args.lean_arena_log}

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Server-side analytics of the tuple mechanisms M_R and M_L (see disparity.h and
- * spec/disparity-juarez2022.md §5-§7). */
+ * sdk/docs/tuple.md §Estimators and variance, sdk/docs/tuple.md §Table 1,
+ * sdk/docs/tuple.md §Table 2). */
 #include "estimate/disparity.h"
 
 #include <math.h>
@@ -271,7 +272,8 @@ dpm_status_t dpm_disp_params_from_eps(dpm_disp_params_t *p, dpm_disp_mech_t mech
 /* ---- true LDP levels -------------------------------------------------------------------- */
 
 /* max{eps2, eps1 + ln(2b), -eps1 - ln(2(1-b))} with b = 1 / (1 + e^-eps2): the ratios
- * b/(1-b), 2ab/q and q/(2a(1-b)) of M_R's output probabilities (spec §3). */
+ * b/(1-b), 2ab/q and q/(2a(1-b)) of M_R's output probabilities
+ * (sdk/docs/tuple.md §M_R and its true privacy level). */
 static double true_ldp_mr(double eps1, double eps2)
 {
     double ln_2b = LN2 - log1p_exp(-eps2);
@@ -506,8 +508,8 @@ static double worst_nu2(dpm_disp_mech_t mech)
     return mech == DPM_DISP_ML ? 1.0 : 0.0;
 }
 
-/* Var[S_G] in value units² (spec §5, d-general): in-group reports land with probability a,
- * out-of-group ones with probability q and carry only noise. */
+/* Var[S_G] in value units² (sdk/docs/tuple.md §Estimators and variance, d-general): in-group
+ * reports land with probability a, out-of-group ones with probability q and carry only noise. */
 static double sum_variance(const dpm_disp_params_t *p, double K, double n, double nu2)
 {
     double a = p->a, q = p->q, rest = fmax(K - n, 0.0);
@@ -576,7 +578,8 @@ dpm_status_t dpm_disp_nu2_bound(dpm_disp_mech_t mech, int worst, double *nu2)
 
 /* ---- full estimate ------------------------------------------------------------------------ */
 
-/* The moments the delta method needs (spec §5 model, one client at a time):
+/* The moments the delta method needs (sdk/docs/tuple.md §Estimators and variance: its model, one
+ * client at a time):
  *   Var(n'_G)        = n a (1 - a) + (K - n) q (1 - q)
  *   Cov(S_G, n'_G)   = a c n m (1 - a)      (S_G is nonzero only when the report lands in G)
  *   Cov(S_G, n'_H)   = -a c n_G m_G q

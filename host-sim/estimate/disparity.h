@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Server-side analytics of the private (group, performance) tuple mechanisms M_R and M_L
- * (spec/disparity-juarez2022.md): aggregation of the perturbed tuples, unbiased per-group
+ * (sdk/docs/tuple.md): aggregation of the perturbed tuples, unbiased per-group
  * means, pairwise disparities with variance, Chebyshev and normal error bounds, the closed-form
  * variances (paper Eq. 19/20, generalised to d groups) and a min-ε / min-devices planner.
  *
  * Privacy unit: one device's (group, value) tuple, protected together by one LDP report.
  *
- * What the devices send (see spec §3, §4, §11):
+ * What the devices send (sdk/docs/tuple.md §M_R and its true privacy level,
+ * sdk/docs/tuple.md §M_L and k, sdk/docs/tuple.md §Thresholds):
  *   group  g' = GRR(g): own group with probability a = keep_g / 2^32, each of the d - 1 other
  *          groups with probability q = other_g / 2^32 (keep_g + (d - 1) other_g = 2^32).
  *          If the group flipped, the device zeroes its value before perturbing it.
@@ -18,7 +19,7 @@
  * Values v live on [-1, 1]; a metric in [0, 1] maps as v = 2 metric - 1, so a disparity of a
  * [0, 1] metric is half the disparity of the values (paper Table 2 uses that scale).
  *
- * Budget splits (spec §6, §10):
+ * Budget splits (sdk/docs/tuple.md §Budget splits, sdk/docs/tuple.md §Errata):
  *   correct (what the SDK ships):   M_R  eps2 = eps, eps1 = ln((1 + e^eps) / 2)
  *                                   M_L  k = 2, eps2 = eps, eps1 = eps / 2
  *   paper   (REPRODUCTION ONLY: DOES NOT DELIVER THE STATED ε):
@@ -139,8 +140,9 @@ dpm_status_t dpm_disp_params_from_eps(dpm_disp_params_t *p, dpm_disp_mech_t mech
 
 /* The paper's unquantized model for an explicit split: a = e^eps1 / (e^eps1 + d - 1),
  * b = e^eps2 / (1 + e^eps2) (M_R), continuous Laplace scales 2 / eps2 and k / eps2 in value
- * units (M_L; k > 0, ignored for M_R). For reproducing closed forms (spec §11.4); its privacy
- * is whatever dpm_disp_true_ldp_* says, not max(eps1, eps2). */
+ * units (M_L; k > 0, ignored for M_R). For reproducing closed forms
+ * (sdk/docs/tuple.md §Reference values); its privacy is whatever dpm_disp_true_ldp_* says, not
+ * max(eps1, eps2). */
 dpm_status_t dpm_disp_params_from_split(dpm_disp_params_t *p, dpm_disp_mech_t mech, uint32_t d,
                                         double eps1, double eps2, double k);
 
@@ -156,7 +158,8 @@ dpm_status_t dpm_disp_split_eps(dpm_disp_mech_t mech, dpm_disp_split_t split, do
  * DPM_ERR_PARAM on bad arguments; DPM_ERR_RANGE if keep <= other (ε' too small). */
 dpm_status_t dpm_disp_grr_thresholds(double eps, uint32_t d, uint32_t *keep, uint32_t *other);
 
-/* ---- true LDP levels (spec §3, §4, §10) ------------------------------------------------- */
+/* ---- true LDP levels ----------------------------------------------------------------------- */
+/* sdk/docs/tuple.md §M_R and its true privacy level, sdk/docs/tuple.md §M_L and k. */
 
 /* The ε M_R really guarantees for a split (eps1, eps2 > 0):
  *   max{eps2, eps1 + ln(2 e^eps2 / (1 + e^eps2)), ln((1 + e^eps2) / 2) - eps1}

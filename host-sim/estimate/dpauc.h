@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Server side of dpauc (sdk: dpm/dpauc.h), the FHAUC paper's DPAUC baseline: from the sum of
  * many devices' noised TP/FP/TN/FN at N thresholds to an AUC, by either server variant the
- * literature leaves open (the choice changes the error 3-5x, spec fhauc-dpauc §2.4, §5.7):
+ * literature leaves open (the choice changes the error 3-5x,
+ * sdk/docs/dpauc.md §The benchmarked variant, sdk/docs/dpauc.md §Re-simulation):
  *
  *   A (Sun et al.'s published code): every summed count clamped at 0; per threshold
  *     fpr = FP / (FP + TN), tpr = TP / (TP + FN), the point (0, 0) where a denominator is 0;

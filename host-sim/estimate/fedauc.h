@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Server side of FedAUC (sdk: dpm/fedauc.h; spec: fedauc-sun2022.md): ranking the uploaded
+/* Server side of FedAUC (sdk: dpm/fedauc.h; sdk/docs/fedauc.md): ranking the uploaded
  * scores, the AUC from the devices' summed rank statistics, the de-biasing of fedauc_rr, the
- * analytic standard deviation (spec §3.1, corrected) and a normal confidence interval. Host
- * only (doubles, malloc); the collector's two-phase campaign and dpm-sim build on it.
+ * analytic standard deviation (sdk/docs/fedauc.md §Delta method) and a normal confidence interval.
+ * Host only (doubles, malloc); the collector's two-phase campaign and dpm-sim build on it.
  *
  * Ranking. All M uploaded scores are sorted (stable LSD radix sort on the 32-bit score, O(M));
  * a group of tied scores at sorted positions a..b gets the doubled mid-rank R = a + b (0 = the
@@ -18,13 +18,15 @@
  *   Menon et al. (spec Alg. 3, with the paper's typo fixed: π' in α's denominator):
  *     P' = (P (1 - ρ) - N ρ) / (1 - 2ρ), π' = P' / M, α = (1 - π') ρ / (π' (1 - ρ) + (1 - π') ρ),
  *     β = π' ρ / (π' ρ + (1 - π') (1 - ρ)), AUC = (AUC_noisy - (α + β) / 2) / (1 - α - β);
- *   the unbiased sums (spec §1.5): S~ = (S - ρ sum r) / (1 - 2ρ), P~ = (P - ρ M) / (1 - 2ρ),
+ *   the unbiased sums (sdk/docs/fedauc.md §FedAUC_RR):
+ *     S~ = (S - ρ sum r) / (1 - 2ρ), P~ = (P - ρ M) / (1 - 2ρ),
  *     AUC = (S~ - P~ (P~ - 1) / 2) / (P~ (M - P~)).
  *   They agree to rounding (tests/unit/test_fedauc_estimate.c); dpm_fa_estimate uses the second.
  *
  * Standard deviation (delta method around the AUC of the devices' own examples, i.e. the noise
- * alone; spec §3.1, which corrects the paper's Eq. 7). With c = P - 1/2 + AUC (N - P), an error
- * e_S in S and e_P in P moves the AUC by (e_S - c e_P) / (P N). Evaluated at the estimates:
+ * alone; sdk/docs/fedauc.md §Delta method, which corrects the paper's Eq. 7). With c = P - 1/2 +
+ * AUC (N - P), an error e_S in S and e_P in P moves the AUC by (e_S - c e_P) / (P N). Evaluated at
+ * the estimates:
  *   fedauc_rr: Var = ρ (1 - ρ) / (1 - 2ρ)^2 sum_i (r_i - c)^2 / (P N)^2 over all M ranks
  *     (sum (r - c)^2 = sum r^2 - 2 c sum r + M c^2 from the ranking's moments, ties included);
  *   LOCAL/GLOBAL: Var = sum_k [v(t_S,k) / 4 + c^2 v(t_P,k)] / (P N)^2;
@@ -93,12 +95,14 @@ double dpm_fa_menon_debias(double auc_noisy, double p, double n, double rho);
 double dpm_fa_rr_debias(double sum_r_flipped, double p_flipped, double m, double sum_r_all,
                         double rho);
 
-/* The RR standard deviation of spec §3.1 for M examples, P positives, the AUC and ρ, with the
- * no-ties sum of (r - c)^2 (the planning form; dpm_fa_estimate uses the ranking's moments). */
+/* The RR standard deviation of sdk/docs/fedauc.md §Delta method for M examples, P positives, the
+ * AUC and ρ, with the no-ties sum of (r - c)^2 (the planning form; dpm_fa_estimate uses the
+ * ranking's moments). */
 double dpm_fa_sd_rr(double m, double p, double auc, double rho);
 
-/* THE PAPER'S Eq. 7 (spec §1.6), kept only as the negative control of the coverage test: it
- * omits the 1 / (1 - 2ρ) gain of the de-biasing and the correlation with P; WRONG. */
+/* THE PAPER'S Eq. 7 (sdk/docs/fedauc.md §The paper's RR variance), kept only as the negative
+ * control of the coverage test: it omits the 1 / (1 - 2ρ) gain of the de-biasing and the
+ * correlation with P; WRONG. */
 double dpm_fa_sd_rr_paper_eq7(double m, double p, double n, double eps);
 
 /* ---- aggregation and the estimate ------------------------------------------------------------- */

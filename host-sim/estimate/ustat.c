@@ -637,8 +637,8 @@ dpm_status_t dpm_ustat_tree_nodes(const dpm_ustat_tree_params_t *p, const dpm_us
     return DPM_OK;
 }
 
-/* The traversal (spec §4.3) over node estimates hp, hn (index 2^l + u). mode FULL: never
- * discard. */
+/* The traversal (sdk/docs/ustat.md §Traversal) over node estimates hp, hn (index 2^l + u). mode
+ * FULL: never discard. */
 static double traverse(uint32_t depth, const double *hp, const double *hn, int full, double a,
                        double vp, double vn, double w, uint64_t *recursed, uint64_t *discarded,
                        int *oom)

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Server side of ustat_bins and ustat_tree (sdk: dpm/ustat.h; spec ustat-bell2020 §3, §4, §9).
- * Host only, doubles. The collector and dpm-sim share it.
+/* Server side of ustat_bins and ustat_tree (sdk: dpm/ustat.h; sdk/docs/ustat.md §Protocol 1,
+ * sdk/docs/ustat.md §Protocol 2, sdk/docs/ustat.md §What to implement). Host only, doubles. The
+ * collector and dpm-sim share it.
  *
  * Every estimator uses the devices' own integer thresholds: a GRR over d values keeps with
  * p = keep / 2^32 and moves to each other value with q = other / 2^32 (keep + (d - 1) other =
@@ -20,7 +21,7 @@
  *   in O(k) by prefix sums. Exactly unbiased: h+ and h- are independent and unbiased.
  * AUC with a private label and KENDALL: one report population over d = 2k or k^2 values; the
  *   symmetric U-statistic with kernel matrix A is estimated with the diagonal correction of
- *   spec §3.3 (pairs i = j excluded: a report is never paired with itself):
+ *   sdk/docs/ustat.md §Closed form (pairs i = j excluded: a report is never paired with itself):
  *     U_A = 1/2 [h^T A h - sum_a c_a w_a] / C(n, 2),  w_a = (A_aa - 2q (A 1)_a + q^2 1^T A 1) /
  *     (p - q)^2, h = (c - n q 1) / (p - q),
  *   in O(d^2). KENDALL: A = sign(y - y') sign(z - z'), unbiased for tau_a. Private-label AUC:
@@ -51,17 +52,17 @@
  * and classes from independent draws; the root is n_c (public). Per-node variance bounds v_c =
  * max_l n_c^2 / n_{c,l} C_l with C_l = c_eps^2 (Hadamard) or q(1 - q) / (p - q)^2 + (1 - 2q) /
  * (p - q) (GRR): the spec's v = C n alpha with the observed level sizes.
- * AUC: the breadth-first traversal of spec §4.3 (Bell et al. Eq. 10): at node p (level < depth),
- * with h~_p = max(h_p, sqrt(a v) / 2) and tau = a sqrt(v+ v-), a node whose h~+ h~- < tau is
- * discarded and contributes 1/2 (h+_{p0} + h+_{p1})(h-_{p0} + h-_{p1}) (its children's sums: the
- * decision and the value come from independent levels); otherwise it contributes h+_{p1} h-_{p0}
- * and both children are visited; a leaf contributes w h+ h- (w = tie_weight; the paper's 0).
- * AUC = total / (n+ n-), raw (it can leave [0, 1]) and clipped. Without discarding (a_mode
- * FULL) every node is visited and the estimate is exactly unbiased for the binned AUC with ties
- * w; with the threshold rule the error obeys Theorem 3, whose bound is reported (normalized:
- * C alpha^2 (2n + (4a + 1) min(n+, n-) + 21 sqrt(2 n C a) / (sqrt(a) - 1)) / (n+ n-), C =
- * max_c v_c / (n_c alpha)). a: given, or chosen to minimize that bound's a-dependent part.
- * Memory: 2^(depth + 1) sums per class.
+ * AUC: the breadth-first traversal of sdk/docs/ustat.md §Traversal (Bell et al. Eq. 10): at node p
+ * (level < depth), with h~_p = max(h_p, sqrt(a v) / 2) and tau = a sqrt(v+ v-), a node whose h~+
+ * h~- < tau is discarded and contributes 1/2 (h+_{p0} + h+_{p1})(h-_{p0} + h-_{p1}) (its children's
+ * sums: the decision and the value come from independent levels); otherwise it contributes h+_{p1}
+ * h-_{p0} and both children are visited; a leaf contributes w h+ h- (w = tie_weight; the paper's
+ * 0). AUC = total / (n+ n-), raw (it can leave [0, 1]) and clipped. Without discarding (a_mode
+ * FULL) every node is visited and the estimate is exactly unbiased for the binned AUC with ties w;
+ * with the threshold rule the error obeys Theorem 3, whose bound is reported (normalized: C alpha^2
+ * (2n + (4a + 1) min(n+, n-) + 21 sqrt(2 n C a) / (sqrt(a) - 1)) / (n+ n-), C = max_c v_c / (n_c
+ * alpha)). a: given, or chosen to minimize that bound's a-dependent part. Memory: 2^(depth + 1)
+ * sums per class.
  *
  * Undefined estimates (never NaN or Inf; reason says why): no reports, an empty class (AUC),
  * fewer than 2 reports (U-statistics), a level without reports of a class (tree), an estimated

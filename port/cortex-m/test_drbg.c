@@ -2,7 +2,7 @@
 /* NOT FOR PRODUCTION. A seeded, predictable generator (SplitMix64) for QEMU test images and
  * the example firmware on boards without a TRNG: reports made with it have NO privacy, since
  * anyone who knows the seed can undo the noise. It only compiles when the build says so
- * explicitly; DESIGN.md §4 keeps seeded generators out of products. */
+ * explicitly; sdk/README.md §Rules the code keeps: seeded generators stay out of products. */
 #ifndef DPM_CM_TEST_DRBG_NOT_FOR_PRODUCTION
 #error                                                                                             \
     "test_drbg.c is a predictable test generator: build it only for test images (-DDPM_CM_TEST_DRBG_NOT_FOR_PRODUCTION)"

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* HPKE (RFC 9180) base mode over Mbed TLS 3.6: see dpm/port_hpke.h. Written from the RFC's
- * text (§4 DHKEM, §5 key schedule and contexts, §7 the suites' constants); Appendix A's
- * vectors for DHKEM(X25519, HKDF-SHA256) / HKDF-SHA256 / AES-128-GCM and ChaCha20Poly1305
- * check every step (tests/vectors/test_hpke_vectors.c). */
+ * text (RFC 9180 §4 DHKEM, RFC 9180 §5 key schedule and contexts, RFC 9180 §7 the suites'
+ * constants); Appendix A's vectors for DHKEM(X25519, HKDF-SHA256) / HKDF-SHA256 / AES-128-GCM and
+ * ChaCha20Poly1305 check every step (tests/vectors/test_hpke_vectors.c). */
 #include <string.h>
 
 #include "dpm/port_hpke.h"
@@ -19,8 +19,8 @@
 #define DPM_CT_DECLASSIFY(x) ((void)0)
 #endif
 
-/* suite_id of the KEM (§4.1), and of the whole suite (§5.1) but its last two bytes (the
- * AEAD's id, hpke_suite). */
+/* suite_id of the KEM (RFC 9180 §4.1), and of the whole suite (RFC 9180 §5.1) but its last two
+ * bytes (the AEAD's id, hpke_suite). */
 static const uint8_t KEM_SUITE[5] = {'K', 'E', 'M', 0x00, 0x20};
 #define HPKE_SUITE_BYTES 10u
 size_t dpm_hpke_aead_nk(uint16_t aead_id)
@@ -165,7 +165,7 @@ dpm_status_t dpm_hpke_derive_keypair(const uint8_t *ikm, size_t ikm_len, dpm_hpk
     return st;
 }
 
-/* ExtractAndExpand(dh, enc || pkRm) (§4.1). */
+/* ExtractAndExpand(dh, enc || pkRm) (RFC 9180 §4.1). */
 static dpm_status_t extract_and_expand(const uint8_t dh[32], const uint8_t enc[DPM_HPKE_NENC],
                                        const uint8_t pk_r[DPM_HPKE_NPK],
                                        uint8_t shared_secret[DPM_HPKE_NSECRET])
@@ -371,7 +371,7 @@ static dpm_status_t aead(const dpm_hpke_ctx_t *ctx, int encrypt, const dpm_span_
                          uint8_t *buf, size_t len, uint8_t tag_out[DPM_HPKE_NT])
 {
     if (ctx->seq == UINT64_MAX) {
-        return DPM_ERR_RANGE; /* §5.2: the sequence number must not overflow */
+        return DPM_ERR_RANGE; /* RFC 9180 §5.2: the sequence number must not overflow */
     }
     /* ComputeNonce(seq) = base_nonce XOR I2OSP(seq, Nn) */
     uint8_t nonce[DPM_HPKE_NN];

@@ -3,7 +3,7 @@
 """Attacks on dpm-collector from issue 27 (items 5 and 6), each as an attacker runs it, over real
 TLS on loopback only (127.0.0.0/8 and ::1), bounded in time (about 20 s in all), TAP. Each
 section fails on the collector before the fix (4ae99aa; run it with OUT=<that build>/host: its
-figures are in the README's threat model), and each has a control in the same run that the
+figures are in the threat model in host-sim/collector/README.md), and each has a control in the same run that the
 fixed collector still serves what it should. A section that raises fails alone (the old
 collector refuses options it does not know), the others still run.
 

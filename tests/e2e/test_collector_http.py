@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 """The minor HTTP and TLS points of issue 12 item 8, against dpm-collector on loopback, TAP:
 HEAD is answered without a body (keep-alive stays in step), an HTTP/1.1 request without Host
-is refused (400) and absolute-form targets are accepted (RFC 9112 §3.2, §3.2.2), only AEAD
+is refused (400) and absolute-form targets are accepted (RFC 9112 §3.2, RFC 9112 §3.2.2), only AEAD
 cipher suites are offered (no CBC-SHA1/SHA256, no CCM or CCM_8; openssl s_client offers them
 one at a time), a TLS 1.3 KeyUpdate keeps the connection (both kinds, openssl s_client's k and
 K commands), and the same report_id in another campaign is a new report, not a duplicate."""

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: Apache-2.0
 """Bounded influence (issue 12 item 4): one malicious report moves an estimate by at most the
-documented bound (host-sim/mech/base/bounds.h, README "Threat model"), TAP.
+documented bound (host-sim/mech/base/bounds.h, host-sim/collector/README.md "Threat model"), TAP.
 
 dpm-sim network mode posts a population (4000 devices, 3 groups) to a collector: a tuple_ml TPR
 campaign and a roc_hist campaign (max_examples 10, as many as each device has). Then, with a
@@ -14,7 +14,7 @@ stolen credential:
     hardest within the checks): it moves the estimate by at most the bound the estimate JSON
     announced beforehand (max_shift_one_report, max_auc_shift_one_report); the tuple bound is
     reached exactly, the AUC bound (a total-variation argument) to within a factor of a few;
-  - k forged devices with the extreme value move the group mean exactly as the README's formula
+  - k forged devices with the extreme value move the group mean exactly as the collector README's formula
     m' = (S + k V) / (a gain (n + k delta_n)) says (tuple_ml and tuple_mr), and the number of
     forged devices it takes to move a TPR by 0.05 is printed for both mechanisms.
 The value bound itself is recomputed here from the discrete Laplace tail (Python's math).

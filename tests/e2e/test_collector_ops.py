@@ -248,9 +248,9 @@ def examples(t, h):
 
 
 def readme_certificates(t, h, pb, tpl):
-    """The README's certificate how-to, run as written; then a device posts with its
+    """The collector README's certificate how-to (host-sim/collector/README.md), run as written; then a device posts with its
     certificate, the gateway with its token, and the operator reads the estimate."""
-    readme = open(os.path.join(EXAMPLES, "..", "..", "README.md")).read()
+    readme = open(os.path.join(EXAMPLES, "..", "..", "host-sim", "collector", "README.md")).read()
     part = readme[readme.index("**Certificates.**"):]
     block = part[part.index("```sh\n") + 6:part.index("\n```", part.index("```sh\n"))]
     d = f"{h.tmp}/howto"

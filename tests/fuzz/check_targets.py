@@ -10,7 +10,7 @@ does not call one of its entries; a target has no seeds, or a corpus directory b
 target; a parser declared in a header of sdk/, port/include, host-sim/collector or host-sim/mech (a
 function whose name has decode, parse, _open, _feed, _load or _recover) is neither a target's
 entry nor listed as covered or trusted (a new parser without a target fails); a listed name is
-declared nowhere or listed twice; README.md's fuzz table does not list exactly the targets.
+declared nowhere or listed twice; tests/README.md's fuzz table does not list exactly the targets.
 Prints the targets, one a line, then "fuzz targets: N, as listed" (exit 0) or the problems."""
 import glob
 import os
@@ -93,12 +93,12 @@ def main():
                             "list it in targets.txt as covered or trusted, with why")
     for e in sorted(listed - names):
         problems.append(f"{e} is listed in targets.txt but declared in no header")
-    # README: the table whose header starts "| target | bytes from the input |"
-    parts = read(root, "README.md").split("\n| target | bytes from the input |", 1)
+    # tests/README.md: the table whose header starts "| target | bytes from the input |"
+    parts = read(root, "tests/README.md").split("\n| target | bytes from the input |", 1)
     table = parts[1].split("\n\n", 1)[0] if len(parts) == 2 else ""
     rows = set(re.findall(r"^\| `([a-z0-9_]+)` \|", table, re.M))
     if rows != set(targets):
-        problems.append(f"README.md's fuzz table lists {sorted(rows)}, targets.txt {sorted(targets)}")
+        problems.append(f"tests/README.md's fuzz table lists {sorted(rows)}, targets.txt {sorted(targets)}")
     for t in sorted(targets):
         print(t)
     if problems:

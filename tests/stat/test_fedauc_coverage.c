@@ -8,9 +8,9 @@
  * fedauc_rr and every Laplace variant, IID and non-IID.
  *
  * Negative controls, from the same runs: fedauc_rr with the paper's Eq. 7 standard deviation
- * (spec §1.6: too small, it omits the de-biasing gain) and the Laplace variants with the
- * interval a server would compute if it believed the devices had spent twice the ε (half the
- * noise scale): both must cover less than 93%. */
+ * (sdk/docs/fedauc.md §The paper's RR variance: too small, it omits the de-biasing gain) and the
+ * Laplace variants with the interval a server would compute if it believed the devices had spent
+ * twice the ε (half the noise scale): both must cover less than 93%. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>

@@ -235,8 +235,9 @@ static void test_mr_gof_rejects_wrong_pmf(void **state)
 
 /* ---- tuple_mr: empirical privacy ------------------------------------------------------------ */
 
-/* Inputs whose pairs reach each bound of spec §3: (0, 1) vs (1, ·) is the cross-group worst case
- * 2ab / q at y = (0, +1); (0, 1) vs (0, 0) the value case b / (1 - b). */
+/* Inputs whose pairs reach each bound of sdk/docs/tuple.md §M_R and its true privacy level:
+ * (0, 1) vs (1, ·) is the cross-group worst case 2ab / q at y = (0, +1); (0, 1) vs (0, 0) the
+ * value case b / (1 - b). */
 static const tuple_input_t kPrivacyInputs[] = {
     {0, {1, 1}},
     {0, {0, 1}},

@@ -60,7 +60,7 @@ static double var_of(const dpm_disp_params_t *p, double K, double n, double nu2)
     return v;
 }
 
-/* ---- spec §11.4 reference values -------------------------------------------------------- */
+/* ---- sdk/docs/tuple.md §Reference values ---------------------------------------------- */
 
 static void test_reference_variance_mr(void **state)
 {
@@ -95,7 +95,8 @@ static void test_reference_true_ldp(void **state)
     assert_rounds_to(e, 1.3799, 4);
     assert_int_equal(dpm_disp_true_ldp_mr(log((1 + exp(1.0)) / 2), 1.0, &e), DPM_OK);
     assert_near(e, 1.0, 1e-12);
-    /* spec §3 table: the paper's split ε1 = ε2 = ε really gives ε + ln(2e^ε / (1 + e^ε)) */
+    /* sdk/docs/tuple.md §M_R and its true privacy level: the paper's split ε1 = ε2 = ε really
+     * gives ε + ln(2e^ε / (1 + e^ε)) */
     const double eps[] = {0.1, 0.5, 1, 2, 5}, want[] = {0.1488, 0.7191, 1.3799, 2.5662, 5.6864};
     for (int i = 0; i < 5; i++) {
         assert_int_equal(dpm_disp_true_ldp_mr(eps[i], eps[i], &e), DPM_OK);
@@ -222,7 +223,8 @@ static double table2_alpha(dpm_disp_mech_t mech, dpm_disp_split_t split, double 
     double mse = NAN;
     assert_int_equal(dpm_disp_plan_init(&plan, mech, split, 0.1, 0.99), DPM_OK);
     assert_int_equal(dpm_disp_plan_mse(&plan, 1e7, eps, &mse), DPM_OK);
-    return 5.0 * sqrt(mse); /* spec §7.6: 0.99 Chebyshev on the [0, 1] metric scale */
+    /* sdk/docs/tuple.md §Table 2: 0.99 Chebyshev on the [0, 1] metric scale */
+    return 5.0 * sqrt(mse);
 }
 
 static void test_table2_alpha_column(void **state)
@@ -289,7 +291,8 @@ static void test_splits(void **state)
 static void test_thresholds_mirror_the_device(void **state)
 {
     (void)state;
-    /* spec §11.2: d = 2, keep = floor(sigmoid(ε) 2^32) = 2^32 - ceil(2^32 / (e^ε + 1)) */
+    /* sdk/docs/tuple.md §Thresholds: d = 2, keep = floor(sigmoid(ε) 2^32)
+     * = 2^32 - ceil(2^32 / (e^ε + 1)) */
     const double eps[] = {0.01, 0.1, 0.5, 1, 2, 5, 10};
     const uint32_t keep_want[] = {2158220976u, 2254768441u, 2673442470u, 3139872686u,
                                   3782994644u, 4266221720u, 4294772313u};

@@ -22,7 +22,8 @@
 /* params_hash of dpauc_campaign(25) (linspace, ε = 1, published), at the time of writing */
 #define DPAUC_HASH_PINNED 0xea06583fu
 
-/* spec fhauc-dpauc.md, Appendix Z (mdppml/FHAUC/data, sorted by descending score) */
+/* The FHAUC paper's Appendix Z (sdk/docs/dpauc.md §The paper's data; mdppml/FHAUC/data, sorted
+ * by descending score) */
 static const int CRITEO_LABELS[100] = {1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 1, 1, 0, 1, 0, 1, 0, 1, 1, 0,
                                        1, 0, 0, 1, 0, 0, 0, 1, 0, 0, 1, 1, 0, 1, 1, 1, 0, 1, 0, 1,
                                        0, 0, 0, 0, 1, 1, 1, 0, 0, 1, 0, 1, 0, 1, 1, 1, 0, 1, 1, 0,
@@ -141,7 +142,8 @@ static double tf_auc(const double *score, const int *label)
     return auc;
 }
 
-/* Appendix Z: the 10^2 rows of Tables 1 and 3 (spec §5.6), to the 6 printed decimals. */
+/* Appendix Z: the 10^2 rows of Tables 1 and 3 (sdk/docs/dpauc.md §The paper's data), to the 6
+ * printed decimals. */
 static void test_appendix_z_rows(void **state)
 {
     (void)state;

@@ -2,10 +2,10 @@
 /* FedAUC on the server (host-sim/estimate/fedauc.h): doubled mid-ranks by hand and against a
  * brute-force count, the tie-aware AUC by hand and against all P N pairs, the AUC from summed
  * statistics, Menon's de-biasing equal to the unbiased-sums form, the closed-form standard
- * deviations against the values the spec prints (§3.2: the corrected RR formula and the
- * paper's Eq. 7), the variance accumulators against a hand computation, refusals (dropouts, a
- * disagreeing M), and the ε = ∞ sanity check: every partition and variant, through the real
- * device code with exact statistics, gives the exact AUC to 1e-12. */
+ * deviations against the values of sdk/docs/fedauc.md §Closed-form check (the corrected RR
+ * formula and the paper's Eq. 7), the variance accumulators against a hand computation,
+ * refusals (dropouts, a disagreeing M), and the ε = ∞ sanity check: every partition and
+ * variant, through the real device code with exact statistics, gives the exact AUC to 1e-12. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -142,8 +142,8 @@ static void test_menon_equals_unbiased_sums(void **state)
     assert_true(fabs(dpm_fa_menon_debias(0.7, 30, 70, 0) - 0.7) < 1e-15);
 }
 
-/* The closed forms against the spec's §3.2 table (small Criteo set, Epoch 1 AUC 0.749383):
- * the corrected RR standard deviation and the paper's Eq. 7, 3 printed digits each. */
+/* The closed forms against sdk/docs/fedauc.md §Closed-form check (small Criteo set, Epoch 1 AUC
+ * 0.749383): the corrected RR standard deviation and the paper's Eq. 7, 3 printed digits each. */
 static void test_sd_closed_forms_match_the_spec(void **state)
 {
     (void)state;

@@ -27,7 +27,7 @@ tap "$rc" "make fuzz-build builds every target"
 
 # The targets, exactly as tests/fuzz/targets.txt lists them (check_targets.py: every fuzz_*.c is
 # listed and every listed one exists, calls its parsers and has seeds; every parser of untrusted
-# bytes in the headers has a target or a stated reason; README's table agrees).
+# bytes in the headers has a target or a stated reason; tests/README.md's table agrees).
 out=$("$PYTHON" tests/fuzz/check_targets.py 2>&1)
 st=$?
 echo "$out" | grep -v '^[a-z0-9_]*$' | sed 's/^/# /'
@@ -53,7 +53,7 @@ done
 # a target without seeds, a README table that disagrees.
 copy() {
   rm -rf "$work/tree"; mkdir -p "$work/tree"
-  find tests/fuzz sdk port/include host-sim/collector host-sim/mech README.md \
+  find tests/fuzz sdk port/include host-sim/collector host-sim/mech tests/README.md \
     \( -path 'tests/fuzz/*' -o -name '*.h' -o -name README.md \) -type f -print0 |
     xargs -0 cp --parents -t "$work/tree"
 }
@@ -80,8 +80,8 @@ copy
 rm -rf "$work/tree/tests/fuzz/corpus/ledger"
 control "a target without seeds" "target ledger: no seeds"
 copy
-sed -i '/^| `outbox` | outbox region bytes/d' "$work/tree/README.md"
-control "a README fuzz table without one of the targets" "README.md's fuzz table"
+sed -i '/^| `outbox` | outbox region bytes/d' "$work/tree/tests/README.md"
+control "a README fuzz table without one of the targets" "tests/README.md's fuzz table"
 
 # Negative controls, built with the same toolchain: a target that aborts on inputs starting
 # with "boom".

@@ -81,7 +81,7 @@ static void test_rr_thresholds_kat(void **state)
         assert_int_equal(g.other, (uint32_t)(TWO32 - kat[i].keep));
         assert_true(g.eps_implemented <= e);
     }
-    /* The spec's table (disparity-juarez2022.md §11.2) for the exactly representable ε. */
+    /* The table of sdk/docs/tuple.md §Thresholds for the exactly representable ε. */
     static const struct {
         dpm_eps_t eps;
         uint32_t spec_t;

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# make install works and an installed tree is usable the ways README "Using the SDK in your
+# make install works and an installed tree is usable the ways sdk/README.md "Using the SDK in your
 # build" shows: examples/hello built three ways against the installed tree (a plain Makefile,
 # pkg-config, CMake find_package) and two ways from the source checkout (sdk/sources.mk, CMake
 # add_subdirectory), a posix port consumer through pkg-config, find_package and

@@ -74,7 +74,7 @@ cat >"$work/n100.c" <<'C'
 #include <string.h>
 #include <dpm/dpm.h>
 
-/* spec fhauc-dpauc.md Appendix Z, Criteo 10^2 (sorted by descending score) */
+/* the FHAUC paper's Appendix Z, Criteo 10^2 (sorted by descending score) */
 static const int L[100] = {1,1,1,1,1,1,1,1,0,0,1,1,0,1,0,1,0,1,1,0,1,0,0,1,0,0,0,1,0,0,1,1,0,1,1,1,
     0,1,0,1,0,0,0,0,1,1,1,0,0,1,0,1,0,1,1,1,0,1,1,0,0,1,1,0,1,0,0,1,0,0,0,0,0,1,0,0,0,0,0,0,0,0,0,1,
     0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0};

@@ -91,7 +91,7 @@ static void test_mr_matches_the_corrected_split(void **state)
     (void)state;
     /* m = 1, d = 2, ε = 1: ε2 = 1 and e^ε1 = (1 + e) / 2 = 1.859140914..., so the group
      * keep probability is a = e^ε1 / (e^ε1 + 1) = 0.6502446...; the value RR keeps with
-     * b = e / (1 + e) = 0.731058578... (spec §11.2: T = 3139872686 for ε = 1). */
+     * b = e / (1 + e) = 0.731058578... (sdk/docs/tuple.md §Thresholds: T = 3139872686 at ε = 1). */
     dpm_tuple_t t;
     assert_int_equal(dpm_tuple_init(&t, DPM_TUPLE_MR, 2, tpr_only, 1, 65536), DPM_OK);
     assert_int_equal(t.value.rr.keep, 3139872686u);

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* ustat_bins and ustat_tree, device and server math: quantization, the GRR value of each kernel,
  * the Hadamard bit, bad input with reasons, the wire (exact size bounds), the report check, the
- * pinned fingerprints; the spec's exactness targets (§9.3.1): Figure 1's tree, UAUC against the
- * brute-force count, and the §3.3 closed form against the O(n^2) pairwise sum on the same
+ * pinned fingerprints; sdk/docs/ustat.md §Exactness targets: Figure 1's tree, UAUC against the
+ * brute-force count, and sdk/docs/ustat.md §Closed form against the O(n^2) pairwise sum on the same
  * reports. */
 #include <math.h>
 #include <setjmp.h>
@@ -479,7 +479,8 @@ static void test_tree_exact_figure1_and_bruteforce(void **state)
     assert_true(fabs(strict - half) > 1.0);
 }
 
-/* z_i = (e_{x_i} - q 1) / (p - q): the §3.3 closed form equals sum_{i<j} z_i^T A z_j / C(n, 2). */
+/* z_i = (e_{x_i} - q 1) / (p - q): sdk/docs/ustat.md §Closed form equals
+ * sum_{i<j} z_i^T A z_j / C(n, 2). */
 static double pairwise(const dpm_ustat_bins_params_t *p, const uint32_t *x, uint32_t n, int which,
                        double w)
 {

@@ -486,7 +486,7 @@ static void test_bad_arguments(void **state)
                      DPM_ERR_UNSUPPORTED);
     assert_int_equal(dpm_hpke_ctx_export(&ctx, NULL, 0, out, 255u * 32u + 1u), DPM_ERR_PARAM);
     assert_int_equal(dpm_hpke_ctx_seal(&ctx, NULL, 1, buf, sizeof(buf), tag), DPM_ERR_PARAM);
-    ctx.seq = UINT64_MAX; /* §5.2: the sequence number must not wrap */
+    ctx.seq = UINT64_MAX; /* RFC 9180 §5.2: the sequence number must not wrap */
     assert_int_equal(dpm_hpke_ctx_seal(&ctx, NULL, 0, buf, sizeof(buf), tag), DPM_ERR_RANGE);
 }
 

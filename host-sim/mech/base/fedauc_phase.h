@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* FedAUC campaigns in the collector (fedauc_rr / fedauc_lap; SDK: dpm/fedauc.h; server
- * estimator: host-sim/estimate/fedauc.h; spec: fedauc-sun2022.md §1.4, §5). One evaluation
- * per campaign period P, in two phases:
+ * estimator: host-sim/estimate/fedauc.h; sdk/docs/fedauc.md §Shared first round,
+ * sdk/docs/fedauc.md §Device numbers). One evaluation per campaign period P, in two phases:
  *
  *   phase 1, uploads   POST /v1/fedauc/uploads, body dpm.v1.FedaucUpload [device]. Accepted
  *                      while period P (the period open at the collector's clock) is in its

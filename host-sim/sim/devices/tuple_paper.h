@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* PAPER REPRODUCTION ONLY: the tuple mechanisms with the budget splits of Juarez & Korolova
- * (2022) (spec/disparity-juarez2022.md §6): M_R with eps1 = eps2 = eps, "M_L opt." with k != 2.
+ * (2022) (sdk/docs/tuple.md §Budget splits): M_R with eps1 = eps2 = eps, "M_L opt." with k != 2.
  * These splits do NOT deliver the stated ε: M_R really spends up to ε + ln 2 and M_L with k != 2
- * has no finite ε at all (spec §10). The SDK ships only the correct splits (dpm/tuple.h); this
- * device exists so that `dpm-sim repro` can run the paper's own settings, and it is labelled as
- * such in every output. Never use it for a real campaign.
+ * has no finite ε at all (sdk/docs/tuple.md §M_L and k). The SDK ships only the correct splits
+ * (dpm/tuple.h); this device exists so that `dpm-sim repro` can run the paper's own settings, and
+ * it is labelled as such in every output. Never use it for a real campaign.
  *
  * The device is built from the SDK's public samplers (dpm_grr_*, dpm_rr_*, dpm_bernoulli,
  * dpm_laplace_*, dpm_dlap_add): GRR on the group at eps1; then M_R: Harmony coin (Bernoulli of
@@ -38,9 +38,9 @@ typedef struct {
     char label[80];
 } tuple_paper_t;
 
-/* The paper's split of a total eps (spec §6): M_R eps1 = eps2 = eps; "M_L opt." eps2 = eps with
- * k = eps, eps1 = ln(2 / eps) + eps - 1 if eps >= 2/3, else k = 2/3, eps1 = ln 3 - eps / 2
- * (eps1 rounded to Q16.16). m->eps_true says what it really delivers. */
+/* The paper's split of a total eps (sdk/docs/tuple.md §Budget splits): M_R eps1 = eps2 = eps; "M_L
+ * opt." eps2 = eps with k = eps, eps1 = ln(2 / eps) + eps - 1 if eps >= 2/3, else k = 2/3, eps1 =
+ * ln 3 - eps / 2 (eps1 rounded to Q16.16). m->eps_true says what it really delivers. */
 dpm_status_t tuple_paper_init(tuple_paper_t *m, dpm_disp_mech_t mech, uint32_t groups,
                               dpm_eps_t eps);
 

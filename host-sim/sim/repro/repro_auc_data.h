@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Synthetic scored examples for the AUC reproductions (repro_dpauc.c, repro_ustat.c,
- * repro_auc_compare.c), as the specs prescribe for offline runs (fhauc-dpauc §6.3, ustat-bell2020
- * §9.3): binormal scores s = sigmoid(mu_y + z), z ~ N(0, 1), mu_0 = 0, mu_1 = sqrt(2)
- * Phi^-1(AUC), with exact class sizes, in Q1.31 as a device holds them; or Beta scores per class
- * (Bell et al.'s sanity setup). Also: the exact AUC of the examples (Mann-Whitney, ties 1/2), a
- * uniform assignment to devices, and a device's random source on its own stream (the SDK's
- * dpm_rand_t over common/stream.h, as dpm-sim's devices). */
+ * repro_auc_compare.c), as the specs prescribe for offline runs (sdk/docs/dpauc.md §Offline recipe,
+ * sdk/docs/ustat.md §Offline targets): binormal scores s = sigmoid(mu_y + z), z ~ N(0, 1), mu_0 =
+ * 0, mu_1 = sqrt(2) Phi^-1(AUC), with exact class sizes, in Q1.31 as a device holds them; or Beta
+ * scores per class (Bell et al.'s sanity setup). Also: the exact AUC of the examples (Mann-Whitney,
+ * ties 1/2), a uniform assignment to devices, and a device's random source on its own stream (the
+ * SDK's dpm_rand_t over common/stream.h, as dpm-sim's devices). */
 #ifndef DPM_SIM_REPRO_AUC_DATA_H
 #define DPM_SIM_REPRO_AUC_DATA_H
 

@@ -42,7 +42,7 @@ typedef struct {
     char ref_text[40];   /* the reference as written ("1.86", "-", "2.908e-01"), "" for none */
     double ref;          /* its value (NaN for "-" or none) */
     double ours;         /* NaN: none (e.g. no eps reaches the target) */
-    char ref_source[96]; /* "paper Table 1", "spec §7.3", "analytic (Eq. 19/20)", ... */
+    char ref_source[96]; /* "paper Table 1", "sdk/docs/tuple.md §Table 1", "analytic", ... */
     char check[48];      /* how ours was judged */
     repro_kind_t kind;
     int match;  /* 1 / 0 (info: -1) */
@@ -103,7 +103,8 @@ void repro_count(const repro_t *r, repro_kind_t kind, const char *table, size_t 
 void repro_format_ours(const repro_cell_t *c, char *buf, size_t cap);
 
 /* Running sums of a quantity over runs. mean: NaN with none; sd_pop: the population standard
- * deviation (divisor n, as the FHAUC paper reports: spec §5.7); sd: the sample one (divisor n - 1). */
+ * deviation (divisor n, as the FHAUC paper reports: sdk/docs/dpauc.md §Re-simulation); sd: the
+ * sample one (divisor n - 1). */
 typedef struct {
     double sum, sq;
     uint32_t n;

@@ -351,7 +351,8 @@ static int reference_values(ctx_t *x)
         }
         st |= repro_ref_cell(x->r, t, "Laplace variance 8/eps^2", col, lap);
     }
-    /* spec §3: the true level of the paper's M_R split eps1 = eps2 = eps */
+    /* sdk/docs/tuple.md §M_R and its true privacy level: the true level of the paper's M_R split
+     * eps1 = eps2 = eps */
     static const double eps3[5] = {0.1, 0.5, 1.0, 2.0, 5.0};
     for (int i = 0; i < 5; i++) {
         char col[24];
@@ -360,7 +361,8 @@ static int reference_values(ctx_t *x)
         (void)dpm_disp_true_ldp_mr(eps3[i], eps3[i], &e);
         st |= repro_ref_cell(x->r, "sec3_true_ldp_paper_MR", "eps_true", col, e);
     }
-    /* spec §11.2: d = 2 thresholds; keep = floor(a 2^32) equals 2^32 - ceil(2^32 / (e^eps + 1)) */
+    /* sdk/docs/tuple.md §Thresholds: d = 2; keep = floor(a 2^32)
+     * = 2^32 - ceil(2^32 / (e^eps + 1)) */
     static const double eps2[7] = {0.01, 0.1, 0.5, 1.0, 2.0, 5.0, 10.0};
     for (int i = 0; i < 7; i++) {
         char row[24];
@@ -662,7 +664,7 @@ static int prepare(sim_cfg_t *cfg, const sim_scenario_t *sc, const sim_pop_t *po
     return 0;
 }
 
-/* ---- Figure 4: variance validation (spec §7.5) --------------------------------------------- */
+/* ---- Figure 4: variance validation (sdk/docs/tuple.md §Figure 4) -------------------------- */
 
 typedef struct {
     const char *label;
@@ -1112,7 +1114,8 @@ static double crossover(fig_mech_t ma, int upper_a, fig_mech_t mb, int upper_b, 
 }
 
 /* M_L "opt." log density ratio at output (g0, y) between x0 = (g0, v0 = 1) kept and x1 = (g1)
- * flipped, k = 2/3, eps2 = 1, eps1 = ln 3 - 1/2 (spec §4): unbounded in |y|. */
+ * flipped, k = 2/3, eps2 = 1, eps1 = ln 3 - 1/2 (sdk/docs/tuple.md §M_L and k): unbounded in
+ * |y|. */
 static double ml_opt_log_ratio(double y)
 {
     const double k = 2.0 / 3.0, eps2 = 1.0, eps1 = log(3.0) - 0.5;
@@ -1124,7 +1127,7 @@ static void write_errata(FILE *f)
     fprintf(f, "## Errata found by the reproduction (reported, not counted as cells)\n\n");
     fprintf(f, "| claim | paper | ours |\n|---|---|---|\n");
     fprintf(f, "| Thm 4.1: M_R with eps1 = eps2 = eps is eps-LDP | eps | eps + ln(2e^eps/(1+e^eps))"
-               " (see the §3 table) |\n");
+               " (see sdk/docs/tuple.md §M_R and its true privacy level) |\n");
     fprintf(f,
             "| Thm 4.3: M_L \"opt.\" (k != 2) is eps-LDP | Eq. 1 | unbounded: log-ratio at "
             "y = 0, 1, 5, 10, 50 is %.2f, %.2f, %.2f, %.2f, %.2f |\n",
@@ -1147,7 +1150,8 @@ static void write_md_table2(FILE *f, const ctx_t *x)
 {
     fprintf(f, "## Table 2 in detail (simulation)\n\n");
     fprintf(f,
-            "Population of spec §11.5 (host-sim/scenarios/paper-disparity-table2.scn): K = %" PRIu64
+            "Population of sdk/docs/tuple.md §Synthetic population "
+            "(host-sim/scenarios/paper-disparity-table2.scn): K = %" PRIu64
             " devices, %" PRIu64 " male (25/87) with TPR 0.891005, the rest female with TPR "
             "0.717696, so the true ΔTPR is %.6f on the [0, 1] scale. %u runs per configuration, "
             "%s mode. The devices take ε as Q16.16 (0.01 becomes 655/65536). The server "

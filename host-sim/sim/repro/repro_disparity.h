@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The reproduction of Juarez & Korolova (2022) (spec/disparity-juarez2022.md), run by
+/* The reproduction of Juarez & Korolova (2022) (sdk/docs/tuple.md), run by
  * `dpm-sim repro`. References: host-sim/scenarios/paper-disparity.ref; experiments:
  * paper-disparity-table1.scn (the planner's Table 1, each answer checked by simulation),
  * paper-disparity-table2.scn (Table 2's empirical errors), and three experiments the scenario

@@ -4,7 +4,8 @@
  * precision, same scales, same split, same uniforms; RR with the paper's rho in double), and for
  * each cell outside +-20% this module gives the analytic account:
  *  - per noise term (localP, localSum), the AUC variance it adds to first order (delta method,
- *    spec §3.1: dAUC = (dS - c dP) / (P N)) with continuous Laplace (2 t^2 per draw) and with the
+ *    sdk/docs/fedauc.md §Delta method: dAUC = (dS - c dP) / (P N)) with continuous Laplace
+ *    (2 t^2 per draw) and with the
  *    SDK's discrete Laplace (2 e^{-1/t} / (1 - e^{-1/t})^2 per draw), the dominating term and its
  *    variance-weighted median scale t;
  *  - the sampling spread of a standard deviation estimated from n runs (relative standard error
@@ -43,7 +44,7 @@ typedef struct {
     double paper, ours, cont;
     int laplace;        /* 1: fedauc_lap (terms[] valid); 0: fedauc_rr */
     fa_term_t terms[2]; /* localP noise, localSum noise (accurate P: no localP term) */
-    double rr_sd;       /* RR: the spec's analytic sd (§3.1) at this epoch's AUC */
+    double rr_sd;       /* RR: the analytic sd (sdk/docs/fedauc.md §Delta method) */
     double epochs[3];   /* Table 5: the paper's E1..E3 at this eps (NaN elsewhere) */
 } fa_cell_t;
 

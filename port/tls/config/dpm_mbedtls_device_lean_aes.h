@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Mbed TLS 3.6 configuration for devices, lean profile with AES-128-GCM: the lean profile
- * (dpm_mbedtls_device_lean.h, read it first) with TLS_AES_128_GCM_SHA256, the suite RFC 8446
- * §9.1 makes mandatory, instead of TLS_CHACHA20_POLY1305_SHA256: for a collector that offers
- * no ChaCha20-Poly1305. It costs more flash (make size: default+lean_aes_tls against
- * default+lean_tls) and its table AES is not constant time in software (as in the device
- * profile); everything else is the lean profile's, the refusal of DPM_VDAF=1 included.
+ * (dpm_mbedtls_device_lean.h, read it first) with TLS_AES_128_GCM_SHA256, the suite that
+ * RFC 8446 §9.1 makes mandatory, instead of TLS_CHACHA20_POLY1305_SHA256: for a collector that
+ * offers no ChaCha20-Poly1305. It costs more flash (make size: default+lean_aes_tls against
+ * default+lean_tls) and its table AES is not constant time in software (as in the device profile);
+ * everything else is the lean profile's, the refusal of DPM_VDAF=1 included.
  *
  * Selected by the Kconfig choice DPM_TLS_LEAN_AES (Makefile: MBEDTLS_CONFIG=device_lean_aes).
  * Checked by tests/unit/test_mbedtls_lean_config.sh like the lean profile. */

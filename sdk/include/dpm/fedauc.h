@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* FedAUC: the global AUC from rank contributions, in two rounds (Sun et al., "Differentially
- * Private AUC Computation in Vertical Federated Learning"; spec: fedauc-sun2022.md).
+ * Private AUC Computation in Vertical Federated Learning"; sdk/docs/fedauc.md).
  *
  * Round 1 (no ε): the device quantizes its local scores to the campaign's score_bits, puts them
  * in a uniformly random order (Fisher-Yates with unbiased draws from the device CSPRNG; the
@@ -68,11 +68,11 @@
  * fedauc_rr also refuses repeated example ids (two examples with one id would share a flip,
  * which reveals the XOR of their labels).
  *
- * Numbers (spec §5.2): n <= DPM_FEDAUC_MAX_EXAMPLES <= 2^22 per device and M <= 2^31, so
- * R < 2^32, S and localSum2 < 2^54 (64-bit sums), n R_i < 2^54; ORTHOGONAL/ADAPTIVE also need
- * D <= 2^40 (dpm_fedauc_accept returns DPM_ERR_RANGE otherwise, before any ε is spent), so
- * |T| <= n D < 2^62 and the Laplace scale D 2^16 / eps_s fits the exact sampler
- * (numerator <= 2^56). The adaptive split compares 256-bit products (dpm_mul_u64).
+ * Numbers (sdk/docs/fedauc.md §Device numbers): n <= DPM_FEDAUC_MAX_EXAMPLES <= 2^22 per
+ * device and M <= 2^31, so R < 2^32, S and localSum2 < 2^54 (64-bit sums), n R_i < 2^54;
+ * ORTHOGONAL/ADAPTIVE also need D <= 2^40 (dpm_fedauc_accept returns DPM_ERR_RANGE otherwise,
+ * before any ε is spent), so |T| <= n D < 2^62 and the Laplace scale D 2^16 / eps_s fits the
+ * exact sampler (numerator <= 2^56). The adaptive split compares 256-bit products (dpm_mul_u64).
  *
  * Memory: the device holds, per example, its quantized score (uint32), the permutation (uint32)
  * and a round-2 scratch word (uint64): DPM_FEDAUC_BYTES_PER_EXAMPLE = 16 bytes, in caller-owned

@@ -5,10 +5,11 @@
  *
  * ustat_bins (Algorithm 1, protocol 1): the device quantizes its score into k bins by simple
  * rounding, bin = min(k - 1, floor(score k)), and randomizes the bin with k-ary generalized
- * randomized response: the spec's corrected reading of Eq. (9) (spec §3.2), p = e^ε / (e^ε + k
- * - 1) for the true value and q = 1 / (e^ε + k - 1) for each other one, with the SDK's
- * integer thresholds (dpm_grr_t: keep / 2^32 and other / 2^32, rounded so keep / other <= e^ε;
- * the server de-biases with exactly these p and q). The campaign's kernel says what is
+ * randomized response, reading the paper's Eq. (9) as plain GRR
+ * (sdk/docs/ustat.md §Reading Eq. 9 as GRR): p = e^ε / (e^ε + k - 1) for the true value and
+ * q = 1 / (e^ε + k - 1) for each other one, with the SDK's integer thresholds (dpm_grr_t:
+ * keep / 2^32 and other / 2^32, rounded so keep / other <= e^ε; the server de-biases with
+ * exactly these p and q). The campaign's kernel says what is
  * randomized:
  *   AUC                 the bin (GRR over k); the label travels in clear, as in the paper
  *                       (labels public per report).
@@ -19,10 +20,11 @@
  *                       Privacy unit: the example's pair (x, y) (ε-LDP).
  * The GRR domain (k, 2k or k * k) must be in [2, DPM_MAX_GRR_K].
  *
- * ustat_tree (protocol 2, hierarchical histograms, spec §4 with the §4.6 oracles): scores are
- * quantized to d = 2^depth values, x = min(d - 1, floor(score d)); the device draws one level
- * l uniformly in 1 .. depth (the root, level 0, is public: it is the number of reports) and
- * reports its node at that level, v = x >> (depth - l), through a frequency oracle:
+ * ustat_tree (protocol 2, hierarchical histograms, sdk/docs/ustat.md §Protocol 2,
+ * sdk/docs/ustat.md §Oracles): scores are quantized to d = 2^depth values, x = min(d - 1,
+ * floor(score d)); the device draws one level l uniformly in 1 .. depth (the root, level 0, is
+ * public: it is the number of reports) and reports its node at that level, v = x >> (depth - l),
+ * through a frequency oracle:
  *   levels 1 .. grr_levels   GRR over the 2^l nodes of the level (oracle H2);
  *   deeper levels            Hadamard randomized response (oracle H1): a row j uniform in
  *                            [0, 2^l) and the bit parity(j AND v) kept with probability
@@ -30,9 +32,9 @@
  * The label (class) travels in clear: the paper's setting (labels public). Privacy unit: the
  * example's SCORE (ε-LDP: the level and the row are independent of the data; only the GRR value
  * or the RR bit depends on it). Every report draws fresh randomness, so reports on different
- * levels come from independent randomness (spec §9.4); the only coupling between levels is that
- * an example reports on one level, which the server's scaling by the observed reports per level
- * accounts for.
+ * levels come from independent randomness (sdk/docs/ustat.md §Pitfalls); the only coupling between
+ * levels is that an example reports on one level, which the server's scaling by the observed
+ * reports per level accounts for.
  *
  * eps_implemented is the largest ln(keep / other) of the oracles in use, rounded up, <= ε.
  * Each report spends it; k reports of the same example spend k times it. Run time: the bin and
