@@ -225,7 +225,7 @@ $(OUT)/obj/nanopb/%.o: $(NANOPB_DIR)/%.c $(FLAGS_STAMP)
 $(NANOPB_RUNTIME) &:
 	@if [ -z "$(NANOPB_FETCH)" ]; then echo "make: nanopb runtime missing: no $@ (run make deps or set DPM_NANOPB_DIR to a nanopb 0.4.x source directory)" >&2; exit 1; fi
 	@if [ -n "$(DPM_FETCHING_DEPS)" ]; then echo "make: $@ still missing after make deps" >&2; exit 1; fi
-	@$(MAKE) --no-print-directory deps DPM_FETCHING_DEPS=1
+	@$(MAKE) --no-print-directory deps-build DPM_FETCHING_DEPS=1
 
 $(OUT)/obj/port/%.o: port/%.c $(AUTOCONF) $(FLAGS_STAMP) | $(MBEDTLS_DIR)/library/libmbedcrypto.a
 	@mkdir -p $(dir $@)
@@ -279,7 +279,7 @@ $(OUT)/tests/unit/test_cm_portable: TEST_EXTRA_OBJS := $(CM_PORTABLE_OBJS)
 # with the project's config headers.
 $(MBEDTLS_DIR)/library/libmbedcrypto.a: $(wildcard port/tls/config/dpm_mbedtls_$(MBEDTLS_CONFIG).h) \
                                         $(wildcard port/tls/patches/*.patch) | $(NANOPB_RUNTIME)
-	@$(MAKE) --no-print-directory deps DPM_FETCHING_DEPS=1
+	@$(MAKE) --no-print-directory deps-build DPM_FETCHING_DEPS=1
 	$(MBEDTLS_CROSS_BUILD)
 
 # Everything that links Mbed TLS relinks when it is rebuilt (new config header or patch).
@@ -293,6 +293,11 @@ $(HOST_BINS) $(EXAMPLE_BINS) $(TEST_BINS) $(TOOL_BINS) $(BENCH_BINS): $(MBEDTLS_
 .PHONY: deps test lint help clean menuconfig defconfig bench repro demo demo-pg
 deps:
 	@BUILD_DIR=$(BUILD_DIR) bash .make/deps.sh
+# What a build alone needs (compiler, nanopb, Mbed TLS source, SQLite, libpq): the first `make`
+# or `make demo` on a fresh machine installs only these (.make/deps.sh names the sets).
+.PHONY: deps-build deps-repro
+deps-build deps-repro:
+	@DEPS_FOR=$(patsubst deps-%,%,$@) BUILD_DIR=$(BUILD_DIR) bash .make/deps.sh
 
 test: deps
 	@$(MAKE) --no-print-directory all
@@ -325,13 +330,13 @@ bench: deps cross-deps
 
 # Paper reproductions: the references of host-sim/scenarios/paper-*.ref beside ours (analytic
 # tables, simulations, plots) under build/repro/ (README.md sums them up).
-repro: deps
+repro: deps-repro
 	@$(MAKE) --no-print-directory host
 	@$(OUT)/dpm-sim repro --out $(BUILD_DIR)/repro
 
 # The main job: a TLS collector on 127.0.0.1 and simulated devices posting real reports.
-demo: deps
-	@$(MAKE) --no-print-directory all
+demo: deps-build
+	@$(MAKE) --no-print-directory host
 	@OUT=$(OUT) BUILD_DIR=$(BUILD_DIR) bash .make/demo.sh
 
 # The README's console screenshots (host-sim/console/screenshots/*.jpg, committed): taken by the
@@ -464,7 +469,7 @@ ifneq ($(CROSS_COMPILE),)
 # A cross build without its compiler would end in a raw CMake or "gcc: not found" error: say what
 # installs it (goals that install or only print go on).
 ifeq ($(shell command -v $(CC) 2>/dev/null),)
-ifeq ($(filter-out cross-deps deps help clean version,$(or $(MAKECMDGOALS),all)),)
+ifeq ($(filter-out cross-deps deps deps-build deps-repro help clean version,$(or $(MAKECMDGOALS),all)),)
 else
 $(error $(CC) not found: run `make cross-deps` (the cross compilers, qemu and the targets' \
   cmocka), then `make CROSS_COMPILE=$(CROSS_COMPILE)` again. Targets .make/cross.sh builds: \

@@ -1,8 +1,18 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# make deps: install the Debian packages the build needs and fetch + build Mbed TLS 3.6 LTS.
+# make deps: install the Debian packages a target needs and fetch + build Mbed TLS 3.6 LTS.
 # Idempotent: a second run checks, finds everything present and returns in seconds.
 # No registry host name is written anywhere: the mirror is read from the machine's apt sources.
+#
+# DEPS_FOR says for what (the Makefile's targets set it), so a first command installs only what
+# it runs:
+#   build   building the SDK, the collector, dpm-sim and the examples; `make demo`
+#   repro   build + the plotting libraries of `make repro`
+#   all     everything `make test` runs: its suites drive the gates' tools too (clang-format,
+#           clang-tidy and cppcheck in test_lint_gate.sh, valgrind, clang's fuzzer and
+#           sanitizers), a PostgreSQL server, a headless browser and the Cortex-M compiler. The
+#           default of a bare `make deps`.
+# The cross compilers and QEMU are `make cross-deps`'s (.make/cross-deps.sh).
 set -euo pipefail
 BUILD_DIR=${BUILD_DIR:-build}
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -11,12 +21,23 @@ BUILD_DIR=$(cd "$BUILD_DIR" && pwd)
 MBEDTLS_SUITE=trixie            # Mbed TLS 3.6 LTS lives in the next Debian release
 MBEDTLS_VERSION_PREFIX=3.6.
 
-PACKAGES=(build-essential pkg-config pkgconf cmake nanopb protobuf-compiler python3-protobuf chromium python3-yaml
-          libcmocka-dev libsqlite3-dev sqlite3 python3-kconfiglib python3-matplotlib
-          python3-numpy clang-format clang-tidy cppcheck valgrind dpkg-dev curl openssl
-          clang libclang-rt-14-dev bc patch postgresql-15 libpq-dev
-          gcc-arm-none-eabi libnewlib-arm-none-eabi
-          ${DPM_EXTRA_PACKAGES:-})
+DEPS_FOR=${DEPS_FOR:-all}
+# build: the compiler, cmake (Mbed TLS), nanopb's generator and runtime source, the collector's
+# SQLite and libpq, dpkg-dev for `apt-get source`, patch for Mbed TLS's patches, openssl for
+# the demo's throw-away CA, bc for its timing.
+BUILD_PACKAGES=(build-essential pkg-config pkgconf cmake nanopb protobuf-compiler python3-protobuf
+                libsqlite3-dev sqlite3 libpq-dev python3-kconfiglib dpkg-dev curl openssl patch bc)
+REPRO_PACKAGES=(python3-matplotlib python3-numpy)
+TEST_PACKAGES=(libcmocka-dev chromium python3-yaml clang-format clang-tidy cppcheck valgrind
+               clang libclang-rt-14-dev postgresql-15 gcc-arm-none-eabi
+               libnewlib-arm-none-eabi)
+case $DEPS_FOR in
+  build) PACKAGES=("${BUILD_PACKAGES[@]}") ;;
+  repro) PACKAGES=("${BUILD_PACKAGES[@]}" "${REPRO_PACKAGES[@]}") ;;
+  all) PACKAGES=("${BUILD_PACKAGES[@]}" "${REPRO_PACKAGES[@]}" "${TEST_PACKAGES[@]}") ;;
+  *) echo "deps: DEPS_FOR=$DEPS_FOR is not one of build, repro, all" >&2; exit 2 ;;
+esac
+PACKAGES+=(${DPM_EXTRA_PACKAGES:-})
 
 log() { printf 'deps: %s\n' "$*"; }
 SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
@@ -26,12 +47,12 @@ for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 done
 if [ ${#missing[@]} -gt 0 ]; then
-  log "installing: ${missing[*]}"
+  log "installing for $DEPS_FOR: ${missing[*]}"
   # A mirror that is syncing can make part of the update fail; what it fetched is still usable.
   $SUDO apt-get update -q || log "apt-get update partly failed; continuing with the lists we have"
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
 else
-  log "Debian packages: all ${#PACKAGES[@]} present"
+  log "Debian packages ($DEPS_FOR): all ${#PACKAGES[@]} present"
 fi
 
 . "$TOP/.make/apt-source.sh"
