@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* port/template compiles (with the port's warnings: the Makefile builds it as port code) and,
+ * run through the conformance suite as it ships, every hook still to fill in is named by the
+ * checks that fail, with "not implemented" where the hook can say so; nothing crashes or
+ * hangs. Plain C: it runs on the host and in the Cortex-M images. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "../../port/template/port_template.h"
+#include "port_conformance.h"
+
+static dpm_port_log_t logbook;
+static dpm_port_suite_t suite;
+static template_port_t port;
+
+static void expect_fail(const char *check, const char *words)
+{
+    const dpm_port_record_t *r = dpm_port_log_find(&logbook, check);
+    if (r == NULL) {
+        fail_msg("%s was not reported", check);
+    }
+    if (r->verdict != DPM_PORT_FAIL || strstr(r->detail, words) == NULL) {
+        fail_msg("%s: verdict %d \"%s\", expected a failure saying \"%s\"", check,
+                 (int)r->verdict, r->detail, words);
+    }
+}
+
+static int reopen_nothing(void *ctx, dpm_storage_t *s)
+{
+    (void)ctx;
+    (void)s;
+    return 0;
+}
+
+static int open_template(void *ctx, dpm_transport_t *t)
+{
+    *t = template_transport(ctx);
+    return 0;
+}
+
+#define NOT_IMPLEMENTED "DPM_ERR_UNSUPPORTED: the hook is not implemented"
+
+static void test_template_names_every_missing_hook(void **state)
+{
+    (void)state;
+    memset(&logbook, 0, sizeof(logbook));
+    dpm_port_suite_init(&suite, dpm_port_log_report, &logbook);
+    assert_int_equal(template_port_init(&port), 0);
+
+    dpm_storage_t s = template_storage(&port);
+    dpm_port_storage_hooks_t sh = {reopen_nothing, NULL, NULL, 0};
+    dpm_port_check_storage(&suite, &s, &sh);
+    expect_fail("storage.erase_sets_ff", "erase() returned -13 (" NOT_IMPLEMENTED);
+    expect_fail("storage.read_after_write", "erase() returned -13");
+    expect_fail("storage.ordered_and_durable", NOT_IMPLEMENTED);
+
+    dpm_rng_t rng = template_rng(&port);
+    dpm_port_check_rng(&suite, &rng, NULL);
+    expect_fail("rng.fills_every_byte", "fill(1 bytes) returned -13 (" NOT_IMPLEMENTED);
+    expect_fail("rng.not_constant", NOT_IMPLEMENTED);
+
+    dpm_clock_t c = template_clock(&port);
+    dpm_port_check_clock(&suite, &c);
+    expect_fail("clock.monotonic_advances", "monotonic_ms stayed at 0");
+    expect_fail("clock.wall_time", "wall_time_s() returned -13 (" NOT_IMPLEMENTED);
+
+    dpm_port_transport_hooks_t th = {open_template, open_template, NULL, &port, 0};
+    dpm_port_check_transport(&suite, &c, &th);
+    expect_fail("transport.silent_recv_is_zero", "not implemented");
+    /* a stub's error is not "the connection closed" */
+    expect_fail("transport.closed_recv_is_error", "the transport is not implemented");
+    expect_fail("transport.upload_times_out", "the transport is not implemented");
+    expect_fail("transport.upload_closed_is_error", "the transport is not implemented");
+
+    dpm_port_check_crc32(&suite, dpm_port_crc32);
+    expect_fail("crc32.check_value", "0x00000000");
+
+    /* what passes is only what a stub cannot get wrong, or what the port does not offer */
+    for (unsigned i = 0; i < logbook.n; i++) {
+        const dpm_port_record_t *r = &logbook.rec[i];
+        int may_pass = strstr(r->check, "hooks_present") != NULL ||
+                       strcmp(r->check, "clock.monotonic_never_backwards") == 0 ||
+                       strcmp(r->check, "crc32.continues") == 0;
+        if (r->verdict == DPM_PORT_PASS && !may_pass) {
+            fail_msg("%s passed on the empty template", r->check);
+        }
+    }
+    assert_int_equal(suite.not_run, 3); /* torn writes, the two RNG failure checks */
+    assert_int_equal(suite.failed, 15);
+    assert_int_equal(suite.passed, 6);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_template_names_every_missing_hook),
+    };
+    return cmocka_run_group_tests_name("port_template", tests, NULL, NULL);
+}
