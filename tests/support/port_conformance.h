@@ -30,12 +30,13 @@ typedef struct {
 } dpm_port_suite_t;
 
 void dpm_port_suite_init(dpm_port_suite_t *s, dpm_port_report_fn report, void *ctx);
-/* The default reporter: "ok      storage.erase_sets_ff" / "FAIL    name: cause". */
+/* The default reporter: "pass     storage.erase_sets_ff" / "FAIL     name: cause" (not TAP's
+ * "ok N" / "not ok N", which the test runners count). */
 void dpm_port_print_report(void *ctx, const char *check, dpm_port_verdict_t verdict,
                            const char *detail);
 
-/* A reporter that keeps every verdict (and prints it as dpm_port_print_report does), for tests
- * that ask afterwards how a named check went. */
+/* A reporter that keeps every verdict (and, with print set, prints it as dpm_port_print_report
+ * does), for tests that ask afterwards how a named check went. */
 #define DPM_PORT_LOG_MAX 64
 typedef struct {
     const char *check; /* the suite's static name */
@@ -45,6 +46,7 @@ typedef struct {
 typedef struct {
     dpm_port_record_t rec[DPM_PORT_LOG_MAX];
     unsigned n;
+    int print; /* 0: quiet (negative controls, whose FAILs are expected) */
 } dpm_port_log_t;
 void dpm_port_log_report(void *log, const char *check, dpm_port_verdict_t verdict,
                          const char *detail);

@@ -27,9 +27,11 @@
 static dpm_port_log_t logbook;
 static dpm_port_suite_t suite;
 
-static void fresh(void)
+/* print: show every verdict (the port's own runs); negative controls run quiet */
+static void fresh(int print)
 {
     memset(&logbook, 0, sizeof(logbook));
+    logbook.print = print;
     dpm_port_suite_init(&suite, dpm_port_log_report, &logbook);
 }
 
@@ -91,7 +93,7 @@ static void test_ram_storage_passes(void **state)
     dpm_ram_storage_t r;
     dpm_storage_t s = dpm_ram_storage(&r, mem, REGION);
     dpm_port_storage_hooks_t h = {ram_reopen, NULL, NULL, 0};
-    fresh();
+    fresh(1);
     dpm_port_check_storage(&suite, &s, &h);
     assert_int_equal(suite.failed, 0);
     assert_int_equal(suite.passed, 7);
@@ -113,7 +115,7 @@ static void test_fault_injecting_storage_passes(void **state)
             fh.torn = shapes[k];
             dpm_storage_t s = fake_storage_port(&fh.fs);
             dpm_port_storage_hooks_t h = {ram_reopen, fake_torn, &fh, 0};
-            fresh();
+            fresh(flash == 0 && k == 0);
             dpm_port_check_storage(&suite, &s, &h);
             assert_int_equal(suite.failed, 0);
             assert_int_equal(suite.not_run, 0);
@@ -214,7 +216,7 @@ static void run_broken_storage(broken_kind_t kind)
     b.kind = kind;
     dpm_storage_t s = {br_read, br_write, br_erase, REGION, &b};
     dpm_port_storage_hooks_t h = {br_reopen, NULL, &b, 0};
-    fresh();
+    fresh(0);
     dpm_port_check_storage(&suite, &s, &h);
 }
 
@@ -255,7 +257,7 @@ static void test_broken_storages_fail_their_check(void **state)
     static broken_t b;
     dpm_storage_t s = {NULL, br_write, br_erase, REGION, &b};
     dpm_port_storage_hooks_t h = {br_reopen, NULL, &b, 0};
-    fresh();
+    fresh(0);
     dpm_port_check_storage(&suite, &s, &h);
     assert_int_equal(suite.passed, 0);
     assert_int_equal(suite.failed, 8);
@@ -273,7 +275,7 @@ static void test_bad_torn_writes_fail(void **state)
     fh.mode = FAKE_GARBAGE;
     dpm_storage_t s = fake_storage_port(&fh.fs);
     dpm_port_storage_hooks_t h = {ram_reopen, fake_torn, &fh, 0};
-    fresh();
+    fresh(0);
     dpm_port_check_storage(&suite, &s, &h);
     expect("storage.ordered_and_durable", DPM_PORT_PASS);
     expect("storage.torn_write_in_range", DPM_PORT_FAIL);
@@ -286,7 +288,7 @@ static void test_bad_torn_writes_fail(void **state)
     fh.torn = FAKE_TORN_HALF;
     fh.spill = 1;
     s = fake_storage_port(&fh.fs);
-    fresh();
+    fresh(0);
     dpm_port_check_storage(&suite, &s, &h);
     expect("storage.torn_write_in_range", DPM_PORT_FAIL);
     expect_detail("storage.torn_write_in_range", "outside the range");
@@ -338,7 +340,7 @@ static void test_rng_checks(void **state)
     test_rng_seed(&t, 4);
     dpm_rng_t rng = test_rng_port(&t);
     dpm_port_rng_hooks_t h = {tests_rng_fail, NULL};
-    fresh();
+    fresh(1);
     dpm_port_check_rng(&suite, &rng, &h);
     assert_int_equal(suite.failed, 0);
     assert_int_equal(suite.not_run, 0);
@@ -346,20 +348,20 @@ static void test_rng_checks(void **state)
 
     bad_rng_t kind = R_SHORT;
     dpm_rng_t bad = {bad_fill, &kind};
-    fresh();
+    fresh(0);
     dpm_port_check_rng(&suite, &bad, NULL);
     expect("rng.fills_every_byte", DPM_PORT_FAIL);
     expect_detail("rng.fills_every_byte", "fill(1 bytes) returned 0 but never wrote byte 0");
     expect("rng.failure_reported", DPM_PORT_NOT_RUN);
 
     kind = R_CONSTANT;
-    fresh();
+    fresh(0);
     dpm_port_check_rng(&suite, &bad, NULL);
     expect("rng.fills_every_byte", DPM_PORT_PASS);
     expect("rng.not_constant", DPM_PORT_FAIL);
 
     dpm_port_rng_hooks_t silent = {silent_fail, NULL};
-    fresh();
+    fresh(0);
     dpm_port_check_rng(&suite, &rng, &silent);
     expect("rng.fills_every_byte", DPM_PORT_PASS);
     expect("rng.failure_reported", DPM_PORT_FAIL);
@@ -399,32 +401,32 @@ static void test_clock_checks(void **state)
     (void)state;
     test_clock_t tc = {100, 0, 0};
     dpm_clock_t c = {tc_mono, tc_wall, &tc};
-    fresh();
+    fresh(1);
     dpm_port_check_clock(&suite, &c);
     assert_int_equal(suite.failed, 0);
     assert_int_equal(suite.passed, 4);
 
     tc.kind = 1;
     tc.calls = 0;
-    fresh();
+    fresh(0);
     dpm_port_check_clock(&suite, &c);
     expect("clock.monotonic_never_backwards", DPM_PORT_FAIL);
     expect_detail("clock.monotonic_never_backwards", "went back");
 
     tc.kind = 2;
-    fresh();
+    fresh(0);
     dpm_port_check_clock(&suite, &c);
     expect("clock.monotonic_never_backwards", DPM_PORT_PASS);
     expect("clock.monotonic_advances", DPM_PORT_FAIL);
 
     tc.kind = 3;
-    fresh();
+    fresh(0);
     dpm_port_check_clock(&suite, &c);
     expect("clock.wall_time", DPM_PORT_FAIL);
     expect_detail("clock.wall_time", "before 2020");
 
     dpm_clock_t none = {NULL, NULL, NULL};
-    fresh();
+    fresh(0);
     dpm_port_check_clock(&suite, &none);
     expect("clock.hooks_present", DPM_PORT_FAIL);
     expect("clock.wall_time", DPM_PORT_PASS); /* optional */
@@ -484,7 +486,7 @@ static void run_transport(fake_peer_t *p, fake_clock_t *clk)
     p->clk = clk;
     dpm_clock_t c = fake_clock_port(clk);
     dpm_port_transport_hooks_t h = {open_silent, open_closed, NULL, p, 300};
-    fresh();
+    fresh(!p->silent_errs && !p->closed_idles && p->block_ms == 0 && clk->step != 0);
     dpm_port_check_transport(&suite, &c, &h);
 }
 
@@ -553,15 +555,15 @@ static uint32_t crc_no_complement(uint32_t crc, const uint8_t *p, size_t n)
 static void test_crc32_checks(void **state)
 {
     (void)state;
-    fresh();
+    fresh(1);
     dpm_port_check_crc32(&suite, crc_bitwise);
     assert_int_equal(suite.failed, 0);
     assert_int_equal(suite.passed, 2);
-    fresh();
+    fresh(0);
     dpm_port_check_crc32(&suite, crc_restarts);
     expect("crc32.check_value", DPM_PORT_PASS);
     expect("crc32.continues", DPM_PORT_FAIL);
-    fresh();
+    fresh(0);
     dpm_port_check_crc32(&suite, crc_no_complement);
     expect("crc32.check_value", DPM_PORT_FAIL);
 }
