@@ -22,14 +22,6 @@
 static dpm_port_log_t logbook;
 static dpm_port_suite_t suite;
 
-/* print: show every verdict (the port's own runs); negative controls run quiet */
-static void fresh(int print)
-{
-    memset(&logbook, 0, sizeof(logbook));
-    logbook.print = print;
-    dpm_port_suite_init(&suite, dpm_port_log_report, &logbook);
-}
-
 static int ram_reopen(void *ctx, dpm_storage_t *s)
 {
     (void)ctx;
@@ -44,7 +36,7 @@ static void test_cm_storage_conforms(void **state)
     static dpm_ram_storage_t r;
     dpm_storage_t s = dpm_ram_storage(&r, ram, sizeof(ram));
     dpm_port_storage_hooks_t h = {ram_reopen, NULL, NULL, 0};
-    fresh(1);
+    dpm_port_log_begin(&logbook, &suite, 1);
     dpm_port_check_storage(&suite, &s, &h);
     assert_int_equal(suite.failed, 0);
     assert_int_equal(suite.passed, 7);
@@ -65,7 +57,7 @@ static void test_cm_rng_conforms(void **state)
     dpm_cm_test_drbg_seed(&d, 11);
     dpm_rng_t rng = dpm_cm_test_drbg(&d);
     dpm_port_rng_hooks_t h = {trng_fails, NULL};
-    fresh(1);
+    dpm_port_log_begin(&logbook, &suite, 1);
     dpm_port_check_rng(&suite, &rng, &h);
     assert_int_equal(suite.failed, 0);
     assert_int_equal(suite.not_run, 0);

@@ -47,6 +47,29 @@ const dpm_port_record_t *dpm_port_log_find(const dpm_port_log_t *log, const char
     return NULL;
 }
 
+void dpm_port_log_begin(dpm_port_log_t *log, dpm_port_suite_t *suite, int print)
+{
+    memset(log, 0, sizeof(*log));
+    log->print = print;
+    dpm_port_suite_init(suite, dpm_port_log_report, log);
+}
+
+int dpm_port_log_is(const dpm_port_log_t *log, const char *check, dpm_port_verdict_t verdict,
+                    const char *words)
+{
+    const dpm_port_record_t *r = dpm_port_log_find(log, check);
+    if (r == NULL) {
+        printf("%s was not reported\n", check);
+        return 0;
+    }
+    if (r->verdict != verdict || (words != NULL && strstr(r->detail, words) == NULL)) {
+        printf("%s: verdict %d \"%s\", expected %d saying \"%s\"\n", check, (int)r->verdict,
+               r->detail, (int)verdict, words != NULL ? words : "");
+        return 0;
+    }
+    return 1;
+}
+
 void dpm_port_suite_init(dpm_port_suite_t *s, dpm_port_report_fn report, void *ctx)
 {
     memset(s, 0, sizeof(*s));
@@ -70,6 +93,29 @@ static void verdict(dpm_port_suite_t *s, const char *check, dpm_port_verdict_t v
 static void result(dpm_port_suite_t *s, const char *check, int ok)
 {
     verdict(s, check, ok ? DPM_PORT_PASS : DPM_PORT_FAIL);
+}
+
+/* A group's hooks are missing (`missing` says which): its hooks_present check (present, may be
+ * NULL) and each of its n checks fail, naming the cause, instead of calling through NULL.
+ * Returns 1 then, 0 when nothing is missing (present passes). */
+static int group_missing(dpm_port_suite_t *s, const char *present, const char *const *checks,
+                         size_t n, const char *missing)
+{
+    if (missing == NULL) {
+        if (present != NULL) {
+            verdict(s, present, DPM_PORT_PASS);
+        }
+        return 0;
+    }
+    if (present != NULL) {
+        snprintf(why, sizeof(why), "%s", missing);
+        verdict(s, present, DPM_PORT_FAIL);
+    }
+    for (size_t i = 0; i < n; i++) {
+        snprintf(why, sizeof(why), "cannot run: %s", missing);
+        verdict(s, checks[i], DPM_PORT_FAIL);
+    }
+    return 1;
 }
 
 /* THE one place that reads a hook's int status (port.h: 0 success, < 0 failure): nonzero, with
@@ -145,8 +191,8 @@ static const char *const STORAGE_CHECKS[] = {
     "storage.torn_write_in_range"};
 #define NSTORAGE (sizeof(STORAGE_CHECKS) / sizeof(STORAGE_CHECKS[0]))
 
-static int torn_trial(dpm_storage_t *s, const dpm_port_storage_hooks_t *h, uint32_t u,
-                      uint32_t off, size_t len, int erase, uint32_t seed)
+static int torn_trial(dpm_storage_t *s, const dpm_port_storage_hooks_t *h, uint32_t u, uint32_t off,
+                      size_t len, int erase, uint32_t seed)
 {
     static uint8_t data[2 * MAX_UNIT];
     static uint8_t old[2 * MAX_UNIT];
@@ -174,8 +220,10 @@ static int torn_trial(dpm_storage_t *s, const dpm_port_storage_hooks_t *h, uint3
                              erase ? "erase" : "write", (unsigned)off, (unsigned)(off + len),
                              (unsigned)i, got[i]);
             if (inside) {
-                snprintf(why + n, sizeof(why) - (size_t)n, ", neither the old 0x%02X nor the new "
-                         "0x%02X", old[i], now);
+                snprintf(why + n, sizeof(why) - (size_t)n,
+                         ", neither the old 0x%02X nor the new "
+                         "0x%02X",
+                         old[i], now);
             } else {
                 snprintf(why + n, sizeof(why) - (size_t)n, " outside the range (was 0x%02X)",
                          old[i]);
@@ -194,28 +242,21 @@ void dpm_port_check_storage(dpm_port_suite_t *suite, dpm_storage_t *s,
     if (h != NULL && h->erase_unit > u) {
         u = h->erase_unit;
     }
-    const char *missing = s == NULL                ? "no storage"
-                          : s->read == NULL        ? "read is NULL"
-                          : s->write == NULL       ? "write is NULL"
-                          : s->erase == NULL       ? "erase is NULL"
-                          : h == NULL              ? "no hooks (the suite needs reopen)"
-                          : h->reopen == NULL      ? "hooks.reopen is NULL (a power cycle)"
-                          : u > MAX_UNIT           ? "erase_unit above 4096 bytes"
+    const char *missing = s == NULL           ? "no storage"
+                          : s->read == NULL   ? "read is NULL"
+                          : s->write == NULL  ? "write is NULL"
+                          : s->erase == NULL  ? "erase is NULL"
+                          : h == NULL         ? "no hooks (the suite needs reopen)"
+                          : h->reopen == NULL ? "hooks.reopen is NULL (a power cycle)"
+                          : u > MAX_UNIT      ? "erase_unit above 4096 bytes"
                           : (h->erase_unit != 0 && DPM_PORT_CHECK_UNIT % h->erase_unit != 0 &&
                              h->erase_unit < DPM_PORT_CHECK_UNIT)
                               ? "erase_unit does not divide 256"
                           : s->size < 2 * u ? "size below the suite's scratch area (2 erase units)"
                                             : NULL;
-    if (missing != NULL) {
-        snprintf(why, sizeof(why), "%s", missing);
-        verdict(suite, "storage.hooks_present", DPM_PORT_FAIL);
-        for (size_t i = 0; i < NSTORAGE; i++) {
-            snprintf(why, sizeof(why), "cannot run: %s", missing);
-            verdict(suite, STORAGE_CHECKS[i], DPM_PORT_FAIL);
-        }
+    if (group_missing(suite, "storage.hooks_present", STORAGE_CHECKS, NSTORAGE, missing)) {
         return;
     }
-    verdict(suite, "storage.hooks_present", DPM_PORT_PASS);
     static uint8_t a[2 * MAX_UNIT], b[2 * MAX_UNIT];
     uint32_t area = 2 * u;
     memset(model, 0, sizeof(model));
@@ -243,8 +284,8 @@ void dpm_port_check_storage(dpm_port_suite_t *suite, dpm_storage_t *s,
      * no erase unit, an unaligned erase in the middle of unit 0 as well */
     pattern(a, u, 3);
     pattern(b, u, 4);
-    ok = st_erase(s, 0, area) && st_write(s, 0, a, u) && st_write(s, u, b, u) && st_erase(s, u, u) &&
-         area_is(s, area, "after erasing unit 1 only");
+    ok = st_erase(s, 0, area) && st_write(s, 0, a, u) && st_write(s, u, b, u) &&
+         st_erase(s, u, u) && area_is(s, area, "after erasing unit 1 only");
     if (ok && h->erase_unit == 0) {
         ok = st_erase(s, 10, 3) && area_is(s, area, "after erase(10, 3)");
     }
@@ -389,8 +430,8 @@ static int rng_round(const dpm_rng_t *r, size_t len, uint8_t sentinel, uint8_t *
     }
     for (size_t i = 0; i < RNG_GUARD; i++) {
         if (buf[len + i] != 0xC3) {
-            snprintf(why, sizeof(why), "fill(%u bytes) wrote past the end (byte %u)",
-                     (unsigned)len, (unsigned)(len + i));
+            snprintf(why, sizeof(why), "fill(%u bytes) wrote past the end (byte %u)", (unsigned)len,
+                     (unsigned)(len + i));
             return 0;
         }
     }
@@ -444,17 +485,13 @@ static int rng_not_constant(const dpm_rng_t *r)
 void dpm_port_check_rng(dpm_port_suite_t *suite, const dpm_rng_t *rng,
                         const dpm_port_rng_hooks_t *h)
 {
-    if (rng == NULL || rng->fill == NULL) {
-        snprintf(why, sizeof(why), "%s", rng == NULL ? "no rng" : "fill is NULL");
-        verdict(suite, "rng.hooks_present", DPM_PORT_FAIL);
-        snprintf(why, sizeof(why), "cannot run: no fill()");
-        verdict(suite, "rng.fills_every_byte", DPM_PORT_FAIL);
-        snprintf(why, sizeof(why), "cannot run: no fill()");
-        verdict(suite, "rng.not_constant", DPM_PORT_FAIL);
-    } else {
-        verdict(suite, "rng.hooks_present", DPM_PORT_PASS);
-        result(suite, "rng.fills_every_byte", rng_fills_every_byte(rng));
-        result(suite, "rng.not_constant", rng_not_constant(rng));
+    static const char *const checks[] = {"rng.fills_every_byte", "rng.not_constant"};
+    if (!group_missing(suite, "rng.hooks_present", checks, 2,
+                       rng == NULL         ? "no rng"
+                       : rng->fill == NULL ? "fill is NULL"
+                                           : NULL)) {
+        result(suite, checks[0], rng_fills_every_byte(rng));
+        result(suite, checks[1], rng_not_constant(rng));
     }
 
     dpm_rng_t broken;
@@ -471,8 +508,9 @@ void dpm_port_check_rng(dpm_port_suite_t *suite, const dpm_rng_t *rng,
     int ok = 1;
     for (int i = 0; ok && i < 3; i++) {
         if (broken.fill(broken.ctx, buf, sizeof(buf)) >= 0) {
-            snprintf(why, sizeof(why), "fill() of a failed source returned success: it must "
-                                       "return < 0");
+            snprintf(why, sizeof(why),
+                     "fill() of a failed source returned success: it must "
+                     "return < 0");
             ok = 0;
         }
     }
@@ -489,9 +527,10 @@ void dpm_port_check_rng(dpm_port_suite_t *suite, const dpm_rng_t *rng,
         dpm_status_t st2 = dev_report();
         dpm_eps_t after2 = dev_spent();
         if (st1 != DPM_ERR_RNG || st2 != DPM_ERR_RNG) {
-            snprintf(why, sizeof(why), "reports through the failed source returned %d, %d "
-                     "(%s, %s; expected DPM_ERR_RNG = %d twice)", (int)st1, (int)st2,
-                     dpm_strerror(st1), dpm_strerror(st2), (int)DPM_ERR_RNG);
+            snprintf(why, sizeof(why),
+                     "reports through the failed source returned %d, %d "
+                     "(%s, %s; expected DPM_ERR_RNG = %d twice)",
+                     (int)st1, (int)st2, dpm_strerror(st1), dpm_strerror(st2), (int)DPM_ERR_RNG);
             ok = 0;
         } else if (dev_pending() != 0) {
             snprintf(why, sizeof(why), "a report was queued from a failed random source");
@@ -512,15 +551,11 @@ void dpm_port_check_rng(dpm_port_suite_t *suite, const dpm_rng_t *rng,
 
 void dpm_port_check_clock(dpm_port_suite_t *suite, const dpm_clock_t *c)
 {
-    if (c == NULL || c->monotonic_ms == NULL) {
-        snprintf(why, sizeof(why), "monotonic_ms is NULL (required)");
-        verdict(suite, "clock.hooks_present", DPM_PORT_FAIL);
-        snprintf(why, sizeof(why), "cannot run: no monotonic_ms");
-        verdict(suite, "clock.monotonic_never_backwards", DPM_PORT_FAIL);
-        snprintf(why, sizeof(why), "cannot run: no monotonic_ms");
-        verdict(suite, "clock.monotonic_advances", DPM_PORT_FAIL);
-    } else {
-        verdict(suite, "clock.hooks_present", DPM_PORT_PASS);
+    static const char *const checks[] = {"clock.monotonic_never_backwards",
+                                         "clock.monotonic_advances"};
+    if (!group_missing(suite, "clock.hooks_present", checks, 2,
+                       c == NULL || c->monotonic_ms == NULL ? "monotonic_ms is NULL (required)"
+                                                            : NULL)) {
         uint64_t first = c->monotonic_ms(c->ctx), prev = first;
         int ok = 1;
         for (uint32_t i = 0; ok && i < CLOCK_CALLS; i++) {
@@ -532,18 +567,19 @@ void dpm_port_check_clock(dpm_port_suite_t *suite, const dpm_clock_t *c)
             }
             prev = now;
         }
-        result(suite, "clock.monotonic_never_backwards", ok);
+        result(suite, checks[0], ok);
         /* a clock that never moves never ends a deadline: the SDK's uploads would spin */
         uint32_t i = 0;
         while (prev == first && i++ < CLOCK_ADVANCE_CALLS) {
             prev = c->monotonic_ms(c->ctx);
         }
         if (prev == first) {
-            snprintf(why, sizeof(why), "monotonic_ms stayed at %llu over %u calls (a stub?): "
+            snprintf(why, sizeof(why),
+                     "monotonic_ms stayed at %llu over %u calls (a stub?): "
                      "upload deadlines and backoff could never end",
                      (unsigned long long)first, CLOCK_ADVANCE_CALLS);
         }
-        result(suite, "clock.monotonic_advances", prev != first);
+        result(suite, checks[1], prev != first);
     }
     if (c == NULL || c->wall_time_s == NULL) {
         verdict(suite, "clock.wall_time", DPM_PORT_PASS); /* optional: the ledger then uses
@@ -556,8 +592,10 @@ void dpm_port_check_clock(dpm_port_suite_t *suite, const dpm_clock_t *c)
         size_t n = strlen(why);
         snprintf(why + n, sizeof(why) - n, ": leave wall_time_s NULL on a board without one");
     } else if (t < 1577836800) { /* 2020-01-01 */
-        snprintf(why, sizeof(why), "wall_time_s gave %lld, before 2020: an unset clock must "
-                 "return < 0, not label data with 1970", (long long)t);
+        snprintf(why, sizeof(why),
+                 "wall_time_s gave %lld, before 2020: an unset clock must "
+                 "return < 0, not label data with 1970",
+                 (long long)t);
         ok = 0;
     }
     result(suite, "clock.wall_time", ok);
@@ -597,8 +635,10 @@ static int32_t guard_recv(void *ctx, uint8_t *buf, size_t len)
 static int tr_unimplemented(const guard_t *g)
 {
     if (g->unimplemented) {
-        snprintf(why, sizeof(why), "send() or recv() returned DPM_ERR_UNSUPPORTED (%d): the "
-                 "transport is not implemented", (int)DPM_ERR_UNSUPPORTED);
+        snprintf(why, sizeof(why),
+                 "send() or recv() returned DPM_ERR_UNSUPPORTED (%d): the "
+                 "transport is not implemented",
+                 (int)DPM_ERR_UNSUPPORTED);
     }
     return g->unimplemented;
 }
@@ -639,8 +679,10 @@ static int silent_recv_is_zero(const dpm_port_transport_hooks_t *h)
     for (int i = 0; ok && i < 2; i++) {
         int32_t n = t.recv(t.ctx, buf, sizeof(buf));
         if (n != 0) {
-            snprintf(why, sizeof(why), "recv() with nothing to read returned %ld: return 0 "
-                     "(try again later)%s", (long)n,
+            snprintf(why, sizeof(why),
+                     "recv() with nothing to read returned %ld: return 0 "
+                     "(try again later)%s",
+                     (long)n,
                      n == (int32_t)DPM_ERR_UNSUPPORTED ? " (DPM_ERR_UNSUPPORTED: not implemented)"
                                                        : "");
             ok = 0;
@@ -671,8 +713,10 @@ static int closed_recv_is_error(const dpm_port_transport_hooks_t *h, const dpm_c
         return 0;
     }
     if (n >= 0) {
-        snprintf(why, sizeof(why), "recv() on a connection the peer closed returned %ld, "
-                 "not < 0: the SDK would wait for its deadline", (long)n);
+        snprintf(why, sizeof(why),
+                 "recv() on a connection the peer closed returned %ld, "
+                 "not < 0: the SDK would wait for its deadline",
+                 (long)n);
         return 0;
     }
     return 1;
@@ -710,9 +754,10 @@ static int upload_ends(const dpm_port_transport_hooks_t *h, const dpm_clock_t *c
     uint64_t took = c->monotonic_ms(c->ctx) - t0;
     tr_close(h, &g.inner);
     if (g.calls > GUARD_CALLS) {
-        snprintf(why, sizeof(why), "the upload's deadline never came (%u send()/recv() calls, "
-                 "%llu ms on the port's clock): does monotonic_ms advance?", GUARD_CALLS,
-                 (unsigned long long)took);
+        snprintf(why, sizeof(why),
+                 "the upload's deadline never came (%u send()/recv() calls, "
+                 "%llu ms on the port's clock): does monotonic_ms advance?",
+                 GUARD_CALLS, (unsigned long long)took);
         return 0;
     }
     if (tr_unimplemented(&g)) {
@@ -724,9 +769,10 @@ static int upload_ends(const dpm_port_transport_hooks_t *h, const dpm_clock_t *c
         return 0;
     }
     if (expect == DPM_ERR_TIMEOUT && (took < timeout || took > timeout + 1000u)) {
-        snprintf(why, sizeof(why), "the upload timed out after %llu ms, deadline %u ms: recv() "
-                 "must not block much longer than the SDK asks", (unsigned long long)took,
-                 (unsigned)timeout);
+        snprintf(why, sizeof(why),
+                 "the upload timed out after %llu ms, deadline %u ms: recv() "
+                 "must not block much longer than the SDK asks",
+                 (unsigned long long)took, (unsigned)timeout);
         return 0;
     }
     if (dev_pending() != 1) {
@@ -740,25 +786,17 @@ static int upload_ends(const dpm_port_transport_hooks_t *h, const dpm_clock_t *c
 void dpm_port_check_transport(dpm_port_suite_t *suite, const dpm_clock_t *c,
                               const dpm_port_transport_hooks_t *h)
 {
-    static const char *const names[] = {"transport.silent_recv_is_zero",
-                                        "transport.closed_recv_is_error",
-                                        "transport.upload_times_out",
-                                        "transport.upload_closed_is_error"};
-    const char *missing = h == NULL                 ? "no hooks"
-                          : h->open_silent == NULL  ? "hooks.open_silent is NULL"
-                          : h->open_closed == NULL  ? "hooks.open_closed is NULL"
+    static const char *const names[] = {
+        "transport.silent_recv_is_zero", "transport.closed_recv_is_error",
+        "transport.upload_times_out", "transport.upload_closed_is_error"};
+    const char *missing = h == NULL                              ? "no hooks"
+                          : h->open_silent == NULL               ? "hooks.open_silent is NULL"
+                          : h->open_closed == NULL               ? "hooks.open_closed is NULL"
                           : c == NULL || c->monotonic_ms == NULL ? "no monotonic clock"
                                                                  : NULL;
-    if (missing != NULL) {
-        snprintf(why, sizeof(why), "%s", missing);
-        verdict(suite, "transport.hooks_present", DPM_PORT_FAIL);
-        for (size_t i = 0; i < 4; i++) {
-            snprintf(why, sizeof(why), "cannot run: %s", missing);
-            verdict(suite, names[i], DPM_PORT_FAIL);
-        }
+    if (group_missing(suite, "transport.hooks_present", names, 4, missing)) {
         return;
     }
-    verdict(suite, "transport.hooks_present", DPM_PORT_PASS);
     result(suite, names[0], silent_recv_is_zero(h));
     result(suite, names[1], closed_recv_is_error(h, c));
     result(suite, names[2], upload_ends(h, c, h->open_silent, "open_silent", DPM_ERR_TIMEOUT));
@@ -770,11 +808,8 @@ void dpm_port_check_transport(dpm_port_suite_t *suite, const dpm_clock_t *c,
 void dpm_port_check_crc32(dpm_port_suite_t *suite, dpm_port_crc32_fn crc)
 {
     static const uint8_t digits[] = "123456789";
-    if (crc == NULL) {
-        snprintf(why, sizeof(why), "no CRC function");
-        verdict(suite, "crc32.check_value", DPM_PORT_FAIL);
-        snprintf(why, sizeof(why), "no CRC function");
-        verdict(suite, "crc32.continues", DPM_PORT_FAIL);
+    static const char *const checks[] = {"crc32.check_value", "crc32.continues"};
+    if (group_missing(suite, NULL, checks, 2, crc == NULL ? "no CRC function" : NULL)) {
         return;
     }
     uint32_t whole = crc(0, digits, 9);
@@ -782,12 +817,13 @@ void dpm_port_check_crc32(dpm_port_suite_t *suite, dpm_port_crc32_fn crc)
         snprintf(why, sizeof(why), "crc32(0, \"123456789\") = 0x%08lX, zlib's is 0xCBF43926",
                  (unsigned long)whole);
     }
-    result(suite, "crc32.check_value", whole == 0xCBF43926u);
+    result(suite, checks[0], whole == 0xCBF43926u);
     uint32_t split = crc(crc(crc(0, digits, 4), digits + 4, 0), digits + 4, 5);
     if (split != whole) {
-        snprintf(why, sizeof(why), "crc32 over \"1234\" then \"56789\" = 0x%08lX, over the whole "
-                 "= 0x%08lX: it must continue from the previous value", (unsigned long)split,
-                 (unsigned long)whole);
+        snprintf(why, sizeof(why),
+                 "crc32 over \"1234\" then \"56789\" = 0x%08lX, over the whole "
+                 "= 0x%08lX: it must continue from the previous value",
+                 (unsigned long)split, (unsigned long)whole);
     }
-    result(suite, "crc32.continues", split == whole);
+    result(suite, checks[1], split == whole);
 }

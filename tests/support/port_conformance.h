@@ -52,6 +52,12 @@ void dpm_port_log_report(void *log, const char *check, dpm_port_verdict_t verdic
                          const char *detail);
 /* The last record of `check`, or NULL if it was not reported. */
 const dpm_port_record_t *dpm_port_log_find(const dpm_port_log_t *log, const char *check);
+/* Empty *log (printing if print) and make *suite report into it. */
+void dpm_port_log_begin(dpm_port_log_t *log, dpm_port_suite_t *suite, int print);
+/* 1 if `check` was reported with this verdict and (words != NULL) its detail contains words;
+ * else 0, printing what was reported instead. */
+int dpm_port_log_is(const dpm_port_log_t *log, const char *check, dpm_port_verdict_t verdict,
+                    const char *words);
 
 /* ---- storage ---------------------------------------------------------------------------------
  * The suite erases and rewrites the first 2 x DPM_PORT_CHECK_UNIT bytes of the region (or two
@@ -112,7 +118,8 @@ typedef struct {
 void dpm_port_check_transport(dpm_port_suite_t *suite, const dpm_clock_t *c,
                               const dpm_port_transport_hooks_t *h);
 
-/* ---- hardware CRC (DPM_CRC32_TABLE=0 builds) -------------------------------------------------- */
+/* ---- hardware CRC (DPM_CRC32_TABLE=0 builds) --------------------------------------------------
+ */
 typedef uint32_t (*dpm_port_crc32_fn)(uint32_t crc, const uint8_t *p, size_t n);
 /* crc32.check_value (zlib's CRC-32 of "123456789"), crc32.continues (split input). */
 void dpm_port_check_crc32(dpm_port_suite_t *suite, dpm_port_crc32_fn crc);

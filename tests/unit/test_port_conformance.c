@@ -27,34 +27,6 @@
 static dpm_port_log_t logbook;
 static dpm_port_suite_t suite;
 
-/* print: show every verdict (the port's own runs); negative controls run quiet */
-static void fresh(int print)
-{
-    memset(&logbook, 0, sizeof(logbook));
-    logbook.print = print;
-    dpm_port_suite_init(&suite, dpm_port_log_report, &logbook);
-}
-
-static void expect(const char *check, dpm_port_verdict_t v)
-{
-    const dpm_port_record_t *r = dpm_port_log_find(&logbook, check);
-    if (r == NULL) {
-        fail_msg("%s was not reported", check);
-    }
-    if (r->verdict != v) {
-        fail_msg("%s: verdict %d, expected %d (%s)", check, (int)r->verdict, (int)v, r->detail);
-    }
-}
-
-static void expect_detail(const char *check, const char *words)
-{
-    const dpm_port_record_t *r = dpm_port_log_find(&logbook, check);
-    assert_non_null(r);
-    if (strstr(r->detail, words) == NULL) {
-        fail_msg("%s: \"%s\" does not say \"%s\"", check, r->detail, words);
-    }
-}
-
 /* ---- storage: RAM, and RAM with fault injection --------------------------------------------- */
 
 static int ram_reopen(void *ctx, dpm_storage_t *s)
@@ -93,11 +65,12 @@ static void test_ram_storage_passes(void **state)
     dpm_ram_storage_t r;
     dpm_storage_t s = dpm_ram_storage(&r, mem, REGION);
     dpm_port_storage_hooks_t h = {ram_reopen, NULL, NULL, 0};
-    fresh(1);
+    dpm_port_log_begin(&logbook, &suite, 1);
     dpm_port_check_storage(&suite, &s, &h);
     assert_int_equal(suite.failed, 0);
     assert_int_equal(suite.passed, 7);
-    expect("storage.torn_write_in_range", DPM_PORT_NOT_RUN); /* it does not tear: no hook */
+    assert_true(dpm_port_log_is(&logbook, "storage.torn_write_in_range", DPM_PORT_NOT_RUN,
+                                NULL)); /* it does not tear: no hook */
 }
 
 static void test_fault_injecting_storage_passes(void **state)
@@ -115,7 +88,7 @@ static void test_fault_injecting_storage_passes(void **state)
             fh.torn = shapes[k];
             dpm_storage_t s = fake_storage_port(&fh.fs);
             dpm_port_storage_hooks_t h = {ram_reopen, fake_torn, &fh, 0};
-            fresh(flash == 0 && k == 0);
+            dpm_port_log_begin(&logbook, &suite, flash == 0 && k == 0);
             dpm_port_check_storage(&suite, &s, &h);
             assert_int_equal(suite.failed, 0);
             assert_int_equal(suite.not_run, 0);
@@ -216,7 +189,7 @@ static void run_broken_storage(broken_kind_t kind)
     b.kind = kind;
     dpm_storage_t s = {br_read, br_write, br_erase, REGION, &b};
     dpm_port_storage_hooks_t h = {br_reopen, NULL, &b, 0};
-    fresh(0);
+    dpm_port_log_begin(&logbook, &suite, 0);
     dpm_port_check_storage(&suite, &s, &h);
 }
 
@@ -228,40 +201,45 @@ static void test_broken_storages_fail_their_check(void **state)
     assert_int_equal(suite.passed, 7);
 
     run_broken_storage(B_ERASE_ZERO);
-    expect("storage.erase_sets_ff", DPM_PORT_FAIL);
-    expect_detail("storage.erase_sets_ff", "byte 0 reads 0x00, expected 0xFF");
+    assert_true(dpm_port_log_is(&logbook, "storage.erase_sets_ff", DPM_PORT_FAIL, NULL));
+    assert_true(dpm_port_log_is(&logbook, "storage.erase_sets_ff", DPM_PORT_FAIL,
+                                "byte 0 reads 0x00, expected 0xFF"));
 
     run_broken_storage(B_WRITE_SHORT);
-    expect("storage.read_after_write", DPM_PORT_FAIL);
+    assert_true(dpm_port_log_is(&logbook, "storage.read_after_write", DPM_PORT_FAIL, NULL));
 
     run_broken_storage(B_WRITE_SPILL);
-    expect("storage.read_after_write", DPM_PORT_PASS);
-    expect("storage.write_leaves_outside", DPM_PORT_FAIL);
+    assert_true(dpm_port_log_is(&logbook, "storage.read_after_write", DPM_PORT_PASS, NULL));
+    assert_true(dpm_port_log_is(&logbook, "storage.write_leaves_outside", DPM_PORT_FAIL, NULL));
 
     run_broken_storage(B_ERASE_SPILL);
-    expect("storage.erase_sets_ff", DPM_PORT_PASS);
-    expect("storage.erase_leaves_outside", DPM_PORT_FAIL);
-    expect_detail("storage.erase_leaves_outside", "after erasing unit 1 only: byte 255");
+    assert_true(dpm_port_log_is(&logbook, "storage.erase_sets_ff", DPM_PORT_PASS, NULL));
+    assert_true(dpm_port_log_is(&logbook, "storage.erase_leaves_outside", DPM_PORT_FAIL, NULL));
+    assert_true(dpm_port_log_is(&logbook, "storage.erase_leaves_outside", DPM_PORT_FAIL,
+                                "after erasing unit 1 only: byte 255"));
 
     run_broken_storage(B_ECC);
-    expect("storage.read_after_write", DPM_PORT_PASS);
-    expect("storage.bit_clearing_writes", DPM_PORT_FAIL);
-    expect_detail("storage.bit_clearing_writes", "write() returned -1");
+    assert_true(dpm_port_log_is(&logbook, "storage.read_after_write", DPM_PORT_PASS, NULL));
+    assert_true(dpm_port_log_is(&logbook, "storage.bit_clearing_writes", DPM_PORT_FAIL, NULL));
+    assert_true(dpm_port_log_is(&logbook, "storage.bit_clearing_writes", DPM_PORT_FAIL,
+                                "write() returned -1"));
 
     run_broken_storage(B_CACHE);
-    expect("storage.read_after_write", DPM_PORT_PASS);
-    expect("storage.ordered_and_durable", DPM_PORT_FAIL);
-    expect_detail("storage.ordered_and_durable", "after the power cycle");
+    assert_true(dpm_port_log_is(&logbook, "storage.read_after_write", DPM_PORT_PASS, NULL));
+    assert_true(dpm_port_log_is(&logbook, "storage.ordered_and_durable", DPM_PORT_FAIL, NULL));
+    assert_true(dpm_port_log_is(&logbook, "storage.ordered_and_durable", DPM_PORT_FAIL,
+                                "after the power cycle"));
 
     /* a missing hook fails every check by name, no crash */
     static broken_t b;
     dpm_storage_t s = {NULL, br_write, br_erase, REGION, &b};
     dpm_port_storage_hooks_t h = {br_reopen, NULL, &b, 0};
-    fresh(0);
+    dpm_port_log_begin(&logbook, &suite, 0);
     dpm_port_check_storage(&suite, &s, &h);
     assert_int_equal(suite.passed, 0);
     assert_int_equal(suite.failed, 8);
-    expect_detail("storage.ordered_and_durable", "cannot run: read is NULL");
+    assert_true(dpm_port_log_is(&logbook, "storage.ordered_and_durable", DPM_PORT_FAIL,
+                                "cannot run: read is NULL"));
 }
 
 static void test_bad_torn_writes_fail(void **state)
@@ -275,12 +253,14 @@ static void test_bad_torn_writes_fail(void **state)
     fh.mode = FAKE_GARBAGE;
     dpm_storage_t s = fake_storage_port(&fh.fs);
     dpm_port_storage_hooks_t h = {ram_reopen, fake_torn, &fh, 0};
-    fresh(0);
+    dpm_port_log_begin(&logbook, &suite, 0);
     dpm_port_check_storage(&suite, &s, &h);
-    expect("storage.ordered_and_durable", DPM_PORT_PASS);
-    expect("storage.torn_write_in_range", DPM_PORT_FAIL);
-    expect_detail("storage.torn_write_in_range", "a torn write of [16, 17) left byte 16");
-    expect_detail("storage.torn_write_in_range", "neither the old 0xFF nor the new");
+    assert_true(dpm_port_log_is(&logbook, "storage.ordered_and_durable", DPM_PORT_PASS, NULL));
+    assert_true(dpm_port_log_is(&logbook, "storage.torn_write_in_range", DPM_PORT_FAIL, NULL));
+    assert_true(dpm_port_log_is(&logbook, "storage.torn_write_in_range", DPM_PORT_FAIL,
+                                "a torn write of [16, 17) left byte 16"));
+    assert_true(dpm_port_log_is(&logbook, "storage.torn_write_in_range", DPM_PORT_FAIL,
+                                "neither the old 0xFF nor the new"));
     /* a tear that reaches outside its range */
     memset(&fh, 0, sizeof(fh));
     fake_storage_init(&fh.fs, mem, REGION, 0);
@@ -288,10 +268,11 @@ static void test_bad_torn_writes_fail(void **state)
     fh.torn = FAKE_TORN_HALF;
     fh.spill = 1;
     s = fake_storage_port(&fh.fs);
-    fresh(0);
+    dpm_port_log_begin(&logbook, &suite, 0);
     dpm_port_check_storage(&suite, &s, &h);
-    expect("storage.torn_write_in_range", DPM_PORT_FAIL);
-    expect_detail("storage.torn_write_in_range", "outside the range");
+    assert_true(dpm_port_log_is(&logbook, "storage.torn_write_in_range", DPM_PORT_FAIL, NULL));
+    assert_true(dpm_port_log_is(&logbook, "storage.torn_write_in_range", DPM_PORT_FAIL,
+                                "outside the range"));
 }
 
 /* ---- random --------------------------------------------------------------------------------- */
@@ -340,7 +321,7 @@ static void test_rng_checks(void **state)
     test_rng_seed(&t, 4);
     dpm_rng_t rng = test_rng_port(&t);
     dpm_port_rng_hooks_t h = {tests_rng_fail, NULL};
-    fresh(1);
+    dpm_port_log_begin(&logbook, &suite, 1);
     dpm_port_check_rng(&suite, &rng, &h);
     assert_int_equal(suite.failed, 0);
     assert_int_equal(suite.not_run, 0);
@@ -348,25 +329,28 @@ static void test_rng_checks(void **state)
 
     bad_rng_t kind = R_SHORT;
     dpm_rng_t bad = {bad_fill, &kind};
-    fresh(0);
+    dpm_port_log_begin(&logbook, &suite, 0);
     dpm_port_check_rng(&suite, &bad, NULL);
-    expect("rng.fills_every_byte", DPM_PORT_FAIL);
-    expect_detail("rng.fills_every_byte", "fill(1 bytes) returned 0 but never wrote byte 0");
-    expect("rng.failure_reported", DPM_PORT_NOT_RUN);
+    assert_true(dpm_port_log_is(&logbook, "rng.fills_every_byte", DPM_PORT_FAIL, NULL));
+    assert_true(dpm_port_log_is(&logbook, "rng.fills_every_byte", DPM_PORT_FAIL,
+                                "fill(1 bytes) returned 0 but never wrote byte 0"));
+    assert_true(dpm_port_log_is(&logbook, "rng.failure_reported", DPM_PORT_NOT_RUN, NULL));
 
     kind = R_CONSTANT;
-    fresh(0);
+    dpm_port_log_begin(&logbook, &suite, 0);
     dpm_port_check_rng(&suite, &bad, NULL);
-    expect("rng.fills_every_byte", DPM_PORT_PASS);
-    expect("rng.not_constant", DPM_PORT_FAIL);
+    assert_true(dpm_port_log_is(&logbook, "rng.fills_every_byte", DPM_PORT_PASS, NULL));
+    assert_true(dpm_port_log_is(&logbook, "rng.not_constant", DPM_PORT_FAIL, NULL));
 
     dpm_port_rng_hooks_t silent = {silent_fail, NULL};
-    fresh(0);
+    dpm_port_log_begin(&logbook, &suite, 0);
     dpm_port_check_rng(&suite, &rng, &silent);
-    expect("rng.fills_every_byte", DPM_PORT_PASS);
-    expect("rng.failure_reported", DPM_PORT_FAIL);
-    expect("rng.failure_refused_by_sdk", DPM_PORT_FAIL); /* the SDK queued a report */
-    expect_detail("rng.failure_refused_by_sdk", "expected DPM_ERR_RNG");
+    assert_true(dpm_port_log_is(&logbook, "rng.fills_every_byte", DPM_PORT_PASS, NULL));
+    assert_true(dpm_port_log_is(&logbook, "rng.failure_reported", DPM_PORT_FAIL, NULL));
+    assert_true(dpm_port_log_is(&logbook, "rng.failure_refused_by_sdk", DPM_PORT_FAIL,
+                                NULL)); /* the SDK queued a report */
+    assert_true(dpm_port_log_is(&logbook, "rng.failure_refused_by_sdk", DPM_PORT_FAIL,
+                                "expected DPM_ERR_RNG"));
 }
 
 /* ---- clock ---------------------------------------------------------------------------------- */
@@ -401,35 +385,36 @@ static void test_clock_checks(void **state)
     (void)state;
     test_clock_t tc = {100, 0, 0};
     dpm_clock_t c = {tc_mono, tc_wall, &tc};
-    fresh(1);
+    dpm_port_log_begin(&logbook, &suite, 1);
     dpm_port_check_clock(&suite, &c);
     assert_int_equal(suite.failed, 0);
     assert_int_equal(suite.passed, 4);
 
     tc.kind = 1;
     tc.calls = 0;
-    fresh(0);
+    dpm_port_log_begin(&logbook, &suite, 0);
     dpm_port_check_clock(&suite, &c);
-    expect("clock.monotonic_never_backwards", DPM_PORT_FAIL);
-    expect_detail("clock.monotonic_never_backwards", "went back");
+    assert_true(dpm_port_log_is(&logbook, "clock.monotonic_never_backwards", DPM_PORT_FAIL, NULL));
+    assert_true(
+        dpm_port_log_is(&logbook, "clock.monotonic_never_backwards", DPM_PORT_FAIL, "went back"));
 
     tc.kind = 2;
-    fresh(0);
+    dpm_port_log_begin(&logbook, &suite, 0);
     dpm_port_check_clock(&suite, &c);
-    expect("clock.monotonic_never_backwards", DPM_PORT_PASS);
-    expect("clock.monotonic_advances", DPM_PORT_FAIL);
+    assert_true(dpm_port_log_is(&logbook, "clock.monotonic_never_backwards", DPM_PORT_PASS, NULL));
+    assert_true(dpm_port_log_is(&logbook, "clock.monotonic_advances", DPM_PORT_FAIL, NULL));
 
     tc.kind = 3;
-    fresh(0);
+    dpm_port_log_begin(&logbook, &suite, 0);
     dpm_port_check_clock(&suite, &c);
-    expect("clock.wall_time", DPM_PORT_FAIL);
-    expect_detail("clock.wall_time", "before 2020");
+    assert_true(dpm_port_log_is(&logbook, "clock.wall_time", DPM_PORT_FAIL, NULL));
+    assert_true(dpm_port_log_is(&logbook, "clock.wall_time", DPM_PORT_FAIL, "before 2020"));
 
     dpm_clock_t none = {NULL, NULL, NULL};
-    fresh(0);
+    dpm_port_log_begin(&logbook, &suite, 0);
     dpm_port_check_clock(&suite, &none);
-    expect("clock.hooks_present", DPM_PORT_FAIL);
-    expect("clock.wall_time", DPM_PORT_PASS); /* optional */
+    assert_true(dpm_port_log_is(&logbook, "clock.hooks_present", DPM_PORT_FAIL, NULL));
+    assert_true(dpm_port_log_is(&logbook, "clock.wall_time", DPM_PORT_PASS, NULL)); /* optional */
 }
 
 /* ---- transport: the fake collector ---------------------------------------------------------- */
@@ -486,7 +471,8 @@ static void run_transport(fake_peer_t *p, fake_clock_t *clk)
     p->clk = clk;
     dpm_clock_t c = fake_clock_port(clk);
     dpm_port_transport_hooks_t h = {open_silent, open_closed, NULL, p, 300};
-    fresh(!p->silent_errs && !p->closed_idles && p->block_ms == 0 && clk->step != 0);
+    dpm_port_log_begin(&logbook, &suite,
+                       !p->silent_errs && !p->closed_idles && p->block_ms == 0 && clk->step != 0);
     dpm_port_check_transport(&suite, &c, &h);
 }
 
@@ -503,28 +489,31 @@ static void test_transport_checks(void **state)
     memset(&p, 0, sizeof(p));
     p.silent_errs = 1;
     run_transport(&p, &clk);
-    expect("transport.silent_recv_is_zero", DPM_PORT_FAIL);
-    expect("transport.upload_times_out", DPM_PORT_FAIL);
-    expect_detail("transport.upload_times_out", "returned -7 (transport failed)");
+    assert_true(dpm_port_log_is(&logbook, "transport.silent_recv_is_zero", DPM_PORT_FAIL, NULL));
+    assert_true(dpm_port_log_is(&logbook, "transport.upload_times_out", DPM_PORT_FAIL, NULL));
+    assert_true(dpm_port_log_is(&logbook, "transport.upload_times_out", DPM_PORT_FAIL,
+                                "returned -7 (transport failed)"));
 
     memset(&p, 0, sizeof(p));
     p.closed_idles = 1;
     run_transport(&p, &clk);
-    expect("transport.silent_recv_is_zero", DPM_PORT_PASS);
-    expect("transport.closed_recv_is_error", DPM_PORT_FAIL);
-    expect("transport.upload_closed_is_error", DPM_PORT_FAIL);
+    assert_true(dpm_port_log_is(&logbook, "transport.silent_recv_is_zero", DPM_PORT_PASS, NULL));
+    assert_true(dpm_port_log_is(&logbook, "transport.closed_recv_is_error", DPM_PORT_FAIL, NULL));
+    assert_true(dpm_port_log_is(&logbook, "transport.upload_closed_is_error", DPM_PORT_FAIL, NULL));
 
     memset(&p, 0, sizeof(p));
     p.block_ms = 5000; /* a recv that blocks past the SDK's deadline */
     run_transport(&p, &clk);
-    expect("transport.upload_times_out", DPM_PORT_FAIL);
-    expect_detail("transport.upload_times_out", "must not block");
+    assert_true(dpm_port_log_is(&logbook, "transport.upload_times_out", DPM_PORT_FAIL, NULL));
+    assert_true(
+        dpm_port_log_is(&logbook, "transport.upload_times_out", DPM_PORT_FAIL, "must not block"));
 
     fake_clock_t frozen = {1000, 0, 0}; /* the deadline never comes: the guard ends it */
     memset(&p, 0, sizeof(p));
     run_transport(&p, &frozen);
-    expect("transport.upload_times_out", DPM_PORT_FAIL);
-    expect_detail("transport.upload_times_out", "deadline never came");
+    assert_true(dpm_port_log_is(&logbook, "transport.upload_times_out", DPM_PORT_FAIL, NULL));
+    assert_true(dpm_port_log_is(&logbook, "transport.upload_times_out", DPM_PORT_FAIL,
+                                "deadline never came"));
 }
 
 /* ---- CRC-32 --------------------------------------------------------------------------------- */
@@ -555,17 +544,17 @@ static uint32_t crc_no_complement(uint32_t crc, const uint8_t *p, size_t n)
 static void test_crc32_checks(void **state)
 {
     (void)state;
-    fresh(1);
+    dpm_port_log_begin(&logbook, &suite, 1);
     dpm_port_check_crc32(&suite, crc_bitwise);
     assert_int_equal(suite.failed, 0);
     assert_int_equal(suite.passed, 2);
-    fresh(0);
+    dpm_port_log_begin(&logbook, &suite, 0);
     dpm_port_check_crc32(&suite, crc_restarts);
-    expect("crc32.check_value", DPM_PORT_PASS);
-    expect("crc32.continues", DPM_PORT_FAIL);
-    fresh(0);
+    assert_true(dpm_port_log_is(&logbook, "crc32.check_value", DPM_PORT_PASS, NULL));
+    assert_true(dpm_port_log_is(&logbook, "crc32.continues", DPM_PORT_FAIL, NULL));
+    dpm_port_log_begin(&logbook, &suite, 0);
     dpm_port_check_crc32(&suite, crc_no_complement);
-    expect("crc32.check_value", DPM_PORT_FAIL);
+    assert_true(dpm_port_log_is(&logbook, "crc32.check_value", DPM_PORT_FAIL, NULL));
 }
 
 int main(void)

@@ -30,23 +30,6 @@
 static dpm_port_log_t logbook;
 static dpm_port_suite_t suite;
 
-/* print: show every verdict (the port's own runs); negative controls run quiet */
-static void fresh(int print)
-{
-    memset(&logbook, 0, sizeof(logbook));
-    logbook.print = print;
-    dpm_port_suite_init(&suite, dpm_port_log_report, &logbook);
-}
-
-static void expect(const char *check, dpm_port_verdict_t v)
-{
-    const dpm_port_record_t *r = dpm_port_log_find(&logbook, check);
-    if (r == NULL || r->verdict != v) {
-        fail_msg("%s: verdict %d, expected %d (%s)", check, r ? (int)r->verdict : -1, (int)v,
-                 r ? r->detail : "not reported");
-    }
-}
-
 /* ---- storage: one file ---------------------------------------------------------------------- */
 
 #define REGION 2048u
@@ -103,7 +86,7 @@ static void test_posix_storage_conforms(void **state)
     assert_int_equal(dpm_posix_storage_open(&f.st, f.path, REGION), 0);
     dpm_storage_t s = dpm_posix_storage(&f.st);
     dpm_port_storage_hooks_t h = {file_reopen, file_torn, &f, 0};
-    fresh(1);
+    dpm_port_log_begin(&logbook, &suite, 1);
     dpm_port_check_storage(&suite, &s, &h);
     assert_int_equal(suite.failed, 0);
     assert_int_equal(suite.not_run, 0);
@@ -157,7 +140,7 @@ static void test_posix_rng_conforms(void **state)
     assert_int_equal(dpm_posix_rng_init(&r, (const uint8_t *)"conformance", 11), 0);
     dpm_rng_t rng = dpm_posix_rng(&r);
     dpm_port_rng_hooks_t h = {drbg_fail, NULL};
-    fresh(1);
+    dpm_port_log_begin(&logbook, &suite, 1);
     dpm_port_check_rng(&suite, &rng, &h);
     assert_int_equal(suite.failed, 0);
     assert_int_equal(suite.not_run, 0);
@@ -170,7 +153,7 @@ static void test_posix_clock_conforms(void **state)
 {
     (void)state;
     dpm_clock_t c = dpm_posix_clock();
-    fresh(1);
+    dpm_port_log_begin(&logbook, &suite, 1);
     dpm_port_check_clock(&suite, &c);
     assert_int_equal(suite.failed, 0);
     assert_int_equal(suite.passed, 4);
@@ -243,7 +226,7 @@ static void run_tcp(tcp_peer_t *p, uint32_t wait_ms, uint32_t upload_timeout_ms)
     p->port = ntohs(a.sin_port);
     dpm_clock_t c = dpm_posix_clock();
     dpm_port_transport_hooks_t h = {open_silent, open_closed, tcp_done, p, upload_timeout_ms};
-    fresh(wait_ms < upload_timeout_ms);
+    dpm_port_log_begin(&logbook, &suite, wait_ms < upload_timeout_ms);
     dpm_port_check_transport(&suite, &c, &h);
     close(p->lfd);
 }
@@ -263,8 +246,8 @@ static void test_tcp_waiting_past_the_deadline_fails(void **state)
     (void)state;
     static tcp_peer_t p;
     run_tcp(&p, 1200, 100);
-    expect("transport.silent_recv_is_zero", DPM_PORT_PASS);
-    expect("transport.upload_times_out", DPM_PORT_FAIL);
+    assert_true(dpm_port_log_is(&logbook, "transport.silent_recv_is_zero", DPM_PORT_PASS, NULL));
+    assert_true(dpm_port_log_is(&logbook, "transport.upload_times_out", DPM_PORT_FAIL, NULL));
     const dpm_port_record_t *r = dpm_port_log_find(&logbook, "transport.upload_times_out");
     assert_non_null(strstr(r->detail, "must not block much longer"));
 }
