@@ -496,7 +496,8 @@ void dpm_port_check_rng(dpm_port_suite_t *suite, const dpm_rng_t *rng,
 
     dpm_rng_t broken;
     memset(&broken, 0, sizeof(broken));
-    if (h == NULL || h->fail == NULL || h->fail(h->ctx, &broken) != 0 || broken.fill == NULL) {
+    if (h == NULL || h->fail == NULL || hook_failed(h->fail(h->ctx, &broken), "the fail hook") ||
+        broken.fill == NULL) {
         snprintf(why, sizeof(why), "the port offers no way to make its random source fail");
         verdict(suite, "rng.failure_reported", DPM_PORT_NOT_RUN);
         snprintf(why, sizeof(why), "the port offers no way to make its random source fail");
@@ -507,7 +508,7 @@ void dpm_port_check_rng(dpm_port_suite_t *suite, const dpm_rng_t *rng,
     uint8_t buf[32];
     int ok = 1;
     for (int i = 0; ok && i < 3; i++) {
-        if (broken.fill(broken.ctx, buf, sizeof(buf)) >= 0) {
+        if (!hook_failed(broken.fill(broken.ctx, buf, sizeof(buf)), "fill()")) {
             snprintf(why, sizeof(why),
                      "fill() of a failed source returned success: it must "
                      "return < 0");
@@ -547,7 +548,7 @@ void dpm_port_check_rng(dpm_port_suite_t *suite, const dpm_rng_t *rng,
 /* ---- clock ---------------------------------------------------------------------------------- */
 
 #define CLOCK_CALLS 100000u
-#define CLOCK_ADVANCE_CALLS (1u << 24)
+#define CLOCK_ADVANCE_CALLS (1u << 22)
 
 void dpm_port_check_clock(dpm_port_suite_t *suite, const dpm_clock_t *c)
 {
@@ -603,14 +604,29 @@ void dpm_port_check_clock(dpm_port_suite_t *suite, const dpm_clock_t *c)
 
 /* ---- transport ------------------------------------------------------------------------------ */
 
-/* The port's transport behind a guard that ends an upload the SDK's deadline did not end (a
- * clock that stands still): after GUARD_CALLS calls of send() and recv() it fails them. */
-#define GUARD_CALLS 1000000u
+/* The port's transport behind a guard that ends an upload the SDK's deadline cannot end (a
+ * clock that stands still): once GUARD_CALLS send()/recv() calls in a row saw the same
+ * monotonic_ms, it fails them. A port that spins (returns 0 at once) on a clock that moves is
+ * never stopped by it. */
+#define GUARD_CALLS 200000u
 typedef struct {
     dpm_transport_t inner;
-    uint32_t calls;
+    const dpm_clock_t *clock; /* NULL: no guard (a direct probe of the port) */
+    uint64_t last_ms;
+    uint32_t same;     /* calls in a row at last_ms */
+    int frozen;        /* the guard stopped the upload */
     int unimplemented; /* a call answered "not implemented" */
 } guard_t;
+
+/* 1 when the call should be refused: the clock stood still for GUARD_CALLS calls. */
+static int guard_trips(guard_t *g)
+{
+    uint64_t now = g->clock->monotonic_ms(g->clock->ctx);
+    g->same = now == g->last_ms ? g->same + 1 : 0;
+    g->last_ms = now;
+    g->frozen |= g->same > GUARD_CALLS;
+    return g->frozen;
+}
 
 /* A transport call's answer: DPM_ERR_UNSUPPORTED is the template's "not implemented", which
  * must not pass for "the connection closed". */
@@ -623,13 +639,13 @@ static int32_t tr_seen(guard_t *g, int32_t n)
 static int32_t guard_send(void *ctx, const uint8_t *buf, size_t len)
 {
     guard_t *g = ctx;
-    return ++g->calls > GUARD_CALLS ? -1 : tr_seen(g, g->inner.send(g->inner.ctx, buf, len));
+    return guard_trips(g) ? -1 : tr_seen(g, g->inner.send(g->inner.ctx, buf, len));
 }
 
 static int32_t guard_recv(void *ctx, uint8_t *buf, size_t len)
 {
     guard_t *g = ctx;
-    return ++g->calls > GUARD_CALLS ? -1 : tr_seen(g, g->inner.recv(g->inner.ctx, buf, len));
+    return guard_trips(g) ? -1 : tr_seen(g, g->inner.recv(g->inner.ctx, buf, len));
 }
 
 static int tr_unimplemented(const guard_t *g)
@@ -743,6 +759,7 @@ static int upload_ends(const dpm_port_transport_hooks_t *h, const dpm_clock_t *c
     }
     guard_t g;
     memset(&g, 0, sizeof(g));
+    g.clock = c;
     if (!tr_open(h, open, which, &g.inner)) {
         return 0;
     }
@@ -753,10 +770,10 @@ static int upload_ends(const dpm_port_transport_hooks_t *h, const dpm_clock_t *c
     dpm_status_t st = dpm_device_flush(&fx.dev, &t, work, sizeof(work), &res);
     uint64_t took = c->monotonic_ms(c->ctx) - t0;
     tr_close(h, &g.inner);
-    if (g.calls > GUARD_CALLS) {
+    if (g.frozen) {
         snprintf(why, sizeof(why),
-                 "the upload's deadline never came (%u send()/recv() calls, "
-                 "%llu ms on the port's clock): does monotonic_ms advance?",
+                 "the upload's deadline never came: monotonic_ms stood still over %u transport "
+                 "calls (%llu ms elapsed on it)",
                  GUARD_CALLS, (unsigned long long)took);
         return 0;
     }

@@ -92,7 +92,7 @@ typedef struct {
 } dpm_port_rng_hooks_t;
 
 /* rng.hooks_present, rng.fills_every_byte, rng.not_constant, rng.failure_reported,
- * rng.failure_spends_nothing_more (an SDK device reporting through the failed generator). */
+ * rng.failure_refused_by_sdk (an SDK device reporting through the failed generator). */
 void dpm_port_check_rng(dpm_port_suite_t *suite, const dpm_rng_t *rng,
                         const dpm_port_rng_hooks_t *h);
 
