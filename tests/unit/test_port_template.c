@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "../../port/template/port_template.h"
+#include "dpm/status.h"
 #include "port_conformance.h"
 
 static dpm_port_log_t logbook;
@@ -92,10 +93,32 @@ static void test_template_names_every_missing_hook(void **state)
     assert_int_equal(suite.passed, 6);
 }
 
+/* Each hook, called directly, answers "not implemented" (the suite stops a group at its first
+ * failure, so not every hook is reached through it). */
+static void test_every_hook_answers_not_implemented(void **state)
+{
+    (void)state;
+    uint8_t b[4] = {0};
+    int64_t t = 0;
+    dpm_rng_t r = template_rng(&port);
+    dpm_clock_t c = template_clock(&port);
+    dpm_storage_t s = template_storage(&port);
+    dpm_transport_t x = template_transport(&port);
+    assert_int_equal(r.fill(r.ctx, b, 4), DPM_ERR_UNSUPPORTED);
+    assert_int_equal(c.wall_time_s(c.ctx, &t), DPM_ERR_UNSUPPORTED);
+    assert_int_equal(s.read(s.ctx, 0, b, 4), DPM_ERR_UNSUPPORTED);
+    assert_int_equal(s.write(s.ctx, 0, b, 4), DPM_ERR_UNSUPPORTED);
+    assert_int_equal(s.erase(s.ctx, 0, 4), DPM_ERR_UNSUPPORTED);
+    assert_int_equal(s.size, TEMPLATE_STORAGE_SIZE);
+    assert_int_equal(x.send(x.ctx, b, 4), DPM_ERR_UNSUPPORTED);
+    assert_int_equal(x.recv(x.ctx, b, 4), DPM_ERR_UNSUPPORTED);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_template_names_every_missing_hook),
+        cmocka_unit_test(test_every_hook_answers_not_implemented),
     };
     return cmocka_run_group_tests_name("port_template", tests, NULL, NULL);
 }
