@@ -275,6 +275,12 @@ $(CM_PORTABLE_OBJS): PORT_CFLAGS += -DDPM_CM_TEST_DRBG_NOT_FOR_PRODUCTION
 $(OUT)/tests/unit/test_cm_portable: $(CM_PORTABLE_OBJS)
 $(OUT)/tests/unit/test_cm_portable: TEST_EXTRA_OBJS := $(CM_PORTABLE_OBJS)
 
+# port/template (the skeleton a new port starts from) is compiled as port code and run through
+# the conformance suite by test_port_template (host, Linux targets; .make/cortex-m.mk: Cortex-M).
+PORT_TEMPLATE_OBJ := $(call obj,port/template/port_template.c)
+$(OUT)/tests/unit/test_port_template: $(PORT_TEMPLATE_OBJ)
+$(OUT)/tests/unit/test_port_template: TEST_EXTRA_OBJS := $(PORT_TEMPLATE_OBJ)
+
 # Mbed TLS is built by `make deps`; building anything first checks it is there and current
 # with the project's config headers.
 $(MBEDTLS_DIR)/library/libmbedcrypto.a: $(wildcard port/tls/config/dpm_mbedtls_$(MBEDTLS_CONFIG).h) \

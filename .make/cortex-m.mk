@@ -214,6 +214,9 @@ $(CM_TLS_TESTS): TLS_LINK = $(CM_TLS_OBJS) $(OUT)/obj/tests/cross/cm_arena.o -Wl
 $(CM_TLS_TESTS): | $(CM_TLS_OBJS) $(OUT)/obj/tests/cross/cm_arena.o $(MBED_CM_LIBS)
 $(foreach d,unit vectors cross,$(eval $(call image_rule,$(d))))
 
+# port/template, compiled as port code, in its conformance test's image (as on the host).
+$(OUT)/tests/test_port_template.elf: $(OUT)/obj/port/template/port_template.o
+
 $(OUT)/cortex-m-example.elf: $(OUT)/obj/examples/cortex-m/firmware.o $(COVERAGE_OBJS) $(LIBCM) $(LIBDPM)
 	@printf '  %-3s %s\n' LD $@
 	$(Q)$(CC) $(LDFLAGS) -Wl,-Map=$@.map -o $@ $^
