@@ -34,6 +34,7 @@ from test_paths import ok, tracked, write  # noqa: E402  release tree's)
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 SELF = "tests/unit/test_doc_links.py"  # its docstring and controls name broken references
 LINK = re.compile(r"!?\[[^\]]*\]\(([^()\s]+)\)")
+README_MAX_LINES = 300
 REF = re.compile(r"(?:(RFC \d+)|([\w./-]+\.md)) §$")
 def read(path):
     try:
@@ -143,6 +144,10 @@ def main():
     bad = broken_refs(ROOT, files)
     ok(not bad, "every § reference names an RFC, or a heading of a document in the repository",
        bad)
+    # The front page stays a front page (issue 33: the pitch, two commands, hello, a tour);
+    # detail goes to the documents it links.
+    n = len(read(os.path.join(ROOT, "README.md")).splitlines())
+    ok(n <= README_MAX_LINES, f"README.md has {n} lines, at most {README_MAX_LINES}")
 
     # Negative controls on a copy of the repository's documents and citing files: the copy
     # passes, and one broken link or one paper-extract reference in it fails.
