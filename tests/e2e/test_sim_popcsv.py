@@ -23,8 +23,11 @@ import os
 import sys
 import tempfile
 
+import subprocess
+
 import popcsv_data as pd
-from e2e_util import ROOT, Tap, read_json, run_sim
+from e2e_util import ROOT, SIM, Tap, read_json, run_sim
+from test_collector import Harness
 
 RUNS = 400
 # Binomial(400, 0.95): Pr[X <= 351] = 1.0e-8, Pr[X = 400] = 1.2e-9 (as test_sim_roc.py).
@@ -299,6 +302,7 @@ def main():
     t.ok(r.returncode != 0 and "leaves group" in r.stderr and "raise devices" in r.stderr,
          "a fleet too small for a group is refused", r.stderr)
 
+    network(t, tmp)
     bad_files(t, tmp)
 
     # ---- the example ----------------------------------------------------------------------------
@@ -306,6 +310,37 @@ def main():
             "--runs", "2")
     t.ok(r.returncode == 0, "host-sim/scenarios/own-data.scn runs", r.stderr)
     return t.done()
+
+
+def network(t, tmp):
+    """network mode: the file's devices post to a real dpm-collector over TLS; dpm-sim's own
+    cross-check passes and the estimates equal the inprocess run's."""
+    text = MULTI[:MULTI.index("[campaign dpauc]")]
+    scn = scenario(tmp, "net", text, csv="data.csv", extra="", runs=1, mode="inprocess", devices="")
+    camp = run_sim("campaigns", "--scenario", scn)
+    if not t.ok(camp.returncode == 0, "dpm-sim campaigns on a csv population", camp.stderr):
+        return
+    h = Harness(campaigns=camp.stdout)
+    try:
+        h.start()
+        r = subprocess.run([SIM, "--scenario", scn, "--mode", "network", "--collector",
+                            f"127.0.0.1:{h.port}", "--ca", h.ca, "--clients", "2", "--batch", "50",
+                            "--out", os.path.join(tmp, "net-out"), "--no-plot", "--token",
+                            h.creds.files["harness"]], capture_output=True, text=True,
+                           timeout=300, cwd=ROOT)
+        t.ok(r.returncode == 0, "network mode: the file's devices post over TLS, the collector's "
+             "counts equal ours", r.stdout + r.stderr)
+        ri = sim(scn, os.path.join(tmp, "net-in"))
+        if r.returncode == 0 and ri.returncode == 0:
+            def est(d):
+                res = read_json(d, "results.json")
+                return {(c["campaign"], i["kind"], i["name"], i["metric"]): i["runs"][0]
+                        for c in res["configs"] for i in c["items"]}
+            a, b = est(os.path.join(tmp, "net-out")), est(os.path.join(tmp, "net-in"))
+            t.ok(a and a == b, "network estimates equal the inprocess run's on the same seed")
+        t.ok(h.stop() == 0, "collector: clean stop")
+    finally:
+        h.cleanup()
 
 
 HEAD = "device_id,score,label,group\n"
@@ -378,6 +413,8 @@ def bad_files(t, tmp):
          "s.scn:2: population must be csv(PATH) or csv(PATH, threshold=T)", ""),
         ("[scenario]\npopulation = csv(data.csv)\n[campaign c]\nmechanism = ustat_bins\neps = 1\n",
          "group 'x' has devices with up to 2 rows in ", "give one row per device_id"),
+        ("[scenario]\npopulation = csv(data.csv)\n[campaign c]\nmechanism = ustat_bins\n"
+         "kernel = kendall\neps = 1\n", "kernel = kendall needs two scores per device", ""),
     ]
     for text, want, want2 in cases:
         scn = os.path.join(d, "s.scn")

@@ -130,6 +130,13 @@ static int kendall_check(const sim_scenario_t *sc, sim_campaign_spec_t *c, int *
     }
     for (uint32_t g = 0; g < c->ngroups; g++) {
         const sim_group_spec_t *gs = &sc->group[c->groups[g]];
+        if (gs->data) {
+            *line = c->groups_line;
+            snprintf(err, errcap,
+                     "kernel = kendall needs two scores per device; a population = csv(...) "
+                     "holds one score per example");
+            return -1;
+        }
         if (!gs->pairs.set) {
             *line = c->groups_line;
             snprintf(err, errcap,

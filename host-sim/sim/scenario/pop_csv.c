@@ -4,7 +4,6 @@
  * device_id, then put back in the order of their first row. */
 #include "sim/scenario/pop_csv.h"
 
-#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -51,21 +50,6 @@ static int fail(reader_t *r, uint32_t line, const char *fmt, ...)
         snprintf(r->err, r->errcap, "%s: %s", r->src, msg);
     }
     return -1;
-}
-
-/* A group label is a scenario group name: campaigns name it in `groups = ...`. */
-static int valid_group(const char *s)
-{
-    size_t n = strlen(s);
-    if (n == 0 || n >= SIM_NAME_MAX) {
-        return 0;
-    }
-    for (size_t i = 0; i < n; i++) {
-        if (!isalnum((unsigned char)s[i]) && s[i] != '_' && s[i] != '-' && s[i] != '.') {
-            return 0;
-        }
-    }
-    return 1;
 }
 
 static int header(reader_t *r, char *s, uint32_t line, int *col_of_field, int *nfields)
@@ -194,7 +178,7 @@ static int data_row(reader_t *r, sim_csv_t *d, char *s, uint32_t line, const int
         row.pred = row.score >= threshold;
     }
     const char *g = f[COL_GROUP];
-    if (!valid_group(g)) {
+    if (!sim_name_valid(g)) { /* campaigns name it in `groups = ...` */
         return fail(r, line, "group '%.40s' is not a group name (letters, digits, _ . -; at most "
                              "%d characters)",
                     g, SIM_NAME_MAX - 1);

@@ -153,6 +153,10 @@ typedef struct {
     sim_plan_spec_t plan[SIM_MAX_PLANS];
 } sim_scenario_t;
 
+/* 1 if s is a NAME of a section or a group: [A-Za-z0-9_.-], 1 to SIM_NAME_MAX - 1 of them (a
+ * csv population's group labels are held to it too). */
+int sim_name_valid(const char *s);
+
 /* "tpr", "fpr", "accuracy", "precision" (NULL for an invalid id), and back (0 if unknown). */
 const char *sim_metric_name(dpm_metric_t m);
 dpm_metric_t sim_metric_from_name(const char *s);

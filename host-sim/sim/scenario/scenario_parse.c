@@ -4,7 +4,6 @@
  * the line of the entry at fault. */
 #include "sim/scenario/scenario_parse.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -60,20 +59,6 @@ static int list(parser_t *p, const char *what, char *v, char **items, int max)
 }
 
 /* ---- lexical helpers ------------------------------------------------------------------------ */
-
-static int valid_name(const char *s)
-{
-    size_t n = strlen(s);
-    if (n == 0 || n >= SIM_NAME_MAX) {
-        return 0;
-    }
-    for (size_t i = 0; i < n; i++) {
-        if (!isalnum((unsigned char)s[i]) && s[i] != '_' && s[i] != '-' && s[i] != '.') {
-            return 0;
-        }
-    }
-    return 1;
-}
 
 /* A number in [0, 1] as an exact rational: "a/b" or a decimal with at most 9 fraction
  * digits ("0.891005" = 891005 / 10^6). */
@@ -435,7 +420,7 @@ static int key_scenario(parser_t *p, const char *k, char *v)
         return parse_population(p, v);
     }
     if (strcmp(k, "name") == 0) {
-        if (!valid_name(v)) {
+        if (!sim_name_valid(v)) {
             return FAIL(p, "bad name '%s' (letters, digits, _ . -; at most 31)", v);
         }
         snprintf(sc->name, sizeof(sc->name), "%s", v);
@@ -785,7 +770,7 @@ static int open_section(parser_t *p, const char *kind, const char *name)
     }
     int named =
         strcmp(kind, "group") == 0 || strcmp(kind, "campaign") == 0 || strcmp(kind, "plan") == 0;
-    if (named && !valid_name(name)) {
+    if (named && !sim_name_valid(name)) {
         return FAIL(p, "[%s NAME]: bad or missing name '%s'", kind, name);
     }
     if (!named && *name) {
