@@ -309,8 +309,7 @@ static int push_csv_device(builder_t *bd, const sim_csv_t *d, size_t k, uint32_t
 
 /* Group gi's devices: the file's as they are (n = their number, resample 0), or n drawn with
  * replacement, uniformly (population.h). */
-static int build_csv_group(builder_t *bd, const sim_csv_t *d, uint32_t gi, uint64_t n,
-                           int resample)
+static int build_csv_group(builder_t *bd, const sim_csv_t *d, uint32_t gi, uint64_t n, int resample)
 {
     size_t m = (size_t)d->group_devices[gi], at = 0;
     size_t *idx = malloc((m ? m : 1) * sizeof(size_t));

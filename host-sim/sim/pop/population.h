@@ -61,8 +61,8 @@ typedef struct {
     uint64_t *first; /* first device of each block */
     size_t nblocks;
     uint64_t words; /* random words the realization drew */
-    sim_csv_t *csv;  /* population = csv(...): the file's devices and examples (owned) */
-    int resampled;   /* population = csv(...): devices != the file's devices */
+    sim_csv_t *csv; /* population = csv(...): the file's devices and examples (owned) */
+    int resampled;  /* population = csv(...): devices != the file's devices */
 } sim_pop_t;
 
 /* Realize the scenario's population for `devices` devices. 0, or -1 with a message in err

@@ -431,9 +431,9 @@ static double csv_auc(const sim_pop_t *pop, const int *include)
     size_t n = 0;
     for (size_t i = 0; i < pop->nblocks; i++) {
         const sim_block_t *b = &pop->block[i];
-        n += include[b->group] && b->csv_device ? d->device[b->csv_device - 1u].npos +
-                                                      d->device[b->csv_device - 1u].nneg
-                                                : 0u;
+        n += include[b->group] && b->csv_device
+                 ? d->device[b->csv_device - 1u].npos + d->device[b->csv_device - 1u].nneg
+                 : 0u;
     }
     weighted_t *x = malloc((n ? n : 1) * sizeof(*x));
     if (x == NULL) {

@@ -133,6 +133,26 @@ static int data_row(reader_t *r, sim_csv_t *d, char *s, uint32_t line, const int
                     int nfields, const char *const *head, double threshold)
 {
     char *items[NCOLS + 1], why[96];
+    int empty = -1, at = 0; /* the first empty field, named by its column if there is one */
+    for (const char *c = s, *start = s;; c++) {
+        if (*c == ',' || *c == '\0') {
+            size_t len = (size_t)(c - start);
+            char *f = (char *)start;
+            text_trim_span(&f, &len);
+            empty = empty < 0 && len == 0 ? at : empty;
+            at++;
+            start = c + 1;
+        }
+        if (*c == '\0') {
+            break;
+        }
+    }
+    if (empty >= 0 && empty < nfields) {
+        return fail(r, line,
+                    "empty %s (field %d): every row names its device, score, label and "
+                    "group",
+                    kColumns[col_of_field[empty]], empty + 1);
+    }
     int n = text_list_split(s, items, nfields, why, sizeof(why));
     if (n < 0) {
         return fail(r, line, "%s (the header has %d columns)", why, nfields);
@@ -160,8 +180,7 @@ static int data_row(reader_t *r, sim_csv_t *d, char *s, uint32_t line, const int
     if (strlen(f[COL_ID]) > MAX_ID) {
         return fail(r, line, "device_id longer than %d characters", MAX_ID);
     }
-    if (text_double(f[COL_SCORE], &row.score) != 0 || !(row.score >= 0.0) ||
-        !(row.score <= 1.0)) {
+    if (text_double(f[COL_SCORE], &row.score) != 0 || !(row.score >= 0.0) || !(row.score <= 1.0)) {
         return fail(r, line,
                     "score '%.40s' is not a number in [0, 1] (plain decimals only: NaN, Inf "
                     "and hexadecimal are refused)",
@@ -179,8 +198,9 @@ static int data_row(reader_t *r, sim_csv_t *d, char *s, uint32_t line, const int
     }
     const char *g = f[COL_GROUP];
     if (!sim_name_valid(g)) { /* campaigns name it in `groups = ...` */
-        return fail(r, line, "group '%.40s' is not a group name (letters, digits, _ . -; at most "
-                             "%d characters)",
+        return fail(r, line,
+                    "group '%.40s' is not a group name (letters, digits, _ . -; at most "
+                    "%d characters)",
                     g, SIM_NAME_MAX - 1);
     }
     uint32_t gi = 0;
@@ -244,14 +264,16 @@ static int devices(reader_t *r, sim_csv_t *d)
         for (; i < r->nrows && strcmp(r->row[i].id, r->row[s->at].id) == 0; i++) {
             const row_t *w = &r->row[i];
             if (w->group != s->dev.group) {
-                int st = fail(r, w->line, "device '%.40s' is in group '%s' here but in '%s' on line %u",
-                              w->id, d->group[w->group], d->group[s->dev.group], s->dev.line);
+                int st =
+                    fail(r, w->line, "device '%.40s' is in group '%s' here but in '%s' on line %u",
+                         w->id, d->group[w->group], d->group[s->dev.group], s->dev.line);
                 free(span);
                 return st;
             }
             if (++s->n > SIM_CSV_MAX_EXAMPLES) {
-                int st = fail(r, w->line, "device '%.40s' has more than %u rows (a simulated device "
-                                          "holds at most %u examples)",
+                int st = fail(r, w->line,
+                              "device '%.40s' has more than %u rows (a simulated device "
+                              "holds at most %u examples)",
                               w->id, SIM_CSV_MAX_EXAMPLES, SIM_CSV_MAX_EXAMPLES);
                 free(span);
                 return st;
@@ -333,8 +355,7 @@ int sim_csv_parse(const char *text, size_t len, const char *source, double thres
     return st;
 }
 
-int sim_csv_read_file(const char *path, double threshold, sim_csv_t *out, char *err,
-                      size_t errcap)
+int sim_csv_read_file(const char *path, double threshold, sim_csv_t *out, char *err, size_t errcap)
 {
     char *text = NULL;
     size_t len = 0;

@@ -21,15 +21,15 @@
 
 #include "sim/scenario/scenario.h"
 
-#define SIM_CSV_MAX_LINE 1024               /* characters per line, with its end */
-#define SIM_CSV_MAX_EXAMPLES 10000u         /* rows per device: the simulator's example buffers */
-#define SIM_CSV_MAX_BYTES (256u << 20)      /* the file */
+#define SIM_CSV_MAX_LINE 1024          /* characters per line, with its end */
+#define SIM_CSV_MAX_EXAMPLES 10000u    /* rows per device: the simulator's example buffers */
+#define SIM_CSV_MAX_BYTES (256u << 20) /* the file */
 #define SIM_CSV_MAX_BYTES_TEXT "256 MiB"
 
 typedef struct {
-    uint32_t group;  /* index into sim_csv_t.group */
-    uint32_t first;  /* its first example in score[] / score_q31[] */
-    uint32_t npos;   /* examples first .. first + npos are its positives, then nneg negatives */
+    uint32_t group; /* index into sim_csv_t.group */
+    uint32_t first; /* its first example in score[] / score_q31[] */
+    uint32_t npos;  /* examples first .. first + npos are its positives, then nneg negatives */
     uint32_t nneg;
     uint32_t tp, fp; /* positives / negatives predicted 1 */
     uint32_t line;   /* the line of its first row */
@@ -55,8 +55,7 @@ int sim_csv_parse(const char *text, size_t len, const char *source, double thres
                   sim_csv_t *out, char *err, size_t errcap);
 
 /* Read the file at path (at most SIM_CSV_MAX_BYTES) and parse it. */
-int sim_csv_read_file(const char *path, double threshold, sim_csv_t *out, char *err,
-                      size_t errcap);
+int sim_csv_read_file(const char *path, double threshold, sim_csv_t *out, char *err, size_t errcap);
 
 void sim_csv_free(sim_csv_t *d);
 

@@ -54,13 +54,14 @@ typedef struct {
     int line;
 } sim_pairs_t;
 
-/* population = csv(PATH[, threshold=T]): the population is a file's devices (sim/scenario/pop_csv.h);
- * its groups are the file's group labels, in the order of their first row. */
+/* population = csv(PATH[, threshold=T]): the population is a file's devices
+ * (sim/scenario/pop_csv.h); its groups are the file's group labels, in the order of their first
+ * row. */
 typedef struct {
     int set;
-    char path[512];    /* as opened: relative to the scenario file's directory */
-    double threshold;  /* predictions without a prediction column: score >= threshold */
-    uint64_t devices;  /* the file's devices (the default fleet: taken as they are) */
+    char path[512];   /* as opened: relative to the scenario file's directory */
+    double threshold; /* predictions without a prediction column: score >= threshold */
+    uint64_t devices; /* the file's devices (the default fleet: taken as they are) */
     int line;
 } sim_data_spec_t;
 

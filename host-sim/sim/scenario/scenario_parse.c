@@ -328,8 +328,9 @@ static int parse_number_list(parser_t *p, char *v, double *out, uint32_t max, ui
 
 /* ---- sections -------------------------------------------------------------------------------- */
 
-static const char *const kScenarioKeys[] = {"name", "description", "devices", "runs",      "seed",
-                                            "confidence", "sizes", "nu2", "mode", "population"};
+static const char *const kScenarioKeys[] = {"name", "description", "devices", "runs",
+                                            "seed", "confidence",  "sizes",   "nu2",
+                                            "mode", "population"};
 static const char *const kPopulationKeys[] = {"seed", "examples", "beta_levels", "partition"};
 static const char *const kGroupKeys[] = {"share", "scores", "pairs",    "partition",
                                          "tpr",   "fpr",    "accuracy", "precision"};
@@ -793,8 +794,9 @@ static int open_section(parser_t *p, const char *kind, const char *name)
             return FAIL(p, "more than %d groups", SIM_MAX_GROUPS);
         }
         if (sc->data.set) {
-            return FAIL(p, "no [group] sections with population = csv(...): the groups are the "
-                           "group labels of %s",
+            return FAIL(p,
+                        "no [group] sections with population = csv(...): the groups are the "
+                        "group labels of %s",
                         sc->data.path);
         }
         if (find_group(sc, name) >= 0) {
