@@ -302,6 +302,7 @@ def main():
     t.ok(r.returncode != 0 and "leaves group" in r.stderr and "raise devices" in r.stderr,
          "a fleet too small for a group is refused", r.stderr)
 
+    equivalence(t, tmp)
     network(t, tmp)
     bad_files(t, tmp)
 
@@ -310,6 +311,95 @@ def main():
             "--runs", "2")
     t.ok(r.returncode == 0, "host-sim/scenarios/own-data.scn runs", r.stderr)
     return t.done()
+
+
+BINORMAL = """\
+[scenario]
+devices = 400
+runs = 1
+seed = 5
+mode = exact
+{population}
+[campaign gaps]
+mechanism = tuple_ml
+metrics = tpr, fpr
+eps = 4
+[campaign roc]
+mechanism = roc_hist
+eps = 4
+bins = 8
+[campaign rocg]
+mechanism = roc_hist_groups
+eps = 4
+bins = 8
+"""
+BINORMAL_GROUPS = """\
+[population]
+examples = 6
+[group a]
+share = 0.6
+scores = binormal(auc=0.85, base_rate=0.4)
+[group b]
+share = 0.4
+scores = binormal(auc=0.70, base_rate=0.3)
+partition = noniid(concentration=4, auc_sd=0.3)
+"""
+
+
+def equivalence(t, tmp):
+    """A binormal population written as a csv file (dpm-sim population) is the same population:
+    the same group TPR/FPR and binned AUCs, to the last bit."""
+    bn = os.path.join(tmp, "bn.scn")
+    with open(bn, "w") as f:
+        f.write(BINORMAL.format(population=BINORMAL_GROUPS))
+    r = run_sim("population", "--scenario", bn, "--out", os.path.join(tmp, "bn.csv"))
+    if not t.ok(r.returncode == 0, "dpm-sim population writes a binormal population as csv",
+                r.stderr):
+        return
+    back = os.path.join(tmp, "bn-back.scn")  # the same campaigns; devices: the file's 400
+    with open(back, "w") as f:
+        f.write(BINORMAL.format(population="").replace("devices = 400\n",
+                                                       "population = csv(bn.csv)\n"))
+    ra, rb = sim(bn, os.path.join(tmp, "bn-out")), sim(back, os.path.join(tmp, "bn-back-out"))
+    if not t.ok(ra.returncode == 0 and rb.returncode == 0, "both run", ra.stderr + rb.stderr):
+        return
+    a = read_json(os.path.join(tmp, "bn-out"), "results.json")
+    b = read_json(os.path.join(tmp, "bn-back-out"), "results.json")
+    kinds = ("group", "gap", "auc_binned", "auc_group", "auc_gap")
+    ta = {(c["campaign"], i["metric"], i["kind"], i["name"]): i["truth"] for c in a["configs"]
+          for i in c["items"] if i["kind"] in kinds}
+    tb = {(c["campaign"], i["metric"], i["kind"], i["name"]): i["truth"] for c in b["configs"]
+          for i in c["items"] if i["kind"] in kinds}
+    t.ok(len(ta) == 10 and ta == tb,
+         f"the csv of a binormal population has its {len(ta)} truths (group TPR/FPR and gaps, "
+         "binned AUCs)", {k: (v, tb.get(k)) for k, v in ta.items() if tb.get(k) != v})
+    # inprocess: the same devices with the same examples and noise streams send the same reports
+    ra = sim(bn, os.path.join(tmp, "bn-in"), "--mode", "inprocess")
+    rb = sim(back, os.path.join(tmp, "bn-back-in"), "--mode", "inprocess")
+    if t.ok(ra.returncode == 0 and rb.returncode == 0, "both run inprocess", ra.stderr + rb.stderr):
+        ea = {(c["campaign"], i["kind"], i["name"], i["metric"]): i["runs"] for c in
+              read_json(os.path.join(tmp, "bn-in"), "results.json")["configs"] for i in c["items"]}
+        eb = {(c["campaign"], i["kind"], i["name"], i["metric"]): i["runs"] for c in
+              read_json(os.path.join(tmp, "bn-back-in"), "results.json")["configs"]
+              for i in c["items"] if i["kind"] in kinds}
+        t.ok(eb and all(ea[k] == v for k, v in eb.items()),
+             f"inprocess: its {len(eb)} estimates and intervals are the binormal population's, "
+             "bit for bit", {k: (ea[k], v) for k, v in eb.items() if ea[k] != v})
+    # negative control: another population seed writes another population
+    with open(bn, "w") as f:
+        f.write(BINORMAL.format(population=BINORMAL_GROUPS.replace("[population]\n",
+                                                                   "[population]\nseed = 2\n")))
+    r = run_sim("population", "--scenario", bn, "--out", os.path.join(tmp, "bn.csv"))
+    rb = sim(back, os.path.join(tmp, "bn-back-out"))
+    if r.returncode == 0 and rb.returncode == 0:
+        b = read_json(os.path.join(tmp, "bn-back-out"), "results.json")
+        tb = {(c["campaign"], i["metric"], i["kind"], i["name"]): i["truth"]
+              for c in b["configs"] for i in c["items"] if i["kind"] in kinds}
+    t.ok(r.returncode == 0 and rb.returncode == 0 and tb != ta,
+         "negative control: another population seed's csv has other truths")
+    r = run_sim("population", "--scenario", back, "--out", os.path.join(tmp, "x.csv"))
+    t.ok(r.returncode == 2 and "already a csv file" in r.stderr,
+         "dpm-sim population refuses a csv population", r.stderr)
 
 
 def network(t, tmp):

@@ -2,6 +2,7 @@
 /* roc_hist examples of simulated devices (see roc_sim.h). */
 #include "sim/pop/roc_sim.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -261,6 +262,33 @@ dpm_status_t sim_roc_device_hist(const sim_roc_model_t *m, const dpm_roc_hist_t 
     for (uint32_t i = 0; i < e && st == DPM_OK; i++) { /* the data's own scores, as an app */
         uint32_t score = own != NULL ? own[i] : m->rep_score[bin[i]];
         st = dpm_score_hist_add(h, &mech->bins, score, i < npos ? 1 : 0);
+    }
+    return st;
+}
+
+int sim_roc_write_csv(const sim_roc_model_t *m, const sim_scenario_t *sc, const sim_pop_t *pop,
+                      const int *include, FILE *f)
+{
+    uint16_t bin[10000];
+    int st = fprintf(f, "device_id,score,label,group,prediction\n") < 0 ? -1 : 0;
+    for (size_t k = 0; k < pop->nblocks && st == 0; k++) {
+        const sim_block_t *b = &pop->block[k];
+        uint32_t tp = b->conf.tp, npos = tp + b->conf.fn, fp = b->conf.fp;
+        uint32_t e = npos + fp + b->conf.tn;
+        const sim_roc_group_t *rg = &m->group[b->group];
+        if (!include[b->group] || !rg->set || rg->csv || e > 10000) {
+            continue;
+        }
+        for (uint64_t i = pop->first[k]; i < pop->first[k + 1] && st == 0; i++) {
+            sim_roc_device_bins(m, b, i, bin); /* tp, fn, fp, tn in this order */
+            for (uint32_t j = 0; j < e && st == 0; j++) {
+                int pred = j < tp || (j >= npos && j < npos + fp);
+                st = fprintf(f, "%" PRIu64 ",%.10f,%d,%s,%d\n", i, m->rep_score[bin[j]] / TWO31,
+                             j < npos, sc->group[b->group].name, pred) < 0
+                         ? -1
+                         : 0;
+            }
+        }
     }
     return st;
 }

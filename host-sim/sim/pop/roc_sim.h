@@ -37,6 +37,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "dpm/roc_hist.h"
 #include "sim/pop/population.h"
@@ -104,6 +105,16 @@ void sim_roc_truth_counts(const sim_roc_model_t *m, const sim_pop_t *pop, const 
  * positives at k are Multinomial(n_k x tp, row_k) (negatives do not depend on k). */
 void sim_roc_truth_sample(const sim_roc_model_t *m, const sim_pop_t *pop, const int *include,
                           uint64_t key, uint64_t *pos, uint64_t *neg, uint64_t *devices);
+
+/* A binormal population's devices as a population = csv(...) file (sim/scenario/pop_csv.h): a
+ * header line, then device_id (the device index), score, label, group, prediction per example
+ * of every device of the included binormal groups. The examples are sim_roc_device_bins': the
+ * score is the bin's lower edge (rep_score, written to 10 decimals, so that reading it back
+ * gives the same Q1.31 score and bin), the prediction its side of the decision threshold (tp,
+ * fn, fp, tn). Read back with the same edges it is the same population: the same confusion
+ * counts and binned counts, device by device. 0, or -1 on a write error. */
+int sim_roc_write_csv(const sim_roc_model_t *m, const sim_scenario_t *sc, const sim_pop_t *pop,
+                      const int *include, FILE *f);
 
 /* For a population = csv(...): the AUC of the included groups' pooled examples with the file's
  * own scores (no binning), each device weighted by its copies in the population, ties counted
