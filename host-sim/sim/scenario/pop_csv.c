@@ -134,10 +134,10 @@ static int data_row(reader_t *r, sim_csv_t *d, char *s, uint32_t line, const int
 {
     char *items[NCOLS + 1], why[96];
     int empty = -1, at = 0; /* the first empty field, named by its column if there is one */
-    for (const char *c = s, *start = s;; c++) {
+    for (char *c = s, *start = s;; c++) {
         if (*c == ',' || *c == '\0') {
             size_t len = (size_t)(c - start);
-            char *f = (char *)start;
+            char *f = start;
             text_trim_span(&f, &len);
             empty = empty < 0 && len == 0 ? at : empty;
             at++;
@@ -148,9 +148,7 @@ static int data_row(reader_t *r, sim_csv_t *d, char *s, uint32_t line, const int
         }
     }
     if (empty >= 0 && empty < nfields) {
-        return fail(r, line,
-                    "empty %s (field %d): every row names its device, score, label and "
-                    "group",
+        return fail(r, line, "empty %s (field %d): a row fills every column of the header",
                     kColumns[col_of_field[empty]], empty + 1);
     }
     int n = text_list_split(s, items, nfields, why, sizeof(why));
