@@ -14,6 +14,8 @@
  *   dpm-sim bench [--quick] [--threads T]            JSON lines for make bench
  *   dpm-sim repro --out DIR [--quick] FILE...        paper scenarios + DIR/README.md
  *   dpm-sim campaigns --scenario FILE                the collector's campaigns file
+ *   dpm-sim population --scenario FILE --out F.csv [--campaign NAME] [--devices N]
+ *                                                    a binormal population as a csv file
  *   dpm-sim check --scenario FILE                    parse only
  *
  * Scenario format: host-sim/scenarios/README.md. Mechanisms: mech.h (the interface), mechs.c (the
@@ -34,6 +36,7 @@
 #include "sim/plan/plan_roc.h"
 #include "sim/plan/plan_rocg.h"
 #include "sim/plan/plan_tuple.h"
+#include "sim/pop/roc_sim.h"
 #include "sim/run/session.h"
 #include "dpm/version.h"
 
@@ -53,6 +56,7 @@ static const char USAGE[] =
     "       dpm-sim bench [--quick] [--threads T]\n"
     "       dpm-sim repro --out DIR [--quick] [--threads T] SCENARIO...\n"
     "       dpm-sim campaigns --scenario FILE\n"
+    "       dpm-sim population --scenario FILE --out F.csv [--campaign NAME] [--devices N]\n"
     "       dpm-sim check --scenario FILE\n"
     "       dpm-sim --version\n"
     "\n"
@@ -472,6 +476,60 @@ static int cmd_replay(const opts_t *o)
     return status;
 }
 
+/* ---- population ------------------------------------------------------------------------------ */
+
+/* A binormal population's devices as a csv file (sim_roc_write_csv), binned by the bins of
+ * --campaign (default: the first campaign with bins); every group. */
+static int cmd_population(const opts_t *o)
+{
+    if (o->out == NULL) {
+        return usage_error("population needs --out F.csv");
+    }
+    sim_scenario_t *sc = load_scenario(o);
+    uint32_t c = 0, e = 0;
+    if (sc == NULL || find_config(sc, o, &c, &e) != 0) {
+        free(sc);
+        return SIM_EXIT_USAGE;
+    }
+    for (; o->campaign == NULL && c < sc->ncampaigns && sc->campaign[c].nedges == 0; c++) {
+    }
+    int status = SIM_EXIT_USAGE;
+    sim_pop_t pop;
+    sim_roc_model_t *m = malloc(sizeof(*m));
+    char err[512];
+    int include[SIM_MAX_GROUPS];
+    for (uint32_t g = 0; g < SIM_MAX_GROUPS; g++) {
+        include[g] = g < sc->ngroups && sc->group[g].scores.set;
+    }
+    if (sc->data.set || c == sc->ncampaigns || sc->campaign[c].nedges == 0 || m == NULL) {
+        fprintf(stderr, "dpm-sim: population: %s\n",
+                sc->data.set ? "the population is already a csv file"
+                : m == NULL  ? "out of memory"
+                             : "no campaign with bins (roc_hist, roc_hist_groups) to bin by");
+    } else if (sim_pop_build(sc, sc->devices[0], &pop, err, sizeof(err)) != 0) {
+        fprintf(stderr, "dpm-sim: %s\n", err);
+    } else {
+        FILE *f = NULL;
+        if (sim_roc_model_init(m, sc, &pop, sc->campaign[c].edges, sc->campaign[c].nedges) != 0) {
+            fprintf(stderr, "dpm-sim: population: out of memory\n");
+        } else if ((f = fopen(o->out, "w")) == NULL ||
+                   sim_roc_write_csv(m, sc, &pop, include, f) != 0) {
+            fprintf(stderr, "dpm-sim: population: cannot write %s\n", o->out);
+        } else {
+            status = SIM_EXIT_OK;
+        }
+        if (f != NULL && fclose(f) != 0 && status == SIM_EXIT_OK) {
+            fprintf(stderr, "dpm-sim: population: cannot write %s\n", o->out);
+            status = SIM_EXIT_USAGE;
+        }
+        sim_roc_model_free(m);
+        sim_pop_free(&pop);
+    }
+    free(m);
+    free(sc);
+    return status;
+}
+
 /* ---- campaigns, check ---------------------------------------------------------------------- */
 
 static int cmd_campaigns(const opts_t *o)
@@ -577,6 +635,9 @@ int main(int argc, char **argv)
     }
     if (strcmp(cmd, "check") == 0) {
         return cmd_check(&o);
+    }
+    if (strcmp(cmd, "population") == 0) {
+        return cmd_population(&o);
     }
     return usage_error("unknown subcommand");
 }

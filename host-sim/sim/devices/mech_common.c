@@ -56,7 +56,7 @@ int sim_mech_group_scored(const sim_scenario_t *sc, const sim_campaign_spec_t *c
                           int *line, char *err, size_t errcap)
 {
     const sim_group_spec_t *gs = &sc->group[c->groups[g]];
-    if (!gs->scores.set) {
+    if (!gs->scores.set && !gs->data) {
         *line = c->groups_line;
         snprintf(err, errcap, "group '%s' has no scores = binormal(...)", gs->name);
         return -1;

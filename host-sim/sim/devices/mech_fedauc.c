@@ -230,6 +230,17 @@ static int make_examples(const sim_cfg_t *cfg, const sim_pop_t *pop, fa_data_t *
         if (!fa_participates(cfg, b)) {
             continue;
         }
+        if (b->csv_device != 0 && pop->csv != NULL) { /* the file's own scores */
+            const sim_csv_device_t *dv = &pop->csv->device[b->csv_device - 1u];
+            for (uint64_t i = 0; i < b->count; i++) {
+                uint64_t at = d->start[pop->first[k] + i];
+                for (uint32_t j = 0; j < dv->npos + dv->nneg; j++, at++) {
+                    d->score[at] = pop->csv->score_q31[dv->first + j];
+                    d->label[at] = j < dv->npos;
+                }
+            }
+            continue;
+        }
         const sim_binormal_t *bn = &cfg->sc->group[b->group].scores;
         double mu = sqrt(2.0) * prob_norm_quantile(bn->auc);
         double t = bn->has_threshold ? bn->threshold : mu / 2.0;

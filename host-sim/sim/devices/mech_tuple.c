@@ -64,7 +64,7 @@ uint32_t sim_tuple_item(const sim_cfg_t *cfg, uint32_t j, int g, int h)
 
 static int group_has_metric(const sim_group_spec_t *g, dpm_metric_t m)
 {
-    return g->scores.set || g->metric[m - 1].kind != SIM_DIST_NONE;
+    return g->scores.set || g->data || g->metric[m - 1].kind != SIM_DIST_NONE;
 }
 
 static int tuple_check(const sim_scenario_t *sc, sim_campaign_spec_t *c, int *line, char *err,

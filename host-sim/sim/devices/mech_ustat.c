@@ -101,6 +101,14 @@ static int one_example_each(const sim_scenario_t *sc, const sim_campaign_spec_t 
         if (sim_mech_group_scored(sc, c, g, line, err, errcap) != 0) {
             return -1;
         }
+        if (gs->scores.examples != 1 && gs->data) {
+            *line = gs->scores.line;
+            snprintf(err, errcap,
+                     "group '%s' has devices with up to %u rows in %s: ustat sends one report "
+                     "per example, so give one row per device_id",
+                     gs->name, gs->scores.examples, sc->data.path);
+            return -1;
+        }
         if (gs->scores.examples != 1) {
             *line = gs->scores.line;
             snprintf(err, errcap,
@@ -122,6 +130,13 @@ static int kendall_check(const sim_scenario_t *sc, sim_campaign_spec_t *c, int *
     }
     for (uint32_t g = 0; g < c->ngroups; g++) {
         const sim_group_spec_t *gs = &sc->group[c->groups[g]];
+        if (gs->data) {
+            *line = c->groups_line;
+            snprintf(err, errcap,
+                     "kernel = kendall needs two scores per device; a population = csv(...) "
+                     "holds one score per example");
+            return -1;
+        }
         if (!gs->pairs.set) {
             *line = c->groups_line;
             snprintf(err, errcap,

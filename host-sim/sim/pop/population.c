@@ -288,6 +288,99 @@ static int build_explicit(builder_t *bd, const sim_scenario_t *sc, const sim_gro
     return st;
 }
 
+/* ---- population = csv(...) ----------------------------------------------------------------- */
+
+static int push_csv_device(builder_t *bd, const sim_csv_t *d, size_t k, uint32_t gi, uint64_t n)
+{
+    const sim_csv_device_t *dv = &d->device[k];
+    sim_block_t b;
+    memset(&b, 0, sizeof(b));
+    b.count = n;
+    b.group = gi;
+    b.has_conf = 1;
+    b.conf.tp = dv->tp;
+    b.conf.fn = dv->npos - dv->tp;
+    b.conf.fp = dv->fp;
+    b.conf.tn = dv->nneg - dv->fp;
+    b.csv_device = (uint32_t)k + 1u;
+    conf_metrics(&b);
+    return push(bd, &b);
+}
+
+/* Group gi's devices: the file's as they are (n = their number, resample 0), or n drawn with
+ * replacement, uniformly (population.h). */
+static int build_csv_group(builder_t *bd, const sim_csv_t *d, uint32_t gi, uint64_t n, int resample)
+{
+    size_t m = (size_t)d->group_devices[gi], at = 0;
+    size_t *idx = malloc((m ? m : 1) * sizeof(size_t));
+    double *p = resample ? malloc(m * sizeof(double)) : NULL;
+    double *tmp = resample ? malloc(m * sizeof(double)) : NULL;
+    uint64_t *cnt = resample ? malloc(m * sizeof(uint64_t)) : NULL;
+    int st = idx == NULL || (resample && (p == NULL || tmp == NULL || cnt == NULL)) ? -1 : 0;
+    if (st != 0) {
+        snprintf(bd->err, bd->errcap, "out of memory");
+    }
+    for (size_t k = 0; k < d->ndevices && st == 0; k++) {
+        if (d->device[k].group == gi) {
+            idx[at++] = k;
+        }
+    }
+    if (st == 0 && resample) {
+        for (size_t j = 0; j < m; j++) {
+            p[j] = 1.0 / (double)m;
+        }
+        sim_rng_multinomial(&bd->rng, n, p, m, tmp, cnt);
+    }
+    for (size_t j = 0; j < m && st == 0; j++) {
+        uint64_t c = resample ? cnt[j] : 1u;
+        st = c > 0 ? push_csv_device(bd, d, idx[j], gi, c) : 0;
+    }
+    free(idx);
+    free(p);
+    free(tmp);
+    free(cnt);
+    return st;
+}
+
+static int build_csv(builder_t *bd, const sim_scenario_t *sc, sim_pop_t *pop)
+{
+    pop->csv = calloc(1, sizeof(*pop->csv));
+    if (pop->csv == NULL) {
+        snprintf(bd->err, bd->errcap, "out of memory");
+        return -1;
+    }
+    const sim_csv_t *d = pop->csv;
+    if (sim_csv_read_file(sc->data.path, sc->data.threshold, pop->csv, bd->err, bd->errcap) != 0) {
+        return -1;
+    }
+    int same = d->ngroups == sc->ngroups && d->ndevices == sc->data.devices;
+    for (uint32_t g = 0; g < d->ngroups && same; g++) {
+        same = strcmp(d->group[g], sc->group[g].name) == 0;
+    }
+    if (!same) {
+        snprintf(bd->err, bd->errcap, "%s changed since the scenario was read (read it again)",
+                 sc->data.path);
+        return -1;
+    }
+    pop->resampled = pop->devices != d->ndevices;
+    for (uint32_t g = 0; g < sc->ngroups; g++) {
+        if (!pop->resampled) {
+            pop->group_size[g] = d->group_devices[g];
+        } else if (pop->group_size[g] == 0) {
+            snprintf(bd->err, bd->errcap,
+                     "devices = %llu leaves group '%s' without a device (%llu of the %zu devices "
+                     "of %s are in it: raise devices)",
+                     (unsigned long long)pop->devices, sc->group[g].name,
+                     (unsigned long long)d->group_devices[g], d->ndevices, sc->data.path);
+            return -1;
+        }
+        if (build_csv_group(bd, d, g, pop->group_size[g], pop->resampled) != 0) {
+            return -1;
+        }
+    }
+    return 0;
+}
+
 int sim_pop_build(const sim_scenario_t *sc, uint64_t devices, sim_pop_t *pop, char *err,
                   size_t errcap)
 {
@@ -300,8 +393,8 @@ int sim_pop_build(const sim_scenario_t *sc, uint64_t devices, sim_pop_t *pop, ch
     pop->devices = devices;
     pop->ngroups = sc->ngroups;
     sim_pop_sizes(sc, devices, pop->group_size);
-    int st = 0;
-    for (uint32_t g = 0; g < sc->ngroups && st == 0; g++) {
+    int st = sc->data.set ? build_csv(&bd, sc, pop) : 0;
+    for (uint32_t g = 0; g < sc->ngroups && st == 0 && !sc->data.set; g++) {
         const sim_group_spec_t *gs = &sc->group[g];
         if (pop->group_size[g] == 0) {
             continue;
@@ -362,6 +455,11 @@ int sim_pop_from_blocks(sim_pop_t *pop, const sim_block_t *blocks, size_t n, uin
 
 void sim_pop_free(sim_pop_t *pop)
 {
+    if (pop->csv != NULL) {
+        sim_csv_free(pop->csv);
+        free(pop->csv);
+        pop->csv = NULL;
+    }
     free(pop->block);
     free(pop->first);
     pop->block = NULL;

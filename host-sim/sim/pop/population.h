@@ -17,6 +17,15 @@
  * This is the same law as drawing every device independently, in distribution; the pmfs are
  * computed in double precision (common/prob.h), the draws are sim_rng.h's.
  *
+ * A population = csv(PATH) (sim/scenario/pop_csv.h) is the file's devices, each with its own
+ * examples (conf from its labels and predictions; roc_sim.h bins its own scores). With K = the
+ * file's D devices (the default) they are taken as they are: one block per device, groups in
+ * order, devices in the order of their first row. With any other K the fleet is resampled,
+ * stratified by group: group g gets K_g devices (largest remainder of K x D_g / D, as the
+ * shares of a binormal population), drawn with replacement, uniformly, from the file's D_g
+ * devices of g by one multinomial on the population stream; a device drawn c times is one block
+ * of count c, keeping its own examples. A group left with no device is refused.
+ *
  * Devices are numbered 0 .. K-1 block after block (groups in order). Device i's tuple is the
  * tuple of the block holding i; its noise comes from its own stream (stream.h), so any one
  * device can be replayed alone. */
@@ -27,9 +36,10 @@
 #include <stdint.h>
 
 #include "dpm/stats.h"
+#include "sim/scenario/pop_csv.h"
 #include "sim/scenario/scenario.h"
 
-/* Most blocks a population may have (64 bytes each). */
+/* Most blocks a population may have (72 bytes each). */
 #define SIM_MAX_BLOCKS (1u << 22)
 
 typedef struct {
@@ -40,6 +50,7 @@ typedef struct {
     dpm_confusion_t conf;
     uint32_t num[SIM_NMETRICS]; /* metric m as num[m-1] / den[m-1] */
     uint32_t den[SIM_NMETRICS];
+    uint32_t csv_device; /* population = csv(...): 1 + the file's device these devices copy */
 } sim_block_t;
 
 typedef struct {
@@ -50,6 +61,8 @@ typedef struct {
     uint64_t *first; /* first device of each block */
     size_t nblocks;
     uint64_t words; /* random words the realization drew */
+    sim_csv_t *csv; /* population = csv(...): the file's devices and examples (owned) */
+    int resampled;  /* population = csv(...): devices != the file's devices */
 } sim_pop_t;
 
 /* Realize the scenario's population for `devices` devices. 0, or -1 with a message in err

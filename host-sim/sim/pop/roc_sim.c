@@ -2,6 +2,7 @@
 /* roc_hist examples of simulated devices (see roc_sim.h). */
 #include "sim/pop/roc_sim.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,9 +68,14 @@ int sim_roc_model_init(sim_roc_model_t *m, const sim_scenario_t *sc, const sim_p
         m->rep_score[b] = edges[b - 1];
     }
     m->base_key = sim_stream_key(sc->population_seed ^ ROC_TAG, 0, pop->devices);
+    m->csv = pop->csv;
     for (uint32_t g = 0; g < sc->ngroups; g++) {
         const sim_group_spec_t *gs = &sc->group[g];
         sim_roc_group_t *rg = &m->group[g];
+        if (gs->data && pop->csv != NULL) {
+            rg->set = rg->csv = 1;
+            continue;
+        }
         if (!gs->scores.set) {
             continue;
         }
@@ -177,10 +183,44 @@ static int draw_grid(sim_stream_t *s, const sim_roc_group_t *rg, uint32_t tp, ui
     return SIM_ROC_GRID / 2;
 }
 
+/* The bin of a Q1.31 score: the number of edges <= it (dpm_score_bin's rule). */
+static uint16_t bin_of(const sim_roc_model_t *m, uint32_t q)
+{
+    uint32_t lo = 0, hi = m->bins - 1u; /* edges[0 .. lo) <= q < edges[hi ..) */
+    while (lo < hi) {
+        uint32_t mid = (lo + hi) / 2;
+        if (m->edges[mid] <= q) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    return (uint16_t)lo;
+}
+
+/* A csv device's examples (positives first) and their number, or NULL. */
+static const uint32_t *csv_scores(const sim_roc_model_t *m, const sim_block_t *b, uint32_t *e)
+{
+    if (!m->group[b->group].csv || b->csv_device == 0 || m->csv == NULL) {
+        return NULL;
+    }
+    const sim_csv_device_t *dv = &m->csv->device[b->csv_device - 1u];
+    *e = dv->npos + dv->nneg;
+    return m->csv->score_q31 + dv->first;
+}
+
 void sim_roc_device_bins(const sim_roc_model_t *m, const sim_block_t *b, uint64_t device,
                          uint16_t *bin)
 {
     const sim_roc_group_t *rg = &m->group[b->group];
+    uint32_t ne = 0;
+    const uint32_t *own = csv_scores(m, b, &ne);
+    if (own != NULL) {
+        for (uint32_t j = 0; j < ne; j++) {
+            bin[j] = bin_of(m, own[j]);
+        }
+        return;
+    }
     sim_stream_t s;
     sim_stream_init(&s, sim_stream_key(m->base_key, 0, device));
     uint32_t tp = b->conf.tp, fn = b->conf.fn, fp = b->conf.fp, tn = b->conf.tn, B = m->bins;
@@ -213,10 +253,42 @@ dpm_status_t sim_roc_device_hist(const sim_roc_model_t *m, const dpm_roc_hist_t 
     if (e > sizeof(bin) / sizeof(bin[0]) || !m->group[b->group].set) {
         return DPM_ERR_PARAM;
     }
-    sim_roc_device_bins(m, b, device, bin);
+    uint32_t ne = 0;
+    const uint32_t *own = csv_scores(m, b, &ne);
+    if (own == NULL) {
+        sim_roc_device_bins(m, b, device, bin);
+    }
     dpm_status_t st = dpm_score_hist_init(h, &mech->bins);
-    for (uint32_t i = 0; i < e && st == DPM_OK; i++) {
-        st = dpm_score_hist_add(h, &mech->bins, m->rep_score[bin[i]], i < npos ? 1 : 0);
+    for (uint32_t i = 0; i < e && st == DPM_OK; i++) { /* the data's own scores, as an app */
+        uint32_t score = own != NULL ? own[i] : m->rep_score[bin[i]];
+        st = dpm_score_hist_add(h, &mech->bins, score, i < npos ? 1 : 0);
+    }
+    return st;
+}
+
+int sim_roc_write_csv(const sim_roc_model_t *m, const sim_scenario_t *sc, const sim_pop_t *pop,
+                      const int *include, FILE *f)
+{
+    uint16_t bin[10000];
+    int st = fprintf(f, "device_id,score,label,group,prediction\n") < 0 ? -1 : 0;
+    for (size_t k = 0; k < pop->nblocks && st == 0; k++) {
+        const sim_block_t *b = &pop->block[k];
+        uint32_t tp = b->conf.tp, npos = tp + b->conf.fn, fp = b->conf.fp;
+        uint32_t e = npos + fp + b->conf.tn;
+        const sim_roc_group_t *rg = &m->group[b->group];
+        if (!include[b->group] || !rg->set || rg->csv || e > 10000) {
+            continue;
+        }
+        for (uint64_t i = pop->first[k]; i < pop->first[k + 1] && st == 0; i++) {
+            sim_roc_device_bins(m, b, i, bin); /* tp, fn, fp, tn in this order */
+            for (uint32_t j = 0; j < e && st == 0; j++) {
+                int pred = j < tp || (j >= npos && j < npos + fp);
+                st = fprintf(f, "%" PRIu64 ",%.10f,%d,%s,%d\n", i, m->rep_score[bin[j]] / TWO31,
+                             j < npos, sc->group[b->group].name, pred) < 0
+                         ? -1
+                         : 0;
+            }
+        }
     }
     return st;
 }
@@ -336,6 +408,15 @@ void sim_roc_truth_sample(const sim_roc_model_t *m, const sim_pop_t *pop, const 
         if (!include[b->group] || !rg->set || tp + fn + fp + tn > 10000) {
             continue; /* as sim_roc_truth_counts */
         }
+        uint32_t ne = 0;
+        const uint32_t *own = csv_scores(m, b, &ne);
+        if (own != NULL) { /* nothing to draw: the block's devices hold the file's examples */
+            for (uint32_t j = 0; j < ne; j++) {
+                (j < tp + fn ? pos : neg)[bin_of(m, own[j])] += c; /* positives first */
+            }
+            *devices += c;
+            continue;
+        }
         sim_rng_t r;
         sim_rng_init(&r, sim_stream_key(key, 1, i)); /* a stream per block */
         if (rg->shift) {
@@ -360,8 +441,69 @@ void sim_roc_truth_sample(const sim_roc_model_t *m, const sim_pop_t *pop, const 
 
 /* ---- the model's AUC ----------------------------------------------------------------------- */
 
+typedef struct {
+    double score;
+    uint64_t w;
+    int label;
+} weighted_t;
+
+static int by_score(const void *a, const void *b)
+{
+    double x = ((const weighted_t *)a)->score, y = ((const weighted_t *)b)->score;
+    return (x > y) - (x < y);
+}
+
+static double csv_auc(const sim_pop_t *pop, const int *include)
+{
+    const sim_csv_t *d = pop->csv;
+    size_t n = 0;
+    for (size_t i = 0; i < pop->nblocks; i++) {
+        const sim_block_t *b = &pop->block[i];
+        n += include[b->group] && b->csv_device
+                 ? d->device[b->csv_device - 1u].npos + d->device[b->csv_device - 1u].nneg
+                 : 0u;
+    }
+    weighted_t *x = malloc((n ? n : 1) * sizeof(*x));
+    if (x == NULL) {
+        return NAN;
+    }
+    size_t at = 0;
+    for (size_t i = 0; i < pop->nblocks; i++) {
+        const sim_block_t *b = &pop->block[i];
+        if (!include[b->group] || b->csv_device == 0) {
+            continue;
+        }
+        const sim_csv_device_t *dv = &d->device[b->csv_device - 1u];
+        for (uint32_t j = 0; j < dv->npos + dv->nneg; j++, at++) {
+            x[at].score = d->score[dv->first + j];
+            x[at].w = b->count;
+            x[at].label = j < dv->npos;
+        }
+    }
+    qsort(x, n, sizeof(*x), by_score);
+    /* pairs (positive, negative) with the positive above, ties one half: sweep tie runs */
+    double wins = 0.0, neg_below = 0.0, tpos = 0.0, tneg = 0.0;
+    for (size_t i = 0; i < n;) {
+        double p = 0.0, q = 0.0;
+        size_t j = i;
+        for (; j < n && x[j].score == x[i].score; j++) {
+            *(x[j].label ? &p : &q) += (double)x[j].w;
+        }
+        wins += p * neg_below + 0.5 * p * q;
+        neg_below += q;
+        tpos += p;
+        tneg += q;
+        i = j;
+    }
+    free(x);
+    return tpos > 0.0 && tneg > 0.0 ? wins / (tpos * tneg) : NAN;
+}
+
 double sim_roc_model_auc(const sim_scenario_t *sc, const sim_pop_t *pop, const int *include)
 {
+    if (sc->data.set && pop->csv != NULL) {
+        return csv_auc(pop, include);
+    }
     double wpos[SIM_MAX_GROUPS] = {0}, wneg[SIM_MAX_GROUPS] = {0}, tpos = 0.0, tneg = 0.0;
     double mu[SIM_MAX_GROUPS] = {0}, thr[SIM_MAX_GROUPS] = {0}, var[SIM_MAX_GROUPS] = {0};
     for (uint32_t g = 0; g < sc->ngroups; g++) {

@@ -22,6 +22,11 @@
  * puts it in exactly that bin). Inversion with the same uniforms means a device's examples are
  * the same for any bin edges.
  *
+ * A device of a population = csv(PATH) (population.h) holds the file's rows of its device: its
+ * bins are those of its own scores (dpm_score_bin's rule: the number of edges <= the score in
+ * Q1.31), positives then negatives, and the SDK is handed the scores themselves; nothing is
+ * drawn. Its truth (binned counts, the AUC) is the data's.
+ *
  * Randomness: device i of a population of K devices draws from the stream
  * sim_stream_key(sim_stream_key(population_seed ^ ROC_TAG, 0, K), 0, i) (stream.h): fixed for
  * the population, independent of the run, the campaign and the noise seed. Per device: the
@@ -32,6 +37,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "dpm/roc_hist.h"
 #include "sim/pop/population.h"
@@ -41,7 +47,8 @@
 #define SIM_ROC_GRID 161 /* z = -8 .. 8 step 0.1: the mixture grid of common/binormal.h */
 
 typedef struct {
-    int set;   /* a binormal group */
+    int set;   /* a binormal group, or a group of a population = csv(...) */
+    int csv;   /* the latter: a device's examples are its own rows */
     int shift; /* noniid auc_sd > 0 */
     /* cumulative bin probabilities, each row ending at 1: [0] positives >= T, [1] positives
      * < T, [2] negatives >= T, [3] negatives < T (IID, or negatives of a shifted group) */
@@ -56,6 +63,7 @@ typedef struct {
     uint32_t edges[DPM_MAX_BINS - 1];
     uint32_t rep_score[DPM_MAX_BINS]; /* a score in each bin: its lower edge (0 for bin 0) */
     uint64_t base_key;                /* of the population's example streams */
+    const sim_csv_t *csv;             /* population = csv(...): the file's examples */
     sim_roc_group_t group[SIM_MAX_GROUPS];
 } sim_roc_model_t;
 
@@ -98,7 +106,20 @@ void sim_roc_truth_counts(const sim_roc_model_t *m, const sim_pop_t *pop, const 
 void sim_roc_truth_sample(const sim_roc_model_t *m, const sim_pop_t *pop, const int *include,
                           uint64_t key, uint64_t *pos, uint64_t *neg, uint64_t *devices);
 
-/* The model's own AUC over the included groups' pooled examples: the probability that a
+/* A binormal population's devices as a population = csv(...) file (sim/scenario/pop_csv.h): a
+ * header line, then device_id (the device index), score, label, group, prediction per example
+ * of every device of the included binormal groups. The examples are sim_roc_device_bins': the
+ * score is the bin's lower edge (rep_score, written to 10 decimals, so that reading it back
+ * gives the same Q1.31 score and bin), the prediction its side of the decision threshold (tp,
+ * fn, fp, tn). Read back with the same edges it is the same population: the same confusion
+ * counts and binned counts, device by device. 0, or -1 on a write error. */
+int sim_roc_write_csv(const sim_roc_model_t *m, const sim_scenario_t *sc, const sim_pop_t *pop,
+                      const int *include, FILE *f);
+
+/* For a population = csv(...): the AUC of the included groups' pooled examples with the file's
+ * own scores (no binning), each device weighted by its copies in the population, ties counted
+ * one half (Mann-Whitney). Otherwise: the model's own AUC over the included groups' pooled
+ * examples: the probability that a
  * positive example scores above a negative one, with the scores of the model (continuous, no
  * binning, no sampling): sum over groups g, h of w+_g w-_h Phi((mu_g - T_g + T_h) / sqrt(2 +
  * sd_g^2)), weights the groups' expected positives and negatives (size x examples x base rate),

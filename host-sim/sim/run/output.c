@@ -206,6 +206,18 @@ static void write_json(FILE *f, const sim_scenario_t *sc, const sim_run_opts_t *
            sc->sizes_estimated ? "estimated" : "known", sc->nu2_worst ? "worst" : "true",
            o->threads);
     jw_num(&w, s->seconds, DIGITS);
+    if (sc->data.set) { /* population = csv(...): which devices, and how a fleet is made of them */
+        jw_raw(&w, ",\n \"population\": {\"source\": \"csv\", \"path\": ");
+        jw_str(&w, sc->data.path);
+        jw_raw(&w, ", \"file_devices\": %" PRIu64 ", \"threshold\": ", sc->data.devices);
+        jw_num(&w, sc->data.threshold, DIGITS);
+        jw_raw(&w, ", \"as_is\": \"devices = file_devices: each of the file's devices once, with "
+                   "its own rows\", \"resampled\": \"any other devices: stratified by group "
+                   "(group g gets the largest-remainder share devices x file's g devices / "
+                   "file_devices), its devices drawn with replacement, uniformly, from the file's "
+                   "devices of g by one multinomial on the population seed's stream; a drawn "
+                   "device keeps its own rows\"}");
+    }
     jw_raw(&w, ",\n \"configs\": [");
     for (size_t k = 0; k < s->n; k++) {
         jw_raw(&w, "%s", k ? ",\n  " : "\n  ");

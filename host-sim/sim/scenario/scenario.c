@@ -1,8 +1,23 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Names of the scenario's metrics (see scenario.h). */
+/* Names in scenarios (see scenario.h). */
 #include "sim/scenario/scenario.h"
 
+#include <ctype.h>
 #include <string.h>
+
+int sim_name_valid(const char *s)
+{
+    size_t n = strlen(s);
+    if (n == 0 || n >= SIM_NAME_MAX) {
+        return 0;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (!isalnum((unsigned char)s[i]) && s[i] != '_' && s[i] != '-' && s[i] != '.') {
+            return 0;
+        }
+    }
+    return 1;
+}
 
 static const char *const kMetricNames[SIM_NMETRICS] = {"accuracy", "tpr", "fpr", "precision"};
 

@@ -54,8 +54,21 @@ typedef struct {
     int line;
 } sim_pairs_t;
 
+/* population = csv(PATH[, threshold=T]): the population is a file's devices
+ * (sim/scenario/pop_csv.h); its groups are the file's group labels, in the order of their first
+ * row. */
+typedef struct {
+    int set;
+    char path[512];   /* as opened: relative to the scenario file's directory */
+    double threshold; /* predictions without a prediction column: score >= threshold */
+    uint64_t devices; /* the file's devices (the default fleet: taken as they are) */
+    int line;
+} sim_data_spec_t;
+
 typedef struct {
     char name[SIM_NAME_MAX];
+    int data; /* a group of the data file: its examples are the file's (scores.examples: the most
+               * rows of one of its devices) */
     double share;
     int share_line;
     sim_dist_t metric[SIM_NMETRICS];
@@ -132,6 +145,7 @@ typedef struct {
     uint32_t examples;
     uint32_t beta_levels;
     sim_partition_t partition;
+    sim_data_spec_t data;
     uint32_t ngroups;
     sim_group_spec_t group[SIM_MAX_GROUPS];
     uint32_t ncampaigns;
@@ -139,6 +153,10 @@ typedef struct {
     uint32_t nplans;
     sim_plan_spec_t plan[SIM_MAX_PLANS];
 } sim_scenario_t;
+
+/* 1 if s is a NAME of a section or a group: [A-Za-z0-9_.-], 1 to SIM_NAME_MAX - 1 of them (a
+ * csv population's group labels are held to it too). */
+int sim_name_valid(const char *s);
 
 /* "tpr", "fpr", "accuracy", "precision" (NULL for an invalid id), and back (0 if unknown). */
 const char *sim_metric_name(dpm_metric_t m);

@@ -4,7 +4,6 @@
  * the line of the entry at fault. */
 #include "sim/scenario/scenario_parse.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -15,6 +14,7 @@
 #include "common/edges.h"
 #include "common/kv.h" /* and text_list.h: numbers, lists */
 #include "mech/base/campaign_keys.h"
+#include "sim/scenario/pop_csv.h"
 
 #define MAX_LINE 1024
 #define MAX_KEYS 32
@@ -31,13 +31,15 @@ typedef struct {
     sim_scenario_t *sc;
     sec_t sec;
     int seen_scenario, seen_population;
+    int devices_given;
+    int model_line; /* the first [population] key of the synthetic model (examples, ...) */
     char keys[MAX_KEYS][SIM_NAME_MAX];
     int nkeys;
 } parser_t;
 
 static int fail_at(parser_t *p, int line, const char *fmt, ...)
 {
-    char msg[256];
+    char msg[768];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof(msg), fmt, ap);
@@ -57,20 +59,6 @@ static int list(parser_t *p, const char *what, char *v, char **items, int max)
 }
 
 /* ---- lexical helpers ------------------------------------------------------------------------ */
-
-static int valid_name(const char *s)
-{
-    size_t n = strlen(s);
-    if (n == 0 || n >= SIM_NAME_MAX) {
-        return 0;
-    }
-    for (size_t i = 0; i < n; i++) {
-        if (!isalnum((unsigned char)s[i]) && s[i] != '_' && s[i] != '-' && s[i] != '.') {
-            return 0;
-        }
-    }
-    return 1;
-}
 
 /* A number in [0, 1] as an exact rational: "a/b" or a decimal with at most 9 fraction
  * digits ("0.891005" = 891005 / 10^6). */
@@ -340,8 +328,9 @@ static int parse_number_list(parser_t *p, char *v, double *out, uint32_t max, ui
 
 /* ---- sections -------------------------------------------------------------------------------- */
 
-static const char *const kScenarioKeys[] = {"name",       "description", "devices", "runs", "seed",
-                                            "confidence", "sizes",       "nu2",     "mode"};
+static const char *const kScenarioKeys[] = {"name", "description", "devices", "runs",
+                                            "seed", "confidence",  "sizes",   "nu2",
+                                            "mode", "population"};
 static const char *const kPopulationKeys[] = {"seed", "examples", "beta_levels", "partition"};
 static const char *const kGroupKeys[] = {"share", "scores", "pairs",    "partition",
                                          "tpr",   "fpr",    "accuracy", "precision"};
@@ -365,11 +354,74 @@ static int unknown_key(parser_t *p, const char *k, const char *section, const ch
                 kv_suggest(k, keys, n, hint, sizeof(hint)), known);
 }
 
+/* population = csv(PATH[, threshold=T]): the file is read now, its group labels become the
+ * scenario's groups (shares: their fractions of the file's devices), so that campaigns name them
+ * and every error in the file is reported with the scenario's. PATH is relative to the scenario
+ * file's directory. */
+static int parse_population(parser_t *p, char *v)
+{
+    sim_scenario_t *sc = p->sc;
+    char name[16], args[600];
+    if (split_call(v, name, sizeof(name), args, sizeof(args)) != 0 || strcmp(name, "csv") != 0) {
+        return FAIL(p, "population must be csv(PATH) or csv(PATH, threshold=T)");
+    }
+    if (sc->ngroups > 0) {
+        return FAIL(p, "population = csv(...) takes its groups from the file: remove the [group] "
+                       "sections");
+    }
+    double thr = 0.5;
+    char *comma = strchr(args, ',');
+    if (comma != NULL) {
+        static const char *const keys[] = {"threshold"};
+        int set = 0;
+        *comma = '\0';
+        if (parse_kwargs(p, comma + 1, keys, 1, &thr, &set) != 0) {
+            return -1;
+        }
+        if (!(thr >= 0.0 && thr <= 1.0)) {
+            return FAIL(p, "csv(): threshold must be in [0, 1]");
+        }
+    }
+    const char *file = text_trim(args), *slash = strrchr(p->src, '/');
+    if (*file == '\0') {
+        return FAIL(p, "csv(): missing PATH");
+    }
+    int dir = file[0] != '/' && slash != NULL ? (int)(slash - p->src) + 1 : 0;
+    if (snprintf(sc->data.path, sizeof(sc->data.path), "%.*s%s", dir, p->src, file) >=
+        (int)sizeof(sc->data.path)) {
+        return FAIL(p, "csv(): path longer than %zu characters", sizeof(sc->data.path) - 1);
+    }
+    sim_csv_t d;
+    char why[512];
+    if (sim_csv_read_file(sc->data.path, thr, &d, why, sizeof(why)) != 0) {
+        return FAIL(p, "population: %s", why);
+    }
+    for (uint32_t g = 0; g < d.ngroups; g++) {
+        sim_group_spec_t *gs = &sc->group[g];
+        snprintf(gs->name, sizeof(gs->name), "%s", d.group[g]);
+        gs->data = 1;
+        gs->share = (double)d.group_devices[g] / (double)d.ndevices;
+        gs->share_line = gs->line = p->line;
+        gs->scores.examples = d.group_most[g];
+        gs->scores.line = p->line;
+    }
+    sc->ngroups = d.ngroups;
+    sc->data.set = 1;
+    sc->data.threshold = thr;
+    sc->data.devices = d.ndevices;
+    sc->data.line = p->line;
+    sim_csv_free(&d);
+    return 0;
+}
+
 static int key_scenario(parser_t *p, const char *k, char *v)
 {
     sim_scenario_t *sc = p->sc;
+    if (strcmp(k, "population") == 0) {
+        return parse_population(p, v);
+    }
     if (strcmp(k, "name") == 0) {
-        if (!valid_name(v)) {
+        if (!sim_name_valid(v)) {
             return FAIL(p, "bad name '%s' (letters, digits, _ . -; at most 31)", v);
         }
         snprintf(sc->name, sizeof(sc->name), "%s", v);
@@ -387,6 +439,7 @@ static int key_scenario(parser_t *p, const char *k, char *v)
             }
         }
         sc->ndevices = (uint32_t)n;
+        p->devices_given = 1;
     } else if (strcmp(k, "runs") == 0) {
         uint64_t r;
         if (text_u64(v, &r) != 0 || r < 1 || r > 10000000) {
@@ -426,6 +479,9 @@ static int key_population(parser_t *p, const char *k, const char *v)
 {
     sim_scenario_t *sc = p->sc;
     uint64_t u;
+    if (strcmp(k, "seed") != 0 && p->model_line == 0) {
+        p->model_line = p->line;
+    }
     if (strcmp(k, "seed") == 0) {
         if (text_u64(v, &sc->population_seed) != 0) {
             return FAIL(p, "seed must be a non-negative integer");
@@ -537,6 +593,15 @@ static int campaign_groups(parser_t *p, sim_campaign_spec_t *c, char *v)
     }
     for (int i = 0; i < n; i++) {
         int g = find_group(p->sc, items[i]);
+        if (g < 0 && p->sc->data.set) {
+            char known[SIM_MAX_GROUPS * (SIM_NAME_MAX + 2)] = "";
+            for (uint32_t j = 0; j < p->sc->ngroups; j++) {
+                snprintf(known + strlen(known), sizeof(known) - strlen(known), "%s%s",
+                         j ? ", " : "", p->sc->group[j].name);
+            }
+            return FAIL(p, "group '%s' has no devices in %s (its groups: %s)", items[i],
+                        p->sc->data.path, known);
+        }
         if (g < 0) {
             return FAIL(p, "unknown group '%s' (define its [group] section first)", items[i]);
         }
@@ -706,7 +771,7 @@ static int open_section(parser_t *p, const char *kind, const char *name)
     }
     int named =
         strcmp(kind, "group") == 0 || strcmp(kind, "campaign") == 0 || strcmp(kind, "plan") == 0;
-    if (named && !valid_name(name)) {
+    if (named && !sim_name_valid(name)) {
         return FAIL(p, "[%s NAME]: bad or missing name '%s'", kind, name);
     }
     if (!named && *name) {
@@ -727,6 +792,12 @@ static int open_section(parser_t *p, const char *kind, const char *name)
         }
         if (sc->ngroups >= SIM_MAX_GROUPS) {
             return FAIL(p, "more than %d groups", SIM_MAX_GROUPS);
+        }
+        if (sc->data.set) {
+            return FAIL(p,
+                        "no [group] sections with population = csv(...): the groups are the "
+                        "group labels of %s",
+                        sc->data.path);
         }
         if (find_group(sc, name) >= 0) {
             return FAIL(p, "group '%s' defined twice", name);
@@ -818,7 +889,7 @@ static int check_groups(parser_t *p)
                            "not both",
                            g->name);
         }
-        if (!g->scores.set && explicit_metrics == 0 && !g->pairs.set) {
+        if (!g->scores.set && explicit_metrics == 0 && !g->pairs.set && !g->data) {
             return fail_at(p, g->line,
                            "group '%s' has no scores, no metric distribution and no pairs",
                            g->name);
@@ -830,6 +901,20 @@ static int check_groups(parser_t *p)
             g->partition = sc->partition;
         }
         total += g->share;
+    }
+    if (sc->data.set && sc->ngroups < 2) {
+        return fail_at(p, sc->data.line,
+                       "%s has one group ('%s'): a scenario needs at least 2 groups", sc->data.path,
+                       sc->group[0].name);
+    }
+    if (sc->data.set && p->model_line != 0) {
+        return fail_at(p, p->model_line,
+                       "population = csv(...) takes its examples from the file: [population] "
+                       "takes only seed (the resampling's)");
+    }
+    if (sc->data.set && !p->devices_given) { /* default: the file's devices as they are */
+        sc->ndevices = 1;
+        sc->devices[0] = sc->data.devices;
     }
     if (sc->ngroups < 2) {
         return fail_at(p, p->line, "a scenario needs at least 2 [group] sections");
