@@ -56,7 +56,7 @@ done
 tap $ok "the build set leaves out the browser, PostgreSQL, the gates' tools, the Arm compiler, cmocka"
 # Control: the same checks see those packages in the set make test uses.
 ok=0
-for p in chromium postgresql-15 clang-tidy valgrind gcc-arm-none-eabi libcmocka-dev cmake nanopb; do
+for p in chromium postgresql-15 clang-tidy valgrind gcc-arm-none-eabi libcmocka-dev git cmake nanopb; do
   has "$all" "$p" || { echo "# all set lacks $p"; ok=1; }
 done
 tap $ok "control: DEPS_FOR=all (make test, a bare make deps) asks for all of them"
