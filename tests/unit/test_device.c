@@ -949,46 +949,104 @@ static void test_erased_outbox_is_counted(void **state)
 
 /* ---- receipts -------------------------------------------------------------------------------------- */
 
+/* The random source and the report are as they were: nothing drawn, nothing written. */
+static void assert_nothing_made(const dpm_rand_t *r, const dpm_rand_t *r0, const dpm_report_t *rep,
+                                const dpm_report_t *rep0)
+{
+    assert_memory_equal(r, r0, sizeof(*r));
+    assert_memory_equal(rep, rep0, sizeof(*rep));
+}
+
 static void test_receipts_buy_exactly_one_report(void **state)
 {
     (void)state;
     test_rng_t t;
     dpm_rng_t rng;
-    dpm_rand_t r;
+    dpm_rand_t r, r0;
     assert_int_equal(test_rand_init(&r, &t, &rng, 9), DPM_OK);
-    dpm_mech_t m, other;
+    dpm_mech_t m, other, cheaper;
     dpm_campaign_t c = tuple_campaign(10, "1", "1");
     assert_int_equal(dpm_mech_init(&m, &c, NULL), DPM_OK);
-    c = tuple_campaign(11, "0.5", "1");
+    c = tuple_campaign(10, "0.5", "1"); /* the same campaign id, another ε */
+    assert_int_equal(dpm_mech_init(&cheaper, &c, NULL), DPM_OK);
+    c = tuple_campaign(11, "1", "1");
     assert_int_equal(dpm_mech_init(&other, &c, NULL), DPM_OK);
     const dpm_ratio_t v = {3, 5};
     dpm_report_t rep, keep;
     memset(&rep, 0x11, sizeof(rep));
     keep = rep;
+    dpm_receipt_issuer_t iss;
+    memset(&iss, 0, sizeof(iss));
+    dpm_receipt_t rc, forged;
 
-    dpm_receipt_t rc, wrong;
-    assert_int_equal(dpm_receipt_unmetered(&m, 4, &rc), DPM_OK);
-    assert_int_equal(dpm_receipt_unmetered(&other, 4, &wrong), DPM_OK);
-    assert_int_equal(dpm_mech_report_tuple(&m, &r, &wrong, 0, &v, &rep), DPM_ERR_PARAM);
-    assert_int_equal(dpm_mech_report_tuple(&m, &r, NULL, 0, &v, &rep), DPM_ERR_PARAM);
-    dpm_receipt_t forged = rc;
-    forged.state = 0x1234; /* not a receipt a charge or the unmetered call made */
-    assert_int_equal(dpm_mech_report_tuple(&m, &r, &forged, 0, &v, &rep), DPM_ERR_PARAM);
+    /* Forged: bytes written by hand match no outstanding receipt, whatever they are. */
+    memset(&forged, 0, sizeof(forged));
+    r0 = r;
+    assert_int_equal(dpm_mech_report_tuple(&m, &r, &iss, &forged, 0, &v, &rep), DPM_ERR_PARAM);
+    assert_string_equal(dpm_receipt_problem(&m, &iss, &forged),
+                        "receipt not issued by this issuer, or already used (one charge buys one "
+                        "report)");
+    assert_nothing_made(&r, &r0, &rep, &keep);
+    assert_int_equal(dpm_receipt_unmetered(&iss, &m, 4, &rc), DPM_OK);
+    /* the real receipt's bytes with any one bit changed (its period, its sequence number...) */
+    for (size_t i = 0; i < sizeof(forged) * 8; i++) {
+        forged = rc;
+        ((uint8_t *)&forged)[i / 8] ^= (uint8_t)(1u << (i % 8));
+        assert_int_equal(dpm_mech_report_tuple(&m, &r, &iss, &forged, 0, &v, &rep), DPM_ERR_PARAM);
+    }
+    /* the real receipt's bytes, shown to another issuer, which issued nothing */
+    dpm_receipt_issuer_t stranger;
+    memset(&stranger, 0, sizeof(stranger));
     forged = rc;
-    forged.eps = m.eps_implemented / 2; /* charged less than the report spends */
-    assert_int_equal(dpm_mech_report_tuple(&m, &r, &forged, 0, &v, &rep), DPM_ERR_PARAM);
-    assert_memory_equal(&rep, &keep, sizeof(rep));
+    assert_int_equal(dpm_mech_report_tuple(&m, &r, &stranger, &forged, 0, &v, &rep),
+                     DPM_ERR_PARAM);
+    assert_int_equal(dpm_mech_report_tuple(&m, &r, NULL, &rc, 0, &v, &rep), DPM_ERR_PARAM);
+    assert_int_equal(dpm_mech_report_tuple(&m, &r, &iss, NULL, 0, &v, &rep), DPM_ERR_PARAM);
+    assert_nothing_made(&r, &r0, &rep, &keep);
 
-    /* A failure leaves the receipt unused; success uses it up; a used one buys nothing. */
-    assert_int_equal(dpm_mech_report_tuple(&m, &r, &rc, 9, &v, &rep), DPM_ERR_PARAM); /* group */
-    assert_int_equal(rc.state, DPM_RECEIPT_UNMETERED);
-    assert_int_equal(dpm_mech_report_tuple(&m, &r, &rc, 0, &v, &rep), DPM_OK);
+    /* Another campaign's receipt, or one for another ε under the same campaign id. */
+    dpm_receipt_t wrong;
+    dpm_receipt_issuer_t iss2;
+    memset(&iss2, 0, sizeof(iss2));
+    assert_int_equal(dpm_receipt_unmetered(&iss2, &other, 4, &wrong), DPM_OK);
+    assert_int_equal(dpm_mech_report_tuple(&m, &r, &iss2, &wrong, 0, &v, &rep), DPM_ERR_PARAM);
+    assert_string_equal(dpm_receipt_problem(&m, &iss2, &wrong), "receipt for another campaign");
+    assert_int_equal(dpm_receipt_unmetered(&iss2, &cheaper, 4, &wrong), DPM_OK);
+    assert_int_equal(dpm_mech_report_tuple(&m, &r, &iss2, &wrong, 0, &v, &rep), DPM_ERR_PARAM);
+    assert_string_equal(dpm_receipt_problem(&m, &iss2, &wrong),
+                        "receipt for other mechanism parameters or another epsilon");
+    assert_nothing_made(&r, &r0, &rep, &keep);
+
+    /* A failure leaves the receipt outstanding; success uses it up, for the receipt's period. */
+    assert_null(dpm_receipt_problem(&m, &iss, &rc));
+    assert_int_equal(dpm_mech_report_tuple(&m, &r, &iss, &rc, 9, &v, &rep), DPM_ERR_PARAM);
+    assert_null(dpm_receipt_problem(&m, &iss, &rc));
+    dpm_receipt_t copy = rc;
+    assert_int_equal(dpm_mech_report_tuple(&m, &r, &iss, &rc, 0, &v, &rep), DPM_OK);
     assert_int_equal(rep.period, 4);
-    assert_int_equal(rc.state, 0);
+    assert_int_equal(rep.campaign_id, 10);
+
+    /* Reused: the receipt again, or a copy made before it was used, buys nothing. */
     keep = rep;
-    assert_int_equal(dpm_mech_report_tuple(&m, &r, &rc, 0, &v, &rep), DPM_ERR_PARAM);
-    assert_memory_equal(&rep, &keep, sizeof(rep));
-    assert_int_equal(dpm_receipt_unmetered(NULL, 0, &rc), DPM_ERR_PARAM);
+    r0 = r;
+    assert_int_equal(dpm_mech_report_tuple(&m, &r, &iss, &rc, 0, &v, &rep), DPM_ERR_PARAM);
+    assert_int_equal(dpm_mech_report_tuple(&m, &r, &iss, &copy, 0, &v, &rep), DPM_ERR_PARAM);
+    assert_string_equal(dpm_receipt_problem(&m, &iss, &copy),
+                        "receipt not issued by this issuer, or already used (one charge buys one "
+                        "report)");
+    assert_nothing_made(&r, &r0, &rep, &keep);
+
+    /* Superseded: an issuer holds one receipt outstanding; the next retires the one before. */
+    dpm_receipt_t first, second;
+    assert_int_equal(dpm_receipt_unmetered(&iss, &m, 5, &first), DPM_OK);
+    assert_int_equal(dpm_receipt_unmetered(&iss, &m, 5, &second), DPM_OK);
+    assert_int_equal(dpm_mech_report_tuple(&m, &r, &iss, &first, 0, &v, &rep), DPM_ERR_PARAM);
+    assert_nothing_made(&r, &r0, &rep, &keep);
+    assert_int_equal(dpm_mech_report_tuple(&m, &r, &iss, &second, 0, &v, &rep), DPM_OK);
+    assert_int_equal(dpm_receipt_unmetered(NULL, &m, 0, &rc), DPM_ERR_PARAM);
+    assert_int_equal(dpm_receipt_unmetered(&iss, NULL, 0, &rc), DPM_ERR_PARAM);
+    assert_string_equal(dpm_receipt_problem(NULL, &iss, &rc),
+                        "no mechanism, issuer or receipt (NULL)");
 }
 
 int main(void)

@@ -206,6 +206,7 @@ static inline uint32_t dpm_abi_fingerprint(void)
                           (uint32_t)sizeof(dpm_report_t),
                           (uint32_t)sizeof(dpm_score_hist_t),
                           (uint32_t)sizeof(dpm_receipt_t),
+                          (uint32_t)sizeof(dpm_receipt_issuer_t),
                           (uint32_t)((DPM_VDAF_FIELD64 << 1) | DPM_VDAF),
                           (uint32_t)sizeof(dpm_prio3_t),
                           (uint32_t)sizeof(dpm_prio3_shard_out_t),
