@@ -452,9 +452,6 @@ static void dap_seeds(void)
         cfg.clock.wall_time_s = dap_fixed_wall_clock;
         cfg.clock.ctx = &now;
         cfg.storage = fake_storage_port(&fs);
-        cfg.ledger_size = 1024;
-        cfg.outbox_offset = 1024;
-        cfg.outbox_size = sizeof(mem) - 1024;
         cfg.policy.defaults.max_eps = DPM_EPS(1);
         cfg.policy.defaults.max_budget = DPM_EPS(1);
         static dpm_dap_policy_t dap;

@@ -161,10 +161,18 @@ static int same_storage(const dpm_storage_t *a, const dpm_storage_t *b)
     return a->ctx == b->ctx && a->read == b->read;
 }
 
+/* The region cfg gives the SDK (region_size 0: up to storage.size), its sector unit and the
+ * layout the SDK makes of it. */
+typedef struct {
+    uint32_t base, size, unit;
+    dpm_storage_layout_t lay;
+    int explicit_regions; /* 0.1.0's ledger_* and outbox_*: no layout record */
+} region_t;
+
 /* Why the anchor a at offset off (of `len` bytes, named `name`) cannot work, or NULL. An
- * anchor must survive what erases the regions, so it may not share their bytes. */
-static const char *anchor_problem(const dpm_device_config_t *cfg, const dpm_storage_t *a,
-                                  uint32_t off, uint32_t len, int ledger)
+ * anchor must survive what erases the region, so it may not share its bytes. */
+static const char *anchor_problem(const dpm_device_config_t *cfg, const region_t *rg,
+                                  const dpm_storage_t *a, uint32_t off, uint32_t len, int ledger)
 {
     if (a == NULL || a->read == NULL) {
         return NULL; /* none */
@@ -177,31 +185,24 @@ static const char *anchor_problem(const dpm_device_config_t *cfg, const dpm_stor
         return ledger ? "ledger_anchor: offset outside its storage"
                       : "outbox_anchor: offset outside its storage";
     }
-    if (same_storage(a, &cfg->storage) &&
-        (overlaps(off, len, cfg->ledger_offset, cfg->ledger_size) ||
-         overlaps(off, len, cfg->outbox_offset, cfg->outbox_size))) {
-        return ledger ? "ledger_anchor: inside the ledger or outbox region"
-                      : "outbox_anchor: inside the ledger or outbox region";
+    int in = rg->explicit_regions ? overlaps(off, len, cfg->ledger_offset, cfg->ledger_size) ||
+                                        overlaps(off, len, cfg->outbox_offset, cfg->outbox_size)
+                                  : overlaps(off, len, rg->base, rg->size);
+    if (same_storage(a, &cfg->storage) && in) {
+        return ledger ? "ledger_anchor: inside the device's storage region"
+                      : "outbox_anchor: inside the device's storage region";
     }
     return NULL;
 }
 
-/* Why dpm_device_init cannot use cfg, or NULL. */
-static const char *config_problem(const dpm_device_config_t *cfg)
+/* 0.1.0's explicit regions (kept so that a device it set up keeps its ledger and outbox): why
+ * they cannot work, or NULL with *rg filled (no record, base 0). */
+static const char *explicit_problem(const dpm_device_config_t *cfg, region_t *rg)
 {
     const dpm_storage_t *s = &cfg->storage;
-    const char *why = policy_problem(&cfg->policy);
-    if (why != NULL) {
-        return why;
-    }
-    if (cfg->rng.fill == NULL) {
-        return "rng.fill is NULL (a CSPRNG is required)";
-    }
-    if (s->read == NULL || s->write == NULL || s->erase == NULL) {
-        return "storage lacks read, write or erase";
-    }
-    if (!dpm_crc32_ok()) {
-        return "dpm_port_crc32 is not zlib's CRC-32 (DPM_CRC32_TABLE=0): fix the port, dpm/port.h";
+    if (cfg->region_offset != 0 || cfg->region_size != 0 || cfg->sector_size != 0) {
+        return "give region_offset/region_size/sector_size or 0.1.0's explicit ledger_* and "
+               "outbox_* regions, not both";
     }
     if (cfg->ledger_size < DPM_LEDGER_MIN_REGION) {
         return "ledger_size below DPM_LEDGER_MIN_REGION";
@@ -219,13 +220,69 @@ static const char *config_problem(const dpm_device_config_t *cfg)
     if (overlaps(cfg->ledger_offset, cfg->ledger_size, cfg->outbox_offset, cfg->outbox_size)) {
         return "ledger and outbox regions overlap";
     }
-    why = anchor_problem(cfg, &cfg->ledger_anchor, cfg->ledger_anchor_offset,
+    rg->explicit_regions = 1;
+    rg->base = 0;
+    rg->lay.record_size = 0;
+    rg->lay.ledger_offset = cfg->ledger_offset;
+    rg->lay.ledger_size = cfg->ledger_size;
+    rg->lay.outbox_offset = cfg->outbox_offset;
+    rg->lay.outbox_size = cfg->outbox_size;
+    return NULL;
+}
+
+/* Why the region of cfg cannot be laid out, or NULL with *rg filled. */
+static const char *region_problem(const dpm_device_config_t *cfg, region_t *rg)
+{
+    const dpm_storage_t *s = &cfg->storage;
+    memset(rg, 0, sizeof(*rg));
+    if (cfg->ledger_offset != 0 || cfg->ledger_size != 0 || cfg->outbox_offset != 0 ||
+        cfg->outbox_size != 0) {
+        return explicit_problem(cfg, rg);
+    }
+    if (cfg->region_offset > s->size) {
+        return "region_offset beyond storage.size";
+    }
+    rg->base = cfg->region_offset;
+    rg->size = cfg->region_size != 0 ? cfg->region_size : s->size - cfg->region_offset;
+    rg->unit = DPM_LAYOUT_UNIT(cfg->sector_size);
+    if (!region_ok(s, rg->base, rg->size)) {
+        return "region beyond storage.size (region_offset + region_size)";
+    }
+    if (rg->base % rg->unit != 0) {
+        return "region_offset not on a sector boundary (a multiple of sector_size)";
+    }
+    const char *why = NULL;
+    return dpm_storage_layout(rg->size, cfg->sector_size, &rg->lay, &why) == DPM_OK ? NULL : why;
+}
+
+/* Why dpm_device_init cannot use cfg, or NULL (with *rg, its region, filled). */
+static const char *config_problem(const dpm_device_config_t *cfg, region_t *rg)
+{
+    const dpm_storage_t *s = &cfg->storage;
+    const char *why = policy_problem(&cfg->policy);
+    if (why != NULL) {
+        return why;
+    }
+    if (cfg->rng.fill == NULL) {
+        return "rng.fill is NULL (a CSPRNG is required)";
+    }
+    if (s->read == NULL || s->write == NULL || s->erase == NULL) {
+        return "storage lacks read, write or erase";
+    }
+    if (!dpm_crc32_ok()) {
+        return "dpm_port_crc32 is not zlib's CRC-32 (DPM_CRC32_TABLE=0): fix the port, dpm/port.h";
+    }
+    why = region_problem(cfg, rg);
+    if (why != NULL) {
+        return why;
+    }
+    why = anchor_problem(cfg, rg, &cfg->ledger_anchor, cfg->ledger_anchor_offset,
                          DPM_LEDGER_ANCHOR_BYTES, 1);
     if (why == NULL && cfg->outbox_anchor != NULL && cfg->outbox_anchor->read == NULL) {
         why = "outbox_anchor: storage without read";
     }
     if (why == NULL) {
-        why = anchor_problem(cfg, cfg->outbox_anchor, cfg->outbox_anchor_offset,
+        why = anchor_problem(cfg, rg, cfg->outbox_anchor, cfg->outbox_anchor_offset,
                              DPM_OUTBOX_ANCHOR_BYTES, 0);
     }
     if (why == NULL && cfg->ledger_anchor.read != NULL && cfg->outbox_anchor != NULL &&
@@ -255,9 +312,18 @@ dpm_status_t dpm_device_init_abi(dpm_device_t *d, const dpm_device_config_t *cfg
     if (d == NULL || cfg == NULL) {
         return say(d, DPM_ERR_PARAM, "no device or no config (NULL)");
     }
-    const char *why = config_problem(cfg);
+    region_t rg;
+    const char *why = config_problem(cfg, &rg);
     if (why != NULL) {
         return say(d, DPM_ERR_PARAM, why);
+    }
+    /* The layout record, before *d is touched: a region laid out for another size, or holding
+     * data without a record, is refused with storage and *d as they were. */
+    dpm_status_t st = rg.explicit_regions ? DPM_OK
+                                          : dpm_layout_open(&cfg->storage, rg.base, rg.size,
+                                                            rg.unit, &rg.lay, &why);
+    if (st != DPM_OK) {
+        return say(d, st, why);
     }
     /* The ledger, outbox and random source point into *d, so they are bound in place. */
     memset(d, 0, sizeof(*d));
@@ -268,7 +334,7 @@ dpm_status_t dpm_device_init_abi(dpm_device_t *d, const dpm_device_config_t *cfg
     if (d->clock.monotonic_ms != NULL) { /* time before now is not counted */
         d->clock_s = (uint32_t)(d->clock.monotonic_ms(d->clock.ctx) / 1000u);
     }
-    dpm_status_t st = dpm_rand_init(&d->rand, &d->rng);
+    st = dpm_rand_init(&d->rand, &d->rng);
     if (st == DPM_OK && cfg->upload.host != NULL) {
         st = dpm_upload_init(&d->upload, &cfg->upload);
     }
@@ -279,15 +345,15 @@ dpm_status_t dpm_device_init_abi(dpm_device_t *d, const dpm_device_config_t *cfg
      * left for the app to resolve: the device opens either way, so the app can reach both
      * through dpm_device_ledger / dpm_device_outbox, and reports. */
     d->ledger_anchor = cfg->ledger_anchor;
+    uint32_t ledger_at = rg.base + rg.lay.ledger_offset;
     dpm_status_t ledger_st =
         cfg->ledger_anchor.read != NULL
-            ? dpm_ledger_open_anchored(&d->ledger, &d->storage, cfg->ledger_offset,
-                                       cfg->ledger_size, &d->ledger_anchor,
-                                       cfg->ledger_anchor_offset)
-            : dpm_ledger_open(&d->ledger, &d->storage, cfg->ledger_offset, cfg->ledger_size);
+            ? dpm_ledger_open_anchored(&d->ledger, &d->storage, ledger_at, rg.lay.ledger_size,
+                                       &d->ledger_anchor, cfg->ledger_anchor_offset)
+            : dpm_ledger_open(&d->ledger, &d->storage, ledger_at, rg.lay.ledger_size);
     dpm_status_t outbox_st =
-        dpm_outbox_open_anchored(&d->outbox, &d->storage, cfg->outbox_offset, cfg->outbox_size,
-                                 cfg->outbox_anchor, cfg->outbox_anchor_offset);
+        dpm_outbox_open_anchored(&d->outbox, &d->storage, rg.base + rg.lay.outbox_offset,
+                                 rg.lay.outbox_size, cfg->outbox_anchor, cfg->outbox_anchor_offset);
     if (ledger_st != DPM_OK && ledger_st != DPM_ERR_CORRUPT) {
         return say(d, ledger_st, "the ledger's storage failed");
     }
@@ -765,13 +831,18 @@ dpm_status_t dpm_device_memo_open(dpm_device_t *d, uint32_t offset, uint32_t siz
     if (!opened(d) || memo == NULL) {
         return bad_arg(d, "no memo (NULL)");
     }
-    if (overlaps(offset, size, d->ledger.offset, 2u * (uint64_t)d->ledger.slot_size) ||
+    /* The layout: the record's area (one ledger slot) just before the ledger's two slots (with
+     * 0.1.0's explicit regions, an area no memo of 0.1.0 used: the memo came later). */
+    uint32_t record =
+        d->ledger.offset < d->ledger.slot_size ? d->ledger.offset : d->ledger.slot_size;
+    if (overlaps(offset, size, d->ledger.offset - record,
+                 record + 2u * (uint64_t)d->ledger.slot_size) ||
         overlaps(offset, size, d->outbox.offset, 2u * (uint64_t)d->outbox.bank_size) ||
         (same_storage(&d->ledger_anchor, &d->storage) &&
          overlaps(offset, size, d->ledger.anchor_offset, DPM_LEDGER_ANCHOR_BYTES)) ||
         (d->outbox.anchor != NULL && same_storage(d->outbox.anchor, &d->storage) &&
          overlaps(offset, size, d->outbox.anchor_offset, DPM_OUTBOX_ANCHOR_BYTES))) {
-        return bad_arg(d, "memo region overlaps the ledger, the outbox or an anchor");
+        return bad_arg(d, "memo region overlaps the device's storage layout or an anchor");
     }
     dpm_status_t st = dpm_memo_open(memo, &d->storage, offset, size, &d->rand);
     return say(d, st, NULL);
