@@ -183,7 +183,7 @@ cat >"$work/sim_api.c" <<'EOF2'
 #include "dpm/dpm.h"
 int main(void)
 {
-    dpm_receipt_issuer_t iss = {{0}};
+    dpm_receipt_issuer_t iss = DPM_RECEIPT_ISSUER_INIT;
     dpm_receipt_t rc;
     dpm_mech_t m = {0};
     return (int)dpm_receipt_unmetered(&iss, &m, 0, &rc);

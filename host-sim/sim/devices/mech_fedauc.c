@@ -543,7 +543,7 @@ static dpm_status_t fa_rounds(const sim_cfg_t *cfg, const sim_block_t *b, uint64
     if (st == DPM_OK) {
         st = dpm_fedauc_accept(&s, &cfg->mech, w.bytes, len, rr ? w.ids : NULL, &rk, &why);
     }
-    dpm_receipt_issuer_t iss = {{0}};
+    dpm_receipt_issuer_t iss = DPM_RECEIPT_ISSUER_INIT;
     dpm_receipt_t rc;
     if (st == DPM_OK) {
         st = dpm_receipt_unmetered(&iss, &cfg->mech, run, &rc);

@@ -245,7 +245,7 @@ static dpm_status_t groups_report(const sim_cfg_t *cfg, const sim_block_t *b, ui
 {
     const groups_state_t *s = st_of(cfg);
     dpm_score_hist_t h;
-    dpm_receipt_issuer_t iss = {{0}};
+    dpm_receipt_issuer_t iss = DPM_RECEIPT_ISSUER_INIT;
     dpm_receipt_t rc;
     dpm_status_t st = sim_mech_device_hist(cfg, s->model, b, device, run, &h, &iss, &rc);
     if (st == DPM_OK) {

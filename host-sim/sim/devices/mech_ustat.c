@@ -350,7 +350,7 @@ static dpm_status_t ustat_report(const sim_cfg_t *cfg, const sim_block_t *b, uin
     } else {
         return DPM_ERR_PARAM;
     }
-    dpm_receipt_issuer_t iss = {{0}};
+    dpm_receipt_issuer_t iss = DPM_RECEIPT_ISSUER_INIT;
     dpm_receipt_t rc;
     dpm_status_t st = dpm_receipt_unmetered(&iss, &cfg->mech, run, &rc);
     if (st == DPM_OK) {

@@ -173,7 +173,7 @@ static int device_mechs(const ctx_t *x, uint32_t run, uint64_t key, acc_t *acc)
         dpm_score_hist_t h;
         dpm_dpauc_counts_t c;
         dpm_report_t rep;
-        dpm_receipt_issuer_t iss = {{0}};
+        dpm_receipt_issuer_t iss = DPM_RECEIPT_ISSUER_INIT;
         dpm_receipt_t rc;
         auc_device_rand_t dr;
         st |= dpm_score_hist_init(&h, &rh->bins) != DPM_OK || dpm_dpauc_counts_init(&c, da) != DPM_OK;
@@ -281,7 +281,7 @@ static int example_mechs(const ctx_t *x, uint32_t run, uint64_t key, acc_t *acc)
             uint32_t i = x->idx[k];
             dpm_ustat_example_t ex = {x->d->score[i], x->d->label[i], 0};
             dpm_report_t rep;
-            dpm_receipt_issuer_t iss = {{0}};
+            dpm_receipt_issuer_t iss = DPM_RECEIPT_ISSUER_INIT;
             dpm_receipt_t rc;
             auc_device_rand_t dr;
             double t0 = sim_now();

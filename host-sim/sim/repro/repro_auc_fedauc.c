@@ -88,7 +88,7 @@ static int round_trip(const dpm_mech_t *m, const auc_data_t *d, const uint32_t *
     dpm_fedauc_session_t s;
     dpm_fedauc_header_t h;
     dpm_fedauc_ranks_t rk;
-    dpm_receipt_issuer_t iss = {{0}};
+    dpm_receipt_issuer_t iss = DPM_RECEIPT_ISSUER_INIT;
     dpm_receipt_t rc;
     dpm_report_t rep;
     dpm_memo_t memo;

@@ -127,8 +127,8 @@ dpm_status_t dpm_campaign_encode(const dpm_campaign_t *c, uint8_t *buf, size_t c
  * is drawn or written:
  *  - the issuer passed with it made it and has not seen it used: an issuer holds at most one
  *    receipt outstanding, and the receipt must equal it (campaign id, period, parameter
- *    fingerprint, implemented ε and the issuer's sequence number of the charge, compared in
- *    constant time); using it, or issuing the next one, retires it, so a copy of a used or
+ *    fingerprint, implemented ε and the issuer's 32-bit sequence number of the charge, compared
+ *    in constant time); using it, or issuing the next one, retires it, so a copy of a used or
  *    superseded receipt is refused (reuse), and bytes written by hand match nothing (forgery);
  *  - it was made for this mechanism: the campaign id, parameter fingerprint and ε of m (another
  *    campaign's receipt is refused);
@@ -144,8 +144,11 @@ dpm_status_t dpm_campaign_encode(const dpm_campaign_t *c, uint8_t *buf, size_t c
  * fields, the ledger's storage), or that calls the simulator-only dpm_receipt_unmetered, can
  * perturb without a charge, as it can send its raw data; no in-process check stops code with
  * arbitrary memory access. Receipts are RAM-only: a reboot forgets them (the ledger charge stays).
+ * The sequence number has 32 bits: a copy kept while its issuer issues 2^32 more receipts for the
+ * same campaign and period could match again (only a simulator's long-lived issuer issues more
+ * than one; a device's issues one per report call).
  */
-#define DPM_RECEIPT_WORDS 6u
+#define DPM_RECEIPT_WORDS 5u
 
 /* A receipt: opaque (its bytes mean nothing to the app and are no ABI promise). */
 typedef struct {
@@ -155,8 +158,13 @@ typedef struct {
 /* Who issues receipts and knows which one is outstanding: opaque. All zero is a valid issuer
  * with nothing outstanding. */
 typedef struct {
-    uint32_t opaque[DPM_RECEIPT_WORDS + 2u];
+    dpm_receipt_t issued; /* the last receipt issued */
+    uint32_t opaque;      /* 1 while it is outstanding */
 } dpm_receipt_issuer_t;
+#define DPM_RECEIPT_ISSUER_INIT                                                                    \
+    {                                                                                              \
+        {{0}}, 0                                                                                   \
+    }
 
 /* Why iss would refuse rc for a report of m ("receipt not issued by this issuer, or already
  * used", "receipt for another campaign", ...), or NULL if a perturbing call would accept it.

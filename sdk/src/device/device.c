@@ -488,18 +488,17 @@ static dpm_status_t precheck(dpm_device_t *d, const dpm_mech_t *m, size_t max_by
     return DPM_OK;
 }
 
-/* A charge made: the receipt the mechanism needs and its issuer, and the totals it left for the
- * report's info (so no second ledger read). The issuer lives on the report call's stack: the
- * receipt of a charge is good for that call only, and a device holds no receipt state between
- * calls (no held RAM). */
+/* A charge made: the issuer of the receipt the mechanism needs (the receipt is iss.issued), and
+ * the totals it left for the report's info (so no second ledger read). The issuer lives on the
+ * report call's stack: the receipt of a charge is good for that call only, and a device holds no
+ * receipt state between calls (no held RAM). */
 typedef struct {
     dpm_receipt_issuer_t iss;
-    dpm_receipt_t rc;
     dpm_ledger_totals_t totals;
 } charged_t;
 
 /* Check everything, then charge the ledger (one ledger read and one write per report); on
- * DPM_OK ch->rc is the receipt for one report. */
+ * DPM_OK ch->iss.issued is the receipt for one report. */
 
 static dpm_status_t admit(dpm_device_t *d, const dpm_mech_t *m, uint32_t period, size_t max_bytes,
                           charged_t *ch)
@@ -514,7 +513,7 @@ static dpm_status_t admit(dpm_device_t *d, const dpm_mech_t *m, uint32_t period,
     st = dpm_device_ledger_spend(d, &c, &why, &ch->totals);
     if (st == DPM_OK) { /* issued only once the charge is durable */
         memset(&ch->iss, 0, sizeof(ch->iss));
-        dpm_receipt_issue(&ch->iss, m, period, &ch->rc);
+        dpm_receipt_issue(&ch->iss, m, period, NULL);
     }
     return say(d, st, why);
 }
@@ -593,7 +592,7 @@ dpm_status_t dpm_device_report_tuple(dpm_device_t *d, const dpm_mech_t *m, uint3
     }
     dpm_report_t rep;
     uint8_t buf[DPM_REPORT_TUPLE_MAX];
-    st = dpm_mech_report_tuple(m, &d->rand, &ch.iss, &ch.rc, group, values, &rep);
+    st = dpm_mech_report_tuple(m, &d->rand, &ch.iss, &ch.iss.issued, group, values, &rep);
     size_t len = 0;
     if (st == DPM_OK) {
         st = dpm_report_encode_tuple(&rep, buf, sizeof(buf), &len);
@@ -626,8 +625,9 @@ static dpm_status_t report_roc(dpm_device_t *d, const dpm_mech_t *m, uint32_t pe
     }
     dpm_report_t rep;
     uint8_t buf[DPM_REPORT_ROC_MAX];
-    st = group_given ? dpm_mech_report_roc_hist_group(m, &d->rand, &ch.iss, &ch.rc, group, h, &rep)
-                     : dpm_mech_report_roc_hist(m, &d->rand, &ch.iss, &ch.rc, h, &rep);
+    st = group_given
+             ? dpm_mech_report_roc_hist_group(m, &d->rand, &ch.iss, &ch.iss.issued, group, h, &rep)
+             : dpm_mech_report_roc_hist(m, &d->rand, &ch.iss, &ch.iss.issued, h, &rep);
     size_t len = 0;
     if (st == DPM_OK) {
         st = dpm_report_encode_roc_hist(&rep, buf, sizeof(buf), &len);
@@ -671,7 +671,7 @@ dpm_status_t dpm_device_report_dpauc(dpm_device_t *d, const dpm_mech_t *m, uint3
     }
     dpm_report_t rep;
     uint8_t buf[DPM_REPORT_DPAUC_MAX];
-    st = dpm_mech_report_dpauc(m, &d->rand, &ch.iss, &ch.rc, c, &rep);
+    st = dpm_mech_report_dpauc(m, &d->rand, &ch.iss, &ch.iss.issued, c, &rep);
     size_t len = 0;
     if (st == DPM_OK) {
         st = dpm_report_encode_dpauc(&rep, buf, sizeof(buf), &len);
@@ -763,7 +763,8 @@ dpm_status_t dpm_device_report_fedauc(dpm_device_t *d, const dpm_mech_t *m, uint
     }
     dpm_report_t rep;
     uint8_t buf[DPM_REPORT_FEDAUC_MAX];
-    st = dpm_mech_report_fedauc(m, &d->rand, &ch.iss, &ch.rc, s, &rk, labels, ids, memo, &rep);
+    st = dpm_mech_report_fedauc(m, &d->rand, &ch.iss, &ch.iss.issued, s, &rk, labels, ids, memo,
+                                &rep);
     size_t len = 0;
     if (st == DPM_OK) {
         st = dpm_report_encode_fedauc(&rep, buf, sizeof(buf), &len);
@@ -802,8 +803,8 @@ static dpm_status_t report_ustat(dpm_device_t *d, const dpm_mech_t *m, uint32_t 
     }
     dpm_report_t rep;
     uint8_t buf[DPM_REPORT_MAX2(DPM_REPORT_USTAT_TREE_MAX, DPM_REPORT_USTAT_BINS_MAX)];
-    st = tree ? dpm_mech_report_ustat_tree(m, &d->rand, &ch.iss, &ch.rc, ex, &rep)
-              : dpm_mech_report_ustat_bins(m, &d->rand, &ch.iss, &ch.rc, ex, &rep);
+    st = tree ? dpm_mech_report_ustat_tree(m, &d->rand, &ch.iss, &ch.iss.issued, ex, &rep)
+              : dpm_mech_report_ustat_bins(m, &d->rand, &ch.iss, &ch.iss.issued, ex, &rep);
     size_t len = 0;
     if (st == DPM_OK) {
         st = dpm_report_encode_ustat(&rep, buf, sizeof(buf), &len);

@@ -75,24 +75,24 @@ dpm_status_t dpm_mech_init(dpm_mech_t *m, const dpm_campaign_t *c, const char **
 /* ---- receipts and the report header ---------------------------------------------------------- */
 
 /* The receipt m's report in `period` gets, with sequence number seq. */
-static void receipt_fill(const dpm_mech_t *m, uint32_t period, uint64_t seq, uint32_t *w)
+static void receipt_fill(const dpm_mech_t *m, uint32_t period, uint32_t seq, uint32_t *w)
 {
     w[DPM_RC_CAMPAIGN] = m->campaign.id;
     w[DPM_RC_PERIOD] = period;
     w[DPM_RC_PARAMS] = m->params_hash;
     w[DPM_RC_EPS] = m->eps_implemented;
-    w[DPM_RC_SEQ_LO] = (uint32_t)seq;
-    w[DPM_RC_SEQ_HI] = (uint32_t)(seq >> 32);
+    w[DPM_RC_SEQ] = seq;
 }
 
 void dpm_receipt_issue(dpm_receipt_issuer_t *iss, const dpm_mech_t *m, uint32_t period,
                        dpm_receipt_t *rc)
 {
-    uint32_t *w = iss->opaque;
-    uint64_t seq = ((uint64_t)w[DPM_RC_SEQ_HI] << 32 | w[DPM_RC_SEQ_LO]) + 1u;
-    receipt_fill(m, period, seq, w);
-    w[DPM_RC_LIVE] = 1u;
-    memcpy(rc->opaque, w, sizeof(rc->opaque));
+    uint32_t *w = iss->issued.opaque;
+    receipt_fill(m, period, w[DPM_RC_SEQ] + 1u, w);
+    iss->opaque = 1u;
+    if (rc != NULL) {
+        *rc = iss->issued;
+    }
 }
 
 dpm_status_t dpm_receipt_unmetered(dpm_receipt_issuer_t *iss, const dpm_mech_t *m, uint32_t period,
@@ -113,9 +113,9 @@ const char *dpm_receipt_problem(const dpm_mech_t *m, const dpm_receipt_issuer_t 
     }
     /* Constant time over the words (the sequence number is no secret, but the comparison costs
      * the same whatever the bytes). */
-    uint32_t diff = iss->opaque[DPM_RC_LIVE] ^ 1u;
+    uint32_t diff = iss->opaque ^ 1u;
     for (unsigned i = 0; i < DPM_RECEIPT_WORDS; i++) {
-        diff |= iss->opaque[i] ^ rc->opaque[i];
+        diff |= iss->issued.opaque[i] ^ rc->opaque[i];
     }
     if (diff != 0) {
         return "receipt not issued by this issuer, or already used (one charge buys one report)";
@@ -160,7 +160,7 @@ dpm_status_t dpm_mech_report_finish(const dpm_mech_t *m, dpm_rand_t *r, dpm_rece
     out->eps = m->eps_implemented;
     out->params_hash = m->params_hash;
     memcpy(&out->body, body, size);
-    iss->opaque[DPM_RC_LIVE] = 0; /* used up */
+    iss->opaque = 0; /* used up */
     return DPM_OK;
 }
 

@@ -89,15 +89,16 @@ uint32_t dpm_fnv_word(uint32_t h, uint32_t w);
 uint32_t dpm_fnv_u64(uint32_t h, uint64_t w);
 
 /* Receipts (dpm/report.h). A receipt's words: campaign id, period, parameter fingerprint,
- * implemented ε, then the issuer's 64-bit sequence number of the charge (low, high). An issuer's
- * words: the last receipt it issued, then 1 while that one is outstanding (0 once used or
- * retired), then 0. */
-enum { DPM_RC_CAMPAIGN, DPM_RC_PERIOD, DPM_RC_PARAMS, DPM_RC_EPS, DPM_RC_SEQ_LO, DPM_RC_SEQ_HI };
-#define DPM_RC_LIVE DPM_RECEIPT_WORDS
+ * implemented ε, then the issuer's sequence number of the charge (32 bits: 5 words keep the
+ * device's report call within its stack budget; a device's issuer issues one receipt). An
+ * issuer holds the last receipt it issued and 1 while that one is outstanding (0 once used or
+ * retired). */
+enum { DPM_RC_CAMPAIGN, DPM_RC_PERIOD, DPM_RC_PARAMS, DPM_RC_EPS, DPM_RC_SEQ };
 
 /* 1 if iss accepts rc for a report of m (dpm_receipt_problem is NULL). */
 int dpm_receipt_ok(const dpm_mech_t *m, const dpm_receipt_issuer_t *iss, const dpm_receipt_t *rc);
-/* Issue from iss the receipt of one report of m in `period` (retires the outstanding one). */
+/* Issue from iss the receipt of one report of m in `period` (retires the outstanding one): it is
+ * iss->issued, and a copy in *rc unless rc is NULL. */
 void dpm_receipt_issue(dpm_receipt_issuer_t *iss, const dpm_mech_t *m, uint32_t period,
                        dpm_receipt_t *rc);
 
