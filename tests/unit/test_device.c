@@ -1001,7 +1001,7 @@ static void test_storage_layout_of_one_region(void **state)
 
     /* too small: the reason names the build's minimum, in bytes */
     char figure[16];
-    snprintf(figure, sizeof(figure), "= %u", (unsigned)DPM_DEVICE_MIN_REGION(0));
+    snprintf(figure, sizeof(figure), "minimum is %u", (unsigned)DPM_DEVICE_MIN_REGION(0));
     const char *why = NULL;
     assert_int_equal(dpm_storage_layout(DPM_DEVICE_MIN_REGION(0) - 1u, 0, &lay, &why),
                      DPM_ERR_PARAM);

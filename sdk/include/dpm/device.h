@@ -139,7 +139,7 @@ dpm_status_t dpm_policy_check(const dpm_policy_t *p, const dpm_campaign_t *c, co
  * outbox that holds one largest report; the outbox takes every byte above it. */
 #define DPM_LAYOUT_RECORD_BYTES 32u
 #define DPM_LAYOUT_UNIT(sector) ((sector) > 1u ? (uint32_t)(sector) : 1u)
-#define DPM_LAYOUT_ROUND(x, u) (((uint32_t)(x) + (u) - 1u) / (u) * (u))
+#define DPM_LAYOUT_ROUND(x, u) (((uint32_t)(x) + (u)-1u) / (u) * (u))
 #define DPM_DEVICE_MIN_REGION(sector)                                                              \
     (3u * DPM_LAYOUT_ROUND(DPM_LEDGER_RECORD_MAX, DPM_LAYOUT_UNIT(sector)) +                       \
      2u * DPM_LAYOUT_ROUND(DPM_OUTBOX_MIN_REGION / 2u, DPM_LAYOUT_UNIT(sector)))

@@ -42,21 +42,21 @@ typedef char dpm_layout_record_fits[DPM_LEDGER_RECORD_MAX >= DPM_LAYOUT_RECORD_B
             0                                                                                      \
     }
 
-#define TOO_SMALL "region_size below this build's minimum DPM_DEVICE_MIN_REGION(0) = "
-#define TOO_SMALL_SECTORS                                                                          \
-    "region_size below DPM_DEVICE_MIN_REGION(sector_size), each part in whole sectors; with "      \
-    "sector_size 0 the minimum is "
-/* A reason with the figure: the text, then the digits, read as one string through `all`. */
-#define REASON_WITH_MIN(name, msg)                                                                 \
-    static const union {                                                                           \
-        struct {                                                                                   \
-            char text[sizeof(msg) - 1];                                                            \
-            char digits[8];                                                                        \
-        } parts;                                                                                   \
-        char all[sizeof(msg) - 1 + 8];                                                             \
-    } name = {{msg, DIGITS(MIN0)}}
-REASON_WITH_MIN(too_small, TOO_SMALL);
-REASON_WITH_MIN(too_small_sectors, TOO_SMALL_SECTORS);
+/* The reason for a region too small: the text, then the figure's digits, read as one string
+ * through `all`. */
+#define TOO_SMALL                                                                                  \
+    "region_size below DPM_DEVICE_MIN_REGION(sector_size) (each part in whole sectors): with "     \
+    "sector_size 0, this build's minimum is "
+static const union {
+    struct {
+        /* cppcheck-suppress unusedStructMember ; written by the initializer, read through all */
+        char text[sizeof(TOO_SMALL) - 1];
+        /* cppcheck-suppress unusedStructMember */
+        char digits[8];
+        /* cppcheck-suppress unusedStructMember */
+    } parts;
+    char all[sizeof(TOO_SMALL) - 1 + 8];
+} too_small = {{TOO_SMALL, DIGITS(MIN0)}};
 
 static dpm_status_t fail(const char **why, const char *text, dpm_status_t st)
 {
@@ -77,7 +77,7 @@ dpm_status_t dpm_storage_layout(uint32_t region_size, uint32_t sector_size,
     uint64_t slot = ((uint64_t)DPM_LEDGER_RECORD_MAX + u - 1u) / u * u;
     uint64_t bank_min = ((uint64_t)DPM_OUTBOX_MIN_REGION / 2u + u - 1u) / u * u;
     if ((uint64_t)region_size < 3u * slot + 2u * bank_min) {
-        return fail(reason, u == 1u ? too_small.all : too_small_sectors.all, DPM_ERR_PARAM);
+        return fail(reason, too_small.all, DPM_ERR_PARAM);
     }
     uint32_t bank = (uint32_t)((region_size - 3u * slot) / 2u / u * u);
     out->record_size = (uint32_t)slot;
@@ -94,7 +94,7 @@ static void record_of(uint32_t size, uint32_t unit, const dpm_storage_layout_t *
         LAYOUT_MAGIC,    size, unit, lay->ledger_offset, lay->ledger_size, lay->outbox_offset,
         lay->outbox_size};
     for (int i = 0; i < 7; i++) {
-        dpm_put_le32(b + 4 * i, w[i]);
+        dpm_put_le32(b + 4u * (size_t)i, w[i]);
     }
     dpm_put_le32(b + 28, dpm_crc32(0, b, 28));
 }
