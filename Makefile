@@ -59,7 +59,10 @@ endif
 
 SDK_CFLAGS := $(CFLAGS_COMMON) -Isdk/src/internal -Isdk/src -ffunction-sections -fdata-sections
 PORT_CFLAGS := $(CFLAGS_COMMON) -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
-TEST_CFLAGS := $(CFLAGS_COMMON) -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Itests/support -Ihost-sim \
+# Tests and host-sim see the simulator-only entry points (dpm_receipt_unmetered, dpm/report.h);
+# `make install`'s headers are compiled by apps without -DDPM_SIMULATOR_API.
+SIM_API := -DDPM_SIMULATOR_API
+TEST_CFLAGS := $(CFLAGS_COMMON) $(SIM_API) -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Itests/support -Ihost-sim \
                -Isdk/src/internal -Isdk/src -Wno-conversion
 LDLIBS := -lcmocka -lpthread -lm
 
@@ -131,7 +134,7 @@ LIBHOST := $(OUT)/libdpm_host.a
 # libpq (the collector's PostgreSQL store): its headers live in a directory of their own.
 PQ_CFLAGS := $(shell pkg-config --cflags libpq 2>/dev/null || echo -I/usr/include/postgresql)
 # host-sim sees the SDK through its public headers only (no -Isdk/src: tests/unit/test_host_deps.py)
-HOST_CFLAGS := $(CFLAGS_COMMON) -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Ihost-sim \
+HOST_CFLAGS := $(CFLAGS_COMMON) $(SIM_API) -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Ihost-sim \
                -Wno-conversion $(PQ_CFLAGS)
 DB_LIBS := -lsqlite3 -lpq
 

@@ -44,7 +44,7 @@ NANOPB_CFLAGS := $(BASE_CFLAGS) -Wall -Werror
 # Test code as on the host (tests/ is not held to -Wconversion there either), and without
 # -Wformat: newlib's uint32_t is unsigned long, which the tests print with %u (the same width
 # on every 32-bit ARM target, so the output is right).
-TEST_CFLAGS := $(BASE_CFLAGS) $(WARNINGS) -Wno-conversion -Wno-format -Itests/support -Ihost-sim -Isdk/src/internal \
+TEST_CFLAGS := $(BASE_CFLAGS) $(WARNINGS) -DDPM_SIMULATOR_API -Wno-conversion -Wno-format -Itests/support -Ihost-sim -Isdk/src/internal \
                -Isdk/src -isystem $(CMOCKA_DIR)/include -DDPM_CM_TEST_DRBG_NOT_FOR_PRODUCTION
 # cmocka's own source, without its config.h: newlib has signal() (never raised here) but no
 # clock_gettime, so cmocka skips its timings.

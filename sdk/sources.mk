@@ -51,6 +51,7 @@ DPM_SDK_SRCS += $(DPM_ROOT)/sdk/src/core/status.c
 DPM_SDK_SRCS += $(DPM_ROOT)/sdk/src/core/version.c
 DPM_SDK_SRCS += $(DPM_ROOT)/sdk/src/device/device.c
 DPM_SDK_SRCS += $(DPM_ROOT)/sdk/src/device/device_dap.c
+DPM_SDK_SRCS += $(DPM_ROOT)/sdk/src/device/layout.c
 DPM_SDK_SRCS += $(DPM_ROOT)/sdk/src/mech/dpauc.c
 DPM_SDK_SRCS += $(DPM_ROOT)/sdk/src/mech/fedauc.c
 DPM_SDK_SRCS += $(DPM_ROOT)/sdk/src/mech/fedauc_wire.c

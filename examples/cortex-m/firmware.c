@@ -19,8 +19,7 @@
 #include "dpm/dpm.h"
 #include "dpm/port_cortex_m.h"
 
-#define LEDGER_BYTES 1024u
-#define OUTBOX_BYTES 4096u
+#define STATE_BYTES 5120u /* the SDK's storage region: its layout record, ledger and outbox */
 #define PERIOD 0u
 
 static void campaign(dpm_campaign_t *c, uint32_t id, dpm_mech_id_t mech)
@@ -92,7 +91,7 @@ static void print_outbox(dpm_device_t *dev)
 
 int main(void)
 {
-    static uint8_t ram[LEDGER_BYTES + OUTBOX_BYTES];
+    static uint8_t ram[STATE_BYTES];
     static dpm_ram_storage_t ram_storage;
     static dpm_cm_test_drbg_t drbg; /* NOT FOR PRODUCTION: see the top of this file */
     static dpm_device_t dev;
@@ -101,9 +100,7 @@ int main(void)
     memset(&cfg, 0, sizeof(cfg));
     cfg.rng = dpm_cm_test_drbg(&drbg);
     cfg.storage = dpm_ram_storage(&ram_storage, ram, sizeof(ram));
-    cfg.ledger_size = LEDGER_BYTES;
-    cfg.outbox_offset = LEDGER_BYTES;
-    cfg.outbox_size = OUTBOX_BYTES;
+    /* the whole of ram: the SDK lays out its ledger and outbox in it (dpm/device.h) */
     cfg.policy.defaults.max_eps = DPM_EPS(1);
     cfg.policy.defaults.max_budget = DPM_EPS(4);
     /* all campaigns together: at most ε = 4 per device period. This board has no clock, so

@@ -20,8 +20,7 @@ int main(void)
     static dpm_ram_storage_t ram;
     static dpm_device_t dev;
     dpm_device_config_t cfg = {.rng = {fill, NULL},
-                               .storage = dpm_ram_storage(&ram, mem, sizeof(mem)),
-                               .ledger_size = 1024, .outbox_offset = 1024, .outbox_size = 7168,
+                               .storage = dpm_ram_storage(&ram, mem, sizeof(mem)), /* SDK lays it out */
                                .policy.defaults = {0, DPM_EPS(1), DPM_EPS(1)}}; /* ε: DPM_EPS */
     dpm_campaign_t campaign = {.id = 1, .mechanism = DPM_MECH_ID_TUPLE_MR, .eps = DPM_EPS(1),
                                .budget = DPM_EPS(1), .groups = 4, .nmetrics = 1,

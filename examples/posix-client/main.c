@@ -29,8 +29,7 @@
 #include "dpm/port_posix.h"
 #include "dpm/port_tls.h"
 
-#define STATE_BYTES 65536u /* one file: ledger (first 4 KiB) + outbox (the rest) */
-#define LEDGER_BYTES 4096u
+#define STATE_BYTES 65536u /* one file: the SDK lays out its ledger and outbox in it */
 #define TIMEOUT_MS 10000u
 
 enum {
@@ -621,10 +620,8 @@ int main(int argc, char **argv)
     cfg.rng = dpm_posix_rng(&drbg);
     cfg.clock = dpm_posix_clock();
     cfg.storage = dpm_posix_storage(&file);
-    cfg.ledger_offset = 0;
-    cfg.ledger_size = LEDGER_BYTES;
-    cfg.outbox_offset = LEDGER_BYTES;
-    cfg.outbox_size = STATE_BYTES - LEDGER_BYTES;
+    /* the whole file: the SDK lays out its ledger and outbox in it and keeps a record of the
+     * layout, so a later run with another STATE_BYTES is refused, not misread */
     cfg.ledger_anchor = dpm_posix_storage(&anchor_file);
     cfg.ledger_anchor_offset = 0;
     static dpm_storage_t outbox_anchor; /* the device points to it: it lives as long */

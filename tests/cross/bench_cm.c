@@ -160,16 +160,14 @@ static int fedauc_bench(dpm_mech_id_t id, uint32_t n, dpm_rand_t *rand, double p
  * over its whole life; a new period per report, so the campaign's budget never runs out. */
 static dpm_device_t *new_device(dpm_rng_t rng, const dpm_campaign_t *c, dpm_mech_t *mech)
 {
-    static uint8_t state[1024 + 8192];
+    /* the layout record's area and the ledger (3 ledger records), then an 8 KB outbox */
+    static uint8_t state[3u * DPM_LEDGER_RECORD_MAX + 8192u];
     static dpm_ram_storage_t ss;
     static dpm_device_t dev;
     dpm_device_config_t cfg;
     memset(&cfg, 0, sizeof(cfg));
     cfg.rng = rng;
     cfg.storage = dpm_ram_storage(&ss, state, sizeof(state));
-    cfg.ledger_size = 1024u;
-    cfg.outbox_offset = 1024u;
-    cfg.outbox_size = 8192u;
     cfg.policy.defaults.max_eps = DPM_EPS(1);
     cfg.policy.defaults.max_budget = DPM_EPS(64);
     cfg.policy.device.max_eps = DPM_EPS(1000);

@@ -285,9 +285,7 @@ static int run_aead(shape_t *s, dpm_rng_t rng, int a, figures_t *fig)
     cfg.rng = rng;
     cfg.clock.wall_time_s = wall;
     cfg.storage = dpm_ram_storage(&ram, state, sizeof(state));
-    cfg.ledger_size = 2048u;
-    cfg.outbox_offset = 2048u;
-    cfg.outbox_size = 8192u;
+    cfg.region_size = 3u * DPM_LEDGER_RECORD_MAX + 8192u; /* record, ledger, an 8 KB outbox */
     cfg.policy.defaults.max_eps = DPM_EPS(1);
     cfg.policy.defaults.max_budget = DPM_EPS(1);
     /* one report per period, several periods at one fixed clock reading: the device-wide cap

@@ -25,7 +25,8 @@
 
 #define PAINT 0xC5A5E1D3u
 #define WINDOW 16384u /* bytes painted below the caller's frame: far more than any figure */
-#define LEDGER_BYTES 512u
+/* the layout record's area and the ledger: 3 ledger records (dpm/device.h), then the outbox */
+#define LEDGER_BYTES (3u * DPM_LEDGER_RECORD_MAX)
 #define ROUNDS 24u   /* periods; each campaign reports once per period */
 #define CAMPAIGNS 3u /* <= DPM_LEDGER_MAX_CAMPAIGNS */
 
@@ -154,9 +155,6 @@ static int run(const char *name, uint8_t *ram, uint32_t outbox_bytes, uint32_t k
     memset(&cfg, 0, sizeof(cfg));
     cfg.rng = dpm_cm_drbg(&rng);
     cfg.storage = dpm_ram_storage(&storage, ram, LEDGER_BYTES + outbox_bytes);
-    cfg.ledger_size = LEDGER_BYTES;
-    cfg.outbox_offset = LEDGER_BYTES;
-    cfg.outbox_size = outbox_bytes;
     cfg.policy.defaults.max_eps = DPM_EPS(1);
     cfg.policy.defaults.max_budget = DPM_EPS(4);
     cfg.policy.device.max_eps = DPM_EPS(1000); /* no clock: a lifetime cap */

@@ -17,6 +17,7 @@ the queue in smaller batches, and one that rate-limits (429) gets it later."""
 import json
 import os
 import socket
+import struct
 import subprocess
 import sys
 import tempfile
@@ -87,6 +88,15 @@ def tap(ok, what, diag=""):
         failed += 1
         for line in diag.splitlines()[-8:]:
             print(f"#   {line}")
+
+
+def layout_of(data):
+    """(ledger offset, ledger size, outbox offset, outbox size) from the SDK's layout record at
+    the start of state.bin (dpm/device.h: "DPL1", region size, sector size, the four, CRC)."""
+    magic, _, _, lo, ls, oo, osz = struct.unpack_from("<4s6I", data, 0)
+    if magic != b"DPL1":
+        raise SystemExit("state.bin has no layout record")
+    return lo, ls, oo, osz
 
 
 def free_port():
@@ -338,11 +348,15 @@ def main():
                 "campaign 171 counted each of its seven reports once (five with the "
                 "certificate, two with a token)", body[:300])
 
-            # Damaged state never re-spends a period's budget (period 4 is spent). The ledger is
-            # the first 4 KiB of state.bin, two mirrored 2 KiB slots; its anchor is a second file.
+            # Damaged state never re-spends a period's budget (period 4 is spent). The SDK lays
+            # out state.bin (dpm/device.h, "the storage layout") and its record at the start says
+            # where: the ledger (two mirrored slots) and the outbox; the ledger's anchor is a
+            # second file.
             state_bin = os.path.join(state, "state.bin")
             with open(state_bin, "rb") as f:
                 pristine = f.read()
+            lo, ls, oo, osz = layout_of(pristine)
+            half = ls // 2
 
             def damaged(edit, what):
                 data = bytearray(pristine)
@@ -354,12 +368,13 @@ def main():
                     f"{what}: no second report in a spent period (exit {r.returncode})",
                     r.stdout + r.stderr)
 
-            damaged(lambda d: d.__setitem__(10, d[10] ^ 0x01), "one bit flipped in slot A")
-            damaged(lambda d: d.__setitem__(2048 + 10, d[2048 + 10] ^ 0x80),
+            damaged(lambda d: d.__setitem__(lo + 10, d[lo + 10] ^ 0x01), "one bit flipped in slot A")
+            damaged(lambda d: d.__setitem__(lo + half + 10, d[lo + half + 10] ^ 0x80),
                     "one bit flipped in slot B")
-            damaged(lambda d: d.__setitem__(slice(2048, 4096), b"\xff" * 2048), "slot B erased")
-            damaged(lambda d: d.__setitem__(slice(0, 2048), b"\x00" * 2048), "slot A zeroed")
-            damaged(lambda d: d.__setitem__(slice(0, 4096), b"\xff" * 4096),
+            damaged(lambda d: d.__setitem__(slice(lo + half, lo + ls), b"\xff" * half),
+                    "slot B erased")
+            damaged(lambda d: d.__setitem__(slice(lo, lo + half), b"\x00" * half), "slot A zeroed")
+            damaged(lambda d: d.__setitem__(slice(lo, lo + ls), b"\xff" * ls),
                     "the whole ledger erased (the anchor file remembers)")
             r = client("--period", "4")
             tap(r.returncode == 6 and "refusing" in r.stderr,
@@ -386,15 +401,16 @@ def main():
                 "the next campaign period on the same day: refused by the device cap (exit 3)",
                 r.stdout + r.stderr)
 
-            # An outbox wiped in state.bin (bytes 4096..) under its anchor file: the loss is
-            # counted, sent to the collector with the next batch, and the run exits 6.
+            # An outbox wiped in state.bin (where its layout record says) under its anchor file:
+            # the loss is counted, sent to the collector with the next batch, and the run exits 6.
             def wiped(anchor):
                 st = os.path.join(tmp, "wiped" if anchor else "wiped-no-anchor")
                 who = identity_of("device-0102" if anchor else "device-0103")
                 client("--period", "2", ca=f"{other}/ca.crt", state=st, identity=who)  # queued
                 with open(os.path.join(st, "state.bin"), "r+b") as f:
-                    f.seek(4096)
-                    f.write(b"\xff" * (65536 - 4096))
+                    _, _, out_at, out_size = layout_of(f.read(64))
+                    f.seek(out_at)
+                    f.write(b"\xff" * out_size)
                 if not anchor:
                     os.remove(os.path.join(st, "outbox-anchor.bin"))  # as 0.1.0 kept no anchor
                 return client("--period", "3", state=st, identity=who)

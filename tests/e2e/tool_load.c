@@ -59,7 +59,6 @@
 #include "dpm/batch.h"
 #include "dpm/port_posix.h"
 #include "dpm/report.h"
-#include "test_receipt.h"
 
 #define MAX_CLIENTS 1024
 #define MAX_CAMPAIGNS 8
@@ -497,6 +496,18 @@ static int remember_ids(client_t *c, const batch_t *b)
 }
 
 /* Load mode: batch_size reports of campaign 0 with random groups and metric values. */
+/* One tuple report with a receipt from the calling thread's own issuer (TEST_RECEIPT keeps one
+ * issuer per file, for single-threaded use). */
+static dpm_status_t load_report(const dpm_mech_t *m, dpm_rand_t *r, uint32_t group,
+                                const dpm_ratio_t *values, dpm_report_t *rep)
+{
+    dpm_receipt_issuer_t iss;
+    dpm_receipt_t rc;
+    memset(&iss, 0, sizeof(iss));
+    dpm_status_t st = dpm_receipt_unmetered(&iss, m, 0, &rc);
+    return st != DPM_OK ? st : dpm_mech_report_tuple(m, r, &iss, &rc, group, values, rep);
+}
+
 static int fill_random_batch(client_t *c, batch_t *b)
 {
     const dpm_mech_t *m = &MECH[0];
@@ -514,7 +525,7 @@ static int fill_random_batch(client_t *c, batch_t *b)
             values[j].den = 10;
         }
         dpm_report_t rep;
-        if (dpm_mech_report_tuple(m, &c->dev_rand, TEST_RECEIPT(m, 0), (uint32_t)g, values, &rep) != DPM_OK ||
+        if (load_report(m, &c->dev_rand, (uint32_t)g, values, &rep) != DPM_OK ||
             batch_add(b, &rep) != 0) {
             return -1;
         }
@@ -541,7 +552,7 @@ static int fill_population_batch(client_t *c, batch_t *b, uint64_t *next)
                 continue; /* the app sends no report when its metric is undefined */
             }
             dpm_report_t rep;
-            if (dpm_mech_report_tuple(m, &c->dev_rand, TEST_RECEIPT(m, 0), group, values, &rep) != DPM_OK ||
+            if (load_report(m, &c->dev_rand, group, values, &rep) != DPM_OK ||
                 batch_add(b, &rep) != 0) {
                 return -1;
             }

@@ -96,7 +96,8 @@ static inline void fuzz_campaign(int which, dpm_campaign_t *c)
 static inline dpm_status_t fuzz_make_report(const dpm_mech_t *m, dpm_rand_t *r, uint32_t period,
                                             dpm_report_t *out)
 {
-    dpm_receipt_t *rc = TEST_RECEIPT(m, period);
+    dpm_receipt_issuer_t *iss = test_receipt_issue(m, period);
+    const dpm_receipt_t *rc = &test_receipt_pair()->rc;
     switch (m->campaign.mechanism) {
     case DPM_MECH_ID_ROC_HIST: {
         dpm_score_hist_t h;
@@ -109,8 +110,8 @@ static inline dpm_status_t fuzz_make_report(const dpm_mech_t *m, dpm_rand_t *r, 
             return st;
         }
         return m->params.roc_hist.groups >= 2
-                   ? dpm_mech_report_roc_hist_group(m, r, rc, 1, &h, out)
-                   : dpm_mech_report_roc_hist(m, r, rc, &h, out);
+                   ? dpm_mech_report_roc_hist_group(m, r, iss, rc, 1, &h, out)
+                   : dpm_mech_report_roc_hist(m, r, iss, rc, &h, out);
     }
     case DPM_MECH_ID_DPAUC: {
         dpm_dpauc_counts_t c;
@@ -118,7 +119,7 @@ static inline dpm_status_t fuzz_make_report(const dpm_mech_t *m, dpm_rand_t *r, 
         for (uint32_t i = 0; i < 3u && st == DPM_OK; i++) {
             st = dpm_dpauc_counts_add(&c, &m->params.dpauc, i << 29, (int)(i & 1u));
         }
-        return st != DPM_OK ? st : dpm_mech_report_dpauc(m, r, rc, &c, out);
+        return st != DPM_OK ? st : dpm_mech_report_dpauc(m, r, iss, rc, &c, out);
     }
     case DPM_MECH_ID_USTAT_BINS:
     case DPM_MECH_ID_USTAT_TREE: {
@@ -126,8 +127,8 @@ static inline dpm_status_t fuzz_make_report(const dpm_mech_t *m, dpm_rand_t *r, 
                       m->params.ustat_bins.kernel == DPM_USTAT_KENDALL;
         dpm_ustat_example_t ex = {3u << 28, kendall ? 0 : 1, 1u << 29};
         return m->campaign.mechanism == DPM_MECH_ID_USTAT_BINS
-                   ? dpm_mech_report_ustat_bins(m, r, rc, &ex, out)
-                   : dpm_mech_report_ustat_tree(m, r, rc, &ex, out);
+                   ? dpm_mech_report_ustat_bins(m, r, iss, rc, &ex, out)
+                   : dpm_mech_report_ustat_tree(m, r, iss, rc, &ex, out);
     }
     case DPM_MECH_ID_FEDAUC_RR:
     case DPM_MECH_ID_FEDAUC_LAP:
@@ -140,7 +141,7 @@ static inline dpm_status_t fuzz_make_report(const dpm_mech_t *m, dpm_rand_t *r, 
         values[i].num = 1;
         values[i].den = 2;
     }
-    return dpm_mech_report_tuple(m, r, rc, 1, values, out);
+    return dpm_mech_report_tuple(m, r, iss, rc, 1, values, out);
 }
 
 /* FedAUC (fuzz_fedauc): one fixed session of FUZZ_FEDAUC_N examples per mechanism, fedauc_rr

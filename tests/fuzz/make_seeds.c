@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "core/persist.h"
+#include "device/device_internal.h"
 #include "dpm/budget.h"
 #include "dpm/dpm.h"
 #include "dpm/port_hpke.h"
@@ -452,9 +453,6 @@ static void dap_seeds(void)
         cfg.clock.wall_time_s = dap_fixed_wall_clock;
         cfg.clock.ctx = &now;
         cfg.storage = fake_storage_port(&fs);
-        cfg.ledger_size = 1024;
-        cfg.outbox_offset = 1024;
-        cfg.outbox_size = sizeof(mem) - 1024;
         cfg.policy.defaults.max_eps = DPM_EPS(1);
         cfg.policy.defaults.max_budget = DPM_EPS(1);
         static dpm_dap_policy_t dap;
@@ -515,6 +513,27 @@ static void dap_seeds(void)
     put_file("hpke_config", "list_p256_then_x25519", list, 2 + 74 + len, NULL, 0);
 }
 
+/* ---- the device's storage layout --------------------------------------------------------- */
+
+/* A region erased, laid out by dpm_layout_open (its record), and that record with a bit flipped. */
+static void layout_seeds(void)
+{
+    static uint8_t mem[DPM_DEVICE_MIN_REGION(0)];
+    fake_storage_t fs;
+    fake_storage_init(&fs, mem, sizeof(mem), 1);
+    dpm_storage_t st = fake_storage_port(&fs);
+    dpm_storage_layout_t lay;
+    put_file("layout", "erased", mem, sizeof(mem), NULL, 0);
+    if (dpm_storage_layout(sizeof(mem), 0, &lay, NULL) != DPM_OK ||
+        dpm_layout_open(&st, 0, sizeof(mem), 1, &lay, NULL) != DPM_OK) {
+        fprintf(stderr, "make_seeds: layout failed\n");
+        exit(1);
+    }
+    put_file("layout", "valid", mem, sizeof(mem), NULL, 0);
+    mem[6] ^= 0x10;
+    put_file("layout", "bit_flip", mem, sizeof(mem), NULL, 0);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -529,6 +548,7 @@ int main(int argc, char **argv)
     outbox_seeds();
     fedauc_seeds();
     memo_seeds();
+    layout_seeds();
     dap_seeds();
     return 0;
 }

@@ -21,9 +21,6 @@ int main(void)
     dpm_device_config_t cfg = {.rng = dpm_posix_rng(&drbg),
                                .clock = dpm_posix_clock(),
                                .storage = dpm_ram_storage(&ram, mem, sizeof(mem)),
-                               .ledger_size = 1024,
-                               .outbox_offset = 1024,
-                               .outbox_size = 7168,
                                .policy.defaults = {0, DPM_EPS(1), DPM_EPS(1)}};
     dpm_campaign_t campaign = {.id = 8, .mechanism = DPM_MECH_ID_TUPLE_MR, .eps = DPM_EPS(1),
                                .budget = DPM_EPS(1), .groups = 2, .nmetrics = 1,

@@ -91,9 +91,7 @@ static dpm_status_t open_device(dpm_device_t *d, fake_storage_t *fs, test_rng_t 
     memset(&cfg, 0, sizeof(cfg));
     cfg.rng = test_rng_port(t);
     cfg.storage = fake_storage_port(fs);
-    cfg.ledger_size = 1024u;
-    cfg.outbox_offset = 1024u;
-    cfg.outbox_size = REGION - 1024u;
+    cfg.region_size = REGION;
     cfg.policy.defaults.max_eps = DPM_EPS(1);
     cfg.policy.defaults.max_budget = DPM_EPS(64);
     cfg.policy.device.max_eps = DPM_EPS(1000);

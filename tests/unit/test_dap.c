@@ -23,7 +23,6 @@
 #include "test_rng.h"
 
 #define REGION 8192u
-#define LEDGER_SIZE 1024u
 #define NOW 1700000000 /* the device's wall clock, seconds */
 #define OUTBOX_CAP (64u * 1024u)
 /* Fault injection covers every byte; on a Cortex-M under QEMU (an X25519 is 4.3 M instructions
@@ -74,9 +73,7 @@ static fixture_t *open_fixture_aead(const dpm_prio3_t *v, uint16_t leader_aead,
     f->cfg.clock.wall_time_s = dap_fixed_wall_clock;
     f->cfg.clock.ctx = &f->now;
     f->cfg.storage = fake_storage_port(&f->fs);
-    f->cfg.ledger_size = LEDGER_SIZE;
-    f->cfg.outbox_offset = LEDGER_SIZE;
-    f->cfg.outbox_size = REGION - LEDGER_SIZE;
+    f->cfg.region_size = REGION;
     f->cfg.policy.defaults.max_eps = DPM_EPS(1);
     f->cfg.policy.defaults.max_budget = DPM_EPS(2);
     dap_task_policy(&f->tf, DPM_EPS_ONE, 100, &f->dap);

@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -19,7 +20,6 @@
 #include "test_rng.h"
 
 #define REGION 8192u
-#define LEDGER_SIZE 1024u
 
 /* The device's clock: monotonic milliseconds, and a wall clock when has_wall. */
 typedef struct {
@@ -71,12 +71,18 @@ static void fixture_config(fixture_t *f)
     f->cfg.storage = fake_storage_port(&f->fs);
     f->clk.mono_ms = 5000;
     f->cfg.clock = (dpm_clock_t){dc_mono, dc_wall, &f->clk};
-    f->cfg.ledger_offset = 0;
-    f->cfg.ledger_size = LEDGER_SIZE;
-    f->cfg.outbox_offset = LEDGER_SIZE;
-    f->cfg.outbox_size = REGION - LEDGER_SIZE;
+    f->cfg.region_size = REGION; /* the SDK lays it out (0 would say the same: all of storage) */
     f->cfg.policy.defaults.max_eps = DPM_EPS(1);
     f->cfg.policy.defaults.max_budget = DPM_EPS(2);
+}
+
+/* Where the SDK put the ledger and the outbox in f->mem (region at offset 0). */
+static dpm_storage_layout_t layout_of(const fixture_t *f)
+{
+    dpm_storage_layout_t lay;
+    assert_int_equal(dpm_storage_layout(f->cfg.region_size, f->cfg.sector_size, &lay, NULL),
+                     DPM_OK);
+    return lay;
 }
 
 static void fixture_open(fixture_t *f)
@@ -186,14 +192,16 @@ static void test_init_refuses_with_its_reason(void **state)
     refused(&f, &c, DPM_ERR_PARAM,
             "policy: device.max_eps below a max_eps (no such report could pass)");
     c = good;
-    c.outbox_offset = LEDGER_SIZE / 2; /* overlaps the ledger */
-    refused(&f, &c, DPM_ERR_PARAM, "ledger and outbox regions overlap");
+    c.region_offset = 8;
+    refused(&f, &c, DPM_ERR_PARAM, "region beyond storage.size (region_offset + region_size)");
+    c.region_offset = REGION + 1;
+    refused(&f, &c, DPM_ERR_PARAM, "region_offset beyond storage.size");
     c = good;
-    c.outbox_size = REGION; /* past the end of storage */
-    refused(&f, &c, DPM_ERR_PARAM, "outbox region beyond storage.size");
-    c = good;
-    c.ledger_size = DPM_LEDGER_MIN_REGION - 1;
-    refused(&f, &c, DPM_ERR_PARAM, "ledger_size below DPM_LEDGER_MIN_REGION");
+    c.region_offset = 100;
+    c.region_size = 4096;
+    c.sector_size = 256;
+    refused(&f, &c, DPM_ERR_PARAM,
+            "region_offset not on a sector boundary (a multiple of sector_size)");
     c = good;
     c.storage.erase = NULL;
     refused(&f, &c, DPM_ERR_PARAM, "storage lacks read, write or erase");
@@ -205,8 +213,8 @@ static void test_init_refuses_with_its_reason(void **state)
     refused(&f, &c, DPM_ERR_PARAM, "upload needs clock.monotonic_ms");
     c = good;
     c.outbox_anchor = &good.storage;
-    c.outbox_anchor_offset = LEDGER_SIZE + 8; /* in the outbox region */
-    refused(&f, &c, DPM_ERR_PARAM, "outbox_anchor: inside the ledger or outbox region");
+    c.outbox_anchor_offset = REGION - 8; /* in the device's region */
+    refused(&f, &c, DPM_ERR_PARAM, "outbox_anchor: inside the device's storage region");
     assert_int_equal(dpm_device_init(&f.dev, &good), DPM_OK);
     assert_string_equal(dpm_device_why(&f.dev), "");
 }
@@ -429,7 +437,7 @@ static void test_full_outbox_spends_nothing(void **state)
     (void)state;
     static fixture_t f;
     fixture_config(&f);
-    f.cfg.outbox_size = DPM_OUTBOX_MIN_REGION; /* room for one largest report per bank */
+    f.cfg.region_size = DPM_DEVICE_MIN_REGION(0); /* room for one largest report per bank */
     f.cfg.policy.defaults.max_budget = DPM_EPS(64);
     assert_int_equal(dpm_device_init(&f.dev, &f.cfg), DPM_OK);
     dpm_mech_t m;
@@ -473,8 +481,9 @@ static void test_corrupt_ledger_refuses_every_report(void **state)
 {
     (void)state;
     static fixture_t f;
-    fixture_config(&f);
-    memset(f.mem, 0x00, LEDGER_SIZE); /* neither erased nor a ledger */
+    fixture_open(&f);
+    dpm_storage_layout_t lay = layout_of(&f);
+    memset(f.mem + lay.ledger_offset, 0x00, lay.ledger_size); /* neither erased nor a ledger */
     assert_int_equal(dpm_device_init(&f.dev, &f.cfg), DPM_ERR_CORRUPT);
     dpm_mech_t m;
     dpm_campaign_t c = tuple_campaign(10, "1", "2");
@@ -488,11 +497,12 @@ static void test_anchored_ledger_fails_closed_when_erased(void **state)
     (void)state;
     static fixture_t f;
     fixture_config(&f);
-    f.cfg.outbox_size -= 64; /* the anchor lives in the last 64 bytes, outside both regions */
+    f.cfg.region_size -= 64; /* the anchor lives in the last 64 bytes, outside the region */
     f.cfg.ledger_anchor = f.cfg.storage;
     f.cfg.ledger_anchor_offset = REGION - 64;
+    dpm_storage_layout_t lay = layout_of(&f);
     dpm_device_config_t overlapping = f.cfg;
-    overlapping.ledger_anchor_offset = 8; /* inside the ledger: an erase would take it along */
+    overlapping.ledger_anchor_offset = lay.ledger_offset; /* an erase would take it along */
     assert_int_equal(dpm_device_init(&f.dev, &overlapping), DPM_ERR_PARAM);
     assert_int_equal(dpm_device_init(&f.dev, &f.cfg), DPM_OK);
     dpm_mech_t m;
@@ -502,7 +512,7 @@ static void test_anchored_ledger_fails_closed_when_erased(void **state)
     assert_int_equal(dpm_device_report_tuple(&f.dev, &m, 0, 1, &GOOD, NULL), DPM_ERR_BUDGET);
     /* The whole ledger region erased, as a sector erase or a wiped file would: the anchor says
      * this device has charged before, so it refuses instead of starting over. */
-    memset(f.mem, 0xFF, LEDGER_SIZE);
+    memset(f.mem + lay.ledger_offset, 0xFF, lay.ledger_size);
     assert_int_equal(dpm_device_init(&f.dev, &f.cfg), DPM_ERR_CORRUPT);
     assert_int_equal(dpm_device_accept_mech(&f.dev, &c, &m, NULL), DPM_OK);
     assert_int_equal(dpm_device_report_tuple(&f.dev, &m, 0, 1, &GOOD, NULL), DPM_ERR_CORRUPT);
@@ -510,7 +520,8 @@ static void test_anchored_ledger_fails_closed_when_erased(void **state)
     fixture_config(&f);
     assert_int_equal(dpm_device_init(&f.dev, &f.cfg), DPM_OK);
     assert_int_equal(dpm_device_report_tuple(&f.dev, &m, 0, 1, &GOOD, NULL), DPM_OK);
-    memset(f.mem, 0xFF, LEDGER_SIZE);
+    lay = layout_of(&f);
+    memset(f.mem + lay.ledger_offset, 0xFF, lay.ledger_size);
     assert_int_equal(dpm_device_init(&f.dev, &f.cfg), DPM_OK);
     assert_int_equal(dpm_device_report_tuple(&f.dev, &m, 0, 1, &GOOD, NULL), DPM_OK);
 }
@@ -907,7 +918,7 @@ static void test_erased_outbox_is_counted(void **state)
         static fixture_t f;
         static fake_collector_t fc;
         fixture_config(&f);
-        f.cfg.outbox_size -= 64;
+        f.cfg.region_size -= 64;
         if (anchored) {
             f.cfg.outbox_anchor = &f.cfg.storage; /* it outlives the device: both in f */
             f.cfg.outbox_anchor_offset = REGION - 16;
@@ -919,7 +930,8 @@ static void test_erased_outbox_is_counted(void **state)
         assert_int_equal(dpm_device_accept_mech(&f.dev, &c, &m, NULL), DPM_OK);
         assert_int_equal(dpm_device_report_tuple(&f.dev, &m, 0, 1, &GOOD, NULL), DPM_OK);
         assert_int_equal(dpm_device_report_tuple(&f.dev, &m, 0, 1, &GOOD, NULL), DPM_OK);
-        memset(f.mem + f.cfg.outbox_offset, 0xFF, f.cfg.outbox_size); /* a sector erase */
+        dpm_storage_layout_t lay = layout_of(&f);
+        memset(f.mem + lay.outbox_offset, 0xFF, lay.outbox_size); /* a sector erase */
         assert_int_equal(dpm_device_init(&f.dev, &f.cfg), DPM_OK);
         dpm_outbox_stats_t st;
         assert_int_equal(dpm_outbox_stats(dpm_device_outbox(&f.dev), &st), DPM_OK);
@@ -947,48 +959,279 @@ static void test_erased_outbox_is_counted(void **state)
     }
 }
 
+/* ---- the storage layout ----------------------------------------------------------------------- */
+
+/* dpm_device_init refuses cfg with st and a reason starting with why, *d untouched but its
+ * reason and the storage's bytes as they were (it may read them). */
+static void refused_keeping_storage(fixture_t *f, const dpm_device_config_t *cfg, dpm_status_t st,
+                                    const char *why)
+{
+    static uint8_t before[REGION];
+    memcpy(before, f->mem, REGION);
+    memset(&f->dev, 0x5A, sizeof(f->dev));
+    dpm_device_t keep = f->dev;
+    assert_int_equal(dpm_device_init(&f->dev, cfg), st);
+    assert_memory_equal(dpm_device_why(&f->dev), why, strlen(why));
+    assert_memory_equal((const uint8_t *)&f->dev + sizeof(f->dev.why),
+                        (const uint8_t *)&keep + sizeof(keep.why), sizeof(keep) - sizeof(keep.why));
+    assert_memory_equal(f->mem, before, REGION);
+}
+
+static void test_storage_layout_of_one_region(void **state)
+{
+    (void)state;
+    dpm_storage_layout_t lay;
+    /* byte-erasable storage: the record's area is one ledger record, then the ledger, then the
+     * outbox takes the rest, rounded down to an even number of bytes */
+    assert_int_equal(dpm_storage_layout(REGION, 0, &lay, NULL), DPM_OK);
+    assert_int_equal(lay.record_size, DPM_LEDGER_RECORD_MAX);
+    assert_int_equal(lay.ledger_offset, DPM_LEDGER_RECORD_MAX);
+    assert_int_equal(lay.ledger_size, DPM_LEDGER_MIN_REGION);
+    assert_int_equal(lay.outbox_offset, 3u * DPM_LEDGER_RECORD_MAX);
+    assert_int_equal(lay.outbox_size, (REGION - 3u * DPM_LEDGER_RECORD_MAX) / 2u * 2u);
+    /* flash with 512-byte sectors: every part on whole sectors */
+    assert_int_equal(dpm_storage_layout(REGION, 512, &lay, NULL), DPM_OK);
+    assert_int_equal(lay.record_size % 512u, 0);
+    assert_int_equal(lay.ledger_offset % 512u, 0);
+    assert_int_equal(lay.ledger_size % 1024u, 0);
+    assert_int_equal(lay.outbox_offset % 512u, 0);
+    assert_int_equal(lay.outbox_size % 1024u, 0);
+    assert_true(lay.outbox_offset + lay.outbox_size <= REGION);
+    assert_true(REGION - (lay.outbox_offset + lay.outbox_size) < 1024u);
+
+    /* too small: the reason names the build's minimum, in bytes */
+    char figure[16];
+    snprintf(figure, sizeof(figure), "minimum is %u", (unsigned)DPM_DEVICE_MIN_REGION(0));
+    const char *why = NULL;
+    assert_int_equal(dpm_storage_layout(DPM_DEVICE_MIN_REGION(0) - 1u, 0, &lay, &why),
+                     DPM_ERR_PARAM);
+    assert_non_null(strstr(why, figure));
+    assert_int_equal(strlen(strstr(why, figure)), strlen(figure)); /* it ends the reason */
+    assert_int_equal(dpm_storage_layout(DPM_DEVICE_MIN_REGION(0), 0, &lay, NULL), DPM_OK);
+    assert_int_equal(lay.outbox_size, DPM_OUTBOX_MIN_REGION);
+    assert_int_equal(dpm_storage_layout(DPM_DEVICE_MIN_REGION(512) - 1u, 512, &lay, &why),
+                     DPM_ERR_PARAM);
+    assert_non_null(strstr(why, "DPM_DEVICE_MIN_REGION(sector_size)"));
+    assert_int_equal(dpm_storage_layout(DPM_DEVICE_MIN_REGION(512), 512, &lay, NULL), DPM_OK);
+    assert_int_equal(dpm_storage_layout(REGION, 0, NULL, NULL), DPM_ERR_PARAM);
+
+    /* and at init, before anything is read or written */
+    static fixture_t f;
+    fixture_config(&f);
+    dpm_device_config_t c = f.cfg;
+    c.region_size = DPM_DEVICE_MIN_REGION(0) - 1u;
+    assert_int_equal(dpm_storage_layout(c.region_size, 0, &lay, &why), DPM_ERR_PARAM);
+    refused(&f, &c, DPM_ERR_PARAM, why);
+}
+
+/* A reboot with the same region finds its ledger and outbox; one with another size or sector
+ * size, or over a region holding data without a layout record, is refused and changes nothing. */
+static void test_storage_layout_survives_reboots(void **state)
+{
+    (void)state;
+    static fixture_t f;
+    fixture_open(&f);
+    dpm_mech_t m;
+    dpm_campaign_t c = tuple_campaign(10, "1", "2");
+    assert_int_equal(dpm_device_accept_mech(&f.dev, &c, &m, NULL), DPM_OK);
+    assert_int_equal(dpm_device_report_tuple(&f.dev, &m, 0, 1, &GOOD, NULL), DPM_OK);
+    assert_int_equal(dpm_device_report_tuple(&f.dev, &m, 0, 1, &GOOD, NULL), DPM_OK);
+
+    /* the same region: both reports and both charges are found */
+    memset(&f.dev, 0, sizeof(f.dev));
+    assert_int_equal(dpm_device_init(&f.dev, &f.cfg), DPM_OK);
+    assert_int_equal(pending(&f), 2);
+    assert_int_equal(spent(&f, 10, 0), 2u * m.eps_implemented);
+    assert_int_equal(dpm_device_report_tuple(&f.dev, &m, 0, 1, &GOOD, NULL), DPM_ERR_BUDGET);
+
+    /* another size or sector size would move the ledger and the outbox: refused, untouched */
+    const char *moved = "region_size or sector_size differs from the layout stored in the region";
+    dpm_storage_layout_t a = layout_of(&f);
+    dpm_device_config_t other = f.cfg;
+    other.region_size = REGION - 1024u;
+    dpm_storage_layout_t b;
+    assert_int_equal(dpm_storage_layout(other.region_size, 0, &b, NULL), DPM_OK);
+    assert_true(b.outbox_size != a.outbox_size); /* it would have moved the outbox's bank B */
+    refused_keeping_storage(&f, &other, DPM_ERR_PARAM, moved);
+    other.region_size = 0; /* "all of storage": the same size, so the same layout */
+    assert_int_equal(dpm_device_init(&f.dev, &other), DPM_OK);
+    other = f.cfg;
+    other.sector_size = 256;
+    refused_keeping_storage(&f, &other, DPM_ERR_PARAM, moved);
+    assert_int_equal(dpm_device_init(&f.dev, &f.cfg), DPM_OK);
+    assert_int_equal(pending(&f), 2);
+    assert_int_equal(spent(&f, 10, 0), 2u * m.eps_implemented);
+
+    /* the record damaged (one byte) while the ledger and outbox hold data: fail closed */
+    f.mem[5] ^= 0x40;
+    refused_keeping_storage(&f, &f.cfg, DPM_ERR_CORRUPT, "region holds data but no valid layout record");
+    f.mem[5] ^= 0x40;
+    assert_int_equal(dpm_device_init(&f.dev, &f.cfg), DPM_OK);
+
+    /* data without a record (a region laid out by hand, as before the SDK did it) */
+    memset(f.mem, 0xFF, a.record_size);
+    refused_keeping_storage(&f, &f.cfg, DPM_ERR_CORRUPT, "region holds data but no valid layout record");
+}
+
+/* A first init torn while writing the record, over an otherwise erased region, is finished by
+ * the next init; the record is then what every later init finds. */
+static void test_storage_layout_torn_first_init(void **state)
+{
+    (void)state;
+    static fixture_t f;
+    fixture_config(&f);
+    memset(f.mem, 0x00, 7); /* the first bytes of a record write, then the power went */
+    assert_int_equal(dpm_device_init(&f.dev, &f.cfg), DPM_OK);
+    assert_int_equal(f.mem[0], 0x44); /* 'D' of the record's magic "DPL1" */
+    dpm_device_config_t other = f.cfg;
+    other.region_size = REGION - 512u;
+    refused_keeping_storage(&f, &other, DPM_ERR_PARAM, "region_size or sector_size differs");
+    assert_int_equal(dpm_device_init(&f.dev, &f.cfg), DPM_OK);
+}
+
+/* 0.1.0's explicit regions (compatibility): a device it set up keeps its ledger and outbox; the
+ * same storage given as one region instead is refused, untouched, not reformatted. */
+static void test_storage_explicit_regions_of_0_1_0(void **state)
+{
+    (void)state;
+    static fixture_t f;
+    fixture_config(&f);
+    f.cfg.region_size = 0;
+    f.cfg.ledger_offset = 0;
+    f.cfg.ledger_size = 1024;
+    f.cfg.outbox_offset = 1024;
+    f.cfg.outbox_size = REGION - 1024;
+    assert_int_equal(dpm_device_init(&f.dev, &f.cfg), DPM_OK);
+    dpm_mech_t m;
+    dpm_campaign_t c = tuple_campaign(10, "1", "2");
+    assert_int_equal(dpm_device_accept_mech(&f.dev, &c, &m, NULL), DPM_OK);
+    assert_int_equal(dpm_device_report_tuple(&f.dev, &m, 0, 1, &GOOD, NULL), DPM_OK);
+    assert_int_equal(dpm_device_init(&f.dev, &f.cfg), DPM_OK);
+    assert_int_equal(pending(&f), 1);
+    assert_int_equal(spent(&f, 10, 0), m.eps_implemented);
+    assert_true(memcmp(f.mem, "DPL1", 4) != 0); /* no layout record written */
+
+    dpm_device_config_t both = f.cfg;
+    both.region_size = REGION;
+    refused(&f, &both, DPM_ERR_PARAM,
+            "give region_offset/region_size/sector_size or 0.1.0's explicit ledger_* and outbox_* "
+            "regions, not both");
+    both = f.cfg;
+    both.outbox_offset = 512;
+    refused(&f, &both, DPM_ERR_PARAM, "ledger and outbox regions overlap");
+    both = f.cfg;
+    both.ledger_size = DPM_LEDGER_MIN_REGION - 1;
+    refused(&f, &both, DPM_ERR_PARAM, "ledger_size below DPM_LEDGER_MIN_REGION");
+
+    /* an upgrade that drops the explicit regions finds data and no record: refused, untouched */
+    dpm_device_config_t region = f.cfg;
+    region.ledger_size = region.outbox_offset = region.outbox_size = 0;
+    region.region_size = REGION;
+    refused_keeping_storage(&f, &region, DPM_ERR_CORRUPT, "region holds data but no valid layout record");
+    assert_int_equal(dpm_device_init(&f.dev, &f.cfg), DPM_OK);
+    assert_int_equal(pending(&f), 1);
+}
+
 /* ---- receipts -------------------------------------------------------------------------------------- */
+
+/* The random source and the report are as they were: nothing drawn, nothing written. */
+static void assert_nothing_made(const dpm_rand_t *r, const dpm_rand_t *r0, const dpm_report_t *rep,
+                                const dpm_report_t *rep0)
+{
+    assert_memory_equal(r, r0, sizeof(*r));
+    assert_memory_equal(rep, rep0, sizeof(*rep));
+}
 
 static void test_receipts_buy_exactly_one_report(void **state)
 {
     (void)state;
     test_rng_t t;
     dpm_rng_t rng;
-    dpm_rand_t r;
+    dpm_rand_t r, r0;
     assert_int_equal(test_rand_init(&r, &t, &rng, 9), DPM_OK);
-    dpm_mech_t m, other;
+    dpm_mech_t m, other, cheaper;
     dpm_campaign_t c = tuple_campaign(10, "1", "1");
     assert_int_equal(dpm_mech_init(&m, &c, NULL), DPM_OK);
-    c = tuple_campaign(11, "0.5", "1");
+    c = tuple_campaign(10, "0.5", "1"); /* the same campaign id, another ε */
+    assert_int_equal(dpm_mech_init(&cheaper, &c, NULL), DPM_OK);
+    c = tuple_campaign(11, "1", "1");
     assert_int_equal(dpm_mech_init(&other, &c, NULL), DPM_OK);
     const dpm_ratio_t v = {3, 5};
     dpm_report_t rep, keep;
     memset(&rep, 0x11, sizeof(rep));
     keep = rep;
+    dpm_receipt_issuer_t iss;
+    memset(&iss, 0, sizeof(iss));
+    dpm_receipt_t rc, forged;
 
-    dpm_receipt_t rc, wrong;
-    assert_int_equal(dpm_receipt_unmetered(&m, 4, &rc), DPM_OK);
-    assert_int_equal(dpm_receipt_unmetered(&other, 4, &wrong), DPM_OK);
-    assert_int_equal(dpm_mech_report_tuple(&m, &r, &wrong, 0, &v, &rep), DPM_ERR_PARAM);
-    assert_int_equal(dpm_mech_report_tuple(&m, &r, NULL, 0, &v, &rep), DPM_ERR_PARAM);
-    dpm_receipt_t forged = rc;
-    forged.state = 0x1234; /* not a receipt a charge or the unmetered call made */
-    assert_int_equal(dpm_mech_report_tuple(&m, &r, &forged, 0, &v, &rep), DPM_ERR_PARAM);
+    /* Forged: bytes written by hand match no outstanding receipt, whatever they are. */
+    memset(&forged, 0, sizeof(forged));
+    r0 = r;
+    assert_int_equal(dpm_mech_report_tuple(&m, &r, &iss, &forged, 0, &v, &rep), DPM_ERR_PARAM);
+    assert_string_equal(dpm_receipt_problem(&m, &iss, &forged),
+                        "receipt not issued by this issuer, or already used (one charge buys one "
+                        "report)");
+    assert_nothing_made(&r, &r0, &rep, &keep);
+    assert_int_equal(dpm_receipt_unmetered(&iss, &m, 4, &rc), DPM_OK);
+    /* the real receipt's bytes with any one bit changed (its period, its sequence number...) */
+    for (size_t i = 0; i < sizeof(forged) * 8; i++) {
+        forged = rc;
+        ((uint8_t *)&forged)[i / 8] ^= (uint8_t)(1u << (i % 8));
+        assert_int_equal(dpm_mech_report_tuple(&m, &r, &iss, &forged, 0, &v, &rep), DPM_ERR_PARAM);
+    }
+    /* the real receipt's bytes, shown to another issuer, which issued nothing */
+    dpm_receipt_issuer_t stranger;
+    memset(&stranger, 0, sizeof(stranger));
     forged = rc;
-    forged.eps = m.eps_implemented / 2; /* charged less than the report spends */
-    assert_int_equal(dpm_mech_report_tuple(&m, &r, &forged, 0, &v, &rep), DPM_ERR_PARAM);
-    assert_memory_equal(&rep, &keep, sizeof(rep));
+    assert_int_equal(dpm_mech_report_tuple(&m, &r, &stranger, &forged, 0, &v, &rep),
+                     DPM_ERR_PARAM);
+    assert_int_equal(dpm_mech_report_tuple(&m, &r, NULL, &rc, 0, &v, &rep), DPM_ERR_PARAM);
+    assert_int_equal(dpm_mech_report_tuple(&m, &r, &iss, NULL, 0, &v, &rep), DPM_ERR_PARAM);
+    assert_nothing_made(&r, &r0, &rep, &keep);
 
-    /* A failure leaves the receipt unused; success uses it up; a used one buys nothing. */
-    assert_int_equal(dpm_mech_report_tuple(&m, &r, &rc, 9, &v, &rep), DPM_ERR_PARAM); /* group */
-    assert_int_equal(rc.state, DPM_RECEIPT_UNMETERED);
-    assert_int_equal(dpm_mech_report_tuple(&m, &r, &rc, 0, &v, &rep), DPM_OK);
+    /* Another campaign's receipt, or one for another ε under the same campaign id. */
+    dpm_receipt_t wrong;
+    dpm_receipt_issuer_t iss2;
+    memset(&iss2, 0, sizeof(iss2));
+    assert_int_equal(dpm_receipt_unmetered(&iss2, &other, 4, &wrong), DPM_OK);
+    assert_int_equal(dpm_mech_report_tuple(&m, &r, &iss2, &wrong, 0, &v, &rep), DPM_ERR_PARAM);
+    assert_string_equal(dpm_receipt_problem(&m, &iss2, &wrong), "receipt for another campaign");
+    assert_int_equal(dpm_receipt_unmetered(&iss2, &cheaper, 4, &wrong), DPM_OK);
+    assert_int_equal(dpm_mech_report_tuple(&m, &r, &iss2, &wrong, 0, &v, &rep), DPM_ERR_PARAM);
+    assert_string_equal(dpm_receipt_problem(&m, &iss2, &wrong),
+                        "receipt for other mechanism parameters or another epsilon");
+    assert_nothing_made(&r, &r0, &rep, &keep);
+
+    /* A failure leaves the receipt outstanding; success uses it up, for the receipt's period. */
+    assert_null(dpm_receipt_problem(&m, &iss, &rc));
+    assert_int_equal(dpm_mech_report_tuple(&m, &r, &iss, &rc, 9, &v, &rep), DPM_ERR_PARAM);
+    assert_null(dpm_receipt_problem(&m, &iss, &rc));
+    dpm_receipt_t copy = rc;
+    assert_int_equal(dpm_mech_report_tuple(&m, &r, &iss, &rc, 0, &v, &rep), DPM_OK);
     assert_int_equal(rep.period, 4);
-    assert_int_equal(rc.state, 0);
+    assert_int_equal(rep.campaign_id, 10);
+
+    /* Reused: the receipt again, or a copy made before it was used, buys nothing. */
     keep = rep;
-    assert_int_equal(dpm_mech_report_tuple(&m, &r, &rc, 0, &v, &rep), DPM_ERR_PARAM);
-    assert_memory_equal(&rep, &keep, sizeof(rep));
-    assert_int_equal(dpm_receipt_unmetered(NULL, 0, &rc), DPM_ERR_PARAM);
+    r0 = r;
+    assert_int_equal(dpm_mech_report_tuple(&m, &r, &iss, &rc, 0, &v, &rep), DPM_ERR_PARAM);
+    assert_int_equal(dpm_mech_report_tuple(&m, &r, &iss, &copy, 0, &v, &rep), DPM_ERR_PARAM);
+    assert_string_equal(dpm_receipt_problem(&m, &iss, &copy),
+                        "receipt not issued by this issuer, or already used (one charge buys one "
+                        "report)");
+    assert_nothing_made(&r, &r0, &rep, &keep);
+
+    /* Superseded: an issuer holds one receipt outstanding; the next retires the one before. */
+    dpm_receipt_t first, second;
+    assert_int_equal(dpm_receipt_unmetered(&iss, &m, 5, &first), DPM_OK);
+    assert_int_equal(dpm_receipt_unmetered(&iss, &m, 5, &second), DPM_OK);
+    assert_int_equal(dpm_mech_report_tuple(&m, &r, &iss, &first, 0, &v, &rep), DPM_ERR_PARAM);
+    assert_nothing_made(&r, &r0, &rep, &keep);
+    assert_int_equal(dpm_mech_report_tuple(&m, &r, &iss, &second, 0, &v, &rep), DPM_OK);
+    assert_int_equal(dpm_receipt_unmetered(NULL, &m, 0, &rc), DPM_ERR_PARAM);
+    assert_int_equal(dpm_receipt_unmetered(&iss, NULL, 0, &rc), DPM_ERR_PARAM);
+    assert_string_equal(dpm_receipt_problem(NULL, &iss, &rc),
+                        "no mechanism, issuer or receipt (NULL)");
 }
 
 int main(void)
@@ -1005,6 +1248,10 @@ int main(void)
         cmocka_unit_test(test_anchored_ledger_fails_closed_when_erased),
         cmocka_unit_test(test_roc_hist_report),
         cmocka_unit_test(test_receipts_buy_exactly_one_report),
+        cmocka_unit_test(test_storage_layout_of_one_region),
+        cmocka_unit_test(test_storage_layout_survives_reboots),
+        cmocka_unit_test(test_storage_layout_torn_first_init),
+        cmocka_unit_test(test_storage_explicit_regions_of_0_1_0),
         cmocka_unit_test(test_collector_answering_other_campaigns),
         cmocka_unit_test(test_device_period_follows_the_clock),
         cmocka_unit_test(test_full_ledger_says_so),

@@ -17,7 +17,6 @@
 #include "test_rng.h"
 
 #define REGION 8192u
-#define LEDGER_SIZE 1024u
 
 typedef struct {
     uint8_t mem[REGION], anchor_mem[64];
@@ -49,10 +48,7 @@ static void fixture_config(fixture_t *f)
     f->cfg.storage.erase = port.erase;
     f->cfg.storage.size = port.size;
     f->cfg.storage.ctx = port.ctx;
-    f->cfg.ledger_offset = 0;
-    f->cfg.ledger_size = LEDGER_SIZE;
-    f->cfg.outbox_offset = LEDGER_SIZE;
-    f->cfg.outbox_size = REGION - LEDGER_SIZE;
+    f->cfg.region_size = REGION;
     f->cfg.policy.defaults.max_eps = DPM_EPS(1);
     f->cfg.policy.defaults.max_budget = DPM_EPS(2);
 }
@@ -120,7 +116,7 @@ static void refused_init(fixture_t *f, const dpm_device_config_t *cfg, const cha
 
 #define STORAGE_WHY "storage lacks read, write or erase"
 #define NOT_OPENED "device NULL or not opened"
-#define ANCHOR_IN "ledger_anchor: inside the ledger or outbox region"
+#define ANCHOR_IN "ledger_anchor: inside the device's storage region"
 
 static void test_init_refuses_storage_that_cannot_work(void **state)
 {
@@ -137,19 +133,15 @@ static void test_init_refuses_storage_that_cannot_work(void **state)
     c.storage.erase = NULL;
     refused_init(&f, &c, "storage without erase", STORAGE_WHY);
     c = f.cfg;
-    c.ledger_size = DPM_LEDGER_MIN_REGION - 1;
-    refused_init(&f, &c, "ledger below its smallest region",
-                 "ledger_size below DPM_LEDGER_MIN_REGION");
+    c.region_size = DPM_DEVICE_MIN_REGION(0) - 1;
+    const char *small = NULL;
+    dpm_storage_layout_t lay;
+    assert_int_equal(dpm_storage_layout(c.region_size, 0, &lay, &small), DPM_ERR_PARAM);
+    refused_init(&f, &c, "region below the build's smallest", small);
     c = f.cfg;
-    c.outbox_size = DPM_OUTBOX_MIN_REGION - 1;
-    refused_init(&f, &c, "outbox below its smallest region",
-                 "outbox_size below DPM_OUTBOX_MIN_REGION");
-    c = f.cfg;
-    c.ledger_offset = REGION - LEDGER_SIZE / 2;
-    refused_init(&f, &c, "ledger past the end of storage", "ledger region beyond storage.size");
-    c = f.cfg;
-    c.ledger_offset = REGION - LEDGER_SIZE; /* fits, but inside the outbox */
-    refused_init(&f, &c, "ledger inside the outbox", "ledger and outbox regions overlap");
+    c.region_offset = REGION / 2;
+    refused_init(&f, &c, "region past the end of storage",
+                 "region beyond storage.size (region_offset + region_size)");
     c = f.cfg;
     c.upload.host = "collector"; /* an upload without a clock */
     c.upload.path = "/v1/reports";
@@ -177,15 +169,16 @@ static void test_init_refuses_an_anchor_the_regions_can_destroy(void **state)
     refused_init(&f, &c, "anchor past the end of its storage",
                  "ledger_anchor: offset outside its storage");
     c = f.cfg;
-    c.ledger_anchor = c.storage; /* on the regions' own storage: must lie outside both */
-    c.ledger_anchor_offset = LEDGER_SIZE - 4;
-    refused_init(&f, &c, "anchor overlapping the ledger", ANCHOR_IN);
+    c.ledger_anchor = c.storage; /* on the region's own storage: must lie outside it */
+    c.ledger_anchor_offset = 4; /* the layout record */
+    refused_init(&f, &c, "anchor overlapping the layout record", ANCHOR_IN);
     c.ledger_anchor_offset = REGION - DPM_LEDGER_ANCHOR_BYTES;
     refused_init(&f, &c, "anchor inside the outbox", ANCHOR_IN);
-    /* positive controls: outside both regions of shared storage, and on storage of its own */
-    c.outbox_size = REGION - LEDGER_SIZE - 1024; /* whole sectors, the anchor after them */
+    /* positive controls: outside the region of shared storage, and on storage of its own */
+    c.region_size = REGION - 1024; /* whole sectors, the anchor after them */
     assert_int_equal(dpm_device_init(&f.dev, &c), DPM_OK);
     c = f.cfg;
+    c.region_size = REGION - 1024; /* as laid out just now: a region keeps its size */
     c.ledger_anchor = fake_storage_port(&f.anchor_fs);
     c.ledger_anchor_offset = 0; /* where the ledger starts, but on other storage: fine */
     assert_int_equal(dpm_device_init(&f.dev, &c), DPM_OK);
@@ -359,13 +352,14 @@ static void test_null_and_wrong_kind_refused_untouched(void **state)
     assert_int_equal(dpm_outbox_pending(dpm_device_outbox(d)), 0);
 }
 
-/* The memo region must not overlap the ledger, the outbox or an anchor on the same storage. */
+/* The memo region must not overlap the layout (record, ledger, outbox) or an anchor on the same
+ * storage. */
 static void test_memo_region_must_not_overlap(void **state)
 {
     (void)state;
     static fixture_t f;
     fixture_config(&f);
-    f.cfg.outbox_size = REGION - LEDGER_SIZE - 1024; /* room for a memo and an anchor at the end */
+    f.cfg.region_size = REGION - 1024; /* room for a memo and an anchor at the end */
     f.cfg.ledger_anchor = f.cfg.storage;
     f.cfg.ledger_anchor_offset = REGION - DPM_LEDGER_ANCHOR_BYTES;
     assert_int_equal(dpm_device_init(&f.dev, &f.cfg), DPM_OK);
@@ -374,7 +368,7 @@ static void test_memo_region_must_not_overlap(void **state)
     const dpm_memo_t keep = memo;
     const uint32_t free0 = REGION - 1024, memo_size = DPM_MEMO_MIN_REGION;
     REFUSED(&f.dev, dpm_device_memo_open(&f.dev, 0, memo_size, &memo),
-            "memo region overlaps the ledger, the outbox or an anchor");
+            "memo region overlaps the device's storage layout or an anchor"); /* its record */
     assert_int_equal(dpm_device_memo_open(&f.dev, free0 - 8, memo_size, &memo), DPM_ERR_PARAM);
     assert_int_equal(dpm_device_memo_open(&f.dev, REGION - memo_size, memo_size, &memo),
                      DPM_ERR_PARAM);

@@ -449,7 +449,7 @@ static void test_report_wire_and_check(void **state)
     dpm_rand_t r;
     assert_int_equal(test_rand_init(&r, &t, &g, 8), DPM_OK);
     dpm_report_t rep, back;
-    assert_int_equal(dpm_mech_report_dpauc(&m, &r, NULL, &cnt, &rep), DPM_ERR_PARAM);
+    assert_int_equal(dpm_mech_report_dpauc(&m, &r, NULL, NULL, &cnt, &rep), DPM_ERR_PARAM);
     assert_int_equal(dpm_mech_report_dpauc(&m, &r, TEST_RECEIPT(&m, 3), &cnt, &rep), DPM_OK);
     assert_int_equal(rep.mechanism, DPM_MECH_ID_DPAUC);
     assert_int_equal(rep.eps, DPM_EPS_ONE / 2);

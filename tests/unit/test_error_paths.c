@@ -276,9 +276,10 @@ static void test_campaign_and_report_arguments(void **state)
     assert_int_equal(test_rand_init(&r, &t, &rng, 5), DPM_OK);
     dpm_score_hist_t h;
     memset(&h, 0, sizeof(h));
-    assert_int_equal(dpm_mech_report_roc_hist(&m, &r, 0, &h, &rep), DPM_ERR_PARAM); /* tuple */
-    assert_int_equal(dpm_mech_report_roc_hist(NULL, &r, 0, &h, &rep), DPM_ERR_PARAM);
-    assert_int_equal(dpm_mech_report_tuple(NULL, &r, 0, 0, NULL, &rep), DPM_ERR_PARAM);
+    /* a tuple mechanism */
+    assert_int_equal(dpm_mech_report_roc_hist(&m, &r, NULL, NULL, &h, &rep), DPM_ERR_PARAM);
+    assert_int_equal(dpm_mech_report_roc_hist(NULL, &r, NULL, NULL, &h, &rep), DPM_ERR_PARAM);
+    assert_int_equal(dpm_mech_report_tuple(NULL, &r, NULL, NULL, 0, NULL, &rep), DPM_ERR_PARAM);
     assert_int_equal(dpm_mech_check_report(NULL, &rep, NULL), DPM_ERR_PARAM);
     assert_int_equal(dpm_report_encode(NULL, buf, sizeof(buf), &len), DPM_ERR_PARAM);
     assert_int_equal(dpm_report_decode(NULL, 4, &rep), DPM_ERR_PARAM);

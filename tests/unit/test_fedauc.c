@@ -1129,7 +1129,6 @@ static void test_report_wire_and_check(void **state)
 /* ---- the device's one-call functions ------------------------------------------------------------ */
 
 #define REGION 8192u
-#define LEDGER_SIZE 1024u
 #define MEMO_OFF (REGION - 256u)
 
 typedef struct {
@@ -1148,14 +1147,11 @@ static void dev_open(dev_fix_t *f)
     test_rng_seed(&f->t, 7);
     f->cfg.rng = test_rng_port(&f->t);
     f->cfg.storage = fake_storage_port(&f->fs);
-    f->cfg.ledger_offset = 0;
-    f->cfg.ledger_size = LEDGER_SIZE;
-    f->cfg.outbox_offset = LEDGER_SIZE;
-    f->cfg.outbox_size = MEMO_OFF - LEDGER_SIZE;
+    f->cfg.region_size = MEMO_OFF; /* the memo after the device's region */
     f->cfg.policy.defaults.max_eps = DPM_EPS(1);
     f->cfg.policy.defaults.max_budget = DPM_EPS(2);
     assert_int_equal(dpm_device_init(&f->dev, &f->cfg), DPM_OK);
-    assert_int_equal(dpm_device_memo_open(&f->dev, 0, 64, &f->memo), DPM_ERR_PARAM); /* ledger */
+    assert_int_equal(dpm_device_memo_open(&f->dev, 0, 64, &f->memo), DPM_ERR_PARAM); /* record */
     assert_int_equal(dpm_device_memo_open(&f->dev, MEMO_OFF - 16, 64, &f->memo), DPM_ERR_PARAM);
     assert_int_equal(dpm_device_memo_open(&f->dev, MEMO_OFF, 256, &f->memo), DPM_OK);
     assert_int_equal(f->memo.origin, DPM_MEMO_CREATED);

@@ -176,5 +176,25 @@ grep -m1 'redefined' "$work/redef.err" | sed 's/^/# /'
 [ $rc != 0 ] && grep -q '"DPM_MAX_BINS" redefined' "$work/redef.err"
 tap $? "an app compiled with other DPM_* values than the installed library's is stopped (redefined)"
 
+# The simulator-only entry points are not part of the installed API: an app that includes
+# dpm/dpm.h does not see dpm_receipt_unmetered (a receipt no ledger charged). The same file
+# compiles with -DDPM_SIMULATOR_API (what host-sim and the tests set): the guard is the cause.
+cat >"$work/sim_api.c" <<'EOF2'
+#include "dpm/dpm.h"
+int main(void)
+{
+    dpm_receipt_issuer_t iss = DPM_RECEIPT_ISSUER_INIT;
+    dpm_receipt_t rc;
+    dpm_mech_t m = {0};
+    return (int)dpm_receipt_unmetered(&iss, &m, 0, &rc);
+}
+EOF2
+! "$CC" -std=c99 -Werror=implicit-function-declaration -I"$P/include" -fsyntax-only \
+  "$work/sim_api.c" 2>"$work/simapi.err" &&
+  grep -q "dpm_receipt_unmetered" "$work/simapi.err" &&
+  "$CC" -std=c99 -Werror=implicit-function-declaration -DDPM_SIMULATOR_API -I"$P/include" \
+    -fsyntax-only "$work/sim_api.c"
+tap $? "an installed app does not see dpm_receipt_unmetered (only with -DDPM_SIMULATOR_API)"
+
 echo "1..$n"
 exit $failed

@@ -21,9 +21,10 @@
 #include "test_rng.h"
 #include "tuple_report.h"
 
-#define LEDGER_SIZE 1024u
 #define OUTBOX_SIZE 8192u /* two 4 KB banks: 70-odd tuple reports */
-#define REGION (LEDGER_SIZE + OUTBOX_SIZE)
+/* the device's region: the layout record's area and the ledger (3 ledger records), then the
+ * outbox (dpm/device.h, "the storage layout") */
+#define REGION (3u * DPM_LEDGER_RECORD_MAX + OUTBOX_SIZE)
 #define MAX_CALLS 400u
 
 typedef struct {
@@ -62,9 +63,7 @@ static void rig_init(rig_t *r)
     test_rng_seed(&r->t, 32u);
     r->cfg.rng = test_rng_port(&r->t);
     r->cfg.storage = fake_storage_port(&r->fs);
-    r->cfg.ledger_size = LEDGER_SIZE;
-    r->cfg.outbox_offset = LEDGER_SIZE;
-    r->cfg.outbox_size = OUTBOX_SIZE;
+    r->cfg.region_size = REGION;
     r->cfg.policy.defaults.max_eps = DPM_EPS(1);
     r->cfg.policy.defaults.max_budget = DPM_EPS(64);
     r->cfg.policy.device.max_eps = DPM_EPS(1000); /* no clock: over the device's life */

@@ -368,7 +368,7 @@ static void test_reports_wire_and_check(void **state)
     assert_int_equal(dpm_mech_init(&m, &c, NULL), DPM_OK);
     const dpm_ustat_example_t ex = {ONE / 3, 1, 0};
     dpm_report_t rep, back;
-    assert_int_equal(dpm_mech_report_ustat_bins(&m, &r, NULL, &ex, &rep), DPM_ERR_PARAM);
+    assert_int_equal(dpm_mech_report_ustat_bins(&m, &r, NULL, NULL, &ex, &rep), DPM_ERR_PARAM);
     assert_int_equal(dpm_mech_report_ustat_tree(&m, &r, TEST_RECEIPT(&m, 1), &ex, &rep),
                      DPM_ERR_PARAM);
     assert_int_equal(dpm_mech_report_ustat_bins(&m, &r, TEST_RECEIPT(&m, 1), &ex, &rep), DPM_OK);

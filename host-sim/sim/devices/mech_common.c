@@ -135,14 +135,15 @@ void sim_mech_release_model(sim_cfg_t *cfg)
 
 dpm_status_t sim_mech_device_hist(const sim_cfg_t *cfg, const sim_roc_model_t *model,
                                   const sim_block_t *b, uint64_t device, uint32_t run,
-                                  dpm_score_hist_t *h, dpm_receipt_t *rc)
+                                  dpm_score_hist_t *h, dpm_receipt_issuer_t *iss,
+                                  dpm_receipt_t *rc)
 {
     if (model == NULL) {
         return DPM_ERR_PARAM;
     }
     dpm_status_t st = sim_roc_device_hist(model, &cfg->mech.params.roc_hist, b, device, h);
     if (st == DPM_OK) {
-        st = dpm_receipt_unmetered(&cfg->mech, run, rc);
+        st = dpm_receipt_unmetered(iss, &cfg->mech, run, rc);
     }
     return st;
 }

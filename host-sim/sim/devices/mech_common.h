@@ -76,6 +76,7 @@ void sim_mech_release_model(sim_cfg_t *cfg);
  * ledger). DPM_ERR_PARAM without a model. */
 dpm_status_t sim_mech_device_hist(const sim_cfg_t *cfg, const sim_roc_model_t *model,
                                   const sim_block_t *b, uint64_t device, uint32_t run,
-                                  dpm_score_hist_t *h, dpm_receipt_t *rc);
+                                  dpm_score_hist_t *h, dpm_receipt_issuer_t *iss,
+                                  dpm_receipt_t *rc);
 
 #endif /* DPM_SIM_MECH_COMMON_H */

@@ -154,12 +154,13 @@ static dpm_status_t dpauc_report(const sim_cfg_t *cfg, const sim_block_t *b, uin
     for (uint32_t i = 0; i < e && st == DPM_OK; i++) {
         st = dpm_dpauc_counts_add(&c, m, s->thresholds[bin[i]], i < npos ? 1 : 0);
     }
+    dpm_receipt_issuer_t iss = DPM_RECEIPT_ISSUER_INIT;
     dpm_receipt_t rc; /* a simulated device has no ledger: the receipt is unmetered */
     if (st == DPM_OK) {
-        st = dpm_receipt_unmetered(&cfg->mech, run, &rc);
+        st = dpm_receipt_unmetered(&iss, &cfg->mech, run, &rc);
     }
     if (st == DPM_OK) {
-        st = dpm_mech_report_dpauc(&cfg->mech, r, &rc, &c, rep);
+        st = dpm_mech_report_dpauc(&cfg->mech, r, &iss, &rc, &c, rep);
     }
     return st;
 }

@@ -554,12 +554,14 @@ static dpm_status_t fa_rounds(const sim_cfg_t *cfg, const sim_block_t *b, uint64
     if (st == DPM_OK) {
         st = dpm_fedauc_accept(&s, &cfg->mech, w.bytes, len, rr ? w.ids : NULL, &rk, &why);
     }
+    dpm_receipt_issuer_t iss = DPM_RECEIPT_ISSUER_INIT;
     dpm_receipt_t rc;
     if (st == DPM_OK) {
-        st = dpm_receipt_unmetered(&cfg->mech, run, &rc);
+        st = dpm_receipt_unmetered(&iss, &cfg->mech, run, &rc);
     }
     if (st == DPM_OK) {
-        st = dpm_mech_report_fedauc(&cfg->mech, r, &rc, &s, &rk, d->label + a, rr ? w.ids : NULL,
+        st = dpm_mech_report_fedauc(&cfg->mech, r, &iss, &rc, &s, &rk, d->label + a,
+                                    rr ? w.ids : NULL,
                                     rr ? &memo : NULL, rep);
     }
     work_free(&w);

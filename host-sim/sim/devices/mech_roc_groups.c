@@ -245,10 +245,12 @@ static dpm_status_t groups_report(const sim_cfg_t *cfg, const sim_block_t *b, ui
 {
     const groups_state_t *s = st_of(cfg);
     dpm_score_hist_t h;
+    dpm_receipt_issuer_t iss = DPM_RECEIPT_ISSUER_INIT;
     dpm_receipt_t rc;
-    dpm_status_t st = sim_mech_device_hist(cfg, s->model, b, device, run, &h, &rc);
+    dpm_status_t st = sim_mech_device_hist(cfg, s->model, b, device, run, &h, &iss, &rc);
     if (st == DPM_OK) {
-        st = dpm_mech_report_roc_hist_group(&cfg->mech, r, &rc, (uint32_t)cfg->group_map[b->group],
+        st = dpm_mech_report_roc_hist_group(&cfg->mech, r, &iss, &rc,
+                                            (uint32_t)cfg->group_map[b->group],
                                             &h, rep);
     }
     return st;

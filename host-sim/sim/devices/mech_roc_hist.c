@@ -206,10 +206,11 @@ static dpm_status_t roc_report(const sim_cfg_t *cfg, const sim_block_t *b, uint6
 {
     const sim_roc_state_t *s = st_of(cfg);
     dpm_score_hist_t h;
+    dpm_receipt_issuer_t iss = DPM_RECEIPT_ISSUER_INIT;
     dpm_receipt_t rc;
-    dpm_status_t st = sim_mech_device_hist(cfg, s->model, b, device, run, &h, &rc);
+    dpm_status_t st = sim_mech_device_hist(cfg, s->model, b, device, run, &h, &iss, &rc);
     if (st == DPM_OK) {
-        st = dpm_mech_report_roc_hist(&cfg->mech, r, &rc, &h, rep);
+        st = dpm_mech_report_roc_hist(&cfg->mech, r, &iss, &rc, &h, rep);
     }
     return st;
 }

@@ -364,9 +364,10 @@ static dpm_status_t tuple_report(const sim_cfg_t *cfg, const sim_block_t *b, uin
     if (cfg->paper) {
         return paper_report(cfg, s, r, run, group, v, rep);
     }
+    dpm_receipt_issuer_t iss = DPM_RECEIPT_ISSUER_INIT;
     dpm_receipt_t rc; /* a simulated device has no ledger: the receipt is unmetered */
-    st = dpm_receipt_unmetered(&cfg->mech, run, &rc);
-    return st == DPM_OK ? dpm_mech_report_tuple(&cfg->mech, r, &rc, group, v, rep) : st;
+    st = dpm_receipt_unmetered(&iss, &cfg->mech, run, &rc);
+    return st == DPM_OK ? dpm_mech_report_tuple(&cfg->mech, r, &iss, &rc, group, v, rep) : st;
 }
 
 /* ---- aggregates ---------------------------------------------------------------------------- */

@@ -365,11 +365,12 @@ static dpm_status_t ustat_report(const sim_cfg_t *cfg, const sim_block_t *b, uin
     } else {
         return DPM_ERR_PARAM;
     }
+    dpm_receipt_issuer_t iss = DPM_RECEIPT_ISSUER_INIT;
     dpm_receipt_t rc;
-    dpm_status_t st = dpm_receipt_unmetered(&cfg->mech, run, &rc);
+    dpm_status_t st = dpm_receipt_unmetered(&iss, &cfg->mech, run, &rc);
     if (st == DPM_OK) {
-        st = s->tree ? dpm_mech_report_ustat_tree(&cfg->mech, r, &rc, &ex, rep)
-                     : dpm_mech_report_ustat_bins(&cfg->mech, r, &rc, &ex, rep);
+        st = s->tree ? dpm_mech_report_ustat_tree(&cfg->mech, r, &iss, &rc, &ex, rep)
+                     : dpm_mech_report_ustat_bins(&cfg->mech, r, &iss, &rc, &ex, rep);
     }
     return st;
 }

@@ -173,6 +173,7 @@ static int device_mechs(const ctx_t *x, uint32_t run, uint64_t key, acc_t *acc)
         dpm_score_hist_t h;
         dpm_dpauc_counts_t c;
         dpm_report_t rep;
+        dpm_receipt_issuer_t iss = DPM_RECEIPT_ISSUER_INIT;
         dpm_receipt_t rc;
         auc_device_rand_t dr;
         st |= dpm_score_hist_init(&h, &rh->bins) != DPM_OK || dpm_dpauc_counts_init(&c, da) != DPM_OK;
@@ -184,16 +185,16 @@ static int device_mechs(const ctx_t *x, uint32_t run, uint64_t key, acc_t *acc)
         /* roc_hist */
         double t0 = sim_now();
         st |= auc_device_rand(&dr, sim_stream_key(key, run, 3u * v)) != 0 ||
-              dpm_receipt_unmetered(&x->mech[M_ROC], run, &rc) != DPM_OK ||
-              dpm_mech_report_roc_hist(&x->mech[M_ROC], &dr.r, &rc, &h, &rep) != DPM_OK;
+              dpm_receipt_unmetered(&iss, &x->mech[M_ROC], run, &rc) != DPM_OK ||
+              dpm_mech_report_roc_hist(&x->mech[M_ROC], &dr.r, &iss, &rc, &h, &rep) != DPM_OK;
         account(&acc[M_ROC], &rep, run, 1e9 * (sim_now() - t0));
         st |= st == 0 && dpm_roc_agg_add(&roc, BINS, rep.body.roc_hist.pos,
                                          rep.body.roc_hist.neg) != DPM_OK;
         /* roc_hist with the device's group */
         t0 = sim_now();
         st |= st == 0 && (auc_device_rand(&dr, sim_stream_key(key, run, 3u * v + 1)) != 0 ||
-                          dpm_receipt_unmetered(&x->mech[M_GROUPS], run, &rc) != DPM_OK ||
-                          dpm_mech_report_roc_hist_group(&x->mech[M_GROUPS], &dr.r, &rc,
+                          dpm_receipt_unmetered(&iss, &x->mech[M_GROUPS], run, &rc) != DPM_OK ||
+                          dpm_mech_report_roc_hist_group(&x->mech[M_GROUPS], &dr.r, &iss, &rc,
                                                          x->group[v], &h, &rep) != DPM_OK);
         account(&acc[M_GROUPS], &rep, run, 1e9 * (sim_now() - t0));
         st |= st == 0 && dpm_roc_groups_agg_add(&grp, rep.body.roc_hist.group, BINS,
@@ -202,8 +203,8 @@ static int device_mechs(const ctx_t *x, uint32_t run, uint64_t key, acc_t *acc)
         /* dpauc: one report, both servers */
         t0 = sim_now();
         st |= st == 0 && (auc_device_rand(&dr, sim_stream_key(key, run, 3u * v + 2)) != 0 ||
-                          dpm_receipt_unmetered(&x->mech[M_DPAUC_A], run, &rc) != DPM_OK ||
-                          dpm_mech_report_dpauc(&x->mech[M_DPAUC_A], &dr.r, &rc, &c, &rep) !=
+                          dpm_receipt_unmetered(&iss, &x->mech[M_DPAUC_A], run, &rc) != DPM_OK ||
+                          dpm_mech_report_dpauc(&x->mech[M_DPAUC_A], &dr.r, &iss, &rc, &c, &rep) !=
                               DPM_OK);
         account(&acc[M_DPAUC_A], &rep, run, 1e9 * (sim_now() - t0));
         account(&acc[M_DPAUC_B], &rep, run, 1e9 * (sim_now() - t0));
@@ -280,20 +281,23 @@ static int example_mechs(const ctx_t *x, uint32_t run, uint64_t key, acc_t *acc)
             uint32_t i = x->idx[k];
             dpm_ustat_example_t ex = {x->d->score[i], x->d->label[i], 0};
             dpm_report_t rep;
+            dpm_receipt_issuer_t iss = DPM_RECEIPT_ISSUER_INIT;
             dpm_receipt_t rc;
             auc_device_rand_t dr;
             double t0 = sim_now();
             st |= auc_device_rand(&dr, sim_stream_key(key, run, 2u * (uint64_t)i)) != 0 ||
-                  dpm_receipt_unmetered(&x->mech[M_BINS], run, &rc) != DPM_OK ||
-                  dpm_mech_report_ustat_bins(&x->mech[M_BINS], &dr.r, &rc, &ex, &rep) != DPM_OK;
+                  dpm_receipt_unmetered(&iss, &x->mech[M_BINS], run, &rc) != DPM_OK ||
+                  dpm_mech_report_ustat_bins(&x->mech[M_BINS], &dr.r, &iss, &rc, &ex, &rep) !=
+                      DPM_OK;
             account(&acc[M_BINS], &rep, run, 1e9 * (sim_now() - t0));
             st |= st == 0 && dpm_ustat_bins_agg_add(ba, &bp, rep.body.ustat_bins.value,
                                                     rep.body.ustat_bins.label) != DPM_OK;
             t0 = sim_now();
             st |= st == 0 &&
                   (auc_device_rand(&dr, sim_stream_key(key, run, 2u * (uint64_t)i + 1)) != 0 ||
-                   dpm_receipt_unmetered(&x->mech[M_TREE], run, &rc) != DPM_OK ||
-                   dpm_mech_report_ustat_tree(&x->mech[M_TREE], &dr.r, &rc, &ex, &rep) != DPM_OK);
+                   dpm_receipt_unmetered(&iss, &x->mech[M_TREE], run, &rc) != DPM_OK ||
+                   dpm_mech_report_ustat_tree(&x->mech[M_TREE], &dr.r, &iss, &rc, &ex, &rep) !=
+                       DPM_OK);
             account(&acc[M_TREE], &rep, run, 1e9 * (sim_now() - t0));
             const dpm_ustat_tree_report_t *t = &rep.body.ustat_tree;
             st |= st == 0 &&

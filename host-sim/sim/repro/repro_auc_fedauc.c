@@ -88,6 +88,7 @@ static int round_trip(const dpm_mech_t *m, const auc_data_t *d, const uint32_t *
     dpm_fedauc_session_t s;
     dpm_fedauc_header_t h;
     dpm_fedauc_ranks_t rk;
+    dpm_receipt_issuer_t iss = DPM_RECEIPT_ISSUER_INIT;
     dpm_receipt_t rc;
     dpm_report_t rep;
     dpm_memo_t memo;
@@ -115,8 +116,8 @@ static int round_trip(const dpm_mech_t *m, const auc_data_t *d, const uint32_t *
     }
     t0 = sim_now();
     st |= st == 0 && (dpm_fedauc_accept(&s, m, buf, down, rr ? ids : NULL, &rk, &why) != DPM_OK ||
-                      dpm_receipt_unmetered(m, 0, &rc) != DPM_OK ||
-                      dpm_mech_report_fedauc(m, &dr.r, &rc, &s, &rk, lab, rr ? ids : NULL,
+                      dpm_receipt_unmetered(&iss, m, 0, &rc) != DPM_OK ||
+                      dpm_mech_report_fedauc(m, &dr.r, &iss, &rc, &s, &rk, lab, rr ? ids : NULL,
                                              rr ? &memo : NULL, &rep) != DPM_OK ||
                       dpm_report_encode(&rep, rbuf, sizeof(rbuf), &rlen) != DPM_OK);
     double dev2 = sim_now() - t0;

@@ -112,26 +112,83 @@ dpm_status_t dpm_policy_check(const dpm_policy_t *p, const dpm_campaign_t *c, co
 
 /* ---- the device context ---------------------------------------------------------------------- */
 
-/* What dpm_device_init needs. rng and storage are required (a CSPRNG on devices; storage holds
- * the ledger and the outbox in two disjoint regions). clock is required for uploads (backoff),
- * and it is what moves the device cap's periods (policy.device): without one the cap is a
- * lifetime cap. upload.host == NULL means the app posts the outbox's bytes itself
+/* ---- the storage layout ---------------------------------------------------------------------
+ *
+ * The app gives the device ONE region of its storage, [region_offset, region_offset + size), and
+ * the SDK lays it out itself, deterministically from the build's constants, the region's size
+ * and the storage's sector size (S: DPM_LEDGER_RECORD_MAX rounded up to whole sectors; B: the
+ * largest whole number of sectors in (size - 3 S) / 2):
+ *
+ *   [0, S)            the layout record: what the region was laid out for (its first
+ *                     DPM_LAYOUT_RECORD_BYTES: magic, size, sector size, the offsets, CRC-32)
+ *   [S, 3 S)          the privacy ledger (two slots of S)
+ *   [3 S, 3 S + 2 B)  the outbox (two banks of B)
+ *   the rest          unused (less than two sectors)
+ *
+ * so every part starts on a sector boundary and each of the ledger's and outbox's erases covers
+ * whole sectors. The record is written once, on the first dpm_device_init of an erased region,
+ * and read at every init, which goes on only if it describes this same layout. So a reboot
+ * finds its ledger and outbox where it left them, and one with another size or sector size
+ * (which would move them) is refused with DPM_ERR_PARAM and its reason, storage untouched,
+ * instead of losing reports or the record of spent ε. A region that holds data but no valid
+ * record (damage, or a region laid out by hand before this SDK did it) is DPM_ERR_CORRUPT,
+ * storage untouched: nothing in it can tell where the ledger was, so it is never reformatted
+ * silently; the app erases the region to start over (its reports and spent-ε record are lost).
+ * A first init torn while writing the record (the rest of the region still erased) writes it
+ * again. The smallest region is DPM_DEVICE_MIN_REGION(sector_size) bytes: a ledger and an
+ * outbox that holds one largest report; the outbox takes every byte above it. */
+#define DPM_LAYOUT_RECORD_BYTES 32u
+#define DPM_LAYOUT_UNIT(sector) ((sector) > 1u ? (uint32_t)(sector) : 1u)
+#define DPM_LAYOUT_ROUND(x, u) (((uint32_t)(x) + (u)-1u) / (u) * (u))
+#define DPM_DEVICE_MIN_REGION(sector)                                                              \
+    (3u * DPM_LAYOUT_ROUND(DPM_LEDGER_RECORD_MAX, DPM_LAYOUT_UNIT(sector)) +                       \
+     2u * DPM_LAYOUT_ROUND(DPM_OUTBOX_MIN_REGION / 2u, DPM_LAYOUT_UNIT(sector)))
+
+/* Where the layout puts each part, in bytes from the region's start. */
+typedef struct {
+    uint32_t record_size;                /* S: the layout record's area */
+    uint32_t ledger_offset, ledger_size; /* S, 2 S */
+    uint32_t outbox_offset, outbox_size; /* 3 S, 2 B */
+} dpm_storage_layout_t;
+
+/* The layout of a region of region_size bytes on storage erased in sectors of sector_size bytes
+ * (0 or 1: any range, as files, RAM and FRAM), as dpm_device_init makes it. DPM_ERR_PARAM, with
+ * *reason naming the build's minimum, for a region below DPM_DEVICE_MIN_REGION(sector_size) or
+ * NULL out (*out untouched). */
+dpm_status_t dpm_storage_layout(uint32_t region_size, uint32_t sector_size,
+                                dpm_storage_layout_t *out, const char **reason);
+
+/* What dpm_device_init needs. rng and storage are required (a CSPRNG on devices; the SDK keeps
+ * the ledger and the outbox in one region of storage, laid out as above). clock is required for
+ * uploads (backoff), and it is what moves the device cap's periods (policy.device): without one
+ * the cap is a lifetime cap. upload.host == NULL means the app posts the outbox's bytes itself
  * (dpm_device_outbox). */
 typedef struct {
     dpm_rng_t rng;
     dpm_clock_t clock;
     dpm_storage_t storage;
-    uint32_t ledger_offset, ledger_size; /* >= DPM_LEDGER_MIN_REGION */
-    uint32_t outbox_offset, outbox_size; /* >= DPM_OUTBOX_MIN_REGION, disjoint from the ledger */
+    /* The SDK's region of storage: [region_offset, region_offset + region_size), region_size 0
+     * meaning up to storage.size. At least DPM_DEVICE_MIN_REGION(sector_size) bytes; keep both
+     * (and sector_size) the same across reboots (see "the storage layout" above). */
+    uint32_t region_offset, region_size;
+    /* Flash: the erase sector in bytes (region_offset must be a multiple of it); 0 or 1 for
+     * storage that erases any range (files, RAM, FRAM). */
+    uint32_t sector_size;
+    /* COMPATIBILITY ONLY (0.1.0's explicit regions; new apps leave all four 0): a device that
+     * 0.1.0 set up keeps its ledger and outbox where they are, with no layout record and none
+     * of its checks. Either these (ledger_size >= DPM_LEDGER_MIN_REGION, outbox_size >=
+     * DPM_OUTBOX_MIN_REGION, disjoint, inside storage) or region_*, never both. */
+    uint32_t ledger_offset, ledger_size;
+    uint32_t outbox_offset, outbox_size;
     /* Optional (.read == NULL: none): where the ledger's write-once anchor lives, outside the
-     * ledger's region (another sector, OTP, another file): with it a wholly erased ledger region
-     * fails closed instead of starting a new ledger (see dpm_ledger_open_anchored). */
+     * region (another sector, OTP, another file): with it a wholly erased ledger region fails
+     * closed instead of starting a new ledger (see dpm_ledger_open_anchored). */
     dpm_storage_t ledger_anchor;
     uint32_t ledger_anchor_offset;
     dpm_policy_t policy;
     dpm_upload_config_t upload; /* optional: all zero for no uploads through the SDK */
-    /* Optional (NULL: none): the outbox's write-once anchor, outside both regions (it may be
-     * the storage of the regions or of the ledger's anchor, at another offset): with it a
+    /* Optional (NULL: none): the outbox's write-once anchor, outside the region (it may be
+     * the storage of the region or of the ledger's anchor, at another offset): with it a
      * wholly erased outbox region is counted and reported as a loss instead of reading as a
      * new device (see dpm_outbox_open_anchored). A pointer, unlike ledger_anchor: the
      * dpm_storage_t it points to must outlive the device (as every storage's ctx must), so the
@@ -206,6 +263,7 @@ static inline uint32_t dpm_abi_fingerprint(void)
                           (uint32_t)sizeof(dpm_report_t),
                           (uint32_t)sizeof(dpm_score_hist_t),
                           (uint32_t)sizeof(dpm_receipt_t),
+                          (uint32_t)sizeof(dpm_receipt_issuer_t),
                           (uint32_t)((DPM_VDAF_FIELD64 << 1) | DPM_VDAF),
                           (uint32_t)sizeof(dpm_prio3_t),
                           (uint32_t)sizeof(dpm_prio3_shard_out_t),
@@ -225,16 +283,21 @@ static inline uint32_t dpm_abi_fingerprint(void)
 dpm_status_t dpm_config_check_abi(uint32_t app_fingerprint);
 #define dpm_config_check() dpm_config_check_abi(dpm_abi_fingerprint())
 
-/* Open the device: check the config fingerprint, the policy and the regions, bind the random
- * source, open the ledger and the outbox (recovering them after a power loss). Returns DPM_OK
+/* Open the device: check the config fingerprint, the policy and the region, lay the region
+ * out or find its layout (see "the storage layout"), bind the random source, open the ledger
+ * and the outbox (recovering them after a power loss). Returns DPM_OK
  * (CHECK dpm_outbox_stats of dpm_device_outbox: an outbox found damaged or erased counts its
  * lost reports there); DPM_ERR_CONFIG (app and library built with different DPM_* options:
  * nothing touched but d->why, the first member in every configuration); DPM_ERR_PARAM for
  * NULL, a missing rng or storage, a policy with an ε below DPM_EPS_FLOOR_Q16 (max_eps,
  * max_budget, a non-zero device.max_eps), max_budget < max_eps, a device cap below a max_eps
- * (no report could pass it), more than DPM_POLICY_MAX_RULES rules or a repeated id,
- * overlapping or out-of-range regions or anchors, or an invalid upload config (*d untouched
- * but d->why, which names the argument); the ledger's and outbox's errors (DPM_ERR_STORAGE;
+ * (no report could pass it), more than DPM_POLICY_MAX_RULES rules or a repeated id, a region
+ * beyond storage.size, below DPM_DEVICE_MIN_REGION(sector_size) (the reason names the
+ * minimum) or off a sector boundary, an anchor inside the region or out of range, an invalid
+ * upload config, or a region laid out for another size or sector size (*d untouched but d->why,
+ * which names the argument); DPM_ERR_CORRUPT for a region with data but no valid layout record
+ * (*d untouched but d->why; storage untouched); DPM_ERR_STORAGE if the layout record could
+ * not be read or written; the ledger's and outbox's errors (DPM_ERR_STORAGE;
  * DPM_ERR_CORRUPT: the device is then opened but refuses to report until the app resolves it,
  * see dpm_ledger_reset / dpm_outbox_format). */
 dpm_status_t dpm_device_init_abi(dpm_device_t *d, const dpm_device_config_t *cfg,
@@ -342,8 +405,9 @@ dpm_status_t dpm_device_report_fedauc(dpm_device_t *d, const dpm_mech_t *m, uint
 
 /* Open (or create, on first use) the device secret of fedauc_rr's memoized flips in
  * [offset, offset + size) of the device's storage: dpm_memo_open with the device's storage and
- * random source, after checking that the region does not overlap the ledger, the outbox or a
- * shared anchor (DPM_ERR_PARAM otherwise). DPM_ERR_UNSUPPORTED, naming FedAUC's switch, in a
+ * random source, after checking that the region does not overlap the SDK's layout (record,
+ * ledger, outbox) or a shared anchor (DPM_ERR_PARAM otherwise): put it outside the device's
+ * region (on flash, on its own sectors). DPM_ERR_UNSUPPORTED, naming FedAUC's switch, in a
  * build without FedAUC (DPM_MECH_FEDAUC=0: the memo code is not linked). */
 dpm_status_t dpm_device_memo_open(dpm_device_t *d, uint32_t offset, uint32_t size,
                                   dpm_memo_t *memo);

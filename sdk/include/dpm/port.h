@@ -47,9 +47,10 @@ typedef struct {
  *    only clearing bits in place (0xFF -> 0x00 without an erase): NOR flash without ECC words,
  *    FRAM and files allow it; flash with ECC words or a minimum program size above one byte
  *    does not.
- * On flash, give the ledger and the outbox regions whose halves are whole erase sectors (each
- * erase() covers exactly one half). Optional: a device without storage keeps no outbox and no
- * ledger across reboots. */
+ * On flash, give the device its region on a sector boundary and its sector size
+ * (dpm_device_config_t.sector_size): the SDK lays the ledger and the outbox out on whole
+ * sectors, and each erase() covers whole sectors of one half. Optional: a device without
+ * storage keeps no outbox and no ledger across reboots. */
 typedef struct {
     int (*read)(void *ctx, uint32_t offset, uint8_t *buf, size_t len);
     int (*write)(void *ctx, uint32_t offset, const uint8_t *buf, size_t len);

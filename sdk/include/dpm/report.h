@@ -115,65 +115,118 @@ dpm_status_t dpm_campaign_decode(const uint8_t *buf, size_t len, dpm_campaign_t 
 /* Encode a campaign (the collector publishes campaigns with this; tests use it too). */
 dpm_status_t dpm_campaign_encode(const dpm_campaign_t *c, uint8_t *buf, size_t cap, size_t *len);
 
-/* Proof that one report's ε was charged: what the charge covered, and whether it is still
- * unused. The device's report calls (dpm/device.h) fill one with a ledger charge and pass it
- * here; the perturbing calls below refuse to make a report without a matching, unused receipt
- * and consume it, so one charge buys one report. */
+/* ---- receipts: one charge buys one report ---------------------------------------------------
+ *
+ * The perturbing calls below make a report only against a receipt: proof that the report's ε
+ * was charged. The device's report calls (dpm/device.h) are the issuer an app uses: each charges
+ * the ledger, issues ONE receipt for that charge, makes the report with it and retires it before
+ * returning, so no receipt of a device outlives the call that charged it and an app never holds
+ * one.
+ *
+ * What is guaranteed. A perturbing call accepts a receipt only if, all checked before anything
+ * is drawn or written:
+ *  - the issuer passed with it made it and has not seen it used: an issuer holds at most one
+ *    receipt outstanding, and the receipt must equal it (campaign id, period, parameter
+ *    fingerprint, implemented ε and the issuer's 32-bit sequence number of the charge, compared
+ *    in constant time); using it, or issuing the next one, retires it, so a copy of a used or
+ *    superseded receipt is refused (reuse), and bytes written by hand match nothing (forgery);
+ *  - it was made for this mechanism: the campaign id, parameter fingerprint and ε of m (another
+ *    campaign's receipt is refused);
+ *  - the report is for the period the charge was for: the period is the receipt's, not an
+ *    argument.
+ * A refused receipt is DPM_ERR_PARAM with nothing drawn, *out and the issuer unchanged;
+ * dpm_receipt_problem says which rule failed. A device's issuer lives on its report call's stack
+ * (no held RAM, no CSPRNG draw), so outside a report call there is no receipt a device would
+ * accept, and a device report call issues only after its ledger charge is durable.
+ *
+ * What is NOT guaranteed. This is an API rule, not a security boundary inside one process: code
+ * that writes the SDK's private bytes (a receipt and an issuer laid out by hand, a dpm_device_t's
+ * fields, the ledger's storage), or that calls the simulator-only dpm_receipt_unmetered, can
+ * perturb without a charge, as it can send its raw data; no in-process check stops code with
+ * arbitrary memory access. Receipts are RAM-only: a reboot forgets them (the ledger charge stays).
+ * The sequence number has 32 bits: a copy kept while its issuer issues 2^32 more receipts for the
+ * same campaign and period could match again (only a simulator's long-lived issuer issues more
+ * than one; a device's issues one per report call).
+ */
+#define DPM_RECEIPT_WORDS 5u
+
+/* A receipt: opaque (its bytes mean nothing to the app and are no ABI promise). */
 typedef struct {
-    uint32_t campaign_id;
-    uint32_t period;
-    uint32_t params_hash; /* the mechanism the charge was for */
-    dpm_eps_t eps;        /* what was charged: the mechanism's implemented ε */
-    uint32_t state;       /* DPM_RECEIPT_CHARGED / _UNMETERED while unused, 0 once used */
+    uint32_t opaque[DPM_RECEIPT_WORDS];
 } dpm_receipt_t;
 
-#define DPM_RECEIPT_CHARGED 0x43524744u   /* from a ledger charge */
-#define DPM_RECEIPT_UNMETERED 0x4D544E55u /* from dpm_receipt_unmetered: no ledger */
+/* Who issues receipts and knows which one is outstanding: opaque. All zero is a valid issuer
+ * with nothing outstanding. */
+typedef struct {
+    dpm_receipt_t issued; /* the last receipt issued */
+    uint32_t opaque;      /* 1 while it is outstanding */
+} dpm_receipt_issuer_t;
+#define DPM_RECEIPT_ISSUER_INIT                                                                    \
+    {                                                                                              \
+        {{0}}, 0                                                                                   \
+    }
 
-/* FOR SIMULATORS AND TESTS ONLY: a receipt for one report of m in `period` that no ledger
- * charged. A simulator runs millions of devices without their ledgers; an app that calls this
- * spends privacy that nothing counts. DPM_ERR_PARAM for NULL. */
-dpm_status_t dpm_receipt_unmetered(const dpm_mech_t *m, uint32_t period, dpm_receipt_t *rc);
+/* Why iss would refuse rc for a report of m ("receipt not issued by this issuer, or already
+ * used", "receipt for another campaign", ...), or NULL if a perturbing call would accept it.
+ * Reads only; "no mechanism, issuer or receipt (NULL)" for a NULL. */
+const char *dpm_receipt_problem(const dpm_mech_t *m, const dpm_receipt_issuer_t *iss,
+                                const dpm_receipt_t *rc);
+
+#ifdef DPM_SIMULATOR_API
+/* FOR SIMULATORS AND TESTS ONLY (declared only with -DDPM_SIMULATOR_API, which host-sim and the
+ * tests set and `make install` does not): issue from iss a receipt for one report of m in
+ * `period` that no ledger charged (retiring iss's outstanding one, if any). A simulator runs
+ * millions of devices without their ledgers; an app that calls this spends privacy that nothing
+ * counts. DPM_ERR_PARAM for NULL. */
+dpm_status_t dpm_receipt_unmetered(dpm_receipt_issuer_t *iss, const dpm_mech_t *m, uint32_t period,
+                                   dpm_receipt_t *rc);
+#endif
 
 /* Perturb one device's tuple under the campaign into *out (tuple mechanisms), for the period
- * and charge that the receipt names. The report id is 16 fresh random bytes from r (the device
- * CSPRNG), drawn after the body. DPM_ERR_PARAM if the receipt is not an unused one for m
- * (campaign, parameters and ε must match) or m is not a tuple mechanism; other errors as
- * dpm_tuple_perturb. On DPM_OK the receipt is used up; on error it and *out are untouched. */
-dpm_status_t dpm_mech_report_tuple(const dpm_mech_t *m, dpm_rand_t *r, dpm_receipt_t *rc,
-                                   uint32_t group, const dpm_ratio_t *values, dpm_report_t *out);
+ * and charge that the receipt rc names. The report id is 16 fresh random bytes from r (the device
+ * CSPRNG), drawn after the body. DPM_ERR_PARAM if iss would refuse rc for m (see "receipts"
+ * above: dpm_receipt_problem says why) or m is not a tuple mechanism; other errors as
+ * dpm_tuple_perturb. On DPM_OK iss retires rc (used up); on error *out and iss are untouched. */
+dpm_status_t dpm_mech_report_tuple(const dpm_mech_t *m, dpm_rand_t *r, dpm_receipt_issuer_t *iss,
+                                   const dpm_receipt_t *rc, uint32_t group,
+                                   const dpm_ratio_t *values, dpm_report_t *out);
 
 /* Perturb one device's score histogram under a roc_hist campaign into *out: the body is
  * dpm_roc_hist_perturb(&m->params.roc_hist, r, h) (its draws first), then the report id, 16
  * fresh random bytes from r. Receipt rules as dpm_mech_report_tuple; DPM_ERR_PARAM if m is not
  * a roc_hist mechanism; other errors as dpm_roc_hist_perturb. */
-dpm_status_t dpm_mech_report_roc_hist(const dpm_mech_t *m, dpm_rand_t *r, dpm_receipt_t *rc,
-                                      const dpm_score_hist_t *h, dpm_report_t *out);
+dpm_status_t dpm_mech_report_roc_hist(const dpm_mech_t *m, dpm_rand_t *r, dpm_receipt_issuer_t *iss,
+                                      const dpm_receipt_t *rc, const dpm_score_hist_t *h,
+                                      dpm_report_t *out);
 
 /* One dpauc report of the counts c (built with dpm_dpauc_counts_init/add over dpm_mech_dpauc(m)):
  * the body is dpm_dpauc_perturb's (its draws first), then the report id. Receipt rules as
  * dpm_mech_report_tuple; DPM_ERR_PARAM if m is not a dpauc mechanism; other errors as
  * dpm_dpauc_perturb. */
-dpm_status_t dpm_mech_report_dpauc(const dpm_mech_t *m, dpm_rand_t *r, dpm_receipt_t *rc,
-                                   const dpm_dpauc_counts_t *c, dpm_report_t *out);
+dpm_status_t dpm_mech_report_dpauc(const dpm_mech_t *m, dpm_rand_t *r, dpm_receipt_issuer_t *iss,
+                                   const dpm_receipt_t *rc, const dpm_dpauc_counts_t *c,
+                                   dpm_report_t *out);
 
 /* One ustat_bins report of one example (dpm_ustat_bins_perturb, then the report id). Receipt
  * rules as dpm_mech_report_tuple; DPM_ERR_PARAM if m is not ustat_bins; other errors as
  * dpm_ustat_bins_perturb. */
-dpm_status_t dpm_mech_report_ustat_bins(const dpm_mech_t *m, dpm_rand_t *r, dpm_receipt_t *rc,
+dpm_status_t dpm_mech_report_ustat_bins(const dpm_mech_t *m, dpm_rand_t *r,
+                                        dpm_receipt_issuer_t *iss, const dpm_receipt_t *rc,
                                         const dpm_ustat_example_t *ex, dpm_report_t *out);
 
 /* One ustat_tree report of one example (dpm_ustat_tree_perturb, then the report id). Receipt
  * rules as dpm_mech_report_tuple; DPM_ERR_PARAM if m is not ustat_tree; other errors as
  * dpm_ustat_tree_perturb. */
-dpm_status_t dpm_mech_report_ustat_tree(const dpm_mech_t *m, dpm_rand_t *r, dpm_receipt_t *rc,
+dpm_status_t dpm_mech_report_ustat_tree(const dpm_mech_t *m, dpm_rand_t *r,
+                                        dpm_receipt_issuer_t *iss, const dpm_receipt_t *rc,
                                         const dpm_ustat_example_t *ex, dpm_report_t *out);
 
 /* One per-group roc_hist report (a roc_hist campaign with groups >= 2): the body is
  * dpm_roc_hist_perturb_group(&m->params.roc_hist, r, group, h) (its draws first), then the
  * report id. dpm_mech_report_roc_hist refuses such a campaign (DPM_ERR_PARAM), and this call
  * one without groups. Receipt rules and other errors as dpm_mech_report_roc_hist. */
-dpm_status_t dpm_mech_report_roc_hist_group(const dpm_mech_t *m, dpm_rand_t *r, dpm_receipt_t *rc,
+dpm_status_t dpm_mech_report_roc_hist_group(const dpm_mech_t *m, dpm_rand_t *r,
+                                            dpm_receipt_issuer_t *iss, const dpm_receipt_t *rc,
                                             uint32_t group, const dpm_score_hist_t *h,
                                             dpm_report_t *out);
 
@@ -188,10 +241,10 @@ dpm_status_t dpm_mech_report_roc_hist_group(const dpm_mech_t *m, dpm_rand_t *r, 
  * fedauc (DPM_MECH_FEDAUC 0); DPM_ERR_RANGE if a noised value leaves
  * int64 (probability below 2^-90 at the largest scale: a function of the output, so it keeps
  * ε-DP); the sticky DPM_ERR_RNG. *out untouched on error. */
-dpm_status_t dpm_mech_report_fedauc(const dpm_mech_t *m, dpm_rand_t *r, dpm_receipt_t *rc,
-                                    const dpm_fedauc_session_t *s, const dpm_fedauc_ranks_t *rk,
-                                    const uint8_t *labels, const uint64_t *ids,
-                                    const dpm_memo_t *memo, dpm_report_t *out);
+dpm_status_t dpm_mech_report_fedauc(const dpm_mech_t *m, dpm_rand_t *r, dpm_receipt_issuer_t *iss,
+                                    const dpm_receipt_t *rc, const dpm_fedauc_session_t *s,
+                                    const dpm_fedauc_ranks_t *rk, const uint8_t *labels,
+                                    const uint64_t *ids, const dpm_memo_t *memo, dpm_report_t *out);
 
 /* Encode a report into buf (DPM_REPORT_MAX_BYTES always suffice). The body written follows
  * r->mechanism: roc_hist writes r->body.roc_hist (RocHistBody, bins values in each of pos and

@@ -161,10 +161,18 @@ static int same_storage(const dpm_storage_t *a, const dpm_storage_t *b)
     return a->ctx == b->ctx && a->read == b->read;
 }
 
+/* The region cfg gives the SDK (region_size 0: up to storage.size), its sector unit and the
+ * layout the SDK makes of it. */
+typedef struct {
+    uint32_t base, size, unit;
+    dpm_storage_layout_t lay;
+    int explicit_regions; /* 0.1.0's ledger_* and outbox_*: no layout record */
+} region_t;
+
 /* Why the anchor a at offset off (of `len` bytes, named `name`) cannot work, or NULL. An
- * anchor must survive what erases the regions, so it may not share their bytes. */
-static const char *anchor_problem(const dpm_device_config_t *cfg, const dpm_storage_t *a,
-                                  uint32_t off, uint32_t len, int ledger)
+ * anchor must survive what erases the region, so it may not share its bytes. */
+static const char *anchor_problem(const dpm_device_config_t *cfg, const region_t *rg,
+                                  const dpm_storage_t *a, uint32_t off, uint32_t len, int ledger)
 {
     if (a == NULL || a->read == NULL) {
         return NULL; /* none */
@@ -177,31 +185,24 @@ static const char *anchor_problem(const dpm_device_config_t *cfg, const dpm_stor
         return ledger ? "ledger_anchor: offset outside its storage"
                       : "outbox_anchor: offset outside its storage";
     }
-    if (same_storage(a, &cfg->storage) &&
-        (overlaps(off, len, cfg->ledger_offset, cfg->ledger_size) ||
-         overlaps(off, len, cfg->outbox_offset, cfg->outbox_size))) {
-        return ledger ? "ledger_anchor: inside the ledger or outbox region"
-                      : "outbox_anchor: inside the ledger or outbox region";
+    int in = rg->explicit_regions ? overlaps(off, len, cfg->ledger_offset, cfg->ledger_size) ||
+                                        overlaps(off, len, cfg->outbox_offset, cfg->outbox_size)
+                                  : overlaps(off, len, rg->base, rg->size);
+    if (same_storage(a, &cfg->storage) && in) {
+        return ledger ? "ledger_anchor: inside the device's storage region"
+                      : "outbox_anchor: inside the device's storage region";
     }
     return NULL;
 }
 
-/* Why dpm_device_init cannot use cfg, or NULL. */
-static const char *config_problem(const dpm_device_config_t *cfg)
+/* 0.1.0's explicit regions (kept so that a device it set up keeps its ledger and outbox): why
+ * they cannot work, or NULL with *rg filled (no record, base 0). */
+static const char *explicit_problem(const dpm_device_config_t *cfg, region_t *rg)
 {
     const dpm_storage_t *s = &cfg->storage;
-    const char *why = policy_problem(&cfg->policy);
-    if (why != NULL) {
-        return why;
-    }
-    if (cfg->rng.fill == NULL) {
-        return "rng.fill is NULL (a CSPRNG is required)";
-    }
-    if (s->read == NULL || s->write == NULL || s->erase == NULL) {
-        return "storage lacks read, write or erase";
-    }
-    if (!dpm_crc32_ok()) {
-        return "dpm_port_crc32 is not zlib's CRC-32 (DPM_CRC32_TABLE=0): fix the port, dpm/port.h";
+    if (cfg->region_offset != 0 || cfg->region_size != 0 || cfg->sector_size != 0) {
+        return "give region_offset/region_size/sector_size or 0.1.0's explicit ledger_* and "
+               "outbox_* regions, not both";
     }
     if (cfg->ledger_size < DPM_LEDGER_MIN_REGION) {
         return "ledger_size below DPM_LEDGER_MIN_REGION";
@@ -219,13 +220,69 @@ static const char *config_problem(const dpm_device_config_t *cfg)
     if (overlaps(cfg->ledger_offset, cfg->ledger_size, cfg->outbox_offset, cfg->outbox_size)) {
         return "ledger and outbox regions overlap";
     }
-    why = anchor_problem(cfg, &cfg->ledger_anchor, cfg->ledger_anchor_offset,
+    rg->explicit_regions = 1;
+    rg->base = 0;
+    rg->lay.record_size = 0;
+    rg->lay.ledger_offset = cfg->ledger_offset;
+    rg->lay.ledger_size = cfg->ledger_size;
+    rg->lay.outbox_offset = cfg->outbox_offset;
+    rg->lay.outbox_size = cfg->outbox_size;
+    return NULL;
+}
+
+/* Why the region of cfg cannot be laid out, or NULL with *rg filled. */
+static const char *region_problem(const dpm_device_config_t *cfg, region_t *rg)
+{
+    const dpm_storage_t *s = &cfg->storage;
+    memset(rg, 0, sizeof(*rg));
+    if (cfg->ledger_offset != 0 || cfg->ledger_size != 0 || cfg->outbox_offset != 0 ||
+        cfg->outbox_size != 0) {
+        return explicit_problem(cfg, rg);
+    }
+    if (cfg->region_offset > s->size) {
+        return "region_offset beyond storage.size";
+    }
+    rg->base = cfg->region_offset;
+    rg->size = cfg->region_size != 0 ? cfg->region_size : s->size - cfg->region_offset;
+    rg->unit = DPM_LAYOUT_UNIT(cfg->sector_size);
+    if (!region_ok(s, rg->base, rg->size)) {
+        return "region beyond storage.size (region_offset + region_size)";
+    }
+    if (rg->base % rg->unit != 0) {
+        return "region_offset not on a sector boundary (a multiple of sector_size)";
+    }
+    const char *why = NULL;
+    return dpm_storage_layout(rg->size, cfg->sector_size, &rg->lay, &why) == DPM_OK ? NULL : why;
+}
+
+/* Why dpm_device_init cannot use cfg, or NULL (with *rg, its region, filled). */
+static const char *config_problem(const dpm_device_config_t *cfg, region_t *rg)
+{
+    const dpm_storage_t *s = &cfg->storage;
+    const char *why = policy_problem(&cfg->policy);
+    if (why != NULL) {
+        return why;
+    }
+    if (cfg->rng.fill == NULL) {
+        return "rng.fill is NULL (a CSPRNG is required)";
+    }
+    if (s->read == NULL || s->write == NULL || s->erase == NULL) {
+        return "storage lacks read, write or erase";
+    }
+    if (!dpm_crc32_ok()) {
+        return "dpm_port_crc32 is not zlib's CRC-32 (DPM_CRC32_TABLE=0): fix the port, dpm/port.h";
+    }
+    why = region_problem(cfg, rg);
+    if (why != NULL) {
+        return why;
+    }
+    why = anchor_problem(cfg, rg, &cfg->ledger_anchor, cfg->ledger_anchor_offset,
                          DPM_LEDGER_ANCHOR_BYTES, 1);
     if (why == NULL && cfg->outbox_anchor != NULL && cfg->outbox_anchor->read == NULL) {
         why = "outbox_anchor: storage without read";
     }
     if (why == NULL) {
-        why = anchor_problem(cfg, cfg->outbox_anchor, cfg->outbox_anchor_offset,
+        why = anchor_problem(cfg, rg, cfg->outbox_anchor, cfg->outbox_anchor_offset,
                              DPM_OUTBOX_ANCHOR_BYTES, 0);
     }
     if (why == NULL && cfg->ledger_anchor.read != NULL && cfg->outbox_anchor != NULL &&
@@ -255,9 +312,18 @@ dpm_status_t dpm_device_init_abi(dpm_device_t *d, const dpm_device_config_t *cfg
     if (d == NULL || cfg == NULL) {
         return say(d, DPM_ERR_PARAM, "no device or no config (NULL)");
     }
-    const char *why = config_problem(cfg);
+    region_t rg;
+    const char *why = config_problem(cfg, &rg);
     if (why != NULL) {
         return say(d, DPM_ERR_PARAM, why);
+    }
+    /* The layout record, before *d is touched: a region laid out for another size, or holding
+     * data without a record, is refused with storage and *d as they were. */
+    dpm_status_t st = rg.explicit_regions ? DPM_OK
+                                          : dpm_layout_open(&cfg->storage, rg.base, rg.size,
+                                                            rg.unit, &rg.lay, &why);
+    if (st != DPM_OK) {
+        return say(d, st, why);
     }
     /* The ledger, outbox and random source point into *d, so they are bound in place. */
     memset(d, 0, sizeof(*d));
@@ -268,7 +334,7 @@ dpm_status_t dpm_device_init_abi(dpm_device_t *d, const dpm_device_config_t *cfg
     if (d->clock.monotonic_ms != NULL) { /* time before now is not counted */
         d->clock_s = (uint32_t)(d->clock.monotonic_ms(d->clock.ctx) / 1000u);
     }
-    dpm_status_t st = dpm_rand_init(&d->rand, &d->rng);
+    st = dpm_rand_init(&d->rand, &d->rng);
     if (st == DPM_OK && cfg->upload.host != NULL) {
         st = dpm_upload_init(&d->upload, &cfg->upload);
     }
@@ -279,15 +345,15 @@ dpm_status_t dpm_device_init_abi(dpm_device_t *d, const dpm_device_config_t *cfg
      * left for the app to resolve: the device opens either way, so the app can reach both
      * through dpm_device_ledger / dpm_device_outbox, and reports. */
     d->ledger_anchor = cfg->ledger_anchor;
+    uint32_t ledger_at = rg.base + rg.lay.ledger_offset;
     dpm_status_t ledger_st =
         cfg->ledger_anchor.read != NULL
-            ? dpm_ledger_open_anchored(&d->ledger, &d->storage, cfg->ledger_offset,
-                                       cfg->ledger_size, &d->ledger_anchor,
-                                       cfg->ledger_anchor_offset)
-            : dpm_ledger_open(&d->ledger, &d->storage, cfg->ledger_offset, cfg->ledger_size);
+            ? dpm_ledger_open_anchored(&d->ledger, &d->storage, ledger_at, rg.lay.ledger_size,
+                                       &d->ledger_anchor, cfg->ledger_anchor_offset)
+            : dpm_ledger_open(&d->ledger, &d->storage, ledger_at, rg.lay.ledger_size);
     dpm_status_t outbox_st =
-        dpm_outbox_open_anchored(&d->outbox, &d->storage, cfg->outbox_offset, cfg->outbox_size,
-                                 cfg->outbox_anchor, cfg->outbox_anchor_offset);
+        dpm_outbox_open_anchored(&d->outbox, &d->storage, rg.base + rg.lay.outbox_offset,
+                                 rg.lay.outbox_size, cfg->outbox_anchor, cfg->outbox_anchor_offset);
     if (ledger_st != DPM_OK && ledger_st != DPM_ERR_CORRUPT) {
         return say(d, ledger_st, "the ledger's storage failed");
     }
@@ -422,20 +488,21 @@ static dpm_status_t precheck(dpm_device_t *d, const dpm_mech_t *m, size_t max_by
     return DPM_OK;
 }
 
-/* A charge made: the receipt the mechanism needs, and the totals it left for the report's
- * info (so no second ledger read). */
+/* A charge made: the issuer of the receipt the mechanism needs (the receipt is iss.issued), and
+ * the totals it left for the report's info (so no second ledger read). The issuer lives on the
+ * report call's stack: the receipt of a charge is good for that call only, and a device holds no
+ * receipt state between calls (no held RAM). */
 typedef struct {
-    dpm_receipt_t rc;
+    dpm_receipt_issuer_t iss;
     dpm_ledger_totals_t totals;
 } charged_t;
 
 /* Check everything, then charge the ledger (one ledger read and one write per report); on
- * DPM_OK ch->rc is the receipt for one report. */
+ * DPM_OK ch->iss.issued is the receipt for one report. */
 
 static dpm_status_t admit(dpm_device_t *d, const dpm_mech_t *m, uint32_t period, size_t max_bytes,
                           charged_t *ch)
 {
-    dpm_receipt_t *rc = &ch->rc;
     dpm_status_t st = precheck(d, m, max_bytes);
     if (st != DPM_OK) {
         return st;
@@ -444,12 +511,9 @@ static dpm_status_t admit(dpm_device_t *d, const dpm_mech_t *m, uint32_t period,
     ledger_charge_of(m, period, &c);
     const char *why = NULL;
     st = dpm_device_ledger_spend(d, &c, &why, &ch->totals);
-    if (st == DPM_OK) {
-        rc->campaign_id = m->campaign.id;
-        rc->period = period;
-        rc->params_hash = m->params_hash;
-        rc->eps = m->eps_implemented;
-        rc->state = DPM_RECEIPT_CHARGED;
+    if (st == DPM_OK) { /* issued only once the charge is durable */
+        memset(&ch->iss, 0, sizeof(ch->iss));
+        dpm_receipt_issue(&ch->iss, m, period, NULL);
     }
     return say(d, st, why);
 }
@@ -528,7 +592,7 @@ dpm_status_t dpm_device_report_tuple(dpm_device_t *d, const dpm_mech_t *m, uint3
     }
     dpm_report_t rep;
     uint8_t buf[DPM_REPORT_TUPLE_MAX];
-    st = dpm_mech_report_tuple(m, &d->rand, &ch.rc, group, values, &rep);
+    st = dpm_mech_report_tuple(m, &d->rand, &ch.iss, &ch.iss.issued, group, values, &rep);
     size_t len = 0;
     if (st == DPM_OK) {
         st = dpm_report_encode_tuple(&rep, buf, sizeof(buf), &len);
@@ -561,8 +625,9 @@ static dpm_status_t report_roc(dpm_device_t *d, const dpm_mech_t *m, uint32_t pe
     }
     dpm_report_t rep;
     uint8_t buf[DPM_REPORT_ROC_MAX];
-    st = group_given ? dpm_mech_report_roc_hist_group(m, &d->rand, &ch.rc, group, h, &rep)
-                     : dpm_mech_report_roc_hist(m, &d->rand, &ch.rc, h, &rep);
+    st = group_given
+             ? dpm_mech_report_roc_hist_group(m, &d->rand, &ch.iss, &ch.iss.issued, group, h, &rep)
+             : dpm_mech_report_roc_hist(m, &d->rand, &ch.iss, &ch.iss.issued, h, &rep);
     size_t len = 0;
     if (st == DPM_OK) {
         st = dpm_report_encode_roc_hist(&rep, buf, sizeof(buf), &len);
@@ -606,7 +671,7 @@ dpm_status_t dpm_device_report_dpauc(dpm_device_t *d, const dpm_mech_t *m, uint3
     }
     dpm_report_t rep;
     uint8_t buf[DPM_REPORT_DPAUC_MAX];
-    st = dpm_mech_report_dpauc(m, &d->rand, &ch.rc, c, &rep);
+    st = dpm_mech_report_dpauc(m, &d->rand, &ch.iss, &ch.iss.issued, c, &rep);
     size_t len = 0;
     if (st == DPM_OK) {
         st = dpm_report_encode_dpauc(&rep, buf, sizeof(buf), &len);
@@ -698,7 +763,8 @@ dpm_status_t dpm_device_report_fedauc(dpm_device_t *d, const dpm_mech_t *m, uint
     }
     dpm_report_t rep;
     uint8_t buf[DPM_REPORT_FEDAUC_MAX];
-    st = dpm_mech_report_fedauc(m, &d->rand, &ch.rc, s, &rk, labels, ids, memo, &rep);
+    st = dpm_mech_report_fedauc(m, &d->rand, &ch.iss, &ch.iss.issued, s, &rk, labels, ids, memo,
+                                &rep);
     size_t len = 0;
     if (st == DPM_OK) {
         st = dpm_report_encode_fedauc(&rep, buf, sizeof(buf), &len);
@@ -737,8 +803,8 @@ static dpm_status_t report_ustat(dpm_device_t *d, const dpm_mech_t *m, uint32_t 
     }
     dpm_report_t rep;
     uint8_t buf[DPM_REPORT_MAX2(DPM_REPORT_USTAT_TREE_MAX, DPM_REPORT_USTAT_BINS_MAX)];
-    st = tree ? dpm_mech_report_ustat_tree(m, &d->rand, &ch.rc, ex, &rep)
-              : dpm_mech_report_ustat_bins(m, &d->rand, &ch.rc, ex, &rep);
+    st = tree ? dpm_mech_report_ustat_tree(m, &d->rand, &ch.iss, &ch.iss.issued, ex, &rep)
+              : dpm_mech_report_ustat_bins(m, &d->rand, &ch.iss, &ch.iss.issued, ex, &rep);
     size_t len = 0;
     if (st == DPM_OK) {
         st = dpm_report_encode_ustat(&rep, buf, sizeof(buf), &len);
@@ -766,13 +832,18 @@ dpm_status_t dpm_device_memo_open(dpm_device_t *d, uint32_t offset, uint32_t siz
     if (!opened(d) || memo == NULL) {
         return bad_arg(d, "no memo (NULL)");
     }
-    if (overlaps(offset, size, d->ledger.offset, 2u * (uint64_t)d->ledger.slot_size) ||
+    /* The layout: the record's area (one ledger slot) just before the ledger's two slots (with
+     * 0.1.0's explicit regions, an area no memo of 0.1.0 used: the memo came later). */
+    uint32_t record =
+        d->ledger.offset < d->ledger.slot_size ? d->ledger.offset : d->ledger.slot_size;
+    if (overlaps(offset, size, d->ledger.offset - record,
+                 record + 2u * (uint64_t)d->ledger.slot_size) ||
         overlaps(offset, size, d->outbox.offset, 2u * (uint64_t)d->outbox.bank_size) ||
         (same_storage(&d->ledger_anchor, &d->storage) &&
          overlaps(offset, size, d->ledger.anchor_offset, DPM_LEDGER_ANCHOR_BYTES)) ||
         (d->outbox.anchor != NULL && same_storage(d->outbox.anchor, &d->storage) &&
          overlaps(offset, size, d->outbox.anchor_offset, DPM_OUTBOX_ANCHOR_BYTES))) {
-        return bad_arg(d, "memo region overlaps the ledger, the outbox or an anchor");
+        return bad_arg(d, "memo region overlaps the device's storage layout or an anchor");
     }
     dpm_status_t st = dpm_memo_open(memo, &d->storage, offset, size, &d->rand);
     return say(d, st, NULL);

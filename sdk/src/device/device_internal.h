@@ -17,4 +17,12 @@ dpm_status_t dpm_device_ledger_check(dpm_device_t *d, const dpm_ledger_charge_t 
 dpm_status_t dpm_device_ledger_spend(dpm_device_t *d, const dpm_ledger_charge_t *c,
                                      const char **why, dpm_ledger_totals_t *totals);
 
+/* The layout record of *lay (dpm_storage_layout of a region of `size` bytes in sectors of `unit`)
+ * at offset base of s: found, or written on an erased region (or over a first write that was
+ * torn while the rest stayed erased). DPM_OK; DPM_ERR_PARAM (the region was laid out for another
+ * size or sector size), DPM_ERR_CORRUPT (data but no valid record), DPM_ERR_STORAGE; *why names
+ * the cause. Writes only in those two cases, and never outside [base, base + record_size). */
+dpm_status_t dpm_layout_open(const dpm_storage_t *s, uint32_t base, uint32_t size, uint32_t unit,
+                             const dpm_storage_layout_t *lay, const char **why);
+
 #endif /* DPM_DEVICE_INTERNAL_H */

@@ -267,17 +267,18 @@ dpm_status_t dpm_dpauc_check_report(const dpm_mech_t *m, const dpm_report_t *r, 
     return DPM_OK;
 }
 
-dpm_status_t dpm_mech_report_dpauc(const dpm_mech_t *m, dpm_rand_t *r, dpm_receipt_t *rc,
-                                   const dpm_dpauc_counts_t *c, dpm_report_t *out)
+dpm_status_t dpm_mech_report_dpauc(const dpm_mech_t *m, dpm_rand_t *r, dpm_receipt_issuer_t *iss,
+                                   const dpm_receipt_t *rc, const dpm_dpauc_counts_t *c,
+                                   dpm_report_t *out)
 {
     if (m == NULL || r == NULL || c == NULL || out == NULL ||
-        m->campaign.mechanism != DPM_MECH_ID_DPAUC || !dpm_receipt_ok(m, rc)) {
+        m->campaign.mechanism != DPM_MECH_ID_DPAUC || !dpm_receipt_ok(m, iss, rc)) {
         return DPM_ERR_PARAM;
     }
     dpm_dpauc_report_t body;
     memset(&body, 0, sizeof(body));
     dpm_status_t st = dpm_dpauc_perturb(&m->params.dpauc, r, c, &body);
-    return dpm_mech_report_finish(m, r, rc, st, &body, sizeof(body), out);
+    return dpm_mech_report_finish(m, r, iss, rc, st, &body, sizeof(body), out);
 }
 
 const char *dpm_dpauc_input_problem(const dpm_mech_t *m, const dpm_dpauc_counts_t *c)
@@ -323,10 +324,11 @@ void dpm_dpauc_write_body(dpm_wire_t *w, const dpm_report_t *r)
     w->ok = 0;
 }
 
-dpm_status_t dpm_mech_report_dpauc(const dpm_mech_t *m, dpm_rand_t *r, dpm_receipt_t *rc,
-                                   const dpm_dpauc_counts_t *c, dpm_report_t *out)
+dpm_status_t dpm_mech_report_dpauc(const dpm_mech_t *m, dpm_rand_t *r, dpm_receipt_issuer_t *iss,
+                                   const dpm_receipt_t *rc, const dpm_dpauc_counts_t *c,
+                                   dpm_report_t *out)
 {
-    (void)m, (void)r, (void)rc, (void)c, (void)out;
+    (void)m, (void)r, (void)iss, (void)rc, (void)c, (void)out;
     return DPM_ERR_UNSUPPORTED;
 }
 #endif /* DPM_MECH_DPAUC */

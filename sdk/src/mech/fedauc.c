@@ -726,19 +726,19 @@ dpm_status_t dpm_fedauc_check_report(const dpm_mech_t *m, const dpm_report_t *r,
     return dpm_fedauc_check_body(m, r->eps, &r->body.fedauc, reason);
 }
 
-dpm_status_t dpm_mech_report_fedauc(const dpm_mech_t *m, dpm_rand_t *r, dpm_receipt_t *rc,
-                                    const dpm_fedauc_session_t *s, const dpm_fedauc_ranks_t *rk,
-                                    const uint8_t *labels, const uint64_t *ids,
-                                    const dpm_memo_t *memo, dpm_report_t *out)
+dpm_status_t dpm_mech_report_fedauc(const dpm_mech_t *m, dpm_rand_t *r, dpm_receipt_issuer_t *iss,
+                                    const dpm_receipt_t *rc, const dpm_fedauc_session_t *s,
+                                    const dpm_fedauc_ranks_t *rk, const uint8_t *labels,
+                                    const uint64_t *ids, const dpm_memo_t *memo, dpm_report_t *out)
 {
     if (m == NULL || r == NULL || out == NULL || !dpm_fedauc_is((uint32_t)m->campaign.mechanism) ||
-        !dpm_receipt_ok(m, rc)) {
+        !dpm_receipt_ok(m, iss, rc)) {
         return DPM_ERR_PARAM;
     }
     dpm_fedauc_report_t body;
     memset(&body, 0, sizeof(body));
     dpm_status_t st = dpm_fedauc_perturb(m, r, s, rk, labels, ids, memo, &body);
-    return dpm_mech_report_finish(m, r, rc, st, &body, sizeof(body), out);
+    return dpm_mech_report_finish(m, r, iss, rc, st, &body, sizeof(body), out);
 }
 
 uint64_t dpm_fedauc_upload_room(const dpm_mech_t *m, uint32_t n)
@@ -766,12 +766,13 @@ void dpm_fedauc_write_body(dpm_wire_t *w, const dpm_report_t *r)
     w->ok = 0;
 }
 
-dpm_status_t dpm_mech_report_fedauc(const dpm_mech_t *m, dpm_rand_t *r, dpm_receipt_t *rc,
-                                    const dpm_fedauc_session_t *s, const dpm_fedauc_ranks_t *rk,
-                                    const uint8_t *labels, const uint64_t *ids,
-                                    const dpm_memo_t *memo, dpm_report_t *out)
+dpm_status_t dpm_mech_report_fedauc(const dpm_mech_t *m, dpm_rand_t *r, dpm_receipt_issuer_t *iss,
+                                    const dpm_receipt_t *rc, const dpm_fedauc_session_t *s,
+                                    const dpm_fedauc_ranks_t *rk, const uint8_t *labels,
+                                    const uint64_t *ids, const dpm_memo_t *memo, dpm_report_t *out)
 {
-    (void)m, (void)r, (void)rc, (void)s, (void)rk, (void)labels, (void)ids, (void)memo, (void)out;
+    (void)m, (void)r, (void)iss, (void)rc, (void)s, (void)rk, (void)labels, (void)ids, (void)memo,
+        (void)out;
     return DPM_ERR_UNSUPPORTED;
 }
 

@@ -2,6 +2,8 @@
 /* The mechanism object: the checks every campaign shares, then the mechanism's own (its ops,
  * mech/registry.c), the budget check; the receipt and the report header every body shares; the
  * collector's check of a report. The mechanisms' own parts live in mech/<m>.c. */
+/* dpm_receipt_unmetered is defined here (its declaration is for simulators only). */
+#define DPM_SIMULATOR_API 1
 #include "dpm_internal.h"
 
 #include "dpm/mech.h"
@@ -72,31 +74,72 @@ dpm_status_t dpm_mech_init(dpm_mech_t *m, const dpm_campaign_t *c, const char **
 
 /* ---- receipts and the report header ---------------------------------------------------------- */
 
-dpm_status_t dpm_receipt_unmetered(const dpm_mech_t *m, uint32_t period, dpm_receipt_t *rc)
+/* The receipt m's report in `period` gets, with sequence number seq. */
+static void receipt_fill(const dpm_mech_t *m, uint32_t period, uint32_t seq, uint32_t *w)
 {
-    if (m == NULL || rc == NULL) {
+    w[DPM_RC_CAMPAIGN] = m->campaign.id;
+    w[DPM_RC_PERIOD] = period;
+    w[DPM_RC_PARAMS] = m->params_hash;
+    w[DPM_RC_EPS] = m->eps_implemented;
+    w[DPM_RC_SEQ] = seq;
+}
+
+void dpm_receipt_issue(dpm_receipt_issuer_t *iss, const dpm_mech_t *m, uint32_t period,
+                       dpm_receipt_t *rc)
+{
+    uint32_t *w = iss->issued.opaque;
+    receipt_fill(m, period, w[DPM_RC_SEQ] + 1u, w);
+    iss->opaque = 1u;
+    if (rc != NULL) {
+        *rc = iss->issued;
+    }
+}
+
+dpm_status_t dpm_receipt_unmetered(dpm_receipt_issuer_t *iss, const dpm_mech_t *m, uint32_t period,
+                                   dpm_receipt_t *rc)
+{
+    if (iss == NULL || m == NULL || rc == NULL) {
         return DPM_ERR_PARAM;
     }
-    rc->campaign_id = m->campaign.id;
-    rc->period = period;
-    rc->params_hash = m->params_hash;
-    rc->eps = m->eps_implemented;
-    rc->state = DPM_RECEIPT_UNMETERED;
+    dpm_receipt_issue(iss, m, period, rc);
     return DPM_OK;
 }
 
-int dpm_receipt_ok(const dpm_mech_t *m, const dpm_receipt_t *rc)
+const char *dpm_receipt_problem(const dpm_mech_t *m, const dpm_receipt_issuer_t *iss,
+                                const dpm_receipt_t *rc)
 {
-    return rc != NULL && (rc->state == DPM_RECEIPT_CHARGED || rc->state == DPM_RECEIPT_UNMETERED) &&
-           rc->campaign_id == m->campaign.id && rc->params_hash == m->params_hash &&
-           rc->eps == m->eps_implemented;
+    if (m == NULL || iss == NULL || rc == NULL) {
+        return "no mechanism, issuer or receipt (NULL)";
+    }
+    /* Constant time over the words (the sequence number is no secret, but the comparison costs
+     * the same whatever the bytes). */
+    uint32_t diff = iss->opaque ^ 1u;
+    for (unsigned i = 0; i < DPM_RECEIPT_WORDS; i++) {
+        diff |= iss->issued.opaque[i] ^ rc->opaque[i];
+    }
+    if (diff != 0) {
+        return "receipt not issued by this issuer, or already used (one charge buys one report)";
+    }
+    if (rc->opaque[DPM_RC_CAMPAIGN] != m->campaign.id) {
+        return "receipt for another campaign";
+    }
+    if (rc->opaque[DPM_RC_PARAMS] != m->params_hash ||
+        rc->opaque[DPM_RC_EPS] != m->eps_implemented) {
+        return "receipt for other mechanism parameters or another epsilon";
+    }
+    return NULL;
+}
+
+int dpm_receipt_ok(const dpm_mech_t *m, const dpm_receipt_issuer_t *iss, const dpm_receipt_t *rc)
+{
+    return dpm_receipt_problem(m, iss, rc) == NULL;
 }
 
 /* The body is built in its own struct rather than in a whole report: a report is 560 bytes
  * (the largest body), which every report of a simulated device zeroed and copied once more. */
-dpm_status_t dpm_mech_report_finish(const dpm_mech_t *m, dpm_rand_t *r, dpm_receipt_t *rc,
-                                    dpm_status_t st, const void *body, size_t size,
-                                    dpm_report_t *out)
+dpm_status_t dpm_mech_report_finish(const dpm_mech_t *m, dpm_rand_t *r, dpm_receipt_issuer_t *iss,
+                                    const dpm_receipt_t *rc, dpm_status_t st, const void *body,
+                                    size_t size, dpm_report_t *out)
 {
     uint8_t id[DPM_REPORT_ID_BYTES];
     for (int half = 0; half < 2 && st == DPM_OK; half++) {
@@ -112,12 +155,12 @@ dpm_status_t dpm_mech_report_finish(const dpm_mech_t *m, dpm_rand_t *r, dpm_rece
     memset(out, 0, sizeof(*out));
     memcpy(out->report_id, id, sizeof(id));
     out->campaign_id = m->campaign.id;
-    out->period = rc->period;
+    out->period = rc->opaque[DPM_RC_PERIOD];
     out->mechanism = m->campaign.mechanism;
     out->eps = m->eps_implemented;
     out->params_hash = m->params_hash;
     memcpy(&out->body, body, size);
-    rc->state = 0;
+    iss->opaque = 0; /* used up */
     return DPM_OK;
 }
 

@@ -88,16 +88,27 @@ dpm_status_t dpm_mech_fail(const char **reason, const char *why, dpm_status_t st
 uint32_t dpm_fnv_word(uint32_t h, uint32_t w);
 uint32_t dpm_fnv_u64(uint32_t h, uint64_t w);
 
-/* 1 if rc is an unused receipt for a report of m. */
-int dpm_receipt_ok(const dpm_mech_t *m, const dpm_receipt_t *rc);
+/* Receipts (dpm/report.h). A receipt's words: campaign id, period, parameter fingerprint,
+ * implemented ε, then the issuer's sequence number of the charge (32 bits: 5 words keep the
+ * device's report call within its stack budget; a device's issuer issues one receipt). An
+ * issuer holds the last receipt it issued and 1 while that one is outstanding (0 once used or
+ * retired). */
+enum { DPM_RC_CAMPAIGN, DPM_RC_PERIOD, DPM_RC_PARAMS, DPM_RC_EPS, DPM_RC_SEQ };
+
+/* 1 if iss accepts rc for a report of m (dpm_receipt_problem is NULL). */
+int dpm_receipt_ok(const dpm_mech_t *m, const dpm_receipt_issuer_t *iss, const dpm_receipt_t *rc);
+/* Issue from iss the receipt of one report of m in `period` (retires the outstanding one): it is
+ * iss->issued, and a copy in *rc unless rc is NULL. */
+void dpm_receipt_issue(dpm_receipt_issuer_t *iss, const dpm_mech_t *m, uint32_t period,
+                       dpm_receipt_t *rc);
 
 /* The part every report shares, after the body: st is the body's status (nothing more is drawn
  * when it failed), then the 16-byte report id (two 64-bit draws, so the order of random draws is
  * body first, then id) and the header from the mechanism; *out (the header, the body of `size`
- * bytes, zeros elsewhere) is written and the receipt used up only on success. */
-dpm_status_t dpm_mech_report_finish(const dpm_mech_t *m, dpm_rand_t *r, dpm_receipt_t *rc,
-                                    dpm_status_t st, const void *body, size_t size,
-                                    dpm_report_t *out);
+ * bytes, zeros elsewhere) is written and iss retires the receipt only on success. */
+dpm_status_t dpm_mech_report_finish(const dpm_mech_t *m, dpm_rand_t *r, dpm_receipt_issuer_t *iss,
+                                    const dpm_receipt_t *rc, dpm_status_t st, const void *body,
+                                    size_t size, dpm_report_t *out);
 
 /* ---- the device's input checks (device/device.c), before anything is charged ---------------- */
 /* Each reads the parameters of its own mechanism, so it lives with it; defined in every build

@@ -261,12 +261,12 @@ dpm_status_t dpm_roc_hist_check_report(const dpm_mech_t *m, const dpm_report_t *
 }
 
 /* One report, with a group (group_given) or without. */
-static dpm_status_t report_roc(const dpm_mech_t *m, dpm_rand_t *r, dpm_receipt_t *rc,
-                               int group_given, uint32_t group, const dpm_score_hist_t *h,
-                               dpm_report_t *out)
+static dpm_status_t report_roc(const dpm_mech_t *m, dpm_rand_t *r, dpm_receipt_issuer_t *iss,
+                               const dpm_receipt_t *rc, int group_given, uint32_t group,
+                               const dpm_score_hist_t *h, dpm_report_t *out)
 {
     if (m == NULL || r == NULL || h == NULL || out == NULL ||
-        m->campaign.mechanism != DPM_MECH_ID_ROC_HIST || !dpm_receipt_ok(m, rc)) {
+        m->campaign.mechanism != DPM_MECH_ID_ROC_HIST || !dpm_receipt_ok(m, iss, rc)) {
         return DPM_ERR_PARAM;
     }
     dpm_roc_hist_report_t body;
@@ -274,20 +274,22 @@ static dpm_status_t report_roc(const dpm_mech_t *m, dpm_rand_t *r, dpm_receipt_t
     dpm_status_t st = group_given
                           ? dpm_roc_hist_perturb_group(&m->params.roc_hist, r, group, h, &body)
                           : dpm_roc_hist_perturb(&m->params.roc_hist, r, h, &body);
-    return dpm_mech_report_finish(m, r, rc, st, &body, sizeof(body), out);
+    return dpm_mech_report_finish(m, r, iss, rc, st, &body, sizeof(body), out);
 }
 
-dpm_status_t dpm_mech_report_roc_hist(const dpm_mech_t *m, dpm_rand_t *r, dpm_receipt_t *rc,
-                                      const dpm_score_hist_t *h, dpm_report_t *out)
+dpm_status_t dpm_mech_report_roc_hist(const dpm_mech_t *m, dpm_rand_t *r, dpm_receipt_issuer_t *iss,
+                                      const dpm_receipt_t *rc, const dpm_score_hist_t *h,
+                                      dpm_report_t *out)
 {
-    return report_roc(m, r, rc, 0, 0, h, out);
+    return report_roc(m, r, iss, rc, 0, 0, h, out);
 }
 
-dpm_status_t dpm_mech_report_roc_hist_group(const dpm_mech_t *m, dpm_rand_t *r, dpm_receipt_t *rc,
+dpm_status_t dpm_mech_report_roc_hist_group(const dpm_mech_t *m, dpm_rand_t *r,
+                                            dpm_receipt_issuer_t *iss, const dpm_receipt_t *rc,
                                             uint32_t group, const dpm_score_hist_t *h,
                                             dpm_report_t *out)
 {
-    return report_roc(m, r, rc, 1, group, h, out);
+    return report_roc(m, r, iss, rc, 1, group, h, out);
 }
 
 const char *dpm_roc_hist_input_problem(const dpm_mech_t *m, int group_given, uint32_t group,
@@ -338,18 +340,20 @@ void dpm_roc_hist_write_body(dpm_wire_t *w, const dpm_report_t *r)
     w->ok = 0;
 }
 
-dpm_status_t dpm_mech_report_roc_hist(const dpm_mech_t *m, dpm_rand_t *r, dpm_receipt_t *rc,
-                                      const dpm_score_hist_t *h, dpm_report_t *out)
+dpm_status_t dpm_mech_report_roc_hist(const dpm_mech_t *m, dpm_rand_t *r, dpm_receipt_issuer_t *iss,
+                                      const dpm_receipt_t *rc, const dpm_score_hist_t *h,
+                                      dpm_report_t *out)
 {
-    (void)m, (void)r, (void)rc, (void)h, (void)out;
+    (void)m, (void)r, (void)iss, (void)rc, (void)h, (void)out;
     return DPM_ERR_UNSUPPORTED;
 }
 
-dpm_status_t dpm_mech_report_roc_hist_group(const dpm_mech_t *m, dpm_rand_t *r, dpm_receipt_t *rc,
+dpm_status_t dpm_mech_report_roc_hist_group(const dpm_mech_t *m, dpm_rand_t *r,
+                                            dpm_receipt_issuer_t *iss, const dpm_receipt_t *rc,
                                             uint32_t group, const dpm_score_hist_t *h,
                                             dpm_report_t *out)
 {
-    (void)m, (void)r, (void)rc, (void)group, (void)h, (void)out;
+    (void)m, (void)r, (void)iss, (void)rc, (void)group, (void)h, (void)out;
     return DPM_ERR_UNSUPPORTED;
 }
 #endif /* DPM_MECH_ROC_HIST */

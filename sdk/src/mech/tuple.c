@@ -402,17 +402,18 @@ dpm_status_t dpm_tuple_check_report(const dpm_mech_t *m, const dpm_report_t *r, 
     return DPM_OK;
 }
 
-dpm_status_t dpm_mech_report_tuple(const dpm_mech_t *m, dpm_rand_t *r, dpm_receipt_t *rc,
-                                   uint32_t group, const dpm_ratio_t *values, dpm_report_t *out)
+dpm_status_t dpm_mech_report_tuple(const dpm_mech_t *m, dpm_rand_t *r, dpm_receipt_issuer_t *iss,
+                                   const dpm_receipt_t *rc, uint32_t group,
+                                   const dpm_ratio_t *values, dpm_report_t *out)
 {
     if (m == NULL || r == NULL || out == NULL || !is_tuple(m->campaign.mechanism) ||
-        !dpm_receipt_ok(m, rc)) {
+        !dpm_receipt_ok(m, iss, rc)) {
         return DPM_ERR_PARAM;
     }
     dpm_tuple_report_t body;
     memset(&body, 0, sizeof(body));
     dpm_status_t st = dpm_tuple_perturb(&m->params.tuple, r, group, values, &body);
-    return dpm_mech_report_finish(m, r, rc, st, &body, sizeof(body), out);
+    return dpm_mech_report_finish(m, r, iss, rc, st, &body, sizeof(body), out);
 }
 
 const char *dpm_tuple_input_problem(const dpm_mech_t *m, uint32_t group,
@@ -455,10 +456,11 @@ void dpm_tuple_write_body(dpm_wire_t *w, const dpm_report_t *r)
     w->ok = 0;
 }
 
-dpm_status_t dpm_mech_report_tuple(const dpm_mech_t *m, dpm_rand_t *r, dpm_receipt_t *rc,
-                                   uint32_t group, const dpm_ratio_t *values, dpm_report_t *out)
+dpm_status_t dpm_mech_report_tuple(const dpm_mech_t *m, dpm_rand_t *r, dpm_receipt_issuer_t *iss,
+                                   const dpm_receipt_t *rc, uint32_t group,
+                                   const dpm_ratio_t *values, dpm_report_t *out)
 {
-    (void)m, (void)r, (void)rc, (void)group, (void)values, (void)out;
+    (void)m, (void)r, (void)iss, (void)rc, (void)group, (void)values, (void)out;
     return DPM_ERR_UNSUPPORTED;
 }
 #endif /* DPM_MECH_TUPLE */

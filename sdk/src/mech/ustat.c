@@ -374,30 +374,32 @@ dpm_status_t dpm_ustat_check_report(const dpm_mech_t *m, const dpm_report_t *r, 
     return DPM_OK;
 }
 
-dpm_status_t dpm_mech_report_ustat_bins(const dpm_mech_t *m, dpm_rand_t *r, dpm_receipt_t *rc,
+dpm_status_t dpm_mech_report_ustat_bins(const dpm_mech_t *m, dpm_rand_t *r,
+                                        dpm_receipt_issuer_t *iss, const dpm_receipt_t *rc,
                                         const dpm_ustat_example_t *ex, dpm_report_t *out)
 {
     if (m == NULL || r == NULL || ex == NULL || out == NULL ||
-        m->campaign.mechanism != DPM_MECH_ID_USTAT_BINS || !dpm_receipt_ok(m, rc)) {
+        m->campaign.mechanism != DPM_MECH_ID_USTAT_BINS || !dpm_receipt_ok(m, iss, rc)) {
         return DPM_ERR_PARAM;
     }
     dpm_ustat_bins_report_t body;
     memset(&body, 0, sizeof(body));
     dpm_status_t st = dpm_ustat_bins_perturb(&m->params.ustat_bins, r, ex, &body);
-    return dpm_mech_report_finish(m, r, rc, st, &body, sizeof(body), out);
+    return dpm_mech_report_finish(m, r, iss, rc, st, &body, sizeof(body), out);
 }
 
-dpm_status_t dpm_mech_report_ustat_tree(const dpm_mech_t *m, dpm_rand_t *r, dpm_receipt_t *rc,
+dpm_status_t dpm_mech_report_ustat_tree(const dpm_mech_t *m, dpm_rand_t *r,
+                                        dpm_receipt_issuer_t *iss, const dpm_receipt_t *rc,
                                         const dpm_ustat_example_t *ex, dpm_report_t *out)
 {
     if (m == NULL || r == NULL || ex == NULL || out == NULL ||
-        m->campaign.mechanism != DPM_MECH_ID_USTAT_TREE || !dpm_receipt_ok(m, rc)) {
+        m->campaign.mechanism != DPM_MECH_ID_USTAT_TREE || !dpm_receipt_ok(m, iss, rc)) {
         return DPM_ERR_PARAM;
     }
     dpm_ustat_tree_report_t body;
     memset(&body, 0, sizeof(body));
     dpm_status_t st = dpm_ustat_tree_perturb(&m->params.ustat_tree, r, ex, &body);
-    return dpm_mech_report_finish(m, r, rc, st, &body, sizeof(body), out);
+    return dpm_mech_report_finish(m, r, iss, rc, st, &body, sizeof(body), out);
 }
 
 const char *dpm_ustat_input_problem(const dpm_mech_t *m, const dpm_ustat_example_t *ex)
@@ -433,17 +435,19 @@ void dpm_ustat_write_body(dpm_wire_t *w, const dpm_report_t *r)
     w->ok = 0;
 }
 
-dpm_status_t dpm_mech_report_ustat_bins(const dpm_mech_t *m, dpm_rand_t *r, dpm_receipt_t *rc,
+dpm_status_t dpm_mech_report_ustat_bins(const dpm_mech_t *m, dpm_rand_t *r,
+                                        dpm_receipt_issuer_t *iss, const dpm_receipt_t *rc,
                                         const dpm_ustat_example_t *ex, dpm_report_t *out)
 {
-    (void)m, (void)r, (void)rc, (void)ex, (void)out;
+    (void)m, (void)r, (void)iss, (void)rc, (void)ex, (void)out;
     return DPM_ERR_UNSUPPORTED;
 }
 
-dpm_status_t dpm_mech_report_ustat_tree(const dpm_mech_t *m, dpm_rand_t *r, dpm_receipt_t *rc,
+dpm_status_t dpm_mech_report_ustat_tree(const dpm_mech_t *m, dpm_rand_t *r,
+                                        dpm_receipt_issuer_t *iss, const dpm_receipt_t *rc,
                                         const dpm_ustat_example_t *ex, dpm_report_t *out)
 {
-    (void)m, (void)r, (void)rc, (void)ex, (void)out;
+    (void)m, (void)r, (void)iss, (void)rc, (void)ex, (void)out;
     return DPM_ERR_UNSUPPORTED;
 }
 #endif /* DPM_MECH_USTAT */
