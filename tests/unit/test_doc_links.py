@@ -156,7 +156,13 @@ def main():
             if rel.endswith(".md") or rel in refs:
                 os.makedirs(os.path.join(t, os.path.dirname(rel)), exist_ok=True)
                 shutil.copy(os.path.join(ROOT, rel), os.path.join(t, rel))
-        for rel in files:  # link targets that are not documents (images, sources): empty files
+        # link targets that are not documents (images, sources): empty files; in a release tree
+        # (no .git) the file list leaves out dot-folders, which documents link to (.make/)
+        dotted = [os.path.relpath(os.path.join(top, n), ROOT)
+                  for d in os.listdir(ROOT) if d.startswith(".") and d not in (".git",)
+                  and os.path.isdir(os.path.join(ROOT, d))
+                  for top, _, names in os.walk(os.path.join(ROOT, d)) for n in names]
+        for rel in files + dotted:
             if not os.path.exists(os.path.join(t, rel)):
                 write(t, rel, "")
         ok(not broken_links(t, files) and not broken_refs(t, files),
