@@ -23,6 +23,18 @@ dpm_status_t dpm_roc_params_init(dpm_roc_params_t *p, uint32_t bins, double scal
     return DPM_OK;
 }
 
+dpm_status_t dpm_roc_params_init_central(dpm_roc_params_t *p, uint32_t bins, double scale,
+                                         uint32_t draws)
+{
+    dpm_roc_params_t q;
+    if (draws == 0 || dpm_roc_params_init(&q, bins, scale) != DPM_OK) {
+        return DPM_ERR_PARAM;
+    }
+    q.central_draws = draws;
+    *p = q;
+    return DPM_OK;
+}
+
 dpm_status_t dpm_roc_params_set_edges(dpm_roc_params_t *p, const uint32_t *edges_q31,
                                       uint32_t nedges)
 {
@@ -519,7 +531,9 @@ dpm_status_t dpm_roc_estimate(const dpm_roc_params_t *p, const dpm_roc_agg_t *a,
     double z_sim = prob_norm_quantile(1.0 - (1.0 - confidence) / (2.0 * m));
     est->z = z;
     est->z_sim = z_sim;
-    double P = est->P, N = est->N, ns2 = (double)a->reports * p->noise_var;
+    double P = est->P, N = est->N;
+    double draws = p->central_draws > 0 ? (double)p->central_draws : (double)a->reports;
+    double ns2 = draws * p->noise_var; /* the noise variance of one summed cell */
     /* P and N are sums of B cells per report: Var = n B s² each (Fieller's g: ci_flags.h) */
     double rel_var[2] = {ns2 * B / (P * P), ns2 * B / (N * N)};
     unsigned class_noise = dpm_ci_class_noise(rel_var, 2, z, &est->fieller_g);

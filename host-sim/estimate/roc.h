@@ -8,7 +8,10 @@
  * (t = 2 / ε counts: Pr[Z = z] ∝ p^|z|, p = exp(-1/t)), one variance per cell and report
  *     s² = 2 p / (1 - p)².
  * The aggregate (dpm_roc_agg_t) keeps the exact integer sums Y_b, V_b over n reports; their
- * noise has variance n s² per cell, independent across cells.
+ * noise has variance n s² per cell, independent across cells. Central DP (two aggregators,
+ * dpm_roc_params_init_central): the reports are exact and each aggregator adds one draw of
+ * its own scale to every cell, so the noise variance is k s² per cell, whatever n; every
+ * formula below holds with n s² read as that.
  *
  * Estimates come from the noised sums themselves, which can be negative: every quantity below
  * is a ratio of polynomials in them whose numerator is unbiased (the noise is independent
@@ -143,16 +146,25 @@ typedef struct {
     int64_t neg[DPM_ROC_MAX_BINS];
 } dpm_roc_agg_t;
 
-/* The server's view of the mechanism: the devices' own discrete Laplace scale. */
+/* The server's view of the mechanism: the devices' own discrete Laplace scale, or (central
+ * DP, two aggregators) the aggregators' scale and how many of them noised each cell. */
 typedef struct {
     uint32_t bins;
     double scale;     /* t, in counts (2 / ε) */
-    double noise_var; /* s² = 2 p / (1 - p)², p = exp(-1 / t): one report, one cell */
+    double noise_var; /* s² = 2 p / (1 - p)², p = exp(-1 / t): one draw, one cell */
+    /* 0: each report carries its own draw per cell (local DP: Var = n s² per cell). k >= 1:
+     * the sums carry exactly k draws per cell whatever the number of reports (central DP:
+     * each of k aggregators noised its aggregate share once; Var = k s²). */
+    uint32_t central_draws;
     double width[DPM_ROC_MAX_BINS]; /* bin widths on [0, 1] (auc_unbinned): 1 / bins unless set */
 } dpm_roc_params_t;
 
 /* bins in [2, DPM_ROC_MAX_BINS], scale t > 0 (0 allowed: noiseless, for tests). Uniform bins. */
 dpm_status_t dpm_roc_params_init(dpm_roc_params_t *p, uint32_t bins, double scale);
+/* The same for sums noised centrally: `draws` discrete Laplace draws of scale t per cell
+ * (two aggregators: draws = 2), none from the reports. draws >= 1. */
+dpm_status_t dpm_roc_params_init_central(dpm_roc_params_t *p, uint32_t bins, double scale,
+                                         uint32_t draws);
 /* The campaign's edges (Q1.31, 2^31 = score 1.0; bin b: edges[b-1] <= score < edges[b]):
  * nedges = bins - 1, strictly increasing, each <= 2^31 (as the SDK takes them). Scores span
  * [0, 2^31]; a bin of zero width (first edge 0, or last edge 2^31: it holds the score 1.0 only)
