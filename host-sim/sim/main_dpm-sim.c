@@ -550,6 +550,14 @@ static int cmd_campaigns(const opts_t *o)
             status = SIM_EXIT_USAGE;
             continue;
         }
+        if (s->campaign_mech->sim_only) { /* the two-aggregator mode: not a collector campaign */
+            fprintf(stderr,
+                    "dpm-sim: campaign '%s': %s has no dpm-collector campaign: its tasks will be "
+                    "the leader's and the helper's (two aggregators), not the campaigns file's\n",
+                    s->name, s->mech->name);
+            status = SIM_EXIT_USAGE;
+            continue;
+        }
         /* the wire's mechanism: roc_hist_groups is a roc_hist campaign with groups */
         printf("\n[campaign]   # %s\nid = %u\nmechanism = %s\neps = %s\n", s->name, s->id,
                sim_mech_by_id(s->mech->id)->name, s->eps_text[0]);

@@ -311,6 +311,97 @@ static void test_groups_answers(void **state)
     free(b);
 }
 
+/* The two-aggregator planner (plan_rocg.h: noise v_noise2 / K², sampling v_sampling / K): every
+ * item's predicted sd against simulation (roc_hist_2agg in exact mode) on populations it was not
+ * tuned for, noise error over one population and model error over a population per run, in the
+ * chi-square band at alpha 1e-6 widened 5 %. Negative control: the same prediction with one
+ * aggregator's noise (half the noise variance) falls outside the band for the noise error.
+ * Answers: at the same eps and target, two aggregators need far fewer devices than local DP,
+ * given K a smaller eps, and the find-K check verifies the two-aggregator answer. */
+static void test_groups_two_aggregators(void **state)
+{
+    (void)state;
+    static const double share3[3] = {0.55, 0.3, 0.15}, auc3[3] = {0.88, 0.7, 0.78},
+                        base3[3] = {0.25, 0.1, 0.4};
+    static const double share2[2] = {0.75, 0.25}, auc2[2] = {0.8, 0.72}, base2[2] = {0.2, 0.5};
+    char err[256];
+    sim_rocg_plan_answer_t *a = malloc(sizeof(*a)), *b = malloc(sizeof(*b));
+    assert_true(a != NULL && b != NULL);
+    for (int c = 0; c < 2; c++) {
+        sim_rocg_plan_t q;
+        if (c == 0) {
+            groups_question(&q, 3, share3, auc3, base3);
+            q.eps = 0.5;
+            q.devices = 20000;
+        } else {
+            groups_question(&q, 2, share2, auc2, base2);
+            q.examples = 25;
+            q.bins = 10;
+            q.eps = 4.0;
+            q.devices = 3000;
+            q.kind = SIM_ROC_ERROR_MODEL;
+        }
+        q.two_aggregators = 1;
+        uint32_t runs = c == 0 ? 300 : 150, within[SIM_ROCG_MAX_ITEMS];
+        double sq[SIM_ROCG_MAX_ITEMS], lo, hi;
+        assert_int_equal(sim_rocg_plan_solve(&q, a), 0);
+        assert_true(a->evaluate && a->none == NULL && isnan(a->group_eps_campaign));
+        assert_int_equal(
+            sim_rocg_plan_check_at(&q, a, q.devices, runs, 80 + c, within, sq, err, sizeof(err)),
+            0);
+        rms_band(runs, 0.05, &lo, &hi);
+        for (uint32_t i = 0; i < a->nitems; i++) {
+            const sim_rocg_item_t *it = &a->item[i];
+            assert_true(it->v_noise == 0.0 && it->v_noise2 > 0.0);
+            double rms = sqrt(sq[i] / runs), pred = sqrt(it->sd * it->sd + it->bias * it->bias);
+            double one = sqrt(it->v_sampling / q.devices +
+                              0.5 * it->v_noise2 / (q.devices * q.devices) + it->bias * it->bias);
+            print_message("# two aggregators, groups %u, eps %g, K %.0f, %s: %s rms error %.5f, "
+                          "planned %.5f (ratio %.3f, band [%.3f, %.3f]); one aggregator's noise "
+                          "%.5f (%.3f)\n",
+                          q.groups, q.eps, q.devices, c == 0 ? "noise" : "model", it->name, rms,
+                          pred, rms / pred, lo, hi, one, rms / one);
+            assert_true(rms / pred >= lo && rms / pred <= hi);
+            if (c == 0) {
+                assert_true(rms / one > hi); /* the control */
+            }
+        }
+    }
+    /* answers beside local DP's: the same question, both trust models */
+    sim_rocg_plan_t q;
+    groups_question(&q, 3, share3, auc3, base3);
+    q.kind = SIM_ROC_ERROR_MODEL;
+    q.eps = 1.0;
+    q.runs = 200;
+    assert_int_equal(sim_rocg_plan_solve(&q, a), 0); /* local DP */
+    q.two_aggregators = 1;
+    assert_int_equal(sim_rocg_plan_solve(&q, b), 0);
+    print_message("# eps 1, 3 groups: local DP K %.0f, two aggregators K %.0f\n", a->devices,
+                  b->devices);
+    assert_true(a->none == NULL && b->none == NULL && b->devices * 20.0 < a->devices);
+    assert_int_equal(sim_rocg_plan_check(&q, b, 11, NULL, err, sizeof(err)), 0);
+    print_message("# two aggregators: K %.0f, design %.0f, verified %.0f in %u checks\n",
+                  b->devices, b->design_devices, b->search.devices, b->search.nsteps);
+    assert_true(b->checked && b->search.found);
+    double k = b->devices;
+    q.eps = 0.0;
+    q.devices = k; /* given that K: eps at or below 1 for two aggregators, far above for local */
+    assert_int_equal(sim_rocg_plan_solve(&q, b), 0);
+    q.two_aggregators = 0;
+    assert_int_equal(sim_rocg_plan_solve(&q, a), 0);
+    print_message("# K %.0f: two aggregators eps %g, local DP eps %g\n", k, b->eps_campaign,
+                  a->eps_campaign);
+    assert_true(b->none == NULL && b->eps_campaign <= 1.0 && b->eps_campaign > 0.8);
+    assert_true(a->none != NULL || a->eps_campaign > 4.0 * b->eps_campaign);
+    /* a device holding more than a Prio3 entry's 255 examples: refused with the reason */
+    q.two_aggregators = 1;
+    q.examples = 300;
+    assert_int_equal(sim_rocg_plan_solve(&q, b), -1);
+    assert_non_null(strstr(b->none, "255"));
+    free(a);
+    free(b);
+}
+
 static void test_bad_questions(void **state)
 {
     (void)state;
@@ -414,6 +505,7 @@ int main(void)
         cmocka_unit_test(test_sd_untuned),
         cmocka_unit_test(test_groups_sd_untuned),
         cmocka_unit_test(test_groups_answers),
+        cmocka_unit_test(test_groups_two_aggregators),
         cmocka_unit_test(test_bad_questions),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

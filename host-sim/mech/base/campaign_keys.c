@@ -15,16 +15,17 @@
     KEYS("upload_seconds", "upload_count", "min_uploaders", "max_examples")
 
 const host_campaign_mech_t host_campaign_mechs[] = {
-    {"tuple_mr", DPM_MECH_ID_TUPLE_MR, 1, NO_KEYS, NO_KEYS},
-    {"tuple_ml", DPM_MECH_ID_TUPLE_ML, 1, NO_KEYS, NO_KEYS},
-    {"roc_hist", DPM_MECH_ID_ROC_HIST, 1, NO_KEYS, KEYS("max_examples")},
-    {"roc_hist_groups", DPM_MECH_ID_ROC_HIST, 0, KEYS("group_eps"), KEYS("max_examples")},
-    {"dpauc", DPM_MECH_ID_DPAUC, 1, KEYS("thresholds", "calibration"), KEYS("max_examples")},
-    {"ustat_bins", DPM_MECH_ID_USTAT_BINS, 1, KEYS("k", "kernel"), NO_KEYS},
-    {"ustat_tree", DPM_MECH_ID_USTAT_TREE, 1, KEYS("depth", "grr_levels"), NO_KEYS},
-    {"fedauc_rr", DPM_MECH_ID_FEDAUC_RR, 1, KEYS("score_bits"), FEDAUC_COLLECTOR_KEYS},
+    {"tuple_mr", DPM_MECH_ID_TUPLE_MR, 1, NO_KEYS, NO_KEYS, 0},
+    {"tuple_ml", DPM_MECH_ID_TUPLE_ML, 1, NO_KEYS, NO_KEYS, 0},
+    {"roc_hist", DPM_MECH_ID_ROC_HIST, 1, NO_KEYS, KEYS("max_examples"), 0},
+    {"roc_hist_groups", DPM_MECH_ID_ROC_HIST, 0, KEYS("group_eps"), KEYS("max_examples"), 0},
+    {"dpauc", DPM_MECH_ID_DPAUC, 1, KEYS("thresholds", "calibration"), KEYS("max_examples"), 0},
+    {"ustat_bins", DPM_MECH_ID_USTAT_BINS, 1, KEYS("k", "kernel"), NO_KEYS, 0},
+    {"ustat_tree", DPM_MECH_ID_USTAT_TREE, 1, KEYS("depth", "grr_levels"), NO_KEYS, 0},
+    {"fedauc_rr", DPM_MECH_ID_FEDAUC_RR, 1, KEYS("score_bits"), FEDAUC_COLLECTOR_KEYS, 0},
     {"fedauc_lap", DPM_MECH_ID_FEDAUC_LAP, 1, KEYS("variant", "p_share", "score_bits"),
-     FEDAUC_COLLECTOR_KEYS},
+     FEDAUC_COLLECTOR_KEYS, 0},
+    {"roc_hist_2agg", DPM_MECH_NONE, 0, KEYS("max_device_examples"), NO_KEYS, 1},
 };
 const size_t host_campaign_nmechs = sizeof(host_campaign_mechs) / sizeof(host_campaign_mechs[0]);
 
@@ -116,6 +117,8 @@ static const host_campaign_key_t kValues[HOST_CK_COUNT] = {
      "a decimal in (0, 1): the share of eps on localP (fedauc_lap)",
      "a decimal in (0, 1) (Q0.16: at least 0.0000153)"},
     INT("score_bits", 1, 31, 0, "an integer 1 .. 31"),
+    /* the two-aggregator mode's sensitivity (estimate/roc_central.h): 8-bit Prio3 entries */
+    INT("max_device_examples", 1, 255, 0, "an integer 1 .. 255"),
     INT("upload_seconds", 1, UINT32_MAX, 0, "an integer >= 1 (at most period_seconds)"),
     INT("upload_count", 1, UINT32_MAX, 0, "an integer >= 1"),
     INT("min_uploaders", 1, UINT32_MAX, 0,
@@ -214,6 +217,7 @@ void host_campaign_key_store(const host_campaign_key_t *k, uint32_t value, dpm_c
     case HOST_CK_VARIANT: c->fedauc_variant = value; break;
     case HOST_CK_P_SHARE: c->fedauc_p_share_q16 = value; break;
     case HOST_CK_SCORE_BITS: c->fedauc_score_bits = value; break;
+    case HOST_CK_MAX_DEVICE_EXAMPLES: break; /* no campaigns-file mechanism takes it (sim_only) */
     case HOST_CK_UPLOAD_SECONDS: o->fedauc.upload_seconds = value; break;
     case HOST_CK_UPLOAD_COUNT: o->fedauc.upload_count = value; break;
     case HOST_CK_MIN_UPLOADERS: o->fedauc.min_uploaders = value; break;

@@ -15,7 +15,8 @@
  *
  * Every mechanism name a campaign may give is here, in dpm-sim's order. roc_hist_groups is
  * roc_hist with groups >= 2: the scenario names it, the campaigns file says `mechanism =
- * roc_hist` with `groups = G` (its_own_name is 0). */
+ * roc_hist` with `groups = G` (its_own_name is 0). roc_hist_2agg (the two-aggregator mode) is
+ * dpm-sim's only so far (sim_only). */
 #ifndef DPM_MECH_CAMPAIGN_KEYS_H
 #define DPM_MECH_CAMPAIGN_KEYS_H
 
@@ -44,6 +45,7 @@ enum {
     HOST_CK_VARIANT,
     HOST_CK_P_SHARE,
     HOST_CK_SCORE_BITS,
+    HOST_CK_MAX_DEVICE_EXAMPLES,
     HOST_CK_SCENARIO, /* the count of the keys above */
     HOST_CK_UPLOAD_SECONDS = HOST_CK_SCENARIO,
     HOST_CK_UPLOAD_COUNT,
@@ -58,6 +60,8 @@ typedef struct {
     int its_own_name;                  /* 1: the campaigns file's `mechanism =` takes this name */
     const char *const *keys;           /* NULL-terminated */
     const char *const *collector_keys; /* NULL-terminated */
+    int sim_only; /* 1: dpm-sim only, the campaigns file refuses the name (the two-aggregator
+                   * mode: its tasks will be the leader's and the helper's, issue 31) */
 } host_campaign_mech_t;
 
 /* The mechanisms, in dpm-sim's order (its "known:" list and `dpm-sim --help`). */

@@ -21,7 +21,8 @@
     X(ustat_bins)                                                                                  \
     X(ustat_tree)                                                                                  \
     X(fedauc_rr)                                                                                   \
-    X(fedauc_lap)
+    X(fedauc_lap)                                                                                  \
+    X(roc_hist_2agg)
 
 #define DECLARE(name) extern const sim_mech_t sim_mech_##name;
 SIM_MECHS(DECLARE)

@@ -453,10 +453,9 @@ int sim_plan_find_devices(sim_plan_check_fn check, void *ctx, const char *const 
 
 /* ---- output -------------------------------------------------------------------------------- */
 
-void sim_plan_print_trust(void)
+void sim_plan_print_trust(const char *text)
 {
-    printf("  trust model: %s; the two-aggregator mode is planned separately\n",
-           SIM_PLAN_TRUST_LOCAL_TEXT);
+    printf("  trust model: %s\n", text);
 }
 
 int sim_plan_print_answer(double given_devices, double eps, double eps_campaign, double devices)
@@ -553,7 +552,7 @@ static void json_check(jw_t *w, const sim_plan_search_t *s, double devices_analy
            s->model_refuted ? "true" : "false");
 }
 
-FILE *sim_plan_json_begin(const char *path, jw_t *w, const char *planner,
+FILE *sim_plan_json_begin(const char *path, jw_t *w, const char *planner, const char *trust,
                           const sim_plan_search_t *s, double devices_analytic)
 {
     FILE *f = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
@@ -564,7 +563,7 @@ FILE *sim_plan_json_begin(const char *path, jw_t *w, const char *planner,
     jw_file(w, f);
     jw_raw(w, "{\"planner\": ");
     jw_str(w, planner);
-    jw_raw(w, ", \"trust_model\": \"%s\",\n  \"check\": ", SIM_PLAN_TRUST_LOCAL);
+    jw_raw(w, ", \"trust_model\": \"%s\",\n  \"check\": ", trust);
     json_check(w, s, devices_analytic);
     return f;
 }

@@ -3,10 +3,11 @@
  * campaign ε an answer becomes, the trust model they plan for, and the check of an answer by
  * simulation, which finds the number of devices that is shown to reach the target.
  *
- * Trust model. Every planner today plans a LOCAL DP campaign: each device perturbs its own
- * report and nobody is trusted with a raw value (SIM_PLAN_TRUST_LOCAL, "local_dp" in the JSON's
- * trust_model). The two-aggregator mode (central noise over secret-shared sums) will add the
- * other; the field exists so a reader never has to guess which one a figure is for.
+ * Trust model. Every planner plans a LOCAL DP campaign: each device perturbs its own report
+ * and nobody is trusted with a raw value (SIM_PLAN_TRUST_LOCAL, "local_dp" in the JSON's
+ * trust_model). roc_hist_groups' planner also plans the two-aggregator mode (central noise over
+ * secret-shared sums, SIM_PLAN_TRUST_TWOAGG), alone or beside local DP (--trust); the field
+ * exists so a reader never has to guess which one a figure is for.
  *
  * The check is never a coin flip. An answer planned exactly at the target coverage c (a normal
  * bound) reaches c in about half of any simulation of it, so a PASS/FAIL at the planned count
@@ -47,6 +48,11 @@
 #define SIM_PLAN_TRUST_LOCAL_TEXT                                                                  \
     "local DP (each device perturbs its own report before it leaves; no collector or "             \
     "aggregator is trusted with a raw value)"
+#define SIM_PLAN_TRUST_TWOAGG "two_aggregators"
+#define SIM_PLAN_TRUST_TWOAGG_TEXT                                                                 \
+    "two aggregators (central DP: each device's exact statistic as Prio3 shares, each "            \
+    "aggregator's noise alone eps-DP for the device's whole contribution; nothing holds if both "  \
+    "collude)"
 
 /* The options all `dpm-sim plan` forms take (0 / NaN / NULL: not given). */
 typedef struct {
@@ -172,8 +178,8 @@ int sim_plan_find_devices(sim_plan_check_fn check, void *ctx, const char *const 
 
 /* ---- output -------------------------------------------------------------------------------- */
 
-/* "  trust model: local DP (...)" */
-void sim_plan_print_trust(void);
+/* "  trust model: TEXT" (SIM_PLAN_TRUST_LOCAL_TEXT, SIM_PLAN_TRUST_TWOAGG_TEXT) */
+void sim_plan_print_trust(const char *text);
 /* "  answer: ..." for a given K (prints eps, eps_campaign) or a given ε (prints the campaign's
  * ε and devices); -1 (after saying so) when no number of devices reaches it, else 0. */
 int sim_plan_print_answer(double given_devices, double eps, double eps_campaign, double devices);
@@ -185,11 +191,11 @@ void sim_plan_print_margin(double confidence, double design, uint32_t runs, uint
 /* The search's verdict: "-> PASS" with the devices to add to `devices_analytic` (the bound's
  * count, or the K the user gave), or "-> FAIL"; a warning first when the model was refuted. */
 void sim_plan_print_verdict(const sim_plan_search_t *s, double devices_analytic, int devices_given);
-/* --json: open path ("-": stdout) and write {"planner": planner, "trust_model": "local_dp",
+/* --json: open path ("-": stdout) and write {"planner": planner, "trust_model": trust,
  * "check": the search (null when s is NULL or did not run), with its devices to add against
  * devices_analytic. NULL after printing why. The planner then writes its own objects, each
  * opened with jw_raw (",\n  \"question\": {") and filled by the two helpers below. */
-FILE *sim_plan_json_begin(const char *path, jw_t *w, const char *planner,
+FILE *sim_plan_json_begin(const char *path, jw_t *w, const char *planner, const char *trust,
                           const sim_plan_search_t *s, double devices_analytic);
 /* "key": value for each of n (null when not finite; 15 significant digits, 17 when 15 do not
  * read back to the value), separated by ", "; `more` 1: a ", " first. */

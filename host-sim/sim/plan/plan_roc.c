@@ -315,8 +315,7 @@ static int roc_option(void *ctx, const char *a, const char *v, int *bad)
     } else if (strcmp(a, "--auc") == 0) {
         *bad = sim_cli_double(v, &q->auc) != 0 || !(q->auc > 0.5 && q->auc < 1.0);
     } else if (strcmp(a, "--base-rate") == 0) {
-        *bad = sim_cli_double(v, &q->base_rate) != 0 ||
-               !(q->base_rate > 0.0 && q->base_rate < 1.0);
+        *bad = sim_cli_double(v, &q->base_rate) != 0 || !(q->base_rate > 0.0 && q->base_rate < 1.0);
     } else if (strcmp(a, "--examples") == 0) {
         *bad = sim_cli_u64(v, &u) != 0 || u < 1 || u > 10000;
         q->examples = (uint32_t)u;
@@ -356,7 +355,7 @@ static void print_question(const sim_roc_plan_t *q, const sim_roc_plan_answer_t 
     printf("planner (analytic): roc_hist, binormal(auc=%g, base_rate=%g), %u examples per "
            "device, %u uniform bins, %s bound\n",
            q->auc, q->base_rate, q->examples, q->bins, q->bound_chebyshev ? "Chebyshev" : "normal");
-    sim_plan_print_trust();
+    sim_plan_print_trust(SIM_PLAN_TRUST_LOCAL_TEXT);
     printf("  question: |AUC error| <= %g with probability >= %g\n", q->error, q->confidence);
     if (q->kind == SIM_ROC_ERROR_MODEL) {
         printf("  error planned for: AUC-hat against the model's AUC %g (noise + sampling of the "
@@ -374,7 +373,8 @@ static void print_question(const sim_roc_plan_t *q, const sim_roc_plan_answer_t 
 static int roc_json(const char *path, const sim_roc_plan_t *q, const sim_roc_plan_answer_t *a)
 {
     jw_t w;
-    FILE *f = sim_plan_json_begin(path, &w, "roc_hist", a->checked ? &a->search : NULL,
+    FILE *f = sim_plan_json_begin(path, &w, "roc_hist", SIM_PLAN_TRUST_LOCAL,
+                                  a->checked ? &a->search : NULL,
                                   q->devices > 0.0 ? q->devices : a->devices);
     if (f == NULL) {
         return -1;

@@ -11,6 +11,7 @@
 #include "common/edges.h"
 #include "common/prob.h"
 #include "estimate/roc.h"
+#include "estimate/roc_central.h"
 #include "sim/run/cli.h"
 #include "sim/devices/mech_roc_groups.h"
 #include "sim/devices/mechs.h"
@@ -100,6 +101,78 @@ int sim_rocg_plan_noise(const sim_rocg_plan_t *q, dpm_eps_t eps, dpm_eps_t group
     return st;
 }
 
+/* Two aggregators: K² times the noise variance of every item (v2, items as above) at campaign
+ * eps, and per group K times the larger count cv (the noise on its positives or negatives
+ * relative to them: it falls as 1 / K here). 0, or -1 with why. */
+static int plan_noise_2agg(const sim_rocg_plan_t *q, dpm_eps_t eps, double *v2, double *cv,
+                           const char **why)
+{
+    uint32_t G = q->groups, B = q->bins;
+    dpm_roc_central_params_t p;
+    if (q->examples > DPM_ROC_CENTRAL_MAX_EXAMPLES) {
+        *why = "two aggregators: more than 255 examples per device (a Prio3 entry holds 8 bits)";
+        return -1;
+    }
+    if (dpm_roc_central_params_init(&p, G <= DPM_ROC_CENTRAL_MAX_GROUPS ? G : 0, B, NULL,
+                                    q->examples, eps, why) != DPM_OK) {
+        return -1;
+    }
+    double s2 = (double)p.roc.central_draws * p.roc.noise_var, g2[DPM_ROC_GROUPS_MAX];
+    for (uint32_t g = 0; g < G; g++) {
+        double pos[DPM_MAX_BINS], neg[DPM_MAX_BINS], P = 0.0, N = 0.0;
+        sim_roc_plan_model_counts(q->auc[g], q->base_rate[g], q->examples, B, pos, neg);
+        for (uint32_t b = 0; b < B; b++) {
+            P += pos[b];
+            N += neg[b];
+        }
+        double f = dpm_roc_noise_factor(pos, neg, B);
+        if (!isfinite(f) || !(P > 0.0) || !(N > 0.0)) {
+            *why = "a group's model has no positive or no negative example";
+            return -1;
+        }
+        g2[g] = s2 * f / (q->share[g] * q->share[g]);
+        if (cv != NULL) {
+            cv[g] = sqrt(s2 * B) / (q->share[g] * fmin(P, N));
+        }
+    }
+    uint32_t n = 0;
+    for (uint32_t g = 0; g < G; g++) {
+        v2[n++] = g2[g];
+    }
+    for (uint32_t g = 0; q->gap_error > 0.0 && g < G; g++) {
+        for (uint32_t h = g + 1; h < G; h++) {
+            v2[n++] = g2[g] + g2[h];
+        }
+    }
+    *why = NULL;
+    return 0;
+}
+
+/* The planned trust model's noise at eps: v (K Var) and v2 (K² Var), one of them 0. */
+static int plan_noise(const sim_rocg_plan_t *q, dpm_eps_t eps, double *v, double *v2, double *cv,
+                      const char **why)
+{
+    uint32_t n = nitems(q);
+    if (q->two_aggregators) {
+        memset(v, 0, n * sizeof(*v));
+        return plan_noise_2agg(q, eps, v2, cv, why);
+    }
+    memset(v2, 0, n * sizeof(*v2));
+    return sim_rocg_plan_noise(q, eps, group_eps_of(q, eps), v, cv, why);
+}
+
+/* An item's variance at K devices, and the fewest K at which its sd is at most sd. */
+static double var_at(const sim_rocg_item_t *it, double k)
+{
+    return (it->v_noise + it->v_sampling) / k + it->v_noise2 / (k * k);
+}
+
+static double k_for(double v1, double v2, double sd)
+{
+    double s2 = sd * sd; /* v1 / K + v2 / K² <= s2: K >= (v1 + sqrt(v1² + 4 v2 s2)) / (2 s2) */
+    return ceil((v1 + sqrt(v1 * v1 + 4.0 * v2 * s2)) / (2.0 * s2));
+}
+
 /* The items, their targets, biases and sampling variances. 0, or -1 (a->none says why). */
 static int items_init(const sim_rocg_plan_t *q, sim_rocg_plan_answer_t *a)
 {
@@ -161,7 +234,7 @@ static double devices_needed(const sim_rocg_plan_answer_t *a, int design)
     for (uint32_t i = 0; i < a->nitems; i++) {
         const sim_rocg_item_t *it = &a->item[i];
         double sd = design ? it->sd_design_max : it->sd_max;
-        k = fmax(k, ceil((it->v_noise + it->v_sampling) / (sd * sd)));
+        k = fmax(k, k_for(it->v_noise + it->v_sampling, it->v_noise2, sd));
     }
     return k < EXACT_INT_MAX ? k : NAN;
 }
@@ -177,15 +250,15 @@ typedef struct {
 static double worst_excess(dpm_eps_t eps, void *ctx)
 {
     const eps_ctx_t *x = ctx;
-    double v[SIM_ROCG_MAX_ITEMS], worst = -INFINITY;
+    double v[SIM_ROCG_MAX_ITEMS], v2[SIM_ROCG_MAX_ITEMS], worst = -INFINITY;
     const char *why = NULL;
-    if (sim_rocg_plan_noise(x->q, eps, group_eps_of(x->q, eps), v, NULL, &why) != 0) {
+    if (plan_noise(x->q, eps, v, v2, NULL, &why) != 0) {
         return NAN;
     }
     for (uint32_t i = 0; i < x->a->nitems; i++) {
         const sim_rocg_item_t *it = &x->a->item[i];
-        double sd = x->design ? it->sd_design_max : it->sd_max;
-        worst = fmax(worst, (v[i] + it->v_sampling) / x->devices - sd * sd);
+        double sd = x->design ? it->sd_design_max : it->sd_max, k = x->devices;
+        worst = fmax(worst, (v[i] + it->v_sampling) / k + v2[i] / (k * k) - sd * sd);
     }
     return worst;
 }
@@ -193,21 +266,25 @@ static double worst_excess(dpm_eps_t eps, void *ctx)
 /* Every item's noise variance, sd and what it needs alone, at the answer's (K, ε). */
 static int items_at_answer(const sim_rocg_plan_t *q, sim_rocg_plan_answer_t *a)
 {
-    double v[SIM_ROCG_MAX_ITEMS], cv[DPM_ROC_GROUPS_MAX];
+    double v[SIM_ROCG_MAX_ITEMS], v2[SIM_ROCG_MAX_ITEMS], cv[DPM_ROC_GROUPS_MAX];
     const char *why = NULL;
     dpm_eps_t e = (dpm_eps_t)llround(a->eps_campaign * 65536.0);
-    if (sim_rocg_plan_noise(q, e, group_eps_of(q, e), v, cv, &why) != 0) {
+    if (plan_noise(q, e, v, v2, cv, &why) != 0) {
         a->none = why;
         return -1;
     }
-    a->group_eps_campaign = (group_eps_of(q, e) ? group_eps_of(q, e) : e / 2u) / 65536.0;
+    a->group_eps_campaign =
+        q->two_aggregators ? NAN : (group_eps_of(q, e) ? group_eps_of(q, e) : e / 2u) / 65536.0;
     for (uint32_t i = 0; i < a->nitems; i++) {
         sim_rocg_item_t *it = &a->item[i];
         it->v_noise = v[i];
-        it->sd = sqrt((v[i] + it->v_sampling) / a->devices);
+        it->v_noise2 = v2[i];
+        it->sd = sqrt(var_at(it, a->devices));
         it->meets = it->sd <= it->sd_max;
-        it->count_cv = fmax(cv[it->g], cv[it->h]) / sqrt(a->devices);
-        it->devices_alone = fmax(2.0, ceil((v[i] + it->v_sampling) / (it->sd_max * it->sd_max)));
+        /* the count cv falls as 1 / sqrt(K) under local DP, as 1 / K with two aggregators */
+        it->count_cv =
+            fmax(cv[it->g], cv[it->h]) / (q->two_aggregators ? a->devices : sqrt(a->devices));
+        it->devices_alone = fmax(2.0, k_for(v[i] + it->v_sampling, v2[i], it->sd_max));
     }
     return 0;
 }
@@ -229,6 +306,14 @@ int sim_rocg_plan_solve(const sim_rocg_plan_t *q, sim_rocg_plan_answer_t *a)
         !(q->gap_error >= 0.0) || !(q->confidence > 0.0 && q->confidence < 1.0) ||
         !(q->group_share >= 0.0) || !(q->group_share < 1.0) ||
         !(q->devices > 0.0 || q->eps > 0.0)) {
+        return -1;
+    }
+    if (q->two_aggregators &&
+        (q->examples > DPM_ROC_CENTRAL_MAX_EXAMPLES || q->groups > DPM_ROC_CENTRAL_MAX_GROUPS)) {
+        a->none = q->examples > DPM_ROC_CENTRAL_MAX_EXAMPLES
+                      ? "two aggregators: more than 255 examples per device (a Prio3 entry holds 8 "
+                        "bits)"
+                      : "two aggregators: at most 8 groups";
         return -1;
     }
     a->runs = q->runs ? q->runs : sim_plan_default_runs(q->confidence, nitems(q));
@@ -300,12 +385,13 @@ static int plan_scenario(const sim_rocg_plan_t *q, double devices, double eps_ca
     sc->ncampaigns = 1;
     snprintf(c->name, sizeof(c->name), "plan");
     c->id = 1;
-    c->mechanism = DPM_MECH_ID_ROC_HIST;
-    c->mech = sim_mech_find("roc_hist_groups");
+    c->mechanism = q->two_aggregators ? DPM_MECH_NONE : DPM_MECH_ID_ROC_HIST;
+    c->mech = sim_mech_find(q->two_aggregators ? "roc_hist_2agg" : "roc_hist_groups");
+    c->max_device_examples = q->two_aggregators ? q->examples : 0u;
     c->neps = 1;
     dpm_eps_t q16 = (dpm_eps_t)llround(eps_campaign * 65536.0);
     sim_plan_eps_text(q16, c->eps_text[0], sizeof(c->eps_text[0]));
-    c->group_eps = group_eps_of(q, q16);
+    c->group_eps = q->two_aggregators ? 0u : group_eps_of(q, q16);
     c->ngroups = q->groups;
     c->nedges = q->bins - 1u;
     edges_uniform(q->bins, c->edges);
@@ -398,8 +484,10 @@ int sim_rocg_plan_check(const sim_rocg_plan_t *q, sim_rocg_plan_answer_t *a, uin
              sc->campaign[0].mech->check(sc, &sc->campaign[0], &line, why, sizeof(why)) == 0;
     free(sc);
     if (!ok) {
-        a->why = "the simulator's aggregate cannot hold these groups x bins (2 groups up to 20 "
-                 "bins, 4 up to 12)";
+        a->why = q->two_aggregators ? "the simulator's two-aggregator module refuses the campaign "
+                                      "(at most 8 groups)"
+                                    : "the simulator's aggregate cannot hold these groups x bins "
+                                      "(2 groups up to 20 bins, 4 up to 12)";
         return 0;
     }
     if (a->evaluate) {
@@ -445,6 +533,7 @@ static const char ROCG_USAGE[] =
     "                    --confidence C (--devices K | --eps E | both)\n"
     "                    [--gap-error Y|none] [--auc A|A1,A2,...] [--base-rate P|P1,P2,...]\n"
     "                    [--examples E] [--bins B] [--group-share F] [--error-kind model|noise]\n"
+    "                    [--trust local|two_aggregators|both]\n"
     "                    [--runs R] [--seed S] [--no-check] [--json FILE]\n"
     "  roc_hist with groups: every device reports its group by GRR beside its noised\n"
     "  histogram. Answers: the smallest eps (given K devices) or the fewest devices (given\n"
@@ -452,7 +541,10 @@ static const char ROCG_USAGE[] =
     "  (default X) with probability C each; with both K and eps: the table of every group and\n"
     "  gap at that K and eps (what is usable). Planned with a margin from the estimator's own\n"
     "  variance, then checked by simulation (exact mode: O(K) per run for this mechanism) with\n"
-    "  a search for the K shown to reach C. Trust model: local DP (label-DP; GRR on the group).\n"
+    "  a search for the K shown to reach C. Trust model (--trust): local DP (default; label-DP,\n"
+    "  GRR on the group), two_aggregators (central DP at the same eps: the device's whole\n"
+    "  contribution, max_device_examples = --examples; checked with roc_hist_2agg), or both,\n"
+    "  side by side (--json takes one of them).\n"
     "  --shares: the groups' fractions of the devices (2 .. 16 groups, summing to 1);\n"
     "  --auc, --base-rate: one value for every group or one per group (default 0.85, 0.3);\n"
     "  --examples per device (default 40); --bins uniform score bins (default 10);\n"
@@ -493,6 +585,7 @@ static int parse_list(const char *v, double lo, double hi, double *out, uint32_t
 typedef struct {
     sim_rocg_plan_t *q;
     const char *shares, *auc, *base, *gap;
+    int both; /* --trust both */
 } rocg_args_t;
 
 #define TEXT_OPT(name, field)                                                                      \
@@ -519,6 +612,11 @@ static int rocg_option(void *ctx, const char *a, const char *v, int *bad)
     } else if (strcmp(a, "--error-kind") == 0) {
         *bad = strcmp(v, "model") != 0 && strcmp(v, "noise") != 0;
         q->kind = strcmp(v, "noise") == 0 ? SIM_ROC_ERROR_NOISE : SIM_ROC_ERROR_MODEL;
+    } else if (strcmp(a, "--trust") == 0) {
+        *bad =
+            strcmp(v, "local") != 0 && strcmp(v, "two_aggregators") != 0 && strcmp(v, "both") != 0;
+        q->two_aggregators = strcmp(v, "two_aggregators") == 0;
+        x->both = strcmp(v, "both") == 0;
     } else if (strcmp(a, "--examples") == 0) {
         *bad = sim_cli_u64(v, &u) != 0 || u < 1 || u > 10000;
         q->examples = (uint32_t)u;
@@ -534,12 +632,17 @@ static int rocg_option(void *ctx, const char *a, const char *v, int *bad)
     return 1;
 }
 
-static int rocg_parse(int argc, char **argv, sim_rocg_plan_t *q, sim_plan_cli_t *o)
+static int rocg_parse(int argc, char **argv, sim_rocg_plan_t *q, sim_plan_cli_t *o, int *both)
 {
-    rocg_args_t x = {q, NULL, "0.85", "0.3", NULL};
+    rocg_args_t x = {q, NULL, "0.85", "0.3", NULL, 0};
     int st = sim_plan_cli_parse(o, argc, argv, ROCG_USAGE, rocg_option, &x);
     if (st != 0) {
         return st;
+    }
+    *both = x.both;
+    if (x.both && o->json != NULL) {
+        return sim_plan_usage(ROCG_USAGE, "--json takes one trust model: --trust local or "
+                                          "--trust two_aggregators");
     }
     const char *shares = x.shares, *auc = x.auc, *base = x.base, *gap = x.gap;
     q->groups = 0;
@@ -586,7 +689,8 @@ static void rocg_print(const sim_rocg_plan_t *q, const sim_rocg_plan_answer_t *a
         printf("%s%g", g ? ", " : " ", q->share[g]);
     }
     printf("), %u examples per device, %u uniform bins, normal bound\n", q->examples, q->bins);
-    sim_plan_print_trust();
+    sim_plan_print_trust(q->two_aggregators ? SIM_PLAN_TRUST_TWOAGG_TEXT
+                                            : SIM_PLAN_TRUST_LOCAL_TEXT);
     printf("  question: every group's |AUC error| <= %g", q->error);
     if (q->gap_error > 0.0) {
         printf(" and every gap's <= %g", q->gap_error);
@@ -601,9 +705,12 @@ static void rocg_print(const sim_rocg_plan_t *q, const sim_rocg_plan_answer_t *a
         printf("  answer: none: %s\n", a->none);
         return;
     }
-    char text[40], gtext[40];
+    char text[40], gtext[40] = "none: the group is in the shares";
     sim_plan_eps_text((dpm_eps_t)llround(a->eps_campaign * 65536.0), text, sizeof(text));
-    sim_plan_eps_text((dpm_eps_t)llround(a->group_eps_campaign * 65536.0), gtext, sizeof(gtext));
+    if (!q->two_aggregators) {
+        sim_plan_eps_text((dpm_eps_t)llround(a->group_eps_campaign * 65536.0), gtext,
+                          sizeof(gtext));
+    }
     if (a->evaluate) {
         printf("  at K = %.0f devices and campaign eps = %s (group_eps %s):\n", a->devices, text,
                gtext);
@@ -656,6 +763,7 @@ static int rocg_json(const char *path, const sim_rocg_plan_t *q, const sim_rocg_
 {
     jw_t w;
     FILE *f = sim_plan_json_begin(path, &w, "roc_hist_groups",
+                                  q->two_aggregators ? SIM_PLAN_TRUST_TWOAGG : SIM_PLAN_TRUST_LOCAL,
                                   a->checked && !a->evaluate ? &a->search : NULL,
                                   q->devices > 0.0 ? q->devices : a->devices);
     if (f == NULL) {
@@ -715,6 +823,47 @@ static int rocg_json(const char *path, const sim_rocg_plan_t *q, const sim_rocg_
     return sim_plan_json_end(f, &w, path);
 }
 
+/* Solve, print, check one trust model's answer: the exit status (SIM_EXIT_*), *devices the
+ * answer's K (the verified one when the check found it; NaN: none). */
+static int plan_one(const sim_rocg_plan_t *q, const sim_plan_cli_t *o, double *devices)
+{
+    sim_rocg_plan_answer_t *a = malloc(sizeof(*a));
+    *devices = NAN;
+    if (a == NULL) {
+        fprintf(stderr, "dpm-sim plan: out of memory\n");
+        return SIM_EXIT_USAGE;
+    }
+    if (sim_rocg_plan_solve(q, a) != 0) {
+        fprintf(stderr, "dpm-sim plan: the planner refuses this question%s%s\n",
+                a->none != NULL ? ": " : "", a->none != NULL ? a->none : "");
+        free(a);
+        return SIM_EXIT_USAGE;
+    }
+    rocg_print(q, a);
+    char err[512];
+    if (o->check && sim_rocg_plan_check(q, a, o->seed, stdout, err, sizeof(err)) != 0) {
+        fprintf(stderr, "dpm-sim plan: check failed to run: %s\n", err);
+        free(a);
+        return SIM_EXIT_USAGE;
+    }
+    if (o->check && !a->checked) {
+        printf("check by simulation: skipped (%s)\n", a->why);
+    } else if (o->check && a->evaluate) {
+        evaluate_print(a, q->confidence);
+    } else if (o->check) {
+        sim_plan_print_verdict(&a->search, q->devices > 0.0 ? q->devices : a->devices,
+                               q->devices > 0.0);
+    }
+    *devices = a->none != NULL                                 ? NAN
+               : a->checked && !a->evaluate && a->search.found ? a->search.devices
+                                                               : a->devices;
+    int st = o->json != NULL && rocg_json(o->json, q, a) != 0 ? SIM_EXIT_USAGE
+             : a->checked && !a->evaluate && !a->search.found ? SIM_EXIT_CHECK
+                                                              : SIM_EXIT_OK;
+    free(a);
+    return st;
+}
+
 int sim_cmd_plan_rocg(int argc, char **argv)
 {
     sim_rocg_plan_t q;
@@ -723,39 +872,30 @@ int sim_cmd_plan_rocg(int argc, char **argv)
     q.bins = 10;
     sim_plan_cli_t o;
     sim_plan_cli_init(&o);
-    int st = rocg_parse(argc, argv, &q, &o);
+    int both = 0;
+    int st = rocg_parse(argc, argv, &q, &o, &both);
     if (st != 0) {
         return st == SIM_PLAN_HELP ? SIM_EXIT_OK : st;
     }
-    sim_rocg_plan_answer_t *a = malloc(sizeof(*a));
-    if (a == NULL) {
-        fprintf(stderr, "dpm-sim plan: out of memory\n");
-        return SIM_EXIT_USAGE;
+    double k_local = NAN, k_two = NAN;
+    if (!both) {
+        return plan_one(&q, &o, q.two_aggregators ? &k_two : &k_local);
     }
-    if (sim_rocg_plan_solve(&q, a) != 0) {
-        fprintf(stderr, "dpm-sim plan: the planner refuses this question%s%s\n",
-                a->none != NULL ? ": " : "", a->none != NULL ? a->none : "");
-        free(a);
-        return SIM_EXIT_USAGE;
+    q.two_aggregators = 0;
+    int st_local = plan_one(&q, &o, &k_local);
+    printf("\n");
+    q.two_aggregators = 1;
+    int st_two = plan_one(&q, &o, &k_two);
+    if (!(q.devices > 0.0)) { /* the question was "how many devices": both answers at once */
+        printf("\nside by side (eps as given, the K %s): local DP %.0f devices, two aggregators "
+               "%.0f devices",
+               o.check ? "each check verified (else the analytic one)" : "planned", k_local, k_two);
+        if (k_local > 0.0 && k_two > 0.0) {
+            printf(" (%.3g times fewer)", k_local / k_two);
+        }
+        printf("\n");
     }
-    rocg_print(&q, a);
-    char err[512];
-    if (o.check && sim_rocg_plan_check(&q, a, o.seed, stdout, err, sizeof(err)) != 0) {
-        fprintf(stderr, "dpm-sim plan: check failed to run: %s\n", err);
-        free(a);
-        return SIM_EXIT_USAGE;
-    }
-    if (o.check && !a->checked) {
-        printf("check by simulation: skipped (%s)\n", a->why);
-    } else if (o.check && a->evaluate) {
-        evaluate_print(a, q.confidence);
-    } else if (o.check) {
-        sim_plan_print_verdict(&a->search, q.devices > 0.0 ? q.devices : a->devices,
-                               q.devices > 0.0);
-    }
-    st = o.json != NULL && rocg_json(o.json, &q, a) != 0  ? SIM_EXIT_USAGE
-         : a->checked && !a->evaluate && !a->search.found ? SIM_EXIT_CHECK
-                                                          : SIM_EXIT_OK;
-    free(a);
-    return st;
+    return st_local == SIM_EXIT_USAGE || st_two == SIM_EXIT_USAGE ? SIM_EXIT_USAGE
+           : st_local != SIM_EXIT_OK                              ? st_local
+                                                                  : st_two;
 }

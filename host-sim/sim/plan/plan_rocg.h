@@ -30,7 +30,16 @@
  * eps / 2). Both: the table of every item at (K, ε), which items meet the target and the K each
  * needs alone, and a check of that K. Check: exact mode (O(devices) per run for this mechanism),
  * error kind noise against the devices' binned AUCs of one population, model against the
- * model's AUCs with each run on a population of its own. */
+ * model's AUCs with each run on a population of its own.
+ *
+ * Two aggregators (two_aggregators = 1, `--trust two_aggregators`, or `--trust both` for the two
+ * answers side by side): the campaign is roc_hist_2agg (estimate/roc_central.h) at the same ε,
+ * with max_device_examples = the examples per device. Its noise does not grow with K: each
+ * group's sums carry two draws of scale 2E / ε per cell whatever the number of devices, so an
+ * item's noise variance is v_noise2 / K² (v_noise2 = 2 s² F_g / w_g² per group, F_g the AUC's
+ * noise factor of one device's expected histogram, dpm_roc_noise_factor; a gap adds its two
+ * groups'), beside the sampling's v_sampling / K; K solves the quadratic. The check runs
+ * roc_hist_2agg in exact mode. */
 #ifndef DPM_SIM_PLAN_ROCG_H
 #define DPM_SIM_PLAN_ROCG_H
 
@@ -59,6 +68,7 @@ typedef struct {
     sim_roc_error_t kind;
     double devices, eps; /* given K and / or ε (0: plan it) */
     double group_share;  /* group ε = group_share ε, Q16.16 rounded down (0: the SDK's eps / 2) */
+    int two_aggregators; /* 1: plan roc_hist_2agg (central DP) instead of local DP */
     uint32_t runs;       /* per check (0: sim_plan_default_runs) */
 } sim_rocg_plan_t;
 
@@ -69,7 +79,8 @@ typedef struct {
     double x;          /* its target half-width */
     double bias;       /* model error: the binning bias; noise: 0 */
     double v_sampling; /* K Var from the examples' sampling (model error), else 0 */
-    double v_noise;    /* K Var from the mechanism at the answer's ε */
+    double v_noise;    /* K Var from the mechanism at the answer's ε (local DP) */
+    double v_noise2;   /* K² Var from the aggregators' noise (two aggregators), else 0 */
     double sd;         /* predicted sd at the answer's (K, ε) */
     double sd_max, sd_design_max;
     double count_cv;       /* sd / value of its group's (groups') estimated positives or

@@ -537,7 +537,7 @@ static void plan_print(const sim_plan_question_t *q, const sim_plan_answer_t *a,
            mechanism, paper(q) ? "PAPER" : "SDK",
            paper(q) ? " (REPRODUCTION ONLY: not the stated eps)" : "", p->d, p->share_g, p->share_h,
            m, m > 1 ? "s" : "", list, p->bound == DPM_DISP_BOUND_NORMAL ? "normal" : "Chebyshev");
-    sim_plan_print_trust();
+    sim_plan_print_trust(SIM_PLAN_TRUST_LOCAL_TEXT);
     printf("  question: |disparity error| <= %g on the %s scale (alpha = %g on [-1, 1]) with "
            "probability >= %g, %s\n",
            q->error, q->scale_metric ? "metric [0, 1]" : "value [-1, 1]", p->alpha, p->confidence,
@@ -566,7 +566,8 @@ static int plan_json(const char *path, const sim_plan_question_t *q, const sim_p
                      const char *mechanism)
 {
     jw_t w;
-    FILE *f = sim_plan_json_begin(path, &w, mechanism, a->checked ? &a->search : NULL,
+    FILE *f = sim_plan_json_begin(path, &w, mechanism, SIM_PLAN_TRUST_LOCAL,
+                                  a->checked ? &a->search : NULL,
                                   q->devices > 0.0 ? q->devices : a->devices);
     if (f == NULL) {
         return -1;

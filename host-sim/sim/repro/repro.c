@@ -44,6 +44,8 @@ static const paper_t kPapers[] = {
      repro_auc_compare},
     {"roc", "roc_hist against DPAUC at equal eps, parties and data (issue 17 item 7, targets)",
      repro_roc},
+    {"trust", "Local DP against two aggregators: the per-group AUC gap at 1e4 to 1e6 devices",
+     repro_trust},
 };
 #define NPAPERS (sizeof(kPapers) / sizeof(kPapers[0]))
 

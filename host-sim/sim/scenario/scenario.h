@@ -110,10 +110,11 @@ typedef struct {
     uint32_t tree_depth;      /* ustat_tree: depth (2^depth score values) */
     uint32_t tree_grr_levels; /* ustat_tree: levels 1 .. this by GRR, deeper by Hadamard RR */
     int tree_grr_set;
-    dpm_eps_t group_eps;        /* roc_groups: the group's GRR ε (0: eps / 2) */
-    uint32_t fedauc_variant;    /* fedauc_lap: dpm_fedauc_variant_t (0: not given) */
-    uint32_t fedauc_p_share;    /* fedauc_lap: share of ε on localP, Q0.16 (0: not given) */
-    uint32_t fedauc_score_bits; /* fedauc: score quantization bits (0: not given) */
+    dpm_eps_t group_eps;          /* roc_groups: the group's GRR ε (0: eps / 2) */
+    uint32_t fedauc_variant;      /* fedauc_lap: dpm_fedauc_variant_t (0: not given) */
+    uint32_t fedauc_p_share;      /* fedauc_lap: share of ε on localP, Q0.16 (0: not given) */
+    uint32_t fedauc_score_bits;   /* fedauc: score quantization bits (0: not given) */
+    uint32_t max_device_examples; /* roc_hist_2agg: one device's most examples (0: not given) */
     int keys_line[HOST_CK_SCENARIO];
 } sim_campaign_spec_t;
 

@@ -345,7 +345,7 @@ static const char *const kSections[] = {"scenario", "population", "group", "camp
 static int unknown_key(parser_t *p, const char *k, const char *section, const char *const *keys,
                        int n)
 {
-    char hint[64], known[160] = "";
+    char hint[64], known[320] = "";
     for (int i = 0; i < n; i++) {
         snprintf(known + strlen(known), sizeof(known) - strlen(known), "%s%s", i ? ", " : "",
                  keys[i]);
@@ -659,6 +659,7 @@ static int campaign_mech_key(parser_t *p, sim_campaign_spec_t *c, int key, const
     case HOST_CK_GROUP_EPS: c->group_eps = x; break;
     case HOST_CK_VARIANT: c->fedauc_variant = x; break;
     case HOST_CK_P_SHARE: c->fedauc_p_share = x; break;
+    case HOST_CK_MAX_DEVICE_EXAMPLES: c->max_device_examples = x; break;
     default: c->fedauc_score_bits = x; break; /* HOST_CK_SCORE_BITS */
     }
     return 0;

@@ -1,0 +1,398 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* roc_hist_2agg in the simulator (sim/devices/mech.h): roc_hist's per-group label histograms in
+ * the two-aggregator mode (DAP with Prio3, central DP; server: estimate/roc_central.h). Each
+ * device sends its own group's exact histogram as a Prio3 SumVec of groups x 2 x bins 8-bit
+ * counts, split between the leader and the helper; each aggregator adds discrete Laplace of
+ * scale 2 max_device_examples / ε to every cell of its aggregate share; the collector reads
+ * the sum.
+ *
+ * Campaign keys: `bins` / `edges` as roc_hist, `groups` (1 or more; 1: the AUC alone),
+ * `max_device_examples` (required: the most examples one device's report holds, the noise's
+ * sensitivity; a population whose devices hold more is refused, a device never truncates).
+ *
+ * Modes: exact only so far. A run's aggregate is the population's true per-group counts plus,
+ * per cell, the two aggregators' draws (the sum of two discrete Laplace variables of the SDK's
+ * scale, sim_rng_dlap_sum): distributed exactly as the released sum, whatever the number of
+ * devices (O(groups x bins) a run). inprocess (the SDK's Prio3 shard and HPKE seal per device)
+ * and network (a leader and a helper) need the DAP roles (issue 31) and are refused with that
+ * reason.
+ *
+ * Items: as roc_hist_groups (the same kinds and names, so the two trust models compare item by
+ * item): each group's AUC (auc_group) and each gap (auc_gap) against the devices' binned AUCs,
+ * with the noise-only intervals; the unbinned twins (auc_group_unb, auc_gap_unb) against the
+ * groups' model AUCs with noise, sampling and the interpolation bound. Every gap at once:
+ * results.json "selection" (sim/devices/selection.h). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/edges.h"
+#include "estimate/roc_central.h"
+#include "sim/devices/mech_common.h"
+#include "sim/devices/results.h"
+#include "sim/devices/selection.h"
+#include "sim/devices/sim_cfg.h"
+#include "sim/pop/roc_sim.h"
+
+#define DEFAULT_BINS 10u
+/* Beyond this many examples an exact-mode session draws the true counts from their law
+ * (sim_roc_truth_sample) instead of realizing every device, as mech_roc_hist.c does. */
+#define REALIZE_MAX_EXAMPLES (UINT64_C(1) << 24)
+
+typedef struct {
+    sim_roc_model_t *model; /* first: sim_mech_release_model */
+    dpm_roc_central_params_t params;
+    uint64_t pos[DPM_ROC_CENTRAL_MAX_GROUPS][DPM_MAX_BINS]; /* the true counts, per group */
+    uint64_t neg[DPM_ROC_CENTRAL_MAX_GROUPS][DPM_MAX_BINS];
+    double auc[DPM_ROC_CENTRAL_MAX_GROUPS];       /* each group's binned AUC */
+    double auc_model[DPM_ROC_CENTRAL_MAX_GROUPS]; /* each group's model AUC */
+} twoagg_state_t;
+
+typedef struct {
+    dpm_roc_agg_t group[DPM_ROC_CENTRAL_MAX_GROUPS];
+} twoagg_agg_t;
+
+SIM_MECH_STATE(twoagg_state_t, roc_2agg)
+SIM_MECH_MODEL_FIRST(twoagg_state_t, roc_2agg);
+SIM_MECH_AGG(twoagg_agg_t, roc_2agg)
+
+static int twoagg_check(const sim_scenario_t *sc, sim_campaign_spec_t *c, int *line, char *err,
+                        size_t errcap)
+{
+    if (c->nmetrics != 0 || c->split_paper) {
+        *line = c->nmetrics != 0 ? c->metrics_line : c->split_line;
+        snprintf(err, errcap, "takes no metrics or split");
+        return -1;
+    }
+    if (c->max_device_examples == 0) {
+        snprintf(err, errcap,
+                 "needs max_device_examples = M (1 .. 255): the most examples one device's "
+                 "report holds; the aggregators' noise is calibrated to it");
+        return -1;
+    }
+    if (c->ngroups > DPM_ROC_CENTRAL_MAX_GROUPS) {
+        *line = c->groups_line;
+        snprintf(err, errcap, "takes at most %u groups", DPM_ROC_CENTRAL_MAX_GROUPS);
+        return -1;
+    }
+    if (c->nedges == 0) {
+        c->nedges = DEFAULT_BINS - 1u;
+        edges_uniform(DEFAULT_BINS, c->edges);
+    }
+    return sim_mech_all_scored(sc, c, line, err, errcap);
+}
+
+static int twoagg_init(sim_cfg_t *cfg, char *err, size_t errcap)
+{
+    const sim_campaign_spec_t *sp = cfg->spec;
+    twoagg_state_t *s = st_of(cfg);
+    memset(s, 0, sizeof(*s));
+    snprintf(cfg->label, sizeof(cfg->label), "roc_hist_2agg eps=%s bins=%u groups=%u",
+             sp->eps_text[cfg->eps_index], sp->nedges + 1u, cfg->d);
+    const char *why = "?";
+    if (dpm_roc_central_params_init(&s->params, cfg->d, sp->nedges + 1u, sp->edges,
+                                    sp->max_device_examples, cfg->eps, &why) != DPM_OK) {
+        return sim_mech_refused(cfg, why, err, errcap);
+    }
+    /* the device's measurement as the SDK would shard it: refused here if the SDK cannot */
+    dpm_prio3_t v;
+    uint32_t length = cfg->d * 2u * (sp->nedges + 1u);
+    uint32_t chunk = (uint32_t)ceil(sqrt(8.0 * length));
+    if (dpm_prio3_sumvec_init(&v, 2, length, sp->max_device_examples, chunk) != DPM_OK) {
+        return sim_mech_refused(cfg, "the SDK's Prio3 SumVec refuses groups x 2 x bins entries",
+                                err, errcap);
+    }
+    cfg->checked = 0; /* no dpm_report_t: exact mode only */
+    cfg->eps_implemented = (double)cfg->eps / 65536.0;
+    return 0;
+}
+
+/* The most examples a device of a measured group holds. */
+static uint32_t most_examples(const sim_cfg_t *cfg, const sim_pop_t *pop)
+{
+    uint32_t most = 0;
+    for (size_t k = 0; k < pop->nblocks; k++) {
+        const sim_block_t *b = &pop->block[k];
+        uint32_t e = b->conf.tp + b->conf.fn + b->conf.fp + b->conf.tn;
+        if (cfg->group_map[b->group] >= 0 && b->count > 0 && e > most) {
+            most = e;
+        }
+    }
+    return most;
+}
+
+static uint64_t group_examples(const sim_cfg_t *cfg, const sim_pop_t *pop, uint32_t g)
+{
+    uint64_t n = 0;
+    for (size_t k = 0; k < pop->nblocks; k++) {
+        const sim_block_t *b = &pop->block[k];
+        if (cfg->group_map[b->group] == (int32_t)g) {
+            n += b->count * (uint64_t)(b->conf.tp + b->conf.fn + b->conf.fp + b->conf.tn);
+        }
+    }
+    return n;
+}
+
+static void set_item(sim_item_t *it, const char *kind, const char *name, int g, int h, double truth)
+{
+    snprintf(it->metric, sizeof(it->metric), "auc");
+    snprintf(it->kind, sizeof(it->kind), "%s", kind);
+    snprintf(it->name, sizeof(it->name), "%s", name);
+    it->g = g;
+    it->h = h;
+    it->truth = truth;
+}
+
+static int twoagg_prepare(sim_cfg_t *cfg, const sim_pop_t *pop, unsigned threads, char *err,
+                          size_t errcap)
+{
+    twoagg_state_t *s = st_of(cfg);
+    if (!cfg->exact_only) {
+        snprintf(err, errcap,
+                 "campaign '%s': roc_hist_2agg runs in exact mode only (--mode exact): "
+                 "inprocess and network need the leader and helper roles, not built yet",
+                 cfg->spec->name);
+        return -1;
+    }
+    uint32_t most = most_examples(cfg, pop);
+    if (most > s->params.max_examples) {
+        snprintf(err, errcap,
+                 "campaign '%s': devices hold up to %u examples, max_device_examples is %u "
+                 "(raise it to %u: the noise grows with it; a device never drops examples)",
+                 cfg->spec->name, most, s->params.max_examples, most);
+        return -1;
+    }
+    if (sim_mech_roc_model(cfg, pop, cfg->spec->edges, cfg->spec->nedges, "roc_hist_2agg",
+                           &s->model, err, errcap) != 0) {
+        return -1;
+    }
+    uint32_t G = s->params.groups, B = s->params.bins;
+    cfg->reporting = 0;
+    for (uint32_t g = 0; g < G; g++) {
+        int include[SIM_MAX_GROUPS] = {0};
+        uint64_t devices = 0;
+        double tpr[DPM_MAX_BINS + 1], fpr[DPM_MAX_BINS + 1];
+        include[cfg->pop_group[g]] = 1;
+        if (group_examples(cfg, pop, g) > REALIZE_MAX_EXAMPLES) {
+            sim_roc_truth_sample(s->model, pop, include, s->model->base_key, s->pos[g], s->neg[g],
+                                 &devices);
+        } else {
+            sim_roc_truth_counts(s->model, pop, include, threads, NULL, s->pos[g], s->neg[g],
+                                 &devices);
+        }
+        cfg->reporting += devices;
+        s->auc_model[g] = sim_roc_model_auc(cfg->sc, pop, include);
+        if (dpm_roc_exact(s->pos[g], s->neg[g], B, tpr, fpr, &s->auc[g]) != DPM_OK) {
+            snprintf(err, errcap,
+                     "campaign '%s': group '%s' has no positive or no negative example (raise "
+                     "devices)",
+                     cfg->spec->name, sim_cfg_group_name(cfg, g));
+            return -1;
+        }
+    }
+    uint32_t half = G + G * (G - 1) / 2, k = G;
+    if (sim_cfg_items(cfg, 2 * half) != 0) {
+        snprintf(err, errcap, "out of memory");
+        return -1;
+    }
+    for (uint32_t g = 0; g < G; g++) {
+        set_item(&cfg->items[g], "auc_group", sim_cfg_group_name(cfg, g), (int)g, -1, s->auc[g]);
+        set_item(&cfg->items[half + g], "auc_group_unb", sim_cfg_group_name(cfg, g), (int)g, -1,
+                 s->auc_model[g]);
+    }
+    for (uint32_t g = 0; g < G; g++) { /* the estimator's order: (0,1), (0,2), ..., (1,2), ... */
+        for (uint32_t h = g + 1; h < G; h++, k++) {
+            char name[2 * 32 + 2];
+            snprintf(name, sizeof(name), "%s-%s", sim_cfg_group_name(cfg, g),
+                     sim_cfg_group_name(cfg, h));
+            set_item(&cfg->items[k], "auc_gap", name, (int)g, (int)h, s->auc[g] - s->auc[h]);
+            set_item(&cfg->items[half + k], "auc_gap_unb", name, (int)g, (int)h,
+                     s->auc_model[g] - s->auc_model[h]);
+        }
+    }
+    return 0;
+}
+
+static dpm_status_t twoagg_report(const sim_cfg_t *cfg, const sim_block_t *b, uint64_t device,
+                                  uint32_t run, dpm_rand_t *r, dpm_report_t *rep)
+{
+    (void)cfg, (void)b, (void)device, (void)run, (void)r, (void)rep;
+    return DPM_ERR_UNSUPPORTED; /* prepare refuses every mode but exact */
+}
+
+static void twoagg_agg_init(const sim_cfg_t *cfg, sim_agg_t *agg)
+{
+    const twoagg_state_t *s = st_of(cfg);
+    for (uint32_t g = 0; g < s->params.groups; g++) {
+        (void)dpm_roc_agg_init(&agg_of(agg)->group[g], s->params.bins);
+    }
+}
+
+static dpm_status_t twoagg_agg_add(const sim_cfg_t *cfg, sim_agg_t *agg, const dpm_report_t *rep)
+{
+    (void)cfg, (void)agg, (void)rep;
+    return DPM_ERR_PROTOCOL; /* no dpm.v1 report carries this mode */
+}
+
+static dpm_status_t twoagg_agg_merge(const sim_cfg_t *cfg, sim_agg_t *dst, const sim_agg_t *src)
+{
+    const twoagg_state_t *s = st_of(cfg);
+    for (uint32_t g = 0; g < s->params.groups; g++) {
+        dpm_status_t st = dpm_roc_agg_merge(&agg_of(dst)->group[g], &agg_c(src)->group[g]);
+        if (st != DPM_OK) {
+            return st;
+        }
+    }
+    return DPM_OK;
+}
+
+/* The released sums: the true counts, and per cell one draw from each aggregator. */
+static int twoagg_exact(const sim_cfg_t *cfg, const sim_pop_t *pop, sim_rng_t *rng, sim_agg_t *agg)
+{
+    (void)pop;
+    const twoagg_state_t *s = st_of(cfg);
+    double t = s->params.roc.scale;
+    for (uint32_t g = 0; g < s->params.groups; g++) {
+        dpm_roc_agg_t *a = &agg_of(agg)->group[g];
+        for (uint32_t b = 0; b < s->params.bins; b++) {
+            a->pos[b] =
+                (int64_t)s->pos[g][b] + sim_rng_dlap_sum(rng, DPM_ROC_CENTRAL_AGGREGATORS, t);
+            a->neg[b] =
+                (int64_t)s->neg[g][b] + sim_rng_dlap_sum(rng, DPM_ROC_CENTRAL_AGGREGATORS, t);
+        }
+    }
+    agg->reports = cfg->reporting; /* the reports verified and summed (each group's own) */
+    return 0;
+}
+
+/* The selection record (2 groups or more; an empty one otherwise, never written). */
+static void *twoagg_ext_new(const sim_cfg_t *cfg, uint32_t runs)
+{
+    (void)cfg, (void)runs;
+    const char *name = "auc";
+    return sim_selection_ext_new(1, &name, 1.0);
+}
+
+/* results.json "two_aggregators": the trust model, the privacy unit and the noise. */
+static void twoagg_ext_json(const sim_cfg_t *cfg, const void *ext, jw_t *w)
+{
+    const twoagg_state_t *s = st_of(cfg);
+    jw_raw(w, ",\n   ");
+    jw_key(w, "two_aggregators");
+    jw_raw(w, "{");
+    jw_key(w, "trust_model");
+    jw_str(w, "two_aggregators");
+    jw_raw(w, ", ");
+    jw_key(w, "privacy_unit");
+    jw_str(w, "one device's whole contribution in one period, its group included "
+              "(replacement; sensitivity 2 x max_device_examples)");
+    jw_member_num(w, "max_device_examples", s->params.max_examples, 10);
+    jw_member_num(w, "sensitivity", (double)s->params.sensitivity, 10);
+    jw_member_num(w, "central_eps", (double)s->params.eps / 65536.0, 10);
+    jw_member_num(w, "aggregators", DPM_ROC_CENTRAL_AGGREGATORS, 10);
+    jw_member_num(w, "scale_per_aggregator", s->params.roc.scale, 10);
+    jw_raw(w, "}");
+    if (s->params.groups >= 2) {
+        sim_selection_ext_json(cfg, ext, w);
+    }
+}
+
+static void twoagg_estimate(const sim_cfg_t *cfg, const sim_agg_t *agg, uint32_t run,
+                            sim_item_run_t *out, void *ext)
+{
+    (void)run;
+    const twoagg_state_t *s = st_of(cfg);
+    dpm_roc_central_estimate_t *e = malloc(sizeof(*e)); /* ~100 KB: not on the stack */
+    if (e == NULL ||
+        dpm_roc_central_estimate(&s->params, agg_c(agg)->group, cfg->sc->confidence, e) != DPM_OK) {
+        free(e);
+        return;
+    }
+    uint32_t G = s->params.groups, half = G + e->ngaps;
+    for (uint32_t g = 0; g < G; g++) {
+        const dpm_roc_estimate_t *x = &e->group[g];
+        if (x->valid) {
+            sim_item_run_t *o = &out[g], *u = &out[half + g];
+            o->est = x->auc;
+            o->sd = sqrt(x->var_noise);
+            o->lo = x->ci_lo;
+            o->hi = x->ci_hi;
+            o->flags = x->ci_flags;
+            u->est = x->auc_unbinned;
+            u->sd = sqrt(x->unbinned_var_noise +
+                         (isfinite(x->unbinned_var_sampling) ? x->unbinned_var_sampling : 0.0));
+            u->lo = x->unbinned_ci_total_lo;
+            u->hi = x->unbinned_ci_total_hi;
+            u->flags = x->unbinned_total_flags;
+        }
+    }
+    for (uint32_t k = 0; k < e->ngaps; k++) {
+        const dpm_roc_central_gap_t *x = &e->gap[k];
+        if (x->defined) {
+            sim_item_run_t *o = &out[G + k], *u = &out[half + G + k];
+            o->est = x->gap;
+            o->sd = x->sd;
+            o->lo = x->lo;
+            o->hi = x->hi;
+            o->flags = x->flags;
+            u->est = x->gap_unbinned;
+            u->sd = x->unbinned_sd;
+            u->lo = x->unbinned_lo;
+            u->hi = x->unbinned_hi;
+            u->flags = x->unbinned_flags;
+        }
+    }
+    if (ext != NULL && G >= 2) {
+        dpm_pairwise_t *pw = malloc(sizeof(*pw));
+        double truth[DPM_PAIRWISE_MAX_PAIRS];
+        for (uint32_t k = 0; k < e->ngaps; k++) {
+            truth[k] = cfg->items[G + k].truth;
+        }
+        if (pw != NULL && dpm_roc_central_pairwise(e, cfg->sc->confidence, pw) == DPM_OK) {
+            sim_selection_add(&((sim_selection_ext_t *)ext)->family[0], pw, truth);
+        }
+        free(pw);
+    }
+    free(e);
+}
+
+/* The console: the largest true gap (or the AUC of a single group). */
+static void twoagg_summary(const sim_result_t *res, char *buf, size_t cap)
+{
+    const twoagg_state_t *s = st_of(&res->cfg);
+    uint32_t G = s->params.groups, best = 0;
+    double gap = -1.0;
+    for (uint32_t k = G; k < G + G * (G - 1) / 2; k++) {
+        if (fabs(res->cfg.items[k].truth) > gap) {
+            gap = fabs(res->cfg.items[k].truth);
+            best = k;
+        }
+    }
+    sim_item_summary_t m;
+    sim_result_summary(res, best, &m);
+    snprintf(buf, cap, "%s %s %+.4f: rmse %.3g, cover %.0f%% (two aggregators, t = %.4g each)",
+             best < G ? "AUC" : "gap", res->cfg.items[best].name, m.truth, m.rmse,
+             100.0 * m.coverage, s->params.roc.scale);
+}
+
+const sim_mech_t sim_mech_roc_hist_2agg = {
+    .name = "roc_hist_2agg",
+    .id = DPM_MECH_NONE,
+    .what = "its group's exact label histogram as Prio3 shares; two aggregators add the noise",
+    .check = twoagg_check,
+    .init = twoagg_init,
+    .prepare = twoagg_prepare,
+    .release = sim_mech_release_model,
+    .participates = sim_mech_every_device,
+    .report = twoagg_report,
+    .agg_init = twoagg_agg_init,
+    .agg_add = twoagg_agg_add,
+    .agg_merge = twoagg_agg_merge,
+    .exact = twoagg_exact,
+    .estimate = twoagg_estimate,
+    .ext_new = twoagg_ext_new,
+    .ext_free = free,
+    .ext_json = twoagg_ext_json,
+    .summary = twoagg_summary,
+};
