@@ -310,7 +310,7 @@ deps-build deps-repro:
 
 test: deps
 	@$(MAKE) --no-print-directory all
-	@OUT=$(OUT) NM=$(NM) CC=$(CC) PYTHON=$(PYTHON) BUILD_DIR=$(BUILD_DIR) \
+	@OUT=$(OUT) NM=$(NM) CC=$(CC) PYTHON=$(PYTHON) BUILD_DIR=$(BUILD_DIR) TEST_LANES=2 \
 	  bash .make/run-tests.sh $(TEST_BINS) $(TEST_SCRIPTS)
 
 LINT_SRCS = $(shell find sdk port -name '*.[ch]' -not -path '*/config/*' -not -name '*.pb.[ch]' \

@@ -26,7 +26,8 @@
 # a skip whose reason starts with "outside CI:", for what CI cannot have by design: hardware
 # attached to the machine, or a build configuration other than the default one CI builds.
 # No test in this repository uses it today; cmocka's skip() cannot carry a reason, so a cmocka
-# skip always fails in CI. Exit status: 0 only if nothing failed.
+# skip always fails in CI. Exit status: 0 only if nothing failed. TEST_LANES=2 (make test) runs
+# the compiled programs and the scripts side by side (below).
 set -uo pipefail
 export CMOCKA_MESSAGE_OUTPUT=TAP
 ci=0; [ "${CI:-}" = 1 ] || [ "${CI:-}" = true ] && ci=1
@@ -40,7 +41,11 @@ run_one() {
     *) ${TEST_WRAPPER:-} ${TEST_RUNNER:-} "$1" ;;
   esac
 }
-for t in "$@"; do
+# One suite: its log, its line (and on failure its details) printed as one block, so that two
+# lanes' lines never interleave mid-line, and its counts in $logdir/$name.counts.
+run_suite() {
+  local t=$1 name log errlog start rc results skip_lines skip pass fail nres plan extra bad secs
+  local report
   name=$(basename "$t")
   log="$logdir/$name.log"
   errlog="$logdir/$name.stderr"
@@ -77,15 +82,57 @@ for t in "$@"; do
     [ "$bad" -gt 0 ] && echo "not ok - $name: $bad skipped test(s) count as failed under CI=1" >>"$log"
   fi
   secs=$(printf '%.1f' "$(echo "$(date +%s.%N) - $start" | bc)")
-  printf '%-28s %4d passed, %d failed, %d skipped  (%ss)\n' "$name" "$pass" "$fail" "$skip" "$secs"
-  if [ "$fail" -ne 0 ]; then
-    grep -iE '^not ok|^# |error|failure|# skip' "$log" | head -n 20 | sed 's/^/    /'
-    if [ -s "$errlog" ]; then
-      echo "    -- its standard error (last 15 lines of $errlog):"
-      tail -n 15 "$errlog" | sed 's/^/    | /'
+  report=$(
+    printf '%-28s %4d passed, %d failed, %d skipped  (%ss)\n' "$name" "$pass" "$fail" "$skip" "$secs"
+    if [ "$fail" -ne 0 ]; then
+      grep -iE '^not ok|^# |error|failure|# skip' "$log" | head -n 20 | sed 's/^/    /'
+      if [ -s "$errlog" ]; then
+        echo "    -- its standard error (last 15 lines of $errlog):"
+        tail -n 15 "$errlog" | sed 's/^/    | /'
+      fi
+    elif [ "$skip" -ne 0 ]; then
+      grep -iE '#[[:space:]]*skip' "$log" | head -n 5 | sed 's/^/    /'
     fi
-  elif [ "$skip" -ne 0 ]; then
-    grep -iE '#[[:space:]]*skip' "$log" | head -n 5 | sed 's/^/    /'
+  )
+  printf '%s\n' "$report"
+  echo "$pass $fail $skip" >"$logdir/$name.counts"
+}
+
+# Lanes (TEST_LANES, default 1): with 2, the compiled test programs run one after another in
+# one lane while the scripts (tests/**/*.py, *.sh: servers, sockets, builds) run in the other,
+# each lane in its given order; a suite's line is printed when it ends. The totals are the
+# same as one lane's: each suite's counts are read back from its .counts file.
+run_lane() {
+  local t
+  for t in "$@"; do
+    run_suite "$t"
+  done
+}
+for t in "$@"; do
+  rm -f "$logdir/$(basename "$t").counts"
+done
+if [ "${TEST_LANES:-1}" = 2 ]; then
+  progs=() scripts=()
+  for t in "$@"; do
+    case "$t" in
+      *.sh | *.py) scripts+=("$t") ;;
+      *) progs+=("$t") ;;
+    esac
+  done
+  run_lane "${progs[@]}" &
+  lane=$!
+  run_lane "${scripts[@]}"
+  wait "$lane"
+else
+  run_lane "$@"
+fi
+for t in "$@"; do
+  counts="$logdir/$(basename "$t").counts"
+  if [ -r "$counts" ]; then
+    read -r pass fail skip <"$counts"
+  else # the lane died before the suite ended: it counts as one failure
+    pass=0 fail=1 skip=0
+    echo "not ok - $(basename "$t") left no result"
   fi
   total_pass=$((total_pass + pass))
   total_fail=$((total_fail + fail))

@@ -3,7 +3,8 @@
 # The test runner (.make/run-tests.sh) counts honestly: a SKIP is never a pass (and a failure
 # under CI=1 unless marked "outside CI:"), a crash, a silent suite and a broken plan are
 # failures, and the last line is "N passed, N failed, N skipped"; a failed suite's stderr is
-# shown, and every suite's stdin is /dev/null. Fed with fake suites.
+# shown, and every suite's stdin is /dev/null; two lanes (TEST_LANES=2) count as one. Fed with
+# fake suites.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 n=0 failed=0
@@ -53,5 +54,22 @@ printf 'if read -r x; then echo "not ok 1 - read %%s from stdin" "$x"; else echo
 out=$(echo "typed at the terminal" | env -u CI OUT="$work/out" bash .make/run-tests.sh "$work/t_stdin.sh" 2>/dev/null | tail -n 1)
 tap "$([ "$out" = "1 passed, 0 failed, 0 skipped" ]; echo $?)" \
     "suites run with stdin from /dev/null, not the runner's ($out)"
+# Lanes (TEST_LANES=2, make test): the programs and the scripts run side by side, and the totals
+# and the exit status are one lane's. Fake programs: executables without .sh/.py.
+printf '#!/bin/sh\nsleep 1; echo "ok 1 - p"; echo "1..1"\n' >"$work/p_slow"
+printf '#!/bin/sh\necho "ok 1 - p"; echo "not ok 2 - q"; echo "1..2"\n' >"$work/p_fail"
+printf 'sleep 1; echo "ok 1 - s"; echo "1..1"\n' >"$work/t_slow.sh"
+chmod +x "$work/p_slow" "$work/p_fail"
+suites=("$work/p_slow" "$work/p_fail" "$work/t_slow.sh" "$work/t_good.sh" "$work/t_crash.sh")
+one=$(run bash .make/run-tests.sh "${suites[@]}")
+start=$(date +%s.%N)
+two=$(run env TEST_LANES=2 bash .make/run-tests.sh "${suites[@]}")
+secs=$(echo "$(date +%s.%N) - $start" | bc)
+env -u CI OUT="$work/out" TEST_LANES=2 bash .make/run-tests.sh "${suites[@]}" >/dev/null 2>&1
+rc=$?
+tap "$([ "$one" = "6 passed, 2 failed, 0 skipped" ] && [ "$two" = "$one" ] && [ $rc != 0 ]; echo $?)" \
+    "two lanes count what one lane counts and fail the run alike ($one / $two)"
+tap "$([ "$(echo "$secs < 1.9" | bc)" = 1 ]; echo $?)" \
+    "two lanes overlap: a 1 s program and a 1 s script in ${secs} s"
 echo "1..$n"
 exit $failed
