@@ -102,7 +102,7 @@ HOST_SRCS := $(sort $(filter-out $(HOST_MAINS),$(wildcard host-sim/*/*.c host-si
 # share the prefix).
 empty :=
 space := $(empty) $(empty)
-HOST_INCLUDE_RE := ^\#include "(estimate/|sim/|collector/|mech/(base/|$(subst $(space),|,$(notdir \
+HOST_INCLUDE_RE := ^\#include "(estimate/|aggregator/|sim/|collector/|mech/(base/|$(subst $(space),|,$(notdir \
                    $(wildcard host-sim/mech/*.h)))))
 BENCH_SRCS := $(sort $(wildcard tests/bench/bench_*.c))
 TEST_SCRIPTS := $(sort $(wildcard tests/unit/test_*.sh tests/unit/test_*.py \

@@ -10,6 +10,8 @@
  *   ct_vdaf verify       the aggregators: an input share (the leader's field vectors, a
  *                        helper's seed and blind) and the verification key secret
  *   ct_vdaf aggregate    an output share and the aggregate share secret
+ *   ct_vdaf noise        an aggregator's central noise (dpm_prio3_add_noise): the noise values
+ *                        (their signs and sizes) and the aggregate share secret
  *   ct_vdaf xof_aes      XofFixedKeyAes128 with a secret seed (AES-128 without tables)
  *   ct_vdaf neg_reduce   negative control: a modular reduction with a branch on the secret
  *   ct_vdaf neg_sbox     negative control: an AES S-box table indexed by the secret
@@ -215,6 +217,36 @@ static void run_aggregate(void)
     public_(agg, sizeof(agg));
 }
 
+static void run_noise(void)
+{
+    static uint8_t agg[1024];
+    static int64_t noise[256];
+    test_rng_t t;
+    test_rng_seed(&t, 4);
+    for (int k = 0; k < 2; k++) { /* Field128 (SumVec) and Field64 (Sum) */
+        dpm_prio3_t v;
+        if (!instance(k == 0 ? 2 : 1, &v) || v.output_len > 256u) {
+            exit(3);
+        }
+        for (int r = 0; r < ROUNDS; r++) {
+            for (uint32_t i = 0; i < v.out_share_bytes; i++) { /* below p in both fields */
+                agg[i] = (uint8_t)(i % (v.out_share_bytes / v.output_len) ==
+                                           v.out_share_bytes / v.output_len - 1u
+                                       ? 0
+                                       : test_rng_next(&t));
+            }
+            for (uint32_t i = 0; i < v.output_len; i++) { /* both signs, small and large */
+                uint64_t x = test_rng_next(&t);
+                noise[i] = (int64_t)(x >> (x & 63u)) * ((x & 64u) ? -1 : 1);
+            }
+            secret(agg, v.out_share_bytes);
+            secret(noise, sizeof(noise[0]) * v.output_len);
+            must(dpm_prio3_add_noise(&v, agg, v.out_share_bytes, noise, v.output_len), "add_noise");
+            public_(agg, v.out_share_bytes);
+        }
+    }
+}
+
 static void run_xof_aes(void)
 {
     static const uint8_t dst[] = "ct dst", binder[] = "binder";
@@ -269,6 +301,8 @@ int main(int argc, char **argv)
         run_verify();
     } else if (strcmp(mode, "aggregate") == 0) {
         run_aggregate();
+    } else if (strcmp(mode, "noise") == 0) {
+        run_noise();
     } else if (strcmp(mode, "xof_aes") == 0) {
         run_xof_aes();
     } else if (strcmp(mode, "neg_reduce") == 0) {
@@ -276,7 +310,8 @@ int main(int argc, char **argv)
     } else if (strcmp(mode, "neg_sbox") == 0) {
         run_neg_sbox();
     } else {
-        fprintf(stderr, "usage: ct_vdaf shard|verify|aggregate|xof_aes|neg_reduce|neg_sbox\n");
+        fprintf(stderr,
+                "usage: ct_vdaf shard|verify|aggregate|noise|xof_aes|neg_reduce|neg_sbox\n");
         return 2;
     }
     printf("ct_vdaf %s: done\n", mode);

@@ -5,7 +5,10 @@
  *   op 0  the concatenated verifier shares -> dpm_prio3_verifier_shares_to_message
  *   op 1  an aggregator's state, a verifier message -> dpm_prio3_verify_next
  *   op 2  an aggregate share, an output share (or another aggregate share) -> dpm_prio3_aggregate
- *   op 3  the concatenated aggregate shares -> dpm_prio3_unshard
+ *   op 3  the concatenated aggregate shares -> dpm_prio3_unshard, and the same bytes again ->
+ *         dpm_prio3_unshard_signed (the collector of noised shares), which accepts exactly what
+ *         dpm_prio3_unshard accepts up to the range of its sums, and dpm_prio3_add_noise with
+ *         noise taken from the second message (an aggregator's own share before release)
  * Checked beyond the sanitizers: only documented statuses; a message of the wrong length is
  * DPM_ERR_PROTOCOL (a state of the wrong length DPM_ERR_PARAM); a refused call leaves its
  * output as it was; an accepted verifier message is a pure function of its input (run twice);
@@ -100,6 +103,36 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             if ((st != DPM_OK || i >= v.output_len) && r[i] != UINT64_C(0xA5A5A5A5A5A5A5A5)) {
                 abort();
             }
+        }
+        int64_t sr[128];
+        memset(sr, 0xA5, sizeof(sr));
+        dpm_status_t ss = dpm_prio3_unshard_signed(&v, a, la, 1, sr, 128);
+        if ((ss == DPM_ERR_PROTOCOL) != (st == DPM_ERR_PROTOCOL) ||
+            (ss != DPM_OK && ss != DPM_ERR_PROTOCOL && ss != DPM_ERR_RANGE)) {
+            abort(); /* the same bytes are a field vector for both, or for neither */
+        }
+        for (size_t i = 0; ss == DPM_OK && i < v.output_len; i++) {
+            if (st == DPM_OK && sr[i] >= 0 && (uint64_t)sr[i] != r[i]) {
+                abort(); /* a sum both read is the same number */
+            }
+        }
+        if (la >= v.out_share_bytes && v.output_len <= 128) { /* noise on the first share */
+            int64_t noise[128];
+            memset(noise, 0, sizeof(noise));
+            if (b != NULL && lb > 0) {
+                memcpy(noise, b, lb < sizeof(noise) ? lb : sizeof(noise));
+            }
+            uint8_t *share = malloc(v.out_share_bytes + 1u);
+            if (share == NULL) {
+                break;
+            }
+            memcpy(share, a, v.out_share_bytes);
+            dpm_status_t sn =
+                dpm_prio3_add_noise(&v, share, v.out_share_bytes, noise, v.output_len);
+            if (sn != DPM_OK && (sn != DPM_ERR_PROTOCOL || memcmp(share, a, v.out_share_bytes))) {
+                abort(); /* refused only for a non-field value, and then unchanged */
+            }
+            free(share);
         }
         break;
     }

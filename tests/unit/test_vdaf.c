@@ -472,6 +472,137 @@ static void round_trip(const dpm_prio3_t *v, int reports, uint64_t seed)
     free(agg);
 }
 
+/* An aggregator's central noise (dpm_prio3_add_noise) and the collector's signed unshard: on
+ * real aggregate shares of each field, signed noise of both signs and of sizes up to 2^62 in
+ * each aggregator's share comes back exactly as true sum + noise_0 + noise_1, negative sums
+ * included; a value beyond +-(2^63 - 1) is DPM_ERR_RANGE (Field128: the field holds it), a
+ * share that is no field element is refused unchanged, and wrong lengths are refused. */
+static void test_central_noise(void **state)
+{
+    (void)state;
+    dpm_prio3_t vs[3];
+    assert_int_equal(dpm_prio3_sum_init(&vs[0], 2, 1337), DPM_OK);          /* Field64 */
+    assert_int_equal(dpm_prio3_count_init(&vs[1], 2), DPM_OK);              /* Field64 */
+    assert_int_equal(dpm_prio3_sumvec_init(&vs[2], 2, 12, 255, 6), DPM_OK); /* Field128 */
+    for (int k = 0; k < 3; k++) {
+        const dpm_prio3_t *v = &vs[k];
+        test_rng_t t;
+        test_rng_seed(&t, 900u + (uint64_t)k);
+        uint64_t *m = calloc(v->length + 1u, sizeof(uint64_t));
+        uint64_t *adds = calloc(v->output_len, sizeof(uint64_t));
+        int64_t *want = calloc(v->output_len, sizeof(int64_t));
+        int64_t *got = calloc(v->output_len, sizeof(int64_t));
+        int64_t *noise = calloc(v->output_len, sizeof(int64_t));
+        uint8_t *agg = calloc(2, v->out_share_bytes);
+        uint8_t *saved = calloc(1, v->out_share_bytes);
+        for (int r = 0; r < 5; r++) { /* five honest reports aggregated */
+            vdaf_report_t rep;
+            vdaf_result_t res;
+            random_measurement(v, &t, m, adds);
+            for (uint32_t i = 0; i < v->output_len; i++) {
+                want[i] += (int64_t)adds[i];
+            }
+            vdaf_report_alloc(v, &rep);
+            assert_int_equal(vdaf_report_shard(v, CTX, sizeof(CTX) - 1u, m, meas_count(v),
+                                               test_rng_next(&t), &rep),
+                             DPM_OK);
+            vdaf_result_init(v, &res);
+            vdaf_verify(v, KEY, CTX, sizeof(CTX) - 1u, &rep, -1, -1, &res);
+            assert_int_equal(res.step, VDAF_STEP_DONE);
+            for (uint32_t j = 0; j < 2; j++) {
+                assert_int_equal(
+                    dpm_prio3_aggregate(v, agg + (size_t)j * v->out_share_bytes, v->out_share_bytes,
+                                        res.out_shares + (size_t)j * v->out_share_bytes,
+                                        v->out_share_bytes),
+                    DPM_OK);
+            }
+            vdaf_result_free(&res);
+            vdaf_report_free(&rep);
+        }
+        for (uint32_t j = 0; j < 2; j++) { /* each aggregator its own noise, both signs */
+            for (uint32_t i = 0; i < v->output_len; i++) {
+                uint64_t x = test_rng_next(&t);
+                noise[i] = (int64_t)(x >> (2u + (x & 63u))) * ((x & 64u) ? -1 : 1);
+                if (i == 0) {
+                    noise[i] = j == 0 ? -1000000 : -((int64_t)1 << 40); /* the sum below zero */
+                }
+                want[i] += noise[i];
+            }
+            assert_int_equal(dpm_prio3_add_noise(v, agg + (size_t)j * v->out_share_bytes,
+                                                 v->out_share_bytes, noise, v->output_len),
+                             DPM_OK);
+        }
+        assert_int_equal(
+            dpm_prio3_unshard_signed(v, agg, 2u * v->out_share_bytes, 5, got, v->output_len),
+            DPM_OK);
+        for (uint32_t i = 0; i < v->output_len; i++) {
+            if (got[i] != want[i]) {
+                fail_msg("kind %d: result[%u] = %lld, expected %lld", v->kind, i, (long long)got[i],
+                         (long long)want[i]);
+            }
+        }
+        assert_true(got[0] < 0);
+        /* lengths and counts of another instance; a result buffer too small */
+        assert_int_equal(dpm_prio3_add_noise(v, agg, v->out_share_bytes - 1u, noise, v->output_len),
+                         DPM_ERR_PARAM);
+        assert_int_equal(dpm_prio3_add_noise(v, agg, v->out_share_bytes, noise, v->output_len + 1u),
+                         DPM_ERR_PARAM);
+        assert_int_equal(
+            dpm_prio3_unshard_signed(v, agg, 2u * v->out_share_bytes - 1u, 5, got, v->output_len),
+            DPM_ERR_PROTOCOL);
+        if (v->output_len > 1) {
+            assert_int_equal(dpm_prio3_unshard_signed(v, agg, 2u * v->out_share_bytes, 5, got,
+                                                      v->output_len - 1u),
+                             DPM_ERR_BUFFER);
+        }
+        /* a share holding a value >= p: refused, and left as it was */
+        memset(agg, 0xFF, v->field_bytes);
+        memcpy(saved, agg, v->out_share_bytes);
+        assert_int_equal(dpm_prio3_add_noise(v, agg, v->out_share_bytes, noise, v->output_len),
+                         DPM_ERR_PROTOCOL);
+        assert_memory_equal(agg, saved, v->out_share_bytes);
+        assert_int_equal(
+            dpm_prio3_unshard_signed(v, agg, 2u * v->out_share_bytes, 5, got, v->output_len),
+            DPM_ERR_PROTOCOL);
+        if (v->field_bytes == 16u) { /* Field128 holds 2^63 + x: beyond int64, said so */
+            memset(agg, 0, 2u * v->out_share_bytes);
+            for (uint32_t i = 0; i < v->output_len; i++) {
+                noise[i] = INT64_MAX;
+            }
+            assert_int_equal(dpm_prio3_add_noise(v, agg, v->out_share_bytes, noise, v->output_len),
+                             DPM_OK);
+            assert_int_equal(dpm_prio3_add_noise(v, agg + v->out_share_bytes, v->out_share_bytes,
+                                                 noise, v->output_len),
+                             DPM_OK);
+            assert_int_equal(
+                dpm_prio3_unshard_signed(v, agg, 2u * v->out_share_bytes, 5, got, v->output_len),
+                DPM_ERR_RANGE);
+            for (uint32_t i = 0; i < v->output_len; i++) { /* the extremes that fit int64 */
+                noise[i] = i % 2 ? INT64_MIN + 1 : INT64_MAX;
+            }
+            memset(agg, 0, 2u * v->out_share_bytes);
+            assert_int_equal(dpm_prio3_add_noise(v, agg, v->out_share_bytes, noise, v->output_len),
+                             DPM_OK);
+            assert_int_equal(
+                dpm_prio3_unshard_signed(v, agg, 2u * v->out_share_bytes, 5, got, v->output_len),
+                DPM_OK);
+            for (uint32_t i = 0; i < v->output_len; i++) {
+                assert_true(got[i] == noise[i]);
+            }
+            for (uint32_t i = 0; i < v->output_len; i++) { /* -2^63: added, but no int64 sum */
+                noise[i] = INT64_MIN;
+            }
+            memset(agg, 0, 2u * v->out_share_bytes);
+            assert_int_equal(dpm_prio3_add_noise(v, agg, v->out_share_bytes, noise, v->output_len),
+                             DPM_OK);
+            assert_int_equal(
+                dpm_prio3_unshard_signed(v, agg, 2u * v->out_share_bytes, 5, got, v->output_len),
+                DPM_ERR_RANGE);
+        }
+        free(m), free(adds), free(want), free(got), free(noise), free(agg), free(saved);
+    }
+}
+
 static void test_round_trips(void **state)
 {
     (void)state;
@@ -951,6 +1082,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fields_against_reference),
+        cmocka_unit_test(test_central_noise),
         cmocka_unit_test(test_generators_have_the_drafts_order),
         cmocka_unit_test(test_sizes_equal_the_macros),
         cmocka_unit_test(test_round_trips),

@@ -23,6 +23,7 @@ int main(void)
     dpm_prio3_t v;
     uint8_t b[64] = {0};
     uint64_t w[8] = {0}, m = 0;
+    int64_t z[8] = {0};
     dpm_prio3_shard_out_t out = {b, 64, b, 64, b, 64};
     const dpm_status_t st[] = {
         dpm_prio3_count_init(&v, 2),
@@ -37,7 +38,9 @@ int main(void)
         dpm_prio3_verifier_shares_to_message(&v, b, 1, b, 64, b, 32, w, 8),
         dpm_prio3_verify_next(&v, b, 8, b, 0, b, 64),
         dpm_prio3_aggregate(&v, b, 8, b, 8),
-        dpm_prio3_unshard(&v, b, 16, 1, w, 8)};
+        dpm_prio3_unshard(&v, b, 16, 1, w, 8),
+        dpm_prio3_add_noise(&v, b, 8, z, 1),
+        dpm_prio3_unshard_signed(&v, b, 16, 1, z, 8)};
     for (unsigned i = 0; i < sizeof(st) / sizeof(st[0]); i++) {
         printf("%d\n", (int)st[i]);
     }
@@ -58,8 +61,8 @@ tap $? "sdk/src/vdaf builds with DPM_VDAF=0"
 defined=$(for o in "$work"/off/{aes128,keccak,xof,prio3_f64,prio3_f128}.o; do nm --defined-only "$o" | awk '$2 ~ /[TDRB]/ {print $3}'; done)
 tap "$([ -z "$defined" ]; echo $?)" "with DPM_VDAF=0 only prio3.c defines symbols${defined:+ (also: $defined)}"
 calls=$(nm --defined-only "$work/off/prio3.o" | awk '$2 == "T" {print $3}' | sort | tr '\n' ' ')
-tap "$([ "$(echo "$calls" | wc -w)" = 13 ] && [ -z "$(echo "$calls" | tr ' ' '\n' | grep -v '^dpm_prio3_' | grep .)" ]; echo $?)" \
-    "prio3.c defines the 13 public calls, nothing else ($calls)"
+tap "$([ "$(echo "$calls" | wc -w)" = 15 ] && [ -z "$(echo "$calls" | tr ' ' '\n' | grep -v '^dpm_prio3_' | grep .)" ]; echo $?)" \
+    "prio3.c defines the 15 public calls, nothing else ($calls)"
 out=$("$work/off/probe" | sort -u)
 tap "$([ "$out" = "-13" ]; echo $?)" "every call returns DPM_ERR_UNSUPPORTED (-13) (got: $(echo $out))"
 build "$work/f128" -DDPM_VDAF_FIELD64=0

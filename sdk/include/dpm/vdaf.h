@@ -236,6 +236,26 @@ dpm_status_t dpm_prio3_unshard(const dpm_prio3_t *v, const uint8_t *agg_shares,
                                size_t agg_shares_len, uint64_t num_measurements, uint64_t *result,
                                size_t result_len);
 
+/* ---- central DP: an aggregator's noise (the two-aggregator mode's privacy, dpm/dap.h) ---- */
+
+/* An aggregator adds its central noise to its aggregate share before releasing it:
+ * agg_share[k] += noise[k] in the field, each noise value a signed integer taken as its field
+ * element (p - |z| when z < 0), for k < v->output_len (count must equal it). The noise is the
+ * aggregator's secret: its sign and size steer no branch and no index. DPM_ERR_PARAM for NULL,
+ * an instance not set up, a length or count of another instance; DPM_ERR_PROTOCOL (agg_share
+ * unchanged) if agg_share holds a value that is no field element. */
+dpm_status_t dpm_prio3_add_noise(const dpm_prio3_t *v, uint8_t *agg_share, size_t agg_share_len,
+                                 const int64_t *noise, size_t count);
+
+/* The collector, for noised shares: dpm_prio3_unshard with each sum read as the signed integer
+ * its field element stands for, the one nearest zero (x, or x - p when that is nearer): a noised
+ * count can be negative. DPM_ERR_RANGE if one is farther than 2^63 - 1 from zero (more than the
+ * field can hold: not with honest reports and noise), DPM_ERR_BUFFER if result_len <
+ * output_len, DPM_ERR_PROTOCOL for a length of another instance or a non-field value. */
+dpm_status_t dpm_prio3_unshard_signed(const dpm_prio3_t *v, const uint8_t *agg_shares,
+                                      size_t agg_shares_len, uint64_t num_measurements,
+                                      int64_t *result, size_t result_len);
+
 /* ---- sizes at compile time ------------------------------------------------------------------
  * Each size macro takes a shape, given by one of the DPM_PRIO3_*_SHAPE macros, e.g.
  *   uint8_t leader[DPM_PRIO3_LEADER_SHARE_BYTES(DPM_PRIO3_SUMVEC_SHAPE(2, 48, 8, 26))];

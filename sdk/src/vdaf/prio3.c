@@ -52,6 +52,17 @@ dpm_status_t dpm_prio3_unshard_f64(const dpm_prio3_t *v, const uint8_t *agg_shar
     (void)v, (void)agg_shares, (void)result;
     return DPM_ERR_UNSUPPORTED;
 }
+dpm_status_t dpm_prio3_add_noise_f64(const dpm_prio3_t *v, uint8_t *agg_share, const int64_t *noise)
+{
+    (void)v, (void)agg_share, (void)noise;
+    return DPM_ERR_UNSUPPORTED;
+}
+dpm_status_t dpm_prio3_unshard_signed_f64(const dpm_prio3_t *v, const uint8_t *agg_shares,
+                                          int64_t *result)
+{
+    (void)v, (void)agg_shares, (void)result;
+    return DPM_ERR_UNSUPPORTED;
+}
 #endif
 
 static int field128(const dpm_prio3_t *v)
@@ -531,6 +542,35 @@ dpm_status_t dpm_prio3_unshard(const dpm_prio3_t *v, const uint8_t *agg_shares,
                        : dpm_prio3_unshard_f64(v, agg_shares, result);
 }
 
+dpm_status_t dpm_prio3_add_noise(const dpm_prio3_t *v, uint8_t *agg_share, size_t agg_share_len,
+                                 const int64_t *noise, size_t count)
+{
+    if (v == NULL || v->ops == NULL || agg_share == NULL || noise == NULL ||
+        agg_share_len != v->out_share_bytes || count != v->output_len) {
+        return DPM_ERR_PARAM;
+    }
+    return field128(v) ? dpm_prio3_add_noise_f128(v, agg_share, noise)
+                       : dpm_prio3_add_noise_f64(v, agg_share, noise);
+}
+
+dpm_status_t dpm_prio3_unshard_signed(const dpm_prio3_t *v, const uint8_t *agg_shares,
+                                      size_t agg_shares_len, uint64_t num_measurements,
+                                      int64_t *result, size_t result_len)
+{
+    (void)num_measurements;
+    if (v == NULL || v->ops == NULL || agg_shares == NULL || result == NULL) {
+        return DPM_ERR_PARAM;
+    }
+    if (agg_shares_len != (size_t)v->shares * v->out_share_bytes) {
+        return DPM_ERR_PROTOCOL;
+    }
+    if (result_len < v->output_len) {
+        return DPM_ERR_BUFFER;
+    }
+    return field128(v) ? dpm_prio3_unshard_signed_f128(v, agg_shares, result)
+                       : dpm_prio3_unshard_signed_f64(v, agg_shares, result);
+}
+
 #else /* !DPM_VDAF: every call says the mode is not compiled in */
 
 #define UNUSED(x) (void)(x)
@@ -628,6 +668,20 @@ dpm_status_t dpm_prio3_aggregate(const dpm_prio3_t *v, uint8_t *agg_share, size_
 dpm_status_t dpm_prio3_unshard(const dpm_prio3_t *v, const uint8_t *agg_shares,
                                size_t agg_shares_len, uint64_t num_measurements, uint64_t *result,
                                size_t result_len)
+{
+    UNUSED(v), UNUSED(agg_shares), UNUSED(agg_shares_len), UNUSED(num_measurements);
+    UNUSED(result), UNUSED(result_len);
+    return DPM_ERR_UNSUPPORTED;
+}
+dpm_status_t dpm_prio3_add_noise(const dpm_prio3_t *v, uint8_t *agg_share, size_t agg_share_len,
+                                 const int64_t *noise, size_t count)
+{
+    UNUSED(v), UNUSED(agg_share), UNUSED(agg_share_len), UNUSED(noise), UNUSED(count);
+    return DPM_ERR_UNSUPPORTED;
+}
+dpm_status_t dpm_prio3_unshard_signed(const dpm_prio3_t *v, const uint8_t *agg_shares,
+                                      size_t agg_shares_len, uint64_t num_measurements,
+                                      int64_t *result, size_t result_len)
 {
     UNUSED(v), UNUSED(agg_shares), UNUSED(agg_shares_len), UNUSED(num_measurements);
     UNUSED(result), UNUSED(result_len);

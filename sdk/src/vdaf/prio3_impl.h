@@ -827,6 +827,72 @@ static dpm_status_t unshard(const dpm_prio3_t *v, const uint8_t *agg_shares, uin
     return DPM_OK;
 }
 
+/* ---- central noise (an aggregator's, before release) ------------------------------------------
+ */
+
+/* z as its field element without a branch on z (the noise is the aggregator's secret): |z| and
+ * its negation are both computed and the sign selects. |z| <= 2^63 < p in both fields. */
+static FE fe_from_signed(int64_t z)
+{
+    uint64_t neg = (uint64_t)0 - ((uint64_t)z >> 63); /* all ones when z < 0 */
+    uint64_t mag = ((uint64_t)z ^ neg) + (neg & 1u);  /* |z|, as two's complement negates */
+    FE m = fe_small(mag);
+    return fe_select(neg, fe_neg(m), m);
+}
+
+static dpm_status_t add_noise(const dpm_prio3_t *v, uint8_t *agg_share, const int64_t *noise)
+{
+    uint64_t bad = 0;
+    for (uint32_t i = 0; i < v->output_len; i++) {
+        (void)fe_load(agg_share + (size_t)i * FE_BYTES, &bad);
+    }
+    DPM_CT_DECLASSIFY(bad); /* a malformed share: the status says it */
+    if (bad != 0) {
+        return DPM_ERR_PROTOCOL;
+    }
+    for (uint32_t i = 0; i < v->output_len; i++) {
+        uint8_t *a = agg_share + (size_t)i * FE_BYTES;
+        fe_store(a, fe_add(fe_load(a, &bad), fe_from_signed(noise[i])));
+    }
+    return DPM_OK;
+}
+
+/* The released sums are public: reading their signs may branch. */
+static dpm_status_t unshard_signed(const dpm_prio3_t *v, const uint8_t *agg_shares, int64_t *result)
+{
+    uint64_t bad = 0;
+    int range = 0;
+    for (int pass = 0; pass < 2; pass++) { /* check everything, then write */
+        for (uint32_t i = 0; i < v->output_len; i++) {
+            FE s = fe_zero();
+            for (uint32_t j = 0; j < v->shares; j++) {
+                s = fe_add(s,
+                           fe_load(agg_shares + ((size_t)j * v->output_len + i) * FE_BYTES, &bad));
+            }
+            uint64_t wide_pos = 0, wide_neg = 0;
+            uint64_t x = fe_to_u64(s, &wide_pos), y = fe_to_u64(fe_neg(s), &wide_neg);
+            int64_t r = 0;
+            if (wide_pos == 0 && x <= (uint64_t)INT64_MAX) {
+                r = (int64_t)x;
+            } else if (wide_neg == 0 && y <= (uint64_t)INT64_MAX) {
+                r = -(int64_t)y;
+            } else {
+                range = 1;
+            }
+            if (pass == 1) {
+                result[i] = r;
+            }
+        }
+        if (bad != 0) {
+            return DPM_ERR_PROTOCOL;
+        }
+        if (range) {
+            return DPM_ERR_RANGE;
+        }
+    }
+    return DPM_OK;
+}
+
 /* ---- the field's entry points (vdaf_internal.h) ------------------------------------------------
  */
 
@@ -864,4 +930,16 @@ dpm_status_t PRIO3_FN(dpm_prio3_unshard)(const dpm_prio3_t *v, const uint8_t *ag
                                          uint64_t *result)
 {
     return unshard(v, agg_shares, result);
+}
+
+dpm_status_t PRIO3_FN(dpm_prio3_add_noise)(const dpm_prio3_t *v, uint8_t *agg_share,
+                                           const int64_t *noise)
+{
+    return add_noise(v, agg_share, noise);
+}
+
+dpm_status_t PRIO3_FN(dpm_prio3_unshard_signed)(const dpm_prio3_t *v, const uint8_t *agg_shares,
+                                                int64_t *result)
+{
+    return unshard_signed(v, agg_shares, result);
 }

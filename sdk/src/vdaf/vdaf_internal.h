@@ -96,7 +96,11 @@ void dpm_aes128_encrypt(const uint8_t round_keys[176], const uint8_t in[16], uin
     dpm_status_t dpm_prio3_aggregate_##f(const dpm_prio3_t *v, uint8_t *agg_share,                 \
                                          const uint8_t *share);                                    \
     dpm_status_t dpm_prio3_unshard_##f(const dpm_prio3_t *v, const uint8_t *agg_shares,            \
-                                       uint64_t *result);
+                                       uint64_t *result);                                          \
+    dpm_status_t dpm_prio3_add_noise_##f(const dpm_prio3_t *v, uint8_t *agg_share,                 \
+                                         const int64_t *noise);                                    \
+    dpm_status_t dpm_prio3_unshard_signed_##f(const dpm_prio3_t *v, const uint8_t *agg_shares,     \
+                                              int64_t *result);
 DPM_PRIO3_FIELD_DECLS(f64)
 DPM_PRIO3_FIELD_DECLS(f128)
 

@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* A simulated DAP task (see task.h). */
+#include "aggregator/task.h"
+
+#include <string.h>
+
+#include "common/stream.h"
+#include "dpm/port_hpke.h"
+
+/* n bytes of seed's stream `what` (a tag per use: the keys, the id, the verification key). */
+static void seeded(uint64_t seed, uint32_t what, uint8_t *out, size_t n)
+{
+    sim_stream_t s;
+    sim_stream_init(&s, sim_stream_key(seed, what, 0x646170u /* "dap" */));
+    for (size_t i = 0; i < n; i += 8) {
+        uint64_t x = sim_stream_next(&s);
+        for (size_t j = 0; j < 8 && i + j < n; j++) {
+            out[i + j] = (uint8_t)(x >> (8 * j));
+        }
+    }
+}
+
+static int key(agg_task_t *k, int i, uint64_t seed)
+{
+    uint8_t ikm[32];
+    seeded(seed, 1u + (uint32_t)i, ikm, sizeof(ikm));
+    if (dpm_hpke_derive_keypair(ikm, sizeof(ikm), &k->key[i].kp) != DPM_OK) {
+        return -1;
+    }
+    k->key[i].config_id = (uint8_t)(1 + i);
+    k->key[i].aead_id = DPM_HPKE_AEAD_AES_128_GCM;
+    dpm_hpke_config_t *c = &k->hpke[i];
+    memset(c, 0, sizeof(*c));
+    c->id = k->key[i].config_id;
+    c->kem_id = DPM_HPKE_KEM_X25519_SHA256;
+    c->kdf_id = DPM_HPKE_KDF_HKDF_SHA256;
+    c->aead_id = DPM_HPKE_AEAD_AES_128_GCM;
+    memcpy(c->public_key, k->key[i].kp.pk, DPM_HPKE_NPK);
+    return 0;
+}
+
+int agg_task_make(agg_task_t *k, const dpm_prio3_t *v, dpm_eps_t eps, uint64_t min_batch_size,
+                  uint64_t seed, const char **why)
+{
+    static const char info[] = "dpm-sim two-aggregator task";
+    static const char leader[] = "https://" AGG_SIM_LEADER_HOST "/";
+    static const char helper[] = "https://" AGG_SIM_HELPER_HOST "/";
+    memset(k, 0, sizeof(*k));
+    seeded(seed, 0, k->id, sizeof(k->id));
+    seeded(seed, 3, k->verify_key, sizeof(k->verify_key));
+    dpm_dap_task_t t;
+    memset(&t, 0, sizeof(t));
+    t.task_info.p = (const uint8_t *)info;
+    t.task_info.len = sizeof(info) - 1;
+    t.leader_url.p = (const uint8_t *)leader;
+    t.leader_url.len = sizeof(leader) - 1;
+    t.helper_url.p = (const uint8_t *)helper;
+    t.helper_url.len = sizeof(helper) - 1;
+    t.time_precision = 3600;
+    t.min_batch_size = min_batch_size;
+    t.batch_mode = DPM_DAP_BATCH_TIME_INTERVAL;
+    t.vdaf = *v;
+    t.dp_mechanism = DPM_DAP_DP_DISCRETE_LAPLACE;
+    t.central_eps = eps;
+    if (key(k, 0, seed) != 0 || key(k, 1, seed) != 0) {
+        *why = "the SDK's HPKE refuses the derived keys";
+        return -1;
+    }
+    if (dpm_dap_task_config_encode(&t, k->config, sizeof(k->config), &k->config_len) != DPM_OK) {
+        *why = "the SDK cannot encode the task (eps, batch size or VDAF refused)";
+        return -1;
+    }
+    dpm_dap_task_t check;
+    if (agg_task_decode(k, &check) != DPM_OK) {
+        *why = "the SDK refuses the task it encoded";
+        return -1;
+    }
+    return 0;
+}
+
+dpm_status_t agg_task_decode(const agg_task_t *k, dpm_dap_task_t *t)
+{
+    return dpm_dap_task_decode(k->id, k->config, k->config_len, &k->hpke[0], &k->hpke[1], t, NULL);
+}
+
+void agg_task_policy(const agg_task_t *k, const dpm_dap_task_t *t, dpm_dap_policy_t *p)
+{
+    memset(p, 0, sizeof(*p));
+    p->naggregators = 2;
+    p->aggregators[0].host = AGG_SIM_LEADER_HOST;
+    p->aggregators[0].hpke = k->hpke[0];
+    p->aggregators[1].host = AGG_SIM_HELPER_HOST;
+    p->aggregators[1].hpke = k->hpke[1];
+    p->max_central_eps = DPM_EPS_Q16(t->central_eps);
+    p->min_batch_size = t->min_batch_size;
+}
