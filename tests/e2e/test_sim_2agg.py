@@ -7,10 +7,14 @@ a scenario beside its local-DP twin on the same population, in exact mode.
   and each aggregator's scale (the SDK's: sensitivity / eps);
 - its items are the local-DP module's, kind by kind and name by name, with the same truths
   (the same devices' binned AUCs: the same population, realized the same way);
+- inprocess mode puts every device through the SDK's device calls (Prio3 shard, HPKE seal) and
+  the leader and the helper in this process: one report per device and run, the same items and
+  truths as exact mode, errors the size the estimator predicts;
 - its gap error is far below local DP's at the same eps (50,000 devices, eps 2: every gap's
   RMSE under a tenth of local DP's; measured 0.045 at the worst gap), and its intervals cover;
 - what it refuses, with the scenario line and what to do: a missing max_device_examples, a
-  population whose devices hold more examples than it, inprocess and network modes, metrics,
+  population whose devices hold more examples than it, network mode (no DAP servers yet), a
+  batch below the task's minimum, metrics,
   more than 8 groups; the collector's campaigns file does not take the name (dpm-sim only);
 - the planner answers for both trust models side by side (`dpm-sim plan --mechanism
   roc_hist_groups --trust both`), and its JSON names the trust model it planned.
@@ -83,6 +87,31 @@ def main():
         t.ok(not low, "every two-aggregator interval covers at the level (>= 48 of 60 runs)", low)
         t.ok("selection" in two, "every gap at once: results.json selection", list(two))
 
+        # inprocess: every device through the SDK's device calls (Prio3 shard, HPKE seal), the
+        # leader and the helper in the process; beside exact mode on the same population
+        body = ("[campaign two]\nmechanism = roc_hist_2agg\neps = 2\nbins = 8\n"
+                "max_device_examples = 20\n")
+        runs = {}
+        for mode in ("inprocess", "exact"):
+            p = scenario(d, f"{mode}.scn", body, devices=600, runs=10, mode=mode)
+            r = run_sim("--scenario", p, "--out", os.path.join(d, mode), "--quiet")
+            if not t.ok(r.returncode == 0, f"roc_hist_2agg runs in {mode} mode", r.stderr):
+                return t.done()
+            runs[mode] = read_json(os.path.join(d, mode), "results.json")["configs"][0]
+        ip, ex = runs["inprocess"], runs["exact"]
+        t.ok(ip["reports"] == 600 * 10, "inprocess: every device made one DAP report a run "
+             f"({ip['reports']})", ip["reports"])
+        ii = {key(i): i for i in ip["items"]}
+        ei = {key(i): i for i in ex["items"]}
+        t.ok(set(ii) == set(ei) and all(abs(ii[k]["truth"] - ei[k]["truth"]) < 1e-12 for k in ii),
+             "inprocess and exact: the same items and truths", sorted(ii))
+        # the released sums carry the same noise law in both modes: every item's RMSE within
+        # its predicted sd's chi-square band (10 runs: at 1e-6 two-sided it is [0.171, 2.203])
+        far = [(k, i["rmse"], i["mean_sd"]) for k, i in ii.items()
+               if k[0] in ("auc_group", "auc_gap")
+               and not (0.17 * i["mean_sd"] <= i["rmse"] <= 2.21 * i["mean_sd"])]
+        t.ok(not far, "inprocess: every AUC and gap error the size the estimator predicts", far)
+
         # refusals
         cases = [
             ("no max_device_examples",
@@ -94,9 +123,14 @@ def main():
             ("max_device_examples above 255 (an 8-bit Prio3 entry)",
              "[campaign two]\nmechanism = roc_hist_2agg\neps = 1\nmax_device_examples = 300\n",
              {}, ["max_device_examples must be an integer in 1..255"]),
-            ("inprocess mode",
+            ("network mode (no DAP leader and helper in dpm-collector yet)",
              "[campaign two]\nmechanism = roc_hist_2agg\neps = 1\nmax_device_examples = 20\n",
-             {"mode": "inprocess"}, ["exact mode only", "--mode exact"]),
+             {"mode": "network", "runs": 1},
+             ["no network mode yet", "--mode inprocess or exact"]),
+            ("inprocess below the task's minimum batch size",
+             "[campaign two]\nmechanism = roc_hist_2agg\neps = 1\nmax_device_examples = 20\n",
+             {"mode": "inprocess", "devices": 60},
+             ["below the task's minimum batch size of 100", "raise devices"]),
             ("metrics",
              "[campaign two]\nmechanism = roc_hist_2agg\neps = 1\nmax_device_examples = 20\n"
              "metrics = tpr\n", {}, ["takes no metrics"]),
@@ -105,8 +139,12 @@ def main():
              "group_eps = 0.5\n", {}, ["takes no key 'group_eps'", "max_device_examples"]),
         ]
         for what, body, kw, want in cases:
-            p = scenario(d, "bad.scn", body, devices=2000, runs=2, **kw)
-            r = run_sim("--scenario", p, "--out", os.path.join(d, "bad"), "--quiet")
+            kw.setdefault("devices", 2000)
+            kw.setdefault("runs", 2)
+            p = scenario(d, "bad.scn", body, **kw)
+            net = ["--collector", "127.0.0.1:9", "--ca", os.devnull] \
+                if kw.get("mode") == "network" else []
+            r = run_sim("--scenario", p, "--out", os.path.join(d, "bad"), "--quiet", *net)
             t.ok(r.returncode != 0 and all(w in r.stderr for w in want),
                  f"refused, saying what to do: {what}", f"exit {r.returncode}: {r.stderr}")
         # the collector's campaigns file: not a campaigns-file mechanism (yet)

@@ -220,6 +220,13 @@ typedef struct sim_mech {
     dpm_status_t (*report_rounds)(const sim_cfg_t *cfg, const sim_block_t *b, uint64_t device,
                                   uint32_t run, dpm_rand_t *r, dpm_report_t *rep,
                                   const sim_exchange_t *x);
+    /* Inprocess mode of a mechanism whose devices send no dpm.v1 report (the two-aggregator
+     * mode: DAP reports): run `run` whole in this process into agg, every device through the
+     * SDK's device calls and the server side on their bytes, instead of the farm (report,
+     * agg_add); *reports gets the reports made, *rng_bytes the device randomness drawn. Such a
+     * mechanism has no network mode until its servers exist. 0, or -1 with a message. */
+    int (*inprocess_run)(const sim_cfg_t *cfg, const sim_pop_t *pop, uint32_t run, sim_agg_t *agg,
+                         uint64_t *reports, uint64_t *rng_bytes, char *err, size_t errcap);
 } sim_mech_t;
 
 #endif /* DPM_SIM_MECH_H */

@@ -10,12 +10,24 @@
  * `max_device_examples` (required: the most examples one device's report holds, the noise's
  * sensitivity; a population whose devices hold more is refused, a device never truncates).
  *
- * Modes: exact only so far. A run's aggregate is the population's true per-group counts plus,
- * per cell, the two aggregators' draws (the sum of two discrete Laplace variables of the SDK's
- * scale, sim_rng_dlap_sum): distributed exactly as the released sum, whatever the number of
- * devices (O(groups x bins) a run). inprocess (the SDK's Prio3 shard and HPKE seal per device)
- * and network (a leader and a helper) need the DAP roles (issue 31) and are refused with that
- * reason.
+ * Modes:
+ *   inprocess  every device through the SDK's public device API: its examples into its score
+ *              histogram (dpm_score_hist_add), a device (dpm_device_init on RAM storage, the
+ *              app's two-aggregator policy) that accepts the task (dpm_device_dap_accept_task)
+ *              and reports (dpm_device_dap_report_sumvec: validate, charge its ledger, shard
+ *              with the Prio3 proof, seal each share with HPKE); the leader and the helper in
+ *              this process (aggregator/pair.h) open, verify and aggregate every report, each
+ *              adds its noise (the SDK's sampler on its own stream) before release, and the
+ *              collector unshards the signed sums. One thread; about 0.3 ms a device.
+ *   exact      a run's aggregate is the population's true per-group counts plus, per cell,
+ *              the two aggregators' draws (two discrete Laplace variables of the same scale,
+ *              sim_rng_dlap_sum): distributed exactly as the released sum, whatever the number
+ *              of devices (O(groups x bins) a run).
+ *   network    refused: the reports go to a DAP leader and helper, which dpm-collector does
+ *              not run yet (issue 31 item 1).
+ * The simulated task (aggregator/task.h): keys from the scenario's seed (SIMULATION ONLY), a
+ * minimum batch size of SIM_2AGG_MIN_BATCH reports (fewer devices: the run is refused, as a
+ * leader refuses the collection), time precision one hour.
  *
  * Items: as roc_hist_groups (the same kinds and names, so the two trust models compare item by
  * item): each group's AUC (auc_group) and each gap (auc_gap) against the devices' binned AUCs,
@@ -27,7 +39,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "aggregator/pair.h"
+#include "aggregator/task.h"
 #include "common/edges.h"
+#include "common/stream.h"
+#include "dpm/device_dap.h"
+#include "dpm/port_tls.h"
+#include "dpm/ram_storage.h"
 #include "estimate/roc_central.h"
 #include "sim/devices/mech_common.h"
 #include "sim/devices/results.h"
@@ -39,7 +57,15 @@
 /* Beyond this many examples an exact-mode session draws the true counts from their law
  * (sim_roc_truth_sample) instead of realizing every device, as mech_roc_hist.c does. */
 #define REALIZE_MAX_EXAMPLES (UINT64_C(1) << 24)
-
+/* The simulated task's minimum batch size (DAP: no collection from fewer reports). */
+#define SIM_2AGG_MIN_BATCH 100u
+/* A simulated device's storage region (ledger and outbox; its DAP reports go to the pair). */
+#define DEVICE_REGION 8192u
+/* The device's wall clock (inside any interval: the task has none). */
+#define DEVICE_NOW 1700000000
+/* The aggregators' random streams (sim_cfg_device_key's device slot; no device has these). */
+#define LEADER_STREAM (UINT64_MAX - 10u)
+#define HELPER_STREAM (UINT64_MAX - 11u)
 typedef struct {
     sim_roc_model_t *model; /* first: sim_mech_release_model */
     dpm_roc_central_params_t params;
@@ -47,6 +73,8 @@ typedef struct {
     uint64_t neg[DPM_ROC_CENTRAL_MAX_GROUPS][DPM_MAX_BINS];
     double auc[DPM_ROC_CENTRAL_MAX_GROUPS];       /* each group's binned AUC */
     double auc_model[DPM_ROC_CENTRAL_MAX_GROUPS]; /* each group's model AUC */
+    dpm_score_bins_t bins;                        /* the devices' binning (the SDK's) */
+    agg_task_t task; /* the simulated DAP task, its keys (a plain value) */
 } twoagg_state_t;
 
 typedef struct {
@@ -95,15 +123,25 @@ static int twoagg_init(sim_cfg_t *cfg, char *err, size_t errcap)
                                     sp->max_device_examples, cfg->eps, &why) != DPM_OK) {
         return sim_mech_refused(cfg, why, err, errcap);
     }
-    /* the device's measurement as the SDK would shard it: refused here if the SDK cannot */
+    /* the device's measurement as the SDK shards it, and the task: refused here if the SDK
+     * cannot (bits: those of max_device_examples; chunk near sqrt(length x bits), the draft's
+     * advice) */
     dpm_prio3_t v;
-    uint32_t length = cfg->d * 2u * (sp->nedges + 1u);
-    uint32_t chunk = (uint32_t)ceil(sqrt(8.0 * length));
+    uint32_t length = cfg->d * 2u * (sp->nedges + 1u), bits = 0;
+    while (bits < 8u && (sp->max_device_examples >> bits) != 0) {
+        bits++;
+    }
+    uint32_t chunk = (uint32_t)ceil(sqrt((double)length * bits));
     if (dpm_prio3_sumvec_init(&v, 2, length, sp->max_device_examples, chunk) != DPM_OK) {
         return sim_mech_refused(cfg, "the SDK's Prio3 SumVec refuses groups x 2 x bins entries",
                                 err, errcap);
     }
-    cfg->checked = 0; /* no dpm_report_t: exact mode only */
+    if (agg_task_make(&s->task, &v, cfg->eps, SIM_2AGG_MIN_BATCH, cfg->seed ^ 0x32616767u, &why) !=
+            0 ||
+        dpm_score_bins_init(&s->bins, sp->edges, sp->nedges) != DPM_OK) {
+        return sim_mech_refused(cfg, why, err, errcap);
+    }
+    cfg->checked = 0; /* no dpm_report_t: DAP reports (inprocess_run) */
     cfg->eps_implemented = (double)cfg->eps / 65536.0;
     return 0;
 }
@@ -148,13 +186,6 @@ static int twoagg_prepare(sim_cfg_t *cfg, const sim_pop_t *pop, unsigned threads
                           size_t errcap)
 {
     twoagg_state_t *s = st_of(cfg);
-    if (!cfg->exact_only) {
-        snprintf(err, errcap,
-                 "campaign '%s': roc_hist_2agg runs in exact mode only (--mode exact): "
-                 "inprocess and network need the leader and helper roles, not built yet",
-                 cfg->spec->name);
-        return -1;
-    }
     uint32_t most = most_examples(cfg, pop);
     if (most > s->params.max_examples) {
         snprintf(err, errcap,
@@ -264,6 +295,224 @@ static int twoagg_exact(const sim_cfg_t *cfg, const sim_pop_t *pop, sim_rng_t *r
     }
     agg->reports = cfg->reporting; /* the reports verified and summed (each group's own) */
     return 0;
+}
+
+/* ---- inprocess: every device through the SDK, the two aggregators in this process ------------ */
+
+/* A device's DAP outbox: its one report, handed to the aggregators as soon as it is queued. */
+typedef struct {
+    uint8_t *buf;
+    size_t cap, len;
+} one_report_t;
+
+static int one_room(void *ctx, size_t len)
+{
+    return len <= ((one_report_t *)ctx)->cap;
+}
+
+static dpm_status_t one_put(void *ctx, const uint8_t *task_id, const uint8_t *report, size_t len)
+{
+    one_report_t *o = ctx;
+    (void)task_id;
+    if (len > o->cap) {
+        return DPM_ERR_BUFFER;
+    }
+    memcpy(o->buf, report, len);
+    o->len = len;
+    return DPM_OK;
+}
+
+/* A stream port that counts the bytes it gives (the run's randomness). */
+typedef struct {
+    sim_stream_t s;
+    uint64_t bytes;
+} counted_t;
+
+static int counted_fill(void *ctx, uint8_t *out, size_t len)
+{
+    counted_t *c = ctx;
+    dpm_rng_t port = sim_stream_port(&c->s);
+    c->bytes += len;
+    return port.fill(port.ctx, out, len);
+}
+
+static uint64_t zero_ms(void *ctx)
+{
+    (void)ctx;
+    return 0;
+}
+
+static int fixed_wall(void *ctx, int64_t *out)
+{
+    (void)ctx;
+    *out = DEVICE_NOW;
+    return 0;
+}
+
+/* What one run's devices share: the device and its buffers, reused device after device. */
+typedef struct {
+    uint8_t region[DEVICE_REGION];
+    dpm_device_t dev;
+    dpm_dap_policy_t policy;
+    one_report_t out;
+    uint64_t *work;
+    uint64_t meas[DPM_ROC_CENTRAL_MAX_GROUPS * 2u * DPM_MAX_BINS];
+} devices_t;
+
+/* Device `device` of block b (campaign group g) in run `run`: its histogram, its report. */
+static dpm_status_t device_report(const sim_cfg_t *cfg, const dpm_dap_task_t *t, devices_t *d,
+                                  const sim_block_t *b, uint32_t g, uint64_t device, uint32_t run,
+                                  uint64_t *rng_bytes, const char **why)
+{
+    const twoagg_state_t *s = st_of(cfg);
+    uint32_t B = s->params.bins, n = s->params.groups * 2u * B;
+    dpm_roc_hist_t rh;
+    dpm_score_hist_t h;
+    memset(&rh, 0, sizeof(rh));
+    rh.bins = s->bins;
+    dpm_status_t st = sim_roc_device_hist(s->model, &rh, b, device, &h);
+    if (st != DPM_OK) {
+        *why = "the device's histogram";
+        return st;
+    }
+    memset(d->meas, 0, n * sizeof(d->meas[0]));
+    for (uint32_t k = 0; k < B; k++) { /* its own group's cells; the others' stay 0 */
+        d->meas[g * 2u * B + k] = h.pos[k];
+        d->meas[g * 2u * B + B + k] = h.neg[k];
+    }
+    counted_t rng = {{0}, 0};
+    sim_stream_init(&rng.s, sim_cfg_device_key(cfg, run, device));
+    dpm_ram_storage_t ram;
+    dpm_device_config_t c;
+    memset(&c, 0, sizeof(c));
+    c.rng.fill = counted_fill;
+    c.rng.ctx = &rng;
+    c.clock.monotonic_ms = zero_ms;
+    c.clock.wall_time_s = fixed_wall;
+    c.storage = dpm_ram_storage(&ram, d->region, DEVICE_REGION);
+    c.region_size = DEVICE_REGION;
+    c.policy.defaults.max_eps = DPM_EPS_Q16(t->central_eps);
+    c.policy.defaults.max_budget = DPM_EPS_Q16(t->central_eps);
+    c.policy.dap = &d->policy;
+    st = dpm_device_init(&d->dev, &c);
+    dpm_dap_task_t accepted;
+    if (st == DPM_OK) {
+        st = dpm_device_dap_accept_task(&d->dev, s->task.id, s->task.config, s->task.config_len,
+                                        &s->task.hpke[0], &s->task.hpke[1], &accepted, why);
+    }
+    if (st == DPM_OK) {
+        dpm_dap_io_t io;
+        memset(&io, 0, sizeof(io));
+        io.sealer = dpm_hpke_sealer();
+        io.outbox.room = one_room;
+        io.outbox.put = one_put;
+        io.outbox.ctx = &d->out;
+        io.report = d->out.buf;
+        io.report_cap = d->out.cap;
+        io.work = d->work;
+        io.work_words = accepted.vdaf.shard_work_words;
+        d->out.len = 0;
+        st = dpm_device_dap_report_sumvec(&d->dev, &io, &accepted, 0, d->meas, n, NULL, why);
+    } else if (*why == NULL) {
+        *why = dpm_device_why(&d->dev);
+    }
+    *rng_bytes += rng.bytes;
+    return st;
+}
+
+static int twoagg_inprocess_run(const sim_cfg_t *cfg, const sim_pop_t *pop, uint32_t run,
+                                sim_agg_t *agg, uint64_t *reports, uint64_t *rng_bytes, char *err,
+                                size_t errcap)
+{
+    const twoagg_state_t *s = st_of(cfg);
+    dpm_dap_task_t t;
+    agg_pair_t pair;
+    devices_t *d = calloc(1, sizeof(*d));
+    int64_t *sums = NULL;
+    int st = -1;
+    const char *why = NULL;
+    if (d == NULL || agg_task_decode(&s->task, &t) != DPM_OK) {
+        snprintf(err, errcap, "%s: %s", cfg->label, d == NULL ? "out of memory" : "the task");
+        free(d);
+        return -1;
+    }
+    if (agg_pair_init(&pair, &t, &s->task.key[0], &s->task.key[1], s->task.verify_key) != 0) {
+        snprintf(err, errcap, "%s: out of memory for the aggregators", cfg->label);
+        free(d);
+        return -1;
+    }
+    agg_task_policy(&s->task, &t, &d->policy);
+    d->out.cap = dpm_dap_report_bytes(&t.vdaf);
+    d->out.buf = malloc(d->out.cap);
+    d->work = malloc(8u * (size_t)t.vdaf.shard_work_words + 8u);
+    sums = calloc(t.vdaf.output_len + 1u, sizeof(int64_t));
+    if (d->out.buf == NULL || d->work == NULL || sums == NULL) {
+        snprintf(err, errcap, "%s: out of memory", cfg->label);
+        goto done;
+    }
+    for (size_t k = 0; k < pop->nblocks; k++) {
+        const sim_block_t *b = &pop->block[k];
+        int32_t g = cfg->group_map[b->group];
+        for (uint64_t i = pop->first[k]; g >= 0 && i < pop->first[k] + b->count; i++) {
+            dpm_status_t ds = device_report(cfg, &t, d, b, (uint32_t)g, i, run, rng_bytes, &why);
+            uint8_t code = 0;
+            if (ds == DPM_OK) {
+                ds = agg_pair_add(&pair, d->out.buf, d->out.len, &code);
+                why = ds == DPM_OK ? NULL : "the aggregators rejected an honest report";
+            }
+            if (ds != DPM_OK) {
+                snprintf(err, errcap, "%s: device %llu: %s: %s (ReportError %u)", cfg->label,
+                         (unsigned long long)i, why != NULL ? why : "the SDK refused",
+                         dpm_strerror(ds), code);
+                goto done;
+            }
+            (*reports)++;
+        }
+    }
+    /* each aggregator's noise on its own stream, then the collector's signed sums */
+    sim_stream_t ls, hs;
+    sim_stream_init(&ls, sim_cfg_device_key(cfg, run, LEADER_STREAM));
+    sim_stream_init(&hs, sim_cfg_device_key(cfg, run, HELPER_STREAM));
+    dpm_rng_t lp = sim_stream_port(&ls), hp = sim_stream_port(&hs);
+    dpm_rand_t lr, hr;
+    dpm_status_t ps = dpm_rand_init(&lr, &lp);
+    if (ps == DPM_OK) {
+        ps = dpm_rand_init(&hr, &hp);
+    }
+    if (ps == DPM_OK) {
+        ps = agg_pair_release(&pair, s->params.sensitivity, &lr, &hr);
+    }
+    if (ps == DPM_OK) {
+        ps = agg_pair_collect(&pair, sums, t.vdaf.output_len);
+    }
+    if (ps == DPM_ERR_POLICY) {
+        snprintf(err, errcap,
+                 "%s: %llu reports, below the task's minimum batch size of %u: the leader refuses "
+                 "the collection (raise devices)",
+                 cfg->label, (unsigned long long)pair.aggregated, SIM_2AGG_MIN_BATCH);
+        goto done;
+    }
+    if (ps != DPM_OK) {
+        snprintf(err, errcap, "%s: the aggregators' release failed (%llu reports): %s", cfg->label,
+                 (unsigned long long)pair.aggregated, dpm_strerror(ps));
+        goto done;
+    }
+    uint32_t B = s->params.bins;
+    for (uint32_t g = 0; g < s->params.groups; g++) {
+        dpm_roc_agg_t *a = &agg_of(agg)->group[g];
+        for (uint32_t k = 0; k < B; k++) {
+            a->pos[k] = sums[g * 2u * B + k];
+            a->neg[k] = sums[g * 2u * B + B + k];
+        }
+    }
+    st = 0;
+done:
+    agg_pair_free(&pair);
+    free(d->out.buf);
+    free(d->work);
+    free(d);
+    free(sums);
+    return st;
 }
 
 /* The selection record (2 groups or more; an empty one otherwise, never written). */
@@ -395,4 +644,5 @@ const sim_mech_t sim_mech_roc_hist_2agg = {
     .ext_free = free,
     .ext_json = twoagg_ext_json,
     .summary = twoagg_summary,
+    .inprocess_run = twoagg_inprocess_run,
 };
