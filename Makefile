@@ -321,7 +321,7 @@ lint: deps
 
 # host-sim/collector, the network-facing server, with the flags it is built with (its folders
 # found, not named: new rooms are linted too).
-LINT_HOST_DIRS := host-sim/collector host-sim/mech
+LINT_HOST_DIRS := host-sim/collector host-sim/mech host-sim/aggregator
 LINT_HOST_SRCS = $(shell find $(LINT_HOST_DIRS) -name '*.[ch]')
 .PHONY: lint-collector
 lint: lint-collector
