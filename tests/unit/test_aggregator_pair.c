@@ -25,9 +25,7 @@
 
 #include "aggregator/pair.h"
 #include "aggregator/task.h"
-#include "dpm/device_dap.h"
-#include "dpm/port_tls.h"
-#include "dpm/ram_storage.h"
+#include "dap_fixture.h"
 #include "stat_gof.h"
 #include "test_rng.h"
 
@@ -35,43 +33,14 @@
 #define MAXV 20u
 #define DEVICES 150u
 #define MIN_BATCH 100u
-#define REGION 8192u
 
 typedef struct {
     agg_task_t task;
     dpm_dap_task_t t;
     dpm_dap_policy_t policy;
-    uint8_t region[REGION];
     uint8_t *report;
     size_t report_cap, report_len;
-    uint64_t *work;
 } fixture_t;
-
-static uint64_t ms(void *ctx)
-{
-    (void)ctx;
-    return 0;
-}
-
-static int wall(void *ctx, int64_t *out)
-{
-    (void)ctx;
-    *out = 1700000000;
-    return 0;
-}
-
-static int room(void *ctx, size_t len)
-{
-    return len <= ((fixture_t *)ctx)->report_cap;
-}
-
-static dpm_status_t put(void *ctx, const uint8_t *task_id, const uint8_t *report, size_t len)
-{
-    fixture_t *f = ctx;
-    (void)task_id, (void)report; /* built in place: f->report */
-    f->report_len = len;
-    return DPM_OK;
-}
 
 static fixture_t *fixture(dpm_eps_t eps)
 {
@@ -85,53 +54,23 @@ static fixture_t *fixture(dpm_eps_t eps)
     agg_task_policy(&f->task, &f->t, &f->policy);
     f->report_cap = dpm_dap_report_bytes(&f->t.vdaf);
     f->report = malloc(f->report_cap);
-    f->work = malloc(8u * f->t.vdaf.shard_work_words);
-    assert_true(f->report != NULL && f->work != NULL);
+    assert_non_null(f->report);
     return f;
 }
 
 static void fixture_free(fixture_t *f)
 {
     free(f->report);
-    free(f->work);
     free(f);
 }
 
 /* Device `i`'s report of measurement m, made by the SDK's device calls, in f->report. */
 static void device_report(fixture_t *f, uint64_t i, const uint64_t *m)
 {
-    test_rng_t t;
-    test_rng_seed(&t, 1000u + i);
-    dpm_ram_storage_t ram;
-    dpm_device_config_t c;
-    memset(&c, 0, sizeof(c));
-    c.rng = test_rng_port(&t);
-    c.clock.monotonic_ms = ms;
-    c.clock.wall_time_s = wall;
-    c.storage = dpm_ram_storage(&ram, f->region, REGION);
-    c.region_size = REGION;
-    c.policy.defaults.max_eps = DPM_EPS_Q16(f->t.central_eps);
-    c.policy.defaults.max_budget = DPM_EPS_Q16(f->t.central_eps);
-    c.policy.dap = &f->policy;
-    dpm_device_t d;
-    dpm_dap_task_t accepted;
     const char *why = NULL;
-    assert_int_equal(dpm_device_init(&d, &c), DPM_OK);
-    assert_int_equal(dpm_device_dap_accept_task(&d, f->task.id, f->task.config, f->task.config_len,
-                                                &f->task.hpke[0], &f->task.hpke[1], &accepted,
-                                                &why),
-                     DPM_OK);
-    dpm_dap_io_t io;
-    memset(&io, 0, sizeof(io));
-    io.sealer = dpm_hpke_sealer();
-    io.outbox.room = room;
-    io.outbox.put = put;
-    io.outbox.ctx = f;
-    io.report = f->report;
-    io.report_cap = f->report_cap;
-    io.work = f->work;
-    io.work_words = accepted.vdaf.shard_work_words;
-    dpm_status_t st = dpm_device_dap_report_sumvec(&d, &io, &accepted, 0, m, LENGTH, NULL, &why);
+    dpm_status_t st = dap_device_sumvec(f->task.id, f->task.config, f->task.config_len,
+                                        &f->task.hpke[0], &f->task.hpke[1], &f->policy, m, LENGTH,
+                                        1000u + i, f->report, f->report_cap, &f->report_len, &why);
     if (st != DPM_OK) {
         fail_msg("device %llu: %s (%s)", (unsigned long long)i, dpm_strerror(st),
                  why != NULL ? why : "");

@@ -44,7 +44,7 @@
 #include "common/edges.h"
 #include "common/stream.h"
 #include "dpm/device_dap.h"
-#include "dpm/port_tls.h"
+#include "dpm/port_hpke.h"
 #include "dpm/ram_storage.h"
 #include "estimate/roc_central.h"
 #include "sim/devices/mech_common.h"
