@@ -100,7 +100,8 @@ run_suite() {
 
 # Lanes (TEST_LANES, default 1): with 2, the compiled test programs run one after another in
 # one lane while the scripts (tests/**/*.py, *.sh: servers, sockets, builds) run in the other,
-# each lane in its given order; a suite's line is printed when it ends. The totals are the
+# each lane in its given order; with no scripts (make sanitize TEST_SCRIPTS=), the programs
+# alternate between the two lanes. A suite's line is printed when it ends. The totals are the
 # same as one lane's: each suite's counts are read back from its .counts file.
 run_lane() {
   local t
@@ -119,6 +120,12 @@ if [ "${TEST_LANES:-1}" = 2 ]; then
       *) progs+=("$t") ;;
     esac
   done
+  if [ ${#scripts[@]} -eq 0 ]; then # programs only: every other one to the second lane
+    all=("${progs[@]}") progs=() scripts=()
+    for i in "${!all[@]}"; do
+      if [ $((i % 2)) = 0 ]; then progs+=("${all[$i]}"); else scripts+=("${all[$i]}"); fi
+    done
+  fi
   run_lane "${progs[@]}" &
   lane=$!
   run_lane "${scripts[@]}"

@@ -71,5 +71,12 @@ tap "$([ "$one" = "6 passed, 2 failed, 0 skipped" ] && [ "$two" = "$one" ] && [ 
     "two lanes count what one lane counts and fail the run alike ($one / $two)"
 tap "$([ "$(echo "$secs < 1.9" | bc)" = 1 ]; echo $?)" \
     "two lanes overlap: a 1 s program and a 1 s script in ${secs} s"
+# Programs only (make sanitize TEST_SCRIPTS=): they share the two lanes.
+cp "$work/p_slow" "$work/p_slow2"
+start=$(date +%s.%N)
+two=$(run env TEST_LANES=2 bash .make/run-tests.sh "$work/p_slow" "$work/p_slow2" "$work/p_fail")
+secs=$(echo "$(date +%s.%N) - $start" | bc)
+tap "$([ "$two" = "3 passed, 1 failed, 0 skipped" ] && [ "$(echo "$secs < 1.9" | bc)" = 1 ]; echo $?)" \
+    "programs alone alternate between the lanes: two 1 s programs in ${secs} s ($two)"
 echo "1..$n"
 exit $failed

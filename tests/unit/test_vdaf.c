@@ -522,7 +522,7 @@ static void test_central_noise(void **state)
         for (uint32_t j = 0; j < 2; j++) { /* each aggregator its own noise, both signs */
             for (uint32_t i = 0; i < v->output_len; i++) {
                 uint64_t x = test_rng_next(&t);
-                noise[i] = (int64_t)(x >> (2u + (x & 63u))) * ((x & 64u) ? -1 : 1);
+                noise[i] = (int64_t)(x >> (2u + x % 62u)) * ((x & 64u) ? -1 : 1);
                 if (i == 0) {
                     noise[i] = j == 0 ? -1000000 : -((int64_t)1 << 40); /* the sum below zero */
                 }
