@@ -17,9 +17,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "aggregator/device.h"
 #include "aggregator/pair.h"
 #include "aggregator/task.h"
-#include "dap_fixture.h"
+#include "test_rng.h"
 
 #define REPORTS 4000u
 #define REPS 3
@@ -79,33 +80,33 @@ int main(void)
     dpm_prio3_t v;
     agg_task_t k;
     dpm_dap_task_t t;
-    dpm_dap_policy_t policy;
     const char *why = "?";
     if (dpm_prio3_sumvec_init(&v, 2, LENGTH, 255, 26) != DPM_OK ||
         agg_task_make(&k, &v, DPM_EPS_ONE, 1, 31, &why) != 0 || agg_task_decode(&k, &t) != DPM_OK) {
         fprintf(stderr, "bench_aggregator: the task: %s\n", why);
         return 1;
     }
-    agg_task_policy(&k, &t, &policy);
+    agg_device_t *d = agg_device_new(&k, &t);
     size_t bytes = dpm_dap_report_bytes(&t.vdaf);
     uint8_t *reports = malloc(bytes * REPORTS);
-    if (reports == NULL) {
+    if (d == NULL || reports == NULL) {
         return 1;
     }
     for (uint32_t i = 0; i < REPORTS; i++) {
         uint64_t m[LENGTH];
-        size_t len = 0;
+        test_rng_t tr;
+        test_rng_seed(&tr, 5000u + i);
         for (uint32_t e = 0; e < LENGTH; e++) {
             m[e] = (i * 31u + e * 7u) % 31u; /* counts a device of 30 examples could hold */
         }
-        if (dap_device_sumvec(k.id, k.config, k.config_len, &k.hpke[0], &k.hpke[1], &policy, m,
-                              LENGTH, 5000u + i, reports + (size_t)i * bytes, bytes, &len,
-                              &why) != DPM_OK ||
-            len != bytes) {
+        if (agg_device_sumvec(d, &k, test_rng_port(&tr), m, LENGTH, &why) != DPM_OK ||
+            d->report_len != bytes) {
             fprintf(stderr, "bench_aggregator: device %u: %s\n", i, why);
             return 1;
         }
+        memcpy(reports + (size_t)i * bytes, d->report, bytes);
     }
+    agg_device_free(d);
     double best[3] = {1e9, 1e9, 1e9};
     for (int r = 0; r < REPS; r++) {
         for (unsigned th = 1; th <= 2; th++) {

@@ -4,9 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dpm/ram_storage.h"
-#include "test_rng.h"
-
 static int key(dpm_dap_hpke_key_t *k, dpm_hpke_config_t *c, uint8_t id, uint8_t seed,
                uint16_t aead_id)
 {
@@ -195,83 +192,5 @@ dpm_status_t dap_aggregate_one(const dap_task_fixture_t *f, const uint8_t *repor
     }
     free(plain[0]), free(plain[1]), free(state[0]), free(state[1]);
     free(vshares), free(msg), free(out), free(agg), free(work);
-    return st;
-}
-
-static uint64_t zero_ms(void *ctx)
-{
-    (void)ctx;
-    return 0;
-}
-
-typedef struct {
-    uint8_t *buf;
-    size_t cap, len;
-} one_out_t;
-
-static int one_room(void *ctx, size_t len)
-{
-    return len <= ((one_out_t *)ctx)->cap;
-}
-
-static dpm_status_t one_put(void *ctx, const uint8_t *task_id, const uint8_t *report, size_t len)
-{
-    one_out_t *o = ctx;
-    (void)task_id, (void)report; /* built in place, in o->buf */
-    o->len = len;
-    return DPM_OK;
-}
-
-dpm_status_t dap_device_sumvec(const uint8_t *id, const uint8_t *config, size_t config_len,
-                               const dpm_hpke_config_t *leader, const dpm_hpke_config_t *helper,
-                               const dpm_dap_policy_t *policy, const uint64_t *m, size_t n,
-                               uint64_t seed, uint8_t *out, size_t cap, size_t *len,
-                               const char **why)
-{
-    static int64_t now = 1700000000;
-    enum { REGION = 8192 };
-    uint8_t *region = malloc(REGION);
-    dpm_device_t *d = malloc(sizeof(*d));
-    test_rng_t t;
-    test_rng_seed(&t, seed);
-    dpm_ram_storage_t ram;
-    dpm_device_config_t c;
-    memset(&c, 0, sizeof(c));
-    c.rng = test_rng_port(&t);
-    c.clock.monotonic_ms = zero_ms;
-    c.clock.wall_time_s = dap_fixed_wall_clock;
-    c.clock.ctx = &now;
-    c.storage = dpm_ram_storage(&ram, region, REGION);
-    c.region_size = REGION;
-    c.policy.defaults.max_eps = policy->max_central_eps;
-    c.policy.defaults.max_budget = policy->max_central_eps;
-    c.policy.dap = policy;
-    dpm_dap_task_t t_ok;
-    dpm_status_t st = region != NULL && d != NULL ? dpm_device_init(d, &c) : DPM_ERR_BUFFER;
-    if (st == DPM_OK) {
-        st = dpm_device_dap_accept_task(d, id, config, config_len, leader, helper, &t_ok, why);
-    }
-    uint64_t *work = st == DPM_OK ? malloc(8u * t_ok.vdaf.shard_work_words) : NULL;
-    if (st == DPM_OK && work == NULL) {
-        st = DPM_ERR_BUFFER;
-    }
-    if (st == DPM_OK) {
-        one_out_t o = {out, cap, 0};
-        dpm_dap_io_t io;
-        memset(&io, 0, sizeof(io));
-        io.sealer = dpm_hpke_sealer();
-        io.outbox.room = one_room;
-        io.outbox.put = one_put;
-        io.outbox.ctx = &o;
-        io.report = out;
-        io.report_cap = cap;
-        io.work = work;
-        io.work_words = t_ok.vdaf.shard_work_words;
-        st = dpm_device_dap_report_sumvec(d, &io, &t_ok, 0, m, n, NULL, why);
-        *len = o.len;
-    }
-    free(work);
-    free(d);
-    free(region);
     return st;
 }

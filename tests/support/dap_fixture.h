@@ -50,17 +50,6 @@ typedef struct {
 void dap_ram_outbox_init(dap_ram_outbox_t *o, uint8_t *mem, size_t cap);
 dpm_dap_outbox_t dap_ram_outbox(dap_ram_outbox_t *o);
 
-/* A device's two-aggregator report made by the SDK's public device calls: a fresh device on RAM
- * storage (its random source seeded by seed, its wall clock fixed) whose policy is `policy`
- * accepts task (id, config) with the aggregators' HPKE configurations and reports the SumVec
- * values m[0 .. n) in period 0. DPM_OK with the report in out[0 .. *len); otherwise the SDK's
- * status and *why. */
-dpm_status_t dap_device_sumvec(const uint8_t *id, const uint8_t *config, size_t config_len,
-                               const dpm_hpke_config_t *leader, const dpm_hpke_config_t *helper,
-                               const dpm_dap_policy_t *policy, const uint64_t *m, size_t n,
-                               uint64_t seed, uint8_t *out, size_t cap, size_t *len,
-                               const char **why);
-
 /* The aggregators on one report: DPM_OK and result[0 .. v->output_len) the unsharded values of
  * this one report, or the status of the step that rejected it (*where names it). */
 dpm_status_t dap_aggregate_one(const dap_task_fixture_t *f, const uint8_t *report, size_t len,

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The leader and the helper in one process (host-sim/aggregator/pair.h), on reports that devices
  * made through the SDK's public device API (dpm_device_dap_report_sumvec) for a simulated task
- * (host-sim/aggregator/task.h):
+ * (host-sim/aggregator/task.h, the devices of aggregator/device.h):
  *   - without noise the aggregate shares unshard to exactly the devices' summed measurements
  *     (difference 0: FHAUC's claim, through Prio3, HPKE and DAP framing);
  *   - a replayed report id, a flipped byte of either sealed share, a truncated report: each
@@ -23,9 +23,9 @@
 
 #include <cmocka.h>
 
+#include "aggregator/device.h"
 #include "aggregator/pair.h"
 #include "aggregator/task.h"
-#include "dap_fixture.h"
 #include "stat_gof.h"
 #include "test_rng.h"
 
@@ -37,9 +37,9 @@
 typedef struct {
     agg_task_t task;
     dpm_dap_task_t t;
-    dpm_dap_policy_t policy;
-    uint8_t *report;
-    size_t report_cap, report_len;
+    agg_device_t *dev;
+    uint8_t *report; /* the last device's report */
+    size_t report_len;
 } fixture_t;
 
 static fixture_t *fixture(dpm_eps_t eps)
@@ -51,30 +51,30 @@ static fixture_t *fixture(dpm_eps_t eps)
     assert_int_equal(dpm_prio3_sumvec_init(&v, 2, LENGTH, MAXV, 4), DPM_OK);
     assert_int_equal(agg_task_make(&f->task, &v, eps, MIN_BATCH, 77, &why), 0);
     assert_int_equal(agg_task_decode(&f->task, &f->t), DPM_OK);
-    agg_task_policy(&f->task, &f->t, &f->policy);
-    f->report_cap = dpm_dap_report_bytes(&f->t.vdaf);
-    f->report = malloc(f->report_cap);
-    assert_non_null(f->report);
+    f->dev = agg_device_new(&f->task, &f->t);
+    assert_non_null(f->dev);
     return f;
 }
 
 static void fixture_free(fixture_t *f)
 {
-    free(f->report);
+    agg_device_free(f->dev);
     free(f);
 }
 
-/* Device `i`'s report of measurement m, made by the SDK's device calls, in f->report. */
+/* Device `i`'s report of measurement m, made by the SDK's device calls (aggregator/device.h). */
 static void device_report(fixture_t *f, uint64_t i, const uint64_t *m)
 {
+    test_rng_t t;
+    test_rng_seed(&t, 1000u + i);
     const char *why = NULL;
-    dpm_status_t st = dap_device_sumvec(f->task.id, f->task.config, f->task.config_len,
-                                        &f->task.hpke[0], &f->task.hpke[1], &f->policy, m, LENGTH,
-                                        1000u + i, f->report, f->report_cap, &f->report_len, &why);
+    dpm_status_t st = agg_device_sumvec(f->dev, &f->task, test_rng_port(&t), m, LENGTH, &why);
     if (st != DPM_OK) {
         fail_msg("device %llu: %s (%s)", (unsigned long long)i, dpm_strerror(st),
                  why != NULL ? why : "");
     }
+    f->report = f->dev->report;
+    f->report_len = f->dev->report_len;
 }
 
 static void measurement(uint64_t i, uint64_t *m)

@@ -39,13 +39,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "aggregator/device.h"
 #include "aggregator/pair.h"
 #include "aggregator/task.h"
 #include "common/edges.h"
 #include "common/stream.h"
-#include "dpm/device_dap.h"
-#include "dpm/port_hpke.h"
-#include "dpm/ram_storage.h"
 #include "estimate/roc_central.h"
 #include "sim/devices/mech_common.h"
 #include "sim/devices/results.h"
@@ -59,10 +57,6 @@
 #define REALIZE_MAX_EXAMPLES (UINT64_C(1) << 24)
 /* The simulated task's minimum batch size (DAP: no collection from fewer reports). */
 #define SIM_2AGG_MIN_BATCH 100u
-/* A simulated device's storage region (ledger and outbox; its DAP reports go to the pair). */
-#define DEVICE_REGION 8192u
-/* The device's wall clock (inside any interval: the task has none). */
-#define DEVICE_NOW 1700000000
 /* The aggregators' random streams (sim_cfg_device_key's device slot; no device has these). */
 #define LEADER_STREAM (UINT64_MAX - 10u)
 #define HELPER_STREAM (UINT64_MAX - 11u)
@@ -299,29 +293,6 @@ static int twoagg_exact(const sim_cfg_t *cfg, const sim_pop_t *pop, sim_rng_t *r
 
 /* ---- inprocess: every device through the SDK, the two aggregators in this process ------------ */
 
-/* A device's DAP outbox: its one report, handed to the aggregators as soon as it is queued. */
-typedef struct {
-    uint8_t *buf;
-    size_t cap, len;
-} one_report_t;
-
-static int one_room(void *ctx, size_t len)
-{
-    return len <= ((one_report_t *)ctx)->cap;
-}
-
-static dpm_status_t one_put(void *ctx, const uint8_t *task_id, const uint8_t *report, size_t len)
-{
-    one_report_t *o = ctx;
-    (void)task_id;
-    if (len > o->cap) {
-        return DPM_ERR_BUFFER;
-    }
-    memcpy(o->buf, report, len);
-    o->len = len;
-    return DPM_OK;
-}
-
 /* A stream port that counts the bytes it gives (the run's randomness). */
 typedef struct {
     sim_stream_t s;
@@ -336,31 +307,9 @@ static int counted_fill(void *ctx, uint8_t *out, size_t len)
     return port.fill(port.ctx, out, len);
 }
 
-static uint64_t zero_ms(void *ctx)
-{
-    (void)ctx;
-    return 0;
-}
-
-static int fixed_wall(void *ctx, int64_t *out)
-{
-    (void)ctx;
-    *out = DEVICE_NOW;
-    return 0;
-}
-
-/* What one run's devices share: the device and its buffers, reused device after device. */
-typedef struct {
-    uint8_t region[DEVICE_REGION];
-    dpm_device_t dev;
-    dpm_dap_policy_t policy;
-    one_report_t out;
-    uint64_t *work;
-    uint64_t meas[DPM_ROC_CENTRAL_MAX_GROUPS * 2u * DPM_MAX_BINS];
-} devices_t;
-
-/* Device `device` of block b (campaign group g) in run `run`: its histogram, its report. */
-static dpm_status_t device_report(const sim_cfg_t *cfg, const dpm_dap_task_t *t, devices_t *d,
+/* Device `device` of block b (campaign group g) in run `run`: its histogram (the SDK's binning
+ * of its examples), then its report (aggregator/device.h) on its own stream. */
+static dpm_status_t device_report(const sim_cfg_t *cfg, agg_device_t *d, uint64_t *meas,
                                   const sim_block_t *b, uint32_t g, uint64_t device, uint32_t run,
                                   uint64_t *rng_bytes, const char **why)
 {
@@ -375,47 +324,15 @@ static dpm_status_t device_report(const sim_cfg_t *cfg, const dpm_dap_task_t *t,
         *why = "the device's histogram";
         return st;
     }
-    memset(d->meas, 0, n * sizeof(d->meas[0]));
+    memset(meas, 0, n * sizeof(meas[0]));
     for (uint32_t k = 0; k < B; k++) { /* its own group's cells; the others' stay 0 */
-        d->meas[g * 2u * B + k] = h.pos[k];
-        d->meas[g * 2u * B + B + k] = h.neg[k];
+        meas[g * 2u * B + k] = h.pos[k];
+        meas[g * 2u * B + B + k] = h.neg[k];
     }
     counted_t rng = {{0}, 0};
     sim_stream_init(&rng.s, sim_cfg_device_key(cfg, run, device));
-    dpm_ram_storage_t ram;
-    dpm_device_config_t c;
-    memset(&c, 0, sizeof(c));
-    c.rng.fill = counted_fill;
-    c.rng.ctx = &rng;
-    c.clock.monotonic_ms = zero_ms;
-    c.clock.wall_time_s = fixed_wall;
-    c.storage = dpm_ram_storage(&ram, d->region, DEVICE_REGION);
-    c.region_size = DEVICE_REGION;
-    c.policy.defaults.max_eps = DPM_EPS_Q16(t->central_eps);
-    c.policy.defaults.max_budget = DPM_EPS_Q16(t->central_eps);
-    c.policy.dap = &d->policy;
-    st = dpm_device_init(&d->dev, &c);
-    dpm_dap_task_t accepted;
-    if (st == DPM_OK) {
-        st = dpm_device_dap_accept_task(&d->dev, s->task.id, s->task.config, s->task.config_len,
-                                        &s->task.hpke[0], &s->task.hpke[1], &accepted, why);
-    }
-    if (st == DPM_OK) {
-        dpm_dap_io_t io;
-        memset(&io, 0, sizeof(io));
-        io.sealer = dpm_hpke_sealer();
-        io.outbox.room = one_room;
-        io.outbox.put = one_put;
-        io.outbox.ctx = &d->out;
-        io.report = d->out.buf;
-        io.report_cap = d->out.cap;
-        io.work = d->work;
-        io.work_words = accepted.vdaf.shard_work_words;
-        d->out.len = 0;
-        st = dpm_device_dap_report_sumvec(&d->dev, &io, &accepted, 0, d->meas, n, NULL, why);
-    } else if (*why == NULL) {
-        *why = dpm_device_why(&d->dev);
-    }
+    dpm_rng_t port = {counted_fill, &rng};
+    st = agg_device_sumvec(d, &s->task, port, meas, n, why);
     *rng_bytes += rng.bytes;
     return st;
 }
@@ -427,26 +344,17 @@ static int twoagg_inprocess_run(const sim_cfg_t *cfg, const sim_pop_t *pop, uint
     const twoagg_state_t *s = st_of(cfg);
     dpm_dap_task_t t;
     agg_pair_t pair;
-    devices_t *d = calloc(1, sizeof(*d));
-    int64_t *sums = NULL;
+    if (agg_task_decode(&s->task, &t) != DPM_OK ||
+        agg_pair_init(&pair, &t, &s->task.key[0], &s->task.key[1], s->task.verify_key) != 0) {
+        snprintf(err, errcap, "%s: the task, or out of memory for the aggregators", cfg->label);
+        return -1;
+    }
+    agg_device_t *d = agg_device_new(&s->task, &t);
+    uint64_t *meas = calloc(t.vdaf.length + 1u, sizeof(uint64_t));
+    int64_t *sums = calloc(t.vdaf.output_len + 1u, sizeof(int64_t));
     int st = -1;
     const char *why = NULL;
-    if (d == NULL || agg_task_decode(&s->task, &t) != DPM_OK) {
-        snprintf(err, errcap, "%s: %s", cfg->label, d == NULL ? "out of memory" : "the task");
-        free(d);
-        return -1;
-    }
-    if (agg_pair_init(&pair, &t, &s->task.key[0], &s->task.key[1], s->task.verify_key) != 0) {
-        snprintf(err, errcap, "%s: out of memory for the aggregators", cfg->label);
-        free(d);
-        return -1;
-    }
-    agg_task_policy(&s->task, &t, &d->policy);
-    d->out.cap = dpm_dap_report_bytes(&t.vdaf);
-    d->out.buf = malloc(d->out.cap);
-    d->work = malloc(8u * (size_t)t.vdaf.shard_work_words + 8u);
-    sums = calloc(t.vdaf.output_len + 1u, sizeof(int64_t));
-    if (d->out.buf == NULL || d->work == NULL || sums == NULL) {
+    if (d == NULL || meas == NULL || sums == NULL) {
         snprintf(err, errcap, "%s: out of memory", cfg->label);
         goto done;
     }
@@ -454,10 +362,10 @@ static int twoagg_inprocess_run(const sim_cfg_t *cfg, const sim_pop_t *pop, uint
         const sim_block_t *b = &pop->block[k];
         int32_t g = cfg->group_map[b->group];
         for (uint64_t i = pop->first[k]; g >= 0 && i < pop->first[k] + b->count; i++) {
-            dpm_status_t ds = device_report(cfg, &t, d, b, (uint32_t)g, i, run, rng_bytes, &why);
+            dpm_status_t ds = device_report(cfg, d, meas, b, (uint32_t)g, i, run, rng_bytes, &why);
             uint8_t code = 0;
             if (ds == DPM_OK) {
-                ds = agg_pair_add(&pair, d->out.buf, d->out.len, &code);
+                ds = agg_pair_add(&pair, d->report, d->report_len, &code);
                 why = ds == DPM_OK ? NULL : "the aggregators rejected an honest report";
             }
             if (ds != DPM_OK) {
@@ -508,9 +416,8 @@ static int twoagg_inprocess_run(const sim_cfg_t *cfg, const sim_pop_t *pop, uint
     st = 0;
 done:
     agg_pair_free(&pair);
-    free(d->out.buf);
-    free(d->work);
-    free(d);
+    agg_device_free(d);
+    free(meas);
     free(sums);
     return st;
 }

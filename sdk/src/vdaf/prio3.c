@@ -524,19 +524,27 @@ dpm_status_t dpm_prio3_aggregate(const dpm_prio3_t *v, uint8_t *agg_share, size_
                        : dpm_prio3_aggregate_f64(v, agg_share, share);
 }
 
-dpm_status_t dpm_prio3_unshard(const dpm_prio3_t *v, const uint8_t *agg_shares,
-                               size_t agg_shares_len, uint64_t num_measurements, uint64_t *result,
-                               size_t result_len)
+/* The collector's arguments, for both unshards: DPM_OK or why not. */
+static dpm_status_t unshard_args(const dpm_prio3_t *v, const uint8_t *agg_shares,
+                                 size_t agg_shares_len, const void *result, size_t result_len)
 {
-    (void)num_measurements;
     if (v == NULL || v->ops == NULL || agg_shares == NULL || result == NULL) {
         return DPM_ERR_PARAM;
     }
     if (agg_shares_len != (size_t)v->shares * v->out_share_bytes) {
         return DPM_ERR_PROTOCOL;
     }
-    if (result_len < v->output_len) {
-        return DPM_ERR_BUFFER;
+    return result_len < v->output_len ? DPM_ERR_BUFFER : DPM_OK;
+}
+
+dpm_status_t dpm_prio3_unshard(const dpm_prio3_t *v, const uint8_t *agg_shares,
+                               size_t agg_shares_len, uint64_t num_measurements, uint64_t *result,
+                               size_t result_len)
+{
+    (void)num_measurements;
+    dpm_status_t st = unshard_args(v, agg_shares, agg_shares_len, result, result_len);
+    if (st != DPM_OK) {
+        return st;
     }
     return field128(v) ? dpm_prio3_unshard_f128(v, agg_shares, result)
                        : dpm_prio3_unshard_f64(v, agg_shares, result);
@@ -558,14 +566,9 @@ dpm_status_t dpm_prio3_unshard_signed(const dpm_prio3_t *v, const uint8_t *agg_s
                                       int64_t *result, size_t result_len)
 {
     (void)num_measurements;
-    if (v == NULL || v->ops == NULL || agg_shares == NULL || result == NULL) {
-        return DPM_ERR_PARAM;
-    }
-    if (agg_shares_len != (size_t)v->shares * v->out_share_bytes) {
-        return DPM_ERR_PROTOCOL;
-    }
-    if (result_len < v->output_len) {
-        return DPM_ERR_BUFFER;
+    dpm_status_t st = unshard_args(v, agg_shares, agg_shares_len, result, result_len);
+    if (st != DPM_OK) {
+        return st;
     }
     return field128(v) ? dpm_prio3_unshard_signed_f128(v, agg_shares, result)
                        : dpm_prio3_unshard_signed_f64(v, agg_shares, result);

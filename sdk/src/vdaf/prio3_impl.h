@@ -802,17 +802,22 @@ static dpm_status_t aggregate(const dpm_prio3_t *v, uint8_t *agg_share, const ui
     return DPM_OK;
 }
 
+/* Entry i of the sum of the v->shares aggregate shares (back to back); *bad as fe_load's. */
+static FE share_sum(const dpm_prio3_t *v, const uint8_t *agg_shares, uint32_t i, uint64_t *bad)
+{
+    FE s = fe_zero();
+    for (uint32_t j = 0; j < v->shares; j++) {
+        s = fe_add(s, fe_load(agg_shares + ((size_t)j * v->output_len + i) * FE_BYTES, bad));
+    }
+    return s;
+}
+
 static dpm_status_t unshard(const dpm_prio3_t *v, const uint8_t *agg_shares, uint64_t *result)
 {
     uint64_t bad = 0, wide = 0;
     for (int pass = 0; pass < 2; pass++) { /* check everything, then write */
         for (uint32_t i = 0; i < v->output_len; i++) {
-            FE s = fe_zero();
-            for (uint32_t j = 0; j < v->shares; j++) {
-                s = fe_add(s,
-                           fe_load(agg_shares + ((size_t)j * v->output_len + i) * FE_BYTES, &bad));
-            }
-            uint64_t x = fe_to_u64(s, &wide);
+            uint64_t x = fe_to_u64(share_sum(v, agg_shares, i, &bad), &wide);
             if (pass == 1) {
                 result[i] = x;
             }
@@ -864,11 +869,7 @@ static dpm_status_t unshard_signed(const dpm_prio3_t *v, const uint8_t *agg_shar
     int range = 0;
     for (int pass = 0; pass < 2; pass++) { /* check everything, then write */
         for (uint32_t i = 0; i < v->output_len; i++) {
-            FE s = fe_zero();
-            for (uint32_t j = 0; j < v->shares; j++) {
-                s = fe_add(s,
-                           fe_load(agg_shares + ((size_t)j * v->output_len + i) * FE_BYTES, &bad));
-            }
+            FE s = share_sum(v, agg_shares, i, &bad);
             uint64_t wide_pos = 0, wide_neg = 0;
             uint64_t x = fe_to_u64(s, &wide_pos), y = fe_to_u64(fe_neg(s), &wide_neg);
             int64_t r = 0;
