@@ -88,7 +88,7 @@ PORT_SRCS := $(filter-out port/cortex-m/ctr_drbg.c,$(sort $(wildcard port/cortex
 # without a list to maintain.
 # (mech/: host-sim's own mech/ headers only; the SDK's private sdk/src/mech/ ones share the prefix.)
 HOST_MECH_HDRS := $(shell cd host-sim/mech 2>/dev/null && ls *.h | paste -sd'|')
-HOSTED := '^\#include ["<](sim/|estimate/|collector/|mech/(base/|$(HOST_MECH_HDRS))|common/edges|dpm/port_posix|dpm/port_tls|sys/|unistd|pthread|poll|netinet|arpa)'
+HOSTED := '^\#include ["<](sim/|estimate/|aggregator/|collector/|mech/(base/|$(HOST_MECH_HDRS))|common/edges|dpm/port_posix|dpm/port_tls|sys/|unistd|pthread|poll|netinet|arpa)'
 # (A source counts as hosted if it or its own header includes one of them.)
 bare_metal = $(shell for f in $(1); do cat $$f $${f%.c}.h 2>/dev/null | grep -qE $(HOSTED) || echo $$f; done)
 CM_TEST_SRCS := $(call bare_metal,$(sort $(wildcard tests/unit/test_*.c tests/vectors/test_*.c \
