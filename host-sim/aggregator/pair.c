@@ -229,3 +229,13 @@ dpm_status_t agg_pair_collect(const agg_pair_t *a, int64_t *result, size_t resul
     return dpm_prio3_unshard_signed(v, a->agg_share, 2u * v->out_share_bytes, a->aggregated, result,
                                     result_len);
 }
+
+dpm_status_t agg_pair_unnoised(const agg_pair_t *a, uint64_t *result, size_t result_len)
+{
+    if (a->released) {
+        return DPM_ERR_PARAM;
+    }
+    const dpm_prio3_t *v = &a->task->vdaf;
+    return dpm_prio3_unshard(v, a->agg_share, 2u * v->out_share_bytes, a->aggregated, result,
+                             result_len);
+}

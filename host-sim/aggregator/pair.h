@@ -77,4 +77,11 @@ dpm_status_t agg_pair_release(agg_pair_t *a, uint64_t sensitivity, dpm_rand_t *l
  * min_batch_size (nothing written); the SDK's other statuses. */
 dpm_status_t agg_pair_collect(const agg_pair_t *a, int64_t *result, size_t result_len);
 
+/* What the two aggregators TOGETHER can read before either adds its noise: the exact sums
+ * (the trust model's limit: if both collude, nothing of central DP holds). SIMULATION AND TESTS
+ * ONLY (dpm-sim repro fhauc shows with it that the pooled counts come out exact); a deployment's
+ * collector only ever calls agg_pair_collect. DPM_ERR_PARAM after release; the SDK's unshard
+ * statuses otherwise. */
+dpm_status_t agg_pair_unnoised(const agg_pair_t *a, uint64_t *result, size_t result_len);
+
 #endif /* DPM_HOST_AGGREGATOR_PAIR_H */

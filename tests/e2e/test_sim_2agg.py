@@ -16,6 +16,8 @@ a scenario beside its local-DP twin on the same population, in exact mode.
   population whose devices hold more examples than it, network mode (no DAP servers yet), a
   batch below the task's minimum, metrics,
   more than 8 groups; the collector's campaigns file does not take the name (dpm-sim only);
+- `dpm-sim repro fhauc`: the FHAUC paper's parties through the SDK's devices and the two
+  aggregators give exactly the plaintext pooled counts and AUC;
 - the planner answers for both trust models side by side (`dpm-sim plan --mechanism
   roc_hist_groups --trust both`), and its JSON names the trust model it planned.
 """
@@ -156,6 +158,16 @@ def main():
         t.ok(r.returncode != 0 and "mechanism" in (r.stderr + r.stdout),
              "the collector's campaigns file refuses roc_hist_2agg (dpm-sim only)",
              r.stdout + r.stderr)
+        # FHAUC's claim through the real pipeline: the pooled counts come out exact
+        r = run_sim("repro", "--out", os.path.join(d, "repro"), "--quiet", "fhauc")
+        fh = read_json(os.path.join(d, "repro"), "fhauc.json") if r.returncode == 0 else {}
+        exact = [c for c in fh.get("cells", []) if c["table"] == "exact"
+                 and c["counts_as"] == "self-check"]
+        t.ok(r.returncode == 0 and len(exact) == 48 and all(c["match"] for c in exact)
+             and all(c["ours"] == 0 for c in exact),
+             "repro fhauc: 24 rows of pooled counts and AUC through two aggregators, difference 0",
+             r.stdout[-600:] + r.stderr[-600:])
+
         # the planner, both trust models
         q = ["plan", "--mechanism", "roc_hist_groups", "--shares", "0.6,0.3,0.1",
              "--auc", "0.8,0.78,0.75", "--base-rate", "0.1", "--examples", "30", "--bins", "12",

@@ -113,9 +113,7 @@ static void exact_without_noise(void **state)
     uint64_t got[LENGTH];
     honest(f, &a, want);
     /* the shares as they are before either aggregator's noise: the exact sums */
-    assert_int_equal(dpm_prio3_unshard(&f->t.vdaf, a.agg_share, 2u * f->t.vdaf.out_share_bytes,
-                                       a.aggregated, got, LENGTH),
-                     DPM_OK);
+    assert_int_equal(agg_pair_unnoised(&a, got, LENGTH), DPM_OK);
     for (uint32_t k = 0; k < LENGTH; k++) {
         assert_int_equal((int64_t)got[k], want[k]);
     }
@@ -128,6 +126,7 @@ static void exact_without_noise(void **state)
     assert_int_equal(test_rand_init(&r1, &t1, &p1, 5), DPM_OK);
     assert_int_equal(test_rand_init(&r2, &t2, &p2, 6), DPM_OK);
     assert_int_equal(agg_pair_release(&a, 2u * MAXV * LENGTH, &r1, &r2), DPM_OK);
+    assert_int_equal(agg_pair_unnoised(&a, got, LENGTH), DPM_ERR_PARAM); /* released: noised */
     assert_int_equal(agg_pair_release(&a, 2u * MAXV * LENGTH, &r1, &r2), DPM_ERR_PARAM);
     assert_int_equal(agg_pair_add(&a, f->report, f->report_len, NULL), DPM_ERR_PARAM);
     assert_int_equal(agg_pair_collect(&a, sums, LENGTH), DPM_OK);

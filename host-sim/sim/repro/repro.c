@@ -36,6 +36,7 @@ static const paper_t kPapers[] = {
      repro_disparity},
     {"dpauc", "Baykara, Ünal, Akgün 2024 (FHAUC), the DPAUC baseline's Tables 1 and 3 (dpauc)",
      repro_dpauc},
+    {"fhauc", "FHAUC's exact pooled AUC through two aggregators (Prio3, issue 31)", repro_fhauc},
     {"ustat", "Bell, Bellet, Gascón, Kulkarni 2020, locally private AUC (ustat_bins, ustat_tree)",
      repro_ustat},
     {"fedauc", "Sun et al. 2022, FedAUC: Tables 5, 1, 7 and 2 (fedauc_rr, fedauc_lap)",

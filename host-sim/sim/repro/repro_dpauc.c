@@ -9,6 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "aggregator/device.h"
+#include "aggregator/pair.h"
+#include "aggregator/task.h"
 #include "dpm/dpauc.h"
 #include "estimate/dpauc.h"
 #include "sim/pop/progress.h"
@@ -83,7 +86,6 @@ static void party_counts(const auc_data_t *d, const uint32_t *thr, uint32_t n, p
     }
 }
 
-
 /* One run's summed reports at noise scale t: through the SDK's dpm_dpauc_perturb per party when
  * sdk (N <= the build's maximum; calibration published at eps_q16), else the sums drawn directly
  * (exact mode: each summed count is its total plus a sum of 15 discrete Laplace draws). */
@@ -138,9 +140,8 @@ static int one_run(const party_t *parties, const uint32_t *thr, uint32_t n, doub
 }
 
 /* runs of server v at scale mult N / eps: the moments of the defined estimates. */
-static int runs_of(const party_t *parties, const uint32_t *thr, uint32_t n, double eps,
-                   double mult, int sdk, dpm_dpauc_server_t v, uint64_t key, uint32_t runs,
-                   repro_moments_t *m)
+static int runs_of(const party_t *parties, const uint32_t *thr, uint32_t n, double eps, double mult,
+                   int sdk, dpm_dpauc_server_t v, uint64_t key, uint32_t runs, repro_moments_t *m)
 {
     dpm_dpauc_params_t params;
     dpm_dpauc_agg_t *a = malloc(sizeof(*a));
@@ -221,8 +222,8 @@ int repro_dpauc(const repro_opts_t *o, repro_t *r, double *seconds)
                     repro_moments_t m;
                     char col[64];
                     uint64_t key = sim_stream_key(seed, k, (uint64_t)e + 2);
-                    st = runs_of(parties, thr, n, kEps[e], 8.0, n <= SDK_N, DPM_DPAUC_SERVER_B,
-                                 key, runs, &m);
+                    st = runs_of(parties, thr, n, kEps[e], 8.0, n <= SDK_N, DPM_DPAUC_SERVER_B, key,
+                                 runs, &m);
                     if (st != 0) {
                         break;
                     }
@@ -233,22 +234,23 @@ int repro_dpauc(const repro_opts_t *o, repro_t *r, double *seconds)
                     if (z == 0) {
                         char srow[96];
                         snprintf(srow, sizeof(srow), "%s %s", ds->name, row);
-                        double dev = fmax(fabs(repro_moments_mean(&m) - truth), repro_moments_sd_pop(&m));
+                        double dev =
+                            fmax(fabs(repro_moments_mean(&m) - truth), repro_moments_sd_pop(&m));
                         snprintf(col, sizeof(col), "eps=%g max(|mean-AUC|, sd)", kEps[e]);
-                        st |= repro_own_cell(r, "small_n", srow, col, 1.0, dev, REPRO_SELF,
-                                             "> 1", dev > 1.0, 3);
+                        st |= repro_own_cell(r, "small_n", srow, col, 1.0, dev, REPRO_SELF, "> 1",
+                                             dev > 1.0, 3);
                     }
                 }
                 for (int v = 0; v < 3 && st == 0; v++) {
                     repro_moments_t m;
                     char vrow[96];
                     snprintf(vrow, sizeof(vrow), "%s %s", ds->name, row);
-                    st = runs_of(parties, thr, n, 1.0, kVariants[v].mult, 0,
-                                 kVariants[v].server, sim_stream_key(seed, k, 10u + (uint64_t)v),
-                                 runs, &m);
-                    st |= st == 0 ? repro_own_cell(r, "variants", vrow, kVariants[v].col, NAN,
-                                                   repro_moments_sd_pop(&m), REPRO_INFO, "info", 0, -1)
-                                  : 0;
+                    st = runs_of(parties, thr, n, 1.0, kVariants[v].mult, 0, kVariants[v].server,
+                                 sim_stream_key(seed, k, 10u + (uint64_t)v), runs, &m);
+                    st |= st == 0
+                              ? repro_own_cell(r, "variants", vrow, kVariants[v].col, NAN,
+                                               repro_moments_sd_pop(&m), REPRO_INFO, "info", 0, -1)
+                              : 0;
                 }
             }
             if (o->progress) {
@@ -285,5 +287,211 @@ int repro_dpauc(const repro_opts_t *o, repro_t *r, double *seconds)
         }
     }
     *seconds = sim_now() - start;
+    return st;
+}
+
+/* ---- dpm-sim repro fhauc: FHAUC's exact pooled AUC through two aggregators (repro_dpauc.h) -- */
+
+#define FHAUC_RUNS 100u
+
+/* Eq. 2's trapezoid AUC of pooled counts at ascending thresholds (tp[0] = P, fp[0] = Q: every
+ * score is >= the first threshold, 0). */
+static double auc_eq2(const double *tp, const double *fp, uint32_t n)
+{
+    double num = 0.0;
+    for (uint32_t j = 0; j + 1 < n; j++) {
+        num += (tp[j] + tp[j + 1]) * (fp[j] - fp[j + 1]);
+    }
+    num += tp[n - 1] * fp[n - 1]; /* the last segment to (0, 0): (tp + 0)(fp - 0) */
+    return tp[0] > 0 && fp[0] > 0 ? num / (2.0 * tp[0] * fp[0]) : NAN;
+}
+
+/* The 15 parties' [TP_0 .. TP_{N-1}, FP_0 .. FP_{N-1}] as SDK devices' Prio3 SumVec reports,
+ * verified and aggregated by the leader and the helper; *exact gets the pooled sums the two
+ * aggregators' shares add up to before any noise. 0, or -1 with a message on stderr. */
+static int two_aggregators(const party_t *parties, uint32_t n, uint64_t seed, double *exact)
+{
+    uint64_t most = 1;
+    for (uint32_t p = 0; p < PARTIES; p++) {
+        most = parties[p].tp[0] > most ? parties[p].tp[0] : most;
+        most = parties[p].fp[0] > most ? parties[p].fp[0] : most;
+    }
+    uint32_t bits = 0;
+    while ((most >> bits) != 0) {
+        bits++;
+    }
+    dpm_prio3_t v;
+    agg_task_t *k = malloc(sizeof(*k));
+    dpm_dap_task_t t;
+    agg_pair_t pair;
+    const char *why = "out of memory";
+    uint64_t m[2 * DPM_DPAUC_EST_MAX_N], sums[2 * DPM_DPAUC_EST_MAX_N];
+    int st = k != NULL &&
+                     dpm_prio3_sumvec_init(&v, 2, 2u * n, most,
+                                           (uint32_t)ceil(sqrt(2.0 * n * bits))) == DPM_OK &&
+                     agg_task_make(k, &v, DPM_EPS_ONE, PARTIES, seed, &why) == 0 &&
+                     agg_task_decode(k, &t) == DPM_OK &&
+                     agg_pair_init(&pair, &t, &k->key[0], &k->key[1], k->verify_key) == 0
+                 ? 0
+                 : -1;
+    agg_device_t *d = st == 0 ? agg_device_new(k, &t) : NULL;
+    st = st == 0 && d != NULL ? 0 : -1;
+    for (uint32_t p = 0; p < PARTIES && st == 0; p++) {
+        for (uint32_t j = 0; j < n; j++) {
+            m[j] = parties[p].tp[j];
+            m[n + j] = parties[p].fp[j];
+        }
+        sim_stream_t rs;
+        sim_stream_init(&rs, sim_stream_key(seed, 7u, p));
+        dpm_status_t ds = agg_device_sumvec(d, k, sim_stream_port(&rs), m, 2u * n, &why);
+        if (ds == DPM_OK) {
+            ds = agg_pair_add(&pair, d->report, d->report_len, NULL);
+            why = "the aggregators rejected a party's report";
+        }
+        st = ds == DPM_OK ? 0 : -1;
+    }
+    if (st == 0) {
+        why = "unshard";
+        st = agg_pair_unnoised(&pair, sums, 2u * n) == DPM_OK ? 0 : -1;
+    }
+    for (uint32_t j = 0; st == 0 && j < 2u * n; j++) {
+        exact[j] = (double)sums[j];
+    }
+    if (st != 0) {
+        fprintf(stderr, "dpm-sim repro: fhauc: N = %u: %s\n", n, why != NULL ? why : "?");
+    }
+    if (d != NULL || st == 0) {
+        agg_pair_free(&pair);
+    }
+    agg_device_free(d);
+    free(k);
+    return st;
+}
+
+int repro_fhauc(const repro_opts_t *o, repro_t *r, double *seconds)
+{
+    double start = sim_now();
+    r->quick = o->quick;
+    repro_table(r, "exact", "Two aggregators, no noise: the pooled counts and Eq. 2's AUC",
+                "FHAUC's claim (the exact pooled AUC, deterministic)",
+                "Each of 15 parties' TP and FP at N thresholds as a Prio3 SumVec report made by "
+                "the SDK's device calls; the leader and the helper verify and aggregate "
+                "(host-sim/aggregator); the sums their shares add up to against the plaintext "
+                "sums of the same parties: equal, so every AUC of them is too.");
+    repro_table(
+        r, "central_eps1", "Central DP at eps = 1 beside DPAUC (RMSE of Eq. 2's AUC over 100 runs)",
+        "info",
+        "Two aggregators: each adds discrete Laplace of scale 2N / eps to every entry "
+        "(privacy unit: one example, its label and score, which moves TP and FP at up to "
+        "N thresholds each: L1 <= 2N); against the plaintext Eq. 2 AUC, over the runs whose "
+        "noised class totals stay positive (the last column: how many did not). DPAUC: every "
+        "party's counts at the published calibration 4N / eps (server B), the same unit "
+        "and eps. Synthetic data as repro dpauc's.");
+    party_t *parties = malloc(PARTIES * sizeof(*parties));
+    int st = parties != NULL ? 0 : -1;
+    for (int s = 0; s < 2 && st == 0; s++) {
+        const dataset_t *ds = &kSets[s];
+        for (uint32_t z = 0; z < NSIZES && st == 0; z++) {
+            auc_data_t d;
+            uint64_t seed = sim_stream_key(0xDA0C, (uint32_t)s, z);
+            if (auc_data_binormal(&d, ds->P[z], ds->Q[z], ds->auc[z], seed) != 0 ||
+                auc_data_assign(&d, PARTIES, 0, seed + 1) != 0) {
+                auc_data_free(&d);
+                st = -1;
+                break;
+            }
+            for (uint32_t k = 0; k < NNS && st == 0; k++) {
+                uint32_t n = kN[k], thr[DPM_DPAUC_EST_MAX_N];
+                double plain_tp[DPM_DPAUC_EST_MAX_N] = {0}, plain_fp[DPM_DPAUC_EST_MAX_N] = {0};
+                double exact[2 * DPM_DPAUC_EST_MAX_N];
+                char row[96];
+                snprintf(row, sizeof(row), "%s %s N=%u", ds->name, ds->row[z], n);
+                st = dpm_dpauc_linspace(n, thr) == DPM_OK ? 0 : -1;
+                if (st == 0) {
+                    party_counts(&d, thr, n, parties);
+                    st = two_aggregators(parties, n, sim_stream_key(seed, k, 99), exact);
+                }
+                if (st != 0) {
+                    break;
+                }
+                double worst = 0.0;
+                for (uint32_t p = 0; p < PARTIES; p++) {
+                    for (uint32_t j = 0; j < n; j++) {
+                        plain_tp[j] += (double)parties[p].tp[j];
+                        plain_fp[j] += (double)parties[p].fp[j];
+                    }
+                }
+                for (uint32_t j = 0; j < n; j++) {
+                    worst = fmax(worst, fmax(fabs(exact[j] - plain_tp[j]),
+                                             fabs(exact[n + j] - plain_fp[j])));
+                }
+                double plain = auc_eq2(plain_tp, plain_fp, n);
+                double agg = auc_eq2(exact, exact + n, n);
+                st |= repro_own_cell(r, "exact", row, "max |sum - plaintext|", 0.0, worst,
+                                     REPRO_SELF, "= 0", worst == 0.0, 0);
+                st |= repro_own_cell(r, "exact", row, "AUC two aggregators - plaintext", 0.0,
+                                     agg - plain, REPRO_SELF, "= 0", agg == plain, -1);
+                st |= repro_own_cell(r, "exact", row, "AUC (Eq. 2)", NAN, agg, REPRO_INFO, "info",
+                                     0, 6);
+                /* central DP: the exact sums plus the two aggregators' draws (exact mode) */
+                sim_rng_t rng;
+                sim_rng_init(&rng, sim_stream_key(seed, k, 100));
+                double sq = 0.0, t = 2.0 * n / 1.0;
+                uint32_t defined = 0;
+                for (uint32_t run = 0; run < FHAUC_RUNS; run++) {
+                    double ntp[DPM_DPAUC_EST_MAX_N], nfp[DPM_DPAUC_EST_MAX_N];
+                    for (uint32_t j = 0; j < n; j++) {
+                        ntp[j] = exact[j] + (double)sim_rng_dlap_sum(&rng, 2, t);
+                        nfp[j] = exact[n + j] + (double)sim_rng_dlap_sum(&rng, 2, t);
+                    }
+                    double e = auc_eq2(ntp, nfp, n) - plain;
+                    if (isfinite(e)) { /* a class total noised to <= 0: no AUC, as DPAUC's */
+                        sq += e * e;
+                        defined++;
+                    }
+                }
+                repro_moments_t m;
+                st |= runs_of(parties, thr, n, 1.0, 4.0, 0, DPM_DPAUC_SERVER_B,
+                              sim_stream_key(seed, k, 101), FHAUC_RUNS, &m);
+                double two = defined > 0 ? sqrt(sq / defined) : NAN;
+                double dp = sqrt(repro_moments_sd_pop(&m) * repro_moments_sd_pop(&m) +
+                                 pow(repro_moments_mean(&m) - plain, 2));
+                st |= repro_own_cell(r, "central_eps1", row, "two aggregators", NAN, two,
+                                     REPRO_INFO, "info", 0, -1);
+                st |= repro_own_cell(r, "central_eps1", row, "dpauc 4N/eps (server B)", NAN, dp,
+                                     REPRO_INFO, "info", 0, -1);
+                st |= repro_own_cell(r, "central_eps1", row, "dpauc / two aggregators", NAN,
+                                     dp / two, REPRO_INFO, "info", 0, -1);
+                st |= repro_own_cell(r, "central_eps1", row, "two aggregators: runs without", NAN,
+                                     (double)(FHAUC_RUNS - defined), REPRO_INFO, "info", 0, 0);
+                st |= repro_own_cell(r, "central_eps1", row, "dpauc: runs without", NAN,
+                                     (double)(FHAUC_RUNS - m.n), REPRO_INFO, "info", 0, 0);
+            }
+            if (o->progress) {
+                fprintf(stderr, "  fhauc: %s %s done (%.1f s)\n", ds->name, ds->row[z],
+                        sim_now() - start);
+            }
+            auc_data_free(&d);
+        }
+    }
+    free(parties);
+    *seconds = sim_now() - start;
+    if (st == 0) {
+        st = repro_save_json(r, o->out_dir, "fhauc");
+        FILE *f = repro_open_md(o->out_dir, "fhauc");
+        if (f == NULL) {
+            return -1;
+        }
+        fprintf(f,
+                "# FHAUC's exact pooled AUC through two aggregators\n\n"
+                "Generated by `dpm-sim repro fhauc` (host-sim/sim/repro/repro_dpauc.c), %.0f s: "
+                "the FHAUC paper's parties (15, examples assigned uniformly at random) on repro "
+                "dpauc's synthetic data of each row's class sizes and AUC; N linspace "
+                "thresholds. FHAUC gets the pooled counts with homomorphic encryption; here "
+                "each party is an SDK device sending a Prio3 report to two aggregators.\n\n",
+                *seconds);
+        repro_write_sections(r, f);
+        st = fclose(f) == 0 ? 0 : -1;
+    }
     return st;
 }

@@ -15,4 +15,14 @@
 
 int repro_dpauc(const repro_opts_t *o, repro_t *r, double *seconds);
 
+/* `dpm-sim repro fhauc` (issue 31 item 6): the FHAUC paper's claim, the exact pooled AUC with no
+ * party's counts seen, through two aggregators: the 15 parties of each table row (the same
+ * synthetic data) send their TP and FP at N thresholds as Prio3 SumVec reports made by the SDK's
+ * device calls; the leader and the helper (host-sim/aggregator) verify and aggregate. Table
+ * exact: the sums their shares add up to equal the plaintext sums (max difference 0) and so does
+ * Eq. 2's AUC (difference 0), self-checks. Table central_eps1 (info): the AUC's RMSE with central
+ * discrete Laplace at eps = 1 (scale 2N / eps per aggregator, unit one example) beside DPAUC's at
+ * the published calibration. Writes OUT/fhauc.json and OUT/fhauc.md. */
+int repro_fhauc(const repro_opts_t *o, repro_t *r, double *seconds);
+
 #endif /* DPM_SIM_REPRO_DPAUC_H */
