@@ -45,6 +45,7 @@ agg_device_t *agg_device_new(const agg_task_t *k, const dpm_dap_task_t *t)
         return NULL;
     }
     agg_task_policy(k, t, &d->policy);
+    d->sealer = dpm_hpke_sealer();
     d->report_cap = dpm_dap_report_bytes(&t->vdaf);
     d->report = malloc(d->report_cap);
     d->work = malloc(8u * (size_t)t->vdaf.shard_work_words + 8u);
@@ -90,7 +91,7 @@ dpm_status_t agg_device_sumvec(agg_device_t *d, const agg_task_t *k, dpm_rng_t r
     if (st == DPM_OK) {
         dpm_dap_io_t io;
         memset(&io, 0, sizeof(io));
-        io.sealer = dpm_hpke_sealer();
+        io.sealer = d->sealer;
         io.outbox.room = room;
         io.outbox.put = put;
         io.outbox.ctx = d;

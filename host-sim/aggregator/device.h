@@ -14,6 +14,7 @@
 
 #include "aggregator/task.h"
 #include "dpm/device_dap.h"
+#include "dpm/hpke.h"
 
 #define AGG_DEVICE_REGION 8192u /* the device's ledger and outbox */
 
@@ -25,6 +26,7 @@ typedef struct {
     uint64_t *work;          /* the VDAF's work area */
     uint8_t *report;         /* the report is built here */
     size_t report_cap, report_len;
+    dpm_hpke_sealer_t sealer; /* dpm_hpke_sealer() (tests wrap it to make a dishonest client) */
 } agg_device_t;
 
 /* For task k (decoded as t). NULL when out of memory. */

@@ -25,7 +25,7 @@ int agg_pair_init(agg_pair_t *a, const dpm_dap_task_t *t, const dpm_dap_hpke_key
     a->agg_share = calloc(2, v->out_share_bytes + 1u);
     a->vshares = malloc(2u * v->verifier_share_bytes + 1u);
     a->msg = malloc(v->verifier_message_bytes + 1u);
-    a->out = malloc(v->out_share_bytes + 1u);
+    a->out = malloc(2u * v->out_share_bytes + 1u); /* both output shares of a report */
     a->work = malloc(8u * (size_t)v->verify_work_words + 8u);
     a->seen_cap = 1024;
     a->seen = calloc(a->seen_cap, sizeof(*a->seen));
@@ -58,9 +58,10 @@ void agg_pair_free(agg_pair_t *a)
     memset(a, 0, sizeof(*a));
 }
 
-/* Report ids seen: an open-addressed set of 16-byte ids (report ids are random, so their first
- * 8 bytes serve as the hash; an adversary choosing ids only slows its own reports' lookups).
- * The all-zero id marks an empty slot, so it is kept by a flag of its own. */
+/* Report ids seen: an open-addressed set of 16-byte ids. Honest ids are random, so their first
+ * 8 bytes serve as the hash; ids an adversary chooses can build long probe runs, which is
+ * harmless in one process and is why the network roles will hash with a secret key. The
+ * all-zero id marks an empty slot, so it is kept by a flag of its own. */
 static uint64_t id_hash(const uint8_t *id)
 {
     uint64_t h = 0;
@@ -165,6 +166,18 @@ dpm_status_t agg_pair_add(agg_pair_t *a, const uint8_t *report, size_t len, uint
     if (st != DPM_OK) {
         return reject(a, st, dpm_dap_report_error(st), report_error);
     }
+    /* both output shares before either is added, so that a report counts for both aggregators
+     * or for neither whatever fails (a public share lying about one joint-randomness part is
+     * caught by the proof check above, as the joint randomness then differs; this keeps the
+     * shares consistent even if a check passes for one aggregator only) */
+    for (int i = 0; i < 2 && st == DPM_OK; i++) {
+        st =
+            dpm_prio3_verify_next(v, a->state[i], v->state_bytes, a->msg, v->verifier_message_bytes,
+                                  a->out + (size_t)i * v->out_share_bytes, v->out_share_bytes);
+    }
+    if (st != DPM_OK) {
+        return reject(a, st, dpm_dap_report_error(st), report_error);
+    }
     /* valid: a replayed id is dropped now, before either share counts (DAP: each report id
      * aggregated at most once per task) */
     int seen = seen_insert(a, r.report_id);
@@ -172,17 +185,10 @@ dpm_status_t agg_pair_add(agg_pair_t *a, const uint8_t *report, size_t len, uint
         return seen < 0 ? DPM_ERR_BUFFER
                         : reject(a, DPM_ERR_PROTOCOL, AGG_REPORT_REPLAYED, report_error);
     }
-    for (int i = 0; i < 2 && st == DPM_OK; i++) {
-        st = dpm_prio3_verify_next(v, a->state[i], v->state_bytes, a->msg,
-                                   v->verifier_message_bytes, a->out, v->out_share_bytes);
-        if (st == DPM_OK) {
-            st = dpm_prio3_aggregate(v, a->agg_share + (size_t)i * v->out_share_bytes,
-                                     v->out_share_bytes, a->out, v->out_share_bytes);
-        }
-    }
-    if (st != DPM_OK) { /* verify_next failed for the leader: nothing was added; for the helper
-                         * after the leader's add it cannot (both check the same message) */
-        return reject(a, st, dpm_dap_report_error(st), report_error);
+    for (int i = 0; i < 2; i++) { /* shares verified as field vectors: cannot fail */
+        (void)dpm_prio3_aggregate(v, a->agg_share + (size_t)i * v->out_share_bytes,
+                                  v->out_share_bytes, a->out + (size_t)i * v->out_share_bytes,
+                                  v->out_share_bytes);
     }
     a->aggregated++;
     return DPM_OK;

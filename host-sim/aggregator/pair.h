@@ -48,7 +48,7 @@ typedef struct {
     size_t seen_cap, seen_n;
     int zero_seen; /* the all-zero id (it marks empty slots in seen) */
     /* scratch */
-    uint8_t *plain[2], *state[2], *vshares, *msg, *out;
+    uint8_t *plain[2], *state[2], *vshares, *msg, *out; /* out: both output shares */
     size_t plain_cap;
     uint64_t *work;
 } agg_pair_t;

@@ -6,6 +6,9 @@
  *     (difference 0: FHAUC's claim, through Prio3, HPKE and DAP framing);
  *   - a replayed report id, a flipped byte of either sealed share, a truncated report: each
  *     rejected, counted by its ReportError, never aggregated;
+ *   - a client whose public share lies about the helper's joint-randomness part: rejected as
+ *     vdaf_verify_error (the helper's proof query runs on other joint randomness, so the proof
+ *     check fails before either joint-randomness check), and neither aggregate share moves;
  *   - the order is kept: no report after release, no collection before it, none below the
  *     task's minimum batch size;
  *   - the released noise: over 1,500 releases, each entry's collected value minus the true sum
@@ -185,6 +188,57 @@ static void bad_reports_are_counted_never_aggregated(void **state)
     fixture_free(f);
 }
 
+/* A dishonest client: the seal hook flips a bit of the helper's joint-randomness part in the
+ * public share before the shares are sealed (so both decrypt: the lie is in their associated
+ * data too). */
+typedef struct {
+    dpm_hpke_sealer_t real;
+    uint8_t *flip;
+    int done;
+} lying_t;
+
+static dpm_status_t lying_seal(void *ctx, const dpm_hpke_config_t *cfg, const dpm_rng_t *rng,
+                               const uint8_t *info, size_t info_len, const dpm_span_t *aad,
+                               size_t naad, uint8_t *buf, size_t len, uint8_t enc[DPM_HPKE_NENC],
+                               uint8_t tag[DPM_HPKE_NT])
+{
+    lying_t *l = ctx;
+    if (!l->done) {
+        *l->flip ^= 0x01;
+        l->done = 1;
+    }
+    return l->real.seal(l->real.ctx, cfg, rng, info, info_len, aad, naad, buf, len, enc, tag);
+}
+
+static void a_lying_public_share_moves_no_share(void **state)
+{
+    (void)state;
+    fixture_t *f = fixture(DPM_EPS_ONE);
+    agg_pair_t a;
+    uint64_t m[LENGTH], before[LENGTH], after[LENGTH];
+    uint8_t code = 0;
+    assert_int_equal(agg_pair_init(&a, &f->t, &f->task.key[0], &f->task.key[1], f->task.verify_key),
+                     0);
+    measurement(5, m);
+    device_report(f, 5, m); /* one honest report first */
+    assert_int_equal(agg_pair_add(&a, f->report, f->report_len, &code), DPM_OK);
+    assert_int_equal(agg_pair_unnoised(&a, before, LENGTH), DPM_OK);
+    dpm_dap_layout_t l;
+    dpm_dap_report_layout(&f->t.vdaf, &l);
+    assert_true(l.public_share_len == 2u * 32u); /* SumVec: a joint-randomness part each */
+    lying_t lie = {f->dev->sealer, f->dev->report + l.public_share + 32u, 0};
+    f->dev->sealer.seal = lying_seal;
+    f->dev->sealer.ctx = &lie;
+    device_report(f, 6, m);
+    assert_int_equal(agg_pair_add(&a, f->report, f->report_len, &code), DPM_ERR_VERIFY);
+    assert_int_equal(code, 6); /* vdaf_verify_error */
+    assert_int_equal(a.aggregated, 1);
+    assert_int_equal(agg_pair_unnoised(&a, after, LENGTH), DPM_OK);
+    assert_memory_equal(before, after, sizeof(before)); /* no share moved */
+    agg_pair_free(&a);
+    fixture_free(f);
+}
+
 /* Over many releases of the same batch, the collected value minus the true sum of each entry is
  * the two aggregators' noise. */
 static void released_noise_is_two_aggregators(void **state)
@@ -242,6 +296,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(exact_without_noise),
         cmocka_unit_test(bad_reports_are_counted_never_aggregated),
+        cmocka_unit_test(a_lying_public_share_moves_no_share),
         cmocka_unit_test(released_noise_is_two_aggregators),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
