@@ -65,6 +65,20 @@ static const variant_t kVariants[3] = {
     {"eps=1 sd B 2N/eps (tight)", 2.0, DPM_DPAUC_SERVER_B},
 };
 
+/* Table row z of data set s: its synthetic examples (the row's class sizes and AUC) assigned to
+ * the parties, and the seed the row's runs derive from. 0, or -1 (d freed). */
+static int row_data(int s, uint32_t z, auc_data_t *d, uint64_t *seed)
+{
+    const dataset_t *ds = &kSets[s];
+    *seed = sim_stream_key(0xDA0C, (uint32_t)s, z);
+    if (auc_data_binormal(d, ds->P[z], ds->Q[z], ds->auc[z], *seed) != 0 ||
+        auc_data_assign(d, PARTIES, 0, *seed + 1) != 0) {
+        auc_data_free(d);
+        return -1;
+    }
+    return 0;
+}
+
 /* One party's true counts at the grid. */
 typedef struct {
     uint64_t tp[DPM_DPAUC_EST_MAX_N], fp[DPM_DPAUC_EST_MAX_N], pos, neg;
@@ -201,10 +215,8 @@ int repro_dpauc(const repro_opts_t *o, repro_t *r, double *seconds)
         const dataset_t *ds = &kSets[s];
         for (uint32_t z = 0; z < NSIZES && st == 0; z++) {
             auc_data_t d;
-            uint64_t seed = sim_stream_key(0xDA0C, (uint32_t)s, z);
-            if (auc_data_binormal(&d, ds->P[z], ds->Q[z], ds->auc[z], seed) != 0 ||
-                auc_data_assign(&d, PARTIES, 0, seed + 1) != 0) {
-                auc_data_free(&d);
+            uint64_t seed = 0;
+            if (row_data(s, z, &d, &seed) != 0) {
                 st = -1;
                 break;
             }
@@ -393,10 +405,8 @@ int repro_fhauc(const repro_opts_t *o, repro_t *r, double *seconds)
         const dataset_t *ds = &kSets[s];
         for (uint32_t z = 0; z < NSIZES && st == 0; z++) {
             auc_data_t d;
-            uint64_t seed = sim_stream_key(0xDA0C, (uint32_t)s, z);
-            if (auc_data_binormal(&d, ds->P[z], ds->Q[z], ds->auc[z], seed) != 0 ||
-                auc_data_assign(&d, PARTIES, 0, seed + 1) != 0) {
-                auc_data_free(&d);
+            uint64_t seed = 0;
+            if (row_data(s, z, &d, &seed) != 0) {
                 st = -1;
                 break;
             }
