@@ -18,7 +18,8 @@
  *              with the Prio3 proof, seal each share with HPKE); the leader and the helper in
  *              this process (aggregator/pair.h) open, verify and aggregate every report, each
  *              adds its noise (the SDK's sampler on its own stream) before release, and the
- *              collector unshards the signed sums. One thread; about 0.3 ms a device.
+ *              collector unshards the signed sums. One thread; about 0.7 ms a device, both
+ *              sides (3 groups x 3,000 devices x 3 runs in 5.9 s at 0b96230).
  *   exact      a run's aggregate is the population's true per-group counts plus, per cell,
  *              the two aggregators' draws (two discrete Laplace variables of the same scale,
  *              sim_rng_dlap_sum): distributed exactly as the released sum, whatever the number

@@ -467,7 +467,7 @@ static int one_size(const repro_opts_t *o, repro_t *r, uint32_t k, uint32_t runs
     double l = trust_rmse(ldp, "auc_gap", "big-small", &lmiss);
     double t = trust_rmse(two, "auc_gap", "big-small", &tmiss);
     double ratio = l / t;
-    /* the targets: shown with PASS / MISS, not counted (repro_roc.c does the same) */
+    /* the targets: shown with PASS / MISS, not counted, as vs_dpauc's above */
     char check[64];
     int pass = t <= GAP_TARGET_1E5;
     snprintf(check, sizeof(check), "<= %g: %s", GAP_TARGET_1E5, pass ? "PASS" : "MISS");
