@@ -59,7 +59,7 @@ endif
 
 SDK_CFLAGS := $(CFLAGS_COMMON) -Isdk/src/internal -Isdk/src -ffunction-sections -fdata-sections
 PORT_CFLAGS := $(CFLAGS_COMMON) -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
-# Tests and host-sim see the simulator-only entry points (dpm_receipt_unmetered, dpm/report.h);
+# Tests and host-sim see the simulator-only entry points (dpm_receipt_unmetered, dpm/expert/report.h);
 # `make install`'s headers are compiled by apps without -DDPM_SIMULATOR_API.
 SIM_API := -DDPM_SIMULATOR_API
 TEST_CFLAGS := $(CFLAGS_COMMON) $(SIM_API) -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Itests/support -Ihost-sim \

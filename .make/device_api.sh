@@ -30,7 +30,7 @@ OTHER_API="dpm_device_report_roc_hist dpm_device_report_roc_hist_group dpm_score
 REPORT_CALLS="dpm_device_report_tuple dpm_device_report_roc_hist dpm_device_report_roc_hist_group
   dpm_device_report_dpauc dpm_device_report_ustat_bins dpm_device_report_ustat_tree
   dpm_device_fedauc_upload dpm_device_report_fedauc"
-# The two-aggregator mode (dpm/device_dap.h): a firmware that takes tasks and makes DAP reports
+# The two-aggregator mode (dpm/expert/device_dap.h): a firmware that takes tasks and makes DAP reports
 # (every Prio3 variant's call is rooted through DAP_PREFIX), picks an aggregator's HPKE
 # configuration, and seals with port/tls's HPKE: the encapsulations prepared ahead when idle
 # (dpm_dap_pool_fill into a pool, whose seal hook the report call uses) and inline when the

@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # make install: copies the SDK and the posix port into DESTDIR + PREFIX and prints every file.
-#   include/dpm/*.h                   public headers (SDK + port), dpm/build_config.h = the DPM_*
-#                                     options libdpm.a was built with (config.h includes it)
+#   include/dpm/*.h                   the app's headers (dpm/dpm.h and what it includes) and the
+#                                     ports', dpm/build_config.h = the DPM_* options libdpm.a was
+#                                     built with (config.h includes it)
+#   include/dpm/bits/*.h              the layouts of the structs an app allocates
+#   include/dpm/expert/*.h            the expert API, except dpm/expert/http.h (the SDK's own
+#                                     HTTP client: not installed, not an app's API)
 #   lib/libdpm.a                      the SDK, nanopb inside (renamed dpm_pb_*)
 #   lib/libdpm_posix.a                posix port + TLS client
 #   lib/libdpm_mbed{tls,x509,crypto}.a  the port's own Mbed TLS 3.6, renamed so it can never be
@@ -54,9 +58,11 @@ fill() {
 
 # Headers. config.h gets one line: the build's own options come first, so an app compiled
 # against this tree sees the values its libdpm.a has.
-for h in sdk/include/dpm/*.h port/include/dpm/*.h; do
-  [ "$(basename "$h")" = config.h ] && continue
-  put 644 "$h" "$INCLUDEDIR/dpm/$(basename "$h")"
+for h in sdk/include/dpm/*.h sdk/include/dpm/bits/*.h sdk/include/dpm/expert/*.h \
+         port/include/dpm/*.h; do
+  rel=${h#*/include/dpm/}
+  case $rel in config.h | expert/http.h) continue ;; esac
+  put 644 "$h" "$INCLUDEDIR/dpm/$rel"
 done
 put 644 "$BUILD_CONFIG" "$INCLUDEDIR/dpm/build_config.h"
 tmp=$(mktemp)

@@ -18,6 +18,7 @@
 
 #include "dpm/dpm.h"
 #include "dpm/port_cortex_m.h"
+#include "dpm/expert/outbox.h"
 
 #define STATE_BYTES 5120u /* the SDK's storage region: its layout record, ledger and outbox */
 #define PERIOD 0u

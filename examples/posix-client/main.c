@@ -28,6 +28,8 @@
 #include "dpm/dpm.h"
 #include "dpm/port_posix.h"
 #include "dpm/port_tls.h"
+#include "dpm/expert/outbox.h"
+#include "dpm/expert/uploader.h"
 
 #define STATE_BYTES 65536u /* one file: the SDK lays out its ledger and outbox in it */
 #define TIMEOUT_MS 10000u

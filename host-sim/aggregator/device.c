@@ -7,6 +7,8 @@
 
 #include "dpm/port_hpke.h"
 #include "dpm/ram_storage.h"
+#include "dpm/expert/dap.h"
+#include "dpm/expert/device_dap.h"
 
 #define DEVICE_NOW 1700000000 /* its wall clock: the task has no interval */
 

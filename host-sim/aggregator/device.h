@@ -13,8 +13,9 @@
 #include <stdint.h>
 
 #include "aggregator/task.h"
-#include "dpm/device_dap.h"
-#include "dpm/hpke.h"
+#include "dpm/expert/device_dap.h"
+#include "dpm/expert/hpke.h"
+#include "dpm/expert/dap.h"
 
 #define AGG_DEVICE_REGION 8192u /* the device's ledger and outbox */
 

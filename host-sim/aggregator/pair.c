@@ -5,7 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dpm/vdaf.h"
+#include "dpm/expert/vdaf.h"
+#include "dpm/expert/dap.h"
+#include "dpm/expert/hpke.h"
+#include "dpm/expert/noise.h"
 
 int agg_pair_init(agg_pair_t *a, const dpm_dap_task_t *t, const dpm_dap_hpke_key_t *leader_key,
                   const dpm_dap_hpke_key_t *helper_key,

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The leader and the helper of a DAP task in one process: every report through both
- * aggregators' real steps, as draft-ietf-ppm-dap orders them (dpm/dap.h, dpm/vdaf.h,
+ * aggregators' real steps, as draft-ietf-ppm-dap orders them (dpm/expert/dap.h, dpm/expert/vdaf.h,
  * dpm/port_dap.h: the SDK's own aggregator-side code):
  *
  *   decode the report -> each aggregator opens its input share (HPKE, its role's info and the
@@ -26,9 +26,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "dpm/dap.h"
-#include "dpm/noise.h"
+#include "dpm/expert/dap.h"
+#include "dpm/expert/noise.h"
 #include "dpm/port_dap.h"
+#include "dpm/expert/vdaf.h"
 
 /* The draft's ReportError codes this pair counts (index = the code; 0: aggregated). */
 #define AGG_REPORT_ERRORS 10u

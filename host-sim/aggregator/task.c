@@ -6,6 +6,9 @@
 
 #include "common/stream.h"
 #include "dpm/port_hpke.h"
+#include "dpm/expert/dap.h"
+#include "dpm/expert/hpke.h"
+#include "dpm/expert/vdaf.h"
 
 /* n bytes of seed's stream `what` (a tag per use: the keys, the id, the verification key). */
 static void seeded(uint64_t seed, uint32_t what, uint8_t *out, size_t n)

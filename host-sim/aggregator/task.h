@@ -12,8 +12,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "dpm/dap.h"
+#include "dpm/expert/dap.h"
 #include "dpm/port_dap.h"
+#include "dpm/expert/hpke.h"
+#include "dpm/expert/vdaf.h"
 
 /* The aggregators' hosts in the simulated task's URLs and the device policy that names them. */
 #define AGG_SIM_LEADER_HOST "leader.dpm-sim.invalid"

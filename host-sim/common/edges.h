@@ -8,7 +8,7 @@
  *   edges = 0.2, 0.5  explicit edges in (0, 1], strictly increasing after rounding to Q1.31
  *                     (nearest), none rounding to 0; 1 .. DPM_MAX_BINS - 1 of them (B = edges + 1)
  *
- * Bin b holds edges[b-1] <= score < edges[b] (dpm/roc_hist.h). */
+ * Bin b holds edges[b-1] <= score < edges[b] (dpm/expert/roc_hist.h). */
 #ifndef DPM_HOST_EDGES_H
 #define DPM_HOST_EDGES_H
 

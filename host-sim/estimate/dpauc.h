@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Server side of dpauc (sdk: dpm/dpauc.h), the FHAUC paper's DPAUC baseline: from the sum of
+/* Server side of dpauc (sdk: dpm/expert/dpauc.h), the FHAUC paper's DPAUC baseline: from the sum of
  * many devices' noised TP/FP/TN/FN at N thresholds to an AUC, by either server variant the
  * literature leaves open (the choice changes the error 3-5x,
  * sdk/docs/dpauc.md §The benchmarked variant, sdk/docs/dpauc.md §Re-simulation):

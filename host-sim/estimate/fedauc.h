@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Server side of FedAUC (sdk: dpm/fedauc.h; sdk/docs/fedauc.md): ranking the uploaded
+/* Server side of FedAUC (sdk: dpm/expert/fedauc.h; sdk/docs/fedauc.md): ranking the uploaded
  * scores, the AUC from the devices' summed rank statistics, the de-biasing of fedauc_rr, the
  * analytic standard deviation (sdk/docs/fedauc.md §Delta method) and a normal confidence interval.
  * Host only (doubles, malloc); the collector's two-phase campaign and dpm-sim build on it.
@@ -55,7 +55,8 @@
 
 #include <stdint.h>
 
-#include "dpm/report.h"
+#include "dpm/expert/report.h"
+#include "dpm/expert/fedauc.h"
 
 #ifdef __cplusplus
 extern "C" {

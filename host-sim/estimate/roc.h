@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Server-side estimator of the roc_hist mechanism (sdk: dpm/roc_hist.h): from the sum of many
+/* Server-side estimator of the roc_hist mechanism (sdk: dpm/expert/roc_hist.h): from the sum of many
  * devices' noised per-score-bin label histograms to a ROC curve, its AUC, variances and
  * confidence intervals. Host only: doubles throughout. The collector and dpm-sim share it.
  *

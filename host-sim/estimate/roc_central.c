@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "common/prob.h"
-#include "dpm/noise.h"
+#include "dpm/expert/noise.h"
 #include "estimate/ci_flags.h"
 
 dpm_status_t dpm_roc_central_params_init(dpm_roc_central_params_t *p, uint32_t groups,

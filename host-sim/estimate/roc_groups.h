@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Server side of per-group roc_hist (a roc_hist campaign with groups >= 2; sdk: dpm/roc_hist.h):
+/* Server side of per-group roc_hist (a roc_hist campaign with groups >= 2; sdk: dpm/expert/roc_hist.h):
  * every group's ROC and AUC and every pairwise AUC gap, with confidence intervals, from reports
  * that carry a GRR'd group and their device's real noised histogram. Host only, doubles.
  *

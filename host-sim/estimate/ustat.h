@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Server side of ustat_bins and ustat_tree (sdk: dpm/ustat.h; sdk/docs/ustat.md §Protocol 1,
+/* Server side of ustat_bins and ustat_tree (sdk: dpm/expert/ustat.h; sdk/docs/ustat.md §Protocol 1,
  * sdk/docs/ustat.md §Protocol 2, sdk/docs/ustat.md §What to implement). Host only, doubles. The
  * collector and dpm-sim share it.
  *
@@ -75,7 +75,7 @@
 
 #include "dpm/config.h"
 #include "dpm/status.h"
-#include "dpm/ustat.h"
+#include "dpm/expert/ustat.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -23,7 +23,7 @@
 #include <stdint.h>
 
 #include "common/json_write.h"
-#include "dpm/report.h"
+#include "dpm/expert/report.h"
 #include "mech/base/campaign.h"
 #include "mech/base/sums.h"
 

@@ -39,6 +39,7 @@
 #include "sim/pop/roc_sim.h"
 #include "sim/run/session.h"
 #include "dpm/version.h"
+#include "dpm/expert/report.h"
 
 static const char USAGE[] =
     "usage: dpm-sim --scenario FILE [--devices N[,N...]] [--runs R] [--seed S] [--threads T]\n"

@@ -3,6 +3,8 @@
 #include <string.h>
 
 #include "dpm/port_dap.h"
+#include "dpm/expert/dap.h"
+#include "dpm/expert/hpke.h"
 
 static dpm_status_t why(const char **reason, const char *text, dpm_status_t st)
 {

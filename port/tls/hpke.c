@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "dpm/port_hpke.h"
+#include "dpm/expert/hpke.h"
 #include "mbedtls/chachapoly.h"
 #include "mbedtls/constant_time.h"
 #include "mbedtls/gcm.h"

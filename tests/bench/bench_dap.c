@@ -17,6 +17,9 @@
 #include "dap_fixture.h"
 #include "dpm/dpm.h"
 #include "dpm/port_hpke.h"
+#include "dpm/expert/dap.h"
+#include "dpm/expert/hpke.h"
+#include "dpm/expert/vdaf.h"
 #include "test_rng.h"
 
 #define REPS 30

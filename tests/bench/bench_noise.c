@@ -13,7 +13,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "dpm/noise.h"
+#include "dpm/expert/noise.h"
 #include "dpm/port_posix.h"
 
 typedef struct {

@@ -6,7 +6,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "dpm/report.h"
+#include "dpm/expert/report.h"
+#include "dpm/expert/mech.h"
+#include "dpm/expert/noise.h"
 #include "test_receipt.h"
 #include "test_rng.h"
 

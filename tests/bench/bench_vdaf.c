@@ -13,7 +13,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "dpm/vdaf.h"
+#include "dpm/expert/vdaf.h"
 #include "vdaf_fixture.h"
 
 static double now(void)

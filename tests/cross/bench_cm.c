@@ -15,6 +15,12 @@
 #include "cm_ticks.h"
 #include "dpm/dpm.h"
 #include "dpm/port_cortex_m.h"
+#include "dpm/expert/budget.h"
+#include "dpm/expert/fedauc.h"
+#include "dpm/expert/mech.h"
+#include "dpm/expert/noise.h"
+#include "dpm/expert/outbox.h"
+#include "dpm/expert/report.h"
 #include "test_receipt.h"
 
 #define REPS 200u

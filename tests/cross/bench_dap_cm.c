@@ -44,6 +44,10 @@
 #include "dpm/port_cortex_m.h"
 #include "dpm/port_hpke.h"
 #include "dpm/port_tls.h"
+#include "dpm/expert/dap.h"
+#include "dpm/expert/device_dap.h"
+#include "dpm/expert/hpke.h"
+#include "dpm/expert/vdaf.h"
 
 #define SYST_ENABLE_INT_CPUCLK 7u /* ENABLE | TICKINT | CLKSOURCE: cm_ticks.h's, interrupting */
 #define STACK_PAINT_WORDS 4096u   /* 16 KiB below the caller's frame */

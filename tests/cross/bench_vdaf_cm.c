@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "cm_ticks.h"
-#include "dpm/vdaf.h"
+#include "dpm/expert/vdaf.h"
 
 #define REPS 4u
 #define PAINT_WORDS 2048u /* 8 KB of stack painted below the caller */

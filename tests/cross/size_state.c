@@ -13,6 +13,7 @@
 
 #include "dpm/device.h"
 #include "dpm/ram_storage.h"
+#include "dpm/expert/report.h"
 
 /* kept between calls */
 uint8_t dpm_state_device_device[sizeof(dpm_device_t)]; /* rand, ledger, outbox, upload, policy */

@@ -22,6 +22,7 @@
 #include "dpm/dpm.h"
 #include "dpm/port_cortex_m.h"
 #include "dpm/port_cortex_m_drbg.h"
+#include "dpm/expert/outbox.h"
 
 #define PAINT 0xC5A5E1D3u
 #define WINDOW 16384u /* bytes painted below the caller's frame: far more than any figure */

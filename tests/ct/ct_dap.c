@@ -29,8 +29,10 @@
 
 #include <valgrind/memcheck.h>
 
-#include "dpm/dap.h"
+#include "dpm/expert/dap.h"
 #include "dpm/port_hpke.h"
+#include "dpm/expert/hpke.h"
+#include "dpm/expert/vdaf.h"
 
 #define ROUNDS 40
 

@@ -29,7 +29,7 @@
 
 #include <valgrind/memcheck.h>
 
-#include "dpm/noise.h"
+#include "dpm/expert/noise.h"
 #include "test_rng.h"
 
 #define ROUNDS 400

@@ -28,7 +28,7 @@
 
 #include <valgrind/memcheck.h>
 
-#include "dpm/vdaf.h"
+#include "dpm/expert/vdaf.h"
 #include "test_rng.h"
 #include "vdaf/vdaf_internal.h"
 

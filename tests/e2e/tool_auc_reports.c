@@ -15,7 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dpm/report.h"
+#include "dpm/expert/report.h"
+#include "dpm/expert/mech.h"
+#include "dpm/expert/ustat.h"
 #include "estimate/dpauc.h"
 #include "estimate/ustat.h"
 #include "test_receipt.h"

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The Batch / BatchResponse codec (dpm/batch.h) behind a line protocol, for an independent
+/* The Batch / BatchResponse codec (dpm/expert/batch.h) behind a line protocol, for an independent
  * protobuf implementation to check (tests/e2e/test_batch_codec_protobuf.py). One command per
  * line on stdin, one answer line on stdout; bytes in hex, "-" for none:
  *   enc_batch LOST [REPORT...]        -> the Batch
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dpm/batch.h"
+#include "dpm/expert/batch.h"
 
 #define MAXB 65536
 

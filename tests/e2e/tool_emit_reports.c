@@ -8,7 +8,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "dpm/report.h"
+#include "dpm/expert/report.h"
+#include "dpm/expert/fedauc.h"
+#include "dpm/expert/mech.h"
+#include "dpm/expert/noise.h"
+#include "dpm/expert/ustat.h"
 #include "estimate/fedauc.h"
 #include "test_receipt.h"
 #include "test_rng.h"

@@ -21,7 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dpm/report.h"
+#include "dpm/expert/report.h"
+#include "dpm/expert/fedauc.h"
+#include "dpm/expert/mech.h"
 #include "estimate/fedauc.h"
 #include "test_receipt.h"
 #include "test_rng.h"

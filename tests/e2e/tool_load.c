@@ -56,9 +56,12 @@
 #include "mbedtls/x509_crt.h"
 #include "psa/crypto.h"
 
-#include "dpm/batch.h"
+#include "dpm/expert/batch.h"
 #include "dpm/port_posix.h"
-#include "dpm/report.h"
+#include "dpm/expert/report.h"
+#include "dpm/expert/mech.h"
+#include "dpm/expert/noise.h"
+#include "dpm/expert/stats.h"
 
 #define MAX_CLIENTS 1024
 #define MAX_CAMPAIGNS 8

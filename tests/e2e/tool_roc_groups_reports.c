@@ -24,8 +24,9 @@
 #include <string.h>
 
 #include "common/edges.h"
-#include "dpm/report.h"
+#include "dpm/expert/report.h"
 #include "dpm/stats.h"
+#include "dpm/expert/mech.h"
 #include "estimate/roc_groups.h"
 #include "test_receipt.h"
 #include "test_rng.h"

@@ -10,7 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dpm/report.h"
+#include "dpm/expert/report.h"
+#include "dpm/expert/mech.h"
 #include "fuzz_fixtures.h"
 #include "test_rng.h"
 

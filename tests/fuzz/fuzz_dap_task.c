@@ -8,7 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dpm/dap.h"
+#include "dpm/expert/dap.h"
+#include "dpm/expert/hpke.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

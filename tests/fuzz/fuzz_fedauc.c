@@ -16,9 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dpm/fedauc.h"
-#include "dpm/memo.h"
-#include "dpm/report.h"
+#include "dpm/expert/fedauc.h"
+#include "dpm/expert/memo.h"
+#include "dpm/expert/report.h"
 #include "fuzz_fixtures.h"
 #include "test_receipt.h"
 #include "test_rng.h"

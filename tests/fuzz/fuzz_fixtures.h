@@ -9,9 +9,11 @@
 #include <string.h>
 
 #include "dap_fixture.h"
-#include "dpm/fedauc.h"
-#include "dpm/memo.h"
-#include "dpm/report.h"
+#include "dpm/expert/fedauc.h"
+#include "dpm/expert/memo.h"
+#include "dpm/expert/report.h"
+#include "dpm/expert/mech.h"
+#include "dpm/expert/vdaf.h"
 #include "fake_storage.h"
 #include "test_rng.h"
 #include "test_receipt.h"

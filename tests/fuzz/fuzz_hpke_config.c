@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dpm/hpke.h"
+#include "dpm/expert/hpke.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

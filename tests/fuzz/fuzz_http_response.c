@@ -13,7 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dpm/upload.h"
+#include "dpm/expert/uploader.h"
+#include "dpm/expert/http.h"
 
 typedef struct {
     dpm_status_t st; /* last status */

@@ -36,7 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dpm/budget.h"
+#include "dpm/expert/budget.h"
 #include "fake_storage.h"
 #include "fuzz_fixtures.h"
 

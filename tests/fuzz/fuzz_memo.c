@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dpm/memo.h"
+#include "dpm/expert/memo.h"
 #include "fake_storage.h"
 #include "test_rng.h"
 

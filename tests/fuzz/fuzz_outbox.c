@@ -26,8 +26,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dpm/report.h"
-#include "dpm/upload.h"
+#include "dpm/expert/report.h"
+#include "dpm/expert/uploader.h"
+#include "dpm/expert/outbox.h"
 #include "fake_storage.h"
 #include "fuzz_fixtures.h"
 

@@ -10,7 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dpm/report.h"
+#include "dpm/expert/report.h"
+#include "dpm/expert/mech.h"
 #include "fuzz_fixtures.h"
 
 static dpm_mech_t mechs[FUZZ_NCAMPAIGNS];

@@ -17,9 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dpm/noise.h"
-#include "dpm/report.h"
-#include "dpm/upload.h"
+#include "dpm/expert/noise.h"
+#include "dpm/expert/report.h"
+#include "dpm/expert/uploader.h"
+#include "dpm/expert/outbox.h"
 #include "fake_collector.h"
 #include "fake_storage.h"
 #include "test_rng.h"

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "dpm/vdaf.h"
+#include "dpm/expert/vdaf.h"
 
 #define FUZZ_VDAF_INSTANCES 17u
 

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dpm/vdaf.h"
+#include "dpm/expert/vdaf.h"
 #include "fuzz_vdaf.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "dpm/noise.h"
+#include "dpm/expert/noise.h"
 #include "stat_dlap.h"
 #include "stat_gof.h"
 #include "stat_hist.h"

@@ -25,7 +25,7 @@
 
 #include <cmocka.h>
 
-#include "dpm/dpauc.h"
+#include "dpm/expert/dpauc.h"
 #include "stat_dlap.h"
 #include "stat_ratio.h"
 #include "test_rng.h"

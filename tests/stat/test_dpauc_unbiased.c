@@ -20,7 +20,7 @@
 
 #include <cmocka.h>
 
-#include "dpm/dpauc.h"
+#include "dpm/expert/dpauc.h"
 #include "estimate/dpauc.h"
 #include "estimate/roc.h"
 #include "test_rng.h"

@@ -23,6 +23,10 @@
 #include <cmocka.h>
 
 #include "dpm/dpm.h"
+#include "dpm/expert/fedauc.h"
+#include "dpm/expert/mech.h"
+#include "dpm/expert/noise.h"
+#include "dpm/expert/report.h"
 #include "estimate/fedauc.h"
 #include "fedauc_fixture.h"
 #include "test_receipt.h"

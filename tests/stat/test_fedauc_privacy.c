@@ -35,6 +35,10 @@
 #include <cmocka.h>
 
 #include "dpm/dpm.h"
+#include "dpm/expert/fedauc.h"
+#include "dpm/expert/mech.h"
+#include "dpm/expert/noise.h"
+#include "dpm/expert/report.h"
 #include "stat_dlap.h"
 #include "stat_gof.h"
 #include "test_receipt.h"

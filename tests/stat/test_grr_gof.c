@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "dpm/noise.h"
+#include "dpm/expert/noise.h"
 #include "stat_gof.h"
 #include "test_rng.h"
 

@@ -30,7 +30,7 @@
 
 #include <cmocka.h>
 
-#include "dpm/noise.h"
+#include "dpm/expert/noise.h"
 #include "estimate/pairwise.h"
 #include "estimate/roc_central.h"
 #include "stat_gof.h"

@@ -26,7 +26,9 @@
 
 #include <cmocka.h>
 
-#include "dpm/mech.h"
+#include "dpm/expert/mech.h"
+#include "dpm/expert/roc_hist.h"
+#include "dpm/expert/stats.h"
 #include "estimate/ci_flags.h"
 #include "estimate/fedauc.h"
 #include "estimate/roc.h"

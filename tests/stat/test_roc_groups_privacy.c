@@ -22,7 +22,9 @@
 
 #include <cmocka.h>
 
-#include "dpm/mech.h"
+#include "dpm/expert/mech.h"
+#include "dpm/expert/noise.h"
+#include "dpm/expert/roc_hist.h"
 #include "stat_dlap.h"
 #include "stat_ratio.h"
 #include "test_rng.h"

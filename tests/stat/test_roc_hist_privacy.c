@@ -25,7 +25,8 @@
 
 #include <cmocka.h>
 
-#include "dpm/roc_hist.h"
+#include "dpm/expert/roc_hist.h"
+#include "dpm/expert/noise.h"
 #include "stat_dlap.h"
 #include "stat_gof.h"
 #include "test_rng.h"

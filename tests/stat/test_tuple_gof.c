@@ -27,7 +27,8 @@
 
 #include <cmocka.h>
 
-#include "dpm/tuple.h"
+#include "dpm/expert/tuple.h"
+#include "dpm/expert/noise.h"
 #include "sim/devices/tuple_paper.h"
 #include "stat_dlap.h"
 #include "stat_gof.h"

@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "dpm/ustat.h"
+#include "dpm/expert/ustat.h"
 #include "stat_ratio.h"
 #include "test_rng.h"
 

@@ -21,7 +21,7 @@
 
 #include <cmocka.h>
 
-#include "dpm/ustat.h"
+#include "dpm/expert/ustat.h"
 #include "estimate/ustat.h"
 #include "test_rng.h"
 

@@ -2,7 +2,7 @@
 /* Two-aggregator (DAP) tests, benches and fuzz seeds: a task of any Prio3 variant with two
  * aggregators whose keys derive from fixed bytes, the policy that names them, a RAM outbox for
  * sealed reports (dpm_dap_outbox_t), and the aggregators' side run end to end: decode the report,
- * open both input shares (port/tls), verify the proof, aggregate and unshard (dpm/vdaf.h). */
+ * open both input shares (port/tls), verify the proof, aggregate and unshard (dpm/expert/vdaf.h). */
 #ifndef DAP_FIXTURE_H
 #define DAP_FIXTURE_H
 
@@ -11,6 +11,10 @@
 
 #include "dpm/dpm.h"
 #include "dpm/port_dap.h"
+#include "dpm/expert/dap.h"
+#include "dpm/expert/device_dap.h"
+#include "dpm/expert/hpke.h"
+#include "dpm/expert/vdaf.h"
 
 #define DAP_LEADER_HOST "leader.example"
 #define DAP_HELPER_HOST "helper.example"

@@ -4,7 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "dpm/batch.h"
+#include "dpm/expert/batch.h"
+#include "dpm/expert/report.h"
 
 static uint64_t clock_now(void *ctx)
 {
@@ -190,7 +191,7 @@ static size_t parse_head(fake_collector_t *fc, size_t *content_length)
     return end;
 }
 
-/* The answer being built: BatchResponse's counts and its rejects (encoded with dpm/batch.h). */
+/* The answer being built: BatchResponse's counts and its rejects (encoded with dpm/expert/batch.h). */
 typedef struct {
     uint32_t accepted, duplicates;
     size_t rejects_count;

@@ -21,9 +21,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "dpm/mech.h"
+#include "dpm/expert/mech.h"
 #include "dpm/port.h"
-#include "dpm/report.h"
+#include "dpm/expert/report.h"
 
 typedef enum {
     FC_OK,               /* healthy: store, 200 (or 400 with rejects) */

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "dpm/dpm.h"
+#include "dpm/expert/fedauc.h"
 #include "estimate/fedauc.h"
 
 typedef enum { FA_IID = 0, FA_NONIID = 1 } fa_partition_t;

@@ -8,6 +8,8 @@
 
 #include "dpm/dpm.h"
 #include "dpm/ram_storage.h"
+#include "dpm/expert/budget.h"
+#include "dpm/expert/outbox.h"
 #include "test_rng.h"
 
 /* ---- reporting ------------------------------------------------------------------------------ */

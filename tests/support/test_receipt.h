@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Tests and tools make reports without a ledger: TEST_RECEIPT(m, period) is the two arguments
- * `issuer, receipt` of a perturbing call (dpm/report.h), a receipt for one report of mechanism m
+ * `issuer, receipt` of a perturbing call (dpm/expert/report.h), a receipt for one report of mechanism m
  * in `period` just issued by dpm_receipt_unmetered from one issuer kept for this purpose (one per
  * translation unit: single-threaded use only; a threaded tool keeps its own issuer per thread).
  * The receipt is good for the next perturbing call that takes it, once. */
@@ -11,7 +11,7 @@
 #error "tests and simulators build with -DDPM_SIMULATOR_API (dpm_receipt_unmetered)"
 #endif
 
-#include "dpm/report.h"
+#include "dpm/expert/report.h"
 
 typedef struct {
     dpm_receipt_issuer_t iss;

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "dpm/noise.h"
+#include "dpm/expert/noise.h"
 #include "dpm/port.h"
 
 typedef struct {

@@ -7,8 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "dpm/noise.h"
-#include "dpm/report.h"
+#include "dpm/expert/noise.h"
+#include "dpm/expert/report.h"
 
 /* Encode a report of campaign/period/eps into buf (DPM_REPORT_MAX_BYTES), its id into id
  * (DPM_REPORT_ID_BYTES): its length, or 0 if drawing or encoding failed. */

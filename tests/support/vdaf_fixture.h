@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include "common/json_read.h"
-#include "dpm/vdaf.h"
+#include "dpm/expert/vdaf.h"
 
 typedef struct {
     uint8_t nonce[DPM_PRIO3_NONCE_BYTES];

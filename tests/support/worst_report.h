@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The largest report each mechanism can encode (every header field and value at its widest),
- * for the tests that check the exact size macros of dpm/report.h and the buffers sized from
+ * for the tests that check the exact size macros of dpm/expert/report.h and the buffers sized from
  * them. */
 #ifndef TEST_WORST_REPORT_H
 #define TEST_WORST_REPORT_H
 
 #include <stddef.h>
 
-#include "dpm/report.h"
+#include "dpm/expert/report.h"
 
 /* Fill *rep with the widest report of mechanism id that this build encodes; returns the size its
  * macro promises (DPM_REPORT_ROC_MAX, DPM_REPORT_DPAUC_MAX, ...), 0 for a mechanism without one. */

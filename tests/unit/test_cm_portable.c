@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "dpm/noise.h"
+#include "dpm/expert/noise.h"
 #include "dpm/port_cortex_m.h"
 
 int mbedtls_hardware_poll(void *data, unsigned char *output, size_t len, size_t *olen);

@@ -27,7 +27,9 @@
 #include <cmocka.h>
 
 #include "mech/base/bounds.h"
-#include "dpm/report.h"
+#include "dpm/expert/report.h"
+#include "dpm/expert/fedauc.h"
+#include "dpm/expert/mech.h"
 #include "test_receipt.h"
 #include "test_rng.h"
 

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "dpm/stats.h"
+#include "dpm/expert/stats.h"
 
 static void add(dpm_confusion_t *c, int label, int prediction, int times)
 {

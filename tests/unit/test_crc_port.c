@@ -20,6 +20,8 @@
 #include <cmocka.h>
 
 #include "dpm/dpm.h"
+#include "dpm/expert/budget.h"
+#include "dpm/expert/outbox.h"
 #include "fake_storage.h"
 #include "test_rng.h"
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The two-aggregator mode end to end (dpm/dap.h, dpm/device_dap.h, dpm/port_dap.h): a device
+/* The two-aggregator mode end to end (dpm/expert/dap.h, dpm/expert/device_dap.h, dpm/port_dap.h): a device
  * builds a DAP report for each Prio3 variant in one call, the aggregators open both input
  * shares, verify the proof and recover exactly the measurement; the task's encoding round-trips
  * and bad tasks are refused by name; every bad input of the device call gets its status with
@@ -19,6 +19,11 @@
 #include "dap_fixture.h"
 #include "dpm/dpm.h"
 #include "dpm/port_hpke.h"
+#include "dpm/expert/budget.h"
+#include "dpm/expert/dap.h"
+#include "dpm/expert/device_dap.h"
+#include "dpm/expert/hpke.h"
+#include "dpm/expert/vdaf.h"
 #include "fake_storage.h"
 #include "test_rng.h"
 

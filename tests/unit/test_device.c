@@ -15,6 +15,12 @@
 #include <cmocka.h>
 
 #include "dpm/dpm.h"
+#include "dpm/expert/budget.h"
+#include "dpm/expert/mech.h"
+#include "dpm/expert/noise.h"
+#include "dpm/expert/outbox.h"
+#include "dpm/expert/report.h"
+#include "dpm/expert/uploader.h"
 #include "fake_collector.h"
 #include "fake_storage.h"
 #include "test_rng.h"

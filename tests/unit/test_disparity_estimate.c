@@ -14,7 +14,8 @@
 
 #include <cmocka.h>
 
-#include "dpm/tuple.h"
+#include "dpm/expert/tuple.h"
+#include "dpm/expert/noise.h"
 #include "common/prob.h"
 #include "estimate/disparity.h"
 #include "sim/repro/repro_cells.h"

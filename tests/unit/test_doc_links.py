@@ -171,7 +171,7 @@ def main():
             f.write("\n[moved](sdk/docs/tuple.md#no-such-section) [gone](sdk/docs/gone.md)\n")
         b = broken_links(t, files)
         ok(len(b) == 2, "control: a broken anchor and a missing file in the copy's README fail", b)
-        with open(os.path.join(t, "sdk/include/dpm/ustat.h"), "a", encoding="utf-8") as f:
+        with open(os.path.join(t, "sdk/include/dpm/expert/ustat.h"), "a", encoding="utf-8") as f:
             f.write("/* spec §3.3 */\n/* sdk/docs/ustat.md §No such heading */\n")
         b = broken_refs(t, files)
         ok(len(b) == 2, "control: \"spec §3.3\" and a missing heading in the copy's ustat.h fail",

@@ -12,7 +12,10 @@
 
 #include <cmocka.h>
 
-#include "dpm/report.h"
+#include "dpm/expert/report.h"
+#include "dpm/expert/dpauc.h"
+#include "dpm/expert/mech.h"
+#include "dpm/expert/noise.h"
 #include "estimate/dpauc.h"
 #include "test_receipt.h"
 #include "test_rng.h"

@@ -12,10 +12,15 @@
 
 #include <cmocka.h>
 
-#include "dpm/noise.h"
-#include "dpm/report.h"
+#include "dpm/expert/noise.h"
+#include "dpm/expert/report.h"
 #include "dpm/stats.h"
-#include "dpm/upload.h"
+#include "dpm/expert/uploader.h"
+#include "dpm/expert/http.h"
+#include "dpm/expert/mech.h"
+#include "dpm/expert/roc_hist.h"
+#include "dpm/expert/tuple.h"
+#include "dpm/expert/stats.h"
 #include "fake_collector.h"
 #include "noise/xexp.h"
 #include "test_receipt.h"

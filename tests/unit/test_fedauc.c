@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* FedAUC on the device (dpm/fedauc.h): campaign validation and fingerprints, quantization, the
+/* FedAUC on the device (dpm/expert/fedauc.h): campaign validation and fingerprints, quantization, the
  * shuffle (a permutation that maps ranks back; uniform over all 4! orders), the upload and reply
  * on the wire, a hand-computed rank reply with ties (ranks, S, D, localP, localSum2, T), every
  * malformed or malicious reply refused with its reason and the session untouched, the noise of
@@ -19,6 +19,13 @@
 #include <cmocka.h>
 
 #include "dpm/dpm.h"
+#include "dpm/expert/budget.h"
+#include "dpm/expert/fedauc.h"
+#include "dpm/expert/mech.h"
+#include "dpm/expert/memo.h"
+#include "dpm/expert/noise.h"
+#include "dpm/expert/outbox.h"
+#include "dpm/expert/report.h"
 #include "estimate/fedauc.h"
 #include "fake_storage.h"
 #include "stat_gof.h"

@@ -18,6 +18,8 @@
 
 #include "common/prob.h"
 #include "dpm/dpm.h"
+#include "dpm/expert/fedauc.h"
+#include "dpm/expert/mech.h"
 #include "estimate/fedauc.h"
 #include "estimate/roc.h"
 #include "fedauc_fixture.h"

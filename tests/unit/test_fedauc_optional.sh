@@ -19,6 +19,8 @@ cat >"$work/probe.c" <<'C'
 #include <stdio.h>
 #include <string.h>
 #include <dpm/dpm.h>
+#include <dpm/expert/fedauc.h>
+#include <dpm/expert/mech.h>
 
 static const char *try(dpm_mech_id_t id)
 {

@@ -72,7 +72,7 @@ cp "$work/tree/tests/fuzz/fuzz_report.c" "$work/tree/tests/fuzz/fuzz_extra.c"
 control "a fuzz source the list does not know" "fuzz_extra.c is not a target"
 copy
 printf 'dpm_status_t dpm_thing_decode(const uint8_t *buf, size_t len);\n' \
-  >>"$work/tree/sdk/include/dpm/report.h"
+  >>"$work/tree/sdk/include/dpm/expert/report.h"
 control "a new parser without a target" "parser dpm_thing_decode"
 copy
 sed -i 's/dpm_report_decode(/dpm_report_decode_not(/g' "$work/tree/tests/fuzz/fuzz_report.c"

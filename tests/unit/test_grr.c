@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "dpm/noise.h"
+#include "dpm/expert/noise.h"
 #include "noise/grr_internal.h"
 #include "noise/xexp.h"
 #include "test_rng.h"

@@ -12,7 +12,8 @@
 #include <cmocka.h>
 
 #include "common/json_read.h"
-#include "dpm/mech.h"
+#include "dpm/expert/mech.h"
+#include "dpm/expert/report.h"
 #include "mech/host_mech.h"
 
 static const dpm_mech_id_t kIds[] = {

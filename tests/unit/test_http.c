@@ -11,8 +11,12 @@
 
 #include <cmocka.h>
 
-#include "dpm/batch.h"
-#include "dpm/upload.h"
+#include "dpm/expert/batch.h"
+#include "dpm/expert/uploader.h"
+#include "dpm/expert/http.h"
+#include "dpm/expert/noise.h"
+#include "dpm/expert/outbox.h"
+#include "dpm/expert/report.h"
 #include "fake_collector.h"
 #include "fake_storage.h"
 #include "test_rng.h"
@@ -807,7 +811,7 @@ static void test_flush_400_removes_only_rejected(void **state)
 }
 
 /* The answer's Rejects are bounded as nanopb's generated BatchResponse bounded them before the
- * codec (dpm/batch.h) replaced it: at most DPM_UPLOAD_MAX_BATCH rejects, ids of at most 16
+ * codec (dpm/expert/batch.h) replaced it: at most DPM_UPLOAD_MAX_BATCH rejects, ids of at most 16
  * bytes, reasons of at most 47. Beyond, the answer is DPM_ERR_PROTOCOL and nothing is removed;
  * at the bounds, the named report goes (the positive controls). */
 static void test_flush_answer_bounds(void **state)
@@ -864,7 +868,7 @@ static void test_flush_answer_bounds(void **state)
     }
 }
 
-/* A 2xx removes reports only when its BatchResponse (decoded with dpm/batch.h) accounts for every
+/* A 2xx removes reports only when its BatchResponse (decoded with dpm/expert/batch.h) accounts for every
  * one of them: an empty body (a misconfigured proxy), a body that is not a BatchResponse, a
  * count one short, or a 2xx with rejects removes nothing and is DPM_ERR_PROTOCOL. */
 static void test_flush_2xx_must_account_for_the_batch(void **state)

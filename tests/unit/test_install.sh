@@ -177,10 +177,12 @@ grep -m1 'redefined' "$work/redef.err" | sed 's/^/# /'
 tap $? "an app compiled with other DPM_* values than the installed library's is stopped (redefined)"
 
 # The simulator-only entry points are not part of the installed API: an app that includes
-# dpm/dpm.h does not see dpm_receipt_unmetered (a receipt no ledger charged). The same file
-# compiles with -DDPM_SIMULATOR_API (what host-sim and the tests set): the guard is the cause.
+# the receipts' expert header does not see dpm_receipt_unmetered (a receipt no ledger
+# charged). The same file compiles with -DDPM_SIMULATOR_API (what host-sim and the tests
+# set): the guard is the cause.
 cat >"$work/sim_api.c" <<'EOF2'
 #include "dpm/dpm.h"
+#include "dpm/expert/report.h"
 int main(void)
 {
     dpm_receipt_issuer_t iss = DPM_RECEIPT_ISSUER_INIT;
@@ -195,6 +197,21 @@ EOF2
   "$CC" -std=c99 -Werror=implicit-function-declaration -DDPM_SIMULATOR_API -I"$P/include" \
     -fsyntax-only "$work/sim_api.c"
 tap $? "an installed app does not see dpm_receipt_unmetered (only with -DDPM_SIMULATOR_API)"
+
+# The layout: the front door and its bits, the expert API in its folder, the SDK's own HTTP
+# client not installed (an app posts with dpm_device_flush, the uploader or its own stack).
+[ -f "$P/include/dpm/dpm.h" ] && [ -f "$P/include/dpm/campaign.h" ] &&
+  [ -f "$P/include/dpm/bits/mech.h" ] && [ -f "$P/include/dpm/expert/noise.h" ] &&
+  [ -f "$P/include/dpm/expert/uploader.h" ] && [ ! -e "$P/include/dpm/expert/http.h" ] &&
+  [ ! -e "$P/include/dpm/noise.h" ]
+tap $? "headers: dpm/*.h the front door, dpm/bits/, dpm/expert/ without http.h"
+for h in "$P"/include/dpm/expert/*.h; do
+  printf '#include "dpm/expert/%s"\n' "$(basename "$h")"
+done >"$work/expert_all.c"
+"$CC" -std=c99 -Werror -I"$P/include" -fsyntax-only "$work/expert_all.c" 2>"$work/expert.err"
+rc=$?
+head -3 "$work/expert.err" | sed 's/^/# /'
+tap $rc "every installed expert header compiles against the installed tree"
 
 echo "1..$n"
 exit $failed

@@ -36,6 +36,8 @@ cat >"$work/probe.c" <<'EOF'
 #include <stdio.h>
 #include <string.h>
 #include <dpm/dpm.h>
+#include <dpm/expert/mech.h>
+#include <dpm/expert/report.h>
 
 /* 30 edges: a 31-bin roc_hist campaign (the edges that fit the struct of this build). */
 static void campaign31(dpm_campaign_t *c)

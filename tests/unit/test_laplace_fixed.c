@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "dpm/noise.h"
+#include "dpm/expert/noise.h"
 #include "test_rng.h"
 
 #define Q16(x) ((dpm_eps_t)((x)*65536u))

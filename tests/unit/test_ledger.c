@@ -20,7 +20,7 @@
 #include <cmocka.h>
 
 #include "core/persist.h"
-#include "dpm/budget.h"
+#include "dpm/expert/budget.h"
 #include "fake_storage.h"
 
 #define EPS1 ((dpm_eps_t)65536) /* ε = 1 */
@@ -70,7 +70,7 @@ static dpm_eps_t spent(rig_t *r, uint32_t c, uint32_t p)
     return s;
 }
 
-/* A record encoded by the test itself, following the layout documented in dpm/budget.h:
+/* A record encoded by the test itself, following the layout documented in dpm/expert/budget.h:
  * version 1 (SDK 0.1.0, still read) by make_record, version 2 by make_record2. */
 typedef struct {
     uint32_t id, period, spent;
@@ -878,7 +878,7 @@ static const charge_t history[] = {
 #define NCAMP 5u
 
 /* What the ledger must know after the first k charges of the history: an independent model
- * of dpm/budget.h's rules (campaign periods, the device period, freeing when full). */
+ * of dpm/expert/budget.h's rules (campaign periods, the device period, freeing when full). */
 typedef struct {
     int known[NCAMP + 1];
     uint32_t period[NCAMP + 1];

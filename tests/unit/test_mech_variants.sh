@@ -24,6 +24,7 @@ cat >"$work/probe.c" <<'C'
 #include <stdio.h>
 #include <string.h>
 #include <dpm/dpm.h>
+#include <dpm/expert/mech.h>
 
 static const char *name[9] = {"", "roc_hist", "dpauc", "fedauc_rr", "fedauc_lap", "ustat_bins",
                               "ustat_tree", "tuple_mr", "tuple_ml"};
@@ -73,6 +74,8 @@ cat >"$work/n100.c" <<'C'
 #include <stdio.h>
 #include <string.h>
 #include <dpm/dpm.h>
+#include <dpm/expert/mech.h>
+#include <dpm/expert/report.h>
 
 /* the FHAUC paper's Appendix Z, Criteo 10^2 (sorted by descending score) */
 static const int L[100] = {1,1,1,1,1,1,1,1,0,0,1,1,0,1,0,1,0,1,1,0,1,0,0,1,0,0,0,1,0,0,1,1,0,1,1,1,

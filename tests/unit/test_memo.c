@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Memoized randomness (dpm/memo.h): SipHash-2-4 against the 64 reference vectors of its authors
+/* Memoized randomness (dpm/expert/memo.h): SipHash-2-4 against the 64 reference vectors of its authors
  * (key 00..0f, message 00..len-1; the same values as OpenSSL 3's independent SIPHASH MAC,
  * `openssl mac -macopt hexkey:000102030405060708090a0b0c0d0e0f -macopt size:8 SIPHASH`, bytes
  * read little-endian), the keyed-ness a PRF needs (another key, another output; a flipped input
@@ -15,6 +15,8 @@
 #include <cmocka.h>
 
 #include "dpm/dpm.h"
+#include "dpm/expert/memo.h"
+#include "dpm/expert/noise.h"
 #include "fake_storage.h"
 #include "test_rng.h"
 

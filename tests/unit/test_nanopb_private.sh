@@ -37,6 +37,7 @@ cat >"$work/app.c" <<'EOF'
 #include <pb_decode.h>
 #include <pb_encode.h>
 #include <dpm/dpm.h>
+#include <dpm/expert/report.h>
 
 int main(void)
 {

@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "dpm/noise.h"
+#include "dpm/expert/noise.h"
 #include "noise/laplace_internal.h"
 #include "noise/rand_internal.h"
 #include "stat_dlap.h"

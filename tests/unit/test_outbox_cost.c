@@ -17,6 +17,9 @@
 #include <cmocka.h>
 
 #include "dpm/dpm.h"
+#include "dpm/expert/budget.h"
+#include "dpm/expert/noise.h"
+#include "dpm/expert/outbox.h"
 #include "fake_storage.h"
 #include "test_rng.h"
 #include "tuple_report.h"

@@ -7,7 +7,7 @@
  * were hit, or not lost when it was already removed), nothing removed comes back, the count
  * survives a second open without being counted twice, and a flush delivers each pending
  * report once and reports the loss (Batch.lost_reports) until the collector acknowledges it.
- * What the test expects is worked out from the documented layout (dpm/upload.h), not from
+ * What the test expects is worked out from the documented layout (dpm/bits/storage.h), not from
  * the outbox code. Negative controls: the same checks over weakened images (one header copy;
  * removal clearing two bytes instead of three) must find failures, and the cases the old
  * format lost (a damaged record ended the log; a damaged header reformatted) are pinned. */
@@ -21,7 +21,8 @@
 #include <cmocka.h>
 
 #include "core/persist.h"
-#include "dpm/upload.h"
+#include "dpm/expert/uploader.h"
+#include "dpm/expert/outbox.h"
 #include "fake_collector.h"
 #include "fake_storage.h"
 #include "upload/outbox_internal.h"

@@ -16,8 +16,10 @@
 #include <cmocka.h>
 
 #include "core/persist.h"
-#include "dpm/budget.h"
-#include "dpm/upload.h"
+#include "dpm/expert/budget.h"
+#include "dpm/expert/uploader.h"
+#include "dpm/expert/noise.h"
+#include "dpm/expert/outbox.h"
 #include "fake_collector.h"
 #include "fake_storage.h"
 #include "test_rng.h"

@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "dpm/budget.h"
+#include "dpm/expert/budget.h"
 #include "dpm/ram_storage.h"
 
 #define REGION 512u

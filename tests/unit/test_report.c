@@ -8,7 +8,8 @@
 
 #include <cmocka.h>
 
-#include "dpm/report.h"
+#include "dpm/expert/report.h"
+#include "dpm/expert/mech.h"
 #include "report/report_internal.h"
 #include "test_receipt.h"
 #include "test_rng.h"

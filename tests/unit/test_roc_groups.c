@@ -13,7 +13,10 @@
 
 #include <cmocka.h>
 
-#include "dpm/report.h"
+#include "dpm/expert/report.h"
+#include "dpm/expert/mech.h"
+#include "dpm/expert/noise.h"
+#include "dpm/expert/roc_hist.h"
 #include "estimate/roc.h"
 #include "estimate/roc_groups.h"
 #include "test_receipt.h"

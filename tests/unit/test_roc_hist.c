@@ -11,9 +11,12 @@
 
 #include <cmocka.h>
 
-#include "dpm/report.h"
+#include "dpm/expert/report.h"
 #include "test_receipt.h"
-#include "dpm/roc_hist.h"
+#include "dpm/expert/roc_hist.h"
+#include "dpm/expert/mech.h"
+#include "dpm/expert/noise.h"
+#include "dpm/expert/stats.h"
 #include "test_rng.h"
 
 #define ONE (UINT32_C(1) << 31) /* score 1.0 in Q1.31 */

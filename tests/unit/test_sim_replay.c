@@ -14,6 +14,7 @@
 
 #include <cmocka.h>
 
+#include "dpm/expert/stats.h"
 #include "sim_fixture.h"
 
 #include "sim/run/farm.h"

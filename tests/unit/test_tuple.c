@@ -10,7 +10,9 @@
 
 #include <cmocka.h>
 
-#include "dpm/tuple.h"
+#include "dpm/expert/tuple.h"
+#include "dpm/expert/noise.h"
+#include "dpm/expert/stats.h"
 #include "test_rng.h"
 
 static const dpm_metric_t tpr_only[] = {DPM_METRIC_TPR};

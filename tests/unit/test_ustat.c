@@ -14,7 +14,10 @@
 
 #include <cmocka.h>
 
-#include "dpm/report.h"
+#include "dpm/expert/report.h"
+#include "dpm/expert/mech.h"
+#include "dpm/expert/noise.h"
+#include "dpm/expert/ustat.h"
 #include "estimate/ustat.h"
 #include "test_receipt.h"
 #include "test_rng.h"

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Prio3 (dpm/vdaf.h) beyond the draft's vectors (tests/vectors/test_vdaf_vectors.c):
+/* Prio3 (dpm/expert/vdaf.h) beyond the draft's vectors (tests/vectors/test_vdaf_vectors.c):
  *
  *   fields      Field64 and Field128, both multiplication paths (the build's, and the portable
  *               32-bit one compiled here under other names), against a bit-serial reference on
@@ -22,7 +22,7 @@
 
 #include <cmocka.h>
 
-#include "dpm/vdaf.h"
+#include "dpm/expert/vdaf.h"
 #include "test_rng.h"
 #include "vdaf/field.h"
 #include "vdaf/vdaf_internal.h"

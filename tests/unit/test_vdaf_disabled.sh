@@ -17,7 +17,7 @@ trap 'rm -rf "$work"' EXIT
 
 cat >"$work/probe.c" <<'C'
 #include <stdio.h>
-#include "dpm/vdaf.h"
+#include "dpm/expert/vdaf.h"
 int main(void)
 {
     dpm_prio3_t v;

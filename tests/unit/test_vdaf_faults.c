@@ -27,7 +27,7 @@
 #include <cmocka.h>
 
 #include "common/json_read.h"
-#include "dpm/vdaf.h"
+#include "dpm/expert/vdaf.h"
 #include "vdaf_fixture.h"
 
 static const char *const FILES[] = {

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: Apache-2.0
 """An independent reference for the golden vectors (tests/vectors/noise.json): every sampler of
-the SDK written again, in Python, from its definition (sdk/include/dpm/noise.h and the header
+the SDK written again, in Python, from its definition (sdk/include/dpm/expert/noise.h and the header
 comments of sdk/src/noise/*.c), fed the same byte stream, so that a vector records what the
 definition gives and not what the C code happened to do.
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The Batch / BatchResponse codec (dpm/batch.h) against golden bytes.
+/* The Batch / BatchResponse codec (dpm/expert/batch.h) against golden bytes.
  *
  * tests/vectors/wire/0.2.0/batch*.hex and batch_response*.hex were captured at commit 7160826
  * from the encoders the codec replaced: the body dpm_upload_flush posted (hand framing in
@@ -19,8 +19,8 @@
 
 #include <cmocka.h>
 
-#include "dpm/batch.h"
-#include "dpm/report.h"
+#include "dpm/expert/batch.h"
+#include "dpm/expert/report.h"
 #include "wire_vectors.h"
 
 #define DIR_0_1 "0.1.0/"

@@ -22,6 +22,7 @@
 #include <cmocka.h>
 
 #include "dpm/port_hpke.h"
+#include "dpm/expert/hpke.h"
 
 #define MAX_ITEMS 64
 #define MAX_HEX 256

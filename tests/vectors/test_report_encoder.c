@@ -18,6 +18,10 @@
 
 #include "dpm.pb.h"
 #include "dpm/dpm.h"
+#include "dpm/expert/fedauc.h"
+#include "dpm/expert/mech.h"
+#include "dpm/expert/report.h"
+#include "dpm/expert/ustat.h"
 #include "report/report_internal.h"
 
 /* x86_64 runs the large corpus; the emulated targets of make cross (qemu) a smaller one of the

@@ -24,7 +24,7 @@
 #include <cmocka.h>
 
 #include "common/json_read.h"
-#include "dpm/vdaf.h"
+#include "dpm/expert/vdaf.h"
 #include "vdaf/vdaf_internal.h"
 #include "vdaf_fixture.h"
 

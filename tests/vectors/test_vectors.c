@@ -19,7 +19,7 @@
 
 #include <cmocka.h>
 
-#include "dpm/noise.h"
+#include "dpm/expert/noise.h"
 #include "common/json_read.h"
 #include "test_rng.h"
 

@@ -41,6 +41,10 @@
 
 #include "collector/ingest/campaigns.h"
 #include "dpm/dpm.h"
+#include "dpm/expert/fedauc.h"
+#include "dpm/expert/mech.h"
+#include "dpm/expert/noise.h"
+#include "dpm/expert/report.h"
 #include "estimate/fedauc.h"
 #include "test_receipt.h"
 #include "test_rng.h"

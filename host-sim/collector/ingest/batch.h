@@ -2,7 +2,7 @@
 /* POST /v1/reports bodies: decode a dpm.v1.Batch, validate every report against its campaign,
  * and encode the dpm.v1.BatchResponse.
  *
- * The Batch is walked with the SDK's codec (dpm/batch.h, dpm_batch_next; any number of
+ * The Batch is walked with the SDK's codec (dpm/expert/batch.h, dpm_batch_next; any number of
  * reports, bounded only by the body limit): field 1 entries are reports, field 2 (a varint) is
  * the device's lost_reports count, other fields are skipped as protobuf requires, and any
  * framing error (bad varint, a length past the end, a group wire type, a known field of the
@@ -30,8 +30,8 @@
 #include <stdint.h>
 
 #include "collector/ingest/campaigns.h"
-#include "dpm/batch.h"
-#include "dpm/report.h"
+#include "dpm/expert/batch.h"
+#include "dpm/expert/report.h"
 
 /* Rejects listed one by one in a response; beyond this one summary entry says how many more. */
 #define COLL_REJECTS_LISTED 10000

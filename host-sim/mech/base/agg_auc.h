@@ -22,7 +22,7 @@
 #include <stdint.h>
 
 #include "mech/base/campaigns_auc.h"
-#include "dpm/report.h"
+#include "dpm/expert/report.h"
 
 #define COLL_VEC_DPAUC_N 128u
 #define COLL_VEC_TREE_LEVELS (COLL_TREE_MAX_DEPTH + 1u)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The stored sums of a per-group roc_hist campaign (groups = G >= 2, B bins; sdk:
- * dpm/roc_hist.h), exactly what host-sim/estimate/roc_groups.h consumes: per reported group g
- * the report count n_g, the summed cells S_g (2B: pos then neg) and the sums of products
+ * dpm/expert/roc_hist.h), exactly what host-sim/estimate/roc_groups.h consumes: per reported group
+ * g the report count n_g, the summed cells S_g (2B: pos then neg) and the sums of products
  * M_g[i][j] = sum y_i y_j over the group's reports (i <= j < 2B: M is symmetric). They live in
  * the vector sums of agg_auc.h (rows of agg_vec, written in the report's transaction), at
  *
@@ -25,7 +25,7 @@
 #include <stdint.h>
 
 #include "mech/base/agg_auc.h"
-#include "dpm/report.h"
+#include "dpm/expert/report.h"
 #include "estimate/roc_groups.h"
 
 #define COLL_ROCG_CELL_MAX 65535

@@ -6,7 +6,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "dpm/fedauc.h"
+#include "dpm/expert/fedauc.h"
+#include "dpm/expert/report.h"
 
 #define LN2 0.69314718055994530942
 /* Accept a computed bound only if its log tail is below the target by this much: covers the

@@ -10,15 +10,12 @@
  * at most 2^-40 / (number of checks of that report): by the union bound an honest report is
  * rejected with probability below 2^-40 (COLL_BOUNDS_FAIL_LOG2).
  *
- * The noise (sdk: dpm/noise.h, dpm_laplace_add, sampled exactly). Discrete Laplace of scale t
- * (a rational, in grid units), p = exp(-1/t):
- *     Pr[Z = z] = (1 - p) / (1 + p) * p^|z|,   z in Z        (the sum over z is 1)
- *     Pr[Z > k] = (1 - p) / (1 + p) * sum_{z > k} p^z = p^(k+1) / (1 + p)     (integer k >= 0)
- *     Pr[|Z| > k] = 2 p^(k+1) / (1 + p).
- * So the smallest k with Pr[|Z| > k] <= delta is
- *     k(t, delta) = ceil(t * ln(2 / (delta (1 + p)))) - 1,
- * computed in double and then checked against the exact tail in log space (one grid unit is
- * added if rounding left it short).
+ * The noise (sdk: dpm/expert/noise.h, dpm_laplace_add, sampled exactly). Discrete Laplace of scale
+ * t (a rational, in grid units), p = exp(-1/t): Pr[Z = z] = (1 - p) / (1 + p) * p^|z|,   z in Z
+ * (the sum over z is 1) Pr[Z > k] = (1 - p) / (1 + p) * sum_{z > k} p^z = p^(k+1) / (1 + p)
+ * (integer k >= 0) Pr[|Z| > k] = 2 p^(k+1) / (1 + p). So the smallest k with Pr[|Z| > k] <= delta
+ * is k(t, delta) = ceil(t * ln(2 / (delta (1 + p)))) - 1, computed in double and then checked
+ * against the exact tail in log space (one grid unit is added if rounding left it short).
  *
  * Sums of n independent cells (roc_hist): a Chernoff bound with the exact moment generating
  * function E[exp(lambda Z)] = (1 - p)^2 / ((1 - p e^lambda)(1 - p e^-lambda)), |lambda| < 1/t:
@@ -112,7 +109,8 @@
 
 #include <stdint.h>
 
-#include "dpm/report.h"
+#include "dpm/expert/report.h"
+#include "dpm/expert/fedauc.h"
 #include "estimate/disparity.h"
 
 /* The reason an estimate gives when its max_shift_one_report is null (JSON has no infinity). */

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "dpm/report.h"
+#include "dpm/expert/report.h"
 #include "estimate/disparity.h"
 #include "estimate/roc.h"
 #include "mech/base/bounds.h"

@@ -23,7 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "dpm/mech.h"
+#include "dpm/expert/mech.h"
 
 struct coll_campaign_opts; /* mech/base/campaign.h: coll_campaign_opts_t */
 

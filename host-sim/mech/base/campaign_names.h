@@ -17,7 +17,7 @@
 
 #include "common/json_write.h"
 #include "dpm/config.h"
-#include "dpm/report.h"
+#include "dpm/expert/report.h"
 
 #define COLL_NAME_MAX 64       /* bytes of a campaign name, NUL included */
 #define COLL_GROUP_NAME_MAX 32 /* bytes of a group name, NUL included */

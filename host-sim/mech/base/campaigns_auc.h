@@ -7,7 +7,7 @@
  *   thresholds = 25           N: the linspace grid i / (N - 1), 2 <= N <= DPM_DPAUC_MAX_THRESHOLDS
  *   thresholds = 0.1, 0.5     or explicit thresholds in [0, 1], strictly increasing (Q1.31,
  *                             nearest, as roc_hist's edges); required
- *   calibration = published   or tight (dpm/dpauc.h; default published)
+ *   calibration = published   or tight (dpm/expert/dpauc.h; default published)
  *   max_examples = 100        most examples per device (report bounds, as roc_hist)
  *
  *   mechanism = ustat_bins
@@ -25,7 +25,7 @@
 
 #include <stddef.h>
 
-#include "dpm/mech.h"
+#include "dpm/expert/mech.h"
 #include "mech/base/campaign_keys.h"
 
 /* Is m one of the mechanisms of this file? */

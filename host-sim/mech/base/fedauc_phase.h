@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* FedAUC campaigns in the collector (fedauc_rr / fedauc_lap; SDK: dpm/fedauc.h; server
+/* FedAUC campaigns in the collector (fedauc_rr / fedauc_lap; SDK: dpm/expert/fedauc.h; server
  * estimator: host-sim/estimate/fedauc.h; sdk/docs/fedauc.md §Shared first round,
  * sdk/docs/fedauc.md §Device numbers). One evaluation per campaign period P, in two phases:
  *

@@ -39,8 +39,8 @@
 
 #include "mech/base/fedauc_phase.h"
 #include "common/json_write.h"
-#include "dpm/mech.h"
-#include "dpm/report.h"
+#include "dpm/expert/mech.h"
+#include "dpm/expert/report.h"
 #include "sim/pop/population.h"
 #include "sim/scenario/scenario.h"
 #include "sim/pop/sim_rng.h"

@@ -9,8 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "dpm/mech.h"
-#include "dpm/report.h"
+#include "dpm/expert/mech.h"
+#include "dpm/expert/report.h"
 #include "dpm/stats.h"
 #include "sim/devices/mech.h"
 #include "sim/pop/roc_sim.h"

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* dpauc in the simulator (sim/devices/mech.h): the FHAUC paper's DPAUC baseline (sdk: dpm/dpauc.h,
+/* dpauc in the simulator (sim/devices/mech.h): the FHAUC paper's DPAUC baseline (sdk: dpm/expert/dpauc.h,
  * server: estimate/dpauc.h).
  *
  * Campaign keys: `thresholds = N` (the linspace grid i / (N - 1), 3 <= N <= the build's
  * DPM_DPAUC_MAX_THRESHOLDS; default 25) and `calibration = published | tight` (eps / 4N or
- * eps / 2N per count; default published, which spends eps / 2 for one label: dpm/dpauc.h).
+ * eps / 2N per count; default published, which spends eps / 2 for one label: dpm/expert/dpauc.h).
  *
  * Device input: its examples as roc_sim.h draws them with the grid's interior thresholds as bin
  * edges (the same examples roc_hist sees with those edges); an example of bin b gets the score

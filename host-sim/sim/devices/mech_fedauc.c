@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* fedauc_rr and fedauc_lap in the simulator (sim/devices/mech.h): Sun et al.'s two-round FedAUC
- * (sdk: dpm/fedauc.h, server: estimate/fedauc.h, doc: sdk/docs/fedauc.md).
+ * (sdk: dpm/expert/fedauc.h, server: estimate/fedauc.h, doc: sdk/docs/fedauc.md).
  *
  * Campaign keys: `score_bits` (the SDK's score quantization, 1..31, default 16); fedauc_lap
  * also `variant = local | global | orthogonal | adaptive` (default local) and `p_share` (the
@@ -43,7 +43,9 @@
 #include <string.h>
 
 #include "common/prob.h"
-#include "dpm/fedauc.h"
+#include "dpm/expert/fedauc.h"
+#include "dpm/expert/noise.h"
+#include "dpm/expert/report.h"
 #include "estimate/fedauc.h"
 #include "sim/devices/mech_common.h"
 #include "sim/devices/mech_fedauc.h"

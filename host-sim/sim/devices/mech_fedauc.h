@@ -7,7 +7,7 @@
 
 #include <stdint.h>
 
-#include "dpm/fedauc.h"
+#include "dpm/expert/fedauc.h"
 #include "sim/pop/sim_rng.h"
 
 /* A device's (a client's) label-free and exact statistics over its examples' doubled ranks R:

@@ -40,6 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dpm/expert/stats.h"
 #include "aggregator/device.h"
 #include "aggregator/pair.h"
 #include "aggregator/task.h"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* roc_hist_groups in the simulator (sim/devices/mech.h): a roc_hist campaign whose reports carry
- * the device's group by GRR, and every group's AUC and pairwise AUC gap (sdk: dpm/roc_hist.h,
+ * the device's group by GRR, and every group's AUC and pairwise AUC gap (sdk: dpm/expert/roc_hist.h,
  * server: estimate/roc_groups.h). On the wire it is roc_hist (groups >= 2).
  *
  * Campaign keys: `bins` / `edges` as roc_hist, `group_eps` (the group's GRR ε, default eps / 2;

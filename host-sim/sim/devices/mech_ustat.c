@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* ustat_bins and ustat_tree in the simulator (sim/devices/mech.h): Bell et al.'s locally private
- * AUC (sdk: dpm/ustat.h, server: estimate/ustat.h).
+ * AUC (sdk: dpm/expert/ustat.h, server: estimate/ustat.h).
  *
  * One report per example, as in the paper (one user, one example): the campaign needs every
  * measured group to hold exactly one example per device (`examples = 1`); a device with more

@@ -3,7 +3,7 @@
  * (2022) (sdk/docs/tuple.md §Budget splits): M_R with eps1 = eps2 = eps, "M_L opt." with k != 2.
  * These splits do NOT deliver the stated ε: M_R really spends up to ε + ln 2 and M_L with k != 2
  * has no finite ε at all (sdk/docs/tuple.md §M_L and k). The SDK ships only the correct splits
- * (dpm/tuple.h); this device exists so that `dpm-sim repro` can run the paper's own settings, and
+ * (dpm/expert/tuple.h); this device exists so that `dpm-sim repro` can run the paper's own settings, and
  * it is labelled as such in every output. Never use it for a real campaign.
  *
  * The device is built from the SDK's public samplers (dpm_grr_*, dpm_rr_*, dpm_bernoulli,
@@ -18,8 +18,8 @@
 
 #include <stdint.h>
 
-#include "dpm/noise.h"
-#include "dpm/tuple.h"
+#include "dpm/expert/noise.h"
+#include "dpm/expert/tuple.h"
 #include "estimate/disparity.h"
 
 typedef struct {

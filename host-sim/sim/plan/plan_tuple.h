@@ -33,7 +33,7 @@
 
 #include <stdint.h>
 
-#include "dpm/tuple.h"
+#include "dpm/expert/tuple.h"
 #include "estimate/disparity.h"
 #include "sim/plan/plan_check.h"
 

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "common/prob.h"
-#include "dpm/ustat.h"
+#include "dpm/expert/ustat.h"
 #include "common/stream.h"
 #include "sim/pop/parallel.h"
 

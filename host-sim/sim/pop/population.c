@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Population realization (see population.h). */
+#include "dpm/expert/stats.h"
 #include "sim/pop/population.h"
 
 #include <math.h>

@@ -39,7 +39,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "dpm/roc_hist.h"
+#include "dpm/expert/roc_hist.h"
 #include "sim/pop/population.h"
 #include "sim/pop/progress.h"
 #include "sim/scenario/scenario.h"

@@ -10,8 +10,9 @@
 
 #include "common/edges.h"
 #include "common/json_write.h"
-#include "dpm/mech.h"
-#include "dpm/report.h"
+#include "dpm/expert/mech.h"
+#include "dpm/expert/report.h"
+#include "dpm/expert/ustat.h"
 #include "estimate/dpauc.h"
 #include "estimate/roc.h"
 #include "estimate/roc_groups.h"

@@ -11,7 +11,7 @@
 
 #include <stdint.h>
 
-#include "dpm/noise.h"
+#include "dpm/expert/noise.h"
 #include "common/stream.h"
 
 typedef struct {

@@ -7,9 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dpm/mech.h"
-#include "dpm/memo.h"
-#include "dpm/report.h"
+#include "dpm/expert/mech.h"
+#include "dpm/expert/memo.h"
+#include "dpm/expert/report.h"
+#include "dpm/expert/fedauc.h"
+#include "dpm/expert/noise.h"
 #include "estimate/fedauc.h"
 #include "sim/pop/progress.h"
 #include "sim/repro/repro_fedauc.h"

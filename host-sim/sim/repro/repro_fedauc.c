@@ -8,7 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dpm/mech.h"
+#include "dpm/expert/mech.h"
+#include "dpm/expert/fedauc.h"
 #include "estimate/fedauc.h"
 #include "sim/pop/progress.h"
 #include "sim/repro/repro_auc_data.h"

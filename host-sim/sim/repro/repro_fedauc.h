@@ -14,7 +14,7 @@
 #ifndef DPM_SIM_REPRO_FEDAUC_H
 #define DPM_SIM_REPRO_FEDAUC_H
 
-#include "dpm/fedauc.h"
+#include "dpm/expert/fedauc.h"
 #include "sim/devices/mech_fedauc.h"
 #include "sim/repro/repro_cells.h"
 #include "sim/repro/repro_disparity.h"

@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "common/edges.h"
-#include "dpm/dpauc.h"
-#include "dpm/roc_hist.h"
+#include "dpm/expert/dpauc.h"
+#include "dpm/expert/roc_hist.h"
 #include "estimate/dpauc.h"
 #include "estimate/roc.h"
 #include "sim/pop/progress.h"

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dpm/ustat.h"
+#include "dpm/expert/ustat.h"
 #include "estimate/ustat.h"
 #include "sim/run/cli.h"
 #include "sim/pop/progress.h"

@@ -13,10 +13,12 @@
 #include <string.h>
 #include <time.h>
 
-#include "dpm/batch.h"
+#include "dpm/expert/batch.h"
 #include "dpm/port_posix.h"
 #include "dpm/port_tls.h"
-#include "dpm/upload.h"
+#include "dpm/expert/uploader.h"
+#include "dpm/expert/http.h"
+#include "dpm/expert/report.h"
 #include "common/json_read.h"
 #include "common/json_write.h"
 #include "mech/base/est_json.h"

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "dpm/report.h"
+#include "dpm/expert/report.h"
 #include "mech/base/campaign_keys.h"
 
 #define SIM_NAME_MAX 32

@@ -13,15 +13,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "dpm/dap.h"
+#include "dpm/expert/dap.h"
 #include "dpm/port_hpke.h"
+#include "dpm/expert/hpke.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 /* One HPKE key of an aggregator: the config id and AEAD its HpkeConfig announces (the KEM and
- * KDF are dpm/hpke.h's), and the key pair. */
+ * KDF are dpm/expert/hpke.h's), and the key pair. */
 typedef struct {
     uint8_t config_id;
     uint16_t aead_id; /* DPM_HPKE_AEAD_AES_128_GCM or DPM_HPKE_AEAD_CHACHA20_POLY1305 */

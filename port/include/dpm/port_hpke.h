@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* HPKE (RFC 9180), base mode, suites DHKEM(X25519, HKDF-SHA256) / HKDF-SHA256 / AES-128-GCM
- * or ChaCha20-Poly1305 (dpm/hpke.h), over Mbed TLS 3.6 (port/tls/hpke.c): the device's seal
+ * or ChaCha20-Poly1305 (dpm/expert/hpke.h), over Mbed TLS 3.6 (port/tls/hpke.c): the device's seal
  * hook and the aggregator's open, with the RFC's intermediate steps exposed so that the test
  * vectors of its Appendix A (A.1.1 and A.2.1) are checked step by step (tests/vectors/hpke/).
  *
@@ -24,7 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "dpm/hpke.h"
+#include "dpm/expert/hpke.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -74,7 +74,7 @@ dpm_status_t dpm_hpke_decap(const uint8_t enc[DPM_HPKE_NENC], const dpm_hpke_key
 /* KeySchedule(mode_base, shared_secret, info, "", "") (RFC 9180 §5.1) of the suite with AEAD
  * aead_id: *ctx with seq 0, and (if key_schedule_context is not NULL) the 65-byte
  * key_schedule_context the vectors list. info_len <= DPM_HPKE_MAX_INFO. DPM_ERR_UNSUPPORTED
- * for an AEAD other than dpm/hpke.h's two (*ctx untouched then, and on DPM_ERR_PARAM); after
+ * for an AEAD other than dpm/expert/hpke.h's two (*ctx untouched then, and on DPM_ERR_PARAM); after
  * a failure of the derivation itself *ctx is zeroed. */
 dpm_status_t dpm_hpke_key_schedule(uint16_t aead_id, const uint8_t shared_secret[DPM_HPKE_NSECRET],
                                    const uint8_t *info, size_t info_len, dpm_hpke_ctx_t *ctx,
@@ -117,8 +117,8 @@ dpm_status_t dpm_hpke_open_base(uint16_t aead_id, const uint8_t enc[DPM_HPKE_NEN
                                 size_t info_len, const dpm_span_t *aad, size_t naad, uint8_t *buf,
                                 size_t len, const uint8_t tag[DPM_HPKE_NT]);
 
-/* The device's seal hook (dpm/hpke.h): SealBase with the ephemeral key DeriveKeyPair(32 bytes
- * from the rng). Stateless (ctx NULL). */
+/* The device's seal hook (dpm/expert/hpke.h): SealBase with the ephemeral key DeriveKeyPair(32
+ * bytes from the rng). Stateless (ctx NULL). */
 dpm_hpke_sealer_t dpm_hpke_sealer(void);
 
 /* ---- encapsulation ahead of time -------------------------------------------------------------

@@ -200,7 +200,7 @@
 #define DPM_FEDAUC_MAX_EXAMPLES 65536 /* examples one device may upload (buffers: the app's) */
 #endif
 #ifndef DPM_VDAF
-#define DPM_VDAF 1 /* two aggregators: Prio3 sharding and verification (dpm/vdaf.h) */
+#define DPM_VDAF 1 /* two aggregators: Prio3 sharding and verification (dpm/expert/vdaf.h) */
 #endif
 #ifndef DPM_VDAF_FIELD64
 #define DPM_VDAF_FIELD64 1 /* the Field64 variants (Count, Sum, SumVecMultiproof, HigherDegree) */
@@ -241,13 +241,13 @@
 #ifndef DPM_CRC32_TABLE
 #define DPM_CRC32_TABLE 16
 #endif
-/* How fast the outbox's compaction in steps copies (dpm/upload.h, "Compaction"): each report
- * appended copies at least this many times its own bytes of the log into the other bank, so no
- * report call copies the whole bank; a bank then holds pending reports up to
- * (4m - 1) / (4m + 7) of its log, m = R - 1, less two records of slack: 58 % for R = 4 (about
- * 4 records copied per report call, `make bench`, device_path.worst), 77 % for 8, 88 % for 16.
- * 0: no steps, the call that finds the bank full compacts all of it (the whole bank usable,
- * about 0.8 KB less flash on Cortex-M4). Same storage format whatever the value. */
+/* How fast the outbox's compaction in steps copies (dpm/bits/storage.h, "Compaction"): each
+ * report appended copies at least this many times its own bytes of the log into the other bank, so
+ * no report call copies the whole bank; a bank then holds pending reports up to (4m - 1) / (4m + 7)
+ * of its log, m = R - 1, less two records of slack: 58 % for R = 4 (about 4 records copied per
+ * report call, `make bench`, device_path.worst), 77 % for 8, 88 % for 16. 0: no steps, the call
+ * that finds the bank full compacts all of it (the whole bank usable, about 0.8 KB less flash on
+ * Cortex-M4). Same storage format whatever the value. */
 #ifndef DPM_OUTBOX_COPY_RATIO
 #define DPM_OUTBOX_COPY_RATIO 4
 #endif

@@ -7,7 +7,7 @@
  *   -> charge the ledger (durable before it returns) -> perturb -> encode -> queue in the outbox
  *
  * and spends nothing when anything before the charge fails. A report cannot exist without its
- * charge: the perturbing calls of dpm/report.h take the receipt that only a charge returns.
+ * charge: the perturbing calls of dpm/expert/report.h take the receipt that only a charge returns.
  *
  * The app's policy caps what any campaign may ask for (the largest ε of one report and the
  * largest budget per campaign and period) AND what the device spends in all (policy.device:
@@ -43,17 +43,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "dpm/budget.h"
-#include "dpm/dap.h"
-#include "dpm/fedauc.h"
-#include "dpm/mech.h"
-#include "dpm/memo.h"
-#include "dpm/noise.h"
+#include "dpm/bits/noise.h"
+#include "dpm/bits/storage.h"
+#include "dpm/bits/upload.h"
+#include "dpm/campaign.h"
 #include "dpm/port.h"
-#include "dpm/report.h"
 #include "dpm/stats.h"
-#include "dpm/upload.h"
-#include "dpm/vdaf.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -73,7 +68,7 @@ typedef struct {
  * WHAT IT BOUNDS: the ε that all charges together (every report of every campaign; later
  * also the participation a two-aggregator upload charges) spend while the device's clock is
  * in one device period, [kW, (k+1)W) with W = period_seconds, is at most max_eps. The clock
- * is the ledger's (dpm/budget.h, "Time"): the port's wall clock when it has one, else the
+ * is the ledger's (dpm/expert/budget.h, "Time"): the port's wall clock when it has one, else the
  * time the device was powered on (measured with clock.monotonic_ms since dpm_device_init),
  * never going back; a device with neither stays in one period for ever (a lifetime cap).
  * While the clock is never set forward, any W seconds of real time meet at most two device
@@ -97,18 +92,12 @@ typedef struct {
     uint32_t nrules; /* 0 .. DPM_POLICY_MAX_RULES */
     dpm_policy_limit_t rules[DPM_POLICY_MAX_RULES];
 #if DPM_VDAF
-    /* Two-aggregator tasks (dpm/device_dap.h): the app's table (typically const, in flash),
+    /* Two-aggregator tasks (dpm/expert/device_dap.h): the app's table (typically const, in flash),
      * not copied: it must outlive the device. NULL: no such task is allowed. */
-    const dpm_dap_policy_t *dap;
+    const struct dpm_dap_policy_s *dap; /* a dpm_dap_policy_t */
 #endif
     dpm_policy_cap_t device; /* all zero: one campaign's worth per day */
 } dpm_policy_t;
-
-/* DPM_OK if the policy allows campaign c (its requested ε and budget; the implemented ε is never
- * above the requested one). DPM_ERR_POLICY otherwise, with *reason (if not NULL) saying which
- * limit. DPM_ERR_PARAM for NULL, an invalid policy (dpm_device_init's rules), or a campaign
- * whose ε or group ε is below DPM_EPS_FLOOR_Q16 (an integer meant as whole ε), with *reason. */
-dpm_status_t dpm_policy_check(const dpm_policy_t *p, const dpm_campaign_t *c, const char **reason);
 
 /* ---- the device context ---------------------------------------------------------------------- */
 
@@ -225,20 +214,16 @@ typedef struct {
 
 #define DPM_DEVICE_OPENED 0x44564544u
 
-/* The config fingerprint: every DPM_* option and the size of every public struct the app and
- * the library exchange, as the calling translation unit sees them (static inline: it is
- * evaluated with the caller's headers and flags, not the library's). */
-static inline uint32_t dpm_abi_mix(uint32_t h, uint32_t v)
-{
-    return (h ^ v) * 16777619u;
-}
-
 /* Switches in one word: bit 0 the tuples, 1 roc_hist, 2 tuples without tuple_ml, 3 no SDK
  * upload (bits 2 and 3 are clear in the default build, whose fingerprint they left unchanged). */
 #define DPM_ABI_BUILD_BITS                                                                         \
     ((uint32_t)(8 * !DPM_UPLOAD + 4 * (DPM_MECH_TUPLE && !DPM_MECH_TUPLE_ML) +                     \
                 2 * DPM_MECH_ROC_HIST + DPM_MECH_TUPLE))
 
+/* The config fingerprint: every DPM_* option and the size of every struct an app allocates or
+ * passes through this front door, as the calling translation unit sees them (static inline: it
+ * is evaluated with the caller's headers and flags, not the library's). The expert API's
+ * structs (dpm/expert/) are sized by the same options. */
 static inline uint32_t dpm_abi_fingerprint(void)
 {
     const uint32_t v[] = {DPM_MAX_BINS,
@@ -260,19 +245,13 @@ static inline uint32_t dpm_abi_fingerprint(void)
                           (uint32_t)sizeof(dpm_device_t),
                           (uint32_t)sizeof(dpm_device_config_t),
                           (uint32_t)sizeof(dpm_mech_t),
-                          (uint32_t)sizeof(dpm_report_t),
                           (uint32_t)sizeof(dpm_score_hist_t),
-                          (uint32_t)sizeof(dpm_receipt_t),
-                          (uint32_t)sizeof(dpm_receipt_issuer_t),
                           (uint32_t)((DPM_VDAF_FIELD64 << 1) | DPM_VDAF),
-                          (uint32_t)sizeof(dpm_prio3_t),
-                          (uint32_t)sizeof(dpm_prio3_shard_out_t),
-                          (uint32_t)sizeof(dpm_outbox_stats_t),
                           (uint32_t)sizeof(dpm_report_info_t),
                           (uint32_t)sizeof(dpm_upload_result_t)};
     uint32_t h = 2166136261u;
     for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
-        h = dpm_abi_mix(h, v[i]);
+        h = (h ^ v[i]) * 16777619u; /* FNV-1a over the words */
     }
     return h;
 }
@@ -349,8 +328,8 @@ dpm_status_t dpm_device_report_roc_hist(dpm_device_t *d, const dpm_mech_t *m, ui
                                         const dpm_score_hist_t *h, dpm_report_info_t *info);
 
 /* One per-group roc_hist report (a roc_hist campaign with groups >= 2): the device's true group
- * (< the campaign's groups; randomized by GRR inside, see dpm/roc_hist.h) and its histogram h.
- * Same order, statuses and guarantees as dpm_device_report_roc_hist; DPM_ERR_PARAM also for a
+ * (< the campaign's groups; randomized by GRR inside, see dpm/expert/roc_hist.h) and its histogram
+ * h. Same order, statuses and guarantees as dpm_device_report_roc_hist; DPM_ERR_PARAM also for a
  * group out of range or a campaign without groups (and dpm_device_report_roc_hist refuses a
  * campaign with groups: its report would carry no group). */
 dpm_status_t dpm_device_report_roc_hist_group(dpm_device_t *d, const dpm_mech_t *m, uint32_t period,
@@ -365,14 +344,15 @@ dpm_status_t dpm_device_report_dpauc(dpm_device_t *d, const dpm_mech_t *m, uint3
 
 /* One ustat_bins report of one example: score and label (AUC kernels), or score and score2
  * (KENDALL, label 0). Same order, statuses and guarantees as dpm_device_report_tuple;
- * DPM_ERR_PARAM also for a score above 2^31 or a label out of range (dpm/ustat.h). */
+ * DPM_ERR_PARAM also for a score above 2^31 or a label out of range (dpm/expert/ustat.h). */
 dpm_status_t dpm_device_report_ustat_bins(dpm_device_t *d, const dpm_mech_t *m, uint32_t period,
                                           const dpm_ustat_example_t *ex, dpm_report_info_t *info);
 
 /* One ustat_tree report of one example (score and label). As dpm_device_report_ustat_bins. */
 dpm_status_t dpm_device_report_ustat_tree(dpm_device_t *d, const dpm_mech_t *m, uint32_t period,
                                           const dpm_ustat_example_t *ex, dpm_report_info_t *info);
-/* ---- FedAUC (dpm/fedauc.h): two rounds ------------------------------------------------------ */
+/* ---- FedAUC (dpm/expert/fedauc.h): two rounds
+ * ------------------------------------------------------ */
 
 /* Round 1 of fedauc campaign m (accepted by dpm_device_accept_*): checks the policy still allows
  * the campaign, then dpm_fedauc_prepare (quantize, shuffle, token) into the caller's buffers b
@@ -417,13 +397,6 @@ dpm_status_t dpm_device_memo_open(dpm_device_t *d, uint32_t offset, uint32_t siz
  * in a build without the SDK's upload (DPM_UPLOAD=0: the app posts dpm_device_outbox's records). */
 dpm_status_t dpm_device_flush(dpm_device_t *d, const dpm_transport_t *t, uint8_t *work,
                               size_t work_cap, dpm_upload_result_t *res);
-
-/* The device's outbox, for apps that post the stored bytes with their own HTTPS stack
- * (dpm_outbox_next / dpm_outbox_read / dpm_outbox_remove). NULL for NULL or an unopened device. */
-dpm_outbox_t *dpm_device_outbox(dpm_device_t *d);
-
-/* The device's ledger (to query spending, or dpm_ledger_reset after DPM_ERR_CORRUPT). */
-dpm_ledger_t *dpm_device_ledger(dpm_device_t *d);
 
 #ifdef __cplusplus
 }

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Local statistics, no randomness: confusion counts and the performance metrics derived from
- * them as exact rationals, and per-bin label counts of scores (the input of roc_hist). Nothing
- * here leaves the device un-noised: a mechanism (dpm/tuple.h, dpm/roc_hist.h) perturbs it. */
+/* The app's local examples, no randomness: confusion counts (the input of the tuple
+ * mechanisms) and per-bin label counts of scores (roc_hist; the bins come from the campaign,
+ * dpm_mech_score_bins). dpauc's counts are built with dpm/campaign.h's dpm_dpauc_counts_*.
+ * Nothing here leaves the device un-noised: the device's report calls perturb it. The metrics
+ * as exact rationals and the score bins themselves: dpm/expert/stats.h. */
 #ifndef DPM_STATS_H
 #define DPM_STATS_H
 
@@ -36,12 +38,6 @@ typedef struct {
     uint64_t den; /* >= 1 */
 } dpm_ratio_t;
 
-/* The metric as an exact rational. DPM_ERR_UNDEFINED (and *out untouched) when its
- * denominator is 0 — e.g. TPR on a device that saw no positive example: the app decides what
- * to do (typically: send no report); it is never silently 0. DPM_ERR_PARAM for an unknown
- * metric or NULL. */
-dpm_status_t dpm_metric_ratio(const dpm_confusion_t *c, dpm_metric_t metric, dpm_ratio_t *out);
-
 /* ---- score histograms ------------------------------------------------------------------ */
 
 /* Public score bins: count = n_edges + 1 bins cut by strictly increasing edges in Q1.31
@@ -51,15 +47,6 @@ typedef struct {
     uint32_t count;                   /* bins, in [2, DPM_MAX_BINS] */
     uint32_t edges[DPM_MAX_BINS - 1]; /* entries >= count - 1 are 0 */
 } dpm_score_bins_t;
-
-/* 1 <= n_edges <= DPM_MAX_BINS - 1 edges, strictly increasing, each <= 2^31. DPM_ERR_PARAM
- * (*b untouched) for NULL or anything else. */
-dpm_status_t dpm_score_bins_init(dpm_score_bins_t *b, const uint32_t *edges, uint32_t n_edges);
-
-/* *bin = the number of edges <= score_q31 (score_q31 <= 2^31, else DPM_ERR_PARAM and *bin
- * untouched). Compares with every edge, no early exit: its run time does not depend on the
- * score. */
-dpm_status_t dpm_score_bin(const dpm_score_bins_t *b, uint32_t score_q31, uint32_t *bin);
 
 /* Largest count one cell of a dpm_score_hist_t may hold: keeps every noised count inside
  * int32 except with probability < 2^-11000 (see dpm_roc_hist_perturb). */

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The privacy ledger: per-campaign, per-period ε spending and the device period's total under
  * the app's cap, mirrored in two storage slots, and an optional write-once anchor outside them
- * (the layout, the clock and the crash-safety argument are in dpm/budget.h). */
+ * (the layout, the clock and the crash-safety argument are in dpm/expert/budget.h). */
 #include "dpm_internal.h"
 
 #include "core/persist.h"
-#include "dpm/budget.h"
+#include "dpm/expert/budget.h"
 
 #define LEDGER_MAGIC 0x474C5044u /* "DPLG" little-endian */
 #define LEDGER_VERSION 2u
@@ -134,7 +134,7 @@ static dpm_status_t record_whole(const dpm_ledger_t *l, uint32_t base, uint32_t 
 /* Read and classify one slot (buf: DPM_LEDGER_RECORD_MAX bytes, which hold the record's bytes
  * for SLOT_VALID). *rec means something only for SLOT_VALID. A record whose CRC
  * fails is GARBAGE whatever its header says: a torn write and damage look alike, and both are
- * covered by the copy in the other slot (see dpm/budget.h). A CRC-valid record was written
+ * covered by the copy in the other slot (see dpm/expert/budget.h). A CRC-valid record was written
  * whole by some ledger code, so impossible content or an unknown version there is INSANE. */
 static dpm_status_t read_slot(const dpm_ledger_t *l, uint32_t slot, uint8_t *buf, ledger_rec_t *rec,
                               slot_kind_t *kind)
@@ -175,7 +175,7 @@ static dpm_status_t read_slot(const dpm_ledger_t *l, uint32_t slot, uint8_t *buf
     }
     if (st == DPM_OK && !whole && !known) {
         /* a version this code does not know: whole if its CRC sits where either known
-         * layout puts it (a later version must keep one of them, see dpm/budget.h) */
+         * layout puts it (a later version must keep one of them, see dpm/expert/budget.h) */
         st = record_whole(l, base, record_len(LEDGER_V1, count), &whole);
     }
     if (st != DPM_OK || !whole) {

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Memoized randomness: SipHash-2-4 and the persistent device secret (see dpm/memo.h). */
+/* Memoized randomness: SipHash-2-4 and the persistent device secret (see dpm/expert/memo.h). */
 #include "dpm_internal.h"
 
 #include "core/persist.h"
-#include "dpm/memo.h"
+#include "dpm/expert/memo.h"
+#include "dpm/expert/noise.h"
 
 /* ---- SipHash-2-4 (Aumasson, Bernstein: "SipHash: a fast short-input PRF", 2012) ----------- */
 

@@ -72,10 +72,11 @@ dpm_status_t dpm_persist_crc(const dpm_storage_t *st, uint32_t offset, uint32_t 
 dpm_status_t dpm_persist_is_erased(const dpm_storage_t *st, uint32_t offset, uint32_t len,
                                    int *erased);
 
-/* A write-once anchor (the ledger's and the outbox's, see dpm/budget.h and dpm/upload.h): len
- * bytes at offset of *anchor, erased (0xFF) on a new device and written once the store exists.
- * *written = 1 if any byte is not 0xFF (a damaged anchor must not make a device look new), 0 if
- * all are, or if anchor is NULL (no anchor). DPM_ERR_STORAGE if a read fails. */
+/* A write-once anchor (the ledger's and the outbox's, see dpm/expert/budget.h and
+ * dpm/bits/storage.h): len bytes at offset of *anchor, erased (0xFF) on a new device and written
+ * once the store exists. *written = 1 if any byte is not 0xFF (a damaged anchor must not make a
+ * device look new), 0 if all are, or if anchor is NULL (no anchor). DPM_ERR_STORAGE if a read
+ * fails. */
 dpm_status_t dpm_persist_anchor_written(const dpm_storage_t *anchor, uint32_t offset, uint32_t len,
                                         int *written);
 

@@ -1,10 +1,15 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The two-aggregator report calls (see dpm/device_dap.h): validate -> charge -> shard -> seal
+/* The two-aggregator report calls (see dpm/expert/device_dap.h): validate -> charge -> shard ->
+ * seal
  * -> queue, one DAP report built in the caller's buffer. */
 #include "dpm_internal.h"
 
 #include "device_internal.h"
-#include "dpm/device_dap.h"
+#include "dpm/expert/device_dap.h"
+#include "dpm/expert/budget.h"
+#include "dpm/expert/dap.h"
+#include "dpm/expert/hpke.h"
+#include "dpm/expert/vdaf.h"
 
 /* Return st; on a refusal name its cause in *reason (if not NULL) and in dpm_device_why(d)
  * (d may be NULL or unopened: `why` is its first member). */

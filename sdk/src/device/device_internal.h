@@ -5,6 +5,7 @@
 #define DPM_DEVICE_INTERNAL_H
 
 #include "dpm/device.h"
+#include "dpm/expert/budget.h"
 
 /* dpm_ledger_check of c under the device cap of d's policy (nothing spent): DPM_OK, or the
  * ledger's refusal with *why naming it (a closed period is DPM_ERR_BUDGET, as for a report). */

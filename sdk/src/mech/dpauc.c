@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* dpauc: noised confusion counts at N thresholds (the FHAUC paper's baseline; dpm/dpauc.h). */
+/* dpauc: noised confusion counts at N thresholds (the FHAUC paper's baseline; dpm/expert/dpauc.h).
+ */
 #include "dpm_internal.h"
 
-#include "dpm/dpauc.h"
-#include "dpm/report.h"
+#include "dpm/expert/dpauc.h"
+#include "dpm/expert/report.h"
+#include "dpm/expert/noise.h"
 #include "mech/mech_ops.h"
 
 /* The noise scale (counts) may not exceed this: |Z| > 2^30 then needs 64 scales (< 2^-90). */
@@ -38,7 +40,7 @@ dpm_status_t dpm_dpauc_init(dpm_dpauc_t *m, const uint32_t *thresholds, uint32_t
     memcpy(next.thresholds, thresholds, n * sizeof(thresholds[0]));
     next.calibration = calibration;
     next.eps = eps;
-    /* One label change moves 2N counts by 1 (dpm/dpauc.h): ε = 2N / scale = 2N eps / s, i.e.
+    /* One label change moves 2N counts by 1 (dpm/expert/dpauc.h): ε = 2N / scale = 2N eps / s, i.e.
      * eps / 2 (PUBLISHED, rounded up to Q16.16) or eps (TIGHT), exactly. */
     next.eps_implemented = calibration == DPM_DPAUC_PUBLISHED ? (eps + 1u) / 2u : eps;
     *m = next;

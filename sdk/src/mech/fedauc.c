@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* FedAUC on the device: configuration, round 1 (quantize, shuffle, token), the validation of a
- * rank reply, the exact rank statistics and the perturbations (see dpm/fedauc.h). */
+ * rank reply, the exact rank statistics and the perturbations (see dpm/expert/fedauc.h). */
 #include "dpm_internal.h"
 
-#include "dpm/fedauc.h"
-#include "dpm/report.h"
+#include "dpm/expert/fedauc.h"
+#include "dpm/expert/report.h"
+#include "dpm/expert/memo.h"
+#include "dpm/expert/noise.h"
 #include "mech/fedauc_internal.h"
 #include "mech/mech_ops.h"
 
@@ -234,7 +236,7 @@ static int session_matches(const dpm_fedauc_session_t *s, const dpm_mech_t *m)
 }
 
 /* The device's own scores against the sorted ranks: equal ranks only for equal scores, a higher
- * rank for a higher score, and room for every pooled tie group (dpm/fedauc.h). NULL if
+ * rank for a higher score, and room for every pooled tie group (dpm/expert/fedauc.h). NULL if
  * consistent, else the reason. */
 static const char *ranks_consistent(const uint64_t *work, const uint32_t *scores, uint32_t n,
                                     uint64_t max_rank2)

@@ -7,7 +7,8 @@
 #include <stdint.h>
 
 #include "dpm.pb.h"
-#include "dpm/report.h"
+#include "dpm/expert/report.h"
+#include "dpm/expert/fedauc.h"
 
 /* 1 if id is fedauc_rr or fedauc_lap. */
 static inline int dpm_fedauc_is(uint32_t id)

@@ -10,8 +10,8 @@
 #include <pb_encode.h>
 
 #include "dpm.pb.h"
-#include "dpm/fedauc.h"
-#include "dpm/mech.h"
+#include "dpm/expert/fedauc.h"
+#include "dpm/expert/mech.h"
 #include "mech/fedauc_internal.h"
 
 typedef char

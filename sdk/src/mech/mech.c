@@ -6,7 +6,9 @@
 #define DPM_SIMULATOR_API 1
 #include "dpm_internal.h"
 
-#include "dpm/mech.h"
+#include "dpm/expert/mech.h"
+#include "dpm/expert/noise.h"
+#include "dpm/expert/report.h"
 #include "mech/mech_ops.h"
 
 dpm_status_t dpm_mech_fail(const char **reason, const char *why, dpm_status_t st)

@@ -36,7 +36,7 @@
 
 #include "core/wire.h"
 #include "dpm.pb.h"
-#include "dpm/report.h"
+#include "dpm/expert/report.h"
 
 /* ---- the dispatches (mech/registry.c) ----------------------------------------------------- */
 
@@ -88,7 +88,7 @@ dpm_status_t dpm_mech_fail(const char **reason, const char *why, dpm_status_t st
 uint32_t dpm_fnv_word(uint32_t h, uint32_t w);
 uint32_t dpm_fnv_u64(uint32_t h, uint64_t w);
 
-/* Receipts (dpm/report.h). A receipt's words: campaign id, period, parameter fingerprint,
+/* Receipts (dpm/expert/report.h). A receipt's words: campaign id, period, parameter fingerprint,
  * implemented ε, then the issuer's sequence number of the charge (32 bits: 5 words keep the
  * device's report call within its stack budget; a device's issuer issues one receipt). An
  * issuer holds the last receipt it issued and 1 while that one is outstanding (0 once used or

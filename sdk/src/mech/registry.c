@@ -3,13 +3,14 @@
  * operations (mech/mech_ops.h), and every dispatch of the generic code is a switch generated from
  * it, so that each call is a direct one (make size's call graph stays exact). The name table
  * covers every id, built or not, so that errors can name a mechanism this build leaves out.
- * A new mechanism: its id in dpm/mech.h, one line in DPM_MECHS (with its switch's IF_ macro), one
- * in each table below, and its own mech/<m>.c. */
+ * A new mechanism: its id in dpm/expert/mech.h, one line in DPM_MECHS (with its switch's IF_
+ * macro), one in each table below, and its own mech/<m>.c. */
 #include "dpm_internal.h"
 
 #include <string.h>
 
-#include "dpm/mech.h"
+#include "dpm/expert/mech.h"
+#include "dpm/expert/report.h"
 #include "mech/mech_ops.h"
 
 /* IF_<X>(x): x when mechanism X is compiled in, nothing otherwise. */

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* roc_hist: per-bin label histograms with discrete Laplace (label-DP; see dpm/roc_hist.h). */
+/* roc_hist: per-bin label histograms with discrete Laplace (label-DP; see dpm/expert/roc_hist.h).
+ */
 #include "dpm_internal.h"
 
-#include "dpm/report.h"
-#include "dpm/roc_hist.h"
+#include "dpm/expert/report.h"
+#include "dpm/expert/roc_hist.h"
+#include "dpm/expert/noise.h"
+#include "dpm/expert/stats.h"
 #include "mech/mech_ops.h"
 
 dpm_status_t dpm_roc_hist_init(dpm_roc_hist_t *m, const uint32_t *edges, uint32_t n_edges,
@@ -60,7 +63,7 @@ dpm_status_t dpm_roc_hist_init_groups(dpm_roc_hist_t *m, const uint32_t *edges, 
     next.eps = eps;
     next.groups = groups;
     next.group_eps = group_eps;
-    /* basic composition of the two independent draws (see dpm/roc_hist.h): ε_h is exact, the
+    /* basic composition of the two independent draws (see dpm/expert/roc_hist.h): ε_h is exact, the
      * GRR's is rounded up and <= group_eps, so the sum is <= eps */
     next.eps_implemented = (eps - group_eps) + next.group_grr.eps_implemented;
     *m = next;
@@ -120,7 +123,7 @@ dpm_status_t dpm_roc_hist_perturb_group(const dpm_roc_hist_t *m, dpm_rand_t *r, 
     }
     dpm_roc_hist_report_t rep;
     memset(&rep, 0, sizeof(rep));
-    /* the real histogram whatever the GRR reports: see dpm/roc_hist.h */
+    /* the real histogram whatever the GRR reports: see dpm/expert/roc_hist.h */
     dpm_status_t st = dpm_grr_perturb(&m->group_grr, r, group, &rep.group);
     if (st == DPM_OK) {
         st = noise_hist(m, r, h, &rep);

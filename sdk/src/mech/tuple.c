@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* tuple_mr and tuple_ml: (group, performance) tuples under local DP (see dpm/tuple.h). */
+/* tuple_mr and tuple_ml: (group, performance) tuples under local DP (see dpm/expert/tuple.h). */
 #include "dpm_internal.h"
 
 #include "core/wire.h"
-#include "dpm/tuple.h"
-#include "dpm/report.h"
+#include "dpm/expert/tuple.h"
+#include "dpm/expert/report.h"
+#include "dpm/expert/noise.h"
+#include "dpm/expert/stats.h"
 #include "mech/mech_ops.h"
 #include "mech/tuple_internal.h"
 #include "noise/grr_internal.h"

@@ -3,7 +3,7 @@
 #ifndef DPM_MECH_TUPLE_INTERNAL_H
 #define DPM_MECH_TUPLE_INTERNAL_H
 
-#include "dpm/tuple.h"
+#include "dpm/expert/tuple.h"
 
 /* Unbiased randomized rounding of v = 2 num / den - 1 to the Q(F) grid: floor(v 2^F) plus
  * Bernoulli(fractional part), so E[*out] = v 2^F exactly. Requires den <= 2^32, num <= den. */

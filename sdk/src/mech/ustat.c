@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* ustat_bins and ustat_tree: Bell et al.'s protocols 1 and 2 on the device (dpm/ustat.h). */
+/* ustat_bins and ustat_tree: Bell et al.'s protocols 1 and 2 on the device (dpm/expert/ustat.h). */
 #include "dpm_internal.h"
 
-#include "dpm/report.h"
-#include "dpm/ustat.h"
+#include "dpm/expert/report.h"
+#include "dpm/expert/ustat.h"
+#include "dpm/expert/noise.h"
 #include "mech/mech_ops.h"
 
 dpm_status_t dpm_ustat_quantize(uint32_t score_q31, uint32_t k, uint32_t *bin)

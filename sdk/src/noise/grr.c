@@ -2,7 +2,7 @@
 /* Generalized and binary randomized response with 32-bit integer thresholds (see noise.h). */
 #include "dpm_internal.h"
 
-#include "dpm/noise.h"
+#include "dpm/expert/noise.h"
 #include "noise/grr_internal.h"
 #include "noise/rand_internal.h"
 #include "noise/xexp.h"

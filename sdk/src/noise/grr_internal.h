@@ -5,7 +5,7 @@
 
 #include <stdint.h>
 
-#include "dpm/noise.h"
+#include "dpm/expert/noise.h"
 #include "noise/xexp.h"
 
 /* A GRR over k values whose ratio keep / other is at most *ratio_lower, a certified LOWER

@@ -75,7 +75,7 @@
  * scripted streams, and the tables against exact arithmetic; tests/stat checks the distribution. */
 #include "dpm_internal.h"
 
-#include "dpm/noise.h"
+#include "dpm/expert/noise.h"
 #include "noise/laplace_internal.h"
 #include "noise/rand_internal.h"
 #include "noise/sampler_internal.h"

@@ -3,7 +3,7 @@
  * with a certified bound on its distance to the exact distribution (see noise.h). */
 #include "dpm_internal.h"
 
-#include "dpm/noise.h"
+#include "dpm/expert/noise.h"
 #include "noise/rand_internal.h"
 #include "noise/xexp.h"
 

@@ -5,7 +5,7 @@
 
 #include <stdint.h>
 
-#include "dpm/noise.h"
+#include "dpm/expert/noise.h"
 
 /* As dpm_laplace_add, but always through the sequential definition of the sampler (no
  * windows, no tables beyond the mechanism's own): the same outputs and the same bits consumed,

@@ -3,7 +3,7 @@
  * inline half, shared by every sampler, is noise/rand_internal.h). */
 #include "dpm_internal.h"
 
-#include "dpm/noise.h"
+#include "dpm/expert/noise.h"
 #include "noise/rand_internal.h"
 
 dpm_status_t dpm_rand_init(dpm_rand_t *r, const dpm_rng_t *rng)

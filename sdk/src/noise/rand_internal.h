@@ -24,7 +24,7 @@
 
 #include <stdint.h>
 
-#include "dpm/noise.h"
+#include "dpm/expert/noise.h"
 
 /* One past the last bit of the port's bytes. */
 #define DPM_RAND_END_BIT (8u * (DPM_RAND_CARRY_BYTES + DPM_RAND_BUF_BYTES))

@@ -5,7 +5,7 @@
  * nothing is ever rounded: the output distributions are the ideal ones. */
 #include "dpm_internal.h"
 
-#include "dpm/noise.h"
+#include "dpm/expert/noise.h"
 #include "noise/rand_internal.h"
 #include "noise/sampler_internal.h"
 

@@ -6,7 +6,7 @@
 
 #include <stdint.h>
 
-#include "dpm/noise.h"
+#include "dpm/expert/noise.h"
 
 /* Bernoulli(exp(-1)) reads one byte b first (bexp_one in sampler.c, where the thresholds are
  * derived): dpm_noise_bexp1_class[b] is 1 if b alone decides a success, 0 if it decides a

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The device's half of the Batch / BatchResponse codec (dpm/batch.h), without its reason
+/* The device's half of the Batch / BatchResponse codec (dpm/expert/batch.h), without its reason
  * strings: the readers return a reason code (DPM_WHY_*, 0 = fine) that batch_text.c turns into
  * the public API's text. dpm_upload_flush needs no text (it never shows it), so a device image
  * links neither the strings nor the collector's half (batch_text.c: Batch reader, BatchResponse
@@ -7,7 +7,7 @@
 #ifndef DPM_BATCH_INTERNAL_H
 #define DPM_BATCH_INTERNAL_H
 
-#include "dpm/batch.h"
+#include "dpm/expert/batch.h"
 
 enum {
     DPM_WHY_VARINT_TRUNCATED = 1,

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The Batch / BatchResponse codec (dpm/batch.h), the collector's half and the reason strings:
- * the Batch reader and the BatchResponse writer (dpm-collector, the simulator's network mode,
- * the test collectors) and the public readers' text over batch_wire.c's reason codes. Its own
+/* The Batch / BatchResponse codec (dpm/expert/batch.h), the collector's half and the reason
+ * strings: the Batch reader and the BatchResponse writer (dpm-collector, the simulator's network
+ * mode, the test collectors) and the public readers' text over batch_wire.c's reason codes. Its own
  * file so that a device image, which calls batch_wire.c's half only, links none of it
  * (string literals are one section per object file). */
 #include "dpm_internal.h"

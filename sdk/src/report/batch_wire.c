@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The Batch / BatchResponse codec (dpm/batch.h), the device's half: the Batch writer
+/* The Batch / BatchResponse codec (dpm/expert/batch.h), the device's half: the Batch writer
  * dpm_upload_flush frames its reports with, and the BatchResponse and field readers it reads
  * the answer with, as reason codes (batch_internal.h). The reason strings, the Batch reader and
  * the BatchResponse writer (the collector's half) are in batch_text.c, which a device image

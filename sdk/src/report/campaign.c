@@ -6,7 +6,7 @@
 #include <pb_encode.h>
 
 #include "dpm.pb.h"
-#include "dpm/report.h"
+#include "dpm/expert/report.h"
 
 /* The wire array holds at least as many edges as a campaign (dpm.options bounds it to 64). */
 typedef char

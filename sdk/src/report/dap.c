@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* DAP's messages (see dpm/dap.h), written from the draft's text: TaskConfiguration, Report,
+/* DAP's messages (see dpm/expert/dap.h), written from the draft's text: TaskConfiguration, Report,
  * PlaintextInputShare, and the app's policy for two-aggregator tasks. */
 #include "dpm_internal.h"
 
-#include "dpm/dap.h"
+#include "dpm/expert/dap.h"
+#include "dpm/expert/hpke.h"
+#include "dpm/expert/vdaf.h"
 #include "report/dap_wire.h"
 #include "vdaf/vdaf_internal.h"
 

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* DAP's HpkeConfig and HpkeConfigList (see dpm/hpke.h): what an aggregator publishes at
+/* DAP's HpkeConfig and HpkeConfigList (see dpm/expert/hpke.h): what an aggregator publishes at
  * {aggregator}/hpke_config, parsed strictly. */
 #include "dpm_internal.h"
 
-#include "dpm/hpke.h"
+#include "dpm/expert/hpke.h"
 #include "report/dap_wire.h"
 
 static dpm_status_t why(const char **reason, const char *text, dpm_status_t st)

@@ -7,7 +7,7 @@
 #include <pb_decode.h>
 
 #include "dpm.pb.h"
-#include "dpm/report.h"
+#include "dpm/expert/report.h"
 #include "mech/mech_ops.h"
 #include "report/report_internal.h"
 

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "dpm/report.h"
+#include "dpm/expert/report.h"
 
 /* dpm_report_encode for one kind of report: the same bytes and statuses, and DPM_ERR_PARAM for
  * a report of another kind. The device's report calls use them so that each call reaches its own

@@ -3,6 +3,7 @@
 #include "dpm_internal.h"
 
 #include "dpm/stats.h"
+#include "dpm/expert/stats.h"
 
 dpm_status_t dpm_confusion_add(dpm_confusion_t *c, int label, int prediction)
 {

@@ -3,6 +3,7 @@
 #include "dpm_internal.h"
 
 #include "dpm/stats.h"
+#include "dpm/expert/stats.h"
 
 static int count_valid(uint32_t count)
 {

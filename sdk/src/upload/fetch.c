@@ -3,7 +3,10 @@
  * the campaign asked for, validate. */
 #include "dpm_internal.h"
 
-#include "dpm/upload.h"
+#include "dpm/expert/uploader.h"
+#include "dpm/expert/http.h"
+#include "dpm/expert/mech.h"
+#include "dpm/expert/report.h"
 #include "upload/http_internal.h"
 
 /* GET the campaign, decode it into *out and check it is the one asked for. */

@@ -3,7 +3,8 @@
  * the port transport (coreHTTP transport contract: bytes moved, 0 = try later, < 0 = error). */
 #include "dpm_internal.h"
 
-#include "dpm/upload.h"
+#include "dpm/expert/uploader.h"
+#include "dpm/expert/http.h"
 #include "upload/http_internal.h"
 
 enum { ST_STATUS, ST_HEADERS, ST_BODY, ST_DONE, ST_ERROR };

@@ -3,15 +3,15 @@
 #ifndef DPM_HTTP_INTERNAL_H
 #define DPM_HTTP_INTERNAL_H
 
-#include "dpm/upload.h"
+#include "dpm/expert/uploader.h"
 
-/* 1 if host is acceptable to dpm_http_write_request (see dpm/upload.h), else 0. */
+/* 1 if host is acceptable to dpm_http_write_request (see dpm/expert/http.h), else 0. */
 int dpm_http_host_ok(const char *host);
 
 /* 1 if path is acceptable to dpm_http_write_request, else 0. */
 int dpm_http_path_ok(const char *path);
 
-/* 1 if token is a bearer token dpm_upload_config_t accepts (see dpm/upload.h), else 0. */
+/* 1 if token is a bearer token dpm_upload_config_t accepts (see dpm/bits/upload.h), else 0. */
 int dpm_http_token_ok(const char *token);
 
 /* 1 for the statuses that mean "try again later": the request timed out (408), too many

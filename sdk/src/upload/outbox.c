@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The outbox: encoded reports in a two-bank log in port storage, with a mirrored bank header,
  * recovery past damaged records and a persistent count of the reports lost to damage (layout
- * and crash-safety argument in dpm/upload.h). */
+ * and crash-safety argument in dpm/bits/storage.h). */
 #include "dpm_internal.h"
 
 #include "core/persist.h"
-#include "dpm/upload.h"
+#include "dpm/expert/uploader.h"
+#include "dpm/expert/outbox.h"
+#include "dpm/expert/report.h"
 #include "upload/outbox_internal.h"
 
 #define BANK_MAGIC 0x424F5044u /* "DPOB" little-endian */

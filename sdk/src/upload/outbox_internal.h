@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "dpm/upload.h"
+#include "dpm/expert/uploader.h"
 
 /* dpm_outbox_put for the output of dpm_report_encode on a report the SDK has just made (the
  * device's one-call path): no decoding (it decodes by construction) and NO look-up of its id

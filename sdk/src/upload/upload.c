@@ -2,13 +2,16 @@
 /* dpm_upload_flush: batches from the outbox (with the count of lost reports), one POST per
  * batch (with the bearer token, if any), removal only when a BatchResponse accounts for the
  * reports or rejects them by id (returned to the app with the reasons); both messages go
- * through the SDK's one codec (dpm/batch.h),
+ * through the SDK's one codec (dpm/expert/batch.h),
  * HTTP statuses mapped to what the app should do (dpm_upload_advice), exponential backoff with
  * jitter on the port's monotonic clock. */
 #include "dpm_internal.h"
 
-#include "dpm/batch.h"
-#include "dpm/upload.h"
+#include "dpm/expert/batch.h"
+#include "dpm/expert/uploader.h"
+#include "dpm/expert/http.h"
+#include "dpm/expert/noise.h"
+#include "dpm/expert/outbox.h"
 #include "report/batch_internal.h"
 #include "upload/http_internal.h"
 #include "upload/outbox_internal.h"

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Prio3's public calls (dpm/vdaf.h): the instances and their sizes, the argument checks, the
+/* Prio3's public calls (dpm/expert/vdaf.h): the instances and their sizes, the argument checks, the
  * encoding of measurements (field-independent: every encoded element is 0, 1 or 2), then the
  * field's implementation (prio3_impl.h, instantiated per field: direct calls chosen by the
  * instance's field size). */
 #include "dpm_internal.h"
 
-#include "dpm/vdaf.h"
+#include "dpm/expert/vdaf.h"
 #include "vdaf/field.h"
 #include "vdaf/vdaf_internal.h"
 

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "dpm/vdaf.h"
+#include "dpm/expert/vdaf.h"
 
 /* Marks a value computed from secrets whose disclosure is intended: a verdict the caller learns
  * anyway through the returned status (a measurement out of range, a share that is no field

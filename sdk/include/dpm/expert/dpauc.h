@@ -25,7 +25,7 @@
  * counts per threshold, one up and one down); adding or removing one example changes N counts
  * (ε / 4 and ε / 2). eps_implemented, what the report carries and the ledger charges, is that
  * real ε for the label (and replace-one-example) unit: ceil(eps / 2) in Q16.16 for PUBLISHED,
- * eps for TIGHT; both are exact (the discrete Laplace pmf has no rounding: dpm/noise.h).
+ * eps for TIGHT; both are exact (the discrete Laplace pmf has no rounding: dpm/expert/noise.h).
  *
  * NOT protected, as for any count-based mechanism: the device's number of examples beyond the
  * noise (TP + FN at every threshold is a noisy count of its positives; averaging the N
@@ -37,53 +37,13 @@
 
 #include <stdint.h>
 
-#include "dpm/noise.h"
+#include "dpm/campaign.h"
+#include "dpm/expert/noise.h"
 #include "dpm/types.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-#define DPM_DPAUC_MAX_N DPM_DPAUC_MAX_THRESHOLDS
-
-typedef enum {
-    DPM_DPAUC_PUBLISHED = 0, /* ε / (4N) per count: spends ε / 2 for one label */
-    DPM_DPAUC_TIGHT = 1,     /* ε / (2N) per count: spends ε for one label */
-} dpm_dpauc_calibration_t;
-
-/* Largest count one cell may hold (as roc_hist): with the noise bound below, a noised count
- * leaves int32 with probability < 2^-90 per cell. */
-#define DPM_DPAUC_MAX_COUNT (UINT32_C(1) << 30)
-
-/* The configured mechanism: public parameters only. */
-typedef struct {
-    uint32_t n;                           /* thresholds N, in [1, DPM_DPAUC_MAX_N] */
-    uint32_t thresholds[DPM_DPAUC_MAX_N]; /* strictly increasing Q1.31, <= 2^31 */
-    dpm_dpauc_calibration_t calibration;
-    dpm_laplace_t lap;         /* sensitivity 4N (PUBLISHED) or 2N (TIGHT) counts, at eps */
-    dpm_eps_t eps;             /* requested */
-    dpm_eps_t eps_implemented; /* ε for one example's label, Q16.16 rounded up (see top) */
-} dpm_dpauc_t;
-
-/* One device's counts at the N thresholds: tp[i] = positives with score >= t_i, fp[i] =
- * negatives with score >= t_i; pos and neg are the totals (tn[i] = neg - fp[i], fn[i] = pos -
- * tp[i]). */
-typedef struct {
-    uint32_t n;
-    uint32_t tp[DPM_DPAUC_MAX_N];
-    uint32_t fp[DPM_DPAUC_MAX_N];
-    uint32_t pos, neg;
-} dpm_dpauc_counts_t;
-
-/* A perturbed report, ready to encode: each of the 4N counts plus its own noise. Values are in
- * [-INT32_MAX, INT32_MAX]; entries >= n are 0. */
-typedef struct {
-    uint32_t n;
-    int32_t tp[DPM_DPAUC_MAX_N];
-    int32_t fp[DPM_DPAUC_MAX_N];
-    int32_t tn[DPM_DPAUC_MAX_N];
-    int32_t fn[DPM_DPAUC_MAX_N];
-} dpm_dpauc_report_t;
 
 /* Configure dpauc. thresholds: n values in Q1.31, strictly increasing, each <= 2^31 (0 is
  * allowed: every example is then predicted positive), 1 <= n <= DPM_DPAUC_MAX_N; eps in
@@ -93,17 +53,6 @@ typedef struct {
  * PUBLISHED). *m untouched on error. */
 dpm_status_t dpm_dpauc_init(dpm_dpauc_t *m, const uint32_t *thresholds, uint32_t n,
                             dpm_dpauc_calibration_t calibration, dpm_eps_t eps);
-
-/* Empty counts over m's thresholds. DPM_ERR_PARAM for NULL or a corrupted m. */
-dpm_status_t dpm_dpauc_counts_init(dpm_dpauc_counts_t *c, const dpm_dpauc_t *m);
-
-/* Count one example: label 0 or 1, score in Q1.31 (<= 2^31). Compares with every threshold
- * (no early exit) and selects the positive or negative counts with a mask, so its run time
- * depends on neither. DPM_ERR_PARAM for NULL, a label other than 0/1, a score above 2^31 or
- * c->n != m->n; DPM_ERR_RANGE if a total would exceed DPM_DPAUC_MAX_COUNT. c unchanged on
- * error. */
-dpm_status_t dpm_dpauc_counts_add(dpm_dpauc_counts_t *c, const dpm_dpauc_t *m, uint32_t score_q31,
-                                  int label);
 
 /* Perturb: out->tp[i] = tp[i] + Z, out->fp[i] = fp[i] + Z, out->tn[i] = neg - fp[i] + Z,
  * out->fn[i] = pos - tp[i] + Z, every Z a fresh discrete Laplace draw of m->lap's scale, drawn

@@ -32,10 +32,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "dpm/hpke.h"
+#include "dpm/expert/hpke.h"
 #include "dpm/status.h"
 #include "dpm/types.h"
-#include "dpm/vdaf.h"
+#include "dpm/expert/vdaf.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -80,7 +80,7 @@ extern "C" {
 #define DPM_DAP_METADATA_BYTES (DPM_DAP_REPORT_ID_BYTES + 8u + 2u)
 #define DPM_DAP_SHARE_OVERHEAD (1u + 2u + DPM_HPKE_NENC + 4u + 2u + 4u + DPM_HPKE_NT)
 #define DPM_DAP_REPORT_OVERHEAD (DPM_DAP_METADATA_BYTES + 4u + 2u * DPM_DAP_SHARE_OVERHEAD)
-/* Exact bytes of a report for a VDAF shape (see dpm/vdaf.h), e.g.
+/* Exact bytes of a report for a VDAF shape (see dpm/expert/vdaf.h), e.g.
  *   uint8_t report[DPM_DAP_REPORT_BYTES(DPM_PRIO3_SUMVEC_SHAPE(2, 48, 8, 26))];
  * dpm_dap_report_bytes(v) gives the same at run time. */
 #define DPM_DAP_REPORT_BYTES(...)                                                                  \
@@ -117,9 +117,9 @@ typedef struct {
  * strictly increasing order, a VDAF configuration of the wrong size); DPM_ERR_UNSUPPORTED for
  * what this code does not run (another VDAF or batch mode, a VDAF the SDK was built without,
  * an unknown task extension, a task without the central-DP extension or with another noise, an
- * HPKE suite other than dpm/hpke.h's); DPM_ERR_PARAM for NULL, a VDAF shape its init refuses, a
- * URL that is not https or too long, a time precision, batch size or ε of 0, or the same key
- * for both aggregators. *t untouched on error, *reason (if not NULL) names the cause. */
+ * HPKE suite other than dpm/expert/hpke.h's); DPM_ERR_PARAM for NULL, a VDAF shape its init
+ * refuses, a URL that is not https or too long, a time precision, batch size or ε of 0, or the same
+ * key for both aggregators. *t untouched on error, *reason (if not NULL) names the cause. */
 dpm_status_t dpm_dap_task_decode(const uint8_t id[DPM_DAP_TASK_ID_BYTES], const uint8_t *bytes,
                                  size_t len, const dpm_hpke_config_t *leader_hpke,
                                  const dpm_hpke_config_t *helper_hpke, dpm_dap_task_t *t,
@@ -229,7 +229,7 @@ typedef struct {
 
 /* Which tasks the app takes part in: both aggregators named here (host and key), central ε at
  * most max_central_eps, min_batch_size at least min_batch_size. All zero: none (the mode off). */
-typedef struct {
+typedef struct dpm_dap_policy_s {
     uint32_t naggregators; /* 0 .. DPM_DAP_POLICY_MAX_AGGREGATORS */
     dpm_dap_aggregator_t aggregators[DPM_DAP_POLICY_MAX_AGGREGATORS];
     dpm_eps_param_t max_central_eps; /* DPM_EPS(x); below DPM_EPS_FLOOR_Q16: an invalid policy */

@@ -24,42 +24,13 @@
 
 #include <stdint.h>
 
-#include "dpm/noise.h"
+#include "dpm/campaign.h"
+#include "dpm/expert/noise.h"
 #include "dpm/stats.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-#define DPM_TUPLE_MAX_METRICS DPM_METRIC_COUNT
-
-typedef enum {
-    DPM_TUPLE_MR = 1, /* value by Harmony + binary RR: v' in {-1, +1} */
-    DPM_TUPLE_ML = 2, /* value by discrete Laplace on the Q(F) grid: v' integer / 2^F */
-} dpm_tuple_kind_t;
-
-typedef struct {
-    dpm_tuple_kind_t kind;
-    uint32_t groups;   /* d */
-    uint32_t nmetrics; /* m */
-    dpm_metric_t metrics[DPM_TUPLE_MAX_METRICS];
-    uint32_t frac_bits;  /* F, tuple_ml only */
-    dpm_grr_t group_grr; /* over d groups */
-    union {
-        dpm_grr_t rr;          /* tuple_mr: per-metric binary RR */
-        dpm_laplace_t lap;     /* tuple_ml: per-metric discrete Laplace, sensitivity 2^(F+1) */
-    } value;                   /* by kind */
-    dpm_eps_t eps;             /* requested total */
-    dpm_eps_t eps_implemented; /* what the quantized parameters give, rounded up */
-} dpm_tuple_t;
-
-/* A perturbed report, ready to encode. value[i]: tuple_mr -1 or +1; tuple_ml the noised
- * value on the Q(F) grid (v = 2 * metric - 1 in [-1, 1] times 2^F, plus noise). */
-typedef struct {
-    uint32_t group;
-    uint32_t nmetrics;
-    int32_t value[DPM_TUPLE_MAX_METRICS];
-} dpm_tuple_report_t;
 
 /* Configure a tuple mechanism. groups in [2, DPM_MAX_GROUPS], 1 <= nmetrics <=
  * DPM_TUPLE_MAX_METRICS with distinct valid metric ids, eps in (0, DPM_EPS_MAX].

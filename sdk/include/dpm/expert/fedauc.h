@@ -28,26 +28,23 @@
  * holds whatever ranks a malicious server returns (tests/stat/test_fedauc_privacy.c).
  *   fedauc_rr: each label is flipped by binary randomized response (keep probability
  *     keep / 2^32 of dpm_rr_init), ONCE per example: the flip is memoized, derived from the
- *     device secret and the example's stable id (dpm/memo.h), so re-evaluating the same example
- *     gives the same flip. The report holds the exact statistics of the flipped labels:
- *     ε = the RR's eps_implemented per example, however many reports use the same flips.
- *   fedauc_lap: the true statistics plus exact discrete Laplace noise, ε split into eps_p (on
- *     localP, sensitivity 1) and eps_s = ε - eps_p (on the sum), Q16.16 integers that add up to
- *     exactly the campaign's ε (so eps_implemented == ε):
- *     LOCAL  (LocalLaplace)  localSum2 + DLap(Δ / eps_s), Δ = the largest received R_i;
- *     GLOBAL (GlobalLaplace) the same with Δ = 2 (M - 1), every received R_i <= 2 (M - 1);
- *     ORTHOGONAL / ADAPTIVE: localP + DLap(1 / eps_p) and
- *         T = sum (n R_i - S) y_i + DLap(D / eps_s),  S = sum R_i,  D = max |n R_i - S|,
- *       the integer form (T = 2 n <v', y>) of the paper's orthogonal decomposition r = r̄ u + v':
- *       the server rebuilds localSum2' = (T' + S localP') / n. ORTHOGONAL uses the campaign's
- *       share for eps_p; ADAPTIVE picks eps_p per device, eps_p = floor(β ε) with
- *       β = S^(2/3) / (S^(2/3) + D^(2/3)) (the paper's a^(2/3) / (a^(2/3) + b^(2/3)) with
- *       a = S / 2n, b = D / 2n), computed exactly in integers: the largest eps_p with
- *       eps_p^3 D^2 <= (ε - eps_p)^3 S^2, clamped to [1, ε - 1] (ε in Q16.16 units). The split
- *       depends on the ranks only (public), and eps_p + eps_s = ε whatever it rounds to, so no
- *       rounding can exceed ε. When D = 0 (all ranks equal) T is 0 for every labelling: all of
- *       ε goes to localP and T is sent without noise.
- *     A sum whose sensitivity is 0 (every rank 0) is the same for every labelling and is sent
+ *     device secret and the example's stable id (dpm/expert/memo.h), so re-evaluating the same
+ * example gives the same flip. The report holds the exact statistics of the flipped labels: ε = the
+ * RR's eps_implemented per example, however many reports use the same flips. fedauc_lap: the true
+ * statistics plus exact discrete Laplace noise, ε split into eps_p (on localP, sensitivity 1) and
+ * eps_s = ε - eps_p (on the sum), Q16.16 integers that add up to exactly the campaign's ε (so
+ * eps_implemented == ε): LOCAL  (LocalLaplace)  localSum2 + DLap(Δ / eps_s), Δ = the largest
+ * received R_i; GLOBAL (GlobalLaplace) the same with Δ = 2 (M - 1), every received R_i <= 2 (M -
+ * 1); ORTHOGONAL / ADAPTIVE: localP + DLap(1 / eps_p) and T = sum (n R_i - S) y_i + DLap(D /
+ * eps_s),  S = sum R_i,  D = max |n R_i - S|, the integer form (T = 2 n <v', y>) of the paper's
+ * orthogonal decomposition r = r̄ u + v': the server rebuilds localSum2' = (T' + S localP') / n.
+ * ORTHOGONAL uses the campaign's share for eps_p; ADAPTIVE picks eps_p per device, eps_p = floor(β
+ * ε) with β = S^(2/3) / (S^(2/3) + D^(2/3)) (the paper's a^(2/3) / (a^(2/3) + b^(2/3)) with a = S /
+ * 2n, b = D / 2n), computed exactly in integers: the largest eps_p with eps_p^3 D^2 <= (ε -
+ * eps_p)^3 S^2, clamped to [1, ε - 1] (ε in Q16.16 units). The split depends on the ranks only
+ * (public), and eps_p + eps_s = ε whatever it rounds to, so no rounding can exceed ε. When D = 0
+ * (all ranks equal) T is 0 for every labelling: all of ε goes to localP and T is sent without
+ * noise. A sum whose sensitivity is 0 (every rank 0) is the same for every labelling and is sent
  *     without noise.
  *   Each report is charged through the ledger like every other report (dpm_device_report_fedauc,
  *   charge before perturbing): fedauc_lap spends ε per report; for fedauc_rr the ledger's count
@@ -86,40 +83,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "dpm/memo.h"
-#include "dpm/noise.h"
+#include "dpm/campaign.h"
+#include "dpm/expert/memo.h"
+#include "dpm/expert/noise.h"
 #include "dpm/types.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* The four Laplace variants (dpm.v1.FedaucVariant); fedauc_rr has none. */
-typedef enum {
-    DPM_FEDAUC_VARIANT_NONE = 0, /* fedauc_rr */
-    DPM_FEDAUC_LOCAL = 1,        /* LocalLaplace: Δ = the device's largest rank */
-    DPM_FEDAUC_GLOBAL = 2,       /* GlobalLaplace: Δ = 2 (M - 1) */
-    DPM_FEDAUC_ORTHOGONAL = 3,   /* one shared split of ε between localP and T */
-    DPM_FEDAUC_ADAPTIVE = 4,     /* a split per device from its ranks */
-} dpm_fedauc_variant_t;
-
-#define DPM_FEDAUC_TOKEN_BYTES 16
-#define DPM_FEDAUC_BYTES_PER_EXAMPLE 16u
-/* Largest pool of scores a rank reply may describe: doubled ranks stay below 2^32. */
-#define DPM_FEDAUC_MAX_TOTAL (UINT32_C(1) << 31)
-/* Largest sensitivity of T (ORTHOGONAL/ADAPTIVE), so its Laplace scale fits the sampler. */
-#define DPM_FEDAUC_MAX_T_SENSITIVITY (UINT64_C(1) << 40)
-
-/* A campaign's FedAUC parameters, built by dpm_mech_init (public parameters only). */
-typedef struct {
-    dpm_fedauc_variant_t variant;
-    uint32_t score_bits;       /* scores are quantized to [0, 2^score_bits] */
-    uint32_t p_share_q16;      /* LOCAL/GLOBAL/ORTHOGONAL: share of ε on localP, Q0.16 */
-    dpm_eps_t eps;             /* requested */
-    dpm_eps_t eps_p;           /* LOCAL/GLOBAL/ORTHOGONAL: floor(p_share ε), Q16.16 */
-    dpm_grr_t rr;              /* fedauc_rr: binary RR (k = 2) */
-    dpm_eps_t eps_implemented; /* fedauc_rr: rr.eps_implemented; fedauc_lap: eps */
-} dpm_fedauc_t;
 
 /* Configure: mechanism DPM_MECH_ID_FEDAUC_RR (3) or _LAP (4) (dpm_mech_id_t values), the
  * variant (NONE for RR, LOCAL..ADAPTIVE for LAP), score_bits in [1, 31], p_share_q16 in
@@ -132,26 +103,6 @@ dpm_status_t dpm_fedauc_init(dpm_fedauc_t *f, uint32_t mechanism, dpm_fedauc_var
                              const char **reason);
 
 /* ---- round 1 ------------------------------------------------------------------------------- */
-
-/* The caller's memory for one upload: cap entries in each array (cap >= n). scores and perm
- * hold the session from round 1 to round 2; work is scratch for round 2. */
-typedef struct {
-    uint32_t *scores; /* the quantized scores in upload order */
-    uint32_t *perm;   /* perm[j] = the app's index of the example uploaded at position j */
-    uint64_t *work;   /* round 2: (R << 32 | j), sorted */
-    uint32_t cap;
-} dpm_fedauc_buffers_t;
-
-/* One upload, from round 1 to its report. */
-typedef struct {
-    uint32_t state; /* DPM_FEDAUC_UPLOADED, DPM_FEDAUC_REPORTED, 0 */
-    uint32_t campaign_id;
-    uint32_t params_hash;
-    uint32_t mechanism; /* dpm_mech_id_t */
-    uint32_t n;
-    uint8_t token[DPM_FEDAUC_TOKEN_BYTES];
-    dpm_fedauc_buffers_t buf;
-} dpm_fedauc_session_t;
 
 #define DPM_FEDAUC_UPLOADED 0x50554146u
 #define DPM_FEDAUC_REPORTED 0x50524146u

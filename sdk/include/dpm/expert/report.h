@@ -12,14 +12,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "dpm/mech.h"
-#include "dpm/noise.h"
+#include "dpm/bits/sizes.h"
+#include "dpm/expert/dpauc.h"
+#include "dpm/expert/fedauc.h"
+#include "dpm/expert/mech.h"
+#include "dpm/expert/noise.h"
+#include "dpm/expert/roc_hist.h"
+#include "dpm/expert/tuple.h"
+#include "dpm/expert/ustat.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-#define DPM_REPORT_ID_BYTES 16
 
 /* A report before encoding. The body is a union over the mechanisms compiled in; the member
  * that mechanism names is valid. */
@@ -49,63 +53,6 @@ typedef struct {
 #endif
     } body;
 } dpm_report_t;
-
-/* Largest encoded report, and of a Campaign message. The report bound is exact for what
- * dpm_report_encode writes (proto3, packed repeated fields): a header of at most 43 bytes
- * (report_id 18, campaign_id 6, period 6, mechanism 2, eps_q16 6, params_hash 5) plus the
- * largest body. roc_hist with B = DPM_MAX_BINS bins: 2 packed fields of 1 tag + the length
- * varint + B * 5 bytes (sint32 of magnitude up to 2^31 - 1), plus the group field (1 tag + the
- * varint of DPM_MAX_GROUPS - 1), in 1 tag + a length varint; B = 64, 16 groups: 43 + 1 + 2 +
- * 2 * (1 + 2 + 320) + 2 = 694. Without roc_hist the tuple body bounds it (80). dpauc with N =
- * DPM_DPAUC_MAX_THRESHOLDS: 4 packed fields of N sint32; N = 25 (the default): 43 + 1 + 2 +
- * 4 * (1 + 1 + 125) = 554; N = 100: 43 + 1 + 2 + 4 * (1 + 2 + 500) = 2058. ustat_bins: value (1 tag
- * + varint of DPM_MAX_GRR_K - 1) and label (2): 43 + 2 + 5 = 50 at k 256. ustat_tree: label 2,
- * level 2, row and value (1 tag + the varint of 2^depth - 1 each): 43 + 2 + 2 + 2 + 2 * 4 = 57 at
- * depth 16. DPM_REPORT_MAX_BYTES is the largest over the mechanisms compiled in (694 by default:
- * roc_hist). Outbox regions and upload work buffers are sized from it, so a build with more dpauc
- * thresholds needs more, one with fewer bins less. nanopb's dpm_v1_Report_size is larger because it
- * allows the unpacked encoding, which dpm_report_decode also accepts. */
-#define DPM_REPORT_VARINT_LEN(x)                                                                   \
-    ((x) < 128u ? 1u : (x) < 16384u ? 2u : (x) < 2097152u ? 3u : (x) < 268435456u ? 4u : 5u)
-#define DPM_REPORT_MAX2(a, b) ((a) > (b) ? (a) : (b))
-#define DPM_REPORT_ROC_FIELD_MAX (1u + DPM_REPORT_VARINT_LEN(5u * DPM_MAX_BINS) + 5u * DPM_MAX_BINS)
-#define DPM_REPORT_ROC_BODY_MAX                                                                    \
-    (2u * DPM_REPORT_ROC_FIELD_MAX + 1u + DPM_REPORT_VARINT_LEN(DPM_MAX_GROUPS - 1u))
-#define DPM_REPORT_ROC_MAX                                                                         \
-    (43u + 1u + DPM_REPORT_VARINT_LEN(DPM_REPORT_ROC_BODY_MAX) + DPM_REPORT_ROC_BODY_MAX)
-#define DPM_REPORT_TUPLE_MAX 80u
-#define DPM_REPORT_DPAUC_FIELD_MAX                                                                 \
-    (1u + DPM_REPORT_VARINT_LEN(5u * DPM_DPAUC_MAX_THRESHOLDS) + 5u * DPM_DPAUC_MAX_THRESHOLDS)
-#define DPM_REPORT_DPAUC_MAX                                                                       \
-    (43u + 1u + DPM_REPORT_VARINT_LEN(4u * DPM_REPORT_DPAUC_FIELD_MAX) +                           \
-     4u * DPM_REPORT_DPAUC_FIELD_MAX)
-#define DPM_REPORT_USTAT_BINS_MAX (43u + 2u + 1u + DPM_REPORT_VARINT_LEN(DPM_MAX_GRR_K - 1u) + 2u)
-#define DPM_REPORT_USTAT_TREE_BODY_MAX                                                             \
-    (2u + 1u + DPM_REPORT_VARINT_LEN(DPM_USTAT_MAX_DEPTH) +                                        \
-     2u * (1u + DPM_REPORT_VARINT_LEN((UINT32_C(1) << DPM_USTAT_MAX_DEPTH) - 1u)))
-#define DPM_REPORT_USTAT_TREE_MAX (43u + 2u + DPM_REPORT_USTAT_TREE_BODY_MAX)
-/* FedaucBody at its largest: token 18, n 6, total 6, five 64-bit varints of 11 and eps_p 6 (91),
- * in 1 tag + 1 length byte, after the 43-byte header. */
-#define DPM_REPORT_FEDAUC_MAX 136u
-#define DPM_REPORT_MAX_BYTES                                                                       \
-    DPM_REPORT_MAX2(                                                                               \
-        DPM_REPORT_MAX2(DPM_REPORT_MAX2(DPM_MECH_ROC_HIST ? DPM_REPORT_ROC_MAX : 0u,               \
-                                        DPM_MECH_TUPLE ? DPM_REPORT_TUPLE_MAX : 0u),               \
-                        DPM_REPORT_MAX2(DPM_MECH_DPAUC ? DPM_REPORT_DPAUC_MAX : 0u,                \
-                                        DPM_MECH_USTAT                                             \
-                                            ? DPM_REPORT_MAX2(DPM_REPORT_USTAT_TREE_MAX,           \
-                                                              DPM_REPORT_USTAT_BINS_MAX)           \
-                                            : 0u)),                                                \
-        DPM_MECH_FEDAUC ? DPM_REPORT_FEDAUC_MAX : 0u)
-/* The Campaign bound: 420 bytes for the fields of 0.1.0 (with 64 bin edges), then the fields of
- * issue 17: the thresholds (1 tag + the length varint + 5 bytes each), calibration and kernel
- * (2 each: dpm_campaign_encode refuses unknown values), ustat_k, tree_depth, tree_grr_levels and
- * group_eps (6 each); then FedAUC's fields 20-22 (2-byte tags: 7 each). */
-#define DPM_CAMPAIGN_THRESHOLDS_FIELD_MAX                                                          \
-    (1u + DPM_REPORT_VARINT_LEN(5u * DPM_CAMPAIGN_MAX_THRESHOLDS) +                                \
-     5u * DPM_CAMPAIGN_MAX_THRESHOLDS)
-#define DPM_CAMPAIGN_MAX_BYTES                                                                     \
-    (420u + DPM_CAMPAIGN_THRESHOLDS_FIELD_MAX + 2u * 2u + 4u * 6u + 3u * 7u)
 
 /* Decode a dpm.v1.Campaign (its fields only: validation is dpm_mech_init). DPM_ERR_PROTOCOL
  * for bytes that are not a Campaign, or that hold more bin edges than DPM_CAMPAIGN_MAX_EDGES;
@@ -230,7 +177,7 @@ dpm_status_t dpm_mech_report_roc_hist_group(const dpm_mech_t *m, dpm_rand_t *r,
                                             uint32_t group, const dpm_score_hist_t *h,
                                             dpm_report_t *out);
 
-/* Round 2 of a fedauc campaign (dpm/fedauc.h): the report of session s, whose rank reply
+/* Round 2 of a fedauc campaign (dpm/expert/fedauc.h): the report of session s, whose rank reply
  * dpm_fedauc_accept validated into *rk (and s->buf.work), for the app's labels (n of them, 0 or
  * 1). fedauc_rr: the exact statistics of the labels flipped by dpm_fedauc_rr_flip (ids: the n
  * example ids, memo: the opened device secret); fedauc_lap: the true statistics plus discrete

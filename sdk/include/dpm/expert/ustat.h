@@ -45,45 +45,13 @@
 
 #include <stdint.h>
 
-#include "dpm/noise.h"
+#include "dpm/campaign.h"
+#include "dpm/expert/noise.h"
 #include "dpm/types.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-typedef enum {
-    DPM_USTAT_AUC = 0,               /* bin over k, label public */
-    DPM_USTAT_AUC_PRIVATE_LABEL = 1, /* (label, bin) over 2k */
-    DPM_USTAT_KENDALL = 2,           /* (bin(x), bin(y)) over k * k */
-} dpm_ustat_kernel_t;
-
-/* Levels that may use GRR: their 2^l values must fit DPM_MAX_GRR_K. */
-#define DPM_USTAT_MAX_GRR_LEVELS 16
-
-/* One example as the device holds it. AUC kernels and ustat_tree: score and label (0 or 1);
- * KENDALL: score and score2 (label must be 0). Scores in Q1.31, <= 2^31. */
-typedef struct {
-    dpm_score_t score;
-    int label;
-    dpm_score_t score2;
-} dpm_ustat_example_t;
-
-/* ---- ustat_bins ---------------------------------------------------------------------------- */
-
-typedef struct {
-    dpm_ustat_kernel_t kernel;
-    uint32_t k;                /* bins per score */
-    dpm_grr_t grr;             /* over the kernel's domain: k, 2k or k * k values */
-    dpm_eps_t eps;             /* requested */
-    dpm_eps_t eps_implemented; /* grr.eps_implemented (<= eps) */
-} dpm_ustat_bins_t;
-
-/* A report: value in [0, grr.k), label the public class (AUC kernel; 0 otherwise). */
-typedef struct {
-    uint32_t value;
-    uint32_t label;
-} dpm_ustat_bins_report_t;
 
 /* Configure ustat_bins: kernel one of dpm_ustat_kernel_t, k >= 2 with its GRR domain (k, 2k,
  * k * k) <= DPM_MAX_GRR_K, eps in (0, DPM_EPS_MAX_Q16]. DPM_ERR_PARAM for NULL or any of these;
@@ -102,15 +70,6 @@ dpm_status_t dpm_ustat_bins_perturb(const dpm_ustat_bins_t *m, dpm_rand_t *r,
                                     const dpm_ustat_example_t *ex, dpm_ustat_bins_report_t *out);
 
 /* ---- ustat_tree ------------------------------------------------------------------------------ */
-
-typedef struct {
-    uint32_t depth;                          /* α: scores quantized to 2^depth values */
-    uint32_t grr_levels;                     /* levels 1 .. grr_levels use GRR */
-    dpm_grr_t grr[DPM_USTAT_MAX_GRR_LEVELS]; /* grr[l - 1] over 2^l values, l <= grr_levels */
-    dpm_grr_t rr;                            /* Hadamard levels: binary RR at eps */
-    dpm_eps_t eps;                           /* requested */
-    dpm_eps_t eps_implemented;               /* max over the oracles in use (<= eps) */
-} dpm_ustat_tree_t;
 
 /* A report: label (public), level in [1, depth], row (Hadamard levels; 0 on GRR levels) and
  * value (GRR: the randomized node in [0, 2^level); Hadamard: the randomized parity bit). */

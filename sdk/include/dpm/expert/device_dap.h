@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The device's calls for the two-aggregator mode (DAP with Prio3, dpm/dap.h and dpm/vdaf.h):
- * one call per report kind (per Prio3 variant), in the same order as every other report call
- * of dpm/device.h:
+/* The device's calls for the two-aggregator mode (DAP with Prio3, dpm/expert/dap.h and
+ * dpm/expert/vdaf.h): one call per report kind (per Prio3 variant), in the same order as every
+ * other report call of dpm/device.h:
  *
  *   validate everything (device, task against the app's policy, measurement against the
  *   variant, buffers, wall clock and task interval, outbox room)     -- nothing spent yet
@@ -35,9 +35,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "dpm/dap.h"
+#include "dpm/expert/dap.h"
 #include "dpm/device.h"
-#include "dpm/hpke.h"
+#include "dpm/expert/hpke.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -45,8 +45,8 @@ extern "C" {
 
 /* Where sealed reports wait for their upload to the leader (POST {leader}/tasks/{task-id}/
  * reports, a DAP UploadRequest: reports back to back). The app's durable queue: the SDK's
- * outbox (dpm/upload.h) holds dpm.v1.Report records of at most DPM_OUTBOX_MAX_PAYLOAD bytes,
- * and a DAP report is larger (7,784 bytes for a 2x24-entry SumVec of 8-bit counts).
+ * outbox (dpm/expert/outbox.h) holds dpm.v1.Report records of at most DPM_OUTBOX_MAX_PAYLOAD
+ * bytes, and a DAP report is larger (7,784 bytes for a 2x24-entry SumVec of 8-bit counts).
  *   room(ctx, len)  1 if a report of len bytes can be stored now, else 0 (asked BEFORE the
  *                   charge, so a full queue spends nothing);
  *   put(ctx, task_id, report, len)  store it durably; DPM_OK only once it is (then the device

@@ -236,7 +236,8 @@ dpm_status_t dpm_prio3_unshard(const dpm_prio3_t *v, const uint8_t *agg_shares,
                                size_t agg_shares_len, uint64_t num_measurements, uint64_t *result,
                                size_t result_len);
 
-/* ---- central DP: an aggregator's noise (the two-aggregator mode's privacy, dpm/dap.h) ---- */
+/* ---- central DP: an aggregator's noise (the two-aggregator mode's privacy, dpm/expert/dap.h) ----
+ */
 
 /* An aggregator adds its central noise to its aggregate share before releasing it:
  * agg_share[k] += noise[k] in the field, each noise value a signed integer taken as its field

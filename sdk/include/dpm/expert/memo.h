@@ -36,8 +36,8 @@
  * If the secret is lost or reset (storage damaged, erased, a factory reset), a new one is drawn:
  * the flips start over, and reports made after that compose with the earlier ones (each example
  * then spends ε once per secret). The ledger still bounds the total, because it charges every
- * report the campaign's ε whether or not the flips were memoized (dpm/fedauc.h): the memo makes
- * the real loss smaller than the ledger's count, never larger.
+ * report the campaign's ε whether or not the flips were memoized (dpm/expert/fedauc.h): the memo
+ * makes the real loss smaller than the ledger's count, never larger.
  *
  * Storage layout (offset-based, little-endian), DPM_MEMO_RECORD_BYTES at the region's start:
  *   byte 0..3   magic "DPMS"
@@ -55,34 +55,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "dpm/noise.h"
+#include "dpm/campaign.h"
+#include "dpm/expert/noise.h"
 #include "dpm/port.h"
 #include "dpm/types.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-#define DPM_MEMO_KEY_BYTES 16
-#define DPM_MEMO_RECORD_BYTES 28
-/* The smallest region dpm_memo_open accepts (on flash: give it a whole erase sector). */
-#define DPM_MEMO_MIN_REGION 32u
-
-/* How dpm_memo_open found the secret. */
-typedef enum {
-    DPM_MEMO_LOADED = 1,   /* a valid record: the same secret as before */
-    DPM_MEMO_CREATED = 2,  /* the region was erased: a new secret (first use) */
-    DPM_MEMO_REPLACED = 3, /* the region held no valid record (damage or a torn creation): a new
-                            * secret; flips made with the old one, if any, start over */
-} dpm_memo_origin_t;
-
-typedef struct {
-    uint8_t key[DPM_MEMO_KEY_BYTES];
-    dpm_memo_origin_t origin;
-    uint32_t opened; /* DPM_MEMO_OPENED once the key is loaded or created */
-} dpm_memo_t;
-
-#define DPM_MEMO_OPENED 0x534D5044u
 
 /* Load the secret from [offset, offset + size) of *st, or create it: 16 bytes from r (the device
  * CSPRNG), erase the region, write the record and read it back. size >= DPM_MEMO_MIN_REGION.

@@ -119,32 +119,14 @@
 
 #include <stdint.h>
 
+#include "dpm/bits/storage.h"
+#include "dpm/device.h"
 #include "dpm/port.h"
 #include "dpm/types.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* Bytes of the largest ledger record, and the smallest region dpm_ledger_open accepts. */
-#define DPM_LEDGER_RECORD_MAX (28u + 16u * (uint32_t)DPM_LEDGER_MAX_CAMPAIGNS)
-#define DPM_LEDGER_MIN_REGION (2u * DPM_LEDGER_RECORD_MAX)
-/* Bytes of the anchor (see dpm_ledger_open_anchored). */
-#define DPM_LEDGER_ANCHOR_BYTES 8u
-
-/* A ledger bound to its storage region. Fill it with dpm_ledger_open; treat as opaque. */
-typedef struct {
-    const dpm_storage_t *storage; /* not owned; must outlive the ledger */
-    uint32_t offset;              /* region start in the storage */
-    uint32_t slot_size;           /* bytes per slot: half the region */
-    const dpm_storage_t *anchor;  /* NULL, or the anchor's storage (not owned) */
-    uint32_t anchor_offset;       /* the anchor's offset in it */
-    uint32_t seq;                 /* sequence number of the newest record, as last read */
-    dpm_status_t state;           /* DPM_OK, or DPM_ERR_CORRUPT (sticky until reset) */
-    uint32_t opened;              /* DPM_LEDGER_OPENED once bound */
-} dpm_ledger_t;
-
-#define DPM_LEDGER_OPENED 0x4C504D44u
 
 /* Bind *l to the region [offset, offset + size) of *storage, read both slots and check them;
  * a copy that is missing, torn or damaged is rewritten from the other (this writes). An
@@ -276,6 +258,9 @@ dpm_status_t dpm_ledger_spent(dpm_ledger_t *l, uint32_t campaign_id, uint32_t pe
  * Returns DPM_OK (l is ready and no longer failed-closed), DPM_ERR_PARAM for NULL or an
  * unopened l, DPM_ERR_STORAGE if the port failed (l keeps its previous state). */
 dpm_status_t dpm_ledger_reset(dpm_ledger_t *l);
+
+/* The device's ledger (to query spending, or dpm_ledger_reset after DPM_ERR_CORRUPT). */
+dpm_ledger_t *dpm_device_ledger(dpm_device_t *d);
 
 #ifdef __cplusplus
 }

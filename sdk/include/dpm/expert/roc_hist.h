@@ -13,7 +13,7 @@
  *     Pr[y | h] / Pr[y | h'] = prod_cells exp((|y_c - h'_c| - |y_c - h_c|) ε / 2)
  *                           <= exp(ε / 2 * sum_c |h_c - h'_c|) = exp(ε).
  * This is exact, pure ε-DP with ε = eps_implemented = the requested ε: the discrete Laplace
- * pmf involves no rounding (see dpm_laplace_t in dpm/noise.h), so nothing is lost to
+ * pmf involves no rounding (see dpm_laplace_t in dpm/expert/noise.h), so nothing is lost to
  * quantization and eps_implemented == eps.
  *
  * NOT protected: the scores. Which bins an example falls into, and so the number of examples
@@ -23,7 +23,7 @@
  * offered here).
  *
  * Running several reports on the same examples composes: k reports spend k ε (the ledger in
- * dpm/budget.h charges eps_implemented per report).
+ * dpm/expert/budget.h charges eps_implemented per report).
  *
  * Per-group AUC (a campaign with groups >= 2): the report also carries the device's group
  * (one of `groups`, e.g. a demographic), randomized with GRR like the tuple mechanisms'
@@ -57,38 +57,14 @@
 
 #include <stdint.h>
 
-#include "dpm/noise.h"
+#include "dpm/campaign.h"
+#include "dpm/expert/noise.h"
 #include "dpm/stats.h"
 #include "dpm/types.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* The L1 sensitivity of the histogram to one label change, in counts. */
-#define DPM_ROC_HIST_SENSITIVITY 2u
-
-/* The configured mechanism: public parameters only. */
-typedef struct {
-    dpm_score_bins_t bins;     /* the campaign's score bins */
-    dpm_laplace_t lap;         /* sensitivity 2 grid units (integer counts), at eps - group_eps */
-    dpm_eps_t eps;             /* requested */
-    dpm_eps_t eps_implemented; /* what it really spends, Q16.16 rounded up, <= eps
-                                * (== eps without groups: discrete Laplace has no rounding) */
-    uint32_t groups;           /* 0: no group; >= 2: the report carries a GRR'd group */
-    dpm_eps_t group_eps;       /* requested ε_g of the group's GRR (0 without groups) */
-    dpm_grr_t group_grr;       /* over `groups` values at group_eps (groups >= 2 only) */
-} dpm_roc_hist_t;
-
-/* A perturbed histogram, ready to encode: pos[b] = true pos[b] + Z, likewise neg[b]. Values
- * can be negative (noise); every value is in [-INT32_MAX, INT32_MAX] (never INT32_MIN).
- * Entries >= bins are 0. */
-typedef struct {
-    uint32_t bins;
-    int32_t pos[DPM_MAX_BINS];
-    int32_t neg[DPM_MAX_BINS];
-    uint32_t group; /* the reported (randomized) group; 0 without groups */
-} dpm_roc_hist_report_t;
 
 /* Configure a roc_hist mechanism. edges: n_edges score edges in Q1.31, strictly increasing,
  * each <= 2^31 (DPM_SCORE_ONE), 1 <= n_edges <= DPM_MAX_BINS - 1, giving bins = n_edges + 1.
