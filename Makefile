@@ -120,7 +120,8 @@ HOST_OBJS := $(call obj,$(HOST_SRCS))
 HOST_BINS := $(foreach m,$(HOST_MAINS),$(OUT)/$(patsubst main_%.c,%,$(notdir $(m))))
 # examples/<name>/main.c -> build/<target>/<name> (what a user copies into an app)
 EXAMPLE_MAINS := $(sort $(wildcard examples/*/main.c))
-EXAMPLE_BINS := $(foreach m,$(EXAMPLE_MAINS),$(OUT)/$(notdir $(patsubst %/,%,$(dir $(m)))))
+EXAMPLE_BINS := $(foreach m,$(EXAMPLE_MAINS),$(OUT)/$(notdir $(patsubst %/,%,$(dir $(m))))) \
+                $(OUT)/hello-post
 
 # The console's files (host-sim/console/), compiled into the collector (console.h).
 CONSOLE_FILES := $(sort $(wildcard host-sim/console/*.html host-sim/console/*.css \
@@ -199,6 +200,10 @@ $(OUT)/$(notdir $(patsubst %/,%,$(dir $(1)))): $(call obj,$(1)) $(LIBPORT) $(LIB
 	$(Q)$$(CC) $$(LDFLAGS) -o $$@ $$^ $$(MBEDTLS_LIBS) -lpthread
 endef
 $(foreach m,$(EXAMPLE_MAINS),$(eval $(call example_bin,$(m))))
+# examples/hello/post.c: hello that posts over TLS with the posix port (tests/e2e/test_hello_post.py)
+$(OUT)/hello-post: $(call obj,examples/hello/post.c) $(LIBPORT) $(LIBDPM)
+	@printf '  %-3s %s\n' LD $@
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(MBEDTLS_LIBS) -lpthread
 
 # The SDK's sources, one a line, for scripts (size.sh, coverage.py, the tests): `make -s print-sdk-srcs`.
 .PHONY: print-sdk-srcs print-posix-srcs

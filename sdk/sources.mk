@@ -88,6 +88,7 @@ DPM_SDK_SRCS += $(DPM_ROOT)/sdk/proto/dpm.pb.c
 
 # The posix port and TLS client.
 DPM_POSIX_SRCS :=
+DPM_POSIX_SRCS += $(DPM_ROOT)/port/posix/app.c
 DPM_POSIX_SRCS += $(DPM_ROOT)/port/posix/clock.c
 DPM_POSIX_SRCS += $(DPM_ROOT)/port/posix/rng.c
 DPM_POSIX_SRCS += $(DPM_ROOT)/port/posix/storage.c

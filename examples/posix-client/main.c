@@ -370,8 +370,10 @@ static int connect_collector(connection_t *conn, const char *host, uint16_t port
                              dpm_clock_t clock)
 {
     memset(conn, 0, sizeof(*conn));
-    if (dpm_posix_tcp_connect(&conn->tcp, host, port, TIMEOUT_MS) != 0) {
-        fprintf(stderr, "posix-client: cannot connect to %s:%u\n", host, (unsigned)port);
+    dpm_status_t st = dpm_posix_tcp_connect(&conn->tcp, host, port, TIMEOUT_MS);
+    if (st != DPM_OK) {
+        fprintf(stderr, "posix-client: cannot connect to %s:%u: %s\n", host, (unsigned)port,
+                dpm_strerror(st));
         return -1;
     }
     conn->tcp.timeout_ms = 1000;
@@ -604,16 +606,23 @@ int main(int argc, char **argv)
     snprintf(outbox_anchor_path, sizeof(outbox_anchor_path), "%s/outbox-anchor.bin", o.state_dir);
     static dpm_posix_storage_t file, anchor_file, outbox_anchor_file;
     static dpm_posix_rng_t drbg;
-    if (dpm_posix_storage_open(&file, state_path, STATE_BYTES) != 0 ||
-        dpm_posix_storage_open(&anchor_file, anchor_path, DPM_LEDGER_ANCHOR_BYTES) != 0 ||
-        dpm_posix_storage_open(&outbox_anchor_file, outbox_anchor_path, DPM_OUTBOX_ANCHOR_BYTES) !=
-            0) {
-        fprintf(stderr, "posix-client: cannot open %s or its anchors in %s\n", state_path,
-                o.state_dir);
+    dpm_status_t st = dpm_posix_storage_open(&file, state_path, STATE_BYTES);
+    if (st == DPM_OK) {
+        st = dpm_posix_storage_open(&anchor_file, anchor_path, DPM_LEDGER_ANCHOR_BYTES);
+    }
+    if (st == DPM_OK) {
+        st = dpm_posix_storage_open(&outbox_anchor_file, outbox_anchor_path,
+                                    DPM_OUTBOX_ANCHOR_BYTES);
+    }
+    if (st != DPM_OK) {
+        fprintf(stderr, "posix-client: cannot open %s or its anchors in %s: %s (%s)\n", state_path,
+                o.state_dir, dpm_strerror(st),
+                st == DPM_ERR_STORAGE ? strerror(errno) : "path too long");
         return EXIT_USAGE;
     }
-    if (dpm_posix_rng_init(&drbg, (const uint8_t *)"posix-client", 12) != 0) {
-        fprintf(stderr, "posix-client: cannot seed the CSPRNG\n");
+    st = dpm_posix_rng_init(&drbg, (const uint8_t *)"posix-client", 12);
+    if (st != DPM_OK) {
+        fprintf(stderr, "posix-client: cannot seed the CSPRNG: %s\n", dpm_strerror(st));
         return EXIT_USAGE;
     }
 
@@ -642,7 +651,7 @@ int main(int argc, char **argv)
                                        .backoff_cap_ms = 600000,
                                        .token = cred.token[0] != '\0' ? cred.token : NULL};
     static dpm_device_t dev;
-    dpm_status_t st = dpm_device_init(&dev, &cfg);
+    st = dpm_device_init(&dev, &cfg);
     if (st != DPM_OK) {
         fprintf(stderr,
                 "posix-client: cannot open the device state in %s: %s (%s); refusing to "

@@ -10,22 +10,23 @@
 static int cm_drbg_entropy(void *ctx, unsigned char *out, size_t len)
 {
     (void)ctx;
-    return dpm_cm_trng_read(out, len) == 0 ? 0 : MBEDTLS_ERR_CTR_DRBG_ENTROPY_SOURCE_FAILED;
+    return dpm_cm_trng_read(out, len) == DPM_OK ? 0 : MBEDTLS_ERR_CTR_DRBG_ENTROPY_SOURCE_FAILED;
 }
 
-int dpm_cm_drbg_init(dpm_cm_drbg_t *r, const uint8_t *personalization, size_t personalization_len)
+dpm_status_t dpm_cm_drbg_init(dpm_cm_drbg_t *r, const uint8_t *personalization,
+                              size_t personalization_len)
 {
     if (r == NULL) {
-        return -1;
+        return DPM_ERR_PARAM;
     }
     mbedtls_ctr_drbg_init(&r->drbg);
     if (mbedtls_ctr_drbg_seed(&r->drbg, cm_drbg_entropy, NULL, personalization,
                               personalization_len) != 0) {
         dpm_cm_drbg_free(r);
-        return -1;
+        return DPM_ERR_RNG;
     }
     mbedtls_ctr_drbg_set_reseed_interval(&r->drbg, DPM_CM_DRBG_RESEED_INTERVAL);
-    return 0;
+    return DPM_OK;
 }
 
 void dpm_cm_drbg_free(dpm_cm_drbg_t *r)

@@ -4,17 +4,17 @@
  * gets DPM_ERR_RNG, never predictable bytes. */
 #include "dpm/port_cortex_m.h"
 
-__attribute__((weak)) int dpm_cm_trng_read(uint8_t *out, size_t len)
+__attribute__((weak)) dpm_status_t dpm_cm_trng_read(uint8_t *out, size_t len)
 {
     (void)out;
     (void)len;
-    return -1;
+    return DPM_ERR_RNG;
 }
 
 static int trng_fill(void *ctx, uint8_t *out, size_t len)
 {
     (void)ctx;
-    return dpm_cm_trng_read(out, len) == 0 ? 0 : -1;
+    return dpm_cm_trng_read(out, len) == DPM_OK ? 0 : -1;
 }
 
 dpm_rng_t dpm_cm_trng(void)
@@ -29,7 +29,7 @@ int mbedtls_hardware_poll(void *data, unsigned char *output, size_t len, size_t 
 int mbedtls_hardware_poll(void *data, unsigned char *output, size_t len, size_t *olen)
 {
     (void)data;
-    if (dpm_cm_trng_read(output, len) != 0) {
+    if (dpm_cm_trng_read(output, len) != DPM_OK) {
         *olen = 0;
         return -1;
     }

@@ -70,13 +70,13 @@ int dpm_posix_getrandom(void *ctx, unsigned char *out, size_t len)
     return 0;
 }
 
-int dpm_posix_rng_init_with_entropy_sized(dpm_posix_rng_t *r, size_t r_size,
-                                          dpm_posix_entropy_fn entropy, void *entropy_ctx,
-                                          const uint8_t *personalization,
-                                          size_t personalization_len)
+dpm_status_t dpm_posix_rng_init_with_entropy_sized(dpm_posix_rng_t *r, size_t r_size,
+                                                   dpm_posix_entropy_fn entropy, void *entropy_ctx,
+                                                   const uint8_t *personalization,
+                                                   size_t personalization_len)
 {
     if (r == NULL || r_size != sizeof(*r) || entropy == NULL) {
-        return -1;
+        return DPM_ERR_PARAM;
     }
     mbedtls_ctr_drbg_init(drbg(r));
     r->pool_pos = DPM_POSIX_RNG_POOL_BYTES; /* empty */
@@ -85,15 +85,15 @@ int dpm_posix_rng_init_with_entropy_sized(dpm_posix_rng_t *r, size_t r_size,
         mbedtls_ctr_drbg_seed(drbg(r), entropy, entropy_ctx, personalization,
                               personalization_len) != 0) {
         mbedtls_ctr_drbg_free(drbg(r));
-        return -1;
+        return DPM_ERR_RNG;
     }
     /* Reseed from the kernel every DPM_POSIX_RESEED_INTERVAL requests (each up to 1 KiB). */
     mbedtls_ctr_drbg_set_reseed_interval(drbg(r), DPM_POSIX_RESEED_INTERVAL);
-    return 0;
+    return DPM_OK;
 }
 
-int dpm_posix_rng_init_sized(dpm_posix_rng_t *r, size_t r_size, const uint8_t *personalization,
-                             size_t personalization_len)
+dpm_status_t dpm_posix_rng_init_sized(dpm_posix_rng_t *r, size_t r_size,
+                                      const uint8_t *personalization, size_t personalization_len)
 {
     return dpm_posix_rng_init_with_entropy_sized(r, r_size, dpm_posix_getrandom, NULL,
                                                  personalization, personalization_len);
@@ -106,10 +106,13 @@ static void pool_drop(dpm_posix_rng_t *r)
     r->pool_pos = sizeof(r->pool);
 }
 
-int dpm_posix_rng_reseed(dpm_posix_rng_t *r)
+dpm_status_t dpm_posix_rng_reseed(dpm_posix_rng_t *r)
 {
+    if (r == NULL) {
+        return DPM_ERR_PARAM;
+    }
     pool_drop(r);
-    return mbedtls_ctr_drbg_reseed(drbg(r), NULL, 0) == 0 ? 0 : -1;
+    return mbedtls_ctr_drbg_reseed(drbg(r), NULL, 0) == 0 ? DPM_OK : DPM_ERR_RNG;
 }
 
 void dpm_posix_rng_free(dpm_posix_rng_t *r)

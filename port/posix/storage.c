@@ -154,11 +154,11 @@ static int storage_erase(void *ctx, uint32_t offset, size_t len)
     return replace_range(s, offset, NULL, len, 0xFF);
 }
 
-int dpm_posix_storage_open(dpm_posix_storage_t *s, const char *path, uint32_t size)
+dpm_status_t dpm_posix_storage_open(dpm_posix_storage_t *s, const char *path, uint32_t size)
 {
     if (s == NULL || path == NULL || size == 0 ||
         strlen(path) + sizeof(".tmp") > sizeof(s->tmp_path)) {
-        return -1;
+        return DPM_ERR_PARAM;
     }
     strcpy(s->path, path);
     strcpy(s->tmp_path, path);
@@ -167,12 +167,12 @@ int dpm_posix_storage_open(dpm_posix_storage_t *s, const char *path, uint32_t si
     unlink(s->tmp_path); /* a leftover from a crash mid-write: the old file is the truth */
     struct stat st;
     if (stat(path, &st) == 0) {
-        return st.st_size == (off_t)size ? 0 : -1;
+        return st.st_size == (off_t)size ? DPM_OK : DPM_ERR_STORAGE;
     }
     /* A new region starts erased. Create it under the temporary name, then rename. */
     int fd = open(s->tmp_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
     if (fd < 0) {
-        return -1;
+        return DPM_ERR_STORAGE;
     }
     uint8_t chunk[COPY_CHUNK];
     memset(chunk, 0xFF, sizeof(chunk));
@@ -187,7 +187,7 @@ int dpm_posix_storage_open(dpm_posix_storage_t *s, const char *path, uint32_t si
     if (rc == 0) {
         rc = rename(s->tmp_path, path);
     }
-    return rc == 0 ? fsync_dir_of(path) : -1;
+    return rc == 0 && fsync_dir_of(path) == 0 ? DPM_OK : DPM_ERR_STORAGE;
 }
 
 dpm_storage_t dpm_posix_storage(dpm_posix_storage_t *s)

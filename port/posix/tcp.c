@@ -27,7 +27,8 @@ static int wait_fd(int fd, short events, uint32_t timeout_ms)
     }
 }
 
-static int connect_one(const struct addrinfo *ai, uint32_t timeout_ms)
+/* A connected socket, or -1 (*timed_out set when the address did not answer in time). */
+static int connect_one(const struct addrinfo *ai, uint32_t timeout_ms, int *timed_out)
 {
     int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
     if (fd < 0) {
@@ -39,10 +40,15 @@ static int connect_one(const struct addrinfo *ai, uint32_t timeout_ms)
         return -1;
     }
     int rc = connect(fd, ai->ai_addr, ai->ai_addrlen);
-    if (rc != 0 && errno == EINPROGRESS && wait_fd(fd, POLLOUT, timeout_ms) == 1) {
-        int err = 0;
-        socklen_t len = sizeof(err);
-        rc = getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) == 0 && err == 0 ? 0 : -1;
+    if (rc != 0 && errno == EINPROGRESS) {
+        int ready = wait_fd(fd, POLLOUT, timeout_ms);
+        if (ready == 1) {
+            int err = 0;
+            socklen_t len = sizeof(err);
+            rc = getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) == 0 && err == 0 ? 0 : -1;
+        } else if (ready == 0) {
+            *timed_out = 1;
+        }
     }
     if (rc != 0) {
         close(fd);
@@ -53,10 +59,11 @@ static int connect_one(const struct addrinfo *ai, uint32_t timeout_ms)
     return fd;
 }
 
-int dpm_posix_tcp_connect(dpm_posix_tcp_t *t, const char *host, uint16_t port, uint32_t timeout_ms)
+dpm_status_t dpm_posix_tcp_connect(dpm_posix_tcp_t *t, const char *host, uint16_t port,
+                                   uint32_t timeout_ms)
 {
     if (t == NULL || host == NULL || port == 0) {
-        return -1;
+        return DPM_ERR_PARAM;
     }
     char service[8];
     (void)snprintf(service, sizeof(service), "%u", (unsigned)port);
@@ -66,19 +73,19 @@ int dpm_posix_tcp_connect(dpm_posix_tcp_t *t, const char *host, uint16_t port, u
     hints.ai_socktype = SOCK_STREAM;
     struct addrinfo *list = NULL;
     if (getaddrinfo(host, service, &hints, &list) != 0) {
-        return -1;
+        return DPM_ERR_TRANSPORT;
     }
-    int fd = -1;
+    int fd = -1, timed_out = 0;
     for (const struct addrinfo *ai = list; ai != NULL && fd < 0; ai = ai->ai_next) {
-        fd = connect_one(ai, timeout_ms);
+        fd = connect_one(ai, timeout_ms, &timed_out);
     }
     freeaddrinfo(list);
     if (fd < 0) {
-        return -1;
+        return timed_out ? DPM_ERR_TIMEOUT : DPM_ERR_TRANSPORT;
     }
     t->fd = fd;
     t->timeout_ms = timeout_ms;
-    return 0;
+    return DPM_OK;
 }
 
 void dpm_posix_tcp_close(dpm_posix_tcp_t *t)

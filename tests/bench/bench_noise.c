@@ -124,7 +124,7 @@ static double rng_ns_per_byte(dpm_rng_t *rng)
 int main(int argc, char **argv)
 {
     dpm_posix_rng_t drbg;
-    if (dpm_posix_rng_init(&drbg, (const uint8_t *)"bench", 5) != 0) {
+    if (dpm_posix_rng_init(&drbg, (const uint8_t *)"bench", 5) != DPM_OK) {
         die("drbg init");
     }
     dpm_rng_t rng = dpm_posix_rng(&drbg);

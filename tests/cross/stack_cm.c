@@ -34,7 +34,7 @@
 static unsigned trng_reads;
 
 /* The board's TRNG (a test stand-in: SplitMix64 over a counter, predictable). */
-int dpm_cm_trng_read(uint8_t *out, size_t len)
+dpm_status_t dpm_cm_trng_read(uint8_t *out, size_t len)
 {
     static uint64_t s = 0x5eed;
     trng_reads++;
@@ -47,7 +47,7 @@ int dpm_cm_trng_read(uint8_t *out, size_t len)
             *out++ = (uint8_t)(z >> (8 * i));
         }
     }
-    return 0;
+    return DPM_OK;
 }
 
 static uint32_t sp_now(void)
@@ -146,7 +146,7 @@ static int run(const char *name, uint8_t *ram, uint32_t outbox_bytes, uint32_t k
     static dpm_device_t dev;
     static dpm_mech_t mech[CAMPAIGNS];
     memset(ram, 0xFF, LEDGER_BYTES + outbox_bytes);
-    if (dpm_cm_drbg_init(&rng, (const uint8_t *)name, strlen(name)) != 0) {
+    if (dpm_cm_drbg_init(&rng, (const uint8_t *)name, strlen(name)) != DPM_OK) {
         printf("%s: the DRBG could not be seeded\n", name);
         return 1;
     }

@@ -139,7 +139,7 @@ static int tls_client_init(tls_client_t *c, int id)
     mbedtls_ssl_config_init(&c->conf);
     uint8_t who[32];
     int n = snprintf((char *)who, sizeof(who), "tool_load %d", id);
-    if (dpm_posix_rng_init(&c->rng, who, (size_t)n) != 0 ||
+    if (dpm_posix_rng_init(&c->rng, who, (size_t)n) != DPM_OK ||
         mbedtls_ssl_config_defaults(&c->conf, MBEDTLS_SSL_IS_CLIENT, MBEDTLS_SSL_TRANSPORT_STREAM,
                                     MBEDTLS_SSL_PRESET_DEFAULT) != 0) {
         return -1;
@@ -760,7 +760,8 @@ static int run_clients(client_t *cs, int n, int handshakes_only, totals_t *t)
         first = c->end_device;
         uint8_t who[32];
         int wn = snprintf((char *)who, sizeof(who), "device farm %d", i);
-        if (tls_client_init(&c->tls, i) != 0 || dpm_posix_rng_init(&c->dev_rng, who, (size_t)wn)) {
+        if (tls_client_init(&c->tls, i) != 0 ||
+            dpm_posix_rng_init(&c->dev_rng, who, (size_t)wn) != DPM_OK) {
             return -1;
         }
         c->tls.port_index = i; /* spread over the collectors */

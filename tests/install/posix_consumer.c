@@ -14,8 +14,9 @@ int main(void)
     static uint8_t mem[8192];
     static dpm_ram_storage_t ram;
     static dpm_device_t dev;
-    if (dpm_posix_rng_init(&drbg, (const uint8_t *)"install-test", 12) != 0) {
-        fprintf(stderr, "posix consumer: the CTR_DRBG did not seed\n");
+    dpm_status_t seeded = dpm_posix_rng_init(&drbg, (const uint8_t *)"install-test", 12);
+    if (seeded != DPM_OK) {
+        fprintf(stderr, "posix consumer: the CTR_DRBG did not seed: %s\n", dpm_strerror(seeded));
         return 1;
     }
     dpm_device_config_t cfg = {.rng = dpm_posix_rng(&drbg),

@@ -169,14 +169,14 @@ int main(int argc, char **argv)
     dpm_rng_t rng_port = {os_fill, NULL};
 #else
     dpm_posix_rng_t rng;
-    if (dpm_posix_rng_init(&rng, NULL, 0) != 0) {
+    if (dpm_posix_rng_init(&rng, NULL, 0) != DPM_OK) {
         fprintf(stderr, "rng failed\n");
         return 2;
     }
     dpm_rng_t rng_port = dpm_posix_rng(&rng);
 #endif
     dpm_posix_tcp_t tcp;
-    if (dpm_posix_tcp_connect(&tcp, "127.0.0.1", (uint16_t)atoi(argv[2]), 2000) != 0) {
+    if (dpm_posix_tcp_connect(&tcp, "127.0.0.1", (uint16_t)atoi(argv[2]), 2000) != DPM_OK) {
         fprintf(stderr, "tcp failed\n");
         return 2;
     }

@@ -146,7 +146,7 @@ build mismatch -I"$work/inc" -DLIB_RNG_SIZE="${lib_rng:-0}"
 tap $? "an app with mismatched port headers compiles"
 run mismatch
 grep -q '^rng: -1, canary intact$' "$work/mismatch.out"
-tap $? "mismatched headers: dpm_posix_rng_init refuses (-1), nothing written past the struct"
+tap $? "mismatched headers: dpm_posix_rng_init refuses (DPM_ERR_PARAM, -1), nothing written past the struct"
 cat >"$work/tls_only.c" <<'EOF'
 #include <stdio.h>
 #include <string.h>

@@ -42,7 +42,7 @@ static void test_storage_when_the_file_goes_wrong(void **state)
     snprintf(path, sizeof(path), "%s/region", dir);
     snprintf(tmp, sizeof(tmp), "%s.tmp", path);
     dpm_posix_storage_t s;
-    assert_int_equal(dpm_posix_storage_open(&s, path, 5000), 0); /* two copy chunks */
+    assert_int_equal(dpm_posix_storage_open(&s, path, 5000), DPM_OK); /* two copy chunks */
     dpm_storage_t st = dpm_posix_storage(&s);
     uint8_t buf[16];
     memset(buf, 0x11, sizeof(buf));
@@ -77,13 +77,14 @@ static void test_storage_when_the_file_goes_wrong(void **state)
     assert_int_equal(rmdir(dir), 0);
 
     /* a region in a directory that does not exist cannot be created */
-    assert_int_equal(dpm_posix_storage_open(&s, "/tmp/dpm-no-such-dir/x/region", 64), -1);
+    assert_int_equal(dpm_posix_storage_open(&s, "/tmp/dpm-no-such-dir/x/region", 64),
+                     DPM_ERR_STORAGE);
     /* a path too long for the temporary name */
     char longpath[DPM_POSIX_PATH_MAX];
     memset(longpath, 'a', sizeof(longpath) - 1);
     longpath[sizeof(longpath) - 1] = '\0';
-    assert_int_equal(dpm_posix_storage_open(&s, longpath, 64), -1);
-    assert_int_equal(dpm_posix_storage_open(NULL, path, 64), -1);
+    assert_int_equal(dpm_posix_storage_open(&s, longpath, 64), DPM_ERR_PARAM);
+    assert_int_equal(dpm_posix_storage_open(NULL, path, 64), DPM_ERR_PARAM);
 }
 
 /* A relative path without a directory part lives in the working directory. */
@@ -95,15 +96,15 @@ static void test_storage_relative_path(void **state)
     assert_non_null(getcwd(cwd, sizeof(cwd)));
     assert_int_equal(chdir(dir), 0);
     dpm_posix_storage_t s;
-    int rc = dpm_posix_storage_open(&s, "region", 32);
+    dpm_status_t rc = dpm_posix_storage_open(&s, "region", 32);
     dpm_storage_t st = dpm_posix_storage(&s);
     uint8_t v = 0x42, back = 0;
-    int wrc = rc == 0 ? st.write(st.ctx, 3, &v, 1) : -1;
-    int rrc = rc == 0 ? st.read(st.ctx, 3, &back, 1) : -1;
+    int wrc = rc == DPM_OK ? st.write(st.ctx, 3, &v, 1) : -1;
+    int rrc = rc == DPM_OK ? st.read(st.ctx, 3, &back, 1) : -1;
     unlink("region");
     assert_int_equal(chdir(cwd), 0);
     rmdir(dir);
-    assert_int_equal(rc, 0);
+    assert_int_equal(rc, DPM_OK);
     assert_int_equal(wrc, 0);
     assert_int_equal(rrc, 0);
     assert_int_equal(back, 0x42);
@@ -134,9 +135,9 @@ static void test_drbg_reseed_without_entropy(void **state)
     for (int long_fill = 0; long_fill <= 1; long_fill++) {
         budget_t b = {48}; /* entropy (32) + nonce (16) of the instantiation */
         dpm_posix_rng_t r;
-        assert_int_equal(dpm_posix_rng_init_with_entropy(&r, budget_entropy, &b, NULL, 0), 0);
+        assert_int_equal(dpm_posix_rng_init_with_entropy(&r, budget_entropy, &b, NULL, 0), DPM_OK);
         assert_int_equal(b.left, 0);
-        assert_int_equal(dpm_posix_rng_reseed(&r), -1);
+        assert_int_equal(dpm_posix_rng_reseed(&r), DPM_ERR_RNG);
         /* the DRBG lives in the struct's opaque bytes (port/posix/rng.c) */
         mbedtls_ctr_drbg_set_reseed_interval((mbedtls_ctr_drbg_context *)(void *)r.drbg_opaque.bytes,
                                              1);
@@ -168,7 +169,7 @@ static void test_tcp_after_a_reset(void **state)
     socklen_t alen = sizeof(a);
     assert_int_equal(getsockname(lfd, (struct sockaddr *)&a, &alen), 0);
     dpm_posix_tcp_t t = {-1, 0};
-    assert_int_equal(dpm_posix_tcp_connect(&t, "127.0.0.1", ntohs(a.sin_port), 1000), 0);
+    assert_int_equal(dpm_posix_tcp_connect(&t, "127.0.0.1", ntohs(a.sin_port), 1000), DPM_OK);
     int sfd = accept(lfd, NULL, NULL);
     assert_true(sfd >= 0);
     struct linger lg = {1, 0}; /* close with RST */
@@ -183,7 +184,7 @@ static void test_tcp_after_a_reset(void **state)
     dpm_posix_tcp_close(&t); /* twice: harmless */
     dpm_posix_tcp_close(NULL);
     assert_int_equal(tr.recv(tr.ctx, in, sizeof(in)), -1);
-    assert_int_equal(dpm_posix_tcp_connect(NULL, "127.0.0.1", 80, 100), -1);
+    assert_int_equal(dpm_posix_tcp_connect(NULL, "127.0.0.1", 80, 100), DPM_ERR_PARAM);
     close(lfd);
 }
 

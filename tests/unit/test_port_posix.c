@@ -64,8 +64,8 @@ static void test_drbg_nist_known_answer(void **state)
     dpm_posix_rng_t r;
     assert_int_equal(dpm_posix_rng_init_with_entropy(&r, tape_entropy, &tape, kat_pers,
                                                      sizeof(kat_pers)),
-                     0);
-    assert_int_equal(dpm_posix_rng_reseed(&r), 0);
+                     DPM_OK);
+    assert_int_equal(dpm_posix_rng_reseed(&r), DPM_OK);
     assert_int_equal(tape.pos, sizeof(kat_entropy)); /* consumed exactly 48 + 32 bytes */
     uint8_t out[64]; /* two generate requests, as the vector has them (fill() would pool) */
     assert_int_equal(dpm_posix_rng_f_rng(&r, out, sizeof(out)), 0);
@@ -84,8 +84,8 @@ static void test_drbg_pool_hands_out_the_request_stream(void **state)
     enum { POOL = DPM_POSIX_RNG_POOL_BYTES };
     tape_t ta = {kat_entropy, sizeof(kat_entropy), 0}, tb = ta;
     dpm_posix_rng_t a, b;
-    assert_int_equal(dpm_posix_rng_init_with_entropy(&a, tape_entropy, &ta, NULL, 0), 0);
-    assert_int_equal(dpm_posix_rng_init_with_entropy(&b, tape_entropy, &tb, NULL, 0), 0);
+    assert_int_equal(dpm_posix_rng_init_with_entropy(&a, tape_entropy, &ta, NULL, 0), DPM_OK);
+    assert_int_equal(dpm_posix_rng_init_with_entropy(&b, tape_entropy, &tb, NULL, 0), DPM_OK);
     static uint8_t got[6 * POOL], want[6 * POOL];
     /* 64 and 200 from the first pool; 1000 empties it and takes 240 of a second; 3000 takes
      * its 784 and 2216 directly (requests of 1024, 1024, 168); 7 from a third pool */
@@ -110,8 +110,8 @@ static void test_drbg_pool_hands_out_the_request_stream(void **state)
     }
     /* the unread rest of the third pool is dropped by a reseed: the next byte comes from a
      * request made after it */
-    assert_int_equal(dpm_posix_rng_reseed(&a), 0);
-    assert_int_equal(dpm_posix_rng_reseed(&b), 0); /* b's pool is unused: a DRBG reseed */
+    assert_int_equal(dpm_posix_rng_reseed(&a), DPM_OK);
+    assert_int_equal(dpm_posix_rng_reseed(&b), DPM_OK); /* b's pool is unused: a DRBG reseed */
     assert_int_equal(rng.fill(rng.ctx, got, 16), 0);
     assert_int_equal(dpm_posix_rng_f_rng(&b, want, 16), 0);
     assert_memory_equal(got, want, 16);
@@ -124,16 +124,20 @@ static void test_drbg_fails_without_entropy(void **state)
     (void)state;
     tape_t tape = {kat_entropy, 10, 0}; /* too short for a seed */
     dpm_posix_rng_t r;
-    assert_int_equal(dpm_posix_rng_init_with_entropy(&r, tape_entropy, &tape, NULL, 0), -1);
-    assert_int_equal(dpm_posix_rng_init_with_entropy(&r, NULL, NULL, NULL, 0), -1);
+    /* the entropy source fails: the generator's status, not the caller's */
+    assert_int_equal(dpm_posix_rng_init_with_entropy(&r, tape_entropy, &tape, NULL, 0),
+                     DPM_ERR_RNG);
+    assert_int_equal(dpm_posix_rng_init_with_entropy(&r, NULL, NULL, NULL, 0), DPM_ERR_PARAM);
+    assert_int_equal(dpm_posix_rng_init(NULL, NULL, 0), DPM_ERR_PARAM);
+    assert_int_equal(dpm_posix_rng_reseed(NULL), DPM_ERR_PARAM);
 }
 
 static void test_drbg_kernel_seeded_streams_differ(void **state)
 {
     (void)state;
     dpm_posix_rng_t a, b;
-    assert_int_equal(dpm_posix_rng_init(&a, NULL, 0), 0);
-    assert_int_equal(dpm_posix_rng_init(&b, (const uint8_t *)"dev", 3), 0);
+    assert_int_equal(dpm_posix_rng_init(&a, NULL, 0), DPM_OK);
+    assert_int_equal(dpm_posix_rng_init(&b, (const uint8_t *)"dev", 3), DPM_OK);
     dpm_rng_t ra = dpm_posix_rng(&a), rb = dpm_posix_rng(&b);
     uint8_t x[4096], y[4096]; /* larger than one DRBG request: exercises chunking */
     assert_int_equal(ra.fill(ra.ctx, x, sizeof(x)), 0);
@@ -145,7 +149,7 @@ static void test_drbg_kernel_seeded_streams_differ(void **state)
         ones += __builtin_popcount(x[i]);
     }
     assert_true(labs(ones - 16384) < 725);
-    assert_int_equal(dpm_posix_rng_reseed(&a), 0);
+    assert_int_equal(dpm_posix_rng_reseed(&a), DPM_OK);
     dpm_posix_rng_free(&a);
     dpm_posix_rng_free(&b);
 }
@@ -176,7 +180,7 @@ static void test_storage_roundtrip_and_persistence(void **state)
     make_tmpdir(dir, sizeof(dir));
     snprintf(path, sizeof(path), "%s/region", dir);
     dpm_posix_storage_t s;
-    assert_int_equal(dpm_posix_storage_open(&s, path, 10000), 0);
+    assert_int_equal(dpm_posix_storage_open(&s, path, 10000), DPM_OK);
     dpm_storage_t st = dpm_posix_storage(&s);
     assert_int_equal(st.size, 10000);
     uint8_t buf[16];
@@ -193,7 +197,7 @@ static void test_storage_roundtrip_and_persistence(void **state)
     assert_int_not_equal(stat(tmp, &sb), 0); /* no temporary left behind */
     /* reopen: the data survived */
     dpm_posix_storage_t s2;
-    assert_int_equal(dpm_posix_storage_open(&s2, path, 10000), 0);
+    assert_int_equal(dpm_posix_storage_open(&s2, path, 10000), DPM_OK);
     dpm_storage_t st2 = dpm_posix_storage(&s2);
     assert_int_equal(st2.read(st2.ctx, 4090, buf, sizeof(msg)), 0);
     assert_memory_equal(buf, msg, sizeof(msg));
@@ -211,7 +215,7 @@ static void test_storage_rejects_bad_input(void **state)
     make_tmpdir(dir, sizeof(dir));
     snprintf(path, sizeof(path), "%s/region", dir);
     dpm_posix_storage_t s;
-    assert_int_equal(dpm_posix_storage_open(&s, path, 100), 0);
+    assert_int_equal(dpm_posix_storage_open(&s, path, 100), DPM_OK);
     dpm_storage_t st = dpm_posix_storage(&s);
     uint8_t buf[8] = {1, 2, 3, 4, 5, 6, 7, 8};
     assert_int_equal(st.write(st.ctx, 96, buf, 8), -1);      /* past the end */
@@ -222,9 +226,9 @@ static void test_storage_rejects_bad_input(void **state)
     assert_int_equal(buf[0], 0xFF); /* the failed write changed nothing */
     /* the same file opened with another size is refused */
     dpm_posix_storage_t s2;
-    assert_int_equal(dpm_posix_storage_open(&s2, path, 200), -1);
-    assert_int_equal(dpm_posix_storage_open(&s2, NULL, 200), -1);
-    assert_int_equal(dpm_posix_storage_open(&s2, path, 0), -1);
+    assert_int_equal(dpm_posix_storage_open(&s2, path, 200), DPM_ERR_STORAGE);
+    assert_int_equal(dpm_posix_storage_open(&s2, NULL, 200), DPM_ERR_PARAM);
+    assert_int_equal(dpm_posix_storage_open(&s2, path, 0), DPM_ERR_PARAM);
     /* a stale temporary from a crash mid-write is discarded, the old content kept */
     char tmp[160];
     snprintf(tmp, sizeof(tmp), "%s.tmp", path);
@@ -232,7 +236,7 @@ static void test_storage_rejects_bad_input(void **state)
     assert_non_null(f);
     fputs("half-written", f);
     fclose(f);
-    assert_int_equal(dpm_posix_storage_open(&s2, path, 100), 0);
+    assert_int_equal(dpm_posix_storage_open(&s2, path, 100), DPM_OK);
     struct stat sb;
     assert_int_not_equal(stat(tmp, &sb), 0);
     unlink(path);
@@ -261,7 +265,7 @@ static void test_tcp_roundtrip_timeout_and_close(void **state)
     uint16_t port;
     int lfd = listen_loopback(&port);
     dpm_posix_tcp_t t = {-1, 0};
-    assert_int_equal(dpm_posix_tcp_connect(&t, "127.0.0.1", port, 1000), 0);
+    assert_int_equal(dpm_posix_tcp_connect(&t, "127.0.0.1", port, 1000), DPM_OK);
     t.timeout_ms = 50;
     int sfd = accept(lfd, NULL, NULL);
     assert_true(sfd >= 0);
@@ -289,11 +293,44 @@ static void test_tcp_connect_errors(void **state)
     int lfd = listen_loopback(&port);
     close(lfd); /* nobody listens there now */
     dpm_posix_tcp_t t = {-1, 0};
-    assert_int_equal(dpm_posix_tcp_connect(&t, "127.0.0.1", port, 500), -1);
+    /* refused: the transport's status, not a timeout nor the caller's */
+    assert_int_equal(dpm_posix_tcp_connect(&t, "127.0.0.1", port, 500), DPM_ERR_TRANSPORT);
     assert_int_equal(t.fd, -1); /* untouched */
-    assert_int_equal(dpm_posix_tcp_connect(&t, "no-such-host.invalid", 443, 500), -1);
-    assert_int_equal(dpm_posix_tcp_connect(&t, NULL, 443, 500), -1);
-    assert_int_equal(dpm_posix_tcp_connect(&t, "127.0.0.1", 0, 500), -1);
+    assert_int_equal(dpm_posix_tcp_connect(&t, "no-such-host.invalid", 443, 500),
+                     DPM_ERR_TRANSPORT);
+    assert_int_equal(dpm_posix_tcp_connect(&t, NULL, 443, 500), DPM_ERR_PARAM);
+    assert_int_equal(dpm_posix_tcp_connect(&t, "127.0.0.1", 0, 500), DPM_ERR_PARAM);
+}
+
+/* A listener that accepts nothing, its queue full: further SYNs are dropped (Linux), so a
+ * connect gets no answer at all and runs out of time: DPM_ERR_TIMEOUT, not DPM_ERR_TRANSPORT. */
+static void test_tcp_connect_timeout(void **state)
+{
+    (void)state;
+    int lfd = socket(AF_INET, SOCK_STREAM, 0);
+    assert_true(lfd >= 0);
+    struct sockaddr_in a;
+    memset(&a, 0, sizeof(a));
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    assert_int_equal(bind(lfd, (struct sockaddr *)&a, sizeof(a)), 0);
+    assert_int_equal(listen(lfd, 0), 0);
+    socklen_t len = sizeof(a);
+    assert_int_equal(getsockname(lfd, (struct sockaddr *)&a, &len), 0);
+    dpm_posix_tcp_t queued[8];
+    dpm_status_t st = DPM_OK;
+    int n = 0;
+    while (n < 8 && st == DPM_OK) { /* fill the accept queue until a connect goes unanswered */
+        queued[n] = (dpm_posix_tcp_t){-1, 0};
+        st = dpm_posix_tcp_connect(&queued[n], "127.0.0.1", ntohs(a.sin_port), 200);
+        n += st == DPM_OK;
+    }
+    for (int i = 0; i < n; i++) {
+        dpm_posix_tcp_close(&queued[i]);
+    }
+    close(lfd);
+    assert_true(n >= 1); /* the listener did answer while it had room */
+    assert_int_equal(st, DPM_ERR_TIMEOUT);
 }
 
 int main(void)
@@ -308,6 +345,7 @@ int main(void)
         cmocka_unit_test(test_storage_rejects_bad_input),
         cmocka_unit_test(test_tcp_roundtrip_timeout_and_close),
         cmocka_unit_test(test_tcp_connect_errors),
+        cmocka_unit_test(test_tcp_connect_timeout),
     };
     return cmocka_run_group_tests_name("port_posix", tests, NULL, NULL);
 }

@@ -45,7 +45,7 @@ static int file_reopen(void *ctx, dpm_storage_t *s)
 {
     file_port_t *f = ctx;
     memset(&f->st, 0, sizeof(f->st));
-    if (dpm_posix_storage_open(&f->st, f->path, REGION) != 0) {
+    if (dpm_posix_storage_open(&f->st, f->path, REGION) != DPM_OK) {
         return -1;
     }
     *s = dpm_posix_storage(&f->st);
@@ -87,7 +87,7 @@ static void test_posix_storage_conforms(void **state)
     snprintf(dir, sizeof(dir), "/tmp/dpm-conf-XXXXXX");
     assert_non_null(mkdtemp(dir));
     snprintf(f.path, sizeof(f.path), "%s/region", dir);
-    assert_int_equal(dpm_posix_storage_open(&f.st, f.path, REGION), 0);
+    assert_int_equal(dpm_posix_storage_open(&f.st, f.path, REGION), DPM_OK);
     dpm_storage_t s = dpm_posix_storage(&f.st);
     dpm_port_storage_hooks_t h = {file_reopen, file_torn, &f, 0};
     dpm_port_log_begin(&logbook, &suite, 1);
@@ -125,7 +125,7 @@ static int drbg_fail(void *ctx, dpm_rng_t *broken)
     (void)ctx;
     entropy.dead = 0;
     if (dpm_posix_rng_init_with_entropy(&failing_drbg, switchable_entropy, &entropy, NULL, 0) !=
-        0) {
+        DPM_OK) {
         return -1;
     }
     *broken = dpm_posix_rng(&failing_drbg);
@@ -143,7 +143,7 @@ static void test_posix_rng_conforms(void **state)
 {
     (void)state;
     static dpm_posix_rng_t r;
-    assert_int_equal(dpm_posix_rng_init(&r, (const uint8_t *)"conformance", 11), 0);
+    assert_int_equal(dpm_posix_rng_init(&r, (const uint8_t *)"conformance", 11), DPM_OK);
     dpm_rng_t rng = dpm_posix_rng(&r);
     dpm_port_rng_hooks_t h = {drbg_fail, NULL};
     dpm_port_log_begin(&logbook, &suite, 1);
@@ -177,7 +177,7 @@ typedef struct {
 
 static int tcp_open(tcp_peer_t *p, dpm_transport_t *t, int closed)
 {
-    if (dpm_posix_tcp_connect(&p->tcp, "127.0.0.1", p->port, 1000) != 0) {
+    if (dpm_posix_tcp_connect(&p->tcp, "127.0.0.1", p->port, 1000) != DPM_OK) {
         return -1;
     }
     p->tcp.timeout_ms = p->wait_ms;

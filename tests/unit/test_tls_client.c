@@ -114,7 +114,7 @@ static int group_setup(void **state)
     struct tm tm;
     (void)gmtime_r(&now, &tm);
     static const char pers[] = "dpm tls test";
-    if (dpm_posix_rng_init(&drbg, (const uint8_t *)pers, sizeof(pers) - 1) != 0) {
+    if (dpm_posix_rng_init(&drbg, (const uint8_t *)pers, sizeof(pers) - 1) != DPM_OK) {
         return -1;
     }
     if (tls_testpki_create(&pki) != 0 ||
@@ -213,7 +213,7 @@ static dpm_tls_config_t make_config(fixture_t *f, const uint8_t *ca, size_t ca_l
 static dpm_status_t connect_tls(fixture_t *f, const uint8_t *ca, size_t ca_len, const char *host,
                                 uint32_t timeout_ms)
 {
-    assert_int_equal(dpm_posix_tcp_connect(&f->tcp, "127.0.0.1", f->srv.port, 2000), 0);
+    assert_int_equal(dpm_posix_tcp_connect(&f->tcp, "127.0.0.1", f->srv.port, 2000), DPM_OK);
     f->tcp.timeout_ms = 50; /* per-call wait; the handshake deadline bounds the whole */
     dpm_tls_config_t cfg = make_config(f, ca, ca_len, host, timeout_ms);
     f->arena_before = arena_used();
@@ -330,7 +330,7 @@ static void test_client_certificate(void **state)
         assert_int_equal(
             tls_testserver_start_openssl(&f->srv, &pki, "server.crt", "server.key", extra, 5000),
             0);
-        assert_int_equal(dpm_posix_tcp_connect(&f->tcp, "127.0.0.1", f->srv.port, 2000), 0);
+        assert_int_equal(dpm_posix_tcp_connect(&f->tcp, "127.0.0.1", f->srv.port, 2000), DPM_OK);
         f->tcp.timeout_ms = 50;
         dpm_tls_config_t cfg = make_config(f, ca_pem, ca_pem_len, "localhost", 5000);
         if (with_cert) {
@@ -361,7 +361,7 @@ static void test_client_certificate(void **state)
     }
     /* a key that is not the certificate's, or a certificate without a key */
     start_openssl(f, "server.crt", "server.key", "-rev", NULL);
-    assert_int_equal(dpm_posix_tcp_connect(&f->tcp, "127.0.0.1", f->srv.port, 2000), 0);
+    assert_int_equal(dpm_posix_tcp_connect(&f->tcp, "127.0.0.1", f->srv.port, 2000), DPM_OK);
     dpm_tls_config_t cfg = make_config(f, ca_pem, ca_pem_len, "localhost", 5000);
     cfg.client_cert = cert;
     cfg.client_cert_len = cert_len;

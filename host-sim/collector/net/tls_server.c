@@ -55,8 +55,9 @@ int coll_tls_init(coll_tls_t *t, const char *cert_path, const char *key_path,
         return -1;
     }
     static const uint8_t who[] = "dpm-collector";
-    if (dpm_posix_rng_init(&t->rng, who, sizeof(who) - 1) != 0) {
-        snprintf(err, errcap, "cannot seed the random generator");
+    dpm_status_t st = dpm_posix_rng_init(&t->rng, who, sizeof(who) - 1);
+    if (st != DPM_OK) {
+        snprintf(err, errcap, "cannot seed the random generator: %s", dpm_strerror(st));
         return -1;
     }
     int ret = mbedtls_x509_crt_parse_file(&t->cert, cert_path);

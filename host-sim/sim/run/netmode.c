@@ -81,9 +81,10 @@ static int conn_open(client_t *cl)
     conn_t *c = &cl->conn;
     conn_close(c);
     memset(&c->tcp, 0, sizeof(c->tcp));
-    if (dpm_posix_tcp_connect(&c->tcp, cl->o->host, cl->o->port, CONNECT_TIMEOUT_MS) != 0) {
-        snprintf(cl->err, sizeof(cl->err), "cannot connect to %s:%u", cl->o->host,
-                 (unsigned)cl->o->port);
+    dpm_status_t st = dpm_posix_tcp_connect(&c->tcp, cl->o->host, cl->o->port, CONNECT_TIMEOUT_MS);
+    if (st != DPM_OK) {
+        snprintf(cl->err, sizeof(cl->err), "cannot connect to %s:%u: %s", cl->o->host,
+                 (unsigned)cl->o->port, dpm_strerror(st));
         return -1;
     }
     c->tcp.timeout_ms = IO_WAIT_MS;
@@ -281,7 +282,7 @@ static void *client_main(void *arg)
         sim_agg_init(cl->cfg, &cl->agg);
     }
     if (body == NULL || reps == NULL ||
-        dpm_posix_rng_init(&cl->drbg, (const uint8_t *)who, (size_t)n) != 0) {
+        dpm_posix_rng_init(&cl->drbg, (const uint8_t *)who, (size_t)n) != DPM_OK) {
         snprintf(cl->err, sizeof(cl->err), "client setup failed");
         cl->failed = 1;
         free(body);
@@ -572,7 +573,7 @@ int sim_net_run(const sim_cfg_t *cfg, const sim_pop_t *pop, uint32_t run, const 
         memset(&probe, 0, sizeof(probe));
         probe = cl[0];
         memset(&probe.conn, 0, sizeof(probe.conn));
-        if (dpm_posix_rng_init(&probe.drbg, (const uint8_t *)"dpm-sim estimate", 16) != 0) {
+        if (dpm_posix_rng_init(&probe.drbg, (const uint8_t *)"dpm-sim estimate", 16) != DPM_OK) {
             st = -1;
         } else {
             st = collector_estimate(&probe, sums, &q, mismatch, err, errcap);

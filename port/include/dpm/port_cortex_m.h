@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "dpm/port.h"
+#include "dpm/status.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -42,12 +43,14 @@ void dpm_cm_exit(int status) __attribute__((noreturn));
 /* ---- randomness (trng.c) ----------------------------------------------------------------------
  */
 
-/* THE BOARD'S TRNG: fill out with len bytes of true random data, 0 on success, < 0 on failure.
- * A weak default returns -1 (QEMU's mps2 boards have no TRNG), so a board that forgets it
- * fails closed: the SDK reports DPM_ERR_RNG instead of using predictable bytes. Feed the SDK
- * through a CSPRNG seeded from it (e.g. Mbed TLS CTR_DRBG, as the posix port does) unless the
- * TRNG itself is fast and conditioned. */
-int dpm_cm_trng_read(uint8_t *out, size_t len);
+/* THE BOARD'S TRNG: fill out with len bytes of true random data; DPM_OK on success,
+ * DPM_ERR_RNG on failure (any other non-zero status counts as a failure too). A weak default
+ * returns DPM_ERR_RNG (QEMU's mps2 boards have no TRNG), so a board that forgets it fails
+ * closed: the SDK reports DPM_ERR_RNG instead of using predictable bytes. Feed the SDK through
+ * a CSPRNG seeded from it (e.g. Mbed TLS CTR_DRBG, as the posix port does) unless the TRNG
+ * itself is fast and conditioned. (A board's definition written as `int` still links and
+ * works: the port only tests the result against 0.) */
+dpm_status_t dpm_cm_trng_read(uint8_t *out, size_t len);
 /* dpm_cm_trng_read() as a dpm_rng_t. Mbed TLS's device config (MBEDTLS_ENTROPY_HARDWARE_ALT)
  * gets the same source through mbedtls_hardware_poll(), defined in trng.c. */
 dpm_rng_t dpm_cm_trng(void);

@@ -24,6 +24,7 @@
 #include "mbedtls/ctr_drbg.h"
 
 #include "dpm/port.h"
+#include "dpm/status.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -40,9 +41,10 @@ typedef struct {
 } dpm_cm_drbg_t;
 
 /* Seed from the TRNG; personalization (may be NULL, 0) should be unique per device, such as a
- * serial number. 0, or -1 if the TRNG fails (the weak default's, on QEMU) or Mbed TLS refuses:
- * r is then freed and must not be used. */
-int dpm_cm_drbg_init(dpm_cm_drbg_t *r, const uint8_t *personalization, size_t personalization_len);
+ * serial number. DPM_OK; DPM_ERR_PARAM if r is NULL; DPM_ERR_RNG if the TRNG fails (the weak
+ * default's, on QEMU) or Mbed TLS refuses the seed: r is then freed and must not be used. */
+dpm_status_t dpm_cm_drbg_init(dpm_cm_drbg_t *r, const uint8_t *personalization,
+                              size_t personalization_len);
 void dpm_cm_drbg_free(dpm_cm_drbg_t *r);
 /* r as the SDK's random source. fill() returns -1 (the SDK: DPM_ERR_RNG) when a due reseed
  * cannot read the TRNG; it never hands out bytes it could not make. */
