@@ -6,7 +6,8 @@
 #                                     built with (config.h includes it)
 #   include/dpm/bits/*.h              the layouts of the structs an app allocates
 #   include/dpm/expert/*.h            the expert API, except dpm/expert/http.h (the SDK's own
-#                                     HTTP client: not installed, not an app's API)
+#                                     HTTP client) and dpm/expert/simulator.h (simulators and
+#                                     tests only): not an app's API, not installed
 #   lib/libdpm.a                      the SDK, nanopb inside (renamed dpm_pb_*)
 #   lib/libdpm_posix.a                posix port + TLS client
 #   lib/libdpm_mbed{tls,x509,crypto}.a  the port's own Mbed TLS 3.6, renamed so it can never be
@@ -61,7 +62,7 @@ fill() {
 for h in sdk/include/dpm/*.h sdk/include/dpm/bits/*.h sdk/include/dpm/expert/*.h \
          port/include/dpm/*.h; do
   rel=${h#*/include/dpm/}
-  case $rel in config.h | expert/http.h) continue ;; esac
+  case $rel in config.h | expert/http.h | expert/simulator.h) continue ;; esac
   put 644 "$h" "$INCLUDEDIR/dpm/$rel"
 done
 put 644 "$BUILD_CONFIG" "$INCLUDEDIR/dpm/build_config.h"

@@ -59,6 +59,7 @@
 #include "dpm/expert/batch.h"
 #include "dpm/port_posix.h"
 #include "dpm/expert/report.h"
+#include "dpm/expert/simulator.h"
 #include "dpm/expert/mech.h"
 #include "dpm/expert/noise.h"
 #include "dpm/expert/stats.h"

@@ -12,6 +12,7 @@
 #endif
 
 #include "dpm/expert/report.h"
+#include "dpm/expert/simulator.h"
 
 typedef struct {
     dpm_receipt_issuer_t iss;

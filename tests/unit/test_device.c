@@ -20,6 +20,7 @@
 #include "dpm/expert/noise.h"
 #include "dpm/expert/outbox.h"
 #include "dpm/expert/report.h"
+#include "dpm/expert/simulator.h"
 #include "dpm/expert/uploader.h"
 #include "fake_collector.h"
 #include "fake_storage.h"

@@ -7,7 +7,7 @@ including it sees (gcc -aux-info), and there are at most FRONT_MAX of them, each
 FRONT (so a function that slips in through a new include is caught by name, and one that
 leaves is noticed too). The headers beside it (`sdk/include/dpm/*.h`) never include the expert
 API (`dpm/expert/`); the layouts in `dpm/bits/` declare no function; every expert header
-compiles on its own.
+compiles on its own (simulator.h only with -DDPM_SIMULATOR_API: without, it is an error).
 
 Negative controls, on a temporary copy of the headers: a front header that includes an expert
 header, a bits header that declares a function, and dpm.h pulling in the samplers must each be
@@ -50,7 +50,7 @@ def ok(cond, what):
         failed += 1
 
 
-def declared(include_root, header="dpm/dpm.h"):
+def declared(include_root, header="dpm/dpm.h", defines=()):
     """The dpm_* functions a translation unit including `header` sees, or None (with the
     compiler's message) if it does not compile."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -59,9 +59,10 @@ def declared(include_root, header="dpm/dpm.h"):
         with open(src, "w") as f:
             f.write('#include "%s"\n' % header)
         r = subprocess.run([CC, "-std=c99", "-Werror", "-fsyntax-only", "-aux-info", aux,
-                            "-I", include_root, src], capture_output=True, text=True)
+                            "-I", include_root] + ["-D" + d for d in defines] + [src],
+                           capture_output=True, text=True)
         if r.returncode != 0:
-            return None, r.stderr.strip().split("\n")[0]
+            return None, " ".join(r.stderr.split())
         names = set()
         with open(aux) as f:
             for line in f:
@@ -117,12 +118,17 @@ def main():
     ok(not probs, "front headers include no expert header; bits declare no function")
     bad = []
     for h in sorted(glob.glob(os.path.join(inc, "dpm", "expert", "*.h"))):
-        got, err = declared(inc, "dpm/expert/" + os.path.basename(h))
+        sim = os.path.basename(h) == "simulator.h"
+        got, err = declared(inc, "dpm/expert/" + os.path.basename(h),
+                            ("DPM_SIMULATOR_API",) if sim else ())
         if got is None:
             bad.append("%s: %s" % (os.path.basename(h), err))
     for b in bad:
         print("# " + b)
     ok(not bad, "every expert header compiles on its own")
+    got, err = declared(inc, "dpm/expert/simulator.h")
+    ok(got is None and "for simulators and tests" in err,
+       "dpm/expert/simulator.h stops a build without -DDPM_SIMULATOR_API (%s)" % err[:80])
 
     # Negative controls on a copy of the headers.
     with tempfile.TemporaryDirectory() as tmp:

@@ -176,13 +176,12 @@ grep -m1 'redefined' "$work/redef.err" | sed 's/^/# /'
 [ $rc != 0 ] && grep -q '"DPM_MAX_BINS" redefined' "$work/redef.err"
 tap $? "an app compiled with other DPM_* values than the installed library's is stopped (redefined)"
 
-# The simulator-only entry points are not part of the installed API: an app that includes
-# the receipts' expert header does not see dpm_receipt_unmetered (a receipt no ledger
-# charged). The same file compiles with -DDPM_SIMULATOR_API (what host-sim and the tests
-# set): the guard is the cause.
+# The simulator-only entry points are not part of the installed API: no installed header
+# declares dpm_receipt_unmetered (a receipt no ledger charged), and dpm/expert/simulator.h,
+# which does, is not installed; in the source tree it stops a build without
+# -DDPM_SIMULATOR_API (what host-sim and the tests set) at its #error.
 cat >"$work/sim_api.c" <<'EOF2'
-#include "dpm/dpm.h"
-#include "dpm/expert/report.h"
+#include "dpm/expert/simulator.h"
 int main(void)
 {
     dpm_receipt_issuer_t iss = DPM_RECEIPT_ISSUER_INIT;
@@ -191,20 +190,21 @@ int main(void)
     return (int)dpm_receipt_unmetered(&iss, &m, 0, &rc);
 }
 EOF2
-! "$CC" -std=c99 -Werror=implicit-function-declaration -I"$P/include" -fsyntax-only \
-  "$work/sim_api.c" 2>"$work/simapi.err" &&
-  grep -q "dpm_receipt_unmetered" "$work/simapi.err" &&
-  "$CC" -std=c99 -Werror=implicit-function-declaration -DDPM_SIMULATOR_API -I"$P/include" \
-    -fsyntax-only "$work/sim_api.c"
-tap $? "an installed app does not see dpm_receipt_unmetered (only with -DDPM_SIMULATOR_API)"
+! grep -rq "dpm_receipt_unmetered" "$P/include" && [ ! -e "$P/include/dpm/expert/simulator.h" ] &&
+  ! "$CC" -std=c99 -Isdk/include -Isdk/proto -fsyntax-only "$work/sim_api.c" 2>"$work/simapi.err" &&
+  grep -q "for simulators and tests" "$work/simapi.err" &&
+  "$CC" -std=c99 -Werror=implicit-function-declaration -DDPM_SIMULATOR_API -Isdk/include \
+    -Isdk/proto -fsyntax-only "$work/sim_api.c"
+tap $? "no installed header declares dpm_receipt_unmetered; simulator.h needs -DDPM_SIMULATOR_API"
 
 # The layout: the front door and its bits, the expert API in its folder, the SDK's own HTTP
 # client not installed (an app posts with dpm_device_flush, the uploader or its own stack).
 [ -f "$P/include/dpm/dpm.h" ] && [ -f "$P/include/dpm/campaign.h" ] &&
   [ -f "$P/include/dpm/bits/mech.h" ] && [ -f "$P/include/dpm/expert/noise.h" ] &&
   [ -f "$P/include/dpm/expert/uploader.h" ] && [ ! -e "$P/include/dpm/expert/http.h" ] &&
+  [ ! -e "$P/include/dpm/expert/simulator.h" ] &&
   [ ! -e "$P/include/dpm/noise.h" ]
-tap $? "headers: dpm/*.h the front door, dpm/bits/, dpm/expert/ without http.h"
+tap $? "headers: dpm/*.h the front door, dpm/bits/, dpm/expert/ without http.h and simulator.h"
 for h in "$P"/include/dpm/expert/*.h; do
   printf '#include "dpm/expert/%s"\n' "$(basename "$h")"
 done >"$work/expert_all.c"

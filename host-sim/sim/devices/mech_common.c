@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* What the simulator's mechanism modules share (see mech_common.h). */
+#include "dpm/expert/simulator.h"
 #include "sim/devices/mech_common.h"
 
 #include <stdio.h>

@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dpm/expert/simulator.h"
 #include "estimate/dpauc.h"
 #include "estimate/roc.h"
 #include "sim/devices/mech_common.h"

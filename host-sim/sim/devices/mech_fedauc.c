@@ -46,6 +46,7 @@
 #include "dpm/expert/fedauc.h"
 #include "dpm/expert/noise.h"
 #include "dpm/expert/report.h"
+#include "dpm/expert/simulator.h"
 #include "estimate/fedauc.h"
 #include "sim/devices/mech_common.h"
 #include "sim/devices/mech_fedauc.h"

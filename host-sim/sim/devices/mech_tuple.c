@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* tuple_mr and tuple_ml in the simulator (see mech_tuple.h). */
+#include "dpm/expert/simulator.h"
 #include "dpm/expert/stats.h"
 #include "sim/devices/mech_tuple.h"
 

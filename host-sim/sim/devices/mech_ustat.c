@@ -41,6 +41,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dpm/expert/simulator.h"
 #include "common/edges.h"
 #include "estimate/roc.h"
 #include "estimate/ustat.h"

@@ -12,6 +12,7 @@
 #include "common/json_write.h"
 #include "dpm/expert/mech.h"
 #include "dpm/expert/report.h"
+#include "dpm/expert/simulator.h"
 #include "dpm/expert/ustat.h"
 #include "estimate/dpauc.h"
 #include "estimate/roc.h"

@@ -10,6 +10,7 @@
 #include "dpm/expert/mech.h"
 #include "dpm/expert/memo.h"
 #include "dpm/expert/report.h"
+#include "dpm/expert/simulator.h"
 #include "dpm/expert/fedauc.h"
 #include "dpm/expert/noise.h"
 #include "estimate/fedauc.h"

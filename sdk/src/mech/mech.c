@@ -9,6 +9,7 @@
 #include "dpm/expert/mech.h"
 #include "dpm/expert/noise.h"
 #include "dpm/expert/report.h"
+#include "dpm/expert/simulator.h"
 #include "mech/mech_ops.h"
 
 dpm_status_t dpm_mech_fail(const char **reason, const char *why, dpm_status_t st)

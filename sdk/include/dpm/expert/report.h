@@ -88,12 +88,12 @@ dpm_status_t dpm_campaign_encode(const dpm_campaign_t *c, uint8_t *buf, size_t c
  *
  * What is NOT guaranteed. This is an API rule, not a security boundary inside one process: code
  * that writes the SDK's private bytes (a receipt and an issuer laid out by hand, a dpm_device_t's
- * fields, the ledger's storage), or that calls the simulator-only dpm_receipt_unmetered, can
- * perturb without a charge, as it can send its raw data; no in-process check stops code with
- * arbitrary memory access. Receipts are RAM-only: a reboot forgets them (the ledger charge stays).
- * The sequence number has 32 bits: a copy kept while its issuer issues 2^32 more receipts for the
- * same campaign and period could match again (only a simulator's long-lived issuer issues more
- * than one; a device's issues one per report call).
+ * fields, the ledger's storage), or that calls the simulator-only entry point
+ * (dpm/expert/simulator.h), can perturb without a charge, as it can send its raw data; no
+ * in-process check stops code with arbitrary memory access. Receipts are RAM-only: a reboot forgets
+ * them (the ledger charge stays). The sequence number has 32 bits: a copy kept while its issuer
+ * issues 2^32 more receipts for the same campaign and period could match again (only a simulator's
+ * long-lived issuer issues more than one; a device's issues one per report call).
  */
 #define DPM_RECEIPT_WORDS 5u
 
@@ -118,16 +118,6 @@ typedef struct {
  * Reads only; "no mechanism, issuer or receipt (NULL)" for a NULL. */
 const char *dpm_receipt_problem(const dpm_mech_t *m, const dpm_receipt_issuer_t *iss,
                                 const dpm_receipt_t *rc);
-
-#ifdef DPM_SIMULATOR_API
-/* FOR SIMULATORS AND TESTS ONLY (declared only with -DDPM_SIMULATOR_API, which host-sim and the
- * tests set and `make install` does not): issue from iss a receipt for one report of m in
- * `period` that no ledger charged (retiring iss's outstanding one, if any). A simulator runs
- * millions of devices without their ledgers; an app that calls this spends privacy that nothing
- * counts. DPM_ERR_PARAM for NULL. */
-dpm_status_t dpm_receipt_unmetered(dpm_receipt_issuer_t *iss, const dpm_mech_t *m, uint32_t period,
-                                   dpm_receipt_t *rc);
-#endif
 
 /* Perturb one device's tuple under the campaign into *out (tuple mechanisms), for the period
  * and charge that the receipt rc names. The report id is 16 fresh random bytes from r (the device
