@@ -333,8 +333,9 @@ menuconfig:
 defconfig:
 	@$(PYTHON) .make/kconfig.py defconfig $(KCONFIG_CONFIG)
 
+# (the collector benchmarks drive it with tests/e2e/tool_load: one of TOOL_BINS)
 bench: deps cross-deps
-	@$(MAKE) --no-print-directory $(BENCH_BINS) host
+	@$(MAKE) --no-print-directory $(BENCH_BINS) $(TOOL_BINS) host
 	@$(PYTHON) .make/bench.py $(OUT) $(BUILD_DIR)/bench.json
 
 # Paper reproductions: the references of host-sim/scenarios/paper-*.ref beside ours (analytic
