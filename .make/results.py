@@ -24,7 +24,8 @@ A table in a document sits between markers; everything between them is generated
   (blank line, the table)
   <!-- /results -->
 
-Views (VIEWS below): metrics (bench: name, value, unit, baseline, ratio, target), size-builds
+Views (VIEWS below): metrics (bench: name, value, unit, baseline, ratio, target), grid (bench:
+metrics PREFIX+ROW.COL as rows and columns), size-builds
 (size: flash, RAM, stack, TLS arena, budget per build), size-memory (size: the structs an app
 holds), repro-tables (a repro record: matches and self-checks per table), repro-cells (a repro
 record's cells of table=NAME). Numbers are printed by fmt() alone; the test reads them back with
@@ -204,6 +205,22 @@ def view_metrics(rec, opts):
     return lines
 
 
+def view_grid(rec, opts):
+    """Metrics named PREFIX + ROW + "." + COL (or without the dot: sep=none), one row per ROW;
+    a dash where the row has no such metric (at least one per row)."""
+    by_name = {m["name"]: m for m in rec["metrics"]}
+    sep = "" if opts.get("sep") == "none" else "."
+    rows, cols = opts["rows"].split(","), opts["cols"].split(",")
+    lines = [f"| `{opts.get('prefix', '')}…` | " + " | ".join(f"`{c}`" for c in cols) + " |",
+             "|---" * (len(cols) + 1) + "|"]
+    for r in rows:
+        got = [by_name.get(f"{opts.get('prefix', '')}{r}{sep}{c}") for c in cols]
+        if not any(got):
+            raise Problem(f"no metric {opts.get('prefix', '')}{r}{sep}*")
+        lines.append(f"| {r} | " + " | ".join(fmt(m["value"]) if m else "—" for m in got) + " |")
+    return lines
+
+
 def view_size_builds(rec, opts):
     lines = ["| build | flash | RAM | stack | TLS arena | flash added |", "|---|---|---|---|---|---|"]
     for name in opts["builds"].split(","):
@@ -272,7 +289,7 @@ def view_repro_cells(rec, opts):
     return lines
 
 
-VIEWS = {"metrics": view_metrics, "size-builds": view_size_builds, "size-memory": view_size_memory,
+VIEWS = {"metrics": view_metrics, "grid": view_grid, "size-builds": view_size_builds, "size-memory": view_size_memory,
          "repro-tables": view_repro_tables, "repro-cells": view_repro_cells}
 
 
