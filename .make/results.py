@@ -27,7 +27,8 @@ A table in a document sits between markers; everything between them is generated
 Views (VIEWS below): metrics (bench: name, value, unit, baseline, ratio, target), grid (bench:
 metrics PREFIX+ROW.COL as rows and columns), size-builds
 (size: flash, RAM, stack, TLS arena, budget per build), size-memory (size: the structs an app
-holds), repro-tables (a repro record: matches and self-checks per table), repro-cells (a repro
+holds), repro-tables (a repro record: matches and self-checks per table), repro-summary (the
+same summed over the tables), auc-compare (its shapes and mechanisms), repro-cells (a repro
 record's cells of table=NAME). Numbers are printed by fmt() alone; the test reads them back with
 the same rules. Exit status 1 when a producer fails (a missed budget or target is a result, not a
 failure: `make size` exits 1 for those and is recorded), a record is missing, or a marked table
@@ -269,6 +270,31 @@ def view_repro_tables(rec, opts):
     return lines
 
 
+def view_repro_summary(rec, opts):
+    """The cells of a repro record by what they count as: how many, how many hold."""
+    lines = ["| cells counted as | hold | of |", "|---|---|---|"]
+    for kind, label in (("paper", "matches the paper"), ("self-check", "self-checks")):
+        cells = [c for c in rec["cells"] if c["counts_as"] == kind]
+        lines.append(f"| {label} | {fmt(sum(1 for c in cells if c['match']))} | {fmt(len(cells))} |")
+    info = [c for c in rec["cells"] if c["counts_as"] not in ("paper", "self-check")]
+    tables = {c["table"] for c in rec["cells"]}
+    lines.append(f"| shown, not counted | | {fmt(len(info))} |")
+    lines.append(f"| (tables) | | {fmt(len(tables))} |")
+    return lines
+
+
+def view_auc_compare(rec, opts):
+    """dpm-sim repro auc_compare: per shape and mechanism its error, coverage and bytes."""
+    cols = ("rmse", "coverage", "bytes_per_device", "down_bytes_per_device", "rounds",
+            "reports_per_device")
+    lines = ["| shape | mechanism | " + " | ".join(cols) + " |", "|---" * (len(cols) + 2) + "|"]
+    for shape in rec["shapes"]:
+        for k, m in enumerate(shape["mechanisms"]):
+            lines.append(f"| {shape['what'] if k == 0 else ''} | {m['mechanism']} | " +
+                         " | ".join(fmt(m[c]) for c in cols) + " |")
+    return lines
+
+
 def view_repro_cells(rec, opts):
     cells = [c for c in rec["cells"] if c["table"] == opts["table"]]
     if not cells:
@@ -290,7 +316,8 @@ def view_repro_cells(rec, opts):
 
 
 VIEWS = {"metrics": view_metrics, "grid": view_grid, "size-builds": view_size_builds, "size-memory": view_size_memory,
-         "repro-tables": view_repro_tables, "repro-cells": view_repro_cells}
+         "repro-tables": view_repro_tables, "repro-summary": view_repro_summary,
+         "repro-cells": view_repro_cells, "auc-compare": view_auc_compare}
 
 
 def render(record_path, opts):
