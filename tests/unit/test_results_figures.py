@@ -88,6 +88,8 @@ def tables_outside(text, spans):
         if (not fence and i not in inside and lines[i].startswith("|") and i + 1 < len(lines)
                 and re.match(r"^\|[-| :]+\|$", lines[i + 1])):
             k = i - 1
+            if k >= 0 and UNRECORDED.match(lines[k]):  # the lead is what comes before it
+                k -= 1
             while k >= 0 and not lines[k].strip():
                 k -= 1
             s = k
@@ -239,6 +241,10 @@ def main():
         control("a results table marked unrecorded (listed, not failed)", block +
                 "\n\nFigures of `make bench`:\n\n<!-- results: unrecorded: a control -->\n"
                 "| metric | value |\n|---|---|\n| `noise.rr.eps1` | 7.7 |\n", False)
+        bad, unrec = tables_outside("Figures of `make bench`:\n\n<!-- results: unrecorded: a control -->"
+                                    "\n| a |\n|---|\n| 1 |\n", [])
+        ok(not bad and len(unrec) == 1, "control: a table marked unrecorded under a producer is listed",
+           [f"bad {bad}, listed {unrec}"])
         control("a table naming no producer", block + "\n\n| a | b |\n|---|---|\n| 1 | 2 |\n", False)
     print(f"1..{n}")
     return 1 if failed else 0
