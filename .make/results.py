@@ -25,11 +25,12 @@ A table in a document sits between markers; everything between them is generated
   <!-- /results -->
 
 Views (VIEWS below): metrics (bench: name, value, unit, baseline, ratio, target), grid (bench:
-metrics PREFIX+ROW.COL as rows and columns), size-builds
-(size: flash, RAM, stack, TLS arena, budget per build), size-memory (size: the structs an app
-holds), repro-tables (a repro record: matches and self-checks per table), repro-summary (the
-same summed over the tables), auc-compare (its shapes and mechanisms), repro-cells (a repro
-record's cells of table=NAME). Numbers are printed by fmt() alone; the test reads them back with
+metrics PREFIX+ROW.COL as rows and columns), size-builds (size: flash, RAM, stack, TLS arena,
+flash added per build), size-memory (size: the structs an app holds), size-stack (size: the
+stack of one device call per build), repro-tables (a repro record: matches and self-checks per
+table), repro-summary (the same summed over the tables), auc-compare (its shapes and
+mechanisms), repro-cells (a repro record's cells of table=NAME). A table with no record yet
+says why on the line before it: <!-- results: unrecorded: REASON -->. Numbers are printed by fmt() alone; the test reads them back with
 the same rules. Exit status 1 when a producer fails (a missed budget or target is a result, not a
 failure: `make size` exits 1 for those and is recorded), a record is missing, or a marked table
 names an unknown view, record or item."""
@@ -52,6 +53,8 @@ END = "<!-- /results -->"
 # What a number looks like in a table and in a record's strings (the test's rule too).
 NUMBER = re.compile(r"\d+(?:,\d{3})*(?:\.\d+)?(?:e[-+]?\d+)?")
 SOURCES = ("bench", "size", "repro")
+SIZE_OUTPUTS = ("size.json", "size_memory.json", "size_stack_host_tuple_only.json",
+                "size_stack_host_default.json")
 
 
 class Problem(Exception):
@@ -119,6 +122,12 @@ def record_size(commit, date, seconds):
     body = {k: size[k] for k in ("target", "flags", "totals")}
     body["modules"] = {name: rows for name, rows in size["builds"].items()}
     body["memory"] = memory
+    # the stack of one device call: Cortex-M4 per build (size.py), x86_64 (stack_host.py)
+    body["one_call_stack"] = {f"cortex-m4:{b}": n["one_call_stack"] for b, n in size["notes"].items()
+                              if n.get("one_call_stack")}
+    for build in ("tuple_only", "default"):
+        host = load(os.path.join(BUILD_DIR, f"size_stack_host_{build}.json"))
+        body["one_call_stack"][host["build"].replace(" ", ":")] = host["stack"]
     write_record("size", body, "make size", commit, date, seconds)
 
 
@@ -161,7 +170,7 @@ def produce(source):
             raise Problem("make bench failed (a figure could not be measured): nothing recorded")
         record_bench(commit, date, time.monotonic() - start)
     elif source == "size":
-        for stale in ("size.json", "size_memory.json"):
+        for stale in SIZE_OUTPUTS:
             if os.path.exists(os.path.join(ROOT, BUILD_DIR, stale)):
                 os.unlink(os.path.join(ROOT, BUILD_DIR, stale))
         run = subprocess.run([MAKE, "--no-print-directory", "size"], cwd=ROOT,
@@ -169,7 +178,7 @@ def produce(source):
         sys.stdout.write(run.stdout)
         # exit 1 with every figure measured and budgets missed is a result; anything else is not
         measured = "could not measure" not in run.stdout and "failed" not in run.stdout and all(
-            os.path.exists(os.path.join(ROOT, BUILD_DIR, f)) for f in ("size.json", "size_memory.json"))
+            os.path.exists(os.path.join(ROOT, BUILD_DIR, f)) for f in SIZE_OUTPUTS)
         if run.returncode != 0 and not (measured and "MISSED" in run.stdout):
             raise Problem(f"make size failed (exit {run.returncode}): nothing recorded")
         record_size(commit, date, time.monotonic() - start)
@@ -265,6 +274,21 @@ def view_size_memory(rec, opts):
     return lines
 
 
+def view_size_stack(rec, opts):
+    """The stack of one device call (bytes) per build: calls=NAME,... cols=BUILD,..."""
+    stack = rec["one_call_stack"]
+    cols = opts["cols"].split(",")
+    for c in cols:
+        if c not in stack:
+            raise Problem(f"no one-call stack of {c}")
+    lines = ["| call | " + " | ".join(cols) + " |", "|---" * (len(cols) + 1) + "|"]
+    for call in opts["calls"].split(","):
+        if not any(call in stack[c] for c in cols):
+            raise Problem(f"no build measured {call}")
+        lines.append(f"| `{call}` | " + " | ".join(fmt(stack[c].get(call)) for c in cols) + " |")
+    return lines
+
+
 def view_repro_tables(rec, opts):
     """Per table of a repro record: what its cells count as and how many hold."""
     src = {}
@@ -321,7 +345,8 @@ def view_repro_cells(rec, opts):
     return lines
 
 
-VIEWS = {"metrics": view_metrics, "grid": view_grid, "size-builds": view_size_builds, "size-memory": view_size_memory,
+VIEWS = {"metrics": view_metrics, "grid": view_grid, "size-builds": view_size_builds,
+         "size-memory": view_size_memory, "size-stack": view_size_stack,
          "repro-tables": view_repro_tables, "repro-summary": view_repro_summary,
          "repro-cells": view_repro_cells, "auc-compare": view_auc_compare}
 
