@@ -415,9 +415,18 @@ def tables(check):
 def main(argv):
     try:
         if argv[:1] == ["run"]:
+            # a failed producer leaves its records as they were (each names its own commit):
+            # the others are still measured and the tables regenerated, then the run fails
+            failed = []
             for source in argv[1:] or SOURCES:
-                produce(source)
+                try:
+                    produce(source)
+                except Problem as e:
+                    print(f"make results: {e}", file=sys.stderr)
+                    failed.append(source)
             tables(check=False)
+            if failed:
+                raise Problem(f"{len(failed)} producer(s) failed: {', '.join(failed)}")
         elif argv[:1] == ["record"] and len(argv) >= 2:
             opts = dict(zip(argv[2::2], argv[3::2]))
             commit, date = opts["--commit"], opts["--date"]
