@@ -30,8 +30,8 @@ flash added per build), size-memory (size: the structs an app holds), size-stack
 stack of one device call per build), repro-tables (a repro record: matches and self-checks per
 table), repro-summary (the same summed over the tables), auc-compare (its shapes and
 mechanisms), repro-cells (a repro record's cells of table=NAME). A table with no record yet
-says why on the line before it: <!-- results: unrecorded: REASON -->. Numbers are printed by fmt() alone; the test reads them back with
-the same rules. Exit status 1 when a producer fails (a missed budget or target is a result, not a
+says why on the line before it: <!-- results: unrecorded: REASON -->. Numbers are printed by
+fmt() alone; the test reads them back with the same rules. Exit status 1 when a producer fails (a missed budget or target is a result, not a
 failure: `make size` exits 1 for those and is recorded), a record is missing, or a marked table
 names an unknown view, record or item."""
 import datetime
