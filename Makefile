@@ -304,7 +304,7 @@ $(HOST_BINS) $(EXAMPLE_BINS) $(TEST_BINS) $(TOOL_BINS) $(BENCH_BINS): $(MBEDTLS_
 -include $(shell find $(OUT)/obj -name '*.d' 2>/dev/null)
 
 # ---- the two commands and the quality gates ------------------------------------------------
-.PHONY: deps test lint help clean menuconfig defconfig bench repro demo demo-pg
+.PHONY: deps test lint help clean menuconfig defconfig bench repro demo demo-pg results
 deps:
 	@BUILD_DIR=$(BUILD_DIR) bash .make/deps.sh
 # What a build alone needs (compiler, nanopb, Mbed TLS source, SQLite, libpq): the first `make`
@@ -338,8 +338,9 @@ menuconfig:
 defconfig:
 	@$(PYTHON) .make/kconfig.py defconfig $(KCONFIG_CONFIG)
 
+# (the collector benchmarks drive it with tests/e2e/tool_load: one of TOOL_BINS)
 bench: deps cross-deps
-	@$(MAKE) --no-print-directory $(BENCH_BINS) host
+	@$(MAKE) --no-print-directory $(BENCH_BINS) $(TOOL_BINS) host
 	@$(PYTHON) .make/bench.py $(OUT) $(BUILD_DIR)/bench.json
 
 # Paper reproductions: the references of host-sim/scenarios/paper-*.ref beside ours (analytic
@@ -347,6 +348,14 @@ bench: deps cross-deps
 repro: deps-repro
 	@$(MAKE) --no-print-directory host
 	@$(OUT)/dpm-sim repro --out $(BUILD_DIR)/repro
+
+# The figures the documents quote: each source's producer run (RESULTS="bench size repro" by
+# default; repro-<paper> for one paper), its output recorded with the command and commit in
+# tests/results/<source>.json, and every marked table regenerated from the records
+# (.make/results.py; tests/unit/test_results_figures.py holds the documents to them).
+RESULTS ?= bench size repro
+results: deps
+	@BUILD_DIR=$(BUILD_DIR) OUT=$(OUT) $(PYTHON) .make/results.py run $(RESULTS)
 
 # The main job: a TLS collector on 127.0.0.1 and simulated devices posting real reports.
 demo: deps-build
@@ -532,7 +541,8 @@ clean:
 	rm -rf $(OUT)
 
 help:
-	@echo "make deps | all | test | demo | repro | cross | size | bench | fuzz | sanitize | valgrind | lint | coverage"
+	@echo "make deps | all | test | demo | repro | cross | size | bench | results | fuzz | sanitize | valgrind | lint | coverage"
+	@echo "make results [RESULTS=\"bench size repro repro-<paper>\"]    (tests/results/, the docs' tables)"
 	@echo "make install PREFIX=<dir> [DESTDIR=<dir>]"
 	@echo "make menuconfig | defconfig    (Kconfig via kconfiglib)"
 	@echo "variables: CROSS_COMPILE=<triplet>-  BUILD_DIR=<dir>  OPT=<flags>  EXTRA_CFLAGS=<flags>"

@@ -181,10 +181,12 @@ echo
 {
   echo "x86_64 one-call stack, tuple_only (budget $ONE_CALL_BUDGET bytes):"
   $PYTHON .make/stack_host.py "$SIZE/host-tuple_only/obj" dpm_device_report_tuple \
-    --image "$IMAGE" --budget $ONE_CALL_BUDGET --build "x86_64 tuple_only" 2>&1 || status=1
+    --image "$IMAGE" --budget $ONE_CALL_BUDGET --build "x86_64 tuple_only" \
+    --json "$BUILD_DIR/size_stack_host_tuple_only.json" 2>&1 || status=1
   echo "x86_64 one-call stack, default:"
   $PYTHON .make/stack_host.py "$SIZE/host-default/obj" $REPORT_CALLS \
-    --image "$IMAGE $OTHER_API" 2>&1 || status=1
+    --image "$IMAGE $OTHER_API" --build "x86_64 default" \
+    --json "$BUILD_DIR/size_stack_host_default.json" 2>&1 || status=1
   $PYTHON .make/memory_table.py --out "$BUILD_DIR/size_memory.json" \
     --budget "x86_64 tuple_only=$HELD_BUDGET" \
     "x86_64 tuple_only:nm:$SIZE/host-tuple_only/size_state.o" \

@@ -5,7 +5,7 @@
 -ffunction-sections, and the objects' relocations.
 
   stack_host.py OBJDIR ROOT [ROOT...] [--budget BYTES] [--image "NAME NAME PREFIX* ..."]
-                [--build LABEL]
+                [--build LABEL] [--json FILE]
 
 For each ROOT: the deepest chain of frames over the compiler's call graph. A call through a
 function pointer costs the deepest chain of any function whose address is stored in data or
@@ -16,6 +16,7 @@ every global function with that prefix; a leading !: none of those) and the ROOT
 without --image, every object's taken addresses count (a function-pointer call in an image that
 cannot reach, say, FedAUC's wire callbacks is not charged with them). Calls out of OBJDIR (the C library's
 memcpy, memset...) count 0 and are listed. Recursion is named and its cycle counted once.
+--json FILE: also write {"build": LABEL, "stack": {ROOT: bytes}} there (make results records it).
 An unbounded frame (alloca, VLA) or a root not found is an error. Exit status 1 if a root's stack
 is over --budget (when given: a "MISSED LABEL ..." line says by how much), 2 if it cannot be
 measured.
@@ -153,7 +154,7 @@ def worst_from(frames, calls, indirect, ind_cost):
 def main():
     args = sys.argv[1:]
     opts = {}
-    for opt in ("--budget", "--image", "--build"):
+    for opt in ("--budget", "--image", "--build", "--json"):
         if opt in args:
             i = args.index(opt)
             opts[opt] = args[i + 1]
@@ -192,11 +193,13 @@ def main():
     ind = max((direct(t) for t in taken), default=(0, []), key=lambda w: w[0])
     worst, cycles = worst_from(frames, calls, indirect, ind)
     status = 0
+    totals = {}
     for root in roots:
         if root not in frames:
             print(f"stack_host: {root} is not in {objdir}", file=sys.stderr)
             sys.exit(2)
         total, chain = worst(root)
+        totals[root] = total
         print(f"{root}: {total} bytes: " + " > ".join(f"{k} {frames[k][0]}" for k in chain))
         if budget is not None and total > budget:
             print(f"MISSED {build} one-call stack of {root}: {total} bytes, budget {budget}, "
@@ -211,6 +214,10 @@ def main():
     if dynamic:
         print(f"stack_host: dynamic frames: {', '.join(dynamic)}", file=sys.stderr)
         sys.exit(2)
+    if "--json" in opts:
+        import json
+        with open(opts["--json"], "w") as f:
+            json.dump({"build": build, "stack": totals}, f, indent=1)
     sys.exit(status)
 
 

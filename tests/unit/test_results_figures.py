@@ -1,0 +1,273 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
+"""The results tables the documents quote come from a record, printing TAP.
+
+A record is a tests/results/<source>.json written by `make results` (.make/results.py): a
+producer's figures with its `command`, `commit` and `date`. In every tracked markdown file, each
+block between `<!-- results: RECORD view=... -->` and `<!-- /results -->` must
+- name a record that exists;
+- state the record's commit (its first line: "`COMMAND` at COMMIT (DATE), RECORD:");
+- hold no number the record does not: every number of the block (as NUMBER reads it) must be
+  one the record prints, a number of the record formatted by the generator's fmt() or a number
+  inside one of the record's strings (a metric's name, a baseline, a table's source);
+- be exactly what `make results` writes from the record (`results.py tables --check`).
+A results table outside any block fails: a markdown table whose header, the paragraph just
+before it or its section's heading names a producer (`make bench`, `make size`, `make repro`,
+`dpm-sim bench`, `dpm-sim repro`, or their build/ outputs). A table that quotes such figures
+but has no record yet is let through only with `<!-- results: unrecorded: REASON -->` on the
+line before it; each is listed here (`# unrecorded: ...`), so what is left stays visible. The
+documents in PENDING (below: port/README.md, frozen while the SDK header refactor lands) cannot be
+marked yet: each of their results tables is listed (`# pending: ...`) instead of failing.
+
+Negative controls, on temporary copies of a document with a block and of its record: a figure
+changed by one digit, a block naming another commit, a row dropped by hand (what only the
+regeneration sees) and an unmarked results table must each fail, each by its own check; the
+copy unchanged, a table marked unrecorded and a table naming no producer must pass."""
+import importlib.util
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+spec = importlib.util.spec_from_file_location("results", os.path.join(ROOT, ".make", "results.py"))
+results = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(results)
+
+PRODUCER = re.compile(r"make (bench|size|repro)\b|dpm-sim (repro|bench)\b|"
+                      r"build/(bench|size)[\w.]*\.json|build/repro/")
+UNRECORDED = re.compile(r"^<!-- results: unrecorded: .+ -->$")
+STAMP = re.compile(r"^`[^`]+` at (\S+) \([\d-]+\), (\S+):$")
+# Documents whose results tables cannot be marked yet, and why: their tables outside a block are
+# listed (`# pending: ...`), not failed. Empty it once they are converted.
+PENDING = {
+    "port/README.md": "files under port/ are not edited while the SDK header refactor lands there",
+}
+n = 0
+failed = 0
+
+
+def ok(cond, what, diag=()):
+    global n, failed
+    n += 1
+    print(f"{'ok' if cond else 'not ok'} {n} - {what}", flush=True)
+    if not cond:
+        failed += 1
+        for line in list(diag)[:20]:
+            print(f"# {line}", flush=True)
+    return cond
+
+
+def printable(rec):
+    """Every number as the record prints it: its numbers through fmt(), the numbers inside its
+    strings and keys as they stand."""
+    out = set()
+
+    def walk(x):
+        if isinstance(x, dict):
+            for k, v in x.items():
+                out.update(results.NUMBER.findall(k))
+                walk(v)
+        elif isinstance(x, list):
+            for v in x:
+                walk(v)
+        elif isinstance(x, str):
+            out.update(results.NUMBER.findall(x))
+        elif isinstance(x, (int, float)) and not isinstance(x, bool):
+            out.update(results.NUMBER.findall(results.fmt(x)))
+    walk(rec)
+    return out
+
+
+def tables_outside(text, spans):
+    """[(line, what named it)] of results-looking tables outside the blocks, and [(line, reason)]
+    of those marked unrecorded."""
+    lines, bad, unrecorded, fence, i = text.split("\n"), [], [], False, 0
+    inside = set()
+    for b, e, _, _ in spans:
+        inside.update(range(b, e + 1))
+    while i < len(lines):
+        if lines[i].startswith("```"):
+            fence = not fence
+        if (not fence and i not in inside and lines[i].startswith("|") and i + 1 < len(lines)
+                and re.match(r"^\|[-| :]+\|$", lines[i + 1])):
+            k = i - 1
+            if k >= 0 and UNRECORDED.match(lines[k]):  # the lead is what comes before it
+                k -= 1
+            while k >= 0 and not lines[k].strip():
+                k -= 1
+            s = k
+            while s >= 0 and lines[s].strip() and not lines[s].startswith(("|", "#")):
+                s -= 1
+            h = i - 1
+            while h >= 0 and not lines[h].startswith("#"):
+                h -= 1
+            lead = " ".join(lines[s + 1:k + 1]) + " " + lines[i] + " " + (lines[h] if h >= 0 else "")
+            m = PRODUCER.search(lead)
+            if m:
+                if i > 0 and UNRECORDED.match(lines[i - 1]):
+                    unrecorded.append((i + 1, lines[i - 1]))
+                else:
+                    bad.append((i + 1, m.group(0)))
+            while i < len(lines) and lines[i].startswith("|"):
+                i += 1
+            continue
+        i += 1
+    return bad, unrecorded
+
+
+def check_doc(doc, text, root, report=True):
+    """[problem] of one document's blocks and tables (each check reported as a TAP line when
+    report); records are read under root."""
+    problems = []
+
+    def check(cond, what, diag):
+        if report:
+            ok(cond, what, diag)
+        if not cond:
+            problems.append(what)
+        return cond
+
+    results.ROOT = root
+    try:
+        spans = results.blocks(text)
+    except results.Problem as e:
+        check(False, f"{doc}: its blocks are well formed", [str(e)])
+        return problems
+    lines = text.split("\n")
+    for b, e, path, opts in spans:
+        where = f"{doc}:{b + 1} ({path} {opts.get('view')})"
+        full = os.path.join(root, path)
+        if not check(os.path.exists(full), f"{where}: the record exists", [path]):
+            continue
+        with open(full, encoding="utf-8") as f:
+            rec = json.load(f)
+        body = lines[b + 1:e]
+        m = STAMP.match(body[0]) if body else None
+        check(bool(m) and m.group(1) == rec["commit"] and m.group(2) == path,
+              f"{where}: names the record's commit {rec['commit']}", [body[0] if body else "(empty)"])
+        known = printable(rec)
+        strange = [f"line {b + 2 + k}: {t}" for k, line in enumerate(body[1:], 1)
+                   for t in results.NUMBER.findall(line) if t not in known]
+        check(not strange, f"{where}: every number is in the record", strange)
+        try:
+            want = results.render(path, opts)
+        except results.Problem as err:
+            want = [f"(cannot render: {err})"]
+        diff = [f"line {b + 2 + k}: has {have!r}, make results writes {w!r}"
+                for k, (have, w) in enumerate(zip(body, want)) if have != w]
+        if len(body) != len(want):
+            diff.append(f"{len(body)} lines, make results writes {len(want)}")
+        check(not diff, f"{where}: is what make results writes from the record", diff)
+    bad, unrecorded = tables_outside(text, spans)
+    if doc in PENDING and bad:
+        check(True, f"{doc}: its {len(bad)} results tables outside a block are pending: {PENDING[doc]}", [])
+        if report:
+            for line, what in bad:
+                print(f"# pending: {doc}:{line}: a table under {what}")
+    else:
+        check(not bad, f"{doc}: no results table outside a results block",
+              [f"line {line}: a table under {what}, in no <!-- results: ... --> block" for line, what in bad])
+    if report:
+        for line, reason in unrecorded:
+            print(f"# unrecorded: {doc}:{line}: {reason[len('<!-- results: unrecorded: '):-4]}")
+    return problems
+
+
+def main():
+    docs = subprocess.run(["git", "ls-files", "*.md"], cwd=ROOT, capture_output=True,
+                          text=True).stdout.split()
+    if not docs:  # a release tree without git: its files
+        docs = [os.path.relpath(os.path.join(d, f), ROOT) for d, _, fs in os.walk(ROOT)
+                for f in fs if f.endswith(".md") and "/build" not in d]
+    nblocks = 0
+    example = None
+    for doc in sorted(docs):
+        path = os.path.join(ROOT, doc)
+        if not os.path.exists(path) or doc.startswith("build/"):
+            continue
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        spans = results.blocks(text) if "<!-- results:" in text else []
+        nblocks += len(spans)
+        if spans and example is None:
+            example = (doc, text, spans[0])
+        if spans or PRODUCER.search(text):
+            check_doc(doc, text, ROOT)
+    ok(nblocks > 0, f"the documents hold results blocks ({nblocks})")
+
+    # Negative controls: a temporary copy of a document's first block and of its record.
+    if example is None:
+        ok(False, "controls: a document with a results block to copy")
+    else:
+        doc, text, (b, e, path, opts) = example
+        lines = text.split("\n")
+        block = "\n".join(lines[b:e + 1])
+
+        def control(what, new_block, want_bad, by=""):
+            """The copy fails (by the check whose name holds `by`) or passes."""
+            with tempfile.TemporaryDirectory() as t:
+                os.makedirs(os.path.join(t, os.path.dirname(path)), exist_ok=True)
+                shutil.copy(os.path.join(ROOT, path), os.path.join(t, path))
+                got = check_doc("copy.md", f"# Copy\n\n{new_block}\n", t, report=False)
+            hit = any(by in g for g in got)
+            ok(hit if want_bad else not got,
+               f"control: {what} {'fails: ' + by if want_bad else 'passes'}", got or ["nothing flagged"])
+
+        control(f"{doc}'s first block unchanged", block, False)
+        body = lines[b + 2:e]
+        with open(os.path.join(ROOT, path), encoding="utf-8") as f:
+            known = printable(json.load(f))
+        # a figure of the table changed by one digit into a number the record does not print
+        mutated = None
+        for k, line in enumerate(body):
+            for m in results.NUMBER.finditer(line):
+                tok = m.group(0)
+                for p, ch in enumerate(tok):
+                    if ch.isdigit():
+                        alt = tok[:p] + str((int(ch) + 1) % 10) + tok[p + 1:]
+                        if alt not in known and not alt.startswith("0"):
+                            mutated = (k, line[:m.start()] + alt + line[m.end():])
+                            break
+                if mutated:
+                    break
+            if mutated:
+                break
+        if ok(mutated is not None, "control: a figure of the block can be changed by one digit"):
+            k, line = mutated
+            changed = lines[b:b + 2] + body[:k] + [line] + body[k + 1:] + [lines[e]]
+            control("a figure changed by one digit", "\n".join(changed), True,
+                    "every number is in the record")
+        other = re.sub(r" at (\S+) ", " at 1234abc ", lines[b + 1], count=1)
+        control("a block naming another commit",
+                "\n".join([lines[b], other] + lines[b + 2:e + 1]), True, "names the record's commit")
+        # a hand edit the number check alone cannot see: a row dropped
+        if len(body) > 3:
+            control("a block with a row dropped by hand",
+                    "\n".join(lines[b:b + 2] + body[:-1] + [lines[e]]), True, "is what make results writes")
+        control("an unmarked results table", block + "\n\nFigures of `make bench` (by hand):\n\n"
+                "| metric | value |\n|---|---|\n| `noise.rr.eps1` | 7.7 |\n", True,
+                "no results table outside")
+        control("a results table marked unrecorded (listed, not failed)", block +
+                "\n\nFigures of `make bench`:\n\n<!-- results: unrecorded: a control -->\n"
+                "| metric | value |\n|---|---|\n| `noise.rr.eps1` | 7.7 |\n", False)
+        bad, unrec = tables_outside("Figures of `make bench`:\n\n<!-- results: unrecorded: a control -->"
+                                    "\n| a |\n|---|\n| 1 |\n", [])
+        ok(not bad and len(unrec) == 1, "control: a table marked unrecorded under a producer is listed",
+           [f"bad {bad}, listed {unrec}"])
+        with tempfile.TemporaryDirectory() as t:
+            table = "Figures of `make bench`:\n\n| a |\n|---|\n| 1 |\n"
+            pend = check_doc(next(iter(PENDING), "none.md"), table, t, report=False)
+            other = check_doc("other.md", table, t, report=False)
+        ok(not pend and bool(other), "control: an unmarked table is pending in a PENDING document only",
+           [f"pending document: {pend}, another: {other}"])
+        control("a table naming no producer", block + "\n\n| a | b |\n|---|---|\n| 1 | 2 |\n", False)
+    print(f"1..{n}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
