@@ -15,9 +15,7 @@ A results table outside any block fails: a markdown table whose header, the para
 before it or its section's heading names a producer (`make bench`, `make size`, `make repro`,
 `dpm-sim bench`, `dpm-sim repro`, or their build/ outputs). A table that quotes such figures
 but has no record yet is let through only with `<!-- results: unrecorded: REASON -->` on the
-line before it; each is listed here (`# unrecorded: ...`), so what is left stays visible. The
-documents in PENDING (below: port/README.md, frozen while the SDK header refactor lands) cannot be
-marked yet: each of their results tables is listed (`# pending: ...`) instead of failing.
+line before it; each is listed here (`# unrecorded: ...`), so what is left stays visible.
 
 Negative controls, on temporary copies of a document with a block and of its record: a figure
 changed by one digit, a block naming another commit, a row dropped by hand (what only the
@@ -41,11 +39,6 @@ PRODUCER = re.compile(r"make (bench|size|repro)\b|dpm-sim (repro|bench)\b|"
                       r"build/(bench|size)[\w.]*\.json|build/repro/")
 UNRECORDED = re.compile(r"^<!-- results: unrecorded: .+ -->$")
 STAMP = re.compile(r"^`[^`]+` at (\S+) \([\d-]+\), (\S+):$")
-# Documents whose results tables cannot be marked yet, and why: their tables outside a block are
-# listed (`# pending: ...`), not failed. Empty it once they are converted.
-PENDING = {
-    "port/README.md": "files under port/ are not edited while the SDK header refactor lands there",
-}
 n = 0
 failed = 0
 
@@ -163,14 +156,8 @@ def check_doc(doc, text, root, report=True):
             diff.append(f"{len(body)} lines, make results writes {len(want)}")
         check(not diff, f"{where}: is what make results writes from the record", diff)
     bad, unrecorded = tables_outside(text, spans)
-    if doc in PENDING and bad:
-        check(True, f"{doc}: its {len(bad)} results tables outside a block are pending: {PENDING[doc]}", [])
-        if report:
-            for line, what in bad:
-                print(f"# pending: {doc}:{line}: a table under {what}")
-    else:
-        check(not bad, f"{doc}: no results table outside a results block",
-              [f"line {line}: a table under {what}, in no <!-- results: ... --> block" for line, what in bad])
+    check(not bad, f"{doc}: no results table outside a results block",
+          [f"line {line}: a table under {what}, in no <!-- results: ... --> block" for line, what in bad])
     if report:
         for line, reason in unrecorded:
             print(f"# unrecorded: {doc}:{line}: {reason[len('<!-- results: unrecorded: '):-4]}")
@@ -258,12 +245,6 @@ def main():
                                     "\n| a |\n|---|\n| 1 |\n", [])
         ok(not bad and len(unrec) == 1, "control: a table marked unrecorded under a producer is listed",
            [f"bad {bad}, listed {unrec}"])
-        with tempfile.TemporaryDirectory() as t:
-            table = "Figures of `make bench`:\n\n| a |\n|---|\n| 1 |\n"
-            pend = check_doc(next(iter(PENDING), "none.md"), table, t, report=False)
-            other = check_doc("other.md", table, t, report=False)
-        ok(not pend and bool(other), "control: an unmarked table is pending in a PENDING document only",
-           [f"pending document: {pend}, another: {other}"])
         control("a table naming no producer", block + "\n\n| a | b |\n|---|---|\n| 1 | 2 |\n", False)
     print(f"1..{n}")
     return 1 if failed else 0
