@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "common/edges.h"
+#include "common/prob.h"
+#include "estimate/ci_flags.h"
 #include "sim/devices/mech_common.h"
 #include "sim/devices/results.h"
 #include "sim/devices/sim_cfg.h"
@@ -265,6 +267,35 @@ static void roc_ext_free(void *ext)
     free(ext);
 }
 
+/* The model's AUC from the binned estimate. The binned AUC counts a positive and a negative in
+ * one bin as 1/2; the model's AUC orders them by score. So the two differ by at most half the
+ * share of pairs that tie in a bin, T / 2 with T = sum_b pos_b neg_b / (P N), here from the
+ * estimate's projected counts. The interval for the model's AUC is the binned one (noise +
+ * sampling) widened by that bound on each side: at least the level whenever the binned interval
+ * covers the binned AUC; flagged DPM_CI_BOUND (ci_flags.h) when the bound makes it wider than a
+ * bias-free interval covering 2 points above the level would be. Without it, at 10^5 devices
+ * and eps 4 on own-data.scn this interval covered the model's AUC in 16 % of runs. */
+static void model_interval(const dpm_roc_estimate_t *e, double confidence, sim_item_run_t *m)
+{
+    double tie = 0.0;
+    if (e->P > 0.0 && e->N > 0.0) {
+        for (uint32_t b = 0; b < e->bins; b++) {
+            tie += fmax(e->pos[b], 0.0) * fmax(e->neg[b], 0.0);
+        }
+        tie /= e->P * e->N;
+    }
+    double bound = 0.5 * fmin(tie, 1.0);
+    double half = 0.5 * (e->ci_total_hi - e->ci_total_lo);
+    m->lo = e->ci_total_lo - bound;
+    m->hi = e->ci_total_hi + bound;
+    m->flags = e->ci_total_flags;
+    double sd = e->z > 0.0 ? half / e->z : 0.0;
+    double z_plus = prob_norm_quantile(1.0 - 0.5 * (1.0 - fmin(confidence + 0.02, 0.999)));
+    if (bound > 0.0 && half + bound > z_plus * sd) {
+        m->flags |= DPM_CI_BOUND;
+    }
+}
+
 static void roc_estimate(const sim_cfg_t *cfg, const sim_agg_t *agg, uint32_t run,
                          sim_item_run_t *out, void *ext)
 {
@@ -279,9 +310,7 @@ static void roc_estimate(const sim_cfg_t *cfg, const sim_agg_t *agg, uint32_t ru
     sim_item_run_t *u = &out[SIM_ROC_ITEM_UNBINNED];
     m->est = b->est = est.auc;
     m->sd = sqrt(est.var_noise + est.var_sampling);
-    m->lo = est.ci_total_lo;
-    m->hi = est.ci_total_hi;
-    m->flags = est.ci_total_flags;
+    model_interval(&est, cfg->sc->confidence, m);
     b->sd = sqrt(est.var_noise);
     b->lo = est.ci_lo;
     b->hi = est.ci_hi;
