@@ -66,8 +66,8 @@ static int rd_fixed(rd_t *r, size_t n, const uint8_t **out)
 
 static int rd_uint(rd_t *r, size_t n, uint64_t *v)
 {
-    const uint8_t *b;
-    if (!rd_fixed(r, n, &b)) {
+    const uint8_t *b = NULL;
+    if (!rd_fixed(r, n, &b) || b == NULL) {
         return 0;
     }
     uint64_t x = 0;
@@ -218,7 +218,7 @@ static int get_ext_content(rd_t *r, dpm_span_t content, int ordered, dap_list_t 
 
 static int get_ext_list(rd_t *r, int ordered, dap_list_t *l)
 {
-    dpm_span_t content;
+    dpm_span_t content = {NULL, 0};
     return rd_vec(r, 2, 0, &content) && get_ext_content(r, content, ordered, l);
 }
 
@@ -299,7 +299,7 @@ static size_t batch_config_len(uint8_t mode, int selector)
 /* Query (selector 0) or BatchSelector (selector 1). */
 static int get_batch(rd_t *r, int selector, dap_batch_t *b)
 {
-    dpm_span_t config;
+    dpm_span_t config = {NULL, 0};
     dap_batch_t out = {0};
     if (!rd_u8(r, &out.batch_mode) || !rd_vec(r, 2, 0, &config)) {
         return 0;
@@ -660,10 +660,10 @@ dpm_status_t dap_msg_hpke_config_list_decode(const uint8_t *bytes, size_t len, d
         return param(reason);
     }
     rd_t r = {bytes, len, 0, NULL};
-    dpm_span_t content;
+    dpm_span_t content = {NULL, 0};
     dap_list_t out = {{NULL, 0}, 0};
-    uint8_t seen[32] = {0};
     if (rd_vec(&r, 2, 10, &content)) {
+        uint8_t seen[32] = {0};
         rd_t c = rd_of(content);
         dap_hpke_config_view_t v;
         while (c.why == NULL && c.pos < c.len && get_hpke_config(&c, &v)) {
@@ -693,7 +693,7 @@ dpm_status_t dap_msg_hpke_config_list_decode(const uint8_t *bytes, size_t len, d
     rd_t r = {bytes, len, 0, NULL};                                                                \
     T out;                                                                                         \
     memset(&out, 0, sizeof(out));                                                                  \
-    (void)getter;                                                                                  \
+    (void)(getter);                                                                                \
     dpm_status_t st = done(&r, reason);                                                            \
     if (st == DPM_OK) {                                                                            \
         *m = out;                                                                                  \
