@@ -951,8 +951,50 @@ static void encoder_refusals(void **state)
     assert_int_equal(n, 2u + 2u * DPM_HPKE_CONFIG_BYTES);
 }
 
+/* DAP_MSG_SEEDS=DIR: write every sample and the hand-written encodings as seeds of
+ * tests/fuzz/fuzz_dap_msg.c (its first byte picks the decoder, in the order of its DECODERS). */
+static void write_seeds(const char *dir)
+{
+    static const decode_fn order[] = {d_ext,   d_hpke_list, d_ct,   d_agg_share, d_md,
+                                      d_rs,    d_init,      d_resp, d_cont,      d_upl,
+                                      d_query, d_sel,       d_creq, d_sreq,      d_cresp};
+    static sample_t s[NSAMPLES + 4];
+    size_t n = all_samples(s);
+    const struct {
+        decode_fn dec;
+        const uint8_t *b;
+        size_t n;
+    } exact[] = {{d_init, INIT_REQ, sizeof(INIT_REQ)},
+                 {d_resp, RESP, sizeof(RESP)},
+                 {d_creq, COLL_REQ, sizeof(COLL_REQ)},
+                 {d_cresp, COLL_RESP, sizeof(COLL_RESP)}};
+    for (size_t i = 0; i < 4; i++) {
+        s[n].dec = exact[i].dec;
+        memcpy(s[n].b, exact[i].b, exact[i].n);
+        s[n++].n = exact[i].n;
+    }
+    for (size_t i = 0; i < n; i++) {
+        uint8_t sel = 0;
+        while (order[sel] != s[i].dec) {
+            sel++;
+        }
+        char path[512];
+        snprintf(path, sizeof(path), "%s/seed_%02u_%02zu", dir, sel, i);
+        FILE *f = fopen(path, "wb");
+        if (f == NULL || fwrite(&sel, 1, 1, f) != 1 || fwrite(s[i].b, 1, s[i].n, f) != s[i].n) {
+            fprintf(stderr, "cannot write %s\n", path);
+            exit(1);
+        }
+        fclose(f);
+    }
+}
+
 int main(void)
 {
+    if (getenv("DAP_MSG_SEEDS") != NULL) {
+        write_seeds(getenv("DAP_MSG_SEEDS"));
+        return 0;
+    }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(media_types),
         cmocka_unit_test(init_req_exact),
