@@ -7,7 +7,8 @@
 Fails, naming each problem, when: a fuzz_*.c is not a listed target or a listed target has no
 fuzz_*.c (losing a target fails, so does adding one the list does not know); a target's source
 does not call one of its entries; a target has no seeds, or a corpus directory belongs to no
-target; a parser declared in a header of sdk/, port/include, host-sim/collector, host-sim/mech or
+target; a parser declared in a header of sdk/, port/include, host-sim/collector, host-sim/mech,
+host-sim/aggregator or
 host-sim/sim/scenario (dpm-sim's scenario and data files) (a function whose name has decode,
 parse, _open, _feed, _load or _recover) is neither a target's entry nor listed as covered or
 trusted (a new parser without a target fails); a listed name is declared nowhere or listed
@@ -21,7 +22,8 @@ import sys
 PARSER = re.compile(r"\b([a-z][a-z0-9_]*(?:decode|parse|_open|_feed|_load|_recover)[a-z0-9_]*)\s*\(")
 DECL = re.compile(r"^[a-z][^;{]*?\b([a-z][a-z0-9_]*)\s*\(", re.M)
 HEADERS = ("sdk/include/**/*.h", "sdk/src/**/*.h", "port/include/**/*.h",
-           "host-sim/collector/**/*.h", "host-sim/mech/*.h", "host-sim/sim/scenario/*.h")
+           "host-sim/collector/**/*.h", "host-sim/mech/*.h", "host-sim/sim/scenario/*.h",
+           "host-sim/aggregator/*.h")
 
 
 def read(root, path):
