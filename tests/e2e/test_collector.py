@@ -1036,6 +1036,11 @@ def main_tests(t, h, pb):
     # ---- shutdown, restart, refusals ----------------------------------------------------------
     rows_before = h.db_query("SELECT COUNT(*) FROM reports")[0][0]
     est_before = json.loads(h.request("GET", "/v1/campaigns/1/estimate")[2])
+    t.ok(est_before.get("mechanism") == "tuple_mr" and "tuple" in str(est_before.get("privacy_unit"))
+         and str(est_before.get("trust_model")).startswith("local DP")
+         and est_before.get("eps_implemented", 0) > 0,
+         "the estimate states its eps, privacy unit and trust model",
+         {k: est_before.get(k) for k in ("eps", "eps_implemented", "privacy_unit", "trust_model")})
     t0 = time.monotonic()
     rc = h.stop()
     t.ok(rc == 0 and time.monotonic() - t0 < 8 * SLOW, f"SIGTERM: clean exit 0 ({rc})")

@@ -72,6 +72,11 @@ int coll_estimate_json(const coll_campaigns_t *cs, int ci, const coll_estimate_q
     coll_json_num(&sb, cp->eps.q16 / 65536.0);
     jw_raw(&sb, ", \"eps_implemented\": ");
     coll_json_num(&sb, c->mech.eps_implemented / 65536.0);
+    /* what the eps protects and whom it trusts (the console's campaign card says the same) */
+    jw_raw(&sb, ", \"privacy_unit\": ");
+    jw_str(&sb, host_privacy_unit(cp));
+    jw_raw(&sb, ", \"trust_model\": ");
+    jw_str(&sb, host_mech_of(cp)->trust_model);
     jw_raw(&sb, ", \"groups\": %u, \"confidence\": %.9g, \"scale\": \"metric\", ",
            c->mech.campaign.groups, q->confidence);
     if (q->all) {
