@@ -6,7 +6,7 @@
 
 Fails, naming each problem, when: a fuzz_*.c is not a listed target or a listed target has no
 fuzz_*.c (losing a target fails, so does adding one the list does not know); a target's source
-does not call one of its entries; a target has no seeds, or a corpus directory belongs to no
+(with the tests/support headers it includes) does not call one of its entries; a target has no seeds, or a corpus directory belongs to no
 target; a parser declared in a header of sdk/, port/include, host-sim/collector, host-sim/mech,
 host-sim/aggregator or
 host-sim/sim/scenario (dpm-sim's scenario and data files) (a function whose name has decode,
@@ -84,7 +84,12 @@ def main():
         if not any(os.path.isfile(s) for s in seeds):
             problems.append(f"target {t}: no seeds in tests/fuzz/corpus/{t}/")
         if t in sources:
-            called = set(re.findall(r"\b([a-z][a-z0-9_]*)\s*\(", read(root, f"tests/fuzz/fuzz_{t}.c")))
+            text = read(root, f"tests/fuzz/fuzz_{t}.c")
+            # and the test-support headers it includes (a round trip shared with a unit test)
+            for inc in re.findall(r'^#include "([\w.]+\.h)"', text, re.M):
+                if os.path.isfile(os.path.join(root, "tests/support", inc)):
+                    text += read(root, f"tests/support/{inc}")
+            called = set(re.findall(r"\b([a-z][a-z0-9_]*)\s*\(", text))
             for e in entries:
                 if e not in called:
                     problems.append(f"target {t}: tests/fuzz/fuzz_{t}.c never calls {e}")

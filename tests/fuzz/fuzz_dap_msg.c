@@ -14,8 +14,6 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define BIG 65536u
-
 #define assert_int_equal(a, b)                                                                     \
     do {                                                                                           \
         if ((uint64_t)(a) != (uint64_t)(b)) {                                                      \
@@ -29,185 +27,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
         }                                                                                          \
     } while (0)
 
-typedef dpm_status_t (*decode_fn)(const uint8_t *b, size_t n, const char **why);
-
-typedef struct {
-    decode_fn dec;
-    const uint8_t *b;
-    size_t n;
-} sample_t;
-
-static void inside(const sample_t *s, dpm_span_t v)
-{
-    if (v.len > 0 && (v.p < s->b || v.p > s->b + s->n || v.len > (size_t)(s->b + s->n - v.p))) {
-        abort();
-    }
-}
-
-static void be(uint8_t *p, size_t n, uint64_t v)
-{
-    for (size_t i = 0; i < n; i++) {
-        p[i] = (uint8_t)(v >> (8u * (n - 1u - i)));
-    }
-}
-
-#define WRAP(name, T, fn)                                                                          \
-    static dpm_status_t name(const uint8_t *b, size_t n, const char **why)                         \
-    {                                                                                              \
-        T m;                                                                                       \
-        return fn(b, n, &m, why);                                                                  \
-    }
-WRAP(d_ext, dap_list_t, dap_msg_ext_list_decode)
-WRAP(d_hpke_list, dap_list_t, dap_msg_hpke_config_list_decode)
-WRAP(d_ct, dap_hpke_ct_t, dap_msg_hpke_ct_decode)
-WRAP(d_agg_share, dap_hpke_ct_t, dap_msg_agg_share_decode)
-WRAP(d_md, dap_report_metadata_t, dap_msg_report_metadata_decode)
-WRAP(d_rs, dap_report_share_t, dap_msg_report_share_decode)
-WRAP(d_init, dap_agg_job_init_req_t, dap_msg_agg_job_init_req_decode)
-WRAP(d_resp, dap_list_t, dap_msg_agg_job_resp_decode)
-WRAP(d_cont, dap_agg_job_continue_req_t, dap_msg_agg_job_continue_req_decode)
-WRAP(d_upl, dap_list_t, dap_msg_upload_errors_decode)
-WRAP(d_query, dap_batch_t, dap_msg_query_decode)
-WRAP(d_sel, dap_batch_t, dap_msg_batch_selector_decode)
-WRAP(d_creq, dap_collection_job_req_t, dap_msg_collection_job_req_decode)
-WRAP(d_sreq, dap_agg_share_req_t, dap_msg_agg_share_req_decode)
-WRAP(d_cresp, dap_collection_job_resp_t, dap_msg_collection_job_resp_decode)
-
-/* Decode, re-encode: the same bytes; walk the lists: their items, then DPM_ERR_RANGE. */
-static void reencode(const sample_t *s)
-{
-    static uint8_t out[BIG];
-    size_t n = 0, pos = 0, count = 0;
-    dpm_status_t st;
-    if (s->dec == d_init) {
-        dap_agg_job_init_req_t m;
-        assert_int_equal(dap_msg_agg_job_init_req_decode(s->b, s->n, &m, NULL), DPM_OK);
-        assert_int_equal(dap_msg_agg_job_init_req_encode(&m, out, BIG, &n), DPM_OK);
-        dap_verify_init_t v;
-        while ((st = dap_msg_next_verify_init(&m.verify_inits, &pos, &v)) == DPM_OK) {
-            size_t k = 0;
-            assert_int_equal(dap_msg_verify_init_encode(&v, out + n, BIG - n, &k), DPM_OK);
-            n += k;
-            count++;
-        }
-        assert_int_equal(count, m.verify_inits.n);
-    } else if (s->dec == d_resp) {
-        dap_list_t l;
-        assert_int_equal(dap_msg_agg_job_resp_decode(s->b, s->n, &l, NULL), DPM_OK);
-        dap_verify_resp_t v;
-        while ((st = dap_msg_next_verify_resp(&l, &pos, &v)) == DPM_OK) {
-            size_t k = 0;
-            assert_int_equal(dap_msg_verify_resp_encode(&v, out + n, BIG - n, &k), DPM_OK);
-            n += k;
-            count++;
-        }
-        assert_int_equal(count, l.n);
-    } else if (s->dec == d_cont) {
-        dap_agg_job_continue_req_t m;
-        assert_int_equal(dap_msg_agg_job_continue_req_decode(s->b, s->n, &m, NULL), DPM_OK);
-        assert_int_equal(dap_msg_agg_job_continue_req_encode(&m, out, BIG, &n), DPM_OK);
-        dap_verify_continue_t v;
-        while ((st = dap_msg_next_verify_continue(&m.verify_continues, &pos, &v)) == DPM_OK) {
-            size_t k = 0;
-            assert_int_equal(dap_msg_verify_continue_encode(&v, out + n, BIG - n, &k), DPM_OK);
-            n += k;
-            count++;
-        }
-        assert_int_equal(count, m.verify_continues.n);
-    } else if (s->dec == d_upl) {
-        dap_list_t l;
-        assert_int_equal(dap_msg_upload_errors_decode(s->b, s->n, &l, NULL), DPM_OK);
-        dap_upload_status_t v;
-        while ((st = dap_msg_next_upload_status(&l, &pos, &v)) == DPM_OK) {
-            size_t k = 0;
-            assert_int_equal(dap_msg_upload_status_encode(&v, out + n, BIG - n, &k), DPM_OK);
-            n += k;
-            count++;
-        }
-        assert_int_equal(count, l.n);
-    } else if (s->dec == d_hpke_list) {
-        dap_list_t l;
-        assert_int_equal(dap_msg_hpke_config_list_decode(s->b, s->n, &l, NULL), DPM_OK);
-        inside(s, l.bytes);
-        dap_hpke_config_view_t v;
-        n = 2;
-        while ((st = dap_msg_next_hpke_config(&l, &pos, &v)) == DPM_OK) {
-            inside(s, v.public_key);
-            out[n++] = v.id;
-            be(out + n, 2, v.kem_id);
-            be(out + n + 2, 2, v.kdf_id);
-            be(out + n + 4, 2, v.aead_id);
-            be(out + n + 6, 2, v.public_key.len);
-            memcpy(out + n + 8, v.public_key.p, v.public_key.len);
-            n += 8 + v.public_key.len;
-            count++;
-        }
-        be(out, 2, n - 2);
-        assert_int_equal(count, l.n);
-    } else if (s->dec == d_ext) {
-        dap_list_t l;
-        dap_ext_t e;
-        assert_int_equal(dap_msg_ext_list_decode(s->b, s->n, &l, NULL), DPM_OK);
-        while ((st = dap_msg_next_ext(&l, &pos, &e)) == DPM_OK) {
-            size_t k = 0;
-            inside(s, e.data);
-            assert_int_equal(dap_msg_ext_list_encode(&e, 1, out + n, BIG - n, &k), DPM_OK);
-            n += k;
-            count++;
-        }
-        assert_int_equal(count, l.n);
-    } else if (s->dec == d_ct || s->dec == d_agg_share) {
-        dap_hpke_ct_t m;
-        if (s->dec == d_ct) {
-            assert_int_equal(dap_msg_hpke_ct_decode(s->b, s->n, &m, NULL), DPM_OK);
-        } else {
-            assert_int_equal(dap_msg_agg_share_decode(s->b, s->n, &m, NULL), DPM_OK);
-        }
-        inside(s, m.enc);
-        inside(s, m.payload);
-        assert_int_equal(dap_msg_agg_share_encode(&m, out, BIG, &n), DPM_OK);
-        st = DPM_ERR_RANGE;
-    } else if (s->dec == d_md) {
-        dap_report_metadata_t m;
-        assert_int_equal(dap_msg_report_metadata_decode(s->b, s->n, &m, NULL), DPM_OK);
-        assert_int_equal(dap_msg_report_metadata_encode(&m, out, BIG, &n), DPM_OK);
-        st = DPM_ERR_RANGE;
-    } else if (s->dec == d_rs) {
-        dap_report_share_t m;
-        assert_int_equal(dap_msg_report_share_decode(s->b, s->n, &m, NULL), DPM_OK);
-        assert_int_equal(dap_msg_report_share_encode(&m, out, BIG, &n), DPM_OK);
-        st = DPM_ERR_RANGE;
-    } else if (s->dec == d_query) {
-        dap_batch_t m;
-        assert_int_equal(dap_msg_query_decode(s->b, s->n, &m, NULL), DPM_OK);
-        assert_int_equal(dap_msg_query_encode(&m, out, BIG, &n), DPM_OK);
-        st = DPM_ERR_RANGE;
-    } else if (s->dec == d_sel) {
-        dap_batch_t m;
-        assert_int_equal(dap_msg_batch_selector_decode(s->b, s->n, &m, NULL), DPM_OK);
-        assert_int_equal(dap_msg_batch_selector_encode(&m, out, BIG, &n), DPM_OK);
-        st = DPM_ERR_RANGE;
-    } else if (s->dec == d_creq) {
-        dap_collection_job_req_t m;
-        assert_int_equal(dap_msg_collection_job_req_decode(s->b, s->n, &m, NULL), DPM_OK);
-        assert_int_equal(m.encoded.len, s->n);
-        assert_int_equal(dap_msg_collection_job_req_encode(&m, out, BIG, &n), DPM_OK);
-        st = DPM_ERR_RANGE;
-    } else if (s->dec == d_sreq) {
-        dap_agg_share_req_t m;
-        assert_int_equal(dap_msg_agg_share_req_decode(s->b, s->n, &m, NULL), DPM_OK);
-        assert_int_equal(dap_msg_agg_share_req_encode(&m, out, BIG, &n), DPM_OK);
-        st = DPM_ERR_RANGE;
-    } else {
-        dap_collection_job_resp_t m;
-        assert_int_equal(dap_msg_collection_job_resp_decode(s->b, s->n, &m, NULL), DPM_OK);
-        assert_int_equal(dap_msg_collection_job_resp_encode(&m, out, BIG, &n), DPM_OK);
-        st = DPM_ERR_RANGE;
-    }
-    assert_int_equal(st, DPM_ERR_RANGE);
-    assert_int_equal(n, s->n);
-    assert_memory_equal(out, s->b, n);
-}
+#include "dap_msg_roundtrip.h"
 
 static const decode_fn DECODERS[] = {d_ext,   d_hpke_list, d_ct,   d_agg_share, d_md,
                                      d_rs,    d_init,      d_resp, d_cont,      d_upl,
@@ -228,14 +48,14 @@ static const decode_fn DECODERS[] = {d_ext,   d_hpke_list, d_ct,   d_agg_share, 
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    if (size < 1 || size > BIG) {
+    if (size < 1 || size > DAP_RT_BIG) {
         return 0;
     }
-    sample_t s = {DECODERS[data[0] % NDEC], data + 1, size - 1};
+    dap_rt_t s = {DECODERS[data[0] % NDEC], data + 1, size - 1};
     const char *why = NULL;
     dpm_status_t st = s.dec(s.b, s.n, &why);
     if (st == DPM_OK) {
-        reencode(&s);
+        dap_roundtrip(&s);
     } else if (st != DPM_ERR_PROTOCOL || why == NULL) {
         abort();
     }

@@ -24,6 +24,7 @@
 #include <cmocka.h>
 
 #include "aggregator/dap_msg.h"
+#include "dap_msg_roundtrip.h"
 
 #define BIG 4096u
 
@@ -242,30 +243,6 @@ static void collection_exact(void **state)
 }
 
 /* ---- samples of every message, for the round trips and the refusals ------------------------ */
-
-typedef dpm_status_t (*decode_fn)(const uint8_t *b, size_t n, const char **why);
-
-#define WRAP(name, T, fn)                                                                          \
-    static dpm_status_t name(const uint8_t *b, size_t n, const char **why)                         \
-    {                                                                                              \
-        T m;                                                                                       \
-        return fn(b, n, &m, why);                                                                  \
-    }
-WRAP(d_ext, dap_list_t, dap_msg_ext_list_decode)
-WRAP(d_hpke_list, dap_list_t, dap_msg_hpke_config_list_decode)
-WRAP(d_ct, dap_hpke_ct_t, dap_msg_hpke_ct_decode)
-WRAP(d_agg_share, dap_hpke_ct_t, dap_msg_agg_share_decode)
-WRAP(d_md, dap_report_metadata_t, dap_msg_report_metadata_decode)
-WRAP(d_rs, dap_report_share_t, dap_msg_report_share_decode)
-WRAP(d_init, dap_agg_job_init_req_t, dap_msg_agg_job_init_req_decode)
-WRAP(d_resp, dap_list_t, dap_msg_agg_job_resp_decode)
-WRAP(d_cont, dap_agg_job_continue_req_t, dap_msg_agg_job_continue_req_decode)
-WRAP(d_upl, dap_list_t, dap_msg_upload_errors_decode)
-WRAP(d_query, dap_batch_t, dap_msg_query_decode)
-WRAP(d_sel, dap_batch_t, dap_msg_batch_selector_decode)
-WRAP(d_creq, dap_collection_job_req_t, dap_msg_collection_job_req_decode)
-WRAP(d_sreq, dap_agg_share_req_t, dap_msg_agg_share_req_decode)
-WRAP(d_cresp, dap_collection_job_resp_t, dap_msg_collection_job_resp_decode)
 
 #define MAXB 16
 typedef struct {
@@ -557,63 +534,21 @@ static dpm_status_t decode_copy(const sample_t *s, const uint8_t *b, size_t len,
 }
 
 /* Decode, re-encode: the same bytes; walk the lists: their items, then DPM_ERR_RANGE. */
+/* The shared round trip (dap_msg_roundtrip.h, the fuzz target's too), then what only the
+ * unit test knows: the list encoders given whole arrays, the SDK's client-side pick of an
+ * HpkeConfigList, the sample's checksum. */
 static void reencode(const sample_t *s)
 {
+    dap_rt_t rt = {s->dec, s->b, s->n};
+    dap_roundtrip(&rt);
     uint8_t out[BIG];
     size_t n = 0, pos = 0, count = 0;
-    dpm_status_t st;
-    if (s->dec == d_init) {
-        dap_agg_job_init_req_t m;
-        assert_int_equal(dap_msg_agg_job_init_req_decode(s->b, s->n, &m, NULL), DPM_OK);
-        assert_int_equal(dap_msg_agg_job_init_req_encode(&m, out, BIG, &n), DPM_OK);
-        dap_verify_init_t v;
-        while ((st = dap_msg_next_verify_init(&m.verify_inits, &pos, &v)) == DPM_OK) {
-            size_t k = 0;
-            assert_int_equal(dap_msg_verify_init_encode(&v, out + n, BIG - n, &k), DPM_OK);
-            n += k;
-            count++;
-        }
-        assert_int_equal(count, m.verify_inits.n);
-    } else if (s->dec == d_resp) {
-        dap_list_t l;
-        assert_int_equal(dap_msg_agg_job_resp_decode(s->b, s->n, &l, NULL), DPM_OK);
-        dap_verify_resp_t v;
-        while ((st = dap_msg_next_verify_resp(&l, &pos, &v)) == DPM_OK) {
-            size_t k = 0;
-            assert_int_equal(dap_msg_verify_resp_encode(&v, out + n, BIG - n, &k), DPM_OK);
-            n += k;
-            count++;
-        }
-        assert_int_equal(count, l.n);
-    } else if (s->dec == d_cont) {
-        dap_agg_job_continue_req_t m;
-        assert_int_equal(dap_msg_agg_job_continue_req_decode(s->b, s->n, &m, NULL), DPM_OK);
-        assert_int_equal(dap_msg_agg_job_continue_req_encode(&m, out, BIG, &n), DPM_OK);
-        dap_verify_continue_t v;
-        while ((st = dap_msg_next_verify_continue(&m.verify_continues, &pos, &v)) == DPM_OK) {
-            size_t k = 0;
-            assert_int_equal(dap_msg_verify_continue_encode(&v, out + n, BIG - n, &k), DPM_OK);
-            n += k;
-            count++;
-        }
-        assert_int_equal(count, m.verify_continues.n);
-    } else if (s->dec == d_upl) {
-        dap_list_t l;
-        assert_int_equal(dap_msg_upload_errors_decode(s->b, s->n, &l, NULL), DPM_OK);
-        dap_upload_status_t v;
-        while ((st = dap_msg_next_upload_status(&l, &pos, &v)) == DPM_OK) {
-            size_t k = 0;
-            assert_int_equal(dap_msg_upload_status_encode(&v, out + n, BIG - n, &k), DPM_OK);
-            n += k;
-            count++;
-        }
-        assert_int_equal(count, l.n);
-    } else if (s->dec == d_hpke_list) {
+    if (s->dec == d_hpke_list) {
         dap_list_t l;
         dpm_hpke_config_t c[8];
         assert_int_equal(dap_msg_hpke_config_list_decode(s->b, s->n, &l, NULL), DPM_OK);
         dap_hpke_config_view_t v;
-        while ((st = dap_msg_next_hpke_config(&l, &pos, &v)) == DPM_OK) {
+        while (dap_msg_next_hpke_config(&l, &pos, &v) == DPM_OK) {
             c[count].id = v.id;
             c[count].kem_id = v.kem_id;
             c[count].kdf_id = v.kdf_id;
@@ -622,9 +557,9 @@ static void reencode(const sample_t *s)
             memcpy(c[count].public_key, v.public_key.p, DPM_HPKE_NPK);
             count++;
         }
-        assert_int_equal(count, l.n);
         assert_int_equal(dap_msg_hpke_config_list_encode(c, count, out, BIG, &n), DPM_OK);
-        /* the SDK's client-side pick reads the same list */
+        assert_int_equal(n, s->n);
+        assert_memory_equal(out, s->b, n);
         dpm_hpke_config_t pick;
         assert_int_equal(dpm_hpke_config_list_select(s->b, s->n, 0, &pick, NULL), DPM_OK);
         assert_int_equal(pick.id, c[0].id);
@@ -632,56 +567,21 @@ static void reencode(const sample_t *s)
         dap_list_t l;
         dap_ext_t e[8];
         assert_int_equal(dap_msg_ext_list_decode(s->b, s->n, &l, NULL), DPM_OK);
-        while ((st = dap_msg_next_ext(&l, &pos, &e[count])) == DPM_OK) {
+        while (dap_msg_next_ext(&l, &pos, &e[count]) == DPM_OK) {
             count++;
         }
-        assert_int_equal(count, l.n);
         assert_int_equal(dap_msg_ext_list_encode(e, count, out, BIG, &n), DPM_OK);
-    } else if (s->dec == d_ct || s->dec == d_agg_share) {
-        dap_hpke_ct_t m;
-        assert_int_equal(dap_msg_hpke_ct_decode(s->b, s->n, &m, NULL), DPM_OK);
-        assert_int_equal(dap_msg_agg_share_encode(&m, out, BIG, &n), DPM_OK);
-        st = DPM_ERR_RANGE;
-    } else if (s->dec == d_md) {
-        dap_report_metadata_t m;
-        assert_int_equal(dap_msg_report_metadata_decode(s->b, s->n, &m, NULL), DPM_OK);
-        assert_int_equal(dap_msg_report_metadata_encode(&m, out, BIG, &n), DPM_OK);
-        st = DPM_ERR_RANGE;
-    } else if (s->dec == d_rs) {
-        dap_report_share_t m;
-        assert_int_equal(dap_msg_report_share_decode(s->b, s->n, &m, NULL), DPM_OK);
-        assert_int_equal(dap_msg_report_share_encode(&m, out, BIG, &n), DPM_OK);
-        st = DPM_ERR_RANGE;
-    } else if (s->dec == d_query || s->dec == d_sel) {
-        dap_batch_t m;
-        int sel = s->dec == d_sel;
-        assert_int_equal(
-            (sel ? dap_msg_batch_selector_decode : dap_msg_query_decode)(s->b, s->n, &m, NULL),
-            DPM_OK);
-        assert_int_equal(
-            (sel ? dap_msg_batch_selector_encode : dap_msg_query_encode)(&m, out, BIG, &n), DPM_OK);
-        st = DPM_ERR_RANGE;
+        assert_int_equal(n, s->n);
+        assert_memory_equal(out, s->b, n);
     } else if (s->dec == d_creq) {
         dap_collection_job_req_t m;
         assert_int_equal(dap_msg_collection_job_req_decode(s->b, s->n, &m, NULL), DPM_OK);
         assert_int_equal(m.encoded.len, s->n);
-        assert_int_equal(dap_msg_collection_job_req_encode(&m, out, BIG, &n), DPM_OK);
-        st = DPM_ERR_RANGE;
     } else if (s->dec == d_sreq) {
         dap_agg_share_req_t m;
         assert_int_equal(dap_msg_agg_share_req_decode(s->b, s->n, &m, NULL), DPM_OK);
         assert_memory_equal(m.checksum, CHECKSUM, 32);
-        assert_int_equal(dap_msg_agg_share_req_encode(&m, out, BIG, &n), DPM_OK);
-        st = DPM_ERR_RANGE;
-    } else {
-        dap_collection_job_resp_t m;
-        assert_int_equal(dap_msg_collection_job_resp_decode(s->b, s->n, &m, NULL), DPM_OK);
-        assert_int_equal(dap_msg_collection_job_resp_encode(&m, out, BIG, &n), DPM_OK);
-        st = DPM_ERR_RANGE;
     }
-    assert_int_equal(st, DPM_ERR_RANGE);
-    assert_int_equal(n, s->n);
-    assert_memory_equal(out, s->b, n);
 }
 
 static void round_trips(void **state)

@@ -53,7 +53,7 @@ done
 # a target without seeds, a README table that disagrees.
 copy() {
   rm -rf "$work/tree"; mkdir -p "$work/tree"
-  find tests/fuzz sdk port/include host-sim/collector host-sim/mech host-sim/sim/scenario host-sim/aggregator \
+  find tests/fuzz sdk port/include host-sim/collector host-sim/mech host-sim/sim/scenario host-sim/aggregator tests/support \
     tests/README.md \
     \( -path 'tests/fuzz/*' -o -name '*.h' -o -name README.md \) -type f -print0 |
     xargs -0 cp --parents -t "$work/tree"
