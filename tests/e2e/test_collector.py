@@ -686,6 +686,31 @@ def main_tests(t, h, pb):
     t.ok(p.returncode == 0 and "campaign 9" in p.stdout,
          "the collector's campaign options (max_examples, device_quota, start as UTC, "
          "clock_slack_seconds, late_seconds) are accepted", p.stderr)
+    # The composed eps of one device in every campaign of a file (mech/base/composition.h):
+    # tuple_mr eps 1, budget 2.5 (2 reports) per day; roc_hist eps 0.5, budget 1 (2 reports) per
+    # 7 hours (4 periods in a day aligned, 5 in any day), max_examples 20.
+    comp = f"{h.tmp}/comp.txt"
+    with open(comp, "w") as f:
+        f.write("[campaign]\nid = 1\nmechanism = tuple_mr\neps = 1\nbudget = 2.5\ngroups = 2\n"
+                "metrics = tpr\nperiod_seconds = 86400\n\n[campaign]\nid = 2\nmechanism = roc_hist\n"
+                "eps = 0.5\nbudget = 1\nbins = 4\nperiod_seconds = 25200\nmax_examples = 20\n")
+    p = subprocess.run([COLLECTOR, "--check-campaigns", comp], capture_output=True, text=True)
+    want = ["campaign 1: at most 2.000000 per period of 86400 s (2 report(s)); 1 period(s) aligned "
+            "with the window, 2 in any window; device-level x1",
+            "campaign 2: at most 1.000000 per period of 25200 s (2 report(s)); 4 period(s) aligned "
+            "with the window, 5 in any window; device-level x20",
+            "total: 6.000000 per 86400 s aligned with the periods, at most 9.000000 in any 86400 s",
+            "device-level: at most 104.000000 in any 86400 s",
+            "privacy unit: one example's label (label-DP); trust model: local DP"]
+    t.ok(p.returncode == 0 and all(w in p.stdout for w in want),
+         "--check-campaigns: each campaign's unit and trust model, the composed eps of one device "
+         "in all of them (per unit and device-level)", p.stdout + p.stderr)
+    with open(comp, "a") as f:
+        f.write("\n[campaign]\nid = 3\nmechanism = fedauc_rr\neps = 1\n")
+    p = subprocess.run([COLLECTOR, "--check-campaigns", comp], capture_output=True, text=True)
+    t.ok(p.returncode == 0 and "device-level: no bound (a FedAUC campaign uploads its scores in "
+         "clear)" in p.stdout, "--check-campaigns: with FedAUC, no device-level bound, said why",
+         p.stdout + p.stderr)
     args = h.args(extra=["--db", f"{h.tmp}/unused.db"])
     p = subprocess.run([a if a != h.campaigns else f"{h.tmp}/bad.txt" for a in args],
                        capture_output=True, text=True, timeout=10 * SLOW)

@@ -14,6 +14,7 @@
 #include "common/json_read.h"
 #include "dpm/expert/mech.h"
 #include "dpm/expert/report.h"
+#include "mech/base/composition.h"
 #include "mech/host_mech.h"
 
 static const dpm_mech_id_t kIds[] = {
@@ -121,12 +122,61 @@ static void json_paths_compare_and_name_the_difference(void **state)
     jr_free(&n2);
 }
 
+/* mech/base/composition.h: floor(budget / eps_implemented) reports per period, ceil(W / P)
+ * periods in an aligned window and one more in any, the device-level factor; refusals. */
+static void composition_adds_what_each_campaign_asks(void **state)
+{
+    (void)state;
+    dpm_mech_t a, b;
+    memset(&a, 0, sizeof(a));
+    memset(&b, 0, sizeof(b));
+    a.campaign.id = 1;
+    a.campaign.budget = DPM_EPS(2.5);
+    a.campaign.period_seconds = 86400;
+    a.eps_implemented = DPM_EPS_ONE;
+    b.campaign.id = 2;
+    b.campaign.budget = DPM_EPS(1);
+    b.campaign.period_seconds = 25200; /* 7 hours: 4 in a day aligned, 5 in any day */
+    b.eps_implemented = DPM_EPS_ONE / 2u - 1u; /* just below 1/2: still 2 reports */
+    const dpm_mech_t *m[2] = {&a, &b};
+    uint32_t factor[2] = {1, 20};
+    host_comp_row_t r[2];
+    host_comp_total_t t;
+    assert_int_equal(host_composition(m, factor, 2, 0, r, &t), 0);
+    assert_int_equal(t.window_seconds, 86400);
+    assert_int_equal(r[0].reports, 2);
+    assert_int_equal(r[0].per_period_q16, 2u * DPM_EPS_ONE);
+    assert_int_equal(r[0].periods_aligned, 1);
+    assert_int_equal(r[0].periods_any, 2);
+    assert_int_equal(r[1].reports, 2);
+    assert_int_equal(r[1].per_period_q16, 2u * (DPM_EPS_ONE / 2u - 1u));
+    assert_int_equal(r[1].periods_aligned, 4);
+    assert_int_equal(r[1].periods_any, 5);
+    assert_int_equal(t.aligned_q16, 2u * DPM_EPS_ONE + 4u * r[1].per_period_q16);
+    assert_int_equal(t.any_q16, 4u * DPM_EPS_ONE + 5u * r[1].per_period_q16);
+    assert_int_equal(t.device_any_q16, 4u * DPM_EPS_ONE + 100u * r[1].per_period_q16);
+    assert_true(t.device_bounded);
+    factor[1] = 0; /* FedAUC-like: no device-level bound */
+    assert_int_equal(host_composition(m, factor, 2, 3600, r, &t), 0);
+    assert_false(t.device_bounded);
+    assert_int_equal(r[0].periods_aligned, 1); /* a window shorter than the period: 1, 2 */
+    assert_int_equal(r[0].periods_any, 2);
+    b.campaign.period_seconds = 0; /* refused, nothing written */
+    memset(&t, 0xA5, sizeof(t));
+    host_comp_total_t before = t;
+    assert_int_equal(host_composition(m, factor, 2, 0, r, &t), -1);
+    assert_memory_equal(&t, &before, sizeof(t));
+    assert_int_equal(host_composition(NULL, factor, 2, 0, r, &t), -1);
+    assert_int_equal(host_composition(m, factor, 2, 0, r, NULL), -1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(every_mechanism_has_a_whole_module),
         cmocka_unit_test(tuple_body_sums_as_its_columns),
         cmocka_unit_test(json_paths_compare_and_name_the_difference),
+        cmocka_unit_test(composition_adds_what_each_campaign_asks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
