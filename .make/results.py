@@ -33,7 +33,8 @@ flash added per build), size-memory (size: the structs an app holds), size-stack
 stack of one device call per build), repro-tables (a repro record: matches and self-checks per
 table), repro-summary (the same summed over the tables), auc-compare (its shapes and
 mechanisms), repro-cells (a repro record's cells of table=NAME), demo-excerpt (the demo's
-report of campaigns=ID,...: each campaign's lines, a table's rows cut to its first and last),
+report of campaigns=ID,...: each campaign's lines, only metric=NAME's of a tuple campaign,
+a table cut to its first row),
 output (a record's `output` lines as a code block under `$ COMMAND`). A table with no record yet
 says why on the line before it: <!-- results: unrecorded: REASON -->. Numbers are printed by
 fmt() alone; the test reads them back with the same rules. Exit status 1 when a producer fails (a missed budget or target is a result, not a
@@ -406,12 +407,13 @@ def view_repro_cells(rec, opts):
 
 
 def view_demo_excerpt(rec, opts):
-    """The demo's report, as a code block: its summary line, then each campaign of campaigns=
-    whole, except that a table (rows under a header ending "in CI") keeps its first and last
-    rows with "..." between."""
+    """The demo's report, as a code block under the machine it ran on: its summary line, then
+    each campaign of campaigns=ID,... whole, except that a tuple campaign shows only the part of
+    metric=NAME (when given) and a table (rows under a header ending "in CI") only its first row
+    and "..."."""
     report = rec["report"]
     lines = [f"On {fmt(rec['machine']['cores'])} cores, load average "
-             f"{fmt(rec['machine']['load_average'])} at its end:", "", "```", report[0]]
+             f"{fmt(rec['machine']['load_average'])} at its end:", "```", report[0]]
     starts = [i for i, l in enumerate(report) if re.match(r"^campaign \d+:", l)] + [len(report)]
     for cid in opts["campaigns"].split(","):
         at = next((k for k, i in enumerate(starts[:-1]) if report[i].startswith(f"campaign {cid}:")), None)
@@ -421,18 +423,25 @@ def view_demo_excerpt(rec, opts):
         while section and not section[-1].strip():
             section.pop()
         lines.append("")
-        i = 0
+        keep, i = True, 0
         while i < len(section):
+            part = re.match(r"^  (\w+) per group ", section[i])
+            if part and opts.get("metric"):
+                keep = part.group(1) == opts["metric"]
+            if not keep:
+                i += 1
+                continue
             lines.append(section[i])
             if section[i].rstrip().endswith("in CI"):
                 j = i + 1
                 while j < len(section) and re.match(r"^\s+\S+\s+[+-]?\d+\.\d+", section[j]):
                     j += 1
-                rows = section[i + 1:j]
-                lines += rows if len(rows) <= 2 else [rows[0], "      ...", rows[-1]]
+                lines += section[i + 1:j] if j - i - 1 <= 1 else [section[i + 1], "      ..."]
                 i = j
                 continue
             i += 1
+        while lines[-1] == "":
+            lines.pop()
     return lines + ["```"]
 
 
