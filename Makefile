@@ -350,10 +350,10 @@ repro: deps-repro
 	@$(OUT)/dpm-sim repro --out $(BUILD_DIR)/repro
 
 # The figures the documents quote: each source's producer run (RESULTS="bench size repro" by
-# default; repro-<paper> for one paper), its output recorded with the command and commit in
+# default, and demo, hello; repro-<paper> for one paper), its output recorded with the command and commit in
 # tests/results/<source>.json, and every marked table regenerated from the records
 # (.make/results.py; tests/unit/test_results_figures.py holds the documents to them).
-RESULTS ?= bench size repro
+RESULTS ?= bench size repro demo hello
 results: deps
 	@BUILD_DIR=$(BUILD_DIR) OUT=$(OUT) $(PYTHON) .make/results.py run $(RESULTS)
 

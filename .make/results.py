@@ -10,7 +10,10 @@ the documents' results tables regenerated from those records.
                                   if a table is not what its record gives)
 
 Sources (`make results RESULTS="bench size"`; default: all): bench (`make bench`), size
-(`make size`), repro (`make repro`: every paper) or repro-<paper> (`dpm-sim repro <paper>`).
+(`make size`), repro (`make repro`: every paper) or repro-<paper> (`dpm-sim repro <paper>`),
+demo (`make demo`, DEMO_WAIT=0: the report it prints, from its summary line to its closing
+note, with the machine's cores and load average at its end; its output is kept in
+build/demo/report.txt) and hello (`build/host/hello` after `make host`: what it prints).
 Records: tests/results/<source>.json (repro: repro-<paper>.json, one per paper), each the
 producer's JSON with a stamp: `command`, `commit` (`git rev-parse --short HEAD`, `-dirty` when a
 tracked file other than a document or a record differs: documents and records do not change what
@@ -29,7 +32,10 @@ metrics PREFIX+ROW.COL as rows and columns), size-builds (size: flash, RAM, stac
 flash added per build), size-memory (size: the structs an app holds), size-stack (size: the
 stack of one device call per build), repro-tables (a repro record: matches and self-checks per
 table), repro-summary (the same summed over the tables), auc-compare (its shapes and
-mechanisms), repro-cells (a repro record's cells of table=NAME). A table with no record yet
+mechanisms), repro-cells (a repro record's cells of table=NAME), demo-excerpt (the demo's
+report of campaigns=ID,...: each campaign's lines, only metric=NAME's of a tuple campaign,
+a table cut to its first row),
+output (a record's `output` lines as a code block under `$ COMMAND`). A table with no record yet
 says why on the line before it: <!-- results: unrecorded: REASON -->. Numbers are printed by
 fmt() alone; the test reads them back with the same rules. Exit status 1 when a producer fails (a missed budget or target is a result, not a
 failure: `make size` exits 1 for those and is recorded), a record is missing, or a marked table
@@ -52,7 +58,8 @@ BEGIN = re.compile(r"^<!-- results: (\S+)((?: \w+=\S+)*) -->$")
 END = "<!-- /results -->"
 # What a number looks like in a table and in a record's strings (the test's rule too).
 NUMBER = re.compile(r"\d+(?:,\d{3})*(?:\.\d+)?(?:e[-+]?\d+)?")
-SOURCES = ("bench", "size", "repro")
+SOURCES = ("bench", "size", "repro", "demo", "hello")
+DEMO_REPORT = os.path.join(BUILD_DIR, "demo", "report.txt")
 SIZE_OUTPUTS = ("size.json", "size_memory.json", "size_stack_host_tuple_only.json",
                 "size_stack_host_default.json")
 
@@ -154,6 +161,38 @@ def record_repro(paper, command, commit, date, seconds):
     write_record(f"repro-{paper}", rec, command, commit, date, seconds)
 
 
+def record_demo(command, commit, date, seconds, load=None):
+    """The report `make demo` printed (DEMO_REPORT): from its summary line ("N simulated
+    devices ...") up to its closing note, and the machine it ran on."""
+    try:
+        with open(os.path.join(ROOT, DEMO_REPORT), encoding="utf-8") as f:
+            lines = f.read().split("\n")
+    except OSError as e:
+        raise Problem(f"cannot read {DEMO_REPORT}: {e}")
+    start = next((i for i, l in enumerate(lines) if re.match(r"^[\d,]+ simulated devices ", l)), None)
+    end = next((i for i, l in enumerate(lines) if l.startswith("The collector never sees")), None)
+    if start is None or end is None or end < start:
+        raise Problem(f"{DEMO_REPORT} holds no demo report")
+    report = lines[start:end]
+    while report and not report[-1].strip():
+        report.pop()
+    m = re.match(r"^([\d,]+) simulated devices .*?; ([\d,]+) reports .*\(([\d.]+) s in all\)", report[0])
+    machine = {"cores": os.cpu_count(),
+               "load_average": round(load if load is not None else os.getloadavg()[0], 1)}
+    body = {"machine": machine, "devices": int(m.group(1).replace(",", "")),
+            "reports": int(m.group(2).replace(",", "")), "elapsed_s": float(m.group(3)),
+            "report": report}
+    write_record("demo", body, command, commit, date, seconds)
+
+
+def record_hello(commit, date, seconds):
+    run = subprocess.run([os.path.join(OUT, "hello")], cwd=ROOT, capture_output=True, text=True)
+    if run.returncode != 0:
+        raise Problem(f"{OUT}/hello failed (exit {run.returncode}): nothing recorded")
+    write_record("hello", {"output": run.stdout.rstrip("\n").split("\n")},
+                 f"{OUT}/hello", commit, date, seconds)
+
+
 def papers_written():
     return sorted(os.path.basename(p)[:-5] for p in glob.glob(os.path.join(ROOT, BUILD_DIR, "repro", "*.json")))
 
@@ -201,8 +240,30 @@ def produce(source):
                            os.path.join(BUILD_DIR, "repro"), paper], cwd=ROOT).returncode != 0:
             raise Problem(f"dpm-sim repro {paper} failed: nothing recorded")
         record_repro(paper, f"dpm-sim repro {paper}", commit, date, time.monotonic() - start)
+    elif source == "demo":
+        # the demo prints its report (.make/demo_report.py); kept here, and recorded from here
+        path = os.path.join(ROOT, DEMO_REPORT)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        if os.path.exists(path):
+            os.unlink(path)
+        env = dict(os.environ, DEMO_WAIT="0")
+        command = "make demo" + (f" DEMO_DEVICES={env['DEMO_DEVICES']}" if env.get("DEMO_DEVICES") else "")
+        with open(path, "w", encoding="utf-8") as out:
+            run = subprocess.Popen([MAKE, "--no-print-directory", "demo"], cwd=ROOT, env=env,
+                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+            for line in run.stdout:
+                sys.stdout.write(line)
+                out.write(line)
+            load = os.getloadavg()[0]
+        if run.wait() != 0:
+            raise Problem(f"make demo failed (exit {run.returncode}): nothing recorded")
+        record_demo(command, commit, date, time.monotonic() - start, load)
+    elif source == "hello":
+        if subprocess.run([MAKE, "--no-print-directory", "host"], cwd=ROOT).returncode != 0:
+            raise Problem("make host failed")
+        record_hello(commit, date, time.monotonic() - start)
     else:
-        raise Problem(f"unknown source {source!r} (bench, size, repro, repro-<paper>)")
+        raise Problem(f"unknown source {source!r} (bench, size, repro, repro-<paper>, demo, hello)")
 
 
 # ---- views: a record and the block's options -> the table's lines ---------------------------
@@ -345,7 +406,51 @@ def view_repro_cells(rec, opts):
     return lines
 
 
-VIEWS = {"metrics": view_metrics, "grid": view_grid, "size-builds": view_size_builds,
+def view_demo_excerpt(rec, opts):
+    """The demo's report, as a code block under the machine it ran on: its summary line, then
+    each campaign of campaigns=ID,... whole, except that a tuple campaign shows only the part of
+    metric=NAME (when given) and a table (rows under a header ending "in CI") only its first row
+    and "..."."""
+    report = rec["report"]
+    lines = [f"On {fmt(rec['machine']['cores'])} cores, load average "
+             f"{fmt(rec['machine']['load_average'])} at its end:", "```", report[0]]
+    starts = [i for i, l in enumerate(report) if re.match(r"^campaign \d+:", l)] + [len(report)]
+    for cid in opts["campaigns"].split(","):
+        at = next((k for k, i in enumerate(starts[:-1]) if report[i].startswith(f"campaign {cid}:")), None)
+        if at is None:
+            raise Problem(f"no campaign {cid} in the demo's report")
+        section = report[starts[at]:starts[at + 1]]
+        while section and not section[-1].strip():
+            section.pop()
+        lines.append("")
+        keep, i = True, 0
+        while i < len(section):
+            part = re.match(r"^  (\w+) per group ", section[i])
+            if part and opts.get("metric"):
+                keep = part.group(1) == opts["metric"]
+            if not keep:
+                i += 1
+                continue
+            lines.append(section[i])
+            if section[i].rstrip().endswith("in CI"):
+                j = i + 1
+                while j < len(section) and re.match(r"^\s+\S+\s+[+-]?\d+\.\d+", section[j]):
+                    j += 1
+                lines += section[i + 1:j] if j - i - 1 <= 1 else [section[i + 1], "      ..."]
+                i = j
+                continue
+            i += 1
+        while lines[-1] == "":
+            lines.pop()
+    return lines + ["```"]
+
+
+def view_output(rec, opts):
+    """A record's output lines as a code block, under the command that printed them."""
+    return ["```", f"$ {rec['command']}"] + rec["output"] + ["```"]
+
+
+VIEWS = {"demo-excerpt": view_demo_excerpt, "output": view_output, "metrics": view_metrics, "grid": view_grid, "size-builds": view_size_builds,
          "size-memory": view_size_memory, "size-stack": view_size_stack,
          "repro-tables": view_repro_tables, "repro-summary": view_repro_summary,
          "repro-cells": view_repro_cells, "auc-compare": view_auc_compare}
@@ -435,6 +540,10 @@ def main(argv):
                 record_bench(commit, date, seconds)
             elif argv[1] == "size":
                 record_size(commit, date, seconds)
+            elif argv[1] == "demo":
+                record_demo(opts.get("--command", "make demo"), commit, date, seconds)
+            elif argv[1] == "hello":
+                record_hello(commit, date, seconds)
             elif argv[1].startswith("repro"):
                 papers = [argv[1][6:]] if argv[1].startswith("repro-") else papers_written()
                 for paper in papers:

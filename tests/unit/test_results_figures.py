@@ -17,10 +17,29 @@ before it or its section's heading names a producer (`make bench`, `make size`, 
 but has no record yet is let through only with `<!-- results: unrecorded: REASON -->` on the
 line before it; each is listed here (`# unrecorded: ...`), so what is left stays visible.
 
+README.md (the front page; PROSE_DOCS) is held further: every measured figure it quotes is in a
+results block, or in a paragraph, table or code block with `<!-- results: unrecorded: REASON -->`
+on the line before it (listed likewise). What counts as a measured figure, mechanically
+(figures()): the text outside results blocks and outside fenced code with a language tag
+(source: ```c, ```sh), with inline code, link targets and HTML comments removed; in it a number
+(ranges such as 5–6 included) is a figure when it has a thousands separator (595,135), a decimal
+point (6.5), a unit after it (s, ms, min, minutes, h, %, ×, B, KB, MB, GB, KiB, MiB, bytes,
+instructions, executions, M, devices/s, reports/s, handshakes/s), or stands within three words
+of "measured" or before "at <commit>". Not figures: a number joined to a word or another number
+by a hyphen, slash, caret, dot or underscore (Cortex-M3, AES-256, 2-core, 2026-11-25, 19/20,
+10^7, Q16.16, x86_64), one with two dots or more (0.4.7, 127.0.0.1: versions, addresses), X.Y
+right after a capitalized word (Mbed TLS 3.6, License 2.0: versions, sections), a number after
+"=" (ε = 1: a parameter) or after a bound (≤, ≥, <, >, below, above, at most, at least, up to,
+and the second of "below 95 % / 85 %": a target, not a measurement); a plain integer otherwise (Table 2, 10 runs, exit 1, years).
+
 Negative controls, on temporary copies of a document with a block and of its record: a figure
 changed by one digit, a block naming another commit, a row dropped by hand (what only the
 regeneration sees) and an unmarked results table must each fail, each by its own check; the
-copy unchanged, a table marked unrecorded and a table naming no producer must pass."""
+copy unchanged, a table marked unrecorded and a table naming no producer must pass. For the
+prose rule: an unmarked paragraph with "took 12.3 s" and an output code block with a number
+fail; the same paragraph marked unrecorded passes and is listed; versions, dates, parameters,
+bounds, inline code and a source code block pass; a digit changed inside README.md's demo
+excerpt fails."""
 import importlib.util
 import json
 import os
@@ -38,6 +57,12 @@ spec.loader.exec_module(results)
 PRODUCER = re.compile(r"make (bench|size|repro)\b|dpm-sim (repro|bench)\b|"
                       r"build/(bench|size)[\w.]*\.json|build/repro/")
 UNRECORDED = re.compile(r"^<!-- results: unrecorded: .+ -->$")
+PROSE_DOCS = ("README.md",)
+UNIT = (r"devices/s|reports/s|handshakes/s|instructions|executions|minutes|bytes|min|ms|µs|ns|"
+        r"KiB|MiB|GiB|KB|MB|GB|s|h|B|M|%|×")
+NUM = r"\d+(?:,\d{3})*(?:\.\d+)*"
+FIGURE = re.compile(rf"(?<![\w.,/^–\-])({NUM})(?:\s?–\s?({NUM}))?(?![\w/^\-]|\.\d)")
+HASH = r"(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7,12}\b"
 STAMP = re.compile(r"^`[^`]+` at (\S+) \([\d-]+\), (\S+):$")
 n = 0
 failed = 0
@@ -112,7 +137,75 @@ def tables_outside(text, spans):
     return bad, unrecorded
 
 
-def check_doc(doc, text, root, report=True):
+def figures(text):
+    """[figure] of one paragraph, table or output block, by the rule in the docstring."""
+    text = re.sub(r"<!--.*?-->", " ", text)
+    text = re.sub(r"`[^`]*`", " ", text)
+    text = re.sub(r"\]\([^)]*\)", "]", text)
+    out = []
+    for m in FIGURE.finditer(text):
+        parts = [p for p in m.groups() if p]
+        before, after = text[:m.start()], text[m.end():]
+        if any(p.count(".") >= 2 for p in parts):
+            continue  # a version or an address
+        if re.search(r"(?:=|≤|≥|<|>|\bbelow|\babove|\bat most|\bat least|\bup to)\s*"
+                     r"(?:[\d.,]+\s?%?\s*/\s*)?$", before):
+            continue  # a parameter or a bound
+        if (not m.group(2) and re.fullmatch(r"[1-9]\d*\.\d+", parts[0])
+                and re.search(r"(?:^|\s)[A-Z][\w.+-]*\s$", before)):
+            continue  # a version or a section number after its name
+        unit = re.match(rf"\s?(?:{UNIT})(?![\w/])", after)
+        near = (re.search(r"\bmeasured(?:\W+\w+){0,3}\W+$", before)
+                or re.match(rf"(?:\W+\w+){{0,3}}?\W+(?:measured\b|at {HASH})", after))
+        if any("," in p or "." in p for p in parts) or unit or near:
+            out.append(m.group(0) + (unit.group(0) if unit else ""))
+    return out
+
+
+def elements(text, spans):
+    """[(first line index, kind, lines)] of a document's paragraphs, tables, headings and code
+    blocks outside its results blocks; kind "source" for fenced code with a language tag."""
+    lines, out, i = text.split("\n"), [], 0
+    inside = set()
+    for b, e, _, _ in spans:
+        inside.update(range(b, e + 1))
+    while i < len(lines):
+        line = lines[i]
+        if i in inside or not line.strip() or re.match(r"^<!--.*-->$", line):
+            i += 1
+            continue
+        if line.startswith("```"):
+            j = next((k for k in range(i + 1, len(lines)) if lines[k].startswith("```")), len(lines) - 1)
+            out.append((i, "source" if line[3:].strip() not in ("", "text") else "output", lines[i:j + 1]))
+            i = j + 1
+            continue
+        j = i + 1
+        if not line.startswith("#"):
+            while (j < len(lines) and j not in inside and lines[j].strip() and not lines[j].startswith(("```", "#"))
+                   and not re.match(r"^<!--.*-->$", lines[j]) and lines[j].startswith("|") == line.startswith("|")):
+                j += 1
+        out.append((i, "table" if line.startswith("|") else "text", lines[i:j]))
+        i = j
+    return out
+
+
+def prose_figures(text, spans):
+    """[(line, figures)] of unmarked elements quoting figures, [(line, reason)] of marked ones."""
+    lines, bad, unrecorded = text.split("\n"), [], []
+    for i, kind, body in elements(text, spans):
+        if kind == "source":
+            continue
+        got = figures("\n".join(body[1:-1] if kind == "output" else body))
+        if not got:
+            continue
+        if i > 0 and UNRECORDED.match(lines[i - 1]):
+            unrecorded.append((i + 1, lines[i - 1]))
+        else:
+            bad.append((i + 1, got))
+    return bad, unrecorded
+
+
+def check_doc(doc, text, root, report=True, prose=False):
     """[problem] of one document's blocks and tables (each check reported as a TAP line when
     report); records are read under root."""
     problems = []
@@ -158,10 +251,65 @@ def check_doc(doc, text, root, report=True):
     bad, unrecorded = tables_outside(text, spans)
     check(not bad, f"{doc}: no results table outside a results block",
           [f"line {line}: a table under {what}, in no <!-- results: ... --> block" for line, what in bad])
+    if prose:
+        pbad, punrec = prose_figures(text, spans)
+        check(not pbad, f"{doc}: every measured figure is in a results block or marked unrecorded",
+              [f"line {line}: {', '.join(got[:6])}" for line, got in pbad])
+        unrecorded = sorted(dict(unrecorded + punrec).items())
     if report:
         for line, reason in unrecorded:
             print(f"# unrecorded: {doc}:{line}: {reason[len('<!-- results: unrecorded: '):-4]}")
     return problems
+
+
+def prose_controls():
+    """The prose rule's negative controls, on texts and on a copy of README.md's demo block."""
+    took = "The first build took 12.3 s here.\n"
+    mark = "<!-- results: unrecorded: a control -->\n"
+
+    def prose(text):
+        return prose_figures(text, results.blocks(text))
+
+    bad, unrec = prose("# Copy\n\n" + took)
+    ok(len(bad) == 1 and "12.3 s" in bad[0][1], "control: an unmarked paragraph with 'took 12.3 s' fails",
+       [f"bad {bad}"])
+    bad, unrec = prose("# Copy\n\n" + mark + took)
+    ok(not bad and len(unrec) == 1, "control: the same paragraph marked unrecorded passes and is listed",
+       [f"bad {bad}, listed {unrec}"])
+    bad, _ = prose("# Copy\n\n```\n$ hello\nhello: a report of 38 bytes\n```\n")
+    ok(len(bad) == 1, "control: an unmarked output code block with a figure fails", [f"bad {bad}"])
+    fine = ("# Copy 1.2\n\nMbed TLS 3.6 and nanopb 0.4.7 on 127.0.0.1, Cortex-M3, AES-256, a 2-core "
+            "machine, 2026-11-25, Eq. 19/20, K = 10^7 at ε = 1.5, `12.3 s`, coverage below 95 %, "
+            "value ≤ 1.5 KB, 10 runs of Table 2, exit 1 (2022).\n\n```c\nstatic uint8_t m[8,192]; "
+            "/* 1.5 s */\n```\n")
+    fine += "\nThe gate fails below 95 % / 85 %.\n"
+    bad, _ = prose(fine)
+    ok(not bad, "control: versions, addresses, names, dates, parameters, bounds, inline and source code pass",
+       [f"bad {bad}"])
+    for text, want in (("about 5–6 minutes", "5–6 minutes"), ("595,135 reports", "595,135"),
+                       ("load average 6.5", "6.5"), ("131 measured", "131"), ("378 at c0aec07", "378"),
+                       ("2.08–2.78 M tuple devices/s", "2.08–2.78 M"), ("96.9 %", "96.9 %")):
+        ok(figures(text) == [want], f"control: {text!r} is the figure {want!r}", [f"got {figures(text)}"])
+    # a digit changed inside README.md's demo block (a copy, with the record)
+    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
+        readme = f.read()
+    demo = [s for s in results.blocks(readme) if s[2] == "tests/results/demo.json"]
+    if not ok(len(demo) == 1, "control: README.md has the demo's block"):
+        return
+    b, e, path, _ = demo[0]
+    lines = readme.split("\n")
+    block = lines[b:e + 1]
+    k = next(k for k, line in enumerate(block) if "reports stored" in line)
+    changed = block[:k] + [re.sub(r"(\d)(,\d{3} reports stored)", lambda m: str((int(m.group(1)) + 1) % 10) +
+                                  m.group(2), block[k], count=1)] + block[k + 1:]
+    for what, body, want_bad in (("README.md's demo block unchanged", block, False),
+                                 ("README.md's demo block with a digit changed", changed, True)):
+        with tempfile.TemporaryDirectory() as t:
+            os.makedirs(os.path.join(t, os.path.dirname(path)), exist_ok=True)
+            shutil.copy(os.path.join(ROOT, path), os.path.join(t, path))
+            got = check_doc("copy.md", "# Copy\n\n" + "\n".join(body) + "\n", t, report=False, prose=True)
+        ok(any("every number is in the record" in g for g in got) if want_bad else not got,
+           f"control: {what} {'fails' if want_bad else 'passes'}", got or ["nothing flagged"])
 
 
 def main():
@@ -182,8 +330,8 @@ def main():
         nblocks += len(spans)
         if spans and example is None:
             example = (doc, text, spans[0])
-        if spans or PRODUCER.search(text):
-            check_doc(doc, text, ROOT)
+        if spans or PRODUCER.search(text) or doc in PROSE_DOCS:
+            check_doc(doc, text, ROOT, prose=doc in PROSE_DOCS)
     ok(nblocks > 0, f"the documents hold results blocks ({nblocks})")
 
     # Negative controls: a temporary copy of a document's first block and of its record.
@@ -246,6 +394,7 @@ def main():
         ok(not bad and len(unrec) == 1, "control: a table marked unrecorded under a producer is listed",
            [f"bad {bad}, listed {unrec}"])
         control("a table naming no producer", block + "\n\n| a | b |\n|---|---|\n| 1 | 2 |\n", False)
+    prose_controls()
     print(f"1..{n}")
     return 1 if failed else 0
 
