@@ -22,7 +22,7 @@ import tempfile
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 CC = os.environ.get("CC", "cc")
-# What an app calls (sdk/README.md, "The device API"), and three static inline helpers an app
+# What an app calls (sdk/README.md, "The device API"), and two static inline helpers an app
 # may use or that dpm_device_init's macro evaluates in the app's translation unit.
 FRONT = """
 dpm_device_init_abi dpm_device_accept_campaign dpm_device_accept_mech dpm_device_why
@@ -36,7 +36,7 @@ dpm_eps_from_decimal dpm_eps_from_ratio dpm_eps_format dpm_strerror dpm_version
 dpm_version_number dpm_ram_storage dpm_port_crc32
 dpm_abi_fingerprint dpm_score_from_double
 """.split()
-FRONT_MAX = 33  # "at most about 30": 30 calls and the three inline helpers
+FRONT_MAX = 33  # "at most about 30": 31 functions (dpm_port_crc32 a port hook) and 2 inline helpers
 
 n = 0
 failed = 0
