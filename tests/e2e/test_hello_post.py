@@ -15,6 +15,7 @@ import tempfile
 OUT = os.environ.get("OUT", "build/host")
 HELLO_POST = os.path.join(OUT, "hello-post")
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from e2e_util import Tap  # noqa: E402
 
 # hello's campaign, as the collector announces it (examples/hello/post.c's dpm_campaign_t).
 CAMPAIGNS = """\
@@ -26,20 +27,6 @@ groups = 4
 metrics = tpr
 """
 
-n = 0
-failed = 0
-
-
-def tap(ok, what, diag=""):
-    global n, failed
-    n += 1
-    print(f"{'ok' if ok else 'not ok'} {n} - {what}")
-    if not ok:
-        failed += 1
-        for line in diag.splitlines()[-8:]:
-            print(f"#   {line}")
-
-
 def free_port():
     """A loopback port nothing listens on (bound, then closed)."""
     with socket.socket() as sock:
@@ -48,6 +35,7 @@ def free_port():
 
 
 def main():
+    t = Tap()
     from test_collector import Harness  # certificates + collector process
     h = Harness(campaigns=CAMPAIGNS)
     try:
@@ -66,42 +54,41 @@ def main():
             before = reports()
             r = run(os.path.join(tmp, "a.bin"))
             after = reports()
-            tap(r.returncode == 0 and "1 delivered, 0 pending" in r.stdout,
+            t.ok(r.returncode == 0 and "1 delivered, 0 pending" in r.stdout,
                 "hello-post reports and posts one report over TLS", r.stdout + r.stderr)
-            tap(before == 0 and after == 1,
+            t.ok(before == 0 and after == 1,
                 f"the collector's estimate counts one more report ({before} -> {after})")
 
             # No collector: the connection is refused, the report stays in the state file.
             down = f"https://localhost:{free_port()}"
             b = os.path.join(tmp, "b.bin")
             r = run(b, url=down)
-            tap(r.returncode == 1 and "cannot connect to the collector" in r.stderr and
+            t.ok(r.returncode == 1 and "cannot connect to the collector" in r.stderr and
                 "stay queued" in r.stderr and r.stdout == "",
                 "no collector: exits 1 naming the connection, the report kept", r.stderr)
-            tap(reports() == 1, "nothing reached the collector")
+            t.ok(reports() == 1, "nothing reached the collector")
             r = run(b)
-            tap(r.returncode == 3 and "no new report" in r.stdout and "1 delivered" in r.stdout,
+            t.ok(r.returncode == 3 and "no new report" in r.stdout and "1 delivered" in r.stdout,
                 "the next run, refused a second report this period, posts the kept one",
                 r.stdout + r.stderr)
-            tap(reports() == 2, "the collector counts the kept report")
+            t.ok(reports() == 2, "the collector counts the kept report")
             r = run(b)
-            tap(r.returncode == 3 and "0 delivered, 0 pending" in r.stdout,
+            t.ok(r.returncode == 3 and "0 delivered, 0 pending" in r.stdout,
                 "a third run has nothing left to post (the kept report went once)",
                 r.stdout + r.stderr)
 
             # Negative control: a CA that did not sign the collector's certificate.
             c = os.path.join(tmp, "c.bin")
             r = run(c, ca=f"{h.tmp}/dev-ca.crt")
-            tap(r.returncode == 1 and "TLS" in r.stderr and reports() == 2,
+            t.ok(r.returncode == 1 and "TLS" in r.stderr and reports() == 2,
                 "a wrong CA is refused as a TLS failure, nothing posted", r.stderr)
             r = run(os.path.join(tmp, "no-such-dir", "d.bin"))
-            tap(r.returncode == 1 and "state file" in r.stderr and "No such file" in r.stderr,
+            t.ok(r.returncode == 1 and "state file" in r.stderr and "No such file" in r.stderr,
                 "a state file in a missing directory is named with the cause", r.stderr)
-        tap(h.stop() == 0, "the collector stops cleanly")
+        t.ok(h.stop() == 0, "the collector stops cleanly")
     finally:
         h.cleanup()
-    print(f"1..{n}")
-    return 1 if failed else 0
+    return t.done()
 
 
 if __name__ == "__main__":
