@@ -9,7 +9,10 @@
  *     (hpke_decrypt_error), the leader reads that and aggregates nothing of it;
  *   - a leader verifier share altered in the VerifyInit: the helper's verifier message fails
  *     (vdaf_verify_error) and nothing of the report is aggregated by either;
- *   - a helper answer that is not finish(message): invalid_message at the leader. */
+ *   - a helper answer that is not finish(message): invalid_message at the leader;
+ *   - collection: each role's aggregate share sealed for the collector (share.h) opens only
+ *     with the collector's key, for that role, task and collection request; the two opened
+ *     shares unshard to the exact sums. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -23,6 +26,8 @@
 #include "aggregator/device.h"
 #include "aggregator/job.h"
 #include "aggregator/pair.h"
+#include "aggregator/share.h"
+#include "dpm/port_hpke.h"
 #include "aggregator/task.h"
 #include "test_rng.h"
 
@@ -315,12 +320,102 @@ static void a_helper_answer_that_is_not_finish_is_refused(void **state)
     fixture_free(f);
 }
 
+/* The collector's key and the CollectionJobReq it sent (a time interval). */
+static void collector(dpm_dap_hpke_key_t *key, dpm_hpke_config_t *cfg, uint8_t *req, size_t *len)
+{
+    static const uint8_t ikm[32] = {7, 7, 7};
+    memset(key, 0, sizeof(*key));
+    key->config_id = 9;
+    key->aead_id = DPM_HPKE_AEAD_AES_128_GCM;
+    assert_int_equal(dpm_hpke_derive_keypair(ikm, sizeof(ikm), &key->kp), DPM_OK);
+    memset(cfg, 0, sizeof(*cfg));
+    cfg->id = 9;
+    cfg->kem_id = DPM_HPKE_KEM_X25519_SHA256;
+    cfg->kdf_id = DPM_HPKE_KDF_HKDF_SHA256;
+    cfg->aead_id = DPM_HPKE_AEAD_AES_128_GCM;
+    memcpy(cfg->public_key, key->kp.pk, DPM_HPKE_NPK);
+    dap_collection_job_req_t q;
+    memset(&q, 0, sizeof(q));
+    q.query.batch_mode = DPM_DAP_BATCH_TIME_INTERVAL;
+    q.query.interval.start = 0;
+    q.query.interval.duration = 1u << 20;
+    assert_int_equal(dap_msg_collection_job_req_encode(&q, req, 256, len), DPM_OK);
+}
+
+static void aggregate_shares_open_only_for_their_collection(void **state)
+{
+    (void)state;
+    fixture_t *f = fixture();
+    job_t *j = malloc(sizeof(*j));
+    assert_non_null(j);
+    job_open(j, f);
+    leader_request(j, f, NULL);
+    helper_answer(j, f);
+    leader_finish(j, f);
+    const dpm_prio3_t *v = &f->t.vdaf;
+    size_t L = v->out_share_bytes;
+    dpm_dap_hpke_key_t key;
+    dpm_hpke_config_t cfg;
+    uint8_t req[256], other[256];
+    size_t req_len = 0, other_len = 0;
+    collector(&key, &cfg, req, &req_len);
+    memcpy(other, req, req_len);
+    other[req_len - 3] ^= 0x01; /* another interval */
+    other_len = req_len;
+    uint8_t enc[2][DPM_HPKE_NENC], *payload[2], *opened = malloc(2u * L);
+    dap_hpke_ct_t ct[2];
+    assert_non_null(opened);
+    static const uint8_t ikm_e[2][32] = {{1}, {2}};
+    for (int i = 0; i < 2; i++) {
+        uint8_t role = i == 0 ? DPM_DAP_ROLE_LEADER : DPM_DAP_ROLE_HELPER;
+        payload[i] = malloc(L + DPM_HPKE_NT);
+        assert_non_null(payload[i]);
+        assert_int_equal(agg_share_seal(&f->t, role, &cfg, req, req_len, j->agg[i], L, ikm_e[i], 32,
+                                        enc[i], payload[i], &ct[i]),
+                         DPM_OK);
+        assert_int_equal(ct[i].config_id, 9);
+        assert_int_equal(
+            agg_share_open(&f->t, role, &key, req, req_len, &ct[i], opened + (size_t)i * L, L),
+            DPM_OK);
+        assert_memory_equal(opened + (size_t)i * L, j->agg[i], L);
+        /* another request, the other role: does not open */
+        uint8_t *tmp = malloc(L);
+        assert_non_null(tmp);
+        assert_int_equal(agg_share_open(&f->t, role, &key, other, other_len, &ct[i], tmp, L),
+                         DPM_ERR_CORRUPT);
+        uint8_t swapped = i == 0 ? DPM_DAP_ROLE_HELPER : DPM_DAP_ROLE_LEADER;
+        assert_int_equal(agg_share_open(&f->t, swapped, &key, req, req_len, &ct[i], tmp, L),
+                         DPM_ERR_CORRUPT);
+        dpm_dap_task_t t2 = f->t; /* another task id */
+        t2.id[0] ^= 0x80;
+        assert_int_equal(agg_share_open(&t2, role, &key, req, req_len, &ct[i], tmp, L),
+                         DPM_ERR_CORRUPT);
+        dap_hpke_ct_t wrong = ct[i];
+        wrong.config_id = 10;
+        assert_int_equal(agg_share_open(&f->t, role, &key, req, req_len, &wrong, tmp, L),
+                         DPM_ERR_PROTOCOL);
+        free(tmp);
+    }
+    uint64_t got[LENGTH];
+    assert_int_equal(dpm_prio3_unshard(v, opened, 2u * L, j->aggregated, got, LENGTH), DPM_OK);
+    for (uint32_t k = 0; k < LENGTH; k++) {
+        assert_int_equal((int64_t)got[k], f->want[k]);
+    }
+    free(payload[0]);
+    free(payload[1]);
+    free(opened);
+    job_close(j);
+    free(j);
+    fixture_free(f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(honest_job_gives_the_exact_sums),
         cmocka_unit_test(damaged_reports_count_for_neither),
         cmocka_unit_test(a_helper_answer_that_is_not_finish_is_refused),
+        cmocka_unit_test(aggregate_shares_open_only_for_their_collection),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
