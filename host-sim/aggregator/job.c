@@ -46,6 +46,27 @@ void agg_role_free(agg_role_t *r)
     memset(r, 0, sizeof(*r));
 }
 
+uint8_t agg_upload_check(const dpm_dap_task_t *t, const dpm_dap_report_view_t *r,
+                         uint8_t key_config_id, uint64_t now_s, uint64_t skew_s)
+{
+    if (r->share[0].config_id != key_config_id) {
+        return DAP_REPORT_ERROR_OUTDATED_CONFIG;
+    }
+    if (t->has_interval &&
+        (r->time < t->interval_start || r->time - t->interval_start >= t->interval_duration)) {
+        return DAP_REPORT_ERROR_REPORT_DROPPED;
+    }
+    /* too early: later than (now + skew), both rounded down to the task's precision */
+    uint64_t limit = (now_s / t->time_precision) + (skew_s / t->time_precision);
+    if (r->time > limit) {
+        return DAP_REPORT_ERROR_REPORT_TOO_EARLY;
+    }
+    if (r->public_extensions.len != 0) {
+        return DAP_REPORT_ERROR_INVALID_MESSAGE;
+    }
+    return 0;
+}
+
 /* A ping-pong message with one field: type, then opaque field<0..2^32-1>. */
 static size_t pp_write(uint8_t type, const uint8_t *field, size_t len, uint8_t *out)
 {

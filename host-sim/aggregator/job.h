@@ -30,6 +30,16 @@
 #include "dpm/expert/dap.h"
 #include "dpm/port_dap.h"
 
+/* The leader's checks of one uploaded report that need no storage and no decryption (the
+ * draft's "Leader Behavior"): 0 to keep it, or the ReportError of its ReportUploadStatus:
+ * outdated_config (its leader share names another HPKE config id than key_config_id),
+ * report_dropped (its time outside the task's interval), report_too_early (its time more than
+ * skew_s seconds after now_s), invalid_message (a public extension: this task knows none).
+ * Times: the report's in time_precision units, now_s and skew_s in seconds. A replayed id and
+ * a batch already collected are the storage's to refuse. */
+uint8_t agg_upload_check(const dpm_dap_task_t *t, const dpm_dap_report_view_t *r,
+                         uint8_t key_config_id, uint64_t now_s, uint64_t skew_s);
+
 /* The VDAF draft's ping-pong message types. */
 #define AGG_PP_INITIALIZE 0u
 #define AGG_PP_CONTINUE 1u

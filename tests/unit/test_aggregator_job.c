@@ -409,6 +409,40 @@ static void aggregate_shares_open_only_for_their_collection(void **state)
     fixture_free(f);
 }
 
+/* agg_upload_check: each rule on a real report, its time and config id moved by hand. */
+static void upload_checks(void **state)
+{
+    (void)state;
+    fixture_t *f = fixture();
+    dpm_dap_report_view_t r;
+    assert_int_equal(dpm_dap_report_decode(f->reports[0], f->report_len[0], &r, NULL), DPM_OK);
+    dpm_dap_task_t t = f->t;
+    uint64_t p = t.time_precision, now = (r.time + 1u) * p;
+    uint8_t id = r.share[0].config_id;
+    assert_int_equal(agg_upload_check(&t, &r, id, now, 0), 0);
+    assert_int_equal(agg_upload_check(&t, &r, (uint8_t)(id + 1u), now, 0),
+                     DAP_REPORT_ERROR_OUTDATED_CONFIG);
+    /* from the future: refused beyond the skew, kept within it */
+    assert_int_equal(agg_upload_check(&t, &r, id, (r.time - 2u) * p, 0),
+                     DAP_REPORT_ERROR_REPORT_TOO_EARLY);
+    assert_int_equal(agg_upload_check(&t, &r, id, (r.time - 2u) * p, 2u * p), 0);
+    /* the task's interval: inside, at its end (excluded), before its start */
+    t.has_interval = 1;
+    t.interval_start = r.time;
+    t.interval_duration = 1;
+    assert_int_equal(agg_upload_check(&t, &r, id, now, 0), 0);
+    t.interval_start = r.time - 1u;
+    assert_int_equal(agg_upload_check(&t, &r, id, now, 0), DAP_REPORT_ERROR_REPORT_DROPPED);
+    t.interval_start = r.time + 1u;
+    assert_int_equal(agg_upload_check(&t, &r, id, now, 0), DAP_REPORT_ERROR_REPORT_DROPPED);
+    t.has_interval = 0;
+    static const uint8_t ext[4] = {0, 1, 0, 0};
+    r.public_extensions.p = ext;
+    r.public_extensions.len = sizeof(ext);
+    assert_int_equal(agg_upload_check(&t, &r, id, now, 0), DAP_REPORT_ERROR_INVALID_MESSAGE);
+    fixture_free(f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -416,6 +450,7 @@ int main(void)
         cmocka_unit_test(damaged_reports_count_for_neither),
         cmocka_unit_test(a_helper_answer_that_is_not_finish_is_refused),
         cmocka_unit_test(aggregate_shares_open_only_for_their_collection),
+        cmocka_unit_test(upload_checks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
