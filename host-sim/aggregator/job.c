@@ -25,8 +25,11 @@ int agg_role_init(agg_role_t *r, const dpm_dap_task_t *t, uint8_t role,
     r->vshares = malloc(2u * v->verifier_share_bytes + 1u);
     r->msg = malloc(v->verifier_message_bytes + 1u);
     r->work = malloc(8u * (size_t)v->verify_work_words + 8u);
+    size_t field = v->verifier_share_bytes > v->verifier_message_bytes ? v->verifier_share_bytes
+                                                                       : v->verifier_message_bytes;
+    r->pp = malloc(5u + field);
     if (r->plain == NULL || r->state == NULL || r->vshares == NULL || r->msg == NULL ||
-        r->work == NULL) {
+        r->work == NULL || r->pp == NULL) {
         agg_role_free(r);
         return -1;
     }
@@ -43,6 +46,7 @@ void agg_role_free(agg_role_t *r)
     free(r->vshares);
     free(r->msg);
     free(r->work);
+    free(r->pp);
     memset(r, 0, sizeof(*r));
 }
 
@@ -144,10 +148,6 @@ dpm_status_t agg_role_leader_init(agg_role_t *r, const uint8_t *report, size_t l
         return fail(st == DPM_ERR_PARAM ? DPM_ERR_PROTOCOL : st, report_error);
     }
     /* the helper's share travels as it came: its ciphertext and tag are one payload */
-    uint8_t *pp = malloc(5u + v->verifier_share_bytes);
-    if (pp == NULL) {
-        return DPM_ERR_BUFFER;
-    }
     dap_verify_init_t vi;
     memset(&vi, 0, sizeof(vi));
     vi.report_share.metadata.report_id = rv.report_id;
@@ -159,10 +159,9 @@ dpm_status_t agg_role_leader_init(agg_role_t *r, const uint8_t *report, size_t l
     vi.report_share.share.enc.len = DPM_HPKE_NENC;
     vi.report_share.share.payload.p = rv.share[1].ciphertext.p;
     vi.report_share.share.payload.len = rv.share[1].ciphertext.len + DPM_HPKE_NT;
-    vi.payload.p = pp;
-    vi.payload.len = pp_write(AGG_PP_INITIALIZE, r->vshares, v->verifier_share_bytes, pp);
+    vi.payload.p = r->pp;
+    vi.payload.len = pp_write(AGG_PP_INITIALIZE, r->vshares, v->verifier_share_bytes, r->pp);
     st = dap_msg_verify_init_encode(&vi, out, cap, out_len);
-    free(pp);
     if (st == DPM_OK) {
         memcpy(state, r->state, v->state_bytes);
     }
@@ -171,27 +170,21 @@ dpm_status_t agg_role_leader_init(agg_role_t *r, const uint8_t *report, size_t l
 
 /* The helper's VerifyResp: reject with code, or continue with finish(msg). */
 static dpm_status_t helper_resp(const uint8_t *report_id, uint8_t code, const uint8_t *msg,
-                                size_t msg_len, uint8_t *out, size_t cap, size_t *out_len)
+                                size_t msg_len, uint8_t *pp, uint8_t *out, size_t cap,
+                                size_t *out_len)
 {
     dap_verify_resp_t vr;
     memset(&vr, 0, sizeof(vr));
     vr.report_id = report_id;
-    uint8_t *pp = NULL;
     if (code != 0) {
         vr.type = DAP_VERIFY_REJECT;
         vr.report_error = code;
     } else {
-        pp = malloc(5u + msg_len);
-        if (pp == NULL) {
-            return DPM_ERR_BUFFER;
-        }
         vr.type = DAP_VERIFY_CONTINUE;
         vr.payload.p = pp;
         vr.payload.len = pp_write(AGG_PP_FINISH, msg, msg_len, pp);
     }
-    dpm_status_t st = dap_msg_verify_resp_encode(&vr, out, cap, out_len);
-    free(pp);
-    return st;
+    return dap_msg_verify_resp_encode(&vr, out, cap, out_len);
 }
 
 dpm_status_t agg_role_helper_init(agg_role_t *r, const dap_verify_init_t *vi, uint8_t *out_share,
@@ -242,7 +235,7 @@ dpm_status_t agg_role_helper_init(agg_role_t *r, const dap_verify_init_t *vi, ui
     }
     uint8_t code = st == DPM_OK ? 0u : dpm_dap_report_error(st);
     dpm_status_t wst = helper_resp(rs->metadata.report_id, code, r->msg, v->verifier_message_bytes,
-                                   out, cap, out_len);
+                                   r->pp, out, cap, out_len);
     if (wst != DPM_OK) {
         return wst;
     }

@@ -53,6 +53,7 @@ typedef struct {
     uint8_t ctx[DPM_DAP_CTX_BYTES];
     /* scratch */
     uint8_t *plain, *state, *vshares, *msg;
+    uint8_t *pp; /* one ping-pong message: 5 + the larger of a verifier share and message */
     size_t plain_cap;
     uint64_t *work;
 } agg_role_t;
