@@ -196,6 +196,15 @@ static void leader_finish(job_t *j, const fixture_t *f)
     free(out);
 }
 
+/* A whole job: open both roles, the leader's request, the helper's answer, the leader's finish. */
+static void run_job(job_t *j, const fixture_t *f, void (*tamper)(uint32_t i, uint8_t *b, size_t n))
+{
+    job_open(j, f);
+    leader_request(j, f, tamper);
+    helper_answer(j, f);
+    leader_finish(j, f);
+}
+
 static void sums(const job_t *j, const fixture_t *f, uint64_t *got)
 {
     const dpm_prio3_t *v = &f->t.vdaf;
@@ -214,10 +223,7 @@ static void honest_job_gives_the_exact_sums(void **state)
     fixture_t *f = fixture();
     job_t *j = malloc(sizeof(*j));
     assert_non_null(j);
-    job_open(j, f);
-    leader_request(j, f, NULL);
-    helper_answer(j, f);
-    leader_finish(j, f);
+    run_job(j, f, NULL);
     assert_int_equal(j->aggregated, DEVICES);
     uint64_t got[LENGTH];
     sums(j, f, got);
@@ -267,10 +273,7 @@ static void damaged_reports_count_for_neither(void **state)
     assert_non_null(j);
     g_vshare_bytes = f->t.vdaf.verifier_share_bytes;
     for (int which = 0; which < 2; which++) {
-        job_open(j, f);
-        leader_request(j, f, which == 0 ? damage_helper_share : damage_leader_share);
-        helper_answer(j, f);
-        leader_finish(j, f);
+        run_job(j, f, which == 0 ? damage_helper_share : damage_leader_share);
         uint32_t bad = which == 0 ? 3u : 5u;
         assert_int_equal(j->aggregated, DEVICES - 1u);
         assert_int_equal(j->code[bad], which == 0 ? DAP_REPORT_ERROR_HPKE_DECRYPT_ERROR
@@ -348,10 +351,7 @@ static void aggregate_shares_open_only_for_their_collection(void **state)
     fixture_t *f = fixture();
     job_t *j = malloc(sizeof(*j));
     assert_non_null(j);
-    job_open(j, f);
-    leader_request(j, f, NULL);
-    helper_answer(j, f);
-    leader_finish(j, f);
+    run_job(j, f, NULL);
     const dpm_prio3_t *v = &f->t.vdaf;
     size_t L = v->out_share_bytes;
     dpm_dap_hpke_key_t key;
