@@ -49,6 +49,10 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import test_paths as tap  # noqa: E402  (its TAP counter)
+from test_paths import ok  # noqa: E402
+
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 spec = importlib.util.spec_from_file_location("results", os.path.join(ROOT, ".make", "results.py"))
 results = importlib.util.module_from_spec(spec)
@@ -64,21 +68,6 @@ NUM = r"\d+(?:,\d{3})*(?:\.\d+)*"
 FIGURE = re.compile(rf"(?<![\w.,/^–\-])({NUM})(?:\s?–\s?({NUM}))?(?![\w/^\-]|\.\d)")
 HASH = r"(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7,12}\b"
 STAMP = re.compile(r"^`[^`]+` at (\S+) \([\d-]+\), (\S+):$")
-n = 0
-failed = 0
-
-
-def ok(cond, what, diag=()):
-    global n, failed
-    n += 1
-    print(f"{'ok' if cond else 'not ok'} {n} - {what}", flush=True)
-    if not cond:
-        failed += 1
-        for line in list(diag)[:20]:
-            print(f"# {line}", flush=True)
-    return cond
-
-
 def printable(rec):
     """Every number as the record prints it: its numbers through fmt(), the numbers inside its
     strings and keys as they stand."""
@@ -395,8 +384,8 @@ def main():
            [f"bad {bad}, listed {unrec}"])
         control("a table naming no producer", block + "\n\n| a | b |\n|---|---|\n| 1 | 2 |\n", False)
     prose_controls()
-    print(f"1..{n}")
-    return 1 if failed else 0
+    print(f"1..{tap.n}")
+    return 1 if tap.failed else 0
 
 
 if __name__ == "__main__":
