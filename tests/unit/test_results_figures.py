@@ -61,7 +61,6 @@ spec.loader.exec_module(results)
 PRODUCER = re.compile(r"make (bench|size|repro)\b|dpm-sim (repro|bench)\b|"
                       r"build/(bench|size)[\w.]*\.json|build/repro/")
 UNRECORDED = re.compile(r"^<!-- results: unrecorded: .+ -->$")
-PROSE_DOCS = ("README.md",)
 UNIT = (r"devices/s|reports/s|handshakes/s|instructions|executions|minutes|bytes|min|ms|µs|ns|"
         r"KiB|MiB|GiB|KB|MB|GB|s|h|B|M|%|×")
 NUM = r"\d+(?:,\d{3})*(?:\.\d+)*"
@@ -178,8 +177,71 @@ def elements(text, spans):
     return out
 
 
-def prose_figures(text, spans):
-    """[(line, figures)] of unmarked elements quoting figures, [(line, reason)] of marked ones."""
+def values(path, root):
+    """[float] of every number a source holds: a record's numbers and the numbers inside its
+    strings and keys; any other file's numbers as its text writes them (commas read as
+    thousands separators). None when the source is not a file of the tree."""
+    full = os.path.join(root, path)
+    if not os.path.isfile(full) or os.path.isabs(path) or ".." in path.split("/"):
+        return None
+    with open(full, encoding="utf-8", errors="replace") as f:
+        text = f.read()
+    if not path.endswith(".json"):
+        return [float(t.replace(",", "")) for t in results.NUMBER.findall(text)]
+    out = []
+
+    def walk(x):
+        if isinstance(x, dict):
+            for k, v in x.items():
+                out.extend(float(t.replace(",", "")) for t in results.NUMBER.findall(k))
+                walk(v)
+        elif isinstance(x, list):
+            for v in x:
+                walk(v)
+        elif isinstance(x, str):
+            out.extend(float(t.replace(",", "")) for t in results.NUMBER.findall(x))
+        elif isinstance(x, (int, float)) and not isinstance(x, bool):
+            out.append(float(x))
+    walk(json.loads(text))
+    return out
+
+
+# How a figure's unit scales the number a source holds: a share printed as a percentage,
+# a count in millions, a size in kilobytes (either kind).
+SCALES = {"%": (1, 100), "M": (1, 1e-6), "KB": (1, 1e-3, 1 / 1024), "KiB": (1, 1 / 1024),
+          "MB": (1, 1e-6, 1 / 1048576), "MiB": (1, 1 / 1048576)}
+
+
+def holds(vals, figure):
+    """True when every number of a figure is one of vals as the figure rounds it: 0.7458 holds
+    0.745812, 97.0 % holds 0.97, 1.42 M holds 1,421,337; an integer must be exact."""
+    unit = re.search(r"[^\d\s,.–]+$", figure)
+    scales = SCALES.get(unit.group(0) if unit else "", (1,))
+    for t in results.NUMBER.findall(figure):
+        want = float(t.replace(",", ""))
+        dec = len(t.split(".")[1]) if "." in t else 0
+        if not any(round(v * s, dec) == want for v in vals for s in scales):
+            return False
+    return True
+
+
+SOURCE_MARK = re.compile(r"^<!-- results: from ((?:\S+ ?)+) -->$")
+NAMED = re.compile(r"(?:`|\]\()((?:tests|sdk|host-sim|port|examples|\.make)/[\w./-]+?)(?:#[\w-]*)?(?:`|\))")
+
+
+def sources(lines, i, body, root):
+    """The files an element takes its figures from: those a `<!-- results: from PATH ... -->`
+    line before it names, else the tree's files it names itself (inline code or a link)."""
+    m = SOURCE_MARK.match(lines[i - 1]) if i > 0 else None
+    if m:
+        return m.group(1).split()
+    named = [p for p in NAMED.findall("\n".join(body)) if os.path.isfile(os.path.join(root, p))]
+    return list(dict.fromkeys(named))
+
+
+def prose_figures(text, spans, root=ROOT):
+    """[(line, figures)] of elements quoting figures that no source they name holds, and
+    [(line, reason)] of those marked unrecorded."""
     lines, bad, unrecorded = text.split("\n"), [], []
     for i, kind, body in elements(text, spans):
         if kind == "source":
@@ -189,8 +251,16 @@ def prose_figures(text, spans):
             continue
         if i > 0 and UNRECORDED.match(lines[i - 1]):
             unrecorded.append((i + 1, lines[i - 1]))
-        else:
-            bad.append((i + 1, got))
+            continue
+        named = sources(lines, i, body, root)
+        vals = [v for p in named for v in (values(p, root) or [])]
+        missing = [p for p in named if values(p, root) is None]
+        if missing:
+            bad.append((i + 1, [f"names {', '.join(missing)}, not a file of the tree"]))
+            continue
+        loose = [g for g in got if not holds(vals, g)]
+        if loose:
+            bad.append((i + 1, loose if not named else [f"{', '.join(loose[:6])} (not in {', '.join(named)})"]))
     return bad, unrecorded
 
 
@@ -241,8 +311,9 @@ def check_doc(doc, text, root, report=True, prose=False):
     check(not bad, f"{doc}: no results table outside a results block",
           [f"line {line}: a table under {what}, in no <!-- results: ... --> block" for line, what in bad])
     if prose:
-        pbad, punrec = prose_figures(text, spans)
-        check(not pbad, f"{doc}: every measured figure is in a results block or marked unrecorded",
+        pbad, punrec = prose_figures(text, spans, root)
+        check(not pbad, f"{doc}: every measured figure is in a results block, in a source it names "
+              "or marked unrecorded",
               [f"line {line}: {', '.join(got[:6])}" for line, got in pbad])
         unrecorded = sorted(dict(unrecorded + punrec).items())
     if report:
@@ -319,8 +390,7 @@ def main():
         nblocks += len(spans)
         if spans and example is None:
             example = (doc, text, spans[0])
-        if spans or PRODUCER.search(text) or doc in PROSE_DOCS:
-            check_doc(doc, text, ROOT, prose=doc in PROSE_DOCS)
+        check_doc(doc, text, ROOT, prose=True)
     ok(nblocks > 0, f"the documents hold results blocks ({nblocks})")
 
     # Negative controls: a temporary copy of a document's first block and of its record.
