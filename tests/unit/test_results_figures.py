@@ -17,11 +17,18 @@ before it or its section's heading names a producer (`make bench`, `make size`, 
 but has no record yet is let through only with `<!-- results: unrecorded: REASON -->` on the
 line before it; each is listed here (`# unrecorded: ...`), so what is left stays visible.
 
-README.md (the front page; PROSE_DOCS) is held further: every measured figure it quotes is in a
-results block, or in a paragraph, table or code block with `<!-- results: unrecorded: REASON -->`
-on the line before it (listed likewise). What counts as a measured figure, mechanically
-(figures()): the text outside results blocks and outside fenced code with a language tag
-(source: ```c, ```sh), with inline code, link targets and HTML comments removed; in it a number
+Every document's prose is held too (prose_figures()): each paragraph, table or output code
+block outside the results blocks that quotes a measured figure either
+- takes it from files it names: a line `<!-- results: from PATH ... -->` before it, or else the
+  tree's files it names itself in inline code or a link (`tests/results/bench.json`,
+  [the test](../tests/unit/test_dpauc.c)); every figure must be one of those files' numbers as
+  the figure rounds it (holds(): 0.7458 holds 0.745812, 97.0 % holds 0.97, 1.42 M holds
+  1,421,337, 2.9 KB holds 2,950 or 2,970; an integer exactly). A record is a measurement with
+  its commit; a test that asserts a value, a header that defines a constant or a document of
+  the tree (the papers' extracts) are sources of what they state; or
+- is marked `<!-- results: unrecorded: REASON -->` on the line before it (listed likewise).
+What counts as a measured figure, mechanically (figures()): the text outside results blocks
+and outside fenced code with a language tag (source: ```c, ```sh), with inline code, link targets and HTML comments removed; in it a number
 (ranges such as 5–6 included) is a figure when it has a thousands separator (595,135), a decimal
 point (6.5), a unit after it (s, ms, min, minutes, h, %, ×, B, KB, MB, GB, KiB, MiB, bytes,
 instructions, executions, M, devices/s, reports/s, handshakes/s), or stands within three words
@@ -39,7 +46,10 @@ copy unchanged, a table marked unrecorded and a table naming no producer must pa
 prose rule: an unmarked paragraph with "took 12.3 s" and an output code block with a number
 fail; the same paragraph marked unrecorded passes and is listed; versions, dates, parameters,
 bounds, inline code and a source code block pass; a digit changed inside README.md's demo
-excerpt fails."""
+excerpt fails. For sources: a paragraph naming a record with a figure the record holds (and
+one rounding it, and a percentage of a share) passes; the same with a digit changed fails, as
+does one whose `from` line names a file the tree lacks; a `from` line naming a test file passes
+with the test's asserted value and fails with another."""
 import importlib.util
 import json
 import os
@@ -350,6 +360,26 @@ def prose_controls():
                        ("load average 6.5", "6.5"), ("131 measured", "131"), ("378 at c0aec07", "378"),
                        ("2.08–2.78 M tuple devices/s", "2.08–2.78 M"), ("96.9 %", "96.9 %")):
         ok(figures(text) == [want], f"control: {text!r} is the figure {want!r}", [f"got {figures(text)}"])
+    # sources: a record and a file of the tree named, on a copy of the tree's files
+    with tempfile.TemporaryDirectory() as t:
+        os.makedirs(os.path.join(t, "tests", "results"))
+        os.makedirs(os.path.join(t, "tests", "unit"))
+        with open(os.path.join(t, "tests", "results", "x.json"), "w", encoding="utf-8") as f:
+            json.dump({"commit": "abc1234", "m": {"us": 5902, "share": 0.9697, "auc": 0.745812}}, f)
+        with open(os.path.join(t, "tests", "unit", "test_x.c"), "w", encoding="utf-8") as f:
+            f.write("CHECK(auc == 0.764583);\n")
+        named = "In `tests/results/x.json` a report took {} instructions, covered {} and {}.\n"
+        for what, text, want_bad in (
+                ("a paragraph naming its record, with figures it holds", named.format("5,902", "97.0 %", "0.7458"), False),
+                ("the same with a digit changed", named.format("5,903", "97.0 %", "0.7458"), True),
+                ("the same with a rounding the record does not hold", named.format("5,902", "96.0 %", "0.7458"), True),
+                ("a from line naming a missing file", "<!-- results: from tests/results/y.json -->\nIt took 5,902 instructions.\n", True),
+                ("a from line naming a test, with its asserted value", "<!-- results: from tests/unit/test_x.c -->\nThe AUC is 0.764583.\n", False),
+                ("a from line naming a test, with another value", "<!-- results: from tests/unit/test_x.c -->\nThe AUC is 0.764584.\n", True)):
+            text = "# Copy\n\n" + text
+            bad, _ = prose_figures(text, results.blocks(text), t)
+            ok(bool(bad) == want_bad, f"control: {what} {'fails' if want_bad else 'passes'}",
+               [f"bad {bad}"])
     # a digit changed inside README.md's demo block (a copy, with the record)
     with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
         readme = f.read()
