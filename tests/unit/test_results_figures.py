@@ -23,10 +23,12 @@ block outside the results blocks that quotes a measured figure either
   tree's files it names itself in inline code or a link (`tests/results/bench.json`,
   [the test](../tests/unit/test_dpauc.c)); every figure must be one of those files' numbers as
   the figure rounds it (holds(): 0.7458 holds 0.745812, 97.0 % holds 0.97, 1.42 M holds
-  1,421,337, 2.9 KB holds 2,950 or 2,970; an integer exactly). A record is a measurement with
+  1,421,337, 2.9 KB holds 2,950 or 2,970, 4.58·10^5 and 4.58e5 hold 457,812; an integer
+  exactly). A record is a measurement with
   its commit; a test that asserts a value, a header that defines a constant or a document of
   the tree (the papers' extracts) are sources of what they state; or
-- is marked `<!-- results: unrecorded: REASON -->` on the line before it (listed likewise).
+- is marked `<!-- results: unrecorded: REASON -->` on the line before it (listed likewise);
+  their number may only fall (UNRECORDED_MAX).
 What counts as a measured figure, mechanically (figures()): the text outside results blocks
 and outside fenced code with a language tag (source: ```c, ```sh), with inline code, link targets and HTML comments removed; in it a number
 (ranges such as 5–6 included) is a figure when it has a thousands separator (595,135), a decimal
@@ -68,13 +70,17 @@ spec = importlib.util.spec_from_file_location("results", os.path.join(ROOT, ".ma
 results = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(results)
 
+# The elements marked unrecorded may only get fewer: a new figure names its source or is recorded.
+UNRECORDED_MAX = 69
 PRODUCER = re.compile(r"make (bench|size|repro)\b|dpm-sim (repro|bench)\b|"
                       r"build/(bench|size)[\w.]*\.json|build/repro/")
 UNRECORDED = re.compile(r"^<!-- results: unrecorded: .+ -->$")
 UNIT = (r"devices/s|reports/s|handshakes/s|instructions|executions|minutes|bytes|min|ms|µs|ns|"
         r"KiB|MiB|GiB|KB|MB|GB|s|h|B|M|%|×")
 NUM = r"\d+(?:,\d{3})*(?:\.\d+)*"
-FIGURE = re.compile(rf"(?<![\w.,/^–\-])({NUM})(?:\s?–\s?({NUM}))?(?![\w/^\-]|\.\d)")
+EXP = r"(?:e[-+−]?\d+|·10\^[-−]?\d+)"  # 2.24e-3, 4.58·10^5: one figure with its power of ten
+FIGURE = re.compile(rf"(?<![\w.,/^–\-])({NUM}{EXP}?)(?:\s?–\s?({NUM}{EXP}?))?(?![\w/^\-]|[.,]\d)")
+TOKEN = re.compile(rf"({NUM})(?:e([-+−]?\d+)|·10\^([-−]?\d+))?")
 HASH = r"(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7,12}\b"
 STAMP = re.compile(r"^`[^`]+` at (\S+) \([\d-]+\), (\S+):$")
 def printable(rec):
@@ -146,13 +152,13 @@ def figures(text):
         before, after = text[:m.start()], text[m.end():]
         if any(p.count(".") >= 2 for p in parts):
             continue  # a version or an address
-        if re.search(r"(?:=|≤|≥|<|>|\bbelow|\babove|\bat most|\bat least|\bup to)\s*"
+        if re.search(r"(?:=|≤|≥|<|>|\bbelow|\babove|\bat\s+most|\bat\s+least|\bup\s+to)\s*"
                      r"(?:[\d.,]+\s?%?\s*/\s*)?$", before):
             continue  # a parameter or a bound
         if (not m.group(2) and re.fullmatch(r"[1-9]\d*\.\d+", parts[0])
                 and re.search(r"(?:^|\s)[A-Z][\w.+-]*\s$", before)):
             continue  # a version or a section number after its name
-        unit = re.match(rf"\s?(?:{UNIT})(?![\w/])", after)
+        unit = re.match(rf"[ \u00a0\u202f]?(?:{UNIT})(?![\w/])", after)  # on its line
         near = (re.search(r"\bmeasured(?:\W+\w+){0,3}\W+$", before)
                 or re.match(rf"(?:\W+\w+){{0,3}}?\W+(?:measured\b|at {HASH})", after))
         if any("," in p or "." in p for p in parts) or unit or near:
@@ -227,10 +233,11 @@ def holds(vals, figure):
     0.745812, 97.0 % holds 0.97, 1.42 M holds 1,421,337; an integer must be exact."""
     unit = re.search(r"[^\d\s,.–]+$", figure)
     scales = SCALES.get(unit.group(0) if unit else "", (1,))
-    for t in results.NUMBER.findall(figure):
+    for t, e1, e2 in TOKEN.findall(figure):
         want = float(t.replace(",", ""))
         dec = len(t.split(".")[1]) if "." in t else 0
-        if not any(round(v * s, dec) == want for v in vals for s in scales):
+        power = 10.0 ** int((e1 or e2 or "0").replace("−", "-"))
+        if not any(round(v * s / power, dec) == want for v in vals for s in scales):
             return False
     return True
 
@@ -274,7 +281,7 @@ def prose_figures(text, spans, root=ROOT):
     return bad, unrecorded
 
 
-def check_doc(doc, text, root, report=True, prose=False):
+def check_doc(doc, text, root, report=True, prose=False, listed=None):
     """[problem] of one document's blocks and tables (each check reported as a TAP line when
     report); records are read under root."""
     problems = []
@@ -329,6 +336,8 @@ def check_doc(doc, text, root, report=True, prose=False):
     if report:
         for line, reason in unrecorded:
             print(f"# unrecorded: {doc}:{line}: {reason[len('<!-- results: unrecorded: '):-4]}")
+    if listed is not None:
+        listed.extend(f"{doc}:{line}" for line, _ in unrecorded)
     return problems
 
 
@@ -360,6 +369,13 @@ def prose_controls():
                        ("load average 6.5", "6.5"), ("131 measured", "131"), ("378 at c0aec07", "378"),
                        ("2.08–2.78 M tuple devices/s", "2.08–2.78 M"), ("96.9 %", "96.9 %")):
         ok(figures(text) == [want], f"control: {text!r} is the figure {want!r}", [f"got {figures(text)}"])
+    for text, want in (("about 4.58·10^5 devices", "4.58·10^5"), ("2.24e-3 against", "2.24e-3")):
+        ok(figures(text) == [want], f"control: {text!r} is the figure {want!r}", [f"got {figures(text)}"])
+    for text in ("a 2,000,000-instruction loop", "at\nmost 65,536 reports", "line 2\ns.scn"):
+        ok(not figures(text), f"control: {text!r} holds no figure (a compound, a bound across "
+           "lines, a number ending its line)", [f"got {figures(text)}"])
+    ok(holds([457812.0], "4.58·10^5") and not holds([457812.0], "4.59e5") and holds([0.00224], "2.24e-3"),
+       "control: a figure with its power of ten holds what it rounds, and only that")
     # sources: a record and a file of the tree named, on a copy of the tree's files
     with tempfile.TemporaryDirectory() as t:
         os.makedirs(os.path.join(t, "tests", "results"))
@@ -410,6 +426,7 @@ def main():
                 for f in fs if f.endswith(".md") and "/build" not in d]
     nblocks = 0
     example = None
+    listed = []
     for doc in sorted(docs):
         path = os.path.join(ROOT, doc)
         if not os.path.exists(path) or doc.startswith("build/"):
@@ -420,8 +437,13 @@ def main():
         nblocks += len(spans)
         if spans and example is None:
             example = (doc, text, spans[0])
-        check_doc(doc, text, ROOT, prose=True)
+        check_doc(doc, text, ROOT, prose=True, listed=listed)
     ok(nblocks > 0, f"the documents hold results blocks ({nblocks})")
+    ok(len(listed) <= UNRECORDED_MAX, f"{len(listed)} elements marked unrecorded, at most "
+       f"{UNRECORDED_MAX}", ["a new figure: record it (make results) or name the file it comes "
+                             "from; lower UNRECORDED_MAX when one gets recorded"])
+    if len(listed) < UNRECORDED_MAX:
+        print(f"# {UNRECORDED_MAX - len(listed)} fewer unrecorded: lower UNRECORDED_MAX to {len(listed)}")
 
     # Negative controls: a temporary copy of a document's first block and of its record.
     if example is None:
