@@ -26,7 +26,10 @@ every check, each on a fresh database, and is stopped at the end whatever happen
     5 s connect timeout (PGCONNECT_TIMEOUT overrides it); an estimate blocked by a lock gets 503
     after the reader's 10 s statement timeout instead of hanging.
   - Schema versions: a database of a newer schema is refused with a clear message; `migrate`
-    creates and re-checks the current one."""
+    creates and re-checks the current one.
+  - The DAP aggregator's store (host-sim/collector/dap/dap_store.h): tests/unit/test_dap_store
+    run on a database of the cluster (DPM_TEST_DB): upload once, jobs claimed apart by two
+    processes at once (FOR UPDATE SKIP LOCKED), committed once, collection, kill -9."""
 import json
 import os
 import signal
@@ -46,6 +49,7 @@ import test_collector_operator  # noqa: E402
 import test_collector_auc  # noqa: E402
 import test_collector_roc_groups  # noqa: E402
 import test_wire_collector  # noqa: E402
+import e2e_util  # noqa: E402
 from pg_cluster import PgCluster  # noqa: E402
 from test_collector import (TOOL_LOAD, Harness, Tap, batch_of, load_pb2,  # noqa: E402
                             make_report, post_batch, tuple_mr_template)
@@ -268,6 +272,19 @@ def schema_versions(t, pg):
         h.cleanup()
 
 
+def dap_store(t, pg):
+    """The DAP store's unit test program, every test of it, on a PostgreSQL database."""
+    prog = os.path.join(e2e_util.OUT, "tests", "unit", "test_dap_store")
+    url = pg.createdb("dap")
+    r = subprocess.run([prog], env={**os.environ, "DPM_TEST_DB": url},
+                       capture_output=True, text=True, timeout=300)
+    out = r.stdout + r.stderr
+    t.ok(r.returncode == 0 and "PASSED  ] 6 test(s)" in out,
+         "the DAP store's tests pass on PostgreSQL (test_dap_store, DPM_TEST_DB)", out[-1500:])
+    rows = pg.sql("dap", "SELECT count(*) FROM dap_aggregated")
+    t.ok(rows and int(rows[0][0]) > 0, "they ran on PostgreSQL: its dap_aggregated has rows", rows)
+
+
 def main():
     t = Tap()
     try:
@@ -293,6 +310,7 @@ def main():
             guarded(t, "wire", test_wire_collector.run, t, pg)
             guarded(t, "auc", test_collector_auc.run, t, pg)
             guarded(t, "roc_groups", test_collector_roc_groups.run, t, pg)
+            guarded(t, "dap store", dap_store, t, pg)
         t.ok(not os.path.exists(pg.dir), "the cluster is stopped and its directory removed")
     except Exception as exc:
         import traceback

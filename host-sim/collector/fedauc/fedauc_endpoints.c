@@ -35,7 +35,7 @@ typedef struct {
     uint32_t quota;
 } uploader_t;
 
-static void read_count(void *ctx, int nc, const fdb_val_t *v)
+static void read_count(void *ctx, int nc, const sqldb_val_t *v)
 {
     if (nc == 1) {
         *(int64_t *)ctx = v[0].i;
@@ -54,20 +54,22 @@ static int store_upload(coll_fedauc_t *f, const coll_campaign_t *c, uint32_t per
     int64_t mine = 0; /* this credential's uploads in the period (its quota) */
     uint32_t quota = who->quota != 0 ? who->quota : c->opts.device_quota;
     size_t dlen = who->device != NULL ? strlen(who->device) : 0;
-    fdb_val_t qin[3] = {fdb_int(cid), fdb_int(period), fdb_blob(who->device, dlen)};
-    fdb_val_t ins[2] = {fdb_int(cid), fdb_int(period)};
-    if (fdb_begin(f->db) != 0 ||
-        fdb_exec(f->db,
-                 "INSERT INTO fedauc_phases (campaign_id, period, uploads, scores, closed) VALUES "
-                 "($1, $2, 0, 0, 0) ON CONFLICT DO NOTHING",
-                 ins, 2, NULL, NULL) < 0 ||
+    sqldb_val_t qin[3] = {sqldb_int(cid), sqldb_int(period), sqldb_blob(who->device, dlen)};
+    sqldb_val_t ins[2] = {sqldb_int(cid), sqldb_int(period)};
+    if (sqldb_begin(f->db) != 0 ||
+        sqldb_exec(
+            f->db,
+            "INSERT INTO fedauc_phases (campaign_id, period, uploads, scores, closed) VALUES "
+            "($1, $2, 0, 0, 0) ON CONFLICT DO NOTHING",
+            ins, 2, NULL, NULL) < 0 ||
         fa_get_phase(f, cid, period, 1, &p) != 0 || fa_get_upload(f, cid, h->token, &u) != 0 ||
         (who->device != NULL &&
-         fdb_exec(f->db,
-                  "SELECT COUNT(*) FROM fedauc_uploads WHERE campaign_id = $1 AND period = $2 AND "
-                  "device = $3",
-                  qin, 3, read_count, &mine) < 0)) {
-        fdb_rollback(f->db);
+         sqldb_exec(
+             f->db,
+             "SELECT COUNT(*) FROM fedauc_uploads WHERE campaign_id = $1 AND period = $2 AND "
+             "device = $3",
+             qin, 3, read_count, &mine) < 0)) {
+        sqldb_rollback(f->db);
         *why = "storage failure: nothing was stored, retry later";
         return 500;
     }
@@ -97,22 +99,22 @@ static int store_upload(coll_fedauc_t *f, const coll_campaign_t *c, uint32_t per
                    (uint64_t)p.uploads + 1 >= c->opts.fedauc.upload_count;
         /* a relay's uploads (and anonymous ones) each count as an uploader of their own */
         int solo = who->device == NULL || who->quota != 0;
-        fdb_val_t in[8] = {fdb_int(cid),    fdb_blob(h->token, TOKEN),
-                           fdb_int(period), fdb_int(now),
-                           fdb_int(h->n),   fdb_blob(blob, (size_t)h->n * 4u),
-                           fdb_int(solo),   fdb_blob(who->device, dlen)};
-        fdb_val_t up[4] = {fdb_int(h->n), fdb_int(cid), fdb_int(period)};
-        if (fdb_exec(f->db,
-                     who->device != NULL
-                         ? "INSERT INTO fedauc_uploads (campaign_id, token, period, received, n, "
-                           "scores, solo, device) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)"
-                         : "INSERT INTO fedauc_uploads (campaign_id, token, period, received, n, "
-                           "scores, solo) VALUES ($1, $2, $3, $4, $5, $6, $7)",
-                     in, who->device != NULL ? 8 : 7, NULL, NULL) != 1 ||
-            fdb_exec(f->db,
-                     "UPDATE fedauc_phases SET uploads = uploads + 1, scores = scores + $1 WHERE "
-                     "campaign_id = $2 AND period = $3",
-                     up, 3, NULL, NULL) != 1 ||
+        sqldb_val_t in[8] = {sqldb_int(cid),    sqldb_blob(h->token, TOKEN),
+                             sqldb_int(period), sqldb_int(now),
+                             sqldb_int(h->n),   sqldb_blob(blob, (size_t)h->n * 4u),
+                             sqldb_int(solo),   sqldb_blob(who->device, dlen)};
+        sqldb_val_t up[4] = {sqldb_int(h->n), sqldb_int(cid), sqldb_int(period)};
+        if (sqldb_exec(f->db,
+                       who->device != NULL
+                           ? "INSERT INTO fedauc_uploads (campaign_id, token, period, received, n, "
+                             "scores, solo, device) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)"
+                           : "INSERT INTO fedauc_uploads (campaign_id, token, period, received, n, "
+                             "scores, solo) VALUES ($1, $2, $3, $4, $5, $6, $7)",
+                       in, who->device != NULL ? 8 : 7, NULL, NULL) != 1 ||
+            sqldb_exec(f->db,
+                       "UPDATE fedauc_phases SET uploads = uploads + 1, scores = scores + $1 WHERE "
+                       "campaign_id = $2 AND period = $3",
+                       up, 3, NULL, NULL) != 1 ||
             (full && fa_close_phase(f, cid, period, now) != 0)) {
             status = 500;
             *why = "storage failure: nothing was stored, retry later";
@@ -121,8 +123,8 @@ static int store_upload(coll_fedauc_t *f, const coll_campaign_t *c, uint32_t per
         }
     }
     free(u.scores);
-    if (status != 200 || fdb_commit(f->db) != 0) {
-        fdb_rollback(f->db);
+    if (status != 200 || sqldb_commit(f->db) != 0) {
+        sqldb_rollback(f->db);
         if (status == 200) {
             status = 500;
             *why = "storage failure: nothing was stored, retry later";

@@ -131,12 +131,12 @@ static int claim_add(coll_fedauc_claims_t *cl, uint32_t cid, const uint8_t *toke
 static void release_locked(coll_fedauc_t *f, coll_fedauc_claims_t *cl)
 {
     for (size_t i = 0; i < cl->n; i++) {
-        fdb_val_t in[3] = {fdb_int(cl->c[i].campaign_id), fdb_blob(cl->c[i].token, TOKEN),
-                           fdb_blob(cl->c[i].report_id, DPM_REPORT_ID_BYTES)};
-        (void)fdb_exec(f->db,
-                       "UPDATE fedauc_uploads SET report_id = NULL WHERE campaign_id = $1 AND "
-                       "token = $2 AND report_id = $3",
-                       in, 3, NULL, NULL);
+        sqldb_val_t in[3] = {sqldb_int(cl->c[i].campaign_id), sqldb_blob(cl->c[i].token, TOKEN),
+                             sqldb_blob(cl->c[i].report_id, DPM_REPORT_ID_BYTES)};
+        (void)sqldb_exec(f->db,
+                         "UPDATE fedauc_uploads SET report_id = NULL WHERE campaign_id = $1 AND "
+                         "token = $2 AND report_id = $3",
+                         in, 3, NULL, NULL);
     }
     cl->n = 0;
 }
@@ -175,12 +175,12 @@ int coll_fedauc_check_batch(coll_fedauc_t *f, const coll_campaigns_t *cs, coll_b
         if (!coll_fedauc_is(r->mechanism)) {
             continue;
         }
-        fdb_val_t in[4] = {fdb_blob(r->report_id, DPM_REPORT_ID_BYTES), fdb_int(r->campaign_id),
-                           fdb_blob(tokens[i], TOKEN)};
-        int64_t changed = fdb_exec(f->db,
-                                   "UPDATE fedauc_uploads SET report_id = $1 WHERE campaign_id = "
-                                   "$2 AND token = $3 AND report_id IS NULL",
-                                   in, 3, NULL, NULL);
+        sqldb_val_t in[4] = {sqldb_blob(r->report_id, DPM_REPORT_ID_BYTES),
+                             sqldb_int(r->campaign_id), sqldb_blob(tokens[i], TOKEN)};
+        int64_t changed = sqldb_exec(f->db,
+                                     "UPDATE fedauc_uploads SET report_id = $1 WHERE campaign_id = "
+                                     "$2 AND token = $3 AND report_id IS NULL",
+                                     in, 3, NULL, NULL);
         upload_row_t u;
         if (changed == 1) {
             if (claim_add(claims, r->campaign_id, tokens[i], r->report_id) != 0) {

@@ -27,62 +27,63 @@ static const struct {
              {"fedauc_uploads", "device", "BYTEA"},
              {"fedauc_uploads", "solo", "BIGINT"}};
 
-static void read_count(void *ctx, int nc, const fdb_val_t *v);
+static void read_count(void *ctx, int nc, const sqldb_val_t *v);
 
 /* A column of ADDED on a table made before it. 0 or -1. */
-static int add_column(fdb_t *db, int i)
+static int add_column(sqldb_t *db, int i)
 {
     char sql[200];
-    if (fdb_is_pg(db)) {
+    if (sqldb_is_pg(db)) {
         snprintf(sql, sizeof(sql), "ALTER TABLE %s ADD COLUMN IF NOT EXISTS %s %s", ADDED[i].table,
                  ADDED[i].column, ADDED[i].type);
-        return fdb_exec(db, sql, NULL, 0, NULL, NULL) < 0 ? -1 : 0;
+        return sqldb_exec(db, sql, NULL, 0, NULL, NULL) < 0 ? -1 : 0;
     }
     int64_t have = 0;
     snprintf(sql, sizeof(sql), "SELECT COUNT(*) FROM pragma_table_info('%s') WHERE name = '%s'",
              ADDED[i].table, ADDED[i].column);
-    if (fdb_exec(db, sql, NULL, 0, read_count, &have) < 0) {
+    if (sqldb_exec(db, sql, NULL, 0, read_count, &have) < 0) {
         return -1;
     }
     snprintf(sql, sizeof(sql), "ALTER TABLE %s ADD COLUMN %s %s", ADDED[i].table, ADDED[i].column,
              ADDED[i].type);
-    return have > 0 || fdb_exec(db, sql, NULL, 0, NULL, NULL) >= 0 ? 0 : -1;
+    return have > 0 || sqldb_exec(db, sql, NULL, 0, NULL, NULL) >= 0 ? 0 : -1;
 }
 
 int coll_fedauc_open(coll_fedauc_t **out, const char *url, const coll_campaigns_t *cs, char *err,
                      size_t cap)
 {
     coll_fedauc_t *f = calloc(1, sizeof(*f));
-    if (f == NULL || fdb_open(&f->db, url, err, cap) != 0) {
+    if (f == NULL || sqldb_open(&f->db, url, err, cap) != 0) {
         free(f);
         return -1;
     }
     /* in one transaction, under a lock: collectors sharing a PostgreSQL may start together */
-    int failed = fdb_begin(f->db) != 0 ||
-                 (fdb_is_pg(f->db) && fdb_exec(f->db, "SELECT pg_advisory_xact_lock(1178944577)",
-                                               NULL, 0, NULL, NULL) < 0);
+    int failed =
+        sqldb_begin(f->db) != 0 ||
+        (sqldb_is_pg(f->db) &&
+         sqldb_exec(f->db, "SELECT pg_advisory_xact_lock(1178944577)", NULL, 0, NULL, NULL) < 0);
     const char *stmt = SCHEMA;
     char one[512];
     while (!failed && *stmt) { /* one statement at a time (SQLite prepares one) */
         const char *e = strchr(stmt, ';');
         size_t n = e ? (size_t)(e - stmt) : strlen(stmt);
         snprintf(one, sizeof(one), "%.*s", (int)n, stmt);
-        failed = fdb_exec(f->db, one, NULL, 0, NULL, NULL) < 0;
+        failed = sqldb_exec(f->db, one, NULL, 0, NULL, NULL) < 0;
         stmt += n + (e != NULL);
     }
     for (int i = 0; !failed && i < (int)(sizeof(ADDED) / sizeof(ADDED[0])); i++) {
         failed = add_column(f->db, i) != 0;
     }
     if (!failed) { /* the quota count of one uploader in one period */
-        failed = fdb_exec(f->db,
-                          "CREATE INDEX IF NOT EXISTS fedauc_uploads_device ON fedauc_uploads "
-                          "(campaign_id, period, device)",
-                          NULL, 0, NULL, NULL) < 0;
+        failed = sqldb_exec(f->db,
+                            "CREATE INDEX IF NOT EXISTS fedauc_uploads_device ON fedauc_uploads "
+                            "(campaign_id, period, device)",
+                            NULL, 0, NULL, NULL) < 0;
     }
-    if (failed || fdb_commit(f->db) != 0) {
-        snprintf(err, cap, "fedauc tables: %s", fdb_error(f->db));
-        fdb_rollback(f->db);
-        fdb_close(f->db);
+    if (failed || sqldb_commit(f->db) != 0) {
+        snprintf(err, cap, "fedauc tables: %s", sqldb_error(f->db));
+        sqldb_rollback(f->db);
+        sqldb_close(f->db);
         free(f);
         return -1;
     }
@@ -116,7 +117,7 @@ void coll_fedauc_close(coll_fedauc_t *f)
         release(f, f->cache[i].reserved);
         ranking_free(&f->cache[i]);
     }
-    fdb_close(f->db);
+    sqldb_close(f->db);
     pthread_cond_destroy(&f->built);
     pthread_mutex_destroy(&f->mu);
     free(f);
@@ -134,7 +135,7 @@ int64_t fa_deadline(const coll_campaign_t *c, uint32_t period)
     return period_start(c, period) + (int64_t)c->opts.fedauc.upload_seconds;
 }
 
-static void read_phase(void *ctx, int nc, const fdb_val_t *v)
+static void read_phase(void *ctx, int nc, const sqldb_val_t *v)
 {
     phase_row_t *p = ctx;
     if (nc == 4) {
@@ -149,27 +150,29 @@ static void read_phase(void *ctx, int nc, const fdb_val_t *v)
 int fa_get_phase(coll_fedauc_t *f, uint32_t cid, uint32_t period, int lock, phase_row_t *p)
 {
     memset(p, 0, sizeof(*p));
-    fdb_val_t in[2] = {fdb_int(cid), fdb_int(period)};
-    const char *sql = lock && fdb_is_pg(f->db)
+    sqldb_val_t in[2] = {sqldb_int(cid), sqldb_int(period)};
+    const char *sql = lock && sqldb_is_pg(f->db)
                           ? "SELECT uploads, scores, closed, uploaders FROM fedauc_phases WHERE "
                             "campaign_id = $1 AND period = $2 FOR UPDATE"
                           : "SELECT uploads, scores, closed, uploaders FROM fedauc_phases WHERE "
                             "campaign_id = $1 AND period = $2";
-    return fdb_exec(f->db, sql, in, 2, read_phase, p) < 0 ? -1 : 0;
+    return sqldb_exec(f->db, sql, in, 2, read_phase, p) < 0 ? -1 : 0;
 }
 
 int fa_close_phase(coll_fedauc_t *f, uint32_t cid, uint32_t period, int64_t now)
 {
     /* distinct uploaders: one per credential identity, one per upload of a relay credential
      * or an anonymous one (solo) */
-    fdb_val_t in[5] = {fdb_int(now), fdb_int(cid), fdb_int(period), fdb_int(cid), fdb_int(period)};
-    return fdb_exec(f->db,
-                    "UPDATE fedauc_phases SET closed = $1, uploaders = (SELECT COUNT(DISTINCT CASE "
-                    "WHEN COALESCE(solo, 1) = 0 THEN device END) + COALESCE(SUM(CASE WHEN "
-                    "COALESCE(solo, 1) = 0 THEN 0 ELSE 1 END), 0) FROM fedauc_uploads WHERE "
-                    "campaign_id = $2 AND period = $3) WHERE campaign_id = $4 AND period = $5 AND "
-                    "closed = 0",
-                    in, 5, NULL, NULL) < 0
+    sqldb_val_t in[5] = {sqldb_int(now), sqldb_int(cid), sqldb_int(period), sqldb_int(cid),
+                         sqldb_int(period)};
+    return sqldb_exec(
+               f->db,
+               "UPDATE fedauc_phases SET closed = $1, uploaders = (SELECT COUNT(DISTINCT CASE "
+               "WHEN COALESCE(solo, 1) = 0 THEN device END) + COALESCE(SUM(CASE WHEN "
+               "COALESCE(solo, 1) = 0 THEN 0 ELSE 1 END), 0) FROM fedauc_uploads WHERE "
+               "campaign_id = $2 AND period = $3) WHERE campaign_id = $4 AND period = $5 AND "
+               "closed = 0",
+               in, 5, NULL, NULL) < 0
                ? -1
                : 0;
 }
@@ -184,13 +187,13 @@ int fa_phase_now(coll_fedauc_t *f, const coll_campaign_t *c, uint32_t period, in
     }
     if (p->found && p->closed != 0 && p->uploaders < 0) {
         /* closed by an older collector: count its uploaders now (they cannot change) */
-        fdb_val_t in[4] = {fdb_int(cid), fdb_int(period), fdb_int(cid), fdb_int(period)};
-        if (fdb_exec(f->db,
-                     "UPDATE fedauc_phases SET uploaders = (SELECT COUNT(DISTINCT CASE WHEN "
-                     "COALESCE(solo, 1) = 0 THEN device END) + COALESCE(SUM(CASE WHEN "
-                     "COALESCE(solo, 1) = 0 THEN 0 ELSE 1 END), 0) FROM fedauc_uploads WHERE "
-                     "campaign_id = $1 AND period = $2) WHERE campaign_id = $3 AND period = $4",
-                     in, 4, NULL, NULL) < 0) {
+        sqldb_val_t in[4] = {sqldb_int(cid), sqldb_int(period), sqldb_int(cid), sqldb_int(period)};
+        if (sqldb_exec(f->db,
+                       "UPDATE fedauc_phases SET uploaders = (SELECT COUNT(DISTINCT CASE WHEN "
+                       "COALESCE(solo, 1) = 0 THEN device END) + COALESCE(SUM(CASE WHEN "
+                       "COALESCE(solo, 1) = 0 THEN 0 ELSE 1 END), 0) FROM fedauc_uploads WHERE "
+                       "campaign_id = $1 AND period = $2) WHERE campaign_id = $3 AND period = $4",
+                       in, 4, NULL, NULL) < 0) {
             return -1;
         }
         return fa_get_phase(f, cid, period, 0, p);
@@ -292,7 +295,7 @@ typedef struct {
     int bad;
 } load_t;
 
-static void load_row(void *ctx, int nc, const fdb_val_t *v)
+static void load_row(void *ctx, int nc, const sqldb_val_t *v)
 {
     load_t *l = ctx;
     ranking_t *r = l->r;
@@ -325,12 +328,12 @@ static int load_uploads(coll_fedauc_t *f, uint32_t cid, uint32_t period, uint32_
     uint64_t per = chunk_uploads(max_examples);
     for (;;) {
         uint64_t before = l->rows;
-        fdb_val_t in[4] = {fdb_int(cid), fdb_int(period), fdb_blob(l->last, TOKEN),
-                           fdb_int((int64_t)per)};
-        if (fdb_exec(f->db,
-                     "SELECT token, n, scores FROM fedauc_uploads WHERE campaign_id = $1 AND "
-                     "period = $2 AND token > $3 ORDER BY token LIMIT $4",
-                     in, 4, load_row, l) < 0 ||
+        sqldb_val_t in[4] = {sqldb_int(cid), sqldb_int(period), sqldb_blob(l->last, TOKEN),
+                             sqldb_int((int64_t)per)};
+        if (sqldb_exec(f->db,
+                       "SELECT token, n, scores FROM fedauc_uploads WHERE campaign_id = $1 AND "
+                       "period = $2 AND token > $3 ORDER BY token LIMIT $4",
+                       in, 4, load_row, l) < 0 ||
             l->bad) {
             return -1;
         }
@@ -482,7 +485,7 @@ int fa_same_uploader(const upload_row_t *u, const char *device)
     return device != NULL && strcmp(device, u->device) == 0;
 }
 
-static void read_upload(void *ctx, int nc, const fdb_val_t *v)
+static void read_upload(void *ctx, int nc, const sqldb_val_t *v)
 {
     upload_row_t *u = ctx;
     if (nc != 5) {
@@ -512,16 +515,16 @@ static void read_upload(void *ctx, int nc, const fdb_val_t *v)
 int fa_get_upload(coll_fedauc_t *f, uint32_t cid, const uint8_t *token, upload_row_t *u)
 {
     memset(u, 0, sizeof(*u));
-    fdb_val_t in[2] = {fdb_int(cid), fdb_blob(token, TOKEN)};
-    return fdb_exec(f->db,
-                    "SELECT period, n, scores, report_id, device FROM fedauc_uploads WHERE "
-                    "campaign_id = $1 AND token = $2",
-                    in, 2, read_upload, u) < 0
+    sqldb_val_t in[2] = {sqldb_int(cid), sqldb_blob(token, TOKEN)};
+    return sqldb_exec(f->db,
+                      "SELECT period, n, scores, report_id, device FROM fedauc_uploads WHERE "
+                      "campaign_id = $1 AND token = $2",
+                      in, 2, read_upload, u) < 0
                ? -1
                : 0;
 }
 
-static void read_count(void *ctx, int nc, const fdb_val_t *v)
+static void read_count(void *ctx, int nc, const sqldb_val_t *v)
 {
     if (nc == 1) {
         *(int64_t *)ctx = v[0].i;
@@ -536,7 +539,7 @@ typedef struct {
     int bad;
 } claims_t;
 
-static void mark_claim(void *ctx, int nc, const fdb_val_t *v)
+static void mark_claim(void *ctx, int nc, const sqldb_val_t *v)
 {
     claims_t *c = ctx;
     const tok_t *t = nc == 1 && v[0].blob && v[0].len == TOKEN ? fa_find_tok(c->r, v[0].p) : NULL;
@@ -580,12 +583,12 @@ static int fa_dropouts(coll_fedauc_t *f, ranking_t *r, uint32_t cid, uint32_t pe
     memset(d, 0, sizeof(*d));
     d->reported_tokens = UINT64_MAX;
     claims_t cl = {r, calloc(r->ntok + 1, 1), 0};
-    fdb_val_t in[2] = {fdb_int(cid), fdb_int(period)};
+    sqldb_val_t in[2] = {sqldb_int(cid), sqldb_int(period)};
     if (cl.reported == NULL ||
-        fdb_exec(f->db,
-                 "SELECT token FROM fedauc_uploads WHERE campaign_id = $1 "
-                 "AND period = $2 AND report_id IS NOT NULL",
-                 in, 2, mark_claim, &cl) < 0 ||
+        sqldb_exec(f->db,
+                   "SELECT token FROM fedauc_uploads WHERE campaign_id = $1 "
+                   "AND period = $2 AND report_id IS NOT NULL",
+                   in, 2, mark_claim, &cl) < 0 ||
         cl.bad) {
         free(cl.reported);
         return -1;
@@ -640,13 +643,13 @@ int coll_fedauc_period_info(coll_fedauc_t *f, const coll_campaigns_t *cs, int ci
     uint32_t cid = c->mech.campaign.id;
     phase_row_t p;
     int64_t reported = 0;
-    fdb_val_t in[2] = {fdb_int(cid), fdb_int(period)};
+    sqldb_val_t in[2] = {sqldb_int(cid), sqldb_int(period)};
     pthread_mutex_lock(&f->mu);
     int rc = fa_phase_now(f, c, period, now, &p) != 0 ||
-                     fdb_exec(f->db,
-                              "SELECT COUNT(*) FROM fedauc_uploads WHERE campaign_id = $1 AND "
-                              "period = $2 AND report_id IS NOT NULL",
-                              in, 2, read_count, &reported) < 0
+                     sqldb_exec(f->db,
+                                "SELECT COUNT(*) FROM fedauc_uploads WHERE campaign_id = $1 AND "
+                                "period = $2 AND report_id IS NOT NULL",
+                                in, 2, read_count, &reported) < 0
                  ? -1
                  : 0;
     if (rc == 0 && p.found) {
@@ -690,7 +693,7 @@ typedef struct {
     uint64_t *out;
 } dropouts_t;
 
-static void add_dropouts(void *ctx, int nc, const fdb_val_t *v)
+static void add_dropouts(void *ctx, int nc, const sqldb_val_t *v)
 {
     dropouts_t *d = ctx;
     int ci = nc == 3 ? coll_campaigns_index(d->cs, (uint32_t)v[0].i) : -1;
@@ -708,10 +711,10 @@ int coll_fedauc_dropouts(coll_fedauc_t *f, const coll_campaigns_t *cs, int64_t n
     }
     dropouts_t d = {cs, now, out};
     pthread_mutex_lock(&f->mu);
-    int64_t rc = fdb_exec(f->db,
-                          "SELECT campaign_id, period, COUNT(*) FROM fedauc_uploads WHERE "
-                          "report_id IS NULL GROUP BY campaign_id, period",
-                          NULL, 0, add_dropouts, &d);
+    int64_t rc = sqldb_exec(f->db,
+                            "SELECT campaign_id, period, COUNT(*) FROM fedauc_uploads WHERE "
+                            "report_id IS NULL GROUP BY campaign_id, period",
+                            NULL, 0, add_dropouts, &d);
     pthread_mutex_unlock(&f->mu);
     return rc < 0 ? -1 : 0;
 }

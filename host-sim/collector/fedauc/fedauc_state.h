@@ -10,7 +10,7 @@
 
 #include "collector/ingest/auth.h"
 #include "collector/ingest/campaigns.h"
-#include "collector/fedauc/fedauc_db.h"
+#include "collector/store/sqldb.h"
 #include "mech/base/fedauc_phase.h"
 #include "collector/ingest/limits.h"
 
@@ -43,7 +43,7 @@ typedef struct {
 
 struct coll_fedauc {
     pthread_mutex_t mu;
-    fdb_t *db;
+    sqldb_t *db;
     const coll_campaigns_t *cs; /* atomic: a reload appends (coll_fedauc_set_campaigns) */
     coll_limits_t *limits;      /* the collector's memory budget (NULL: none) */
     ranking_t cache[CACHE_MAX];

@@ -70,7 +70,7 @@
  *                      still arrive.
  *
  * Storage: the collector's own database (--db: SQLite or PostgreSQL), through a connection of
- * this module (fedauc_db.h); the report sums go through the store with the report
+ * this module (collector/store/sqldb.h); the report sums go through the store with the report
  * (aggregate.h, fedauc_sums.c). */
 #ifndef DPM_COLLECTOR_FEDAUC_PHASE_H
 #define DPM_COLLECTOR_FEDAUC_PHASE_H

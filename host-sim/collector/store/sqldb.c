@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The FedAUC phase tables' connection (fedauc_db.h): SQLite or libpq behind one small API. */
-#include "collector/fedauc/fedauc_db.h"
+/* One SQL connection for the tables of the FedAUC phases and the DAP roles (sqldb.h): SQLite or
+ * libpq behind one small API. */
+#include "collector/store/sqldb.h"
 
 #include <libpq-fe.h>
 #include <sqlite3.h>
@@ -13,37 +14,39 @@
 #define MAX_COLS 16
 #define BYTEA_OID 17
 
-struct fdb {
+struct sqldb {
     sqlite3 *db;
     PGconn *pg;
     char err[256];
 };
 
-int fdb_is_pg(const fdb_t *d)
+int sqldb_is_pg(const sqldb_t *d)
 {
     return d->pg != NULL;
 }
 
-const char *fdb_error(const fdb_t *d)
+const char *sqldb_error(const sqldb_t *d)
 {
     return d->err;
 }
 
-int fdb_open(fdb_t **out, const char *url, char *err, size_t cap)
+int sqldb_open(sqldb_t **out, const char *url, char *err, size_t cap)
 {
     const char *target = NULL;
     const char *name = coll_store_backend_name(url, &target);
-    fdb_t *d = calloc(1, sizeof(*d));
+    sqldb_t *d = calloc(1, sizeof(*d));
     if (d == NULL || name == NULL) {
-        snprintf(err, cap, "fedauc: %s", d == NULL ? "out of memory" : "unknown --db");
+        snprintf(err, cap, "database: %s",
+                 d == NULL ? "out of memory"
+                           : "unknown --db (want sqlite:PATH, a file name or postgresql://...)");
         free(d);
         return -1;
     }
     if (strcmp(name, "postgresql") == 0) {
         d->pg = PQconnectdb(target);
         if (d->pg == NULL || PQstatus(d->pg) != CONNECTION_OK) {
-            snprintf(err, cap, "fedauc: %s", d->pg ? PQerrorMessage(d->pg) : "out of memory");
-            fdb_close(d);
+            snprintf(err, cap, "database: %s", d->pg ? PQerrorMessage(d->pg) : "out of memory");
+            sqldb_close(d);
             return -1;
         }
         PGresult *r = PQexec(d->pg, "SET client_min_messages = warning");
@@ -51,8 +54,9 @@ int fdb_open(fdb_t **out, const char *url, char *err, size_t cap)
     } else {
         if (sqlite3_open_v2(target, &d->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
             SQLITE_OK) {
-            snprintf(err, cap, "fedauc: cannot open %s", target);
-            fdb_close(d);
+            snprintf(err, cap, "database: cannot open %s (its folder must exist and be writable)",
+                     target);
+            sqldb_close(d);
             return -1;
         }
         sqlite3_busy_timeout(d->db, 10000);
@@ -61,7 +65,7 @@ int fdb_open(fdb_t **out, const char *url, char *err, size_t cap)
     return 0;
 }
 
-void fdb_close(fdb_t *d)
+void sqldb_close(sqldb_t *d)
 {
     if (d == NULL) {
         return;
@@ -75,8 +79,8 @@ void fdb_close(fdb_t *d)
     free(d);
 }
 
-static int64_t sqlite_exec(fdb_t *d, const char *sql, const fdb_val_t *in, int n, fdb_row_fn rows,
-                           void *ctx)
+static int64_t sqlite_exec(sqldb_t *d, const char *sql, const sqldb_val_t *in, int n,
+                           sqldb_row_fn rows, void *ctx)
 {
     sqlite3_stmt *q = NULL;
     if (sqlite3_prepare_v2(d->db, sql, -1, &q, NULL) != SQLITE_OK) {
@@ -94,7 +98,7 @@ static int64_t sqlite_exec(fdb_t *d, const char *sql, const fdb_val_t *in, int n
     int st;
     while ((st = sqlite3_step(q)) == SQLITE_ROW) {
         int nc = sqlite3_column_count(q);
-        fdb_val_t cols[MAX_COLS];
+        sqldb_val_t cols[MAX_COLS];
         for (int c = 0; c < nc && c < MAX_COLS; c++) {
             memset(&cols[c], 0, sizeof(cols[c]));
             int t = sqlite3_column_type(q, c);
@@ -124,7 +128,7 @@ static int64_t sqlite_exec(fdb_t *d, const char *sql, const fdb_val_t *in, int n
     return count;
 }
 
-static int64_t pg_exec(fdb_t *d, const char *sql, const fdb_val_t *in, int n, fdb_row_fn rows,
+static int64_t pg_exec(sqldb_t *d, const char *sql, const sqldb_val_t *in, int n, sqldb_row_fn rows,
                        void *ctx)
 {
     char num[MAX_COLS][24];
@@ -161,7 +165,7 @@ static int64_t pg_exec(fdb_t *d, const char *sql, const fdb_val_t *in, int n, fd
         int nr = PQntuples(r), nc = PQnfields(r);
         nc = nc < MAX_COLS ? nc : MAX_COLS;
         for (int row = 0; row < nr; row++) {
-            fdb_val_t cols[MAX_COLS];
+            sqldb_val_t cols[MAX_COLS];
             unsigned char *un[MAX_COLS];
             for (int c = 0; c < nc; c++) {
                 memset(&cols[c], 0, sizeof(cols[c]));
@@ -191,24 +195,25 @@ static int64_t pg_exec(fdb_t *d, const char *sql, const fdb_val_t *in, int n, fd
     return count;
 }
 
-int64_t fdb_exec(fdb_t *d, const char *sql, const fdb_val_t *in, int n, fdb_row_fn rows, void *ctx)
+int64_t sqldb_exec(sqldb_t *d, const char *sql, const sqldb_val_t *in, int n, sqldb_row_fn rows,
+                   void *ctx)
 {
     return d->pg != NULL ? pg_exec(d, sql, in, n, rows, ctx)
                          : sqlite_exec(d, sql, in, n, rows, ctx);
 }
 
-int fdb_begin(fdb_t *d)
+int sqldb_begin(sqldb_t *d)
 {
-    return fdb_exec(d, d->pg != NULL ? "BEGIN" : "BEGIN IMMEDIATE", NULL, 0, NULL, NULL) < 0 ? -1
-                                                                                             : 0;
+    return sqldb_exec(d, d->pg != NULL ? "BEGIN" : "BEGIN IMMEDIATE", NULL, 0, NULL, NULL) < 0 ? -1
+                                                                                               : 0;
 }
 
-int fdb_commit(fdb_t *d)
+int sqldb_commit(sqldb_t *d)
 {
-    return fdb_exec(d, "COMMIT", NULL, 0, NULL, NULL) < 0 ? -1 : 0;
+    return sqldb_exec(d, "COMMIT", NULL, 0, NULL, NULL) < 0 ? -1 : 0;
 }
 
-void fdb_rollback(fdb_t *d)
+void sqldb_rollback(sqldb_t *d)
 {
-    (void)fdb_exec(d, "ROLLBACK", NULL, 0, NULL, NULL);
+    (void)sqldb_exec(d, "ROLLBACK", NULL, 0, NULL, NULL);
 }

@@ -1,0 +1,575 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* One DAP aggregator's durable state (dap_store.h): five tables, one transaction per call. */
+#include "collector/dap/dap_store.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "aggregator/dap_msg.h"
+#include "collector/store/sqldb.h"
+#include "mbedtls/sha256.h"
+
+struct dap_store {
+    sqldb_t *db;
+    char err[256];
+};
+
+/* The tables, with the backend's names for a blob and a 64-bit integer. A collected batch is
+ * an interval [lo, hi) of bucket starts: a bucket inside one takes no more reports. */
+static const char *const SCHEMA[] = {
+    "CREATE TABLE IF NOT EXISTS dap_reports (task %1$s NOT NULL, id %1$s NOT NULL, time %2$s NOT "
+    "NULL, bucket %2$s NOT NULL, report %1$s NOT NULL, job %1$s, PRIMARY KEY (task, id))",
+    "CREATE INDEX IF NOT EXISTS dap_reports_free ON dap_reports (task, time) WHERE job IS NULL",
+    "CREATE INDEX IF NOT EXISTS dap_reports_job ON dap_reports (task, job)",
+    "CREATE TABLE IF NOT EXISTS dap_jobs (task %1$s NOT NULL, job %1$s NOT NULL, claimed %2$s NOT "
+    "NULL, digest %1$s, errors %1$s, PRIMARY KEY (task, job))",
+    "CREATE TABLE IF NOT EXISTS dap_aggregated (task %1$s NOT NULL, id %1$s NOT NULL, PRIMARY KEY "
+    "(task, id))",
+    "CREATE TABLE IF NOT EXISTS dap_buckets (task %1$s NOT NULL, bucket %2$s NOT NULL, agg %1$s "
+    "NOT NULL, reports %2$s NOT NULL, checksum %1$s NOT NULL, PRIMARY KEY (task, bucket))",
+    "CREATE TABLE IF NOT EXISTS dap_collected (task %1$s NOT NULL, lo %2$s NOT NULL, hi %2$s NOT "
+    "NULL, PRIMARY KEY (task, lo))",
+    "CREATE TABLE IF NOT EXISTS dap_rejects (task %1$s NOT NULL, error %2$s NOT NULL, n %2$s NOT "
+    "NULL, PRIMARY KEY (task, error))",
+    "CREATE TABLE IF NOT EXISTS dap_tasks (task %1$s PRIMARY KEY)",
+};
+
+static int fail(dap_store_t *s, const char *what)
+{
+    snprintf(s->err, sizeof(s->err), "%s: %s", what, sqldb_error(s->db));
+    return DAP_STORE_FAIL;
+}
+
+/* Rolls back, and returns rc (a refusal) or the failure of `what`. */
+static int undo(dap_store_t *s, int rc, const char *what)
+{
+    if (rc == DAP_STORE_FAIL) {
+        (void)fail(s, what);
+    }
+    sqldb_rollback(s->db);
+    return rc;
+}
+
+int dap_store_open(dap_store_t **out, const char *url, char *err, size_t cap)
+{
+    dap_store_t *s = calloc(1, sizeof(*s));
+    if (s == NULL) {
+        snprintf(err, cap, "dap store: out of memory");
+        return -1;
+    }
+    if (sqldb_open(&s->db, url, err, cap) != 0) {
+        free(s);
+        return -1;
+    }
+    const int pg = sqldb_is_pg(s->db);
+    for (size_t i = 0; i < sizeof(SCHEMA) / sizeof(SCHEMA[0]); i++) {
+        char sql[512];
+        snprintf(sql, sizeof(sql), SCHEMA[i], pg ? "BYTEA" : "BLOB", pg ? "BIGINT" : "INTEGER");
+        if (sqldb_exec(s->db, sql, NULL, 0, NULL, NULL) < 0) {
+            snprintf(err, cap, "dap store: creating its tables in %s: %s", url, sqldb_error(s->db));
+            dap_store_close(s);
+            return -1;
+        }
+    }
+    *out = s;
+    return 0;
+}
+
+void dap_store_close(dap_store_t *s)
+{
+    if (s != NULL) {
+        sqldb_close(s->db);
+        free(s);
+    }
+}
+
+const char *dap_store_error(const dap_store_t *s)
+{
+    return s->err;
+}
+
+/* 1 when the bucket lies in a collected batch, 0 if not, -1. */
+static int collected(dap_store_t *s, const uint8_t *task, uint64_t bucket)
+{
+    sqldb_val_t in[] = {sqldb_blob(task, DPM_DAP_TASK_ID_BYTES), sqldb_int((int64_t)bucket),
+                        sqldb_int((int64_t)bucket)};
+    int64_t n =
+        sqldb_exec(s->db, "SELECT 1 FROM dap_collected WHERE task = $1 AND lo <= $2 AND $3 < hi",
+                   in, 3, NULL, NULL);
+    return n < 0 ? -1 : n > 0;
+}
+
+/* PostgreSQL, where several leaders write at once (SQLite's BEGIN IMMEDIATE serializes every
+ * writer already): the task's row, locked FOR SHARE by uploads and commits and FOR UPDATE by a
+ * collection, so that a collection never runs beside an upload or a commit of its task. What
+ * it reads is then every report committed into its batch, and nothing is added after it. */
+static int lock_task(dap_store_t *s, const uint8_t *task, int collection)
+{
+    if (!sqldb_is_pg(s->db)) {
+        return 0;
+    }
+    sqldb_val_t in[] = {sqldb_blob(task, DPM_DAP_TASK_ID_BYTES)};
+    if (sqldb_exec(s->db, "INSERT INTO dap_tasks (task) VALUES ($1) ON CONFLICT DO NOTHING", in, 1,
+                   NULL, NULL) < 0 ||
+        sqldb_exec(s->db,
+                   collection ? "SELECT 1 FROM dap_tasks WHERE task = $1 FOR UPDATE"
+                              : "SELECT 1 FROM dap_tasks WHERE task = $1 FOR SHARE",
+                   in, 1, NULL, NULL) != 1) {
+        return -1;
+    }
+    return 0;
+}
+
+int dap_store_put_report(dap_store_t *s, const uint8_t task[DPM_DAP_TASK_ID_BYTES],
+                         const uint8_t id[DPM_DAP_REPORT_ID_BYTES], uint64_t time, uint64_t bucket,
+                         const uint8_t *report, size_t len)
+{
+    if (sqldb_begin(s->db) != 0) {
+        return fail(s, "put report: begin");
+    }
+    if (lock_task(s, task, 0) != 0) {
+        return undo(s, DAP_STORE_FAIL, "put report: locking the task");
+    }
+    int c = collected(s, task, bucket);
+    if (c != 0) {
+        return undo(s, c < 0 ? DAP_STORE_FAIL : DAP_STORE_COLLECTED, "put report");
+    }
+    sqldb_val_t in[] = {sqldb_blob(task, DPM_DAP_TASK_ID_BYTES),
+                        sqldb_blob(id, DPM_DAP_REPORT_ID_BYTES), sqldb_int((int64_t)time),
+                        sqldb_int((int64_t)bucket), sqldb_blob(report, len)};
+    int64_t n =
+        sqldb_exec(s->db,
+                   "INSERT INTO dap_reports (task, id, time, bucket, report) VALUES ($1, $2, "
+                   "$3, $4, $5) ON CONFLICT DO NOTHING",
+                   in, 5, NULL, NULL);
+    if (n <= 0) {
+        return undo(s, n < 0 ? DAP_STORE_FAIL : DAP_STORE_REPLAY, "put report");
+    }
+    return sqldb_commit(s->db) == 0 ? DAP_STORE_OK : undo(s, DAP_STORE_FAIL, "put report: commit");
+}
+
+typedef struct {
+    dap_store_report_fn fn;
+    void *ctx;
+} rows_t;
+
+static void report_row(void *ctx, int ncols, const sqldb_val_t *c)
+{
+    rows_t *r = ctx;
+    if (ncols == 3 && c[0].blob && c[0].len == DPM_DAP_REPORT_ID_BYTES && c[2].blob) {
+        r->fn(r->ctx, c[0].p, (uint64_t)c[1].i, c[2].p, c[2].len);
+    }
+}
+
+int64_t dap_store_job_reports(dap_store_t *s, const uint8_t task[DPM_DAP_TASK_ID_BYTES],
+                              const uint8_t job[DAP_STORE_JOB_ID_BYTES], dap_store_report_fn fn,
+                              void *ctx)
+{
+    rows_t r = {fn, ctx};
+    sqldb_val_t in[] = {sqldb_blob(task, DPM_DAP_TASK_ID_BYTES),
+                        sqldb_blob(job, DAP_STORE_JOB_ID_BYTES)};
+    int64_t n =
+        sqldb_exec(s->db,
+                   "SELECT id, bucket, report FROM dap_reports WHERE task = $1 AND job = $2 "
+                   "ORDER BY time, id",
+                   in, 2, fn != NULL ? report_row : NULL, &r);
+    return n < 0 ? fail(s, "job reports") : n;
+}
+
+int64_t dap_store_claim(dap_store_t *s, const uint8_t task[DPM_DAP_TASK_ID_BYTES],
+                        const uint8_t job[DAP_STORE_JOB_ID_BYTES], uint32_t max, uint64_t now_s,
+                        dap_store_report_fn fn, void *ctx)
+{
+    if (sqldb_begin(s->db) != 0) {
+        return fail(s, "claim: begin");
+    }
+    sqldb_val_t j[] = {sqldb_blob(task, DPM_DAP_TASK_ID_BYTES),
+                       sqldb_blob(job, DAP_STORE_JOB_ID_BYTES), sqldb_int((int64_t)now_s)};
+    if (sqldb_exec(s->db, "INSERT INTO dap_jobs (task, job, claimed) VALUES ($1, $2, $3)", j, 3,
+                   NULL, NULL) != 1) {
+        return undo(s, DAP_STORE_FAIL, "claim: a new job (is its id new?)");
+    }
+    /* PostgreSQL: SKIP LOCKED lets several leaders claim at once, each other rows; SQLite's
+     * BEGIN IMMEDIATE already serializes the writers. */
+    sqldb_val_t u[] = {sqldb_blob(job, DAP_STORE_JOB_ID_BYTES),
+                       sqldb_blob(task, DPM_DAP_TASK_ID_BYTES), sqldb_int((int64_t)max)};
+    int64_t n = sqldb_exec(
+        s->db,
+        sqldb_is_pg(s->db)
+            ? "UPDATE dap_reports SET job = $1 WHERE (task, id) IN (SELECT task, id FROM "
+              "dap_reports "
+              "WHERE task = $2 AND job IS NULL ORDER BY time, id LIMIT $3 FOR UPDATE SKIP LOCKED)"
+            : "UPDATE dap_reports SET job = $1 WHERE rowid IN (SELECT rowid FROM dap_reports WHERE "
+              "task = $2 AND job IS NULL ORDER BY time, id LIMIT $3)",
+        u, 3, NULL, NULL);
+    if (n <= 0) {
+        return undo(s, n < 0 ? DAP_STORE_FAIL : 0, "claim");
+    }
+    if (sqldb_commit(s->db) != 0) {
+        return undo(s, DAP_STORE_FAIL, "claim: commit");
+    }
+    return fn != NULL ? dap_store_job_reports(s, task, job, fn, ctx) : n;
+}
+
+static void first_blob(void *ctx, int ncols, const sqldb_val_t *c)
+{
+    if (ncols >= 1 && c[0].blob && c[0].len == DAP_STORE_JOB_ID_BYTES) {
+        memcpy(ctx, c[0].p, DAP_STORE_JOB_ID_BYTES);
+    }
+}
+
+int dap_store_stale_job(dap_store_t *s, const uint8_t task[DPM_DAP_TASK_ID_BYTES],
+                        uint64_t older_than_s, uint64_t now_s, uint8_t job[DAP_STORE_JOB_ID_BYTES])
+{
+    if (sqldb_begin(s->db) != 0) {
+        return fail(s, "stale job: begin");
+    }
+    sqldb_val_t q[] = {sqldb_blob(task, DPM_DAP_TASK_ID_BYTES), sqldb_int((int64_t)older_than_s)};
+    int64_t n = sqldb_exec(s->db,
+                           sqldb_is_pg(s->db)
+                               ? "SELECT job FROM dap_jobs WHERE task = $1 AND errors IS NULL AND "
+                                 "claimed < $2 ORDER BY claimed LIMIT 1 FOR UPDATE SKIP LOCKED"
+                               : "SELECT job FROM dap_jobs WHERE task = $1 AND errors IS NULL AND "
+                                 "claimed < $2 ORDER BY claimed LIMIT 1",
+                           q, 2, first_blob, job);
+    if (n <= 0) {
+        return undo(s, n < 0 ? DAP_STORE_FAIL : 0, "stale job");
+    }
+    sqldb_val_t u[] = {sqldb_int((int64_t)now_s), sqldb_blob(task, DPM_DAP_TASK_ID_BYTES),
+                       sqldb_blob(job, DAP_STORE_JOB_ID_BYTES)};
+    if (sqldb_exec(s->db, "UPDATE dap_jobs SET claimed = $1 WHERE task = $2 AND job = $3", u, 3,
+                   NULL, NULL) != 1) {
+        return undo(s, DAP_STORE_FAIL, "stale job: take over");
+    }
+    return sqldb_commit(s->db) == 0 ? 1 : undo(s, DAP_STORE_FAIL, "stale job: commit");
+}
+
+/* A bucket's running sum in one commit or collection. */
+typedef struct {
+    uint64_t bucket, reports;
+    uint8_t checksum[32];
+    uint8_t *agg;
+} sum_t;
+
+typedef struct {
+    dap_store_merge_fn merge;
+    void *merge_ctx;
+    size_t bytes;
+    sum_t *sum; /* where a stored bucket row is added */
+    int bad;    /* a row of the wrong size, or merge failed */
+} add_t;
+
+static void xor32(uint8_t *acc, const uint8_t *x)
+{
+    for (int i = 0; i < 32; i++) {
+        acc[i] ^= x[i];
+    }
+}
+
+/* One stored bucket row (agg, reports, checksum) added into a->sum. */
+static void add_row(void *ctx, int ncols, const sqldb_val_t *c)
+{
+    add_t *a = ctx;
+    if (ncols != 3 || !c[0].blob || c[0].len != a->bytes || !c[2].blob || c[2].len != 32 ||
+        a->merge(a->merge_ctx, a->sum->agg, c[0].p, a->bytes) != 0) {
+        a->bad = 1;
+        return;
+    }
+    a->sum->reports += (uint64_t)c[1].i;
+    xor32(a->sum->checksum, c[2].p);
+}
+
+/* The job's row, if any: committed (errors set), and then whether its digest is this request's
+ * (its errors copied out) or another's. */
+typedef struct {
+    const uint8_t *digest;
+    uint8_t *errors;
+    size_t n;
+    int found, committed, same;
+} job_row_t;
+
+static void job_row(void *ctx, int ncols, const sqldb_val_t *c)
+{
+    job_row_t *j = ctx;
+    j->found = 1;
+    if (ncols == 2 && c[1].blob) {
+        j->committed = 1;
+        j->same =
+            c[0].blob && c[0].len == 32 && memcmp(c[0].p, j->digest, 32) == 0 && c[1].len == j->n;
+        if (j->same) {
+            memcpy(j->errors, c[1].p, j->n);
+        }
+    }
+}
+
+static sum_t *bucket_sum(sum_t **sums, size_t *n, uint64_t bucket, size_t bytes)
+{
+    for (size_t i = 0; i < *n; i++) {
+        if ((*sums)[i].bucket == bucket) {
+            return &(*sums)[i];
+        }
+    }
+    sum_t *grown = realloc(*sums, (*n + 1) * sizeof(**sums));
+    if (grown == NULL) {
+        return NULL;
+    }
+    *sums = grown;
+    sum_t *b = &grown[*n];
+    memset(b, 0, sizeof(*b));
+    b->bucket = bucket;
+    b->agg = calloc(1, bytes ? bytes : 1);
+    if (b->agg == NULL) {
+        return NULL;
+    }
+    (*n)++;
+    return b;
+}
+
+static void free_sums(sum_t *sums, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(sums[i].agg);
+    }
+    free(sums);
+}
+
+static int by_bucket(const void *a, const void *b)
+{
+    uint64_t x = ((const sum_t *)a)->bucket, y = ((const sum_t *)b)->bucket;
+    return (x > y) - (x < y);
+}
+
+/* The commit's writes after the job row was read, the transaction still open: DAP_STORE_OK, or
+ * DAP_STORE_FAIL with s->err set. */
+static int commit_reports(dap_store_t *s, const uint8_t *task, const dap_store_outcome_t *o,
+                          size_t n, size_t share_bytes, dap_store_merge_fn merge, void *merge_ctx,
+                          uint8_t *errors)
+{
+    sum_t *sums = NULL;
+    size_t nsums = 0;
+    uint64_t rejects[DAP_REPORT_ERROR_MAX + 1] = {0};
+    int rc = DAP_STORE_OK;
+    for (size_t i = 0; i < n && rc == DAP_STORE_OK; i++) {
+        uint8_t e = o[i].error;
+        if (e == 0) {
+            int c = collected(s, task, o[i].bucket);
+            rc = c < 0 ? fail(s, "commit: collected batches") : rc;
+            e = c > 0 ? DAP_REPORT_ERROR_BATCH_COLLECTED : 0;
+        }
+        if (e == 0 && rc == DAP_STORE_OK) {
+            sqldb_val_t in[] = {sqldb_blob(task, DPM_DAP_TASK_ID_BYTES),
+                                sqldb_blob(o[i].id, DPM_DAP_REPORT_ID_BYTES)};
+            int64_t k = sqldb_exec(s->db,
+                                   "INSERT INTO dap_aggregated (task, id) VALUES ($1, $2) ON "
+                                   "CONFLICT DO NOTHING",
+                                   in, 2, NULL, NULL);
+            rc = k < 0 ? fail(s, "commit: an aggregated id") : rc;
+            e = k == 0 ? DAP_REPORT_ERROR_REPORT_REPLAYED : 0;
+        }
+        if (e == 0 && rc == DAP_STORE_OK) {
+            sum_t *b = bucket_sum(&sums, &nsums, o[i].bucket, share_bytes);
+            uint8_t h[32];
+            if (b == NULL || merge(merge_ctx, b->agg, o[i].out_share, share_bytes) != 0 ||
+                mbedtls_sha256(o[i].id, DPM_DAP_REPORT_ID_BYTES, h, 0) != 0) {
+                snprintf(s->err, sizeof(s->err), "commit: adding an output share failed");
+                rc = DAP_STORE_FAIL;
+                break;
+            }
+            b->reports++;
+            xor32(b->checksum, h);
+        }
+        errors[i] = e;
+        rejects[e <= DAP_REPORT_ERROR_MAX ? e : DAP_REPORT_ERROR_INVALID_MESSAGE] += e != 0;
+    }
+    /* each bucket, in bucket order (two commits lock their common buckets in one order): its
+     * row made if new, locked (PostgreSQL: another leader's commit waits), its stored sum added
+     * in, written back */
+    if (nsums > 1) {
+        qsort(sums, nsums, sizeof(*sums), by_bucket);
+    }
+    uint8_t *zero = calloc(1, share_bytes);
+    if (zero == NULL && nsums > 0) {
+        snprintf(s->err, sizeof(s->err), "commit: out of memory");
+        rc = DAP_STORE_FAIL;
+    }
+    for (size_t i = 0; i < nsums && rc == DAP_STORE_OK; i++) {
+        add_t a = {merge, merge_ctx, share_bytes, &sums[i], 0};
+        static const uint8_t none[32] = {0};
+        sqldb_val_t mk[] = {sqldb_blob(task, DPM_DAP_TASK_ID_BYTES),
+                            sqldb_int((int64_t)sums[i].bucket), sqldb_blob(zero, share_bytes),
+                            sqldb_blob(none, 32)};
+        sqldb_val_t q[] = {mk[0], mk[1]};
+        if (sqldb_exec(s->db,
+                       "INSERT INTO dap_buckets (task, bucket, agg, reports, checksum) VALUES ($1, "
+                       "$2, $3, 0, $4) ON CONFLICT DO NOTHING",
+                       mk, 4, NULL, NULL) < 0 ||
+            sqldb_exec(s->db,
+                       sqldb_is_pg(s->db) ? "SELECT agg, reports, checksum FROM dap_buckets WHERE "
+                                            "task = $1 AND bucket = $2 FOR UPDATE"
+                                          : "SELECT agg, reports, checksum FROM dap_buckets WHERE "
+                                            "task = $1 AND bucket = $2",
+                       q, 2, add_row, &a) != 1) {
+            rc = fail(s, "commit: a bucket");
+            break;
+        }
+        if (a.bad) {
+            snprintf(s->err, sizeof(s->err), "commit: bucket %llu's stored sum has the wrong size",
+                     (unsigned long long)sums[i].bucket);
+            rc = DAP_STORE_FAIL;
+            break;
+        }
+        sqldb_val_t w[] = {sqldb_blob(sums[i].agg, share_bytes),
+                           sqldb_int((int64_t)sums[i].reports), sqldb_blob(sums[i].checksum, 32),
+                           mk[0], mk[1]};
+        if (sqldb_exec(s->db,
+                       "UPDATE dap_buckets SET agg = $1, reports = $2, checksum = $3 WHERE task = "
+                       "$4 AND bucket = $5",
+                       w, 5, NULL, NULL) != 1) {
+            rc = fail(s, "commit: writing a bucket");
+        }
+    }
+    free(zero);
+    for (uint8_t e = 1; e <= DAP_REPORT_ERROR_MAX && rc == DAP_STORE_OK; e++) {
+        if (rejects[e] == 0) {
+            continue;
+        }
+        sqldb_val_t w[] = {sqldb_blob(task, DPM_DAP_TASK_ID_BYTES), sqldb_int(e),
+                           sqldb_int((int64_t)rejects[e])};
+        if (sqldb_exec(s->db,
+                       "INSERT INTO dap_rejects (task, error, n) VALUES ($1, $2, $3) ON CONFLICT "
+                       "(task, error) DO UPDATE SET n = dap_rejects.n + excluded.n",
+                       w, 3, NULL, NULL) != 1) {
+            rc = fail(s, "commit: counting rejected reports");
+        }
+    }
+    free_sums(sums, nsums);
+    return rc;
+}
+
+int dap_store_commit(dap_store_t *s, const uint8_t task[DPM_DAP_TASK_ID_BYTES],
+                     const uint8_t job[DAP_STORE_JOB_ID_BYTES], const uint8_t digest[32],
+                     const dap_store_outcome_t *o, size_t n, size_t share_bytes,
+                     dap_store_merge_fn merge, void *merge_ctx, uint8_t *errors)
+{
+    if (n == 0 || o == NULL || errors == NULL || merge == NULL || share_bytes == 0) {
+        snprintf(s->err, sizeof(s->err), "commit: no reports, or no merge function or share size");
+        return DAP_STORE_FAIL;
+    }
+    if (sqldb_begin(s->db) != 0) {
+        return fail(s, "commit: begin");
+    }
+    if (lock_task(s, task, 0) != 0) {
+        return undo(s, DAP_STORE_FAIL, "commit: locking the task");
+    }
+    sqldb_val_t key[] = {sqldb_blob(task, DPM_DAP_TASK_ID_BYTES),
+                         sqldb_blob(job, DAP_STORE_JOB_ID_BYTES)};
+    job_row_t j = {digest, errors, n, 0, 0, 0};
+    if (sqldb_exec(s->db, "SELECT digest, errors FROM dap_jobs WHERE task = $1 AND job = $2", key,
+                   2, job_row, &j) < 0) {
+        return undo(s, DAP_STORE_FAIL, "commit: reading the job");
+    }
+    if (j.committed) {
+        /* a retry: answered from the first commit, or refused when it is another request */
+        return undo(s, j.same ? DAP_STORE_ALREADY : DAP_STORE_CONFLICT, "commit");
+    }
+    if (commit_reports(s, task, o, n, share_bytes, merge, merge_ctx, errors) != DAP_STORE_OK) {
+        sqldb_rollback(s->db);
+        return DAP_STORE_FAIL;
+    }
+    /* parameters in the order they appear (sqldb.h): the update names the key last */
+    sqldb_val_t ins[] = {sqldb_blob(task, DPM_DAP_TASK_ID_BYTES),
+                         sqldb_blob(job, DAP_STORE_JOB_ID_BYTES), sqldb_blob(digest, 32),
+                         sqldb_blob(errors, n)};
+    sqldb_val_t upd[] = {ins[2], ins[3], ins[0], ins[1]};
+    if (sqldb_exec(s->db,
+                   j.found
+                       ? "UPDATE dap_jobs SET digest = $1, errors = $2 WHERE task = $3 AND job = $4"
+                       : "INSERT INTO dap_jobs (task, job, claimed, digest, errors) VALUES ($1, "
+                         "$2, 0, $3, $4)",
+                   j.found ? upd : ins, 4, NULL, NULL) != 1) {
+        return undo(s, DAP_STORE_FAIL, "commit: the job");
+    }
+    return sqldb_commit(s->db) == 0 ? DAP_STORE_OK : undo(s, DAP_STORE_FAIL, "commit: commit");
+}
+
+int dap_store_collect(dap_store_t *s, const uint8_t task[DPM_DAP_TASK_ID_BYTES], uint64_t start,
+                      uint64_t end, uint64_t min_batch, size_t share_bytes,
+                      dap_store_merge_fn merge, void *merge_ctx, uint8_t *agg,
+                      dap_store_batch_t *batch)
+{
+    if (start >= end || agg == NULL || batch == NULL || merge == NULL || share_bytes == 0) {
+        snprintf(s->err, sizeof(s->err), "collect: an empty interval [%llu, %llu), or no output",
+                 (unsigned long long)start, (unsigned long long)end);
+        return DAP_STORE_FAIL;
+    }
+    if (sqldb_begin(s->db) != 0) {
+        return fail(s, "collect: begin");
+    }
+    if (lock_task(s, task, 1) != 0) {
+        return undo(s, DAP_STORE_FAIL, "collect: locking the task");
+    }
+    sqldb_val_t over[] = {sqldb_blob(task, DPM_DAP_TASK_ID_BYTES), sqldb_int((int64_t)end),
+                          sqldb_int((int64_t)start)};
+    int64_t k =
+        sqldb_exec(s->db, "SELECT 1 FROM dap_collected WHERE task = $1 AND lo < $2 AND hi > $3",
+                   over, 3, NULL, NULL);
+    if (k != 0) {
+        return undo(s, k < 0 ? DAP_STORE_FAIL : DAP_STORE_COLLECTED, "collect");
+    }
+    sum_t sum;
+    memset(&sum, 0, sizeof(sum));
+    memset(agg, 0, share_bytes);
+    sum.agg = agg;
+    add_t a = {merge, merge_ctx, share_bytes, &sum, 0};
+    sqldb_val_t q[] = {sqldb_blob(task, DPM_DAP_TASK_ID_BYTES), sqldb_int((int64_t)start),
+                       sqldb_int((int64_t)end)};
+    int64_t nb =
+        sqldb_exec(s->db,
+                   "SELECT agg, reports, checksum FROM dap_buckets WHERE task = $1 AND bucket "
+                   ">= $2 AND bucket < $3",
+                   q, 3, add_row, &a);
+    if (nb < 0 || a.bad) {
+        if (a.bad) {
+            snprintf(s->err, sizeof(s->err), "collect: a stored sum has the wrong size");
+            sqldb_rollback(s->db);
+            return DAP_STORE_FAIL;
+        }
+        return undo(s, DAP_STORE_FAIL, "collect");
+    }
+    if (sum.reports < min_batch) {
+        memset(agg, 0, share_bytes);
+        batch->reports = sum.reports;
+        batch->buckets = (uint32_t)nb;
+        memset(batch->checksum, 0, 32);
+        return undo(s, DAP_STORE_TOO_SMALL, "collect");
+    }
+    if (sqldb_exec(s->db, "INSERT INTO dap_collected (task, lo, hi) VALUES ($1, $2, $3)", q, 3,
+                   NULL, NULL) != 1 ||
+        sqldb_commit(s->db) != 0) {
+        memset(agg, 0, share_bytes);
+        return undo(s, DAP_STORE_FAIL, "collect: marking the batch");
+    }
+    batch->reports = sum.reports;
+    batch->buckets = (uint32_t)nb;
+    memcpy(batch->checksum, sum.checksum, 32);
+    return DAP_STORE_OK;
+}
+
+static void count_row(void *ctx, int ncols, const sqldb_val_t *c)
+{
+    if (ncols == 1) {
+        *(int64_t *)ctx = c[0].i;
+    }
+}
+
+int64_t dap_store_rejected(dap_store_t *s, const uint8_t task[DPM_DAP_TASK_ID_BYTES], uint8_t error)
+{
+    int64_t n = 0;
+    sqldb_val_t q[] = {sqldb_blob(task, DPM_DAP_TASK_ID_BYTES), sqldb_int(error)};
+    if (sqldb_exec(s->db, "SELECT n FROM dap_rejects WHERE task = $1 AND error = $2", q, 2,
+                   count_row, &n) < 0) {
+        return fail(s, "rejected");
+    }
+    return n;
+}
