@@ -15,7 +15,8 @@
  *     summed;
  *   - collection: the exact sums, count and checksum (XOR of SHA-256 of the ids); below the
  *     minimum batch size nothing is collected or marked; a batch overlapping a collected one
- *     is refused;
+ *     is refused; the release (its noise) is drawn once: the same request again gets the kept
+ *     bytes; a release that refuses marks and keeps nothing;
  *   - kill -9 of a leader in the middle of its commits: every acknowledged job is in the sums
  *     exactly once, at most the one whose acknowledgement was cut off too; a leader killed
  *     between its claim and its commit adds nothing; the stale jobs are taken over and the
@@ -102,6 +103,46 @@ static int add_u64(void *ctx, uint8_t *acc, const uint8_t *add, size_t bytes)
         put_u64(acc + i, get_u64(acc + i) + get_u64(add + i));
     }
     return 0;
+}
+
+/* A release that "draws noise" from a counter, so that a second draw would show: the first
+ * counter of the sum gets 1000 * (the number of releases made so far). */
+typedef struct {
+    int calls;
+    int refuse;
+} release_t;
+
+static int release(void *ctx, uint8_t *agg, const dap_store_batch_t *batch, uint8_t *out,
+                   size_t cap, size_t *len)
+{
+    release_t *r = ctx;
+    (void)batch;
+    if (r->refuse || cap < SHARE) {
+        return -1;
+    }
+    r->calls++;
+    put_u64(agg, get_u64(agg) + 1000u * (uint64_t)r->calls);
+    memcpy(out, agg, SHARE);
+    *len = SHARE;
+    return 0;
+}
+
+static release_t g_release; /* each process's own (forked children get a copy) */
+
+/* Collect [start, end) under request `req` (its first byte) into agg (the release's bytes). */
+static int collect(dap_store_t *s, const uint8_t *task, uint8_t req, uint64_t start, uint64_t end,
+                   uint64_t min_batch, uint8_t *agg, dap_store_batch_t *batch)
+{
+    dap_store_collect_t c = {{req},   start, end,     min_batch, SHARE,
+                             add_u64, NULL,  release, &g_release};
+    size_t len = 0;
+    uint8_t out[SHARE + 8];
+    int rc = dap_store_collect(s, task, &c, out, sizeof(out), &len, batch);
+    if (rc == DAP_STORE_OK || rc == DAP_STORE_ALREADY) {
+        assert_int_equal(len, SHARE);
+        memcpy(agg, out, SHARE);
+    }
+    return rc;
 }
 
 /* Report k's id: its number in the first bytes, random after. */
@@ -244,13 +285,14 @@ static void test_jobs_claim_and_commit_once(void **state)
     assert_int_equal(dap_store_rejected(s, task, DAP_REPORT_ERROR_REPORT_REPLAYED), 1);
     assert_int_equal(dap_store_rejected(s, task, DAP_REPORT_ERROR_BATCH_COLLECTED), 0);
 
-    /* collection: below the minimum nothing happens; then the exact sums of reports 0..9 but 2 */
+    /* collection: below the minimum nothing happens; then the exact sums of reports 0..9 but 2,
+     * with the release's one noise draw (1000 on the first counter) */
     uint8_t agg[SHARE], want_sum[32] = {0};
     dap_store_batch_t batch;
-    EXPECT(s, dap_store_collect(s, task, 0, 2, 10, SHARE, add_u64, NULL, agg, &batch),
-           DAP_STORE_TOO_SMALL);
+    g_release = (release_t){0, 0};
+    EXPECT(s, collect(s, task, 1, 0, 2, 10, agg, &batch), DAP_STORE_TOO_SMALL);
     assert_int_equal(batch.reports, 9);
-    EXPECT(s, dap_store_collect(s, task, 0, 2, 9, SHARE, add_u64, NULL, agg, &batch), DAP_STORE_OK);
+    EXPECT(s, collect(s, task, 1, 0, 2, 9, agg, &batch), DAP_STORE_OK);
     assert_int_equal(batch.reports, 9);
     assert_int_equal(batch.buckets, 2);
     for (uint32_t j = 0; j < L; j++) {
@@ -258,8 +300,16 @@ static void test_jobs_claim_and_commit_once(void **state)
         for (uint32_t k = 0; k < 10; k++) {
             want += k == 2 ? 0 : (uint64_t)k + j + 1;
         }
-        assert_int_equal(get_u64(agg + 8 * j), want);
+        assert_int_equal(get_u64(agg + 8 * j), want + (j == 0 ? 1000u : 0u));
     }
+    assert_int_equal(g_release.calls, 1);
+    /* the same request again: the kept release, no second draw */
+    uint8_t again_agg[SHARE];
+    dap_store_batch_t again_batch;
+    EXPECT(s, collect(s, task, 1, 0, 2, 9, again_agg, &again_batch), DAP_STORE_ALREADY);
+    assert_memory_equal(again_agg, agg, SHARE);
+    assert_int_equal(again_batch.reports, 9);
+    assert_int_equal(g_release.calls, 1);
     for (uint32_t k = 0; k < 10; k++) {
         uint8_t id[16], h[32];
         report_id(id, k, salt);
@@ -270,8 +320,7 @@ static void test_jobs_claim_and_commit_once(void **state)
     }
     assert_memory_equal(batch.checksum, want_sum, 32);
     /* collected: no second collection of an overlapping batch, no more reports in it */
-    EXPECT(s, dap_store_collect(s, task, 1, 3, 1, SHARE, add_u64, NULL, agg, &batch),
-           DAP_STORE_COLLECTED);
+    EXPECT(s, collect(s, task, 2, 1, 3, 1, agg, &batch), DAP_STORE_COLLECTED);
     uint8_t id[16], rep[5] = {'r'};
     report_id(id, 99, salt);
     EXPECT(s, dap_store_put_report(s, task, id, 1099, 1, rep, 5), DAP_STORE_COLLECTED);
@@ -384,11 +433,12 @@ static void test_two_leaders_claim_apart(void **state)
     s = open_store();
     uint8_t agg[SHARE];
     dap_store_batch_t batch;
-    EXPECT(s, dap_store_collect(s, task, 0, N / 10, N, SHARE, add_u64, NULL, agg, &batch),
-           DAP_STORE_OK);
+    g_release = (release_t){0, 0};
+    EXPECT(s, collect(s, task, 1, 0, N / 10, N, agg, &batch), DAP_STORE_OK);
     assert_int_equal(batch.reports, N);
     for (uint32_t j = 0; j < L; j++) {
-        assert_int_equal(get_u64(agg + 8 * j), (uint64_t)N * (N - 1) / 2 + (uint64_t)N * (j + 1));
+        assert_int_equal(get_u64(agg + 8 * j),
+                         (uint64_t)N * (N - 1) / 2 + (uint64_t)N * (j + 1) + (j == 0 ? 1000u : 0u));
     }
     dap_store_close(s);
 }
@@ -452,8 +502,7 @@ static void test_kill_9_loses_and_doubles_nothing(void **state)
     s = open_store();
     uint8_t agg[SHARE];
     dap_store_batch_t batch;
-    EXPECT(s, dap_store_collect(s, task, 0, N / 50, UINT64_MAX, SHARE, add_u64, NULL, agg, &batch),
-           DAP_STORE_TOO_SMALL);
+    EXPECT(s, collect(s, task, 1, 0, N / 50, UINT64_MAX, agg, &batch), DAP_STORE_TOO_SMALL);
     assert_true(batch.reports >= acked && batch.reports <= acked + JOB);
     uint64_t before = batch.reports;
     /* a leader that dies between its claim and its commit, for certain: its job is stale */
@@ -472,8 +521,7 @@ static void test_kill_9_loses_and_doubles_nothing(void **state)
     }
     assert_int_equal(waitpid(pid, &st, 0), pid);
     assert_true(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
-    EXPECT(s, dap_store_collect(s, task, 0, N / 50, UINT64_MAX, SHARE, add_u64, NULL, agg, &batch),
-           DAP_STORE_TOO_SMALL);
+    EXPECT(s, collect(s, task, 1, 0, N / 50, UINT64_MAX, agg, &batch), DAP_STORE_TOO_SMALL);
     assert_int_equal(batch.reports, before); /* its claim added nothing */
     uint8_t stale[16];
     uint32_t taken = 0;
@@ -506,11 +554,12 @@ static void test_kill_9_loses_and_doubles_nothing(void **state)
         EXPECT(s, dap_store_commit(s, task, job, digest, o, got.n, SHARE, add_u64, NULL, errors),
                DAP_STORE_OK);
     }
-    EXPECT(s, dap_store_collect(s, task, 0, N / 50, N, SHARE, add_u64, NULL, agg, &batch),
-           DAP_STORE_OK);
+    g_release = (release_t){0, 0};
+    EXPECT(s, collect(s, task, 1, 0, N / 50, N, agg, &batch), DAP_STORE_OK);
     assert_int_equal(batch.reports, N);
     for (uint32_t j = 0; j < L; j++) {
-        assert_int_equal(get_u64(agg + 8 * j), (uint64_t)N * (N - 1) / 2 + (uint64_t)N * (j + 1));
+        assert_int_equal(get_u64(agg + 8 * j),
+                         (uint64_t)N * (N - 1) / 2 + (uint64_t)N * (j + 1) + (j == 0 ? 1000u : 0u));
     }
     assert_int_equal(dap_store_rejected(s, task, DAP_REPORT_ERROR_REPORT_REPLAYED), 0);
     print_message("# kill -9 after %u acknowledged reports; %u stale job taken over\n", acked,
@@ -526,9 +575,28 @@ static void test_bad_arguments_change_nothing(void **state)
     random_bytes(task, 32);
     random_bytes(job, 16);
     dap_store_batch_t batch;
-    EXPECT(s, dap_store_collect(s, task, 5, 5, 1, SHARE, add_u64, NULL, agg, &batch),
-           DAP_STORE_FAIL);
+    EXPECT(s, collect(s, task, 1, 5, 5, 1, agg, &batch), DAP_STORE_FAIL);
     assert_non_null(strstr(dap_store_error(s), "empty interval"));
+    /* a release that refuses (batchMismatch): nothing marked, nothing kept, the batch still
+     * collectable */
+    uint8_t salt[8];
+    random_bytes(salt, 8);
+    upload(s, task, salt, 0, 2, 10);
+    claimed_t got = {0};
+    uint8_t cjob[16];
+    random_bytes(cjob, 16);
+    EXPECT(s, dap_store_claim(s, task, cjob, 2, 10, on_report, &got), 2);
+    dap_store_outcome_t two[2];
+    uint8_t shares[2][SHARE], errs[2];
+    outcomes(&got, two, shares, UINT32_MAX);
+    EXPECT(s, dap_store_commit(s, task, cjob, digest, two, 2, SHARE, add_u64, NULL, errs),
+           DAP_STORE_OK);
+    g_release = (release_t){0, 1};
+    EXPECT(s, collect(s, task, 7, 0, 1, 1, agg, &batch), DAP_STORE_REFUSED);
+    g_release.refuse = 0;
+    EXPECT(s, collect(s, task, 7, 0, 1, 1, agg, &batch), DAP_STORE_OK);
+    assert_int_equal(batch.reports, 2);
+    assert_int_equal(g_release.calls, 1);
     EXPECT(s, dap_store_commit(s, task, job, digest, NULL, 0, SHARE, add_u64, NULL, errors),
            DAP_STORE_FAIL);
     /* the job id was not used up by the refusal */

@@ -33,6 +33,9 @@ static const char *const SCHEMA[] = {
     "CREATE TABLE IF NOT EXISTS dap_rejects (task %1$s NOT NULL, error %2$s NOT NULL, n %2$s NOT "
     "NULL, PRIMARY KEY (task, error))",
     "CREATE TABLE IF NOT EXISTS dap_tasks (task %1$s PRIMARY KEY)",
+    "CREATE TABLE IF NOT EXISTS dap_releases (task %1$s NOT NULL, req %1$s NOT NULL, reports %2$s "
+    "NOT NULL, checksum %1$s NOT NULL, buckets %2$s NOT NULL, body %1$s NOT NULL, PRIMARY KEY "
+    "(task, req))",
 };
 
 static int fail(dap_store_t *s, const char *what)
@@ -493,67 +496,138 @@ int dap_store_commit(dap_store_t *s, const uint8_t task[DPM_DAP_TASK_ID_BYTES],
     return sqldb_commit(s->db) == 0 ? DAP_STORE_OK : undo(s, DAP_STORE_FAIL, "commit: commit");
 }
 
-int dap_store_collect(dap_store_t *s, const uint8_t task[DPM_DAP_TASK_ID_BYTES], uint64_t start,
-                      uint64_t end, uint64_t min_batch, size_t share_bytes,
-                      dap_store_merge_fn merge, void *merge_ctx, uint8_t *agg,
-                      dap_store_batch_t *batch)
+/* A kept release: (reports, checksum, buckets, body). */
+typedef struct {
+    dap_store_batch_t *batch;
+    uint8_t *out;
+    size_t cap, *len;
+    int found, fits;
+} release_row_t;
+
+static void release_row(void *ctx, int ncols, const sqldb_val_t *c)
 {
-    if (start >= end || agg == NULL || batch == NULL || merge == NULL || share_bytes == 0) {
-        snprintf(s->err, sizeof(s->err), "collect: an empty interval [%llu, %llu), or no output",
-                 (unsigned long long)start, (unsigned long long)end);
-        return DAP_STORE_FAIL;
+    release_row_t *r = ctx;
+    if (ncols != 4 || !c[1].blob || c[1].len != 32 || !c[3].blob) {
+        return;
     }
-    if (sqldb_begin(s->db) != 0) {
-        return fail(s, "collect: begin");
+    r->found = 1;
+    r->batch->reports = (uint64_t)c[0].i;
+    memcpy(r->batch->checksum, c[1].p, 32);
+    r->batch->buckets = (uint32_t)c[2].i;
+    r->fits = c[3].len <= r->cap;
+    if (r->fits) {
+        memcpy(r->out, c[3].p, c[3].len);
+        *r->len = c[3].len;
     }
-    if (lock_task(s, task, 1) != 0) {
-        return undo(s, DAP_STORE_FAIL, "collect: locking the task");
+}
+
+/* Inside the collection's transaction, the task locked: rc, s->err set on DAP_STORE_FAIL. */
+static int collect_locked(dap_store_t *s, const uint8_t *task, const dap_store_collect_t *c,
+                          uint8_t *agg, uint8_t *out, size_t cap, size_t *out_len,
+                          dap_store_batch_t *batch)
+{
+    sqldb_val_t key[] = {sqldb_blob(task, DPM_DAP_TASK_ID_BYTES), sqldb_blob(c->req, 32)};
+    release_row_t r = {batch, out, cap, out_len, 0, 0};
+    if (sqldb_exec(s->db,
+                   "SELECT reports, checksum, buckets, body FROM dap_releases WHERE task = $1 AND "
+                   "req = $2",
+                   key, 2, release_row, &r) < 0) {
+        return fail(s, "collect: its earlier release");
     }
-    sqldb_val_t over[] = {sqldb_blob(task, DPM_DAP_TASK_ID_BYTES), sqldb_int((int64_t)end),
-                          sqldb_int((int64_t)start)};
+    if (r.found) {
+        if (!r.fits) {
+            snprintf(s->err, sizeof(s->err), "collect: the kept release is larger than %zu bytes",
+                     cap);
+            return DAP_STORE_FAIL;
+        }
+        return DAP_STORE_ALREADY;
+    }
+    sqldb_val_t over[] = {key[0], sqldb_int((int64_t)c->end), sqldb_int((int64_t)c->start)};
     int64_t k =
         sqldb_exec(s->db, "SELECT 1 FROM dap_collected WHERE task = $1 AND lo < $2 AND hi > $3",
                    over, 3, NULL, NULL);
     if (k != 0) {
-        return undo(s, k < 0 ? DAP_STORE_FAIL : DAP_STORE_COLLECTED, "collect");
+        return k < 0 ? fail(s, "collect: collected batches") : DAP_STORE_COLLECTED;
     }
     sum_t sum;
     memset(&sum, 0, sizeof(sum));
-    memset(agg, 0, share_bytes);
     sum.agg = agg;
-    add_t a = {merge, merge_ctx, share_bytes, &sum, 0};
-    sqldb_val_t q[] = {sqldb_blob(task, DPM_DAP_TASK_ID_BYTES), sqldb_int((int64_t)start),
-                       sqldb_int((int64_t)end)};
-    int64_t nb =
-        sqldb_exec(s->db,
-                   "SELECT agg, reports, checksum FROM dap_buckets WHERE task = $1 AND bucket "
-                   ">= $2 AND bucket < $3",
-                   q, 3, add_row, &a);
-    if (nb < 0 || a.bad) {
-        if (a.bad) {
-            snprintf(s->err, sizeof(s->err), "collect: a stored sum has the wrong size");
-            sqldb_rollback(s->db);
-            return DAP_STORE_FAIL;
-        }
-        return undo(s, DAP_STORE_FAIL, "collect");
+    add_t a = {c->merge, c->merge_ctx, c->share_bytes, &sum, 0};
+    sqldb_val_t q[] = {key[0], sqldb_int((int64_t)c->start), sqldb_int((int64_t)c->end)};
+    int64_t nb = sqldb_exec(s->db,
+                            "SELECT agg, reports, checksum FROM dap_buckets WHERE task = $1 AND "
+                            "bucket >= $2 AND bucket < $3",
+                            q, 3, add_row, &a);
+    if (nb < 0) {
+        return fail(s, "collect: its buckets");
     }
-    if (sum.reports < min_batch) {
-        memset(agg, 0, share_bytes);
-        batch->reports = sum.reports;
-        batch->buckets = (uint32_t)nb;
-        memset(batch->checksum, 0, 32);
-        return undo(s, DAP_STORE_TOO_SMALL, "collect");
-    }
-    if (sqldb_exec(s->db, "INSERT INTO dap_collected (task, lo, hi) VALUES ($1, $2, $3)", q, 3,
-                   NULL, NULL) != 1 ||
-        sqldb_commit(s->db) != 0) {
-        memset(agg, 0, share_bytes);
-        return undo(s, DAP_STORE_FAIL, "collect: marking the batch");
+    if (a.bad) {
+        snprintf(s->err, sizeof(s->err), "collect: a stored sum has the wrong size");
+        return DAP_STORE_FAIL;
     }
     batch->reports = sum.reports;
     batch->buckets = (uint32_t)nb;
     memcpy(batch->checksum, sum.checksum, 32);
+    if (sum.reports < c->min_batch) {
+        return DAP_STORE_TOO_SMALL;
+    }
+    if (c->release(c->release_ctx, agg, batch, out, cap, out_len) != 0) {
+        return DAP_STORE_REFUSED;
+    }
+    sqldb_val_t keep[] = {key[0],
+                          key[1],
+                          sqldb_int((int64_t)sum.reports),
+                          sqldb_blob(sum.checksum, 32),
+                          sqldb_int(nb),
+                          sqldb_blob(out, *out_len)};
+    if (sqldb_exec(s->db, "INSERT INTO dap_collected (task, lo, hi) VALUES ($1, $2, $3)", q, 3,
+                   NULL, NULL) != 1 ||
+        sqldb_exec(s->db,
+                   "INSERT INTO dap_releases (task, req, reports, checksum, buckets, body) VALUES "
+                   "($1, $2, $3, $4, $5, $6)",
+                   keep, 6, NULL, NULL) != 1) {
+        return fail(s, "collect: marking the batch");
+    }
     return DAP_STORE_OK;
+}
+
+int dap_store_collect(dap_store_t *s, const uint8_t task[DPM_DAP_TASK_ID_BYTES],
+                      const dap_store_collect_t *c, uint8_t *out, size_t cap, size_t *out_len,
+                      dap_store_batch_t *batch)
+{
+    if (c == NULL || c->start >= c->end || out == NULL || out_len == NULL || batch == NULL ||
+        c->merge == NULL || c->release == NULL || c->share_bytes == 0) {
+        snprintf(s->err, sizeof(s->err),
+                 "collect: an empty interval, or no merge, release or output");
+        return DAP_STORE_FAIL;
+    }
+    memset(batch, 0, sizeof(*batch));
+    *out_len = 0;
+    uint8_t *agg = calloc(1, c->share_bytes);
+    if (agg == NULL) {
+        snprintf(s->err, sizeof(s->err), "collect: out of memory");
+        return DAP_STORE_FAIL;
+    }
+    int rc = DAP_STORE_FAIL;
+    if (sqldb_begin(s->db) != 0) {
+        rc = fail(s, "collect: begin");
+    } else if (lock_task(s, task, 1) != 0) {
+        rc = undo(s, DAP_STORE_FAIL, "collect: locking the task");
+    } else {
+        rc = collect_locked(s, task, c, agg, out, cap, out_len, batch);
+        if (rc == DAP_STORE_OK && sqldb_commit(s->db) != 0) {
+            rc = fail(s, "collect: commit");
+        }
+        if (rc != DAP_STORE_OK) {
+            sqldb_rollback(s->db); /* nothing marked, nothing kept (a release is only sent
+                                      once it is kept) */
+        }
+    }
+    if (rc != DAP_STORE_OK && rc != DAP_STORE_ALREADY) {
+        *out_len = 0;
+    }
+    free(agg);
+    return rc;
 }
 
 static void count_row(void *ctx, int ncols, const sqldb_val_t *c)

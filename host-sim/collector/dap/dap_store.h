@@ -17,9 +17,12 @@
  *                (XOR of SHA-256 of the report ids) and whether it was collected
  *   rejects      reports counted by ReportError, never aggregated
  *
- * What it does not do: decode, decrypt or verify (aggregator/job.h does, before commit), add
- * central noise (the caller, on what dap_store_collect returns), keep a collection job's
- * result for the collector's polls, or delete old reports (no garbage collection yet).
+ *   releases     what each collection released (its noise drawn once), kept under the
+ *                request's identity: a retried collection gets the same bytes
+ *
+ * What it does not do: decode, decrypt or verify (aggregator/job.h does, before commit), draw
+ * the central noise (the caller's release function, inside the collection's transaction), or
+ * delete old reports (no garbage collection yet).
  * Every call is one transaction: either all of it is durable, or none of it. On PostgreSQL,
  * several leaders' uploads and commits of a task run side by side (a bucket's row is locked
  * while its sum is added to); a collection waits for them and they for it, so a collected
@@ -46,7 +49,7 @@ typedef enum {
     DAP_STORE_ALREADY = 3,   /* commit: this job was committed before: *errors are its own */
     DAP_STORE_CONFLICT = 4,  /* commit: this job id was committed for another request */
     DAP_STORE_TOO_SMALL = 5, /* collect: fewer reports than the minimum batch size */
-    DAP_STORE_NO_JOB = 6     /* job_reports: no such job of the task */
+    DAP_STORE_REFUSED = 6    /* collect: the caller's release refused the batch */
 } dap_store_rc_t;
 
 /* url: a collector --db value (sqlite:PATH, PATH, postgresql://...). Creates the tables if
@@ -79,8 +82,7 @@ int64_t dap_store_claim(dap_store_t *s, const uint8_t task[DPM_DAP_TASK_ID_BYTES
 int dap_store_stale_job(dap_store_t *s, const uint8_t task[DPM_DAP_TASK_ID_BYTES],
                         uint64_t older_than_s, uint64_t now_s, uint8_t job[DAP_STORE_JOB_ID_BYTES]);
 
-/* Leader: a job's reports again, in the order claimed. Their count, or -1; DAP_STORE_NO_JOB
- * is returned as 0 reports. */
+/* Leader: a job's reports again, in the order claimed. Their count (0: no such job), or -1. */
 int64_t dap_store_job_reports(dap_store_t *s, const uint8_t task[DPM_DAP_TASK_ID_BYTES],
                               const uint8_t job[DAP_STORE_JOB_ID_BYTES], dap_store_report_fn fn,
                               void *ctx);
@@ -117,14 +119,34 @@ typedef struct {
     uint32_t buckets;     /* buckets in the batch that hold reports */
 } dap_store_batch_t;
 
-/* Collect the buckets of [start, end) (the report's time units): their output shares summed
- * into agg[0, share_bytes) (zeros first), then marked collected. DAP_STORE_OK;
- * DAP_STORE_TOO_SMALL when the batch holds fewer than min_batch reports (nothing changes:
- * wait for more); DAP_STORE_COLLECTED when one of its buckets was collected (each bucket is
- * collected once: the draft's max_batch_query_count 1); DAP_STORE_FAIL. */
-int dap_store_collect(dap_store_t *s, const uint8_t task[DPM_DAP_TASK_ID_BYTES], uint64_t start,
-                      uint64_t end, uint64_t min_batch, size_t share_bytes,
-                      dap_store_merge_fn merge, void *merge_ctx, uint8_t *agg,
+/* What a collection releases, made once inside its transaction: the caller adds its central
+ * noise to agg (the batch's summed output shares, share_bytes) and writes what it sends (the
+ * sealed AggregateShare) to out[0, *len) (cap bytes). 0, or -1 to refuse (e.g. the other
+ * aggregator's report count or checksum differs: batchMismatch): nothing is marked or kept. */
+typedef int (*dap_store_release_fn)(void *ctx, uint8_t *agg, const dap_store_batch_t *batch,
+                                    uint8_t *out, size_t cap, size_t *len);
+
+typedef struct {
+    uint8_t req[32];     /* the request's identity (SHA-256 of its body): a retry is the same */
+    uint64_t start, end; /* the batch interval [start, end), in the report's time units */
+    uint64_t min_batch;  /* the task's minimum batch size */
+    size_t share_bytes;
+    dap_store_merge_fn merge;
+    void *merge_ctx;
+    dap_store_release_fn release;
+    void *release_ctx;
+} dap_store_collect_t;
+
+/* Collect the buckets of c->start..c->end once: their output shares summed, released by
+ * c->release (its noise drawn once), the batch marked collected and the release kept under
+ * c->req, all in one transaction. DAP_STORE_OK (out[0, *out_len) is the new release);
+ * DAP_STORE_ALREADY (this request was collected before: its kept release, no new noise: a
+ * second draw would spend the budget again); DAP_STORE_TOO_SMALL (fewer than min_batch
+ * reports: nothing changes, *batch says how many); DAP_STORE_COLLECTED (another request
+ * collected one of its buckets: each bucket is collected once, the draft's
+ * max_batch_query_count 1); DAP_STORE_REFUSED (release refused); DAP_STORE_FAIL. */
+int dap_store_collect(dap_store_t *s, const uint8_t task[DPM_DAP_TASK_ID_BYTES],
+                      const dap_store_collect_t *c, uint8_t *out, size_t cap, size_t *out_len,
                       dap_store_batch_t *batch);
 
 /* Reports counted under ReportError `error` for the task, or -1. */
