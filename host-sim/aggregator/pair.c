@@ -2,6 +2,8 @@
 /* The leader and the helper in one process (see pair.h). */
 #include "aggregator/pair.h"
 
+#include "aggregator/share.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -204,24 +206,12 @@ dpm_status_t agg_pair_release(agg_pair_t *a, uint64_t sensitivity, dpm_rand_t *l
         return DPM_ERR_PARAM;
     }
     const dpm_prio3_t *v = &a->task->vdaf;
-    dpm_laplace_t lap;
-    dpm_status_t st = dpm_laplace_init(&lap, sensitivity, a->task->central_eps);
-    int64_t *noise = malloc(sizeof(int64_t) * v->output_len + 1u);
-    if (noise == NULL) {
-        return DPM_ERR_BUFFER;
-    }
     dpm_rand_t *rand[2] = {leader_rand, helper_rand};
+    dpm_status_t st = DPM_OK;
     for (int i = 0; i < 2 && st == DPM_OK; i++) { /* each aggregator, its own noise */
-        for (uint32_t k = 0; k < v->output_len && st == DPM_OK; k++) {
-            st = dpm_laplace_add(&lap, rand[i], 0, &noise[k]);
-        }
-        if (st == DPM_OK) {
-            st = dpm_prio3_add_noise(v, a->agg_share + (size_t)i * v->out_share_bytes,
-                                     v->out_share_bytes, noise, v->output_len);
-        }
+        st = agg_share_add_noise(a->task, sensitivity, rand[i],
+                                 a->agg_share + (size_t)i * v->out_share_bytes);
     }
-    memset(noise, 0, sizeof(int64_t) * v->output_len); /* the noise stays the aggregator's */
-    free(noise);
     a->released = st == DPM_OK;
     return st;
 }

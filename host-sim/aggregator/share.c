@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "aggregator/share.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "dpm/port_hpke.h"
@@ -11,6 +12,30 @@ static void share_info(uint8_t role, uint8_t info[AGG_SHARE_INFO_BYTES])
     memcpy(info, label, sizeof(label) - 1u);
     info[22] = role;
     info[23] = 0; /* the collector */
+}
+
+dpm_status_t agg_share_add_noise(const dpm_dap_task_t *t, uint64_t sensitivity, dpm_rand_t *rand,
+                                 uint8_t *agg_share)
+{
+    if (t == NULL || rand == NULL || agg_share == NULL) {
+        return DPM_ERR_PARAM;
+    }
+    const dpm_prio3_t *v = &t->vdaf;
+    dpm_laplace_t lap;
+    dpm_status_t st = dpm_laplace_init(&lap, sensitivity, t->central_eps);
+    int64_t *noise = malloc(sizeof(int64_t) * v->output_len + 1u);
+    if (noise == NULL) {
+        return DPM_ERR_BUFFER;
+    }
+    for (uint32_t k = 0; k < v->output_len && st == DPM_OK; k++) {
+        st = dpm_laplace_add(&lap, rand, 0, &noise[k]);
+    }
+    if (st == DPM_OK) {
+        st = dpm_prio3_add_noise(v, agg_share, v->out_share_bytes, noise, v->output_len);
+    }
+    memset(noise, 0, sizeof(int64_t) * v->output_len); /* the noise stays the aggregator's */
+    free(noise);
+    return st;
 }
 
 dpm_status_t agg_share_seal(const dpm_dap_task_t *t, uint8_t role,
