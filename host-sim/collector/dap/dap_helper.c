@@ -1,0 +1,366 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The DAP helper's endpoints over bytes (dap_helper.h). */
+#include "collector/dap/dap_helper.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "aggregator/share.h"
+#include "dpm/expert/vdaf.h"
+#include "mbedtls/sha256.h"
+
+static void answer(dap_answer_t *a, int status, const char *problem, const char *fmt, ...)
+{
+    va_list ap;
+    a->status = status;
+    a->problem = problem;
+    va_start(ap, fmt);
+    vsnprintf(a->detail, sizeof(a->detail), fmt, ap);
+    va_end(ap);
+}
+
+int dap_helper_init(dap_helper_t *h, const dpm_dap_task_t *t, const dpm_dap_hpke_key_t *key,
+                    const uint8_t verify_key[DPM_PRIO3_VERIFY_KEY_BYTES], dap_store_t *store,
+                    const dpm_hpke_config_t *collector, uint64_t sensitivity, dpm_rand_t *rand)
+{
+    memset(h, 0, sizeof(*h));
+    if (t == NULL || store == NULL || collector == NULL || rand == NULL ||
+        dpm_hpke_config_check(collector, NULL) != DPM_OK ||
+        agg_role_init(&h->role, t, DPM_DAP_ROLE_HELPER, key, verify_key) != 0) {
+        return -1;
+    }
+    h->task = t;
+    h->store = store;
+    h->collector = *collector;
+    h->sensitivity = sensitivity;
+    h->rand = rand;
+    return 0;
+}
+
+void dap_helper_free(dap_helper_t *h)
+{
+    if (h != NULL && h->task != NULL) {
+        agg_role_free(&h->role);
+        memset(h, 0, sizeof(*h));
+    }
+}
+
+static int merge(void *ctx, uint8_t *acc, const uint8_t *add, size_t bytes)
+{
+    const dpm_prio3_t *v = ctx;
+    return dpm_prio3_aggregate(v, acc, bytes, add, bytes) == DPM_OK ? 0 : -1;
+}
+
+/* The draft's input share validation that needs neither the key nor the proof: the task's
+ * interval (report_dropped), the clock (report_too_early), public extensions (this task knows
+ * none: invalid_message). The config id is the HPKE open's to check (hpke_unknown_config_id). */
+static uint8_t helper_check(const dap_helper_t *h, const dap_verify_init_t *vi, uint64_t now_s)
+{
+    dpm_dap_report_view_t rv;
+    memset(&rv, 0, sizeof(rv));
+    rv.time = vi->report_share.metadata.time;
+    rv.public_extensions = vi->report_share.metadata.public_ext.bytes;
+    rv.share[0].config_id = vi->report_share.share.config_id;
+    return agg_upload_check(h->task, &rv, rv.share[0].config_id, now_s, h->skew_s);
+}
+
+/* A reject VerifyResp for report_id appended at out + *len. */
+static int put_reject(const uint8_t *report_id, uint8_t error, uint8_t *out, size_t cap,
+                      size_t *len)
+{
+    dap_verify_resp_t r;
+    memset(&r, 0, sizeof(r));
+    r.report_id = report_id;
+    r.type = DAP_VERIFY_REJECT;
+    r.report_error = error;
+    size_t n = 0;
+    if (dap_msg_verify_resp_encode(&r, out + *len, cap - *len, &n) != DPM_OK) {
+        return -1;
+    }
+    *len += n;
+    return 0;
+}
+
+/* The job's reports: each one's outcome and the continue response its helper step wrote. */
+typedef struct {
+    size_t n;
+    dap_store_outcome_t *o;
+    uint8_t *shares, *errors;
+    const uint8_t **ids;
+    size_t *resp_at, *resp_len; /* its VerifyResp inside resp (continue only) */
+    uint8_t *resp;
+    size_t resp_cap, resp_used;
+} job_t;
+
+static void job_free(job_t *j)
+{
+    free(j->o);
+    free(j->shares);
+    free(j->errors);
+    free(j->ids);
+    free(j->resp_at);
+    free(j->resp_len);
+    free(j->resp);
+    memset(j, 0, sizeof(*j));
+}
+
+static int job_alloc(job_t *j, size_t n, size_t share_bytes, size_t resp_cap)
+{
+    memset(j, 0, sizeof(*j));
+    j->n = n;
+    j->o = calloc(n + 1, sizeof(*j->o));
+    j->shares = calloc(n + 1, share_bytes);
+    j->errors = calloc(n + 1, 1);
+    j->ids = calloc(n + 1, sizeof(*j->ids));
+    j->resp_at = calloc(n + 1, sizeof(size_t));
+    j->resp_len = calloc(n + 1, sizeof(size_t));
+    j->resp = malloc(resp_cap + 1);
+    j->resp_cap = resp_cap;
+    if (j->o == NULL || j->shares == NULL || j->errors == NULL || j->ids == NULL ||
+        j->resp_at == NULL || j->resp_len == NULL || j->resp == NULL) {
+        job_free(j);
+        return -1;
+    }
+    return 0;
+}
+
+/* Each VerifyInit through the helper's step: the outcomes, the continue responses. 0, or -1
+ * (a response larger than the job's buffer: a server error). */
+static int run_reports(dap_helper_t *h, const dap_agg_job_init_req_t *req, uint64_t now_s, job_t *j)
+{
+    const dpm_prio3_t *v = &h->task->vdaf;
+    size_t pos = 0;
+    dap_verify_init_t vi;
+    for (size_t i = 0; dap_msg_next_verify_init(&req->verify_inits, &pos, &vi) == DPM_OK; i++) {
+        uint8_t *share = j->shares + i * v->out_share_bytes;
+        j->ids[i] = vi.report_share.metadata.report_id;
+        j->o[i].id = j->ids[i];
+        j->o[i].bucket = vi.report_share.metadata.time; /* time_precision units: the bucket */
+        j->o[i].out_share = share;
+        uint8_t code = helper_check(h, &vi, now_s);
+        if (code == 0) {
+            int finished = 0;
+            size_t n = 0;
+            if (agg_role_helper_init(&h->role, &vi, share, &finished, j->resp + j->resp_used,
+                                     j->resp_cap - j->resp_used, &n) != DPM_OK) {
+                return -1;
+            }
+            j->resp_at[i] = j->resp_used;
+            j->resp_len[i] = n;
+            j->resp_used += n;
+            if (!finished) {
+                dap_verify_resp_t r;
+                dap_list_t one = {{j->resp + j->resp_at[i], n}, 1};
+                size_t p = 0;
+                code = dap_msg_next_verify_resp(&one, &p, &r) == DPM_OK && r.report_error != 0
+                           ? r.report_error
+                           : DAP_REPORT_ERROR_VDAF_VERIFY_ERROR;
+            }
+        }
+        j->o[i].error = code;
+    }
+    return 0;
+}
+
+void dap_helper_aggregation_job(dap_helper_t *h, const uint8_t *body, size_t len, uint64_t now_s,
+                                uint8_t *out, size_t cap, size_t *out_len, dap_answer_t *a)
+{
+    memset(a, 0, sizeof(*a));
+    *out_len = 0;
+    dap_agg_job_init_req_t req;
+    const char *why = NULL;
+    if (dap_msg_agg_job_init_req_decode(body, len, &req, &why) != DPM_OK) {
+        answer(a, 400, "invalidMessage", "AggregationJobInitReq: %s", why ? why : "malformed");
+        return;
+    }
+    if (req.verification_key_id != 0) {
+        answer(a, 400, "invalidMessage", "verification key id %u: this task has only key 0",
+               req.verification_key_id);
+        return;
+    }
+    if (req.agg_param.len != 0) {
+        answer(a, 400, "invalidAggregationParameter",
+               "Prio3 takes no aggregation parameter (%zu "
+               "bytes sent)",
+               req.agg_param.len);
+        return;
+    }
+    if (req.extensions.n != 0) {
+        answer(a, 400, "unsupportedExtension",
+               "a time-interval task takes no aggregation job "
+               "extension (%zu sent)",
+               req.extensions.n);
+        return;
+    }
+    if (req.verify_inits.n == 0) {
+        answer(a, 400, "invalidMessage", "an aggregation job without reports");
+        return;
+    }
+    uint8_t digest[32];
+    if (mbedtls_sha256(body, len, digest, 0) != 0) {
+        answer(a, 500, NULL, "SHA-256 failed");
+        return;
+    }
+    memcpy(a->id, digest, sizeof(a->id));
+    const dpm_prio3_t *v = &h->task->vdaf;
+    job_t j;
+    /* a continue response is 17 + 1 + 4 + 5 + the verifier message bytes */
+    if (job_alloc(&j, req.verify_inits.n, v->out_share_bytes,
+                  req.verify_inits.n * (32u + v->verifier_message_bytes)) != 0) {
+        answer(a, 500, NULL, "out of memory for a job of %zu reports", req.verify_inits.n);
+        return;
+    }
+    if (run_reports(h, &req, now_s, &j) != 0) {
+        answer(a, 500, NULL, "a helper response did not fit its buffer");
+        job_free(&j);
+        return;
+    }
+    int rc = dap_store_commit(h->store, h->task->id, a->id, digest, j.o, j.n, v->out_share_bytes,
+                              merge, (void *)v, j.errors);
+    if (rc != DAP_STORE_OK && rc != DAP_STORE_ALREADY) {
+        answer(a, rc == DAP_STORE_CONFLICT ? 400 : 500,
+               rc == DAP_STORE_CONFLICT ? "invalidMessage" : NULL, "%s",
+               rc == DAP_STORE_CONFLICT ? "another request under this aggregation job's id"
+                                        : dap_store_error(h->store));
+        job_free(&j);
+        return;
+    }
+    /* the response: each report's continue, or a reject with its final error (the store's:
+     * a replayed or collected report is rejected although its proof checked) */
+    for (size_t i = 0; i < j.n; i++) {
+        int bad;
+        if (j.errors[i] == 0 && j.resp_len[i] > 0 && *out_len + j.resp_len[i] <= cap) {
+            memcpy(out + *out_len, j.resp + j.resp_at[i], j.resp_len[i]);
+            *out_len += j.resp_len[i];
+            bad = 0;
+        } else {
+            bad = j.errors[i] == 0 || put_reject(j.ids[i], j.errors[i], out, cap, out_len) != 0;
+        }
+        if (bad) {
+            answer(a, 500, NULL, "the AggregationJobResp did not fit %zu bytes", cap);
+            *out_len = 0;
+            job_free(&j);
+            return;
+        }
+    }
+    job_free(&j);
+    answer(a, 200, NULL, "%s", rc == DAP_STORE_ALREADY ? "answered again" : "aggregated");
+}
+
+typedef struct {
+    dap_helper_t *h;
+    const dap_agg_share_req_t *req;
+    const char *problem;
+} release_t;
+
+/* The batch released: the leader's view checked, this helper's noise added, sealed. */
+static int release(void *ctx, uint8_t *agg, const dap_store_batch_t *batch, uint8_t *out,
+                   size_t cap, size_t *len)
+{
+    release_t *r = ctx;
+    dap_helper_t *h = r->h;
+    if (batch->reports != r->req->report_count ||
+        memcmp(batch->checksum, r->req->checksum, DAP_CHECKSUM_BYTES) != 0) {
+        r->problem = "batchMismatch";
+        return -1;
+    }
+    const dpm_prio3_t *v = &h->task->vdaf;
+    uint8_t ikm[32], enc[DPM_HPKE_NENC];
+    uint8_t *payload = malloc(v->out_share_bytes + DPM_HPKE_NT);
+    dap_hpke_ct_t ct;
+    dpm_status_t st = payload == NULL ? DPM_ERR_BUFFER
+                                      : agg_share_add_noise(h->task, h->sensitivity, h->rand, agg);
+    for (size_t k = 0; k < sizeof(ikm) && st == DPM_OK; k += 8) { /* the ephemeral key's seed */
+        uint64_t w = 0;
+        st = dpm_rand_bits(h->rand, 64, &w);
+        for (size_t b = 0; b < 8; b++) {
+            ikm[k + b] = (uint8_t)(w >> (8u * b));
+        }
+    }
+    if (st == DPM_OK) {
+        const dap_collection_job_req_t *c = &r->req->collection_job_req;
+        st = agg_share_seal(h->task, DPM_DAP_ROLE_HELPER, &h->collector, c->encoded.p,
+                            c->encoded.len, agg, v->out_share_bytes, ikm, sizeof(ikm), enc, payload,
+                            &ct);
+    }
+    if (st == DPM_OK) {
+        st = dap_msg_agg_share_encode(&ct, out, cap, len);
+    }
+    memset(ikm, 0, sizeof(ikm));
+    memset(agg, 0, v->out_share_bytes); /* the noised share leaves only sealed */
+    free(payload);
+    if (st != DPM_OK) {
+        r->problem = NULL; /* a server error */
+        return -1;
+    }
+    return 0;
+}
+
+void dap_helper_aggregate_share(dap_helper_t *h, const uint8_t *body, size_t len, uint8_t *out,
+                                size_t cap, size_t *out_len, dap_answer_t *a)
+{
+    memset(a, 0, sizeof(*a));
+    *out_len = 0;
+    dap_agg_share_req_t req;
+    const char *why = NULL;
+    if (dap_msg_agg_share_req_decode(body, len, &req, &why) != DPM_OK) {
+        answer(a, 400, "invalidMessage", "AggregateShareReq: %s", why ? why : "malformed");
+        return;
+    }
+    const dap_batch_t *b = &req.batch_selector;
+    if (b->batch_mode != DPM_DAP_BATCH_TIME_INTERVAL || h->task->batch_mode != b->batch_mode ||
+        b->interval.duration == 0 || b->interval.start + b->interval.duration < b->interval.start) {
+        answer(a, 400, "batchInvalid", "the batch selector is not a time interval of this task");
+        return;
+    }
+    if (req.collection_job_req.agg_param.len != 0) {
+        answer(a, 400, "invalidAggregationParameter", "Prio3 takes no aggregation parameter");
+        return;
+    }
+    uint8_t digest[32];
+    if (mbedtls_sha256(body, len, digest, 0) != 0) {
+        answer(a, 500, NULL, "SHA-256 failed");
+        return;
+    }
+    memcpy(a->id, digest, sizeof(a->id));
+    const dpm_prio3_t *v = &h->task->vdaf;
+    release_t r = {h, &req, NULL};
+    dap_store_collect_t c;
+    memset(&c, 0, sizeof(c));
+    memcpy(c.req, digest, sizeof(c.req));
+    c.start = b->interval.start;
+    c.end = b->interval.start + b->interval.duration;
+    c.min_batch = h->task->min_batch_size;
+    c.share_bytes = v->out_share_bytes;
+    c.merge = merge;
+    c.merge_ctx = (void *)v;
+    c.release = release;
+    c.release_ctx = &r;
+    dap_store_batch_t batch;
+    int rc = dap_store_collect(h->store, h->task->id, &c, out, cap, out_len, &batch);
+    switch (rc) {
+    case DAP_STORE_OK:
+    case DAP_STORE_ALREADY:
+        answer(a, 200, NULL, "%s", rc == DAP_STORE_OK ? "released" : "released before: the same");
+        return;
+    case DAP_STORE_TOO_SMALL:
+        answer(a, 400, "invalidBatchSize", "%llu reports in the batch, the task's minimum is %llu",
+               (unsigned long long)batch.reports, (unsigned long long)h->task->min_batch_size);
+        return;
+    case DAP_STORE_COLLECTED:
+        answer(a, 400, "batchOverlap", "part of this batch was collected by another request");
+        return;
+    case DAP_STORE_REFUSED:
+        if (r.problem != NULL) {
+            answer(a, 400, r.problem,
+                   "the leader counts %llu reports, this helper %llu, or their checksums differ",
+                   (unsigned long long)req.report_count, (unsigned long long)batch.reports);
+        } else {
+            answer(a, 500, NULL, "the aggregate share could not be noised or sealed");
+        }
+        return;
+    default: answer(a, 500, NULL, "%s", dap_store_error(h->store)); return;
+    }
+}

@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The DAP helper's two endpoints as functions over bytes (issue 31 item 1): what
+ * `dpm-collector --role helper` will answer once its HTTP routes exist. Each takes the
+ * request's body and writes the response's, with the HTTP status, the draft's problem type
+ * and the created resource's id; storage is dap_store.h, the per-report steps
+ * aggregator/job.h.
+ *
+ *   POST {helper}/tasks/{task-id}/aggregation_jobs    AggregationJobInitReq -> AggregationJobResp
+ *   POST {helper}/tasks/{task-id}/aggregate_shares    AggregateShareReq -> AggregateShare
+ *
+ * Resource creation is idempotent as the draft asks ("Resource Creation"): a resource's id is
+ * the first 16 bytes of SHA-256 of its request, so a retried request names the same job or
+ * share. A retried aggregation job is answered as the first time (each report's outcome kept
+ * by its commit, the verifier messages recomputed: Prio3 is deterministic) and counts nothing
+ * twice; a retried aggregate-share request gets the kept release, its noise drawn once.
+ * Choices where the draft leaves them (Janus's were not available to compare here): one
+ * verification key per task, id 0 (another id is invalidMessage); the jobs are handled
+ * synchronously (no Retry-After polling); time-interval tasks only. */
+#ifndef DPM_COLLECTOR_DAP_HELPER_H
+#define DPM_COLLECTOR_DAP_HELPER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "aggregator/job.h"
+#include "collector/dap/dap_store.h"
+#include "dpm/expert/hpke.h"
+#include "dpm/expert/noise.h"
+
+typedef struct {
+    const dpm_dap_task_t *task;  /* decoded, with its VDAF; not owned */
+    agg_role_t role;             /* the helper's HPKE key and the verification key */
+    dap_store_t *store;          /* not owned */
+    dpm_hpke_config_t collector; /* whom the aggregate shares are sealed to */
+    uint64_t sensitivity;        /* L1 sensitivity of one privacy unit (the mechanism's) */
+    dpm_rand_t *rand;            /* the helper's CSPRNG: its noise, its HPKE ephemeral keys */
+    uint64_t skew_s;             /* a report up to this far in the future is not too early */
+} dap_helper_t;
+
+/* What an endpoint answers besides its body. */
+typedef struct {
+    int status;          /* HTTP: 200, 400 (the request), 500 (this server) */
+    const char *problem; /* on 400: the draft's error type ("invalidMessage", ...) */
+    char detail[192];    /* what went wrong, for the problem document and the log */
+    uint8_t id[16];      /* on 200: the created resource's id (its Location) */
+} dap_answer_t;
+
+/* 0, or -1 (out of memory, a task without a VDAF, a collector configuration the SDK refuses). */
+int dap_helper_init(dap_helper_t *h, const dpm_dap_task_t *t, const dpm_dap_hpke_key_t *key,
+                    const uint8_t verify_key[DPM_PRIO3_VERIFY_KEY_BYTES], dap_store_t *store,
+                    const dpm_hpke_config_t *collector, uint64_t sensitivity, dpm_rand_t *rand);
+void dap_helper_free(dap_helper_t *h);
+
+/* An AggregationJobInitReq body[0, len) at now_s -> its AggregationJobResp in out[0, *out_len)
+ * (cap bytes). Every report's output share is committed to its bucket once, or the report is
+ * rejected with its ReportError (its own failure, report_replayed, batch_collected,
+ * report_too_early, report_dropped); 400 invalidMessage for a malformed request,
+ * invalidAggregationParameter for a non-empty one, unsupportedExtension for any extension. */
+void dap_helper_aggregation_job(dap_helper_t *h, const uint8_t *body, size_t len, uint64_t now_s,
+                                uint8_t *out, size_t cap, size_t *out_len, dap_answer_t *a);
+
+/* An AggregateShareReq body[0, len) -> the AggregateShare in out[0, *out_len): this helper's
+ * sum over the batch, its central noise added (once), sealed to the collector for that
+ * collection request. 400: invalidMessage, batchInvalid (not a time interval of the task),
+ * invalidBatchSize (below the task's minimum), batchOverlap (another request collected part
+ * of it), batchMismatch (the leader's report count or checksum is not this helper's). */
+void dap_helper_aggregate_share(dap_helper_t *h, const uint8_t *body, size_t len, uint8_t *out,
+                                size_t cap, size_t *out_len, dap_answer_t *a);
+
+#endif /* DPM_COLLECTOR_DAP_HELPER_H */
