@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Writes the seed corpora of the SDK fuzz targets from real encodings: make_seeds DIR writes
- * DIR/<target>/<seed> for http_response, upload, campaign, report, ledger, outbox, fedauc and
- * memo (the request target's seeds, and the golden wire vectors of every other mechanism as
- * campaign and report seeds, come from tests/fuzz/make_corpus.py). Storage images are made by
- * the real ledger, outbox and memo code on a RAM storage, reports and campaigns by the real
+ * DIR/<target>/<seed> for http_response, upload, campaign, report, ledger, outbox, fedauc,
+ * memo and dap_helper (the request target's seeds, and the golden wire vectors of every other
+ * mechanism as campaign and report seeds, come from tests/fuzz/make_corpus.py). Storage images are
+ * made by the real ledger, outbox and memo code on a RAM storage, reports and campaigns by the real
  * encoders. */
 #include <errno.h>
 #include <stdio.h>
@@ -28,6 +28,7 @@
 #include "dpm/expert/outbox.h"
 #include "fake_storage.h"
 #include "fuzz_fixtures.h"
+#include "fuzz_helper_task.h"
 #include "test_rng.h"
 
 static const char *root;
@@ -92,14 +93,17 @@ static void http_seeds(void)
         const char *text;
     } raw[] = {
         {"ok_empty", 2, "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"},
-        {"ok_body", 2, "HTTP/1.1 200 OK\r\nContent-Type: application/x-protobuf\r\n"
-                       "Content-Length: 4\r\n\r\n\x08\x01\x10\x00"},
+        {"ok_body", 2,
+         "HTTP/1.1 200 OK\r\nContent-Type: application/x-protobuf\r\n"
+         "Content-Length: 4\r\n\r\n\x08\x01\x10\x00"},
         {"no_content", 0, "HTTP/1.1 204 No Content\r\n\r\n"},
-        {"continue_then_ok", 2, "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\n"
-                                "Content-Length: 2\r\n\r\nhi"},
+        {"continue_then_ok", 2,
+         "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\n"
+         "Content-Length: 2\r\n\r\nhi"},
         {"http10_close", 2, "HTTP/1.0 200 OK\r\nContent-Length: 1\r\n\r\nx"},
-        {"connection_close", 2, "HTTP/1.1 503 Busy\r\nConnection: keep-alive, close\r\n"
-                                "Content-Length: 0\r\n\r\n"},
+        {"connection_close", 2,
+         "HTTP/1.1 503 Busy\r\nConnection: keep-alive, close\r\n"
+         "Content-Length: 0\r\n\r\n"},
         {"chunked", 2, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"},
         {"folded", 2, "HTTP/1.1 200 OK\r\nX-A: 1\r\n 2\r\nContent-Length: 0\r\n\r\n"},
         {"too_big", 1, "HTTP/1.1 200 OK\r\nContent-Length: 17\r\n\r\n01234567890123456"},
@@ -462,7 +466,8 @@ static void dap_seeds(void)
         cfg.clock.ctx = &now;
         cfg.storage = fake_storage_port(&fs);
         cfg.policy.defaults.max_eps = DPM_EPS(1);
-        cfg.policy.defaults.max_budget = DPM_EPS(1);
+        cfg.policy.defaults.max_budget = DPM_EPS(3); /* three histogram reports at ε 1 each:
+                                                         the device cap counts central ε too */
         static dpm_dap_policy_t dap;
         dap_task_policy(tf, 65536, 100, &dap);
         cfg.policy.dap = &dap;
@@ -470,8 +475,8 @@ static void dap_seeds(void)
         must(dpm_device_init(&dev, &cfg), "dap device");
         dap_ram_outbox_t ob;
         dap_ram_outbox_init(&ob, outbox_mem, sizeof(outbox_mem));
-        dpm_dap_io_t io = {dpm_hpke_sealer(), dap_ram_outbox(&ob), report, sizeof(report),
-                           work, 1024};
+        dpm_dap_io_t io = {
+            dpm_hpke_sealer(), dap_ram_outbox(&ob), report, sizeof(report), work, 1024};
         uint64_t m[48];
         for (int i = 0; i < 48; i++) {
             m[i] = (uint64_t)(i * 5);
@@ -542,6 +547,38 @@ static void layout_seeds(void)
     put_file("layout", "bit_flip", mem, sizeof(mem), NULL, 0);
 }
 
+/* dap_helper: the leader's AggregationJobInitReq for three reports (selector 0), the
+ * AggregateShareReq that collects them (selector 1: right count and checksum), one with the
+ * wrong count, and a job that carries report 0 again. */
+static void dap_helper_seeds(void)
+{
+    agg_task_t k;
+    dpm_dap_task_t t;
+    static uint8_t buf[1 + 16384];
+    uint8_t checksum[32] = {0};
+    uint64_t bucket = 0;
+    if (fuzz_helper_task(&k, &t) != 0) {
+        fprintf(stderr, "make_seeds: the helper's fuzz task\n");
+        exit(1);
+    }
+    size_t len = fuzz_helper_job(&k, &t, 0, FUZZ_HELPER_REPORTS, buf + 1, sizeof(buf) - 1, checksum,
+                                 &bucket);
+    if (len == 0) {
+        fprintf(stderr, "make_seeds: the helper's fuzz job\n");
+        exit(1);
+    }
+    buf[0] = 0;
+    put_file("dap_helper", "job_3", buf, 1 + len, NULL, 0);
+    len = fuzz_helper_job(&k, &t, 0, 1, buf + 1, sizeof(buf) - 1, NULL, NULL);
+    put_file("dap_helper", "job_replay", buf, 1 + len, NULL, 0);
+    buf[0] = 1;
+    len = fuzz_helper_share_req(bucket, FUZZ_HELPER_REPORTS, checksum, buf + 1, sizeof(buf) - 1);
+    put_file("dap_helper", "share_3", buf, 1 + len, NULL, 0);
+    len =
+        fuzz_helper_share_req(bucket, FUZZ_HELPER_REPORTS + 1, checksum, buf + 1, sizeof(buf) - 1);
+    put_file("dap_helper", "share_mismatch", buf, 1 + len, NULL, 0);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 2) {
@@ -558,5 +595,6 @@ int main(int argc, char **argv)
     memo_seeds();
     layout_seeds();
     dap_seeds();
+    dap_helper_seeds();
     return 0;
 }
