@@ -15,38 +15,22 @@
  *     opens for the collector, and with the leader's unnoised share it gives the exact sums
  *     plus the helper's noise (present, within its bounds); the same request again gives the
  *     same bytes (the noise drawn once); another request over the batch: batchOverlap. */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
 
-#include <cmocka.h>
-
 #include "aggregator/dap_msg.h"
-#include "aggregator/device.h"
 #include "aggregator/job.h"
 #include "aggregator/share.h"
-#include "aggregator/task.h"
 #include "collector/dap/dap_helper.h"
+#include "dap_roles.h"
 #include "mbedtls/sha256.h"
-#include "test_rng.h"
 
-#define LENGTH 6u
-#define MAXV 20u
-#define N 10u /* reports */
+#define N ROLES_N
+#define LENGTH ROLES_LENGTH
 #define BIG 65536u
-#define SENSITIVITY 20u
 
 typedef struct {
-    agg_task_t task;
-    dpm_dap_task_t t;
-    uint8_t reports[N + 1][4096]; /* [N]: one more, for the replay job */
-    size_t report_len[N + 1];
-    int64_t want[LENGTH]; /* the sums of reports 0 .. N-1 */
+    roles_t *r;
     agg_role_t leader;
     uint8_t *state;
     dap_store_t *store;
@@ -55,57 +39,26 @@ typedef struct {
     dpm_rng_t port;
     dpm_rand_t rand;
     dap_helper_t helper;
-    dpm_dap_hpke_key_t collector_key;
-    dpm_hpke_config_t collector;
 } fx_t;
 
 static fx_t *fx_new(void)
 {
     fx_t *f = calloc(1, sizeof(*f));
     assert_non_null(f);
-    dpm_prio3_t v;
-    const char *why = NULL;
-    assert_int_equal(dpm_prio3_sumvec_init(&v, 2, LENGTH, MAXV, 4), DPM_OK);
-    assert_int_equal(agg_task_make(&f->task, &v, DPM_EPS_ONE, 5, 91, &why), 0);
-    assert_int_equal(agg_task_decode(&f->task, &f->t), DPM_OK);
-    agg_device_t *dev = agg_device_new(&f->task, &f->t);
-    assert_non_null(dev);
-    for (uint32_t i = 0; i <= N; i++) {
-        uint64_t m[LENGTH];
-        for (uint32_t k = 0; k < LENGTH; k++) {
-            m[k] = (i * 5u + k * 3u) % (MAXV + 1u);
-            f->want[k] += i < N ? (int64_t)m[k] : 0;
-        }
-        test_rng_t t;
-        test_rng_seed(&t, 700u + i);
-        assert_int_equal(agg_device_sumvec(dev, &f->task, test_rng_port(&t), m, LENGTH, &why),
-                         DPM_OK);
-        memcpy(f->reports[i], dev->report, dev->report_len);
-        f->report_len[i] = dev->report_len;
-    }
-    agg_device_free(dev);
-    assert_int_equal(
-        agg_role_init(&f->leader, &f->t, DPM_DAP_ROLE_LEADER, &f->task.key[0], f->task.verify_key),
-        0);
-    f->state = malloc((size_t)(N + 1) * f->t.vdaf.state_bytes);
+    f->r = roles_new();
+    const dpm_dap_task_t *t = &f->r->t;
+    assert_int_equal(agg_role_init(&f->leader, t, DPM_DAP_ROLE_LEADER, &f->r->task.key[0],
+                                   f->r->task.verify_key),
+                     0);
+    f->state = malloc((size_t)(N + 1) * t->vdaf.state_bytes);
     assert_non_null(f->state);
     snprintf(f->path, sizeof(f->path), "/tmp/test_dap_helper_%d.db", (int)getpid());
     unlink(f->path);
     char err[256];
     assert_int_equal(dap_store_open(&f->store, f->path, err, sizeof(err)), 0);
-    /* the collector's key */
-    uint8_t ikm[32] = {42};
-    f->collector_key.config_id = 9;
-    f->collector_key.aead_id = DPM_HPKE_AEAD_AES_128_GCM;
-    assert_int_equal(dpm_hpke_derive_keypair(ikm, sizeof(ikm), &f->collector_key.kp), DPM_OK);
-    f->collector.id = 9;
-    f->collector.kem_id = DPM_HPKE_KEM_X25519_SHA256;
-    f->collector.kdf_id = DPM_HPKE_KDF_HKDF_SHA256;
-    f->collector.aead_id = DPM_HPKE_AEAD_AES_128_GCM;
-    memcpy(f->collector.public_key, f->collector_key.kp.pk, DPM_HPKE_NPK);
     assert_int_equal(test_rand_init(&f->rand, &f->rng, &f->port, 4242), DPM_OK);
-    assert_int_equal(dap_helper_init(&f->helper, &f->t, &f->task.key[1], f->task.verify_key,
-                                     f->store, &f->collector, SENSITIVITY, &f->rand),
+    assert_int_equal(dap_helper_init(&f->helper, t, &f->r->task.key[1], f->r->task.verify_key,
+                                     f->store, &f->r->collector, ROLES_SENSITIVITY, &f->rand),
                      0);
     return f;
 }
@@ -117,6 +70,7 @@ static void fx_free(fx_t *f)
     agg_role_free(&f->leader);
     free(f->state);
     unlink(f->path);
+    free(f->r);
     free(f);
 }
 
@@ -133,8 +87,8 @@ static size_t leader_request(fx_t *f, const uint32_t *idx, size_t n, uint8_t *re
         uint32_t i = idx[k];
         size_t m = 0;
         uint8_t code = 0xFF;
-        assert_int_equal(agg_role_leader_init(&f->leader, f->reports[i], f->report_len[i],
-                                              f->state + (size_t)i * f->t.vdaf.state_bytes,
+        assert_int_equal(agg_role_leader_init(&f->leader, f->r->reports[i], f->r->report_len[i],
+                                              f->state + (size_t)i * f->r->t.vdaf.state_bytes,
                                               req + len, BIG - len, &m, &code),
                          DPM_OK);
         if (tamper != NULL) {
@@ -145,20 +99,12 @@ static size_t leader_request(fx_t *f, const uint32_t *idx, size_t n, uint8_t *re
     return len;
 }
 
-/* The report times' bucket (all reports share the device's clock) and a now_s that is theirs. */
-static uint64_t bucket_of(const fx_t *f)
-{
-    dpm_dap_report_view_t r;
-    assert_int_equal(dpm_dap_report_decode(f->reports[0], f->report_len[0], &r, NULL), DPM_OK);
-    return r.time;
-}
-
 /* The leader finishing a response for reports idx[0, n): each one's ReportError (0 kept) and
  * its output shares summed into agg. */
 static void leader_finish(fx_t *f, const uint32_t *idx, size_t n, const uint8_t *resp, size_t len,
                           uint8_t *errors, uint8_t *agg)
 {
-    const dpm_prio3_t *v = &f->t.vdaf;
+    const dpm_prio3_t *v = &f->r->t.vdaf;
     dap_list_t resps;
     assert_int_equal(dap_msg_agg_job_resp_decode(resp, len, &resps, NULL), DPM_OK);
     assert_int_equal(resps.n, n);
@@ -194,9 +140,9 @@ static void jobs_once_replays_and_rejects(void **state)
 {
     (void)state;
     fx_t *f = fx_new();
-    const dpm_prio3_t *v = &f->t.vdaf;
+    const dpm_prio3_t *v = &f->r->t.vdaf;
     g_vshare_bytes = v->verifier_share_bytes;
-    uint64_t now = (bucket_of(f) + 1u) * f->t.time_precision;
+    uint64_t now = roles_now(f->r);
     uint8_t *req = malloc(BIG), *resp = malloc(BIG), *resp2 = malloc(BIG);
     uint8_t *agg = calloc(1, v->out_share_bytes);
     assert_true(req && resp && resp2 && agg);
@@ -220,7 +166,8 @@ static void jobs_once_replays_and_rejects(void **state)
     for (uint32_t i = 0; i < N; i++) {
         assert_int_equal(errors[i], i == 3 ? DAP_REPORT_ERROR_HPKE_DECRYPT_ERROR : 0);
     }
-    assert_int_equal(dap_store_rejected(f->store, f->t.id, DAP_REPORT_ERROR_HPKE_DECRYPT_ERROR), 1);
+    assert_int_equal(dap_store_rejected(f->store, f->r->t.id, DAP_REPORT_ERROR_HPKE_DECRYPT_ERROR),
+                     1);
     /* job 2: report 10 (new) and report 5 again: 5 is a replay */
     const uint32_t two[2] = {N, 5};
     len = leader_request(f, two, 2, req, NULL);
@@ -235,7 +182,7 @@ static void jobs_once_replays_and_rejects(void **state)
     /* job 3: report 10 again, sent before its time (the clock far behind): too early */
     const uint32_t early[1] = {N};
     len = leader_request(f, early, 1, req, NULL);
-    dap_helper_aggregation_job(&f->helper, req, len, f->t.time_precision, resp, BIG, &rlen, &a);
+    dap_helper_aggregation_job(&f->helper, req, len, f->r->t.time_precision, resp, BIG, &rlen, &a);
     assert_int_equal(a.status, 200);
     leader_finish(f, early, 1, resp, rlen, e2, scratch);
     assert_int_equal(e2[0], DAP_REPORT_ERROR_REPORT_TOO_EARLY);
@@ -253,7 +200,7 @@ static void bad_requests_are_refused(void **state)
     fx_t *f = fx_new();
     uint8_t *req = malloc(BIG), *resp = malloc(BIG);
     assert_true(req && resp);
-    uint64_t now = (bucket_of(f) + 1u) * f->t.time_precision;
+    uint64_t now = roles_now(f->r);
     size_t rlen = 0;
     dap_answer_t a;
     static const uint8_t garbage[7] = {0, 0, 0, 0, 9, 9, 9};
@@ -277,8 +224,8 @@ static void bad_requests_are_refused(void **state)
     assert_int_equal(dap_msg_agg_job_init_req_encode(&head, req, BIG, &hl), DPM_OK);
     size_t m = 0;
     uint8_t code = 0;
-    assert_int_equal(agg_role_leader_init(&f->leader, f->reports[0], f->report_len[0], f->state,
-                                          req + hl, BIG - hl, &m, &code),
+    assert_int_equal(agg_role_leader_init(&f->leader, f->r->reports[0], f->r->report_len[0],
+                                          f->state, req + hl, BIG - hl, &m, &code),
                      DPM_OK);
     dap_helper_aggregation_job(&f->helper, req, hl + m, now, resp, BIG, &rlen, &a);
     assert_int_equal(a.status, 400);
@@ -313,8 +260,8 @@ static void aggregate_share_released_once(void **state)
 {
     (void)state;
     fx_t *f = fx_new();
-    const dpm_prio3_t *v = &f->t.vdaf;
-    uint64_t b = bucket_of(f), now = (b + 1u) * f->t.time_precision;
+    const dpm_prio3_t *v = &f->r->t.vdaf;
+    uint64_t b = roles_bucket(f->r), now = (b + 1u) * f->r->t.time_precision;
     uint8_t *req = malloc(BIG), *resp = malloc(BIG);
     uint8_t *both = calloc(2, v->out_share_bytes);
     assert_true(req && resp && both);
@@ -340,7 +287,8 @@ static void aggregate_share_released_once(void **state)
     for (uint32_t i = 0; i < N; i++) {
         dpm_dap_report_view_t r;
         uint8_t h[32];
-        assert_int_equal(dpm_dap_report_decode(f->reports[i], f->report_len[i], &r, NULL), DPM_OK);
+        assert_int_equal(dpm_dap_report_decode(f->r->reports[i], f->r->report_len[i], &r, NULL),
+                         DPM_OK);
         assert_int_equal(mbedtls_sha256(r.report_id, DPM_DAP_REPORT_ID_BYTES, h, 0), 0);
         for (int k = 0; k < 32; k++) {
             checksum[k] ^= h[k];
@@ -367,15 +315,15 @@ static void aggregate_share_released_once(void **state)
     /* opened by the collector, beside the leader's unnoised share: the sums plus noise */
     dap_hpke_ct_t ct;
     assert_int_equal(dap_msg_agg_share_decode(share, slen, &ct, NULL), DPM_OK);
-    assert_int_equal(agg_share_open(&f->t, DPM_DAP_ROLE_HELPER, &f->collector_key, coll, coll_len,
-                                    &ct, both + v->out_share_bytes, v->out_share_bytes),
+    assert_int_equal(agg_share_open(&f->r->t, DPM_DAP_ROLE_HELPER, &f->r->collector_key, coll,
+                                    coll_len, &ct, both + v->out_share_bytes, v->out_share_bytes),
                      DPM_OK);
     int64_t got[LENGTH];
     assert_int_equal(dpm_prio3_unshard_signed(v, both, 2u * v->out_share_bytes, N, got, LENGTH),
                      DPM_OK);
     int noised = 0;
     for (uint32_t k = 0; k < LENGTH; k++) {
-        int64_t d = got[k] - f->want[k];
+        int64_t d = got[k] - f->r->want[k];
         /* discrete Laplace of scale 20: beyond 500 with probability about 1e-11 */
         assert_true(d > -500 && d < 500);
         noised |= d != 0;

@@ -11,7 +11,7 @@
 #include "dpm/expert/vdaf.h"
 #include "mbedtls/sha256.h"
 
-static void answer(dap_answer_t *a, int status, const char *problem, const char *fmt, ...)
+void dap_answer_set(dap_answer_t *a, int status, const char *problem, const char *fmt, ...)
 {
     va_list ap;
     a->status = status;
@@ -47,7 +47,7 @@ void dap_helper_free(dap_helper_t *h)
     }
 }
 
-static int merge(void *ctx, uint8_t *acc, const uint8_t *add, size_t bytes)
+int dap_vdaf_merge(void *ctx, uint8_t *acc, const uint8_t *add, size_t bytes)
 {
     const dpm_prio3_t *v = ctx;
     return dpm_prio3_aggregate(v, acc, bytes, add, bytes) == DPM_OK ? 0 : -1;
@@ -172,35 +172,36 @@ void dap_helper_aggregation_job(dap_helper_t *h, const uint8_t *body, size_t len
     dap_agg_job_init_req_t req;
     const char *why = NULL;
     if (dap_msg_agg_job_init_req_decode(body, len, &req, &why) != DPM_OK) {
-        answer(a, 400, "invalidMessage", "AggregationJobInitReq: %s", why ? why : "malformed");
+        dap_answer_set(a, 400, "invalidMessage", "AggregationJobInitReq: %s",
+                       why ? why : "malformed");
         return;
     }
     if (req.verification_key_id != 0) {
-        answer(a, 400, "invalidMessage", "verification key id %u: this task has only key 0",
-               req.verification_key_id);
+        dap_answer_set(a, 400, "invalidMessage", "verification key id %u: this task has only key 0",
+                       req.verification_key_id);
         return;
     }
     if (req.agg_param.len != 0) {
-        answer(a, 400, "invalidAggregationParameter",
-               "Prio3 takes no aggregation parameter (%zu "
-               "bytes sent)",
-               req.agg_param.len);
+        dap_answer_set(a, 400, "invalidAggregationParameter",
+                       "Prio3 takes no aggregation parameter (%zu "
+                       "bytes sent)",
+                       req.agg_param.len);
         return;
     }
     if (req.extensions.n != 0) {
-        answer(a, 400, "unsupportedExtension",
-               "a time-interval task takes no aggregation job "
-               "extension (%zu sent)",
-               req.extensions.n);
+        dap_answer_set(a, 400, "unsupportedExtension",
+                       "a time-interval task takes no aggregation job "
+                       "extension (%zu sent)",
+                       req.extensions.n);
         return;
     }
     if (req.verify_inits.n == 0) {
-        answer(a, 400, "invalidMessage", "an aggregation job without reports");
+        dap_answer_set(a, 400, "invalidMessage", "an aggregation job without reports");
         return;
     }
     uint8_t digest[32];
     if (mbedtls_sha256(body, len, digest, 0) != 0) {
-        answer(a, 500, NULL, "SHA-256 failed");
+        dap_answer_set(a, 500, NULL, "SHA-256 failed");
         return;
     }
     memcpy(a->id, digest, sizeof(a->id));
@@ -209,21 +210,21 @@ void dap_helper_aggregation_job(dap_helper_t *h, const uint8_t *body, size_t len
     /* a continue response is 17 + 1 + 4 + 5 + the verifier message bytes */
     if (job_alloc(&j, req.verify_inits.n, v->out_share_bytes,
                   req.verify_inits.n * (32u + v->verifier_message_bytes)) != 0) {
-        answer(a, 500, NULL, "out of memory for a job of %zu reports", req.verify_inits.n);
+        dap_answer_set(a, 500, NULL, "out of memory for a job of %zu reports", req.verify_inits.n);
         return;
     }
     if (run_reports(h, &req, now_s, &j) != 0) {
-        answer(a, 500, NULL, "a helper response did not fit its buffer");
+        dap_answer_set(a, 500, NULL, "a helper response did not fit its buffer");
         job_free(&j);
         return;
     }
     int rc = dap_store_commit(h->store, h->task->id, a->id, digest, j.o, j.n, v->out_share_bytes,
-                              merge, (void *)v, j.errors);
+                              dap_vdaf_merge, (void *)v, j.errors);
     if (rc != DAP_STORE_OK && rc != DAP_STORE_ALREADY) {
-        answer(a, rc == DAP_STORE_CONFLICT ? 400 : 500,
-               rc == DAP_STORE_CONFLICT ? "invalidMessage" : NULL, "%s",
-               rc == DAP_STORE_CONFLICT ? "another request under this aggregation job's id"
-                                        : dap_store_error(h->store));
+        dap_answer_set(a, rc == DAP_STORE_CONFLICT ? 400 : 500,
+                       rc == DAP_STORE_CONFLICT ? "invalidMessage" : NULL, "%s",
+                       rc == DAP_STORE_CONFLICT ? "another request under this aggregation job's id"
+                                                : dap_store_error(h->store));
         job_free(&j);
         return;
     }
@@ -239,14 +240,14 @@ void dap_helper_aggregation_job(dap_helper_t *h, const uint8_t *body, size_t len
             bad = j.errors[i] == 0 || put_reject(j.ids[i], j.errors[i], out, cap, out_len) != 0;
         }
         if (bad) {
-            answer(a, 500, NULL, "the AggregationJobResp did not fit %zu bytes", cap);
+            dap_answer_set(a, 500, NULL, "the AggregationJobResp did not fit %zu bytes", cap);
             *out_len = 0;
             job_free(&j);
             return;
         }
     }
     job_free(&j);
-    answer(a, 200, NULL, "%s", rc == DAP_STORE_ALREADY ? "answered again" : "aggregated");
+    dap_answer_set(a, 200, NULL, "%s", rc == DAP_STORE_ALREADY ? "answered again" : "aggregated");
 }
 
 typedef struct {
@@ -306,22 +307,24 @@ void dap_helper_aggregate_share(dap_helper_t *h, const uint8_t *body, size_t len
     dap_agg_share_req_t req;
     const char *why = NULL;
     if (dap_msg_agg_share_req_decode(body, len, &req, &why) != DPM_OK) {
-        answer(a, 400, "invalidMessage", "AggregateShareReq: %s", why ? why : "malformed");
+        dap_answer_set(a, 400, "invalidMessage", "AggregateShareReq: %s", why ? why : "malformed");
         return;
     }
     const dap_batch_t *b = &req.batch_selector;
     if (b->batch_mode != DPM_DAP_BATCH_TIME_INTERVAL || h->task->batch_mode != b->batch_mode ||
         b->interval.duration == 0 || b->interval.start + b->interval.duration < b->interval.start) {
-        answer(a, 400, "batchInvalid", "the batch selector is not a time interval of this task");
+        dap_answer_set(a, 400, "batchInvalid",
+                       "the batch selector is not a time interval of this task");
         return;
     }
     if (req.collection_job_req.agg_param.len != 0) {
-        answer(a, 400, "invalidAggregationParameter", "Prio3 takes no aggregation parameter");
+        dap_answer_set(a, 400, "invalidAggregationParameter",
+                       "Prio3 takes no aggregation parameter");
         return;
     }
     uint8_t digest[32];
     if (mbedtls_sha256(body, len, digest, 0) != 0) {
-        answer(a, 500, NULL, "SHA-256 failed");
+        dap_answer_set(a, 500, NULL, "SHA-256 failed");
         return;
     }
     memcpy(a->id, digest, sizeof(a->id));
@@ -334,7 +337,7 @@ void dap_helper_aggregate_share(dap_helper_t *h, const uint8_t *body, size_t len
     c.end = b->interval.start + b->interval.duration;
     c.min_batch = h->task->min_batch_size;
     c.share_bytes = v->out_share_bytes;
-    c.merge = merge;
+    c.merge = dap_vdaf_merge;
     c.merge_ctx = (void *)v;
     c.release = release;
     c.release_ctx = &r;
@@ -343,24 +346,28 @@ void dap_helper_aggregate_share(dap_helper_t *h, const uint8_t *body, size_t len
     switch (rc) {
     case DAP_STORE_OK:
     case DAP_STORE_ALREADY:
-        answer(a, 200, NULL, "%s", rc == DAP_STORE_OK ? "released" : "released before: the same");
+        dap_answer_set(a, 200, NULL, "%s",
+                       rc == DAP_STORE_OK ? "released" : "released before: the same");
         return;
     case DAP_STORE_TOO_SMALL:
-        answer(a, 400, "invalidBatchSize", "%llu reports in the batch, the task's minimum is %llu",
-               (unsigned long long)batch.reports, (unsigned long long)h->task->min_batch_size);
+        dap_answer_set(
+            a, 400, "invalidBatchSize", "%llu reports in the batch, the task's minimum is %llu",
+            (unsigned long long)batch.reports, (unsigned long long)h->task->min_batch_size);
         return;
     case DAP_STORE_COLLECTED:
-        answer(a, 400, "batchOverlap", "part of this batch was collected by another request");
+        dap_answer_set(a, 400, "batchOverlap",
+                       "part of this batch was collected by another request");
         return;
     case DAP_STORE_REFUSED:
         if (r.problem != NULL) {
-            answer(a, 400, r.problem,
-                   "the leader counts %llu reports, this helper %llu, or their checksums differ",
-                   (unsigned long long)req.report_count, (unsigned long long)batch.reports);
+            dap_answer_set(
+                a, 400, r.problem,
+                "the leader counts %llu reports, this helper %llu, or their checksums differ",
+                (unsigned long long)req.report_count, (unsigned long long)batch.reports);
         } else {
-            answer(a, 500, NULL, "the aggregate share could not be noised or sealed");
+            dap_answer_set(a, 500, NULL, "the aggregate share could not be noised or sealed");
         }
         return;
-    default: answer(a, 500, NULL, "%s", dap_store_error(h->store)); return;
+    default: dap_answer_set(a, 500, NULL, "%s", dap_store_error(h->store)); return;
     }
 }

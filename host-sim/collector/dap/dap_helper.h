@@ -45,6 +45,14 @@ typedef struct {
     uint8_t id[16];      /* on 200: the created resource's id (its Location) */
 } dap_answer_t;
 
+/* Set an answer: status, problem type (or NULL) and a printf-style detail. Both roles'. */
+void dap_answer_set(dap_answer_t *a, int status, const char *problem, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* Adds one encoded aggregate share into another (ctx: the task's dpm_prio3_t): the store's
+ * merge function for a Prio3 task. */
+int dap_vdaf_merge(void *ctx, uint8_t *acc, const uint8_t *add, size_t bytes);
+
 /* 0, or -1 (out of memory, a task without a VDAF, a collector configuration the SDK refuses). */
 int dap_helper_init(dap_helper_t *h, const dpm_dap_task_t *t, const dpm_dap_hpke_key_t *key,
                     const uint8_t verify_key[DPM_PRIO3_VERIFY_KEY_BYTES], dap_store_t *store,
