@@ -1,0 +1,434 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The DAP leader's work over bytes (dap_leader.h). */
+#include "collector/dap/dap_leader.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "aggregator/share.h"
+#include "dpm/expert/vdaf.h"
+#include "mbedtls/sha256.h"
+
+int dap_leader_init(dap_leader_t *l, const dpm_dap_task_t *t, const dpm_dap_hpke_key_t *key,
+                    const uint8_t verify_key[DPM_PRIO3_VERIFY_KEY_BYTES], dap_store_t *store,
+                    const dpm_hpke_config_t *collector, uint64_t sensitivity, dpm_rand_t *rand)
+{
+    memset(l, 0, sizeof(*l));
+    if (t == NULL || store == NULL || collector == NULL || rand == NULL ||
+        dpm_hpke_config_check(collector, NULL) != DPM_OK ||
+        agg_role_init(&l->role, t, DPM_DAP_ROLE_LEADER, key, verify_key) != 0) {
+        return -1;
+    }
+    l->task = t;
+    l->store = store;
+    l->collector = *collector;
+    l->sensitivity = sensitivity;
+    l->rand = rand;
+    return 0;
+}
+
+void dap_leader_free(dap_leader_t *l)
+{
+    if (l != NULL && l->task != NULL) {
+        agg_role_free(&l->role);
+        memset(l, 0, sizeof(*l));
+    }
+}
+
+static int put_status(const uint8_t *id, uint8_t error, uint8_t *out, size_t cap, size_t *len)
+{
+    dap_upload_status_t u = {id, error};
+    size_t n = 0;
+    if (dap_msg_upload_status_encode(&u, out + *len, cap - *len, &n) != DPM_OK) {
+        return -1;
+    }
+    *len += n;
+    return 0;
+}
+
+void dap_leader_upload(dap_leader_t *l, const uint8_t *body, size_t len, uint64_t now_s,
+                       uint8_t *out, size_t cap, size_t *out_len, dap_answer_t *a)
+{
+    memset(a, 0, sizeof(*a));
+    *out_len = 0;
+    /* framed first: a request that cannot be framed keeps nothing */
+    size_t pos = 0, n = 0;
+    dpm_dap_report_view_t rv;
+    const char *why = NULL;
+    while (pos < len) {
+        if (dpm_dap_report_next(body, len, &pos, &rv, &why) != DPM_OK) {
+            dap_answer_set(a, 400, "invalidMessage", "UploadRequest, report %zu: %s", n + 1,
+                           why ? why : "malformed");
+            return;
+        }
+        n++;
+    }
+    if (n == 0) {
+        dap_answer_set(a, 400, "invalidMessage", "an UploadRequest without reports");
+        return;
+    }
+    pos = 0;
+    size_t kept = 0;
+    while (pos < len) {
+        size_t at = pos;
+        (void)dpm_dap_report_next(body, len, &pos, &rv, NULL);
+        uint8_t e = agg_upload_check(l->task, &rv, l->role.key.config_id, now_s, l->skew_s);
+        if (e == 0) {
+            int rc = dap_store_put_report(l->store, l->task->id, rv.report_id, rv.time, rv.time,
+                                          body + at, pos - at);
+            if (rc == DAP_STORE_FAIL) {
+                /* what was kept stays kept: a retry of the whole request is answered
+                 * report_replayed for those, and stores the rest */
+                dap_answer_set(a, 500, NULL, "storing report %zu: %s", kept + 1,
+                               dap_store_error(l->store));
+                *out_len = 0;
+                return;
+            }
+            e = rc == DAP_STORE_REPLAY      ? DAP_REPORT_ERROR_REPORT_REPLAYED
+                : rc == DAP_STORE_COLLECTED ? DAP_REPORT_ERROR_BATCH_COLLECTED
+                                            : 0;
+        }
+        if (e != 0 && put_status(rv.report_id, e, out, cap, out_len) != 0) {
+            dap_answer_set(a, 500, NULL, "the UploadErrors did not fit %zu bytes", cap);
+            *out_len = 0;
+            return;
+        }
+        kept += e == 0;
+    }
+    dap_answer_set(a, 200, NULL, "%zu of %zu reports kept", kept, n);
+}
+
+/* ---- aggregation jobs ------------------------------------------------------------------------ */
+
+void dap_leader_job_free(dap_leader_job_t *j)
+{
+    free(j->req);
+    free(j->ids);
+    free(j->buckets);
+    free(j->errors);
+    free(j->states);
+    memset(j, 0, sizeof(*j));
+}
+
+/* Room for one more report (and its VerifyInit of up to `need` bytes). */
+static int job_room(dap_leader_job_t *j, size_t state_bytes, size_t need)
+{
+    if (j->n == j->cap) {
+        size_t cap = j->cap ? 2 * j->cap : 16;
+        void *ids = realloc(j->ids, cap * sizeof(*j->ids));
+        if (ids != NULL) {
+            j->ids = ids;
+        }
+        void *b = realloc(j->buckets, cap * sizeof(*j->buckets));
+        if (b != NULL) {
+            j->buckets = b;
+        }
+        void *e = realloc(j->errors, cap);
+        if (e != NULL) {
+            j->errors = e;
+        }
+        void *s = realloc(j->states, cap * state_bytes);
+        if (s != NULL) {
+            j->states = s;
+        }
+        if (ids == NULL || b == NULL || e == NULL || s == NULL) {
+            return -1;
+        }
+        j->cap = cap;
+    }
+    if (j->req_len + need > j->req_cap) {
+        size_t cap = 2 * (j->req_len + need);
+        void *r = realloc(j->req, cap);
+        if (r == NULL) {
+            return -1;
+        }
+        j->req = r;
+        j->req_cap = cap;
+    }
+    return 0;
+}
+
+typedef struct {
+    dap_leader_t *l;
+    dap_leader_job_t *j;
+} build_t;
+
+/* One stored report of the job: its VerifyInit appended, or its own rejection kept. */
+static void add_report(void *ctx, const uint8_t id[DPM_DAP_REPORT_ID_BYTES], uint64_t bucket,
+                       const uint8_t *report, size_t len)
+{
+    build_t *b = ctx;
+    dap_leader_job_t *j = b->j;
+    const dpm_prio3_t *v = &b->l->task->vdaf;
+    if (j->failed || job_room(j, v->state_bytes, len + 64u + v->verifier_share_bytes) != 0) {
+        j->failed = 1;
+        return;
+    }
+    size_t i = j->n++, n = 0;
+    memcpy(j->ids[i], id, DPM_DAP_REPORT_ID_BYTES);
+    j->buckets[i] = bucket;
+    uint8_t code = 0;
+    dpm_status_t st = agg_role_leader_init(&b->l->role, report, len, j->states + i * v->state_bytes,
+                                           j->req + j->req_len, j->req_cap - j->req_len, &n, &code);
+    if (st == DPM_OK) {
+        j->req_len += n;
+        j->sent++;
+    }
+    j->errors[i] = st == DPM_OK ? 0 : (code != 0 ? code : DAP_REPORT_ERROR_INVALID_MESSAGE);
+}
+
+int dap_leader_job_start(dap_leader_t *l, uint32_t max, uint64_t now_s, uint64_t stale_s,
+                         dap_leader_job_t *j, char *why, size_t whycap)
+{
+    memset(j, 0, sizeof(*j));
+    dap_agg_job_init_req_t head;
+    memset(&head, 0, sizeof(head)); /* verification key 0, no parameter, no extension */
+    build_t b = {l, j};
+    if (job_room(j, l->task->vdaf.state_bytes, 64) != 0 ||
+        dap_msg_agg_job_init_req_encode(&head, j->req, j->req_cap, &j->req_len) != DPM_OK) {
+        snprintf(why, whycap, "out of memory for a job");
+        dap_leader_job_free(j);
+        return -1;
+    }
+    size_t head_len = j->req_len;
+    int stale = dap_store_stale_job(l->store, l->task->id, now_s > stale_s ? now_s - stale_s : 0,
+                                    now_s, j->id);
+    int64_t got;
+    if (stale == 1) {
+        got = dap_store_job_reports(l->store, l->task->id, j->id, add_report, &b);
+    } else if (stale == 0) {
+        for (size_t k = 0; k < sizeof(j->id); k += 8) { /* a new job's id */
+            uint64_t w = 0;
+            if (dpm_rand_bits(l->rand, 64, &w) != DPM_OK) {
+                snprintf(why, whycap, "the leader's random source failed");
+                dap_leader_job_free(j);
+                return -1;
+            }
+            memcpy(j->id + k, &w, 8);
+        }
+        got = dap_store_claim(l->store, l->task->id, j->id, max, now_s, add_report, &b);
+    } else {
+        got = -1;
+    }
+    if (got < 0 || j->failed) {
+        snprintf(why, whycap, "%s",
+                 j->failed ? "out of memory for a job" : dap_store_error(l->store));
+        dap_leader_job_free(j);
+        return -1;
+    }
+    if (got == 0) {
+        dap_leader_job_free(j);
+        return 0;
+    }
+    if (j->sent == 0) {
+        j->req_len = head_len; /* nothing for the helper */
+    }
+    return 1;
+}
+
+int dap_leader_job_finish(dap_leader_t *l, dap_leader_job_t *j, const uint8_t *resp, size_t len,
+                          char *why, size_t whycap)
+{
+    const dpm_prio3_t *v = &l->task->vdaf;
+    dap_list_t resps;
+    memset(&resps, 0, sizeof(resps));
+    const char *reason = NULL;
+    if (j->sent > 0 &&
+        (resp == NULL || dap_msg_agg_job_resp_decode(resp, len, &resps, &reason) != DPM_OK ||
+         resps.n != j->sent)) {
+        snprintf(why, whycap, "the helper's AggregationJobResp: %s",
+                 reason != NULL ? reason : "not one answer per report sent");
+        return -1;
+    }
+    dap_store_outcome_t *o = calloc(j->n + 1, sizeof(*o));
+    uint8_t *shares = calloc(j->n + 1, v->out_share_bytes), *errors = calloc(j->n + 1, 1);
+    int rc = -1;
+    if (o == NULL || shares == NULL || errors == NULL) {
+        snprintf(why, whycap, "out of memory finishing a job of %zu reports", j->n);
+        goto done;
+    }
+    size_t pos = 0;
+    for (size_t i = 0; i < j->n; i++) {
+        o[i].id = j->ids[i];
+        o[i].bucket = j->buckets[i];
+        o[i].out_share = shares + i * v->out_share_bytes;
+        o[i].error = j->errors[i];
+        if (j->errors[i] != 0) {
+            continue; /* never sent */
+        }
+        dap_verify_resp_t vr;
+        if (dap_msg_next_verify_resp(&resps, &pos, &vr) != DPM_OK ||
+            memcmp(vr.report_id, j->ids[i], DPM_DAP_REPORT_ID_BYTES) != 0) {
+            snprintf(why, whycap, "the helper's answer %zu is for another report", i + 1);
+            goto done;
+        }
+        uint8_t code = 0;
+        if (agg_role_leader_finish(&l->role, j->states + i * v->state_bytes, &vr,
+                                   shares + i * v->out_share_bytes, &code) != DPM_OK) {
+            o[i].error = code != 0 ? code : DAP_REPORT_ERROR_VDAF_VERIFY_ERROR;
+        }
+    }
+    static const uint8_t none[32] = {0}; /* the leader's own jobs carry no request digest */
+    int st = dap_store_commit(l->store, l->task->id, j->id, none, o, j->n, v->out_share_bytes,
+                              dap_vdaf_merge, (void *)v, errors);
+    if (st != DAP_STORE_OK && st != DAP_STORE_ALREADY) {
+        snprintf(why, whycap, "committing the job: %s", dap_store_error(l->store));
+        goto done;
+    }
+    rc = 0;
+done:
+    free(o);
+    free(shares);
+    free(errors);
+    return rc;
+}
+
+/* ---- collection -------------------------------------------------------------------------------
+ */
+
+typedef struct {
+    dap_leader_t *l;
+    const uint8_t *body; /* the CollectionJobReq as the collector sent it */
+    size_t len;
+    const dap_collection_job_req_t *req;
+    dap_leader_helper_fn helper;
+    void *helper_ctx;
+    int helper_failed; /* the release refused because of the helper (502), else this server */
+    char detail[160];
+} collect_t;
+
+/* The batch's release: the helper's share asked for, the leader's noised and sealed, both in
+ * the CollectionJobResp. */
+static int release(void *ctx, uint8_t *agg, const dap_store_batch_t *batch, uint8_t *out,
+                   size_t cap, size_t *len)
+{
+    collect_t *c = ctx;
+    dap_leader_t *l = c->l;
+    const dpm_prio3_t *v = &l->task->vdaf;
+    dap_agg_share_req_t sr;
+    memset(&sr, 0, sizeof(sr));
+    sr.collection_job_req = *c->req;
+    sr.batch_selector = c->req->query;
+    sr.report_count = batch->reports;
+    sr.checksum = batch->checksum;
+    uint8_t sreq[512], hshare[1024];
+    size_t sreq_len = 0, hlen = 0;
+    dap_hpke_ct_t hct, lct;
+    if (dap_msg_agg_share_req_encode(&sr, sreq, sizeof(sreq), &sreq_len) != DPM_OK) {
+        snprintf(c->detail, sizeof(c->detail), "the AggregateShareReq did not encode");
+        return -1;
+    }
+    if (c->helper(c->helper_ctx, sreq, sreq_len, hshare, sizeof(hshare), &hlen, c->detail,
+                  sizeof(c->detail)) != 0) {
+        c->helper_failed = 1;
+        return -1;
+    }
+    if (dap_msg_agg_share_decode(hshare, hlen, &hct, NULL) != DPM_OK) {
+        snprintf(c->detail, sizeof(c->detail), "its AggregateShare is malformed");
+        c->helper_failed = 1;
+        return -1;
+    }
+    uint8_t ikm[32], enc[DPM_HPKE_NENC];
+    uint8_t *payload = malloc(v->out_share_bytes + DPM_HPKE_NT);
+    dpm_status_t st = payload == NULL ? DPM_ERR_BUFFER
+                                      : agg_share_add_noise(l->task, l->sensitivity, l->rand, agg);
+    for (size_t k = 0; k < sizeof(ikm) && st == DPM_OK; k += 8) {
+        uint64_t w = 0;
+        st = dpm_rand_bits(l->rand, 64, &w);
+        memcpy(ikm + k, &w, 8);
+    }
+    if (st == DPM_OK) {
+        st = agg_share_seal(l->task, DPM_DAP_ROLE_LEADER, &l->collector, c->body, c->len, agg,
+                            v->out_share_bytes, ikm, sizeof(ikm), enc, payload, &lct);
+    }
+    if (st == DPM_OK) {
+        dap_collection_job_resp_t r;
+        memset(&r, 0, sizeof(r));
+        r.report_count = batch->reports;
+        r.interval = c->req->query.interval;
+        r.leader_share = lct;
+        r.helper_share = hct;
+        st = dap_msg_collection_job_resp_encode(&r, out, cap, len);
+    }
+    memset(ikm, 0, sizeof(ikm));
+    memset(agg, 0, v->out_share_bytes); /* the noised share leaves only sealed */
+    free(payload);
+    if (st != DPM_OK) {
+        snprintf(c->detail, sizeof(c->detail), "the leader's share: %s", dpm_strerror(st));
+        return -1;
+    }
+    return 0;
+}
+
+void dap_leader_collection_job(dap_leader_t *l, const uint8_t *body, size_t len,
+                               dap_leader_helper_fn helper, void *helper_ctx, uint8_t *out,
+                               size_t cap, size_t *out_len, dap_answer_t *a)
+{
+    memset(a, 0, sizeof(*a));
+    *out_len = 0;
+    dap_collection_job_req_t req;
+    const char *why = NULL;
+    if (dap_msg_collection_job_req_decode(body, len, &req, &why) != DPM_OK) {
+        dap_answer_set(a, 400, "invalidMessage", "CollectionJobReq: %s", why ? why : "malformed");
+        return;
+    }
+    const dap_interval_t *iv = &req.query.interval;
+    if (req.query.batch_mode != DPM_DAP_BATCH_TIME_INTERVAL ||
+        l->task->batch_mode != req.query.batch_mode || iv->duration == 0 ||
+        iv->start + iv->duration < iv->start) {
+        dap_answer_set(a, 400, "batchInvalid", "the query is not a time interval of this task");
+        return;
+    }
+    if (req.agg_param.len != 0 || req.extensions.n != 0) {
+        dap_answer_set(a, 400,
+                       req.agg_param.len ? "invalidAggregationParameter" : "unsupportedExtension",
+                       "Prio3 on a time-interval task takes no parameter and no extension");
+        return;
+    }
+    const dpm_prio3_t *v = &l->task->vdaf;
+    collect_t c = {l, body, len, &req, helper, helper_ctx, 0, {0}};
+    dap_store_collect_t sc;
+    memset(&sc, 0, sizeof(sc));
+    if (mbedtls_sha256(body, len, sc.req, 0) != 0) {
+        dap_answer_set(a, 500, NULL, "SHA-256 failed");
+        return;
+    }
+    memcpy(a->id, sc.req, sizeof(a->id));
+    sc.start = iv->start;
+    sc.end = iv->start + iv->duration;
+    sc.min_batch = l->task->min_batch_size;
+    sc.share_bytes = v->out_share_bytes;
+    sc.merge = dap_vdaf_merge;
+    sc.merge_ctx = (void *)v;
+    sc.release = release;
+    sc.release_ctx = &c;
+    dap_store_batch_t batch;
+    int rc = dap_store_collect(l->store, l->task->id, &sc, out, cap, out_len, &batch);
+    switch (rc) {
+    case DAP_STORE_OK:
+    case DAP_STORE_ALREADY:
+        dap_answer_set(a, 200, NULL, "%s %llu reports",
+                       rc == DAP_STORE_OK ? "collected" : "collected before:",
+                       (unsigned long long)batch.reports);
+        return;
+    case DAP_STORE_TOO_SMALL:
+        dap_answer_set(a, 400, "invalidBatchSize",
+                       "%llu reports in the batch, the task's minimum is %llu: ask again later",
+                       (unsigned long long)batch.reports,
+                       (unsigned long long)l->task->min_batch_size);
+        return;
+    case DAP_STORE_COLLECTED:
+        dap_answer_set(a, 400, "batchOverlap", "part of this batch was collected by another query");
+        return;
+    case DAP_STORE_REFUSED:
+        if (c.helper_failed) {
+            dap_answer_set(a, 502, NULL, "the helper's share: %s (nothing collected: ask again)",
+                           c.detail);
+        } else {
+            dap_answer_set(a, 500, NULL, "%s", c.detail);
+        }
+        return;
+    default: dap_answer_set(a, 500, NULL, "%s", dap_store_error(l->store)); return;
+    }
+}
