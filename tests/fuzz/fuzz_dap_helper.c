@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "collector/dap/dap_helper.h"
-#include "fuzz_helper_task.h"
+#include "fuzz_dap_roles.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -42,8 +42,8 @@ static void setup(void)
     memset(&collector, 0, sizeof(collector));
     uint64_t bucket = 0;
     uint8_t req[4096];
-    if (fuzz_helper_task(&task, &t) != 0 ||
-        fuzz_helper_job(&task, &t, 0, 1, req, sizeof(req), NULL, &bucket) == 0 ||
+    if (fuzz_roles_task(&task, &t) != 0 ||
+        fuzz_roles_job(&task, &t, 0, 1, req, sizeof(req), NULL, &bucket) == 0 ||
         dap_store_open(&store, "sqlite::memory:", err, sizeof(err)) != 0 ||
         dpm_hpke_derive_keypair(ikm, sizeof(ikm), &ck.kp) != DPM_OK ||
         test_rand_init(&rand_src, &rng, &port, 99) != DPM_OK) {
@@ -55,7 +55,7 @@ static void setup(void)
     collector.aead_id = DPM_HPKE_AEAD_AES_128_GCM;
     memcpy(collector.public_key, ck.kp.pk, DPM_HPKE_NPK);
     if (dap_helper_init(&helper, &t, &task.key[1], task.verify_key, store, &collector,
-                        FUZZ_HELPER_SENSITIVITY, &rand_src) != 0) {
+                        FUZZ_ROLES_SENSITIVITY, &rand_src) != 0) {
         abort();
     }
     now_s = (bucket + 1u) * t.time_precision;

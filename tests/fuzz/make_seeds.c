@@ -28,7 +28,9 @@
 #include "dpm/expert/outbox.h"
 #include "fake_storage.h"
 #include "fuzz_fixtures.h"
-#include "fuzz_helper_task.h"
+#include "collector/dap/dap_helper.h"
+#include "collector/dap/dap_leader.h"
+#include "fuzz_dap_roles.h"
 #include "test_rng.h"
 
 static const char *root;
@@ -557,26 +559,91 @@ static void dap_helper_seeds(void)
     static uint8_t buf[1 + 16384];
     uint8_t checksum[32] = {0};
     uint64_t bucket = 0;
-    if (fuzz_helper_task(&k, &t) != 0) {
+    if (fuzz_roles_task(&k, &t) != 0) {
         fprintf(stderr, "make_seeds: the helper's fuzz task\n");
         exit(1);
     }
-    size_t len = fuzz_helper_job(&k, &t, 0, FUZZ_HELPER_REPORTS, buf + 1, sizeof(buf) - 1, checksum,
-                                 &bucket);
+    size_t len =
+        fuzz_roles_job(&k, &t, 0, FUZZ_ROLES_REPORTS, buf + 1, sizeof(buf) - 1, checksum, &bucket);
     if (len == 0) {
         fprintf(stderr, "make_seeds: the helper's fuzz job\n");
         exit(1);
     }
     buf[0] = 0;
     put_file("dap_helper", "job_3", buf, 1 + len, NULL, 0);
-    len = fuzz_helper_job(&k, &t, 0, 1, buf + 1, sizeof(buf) - 1, NULL, NULL);
+    len = fuzz_roles_job(&k, &t, 0, 1, buf + 1, sizeof(buf) - 1, NULL, NULL);
     put_file("dap_helper", "job_replay", buf, 1 + len, NULL, 0);
     buf[0] = 1;
-    len = fuzz_helper_share_req(bucket, FUZZ_HELPER_REPORTS, checksum, buf + 1, sizeof(buf) - 1);
+    len = fuzz_roles_share_req(bucket, FUZZ_ROLES_REPORTS, checksum, buf + 1, sizeof(buf) - 1);
     put_file("dap_helper", "share_3", buf, 1 + len, NULL, 0);
-    len =
-        fuzz_helper_share_req(bucket, FUZZ_HELPER_REPORTS + 1, checksum, buf + 1, sizeof(buf) - 1);
+    len = fuzz_roles_share_req(bucket, FUZZ_ROLES_REPORTS + 1, checksum, buf + 1, sizeof(buf) - 1);
     put_file("dap_helper", "share_mismatch", buf, 1 + len, NULL, 0);
+    /* dap_leader: an upload of three (selector 0), a collection (1), a helper's answer (2):
+     * what the helper answers to the leader's job of the same three */
+    buf[0] = 0;
+    len = fuzz_roles_upload(&k, &t, 0, FUZZ_ROLES_REPORTS, buf + 1, sizeof(buf) - 1);
+    put_file("dap_leader", "upload_3", buf, 1 + len, NULL, 0);
+    dap_collection_job_req_t q;
+    memset(&q, 0, sizeof(q));
+    q.query.batch_mode = DPM_DAP_BATCH_TIME_INTERVAL;
+    q.query.interval.start = bucket;
+    q.query.interval.duration = 1;
+    buf[0] = 1;
+    must(dap_msg_collection_job_req_encode(&q, buf + 1, sizeof(buf) - 1, &len), "collection");
+    put_file("dap_leader", "collection", buf, 1 + len, NULL, 0);
+    buf[0] = 2;
+    put_file("dap_leader", "answer_empty", buf, 1, NULL, 0);
+    /* the helper's real answer to the leader's first job (fuzz_dap_leader's setup: the same
+     * three reports, so the same request) */
+    char err[256], why[200];
+    dap_store_t *ls = NULL, *hs = NULL;
+    dap_leader_t leader;
+    dap_helper_t helper;
+    test_rng_t lr, hr;
+    dpm_rng_t lp, hp;
+    dpm_rand_t lrand, hrand;
+    dpm_hpke_config_t collector;
+    dpm_hpke_keypair_t ck;
+    uint8_t ikm[32] = {7};
+    memset(&collector, 0, sizeof(collector));
+    must(dpm_hpke_derive_keypair(ikm, sizeof(ikm), &ck), "collector key");
+    collector.id = 3;
+    collector.kem_id = DPM_HPKE_KEM_X25519_SHA256;
+    collector.kdf_id = DPM_HPKE_KDF_HKDF_SHA256;
+    collector.aead_id = DPM_HPKE_AEAD_AES_128_GCM;
+    memcpy(collector.public_key, ck.pk, DPM_HPKE_NPK);
+    must(test_rand_init(&lrand, &lr, &lp, 98), "rand");
+    must(test_rand_init(&hrand, &hr, &hp, 99), "rand");
+    if (dap_store_open(&ls, "sqlite::memory:", err, sizeof(err)) != 0 ||
+        dap_store_open(&hs, "sqlite::memory:", err, sizeof(err)) != 0 ||
+        dap_leader_init(&leader, &t, &k.key[0], k.verify_key, ls, &collector,
+                        FUZZ_ROLES_SENSITIVITY, &lrand) != 0 ||
+        dap_helper_init(&helper, &t, &k.key[1], k.verify_key, hs, &collector,
+                        FUZZ_ROLES_SENSITIVITY, &hrand) != 0) {
+        fprintf(stderr, "make_seeds: the DAP roles\n");
+        exit(1);
+    }
+    uint64_t now = (bucket + 1u) * t.time_precision;
+    static uint8_t resp[16384];
+    size_t n = 0, rlen = 0;
+    dap_answer_t a;
+    len = fuzz_roles_upload(&k, &t, 0, FUZZ_ROLES_REPORTS, buf, sizeof(buf));
+    dap_leader_upload(&leader, buf, len, now, resp, sizeof(resp), &n, &a);
+    dap_leader_job_t j;
+    if (a.status != 200 ||
+        dap_leader_job_start(&leader, 3, now + 2, 1, &j, why, sizeof(why)) != 1) {
+        fprintf(stderr, "make_seeds: the leader's job\n");
+        exit(1);
+    }
+    dap_helper_aggregation_job(&helper, j.req, j.req_len, now, resp + 1, sizeof(resp) - 1, &rlen,
+                               &a);
+    resp[0] = 2;
+    put_file("dap_leader", "answer_real", resp, 1 + rlen, NULL, 0);
+    dap_leader_job_free(&j);
+    dap_leader_free(&leader);
+    dap_helper_free(&helper);
+    dap_store_close(ls);
+    dap_store_close(hs);
 }
 
 int main(int argc, char **argv)

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The DAP helper's fuzz task (fuzz_dap_helper.c) and its seeds (make_seeds.c): a SumVec of 6
- * counts up to 20 with central ε 1 and a minimum batch of 2 (aggregator/task.h, from a fixed
- * seed), reports made by the SDK's device calls at the device's fixed clock, and the leader's
- * AggregationJobInitReq and an AggregateShareReq for them, as a real leader sends them. */
-#ifndef FUZZ_HELPER_TASK_H
-#define FUZZ_HELPER_TASK_H
+/* The DAP roles' fuzz task (fuzz_dap_helper.c, fuzz_dap_leader.c) and their seeds
+ * (make_seeds.c): a SumVec of 6 counts up to 20 with central ε 1 and a minimum batch of 2
+ * (aggregator/task.h, from a fixed seed), reports made by the SDK's device calls at the device's
+ * fixed clock (an UploadRequest), and the leader's AggregationJobInitReq and an AggregateShareReq
+ * for them, as a real leader sends them. */
+#ifndef FUZZ_DAP_ROLES_H
+#define FUZZ_DAP_ROLES_H
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -17,27 +18,53 @@
 #include "mbedtls/sha256.h"
 #include "test_rng.h"
 
-#define FUZZ_HELPER_LENGTH 6u
-#define FUZZ_HELPER_REPORTS 3u
-#define FUZZ_HELPER_SENSITIVITY 20u
+#define FUZZ_ROLES_LENGTH 6u
+#define FUZZ_ROLES_REPORTS 3u
+#define FUZZ_ROLES_SENSITIVITY 20u
 
 /* The task. 0, or -1. */
-static inline int fuzz_helper_task(agg_task_t *k, dpm_dap_task_t *t)
+static inline int fuzz_roles_task(agg_task_t *k, dpm_dap_task_t *t)
 {
     dpm_prio3_t v;
-    return dpm_prio3_sumvec_init(&v, 2, FUZZ_HELPER_LENGTH, 20, 4) == DPM_OK &&
+    return dpm_prio3_sumvec_init(&v, 2, FUZZ_ROLES_LENGTH, 20, 4) == DPM_OK &&
                    agg_task_make(k, &v, DPM_EPS_ONE, 2, 97, NULL) == 0 &&
                    agg_task_decode(k, t) == DPM_OK
                ? 0
                : -1;
 }
 
+/* An UploadRequest of reports first .. first + n - 1 (as fuzz_roles_job makes them) into
+ * out[0, cap). Its length, or 0. */
+static inline size_t fuzz_roles_upload(const agg_task_t *k, const dpm_dap_task_t *t, uint32_t first,
+                                       uint32_t n, uint8_t *out, size_t cap)
+{
+    agg_device_t *dev = agg_device_new(k, t);
+    size_t len = 0;
+    int ok = dev != NULL;
+    for (uint32_t i = first; ok && i < first + n; i++) {
+        uint64_t m[FUZZ_ROLES_LENGTH];
+        for (uint32_t e = 0; e < FUZZ_ROLES_LENGTH; e++) {
+            m[e] = (i + e) % 21u;
+        }
+        test_rng_t r;
+        test_rng_seed(&r, 900u + i);
+        ok = agg_device_sumvec(dev, k, test_rng_port(&r), m, FUZZ_ROLES_LENGTH, NULL) == DPM_OK &&
+             dev->report_len <= cap - len;
+        if (ok) {
+            memcpy(out + len, dev->report, dev->report_len);
+            len += dev->report_len;
+        }
+    }
+    agg_device_free(dev);
+    return ok ? len : 0;
+}
+
 /* The leader's AggregationJobInitReq for reports first .. first + n - 1 into out[0, cap)
  * (report i's measurement: (i + k) mod 21 for entry k); checksum (if not NULL) XORs the
  * SHA-256 of their ids, *bucket their batch bucket. Its length, or 0. */
-static inline size_t fuzz_helper_job(const agg_task_t *k, const dpm_dap_task_t *t, uint32_t first,
-                                     uint32_t n, uint8_t *out, size_t cap, uint8_t *checksum,
-                                     uint64_t *bucket)
+static inline size_t fuzz_roles_job(const agg_task_t *k, const dpm_dap_task_t *t, uint32_t first,
+                                    uint32_t n, uint8_t *out, size_t cap, uint8_t *checksum,
+                                    uint64_t *bucket)
 {
     agg_device_t *dev = agg_device_new(k, t);
     agg_role_t leader;
@@ -50,8 +77,8 @@ static inline size_t fuzz_helper_job(const agg_task_t *k, const dpm_dap_task_t *
              agg_role_init(&leader, t, DPM_DAP_ROLE_LEADER, &k->key[0], k->verify_key) == 0;
     ok = ok && dap_msg_agg_job_init_req_encode(&head, out, cap, &len) == DPM_OK;
     for (uint32_t i = first; ok && i < first + n; i++) {
-        uint64_t m[FUZZ_HELPER_LENGTH];
-        for (uint32_t e = 0; e < FUZZ_HELPER_LENGTH; e++) {
+        uint64_t m[FUZZ_ROLES_LENGTH];
+        for (uint32_t e = 0; e < FUZZ_ROLES_LENGTH; e++) {
             m[e] = (i + e) % 21u;
         }
         test_rng_t r;
@@ -59,7 +86,7 @@ static inline size_t fuzz_helper_job(const agg_task_t *k, const dpm_dap_task_t *
         dpm_dap_report_view_t rv;
         size_t add = 0;
         uint8_t code = 0;
-        ok = agg_device_sumvec(dev, k, test_rng_port(&r), m, FUZZ_HELPER_LENGTH, NULL) == DPM_OK &&
+        ok = agg_device_sumvec(dev, k, test_rng_port(&r), m, FUZZ_ROLES_LENGTH, NULL) == DPM_OK &&
              dpm_dap_report_decode(dev->report, dev->report_len, &rv, NULL) == DPM_OK &&
              agg_role_leader_init(&leader, dev->report, dev->report_len, state, out + len,
                                   cap - len, &add, &code) == DPM_OK;
@@ -83,8 +110,8 @@ static inline size_t fuzz_helper_job(const agg_task_t *k, const dpm_dap_task_t *
 
 /* An AggregateShareReq for `count` reports of the batch [bucket, bucket + 1) with checksum. Its
  * length, or 0. */
-static inline size_t fuzz_helper_share_req(uint64_t bucket, uint64_t count, const uint8_t *checksum,
-                                           uint8_t *out, size_t cap)
+static inline size_t fuzz_roles_share_req(uint64_t bucket, uint64_t count, const uint8_t *checksum,
+                                          uint8_t *out, size_t cap)
 {
     dap_agg_share_req_t r;
     memset(&r, 0, sizeof(r));
