@@ -24,22 +24,22 @@ block outside the results blocks that quotes a measured figure either
   [the test](../tests/unit/test_dpauc.c)); every figure must be one of those files' numbers as
   the figure rounds it (holds(): 0.7458 holds 0.745812, 97.0 % holds 0.97, 1.42 M holds
   1,421,337, 2.9 KB holds 2,950 or 2,970, 4.58·10^5 and 4.58e5 hold 457,812; an integer
-  exactly). A record is a measurement with
-  its commit; a test that asserts a value, a header that defines a constant or a document of
-  the tree (the papers' extracts) are sources of what they state; or
+  exactly). A record is a measurement with its commit; a test that asserts a value, a header
+  that defines a constant or a document of the tree are sources of what they state; or
 - is marked `<!-- results: unrecorded: REASON -->` on the line before it (listed likewise);
   their number may only fall (UNRECORDED_MAX).
-What counts as a measured figure, mechanically (figures()): the text outside results blocks
-and outside fenced code with a language tag (source: ```c, ```sh), with inline code, link targets and HTML comments removed; in it a number
-(ranges such as 5–6 included) is a figure when it has a thousands separator (595,135), a decimal
-point (6.5), a unit after it (s, ms, min, minutes, h, %, ×, B, KB, MB, GB, KiB, MiB, bytes,
-instructions, executions, M, devices/s, reports/s, handshakes/s), or stands within three words
-of "measured" or before "at <commit>". Not figures: a number joined to a word or another number
-by a hyphen, slash, caret, dot or underscore (Cortex-M3, AES-256, 2-core, 2026-11-25, 19/20,
-10^7, Q16.16, x86_64), one with two dots or more (0.4.7, 127.0.0.1: versions, addresses), X.Y
-right after a capitalized word (Mbed TLS 3.6, License 2.0: versions, sections), a number after
-"=" (ε = 1: a parameter) or after a bound (≤, ≥, <, >, below, above, at most, at least, up to,
-and the second of "below 95 % / 85 %": a target, not a measurement); a plain integer otherwise (Table 2, 10 runs, exit 1, years).
+What counts as a measured figure, mechanically (figures()): the text outside results blocks and
+outside fenced code with a language tag (source: ```c, ```sh), with inline code, link targets
+and HTML comments removed; in it a number (ranges such as 5–6 included) is a figure when it has
+a thousands separator (595,135), a decimal point (6.5), a unit after it (s, ms, min, minutes, h,
+%, ×, B, KB, MB, GB, KiB, MiB, bytes, instructions, executions, M, devices/s, reports/s,
+handshakes/s), or stands within three words of "measured" or before "at <commit>". Not figures:
+a number joined to a word or another number by a hyphen, slash, caret, dot or underscore
+(Cortex-M3, AES-256, 2-core, 2026-11-25, 19/20, 10^7, Q16.16, x86_64), one with two dots or more
+(0.4.7, 127.0.0.1: versions, addresses), X.Y right after a capitalized word (Mbed TLS 3.6,
+License 2.0: versions, sections), a number after "=" (ε = 1: a parameter) or after a bound (≤,
+≥, <, >, below, above, at most, at least, up to, and the second of "below 95 % / 85 %": a
+target, not a measurement); a plain integer otherwise (Table 2, 10 runs, exit 1, years).
 
 Negative controls, on temporary copies of a document with a block and of its record: a figure
 changed by one digit, a block naming another commit, a row dropped by hand (what only the
