@@ -41,6 +41,12 @@ void agg_role_free(agg_role_t *r)
     if (r == NULL) {
         return;
     }
+    if (r->plain != NULL) { /* the last opened input share and its state: secret-shared data */
+        memset(r->plain, 0, r->plain_cap);
+    }
+    if (r->state != NULL && r->task != NULL) {
+        memset(r->state, 0, r->task->vdaf.state_bytes);
+    }
     free(r->plain);
     free(r->state);
     free(r->vshares);

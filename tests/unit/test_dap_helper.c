@@ -9,8 +9,10 @@
  *     a damaged helper share: hpke_decrypt_error; a report from beyond the clock's skew:
  *     report_too_early; none of them summed;
  *   - bad requests: garbage (invalidMessage), an aggregation parameter
- *     (invalidAggregationParameter), another verification key id (invalidMessage);
- *   - the aggregate share: below the task's minimum (invalidBatchSize), the leader's count or
+ *     (invalidAggregationParameter), another verification key id and a report twice in one
+ *     job (invalidMessage);
+ *   - the aggregate share: below the task's minimum (invalidBatchSize), a batch selector beyond
+ *     the collector's query (batchInvalid), the leader's count or
  *     checksum wrong (batchMismatch; nothing marked), then the right request: the sealed share
  *     opens for the collector, and with the leader's unnoised share it gives the exact sums
  *     plus the helper's noise (present, within its bounds); the same request again gives the
@@ -214,6 +216,12 @@ static void bad_requests_are_refused(void **state)
     assert_int_equal(a.status, 400);
     assert_string_equal(a.problem, "invalidMessage");
     assert_non_null(strstr(a.detail, "verification key"));
+    /* the same report twice in one job: the whole job is invalid */
+    static const uint32_t twice[2] = {3, 3};
+    len = leader_request(f, twice, 2, req, NULL);
+    dap_helper_aggregation_job(&f->helper, req, len, now, resp, BIG, &rlen, &a);
+    assert_int_equal(a.status, 400);
+    assert_non_null(strstr(a.detail, "twice"));
     /* an aggregation parameter: the head re-encoded with one byte of it */
     dap_agg_job_init_req_t head;
     memset(&head, 0, sizeof(head));
@@ -235,7 +243,9 @@ static void bad_requests_are_refused(void **state)
     fx_free(f);
 }
 
-/* An AggregateShareReq over [start, start + duration) with count and checksum. */
+/* An AggregateShareReq over [start, start + duration) with count and checksum; the
+ * collector's query is the same interval, or one of g_query_duration when that is set. */
+static uint64_t g_query_duration;
 static size_t share_req(uint64_t start, uint64_t duration, uint64_t count, const uint8_t *checksum,
                         uint8_t *out, uint8_t *coll, size_t *coll_len)
 {
@@ -243,7 +253,7 @@ static size_t share_req(uint64_t start, uint64_t duration, uint64_t count, const
     memset(&r, 0, sizeof(r));
     r.collection_job_req.query.batch_mode = DPM_DAP_BATCH_TIME_INTERVAL;
     r.collection_job_req.query.interval.start = start;
-    r.collection_job_req.query.interval.duration = duration;
+    r.collection_job_req.query.interval.duration = g_query_duration ? g_query_duration : duration;
     assert_int_equal(dap_msg_collection_job_req_encode(&r.collection_job_req, coll, 256, coll_len),
                      DPM_OK);
     r.batch_selector.batch_mode = DPM_DAP_BATCH_TIME_INTERVAL;
@@ -294,6 +304,13 @@ static void aggregate_share_released_once(void **state)
             checksum[k] ^= h[k];
         }
     }
+    /* a batch selector beyond the collector's query (its AAD would name another batch) */
+    g_query_duration = 1;
+    len = share_req(b, 2, N, checksum, sreq, coll, &coll_len);
+    g_query_duration = 0;
+    dap_helper_aggregate_share(&f->helper, sreq, len, share, sizeof(share), &slen, &a);
+    assert_int_equal(a.status, 400);
+    assert_string_equal(a.problem, "batchInvalid");
     /* the leader's count or checksum wrong: batchMismatch, nothing marked */
     len = share_req(b, 1, N - 1, checksum, sreq, coll, &coll_len);
     dap_helper_aggregate_share(&f->helper, sreq, len, share, sizeof(share), &slen, &a);

@@ -4,10 +4,11 @@
  * through the helper, a collector's collection job. Checked:
  *   - upload: all kept (an empty answer); a report again: report_replayed; one from beyond the
  *     clock: report_too_early (not kept); garbage: 400 and nothing kept;
+ *   - a collection before the jobs ran: 202, nothing collected (the reports would be lost);
  *   - jobs: a leader that dies after the helper answered and before its own commit: its job goes
  *     stale and is sent again byte for byte, the helper answers it as before, and every report
- *     is counted once by both; a helper answer that is garbage: nothing committed, the job
- *     sent again later;
+ *     is counted once by both; a helper answer that is garbage, or whose finish message was
+ *     altered: the job abandoned, nothing committed, sent again later;
  *   - collection: the helper down (502, nothing collected), then up: 200, the report count, and
  *     the collector opens both sealed shares to the exact sums plus both aggregators' noise
  *     (present, within its bound); the same request again: the same bytes; an overlapping
@@ -108,7 +109,7 @@ static size_t upload(world_t *w, const uint32_t *idx, size_t n, uint64_t now_s, 
     return out_len;
 }
 
-typedef enum { FINISH, DIE_BEFORE_COMMIT, GARBAGE_ANSWER } how_t;
+typedef enum { FINISH, DIE_BEFORE_COMMIT, GARBAGE_ANSWER, TAMPERED_ANSWER } how_t;
 
 /* One job driven at now_s: 1 (a job), 0 (none). With DIE_BEFORE_COMMIT the helper answers and
  * the leader drops everything; *sent (if not NULL) gets a copy of the request. */
@@ -131,7 +132,12 @@ static int drive(world_t *w, uint64_t now_s, how_t how, uint8_t *sent, size_t *s
         dap_helper_aggregation_job(&w->helper, j.req, j.req_len, now_s, w->resp, BIG, &rlen, &a);
         assert_int_equal(a.status, 200);
     }
-    if (how == GARBAGE_ANSWER) {
+    if (how == TAMPERED_ANSWER) { /* the last report's finish message altered in transit */
+        w->resp[rlen - 1] ^= 0x01;
+        assert_int_equal(dap_leader_job_finish(&w->leader, &j, w->resp, rlen, why, sizeof(why)),
+                         -1);
+        assert_non_null(strstr(why, "abandoned"));
+    } else if (how == GARBAGE_ANSWER) {
         static const uint8_t junk[5] = {1, 2, 3, 4, 5};
         assert_int_equal(
             dap_leader_job_finish(&w->leader, &j, junk, sizeof(junk), why, sizeof(why)), -1);
@@ -190,6 +196,13 @@ static void upload_jobs_and_collection_count_each_report_once(void **state)
     dap_leader_upload(&w->leader, garbage, sizeof(garbage), now, w->resp, BIG, &out_len, &a);
     assert_int_equal(a.status, 400);
     assert_string_equal(a.problem, "invalidMessage");
+    /* a collection before any job ran: the reports would be lost, so not yet */
+    uint8_t early_req[256], early_out[64];
+    size_t early_len = coll_req(b, 1, early_req), early_out_len = 0;
+    dap_leader_collection_job(&w->leader, early_req, early_len, to_helper, w, early_out,
+                              sizeof(early_out), &early_out_len, &a);
+    assert_int_equal(a.status, 202);
+    assert_int_equal(early_out_len, 0);
     /* jobs: the first one's leader dies after the helper committed */
     uint8_t *first = malloc(BIG), *second = malloc(BIG);
     assert_true(first && second);
@@ -197,16 +210,17 @@ static void upload_jobs_and_collection_count_each_report_once(void **state)
     assert_int_equal(drive(w, now, DIE_BEFORE_COMMIT, first, &first_len), 1);
     /* a garbage answer to the next: nothing committed */
     assert_int_equal(drive(w, now + 1, GARBAGE_ANSWER, NULL, NULL), 1);
-    /* a minute later the first is stale: sent again byte for byte; a second later the other,
-     * then the rest */
-    assert_int_equal(drive(w, now + 61, FINISH, second, &second_len), 1);
+    /* a minute later the first is stale: sent again byte for byte, and the helper's answer
+     * (its first commit's) tampered in transit: abandoned, nothing committed */
+    assert_int_equal(drive(w, now + 61, TAMPERED_ANSWER, second, &second_len), 1);
     assert_int_equal(second_len, first_len);
     assert_memory_equal(second, first, first_len);
+    /* later both are stale: sent again and finished, then the rest */
     int jobs = 0;
-    while (drive(w, now + 62, FINISH, NULL, NULL) == 1) {
+    while (drive(w, now + 123, FINISH, NULL, NULL) == 1) {
         jobs++;
     }
-    assert_int_equal(jobs, 2); /* the garbage one again, and the last new one */
+    assert_int_equal(jobs, 3); /* the first, the garbage one, the last new one */
     free(first);
     free(second);
     assert_int_equal(dap_store_rejected(w->hs, f->t.id, DAP_REPORT_ERROR_REPORT_REPLAYED), 0);

@@ -6,6 +6,8 @@
  * Checked:
  *   - upload: a report id once (a second upload is a replay and changes nothing); none into a
  *     collected batch;
+ *   - the leader's collection waits (DAP_STORE_PENDING, nothing marked) while a report of the
+ *     batch is uploaded but not claimed, or in a job not yet committed;
  *   - jobs: claimed oldest first, never one report twice (also by two processes at once, whose
  *     commits into the same buckets both count); a
  *     stale job taken over with its id and reports; committed once: a retry with the same
@@ -127,14 +129,22 @@ static int release(void *ctx, uint8_t *agg, const dap_store_batch_t *batch, uint
     return 0;
 }
 
-static release_t g_release; /* each process's own (forked children get a copy) */
+static release_t g_release;    /* each process's own (forked children get a copy) */
+static int g_wait_for_pending; /* collect() as the leader does */
 
 /* Collect [start, end) under request `req` (its first byte) into agg (the release's bytes). */
 static int collect(dap_store_t *s, const uint8_t *task, uint8_t req, uint64_t start, uint64_t end,
                    uint64_t min_batch, uint8_t *agg, dap_store_batch_t *batch)
 {
-    dap_store_collect_t c = {{req},   start, end,     min_batch, SHARE,
-                             add_u64, NULL,  release, &g_release};
+    dap_store_collect_t c = {.req = {req},
+                             .start = start,
+                             .end = end,
+                             .min_batch = min_batch,
+                             .share_bytes = SHARE,
+                             .merge = add_u64,
+                             .release = release,
+                             .release_ctx = &g_release,
+                             .wait_for_pending = g_wait_for_pending};
     size_t len = 0;
     uint8_t out[SHARE + 8];
     int rc = dap_store_collect(s, task, &c, out, sizeof(out), &len, batch);
@@ -350,6 +360,11 @@ static void test_stale_job_taken_over(void **state)
     upload(s, task, salt, 0, 5, 5);
     claimed_t a = {0}, again = {0};
     EXPECT(s, dap_store_claim(s, task, job, 5, 100, on_report, &a), 5);
+    /* the leader does not collect while reports of the batch await their job's commit */
+    uint8_t agg[SHARE];
+    dap_store_batch_t batch;
+    g_wait_for_pending = 1;
+    EXPECT(s, collect(s, task, 3, 0, 1, 1, agg, &batch), DAP_STORE_PENDING);
     EXPECT(s, dap_store_stale_job(s, task, 200, 300, stale), 1);
     assert_memory_equal(stale, job, 16);
     EXPECT(s, dap_store_stale_job(s, task, 250, 310, stale), 0); /* taken over at 300 */
@@ -362,6 +377,14 @@ static void test_stale_job_taken_over(void **state)
     EXPECT(s, dap_store_commit(s, task, job, digest, o, 5, SHARE, add_u64, NULL, errors),
            DAP_STORE_OK);
     EXPECT(s, dap_store_stale_job(s, task, 10000, 10001, stale), 0);
+    EXPECT(s, collect(s, task, 3, 0, 1, 1, agg, &batch), DAP_STORE_OK); /* committed: ready */
+    assert_int_equal(batch.reports, 5);
+    /* a report uploaded and not yet claimed also waits, in another batch */
+    uint8_t id[16], rep[5] = {'r'};
+    report_id(id, 50, salt);
+    EXPECT(s, dap_store_put_report(s, task, id, 1050, 7, rep, 5), DAP_STORE_OK);
+    EXPECT(s, collect(s, task, 4, 7, 8, 1, agg, &batch), DAP_STORE_PENDING);
+    g_wait_for_pending = 0;
     dap_store_close(s);
 }
 

@@ -36,6 +36,7 @@ int dap_helper_init(dap_helper_t *h, const dpm_dap_task_t *t, const dpm_dap_hpke
     h->collector = *collector;
     h->sensitivity = sensitivity;
     h->rand = rand;
+    h->skew_s = DAP_DEFAULT_SKEW_S;
     return 0;
 }
 
@@ -63,7 +64,39 @@ static uint8_t helper_check(const dap_helper_t *h, const dap_verify_init_t *vi, 
     rv.time = vi->report_share.metadata.time;
     rv.public_extensions = vi->report_share.metadata.public_ext.bytes;
     rv.share[0].config_id = vi->report_share.share.config_id;
-    return agg_upload_check(h->task, &rv, rv.share[0].config_id, now_s, h->skew_s);
+    uint8_t e = agg_upload_check(h->task, &rv, rv.share[0].config_id, now_s, h->skew_s);
+    if (e == DAP_REPORT_ERROR_REPORT_DROPPED) { /* outside the task's interval: which side */
+        e = rv.time < h->task->interval_start ? DAP_REPORT_ERROR_TASK_NOT_STARTED
+                                              : DAP_REPORT_ERROR_TASK_EXPIRED;
+    }
+    return e;
+}
+
+static int by_id(const void *a, const void *b)
+{
+    return memcmp(*(const uint8_t *const *)a, *(const uint8_t *const *)b, DPM_DAP_REPORT_ID_BYTES);
+}
+
+/* 1 when two VerifyInits carry the same report id (the draft: the whole job is invalid), 0 if
+ * not, -1 out of memory. */
+static int duplicate_ids(const dap_list_t *inits)
+{
+    const uint8_t **ids = malloc((inits->n + 1) * sizeof(*ids));
+    if (ids == NULL) {
+        return -1;
+    }
+    size_t pos = 0, n = 0;
+    dap_verify_init_t vi;
+    while (n < inits->n && dap_msg_next_verify_init(inits, &pos, &vi) == DPM_OK) {
+        ids[n++] = vi.report_share.metadata.report_id;
+    }
+    qsort(ids, n, sizeof(*ids), by_id);
+    int dup = 0;
+    for (size_t i = 1; i < n && !dup; i++) {
+        dup = memcmp(ids[i - 1], ids[i], DPM_DAP_REPORT_ID_BYTES) == 0;
+    }
+    free(ids);
+    return dup;
 }
 
 /* A reject VerifyResp for report_id appended at out + *len. */
@@ -92,10 +125,14 @@ typedef struct {
     size_t *resp_at, *resp_len; /* its VerifyResp inside resp (continue only) */
     uint8_t *resp;
     size_t resp_cap, resp_used;
+    size_t share_bytes;
 } job_t;
 
 static void job_free(job_t *j)
 {
+    if (j->shares != NULL) { /* output shares are secret-shared data: wiped */
+        memset(j->shares, 0, j->n * j->share_bytes);
+    }
     free(j->o);
     free(j->shares);
     free(j->errors);
@@ -118,6 +155,7 @@ static int job_alloc(job_t *j, size_t n, size_t share_bytes, size_t resp_cap)
     j->resp_len = calloc(n + 1, sizeof(size_t));
     j->resp = malloc(resp_cap + 1);
     j->resp_cap = resp_cap;
+    j->share_bytes = share_bytes;
     if (j->o == NULL || j->shares == NULL || j->errors == NULL || j->ids == NULL ||
         j->resp_at == NULL || j->resp_len == NULL || j->resp == NULL) {
         job_free(j);
@@ -199,6 +237,11 @@ void dap_helper_aggregation_job(dap_helper_t *h, const uint8_t *body, size_t len
         dap_answer_set(a, 400, "invalidMessage", "an aggregation job without reports");
         return;
     }
+    if (duplicate_ids(&req.verify_inits) != 0) {
+        dap_answer_set(a, 400, "invalidMessage",
+                       "a report id appears twice in this aggregation job");
+        return;
+    }
     uint8_t digest[32];
     if (mbedtls_sha256(body, len, digest, 0) != 0) {
         dap_answer_set(a, 500, NULL, "SHA-256 failed");
@@ -231,6 +274,17 @@ void dap_helper_aggregation_job(dap_helper_t *h, const uint8_t *body, size_t len
     /* the response: each report's continue, or a reject with its final error (the store's:
      * a replayed or collected report is rejected although its proof checked) */
     for (size_t i = 0; i < j.n; i++) {
+        if (j.errors[i] == 0 && j.o[i].error != 0) {
+            /* a retry whose report once continued and now fails: answering otherwise than the
+             * first time would make the two aggregators disagree on the batch */
+            dap_answer_set(a, 500, NULL,
+                           "report %zu of this retried job no longer verifies as it did (was the "
+                           "helper's key or verification key changed?)",
+                           i + 1);
+            *out_len = 0;
+            job_free(&j);
+            return;
+        }
         int bad;
         if (j.errors[i] == 0 && j.resp_len[i] > 0 && *out_len + j.resp_len[i] <= cap) {
             memcpy(out + *out_len, j.resp + j.resp_at[i], j.resp_len[i]);
@@ -310,11 +364,25 @@ void dap_helper_aggregate_share(dap_helper_t *h, const uint8_t *body, size_t len
         dap_answer_set(a, 400, "invalidMessage", "AggregateShareReq: %s", why ? why : "malformed");
         return;
     }
-    const dap_batch_t *b = &req.batch_selector;
-    if (b->batch_mode != DPM_DAP_BATCH_TIME_INTERVAL || h->task->batch_mode != b->batch_mode ||
-        b->interval.duration == 0 || b->interval.start + b->interval.duration < b->interval.start) {
+    const dap_batch_t *b = &req.batch_selector, *q = &req.collection_job_req.query;
+    if (b->batch_mode != h->task->batch_mode || q->batch_mode != b->batch_mode) {
+        dap_answer_set(a, 400, "invalidMessage",
+                       "the batch selector's and the query's batch modes must be the task's");
+        return;
+    }
+    if (b->batch_mode != DPM_DAP_BATCH_TIME_INTERVAL || b->interval.duration == 0 ||
+        b->interval.start > (uint64_t)INT64_MAX - b->interval.duration ||
+        b->interval.start < q->interval.start ||
+        b->interval.start + b->interval.duration > q->interval.start + q->interval.duration ||
+        q->interval.start + q->interval.duration < q->interval.start) {
         dap_answer_set(a, 400, "batchInvalid",
-                       "the batch selector is not a time interval of this task");
+                       "the batch selector is not a time interval of this task inside the "
+                       "collector's query");
+        return;
+    }
+    if (req.collection_job_req.extensions.n != 0) {
+        dap_answer_set(a, 400, "unsupportedExtension",
+                       "this task takes no collection job extension");
         return;
     }
     if (req.collection_job_req.agg_param.len != 0) {

@@ -37,6 +37,9 @@ typedef struct {
     uint64_t skew_s;             /* a report up to this far in the future is not too early */
 } dap_helper_t;
 
+/* The clock skew both roles allow by default: a few minutes, as the draft suggests. */
+#define DAP_DEFAULT_SKEW_S 300u
+
 /* What an endpoint answers besides its body. */
 typedef struct {
     int status;          /* HTTP: 200, 400 (the request), 500 (this server) */
@@ -62,14 +65,16 @@ void dap_helper_free(dap_helper_t *h);
 /* An AggregationJobInitReq body[0, len) at now_s -> its AggregationJobResp in out[0, *out_len)
  * (cap bytes). Every report's output share is committed to its bucket once, or the report is
  * rejected with its ReportError (its own failure, report_replayed, batch_collected,
- * report_too_early, report_dropped); 400 invalidMessage for a malformed request,
+ * report_too_early, task_not_started, task_expired); 400 invalidMessage for a malformed request
+ * or one that carries a report id twice,
  * invalidAggregationParameter for a non-empty one, unsupportedExtension for any extension. */
 void dap_helper_aggregation_job(dap_helper_t *h, const uint8_t *body, size_t len, uint64_t now_s,
                                 uint8_t *out, size_t cap, size_t *out_len, dap_answer_t *a);
 
 /* An AggregateShareReq body[0, len) -> the AggregateShare in out[0, *out_len): this helper's
  * sum over the batch, its central noise added (once), sealed to the collector for that
- * collection request. 400: invalidMessage, batchInvalid (not a time interval of the task),
+ * collection request. 400: invalidMessage (batch modes not the task's), batchInvalid (not a
+ * time interval of the task inside the collector's query), unsupportedExtension,
  * invalidBatchSize (below the task's minimum), batchOverlap (another request collected part
  * of it), batchMismatch (the leader's report count or checksum is not this helper's). */
 void dap_helper_aggregate_share(dap_helper_t *h, const uint8_t *body, size_t len, uint8_t *out,

@@ -25,6 +25,7 @@ int dap_leader_init(dap_leader_t *l, const dpm_dap_task_t *t, const dpm_dap_hpke
     l->collector = *collector;
     l->sensitivity = sensitivity;
     l->rand = rand;
+    l->skew_s = DAP_DEFAULT_SKEW_S;
     return 0;
 }
 
@@ -69,9 +70,10 @@ void dap_leader_upload(dap_leader_t *l, const uint8_t *body, size_t len, uint64_
         return;
     }
     pos = 0;
-    size_t kept = 0;
+    size_t kept = 0, k = 0;
     while (pos < len) {
         size_t at = pos;
+        k++;
         (void)dpm_dap_report_next(body, len, &pos, &rv, NULL);
         uint8_t e = agg_upload_check(l->task, &rv, l->role.key.config_id, now_s, l->skew_s);
         if (e == 0) {
@@ -80,8 +82,10 @@ void dap_leader_upload(dap_leader_t *l, const uint8_t *body, size_t len, uint64_
             if (rc == DAP_STORE_FAIL) {
                 /* what was kept stays kept: a retry of the whole request is answered
                  * report_replayed for those, and stores the rest */
-                dap_answer_set(a, 500, NULL, "storing report %zu: %s", kept + 1,
-                               dap_store_error(l->store));
+                dap_answer_set(a, 500, NULL,
+                               "storing report %zu of %zu: %s (the reports before it are "
+                               "kept: send the request again)",
+                               k, n, dap_store_error(l->store));
                 *out_len = 0;
                 return;
             }
@@ -103,6 +107,9 @@ void dap_leader_upload(dap_leader_t *l, const uint8_t *body, size_t len, uint64_
 
 void dap_leader_job_free(dap_leader_job_t *j)
 {
+    if (j->states != NULL && j->state_bytes > 0) { /* verification states hold share data */
+        memset(j->states, 0, j->cap * j->state_bytes);
+    }
     free(j->req);
     free(j->ids);
     free(j->buckets);
@@ -136,6 +143,7 @@ static int job_room(dap_leader_job_t *j, size_t state_bytes, size_t need)
             return -1;
         }
         j->cap = cap;
+        j->state_bytes = state_bytes;
     }
     if (j->req_len + need > j->req_cap) {
         size_t cap = 2 * (j->req_len + need);
@@ -266,6 +274,16 @@ int dap_leader_job_finish(dap_leader_t *l, dap_leader_job_t *j, const uint8_t *r
         uint8_t code = 0;
         if (agg_role_leader_finish(&l->role, j->states + i * v->state_bytes, &vr,
                                    shares + i * v->out_share_bytes, &code) != DPM_OK) {
+            if (vr.type != DAP_VERIFY_REJECT) {
+                /* the helper continued (it counted the report) with a message that does not
+                 * verify here: committing would split the batch between the two; the draft
+                 * abandons the job (it stays uncommitted, and is sent again) */
+                snprintf(why, whycap,
+                         "the helper's answer for report %zu does not verify here (%s): the job "
+                         "is abandoned, nothing committed",
+                         i + 1, code == DAP_REPORT_ERROR_INVALID_MESSAGE ? "malformed" : "wrong");
+                goto done;
+            }
             o[i].error = code != 0 ? code : DAP_REPORT_ERROR_VDAF_VERIFY_ERROR;
         }
     }
@@ -278,6 +296,9 @@ int dap_leader_job_finish(dap_leader_t *l, dap_leader_job_t *j, const uint8_t *r
     }
     rc = 0;
 done:
+    if (shares != NULL) {
+        memset(shares, 0, (j->n + 1) * v->out_share_bytes);
+    }
     free(o);
     free(shares);
     free(errors);
@@ -312,21 +333,27 @@ static int release(void *ctx, uint8_t *agg, const dap_store_batch_t *batch, uint
     sr.batch_selector = c->req->query;
     sr.report_count = batch->reports;
     sr.checksum = batch->checksum;
-    uint8_t sreq[512], hshare[1024];
+    /* an AggregateShare: config id, enc, the sealed share with its tag, and their lengths */
+    size_t hcap = v->out_share_bytes + DPM_HPKE_NENC + DPM_HPKE_NT + 16u;
+    uint8_t sreq[512], *hshare = malloc(hcap);
     size_t sreq_len = 0, hlen = 0;
     dap_hpke_ct_t hct, lct;
-    if (dap_msg_agg_share_req_encode(&sr, sreq, sizeof(sreq), &sreq_len) != DPM_OK) {
+    if (hshare == NULL ||
+        dap_msg_agg_share_req_encode(&sr, sreq, sizeof(sreq), &sreq_len) != DPM_OK) {
         snprintf(c->detail, sizeof(c->detail), "the AggregateShareReq did not encode");
+        free(hshare);
         return -1;
     }
-    if (c->helper(c->helper_ctx, sreq, sreq_len, hshare, sizeof(hshare), &hlen, c->detail,
+    if (c->helper(c->helper_ctx, sreq, sreq_len, hshare, hcap, &hlen, c->detail,
                   sizeof(c->detail)) != 0) {
         c->helper_failed = 1;
+        free(hshare);
         return -1;
     }
     if (dap_msg_agg_share_decode(hshare, hlen, &hct, NULL) != DPM_OK) {
         snprintf(c->detail, sizeof(c->detail), "its AggregateShare is malformed");
         c->helper_failed = 1;
+        free(hshare);
         return -1;
     }
     uint8_t ikm[32], enc[DPM_HPKE_NENC];
@@ -354,6 +381,7 @@ static int release(void *ctx, uint8_t *agg, const dap_store_batch_t *batch, uint
     memset(ikm, 0, sizeof(ikm));
     memset(agg, 0, v->out_share_bytes); /* the noised share leaves only sealed */
     free(payload);
+    free(hshare);
     if (st != DPM_OK) {
         snprintf(c->detail, sizeof(c->detail), "the leader's share: %s", dpm_strerror(st));
         return -1;
@@ -374,10 +402,15 @@ void dap_leader_collection_job(dap_leader_t *l, const uint8_t *body, size_t len,
         return;
     }
     const dap_interval_t *iv = &req.query.interval;
-    if (req.query.batch_mode != DPM_DAP_BATCH_TIME_INTERVAL ||
-        l->task->batch_mode != req.query.batch_mode || iv->duration == 0 ||
-        iv->start + iv->duration < iv->start) {
-        dap_answer_set(a, 400, "batchInvalid", "the query is not a time interval of this task");
+    if (l->task->batch_mode != req.query.batch_mode) {
+        dap_answer_set(a, 400, "invalidMessage", "the query's batch mode is not this task's");
+        return;
+    }
+    if (req.query.batch_mode != DPM_DAP_BATCH_TIME_INTERVAL || iv->duration == 0 ||
+        iv->start > (uint64_t)INT64_MAX - iv->duration) {
+        dap_answer_set(a, 400, "batchInvalid",
+                       "the query is not a time interval of this task (its duration at least "
+                       "one time_precision)");
         return;
     }
     if (req.agg_param.len != 0 || req.extensions.n != 0) {
@@ -398,6 +431,7 @@ void dap_leader_collection_job(dap_leader_t *l, const uint8_t *body, size_t len,
     sc.start = iv->start;
     sc.end = iv->start + iv->duration;
     sc.min_batch = l->task->min_batch_size;
+    sc.wait_for_pending = 1;
     sc.share_bytes = v->out_share_bytes;
     sc.merge = dap_vdaf_merge;
     sc.merge_ctx = (void *)v;
@@ -421,9 +455,15 @@ void dap_leader_collection_job(dap_leader_t *l, const uint8_t *body, size_t len,
     case DAP_STORE_COLLECTED:
         dap_answer_set(a, 400, "batchOverlap", "part of this batch was collected by another query");
         return;
+    case DAP_STORE_PENDING:
+        dap_answer_set(a, 202, NULL,
+                       "reports of this batch are still being aggregated: send the same request "
+                       "again later (nothing collected yet)");
+        return;
     case DAP_STORE_REFUSED:
         if (c.helper_failed) {
-            dap_answer_set(a, 502, NULL, "the helper's share: %s (nothing collected: ask again)",
+            dap_answer_set(a, 502, NULL,
+                           "the helper did not give its share (%s); nothing was collected here",
                            c.detail);
         } else {
             dap_answer_set(a, 500, NULL, "%s", c.detail);

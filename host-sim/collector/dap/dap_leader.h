@@ -36,7 +36,7 @@ typedef struct {
     dpm_hpke_config_t collector;
     uint64_t sensitivity; /* L1 sensitivity of one privacy unit (the mechanism's) */
     dpm_rand_t *rand;     /* the leader's CSPRNG: job ids, its noise, HPKE ephemeral keys */
-    uint64_t skew_s;      /* a report up to this far in the future is not too early */
+    uint64_t skew_s;      /* a report up to this far in the future is not too early (init: 300) */
 } dap_leader_t;
 
 /* 0, or -1 (out of memory, a task without a VDAF, a collector configuration the SDK refuses). */
@@ -64,7 +64,8 @@ typedef struct {
     uint8_t *errors; /* per report: the leader's own rejection (0: sent) */
     uint8_t *states; /* per report: its verification state (role's state_bytes) */
     size_t cap;      /* reports room */
-    int failed;      /* building the job failed (out of memory) */
+    size_t state_bytes;
+    int failed; /* building the job failed (out of memory) */
 } dap_leader_job_t;
 
 /* Start a job: a stale one of this task (claimed before now_s - stale_s and not committed:
@@ -75,8 +76,9 @@ int dap_leader_job_start(dap_leader_t *l, uint32_t max, uint64_t now_s, uint64_t
                          dap_leader_job_t *j, char *why, size_t whycap);
 
 /* The helper's AggregationJobResp resp[0, len) (NULL when nothing was sent): each report
- * finished or rejected, and the job committed once. 0; -1 when the response is malformed or
- * names other reports (why says; nothing committed: the job goes stale and is sent again). */
+ * finished or rejected, and the job committed once. 0; -1 when the response is malformed,
+ * names other reports, or continues a report with a message that does not verify here (the
+ * draft abandons the job: why says; nothing committed, the job goes stale and is sent again). */
 int dap_leader_job_finish(dap_leader_t *l, dap_leader_job_t *j, const uint8_t *resp, size_t len,
                           char *why, size_t whycap);
 void dap_leader_job_free(dap_leader_job_t *j);
@@ -89,9 +91,14 @@ typedef int (*dap_leader_helper_fn)(void *ctx, const uint8_t *req, size_t len, u
 
 /* A CollectionJobReq body[0, len) -> the CollectionJobResp in out[0, *out_len): the batch's
  * report count, its interval, the leader's share (its noise added once) and the helper's,
- * each sealed to the collector. 400: invalidMessage, batchInvalid, invalidBatchSize,
- * batchOverlap, invalidAggregationParameter; 502 when the helper did not give its share
- * (nothing marked: ask again). The same request again gets the same bytes. */
+ * each sealed to the collector. 202 while reports of the batch are uploaded but not yet
+ * aggregated (collecting then would lose them: send the request again later); 400:
+ * invalidMessage, batchInvalid, invalidBatchSize, batchOverlap, invalidAggregationParameter;
+ * 502 when the helper did not give its share (nothing marked here; its reason is in the
+ * detail). The same request again gets the same bytes.
+ * The collection's transaction (dap_store_collect) holds the store's write lock while the
+ * helper is asked: the caller's helper function must time out well inside the database's
+ * busy timeout (10 s), or uploads and commits wait that long. */
 void dap_leader_collection_job(dap_leader_t *l, const uint8_t *body, size_t len,
                                dap_leader_helper_fn helper, void *helper_ctx, uint8_t *out,
                                size_t cap, size_t *out_len, dap_answer_t *a);

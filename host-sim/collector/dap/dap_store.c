@@ -70,7 +70,7 @@ int dap_store_open(dap_store_t **out, const char *url, char *err, size_t cap)
         char sql[512];
         snprintf(sql, sizeof(sql), SCHEMA[i], pg ? "BYTEA" : "BLOB", pg ? "BIGINT" : "INTEGER");
         if (sqldb_exec(s->db, sql, NULL, 0, NULL, NULL) < 0) {
-            snprintf(err, cap, "dap store: creating its tables in %s: %s", url, sqldb_error(s->db));
+            snprintf(err, cap, "dap store: creating its tables: %s", sqldb_error(s->db));
             dap_store_close(s);
             return -1;
         }
@@ -468,8 +468,14 @@ int dap_store_commit(dap_store_t *s, const uint8_t task[DPM_DAP_TASK_ID_BYTES],
     sqldb_val_t key[] = {sqldb_blob(task, DPM_DAP_TASK_ID_BYTES),
                          sqldb_blob(job, DAP_STORE_JOB_ID_BYTES)};
     job_row_t j = {digest, errors, n, 0, 0, 0};
-    if (sqldb_exec(s->db, "SELECT digest, errors FROM dap_jobs WHERE task = $1 AND job = $2", key,
-                   2, job_row, &j) < 0) {
+    /* PostgreSQL: the job's row locked, so that a second leader finishing the same job (it
+     * took it over as stale) waits, then sees it committed */
+    if (sqldb_exec(
+            s->db,
+            sqldb_is_pg(s->db)
+                ? "SELECT digest, errors FROM dap_jobs WHERE task = $1 AND job = $2 FOR UPDATE"
+                : "SELECT digest, errors FROM dap_jobs WHERE task = $1 AND job = $2",
+            key, 2, job_row, &j) < 0) {
         return undo(s, DAP_STORE_FAIL, "commit: reading the job");
     }
     if (j.committed) {
@@ -549,6 +555,21 @@ static int collect_locked(dap_store_t *s, const uint8_t *task, const dap_store_c
     if (k != 0) {
         return k < 0 ? fail(s, "collect: collected batches") : DAP_STORE_COLLECTED;
     }
+    if (c->wait_for_pending) {
+        /* a report of the batch not yet aggregated, or in a job not yet committed: collecting
+         * now would leave it out for good (its bucket then takes nothing more) */
+        sqldb_val_t p[] = {key[0], sqldb_int((int64_t)c->start), sqldb_int((int64_t)c->end),
+                           key[0]};
+        int64_t pending = sqldb_exec(
+            s->db,
+            "SELECT 1 FROM dap_reports WHERE task = $1 AND bucket >= $2 AND bucket < $3 AND (job "
+            "IS "
+            "NULL OR job IN (SELECT job FROM dap_jobs WHERE task = $4 AND errors IS NULL)) LIMIT 1",
+            p, 4, NULL, NULL);
+        if (pending != 0) {
+            return pending < 0 ? fail(s, "collect: pending reports") : DAP_STORE_PENDING;
+        }
+    }
     sum_t sum;
     memset(&sum, 0, sizeof(sum));
     sum.agg = agg;
@@ -595,8 +616,9 @@ int dap_store_collect(dap_store_t *s, const uint8_t task[DPM_DAP_TASK_ID_BYTES],
                       const dap_store_collect_t *c, uint8_t *out, size_t cap, size_t *out_len,
                       dap_store_batch_t *batch)
 {
-    if (c == NULL || c->start >= c->end || out == NULL || out_len == NULL || batch == NULL ||
-        c->merge == NULL || c->release == NULL || c->share_bytes == 0) {
+    if (c == NULL || c->start >= c->end || c->end > (uint64_t)INT64_MAX || out == NULL ||
+        out_len == NULL || batch == NULL || c->merge == NULL || c->release == NULL ||
+        c->share_bytes == 0) {
         snprintf(s->err, sizeof(s->err),
                  "collect: an empty interval, or no merge, release or output");
         return DAP_STORE_FAIL;

@@ -49,7 +49,8 @@ typedef enum {
     DAP_STORE_ALREADY = 3,   /* commit: this job was committed before: *errors are its own */
     DAP_STORE_CONFLICT = 4,  /* commit: this job id was committed for another request */
     DAP_STORE_TOO_SMALL = 5, /* collect: fewer reports than the minimum batch size */
-    DAP_STORE_REFUSED = 6    /* collect: the caller's release refused the batch */
+    DAP_STORE_REFUSED = 6,   /* collect: the caller's release refused the batch */
+    DAP_STORE_PENDING = 7    /* collect: reports of the batch still await aggregation */
 } dap_store_rc_t;
 
 /* url: a collector --db value (sqlite:PATH, PATH, postgresql://...). Creates the tables if
@@ -127,9 +128,11 @@ typedef int (*dap_store_release_fn)(void *ctx, uint8_t *agg, const dap_store_bat
                                     uint8_t *out, size_t cap, size_t *len);
 
 typedef struct {
-    uint8_t req[32];     /* the request's identity (SHA-256 of its body): a retry is the same */
-    uint64_t start, end; /* the batch interval [start, end), in the report's time units */
-    uint64_t min_batch;  /* the task's minimum batch size */
+    uint8_t req[32];      /* the request's identity (SHA-256 of its body): a retry is the same */
+    uint64_t start, end;  /* the batch interval [start, end), in the report's time units */
+    uint64_t min_batch;   /* the task's minimum batch size */
+    int wait_for_pending; /* the leader: refuse while reports of the batch are stored but not
+                             yet aggregated (DAP_STORE_PENDING), which would be lost */
     size_t share_bytes;
     dap_store_merge_fn merge;
     void *merge_ctx;
@@ -144,7 +147,9 @@ typedef struct {
  * second draw would spend the budget again); DAP_STORE_TOO_SMALL (fewer than min_batch
  * reports: nothing changes, *batch says how many); DAP_STORE_COLLECTED (another request
  * collected one of its buckets: each bucket is collected once, the draft's
- * max_batch_query_count 1); DAP_STORE_REFUSED (release refused); DAP_STORE_FAIL. */
+ * max_batch_query_count 1); DAP_STORE_PENDING (wait_for_pending, and a report of the batch
+ * is uploaded but not yet in a committed job: nothing changes, ask again once the jobs ran);
+ * DAP_STORE_REFUSED (release refused); DAP_STORE_FAIL (also an interval past INT64_MAX). */
 int dap_store_collect(dap_store_t *s, const uint8_t task[DPM_DAP_TASK_ID_BYTES],
                       const dap_store_collect_t *c, uint8_t *out, size_t cap, size_t *out_len,
                       dap_store_batch_t *batch);
