@@ -9,9 +9,10 @@
  * claim (repro_demo_auc_holds: two-sided unflagged; at 20 bins every draw is flagged "bound",
  * at least the level: one-sided), and no draw is without a claim.
  * Negative control, the old demo (10 bins, the binned AUC's noise + sampling interval as the
- * headline) over OLD_DRAWS draws: it does not (measured 0 of 20; `make repro`, table demo_auc:
- * at 20 bins the binned interval still misses, 213 of 300, and at 10 bins the unbinned one too,
- * 232 of 300: it leaves out its linear-density interpolation error). */
+ * headline) over OLD_DRAWS draws: it does not (measured 0 of 20; `make repro`, table demo_auc of
+ * tests/results/repro-disparity.json: at 20 bins the binned interval still misses, 213 of 300;
+ * the unbinned one at 10 bins, once 232 of 300, covers every draw since its interval carries
+ * the linear-density interpolation bound). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>

@@ -57,8 +57,8 @@ typedef struct {
  * the rest goes on exactly, bit by bit. The definition, the proof of exactness and the fast
  * path are in sdk/src/noise/laplace.c. Same distribution as dpm_dlap with (scale_num,
  * scale_den), not the same random bits (about 54 bits a draw at t = 2^17, the V bytes from the
- * back of r's buffer); about 3x faster (22.7 against 67 ns at t = 2^17 on the reference
- * machine, CTR_DRBG included). Its run time, like dpm_dlap's, depends on the noise: see
+ * back of r's buffer); about 3x faster (sdk/docs/noise.md: its timing, CTR_DRBG included,
+ * and how it was measured). Its run time, like dpm_dlap's, depends on the noise: see
  * dpm_laplace_fixed_add for a bounded-time variant. */
 #define DPM_LAPLACE_A_BITS 4
 #define DPM_LAPLACE_A_COUNT (1u << DPM_LAPLACE_A_BITS)
