@@ -12,7 +12,7 @@
  *   - collection: the helper down (502, nothing collected), then up: 200, the report count, and
  *     the collector opens both sealed shares to the exact sums plus both aggregators' noise
  *     (present, within its bound); the same request again: the same bytes; an overlapping
- *     query (batchOverlap), an empty one (batchInvalid), one without reports
+ *     query (batchOverlap), an empty one and one past INT64_MAX (batchInvalid), one without reports
  *     (invalidBatchSize). */
 #include <stdio.h>
 #include <unistd.h>
@@ -272,6 +272,9 @@ static void upload_jobs_and_collection_count_each_report_once(void **state)
     dap_leader_collection_job(&w->leader, creq, clen, to_helper, w, cresp, BIG, &rlen, &a);
     assert_string_equal(a.problem, "batchOverlap");
     clen = coll_req(b, 0, creq);
+    dap_leader_collection_job(&w->leader, creq, clen, to_helper, w, cresp, BIG, &rlen, &a);
+    assert_string_equal(a.problem, "batchInvalid");
+    clen = coll_req(b, UINT64_MAX - 1, creq); /* past INT64_MAX: no batch of the store */
     dap_leader_collection_job(&w->leader, creq, clen, to_helper, w, cresp, BIG, &rlen, &a);
     assert_string_equal(a.problem, "batchInvalid");
     clen = coll_req(b + 5, 1, creq);

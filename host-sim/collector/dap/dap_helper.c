@@ -371,6 +371,7 @@ void dap_helper_aggregate_share(dap_helper_t *h, const uint8_t *body, size_t len
         return;
     }
     if (b->batch_mode != DPM_DAP_BATCH_TIME_INTERVAL || b->interval.duration == 0 ||
+        b->interval.duration > (uint64_t)INT64_MAX ||
         b->interval.start > (uint64_t)INT64_MAX - b->interval.duration ||
         b->interval.start < q->interval.start ||
         b->interval.start + b->interval.duration > q->interval.start + q->interval.duration ||

@@ -407,7 +407,7 @@ void dap_leader_collection_job(dap_leader_t *l, const uint8_t *body, size_t len,
         return;
     }
     if (req.query.batch_mode != DPM_DAP_BATCH_TIME_INTERVAL || iv->duration == 0 ||
-        iv->start > (uint64_t)INT64_MAX - iv->duration) {
+        iv->duration > (uint64_t)INT64_MAX || iv->start > (uint64_t)INT64_MAX - iv->duration) {
         dap_answer_set(a, 400, "batchInvalid",
                        "the query is not a time interval of this task (its duration at least "
                        "one time_precision)");
