@@ -38,6 +38,33 @@ dpm_status_t agg_share_add_noise(const dpm_dap_task_t *t, uint64_t sensitivity, 
     return st;
 }
 
+dpm_status_t agg_share_release(const dpm_dap_task_t *t, uint8_t role,
+                               const dpm_hpke_config_t *collector, uint64_t sensitivity,
+                               dpm_rand_t *rand, const uint8_t *coll_req, size_t coll_req_len,
+                               uint8_t *agg_share, uint8_t *enc_buf, uint8_t *payload_buf,
+                               dap_hpke_ct_t *ct)
+{
+    if (t == NULL || agg_share == NULL) {
+        return DPM_ERR_PARAM;
+    }
+    uint8_t ikm[32];
+    dpm_status_t st = agg_share_add_noise(t, sensitivity, rand, agg_share);
+    for (size_t k = 0; k < sizeof(ikm) && st == DPM_OK; k += 8) { /* the ephemeral key's seed */
+        uint64_t w = 0;
+        st = dpm_rand_bits(rand, 64, &w);
+        for (size_t b = 0; b < 8; b++) {
+            ikm[k + b] = (uint8_t)(w >> (8u * b));
+        }
+    }
+    if (st == DPM_OK) {
+        st = agg_share_seal(t, role, collector, coll_req, coll_req_len, agg_share,
+                            t->vdaf.out_share_bytes, ikm, sizeof(ikm), enc_buf, payload_buf, ct);
+    }
+    memset(ikm, 0, sizeof(ikm));
+    memset(agg_share, 0, t->vdaf.out_share_bytes);
+    return st;
+}
+
 dpm_status_t agg_share_seal(const dpm_dap_task_t *t, uint8_t role,
                             const dpm_hpke_config_t *collector, const uint8_t *coll_req,
                             size_t coll_req_len, const uint8_t *agg_share, size_t len,

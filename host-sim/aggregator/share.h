@@ -44,6 +44,16 @@ dpm_status_t agg_share_seal(const dpm_dap_task_t *t, uint8_t role,
                             const uint8_t *ikm_e, size_t ikm_len, uint8_t *enc_buf,
                             uint8_t *payload_buf, dap_hpke_ct_t *ct);
 
+/* An aggregator's release of its aggregate share agg_share (v->out_share_bytes): its central
+ * noise added (agg_share_add_noise), then sealed (agg_share_seal) with an ephemeral key whose
+ * seed is drawn from the same source. agg_share and the seed are wiped before return (the
+ * share leaves only sealed). enc_buf, payload_buf and ct as for agg_share_seal. */
+dpm_status_t agg_share_release(const dpm_dap_task_t *t, uint8_t role,
+                               const dpm_hpke_config_t *collector, uint64_t sensitivity,
+                               dpm_rand_t *rand, const uint8_t *coll_req, size_t coll_req_len,
+                               uint8_t *agg_share, uint8_t *enc_buf, uint8_t *payload_buf,
+                               dap_hpke_ct_t *ct);
+
 /* The collector: open ct from `role` with its key into agg_share[0, len) (len: the payload's
  * length less DPM_HPKE_NT, else DPM_ERR_PROTOCOL). DPM_ERR_CORRUPT when it does not open: another
  * task, configuration, request, role or key, or a damaged ciphertext (agg_share zeroed);

@@ -35,25 +35,16 @@ static uint64_t now_s;
 static void setup(void)
 {
     char err[256];
-    dpm_dap_hpke_key_t ck;
     dpm_hpke_config_t collector;
-    uint8_t ikm[32] = {7};
-    memset(&ck, 0, sizeof(ck));
-    memset(&collector, 0, sizeof(collector));
     uint64_t bucket = 0;
     uint8_t req[4096];
     if (fuzz_roles_task(&task, &t) != 0 ||
         fuzz_roles_job(&task, &t, 0, 1, req, sizeof(req), NULL, &bucket) == 0 ||
         dap_store_open(&store, "sqlite::memory:", err, sizeof(err)) != 0 ||
-        dpm_hpke_derive_keypair(ikm, sizeof(ikm), &ck.kp) != DPM_OK ||
+        fuzz_roles_collector(&collector) != 0 ||
         test_rand_init(&rand_src, &rng, &port, 99) != DPM_OK) {
         abort();
     }
-    collector.id = 3;
-    collector.kem_id = DPM_HPKE_KEM_X25519_SHA256;
-    collector.kdf_id = DPM_HPKE_KDF_HKDF_SHA256;
-    collector.aead_id = DPM_HPKE_AEAD_AES_128_GCM;
-    memcpy(collector.public_key, ck.kp.pk, DPM_HPKE_NPK);
     if (dap_helper_init(&helper, &t, &task.key[1], task.verify_key, store, &collector,
                         FUZZ_ROLES_SENSITIVITY, &rand_src) != 0) {
         abort();

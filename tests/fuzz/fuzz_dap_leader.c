@@ -10,8 +10,8 @@
  * aggregate it gets three new ones (unless their batch was collected). Checked beyond the
  * sanitizers:
  *   - the upload and the collection answer 200, 400 or (a collection) 202 while reports of its
- *     batch await aggregation and 502 when its helper refused, never 500; a 400 names its problem type; an upload's UploadErrors decodes, in
- *     request order, each for a report of the request;
+ *     batch await aggregation and 502 when its helper refused, never 500; a 400 names its problem
+ * type; an upload's UploadErrors decodes, in request order, each for a report of the request;
  *   - a helper answer that job_finish refuses commits nothing: the same job comes back, stale,
  *     with byte-identical request bytes; one it takes commits the job once. */
 #include <stdint.h>
@@ -57,26 +57,18 @@ static void more_reports(void)
 static void setup(void)
 {
     char err[256];
-    dpm_dap_hpke_key_t ck;
     dpm_hpke_config_t collector;
-    uint8_t ikm[32] = {7}, job[4096];
+    uint8_t job[4096];
     uint64_t bucket = 0;
-    memset(&ck, 0, sizeof(ck));
-    memset(&collector, 0, sizeof(collector));
     if (fuzz_roles_task(&task, &t) != 0 ||
         fuzz_roles_job(&task, &t, 0, 1, job, sizeof(job), NULL, &bucket) == 0 ||
         dap_store_open(&lstore, "sqlite::memory:", err, sizeof(err)) != 0 ||
         dap_store_open(&hstore, "sqlite::memory:", err, sizeof(err)) != 0 ||
-        dpm_hpke_derive_keypair(ikm, sizeof(ikm), &ck.kp) != DPM_OK ||
+        fuzz_roles_collector(&collector) != 0 ||
         test_rand_init(&lrand, &lrng, &lport, 98) != DPM_OK ||
         test_rand_init(&hrand, &hrng, &hport, 99) != DPM_OK) {
         abort();
     }
-    collector.id = 3;
-    collector.kem_id = DPM_HPKE_KEM_X25519_SHA256;
-    collector.kdf_id = DPM_HPKE_KDF_HKDF_SHA256;
-    collector.aead_id = DPM_HPKE_AEAD_AES_128_GCM;
-    memcpy(collector.public_key, ck.kp.pk, DPM_HPKE_NPK);
     if (dap_leader_init(&leader, &t, &task.key[0], task.verify_key, lstore, &collector,
                         FUZZ_ROLES_SENSITIVITY, &lrand) != 0 ||
         dap_helper_init(&helper, &t, &task.key[1], task.verify_key, hstore, &collector,

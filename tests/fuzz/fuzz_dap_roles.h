@@ -15,6 +15,7 @@
 #include "aggregator/device.h"
 #include "aggregator/job.h"
 #include "aggregator/task.h"
+#include "dpm/port_hpke.h"
 #include "mbedtls/sha256.h"
 #include "test_rng.h"
 
@@ -33,6 +34,36 @@ static inline int fuzz_roles_task(agg_task_t *k, dpm_dap_task_t *t)
                : -1;
 }
 
+/* Report i on dev (its measurement: (i + e) mod 21 for entry e, its randomness seeded by i). */
+static inline dpm_status_t fuzz_roles_report(agg_device_t *dev, const agg_task_t *k, uint32_t i)
+{
+    uint64_t m[FUZZ_ROLES_LENGTH];
+    for (uint32_t e = 0; e < FUZZ_ROLES_LENGTH; e++) {
+        m[e] = (i + e) % 21u;
+    }
+    test_rng_t r;
+    test_rng_seed(&r, 900u + i);
+    return agg_device_sumvec(dev, k, test_rng_port(&r), m, FUZZ_ROLES_LENGTH, NULL);
+}
+
+/* The collector's HPKE configuration both fuzz targets seal to (id 3, from fixed bytes). */
+static inline int fuzz_roles_collector(dpm_hpke_config_t *c)
+{
+    static const uint8_t ikm[32] = {7};
+    dpm_hpke_keypair_t kp;
+    memset(c, 0, sizeof(*c));
+    if (dpm_hpke_derive_keypair(ikm, sizeof(ikm), &kp) != DPM_OK) {
+        return -1;
+    }
+    c->id = 3;
+    c->kem_id = DPM_HPKE_KEM_X25519_SHA256;
+    c->kdf_id = DPM_HPKE_KDF_HKDF_SHA256;
+    c->aead_id = DPM_HPKE_AEAD_AES_128_GCM;
+    memcpy(c->public_key, kp.pk, DPM_HPKE_NPK);
+    memset(&kp, 0, sizeof(kp));
+    return 0;
+}
+
 /* An UploadRequest of reports first .. first + n - 1 (as fuzz_roles_job makes them) into
  * out[0, cap). Its length, or 0. */
 static inline size_t fuzz_roles_upload(const agg_task_t *k, const dpm_dap_task_t *t, uint32_t first,
@@ -42,14 +73,7 @@ static inline size_t fuzz_roles_upload(const agg_task_t *k, const dpm_dap_task_t
     size_t len = 0;
     int ok = dev != NULL;
     for (uint32_t i = first; ok && i < first + n; i++) {
-        uint64_t m[FUZZ_ROLES_LENGTH];
-        for (uint32_t e = 0; e < FUZZ_ROLES_LENGTH; e++) {
-            m[e] = (i + e) % 21u;
-        }
-        test_rng_t r;
-        test_rng_seed(&r, 900u + i);
-        ok = agg_device_sumvec(dev, k, test_rng_port(&r), m, FUZZ_ROLES_LENGTH, NULL) == DPM_OK &&
-             dev->report_len <= cap - len;
+        ok = fuzz_roles_report(dev, k, i) == DPM_OK && dev->report_len <= cap - len;
         if (ok) {
             memcpy(out + len, dev->report, dev->report_len);
             len += dev->report_len;
@@ -77,16 +101,10 @@ static inline size_t fuzz_roles_job(const agg_task_t *k, const dpm_dap_task_t *t
              agg_role_init(&leader, t, DPM_DAP_ROLE_LEADER, &k->key[0], k->verify_key) == 0;
     ok = ok && dap_msg_agg_job_init_req_encode(&head, out, cap, &len) == DPM_OK;
     for (uint32_t i = first; ok && i < first + n; i++) {
-        uint64_t m[FUZZ_ROLES_LENGTH];
-        for (uint32_t e = 0; e < FUZZ_ROLES_LENGTH; e++) {
-            m[e] = (i + e) % 21u;
-        }
-        test_rng_t r;
-        test_rng_seed(&r, 900u + i);
         dpm_dap_report_view_t rv;
         size_t add = 0;
         uint8_t code = 0;
-        ok = agg_device_sumvec(dev, k, test_rng_port(&r), m, FUZZ_ROLES_LENGTH, NULL) == DPM_OK &&
+        ok = fuzz_roles_report(dev, k, i) == DPM_OK &&
              dpm_dap_report_decode(dev->report, dev->report_len, &rv, NULL) == DPM_OK &&
              agg_role_leader_init(&leader, dev->report, dev->report_len, state, out + len,
                                   cap - len, &add, &code) == DPM_OK;

@@ -603,15 +603,10 @@ static void dap_helper_seeds(void)
     dpm_rng_t lp, hp;
     dpm_rand_t lrand, hrand;
     dpm_hpke_config_t collector;
-    dpm_hpke_keypair_t ck;
-    uint8_t ikm[32] = {7};
-    memset(&collector, 0, sizeof(collector));
-    must(dpm_hpke_derive_keypair(ikm, sizeof(ikm), &ck), "collector key");
-    collector.id = 3;
-    collector.kem_id = DPM_HPKE_KEM_X25519_SHA256;
-    collector.kdf_id = DPM_HPKE_KDF_HKDF_SHA256;
-    collector.aead_id = DPM_HPKE_AEAD_AES_128_GCM;
-    memcpy(collector.public_key, ck.pk, DPM_HPKE_NPK);
+    if (fuzz_roles_collector(&collector) != 0) {
+        fprintf(stderr, "make_seeds: the collector's key\n");
+        exit(1);
+    }
     must(test_rand_init(&lrand, &lr, &lp, 98), "rand");
     must(test_rand_init(&hrand, &hr, &hp, 99), "rand");
     if (dap_store_open(&ls, "sqlite::memory:", err, sizeof(err)) != 0 ||

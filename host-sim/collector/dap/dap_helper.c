@@ -48,6 +48,16 @@ void dap_helper_free(dap_helper_t *h)
     }
 }
 
+int dap_answer_id(dap_answer_t *a, const uint8_t *body, size_t len, uint8_t digest[32])
+{
+    if (mbedtls_sha256(body, len, digest, 0) != 0) {
+        dap_answer_set(a, 500, NULL, "SHA-256 failed");
+        return -1;
+    }
+    memcpy(a->id, digest, sizeof(a->id));
+    return 0;
+}
+
 int dap_vdaf_merge(void *ctx, uint8_t *acc, const uint8_t *add, size_t bytes)
 {
     const dpm_prio3_t *v = ctx;
@@ -243,11 +253,9 @@ void dap_helper_aggregation_job(dap_helper_t *h, const uint8_t *body, size_t len
         return;
     }
     uint8_t digest[32];
-    if (mbedtls_sha256(body, len, digest, 0) != 0) {
-        dap_answer_set(a, 500, NULL, "SHA-256 failed");
+    if (dap_answer_id(a, body, len, digest) != 0) {
         return;
     }
-    memcpy(a->id, digest, sizeof(a->id));
     const dpm_prio3_t *v = &h->task->vdaf;
     job_t j;
     /* a continue response is 17 + 1 + 4 + 5 + the verifier message bytes */
@@ -322,29 +330,18 @@ static int release(void *ctx, uint8_t *agg, const dap_store_batch_t *batch, uint
         return -1;
     }
     const dpm_prio3_t *v = &h->task->vdaf;
-    uint8_t ikm[32], enc[DPM_HPKE_NENC];
+    uint8_t enc[DPM_HPKE_NENC];
     uint8_t *payload = malloc(v->out_share_bytes + DPM_HPKE_NT);
     dap_hpke_ct_t ct;
-    dpm_status_t st = payload == NULL ? DPM_ERR_BUFFER
-                                      : agg_share_add_noise(h->task, h->sensitivity, h->rand, agg);
-    for (size_t k = 0; k < sizeof(ikm) && st == DPM_OK; k += 8) { /* the ephemeral key's seed */
-        uint64_t w = 0;
-        st = dpm_rand_bits(h->rand, 64, &w);
-        for (size_t b = 0; b < 8; b++) {
-            ikm[k + b] = (uint8_t)(w >> (8u * b));
-        }
-    }
-    if (st == DPM_OK) {
-        const dap_collection_job_req_t *c = &r->req->collection_job_req;
-        st = agg_share_seal(h->task, DPM_DAP_ROLE_HELPER, &h->collector, c->encoded.p,
-                            c->encoded.len, agg, v->out_share_bytes, ikm, sizeof(ikm), enc, payload,
-                            &ct);
-    }
+    const dap_collection_job_req_t *c = &r->req->collection_job_req;
+    dpm_status_t st =
+        payload == NULL
+            ? DPM_ERR_BUFFER
+            : agg_share_release(h->task, DPM_DAP_ROLE_HELPER, &h->collector, h->sensitivity,
+                                h->rand, c->encoded.p, c->encoded.len, agg, enc, payload, &ct);
     if (st == DPM_OK) {
         st = dap_msg_agg_share_encode(&ct, out, cap, len);
     }
-    memset(ikm, 0, sizeof(ikm));
-    memset(agg, 0, v->out_share_bytes); /* the noised share leaves only sealed */
     free(payload);
     if (st != DPM_OK) {
         r->problem = NULL; /* a server error */
@@ -392,11 +389,9 @@ void dap_helper_aggregate_share(dap_helper_t *h, const uint8_t *body, size_t len
         return;
     }
     uint8_t digest[32];
-    if (mbedtls_sha256(body, len, digest, 0) != 0) {
-        dap_answer_set(a, 500, NULL, "SHA-256 failed");
+    if (dap_answer_id(a, body, len, digest) != 0) {
         return;
     }
-    memcpy(a->id, digest, sizeof(a->id));
     const dpm_prio3_t *v = &h->task->vdaf;
     release_t r = {h, &req, NULL};
     dap_store_collect_t c;

@@ -52,6 +52,10 @@ typedef struct {
 void dap_answer_set(dap_answer_t *a, int status, const char *problem, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
+/* A created resource's identity: SHA-256 of its request body into digest, its first 16
+ * bytes into a->id (the draft's idempotent resource creation). 0, or -1 with a 500 set. */
+int dap_answer_id(dap_answer_t *a, const uint8_t *body, size_t len, uint8_t digest[32]);
+
 /* Adds one encoded aggregate share into another (ctx: the task's dpm_prio3_t): the store's
  * merge function for a Prio3 task. */
 int dap_vdaf_merge(void *ctx, uint8_t *acc, const uint8_t *add, size_t bytes);

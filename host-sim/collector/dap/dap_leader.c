@@ -8,7 +8,6 @@
 
 #include "aggregator/share.h"
 #include "dpm/expert/vdaf.h"
-#include "mbedtls/sha256.h"
 
 int dap_leader_init(dap_leader_t *l, const dpm_dap_task_t *t, const dpm_dap_hpke_key_t *key,
                     const uint8_t verify_key[DPM_PRIO3_VERIFY_KEY_BYTES], dap_store_t *store,
@@ -356,19 +355,12 @@ static int release(void *ctx, uint8_t *agg, const dap_store_batch_t *batch, uint
         free(hshare);
         return -1;
     }
-    uint8_t ikm[32], enc[DPM_HPKE_NENC];
+    uint8_t enc[DPM_HPKE_NENC];
     uint8_t *payload = malloc(v->out_share_bytes + DPM_HPKE_NT);
     dpm_status_t st = payload == NULL ? DPM_ERR_BUFFER
-                                      : agg_share_add_noise(l->task, l->sensitivity, l->rand, agg);
-    for (size_t k = 0; k < sizeof(ikm) && st == DPM_OK; k += 8) {
-        uint64_t w = 0;
-        st = dpm_rand_bits(l->rand, 64, &w);
-        memcpy(ikm + k, &w, 8);
-    }
-    if (st == DPM_OK) {
-        st = agg_share_seal(l->task, DPM_DAP_ROLE_LEADER, &l->collector, c->body, c->len, agg,
-                            v->out_share_bytes, ikm, sizeof(ikm), enc, payload, &lct);
-    }
+                                      : agg_share_release(l->task, DPM_DAP_ROLE_LEADER,
+                                                          &l->collector, l->sensitivity, l->rand,
+                                                          c->body, c->len, agg, enc, payload, &lct);
     if (st == DPM_OK) {
         dap_collection_job_resp_t r;
         memset(&r, 0, sizeof(r));
@@ -378,8 +370,6 @@ static int release(void *ctx, uint8_t *agg, const dap_store_batch_t *batch, uint
         r.helper_share = hct;
         st = dap_msg_collection_job_resp_encode(&r, out, cap, len);
     }
-    memset(ikm, 0, sizeof(ikm));
-    memset(agg, 0, v->out_share_bytes); /* the noised share leaves only sealed */
     free(payload);
     free(hshare);
     if (st != DPM_OK) {
@@ -423,11 +413,9 @@ void dap_leader_collection_job(dap_leader_t *l, const uint8_t *body, size_t len,
     collect_t c = {l, body, len, &req, helper, helper_ctx, 0, {0}};
     dap_store_collect_t sc;
     memset(&sc, 0, sizeof(sc));
-    if (mbedtls_sha256(body, len, sc.req, 0) != 0) {
-        dap_answer_set(a, 500, NULL, "SHA-256 failed");
+    if (dap_answer_id(a, body, len, sc.req) != 0) {
         return;
     }
-    memcpy(a->id, sc.req, sizeof(a->id));
     sc.start = iv->start;
     sc.end = iv->start + iv->duration;
     sc.min_batch = l->task->min_batch_size;

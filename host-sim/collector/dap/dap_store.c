@@ -648,6 +648,7 @@ int dap_store_collect(dap_store_t *s, const uint8_t task[DPM_DAP_TASK_ID_BYTES],
     if (rc != DAP_STORE_OK && rc != DAP_STORE_ALREADY) {
         *out_len = 0;
     }
+    memset(agg, 0, c->share_bytes); /* the batch's un-noised sum never outlives the call */
     free(agg);
     return rc;
 }
