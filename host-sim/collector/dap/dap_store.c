@@ -353,12 +353,19 @@ static int commit_reports(dap_store_t *s, const uint8_t *task, const dap_store_o
     size_t nsums = 0;
     uint64_t rejects[DAP_REPORT_ERROR_MAX + 1] = {0};
     int rc = DAP_STORE_OK;
+    /* a job's reports come in time order, so runs share a bucket: one query per run, not per
+     * report (the task is locked: the answer cannot change inside the transaction) */
+    uint64_t known_bucket = 0;
+    int known = -1;
     for (size_t i = 0; i < n && rc == DAP_STORE_OK; i++) {
         uint8_t e = o[i].error;
         if (e == 0) {
-            int c = collected(s, task, o[i].bucket);
-            rc = c < 0 ? fail(s, "commit: collected batches") : rc;
-            e = c > 0 ? DAP_REPORT_ERROR_BATCH_COLLECTED : 0;
+            if (known < 0 || o[i].bucket != known_bucket) {
+                known = collected(s, task, o[i].bucket);
+                known_bucket = o[i].bucket;
+            }
+            rc = known < 0 ? fail(s, "commit: collected batches") : rc;
+            e = known > 0 ? DAP_REPORT_ERROR_BATCH_COLLECTED : 0;
         }
         if (e == 0 && rc == DAP_STORE_OK) {
             sqldb_val_t in[] = {sqldb_blob(task, DPM_DAP_TASK_ID_BYTES),
