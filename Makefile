@@ -45,7 +45,10 @@ WARNINGS := -Wall -Wextra -Wconversion -Wshadow -Wstrict-prototypes -Wundef -Wer
 OPT ?= -O2 -g
 # nanopb stays private to libdpm: its functions are renamed dpm_pb_* (sdk/proto/dpm_nanopb_rename.h).
 NANOPB_PRIVATE := -DPB_SYSTEM_HEADER='"dpm_nanopb_rename.h"'
-CFLAGS_COMMON := -std=c99 $(OPT) $(WARNINGS) -MMD -MP -Isdk/include -Iport/include \
+# Host objects are position-independent so that libdpmsim.so (PYLIB, below) links the same
+# objects as dpm-sim; without interposition they cost executables nothing measurable.
+HOST_PIC := $(if $(CROSS_COMPILE),,-fPIC -fno-semantic-interposition)
+CFLAGS_COMMON := -std=c99 $(OPT) $(HOST_PIC) $(WARNINGS) -MMD -MP -Isdk/include -Iport/include \
                  -Isdk/proto -isystem $(NANOPB_DIR) $(NANOPB_PRIVATE) \
                  $(MBEDTLS_CFLAGS) $(EXTRA_CFLAGS)
 # Kconfig (optional): with a .config present, its values reach the build as CONFIG_DPM_* through
@@ -79,7 +82,7 @@ endif
 
 # nanopb: the runtime comes from Debian's source package (make deps), the generated
 # sdk/proto/dpm.pb.[ch] ship in the repository (tests/unit/test_proto_regen.sh keeps them current).
-NANOPB_CFLAGS := -std=c99 $(OPT) -Wall -Werror -I$(NANOPB_DIR) -Isdk/proto $(NANOPB_PRIVATE) \
+NANOPB_CFLAGS := -std=c99 $(OPT) $(HOST_PIC) -Wall -Werror -I$(NANOPB_DIR) -Isdk/proto $(NANOPB_PRIVATE) \
                  -ffunction-sections -fdata-sections
 
 # ---- sources ---------------------------------------------------------------------------------
@@ -132,6 +135,9 @@ CONSOLE_ASSETS_O := $(OUT)/obj/gen/console_assets.o
 LIBDPM := $(OUT)/libdpm.a
 LIBPORT := $(OUT)/libdpm_posix.a
 LIBHOST := $(OUT)/libdpm_host.a
+# dpm-sim's core as a shared library for the Python package (host-sim/sim/lib, host-sim/python):
+# host builds only; its exports are dpmsim_* alone (the map), everything else stays inside.
+PYLIB := $(if $(CROSS_COMPILE),,$(OUT)/lib/libdpmsim.so)
 # libpq (the collector's PostgreSQL store): its headers live in a directory of their own.
 PQ_CFLAGS := $(shell pkg-config --cflags libpq 2>/dev/null || echo -I/usr/include/postgresql)
 # host-sim sees the SDK through its public headers only (no -Isdk/src: tests/unit/test_host_deps.py)
@@ -145,7 +151,9 @@ DB_LIBS := -lsqlite3 -lpq
 all: lib $(LIBPORT) $(if $(CROSS_COMPILE),cross-tests,host tests)
 # libdpm.a alone: a C compiler and the nanopb runtime, no Mbed TLS, no fetch (test_make_lib.sh).
 lib: $(LIBDPM)
-host: $(HOST_BINS) $(EXAMPLE_BINS)
+host: $(HOST_BINS) $(EXAMPLE_BINS) $(PYLIB)
+.PHONY: pylib
+pylib: $(PYLIB)
 tests: $(TEST_BINS) $(TOOL_BINS)
 
 $(LIBDPM): $(SDK_OBJS)
@@ -188,6 +196,12 @@ $(OUT)/$(patsubst main_%.c,%,$(notdir $(1))): $(call obj,$(1)) $(LIBHOST) $(LIBP
 	$(Q)$$(CC) $$(LDFLAGS) -o $$@ $$^ $$(MBEDTLS_LIBS) $$(DB_LIBS) -lpthread -lm
 endef
 $(foreach m,$(HOST_MAINS),$(eval $(call host_bin,$(m))))
+
+$(OUT)/lib/libdpmsim.so: $(call obj,host-sim/sim/lib/dpmsim.c) host-sim/sim/lib/dpmsim.map $(LIBHOST) $(LIBPORT) $(LIBDPM)
+	@mkdir -p $(dir $@)
+	@printf '  %-3s %s\n' LD $@
+	$(Q)$(CC) $(LDFLAGS) -shared -o $@ $< -Wl,--version-script=host-sim/sim/lib/dpmsim.map \
+	  -Wl,-soname,libdpmsim.so $(LIBHOST) $(LIBPORT) $(LIBDPM) $(MBEDTLS_LIBS) $(DB_LIBS) -lpthread -lm
 
 $(OUT)/obj/examples/%.o: examples/%.c $(AUTOCONF) $(FLAGS_STAMP) | $(MBEDTLS_DIR)/library/libmbedcrypto.a
 	@mkdir -p $(dir $@)
@@ -544,5 +558,6 @@ help:
 	@echo "make deps | all | test | demo | repro | cross | size | bench | results | fuzz | sanitize | valgrind | lint | coverage"
 	@echo "make results [RESULTS=\"bench size repro repro-<paper>\"]    (tests/results/, the docs' tables)"
 	@echo "make install PREFIX=<dir> [DESTDIR=<dir>]"
+	@echo "make pylib    (build/host/lib/libdpmsim.so, dpm-sim's core for the Python package host-sim/python)"
 	@echo "make menuconfig | defconfig    (Kconfig via kconfiglib)"
 	@echo "variables: CROSS_COMPILE=<triplet>-  BUILD_DIR=<dir>  OPT=<flags>  EXTRA_CFLAGS=<flags>"

@@ -26,6 +26,20 @@ int sim_plan_usage(const char *usage, const char *what)
     return SIM_EXIT_USAGE;
 }
 
+int sim_plan_unknown(const char *usage, const char *a)
+{
+    char msg[160];
+    snprintf(msg, sizeof(msg), "unknown option '%.100s' (the options are below)", a);
+    return sim_plan_usage(usage, msg);
+}
+
+int sim_plan_no_value(const char *usage, const char *a)
+{
+    char msg[160];
+    snprintf(msg, sizeof(msg), "%.100s is missing its value", a);
+    return sim_plan_usage(usage, msg);
+}
+
 int sim_plan_bad_value(const sim_plan_cli_t *o, const char *usage, const char *a)
 {
     char msg[256];
@@ -48,11 +62,11 @@ int sim_plan_cli_parse(sim_plan_cli_t *o, int argc, char **argv, const char *usa
             continue;
         }
         if (v == NULL) {
-            return sim_plan_usage(usage, "an option is missing its value");
+            return sim_plan_no_value(usage, a);
         }
         i++;
         if (!sim_plan_cli_option(o, a, v, &bad) && !mine(ctx, a, v, &bad)) {
-            return sim_plan_usage(usage, "unknown option");
+            return sim_plan_unknown(usage, a);
         }
         if (bad) {
             return sim_plan_bad_value(o, usage, a);

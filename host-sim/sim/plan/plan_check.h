@@ -88,6 +88,9 @@ int sim_plan_text_option(const sim_plan_text_opt_t *opts, size_t n, void *base, 
 int sim_plan_usage(const char *usage, const char *what);
 /* "bad value for A" (": o->why" when it says more) as a usage error: SIM_EXIT_USAGE. */
 int sim_plan_bad_value(const sim_plan_cli_t *o, const char *usage, const char *a);
+/* "unknown option 'A'" / "A is missing its value", then the usage: SIM_EXIT_USAGE. */
+int sim_plan_unknown(const char *usage, const char *a);
+int sim_plan_no_value(const char *usage, const char *a);
 
 #define SIM_PLAN_HELP 100 /* sim_plan_cli_parse: --help printed */
 /* A roc planner's options argv[1 .. argc): --help / -h (usage on stdout: SIM_PLAN_HELP),

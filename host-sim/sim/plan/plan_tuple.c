@@ -407,7 +407,7 @@ static int plan_parse(int argc, char **argv, plan_opts_t *o)
             continue;
         }
         if (v == NULL) {
-            return sim_plan_usage(PLAN_USAGE, "an option is missing its value");
+            return sim_plan_no_value(PLAN_USAGE, a);
         }
         i++;
         if (sim_plan_cli_option(&o->c, a, v, &bad) ||
@@ -417,7 +417,7 @@ static int plan_parse(int argc, char **argv, plan_opts_t *o)
             bad =
                 sim_cli_u64(v, &o->groups) != 0 || o->groups < 2 || o->groups > DPM_DISP_MAX_GROUPS;
         } else {
-            return sim_plan_usage(PLAN_USAGE, "unknown option");
+            return sim_plan_unknown(PLAN_USAGE, a);
         }
         if (bad) {
             return sim_plan_bad_value(&o->c, PLAN_USAGE, a);
