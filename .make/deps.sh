@@ -8,7 +8,8 @@
 # it runs:
 #   build   building the SDK, the collector, dpm-sim and the examples; `make demo`
 #   repro   build + the plotting libraries of `make repro`
-#   all     everything `make test` runs: git (its file lists in a checkout, make dist), and
+#   all     everything `make test` runs: git (its file lists in a checkout, make dist), pandas,
+#           pytest and venv (the Python package's tests, tests/python), and
 #           its suites drive the gates' tools too (clang-format,
 #           clang-tidy and cppcheck in test_lint_gate.sh, valgrind, clang's fuzzer and
 #           sanitizers), a PostgreSQL server, a headless browser and the Cortex-M compiler. The
@@ -29,7 +30,7 @@ DEPS_FOR=${DEPS_FOR:-all}
 BUILD_PACKAGES=(build-essential pkg-config pkgconf cmake nanopb protobuf-compiler python3-protobuf
                 libsqlite3-dev sqlite3 libpq-dev python3-kconfiglib dpkg-dev curl openssl patch bc)
 REPRO_PACKAGES=(python3-matplotlib python3-numpy)
-TEST_PACKAGES=(libcmocka-dev git chromium python3-yaml clang-format clang-tidy cppcheck valgrind
+TEST_PACKAGES=(libcmocka-dev git chromium python3-yaml python3-pandas python3-pytest python3-venv clang-format clang-tidy cppcheck valgrind
                clang libclang-rt-14-dev postgresql-15 gcc-arm-none-eabi
                libnewlib-arm-none-eabi)
 case $DEPS_FOR in

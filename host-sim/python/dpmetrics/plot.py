@@ -1,0 +1,114 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Plots of a campaign's estimates (matplotlib, Debian's python3-matplotlib): each draws the
+collector's own numbers and intervals from an Estimate and returns the Figure. The intervals
+drawn are the ones meant for what is shown: the ROC's simultaneous band (the whole curve at
+once), each group's AUC interval, the gaps' simultaneous intervals (every pair at once: read
+when looking at several pairs or the largest)."""
+import matplotlib
+
+matplotlib.use("Agg", force=False)
+import matplotlib.pyplot as plt  # noqa: E402  (after the backend is chosen)
+
+
+def _axes(ax, title):
+    if ax is None:
+        fig, ax = plt.subplots(figsize=(6, 4.5))
+    ax.set_title(title)
+    return ax.figure, ax
+
+
+def roc(est, ax=None):
+    """The pooled ROC curve with its pointwise and simultaneous bands; with groups, each group's
+    curve with ±1.96 sd of its TPR."""
+    fig, ax = _axes(ax, f"ROC, campaign {est.campaign} (eps {est.eps})")
+    curves = est.roc
+    if curves.empty:
+        raise ValueError(f"campaign {est.campaign} ({est.mechanism}) has no ROC curve to plot")
+    pooled = curves[curves["group"].isna()]
+    if not pooled.empty:
+        ax.plot(pooled["fpr"], pooled["tpr"], color="k", label="all groups")
+        if "tpr_lo_simultaneous" in pooled:
+            ax.fill_between(pooled["fpr"], pooled["tpr_lo_simultaneous"],
+                            pooled["tpr_hi_simultaneous"], color="k", alpha=0.15,
+                            label="simultaneous band")
+    for g, c in curves[curves["group"].notna()].groupby("group"):
+        name = est.names[int(g)] if est.names else f"group {int(g)}"
+        line, = ax.plot(c["fpr"], c["tpr"], label=name)
+        if "tpr_sd" in c:
+            ax.fill_between(c["fpr"], c["tpr"] - 1.96 * c["tpr_sd"], c["tpr"] + 1.96 * c["tpr_sd"],
+                            color=line.get_color(), alpha=0.15)
+    ax.plot([0, 1], [0, 1], ls=":", color="grey")
+    ax.set_xlabel("false positive rate")
+    ax.set_ylabel("true positive rate")
+    ax.legend(loc="lower right")
+    return fig
+
+
+def auc_by_group(est, ax=None):
+    """Each group's AUC with its interval (the binned AUC's `ci`)."""
+    fig, ax = _axes(ax, f"AUC by group, campaign {est.campaign}")
+    a = est.auc
+    a = a[a["group"].notna()] if "group" in a else a
+    if a.empty:
+        raise ValueError(f"campaign {est.campaign} ({est.mechanism}) has no per-group AUC")
+    labels = list(a["group_name"]) if "group_name" in a else [str(g) for g in a["group"]]
+    y = list(range(len(a)))
+    ax.errorbar(a["auc"], y, xerr=[a["auc"] - a["ci_lo"], a["ci_hi"] - a["auc"]], fmt="o",
+                capsize=3)
+    ax.set_yticks(y, labels)
+    ax.set_xlabel(f"AUC ({int(round(100 * est.confidence))}% interval)")
+    return fig
+
+
+def disparities(est, ax=None, metric=None):
+    """Every pairwise gap with its simultaneous interval: the AUC gaps with groups, else the
+    metric's disparities (tuple_mr, tuple_ml; metric= picks one, default the first)."""
+    gaps = est.gaps
+    if not gaps.empty:
+        value, what = "gap", "AUC gap"
+    else:
+        gaps = est.disparities
+        if gaps.empty:
+            raise ValueError(f"campaign {est.campaign} ({est.mechanism}) has no disparities")
+        metric = metric or gaps["metric"].iloc[0]
+        gaps = gaps[gaps["metric"] == metric]
+        value, what = "diff", f"{metric} gap"
+    fig, ax = _axes(ax, f"{what}s, campaign {est.campaign} (every pair at once)")
+    g = [n if n is not None else str(i) for n, i in zip(gaps.get("g_name", gaps["g"]), gaps["g"])]
+    h = [n if n is not None else str(i) for n, i in zip(gaps.get("h_name", gaps["h"]), gaps["h"])]
+    y = list(range(len(gaps)))
+    lo, hi = gaps["ci_simultaneous_lo"], gaps["ci_simultaneous_hi"]
+    ax.errorbar(gaps[value], y, xerr=[gaps[value] - lo, hi - gaps[value]], fmt="o", capsize=3)
+    ax.axvline(0, color="grey", ls=":")
+    ax.set_yticks(y, [f"{a} - {b}" for a, b in zip(g, h)])
+    ax.set_xlabel(f"{what} (simultaneous {int(round(100 * est.confidence))}% intervals)")
+    return fig
+
+
+def over_time(estimates, group, metric=None, ax=None):
+    """One group's estimate per period (a list of Estimates, Collector.periods): the metric's
+    mean (tuple mechanisms) or the group's AUC (roc_hist with groups), with its interval."""
+    fig, ax = _axes(ax, f"group {group} per period")
+    xs, ys, lo, hi = [], [], [], []
+    for e in estimates:
+        if e.json.get("roc_groups"):
+            t = e.auc
+            col = "auc"
+        else:
+            t = e.groups
+            t = t[t["metric"] == (metric or t["metric"].iloc[0])]
+            col = "mean"
+        key = "group_name" if isinstance(group, str) else "group"
+        row = t[t[key] == group]
+        if row.empty or row[col].isna().all():
+            continue
+        xs.append(e.period_from)
+        ys.append(float(row[col].iloc[0]))
+        lo.append(float(row["ci_lo"].iloc[0]))
+        hi.append(float(row["ci_hi"].iloc[0]))
+    if not xs:
+        raise ValueError(f"no period has an estimate for group {group!r}")
+    ax.errorbar(xs, ys, yerr=[[y - a for y, a in zip(ys, lo)], [b - y for y, b in zip(ys, hi)]],
+                fmt="o-", capsize=3)
+    ax.set_xlabel("period")
+    return fig

@@ -1,0 +1,184 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Reading real campaigns: a real dpm-collector over TLS (the e2e harness: SQLite, operator
+token), filled by dpm-sim's network mode, read with dpmetrics.collector() and from saved JSON;
+the DataFrames hold the collector's own numbers, its errors come back with their reasons, and
+the plots draw those numbers."""
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import dpmetrics as dm
+from conftest import OUT, ROOT
+
+sys.path.insert(0, str(ROOT / "tests" / "e2e"))
+
+SCENARIO = """\
+[scenario]
+name = reading
+devices = 4000
+runs = 1
+seed = 3
+[population]
+examples = 8
+[group young]
+share = 0.5
+scores = binormal(auc=0.85, base_rate=0.4)
+[group old]
+share = 0.3
+scores = binormal(auc=0.72, base_rate=0.4)
+[group other]
+share = 0.2
+scores = binormal(auc=0.65, base_rate=0.4)
+[campaign tpr]
+id = 1
+mechanism = tuple_mr
+metrics = tpr
+eps = 2
+[campaign auc]
+id = 3
+mechanism = roc_hist
+eps = 2
+bins = 8
+[campaign auc_by_group]
+id = 9
+mechanism = roc_hist_groups
+eps = 4
+bins = 6
+"""
+
+
+@pytest.fixture(scope="module")
+def running(tmp_path_factory):
+    from test_collector import Harness  # the e2e suites' collector: TLS, credentials, SQLite
+    tmp = tmp_path_factory.mktemp("reading")
+    scn = tmp / "reading.scn"
+    scn.write_text(SCENARIO)
+    sim = str(OUT / "dpm-sim")
+    camp = subprocess.run([sim, "campaigns", "--scenario", str(scn)], capture_output=True,
+                          text=True, check=True)
+    h = Harness(campaigns=camp.stdout)
+    h.start()
+    try:
+        out = tmp / "net"
+        r = subprocess.run([sim, "--scenario", str(scn), "--mode", "network", "--collector",
+                            f"127.0.0.1:{h.port}", "--ca", h.ca, "--clients", "2", "--batch",
+                            "50", "--out", str(out), "--no-plot", "--quiet", "--token",
+                            h.creds.files["harness"]], capture_output=True, text=True,
+                           timeout=300)
+        assert r.returncode == 0, r.stdout + r.stderr
+        yield h, out
+    finally:
+        h.stop()
+        h.cleanup()
+
+
+def _client(h, **kw):
+    return dm.collector(f"https://127.0.0.1:{h.port}", **{"token": h.creds.files["harness"],
+                                                          "ca": h.ca, **kw})
+
+
+def test_campaigns(running):
+    h, _ = running
+    c = _client(h).campaigns()
+    assert list(c["id"]) == [1, 3, 9]
+    assert list(c["mechanism"]) == ["tuple_mr", "roc_hist", "roc_hist"]
+    assert c["trust_model"].str.startswith("local DP").all()
+
+
+def test_tuple_estimate_is_the_collectors(running):
+    h, out = running
+    e = _client(h).estimate(1)
+    saved = json.loads((out / "collector-estimate-1.json").read_text())
+    groups = saved["metrics"][0]["groups"]
+    g = e.groups
+    assert list(g["group_name"]) == ["young", "old", "other"]
+    assert list(g["mean"]) == [x["mean"] for x in groups]
+    assert list(g["ci_lo"]) == [x["ci"][0] for x in groups]
+    assert list(g["n"]) == [x["n"] for x in groups] and g["n"].sum() == e.reports
+    d = e.disparities
+    assert len(d) == 3 and (d["ci_simultaneous_lo"] <= d["ci_lo"]).all()
+    assert e.eps == 2 and e.privacy_unit and e.trust_model.startswith("local DP")
+    # saved JSON reads the same
+    again = dm.read_estimate(out / "collector-estimate-1.json")
+    assert again.groups.equals(g)
+
+
+def test_auc_by_group_and_roc(running):
+    h, out = running
+    e = _client(h).estimate(9)
+    saved = json.loads((out / "collector-estimate-9.json").read_text())["roc_groups"]
+    a = e.auc
+    by_group = a[a["group"].notna()]
+    assert list(by_group["auc"]) == [x["auc"] for x in saved["by_group"]]
+    assert list(by_group["group_name"]) == ["young", "old", "other"]
+    assert a["group"].isna().sum() == 1  # the pooled AUC, every group's reports
+    gaps = e.gaps
+    assert list(gaps["gap"]) == [x["gap"] for x in saved["gaps"]]
+    assert list(zip(gaps["g_name"], gaps["h_name"])) == [("young", "old"), ("young", "other"),
+                                                         ("old", "other")]
+    roc = e.roc
+    assert set(roc["group"].dropna()) == {0, 1, 2}
+    pooled = e.json["roc"]
+    assert list(roc[roc["group"].isna()]["tpr"]) == pooled["tpr"]
+    single = _client(h).estimate(3)
+    assert single.auc["auc"].iloc[0] == single.json["roc"]["auc"]
+    assert single.auc["ci_lo"].iloc[0] == single.json["roc"]["auc_ci"][0]
+
+
+def test_periods(running):
+    h, _ = running
+    ps = _client(h).periods(1)
+    assert len(ps) == 1 and ps[0].groups["mean"].equals(_client(h).estimate(1, period=0)
+                                                        .groups["mean"])
+
+
+def test_errors_say_what_to_do(running, tmp_path):
+    h, _ = running
+    with pytest.raises(dm.DpmError, match="401 .*give an operator's token"):
+        _client(h, token=None).estimate(1)
+    with pytest.raises(dm.DpmError, match="404 .*unknown campaign"):
+        _client(h).estimate(77)
+    with pytest.raises(dm.DpmError, match="400 .*confidence must be a decimal"):
+        _client(h).estimate(1, confidence=2)
+    with pytest.raises(dm.DpmError, match="ca= must be the certificate authority"):
+        _client(h, ca=None).estimate(1)
+    with pytest.raises(dm.DpmError, match="is the collector running"):
+        dm.collector("https://127.0.0.1:1", ca=h.ca).estimate(1)
+    with pytest.raises(ValueError, match="give https://HOST:PORT"):
+        dm.collector("127.0.0.1:8443")
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"campaign": 1,')
+    with pytest.raises(ValueError, match="not JSON"):
+        dm.read_estimate(bad)
+    with pytest.raises(ValueError, match="an estimate is the JSON object"):
+        dm.read_estimate({"hello": 1})
+    with pytest.raises(ValueError, match="No such file"):
+        dm.read_estimate(tmp_path / "missing.json")
+
+
+def test_plots_draw_the_estimates(running):
+    from dpmetrics import plot
+    h, _ = running
+    c = _client(h)
+    e = c.estimate(9)
+    fig = plot.roc(e)
+    ax = fig.axes[0]
+    pooled = e.roc[e.roc["group"].isna()]
+    assert np.array_equal(ax.lines[0].get_ydata(), pooled["tpr"].to_numpy())
+    assert len(ax.lines) == 1 + 3 + 1  # pooled, each group, the diagonal
+    fig = plot.auc_by_group(e)
+    assert [t.get_text() for t in fig.axes[0].get_yticklabels()] == ["young", "old", "other"]
+    fig = plot.disparities(e)
+    xs = fig.axes[0].lines[0].get_xdata()
+    assert np.array_equal(xs, e.gaps["gap"].to_numpy())
+    fig = plot.disparities(c.estimate(1))
+    assert np.array_equal(fig.axes[0].lines[0].get_xdata(),
+                          c.estimate(1).disparities["diff"].to_numpy())
+    fig = plot.over_time(c.periods(9), "old")
+    assert fig.axes[0].lines[0].get_ydata()[0] == e.auc[e.auc["group_name"] == "old"]["auc"].iloc[0]
+    with pytest.raises(ValueError, match="has no ROC curve"):
+        plot.roc(c.estimate(1))
