@@ -9,7 +9,8 @@
 #   build   building the SDK, the collector, dpm-sim and the examples; `make demo`
 #   repro   build + the plotting libraries of `make repro`
 #   all     everything `make test` runs: git (its file lists in a checkout, make dist), pandas,
-#           pytest and venv (the Python package's tests, tests/python), and
+#           pytest, venv, sklearn and Jupyter's nbconvert (the Python package's tests and notebooks,
+#           tests/python), and
 #           its suites drive the gates' tools too (clang-format,
 #           clang-tidy and cppcheck in test_lint_gate.sh, valgrind, clang's fuzzer and
 #           sanitizers), a PostgreSQL server, a headless browser and the Cortex-M compiler. The
@@ -30,7 +31,9 @@ DEPS_FOR=${DEPS_FOR:-all}
 BUILD_PACKAGES=(build-essential pkg-config pkgconf cmake nanopb protobuf-compiler python3-protobuf
                 libsqlite3-dev sqlite3 libpq-dev python3-kconfiglib dpkg-dev curl openssl patch bc)
 REPRO_PACKAGES=(python3-matplotlib python3-numpy)
-TEST_PACKAGES=(libcmocka-dev git chromium python3-yaml python3-pandas python3-pytest python3-venv clang-format clang-tidy cppcheck valgrind
+TEST_PACKAGES=(libcmocka-dev git chromium python3-yaml python3-pandas python3-pytest python3-venv
+               python3-sklearn python3-nbconvert python3-nbformat python3-nbclient python3-ipykernel
+               clang-format clang-tidy cppcheck valgrind
                clang libclang-rt-14-dev postgresql-15 gcc-arm-none-eabi
                libnewlib-arm-none-eabi)
 case $DEPS_FOR in

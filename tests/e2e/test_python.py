@@ -64,14 +64,12 @@ def main():
         return 1
     os.environ["DPMETRICS_LIB"] = str(lib)
     tap = Tap()
-    # pytest's own report goes to standard error: standard output holds the TAP lines alone
-    saved = sys.stdout
-    sys.stdout = sys.stderr
-    try:
-        status = pytest.main(["-q", "-p", "no:cacheprovider", "--rootdir", str(ROOT / "tests"),
-                              str(ROOT / "tests" / "python")], plugins=[tap])
-    finally:
-        sys.stdout = saved
+    # pytest's own report and the TAP lines share standard output (one stream keeps their
+    # order; standard error reaches the log through another pipe), the TAP lines after it, each
+    # on a line of its own
+    status = pytest.main(["-q", "-p", "no:cacheprovider", "--rootdir", str(ROOT / "tests"),
+                          str(ROOT / "tests" / "python")], plugins=[tap])
+    print()
     tap.print()
     return 0 if status == 0 else 1
 

@@ -4,77 +4,11 @@ token), filled by dpm-sim's network mode, read with dpmetrics.collector() and fr
 the DataFrames hold the collector's own numbers, its errors come back with their reasons, and
 the plots draw those numbers."""
 import json
-import os
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 
 import dpmetrics as dm
-from conftest import OUT, ROOT
-
-sys.path.insert(0, str(ROOT / "tests" / "e2e"))
-
-SCENARIO = """\
-[scenario]
-name = reading
-devices = 4000
-runs = 1
-seed = 3
-[population]
-examples = 8
-[group young]
-share = 0.5
-scores = binormal(auc=0.85, base_rate=0.4)
-[group old]
-share = 0.3
-scores = binormal(auc=0.72, base_rate=0.4)
-[group other]
-share = 0.2
-scores = binormal(auc=0.65, base_rate=0.4)
-[campaign tpr]
-id = 1
-mechanism = tuple_mr
-metrics = tpr
-eps = 2
-[campaign auc]
-id = 3
-mechanism = roc_hist
-eps = 2
-bins = 8
-[campaign auc_by_group]
-id = 9
-mechanism = roc_hist_groups
-eps = 4
-bins = 6
-"""
-
-
-@pytest.fixture(scope="module")
-def running(tmp_path_factory):
-    from test_collector import Harness  # the e2e suites' collector: TLS, credentials, SQLite
-    tmp = tmp_path_factory.mktemp("reading")
-    scn = tmp / "reading.scn"
-    scn.write_text(SCENARIO)
-    sim = str(OUT / "dpm-sim")
-    camp = subprocess.run([sim, "campaigns", "--scenario", str(scn)], capture_output=True,
-                          text=True, check=True)
-    h = Harness(campaigns=camp.stdout)
-    h.start()
-    try:
-        out = tmp / "net"
-        r = subprocess.run([sim, "--scenario", str(scn), "--mode", "network", "--collector",
-                            f"127.0.0.1:{h.port}", "--ca", h.ca, "--clients", "2", "--batch",
-                            "50", "--out", str(out), "--no-plot", "--quiet", "--token",
-                            h.creds.files["harness"]], capture_output=True, text=True,
-                           timeout=300)
-        assert r.returncode == 0, r.stdout + r.stderr
-        yield h, out
-    finally:
-        h.stop()
-        h.cleanup()
-
 
 def _client(h, **kw):
     return dm.collector(f"https://127.0.0.1:{h.port}", **{"token": h.creds.files["harness"],

@@ -4,10 +4,7 @@ collector's own numbers and intervals from an Estimate and returns the Figure. T
 drawn are the ones meant for what is shown: the ROC's simultaneous band (the whole curve at
 once), each group's AUC interval, the gaps' simultaneous intervals (every pair at once: read
 when looking at several pairs or the largest)."""
-import matplotlib
-
-matplotlib.use("Agg", force=False)
-import matplotlib.pyplot as plt  # noqa: E402  (after the backend is chosen)
+import matplotlib.pyplot as plt  # its default backend: inline in Jupyter, Agg without a display
 
 
 def _axes(ax, title):
