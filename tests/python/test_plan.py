@@ -92,3 +92,13 @@ def test_plan_from_data_refusals(own_df):
     with pytest.raises(ValueError, match="group 'east' has no negative example"):
         dm.plan("roc_hist_groups", error=0.05, confidence=0.9, eps=1, population=one,
                 check=False)
+
+
+def test_plan_which_eps_from_data_checks_that_k(own_df):
+    """Given devices=, the data check runs at that K once (a fixed fleet is not stepped up)."""
+    r = dm.plan("roc_hist_groups", error=0.05, confidence=0.9, devices=20000, population=own_df,
+                trust="two_aggregators", check=False, bins=12, data_runs=100)
+    steps = r["data_check"]["steps"]
+    assert len(steps) == 1 and steps[0]["devices"] == 20000
+    assert r["data_check"]["eps"] == r["answer"]["eps_campaign"] > 0
+    assert r["data_check"]["devices"] == (20000 if steps[0]["verified"] else None)

@@ -68,19 +68,19 @@ class Estimate:
         return (f"Estimate(campaign {self.campaign}, {self.mechanism}, eps {self.eps}, "
                 f"{self.reports} reports)")
 
-    @property
-    def groups(self):
-        frames = [_flat(m["groups"], self.names).assign(metric=m["metric"])
+    def _per_metric(self, member):
+        frames = [_flat(m[member], self.names).assign(metric=m["metric"])
                   for m in self.json.get("metrics") or []]
         return _first(pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(),
                       "metric")
 
     @property
+    def groups(self):
+        return self._per_metric("groups")
+
+    @property
     def disparities(self):
-        frames = [_flat(m["disparities"], self.names).assign(metric=m["metric"])
-                  for m in self.json.get("metrics") or []]
-        return _first(pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(),
-                      "metric")
+        return self._per_metric("disparities")
 
     @property
     def auc(self):

@@ -43,8 +43,8 @@ def plan(mechanism, *, error, confidence, devices=None, eps=None, check=True, tr
     data itself: simulate() of your data resampled to the planned K and ε, exact mode,
     data_runs runs, and "data_check" gives each AUC's and gap's fraction of runs within the
     error with its 95% Clopper-Pearson interval; while an item's lower end is below the
-    confidence K steps up (at most 6 checks), and "devices" is the K verified on your data (None
-    if none was; data_runs=0 skips the check). Exact mode of roc_hist_groups costs O(K) per
+    confidence K steps up (at most 6 checks; given devices=, that K is checked once), and
+    "devices" is the K verified on your data (None if none was; data_runs=0 skips the check). Exact mode of roc_hist_groups costs O(K) per
     run: at local DP's millions of devices, expect minutes.
     Raises ValueError for what the planner refuses (its message), DpmError when the check
     found no verified K (the answer, with the largest K tried, is the exception's .plan)."""
@@ -94,8 +94,10 @@ def plan(mechanism, *, error, confidence, devices=None, eps=None, check=True, tr
     if from_data is not None:
         result["from_data"] = from_data
         if data_runs:
+            # asked which eps for a given K: that K is checked, not stepped up
             result["data_check"] = _check_on_data(mechanism, population, result, error,
-                                                  confidence, trust, options, data_runs)
+                                                  confidence, trust, options, data_runs,
+                                                  max_checks=1 if devices is not None else 6)
     if status == _native.CHECK:
         e = _native.DpmError("plan: the simulation check found no K shown to reach the "
                              f"confidence within its checks:\n{out.strip()}")
@@ -173,7 +175,8 @@ def _clopper_pearson(k, n, level=0.95):
     return [lower, upper]
 
 
-def _check_on_data(mechanism, population, result, error, confidence, trust, options, runs):
+def _check_on_data(mechanism, population, result, error, confidence, trust, options, runs,
+                   max_checks=6):
     """simulate() of the data at the answer's K and ε: each item's coverage of |error|; while an
     item is not verified, K steps up (aimed through the normal law at the worst item, at least
     +10 % and at most 4x a step, at most 6 checks), as dpm-sim's own check does."""
@@ -199,7 +202,7 @@ def _check_on_data(mechanism, population, result, error, confidence, trust, opti
         gap_error = options.get("gap_error", error)
     steps, k = [], max(int(k), 2)
     z_target = NormalDist().inv_cdf((1 + confidence) / 2)
-    for _ in range(6):
+    for _ in range(max_checks):
         sim = simulate(population, campaign, devices=k, runs=runs, mode="exact")
         sel = sim.runs[sim.runs["kind"].isin(kinds)]
         items = []
