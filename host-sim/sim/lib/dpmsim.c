@@ -15,6 +15,10 @@
 #include "sim/run/output.h"
 #include "sim/run/session.h"
 
+#if DPMSIM_MAX_DEVICES != SIM_MAX_LIST
+#error "dpmsim_run_opts_t's devices sweep must hold what a scenario's does (SIM_MAX_LIST)"
+#endif
+
 int dpmsim_api_version(void)
 {
     return DPMSIM_API_VERSION;
