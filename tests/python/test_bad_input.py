@@ -80,11 +80,11 @@ def test_campaign_errors_come_from_the_parser():
     """What the scenario parser refuses comes back with its own message."""
     with pytest.raises(dm.DpmError, match="bins"):
         dm.simulate(_df(), dict(ROC, bins=1000), runs=2)
-    with pytest.raises(dm.DpmError, match="unknown key 'bims'"):
+    with pytest.raises(dm.DpmError, match=r"^\[campaign c1\] bims = 10: unknown key 'bims'"):
         dm.simulate(_df(), {"mechanism": "roc_hist", "eps": 1, "bims": 10}, runs=2)
     with pytest.raises(ValueError, match="'mechanism' and 'eps' are needed"):
         dm.simulate(_df(), {"mechanism": "roc_hist"}, runs=2)
-    with pytest.raises(dm.DpmError, match="group 'zz' has no devices"):
+    with pytest.raises(dm.DpmError, match="group 'zz' has no devices in the DataFrame"):
         dm.simulate(_df(), {"mechanism": "roc_hist_groups", "eps": 1, "groups": ["a", "zz"]},
                     runs=2)
 
@@ -96,6 +96,10 @@ def test_bad_csv_file_names_the_line(tmp_path):
         dm.simulate(p, ROC, runs=2)
     with pytest.raises(ValueError, match="no such file"):
         dm.simulate(tmp_path / "nope.csv", ROC, runs=2)
+    odd = tmp_path / "my data, v2 (final).csv"  # a path the scenario syntax could not hold
+    odd.write_text("device_id,score,label,group\nd1,0.5,1,a\nd2,0.7,0,b\nd3,0.2,0,a\n"
+                   "d4,0.9,1,b\n")
+    assert len(dm.simulate(odd, ROC, runs=2).summary) > 0
 
 
 def _random_frame(rng):

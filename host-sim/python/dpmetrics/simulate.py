@@ -122,9 +122,14 @@ def simulate(population=None, campaigns=None, *, scenario=None, devices=None, ru
             path = _write_scenario(tmp, population, campaigns, sweep, threshold, confidence,
                                    population_seed, name)
         out_dir = Path(out) if out is not None else tmp / "out"
-        _native.run(path, out_dir, mode=MODES.get(mode, 0), threads=threads,
-                    runs=int(runs) if runs is not None else (0 if scenario else 200),
-                    seed=seed, devices=[int(k) for k in sweep])
+        try:
+            _native.run(path, out_dir, mode=MODES.get(mode, 0), threads=threads,
+                        runs=int(runs) if runs is not None else (0 if scenario else 200),
+                        seed=seed, devices=[int(k) for k in sweep])
+        except _native.DpmError as e:
+            if scenario is not None:
+                raise
+            raise _native.DpmError(_yours(str(e), tmp, population)) from None
         result = Simulation(out_dir)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -137,6 +142,28 @@ def simulate(population=None, campaigns=None, *, scenario=None, devices=None, ru
     return result
 
 
+def _yours(message, tmp, population):
+    """dpm-sim's message about the files written here, said about what the caller gave: the
+    scenario's line as its section and key, the population file as the caller's file, or as
+    the DataFrame's row (line L is row L - 2: the header is line 1)."""
+    lines = (tmp / "scenario.scn").read_text().splitlines()
+
+    def where(m):  # "[campaign roc] bins = 1000: " for the scenario's line
+        n = int(m.group(1))
+        head = next((l for l in reversed(lines[:n]) if l.startswith("[")), "")
+        text = lines[n - 1] if 0 < n <= len(lines) else ""
+        return f"{head} {text}: " if text != head else f"{head}: "
+    message = re.sub(re.escape(str(tmp / "scenario.scn")) + r":(\d+): ", where, message)
+    if isinstance(population, tuple):
+        population = population[0]
+    csv = str(tmp / "population.csv")
+    if isinstance(population, (str, Path)):
+        return message.replace(csv, str(population))
+    message = re.sub(re.escape(csv) + r":(\d+)",
+                     lambda m: f"the DataFrame's row {int(m.group(1)) - 2}", message)
+    return message.replace(csv, "the DataFrame")
+
+
 def _write_scenario(tmp, population, campaigns, sweep, threshold, confidence, population_seed,
                     name):
     if population is None or campaigns is None:
@@ -147,9 +174,11 @@ def _write_scenario(tmp, population, campaigns, sweep, threshold, confidence, po
     if isinstance(population, tuple):
         population, columns = population
     if isinstance(population, (str, Path)):
-        csv = Path(population).resolve()
-        if not csv.is_file():
+        if not Path(population).is_file():
             raise ValueError(f"population {str(population)!r}: no such file")
+        # linked under a plain name: `csv(PATH, ...)` cannot hold a path with ',' or ')'
+        csv = tmp / "population.csv"
+        csv.symlink_to(Path(population).resolve())
         ndev = None
     else:
         csv = tmp / "population.csv"
