@@ -90,11 +90,13 @@ def simulate(population=None, campaigns=None, *, scenario=None, devices=None, ru
     devices: the fleet size, or a list (a sweep). Default: the data's devices, each once with
         its own rows; a larger fleet is resampled from them, stratified by group (each group
         keeps its share; devices drawn with replacement by population_seed, each keeping its
-        rows). A fleet smaller than the data is refused: subsample the DataFrame yourself.
+        rows). For a DataFrame, a fleet smaller than its data is refused: subsample it yourself
+        (a CSV path is resampled down too, as dpm-sim does).
     runs (default 200; a scenario's own), seed (the devices' noise, default 1), mode
         ("exact": each run's aggregate drawn directly; "inprocess": every device through the
-        real SDK; default: a scenario's own mode, exact for a population), threads (0: the machine's), confidence (default 0.95), out (a directory to
-        keep the files in; default a temporary one, removed when the result is discarded).
+        real SDK; default: a scenario's own mode, exact for a population), threads (0: the
+        machine's), confidence (default 0.95), out (a directory to keep the files in; default
+        a temporary one, removed when the result is discarded).
     Returns a Simulation. Raises TypeError / ValueError on bad input, DpmError for what
     dpm-sim's core refuses (its message names the scenario or population line)."""
     if mode is None:  # a scenario file's own mode; exact for a population
