@@ -33,8 +33,6 @@
 #include "sim/devices/mechs.h"
 #include "sim/run/netmode.h"
 #include "sim/run/output.h"
-#include "sim/plan/plan_roc.h"
-#include "sim/plan/plan_rocg.h"
 #include "sim/plan/plan_tuple.h"
 #include "sim/pop/roc_sim.h"
 #include "sim/run/session.h"
@@ -611,16 +609,7 @@ int main(int argc, char **argv)
     }
     const char *cmd = argc >= 2 && argv[1][0] != '-' ? argv[1] : "run";
     if (strcmp(cmd, "plan") == 0) {
-        for (int i = 2; i + 1 < argc; i++) {
-            if (strcmp(argv[i], "--mechanism") == 0 && strcmp(argv[i + 1], "roc_hist") == 0) {
-                return sim_cmd_plan_roc(argc - 1, argv + 1);
-            }
-            if (strcmp(argv[i], "--mechanism") == 0 &&
-                strcmp(argv[i + 1], "roc_hist_groups") == 0) {
-                return sim_cmd_plan_rocg(argc - 1, argv + 1);
-            }
-        }
-        return sim_cmd_plan_tuple(argc - 1, argv + 1);
+        return sim_cmd_plan(argc - 1, argv + 1);
     }
     if (strcmp(cmd, "bench") == 0) {
         return sim_cmd_bench(argc - 1, argv + 1);

@@ -106,6 +106,14 @@ def plan(mechanism, *, error, confidence, devices=None, eps=None, check=True, tr
     return result
 
 
+def _auc(score, label):
+    """Mann-Whitney AUC of scores with labels 0/1 (ties count 1/2)."""
+    pos, neg = np.sort(score[label == 1]), np.sort(score[label == 0])
+    below = np.searchsorted(neg, pos, side="left")
+    ties = np.searchsorted(neg, pos, side="right") - below
+    return float((below + 0.5 * ties).sum() / (len(pos) * len(neg)))
+
+
 def _data_parameters(mechanism, population, options, trust):
     """The planner's population parameters from the data, for those options does not set."""
     from . import population as _population
@@ -123,13 +131,10 @@ def _data_parameters(mechanism, population, options, trust):
     aucs, rates = [], []
     for g in range(len(order)):
         s, y = score[groups == g], label[groups == g]
-        pos, neg = np.sort(s[y == 1]), np.sort(s[y == 0])
-        if len(pos) == 0 or len(neg) == 0:
-            raise ValueError(f"plan: group {order[g]!r} has no {'positive' if len(pos) == 0 else 'negative'} "
+        if y.all() or not y.any():
+            raise ValueError(f"plan: group {order[g]!r} has no {'negative' if y.all() else 'positive'} "
                              "example: its AUC is undefined")
-        below = np.searchsorted(neg, pos, side="left")
-        ties = np.searchsorted(neg, pos, side="right") - below
-        aucs.append(float((below + 0.5 * ties).sum() / (len(pos) * len(neg))))
+        aucs.append(_auc(s, y))
         rates.append(float(y.mean()))
     if mechanism == "roc_hist_groups":
         taken["shares"] = [round(float(x), 6) for x in shares]
@@ -137,10 +142,7 @@ def _data_parameters(mechanism, population, options, trust):
         taken["auc"] = [round(a, 6) for a in aucs]
         taken["base_rate"] = [round(r, 6) for r in rates]
     else:
-        pos, neg = np.sort(score[label == 1]), np.sort(score[label == 0])
-        below = np.searchsorted(neg, pos, side="left")
-        ties = np.searchsorted(neg, pos, side="right") - below
-        taken["auc"] = round(float((below + 0.5 * ties).sum() / (len(pos) * len(neg))), 6)
+        taken["auc"] = round(_auc(score, label), 6)
         taken["base_rate"] = round(float(label.mean()), 6)
     rows = np.bincount(codes)
     # local DP: the mean examples of a device (the planner's sampling model); two aggregators:

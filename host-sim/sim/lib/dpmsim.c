@@ -8,8 +8,6 @@
 
 #include "dpm/version.h"
 #include "sim/devices/mechs.h"
-#include "sim/plan/plan_roc.h"
-#include "sim/plan/plan_rocg.h"
 #include "sim/plan/plan_tuple.h"
 #include "sim/run/cli.h"
 #include "sim/run/output.h"
@@ -138,13 +136,5 @@ int dpmsim_plan(int argc, const char *const *argv)
         args[i + 1] = (char *)argv[i];
     }
     args[argc + 1] = NULL;
-    for (int i = 0; i + 1 < argc; i++) {
-        if (strcmp(argv[i], "--mechanism") == 0 && strcmp(argv[i + 1], "roc_hist") == 0) {
-            return sim_cmd_plan_roc(argc + 1, args);
-        }
-        if (strcmp(argv[i], "--mechanism") == 0 && strcmp(argv[i + 1], "roc_hist_groups") == 0) {
-            return sim_cmd_plan_rocg(argc + 1, args);
-        }
-    }
-    return sim_cmd_plan_tuple(argc + 1, args);
+    return sim_cmd_plan(argc + 1, args);
 }

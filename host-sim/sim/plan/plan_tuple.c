@@ -2,6 +2,9 @@
 /* The tuple planner and its simulation check (see plan_tuple.h). */
 #include "sim/plan/plan_tuple.h"
 
+#include "sim/plan/plan_roc.h"
+#include "sim/plan/plan_rocg.h"
+
 #include <stddef.h>
 #include <math.h>
 #include <stdio.h>
@@ -648,4 +651,17 @@ int sim_cmd_plan_tuple(int argc, char **argv)
         return SIM_EXIT_USAGE;
     }
     return a.checked && !a.search.found ? SIM_EXIT_CHECK : SIM_EXIT_OK;
+}
+
+int sim_cmd_plan(int argc, char **argv)
+{
+    for (int i = 1; i + 1 < argc; i++) {
+        if (strcmp(argv[i], "--mechanism") == 0 && strcmp(argv[i + 1], "roc_hist") == 0) {
+            return sim_cmd_plan_roc(argc, argv);
+        }
+        if (strcmp(argv[i], "--mechanism") == 0 && strcmp(argv[i + 1], "roc_hist_groups") == 0) {
+            return sim_cmd_plan_rocg(argc, argv);
+        }
+    }
+    return sim_cmd_plan_tuple(argc, argv);
 }

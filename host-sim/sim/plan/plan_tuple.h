@@ -88,5 +88,8 @@ int sim_plan_check(const sim_plan_question_t *q, sim_plan_answer_t *a, uint64_t 
 
 /* `dpm-sim plan --mechanism tuple_mr|tuple_ml ...` */
 int sim_cmd_plan_tuple(int argc, char **argv);
+/* `dpm-sim plan ARGS`: argv[0] is "plan"; the planner of --mechanism (roc_hist, roc_hist_groups,
+ * else the tuple planners) answers. The one dispatch of dpm-sim's main and libdpmsim's. */
+int sim_cmd_plan(int argc, char **argv);
 
 #endif /* DPM_SIM_PLAN_TUPLE_H */
