@@ -45,6 +45,7 @@ import test_collector_http  # noqa: E402
 import test_collector_influence  # noqa: E402
 import test_collector_kill  # noqa: E402
 import test_collector_ops  # noqa: E402
+import test_collector_read  # noqa: E402
 import test_collector_operator  # noqa: E402
 import test_collector_auc  # noqa: E402
 import test_collector_roc_groups  # noqa: E402
@@ -313,6 +314,7 @@ def main():
             guarded(t, "auc", test_collector_auc.run, t, pg)
             guarded(t, "roc_groups", test_collector_roc_groups.run, t, pg)
             guarded(t, "dap store", dap_store, t, pg)
+            guarded(t, "estimate reader", test_collector_read.run, t, pg)
         t.ok(not os.path.exists(pg.dir), "the cluster is stopped and its directory removed")
     except Exception as exc:
         import traceback

@@ -15,6 +15,7 @@ OUT = Path(os.environ.get("OUT", ROOT / "build" / "host"))
 if not OUT.is_absolute():
     OUT = ROOT / OUT
 os.environ.setdefault("DPMETRICS_LIB", str(OUT / "lib" / "libdpmsim.so"))
+os.environ.setdefault("DPMETRICS_COLLECTOR", str(OUT / "dpm-collector"))
 OWN_SCN = ROOT / "host-sim" / "scenarios" / "own-data.scn"
 OWN_CSV = ROOT / "host-sim" / "scenarios" / "own-data.csv"
 # own-data.scn's campaigns, as simulate() takes them

@@ -63,6 +63,22 @@ def test_auc_by_group_and_roc(running):
     assert single.auc["ci_lo"].iloc[0] == single.json["roc"]["auc_ci"][0]
 
 
+def test_store_reads_as_the_endpoint(running):
+    """The store, read-only while the collector serves it: the endpoint's numbers."""
+    h, _ = running
+    c = _client(h)
+    every = dm.read_store(h.db, h.campaigns)
+    assert [e.campaign for e in every] == [1, 3, 9]
+    one = dm.read_store(h.db, h.campaigns, campaign=1, period=0, confidence=0.9)
+    http = c.estimate(1, period=0, confidence=0.9)
+    assert one.groups.equals(http.groups) and one.disparities.equals(http.disparities)
+    assert every[2].gaps.equals(c.estimate(9).gaps)
+    with pytest.raises(dm.DpmError, match="read_store: campaign 5 is not in"):
+        dm.read_store(h.db, h.campaigns, campaign=5)
+    with pytest.raises(dm.DpmError, match="read_store: no database file at .*give the --db"):
+        dm.read_store(str(h.db) + ".gone", h.campaigns)
+
+
 def test_periods(running):
     h, _ = running
     ps = _client(h).periods(1)

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* dpm-collector's maintenance commands (they work while collectors run):
+/* dpm-collector's maintenance and reading commands (they work while collectors run):
  *
  *   dpm-collector backup    --db URL --to FILE      online backup (SQLite backup API; pg_dump)
  *   dpm-collector restore   --from FILE --db URL    into a new database (SQLite file; empty
@@ -9,6 +9,11 @@
  *                                                   its newest N (reports, sums, quotas)
  *   dpm-collector verify    --db URL                the stored sums against the stored reports
  *   dpm-collector migrate   --db URL                bring the schema to this collector's
+ *   dpm-collector estimate  --db URL --campaigns FILE [--campaign ID] [--period P | --from A
+ *                           --to B] [--confidence C] [--now UNIX]
+ *                                                   the estimates the endpoint answers, from
+ *                                                   the store, read-only (store.h
+ *                                                   coll_store_open_reader)
  *
  * Exit status 0 on success, 1 on a failure (or verify finding a difference), 2 on bad usage. */
 #ifndef DPM_COLLECTOR_ADMIN_H

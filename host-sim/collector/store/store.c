@@ -41,6 +41,7 @@ struct coll_store {
     pthread_cond_t done; /* requests wait for their job */
     job_t *head, *tail;
     int stopping;
+    int reader_only; /* coll_store_open_reader: no writer thread */
     unsigned long long commits, max_group, failures;
     /* health: the last failed commit (monotonic seconds) and why; corruption is sticky */
     int64_t last_failure_s;
@@ -653,7 +654,7 @@ int coll_store_commit(coll_store_t *s, coll_batch_t *b)
     memset(&job, 0, sizeof(job));
     job.batch = b;
     pthread_mutex_lock(&s->mu);
-    if (s->stopping) {
+    if (s->stopping || s->reader_only) {
         pthread_mutex_unlock(&s->mu);
         return -1;
     }
@@ -777,6 +778,64 @@ int coll_store_open(coll_store_t **out, const char *url, coll_campaigns_t *cs,
     return 0;
 }
 
+int coll_store_open_reader(coll_store_t **out, const char *url, coll_campaigns_t *cs, char *err,
+                           size_t errcap)
+{
+    const char *target = NULL;
+    const coll_backend_ops_t *ops = backend_for(url, &target, err, errcap);
+    if (ops == NULL) {
+        return -1;
+    }
+    coll_store_t *s = calloc(1, sizeof(*s));
+    if (s == NULL) {
+        return fail(err, errcap, "%s", "out of memory");
+    }
+    coll_store_options_t o;
+    memset(&o, 0, sizeof(o));
+    o.shard = "analyst";
+    s->ops = ops;
+    s->campaigns = cs;
+    s->reader_only = 1;
+    int from = -1;
+    if (ops->open(&s->be, target, COLL_BE_READ, &o, &from, err, errcap) != 0) {
+        free(s);
+        return -1;
+    }
+    pthread_mutex_init(&s->mu, NULL);
+    pthread_cond_init(&s->work, NULL);
+    pthread_cond_init(&s->done, NULL);
+    /* The campaigns file must be the one the reports were checked against: a stored campaign
+     * whose fingerprint differs would be estimated with the wrong parameters. A campaign the
+     * store never saw reads as empty; one without a start in the file starts when the
+     * collector first saw it, as the collector has it. */
+    for (size_t i = 0; i < cs->n; i++) {
+        coll_campaign_t *c = &cs->c[i];
+        const dpm_mech_t *m = &c->mech;
+        int64_t fp[3], first_seen = -1;
+        int found = ops->read_campaign(s->be, m->campaign.id, fp, &first_seen, err, errcap);
+        if (found < 0) {
+            coll_store_close(s);
+            return -1;
+        }
+        if (found && (fp[0] != (int64_t)m->campaign.mechanism || fp[1] != m->eps_implemented ||
+                      fp[2] != (int64_t)m->params_hash)) {
+            snprintf(err, errcap,
+                     "campaign %u: the database holds its reports made with other parameters "
+                     "(mechanism, eps, groups or metrics) than this campaigns file gives: read it "
+                     "with the campaigns file the collector served",
+                     m->campaign.id);
+            coll_store_close(s);
+            return -1;
+        }
+        if (found && first_seen >= 0 && !c->opts.has_start) {
+            c->opts.start = first_seen;
+            c->opts.has_start = 1;
+        }
+    }
+    *out = s;
+    return 0;
+}
+
 void coll_store_close(coll_store_t *s)
 {
     if (s == NULL) {
@@ -786,7 +845,9 @@ void coll_store_close(coll_store_t *s)
     s->stopping = 1;
     pthread_cond_signal(&s->work);
     pthread_mutex_unlock(&s->mu);
-    pthread_join(s->writer, NULL);
+    if (!s->reader_only) {
+        pthread_join(s->writer, NULL);
+    }
     s->ops->close(s->be);
     coll_deltas_free(&s->deltas);
     free(s->quota);

@@ -97,6 +97,14 @@ int coll_store_health(coll_store_t *s, char *reason, size_t cap);
  * of the batch was committed). */
 int coll_store_commit(coll_store_t *s, coll_batch_t *b);
 
+/* Open the database at url to read its sums only (an analyst's reader: `dpm-collector
+ * estimate`): read-only, no lock, no migration, no writer; collectors may serve it meanwhile.
+ * Checks cs against the stored campaigns (a changed fingerprint is refused) and sets the start
+ * of each stored campaign whose file gives none. Only coll_store_read and coll_store_close
+ * may be called on it. 0, or -1 with a message in err. */
+int coll_store_open_reader(coll_store_t **out, const char *url, coll_campaigns_t *cs, char *err,
+                           size_t errcap);
+
 /* The stored sums of campaign index ci over periods [from, to] (every shard), and the totals
  * over every campaign (either may be NULL). 0, or -1 on a storage failure (reason in err). */
 int coll_store_read(coll_store_t *s, int ci, uint32_t from, uint32_t to, coll_campaign_state_t *out,

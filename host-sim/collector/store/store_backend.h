@@ -29,7 +29,10 @@ typedef enum {
 /* How a backend is opened. */
 typedef enum {
     COLL_BE_SERVE = 0, /* a collector: migrate, then writer + reader */
-    COLL_BE_ADMIN      /* a maintenance command: migrate, writer only, no exclusive lock */
+    COLL_BE_ADMIN,     /* a maintenance command: migrate, writer only, no exclusive lock */
+    COLL_BE_READ       /* a reader of a live or saved store (coll_store_open_reader): the reader
+                        * connection only, read-only, no lock, no migration: the schema must be
+                        * this collector's */
 } coll_be_mode_t;
 
 /* Over-quota reports of one batch (found by the generic store). */
@@ -86,6 +89,10 @@ typedef struct {
                      coll_campaign_state_t *st, char *err, size_t cap);
     int (*read_totals)(coll_backend_t *b, const coll_campaigns_t *cs, coll_totals_t *t, char *err,
                        size_t cap);
+    /* the stored fingerprint of a campaign: 1 and its mechanism, eps_q16, params_hash and
+     * first_seen (-1 if none), 0 if the database never saw it, -1 on a failure */
+    int (*read_campaign)(coll_backend_t *b, uint32_t campaign_id, int64_t fingerprint[3],
+                         int64_t *first_seen, char *err, size_t cap);
     /* maintenance (writer connection, ADMIN mode) */
     int (*scan_reports)(coll_backend_t *b, coll_report_cb cb, void *ctx, char *err, size_t cap);
     int (*scan_sums)(coll_backend_t *b, coll_sum_cb cb, void *ctx, char *err, size_t cap);

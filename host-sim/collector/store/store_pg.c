@@ -494,6 +494,8 @@ static void be_close(coll_backend_t *b)
     free(b);
 }
 
+static int open_reader(coll_backend_t *b, const char *url, char *err, size_t cap);
+
 static int be_open(coll_backend_t **out, const char *url, coll_be_mode_t mode,
                    const coll_store_options_t *o, int *from, char *err, size_t cap)
 {
@@ -506,6 +508,15 @@ static int be_open(coll_backend_t **out, const char *url, coll_be_mode_t mode,
     b->mode = mode;
     snprintf(b->shard, sizeof(b->shard), "%s", coll_shard_of(o));
     char msg[320];
+    if (mode == COLL_BE_READ) {
+        if (open_reader(b, url, msg, sizeof(msg)) != 0) {
+            host_fail(err, cap, "database %s: %s", url, msg);
+            be_close(b);
+            return -1;
+        }
+        *out = b;
+        return 0;
+    }
     if ((b->db = connect_db(url, mode == COLL_BE_SERVE ? "writer" : "admin", b->shard, msg,
                             sizeof(msg))) == NULL ||
         create_or_check(b, from, msg, sizeof(msg)) != 0) {
@@ -995,6 +1006,83 @@ static int read_steps(coll_backend_t *b, const read_step_t *steps, size_t n, con
     return rc;
 }
 
+/* COLL_BE_READ: the reader connection only, every transaction read-only, no advisory lock and
+ * no migration, so an analyst may read a database that collectors serve. The schema must be
+ * this collector's and complete. */
+static int open_reader(coll_backend_t *b, const char *url, char *err, size_t cap)
+{
+    if ((b->rd = connect_db(url, "reader", b->shard, err, cap)) == NULL) {
+        return -1;
+    }
+    PGresult *r = PQexec(b->rd, "SET default_transaction_read_only = on");
+    int ok = PQresultStatus(r) == PGRES_COMMAND_OK;
+    PQclear(r);
+    if (!ok) {
+        return host_fail(err, cap, "PostgreSQL: %s", PQerrorMessage(b->rd));
+    }
+    r = query(b->rd,
+              "SELECT to_regclass('dpm_schema') IS NOT NULL, to_regclass('agg_vec') IS NOT NULL, "
+              "(" COUNT_TABLES_SQL ")",
+              0, NULL, err, cap);
+    if (r == NULL) {
+        return -1;
+    }
+    int schema = PQgetvalue(r, 0, 0)[0] == 't', vec = PQgetvalue(r, 0, 1)[0] == 't';
+    int tables = atoi(PQgetvalue(r, 0, 2));
+    PQclear(r);
+    if (!schema || !vec || tables != SCHEMA_V1_TABLES) {
+        return host_fail(err, cap,
+                         "no complete dpm-collector schema here (%d of %d tables%s): give the "
+                         "--db of a database collectors serve",
+                         tables, SCHEMA_V1_TABLES, vec ? "" : ", no agg_vec");
+    }
+    if ((r = query(b->rd, "SELECT max(version) FROM dpm_schema", 0, NULL, err, cap)) == NULL) {
+        return -1;
+    }
+    int version = PQgetisnull(r, 0, 0) ? -1 : atoi(PQgetvalue(r, 0, 0));
+    PQclear(r);
+    if (version != SCHEMA_VERSION) {
+        return host_fail(err, cap,
+                         "schema version %d, and this reader reads version %d: read it with the "
+                         "dpm-collector that serves it",
+                         version, SCHEMA_VERSION);
+    }
+    return 0;
+}
+
+typedef struct {
+    int found;
+    int64_t fingerprint[3], first_seen;
+} campaign_row_t;
+
+static void row_campaign(void *ctx, const PGresult *r, int i)
+{
+    campaign_row_t *c = ctx;
+    c->found = 1;
+    for (int k = 0; k < 3; k++) {
+        c->fingerprint[k] = strtoll(PQgetvalue(r, i, k), NULL, 10);
+    }
+    c->first_seen = PQgetisnull(r, i, 3) ? -1 : strtoll(PQgetvalue(r, i, 3), NULL, 10);
+}
+
+static int be_read_campaign(coll_backend_t *b, uint32_t campaign_id, int64_t fingerprint[3],
+                            int64_t *first_seen, char *err, size_t cap)
+{
+    char id[16];
+    snprintf(id, sizeof(id), "%u", campaign_id);
+    const char *p[1] = {id};
+    const read_step_t step = {
+        "SELECT mechanism, eps_q16, params_hash, first_seen FROM campaigns WHERE id = $1", 1,
+        row_campaign};
+    campaign_row_t c = {0, {0, 0, 0}, -1};
+    if (read_steps(b, &step, 1, p, &c, err, cap) != 0) {
+        return -1;
+    }
+    memcpy(fingerprint, c.fingerprint, sizeof(c.fingerprint));
+    *first_seen = c.first_seen;
+    return c.found;
+}
+
 static void row_reports(void *st, const PGresult *r, int i)
 {
     coll_state_add_reports(st, (uint64_t)num(r, i, 0));
@@ -1265,6 +1353,7 @@ const coll_backend_ops_t coll_pg_backend = {
     .error = be_error,
     .read_sums = be_read_sums,
     .read_totals = be_read_totals,
+    .read_campaign = be_read_campaign,
     .scan_reports = be_scan_reports,
     .scan_sums = be_scan_sums,
     .drop_periods = be_drop_periods,

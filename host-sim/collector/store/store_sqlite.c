@@ -378,6 +378,79 @@ static void be_close(coll_backend_t *b)
     free(b);
 }
 
+/* COLL_BE_READ: a read-only connection to a file a collector serves or served. It takes no
+ * lock and changes nothing (no WAL switch, no migration, no agg_vec table), so an analyst may
+ * read a live collector's database or a backup. The schema must be this collector's: an older
+ * one is migrated by `dpm-collector migrate` (a write), a newer one needs a newer reader. */
+static int rd_fail(sqlite3 *db, char *err, size_t cap);
+
+static int open_reader(coll_backend_t *b, const char *path, char *err, size_t cap)
+{
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
+        return host_fail(err, cap, "no database file at %s: give the --db of a collector", path);
+    }
+    if (sqlite3_open_v2(path, &b->rd, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+        return host_fail(err, cap, "cannot open database %s: %s", path,
+                         b->rd ? sqlite3_errmsg(b->rd) : "out of memory");
+    }
+    sqlite3_busy_timeout(b->rd, 5000);
+    sqlite3_int64 v = query_int(b->rd, "PRAGMA user_version");
+    sqlite3_int64 vec =
+        query_int(b->rd, "SELECT COUNT(*) FROM sqlite_master WHERE name = 'agg_vec'");
+    if (v < 0 || vec < 0) {
+        return host_fail(err, cap, "database %s cannot be read (%s): is it a collector's database?",
+                         path, sqlite3_errmsg(b->rd));
+    }
+    if (v != SCHEMA_VERSION) {
+        return host_fail(
+            err, cap, "database %s has schema version %lld and this reader reads version %d: %s",
+            path, (long long)v, SCHEMA_VERSION,
+            v < SCHEMA_VERSION ? "bring it up to date first (dpm-collector migrate --db, on a copy "
+                                 "if it must stay as it is)"
+                               : "read it with the dpm-collector that wrote it");
+    }
+    if (vec != 1) {
+        return host_fail(err, cap,
+                         "database %s was never served by a collector of this version (it lacks "
+                         "the agg_vec table): start one on it once, or read a copy migrated "
+                         "with dpm-collector migrate",
+                         path);
+    }
+    return 0;
+}
+
+static int be_read_campaign(coll_backend_t *b, uint32_t campaign_id, int64_t fingerprint[3],
+                            int64_t *first_seen, char *err, size_t cap)
+{
+    sqlite3_stmt *q = NULL;
+    pthread_mutex_lock(&b->rd_mu);
+    int rc = -1;
+    if (sqlite3_prepare_v2(b->rd,
+                           "SELECT mechanism, eps_q16, params_hash, first_seen FROM campaigns"
+                           " WHERE id = ?",
+                           -1, &q, NULL) == SQLITE_OK) {
+        sqlite3_bind_int64(q, 1, campaign_id);
+        int st = sqlite3_step(q);
+        if (st == SQLITE_ROW) {
+            for (int i = 0; i < 3; i++) {
+                fingerprint[i] = sqlite3_column_int64(q, i);
+            }
+            *first_seen =
+                sqlite3_column_type(q, 3) != SQLITE_NULL ? sqlite3_column_int64(q, 3) : -1;
+            rc = 1;
+        } else if (st == SQLITE_DONE) {
+            rc = 0;
+        }
+    }
+    if (rc < 0) {
+        rd_fail(b->rd, err, cap);
+    }
+    sqlite3_finalize(q);
+    pthread_mutex_unlock(&b->rd_mu);
+    return rc;
+}
+
 static int be_open(coll_backend_t **out, const char *path, coll_be_mode_t mode,
                    const coll_store_options_t *o, int *from, char *err, size_t cap)
 {
@@ -403,6 +476,13 @@ static int be_open(coll_backend_t **out, const char *path, coll_be_mode_t mode,
             "delete it only if it never held reports (an interrupted first start)",
             path, path);
         goto bad;
+    }
+    if (mode == COLL_BE_READ) {
+        if (open_reader(b, path, err, cap) != 0) {
+            goto bad;
+        }
+        *out = b;
+        return 0;
     }
     if (mode == COLL_BE_SERVE) {
         /* One collector per file: its writer is the only one, so group commit never waits for
@@ -1097,6 +1177,7 @@ const coll_backend_ops_t coll_sqlite_backend = {
     .error = be_error,
     .read_sums = be_read_sums,
     .read_totals = be_read_totals,
+    .read_campaign = be_read_campaign,
     .scan_reports = be_scan_reports,
     .scan_sums = be_scan_sums,
     .drop_periods = be_drop_periods,

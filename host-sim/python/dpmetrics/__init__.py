@@ -13,7 +13,7 @@ from ._native import DpmError, version
 from .plan import plan
 from .population import check as check_population, read_csv
 from .simulate import Simulation, simulate
-from .collector import Collector, Estimate, collector, read_estimate
+from .collector import Collector, Estimate, collector, read_estimate, read_store
 
 __all__ = ["Collector", "DpmError", "Estimate", "Simulation", "check_population", "collector",
-           "plan", "read_csv", "read_estimate", "simulate", "version"]
+           "plan", "read_csv", "read_estimate", "read_store", "simulate", "version"]

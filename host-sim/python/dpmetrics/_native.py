@@ -16,7 +16,8 @@ OK, CHECK, USAGE = 0, 1, 2  # the statuses: dpm-sim's exit statuses
 
 _HERE = Path(__file__).resolve().parent
 # host-sim/python/dpmetrics -> the repository root
-_TREE_LIB = _HERE.parents[2] / "build" / "host" / "lib" / "libdpmsim.so"
+TREE_BUILD = _HERE.parents[2] / "build" / "host"  # `make`'s programs in the source tree
+_TREE_LIB = TREE_BUILD / "lib" / "libdpmsim.so"
 
 
 class DpmError(Exception):

@@ -1,9 +1,13 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Reading real campaigns: a running dpm-collector's estimates over HTTPS, or saved estimate JSON,
+"""Reading real campaigns: a running dpm-collector's estimates over HTTPS, its store (SQLite file
+or PostgreSQL database, read-only, through `dpm-collector estimate`), or saved estimate JSON,
 as DataFrames with their intervals, n and flags (the JSON's members: host-sim/collector/README.md,
 "Estimates"). Nothing is recomputed here: every number is the collector's own."""
 import json
+import os
+import shutil
 import ssl
+import subprocess
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -11,7 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ._native import DpmError
+from ._native import DpmError, TREE_BUILD
 
 
 def _flat(rows, names=None):
@@ -145,6 +149,37 @@ def read_estimate(src):
     except json.JSONDecodeError as e:
         raise ValueError(f"read_estimate: not JSON ({e.msg} at line {e.lineno} column "
                          f"{e.colno})") from None
+
+
+def _collector_program():
+    """dpm-collector: $DPMETRICS_COLLECTOR, else the one on PATH, else the source tree's."""
+    env = os.environ.get("DPMETRICS_COLLECTOR")
+    tried = [env] if env else [shutil.which("dpm-collector"), str(TREE_BUILD / "dpm-collector")]
+    found = next((p for p in tried if p and os.access(p, os.X_OK)), None)
+    if found is None:
+        raise DpmError("read_store: dpm-collector not found (looked at: "
+                       + ", ".join(p for p in tried if p) + "): put it on PATH, set "
+                       "DPMETRICS_COLLECTOR to its path, or run `make` in the repository")
+    return found
+
+
+def read_store(db, campaigns, campaign=None, period=None, from_=None, to=None, confidence=None,
+               now=None):
+    """The estimates a collector's store holds, read-only (`dpm-collector estimate`): db is its
+    --db (a SQLite file, or postgresql://...), campaigns the campaigns file it served. Collectors
+    may serve the store meanwhile; nothing is written to it. One Estimate for campaign=ID, else a
+    list with every campaign's; the numbers are the collector endpoint's, byte for byte."""
+    args = [_collector_program(), "estimate", "--db", str(db), "--campaigns", str(campaigns)]
+    for opt, v in (("--campaign", campaign), ("--period", period), ("--from", from_),
+                   ("--to", to), ("--confidence", confidence), ("--now", now)):
+        if v is not None:
+            args += [opt, str(v)]
+    p = subprocess.run(args, capture_output=True, text=True)
+    if p.returncode != 0:
+        why = p.stderr.strip().splitlines()[0] if p.stderr.strip() else f"status {p.returncode}"
+        raise DpmError(why.replace("dpm-collector estimate: ", "read_store: ", 1))
+    got = json.loads(p.stdout)
+    return Estimate(got) if campaign is not None else [Estimate(e) for e in got]
 
 
 class Collector:
