@@ -7,7 +7,7 @@
 #include "common/prob.h"
 
 static const char *const NAME[DPM_CI_FLAG_COUNT] = {
-    "few_events", "bound", "conservative", "class_noise", "small_n", "no_bound",
+    "few_events", "bound", "conservative", "class_noise", "small_n", "no_bound", "abs_bias",
 };
 
 /* In order of seriousness: what a reader must know first. */
@@ -33,6 +33,13 @@ static const struct {
      "not calibrated (use more bins)",
      "the interpolation-error bound dominates the interval: coverage at least the level, "
      "not calibrated (use more bins; and more flags)"},
+    {DPM_CI_ABS_BIAS,
+     "some bins are within noise of perfect calibration, where |rate - midpoint| is biased up: "
+     "the interval is widened by a bound on that bias, coverage at least the level (more "
+     "reports or a larger eps narrow it)",
+     "some bins are within noise of perfect calibration, where |rate - midpoint| is biased up: "
+     "the interval is widened by a bound on that bias, coverage at least the level (more "
+     "reports or a larger eps narrow it; and more flags)"},
     {DPM_CI_CONSERVATIVE,
      "conservative by construction (Chebyshev's interval from an error bound, a variance that "
      "may exceed the truth, or the largest gap's from intervals that hold at once): coverage "

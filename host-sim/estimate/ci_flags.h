@@ -13,6 +13,9 @@
  *     DPM_CI_BOUND        an interpolation-error bound is a large part of the interval (the
  *                         bias-aware half-width exceeds z_{0.985} sd, where a bias-free estimate
  *                         would be covered more than 97 % of the time);
+ *     DPM_CI_ABS_BIAS     an absolute value near 0 biases the estimate up (ECE's bins near
+ *                         perfect calibration, pr_calibration.h): the interval is widened by a
+ *                         bound on that bias, more than 0.1 sd;
  *     DPM_CI_CONSERVATIVE the interval is Chebyshev's from a bound on the mean squared error, or
  *                         its variance may exceed the truth enough to cover more than 97 %
  *                         (tuple_mr's plug-in second moment, dpm_ci_var_excess), or it covers
@@ -43,9 +46,10 @@ typedef enum {
     DPM_CI_CLASS_NOISE = 1u << 3,
     DPM_CI_SMALL_N = 1u << 4,
     DPM_CI_NO_BOUND = 1u << 5,
+    DPM_CI_ABS_BIAS = 1u << 6,
 } dpm_ci_flag_t;
 
-#define DPM_CI_FLAG_COUNT 6u
+#define DPM_CI_FLAG_COUNT 7u
 /* the flags under which no coverage is claimed */
 #define DPM_CI_NO_CLAIM (DPM_CI_CLASS_NOISE | DPM_CI_SMALL_N | DPM_CI_NO_BOUND)
 
@@ -53,7 +57,7 @@ typedef enum {
 #define DPM_CI_FIELLER_G_MAX 0.05
 
 /* The JSON name of flag number i < DPM_CI_FLAG_COUNT (bit 1 << i): "few_events", "bound",
- * "conservative", "class_noise", "small_n", "no_bound". NULL beyond. */
+ * "conservative", "class_noise", "small_n", "no_bound", "abs_bias". NULL beyond. */
 const char *dpm_ci_flag_name(unsigned i);
 
 /* One sentence for the flags (the most serious first, the others named after it), or "" when

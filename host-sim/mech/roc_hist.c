@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "estimate/ci_flags.h"
+#include "estimate/pr_calibration.h"
 #include "mech/base/est_json.h"
 
 /* , "key": [lo, hi] and the interval's flags (coll_ci_json). */
@@ -134,6 +136,86 @@ void host_roc_json(jw_t *sb, const coll_campaign_t *c, const dpm_roc_agg_t *agg,
     free(e);
 }
 
+/* , "key": ["nominal", "none", ...]: the coverage claim of each of n pointwise intervals */
+static void coverage_array(jw_t *sb, const char *key, const unsigned *flags, uint32_t n)
+{
+    jw_raw(sb, ", \"%s\": [", key);
+    for (uint32_t i = 0; i < n; i++) {
+        jw_raw(sb, "%s\"%s\"", i ? ", " : "", dpm_ci_coverage(flags[i]));
+    }
+    jw_raw(sb, "]");
+}
+
+/* "pr" and "calibration": the precision-recall curve, AP, the reliability diagram and ECE of
+ * the same sums (estimate/pr_calibration.h). */
+void host_prc_json(jw_t *sb, const coll_campaign_t *c, const dpm_roc_agg_t *agg,
+                   double confidence)
+{
+    dpm_prc_estimate_t *e = malloc(sizeof(*e));
+    uint32_t B = agg->bins;
+    if (e == NULL || dpm_prc_estimate(&c->roc, agg, confidence, e) != DPM_OK) {
+        free(e);
+        sb->err = 1; /* reported by jw_take */
+        return;
+    }
+    const char *invalid = agg->reports == 0 ? "no reports"
+                          : !e->valid       ? "the estimated positives or negatives are not "
+                                              "positive: too few reports"
+                                            : NULL;
+    size_t nulls = sb->len;
+    jw_raw(sb, ", \"pr\": {\"thresholds\": %u", B);
+    if (e->valid) {
+        coll_json_array(sb, "recall", e->recall, B);
+        coll_json_array(sb, "precision", e->precision, B);
+        coll_json_array(sb, "precision_lo", e->precision_lo, B);
+        coll_json_array(sb, "precision_hi", e->precision_hi, B);
+        coverage_array(sb, "precision_coverage", e->precision_flags, B);
+        coll_json_member(sb, "ap", e->ap);
+        coll_json_member(sb, "ap_unbiased", e->ap_raw);
+        coll_json_member(sb, "ap_var_noise", e->ap_var_noise);
+        coll_json_member(sb, "ap_var_sampling", e->ap_var_sampling);
+        coll_json_member(sb, "ap_fieller_g", e->ap_fieller_g);
+        interval_json(sb, "ap_ci", e->ap_ci_lo, e->ap_ci_hi, e->ap_flags);
+        interval_json(sb, "ap_ci_total", e->ap_ci_total_lo, e->ap_ci_total_hi,
+                      e->ap_total_flags);
+    }
+    coll_json_reason(sb,
+                     invalid != NULL ? invalid
+                     : isnan(e->precision[B - 1])
+                         ? "precision is null where the noised count of examples at or above "
+                           "the threshold is not positive (too few examples score that high)"
+                         : NULL,
+                     nulls);
+    nulls = sb->len;
+    jw_raw(sb, "}, \"calibration\": {\"bins\": %u", B);
+    if (e->valid) {
+        coll_json_array(sb, "midpoint", e->midpoint, B);
+        coll_json_array(sb, "rate", e->rate, B);
+        coll_json_array(sb, "rate_lo", e->rate_lo, B);
+        coll_json_array(sb, "rate_hi", e->rate_hi, B);
+        coverage_array(sb, "rate_coverage", e->rate_flags, B);
+        coll_json_member(sb, "ece", e->ece);
+        coll_json_member(sb, "ece_var_noise", e->ece_var_noise);
+        coll_json_member(sb, "ece_var_sampling", e->ece_var_sampling);
+        coll_json_member(sb, "ece_bound", e->ece_bound);
+        interval_json(sb, "ece_ci", e->ece_ci_lo, e->ece_ci_hi, e->ece_flags);
+        interval_json(sb, "ece_ci_total", e->ece_ci_total_lo, e->ece_ci_total_hi,
+                      e->ece_total_flags);
+    }
+    int empty_bin = 0;
+    for (uint32_t b = 0; e->valid && b < B; b++) {
+        empty_bin |= isnan(e->rate[b]);
+    }
+    coll_json_reason(sb,
+                     invalid != NULL ? invalid
+                     : empty_bin     ? "a bin's rate is null where its noised count of examples "
+                                       "is not positive"
+                                     : NULL,
+                     nulls);
+    jw_raw(sb, "}");
+    free(e);
+}
+
 dpm_status_t host_roc_params_init(coll_campaign_t *c)
 {
     const dpm_laplace_t *lap = &c->mech.params.roc_hist.lap;
@@ -190,6 +272,7 @@ static void estimate_json(jw_t *sb, const coll_campaign_t *c, const coll_campaig
 {
     host_no_metrics_json(sb);
     host_roc_json(sb, c, &st->roc, q->confidence);
+    host_prc_json(sb, c, &st->roc, q->confidence);
 }
 
 const char *const host_roc_compare[] = {"roc.n",   "roc.pos_sum",      "roc.neg_sum", "roc.auc",

@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The coverage of pr_calibration.h's 95 % intervals (AP, ECE, the precision at the middle
+ * threshold, the positive rate of the middle bin) on a grid of populations, bins, ε and fleet
+ * sizes that includes sparse settings (issue 34 item 4).
+ *
+ * Populations (per bin b of B uniform score bins, midpoint m_b: the share of examples w_b and
+ * the positive rate r_b; counts rounded from 10 examples per device):
+ *   calibrated   w uniform, r_b = m_b (ECE about 0: its interval is the bias-aware one);
+ *   overconfident w U-shaped, r_b = 0.5 + 0.6 (m_b - 0.5);
+ *   rare         w falling (most scores low), r_b = m_b² (a base rate near 0.1).
+ * Fleets of 2,000, 20,000 and 200,000 devices; B = 5, 10, 20; ε = 0.5, 1, 4, 8. Each
+ * configuration draws RUNS noise realizations (each summed cell: its true count plus the sum of
+ * one discrete Laplace variable of scale 2/ε per device, as the devices add them).
+ *
+ * Claims (estimate/ci_flags.h), per configuration and interval, over the runs in each class:
+ *   no flag            coverage of the examples' own value in [93 %, 97 %];
+ *   "at least" flags   coverage >= 93 %;
+ *   no-claim flags     not checked (the interval says so), only counted.
+ * A class is checked when it holds at least MIN_CLASS runs. With RUNS = 4000 a true 95 % falls
+ * outside [93 %, 97 %] with probability below 1e-8 per check. The test also requires that
+ * most checks are of unflagged intervals, so that flags cannot make it pass vacuously. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "estimate/ci_flags.h"
+#include "estimate/pr_calibration.h"
+#include "sim/pop/sim_rng.h"
+
+#define RUNS 4000u
+#define EXAMPLES 10u
+#define MIN_CLASS 400u
+
+enum { CALIBRATED, OVERCONFIDENT, RARE, NPOPS };
+static const char *const kPopName[NPOPS] = {"calibrated", "overconfident", "rare"};
+enum { AP, ECE, PRECISION, RATE, NKINDS };
+static const char *const kKindName[NKINDS] = {"AP", "ECE", "precision", "rate"};
+
+static void true_counts(int pop, uint32_t B, uint32_t devices, uint64_t *pos, uint64_t *neg)
+{
+    double w[DPM_ROC_MAX_BINS], total = 0.0;
+    for (uint32_t b = 0; b < B; b++) {
+        double m = (b + 0.5) / B;
+        w[b] = pop == CALIBRATED      ? 1.0
+               : pop == OVERCONFIDENT ? 0.3 + (2 * m - 1) * (2 * m - 1)
+                                      : exp(-3.0 * m);
+        total += w[b];
+    }
+    for (uint32_t b = 0; b < B; b++) {
+        double m = (b + 0.5) / B;
+        double r = pop == CALIBRATED ? m : pop == OVERCONFIDENT ? 0.5 + 0.6 * (m - 0.5) : m * m;
+        double n = (double)devices * EXAMPLES * w[b] / total;
+        pos[b] = (uint64_t)llround(n * r);
+        neg[b] = (uint64_t)llround(n) - pos[b];
+    }
+}
+
+typedef struct {
+    uint32_t runs[3], covered[3]; /* by class: nominal, at least, no claim */
+} tally_t;
+
+static int class_of(unsigned flags)
+{
+    return flags == 0 ? 0 : (flags & DPM_CI_NO_CLAIM) ? 2 : 1;
+}
+
+static void count(tally_t *t, unsigned flags, double lo, double hi, double truth)
+{
+    int c = class_of(flags);
+    t->runs[c]++;
+    t->covered[c] += lo <= truth && truth <= hi;
+}
+
+static void test_coverage_grid(void **state)
+{
+    (void)state;
+    const uint32_t bins[] = {5, 10, 20}, fleets[] = {2000, 20000, 200000};
+    const double eps[] = {0.5, 1.0, 4.0, 8.0};
+    uint32_t checks[2] = {0, 0}, failures = 0, seed = 0;
+    for (int pop = 0; pop < NPOPS; pop++) {
+        for (size_t bi = 0; bi < 3; bi++) {
+            for (size_t fi = 0; fi < 3; fi++) {
+                for (size_t ei = 0; ei < 4; ei++) {
+                    uint32_t B = bins[bi], K = fleets[fi];
+                    uint64_t pos[DPM_ROC_MAX_BINS], neg[DPM_ROC_MAX_BINS];
+                    true_counts(pop, B, K, pos, neg);
+                    dpm_roc_params_t p;
+                    assert_int_equal(dpm_roc_params_init(&p, B, 2.0 / eps[ei]), DPM_OK);
+                    /* the truths: the examples' binned values */
+                    dpm_roc_params_t exact;
+                    assert_int_equal(dpm_roc_params_init(&exact, B, 0.0), DPM_OK);
+                    dpm_roc_agg_t a;
+                    assert_int_equal(dpm_roc_agg_init(&a, B), DPM_OK);
+                    for (uint32_t b = 0; b < B; b++) {
+                        a.pos[b] = (int64_t)pos[b];
+                        a.neg[b] = (int64_t)neg[b];
+                    }
+                    a.reports = K;
+                    dpm_prc_estimate_t e;
+                    assert_int_equal(dpm_prc_estimate(&exact, &a, 0.95, &e), DPM_OK);
+                    uint32_t mid = B / 2;
+                    const double truth[NKINDS] = {e.ap, e.ece, e.precision[mid], e.rate[mid]};
+                    sim_rng_t rng;
+                    sim_rng_init(&rng, 9000 + seed++);
+                    tally_t t[NKINDS];
+                    memset(t, 0, sizeof(t));
+                    uint32_t invalid = 0;
+                    for (uint32_t run = 0; run < RUNS; run++) {
+                        for (uint32_t b = 0; b < B; b++) {
+                            a.pos[b] = (int64_t)pos[b] + sim_rng_dlap_sum(&rng, K, p.scale);
+                            a.neg[b] = (int64_t)neg[b] + sim_rng_dlap_sum(&rng, K, p.scale);
+                        }
+                        assert_int_equal(dpm_prc_estimate(&p, &a, 0.95, &e), DPM_OK);
+                        if (!e.valid) {
+                            invalid++;
+                            continue;
+                        }
+                        count(&t[AP], e.ap_flags, e.ap_ci_lo, e.ap_ci_hi, truth[AP]);
+                        count(&t[ECE], e.ece_flags, e.ece_ci_lo, e.ece_ci_hi, truth[ECE]);
+                        count(&t[PRECISION], e.precision_flags[mid], e.precision_lo[mid],
+                              e.precision_hi[mid], truth[PRECISION]);
+                        count(&t[RATE], e.rate_flags[mid], e.rate_lo[mid], e.rate_hi[mid],
+                              truth[RATE]);
+                    }
+                    char line[512];
+                    int n = snprintf(line, sizeof(line),
+                                     "# %-13s B %2u K %6u eps %.1f:", kPopName[pop], B, K, eps[ei]);
+                    for (int k = 0; k < NKINDS; k++) {
+                        for (int c = 0; c < 2; c++) {
+                            if (t[k].runs[c] < MIN_CLASS) {
+                                continue;
+                            }
+                            double cov = (double)t[k].covered[c] / t[k].runs[c];
+                            int ok = c == 0 ? cov >= 0.93 && cov <= 0.97 : cov >= 0.93;
+                            checks[c]++;
+                            failures += !ok;
+                            n += snprintf(line + n, sizeof(line) - (size_t)n, " %s%s %.3f%s",
+                                          kKindName[k], c ? "(>=)" : "", cov, ok ? "" : " FAIL");
+                        }
+                        if (t[k].runs[2] > 0) {
+                            n += snprintf(line + n, sizeof(line) - (size_t)n, " %s-no-claim %u",
+                                          kKindName[k], t[k].runs[2]);
+                        }
+                    }
+                    if (invalid > 0) {
+                        snprintf(line + n, sizeof(line) - (size_t)n, " invalid %u", invalid);
+                    }
+                    print_message("%s\n", line);
+                }
+            }
+        }
+    }
+    print_message("# %u nominal and %u at-least checks, %u outside their claim\n", checks[0],
+                  checks[1], failures);
+    assert_int_equal(failures, 0);
+    assert_true(checks[0] >= 200); /* of 432 (config, interval) pairs: not vacuous */
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_coverage_grid),
+    };
+    return cmocka_run_group_tests_name("pr_calibration_coverage", tests, NULL, NULL);
+}
