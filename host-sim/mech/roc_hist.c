@@ -148,8 +148,7 @@ static void coverage_array(jw_t *sb, const char *key, const unsigned *flags, uin
 
 /* "pr" and "calibration": the precision-recall curve, AP, the reliability diagram and ECE of
  * the same sums (estimate/pr_calibration.h). */
-void host_prc_json(jw_t *sb, const coll_campaign_t *c, const dpm_roc_agg_t *agg,
-                   double confidence)
+void host_prc_json(jw_t *sb, const coll_campaign_t *c, const dpm_roc_agg_t *agg, double confidence)
 {
     dpm_prc_estimate_t *e = malloc(sizeof(*e));
     uint32_t B = agg->bins;
@@ -176,8 +175,7 @@ void host_prc_json(jw_t *sb, const coll_campaign_t *c, const dpm_roc_agg_t *agg,
         coll_json_member(sb, "ap_var_sampling", e->ap_var_sampling);
         coll_json_member(sb, "ap_fieller_g", e->ap_fieller_g);
         interval_json(sb, "ap_ci", e->ap_ci_lo, e->ap_ci_hi, e->ap_flags);
-        interval_json(sb, "ap_ci_total", e->ap_ci_total_lo, e->ap_ci_total_hi,
-                      e->ap_total_flags);
+        interval_json(sb, "ap_ci_total", e->ap_ci_total_lo, e->ap_ci_total_hi, e->ap_total_flags);
     }
     coll_json_reason(sb,
                      invalid != NULL ? invalid

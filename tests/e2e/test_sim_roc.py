@@ -66,9 +66,11 @@ def check_outputs(t, d, mode, runs):
         good &= len(tr["fpr"]) == n and len(tr["tpr"]) == n and tr["tpr"][0] == 1.0
         good &= tr["tpr"][-1] == 0.0 and 0.5 < tr["auc"] < 1.0 and 0.5 < tr["auc_model"] < 1.0
         items = {it["kind"]: it for it in c["items"]}
-        good &= set(items) == {"auc", "auc_binned", "auc_unbinned"} and \
-            c["items"][0]["kind"] == "auc"
+        good &= set(items) == {"auc", "auc_binned", "auc_unbinned", "ap_binned",
+                               "ece_binned"} and c["items"][0]["kind"] == "auc"
         good &= all(len(it["runs"]) == runs for it in c["items"])
+        good &= 0 < items["ap_binned"]["truth"] < 1 and 0 <= items["ece_binned"]["truth"] < 1
+        good &= items["ap_binned"]["metric"] == "ap" and items["ece_binned"]["metric"] == "ece"
         good &= items["auc"]["truth"] == tr["auc_model"]
         good &= items["auc_binned"]["truth"] == tr["auc"]
         good &= items["auc_unbinned"]["truth"] == tr["auc_model"]

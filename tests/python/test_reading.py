@@ -79,6 +79,26 @@ def test_store_reads_as_the_endpoint(running):
         dm.read_store(str(h.db) + ".gone", h.campaigns)
 
 
+def test_pr_and_calibration(running):
+    """roc_hist's precision-recall curve, reliability diagram, AP and ECE: the collector's."""
+    h, _ = running
+    e = _client(h).estimate(3)
+    pr, cal, summary = e.pr, e.calibration, e.summary
+    assert len(pr) == 8 and list(pr["precision"]) == e.json["pr"]["precision"]
+    assert pr["recall"].iloc[0] == 1 and pr["recall"].is_monotonic_decreasing
+    assert (pr["lo"] <= pr["precision"]).all() and (pr["precision"] <= pr["hi"]).all()
+    assert len(cal) == 8 and list(cal["midpoint"]) == [(b + 0.5) / 8 for b in range(8)]
+    assert list(summary["metric"]) == ["ap", "ece"]
+    ap = summary.iloc[0]
+    assert ap["estimate"] == e.json["pr"]["ap"] and ap["ci_lo"] < ap["estimate"] < ap["ci_hi"]
+    assert ap["ci_total_lo"] <= ap["ci_lo"] and ap["ci_coverage"] in ("nominal", "at_least")
+    from dpmetrics import plot
+    assert plot.pr(e).axes[0].get_xlabel() == "recall"
+    assert plot.reliability(e).axes[0].get_title().startswith("reliability, campaign 3 (ECE")
+    with pytest.raises(ValueError, match="has no precision-recall curve"):
+        plot.pr(_client(h).estimate(1))
+
+
 def test_periods(running):
     h, _ = running
     ps = _client(h).periods(1)

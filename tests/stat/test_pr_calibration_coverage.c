@@ -18,7 +18,9 @@
  *   no-claim flags     not checked (the interval says so), only counted.
  * A class is checked when it holds at least MIN_CLASS runs. With RUNS = 4000 a true 95 % falls
  * outside [93 %, 97 %] with probability below 1e-8 per check. The test also requires that
- * most checks are of unflagged intervals, so that flags cannot make it pass vacuously. */
+ * most checks are of unflagged intervals, so that flags cannot make it pass vacuously. At
+ * c20e0dd it printed 328 unflagged checks (all within 93-97 %) and 94 at-least ones (all at
+ * least 93 %), in 34 s. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>

@@ -5,7 +5,8 @@
  *    dpm_score_hist_add -> dpm_mech_report_roc_hist -> encode -> decode -> check -> aggregate);
  *    exact mode draws each cell's sum as the population's true count plus a sum of n discrete
  *    Laplace variables. Two-sample Kolmogorov-Smirnov test of every cell's sum and of the AUC
- *    estimate over RUNS runs of each, Bonferroni over the 2 B + 1 tests. Negative controls, each
+ *    estimate, the AP and ECE estimates (pr_calibration.h) over RUNS runs of each, Bonferroni
+ *    over the 2 B + 3 tests. Negative controls, each
  *    rejected (p < 1e-6): exact mode with the noise scale 1.5x too large, and exact mode over a
  *    different realization of the devices' examples (the truth of other devices).
  * 2. Coverage: over COV_RUNS exact-mode runs the 95% AUC interval (noise only) holds the
@@ -28,6 +29,7 @@
 #include "sim_fixture.h"
 
 #include "sim/run/farm.h"
+#include "estimate/pr_calibration.h"
 #include "sim/devices/mech_roc_hist.h"
 #include "sim/pop/population.h"
 #include "sim/devices/results.h"
@@ -42,7 +44,7 @@
 #define RUNS 2000u
 #define ALPHA 1e-6
 #define BINS 5u
-#define NSTATS (2u * BINS + 1u)
+#define NSTATS (2u * BINS + 3u) /* the cells, AUC, AP, ECE */
 
 static const char kScenario[] =
     "[scenario]\nseed = 77\n"
@@ -86,7 +88,8 @@ static int teardown(void **state)
     return 0;
 }
 
-/* The 2 B cell sums and the AUC estimate of each run, column-major: stats[s * RUNS + run]. */
+/* The 2 B cell sums and the AUC, AP and ECE estimates of each run, column-major: stats[s * RUNS +
+ * run]. */
 static void run_stats(const sim_cfg_t *cfg, const sim_agg_t *aggs, double *stats)
 {
     for (uint32_t r = 0; r < RUNS; r++) {
@@ -98,6 +101,10 @@ static void run_stats(const sim_cfg_t *cfg, const sim_agg_t *aggs, double *stats
         dpm_roc_estimate_t est;
         assert_int_equal(dpm_roc_estimate(&sim_roc_state_c(cfg)->params, a, 0.95, &est), DPM_OK);
         stats[2 * BINS * RUNS + r] = est.valid ? est.auc : -1.0;
+        dpm_prc_estimate_t prc; /* average precision and calibration of the same sums */
+        assert_int_equal(dpm_prc_estimate(&sim_roc_state_c(cfg)->params, a, 0.95, &prc), DPM_OK);
+        stats[(2 * BINS + 1) * RUNS + r] = prc.valid ? prc.ap : -1.0;
+        stats[(2 * BINS + 2) * RUNS + r] = prc.valid ? prc.ece : -1.0;
     }
 }
 

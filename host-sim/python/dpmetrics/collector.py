@@ -44,6 +44,15 @@ def _flat(rows, names=None):
     return df
 
 
+def _curve(obj, index, cols):
+    """Per-point lists of an estimate's object as a DataFrame (index: the point's name)."""
+    if not obj or not all(c in obj for c in cols):
+        return pd.DataFrame()
+    df = pd.DataFrame({c: obj[c] for c in cols})
+    df.insert(0, index, range(len(df)))
+    return df
+
+
 class Estimate:
     """One estimate JSON (GET /v1/campaigns/{id}/estimate), read:
 
@@ -56,7 +65,10 @@ class Estimate:
     - `auc` (roc_hist; per group with roc_hist groups): AUC, its intervals and claims;
     - `gaps` (roc_hist with groups): every pairwise AUC gap with its intervals;
     - `roc`: the ROC curve point by point with its pointwise and simultaneous bands (the pooled
-      one, and per group with groups)."""
+      one, and per group with groups);
+    - `pr`, `calibration` (roc_hist): the precision-recall curve per threshold and the
+      reliability diagram per bin, each point with its interval and claim; `summary`: AP and
+      ECE with their intervals (noise: the devices' examples; total: the model's)."""
 
     def __init__(self, obj):
         if not isinstance(obj, dict) or "mechanism" not in obj or "campaign" not in obj:
@@ -125,6 +137,42 @@ class Estimate:
                 curves.append(pd.DataFrame({k: g[k] for k in keys}).assign(group=g["group"]))
         return _first(pd.concat(curves, ignore_index=True) if curves else pd.DataFrame(),
                       "group")
+
+
+    @property
+    def pr(self):
+        """The precision-recall curve: per threshold (predict positive from that bin up) recall,
+        precision and its pointwise interval with its claim ('nominal', 'at_least', 'none')."""
+        df = _curve(self.json.get("pr"), "threshold",
+                    ["recall", "precision", "precision_lo", "precision_hi", "precision_coverage"])
+        return df.rename(columns={"precision_lo": "lo", "precision_hi": "hi",
+                                  "precision_coverage": "coverage"})
+
+    @property
+    def calibration(self):
+        """The reliability diagram: per bin its score midpoint, the observed positive rate and
+        its interval with its claim."""
+        df = _curve(self.json.get("calibration"), "bin",
+                    ["midpoint", "rate", "rate_lo", "rate_hi", "rate_coverage"])
+        return df.rename(columns={"rate_lo": "lo", "rate_hi": "hi", "rate_coverage": "coverage"})
+
+    @property
+    def summary(self):
+        """AP and ECE, a row each: the estimate, ci (around the devices' examples' value) and
+        ci_total (around the model's), each with its coverage claim, flags and reason."""
+        rows = []
+        for name, key in (("ap", "pr"), ("ece", "calibration")):
+            obj = self.json.get(key) or {}
+            if name in obj:
+                row = {"metric": name, "estimate": obj[name]}
+                for k in ("ci", "ci_total"):
+                    lo, hi = obj[f"{name}_{k}"]
+                    row.update({f"{k}_lo": lo, f"{k}_hi": hi,
+                                f"{k}_coverage": obj[f"{name}_{k}_coverage"],
+                                f"{k}_flags": ",".join(obj[f"{name}_{k}_flags"]),
+                                f"{k}_reason": obj[f"{name}_{k}_reason"]})
+                rows.append(row)
+        return pd.DataFrame(rows)
 
 
 def _first(df, col):

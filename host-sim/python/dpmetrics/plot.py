@@ -41,6 +41,42 @@ def roc(est, ax=None):
     return fig
 
 
+def pr(est, ax=None):
+    """The precision-recall curve with each threshold's pointwise interval, and the AP."""
+    curve = est.pr
+    if curve.empty:
+        raise ValueError(f"campaign {est.campaign} ({est.mechanism}) has no precision-recall "
+                         "curve to plot (roc_hist campaigns have one)")
+    ap = est.json["pr"]["ap"]
+    fig, ax = _axes(ax, f"precision-recall, campaign {est.campaign} (AP {ap:.3f})")
+    ax.plot(curve["recall"], curve["precision"], marker="o", color="k")
+    ax.fill_between(curve["recall"], curve["lo"].astype(float), curve["hi"].astype(float),
+                    color="k", alpha=0.15, label=f"{int(round(100 * est.confidence))}% pointwise")
+    ax.set_xlabel("recall")
+    ax.set_ylabel("precision")
+    ax.set_ylim(0, 1.02)
+    ax.legend(loc="lower left")
+    return fig
+
+
+def reliability(est, ax=None):
+    """The reliability diagram: each bin's observed positive rate with its interval against the
+    bin's score midpoint, the diagonal of perfect calibration, and the ECE."""
+    cal = est.calibration
+    if cal.empty:
+        raise ValueError(f"campaign {est.campaign} ({est.mechanism}) has no calibration to plot "
+                         "(roc_hist campaigns have one)")
+    ece = est.json["calibration"]["ece"]
+    fig, ax = _axes(ax, f"reliability, campaign {est.campaign} (ECE {ece:.3f})")
+    rate = cal["rate"].astype(float)
+    ax.errorbar(cal["midpoint"], rate, yerr=[rate - cal["lo"].astype(float),
+                                             cal["hi"].astype(float) - rate], fmt="o", capsize=3)
+    ax.plot([0, 1], [0, 1], ls=":", color="grey")
+    ax.set_xlabel("score (bin midpoint)")
+    ax.set_ylabel("observed positive rate")
+    return fig
+
+
 def auc_by_group(est, ax=None):
     """Each group's AUC with its interval (the binned AUC's `ci`)."""
     fig, ax = _axes(ax, f"AUC by group, campaign {est.campaign}")

@@ -11,6 +11,7 @@
 #include "common/edges.h"
 #include "common/prob.h"
 #include "estimate/ci_flags.h"
+#include "estimate/pr_calibration.h"
 #include "sim/devices/mech_common.h"
 #include "sim/devices/results.h"
 #include "sim/devices/sim_cfg.h"
@@ -196,10 +197,20 @@ static int roc_prepare(sim_cfg_t *cfg, const sim_pop_t *pop, unsigned threads, c
         return -1;
     }
     s->auc_model = sim_roc_model_auc(cfg->sc, pop, include);
-    static const char *const kind[3] = {"auc", "auc_binned", "auc_unbinned"};
-    static const char *const name[3] = {"model", "binned", "unbinned"};
-    const double truth[3] = {s->auc_model, s->auc_binned, s->auc_model};
-    return sim_mech_items(cfg, "auc", 3, kind, name, truth, err, errcap);
+    s->ap_binned = dpm_prc_ap_exact(s->pos, s->neg, s->bins);
+    s->ece_binned = dpm_prc_ece_exact(s->pos, s->neg, s->params.width, s->bins);
+    static const char *const kind[5] = {"auc", "auc_binned", "auc_unbinned", "ap_binned",
+                                        "ece_binned"};
+    static const char *const name[5] = {"model", "binned", "unbinned", "binned", "binned"};
+    const double truth[5] = {s->auc_model, s->auc_binned, s->auc_model, s->ap_binned,
+                             s->ece_binned};
+    if (sim_mech_items(cfg, "auc", 5, kind, name, truth, err, errcap) != 0) {
+        return -1;
+    }
+    /* the precision-recall and calibration summaries of the same sums */
+    snprintf(cfg->items[SIM_ROC_ITEM_AP].metric, sizeof(cfg->items[0].metric), "ap");
+    snprintf(cfg->items[SIM_ROC_ITEM_ECE].metric, sizeof(cfg->items[0].metric), "ece");
+    return 0;
 }
 
 /* The device's score histogram (its examples through dpm_score_hist_add), then the report. */
@@ -321,6 +332,21 @@ static void roc_estimate(const sim_cfg_t *cfg, const sim_agg_t *agg, uint32_t ru
     u->lo = est.unbinned_ci_total_lo;
     u->hi = est.unbinned_ci_total_hi;
     u->flags = est.unbinned_total_flags;
+    dpm_prc_estimate_t prc;
+    if (dpm_prc_estimate(&s->params, sim_roc_agg_c(agg), cfg->sc->confidence, &prc) == DPM_OK &&
+        prc.valid) {
+        sim_item_run_t *ap = &out[SIM_ROC_ITEM_AP], *ece = &out[SIM_ROC_ITEM_ECE];
+        ap->est = prc.ap;
+        ap->sd = sqrt(prc.ap_var_noise);
+        ap->lo = prc.ap_ci_lo;
+        ap->hi = prc.ap_ci_hi;
+        ap->flags = prc.ap_flags;
+        ece->est = prc.ece;
+        ece->sd = sqrt(prc.ece_var_noise);
+        ece->lo = prc.ece_ci_lo;
+        ece->hi = prc.ece_ci_hi;
+        ece->flags = prc.ece_flags;
+    }
     if (run == 0) {
         x->run0 = est;
         x->have_run0 = 1;

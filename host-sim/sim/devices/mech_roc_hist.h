@@ -22,6 +22,10 @@
  *   2 "auc" (kind auc_unbinned) the unbinned AUC against the model's AUC, with its interval for
  *                             it (unbinned_ci_total: noise + sampling + the interpolation bound,
  *                             bias-aware; estimate/roc.h)
+ *   3 "ap" (kind ap_binned)   average precision (estimate/pr_calibration.h) against the devices'
+ *                             own binned AP, with ap_ci (noise only)
+ *   4 "ece" (kind ece_binned) the expected calibration error at the bins' midpoints against the
+ *                             devices' own, with ece_ci (noise only, widened by its bias bound)
  * Every run's interval carries its flags (estimate/ci_flags.h; runs.csv ci_flags, summary
  * flagged / no_claim). results.json's run0 holds every interval and its flags (as numbers).
  * Beyond the items (ext): run 0's curve with its pointwise and simultaneous TPR bands, and
@@ -38,6 +42,8 @@
 #define SIM_ROC_ITEM_MODEL 0u    /* item index: AUC against the model's AUC */
 #define SIM_ROC_ITEM_BINNED 1u   /* item index: AUC against the devices' binned AUC */
 #define SIM_ROC_ITEM_UNBINNED 2u /* item index: the unbinned AUC against the model's AUC */
+#define SIM_ROC_ITEM_AP 3u       /* item index: average precision against the devices' binned AP */
+#define SIM_ROC_ITEM_ECE 4u      /* item index: calibration error against the devices' binned one */
 
 typedef struct {
     sim_roc_model_t *model;  /* prepare: the population's examples (heap); first: release */
@@ -46,6 +52,7 @@ typedef struct {
     uint32_t bins;
     uint64_t pos[DPM_MAX_BINS], neg[DPM_MAX_BINS]; /* true counts */
     double auc_binned, auc_model;
+    double ap_binned, ece_binned;                        /* the devices' own binned AP and ECE */
     double tpr[DPM_MAX_BINS + 1], fpr[DPM_MAX_BINS + 1]; /* the true binned ROC */
 } sim_roc_state_t;
 
