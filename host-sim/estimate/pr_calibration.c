@@ -8,14 +8,9 @@
 #include "common/prob.h"
 #include "estimate/ci_flags.h"
 
-/* ece_bound takes each bin's |a| as small as its estimate minus this many sd allow */
-#define NEAR_ZERO_SD 3.0
-/* an ECE interval whose bias bound is above this many sd is flagged DPM_CI_ABS_BIAS */
-#define BOUND_NEGLIGIBLE 0.1
-
 /* E|a + e| - |a| for e ~ N(0, sd²): the bias of an absolute value, largest (sd sqrt(2 / pi)) at
  * a = 0 and falling with |a|. */
-static double abs_bias(double a, double sd)
+double dpm_prc_abs_bias(double a, double sd)
 {
     if (!(sd > 0.0)) {
         return 0.0;
@@ -114,7 +109,7 @@ static void precision_recall(const dpm_roc_params_t *p, double ns2, const double
         C[j] = c;
         D[j] = d;
     }
-    double ap = 0.0, rel_weighted = 0.0, noise_free = p->noise_var > 0.0 ? 1.0 : 0.0;
+    double ap, rel_weighted = 0.0, noise_free = p->noise_var > 0.0 ? 1.0 : 0.0;
     int undefined = 0;
     for (uint32_t j = 0; j < B; j++) {
         double T = C[j] + D[j], k = (double)(B - j);
@@ -127,7 +122,6 @@ static void precision_recall(const dpm_roc_params_t *p, double ns2, const double
             continue;
         }
         double prec = C[j] / T, var = ns2 * k * (C[j] * C[j] + D[j] * D[j]) / (T * T * T * T);
-        ap += y[j] * prec;
         rel_weighted += fmax(y[j] / P, 0.0) * 2.0 * k * ns2 / (T * T);
         e->precision[j] = fmin(fmax(prec, 0.0), 1.0);
         e->precision_sd[j] = sqrt(var);
@@ -137,18 +131,8 @@ static void precision_recall(const dpm_roc_params_t *p, double ns2, const double
             ratio_interval(C[j], T, k * ns2, 2.0 * k * ns2, k * ns2, e->z, confidence, jump,
                            &e->precision_lo[j], &e->precision_hi[j]);
     }
-    ap /= P;
-    /* the gradient, with prefix sums over j <= b */
-    double gx[DPM_ROC_MAX_BINS], gu[DPM_ROC_MAX_BINS], sd_pre = 0.0, sc_pre = 0.0;
-    for (uint32_t b = 0; b < B; b++) {
-        double T = C[b] + D[b];
-        if (T > 0.0) {
-            sd_pre += y[b] * D[b] / (T * T);
-            sc_pre += y[b] * C[b] / (T * T);
-        }
-        gx[b] = ((T > 0.0 ? C[b] / T : 0.0) + sd_pre - ap) / P;
-        gu[b] = -sc_pre / P;
-    }
+    double grad[2 * DPM_ROC_MAX_BINS] = {0.0}, *gx = grad, *gu = grad + B;
+    ap = dpm_prc_ap_of(y, v, B, grad);
     double jump = 0.0, g2 = grad_norm(gx, gu, B, &jump);
     e->ap_raw = ap;
     e->ap = fmin(fmax(ap, 0.0), 1.0);
@@ -175,14 +159,12 @@ static void calibration(const dpm_roc_params_t *p, double ns2, const double *y, 
 {
     uint32_t B = p->bins;
     midpoints(p->width, B, e->midpoint);
-    double sum_abs = 0.0, bound = 0.0, sign[DPM_ROC_MAX_BINS];
+    double bound = 0.0;
     for (uint32_t b = 0; b < B; b++) {
         double m = e->midpoint[b], T = y[b] + v[b];
         double a = (1.0 - m) * y[b] - m * v[b];
         double sd_a = sqrt(ns2 * ((1.0 - m) * (1.0 - m) + m * m));
-        sign[b] = a >= 0.0 ? 1.0 : -1.0;
-        sum_abs += fabs(a);
-        bound += abs_bias(fmax(fabs(a) - NEAR_ZERO_SD * sd_a, 0.0), sd_a);
+        bound += dpm_prc_abs_bias(fmax(fabs(a) - DPM_PRC_NEAR_ZERO_SD * sd_a, 0.0), sd_a);
         if (T <= 0.0) {
             e->rate[b] = e->rate_sd[b] = e->rate_lo[b] = e->rate_hi[b] = NAN;
             e->rate_flags[b] = DPM_CI_SMALL_N;
@@ -195,12 +177,8 @@ static void calibration(const dpm_roc_params_t *p, double ns2, const double *y, 
         e->rate_flags[b] = ratio_interval(y[b], T, ns2, 2.0 * ns2, ns2, e->z, confidence, jump,
                                           &e->rate_lo[b], &e->rate_hi[b]);
     }
-    double ece = sum_abs / M;
-    double gx[DPM_ROC_MAX_BINS], gu[DPM_ROC_MAX_BINS];
-    for (uint32_t b = 0; b < B; b++) {
-        gx[b] = (sign[b] * (1.0 - e->midpoint[b]) - ece) / M;
-        gu[b] = (-sign[b] * e->midpoint[b] - ece) / M;
-    }
+    double grad[2 * DPM_ROC_MAX_BINS] = {0.0}, *gx = grad, *gu = grad + B;
+    double ece = dpm_prc_ece_of(y, v, e->midpoint, B, grad);
     double jump = 0.0, g2 = grad_norm(gx, gu, B, &jump);
     e->ece = fmin(fmax(ece, 0.0), 1.0);
     e->ece_var_noise = ns2 * g2;
@@ -209,13 +187,13 @@ static void calibration(const dpm_roc_params_t *p, double ns2, const double *y, 
     double rel = ns2 * 2.0 * (double)B / (M * M); /* M's relative variance */
     e->ece_flags = e->ece_total_flags = dpm_ci_class_noise(&rel, 1, e->z, NULL);
     /* The bound rests on the estimated |a_b|, so whether it is large is itself noisy: an
-     * interval is called calibrated only when the bound is negligible (BOUND_NEGLIGIBLE of its
-     * sd), not merely below dpm_ci_halfwidth's 97 % rule. Runs selected by that rule alone
-     * (the bins near 0 happening to look far from it) covered 92 % in the coverage test. */
-    if (e->ece_bound > BOUND_NEGLIGIBLE * sqrt(e->ece_var_noise)) {
+     * interval is called calibrated only when the bound is negligible (DPM_PRC_BOUND_NEGLIGIBLE of
+     * its sd), not merely below dpm_ci_halfwidth's 97 % rule. Runs selected by that rule alone (the
+     * bins near 0 happening to look far from it) covered 92 % in the coverage test. */
+    if (e->ece_bound > DPM_PRC_BOUND_NEGLIGIBLE * sqrt(e->ece_var_noise)) {
         e->ece_flags |= DPM_CI_ABS_BIAS;
     }
-    if (e->ece_bound > BOUND_NEGLIGIBLE * sqrt(e->ece_var_noise + e->ece_var_sampling)) {
+    if (e->ece_bound > DPM_PRC_BOUND_NEGLIGIBLE * sqrt(e->ece_var_noise + e->ece_var_sampling)) {
         e->ece_total_flags |= DPM_CI_ABS_BIAS;
     }
     double nz = p->noise_var > 0.0 ? jump : 0.0;
@@ -228,6 +206,66 @@ static void calibration(const dpm_roc_params_t *p, double ns2, const double *y, 
                          &fl);
     e->ece_total_flags |= fl & (unsigned)DPM_CI_FEW_EVENTS;
     interval(ece, h, &e->ece_ci_total_lo, &e->ece_ci_total_hi);
+}
+
+double dpm_prc_ap_of(const double *pos, const double *neg, uint32_t bins, double *grad)
+{
+    double C[DPM_ROC_MAX_BINS] = {0.0}, D[DPM_ROC_MAX_BINS] = {0.0}, c = 0.0, d = 0.0, ap = 0.0;
+    if (bins < 2 || bins > DPM_ROC_MAX_BINS) {
+        return NAN;
+    }
+    for (uint32_t j = bins; j-- > 0;) {
+        c += pos[j];
+        d += neg[j];
+        C[j] = c;
+        D[j] = d;
+        ap += c + d > 0.0 ? pos[j] * c / (c + d) : 0.0; /* T_j <= 0: nothing passes j */
+    }
+    double P = C[0];
+    if (!(P > 0.0)) {
+        return NAN;
+    }
+    ap /= P;
+    /* the gradient, with prefix sums over j <= b */
+    double sd_pre = 0.0, sc_pre = 0.0;
+    for (uint32_t b = 0; grad != NULL && b < bins; b++) {
+        double T = C[b] + D[b];
+        if (T > 0.0) {
+            sd_pre += pos[b] * D[b] / (T * T);
+            sc_pre += pos[b] * C[b] / (T * T);
+        }
+        grad[b] = ((T > 0.0 ? C[b] / T : 0.0) + sd_pre - ap) / P;
+        grad[bins + b] = -sc_pre / P;
+    }
+    return ap;
+}
+
+double dpm_prc_ece_of(const double *pos, const double *neg, const double *mid, uint32_t bins,
+                      double *grad)
+{
+    double sum_abs = 0.0, M = 0.0;
+    if (bins < 2 || bins > DPM_ROC_MAX_BINS) {
+        return NAN;
+    }
+    for (uint32_t b = 0; b < bins; b++) {
+        sum_abs += fabs((1.0 - mid[b]) * pos[b] - mid[b] * neg[b]);
+        M += pos[b] + neg[b];
+    }
+    if (!(M > 0.0)) {
+        return NAN;
+    }
+    double ece = sum_abs / M;
+    for (uint32_t b = 0; grad != NULL && b < bins; b++) {
+        double sign = (1.0 - mid[b]) * pos[b] - mid[b] * neg[b] >= 0.0 ? 1.0 : -1.0;
+        grad[b] = (sign * (1.0 - mid[b]) - ece) / M;
+        grad[bins + b] = (-sign * mid[b] - ece) / M;
+    }
+    return ece;
+}
+
+void dpm_prc_midpoints(const double *width, uint32_t bins, double *mid)
+{
+    midpoints(width, bins, mid);
 }
 
 dpm_status_t dpm_prc_estimate(const dpm_roc_params_t *p, const dpm_roc_agg_t *a, double confidence,

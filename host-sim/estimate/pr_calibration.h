@@ -92,6 +92,23 @@ typedef struct {
 dpm_status_t dpm_prc_estimate(const dpm_roc_params_t *p, const dpm_roc_agg_t *a, double confidence,
                               dpm_prc_estimate_t *est);
 
+/* AP and ECE of any sums pos, neg (doubles: noised, debiased per group, or true counts) and
+ * their gradients in pos then neg (grad: 2 bins entries, or NULL), as above; mid: the bins'
+ * score midpoints (dpm_prc_midpoints). NaN when P (AP) or M (ECE) is not positive or bins is
+ * outside [2, DPM_ROC_MAX_BINS]. The gradients are what a caller with another noise model (the
+ * per-group sums of roc_groups.h) needs for its own delta method. */
+double dpm_prc_ap_of(const double *pos, const double *neg, uint32_t bins, double *grad);
+double dpm_prc_ece_of(const double *pos, const double *neg, const double *mid, uint32_t bins,
+                      double *grad);
+/* E|a + e| - |a| for e ~ N(0, sd²): the bias of an absolute value (ece_bound's term). */
+double dpm_prc_abs_bias(double a, double sd);
+/* ece_bound takes each bin's |a| as small as its estimate minus this many sd allow, and an ECE
+ * interval whose bound exceeds DPM_PRC_BOUND_NEGLIGIBLE sd is flagged DPM_CI_ABS_BIAS */
+#define DPM_PRC_NEAR_ZERO_SD 3.0
+#define DPM_PRC_BOUND_NEGLIGIBLE 0.1
+/* The midpoints of bins of these widths (any unit), scaled to [0, 1]. */
+void dpm_prc_midpoints(const double *width, uint32_t bins, double *mid);
+
 /* The examples' binned AP and ECE (the truths the estimates target) from true counts, with the
  * bins' widths (params: the campaign's edges). NaN when a class is empty. */
 double dpm_prc_ap_exact(const uint64_t *pos, const uint64_t *neg, uint32_t bins);

@@ -142,7 +142,7 @@ static double quadform(const double *m, const double *x, size_t c)
     return t;
 }
 
-typedef struct {
+typedef struct dpm_roc_groups_lin {
     const dpm_roc_groups_params_t *p;
     const dpm_roc_groups_agg_t *a;
     size_t c;     /* cells: 2B */
@@ -457,54 +457,23 @@ static void gap_estimate(const ctx_t *x, uint32_t i, uint32_t j, const double *g
                                        &e->unbinned_total_flags, NULL);
 }
 
-dpm_status_t dpm_roc_groups_estimate(const dpm_roc_groups_params_t *p,
-                                     const dpm_roc_groups_agg_t *a, double confidence,
-                                     dpm_roc_groups_estimate_t *est)
+/* The context of a and p: H_g, M, the kernels and the diagonal sums (a->reports > 0). */
+static dpm_status_t ctx_open(const dpm_roc_groups_params_t *p, const dpm_roc_groups_agg_t *a,
+                             double confidence, ctx_t **out)
 {
-    if (p == NULL || a == NULL || est == NULL || a->sum == NULL || p->groups != a->groups ||
-        p->bins != a->bins || !(confidence > 0.0 && confidence < 1.0)) {
-        return DPM_ERR_PARAM;
-    }
-    memset(est, 0, sizeof(*est));
-    est->groups = p->groups;
-    est->bins = p->bins;
-    est->reports = a->reports;
-    est->z = prob_norm_quantile(0.5 + confidence / 2.0);
-    est->ngaps = p->groups * (p->groups - 1u) / 2u;
     uint32_t G = p->groups, B = p->bins;
     size_t c = 2u * (size_t)B;
-    if (a->reports == 0) {
-        for (uint32_t k = 0; k < G; k++) {
-            undefined_group(&est->group[k], "no reports");
-        }
-        for (uint32_t i = 0, n = 0; i < G; i++) {
-            for (uint32_t j = i + 1; j < G; j++, n++) {
-                est->gap[n] = (dpm_roc_gap_estimate_t){.g = i,
-                                                       .h = j,
-                                                       .reason = "no reports",
-                                                       .small_sample = 1,
-                                                       .ci_flags = DPM_CI_SMALL_N,
-                                                       .unbinned_flags = DPM_CI_SMALL_N,
-                                                       .unbinned_total_flags = DPM_CI_SMALL_N};
-            }
-        }
-        return DPM_OK;
-    }
-    ctx_t *x = calloc(1, sizeof(*x));                  /* the kernels: tens of KB */
-    double *grads = calloc(2 * G * c, sizeof(double)); /* per group: binned, then unbinned */
+    ctx_t *x = calloc(1, sizeof(*x)); /* the kernels: tens of KB */
     if (x != NULL) {
-        x->p = p, x->a = a, x->c = c, x->z = est->z, x->confidence = confidence;
+        x->p = p, x->a = a, x->c = c, x->confidence = confidence;
+        x->z = prob_norm_quantile(0.5 + confidence / 2.0);
         x->mtot = calloc(c * c, sizeof(double));
         x->h = calloc(G * c, sizeof(double));
         x->w = calloc(G * c, sizeof(double));
         x->v = calloc(c, sizeof(double));
     }
-    if (x == NULL || x->mtot == NULL || x->h == NULL || x->w == NULL || x->v == NULL ||
-        grads == NULL) {
-        if (x != NULL) {
-            free(x->mtot), free(x->h), free(x->w), free(x->v);
-        }
-        free(x), free(grads);
+    if (x == NULL || x->mtot == NULL || x->h == NULL || x->w == NULL || x->v == NULL) {
+        dpm_roc_groups_lin_close(x);
         return DPM_ERR_BUFFER;
     }
     for (uint32_t b = 0; b < B; b++) { /* the binned kernel [b > d] + 1/2 [b = d] */
@@ -543,6 +512,87 @@ dpm_status_t dpm_roc_groups_estimate(const dpm_roc_groups_params_t *p,
             x->h[k * c + i] = ((double)a->sum[k * c + i] - p->Q * T[i]) / g;
         }
     }
+    *out = x;
+    return DPM_OK;
+}
+
+void dpm_roc_groups_lin_close(dpm_roc_groups_lin_t *x)
+{
+    if (x != NULL) {
+        free(x->mtot), free(x->h), free(x->w), free(x->v), free(x);
+    }
+}
+
+dpm_status_t dpm_roc_groups_lin_open(const dpm_roc_groups_params_t *p,
+                                     const dpm_roc_groups_agg_t *a, double confidence,
+                                     dpm_roc_groups_lin_t **out)
+{
+    if (p == NULL || a == NULL || out == NULL || a->sum == NULL || p->groups != a->groups ||
+        p->bins != a->bins || a->reports == 0 || !(confidence > 0.0 && confidence < 1.0)) {
+        return DPM_ERR_PARAM;
+    }
+    return ctx_open(p, a, confidence, out);
+}
+
+const double *dpm_roc_groups_lin_hist(const dpm_roc_groups_lin_t *x, uint32_t g)
+{
+    return g < x->p->groups ? x->h + g * x->c : NULL;
+}
+
+double dpm_roc_groups_lin_var(dpm_roc_groups_lin_t *x, const double *w, double *jump)
+{
+    int used[DPM_ROC_GROUPS_MAX] = {0};
+    memcpy(x->w, w, x->p->groups * x->c * sizeof(double));
+    for (uint32_t k = 0; k < x->p->groups; k++) {
+        for (size_t i = 0; i < x->c && !used[k]; i++) {
+            used[k] = w[k * x->c + i] != 0.0;
+        }
+    }
+    if (jump != NULL) {
+        *jump = jump_linear(x, used);
+    }
+    return var_linear(x, used);
+}
+
+dpm_status_t dpm_roc_groups_estimate(const dpm_roc_groups_params_t *p,
+                                     const dpm_roc_groups_agg_t *a, double confidence,
+                                     dpm_roc_groups_estimate_t *est)
+{
+    if (p == NULL || a == NULL || est == NULL || a->sum == NULL || p->groups != a->groups ||
+        p->bins != a->bins || !(confidence > 0.0 && confidence < 1.0)) {
+        return DPM_ERR_PARAM;
+    }
+    memset(est, 0, sizeof(*est));
+    est->groups = p->groups;
+    est->bins = p->bins;
+    est->reports = a->reports;
+    est->z = prob_norm_quantile(0.5 + confidence / 2.0);
+    est->ngaps = p->groups * (p->groups - 1u) / 2u;
+    uint32_t G = p->groups, B = p->bins;
+    size_t c = 2u * (size_t)B;
+    if (a->reports == 0) {
+        for (uint32_t k = 0; k < G; k++) {
+            undefined_group(&est->group[k], "no reports");
+        }
+        for (uint32_t i = 0, n = 0; i < G; i++) {
+            for (uint32_t j = i + 1; j < G; j++, n++) {
+                est->gap[n] = (dpm_roc_gap_estimate_t){.g = i,
+                                                       .h = j,
+                                                       .reason = "no reports",
+                                                       .small_sample = 1,
+                                                       .ci_flags = DPM_CI_SMALL_N,
+                                                       .unbinned_flags = DPM_CI_SMALL_N,
+                                                       .unbinned_total_flags = DPM_CI_SMALL_N};
+            }
+        }
+        return DPM_OK;
+    }
+    ctx_t *x = NULL;
+    double *grads = calloc(2 * G * c, sizeof(double)); /* per group: binned, then unbinned */
+    if (grads == NULL || ctx_open(p, a, confidence, &x) != DPM_OK) {
+        free(grads);
+        return DPM_ERR_BUFFER;
+    }
     for (uint32_t k = 0; k < G; k++) {
         group_estimate(x, k, grads + 2 * k * c, grads + (2 * k + 1) * c, &est->group[k]);
     }
@@ -570,7 +620,8 @@ dpm_status_t dpm_roc_groups_estimate(const dpm_roc_groups_params_t *p,
                    &e->unbinned_ci_total_hi);
         }
     }
-    free(x->mtot), free(x->h), free(x->w), free(x->v), free(x), free(grads);
+    dpm_roc_groups_lin_close(x);
+    free(grads);
     return DPM_OK;
 }
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Server side of per-group roc_hist (a roc_hist campaign with groups >= 2; sdk: dpm/expert/roc_hist.h):
- * every group's ROC and AUC and every pairwise AUC gap, with confidence intervals, from reports
- * that carry a GRR'd group and their device's real noised histogram. Host only, doubles.
+/* Server side of per-group roc_hist (a roc_hist campaign with groups >= 2; sdk:
+ * dpm/expert/roc_hist.h): every group's ROC and AUC and every pairwise AUC gap, with confidence
+ * intervals, from reports that carry a GRR'd group and their device's real noised histogram. Host
+ * only, doubles.
  *
  * Model. Device i, true group g_i, histogram h_i (2B cells: pos[0..B-1], neg[0..B-1]) reports
  * group r_i (= g_i with probability P = keep / 2^32, each other group with Q = other / 2^32) and
@@ -169,6 +170,20 @@ dpm_status_t dpm_roc_groups_estimate(const dpm_roc_groups_params_t *p,
  * without one. DPM_ERR_PARAM on bad arguments. */
 dpm_status_t dpm_roc_groups_pairwise(const dpm_roc_groups_estimate_t *est, double confidence,
                                      dpm_pairwise_t *out);
+
+/* Linear statistics of the per-group histograms, for the estimators built on them
+ * (roc_groups_prc.h): the debiased H_g, and the variance of L = sum_g w_g^T H_g by the GRR-aware
+ * formula above (w: groups x 2B, pos then neg per group; zero rows: groups not used), with the
+ * jump of one randomization event (Laplace unit or GRR move) for few-event intervals. Open
+ * needs a->reports > 0 (DPM_ERR_PARAM otherwise; DPM_ERR_BUFFER if memory runs out); p and a
+ * must outlive the handle. */
+typedef struct dpm_roc_groups_lin dpm_roc_groups_lin_t;
+dpm_status_t dpm_roc_groups_lin_open(const dpm_roc_groups_params_t *p,
+                                     const dpm_roc_groups_agg_t *a, double confidence,
+                                     dpm_roc_groups_lin_t **out);
+const double *dpm_roc_groups_lin_hist(const dpm_roc_groups_lin_t *l, uint32_t g);
+double dpm_roc_groups_lin_var(dpm_roc_groups_lin_t *l, const double *w, double *jump);
+void dpm_roc_groups_lin_close(dpm_roc_groups_lin_t *l);
 
 #ifdef __cplusplus
 }

@@ -13,6 +13,8 @@
 #include "mech/base/pairwise_json.h"
 #include "common/err.h"
 #include "estimate/roc_groups.h"
+#include "estimate/ci_flags.h"
+#include "estimate/roc_groups_prc.h"
 
 /* The pooled histogram sums of all groups, for the "roc" member. */
 static void pooled_sums(const coll_campaign_t *c, const coll_campaign_state_t *st,
@@ -233,6 +235,95 @@ static void gap_json(jw_t *sb, uint32_t k, const dpm_roc_gap_estimate_t *e, doub
     jw_raw(sb, "}");
 }
 
+/* One group's AP or ECE in its by_group object: "<key>", "<key>_sd", "<key>_ci" and its claim. */
+static void prc_metric_json(jw_t *sb, const char *key, const dpm_prc_group_t *e, int bound)
+{
+    char k[32];
+    coll_json_member(sb, key, e->defined ? e->est : NAN);
+    snprintf(k, sizeof(k), "%s_sd", key);
+    coll_json_member(sb, k, e->sd);
+    if (bound) {
+        snprintf(k, sizeof(k), "%s_bound", key);
+        coll_json_member(sb, k, e->defined ? e->bound : NAN);
+    }
+    snprintf(k, sizeof(k), "%s_ci", key);
+    jw_raw(sb, ", \"%s\": ", k);
+    coll_json_interval(sb, e->ci_lo, e->ci_hi);
+    coll_ci_json(sb, k, e->flags);
+}
+
+/* "<key>": {"difference": {...}, "ratio": {...}} of one metric (roc_groups_prc.h). */
+static void prc_compare_json(jw_t *sb, const char *key, const dpm_prc_compare_t *c)
+{
+    size_t nulls = sb->len;
+    jw_raw(sb, ", \"%s\": {\"method\": ", key);
+    jw_str(sb, c->method);
+    coll_json_member(sb, "difference", c->defined ? c->difference : NAN);
+    jw_raw(sb, ", \"difference_ci\": ");
+    coll_json_interval(sb, c->defined ? c->difference_lo : NAN,
+                       c->defined ? c->difference_hi : NAN);
+    coll_ci_json(sb, "difference_ci", c->defined ? c->flags : DPM_CI_SMALL_N);
+    if (c->defined) {
+        jw_raw(sb, ", \"difference_groups\": [%u, %u]", c->difference_g, c->difference_h);
+    }
+    coll_json_member(sb, "ratio", c->ratio_defined ? c->ratio : NAN);
+    jw_raw(sb, ", \"ratio_ci\": ");
+    coll_json_interval(sb, c->ratio_defined ? c->ratio_lo : NAN,
+                       c->ratio_defined ? c->ratio_hi : NAN);
+    coll_ci_json(sb, "ratio_ci", c->ratio_defined ? c->flags : DPM_CI_SMALL_N);
+    if (c->ratio_defined) {
+        jw_raw(sb, ", \"ratio_groups\": [%u, %u]", c->ratio_g, c->ratio_h);
+    }
+    jw_raw(sb, ", \"pairs\": [");
+    unsigned pair_flags = strcmp(c->method, "max_t") == 0 ? 0u : (unsigned)DPM_CI_CONSERVATIVE;
+    for (uint32_t i = 0; c->defined && i < c->npairs; i++) {
+        const dpm_prc_pair_t *q = &c->pair[i];
+        jw_raw(sb, "%s{\"g\": %u, \"h\": %u", i ? ", " : "", q->g, q->h);
+        coll_json_member(sb, "diff", q->diff);
+        jw_raw(sb, ", \"ci_simultaneous\": ");
+        coll_json_interval(sb, q->lo, q->hi);
+        coll_ci_json(sb, "ci_simultaneous", pair_flags);
+        jw_raw(sb, ", \"distinguishable\": %s}", q->distinguishable ? "true" : "false");
+    }
+    jw_raw(sb, "]");
+    coll_json_reason(sb,
+                     !c->defined         ? c->reason
+                     : !c->ratio_defined ? c->ratio_reason
+                                         : NULL,
+                     nulls);
+    jw_raw(sb, "}");
+}
+
+/* , "metric_frame": every group's AP and ECE, and Fairlearn's difference() and ratio() of each
+ * with intervals (estimate/roc_groups_prc.h). */
+static void metric_frame_json(jw_t *sb, const dpm_roc_groups_params_t *p,
+                              const dpm_roc_groups_agg_t *a, double confidence)
+{
+    dpm_roc_groups_prc_t *f = malloc(sizeof(*f)); /* tens of KB */
+    if (f == NULL || dpm_roc_groups_prc(p, a, confidence, f) != DPM_OK) {
+        free(f);
+        sb->err = 1;
+        return;
+    }
+    jw_raw(sb, ", \"metric_frame\": {\"metrics\": [\"ap\", \"ece\"], \"by_group\": [");
+    for (uint32_t g = 0; g < f->groups; g++) {
+        size_t nulls = sb->len;
+        jw_raw(sb, "%s{\"group\": %u", g ? ", " : "", g);
+        prc_metric_json(sb, "ap", &f->ap[g], 0);
+        prc_metric_json(sb, "ece", &f->ece[g], 1);
+        coll_json_reason(
+            sb, f->ap[g].defined ? (f->ece[g].defined ? NULL : f->ece[g].reason) : f->ap[g].reason,
+            nulls);
+        jw_raw(sb, "}");
+    }
+    jw_raw(sb, "], \"compare\": {\"confidence\": ");
+    coll_json_num(sb, confidence);
+    prc_compare_json(sb, "ap", &f->ap_compare);
+    prc_compare_json(sb, "ece", &f->ece_compare);
+    jw_raw(sb, "}}");
+    free(f);
+}
+
 /* Append "roc_groups" (sb->err set if memory runs out). */
 static void groups_json(jw_t *sb, const coll_campaign_t *c, const coll_campaign_state_t *st,
                         double confidence)
@@ -294,6 +385,7 @@ static void groups_json(jw_t *sb, const coll_campaign_t *c, const coll_campaign_
     jw_raw(sb, "]");
     coll_pairwise_json(sb, "largest_gap", have_pw ? pw : NULL,
                        pw == NULL ? "out of memory" : "the comparison failed", &fam);
+    metric_frame_json(sb, &p, &a, confidence);
     jw_raw(sb, "}");
     sb->err |= pw == NULL;
     dpm_roc_groups_agg_free(&a);
@@ -350,6 +442,7 @@ static void estimate_json(jw_t *sb, const coll_campaign_t *c, const coll_campaig
     pooled_sums(c, st, &pooled);
     host_no_metrics_json(sb);
     host_roc_json(sb, c, &pooled, q->confidence);
+    host_prc_json(sb, c, &pooled, q->confidence);
     groups_json(sb, c, st, q->confidence);
 }
 

@@ -99,6 +99,26 @@ def test_pr_and_calibration(running):
         plot.pr(_client(h).estimate(1))
 
 
+def test_metric_frame(running):
+    """roc_hist with groups: Fairlearn's by_group, difference and ratio, the collector's."""
+    h, _ = running
+    e = _client(h).estimate(9)
+    bg = e.by_group
+    assert list(bg["group_name"]) == ["young", "old", "other"]
+    mf = e.json["roc_groups"]["metric_frame"]
+    assert list(bg["ap"]) == [x["ap"] for x in mf["by_group"]]
+    assert (bg["ap_ci_lo"] <= bg["ap"]).all() and (bg["ap"] <= bg["ap_ci_hi"]).all()
+    d = e.difference
+    assert list(d["metric"]) == ["auc", "ap", "ece"]
+    ap = d[d["metric"] == "ap"].iloc[0]
+    assert ap["difference"] == pytest.approx(bg["ap"].max() - bg["ap"].min(), abs=1e-8)
+    assert ap["ci_lo"] <= ap["difference"] <= ap["ci_hi"] and ap["ci_coverage"] == "at_least"
+    r = e.ratio
+    assert r.iloc[0]["ratio"] == pytest.approx(bg["ap"].min() / bg["ap"].max(), rel=1e-8)
+    assert set(r.iloc[0]["groups"]) <= {"young", "old", "other"}
+    assert _client(h).estimate(3).by_group.empty  # no groups: nothing to compare
+
+
 def test_periods(running):
     h, _ = running
     ps = _client(h).periods(1)

@@ -68,7 +68,11 @@ class Estimate:
       one, and per group with groups);
     - `pr`, `calibration` (roc_hist): the precision-recall curve per threshold and the
       reliability diagram per bin, each point with its interval and claim; `summary`: AP and
-      ECE with their intervals (noise: the devices' examples; total: the model's)."""
+      ECE with their intervals (noise: the devices' examples; total: the model's);
+    - `by_group`, `difference`, `ratio` (roc_hist with groups): Fairlearn's MetricFrame,
+      privately: each group's AP and ECE with intervals, and per metric the largest minus the
+      smallest group (AUC too) and the smallest over the largest, with intervals that account
+      for picking those groups."""
 
     def __init__(self, obj):
         if not isinstance(obj, dict) or "mechanism" not in obj or "campaign" not in obj:
@@ -173,6 +177,48 @@ class Estimate:
                                 f"{k}_reason": obj[f"{name}_{k}_reason"]})
                 rows.append(row)
         return pd.DataFrame(rows)
+
+    def _frame(self):
+        rg = self.json.get("roc_groups") or {}
+        return rg.get("metric_frame")
+
+    @property
+    def by_group(self):
+        """Each group's AP and ECE with their intervals, claims and reasons."""
+        mf = self._frame()
+        return _flat(mf["by_group"], self.names) if mf else pd.DataFrame()
+
+    def _compare(self, what):
+        mf, rows = self._frame(), []
+        for metric in (mf or {}).get("metrics", []):
+            c = mf["compare"][metric]
+            g = c.get(f"{what}_groups")
+            lo, hi = c[f"{what}_ci"]
+            rows.append({"metric": metric, what: c[what], "ci_lo": lo, "ci_hi": hi,
+                         "ci_coverage": c[f"{what}_ci_coverage"],
+                         "groups": [self.names[i] if self.names else i for i in g] if g else None,
+                         "method": c["method"], "reason": c.get("reason")})
+        return rows
+
+    @property
+    def difference(self):
+        """Per metric the largest group's minus the smallest group's (Fairlearn's difference()),
+        with an interval that holds whichever groups they are (at least the level). The AUC's
+        is the largest AUC gap's."""
+        rows = self._compare("difference")
+        big = (self.json.get("roc_groups") or {}).get("largest_gap")
+        if big:
+            rows.insert(0, {"metric": "auc", "difference": big["abs_diff"], "ci_lo": big["ci"][0],
+                            "ci_hi": big["ci"][1], "ci_coverage": big["ci_coverage"],
+                            "groups": [self.names[i] if self.names else i
+                                       for i in (big["g"], big["h"])],
+                            "method": "max_t", "reason": big.get("reason")})
+        return pd.DataFrame(rows)
+
+    @property
+    def ratio(self):
+        """Per metric the smallest group's over the largest's (Fairlearn's ratio())."""
+        return pd.DataFrame(self._compare("ratio"))
 
 
 def _first(df, col):

@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Per-group average precision and calibration error of a roc_hist campaign with groups, and the
+ * comparisons Fairlearn's MetricFrame offers (by_group, difference, ratio), privately and with
+ * intervals that account for the DP noise, the group GRR and the selection of the extreme
+ * groups. Host only: doubles. The collector and dpm-sim share it.
+ *
+ * By group. Each group's AP and ECE are those of pr_calibration.h on the group's debiased
+ * histogram H_g (roc_groups.h), their variances the GRR-aware variance of their linearization
+ * (dpm_roc_groups_lin_var with the gradients of dpm_prc_ap_of / dpm_prc_ece_of), so the noise of
+ * the GRR mixing groups is in them. Flags as pr_calibration.h's: DPM_CI_CLASS_NOISE from the
+ * relative variances of the group's totals (AP: P_g and the T_j weighted by their share; ECE:
+ * M_g), few events from the largest jump (a Laplace unit or a GRR move), and ECE's bias bound
+ * (DPM_CI_ABS_BIAS) with each bin's sd from the same variance. The intervals cover the group's
+ * own examples' binned AP and ECE.
+ *
+ * difference: every pair's difference at once (estimate/pairwise.h: simultaneous intervals from
+ * the estimates' joint covariance, Cov(g, h) = (Var_g + Var_h - Var(g - h)) / 2 with Var(g - h)
+ * from the same linearization, nonzero because the GRR mixes groups), and the largest
+ * |difference| over all pairs (Fairlearn's difference(): max - min over groups) with an interval
+ * that accounts for its selection (coverage >= the level: DPM_CI_CONSERVATIVE).
+ * ratio: the same on the logarithms (Cov(log a, log b) = Cov(a, b) / (a b)); Fairlearn's ratio()
+ * = min / max over groups = exp(-largest |log ratio|), its interval [exp(-hi), exp(-lo)].
+ * Both need the joint normal law: a group whose interval is widened (few events; ECE's bias
+ * bound, which the pairwise module's normal law does not hold) makes the comparison fall back on
+ * "bonferroni": each group's own interval at level 1 - (1 - c) / G (so all hold at once with
+ * probability >= c), the pairs' differences between their ends, the difference in [max_g lo_g -
+ * min_h hi_h, max_g hi_g - min_h lo_h], the ratio in [min_g lo_g / max_h hi_h, min_g hi_g /
+ * max_h lo_h] (coverage >= c: DPM_CI_CONSERVATIVE). A group with no claim or no interval leaves
+ * the comparison undefined. tests/stat/test_roc_groups_prc_coverage.c checks
+ * the coverage. */
+#ifndef DPM_HOST_ESTIMATE_ROC_GROUPS_PRC_H
+#define DPM_HOST_ESTIMATE_ROC_GROUPS_PRC_H
+
+#include "estimate/pairwise.h"
+#include "estimate/roc_groups.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One group's AP or ECE. */
+typedef struct {
+    int defined;             /* 0: a total not positive (reason) */
+    const char *reason;      /* "" when defined */
+    double est;              /* unclipped */
+    double sd, ci_lo, ci_hi; /* ci clipped to [0, 1]; NaN when the variance is not positive */
+    double bound;            /* ECE: the bias bound of |.| (pr_calibration.h); AP: 0 */
+    double events;
+    unsigned flags;
+} dpm_prc_group_t;
+
+/* One pair's difference est_g - est_h with an interval that holds with all others at once. */
+typedef struct {
+    uint32_t g, h;
+    double diff, lo, hi;
+    int distinguishable; /* the interval excludes 0 */
+} dpm_prc_pair_t;
+
+/* The comparisons of one metric over the groups (Fairlearn's difference() and ratio()). */
+typedef struct {
+    int defined;        /* 0: reason says why */
+    const char *reason; /* "" when defined */
+    const char *method; /* "max_t" (the joint normal law) or "bonferroni" (bounds, see above) */
+    unsigned flags;     /* the claim of every interval here (DPM_CI_CONSERVATIVE: at least) */
+    uint32_t npairs;
+    dpm_prc_pair_t pair[DPM_PAIRWISE_MAX_PAIRS];     /* (0,1), (0,2), ..., simultaneous */
+    double difference, difference_lo, difference_hi; /* max - min over groups */
+    uint32_t difference_g, difference_h;             /* the pair that gives it (a selection) */
+    int ratio_defined;
+    const char *ratio_reason;
+    double ratio, ratio_lo, ratio_hi; /* min / max over groups */
+    uint32_t ratio_g, ratio_h;
+} dpm_prc_compare_t;
+
+typedef struct {
+    uint32_t groups, bins;
+    dpm_prc_group_t ap[DPM_ROC_GROUPS_MAX], ece[DPM_ROC_GROUPS_MAX];
+    dpm_prc_compare_t ap_compare, ece_compare;
+} dpm_roc_groups_prc_t;
+
+/* Every group's AP and ECE and their comparisons at confidence c in (0, 1). DPM_ERR_PARAM on
+ * bad arguments, DPM_ERR_BUFFER if memory runs out; no reports is DPM_OK with nothing
+ * defined. */
+dpm_status_t dpm_roc_groups_prc(const dpm_roc_groups_params_t *p, const dpm_roc_groups_agg_t *a,
+                                double confidence, dpm_roc_groups_prc_t *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DPM_HOST_ESTIMATE_ROC_GROUPS_PRC_H */
