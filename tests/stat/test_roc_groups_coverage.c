@@ -50,17 +50,6 @@ typedef struct {
     dpm_score_hist_t h;
 } device_t;
 
-static double uniform01(test_rng_t *t)
-{
-    return (double)(test_rng_next(t) >> 11) / 9007199254740992.0;
-}
-
-static double normal(test_rng_t *t)
-{
-    double u = uniform01(t), v = uniform01(t);
-    return sqrt(-2.0 * log(u + 1e-300)) * cos(6.283185307179586 * v);
-}
-
 /* Group g: share w_g of the devices, positives with probability pi_g, separation mu_g. truth:
  * each group's binned AUC; exact: its examples' exact AUC. */
 static void population(const dpm_roc_hist_t *m, device_t *dev, double truth[G], double exact[G])
@@ -81,7 +70,7 @@ static void population(const dpm_roc_hist_t *m, device_t *dev, double truth[G], 
         assert_true(score[g] != NULL && lab[g] != NULL);
     }
     for (uint32_t i = 0; i < DEVICES; i++) {
-        double u = uniform01(&t), acc = 0.0;
+        double u = test_rng_unit(&t), acc = 0.0;
         uint32_t g = 0;
         for (g = 0; g + 1u < G && u > acc + w[g]; g++) {
             acc += w[g];
@@ -89,8 +78,8 @@ static void population(const dpm_roc_hist_t *m, device_t *dev, double truth[G], 
         dev[i].group = g;
         assert_int_equal(dpm_score_hist_init(&dev[i].h, &m->bins), DPM_OK);
         for (uint32_t e = 0; e < EXAMPLES; e++) {
-            int label = uniform01(&t) < pi[g];
-            double z = normal(&t) + (label ? mu[g] : 0.0);
+            int label = test_rng_unit(&t) < pi[g];
+            double z = test_rng_normal(&t) + (label ? mu[g] : 0.0);
             double s = 1.0 / (1.0 + exp(-z));
             uint32_t q = dpm_score_from_double(s), b = 0;
             assert_int_equal(dpm_score_hist_add(&dev[i].h, &m->bins, q, label), DPM_OK);

@@ -22,6 +22,10 @@ typedef struct {
 
 void test_rng_seed(test_rng_t *t, uint64_t seed);
 uint64_t test_rng_next(test_rng_t *t);
+/* Uniform in [0, 1) from the top 53 bits of one draw; a standard normal by Box-Muller from two
+ * uniforms (the statistical tests' populations). */
+double test_rng_unit(test_rng_t *t);
+double test_rng_normal(test_rng_t *t);
 /* A dpm_rng_t that draws from t. */
 dpm_rng_t test_rng_port(test_rng_t *t);
 /* Seed t, point *rng at it and bind *r to *rng (t and rng must outlive r): dpm_rand_init's
