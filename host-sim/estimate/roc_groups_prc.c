@@ -141,8 +141,10 @@ static void group_ece(work_t *k, uint32_t g, dpm_prc_group_t *e)
  * its critical values from (the Bonferroni bounds then), and those with no claim at all. */
 #define NOT_NORMAL (DPM_CI_FEW_EVENTS | DPM_CI_ABS_BIAS | DPM_CI_BOUND)
 
-/* The joint normal law: every pair at once by max-|t|, the logarithms for the ratio. */
-static void compare_normal(work_t *k, int m, const dpm_prc_group_t *e, dpm_prc_compare_t *out)
+/* The joint normal law: every pair at once by max-|t|, the logarithms for the ratio; cov: the
+ * estimates' covariance (G x G, row-major). */
+static void compare_normal(uint32_t G, double confidence, const dpm_prc_group_t *e,
+                           const double *cov, dpm_prc_compare_t *out)
 {
     dpm_pairwise_in_t *d = calloc(2, sizeof(*d)); /* the values, then their logarithms */
     dpm_pairwise_t *pw = calloc(1, sizeof(*pw));
@@ -151,21 +153,17 @@ static void compare_normal(work_t *k, int m, const dpm_prc_group_t *e, dpm_prc_c
         out->reason = out->ratio_reason = "out of memory";
         return;
     }
-    d[0].d = k->G;
+    d[0].d = G;
     int positive = 1;
-    for (uint32_t g = 0; g < k->G; g++) {
+    for (uint32_t g = 0; g < G; g++) {
         d[0].valid[g] = 1;
         d[0].est[g] = e[g].est;
-        d[0].cov[g][g] = e[g].sd * e[g].sd;
+        for (uint32_t h = 0; h < G; h++) {
+            d[0].cov[g][h] = cov[g * G + h];
+        }
         positive &= e[g].est > 0.0;
     }
-    for (uint32_t g = 0; g < k->G; g++) {
-        for (uint32_t h = g + 1; h < k->G; h++) { /* the GRR mixes groups: Cov(g, h) != 0 */
-            double vgh = var_of(k, m, g, h, NULL);
-            d[0].cov[g][h] = d[0].cov[h][g] = (d[0].cov[g][g] + d[0].cov[h][h] - vgh) / 2.0;
-        }
-    }
-    if (dpm_pairwise_compare(&d[0], k->confidence, pw) == DPM_OK && pw->largest_defined) {
+    if (dpm_pairwise_compare(&d[0], confidence, pw) == DPM_OK && pw->largest_defined) {
         out->defined = 1;
         out->method = "max_t";
         out->flags = DPM_CI_CONSERVATIVE; /* the largest's; the pairs' own are nominal */
@@ -185,15 +183,14 @@ static void compare_normal(work_t *k, int m, const dpm_prc_group_t *e, dpm_prc_c
     }
     if (positive) { /* Cov(log a, log b) = Cov(a, b) / (a b) */
         d[1] = d[0];
-        for (uint32_t g = 0; g < k->G; g++) {
+        for (uint32_t g = 0; g < G; g++) {
             d[1].est[g] = log(e[g].est);
-            for (uint32_t h = 0; h < k->G; h++) {
+            for (uint32_t h = 0; h < G; h++) {
                 d[1].cov[g][h] = d[0].cov[g][h] / (e[g].est * e[h].est);
             }
         }
     }
-    if (positive && dpm_pairwise_compare(&d[1], k->confidence, pw) == DPM_OK &&
-        pw->largest_defined) {
+    if (positive && dpm_pairwise_compare(&d[1], confidence, pw) == DPM_OK && pw->largest_defined) {
         const dpm_pairwise_pair_t *q = &pw->pair[pw->largest_pair];
         out->ratio_defined = 1;
         out->ratio = exp(-pw->largest_abs);
@@ -209,12 +206,13 @@ static void compare_normal(work_t *k, int m, const dpm_prc_group_t *e, dpm_prc_c
 }
 
 /* Bonferroni bounds from the groups' own (widened) intervals at level 1 - (1 - c) / G. */
-static void compare_bounds(work_t *k, const dpm_prc_group_t *e, dpm_prc_compare_t *out)
+static void compare_bounds(uint32_t G, double confidence, const dpm_prc_group_t *e,
+                           dpm_prc_compare_t *out)
 {
     double lo[DPM_ROC_GROUPS_MAX] = {0.0}, hi[DPM_ROC_GROUPS_MAX] = {0.0};
-    double level = 1.0 - (1.0 - k->confidence) / k->G;
+    double level = 1.0 - (1.0 - confidence) / G;
     uint32_t top = 0, bottom = 0;
-    for (uint32_t g = 0; g < k->G; g++) {
+    for (uint32_t g = 0; g < G; g++) {
         unsigned fl = 0;
         double h = dpm_ci_halfwidth(
             e[g].sd * e[g].sd,
@@ -230,10 +228,10 @@ static void compare_bounds(work_t *k, const dpm_prc_group_t *e, dpm_prc_compare_
     out->flags = DPM_CI_CONSERVATIVE;
     out->npairs = 0;
     double max_lo = 0.0, max_hi = 0.0, min_lo = 1.0, min_hi = 1.0;
-    for (uint32_t g = 0; g < k->G; g++) {
+    for (uint32_t g = 0; g < G; g++) {
         max_lo = fmax(max_lo, lo[g]), max_hi = fmax(max_hi, hi[g]);
         min_lo = fmin(min_lo, lo[g]), min_hi = fmin(min_hi, hi[g]);
-        for (uint32_t h = g + 1; h < k->G; h++) {
+        for (uint32_t h = g + 1; h < G; h++) {
             dpm_prc_pair_t *q = &out->pair[out->npairs++];
             *q = (dpm_prc_pair_t){g, h, e[g].est - e[h].est, lo[g] - hi[h], hi[g] - lo[h], 0};
             q->distinguishable = q->lo > 0.0 || q->hi < 0.0;
@@ -254,12 +252,13 @@ static void compare_bounds(work_t *k, const dpm_prc_group_t *e, dpm_prc_compare_
     }
 }
 
-static void compare(work_t *k, int m, const dpm_prc_group_t *e, dpm_prc_compare_t *out)
+void dpm_prc_compare_groups(const dpm_prc_group_t *e, uint32_t groups, const double *cov,
+                            double confidence, dpm_prc_compare_t *out)
 {
     memset(out, 0, sizeof(*out));
     out->reason = out->ratio_reason = out->method = "";
     int normal = 1;
-    for (uint32_t g = 0; g < k->G; g++) {
+    for (uint32_t g = 0; g < groups; g++) {
         if (!e[g].defined || !isfinite(e[g].sd) || (e[g].flags & DPM_CI_NO_CLAIM)) {
             out->reason = out->ratio_reason =
                 "a group's interval is undefined or has no coverage claim (too few reports for "
@@ -268,11 +267,56 @@ static void compare(work_t *k, int m, const dpm_prc_group_t *e, dpm_prc_compare_
         }
         normal &= !(e[g].flags & NOT_NORMAL);
     }
-    if (normal) {
-        compare_normal(k, m, e, out);
-    } else {
-        compare_bounds(k, e, out);
+    double diag[DPM_ROC_GROUPS_MAX * DPM_ROC_GROUPS_MAX] = {0.0};
+    if (cov == NULL) { /* independent groups */
+        for (uint32_t g = 0; g < groups; g++) {
+            diag[g * groups + g] = e[g].sd * e[g].sd;
+        }
+        cov = diag;
     }
+    if (normal) {
+        compare_normal(groups, confidence, e, cov, out);
+    } else {
+        compare_bounds(groups, confidence, e, out);
+    }
+}
+
+/* Metric m's comparison, with the covariance of the groups' estimates from the same
+ * linearization: Cov(g, h) = (Var_g + Var_h - Var(g - h)) / 2, nonzero as the GRR mixes groups. */
+static void compare(work_t *k, int m, const dpm_prc_group_t *e, dpm_prc_compare_t *out)
+{
+    double cov[DPM_ROC_GROUPS_MAX * DPM_ROC_GROUPS_MAX] = {0.0};
+    uint32_t G = k->G;
+    for (uint32_t g = 0; g < G; g++) {
+        cov[g * G + g] = e[g].defined && isfinite(e[g].sd) ? e[g].sd * e[g].sd : 0.0;
+    }
+    for (uint32_t g = 0; g < G; g++) {
+        for (uint32_t h = g + 1; h < G && e[g].defined && e[h].defined; h++) {
+            double vgh = var_of(k, m, g, h, NULL);
+            cov[g * G + h] = cov[h * G + g] = (cov[g * G + g] + cov[h * G + h] - vgh) / 2.0;
+        }
+    }
+    dpm_prc_compare_groups(e, G, cov, k->confidence, out);
+}
+
+void dpm_prc_group_of(const dpm_prc_estimate_t *x, int ece, dpm_prc_group_t *out)
+{
+    memset(out, 0, sizeof(*out));
+    if (!x->valid) {
+        out->reason = "the estimated positives or negatives are not above 0 (too few reports)";
+        out->sd = out->ci_lo = out->ci_hi = NAN;
+        out->flags = DPM_CI_SMALL_N;
+        return;
+    }
+    out->defined = 1;
+    out->reason = "";
+    out->est = ece ? x->ece : x->ap_raw;
+    out->sd = sqrt(ece ? x->ece_var_noise : x->ap_var_noise);
+    out->ci_lo = ece ? x->ece_ci_lo : x->ap_ci_lo;
+    out->ci_hi = ece ? x->ece_ci_hi : x->ap_ci_hi;
+    out->bound = ece ? x->ece_bound : 0.0;
+    out->events = INFINITY;
+    out->flags = ece ? x->ece_flags : x->ap_flags;
 }
 
 dpm_status_t dpm_roc_groups_prc(const dpm_roc_groups_params_t *p, const dpm_roc_groups_agg_t *a,

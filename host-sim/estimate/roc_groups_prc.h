@@ -32,6 +32,7 @@
 #define DPM_HOST_ESTIMATE_ROC_GROUPS_PRC_H
 
 #include "estimate/pairwise.h"
+#include "estimate/pr_calibration.h"
 #include "estimate/roc_groups.h"
 
 #ifdef __cplusplus
@@ -83,6 +84,17 @@ typedef struct {
  * defined. */
 dpm_status_t dpm_roc_groups_prc(const dpm_roc_groups_params_t *p, const dpm_roc_groups_agg_t *a,
                                 double confidence, dpm_roc_groups_prc_t *out);
+
+/* The comparisons of per-group estimates e[0 .. groups) whatever produced them: cov their
+ * covariance (groups x groups, row-major), or NULL for independent groups (the two-aggregator
+ * mode: each group's sums are noised apart). Undefined with a reason when a group has no
+ * interval with a claim; max_t or bonferroni as above. */
+void dpm_prc_compare_groups(const dpm_prc_group_t *e, uint32_t groups, const double *cov,
+                            double confidence, dpm_prc_compare_t *out);
+
+/* A group's AP (ece 0) or ECE (ece 1) from pr_calibration.h's estimate of its own sums (the
+ * two-aggregator mode's groups). */
+void dpm_prc_group_of(const dpm_prc_estimate_t *x, int ece, dpm_prc_group_t *out);
 
 #ifdef __cplusplus
 }

@@ -74,8 +74,9 @@ def main():
         key = lambda it: (it["kind"], it["name"])
         li = {key(i): i for i in ldp["items"]}
         ti = {key(i): i for i in two["items"]}
-        t.ok(set(li) == set(ti) and len(ti) == 12,
-             "the same items as local DP's roc_hist_groups (3 AUCs, 3 gaps, their unbinned twins)",
+        t.ok(set(li) == set(ti) and len(ti) == 22,
+             "the same items as local DP's roc_hist_groups (3 AUCs, 3 gaps, their unbinned twins; "
+             "each group's AP and ECE, their differences and ratios)",
              sorted(ti))
         t.ok(all(abs(li[k]["truth"] - ti[k]["truth"]) < 1e-12 for k in ti),
              "with the same truths (the same devices)",

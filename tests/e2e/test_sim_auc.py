@@ -82,7 +82,15 @@ def check_exact(t, res):
     t.ok(set(cfg) == {"groups", "dpauc", "bins", "tree"} and
          all(len(it["runs"]) == RUNS for c in cfg.values() for it in c["items"]),
          "exact: every module's configuration with its items and runs", list(cfg))
-    g, gu = cfg["groups"]["items"][:3], cfg["groups"]["items"][3:]
+    g, gu = cfg["groups"]["items"][:3], cfg["groups"]["items"][3:6]
+    prc = cfg["groups"]["items"][6:]  # each group's AP and ECE, their difference and ratio
+    t.ok([it["kind"] for it in prc] == ["ap_group"] * 2 + ["ece_group"] * 2 +
+         ["ap_difference", "ap_ratio", "ece_difference", "ece_ratio"] and
+         all(it["coverage"] >= COVER[0] if it["coverage"] is not None else it["flagged"] == 1
+             for it in prc),
+         "roc_hist_groups: each group's AP and ECE, their difference and ratio, covered at least "
+         "at the level (no interval only where every run's groups are flagged)",
+         [(it["kind"], it["coverage"], it["flagged"]) for it in prc])
     t.ok([it["kind"] for it in g] == ["auc_group", "auc_group", "auc_gap"] and
          abs(g[2]["truth"] - (g[0]["truth"] - g[1]["truth"])) < 1e-12 and g[2]["truth"] > 0.05,
          "roc_hist_groups: two group AUCs and their gap, truth = the difference",

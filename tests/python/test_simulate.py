@@ -44,9 +44,10 @@ def test_scenario_file_equals_dpm_sim(dpm_sim, tmp_path):
     cli = _cli(dpm_sim, tmp_path, "--scenario", str(OWN_SCN), "--runs", "40", "--threads", "2")
     sim = dm.simulate(scenario=OWN_SCN, runs=40, threads=2)
     _same_files(cli, sim.out)
-    # own-data.scn at its 2 fleet sizes: gaps 48 rows, roc_by_group 12, roc 20 (per eps: 3 AUC
-    # items, AP and ECE)
-    assert len(sim.summary) == 80 and sim.results["mode"] == "exact"
+    # own-data.scn at its 2 fleet sizes: gaps 48 rows, roc 20 (per eps: 3 AUC items, AP, ECE),
+    # roc_by_group 28 (its 2 groups: 6 AUC items, each group's AP and ECE, their differences
+    # and ratios)
+    assert len(sim.summary) == 96 and sim.results["mode"] == "exact"
 
 
 @pytest.mark.parametrize("mode,devices,runs", [("exact", [300, 100000], 40),

@@ -3,9 +3,11 @@
 #include "dpm/expert/simulator.h"
 #include "sim/devices/mech_common.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "estimate/ci_flags.h"
 #include "estimate/roc.h"
 #include "sim/devices/sim_cfg.h"
 
@@ -136,8 +138,7 @@ void sim_mech_release_model(sim_cfg_t *cfg)
 
 dpm_status_t sim_mech_device_hist(const sim_cfg_t *cfg, const sim_roc_model_t *model,
                                   const sim_block_t *b, uint64_t device, uint32_t run,
-                                  dpm_score_hist_t *h, dpm_receipt_issuer_t *iss,
-                                  dpm_receipt_t *rc)
+                                  dpm_score_hist_t *h, dpm_receipt_issuer_t *iss, dpm_receipt_t *rc)
 {
     if (model == NULL) {
         return DPM_ERR_PARAM;
@@ -147,4 +148,85 @@ dpm_status_t sim_mech_device_hist(const sim_cfg_t *cfg, const sim_roc_model_t *m
         st = dpm_receipt_unmetered(iss, &cfg->mech, run, rc);
     }
     return st;
+}
+
+uint32_t sim_mech_prc_nitems(uint32_t groups)
+{
+    return 2u * groups + 4u;
+}
+
+void sim_mech_prc_items(sim_cfg_t *cfg, uint32_t first, uint32_t groups, const double *ap,
+                        const double *ece)
+{
+    static const char *const metric[2] = {"ap", "ece"};
+    for (uint32_t m = 0; m < 2; m++) {
+        const double *v = m ? ece : ap;
+        double max = v[0], min = v[0];
+        for (uint32_t g = 0; g < groups; g++) {
+            sim_item_t *it = &cfg->items[first + m * groups + g];
+            snprintf(it->metric, sizeof(it->metric), "%s", metric[m]);
+            snprintf(it->kind, sizeof(it->kind), "%s_group", metric[m]);
+            snprintf(it->name, sizeof(it->name), "%s", sim_cfg_group_name(cfg, g));
+            it->g = (int)g;
+            it->h = -1;
+            it->truth = v[g];
+            max = fmax(max, v[g]);
+            min = fmin(min, v[g]);
+        }
+        for (uint32_t r = 0; r < 2; r++) {
+            sim_item_t *it = &cfg->items[first + 2 * groups + 2 * m + r];
+            snprintf(it->metric, sizeof(it->metric), "%s", metric[m]);
+            snprintf(it->kind, sizeof(it->kind), "%s_%s", metric[m], r ? "ratio" : "difference");
+            snprintf(it->name, sizeof(it->name), "%s", r ? "min/max" : "max-min");
+            it->g = it->h = -1;
+            it->truth = r ? (max > 0.0 ? min / max : NAN) : max - min;
+        }
+    }
+}
+
+/* An item's run from a group's estimate (nothing when it is undefined: the run stays NaN). */
+static void prc_run(const dpm_prc_group_t *e, sim_item_run_t *o)
+{
+    if (e->defined) {
+        o->est = e->est;
+        o->sd = e->sd;
+        o->lo = e->ci_lo;
+        o->hi = e->ci_hi;
+        o->flags = e->flags;
+    }
+}
+
+void sim_mech_prc_runs(const dpm_roc_groups_prc_t *f, sim_item_run_t *out)
+{
+    uint32_t G = f->groups;
+    for (uint32_t m = 0; m < 2; m++) {
+        const dpm_prc_group_t *e = m ? f->ece : f->ap;
+        const dpm_prc_compare_t *c = m ? &f->ece_compare : &f->ap_compare;
+        double max = -INFINITY, min = INFINITY;
+        int all = 1;
+        for (uint32_t g = 0; g < G; g++) {
+            prc_run(&e[g], &out[m * G + g]);
+            all &= e[g].defined;
+            max = fmax(max, e[g].est);
+            min = fmin(min, e[g].est);
+        }
+        sim_item_run_t *d = &out[2 * G + 2 * m], *r = d + 1;
+        /* the estimates even without an interval (a group with no claim): NaN bounds */
+        d->est = c->defined ? c->difference : all ? max - min : NAN;
+        r->est = c->ratio_defined ? c->ratio : all && max > 0.0 ? min / max : NAN;
+        if (c->defined) {
+            d->lo = c->difference_lo;
+            d->hi = c->difference_hi;
+            d->flags = c->flags;
+        } else {
+            d->flags = DPM_CI_SMALL_N;
+        }
+        if (c->ratio_defined) {
+            r->lo = c->ratio_lo;
+            r->hi = c->ratio_hi;
+            r->flags = c->flags;
+        } else {
+            r->flags = DPM_CI_SMALL_N;
+        }
+    }
 }

@@ -12,6 +12,7 @@
 #include "dpm/expert/mech.h"
 #include "dpm/expert/report.h"
 #include "dpm/stats.h"
+#include "estimate/roc_groups_prc.h"
 #include "sim/devices/mech.h"
 #include "sim/pop/roc_sim.h"
 
@@ -52,6 +53,15 @@ int sim_mech_items(sim_cfg_t *cfg, const char *metric, uint32_t n, const char *c
 
 /* include[g] = 1 for the population groups the configuration measures, 0 for the others. */
 void sim_mech_measured(const sim_cfg_t *cfg, int include[SIM_MAX_GROUPS]);
+
+/* roc_hist campaigns with groups (both trust models): after the AUC items, each group's AP, then
+ * each group's ECE, then Fairlearn's difference (max-min) and ratio (min/max) of AP and of ECE
+ * (estimate/roc_groups_prc.h). How many items that is; the items from index first (truths: the
+ * groups' binned AP and ECE); and one run's estimates into out[first ...]. */
+uint32_t sim_mech_prc_nitems(uint32_t groups);
+void sim_mech_prc_items(sim_cfg_t *cfg, uint32_t first, uint32_t groups, const double *ap,
+                        const double *ece);
+void sim_mech_prc_runs(const dpm_roc_groups_prc_t *f, sim_item_run_t *out);
 
 /* *model = a heap score model of pop for edges[nedges] (sim_roc_model_destroy frees it). 0, or
  * -1 with "campaign 'name': out of memory for the <what> model" (*model NULL). */

@@ -69,8 +69,9 @@ typedef struct {
     uint64_t neg[DPM_ROC_CENTRAL_MAX_GROUPS][DPM_MAX_BINS];
     double auc[DPM_ROC_CENTRAL_MAX_GROUPS];       /* each group's binned AUC */
     double auc_model[DPM_ROC_CENTRAL_MAX_GROUPS]; /* each group's model AUC */
-    dpm_score_bins_t bins;                        /* the devices' binning (the SDK's) */
-    agg_task_t task; /* the simulated DAP task, its keys (a plain value) */
+    double ap[DPM_ROC_CENTRAL_MAX_GROUPS], ece[DPM_ROC_CENTRAL_MAX_GROUPS]; /* binned, per group */
+    dpm_score_bins_t bins; /* the devices' binning (the SDK's) */
+    agg_task_t task;       /* the simulated DAP task, its keys (a plain value) */
 } twoagg_state_t;
 
 typedef struct {
@@ -210,6 +211,8 @@ static int twoagg_prepare(sim_cfg_t *cfg, const sim_pop_t *pop, unsigned threads
         }
         cfg->reporting += devices;
         s->auc_model[g] = sim_roc_model_auc(cfg->sc, pop, include);
+        s->ap[g] = dpm_prc_ap_exact(s->pos[g], s->neg[g], B);
+        s->ece[g] = dpm_prc_ece_exact(s->pos[g], s->neg[g], s->params.roc.width, B);
         if (dpm_roc_exact(s->pos[g], s->neg[g], B, tpr, fpr, &s->auc[g]) != DPM_OK) {
             snprintf(err, errcap,
                      "campaign '%s': group '%s' has no positive or no negative example (raise "
@@ -219,7 +222,7 @@ static int twoagg_prepare(sim_cfg_t *cfg, const sim_pop_t *pop, unsigned threads
         }
     }
     uint32_t half = G + G * (G - 1) / 2, k = G;
-    if (sim_cfg_items(cfg, 2 * half) != 0) {
+    if (sim_cfg_items(cfg, 2 * half + (G >= 2 ? sim_mech_prc_nitems(G) : 0)) != 0) {
         snprintf(err, errcap, "out of memory");
         return -1;
     }
@@ -237,6 +240,9 @@ static int twoagg_prepare(sim_cfg_t *cfg, const sim_pop_t *pop, unsigned threads
             set_item(&cfg->items[half + k], "auc_gap_unb", name, (int)g, (int)h,
                      s->auc_model[g] - s->auc_model[h]);
         }
+    }
+    if (G >= 2) { /* AP and ECE per group and compared, as local DP's roc_hist_groups */
+        sim_mech_prc_items(cfg, 2 * half, G, s->ap, s->ece);
     }
     return 0;
 }
@@ -500,6 +506,24 @@ static void twoagg_estimate(const sim_cfg_t *cfg, const sim_agg_t *agg, uint32_t
             u->hi = x->unbinned_hi;
             u->flags = x->unbinned_flags;
         }
+    }
+    dpm_roc_groups_prc_t *f = G >= 2 ? calloc(1, sizeof(*f)) : NULL;
+    if (f != NULL) { /* each group's sums are noised apart: independent groups */
+        dpm_prc_estimate_t x;
+        f->groups = G;
+        f->bins = s->params.roc.bins;
+        for (uint32_t g = 0; g < G; g++) {
+            if (dpm_prc_estimate(&s->params.roc, &agg_c(agg)->group[g], cfg->sc->confidence, &x) !=
+                DPM_OK) {
+                x.valid = 0;
+            }
+            dpm_prc_group_of(&x, 0, &f->ap[g]);
+            dpm_prc_group_of(&x, 1, &f->ece[g]);
+        }
+        dpm_prc_compare_groups(f->ap, G, NULL, cfg->sc->confidence, &f->ap_compare);
+        dpm_prc_compare_groups(f->ece, G, NULL, cfg->sc->confidence, &f->ece_compare);
+        sim_mech_prc_runs(f, out + 2 * half);
+        free(f);
     }
     if (ext != NULL && G >= 2) {
         dpm_pairwise_t *pw = malloc(sizeof(*pw));

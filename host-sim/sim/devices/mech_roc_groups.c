@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* roc_hist_groups in the simulator (sim/devices/mech.h): a roc_hist campaign whose reports carry
- * the device's group by GRR, and every group's AUC and pairwise AUC gap (sdk: dpm/expert/roc_hist.h,
- * server: estimate/roc_groups.h). On the wire it is roc_hist (groups >= 2).
+ * the device's group by GRR, and every group's AUC and pairwise AUC gap (sdk:
+ * dpm/expert/roc_hist.h, server: estimate/roc_groups.h). On the wire it is roc_hist (groups >= 2).
  *
  * Campaign keys: `bins` / `edges` as roc_hist, `group_eps` (the group's GRR ε, default eps / 2;
  * the histogram gets the rest), `groups` (at least 2: the device's campaign group is what it
@@ -38,6 +38,7 @@
 #include "sim/pop/roc_sim.h"
 #include "sim/devices/selection.h"
 #include "sim/devices/sim_cfg.h"
+#include "estimate/pr_calibration.h"
 
 #define Q16 65536.0
 #define TWO32 4294967296.0
@@ -49,6 +50,7 @@ typedef struct {
     uint32_t groups, bins;
     double auc[SIM_MAX_GROUPS];       /* each group's binned AUC */
     double auc_model[SIM_MAX_GROUPS]; /* each group's model AUC (the unbinned items' truth) */
+    double ap[SIM_MAX_GROUPS], ece[SIM_MAX_GROUPS]; /* each group's binned AP and ECE */
 } groups_state_t;
 
 /* The aggregate's header; the sums follow it in the same bytes. */
@@ -198,6 +200,8 @@ static int groups_prepare(sim_cfg_t *cfg, const sim_pop_t *pop, unsigned threads
         sim_roc_truth_counts(s->model, pop, include, threads, NULL, pos, neg, &devices);
         cfg->reporting += devices;
         s->auc_model[g] = sim_roc_model_auc(cfg->sc, pop, include);
+        s->ap[g] = dpm_prc_ap_exact(pos, neg, s->bins);
+        s->ece[g] = dpm_prc_ece_exact(pos, neg, s->params.width, s->bins);
         if (dpm_roc_exact(pos, neg, s->bins, tpr, fpr, &s->auc[g]) != DPM_OK) {
             snprintf(err, errcap,
                      "campaign '%s': group '%s' has no positive or no negative "
@@ -207,7 +211,7 @@ static int groups_prepare(sim_cfg_t *cfg, const sim_pop_t *pop, unsigned threads
         }
     }
     uint32_t G = s->groups, half = G + G * (G - 1) / 2, k = G;
-    if (sim_cfg_items(cfg, 2 * half) != 0) {
+    if (sim_cfg_items(cfg, 2 * half + sim_mech_prc_nitems(G)) != 0) {
         snprintf(err, errcap, "out of memory");
         return -1;
     }
@@ -237,6 +241,7 @@ static int groups_prepare(sim_cfg_t *cfg, const sim_pop_t *pop, unsigned threads
         snprintf(it->kind, sizeof(it->kind), "%s", i < G ? "auc_group_unb" : "auc_gap_unb");
         it->truth = i < G ? s->auc_model[it->g] : s->auc_model[it->g] - s->auc_model[it->h];
     }
+    sim_mech_prc_items(cfg, 2 * half, G, s->ap, s->ece); /* AP and ECE, per group and compared */
     return 0;
 }
 
@@ -250,8 +255,7 @@ static dpm_status_t groups_report(const sim_cfg_t *cfg, const sim_block_t *b, ui
     dpm_status_t st = sim_mech_device_hist(cfg, s->model, b, device, run, &h, &iss, &rc);
     if (st == DPM_OK) {
         st = dpm_mech_report_roc_hist_group(&cfg->mech, r, &iss, &rc,
-                                            (uint32_t)cfg->group_map[b->group],
-                                            &h, rep);
+                                            (uint32_t)cfg->group_map[b->group], &h, rep);
     }
     return st;
 }
@@ -418,6 +422,11 @@ static void groups_estimate(const sim_cfg_t *cfg, const sim_agg_t *agg, uint32_t
     if (ext != NULL) {
         add_selection(cfg, e, ext);
     }
+    dpm_roc_groups_prc_t *f = malloc(sizeof(*f)); /* AP and ECE, per group and compared */
+    if (f != NULL && dpm_roc_groups_prc(&s->params, &a, cfg->sc->confidence, f) == DPM_OK) {
+        sim_mech_prc_runs(f, out + 2 * half);
+    }
+    free(f);
     free(ep);
 }
 
@@ -427,7 +436,8 @@ static void groups_summary(const sim_result_t *res, char *buf, size_t cap)
     const groups_state_t *s = st_of(&res->cfg);
     uint32_t best = s->groups;
     double gap = -1.0;
-    for (uint32_t k = s->groups; k < res->cfg.nitems; k++) {
+    uint32_t gaps_end = s->groups + s->groups * (s->groups - 1) / 2; /* the binned gaps */
+    for (uint32_t k = s->groups; k < gaps_end; k++) {
         if (fabs(res->cfg.items[k].truth) > gap) {
             gap = fabs(res->cfg.items[k].truth);
             best = k;

@@ -18,6 +18,7 @@ int sim_roc_groups_sdk_build(uint32_t groups, const uint32_t *edges, uint32_t ne
 
 /* A configuration's items: group g's AUC at index g (of the campaign's groups), then the gaps
  * AUC_g - AUC_h, g < h, in the order (0,1), (0,2), ..., (1,2), ...; truth: the devices' binned
- * AUCs. */
+ * AUCs; their unbinned twins; then each group's AP and ECE and their differences and ratios
+ * (sim_mech_prc_items, mech_common.h). The two-aggregator mode's are the same. */
 
 #endif /* DPM_SIM_MECH_ROC_GROUPS_H */
