@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "test_rng.h"
 
-#include <math.h>
 #include <string.h>
 
 static uint64_t rotl(uint64_t x, int k)
@@ -37,17 +36,6 @@ uint64_t test_rng_next(test_rng_t *t)
     s[2] ^= x;
     s[3] = rotl(s[3], 45);
     return result;
-}
-
-double test_rng_unit(test_rng_t *t)
-{
-    return (double)(test_rng_next(t) >> 11) / 9007199254740992.0;
-}
-
-double test_rng_normal(test_rng_t *t)
-{
-    double u = test_rng_unit(t), v = test_rng_unit(t);
-    return sqrt(-2.0 * log(u + 1e-300)) * cos(6.283185307179586 * v);
 }
 
 /* Bytes leave in little-endian order of each 64-bit word, whatever the host byte order. */

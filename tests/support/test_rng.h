@@ -8,6 +8,7 @@
 #ifndef TEST_RNG_H
 #define TEST_RNG_H
 
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -23,9 +24,18 @@ typedef struct {
 void test_rng_seed(test_rng_t *t, uint64_t seed);
 uint64_t test_rng_next(test_rng_t *t);
 /* Uniform in [0, 1) from the top 53 bits of one draw; a standard normal by Box-Muller from two
- * uniforms (the statistical tests' populations). */
-double test_rng_unit(test_rng_t *t);
-double test_rng_normal(test_rng_t *t);
+ * uniforms (the statistical tests' populations). Inline, so that programs that link this file
+ * without libm (test_constant_time.sh's) do not need it. */
+static inline double test_rng_unit(test_rng_t *t)
+{
+    return (double)(test_rng_next(t) >> 11) / 9007199254740992.0;
+}
+
+static inline double test_rng_normal(test_rng_t *t)
+{
+    double u = test_rng_unit(t), v = test_rng_unit(t);
+    return sqrt(-2.0 * log(u + 1e-300)) * cos(6.283185307179586 * v);
+}
 /* A dpm_rng_t that draws from t. */
 dpm_rng_t test_rng_port(test_rng_t *t);
 /* Seed t, point *rng at it and bind *r to *rng (t and rng must outlive r): dpm_rand_init's
