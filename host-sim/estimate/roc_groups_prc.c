@@ -64,6 +64,7 @@ static void finish(const work_t *k, dpm_prc_group_t *e, double var, double jump)
         e->flags |= DPM_CI_ABS_BIAS;
     }
     unsigned fl = 0; /* its DPM_CI_BOUND speaks of interpolation: ABS_BIAS says it here */
+    e->jump = jump;
     double h = dpm_ci_halfwidth(var, jump, e->bound, k->confidence, &e->events, &fl);
     e->flags |= fl & (unsigned)DPM_CI_FEW_EVENTS;
     e->ci_lo = fmax(e->est - h, 0.0);
@@ -214,10 +215,7 @@ static void compare_bounds(uint32_t G, double confidence, const dpm_prc_group_t 
     uint32_t top = 0, bottom = 0;
     for (uint32_t g = 0; g < G; g++) {
         unsigned fl = 0;
-        double h = dpm_ci_halfwidth(
-            e[g].sd * e[g].sd,
-            e[g].events > 0.0 && isfinite(e[g].events) ? e[g].sd / sqrt(e[g].events) : 0.0,
-            e[g].bound, level, NULL, &fl);
+        double h = dpm_ci_halfwidth(e[g].sd * e[g].sd, e[g].jump, e[g].bound, level, NULL, &fl);
         lo[g] = fmax(e[g].est - h, 0.0);
         hi[g] = fmin(e[g].est + h, 1.0);
         top = e[g].est > e[top].est ? g : top;
@@ -316,6 +314,7 @@ void dpm_prc_group_of(const dpm_prc_estimate_t *x, int ece, dpm_prc_group_t *out
     out->ci_hi = ece ? x->ece_ci_hi : x->ap_ci_hi;
     out->bound = ece ? x->ece_bound : 0.0;
     out->events = INFINITY;
+    out->jump = 0.0; /* pr_calibration.h's flags already say whether events are few */
     out->flags = ece ? x->ece_flags : x->ap_flags;
 }
 

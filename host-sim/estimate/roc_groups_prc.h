@@ -46,7 +46,8 @@ typedef struct {
     double est;              /* unclipped */
     double sd, ci_lo, ci_hi; /* ci clipped to [0, 1]; NaN when the variance is not positive */
     double bound;            /* ECE: the bias bound of |.| (pr_calibration.h); AP: 0 */
-    double events;
+    double events;           /* effective randomization events: var / jump² */
+    double jump;             /* one event's largest move of the estimate (0: none matters) */
     unsigned flags;
 } dpm_prc_group_t;
 
