@@ -20,11 +20,10 @@ double dpm_prc_abs_bias(double a, double sd)
     return fmax(sd * (2.0 * pdf + k * (2.0 * prob_norm_cdf(k) - 1.0)) - fabs(a), 0.0);
 }
 
-/* sum_c g_c² n_c - (sum_c g_c n_c)² / M over the 2B cells, counts clipped at 0: the multinomial
- * delta method's variance of a function of the counts with gradient g. */
-static double sampling_var(const double *gx, const double *gu, const double *x, const double *u,
-                           uint32_t B)
+/* the multinomial delta method (pr_calibration.h) */
+double dpm_prc_sampling_var(const double *grad, const double *x, const double *u, uint32_t B)
 {
+    const double *gx = grad, *gu = grad + B;
     double sq = 0.0, lin = 0.0, m = 0.0;
     for (uint32_t b = 0; b < B; b++) {
         double nx = fmax(x[b], 0.0), nu = fmax(u[b], 0.0);
@@ -137,7 +136,7 @@ static void precision_recall(const dpm_roc_params_t *p, double ns2, const double
     e->ap_raw = ap;
     e->ap = fmin(fmax(ap, 0.0), 1.0);
     e->ap_var_noise = ns2 * g2;
-    e->ap_var_sampling = sampling_var(gx, gu, y, v, B);
+    e->ap_var_sampling = dpm_prc_sampling_var(grad, y, v, B);
     /* Fieller's g: P's relative variance and the T_j's, weighted by their share of the AP */
     double rel[2] = {ns2 * (double)B / (P * P), rel_weighted};
     e->ap_flags = dpm_ci_class_noise(rel, 2, e->z, &e->ap_fieller_g);
@@ -159,12 +158,17 @@ static void calibration(const dpm_roc_params_t *p, double ns2, const double *y, 
 {
     uint32_t B = p->bins;
     midpoints(p->width, B, e->midpoint);
-    double bound = 0.0;
+    double bound = 0.0, bound_total = 0.0;
     for (uint32_t b = 0; b < B; b++) {
         double m = e->midpoint[b], T = y[b] + v[b];
         double a = (1.0 - m) * y[b] - m * v[b];
         double sd_a = sqrt(ns2 * ((1.0 - m) * (1.0 - m) + m * m));
         bound += dpm_prc_abs_bias(fmax(fabs(a) - DPM_PRC_NEAR_ZERO_SD * sd_a, 0.0), sd_a);
+        /* the model's a_b also moves with the sampling of the examples (Poisson: at least the
+         * multinomial's), and |.| turns that into bias as it does the noise */
+        double sd_t =
+            sqrt(sd_a * sd_a + (1.0 - m) * (1.0 - m) * fmax(y[b], 0.0) + m * m * fmax(v[b], 0.0));
+        bound_total += dpm_prc_abs_bias(fmax(fabs(a) - DPM_PRC_NEAR_ZERO_SD * sd_t, 0.0), sd_t);
         if (T <= 0.0) {
             e->rate[b] = e->rate_sd[b] = e->rate_lo[b] = e->rate_hi[b] = NAN;
             e->rate_flags[b] = DPM_CI_SMALL_N;
@@ -182,8 +186,9 @@ static void calibration(const dpm_roc_params_t *p, double ns2, const double *y, 
     double jump = 0.0, g2 = grad_norm(gx, gu, B, &jump);
     e->ece = fmin(fmax(ece, 0.0), 1.0);
     e->ece_var_noise = ns2 * g2;
-    e->ece_var_sampling = sampling_var(gx, gu, y, v, B);
+    e->ece_var_sampling = dpm_prc_sampling_var(grad, y, v, B);
     e->ece_bound = bound / M;
+    e->ece_bound_total = bound_total / M;
     double rel = ns2 * 2.0 * (double)B / (M * M); /* M's relative variance */
     e->ece_flags = e->ece_total_flags = dpm_ci_class_noise(&rel, 1, e->z, NULL);
     /* The bound rests on the estimated |a_b|, so whether it is large is itself noisy: an
@@ -193,7 +198,8 @@ static void calibration(const dpm_roc_params_t *p, double ns2, const double *y, 
     if (e->ece_bound > DPM_PRC_BOUND_NEGLIGIBLE * sqrt(e->ece_var_noise)) {
         e->ece_flags |= DPM_CI_ABS_BIAS;
     }
-    if (e->ece_bound > DPM_PRC_BOUND_NEGLIGIBLE * sqrt(e->ece_var_noise + e->ece_var_sampling)) {
+    if (e->ece_bound_total >
+        DPM_PRC_BOUND_NEGLIGIBLE * sqrt(e->ece_var_noise + e->ece_var_sampling)) {
         e->ece_total_flags |= DPM_CI_ABS_BIAS;
     }
     double nz = p->noise_var > 0.0 ? jump : 0.0;
@@ -202,8 +208,8 @@ static void calibration(const dpm_roc_params_t *p, double ns2, const double *y, 
     e->ece_flags |= fl & (unsigned)DPM_CI_FEW_EVENTS;
     interval(ece, h, &e->ece_ci_lo, &e->ece_ci_hi);
     fl = 0;
-    h = dpm_ci_halfwidth(e->ece_var_noise + e->ece_var_sampling, nz, e->ece_bound, confidence, NULL,
-                         &fl);
+    h = dpm_ci_halfwidth(e->ece_var_noise + e->ece_var_sampling, nz, e->ece_bound_total, confidence,
+                         NULL, &fl);
     e->ece_total_flags |= fl & (unsigned)DPM_CI_FEW_EVENTS;
     interval(ece, h, &e->ece_ci_total_lo, &e->ece_ci_total_hi);
 }

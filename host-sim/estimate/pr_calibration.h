@@ -43,8 +43,10 @@
  * (ci_flags.h), flagged DPM_CI_ABS_BIAS (coverage at least the level) whenever the bound exceeds
  * 0.1 sd: whether it is large is itself estimated, and intervals picked by a looser rule
  * under-covered (92 %) because the runs whose near-zero bins looked far from 0 were the runs
- * whose estimate was pushed up. ece_ci covers the
- * examples' binned ECE, ece_ci_total the model's (sampling as for AP).
+ * whose estimate was pushed up. ece_ci covers the examples' binned ECE, ece_ci_total the
+ * model's: sampling as for AP, and its bound ece_bound_total the same sum with each bin's sd_b
+ * grown by a_b's sampling sd ((1 - m_b)² x_b + m_b² u_b, Poisson: at least the multinomial's),
+ * since near perfect calibration |.| biases the sampling error up as it does the noise.
  *
  * Fieller's g of AP: z² (B v / P² + sum_j (x_j / P) 2 (B - j) v / T_j²), the relative variances
  * of its denominators weighted by their share of it; a threshold with positives whose T_j is not
@@ -82,7 +84,7 @@ typedef struct {
     double rate_lo[DPM_ROC_MAX_BINS], rate_hi[DPM_ROC_MAX_BINS];
     unsigned rate_flags[DPM_ROC_MAX_BINS];
     double ece;
-    double ece_var_noise, ece_var_sampling, ece_bound;
+    double ece_var_noise, ece_var_sampling, ece_bound, ece_bound_total; /* bound: noise only */
     double ece_ci_lo, ece_ci_hi, ece_ci_total_lo, ece_ci_total_hi;
     unsigned ece_flags, ece_total_flags;
 } dpm_prc_estimate_t;
@@ -100,6 +102,11 @@ dpm_status_t dpm_prc_estimate(const dpm_roc_params_t *p, const dpm_roc_agg_t *a,
 double dpm_prc_ap_of(const double *pos, const double *neg, uint32_t bins, double *grad);
 double dpm_prc_ece_of(const double *pos, const double *neg, const double *mid, uint32_t bins,
                       double *grad);
+/* sum_c g_c² n_c - (sum_c g_c n_c)² / M over the 2 bins cells (pos then neg, as grad), counts
+ * clipped at 0: the multinomial delta method's variance of a function of the counts with
+ * gradient grad (var_sampling above). */
+double dpm_prc_sampling_var(const double *grad, const double *pos, const double *neg,
+                            uint32_t bins);
 /* E|a + e| - |a| for e ~ N(0, sd²): the bias of an absolute value (ece_bound's term). */
 double dpm_prc_abs_bias(double a, double sd);
 /* ece_bound takes each bin's |a| as small as its estimate minus this many sd allow, and an ECE

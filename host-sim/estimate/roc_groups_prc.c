@@ -47,28 +47,43 @@ static void undefined(dpm_prc_group_t *e, const char *why)
 {
     memset(e, 0, sizeof(*e));
     e->reason = why;
-    e->sd = e->ci_lo = e->ci_hi = NAN;
-    e->flags = DPM_CI_SMALL_N;
+    e->sd = e->ci_lo = e->ci_hi = e->sd_total = e->ci_total_lo = e->ci_total_hi = NAN;
+    e->flags = e->total_flags = DPM_CI_SMALL_N;
 }
 
-/* The interval of a defined estimate of variance var (flags already holding the class noise). */
-static void finish(const work_t *k, dpm_prc_group_t *e, double var, double jump)
+/* One interval of an estimate with variance var and bias bound: its sd, ends and flags (flags
+ * already holding the class noise). */
+static void interval(const work_t *k, const dpm_prc_group_t *e, double var, double bound,
+                     double *sd, double *lo, double *hi, unsigned *flags, double *events)
 {
     if (!(var > 0.0)) {
-        e->sd = e->ci_lo = e->ci_hi = NAN;
-        e->flags |= DPM_CI_SMALL_N;
+        *sd = *lo = *hi = NAN;
+        *flags |= DPM_CI_SMALL_N;
         return;
     }
-    e->sd = sqrt(var);
-    if (e->bound > DPM_PRC_BOUND_NEGLIGIBLE * e->sd) {
-        e->flags |= DPM_CI_ABS_BIAS;
+    *sd = sqrt(var);
+    if (bound > DPM_PRC_BOUND_NEGLIGIBLE * *sd) {
+        *flags |= DPM_CI_ABS_BIAS;
     }
     unsigned fl = 0; /* its DPM_CI_BOUND speaks of interpolation: ABS_BIAS says it here */
+    double h = dpm_ci_halfwidth(var, e->jump, bound, k->confidence, events, &fl);
+    *flags |= fl & (unsigned)DPM_CI_FEW_EVENTS;
+    *lo = fmax(e->est - h, 0.0);
+    *hi = fmin(e->est + h, 1.0);
+}
+
+/* Both intervals of a defined estimate: the examples' (noise var) and the model's (noise +
+ * the sampling of the group's examples, grad: the metric's gradient on H_g). */
+static void finish(const work_t *k, uint32_t g, const double *grad, dpm_prc_group_t *e, double var,
+                   double jump)
+{
+    const double *pos = dpm_roc_groups_lin_hist(k->lin, g);
     e->jump = jump;
-    double h = dpm_ci_halfwidth(var, jump, e->bound, k->confidence, &e->events, &fl);
-    e->flags |= fl & (unsigned)DPM_CI_FEW_EVENTS;
-    e->ci_lo = fmax(e->est - h, 0.0);
-    e->ci_hi = fmin(e->est + h, 1.0);
+    e->var_sampling = dpm_prc_sampling_var(grad, pos, pos + k->B, k->B);
+    e->total_flags = e->flags;
+    interval(k, e, var, e->bound, &e->sd, &e->ci_lo, &e->ci_hi, &e->flags, &e->events);
+    interval(k, e, var + e->var_sampling, e->bound_total, &e->sd_total, &e->ci_total_lo,
+             &e->ci_total_hi, &e->total_flags, NULL);
 }
 
 static void group_ap(work_t *k, uint32_t g, dpm_prc_group_t *e)
@@ -102,7 +117,7 @@ static void group_ap(work_t *k, uint32_t g, dpm_prc_group_t *e)
     }
     e->flags = dpm_ci_class_noise(rel, 2, k->z, NULL);
     double jump = 0.0, var = var_of(k, AP, g, g, &jump);
-    finish(k, e, var, jump);
+    finish(k, g, k->grad[AP][g], e, var, jump);
 }
 
 static void group_ece(work_t *k, uint32_t g, dpm_prc_group_t *e)
@@ -118,14 +133,17 @@ static void group_ece(work_t *k, uint32_t g, dpm_prc_group_t *e)
     e->defined = 1;
     e->reason = "";
     e->est = ece;
-    double v[CELLS] = {0.0}, M = 0.0, bound = 0.0;
-    for (uint32_t b = 0; b < B; b++) { /* each bin's a_b and its sd: the bias bound */
+    double v[CELLS] = {0.0}, M = 0.0, bound = 0.0, bound_total = 0.0;
+    for (uint32_t b = 0; b < B; b++) { /* each bin's a_b and its sd: the bias bounds */
         double m = k->mid[b], a = (1.0 - m) * pos[b] - m * neg[b];
         memset(v, 0, sizeof(v));
         v[b] = 1.0 - m;
         v[B + b] = -m;
-        double sd = sqrt(fmax(var_vec(k, g, v), 0.0));
+        double var = fmax(var_vec(k, g, v), 0.0), sd = sqrt(var);
         bound += dpm_prc_abs_bias(fmax(fabs(a) - DPM_PRC_NEAR_ZERO_SD * sd, 0.0), sd);
+        double sd_t = sqrt(var + (1.0 - m) * (1.0 - m) * fmax(pos[b], 0.0) +
+                           m * m * fmax(neg[b], 0.0)); /* and the sampling (pr_calibration.h) */
+        bound_total += dpm_prc_abs_bias(fmax(fabs(a) - DPM_PRC_NEAR_ZERO_SD * sd_t, 0.0), sd_t);
         M += pos[b] + neg[b];
     }
     for (size_t i = 0; i < k->c; i++) {
@@ -133,9 +151,10 @@ static void group_ece(work_t *k, uint32_t g, dpm_prc_group_t *e)
     }
     double rel = var_vec(k, g, v) / (M * M);
     e->bound = bound / M;
+    e->bound_total = bound_total / M;
     e->flags = dpm_ci_class_noise(&rel, 1, k->z, NULL);
     double jump = 0.0, var = var_of(k, ECE, g, g, &jump);
-    finish(k, e, var, jump);
+    finish(k, g, k->grad[ECE][g], e, var, jump);
 }
 
 /* The flags under which a group's interval is outside the normal law the pairwise module draws
@@ -279,9 +298,12 @@ void dpm_prc_compare_groups(const dpm_prc_group_t *e, uint32_t groups, const dou
     }
 }
 
-/* Metric m's comparison, with the covariance of the groups' estimates from the same
- * linearization: Cov(g, h) = (Var_g + Var_h - Var(g - h)) / 2, nonzero as the GRR mixes groups. */
-static void compare(work_t *k, int m, const dpm_prc_group_t *e, dpm_prc_compare_t *out)
+/* Metric m's comparisons, with the covariance of the groups' estimates from the same
+ * linearization: Cov(g, h) = (Var_g + Var_h - Var(g - h)) / 2, nonzero as the GRR mixes groups.
+ * The model's (total) adds each group's sampling variance on the diagonal: the groups' examples
+ * are drawn apart (other devices). */
+static void compare(work_t *k, int m, const dpm_prc_group_t *e, dpm_prc_compare_t *out,
+                    dpm_prc_compare_t *total)
 {
     double cov[DPM_ROC_GROUPS_MAX * DPM_ROC_GROUPS_MAX] = {0.0};
     uint32_t G = k->G;
@@ -295,17 +317,35 @@ static void compare(work_t *k, int m, const dpm_prc_group_t *e, dpm_prc_compare_
         }
     }
     dpm_prc_compare_groups(e, G, cov, k->confidence, out);
+    if (total == NULL) {
+        return;
+    }
+    dpm_prc_group_t t[DPM_ROC_GROUPS_MAX];
+    for (uint32_t g = 0; g < G; g++) {
+        dpm_prc_group_total(&e[g], &t[g]);
+        cov[g * G + g] += e[g].var_sampling;
+    }
+    dpm_prc_compare_groups(t, G, cov, k->confidence, total);
+}
+
+void dpm_prc_group_total(const dpm_prc_group_t *e, dpm_prc_group_t *out)
+{
+    *out = *e;
+    out->sd = e->sd_total;
+    out->ci_lo = e->ci_total_lo;
+    out->ci_hi = e->ci_total_hi;
+    out->bound = e->bound_total;
+    out->flags = e->total_flags;
+    out->var_sampling = 0.0;
 }
 
 void dpm_prc_group_of(const dpm_prc_estimate_t *x, int ece, dpm_prc_group_t *out)
 {
-    memset(out, 0, sizeof(*out));
     if (!x->valid) {
-        out->reason = "the estimated positives or negatives are not above 0 (too few reports)";
-        out->sd = out->ci_lo = out->ci_hi = NAN;
-        out->flags = DPM_CI_SMALL_N;
+        undefined(out, "the estimated positives or negatives are not above 0 (too few reports)");
         return;
     }
+    memset(out, 0, sizeof(*out));
     out->defined = 1;
     out->reason = "";
     out->est = ece ? x->ece : x->ap_raw;
@@ -316,10 +356,17 @@ void dpm_prc_group_of(const dpm_prc_estimate_t *x, int ece, dpm_prc_group_t *out
     out->events = INFINITY;
     out->jump = 0.0; /* pr_calibration.h's flags already say whether events are few */
     out->flags = ece ? x->ece_flags : x->ap_flags;
+    out->var_sampling = ece ? x->ece_var_sampling : x->ap_var_sampling;
+    out->sd_total =
+        sqrt(ece ? x->ece_var_noise + x->ece_var_sampling : x->ap_var_noise + x->ap_var_sampling);
+    out->ci_total_lo = ece ? x->ece_ci_total_lo : x->ap_ci_total_lo;
+    out->ci_total_hi = ece ? x->ece_ci_total_hi : x->ap_ci_total_hi;
+    out->bound_total = ece ? x->ece_bound_total : 0.0;
+    out->total_flags = ece ? x->ece_total_flags : x->ap_total_flags;
 }
 
 dpm_status_t dpm_roc_groups_prc(const dpm_roc_groups_params_t *p, const dpm_roc_groups_agg_t *a,
-                                double confidence, dpm_roc_groups_prc_t *out)
+                                double confidence, int totals, dpm_roc_groups_prc_t *out)
 {
     if (p == NULL || a == NULL || out == NULL || p->groups != a->groups || p->bins != a->bins ||
         p->groups < 2 || p->groups > DPM_ROC_GROUPS_MAX ||
@@ -334,8 +381,9 @@ dpm_status_t dpm_roc_groups_prc(const dpm_roc_groups_params_t *p, const dpm_roc_
             undefined(&out->ap[g], "no reports");
             undefined(&out->ece[g], "no reports");
         }
-        dpm_prc_compare_t *cs[2] = {&out->ap_compare, &out->ece_compare};
-        for (int m = 0; m < 2; m++) {
+        dpm_prc_compare_t *cs[4] = {&out->ap_compare, &out->ece_compare, &out->ap_compare_total,
+                                    &out->ece_compare_total};
+        for (int m = 0; m < 4; m++) {
             cs[m]->reason = cs[m]->ratio_reason = "no reports";
             cs[m]->method = "";
         }
@@ -362,8 +410,13 @@ dpm_status_t dpm_roc_groups_prc(const dpm_roc_groups_params_t *p, const dpm_roc_
         group_ap(k, g, &out->ap[g]);
         group_ece(k, g, &out->ece[g]);
     }
-    compare(k, AP, out->ap, &out->ap_compare);
-    compare(k, ECE, out->ece, &out->ece_compare);
+    compare(k, AP, out->ap, &out->ap_compare, totals ? &out->ap_compare_total : NULL);
+    compare(k, ECE, out->ece, &out->ece_compare, totals ? &out->ece_compare_total : NULL);
+    for (int m = 0; !totals && m < 2; m++) {
+        dpm_prc_compare_t *c = m ? &out->ece_compare_total : &out->ap_compare_total;
+        c->reason = c->ratio_reason = "not computed (totals = 0)";
+        c->method = "";
+    }
     dpm_roc_groups_lin_close(k->lin);
     free(k->w);
     free(k);

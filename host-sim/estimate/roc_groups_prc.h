@@ -10,8 +10,10 @@
  * the GRR mixing groups is in them. Flags as pr_calibration.h's: DPM_CI_CLASS_NOISE from the
  * relative variances of the group's totals (AP: P_g and the T_j weighted by their share; ECE:
  * M_g), few events from the largest jump (a Laplace unit or a GRR move), and ECE's bias bound
- * (DPM_CI_ABS_BIAS) with each bin's sd from the same variance. The intervals cover the group's
- * own examples' binned AP and ECE.
+ * (DPM_CI_ABS_BIAS) with each bin's sd from the same variance. ci covers the group's own
+ * examples' binned AP and ECE (noise); ci_total the model's on the group (noise + the sampling of
+ * the group's examples: pr_calibration.h's multinomial term on H_g, and ECE's bound with each
+ * bin's sd grown by its sampling sd).
  *
  * difference: every pair's difference at once (estimate/pairwise.h: simultaneous intervals from
  * the estimates' joint covariance, Cov(g, h) = (Var_g + Var_h - Var(g - h)) / 2 with Var(g - h)
@@ -26,8 +28,10 @@
  * probability >= c), the pairs' differences between their ends, the difference in [max_g lo_g -
  * min_h hi_h, max_g hi_g - min_h lo_h], the ratio in [min_g lo_g / max_h hi_h, min_g hi_g /
  * max_h lo_h] (coverage >= c: DPM_CI_CONSERVATIVE). A group with no claim or no interval leaves
- * the comparison undefined. tests/stat/test_roc_groups_prc_coverage.c checks
- * the coverage. */
+ * the comparison undefined. ap_compare and ece_compare compare the groups' examples (the ci);
+ * *_compare_total the model on the groups (the ci_total views, dpm_prc_group_total, with each
+ * group's sampling variance added to the covariance's diagonal: the groups' examples are drawn
+ * apart, on other devices). tests/stat/test_roc_groups_prc_coverage.c checks the coverage. */
 #ifndef DPM_HOST_ESTIMATE_ROC_GROUPS_PRC_H
 #define DPM_HOST_ESTIMATE_ROC_GROUPS_PRC_H
 
@@ -49,6 +53,10 @@ typedef struct {
     double events;           /* effective randomization events: var / jump² */
     double jump;             /* one event's largest move of the estimate (0: none matters) */
     unsigned flags;
+    /* the model's: noise + the sampling of the group's examples */
+    double var_sampling;
+    double sd_total, ci_total_lo, ci_total_hi, bound_total;
+    unsigned total_flags;
 } dpm_prc_group_t;
 
 /* One pair's difference est_g - est_h with an interval that holds with all others at once. */
@@ -77,14 +85,17 @@ typedef struct {
 typedef struct {
     uint32_t groups, bins;
     dpm_prc_group_t ap[DPM_ROC_GROUPS_MAX], ece[DPM_ROC_GROUPS_MAX];
-    dpm_prc_compare_t ap_compare, ece_compare;
+    dpm_prc_compare_t ap_compare, ece_compare;             /* the groups' examples */
+    dpm_prc_compare_t ap_compare_total, ece_compare_total; /* the model on the groups */
 } dpm_roc_groups_prc_t;
 
-/* Every group's AP and ECE and their comparisons at confidence c in (0, 1). DPM_ERR_PARAM on
- * bad arguments, DPM_ERR_BUFFER if memory runs out; no reports is DPM_OK with nothing
- * defined. */
+/* Every group's AP and ECE and their comparisons at confidence c in (0, 1); the model's
+ * comparisons (*_compare_total) only with totals = 1 (each comparison costs a Monte Carlo
+ * critical value; 0 leaves them undefined with a reason, for dpm-sim whose items are the
+ * examples'). DPM_ERR_PARAM on bad arguments, DPM_ERR_BUFFER if memory runs out; no reports is
+ * DPM_OK with nothing defined. */
 dpm_status_t dpm_roc_groups_prc(const dpm_roc_groups_params_t *p, const dpm_roc_groups_agg_t *a,
-                                double confidence, dpm_roc_groups_prc_t *out);
+                                double confidence, int totals, dpm_roc_groups_prc_t *out);
 
 /* The comparisons of per-group estimates e[0 .. groups) whatever produced them: cov their
  * covariance (groups x groups, row-major), or NULL for independent groups (the two-aggregator
@@ -92,6 +103,10 @@ dpm_status_t dpm_roc_groups_prc(const dpm_roc_groups_params_t *p, const dpm_roc_
  * interval with a claim; max_t or bonferroni as above. */
 void dpm_prc_compare_groups(const dpm_prc_group_t *e, uint32_t groups, const double *cov,
                             double confidence, dpm_prc_compare_t *out);
+
+/* The model's view of a group's estimate: its sd, interval, bound and flags the total ones (what
+ * dpm_prc_compare_groups compares for *_compare_total). */
+void dpm_prc_group_total(const dpm_prc_group_t *e, dpm_prc_group_t *out);
 
 /* A group's AP (ece 0) or ECE (ece 1) from pr_calibration.h's estimate of its own sums (the
  * two-aggregator mode's groups). */

@@ -235,7 +235,8 @@ static void gap_json(jw_t *sb, uint32_t k, const dpm_roc_gap_estimate_t *e, doub
     jw_raw(sb, "}");
 }
 
-/* One group's AP or ECE in its by_group object: "<key>", "<key>_sd", "<key>_ci" and its claim. */
+/* One group's AP or ECE in its by_group object: "<key>", "<key>_sd", "<key>_ci" (the group's
+ * examples), "<key>_var_sampling", "<key>_ci_total" (the model's) and their claims. */
 static void prc_metric_json(jw_t *sb, const char *key, const dpm_prc_group_t *e, int bound)
 {
     char k[32];
@@ -250,6 +251,16 @@ static void prc_metric_json(jw_t *sb, const char *key, const dpm_prc_group_t *e,
     jw_raw(sb, ", \"%s\": ", k);
     coll_json_interval(sb, e->ci_lo, e->ci_hi);
     coll_ci_json(sb, k, e->flags);
+    snprintf(k, sizeof(k), "%s_var_sampling", key);
+    coll_json_member(sb, k, e->defined ? e->var_sampling : NAN);
+    if (bound) {
+        snprintf(k, sizeof(k), "%s_bound_total", key);
+        coll_json_member(sb, k, e->defined ? e->bound_total : NAN);
+    }
+    snprintf(k, sizeof(k), "%s_ci_total", key);
+    jw_raw(sb, ", \"%s\": ", k);
+    coll_json_interval(sb, e->ci_total_lo, e->ci_total_hi);
+    coll_ci_json(sb, k, e->total_flags);
 }
 
 /* "<key>": {"difference": {...}, "ratio": {...}} of one metric (roc_groups_prc.h). */
@@ -300,7 +311,7 @@ static void metric_frame_json(jw_t *sb, const dpm_roc_groups_params_t *p,
                               const dpm_roc_groups_agg_t *a, double confidence)
 {
     dpm_roc_groups_prc_t *f = malloc(sizeof(*f)); /* tens of KB */
-    if (f == NULL || dpm_roc_groups_prc(p, a, confidence, f) != DPM_OK) {
+    if (f == NULL || dpm_roc_groups_prc(p, a, confidence, 1, f) != DPM_OK) {
         free(f);
         sb->err = 1;
         return;
@@ -316,10 +327,14 @@ static void metric_frame_json(jw_t *sb, const dpm_roc_groups_params_t *p,
             nulls);
         jw_raw(sb, "}");
     }
-    jw_raw(sb, "], \"compare\": {\"confidence\": ");
+    jw_raw(sb, "], \"compare\": {\"confidence\": "); /* the groups' examples */
     coll_json_num(sb, confidence);
     prc_compare_json(sb, "ap", &f->ap_compare);
     prc_compare_json(sb, "ece", &f->ece_compare);
+    jw_raw(sb, "}, \"compare_total\": {\"confidence\": "); /* the model on the groups */
+    coll_json_num(sb, confidence);
+    prc_compare_json(sb, "ap", &f->ap_compare_total);
+    prc_compare_json(sb, "ece", &f->ece_compare_total);
     jw_raw(sb, "}}");
     free(f);
 }

@@ -196,6 +196,7 @@ void host_prc_json(jw_t *sb, const coll_campaign_t *c, const dpm_roc_agg_t *agg,
         coll_json_member(sb, "ece_var_noise", e->ece_var_noise);
         coll_json_member(sb, "ece_var_sampling", e->ece_var_sampling);
         coll_json_member(sb, "ece_bound", e->ece_bound);
+        coll_json_member(sb, "ece_bound_total", e->ece_bound_total);
         interval_json(sb, "ece_ci", e->ece_ci_lo, e->ece_ci_hi, e->ece_flags);
         interval_json(sb, "ece_ci_total", e->ece_ci_total_lo, e->ece_ci_total_hi,
                       e->ece_total_flags);

@@ -108,11 +108,19 @@ def test_metric_frame(running):
     mf = e.json["roc_groups"]["metric_frame"]
     assert list(bg["ap"]) == [x["ap"] for x in mf["by_group"]]
     assert (bg["ap_ci_lo"] <= bg["ap"]).all() and (bg["ap"] <= bg["ap_ci_hi"]).all()
+    # the model's: noise and the sampling of the group's examples, so no narrower than the ci
+    assert (bg["ap_var_sampling"] > 0).all()
+    assert (bg["ap_ci_total_lo"] <= bg["ap_ci_lo"]).all()
+    assert (bg["ap_ci_total_hi"] >= bg["ap_ci_hi"]).all()
     d = e.difference
     assert list(d["metric"]) == ["auc", "ap", "ece"]
     ap = d[d["metric"] == "ap"].iloc[0]
     assert ap["difference"] == pytest.approx(bg["ap"].max() - bg["ap"].min(), abs=1e-8)
     assert ap["ci_lo"] <= ap["difference"] <= ap["ci_hi"] and ap["ci_coverage"] == "at_least"
+    assert ap["ci_total_coverage"] == "at_least" and ap["ci_total_lo"] <= ap["difference"]
+    assert ap["ci_total_hi"] - ap["ci_total_lo"] >= ap["ci_hi"] - ap["ci_lo"]
+    auc = d[d["metric"] == "auc"].iloc[0]
+    assert np.isnan(auc["ci_total_lo"]) and "gap_unbinned_ci_total" in auc["reason_total"]
     r = e.ratio
     assert r.iloc[0]["ratio"] == pytest.approx(bg["ap"].min() / bg["ap"].max(), rel=1e-8)
     assert set(r.iloc[0]["groups"]) <= {"young", "old", "other"}

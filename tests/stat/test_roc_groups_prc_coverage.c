@@ -1,23 +1,29 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Per-group AP and ECE and their Fairlearn-style comparisons (host-sim/estimate/roc_groups_prc.h),
- * end to end through the SDK: a fixed population of devices (4 groups of different sizes, base
- * rates and model quality, 6 examples each, 8 score bins), every run re-randomizing every
- * device's report (dpm_roc_hist_perturb_group: the GRR'd group and the noised histogram), the
- * estimator on the sums. Targets: each group's own examples' binned AP and ECE, the largest
- * difference between groups (Fairlearn's difference(): max - min) and the smallest ratio
- * (ratio(): min / max). Over the runs of each configuration:
+ * end to end through the SDK: devices in 4 groups of different sizes, base rates and model
+ * quality, 8 score bins, every run re-randomizing every device's report
+ * (dpm_roc_hist_perturb_group: the GRR'd group and the noised histogram), the estimator on the
+ * sums. Targets: each group's binned AP and ECE, the largest difference between groups
+ * (Fairlearn's difference(): max - min) and the smallest ratio (ratio(): min / max), of the
+ * devices' own examples (ci, compare) and of the model that drew them (ci_total,
+ * compare_total: noise and sampling). Over the runs of each configuration:
  *   - each group's AP and ECE interval, over the runs where it is unflagged (at least MIN_CLASS
  *     of them), covers within [93 %, 97 %], and over the runs flagged "at least" >= 93 %;
  *   - over the runs where the comparison is defined (every group unflagged), the simultaneous
- *     intervals hold every pair's difference at once within [93 %, 97 %], and the intervals for
- *     the largest difference and the smallest ratio hold them at least 93 % of the time.
- * Configurations: 10,000 devices at ε 4 (2 + 2), 1,000 runs (most intervals flagged: the GRR's
- * and the Laplace noise on the small groups' totals), and 20,000 at ε 8 (4 + 4), 2,000 runs.
- * With fixed seeds the run is deterministic; at 2,000 runs a true 95 % falls outside [93 %,
- * 97 %] with probability 4e-5. ECE's intervals always carry their bias bound here (bins near
- * perfect calibration), so its comparisons are the Bonferroni bounds. Measured when written: AP
- * nominal 0.943-0.956, ECE at least 0.957-0.998, AP's simultaneous pairs 0.959, largest difference
- * 0.990, smallest ratio 0.985, ECE's bounds 0.999-1. */
+ *     intervals hold every pair's difference at once within [93 %, 97 %] (max_t; >= 93 % for
+ *     the Bonferroni bounds), and the intervals for the largest difference and the smallest
+ *     ratio hold them at least 93 % of the time.
+ * Configurations: one fleet of 10,000 devices of 6 examples at ε 4 (2 + 2), 1,000 runs (most
+ * intervals flagged: the GRR's and the Laplace noise on the small groups' totals; the examples'
+ * targets only); a new fleet of 4,000 devices of 60 examples each run at ε 8 (4 + 4), 2,000
+ * runs, where the sampling of the examples is as large as the noise: both targets. Negative
+ * control: there the examples' AP intervals read as the model's cover < 93 % (0.881 when
+ * written), so the check can fail. With fixed seeds the run is deterministic; at 2,000 runs a
+ * true 95 % falls outside [93 %, 97 %] with probability 4e-5. ECE's intervals mostly carry
+ * their bias bound (bins near perfect calibration), so its comparisons are the Bonferroni
+ * bounds. Measured when written (make test at the commit that added ci_total): examples' AP
+ * nominal 0.939-0.964, model's AP 0.948-0.960, ECE at least 0.947-0.999, AP's simultaneous
+ * pairs 0.962 and 0.957, largest difference 0.990 and 0.991, smallest ratio 0.990 and 0.988. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -32,6 +38,7 @@
 #include "dpm/expert/mech.h"
 #include "dpm/expert/roc_hist.h"
 #include "dpm/expert/stats.h"
+#include "common/prob.h"
 #include "estimate/ci_flags.h"
 #include "estimate/pr_calibration.h"
 #include "estimate/roc_groups_prc.h"
@@ -39,7 +46,6 @@
 
 #define G 4u
 #define BINS 8u
-#define EXAMPLES 6u
 #define MIN_CLASS 400u
 #define NPAIRS (G * (G - 1u) / 2u)
 
@@ -49,13 +55,59 @@ typedef struct {
 } device_t;
 
 /* Group g: share w_g, positives with probability pi_g, separation mu_g, a logistic score of
- * slope s_g (s_g != 1: miscalibrated). truth[0][g]: the group's binned AP, truth[1][g]: ECE. */
-static void population(const dpm_roc_hist_t *m, device_t *dev, uint32_t devices, double truth[2][G])
+ * slope s_g (s_g != 1: miscalibrated). */
+static const double w[G] = {0.35, 0.3, 0.2, 0.15}, pi[G] = {0.3, 0.5, 0.15, 0.6};
+static const double mu[G] = {1.5, 1.0, 0.6, 1.2}, slope[G] = {1.0, 0.6, 1.4, 1.0};
+
+/* The model's probabilities of (label, bin) on group g: a score s falls in bin floor(8 s), z =
+ * logit(s) / slope between the edges'. */
+static void model_cells(uint32_t g, double *pos, double *neg)
 {
-    static const double w[G] = {0.35, 0.3, 0.2, 0.15}, pi[G] = {0.3, 0.5, 0.15, 0.6};
-    static const double mu[G] = {1.5, 1.0, 0.6, 1.2}, slope[G] = {1.0, 0.6, 1.4, 1.0};
+    for (uint32_t b = 0; b < BINS; b++) {
+        double cut[2];
+        for (int i = 0; i < 2; i++) {
+            double s = (double)(b + (uint32_t)i) / BINS;
+            cut[i] = s <= 0.0 ? -INFINITY : s >= 1.0 ? INFINITY : log(s / (1.0 - s)) / slope[g];
+        }
+        double hp = mu[g] / 2.0; /* positives at z + mu / 2, negatives at z - mu / 2 */
+        pos[b] = pi[g] * (prob_norm_cdf(cut[1] - hp) - prob_norm_cdf(cut[0] - hp));
+        neg[b] = (1.0 - pi[g]) * (prob_norm_cdf(cut[1] + hp) - prob_norm_cdf(cut[0] + hp));
+    }
+}
+
+/* The model's binned AP (model[0][g]) and ECE (model[1][g]) on each group: the metrics of the
+ * expected counts (both are scale-free). */
+static void model_truth(double model[2][G])
+{
+    double mid[BINS], width[BINS];
+    for (uint32_t b = 0; b < BINS; b++) {
+        width[b] = 1.0 / BINS;
+    }
+    dpm_prc_midpoints(width, BINS, mid);
+    for (uint32_t g = 0; g < G; g++) {
+        double pos[BINS], neg[BINS];
+        model_cells(g, pos, neg);
+        model[0][g] = dpm_prc_ap_of(pos, neg, BINS, NULL);
+        model[1][g] = dpm_prc_ece_of(pos, neg, mid, BINS, NULL);
+    }
+}
+
+/* A fleet drawn from the model with the given seed: each example's (label, bin) from the
+ * group's cells, counted straight into the device's histogram (its score would be any in the
+ * bin). truth[0][g]: the group's examples' binned AP, truth[1][g]: their ECE. */
+static void population(const dpm_roc_hist_t *m, uint64_t seed, device_t *dev, uint32_t devices,
+                       uint32_t examples, double truth[2][G])
+{
+    double cdf[G][2 * BINS];
+    for (uint32_t g = 0; g < G; g++) {
+        double cell[2 * BINS], acc = 0.0;
+        model_cells(g, cell + BINS, cell); /* negatives first, then positives */
+        for (uint32_t c = 0; c < 2 * BINS; c++) {
+            cdf[g][c] = acc += cell[c];
+        }
+    }
     test_rng_t t;
-    test_rng_seed(&t, 2026);
+    test_rng_seed(&t, seed);
     uint64_t pos[G][BINS], neg[G][BINS];
     memset(pos, 0, sizeof(pos));
     memset(neg, 0, sizeof(neg));
@@ -67,13 +119,15 @@ static void population(const dpm_roc_hist_t *m, device_t *dev, uint32_t devices,
         }
         dev[i].group = g;
         assert_int_equal(dpm_score_hist_init(&dev[i].h, &m->bins), DPM_OK);
-        for (uint32_t e = 0; e < EXAMPLES; e++) {
-            int label = test_rng_unit(&t) < pi[g];
-            double z = test_rng_normal(&t) + (label ? mu[g] : 0.0) - mu[g] / 2.0;
-            double s = 1.0 / (1.0 + exp(-slope[g] * z));
-            uint32_t q = dpm_score_from_double(s), b = 0;
-            assert_int_equal(dpm_score_hist_add(&dev[i].h, &m->bins, q, label), DPM_OK);
-            assert_int_equal(dpm_score_bin(&m->bins, q, &b), DPM_OK);
+        for (uint32_t e = 0; e < examples; e++) {
+            double v = test_rng_unit(&t) * cdf[g][2 * BINS - 1];
+            uint32_t c = 0;
+            while (c + 1u < 2 * BINS && v > cdf[g][c]) {
+                c++;
+            }
+            int label = c >= BINS;
+            uint32_t b = c % BINS;
+            (label ? dev[i].h.pos : dev[i].h.neg)[b]++;
             (label ? pos : neg)[g][b]++;
         }
     }
@@ -96,6 +150,14 @@ static void count(tally_t *t, const dpm_prc_group_t *e, double truth)
     int c = !e->defined || !isfinite(e->sd) || (e->flags & DPM_CI_NO_CLAIM) ? 2 : e->flags ? 1 : 0;
     t->runs[c]++;
     t->covered[c] += e->ci_lo <= truth && truth <= e->ci_hi;
+}
+
+/* The model's view (ci_total) as count sees intervals. */
+static void count_total(tally_t *t, const dpm_prc_group_t *e, double truth)
+{
+    dpm_prc_group_t v;
+    dpm_prc_group_total(e, &v);
+    count(t, &v, truth);
 }
 
 typedef struct {
@@ -165,9 +227,18 @@ static int check_family(const family_t *f, const char *what, int bonferroni)
     return !ok;
 }
 
-/* Returns the number of failed checks; *nominal the number of nominal checks made. */
-static int run_config(uint32_t eps, uint32_t devices, uint32_t runs, uint64_t seed, int *nominal)
+typedef struct {
+    uint32_t eps, devices, examples, runs;
+    uint64_t seed;
+    int resample; /* 0: one fleet, the ci checked; 1: a new fleet each run, ci_total too */
+} config_t;
+
+/* Returns the number of failed checks; *nominal the number of nominal checks made; *control
+ * (with resample) the negative control's coverage: the examples' AP intervals (ci, noise only)
+ * of the unflagged runs read as if they were the model's. */
+static int run_config(const config_t *cf, int *nominal, double *control)
 {
+    uint32_t eps = cf->eps, devices = cf->devices, runs = cf->runs;
     dpm_campaign_t c;
     memset(&c, 0, sizeof(c));
     c.id = 1;
@@ -185,22 +256,26 @@ static int run_config(uint32_t eps, uint32_t devices, uint32_t runs, uint64_t se
     assert_true(mech != NULL && dev != NULL && est != NULL);
     assert_int_equal(dpm_mech_init(mech, &c, NULL), DPM_OK);
     const dpm_roc_hist_t *m = &mech->params.roc_hist;
-    double truth[2][G];
-    population(m, dev, devices, truth);
+    double truth[2][G], model[2][G];
+    model_truth(model);
     dpm_roc_groups_params_t p;
     assert_int_equal(dpm_roc_groups_params_init(&p, G, BINS, m->group_grr.keep, m->group_grr.other,
                                                 (double)m->lap.scale_num / m->lap.scale_den),
                      DPM_OK);
     assert_int_equal(dpm_roc_groups_params_set_edges(&p, c.bin_edges, c.nbins), DPM_OK);
-    tally_t ap[G], ece[G];
-    family_t fap[2], fece[2];
-    memset(ap, 0, sizeof(ap)), memset(ece, 0, sizeof(ece));
+    tally_t ap[2][G], ece[2][G], ctl; /* [0]: the examples' (ci), [1]: the model's (ci_total) */
+    family_t fap[2][2], fece[2][2];
+    memset(ap, 0, sizeof(ap)), memset(ece, 0, sizeof(ece)), memset(&ctl, 0, sizeof(ctl));
     memset(fap, 0, sizeof(fap)), memset(fece, 0, sizeof(fece));
     test_rng_t t;
     dpm_rng_t g;
     dpm_rand_t r;
-    assert_int_equal(test_rand_init(&r, &t, &g, seed), DPM_OK);
+    assert_int_equal(test_rand_init(&r, &t, &g, cf->seed), DPM_OK);
+    population(m, 2026, dev, devices, cf->examples, truth);
     for (uint32_t run = 0; run < runs; run++) {
+        if (cf->resample) {
+            population(m, cf->seed * 100003u + run, dev, devices, cf->examples, truth);
+        }
         dpm_roc_groups_agg_t a;
         assert_int_equal(dpm_roc_groups_agg_init(&a, G, BINS), DPM_OK);
         for (uint32_t i = 0; i < devices; i++) {
@@ -209,28 +284,46 @@ static int run_config(uint32_t eps, uint32_t devices, uint32_t runs, uint64_t se
                              DPM_OK);
             assert_int_equal(dpm_roc_groups_agg_add(&a, rep.group, BINS, rep.pos, rep.neg), DPM_OK);
         }
-        assert_int_equal(dpm_roc_groups_prc(&p, &a, 0.95, est), DPM_OK);
+        assert_int_equal(dpm_roc_groups_prc(&p, &a, 0.95, cf->resample, est), DPM_OK);
         for (uint32_t k = 0; k < G; k++) {
-            count(&ap[k], &est->ap[k], truth[0][k]);
-            count(&ece[k], &est->ece[k], truth[1][k]);
+            count(&ap[0][k], &est->ap[k], truth[0][k]);
+            count(&ece[0][k], &est->ece[k], truth[1][k]);
+            if (cf->resample) {
+                count_total(&ap[1][k], &est->ap[k], model[0][k]);
+                count_total(&ece[1][k], &est->ece[k], model[1][k]);
+                count(&ctl, &est->ap[k], model[0][k]);
+            }
         }
-        family_add(fap, &est->ap_compare, truth[0]);
-        family_add(fece, &est->ece_compare, truth[1]);
+        family_add(fap[0], &est->ap_compare, truth[0]);
+        family_add(fece[0], &est->ece_compare, truth[1]);
+        if (cf->resample) {
+            family_add(fap[1], &est->ap_compare_total, model[0]);
+            family_add(fece[1], &est->ece_compare_total, model[1]);
+        }
         dpm_roc_groups_agg_free(&a);
     }
-    print_message("# eps %u, %u devices, %u runs; truths AP %.3f %.3f %.3f %.3f, ECE %.3f %.3f "
-                  "%.3f %.3f\n",
-                  eps, devices, runs, truth[0][0], truth[0][1], truth[0][2], truth[0][3],
-                  truth[1][0], truth[1][1], truth[1][2], truth[1][3]);
+    print_message("# eps %u, %u devices of %u examples, %u runs%s; the model's AP %.3f %.3f %.3f "
+                  "%.3f, ECE %.3f %.3f %.3f %.3f\n",
+                  eps, devices, cf->examples, runs, cf->resample ? " (a new fleet each)" : "",
+                  model[0][0], model[0][1], model[0][2], model[0][3], model[1][0], model[1][1],
+                  model[1][2], model[1][3]);
     int bad = 0;
-    for (uint32_t k = 0; k < G; k++) {
-        bad += check_tally(&ap[k], "AP", k) + check_tally(&ece[k], "ECE", k);
-        *nominal += (ap[k].runs[0] >= MIN_CLASS) + (ece[k].runs[0] >= MIN_CLASS);
+    for (int v = 0; v <= cf->resample; v++) {
+        print_message("#  %s\n", v ? "ci_total around the model's" : "ci around the examples'");
+        for (uint32_t k = 0; k < G; k++) {
+            bad += check_tally(&ap[v][k], "AP", k) + check_tally(&ece[v][k], "ECE", k);
+            *nominal += (ap[v][k].runs[0] >= MIN_CLASS) + (ece[v][k].runs[0] >= MIN_CLASS);
+        }
+        for (int b = 0; b < 2; b++) {
+            bad += check_family(&fap[v][b], "AP comparisons", b) +
+                   check_family(&fece[v][b], "ECE comparisons", b);
+            *nominal += (fap[v][b].runs >= MIN_CLASS) + (fece[v][b].runs >= MIN_CLASS);
+        }
     }
-    for (int b = 0; b < 2; b++) {
-        bad += check_family(&fap[b], "AP comparisons", b) +
-               check_family(&fece[b], "ECE comparisons", b);
-        *nominal += (fap[b].runs >= MIN_CLASS) + (fece[b].runs >= MIN_CLASS);
+    if (cf->resample) {
+        *control = ctl.runs[0] ? (double)ctl.covered[0] / ctl.runs[0] : NAN;
+        print_message("#  control: the examples' AP ci read as the model's: %.4f of %u\n", *control,
+                      ctl.runs[0]);
     }
     free(mech), free(dev), free(est);
     return bad;
@@ -239,12 +332,20 @@ static int run_config(uint32_t eps, uint32_t devices, uint32_t runs, uint64_t se
 static void test_groups_cover(void **state)
 {
     (void)state;
+    static const config_t cf[] = {
+        {4, 10000, 6, 1000, 91, 0},
+        {8, 4000, 60, 2000, 93, 1}, /* sampling as large as the noise: the model's intervals */
+    };
     int nominal = 0;
-    int bad = run_config(4, 10000, 1000, 91, &nominal);
-    bad += run_config(8, 20000, 2000, 92, &nominal);
+    double control = NAN;
+    int bad = 0;
+    for (size_t i = 0; i < sizeof(cf) / sizeof(cf[0]); i++) {
+        bad += run_config(&cf[i], &nominal, &control);
+    }
     print_message("# %d checks failed; %d nominal checks made\n", bad, nominal);
     assert_int_equal(bad, 0);
-    assert_true(nominal >= 8); /* not vacuous: most intervals carry the calibrated claim */
+    assert_true(nominal >= 12);  /* not vacuous: most intervals carry the calibrated claim */
+    assert_true(control < 0.93); /* and the check can fail: without sampling the model is missed */
 }
 
 int main(void)

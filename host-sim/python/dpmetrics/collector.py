@@ -194,22 +194,33 @@ class Estimate:
             c = mf["compare"][metric]
             g = c.get(f"{what}_groups")
             lo, hi = c[f"{what}_ci"]
-            rows.append({"metric": metric, what: c[what], "ci_lo": lo, "ci_hi": hi,
-                         "ci_coverage": c[f"{what}_ci_coverage"],
-                         "groups": [self.names[i] if self.names else i for i in g] if g else None,
-                         "method": c["method"], "reason": c.get("reason")})
+            row = {"metric": metric, what: c[what], "ci_lo": lo, "ci_hi": hi,
+                   "ci_coverage": c[f"{what}_ci_coverage"]}
+            t = mf.get("compare_total", {}).get(metric)
+            if t:
+                row.update({"ci_total_lo": t[f"{what}_ci"][0], "ci_total_hi": t[f"{what}_ci"][1],
+                            "ci_total_coverage": t[f"{what}_ci_coverage"],
+                            "method_total": t["method"], "reason_total": t.get("reason")})
+            row.update({"groups": [self.names[i] if self.names else i for i in g] if g else None,
+                        "method": c["method"], "reason": c.get("reason")})
+            rows.append(row)
         return rows
 
     @property
     def difference(self):
         """Per metric the largest group's minus the smallest group's (Fairlearn's difference()),
-        with an interval that holds whichever groups they are (at least the level). The AUC's
-        is the largest AUC gap's."""
+        with an interval that holds whichever groups they are (at least the level): ci around
+        the devices' examples, ci_total around the model (noise and sampling). The AUC's is the
+        largest AUC gap's (ci only: its ci_total is not estimated, see the reason)."""
         rows = self._compare("difference")
         big = (self.json.get("roc_groups") or {}).get("largest_gap")
         if big:
             rows.insert(0, {"metric": "auc", "difference": big["abs_diff"], "ci_lo": big["ci"][0],
                             "ci_hi": big["ci"][1], "ci_coverage": big["ci_coverage"],
+                            "ci_total_lo": None, "ci_total_hi": None, "ci_total_coverage": None,
+                            "method_total": None,
+                            "reason_total": "the binned AUC gap has no sampling term: read "
+                                            "gaps' gap_unbinned_ci_total per pair",
                             "groups": [self.names[i] if self.names else i
                                        for i in (big["g"], big["h"])],
                             "method": "max_t", "reason": big.get("reason")})
@@ -217,7 +228,8 @@ class Estimate:
 
     @property
     def ratio(self):
-        """Per metric the smallest group's over the largest's (Fairlearn's ratio())."""
+        """Per metric the smallest group's over the largest's (Fairlearn's ratio()), with ci
+        and ci_total as difference's."""
         return pd.DataFrame(self._compare("ratio"))
 
 

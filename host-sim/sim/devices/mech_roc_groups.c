@@ -423,7 +423,7 @@ static void groups_estimate(const sim_cfg_t *cfg, const sim_agg_t *agg, uint32_t
         add_selection(cfg, e, ext);
     }
     dpm_roc_groups_prc_t *f = malloc(sizeof(*f)); /* AP and ECE, per group and compared */
-    if (f != NULL && dpm_roc_groups_prc(&s->params, &a, cfg->sc->confidence, f) == DPM_OK) {
+    if (f != NULL && dpm_roc_groups_prc(&s->params, &a, cfg->sc->confidence, 0, f) == DPM_OK) {
         sim_mech_prc_runs(f, out + 2 * half);
     }
     free(f);
