@@ -21,8 +21,8 @@
  * written), so the check can fail. With fixed seeds the run is deterministic; at 2,000 runs a
  * true 95 % falls outside [93 %, 97 %] with probability 4e-5. ECE's intervals mostly carry
  * their bias bound (bins near perfect calibration), so its comparisons are the Bonferroni
- * bounds. Measured when written (make test at the commit that added ci_total): examples' AP
- * nominal 0.939-0.964, model's AP 0.948-0.960, ECE at least 0.947-0.999, AP's simultaneous
+ * bounds. Measured at 991cf51 (build/host/tests/stat/test_roc_groups_prc_coverage): examples'
+ * AP nominal 0.936-0.964, model's AP 0.948-0.960, ECE at least 0.947-0.999, AP's simultaneous
  * pairs 0.962 and 0.957, largest difference 0.990 and 0.991, smallest ratio 0.990 and 0.988. */
 #include <math.h>
 #include <setjmp.h>

@@ -9,7 +9,8 @@
  * items. An estimate the estimator refused counts as -1 (its own value in the KS test).
  * Negative control, rejected (p < 1e-6): exact mode of the same campaign with ε / 1.5 (the
  * noise 1.5x too large, the GRR's keep lower), against the same inprocess runs.
- * KS on discrete statistics is conservative; the control shows the test can fail. */
+ * KS on discrete statistics is conservative; the control shows the test can fail. At 991cf51:
+ * min p 0.269 (Bonferroni), the control p = 5.9e-16, in 11 s. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
