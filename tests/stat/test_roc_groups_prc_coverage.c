@@ -1,29 +1,35 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* Per-group AP and ECE and their Fairlearn-style comparisons (host-sim/estimate/roc_groups_prc.h),
  * end to end through the SDK: devices in 4 groups of different sizes, base rates and model
- * quality, 8 score bins, every run re-randomizing every device's report
- * (dpm_roc_hist_perturb_group: the GRR'd group and the noised histogram), the estimator on the
- * sums. Targets: each group's binned AP and ECE, the largest difference between groups
- * (Fairlearn's difference(): max - min) and the smallest ratio (ratio(): min / max), of the
- * devices' own examples (ci, compare) and of the model that drew them (ci_total,
- * compare_total: noise and sampling). Over the runs of each configuration:
+ * quality, every run re-randomizing every device's report (dpm_roc_hist_perturb_group: the GRR'd
+ * group and the noised histogram), the estimator on the sums. Targets: each group's binned AP
+ * and ECE, the largest difference between groups (Fairlearn's difference(): max - min) and the
+ * smallest ratio (ratio(): min / max), of the devices' own examples (ci, compare) and of the
+ * model that drew them (ci_total, compare_total: noise and sampling). Over the runs of each
+ * configuration:
  *   - each group's AP and ECE interval, over the runs where it is unflagged (at least MIN_CLASS
  *     of them), covers within [93 %, 97 %], and over the runs flagged "at least" >= 93 %;
  *   - over the runs where the comparison is defined (every group unflagged), the simultaneous
  *     intervals hold every pair's difference at once within [93 %, 97 %] (max_t; >= 93 % for
  *     the Bonferroni bounds), and the intervals for the largest difference and the smallest
  *     ratio hold them at least 93 % of the time.
- * Configurations: one fleet of 10,000 devices of 6 examples at ε 4 (2 + 2), 1,000 runs (most
- * intervals flagged: the GRR's and the Laplace noise on the small groups' totals; the examples'
- * targets only); a new fleet of 4,000 devices of 60 examples each run at ε 8 (4 + 4), 2,000
- * runs, where the sampling of the examples is as large as the noise: both targets. Negative
- * control: there the examples' AP intervals read as the model's cover < 93 % (0.881 when
- * written), so the check can fail. With fixed seeds the run is deterministic; at 2,000 runs a
- * true 95 % falls outside [93 %, 97 %] with probability 4e-5. ECE's intervals mostly carry
+ * Configurations:
+ *   - one fleet of 10,000 devices of 6 examples, 8 bins, ε 4 (2 + 2), 1,000 runs: sparse, most
+ *     intervals flagged (the GRR's and the Laplace noise on the small groups' totals); the
+ *     examples' targets only;
+ *   - a new fleet each run of 4,000 devices of 60 examples, 8 bins, ε 8 (4 + 4), 2,000 runs:
+ *     the sampling of the examples as large as the noise; both targets;
+ *   - the same with 40 examples, 16 bins, ε 16 (8 + 8), 1,500 runs: sampling larger than the
+ *     noise, and one small group's AP flagged; both targets.
+ * Negative control: in the last two the examples' AP intervals read as the model's cover < 93 %,
+ * so the check can fail. With fixed seeds the run is deterministic; a true 95 % falls outside
+ * [93 %, 97 %] with probability 4e-5 at 2,000 runs, 4e-4 at 1,500. ECE's intervals mostly carry
  * their bias bound (bins near perfect calibration), so its comparisons are the Bonferroni
- * bounds. Measured at 991cf51 (build/host/tests/stat/test_roc_groups_prc_coverage): examples'
- * AP nominal 0.936-0.964, model's AP 0.948-0.960, ECE at least 0.947-0.999, AP's simultaneous
- * pairs 0.962 and 0.957, largest difference 0.990 and 0.991, smallest ratio 0.990 and 0.988. */
+ * bounds. Measured at the commit that added the third configuration (the one after 380cc0e;
+ * build/host/tests/stat/test_roc_groups_prc_coverage, 46 s): examples' AP nominal
+ * 0.936-0.964, model's AP 0.941-0.964, model's ECE nominal 0.953, ECE at least 0.947-0.999,
+ * AP's simultaneous pairs 0.962, 0.957, 0.961 and 0.948, largest difference 0.988-0.993,
+ * smallest ratio 0.985-0.995, the controls 0.881 and 0.612. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -45,7 +51,7 @@
 #include "test_rng.h"
 
 #define G 4u
-#define BINS 8u
+#define MAX_BINS 16u
 #define MIN_CLASS 400u
 #define NPAIRS (G * (G - 1u) / 2u)
 
@@ -59,14 +65,14 @@ typedef struct {
 static const double w[G] = {0.35, 0.3, 0.2, 0.15}, pi[G] = {0.3, 0.5, 0.15, 0.6};
 static const double mu[G] = {1.5, 1.0, 0.6, 1.2}, slope[G] = {1.0, 0.6, 1.4, 1.0};
 
-/* The model's probabilities of (label, bin) on group g: a score s falls in bin floor(8 s), z =
+/* The model's probabilities of (label, bin) on group g: a score s falls in bin floor(bins s), z =
  * logit(s) / slope between the edges'. */
-static void model_cells(uint32_t g, double *pos, double *neg)
+static void model_cells(uint32_t g, uint32_t bins, double *pos, double *neg)
 {
-    for (uint32_t b = 0; b < BINS; b++) {
+    for (uint32_t b = 0; b < bins; b++) {
         double cut[2];
         for (int i = 0; i < 2; i++) {
-            double s = (double)(b + (uint32_t)i) / BINS;
+            double s = (double)(b + (uint32_t)i) / bins;
             cut[i] = s <= 0.0 ? -INFINITY : s >= 1.0 ? INFINITY : log(s / (1.0 - s)) / slope[g];
         }
         double hp = mu[g] / 2.0; /* positives at z + mu / 2, negatives at z - mu / 2 */
@@ -77,38 +83,38 @@ static void model_cells(uint32_t g, double *pos, double *neg)
 
 /* The model's binned AP (model[0][g]) and ECE (model[1][g]) on each group: the metrics of the
  * expected counts (both are scale-free). */
-static void model_truth(double model[2][G])
+static void model_truth(uint32_t bins, double model[2][G])
 {
-    double mid[BINS], width[BINS];
-    for (uint32_t b = 0; b < BINS; b++) {
-        width[b] = 1.0 / BINS;
+    double mid[MAX_BINS], width[MAX_BINS];
+    for (uint32_t b = 0; b < bins; b++) {
+        width[b] = 1.0 / bins;
     }
-    dpm_prc_midpoints(width, BINS, mid);
+    dpm_prc_midpoints(width, bins, mid);
     for (uint32_t g = 0; g < G; g++) {
-        double pos[BINS], neg[BINS];
-        model_cells(g, pos, neg);
-        model[0][g] = dpm_prc_ap_of(pos, neg, BINS, NULL);
-        model[1][g] = dpm_prc_ece_of(pos, neg, mid, BINS, NULL);
+        double pos[MAX_BINS], neg[MAX_BINS];
+        model_cells(g, bins, pos, neg);
+        model[0][g] = dpm_prc_ap_of(pos, neg, bins, NULL);
+        model[1][g] = dpm_prc_ece_of(pos, neg, mid, bins, NULL);
     }
 }
 
 /* A fleet drawn from the model with the given seed: each example's (label, bin) from the
  * group's cells, counted straight into the device's histogram (its score would be any in the
  * bin). truth[0][g]: the group's examples' binned AP, truth[1][g]: their ECE. */
-static void population(const dpm_roc_hist_t *m, uint64_t seed, device_t *dev, uint32_t devices,
-                       uint32_t examples, double truth[2][G])
+static void population(const dpm_roc_hist_t *m, uint32_t bins, uint64_t seed, device_t *dev,
+                       uint32_t devices, uint32_t examples, double truth[2][G])
 {
-    double cdf[G][2 * BINS];
+    double cdf[G][2 * MAX_BINS];
     for (uint32_t g = 0; g < G; g++) {
-        double cell[2 * BINS], acc = 0.0;
-        model_cells(g, cell + BINS, cell); /* negatives first, then positives */
-        for (uint32_t c = 0; c < 2 * BINS; c++) {
+        double cell[2 * MAX_BINS], acc = 0.0;
+        model_cells(g, bins, cell + bins, cell); /* negatives first, then positives */
+        for (uint32_t c = 0; c < 2 * bins; c++) {
             cdf[g][c] = acc += cell[c];
         }
     }
     test_rng_t t;
     test_rng_seed(&t, seed);
-    uint64_t pos[G][BINS], neg[G][BINS];
+    uint64_t pos[G][MAX_BINS], neg[G][MAX_BINS];
     memset(pos, 0, sizeof(pos));
     memset(neg, 0, sizeof(neg));
     for (uint32_t i = 0; i < devices; i++) {
@@ -120,24 +126,24 @@ static void population(const dpm_roc_hist_t *m, uint64_t seed, device_t *dev, ui
         dev[i].group = g;
         assert_int_equal(dpm_score_hist_init(&dev[i].h, &m->bins), DPM_OK);
         for (uint32_t e = 0; e < examples; e++) {
-            double v = test_rng_unit(&t) * cdf[g][2 * BINS - 1];
+            double v = test_rng_unit(&t) * cdf[g][2 * bins - 1];
             uint32_t c = 0;
-            while (c + 1u < 2 * BINS && v > cdf[g][c]) {
+            while (c + 1u < 2 * bins && v > cdf[g][c]) {
                 c++;
             }
-            int label = c >= BINS;
-            uint32_t b = c % BINS;
+            int label = c >= bins;
+            uint32_t b = c % bins;
             (label ? dev[i].h.pos : dev[i].h.neg)[b]++;
             (label ? pos : neg)[g][b]++;
         }
     }
-    double width[BINS];
-    for (uint32_t b = 0; b < BINS; b++) {
-        width[b] = 1.0 / BINS;
+    double width[MAX_BINS];
+    for (uint32_t b = 0; b < bins; b++) {
+        width[b] = 1.0 / bins;
     }
     for (uint32_t g = 0; g < G; g++) {
-        truth[0][g] = dpm_prc_ap_exact(pos[g], neg[g], BINS);
-        truth[1][g] = dpm_prc_ece_exact(pos[g], neg[g], width, BINS);
+        truth[0][g] = dpm_prc_ap_exact(pos[g], neg[g], bins);
+        truth[1][g] = dpm_prc_ece_exact(pos[g], neg[g], width, bins);
     }
 }
 
@@ -228,7 +234,7 @@ static int check_family(const family_t *f, const char *what, int bonferroni)
 }
 
 typedef struct {
-    uint32_t eps, devices, examples, runs;
+    uint32_t eps, bins, devices, examples, runs;
     uint64_t seed;
     int resample; /* 0: one fleet, the ci checked; 1: a new fleet each run, ci_total too */
 } config_t;
@@ -238,16 +244,16 @@ typedef struct {
  * of the unflagged runs read as if they were the model's. */
 static int run_config(const config_t *cf, int *nominal, double *control)
 {
-    uint32_t eps = cf->eps, devices = cf->devices, runs = cf->runs;
+    uint32_t eps = cf->eps, bins = cf->bins, devices = cf->devices, runs = cf->runs;
     dpm_campaign_t c;
     memset(&c, 0, sizeof(c));
     c.id = 1;
     c.mechanism = DPM_MECH_ID_ROC_HIST;
     c.eps = DPM_EPS_Q16(eps * 65536u); /* Q16.16: DPM_EPS_Q16(4) would be 4/65536 */
     c.budget = c.eps;
-    c.nbins = BINS - 1u;
-    for (uint32_t i = 0; i + 1u < BINS; i++) {
-        c.bin_edges[i] = (uint32_t)(((uint64_t)(i + 1u) << 31) / BINS);
+    c.nbins = bins - 1u;
+    for (uint32_t i = 0; i + 1u < bins; i++) {
+        c.bin_edges[i] = (uint32_t)(((uint64_t)(i + 1u) << 31) / bins);
     }
     c.groups = G;
     dpm_mech_t *mech = calloc(1, sizeof(*mech));
@@ -257,9 +263,9 @@ static int run_config(const config_t *cf, int *nominal, double *control)
     assert_int_equal(dpm_mech_init(mech, &c, NULL), DPM_OK);
     const dpm_roc_hist_t *m = &mech->params.roc_hist;
     double truth[2][G], model[2][G];
-    model_truth(model);
+    model_truth(bins, model);
     dpm_roc_groups_params_t p;
-    assert_int_equal(dpm_roc_groups_params_init(&p, G, BINS, m->group_grr.keep, m->group_grr.other,
+    assert_int_equal(dpm_roc_groups_params_init(&p, G, bins, m->group_grr.keep, m->group_grr.other,
                                                 (double)m->lap.scale_num / m->lap.scale_den),
                      DPM_OK);
     assert_int_equal(dpm_roc_groups_params_set_edges(&p, c.bin_edges, c.nbins), DPM_OK);
@@ -271,18 +277,18 @@ static int run_config(const config_t *cf, int *nominal, double *control)
     dpm_rng_t g;
     dpm_rand_t r;
     assert_int_equal(test_rand_init(&r, &t, &g, cf->seed), DPM_OK);
-    population(m, 2026, dev, devices, cf->examples, truth);
+    population(m, bins, 2026, dev, devices, cf->examples, truth);
     for (uint32_t run = 0; run < runs; run++) {
         if (cf->resample) {
-            population(m, cf->seed * 100003u + run, dev, devices, cf->examples, truth);
+            population(m, bins, cf->seed * 100003u + run, dev, devices, cf->examples, truth);
         }
         dpm_roc_groups_agg_t a;
-        assert_int_equal(dpm_roc_groups_agg_init(&a, G, BINS), DPM_OK);
+        assert_int_equal(dpm_roc_groups_agg_init(&a, G, bins), DPM_OK);
         for (uint32_t i = 0; i < devices; i++) {
             dpm_roc_hist_report_t rep;
             assert_int_equal(dpm_roc_hist_perturb_group(m, &r, dev[i].group, &dev[i].h, &rep),
                              DPM_OK);
-            assert_int_equal(dpm_roc_groups_agg_add(&a, rep.group, BINS, rep.pos, rep.neg), DPM_OK);
+            assert_int_equal(dpm_roc_groups_agg_add(&a, rep.group, bins, rep.pos, rep.neg), DPM_OK);
         }
         assert_int_equal(dpm_roc_groups_prc(&p, &a, 0.95, cf->resample, est), DPM_OK);
         for (uint32_t k = 0; k < G; k++) {
@@ -302,9 +308,9 @@ static int run_config(const config_t *cf, int *nominal, double *control)
         }
         dpm_roc_groups_agg_free(&a);
     }
-    print_message("# eps %u, %u devices of %u examples, %u runs%s; the model's AP %.3f %.3f %.3f "
-                  "%.3f, ECE %.3f %.3f %.3f %.3f\n",
-                  eps, devices, cf->examples, runs, cf->resample ? " (a new fleet each)" : "",
+    print_message("# eps %u, %u bins, %u devices of %u examples, %u runs%s; the model's AP %.3f "
+                  "%.3f %.3f %.3f, ECE %.3f %.3f %.3f %.3f\n",
+                  eps, bins, devices, cf->examples, runs, cf->resample ? " (a new fleet each)" : "",
                   model[0][0], model[0][1], model[0][2], model[0][3], model[1][0], model[1][1],
                   model[1][2], model[1][3]);
     int bad = 0;
@@ -333,19 +339,23 @@ static void test_groups_cover(void **state)
 {
     (void)state;
     static const config_t cf[] = {
-        {4, 10000, 6, 1000, 91, 0},
-        {8, 4000, 60, 2000, 93, 1}, /* sampling as large as the noise: the model's intervals */
+        {4, 8, 10000, 6, 1000, 91, 0},
+        {8, 8, 4000, 60, 2000, 93, 1},   /* sampling as large as the noise: the model's intervals */
+        {16, 16, 4000, 40, 1500, 95, 1}, /* more bins, sampling larger than the noise */
     };
-    int nominal = 0;
-    double control = NAN;
+    int nominal = 0, controls = 0;
     int bad = 0;
     for (size_t i = 0; i < sizeof(cf) / sizeof(cf[0]); i++) {
+        double control = NAN;
         bad += run_config(&cf[i], &nominal, &control);
+        /* and the check can fail: without sampling the model is missed */
+        controls += cf[i].resample && !(control < 0.93);
     }
-    print_message("# %d checks failed; %d nominal checks made\n", bad, nominal);
+    print_message("# %d checks failed; %d nominal checks made; %d controls not rejected\n", bad,
+                  nominal, controls);
     assert_int_equal(bad, 0);
-    assert_true(nominal >= 12);  /* not vacuous: most intervals carry the calibrated claim */
-    assert_true(control < 0.93); /* and the check can fail: without sampling the model is missed */
+    assert_true(nominal >= 20); /* not vacuous: most intervals carry the calibrated claim */
+    assert_int_equal(controls, 0);
 }
 
 int main(void)
