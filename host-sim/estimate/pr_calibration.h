@@ -52,6 +52,10 @@
  * of its denominators weighted by their share of it; a threshold with positives whose T_j is not
  * positive flags AP too (DPM_CI_CLASS_NOISE). ECE's: z² 2 B v / M².
  * Few events (every interval): dpm_ci_halfwidth with the largest |gradient| as the jump.
+ * Central DP (params.central_draws > 0: each cell carries that many discrete Laplace draws, not
+ * one per report): every noise interval's critical value is the Cornish-Fisher quantile
+ * z + kappa (z³ - 3 z) / 24 of the statistic's noise, kappa = 3 sum g⁴ / (draws (sum g²)²) its
+ * excess kurtosis; with few cells behind it (a bin's rate: 4 draws) the normal z covered 0.94.
  * tests/unit/test_pr_calibration.c checks the noiseless values against hand counts;
  * tests/stat/test_pr_calibration_coverage.c the coverage on a grid of populations, bins and
  * ε, sparse ones included. */
