@@ -235,32 +235,41 @@ static void gap_json(jw_t *sb, uint32_t k, const dpm_roc_gap_estimate_t *e, doub
     jw_raw(sb, "}");
 }
 
-/* One group's AP or ECE in its by_group object: "<key>", "<key>_sd", "<key>_ci" (the group's
- * examples), "<key>_var_sampling", "<key>_ci_total" (the model's) and their claims. */
-static void prc_metric_json(jw_t *sb, const char *key, const dpm_prc_group_t *e, int bound)
+/* ", "<key><suffix>": value" */
+static void prc_member(jw_t *sb, const char *key, const char *suffix, double value)
 {
     char k[32];
+    snprintf(k, sizeof(k), "%s%s", key, suffix);
+    coll_json_member(sb, k, value);
+}
+
+/* ", "<key><suffix>": [lo, hi]" and its claim */
+static void prc_interval(jw_t *sb, const char *key, const char *suffix, double lo, double hi,
+                         unsigned flags)
+{
+    char k[32];
+    snprintf(k, sizeof(k), "%s%s", key, suffix);
+    jw_raw(sb, ", \"%s\": ", k);
+    coll_json_interval(sb, lo, hi);
+    coll_ci_json(sb, k, flags);
+}
+
+/* One group's AP or ECE in its by_group object: "<key>", "<key>_sd", "<key>_ci" (the group's
+ * examples), "<key>_var_sampling", "<key>_ci_total" (the model's) and their claims; ECE (bound)
+ * its bias bounds too. */
+static void prc_metric_json(jw_t *sb, const char *key, const dpm_prc_group_t *e, int bound)
+{
     coll_json_member(sb, key, e->defined ? e->est : NAN);
-    snprintf(k, sizeof(k), "%s_sd", key);
-    coll_json_member(sb, k, e->sd);
+    prc_member(sb, key, "_sd", e->sd);
     if (bound) {
-        snprintf(k, sizeof(k), "%s_bound", key);
-        coll_json_member(sb, k, e->defined ? e->bound : NAN);
+        prc_member(sb, key, "_bound", e->defined ? e->bound : NAN);
     }
-    snprintf(k, sizeof(k), "%s_ci", key);
-    jw_raw(sb, ", \"%s\": ", k);
-    coll_json_interval(sb, e->ci_lo, e->ci_hi);
-    coll_ci_json(sb, k, e->flags);
-    snprintf(k, sizeof(k), "%s_var_sampling", key);
-    coll_json_member(sb, k, e->defined ? e->var_sampling : NAN);
+    prc_interval(sb, key, "_ci", e->ci_lo, e->ci_hi, e->flags);
+    prc_member(sb, key, "_var_sampling", e->defined ? e->var_sampling : NAN);
     if (bound) {
-        snprintf(k, sizeof(k), "%s_bound_total", key);
-        coll_json_member(sb, k, e->defined ? e->bound_total : NAN);
+        prc_member(sb, key, "_bound_total", e->defined ? e->bound_total : NAN);
     }
-    snprintf(k, sizeof(k), "%s_ci_total", key);
-    jw_raw(sb, ", \"%s\": ", k);
-    coll_json_interval(sb, e->ci_total_lo, e->ci_total_hi);
-    coll_ci_json(sb, k, e->total_flags);
+    prc_interval(sb, key, "_ci_total", e->ci_total_lo, e->ci_total_hi, e->total_flags);
 }
 
 /* "<key>": {"difference": {...}, "ratio": {...}} of one metric (roc_groups_prc.h). */

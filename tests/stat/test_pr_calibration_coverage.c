@@ -93,6 +93,92 @@ static void count(tally_t *t, unsigned flags, double lo, double hi, double truth
     t->covered[c] += lo <= truth && truth <= hi;
 }
 
+/* Checks each kind's classes that hold at least MIN_CLASS runs against their claim and appends
+ * them to line (len so far, cap its size); counts them in checks[nominal, at least] and the
+ * misses in *failures. Returns the new length. */
+static int check_kinds(const tally_t *t, int nkinds, char *line, int len, size_t cap,
+                       uint32_t checks[2], uint32_t *failures)
+{
+    for (int k = 0; k < nkinds; k++) {
+        for (int c = 0; c < 2; c++) {
+            if (t[k].runs[c] < MIN_CLASS) {
+                continue;
+            }
+            double cov = (double)t[k].covered[c] / t[k].runs[c];
+            int ok = c == 0 ? cov >= 0.93 && cov <= 0.97 : cov >= 0.93;
+            checks[c]++;
+            *failures += !ok;
+            len += snprintf(line + len, cap - (size_t)len, " %s%s %.3f%s", kKindName[k],
+                            c ? "(>=)" : "", cov, ok ? "" : " FAIL");
+        }
+        if (t[k].runs[2] > 0) {
+            len += snprintf(line + len, cap - (size_t)len, " %s-no-claim %u", kKindName[k],
+                            t[k].runs[2]);
+        }
+    }
+    return len;
+}
+
+/* One configuration of the examples' intervals (ci): RUNS noise realizations of the counts,
+ * local DP (central 0: one draw of scale 2 / ε per device and cell) or central DP (central
+ * draws of scale 2 EXAMPLES / ε per cell, the aggregators'). */
+static void grid_config(int pop, uint32_t B, uint32_t K, double eps, uint32_t central,
+                        uint64_t seed, uint32_t checks[2], uint32_t *failures)
+{
+    uint64_t pos[DPM_ROC_MAX_BINS], neg[DPM_ROC_MAX_BINS];
+    true_counts(pop, B, K, pos, neg);
+    dpm_roc_params_t p, exact;
+    if (central > 0) {
+        assert_int_equal(dpm_roc_params_init_central(&p, B, 2.0 * EXAMPLES / eps, central), DPM_OK);
+    } else {
+        assert_int_equal(dpm_roc_params_init(&p, B, 2.0 / eps), DPM_OK);
+    }
+    uint64_t draws = central > 0 ? central : K;
+    /* the truths: the examples' binned values */
+    assert_int_equal(dpm_roc_params_init(&exact, B, 0.0), DPM_OK);
+    dpm_roc_agg_t a;
+    assert_int_equal(dpm_roc_agg_init(&a, B), DPM_OK);
+    for (uint32_t b = 0; b < B; b++) {
+        a.pos[b] = (int64_t)pos[b];
+        a.neg[b] = (int64_t)neg[b];
+    }
+    a.reports = K;
+    dpm_prc_estimate_t e;
+    assert_int_equal(dpm_prc_estimate(&exact, &a, 0.95, &e), DPM_OK);
+    uint32_t mid = B / 2;
+    const double truth[NKINDS] = {e.ap, e.ece, e.precision[mid], e.rate[mid]};
+    sim_rng_t rng;
+    sim_rng_init(&rng, seed);
+    tally_t t[NKINDS];
+    memset(t, 0, sizeof(t));
+    uint32_t invalid = 0;
+    for (uint32_t run = 0; run < RUNS; run++) {
+        for (uint32_t b = 0; b < B; b++) {
+            a.pos[b] = (int64_t)pos[b] + sim_rng_dlap_sum(&rng, draws, p.scale);
+            a.neg[b] = (int64_t)neg[b] + sim_rng_dlap_sum(&rng, draws, p.scale);
+        }
+        assert_int_equal(dpm_prc_estimate(&p, &a, 0.95, &e), DPM_OK);
+        if (!e.valid) {
+            invalid++;
+            continue;
+        }
+        count(&t[AP], e.ap_flags, e.ap_ci_lo, e.ap_ci_hi, truth[AP]);
+        count(&t[ECE], e.ece_flags, e.ece_ci_lo, e.ece_ci_hi, truth[ECE]);
+        count(&t[PRECISION], e.precision_flags[mid], e.precision_lo[mid], e.precision_hi[mid],
+              truth[PRECISION]);
+        count(&t[RATE], e.rate_flags[mid], e.rate_lo[mid], e.rate_hi[mid], truth[RATE]);
+    }
+    char line[512];
+    int n = snprintf(line, sizeof(line),
+                     "# %s%-13s B %2u K %6u eps %.2f:", central > 0 ? "central " : "",
+                     kPopName[pop], B, K, eps);
+    n = check_kinds(t, NKINDS, line, n, sizeof(line), checks, failures);
+    if (invalid > 0) {
+        snprintf(line + n, sizeof(line) - (size_t)n, " invalid %u", invalid);
+    }
+    print_message("%s\n", line);
+}
+
 static void test_coverage_grid(void **state)
 {
     (void)state;
@@ -103,71 +189,8 @@ static void test_coverage_grid(void **state)
         for (size_t bi = 0; bi < 3; bi++) {
             for (size_t fi = 0; fi < 3; fi++) {
                 for (size_t ei = 0; ei < 4; ei++) {
-                    uint32_t B = bins[bi], K = fleets[fi];
-                    uint64_t pos[DPM_ROC_MAX_BINS], neg[DPM_ROC_MAX_BINS];
-                    true_counts(pop, B, K, pos, neg);
-                    dpm_roc_params_t p;
-                    assert_int_equal(dpm_roc_params_init(&p, B, 2.0 / eps[ei]), DPM_OK);
-                    /* the truths: the examples' binned values */
-                    dpm_roc_params_t exact;
-                    assert_int_equal(dpm_roc_params_init(&exact, B, 0.0), DPM_OK);
-                    dpm_roc_agg_t a;
-                    assert_int_equal(dpm_roc_agg_init(&a, B), DPM_OK);
-                    for (uint32_t b = 0; b < B; b++) {
-                        a.pos[b] = (int64_t)pos[b];
-                        a.neg[b] = (int64_t)neg[b];
-                    }
-                    a.reports = K;
-                    dpm_prc_estimate_t e;
-                    assert_int_equal(dpm_prc_estimate(&exact, &a, 0.95, &e), DPM_OK);
-                    uint32_t mid = B / 2;
-                    const double truth[NKINDS] = {e.ap, e.ece, e.precision[mid], e.rate[mid]};
-                    sim_rng_t rng;
-                    sim_rng_init(&rng, 9000 + seed++);
-                    tally_t t[NKINDS];
-                    memset(t, 0, sizeof(t));
-                    uint32_t invalid = 0;
-                    for (uint32_t run = 0; run < RUNS; run++) {
-                        for (uint32_t b = 0; b < B; b++) {
-                            a.pos[b] = (int64_t)pos[b] + sim_rng_dlap_sum(&rng, K, p.scale);
-                            a.neg[b] = (int64_t)neg[b] + sim_rng_dlap_sum(&rng, K, p.scale);
-                        }
-                        assert_int_equal(dpm_prc_estimate(&p, &a, 0.95, &e), DPM_OK);
-                        if (!e.valid) {
-                            invalid++;
-                            continue;
-                        }
-                        count(&t[AP], e.ap_flags, e.ap_ci_lo, e.ap_ci_hi, truth[AP]);
-                        count(&t[ECE], e.ece_flags, e.ece_ci_lo, e.ece_ci_hi, truth[ECE]);
-                        count(&t[PRECISION], e.precision_flags[mid], e.precision_lo[mid],
-                              e.precision_hi[mid], truth[PRECISION]);
-                        count(&t[RATE], e.rate_flags[mid], e.rate_lo[mid], e.rate_hi[mid],
-                              truth[RATE]);
-                    }
-                    char line[512];
-                    int n = snprintf(line, sizeof(line),
-                                     "# %-13s B %2u K %6u eps %.1f:", kPopName[pop], B, K, eps[ei]);
-                    for (int k = 0; k < NKINDS; k++) {
-                        for (int c = 0; c < 2; c++) {
-                            if (t[k].runs[c] < MIN_CLASS) {
-                                continue;
-                            }
-                            double cov = (double)t[k].covered[c] / t[k].runs[c];
-                            int ok = c == 0 ? cov >= 0.93 && cov <= 0.97 : cov >= 0.93;
-                            checks[c]++;
-                            failures += !ok;
-                            n += snprintf(line + n, sizeof(line) - (size_t)n, " %s%s %.3f%s",
-                                          kKindName[k], c ? "(>=)" : "", cov, ok ? "" : " FAIL");
-                        }
-                        if (t[k].runs[2] > 0) {
-                            n += snprintf(line + n, sizeof(line) - (size_t)n, " %s-no-claim %u",
-                                          kKindName[k], t[k].runs[2]);
-                        }
-                    }
-                    if (invalid > 0) {
-                        snprintf(line + n, sizeof(line) - (size_t)n, " invalid %u", invalid);
-                    }
-                    print_message("%s\n", line);
+                    grid_config(pop, bins[bi], fleets[fi], eps[ei], 0, 9000 + seed++, checks,
+                                &failures);
                 }
             }
         }
@@ -303,19 +326,7 @@ static void test_total_cover(void **state)
                     int len = snprintf(line, sizeof(line),
                                        "# model's %-13s B %2u K %6u eps %.1f:", kPopName[pop], B, K,
                                        eps[ei]);
-                    for (int k = 0; k < 2; k++) {
-                        for (int c = 0; c < 2; c++) {
-                            if (t[k].runs[c] < MIN_CLASS) {
-                                continue;
-                            }
-                            double cov = (double)t[k].covered[c] / t[k].runs[c];
-                            int ok = c == 0 ? cov >= 0.93 && cov <= 0.97 : cov >= 0.93;
-                            checks[c]++;
-                            failures += !ok;
-                            len += snprintf(line + len, sizeof(line) - (size_t)len, " %s%s %.3f%s",
-                                            kKindName[k], c ? "(>=)" : "", cov, ok ? "" : " FAIL");
-                        }
-                    }
+                    check_kinds(t, 2, line, len, sizeof(line), checks, &failures);
                     print_message("%s\n", line);
                 }
             }
@@ -347,66 +358,8 @@ static void test_central_cover(void **state)
         for (size_t bi = 0; bi < 2; bi++) {
             for (size_t fi = 0; fi < 2; fi++) {
                 for (size_t ei = 0; ei < 3; ei++) {
-                    uint32_t B = bins[bi], K = fleets[fi];
-                    uint64_t pos[DPM_ROC_MAX_BINS], neg[DPM_ROC_MAX_BINS];
-                    true_counts(pop, B, K, pos, neg);
-                    double scale = 2.0 * EXAMPLES / eps[ei];
-                    dpm_roc_params_t p, exact;
-                    assert_int_equal(dpm_roc_params_init_central(&p, B, scale, 2), DPM_OK);
-                    assert_int_equal(dpm_roc_params_init(&exact, B, 0.0), DPM_OK);
-                    dpm_roc_agg_t a;
-                    assert_int_equal(dpm_roc_agg_init(&a, B), DPM_OK);
-                    for (uint32_t b = 0; b < B; b++) {
-                        a.pos[b] = (int64_t)pos[b];
-                        a.neg[b] = (int64_t)neg[b];
-                    }
-                    a.reports = K;
-                    dpm_prc_estimate_t e;
-                    assert_int_equal(dpm_prc_estimate(&exact, &a, 0.95, &e), DPM_OK);
-                    uint32_t mid = B / 2;
-                    const double truth[NKINDS] = {e.ap, e.ece, e.precision[mid], e.rate[mid]};
-                    sim_rng_t rng;
-                    sim_rng_init(&rng, 52000 + seed++);
-                    tally_t t[NKINDS];
-                    memset(t, 0, sizeof(t));
-                    for (uint32_t run = 0; run < RUNS; run++) {
-                        for (uint32_t b = 0; b < B; b++) {
-                            a.pos[b] = (int64_t)pos[b] + sim_rng_dlap_sum(&rng, 2, scale);
-                            a.neg[b] = (int64_t)neg[b] + sim_rng_dlap_sum(&rng, 2, scale);
-                        }
-                        assert_int_equal(dpm_prc_estimate(&p, &a, 0.95, &e), DPM_OK);
-                        if (!e.valid) {
-                            continue;
-                        }
-                        count(&t[AP], e.ap_flags, e.ap_ci_lo, e.ap_ci_hi, truth[AP]);
-                        count(&t[ECE], e.ece_flags, e.ece_ci_lo, e.ece_ci_hi, truth[ECE]);
-                        count(&t[PRECISION], e.precision_flags[mid], e.precision_lo[mid],
-                              e.precision_hi[mid], truth[PRECISION]);
-                        count(&t[RATE], e.rate_flags[mid], e.rate_lo[mid], e.rate_hi[mid],
-                              truth[RATE]);
-                    }
-                    char line[512];
-                    int n = snprintf(line, sizeof(line),
-                                     "# central %-13s B %2u K %6u eps %.2f:", kPopName[pop], B, K,
-                                     eps[ei]);
-                    for (int k = 0; k < NKINDS; k++) {
-                        for (int c = 0; c < 2; c++) {
-                            if (t[k].runs[c] < MIN_CLASS) {
-                                continue;
-                            }
-                            double cov = (double)t[k].covered[c] / t[k].runs[c];
-                            int ok = c == 0 ? cov >= 0.93 && cov <= 0.97 : cov >= 0.93;
-                            checks[c]++;
-                            failures += !ok;
-                            n += snprintf(line + n, sizeof(line) - (size_t)n, " %s%s %.3f%s",
-                                          kKindName[k], c ? "(>=)" : "", cov, ok ? "" : " FAIL");
-                        }
-                        if (t[k].runs[2] > 0) {
-                            n += snprintf(line + n, sizeof(line) - (size_t)n, " %s-no-claim %u",
-                                          kKindName[k], t[k].runs[2]);
-                        }
-                    }
-                    print_message("%s\n", line);
+                    grid_config(pop, bins[bi], fleets[fi], eps[ei], 2, 52000 + seed++, checks,
+                                &failures);
                 }
             }
         }
