@@ -34,14 +34,17 @@ double dpm_prc_sampling_var(const double *grad, const double *x, const double *u
     return m > 0.0 ? fmax(sq - lin * lin / m, 0.0) : 0.0;
 }
 
-/* sum of g² and the largest |g| over the 2B cells */
-static double grad_norm(const double *gx, const double *gu, uint32_t B, double *jump)
+/* sum of g² (returned), of g⁴ (*fourth: critical()'s kurtosis) and the largest |g| over the 2B
+ * cells (grad: pos then neg) */
+static double grad_norm(const double *grad, uint32_t B, double *jump, double *fourth)
 {
     double s = 0.0;
-    *jump = 0.0;
-    for (uint32_t b = 0; b < B; b++) {
-        s += gx[b] * gx[b] + gu[b] * gu[b];
-        *jump = fmax(*jump, fmax(fabs(gx[b]), fabs(gu[b])));
+    *jump = *fourth = 0.0;
+    for (uint32_t c = 0; c < 2u * B; c++) {
+        double g2 = grad[c] * grad[c];
+        s += g2;
+        *fourth += g2 * g2;
+        *jump = fmax(*jump, fabs(grad[c]));
     }
     return s;
 }
@@ -100,16 +103,6 @@ static double critical(const dpm_roc_params_t *p, double z, double s2, double s4
     return z + kappa * (z * z * z - 3.0 * z) / 24.0;
 }
 
-/* sum of fourth powers of the 2B gradient entries */
-static double grad_fourth(const double *g, uint32_t B)
-{
-    double s = 0.0;
-    for (uint32_t c = 0; c < 2u * B; c++) {
-        s += g[c] * g[c] * g[c] * g[c];
-    }
-    return s;
-}
-
 static void midpoints(const double *width, uint32_t B, double *mid)
 {
     double left = 0.0, total = 0.0;
@@ -159,9 +152,9 @@ static void precision_recall(const dpm_roc_params_t *p, double ns2, const double
             ratio_interval(C[j], T, k * ns2, 2.0 * k * ns2, k * ns2, zc, confidence, jump,
                            &e->precision_lo[j], &e->precision_hi[j]);
     }
-    double grad[2 * DPM_ROC_MAX_BINS] = {0.0}, *gx = grad, *gu = grad + B;
+    double grad[2 * DPM_ROC_MAX_BINS] = {0.0};
     ap = dpm_prc_ap_of(y, v, B, grad);
-    double jump = 0.0, g2 = grad_norm(gx, gu, B, &jump);
+    double jump = 0.0, g4 = 0.0, g2 = grad_norm(grad, B, &jump, &g4);
     e->ap_raw = ap;
     e->ap = fmin(fmax(ap, 0.0), 1.0);
     e->ap_var_noise = ns2 * g2;
@@ -173,7 +166,7 @@ static void precision_recall(const dpm_roc_params_t *p, double ns2, const double
         e->ap_flags |= DPM_CI_CLASS_NOISE;
     }
     e->ap_total_flags = e->ap_flags;
-    double zc = critical(p, e->z, g2, grad_fourth(grad, B)) / e->z; /* central: the noise's tails */
+    double zc = critical(p, e->z, g2, g4) / e->z; /* central: the noise's tails */
     double h = dpm_ci_halfwidth(e->ap_var_noise * zc * zc, noise_free * jump, 0.0, confidence, NULL,
                                 &e->ap_flags);
     interval(ap, h, &e->ap_ci_lo, &e->ap_ci_hi);
@@ -213,9 +206,9 @@ static void calibration(const dpm_roc_params_t *p, double ns2, const double *y, 
         e->rate_flags[b] = ratio_interval(y[b], T, ns2, 2.0 * ns2, ns2, zc, confidence, jump,
                                           &e->rate_lo[b], &e->rate_hi[b]);
     }
-    double grad[2 * DPM_ROC_MAX_BINS] = {0.0}, *gx = grad, *gu = grad + B;
+    double grad[2 * DPM_ROC_MAX_BINS] = {0.0};
     double ece = dpm_prc_ece_of(y, v, e->midpoint, B, grad);
-    double jump = 0.0, g2 = grad_norm(gx, gu, B, &jump);
+    double jump = 0.0, g4 = 0.0, g2 = grad_norm(grad, B, &jump, &g4);
     e->ece = fmin(fmax(ece, 0.0), 1.0);
     e->ece_var_noise = ns2 * g2;
     e->ece_var_sampling = dpm_prc_sampling_var(grad, y, v, B);
@@ -236,7 +229,7 @@ static void calibration(const dpm_roc_params_t *p, double ns2, const double *y, 
     }
     double nz = p->noise_var > 0.0 ? jump : 0.0;
     unsigned fl = 0; /* dpm_ci_halfwidth's DPM_CI_BOUND speaks of interpolation: ABS_BIAS says it */
-    double zc = critical(p, e->z, g2, grad_fourth(grad, B)) / e->z; /* central: the tails */
+    double zc = critical(p, e->z, g2, g4) / e->z; /* central: the tails */
     double h =
         dpm_ci_halfwidth(e->ece_var_noise * zc * zc, nz, e->ece_bound, confidence, NULL, &fl);
     e->ece_flags |= fl & (unsigned)DPM_CI_FEW_EVENTS;
