@@ -6,6 +6,7 @@
 #
 #   ca.crt ca.key ca.der            test CA "dpmetrics test CA" (ECDSA P-256)
 #   server.crt server.key           "localhost" (SAN DNS:localhost, IP:127.0.0.1), signed by ca
+#   server_v6.crt server_v6.key     "localhost" (SAN DNS:localhost, IP:::1), signed by ca
 #   wrong_name.crt wrong_name.key   "wrong.example" (SAN DNS:wrong.example), signed by ca
 #   other_ca.crt other_ca.key       a second, unrelated CA (ECDSA P-256)
 #   other_server.crt other_server.key  "localhost", signed by other_ca (untrusted for ca pins)
@@ -62,6 +63,7 @@ openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out rsa_ca.key 2>/
 make_ca rsa_ca "dpmetrics RSA CA"
 
 make_leaf server ca localhost 127.0.0.1
+make_leaf server_v6 ca localhost ::1
 make_leaf wrong_name ca wrong.example
 make_leaf other_server other_ca localhost 127.0.0.1
 make_leaf rsa_server rsa_ca localhost 127.0.0.1
