@@ -946,6 +946,47 @@ static void test_bad_urls_and_fields(void **state)
     why_has(why, "no body pointer", NULL);
 }
 
+static void test_request_head_too_long(void **state)
+{
+    world_t *w = *state;
+    static char token[9000];
+    memset(token, 'T', sizeof(token) - 1);
+    uint8_t body[64];
+    coll_https_resp_t resp;
+    char why[WHY_CAP];
+    uint16_t port = closed_port(); /* refused before connecting: nothing listens anyway */
+    char url[128];
+    snprintf(url, sizeof(url), "https://127.0.0.1:%u/", (unsigned)port);
+    coll_https_req_t r = {"GET", url, token, NULL, NULL, 0, 5000};
+    assert_int_equal(coll_https_request(&w->cli, &r, body, sizeof(body), &resp, why, WHY_CAP), -1);
+    why_has(why, "the request head exceeds 8192 bytes", NULL);
+    assert_null(strstr(why, "TTTT"));
+}
+
+/* A server that speaks only TLS 1.2, and one that speaks only TLS 1.3: both answered. */
+static void test_tls12_and_13(void **state)
+{
+    world_t *w = *state;
+    static const char *const tls12[] = {"-WWW", "-tls1_2", NULL};
+    static const char *const tls13[] = {"-WWW", "-tls1_3", NULL};
+    const char *const *variants[] = {tls12, tls13};
+    for (int i = 0; i < 2; i++) {
+        tls_testserver_t srv;
+        assert_int_equal(tls_testserver_start_openssl(&srv, &w->pki, "server.crt", "server.key",
+                                                      variants[i], 10000),
+                         0);
+        char url[128], why[WHY_CAP];
+        uint8_t body[16384];
+        coll_https_resp_t resp;
+        snprintf(url, sizeof(url), "https://127.0.0.1:%u/none", (unsigned)srv.port);
+        int ret = get(&w->cli, url, 5000, body, sizeof(body), &resp, why);
+        tls_testserver_stop(&srv);
+        if (ret != 0 || resp.status != 200) {
+            fail_msg("%s: %d %s", variants[i][1], resp.status, why);
+        }
+    }
+}
+
 static void test_init_refusals(void **state)
 {
     world_t *w = *state;
@@ -984,6 +1025,8 @@ int main(void)
         cmocka_unit_test(test_garbage_server),
         cmocka_unit_test(test_connection_refused),
         cmocka_unit_test(test_bad_urls_and_fields),
+        cmocka_unit_test(test_request_head_too_long),
+        cmocka_unit_test(test_tls12_and_13),
         cmocka_unit_test(test_init_refusals),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);

@@ -129,6 +129,8 @@ typedef struct {
     int fd;
     int ssl_ready;
     mbedtls_ssl_context ssl;
+    char head[REQ_HEAD_MAX]; /* the request's head, made before connecting; holds the token */
+    size_t head_len;
     uint8_t buf[READ_BUF]; /* received, not yet consumed: buf[off, len) */
     size_t off, len;
     int eof;
@@ -701,11 +703,11 @@ static void puts_(head_out_t *h, const char *s)
     put(h, s, strlen(s));
 }
 
-static int send_request(xfer_t *x, const coll_https_req_t *r)
+/* The request's head into x->head: 0, or -1 (why set) if it does not fit. */
+static int make_head(xfer_t *x, const coll_https_req_t *r)
 {
-    x->phase = "sending the request";
-    char head[REQ_HEAD_MAX], num[32];
-    head_out_t h = {head, 0, sizeof(head), 0};
+    char num[32];
+    head_out_t h = {x->head, 0, sizeof(x->head), 0};
     puts_(&h, r->method);
     puts_(&h, " ");
     if (x->path_len == 0 || x->path[0] != '/') {
@@ -737,12 +739,20 @@ static int send_request(xfer_t *x, const coll_https_req_t *r)
         puts_(&h, num);
     }
     puts_(&h, "\r\n");
-    int ret = h.over ? failf(x,
-                             "the request head exceeds %u bytes (a long URL, Content-Type or "
-                             "bearer token)",
-                             REQ_HEAD_MAX)
-                     : write_all(x, (const uint8_t *)head, h.len);
-    mbedtls_platform_zeroize(head, sizeof(head)); /* it held the bearer token */
+    if (h.over) {
+        return failf(x,
+                     "the request head exceeds %u bytes (a long URL, Content-Type or bearer "
+                     "token)",
+                     REQ_HEAD_MAX);
+    }
+    x->head_len = h.len;
+    return 0;
+}
+
+static int send_request(xfer_t *x, const coll_https_req_t *r)
+{
+    x->phase = "sending the request";
+    int ret = write_all(x, (const uint8_t *)x->head, x->head_len);
     if (ret == 0 && r->len > 0) {
         ret = write_all(x, r->body, r->len);
     }
@@ -1194,14 +1204,13 @@ int coll_https_request(coll_https_t *c, const coll_https_req_t *r, uint8_t *out,
         return -1;
     }
     memset(resp, 0, sizeof(*resp));
-    /* The exchange's state is large (a read buffer): on the heap, so that callers on small
-     * thread stacks (the collector's connection threads) are not at risk. */
+    /* The exchange's state is large (the read buffer and the request head, about 17 KiB): on
+     * the heap, so that callers on small thread stacks are not at risk. */
     xfer_t *x = calloc(1, sizeof(*x));
     if (x == NULL) {
-        snprintf(why, whycap, "%s: out of memory", r->method);
+        snprintf(why, whycap, "coll_https_request: out of memory");
         return -1;
     }
-
     x->why = why;
     x->whycap = whycap;
     x->method = r->method;
@@ -1220,6 +1229,9 @@ int coll_https_request(coll_https_t *c, const coll_https_req_t *r, uint8_t *out,
     }
     if (ret == 0 && r->timeout_ms == 0) {
         ret = failf(x, "timeout_ms is 0: give the exchange a time limit");
+    }
+    if (ret == 0) {
+        ret = make_head(x, r);
     }
     int n = ret == 0 ? resolve(x, addrs) : -1;
     ret = n > 0 ? connect_any(x, addrs, (size_t)n) : -1;
@@ -1244,6 +1256,7 @@ int coll_https_request(coll_https_t *c, const coll_https_req_t *r, uint8_t *out,
     if (x->fd >= 0) {
         close(x->fd);
     }
+    mbedtls_platform_zeroize(x->head, sizeof(x->head)); /* it held the bearer token */
     free(x);
     if (ret != 0) {
         memset(resp, 0, sizeof(*resp));

@@ -8,7 +8,7 @@
  * one deadline, now + timeout_ms; a response head of at most COLL_HTTPS_MAX_HEAD bytes (status
  * line, headers, 1xx interim responses), chunk size lines of at most 1 KiB and trailers of at
  * most COLL_HTTPS_MAX_HEAD bytes, a body of at most the caller's cap. Per request it allocates
- * the exchange's state (about 9 KiB: kept off the caller's stack), Mbed TLS's session and, for
+ * the exchange's state (about 17 KiB: kept off the caller's stack), Mbed TLS's session and, for
  * a host name, one small record shared with the resolver thread (below); all freed on return
  * but that record, which the resolver thread frees if it outlives the call.
  *
