@@ -668,9 +668,12 @@ static void test_malformed_answers(void **state)
     world_t *w = *state;
     char long_head[9100];
     char long_type[300];
+    char long_trailer[9200];
     memcpy(long_head, "HTTP/1.1 200 OK\r\nX-Big: ", 24);
     memset(long_head + 24, 'b', 9000);
     memcpy(long_head + 9024, "\r\n\r\n", 5);
+    snprintf(long_trailer, sizeof(long_trailer),
+             "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nX-T: %09000d\r\n\r\n", 0);
     snprintf(long_type, sizeof(long_type),
              "HTTP/1.1 200 OK\r\nContent-Type: %0200d\r\n"
              "Content-Length: 0\r\n\r\n",
@@ -690,7 +693,8 @@ static void test_malformed_answers(void **state)
          "Transfer-Encoding other than one 'chunked'"},
         {"HTTP/1.1 200 OK\r\nX-A: 1\r\n  folded\r\n\r\n", END_NOTIFY, "obsolete folding"},
         {"HTTP/1.1 200 OK\r\nX-A: a\rb\r\n\r\n", END_NOTIFY, "header line 'X-A: a\\x0Db'"},
-        {long_head, END_NOTIFY, "the response head is longer than 8192 bytes"},
+        {long_trailer, END_NOTIFY, "the response's trailers are longer than 8192 bytes"},
+        {long_head, END_NOTIFY, "the response's head is longer than 8192 bytes"},
         {long_type, END_NOTIFY, "Content-Type is 200 bytes, longer than the 127"},
         {"HTTP/1.1 101 Switching Protocols\r\n\r\n", END_NOTIFY, "a protocol switch"},
         {"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc", END_NOTIFY,

@@ -804,7 +804,8 @@ static int read_line(xfer_t *x, const char *what, size_t max, size_t *budget, ch
         size_t have = lf != NULL ? (size_t)(lf - (x->buf + x->off)) + 1 : x->len - x->off;
         if (have > limit) {
             if (in_head) {
-                return failf(x, "the response head is longer than %u bytes; refused",
+                return failf(x, "the response's %s longer than %u bytes; refused",
+                             strcmp(what, "trailer line") == 0 ? "trailers are" : "head is",
                              COLL_HTTPS_MAX_HEAD);
             }
             return malformed(x, what, (const char *)x->buf + x->off, have);
