@@ -7,7 +7,8 @@ encodings. Run it when a wire or storage format changes (after `make all` and
 request: valid and invalid requests for the campaigns compiled into fuzz_request.c, from
 SDK-made reports (tool_emit_reports); the SDK targets: written by tests/fuzz/make_seeds.c, plus
 the golden wire vectors of tests/vectors/wire/ as campaign and report seeds; the Prio3 targets
-(vdaf_report, vdaf_verifier): every report of the VDAF draft's vectors (tests/vectors/vdaf)."""
+(vdaf_report, vdaf_verifier): every report of the VDAF draft's vectors (tests/vectors/vdaf);
+https_response: the answers tests/unit/test_https_client.c scripts, good and bad."""
 import json
 import os
 import subprocess
@@ -145,6 +146,42 @@ def vdaf_seeds():
                 f.write(data)
 
 
+def https_response_seeds():
+    """Byte 0: bit 0 close_notify ends the stream, bit 1 a HEAD, bits 2-3 the capacity (3:
+    4096 bytes), bits 4-7 the piece size; then what a server sent (fuzz_https_response.c)."""
+    ok, tcp = 0x0D | 0x30, 0x0C | 0x30
+    seeds = {
+        "content_length": (ok, b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                               b"Content-Length: 13\r\n\r\n{\"status\": 1}"),
+        "chunked": (tcp, b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n"
+                         b"7;ext=\"x\"\r\n, world\r\n0\r\nX-Trailer: t\r\n\r\n"),
+        "close_delimited": (ok, b"HTTP/1.0 200 ok\r\nContent-type: text/plain\r\n\r\nall of it"),
+        "close_delimited_tcp": (tcp, b"HTTP/1.1 200 OK\r\n\r\nno close_notify"),
+        "continue_then_503": (ok, b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 503 Busy\r\n"
+                                  b"Retry-After: Sun, 06 Nov 2094 08:49:37 GMT\r\n"
+                                  b"Location: /v1/x/1\r\nContent-Length: 0\r\n\r\n"),
+        "retry_seconds": (ok, b"HTTP/1.1 429 Too Many\r\nRetry-After: 120\r\n"
+                              b"Content-Length: 4\r\n\r\nslow"),
+        "head": (ok | 2, b"HTTP/1.1 200 OK\r\nContent-Length: 99\r\n\r\n"),
+        "no_content_bare_lf": (tcp, b"HTTP/1.0 204 No Content\nContent-Length: 99\n\n"),
+        "ambiguous": (ok, b"HTTP/1.1 200 OK\r\nContent-Length: 3\r\n"
+                          b"Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n"),
+        "two_lengths": (ok, b"HTTP/1.1 200 OK\r\nContent-Length: 3\r\nContent-Length: 3\r\n\r\nabc"),
+        "folded": (ok, b"HTTP/1.1 200 OK\r\nX-A: 1\r\n  folded\r\n\r\n"),
+        "truncated": (ok, b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc"),
+        "bad_chunk": (ok, b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabcXY\r\n"),
+        "garbage": (ok, b"HELLO\r\n\r\n"),
+        "small_cap": (0x05 | 0x30, b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+                                   b"1A\r\nabcdefghijklmnopqrstuvwxyz\r\n0\r\n\r\n"),
+    }
+    d = os.path.join(CORPUS, "https_response")
+    os.makedirs(d, exist_ok=True)
+    for name, (flags, data) in seeds.items():
+        with open(os.path.join(d, name), "wb") as f:
+            f.write(bytes([flags]) + data)
+
+
 vdaf_seeds()
+https_response_seeds()
 for target in sorted(os.listdir(CORPUS)):
     print(f"{len(os.listdir(os.path.join(CORPUS, target)))} seeds in {os.path.join(CORPUS, target)}")

@@ -991,6 +991,34 @@ static void test_tls12_and_13(void **state)
     }
 }
 
+/* The reader alone (the fuzzer's entry): the same answer whatever the pieces it arrives in. */
+static void test_parse_response_in_pieces(void **state)
+{
+    (void)state;
+    static const char answer[] = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+                                 "5\r\nhello\r\n7\r\n, world\r\n0\r\n\r\n";
+    for (size_t step = 0; step < 5; step++) {
+        uint8_t body[64];
+        coll_https_resp_t resp;
+        char why[WHY_CAP];
+        int ret = coll_https_parse_response((const uint8_t *)answer, strlen(answer), step, 0, "GET",
+                                            body, sizeof(body), &resp, why, WHY_CAP);
+        if (ret != 0) {
+            fail_msg("step %zu: %s", step, why);
+        }
+        assert_int_equal(resp.status, 200);
+        assert_int_equal(resp.len, 12);
+        assert_memory_equal(body, "hello, world", 12);
+    }
+    uint8_t body[64];
+    coll_https_resp_t resp;
+    char why[WHY_CAP];
+    assert_int_equal(coll_https_parse_response((const uint8_t *)answer, 40, 1, 1, "GET", body,
+                                               sizeof(body), &resp, why, WHY_CAP),
+                     -1);
+    why_has(why, "GET (response): ", "ended inside a line", NULL);
+}
+
 static void test_init_refusals(void **state)
 {
     world_t *w = *state;
@@ -1031,6 +1059,7 @@ int main(void)
         cmocka_unit_test(test_bad_urls_and_fields),
         cmocka_unit_test(test_request_head_too_long),
         cmocka_unit_test(test_tls12_and_13),
+        cmocka_unit_test(test_parse_response_in_pieces),
         cmocka_unit_test(test_init_refusals),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);

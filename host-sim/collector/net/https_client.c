@@ -131,6 +131,11 @@ typedef struct {
     mbedtls_ssl_context ssl;
     char head[REQ_HEAD_MAX]; /* the request's head, made before connecting; holds the token */
     size_t head_len;
+    /* coll_https_parse_response: the response's bytes, read step bytes at a time, instead of
+     * the TLS session's */
+    const uint8_t *src;
+    size_t src_len, src_off, src_step;
+    int src_notify;
     uint8_t buf[READ_BUF]; /* received, not yet consumed: buf[off, len) */
     size_t off, len;
     int eof;
@@ -761,6 +766,25 @@ static int send_request(xfer_t *x, const coll_https_req_t *r)
 
 /* ---- reading the response ----------------------------------------------------------------- */
 
+/* Up to n bytes as mbedtls_ssl_read gives them: > 0, 0 (a bare TCP close),
+ * MBEDTLS_ERR_SSL_PEER_CLOSE_NOTIFY, or another error. */
+static int x_read(xfer_t *x, uint8_t *buf, size_t n)
+{
+    if (x->src == NULL) {
+        return mbedtls_ssl_read(&x->ssl, buf, n);
+    }
+    size_t k = x->src_len - x->src_off;
+    if (k == 0) {
+        return x->src_notify ? MBEDTLS_ERR_SSL_PEER_CLOSE_NOTIFY : 0;
+    }
+    k = k < n ? k : n;
+    k = x->src_step > 0 && k > x->src_step ? x->src_step : k;
+    k = k > INT_MAX ? INT_MAX : k;
+    memcpy(buf, x->src + x->src_off, k);
+    x->src_off += k;
+    return (int)k;
+}
+
 /* More bytes into buf: 1 some arrived, 0 the stream ended (x->eof says how), -1 why set. */
 static int fill(xfer_t *x)
 {
@@ -773,7 +797,7 @@ static int fill(xfer_t *x)
         return 0;
     }
     for (;;) {
-        int ret = mbedtls_ssl_read(&x->ssl, x->buf + x->len, sizeof(x->buf) - x->len);
+        int ret = x_read(x, x->buf + x->len, sizeof(x->buf) - x->len);
         if (ret > 0) {
             x->len += (size_t)ret;
             return 1;
@@ -848,7 +872,7 @@ static int read_exact(xfer_t *x, uint8_t *dst, size_t n, size_t *got)
             /* nothing buffered: read straight into dst (the buffer is for lines) */
             int ret;
             do {
-                ret = mbedtls_ssl_read(&x->ssl, dst, n);
+                ret = x_read(x, dst, n);
             } while (ret == MBEDTLS_ERR_SSL_WANT_READ || ret == MBEDTLS_ERR_SSL_WANT_WRITE ||
                      ret == MBEDTLS_ERR_SSL_RECEIVED_NEW_SESSION_TICKET);
             if (ret == 0 || ret == MBEDTLS_ERR_SSL_PEER_CLOSE_NOTIFY) {
@@ -1134,8 +1158,8 @@ static int read_chunked(xfer_t *x, uint8_t *out, size_t cap, size_t *got)
     }
 }
 
-static int read_body(xfer_t *x, const coll_https_req_t *r, const framing_t *f,
-                     coll_https_resp_t *resp, uint8_t *out, size_t cap)
+static int read_body(xfer_t *x, const char *method, const framing_t *f, coll_https_resp_t *resp,
+                     uint8_t *out, size_t cap)
 {
     x->phase = "reading the response body";
     if (f->have_length && f->chunked) {
@@ -1143,7 +1167,7 @@ static int read_body(xfer_t *x, const coll_https_req_t *r, const framing_t *f,
                         "(ambiguous framing); refused");
     }
     int st = resp->status;
-    if (strcmp(r->method, "HEAD") == 0 || st == 204 || st == 304) {
+    if (strcmp(method, "HEAD") == 0 || st == 204 || st == 304) {
         return 0; /* no body, whatever the headers say (RFC 9112 section 6.3) */
     }
     size_t got = 0;
@@ -1186,6 +1210,14 @@ static int read_body(xfer_t *x, const coll_https_req_t *r, const framing_t *f,
     return ret;
 }
 
+static int read_response(xfer_t *x, uint8_t *out, size_t cap, coll_https_resp_t *resp)
+{
+    framing_t f;
+    memset(&f, 0, sizeof(f));
+    int ret = read_head(x, &f, resp);
+    return ret == 0 ? read_body(x, x->method, &f, resp, out, cap) : ret;
+}
+
 /* ---- the exchange ------------------------------------------------------------------------- */
 
 int coll_https_request(coll_https_t *c, const coll_https_req_t *r, uint8_t *out, size_t cap,
@@ -1222,8 +1254,6 @@ int coll_https_request(coll_https_t *c, const coll_https_req_t *r, uint8_t *out,
     x->deadline_ms = x->start_ms + r->timeout_ms;
     x->phase = "starting";
     addr_t addrs[MAX_ADDRS];
-    framing_t f;
-    memset(&f, 0, sizeof(f));
     int ret = parse_url(x);
     if (ret == 0) {
         ret = check_request(x, r);
@@ -1243,10 +1273,7 @@ int coll_https_request(coll_https_t *c, const coll_https_req_t *r, uint8_t *out,
         ret = send_request(x, r);
     }
     if (ret == 0) {
-        ret = read_head(x, &f, resp);
-    }
-    if (ret == 0) {
-        ret = read_body(x, r, &f, resp, out, cap);
+        ret = read_response(x, out, cap, resp);
     }
     if (x->ssl_ready) {
         if (ret == 0 && x->eof == EOF_NONE) {
@@ -1258,6 +1285,47 @@ int coll_https_request(coll_https_t *c, const coll_https_req_t *r, uint8_t *out,
         close(x->fd);
     }
     mbedtls_platform_zeroize(x->head, sizeof(x->head)); /* it held the bearer token */
+    free(x);
+    if (ret != 0) {
+        memset(resp, 0, sizeof(*resp));
+    }
+    return ret == 0 ? 0 : -1;
+}
+
+int coll_https_parse_response(const uint8_t *in, size_t len, size_t step, int close_notify,
+                              const char *method, uint8_t *out, size_t cap, coll_https_resp_t *resp,
+                              char *why, size_t whycap)
+{
+    char none[1];
+    if (why == NULL || whycap == 0) {
+        why = none;
+        whycap = sizeof(none);
+    }
+    why[0] = '\0';
+    if ((in == NULL && len > 0) || method == NULL || resp == NULL || (out == NULL && cap > 0)) {
+        snprintf(why, whycap,
+                 "coll_https_parse_response: a NULL input, method, response or "
+                 "output buffer");
+        return -1;
+    }
+    memset(resp, 0, sizeof(*resp));
+    xfer_t *x = calloc(1, sizeof(*x));
+    if (x == NULL) {
+        snprintf(why, whycap, "coll_https_parse_response: out of memory");
+        return -1;
+    }
+    static const char what[] = "(response)";
+    x->why = why;
+    x->whycap = whycap;
+    x->method = method;
+    x->url = what;
+    x->url_shown = sizeof(what) - 1;
+    x->fd = -1;
+    x->src = in;
+    x->src_len = len;
+    x->src_step = step;
+    x->src_notify = close_notify;
+    int ret = read_response(x, out, cap, resp);
     free(x);
     if (ret != 0) {
         memset(resp, 0, sizeof(*resp));

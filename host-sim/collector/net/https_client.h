@@ -77,4 +77,14 @@ typedef struct {
 int coll_https_request(coll_https_t *c, const coll_https_req_t *r, uint8_t *out, size_t cap,
                        coll_https_resp_t *resp, char *why, size_t whycap);
 
+/* The response reader of coll_https_request alone, over the bytes a server sent (decrypted):
+ * in[0, len), handed over step bytes per read (0: as many as asked for), then the end of the
+ * stream, TLS's close_notify if close_notify, else a bare TCP close. method is the request's
+ * (a HEAD's answer has no body). The same results and reasons as coll_https_request, the
+ * reasons prefixed "METHOD (response): ". For the fuzzer (tests/fuzz/fuzz_https_response.c)
+ * and tests; allocates its state (about 17 KiB) and frees it. */
+int coll_https_parse_response(const uint8_t *in, size_t len, size_t step, int close_notify,
+                              const char *method, uint8_t *out, size_t cap, coll_https_resp_t *resp,
+                              char *why, size_t whycap);
+
 #endif /* DPM_COLLECTOR_HTTPS_CLIENT_H */
