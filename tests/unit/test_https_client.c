@@ -235,7 +235,7 @@ static uint64_t now_ms(void)
 static int get(coll_https_t *c, const char *url, uint32_t timeout_ms, uint8_t *out, size_t cap,
                coll_https_resp_t *resp, char *why)
 {
-    coll_https_req_t r = {"GET", url, NULL, NULL, NULL, 0, timeout_ms};
+    coll_https_req_t r = {"GET", url, NULL, NULL, NULL, 0, timeout_ms, NULL};
     return coll_https_request(c, &r, out, cap, resp, why, WHY_CAP);
 }
 
@@ -415,7 +415,7 @@ static void test_collector_bearer(void **state)
     snprintf(url, sizeof(url), "https://127.0.0.1:%u/metrics", (unsigned)w->coll_port[0]);
     assert_int_equal(get(&w->cli, url, 5000, body, sizeof(body), &resp, why), 0);
     assert_int_equal(resp.status, 401); /* the operator's route, no token */
-    coll_https_req_t r = {"GET", url, OPERATOR_TOKEN, NULL, NULL, 0, 5000};
+    coll_https_req_t r = {"GET", url, OPERATOR_TOKEN, NULL, NULL, 0, 5000, NULL};
     assert_int_equal(coll_https_request(&w->cli, &r, body, sizeof(body), &resp, why, WHY_CAP), 0);
     assert_int_equal(resp.status, 200);
     assert_true(resp.len > 0);
@@ -594,8 +594,14 @@ static void test_post_with_bearer(void **state)
     coll_https_resp_t resp;
     script_start(&s, w, answer, 0, END_NOTIFY);
     snprintf(url, sizeof(url), "https://127.0.0.1:%u/v1/x?q=1#frag", (unsigned)s.port);
-    coll_https_req_t r = {
-        "POST", url, "tok.en-1/+~_=", "application/x-protobuf", (const uint8_t *)"abc", 3, 5000};
+    coll_https_req_t r = {"POST",
+                          url,
+                          "tok.en-1/+~_=",
+                          "application/x-protobuf",
+                          (const uint8_t *)"abc",
+                          3,
+                          5000,
+                          "DPM-Task-Digest: 0a1b\r\n"};
     int ret = coll_https_request(&w->cli, &r, body, sizeof(body), &resp, why, WHY_CAP);
     script_join(&s);
     if (ret != 0) {
@@ -610,12 +616,13 @@ static void test_post_with_bearer(void **state)
     assert_non_null(strstr(s.req, "\r\nAuthorization: Bearer tok.en-1/+~_=\r\n"));
     assert_non_null(strstr(s.req, "\r\nContent-Type: application/x-protobuf\r\n"));
     assert_non_null(strstr(s.req, "\r\nContent-Length: 3\r\n"));
+    assert_non_null(strstr(s.req, "\r\nDPM-Task-Digest: 0a1b\r\n")); /* the caller's extra */
     assert_int_equal(s.req_len >= 3, 1);
     assert_memory_equal(s.req + s.req_len - 7, "\r\n\r\nabc", 7);
     /* a PUT without a body still says its length */
     script_start(&s, w, answer, 0, END_NOTIFY);
     snprintf(url, sizeof(url), "https://127.0.0.1:%u", (unsigned)s.port);
-    coll_https_req_t put = {"PUT", url, NULL, NULL, NULL, 0, 5000};
+    coll_https_req_t put = {"PUT", url, NULL, NULL, NULL, 0, 5000, NULL};
     ret = coll_https_request(&w->cli, &put, body, sizeof(body), &resp, why, WHY_CAP);
     script_join(&s);
     assert_int_equal(ret, 0);
@@ -742,7 +749,7 @@ static void test_silent_after_handshake(void **state)
     coll_https_resp_t resp;
     script_start(&s, w, NULL, 0, END_SILENT);
     snprintf(url, sizeof(url), "https://127.0.0.1:%u/", (unsigned)s.port);
-    coll_https_req_t r = {"GET", url, "SECRET-BEARER-42", NULL, NULL, 0, 700};
+    coll_https_req_t r = {"GET", url, "SECRET-BEARER-42", NULL, NULL, 0, 700, NULL};
     uint64_t t0 = now_ms();
     int ret = coll_https_request(&w->cli, &r, body, sizeof(body), &resp, why, WHY_CAP);
     uint64_t took = now_ms() - t0;
@@ -927,13 +934,13 @@ static void test_bad_urls_and_fields(void **state)
     /* request fields that would split the head: refused, the token never quoted */
     static const char *const bearers[] = {"SECRET 42", "SECRET42\n", "", "SE=CRET42"};
     for (size_t i = 0; i < sizeof(bearers) / sizeof(bearers[0]); i++) {
-        coll_https_req_t r = {"GET", "https://localhost/", bearers[i], NULL, NULL, 0, 5000};
+        coll_https_req_t r = {"GET", "https://localhost/", bearers[i], NULL, NULL, 0, 5000, NULL};
         assert_int_equal(coll_https_request(&w->cli, &r, body, sizeof(body), &resp, why, WHY_CAP),
                          -1);
         why_has(why, "the bearer token", NULL);
         assert_null(strstr(why, "SECRET"));
     }
-    coll_https_req_t r = {"GE T", "https://localhost/", NULL, NULL, NULL, 0, 5000};
+    coll_https_req_t r = {"GE T", "https://localhost/", NULL, NULL, NULL, 0, 5000, NULL};
     assert_int_equal(coll_https_request(&w->cli, &r, body, sizeof(body), &resp, why, WHY_CAP), -1);
     why_has(why, "not an HTTP token", NULL);
     r.method = "POST";
@@ -961,7 +968,7 @@ static void test_request_head_too_long(void **state)
     uint16_t port = closed_port(); /* refused before connecting: nothing listens anyway */
     char url[128];
     snprintf(url, sizeof(url), "https://127.0.0.1:%u/", (unsigned)port);
-    coll_https_req_t r = {"GET", url, token, NULL, NULL, 0, 5000};
+    coll_https_req_t r = {"GET", url, token, NULL, NULL, 0, 5000, NULL};
     assert_int_equal(coll_https_request(&w->cli, &r, body, sizeof(body), &resp, why, WHY_CAP), -1);
     why_has(why, "the request head exceeds 8192 bytes", NULL);
     assert_null(strstr(why, "TTTT"));

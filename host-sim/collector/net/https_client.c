@@ -738,6 +738,9 @@ static int make_head(xfer_t *x, const coll_https_req_t *r)
         puts_(&h, r->content_type);
         puts_(&h, "\r\n");
     }
+    if (r->extra_headers != NULL) {
+        puts_(&h, r->extra_headers);
+    }
     /* A body's length always; none for a GET or HEAD without one (RFC 9110 section 8.6). */
     if (r->len > 0 || (strcmp(r->method, "GET") != 0 && strcmp(r->method, "HEAD") != 0)) {
         snprintf(num, sizeof(num), "Content-Length: %zu\r\n", r->len);

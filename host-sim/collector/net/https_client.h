@@ -54,7 +54,8 @@ typedef struct {
     const char *content_type; /* NULL, or the request's Content-Type */
     const uint8_t *body;
     size_t len;
-    uint32_t timeout_ms; /* the whole exchange: resolve, connect, handshake, write, read */
+    uint32_t timeout_ms;       /* the whole exchange: resolve, connect, handshake, write, read */
+    const char *extra_headers; /* NULL, or more header lines, each ending "\r\n" */
 } coll_https_req_t;
 
 typedef struct {
