@@ -47,6 +47,17 @@ agg_device_t *agg_device_new(const agg_task_t *k, const dpm_dap_task_t *t)
         return NULL;
     }
     agg_task_policy(k, t, &d->policy);
+    /* the hosts of the task's own URLs (a simulated task's are agg_task_policy's), so a task
+     * of real aggregators (tests/e2e/tool_dap.c) is accepted too */
+    const dpm_span_t urls[2] = {t->leader_url, t->helper_url};
+    for (int i = 0; i < 2; i++) {
+        dpm_span_t h;
+        if (dpm_dap_url_host(urls[i], &h) == DPM_OK && h.len < sizeof(d->host[i])) {
+            memcpy(d->host[i], h.p, h.len);
+            d->host[i][h.len] = '\0';
+            d->policy.aggregators[i].host = d->host[i];
+        }
+    }
     d->sealer = dpm_hpke_sealer();
     d->report_cap = dpm_dap_report_bytes(&t->vdaf);
     d->report = malloc(d->report_cap);

@@ -23,9 +23,10 @@
 typedef struct {
     uint8_t region[AGG_DEVICE_REGION];
     dpm_device_t dev;
-    dpm_dap_policy_t policy; /* accepts the task: its aggregators, ε and batch size */
-    uint64_t *work;          /* the VDAF's work area */
-    uint8_t *report;         /* the report is built here */
+    dpm_dap_policy_t policy;           /* accepts the task: its aggregators, ε and batch size */
+    char host[2][DPM_DAP_MAX_URL + 1]; /* the policy's aggregator hosts: the task URLs' */
+    uint64_t *work;                    /* the VDAF's work area */
+    uint8_t *report;                   /* the report is built here */
     size_t report_cap, report_len;
     dpm_hpke_sealer_t sealer; /* dpm_hpke_sealer() (tests wrap it to make a dishonest client) */
 } agg_device_t;

@@ -656,9 +656,10 @@ def main_tests(t, h, pb):
     hints = [
         (head + "metric = tpr\n", "bad.txt: line 6: unknown key 'metric' (did you mean 'metrics'?)"),
         (head + "metrics = tpr\ncolour = red\n", "bad.txt: line 7: unknown key 'colour'\n"),
-        ("[campain]\n" + head[11:], "bad.txt: line 1: expected '[campaign]' or 'key = value' "
-                                    "(did you mean 'campaign'?)"),
-        ("[settings]\n" + head[11:], "bad.txt: line 1: expected '[campaign]' or 'key = value'\n"),
+        ("[campain]\n" + head[11:], "bad.txt: line 1: expected '[campaign]', '[dap_task]' or "
+                                    "'key = value' (did you mean 'campaign'?)"),
+        ("[settings]\n" + head[11:], "bad.txt: line 1: expected '[campaign]', '[dap_task]' or "
+                                     "'key = value'\n"),
         (head + "metrics = tpr, fpr,\n",
          "bad.txt: line 6: bad metrics 'tpr, fpr,' (want 1 to 4 distinct of tpr, fpr, accuracy, "
          "precision, comma-separated): an empty value after the last comma (a trailing comma?)"),

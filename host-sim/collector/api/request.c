@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "collector/api/estimate_json.h"
+#include "collector/dap/dap_service.h"
 #include "collector/fedauc/fedauc_service.h"
 #include "collector/ingest/log.h"
 #include "collector/api/metrics.h"
@@ -138,6 +139,38 @@ int coll_operator_check(const coll_app_t *app, const http_request_t *req, const 
     }
     if ((c->roles & COLL_ROLE_OPERATOR) == 0) {
         *text = "this credential may not read estimates\n";
+        return 403;
+    }
+    if (coll_revoked_is(app->revoked, NULL, c->identity)) {
+        *text = REVOKED_TEXT;
+        return 403;
+    }
+    return 0;
+}
+
+/* A DAP route's credential: 0 (none needed, or the role's bearer token, not revoked), or the
+ * status to answer (401, 403) and *text. */
+static int dap_role_check(const coll_app_t *app, const http_request_t *req, int role,
+                          const char **text)
+{
+    if (role <= 0) {
+        return 0;
+    }
+    size_t tlen = 0;
+    const char *token = http_bearer_token(req, &tlen);
+    const coll_credential_t *c =
+        token != NULL ? coll_auth_find(coll_app_auth(app), token, tlen) : NULL;
+    if (c == NULL) {
+        *text = role == (int)COLL_ROLE_AGGREGATOR
+                    ? "the DAP leader's bearer token is required (a credential with the "
+                      "aggregator role)\n"
+                    : "the DAP collector's bearer token is required (a credential with the "
+                      "collector role)\n";
+        return 401;
+    }
+    if ((c->roles & (unsigned)role) == 0) {
+        *text = "this credential has not the role this DAP resource needs (aggregator or "
+                "collector)\n";
         return 403;
     }
     if (coll_revoked_is(app->revoked, NULL, c->identity)) {
@@ -430,6 +463,18 @@ int coll_admit_request(const coll_app_t *app, const coll_peer_t *peer, const htt
 {
     char path[HTTP_MAX_TARGET];
     route_path(req, path);
+    int dap_role = dap_service_route(app->dap, req->method == HTTP_POST, path);
+    if (dap_role >= 0) { /* a DAP route with a body: its credential before the body is read */
+        const char *text = "";
+        int st = dap_role_check(app, req, dap_role, &text);
+        if (st == 0) {
+            return 0;
+        }
+        unauthorized(app, st, text, resp);
+        resp->extra = NULL; /* Bearer only: no Basic challenge for a browser */
+        resp->close = 1;
+        return 1;
+    }
     int takes_body = req->method == HTTP_POST &&
                      (strcmp(path, "/v1/reports") == 0 || strcmp(path, "/v1/fedauc/uploads") == 0);
     if (!takes_body) {
@@ -498,6 +543,23 @@ void coll_handle_request(const coll_app_t *app, const coll_peer_t *peer, const h
         } else {
             const char *q = strchr(req->target, '?');
             get_campaign(app, id, estimate, q != NULL ? q + 1 : NULL, resp);
+        }
+    } else if (strncmp(path, "/dap/", 5) == 0) {
+        int role = dap_service_route(app->dap, req->method == HTTP_POST, path);
+        if ((st = dap_role_check(app, req, role, &why)) != 0) {
+            unauthorized(app, st, why, resp);
+            resp->extra = NULL;
+        } else if (req->method != HTTP_POST && !is_get(req)) {
+            method_not_allowed(ALLOW_GET, resp);
+        } else {
+            dap_http_answer_t a;
+            dap_service_request(app->dap, req->method == HTTP_POST, path,
+                                req->has_content_type ? req->content_type : NULL,
+                                req->has_task_digest ? req->task_digest : NULL, body, len,
+                                (uint64_t)time(NULL), &a);
+            memset(resp, 0, sizeof(*resp));
+            set_body(resp, a.status, a.content_type, a.body, a.len);
+            resp->extra = a.status == 202 ? "Retry-After: 1\r\n" : NULL;
         }
     } else if (strncmp(path, "/v1/fedauc/", 11) == 0) {
         coll_batch_t probe; /* the FedAUC endpoints take the device credential of reports */

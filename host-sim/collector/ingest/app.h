@@ -43,6 +43,7 @@ typedef struct {
     /* FedAUC phases (fedauc_service.h; NULL: none) */
     struct coll_fedauc *fedauc;
     struct coll_revoked *revoked; /* revoked certificates and identities (NULL: none) */
+    struct dap_service *dap;      /* --role leader|helper (dap_service.h; NULL: neither) */
 } coll_app_t;
 
 /* campaigns and auth as in force now: SIGHUP may replace them (reload.h), so they are read

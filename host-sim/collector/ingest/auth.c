@@ -51,6 +51,10 @@ static int parse_roles(char *s, coll_credential_t *c)
             c->roles |= COLL_ROLE_DEVICE;
         } else if (strcmp(tok, "operator") == 0) {
             c->roles |= COLL_ROLE_OPERATOR;
+        } else if (strcmp(tok, "aggregator") == 0) {
+            c->roles |= COLL_ROLE_AGGREGATOR;
+        } else if (strcmp(tok, "collector") == 0) {
+            c->roles |= COLL_ROLE_COLLECTOR;
         } else if (strncmp(tok, "relay=", 6) == 0) {
             char *end = NULL;
             unsigned long n = strtoul(tok + 6, &end, 10);
@@ -90,8 +94,8 @@ static int parse_line(char *buf, int line, coll_credential_t *c, char *err, size
     snprintf(c->identity, sizeof(c->identity), "token:%s", name);
     if (parse_roles(roles, c) != 0) {
         return host_fail(err, cap,
-                         "line %d: bad roles (want device, relay=N, operator, and at most one "
-                         "cert=CN with device or relay)",
+                         "line %d: bad roles (want device, relay=N, operator, aggregator, "
+                         "collector, and at most one cert=CN with device or relay)",
                          line);
     }
     if (strlen(hex) != 64) {

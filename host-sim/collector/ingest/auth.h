@@ -16,6 +16,8 @@
  *   relay=N    may POST /v1/reports for up to N devices: N reports per campaign and period (a
  *              gateway or a simulator; for the forged-devices arithmetic it counts as N devices)
  *   operator   may read estimates and /metrics
+ *   aggregator (--role helper) the DAP leader: may POST aggregation jobs and aggregate shares
+ *   collector  (--role leader) the DAP collector: may POST collection jobs
  *   cert=CN    (with device or relay) the token belongs to the device whose certificate has
  *              this CN: its identity is "cert:CN", the certificate's, so the device is one
  *              identity (one quota, one lost-report cap) whichever of the two it presents.
@@ -35,8 +37,10 @@
 #define COLL_ROLE_DEVICE 1u
 #define COLL_ROLE_RELAY 2u
 #define COLL_ROLE_OPERATOR 4u
-#define COLL_CRED_NAME_MAX 64 /* NAME, NUL included */
-#define COLL_IDENTITY_MAX 80  /* "token:NAME" or "cert:CN", NUL included */
+#define COLL_ROLE_AGGREGATOR 8u /* DAP: the leader, at a helper's aggregation endpoints */
+#define COLL_ROLE_COLLECTOR 16u /* DAP: the collector, at a leader's collection jobs */
+#define COLL_CRED_NAME_MAX 64   /* NAME, NUL included */
+#define COLL_IDENTITY_MAX 80    /* "token:NAME" or "cert:CN", NUL included */
 #define COLL_MAX_CREDENTIALS 1000000
 
 typedef struct {

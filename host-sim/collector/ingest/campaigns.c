@@ -415,7 +415,7 @@ int coll_campaigns_parse(const char *text, size_t len, coll_campaigns_t *out, ch
             return host_fail(err, errcap, "line %d: contains a NUL byte", line);
         }
         if (got == KV_SECTION && strcmp(it.kind, "campaign") == 0 && it.name[0] == '\0') {
-            if (in_block && finish_block(&b, out, err, errcap) != 0) {
+            if (in_block == 1 && finish_block(&b, out, err, errcap) != 0) {
                 return -1;
             }
             memset(&b, 0, sizeof(b));
@@ -423,12 +423,26 @@ int coll_campaigns_parse(const char *text, size_t len, coll_campaigns_t *out, ch
             in_block = 1;
             continue;
         }
+        if (got == KV_SECTION && strcmp(it.kind, "dap_task") == 0) {
+            /* a two-aggregator task: collector/dap/dap_tasks.h reads these blocks */
+            if (in_block == 1 && finish_block(&b, out, err, errcap) != 0) {
+                return -1;
+            }
+            in_block = 2;
+            out->dap_tasks++;
+            continue;
+        }
+        if (in_block == 2 && got == KV_PAIR) {
+            continue;
+        }
         if (got != KV_PAIR) { /* "[campain]" gets a spelling; "[campaign x]" takes no name */
-            static const char *const kSections[] = {"campaign"};
+            static const char *const kSections[] = {"campaign", "dap_task"};
             char hint[64];
-            return host_fail(err, errcap, "line %d: expected '[campaign]' or 'key = value'%s", line,
+            return host_fail(err, errcap,
+                             "line %d: expected '[campaign]', '[dap_task]' or 'key = value'%s",
+                             line,
                              got == KV_SECTION && it.name[0] == '\0'
-                                 ? kv_suggest(it.kind, kSections, 1, hint, sizeof(hint))
+                                 ? kv_suggest(it.kind, kSections, 2, hint, sizeof(hint))
                                  : "");
         }
         if (!in_block) {
@@ -439,10 +453,10 @@ int coll_campaigns_parse(const char *text, size_t len, coll_campaigns_t *out, ch
             return -1;
         }
     }
-    if (in_block && finish_block(&b, out, err, errcap) != 0) {
+    if (in_block == 1 && finish_block(&b, out, err, errcap) != 0) {
         return -1;
     }
-    if (out->n == 0) {
+    if (out->n == 0 && out->dap_tasks == 0) {
         return host_fail(err, errcap, "no [campaign] block");
     }
     return 0;

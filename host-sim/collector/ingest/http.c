@@ -121,6 +121,15 @@ static int parse_header(const char *name, size_t nlen, const char *v, size_t vle
         req->has_authorization = 1;
         return 0;
     }
+    if (word_is(name, nlen, "dpm-task-digest")) { /* DAP: the leader's view of the task */
+        if (req->has_task_digest || vlen >= sizeof(req->task_digest)) {
+            return 400;
+        }
+        memcpy(req->task_digest, v, vlen);
+        req->task_digest[vlen] = '\0';
+        req->has_task_digest = 1;
+        return 0;
+    }
     if (word_is(name, nlen, "transfer-encoding")) {
         req->has_transfer_encoding = 1;
     } else if (word_is(name, nlen, "connection")) {

@@ -39,6 +39,8 @@ typedef struct {
     int absolute_form;
     int has_authorization;
     char authorization[HTTP_MAX_AUTH]; /* as sent, NUL-terminated */
+    int has_task_digest;               /* DPM-Task-Digest (collector/dap/dap_tasks.h) */
+    char task_digest[80];              /* as sent, NUL-terminated (longer: 400) */
 } http_request_t;
 
 /* Find the end of a request head in buf[0, len): the offset just past the blank line, or 0

@@ -17,7 +17,11 @@
 #include "collector/ingest/campaigns.h"
 #include "collector/ops/config.h"
 #include "collector/ingest/counters.h"
+#include "collector/dap/dap_service.h"
+#include "collector/dap/dap_tasks.h"
 #include "collector/fedauc/fedauc_service.h"
+#include "collector/ops/dap_collect.h"
+#include "collector/ops/dap_peer.h"
 #include "collector/ingest/limits.h"
 #include "collector/ingest/log.h"
 #include "collector/ops/reload.h"
@@ -112,7 +116,21 @@ static const char USAGE[] =
     "  variant = local | global | orthogonal | adaptive, p_share = 0.5 (fedauc_lap), and the\n"
     "  upload phase: upload_seconds = N (default half the period), upload_count = N,\n"
     "  min_uploaders = 10 (ranks withheld below it), max_examples = 100 (scores per upload).\n"
-    "  POST /v1/fedauc/uploads (dpm.v1.FedaucUpload), GET /v1/fedauc/ID/ranks/TOKEN [device].\n";
+    "  POST /v1/fedauc/uploads (dpm.v1.FedaucUpload), GET /v1/fedauc/ID/ranks/TOKEN [device].\n"
+    "\n"
+    "Two aggregators (DAP, central DP; the collector's README, \"Two aggregators\"):\n"
+    "  --role leader|helper   serve the campaigns file's [dap_task] blocks under /dap\n"
+    "                (collector/dap/dap_tasks.h lists their keys)\n"
+    "  --dap-hpke-key FILE    this aggregator's HPKE key (dpm-collector dap-keygen --out FILE)\n"
+    "  --dap-helper-token FILE, --dap-helper-ca FILE   leader: the bearer token it presents to\n"
+    "                the helper, and the CA of the helper's certificate\n"
+    "  --dap-job-size N       reports per aggregation job (default 100)\n"
+    "  --dap-stale-seconds N  an unanswered job is sent again after N s (default 60)\n"
+    "  credentials: role aggregator (the helper's list: the leader's token), collector (the\n"
+    "  leader's list: who may collect)\n"
+    "       dpm-collector dap-keygen --out FILE [--config-id N]   a new HPKE key\n"
+    "       dpm-collector dap-collect --campaigns FILE --collector-key FILE --token-file FILE\n"
+    "           --ca FILE --start UNIX --duration S   a batch's sums and their intervals\n";
 
 static coll_server_t *g_server; /* for the signal handler only */
 static coll_reload_t *g_reload; /* for the SIGHUP handler only */
@@ -141,15 +159,19 @@ static int parse_size(const char *s, unsigned long long lo, unsigned long long h
     return 0;
 }
 
+/* Each request of a DAP leader to its helper: well inside the store's 10 s busy timeout, which
+ * a collection holds while it asks (dap_leader.h). */
+#define DAP_PEER_TIMEOUT_MS 5000u
+
 /* The part of --memory-limit that is not budgeted to connections and requests: SQLite's page
  * cache (64 MiB), the binary and libraries. */
 #define BASELINE_BYTES ((size_t)96 << 20)
 
 typedef struct {
     const char *listen, *cert, *key, *campaigns, *db, *ready_file, *check, *credentials, *device_ca,
-        *revoked, *integrity, *instance, *log_level;
+        *revoked, *integrity, *instance, *log_level, *role, *dap_key, *dap_token, *dap_ca;
     unsigned long long threads, per_addr, rate, burst, memory, max_body, handshake_ms, idle_ms,
-        request_ms, series_seconds;
+        request_ms, series_seconds, dap_job_size, dap_stale_s;
     int allow_anonymous, public_estimates;
 } options_t;
 
@@ -190,6 +212,12 @@ static const option_t OPTS[] = {
     {"idle-timeout-ms", OPT_NUM, offsetof(options_t, idle_ms), 10, 3600000},
     {"series-seconds", OPT_NUM, offsetof(options_t, series_seconds), 1, 3600},
     {"request-timeout-ms", OPT_NUM, offsetof(options_t, request_ms), 10, 3600000},
+    {"role", OPT_STR, offsetof(options_t, role), 0, 0},
+    {"dap-hpke-key", OPT_STR, offsetof(options_t, dap_key), 0, 0},
+    {"dap-helper-token", OPT_STR, offsetof(options_t, dap_token), 0, 0},
+    {"dap-helper-ca", OPT_STR, offsetof(options_t, dap_ca), 0, 0},
+    {"dap-job-size", OPT_NUM, offsetof(options_t, dap_job_size), 1, 100000},
+    {"dap-stale-seconds", OPT_NUM, offsetof(options_t, dap_stale_s), 1, 86400},
 };
 #define NOPTS (sizeof(OPTS) / sizeof(OPTS[0]))
 
@@ -280,6 +308,29 @@ static int parse_args(int argc, char **argv, options_t *o)
         fprintf(stderr, "dpm-collector: --integrity-check wants full, quick or off\n");
         return -1;
     }
+    if (o->role != NULL && strcmp(o->role, "leader") != 0 && strcmp(o->role, "helper") != 0) {
+        fprintf(stderr, "dpm-collector: --role wants leader or helper (DAP, two aggregators), "
+                        "or no --role for the single collector\n");
+        return -1;
+    }
+    if (o->role == NULL && (o->dap_key || o->dap_token || o->dap_ca)) {
+        fprintf(stderr, "dpm-collector: the --dap-* options need --role leader or helper\n");
+        return -1;
+    }
+    if (o->role != NULL && strcmp(o->role, "leader") == 0 && (!o->dap_token || !o->dap_ca)) {
+        fprintf(stderr, "dpm-collector: --role leader needs --dap-helper-token FILE (the bearer "
+                        "token it presents to the helper) and --dap-helper-ca FILE (the CA of "
+                        "the helper's certificate)\n");
+        return -1;
+    }
+    if (o->role != NULL && !o->credentials) {
+        fprintf(stderr,
+                "dpm-collector: --role %s needs --credentials: the %s's token (role %s) "
+                "is checked there\n",
+                o->role, strcmp(o->role, "leader") == 0 ? "collector" : "leader",
+                strcmp(o->role, "leader") == 0 ? "collector" : "aggregator");
+        return -1;
+    }
     if (!o->credentials && !o->device_ca && !o->allow_anonymous) {
         fprintf(stderr, "dpm-collector: devices must authenticate: give --credentials (bearer "
                         "tokens) and/or --device-ca (client certificates), or accept anyone "
@@ -303,6 +354,38 @@ static int has_operator(const coll_auth_t *a)
             return 1;
         }
     }
+    return 0;
+}
+
+/* --check-campaigns for the [dap_task] blocks: each task, its unit and trust model, and what it
+ * adds to a device's spending (the SDK's ledger charges its ε once per task and app period). */
+static int check_dap_tasks(const char *path)
+{
+    char err[512];
+    dap_tasks_t *ts = calloc(1, sizeof(*ts));
+    if (ts == NULL || dap_tasks_load(path, ts, err, sizeof(err)) != 0) {
+        fprintf(stderr, "dpm-collector: %s\n", ts == NULL ? "out of memory" : err);
+        free(ts);
+        return 2;
+    }
+    uint64_t total = 0;
+    for (size_t i = 0; i < ts->n; i++) {
+        const dap_task_spec_t *t = &ts->t[i];
+        total += t->t.central_eps;
+        printf("dap task %s: prio3 %s (length %u), central eps %.6f per report, sensitivity "
+               "%llu, min_batch_size %llu, time_precision %llu s\n",
+               t->id_b64, t->vdaf, t->t.vdaf.length, t->t.central_eps / 65536.0,
+               (unsigned long long)t->sensitivity, (unsigned long long)t->t.min_batch_size,
+               (unsigned long long)t->t.time_precision);
+        printf("  privacy unit: one device's report (one per task and app period: a collection "
+               "over k of the app's periods holds k of a device's reports, k x eps); trust "
+               "model: two aggregators (DAP, central discrete Laplace): eps holds while one "
+               "aggregator is honest, nothing if both collude\n");
+    }
+    printf("dap tasks: at most %.6f per app period for a device in all %zu of them, on top of "
+           "the campaigns' (the SDK's ledger charges each against the same device cap)\n",
+           total / 65536.0, ts->n);
+    free(ts);
     return 0;
 }
 
@@ -373,7 +456,7 @@ static int check_campaigns(const char *path, coll_campaigns_t *cs)
     free(ms);
     free(rows);
     free(factor);
-    return 0;
+    return cs->dap_tasks > 0 ? check_dap_tasks(path) : 0;
 }
 
 static int store_commit(void *ctx, coll_batch_t *b)
@@ -449,6 +532,12 @@ int main(int argc, char **argv)
         printf("dpm-collector %s\n", dpm_version());
         return 0;
     }
+    if (argc >= 2 && strcmp(argv[1], "dap-keygen") == 0) {
+        return dap_keygen_main(argc, argv);
+    }
+    if (argc >= 2 && strcmp(argv[1], "dap-collect") == 0) {
+        return coll_dap_collect_main(argc, argv);
+    }
     if (coll_admin_is_command(argc, argv)) {
         return coll_admin_main(argc, argv);
     }
@@ -495,6 +584,9 @@ int main(int argc, char **argv)
     coll_auth_t auth = {0, NULL};
     coll_store_t *store = NULL;
     coll_fedauc_t *fedauc = NULL;
+    dap_service_t *dap = NULL;
+    coll_dap_peer_t peer;
+    int peer_ready = 0;
     coll_revoked_t *revoked = NULL;
     coll_server_t *srv = NULL;
     int tls_ready = 0, limits_ready = 0, counters_ready = 0;
@@ -550,7 +642,8 @@ int main(int argc, char **argv)
                       limits,
                       counters,
                       NULL,
-                      revoked};
+                      revoked,
+                      NULL};
     coll_server_config_t cfg = {&app,
                                 tls,
                                 (int)o.threads,
@@ -583,6 +676,44 @@ int main(int argc, char **argv)
     }
     coll_fedauc_set_limits(fedauc, limits); /* rankings count against the memory budget */
     app.fedauc = fedauc;
+    if (o.role != NULL) {
+        const int leader = strcmp(o.role, "leader") == 0;
+        if (leader && coll_dap_peer_init(&peer, o.dap_token, o.dap_ca, DAP_PEER_TIMEOUT_MS, err,
+                                         sizeof(err)) != 0) {
+            coll_log(COLL_LOG_ERROR, "start_failed", "\"error\": %s", coll_log_str(err));
+            goto out;
+        }
+        peer_ready = leader;
+        dap_service_options_t dso = {leader ? DAP_ROLE_LEADER : DAP_ROLE_HELPER,
+                                     o.db,
+                                     o.campaigns,
+                                     o.dap_key,
+                                     leader ? coll_dap_peer_post : NULL,
+                                     &peer,
+                                     (uint32_t)o.dap_job_size,
+                                     0,
+                                     (uint32_t)o.dap_stale_s,
+                                     DAP_PEER_TIMEOUT_MS};
+        if (dap_service_open(&dap, &dso, err, sizeof(err)) != 0 ||
+            dap_service_start(dap, err, sizeof(err)) != 0) {
+            coll_log(COLL_LOG_ERROR, "start_failed", "\"error\": %s", coll_log_str(err));
+            goto out;
+        }
+        app.dap = dap;
+        coll_log(COLL_LOG_INFO, "dap", "\"role\": %s, \"tasks\": %zu", coll_log_str(o.role),
+                 dap_service_tasks(dap));
+    } else if (cs->dap_tasks > 0) {
+        coll_log(COLL_LOG_WARN, "dap_tasks_ignored",
+                 "\"tasks\": %zu, \"note\": \"the campaigns file has [dap_task] blocks: "
+                 "start a leader and a helper with --role to serve them\"",
+                 cs->dap_tasks);
+    }
+    if (cs->n == 0 && o.role == NULL) {
+        coll_log(COLL_LOG_ERROR, "start_failed",
+                 "\"error\": \"the campaigns file has no [campaign] block, only [dap_task]: "
+                 "start with --role leader or --role helper\"");
+        goto out;
+    }
     log_campaigns(cs);
     signal(SIGPIPE, SIG_IGN);
     g_server = srv;
@@ -639,6 +770,10 @@ int main(int argc, char **argv)
 out:
     coll_reload_stop(g_reload); /* before what it replaced is freed */
     g_reload = NULL;
+    dap_service_close(dap); /* its job driver first: it uses the peer */
+    if (peer_ready) {
+        coll_dap_peer_free(&peer);
+    }
     coll_fedauc_close(fedauc);
     coll_store_close(store);
     coll_server_free(srv);

@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The DAP tasks of `dpm-collector --role leader|helper`: `[dap_task]` blocks of the campaigns
+ * file (campaigns.c skips them; this reads only them), and the aggregators' keys.
+ *
+ *   [dap_task]
+ *   id = 8BY0RzZMzxvA46_8ymhzycOB9krN-QIGYvg_RsByGec   task id: 32 bytes, base64url unpadded
+ *   vdaf = sumvec            count | sum | sumvec | histogram (Prio3, two shares)
+ *   length = 24              sumvec, histogram: entries
+ *   max = 1                  sum, sumvec: the largest value of one entry
+ *   chunk = 4                sumvec, histogram: the proof's chunk length (default: the SDK's)
+ *   eps = 1                  central ε per report: each aggregator's discrete Laplace noise
+ *                            alone gives it (Q16.16, rounded down: less privacy loss)
+ *   sensitivity = 24         L1 change of the sums when one device's report is replaced
+ *                            (default and upper bound: the VDAF's bound: count 1, sum max,
+ *                            sumvec length x max, histogram 2)
+ *   min_batch_size = 100     no collection below it
+ *   time_precision = 3600    seconds (default 3600)
+ *   start = 1767225600       optional task interval: Unix seconds, a multiple of the precision,
+ *   duration = 2592000       and its length (reports outside it are refused)
+ *   leader = https://leader.example:8443/dap    the aggregators' base URLs (dpm-collector
+ *   helper = https://helper.example:8443/dap    serves DAP under /dap)
+ *   leader_hpke_config = HEX    each aggregator's HpkeConfig (`dpm-collector dap-keygen`
+ *   helper_hpke_config = HEX    prints it), and the collector's: whom the aggregate shares
+ *   collector_hpke_config = HEX are sealed to
+ *   verify_key = PATH        the aggregators' shared Prio3 verification key: 32 bytes as 64
+ *                            hex digits (a secret: both aggregators, nobody else; relative to
+ *                            the campaigns file)
+ *   task_info = text         optional (default "dpm task")
+ *
+ * Both aggregators read the same blocks, so they agree on every parameter: the task's encoded
+ * TaskConfiguration (what each input share is bound to) is built from them here. The draft
+ * catches a disagreement only report by report (the input share's associated data: every
+ * report hpke_decrypt_error, lost). So the leader also sends its view of the task, the
+ * "DPM-Task-Digest" header: SHA-256 over the TaskConfiguration, the three HpkeConfigs, the
+ * sensitivity and SHA-256 of the verification key, in hex. A helper whose digest differs
+ * answers 400 and commits nothing; the leader keeps the reports, logs the helper's reason and
+ * retries, so a misconfiguration is an error an operator fixes, not data lost. (A leader that
+ * sends no digest, another implementation, is served as the draft says.)
+ *
+ * An aggregator's own HPKE key (`--dap-hpke-key FILE`): "config_id = N" and "secret = HEX" (32
+ * bytes, the key pair's derivation input; mode 0600), made by `dpm-collector dap-keygen`. */
+#ifndef DPM_COLLECTOR_DAP_TASKS_H
+#define DPM_COLLECTOR_DAP_TASKS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "dpm/expert/dap.h"
+#include "dpm/expert/hpke.h"
+#include "dpm/expert/vdaf.h"
+#include "dpm/port_dap.h"
+
+#define DAP_MAX_TASKS 16u
+#define DAP_TASK_ID_B64 43u /* base64url of 32 bytes, unpadded */
+#define DAP_TASK_DIGEST_HEADER "DPM-Task-Digest"
+
+typedef struct {
+    int line; /* of its [dap_task] */
+    uint8_t config[DPM_DAP_TASK_CONFIG_MAX];
+    size_t config_len;
+    char info[DPM_DAP_MAX_TASK_INFO + 1];
+    char leader_url[DPM_DAP_MAX_URL + 1], helper_url[DPM_DAP_MAX_URL + 1];
+    char id_b64[DAP_TASK_ID_B64 + 1];
+    dpm_hpke_config_t collector;
+    uint8_t verify_key[DPM_PRIO3_VERIFY_KEY_BYTES];
+    uint64_t sensitivity;
+    char vdaf[16];    /* count, sum, sumvec or histogram */
+    char digest[65];  /* DAP_TASK_DIGEST_HEADER: what both aggregators must agree on, in hex */
+    dpm_dap_task_t t; /* decoded: points into this struct (keep it where it is) */
+} dap_task_spec_t;
+
+typedef struct {
+    size_t n;
+    dap_task_spec_t t[DAP_MAX_TASKS];
+} dap_tasks_t;
+
+/* The [dap_task] blocks of a campaigns file's text[0, len) (other blocks are skipped: the
+ * campaigns parser reads those); dir: where relative paths start. 0 (n may be 0), or -1 with
+ * "line N: ..." in err. *out must not move afterwards (t points into it). */
+int dap_tasks_parse(const char *text, size_t len, const char *dir, dap_tasks_t *out, char *err,
+                    size_t cap);
+int dap_tasks_load(const char *path, dap_tasks_t *out, char *err, size_t cap);
+
+/* The task whose id is the base64url b64[0, n), or NULL. */
+const dap_task_spec_t *dap_tasks_find(const dap_tasks_t *ts, const char *b64, size_t n);
+
+/* An aggregator's HPKE key file -> *key and its public HpkeConfig. 0, or -1 with err. */
+int dap_key_load(const char *path, dpm_dap_hpke_key_t *key, dpm_hpke_config_t *cfg, char *err,
+                 size_t cap);
+
+/* `dpm-collector dap-keygen --config-id N --out FILE`: a new key (32 bytes of the system's
+ * CSPRNG) written to FILE (created 0600, never overwritten), its HpkeConfig printed in hex. */
+int dap_keygen_main(int argc, char **argv);
+
+/* RFC 4648 base64url without padding: encode n bytes (out: 4n/3 + 2 bytes room, NUL added);
+ * decode exactly want bytes from s[0, len) (0, or -1: another length, a non-alphabet
+ * character, non-zero trailing bits). */
+void dap_b64url_encode(const uint8_t *in, size_t n, char *out);
+int dap_b64url_decode(const char *s, size_t len, uint8_t *out, size_t want);
+
+#endif /* DPM_COLLECTOR_DAP_TASKS_H */

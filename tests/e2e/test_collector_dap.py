@@ -1,0 +1,393 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
+"""Two aggregators as processes (issue 31 item 1): `dpm-collector --role leader` and `--role
+helper` over TLS on loopback, each on its own SQLite store, one sumvec task from their shared
+campaigns file ([dap_task], keys from `dpm-collector dap-keygen`), SDK-made reports from
+tests/e2e/tool_dap, collections by `dpm-collector dap-collect`. TAP. Checked:
+  - start-up refusals, each naming its cause: a leader without the helper's token, a task whose
+    leader_hpke_config is not the key given, a campaigns file of [dap_task] blocks without --role;
+    --check-campaigns lists the task with its ε, sensitivity, unit and trust model;
+  - GET /dap/hpke_config answers the key's HpkeConfigList;
+  - uploads: 60 reports kept; the same UploadRequest again: every report report_replayed (kept
+    once); a request that is not a report: 400 invalidMessage;
+  - bearer tokens: the helper refuses an aggregation job without a token (401) and with the
+    collector's token (403); the leader refuses a collection without a token (401);
+  - a collection below the minimum batch size (an empty hour): 400 invalidBatchSize; with a
+    token the leader does not know: 401; an interval off the precision: refused before asking;
+  - faults at the helper, each logged with its reason and nothing committed: down (connection
+    refused); up with another eps for the task (the DPM-Task-Digest differs: 400 naming both
+    digests); a TLS server answering garbage (the job abandoned);
+  - the job driver: the helper down while reports arrive, then up: the leader's retries
+    aggregate every report once; the collection opens (both shares, the collector's key) to
+    the exact sums of the 80 kept reports plus both aggregators' noise, within its bound
+    (discrete Laplace, scale sensitivity/eps, two draws: |noise| < 40 scales with probability
+    above 1 - 1e-15 per entry), and not exactly the sums (the noise is there);
+  - kill -9 of the leader while its 80 acknowledged reports wait for the helper (jobs claimed,
+    unanswered): restarted, it sends the stale jobs again and the collection counts all 80,
+    each exact sum inside its printed interval (level 1 - 1e-6: the exact law of the two
+    draws), the released sums not the exact ones; its JSON states ε, unit, trust model, noise;
+  - the same collection again: the same count and the same released values (noise drawn once);
+  - PostgreSQL: two leaders sharing one database, a helper on another, 60 reports to each
+    leader: one collection counts all 120 once."""
+import http.client
+import json
+import os
+import socket
+import ssl
+import subprocess
+import sys
+import threading
+import time
+
+from e2e_util import OUT, Tap
+from pg_cluster import PgCluster
+from test_collector import COLLECTOR, Harness, sha256_hex
+
+TOOL = os.path.join(OUT, "tests", "e2e", "tool_dap")
+LENGTH, MAXV, EPS, MIN_BATCH = 8, 15, 4, 20
+SENS = LENGTH * MAXV
+CAMPAIGNS = "[campaign]\nid = 1\nmechanism = tuple_mr\neps = 1\ngroups = 2\nmetrics = tpr\n"
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    p = s.getsockname()[1]
+    s.close()
+    return p
+
+
+def keygen(path, cid):
+    r = subprocess.run([COLLECTOR, "dap-keygen", "--out", path, "--config-id", str(cid)],
+                       capture_output=True, text=True, check=True)
+    return r.stdout.strip()
+
+
+def tool(*args, check=True):
+    r = subprocess.run([TOOL, *args], capture_output=True, text=True, timeout=120)
+    if check and r.returncode != 0:
+        raise RuntimeError(f"tool_dap {args[0]}: {r.returncode} {r.stderr}")
+    return json.loads(r.stdout) if r.stdout.strip() else {"rc": r.returncode, "err": r.stderr}
+
+
+class Pair:
+    """A leader and a helper (and on PostgreSQL a second leader, leader2, on the first's
+    database) of one task; dbs: role -> --db (default SQLite files in the harness's dir)."""
+
+    def __init__(self, h, dbs=None):
+        self.h, d = h, h.tmp
+        self.dbs = dbs or {r: f"{d}/{r}.db" for r in ("leader", "helper")}
+        self.lport, self.hport, self.l2port = free_port(), free_port(), free_port()
+        self.keys = {n: keygen(f"{d}/{n}.key", i + 1)
+                     for i, n in enumerate(("leader", "helper", "collector"))}
+        with open(f"{d}/verify.key", "w") as f:
+            f.write(os.urandom(32).hex() + "\n")
+        self.tokens = {n: os.urandom(20).hex() for n in ("leader", "collector")}
+        for n, t in self.tokens.items():
+            with open(f"{d}/{n}.token", "w") as f:
+                f.write(t + "\n")
+        with open(f"{d}/helper.creds", "w") as f:
+            f.write(f"leader aggregator {sha256_hex(self.tokens['leader'])}\n"
+                    f"coll collector {sha256_hex(self.tokens['collector'])}\n")
+        with open(f"{d}/leader.creds", "w") as f:
+            f.write(f"coll collector {sha256_hex(self.tokens['collector'])}\n")
+        self.task_id = "8BY0RzZMzxvA46_8ymhzycOB9krN-QIGYvg_RsByGec"
+        self.campaigns = f"{d}/dap.txt"
+        self.write_campaigns(self.campaigns, self.keys["leader"])
+        self.procs = {}
+
+    def write_campaigns(self, path, leader_cfg, eps=EPS):
+        with open(path, "w") as f:
+            f.write(f"""# one two-aggregator task
+[dap_task]
+id = {self.task_id}
+vdaf = sumvec
+length = {LENGTH}
+max = {MAXV}
+eps = {eps}
+min_batch_size = {MIN_BATCH}
+time_precision = 3600
+leader = https://localhost:{self.lport}/dap
+helper = https://localhost:{self.hport}/dap
+leader_hpke_config = {leader_cfg}
+helper_hpke_config = {self.keys['helper']}
+collector_hpke_config = {self.keys['collector']}
+verify_key = verify.key
+""")
+
+    def args(self, role, campaigns=None):
+        d = self.h.tmp
+        port = {"leader": self.lport, "leader2": self.l2port, "helper": self.hport}[role]
+        kind = "helper" if role == "helper" else "leader"  # leader2: the leader's twin
+        a = [COLLECTOR, "--listen", f"127.0.0.1:{port}", "--cert", f"{d}/server.crt",
+             "--key", f"{d}/server.key", "--campaigns", campaigns or self.campaigns,
+             "--db", self.dbs[kind], "--role", kind, "--dap-hpke-key", f"{d}/{kind}.key",
+             "--credentials", f"{d}/{kind}.creds", "--rate-limit", "0"]
+        if kind == "leader":
+            a += ["--dap-helper-token", f"{d}/leader.token", "--dap-helper-ca", f"{d}/ca.crt",
+                  "--dap-job-size", "25", "--dap-stale-seconds", "2"]
+        return a
+
+    def start(self, role, campaigns=None):
+        d = self.h.tmp
+        ready = f"{d}/{role}.ready"
+        if os.path.exists(ready):
+            os.unlink(ready)
+        log = open(f"{d}/{role}.log", "a")
+        p = subprocess.Popen(self.args(role, campaigns) + ["--ready-file", ready], stdout=log,
+                             stderr=subprocess.STDOUT)
+        self.h.procs.append(p)
+        self.procs[role] = p
+        for _ in range(400):
+            if os.path.exists(ready) and open(ready).read().strip():
+                return p
+            if p.poll() is not None:
+                raise RuntimeError(f"{role} exited {p.returncode}: " + open(log.name).read())
+            time.sleep(0.05)
+        raise RuntimeError(f"{role} did not start")
+
+    def stop(self, role, sig=15):
+        p = self.procs.pop(role)
+        p.send_signal(sig)
+        return p.wait(30)
+
+    def common(self):
+        return ["--campaigns", self.campaigns, "--ca", f"{self.h.tmp}/ca.crt"]
+
+
+def collect(pair, start, duration, token="collector", wait=30, confidence=0.999999):
+    """dpm-collector dap-collect: (exit status, its JSON or None, stderr)."""
+    d = pair.h.tmp
+    r = subprocess.run([COLLECTOR, "dap-collect", "--campaigns", pair.campaigns,
+                        "--collector-key", f"{d}/collector.key", "--token-file",
+                        f"{d}/{token}.token", "--ca", f"{d}/ca.crt", "--start", str(start),
+                        "--duration", str(duration), "--wait-seconds", str(wait),
+                        "--confidence", str(confidence)],
+                       capture_output=True, text=True, timeout=wait + 60)
+    return r.returncode, json.loads(r.stdout) if r.returncode == 0 else None, r.stderr
+
+
+def wait_log(path, needle, timeout=40):
+    """True once needle is in the log (the leader's retries back off up to 30 s)."""
+    for _ in range(int(timeout * 10)):
+        if needle in open(path, errors="replace").read():
+            return True
+        time.sleep(0.1)
+    return False
+
+
+class GarbageServer:
+    """A TLS server with the helper's certificate on its port that answers every request 200
+    with bytes that are no AggregationJobResp."""
+
+    def __init__(self, tmp, port):
+        self.ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        self.ctx.load_cert_chain(f"{tmp}/server.crt", f"{tmp}/server.key")
+        self.sock = socket.socket()
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.sock.bind(("127.0.0.1", port))
+        self.sock.listen(8)
+        self.sock.settimeout(0.2)
+        self.hits, self.stopping = 0, False
+        self.thread = threading.Thread(target=self.serve, daemon=True)
+
+    def serve(self):
+        while not self.stopping:
+            try:
+                c, _ = self.sock.accept()
+            except OSError:
+                continue
+            try:
+                with self.ctx.wrap_socket(c, server_side=True) as s:
+                    s.settimeout(5)
+                    data = b""
+                    while b"\r\n\r\n" not in data:
+                        data += s.recv(4096)
+                    s.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/ppm-dap;"
+                              b"message=aggregation-job-resp\r\nContent-Length: 5\r\n\r\njunk!")
+                    self.hits += 1
+            except (OSError, ssl.SSLError):
+                pass
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.stopping = True
+        self.thread.join()
+        self.sock.close()
+
+
+def refusals(t, pair, h):
+    """Start-up refusals, each naming its cause."""
+    d = h.tmp
+    a = pair.args("leader")
+    i = a.index("--dap-helper-token")
+    r = subprocess.run(a[:i] + a[i + 2:], capture_output=True, text=True, timeout=30)
+    t.ok(r.returncode == 2 and "--dap-helper-token" in r.stderr, "a leader without the helper's "
+         "token is refused, naming the option", r.stderr[-300:])
+    wrong = f"{d}/wrong.txt"
+    pair.write_campaigns(wrong, pair.keys["collector"])  # another key's config as the leader's
+    r = subprocess.run(pair.args("leader", wrong), capture_output=True, text=True, timeout=30)
+    t.ok(r.returncode != 0 and "leader_hpke_config is not the key" in r.stdout + r.stderr,
+         "a task whose leader_hpke_config is not this key is refused",
+         (r.stdout + r.stderr)[-400:])
+    a = pair.args("helper")
+    i = a.index("--role")
+    a = a[:i] + a[i + 4:]  # no --role, no --dap-hpke-key
+    r = subprocess.run(a + ["--allow-anonymous-devices"], capture_output=True, text=True,
+                       timeout=30)
+    t.ok(r.returncode != 0 and "start with --role" in r.stdout + r.stderr,
+         "[dap_task] blocks without --role are refused", (r.stdout + r.stderr)[-400:])
+    r = subprocess.run([COLLECTOR, "--check-campaigns", pair.campaigns], capture_output=True,
+                       text=True, timeout=30)
+    t.ok(r.returncode == 0 and f"dap task {pair.task_id}: prio3 sumvec" in r.stdout
+         and f"central eps {EPS:.6f} per report, sensitivity {SENS}" in r.stdout
+         and "trust model: two aggregators" in r.stdout,
+         "--check-campaigns lists the task, its eps, sensitivity, unit and trust model", r.stdout)
+
+
+def shared_postgresql(t, h):
+    """Two leaders on one PostgreSQL database (behind the task's one leader URL, as a load
+    balancer would put them), a helper on another: reports uploaded to each leader, both job
+    drivers claiming from the shared store, one collection counting every report once."""
+    with PgCluster("test_collector_dap") as pg:
+        pair = Pair(h, {"leader": pg.createdb("dap_leader"), "helper": pg.createdb("dap_helper")})
+        for role in ("helper", "leader", "leader2"):
+            pair.start(role)
+        l2 = f"https://localhost:{pair.l2port}/dap"
+        ups = [tool("upload", *pair.common(), "--n", "60", "--seed", "3", "--batch", "20"),
+               tool("upload", *pair.common(), "--n", "60", "--first", "60", "--seed", "3",
+                    "--batch", "20", "--url", l2)]
+        t.ok(all(u["kept"] == 60 for u in ups), "PostgreSQL: 60 reports kept by each leader",
+             json.dumps(ups)[:300])
+        rc, got, err = collect(pair, ups[0]["batch_start"], ups[0]["time_precision"], wait=60)
+        want = [a + b for a, b in zip(ups[0]["sums"], ups[1]["sums"])]
+        t.ok(rc == 0 and got["report_count"] == 120 and len(want) == LENGTH
+             and all(lo <= w <= hi for (lo, hi), w in zip(got["ci"], want)),
+             "PostgreSQL, two leaders sharing the store: the collection counts all 120 reports "
+             "once, each exact sum inside its interval", f"{err} {json.dumps(got)} want {want}")
+        jobs = pg.sql("dap_leader", "SELECT count(*) FROM dap_jobs WHERE errors IS NOT NULL")
+        t.ok(int(jobs[0][0]) >= 120 // 25, "the shared store's jobs are committed", str(jobs))
+        stopped = [pair.stop(r) for r in ("leader", "leader2", "helper")]
+        t.ok(stopped == [0, 0, 0], "PostgreSQL: the three aggregators stop cleanly", str(stopped))
+
+
+def main():
+    t = Tap()
+    h = Harness(campaigns=CAMPAIGNS)
+    try:
+        pair = Pair(h)
+        refusals(t, pair, h)
+        pair.start("helper")
+        pair.start("leader")
+        ctx = ssl.create_default_context(cafile=f"{h.tmp}/ca.crt")
+        c = http.client.HTTPSConnection("localhost", pair.lport, context=ctx, timeout=10)
+        c.request("GET", "/dap/hpke_config")
+        r = c.getresponse()
+        body = r.read()
+        want = bytes.fromhex(pair.keys["leader"])
+        t.ok(r.status == 200 and body[2:] == want and int.from_bytes(body[:2], "big") == len(want)
+             and r.getheader("Content-Type") == "application/ppm-dap;message=hpke-config-list",
+             "GET /dap/hpke_config: the leader's HpkeConfigList", f"{r.status} {body.hex()}")
+
+        # the helper down: the leader keeps the reports and retries its jobs
+        pair.stop("helper")
+        saved = f"{h.tmp}/upload.bin"
+        up = tool("upload", *pair.common(), "--n", "60", "--seed", "1", "--batch", "30",
+                  "--save", saved)
+        t.ok(up["kept"] == 60 and up["status"] == [200, 200] and not up["errors"],
+             "60 reports uploaded, all kept", json.dumps(up)[:300])
+        again = tool("post", *pair.common(), "--what", "reports", "--body", saved)
+        t.ok(again["status"] == 200 and again["errors"] == {"report_replayed": 30},
+             "the same UploadRequest again: each report report_replayed", json.dumps(again))
+        with open(f"{h.tmp}/junk.bin", "wb") as f:
+            f.write(b"\x00\x01garbage")
+        junk = tool("post", *pair.common(), "--what", "reports", "--body", f"{h.tmp}/junk.bin")
+        t.ok(junk["status"] == 400 and "invalidMessage" in junk["body"],
+             "garbage upload: 400 invalidMessage", json.dumps(junk))
+        up2 = tool("upload", *pair.common(), "--n", "20", "--first", "60", "--seed", "1")
+        time.sleep(1.0)
+        log = open(f"{h.tmp}/leader.log").read()
+        t.ok("dap_helper_unavailable" in log, "the helper down: the leader logs it and retries",
+             log[-400:])
+        start, prec = up["batch_start"], up["time_precision"]
+        rc, _, err = collect(pair, start, prec, wait=1)
+        t.ok(rc == 1 and "answered 202" in err and "run again later" in err,
+             "a collection while reports wait for the helper: 202, the collector told to come "
+             "back (collecting then would lose them)", err)
+        # a helper whose task is another (its eps): it refuses the jobs, naming the digests;
+        # the leader commits nothing and says why
+        pair.write_campaigns(f"{h.tmp}/other.txt", pair.keys["leader"], eps=EPS * 2)
+        pair.start("helper", f"{h.tmp}/other.txt")
+        t.ok(wait_log(f"{h.tmp}/leader.log", "parameters of this task are not this helper's")
+             and wait_log(f"{h.tmp}/helper.log", "dap_task_mismatch"),
+             "aggregators that disagree on the task: the helper refuses (400) and both log why")
+        pair.stop("helper")
+        # a helper that answers garbage: the job is abandoned, nothing committed
+        with GarbageServer(h.tmp, pair.hport) as g:
+            t.ok(wait_log(f"{h.tmp}/leader.log", "dap_job_abandoned") and g.hits > 0,
+                 "a helper that answers garbage: the leader abandons the job and logs it")
+
+        # kill -9 of the leader with 80 acknowledged reports not yet aggregated (its jobs
+        # claimed, unanswered): after a restart its stale jobs are sent again, nothing is lost
+        pair.procs["leader"].kill()
+        pair.procs["leader"].wait()
+        pair.procs.pop("leader")
+        pair.start("leader")
+        pair.start("helper")
+
+        # tokens
+        with open(f"{h.tmp}/empty.bin", "wb") as f:
+            f.write(b"")
+        url = f"https://localhost:{pair.hport}/dap"
+        no_tok = tool("post", *pair.common(), "--what", "aggregation_jobs", "--body",
+                      f"{h.tmp}/empty.bin", "--url", url)
+        wrong_tok = tool("post", *pair.common(), "--what", "aggregation_jobs", "--body",
+                         f"{h.tmp}/empty.bin", "--url", url, "--token-file",
+                         f"{h.tmp}/collector.token")
+        t.ok(no_tok["status"] == 401 and wrong_tok["status"] == 403,
+             "the helper's aggregation jobs: 401 without a token, 403 with the collector's",
+             f"{no_tok} {wrong_tok}")
+        rc, _, err = collect(pair, start, prec, token="leader")
+        t.ok(rc == 1 and "answered 401" in err,
+             "a collection with a token the leader does not know: 401", err)
+        rc, _, err = collect(pair, start + 10 * prec, prec)
+        t.ok(rc == 1 and "answered 400" in err and "invalidBatchSize" in err,
+             "a collection below the minimum batch size: 400 invalidBatchSize", err)
+        rc, _, err = collect(pair, start + 1, prec)
+        t.ok(rc == 2 and "multiples of the task's time_precision" in err,
+             "a collection interval off the time precision: refused before asking", err)
+
+        # the leader's retries reach the helper: every report aggregated once
+        rc, got, err = collect(pair, start, prec, wait=60)
+        want = [a + b for a, b in zip(up["sums"], up2["sums"])]
+        ok = rc == 0 and got["report_count"] == 80 and got["sensitivity"] == SENS
+        t.ok(ok and all(lo <= w <= hi for (lo, hi), w in zip(got["ci"], want))
+             and got["sums"] != want and len(want) == LENGTH,
+             "collection after kill -9 and the helper's return: all 80 reports; each exact sum "
+             "inside its interval (level 1 - 1e-6), the released sums noised",
+             f"{err} {json.dumps(got)} want {want}")
+        t.ok(ok and got["eps"] == EPS and "one device's report" in got["privacy_unit"]
+             and "two aggregators" in got["trust_model"] and got["noise"]["draws"] == 2,
+             "the estimate JSON states eps, privacy unit, trust model and the noise",
+             json.dumps(got)[:400])
+        rc, same, _ = collect(pair, start, prec)
+        t.ok(rc == 0 and same == got, "the same collection again: the same release (noise "
+             "drawn once)", json.dumps(same)[:300])
+
+        stopped = [pair.stop(r) for r in ("leader", "helper")]
+        t.ok(stopped == [0, 0], "both aggregators stop cleanly on SIGTERM", str(stopped))
+    finally:
+        h.cleanup()
+    h = Harness(campaigns=CAMPAIGNS)
+    try:
+        shared_postgresql(t, h)
+    finally:
+        h.cleanup()
+    return t.done()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
