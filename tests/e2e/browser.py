@@ -164,9 +164,15 @@ class Browser:
         self.credentials = (user, password)
         self.call("Fetch.enable", {"handleAuthRequests": True, "patterns": [{"urlPattern": "*"}]})
 
-    def goto(self, url, ready="document.body && document.body.dataset.ready", timeout=None):
-        """Load url and wait until the expression `ready` is truthy (the console sets
-        body.dataset.ready when a page is drawn). Returns its value, or None on time-out."""
+    def goto(self, url, ready=None, timeout=None):
+        """Load url and wait until the expression `ready` is truthy. By default: the page at url
+        (not the one before it) has drawn, body.dataset.ready "1", or "error" when it shows one;
+        the console sets "0" while it draws, a string JavaScript also finds truthy. Returns its
+        value, or None on time-out."""
+        if ready is None:
+            ready = (f"location.href === {json.dumps(url)} && document.body && "
+                     "['1', 'error'].includes(document.body.dataset.ready) && "
+                     "document.body.dataset.ready")
         self.call("Page.navigate", {"url": url})
         return self.wait_for(ready, timeout or self.timeout)
 
