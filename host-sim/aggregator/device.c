@@ -10,7 +10,7 @@
 #include "dpm/expert/dap.h"
 #include "dpm/expert/device_dap.h"
 
-#define DEVICE_NOW 1700000000 /* its wall clock: the task has no interval */
+#define DEVICE_NOW 1700000000 /* its wall clock unless the caller sets wall_s */
 
 static uint64_t zero_ms(void *ctx)
 {
@@ -20,8 +20,7 @@ static uint64_t zero_ms(void *ctx)
 
 static int fixed_wall(void *ctx, int64_t *out)
 {
-    (void)ctx;
-    *out = DEVICE_NOW;
+    *out = ((const agg_device_t *)ctx)->wall_s;
     return 0;
 }
 
@@ -59,6 +58,7 @@ agg_device_t *agg_device_new(const agg_task_t *k, const dpm_dap_task_t *t)
         }
     }
     d->sealer = dpm_hpke_sealer();
+    d->wall_s = DEVICE_NOW;
     d->report_cap = dpm_dap_report_bytes(&t->vdaf);
     d->report = malloc(d->report_cap);
     d->work = malloc(8u * (size_t)t->vdaf.shard_work_words + 8u);
@@ -87,6 +87,7 @@ dpm_status_t agg_device_sumvec(agg_device_t *d, const agg_task_t *k, dpm_rng_t r
     c.rng = rng;
     c.clock.monotonic_ms = zero_ms;
     c.clock.wall_time_s = fixed_wall;
+    c.clock.ctx = d;
     c.storage = dpm_ram_storage(&ram, d->region, AGG_DEVICE_REGION);
     c.region_size = AGG_DEVICE_REGION;
     c.policy.defaults.max_eps = d->policy.max_central_eps;

@@ -29,6 +29,7 @@ typedef struct {
     uint8_t *report;                   /* the report is built here */
     size_t report_cap, report_len;
     dpm_hpke_sealer_t sealer; /* dpm_hpke_sealer() (tests wrap it to make a dishonest client) */
+    int64_t wall_s; /* the devices' wall clock, Unix seconds (agg_device_new: 1700000000) */
 } agg_device_t;
 
 /* For task k (decoded as t). NULL when out of memory. */

@@ -4,7 +4,8 @@
  * from the same campaigns file the aggregators read (its first [dap_task], a sumvec task).
  *
  *   tool_dap upload  --campaigns F --ca CA --n N [--first I] [--seed S] [--batch B] [--save FILE]
- *                    [--url BASE] (another leader than the task's)
+ *                    [--url BASE] (another leader than the task's) [--time UNIX] (the devices'
+ *                    clock, default 1700000000: another batch)
  *       devices I .. I+N-1 report m[k] = (5 i + 3 k) mod (max + 1) through the SDK's device calls
  *       (one report each, its clock fixed: aggregator/device.h), posted in UploadRequests of B
  *       reports; --save also writes the request bytes of the last batch. Prints one JSON line:
@@ -31,7 +32,7 @@
 
 typedef struct {
     const char *campaigns, *ca, *save, *what, *body, *token_file, *url;
-    unsigned long n, first, seed, batch;
+    unsigned long n, first, seed, batch, time;
 } args_t;
 
 static int usage(void)
@@ -156,6 +157,9 @@ static int do_upload(const args_t *a, const dap_task_spec_t *spec, coll_https_t 
     const uint32_t len = t.vdaf.length;
     const uint64_t maxv = t.vdaf.max_measurement;
     agg_device_t *d = agg_device_new(&k, &t);
+    if (d != NULL && a->time != 0) {
+        d->wall_s = (int64_t)a->time;
+    }
     uint64_t *m = calloc(len, sizeof(*m));
     int64_t *sums = calloc(len, sizeof(*sums));
     uint8_t *req = malloc(CAP);
@@ -282,6 +286,7 @@ int main(int argc, char **argv)
                            : strcmp(k, "--first") == 0 ? &a.first
                            : strcmp(k, "--seed") == 0  ? &a.seed
                            : strcmp(k, "--batch") == 0 ? &a.batch
+                           : strcmp(k, "--time") == 0  ? &a.time
                                                        : NULL;
         if (s != NULL) {
             *s = v;

@@ -158,6 +158,10 @@ static int dap_role_check(const coll_app_t *app, const http_request_t *req, int 
     }
     size_t tlen = 0;
     const char *token = http_bearer_token(req, &tlen);
+    if (token == NULL && req->has_dap_auth_token) { /* the draft's other header, as Janus has */
+        token = req->dap_auth_token;
+        tlen = strlen(token);
+    }
     const coll_credential_t *c =
         token != NULL ? coll_auth_find(coll_app_auth(app), token, tlen) : NULL;
     if (c == NULL) {

@@ -121,6 +121,15 @@ static int parse_header(const char *name, size_t nlen, const char *v, size_t vle
         req->has_authorization = 1;
         return 0;
     }
+    if (word_is(name, nlen, "dap-auth-token")) { /* DAP: Janus's other way to send a token */
+        if (req->has_dap_auth_token || vlen >= sizeof(req->dap_auth_token)) {
+            return 400;
+        }
+        memcpy(req->dap_auth_token, v, vlen);
+        req->dap_auth_token[vlen] = '\0';
+        req->has_dap_auth_token = 1;
+        return 0;
+    }
     if (word_is(name, nlen, "dpm-task-digest")) { /* DAP: the leader's view of the task */
         if (req->has_task_digest || vlen >= sizeof(req->task_digest)) {
             return 400;

@@ -38,9 +38,11 @@ typedef struct {
     int has_host;                      /* a Host header, or an absolute-form target */
     int absolute_form;
     int has_authorization;
-    char authorization[HTTP_MAX_AUTH]; /* as sent, NUL-terminated */
-    int has_task_digest;               /* DPM-Task-Digest (collector/dap/dap_tasks.h) */
-    char task_digest[80];              /* as sent, NUL-terminated (longer: 400) */
+    char authorization[HTTP_MAX_AUTH];  /* as sent, NUL-terminated */
+    int has_dap_auth_token;             /* DAP-Auth-Token (a DAP peer's token) */
+    char dap_auth_token[HTTP_MAX_AUTH]; /* as sent, NUL-terminated */
+    int has_task_digest;                /* DPM-Task-Digest (collector/dap/dap_tasks.h) */
+    char task_digest[80];               /* as sent, NUL-terminated (longer: 400) */
 } http_request_t;
 
 /* Find the end of a request head in buf[0, len): the offset just past the blank line, or 0
