@@ -437,25 +437,6 @@ static int resolve(xfer_t *x, addr_t *addrs)
 /* ---- connecting --------------------------------------------------------------------------- */
 
 /* Wait until fd is ready for `events` or the deadline passes: 1 ready, 0 timeout, -1 error. */
-static int wait_fd(int fd, short events, uint64_t deadline_ms)
-{
-    for (;;) {
-        uint64_t now = coll_now_ms();
-        if (now >= deadline_ms) {
-            return 0;
-        }
-        uint64_t left = deadline_ms - now;
-        struct pollfd p = {fd, events, 0};
-        int r = poll(&p, 1, left > INT_MAX ? INT_MAX : (int)left);
-        if (r > 0) {
-            return 1; /* ready, hang-up or error: the next call tells which */
-        }
-        if (r < 0 && errno != EINTR) {
-            return -1;
-        }
-    }
-}
-
 static const char *addr_text(const addr_t *a, char *out, size_t cap)
 {
     const struct sockaddr *sa = (const struct sockaddr *)&a->sa;
@@ -480,7 +461,7 @@ static int connect_one(const addr_t *a, uint64_t deadline_ms, int *err)
     }
     int r = connect(fd, sa, a->len);
     if (r != 0 && errno == EINPROGRESS) {
-        int w = wait_fd(fd, POLLOUT, deadline_ms);
+        int w = coll_wait_fd(fd, POLLOUT, deadline_ms);
         int soerr = 0;
         socklen_t sl = sizeof(soerr);
         if (w == 0) {
@@ -525,38 +506,18 @@ static int connect_any(xfer_t *x, const addr_t *addrs, size_t n)
 
 /* ---- TLS ---------------------------------------------------------------------------------- */
 
-/* Mbed TLS's send (out) or receive callback on the non-blocking socket, within the deadline. */
-static int bio_io(xfer_t *x, unsigned char *buf, size_t len, int out)
-{
-    int failed = out ? MBEDTLS_ERR_NET_SEND_FAILED : MBEDTLS_ERR_NET_RECV_FAILED;
-    for (;;) {
-        int w = wait_fd(x->fd, out ? POLLOUT : POLLIN, x->deadline_ms);
-        if (w == 0) {
-            return MBEDTLS_ERR_SSL_TIMEOUT;
-        }
-        if (w < 0) {
-            return failed;
-        }
-        ssize_t n = out ? send(x->fd, buf, len, MSG_NOSIGNAL | MSG_DONTWAIT)
-                        : recv(x->fd, buf, len, MSG_DONTWAIT);
-        if (n >= 0) {
-            return (int)n; /* received 0: the peer closed */
-        }
-        if (errno != EINTR && errno != EAGAIN && errno != EWOULDBLOCK) {
-            return errno == ECONNRESET || (out && errno == EPIPE) ? MBEDTLS_ERR_NET_CONN_RESET
-                                                                  : failed;
-        }
-    }
-}
-
+/* Mbed TLS's callbacks: tls_server.h's, on this exchange's socket and deadline. */
 static int bio_send(void *ctx, const unsigned char *buf, size_t len)
 {
-    return bio_io(ctx, (unsigned char *)buf, len, 1); /* only read from: send() */
+    const xfer_t *x = ctx;
+    /* buf is only read from (send) */
+    return coll_tls_bio_io(x->fd, x->deadline_ms, (unsigned char *)buf, len, 1);
 }
 
 static int bio_recv(void *ctx, unsigned char *buf, size_t len)
 {
-    return bio_io(ctx, buf, len, 0);
+    const xfer_t *x = ctx;
+    return coll_tls_bio_io(x->fd, x->deadline_ms, buf, len, 0);
 }
 
 /* An Mbed TLS error during the exchange: a timeout, or what failed and the library's words. */

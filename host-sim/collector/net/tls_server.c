@@ -110,7 +110,7 @@ void coll_tls_free(coll_tls_t *t)
 }
 
 /* Wait until fd is ready for `events` or the deadline passes: 1 ready, 0 timeout, -1 error. */
-static int wait_fd(int fd, short events, uint64_t deadline_ms)
+int coll_wait_fd(int fd, short events, uint64_t deadline_ms)
 {
     for (;;) {
         uint64_t now = coll_now_ms();
@@ -129,20 +129,19 @@ static int wait_fd(int fd, short events, uint64_t deadline_ms)
     }
 }
 
-/* Mbed TLS's send (out) or receive callback on the non-blocking socket, within the deadline. */
-static int bio_io(coll_tls_conn_t *c, unsigned char *buf, size_t len, int out)
+int coll_tls_bio_io(int fd, uint64_t deadline_ms, unsigned char *buf, size_t len, int out)
 {
     int failed = out ? MBEDTLS_ERR_NET_SEND_FAILED : MBEDTLS_ERR_NET_RECV_FAILED;
     for (;;) {
-        int w = wait_fd(c->fd, out ? POLLOUT : POLLIN, c->deadline_ms);
+        int w = coll_wait_fd(fd, out ? POLLOUT : POLLIN, deadline_ms);
         if (w == 0) {
             return MBEDTLS_ERR_SSL_TIMEOUT;
         }
         if (w < 0) {
             return failed;
         }
-        ssize_t n = out ? send(c->fd, buf, len, MSG_NOSIGNAL | MSG_DONTWAIT)
-                        : recv(c->fd, buf, len, MSG_DONTWAIT);
+        ssize_t n = out ? send(fd, buf, len, MSG_NOSIGNAL | MSG_DONTWAIT)
+                        : recv(fd, buf, len, MSG_DONTWAIT);
         if (n >= 0) {
             return (int)n; /* received 0: the peer closed */
         }
@@ -155,12 +154,15 @@ static int bio_io(coll_tls_conn_t *c, unsigned char *buf, size_t len, int out)
 
 static int bio_send(void *ctx, const unsigned char *buf, size_t len)
 {
-    return bio_io(ctx, (unsigned char *)buf, len, 1); /* only read from: send() */
+    const coll_tls_conn_t *c = ctx;
+    /* buf is only read from (send) */
+    return coll_tls_bio_io(c->fd, c->deadline_ms, (unsigned char *)buf, len, 1);
 }
 
 static int bio_recv(void *ctx, unsigned char *buf, size_t len)
 {
-    return bio_io(ctx, buf, len, 0);
+    const coll_tls_conn_t *c = ctx;
+    return coll_tls_bio_io(c->fd, c->deadline_ms, buf, len, 0);
 }
 
 static int io_result(int ret)

@@ -59,6 +59,16 @@ typedef struct {
 /* Monotonic milliseconds. */
 uint64_t coll_now_ms(void);
 
+/* Wait until fd is ready for events (poll) or the deadline (coll_now_ms) passes: 1 ready (or
+ * hung up, or in error: the next I/O call tells which), 0 the deadline, -1 poll failed. */
+int coll_wait_fd(int fd, short events, uint64_t deadline_ms);
+
+/* Mbed TLS's send (out 1) or receive callback on the non-blocking socket fd, every wait bounded
+ * by deadline_ms: bytes moved, 0 the peer closed (receive), or MBEDTLS_ERR_SSL_TIMEOUT,
+ * MBEDTLS_ERR_NET_CONN_RESET, _SEND_FAILED, _RECV_FAILED. The server's sessions and the HTTPS
+ * client (https_client.h) both. */
+int coll_tls_bio_io(int fd, uint64_t deadline_ms, unsigned char *buf, size_t len, int out);
+
 /* Handshake on an accepted socket, finished by deadline_ms. 0, COLL_IO_TIMEOUT or
  * COLL_IO_ERROR (the session must still be closed with coll_tls_conn_close). */
 int coll_tls_accept(coll_tls_conn_t *c, const coll_tls_t *t, int fd, uint64_t deadline_ms);
