@@ -130,16 +130,6 @@ static int post(coll_https_t *h, const char *url, const char *ctype, const char 
     return 0;
 }
 
-static void task_url(const dap_task_spec_t *t, const char *base, const char *what, char *out,
-                     size_t cap)
-{
-    size_t n = strlen(base);
-    while (n > 0 && base[n - 1] == '/') {
-        n--;
-    }
-    snprintf(out, cap, "%.*s/tasks/%s/%s", (int)n, base, t->id_b64, what);
-}
-
 static int do_upload(const args_t *a, const dap_task_spec_t *spec, coll_https_t *h, uint8_t *out)
 {
     agg_task_t k;
@@ -167,7 +157,7 @@ static int do_upload(const args_t *a, const dap_task_spec_t *spec, coll_https_t 
         return 1;
     }
     char url[600];
-    task_url(spec, a->url != NULL ? a->url : spec->leader_url, "reports", url, sizeof(url));
+    dap_task_url(spec, a->url != NULL ? a->url : spec->leader_url, "reports", url, sizeof(url));
     size_t count[DAP_REPORT_ERROR_MAX + 1] = {0}, kept = 0, rlen = 0, in_req = 0;
     const unsigned long batch = a->batch != 0 ? a->batch : 50;
     printf("{\"status\": [");
@@ -247,7 +237,7 @@ static int do_post(const args_t *a, const dap_task_spec_t *spec, coll_https_t *h
     char token[300], url[600];
     const char *tok =
         a->token_file != NULL ? read_token(a->token_file, token, sizeof(token)) : NULL;
-    task_url(spec, a->url != NULL ? a->url : spec->leader_url, what[w], url, sizeof(url));
+    dap_task_url(spec, a->url != NULL ? a->url : spec->leader_url, what[w], url, sizeof(url));
     coll_https_resp_t r;
     int rc = post(h, url, dap_msg_media_type[type[w]], tok, body, len, out, &r);
     if (rc == 0) {

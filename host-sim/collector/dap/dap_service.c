@@ -138,24 +138,13 @@ static uint64_t wall_s(void)
     return (uint64_t)time(NULL);
 }
 
-/* "{base}/tasks/{id}/{what}" with one slash between the base and the rest. */
-static void task_url(const char *base, const dap_task_spec_t *t, const char *what, char *out,
-                     size_t cap)
-{
-    size_t n = strlen(base);
-    while (n > 0 && base[n - 1] == '/') {
-        n--;
-    }
-    snprintf(out, cap, "%.*s/tasks/%s/%s", (int)n, base, t->id_b64, what);
-}
-
 /* Ask the helper; 0 with a 200 answer, else -1 with why ("STATUS: first line of its body"). */
 static int ask_helper(dap_service_t *s, const dap_task_spec_t *t, const char *what,
                       dap_msg_type_t type, const uint8_t *req, size_t len, uint8_t *out, size_t cap,
                       size_t *out_len, char *why, size_t whycap)
 {
     char url[DPM_DAP_MAX_URL + 128];
-    task_url(t->helper_url, t, what, url, sizeof(url));
+    dap_task_url(t, t->helper_url, what, url, sizeof(url));
     int status = 0;
     size_t got = 0;
     int rc = s->o.post(s->o.post_ctx, url, dap_msg_media_type[type], t->digest, req, len, out, cap,

@@ -490,6 +490,16 @@ int dap_tasks_load(const char *path, dap_tasks_t *out, char *err, size_t cap)
     return rc;
 }
 
+void dap_task_url(const dap_task_spec_t *t, const char *base, const char *what, char *out,
+                  size_t cap)
+{
+    size_t n = strlen(base);
+    while (n > 0 && base[n - 1] == '/') {
+        n--;
+    }
+    snprintf(out, cap, "%.*s/tasks/%s/%s", (int)n, base, t->id_b64, what);
+}
+
 const dap_task_spec_t *dap_tasks_find(const dap_tasks_t *ts, const char *b64, size_t n)
 {
     for (size_t i = 0; ts != NULL && i < ts->n; i++) {

@@ -81,6 +81,11 @@ int dap_tasks_parse(const char *text, size_t len, const char *dir, dap_tasks_t *
                     size_t cap);
 int dap_tasks_load(const char *path, dap_tasks_t *out, char *err, size_t cap);
 
+/* "{base}/tasks/{id}/{what}" into out (base: an aggregator URL, a trailing '/' or not), the
+ * draft's resource URL of task t. */
+void dap_task_url(const dap_task_spec_t *t, const char *base, const char *what, char *out,
+                  size_t cap);
+
 /* The task whose id is the base64url b64[0, n), or NULL. */
 const dap_task_spec_t *dap_tasks_find(const dap_tasks_t *ts, const char *b64, size_t n);
 

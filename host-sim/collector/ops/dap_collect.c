@@ -212,12 +212,8 @@ int coll_dap_collect_main(int argc, char **argv)
         goto done;
     }
     char url[DPM_DAP_MAX_URL + 128];
-    const char *base = a.leader != NULL ? a.leader : t->leader_url;
-    size_t n = strlen(base);
-    while (n > 0 && base[n - 1] == '/') {
-        n--;
-    }
-    snprintf(url, sizeof(url), "%.*s/tasks/%s/collection_jobs", (int)n, base, t->id_b64);
+    dap_task_url(t, a.leader != NULL ? a.leader : t->leader_url, "collection_jobs", url,
+                 sizeof(url));
     coll_https_req_t q = {"POST", url,  token, dap_msg_media_type[DAP_MSG_COLLECTION_JOB_REQ],
                           req,    rlen, 10000, NULL};
     coll_https_resp_t r;
