@@ -5,11 +5,9 @@
  *    tuned for (three groups of unequal shares, beta-distributed metrics, tuple_mr and tuple_ml,
  *    eps 0.3 .. 6, 2 and 3 metrics), with the groups' own second moments; negative control: the
  *    one-metric plan of the same campaign (what the planner did before) is outside the band;
- *  - the check never answers with a coin flip: at the margin's K a check verifies (the lower end
- *    of the coverage interval >= c) in >= 80 % of seeds, while at the bound's K the old strict
- *    verdict (within >= c runs) passes about half the time (the negative control) and the
- *    interval almost never shows c; from too few devices, or at 0.6 of the planned eps, the
- *    search finds the K that is verified and says how many devices that adds;
+ *  - the check's search: from too few devices, or at 0.6 of the planned eps, it finds the K that
+ *    is verified and says how many devices that adds (that a check is no coin flip, over many
+ *    seeds: tests/stat/test_sim_plan_check.c);
  *  - the analytic answers are consistent both ways, planned at the campaign's Q16.16 eps, and the
  *    paper split's answers and "no answer" cells stay what they were. Fixed seeds. */
 #include <math.h>
@@ -189,40 +187,7 @@ static void test_metrics_answers(void **state)
     assert_int_equal(sim_plan_solve(&q, &a2), -1);
 }
 
-/* ---- the check: a margin and a search, never a coin flip ------------------------------------ */
-
-static void test_check_is_no_coin_flip(void **state)
-{
-    (void)state;
-    sim_plan_question_t q;
-    sim_plan_answer_t a, at;
-    char err[256];
-    question(&q, DPM_DISP_MR, DPM_DISP_SPLIT_CORRECT, 0.02, 0.9, DPM_DISP_BOUND_NORMAL);
-    q.eps = 1.0;
-    assert_int_equal(sim_plan_solve(&q, &a), 0);
-    assert_true(a.design > 0.9 && a.design < 0.96 && a.design_devices > a.devices);
-    const uint32_t seeds = 100;
-    uint32_t design_verified = 0, bound_verified = 0, bound_strict = 0;
-    for (uint32_t s = 0; s < seeds; s++) {
-        at = a;
-        assert_int_equal(sim_plan_check(&q, &at, 1000 + s, NULL, err, sizeof(err)), 0);
-        design_verified += at.search.step[0].verified;
-        at = a;
-        at.design_devices = a.devices; /* the bound's K: planned exactly at 0.9 */
-        assert_int_equal(sim_plan_check(&q, &at, 1000 + s, NULL, err, sizeof(err)), 0);
-        bound_verified += at.search.step[0].verified;
-        bound_strict += at.search.step[0].within >= 0.9 * at.search.step[0].runs;
-        assert_true(at.search.found); /* and the search finds a K that is */
-    }
-    print_message("# of %u seeds: verified at the margin's K %u; at the bound's K verified %u, "
-                  "old strict PASS %u\n",
-                  seeds, design_verified, bound_verified, bound_strict);
-    /* the design's power is 0.9 (per check); at alpha 1e-6 even 0.8 leaves >= 61 of 100 */
-    assert_true(stat_binom_cdf(design_verified, seeds, 0.8) > ALPHA);
-    /* negative control: the old verdict at the bound's K is a coin flip */
-    assert_true(stat_binom_two_sided(bound_strict, seeds, 0.5) > ALPHA);
-    assert_true(bound_verified < seeds / 5);
-}
+/* ---- the check: its search (never a coin flip: tests/stat/test_sim_plan_check.c) ----------- */
 
 static void test_search_adds_devices(void **state)
 {
@@ -367,7 +332,6 @@ int main(void)
         cmocka_unit_test(test_eps_for_devices_round_trip),
         cmocka_unit_test(test_metrics_per_report_sd),
         cmocka_unit_test(test_metrics_answers),
-        cmocka_unit_test(test_check_is_no_coin_flip),
         cmocka_unit_test(test_search_adds_devices),
         cmocka_unit_test(test_no_answer_and_paper_split),
     };
