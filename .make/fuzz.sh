@@ -10,6 +10,8 @@
 # $FUZZ_CORPUS/<name>/ (default tests/fuzz/corpus; never modified), its dictionary
 # tests/fuzz/fuzz_<name>.dict if there is one. The corpus grows in <bin dir>/../fuzz-work/<name>/corpus/, findings (crash-*,
 # leak-*, timeout-*, oom-*) land in <bin dir>/../fuzz-work/<name>/artifacts/.
+# FUZZ_JOBS targets run at once (default: the number of cores), each on one core, so a target
+# gets the same executions as alone; their lines are printed in the order given.
 # Prints "fuzz <name>: N executions, M crashes" per target (M = findings written by this run:
 # libFuzzer stops at the first one), then a summary. Exit status 0 only if every target ran at
 # least one input (every seed, with --seeds) and none found anything.
@@ -38,19 +40,20 @@ FUZZ_CORPUS=${FUZZ_CORPUS:-tests/fuzz/corpus}
 export ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1:abort_on_error=0
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
-failed=0 total_runs=0 total_found=0
-for bin in "$@"; do
+# one BIN OUT: fuzz (or replay) one target; its lines go to OUT, "runs found bad" to OUT.sum.
+one() {
+  local bin=$1 out=$2 name seeds work log nseeds opts stamp files rc runs limit found bad
   name=$(basename "$bin"); name=${name#fuzz_}
   seeds="$FUZZ_CORPUS/$name"
   work="$(dirname "$bin")/../fuzz-work/$name"
   mkdir -p "$work/corpus" "$work/artifacts"
   log="$work/$mode.log"
   if [ ! -x "$bin" ]; then
-    echo "fuzz $name: 0 executions, 0 crashes (no binary $bin)"; failed=1; continue
+    echo "fuzz $name: 0 executions, 0 crashes (no binary $bin)"; echo "0 0 1" >"$out.sum"; return
   fi
   nseeds=$(find "$seeds" -type f 2>/dev/null | wc -l)
   if [ "$nseeds" -eq 0 ]; then
-    echo "fuzz $name: 0 executions, 0 crashes (no seeds in $seeds)"; failed=1; continue
+    echo "fuzz $name: 0 executions, 0 crashes (no seeds in $seeds)"; echo "0 0 1" >"$out.sum"; return
   fi
   opts=(-timeout=10 -rss_limit_mb=2048 -artifact_prefix="$work/artifacts/")
   [ -f "tests/fuzz/fuzz_$name.dict" ] && opts+=(-dict="tests/fuzz/fuzz_$name.dict")
@@ -73,12 +76,32 @@ for bin in "$@"; do
   found=$(find "$work/artifacts" -type f -newer "$stamp" | wc -l)
   [ "$rc" -ne 0 ] && [ "$found" -eq 0 ] && found=1 # died without writing an artifact
   echo "fuzz $name: $runs executions, $found crashes"
+  bad=0
   if [ "$rc" -ne 0 ] || [ "$found" -ne 0 ] || [ "$runs" -eq 0 ]; then
-    failed=1
+    bad=1
     grep -E 'ERROR|runtime error|SUMMARY|Test unit written|deadly signal' "$log" | head -n 12 |
       sed 's/^/    /'
     echo "    log: $log"
   fi
+  echo "$runs $found $bad" >"$out.sum"
+}
+
+FUZZ_JOBS=${FUZZ_JOBS:-$(nproc)}
+[[ $FUZZ_JOBS =~ ^[1-9][0-9]*$ ]] || { echo "fuzz: FUZZ_JOBS must be >= 1" >&2; exit 2; }
+results=$(mktemp -d)
+trap 'rm -rf "$results"' EXIT
+i=0
+for bin in "$@"; do
+  while [ "$(jobs -rp | wc -l)" -ge "$FUZZ_JOBS" ]; do wait -n; done
+  one "$bin" "$results/$i" >"$results/$i" 2>&1 &
+  i=$((i + 1))
+done
+wait
+failed=0 total_runs=0 total_found=0
+for ((k = 0; k < i; k++)); do
+  cat "$results/$k"
+  read -r runs found bad <"$results/$k.sum" 2>/dev/null || { runs=0 found=0 bad=1; }
+  [ "$bad" -eq 0 ] || failed=1
   total_runs=$((total_runs + runs))
   total_found=$((total_found + found))
 done

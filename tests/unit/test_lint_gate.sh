@@ -28,6 +28,10 @@ tap "$([ $rc != 0 ] && grep -q 'lint: cppcheck: exit' out; echo $?)" "negative c
 printf '/* tidy */\nint same(int x);\n\nint same(int x)\n{\n    return x == x;\n}\n' >tidy.c
 lint tidy.c; rc=$?
 tap "$([ $rc != 0 ] && grep -q 'lint: clang-tidy: exit' out; echo $?)" "negative control: a clang-tidy finding fails"
+# clang-tidy runs LINT_JOBS processes over every LINT_JOBS-th file: a finding in the second's share
+LINT_JOBS=2 lint good.c tidy.c; rc=$?
+tap "$([ $rc != 0 ] && grep -q 'lint: clang-tidy: exit' out && grep -q 'tidy.c' out; echo $?)" \
+    "negative control: a clang-tidy finding in the second parallel share fails"
 
 printf '/* does not compile */\n#include "no_such_header.h"\n\nint f(void);\n' >broken.c
 lint broken.c; rc=$?
