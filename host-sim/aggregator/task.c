@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "common/stream.h"
-#include "dpm/port_hpke.h"
 #include "dpm/expert/dap.h"
 #include "dpm/expert/hpke.h"
 #include "dpm/expert/vdaf.h"
@@ -27,19 +26,10 @@ static int key(agg_task_t *k, int i, uint64_t seed)
 {
     uint8_t ikm[32];
     seeded(seed, 1u + (uint32_t)i, ikm, sizeof(ikm));
-    if (dpm_hpke_derive_keypair(ikm, sizeof(ikm), &k->key[i].kp) != DPM_OK) {
-        return -1;
-    }
-    k->key[i].config_id = (uint8_t)(1 + i);
-    k->key[i].aead_id = DPM_HPKE_AEAD_AES_128_GCM;
-    dpm_hpke_config_t *c = &k->hpke[i];
-    memset(c, 0, sizeof(*c));
-    c->id = k->key[i].config_id;
-    c->kem_id = DPM_HPKE_KEM_X25519_SHA256;
-    c->kdf_id = DPM_HPKE_KDF_HKDF_SHA256;
-    c->aead_id = DPM_HPKE_AEAD_AES_128_GCM;
-    memcpy(c->public_key, k->key[i].kp.pk, DPM_HPKE_NPK);
-    return 0;
+    return dpm_dap_hpke_key_derive(ikm, sizeof(ikm), (uint8_t)(1 + i), DPM_HPKE_AEAD_AES_128_GCM,
+                                   &k->key[i], &k->hpke[i]) == DPM_OK
+               ? 0
+               : -1;
 }
 
 int agg_task_make(agg_task_t *k, const dpm_prio3_t *v, dpm_eps_t eps, uint64_t min_batch_size,

@@ -1,16 +1,44 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Opening a DAP input share on the aggregator: see dpm/port_dap.h. */
+/* An aggregator's HPKE key, and opening a DAP input share with it: see dpm/port_dap.h. */
 #include <string.h>
 
 #include "dpm/port_dap.h"
 #include "dpm/expert/dap.h"
 #include "dpm/expert/hpke.h"
+#include "mbedtls/platform_util.h"
 
 static dpm_status_t why(const char **reason, const char *text, dpm_status_t st)
 {
     if (reason != NULL) {
         *reason = text;
     }
+    return st;
+}
+
+dpm_status_t dpm_dap_hpke_key_derive(const uint8_t *ikm, size_t ikm_len, uint8_t config_id,
+                                     uint16_t aead_id, dpm_dap_hpke_key_t *key,
+                                     dpm_hpke_config_t *cfg)
+{
+    if (key == NULL || dpm_hpke_aead_nk(aead_id) == 0) {
+        return DPM_ERR_PARAM;
+    }
+    dpm_dap_hpke_key_t k;
+    memset(&k, 0, sizeof(k));
+    dpm_status_t st = dpm_hpke_derive_keypair(ikm, ikm_len, &k.kp);
+    if (st == DPM_OK) {
+        k.config_id = config_id;
+        k.aead_id = aead_id;
+        if (cfg != NULL) {
+            memset(cfg, 0, sizeof(*cfg));
+            cfg->id = config_id;
+            cfg->kem_id = DPM_HPKE_KEM_X25519_SHA256;
+            cfg->kdf_id = DPM_HPKE_KDF_HKDF_SHA256;
+            cfg->aead_id = aead_id;
+            memcpy(cfg->public_key, k.kp.pk, DPM_HPKE_NPK);
+        }
+        *key = k;
+    }
+    mbedtls_platform_zeroize(&k, sizeof(k)); /* the secret key */
     return st;
 }
 

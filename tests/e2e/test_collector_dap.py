@@ -13,7 +13,8 @@ tests/e2e/tool_dap, collections by `dpm-collector dap-collect`. TAP. Checked:
   - bearer tokens: the helper refuses an aggregation job without a token (401) and with the
     collector's token (403); the leader refuses a collection without a token (401);
   - a collection below the minimum batch size (an empty hour): 400 invalidBatchSize; with a
-    token the leader does not know: 401; an interval off the precision: refused before asking;
+    token the leader does not know: 401; an interval off the precision, or a key file that is
+    not the task's collector_hpke_config: refused before asking;
   - faults at the helper, each logged with its reason and nothing committed: down (connection
     refused); up with another eps for the task (the DPM-Task-Digest differs: 400 naming both
     digests); a TLS server answering garbage (the job abandoned);
@@ -157,11 +158,12 @@ verify_key = verify.key
         return ["--campaigns", self.campaigns, "--ca", f"{self.h.tmp}/ca.crt"]
 
 
-def collect(pair, start, duration, token="collector", wait=30, confidence=0.999999):
+def collect(pair, start, duration, token="collector", wait=30, confidence=0.999999,
+            key="collector"):
     """dpm-collector dap-collect: (exit status, its JSON or None, stderr)."""
     d = pair.h.tmp
     r = subprocess.run([COLLECTOR, "dap-collect", "--campaigns", pair.campaigns,
-                        "--collector-key", f"{d}/collector.key", "--token-file",
+                        "--collector-key", f"{d}/{key}.key", "--token-file",
                         f"{d}/{token}.token", "--ca", f"{d}/ca.crt", "--start", str(start),
                         "--duration", str(duration), "--wait-seconds", str(wait),
                         "--confidence", str(confidence)],
@@ -379,6 +381,10 @@ def main():
         rc, _, err = collect(pair, start + 1, prec)
         t.ok(rc == 2 and "multiples of the task's time_precision" in err,
              "a collection interval off the time precision: refused before asking", err)
+        rc, _, err = collect(pair, start, prec, key="helper")
+        t.ok(rc == 2 and "is not the task's collector_hpke_config" in err,
+             "a collection with another key than the task's collector_hpke_config: refused "
+             "before asking", err)
 
         # the leader's retries reach the helper: every report aggregated once
         rc, got, err = collect(pair, start, prec, wait=60)

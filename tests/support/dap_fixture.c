@@ -11,18 +11,7 @@ static int key(dpm_dap_hpke_key_t *k, dpm_hpke_config_t *c, uint8_t id, uint8_t 
     for (int i = 0; i < 32; i++) {
         ikm[i] = (uint8_t)(seed * 31 + id * 7 + i);
     }
-    if (dpm_hpke_derive_keypair(ikm, sizeof(ikm), &k->kp) != DPM_OK) {
-        return -1;
-    }
-    k->config_id = id;
-    k->aead_id = aead_id;
-    memset(c, 0, sizeof(*c));
-    c->id = id;
-    c->kem_id = DPM_HPKE_KEM_X25519_SHA256;
-    c->kdf_id = DPM_HPKE_KDF_HKDF_SHA256;
-    c->aead_id = aead_id;
-    memcpy(c->public_key, k->kp.pk, DPM_HPKE_NPK);
-    return 0;
+    return dpm_dap_hpke_key_derive(ikm, sizeof(ikm), id, aead_id, k, c) == DPM_OK ? 0 : -1;
 }
 
 int dap_task_fixture(dap_task_fixture_t *f, const dpm_prio3_t *v, dpm_eps_t eps,

@@ -708,6 +708,49 @@ static void test_hpke_configs(void **state)
 }
 
 /* The app's front door for tasks: decode + policy. */
+/* An aggregator's key and the HpkeConfig that publishes it, from one secret; refused with
+ * nothing written for a bad AEAD or ikm length. */
+static void test_hpke_key_derive(void **state)
+{
+    (void)state;
+    uint8_t ikm[32];
+    for (int i = 0; i < 32; i++) {
+        ikm[i] = (uint8_t)(3 * i + 1);
+    }
+    dpm_dap_hpke_key_t k, k2;
+    dpm_hpke_config_t c;
+    const char *reason = NULL;
+    assert_int_equal(dpm_dap_hpke_key_derive(ikm, sizeof(ikm), 7, DPM_HPKE_AEAD_CHACHA20_POLY1305,
+                                             &k, &c),
+                     DPM_OK);
+    assert_int_equal(k.config_id, 7);
+    assert_int_equal(k.aead_id, DPM_HPKE_AEAD_CHACHA20_POLY1305);
+    assert_int_equal(c.id, 7);
+    assert_int_equal(c.kem_id, DPM_HPKE_KEM_X25519_SHA256);
+    assert_int_equal(c.kdf_id, DPM_HPKE_KDF_HKDF_SHA256);
+    assert_int_equal(c.aead_id, DPM_HPKE_AEAD_CHACHA20_POLY1305);
+    assert_memory_equal(c.public_key, k.kp.pk, DPM_HPKE_NPK);
+    assert_int_equal(dpm_hpke_config_check(&c, &reason), DPM_OK);
+    /* the same secret under another id and AEAD: the same key pair; no config asked for */
+    assert_int_equal(
+        dpm_dap_hpke_key_derive(ikm, sizeof(ikm), 9, DPM_HPKE_AEAD_AES_128_GCM, &k2, NULL), DPM_OK);
+    assert_memory_equal(k2.kp.pk, k.kp.pk, DPM_HPKE_NPK);
+    assert_int_equal(k2.config_id, 9);
+    /* refusals leave both outputs as they were */
+    memset(&k2, 0xA5, sizeof(k2));
+    dpm_hpke_config_t c2 = c;
+    dpm_dap_hpke_key_t before = k2;
+    assert_int_equal(dpm_dap_hpke_key_derive(ikm, sizeof(ikm), 1, 0x0099, &k2, &c2), DPM_ERR_PARAM);
+    assert_int_equal(dpm_dap_hpke_key_derive(ikm, 16, 1, DPM_HPKE_AEAD_AES_128_GCM, &k2, &c2),
+                     DPM_ERR_PARAM);
+    assert_int_equal(dpm_dap_hpke_key_derive(NULL, 32, 1, DPM_HPKE_AEAD_AES_128_GCM, &k2, &c2),
+                     DPM_ERR_PARAM);
+    assert_int_equal(dpm_dap_hpke_key_derive(ikm, 32, 1, DPM_HPKE_AEAD_AES_128_GCM, NULL, &c2),
+                     DPM_ERR_PARAM);
+    assert_memory_equal(&k2, &before, sizeof(k2));
+    assert_true(same_config(&c2, &c));
+}
+
 static void test_accept_task(void **state)
 {
     (void)state;
@@ -793,6 +836,7 @@ int main(void)
         cmocka_unit_test(test_pool_sealer),
         cmocka_unit_test(test_task_decode),
         cmocka_unit_test(test_hpke_configs),
+        cmocka_unit_test(test_hpke_key_derive),
         cmocka_unit_test(test_accept_task),
         cmocka_unit_test(test_every_byte_changed_is_rejected),
     };

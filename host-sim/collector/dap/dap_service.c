@@ -108,9 +108,7 @@ int dap_service_open(dap_service_t **out, const dap_service_options_t *o, char *
     for (size_t i = 0; i < s->tasks->n; i++) {
         const dap_task_spec_t *t = &s->tasks->t[i];
         const dpm_hpke_config_t *mine = leader ? &t->t.leader_hpke : &t->t.helper_hpke;
-        if (mine->id != s->cfg.id || mine->kem_id != s->cfg.kem_id ||
-            mine->kdf_id != s->cfg.kdf_id || mine->aead_id != s->cfg.aead_id ||
-            memcmp(mine->public_key, s->cfg.public_key, DPM_HPKE_NPK) != 0) {
+        if (!dap_hpke_config_same(mine, &s->cfg)) {
             return host_fail(err, cap,
                              "[dap_task] at line %d: its %s_hpke_config is not the key in %s (give "
                              "this aggregator's config, as dpm-collector dap-keygen printed it)",

@@ -14,7 +14,6 @@
 
 #include "common/err.h"
 #include "common/kv.h"
-#include "dpm/port_hpke.h"
 #include "mbedtls/sha256.h"
 
 #define LINE_MAX_CHARS 1024
@@ -510,23 +509,8 @@ const dap_task_spec_t *dap_tasks_find(const dap_tasks_t *ts, const char *b64, si
     return NULL;
 }
 
-static int key_from_secret(const uint8_t secret[32], uint8_t config_id, dpm_dap_hpke_key_t *key,
-                           dpm_hpke_config_t *cfg)
-{
-    memset(key, 0, sizeof(*key));
-    key->config_id = config_id;
-    key->aead_id = DPM_HPKE_AEAD_AES_128_GCM;
-    if (dpm_hpke_derive_keypair(secret, 32, &key->kp) != DPM_OK) {
-        return -1;
-    }
-    memset(cfg, 0, sizeof(*cfg));
-    cfg->id = config_id;
-    cfg->kem_id = DPM_HPKE_KEM_X25519_SHA256;
-    cfg->kdf_id = DPM_HPKE_KDF_HKDF_SHA256;
-    cfg->aead_id = DPM_HPKE_AEAD_AES_128_GCM;
-    memcpy(cfg->public_key, key->kp.pk, DPM_HPKE_NPK);
-    return 0;
-}
+/* The AEAD of every key a key file holds (dap-keygen writes the id and the secret only). */
+#define DAP_KEY_AEAD DPM_HPKE_AEAD_AES_128_GCM
 
 int dap_key_load(const char *path, dpm_dap_hpke_key_t *key, dpm_hpke_config_t *cfg, char *err,
                  size_t cap)
@@ -557,7 +541,8 @@ int dap_key_load(const char *path, dpm_dap_hpke_key_t *key, dpm_hpke_config_t *c
                   "%s: want the lines 'config_id = 0..255' and 'secret = 64 hex digits' "
                   "(make one with dpm-collector dap-keygen)",
                   path);
-    } else if (key_from_secret(secret, (uint8_t)id, key, cfg) != 0) {
+    } else if (dpm_dap_hpke_key_derive(secret, 32, (uint8_t)id, DPM_HPKE_AEAD_AES_128_GCM, key,
+                                       cfg) != DPM_OK) {
         host_fail(err, cap, "%s: the SDK refuses this secret", path);
     } else {
         rc = 0;
@@ -567,6 +552,12 @@ int dap_key_load(const char *path, dpm_dap_hpke_key_t *key, dpm_hpke_config_t *c
     memset(text, 0, len);
     free(text);
     return rc;
+}
+
+int dap_hpke_config_same(const dpm_hpke_config_t *a, const dpm_hpke_config_t *b)
+{
+    return a->id == b->id && a->kem_id == b->kem_id && a->kdf_id == b->kdf_id &&
+           a->aead_id == b->aead_id && memcmp(a->public_key, b->public_key, DPM_HPKE_NPK) == 0;
 }
 
 int dap_keygen_main(int argc, char **argv)
@@ -601,7 +592,8 @@ int dap_keygen_main(int argc, char **argv)
     uint8_t enc[64];
     size_t n = 0;
     char hex[129], shex[65];
-    if (key_from_secret(secret, (uint8_t)id, &key, &cfg) != 0 ||
+    if (dpm_dap_hpke_key_derive(secret, sizeof(secret), (uint8_t)id, DAP_KEY_AEAD, &key, &cfg) !=
+            DPM_OK ||
         dpm_hpke_config_encode(&cfg, enc, sizeof(enc), &n) != DPM_OK) {
         fprintf(stderr, "dpm-collector dap-keygen: the SDK refuses the key\n");
         return 1;

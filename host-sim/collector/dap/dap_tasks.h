@@ -93,6 +93,10 @@ const dap_task_spec_t *dap_tasks_find(const dap_tasks_t *ts, const char *b64, si
 int dap_key_load(const char *path, dpm_dap_hpke_key_t *key, dpm_hpke_config_t *cfg, char *err,
                  size_t cap);
 
+/* 1 if two HpkeConfigs announce the same key the same way (id, KEM, KDF, AEAD, public key):
+ * a task's config against the one of the key file this process holds. */
+int dap_hpke_config_same(const dpm_hpke_config_t *a, const dpm_hpke_config_t *b);
+
 /* `dpm-collector dap-keygen --config-id N --out FILE`: a new key (32 bytes of the system's
  * CSPRNG) written to FILE (created 0600, never overwritten), its HpkeConfig printed in hex. */
 int dap_keygen_main(int argc, char **argv);

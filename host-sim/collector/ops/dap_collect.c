@@ -203,11 +203,11 @@ int coll_dap_collect_main(int argc, char **argv)
         goto done;
     }
     https_ready = 1;
-    if (memcmp(cfg.public_key, t->collector.public_key, DPM_HPKE_NPK) != 0 ||
-        cfg.id != t->collector.id) {
+    if (!dap_hpke_config_same(&cfg, &t->collector)) {
         fprintf(stderr,
                 "dpm-collector dap-collect: %s is not the task's collector_hpke_config "
-                "key: the shares are sealed to that one\n",
+                "key: the shares are sealed to that one (give --collector-key the file "
+                "dpm-collector dap-keygen wrote when it printed that config)\n",
                 a.key);
         goto done;
     }

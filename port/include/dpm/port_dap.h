@@ -29,6 +29,14 @@ typedef struct {
     dpm_hpke_keypair_t kp;
 } dpm_dap_hpke_key_t;
 
+/* An aggregator's HPKE key from secret input keying material ikm (32 .. 64 bytes, as
+ * dpm_hpke_derive_keypair), announced under config_id with AEAD aead_id, and the HpkeConfig
+ * that publishes it (*cfg, if not NULL). DPM_ERR_PARAM for NULL, a bad ikm length or an AEAD
+ * this code does not have; *key and *cfg are unchanged on any error. */
+dpm_status_t dpm_dap_hpke_key_derive(const uint8_t *ikm, size_t ikm_len, uint8_t config_id,
+                                     uint16_t aead_id, dpm_dap_hpke_key_t *key,
+                                     dpm_hpke_config_t *cfg);
+
 /* Open this aggregator's input share (role DPM_DAP_ROLE_LEADER or _HELPER) of report r of task
  * t with one of its keys[0 .. nkeys). The sealed bytes are copied into buf (cap >= the
  * ciphertext's length) and decrypted there; on DPM_OK *input_share (the VDAF input share, which
