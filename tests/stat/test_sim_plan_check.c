@@ -17,19 +17,16 @@
 #include <cmocka.h>
 
 #include "sim/plan/plan_tuple.h"
+#include "sim_fixture.h"
 #include "stat_gof.h"
 
 #define ALPHA 1e-6
 
+/* the planner's question, or the test fails */
 static void question(sim_plan_question_t *q, dpm_disp_mech_t mech, dpm_disp_split_t split,
                      double error_metric, double confidence, dpm_disp_bound_t bound)
 {
-    memset(q, 0, sizeof(*q));
-    assert_int_equal(dpm_disp_plan_init(&q->plan, mech, split, 2.0 * error_metric, confidence),
-                     DPM_OK);
-    q->plan.bound = bound;
-    q->error = error_metric;
-    q->scale_metric = 1;
+    assert_int_equal(sim_fixture_question(q, mech, split, error_metric, confidence, bound), 0);
 }
 
 static void test_check_is_no_coin_flip(void **state)
