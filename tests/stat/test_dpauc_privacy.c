@@ -27,10 +27,12 @@
 
 #include "dpm/expert/dpauc.h"
 #include "stat_dlap.h"
+#include "stat_gof.h"
 #include "stat_ratio.h"
 #include "test_rng.h"
 
-#define N_RELEASES 2000000u
+/* half under make cross (DPM_STAT_DIVISOR; min: >= 50 cells expecting >= MIN_COUNT) */
+#define N_RELEASES stat_samples(2000000u, 1000000u)
 #define TOTAL_ALPHA 1e-6
 #define MIN_COUNT 1000.0
 #define ONE (UINT32_C(1) << 31)

@@ -44,7 +44,8 @@
 #include "test_receipt.h"
 #include "test_rng.h"
 
-#define N_RELEASES 1000000u
+/* a quarter under make cross (DPM_STAT_DIVISOR): the same checks and controls pass there */
+#define N_RELEASES stat_samples(1000000u, 250000u)
 #define TOTAL_ALPHA 1e-6
 #define MIN_COUNT 1000.0L
 #define Q4(q) ((dpm_score_t)(q) << 27)
@@ -134,7 +135,8 @@ static void release(const device_t *dv, const uint8_t *labels, dpm_rand_t *r,
     }
 }
 
-/* ---- the check ---------------------------------------------------------------------------------- */
+/* ---- the check ----------------------------------------------------------------------------------
+ */
 
 /* Counts per output cell for D and D'; cells are sets of outputs, so each must satisfy the DP
  * inequality. A cell is checked when either neighbour counts at least MIN_COUNT in it. */
@@ -164,8 +166,10 @@ static verdict_t judge(const cells_t *c, double e_eps)
         if ((long double)(k1 > k2 ? k1 : k2) < MIN_COUNT) {
             continue;
         }
-        double l1 = stat_binom_lower(k1, N_RELEASES, alpha), u1 = stat_binom_upper(k1, N_RELEASES, alpha);
-        double l2 = stat_binom_lower(k2, N_RELEASES, alpha), u2 = stat_binom_upper(k2, N_RELEASES, alpha);
+        double l1 = stat_binom_lower(k1, N_RELEASES, alpha),
+               u1 = stat_binom_upper(k1, N_RELEASES, alpha);
+        double l2 = stat_binom_lower(k2, N_RELEASES, alpha),
+               u2 = stat_binom_upper(k2, N_RELEASES, alpha);
         double lower = fmax(l1 / u2, l2 / u1);
         v.max_lower = fmax(v.max_lower, lower);
         v.violations += lower > e_eps;
@@ -266,16 +270,16 @@ static verdict_t run_laplace(dpm_fedauc_variant_t v, const reply_t *rep, uint64_
                   : v == DPM_FEDAUC_GLOBAL     ? "global"
                   : v == DPM_FEDAUC_ORTHOGONAL ? "orthogonal"
                                                : "adaptive",
-                  rep->name, (unsigned long long)body.sensitivity, body.eps_p / 65536.0,
-                  vd.checked, vd.corners, vd.max_lower, exp(1.0), vd.violations, vd.too_wide);
+                  rep->name, (unsigned long long)body.sensitivity, body.eps_p / 65536.0, vd.checked,
+                  vd.corners, vd.max_lower, exp(1.0), vd.violations, vd.too_wide);
     return vd;
 }
 
 static void test_laplace_variants_under_malicious_replies(void **state)
 {
     (void)state;
-    const dpm_fedauc_variant_t vs[4] = {DPM_FEDAUC_LOCAL, DPM_FEDAUC_GLOBAL,
-                                        DPM_FEDAUC_ORTHOGONAL, DPM_FEDAUC_ADAPTIVE};
+    const dpm_fedauc_variant_t vs[4] = {DPM_FEDAUC_LOCAL, DPM_FEDAUC_GLOBAL, DPM_FEDAUC_ORTHOGONAL,
+                                        DPM_FEDAUC_ADAPTIVE};
     const reply_t *reps[2] = {&SINGLE_OUT, &SHRINK};
     for (int i = 0; i < 4; i++) {
         for (int j = 0; j < 2; j++) {
@@ -349,7 +353,8 @@ static void test_check_catches_an_unvalidated_reply(void **state)
     assert_true(vd.violations > 0);
 }
 
-/* ---- fedauc_rr ------------------------------------------------------------------------------------ */
+/* ---- fedauc_rr
+ * ------------------------------------------------------------------------------------ */
 
 /* The flipped labels (y'_0, y'_1, y'_2) from (localP', localSum2'): the ranks of both replies
  * (0, R1, R2 with R2 > R1 > 0) make every flipped vector's sums distinct. */
@@ -402,8 +407,9 @@ static verdict_t run_rr(const reply_t *rep, int pairs, int memoized, uint64_t se
     print_message("# fedauc_rr %-10s %-26s: %d cells (%d corners), max ratio lower bound %.4f "
                   "(e^eps %.4f, keep/other %.4f), violations %d, too wide %d\n",
                   rep->name,
-                  !pairs ? "one report" : memoized ? "two reports, one secret"
-                                                   : "two reports, fresh flips",
+                  !pairs     ? "one report"
+                  : memoized ? "two reports, one secret"
+                             : "two reports, fresh flips",
                   vd.checked, vd.corners, vd.max_lower, e_eps,
                   (double)dv.m.params.fedauc.rr.keep / dv.m.params.fedauc.rr.other, vd.violations,
                   vd.too_wide);
