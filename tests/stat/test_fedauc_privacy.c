@@ -135,8 +135,7 @@ static void release(const device_t *dv, const uint8_t *labels, dpm_rand_t *r,
     }
 }
 
-/* ---- the check ----------------------------------------------------------------------------------
- */
+/* ---- the check ------------------------------------------------------------------------------ */
 
 /* Counts per output cell for D and D'; cells are sets of outputs, so each must satisfy the DP
  * inequality. A cell is checked when either neighbour counts at least MIN_COUNT in it. */
