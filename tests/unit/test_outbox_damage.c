@@ -163,7 +163,7 @@ static void build(rig_t *r, int compacted, uint8_t *image)
                 remove_nth(r, 0);
             }
         }
-        put_one(r); /* one step in */
+        put_one(r);                                     /* one step in */
         remove_nth(r, dpm_outbox_pending(&r->ob) - 3u); /* a removed record ahead of the copy */
         assert_int_equal(r->ob.seq, 1u); /* bank B half copied, without a header yet */
     } else if (compacted) {
@@ -335,7 +335,20 @@ typedef struct {
 } tally_t;
 
 /* Every damage to region bytes [from, to). */
-static void matrix(rig_t *r, const uint8_t *image, uint32_t from, uint32_t to, tally_t *t)
+/* The at-rest matrix tries every damage of every byte natively. On a Cortex-M under QEMU (130 s
+ * of each core's suites) it still damages every byte, with a third of the ten damages in turn
+ * (kind k of byte b when (b + k) % 3 == 0): every kind meets every byte position modulo 3. */
+#ifndef DAMAGE_THIN
+#if defined(__ARM_ARCH_PROFILE) && __ARM_ARCH_PROFILE == 'M'
+#define DAMAGE_THIN 3u
+#else
+#define DAMAGE_THIN 1u
+#endif
+#endif
+
+/* Damage bytes [from, to) of the image, each of the ten ways (or those (b + k) % thin == 0). */
+static void matrix(rig_t *r, const uint8_t *image, uint32_t from, uint32_t to, uint32_t thin,
+                   tally_t *t)
 {
     layout_t L;
     describe(image + OB_OFF, &L);
@@ -343,6 +356,9 @@ static void matrix(rig_t *r, const uint8_t *image, uint32_t from, uint32_t to, t
         expect_t x;
         expect_after(&L, b, &x);
         for (uint32_t k = 0; k < 10; k++) {
+            if ((b + k) % thin != 0) {
+                continue;
+            }
             memcpy(r->mem, image, MEM);
             if (!damage(region(r), b, k)) {
                 continue;
@@ -489,19 +505,20 @@ static void test_every_byte_and_bit(void **state)
         for (uint32_t i = 0; i < L.nrec; i++) {
             removed += (uint32_t)L.rec[i].removed;
         }
-        matrix(&r, image, 0, OB_SIZE, &t);
+        matrix(&r, image, 0, OB_SIZE, DAMAGE_THIN, &t);
         if (t.first_fail != 0) {
             fail_msg("image %d: damage %u at byte %u: failures 0x%x", compacted, t.first_kind,
                      t.first_byte, t.first_fail);
         }
     }
     print_message("# outbox damage at rest: 3 images (%u records, %u removed; before, after and "
-                  "in the middle of a compaction) x every bit flipped and every byte set to 0x00 and 0xFF: %u "
-                  "cases: %u lost one pending report (counted, reported, acknowledged), %u hit "
-                  "a removed record (no loss), %u hit uncovered mark/commit/removal bytes (still "
-                  "pending), %u a header copy (restored), %u elsewhere; all pass\n",
-                  records, removed, t.cases, t.lost, t.damaged_removed, t.uncovered, t.headers,
-                  t.elsewhere);
+                  "in the middle of a compaction) x every bit flipped and every byte set to 0x00 "
+                  "and 0xFF%s: %u cases: %u lost one pending report (counted, reported, "
+                  "acknowledged), %u hit a removed record (no loss), %u hit uncovered "
+                  "mark/commit/removal bytes (still pending), %u a header copy (restored), %u "
+                  "elsewhere; all pass\n",
+                  records, removed, DAMAGE_THIN > 1 ? " (a third of them, in turn)" : "", t.cases,
+                  t.lost, t.damaged_removed, t.uncovered, t.headers, t.elsewhere);
     assert_true(t.lost > 1000 && t.damaged_removed > 100 && t.uncovered > 100 && t.headers > 100);
 }
 
@@ -522,7 +539,7 @@ static void test_controls_weakened_images_are_caught(void **state)
     static uint8_t weak[MEM];
     memcpy(weak, image, MEM);
     memset(weak + OB_OFF + active + DPM_OUTBOX_HDR_COPY, 0xFF, DPM_OUTBOX_HDR_COPY);
-    matrix(&r, weak, active, active + HDR, &one);
+    matrix(&r, weak, active, active + HDR, 1, &one);
     /* removal clearing two bytes of three: one byte set back to 0xFF resurrects a delivered
      * report, which would be sent again */
     tally_t two;
@@ -532,7 +549,7 @@ static void test_controls_weakened_images_are_caught(void **state)
     for (uint32_t i = 0; i < L.nrec; i++) {
         if (L.rec[i].removed) {
             weak[OB_OFF + active + L.rec[i].pos + 4] = 0xFF;
-            matrix(&r, weak, active + L.rec[i].pos, active + L.rec[i].pos + 5, &two);
+            matrix(&r, weak, active + L.rec[i].pos, active + L.rec[i].pos + 5, 1, &two);
             removed++;
         }
     }
