@@ -7,8 +7,8 @@
 # vectors (tests/vectors) and two fast end-to-end checks (test_version.py,
 # test_wire_collector.py). Not run: tests/stat and the other e2e suites (minutes; `make test`
 # in a checkout runs them). The fetched dependencies (Mbed TLS and nanopb sources, the built
-# Mbed TLS) are copied from this checkout's build dir so the check takes 1-2 minutes, not 3;
-# DIST_COLD=1 fetches them as a fresh machine would. Not a test_* file: too slow for
+# Mbed TLS) are copied from this checkout's build dir, so the check neither fetches nor
+# rebuilds them; DIST_COLD=1 fetches them as a fresh machine would. Not a test_* file: too slow for
 # `make test`; .ci/run calls `make distcheck`. TAP.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -49,7 +49,8 @@ tap $rc "make all in the unpacked tree ($(($(date +%s) - t0)) s)"
 [ $rc = 0 ] || finish
 
 t0=$(date +%s)
-(cd "$tree" && OUT=build/host PYTHON=/usr/bin/python3 BUILD_DIR=build \
+# two lanes, as make test runs them (the programs in one, the scripts in the other)
+(cd "$tree" && OUT=build/host PYTHON=/usr/bin/python3 BUILD_DIR=build TEST_LANES=2 \
   bash .make/run-tests.sh build/host/tests/unit/test_* build/host/tests/vectors/test_* \
     $(ls tests/unit/test_*.sh tests/unit/test_*.py | grep -v test_mbedtls_device_config) \
     tests/e2e/test_version.py tests/e2e/test_wire_collector.py) >"$work/tests.log" 2>&1

@@ -17,11 +17,13 @@ class Tap:
         self.n = 0
         self.failed = {}
         self.order = []
+        self.seconds = {}
 
     def pytest_runtest_logreport(self, report):
         if report.nodeid not in self.failed:
             self.order.append(report.nodeid)
             self.failed[report.nodeid] = None
+        self.seconds[report.nodeid] = self.seconds.get(report.nodeid, 0.0) + report.duration
         if report.failed and self.failed[report.nodeid] is None:
             self.failed[report.nodeid] = f"{report.when}: {report.longreprtext}"
         elif report.skipped and report.when != "teardown":
@@ -46,6 +48,10 @@ class Tap:
                 print(f"not ok {self.n} - {name}")
                 for line in why.strip().splitlines()[-25:]:
                     print(f"# {line}")
+        # where make test's time goes (this suite is one of its longest)
+        slow = sorted(self.seconds.items(), key=lambda kv: -kv[1])[:5]
+        print("# slowest: " + ", ".join(f"{k.replace('tests/python/', '')} {v:.1f} s"
+                                        for k, v in slow))
         print(f"1..{self.n}")
 
 
