@@ -3,13 +3,15 @@
 # make distcheck: the release tarball builds and passes the fast tests where it is unpacked, with
 # no git inside. Makes it (.make/dist.sh), unpacks it in a temp dir, runs `make deps` and
 # `make -j2 all` there, then, there, the unit tests (tests/unit: every cmocka program and
-# script except test_mbedtls_device_config.sh, which rebuilds Mbed TLS for 45 s), the golden
-# vectors (tests/vectors) and two fast end-to-end checks (test_version.py,
-# test_wire_collector.py). Not run: tests/stat and the other e2e suites (minutes; `make test`
-# in a checkout runs them). The fetched dependencies (Mbed TLS and nanopb sources, the built
-# Mbed TLS) are copied from this checkout's build dir, so the check neither fetches nor
-# rebuilds them; DIST_COLD=1 fetches them as a fresh machine would. Not a test_* file: too slow for
-# `make test`; .ci/run calls `make distcheck`. TAP.
+# script except three that build variants of the whole tree, which make test runs in the
+# checkout from the same files: test_mbedtls_device_config.sh (Mbed TLS again),
+# test_fuzz_targets.sh (the clang fuzz build, 111 s) and test_mech_variants.sh (six builds,
+# 57 s)), the golden vectors (tests/vectors) and two fast end-to-end checks (test_version.py,
+# test_wire_collector.py), in two lanes. Not run: tests/stat and the other e2e suites
+# (minutes; `make test` in a checkout runs them). The fetched dependencies (Mbed TLS and nanopb
+# sources, the built Mbed TLS) are copied from this checkout's build dir, so the check neither
+# fetches nor rebuilds them; DIST_COLD=1 fetches them as a fresh machine would. Not a test_*
+# file: too slow for `make test`; .ci/run calls `make distcheck`. TAP.
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=$(cd "$ROOT" && mkdir -p "${BUILD_DIR:-build}" && cd "${BUILD_DIR:-build}" && pwd)
@@ -52,7 +54,8 @@ t0=$(date +%s)
 # two lanes, as make test runs them (the programs in one, the scripts in the other)
 (cd "$tree" && OUT=build/host PYTHON=/usr/bin/python3 BUILD_DIR=build TEST_LANES=2 \
   bash .make/run-tests.sh build/host/tests/unit/test_* build/host/tests/vectors/test_* \
-    $(ls tests/unit/test_*.sh tests/unit/test_*.py | grep -v test_mbedtls_device_config) \
+    $(ls tests/unit/test_*.sh tests/unit/test_*.py |
+      grep -vE 'test_(mbedtls_device_config|fuzz_targets|mech_variants)\.sh') \
     tests/e2e/test_version.py tests/e2e/test_wire_collector.py) >"$work/tests.log" 2>&1
 rc=$?
 last=$(tail -n 1 "$work/tests.log")
