@@ -541,7 +541,7 @@ int dap_key_load(const char *path, dpm_dap_hpke_key_t *key, dpm_hpke_config_t *c
                   "%s: want the lines 'config_id = 0..255' and 'secret = 64 hex digits' "
                   "(make one with dpm-collector dap-keygen)",
                   path);
-    } else if (dpm_dap_hpke_key_derive(secret, 32, (uint8_t)id, DPM_HPKE_AEAD_AES_128_GCM, key,
+    } else if (dpm_dap_hpke_key_derive(secret, sizeof(secret), (uint8_t)id, DAP_KEY_AEAD, key,
                                        cfg) != DPM_OK) {
         host_fail(err, cap, "%s: the SDK refuses this secret", path);
     } else {
