@@ -37,6 +37,7 @@ import json
 import os
 import socket
 import ssl
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -182,9 +183,11 @@ def wait_log(path, needle, timeout=40):
 
 class GarbageServer:
     """A TLS server with the helper's certificate on its port that answers every request 200
-    with bytes that are no AggregationJobResp."""
+    with bytes that are no AggregationJobResp; with hold, one that holds every request that
+    long and closes it unanswered (a helper that hangs)."""
 
-    def __init__(self, tmp, port):
+    def __init__(self, tmp, port, hold=0.0):
+        self.hold = hold
         self.ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         self.ctx.load_cert_chain(f"{tmp}/server.crt", f"{tmp}/server.key")
         self.sock = socket.socket()
@@ -207,9 +210,12 @@ class GarbageServer:
                     data = b""
                     while b"\r\n\r\n" not in data:
                         data += s.recv(4096)
+                    self.hits += 1
+                    if self.hold:
+                        time.sleep(self.hold)
+                        continue
                     s.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/ppm-dap;"
                               b"message=aggregation-job-resp\r\nContent-Length: 5\r\n\r\njunk!")
-                    self.hits += 1
             except (OSError, ssl.SSLError):
                 pass
 
@@ -250,6 +256,51 @@ def refusals(t, pair, h):
          and f"central eps {EPS:.6f} per report, sensitivity {SENS}" in r.stdout
          and "trust model: two aggregators" in r.stdout,
          "--check-campaigns lists the task, its eps, sensitivity, unit and trust model", r.stdout)
+
+
+def hung_helper(t, pair, hour, prec):
+    """A collection whose helper hangs: the leader holds no lock meanwhile (uploads go on),
+    answers 502 once its call times out, holds the batch for that request, and the same
+    request completes once the helper is back. The helper must be running."""
+    up = tool("upload", *pair.common(), "--n", "20", "--first", "2000", "--seed", "7",
+              "--time", str(hour + 60))
+    leader_db = pair.dbs["leader"]
+    for _ in range(300):  # every report aggregated (the job driver polls)
+        with sqlite3.connect(f"file:{leader_db}?mode=ro", uri=True) as db:
+            left = db.execute("SELECT count(*) FROM dap_reports WHERE job IS NULL OR job IN "
+                              "(SELECT job FROM dap_jobs WHERE errors IS NULL)").fetchone()[0]
+        if left == 0:
+            break
+        time.sleep(0.1)
+    pair.stop("helper")
+    res = []
+    with GarbageServer(pair.h.tmp, pair.hport, hold=8.0):
+        c = threading.Thread(target=lambda: res.append(collect(pair, hour, prec, wait=1)))
+        c.start()
+        time.sleep(1.0)
+        t0 = time.monotonic()
+        during = tool("upload", *pair.common(), "--n", "5", "--first", "3000", "--seed", "7",
+                      "--time", str(hour + prec + 60))
+        took = time.monotonic() - t0
+        busy = c.is_alive()
+        c.join()
+    t.ok(up["kept"] == 20 and during["kept"] == 5 and took < 3.0 and busy,
+         "while a collection waits for a hung helper, an upload is answered at once (the "
+         f"leader holds no lock across the call): {took:.2f} s", json.dumps(during)[:200])
+    rc, _, err = res[0]
+    t.ok(rc == 1 and "answered 502" in err and "send the same request again" in err,
+         "the hung helper's collection: 502 once the leader's call times out, the batch held "
+         "for the request", err)
+    late = tool("upload", *pair.common(), "--n", "1", "--first", "3100", "--seed", "7",
+                "--time", str(hour + 60))
+    t.ok(late["errors"] == {"batch_collected": 1},
+         "a report into the held batch: batch_collected", json.dumps(late)[:200])
+    pair.start("helper")
+    rc, got, err = collect(pair, hour, prec, wait=30)
+    t.ok(rc == 0 and got["report_count"] == 20
+         and all(lo <= w <= hi for (lo, hi), w in zip(got["ci"], up["sums"])),
+         "the same request once the helper is back: the 20 reports, each exact sum inside its "
+         "interval", f"{err} {json.dumps(got)[:300]}")
 
 
 def shared_postgresql(t, h):
@@ -424,6 +475,7 @@ def main():
              "kill -9 of the helper twice under load: all 300 reports of the hour collected "
              "once, each exact sum inside its interval", f"{err} {json.dumps(got3)[:300]}")
 
+        hung_helper(t, pair, start + 4 * prec, prec)
         stopped = [pair.stop(r) for r in ("leader", "helper")]
         t.ok(stopped == [0, 0], "both aggregators stop cleanly on SIGTERM", str(stopped))
     finally:

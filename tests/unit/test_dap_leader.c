@@ -9,7 +9,9 @@
  *     stale and is sent again byte for byte, the helper answers it as before, and every report
  *     is counted once by both; a helper answer that is garbage, or whose finish message was
  *     altered: the job abandoned, nothing committed, sent again later;
- *   - collection: the helper down (502, nothing collected), then up: 200, the report count, and
+ *   - collection: the helper down (502, nothing released, the batch held for the request: another
+ *     query over it is batchOverlap), then up: 200, the same release to a second call of the
+ *     same request that completes while the first one's helper call is out, the report count, and
  *     the collector opens both sealed shares to the exact sums plus both aggregators' noise
  *     (present, within its bound); the same request again: the same bytes; an overlapping
  *     query (batchOverlap), an empty one and one past INT64_MAX (batchInvalid), one without reports
@@ -35,6 +37,11 @@ typedef struct {
     dap_leader_t leader;
     dap_helper_t helper;
     int helper_down;
+    int reenter; /* to_helper first runs the same collection again (another thread's) */
+    const uint8_t *creq;
+    size_t clen, inner_len;
+    uint8_t *inner;
+    dap_answer_t inner_a;
     uint8_t *req, *resp;
 } world_t;
 
@@ -87,6 +94,11 @@ static int to_helper(void *ctx, const uint8_t *req, size_t len, uint8_t *out, si
     if (w->helper_down) {
         snprintf(why, whycap, "connection refused");
         return -1;
+    }
+    if (w->reenter) { /* the leader holds no transaction now: the same request completes */
+        w->reenter = 0;
+        dap_leader_collection_job(&w->leader, w->creq, w->clen, to_helper, w, w->inner, BIG,
+                                  &w->inner_len, &w->inner_a);
     }
     dap_answer_t a;
     dap_helper_aggregate_share(&w->helper, req, len, out, cap, out_len, &a);
@@ -233,11 +245,31 @@ static void upload_jobs_and_collection_count_each_report_once(void **state)
     dap_leader_collection_job(&w->leader, creq, clen, to_helper, w, cresp, BIG, &rlen, &a);
     assert_int_equal(a.status, 502);
     assert_non_null(strstr(a.detail, "connection refused"));
+    assert_non_null(strstr(a.detail, "send the same request again"));
+    /* the batch is held for that request: another query over it is refused */
+    uint8_t oreq[256];
+    size_t olen = coll_req(b, 2, oreq);
+    dap_leader_collection_job(&w->leader, oreq, olen, to_helper, w, cresp, BIG, &rlen, &a);
+    assert_string_equal(a.problem, "batchOverlap");
+    /* the same request again, and while its helper call is out, a second one of the same
+     * request (another thread) resumes and completes it: the first then answers with the
+     * second's release, so only one release of the request ever leaves */
     w->helper_down = 0;
+    w->reenter = 1;
+    w->creq = creq;
+    w->clen = clen;
+    w->inner = malloc(BIG);
+    assert_non_null(w->inner);
     dap_leader_collection_job(&w->leader, creq, clen, to_helper, w, cresp, BIG, &rlen, &a);
-    if (a.status != 200) {
-        fail_msg("collection: %d %s", a.status, a.detail);
+    if (a.status != 200 || w->inner_a.status != 200) {
+        fail_msg("collection: %d %s; the inner one %d %s", a.status, a.detail, w->inner_a.status,
+                 w->inner_a.detail);
     }
+    assert_non_null(strstr(w->inner_a.detail, "collected 10 reports"));
+    assert_non_null(strstr(a.detail, "collected before"));
+    assert_int_equal(rlen, w->inner_len);
+    assert_memory_equal(cresp, w->inner, rlen);
+    free(w->inner);
     dap_leader_collection_job(&w->leader, creq, clen, to_helper, w, cresp2, BIG, &rlen2, &a);
     assert_int_equal(a.status, 200);
     assert_int_equal(rlen2, rlen);

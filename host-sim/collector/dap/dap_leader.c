@@ -420,6 +420,7 @@ void dap_leader_collection_job(dap_leader_t *l, const uint8_t *body, size_t len,
     sc.end = iv->start + iv->duration;
     sc.min_batch = l->task->min_batch_size;
     sc.wait_for_pending = 1;
+    sc.release_outside = 1; /* the helper is asked with no transaction open (dap_store.h) */
     sc.share_bytes = v->out_share_bytes;
     sc.merge = dap_vdaf_merge;
     sc.merge_ctx = (void *)v;
@@ -451,7 +452,8 @@ void dap_leader_collection_job(dap_leader_t *l, const uint8_t *body, size_t len,
     case DAP_STORE_REFUSED:
         if (c.helper_failed) {
             dap_answer_set(a, 502, NULL,
-                           "the helper did not give its share (%s); nothing was collected here",
+                           "the helper did not give its share, nothing was released: send the "
+                           "same request again (the batch is held for it). %s",
                            c.detail);
         } else {
             dap_answer_set(a, 500, NULL, "%s", c.detail);

@@ -393,8 +393,13 @@ static int helper_share(void *ctx, const uint8_t *req, size_t len, uint8_t *out,
                         size_t *out_len, char *why, size_t whycap)
 {
     collect_ctx_t *c = ctx;
-    return ask_helper(c->s, c->t, "aggregate_shares", DAP_MSG_AGG_SHARE_REQ, req, len, out, cap,
-                      out_len, why, whycap);
+    /* called by the store between a collection's two transactions (release_outside): nothing
+     * of the store is held, so uploads and the job driver go on while the helper answers */
+    pthread_mutex_unlock(&c->s->mu);
+    int rc = ask_helper(c->s, c->t, "aggregate_shares", DAP_MSG_AGG_SHARE_REQ, req, len, out, cap,
+                        out_len, why, whycap);
+    pthread_mutex_lock(&c->s->mu);
+    return rc;
 }
 
 void dap_service_request(dap_service_t *s, int post, const char *path, const char *content_type,

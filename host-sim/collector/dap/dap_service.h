@@ -22,8 +22,11 @@
  * sumvec and histogram; answers are synchronous (200 with the message; a collection whose
  * reports are not yet aggregated is 202: send it again), so no resource is polled and no
  * Location is given; one verification key and one HPKE key per aggregator; tasks come from
- * the campaigns file (no taskprov). Thread-safe: one mutex around the store (the job driver
- * releases it while the helper answers). */
+ * the campaigns file (no taskprov). Thread-safe: one mutex around the store, released while
+ * the helper answers (the job driver's calls, and a collection's, made between its two
+ * transactions: dap_store.h release_outside), so uploads never wait on the helper. A
+ * collection the helper fails is 502 with its batch held for that request (reports into it
+ * are batch_collected): the same request again completes it, as Janus's collection jobs do. */
 #ifndef DPM_COLLECTOR_DAP_SERVICE_H
 #define DPM_COLLECTOR_DAP_SERVICE_H
 

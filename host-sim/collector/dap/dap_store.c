@@ -509,12 +509,13 @@ int dap_store_commit(dap_store_t *s, const uint8_t task[DPM_DAP_TASK_ID_BYTES],
     return sqldb_commit(s->db) == 0 ? DAP_STORE_OK : undo(s, DAP_STORE_FAIL, "commit: commit");
 }
 
-/* A kept release: (reports, checksum, buckets, body). */
+/* A kept release: (reports, checksum, buckets, body); an empty body is a release still pending
+ * (dap_store_collect_t.release_outside). */
 typedef struct {
     dap_store_batch_t *batch;
     uint8_t *out;
     size_t cap, *len;
-    int found, fits;
+    int found, fits, pending;
 } release_row_t;
 
 static void release_row(void *ctx, int ncols, const sqldb_val_t *c)
@@ -524,36 +525,110 @@ static void release_row(void *ctx, int ncols, const sqldb_val_t *c)
         return;
     }
     r->found = 1;
+    r->pending = c[3].len == 0;
     r->batch->reports = (uint64_t)c[0].i;
     memcpy(r->batch->checksum, c[1].p, 32);
     r->batch->buckets = (uint32_t)c[2].i;
     r->fits = c[3].len <= r->cap;
-    if (r->fits) {
+    if (r->fits && !r->pending) {
         memcpy(r->out, c[3].p, c[3].len);
         *r->len = c[3].len;
     }
 }
 
-/* Inside the collection's transaction, the task locked: rc, s->err set on DAP_STORE_FAIL. */
-static int collect_locked(dap_store_t *s, const uint8_t *task, const dap_store_collect_t *c,
-                          uint8_t *agg, uint8_t *out, size_t cap, size_t *out_len,
-                          dap_store_batch_t *batch)
+/* The request's kept release into r: -1 on a database error. */
+static int64_t kept_release(dap_store_t *s, const sqldb_val_t key[2], release_row_t *r)
+{
+    return sqldb_exec(s->db,
+                      "SELECT reports, checksum, buckets, body FROM dap_releases WHERE task = $1 "
+                      "AND req = $2",
+                      key, 2, release_row, r);
+}
+
+/* The batch's buckets summed into agg and batch: DAP_STORE_OK or DAP_STORE_FAIL. */
+static int sum_batch(dap_store_t *s, const uint8_t *task, const dap_store_collect_t *c,
+                     uint8_t *agg, dap_store_batch_t *batch)
+{
+    sum_t sum;
+    memset(&sum, 0, sizeof(sum));
+    sum.agg = agg;
+    add_t a = {c->merge, c->merge_ctx, c->share_bytes, &sum, 0};
+    sqldb_val_t q[] = {sqldb_blob(task, DPM_DAP_TASK_ID_BYTES), sqldb_int((int64_t)c->start),
+                       sqldb_int((int64_t)c->end)};
+    int64_t nb = sqldb_exec(s->db,
+                            "SELECT agg, reports, checksum FROM dap_buckets WHERE task = $1 AND "
+                            "bucket >= $2 AND bucket < $3",
+                            q, 3, add_row, &a);
+    if (nb < 0) {
+        return fail(s, "collect: its buckets");
+    }
+    if (a.bad) {
+        snprintf(s->err, sizeof(s->err), "collect: a stored sum has the wrong size");
+        return DAP_STORE_FAIL;
+    }
+    batch->reports = sum.reports;
+    batch->buckets = (uint32_t)nb;
+    memcpy(batch->checksum, sum.checksum, 32);
+    return DAP_STORE_OK;
+}
+
+/* The batch marked collected (its buckets take nothing more) and its release kept: body, or
+ * an empty body for a release still pending. */
+static int mark_collected(dap_store_t *s, const uint8_t *task, const dap_store_collect_t *c,
+                          const dap_store_batch_t *batch, const uint8_t *body, size_t len)
+{
+    sqldb_val_t q[] = {sqldb_blob(task, DPM_DAP_TASK_ID_BYTES), sqldb_int((int64_t)c->start),
+                       sqldb_int((int64_t)c->end)};
+    sqldb_val_t keep[] = {q[0],
+                          sqldb_blob(c->req, 32),
+                          sqldb_int((int64_t)batch->reports),
+                          sqldb_blob(batch->checksum, 32),
+                          sqldb_int(batch->buckets),
+                          sqldb_blob(body, len)};
+    if (sqldb_exec(s->db, "INSERT INTO dap_collected (task, lo, hi) VALUES ($1, $2, $3)", q, 3,
+                   NULL, NULL) != 1 ||
+        sqldb_exec(s->db,
+                   "INSERT INTO dap_releases (task, req, reports, checksum, buckets, body) VALUES "
+                   "($1, $2, $3, $4, $5, $6)",
+                   keep, 6, NULL, NULL) != 1) {
+        return fail(s, "collect: marking the batch");
+    }
+    return DAP_STORE_OK;
+}
+
+/* Inside the collection's transaction, the task locked: the batch checked and summed into agg
+ * and batch (DAP_STORE_OK, and *resumed when this request's release was left pending), or its
+ * kept release in out (DAP_STORE_ALREADY), or the refusal; s->err set on DAP_STORE_FAIL. */
+static int collect_prepare(dap_store_t *s, const uint8_t *task, const dap_store_collect_t *c,
+                           uint8_t *agg, uint8_t *out, size_t cap, size_t *out_len,
+                           dap_store_batch_t *batch, int *resumed)
 {
     sqldb_val_t key[] = {sqldb_blob(task, DPM_DAP_TASK_ID_BYTES), sqldb_blob(c->req, 32)};
-    release_row_t r = {batch, out, cap, out_len, 0, 0};
-    if (sqldb_exec(s->db,
-                   "SELECT reports, checksum, buckets, body FROM dap_releases WHERE task = $1 AND "
-                   "req = $2",
-                   key, 2, release_row, &r) < 0) {
+    release_row_t r = {batch, out, cap, out_len, 0, 0, 0};
+    if (kept_release(s, key, &r) < 0) {
         return fail(s, "collect: its earlier release");
     }
-    if (r.found) {
+    *resumed = r.found && r.pending;
+    if (r.found && !r.pending) {
         if (!r.fits) {
             snprintf(s->err, sizeof(s->err), "collect: the kept release is larger than %zu bytes",
                      cap);
             return DAP_STORE_FAIL;
         }
         return DAP_STORE_ALREADY;
+    }
+    if (*resumed) {
+        /* marked collected before, its buckets have taken nothing since: the same sum */
+        dap_store_batch_t was = *batch;
+        int rc = sum_batch(s, task, c, agg, batch);
+        if (rc == DAP_STORE_OK &&
+            (batch->reports != was.reports || memcmp(batch->checksum, was.checksum, 32) != 0)) {
+            snprintf(s->err, sizeof(s->err),
+                     "collect: the batch changed after it was marked collected (the store was "
+                     "altered): nothing released");
+            return DAP_STORE_FAIL;
+        }
+        return rc;
     }
     sqldb_val_t over[] = {key[0], sqldb_int((int64_t)c->end), sqldb_int((int64_t)c->start)};
     int64_t k =
@@ -577,46 +652,81 @@ static int collect_locked(dap_store_t *s, const uint8_t *task, const dap_store_c
             return pending < 0 ? fail(s, "collect: pending reports") : DAP_STORE_PENDING;
         }
     }
-    sum_t sum;
-    memset(&sum, 0, sizeof(sum));
-    sum.agg = agg;
-    add_t a = {c->merge, c->merge_ctx, c->share_bytes, &sum, 0};
-    sqldb_val_t q[] = {key[0], sqldb_int((int64_t)c->start), sqldb_int((int64_t)c->end)};
-    int64_t nb = sqldb_exec(s->db,
-                            "SELECT agg, reports, checksum FROM dap_buckets WHERE task = $1 AND "
-                            "bucket >= $2 AND bucket < $3",
-                            q, 3, add_row, &a);
-    if (nb < 0) {
-        return fail(s, "collect: its buckets");
-    }
-    if (a.bad) {
-        snprintf(s->err, sizeof(s->err), "collect: a stored sum has the wrong size");
-        return DAP_STORE_FAIL;
-    }
-    batch->reports = sum.reports;
-    batch->buckets = (uint32_t)nb;
-    memcpy(batch->checksum, sum.checksum, 32);
-    if (sum.reports < c->min_batch) {
+    int rc = sum_batch(s, task, c, agg, batch);
+    if (rc == DAP_STORE_OK && batch->reports < c->min_batch) {
         return DAP_STORE_TOO_SMALL;
     }
+    return rc;
+}
+
+/* One transaction, the task locked: collect_prepare, then (the helper) the release made and
+ * kept, or (release_outside) the batch marked with its release pending. */
+static int collect_begin(dap_store_t *s, const uint8_t *task, const dap_store_collect_t *c,
+                         uint8_t *agg, uint8_t *out, size_t cap, size_t *out_len,
+                         dap_store_batch_t *batch)
+{
+    if (sqldb_begin(s->db) != 0) {
+        return fail(s, "collect: begin");
+    }
+    if (lock_task(s, task, 1) != 0) {
+        return undo(s, DAP_STORE_FAIL, "collect: locking the task");
+    }
+    int resumed = 0;
+    int rc = collect_prepare(s, task, c, agg, out, cap, out_len, batch, &resumed);
+    if (rc == DAP_STORE_OK && !c->release_outside) {
+        rc = c->release(c->release_ctx, agg, batch, out, cap, out_len) != 0
+                 ? DAP_STORE_REFUSED
+                 : mark_collected(s, task, c, batch, out, *out_len);
+    } else if (rc == DAP_STORE_OK && !resumed) {
+        rc = mark_collected(s, task, c, batch, out, 0);
+    }
+    if (rc == DAP_STORE_OK && sqldb_commit(s->db) != 0) {
+        rc = fail(s, "collect: commit");
+    }
+    if (rc != DAP_STORE_OK) {
+        sqldb_rollback(s->db); /* nothing marked, nothing kept (a release is only sent once it
+                                  is kept or, release_outside, marked pending) */
+    }
+    return rc;
+}
+
+/* release_outside, the batch marked: its release made with no transaction open, then kept in
+ * a second one unless a concurrent call of the same request kept its own first (that one is
+ * then the answer: only one release of a request ever leaves). */
+static int collect_release(dap_store_t *s, const uint8_t *task, const dap_store_collect_t *c,
+                           uint8_t *agg, uint8_t *out, size_t cap, size_t *out_len,
+                           dap_store_batch_t *batch)
+{
     if (c->release(c->release_ctx, agg, batch, out, cap, out_len) != 0) {
-        return DAP_STORE_REFUSED;
+        return DAP_STORE_REFUSED; /* still pending: the same request again resumes it */
     }
-    sqldb_val_t keep[] = {key[0],
-                          key[1],
-                          sqldb_int((int64_t)sum.reports),
-                          sqldb_blob(sum.checksum, 32),
-                          sqldb_int(nb),
-                          sqldb_blob(out, *out_len)};
-    if (sqldb_exec(s->db, "INSERT INTO dap_collected (task, lo, hi) VALUES ($1, $2, $3)", q, 3,
-                   NULL, NULL) != 1 ||
-        sqldb_exec(s->db,
-                   "INSERT INTO dap_releases (task, req, reports, checksum, buckets, body) VALUES "
-                   "($1, $2, $3, $4, $5, $6)",
-                   keep, 6, NULL, NULL) != 1) {
-        return fail(s, "collect: marking the batch");
+    sqldb_val_t keep[] = {sqldb_blob(out, *out_len), sqldb_blob(task, DPM_DAP_TASK_ID_BYTES),
+                          sqldb_blob(c->req, 32)};
+    if (sqldb_begin(s->db) != 0) {
+        return fail(s, "collect: begin keeping the release");
     }
-    return DAP_STORE_OK;
+    int64_t n = sqldb_exec(s->db,
+                           "UPDATE dap_releases SET body = $1 WHERE task = $2 AND req = $3 AND "
+                           "length(body) = 0",
+                           keep, 3, NULL, NULL);
+    if (n < 0) {
+        return undo(s, DAP_STORE_FAIL, "collect: keeping the release");
+    }
+    int rc = DAP_STORE_OK;
+    if (n == 0) {
+        release_row_t r = {batch, out, cap, out_len, 0, 0, 0};
+        if (kept_release(s, keep + 1, &r) < 0) {
+            return undo(s, DAP_STORE_FAIL, "collect: the release kept meanwhile");
+        }
+        if (!r.found || r.pending || !r.fits) {
+            sqldb_rollback(s->db);
+            snprintf(s->err, sizeof(s->err),
+                     "collect: the pending release is gone or too large (the store was altered)");
+            return DAP_STORE_FAIL;
+        }
+        rc = DAP_STORE_ALREADY;
+    }
+    return sqldb_commit(s->db) == 0 ? rc : undo(s, DAP_STORE_FAIL, "collect: commit");
 }
 
 int dap_store_collect(dap_store_t *s, const uint8_t task[DPM_DAP_TASK_ID_BYTES],
@@ -637,20 +747,9 @@ int dap_store_collect(dap_store_t *s, const uint8_t task[DPM_DAP_TASK_ID_BYTES],
         snprintf(s->err, sizeof(s->err), "collect: out of memory");
         return DAP_STORE_FAIL;
     }
-    int rc = DAP_STORE_FAIL;
-    if (sqldb_begin(s->db) != 0) {
-        rc = fail(s, "collect: begin");
-    } else if (lock_task(s, task, 1) != 0) {
-        rc = undo(s, DAP_STORE_FAIL, "collect: locking the task");
-    } else {
-        rc = collect_locked(s, task, c, agg, out, cap, out_len, batch);
-        if (rc == DAP_STORE_OK && sqldb_commit(s->db) != 0) {
-            rc = fail(s, "collect: commit");
-        }
-        if (rc != DAP_STORE_OK) {
-            sqldb_rollback(s->db); /* nothing marked, nothing kept (a release is only sent
-                                      once it is kept) */
-        }
+    int rc = collect_begin(s, task, c, agg, out, cap, out_len, batch);
+    if (rc == DAP_STORE_OK && c->release_outside) {
+        rc = collect_release(s, task, c, agg, out, cap, out_len, batch);
     }
     if (rc != DAP_STORE_OK && rc != DAP_STORE_ALREADY) {
         *out_len = 0;

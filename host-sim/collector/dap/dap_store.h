@@ -21,13 +21,13 @@
  *                request's identity: a retried collection gets the same bytes
  *
  * What it does not do: decode, decrypt or verify (aggregator/job.h does, before commit), draw
- * the central noise (the caller's release function, inside the collection's transaction), or
- * delete old reports (no garbage collection yet).
- * Every call is one transaction: either all of it is durable, or none of it. On PostgreSQL,
- * several leaders' uploads and commits of a task run side by side (a bucket's row is locked
- * while its sum is added to); a collection waits for them and they for it, so a collected
- * batch holds every report committed into it and gets none after. Not thread-safe: one
- * connection per thread. */
+ * the central noise (the caller's release function), or delete old reports (no garbage
+ * collection yet).
+ * Every call is one transaction (a collection with release_outside: two, each whole): either
+ * all of it is durable, or none of it. On PostgreSQL, several leaders' uploads and commits of
+ * a task run side by side (a bucket's row is locked while its sum is added to); a collection
+ * waits for them and they for it, so a collected batch holds every report committed into it
+ * and gets none after. Not thread-safe: one connection per thread. */
 #ifndef DPM_COLLECTOR_DAP_STORE_H
 #define DPM_COLLECTOR_DAP_STORE_H
 
@@ -120,10 +120,12 @@ typedef struct {
     uint32_t buckets;     /* buckets in the batch that hold reports */
 } dap_store_batch_t;
 
-/* What a collection releases, made once inside its transaction: the caller adds its central
- * noise to agg (the batch's summed output shares, share_bytes) and writes what it sends (the
- * sealed AggregateShare) to out[0, *len) (cap bytes). 0, or -1 to refuse (e.g. the other
- * aggregator's report count or checksum differs: batchMismatch): nothing is marked or kept. */
+/* What a collection releases, made once inside its transaction (or after it,
+ * release_outside): the caller adds its central noise to agg (the batch's summed output
+ * shares, share_bytes) and writes what it sends (the sealed AggregateShare) to out[0, *len)
+ * (cap bytes). 0, or -1 to refuse (e.g. the other aggregator's report count or checksum
+ * differs: batchMismatch): nothing is marked or kept (release_outside: nothing kept, the batch
+ * stays marked with its release pending). */
 typedef int (*dap_store_release_fn)(void *ctx, uint8_t *agg, const dap_store_batch_t *batch,
                                     uint8_t *out, size_t cap, size_t *len);
 
@@ -133,6 +135,13 @@ typedef struct {
     uint64_t min_batch;   /* the task's minimum batch size */
     int wait_for_pending; /* the leader: refuse while reports of the batch are stored but not
                              yet aggregated (DAP_STORE_PENDING), which would be lost */
+    int release_outside;  /* the leader, whose release asks the helper over the network: the
+                             batch is marked collected with its release pending in one
+                             transaction, c->release runs with none open (the store's lock is
+                             not held across the network; the caller may let other threads use
+                             the store meanwhile), its release is kept in a second; a refused
+                             or failed release stays pending, and the same request again
+                             resumes it on the same sum (as Janus's collection job driver) */
     size_t share_bytes;
     dap_store_merge_fn merge;
     void *merge_ctx;
@@ -142,9 +151,9 @@ typedef struct {
 
 /* Collect the buckets of c->start..c->end once: their output shares summed, released by
  * c->release (its noise drawn once), the batch marked collected and the release kept under
- * c->req, all in one transaction. DAP_STORE_OK (out[0, *out_len) is the new release);
- * DAP_STORE_ALREADY (this request was collected before: its kept release, no new noise: a
- * second draw would spend the budget again); DAP_STORE_TOO_SMALL (fewer than min_batch
+ * c->req, all in one transaction (release_outside: two, above). DAP_STORE_OK (out[0, *out_len) is
+ * the new release); DAP_STORE_ALREADY (this request was collected before: its kept release, no new
+ * noise: a second draw would spend the budget again); DAP_STORE_TOO_SMALL (fewer than min_batch
  * reports: nothing changes, *batch says how many); DAP_STORE_COLLECTED (another request
  * collected one of its buckets: each bucket is collected once, the draft's
  * max_batch_query_count 1); DAP_STORE_PENDING (wait_for_pending, and a report of the batch
