@@ -24,7 +24,7 @@
 
 #include "aggregator/dap_msg.h"
 #include "aggregator/device.h"
-#include "collector/dap/dap_tasks.h"
+#include "aggregator/dap_tasks.h"
 #include "collector/net/https_client.h"
 #include "test_rng.h"
 

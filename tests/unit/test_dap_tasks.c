@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The [dap_task] blocks of the campaigns file and the aggregators' key files
- * (host-sim/collector/dap/dap_tasks.h). Checked:
+ * (host-sim/aggregator/dap_tasks.h). Checked:
  *   - a full block: the decoded task (VDAF, precision, batch size, ε, URLs, interval), the
  *     default sensitivity (the VDAF's L1 bound) and chunk, the id's base64url both ways;
  *   - the campaigns parser skips [dap_task] blocks and accepts a file of only those, and this
@@ -24,7 +24,7 @@
 
 #include <cmocka.h>
 
-#include "collector/dap/dap_tasks.h"
+#include "aggregator/dap_tasks.h"
 #include "collector/ingest/campaigns.h"
 
 #define ID "8BY0RzZMzxvA46_8ymhzycOB9krN-QIGYvg_RsByGec"

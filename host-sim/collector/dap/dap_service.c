@@ -12,7 +12,7 @@
 #include "aggregator/dap_msg.h"
 #include "collector/dap/dap_helper.h"
 #include "collector/dap/dap_leader.h"
-#include "collector/dap/dap_tasks.h"
+#include "aggregator/dap_tasks.h"
 #include "collector/ingest/auth.h"
 #include "collector/ingest/log.h"
 #include "common/err.h"

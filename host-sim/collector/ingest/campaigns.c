@@ -424,7 +424,7 @@ int coll_campaigns_parse(const char *text, size_t len, coll_campaigns_t *out, ch
             continue;
         }
         if (got == KV_SECTION && strcmp(it.kind, "dap_task") == 0) {
-            /* a two-aggregator task: collector/dap/dap_tasks.h reads these blocks */
+            /* a two-aggregator task: aggregator/dap_tasks.h reads these blocks */
             if (in_block == 1 && finish_block(&b, out, err, errcap) != 0) {
                 return -1;
             }

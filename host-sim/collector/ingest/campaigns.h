@@ -36,7 +36,7 @@
  *   name = ..., group_names = a, b, ...   labels for people (campaign_names.h)
  *
  * Blocks "[dap_task]" are the two-aggregator tasks of `--role leader|helper`: skipped here and
- * counted (dap_tasks), read by collector/dap/dap_tasks.h. A file may hold only those.
+ * counted (dap_tasks), read by aggregator/dap_tasks.h. A file may hold only those.
  *
  * Every campaign is built with dpm_mech_init, exactly as a device builds it, so a campaign the
  * collector accepts is one a device accepts, with the same mechanism fingerprint. */
@@ -55,7 +55,7 @@
 typedef struct {
     size_t n;
     coll_campaign_t c[COLL_MAX_CAMPAIGNS];
-    size_t dap_tasks; /* [dap_task] blocks: skipped here, read by collector/dap/dap_tasks.h */
+    size_t dap_tasks; /* [dap_task] blocks: skipped here, read by aggregator/dap_tasks.h */
 } coll_campaigns_t;
 
 /* Parse campaigns from text[0, len). Returns 0, or -1 with a message "line N: ..." in err. */

@@ -41,7 +41,7 @@ typedef struct {
     char authorization[HTTP_MAX_AUTH];  /* as sent, NUL-terminated */
     int has_dap_auth_token;             /* DAP-Auth-Token (a DAP peer's token) */
     char dap_auth_token[HTTP_MAX_AUTH]; /* as sent, NUL-terminated */
-    int has_task_digest;                /* DPM-Task-Digest (collector/dap/dap_tasks.h) */
+    int has_task_digest;                /* DPM-Task-Digest (aggregator/dap_tasks.h) */
     char task_digest[80];               /* as sent, NUL-terminated (longer: 400) */
 } http_request_t;
 

@@ -9,8 +9,8 @@
 #include <time.h>
 
 #include "aggregator/dap_msg.h"
-#include "collector/dap/dap_collector.h"
-#include "collector/dap/dap_tasks.h"
+#include "aggregator/dap_collector.h"
+#include "aggregator/dap_tasks.h"
 #include "collector/net/https_client.h"
 #include "estimate/central_sum.h"
 

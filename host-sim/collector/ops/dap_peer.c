@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "collector/dap/dap_tasks.h"
+#include "aggregator/dap_tasks.h"
 #include "common/err.h"
 #include "common/kv.h"
 

@@ -3,13 +3,13 @@
  * the CollectionJobReq of a time interval, and the leader's CollectionJobResp opened with the
  * collector's HPKE key (both aggregate shares, each bound to this request, this task and its
  * aggregator's role) and unsharded into the released sums. */
-#ifndef DPM_COLLECTOR_DAP_COLLECTOR_H
-#define DPM_COLLECTOR_DAP_COLLECTOR_H
+#ifndef DPM_HOST_AGGREGATOR_DAP_COLLECTOR_H
+#define DPM_HOST_AGGREGATOR_DAP_COLLECTOR_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "collector/dap/dap_tasks.h"
+#include "aggregator/dap_tasks.h"
 
 /* The CollectionJobReq for [start, start + duration) (Unix seconds, multiples of the task's
  * time precision: else -1 with why; the request counts in time_precision units, as the draft's
@@ -24,4 +24,4 @@ int dap_collector_open(const dap_task_spec_t *t, const dpm_dap_hpke_key_t *key, 
                        size_t req_len, const uint8_t *resp, size_t len, uint64_t *count,
                        int64_t *sums, char *why, size_t whycap);
 
-#endif /* DPM_COLLECTOR_DAP_COLLECTOR_H */
+#endif /* DPM_HOST_AGGREGATOR_DAP_COLLECTOR_H */

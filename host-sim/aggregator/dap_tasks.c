@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The [dap_task] blocks of the campaigns file and the aggregators' key files (dap_tasks.h). */
-#include "collector/dap/dap_tasks.h"
+#include "aggregator/dap_tasks.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The DAP tasks of `dpm-collector --role leader|helper`: `[dap_task]` blocks of the campaigns
- * file (campaigns.c skips them; this reads only them), and the aggregators' keys.
+/* The DAP tasks of `dpm-collector --role leader|helper` and of dpm-sim's network mode:
+ * `[dap_task]` blocks of the campaigns file (campaigns.c skips them; this reads only them),
+ * and the aggregators' keys.
  *
  *   [dap_task]
  *   id = 8BY0RzZMzxvA46_8ymhzycOB9krN-QIGYvg_RsByGec   task id: 32 bytes, base64url unpadded
@@ -39,8 +40,8 @@
  *
  * An aggregator's own HPKE key (`--dap-hpke-key FILE`): "config_id = N" and "secret = HEX" (32
  * bytes, the key pair's derivation input; mode 0600), made by `dpm-collector dap-keygen`. */
-#ifndef DPM_COLLECTOR_DAP_TASKS_H
-#define DPM_COLLECTOR_DAP_TASKS_H
+#ifndef DPM_HOST_AGGREGATOR_DAP_TASKS_H
+#define DPM_HOST_AGGREGATOR_DAP_TASKS_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -107,4 +108,4 @@ int dap_keygen_main(int argc, char **argv);
 void dap_b64url_encode(const uint8_t *in, size_t n, char *out);
 int dap_b64url_decode(const char *s, size_t len, uint8_t *out, size_t want);
 
-#endif /* DPM_COLLECTOR_DAP_TASKS_H */
+#endif /* DPM_HOST_AGGREGATOR_DAP_TASKS_H */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The DAP collector's request and the opening of its answer (dap_collector.h). */
-#include "collector/dap/dap_collector.h"
+#include "aggregator/dap_collector.h"
 
 #include <stdio.h>
 #include <stdlib.h>
