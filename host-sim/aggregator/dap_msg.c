@@ -5,6 +5,16 @@
 
 #include <string.h>
 
+const char *dap_msg_report_error_name(uint8_t error)
+{
+    static const char *const names[DAP_REPORT_ERROR_MAX + 1] = {
+        "reserved",          "batch_collected",        "report_replayed",
+        "report_dropped",    "hpke_unknown_config_id", "hpke_decrypt_error",
+        "vdaf_verify_error", "task_expired",           "invalid_message",
+        "report_too_early",  "task_not_started",       "outdated_config"};
+    return error <= DAP_REPORT_ERROR_MAX ? names[error] : "unknown";
+}
+
 const char *const dap_msg_media_type[DAP_MSG_TYPES] = {
     [DAP_MSG_HPKE_CONFIG_LIST] = "application/ppm-dap;message=hpke-config-list",
     [DAP_MSG_UPLOAD_REQ] = "application/ppm-dap;message=upload-req",

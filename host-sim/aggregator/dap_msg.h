@@ -62,6 +62,8 @@
 #define DAP_REPORT_ERROR_TASK_NOT_STARTED 10u
 #define DAP_REPORT_ERROR_OUTDATED_CONFIG 11u
 #define DAP_REPORT_ERROR_MAX 11u
+/* The draft's name of a ReportError ("report_replayed"), "unknown" past DAP_REPORT_ERROR_MAX. */
+const char *dap_msg_report_error_name(uint8_t error);
 
 /* VerifyRespType. */
 #define DAP_VERIFY_CONTINUE 0u

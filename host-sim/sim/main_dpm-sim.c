@@ -6,6 +6,8 @@
  *           [--dump-reports FILE] [--quiet]
  *           network mode: --collector HOST:PORT --ca CA.pem [--server-name NAME]
  *                         [--clients C] [--batch B] [--token FILE]
+ *                         two-aggregator campaigns: --dap-campaigns FILE --dap-collector-key
+ *                         FILE [--dap-task ID] [--dap-time UNIX] [--dap-wait S]
  *   dpm-sim replay --scenario FILE --device I [--run R] [--seed S] [--campaign NAME]
  *                  [--eps E] [--devices N]
  *   dpm-sim plan --mechanism tuple_mr|tuple_ml|roc_hist|roc_hist_groups --error X
@@ -19,7 +21,8 @@
  *   dpm-sim check --scenario FILE                    parse only
  *
  * Scenario format: host-sim/scenarios/README.md. Mechanisms: mech.h (the interface), mechs.c (the
- * registry). Modes: session.h, farm.h, netmode.h. Outputs: output.h. Exit status: 0, 1 when a check
+ * registry). Modes: session.h, farm.h, netmode.h,
+ * netmode_dap.h. Outputs: output.h. Exit status: 0, 1 when a check
  * failed (network counts), 2 on usage, scenario or runtime errors (scenario errors name file and
  * line). */
 #include <inttypes.h>
@@ -48,6 +51,13 @@ static const char USAGE[] =
     "                        (--token: a bearer token, first line of FILE: the collector's\n"
     "                        relay credential for the simulated devices, operator for estimates;\n"
     "                        --run R: run R's devices post period R and its estimate is checked)\n"
+    "               two-aggregator campaigns (roc_hist_2agg): --collector is the DAP leader's\n"
+    "                        address, --token a collector credential of it, and\n"
+    "                        --dap-campaigns FILE --dap-collector-key FILE [--dap-task ID]\n"
+    "                        [--dap-time UNIX] [--dap-wait S] (the aggregators' campaigns file\n"
+    "                        with the [dap_task]; the collector's key from dpm-collector\n"
+    "                        dap-keygen; the reports' time, default now: a leader collects\n"
+    "                        each time_precision interval once)\n"
     "       dpm-sim replay --scenario FILE --device I [--run R] [--seed S] [--campaign NAME]\n"
     "                      [--eps E] [--devices N]\n"
     "       dpm-sim plan --mechanism tuple_mr|tuple_ml|roc_hist|roc_hist_groups --error X\n"
@@ -61,9 +71,9 @@ static const char USAGE[] =
     "\n"
     "Modes: inprocess (every device runs the real SDK: perturb, encode, decode, aggregate),\n"
     "exact (the aggregate drawn directly, distributed as the sum of the device reports),\n"
-    "network (devices post to a running dpm-collector over TLS). Scenario format, with an\n"
-    "example per mechanism: host-sim/scenarios/README.md. Outputs in --out: results.json,\n"
-    "runs.csv, summary.csv (roc_hist campaigns: roc.csv too) and the plots of\n"
+    "network (devices post to a running dpm-collector, or a DAP leader, over TLS). Scenario\n"
+    "format, with an example per mechanism: host-sim/scenarios/README.md. Outputs in --out:\n"
+    "results.json, runs.csv, summary.csv (roc_hist campaigns: roc.csv too) and the plots of\n"
     "host-sim/plot/sim.py (and host-sim/plot/roc.py). A progress line with rate and ETA is\n"
     "drawn on stderr when it is a terminal (not with --quiet). dpm-sim plan --mechanism\n"
     "roc_hist --help (roc_hist_groups --help) plans roc_hist campaigns (with groups).\n";
@@ -155,7 +165,11 @@ static int parse_opts(int argc, char **argv, int first, opts_t *o)
                    (r = opt(a, "--eps", argc, argv, &i, &o->eps)) != 0 ||
                    (r = opt(a, "--ca", argc, argv, &i, &o->net.ca_path)) != 0 ||
                    (r = opt(a, "--server-name", argc, argv, &i, &o->net.server_name)) != 0 ||
-                   (r = opt(a, "--token", argc, argv, &i, &o->net.token_path)) != 0) {
+                   (r = opt(a, "--token", argc, argv, &i, &o->net.token_path)) != 0 ||
+                   (r = opt(a, "--dap-campaigns", argc, argv, &i, &o->net.dap_campaigns)) != 0 ||
+                   (r = opt(a, "--dap-task", argc, argv, &i, &o->net.dap_task)) != 0 ||
+                   (r = opt(a, "--dap-collector-key", argc, argv, &i, &o->net.dap_collector_key)) !=
+                       0) {
             if (r < 0) {
                 return usage_error("an option is missing its value");
             }
@@ -204,6 +218,16 @@ static int parse_opts(int argc, char **argv, int first, opts_t *o)
                 return usage_error("--collector: HOST:PORT, e.g. 127.0.0.1:8443");
             }
             o->collector = v;
+        } else if ((r = opt(a, "--dap-time", argc, argv, &i, &v)) != 0) {
+            if (r < 0 || sim_cli_u64(v, &o->net.dap_time) != 0 || o->net.dap_time == 0 ||
+                o->net.dap_time > (uint64_t)INT64_MAX / 2u) {
+                return usage_error("--dap-time: Unix seconds (the reports' time)");
+            }
+        } else if ((r = opt(a, "--dap-wait", argc, argv, &i, &v)) != 0) {
+            if (r < 0 || sim_cli_u64(v, &u) != 0 || u < 1 || u > 86400) {
+                return usage_error("--dap-wait: 1 .. 86400 seconds");
+            }
+            o->net.dap_wait_s = (uint32_t)u;
         } else if ((r = opt(a, "--clients", argc, argv, &i, &v)) != 0) {
             if (r < 0 || sim_cli_u64(v, &u) != 0 || u < 1 || u > SIM_NET_MAX_CLIENTS) {
                 return usage_error("--clients: 1 .. 256");

@@ -13,7 +13,7 @@ a scenario beside its local-DP twin on the same population, in exact mode.
 - its gap error is far below local DP's at the same eps (50,000 devices, eps 2: every gap's
   RMSE under a tenth of local DP's; measured 0.045 at the worst gap), and its intervals cover;
 - what it refuses, with the scenario line and what to do: a missing max_device_examples, a
-  population whose devices hold more examples than it, network mode (no DAP servers yet), a
+  population whose devices hold more examples than it, network mode without the deployed task, a
   batch below the task's minimum, metrics,
   more than 8 groups; the collector's campaigns file does not take the name (dpm-sim only);
 - `dpm-sim repro fhauc`: the FHAUC paper's parties through the SDK's devices and the two
@@ -126,10 +126,10 @@ def main():
             ("max_device_examples above 255 (an 8-bit Prio3 entry)",
              "[campaign two]\nmechanism = roc_hist_2agg\neps = 1\nmax_device_examples = 300\n",
              {}, ["max_device_examples must be an integer in 1..255"]),
-            ("network mode (no DAP leader and helper in dpm-collector yet)",
+            ("network mode without the deployed task (tests/e2e/test_sim_2agg_network.py runs it)",
              "[campaign two]\nmechanism = roc_hist_2agg\neps = 1\nmax_device_examples = 20\n",
              {"mode": "network", "runs": 1},
-             ["no network mode yet", "--mode inprocess or exact"]),
+             ["needs --dap-campaigns FILE", "--dap-collector-key FILE"]),
             ("inprocess below the task's minimum batch size",
              "[campaign two]\nmechanism = roc_hist_2agg\neps = 1\nmax_device_examples = 20\n",
              {"mode": "inprocess", "devices": 60},

@@ -67,19 +67,6 @@ static uint8_t *read_file(const char *path, size_t *len)
     return b;
 }
 
-static const char *const kErrors[DAP_REPORT_ERROR_MAX + 1] = {"",
-                                                              "batch_collected",
-                                                              "report_replayed",
-                                                              "report_dropped",
-                                                              "hpke_unknown_config_id",
-                                                              "hpke_decrypt_error",
-                                                              "vdaf_verify_error",
-                                                              "task_expired",
-                                                              "invalid_message",
-                                                              "report_too_early",
-                                                              "task_not_started",
-                                                              "outdated_config"};
-
 /* Count an UploadErrors body's statuses by error into count[]; the number of statuses. */
 static size_t count_errors(const uint8_t *body, size_t len, size_t count[DAP_REPORT_ERROR_MAX + 1])
 {
@@ -101,7 +88,7 @@ static void print_errors(const size_t count[DAP_REPORT_ERROR_MAX + 1])
     const char *sep = "";
     for (size_t i = 1; i <= DAP_REPORT_ERROR_MAX; i++) {
         if (count[i] > 0) {
-            printf("%s\"%s\": %zu", sep, kErrors[i], count[i]);
+            printf("%s\"%s\": %zu", sep, dap_msg_report_error_name((uint8_t)i), count[i]);
             sep = ", ";
         }
     }

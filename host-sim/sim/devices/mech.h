@@ -37,6 +37,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "aggregator/device.h"
+#include "aggregator/task.h"
 #include "mech/base/fedauc_phase.h"
 #include "common/json_write.h"
 #include "dpm/expert/mech.h"
@@ -223,10 +225,22 @@ typedef struct sim_mech {
     /* Inprocess mode of a mechanism whose devices send no dpm.v1 report (the two-aggregator
      * mode: DAP reports): run `run` whole in this process into agg, every device through the
      * SDK's device calls and the server side on their bytes, instead of the farm (report,
-     * agg_add); *reports gets the reports made, *rng_bytes the device randomness drawn. Such a
-     * mechanism has no network mode until its servers exist. 0, or -1 with a message. */
+     * agg_add); *reports gets the reports made, *rng_bytes the device randomness drawn. 0, or
+     * -1 with a message. */
     int (*inprocess_run)(const sim_cfg_t *cfg, const sim_pop_t *pop, uint32_t run, sim_agg_t *agg,
                          uint64_t *reports, uint64_t *rng_bytes, char *err, size_t errcap);
+    /* Its network mode (sim/run/netmode_dap.h: a real leader and helper): whether a deployed
+     * task t with that sensitivity measures this configuration (its VDAF, ε and sensitivity;
+     * 0, or -1 with what differs); device `device` of block b in run `run`: its report for
+     * task k into d, as inprocess_run makes it (*rng_bytes counts its randomness; DPM_ERR_RANGE:
+     * the device sends nothing; another error with *why: a refusal); the collected sums
+     * (sums[t's output length], exact sums plus both aggregators' noise) into agg. */
+    int (*dap_fits)(const sim_cfg_t *cfg, const dpm_dap_task_t *t, uint64_t sensitivity, char *err,
+                    size_t errcap);
+    dpm_status_t (*dap_report)(const sim_cfg_t *cfg, const agg_task_t *k, agg_device_t *d,
+                               const sim_block_t *b, uint64_t device, uint32_t run,
+                               uint64_t *rng_bytes, const char **why);
+    void (*dap_collected)(const sim_cfg_t *cfg, const int64_t *sums, sim_agg_t *agg);
 } sim_mech_t;
 
 #endif /* DPM_SIM_MECH_H */

@@ -24,8 +24,9 @@
  *              the two aggregators' draws (two discrete Laplace variables of the same scale,
  *              sim_rng_dlap_sum): distributed exactly as the released sum, whatever the number
  *              of devices (O(groups x bins) a run).
- *   network    refused: the reports go to a DAP leader and helper, which dpm-collector does
- *              not run yet (issue 31 item 1).
+ *   network    every device as in inprocess, its report for the deployed task (the
+ *              aggregators' campaigns file's [dap_task]) posted to a running leader, the batch
+ *              collected from it and opened with the collector's key (sim/run/netmode_dap.h).
  * The simulated task (aggregator/task.h): keys from the scenario's seed (SIMULATION ONLY), a
  * minimum batch size of SIM_2AGG_MIN_BATCH reports (fewer devices: the run is refused, as a
  * leader refuses the collection), time precision one hour.
@@ -317,9 +318,9 @@ static int counted_fill(void *ctx, uint8_t *out, size_t len)
 
 /* Device `device` of block b (campaign group g) in run `run`: its histogram (the SDK's binning
  * of its examples), then its report (aggregator/device.h) on its own stream. */
-static dpm_status_t device_report(const sim_cfg_t *cfg, agg_device_t *d, uint64_t *meas,
-                                  const sim_block_t *b, uint32_t g, uint64_t device, uint32_t run,
-                                  uint64_t *rng_bytes, const char **why)
+static dpm_status_t device_report(const sim_cfg_t *cfg, const agg_task_t *k, agg_device_t *d,
+                                  uint64_t *meas, const sim_block_t *b, uint32_t g, uint64_t device,
+                                  uint32_t run, uint64_t *rng_bytes, const char **why)
 {
     const twoagg_state_t *s = st_of(cfg);
     uint32_t B = s->params.bins, n = s->params.groups * 2u * B;
@@ -333,16 +334,30 @@ static dpm_status_t device_report(const sim_cfg_t *cfg, agg_device_t *d, uint64_
         return st;
     }
     memset(meas, 0, n * sizeof(meas[0]));
-    for (uint32_t k = 0; k < B; k++) { /* its own group's cells; the others' stay 0 */
-        meas[g * 2u * B + k] = h.pos[k];
-        meas[g * 2u * B + B + k] = h.neg[k];
+    for (uint32_t j = 0; j < B; j++) { /* its own group's cells; the others' stay 0 */
+        meas[g * 2u * B + j] = h.pos[j];
+        meas[g * 2u * B + B + j] = h.neg[j];
     }
     counted_t rng = {{0}, 0};
     sim_stream_init(&rng.s, sim_cfg_device_key(cfg, run, device));
     dpm_rng_t port = {counted_fill, &rng};
-    st = agg_device_sumvec(d, &s->task, port, meas, n, why);
+    st = agg_device_sumvec(d, k, port, meas, n, why);
     *rng_bytes += rng.bytes;
     return st;
+}
+
+/* The collector's signed sums (groups x (pos bins, neg bins)) into each group's histograms. */
+static void twoagg_dap_collected(const sim_cfg_t *cfg, const int64_t *sums, sim_agg_t *agg)
+{
+    const twoagg_state_t *s = st_of(cfg);
+    uint32_t B = s->params.bins;
+    for (uint32_t g = 0; g < s->params.groups; g++) {
+        dpm_roc_agg_t *a = &agg_of(agg)->group[g];
+        for (uint32_t k = 0; k < B; k++) {
+            a->pos[k] = sums[g * 2u * B + k];
+            a->neg[k] = sums[g * 2u * B + B + k];
+        }
+    }
 }
 
 static int twoagg_inprocess_run(const sim_cfg_t *cfg, const sim_pop_t *pop, uint32_t run,
@@ -370,7 +385,8 @@ static int twoagg_inprocess_run(const sim_cfg_t *cfg, const sim_pop_t *pop, uint
         const sim_block_t *b = &pop->block[k];
         int32_t g = cfg->group_map[b->group];
         for (uint64_t i = pop->first[k]; g >= 0 && i < pop->first[k] + b->count; i++) {
-            dpm_status_t ds = device_report(cfg, d, meas, b, (uint32_t)g, i, run, rng_bytes, &why);
+            dpm_status_t ds =
+                device_report(cfg, &s->task, d, meas, b, (uint32_t)g, i, run, rng_bytes, &why);
             uint8_t code = 0;
             if (ds == DPM_OK) {
                 ds = agg_pair_add(&pair, d->report, d->report_len, &code);
@@ -413,14 +429,7 @@ static int twoagg_inprocess_run(const sim_cfg_t *cfg, const sim_pop_t *pop, uint
                  (unsigned long long)pair.aggregated, dpm_strerror(ps));
         goto done;
     }
-    uint32_t B = s->params.bins;
-    for (uint32_t g = 0; g < s->params.groups; g++) {
-        dpm_roc_agg_t *a = &agg_of(agg)->group[g];
-        for (uint32_t k = 0; k < B; k++) {
-            a->pos[k] = sums[g * 2u * B + k];
-            a->neg[k] = sums[g * 2u * B + B + k];
-        }
-    }
+    twoagg_dap_collected(cfg, sums, agg);
     st = 0;
 done:
     agg_pair_free(&pair);
@@ -428,6 +437,52 @@ done:
     free(meas);
     free(sums);
     return st;
+}
+
+/* ---- network: a deployed leader and helper (sim/run/netmode_dap.c) -------------------------- */
+
+/* A deployed task measures this configuration when the devices' histograms fit its SumVec
+ * (groups x 2 x bins entries, each at most max_device_examples) and its noise is the one the
+ * estimate's intervals assume: the same ε and sensitivity (2 max_device_examples). */
+static int twoagg_dap_fits(const sim_cfg_t *cfg, const dpm_dap_task_t *t, uint64_t sensitivity,
+                           char *err, size_t errcap)
+{
+    const twoagg_state_t *s = st_of(cfg);
+    uint32_t length = s->params.groups * 2u * s->params.bins;
+    if (t->vdaf.kind != DPM_PRIO3_SUMVEC || t->vdaf.length != length ||
+        t->vdaf.max_measurement < cfg->spec->max_device_examples) {
+        snprintf(err, errcap,
+                 "%s: the task is not a sumvec of length %u (groups x 2 x bins) with max >= %u "
+                 "(max_device_examples)",
+                 cfg->label, length, cfg->spec->max_device_examples);
+        return -1;
+    }
+    if (t->central_eps != cfg->eps || sensitivity != s->params.sensitivity) {
+        snprintf(err, errcap,
+                 "%s: the task's central eps %.6f and sensitivity %llu are not the campaign's "
+                 "%.6f and %llu (2 x max_device_examples): the intervals would not hold",
+                 cfg->label, (double)t->central_eps / 65536.0, (unsigned long long)sensitivity,
+                 (double)cfg->eps / 65536.0, (unsigned long long)s->params.sensitivity);
+        return -1;
+    }
+    return 0;
+}
+
+static dpm_status_t twoagg_dap_report(const sim_cfg_t *cfg, const agg_task_t *k, agg_device_t *d,
+                                      const sim_block_t *b, uint64_t device, uint32_t run,
+                                      uint64_t *rng_bytes, const char **why)
+{
+    const twoagg_state_t *s = st_of(cfg);
+    uint64_t meas[DPM_ROC_CENTRAL_MAX_GROUPS * 2u * DPM_MAX_BINS];
+    int32_t g = cfg->group_map[b->group];
+    if (g < 0) {
+        return DPM_ERR_RANGE; /* a group the campaign does not measure: no report */
+    }
+    if (s->params.groups * 2u * s->params.bins > sizeof(meas) / sizeof(meas[0])) {
+        *why = "more cells than DPM_ROC_CENTRAL_MAX_GROUPS x 2 x DPM_MAX_BINS";
+        return DPM_ERR_PARAM;
+    }
+    return device_report(cfg, k, d, meas, b, (uint32_t)g, device, run, rng_bytes, why);
 }
 
 /* The selection record (2 groups or more; an empty one otherwise, never written). */
@@ -578,4 +633,7 @@ const sim_mech_t sim_mech_roc_hist_2agg = {
     .ext_json = twoagg_ext_json,
     .summary = twoagg_summary,
     .inprocess_run = twoagg_inprocess_run,
+    .dap_fits = twoagg_dap_fits,
+    .dap_report = twoagg_dap_report,
+    .dap_collected = twoagg_dap_collected,
 };

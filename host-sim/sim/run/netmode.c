@@ -23,23 +23,13 @@
 #include "common/json_write.h"
 #include "mech/base/est_json.h"
 #include "mech/host_mech.h"
+#include "sim/run/tls_conn.h"
 
-#define CONNECT_TIMEOUT_MS 5000u
-#define IO_WAIT_MS 1000u
-#define REQUEST_TIMEOUT_MS 30000u
 #define ATTEMPTS 5        /* tries of one batch (the same bytes) before the run fails */
 #define THROTTLED_MAX 120 /* 429 / 503 answers (rate or memory limits) waited out per batch */
-#define CA_MAX 65536u
 #define HEAD_MAX 512u
 #define RESPONSE_MAX 65536u
 #define ESTIMATE_MAX (4u << 20)
-
-typedef struct {
-    dpm_posix_tcp_t tcp;
-    dpm_tls_t tls; /* must not move while open: clients live in one heap array */
-    dpm_transport_t t;
-    int open;
-} conn_t;
 
 typedef struct {
     const sim_cfg_t *cfg;
@@ -53,7 +43,7 @@ typedef struct {
     unsigned index;
     uint64_t lo, hi;
     dpm_posix_rng_t drbg;
-    conn_t conn;
+    sim_conn_t conn;
     sim_agg_t agg;
     const coll_campaign_t *hc; /* the campaign as the collector holds it */
     coll_deltas_t sums;        /* what the acknowledged reports add to the collector's sums */
@@ -63,82 +53,15 @@ typedef struct {
     char err[256];
 } client_t;
 
-static void close_tcp(void *ctx)
-{
-    dpm_posix_tcp_close(ctx);
-}
-
-static void conn_close(conn_t *c)
-{
-    if (c->open) {
-        (void)dpm_tls_close(&c->tls);
-        c->open = 0;
-    }
-}
-
 static int conn_open(client_t *cl)
 {
-    conn_t *c = &cl->conn;
-    conn_close(c);
-    memset(&c->tcp, 0, sizeof(c->tcp));
-    dpm_status_t st = dpm_posix_tcp_connect(&c->tcp, cl->o->host, cl->o->port, CONNECT_TIMEOUT_MS);
-    if (st != DPM_OK) {
-        snprintf(cl->err, sizeof(cl->err), "cannot connect to %s:%u: %s", cl->o->host,
-                 (unsigned)cl->o->port, dpm_strerror(st));
-        return -1;
-    }
-    c->tcp.timeout_ms = IO_WAIT_MS;
-    dpm_tls_config_t tc;
-    memset(&tc, 0, sizeof(tc));
-    tc.ca = cl->ca;
-    tc.ca_len = cl->ca_len;
-    tc.hostname = cl->o->server_name;
-    tc.raw = dpm_posix_tcp(&c->tcp);
-    tc.raw_close = close_tcp;
-    tc.rng = dpm_posix_rng(&cl->drbg);
-    tc.clock = dpm_posix_clock();
-    tc.handshake_timeout_ms = CONNECT_TIMEOUT_MS;
-    if (dpm_tls_connect(&c->tls, &tc) != DPM_OK) {
-        snprintf(cl->err, sizeof(cl->err), "TLS to %s failed: %s", cl->o->server_name,
-                 dpm_tls_reason(&c->tls));
-        return -1;
-    }
-    c->t = dpm_tls_transport(&c->tls);
-    c->open = 1;
-    return 0;
+    return sim_conn_open(&cl->conn, cl->o->host, cl->o->port, cl->o->server_name, cl->ca,
+                         cl->ca_len, &cl->drbg, cl->err, sizeof(cl->err));
 }
 
-/* Add "Authorization: Bearer TOKEN" to a request head (before its blank line). */
 static int add_token(const client_t *cl, uint8_t *head, size_t cap, size_t *hlen)
 {
-    size_t tl = strlen(cl->token);
-    if (tl == 0) {
-        return 0;
-    }
-    size_t extra = 24 + tl;
-    if (*hlen < 2 || *hlen + extra > cap) {
-        return -1;
-    }
-    int n = snprintf((char *)head + *hlen - 2, cap - *hlen + 2, "Authorization: Bearer %s\r\n\r\n",
-                     cl->token);
-    *hlen += (size_t)n - 2;
-    return 0;
-}
-
-/* One request (head + body) and its response into *resp. DPM_OK or a transport/HTTP error. */
-static dpm_status_t exchange(client_t *cl, const uint8_t *head, size_t hlen, const uint8_t *body,
-                             size_t blen, dpm_http_response_t *resp)
-{
-    dpm_clock_t clock = dpm_posix_clock();
-    uint64_t deadline = clock.monotonic_ms(clock.ctx) + REQUEST_TIMEOUT_MS;
-    dpm_status_t st = dpm_http_send_all(&cl->conn.t, &clock, deadline, head, hlen);
-    if (st == DPM_OK && blen > 0) {
-        st = dpm_http_send_all(&cl->conn.t, &clock, deadline, body, blen);
-    }
-    if (st == DPM_OK) {
-        st = dpm_http_read_response(&cl->conn.t, &clock, deadline, resp);
-    }
-    return st;
+    return sim_conn_add_token(cl->token, head, cap, hlen);
 }
 
 /* Post one batch until the collector answers; 200 adds the reports to the local aggregate. */
@@ -160,14 +83,14 @@ static int post_batch(client_t *cl, const uint8_t *body, size_t blen, const dpm_
         }
         dpm_http_response_t resp;
         dpm_http_response_init(&resp, rbody, sizeof(rbody));
-        dpm_status_t st = exchange(cl, head, hlen, body, blen, &resp);
+        dpm_status_t st = sim_conn_exchange(&cl->conn, head, hlen, body, blen, &resp);
         if (st != DPM_OK) { /* no answer: resend the same bytes on a fresh connection */
-            conn_close(&cl->conn);
+            sim_conn_close(&cl->conn);
             snprintf(cl->err, sizeof(cl->err), "POST /v1/reports: %s", dpm_strerror(st));
             continue;
         }
         if (resp.close) {
-            conn_close(&cl->conn);
+            sim_conn_close(&cl->conn);
         }
         if ((resp.status == 429 || resp.status == 503) && throttled++ < THROTTLED_MAX) {
             struct timespec pause = {1, 0}; /* Retry-After: 1 */
@@ -211,14 +134,14 @@ static int round_trip(client_t *cl, const char *what, const uint8_t *head, size_
         }
         dpm_http_response_t resp;
         dpm_http_response_init(&resp, rbody, rcap);
-        dpm_status_t st = exchange(cl, head, hlen, body, blen, &resp);
+        dpm_status_t st = sim_conn_exchange(&cl->conn, head, hlen, body, blen, &resp);
         if (st != DPM_OK) {
-            conn_close(&cl->conn);
+            sim_conn_close(&cl->conn);
             snprintf(cl->err, sizeof(cl->err), "%s: %s", what, dpm_strerror(st));
             continue;
         }
         if (resp.close) {
-            conn_close(&cl->conn);
+            sim_conn_close(&cl->conn);
         }
         if ((resp.status == 429 || resp.status == 503 || (resp.status == 409 && blen == 0)) &&
             waited++ < THROTTLED_MAX) {
@@ -328,48 +251,11 @@ static void *client_main(void *arg)
     if (!cl->failed && nrep > 0) {
         cl->failed = post_batch(cl, body, blen, reps, nrep) != 0;
     }
-    conn_close(&cl->conn);
+    sim_conn_close(&cl->conn);
     dpm_posix_rng_free(&cl->drbg);
     free(body);
     free(reps);
     return NULL;
-}
-
-/* The token: the first line of path, without its end of line. 0 or -1. */
-static int read_token(const char *path, char *out, size_t cap)
-{
-    out[0] = '\0';
-    if (path == NULL) {
-        return 0;
-    }
-    FILE *f = fopen(path, "r");
-    if (f == NULL || fgets(out, (int)cap, f) == NULL) {
-        if (f != NULL) {
-            fclose(f);
-        }
-        return -1;
-    }
-    fclose(f);
-    out[strcspn(out, "\r\n")] = '\0';
-    return out[0] != '\0' ? 0 : -1;
-}
-
-static int read_ca(const char *path, uint8_t **ca, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    uint8_t *buf = malloc(CA_MAX);
-    size_t n = f != NULL && buf != NULL ? fread(buf, 1, CA_MAX - 1, f) : 0;
-    if (f != NULL) {
-        fclose(f);
-    }
-    if (n == 0 || n >= CA_MAX - 1) {
-        free(buf);
-        return -1;
-    }
-    buf[n] = '\0';
-    *ca = buf;
-    *len = n + 1; /* PEM: Mbed TLS wants the NUL counted */
-    return 0;
 }
 
 /* Our estimate JSON of the sums st (the collector's module, at its default confidence) against
@@ -429,13 +315,13 @@ static int collector_estimate(client_t *cl, const coll_campaign_state_t *ours,
         dpm_http_write_get(head, sizeof(head), cl->host_header, path, &hlen) != DPM_OK ||
         add_token(cl, head, sizeof(head), &hlen) != 0 ||
         dpm_http_response_init(&resp, json, ESTIMATE_MAX - 1) != DPM_OK ||
-        exchange(cl, head, hlen, NULL, 0, &resp) != DPM_OK || resp.status != 200) {
+        sim_conn_exchange(&cl->conn, head, hlen, NULL, 0, &resp) != DPM_OK || resp.status != 200) {
         snprintf(err, errcap, "GET %s failed: %s", path, cl->err[0] ? cl->err : "no 200 answer");
-        conn_close(&cl->conn);
+        sim_conn_close(&cl->conn);
         free(json);
         return -1;
     }
-    conn_close(&cl->conn);
+    sim_conn_close(&cl->conn);
     if (cl->o->estimate_dir != NULL) {
         char file[4096];
         snprintf(file, sizeof(file), "%s/collector-estimate-%u.json", cl->o->estimate_dir,
@@ -492,12 +378,12 @@ int sim_net_run(const sim_cfg_t *cfg, const sim_pop_t *pop, uint32_t run, const 
     size_t ca_len = 0;
     err[0] = '\0';
     char token[256]; /* read-only while the clients run */
-    if (o->host == NULL || o->ca_path == NULL || read_ca(o->ca_path, &ca, &ca_len) != 0) {
+    if (o->host == NULL || o->ca_path == NULL || sim_read_ca(o->ca_path, &ca, &ca_len) != 0) {
         snprintf(err, errcap, "network mode: cannot read the CA certificate %s",
                  o->ca_path ? o->ca_path : "(none)");
         return -1;
     }
-    if (read_token(o->token_path, token, sizeof(token)) != 0) {
+    if (sim_read_token(o->token_path, token, sizeof(token)) != 0) {
         snprintf(err, errcap, "network mode: cannot read a token from %s", o->token_path);
         free(ca);
         return -1;

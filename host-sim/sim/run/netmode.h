@@ -43,6 +43,12 @@ typedef struct sim_net_opts {
     uint32_t period; /* --run R: the run index, and so the period every report carries (default
                       * 0); R > 0: the estimate cross-checked is that period's, so runs 0, 1, 2
                       * posted one after another fill periods 0, 1, 2 */
+    /* the two-aggregator mode (netmode_dap.h); host:port is then the leader's */
+    const char *dap_campaigns;     /* the aggregators' campaigns file with the [dap_task] */
+    const char *dap_task;          /* its id (base64url); NULL: the file's only task */
+    const char *dap_collector_key; /* the collector's HPKE key file (dpm-collector dap-keygen) */
+    uint64_t dap_time;             /* the reports' time, Unix seconds (0: now) */
+    uint32_t dap_wait_s;           /* the collection's wait for the leader's jobs (0: 120 s) */
 } sim_net_opts_t;
 
 #define SIM_NET_MAX_CLIENTS 256u

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "sim/run/netmode.h"
+#include "sim/run/netmode_dap.h"
 #include "sim/pop/progress.h"
 
 #define RUN_CHUNK 256u /* aggregates held at once */
@@ -63,18 +64,15 @@ static int run_chunk(const sim_cfg_t *cfg, const sim_pop_t *pop, const sim_run_o
         return 0;
     }
     if (cfg->m->inprocess_run != NULL) { /* devices that send DAP reports, not dpm.v1 */
-        if (o->mode == SIM_MODE_NETWORK) {
-            snprintf(err, errcap,
-                     "%s: no network mode yet: its reports go to a DAP leader and helper, which "
-                     "dpm-collector does not run yet (use --mode inprocess or exact)",
-                     cfg->label);
-            return -1;
-        }
         for (uint32_t r = 0; r < n; r++) {
             uint64_t reports = 0, bytes = 0;
             sim_agg_init(cfg, &aggs[r]);
-            if (cfg->m->inprocess_run(cfg, pop, first + r, &aggs[r], &reports, &bytes, err,
-                                      errcap) != 0) {
+            int rc = o->mode == SIM_MODE_NETWORK
+                         ? sim_net_dap_run(cfg, pop, first + r + o->net->period, o->net, &aggs[r],
+                                           &reports, &bytes, err, errcap)
+                         : cfg->m->inprocess_run(cfg, pop, first + r, &aggs[r], &reports, &bytes,
+                                                 err, errcap);
+            if (rc != 0) {
                 return -1;
             }
             aggs[r].reports = reports;
@@ -86,6 +84,13 @@ static int run_chunk(const sim_cfg_t *cfg, const sim_pop_t *pop, const sim_run_o
     }
     if (o->mode == SIM_MODE_NETWORK) {
         int mismatch = 0;
+        if (o->net->dap_campaigns != NULL) {
+            snprintf(err, errcap,
+                     "%s: its devices post dpm.v1 reports to a dpm-collector, --dap-campaigns is "
+                     "for a two-aggregator campaign's leader: run them apart (--campaign NAME)",
+                     cfg->label);
+            return -1;
+        }
         if (sim_net_run(cfg, pop, first + o->net->period, o->net, &aggs[0], &res->reports,
                         &mismatch, err, errcap) != 0) {
             return -1;
