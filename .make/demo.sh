@@ -10,9 +10,13 @@
 #   4. DEMO_DEVICES (default 200000) simulated devices run the SDK and post one report per
 #      campaign over TLS (`dpm-sim --mode network`: 32 TLS clients, the scenario's population, the
 #      population's truth kept in results.json); dpm-sim fetches the collector's estimates
-#   5. the collector's estimates (with their CIs) beside the truth (.make/demo_report.py: each
+#   5. two trust models on the same devices (host-sim/scenarios/demo_trust.scn, DEMO_TRUST_DEVICES,
+#      default 100000): its local-DP campaign through the collector, its two-aggregator campaign
+#      through a DAP leader and helper (dpm-collector --role leader|helper) started here, the
+#      batch collected from the leader with the collector's key
+#   6. the collector's estimates (with their CIs) beside the truth (.make/demo_report.py: each
 #      interval once, beside the truth it is meant to cover)
-#   6. the console's address; the collector keeps serving at a terminal, else it is stopped.
+#   7. the console's address; the collector keeps serving at a terminal, else it is stopped.
 # Every run has its own directory, $BUILD_DIR/demo/run-<pid>/ ($BUILD_DIR/demo/latest points to
 # it): a running demo's collector keeps its files. Older runs are removed, except any whose
 # collector is still running (its pid file names a live process) and the last three.
@@ -27,6 +31,8 @@ BUILD_DIR=${BUILD_DIR:-build}
 DEVICES=${DEMO_DEVICES:-200000}
 COLLECTORS=${DEMO_COLLECTORS:-1}
 SCENARIO=host-sim/scenarios/demo.scn
+TRUST=host-sim/scenarios/demo_trust.scn
+TRUST_DEVICES=${DEMO_TRUST_DEVICES:-100000}
 PY=/usr/bin/python3
 start_s=$(date +%s.%N)
 for b in "$OUT/dpm-collector" "$OUT/dpm-sim"; do
@@ -59,8 +65,11 @@ printf 'basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature\n
 ossl x509 -req -in "$run/server.csr" -CA "$run/ca.crt" -CAkey "$run/ca.key" -sha256 -days 2 \
   -set_serial "0x$(openssl rand -hex 8)" -extfile "$run/server.ext" -out "$run/server.crt"
 
-# 2. The collector's campaigns, from the scenario (one eps each).
+# 2. The collector's campaigns, from the scenarios (one eps each): demo.scn's, and the local-DP
+# campaign of demo_trust.scn (its two-aggregator campaign is a task of the leader and helper of
+# step 5, printed here only as a commented template).
 "$OUT/dpm-sim" campaigns --scenario "$SCENARIO" >"$run/campaigns.txt"
+"$OUT/dpm-sim" campaigns --scenario "$TRUST" >>"$run/campaigns.txt"
 
 # 3. The collector (port chosen by the kernel, read back from the ready file). The one place the
 # demo starts it: adapt its options here (credentials, limits).
@@ -130,13 +139,79 @@ for k in $(seq 2 "$COLLECTORS"); do
   done
   echo "demo: collector $k (same database) answers byte-identical estimates for every campaign"
 done
+
+# 5. Two trust models, the same devices (demo_trust.scn): its local-DP campaign through the
+# collector above; its two-aggregator campaign through a DAP leader and helper, each a
+# dpm-collector with its own SQLite store, HPKE key and credentials, one task (a [dap_task]
+# with the campaign's eps and sensitivity, `dpm-sim campaigns` prints its template). dpm-sim
+# collects the batch from the leader with the collector's key, as dpm-collector dap-collect does.
+free_port() { "$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+start_aggregators() {
+  lport=$(free_port)
+  hport=$(free_port)
+  k=0
+  for who in leader helper collector; do
+    k=$((k + 1))
+    "$OUT/dpm-collector" dap-keygen --out "$run/$who.hpke-key" --config-id "$k" >"$run/$who.hpke"
+  done
+  openssl rand -hex 32 >"$run/verify.key"
+  openssl rand -hex 24 >"$run/leader.token"
+  hash() { tr -d '\n' <"$1" | sha256sum | cut -d' ' -f1; }
+  printf 'demo-leader aggregator %s\n' "$(hash "$run/leader.token")" >"$run/helper.creds"
+  printf 'demo-operator collector %s\n' "$(hash "$run/token")" >"$run/leader.creds"
+  cat >"$run/dap.txt" <<TASK
+# the two-aggregator task of demo_trust.scn's auc_2agg (dpm-sim campaigns prints its template)
+[dap_task]
+id = $(openssl rand 32 | base64 | tr '+/' '-_' | tr -d '=\n')
+vdaf = sumvec
+length = 72
+max = 30
+eps = 1
+sensitivity = 60
+min_batch_size = 100
+time_precision = 3600
+leader = https://localhost:$lport/dap
+helper = https://localhost:$hport/dap
+leader_hpke_config = $(cat "$run/leader.hpke")
+helper_hpke_config = $(cat "$run/helper.hpke")
+collector_hpke_config = $(cat "$run/collector.hpke")
+verify_key = verify.key
+TASK
+  for who in helper leader; do
+    p=$hport extra=()
+    [ "$who" = leader ] && p=$lport extra=(--dap-helper-token "$run/leader.token" --dap-helper-ca "$run/ca.crt")
+    "$OUT/dpm-collector" --listen "127.0.0.1:$p" --cert "$run/server.crt" --key "$run/server.key" \
+      --campaigns "$run/dap.txt" --db "$run/$who.db" --role "$who" \
+      --dap-hpke-key "$run/$who.hpke-key" --credentials "$run/$who.creds" --rate-limit 0 \
+      --max-conns-per-addr 0 --ready-file "$run/$who.ready" "${extra[@]}" 2>"$run/$who.log" &
+    pids+=("$!")
+    for _ in $(seq 100); do
+      [ -s "$run/$who.ready" ] && break
+      kill -0 "${pids[-1]}" 2>/dev/null || { cat "$run/$who.log" >&2; exit 1; }
+      sleep 0.05
+    done
+    [ -s "$run/$who.ready" ] || { echo "demo: the DAP $who did not start" >&2; exit 1; }
+  done
+  echo "demo: a DAP leader on https://127.0.0.1:$lport/dap and its helper on" \
+    "https://127.0.0.1:$hport/dap (dpm-collector --role leader|helper, SQLite stores)"
+}
+start_aggregators
+echo "demo: $TRUST_DEVICES other simulated devices (demo_trust.scn), once under local DP through" \
+  "the collector, once as Prio3 shares through the leader and the helper ..."
+"$OUT/dpm-sim" --scenario "$TRUST" --campaign auc_ldp --mode network --devices "$TRUST_DEVICES" \
+  --runs 1 --collector "127.0.0.1:$port" --ca "$run/ca.crt" --clients 32 --batch 250 \
+  --token "$run/token" --out "$run/trust-ldp" --no-plot --quiet
+"$OUT/dpm-sim" --scenario "$TRUST" --campaign auc_2agg --mode network --devices "$TRUST_DEVICES" \
+  --runs 1 --collector "127.0.0.1:$lport" --ca "$run/ca.crt" --clients 8 --batch 100 \
+  --token "$run/token" --dap-campaigns "$run/dap.txt" --dap-collector-key "$run/collector.hpke-key" \
+  --out "$run/trust-2agg" --no-plot --quiet
 elapsed=$(echo "$(date +%s.%N) - $start_s" | bc)
 
-# 5. The collector's estimates (collector-estimate-ID.json, fetched by dpm-sim over HTTPS),
+# 6. The collector's estimates (collector-estimate-ID.json, fetched by dpm-sim over HTTPS),
 # next to the truth of the simulated population (results.json): .make/demo_report.py.
 "$PY" .make/demo_report.py "$run" "$elapsed"
 
-# 6. The console (host-sim/collector/README.md, "The console"): its address and the credential, and the collector keeps
+# 7. The console (host-sim/collector/README.md, "The console"): its address and the credential, and the collector keeps
 # serving until Ctrl-C when someone is at a terminal. Without one (make test, CI, a pipe) or
 # with DEMO_WAIT=0 the demo stops the collector and ends here.
 cat <<EOF

@@ -16,6 +16,8 @@ What it prints, and against which truth:
                     interpolation bound) against the model's AUC; detail: the binned AUC (pairs
                     within a bin count 1/2) against the devices' binned AUC, the only truth its
                     interval is for.
+  trust models      demo_trust.scn's campaigns on the same devices: each group's AUC and each gap
+                    under local DP and under two aggregators, against the devices' binned AUCs.
 Every interval is printed once, beside the one truth it is meant to cover, with its claim when it
 is not the nominal level ("at least 95%", or no claim and why: the JSON's K_coverage, K_reason)."""
 import json
@@ -124,6 +126,53 @@ def roc_campaign(c, est):
           f"(true {truth['fpr'][j]:.3f})\n")
 
 
+def cell(run):
+    """A run's [estimate, lo, hi] as printed: 'no estimate' when the estimator gave none."""
+    est, lo, hi = run
+    if est is None or lo is None or hi is None:
+        return f"{'no estimate':>28}"
+    return f"{est:8.4f} {'[%.4f, %.4f]' % (lo, hi):>19}"
+
+
+def trust_models(run):
+    """Step 5: demo_trust.scn's two campaigns on the same devices, local DP (its dpm-sim run
+    through the collector) beside two aggregators (through the DAP leader and helper): each
+    group's AUC and each gap with its 95% interval, against the devices' binned AUCs (the
+    truth both intervals are for)."""
+    try:
+        ldp = json.load(open(f"{run}/trust-ldp/results.json"))["configs"][0]
+        two = json.load(open(f"{run}/trust-2agg/results.json"))["configs"][0]
+    except OSError:
+        return
+    items = {(i["kind"], i["name"]): i for i in ldp["items"]}
+    rows = [(k, items[k], i) for i in two["items"] for k in [(i["kind"], i["name"])]
+            if k[0] in ("auc_group", "auc_gap") and k in items]
+    print(f"Two trust models, the same {two['devices']:,} devices (demo_trust.scn, eps {two['eps']})")
+    print(f"  local DP: each device noises its own labels (roc_hist_groups through the collector, "
+          f"{ldp['reports']:,} reports)")
+    print(f"  two aggregators: exact histograms as Prio3 shares, each aggregator adds its noise "
+          f"once (roc_hist_2agg through the DAP leader and helper, {two['reports']:,} reports "
+          f"collected)")
+    print(f"  {'':>16} {'true':>7} | {'local DP':>8} {'95% CI':>19} {'error':>8} | "
+          f"{'2 aggr.':>8} {'95% CI':>19} {'error':>8}")
+    sq = {"ldp": [], "two": []}
+    for (kind, name), a, b in rows:
+        what = f"{'AUC' if kind == 'auc_group' else 'gap'} {name}"
+        line = f"  {what:>16} {b['truth']:{'7.4f' if kind == 'auc_group' else '+7.4f'}} |"
+        for tag, i in (("ldp", a), ("two", b)):
+            est = i["runs"][0][0]
+            err = None if est is None else est - i["truth"]
+            line += f" {cell(i['runs'][0])} {'' if err is None else '%+8.4f' % err:>8} |"
+            if err is not None:
+                sq[tag].append(err * err)
+        print(line.rstrip("|").rstrip())
+    rms = {t: (sum(v) / len(v)) ** 0.5 if v else float("nan") for t, v in sq.items()}
+    print(f"  root mean square error over these rows: local DP {rms['ldp']:.4f}, two aggregators "
+          f"{rms['two']:.4f}")
+    print("  (true: the devices' own binned AUCs, the truth both intervals are for; each gap's "
+          "interval is for that pair alone, chosen in advance: no selection among the pairs)\n")
+
+
 def main():
     run, elapsed = sys.argv[1], float(sys.argv[2])
     res = json.load(open(f"{run}/sim/results.json"))
@@ -140,11 +189,12 @@ def main():
             roc_campaign(c, est)
         else:
             tuple_campaign(c, est)
+    trust_models(run)
     print("The collector never sees a true group or label: sizes, means and the ROC are its\n"
           "estimates from noised reports. A 95% interval misses its truth 1 time in 20; the\n"
           "simultaneous ones miss any of their pairs 1 time in 20 together.")
     print(f"files: {run}/ (certificates, campaigns.txt, the database, collector.*.log, "
-          f"sim/*.json)")
+          f"sim/*.json; the DAP leader's and helper's dap.txt, *.db, *.log, trust-*/*.json)")
 
 
 if __name__ == "__main__":

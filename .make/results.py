@@ -34,7 +34,7 @@ stack of one device call per build), repro-tables (a repro record: matches and s
 table), repro-summary (the same summed over the tables), auc-compare (its shapes and
 mechanisms), repro-cells (a repro record's cells of table=NAME), demo-excerpt (the demo's
 report of campaigns=ID,...: each campaign's lines, only metric=NAME's of a tuple campaign,
-a table cut to its first row),
+a table cut to its first row), demo-trust (the demo's two trust models on the same devices),
 output (a record's `output` lines as a code block under `$ COMMAND`). A table with no record yet
 says why on the line before it: <!-- results: unrecorded: REASON -->. Numbers are printed by
 fmt() alone; the test reads them back with the same rules. Exit status 1 when a producer fails (a missed budget or target is a result, not a
@@ -445,12 +445,23 @@ def view_demo_excerpt(rec, opts):
     return lines + ["```"]
 
 
+def view_demo_trust(rec, opts):
+    """The demo's two trust models on the same devices (.make/demo.sh step 5), whole, as a code
+    block under the machine it ran on."""
+    report = rec["report"]
+    at = next((i for i, l in enumerate(report) if l.startswith("Two trust models")), None)
+    if at is None:
+        raise Problem("no trust-models section in the demo's report (make results RESULTS=demo)")
+    end = next((i for i in range(at, len(report)) if not report[i].strip()), len(report))
+    return [f"On {fmt(rec['machine']['cores'])} cores:", "```"] + report[at:end] + ["```"]
+
+
 def view_output(rec, opts):
     """A record's output lines as a code block, under the command that printed them."""
     return ["```", f"$ {rec['command']}"] + rec["output"] + ["```"]
 
 
-VIEWS = {"demo-excerpt": view_demo_excerpt, "output": view_output, "metrics": view_metrics, "grid": view_grid, "size-builds": view_size_builds,
+VIEWS = {"demo-excerpt": view_demo_excerpt, "demo-trust": view_demo_trust, "output": view_output, "metrics": view_metrics, "grid": view_grid, "size-builds": view_size_builds,
          "size-memory": view_size_memory, "size-stack": view_size_stack,
          "repro-tables": view_repro_tables, "repro-summary": view_repro_summary,
          "repro-cells": view_repro_cells, "auc-compare": view_auc_compare}

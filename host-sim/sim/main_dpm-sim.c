@@ -3,7 +3,7 @@
  *
  *   dpm-sim --scenario FILE [--devices N[,N..]] [--runs R] [--seed S] [--threads T]
  *           [--out DIR] [--mode inprocess|exact|network] [--no-plot] [--plot-script PATH]
- *           [--dump-reports FILE] [--quiet]
+ *           [--dump-reports FILE] [--quiet] [--campaign NAME]
  *           network mode: --collector HOST:PORT --ca CA.pem [--server-name NAME]
  *                         [--clients C] [--batch B] [--token FILE]
  *                         two-aggregator campaigns: --dap-campaigns FILE --dap-collector-key
@@ -45,7 +45,8 @@
 static const char USAGE[] =
     "usage: dpm-sim --scenario FILE [--devices N[,N...]] [--runs R] [--seed S] [--threads T]\n"
     "               [--out DIR] [--mode inprocess|exact|network] [--no-plot]\n"
-    "               [--plot-script PATH] [--dump-reports FILE] [--quiet]\n"
+    "               [--plot-script PATH] [--dump-reports FILE] [--quiet] [--campaign NAME]\n"
+    "               (--campaign: run that campaign of the scenario alone)\n"
     "               network: --collector HOST:PORT --ca CA.pem [--server-name NAME]\n"
     "                        [--clients C] [--batch B] [--token FILE] [--run R]\n"
     "                        (--token: a bearer token, first line of FILE: the collector's\n"
@@ -330,6 +331,19 @@ static int cmd_run(const opts_t *o)
     if (sc == NULL) {
         return SIM_EXIT_USAGE;
     }
+    if (o->campaign != NULL) { /* --campaign NAME: run that campaign alone */
+        uint32_t c = 0;
+        while (c < sc->ncampaigns && strcmp(sc->campaign[c].name, o->campaign) != 0) {
+            c++;
+        }
+        if (c == sc->ncampaigns) {
+            fprintf(stderr, "dpm-sim: no campaign '%s' in %s\n", o->campaign, o->scenario);
+            free(sc);
+            return SIM_EXIT_USAGE;
+        }
+        sc->campaign[0] = sc->campaign[c];
+        sc->ncampaigns = 1;
+    }
     sim_run_opts_t ro;
     memset(&ro, 0, sizeof(ro));
     ro.mode = o->mode_set ? o->mode : sc->mode;
@@ -555,6 +569,26 @@ static int cmd_population(const opts_t *o)
 
 /* ---- campaigns, check ---------------------------------------------------------------------- */
 
+/* A two-aggregator campaign (roc_hist_2agg) is no collector campaign but a task of the leader
+ * and the helper: what its [dap_task] block must say (aggregator/dap_tasks.h), commented out
+ * (the collector refuses [dap_task] blocks without --role); dpm-sim's network mode checks the
+ * deployed task against it. */
+static void dap_task_template(const sim_campaign_spec_t *s)
+{
+    const uint32_t bins = s->nedges + 1u, length = s->ngroups * 2u * bins;
+    const unsigned m = s->max_device_examples;
+    printf("\n# campaign '%s' (%s): two aggregators, not a dpm-collector campaign. Its task, in\n"
+           "# the campaigns file of `dpm-collector --role leader` and `--role helper` (keys from\n"
+           "# dpm-collector dap-keygen; host-sim/aggregator/dap_tasks.h lists every key):\n"
+           "# [dap_task]\n# id = <32 random bytes, base64url>\n# vdaf = sumvec\n"
+           "# length = %u   (groups %u x 2 x bins %u)\n# max = %u\n# eps = %s\n"
+           "# sensitivity = %u   (2 x max_device_examples)\n# min_batch_size = 100\n"
+           "# leader = https://LEADER/dap\n# helper = https://HELPER/dap\n"
+           "# leader_hpke_config = ...\n# helper_hpke_config = ...\n"
+           "# collector_hpke_config = ...\n# verify_key = <file of 64 hex digits>\n",
+           s->name, s->mech->name, length, s->ngroups, bins, m, s->eps_text[0], 2u * m);
+}
+
 static int cmd_campaigns(const opts_t *o)
 {
     sim_scenario_t *sc = load_scenario(o);
@@ -574,11 +608,7 @@ static int cmd_campaigns(const opts_t *o)
             continue;
         }
         if (s->campaign_mech->sim_only) { /* the two-aggregator mode: not a collector campaign */
-            fprintf(stderr,
-                    "dpm-sim: campaign '%s': %s has no dpm-collector campaign: its tasks will be "
-                    "the leader's and the helper's (two aggregators), not the campaigns file's\n",
-                    s->name, s->mech->name);
-            status = SIM_EXIT_USAGE;
+            dap_task_template(s);
             continue;
         }
         /* the wire's mechanism: roc_hist_groups is a roc_hist campaign with groups */

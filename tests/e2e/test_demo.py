@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: Apache-2.0
 """make demo's output reads true (.make/demo.sh, .make/demo_report.py), run for real: a TLS
-collector, 20,000 simulated devices (DEMO_DEVICES), every campaign of host-sim/scenarios/demo.scn.
+collector, 20,000 simulated devices (DEMO_DEVICES), every campaign of host-sim/scenarios/demo.scn,
+and 20,000 more through both trust models (DEMO_TRUST_DEVICES, a DAP leader and helper).
 What a reader takes from it, checked against the collector's own estimate JSON of that run:
 
 1. No interval is printed twice with opposite verdicts (the old demo printed the binned AUC's
@@ -16,6 +17,11 @@ What a reader takes from it, checked against the collector's own estimate JSON o
    largest gap with the collector's interval for the largest true gap (largest_disparity.ci)
    and its claim ("at least"), never a pair's own pointwise interval as "the largest
    disparity's".
+
+4. The two trust models on the same devices (demo_trust.scn, DEMO_TRUST_DEVICES): both runs
+   counted every device (local DP through the collector, two aggregators through a real DAP
+   leader and helper), and each printed row holds both models' estimates and intervals as their
+   results.json have them, each gap's interval as that pair's alone (no "largest").
 
 Negative control: the old demo's output (below, from main at 4ae99aa with its run's estimate
 numbers) fails each of the three checks."""
@@ -152,6 +158,39 @@ def problems(text, estimates):
     return out
 
 
+def trust_problems(text, run):
+    """Check 4: the trust section's rows are both runs' results."""
+    bad = []
+    res = {}
+    for tag in ("ldp", "2agg"):
+        try:
+            with open(os.path.join(run, f"trust-{tag}", "results.json")) as f:
+                res[tag] = json.load(f)["configs"][0]
+        except OSError as e:
+            return [f"trust-{tag}/results.json: {e}"]
+        if res[tag]["reports"] != DEVICES:
+            bad.append(f"{tag}: {res[tag]['reports']} reports, {DEVICES} devices")
+    section = text[text.find("Two trust models"):]
+    section = section[:section.find("\n\n")]
+    if "Two trust models" not in text or "largest" in section:
+        return bad + ["no trust section, or a 'largest' in it:\n" + section]
+    rows = {line.split("|")[0].split()[1]: line for line in section.splitlines()
+            if line.strip().startswith(("AUC ", "gap "))}
+    ldp = {(i["kind"], i["name"]): i for i in res["ldp"]["items"]}
+    for i in res["2agg"]["items"]:
+        if i["kind"] not in ("auc_group", "auc_gap"):
+            continue
+        line = rows.get(i["name"])
+        j = ldp.get((i["kind"], i["name"]))
+        if line is None or j is None:
+            bad.append(f"{i['kind']} {i['name']}: no row")
+            continue
+        for r in (j["runs"][0], i["runs"][0]):
+            if f4(r[0]) not in line or (f4(r[1]), f4(r[2])) not in intervals(line):
+                bad.append(f"{i['name']}: {r} not printed: {line}")
+    return bad
+
+
 def negative_controls():
     ok(verdict_conflicts(OLD_OUTPUT) != [], "negative control: the old demo prints an interval "
        "with both verdicts", verdict_conflicts(OLD_OUTPUT))
@@ -174,7 +213,8 @@ def main():
             print(f"1..{n}")
             return 1
     with tempfile.TemporaryDirectory(prefix="dpm-demo-test.") as tmp:
-        env = dict(os.environ, OUT=OUT, BUILD_DIR=tmp, DEMO_DEVICES=str(DEVICES))
+        env = dict(os.environ, OUT=OUT, BUILD_DIR=tmp, DEMO_DEVICES=str(DEVICES),
+                   DEMO_TRUST_DEVICES=str(DEVICES))
         r = subprocess.run(["bash", ".make/demo.sh"], cwd=ROOT, env=env, capture_output=True,
                            text=True, timeout=600)
         text = r.stdout
@@ -200,6 +240,10 @@ def main():
                for x in disparity_problems(text, e)]
         ok(not bad, "every gap with its simultaneous interval; the largest gap with the "
            "collector's interval for the largest true gap", "\n".join(bad) + "\n" + text)
+        bad = trust_problems(text, run)
+        ok(not bad, "the trust models' rows: both runs counted every device, each row both "
+           "models' estimates and intervals as in their results.json", "\n".join(bad) + "\n" +
+           text)
         print("# " + "\n# ".join(line for line in text.splitlines() if "AUC" in line
                                  or "largest" in line))
     print(f"1..{n}")
