@@ -11,7 +11,7 @@
 #      campaign over TLS (`dpm-sim --mode network`: 32 TLS clients, the scenario's population, the
 #      population's truth kept in results.json); dpm-sim fetches the collector's estimates
 #   5. two trust models on the same devices (host-sim/scenarios/demo_trust.scn, DEMO_TRUST_DEVICES,
-#      default 100000): its local-DP campaign through the collector, its two-aggregator campaign
+#      default 20000): its local-DP campaign through the collector, its two-aggregator campaign
 #      through a DAP leader and helper (dpm-collector --role leader|helper) started here, the
 #      batch collected from the leader with the collector's key
 #   6. the collector's estimates (with their CIs) beside the truth (.make/demo_report.py: each
@@ -32,7 +32,7 @@ DEVICES=${DEMO_DEVICES:-200000}
 COLLECTORS=${DEMO_COLLECTORS:-1}
 SCENARIO=host-sim/scenarios/demo.scn
 TRUST=host-sim/scenarios/demo_trust.scn
-TRUST_DEVICES=${DEMO_TRUST_DEVICES:-100000}
+TRUST_DEVICES=${DEMO_TRUST_DEVICES:-20000}
 PY=/usr/bin/python3
 start_s=$(date +%s.%N)
 for b in "$OUT/dpm-collector" "$OUT/dpm-sim"; do
@@ -144,7 +144,9 @@ done
 # collector above; its two-aggregator campaign through a DAP leader and helper, each a
 # dpm-collector with its own SQLite store, HPKE key and credentials, one task (a [dap_task]
 # with the campaign's eps and sensitivity, `dpm-sim campaigns` prints its template). dpm-sim
-# collects the batch from the leader with the collector's key, as dpm-collector dap-collect does.
+# collects the batch from the leader with the collector's key, as dpm-collector dap-collect does
+# (waiting while the leader's one job driver aggregates: a few hundred of these 72-entry reports a
+# second on 2 cores, so DEMO_TRUST_DEVICES stays at 20,000 by default).
 free_port() { "$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 start_aggregators() {
   lport=$(free_port)
@@ -204,7 +206,7 @@ echo "demo: $TRUST_DEVICES other simulated devices (demo_trust.scn), once under 
 "$OUT/dpm-sim" --scenario "$TRUST" --campaign auc_2agg --mode network --devices "$TRUST_DEVICES" \
   --runs 1 --collector "127.0.0.1:$lport" --ca "$run/ca.crt" --clients 8 --batch 100 \
   --token "$run/token" --dap-campaigns "$run/dap.txt" --dap-collector-key "$run/collector.hpke-key" \
-  --out "$run/trust-2agg" --no-plot --quiet
+  --dap-wait 600 --out "$run/trust-2agg" --no-plot --quiet
 elapsed=$(echo "$(date +%s.%N) - $start_s" | bc)
 
 # 6. The collector's estimates (collector-estimate-ID.json, fetched by dpm-sim over HTTPS),
