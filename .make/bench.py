@@ -41,8 +41,11 @@ TARGETS = {
     "device.cm4.prio3_sumvec48.stack_bytes": ("value", "<=", 2048),
     # the contexts' preparation is on the device too: its stack is held to the same 2 KB
     "device.cm4.prio3_sumvec48.prepare.stack_bytes": ("value", "<=", 2048),
-    # issue 31: two aggregators, verification included, 2x24 SumVec; measured in one process
-    # (tests/bench/bench_aggregator.c: no HTTP, no storage), an upper bound of the DAP roles
+    # issue 31: two aggregators, verification included, 2x24 SumVec: the DAP roles as processes
+    # (dpm-collector --role leader|helper: TLS, SQLite, jobs; tests/e2e/test_collector_dap.py
+    # --bench), and in one process (tests/bench/bench_aggregator.c: no HTTP, no storage), the
+    # CPU work's upper bound
+    "aggregator.reports_per_s": ("value", ">=", 10000),
     "aggregator.inprocess.reports_per_s": ("value", ">=", 10000),
     # issue 32: one tuple report call at any outbox fill level, compaction included
     "device.cm4.tuple_mr.device_path.worst.instructions": ("value", "<=", 8000),
@@ -184,6 +187,22 @@ def collector_metrics(out_dir):
     return []
 
 
+def aggregator_metrics(out_dir):
+    """The DAP leader and helper as processes: reports aggregated per second through their jobs
+    (tests/e2e/test_collector_dap.py --bench)."""
+    env = dict(os.environ, OUT=out_dir)
+    run = subprocess.run([sys.executable, "tests/e2e/test_collector_dap.py", "--bench"],
+                         capture_output=True, text=True, env=env)
+    line = next((l for l in run.stdout.splitlines()[::-1] if l.startswith("{")), None)
+    if run.returncode != 0 or line is None:
+        PROBLEMS.append("the DAP roles' benchmark printed no metrics: " + run.stderr[-300:])
+        return []
+    res = json.loads(line)
+    print(f"bench: DAP roles details: {json.dumps(res['details'])}; the slowest tenth: "
+          f"{res['metrics'][0]['worst_reports_per_s']} reports/s", file=sys.stderr)
+    return res["metrics"]
+
+
 def store_metrics(out_dir, sqlite_metrics):
     """PostgreSQL with two collectors beside the SQLite figure of the same run (the ratio), and
     the estimate latency and restart time with 10^7 stored reports, both backends
@@ -263,7 +282,7 @@ def main():
     out_dir, bench_json = sys.argv[1], sys.argv[2]
     collector = collector_metrics(out_dir)
     metrics = (noise_metrics(out_dir) + plain_metrics(out_dir) + sim_metrics(out_dir) +
-               collector + store_metrics(out_dir, collector) +
+               collector + aggregator_metrics(out_dir) + store_metrics(out_dir, collector) +
                device_metrics(os.path.dirname(bench_json) or "."))
     # the two aggregators beside the single collector of the same run
     base = next((m for m in collector if m["name"] == "collector.reports_per_s"), None)

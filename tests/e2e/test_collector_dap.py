@@ -30,8 +30,11 @@ tests/e2e/tool_dap, collections by `dpm-collector dap-collect`. TAP. Checked:
   - the same collection again: the same count and the same released values (noise drawn once);
   - kill -9 of the helper, twice, while 300 reports of another hour arrive: all 300 collected
     once, each exact sum in its interval;
+  - a hung helper during a collection: uploads are answered at once (no lock held across the
+    call), the collection is 502 with its batch held, the same request completes it later;
   - PostgreSQL: two leaders sharing one database, a helper on another, 60 reports to each
-    leader, then kill -9 of one leader: the other's collection counts all 120 once."""
+    leader, then kill -9 of one leader: the other's collection counts all 120 once.
+With --bench (make bench): aggregator.reports_per_s, the two roles' throughput (bench() below)."""
 import http.client
 import json
 import os
@@ -99,6 +102,8 @@ class Pair:
         self.campaigns = f"{d}/dap.txt"
         self.write_campaigns(self.campaigns, self.keys["leader"])
         self.procs = {}
+        self.job_size = 25  # the leader's --dap-job-size
+        self.drivers = 2  # and --dap-drivers
 
     def write_campaigns(self, path, leader_cfg, eps=EPS):
         with open(path, "w") as f:
@@ -129,7 +134,8 @@ verify_key = verify.key
              "--credentials", f"{d}/{kind}.creds", "--rate-limit", "0"]
         if kind == "leader":
             a += ["--dap-helper-token", f"{d}/leader.token", "--dap-helper-ca", f"{d}/ca.crt",
-                  "--dap-job-size", "25", "--dap-stale-seconds", "2"]
+                  "--dap-job-size", str(self.job_size), "--dap-stale-seconds", "2",
+                  "--dap-drivers", str(self.drivers)]
         return a
 
     def start(self, role, campaigns=None):
@@ -488,5 +494,61 @@ def main():
     return t.done()
 
 
+def bench(n=4000, job_size=200, drivers=2):
+    """make bench: aggregator.reports_per_s, the DAP roles' throughput on this machine. A leader
+    and a helper (SQLite, TLS, the bearer token) of a 2x24-entry SumVec task of 8-bit counts (the
+    shape of tests/bench/bench_aggregator.c); n reports uploaded with the helper down, then the
+    helper started: every report's aggregation job (job_size reports, leader, helper, commits),
+    timed from 10 % to 90 % of the reports aggregated, and the slowest tenth of that span alone
+    (worst_reports_per_s). Prints the metrics JSON line; nothing else on stdout."""
+    global LENGTH, MAXV
+    LENGTH, MAXV = 24 * 2, 255
+    h = Harness(campaigns=CAMPAIGNS)
+    try:
+        pair = Pair(h)
+        pair.job_size, pair.drivers = job_size, drivers
+        pair.start("leader")
+        up = tool("upload", *pair.common(), "--n", str(n), "--batch", "50", "--time",
+                  str(int(time.time()) - 3600))
+        if up["kept"] != n:
+            print(f"bench: the leader kept {up['kept']} of {n} reports", file=sys.stderr)
+            return 1
+        db = pair.dbs["leader"]
+
+        def aggregated():
+            with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as c:
+                return n - c.execute(
+                    "SELECT count(*) FROM dap_reports WHERE job IS NULL OR job IN (SELECT job FROM "
+                    "dap_jobs WHERE errors IS NULL)").fetchone()[0]
+        pair.start("helper")
+        marks, deadline = [], time.monotonic() + 600
+        while True:
+            done, now = aggregated(), time.monotonic()
+            marks.append((now, done))
+            if done == n or now > deadline:
+                break
+            time.sleep(0.02)
+        if marks[-1][1] != n:
+            print(f"bench: {marks[-1][1]} of {n} reports aggregated in 600 s", file=sys.stderr)
+            return 1
+
+        def at(frac):
+            return next(t for t, d in marks if d >= frac * n)
+        rate = 0.8 * n / (at(0.9) - at(0.1))
+        worst = min(0.1 * n / (at(f + 0.1) - at(f)) for f in (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7,
+                                                                0.8))
+        print(json.dumps({"metrics": [{"name": "aggregator.reports_per_s", "value": round(rate, 1),
+                                       "unit": "reports/s", "baseline": None, "ratio": None,
+                                       "worst_reports_per_s": round(worst, 1)}],
+                          "details": {"reports": n, "job_size": job_size, "drivers": drivers,
+                                      "vdaf": "sumvec 48 x 8 "
+                                      "bits", "store": "sqlite", "leader_helper": "one machine"}}))
+        return 0 if [pair.stop(r) for r in ("leader", "helper")] == [0, 0] else 1
+    finally:
+        h.cleanup()
+
+
 if __name__ == "__main__":
+    if sys.argv[1:2] == ["--bench"]:  # [DRIVERS]: the leader's job drivers (default 2)
+        sys.exit(bench(drivers=int(sys.argv[2]) if len(sys.argv) > 2 else 2))
     sys.exit(main())

@@ -39,9 +39,9 @@ struct dap_service {
     dpm_posix_rng_t rng;
     dpm_rng_t port;
     dpm_rand_t rand;
-    /* the job driver */
-    pthread_t driver;
-    int driver_started;
+    /* the job drivers */
+    pthread_t driver[DAP_MAX_DRIVERS];
+    uint32_t drivers_started;
     pthread_mutex_t stop_mu;
     pthread_cond_t stop_cv;
     int stopping;
@@ -270,10 +270,16 @@ int dap_service_start(dap_service_t *s, char *err, size_t cap)
     if (s->o.role != DAP_ROLE_LEADER) {
         return 0;
     }
-    if (pthread_create(&s->driver, NULL, driver_main, s) != 0) {
-        return host_fail(err, cap, "cannot start the job driver thread");
+    /* several drivers: while the helper verifies one job, the leader prepares or finishes
+     * another (each claims its jobs in the store, as several leaders do) */
+    const uint32_t n = s->o.drivers != 0 ? s->o.drivers : DAP_DEFAULT_DRIVERS;
+    while (s->drivers_started < n && s->drivers_started < DAP_MAX_DRIVERS) {
+        if (pthread_create(&s->driver[s->drivers_started], NULL, driver_main, s) != 0) {
+            return host_fail(err, cap, "cannot start job driver thread %u",
+                             (unsigned)s->drivers_started + 1u);
+        }
+        s->drivers_started++;
     }
-    s->driver_started = 1;
     return 0;
 }
 
@@ -282,12 +288,14 @@ void dap_service_close(dap_service_t *s)
     if (s == NULL) {
         return;
     }
-    if (s->driver_started) {
+    if (s->drivers_started > 0) {
         pthread_mutex_lock(&s->stop_mu);
         s->stopping = 1;
         pthread_cond_broadcast(&s->stop_cv);
         pthread_mutex_unlock(&s->stop_mu);
-        pthread_join(s->driver, NULL);
+        for (uint32_t i = 0; i < s->drivers_started; i++) {
+            pthread_join(s->driver[i], NULL);
+        }
     }
     for (size_t i = 0; i < DAP_MAX_TASKS; i++) {
         if (s->st[i].ready) {

@@ -12,11 +12,11 @@
  *   POST /dap/tasks/{task-id}/aggregation_jobs     helper: AggregationJobInitReq (aggregator role)
  *   POST /dap/tasks/{task-id}/aggregate_shares     helper: AggregateShareReq (aggregator role)
  *
- * A leader also runs the job driver: a thread that takes the stored reports of each task in
- * jobs of job_size, posts each to the helper over HTTPS with the aggregators' bearer token, and
- * commits the answer; a helper that is down, answers an error or garbage leaves the job
- * uncommitted, and it is sent again, byte for byte, once stale (stale_s), with the wait between
- * failed rounds doubling up to 30 s. Collections ask the helper the same way.
+ * A leader also runs the job drivers (`drivers` threads, each claiming its own jobs): each takes
+ * the stored reports of each task in jobs of job_size, posts each to the helper over HTTPS with
+ * the aggregators' bearer token, and commits the answer; a helper that is down, answers an error or
+ * garbage leaves the job uncommitted, and it is sent again, byte for byte, once stale (stale_s),
+ * with the wait between failed rounds doubling up to 30 s. Collections ask the helper the same way.
  *
  * Subset of the draft (also in the collector's README): time-interval tasks, Prio3 count, sum,
  * sumvec and histogram; answers are synchronous (200 with the message; a collection whose
@@ -55,9 +55,13 @@ typedef struct {
     uint32_t job_size;   /* reports per aggregation job (default 100) */
     uint32_t poll_ms;    /* the job driver's pause when there is no work (default 200) */
     uint32_t stale_s;    /* an unanswered job is sent again after this (default 60) */
-    uint32_t timeout_ms; /* each request to the helper (default 5000; below the store's 10 s
-                          * busy timeout, which a collection holds while it asks) */
+    uint32_t timeout_ms; /* each request to the helper (default 5000) */
+    uint32_t drivers;    /* leader: job driver threads (default DAP_DEFAULT_DRIVERS, at most
+                          * DAP_MAX_DRIVERS) */
 } dap_service_options_t;
+
+#define DAP_DEFAULT_DRIVERS 2u
+#define DAP_MAX_DRIVERS 16u
 
 typedef struct dap_service dap_service_t;
 

@@ -126,6 +126,8 @@ static const char USAGE[] =
     "                the helper, and the CA of the helper's certificate\n"
     "  --dap-job-size N       reports per aggregation job (default 100)\n"
     "  --dap-stale-seconds N  an unanswered job is sent again after N s (default 60)\n"
+    "  --dap-drivers N        leader: job driver threads, 1..16 (default 2: the leader prepares\n"
+    "                one job while the helper verifies another)\n"
     "  credentials: role aggregator (the helper's list: the leader's token), collector (the\n"
     "  leader's list: who may collect)\n"
     "       dpm-collector dap-keygen --out FILE [--config-id N]   a new HPKE key\n"
@@ -171,7 +173,7 @@ typedef struct {
     const char *listen, *cert, *key, *campaigns, *db, *ready_file, *check, *credentials, *device_ca,
         *revoked, *integrity, *instance, *log_level, *role, *dap_key, *dap_token, *dap_ca;
     unsigned long long threads, per_addr, rate, burst, memory, max_body, handshake_ms, idle_ms,
-        request_ms, series_seconds, dap_job_size, dap_stale_s;
+        request_ms, series_seconds, dap_job_size, dap_stale_s, dap_drivers;
     int allow_anonymous, public_estimates;
 } options_t;
 
@@ -218,6 +220,7 @@ static const option_t OPTS[] = {
     {"dap-helper-ca", OPT_STR, offsetof(options_t, dap_ca), 0, 0},
     {"dap-job-size", OPT_NUM, offsetof(options_t, dap_job_size), 1, 100000},
     {"dap-stale-seconds", OPT_NUM, offsetof(options_t, dap_stale_s), 1, 86400},
+    {"dap-drivers", OPT_NUM, offsetof(options_t, dap_drivers), 1, DAP_MAX_DRIVERS},
 };
 #define NOPTS (sizeof(OPTS) / sizeof(OPTS[0]))
 
@@ -693,7 +696,8 @@ int main(int argc, char **argv)
                                      (uint32_t)o.dap_job_size,
                                      0,
                                      (uint32_t)o.dap_stale_s,
-                                     DAP_PEER_TIMEOUT_MS};
+                                     DAP_PEER_TIMEOUT_MS,
+                                     (uint32_t)o.dap_drivers};
         if (dap_service_open(&dap, &dso, err, sizeof(err)) != 0 ||
             dap_service_start(dap, err, sizeof(err)) != 0) {
             coll_log(COLL_LOG_ERROR, "start_failed", "\"error\": %s", coll_log_str(err));
