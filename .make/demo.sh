@@ -101,17 +101,22 @@ stop() {
   done
   rm -f "$run/collector.pid"
 }
+# Wait for a server's ready file (its port): READY PID LOG WHAT; its log and exit if it died.
+wait_ready() {
+  for _ in $(seq 100); do
+    [ -s "$1" ] && return 0
+    kill -0 "$2" 2>/dev/null || { cat "$3" >&2; exit 1; }
+    sleep 0.05
+  done
+  echo "demo: $4 did not start" >&2
+  exit 1
+}
 pids=()
 start_collector
 trap stop EXIT
 ports=()
 for k in $(seq "$COLLECTORS"); do
-  for _ in $(seq 100); do
-    [ -s "$run/port.$k" ] && break
-    kill -0 "${pids[$((k - 1))]}" 2>/dev/null || { cat "$run/collector.$k.log" >&2; exit 1; }
-    sleep 0.05
-  done
-  [ -s "$run/port.$k" ] || { echo "demo: collector $k did not start" >&2; exit 1; }
+  wait_ready "$run/port.$k" "${pids[$((k - 1))]}" "$run/collector.$k.log" "collector $k"
   ports+=("$(cat "$run/port.$k")")
   store=SQLite
   [ -n "${DEMO_DB:-}" ] && store=PostgreSQL
@@ -187,12 +192,7 @@ TASK
       --dap-hpke-key "$run/$who.hpke-key" --credentials "$run/$who.creds" --rate-limit 0 \
       --max-conns-per-addr 0 --ready-file "$run/$who.ready" "${extra[@]}" 2>"$run/$who.log" &
     pids+=("$!")
-    for _ in $(seq 100); do
-      [ -s "$run/$who.ready" ] && break
-      kill -0 "${pids[-1]}" 2>/dev/null || { cat "$run/$who.log" >&2; exit 1; }
-      sleep 0.05
-    done
-    [ -s "$run/$who.ready" ] || { echo "demo: the DAP $who did not start" >&2; exit 1; }
+    wait_ready "$run/$who.ready" "${pids[-1]}" "$run/$who.log" "the DAP $who"
   done
   echo "demo: a DAP leader on https://127.0.0.1:$lport/dap and its helper on" \
     "https://127.0.0.1:$hport/dap (dpm-collector --role leader|helper, SQLite stores)"

@@ -105,16 +105,18 @@ class Pair:
         self.job_size = 25  # the leader's --dap-job-size
         self.drivers = 2  # and --dap-drivers
 
-    def write_campaigns(self, path, leader_cfg, eps=EPS):
+    def write_campaigns(self, path, leader_cfg, eps=EPS, length=None, maxv=None, extra=""):
+        """The task's [dap_task]: a sumvec of length x max (default LENGTH, MAXV); extra: more
+        keys (e.g. "sensitivity = 40\n")."""
         with open(path, "w") as f:
             f.write(f"""# one two-aggregator task
 [dap_task]
 id = {self.task_id}
 vdaf = sumvec
-length = {LENGTH}
-max = {MAXV}
+length = {length or LENGTH}
+max = {maxv or MAXV}
 eps = {eps}
-min_batch_size = {MIN_BATCH}
+{extra}min_batch_size = {MIN_BATCH}
 time_precision = 3600
 leader = https://localhost:{self.lport}/dap
 helper = https://localhost:{self.hport}/dap

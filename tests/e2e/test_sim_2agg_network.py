@@ -39,24 +39,9 @@ class RocPair(Pair):
     """A leader and a helper of one roc_hist_2agg task: a SumVec of groups x 2 x bins counts,
     each at most max_device_examples, noise of sensitivity 2 x max_device_examples."""
 
-    def write_campaigns(self, path, leader_cfg, eps=EPS):
-        with open(path, "w") as f:
-            f.write(f"""[dap_task]
-id = {self.task_id}
-vdaf = sumvec
-length = {GROUPS * 2 * BINS}
-max = {M}
-eps = {eps}
-sensitivity = {2 * M}
-min_batch_size = 100
-time_precision = 3600
-leader = https://localhost:{self.lport}/dap
-helper = https://localhost:{self.hport}/dap
-leader_hpke_config = {leader_cfg}
-helper_hpke_config = {self.keys['helper']}
-collector_hpke_config = {self.keys['collector']}
-verify_key = verify.key
-""")
+    def write_campaigns(self, path, leader_cfg, eps=EPS, **_):
+        super().write_campaigns(path, leader_cfg, eps, length=GROUPS * 2 * BINS, maxv=M,
+                                extra=f"sensitivity = {2 * M}\n")
 
 
 def scenario(d, name, mode, eps=EPS):
