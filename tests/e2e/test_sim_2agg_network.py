@@ -11,7 +11,8 @@ its helper, over TLS), and dpm-sim collects the batch from it with the collector
 - the released sums are noised: the estimates differ from inprocess mode's (whose noise comes
   from the simulation's own streams);
 - refused, saying what to do: the same interval again (a leader collects it once: --dap-time),
-  a task whose ε is not the campaign's, the wrong collector key, a leader that is not running.
+  a task whose ε is not the campaign's, the wrong collector key, the same devices again
+  (--run), requests above the leader's --max-body (--batch), a leader that is not running.
 """
 import json
 import os
@@ -125,6 +126,11 @@ def main():
             if r.returncode == 0 else {}
         t.ok(r.returncode == 0 and got1.get("reports") == DEVICES,
              "--run 1: other report ids, the next collection", r.stderr[-400:])
+        r = net(scenario(d, "net.scn", "network"), "big", "--dap-time", str(hour - 14400),
+                "--run", "2", "--clients", "1", "--batch", "4096")
+        t.ok(r.returncode != 0 and "lower --batch" in r.stderr,
+             "UploadRequests above the leader's --max-body: refused, naming --batch",
+             r.stderr[-400:])
         pair.stop("leader")
         r = net(scenario(d, "net.scn", "network"), "down", "--dap-time", str(hour - 10800))
         t.ok(r.returncode != 0 and "cannot connect" in r.stderr,

@@ -23,6 +23,7 @@
 #define HEAD_MAX 1024u
 #define ANSWER_MAX (1u << 20)
 #define DEFAULT_WAIT_S 120u
+#define LARGE_REQUEST (1u << 20) /* dpm-collector's default --max-body */
 
 /* What every client reads (nothing of it changes while they run). */
 typedef struct {
@@ -114,14 +115,21 @@ static int upload(client_t *cl, const uint8_t *body, size_t blen, size_t n, uint
         snprintf(cl->err, sizeof(cl->err), "the request head does not fit");
         return -1;
     }
-    if (post(sh, &cl->conn, &cl->drbg, head, hlen, body, blen, rbody, ANSWER_MAX, &resp, cl->err,
-             sizeof(cl->err)) != 0) {
-        return -1;
-    }
-    if (resp.status != 200) {
+    int sent = post(sh, &cl->conn, &cl->drbg, head, hlen, body, blen, rbody, ANSWER_MAX, &resp,
+                    cl->err, sizeof(cl->err));
+    if (sent == 0 && resp.status != 200) {
         snprintf(cl->err, sizeof(cl->err), "POST %.160s answered %u: %.*s", sh->reports,
-                 resp.status, (int)(resp.body_len < 200 ? resp.body_len : 200),
+                 resp.status, (int)(resp.body_len < 160 ? resp.body_len : 160),
                  (const char *)rbody);
+    }
+    if (sent != 0 || resp.status != 200) {
+        if (blen > LARGE_REQUEST) { /* a leader may close on a body above its --max-body */
+            size_t k = strlen(cl->err);
+            snprintf(cl->err + k, sizeof(cl->err) - k,
+                     " (a request of %zu bytes: a leader refuses bodies above its --max-body, 1 "
+                     "MiB by default; lower --batch)",
+                     blen);
+        }
         return -1;
     }
     dap_list_t l;
