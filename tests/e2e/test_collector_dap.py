@@ -79,10 +79,12 @@ def tool(*args, check=True):
 
 class Pair:
     """A leader and a helper (and on PostgreSQL a second leader, leader2, on the first's
-    database) of one task; dbs: role -> --db (default SQLite files in the harness's dir)."""
+    database) of one task; dbs: role -> --db (default SQLite files in the harness's dir); the
+    task a sumvec of length x maxv at eps, with extra keys (e.g. "sensitivity = 40\n")."""
 
-    def __init__(self, h, dbs=None):
+    def __init__(self, h, dbs=None, length=LENGTH, maxv=MAXV, eps=EPS, extra=""):
         self.h, d = h, h.tmp
+        self.length, self.maxv, self.eps, self.extra = length, maxv, eps, extra
         self.dbs = dbs or {r: f"{d}/{r}.db" for r in ("leader", "helper")}
         self.lport, self.hport, self.l2port = free_port(), free_port(), free_port()
         self.keys = {n: keygen(f"{d}/{n}.key", i + 1)
@@ -105,18 +107,16 @@ class Pair:
         self.job_size = 25  # the leader's --dap-job-size
         self.drivers = 2  # and --dap-drivers
 
-    def write_campaigns(self, path, leader_cfg, eps=EPS, length=None, maxv=None, extra=""):
-        """The task's [dap_task]: a sumvec of length x max (default LENGTH, MAXV); extra: more
-        keys (e.g. "sensitivity = 40\n")."""
+    def write_campaigns(self, path, leader_cfg, eps=None):
         with open(path, "w") as f:
             f.write(f"""# one two-aggregator task
 [dap_task]
 id = {self.task_id}
 vdaf = sumvec
-length = {length or LENGTH}
-max = {maxv or MAXV}
-eps = {eps}
-{extra}min_batch_size = {MIN_BATCH}
+length = {self.length}
+max = {self.maxv}
+eps = {eps or self.eps}
+{self.extra}min_batch_size = {MIN_BATCH}
 time_precision = 3600
 leader = https://localhost:{self.lport}/dap
 helper = https://localhost:{self.hport}/dap
@@ -503,11 +503,9 @@ def bench(n=4000, job_size=200, drivers=2):
     helper started: every report's aggregation job (job_size reports, leader, helper, commits),
     timed from 10 % to 90 % of the reports aggregated, and the slowest tenth of that span alone
     (worst_reports_per_s). Prints the metrics JSON line; nothing else on stdout."""
-    global LENGTH, MAXV
-    LENGTH, MAXV = 24 * 2, 255
     h = Harness(campaigns=CAMPAIGNS)
     try:
-        pair = Pair(h)
+        pair = Pair(h, length=24 * 2, maxv=255)
         pair.job_size, pair.drivers = job_size, drivers
         pair.start("leader")
         up = tool("upload", *pair.common(), "--n", str(n), "--batch", "50", "--time",

@@ -36,13 +36,10 @@ scores = binormal(auc=0.75, base_rate=0.25)
 """
 
 
-class RocPair(Pair):
+def roc_pair(h):
     """A leader and a helper of one roc_hist_2agg task: a SumVec of groups x 2 x bins counts,
     each at most max_device_examples, noise of sensitivity 2 x max_device_examples."""
-
-    def write_campaigns(self, path, leader_cfg, eps=EPS, **_):
-        super().write_campaigns(path, leader_cfg, eps, length=GROUPS * 2 * BINS, maxv=M,
-                                extra=f"sensitivity = {2 * M}\n")
+    return Pair(h, length=GROUPS * 2 * BINS, maxv=M, eps=EPS, extra=f"sensitivity = {2 * M}\n")
 
 
 def scenario(d, name, mode, eps=EPS):
@@ -59,7 +56,7 @@ def main():
     t = Tap()
     h = Harness()
     try:
-        pair = RocPair(h)
+        pair = roc_pair(h)
         pair.start("helper")
         pair.start("leader")
         d = h.tmp

@@ -25,8 +25,6 @@
 #include "mech/host_mech.h"
 #include "sim/run/tls_conn.h"
 
-#define ATTEMPTS 5        /* tries of one batch (the same bytes) before the run fails */
-#define THROTTLED_MAX 120 /* 429 / 503 answers (rate or memory limits) waited out per batch */
 #define HEAD_MAX 512u
 #define RESPONSE_MAX 65536u
 #define ESTIMATE_MAX (4u << 20)
@@ -53,10 +51,12 @@ typedef struct {
     char err[256];
 } client_t;
 
-static int conn_open(client_t *cl)
+/* Whom this client's connection reaches. */
+static sim_conn_target_t target(client_t *cl)
 {
-    return sim_conn_open(&cl->conn, cl->o->host, cl->o->port, cl->o->server_name, cl->ca,
-                         cl->ca_len, &cl->drbg, cl->err, sizeof(cl->err));
+    sim_conn_target_t tg = {cl->o->host, cl->o->port, cl->o->server_name,
+                            cl->ca,      cl->ca_len,  &cl->drbg};
+    return tg;
 }
 
 static int add_token(const client_t *cl, uint8_t *head, size_t cap, size_t *hlen)
@@ -76,48 +76,30 @@ static int post_batch(client_t *cl, const uint8_t *body, size_t blen, const dpm_
         snprintf(cl->err, sizeof(cl->err), "cannot write the request head");
         return -1;
     }
-    int throttled = 0;
-    for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
-        if (!cl->conn.open && conn_open(cl) != 0) {
-            continue;
-        }
-        dpm_http_response_t resp;
-        dpm_http_response_init(&resp, rbody, sizeof(rbody));
-        dpm_status_t st = sim_conn_exchange(&cl->conn, head, hlen, body, blen, &resp);
-        if (st != DPM_OK) { /* no answer: resend the same bytes on a fresh connection */
-            sim_conn_close(&cl->conn);
-            snprintf(cl->err, sizeof(cl->err), "POST /v1/reports: %s", dpm_strerror(st));
-            continue;
-        }
-        if (resp.close) {
-            sim_conn_close(&cl->conn);
-        }
-        if ((resp.status == 429 || resp.status == 503) && throttled++ < THROTTLED_MAX) {
-            struct timespec pause = {1, 0}; /* Retry-After: 1 */
-            nanosleep(&pause, NULL);
-            attempt--; /* the collector asked us to wait: not a failed attempt */
-            continue;
-        }
-        if (resp.status != 200) {
-            snprintf(cl->err, sizeof(cl->err),
-                     "POST /v1/reports answered %u (the collector's "
-                     "campaigns differ from the scenario's?)",
-                     resp.status);
+    const sim_conn_target_t tg = target(cl);
+    dpm_http_response_t resp;
+    if (sim_conn_request(&cl->conn, &tg, "POST /v1/reports", head, hlen, body, blen, rbody,
+                         sizeof(rbody), 0, &resp, cl->err, sizeof(cl->err)) != 0) {
+        return -1;
+    }
+    if (resp.status != 200) {
+        snprintf(cl->err, sizeof(cl->err),
+                 "POST /v1/reports answered %u (the collector's "
+                 "campaigns differ from the scenario's?)",
+                 resp.status);
+        return -1;
+    }
+    const host_mech_t *hm = host_mech_of(&cl->hc->mech.campaign);
+    for (size_t i = 0; i < n; i++) {
+        uint32_t group = hm->stored_group != NULL ? hm->stored_group(cl->hc, &reps[i]) : 0;
+        if (sim_agg_add_report(cl->cfg, &cl->agg, &reps[i]) != DPM_OK ||
+            hm->delta_add(&cl->sums, &reps[i], group) != 0) {
+            snprintf(cl->err, sizeof(cl->err), "a report the collector took fails our check");
             return -1;
         }
-        const host_mech_t *hm = host_mech_of(&cl->hc->mech.campaign);
-        for (size_t i = 0; i < n; i++) {
-            uint32_t group = hm->stored_group != NULL ? hm->stored_group(cl->hc, &reps[i]) : 0;
-            if (sim_agg_add_report(cl->cfg, &cl->agg, &reps[i]) != DPM_OK ||
-                hm->delta_add(&cl->sums, &reps[i], group) != 0) {
-                snprintf(cl->err, sizeof(cl->err), "a report the collector took fails our check");
-                return -1;
-            }
-        }
-        cl->reports += n;
-        return 0;
     }
-    return -1;
+    cl->reports += n;
+    return 0;
 }
 
 /* ---- FedAUC's rounds (sim_exchange_t): uploads, then rank replies --------------------- */
@@ -127,38 +109,20 @@ static int post_batch(client_t *cl, const uint8_t *body, size_t blen, const dpm_
 static int round_trip(client_t *cl, const char *what, const uint8_t *head, size_t hlen,
                       const uint8_t *body, size_t blen, uint8_t *rbody, size_t rcap, size_t *rlen)
 {
-    int waited = 0;
-    for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
-        if (!cl->conn.open && conn_open(cl) != 0) {
-            continue;
-        }
-        dpm_http_response_t resp;
-        dpm_http_response_init(&resp, rbody, rcap);
-        dpm_status_t st = sim_conn_exchange(&cl->conn, head, hlen, body, blen, &resp);
-        if (st != DPM_OK) {
-            sim_conn_close(&cl->conn);
-            snprintf(cl->err, sizeof(cl->err), "%s: %s", what, dpm_strerror(st));
-            continue;
-        }
-        if (resp.close) {
-            sim_conn_close(&cl->conn);
-        }
-        if ((resp.status == 429 || resp.status == 503 || (resp.status == 409 && blen == 0)) &&
-            waited++ < THROTTLED_MAX) {
-            struct timespec pause = {1, 0}; /* rate limited, or the upload phase still open */
-            nanosleep(&pause, NULL);
-            attempt--;
-            continue;
-        }
-        if (resp.status != 200) {
-            snprintf(cl->err, sizeof(cl->err), "%s answered %u: %.*s", what, resp.status,
-                     (int)(resp.body_len < 120 ? resp.body_len : 120), (const char *)rbody);
-            return -1;
-        }
-        *rlen = resp.body_len;
-        return 0;
+    const sim_conn_target_t tg = target(cl);
+    dpm_http_response_t resp;
+    /* a GET of ranks answered 409: the upload phase is still open, waited out too */
+    if (sim_conn_request(&cl->conn, &tg, what, head, hlen, body, blen, rbody, rcap,
+                         blen == 0 ? 409u : 0u, &resp, cl->err, sizeof(cl->err)) != 0) {
+        return -1;
     }
-    return -1;
+    if (resp.status != 200) {
+        snprintf(cl->err, sizeof(cl->err), "%s answered %u: %.*s", what, resp.status,
+                 (int)(resp.body_len < 120 ? resp.body_len : 120), (const char *)rbody);
+        return -1;
+    }
+    *rlen = resp.body_len;
+    return 0;
 }
 
 static int net_upload(void *ctx, const uint8_t *msg, size_t len)
@@ -311,7 +275,8 @@ static int collector_estimate(client_t *cl, const coll_campaign_state_t *ours,
                  cl->run);
     }
     dpm_http_response_t resp;
-    if (json == NULL || conn_open(cl) != 0 ||
+    const sim_conn_target_t tg = target(cl);
+    if (json == NULL || sim_conn_open(&cl->conn, &tg, cl->err, sizeof(cl->err)) != 0 ||
         dpm_http_write_get(head, sizeof(head), cl->host_header, path, &hlen) != DPM_OK ||
         add_token(cl, head, sizeof(head), &hlen) != 0 ||
         dpm_http_response_init(&resp, json, ESTIMATE_MAX - 1) != DPM_OK ||

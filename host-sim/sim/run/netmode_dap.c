@@ -18,8 +18,6 @@
 #include "sim/devices/mech.h"
 #include "sim/run/tls_conn.h"
 
-#define ATTEMPTS 5        /* tries of one request (the same bytes) before the run fails */
-#define THROTTLED_MAX 120 /* 429 / 503 answers waited out (1 s each) per request */
 #define HEAD_MAX 1024u
 #define ANSWER_MAX (1u << 20)
 #define DEFAULT_WAIT_S 120u
@@ -70,38 +68,16 @@ static int write_head(const shared_t *sh, const char *path, dap_msg_type_t type,
     return sim_conn_add_token(token, head, HEAD_MAX, hlen);
 }
 
-/* One request until the leader answers it with something other than 429/503: a lost
- * connection sends the same bytes again on a new one. 0 with *resp (its body in rbody), or -1
+/* One POST to the leader until it answers (tls_conn.h: sim_conn_request). 0 with *resp, or -1
  * with err. */
 static int post(const shared_t *sh, sim_conn_t *c, dpm_posix_rng_t *drbg, const uint8_t *head,
                 size_t hlen, const uint8_t *body, size_t blen, uint8_t *rbody, size_t rcap,
                 dpm_http_response_t *resp, char *err, size_t cap)
 {
-    int throttled = 0;
-    for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
-        if (!c->open && sim_conn_open(c, sh->o->host, sh->o->port, sh->o->server_name, sh->ca,
-                                      sh->ca_len, drbg, err, cap) != 0) {
-            continue;
-        }
-        dpm_http_response_init(resp, rbody, rcap);
-        dpm_status_t st = sim_conn_exchange(c, head, hlen, body, blen, resp);
-        if (st != DPM_OK) {
-            sim_conn_close(c);
-            snprintf(err, cap, "no answer from the leader: %s", dpm_strerror(st));
-            continue;
-        }
-        if (resp->close) {
-            sim_conn_close(c);
-        }
-        if ((resp->status == 429 || resp->status == 503) && throttled++ < THROTTLED_MAX) {
-            struct timespec pause = {1, 0};
-            nanosleep(&pause, NULL);
-            attempt--; /* the leader asked us to wait: not a failed attempt */
-            continue;
-        }
-        return 0;
-    }
-    return -1;
+    const sim_conn_target_t tg = {sh->o->host, sh->o->port, sh->o->server_name,
+                                  sh->ca,      sh->ca_len,  drbg};
+    return sim_conn_request(c, &tg, "no answer from the leader", head, hlen, body, blen, rbody,
+                            rcap, 0, resp, err, cap);
 }
 
 /* One UploadRequest of n reports: every one must be kept. 0, or -1 with cl->err. */

@@ -5,11 +5,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define CONNECT_TIMEOUT_MS 5000u
 #define IO_WAIT_MS 1000u
 #define REQUEST_TIMEOUT_MS 30000u
 #define CA_MAX 65536u
+#define ATTEMPTS 5        /* tries of one request (the same bytes) before giving up */
+#define THROTTLED_MAX 120 /* 429 / 503 answers (rate or memory limits) waited out per request */
 
 static void close_tcp(void *ctx)
 {
@@ -24,29 +27,29 @@ void sim_conn_close(sim_conn_t *c)
     }
 }
 
-int sim_conn_open(sim_conn_t *c, const char *host, uint16_t port, const char *server_name,
-                  const uint8_t *ca, size_t ca_len, dpm_posix_rng_t *drbg, char *err, size_t cap)
+int sim_conn_open(sim_conn_t *c, const sim_conn_target_t *tg, char *err, size_t cap)
 {
     sim_conn_close(c);
     memset(&c->tcp, 0, sizeof(c->tcp));
-    dpm_status_t st = dpm_posix_tcp_connect(&c->tcp, host, port, CONNECT_TIMEOUT_MS);
+    dpm_status_t st = dpm_posix_tcp_connect(&c->tcp, tg->host, tg->port, CONNECT_TIMEOUT_MS);
     if (st != DPM_OK) {
-        snprintf(err, cap, "cannot connect to %s:%u: %s", host, (unsigned)port, dpm_strerror(st));
+        snprintf(err, cap, "cannot connect to %s:%u: %s", tg->host, (unsigned)tg->port,
+                 dpm_strerror(st));
         return -1;
     }
     c->tcp.timeout_ms = IO_WAIT_MS;
     dpm_tls_config_t tc;
     memset(&tc, 0, sizeof(tc));
-    tc.ca = ca;
-    tc.ca_len = ca_len;
-    tc.hostname = server_name;
+    tc.ca = tg->ca;
+    tc.ca_len = tg->ca_len;
+    tc.hostname = tg->server_name;
     tc.raw = dpm_posix_tcp(&c->tcp);
     tc.raw_close = close_tcp;
-    tc.rng = dpm_posix_rng(drbg);
+    tc.rng = dpm_posix_rng(tg->drbg);
     tc.clock = dpm_posix_clock();
     tc.handshake_timeout_ms = CONNECT_TIMEOUT_MS;
     if (dpm_tls_connect(&c->tls, &tc) != DPM_OK) {
-        snprintf(err, cap, "TLS to %s failed: %s", server_name, dpm_tls_reason(&c->tls));
+        snprintf(err, cap, "TLS to %s failed: %s", tg->server_name, dpm_tls_reason(&c->tls));
         return -1;
     }
     c->t = dpm_tls_transport(&c->tls);
@@ -67,6 +70,39 @@ dpm_status_t sim_conn_exchange(sim_conn_t *c, const uint8_t *head, size_t hlen, 
         st = dpm_http_read_response(&c->t, &clock, deadline, resp);
     }
     return st;
+}
+
+int sim_conn_request(sim_conn_t *c, const sim_conn_target_t *tg, const char *what,
+                     const uint8_t *head, size_t hlen, const uint8_t *body, size_t blen,
+                     uint8_t *rbody, size_t rcap, unsigned also_wait, dpm_http_response_t *resp,
+                     char *err, size_t cap)
+{
+    int waited = 0;
+    for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
+        if (!c->open && sim_conn_open(c, tg, err, cap) != 0) {
+            continue;
+        }
+        dpm_http_response_init(resp, rbody, rcap);
+        dpm_status_t st = sim_conn_exchange(c, head, hlen, body, blen, resp);
+        if (st != DPM_OK) { /* no answer: the same bytes again on a fresh connection */
+            sim_conn_close(c);
+            snprintf(err, cap, "%s: %s", what, dpm_strerror(st));
+            continue;
+        }
+        if (resp->close) {
+            sim_conn_close(c);
+        }
+        if ((resp->status == 429 || resp->status == 503 ||
+             (also_wait != 0 && resp->status == also_wait)) &&
+            waited++ < THROTTLED_MAX) {
+            struct timespec pause = {1, 0}; /* Retry-After: 1 */
+            nanosleep(&pause, NULL);
+            attempt--; /* the server asked us to wait: not a failed attempt */
+            continue;
+        }
+        return 0;
+    }
+    return -1;
 }
 
 int sim_conn_add_token(const char *token, uint8_t *head, size_t cap, size_t *hlen)

@@ -20,16 +20,34 @@ typedef struct {
     int open;
 } sim_conn_t;
 
-/* Connect to host:port (a numeric address) and handshake (server_name checked against ca[0,
- * ca_len), a PEM with its NUL counted); drbg gives TLS its randomness. 0, or -1 with err. */
-int sim_conn_open(sim_conn_t *c, const char *host, uint16_t port, const char *server_name,
-                  const uint8_t *ca, size_t ca_len, dpm_posix_rng_t *drbg, char *err, size_t cap);
+/* Whom a connection reaches: host:port (a numeric address), server_name checked against ca[0,
+ * ca_len) (a PEM with its NUL counted); drbg gives TLS its randomness. */
+typedef struct {
+    const char *host;
+    uint16_t port;
+    const char *server_name;
+    const uint8_t *ca;
+    size_t ca_len;
+    dpm_posix_rng_t *drbg;
+} sim_conn_target_t;
+
+/* Connect and handshake. 0, or -1 with err. */
+int sim_conn_open(sim_conn_t *c, const sim_conn_target_t *tg, char *err, size_t cap);
 void sim_conn_close(sim_conn_t *c);
 
 /* One request (head, then body) and its answer into *resp, within 30 s. DPM_OK or the
  * transport's or the HTTP client's error (the connection should then be closed). */
 dpm_status_t sim_conn_exchange(sim_conn_t *c, const uint8_t *head, size_t hlen, const uint8_t *body,
                                size_t blen, dpm_http_response_t *resp);
+
+/* One request until the server answers it with a status other than 429 or 503 (nor also_wait,
+ * when not 0), which are waited out, 1 s each, up to 120 times; a request without an answer is
+ * sent again, the same bytes on a new connection, 5 times at most. 0 with *resp (its body in
+ * rbody[0, rcap)), or -1 with err ("what: why", or why the connection failed). */
+int sim_conn_request(sim_conn_t *c, const sim_conn_target_t *tg, const char *what,
+                     const uint8_t *head, size_t hlen, const uint8_t *body, size_t blen,
+                     uint8_t *rbody, size_t rcap, unsigned also_wait, dpm_http_response_t *resp,
+                     char *err, size_t cap);
 
 /* "Authorization: Bearer TOKEN" added to a request head (before its blank line); nothing when
  * token is "". 0, or -1 when the head has no room. */
