@@ -21,7 +21,8 @@ What a reader takes from it, checked against the collector's own estimate JSON o
 4. The two trust models on the same devices (demo_trust.scn, DEMO_TRUST_DEVICES): both runs
    counted every device (local DP through the collector, two aggregators through a real DAP
    leader and helper), and each printed row holds both models' estimates and intervals as their
-   results.json have them, each gap's interval as that pair's alone (no "largest").
+   results.json have them, each gap's interval as that pair's alone (no "largest"); negative
+   controls: one estimate, one bound moved by 0.0001, or a "largest" in the section, are caught.
 
 Negative control: the old demo's output (below, from main at 4ae99aa with its run's estimate
 numbers) fails each of the three checks."""
@@ -244,6 +245,20 @@ def main():
         ok(not bad, "the trust models' rows: both runs counted every device, each row both "
            "models' estimates and intervals as in their results.json", "\n".join(bad) + "\n" +
            text)
+        # negative controls: the same output with one two-aggregator estimate, or one interval
+        # bound, moved by 0.0001 is caught, and so is a "largest" in the section
+        rows = [line for line in text[text.find("Two trust models"):].splitlines()
+                if line.strip().startswith(("AUC ", "gap "))]
+        parts = rows[0].split("|") if rows else []
+        changed = []
+        for old_num in parts[2].split()[:2] if len(parts) == 3 else []:
+            num = old_num.strip("[],")  # in the two-aggregator columns only
+            moved = parts[:2] + [parts[2].replace(num, f"{float(num) + 0.0001:.4f}", 1)]
+            changed.append(text.replace(rows[0], "|".join(moved)))
+        changed.append(text.replace("Two trust models", "Two trust models (largest gap)"))
+        ok(len(changed) == 3 and all(trust_problems(c, run) for c in changed),
+           "negative control: a moved estimate, a moved interval bound and a 'largest' in the "
+           "trust section are each caught", rows[:1])
         print("# " + "\n# ".join(line for line in text.splitlines() if "AUC" in line
                                  or "largest" in line))
     print(f"1..{n}")
