@@ -264,6 +264,24 @@ def refusals(t, pair, h):
          and f"central eps {EPS:.6f} per report, sensitivity {SENS}" in r.stdout
          and "trust model: two aggregators" in r.stdout,
          "--check-campaigns lists the task, its eps, sensitivity, unit and trust model", r.stdout)
+    # One composed eps across both trust models: a local-DP campaign (eps 1, budget 2.5: 2
+    # reports a day, 2 aligned, 4 in any day) and the task (EPS once per 3600 s: 24 aligned, 25
+    # in any day), the two-aggregator part apart.
+    both = f"{pair.h.tmp}/both.txt"
+    with open(pair.campaigns) as f, open(both, "w") as g:
+        g.write("[campaign]\nid = 1\nmechanism = tuple_mr\neps = 1\nbudget = 2.5\ngroups = 2\n"
+                "metrics = tpr\nperiod_seconds = 86400\n\n" + f.read())
+    r = subprocess.run([COLLECTOR, "--check-campaigns", both], capture_output=True, text=True,
+                       timeout=30)
+    want = [f"dap task {pair.task_id}: at most {EPS:.6f} per period of 3600 s (1 report(s)); 24 "
+            "period(s) aligned with the window, 25 in any window; device-level x1",
+            f"total: {2 + 24 * EPS:.6f} per 86400 s aligned with the periods, at most "
+            f"{4 + 25 * EPS:.6f} in any 86400 s",
+            f"of which two aggregators: {24 * EPS:.6f} aligned, at most {25 * EPS:.6f} in any "
+            "86400 s (local DP: 2.000000, at most 4.000000)", "if both collude"]
+    t.ok(r.returncode == 0 and all(w in r.stdout for w in want),
+         "--check-campaigns composes a local-DP campaign and a DAP task into one eps per day, "
+         "the two-aggregator part apart", r.stdout + r.stderr)
 
 
 def hung_helper(t, pair, hour, prec):

@@ -122,8 +122,9 @@ static void json_paths_compare_and_name_the_difference(void **state)
     jr_free(&n2);
 }
 
-/* mech/base/composition.h: floor(budget / eps_implemented) reports per period, ceil(W / P)
- * periods in an aligned window and one more in any, the device-level factor; refusals. */
+/* mech/base/composition.h: floor(budget / eps) reports per period, ceil(W / P) periods in an
+ * aligned window and one more in any, the device-level factor, the two-aggregator part apart;
+ * refusals. */
 static void composition_adds_what_each_campaign_asks(void **state)
 {
     (void)state;
@@ -136,13 +137,19 @@ static void composition_adds_what_each_campaign_asks(void **state)
     a.eps_implemented = DPM_EPS_ONE;
     b.campaign.id = 2;
     b.campaign.budget = DPM_EPS(1);
-    b.campaign.period_seconds = 25200; /* 7 hours: 4 in a day aligned, 5 in any day */
+    b.campaign.period_seconds = 25200;         /* 7 hours: 4 in a day aligned, 5 in any day */
     b.eps_implemented = DPM_EPS_ONE / 2u - 1u; /* just below 1/2: still 2 reports */
-    const dpm_mech_t *m[2] = {&a, &b};
-    uint32_t factor[2] = {1, 20};
-    host_comp_row_t r[2];
+    /* a DAP task: central eps 0.25 once per 6 hours (4 aligned, 5 in any day) */
+    host_comp_item_t it[3] = {host_comp_item_of_mech(&a, 1),
+                              host_comp_item_of_mech(&b, 20),
+                              {DPM_EPS_ONE / 4u, DPM_EPS_ONE / 4u, 21600, 1, 1}};
+    assert_int_equal(it[0].eps_q16, DPM_EPS_ONE);
+    assert_int_equal(it[0].budget_q16, 5u * DPM_EPS_ONE / 2u);
+    assert_int_equal(it[1].factor, 20);
+    assert_int_equal(it[1].central, 0);
+    host_comp_row_t r[3];
     host_comp_total_t t;
-    assert_int_equal(host_composition(m, factor, 2, 0, r, &t), 0);
+    assert_int_equal(host_composition(it, 2, 0, r, &t), 0);
     assert_int_equal(t.window_seconds, 86400);
     assert_int_equal(r[0].reports, 2);
     assert_int_equal(r[0].per_period_q16, 2u * DPM_EPS_ONE);
@@ -155,19 +162,36 @@ static void composition_adds_what_each_campaign_asks(void **state)
     assert_int_equal(t.aligned_q16, 2u * DPM_EPS_ONE + 4u * r[1].per_period_q16);
     assert_int_equal(t.any_q16, 4u * DPM_EPS_ONE + 5u * r[1].per_period_q16);
     assert_int_equal(t.device_any_q16, 4u * DPM_EPS_ONE + 100u * r[1].per_period_q16);
+    assert_int_equal(t.central.any_q16, 0);
     assert_true(t.device_bounded);
-    factor[1] = 0; /* FedAUC-like: no device-level bound */
-    assert_int_equal(host_composition(m, factor, 2, 3600, r, &t), 0);
+    host_comp_total_t local = t;
+    assert_int_equal(host_composition(it, 3, 0, r, &t), 0); /* with the DAP task */
+    assert_int_equal(r[2].reports, 1);
+    assert_int_equal(r[2].periods_aligned, 4);
+    assert_int_equal(r[2].periods_any, 5);
+    assert_int_equal(t.central.aligned_q16, DPM_EPS_ONE);
+    assert_int_equal(t.central.any_q16, 5u * DPM_EPS_ONE / 4u);
+    assert_int_equal(t.central.device_any_q16, 5u * DPM_EPS_ONE / 4u);
+    assert_int_equal(t.aligned_q16, local.aligned_q16 + DPM_EPS_ONE);
+    assert_int_equal(t.any_q16, local.any_q16 + 5u * DPM_EPS_ONE / 4u);
+    assert_int_equal(t.device_any_q16, local.device_any_q16 + 5u * DPM_EPS_ONE / 4u);
+    it[1].factor = 0; /* FedAUC-like: no device-level bound */
+    assert_int_equal(host_composition(it, 2, 3600, r, &t), 0);
     assert_false(t.device_bounded);
     assert_int_equal(r[0].periods_aligned, 1); /* a window shorter than the period: 1, 2 */
     assert_int_equal(r[0].periods_any, 2);
-    b.campaign.period_seconds = 0; /* refused, nothing written */
     memset(&t, 0xA5, sizeof(t));
     host_comp_total_t before = t;
-    assert_int_equal(host_composition(m, factor, 2, 0, r, &t), -1);
+    it[1].period_seconds = 0; /* refused, nothing written */
+    assert_int_equal(host_composition(it, 2, 0, r, &t), -1);
+    it[1].period_seconds = 25200;
+    it[2].budget_q16 = it[2].eps_q16 - 1u; /* a budget below one report */
+    assert_int_equal(host_composition(it, 3, 0, r, &t), -1);
+    it[2].eps_q16 = 0;
+    assert_int_equal(host_composition(it, 3, 0, r, &t), -1);
     assert_memory_equal(&t, &before, sizeof(t));
-    assert_int_equal(host_composition(NULL, factor, 2, 0, r, &t), -1);
-    assert_int_equal(host_composition(m, factor, 2, 0, r, NULL), -1);
+    assert_int_equal(host_composition(NULL, 2, 0, r, &t), -1);
+    assert_int_equal(host_composition(it, 2, 0, r, NULL), -1);
 }
 
 int main(void)

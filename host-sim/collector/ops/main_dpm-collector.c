@@ -15,6 +15,7 @@
 #include "collector/ops/admin.h"
 #include "collector/ingest/auth.h"
 #include "collector/ingest/campaigns.h"
+#include "collector/ops/check_campaigns.h"
 #include "collector/ops/config.h"
 #include "collector/ingest/counters.h"
 #include "collector/dap/dap_service.h"
@@ -31,16 +32,14 @@
 #include "collector/store/store.h"
 #include "collector/net/tls_server.h"
 #include "dpm/version.h"
-#include "mech/base/composition.h"
-#include "mech/host_mech.h"
 
 static const char USAGE[] =
     "usage: dpm-collector --listen HOST:PORT --cert FILE --key FILE --campaigns FILE --db URL\n"
     "                     [--credentials FILE] [--device-ca FILE] [options]\n"
     "       dpm-collector --config FILE [options]   (options from a file, README)\n"
     "       dpm-collector backup|restore|retention|verify|migrate ...  (maintenance)\n"
-    "       dpm-collector --check-campaigns FILE   (each campaign, its unit and trust model, and\n"
-    "                                           the composed eps of one device in all of them)\n"
+    "       dpm-collector --check-campaigns FILE   (each campaign and task, its unit and trust\n"
+    "                                           model, and one device's composed eps in all)\n"
     "       dpm-collector --version\n"
     "\n"
     "  --listen      numeric address and port, e.g. 127.0.0.1:8443 ([::1]:8443; port 0: any)\n"
@@ -360,108 +359,6 @@ static int has_operator(const coll_auth_t *a)
     return 0;
 }
 
-/* --check-campaigns for the [dap_task] blocks: each task, its unit and trust model, and what it
- * adds to a device's spending (the SDK's ledger charges its ε once per task and app period). */
-static int check_dap_tasks(const char *path)
-{
-    char err[512];
-    dap_tasks_t *ts = calloc(1, sizeof(*ts));
-    if (ts == NULL || dap_tasks_load(path, ts, err, sizeof(err)) != 0) {
-        fprintf(stderr, "dpm-collector: %s\n", ts == NULL ? "out of memory" : err);
-        free(ts);
-        return 2;
-    }
-    uint64_t total = 0;
-    for (size_t i = 0; i < ts->n; i++) {
-        const dap_task_spec_t *t = &ts->t[i];
-        total += t->t.central_eps;
-        printf("dap task %s: prio3 %s (length %u), central eps %.6f per report, sensitivity "
-               "%llu, min_batch_size %llu, time_precision %llu s\n",
-               t->id_b64, t->vdaf, t->t.vdaf.length, t->t.central_eps / 65536.0,
-               (unsigned long long)t->sensitivity, (unsigned long long)t->t.min_batch_size,
-               (unsigned long long)t->t.time_precision);
-        printf("  privacy unit: one device's report (one per task and app period: a collection "
-               "over k of the app's periods holds k of a device's reports, k x eps); trust "
-               "model: two aggregators (DAP, central discrete Laplace): eps holds while one "
-               "aggregator is honest, nothing if both collude\n");
-    }
-    printf("dap tasks: at most %.6f per app period for a device in all %zu of them, on top of "
-           "the campaigns' (the SDK's ledger charges each against the same device cap)\n",
-           total / 65536.0, ts->n);
-    free(ts);
-    return 0;
-}
-
-static int check_campaigns(const char *path, coll_campaigns_t *cs)
-{
-    char err[512];
-    if (coll_campaigns_load(path, cs, err, sizeof(err)) != 0) {
-        fprintf(stderr, "dpm-collector: %s\n", err);
-        return 2;
-    }
-    const dpm_mech_t **ms = calloc(cs->n + 1u, sizeof(*ms));
-    host_comp_row_t *rows = calloc(cs->n + 1u, sizeof(*rows));
-    uint32_t *factor = calloc(cs->n + 1u, sizeof(*factor));
-    if (ms == NULL || rows == NULL || factor == NULL) {
-        free(ms);
-        free(rows);
-        free(factor);
-        fprintf(stderr, "dpm-collector: out of memory\n");
-        return 2;
-    }
-    for (size_t i = 0; i < cs->n; i++) {
-        const dpm_mech_t *m = &cs->c[i].mech;
-        ms[i] = m;
-        /* the device-level multiplier (composition.h): FedAUC uploads scores in clear; a
-         * report of several examples each protected alone counts max_examples times */
-        const host_mech_t *hm = host_mech_of(&m->campaign);
-        factor[i] = (hm->flags & HOST_MECH_TWO_ROUND) != 0      ? 0u
-                    : (hm->flags & HOST_MECH_MAX_EXAMPLES) != 0 ? cs->c[i].opts.max_examples
-                                                                : 1u;
-        printf("campaign %u: %s, %u groups, %u metric(s), eps %.6f (implemented %.6f), "
-               "fingerprint %08x\n",
-               m->campaign.id, coll_mechanism_name(m->campaign.mechanism), m->campaign.groups,
-               m->campaign.nmetrics, m->campaign.eps.q16 / 65536.0, m->eps_implemented / 65536.0,
-               m->params_hash);
-        printf("  privacy unit: %s; trust model: %s\n", host_privacy_unit(&m->campaign),
-               host_mech_of(&m->campaign)->trust_model);
-    }
-    /* What one device in every campaign of the file may spend (mech/base/composition.h). */
-    host_comp_total_t tot;
-    if (host_composition(ms, factor, cs->n, 0, rows, &tot) == 0 && cs->n > 0) {
-        printf("composition (basic: each campaign's eps as it states it, added up), one device in "
-               "all %zu campaign(s), over %u s:\n",
-               cs->n, tot.window_seconds);
-        for (size_t i = 0; i < cs->n; i++) {
-            const host_comp_row_t *r = &rows[i];
-            printf("  campaign %u: at most %.6f per period of %u s (%u report(s)); %u period(s) "
-                   "aligned with the window, %u in any window; device-level x%u%s\n",
-                   r->id, r->per_period_q16 / 65536.0, r->period_seconds, r->reports,
-                   r->periods_aligned, r->periods_any, r->factor,
-                   r->factor == 0 ? " (no device-level bound)" : "");
-        }
-        printf(
-            "  total: %.6f per %u s aligned with the periods, at most %.6f in any %u s: the "
-            "bound for a datum every campaign protects at its own unit (one example's label under "
-            "tuple and roc_hist alike)\n",
-            tot.aligned_q16 / 65536.0, tot.window_seconds, tot.any_q16 / 65536.0,
-            tot.window_seconds);
-        if (tot.device_bounded) {
-            printf("  device-level: at most %.6f in any %u s (a campaign whose unit is one "
-                   "example of several in a report counts max_examples times its eps)\n",
-                   tot.device_any_q16 / 65536.0, tot.window_seconds);
-        } else {
-            printf("  device-level: no bound (a FedAUC campaign uploads its scores in clear)\n");
-        }
-        printf("  (the app's device cap, dpm_policy_cap_t in dpm/device.h, bounds what a device "
-               "really spends: at most max_eps per device period, twice that in any window)\n");
-    }
-    free(ms);
-    free(rows);
-    free(factor);
-    return cs->dap_tasks > 0 ? check_dap_tasks(path) : 0;
-}
-
 static int store_commit(void *ctx, coll_batch_t *b)
 {
     return coll_store_commit(ctx, b);
@@ -599,7 +496,7 @@ int main(int argc, char **argv)
         goto out;
     }
     if (o.check != NULL) {
-        rc = check_campaigns(o.check, cs);
+        rc = coll_check_campaigns(o.check, cs);
         goto out;
     }
     redact(o.db, dbname, sizeof(dbname));

@@ -5,33 +5,52 @@
 
 #include "dpm/device.h"
 
-int host_composition(const dpm_mech_t *const *m, const uint32_t *factor, size_t n, uint32_t window,
-                     host_comp_row_t *rows, host_comp_total_t *total)
+host_comp_item_t host_comp_item_of_mech(const dpm_mech_t *m, uint32_t factor)
 {
-    if ((n > 0 && (m == NULL || factor == NULL || rows == NULL)) || total == NULL) {
+    host_comp_item_t it = {m->eps_implemented, m->campaign.budget.q16, m->campaign.period_seconds,
+                           factor, 0};
+    return it;
+}
+
+int host_composition(const host_comp_item_t *item, size_t n, uint32_t window, host_comp_row_t *rows,
+                     host_comp_total_t *total)
+{
+    if ((n > 0 && (item == NULL || rows == NULL)) || total == NULL) {
         return -1;
     }
     uint32_t w = window != 0 ? window : DPM_DEVICE_PERIOD_SECONDS;
     for (size_t i = 0; i < n; i++) {
-        if (m[i] == NULL || m[i]->eps_implemented == 0 || m[i]->campaign.period_seconds == 0) {
+        if (item[i].eps_q16 == 0 || item[i].period_seconds == 0 ||
+            item[i].budget_q16 < item[i].eps_q16) {
             return -1;
         }
     }
-    host_comp_total_t t = {w, 0, 0, 0, 1};
+    host_comp_total_t t;
+    memset(&t, 0, sizeof(t));
+    t.window_seconds = w;
+    t.device_bounded = 1;
     for (size_t i = 0; i < n; i++) {
-        const dpm_campaign_t *c = &m[i]->campaign;
+        const host_comp_item_t *it = &item[i];
         host_comp_row_t r;
         memset(&r, 0, sizeof(r));
-        r.id = c->id;
-        r.reports = c->budget.q16 / m[i]->eps_implemented;
-        r.per_period_q16 = (uint64_t)r.reports * m[i]->eps_implemented;
-        r.period_seconds = c->period_seconds;
-        r.periods_aligned = (uint32_t)(((uint64_t)w + c->period_seconds - 1u) / c->period_seconds);
+        r.reports = (uint32_t)(it->budget_q16 / it->eps_q16);
+        r.per_period_q16 = (uint64_t)r.reports * it->eps_q16;
+        r.period_seconds = it->period_seconds;
+        r.periods_aligned =
+            (uint32_t)(((uint64_t)w + it->period_seconds - 1u) / it->period_seconds);
         r.periods_any = r.periods_aligned + 1u;
-        r.factor = factor[i];
-        t.aligned_q16 += r.per_period_q16 * r.periods_aligned;
-        t.any_q16 += r.per_period_q16 * r.periods_any;
-        t.device_any_q16 += (uint64_t)r.factor * r.per_period_q16 * r.periods_any;
+        r.factor = it->factor;
+        const host_comp_sum_t s = {r.per_period_q16 * r.periods_aligned,
+                                   r.per_period_q16 * r.periods_any,
+                                   (uint64_t)r.factor * r.per_period_q16 * r.periods_any};
+        t.aligned_q16 += s.aligned_q16;
+        t.any_q16 += s.any_q16;
+        t.device_any_q16 += s.device_any_q16;
+        if (it->central) {
+            t.central.aligned_q16 += s.aligned_q16;
+            t.central.any_q16 += s.any_q16;
+            t.central.device_any_q16 += s.device_any_q16;
+        }
         t.device_bounded &= r.factor != 0;
         rows[i] = r;
     }
