@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Exact samplers: uniform, Bernoulli(num/den), Bernoulli(exp(-num/den)) and discrete Laplace
- * (Canonne, Kamath, Steinke 2020, "The Discrete Gaussian for Differential Privacy", Alg. 1-2).
+/* Exact samplers: uniform, Bernoulli(num/den), Bernoulli(exp(-num/den)), discrete Laplace and
+ * discrete Gaussian (Canonne, Kamath, Steinke 2020, "The Discrete Gaussian for Differential
+ * Privacy", Alg. 1-3).
  * Every probability is a ratio of 64-bit integers compared bit by bit with random bits, so
  * nothing is ever rounded: the output distributions are the ideal ones. */
 #include "dpm_internal.h"
@@ -398,6 +399,102 @@ dpm_status_t dpm_dlap_add(dpm_rand_t *r, uint64_t num, uint64_t den, int64_t val
         return DPM_ERR_PARAM;
     }
     return dlap_add_draw(r, num, den, value, out);
+}
+
+/* ---- discrete Gaussian ----------------------------------------------------------------- */
+
+/* floor(sqrt(x)) for x < 2^32, bit by bit. */
+static uint64_t isqrt(uint64_t x)
+{
+    uint64_t root = 0;
+    for (uint64_t bit = (uint64_t)1 << 30; bit != 0; bit >>= 2) {
+        if (x >= root + bit) {
+            x -= root + bit;
+            root = (root >> 1) + bit;
+        } else {
+            root >>= 1;
+        }
+    }
+    return root;
+}
+
+/* Bernoulli(exp(-(hi 2^64 + lo) / d)), 1 <= d < 2^63: the whole part as Bernoulli(exp(-1))
+ * trials stopping at the first failure (a 128-bit count), then the fraction. */
+static dpm_status_t bexp_wide(dpm_rand_t *r, uint64_t hi, uint64_t lo, uint64_t d, int *out)
+{
+    uint64_t whole_hi = hi / d;
+    uint64_t whole_lo = div_128_by_64(hi % d, lo, d);
+    uint64_t frac = lo - whole_lo * d; /* (hi % d, lo) - whole_lo d < d: exact mod 2^64 */
+    int b = 1;
+    while (b && (whole_hi != 0 || whole_lo != 0)) {
+        dpm_status_t st = bexp_unit(r, 1, 1, &b);
+        if (st != DPM_OK) {
+            return st;
+        }
+        whole_hi -= whole_lo == 0;
+        whole_lo--;
+    }
+    *out = b;
+    return b ? bexp_unit(r, frac, d, out) : DPM_OK;
+}
+
+/* CKS Algorithm 3 with sigma^2 = s, t = floor(sqrt(s)) + 1: Y discrete Laplace of scale t,
+ * kept with probability exp(-(|Y| t - s)^2 / (2 s t^2)). With s <= 2^30, t <= 2^15 + 1 and
+ * 2 s t^2 < 2^62; (|Y| t - s)^2 is formed in 128 bits. */
+static dpm_status_t dgauss_draw(dpm_rand_t *r, uint64_t s, int *negative, uint64_t *magnitude)
+{
+    const uint64_t t = isqrt(s) + 1u;
+    const uint64_t d = 2u * s * t * t;
+    for (;;) {
+        int neg;
+        int huge;
+        uint64_t y;
+        dpm_status_t st = dlap_draw(r, t, 1, &neg, &y, &huge);
+        if (st != DPM_OK) {
+            return st;
+        }
+        uint64_t yt_hi;
+        uint64_t yt = dpm_mul_u64(y, t, &yt_hi);
+        if (huge || yt_hi != 0) {
+            continue; /* |Y| t >= 2^64: see dpm_dgauss */
+        }
+        uint64_t u = yt >= s ? yt - s : s - yt;
+        uint64_t hi;
+        uint64_t lo = dpm_mul_u64(u, u, &hi);
+        int keep;
+        st = bexp_wide(r, hi, lo, d, &keep);
+        if (st != DPM_OK) {
+            return st;
+        }
+        if (keep) {
+            *negative = neg;
+            *magnitude = y;
+            return DPM_OK;
+        }
+    }
+}
+
+dpm_status_t dpm_dgauss_add(dpm_rand_t *r, uint64_t sigma2, int64_t value, int64_t *out)
+{
+    dpm_status_t st = rand_ready(r);
+    if (st != DPM_OK) {
+        return st;
+    }
+    if (out == NULL || sigma2 == 0 || sigma2 > DPM_DGAUSS_MAX_SIGMA2) {
+        return DPM_ERR_PARAM;
+    }
+    int negative;
+    uint64_t mag;
+    st = dgauss_draw(r, sigma2, &negative, &mag);
+    if (st != DPM_OK) {
+        return st;
+    }
+    return dpm_noise_add_magnitude(value, negative, mag, 0, out);
+}
+
+dpm_status_t dpm_dgauss(dpm_rand_t *r, uint64_t sigma2, int64_t *out)
+{
+    return dpm_dgauss_add(r, sigma2, 0, out);
 }
 
 /* ---- entry points for the Laplace mechanism's sampler (noise/sampler_internal.h) ------- */
