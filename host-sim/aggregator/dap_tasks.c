@@ -14,6 +14,7 @@
 
 #include "common/err.h"
 #include "common/kv.h"
+#include "dpm/expert/noise.h"
 #include "mbedtls/sha256.h"
 
 #define LINE_MAX_CHARS 1024
@@ -136,7 +137,9 @@ typedef struct {
     int line;
     char vdaf[16];
     uint64_t length, max, chunk, min_batch, precision, start, duration, sensitivity;
-    int have_eps, have_start, have_duration;
+    int have_eps, have_start, have_duration, gauss, have_rho, have_delta, have_l2sq;
+    double rho, delta;
+    uint64_t l2sq;
     dpm_dap_task_t t; /* the fields being filled (encoded at the end) */
     dpm_hpke_config_t hpke[2];
     int have_hpke[3], have_verify;
@@ -148,8 +151,12 @@ static const char *const kKeys[] = {"id",
                                     "length",
                                     "max",
                                     "chunk",
+                                    "noise",
                                     "eps",
                                     "sensitivity",
+                                    "rho",
+                                    "delta",
+                                    "l2_sensitivity_sq",
                                     "min_batch_size",
                                     "time_precision",
                                     "start",
@@ -212,6 +219,24 @@ static int set_key(block_t *b, const char *dir, const char *key, const char *v, 
               b->t.central_eps < DPM_EPS_FLOOR_Q16;
         why = "a plain decimal in [0.0039, DPM_EPS_MAX], e.g. 1 or 0.5";
         b->have_eps = 1;
+    } else if (strcmp(key, "noise") == 0) {
+        bad = strcmp(v, "laplace") != 0 && strcmp(v, "gaussian") != 0;
+        why = "laplace or gaussian";
+        b->gauss = strcmp(v, "gaussian") == 0;
+    } else if (strcmp(key, "rho") == 0 || strcmp(key, "delta") == 0) {
+        const int rho = key[0] == 'r';
+        char *end = NULL;
+        errno = 0;
+        double x = strtod(v, &end);
+        bad = errno != 0 || end == v || *end != '\0' || !isfinite(x) ||
+              (rho ? !(x >= 1e-6 && x <= 64.0) : !(x > 0.0 && x < 1.0));
+        why = rho ? "a decimal in [1e-6, 64], e.g. 0.5" : "a decimal in (0, 1), e.g. 1e-9";
+        *(rho ? &b->rho : &b->delta) = x;
+        *(rho ? &b->have_rho : &b->have_delta) = 1;
+    } else if (strcmp(key, "l2_sensitivity_sq") == 0) {
+        bad = parse_u64(v, 1, UINT64_MAX, &b->l2sq);
+        why = "an integer >= 1 (at most the VDAF's bound)";
+        b->have_l2sq = 1;
     } else if (strcmp(key, "sensitivity") == 0) {
         bad = parse_u64(v, 1, UINT32_MAX, &b->sensitivity);
         why = "an integer >= 1 (at most the VDAF's bound)";
@@ -308,6 +333,74 @@ static int task_digest(dap_task_spec_t *s)
     return rc ? -1 : 0;
 }
 
+/* The central noise's parameters into b->t (and the spec's sensitivity for gaussian): laplace
+ * as given; gaussian from rho, delta and the squared L2 sensitivity, every rounding toward
+ * more noise or a larger charged ε. -1 with err for a key of the other mechanism or
+ * parameters the sampler cannot serve. */
+static int central_noise(block_t *b, int vec, int sum, int hist, char *err, size_t cap)
+{
+    dap_task_spec_t *s = b->s;
+    dpm_dap_task_t *t = &b->t;
+    if (!b->gauss) {
+        if (b->have_rho || b->have_delta || b->have_l2sq) {
+            return host_fail(err, cap,
+                             "[dap_task] at line %d: rho, delta and l2_sensitivity_sq are for "
+                             "noise = gaussian (this task's noise is laplace: give eps)",
+                             b->line);
+        }
+        t->dp_mechanism = DPM_DAP_DP_DISCRETE_LAPLACE;
+        t->central_sigma2 = 0;
+        return 0;
+    }
+    if (b->have_eps || b->sensitivity != 0 || !b->have_rho || !b->have_delta) {
+        return host_fail(err, cap,
+                         "[dap_task] at line %d: noise = gaussian takes rho and delta (and "
+                         "optionally l2_sensitivity_sq), not eps or sensitivity: the ε devices "
+                         "charge is computed from rho and delta",
+                         b->line);
+    }
+    const unsigned __int128 m = b->max;
+    const unsigned __int128 bound = vec    ? (unsigned __int128)b->length * m * m
+                                    : sum  ? m * m
+                                    : hist ? 2u
+                                           : 1u;
+    if (b->have_l2sq && (unsigned __int128)b->l2sq > bound) {
+        return host_fail(err, cap,
+                         "[dap_task] at line %d: l2_sensitivity_sq %llu is above the VDAF's bound "
+                         "(count 1, sum max^2, sumvec length x max^2, histogram 2)",
+                         b->line, (unsigned long long)b->l2sq);
+    }
+    const unsigned __int128 l2sq = b->have_l2sq ? (unsigned __int128)b->l2sq : bound;
+    /* rho rounded down to k / 2^32 (k >= 4294: rho >= 1e-6), sigma2 = ceil(l2sq 2^32 / (2 k)) */
+    const uint64_t k = (uint64_t)floor(b->rho * 4294967296.0);
+    const unsigned __int128 num = l2sq << 32, den = (unsigned __int128)2u * k;
+    const unsigned __int128 sigma2 = (num + den - 1u) / den;
+    if (l2sq > UINT64_MAX || sigma2 > DPM_DGAUSS_MAX_SIGMA2) {
+        return host_fail(err, cap,
+                         "[dap_task] at line %d: sigma2 = l2_sensitivity_sq / (2 rho) is above "
+                         "2^30, the largest the SDK's sampler draws: raise rho or give a smaller "
+                         "l2_sensitivity_sq (a mechanism that bounds its devices further)",
+                         b->line);
+    }
+    t->dp_mechanism = DPM_DAP_DP_DISCRETE_GAUSSIAN;
+    t->central_sigma2 = (uint64_t)sigma2;
+    s->sensitivity = (uint64_t)l2sq;
+    s->rho = b->rho;
+    s->delta = b->delta;
+    /* the rho the noise really gives, then its ε at delta, rounded up (a larger charge) */
+    const double rho = (double)l2sq / (2.0 * (double)sigma2);
+    const double eps = rho + 2.0 * sqrt(rho * log(1.0 / b->delta));
+    const double q = ceil(eps * 65536.0 * (1.0 + 1e-12));
+    if (!(q <= (double)DPM_EPS_MAX_Q16)) {
+        return host_fail(err, cap,
+                         "[dap_task] at line %d: rho %g at delta %g is eps %.3f, above the "
+                         "largest a device charges (DPM_EPS_MAX): lower rho or raise delta",
+                         b->line, b->rho, b->delta, eps);
+    }
+    t->central_eps = (dpm_eps_t)q;
+    return 0;
+}
+
 static int finish(block_t *b, dap_tasks_t *out, char *err, size_t cap)
 {
     dap_task_spec_t *s = b->s;
@@ -321,7 +414,7 @@ static int finish(block_t *b, dap_tasks_t *out, char *err, size_t cap)
                                            "helper_hpke_config",
                                            "collector_hpke_config",
                                            "verify_key"};
-    int have[] = {s->id_b64[0] != '\0', b->vdaf[0] != '\0',       b->have_eps,
+    int have[] = {s->id_b64[0] != '\0', b->vdaf[0] != '\0',       b->have_eps || b->gauss,
                   b->min_batch != 0,    s->leader_url[0] != '\0', s->helper_url[0] != '\0',
                   b->have_hpke[0],      b->have_hpke[1],          b->have_hpke[2],
                   b->have_verify};
@@ -378,6 +471,9 @@ static int finish(block_t *b, dap_tasks_t *out, char *err, size_t cap)
                          b->line, (unsigned long long)b->sensitivity, (unsigned long long)bound);
     }
     s->sensitivity = b->sensitivity != 0 ? b->sensitivity : bound;
+    if (central_noise(b, vec, sum, hist, err, cap) != 0) {
+        return -1;
+    }
     snprintf(s->vdaf, sizeof(s->vdaf), "%s", b->vdaf);
     if (s->info[0] == '\0') {
         snprintf(s->info, sizeof(s->info), "dpm task");
@@ -391,7 +487,6 @@ static int finish(block_t *b, dap_tasks_t *out, char *err, size_t cap)
     t->time_precision = b->precision != 0 ? b->precision : 3600u;
     t->min_batch_size = b->min_batch;
     t->batch_mode = DPM_DAP_BATCH_TIME_INTERVAL;
-    t->dp_mechanism = DPM_DAP_DP_DISCRETE_LAPLACE;
     if (b->have_start != b->have_duration) {
         return host_fail(err, cap, "[dap_task] at line %d: give start and duration together",
                          b->line);

@@ -9,11 +9,22 @@
  *   length = 24              sumvec, histogram: entries
  *   max = 1                  sum, sumvec: the largest value of one entry
  *   chunk = 4                sumvec, histogram: the proof's chunk length (default: the SDK's)
- *   eps = 1                  central ε per report: each aggregator's discrete Laplace noise
- *                            alone gives it (Q16.16, rounded down: less privacy loss)
- *   sensitivity = 24         L1 change of the sums when one device's report is replaced
- *                            (default and upper bound: the VDAF's bound: count 1, sum max,
- *                            sumvec length x max, histogram 2)
+ *   noise = laplace          each aggregator's central noise: laplace (default) or gaussian
+ *   eps = 1                  laplace: central ε per report: each aggregator's discrete Laplace
+ *                            noise alone gives it (Q16.16, rounded down: less privacy loss)
+ *   sensitivity = 24         laplace: L1 change of the sums when one device's report is
+ *                            replaced (default and upper bound: the VDAF's bound: count 1, sum
+ *                            max, sumvec length x max, histogram 2)
+ *   rho = 0.5                gaussian: zCDP per report that each aggregator's noise alone gives
+ *                            (rounded down to a multiple of 2^-32); sigma2 = ceil(l2_sensitivity_sq
+ *                            / (2 rho)), at most 2^30 (dpm_dgauss)
+ *   delta = 1e-9             gaussian: the δ at which rho is stated as the (ε, δ)-DP that
+ *                            devices charge: ε = rho' + 2 sqrt(rho' ln(1/δ)) (Bun and Steinke
+ *                            2016, Prop. 1.3), rho' = l2_sensitivity_sq / (2 sigma2) <= rho,
+ *                            rounded up to Q16.16; no eps key then
+ *   l2_sensitivity_sq = 24   gaussian: the squared L2 change of the sums when one device's
+ *                            report is replaced (default and upper bound: count 1, sum max^2,
+ *                            sumvec length x max^2, histogram 2)
  *   min_batch_size = 100     no collection below it
  *   time_precision = 3600    seconds (default 3600)
  *   start = 1767225600       optional task interval: Unix seconds, a multiple of the precision,
@@ -64,10 +75,11 @@ typedef struct {
     char id_b64[DAP_TASK_ID_B64 + 1];
     dpm_hpke_config_t collector;
     uint8_t verify_key[DPM_PRIO3_VERIFY_KEY_BYTES];
-    uint64_t sensitivity;
-    char vdaf[16];    /* count, sum, sumvec or histogram */
-    char digest[65];  /* DAP_TASK_DIGEST_HEADER: what both aggregators must agree on, in hex */
-    dpm_dap_task_t t; /* decoded: points into this struct (keep it where it is) */
+    uint64_t sensitivity; /* laplace: the L1 sensitivity; gaussian: the squared L2 one */
+    double rho, delta;    /* gaussian: as given (rho before rounding); laplace: 0 */
+    char vdaf[16];        /* count, sum, sumvec or histogram */
+    char digest[65];      /* DAP_TASK_DIGEST_HEADER: what both aggregators must agree on, in hex */
+    dpm_dap_task_t t;     /* decoded: points into this struct (keep it where it is) */
 } dap_task_spec_t;
 
 typedef struct {

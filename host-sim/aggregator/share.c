@@ -21,14 +21,16 @@ dpm_status_t agg_share_add_noise(const dpm_dap_task_t *t, uint64_t sensitivity, 
         return DPM_ERR_PARAM;
     }
     const dpm_prio3_t *v = &t->vdaf;
+    const int gauss = t->dp_mechanism == DPM_DAP_DP_DISCRETE_GAUSSIAN;
     dpm_laplace_t lap;
-    dpm_status_t st = dpm_laplace_init(&lap, sensitivity, t->central_eps);
+    dpm_status_t st = gauss ? DPM_OK : dpm_laplace_init(&lap, sensitivity, t->central_eps);
     int64_t *noise = malloc(sizeof(int64_t) * v->output_len + 1u);
     if (noise == NULL) {
         return DPM_ERR_BUFFER;
     }
     for (uint32_t k = 0; k < v->output_len && st == DPM_OK; k++) {
-        st = dpm_laplace_add(&lap, rand, 0, &noise[k]);
+        st = gauss ? dpm_dgauss(rand, t->central_sigma2, &noise[k])
+                   : dpm_laplace_add(&lap, rand, 0, &noise[k]);
     }
     if (st == DPM_OK) {
         st = dpm_prio3_add_noise(v, agg_share, v->out_share_bytes, noise, v->output_len);

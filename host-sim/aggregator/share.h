@@ -19,12 +19,13 @@
 #include "dpm/expert/noise.h"
 #include "dpm/port_dap.h"
 
-/* One aggregator's central noise on its own aggregate share before it leaves (issue 31 item
- * 2): discrete Laplace of scale sensitivity / ε (the task's central ε, dpm_laplace_init) added
- * to every entry of agg_share (v->out_share_bytes), drawn from the aggregator's own source.
- * sensitivity: the L1 distance between any two privacy units' measurements (the mechanism
- * says it). The drawn noise is wiped before return. DPM_ERR_BUFFER out of memory; the SDK's
- * statuses for a sensitivity or ε dpm_laplace_init refuses. */
+/* One aggregator's central noise on its own aggregate share before it leaves, added to every
+ * entry of agg_share (v->out_share_bytes), drawn from the aggregator's own source: for
+ * DPM_DAP_DP_DISCRETE_LAPLACE of scale sensitivity / ε (the task's central ε,
+ * dpm_laplace_init; sensitivity: the L1 distance between any two privacy units' measurements,
+ * the mechanism says it); for DPM_DAP_DP_DISCRETE_GAUSSIAN of the task's central_sigma2
+ * (dpm_dgauss; sensitivity unused: sigma2 already holds it). The drawn noise is wiped before
+ * return. DPM_ERR_BUFFER out of memory; the SDK's statuses for parameters its samplers refuse. */
 dpm_status_t agg_share_add_noise(const dpm_dap_task_t *t, uint64_t sensitivity, dpm_rand_t *rand,
                                  uint8_t *agg_share);
 

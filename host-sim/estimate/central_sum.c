@@ -10,11 +10,47 @@ dpm_status_t dpm_csum_noise_init(dpm_csum_noise_t *n, uint64_t sensitivity, dpm_
     if (n == NULL || sensitivity == 0 || eps_q16 == 0) {
         return DPM_ERR_PARAM;
     }
+    n->gauss = 0;
+    n->sigma2 = n->theta[0] = n->theta[1] = n->z = 0.0;
     n->scale = (double)sensitivity * 65536.0 / (double)eps_q16;
     n->p = exp(-1.0 / n->scale);
     n->q = -expm1(-1.0 / n->scale);
     n->var = 4.0 * n->p / (n->q * n->q);
     return DPM_OK;
+}
+
+dpm_status_t dpm_csum_noise_init_gauss(dpm_csum_noise_t *n, uint64_t sigma2)
+{
+    if (n == NULL || sigma2 == 0 || sigma2 > ((uint64_t)1 << 30)) {
+        return DPM_ERR_PARAM;
+    }
+    const double s = (double)sigma2;
+    const double reach = ceil(12.0 * sqrt(s)) + 2.0;
+    double z = 1.0, m2 = 0.0, t0 = 1.0, t1 = 0.0;
+    for (double j = 1.0; j <= reach; j += 1.0) { /* both sides at once: symmetric terms */
+        double e = exp(-j * j / (2.0 * s));
+        z += 2.0 * e;
+        m2 += 2.0 * j * j * e;
+        t0 += 2.0 * exp(-j * j / s);
+    }
+    for (double j = 0.5; j <= reach; j += 1.0) {
+        t1 += 2.0 * exp(-j * j / s);
+    }
+    n->gauss = 1;
+    n->sigma2 = s;
+    n->theta[0] = t0;
+    n->theta[1] = t1;
+    n->z = z;
+    n->scale = sqrt(s);
+    n->var = 2.0 * m2 / z;
+    n->p = n->q = 0.0;
+    return DPM_OK;
+}
+
+static double gauss_pmf(const dpm_csum_noise_t *n, uint64_t k)
+{
+    const double a = (double)k;
+    return exp(-a * a / (4.0 * n->sigma2)) * n->theta[k & 1u] / (n->z * n->z);
 }
 
 /* 2 p^2 / (1 - p^2), the two tails' share of each term */
@@ -25,6 +61,9 @@ static double tails(const dpm_csum_noise_t *n)
 
 double dpm_csum_pmf(const dpm_csum_noise_t *n, int64_t k)
 {
+    if (n->gauss) {
+        return gauss_pmf(n, k < 0 ? 0u - (uint64_t)k : (uint64_t)k);
+    }
     double a = k < 0 ? -(double)k : (double)k;
     double c = n->q / (1.0 + n->p);
     return c * c * exp(a * log(n->p)) * (a + 1.0 + tails(n));
@@ -32,6 +71,14 @@ double dpm_csum_pmf(const dpm_csum_noise_t *n, int64_t k)
 
 double dpm_csum_tail(const dpm_csum_noise_t *n, uint64_t k)
 {
+    if (n->gauss) { /* out to 17 sd of S (sd < sqrt(2 s)): the rest is below exp(-144) */
+        const double end = (double)k + 1.0 + ceil(17.0 * sqrt(2.0 * n->sigma2));
+        double sum = 0.0;
+        for (uint64_t j = k + 1u; (double)j <= end; j++) {
+            sum += gauss_pmf(n, j);
+        }
+        return sum;
+    }
     /* sum over j > k of c^2 p^j (j + 1 + a): sum_{j>=m} j p^j = p^m (m - (m - 1) p) / q^2 with
      * m = k + 1, and sum_{j>=m} p^j = p^m / q */
     double c = n->q / (1.0 + n->p), m = (double)k + 1.0;
@@ -45,6 +92,16 @@ dpm_status_t dpm_csum_halfwidth(const dpm_csum_noise_t *n, double confidence, ui
         return DPM_ERR_PARAM;
     }
     const double alpha = 1.0 - confidence;
+    if (n->gauss) { /* Pr[|S| <= K] summed outward until it reaches the confidence */
+        double inside = gauss_pmf(n, 0);
+        uint64_t j = 0;
+        while (inside < confidence && j < ((uint64_t)1 << 40)) {
+            j++;
+            inside += 2.0 * gauss_pmf(n, j);
+        }
+        *k = j;
+        return inside >= confidence ? DPM_OK : DPM_ERR_PARAM;
+    }
     uint64_t lo = 0, hi = 1;
     while (2.0 * dpm_csum_tail(n, hi) > alpha) { /* the tail falls geometrically */
         if (hi >= ((uint64_t)1 << 62)) {

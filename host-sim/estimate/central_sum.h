@@ -11,7 +11,17 @@
  * tails p^|k| p^2 / (1 - p^2)), variance 4 p / (1 - p)^2. The interval is exact for the noise:
  * the smallest K with Pr[|S| <= K] >= confidence, so [released - K, released + K] holds the
  * exact sum with at least that probability, whatever the batch. It covers the batch's own sum
- * (every report counted), not a population's: a DAP batch has no sampling term. */
+ * (every report counted), not a population's: a DAP batch has no sampling term.
+ *
+ * A task with discrete Gaussian noise (dpm_dgauss, variance parameter s = sigma2 each): with
+ * j^2 + (k - j)^2 = 2 (j - k/2)^2 + k^2 / 2,
+ *
+ *   Pr[S = k] = exp(-k^2 / (4 s)) theta_(k mod 2) / Z^2,   Z = sum_j exp(-j^2 / (2 s)),
+ *   theta_0 = sum_m exp(-m^2 / s),   theta_1 = sum_m exp(-(m + 1/2)^2 / s),
+ *
+ * exact but for the sums' truncation at 12 sqrt(s) + 2 terms a side (beyond: below exp(-72)
+ * relative); the variance 2 sum_j j^2 exp(-j^2 / (2 s)) / Z, a little below 2 s; the
+ * interval the same smallest K, from the pmf summed outward. */
 #ifndef DPM_HOST_ESTIMATE_CENTRAL_SUM_H
 #define DPM_HOST_ESTIMATE_CENTRAL_SUM_H
 
@@ -20,20 +30,26 @@
 #include "dpm/types.h"
 
 typedef struct {
-    double p;     /* exp(-1/t) */
+    double p;     /* Laplace: exp(-1/t) */
     double q;     /* 1 - p, computed without cancellation */
-    double scale; /* t, in the sums' units */
-    double var;   /* of S: 4 p / q^2 */
+    double scale; /* Laplace: t, in the sums' units; Gaussian: sqrt(sigma2) */
+    double var;   /* of S: 4 p / q^2; Gaussian: as above */
+    int gauss;    /* 1: discrete Gaussian (the fields below) */
+    double sigma2, theta[2], z;
 } dpm_csum_noise_t;
 
 /* The noise of a task with this sensitivity (>= 1) and central ε (Q16.16, > 0). DPM_OK, or
  * DPM_ERR_PARAM. */
 dpm_status_t dpm_csum_noise_init(dpm_csum_noise_t *n, uint64_t sensitivity, dpm_eps_t eps_q16);
 
+/* The noise of a task with discrete Gaussian noise of sigma2 (1 .. 2^30) at each aggregator.
+ * DPM_OK, or DPM_ERR_PARAM. */
+dpm_status_t dpm_csum_noise_init_gauss(dpm_csum_noise_t *n, uint64_t sigma2);
+
 /* Pr[S = k]. */
 double dpm_csum_pmf(const dpm_csum_noise_t *n, int64_t k);
 
-/* Pr[S > k] for k >= 0 (closed form). */
+/* Pr[S > k] for k >= 0 (Laplace: closed form; Gaussian: summed). */
 double dpm_csum_tail(const dpm_csum_noise_t *n, uint64_t k);
 
 /* The smallest K with Pr[|S| <= K] >= confidence (in (0, 1)). DPM_OK, or DPM_ERR_PARAM. */

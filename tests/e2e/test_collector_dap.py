@@ -115,8 +115,7 @@ id = {self.task_id}
 vdaf = sumvec
 length = {self.length}
 max = {self.maxv}
-eps = {eps or self.eps}
-{self.extra}min_batch_size = {MIN_BATCH}
+{self.eps_line(eps)}{self.extra}min_batch_size = {MIN_BATCH}
 time_precision = 3600
 leader = https://localhost:{self.lport}/dap
 helper = https://localhost:{self.hport}/dap
@@ -125,6 +124,11 @@ helper_hpke_config = {self.keys['helper']}
 collector_hpke_config = {self.keys['collector']}
 verify_key = verify.key
 """)
+
+    def eps_line(self, eps):
+        """The eps key (none for a task whose extra sets noise = gaussian: eps=None)."""
+        e = eps or self.eps
+        return f"eps = {e}\n" if e is not None else ""
 
     def args(self, role, campaigns=None):
         d = self.h.tmp
@@ -508,10 +512,40 @@ def main():
         h.cleanup()
     h = Harness(campaigns=CAMPAIGNS)
     try:
+        gaussian(t, h)
+    finally:
+        h.cleanup()
+    h = Harness(campaigns=CAMPAIGNS)
+    try:
         shared_postgresql(t, h)
     finally:
         h.cleanup()
     return t.done()
+
+
+def gaussian(t, h):
+    """noise = gaussian end to end: each aggregator adds dpm_dgauss noise of sigma2 =
+    l2_sensitivity_sq / (2 rho) (the sumvec's bound 8 x 15^2 = 1800 at rho 0.5), the devices
+    charge the eps that rho gives at delta, and dap-collect's intervals, from the exact law of the
+    two draws, hold each exact sum."""
+    pair = Pair(h, eps=None, extra="noise = gaussian\nrho = 0.5\ndelta = 1e-9\n")
+    pair.start("leader")
+    pair.start("helper")
+    up = tool("upload", *pair.common(), "--n", "40", "--seed", "3")
+    rc, got, err = collect(pair, up["batch_start"], up["time_precision"], wait=60)
+    want = up["sums"]
+    ok = rc == 0 and got["report_count"] == 40
+    t.ok(ok and got["noise"]["mechanism"] == "discrete_gaussian"
+         and got["noise"]["sigma2"] == 1800 and got["rho"] == 0.5 and got["delta"] == 1e-9
+         and abs(got["eps"] - 6.937912) < 1e-6 and "rho-zCDP" in got["trust_model"],
+         "noise = gaussian: sigma2 1800 from rho 0.5, eps 6.937912 at delta 1e-9, stated in the "
+         "estimate JSON", f"{err} {json.dumps(got)[:500]}")
+    t.ok(ok and all(lo <= w <= hi for (lo, hi), w in zip(got["ci"], want))
+         and got["sums"] != want and 2 * 58 < got["ci"][0][1] - got["ci"][0][0] < 2 * 300,
+         "noise = gaussian: each exact sum inside its interval (level 1 - 1e-6, about 4.9 sd "
+         "of 60 a side), the released sums noised", f"{json.dumps(got)[:500]} want {want}")
+    stopped = [pair.stop(r) for r in ("leader", "helper")]
+    t.ok(stopped == [0, 0], "the gaussian task's aggregators stop cleanly", str(stopped))
 
 
 def bench(n=4000, job_size=200, drivers=2):

@@ -278,11 +278,13 @@ int main(int argc, char **argv)
     }
     dap_tasks_t *ts = calloc(1, sizeof(*ts));
     char err[600];
-    if (ts == NULL || dap_tasks_load(a.campaigns, ts, err, sizeof(err)) != 0 || ts->n == 0) {
+    int loaded = ts != NULL && dap_tasks_load(a.campaigns, ts, err, sizeof(err)) == 0;
+    if (!loaded || ts->n == 0) {
         fprintf(stderr, "tool_dap: %s\n",
-                ts == NULL   ? "out of memory"
-                : ts->n == 0 ? "no [dap_task]"
-                             : err);
+                ts == NULL ? "out of memory"
+                : !loaded  ? err
+                           : "no [dap_task]");
+        free(ts);
         return 2;
     }
     coll_https_t h;

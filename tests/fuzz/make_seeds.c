@@ -515,6 +515,12 @@ static void dap_seeds(void)
     size_t len = 0;
     must(dpm_dap_task_config_encode(&t, cfg, sizeof(cfg), &len), "task encode");
     put_file("dap_task", "sumvec48_interval_task", cfg, len, NULL, 0);
+    /* a task with discrete Gaussian central noise (its sigma2 in the extension) */
+    t = tasks[1].task;
+    t.dp_mechanism = DPM_DAP_DP_DISCRETE_GAUSSIAN;
+    t.central_sigma2 = 1800;
+    must(dpm_dap_task_config_encode(&t, cfg, sizeof(cfg), &len), "task encode");
+    put_file("dap_task", "sumvec48_gaussian_task", cfg, len, NULL, 0);
     /* HPKE configurations: one alone, and a list of a P-256 one then ours */
     uint8_t one[DPM_HPKE_CONFIG_BYTES], list[2 + 74 + DPM_HPKE_CONFIG_BYTES];
     must(dpm_hpke_config_encode(&tasks[0].leader_cfg, one, sizeof(one), &len), "hpke config");

@@ -11,7 +11,12 @@
  *     the nominal level (one-sided binomial test at 1e-6) and at the rate the exact law gives
  *     (two-sided, 1e-6), and is the smallest that does (K - 1 covers less than nominal by the
  *     exact law); negative control: the half-width of one
- *     draw's law covers below 0.95, rejected. Fixed seeds. */
+ *     draw's law covers below 0.95, rejected;
+ *   - the discrete Gaussian law (two dpm_dgauss draws of sigma2 each): its closed form against a
+ *     direct convolution at sigma2 1, 3, 50 and 2,000, mass, variance, tail, the smallest
+ *     half-width; 10^6 real draws at sigma2 200 fit it (G-test) and its 0.95 and 0.5 intervals
+ *     cover at their levels, with one draw's law and half-width as controls that must fail.
+ * Fixed seeds. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -197,12 +202,162 @@ static void the_interval_covers_at_its_level(void **state)
     free(sums);
 }
 
+/* ---- discrete Gaussian noise (central_sum.h's second law) -------------------------------- */
+
+/* One discrete Gaussian's pmf at sigma2 s on [-r, r] (r >= 12 sqrt(s) + 2), into g[0 .. 2r]. */
+static void one_gauss(double s, int64_t r, double *g)
+{
+    double z = 0;
+    for (int64_t j = -r; j <= r; j++) {
+        g[j + r] = exp(-(double)j * (double)j / (2.0 * s));
+        z += g[j + r];
+    }
+    for (int64_t j = -r; j <= r; j++) {
+        g[j + r] /= z;
+    }
+}
+
+static void gauss_law_matches_direct_convolution(void **state)
+{
+    (void)state;
+    const uint64_t s2[] = {1, 3, 50, 2000};
+    for (size_t i = 0; i < 4; i++) {
+        dpm_csum_noise_t n;
+        assert_int_equal(dpm_csum_noise_init_gauss(&n, s2[i]), DPM_OK);
+        const int64_t r = (int64_t)ceil(12.0 * sqrt((double)s2[i])) + 2;
+        double *g = calloc((size_t)(2 * r + 1), sizeof(*g));
+        assert_non_null(g);
+        one_gauss((double)s2[i], r, g);
+        double total = 0, var = 0;
+        for (int64_t k = -2 * r; k <= 2 * r; k++) {
+            double conv = 0; /* sum_j g(j) g(k - j) */
+            for (int64_t j = k - r > -r ? k - r : -r; j <= r && j <= k + r; j++) {
+                conv += g[j + r] * g[k - j + r];
+            }
+            if (llabs(k) <= r) { /* beyond, the truncated convolution misses terms */
+                close_to(dpm_csum_pmf(&n, k), conv, 1e-9, "pmf against the convolution");
+            }
+            total += dpm_csum_pmf(&n, k);
+            var += (double)k * (double)k * dpm_csum_pmf(&n, k);
+        }
+        close_to(total, 1.0, 1e-12, "total mass");
+        close_to(var, n.var, 1e-9, "variance");
+        assert_true(n.var <= 2.0 * (double)s2[i] * (1.0 + 1e-12));
+        double tail = 0;
+        const uint64_t k3 = (uint64_t)(3.0 * n.scale);
+        for (int64_t k = (int64_t)k3 + 1; k <= 2 * r; k++) {
+            tail += dpm_csum_pmf(&n, k);
+        }
+        close_to(dpm_csum_tail(&n, k3), tail, 1e-9, "tail beyond 3 sigma");
+        uint64_t k = 0;
+        assert_int_equal(dpm_csum_halfwidth(&n, 0.95, &k), DPM_OK);
+        assert_true(1.0 - 2.0 * dpm_csum_tail(&n, k) >= 0.95 - 1e-12);
+        assert_true(k == 0 || 1.0 - 2.0 * dpm_csum_tail(&n, k - 1) < 0.95);
+        free(g);
+    }
+    dpm_csum_noise_t n; /* the largest: mass and variance still right */
+    assert_int_equal(dpm_csum_noise_init_gauss(&n, (uint64_t)1 << 30), DPM_OK);
+    close_to(n.var, 2.0 * 1073741824.0, 1e-9, "variance at 2^30");
+    assert_int_equal(dpm_csum_noise_init_gauss(&n, 0), DPM_ERR_PARAM);
+    assert_int_equal(dpm_csum_noise_init_gauss(&n, ((uint64_t)1 << 30) + 1u), DPM_ERR_PARAM);
+    assert_int_equal(dpm_csum_noise_init_gauss(NULL, 1), DPM_ERR_PARAM);
+}
+
+/* The real noise (dpm_dgauss twice, as aggregator/share.c draws it) has this law and the
+ * interval covers at its level; controls: one draw's law and one draw's half-width fail. */
+static void gauss_draws_have_this_law_and_coverage(void **state)
+{
+    (void)state;
+    const uint64_t s2 = 200;
+    dpm_csum_noise_t law;
+    assert_int_equal(dpm_csum_noise_init_gauss(&law, s2), DPM_OK);
+    uint32_t n = N_DRAWS;
+    int64_t *sums = malloc(sizeof(*sums) * n);
+    assert_non_null(sums);
+    test_rng_t t;
+    dpm_rng_t port;
+    dpm_rand_t r;
+    assert_int_equal(test_rand_init(&r, &t, &port, 4300), DPM_OK);
+    for (uint32_t i = 0; i < n; i++) {
+        int64_t a = 0, b = 0;
+        assert_int_equal(dpm_dgauss(&r, s2, &a), DPM_OK); /* the leader's */
+        assert_int_equal(dpm_dgauss(&r, s2, &b), DPM_OK); /* the helper's */
+        sums[i] = a + b;
+    }
+    const int64_t range = 200; /* 10 sd of S; the end cells take the rest */
+    const size_t cells = 2 * range + 1;
+    const int64_t r1 = (int64_t)ceil(12.0 * sqrt((double)s2)) + 2;
+    double *one = calloc((size_t)(2 * r1 + 1), sizeof(*one));
+    assert_non_null(one);
+    one_gauss((double)s2, r1, one);
+    for (int two = 1; two >= 0; two--) {
+        uint64_t *obs = calloc(cells, sizeof(*obs));
+        double *e = calloc(cells, sizeof(*e));
+        assert_true(obs && e);
+        for (uint32_t i = 0; i < n; i++) {
+            int64_t k = sums[i] < -range ? -range : sums[i] > range ? range : sums[i];
+            obs[k + range]++;
+        }
+        double inside = 0;
+        for (int64_t k = -range + 1; k < range; k++) {
+            double pk = two ? dpm_csum_pmf(&law, k) : (llabs(k) <= r1 ? one[k + r1] : 0.0);
+            e[k + range] = pk * n;
+            inside += pk;
+        }
+        e[0] = e[cells - 1] = (1.0 - inside) / 2.0 * n;
+        size_t m = stat_pool_tails(obs, e, cells, 20.0);
+        stat_gof_t g = stat_gof_test(obs, e, m, STAT_G);
+        printf("# gaussian sigma2 %llu: %s law p = %.3g\n", (unsigned long long)s2,
+               two ? "two-draw" : "one draw's (control)", g.p_value);
+        if (two ? !(g.p_value >= ALPHA) : !(g.p_value < ALPHA)) {
+            fail_msg("%s law: p = %g", two ? "the two-draw" : "control: one draw's", g.p_value);
+        }
+        free(obs);
+        free(e);
+    }
+    const double levels[] = {0.95, 0.5};
+    for (size_t l = 0; l < 2; l++) {
+        uint64_t k = 0;
+        assert_int_equal(dpm_csum_halfwidth(&law, levels[l], &k), DPM_OK);
+        uint32_t in = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            in += (uint32_t)(llabs(sums[i]) <= (long long)k);
+        }
+        const double exact = 1.0 - 2.0 * dpm_csum_tail(&law, k);
+        const double upper = stat_binom_upper(in, n, ALPHA);
+        const double pv = stat_binom_two_sided(in, n, exact);
+        printf("# gaussian level %.2f: half-width %llu, covered %.5f (upper bound %.5f; exact "
+               "%.5f, p = %.3g)\n",
+               levels[l], (unsigned long long)k, (double)in / n, upper, exact, pv);
+        if (!(upper >= levels[l]) || !(pv >= ALPHA)) {
+            fail_msg("gaussian level %.2f: coverage %.5f", levels[l], (double)in / n);
+        }
+    }
+    uint64_t k1 = 0; /* control: the smallest K one draw's law covers 0.95 with */
+    for (double c = one[r1]; c < 0.95; c += 2.0 * one[r1 + (int64_t)k1]) {
+        k1++;
+    }
+    uint32_t in = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        in += (uint32_t)(llabs(sums[i]) <= (long long)k1);
+    }
+    printf("# gaussian control: one draw's half-width %llu covers %.5f\n", (unsigned long long)k1,
+           (double)in / n);
+    if (!(stat_binom_upper(in, n, ALPHA) < 0.95)) {
+        fail_msg("control: one draw's half-width is not rejected");
+    }
+    free(one);
+    free(sums);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(closed_forms_match_direct_sums),
         cmocka_unit_test(the_sdk_noise_has_this_law),
         cmocka_unit_test(the_interval_covers_at_its_level),
+        cmocka_unit_test(gauss_law_matches_direct_convolution),
+        cmocka_unit_test(gauss_draws_have_this_law_and_coverage),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The two-aggregator mode end to end (dpm/expert/dap.h, dpm/expert/device_dap.h, dpm/port_dap.h): a device
- * builds a DAP report for each Prio3 variant in one call, the aggregators open both input
+/* The two-aggregator mode end to end (dpm/expert/dap.h, dpm/expert/device_dap.h, dpm/port_dap.h): a
+ * device builds a DAP report for each Prio3 variant in one call, the aggregators open both input
  * shares, verify the proof and recover exactly the measurement; the task's encoding round-trips
  * and bad tasks are refused by name; every bad input of the device call gets its status with
  * nothing charged and nothing queued; a second report in a period is refused; failures after
@@ -618,6 +618,72 @@ static void test_task_decode(void **state)
     }
 }
 
+/* The central-DP extension's mechanism 2: discrete Gaussian with its sigma2 (13 bytes). */
+static void test_task_decode_gaussian(void **state)
+{
+    (void)state;
+    dpm_prio3_t v = sumvec48();
+    dap_task_fixture_t tf;
+    assert_int_equal(dap_task_fixture(&tf, &v, DPM_EPS_ONE, 500, 3), 0);
+    dpm_dap_task_t g = tf.task;
+    g.dp_mechanism = DPM_DAP_DP_DISCRETE_GAUSSIAN;
+    g.central_sigma2 = UINT64_C(0x0102030405060708);
+    uint8_t b[DPM_DAP_TASK_CONFIG_MAX];
+    size_t n = 0;
+    assert_int_equal(dpm_dap_task_config_encode(&g, b, sizeof(b), &n), DPM_OK);
+    assert_int_equal(n, tf.config_len + 8u); /* the Laplace task's bytes and sigma2 */
+    assert_int_equal(b[n - 13], DPM_DAP_DP_DISCRETE_GAUSSIAN);
+    assert_int_equal(b[n - 8], 0x01);
+    assert_int_equal(b[n - 1], 0x08);
+    dpm_dap_task_t out;
+    const char *reason = NULL;
+    assert_int_equal(
+        dpm_dap_task_decode(tf.id, b, n, &tf.leader_cfg, &tf.helper_cfg, &out, &reason), DPM_OK);
+    assert_int_equal(out.dp_mechanism, DPM_DAP_DP_DISCRETE_GAUSSIAN);
+    assert_true(out.central_sigma2 == g.central_sigma2);
+    assert_int_equal(out.central_eps, DPM_EPS_ONE);
+    uint8_t again[DPM_DAP_TASK_CONFIG_MAX];
+    size_t m = 0;
+    assert_int_equal(dpm_dap_task_config_encode(&out, again, sizeof(again), &m), DPM_OK);
+    assert_int_equal(m, n);
+    assert_memory_equal(again, b, n);
+    /* the Laplace task decodes with sigma2 0 */
+    assert_int_equal(dpm_dap_task_decode(tf.id, tf.config, tf.config_len, &tf.leader_cfg,
+                                         &tf.helper_cfg, &out, &reason),
+                     DPM_OK);
+    assert_true(out.central_sigma2 == 0);
+    /* encode refuses a mechanism without its parameter, or with the other's */
+    g.central_sigma2 = 0;
+    assert_int_equal(dpm_dap_task_config_encode(&g, again, sizeof(again), &m), DPM_ERR_PARAM);
+    g = tf.task;
+    g.central_sigma2 = 5;
+    assert_int_equal(dpm_dap_task_config_encode(&g, again, sizeof(again), &m), DPM_ERR_PARAM);
+    g.central_sigma2 = 0;
+    g.dp_mechanism = 3;
+    assert_int_equal(dpm_dap_task_config_encode(&g, again, sizeof(again), &m), DPM_ERR_PARAM);
+    /* decode: sigma2 0; mechanism 2 in 5 bytes; mechanism 1 in 13; mechanism 3 */
+    memset(b + n - 8, 0, 8);
+    reason = NULL;
+    assert_int_equal(
+        dpm_dap_task_decode(tf.id, b, n, &tf.leader_cfg, &tf.helper_cfg, &out, &reason),
+        DPM_ERR_PARAM);
+    assert_non_null(reason);
+    memcpy(again, tf.config, tf.config_len);
+    again[tf.config_len - 5] = DPM_DAP_DP_DISCRETE_GAUSSIAN;
+    assert_int_equal(dpm_dap_task_decode(tf.id, again, tf.config_len, &tf.leader_cfg,
+                                         &tf.helper_cfg, &out, &reason),
+                     DPM_ERR_PROTOCOL);
+    b[n - 13] = DPM_DAP_DP_DISCRETE_LAPLACE;
+    b[n - 1] = 1;
+    assert_int_equal(
+        dpm_dap_task_decode(tf.id, b, n, &tf.leader_cfg, &tf.helper_cfg, &out, &reason),
+        DPM_ERR_PROTOCOL);
+    again[tf.config_len - 5] = 3;
+    assert_int_equal(dpm_dap_task_decode(tf.id, again, tf.config_len, &tf.leader_cfg,
+                                         &tf.helper_cfg, &out, &reason),
+                     DPM_ERR_UNSUPPORTED);
+}
+
 /* Field by field (the struct has padding). */
 static int same_config(const dpm_hpke_config_t *a, const dpm_hpke_config_t *b)
 {
@@ -720,9 +786,9 @@ static void test_hpke_key_derive(void **state)
     dpm_dap_hpke_key_t k, k2;
     dpm_hpke_config_t c;
     const char *reason = NULL;
-    assert_int_equal(dpm_dap_hpke_key_derive(ikm, sizeof(ikm), 7, DPM_HPKE_AEAD_CHACHA20_POLY1305,
-                                             &k, &c),
-                     DPM_OK);
+    assert_int_equal(
+        dpm_dap_hpke_key_derive(ikm, sizeof(ikm), 7, DPM_HPKE_AEAD_CHACHA20_POLY1305, &k, &c),
+        DPM_OK);
     assert_int_equal(k.config_id, 7);
     assert_int_equal(k.aead_id, DPM_HPKE_AEAD_CHACHA20_POLY1305);
     assert_int_equal(c.id, 7);
@@ -835,6 +901,7 @@ int main(void)
         cmocka_unit_test(test_policy_refuses),
         cmocka_unit_test(test_pool_sealer),
         cmocka_unit_test(test_task_decode),
+        cmocka_unit_test(test_task_decode_gaussian),
         cmocka_unit_test(test_hpke_configs),
         cmocka_unit_test(test_hpke_key_derive),
         cmocka_unit_test(test_accept_task),

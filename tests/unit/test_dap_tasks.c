@@ -220,6 +220,50 @@ static void refusals_name_line_and_cause(void **state)
     assert_non_null(strstr(err, "dap-keygen"));
 }
 
+/* noise = gaussian: sigma2 = ceil(l2_sensitivity_sq / (2 rho)) with rho rounded down to
+ * k / 2^32, and the eps devices charge, rho' + 2 sqrt(rho' ln(1/delta)) rounded up, against
+ * values computed apart (mpmath, 50 digits); the keys of one mechanism refused on the other. */
+static void gaussian_noise_from_rho_and_delta(void **state)
+{
+    (void)state;
+    char text[4096], err[400] = "";
+    dap_tasks_t *ts = calloc(1, sizeof(*ts));
+    block(text, sizeof(text), "noise = gaussian\nrho = 0.5\ndelta = 1e-9\n", "eps");
+    if (parse(text, ts, err, sizeof(err)) != 0) {
+        fail_msg("%s", err);
+    }
+    const dap_task_spec_t *s = &ts->t[0];
+    assert_int_equal(s->t.dp_mechanism, DPM_DAP_DP_DISCRETE_GAUSSIAN);
+    assert_int_equal(s->sensitivity, 8 * 15 * 15); /* the sumvec's bound, length x max^2 */
+    assert_int_equal(s->t.central_sigma2, 1800);
+    assert_int_equal(s->t.central_eps, 454683); /* 6.93789807886804 */
+    block(text, sizeof(text),
+          "noise = gaussian\nrho = 0.3\ndelta = 1e-9\nl2_sensitivity_sq = 100\n", "eps");
+    assert_int_equal(parse(text, ts, err, sizeof(err)), 0);
+    assert_int_equal(s->sensitivity, 100);
+    assert_int_equal(s->t.central_sigma2, 167); /* 166.67 up: rho' = 0.2994 */
+    assert_int_equal(s->t.central_eps, 346109); /* 5.28119629971977 */
+    free(ts);
+    block(text, sizeof(text), "noise = gaussian\nrho = 0.5\ndelta = 1e-9\n", NULL);
+    refused(text, "noise = gaussian takes rho and delta");
+    block(text, sizeof(text), "noise = gaussian\nrho = 0.5\n", "eps");
+    refused(text, "noise = gaussian takes rho and delta");
+    block(text, sizeof(text), "rho = 0.5\n", NULL);
+    refused(text, "are for noise = gaussian");
+    block(text, sizeof(text),
+          "noise = gaussian\nrho = 0.5\ndelta = 1e-9\nl2_sensitivity_sq = 1801\n", "eps");
+    refused(text, "l2_sensitivity_sq 1801 is above the VDAF's bound");
+    block(text, sizeof(text),
+          "vdaf = sum\nmax = 1000000\nnoise = gaussian\nrho = 0.5\ndelta = 1e-9\n", "eps");
+    refused(text, "above 2^30");
+    block(text, sizeof(text), "noise = gaussian\nrho = 0\ndelta = 1e-9\n", "eps");
+    refused(text, "bad rho");
+    block(text, sizeof(text), "noise = gaussian\nrho = 0.5\ndelta = 1\n", "eps");
+    refused(text, "bad delta");
+    block(text, sizeof(text), "noise = normal\n", NULL);
+    refused(text, "want laplace or gaussian");
+}
+
 static void the_digest_names_every_parameter(void **state)
 {
     (void)state;
@@ -278,6 +322,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(a_full_block_decodes),
         cmocka_unit_test(refusals_name_line_and_cause),
+        cmocka_unit_test(gaussian_noise_from_rho_and_delta),
         cmocka_unit_test(the_digest_names_every_parameter),
         cmocka_unit_test(base64url),
     };

@@ -23,15 +23,24 @@ static void print_campaign(const coll_campaigns_t *cs, size_t i)
 
 static void print_dap_task(const dap_task_spec_t *t)
 {
-    printf("dap task %s: prio3 %s (length %u), central eps %.6f per report, sensitivity "
-           "%llu, min_batch_size %llu, time_precision %llu s\n",
-           t->id_b64, t->vdaf, t->t.vdaf.length, t->t.central_eps / 65536.0,
-           (unsigned long long)t->sensitivity, (unsigned long long)t->t.min_batch_size,
+    const int gauss = t->t.dp_mechanism == DPM_DAP_DP_DISCRETE_GAUSSIAN;
+    printf("dap task %s: prio3 %s (length %u), central eps %.6f per report, ", t->id_b64, t->vdaf,
+           t->t.vdaf.length, t->t.central_eps / 65536.0);
+    if (gauss) {
+        printf("discrete Gaussian: rho %.9g (zCDP, eps at delta %.3g), l2_sensitivity_sq %llu, "
+               "sigma2 %llu, ",
+               t->rho, t->delta, (unsigned long long)t->sensitivity,
+               (unsigned long long)t->t.central_sigma2);
+    } else {
+        printf("sensitivity %llu, ", (unsigned long long)t->sensitivity);
+    }
+    printf("min_batch_size %llu, time_precision %llu s\n", (unsigned long long)t->t.min_batch_size,
            (unsigned long long)t->t.time_precision);
     printf("  privacy unit: one device's report (one per task and app period, a period of "
            "time_precision in the device's ledger: a collection over k periods holds k of a "
            "device's reports, k x eps); trust model: two aggregators (DAP, central discrete "
-           "Laplace): eps holds while one aggregator is honest, nothing if both collude\n");
+           "%s): %s holds while one aggregator is honest, nothing if both collude\n",
+           gauss ? "Gaussian" : "Laplace", gauss ? "rho-zCDP, so (eps, delta)-DP," : "eps");
 }
 
 /* The device-level multiplier (composition.h): FedAUC uploads scores in clear; a report of
@@ -84,6 +93,17 @@ static void print_composition(const coll_campaigns_t *cs, const dap_tasks_t *ts,
                tot->central.aligned_q16 / 65536.0, tot->central.any_q16 / 65536.0, w,
                (tot->aligned_q16 - tot->central.aligned_q16) / 65536.0,
                (tot->any_q16 - tot->central.any_q16) / 65536.0);
+    }
+    double delta = 0.0; /* basic composition adds the Gaussian tasks' deltas too */
+    for (size_t i = 0; i < ts->n; i++) {
+        if (ts->t[i].t.dp_mechanism == DPM_DAP_DP_DISCRETE_GAUSSIAN) {
+            delta += ts->t[i].delta * rows[cs->n + i].periods_any;
+        }
+    }
+    if (delta > 0.0) {
+        printf("  with discrete Gaussian tasks these totals are (eps, delta)-DP: delta at most "
+               "%.3g in any %u s (each report's delta, added up)\n",
+               delta, w);
     }
     if (tot->device_bounded) {
         printf("  device-level: at most %.6f in any %u s (a campaign whose unit is one example "

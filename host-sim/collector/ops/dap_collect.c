@@ -138,26 +138,44 @@ static void print_estimate(const dap_task_spec_t *t, const args_t *a, uint64_t c
     const dpm_prio3_t *v = &t->t.vdaf;
     dpm_csum_noise_t law;
     uint64_t k = 0;
-    int have = dpm_csum_noise_init(&law, t->sensitivity, t->t.central_eps) == DPM_OK &&
+    const int gauss = t->t.dp_mechanism == DPM_DAP_DP_DISCRETE_GAUSSIAN;
+    int have = (gauss ? dpm_csum_noise_init_gauss(&law, t->t.central_sigma2)
+                      : dpm_csum_noise_init(&law, t->sensitivity, t->t.central_eps)) == DPM_OK &&
                dpm_csum_halfwidth(&law, a->confidence, &k) == DPM_OK;
     printf("{\"task\": \"%s\", \"vdaf\": \"%s\", \"length\": %u,\n", t->id_b64, t->vdaf,
            v->output_len);
-    printf(" \"eps\": %.6f, \"sensitivity\": %llu, \"min_batch_size\": %llu,\n",
-           t->t.central_eps / 65536.0, (unsigned long long)t->sensitivity,
-           (unsigned long long)t->t.min_batch_size);
+    if (gauss) {
+        printf(" \"eps\": %.6f, \"rho\": %.9g, \"delta\": %.3g, \"l2_sensitivity_sq\": %llu, "
+               "\"min_batch_size\": %llu,\n",
+               t->t.central_eps / 65536.0, t->rho, t->delta, (unsigned long long)t->sensitivity,
+               (unsigned long long)t->t.min_batch_size);
+    } else {
+        printf(" \"eps\": %.6f, \"sensitivity\": %llu, \"min_batch_size\": %llu,\n",
+               t->t.central_eps / 65536.0, (unsigned long long)t->sensitivity,
+               (unsigned long long)t->t.min_batch_size);
+    }
     printf(" \"privacy_unit\": \"one device's report (one per task and app period; a batch over "
            "k of the app's periods holds up to k of a device's reports: k x eps)\",\n");
-    printf(" \"trust_model\": \"two aggregators (DAP): each adds discrete Laplace noise of scale "
-           "sensitivity / eps to its aggregate share; eps holds while one aggregator is honest, "
-           "nothing if both collude\",\n");
+    printf(" \"trust_model\": \"two aggregators (DAP): each adds %s to its aggregate share; %s "
+           "holds while one aggregator is honest, nothing if both collude\",\n",
+           gauss ? "discrete Gaussian noise of sigma2 l2_sensitivity_sq / (2 rho), rho-zCDP"
+                 : "discrete Laplace noise of scale sensitivity / eps",
+           gauss ? "rho-zCDP ((eps, delta)-DP)" : "eps");
     printf(" \"interval\": {\"start\": %llu, \"duration\": %llu}, \"report_count\": %llu,\n",
            a->start, a->duration, (unsigned long long)count);
     printf(" \"sums\": [");
     for (uint32_t j = 0; j < v->output_len; j++) {
         printf("%s%lld", j ? ", " : "", (long long)sums[j]);
     }
-    printf("],\n \"noise\": {\"draws\": 2, \"scale\": %.6g, \"sd\": %.6g},\n", law.scale,
-           sqrt(law.var));
+    if (gauss) {
+        printf("],\n \"noise\": {\"draws\": 2, \"mechanism\": \"discrete_gaussian\", "
+               "\"sigma2\": %llu, \"sd\": %.6g},\n",
+               (unsigned long long)t->t.central_sigma2, sqrt(law.var));
+    } else {
+        printf("],\n \"noise\": {\"draws\": 2, \"mechanism\": \"discrete_laplace\", \"scale\": "
+               "%.6g, \"sd\": %.6g},\n",
+               law.scale, sqrt(law.var));
+    }
     printf(" \"confidence\": %.6g, \"halfwidth\": %llu,\n \"ci\": [", a->confidence,
            (unsigned long long)k);
     for (uint32_t j = 0; j < v->output_len; j++) {

@@ -205,6 +205,8 @@ static dpm_status_t extensions_decode(const uint8_t *ext, size_t len, dpm_dap_ta
         } else if (type == DPM_DAP_EXT_CENTRAL_DP) {
             t->dp_mechanism = (uint8_t)dpm_rd_uint(&d, 1);
             t->central_eps = (dpm_eps_t)dpm_rd_uint(&d, 4);
+            t->central_sigma2 =
+                t->dp_mechanism == DPM_DAP_DP_DISCRETE_GAUSSIAN ? dpm_rd_uint(&d, 8) : 0u;
         } else {
             return why(reason, "task has an extension this SDK does not know", DPM_ERR_UNSUPPORTED);
         }
@@ -263,9 +265,13 @@ dpm_status_t dpm_dap_task_decode(const uint8_t id[DPM_DAP_TASK_ID_BYTES], const 
     if (st != DPM_OK) {
         return st;
     }
-    if (d.dp_mechanism != DPM_DAP_DP_DISCRETE_LAPLACE) {
+    if (d.dp_mechanism != DPM_DAP_DP_DISCRETE_LAPLACE &&
+        d.dp_mechanism != DPM_DAP_DP_DISCRETE_GAUSSIAN) {
         return why(reason, "task has no central noise this SDK knows (central-DP extension)",
                    DPM_ERR_UNSUPPORTED);
+    }
+    if (d.dp_mechanism == DPM_DAP_DP_DISCRETE_GAUSSIAN && d.central_sigma2 == 0) {
+        return why(reason, "task's discrete Gaussian noise has sigma2 0", DPM_ERR_PARAM);
     }
     if (!url_ok(d.leader_url) || !url_ok(d.helper_url)) {
         return why(reason, "task aggregator URL is not https://host... of at most 255 bytes",
@@ -299,7 +305,9 @@ dpm_status_t dpm_dap_task_config_encode(const dpm_dap_task_t *t, uint8_t *out, s
         t->task_info.len == 0 || t->task_info.len > DPM_DAP_MAX_TASK_INFO ||
         !url_ok(t->leader_url) || !url_ok(t->helper_url) || t->time_precision == 0 ||
         t->min_batch_size == 0 || t->central_eps == 0 ||
-        t->dp_mechanism != DPM_DAP_DP_DISCRETE_LAPLACE ||
+        (t->dp_mechanism != DPM_DAP_DP_DISCRETE_LAPLACE &&
+         t->dp_mechanism != DPM_DAP_DP_DISCRETE_GAUSSIAN) ||
+        (t->dp_mechanism == DPM_DAP_DP_DISCRETE_GAUSSIAN) != (t->central_sigma2 != 0) ||
         (t->batch_mode != DPM_DAP_BATCH_TIME_INTERVAL &&
          t->batch_mode != DPM_DAP_BATCH_LEADER_SELECTED) ||
         (t->has_interval && t->interval_duration == 0)) {
@@ -317,7 +325,8 @@ dpm_status_t dpm_dap_task_config_encode(const dpm_dap_task_t *t, uint8_t *out, s
     if (!vdaf_encode(&w, &t->vdaf)) {
         return DPM_ERR_PARAM;
     }
-    size_t ext_len = (t->has_interval ? 4u + 16u : 0u) + 4u + 5u;
+    const int gauss = t->dp_mechanism == DPM_DAP_DP_DISCRETE_GAUSSIAN;
+    size_t ext_len = (t->has_interval ? 4u + 16u : 0u) + 4u + (gauss ? 13u : 5u);
     dpm_wr_uint(&w, ext_len, 2);
     if (t->has_interval) {
         dpm_wr_uint(&w, DPM_DAP_EXT_TASK_INTERVAL, 2);
@@ -326,9 +335,12 @@ dpm_status_t dpm_dap_task_config_encode(const dpm_dap_task_t *t, uint8_t *out, s
         dpm_wr_uint(&w, t->interval_duration, 8);
     }
     dpm_wr_uint(&w, DPM_DAP_EXT_CENTRAL_DP, 2);
-    dpm_wr_uint(&w, 5, 2);
+    dpm_wr_uint(&w, gauss ? 13u : 5u, 2);
     dpm_wr_uint(&w, t->dp_mechanism, 1);
     dpm_wr_uint(&w, t->central_eps, 4);
+    if (gauss) {
+        dpm_wr_uint(&w, t->central_sigma2, 8);
+    }
     if (w.bad) {
         return DPM_ERR_BUFFER;
     }

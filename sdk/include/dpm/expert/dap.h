@@ -57,11 +57,17 @@ extern "C" {
 /* Task extensions this code knows. */
 #define DPM_DAP_EXT_TASK_INTERVAL 0x0001u
 /* dpmetrics' own (not registered with IANA; the draft's registry has no private range): the
- * central noise, extension_data = struct { uint8 mechanism; uint32 eps_q16; }, mechanism 1 =
- * discrete Laplace added by each aggregator to its aggregate share, calibrated so that each
- * aggregator's noise alone gives ε = eps_q16 / 2^16 per report (one device, one period). */
+ * central noise each aggregator adds to its aggregate share, calibrated so that its noise alone
+ * protects one report (one device, one period). extension_data =
+ *   mechanism 1, discrete Laplace: struct { uint8 mechanism; uint32 eps_q16; }: ε-DP with
+ *     ε = eps_q16 / 2^16;
+ *   mechanism 2, discrete Gaussian: struct { uint8 mechanism; uint32 eps_q16; uint64 sigma2; }:
+ *     integer variance parameter sigma2, rho-zCDP for the task's L2 sensitivity, and eps_q16
+ *     the ε of the (ε, δ)-DP that rho gives at the task's δ (host-sim/aggregator/dap_tasks.h):
+ *     what a device's ledger charges, as for mechanism 1. */
 #define DPM_DAP_EXT_CENTRAL_DP 0xFF00u
 #define DPM_DAP_DP_DISCRETE_LAPLACE 1u
+#define DPM_DAP_DP_DISCRETE_GAUSSIAN 2u
 /* Aggregator entries a policy can name (two aggregators, with room for a rotated key each). */
 #define DPM_DAP_POLICY_MAX_AGGREGATORS 4u
 /* Longest aggregator URL and task_info a device accepts (the draft allows 2^16 - 1). */
@@ -69,10 +75,10 @@ extern "C" {
 #define DPM_DAP_MAX_TASK_INFO 255u
 /* Longest TaskConfiguration those bounds allow: task_info, two URLs, precision, batch size,
  * batch mode, an empty batch config, VDAF type and configuration (at most 16 bytes), and the
- * two extensions (4 + 16 and 4 + 5) under their 2-byte list length. */
+ * two extensions (4 + 16 and 4 + 13) under their 2-byte list length. */
 #define DPM_DAP_TASK_CONFIG_MAX                                                                    \
     (1u + DPM_DAP_MAX_TASK_INFO + 2u * (2u + DPM_DAP_MAX_URL) + 8u + 8u + 1u + 2u + 4u + 2u +      \
-     16u + 2u + 20u + 9u)
+     16u + 2u + 20u + 17u)
 
 /* A report's bytes around the VDAF messages: ReportMetadata (16 + 8 + 2), the public share's
  * length (4), and per input share config_id (1), enc<1..2^16-1> (2 + 32), payload<1..2^32-1>
@@ -105,8 +111,9 @@ typedef struct {
     uint8_t has_interval;    /* the task_interval extension: reports only in */
     uint64_t interval_start; /* [start, start + duration), in time_precision units */
     uint64_t interval_duration;
-    uint8_t dp_mechanism;  /* DPM_DAP_DP_DISCRETE_LAPLACE */
-    dpm_eps_t central_eps; /* ε of the central noise per report, Q16.16, > 0 */
+    uint8_t dp_mechanism;    /* DPM_DAP_DP_DISCRETE_LAPLACE or _GAUSSIAN */
+    dpm_eps_t central_eps;   /* ε of the central noise per report, Q16.16, > 0 */
+    uint64_t central_sigma2; /* _GAUSSIAN: each aggregator's sigma2, >= 1; _LAPLACE: 0 */
     dpm_hpke_config_t leader_hpke, helper_hpke; /* the aggregators' keys (not in the config) */
 } dpm_dap_task_t;
 
