@@ -546,6 +546,15 @@ def gaussian(t, h):
          "of 60 a side), the released sums noised", f"{json.dumps(got)[:500]} want {want}")
     stopped = [pair.stop(r) for r in ("leader", "helper")]
     t.ok(stopped == [0, 0], "the gaussian task's aggregators stop cleanly", str(stopped))
+    # composition: 25 hourly reports in any day, rho 0.5 each: rho 12.5 under zCDP, eps
+    # 12.5 + 2 sqrt(12.5 ln 1e9) = 44.689490 at delta 1e-9, beside the basic 25 x 6.937912
+    r = subprocess.run([COLLECTOR, "--check-campaigns", pair.campaigns], capture_output=True,
+                       text=True, timeout=30)
+    t.ok(r.returncode == 0 and "sigma2 1800" in r.stdout and "delta at most 2.5e-08" in r.stdout
+         and "rho 12.500000 in any 86400 s, so eps 44.689490 at delta 1e-09 (in place of their "
+         "173.447800" in r.stdout,
+         "--check-campaigns: a Gaussian task's sigma2, its composed delta, and its zCDP "
+         "composition beside the basic one", r.stdout[-900:])
 
 
 def bench(n=4000, job_size=200, drivers=2):

@@ -62,11 +62,11 @@ def main():
         d = h.tmp
         hour = (int(time.time()) // 3600 - 5) * 3600  # a past hour no other run uses
 
-        def net(scn, out, *extra, key="collector", port=None):
+        def net(scn, out, *extra, key="collector", port=None, campaigns=None):
             return run_sim("--scenario", scn, "--out", os.path.join(d, out), "--quiet",
                            "--collector", f"127.0.0.1:{port or pair.lport}", "--ca",
                            f"{d}/ca.crt", "--token", f"{d}/collector.token",
-                           "--dap-campaigns", pair.campaigns, "--dap-collector-key",
+                           "--dap-campaigns", campaigns or pair.campaigns, "--dap-collector-key",
                            f"{d}/{key}.key", "--dap-wait", "60", *extra)
 
         r = net(scenario(d, "net.scn", "network"), "net", "--dap-time", str(hour + 60))
@@ -107,6 +107,16 @@ def main():
         t.ok(r.returncode != 0 and "central eps 2.000000" in r.stderr
              and "not the campaign's" in r.stderr,
              "a task whose eps is not the campaign's: refused before any device posts",
+             r.stderr[-400:])
+        # the same task with discrete Gaussian noise: the estimates assume Laplace
+        saved = (pair.eps, pair.extra)
+        pair.eps, pair.extra = None, "noise = gaussian\nrho = 0.5\ndelta = 1e-9\n"
+        pair.write_campaigns(f"{d}/gauss.txt", pair.keys["leader"])
+        pair.eps, pair.extra = saved
+        r = net(scenario(d, "net.scn", "network"), "gauss", "--dap-time", str(hour - 3600),
+                campaigns=f"{d}/gauss.txt")
+        t.ok(r.returncode != 0 and "discrete Gaussian" in r.stderr and "noise = laplace" in r.stderr,
+             "a task with Gaussian noise: refused before any device posts, naming noise = laplace",
              r.stderr[-400:])
         r = net(scenario(d, "net.scn", "network"), "wrongkey", "--dap-time",
                 str(hour - 7200), key="leader")

@@ -457,6 +457,14 @@ static int twoagg_dap_fits(const sim_cfg_t *cfg, const dpm_dap_task_t *t, uint64
                  cfg->label, length, cfg->spec->max_device_examples);
         return -1;
     }
+    if (t->dp_mechanism != DPM_DAP_DP_DISCRETE_LAPLACE) {
+        snprintf(err, errcap,
+                 "%s: the task's central noise is discrete Gaussian (noise = gaussian); "
+                 "roc_hist_2agg's estimates assume discrete Laplace: deploy the task with noise "
+                 "= laplace, eps and sensitivity",
+                 cfg->label);
+        return -1;
+    }
     if (t->central_eps != cfg->eps || sensitivity != s->params.sensitivity) {
         snprintf(err, errcap,
                  "%s: the task's central eps %.6f and sensitivity %llu are not the campaign's "
