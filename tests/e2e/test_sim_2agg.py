@@ -115,8 +115,46 @@ def main():
                and not (0.17 * i["mean_sd"] <= i["rmse"] <= 2.21 * i["mean_sd"])]
         t.ok(not far, "inprocess: every AUC and gap error the size the estimator predicts", far)
 
+        # the tuple statistics in this mode (metrics = tpr, fpr): each group's pooled TPR and FPR
+        # at score 0.5, their gaps, and each group's positives and negatives
+        body = ("[campaign two]\nmechanism = roc_hist_2agg\neps = 1\nbins = 8\n"
+                "max_device_examples = 20\nmetrics = tpr, fpr\n")
+        p = scenario(d, "rates.scn", body, devices=50000, runs=200)
+        r = run_sim("--scenario", p, "--out", os.path.join(d, "rates"), "--quiet")
+        cfg = read_json(os.path.join(d, "rates"), "results.json")["configs"][0] \
+            if r.returncode == 0 else {"items": []}
+        rates = {(i["metric"], i["kind"], i["name"]): i for i in cfg["items"]
+                 if i["metric"] in ("tpr", "fpr", "positives", "negatives")}
+        counts = [i["truth"] for k, i in rates.items() if k[1] == "count"]
+        t.ok(r.returncode == 0 and len(rates) == 18 and sum(counts) == 50000 * 20
+             and all(0 < i["truth"] < 1 for k, i in rates.items() if k[1] == "group")
+             and abs(rates[("tpr", "gap", "a-b")]["truth"] - rates[("tpr", "group", "a")]["truth"]
+                     + rates[("tpr", "group", "b")]["truth"]) < 1e-9,
+             "metrics = tpr, fpr: 3 TPRs, 3 FPRs, their 6 gaps and 6 label counts (all 10^6 "
+             "examples), the gaps the groups' differences",
+             r.stderr[-300:] + str(sum(counts)) + str([(k, i["truth"]) for k, i in rates.items()]))
+        # 200 runs: a 95 % interval covering fewer than 173 has binomial p < 1e-6; the RMSE over
+        # the predicted sd outside [0.765, 1.252] has chi-square (200 dof) p < 1e-6
+        bad = [(k, i["coverage"], i["rmse"], i["mean_sd"]) for k, i in rates.items()
+               if i["coverage"] * 200 < 173 or i["flagged"] > 0
+               or not 0.765 * i["mean_sd"] <= i["rmse"] <= 1.252 * i["mean_sd"]]
+        t.ok(rates and not bad, "every TPR, FPR, gap and count covers at its level, unflagged, "
+             "its error the size predicted (eps 1, 50,000 devices, 200 runs)", bad)
+        p = scenario(d, "rates_ip.scn", body, devices=600, runs=4, mode="inprocess")
+        r = run_sim("--scenario", p, "--out", os.path.join(d, "rates_ip"), "--quiet")
+        t.ok(r.returncode == 0 and sum(1 for i in read_json(os.path.join(d, "rates_ip"),
+                                                              "results.json")["configs"][0]["items"]
+                                       if i["metric"] == "tpr") == 6,
+             "metrics = tpr, fpr in inprocess mode", r.stderr[-300:])
+
         # refusals
         cases = [
+            ("a metric other than tpr and fpr",
+             "[campaign two]\nmechanism = roc_hist_2agg\neps = 1\nmax_device_examples = 20\n"
+             "metrics = accuracy\n", {}, ["takes metrics tpr and fpr only", "accuracy"]),
+            ("tpr without an edge at score 0.5",
+             "[campaign two]\nmechanism = roc_hist_2agg\neps = 1\nmax_device_examples = 20\n"
+             "bins = 7\nmetrics = tpr\n", {}, ["give an edge at 0.5"]),
             ("no max_device_examples",
              "[campaign two]\nmechanism = roc_hist_2agg\neps = 1\n", {},
              ["needs max_device_examples", "calibrated"]),
@@ -134,9 +172,9 @@ def main():
              "[campaign two]\nmechanism = roc_hist_2agg\neps = 1\nmax_device_examples = 20\n",
              {"mode": "inprocess", "devices": 60},
              ["below the task's minimum batch size of 100", "raise devices"]),
-            ("metrics",
+            ("split",
              "[campaign two]\nmechanism = roc_hist_2agg\neps = 1\nmax_device_examples = 20\n"
-             "metrics = tpr\n", {}, ["takes no metrics"]),
+             "split = paper\n", {}, ["takes no split"]),
             ("a key of another mechanism",
              "[campaign two]\nmechanism = roc_hist_2agg\neps = 1\nmax_device_examples = 20\n"
              "group_eps = 0.5\n", {}, ["takes no key 'group_eps'", "max_device_examples"]),

@@ -35,7 +35,12 @@
  * item): each group's AUC (auc_group) and each gap (auc_gap) against the devices' binned AUCs,
  * with the noise-only intervals; the unbinned twins (auc_group_unb, auc_gap_unb) against the
  * groups' model AUCs with noise, sampling and the interpolation bound. Every gap at once:
- * results.json "selection" (sim/devices/selection.h). */
+ * results.json "selection" (sim/devices/selection.h). With `metrics = tpr` and/or `fpr` (the
+ * tuple statistics in this mode): each group's TPR and FPR at score 0.5 (the populations'
+ * decision threshold, which must be a bin edge), pooled over the group's examples (metric
+ * "tpr"/"fpr", kinds "group" and "gap", truth the devices' own pooled rate), with their counts
+ * (metric "positives"/"negatives", kind "count": the group's examples of each label), every
+ * interval the noise's alone (the devices' own quantity, as auc_group's). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,7 +51,9 @@
 #include "aggregator/pair.h"
 #include "aggregator/task.h"
 #include "common/edges.h"
+#include "common/prob.h"
 #include "common/stream.h"
+#include "estimate/ci_flags.h"
 #include "estimate/roc_central.h"
 #include "sim/devices/mech_common.h"
 #include "sim/devices/results.h"
@@ -73,6 +80,9 @@ typedef struct {
     double ap[DPM_ROC_CENTRAL_MAX_GROUPS], ece[DPM_ROC_CENTRAL_MAX_GROUPS]; /* binned, per group */
     dpm_score_bins_t bins; /* the devices' binning (the SDK's) */
     agg_task_t task;       /* the simulated DAP task, its keys (a plain value) */
+    /* metrics = tpr, fpr: threshold j (bins >= j predicted positive), their first item */
+    uint32_t nrates, threshold, rates_at;
+    dpm_metric_t rate[2];
 } twoagg_state_t;
 
 typedef struct {
@@ -83,13 +93,33 @@ SIM_MECH_STATE(twoagg_state_t, roc_2agg)
 SIM_MECH_MODEL_FIRST(twoagg_state_t, roc_2agg);
 SIM_MECH_AGG(twoagg_agg_t, roc_2agg)
 
+/* The threshold j whose edge is score 0.5 (Q1.31: 2^30), bins >= j predicted positive; 0 when
+ * no edge is there. */
+static uint32_t threshold_bin(const sim_campaign_spec_t *c)
+{
+    for (uint32_t e = 0; e < c->nedges; e++) {
+        if (c->edges[e] == (UINT32_C(1) << 30)) {
+            return e + 1u;
+        }
+    }
+    return 0;
+}
+
 static int twoagg_check(const sim_scenario_t *sc, sim_campaign_spec_t *c, int *line, char *err,
                         size_t errcap)
 {
-    if (c->nmetrics != 0 || c->split_paper) {
-        *line = c->nmetrics != 0 ? c->metrics_line : c->split_line;
-        snprintf(err, errcap, "takes no metrics or split");
+    if (c->split_paper) {
+        *line = c->split_line;
+        snprintf(err, errcap, "takes no split");
         return -1;
+    }
+    for (uint32_t m = 0; m < c->nmetrics; m++) {
+        if (c->metrics[m] != DPM_METRIC_TPR && c->metrics[m] != DPM_METRIC_FPR) {
+            *line = c->metrics_line;
+            snprintf(err, errcap, "takes metrics tpr and fpr only (at score 0.5), not '%s'",
+                     sim_metric_name(c->metrics[m]));
+            return -1;
+        }
     }
     if (c->max_device_examples == 0) {
         snprintf(err, errcap,
@@ -105,6 +135,13 @@ static int twoagg_check(const sim_scenario_t *sc, sim_campaign_spec_t *c, int *l
     if (c->nedges == 0) {
         c->nedges = DEFAULT_BINS - 1u;
         edges_uniform(DEFAULT_BINS, c->edges);
+    }
+    if (c->nmetrics != 0 && threshold_bin(c) == 0) {
+        *line = c->metrics_line;
+        snprintf(err, errcap,
+                 "metrics tpr/fpr are read at score 0.5, the populations' decision threshold: "
+                 "give an edge at 0.5 (an even number of uniform bins)");
+        return -1;
     }
     return sim_mech_all_scored(sc, c, line, err, errcap);
 }
@@ -139,6 +176,9 @@ static int twoagg_init(sim_cfg_t *cfg, char *err, size_t errcap)
         dpm_score_bins_init(&s->bins, sp->edges, sp->nedges) != DPM_OK) {
         return sim_mech_refused(cfg, why, err, errcap);
     }
+    s->nrates = sp->nmetrics;
+    memcpy(s->rate, sp->metrics, s->nrates * sizeof(s->rate[0]));
+    s->threshold = threshold_bin(sp);
     cfg->checked = 0; /* no dpm_report_t: DAP reports (inprocess_run) */
     cfg->eps_implemented = (double)cfg->eps / 65536.0;
     return 0;
@@ -178,6 +218,61 @@ static void set_item(sim_item_t *it, const char *kind, const char *name, int g, 
     it->g = g;
     it->h = h;
     it->truth = truth;
+}
+
+/* The devices' pooled rate of group g at the threshold: TPR = C_j / P, FPR = D_j / N. */
+static double true_rate(const twoagg_state_t *s, uint32_t g, dpm_metric_t m)
+{
+    const uint64_t *c = m == DPM_METRIC_TPR ? s->pos[g] : s->neg[g];
+    uint64_t above = 0, all = 0;
+    for (uint32_t b = 0; b < s->params.bins; b++) {
+        above += b >= s->threshold ? c[b] : 0u;
+        all += c[b];
+    }
+    return (double)above / (double)all; /* all > 0: prepare checked each group has both */
+}
+
+static uint64_t true_count(const twoagg_state_t *s, uint32_t g, int negatives)
+{
+    uint64_t n = 0;
+    for (uint32_t b = 0; b < s->params.bins; b++) {
+        n += negatives ? s->neg[g][b] : s->pos[g][b];
+    }
+    return n;
+}
+
+/* The items of metrics = tpr, fpr from s->rates_at: per metric the groups then the gaps (the
+ * estimator's pair order), then each group's positives and negatives. */
+static void rate_items(sim_cfg_t *cfg, const twoagg_state_t *s)
+{
+    const uint32_t G = s->params.groups;
+    uint32_t k = s->rates_at;
+    for (uint32_t m = 0; m < s->nrates; m++) {
+        const char *metric = sim_metric_name(s->rate[m]);
+        for (uint32_t g = 0; g < G; g++, k++) {
+            set_item(&cfg->items[k], "group", sim_cfg_group_name(cfg, g), (int)g, -1,
+                     true_rate(s, g, s->rate[m]));
+            snprintf(cfg->items[k].metric, sizeof(cfg->items[k].metric), "%s", metric);
+        }
+        for (uint32_t g = 0; g < G; g++) {
+            for (uint32_t h = g + 1; h < G; h++, k++) {
+                char name[2 * 32 + 2];
+                snprintf(name, sizeof(name), "%s-%s", sim_cfg_group_name(cfg, g),
+                         sim_cfg_group_name(cfg, h));
+                set_item(&cfg->items[k], "gap", name, (int)g, (int)h,
+                         true_rate(s, g, s->rate[m]) - true_rate(s, h, s->rate[m]));
+                snprintf(cfg->items[k].metric, sizeof(cfg->items[k].metric), "%s", metric);
+            }
+        }
+    }
+    for (uint32_t g = 0; s->nrates > 0 && g < G; g++) {
+        for (int neg = 0; neg < 2; neg++, k++) {
+            set_item(&cfg->items[k], "count", sim_cfg_group_name(cfg, g), (int)g, -1,
+                     (double)true_count(s, g, neg));
+            snprintf(cfg->items[k].metric, sizeof(cfg->items[k].metric), "%s",
+                     neg ? "negatives" : "positives");
+        }
+    }
 }
 
 static int twoagg_prepare(sim_cfg_t *cfg, const sim_pop_t *pop, unsigned threads, char *err,
@@ -223,7 +318,8 @@ static int twoagg_prepare(sim_cfg_t *cfg, const sim_pop_t *pop, unsigned threads
         }
     }
     uint32_t half = G + G * (G - 1) / 2, k = G;
-    if (sim_cfg_items(cfg, 2 * half + (G >= 2 ? sim_mech_prc_nitems(G) : 0)) != 0) {
+    s->rates_at = 2 * half + (G >= 2 ? sim_mech_prc_nitems(G) : 0);
+    if (sim_cfg_items(cfg, s->rates_at + s->nrates * half + (s->nrates ? 2 * G : 0)) != 0) {
         snprintf(err, errcap, "out of memory");
         return -1;
     }
@@ -245,6 +341,7 @@ static int twoagg_prepare(sim_cfg_t *cfg, const sim_pop_t *pop, unsigned threads
     if (G >= 2) { /* AP and ECE per group and compared, as local DP's roc_hist_groups */
         sim_mech_prc_items(cfg, 2 * half, G, s->ap, s->ece);
     }
+    rate_items(cfg, s);
     return 0;
 }
 
@@ -521,6 +618,74 @@ static void twoagg_ext_json(const sim_cfg_t *cfg, const void *ext, jw_t *w)
     }
 }
 
+/* One group's rate at the threshold from its estimate: the value, its noise variance, the most
+ * one unit of noise moves it (for the few-events check) and its ratio's class-noise flag. */
+static void group_rate(const twoagg_state_t *s, const dpm_roc_estimate_t *x, dpm_metric_t m,
+                       double z, double *est, double *var, double *jump, unsigned *flags)
+{
+    const uint32_t j = s->threshold, B = s->params.bins;
+    const int tpr = m == DPM_METRIC_TPR;
+    const double r = tpr ? x->tpr[j] : x->fpr[j], sd = tpr ? x->tpr_sd[j] : x->fpr_sd[j];
+    const double total = tpr ? x->P : x->N;
+    const double ns2 = s->params.roc.noise_var * (double)s->params.roc.central_draws;
+    const double rel = (double)B * ns2 / (total * total);
+    *est = r;
+    *var = sd * sd;
+    *jump = ns2 > 0.0 ? fmax(1.0 - r, r) / total : 0.0;
+    *flags = dpm_ci_class_noise(&rel, 1, z, NULL);
+}
+
+/* The rate items' runs (rate_items' order). Each interval is dpm_ci_halfwidth's for the
+ * noise's variance (few-events aware), clipped to [0, 1] for a rate; a gap's variance is the
+ * sum of its groups' (their own devices, their own noise). */
+static void rate_runs(const twoagg_state_t *s, const dpm_roc_central_estimate_t *e, double c,
+                      sim_item_run_t *out)
+{
+    const uint32_t G = s->params.groups;
+    const double z = prob_norm_quantile(0.5 + c / 2.0);
+    uint32_t k = 0;
+    for (uint32_t m = 0; m < s->nrates; m++) {
+        double r[DPM_ROC_CENTRAL_MAX_GROUPS], v[DPM_ROC_CENTRAL_MAX_GROUPS];
+        double jump[DPM_ROC_CENTRAL_MAX_GROUPS];
+        unsigned fl[DPM_ROC_CENTRAL_MAX_GROUPS];
+        for (uint32_t g = 0; g < G; g++, k++) {
+            const dpm_roc_estimate_t *x = &e->group[g];
+            if (!x->valid) {
+                fl[g] = DPM_CI_SMALL_N;
+                continue;
+            }
+            group_rate(s, x, s->rate[m], z, &r[g], &v[g], &jump[g], &fl[g]);
+            unsigned f = fl[g];
+            double hw = dpm_ci_halfwidth(v[g], jump[g], 0.0, c, NULL, &f);
+            out[k] = (sim_item_run_t){r[g], fmax(r[g] - hw, 0.0), fmin(r[g] + hw, 1.0), sqrt(v[g]),
+                                      f};
+        }
+        for (uint32_t g = 0; g < G; g++) {
+            for (uint32_t h = g + 1; h < G; h++, k++) {
+                if (!e->group[g].valid || !e->group[h].valid) {
+                    continue;
+                }
+                unsigned f = fl[g] | fl[h];
+                double var = v[g] + v[h];
+                double hw = dpm_ci_halfwidth(var, fmax(jump[g], jump[h]), 0.0, c, NULL, &f);
+                double d = r[g] - r[h];
+                out[k] = (sim_item_run_t){d, d - hw, d + hw, sqrt(var), f};
+            }
+        }
+    }
+    /* the counts: a class total is the sum of B cells, each with the two draws' variance */
+    const double var = (double)s->params.bins * s->params.roc.noise_var *
+                       (double)s->params.roc.central_draws;
+    for (uint32_t g = 0; s->nrates > 0 && g < G; g++) {
+        for (int neg = 0; neg < 2; neg++, k++) {
+            const double n = neg ? e->group[g].N : e->group[g].P;
+            unsigned f = 0;
+            double hw = dpm_ci_halfwidth(var, var > 0.0 ? 1.0 : 0.0, 0.0, c, NULL, &f);
+            out[k] = (sim_item_run_t){n, n - hw, n + hw, sqrt(var), f};
+        }
+    }
+}
+
 static void twoagg_estimate(const sim_cfg_t *cfg, const sim_agg_t *agg, uint32_t run,
                             sim_item_run_t *out, void *ext)
 {
@@ -566,6 +731,7 @@ static void twoagg_estimate(const sim_cfg_t *cfg, const sim_agg_t *agg, uint32_t
             u->flags = x->unbinned_flags;
         }
     }
+    rate_runs(s, e, cfg->sc->confidence, out + s->rates_at);
     dpm_roc_groups_prc_t *f = G >= 2 ? calloc(1, sizeof(*f)) : NULL;
     if (f != NULL) { /* each group's sums are noised apart: independent groups */
         dpm_prc_estimate_t x;
