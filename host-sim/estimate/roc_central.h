@@ -30,7 +30,8 @@
  * is the sum of the two groups'; its interval is dpm_ci_halfwidth's (few-events aware; the
  * unbinned gap's with the two interpolation bounds added). Every gap at once, with the largest
  * gap's selection-aware interval: dpm_roc_central_pairwise (estimate/pairwise.h, Sigma
- * diagonal). */
+ * diagonal). Each group's TPR and FPR at a threshold are its estimate's tpr[j] and fpr[j] with
+ * their noise sd (dpm-sim's roc_hist_2agg `metrics`). */
 #ifndef DPM_HOST_ESTIMATE_ROC_CENTRAL_H
 #define DPM_HOST_ESTIMATE_ROC_CENTRAL_H
 
