@@ -229,8 +229,9 @@ static int set_key(block_t *b, const char *dir, const char *key, const char *v, 
         errno = 0;
         double x = strtod(v, &end);
         bad = errno != 0 || end == v || *end != '\0' || !isfinite(x) ||
-              (rho ? !(x >= 1e-6 && x <= 64.0) : !(x > 0.0 && x < 1.0));
-        why = rho ? "a decimal in [1e-6, 64], e.g. 0.5" : "a decimal in (0, 1), e.g. 1e-9";
+              (rho ? !(x >= 1e-6 && x <= 64.0) : !(x > 0.0 && x <= 1e-5));
+        why = rho ? "a decimal in [1e-6, 64], e.g. 0.5"
+                  : "a decimal in (0, 1e-5], e.g. 1e-9: far below one over the devices";
         *(rho ? &b->rho : &b->delta) = x;
         *(rho ? &b->have_rho : &b->have_delta) = 1;
     } else if (strcmp(key, "l2_sensitivity_sq") == 0) {
@@ -391,6 +392,13 @@ static int central_noise(block_t *b, int vec, int sum, int hist, char *err, size
     const double rho = (double)l2sq / (2.0 * (double)sigma2);
     const double eps = rho + 2.0 * sqrt(rho * log(1.0 / b->delta));
     const double q = ceil(eps * 65536.0 * (1.0 + 1e-12));
+    if (q < (double)DPM_EPS_FLOOR_Q16) {
+        return host_fail(err, cap,
+                         "[dap_task] at line %d: rho %g at delta %g is eps %.6f, below the "
+                         "smallest a device charges (2^-8): raise rho (the noise is more than "
+                         "any campaign needs)",
+                         b->line, b->rho, b->delta, eps);
+    }
     if (!(q <= (double)DPM_EPS_MAX_Q16)) {
         return host_fail(err, cap,
                          "[dap_task] at line %d: rho %g at delta %g is eps %.3f, above the "
@@ -414,6 +422,12 @@ static int finish(block_t *b, dap_tasks_t *out, char *err, size_t cap)
                                            "helper_hpke_config",
                                            "collector_hpke_config",
                                            "verify_key"};
+    if (!b->gauss && !b->have_eps && (b->have_rho || b->have_delta || b->have_l2sq)) {
+        return host_fail(err, cap,
+                         "[dap_task] at line %d: rho, delta and l2_sensitivity_sq need noise = "
+                         "gaussian (or give eps for the default, laplace)",
+                         b->line);
+    }
     int have[] = {s->id_b64[0] != '\0', b->vdaf[0] != '\0',       b->have_eps || b->gauss,
                   b->min_batch != 0,    s->leader_url[0] != '\0', s->helper_url[0] != '\0',
                   b->have_hpke[0],      b->have_hpke[1],          b->have_hpke[2],

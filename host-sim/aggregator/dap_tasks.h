@@ -18,19 +18,15 @@
  *   rho = 0.5                gaussian: zCDP per report that each aggregator's noise alone gives
  *                            (rounded down to a multiple of 2^-32); sigma2 = ceil(l2_sensitivity_sq
  *                            / (2 rho)), at most 2^30 (dpm_dgauss)
- *   delta = 1e-9             gaussian: the δ at which rho is stated as the (ε, δ)-DP that
- *                            devices charge: ε = rho' + 2 sqrt(rho' ln(1/δ)) (Bun and Steinke
- *                            2016, Prop. 1.3), rho' = l2_sensitivity_sq / (2 sigma2) <= rho,
- *                            rounded up to Q16.16; no eps key then
- *   l2_sensitivity_sq = 24   gaussian: the squared L2 change of the sums when one device's
- *                            report is replaced (default and upper bound: count 1, sum max^2,
- *                            sumvec length x max^2, histogram 2)
- *   min_batch_size = 100     no collection below it
- *   time_precision = 3600    seconds (default 3600)
- *   start = 1767225600       optional task interval: Unix seconds, a multiple of the precision,
- *   duration = 2592000       and its length (reports outside it are refused)
- *   leader = https://leader.example:8443/dap    the aggregators' base URLs (dpm-collector
- *   helper = https://helper.example:8443/dap    serves DAP under /dap)
+ *   delta = 1e-9             gaussian, at most 1e-5: the δ at which rho is stated as the (ε, δ)-DP
+ * that devices charge: ε = rho' + 2 sqrt(rho' ln(1/δ)) (Bun and Steinke 2016, Prop. 1.3), rho' =
+ * l2_sensitivity_sq / (2 sigma2) <= rho, rounded up to Q16.16; no eps key then l2_sensitivity_sq =
+ * 24   gaussian: the squared L2 change of the sums when one device's report is replaced (default
+ * and upper bound: count 1, sum max^2, sumvec length x max^2, histogram 2) min_batch_size = 100 no
+ * collection below it time_precision = 3600    seconds (default 3600) start = 1767225600 optional
+ * task interval: Unix seconds, a multiple of the precision, duration = 2592000       and its length
+ * (reports outside it are refused) leader = https://leader.example:8443/dap    the aggregators'
+ * base URLs (dpm-collector helper = https://helper.example:8443/dap    serves DAP under /dap)
  *   leader_hpke_config = HEX    each aggregator's HpkeConfig (`dpm-collector dap-keygen`
  *   helper_hpke_config = HEX    prints it), and the collector's: whom the aggregate shares
  *   collector_hpke_config = HEX are sealed to

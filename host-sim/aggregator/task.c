@@ -86,4 +86,5 @@ void agg_task_policy(const agg_task_t *k, const dpm_dap_task_t *t, dpm_dap_polic
     p->aggregators[1].hpke = k->hpke[1];
     p->max_central_eps = DPM_EPS_Q16(t->central_eps);
     p->min_batch_size = t->min_batch_size;
+    p->accept_gaussian = t->dp_mechanism == DPM_DAP_DP_DISCRETE_GAUSSIAN; /* the task given */
 }

@@ -92,15 +92,25 @@ dpm_status_t dpm_csum_halfwidth(const dpm_csum_noise_t *n, double confidence, ui
         return DPM_ERR_PARAM;
     }
     const double alpha = 1.0 - confidence;
-    if (n->gauss) { /* Pr[|S| <= K] summed outward until it reaches the confidence */
-        double inside = gauss_pmf(n, 0);
-        uint64_t j = 0;
-        while (inside < confidence && j < ((uint64_t)1 << 40)) {
-            j++;
-            inside += 2.0 * gauss_pmf(n, j);
+    if (n->gauss) {
+        /* the tail Pr[S > j] summed inward from 17 sd of S (beyond: below exp(-144), so alpha
+         * must be above 1e-60), precise however small alpha is: K is the first j + 1 whose
+         * tail, doubled, exceeds alpha */
+        if (alpha < 1e-60) {
+            return DPM_ERR_PARAM;
         }
-        *k = j;
-        return inside >= confidence ? DPM_OK : DPM_ERR_PARAM;
+        double tail = 0.0;
+        for (uint64_t j = (uint64_t)ceil(17.0 * sqrt(2.0 * n->sigma2)) + 1u;; j--) {
+            if (2.0 * tail > alpha) {
+                *k = j + 1u;
+                return DPM_OK;
+            }
+            if (j == 0) {
+                *k = 0;
+                return DPM_OK;
+            }
+            tail += gauss_pmf(n, j);
+        }
     }
     uint64_t lo = 0, hi = 1;
     while (2.0 * dpm_csum_tail(n, hi) > alpha) { /* the tail falls geometrically */

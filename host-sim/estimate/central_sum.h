@@ -52,7 +52,8 @@ double dpm_csum_pmf(const dpm_csum_noise_t *n, int64_t k);
 /* Pr[S > k] for k >= 0 (Laplace: closed form; Gaussian: summed). */
 double dpm_csum_tail(const dpm_csum_noise_t *n, uint64_t k);
 
-/* The smallest K with Pr[|S| <= K] >= confidence (in (0, 1)). DPM_OK, or DPM_ERR_PARAM. */
+/* The smallest K with Pr[|S| <= K] >= confidence (in (0, 1); Gaussian: 1 - confidence >=
+ * 1e-60, the law being summed out to 17 sd). DPM_OK, or DPM_ERR_PARAM. */
 dpm_status_t dpm_csum_halfwidth(const dpm_csum_noise_t *n, double confidence, uint64_t *k);
 
 #endif /* DPM_HOST_ESTIMATE_CENTRAL_SUM_H */

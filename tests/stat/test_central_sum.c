@@ -258,6 +258,15 @@ static void gauss_law_matches_direct_convolution(void **state)
     dpm_csum_noise_t n; /* the largest: mass and variance still right */
     assert_int_equal(dpm_csum_noise_init_gauss(&n, (uint64_t)1 << 30), DPM_OK);
     close_to(n.var, 2.0 * 1073741824.0, 1e-9, "variance at 2^30");
+    /* a confidence of 1 - 1e-15 (where a cumulative sum stalls below 1): still the smallest K,
+     * from the tail; below 1e-60 refused */
+    assert_int_equal(dpm_csum_noise_init_gauss(&n, (uint64_t)1 << 20), DPM_OK);
+    uint64_t k = 0;
+    assert_int_equal(dpm_csum_halfwidth(&n, 1.0 - 1e-15, &k), DPM_OK);
+    assert_true(2.0 * dpm_csum_tail(&n, k) <= 1e-15 * 1.0000001);
+    assert_true(2.0 * dpm_csum_tail(&n, k - 1) > 1e-15 * 0.9999999);
+    assert_true(k > 8u * 1024u && k < 13u * 1024u); /* about 8 sd of S, sd 1448 */
+    assert_int_equal(dpm_csum_halfwidth(&n, 1.0 - 1e-61, &k), DPM_ERR_PARAM);
     assert_int_equal(dpm_csum_noise_init_gauss(&n, 0), DPM_ERR_PARAM);
     assert_int_equal(dpm_csum_noise_init_gauss(&n, ((uint64_t)1 << 30) + 1u), DPM_ERR_PARAM);
     assert_int_equal(dpm_csum_noise_init_gauss(NULL, 1), DPM_ERR_PARAM);

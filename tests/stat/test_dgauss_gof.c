@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* The discrete Gaussian sampler (dpm_dgauss, CKS Algorithm 3) against its exact pmf,
  * exp(-z^2 / (2 sigma2)) normalized by direct summation: sigma2 = 1, 3, 100,
- * 10^4 (cells of one integer and cells a quarter sigma wide) and 2^30, the largest (cells only).
+ * 10^4 and 2^30, the largest (cells of one integer where the counts allow, and cells a quarter
+ * sigma wide).
  * Fixed seeds, 10^7 samples per configuration, G-test at alpha = 1e-6 with tails pooled until
  * every expected count is >= 20; the sample variance within 6 standard errors of the exact
  * variance. Also the refusals, the sticky RNG error and value + Z at the ends of int64. */

@@ -682,6 +682,22 @@ static void test_task_decode_gaussian(void **state)
     assert_int_equal(dpm_dap_task_decode(tf.id, again, tf.config_len, &tf.leader_cfg,
                                          &tf.helper_cfg, &out, &reason),
                      DPM_ERR_UNSUPPORTED);
+    b[n - 13] = 3; /* an unknown mechanism is unsupported whatever its length */
+    assert_int_equal(
+        dpm_dap_task_decode(tf.id, b, n, &tf.leader_cfg, &tf.helper_cfg, &out, &reason),
+        DPM_ERR_UNSUPPORTED);
+    /* the app's policy takes a Gaussian task only when it says so */
+    dpm_dap_policy_t p;
+    dap_task_policy(&tf, DPM_EPS_ONE, 500, &p);
+    g = tf.task;
+    g.dp_mechanism = DPM_DAP_DP_DISCRETE_GAUSSIAN;
+    g.central_sigma2 = 1800;
+    assert_int_equal(dpm_dap_policy_check(&p, &tf.task, &reason), DPM_OK);
+    reason = NULL;
+    assert_int_equal(dpm_dap_policy_check(&p, &g, &reason), DPM_ERR_POLICY);
+    assert_non_null(strstr(reason, "accept_gaussian"));
+    p.accept_gaussian = 1;
+    assert_int_equal(dpm_dap_policy_check(&p, &g, &reason), DPM_OK);
 }
 
 /* Field by field (the struct has padding). */

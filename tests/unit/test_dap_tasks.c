@@ -258,8 +258,10 @@ static void gaussian_noise_from_rho_and_delta(void **state)
     refused(text, "above 2^30");
     block(text, sizeof(text), "noise = gaussian\nrho = 0\ndelta = 1e-9\n", "eps");
     refused(text, "bad rho");
-    block(text, sizeof(text), "noise = gaussian\nrho = 0.5\ndelta = 1\n", "eps");
-    refused(text, "bad delta");
+    block(text, sizeof(text), "noise = gaussian\nrho = 0.5\ndelta = 1e-4\n", "eps");
+    refused(text, "bad delta '1e-4' (want a decimal in (0, 1e-5]");
+    block(text, sizeof(text), "rho = 0.5\ndelta = 1e-9\n", "eps"); /* noise = gaussian forgotten */
+    refused(text, "need noise = gaussian (or give eps");
     block(text, sizeof(text), "noise = normal\n", NULL);
     refused(text, "want laplace or gaussian");
 }

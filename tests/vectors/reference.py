@@ -237,6 +237,18 @@ def dlap(s, num, den):
         return -y if sign else y
 
 
+def dgauss(s, sigma2):
+    """CKS Algorithm 3 with integer sigma2: t = floor(sqrt(sigma2)) + 1, Y = dlap(t), kept with
+    probability exp(-(|Y| - sigma2 / t)^2 / (2 sigma2)) (whole part one Bernoulli(exp(-1))
+    at a time, then the fraction, as bernoulli_exp)."""
+    t = math.isqrt(sigma2) + 1
+    while True:
+        y = dlap(s, t, 1)
+        gamma = (Fraction(abs(y)) - Fraction(sigma2, t)) ** 2 / (2 * sigma2)
+        if bernoulli_exp(s, gamma.numerator, gamma.denominator):
+            return y
+
+
 # ---- the Laplace mechanism: the sequential definition of sdk/src/noise/laplace.c ------------
 
 def laplace_add(s, sensitivity, eps, value):
@@ -410,6 +422,11 @@ CASES = [
     ("laplace_fixed.s3.eps0.7.long", "laplace_fixed", 26,
      {"sensitivity": 3, "eps": 45875, "value": -2}, 1024),
     ("grr.k17.eps2.long", "grr", 27, {"k": 17, "eps": 131072, "x": 16}, 1024),
+    ("dgauss.s1", "dgauss", 28, {"sigma2": 1}),
+    ("dgauss.s3", "dgauss", 29, {"sigma2": 3}),
+    ("dgauss.s10000", "dgauss", 30, {"sigma2": 10000}),
+    ("dgauss.s2^30", "dgauss", 31, {"sigma2": 1073741824}),
+    ("dgauss.s2.long", "dgauss", 32, {"sigma2": 2}, 1024),
 ]
 OUTPUTS = 64
 
@@ -429,6 +446,8 @@ def run_case(sampler, seed, p, outputs=OUTPUTS):
     if sampler == "laplace_fixed":
         nbits, th = laplace_fixed_params(p["sensitivity"], p["eps"])
         return [laplace_fixed_add(s, nbits, th, p["value"]) for _ in range(outputs)]
+    if sampler == "dgauss":
+        return [dgauss(s, p["sigma2"]) for _ in range(outputs)]
     if sampler in ("grr", "rr"):
         k = p.get("k", 2)
         keep, other = grr_params(k, p["eps"])

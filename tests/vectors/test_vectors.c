@@ -64,9 +64,9 @@ static void run_case(const vector_case_t *c, int64_t *out)
     static dpm_laplace_fixed_t fixed;
     dpm_grr_t g;
     if (strcmp(s, "laplace") == 0) {
-        assert_int_equal(dpm_laplace_init(&lap, (uint64_t)param(c, "sensitivity"),
-                                          (dpm_eps_t)param(c, "eps")),
-                         DPM_OK);
+        assert_int_equal(
+            dpm_laplace_init(&lap, (uint64_t)param(c, "sensitivity"), (dpm_eps_t)param(c, "eps")),
+            DPM_OK);
     } else if (strcmp(s, "laplace_fixed") == 0) {
         assert_int_equal(dpm_laplace_fixed_init(&fixed, (uint64_t)param(c, "sensitivity"),
                                                 (dpm_eps_t)param(c, "eps")),
@@ -94,6 +94,8 @@ static void run_case(const vector_case_t *c, int64_t *out)
             z = b;
         } else if (strcmp(s, "dlap") == 0) {
             st = dpm_dlap(&r, (uint64_t)param(c, "num"), (uint64_t)param(c, "den"), &z);
+        } else if (strcmp(s, "dgauss") == 0) {
+            st = dpm_dgauss(&r, (uint64_t)param(c, "sigma2"), &z);
         } else if (strcmp(s, "laplace") == 0) {
             st = dpm_laplace_add(&lap, &r, param(c, "value"), &z);
         } else if (strcmp(s, "laplace_fixed") == 0) {
@@ -142,8 +144,8 @@ static int parse_case(const jr_value_t *o, vector_case_t *c)
     int64_t seed = 0;
     memset(c, 0, sizeof(*c));
     if (name == NULL || sampler == NULL || params == NULL || params->kind != JR_OBJECT ||
-        params->n > MAX_PARAMS || outputs == NULL || outputs->kind != JR_ARRAY ||
-        outputs->n == 0 || outputs->n > MAX_OUTPUTS || jr_int64(jr_get(o, "seed"), &seed) != 0) {
+        params->n > MAX_PARAMS || outputs == NULL || outputs->kind != JR_ARRAY || outputs->n == 0 ||
+        outputs->n > MAX_OUTPUTS || jr_int64(jr_get(o, "seed"), &seed) != 0) {
         return -1;
     }
     snprintf(c->name, sizeof(c->name), "%s", name);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* What one device taking part in several campaigns and DAP tasks may spend, by basic
- * composition (pure ε-DP: the ε of every report that depends on one device's data add up),
- * across both trust models. Per item: the most a device spends in one of its periods,
+ * composition (the ε of every report that depends on one device's data add up; pure ε-DP,
+ * but for a DAP task with discrete Gaussian noise, whose ε holds with its δ: the caller adds
+ * those δs), across both trust models. Per item: the most a device spends in one of its periods,
  * floor(budget / eps) reports of eps each (what the device's ledger lets through, never above
  * the budget: a local-DP campaign's eps_implemented against its budget; a DAP task's central ε
  * once per time_precision, dpm/expert/device_dap.h); over a window of W seconds (the device

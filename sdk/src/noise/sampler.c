@@ -419,20 +419,20 @@ static uint64_t isqrt(uint64_t x)
 }
 
 /* Bernoulli(exp(-(hi 2^64 + lo) / d)), 1 <= d < 2^63: the whole part as Bernoulli(exp(-1))
- * trials stopping at the first failure (a 128-bit count), then the fraction. */
+ * trials stopping at the first failure, then the fraction. A whole part of 2^64 or more (hi >=
+ * d: |Y| above 2^32 sigma, probability below exp(-2^32)) keeps drawing trials until one fails
+ * and answers 0: it would need 2^64 successes in a row to differ. */
 static dpm_status_t bexp_wide(dpm_rand_t *r, uint64_t hi, uint64_t lo, uint64_t d, int *out)
 {
-    uint64_t whole_hi = hi / d;
-    uint64_t whole_lo = div_128_by_64(hi % d, lo, d);
-    uint64_t frac = lo - whole_lo * d; /* (hi % d, lo) - whole_lo d < d: exact mod 2^64 */
+    const int beyond = hi >= d;
+    const uint64_t whole = beyond ? UINT64_MAX : div_128_by_64(hi, lo, d);
+    const uint64_t frac = lo - whole * d; /* (hi, lo) - whole d < d: exact mod 2^64 */
     int b = 1;
-    while (b && (whole_hi != 0 || whole_lo != 0)) {
+    for (uint64_t i = 0; b && (beyond || i < whole); i++) {
         dpm_status_t st = bexp_unit(r, 1, 1, &b);
         if (st != DPM_OK) {
             return st;
         }
-        whole_hi -= whole_lo == 0;
-        whole_lo--;
     }
     *out = b;
     return b ? bexp_unit(r, frac, d, out) : DPM_OK;

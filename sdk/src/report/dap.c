@@ -204,6 +204,12 @@ static dpm_status_t extensions_decode(const uint8_t *ext, size_t len, dpm_dap_ta
             t->interval_duration = dpm_rd_uint(&d, 8);
         } else if (type == DPM_DAP_EXT_CENTRAL_DP) {
             t->dp_mechanism = (uint8_t)dpm_rd_uint(&d, 1);
+            if (t->dp_mechanism != DPM_DAP_DP_DISCRETE_LAPLACE &&
+                t->dp_mechanism != DPM_DAP_DP_DISCRETE_GAUSSIAN) { /* whatever its length */
+                return why(reason,
+                           "task has no central noise this SDK knows (central-DP extension)",
+                           DPM_ERR_UNSUPPORTED);
+            }
             t->central_eps = (dpm_eps_t)dpm_rd_uint(&d, 4);
             t->central_sigma2 =
                 t->dp_mechanism == DPM_DAP_DP_DISCRETE_GAUSSIAN ? dpm_rd_uint(&d, 8) : 0u;
@@ -617,6 +623,12 @@ dpm_status_t dpm_dap_policy_check(const dpm_dap_policy_t *p, const dpm_dap_task_
     }
     if (t->min_batch_size < p->min_batch_size) {
         return why(reason, "task minimum batch size below the app's policy", DPM_ERR_POLICY);
+    }
+    if (t->dp_mechanism == DPM_DAP_DP_DISCRETE_GAUSSIAN && !p->accept_gaussian) {
+        return why(reason,
+                   "task's central noise is discrete Gaussian ((eps, delta)-DP) and the app's "
+                   "policy takes Laplace tasks only (set accept_gaussian to take it)",
+                   DPM_ERR_POLICY);
     }
     return DPM_OK;
 }

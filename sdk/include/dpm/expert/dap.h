@@ -235,17 +235,23 @@ typedef struct {
 } dpm_dap_aggregator_t;
 
 /* Which tasks the app takes part in: both aggregators named here (host and key), central ε at
- * most max_central_eps, min_batch_size at least min_batch_size. All zero: none (the mode off). */
+ * most max_central_eps, min_batch_size at least min_batch_size, and discrete Gaussian noise
+ * only if accept_gaussian. All zero: none (the mode off). */
 typedef struct dpm_dap_policy_s {
     uint32_t naggregators; /* 0 .. DPM_DAP_POLICY_MAX_AGGREGATORS */
     dpm_dap_aggregator_t aggregators[DPM_DAP_POLICY_MAX_AGGREGATORS];
     dpm_eps_param_t max_central_eps; /* DPM_EPS(x); below DPM_EPS_FLOOR_Q16: an invalid policy */
     uint64_t min_batch_size;         /* smallest min_batch_size a task may set, >= 1 */
+    /* 1: also tasks with discrete Gaussian noise (DPM_DAP_DP_DISCRETE_GAUSSIAN), whose ε holds
+     * with a δ > 0 the device does not see (the aggregators' campaigns file sets it, at most
+     * 1e-5); 0 (the default): Laplace tasks only, pure ε. */
+    uint8_t accept_gaussian;
 } dpm_dap_policy_t;
 
 /* DPM_OK if policy p allows task t: its leader and its helper are two different aggregators
  * the policy names with exactly the HPKE configuration the task binds, its central ε is at
- * most p->max_central_eps and its min_batch_size at least p->min_batch_size. DPM_ERR_POLICY
+ * most p->max_central_eps, its min_batch_size at least p->min_batch_size, and its noise
+ * Laplace unless p->accept_gaussian. DPM_ERR_POLICY
  * otherwise (p NULL too: no policy for the mode), with *reason (if not NULL) saying which
  * rule; DPM_ERR_PARAM for a NULL t or an invalid policy (more than DPM_DAP_POLICY_MAX_AGGREGATORS
  * entries, a NULL or empty host, an HPKE configuration dpm_hpke_config_check refuses,

@@ -85,8 +85,10 @@ dpm_status_t dpm_dlap_add(dpm_rand_t *r, uint64_t num, uint64_t den, int64_t val
  * 32768: every product stays below 2^64), else DPM_ERR_PARAM. Its variance is below sigma2:
  * by 2.1e-7 relative at sigma2 = 1, 1.1e-15 at 2, less above. Random bits per sample: about 33
  * at sigma2 = 3, 48 at 10^4, 96 at 2^30 (tests/stat/test_dgauss_gof.c prints them).
- * Exact but for one case: a Laplace draw with |Y| t >= 2^64 (probability below exp(-2^33)) is
- * rejected rather than tested, which moves the distribution by less than that probability.
+ * Exact but for two cases that never occur: a Laplace draw with |Y| t >= 2^64 (probability
+ * below exp(-2^33)) is rejected rather than tested, and one whose test's exponent reaches 2^64
+ * is rejected at its first failing trial; each moves the distribution by less than its
+ * probability. tests/vectors/noise.json holds its first outputs (reference.py).
  * Used for the two-aggregator mode's central noise under zCDP (host-sim/aggregator); a
  * mechanism with L2 sensitivity D and this noise is (D^2 / (2 sigma2))-zCDP (CKS Theorem 14). */
 #define DPM_DGAUSS_MAX_SIGMA2 ((uint64_t)1 << 30)
