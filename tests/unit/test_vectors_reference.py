@@ -38,8 +38,8 @@ def main():
     with open(VECTORS) as f:
         data = json.load(f)
     samplers = {c["sampler"] for c in data["cases"]}
-    want = {"uniform", "bernoulli", "bernoulli_exp", "dlap", "laplace", "laplace_fixed", "grr",
-            "rr"}
+    want = {"uniform", "bernoulli", "bernoulli_exp", "dlap", "dgauss", "laplace", "laplace_fixed",
+            "grr", "rr"}
     n += 1
     ok = samplers == want
     bad += not ok
