@@ -334,6 +334,18 @@ static int task_digest(dap_task_spec_t *s)
     return rc ? -1 : 0;
 }
 
+double dap_task_rho(const dap_task_spec_t *t)
+{
+    return t->t.dp_mechanism == DPM_DAP_DP_DISCRETE_GAUSSIAN
+               ? (double)t->sensitivity / (2.0 * (double)t->t.central_sigma2)
+               : 0.0;
+}
+
+double dap_zcdp_eps(double rho, double delta)
+{
+    return rho + 2.0 * sqrt(rho * log(1.0 / delta));
+}
+
 /* The central noise's parameters into b->t (and the spec's sensitivity for gaussian): laplace
  * as given; gaussian from rho, delta and the squared L2 sensitivity, every rounding toward
  * more noise or a larger charged ε. -1 with err for a key of the other mechanism or
@@ -389,8 +401,7 @@ static int central_noise(block_t *b, int vec, int sum, int hist, char *err, size
     s->rho = b->rho;
     s->delta = b->delta;
     /* the rho the noise really gives, then its ε at delta, rounded up (a larger charge) */
-    const double rho = (double)l2sq / (2.0 * (double)sigma2);
-    const double eps = rho + 2.0 * sqrt(rho * log(1.0 / b->delta));
+    const double eps = dap_zcdp_eps((double)l2sq / (2.0 * (double)sigma2), b->delta);
     const double q = ceil(eps * 65536.0 * (1.0 + 1e-12));
     if (q < (double)DPM_EPS_FLOOR_Q16) {
         return host_fail(err, cap,

@@ -90,6 +90,14 @@ int dap_tasks_parse(const char *text, size_t len, const char *dir, dap_tasks_t *
                     size_t cap);
 int dap_tasks_load(const char *path, dap_tasks_t *out, char *err, size_t cap);
 
+/* A discrete Gaussian task's zCDP: the rho its sigma2 really gives, l2_sensitivity_sq / (2
+ * sigma2), at most the rho asked (0 for a Laplace task). */
+double dap_task_rho(const dap_task_spec_t *t);
+
+/* The ε of the (ε, δ)-DP that rho-zCDP gives at delta: rho + 2 sqrt(rho ln(1/delta)) (Bun and
+ * Steinke 2016, Prop. 1.3). */
+double dap_zcdp_eps(double rho, double delta);
+
 /* "{base}/tasks/{id}/{what}" into out (base: an aggregator URL, a trailing '/' or not), the
  * draft's resource URL of task t. */
 void dap_task_url(const dap_task_spec_t *t, const char *base, const char *what, char *out,

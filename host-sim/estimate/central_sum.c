@@ -5,6 +5,8 @@
 #include <math.h>
 #include <stddef.h>
 
+#include "dpm/expert/noise.h"
+
 dpm_status_t dpm_csum_noise_init(dpm_csum_noise_t *n, uint64_t sensitivity, dpm_eps_t eps_q16)
 {
     if (n == NULL || sensitivity == 0 || eps_q16 == 0) {
@@ -21,7 +23,7 @@ dpm_status_t dpm_csum_noise_init(dpm_csum_noise_t *n, uint64_t sensitivity, dpm_
 
 dpm_status_t dpm_csum_noise_init_gauss(dpm_csum_noise_t *n, uint64_t sigma2)
 {
-    if (n == NULL || sigma2 == 0 || sigma2 > ((uint64_t)1 << 30)) {
+    if (n == NULL || sigma2 == 0 || sigma2 > DPM_DGAUSS_MAX_SIGMA2) {
         return DPM_ERR_PARAM;
     }
     const double s = (double)sigma2;

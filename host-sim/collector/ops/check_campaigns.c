@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #include "collector/ops/check_campaigns.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -64,18 +63,6 @@ static host_comp_item_t dap_item(const dap_task_spec_t *t)
     return it;
 }
 
-/* What the Gaussian tasks add to the basic total in any window: their eps per report. */
-static double gauss_eps_any(const dap_tasks_t *ts, const host_comp_row_t *rows)
-{
-    double sum = 0.0;
-    for (size_t i = 0; i < ts->n; i++) {
-        if (ts->t[i].t.dp_mechanism == DPM_DAP_DP_DISCRETE_GAUSSIAN) {
-            sum += (double)rows[i].per_period_q16 * rows[i].periods_any / 65536.0;
-        }
-    }
-    return sum;
-}
-
 static void print_composition(const coll_campaigns_t *cs, const dap_tasks_t *ts,
                               const host_comp_row_t *rows, const host_comp_total_t *tot)
 {
@@ -107,14 +94,15 @@ static void print_composition(const coll_campaigns_t *cs, const dap_tasks_t *ts,
                (tot->aligned_q16 - tot->central.aligned_q16) / 65536.0,
                (tot->any_q16 - tot->central.any_q16) / 65536.0);
     }
-    /* basic composition adds the Gaussian tasks' deltas too; zCDP adds their rho, tighter */
-    double delta = 0.0, rho = 0.0, dmin = 1.0;
+    /* basic composition adds the Gaussian tasks' eps and deltas; zCDP adds their rho, tighter */
+    double delta = 0.0, rho = 0.0, dmin = 1.0, eps = 0.0;
     for (size_t i = 0; i < ts->n; i++) {
         const dap_task_spec_t *t = &ts->t[i];
+        const host_comp_row_t *r = &rows[cs->n + i];
         if (t->t.dp_mechanism == DPM_DAP_DP_DISCRETE_GAUSSIAN) {
-            const double periods = rows[cs->n + i].periods_any;
-            delta += t->delta * periods;
-            rho += periods * (double)t->sensitivity / (2.0 * (double)t->t.central_sigma2);
+            delta += t->delta * r->periods_any;
+            rho += dap_task_rho(t) * r->periods_any;
+            eps += (double)r->per_period_q16 * r->periods_any / 65536.0;
             dmin = t->delta < dmin ? t->delta : dmin;
         }
     }
@@ -124,8 +112,7 @@ static void print_composition(const coll_campaigns_t *cs, const dap_tasks_t *ts,
                delta, w);
         printf("  the discrete Gaussian tasks alone, composed under zCDP (rho adds up): rho "
                "%.6f in any %u s, so eps %.6f at delta %.3g (in place of their %.6f above)\n",
-               rho, w, rho + 2.0 * sqrt(rho * log(1.0 / dmin)), dmin,
-               gauss_eps_any(ts, rows + cs->n));
+               rho, w, dap_zcdp_eps(rho, dmin), dmin, eps);
     }
     if (tot->device_bounded) {
         printf("  device-level: at most %.6f in any %u s (a campaign whose unit is one example "
