@@ -330,9 +330,16 @@ deps-build deps-repro:
 # TEST_LEAVE_OUT: patterns of test programs not run (CI's sanitize step leaves out the
 # Monte-Carlo coverage programs, which make test runs in full; make sanitize runs them too).
 TEST_LEAVE_OUT ?=
+# TEST_POOL: scripts that either lane may run (.make/run-tests.sh): each builds only into a
+# folder of its own ($(BUILD_DIR)/host-<variant>, host-fuzz, mktemp) and opens no socket, so
+# it may run beside any other script. The long ones: they let the lanes end together.
+TEST_POOL ?= tests/unit/test_fuzz_targets.sh tests/unit/test_mech_variants.sh \
+             tests/unit/test_constant_time.sh tests/unit/test_kconfig_lib.sh \
+             tests/unit/test_fedauc_optional.sh
 test: deps
 	@$(MAKE) --no-print-directory all
 	@OUT=$(OUT) NM=$(NM) CC=$(CC) PYTHON=$(PYTHON) BUILD_DIR=$(BUILD_DIR) TEST_LANES=2 \
+	  TEST_POOL="$(TEST_POOL)" \
 	  bash .make/run-tests.sh $(filter-out $(TEST_LEAVE_OUT),$(TEST_BINS)) $(TEST_SCRIPTS)
 
 LINT_SRCS = $(shell find sdk port -name '*.[ch]' -not -path '*/config/*' -not -name '*.pb.[ch]' \

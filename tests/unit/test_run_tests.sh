@@ -3,8 +3,8 @@
 # The test runner (.make/run-tests.sh) counts honestly: a SKIP is never a pass (and a failure
 # under CI=1 unless marked "outside CI:"), a crash, a silent suite and a broken plan are
 # failures, and the last line is "N passed, N failed, N skipped"; a failed suite's stderr is
-# shown, and every suite's stdin is /dev/null; two lanes (TEST_LANES=2) count as one. Fed with
-# fake suites.
+# shown, and every suite's stdin is /dev/null; two lanes (TEST_LANES=2) count as one and share
+# a queue. Fed with fake suites.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 n=0 failed=0
@@ -78,5 +78,32 @@ two=$(run env TEST_LANES=2 bash .make/run-tests.sh "$work/p_slow" "$work/p_slow2
 secs=$(echo "$(date +%s.%N) - $start" | bc)
 tap "$([ "$two" = "3 passed, 1 failed, 0 skipped" ] && [ "$(echo "$secs < 1.9" | bc)" = 1 ]; echo $?)" \
     "programs alone alternate between the lanes: two 1 s programs in ${secs} s ($two)"
+# The queue: once its own scripts are done, the scripts' lane takes programs too, and a script
+# named in TEST_POOL may run in either lane. Each fake suite marks itself running while it
+# sleeps and notes how many of its kind (programs p, scripts s) were running at its start, so
+# the check does not depend on the machine's load; each also appends its name to a tally, to
+# show it ran exactly once. Negative control: under the fixed split (before the queue) two
+# programs never overlap in the first case, nor two scripts in the second.
+for i in 1 2 3 4 5 6; do
+  printf '#!/bin/sh\nw="%s"; touch "$w/run.p%s"; ls "$w"/run.p* | wc -l >>"$w/overlap"; sleep 1\nrm "$w/run.p%s"; echo p%s >>"$w/tally"; echo "ok 1 - p"; echo "1..1"\n' \
+    "$work" "$i" "$i" "$i" >"$work/q_$i"
+  chmod +x "$work/q_$i"
+done
+for i in 1 2 3 4; do
+  printf 'w="%s"; touch "$w/run.s%s"; ls "$w"/run.s* | wc -l >>"$w/overlap"; sleep 1\nrm "$w/run.s%s"; echo s%s >>"$w/tally"; echo "ok 1 - s"; echo "1..1"\n' \
+    "$work" "$i" "$i" "$i" >"$work/s_$i.sh"
+done
+: >"$work/tally"; : >"$work/overlap"
+two=$(run env TEST_LANES=2 bash .make/run-tests.sh "$work"/q_{1,2,3,4,5,6} "$work/s_1.sh")
+most=$(sort -n "$work/overlap" | tail -n 1)
+tap "$([ "$two" = "7 passed, 0 failed, 0 skipped" ] && [ "$(sort "$work/tally" | tr '\n' ' ')" = "p1 p2 p3 p4 p5 p6 s1 " ] &&
+       [ "$most" = 2 ]; echo $?)" \
+    "both lanes take programs from the queue: two programs ran at once ($most), each suite once ($two)"
+: >"$work/tally"; : >"$work/overlap"
+two=$(run env TEST_LANES=2 TEST_POOL="$work/s_3.sh $work/s_4.sh" bash .make/run-tests.sh "$work"/s_{1,2,3,4}.sh)
+most=$(sort -n "$work/overlap" | tail -n 1)
+tap "$([ "$two" = "4 passed, 0 failed, 0 skipped" ] && [ "$(sort "$work/tally" | tr '\n' ' ')" = "s1 s2 s3 s4 " ] &&
+       [ "$most" = 2 ]; echo $?)" \
+    "TEST_POOL scripts run beside the other scripts: two scripts ran at once ($most), each once ($two)"
 echo "1..$n"
 exit $failed
