@@ -5,8 +5,9 @@
 # why), and the instance struct keeps its size (the ABI fingerprint carries DPM_VDAF). A probe
 # calls every public function against such a build. DPM_VDAF_FIELD64=0 drops the Field64
 # variants alone: prio3_f64.c defines nothing, their inits return DPM_ERR_UNSUPPORTED, the
-# Field128 ones still work. Negative control: the same probe against the default build gets
-# DPM_OK from every instance call.
+# Field128 ones still work; DPM_VDAF_MULTIHOT=0 drops MultihotCountVec the same way, and a
+# task of a variant left out is refused naming its switch. Negative control: the same probes
+# against the default build get DPM_OK.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 CC=${CC:-gcc}
@@ -73,8 +74,85 @@ inits=$("$work/f128/probe" | head -n 7 | tr '\n' ' ')
 # count, sum, sumvec, histogram, multihot, sumvec_multiproof, higher_degree
 tap "$([ "$inits" = "-13 -13 0 0 0 -13 -13 " ]; echo $?)" \
     "with DPM_VDAF_FIELD64=0 the Field64 inits return DPM_ERR_UNSUPPORTED, the Field128 ones succeed (got: $inits)"
+build "$work/shapes" -DDPM_VDAF_FIELD64=0 -DDPM_VDAF_MULTIHOT=0
+tap $? "sdk/src/vdaf builds with DPM_VDAF_FIELD64=0 DPM_VDAF_MULTIHOT=0 (SumVec and Histogram only)"
+inits=$("$work/shapes/probe" | head -n 7 | tr '\n' ' ')
+tap "$([ "$inits" = "-13 -13 0 0 -13 -13 -13 " ]; echo $?)" \
+    "with DPM_VDAF_MULTIHOT=0 MultihotCountVec's init returns DPM_ERR_UNSUPPORTED too (got: $inits)"
 build "$work/on"
 first=$("$work/on/probe" | head -n 7 | sort -u)
 tap "$([ "$first" = "0" ]; echo $?)" "negative control: in the default build every instance call succeeds (got: $(echo $first))"
+
+# A task of a variant the build left out is refused with the switch to turn on (it said "built
+# without the VDAF (DPM_VDAF)" before, the wrong advice when only the variant was missing). The
+# default build encodes a MultihotCountVec task; the SumVec-and-Histogram build decodes it.
+cat >"$work/task.c" <<'C'
+#include <stdio.h>
+#include <string.h>
+#include "dpm/expert/dap.h"
+#include "dpm/expert/hpke.h"
+/* no argument: print a MultihotCountVec task's TaskConfiguration as hex; "dec HEX": decode it and
+ * print the status and the reason */
+static dpm_hpke_config_t key(uint8_t b)
+{
+    dpm_hpke_config_t c;
+    memset(&c, 0, sizeof(c));
+    c.id = b;
+    c.kem_id = DPM_HPKE_KEM_X25519_SHA256;
+    c.kdf_id = DPM_HPKE_KDF_HKDF_SHA256;
+    c.aead_id = DPM_HPKE_AEAD_AES_128_GCM;
+    memset(c.public_key, b, sizeof(c.public_key));
+    return c;
+}
+int main(int argc, char **argv)
+{
+    static uint8_t buf[4096];
+    const uint8_t id[DPM_DAP_TASK_ID_BYTES] = {1};
+    dpm_hpke_config_t l = key(1), h = key(2);
+    if (argc > 2) {
+        size_t n = strlen(argv[2]) / 2;
+        for (size_t i = 0; i < n; i++) sscanf(argv[2] + 2 * i, "%2hhx", &buf[i]);
+        dpm_dap_task_t t;
+        const char *why = "";
+        dpm_status_t st = dpm_dap_task_decode(id, buf, n, &l, &h, &t, &why);
+        printf("%d %s\n", (int)st, why ? why : "");
+        return 0;
+    }
+    dpm_dap_task_t t;
+    memset(&t, 0, sizeof(t));
+    static const char info[] = "probe", lu[] = "https://leader.example", hu[] = "https://helper.example";
+    t.task_info = (dpm_span_t){(const uint8_t *)info, 5};
+    t.leader_url = (dpm_span_t){(const uint8_t *)lu, sizeof(lu) - 1};
+    t.helper_url = (dpm_span_t){(const uint8_t *)hu, sizeof(hu) - 1};
+    t.time_precision = 3600;
+    t.min_batch_size = 100;
+    t.batch_mode = DPM_DAP_BATCH_TIME_INTERVAL;
+    t.dp_mechanism = DPM_DAP_DP_DISCRETE_LAPLACE;
+    t.central_eps = 65536u;
+    if (dpm_prio3_multihot_init(&t.vdaf, 2, 12, 5, 4) != DPM_OK) return 1;
+    size_t len = 0;
+    dpm_status_t st = dpm_dap_task_config_encode(&t, buf, sizeof(buf), &len);
+    if (st != DPM_OK) { printf("encode %d\n", (int)st); return 1; }
+    for (size_t i = 0; i < len; i++) printf("%02x", buf[i]);
+    printf("\n");
+    return 0;
+}
+C
+task() { # out-dir flags...: the task probe against sdk/src/report's DAP code and the VDAF
+  local dir=$1; shift
+  for f in sdk/src/report/dap.c sdk/src/report/hpke_config.c; do
+    "$CC" -std=c99 -O2 -Wall -Wextra -Werror "$@" -Isdk/include -Isdk/src/internal -Isdk/src \
+      -c "$f" -o "$dir/$(basename "${f%.c}").o" || return 1
+  done
+  "$CC" -std=c99 "$@" -Isdk/include "$work/task.c" "$dir"/*.o -o "$dir/task"
+}
+task "$work/on" && task "$work/shapes" -DDPM_VDAF_FIELD64=0 -DDPM_VDAF_MULTIHOT=0
+tap $? "the task probe builds against both"
+hex=$("$work/on/task")
+on=$("$work/on/task" dec "$hex")
+shapes=$("$work/shapes/task" dec "$hex")
+tap "$([ "$on" = "0 " ] &&
+       [ "$shapes" = "-13 task's Prio3 variant not in this build (DPM_VDAF_FIELD64: Count, Sum; DPM_VDAF_MULTIHOT)" ]; echo $?)" \
+    "a MultihotCountVec task: taken by the default build, refused naming DPM_VDAF_MULTIHOT without it (got: '$on' / '$shapes')"
 echo "1..$n"
 exit $failed

@@ -121,6 +121,13 @@
 #define DPM_VDAF_FIELD64 0
 #endif
 #endif
+#ifndef DPM_VDAF_MULTIHOT
+#if defined(CONFIG_DPM_VDAF_MULTIHOT)
+#define DPM_VDAF_MULTIHOT 1
+#else
+#define DPM_VDAF_MULTIHOT 0
+#endif
+#endif
 /* The Mbed TLS profile of port/tls (a Kconfig choice: exactly one is set) */
 #ifndef DPM_TLS_LEAN
 #if defined(CONFIG_DPM_TLS_LEAN)
@@ -204,6 +211,9 @@
 #endif
 #ifndef DPM_VDAF_FIELD64
 #define DPM_VDAF_FIELD64 1 /* the Field64 variants (Count, Sum, SumVecMultiproof, HigherDegree) */
+#endif
+#ifndef DPM_VDAF_MULTIHOT
+#define DPM_VDAF_MULTIHOT 1 /* Prio3MultihotCountVec */
 #endif
 /* The Mbed TLS profile port/tls is built against (port/tls/config/dpm_mbedtls_<profile>.h; the
  * build picks the file: MBEDTLS_CONFIG=device, device_lean or device_lean_aes). No effect on

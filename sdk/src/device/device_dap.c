@@ -63,8 +63,8 @@ dpm_status_t dpm_device_dap_accept_task(dpm_device_t *d, const uint8_t id[DPM_DA
 
 #if DPM_VDAF
 /* Zero n bytes through a volatile pointer: a plain memset of a buffer that is not read again
- * may be optimised away, and these hold shares and seeds. */
-static void wipe(void *p, size_t n)
+ * may be optimised away, and these hold shares and seeds. Not inlined: two callers. */
+static DPM_NOINLINE void wipe(void *p, size_t n)
 {
     volatile uint8_t *b = p;
     for (size_t i = 0; i < n; i++) {
@@ -87,10 +87,12 @@ static void ledger_charge_of(const dpm_dap_task_t *t, uint32_t period, dpm_ledge
     c->budget = t->central_eps;
 }
 
-/* Everything before the charge. On DPM_OK *time is the report's time (task precision units). */
+/* Everything before the charge. On DPM_OK *time is the report's time (task precision units)
+ * and *c the charge, checked against the ledger. */
 static dpm_status_t validate(dpm_device_t *d, const dpm_dap_io_t *io, const dpm_dap_task_t *t,
                              uint32_t period, uint8_t kind, const uint64_t *meas, size_t count,
-                             const dpm_dap_layout_t *l, uint64_t *time, const char **reason)
+                             const dpm_dap_layout_t *l, uint64_t *time, dpm_ledger_charge_t *c,
+                             const char **reason)
 {
     if (t->vdaf.kind != kind) {
         return why(d, reason, "the task's VDAF is another Prio3 variant", DPM_ERR_PARAM);
@@ -125,9 +127,8 @@ static dpm_status_t validate(dpm_device_t *d, const dpm_dap_io_t *io, const dpm_
     if (!io->outbox.room(io->outbox.ctx, l->bytes)) {
         return why(d, reason, "the outbox is full: upload first", DPM_ERR_BUFFER);
     }
-    dpm_ledger_charge_t c;
-    ledger_charge_of(t, period, &c);
-    st = dpm_device_ledger_check(d, &c, &r);
+    ledger_charge_of(t, period, c);
+    st = dpm_device_ledger_check(d, c, &r);
     return why(d, reason, r, st);
 }
 
@@ -156,13 +157,12 @@ static dpm_status_t dap_report(dpm_device_t *d, const dpm_dap_io_t *io, const dp
     dpm_dap_layout_t l;
     dpm_dap_report_layout(&t->vdaf, &l);
     uint64_t time = 0;
-    dpm_status_t st = validate(d, io, t, period, kind, meas, count, &l, &time, reason);
+    dpm_ledger_charge_t c; /* one participation of this task in this period */
+    dpm_status_t st = validate(d, io, t, period, kind, meas, count, &l, &time, &c, reason);
     if (st != DPM_OK) {
         return st;
     }
-    /* charge: one participation of this task in this period, under the device cap */
-    dpm_ledger_charge_t c;
-    ledger_charge_of(t, period, &c);
+    /* charge it, under the device cap */
     const char *r = NULL;
     dpm_ledger_totals_t totals;
     st = dpm_device_ledger_spend(d, &c, &r, &totals);
@@ -207,7 +207,21 @@ static dpm_status_t dap_report(dpm_device_t *d, const dpm_dap_io_t *io, const dp
 #endif
 
 #if DPM_VDAF
-#define DAP_CALL(kind, meas, count) dap_report(d, io, t, period, kind, meas, count, info, reason)
+/* A variant compiled out (DPM_VDAF_FIELD64: Count, Sum; DPM_VDAF_MULTIHOT) has no task: its call
+ * says so without linking the report path (the same words as a task of it, dpm_dap_task_decode). */
+#define DAP_CALL(kind, meas, count)                                                                \
+    (variant_built(kind) ? dap_report(d, io, t, period, kind, meas, count, info, reason)           \
+                         : why(d, reason,                                                          \
+                               "task's Prio3 variant not in this build (DPM_VDAF_FIELD64: Count, " \
+                               "Sum; DPM_VDAF_MULTIHOT)",                                          \
+                               DPM_ERR_UNSUPPORTED))
+static int variant_built(uint8_t kind)
+{
+    if (kind == DPM_PRIO3_COUNT || kind == DPM_PRIO3_SUM) {
+        return DPM_VDAF_FIELD64;
+    }
+    return kind != DPM_PRIO3_MULTIHOT || DPM_VDAF_MULTIHOT;
+}
 #else
 #define DAP_CALL(kind, meas, count)                                                                \
     ((void)d, (void)io, (void)t, (void)period, (void)(meas), (void)(count), (void)info,            \

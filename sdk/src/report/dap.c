@@ -100,6 +100,17 @@ static int url_ok(dpm_span_t url)
 static dpm_status_t vdaf_decode(uint32_t type, const uint8_t *cfg, size_t len, dpm_prio3_t *v,
                                 const char **reason)
 {
+    const int built = DPM_VDAF && (type == DPM_PRIO3_COUNT || type == DPM_PRIO3_SUM
+                                       ? DPM_VDAF_FIELD64
+                                       : type != DPM_PRIO3_MULTIHOT || DPM_VDAF_MULTIHOT);
+    if (!built) { /* the whole mode, or this variant, is compiled out */
+        return why(reason,
+                   DPM_VDAF
+                       ? "task's Prio3 variant not in this build (DPM_VDAF_FIELD64: Count, Sum; "
+                         "DPM_VDAF_MULTIHOT)"
+                       : "the SDK was built without the VDAF (DPM_VDAF)",
+                   DPM_ERR_UNSUPPORTED);
+    }
     dpm_rd_t r = dpm_rd(cfg, len);
     dpm_status_t st;
     switch (type) {
@@ -135,9 +146,6 @@ static dpm_status_t vdaf_decode(uint32_t type, const uint8_t *cfg, size_t len, d
     }
     if (!dpm_rd_done(&r)) {
         return why(reason, "task VDAF configuration has the wrong length", DPM_ERR_PROTOCOL);
-    }
-    if (st == DPM_ERR_UNSUPPORTED) {
-        return why(reason, "the SDK was built without the VDAF (DPM_VDAF)", st);
     }
     return st == DPM_OK ? st : why(reason, "task VDAF parameters are invalid", DPM_ERR_PARAM);
 }

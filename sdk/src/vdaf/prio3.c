@@ -282,6 +282,9 @@ dpm_status_t dpm_prio3_histogram_init(dpm_prio3_t *v, uint32_t shares, uint32_t 
 dpm_status_t dpm_prio3_multihot_init(dpm_prio3_t *v, uint32_t shares, uint32_t length,
                                      uint32_t max_weight, uint32_t chunk_length)
 {
+    if (!DPM_VDAF_MULTIHOT) {
+        return DPM_ERR_UNSUPPORTED; /* compiled out */
+    }
     if (v == NULL || length == 0 || length > DPM_PRIO3_MAX_MEAS_LEN - 32u || max_weight == 0 ||
         max_weight > length || chunk_length == 0 || chunk_length > DPM_PRIO3_MAX_MEAS_LEN) {
         return DPM_ERR_PARAM;
@@ -346,15 +349,22 @@ static uint64_t range_encode(uint64_t value, uint64_t max, uint32_t bits, uint8_
 static uint64_t encode(const dpm_prio3_t *v, const uint64_t *x, uint8_t *m)
 {
     uint64_t bad = 0;
-    switch (v->kind) {
+    switch (v->kind) { /* a variant compiled out has no instance: its case is left empty */
     case DPM_PRIO3_COUNT:
     case DPM_PRIO3_HIGHER_DEGREE:
+        if (!DPM_VDAF_FIELD64) {
+            break;
+        }
         if (m != NULL) {
             m[0] = (uint8_t)(x[0] & 3u);
         }
         bad = lt_u64(v->max_measurement, x[0]);
         break;
-    case DPM_PRIO3_SUM: bad = range_encode(x[0], v->max_measurement, v->bits, m); break;
+    case DPM_PRIO3_SUM:
+        if (DPM_VDAF_FIELD64) {
+            bad = range_encode(x[0], v->max_measurement, v->bits, m);
+        }
+        break;
     case DPM_PRIO3_SUMVEC:
     case DPM_PRIO3_SUMVEC_MULTIPROOF:
         for (uint32_t q = 0; q < v->length; q++) {
@@ -370,6 +380,9 @@ static uint64_t encode(const dpm_prio3_t *v, const uint64_t *x, uint8_t *m)
         bad = lt_u64(v->max_measurement, x[0]);
         break;
     default: { /* MultihotCountVec: the booleans, then their number range-checked */
+        if (!DPM_VDAF_MULTIHOT) {
+            break;
+        }
         uint64_t weight = 0;
         for (uint32_t e = 0; e < v->length; e++) {
             if (m != NULL) {
