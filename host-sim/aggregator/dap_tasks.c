@@ -193,6 +193,30 @@ static int set_key(block_t *b, const char *dir, const char *key, const char *v, 
     dap_task_spec_t *s = b->s;
     const char *why = NULL;
     int bad = 0;
+    /* The keys that take one integer in a range: one row each, one parse for all. */
+    const struct {
+        const char *key;
+        uint64_t *dst, lo, hi;
+        int *have; /* set when the key is given (NULL: no flag) */
+        const char *why;
+    } ints[] = {
+        {"length", &b->length, 1, 1u << 20, NULL, "an integer 1 .. 1048576"},
+        {"max", &b->max, 1, UINT32_MAX, NULL, "an integer 1 .. 4294967295"},
+        {"chunk", &b->chunk, 1, 1u << 20, NULL, "an integer 1 .. 1048576"},
+        {"l2_sensitivity_sq", &b->l2sq, 1, UINT64_MAX, &b->have_l2sq,
+         "an integer >= 1 (at most the VDAF's bound)"},
+        {"sensitivity", &b->sensitivity, 1, UINT32_MAX, NULL,
+         "an integer >= 1 (at most the VDAF's bound)"},
+        {"min_batch_size", &b->min_batch, 1, UINT32_MAX, NULL, "an integer >= 1"},
+        {"time_precision", &b->precision, 1, 1u << 30, NULL, "seconds, an integer >= 1"},
+        {"start", &b->start, 0, (uint64_t)INT64_MAX, &b->have_start, "Unix seconds"},
+        {"duration", &b->duration, 1, (uint64_t)INT64_MAX, &b->have_duration,
+         "seconds, an integer >= 1"},
+    };
+    size_t ni = 0;
+    while (ni < sizeof(ints) / sizeof(ints[0]) && strcmp(key, ints[ni].key) != 0) {
+        ni++;
+    }
     if (strcmp(key, "id") == 0) {
         bad = strlen(v) != DAP_TASK_ID_B64 ||
               dap_b64url_decode(v, DAP_TASK_ID_B64, s->t.id, DPM_DAP_TASK_ID_BYTES) != 0;
@@ -205,15 +229,6 @@ static int set_key(block_t *b, const char *dir, const char *key, const char *v, 
               strcmp(v, "histogram") != 0;
         why = "count, sum, sumvec or histogram";
         snprintf(b->vdaf, sizeof(b->vdaf), "%s", v);
-    } else if (strcmp(key, "length") == 0) {
-        bad = parse_u64(v, 1, 1u << 20, &b->length);
-        why = "an integer 1 .. 1048576";
-    } else if (strcmp(key, "max") == 0) {
-        bad = parse_u64(v, 1, UINT32_MAX, &b->max);
-        why = "an integer 1 .. 4294967295";
-    } else if (strcmp(key, "chunk") == 0) {
-        bad = parse_u64(v, 1, 1u << 20, &b->chunk);
-        why = "an integer 1 .. 1048576";
     } else if (strcmp(key, "eps") == 0) {
         bad = dpm_eps_from_decimal(v, &b->t.central_eps) != DPM_OK ||
               b->t.central_eps < DPM_EPS_FLOOR_Q16;
@@ -234,27 +249,12 @@ static int set_key(block_t *b, const char *dir, const char *key, const char *v, 
                   : "a decimal in (0, 1e-5], e.g. 1e-9: far below one over the devices";
         *(rho ? &b->rho : &b->delta) = x;
         *(rho ? &b->have_rho : &b->have_delta) = 1;
-    } else if (strcmp(key, "l2_sensitivity_sq") == 0) {
-        bad = parse_u64(v, 1, UINT64_MAX, &b->l2sq);
-        why = "an integer >= 1 (at most the VDAF's bound)";
-        b->have_l2sq = 1;
-    } else if (strcmp(key, "sensitivity") == 0) {
-        bad = parse_u64(v, 1, UINT32_MAX, &b->sensitivity);
-        why = "an integer >= 1 (at most the VDAF's bound)";
-    } else if (strcmp(key, "min_batch_size") == 0) {
-        bad = parse_u64(v, 1, UINT32_MAX, &b->min_batch);
-        why = "an integer >= 1";
-    } else if (strcmp(key, "time_precision") == 0) {
-        bad = parse_u64(v, 1, 1u << 30, &b->precision);
-        why = "seconds, an integer >= 1";
-    } else if (strcmp(key, "start") == 0) {
-        bad = parse_u64(v, 0, (uint64_t)INT64_MAX, &b->start);
-        why = "Unix seconds";
-        b->have_start = 1;
-    } else if (strcmp(key, "duration") == 0) {
-        bad = parse_u64(v, 1, (uint64_t)INT64_MAX, &b->duration);
-        why = "seconds, an integer >= 1";
-        b->have_duration = 1;
+    } else if (ni < sizeof(ints) / sizeof(ints[0])) {
+        bad = parse_u64(v, ints[ni].lo, ints[ni].hi, ints[ni].dst);
+        why = ints[ni].why;
+        if (ints[ni].have != NULL) {
+            *ints[ni].have = 1;
+        }
     } else if (strcmp(key, "leader") == 0 || strcmp(key, "helper") == 0) {
         char *dst = key[0] == 'l' ? s->leader_url : s->helper_url;
         bad = strncmp(v, "https://", 8) != 0 || strlen(v) > DPM_DAP_MAX_URL || v[8] == '\0';

@@ -21,31 +21,48 @@ void dap_answer_set(dap_answer_t *a, int status, const char *problem, const char
     va_end(ap);
 }
 
-int dap_helper_init(dap_helper_t *h, const dpm_dap_task_t *t, const dpm_dap_hpke_key_t *key,
-                    const uint8_t verify_key[DPM_PRIO3_VERIFY_KEY_BYTES], dap_store_t *store,
-                    const dpm_hpke_config_t *collector, uint64_t sensitivity, dpm_rand_t *rand)
+int dap_aggregator_init(dap_aggregator_t *a, uint8_t role, const dpm_dap_task_t *t,
+                        const dpm_dap_hpke_key_t *key,
+                        const uint8_t verify_key[DPM_PRIO3_VERIFY_KEY_BYTES], dap_store_t *store,
+                        const dpm_hpke_config_t *collector, uint64_t sensitivity, dpm_rand_t *rand)
 {
-    memset(h, 0, sizeof(*h));
+    memset(a, 0, sizeof(*a));
     if (t == NULL || store == NULL || collector == NULL || rand == NULL ||
         dpm_hpke_config_check(collector, NULL) != DPM_OK ||
-        agg_role_init(&h->role, t, DPM_DAP_ROLE_HELPER, key, verify_key) != 0) {
+        agg_role_init(&a->role, t, role, key, verify_key) != 0) {
         return -1;
     }
-    h->task = t;
-    h->store = store;
-    h->collector = *collector;
-    h->sensitivity = sensitivity;
-    h->rand = rand;
-    h->skew_s = DAP_DEFAULT_SKEW_S;
+    a->task = t;
+    a->store = store;
+    a->collector = *collector;
+    a->sensitivity = sensitivity;
+    a->rand = rand;
+    a->skew_s = DAP_DEFAULT_SKEW_S;
     return 0;
 }
 
-void dap_helper_free(dap_helper_t *h)
+void dap_aggregator_free(dap_aggregator_t *a)
 {
-    if (h != NULL && h->task != NULL) {
-        agg_role_free(&h->role);
-        memset(h, 0, sizeof(*h));
+    if (a != NULL && a->task != NULL) {
+        agg_role_free(&a->role);
+        memset(a, 0, sizeof(*a));
     }
+}
+
+void dap_aggregator_collect_init(const dap_aggregator_t *a, const dap_interval_t *iv,
+                                 dap_store_release_fn release, void *release_ctx,
+                                 dap_store_collect_t *c)
+{
+    const dpm_prio3_t *v = &a->task->vdaf;
+    memset(c, 0, sizeof(*c));
+    c->start = iv->start;
+    c->end = iv->start + iv->duration;
+    c->min_batch = a->task->min_batch_size;
+    c->share_bytes = v->out_share_bytes;
+    c->merge = dap_vdaf_merge;
+    c->merge_ctx = (void *)v;
+    c->release = release;
+    c->release_ctx = release_ctx;
 }
 
 int dap_answer_id(dap_answer_t *a, const uint8_t *body, size_t len, uint8_t digest[32])
@@ -392,19 +409,10 @@ void dap_helper_aggregate_share(dap_helper_t *h, const uint8_t *body, size_t len
     if (dap_answer_id(a, body, len, digest) != 0) {
         return;
     }
-    const dpm_prio3_t *v = &h->task->vdaf;
     release_t r = {h, &req, NULL};
     dap_store_collect_t c;
-    memset(&c, 0, sizeof(c));
+    dap_aggregator_collect_init(h, &b->interval, release, &r, &c);
     memcpy(c.req, digest, sizeof(c.req));
-    c.start = b->interval.start;
-    c.end = b->interval.start + b->interval.duration;
-    c.min_batch = h->task->min_batch_size;
-    c.share_bytes = v->out_share_bytes;
-    c.merge = dap_vdaf_merge;
-    c.merge_ctx = (void *)v;
-    c.release = release;
-    c.release_ctx = &r;
     dap_store_batch_t batch;
     int rc = dap_store_collect(h->store, h->task->id, &c, out, cap, out_len, &batch);
     switch (rc) {

@@ -27,15 +27,19 @@
 #include "dpm/expert/hpke.h"
 #include "dpm/expert/noise.h"
 
+/* One aggregator of a task, the helper or the leader: the two roles hold the same things (only
+ * role.role differs), so they are one type and one init; dap_leader_t is this type too. */
 typedef struct {
     const dpm_dap_task_t *task;  /* decoded, with its VDAF; not owned */
-    agg_role_t role;             /* the helper's HPKE key and the verification key */
+    agg_role_t role;             /* this role's HPKE key and the verification key */
     dap_store_t *store;          /* not owned */
     dpm_hpke_config_t collector; /* whom the aggregate shares are sealed to */
     uint64_t sensitivity;        /* L1 sensitivity of one privacy unit (the mechanism's) */
-    dpm_rand_t *rand;            /* the helper's CSPRNG: its noise, its HPKE ephemeral keys */
+    dpm_rand_t *rand;            /* this role's CSPRNG: noise, HPKE ephemeral keys, job ids */
     uint64_t skew_s;             /* a report up to this far in the future is not too early */
-} dap_helper_t;
+} dap_aggregator_t;
+
+typedef dap_aggregator_t dap_helper_t;
 
 /* The clock skew both roles allow by default: a few minutes, as the draft suggests. */
 #define DAP_DEFAULT_SKEW_S 300u
@@ -60,11 +64,24 @@ int dap_answer_id(dap_answer_t *a, const uint8_t *body, size_t len, uint8_t dige
  * merge function for a Prio3 task. */
 int dap_vdaf_merge(void *ctx, uint8_t *acc, const uint8_t *add, size_t bytes);
 
-/* 0, or -1 (out of memory, a task without a VDAF, a collector configuration the SDK refuses). */
-int dap_helper_init(dap_helper_t *h, const dpm_dap_task_t *t, const dpm_dap_hpke_key_t *key,
-                    const uint8_t verify_key[DPM_PRIO3_VERIFY_KEY_BYTES], dap_store_t *store,
-                    const dpm_hpke_config_t *collector, uint64_t sensitivity, dpm_rand_t *rand);
-void dap_helper_free(dap_helper_t *h);
+/* role: DPM_DAP_ROLE_LEADER or DPM_DAP_ROLE_HELPER. 0, or -1 (out of memory, a task without a
+ * VDAF, a collector configuration the SDK refuses). */
+int dap_aggregator_init(dap_aggregator_t *a, uint8_t role, const dpm_dap_task_t *t,
+                        const dpm_dap_hpke_key_t *key,
+                        const uint8_t verify_key[DPM_PRIO3_VERIFY_KEY_BYTES], dap_store_t *store,
+                        const dpm_hpke_config_t *collector, uint64_t sensitivity, dpm_rand_t *rand);
+void dap_aggregator_free(dap_aggregator_t *a);
+
+/* The collection of the batch iv of a's task, its buckets merged by the task's VDAF and the
+ * batch released by release(release_ctx): c zeroed, then what both roles ask
+ * dap_store_collect for (the caller adds c->req and its own options). */
+void dap_aggregator_collect_init(const dap_aggregator_t *a, const dap_interval_t *iv,
+                                 dap_store_release_fn release, void *release_ctx,
+                                 dap_store_collect_t *c);
+
+/* The helper's names for the two (its callers' words; the same functions). */
+#define dap_helper_init(h, ...) dap_aggregator_init((h), DPM_DAP_ROLE_HELPER, __VA_ARGS__)
+#define dap_helper_free(h) dap_aggregator_free(h)
 
 /* An AggregationJobInitReq body[0, len) at now_s -> its AggregationJobResp in out[0, *out_len)
  * (cap bytes). Every report's output share is committed to its bucket once, or the report is

@@ -9,33 +9,6 @@
 #include "aggregator/share.h"
 #include "dpm/expert/vdaf.h"
 
-int dap_leader_init(dap_leader_t *l, const dpm_dap_task_t *t, const dpm_dap_hpke_key_t *key,
-                    const uint8_t verify_key[DPM_PRIO3_VERIFY_KEY_BYTES], dap_store_t *store,
-                    const dpm_hpke_config_t *collector, uint64_t sensitivity, dpm_rand_t *rand)
-{
-    memset(l, 0, sizeof(*l));
-    if (t == NULL || store == NULL || collector == NULL || rand == NULL ||
-        dpm_hpke_config_check(collector, NULL) != DPM_OK ||
-        agg_role_init(&l->role, t, DPM_DAP_ROLE_LEADER, key, verify_key) != 0) {
-        return -1;
-    }
-    l->task = t;
-    l->store = store;
-    l->collector = *collector;
-    l->sensitivity = sensitivity;
-    l->rand = rand;
-    l->skew_s = DAP_DEFAULT_SKEW_S;
-    return 0;
-}
-
-void dap_leader_free(dap_leader_t *l)
-{
-    if (l != NULL && l->task != NULL) {
-        agg_role_free(&l->role);
-        memset(l, 0, sizeof(*l));
-    }
-}
-
 static int put_status(const uint8_t *id, uint8_t error, uint8_t *out, size_t cap, size_t *len)
 {
     dap_upload_status_t u = {id, error};
@@ -409,23 +382,14 @@ void dap_leader_collection_job(dap_leader_t *l, const uint8_t *body, size_t len,
                        "Prio3 on a time-interval task takes no parameter and no extension");
         return;
     }
-    const dpm_prio3_t *v = &l->task->vdaf;
     collect_t c = {l, body, len, &req, helper, helper_ctx, 0, {0}};
     dap_store_collect_t sc;
-    memset(&sc, 0, sizeof(sc));
+    dap_aggregator_collect_init(l, iv, release, &c, &sc);
     if (dap_answer_id(a, body, len, sc.req) != 0) {
         return;
     }
-    sc.start = iv->start;
-    sc.end = iv->start + iv->duration;
-    sc.min_batch = l->task->min_batch_size;
     sc.wait_for_pending = 1;
     sc.release_outside = 1; /* the helper is asked with no transaction open (dap_store.h) */
-    sc.share_bytes = v->out_share_bytes;
-    sc.merge = dap_vdaf_merge;
-    sc.merge_ctx = (void *)v;
-    sc.release = release;
-    sc.release_ctx = &c;
     dap_store_batch_t batch;
     int rc = dap_store_collect(l->store, l->task->id, &sc, out, cap, out_len, &batch);
     switch (rc) {

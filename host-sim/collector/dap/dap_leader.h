@@ -29,21 +29,12 @@
 #include "dpm/expert/hpke.h"
 #include "dpm/expert/noise.h"
 
-typedef struct {
-    const dpm_dap_task_t *task; /* decoded, with its VDAF; not owned */
-    agg_role_t role;            /* the leader's HPKE key and the verification key */
-    dap_store_t *store;         /* not owned */
-    dpm_hpke_config_t collector;
-    uint64_t sensitivity; /* L1 sensitivity of one privacy unit (the mechanism's) */
-    dpm_rand_t *rand;     /* the leader's CSPRNG: job ids, its noise, HPKE ephemeral keys */
-    uint64_t skew_s;      /* a report up to this far in the future is not too early (init: 300) */
-} dap_leader_t;
+/* The leader is a dap_aggregator_t (dap_helper.h) with the leader's role. */
+typedef dap_aggregator_t dap_leader_t;
 
-/* 0, or -1 (out of memory, a task without a VDAF, a collector configuration the SDK refuses). */
-int dap_leader_init(dap_leader_t *l, const dpm_dap_task_t *t, const dpm_dap_hpke_key_t *key,
-                    const uint8_t verify_key[DPM_PRIO3_VERIFY_KEY_BYTES], dap_store_t *store,
-                    const dpm_hpke_config_t *collector, uint64_t sensitivity, dpm_rand_t *rand);
-void dap_leader_free(dap_leader_t *l);
+/* The leader's names for dap_aggregator_init and _free (its callers' words; the same functions). */
+#define dap_leader_init(l, ...) dap_aggregator_init((l), DPM_DAP_ROLE_LEADER, __VA_ARGS__)
+#define dap_leader_free(l) dap_aggregator_free(l)
 
 /* An UploadRequest body[0, len) at now_s: each report checked (config id, task interval,
  * clock) and stored once. 200 with out[0, *out_len) the UploadErrors of the reports not kept

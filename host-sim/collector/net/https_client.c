@@ -23,7 +23,6 @@
 #include "mbedtls/error.h"
 #include "mbedtls/net_sockets.h"
 #include "mbedtls/platform_util.h"
-#include "psa/crypto.h"
 
 #include "collector/net/tls_server.h"
 
@@ -49,14 +48,7 @@ int coll_https_init(coll_https_t *c, const char *ca_path, char *err, size_t cap)
                  "the server's certificate");
         return -1;
     }
-    if (psa_crypto_init() != PSA_SUCCESS) {
-        snprintf(err, cap, "psa_crypto_init failed");
-        return -1;
-    }
-    static const uint8_t who[] = "dpm-collector https client";
-    dpm_status_t st = dpm_posix_rng_init(&c->rng, who, sizeof(who) - 1);
-    if (st != DPM_OK) {
-        snprintf(err, cap, "cannot seed the random generator: %s", dpm_strerror(st));
+    if (coll_tls_rng_init(&c->rng, "dpm-collector https client", err, cap) != 0) {
         return -1;
     }
     FILE *f = fopen(ca_path, "rb"); /* for errno's words: Mbed TLS says only "failed" */
@@ -124,9 +116,9 @@ typedef struct {
     const char *path; /* in the URL: "/..." or "?..." or "" */
     size_t path_len;
     uint32_t timeout_ms;
-    uint64_t start_ms, deadline_ms;
+    uint64_t start_ms;
     const char *phase; /* what a timeout interrupted */
-    int fd;
+    coll_tls_bio_t io; /* the socket and the deadline (start_ms + timeout_ms) */
     int ssl_ready;
     mbedtls_ssl_context ssl;
     char head[REQ_HEAD_MAX]; /* the request's head, made before connecting; holds the token */
@@ -408,8 +400,8 @@ static int resolve(xfer_t *x, addr_t *addrs)
         resolve_release(q);
         return failf(x, "cannot start a thread to resolve %s: %s", x->host, strerror(err));
     }
-    struct timespec until = {(time_t)(x->deadline_ms / 1000u),
-                             (long)(x->deadline_ms % 1000u) * 1000000L};
+    struct timespec until = {(time_t)(x->io.deadline_ms / 1000u),
+                             (long)(x->io.deadline_ms % 1000u) * 1000000L};
     pthread_mutex_lock(&q->mu);
     while (!q->done) {
         int w = pthread_cond_timedwait(&q->cv, &q->mu, &until);
@@ -436,7 +428,7 @@ static int resolve(xfer_t *x, addr_t *addrs)
 
 /* ---- connecting --------------------------------------------------------------------------- */
 
-/* Wait until fd is ready for `events` or the deadline passes: 1 ready, 0 timeout, -1 error. */
+/* An address as text for the messages ("?" if it cannot be shown). */
 static const char *addr_text(const addr_t *a, char *out, size_t cap)
 {
     const struct sockaddr *sa = (const struct sockaddr *)&a->sa;
@@ -489,11 +481,11 @@ static int connect_any(xfer_t *x, const addr_t *addrs, size_t n)
     int err = 0;
     size_t i;
     for (i = 0; i < n; i++) {
-        x->fd = connect_one(&addrs[i], x->deadline_ms, &err);
-        if (x->fd >= 0) {
+        x->io.fd = connect_one(&addrs[i], x->io.deadline_ms, &err);
+        if (x->io.fd >= 0) {
             return 0;
         }
-        if (err == ETIMEDOUT && coll_now_ms() >= x->deadline_ms) {
+        if (err == ETIMEDOUT && coll_now_ms() >= x->io.deadline_ms) {
             return timed_out(x);
         }
     }
@@ -505,20 +497,6 @@ static int connect_any(xfer_t *x, const addr_t *addrs, size_t n)
 }
 
 /* ---- TLS ---------------------------------------------------------------------------------- */
-
-/* Mbed TLS's callbacks: tls_server.h's, on this exchange's socket and deadline. */
-static int bio_send(void *ctx, const unsigned char *buf, size_t len)
-{
-    const xfer_t *x = ctx;
-    /* buf is only read from (send) */
-    return coll_tls_bio_io(x->fd, x->deadline_ms, (unsigned char *)buf, len, 1);
-}
-
-static int bio_recv(void *ctx, unsigned char *buf, size_t len)
-{
-    const xfer_t *x = ctx;
-    return coll_tls_bio_io(x->fd, x->deadline_ms, buf, len, 0);
-}
 
 /* An Mbed TLS error during the exchange: a timeout, or what failed and the library's words. */
 static int tls_fail(xfer_t *x, int ret, const char *doing)
@@ -547,7 +525,8 @@ static int handshake(xfer_t *x, coll_https_t *c)
     if (ret != 0) {
         return tls_fail(x, ret, "setting up TLS");
     }
-    mbedtls_ssl_set_bio(&x->ssl, x, bio_send, bio_recv, NULL);
+    /* Mbed TLS's callbacks: tls_server.h's, on this exchange's socket and deadline. */
+    mbedtls_ssl_set_bio(&x->ssl, &x->io, coll_tls_bio_send, coll_tls_bio_recv, NULL);
     do {
         ret = mbedtls_ssl_handshake(&x->ssl);
     } while (ret == MBEDTLS_ERR_SSL_WANT_READ || ret == MBEDTLS_ERR_SSL_WANT_WRITE);
@@ -585,16 +564,8 @@ static int handshake(xfer_t *x, coll_https_t *c)
 
 static int write_all(xfer_t *x, const uint8_t *buf, size_t len)
 {
-    size_t off = 0;
-    while (off < len) {
-        int ret = mbedtls_ssl_write(&x->ssl, buf + off, len - off);
-        if (ret > 0) {
-            off += (size_t)ret;
-        } else if (ret != MBEDTLS_ERR_SSL_WANT_READ && ret != MBEDTLS_ERR_SSL_WANT_WRITE) {
-            return tls_fail(x, ret, "sending the request");
-        }
-    }
-    return 0;
+    int ret = coll_tls_ssl_write_all(&x->ssl, buf, len);
+    return ret == 0 ? 0 : tls_fail(x, ret, "sending the request");
 }
 
 /* ---- the request -------------------------------------------------------------------------- */
@@ -1212,10 +1183,10 @@ int coll_https_request(coll_https_t *c, const coll_https_req_t *r, uint8_t *out,
     x->whycap = whycap;
     x->method = r->method;
     x->url = r->url;
-    x->fd = -1;
+    x->io.fd = -1;
     x->timeout_ms = r->timeout_ms;
     x->start_ms = coll_now_ms();
-    x->deadline_ms = x->start_ms + r->timeout_ms;
+    x->io.deadline_ms = x->start_ms + r->timeout_ms;
     x->phase = "starting";
     addr_t addrs[MAX_ADDRS];
     int ret = parse_url(x);
@@ -1245,8 +1216,8 @@ int coll_https_request(coll_https_t *c, const coll_https_req_t *r, uint8_t *out,
         }
         mbedtls_ssl_free(&x->ssl);
     }
-    if (x->fd >= 0) {
-        close(x->fd);
+    if (x->io.fd >= 0) {
+        close(x->io.fd);
     }
     mbedtls_platform_zeroize(x->head, sizeof(x->head)); /* it held the bearer token */
     free(x);
@@ -1284,7 +1255,7 @@ int coll_https_parse_response(const uint8_t *in, size_t len, size_t step, int cl
     x->method = method;
     x->url = what;
     x->url_shown = sizeof(what) - 1;
-    x->fd = -1;
+    x->io.fd = -1;
     x->src = in;
     x->src_len = len;
     x->src_step = step;

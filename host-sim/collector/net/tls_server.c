@@ -42,6 +42,20 @@ static int fail(char *err, size_t cap, const char *what, const char *path, int r
     return -1;
 }
 
+int coll_tls_rng_init(dpm_posix_rng_t *rng, const char *who, char *err, size_t cap)
+{
+    if (psa_crypto_init() != PSA_SUCCESS) {
+        snprintf(err, cap, "psa_crypto_init failed");
+        return -1;
+    }
+    dpm_status_t st = dpm_posix_rng_init(rng, (const uint8_t *)who, strlen(who));
+    if (st != DPM_OK) {
+        snprintf(err, cap, "cannot seed the random generator: %s", dpm_strerror(st));
+        return -1;
+    }
+    return 0;
+}
+
 int coll_tls_init(coll_tls_t *t, const char *cert_path, const char *key_path,
                   const char *device_ca_path, char *err, size_t errcap)
 {
@@ -50,14 +64,7 @@ int coll_tls_init(coll_tls_t *t, const char *cert_path, const char *key_path,
     mbedtls_x509_crt_init(&t->cert);
     mbedtls_x509_crt_init(&t->device_ca);
     mbedtls_pk_init(&t->key);
-    if (psa_crypto_init() != PSA_SUCCESS) {
-        snprintf(err, errcap, "psa_crypto_init failed");
-        return -1;
-    }
-    static const uint8_t who[] = "dpm-collector";
-    dpm_status_t st = dpm_posix_rng_init(&t->rng, who, sizeof(who) - 1);
-    if (st != DPM_OK) {
-        snprintf(err, errcap, "cannot seed the random generator: %s", dpm_strerror(st));
+    if (coll_tls_rng_init(&t->rng, "dpm-collector", err, errcap) != 0) {
         return -1;
     }
     int ret = mbedtls_x509_crt_parse_file(&t->cert, cert_path);
@@ -152,17 +159,17 @@ int coll_tls_bio_io(int fd, uint64_t deadline_ms, unsigned char *buf, size_t len
     }
 }
 
-static int bio_send(void *ctx, const unsigned char *buf, size_t len)
+int coll_tls_bio_send(void *ctx, const unsigned char *buf, size_t len)
 {
-    const coll_tls_conn_t *c = ctx;
+    const coll_tls_bio_t *io = ctx;
     /* buf is only read from (send) */
-    return coll_tls_bio_io(c->fd, c->deadline_ms, (unsigned char *)buf, len, 1);
+    return coll_tls_bio_io(io->fd, io->deadline_ms, (unsigned char *)buf, len, 1);
 }
 
-static int bio_recv(void *ctx, unsigned char *buf, size_t len)
+int coll_tls_bio_recv(void *ctx, unsigned char *buf, size_t len)
 {
-    const coll_tls_conn_t *c = ctx;
-    return coll_tls_bio_io(c->fd, c->deadline_ms, buf, len, 0);
+    const coll_tls_bio_t *io = ctx;
+    return coll_tls_bio_io(io->fd, io->deadline_ms, buf, len, 0);
 }
 
 static int io_result(int ret)
@@ -174,12 +181,12 @@ int coll_tls_accept(coll_tls_conn_t *c, const coll_tls_t *t, int fd, uint64_t de
 {
     memset(c, 0, sizeof(*c));
     mbedtls_ssl_init(&c->ssl);
-    c->fd = fd;
-    c->deadline_ms = deadline_ms;
+    c->io.fd = fd;
+    c->io.deadline_ms = deadline_ms;
     if (mbedtls_ssl_setup(&c->ssl, &t->conf) != 0) {
         return COLL_IO_ERROR;
     }
-    mbedtls_ssl_set_bio(&c->ssl, c, bio_send, bio_recv, NULL);
+    mbedtls_ssl_set_bio(&c->ssl, &c->io, coll_tls_bio_send, coll_tls_bio_recv, NULL);
     int ret;
     do {
         ret = mbedtls_ssl_handshake(&c->ssl);
@@ -189,7 +196,7 @@ int coll_tls_accept(coll_tls_conn_t *c, const coll_tls_t *t, int fd, uint64_t de
 
 int coll_tls_read(coll_tls_conn_t *c, uint8_t *buf, size_t cap, uint64_t deadline_ms)
 {
-    c->deadline_ms = deadline_ms;
+    c->io.deadline_ms = deadline_ms;
     for (;;) {
         int ret = mbedtls_ssl_read(&c->ssl, buf, cap);
         if (ret > 0) {
@@ -205,19 +212,25 @@ int coll_tls_read(coll_tls_conn_t *c, uint8_t *buf, size_t cap, uint64_t deadlin
     }
 }
 
-int coll_tls_write_all(coll_tls_conn_t *c, const uint8_t *buf, size_t len, uint64_t deadline_ms)
+int coll_tls_ssl_write_all(mbedtls_ssl_context *ssl, const uint8_t *buf, size_t len)
 {
-    c->deadline_ms = deadline_ms;
     size_t off = 0;
     while (off < len) {
-        int ret = mbedtls_ssl_write(&c->ssl, buf + off, len - off);
+        int ret = mbedtls_ssl_write(ssl, buf + off, len - off);
         if (ret > 0) {
             off += (size_t)ret;
         } else if (ret != MBEDTLS_ERR_SSL_WANT_READ && ret != MBEDTLS_ERR_SSL_WANT_WRITE) {
-            return io_result(ret);
+            return ret;
         }
     }
     return 0;
+}
+
+int coll_tls_write_all(coll_tls_conn_t *c, const uint8_t *buf, size_t len, uint64_t deadline_ms)
+{
+    c->io.deadline_ms = deadline_ms;
+    int ret = coll_tls_ssl_write_all(&c->ssl, buf, len);
+    return ret == 0 ? 0 : io_result(ret);
 }
 
 int coll_tls_peer_identity(coll_tls_conn_t *c, char *out, size_t cap)
@@ -258,7 +271,7 @@ int coll_tls_peer_fingerprint(coll_tls_conn_t *c, uint8_t sha256[32])
 void coll_tls_conn_close(coll_tls_conn_t *c, int notify, uint64_t deadline_ms)
 {
     if (notify) {
-        c->deadline_ms = deadline_ms;
+        c->io.deadline_ms = deadline_ms;
         mbedtls_ssl_close_notify(&c->ssl);
     }
     mbedtls_ssl_free(&c->ssl);

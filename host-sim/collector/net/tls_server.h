@@ -45,15 +45,24 @@ int coll_tls_init(coll_tls_t *t, const char *cert_path, const char *key_path,
 extern const int coll_tls_ciphersuites[];
 void coll_tls_free(coll_tls_t *t);
 
+/* PSA Crypto started and rng seeded with the personalization who: what the server's and the
+ * HTTPS client's TLS configurations both need first. 0, or -1 with err saying which failed. */
+int coll_tls_rng_init(dpm_posix_rng_t *rng, const char *who, char *err, size_t cap);
+
 /* Results of the session calls besides byte counts. */
 #define COLL_IO_EOF 0
 #define COLL_IO_ERROR (-1)
 #define COLL_IO_TIMEOUT (-2)
 
+/* A session's socket and deadline: what the Mbed TLS callbacks below are given as ctx. */
 typedef struct {
-    mbedtls_ssl_context ssl;
     int fd;
     uint64_t deadline_ms; /* absolute, coll_now_ms() clock: every socket wait ends by then */
+} coll_tls_bio_t;
+
+typedef struct {
+    mbedtls_ssl_context ssl;
+    coll_tls_bio_t io;
 } coll_tls_conn_t;
 
 /* Monotonic milliseconds. */
@@ -69,6 +78,11 @@ int coll_wait_fd(int fd, short events, uint64_t deadline_ms);
  * client (https_client.h) both. */
 int coll_tls_bio_io(int fd, uint64_t deadline_ms, unsigned char *buf, size_t len, int out);
 
+/* coll_tls_bio_io as Mbed TLS's send and receive callbacks (mbedtls_ssl_set_bio), ctx a
+ * coll_tls_bio_t: the server's sessions and the HTTPS client set the same two. */
+int coll_tls_bio_send(void *ctx, const unsigned char *buf, size_t len);
+int coll_tls_bio_recv(void *ctx, unsigned char *buf, size_t len);
+
 /* Handshake on an accepted socket, finished by deadline_ms. 0, COLL_IO_TIMEOUT or
  * COLL_IO_ERROR (the session must still be closed with coll_tls_conn_close). */
 int coll_tls_accept(coll_tls_conn_t *c, const coll_tls_t *t, int fd, uint64_t deadline_ms);
@@ -76,6 +90,10 @@ int coll_tls_accept(coll_tls_conn_t *c, const coll_tls_t *t, int fd, uint64_t de
 /* Read up to cap decrypted bytes: > 0 bytes, COLL_IO_EOF (peer closed), COLL_IO_TIMEOUT or
  * COLL_IO_ERROR. */
 int coll_tls_read(coll_tls_conn_t *c, uint8_t *buf, size_t cap, uint64_t deadline_ms);
+
+/* mbedtls_ssl_write until all of buf is written (the session's callbacks bound the waits): 0,
+ * or the Mbed TLS error that stopped it. The server's sessions and the HTTPS client both. */
+int coll_tls_ssl_write_all(mbedtls_ssl_context *ssl, const uint8_t *buf, size_t len);
 
 /* Write all of buf by deadline_ms. 0, COLL_IO_TIMEOUT or COLL_IO_ERROR. */
 int coll_tls_write_all(coll_tls_conn_t *c, const uint8_t *buf, size_t len, uint64_t deadline_ms);
