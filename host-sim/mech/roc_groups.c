@@ -272,28 +272,32 @@ static void prc_metric_json(jw_t *sb, const char *key, const dpm_prc_group_t *e,
     prc_interval(sb, key, "_ci_total", e->ci_total_lo, e->ci_total_hi, e->total_flags);
 }
 
+/* One side of a comparison (key "difference" or "ratio"): its value, interval and claim, and the
+ * pair of groups that gives it; null and no claim when that side is undefined. */
+static void compare_side_json(jw_t *sb, const char *key, int defined, double v, double lo,
+                              double hi, unsigned flags, uint32_t g, uint32_t h)
+{
+    char ci[32];
+    snprintf(ci, sizeof(ci), "%s_ci", key);
+    coll_json_member(sb, key, defined ? v : NAN);
+    jw_raw(sb, ", \"%s\": ", ci);
+    coll_json_interval(sb, defined ? lo : NAN, defined ? hi : NAN);
+    coll_ci_json(sb, ci, defined ? flags : DPM_CI_SMALL_N);
+    if (defined) {
+        jw_raw(sb, ", \"%s_groups\": [%u, %u]", key, g, h);
+    }
+}
+
 /* "<key>": {"difference": {...}, "ratio": {...}} of one metric (roc_groups_prc.h). */
 static void prc_compare_json(jw_t *sb, const char *key, const dpm_prc_compare_t *c)
 {
     size_t nulls = sb->len;
     jw_raw(sb, ", \"%s\": {\"method\": ", key);
     jw_str(sb, c->method);
-    coll_json_member(sb, "difference", c->defined ? c->difference : NAN);
-    jw_raw(sb, ", \"difference_ci\": ");
-    coll_json_interval(sb, c->defined ? c->difference_lo : NAN,
-                       c->defined ? c->difference_hi : NAN);
-    coll_ci_json(sb, "difference_ci", c->defined ? c->flags : DPM_CI_SMALL_N);
-    if (c->defined) {
-        jw_raw(sb, ", \"difference_groups\": [%u, %u]", c->difference_g, c->difference_h);
-    }
-    coll_json_member(sb, "ratio", c->ratio_defined ? c->ratio : NAN);
-    jw_raw(sb, ", \"ratio_ci\": ");
-    coll_json_interval(sb, c->ratio_defined ? c->ratio_lo : NAN,
-                       c->ratio_defined ? c->ratio_hi : NAN);
-    coll_ci_json(sb, "ratio_ci", c->ratio_defined ? c->flags : DPM_CI_SMALL_N);
-    if (c->ratio_defined) {
-        jw_raw(sb, ", \"ratio_groups\": [%u, %u]", c->ratio_g, c->ratio_h);
-    }
+    compare_side_json(sb, "difference", c->defined, c->difference, c->difference_lo,
+                      c->difference_hi, c->flags, c->difference_g, c->difference_h);
+    compare_side_json(sb, "ratio", c->ratio_defined, c->ratio, c->ratio_lo, c->ratio_hi, c->flags,
+                      c->ratio_g, c->ratio_h);
     jw_raw(sb, ", \"pairs\": [");
     unsigned pair_flags = strcmp(c->method, "max_t") == 0 ? 0u : (unsigned)DPM_CI_CONSERVATIVE;
     for (uint32_t i = 0; c->defined && i < c->npairs; i++) {

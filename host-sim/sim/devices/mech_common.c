@@ -196,6 +196,19 @@ static void prc_run(const dpm_prc_group_t *e, sim_item_run_t *o)
     }
 }
 
+/* The interval of one side of a comparison (the difference or the ratio): its bounds with the
+ * comparison's flags when that side is defined, else no claim (the bounds stay NaN). */
+static void compare_interval(int defined, double lo, double hi, unsigned flags, sim_item_run_t *o)
+{
+    if (defined) {
+        o->lo = lo;
+        o->hi = hi;
+        o->flags = flags;
+    } else {
+        o->flags = DPM_CI_SMALL_N;
+    }
+}
+
 void sim_mech_prc_runs(const dpm_roc_groups_prc_t *f, sim_item_run_t *out)
 {
     uint32_t G = f->groups;
@@ -214,19 +227,7 @@ void sim_mech_prc_runs(const dpm_roc_groups_prc_t *f, sim_item_run_t *out)
         /* the estimates even without an interval (a group with no claim): NaN bounds */
         d->est = c->defined ? c->difference : all ? max - min : NAN;
         r->est = c->ratio_defined ? c->ratio : all && max > 0.0 ? min / max : NAN;
-        if (c->defined) {
-            d->lo = c->difference_lo;
-            d->hi = c->difference_hi;
-            d->flags = c->flags;
-        } else {
-            d->flags = DPM_CI_SMALL_N;
-        }
-        if (c->ratio_defined) {
-            r->lo = c->ratio_lo;
-            r->hi = c->ratio_hi;
-            r->flags = c->flags;
-        } else {
-            r->flags = DPM_CI_SMALL_N;
-        }
+        compare_interval(c->defined, c->difference_lo, c->difference_hi, c->flags, d);
+        compare_interval(c->ratio_defined, c->ratio_lo, c->ratio_hi, c->flags, r);
     }
 }

@@ -675,46 +675,26 @@ static void tuple_campaign_keys(const sim_scenario_t *sc, const sim_campaign_spe
     fprintf(f, "\n");
 }
 
+/* The two variants differ only in how a device noises its metric: one module, one list of hooks
+ * (as FEDAUC_HOOKS), so that a hook added to one is added to both. */
+#define TUPLE_HOOKS                                                                                \
+    .check = tuple_check, .init = tuple_init, .prepare = tuple_prepare,                            \
+    .participates = tuple_participates, .report = tuple_report, .agg_init = tuple_agg_init,        \
+    .agg_add = tuple_agg_add, .agg_merge = tuple_agg_merge, .exact = tuple_exact,                  \
+    .estimate = tuple_estimate, .ext_new = tuple_ext_new, .ext_free = free,                        \
+    .ext_json = sim_selection_ext_json, .summary = tuple_summary, .describe = tuple_describe,      \
+    .campaign_keys = tuple_campaign_keys
+
 const sim_mech_t sim_mech_tuple_mr = {
     .name = "tuple_mr",
     .id = DPM_MECH_ID_TUPLE_MR,
     .what = "(group, metric): group by GRR, metric by randomized response (Harmony + RR)",
-    .check = tuple_check,
-    .init = tuple_init,
-    .prepare = tuple_prepare,
-    .participates = tuple_participates,
-    .report = tuple_report,
-    .agg_init = tuple_agg_init,
-    .agg_add = tuple_agg_add,
-    .agg_merge = tuple_agg_merge,
-    .exact = tuple_exact,
-    .estimate = tuple_estimate,
-    .ext_new = tuple_ext_new,
-    .ext_free = free,
-    .ext_json = sim_selection_ext_json,
-    .summary = tuple_summary,
-    .describe = tuple_describe,
-    .campaign_keys = tuple_campaign_keys,
+    TUPLE_HOOKS,
 };
 
 const sim_mech_t sim_mech_tuple_ml = {
     .name = "tuple_ml",
     .id = DPM_MECH_ID_TUPLE_ML,
     .what = "(group, metric): group by GRR, metric by discrete Laplace on the Q16 grid",
-    .check = tuple_check,
-    .init = tuple_init,
-    .prepare = tuple_prepare,
-    .participates = tuple_participates,
-    .report = tuple_report,
-    .agg_init = tuple_agg_init,
-    .agg_add = tuple_agg_add,
-    .agg_merge = tuple_agg_merge,
-    .exact = tuple_exact,
-    .estimate = tuple_estimate,
-    .ext_new = tuple_ext_new,
-    .ext_free = free,
-    .ext_json = sim_selection_ext_json,
-    .summary = tuple_summary,
-    .describe = tuple_describe,
-    .campaign_keys = tuple_campaign_keys,
+    TUPLE_HOOKS,
 };

@@ -158,6 +158,22 @@ static int kendall_check(const sim_scenario_t *sc, sim_campaign_spec_t *c, int *
     return 0;
 }
 
+/* The key that sizes the example model (ustat_bins' k, ustat_tree's depth) at *v: its default
+ * when not given, and at most max, the model's bins (lo..max is the range the error states: the
+ * lower bound is the scenario parser's). 0, or -1 with the key's line (key_line). */
+static int model_size(const char *name, int key_line, uint32_t *v, uint32_t def, uint32_t lo,
+                      uint32_t max, int *line, char *err, size_t errcap)
+{
+    *v = *v ? *v : def;
+    if (*v > max) {
+        *line = key_line;
+        snprintf(err, errcap, "%s must be in %u..%u in dpm-sim (its example model's bins)", name,
+                 lo, max);
+        return -1;
+    }
+    return 0;
+}
+
 static int bins_check(const sim_scenario_t *sc, sim_campaign_spec_t *c, int *line, char *err,
                       size_t errcap)
 {
@@ -167,14 +183,8 @@ static int bins_check(const sim_scenario_t *sc, sim_campaign_spec_t *c, int *lin
     if (one_example_each(sc, c, line, err, errcap) != 0) {
         return -1;
     }
-    c->ustat_k = c->ustat_k ? c->ustat_k : DEFAULT_K;
-    if (c->ustat_k > DPM_MAX_BINS) {
-        *line = c->keys_line[HOST_CK_K];
-        snprintf(err, errcap, "k must be in 2..%d in dpm-sim (its example model's bins)",
-                 DPM_MAX_BINS);
-        return -1;
-    }
-    return 0;
+    return model_size("k", c->keys_line[HOST_CK_K], &c->ustat_k, DEFAULT_K, 2u, DPM_MAX_BINS, line,
+                      err, errcap);
 }
 
 static int tree_check(const sim_scenario_t *sc, sim_campaign_spec_t *c, int *line, char *err,
@@ -183,11 +193,8 @@ static int tree_check(const sim_scenario_t *sc, sim_campaign_spec_t *c, int *lin
     if (one_example_each(sc, c, line, err, errcap) != 0) {
         return -1;
     }
-    c->tree_depth = c->tree_depth ? c->tree_depth : DEFAULT_DEPTH;
-    if (c->tree_depth > SIM_TREE_MAX_DEPTH) {
-        *line = c->keys_line[HOST_CK_DEPTH];
-        snprintf(err, errcap, "depth must be in 1..%u in dpm-sim (its example model's bins)",
-                 SIM_TREE_MAX_DEPTH);
+    if (model_size("depth", c->keys_line[HOST_CK_DEPTH], &c->tree_depth, DEFAULT_DEPTH, 1u,
+                   SIM_TREE_MAX_DEPTH, line, err, errcap) != 0) {
         return -1;
     }
     if (!c->tree_grr_set) {
