@@ -17,6 +17,7 @@
 #include "sim/devices/mechs.h" /* sim_scenario_parse */
 #include "common/prob.h"
 #include "sim/repro/repro_auc_data.h"
+#include "sim/repro/repro_selection.h" /* repro_session_exact */
 #include "sim/pop/sim_rng.h"
 #include "common/stream.h"
 
@@ -447,13 +448,7 @@ static int one_size(const repro_opts_t *o, repro_t *r, uint32_t k, uint32_t runs
     int st =
         sc != NULL ? sim_scenario_parse(text, (size_t)n, "repro trust", sc, err, sizeof(err)) : -1;
     if (st == 0) {
-        sim_run_opts_t ro;
-        memset(&ro, 0, sizeof(ro));
-        ro.mode = SIM_MODE_EXACT;
-        ro.threads = o->threads;
-        ro.progress = o->progress;
-        ro.quiet = 1;
-        st = sim_session_run(sc, &ro, &s, err, sizeof(err));
+        st = repro_session_exact(sc, o->threads, o->progress, &s, err, sizeof(err));
     }
     if (st != 0 || s.n != 2) {
         fprintf(stderr, "dpm-sim repro: trust: %s\n", sc == NULL ? "out of memory" : err);
