@@ -51,6 +51,21 @@ static void undefined(dpm_prc_group_t *e, const char *why)
     e->flags = e->total_flags = DPM_CI_SMALL_N;
 }
 
+/* A group's AP or ECE starts alike: undefined for why when its point estimate is not finite (0),
+ * else defined at est with nothing else set yet (1). */
+static int start(dpm_prc_group_t *e, double est, const char *why)
+{
+    if (!isfinite(est)) {
+        undefined(e, why);
+        return 0;
+    }
+    memset(e, 0, sizeof(*e));
+    e->defined = 1;
+    e->reason = "";
+    e->est = est;
+    return 1;
+}
+
 /* One interval of an estimate with variance var and bias bound: its sd, ends and flags (flags
  * already holding the class noise). */
 static void interval(const work_t *k, const dpm_prc_group_t *e, double var, double bound,
@@ -91,14 +106,9 @@ static void group_ap(work_t *k, uint32_t g, dpm_prc_group_t *e)
     uint32_t B = k->B;
     const double *pos = dpm_roc_groups_lin_hist(k->lin, g), *neg = pos + B;
     double ap = dpm_prc_ap_of(pos, neg, B, k->grad[AP][g]);
-    if (!isfinite(ap)) {
-        undefined(e, "the group's estimated positives are not above 0 (too few reports)");
+    if (!start(e, ap, "the group's estimated positives are not above 0 (too few reports)")) {
         return;
     }
-    memset(e, 0, sizeof(*e));
-    e->defined = 1;
-    e->reason = "";
-    e->est = ap;
     /* Fieller's g: P_g's relative variance and the T_j's weighted by their share of the AP */
     double v[CELLS] = {0.0}, P = 0.0, rel[2] = {0.0, 0.0}, T = 0.0;
     for (uint32_t b = 0; b < B; b++) {
@@ -125,14 +135,9 @@ static void group_ece(work_t *k, uint32_t g, dpm_prc_group_t *e)
     uint32_t B = k->B;
     const double *pos = dpm_roc_groups_lin_hist(k->lin, g), *neg = pos + B;
     double ece = dpm_prc_ece_of(pos, neg, k->mid, B, k->grad[ECE][g]);
-    if (!isfinite(ece)) {
-        undefined(e, "the group's estimated examples are not above 0 (too few reports)");
+    if (!start(e, ece, "the group's estimated examples are not above 0 (too few reports)")) {
         return;
     }
-    memset(e, 0, sizeof(*e));
-    e->defined = 1;
-    e->reason = "";
-    e->est = ece;
     double v[CELLS] = {0.0}, M = 0.0, bound = 0.0, bound_total = 0.0;
     for (uint32_t b = 0; b < B; b++) { /* each bin's a_b and its sd: the bias bounds */
         double m = k->mid[b], a = (1.0 - m) * pos[b] - m * neg[b];

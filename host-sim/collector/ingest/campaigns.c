@@ -3,6 +3,7 @@
  * operator fixing a campaigns file should not need to read this code. */
 #include "collector/ingest/campaigns.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <math.h>
@@ -34,6 +35,24 @@ typedef struct {
     int ngiven;
 } block_t;
 
+/* 1 to maxlen decimal digits and nothing else (maxlen <= 19: no overflow): Unix seconds
+   and the unsigned keys, one rule for both. */
+static int parse_digits(const char *v, size_t maxlen, uint64_t *out)
+{
+    if (*v == '\0' || strlen(v) > maxlen) {
+        return -1;
+    }
+    uint64_t x = 0;
+    for (const char *p = v; *p; p++) {
+        if (*p < '0' || *p > '9') {
+            return -1;
+        }
+        x = x * 10u + (uint64_t)(*p - '0');
+    }
+    *out = x;
+    return 0;
+}
+
 /* "1764547200" (Unix seconds) or "2025-12-01T00:00:00Z" (UTC). */
 static int parse_time(const char *v, int64_t *out)
 {
@@ -54,32 +73,20 @@ static int parse_time(const char *v, int64_t *out)
         *out = (int64_t)timegm(&tm);
         return 0;
     }
-    if (*v == '\0' || strlen(v) > 12) {
+    uint64_t x = 0;
+    if (parse_digits(v, 12, &x) != 0) {
         return -1;
     }
-    int64_t x = 0;
-    for (const char *p = v; *p; p++) {
-        if (*p < '0' || *p > '9') {
-            return -1;
-        }
-        x = x * 10 + (*p - '0');
-    }
-    *out = x;
+    *out = (int64_t)x;
     return 0;
 }
 
 /* Unsigned decimal in [lo, hi]. */
 static int parse_u32(const char *v, uint32_t lo, uint32_t hi, uint32_t *out)
 {
-    if (*v == '\0' || strlen(v) > 10) {
-        return -1;
-    }
     uint64_t x = 0;
-    for (const char *p = v; *p; p++) {
-        if (*p < '0' || *p > '9') {
-            return -1;
-        }
-        x = x * 10u + (uint64_t)(*p - '0');
+    if (parse_digits(v, 10, &x) != 0) {
+        return -1;
     }
     if (x < lo || x > hi) {
         return -1;
@@ -185,6 +192,41 @@ static int mech_key(block_t *b, const host_campaign_key_t *k, const char *v, int
     return 0;
 }
 
+/* The keys that are one unsigned integer in a range: one row each, parsed and refused alike. */
+typedef struct {
+    const char *key;
+    size_t have, field; /* offsets in block_t: its given-flag and its uint32_t */
+    uint32_t lo, hi;
+    const char *expect;
+} u32_key_t;
+
+static const u32_key_t kU32Keys[] = {
+    {"id", offsetof(block_t, have_id), offsetof(block_t, c.id), 1, UINT32_MAX,
+     "an integer 1 .. 4294967295"},
+    {"period_seconds", offsetof(block_t, have_period), offsetof(block_t, c.period_seconds), 1,
+     UINT32_MAX, "an integer >= 1"},
+    {"groups", offsetof(block_t, have_groups), offsetof(block_t, c.groups), 0, UINT32_MAX,
+     "an integer"},
+    {"frac_bits", offsetof(block_t, have_frac), offsetof(block_t, c.frac_bits), 0, 64,
+     "an integer"},
+    {"device_quota", offsetof(block_t, have_quota), offsetof(block_t, o.device_quota), 1, 1000000,
+     "an integer 1 .. 1000000"},
+    {"clock_slack_seconds", offsetof(block_t, have_slack), offsetof(block_t, o.slack_seconds), 0,
+     86400, "an integer 0 .. 86400"},
+    {"late_seconds", offsetof(block_t, have_late), offsetof(block_t, o.late_seconds), 0, UINT32_MAX,
+     "an integer >= 0"},
+};
+
+static const u32_key_t *u32_key(const char *key)
+{
+    for (size_t i = 0; i < sizeof(kU32Keys) / sizeof(kU32Keys[0]); i++) {
+        if (strcmp(kU32Keys[i].key, key) == 0) {
+            return &kU32Keys[i];
+        }
+    }
+    return NULL;
+}
+
 static int set_key(block_t *b, const char *key, const char *v, int line, char *err, size_t cap)
 {
     const host_campaign_key_t *mk = host_campaign_key_find(key, NULL);
@@ -195,10 +237,11 @@ static int set_key(block_t *b, const char *key, const char *v, int line, char *e
     int bad = 0, twice = 0;
     const char *expect = "";
     char names[160];
-    if (strcmp(key, "id") == 0) {
-        have = &b->have_id;
-        bad = parse_u32(v, 1, UINT32_MAX, &b->c.id);
-        expect = "an integer 1 .. 4294967295";
+    const u32_key_t *u = u32_key(key);
+    if (u != NULL) {
+        have = (int *)((char *)b + u->have);
+        bad = parse_u32(v, u->lo, u->hi, (uint32_t *)((char *)b + u->field));
+        expect = u->expect;
     } else if (strcmp(key, "mechanism") == 0) {
         have = &b->have_mech;
         b->c.mechanism = dpm_mech_from_name(v); /* the SDK's one name table */
@@ -216,38 +259,14 @@ static int set_key(block_t *b, const char *key, const char *v, int line, char *e
         have = &b->have_budget;
         bad = dpm_eps_from_decimal(v, &b->c.budget.q16) != DPM_OK;
         expect = "a plain decimal in (0, DPM_EPS_MAX]";
-    } else if (strcmp(key, "period_seconds") == 0) {
-        have = &b->have_period;
-        bad = parse_u32(v, 1, UINT32_MAX, &b->c.period_seconds);
-        expect = "an integer >= 1";
-    } else if (strcmp(key, "groups") == 0) {
-        have = &b->have_groups;
-        bad = parse_u32(v, 0, UINT32_MAX, &b->c.groups);
-        expect = "an integer";
     } else if (strcmp(key, "metrics") == 0) {
         have = &b->have_metrics;
         bad = parse_metrics(v, &b->c);
         expect = "1 to 4 distinct of tpr, fpr, accuracy, precision, comma-separated";
-    } else if (strcmp(key, "frac_bits") == 0) {
-        have = &b->have_frac;
-        bad = parse_u32(v, 0, 64, &b->c.frac_bits);
-        expect = "an integer";
-    } else if (strcmp(key, "device_quota") == 0) {
-        have = &b->have_quota;
-        bad = parse_u32(v, 1, 1000000, &b->o.device_quota);
-        expect = "an integer 1 .. 1000000";
     } else if (strcmp(key, "start") == 0) {
         have = &b->have_start;
         bad = parse_time(v, &b->o.start);
         expect = "Unix seconds or YYYY-MM-DDTHH:MM:SSZ";
-    } else if (strcmp(key, "clock_slack_seconds") == 0) {
-        have = &b->have_slack;
-        bad = parse_u32(v, 0, 86400, &b->o.slack_seconds);
-        expect = "an integer 0 .. 86400";
-    } else if (strcmp(key, "late_seconds") == 0) {
-        have = &b->have_late;
-        bad = parse_u32(v, 0, UINT32_MAX, &b->o.late_seconds);
-        expect = "an integer >= 0";
     } else if (coll_names_key(key, v, &b->o.names, &bad, &twice, &expect)) {
         return twice ? host_fail(err, cap, "line %d: '%s' given twice in one campaign", line, key)
                : bad ? bad_value(err, cap, line, key, v, expect)

@@ -99,6 +99,19 @@ static int parse_length(const char *v, size_t n, http_request_t *req)
     return 0;
 }
 
+/* A header kept as text: a repeat or a value too long for its field (NUL included) is a 400,
+   the same rule for every such header. */
+static int keep_once(char *dst, size_t cap, int *has, const char *v, size_t vlen)
+{
+    if (*has || vlen >= cap) {
+        return 400;
+    }
+    memcpy(dst, v, vlen);
+    dst[vlen] = '\0';
+    *has = 1;
+    return 0;
+}
+
 static int parse_header(const char *name, size_t nlen, const char *v, size_t vlen,
                         http_request_t *req)
 {
@@ -113,43 +126,24 @@ static int parse_header(const char *name, size_t nlen, const char *v, size_t vle
         return 0;
     }
     if (word_is(name, nlen, "authorization")) {
-        if (req->has_authorization || vlen >= sizeof(req->authorization)) {
-            return 400;
-        }
-        memcpy(req->authorization, v, vlen);
-        req->authorization[vlen] = '\0';
-        req->has_authorization = 1;
-        return 0;
+        return keep_once(req->authorization, sizeof(req->authorization), &req->has_authorization, v,
+                         vlen);
     }
     if (word_is(name, nlen, "dap-auth-token")) { /* DAP: Janus's other way to send a token */
-        if (req->has_dap_auth_token || vlen >= sizeof(req->dap_auth_token)) {
-            return 400;
-        }
-        memcpy(req->dap_auth_token, v, vlen);
-        req->dap_auth_token[vlen] = '\0';
-        req->has_dap_auth_token = 1;
-        return 0;
+        return keep_once(req->dap_auth_token, sizeof(req->dap_auth_token), &req->has_dap_auth_token,
+                         v, vlen);
     }
     if (word_is(name, nlen, "dpm-task-digest")) { /* DAP: the leader's view of the task */
-        if (req->has_task_digest || vlen >= sizeof(req->task_digest)) {
-            return 400;
-        }
-        memcpy(req->task_digest, v, vlen);
-        req->task_digest[vlen] = '\0';
-        req->has_task_digest = 1;
-        return 0;
+        return keep_once(req->task_digest, sizeof(req->task_digest), &req->has_task_digest, v,
+                         vlen);
     }
     if (word_is(name, nlen, "transfer-encoding")) {
         req->has_transfer_encoding = 1;
     } else if (word_is(name, nlen, "connection")) {
         parse_connection(v, vlen, req);
     } else if (word_is(name, nlen, "content-type")) {
-        if (req->has_content_type || vlen >= sizeof(req->content_type)) {
-            return 400;
-        }
-        memcpy(req->content_type, v, vlen);
-        req->content_type[vlen] = '\0';
-        req->has_content_type = 1;
+        return keep_once(req->content_type, sizeof(req->content_type), &req->has_content_type, v,
+                         vlen);
     } else if (word_is(name, nlen, "expect")) {
         if (!word_is(v, vlen, "100-continue")) {
             return 417;

@@ -720,20 +720,34 @@ int coll_store_read(coll_store_t *s, int ci, uint32_t from, uint32_t to, coll_ca
     return 0;
 }
 
+/* The serving store and the analyst's reader start alike: the backend the URL names, where in
+   it (*target), and a zeroed store over the campaigns. NULL with err set otherwise. */
+static coll_store_t *store_new(const char *url, coll_campaigns_t *cs, const char **target,
+                               char *err, size_t errcap)
+{
+    const coll_backend_ops_t *ops = backend_for(url, target, err, errcap);
+    if (ops == NULL) {
+        return NULL;
+    }
+    coll_store_t *s = calloc(1, sizeof(*s));
+    if (s == NULL) {
+        fail(err, errcap, "%s", "out of memory");
+        return NULL;
+    }
+    s->ops = ops;
+    s->campaigns = cs;
+    return s;
+}
+
 int coll_store_open(coll_store_t **out, const char *url, coll_campaigns_t *cs,
                     const coll_store_options_t *opts, char *err, size_t errcap)
 {
     const char *target = NULL;
-    const coll_backend_ops_t *ops = backend_for(url, &target, err, errcap);
-    if (ops == NULL) {
+    coll_store_t *s = store_new(url, cs, &target, err, errcap);
+    if (s == NULL) {
         return -1;
     }
-    coll_store_t *s = calloc(1, sizeof(*s));
-    if (s == NULL) {
-        return fail(err, errcap, "%s", "out of memory");
-    }
-    s->ops = ops;
-    s->campaigns = cs;
+    const coll_backend_ops_t *ops = s->ops;
     s->url = malloc(strlen(url) + 1);
     if (s->url != NULL) {
         memcpy(s->url, url, strlen(url) + 1);
@@ -782,19 +796,14 @@ int coll_store_open_reader(coll_store_t **out, const char *url, coll_campaigns_t
                            size_t errcap)
 {
     const char *target = NULL;
-    const coll_backend_ops_t *ops = backend_for(url, &target, err, errcap);
-    if (ops == NULL) {
+    coll_store_t *s = store_new(url, cs, &target, err, errcap);
+    if (s == NULL) {
         return -1;
     }
-    coll_store_t *s = calloc(1, sizeof(*s));
-    if (s == NULL) {
-        return fail(err, errcap, "%s", "out of memory");
-    }
+    const coll_backend_ops_t *ops = s->ops;
     coll_store_options_t o;
     memset(&o, 0, sizeof(o));
     o.shard = "analyst";
-    s->ops = ops;
-    s->campaigns = cs;
     s->reader_only = 1;
     int from = -1;
     if (ops->open(&s->be, target, COLL_BE_READ, &o, &from, err, errcap) != 0) {

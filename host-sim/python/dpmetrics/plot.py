@@ -14,13 +14,19 @@ def _axes(ax, title):
     return ax.figure, ax
 
 
+def _need(frame, est, what):
+    """Refuses to plot what the campaign has not: every plot words it alike (what: the missing
+    piece, e.g. "ROC curve to plot")."""
+    if frame.empty:
+        raise ValueError(f"campaign {est.campaign} ({est.mechanism}) has no {what}")
+
+
 def roc(est, ax=None):
     """The pooled ROC curve with its pointwise and simultaneous bands; with groups, each group's
     curve with ±1.96 sd of its TPR."""
     fig, ax = _axes(ax, f"ROC, campaign {est.campaign} (eps {est.eps})")
     curves = est.roc
-    if curves.empty:
-        raise ValueError(f"campaign {est.campaign} ({est.mechanism}) has no ROC curve to plot")
+    _need(curves, est, "ROC curve to plot")
     pooled = curves[curves["group"].isna()]
     if not pooled.empty:
         ax.plot(pooled["fpr"], pooled["tpr"], color="k", label="all groups")
@@ -44,9 +50,7 @@ def roc(est, ax=None):
 def pr(est, ax=None):
     """The precision-recall curve with each threshold's pointwise interval, and the AP."""
     curve = est.pr
-    if curve.empty:
-        raise ValueError(f"campaign {est.campaign} ({est.mechanism}) has no precision-recall "
-                         "curve to plot (roc_hist campaigns have one)")
+    _need(curve, est, "precision-recall curve to plot (roc_hist campaigns have one)")
     ap = est.json["pr"]["ap"]
     fig, ax = _axes(ax, f"precision-recall, campaign {est.campaign} (AP {ap:.3f})")
     ax.plot(curve["recall"], curve["precision"], marker="o", color="k")
@@ -63,9 +67,7 @@ def reliability(est, ax=None):
     """The reliability diagram: each bin's observed positive rate with its interval against the
     bin's score midpoint, the diagonal of perfect calibration, and the ECE."""
     cal = est.calibration
-    if cal.empty:
-        raise ValueError(f"campaign {est.campaign} ({est.mechanism}) has no calibration to plot "
-                         "(roc_hist campaigns have one)")
+    _need(cal, est, "calibration to plot (roc_hist campaigns have one)")
     ece = est.json["calibration"]["ece"]
     fig, ax = _axes(ax, f"reliability, campaign {est.campaign} (ECE {ece:.3f})")
     rate = cal["rate"].astype(float)
@@ -82,8 +84,7 @@ def auc_by_group(est, ax=None):
     fig, ax = _axes(ax, f"AUC by group, campaign {est.campaign}")
     a = est.auc
     a = a[a["group"].notna()] if "group" in a else a
-    if a.empty:
-        raise ValueError(f"campaign {est.campaign} ({est.mechanism}) has no per-group AUC")
+    _need(a, est, "per-group AUC")
     labels = list(a["group_name"]) if "group_name" in a else [str(g) for g in a["group"]]
     y = list(range(len(a)))
     ax.errorbar(a["auc"], y, xerr=[a["auc"] - a["ci_lo"], a["ci_hi"] - a["auc"]], fmt="o",
@@ -101,8 +102,7 @@ def disparities(est, ax=None, metric=None):
         value, what = "gap", "AUC gap"
     else:
         gaps = est.disparities
-        if gaps.empty:
-            raise ValueError(f"campaign {est.campaign} ({est.mechanism}) has no disparities")
+        _need(gaps, est, "disparities")
         metric = metric or gaps["metric"].iloc[0]
         gaps = gaps[gaps["metric"] == metric]
         value, what = "diff", f"{metric} gap"

@@ -234,15 +234,8 @@ const char *sim_plan_uncheckable(double eps, double devices, double eps_campaign
 void sim_plan_scenario_base(sim_scenario_t *sc, const char *name, double devices, uint32_t runs,
                             uint64_t seed, double confidence, uint32_t examples)
 {
-    memset(sc, 0, sizeof(*sc));
-    snprintf(sc->name, sizeof(sc->name), "%s", name);
-    sc->ndevices = 1;
+    sim_scenario_start(sc, name, runs, seed, confidence, SIM_MODE_EXACT);
     sc->devices[0] = (uint64_t)devices;
-    sc->runs = runs;
-    sc->seed = seed;
-    sc->population_seed = 1;
-    sc->confidence = confidence;
-    sc->mode = SIM_MODE_EXACT;
     sc->examples = examples;
     sc->beta_levels = 100;
 }

@@ -17,17 +17,27 @@
 
 /* ---- growing arrays ------------------------------------------------------------------------ */
 
-static void *grow(void *p, size_t *cap, size_t n, size_t size)
+/* The next element, zeroed, of one of the three growing arrays (tables, refs, cells): arr is the
+ * address of the array's pointer (any element type; object pointers share one representation,
+ * copied with memcpy so no pointer is read through another type). NULL: out of memory, the
+ * array as it was. */
+static void *append(void *arr, size_t *n, size_t *cap, size_t size)
 {
-    if (n < *cap) {
-        return p;
-    }
-    size_t c = *cap ? 2 * *cap : 64;
-    void *q = realloc(p, c * size);
-    if (q != NULL) {
+    char *p;
+    memcpy(&p, arr, sizeof(p));
+    if (*n == *cap) {
+        size_t c = *cap ? 2 * *cap : 64;
+        char *q = realloc(p, c * size);
+        if (q == NULL) {
+            return NULL;
+        }
+        p = q;
         *cap = c;
+        memcpy(arr, &p, sizeof(p));
     }
-    return q;
+    char *e = p + (*n)++ * size;
+    memset(e, 0, size);
+    return e;
 }
 
 void repro_free(repro_t *r)
@@ -52,13 +62,10 @@ const repro_table_t *repro_find_table(const repro_t *r, const char *name)
 
 static repro_table_t *add_table(repro_t *r, const char *name)
 {
-    repro_table_t *t = grow(r->tables, &r->tcap, r->ntables, sizeof(*t));
+    repro_table_t *t = append(&r->tables, &r->ntables, &r->tcap, sizeof(*t));
     if (t == NULL) {
         return NULL;
     }
-    r->tables = t;
-    t = &r->tables[r->ntables++];
-    memset(t, 0, sizeof(*t));
     snprintf(t->name, sizeof(t->name), "%s", name);
     snprintf(t->check, sizeof(t->check), "printed");
     return t;
@@ -152,13 +159,10 @@ static int add_ref(repro_t *r, reader_t *rd, const char *table, const char *row,
     if (repro_find_ref(r, table, row, col) != NULL) {
         return fail(rd, "[%s] [%s] [%s] given twice", table, row, col);
     }
-    repro_ref_t *f = grow(r->refs, &r->rcap, r->nrefs, sizeof(*f));
+    repro_ref_t *f = append(&r->refs, &r->nrefs, &r->rcap, sizeof(*f));
     if (f == NULL) {
         return fail(rd, "out of memory");
     }
-    r->refs = f;
-    f = &r->refs[r->nrefs++];
-    memset(f, 0, sizeof(*f));
     snprintf(f->table, sizeof(f->table), "%s", table);
     snprintf(f->row, sizeof(f->row), "%s", row);
     snprintf(f->col, sizeof(f->col), "%s", col);
@@ -314,13 +318,10 @@ static int printed_matches(const char *text, double ref, double ours)
 static repro_cell_t *new_cell(repro_t *r, const char *table, const char *row, const char *col,
                               double ours)
 {
-    repro_cell_t *c = grow(r->cells, &r->ccap, r->ncells, sizeof(*c));
+    repro_cell_t *c = append(&r->cells, &r->ncells, &r->ccap, sizeof(*c));
     if (c == NULL) {
         return NULL;
     }
-    r->cells = c;
-    c = &r->cells[r->ncells++];
-    memset(c, 0, sizeof(*c));
     snprintf(c->table, sizeof(c->table), "%s", table);
     snprintf(c->row, sizeof(c->row), "%s", row);
     snprintf(c->col, sizeof(c->col), "%s", col);
@@ -453,11 +454,18 @@ int repro_save_json(const repro_t *r, const char *dir, const char *name)
     return st;
 }
 
-FILE *repro_open_md(const char *dir, const char *name)
+FILE *repro_open_md(const char *dir, const char *name, const char *fmt, ...)
 {
     char path[4096];
     snprintf(path, sizeof(path), "%s/%s.md", dir, name);
-    return fopen(path, "w");
+    FILE *f = fopen(path, "w");
+    if (f != NULL) {
+        va_list ap;
+        va_start(ap, fmt);
+        vfprintf(f, fmt, ap);
+        va_end(ap);
+    }
+    return f;
 }
 
 static const char *kind_name(repro_kind_t k)

@@ -116,8 +116,10 @@ double repro_moments_sd(const repro_moments_t *m);
 
 /* <dir>/<name>.json: repro_write_json. 0, or -1 when it cannot be written. */
 int repro_save_json(const repro_t *r, const char *dir, const char *name);
-/* <dir>/<name>.md opened for writing (NULL when it cannot be). */
-FILE *repro_open_md(const char *dir, const char *name);
+/* <dir>/<name>.md opened for writing with its header (fmt, printf's) written first: every
+ * paper's markdown starts so. NULL when it cannot be opened. */
+FILE *repro_open_md(const char *dir, const char *name, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 /* {"cells": [{"table", "row", "col", "paper", "ref", "ref_text", "ref_source", "ours",
  * "rel_err", "check", "counts_as", "match"}]}: "paper" is the paper's printed number (null for a

@@ -621,14 +621,7 @@ static void block_scenario(sim_scenario_t *sc, const char *name, uint32_t ngroup
                            dpm_disp_mech_t mech, int paper, const char *eps, uint64_t seed,
                            uint32_t runs, double confidence)
 {
-    memset(sc, 0, sizeof(*sc));
-    snprintf(sc->name, sizeof(sc->name), "%s", name);
-    sc->ndevices = 1;
-    sc->runs = runs;
-    sc->seed = seed;
-    sc->population_seed = 1;
-    sc->confidence = confidence;
-    sc->mode = SIM_MODE_INPROCESS;
+    sim_scenario_start(sc, name, runs, seed, confidence, SIM_MODE_INPROCESS);
     sc->ngroups = ngroups;
     for (uint32_t g = 0; g < ngroups; g++) {
         snprintf(sc->group[g].name, sizeof(sc->group[g].name), "g%u", g);

@@ -164,13 +164,7 @@ static int population(const repro_selection_opts_t *o, repro_t *r, const populat
     sim_session_t s;
     memset(&s, 0, sizeof(s));
     if (st == 0) {
-        sim_run_opts_t ro;
-        memset(&ro, 0, sizeof(ro));
-        ro.mode = SIM_MODE_EXACT;
-        ro.threads = o->threads;
-        ro.progress = o->progress;
-        ro.quiet = 1;
-        st = sim_session_run(sc, &ro, &s, err, sizeof(err));
+        st = repro_session_exact(sc, o->threads, o->progress, &s, err, sizeof(err));
     }
     if (st != 0) {
         fprintf(stderr, "dpm-sim repro: selection: %s\n", text == NULL ? "out of memory" : err);
@@ -231,6 +225,18 @@ static sim_scenario_t *demo_auc_scenario(const char *data_dir, uint32_t bins)
     return sc;
 }
 
+int repro_session_exact(const sim_scenario_t *sc, unsigned threads, int progress, sim_session_t *s,
+                        char *err, size_t errcap)
+{
+    sim_run_opts_t ro;
+    memset(&ro, 0, sizeof(ro));
+    ro.mode = SIM_MODE_EXACT;
+    ro.threads = threads;
+    ro.progress = progress;
+    ro.quiet = 1;
+    return sim_session_run(sc, &ro, s, err, errcap);
+}
+
 int repro_demo_auc(const char *data_dir, uint32_t bins, uint32_t draws, unsigned threads,
                    repro_demo_auc_t *out)
 {
@@ -240,14 +246,9 @@ int repro_demo_auc(const char *data_dir, uint32_t bins, uint32_t draws, unsigned
     for (uint32_t d = 0; d < draws && st == 0; d++) {
         sc->population_seed = 1000u + d; /* new examples */
         sc->seed = 5000u + d;            /* new noise */
-        sim_run_opts_t ro;
-        memset(&ro, 0, sizeof(ro));
-        ro.mode = SIM_MODE_EXACT;
-        ro.threads = threads;
-        ro.quiet = 1;
         sim_session_t s;
         char err[512];
-        st = sim_session_run(sc, &ro, &s, err, sizeof(err));
+        st = repro_session_exact(sc, threads, 0, &s, err, sizeof(err));
         const sim_roc_ext_t *x = st == 0 ? s.res[0].ext : NULL;
         if (x == NULL || !x->have_run0) {
             fprintf(stderr, "dpm-sim repro: demo AUC: %s\n", st != 0 ? err : "no estimate");

@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "sim/repro/repro_cells.h"
+#include "sim/run/session.h"
 
 /* What repro_disparity passes on from its options (repro_disparity.h). */
 typedef struct {
@@ -33,6 +34,11 @@ typedef struct {
     int progress;         /* progress line on stderr */
     unsigned threads;
 } repro_selection_opts_t;
+
+/* The repro tables' usual session: sc in exact mode, quiet, at `threads` with the progress line
+ * when `progress`. sim_session_run's result (err set on failure). */
+int repro_session_exact(const sim_scenario_t *sc, unsigned threads, int progress, sim_session_t *s,
+                        char *err, size_t errcap);
 
 /* Run every population into r (tables declared here). 0, or -1 on an error (said on stderr). */
 int repro_selection(const repro_selection_opts_t *o, repro_t *r);

@@ -3,6 +3,7 @@
 #include "sim/scenario/scenario.h"
 
 #include <ctype.h>
+#include <stdio.h>
 #include <string.h>
 
 int sim_name_valid(const char *s)
@@ -34,4 +35,17 @@ dpm_metric_t sim_metric_from_name(const char *s)
         }
     }
     return (dpm_metric_t)0;
+}
+
+void sim_scenario_start(sim_scenario_t *sc, const char *name, uint32_t runs, uint64_t seed,
+                        double confidence, sim_mode_t mode)
+{
+    memset(sc, 0, sizeof(*sc));
+    snprintf(sc->name, sizeof(sc->name), "%s", name);
+    sc->ndevices = 1;
+    sc->runs = runs;
+    sc->seed = seed;
+    sc->population_seed = 1;
+    sc->confidence = confidence;
+    sc->mode = mode;
 }

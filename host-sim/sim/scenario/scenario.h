@@ -159,6 +159,12 @@ typedef struct {
  * csv population's group labels are held to it too). */
 int sim_name_valid(const char *s);
 
+/* A scenario built in code (dpm-sim plan's checks, the repro tables) rather than parsed: all
+ * zero but its name, one device count (sc->devices[0], the caller's), runs, seed, confidence and
+ * mode, with the population seed a file's default (1). */
+void sim_scenario_start(sim_scenario_t *sc, const char *name, uint32_t runs, uint64_t seed,
+                        double confidence, sim_mode_t mode);
+
 /* "tpr", "fpr", "accuracy", "precision" (NULL for an invalid id), and back (0 if unknown). */
 const char *sim_metric_name(dpm_metric_t m);
 dpm_metric_t sim_metric_from_name(const char *s);

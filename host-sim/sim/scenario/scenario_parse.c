@@ -195,17 +195,26 @@ static int parse_kwargs(parser_t *p, char *args, const char *const *keys, int nk
     return 0;
 }
 
+/* v is the call fn(key=value, ...) of the given keys, into vals and set; anything else fails
+   with usage. The value shapes of [population] (binormal, pairs, partition) share it. */
+static int parse_call(parser_t *p, const char *v, const char *fn, const char *usage,
+                      const char *const *keys, int nkeys, double *vals, int *set)
+{
+    char name[32], args[256];
+    if (split_call(v, name, sizeof(name), args, sizeof(args)) != 0 || strcmp(name, fn) != 0) {
+        return FAIL(p, "%s", usage);
+    }
+    return parse_kwargs(p, args, keys, nkeys, vals, set);
+}
+
 static int parse_binormal(parser_t *p, const char *v, sim_binormal_t *b)
 {
     static const char *const keys[4] = {"auc", "base_rate", "examples", "threshold"};
-    char name[32], args[256];
     double vals[4] = {0};
     int set[4] = {0};
-    if (split_call(v, name, sizeof(name), args, sizeof(args)) != 0 ||
-        strcmp(name, "binormal") != 0) {
-        return FAIL(p, "expected binormal(auc=A, base_rate=P[, examples=E][, threshold=T])");
-    }
-    if (parse_kwargs(p, args, keys, 4, vals, set) != 0) {
+    if (parse_call(p, v, "binormal",
+                   "expected binormal(auc=A, base_rate=P[, examples=E][, threshold=T])", keys, 4,
+                   vals, set) != 0) {
         return -1;
     }
     if (!set[0] || !(vals[0] > 0.0 && vals[0] < 1.0)) {
@@ -231,14 +240,10 @@ static int parse_binormal(parser_t *p, const char *v, sim_binormal_t *b)
 static int parse_pairs(parser_t *p, const char *v, sim_pairs_t *out)
 {
     static const char *const keys[1] = {"rho"};
-    char name[32], args[256];
     double vals[1] = {0};
     int set[1] = {0};
-    if (split_call(v, name, sizeof(name), args, sizeof(args)) != 0 ||
-        strcmp(name, "bivariate_normal") != 0) {
-        return FAIL(p, "expected bivariate_normal(rho=R)");
-    }
-    if (parse_kwargs(p, args, keys, 1, vals, set) != 0) {
+    if (parse_call(p, v, "bivariate_normal", "expected bivariate_normal(rho=R)", keys, 1, vals,
+                   set) != 0) {
         return -1;
     }
     if (!set[0] || !(vals[0] > -1.0 && vals[0] < 1.0)) {
@@ -257,13 +262,10 @@ static int parse_partition(parser_t *p, const char *v, sim_partition_t *out)
         memset(out, 0, sizeof(*out));
         return 0;
     }
-    char name[32], args[256];
     double vals[2] = {0};
     int set[2] = {0};
-    if (split_call(v, name, sizeof(name), args, sizeof(args)) != 0 || strcmp(name, "noniid") != 0) {
-        return FAIL(p, "expected iid or noniid(concentration=C, auc_sd=S)");
-    }
-    if (parse_kwargs(p, args, keys, 2, vals, set) != 0) {
+    if (parse_call(p, v, "noniid", "expected iid or noniid(concentration=C, auc_sd=S)", keys, 2,
+                   vals, set) != 0) {
         return -1;
     }
     if (set[0] && !(vals[0] > 0.0)) {
