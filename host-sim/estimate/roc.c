@@ -493,6 +493,24 @@ dpm_status_t dpm_roc_exact(const uint64_t *pos, const uint64_t *neg, uint32_t bi
     return DPM_OK;
 }
 
+/* The most one unit of noise in one cell moves a rate r = C / total: (1 - r) / total for a
+ * cell counted in C, r / total for one only in the total. */
+static double rate_jump(double r, double total, double ns2)
+{
+    return ns2 > 0.0 ? fmax(1.0 - r, r) / total : 0.0;
+}
+
+void dpm_roc_rate_at(const dpm_roc_estimate_t *est, int fpr, uint32_t j, double z,
+                     dpm_roc_rate_t *out)
+{
+    const double total = fpr ? est->N : est->P, sd = fpr ? est->fpr_sd[j] : est->tpr_sd[j];
+    const double rel = (double)est->bins * est->cell_noise_var / (total * total);
+    out->value = fpr ? est->fpr[j] : est->tpr[j];
+    out->var = sd * sd;
+    out->jump = rate_jump(out->value, total, est->cell_noise_var);
+    out->flags = dpm_ci_class_noise(&rel, 1, z, NULL);
+}
+
 dpm_status_t dpm_roc_estimate(const dpm_roc_params_t *p, const dpm_roc_agg_t *a, double confidence,
                               dpm_roc_estimate_t *est)
 {
@@ -520,6 +538,7 @@ dpm_status_t dpm_roc_estimate(const dpm_roc_params_t *p, const dpm_roc_agg_t *a,
     est->unbinned_var_within = est->unbinned_var_sampling = NAN;
     est->unbinned_bound = est->unbinned_bound_raw = est->unbinned_bound_sd = NAN;
     est->events = est->unbinned_events = est->tpr_events_min = est->fieller_g = NAN;
+    est->cell_noise_var = NAN;
     if (!(est->P > 0.0) || !(est->N > 0.0)) {
         est->ci_flags = est->ci_total_flags = est->unbinned_flags = est->unbinned_total_flags =
             est->tpr_flags = DPM_CI_SMALL_N;
@@ -534,6 +553,7 @@ dpm_status_t dpm_roc_estimate(const dpm_roc_params_t *p, const dpm_roc_agg_t *a,
     double P = est->P, N = est->N;
     double draws = p->central_draws > 0 ? (double)p->central_draws : (double)a->reports;
     double ns2 = draws * p->noise_var; /* the noise variance of one summed cell */
+    est->cell_noise_var = ns2;
     /* P and N are sums of B cells per report: Var = n B s² each (Fieller's g: ci_flags.h) */
     double rel_var[2] = {ns2 * B / (P * P), ns2 * B / (N * N)};
     unsigned class_noise = dpm_ci_class_noise(rel_var, 2, z, &est->fieller_g);
@@ -610,7 +630,7 @@ dpm_status_t dpm_roc_estimate(const dpm_roc_params_t *p, const dpm_roc_agg_t *a,
         est->fpr_curve[j] = j == 0 ? 1.0 : fmin(dx / N, 1.0);
         est->tpr_sd[j] = sqrt(fmax(vt, 0.0));
         est->fpr_sd[j] = sqrt(fmax(vf, 0.0));
-        double tj = p->noise_var > 0.0 ? fmax(1.0 - t, t) / P : 0.0, ev = INFINITY;
+        double tj = rate_jump(t, P, ns2), ev = INFINITY;
         unsigned fl = 0;
         double hp = dpm_ci_halfwidth(vt > 0.0 ? vt : 0.0, tj, 0.0, confidence, &ev, &fl);
         double hs =

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Server-side estimator of the roc_hist mechanism (sdk: dpm/expert/roc_hist.h): from the sum of many
- * devices' noised per-score-bin label histograms to a ROC curve, its AUC, variances and
+/* Server-side estimator of the roc_hist mechanism (sdk: dpm/expert/roc_hist.h): from the sum of
+ * many devices' noised per-score-bin label histograms to a ROC curve, its AUC, variances and
  * confidence intervals. Host only: doubles throughout. The collector and dpm-sim share it.
  *
  * Input. Every report holds, per bin b = 0 .. B-1 (bin b: edges[b-1] <= score < edges[b]),
@@ -211,9 +211,22 @@ typedef struct {
     double events, unbinned_events; /* effective randomization events (var / largest jump²) */
     double tpr_events_min;          /* the fewest over the interior thresholds */
     double fieller_g;               /* z² (Var P / P² + Var N / N²) */
+    double cell_noise_var;          /* the noise variance of one summed cell (n s²) */
     int valid; /* 0: P <= 0 or N <= 0 (too few reports for this ε): only counts are set, every
                 * flag is DPM_CI_SMALL_N */
 } dpm_roc_estimate_t;
+
+/* One class's rate at one threshold of a valid estimate (TPR_j, or FPR_j with fpr = 1): the
+ * value and its noise variance (tpr/fpr, tpr_sd/fpr_sd), the most one unit of noise in one cell
+ * moves it (max(1 - r, r) / class total: dpm_ci_halfwidth's jump, 0 without noise) and the
+ * class-noise flag of its ratio at z (the class total's relative variance, ci_flags.h). What
+ * the TPR band is made of, for a caller that builds other intervals from the rates (a gap). */
+typedef struct {
+    double value, var, jump;
+    unsigned flags;
+} dpm_roc_rate_t;
+void dpm_roc_rate_at(const dpm_roc_estimate_t *est, int fpr, uint32_t j, double z,
+                     dpm_roc_rate_t *out);
 
 /* The estimate at confidence c in (0, 1). DPM_ERR_PARAM on bad arguments; an aggregate whose
  * P or N is not positive gives DPM_OK with est->valid = 0. */

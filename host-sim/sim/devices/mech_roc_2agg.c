@@ -618,23 +618,6 @@ static void twoagg_ext_json(const sim_cfg_t *cfg, const void *ext, jw_t *w)
     }
 }
 
-/* One group's rate at the threshold from its estimate: the value, its noise variance, the most
- * one unit of noise moves it (for the few-events check) and its ratio's class-noise flag. */
-static void group_rate(const twoagg_state_t *s, const dpm_roc_estimate_t *x, dpm_metric_t m,
-                       double z, double *est, double *var, double *jump, unsigned *flags)
-{
-    const uint32_t j = s->threshold, B = s->params.bins;
-    const int tpr = m == DPM_METRIC_TPR;
-    const double r = tpr ? x->tpr[j] : x->fpr[j], sd = tpr ? x->tpr_sd[j] : x->fpr_sd[j];
-    const double total = tpr ? x->P : x->N;
-    const double ns2 = s->params.roc.noise_var * (double)s->params.roc.central_draws;
-    const double rel = (double)B * ns2 / (total * total);
-    *est = r;
-    *var = sd * sd;
-    *jump = ns2 > 0.0 ? fmax(1.0 - r, r) / total : 0.0;
-    *flags = dpm_ci_class_noise(&rel, 1, z, NULL);
-}
-
 /* The rate items' runs (rate_items' order). Each interval is dpm_ci_halfwidth's for the
  * noise's variance (few-events aware), clipped to [0, 1] for a rate; a gap's variance is the
  * sum of its groups' (their own devices, their own noise). */
@@ -645,37 +628,34 @@ static void rate_runs(const twoagg_state_t *s, const dpm_roc_central_estimate_t 
     const double z = prob_norm_quantile(0.5 + c / 2.0);
     uint32_t k = 0;
     for (uint32_t m = 0; m < s->nrates; m++) {
-        double r[DPM_ROC_CENTRAL_MAX_GROUPS], v[DPM_ROC_CENTRAL_MAX_GROUPS];
-        double jump[DPM_ROC_CENTRAL_MAX_GROUPS];
-        unsigned fl[DPM_ROC_CENTRAL_MAX_GROUPS];
+        dpm_roc_rate_t r[DPM_ROC_CENTRAL_MAX_GROUPS]; /* each group's, from its estimate */
         for (uint32_t g = 0; g < G; g++, k++) {
-            const dpm_roc_estimate_t *x = &e->group[g];
-            if (!x->valid) {
-                fl[g] = DPM_CI_SMALL_N;
+            if (!e->group[g].valid) {
+                r[g].flags = DPM_CI_SMALL_N;
                 continue;
             }
-            group_rate(s, x, s->rate[m], z, &r[g], &v[g], &jump[g], &fl[g]);
-            unsigned f = fl[g];
-            double hw = dpm_ci_halfwidth(v[g], jump[g], 0.0, c, NULL, &f);
-            out[k] = (sim_item_run_t){r[g], fmax(r[g] - hw, 0.0), fmin(r[g] + hw, 1.0), sqrt(v[g]),
-                                      f};
+            dpm_roc_rate_at(&e->group[g], s->rate[m] == DPM_METRIC_FPR, s->threshold, z, &r[g]);
+            unsigned f = r[g].flags;
+            double hw = dpm_ci_halfwidth(r[g].var, r[g].jump, 0.0, c, NULL, &f);
+            out[k] = (sim_item_run_t){r[g].value, fmax(r[g].value - hw, 0.0),
+                                      fmin(r[g].value + hw, 1.0), sqrt(r[g].var), f};
         }
         for (uint32_t g = 0; g < G; g++) {
             for (uint32_t h = g + 1; h < G; h++, k++) {
                 if (!e->group[g].valid || !e->group[h].valid) {
                     continue;
                 }
-                unsigned f = fl[g] | fl[h];
-                double var = v[g] + v[h];
-                double hw = dpm_ci_halfwidth(var, fmax(jump[g], jump[h]), 0.0, c, NULL, &f);
-                double d = r[g] - r[h];
+                unsigned f = r[g].flags | r[h].flags;
+                double var = r[g].var + r[h].var;
+                double hw = dpm_ci_halfwidth(var, fmax(r[g].jump, r[h].jump), 0.0, c, NULL, &f);
+                double d = r[g].value - r[h].value;
                 out[k] = (sim_item_run_t){d, d - hw, d + hw, sqrt(var), f};
             }
         }
     }
     /* the counts: a class total is the sum of B cells, each with the two draws' variance */
-    const double var = (double)s->params.bins * s->params.roc.noise_var *
-                       (double)s->params.roc.central_draws;
+    const double var =
+        (double)s->params.bins * s->params.roc.noise_var * (double)s->params.roc.central_draws;
     for (uint32_t g = 0; s->nrates > 0 && g < G; g++) {
         for (int neg = 0; neg < 2; neg++, k++) {
             const double n = neg ? e->group[g].N : e->group[g].P;
