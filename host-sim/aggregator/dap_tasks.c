@@ -341,6 +341,28 @@ double dap_task_rho(const dap_task_spec_t *t)
                : 0.0;
 }
 
+double dap_zcdp_rho_for(double eps, double delta)
+{
+    const double l = log(1.0 / delta), r = sqrt(eps + l) - sqrt(l);
+    return r * r;
+}
+
+int dap_gauss_sigma2(double rho, uint64_t l2sq, uint64_t *sigma2)
+{
+    const double kd = floor(rho * 4294967296.0);
+    if (!(kd >= 1.0 && kd < 18446744073709551616.0)) {
+        return -1;
+    }
+    const uint64_t k = (uint64_t)kd;
+    const unsigned __int128 num = (unsigned __int128)l2sq << 32, den = (unsigned __int128)2u * k;
+    const unsigned __int128 s = (num + den - 1u) / den;
+    if (s == 0 || s > DPM_DGAUSS_MAX_SIGMA2) {
+        return -1;
+    }
+    *sigma2 = (uint64_t)s;
+    return 0;
+}
+
 double dap_zcdp_eps(double rho, double delta)
 {
     return rho + 2.0 * sqrt(rho * log(1.0 / delta));
@@ -384,11 +406,8 @@ static int central_noise(block_t *b, int vec, int sum, int hist, char *err, size
                          b->line, (unsigned long long)b->l2sq);
     }
     const unsigned __int128 l2sq = b->have_l2sq ? (unsigned __int128)b->l2sq : bound;
-    /* rho rounded down to k / 2^32 (k >= 4294: rho >= 1e-6), sigma2 = ceil(l2sq 2^32 / (2 k)) */
-    const uint64_t k = (uint64_t)floor(b->rho * 4294967296.0);
-    const unsigned __int128 num = l2sq << 32, den = (unsigned __int128)2u * k;
-    const unsigned __int128 sigma2 = (num + den - 1u) / den;
-    if (l2sq > UINT64_MAX || sigma2 > DPM_DGAUSS_MAX_SIGMA2) {
+    uint64_t sigma2 = 0; /* rho >= 1e-6: k >= 4294 */
+    if (l2sq > UINT64_MAX || dap_gauss_sigma2(b->rho, (uint64_t)l2sq, &sigma2) != 0) {
         return host_fail(err, cap,
                          "[dap_task] at line %d: sigma2 = l2_sensitivity_sq / (2 rho) is above "
                          "2^30, the largest the SDK's sampler draws: raise rho or give a smaller "
@@ -396,7 +415,7 @@ static int central_noise(block_t *b, int vec, int sum, int hist, char *err, size
                          b->line);
     }
     t->dp_mechanism = DPM_DAP_DP_DISCRETE_GAUSSIAN;
-    t->central_sigma2 = (uint64_t)sigma2;
+    t->central_sigma2 = sigma2;
     s->sensitivity = (uint64_t)l2sq;
     s->rho = b->rho;
     s->delta = b->delta;

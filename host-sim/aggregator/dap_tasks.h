@@ -98,6 +98,15 @@ double dap_task_rho(const dap_task_spec_t *t);
  * Steinke 2016, Prop. 1.3). */
 double dap_zcdp_eps(double rho, double delta);
 
+/* Its inverse: the rho whose zCDP gives eps at delta, (sqrt(eps + L) - sqrt(L))^2 with
+ * L = ln(1/delta). */
+double dap_zcdp_rho_for(double eps, double delta);
+
+/* Each aggregator's discrete Gaussian variance for rho-zCDP at squared L2 sensitivity l2sq: rho
+ * rounded down to k / 2^32, sigma2 = ceil(l2sq 2^32 / (2 k)), so the noise gives at most rho.
+ * 0, or -1 when k or sigma2 is 0 or sigma2 is above DPM_DGAUSS_MAX_SIGMA2 (the SDK's sampler). */
+int dap_gauss_sigma2(double rho, uint64_t l2sq, uint64_t *sigma2);
+
 /* "{base}/tasks/{id}/{what}" into out (base: an aggregator URL, a trailing '/' or not), the
  * draft's resource URL of task t. */
 void dap_task_url(const dap_task_spec_t *t, const char *base, const char *what, char *out,

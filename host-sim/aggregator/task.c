@@ -32,8 +32,9 @@ static int key(agg_task_t *k, int i, uint64_t seed)
                : -1;
 }
 
-int agg_task_make(agg_task_t *k, const dpm_prio3_t *v, dpm_eps_t eps, uint64_t min_batch_size,
-                  uint64_t seed, const char **why)
+/* sigma2 0: discrete Laplace */
+static int make(agg_task_t *k, const dpm_prio3_t *v, dpm_eps_t eps, uint64_t sigma2,
+                uint64_t min_batch_size, uint64_t seed, const char **why)
 {
     static const char info[] = "dpm-sim two-aggregator task";
     static const char leader[] = "https://" AGG_SIM_LEADER_HOST "/";
@@ -53,8 +54,9 @@ int agg_task_make(agg_task_t *k, const dpm_prio3_t *v, dpm_eps_t eps, uint64_t m
     t.min_batch_size = min_batch_size;
     t.batch_mode = DPM_DAP_BATCH_TIME_INTERVAL;
     t.vdaf = *v;
-    t.dp_mechanism = DPM_DAP_DP_DISCRETE_LAPLACE;
+    t.dp_mechanism = sigma2 > 0 ? DPM_DAP_DP_DISCRETE_GAUSSIAN : DPM_DAP_DP_DISCRETE_LAPLACE;
     t.central_eps = eps;
+    t.central_sigma2 = sigma2;
     if (key(k, 0, seed) != 0 || key(k, 1, seed) != 0) {
         *why = "the SDK's HPKE refuses the derived keys";
         return -1;
@@ -69,6 +71,22 @@ int agg_task_make(agg_task_t *k, const dpm_prio3_t *v, dpm_eps_t eps, uint64_t m
         return -1;
     }
     return 0;
+}
+
+int agg_task_make(agg_task_t *k, const dpm_prio3_t *v, dpm_eps_t eps, uint64_t min_batch_size,
+                  uint64_t seed, const char **why)
+{
+    return make(k, v, eps, 0, min_batch_size, seed, why);
+}
+
+int agg_task_make_gauss(agg_task_t *k, const dpm_prio3_t *v, dpm_eps_t eps, uint64_t sigma2,
+                        uint64_t min_batch_size, uint64_t seed, const char **why)
+{
+    if (sigma2 == 0) {
+        *why = "a discrete Gaussian task needs sigma2 >= 1";
+        return -1;
+    }
+    return make(k, v, eps, sigma2, min_batch_size, seed, why);
 }
 
 dpm_status_t agg_task_decode(const agg_task_t *k, dpm_dap_task_t *t)

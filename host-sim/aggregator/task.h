@@ -35,6 +35,11 @@ typedef struct {
 int agg_task_make(agg_task_t *k, const dpm_prio3_t *v, dpm_eps_t eps, uint64_t min_batch_size,
                   uint64_t seed, const char **why);
 
+/* The same with discrete Gaussian noise (the central-DP extension's mechanism 2): each
+ * aggregator's variance sigma2 >= 1; eps, the (ε, δ)-DP ε a device charges for it. */
+int agg_task_make_gauss(agg_task_t *k, const dpm_prio3_t *v, dpm_eps_t eps, uint64_t sigma2,
+                        uint64_t min_batch_size, uint64_t seed, const char **why);
+
 /* k's task decoded (t points into k: keep k alive and unmoved while t is used). */
 dpm_status_t agg_task_decode(const agg_task_t *k, dpm_dap_task_t *t);
 

@@ -35,6 +35,19 @@ dpm_status_t dpm_roc_params_init_central(dpm_roc_params_t *p, uint32_t bins, dou
     return DPM_OK;
 }
 
+dpm_status_t dpm_roc_params_init_central_gauss(dpm_roc_params_t *p, uint32_t bins, double sigma2,
+                                               uint32_t draws)
+{
+    dpm_roc_params_t q;
+    if (!(sigma2 > 0.0) || !isfinite(sigma2) ||
+        dpm_roc_params_init_central(&q, bins, 0.0, draws) != DPM_OK) {
+        return DPM_ERR_PARAM;
+    }
+    q.noise_var = sigma2;
+    *p = q;
+    return DPM_OK;
+}
+
 dpm_status_t dpm_roc_params_set_edges(dpm_roc_params_t *p, const uint32_t *edges_q31,
                                       uint32_t nedges)
 {

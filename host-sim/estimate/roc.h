@@ -165,6 +165,10 @@ dpm_status_t dpm_roc_params_init(dpm_roc_params_t *p, uint32_t bins, double scal
  * (two aggregators: draws = 2), none from the reports. draws >= 1. */
 dpm_status_t dpm_roc_params_init_central(dpm_roc_params_t *p, uint32_t bins, double scale,
                                          uint32_t draws);
+/* The same with `draws` discrete Gaussian draws of variance sigma2 > 0 per cell (zCDP tasks):
+ * noise_var = sigma2, scale 0 (no Laplace scale). The estimator reads noise_var alone. */
+dpm_status_t dpm_roc_params_init_central_gauss(dpm_roc_params_t *p, uint32_t bins, double sigma2,
+                                               uint32_t draws);
 /* The campaign's edges (Q1.31, 2^31 = score 1.0; bin b: edges[b-1] <= score < edges[b]):
  * nedges = bins - 1, strictly increasing, each <= 2^31 (as the SDK takes them). Scores span
  * [0, 2^31]; a bin of zero width (first edge 0, or last edge 2^31: it holds the score 1.0 only)

@@ -9,25 +9,32 @@
 #include "dpm/expert/noise.h"
 #include "estimate/ci_flags.h"
 
-dpm_status_t dpm_roc_central_params_init(dpm_roc_central_params_t *p, uint32_t groups,
-                                         uint32_t bins, const uint32_t *edges_q31,
-                                         uint32_t max_examples, dpm_eps_t eps, const char **why)
+/* sigma2 0: discrete Laplace of scale 2 max_examples / eps; else discrete Gaussian. */
+static dpm_status_t params_init(dpm_roc_central_params_t *p, uint32_t groups, uint32_t bins,
+                                const uint32_t *edges_q31, uint32_t max_examples, dpm_eps_t eps,
+                                uint64_t sigma2, const char **why)
 {
     const char *w = NULL;
     dpm_roc_central_params_t q;
     dpm_laplace_t lap;
     memset(&q, 0, sizeof(q));
+    memset(&lap, 0, sizeof(lap));
     if (p == NULL) {
         w = "no parameters";
     } else if (groups < 1 || groups > DPM_ROC_CENTRAL_MAX_GROUPS) {
         w = "groups must be 1 .. 8";
     } else if (max_examples < 1 || max_examples > DPM_ROC_CENTRAL_MAX_EXAMPLES) {
         w = "max_examples must be 1 .. 255 (a device's count in one cell is an 8-bit entry)";
-    } else if (dpm_laplace_init(&lap, 2u * (uint64_t)max_examples, eps) != DPM_OK) {
+    } else if (sigma2 == 0 && dpm_laplace_init(&lap, 2u * (uint64_t)max_examples, eps) != DPM_OK) {
         w = "the SDK's discrete Laplace refuses this eps for sensitivity 2 x max_examples";
-    } else if (dpm_roc_params_init_central(&q.roc, bins,
-                                           (double)lap.scale_num / (double)lap.scale_den,
-                                           DPM_ROC_CENTRAL_AGGREGATORS) != DPM_OK) {
+    } else if (sigma2 > DPM_DGAUSS_MAX_SIGMA2 || eps == 0 || eps > DPM_EPS_MAX_Q16) {
+        w = "sigma2 must be 1 .. 2^30 (the SDK's discrete Gaussian) and eps in (0, DPM_EPS_MAX]";
+    } else if ((sigma2 == 0
+                    ? dpm_roc_params_init_central(&q.roc, bins,
+                                                  (double)lap.scale_num / (double)lap.scale_den,
+                                                  DPM_ROC_CENTRAL_AGGREGATORS)
+                    : dpm_roc_params_init_central_gauss(&q.roc, bins, (double)sigma2,
+                                                        DPM_ROC_CENTRAL_AGGREGATORS)) != DPM_OK) {
         w = "bins must be 2 .. 64";
     } else if (edges_q31 != NULL &&
                dpm_roc_params_set_edges(&q.roc, edges_q31, bins - 1u) != DPM_OK) {
@@ -46,8 +53,30 @@ dpm_status_t dpm_roc_central_params_init(dpm_roc_central_params_t *p, uint32_t g
     q.eps = eps;
     q.scale_num = lap.scale_num;
     q.scale_den = lap.scale_den;
+    q.sigma2 = sigma2;
     *p = q;
     return DPM_OK;
+}
+
+dpm_status_t dpm_roc_central_params_init(dpm_roc_central_params_t *p, uint32_t groups,
+                                         uint32_t bins, const uint32_t *edges_q31,
+                                         uint32_t max_examples, dpm_eps_t eps, const char **why)
+{
+    return params_init(p, groups, bins, edges_q31, max_examples, eps, 0, why);
+}
+
+dpm_status_t dpm_roc_central_params_init_gauss(dpm_roc_central_params_t *p, uint32_t groups,
+                                               uint32_t bins, const uint32_t *edges_q31,
+                                               uint32_t max_examples, dpm_eps_t eps,
+                                               uint64_t sigma2, const char **why)
+{
+    if (sigma2 == 0) {
+        if (why != NULL) {
+            *why = "sigma2 must be 1 .. 2^30 (the SDK's discrete Gaussian)";
+        }
+        return DPM_ERR_PARAM;
+    }
+    return params_init(p, groups, bins, edges_q31, max_examples, eps, sigma2, why);
 }
 
 /* One gap interval: variance var, the larger unit jump of the two groups, the bias bound. */

@@ -61,7 +61,10 @@ typedef struct {
     dpm_eps_t eps;         /* the task's central ε, Q16.16 */
     uint64_t scale_num;    /* t = scale_num / scale_den = sensitivity 2^16 / eps, reduced */
     uint64_t scale_den;
-    dpm_roc_params_t roc; /* per group: bins, edges, t, 2 draws per cell */
+    /* 0: discrete Laplace of scale t. >= 1: discrete Gaussian of this variance per aggregator
+     * instead (zCDP; scale_num / scale_den unused), for squared L2 sensitivity 2 m^2 */
+    uint64_t sigma2;
+    dpm_roc_params_t roc; /* per group: bins, edges, the noise variance, 2 draws per cell */
 } dpm_roc_central_params_t;
 
 /* groups in [1, DPM_ROC_CENTRAL_MAX_GROUPS], bins in [2, DPM_MAX_BINS], max_examples in
@@ -71,6 +74,12 @@ typedef struct {
 dpm_status_t dpm_roc_central_params_init(dpm_roc_central_params_t *p, uint32_t groups,
                                          uint32_t bins, const uint32_t *edges_q31,
                                          uint32_t max_examples, dpm_eps_t eps, const char **why);
+/* The same with each aggregator's discrete Gaussian of variance sigma2 in [1, 2^30] (the SDK's
+ * dpm_dgauss) instead of Laplace; eps: the (ε, δ)-DP ε a device is charged for it. */
+dpm_status_t dpm_roc_central_params_init_gauss(dpm_roc_central_params_t *p, uint32_t groups,
+                                               uint32_t bins, const uint32_t *edges_q31,
+                                               uint32_t max_examples, dpm_eps_t eps,
+                                               uint64_t sigma2, const char **why);
 
 typedef struct {
     uint32_t g, h;

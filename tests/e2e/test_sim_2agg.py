@@ -22,6 +22,7 @@ a scenario beside its local-DP twin on the same population, in exact mode.
   roc_hist_groups --trust both`), and its JSON names the trust model it planned.
 """
 import json
+import math
 import os
 import subprocess
 import sys
@@ -147,6 +148,52 @@ def main():
                                        if i["metric"] == "tpr") == 6,
              "metrics = tpr, fpr in inprocess mode", r.stderr[-300:])
 
+        # noise = gaussian: each aggregator adds a discrete Gaussian (zCDP), each eps of the
+        # campaign being the (eps, delta)-DP of its rho. sigma2 computed here independently, as a
+        # DAP task's: rho a hair below the (eps, delta) inverse, rounded down to k / 2^32, sigma2 =
+        # ceil(l2sq 2^32 / (2 k)) for the squared L2 sensitivity 2 x 20^2.
+        def sigma2_for(eps, delta, l2sq):
+            ln = math.log(1.0 / delta)
+            rho = (math.sqrt(eps + ln) - math.sqrt(ln)) ** 2 * (1.0 - 1e-9)
+            k = math.floor(rho * 2.0 ** 32)
+            return -(-(l2sq << 32) // (2 * k))
+        gbody = body + "noise = gaussian\ndelta = 1e-9\n"
+        p = scenario(d, "gauss.scn", gbody, devices=50000, runs=200)
+        r = run_sim("--scenario", p, "--out", os.path.join(d, "gauss"), "--quiet")
+        g = read_json(os.path.join(d, "gauss"), "results.json")["configs"][0] \
+            if r.returncode == 0 else {"items": [], "two_aggregators": {}}
+        x = g["two_aggregators"]
+        want = sigma2_for(1.0, 1e-9, 800)
+        rho = 800 / (2.0 * want)
+        t.ok(x.get("noise") == "discrete_gaussian" and x.get("sigma2_per_aggregator") == want
+             and abs(x.get("rho", 0) - rho) < 1e-9 * rho and x.get("delta") == 1e-9
+             and x.get("l2_sensitivity_sq") == 800
+             and rho + 2 * math.sqrt(rho * math.log(1e9)) <= g.get("eps_implemented", 2) <= 1.0,
+             f"noise = gaussian: sigma2 {want} per aggregator from (eps 1, delta 1e-9), the rho it "
+             "gives, and a charge of at most eps 1", r.stderr[-300:] + str(x))
+        gi = {(i["metric"], i["kind"], i["name"]): i for i in g["items"]
+              if i.get("mean_sd") is not None}
+        bad = [(k, i["coverage"], i["rmse"], i["mean_sd"]) for k, i in gi.items()
+               if i["coverage"] * 200 < 173
+               or not 0.765 * i["mean_sd"] <= i["rmse"] <= 1.252 * i["mean_sd"]]
+        t.ok(len(gi) >= 30 and not bad, f"noise = gaussian: all {len(gi)} AUC, gap, AP, ECE, TPR, "
+             "FPR and count intervals cover at their level, their errors the size predicted "
+             "(50,000 devices, 200 runs)", bad)
+        # inprocess: the aggregators' own draws (the SDK's dpm_dgauss, through the task's
+        # central-DP extension) have the variance the estimator assumes (eps 8: sigma2 614)
+        p = scenario(d, "gauss_ip.scn", gbody.replace("eps = 1", "eps = 8"), devices=600,
+                     runs=10, mode="inprocess")
+        r = run_sim("--scenario", p, "--out", os.path.join(d, "gauss_ip"), "--quiet")
+        gp = read_json(os.path.join(d, "gauss_ip"), "results.json")["configs"][0] \
+            if r.returncode == 0 else {"items": [], "two_aggregators": {}}
+        far = [(i["kind"], i["name"], i["rmse"], i["mean_sd"]) for i in gp["items"]
+               if i["kind"] in ("auc_group", "auc_gap", "group")
+               and not (0.17 * i["mean_sd"] <= i["rmse"] <= 2.21 * i["mean_sd"])]
+        t.ok(r.returncode == 0 and gp["two_aggregators"].get("sigma2_per_aggregator")
+             == sigma2_for(8.0, 1e-9, 800) and gp["reports"] == 6000 and not far,
+             "noise = gaussian in inprocess mode: every device reports, and each AUC, gap and "
+             "rate error the size the estimator predicts", r.stderr[-300:] + str(far))
+
         # refusals
         cases = [
             ("a metric other than tpr and fpr",
@@ -175,6 +222,21 @@ def main():
             ("split",
              "[campaign two]\nmechanism = roc_hist_2agg\neps = 1\nmax_device_examples = 20\n"
              "split = paper\n", {}, ["takes no split"]),
+            ("noise = gaussian without delta",
+             "[campaign two]\nmechanism = roc_hist_2agg\neps = 1\nmax_device_examples = 20\n"
+             "noise = gaussian\n", {}, ["noise = gaussian needs delta", "(eps, delta)-DP"]),
+            ("delta with Laplace noise",
+             "[campaign two]\nmechanism = roc_hist_2agg\neps = 1\nmax_device_examples = 20\n"
+             "delta = 1e-9\n", {}, ["delta is for noise = gaussian"]),
+            ("delta above 1e-5",
+             "[campaign two]\nmechanism = roc_hist_2agg\neps = 1\nmax_device_examples = 20\n"
+             "noise = gaussian\ndelta = 0.001\n", {}, ["delta must be a decimal in (0, 1e-5]"]),
+            ("a noise the aggregators do not draw",
+             "[campaign two]\nmechanism = roc_hist_2agg\neps = 1\nmax_device_examples = 20\n"
+             "noise = cauchy\n", {}, ["noise must be laplace or gaussian", "cauchy"]),
+            ("an eps whose Gaussian needs sigma2 above 2^30",
+             "[campaign two]\nmechanism = roc_hist_2agg\neps = 0.001\nmax_device_examples = 20\n"
+             "noise = gaussian\ndelta = 1e-9\n", {}, ["sigma2 above 2^30", "raise eps or delta"]),
             ("a key of another mechanism",
              "[campaign two]\nmechanism = roc_hist_2agg\neps = 1\nmax_device_examples = 20\n"
              "group_eps = 0.5\n", {}, ["takes no key 'group_eps'", "max_device_examples"]),

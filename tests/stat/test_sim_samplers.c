@@ -2,8 +2,9 @@
 /* The simulator's seeded variates (host-sim/sim/pop/sim_rng.c) against their exact pmfs: G-test
  * on 10^6 draws per case at alpha = 1e-6, fixed seeds, one case per algorithm branch (binomial
  * inversion and BTPE up to n = 10^9, Poisson inversion and PTRS up to lambda = 10^12, sums of
- * geometrics through gamma-Poisson, discrete Laplace sums). Plus spot values of the special
- * functions and a negative control (a binomial with p off by 1% is rejected). */
+ * geometrics through gamma-Poisson, discrete Laplace sums, the discrete Gaussian). Plus spot
+ * values of the special functions and negative controls (a binomial with p off by 1%, a
+ * discrete Gaussian with its variance off by 2%, are rejected). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -137,6 +138,42 @@ static double lpmf_dlap(double k, const double *p)
     return log((1.0 - rho) / (1.0 + rho)) - fabs(k) / p[0];
 }
 
+/* Discrete Gaussian: p[0] the sampler's sigma2, p[1] the pmf's; log Z in p[2] (set below). */
+static double draw_dgauss(sim_rng_t *r, const double *p)
+{
+    return (double)sim_rng_dgauss(r, p[0]);
+}
+
+static double lpmf_dgauss(double k, const double *p)
+{
+    return -k * k / (2.0 * p[1]) - p[2];
+}
+
+static double dgauss_log_z(double sigma2)
+{
+    double z = 0.0, span = ceil(40.0 * sqrt(sigma2)) + 10.0;
+    for (double k = -span; k <= span; k += 1.0) {
+        z += exp(-k * k / (2.0 * sigma2));
+    }
+    return log(z);
+}
+
+static void test_dgauss(void **state)
+{
+    (void)state;
+    static const double s2[] = {0.5, 3.0, 100.0, 1e4, 1048576.0};
+    for (size_t i = 0; i < sizeof(s2) / sizeof(s2[0]); i++) {
+        double p[3] = {s2[i], s2[i], dgauss_log_z(s2[i])}, sd = sqrt(s2[i]);
+        double w = width_for(sd);
+        print_message("# discrete Gaussian sigma2 = %g\n", s2[i]);
+        assert_true(gof(draw_dgauss, lpmf_dgauss, p, -200.0 * w, w, 600 + i) > ALPHA);
+    }
+    /* negative control: a sampler at 1.02 sigma2 against the pmf at sigma2 */
+    double bad[3] = {102.0, 100.0, dgauss_log_z(100.0)};
+    print_message("# control: sampler at sigma2 102, pmf at 100\n");
+    assert_true(gof(draw_dgauss, lpmf_dgauss, bad, -200.0, 1.0, 700) < ALPHA);
+}
+
 static void test_binomial(void **state)
 {
     (void)state;
@@ -230,7 +267,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_binomial),          cmocka_unit_test(test_poisson),
         cmocka_unit_test(test_geometric_sums),    cmocka_unit_test(test_dlap_sum_moments),
-        cmocka_unit_test(test_special_functions),
+        cmocka_unit_test(test_special_functions), cmocka_unit_test(test_dgauss),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -42,6 +42,8 @@ static const char *sample(const char *key)
         {"p_share", "0.5"},
         {"score_bits", "8"},
         {"max_device_examples", "20"},
+        {"noise", "laplace"},
+        {"delta", "1e-9\nnoise = gaussian"}, /* delta is for Gaussian noise: give both */
         {"max_examples", "10"},
         {"upload_seconds", "100"},
         {"upload_count", "100"},

@@ -3,6 +3,7 @@
 #include "mech/base/campaign_keys.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/text_list.h"
@@ -25,7 +26,7 @@ const host_campaign_mech_t host_campaign_mechs[] = {
     {"fedauc_rr", DPM_MECH_ID_FEDAUC_RR, 1, KEYS("score_bits"), FEDAUC_COLLECTOR_KEYS, 0},
     {"fedauc_lap", DPM_MECH_ID_FEDAUC_LAP, 1, KEYS("variant", "p_share", "score_bits"),
      FEDAUC_COLLECTOR_KEYS, 0},
-    {"roc_hist_2agg", DPM_MECH_NONE, 0, KEYS("max_device_examples"), NO_KEYS, 1},
+    {"roc_hist_2agg", DPM_MECH_NONE, 0, KEYS("max_device_examples", "noise", "delta"), NO_KEYS, 1},
 };
 const size_t host_campaign_nmechs = sizeof(host_campaign_mechs) / sizeof(host_campaign_mechs[0]);
 
@@ -119,6 +120,11 @@ static const host_campaign_key_t kValues[HOST_CK_COUNT] = {
     INT("score_bits", 1, 31, 0, "an integer 1 .. 31"),
     /* the two-aggregator mode's sensitivity (estimate/roc_central.h): 8-bit Prio3 entries */
     INT("max_device_examples", 1, 255, 0, "an integer 1 .. 255"),
+    /* the aggregators' noise: discrete Laplace (ε-DP), or discrete Gaussian (zCDP, reported as
+     * (ε, δ)-DP at the campaign's delta, as a DAP task's noise = gaussian) */
+    CHOICE("noise", 0, "laplace or gaussian", "laplace", "gaussian"),
+    {"delta", HOST_KEY_DELTA, 0, 0, 0, NULL, 0, "a decimal in (0, 1e-5], e.g. 1e-9",
+     "a decimal in (0, 1e-5], e.g. 1e-9"},
     INT("upload_seconds", 1, UINT32_MAX, 0, "an integer >= 1 (at most period_seconds)"),
     INT("upload_count", 1, UINT32_MAX, 0, "an integer >= 1"),
     INT("min_uploaders", 1, UINT32_MAX, 0,
@@ -192,6 +198,15 @@ int host_campaign_key_value(const host_campaign_key_t *k, const char *v, int col
         }
         *out = q;
         return 0;
+    case HOST_KEY_DELTA: {
+        char *end = NULL;
+        double x = strtod(v, &end);
+        if (end == v || *end != '\0' || !(x > 0.0 && x <= 1e-5)) {
+            return -1;
+        }
+        *out = 0;
+        return 0;
+    }
     default: /* HOST_KEY_SHARE */
         if (dpm_eps_from_decimal(v, &q) != DPM_OK || q == 0 || q >= 65536u) {
             return -1;
@@ -217,7 +232,9 @@ void host_campaign_key_store(const host_campaign_key_t *k, uint32_t value, dpm_c
     case HOST_CK_VARIANT: c->fedauc_variant = value; break;
     case HOST_CK_P_SHARE: c->fedauc_p_share_q16 = value; break;
     case HOST_CK_SCORE_BITS: c->fedauc_score_bits = value; break;
-    case HOST_CK_MAX_DEVICE_EXAMPLES: break; /* no campaigns-file mechanism takes it (sim_only) */
+    case HOST_CK_MAX_DEVICE_EXAMPLES: /* no campaigns-file mechanism takes these (sim_only) */
+    case HOST_CK_NOISE:
+    case HOST_CK_DELTA: break;
     case HOST_CK_UPLOAD_SECONDS: o->fedauc.upload_seconds = value; break;
     case HOST_CK_UPLOAD_COUNT: o->fedauc.upload_count = value; break;
     case HOST_CK_MIN_UPLOADERS: o->fedauc.min_uploaders = value; break;

@@ -46,6 +46,8 @@ enum {
     HOST_CK_P_SHARE,
     HOST_CK_SCORE_BITS,
     HOST_CK_MAX_DEVICE_EXAMPLES,
+    HOST_CK_NOISE,
+    HOST_CK_DELTA,
     HOST_CK_SCENARIO, /* the count of the keys above */
     HOST_CK_UPLOAD_SECONDS = HOST_CK_SCENARIO,
     HOST_CK_UPLOAD_COUNT,
@@ -91,6 +93,7 @@ typedef enum {
     HOST_KEY_CHOICE, /* one of choices: first + its index */
     HOST_KEY_EPS,    /* a plain decimal in (0, DPM_EPS_MAX], Q16.16 */
     HOST_KEY_SHARE,  /* a plain decimal in (0, 1), Q0.16 */
+    HOST_KEY_DELTA,  /* a decimal in (0, 1e-5] (no value out: the reader keeps the double) */
 } host_key_kind_t;
 
 typedef struct {

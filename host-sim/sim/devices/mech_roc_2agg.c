@@ -8,7 +8,10 @@
  *
  * Campaign keys: `bins` / `edges` as roc_hist, `groups` (1 or more; 1: the AUC alone),
  * `max_device_examples` (required: the most examples one device's report holds, the noise's
- * sensitivity; a population whose devices hold more is refused, a device never truncates).
+ * sensitivity; a population whose devices hold more is refused, a device never truncates),
+ * `noise = gaussian` with `delta`: each aggregator adds a discrete Gaussian instead, its sigma2
+ * from the rho whose zCDP gives each eps at delta (gauss_noise), for squared L2 sensitivity
+ * 2 max_device_examples^2.
  *
  * Modes:
  *   inprocess  every device through the SDK's public device API: its examples into its score
@@ -47,6 +50,7 @@
 #include <string.h>
 
 #include "dpm/expert/stats.h"
+#include "aggregator/dap_tasks.h"
 #include "aggregator/device.h"
 #include "aggregator/pair.h"
 #include "aggregator/task.h"
@@ -83,6 +87,7 @@ typedef struct {
     /* metrics = tpr, fpr: threshold j (bins >= j predicted positive), their first item */
     uint32_t nrates, threshold, rates_at;
     dpm_metric_t rate[2];
+    double rho, delta; /* noise = gaussian: the zCDP rho the noise gives, the campaign's delta */
 } twoagg_state_t;
 
 typedef struct {
@@ -127,6 +132,18 @@ static int twoagg_check(const sim_scenario_t *sc, sim_campaign_spec_t *c, int *l
                  "report holds; the aggregators' noise is calibrated to it");
         return -1;
     }
+    if (c->noise_gauss && c->keys_line[HOST_CK_DELTA] == 0) {
+        *line = c->keys_line[HOST_CK_NOISE];
+        snprintf(err, errcap,
+                 "noise = gaussian needs delta (at most 1e-5): each eps of the campaign is then "
+                 "the (eps, delta)-DP its zCDP gives");
+        return -1;
+    }
+    if (!c->noise_gauss && c->keys_line[HOST_CK_DELTA] != 0) {
+        *line = c->keys_line[HOST_CK_DELTA];
+        snprintf(err, errcap, "delta is for noise = gaussian (discrete Laplace is eps-DP)");
+        return -1;
+    }
     if (c->ngroups > DPM_ROC_CENTRAL_MAX_GROUPS) {
         *line = c->groups_line;
         snprintf(err, errcap, "takes at most %u groups", DPM_ROC_CENTRAL_MAX_GROUPS);
@@ -146,6 +163,39 @@ static int twoagg_check(const sim_scenario_t *sc, sim_campaign_spec_t *c, int *l
     return sim_mech_all_scored(sc, c, line, err, errcap);
 }
 
+/* noise = gaussian: the squared L2 sensitivity of one honest device's report (all of its m
+ * examples moved from one cell to another: m^2 + m^2), the unit the Laplace noise's L1
+ * sensitivity 2m protects. */
+static uint64_t l2_sensitivity_sq(const sim_campaign_spec_t *sp)
+{
+    return 2u * (uint64_t)sp->max_device_examples * sp->max_device_examples;
+}
+
+/* noise = gaussian at the configuration's eps and the campaign's delta: the rho whose zCDP gives
+ * that (eps, delta), each aggregator's sigma2 for it (as a DAP task's noise = gaussian: rho
+ * rounded down, sigma2 up), and the eps the noise really gives (rounded up to Q16.16: what a
+ * device charges, at most the eps asked). */
+static int gauss_noise(const sim_cfg_t *cfg, dpm_eps_t *charged, uint64_t *sigma2, const char **why)
+{
+    const sim_campaign_spec_t *sp = cfg->spec;
+    const uint64_t l2sq = l2_sensitivity_sq(sp);
+    /* a hair below the exact inverse, so that rounding never charges more than eps */
+    const double rho = dap_zcdp_rho_for((double)cfg->eps / 65536.0, sp->delta) * (1.0 - 1e-9);
+    if (dap_gauss_sigma2(rho, l2sq, sigma2) != 0) {
+        *why = "noise = gaussian: this eps needs sigma2 above 2^30 (the SDK's largest): raise eps "
+               "or delta";
+        return -1;
+    }
+    const double eps = dap_zcdp_eps((double)l2sq / (2.0 * (double)*sigma2), sp->delta);
+    const double q = ceil(eps * 65536.0 * (1.0 + 1e-12));
+    if (!(q >= 1.0 && q <= (double)cfg->eps)) {
+        *why = "noise = gaussian: the eps the noise gives does not round to at most the eps asked";
+        return -1;
+    }
+    *charged = (dpm_eps_t)q;
+    return 0;
+}
+
 static int twoagg_init(sim_cfg_t *cfg, char *err, size_t errcap)
 {
     const sim_campaign_spec_t *sp = cfg->spec;
@@ -154,9 +204,24 @@ static int twoagg_init(sim_cfg_t *cfg, char *err, size_t errcap)
     snprintf(cfg->label, sizeof(cfg->label), "roc_hist_2agg eps=%s bins=%u groups=%u",
              sp->eps_text[cfg->eps_index], sp->nedges + 1u, cfg->d);
     const char *why = "?";
-    if (dpm_roc_central_params_init(&s->params, cfg->d, sp->nedges + 1u, sp->edges,
-                                    sp->max_device_examples, cfg->eps, &why) != DPM_OK) {
+    dpm_eps_t charged = cfg->eps;
+    uint64_t sigma2 = 0;
+    if (sp->noise_gauss && gauss_noise(cfg, &charged, &sigma2, &why) != 0) {
         return sim_mech_refused(cfg, why, err, errcap);
+    }
+    if ((sigma2 == 0 ? dpm_roc_central_params_init(&s->params, cfg->d, sp->nedges + 1u, sp->edges,
+                                                   sp->max_device_examples, charged, &why)
+                     : dpm_roc_central_params_init_gauss(&s->params, cfg->d, sp->nedges + 1u,
+                                                         sp->edges, sp->max_device_examples,
+                                                         charged, sigma2, &why)) != DPM_OK) {
+        return sim_mech_refused(cfg, why, err, errcap);
+    }
+    if (sigma2 != 0) {
+        snprintf(cfg->label, sizeof(cfg->label),
+                 "roc_hist_2agg eps=%s delta=%g (gaussian) bins=%u groups=%u",
+                 sp->eps_text[cfg->eps_index], sp->delta, sp->nedges + 1u, cfg->d);
+        s->delta = sp->delta;
+        s->rho = (double)l2_sensitivity_sq(sp) / (2.0 * (double)sigma2);
     }
     /* the device's measurement as the SDK shards it, and the task: refused here if the SDK
      * cannot (bits: those of max_device_examples; chunk near sqrt(length x bits), the draft's
@@ -171,8 +236,10 @@ static int twoagg_init(sim_cfg_t *cfg, char *err, size_t errcap)
         return sim_mech_refused(cfg, "the SDK's Prio3 SumVec refuses groups x 2 x bins entries",
                                 err, errcap);
     }
-    if (agg_task_make(&s->task, &v, cfg->eps, SIM_2AGG_MIN_BATCH, cfg->seed ^ 0x32616767u, &why) !=
-            0 ||
+    const uint64_t task_seed = cfg->seed ^ 0x32616767u;
+    if ((sigma2 == 0 ? agg_task_make(&s->task, &v, charged, SIM_2AGG_MIN_BATCH, task_seed, &why)
+                     : agg_task_make_gauss(&s->task, &v, charged, sigma2, SIM_2AGG_MIN_BATCH,
+                                           task_seed, &why)) != 0 ||
         dpm_score_bins_init(&s->bins, sp->edges, sp->nedges) != DPM_OK) {
         return sim_mech_refused(cfg, why, err, errcap);
     }
@@ -180,7 +247,7 @@ static int twoagg_init(sim_cfg_t *cfg, char *err, size_t errcap)
     memcpy(s->rate, sp->metrics, s->nrates * sizeof(s->rate[0]));
     s->threshold = threshold_bin(sp);
     cfg->checked = 0; /* no dpm_report_t: DAP reports (inprocess_run) */
-    cfg->eps_implemented = (double)cfg->eps / 65536.0;
+    cfg->eps_implemented = (double)charged / 65536.0;
     return 0;
 }
 
@@ -378,19 +445,29 @@ static dpm_status_t twoagg_agg_merge(const sim_cfg_t *cfg, sim_agg_t *dst, const
     return DPM_OK;
 }
 
+/* One cell's noise in the released sum: one draw from each aggregator. */
+static int64_t noise(const twoagg_state_t *s, sim_rng_t *rng)
+{
+    if (s->params.sigma2 == 0) {
+        return sim_rng_dlap_sum(rng, DPM_ROC_CENTRAL_AGGREGATORS, s->params.roc.scale);
+    }
+    int64_t z = 0;
+    for (uint32_t i = 0; i < DPM_ROC_CENTRAL_AGGREGATORS; i++) {
+        z += sim_rng_dgauss(rng, (double)s->params.sigma2);
+    }
+    return z;
+}
+
 /* The released sums: the true counts, and per cell one draw from each aggregator. */
 static int twoagg_exact(const sim_cfg_t *cfg, const sim_pop_t *pop, sim_rng_t *rng, sim_agg_t *agg)
 {
     (void)pop;
     const twoagg_state_t *s = st_of(cfg);
-    double t = s->params.roc.scale;
     for (uint32_t g = 0; g < s->params.groups; g++) {
         dpm_roc_agg_t *a = &agg_of(agg)->group[g];
         for (uint32_t b = 0; b < s->params.bins; b++) {
-            a->pos[b] =
-                (int64_t)s->pos[g][b] + sim_rng_dlap_sum(rng, DPM_ROC_CENTRAL_AGGREGATORS, t);
-            a->neg[b] =
-                (int64_t)s->neg[g][b] + sim_rng_dlap_sum(rng, DPM_ROC_CENTRAL_AGGREGATORS, t);
+            a->pos[b] = (int64_t)s->pos[g][b] + noise(s, rng);
+            a->neg[b] = (int64_t)s->neg[g][b] + noise(s, rng);
         }
     }
     agg->reports = cfg->reporting; /* the reports verified and summed (each group's own) */
@@ -554,11 +631,24 @@ static int twoagg_dap_fits(const sim_cfg_t *cfg, const dpm_dap_task_t *t, uint64
                  cfg->label, length, cfg->spec->max_device_examples);
         return -1;
     }
+    if (s->params.sigma2 != 0) { /* noise = gaussian: the same sigma2, so the same intervals */
+        if (t->dp_mechanism != DPM_DAP_DP_DISCRETE_GAUSSIAN ||
+            t->central_sigma2 != s->params.sigma2) {
+            snprintf(err, errcap,
+                     "%s: the task's central noise is not a discrete Gaussian of sigma2 %llu "
+                     "(this campaign's at its eps and delta, for l2_sensitivity_sq %llu): deploy "
+                     "the task with noise = gaussian and that sigma2, or simulate its own rho",
+                     cfg->label, (unsigned long long)s->params.sigma2,
+                     (unsigned long long)l2_sensitivity_sq(cfg->spec));
+            return -1;
+        }
+        return 0;
+    }
     if (t->dp_mechanism != DPM_DAP_DP_DISCRETE_LAPLACE) {
         snprintf(err, errcap,
-                 "%s: the task's central noise is discrete Gaussian (noise = gaussian); "
-                 "roc_hist_2agg's estimates assume discrete Laplace: deploy the task with noise "
-                 "= laplace, eps and sensitivity",
+                 "%s: the task's central noise is discrete Gaussian (noise = gaussian) and the "
+                 "campaign's discrete Laplace: deploy the task with noise = laplace, eps and "
+                 "sensitivity, or give the campaign noise = gaussian and delta",
                  cfg->label);
         return -1;
     }
@@ -605,13 +695,28 @@ static void twoagg_ext_json(const sim_cfg_t *cfg, const void *ext, jw_t *w)
     jw_str(w, "two_aggregators");
     jw_raw(w, ", ");
     jw_key(w, "privacy_unit");
-    jw_str(w, "one device's whole contribution in one period, its group included "
-              "(replacement; sensitivity 2 x max_device_examples)");
+    jw_str(w, s->params.sigma2 == 0
+                  ? "one device's whole contribution in one period, its group included "
+                    "(replacement; sensitivity 2 x max_device_examples)"
+                  : "one device's whole contribution in one period, its group included "
+                    "(replacement; squared L2 sensitivity 2 x max_device_examples^2)");
     jw_member_num(w, "max_device_examples", s->params.max_examples, 10);
     jw_member_num(w, "sensitivity", (double)s->params.sensitivity, 10);
     jw_member_num(w, "central_eps", (double)s->params.eps / 65536.0, 10);
     jw_member_num(w, "aggregators", DPM_ROC_CENTRAL_AGGREGATORS, 10);
-    jw_member_num(w, "scale_per_aggregator", s->params.roc.scale, 10);
+    jw_raw(w, ", ");
+    jw_key(w, "noise");
+    if (s->params.sigma2 == 0) {
+        jw_str(w, "discrete_laplace");
+        jw_member_num(w, "scale_per_aggregator", s->params.roc.scale, 10);
+    } else { /* central_eps: the (eps, delta)-DP its zCDP gives, what a device charges */
+        jw_str(w, "discrete_gaussian");
+        jw_member_num(w, "sigma2_per_aggregator", (double)s->params.sigma2, 10);
+        jw_member_num(w, "l2_sensitivity_sq",
+                      (double)2.0 * s->params.max_examples * s->params.max_examples, 10);
+        jw_member_num(w, "rho", s->rho, 10);
+        jw_member_num(w, "delta", s->delta, 10);
+    }
     jw_raw(w, "}");
     if (s->params.groups >= 2) {
         sim_selection_ext_json(cfg, ext, w);
@@ -758,9 +863,15 @@ static void twoagg_summary(const sim_result_t *res, char *buf, size_t cap)
     }
     sim_item_summary_t m;
     sim_result_summary(res, best, &m);
-    snprintf(buf, cap, "%s %s %+.4f: rmse %.3g, cover %.0f%% (two aggregators, t = %.4g each)",
+    char noise[48];
+    if (s->params.sigma2 == 0) {
+        snprintf(noise, sizeof(noise), "t = %.4g", s->params.roc.scale);
+    } else {
+        snprintf(noise, sizeof(noise), "sigma2 = %llu", (unsigned long long)s->params.sigma2);
+    }
+    snprintf(buf, cap, "%s %s %+.4f: rmse %.3g, cover %.0f%% (two aggregators, %s each)",
              best < G ? "AUC" : "gap", res->cfg.items[best].name, m.truth, m.rmse,
-             100.0 * m.coverage, s->params.roc.scale);
+             100.0 * m.coverage, noise);
 }
 
 const sim_mech_t sim_mech_roc_hist_2agg = {

@@ -267,6 +267,18 @@ int64_t sim_rng_dlap_sum(sim_rng_t *r, uint64_t n, double t)
     return a >= b ? (int64_t)(a - b) : -(int64_t)(b - a);
 }
 
+int64_t sim_rng_dgauss(sim_rng_t *r, double sigma2)
+{
+    const double t = floor(sqrt(sigma2)) + 1.0;
+    for (;;) {
+        int64_t y = sim_rng_dlap_sum(r, 1, t);
+        double d = fabs((double)y) - sigma2 / t;
+        if (sim_rng_unit(r) < exp(-d * d / (2.0 * sigma2))) {
+            return y;
+        }
+    }
+}
+
 void sim_rng_multinomial(sim_rng_t *r, uint64_t n, const double *p, size_t k, double *tmp,
                          uint64_t *out)
 {

@@ -53,6 +53,10 @@ uint64_t sim_rng_binomial(sim_rng_t *r, uint64_t n, double p);
 uint64_t sim_rng_geometric_sum(sim_rng_t *r, uint64_t n, double odds);
 /* Sum of n iid discrete Laplace variables Pr[z] ∝ exp(-|z| / t), t > 0. */
 int64_t sim_rng_dlap_sum(sim_rng_t *r, uint64_t n, double t);
+/* One discrete Gaussian draw, P(k) proportional to exp(-k^2 / (2 sigma2)), sigma2 > 0: Canonne,
+ * Kamath and Steinke's rejection from a discrete Laplace of scale floor(sigma) + 1 (their
+ * Algorithm 3, in doubles: the simulator's exact mode, not a device's noise). */
+int64_t sim_rng_dgauss(sim_rng_t *r, double sigma2);
 /* Counts of n draws over k cells with weights p[0..k) (>= 0, not all 0; need not sum to 1)
  * into out[0..k). tmp holds k doubles of scratch. */
 void sim_rng_multinomial(sim_rng_t *r, uint64_t n, const double *p, size_t k, double *tmp,

@@ -115,6 +115,8 @@ typedef struct {
     uint32_t fedauc_p_share;      /* fedauc_lap: share of ε on localP, Q0.16 (0: not given) */
     uint32_t fedauc_score_bits;   /* fedauc: score quantization bits (0: not given) */
     uint32_t max_device_examples; /* roc_hist_2agg: one device's most examples (0: not given) */
+    uint32_t noise_gauss;         /* roc_hist_2agg: 1 for noise = gaussian */
+    double delta; /* roc_hist_2agg, noise = gaussian: the (ε, δ)'s δ (0: not given) */
     int keys_line[HOST_CK_SCENARIO];
 } sim_campaign_spec_t;
 
