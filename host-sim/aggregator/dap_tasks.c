@@ -368,6 +368,12 @@ double dap_zcdp_eps(double rho, double delta)
     return rho + 2.0 * sqrt(rho * log(1.0 / delta));
 }
 
+double dap_gauss_charge_q16(uint64_t l2sq, uint64_t sigma2, double delta, double *eps)
+{
+    *eps = dap_zcdp_eps((double)l2sq / (2.0 * (double)sigma2), delta);
+    return ceil(*eps * 65536.0 * (1.0 + 1e-12));
+}
+
 /* The central noise's parameters into b->t (and the spec's sensitivity for gaussian): laplace
  * as given; gaussian from rho, delta and the squared L2 sensitivity, every rounding toward
  * more noise or a larger charged ε. -1 with err for a key of the other mechanism or
@@ -420,8 +426,8 @@ static int central_noise(block_t *b, int vec, int sum, int hist, char *err, size
     s->rho = b->rho;
     s->delta = b->delta;
     /* the rho the noise really gives, then its ε at delta, rounded up (a larger charge) */
-    const double eps = dap_zcdp_eps((double)l2sq / (2.0 * (double)sigma2), b->delta);
-    const double q = ceil(eps * 65536.0 * (1.0 + 1e-12));
+    double eps = 0.0;
+    const double q = dap_gauss_charge_q16((uint64_t)l2sq, sigma2, b->delta, &eps);
     if (q < (double)DPM_EPS_FLOOR_Q16) {
         return host_fail(err, cap,
                          "[dap_task] at line %d: rho %g at delta %g is eps %.6f, below the "

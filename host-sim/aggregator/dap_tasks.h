@@ -107,6 +107,11 @@ double dap_zcdp_rho_for(double eps, double delta);
  * 0, or -1 when k or sigma2 is 0 or sigma2 is above DPM_DGAUSS_MAX_SIGMA2 (the SDK's sampler). */
 int dap_gauss_sigma2(double rho, uint64_t l2sq, uint64_t *sigma2);
 
+/* What a device is charged for a discrete Gaussian of variance sigma2 at squared L2 sensitivity
+ * l2sq: *eps, the (ε, δ)-DP at delta of the rho the noise really gives (l2sq / (2 sigma2)), and
+ * the return, that ε rounded up to Q16.16 (a larger charge; the caller checks its range). */
+double dap_gauss_charge_q16(uint64_t l2sq, uint64_t sigma2, double delta, double *eps);
+
 /* "{base}/tasks/{id}/{what}" into out (base: an aggregator URL, a trailing '/' or not), the
  * draft's resource URL of task t. */
 void dap_task_url(const dap_task_spec_t *t, const char *base, const char *what, char *out,

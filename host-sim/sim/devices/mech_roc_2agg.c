@@ -186,8 +186,8 @@ static int gauss_noise(const sim_cfg_t *cfg, dpm_eps_t *charged, uint64_t *sigma
                "or delta";
         return -1;
     }
-    const double eps = dap_zcdp_eps((double)l2sq / (2.0 * (double)*sigma2), sp->delta);
-    const double q = ceil(eps * 65536.0 * (1.0 + 1e-12));
+    double eps = 0.0;
+    const double q = dap_gauss_charge_q16(l2sq, *sigma2, sp->delta, &eps);
     if (!(q >= 1.0 && q <= (double)cfg->eps)) {
         *why = "noise = gaussian: the eps the noise gives does not round to at most the eps asked";
         return -1;
