@@ -31,7 +31,7 @@ for name in "$@"; do
       fail=$((fail + BASH_REMATCH[2]))
       skip=$((skip + BASH_REMATCH[3]))
       grep -vE "$SUMMARY" "$out" | sed "s/^/  $name  /"
-      secs=$(sed -nE 's/.*\(([0-9.]+)s\)$/\1/p' "$out" | head -n1)
+      secs=$(sed -nE 's/.*\(([0-9.]+)s(, [0-9.]+s CPU)?\)$/\1/p' "$out" | head -n1)
       echo "$(basename "$test") ${secs%.*}" >>"$LOG/$name.times"
     done <"$LOG/$name/tests.list"
     grep -q . "$LOG/$name/tests.list" || { echo "  $name: no test ran"; fail=$((fail + 1)); }

@@ -26,8 +26,8 @@
 # a skip whose reason starts with "outside CI:", for what CI cannot have by design: hardware
 # attached to the machine, or a build configuration other than the default one CI builds.
 # No test in this repository uses it today; cmocka's skip() cannot carry a reason, so a cmocka
-# skip always fails in CI. Exit status: 0 only if nothing failed. TEST_LANES=2 (make test) runs
-# the compiled programs and the scripts side by side (below).
+# skip always fails in CI. Exit status: 0 only if nothing failed. TEST_LANES=N (make test: one
+# more than the machine's cores) runs the compiled programs and the scripts side by side (below).
 set -uo pipefail
 export CMOCKA_MESSAGE_OUTPUT=TAP
 ci=0; [ "${CI:-}" = 1 ] || [ "${CI:-}" = true ] && ci=1
@@ -43,9 +43,22 @@ run_one() {
 }
 # One suite: its log, its line (and on failure its details) printed as one block, so that two
 # lanes' lines never interleave mid-line, and its counts in $logdir/$name.counts.
+# The CPU seconds (user + system) this shell's finished children have used: a suite's CPU time
+# is the difference around it (each lane runs its suites one after another), shown beside its
+# wall time so that a suite that mostly waits (timeouts, sleeps, servers) can be told from one
+# that computes.
+children_cpu() { # sets cpu_now
+  local f="$logdir/times.$BASHPID" u sy
+  times >"$f" # in this shell: a command substitution would see only the subshell's children
+  { read -r _ _; read -r u sy; } <"$f" # the second line: the children's "1m2.500s 0m0.250s"
+  rm -f "$f"
+  cpu_now=$(echo "$u $sy" | awk '{ split($1, a, "m"); split($2, b, "m"); print a[1] * 60 + a[2] + b[1] * 60 + b[2] }')
+}
 run_suite() {
   local t=$1 name log errlog start rc results skip_lines skip pass fail nres plan extra bad secs
-  local report
+  local report cpu0 cpu cpu_now
+  children_cpu
+  cpu0=$cpu_now
   name=$(basename "$t")
   log="$logdir/$name.log"
   errlog="$logdir/$name.stderr"
@@ -82,8 +95,11 @@ run_suite() {
     [ "$bad" -gt 0 ] && echo "not ok - $name: $bad skipped test(s) count as failed under CI=1" >>"$log"
   fi
   secs=$(printf '%.1f' "$(echo "$(date +%s.%N) - $start" | bc)")
+  children_cpu
+  cpu=$(printf '%.1f' "$(echo "$cpu_now - $cpu0" | bc)")
   report=$(
-    printf '%-28s %4d passed, %d failed, %d skipped  (%ss)\n' "$name" "$pass" "$fail" "$skip" "$secs"
+    printf '%-28s %4d passed, %d failed, %d skipped  (%ss, %ss CPU)\n' "$name" "$pass" "$fail" \
+      "$skip" "$secs" "$cpu"
     if [ "$fail" -ne 0 ]; then
       grep -iE '^not ok|^# |error|failure|# skip' "$log" | head -n 20 | sed 's/^/    /'
       if [ -s "$errlog" ]; then
@@ -98,15 +114,18 @@ run_suite() {
   echo "$pass $fail $skip" >"$logdir/$name.counts"
 }
 
-# Lanes (TEST_LANES, default 1): with 2, the compiled test programs run in one lane while the
-# scripts (tests/**/*.py, *.sh: servers, sockets, builds) run in the other. The programs,
-# and the scripts named in TEST_POOL (ones that keep to their own temporary and build folders,
-# so they may run beside any other script), form a queue that both lanes take from: the first
-# lane from the start, the second once its own scripts are done. A fixed split left one lane
-# idle for minutes while the other ran (1,013 s of scripts against 821 s of programs at
-# 496ea24). Each entry is claimed once (mkdir is atomic). A suite's line is printed when it
-# ends. The totals are the same as one lane's: each suite's counts are read back from its
-# .counts file.
+# Lanes (TEST_LANES, default 1): with N >= 2, the scripts (tests/**/*.py, *.sh: servers,
+# sockets, builds) run one after another in one lane, while the compiled test programs, and the
+# scripts named in TEST_POOL (ones that keep to their own temporary and build folders, so they
+# may run beside any other script), form a queue that the other N - 1 lanes take from from the
+# start, and the scripts' lane too once its own scripts are done. Each entry is claimed once
+# (mkdir is atomic). A suite's line is printed when it ends; the totals are the same as one
+# lane's: each suite's counts are read back from its .counts file.
+# Why a queue: a fixed split left one lane idle for minutes while the other ran (1,013 s of
+# scripts against 821 s of programs at 496ea24). Why make test runs one lane more than the
+# machine has cores: the scripts mostly wait (servers, timeouts, restarts: test_collector_pg.py
+# used 21 s of CPU in 234 s, test_collector_fedauc_ops.py 2.7 s in 52 s), and a core the
+# scripts' lane leaves idle is one the programs can use.
 run_lane() {
   local t
   for t in "$@"; do
@@ -122,8 +141,14 @@ run_queue() { # the shared queue: run each entry this lane claims first
 for t in "$@"; do
   rm -f "$logdir/$(basename "$t").counts"
 done
-if [ "${TEST_LANES:-1}" = 2 ]; then
-  pooled=() progs=() scripts=()
+case "${TEST_LANES:-1}" in
+  '' | *[!0-9]* | 0)
+    echo "TEST_LANES=${TEST_LANES}: give a number of lanes, 1 or more (make test: cores + 1)" >&2
+    exit 2
+    ;;
+esac
+if [ "${TEST_LANES:-1}" -ge 2 ]; then
+  pooled=() progs=() scripts=() lanes=()
   for t in "$@"; do
     case " ${TEST_POOL:-} " in
       *" $t "*) pooled+=("$t"); continue ;;
@@ -135,14 +160,18 @@ if [ "${TEST_LANES:-1}" = 2 ]; then
   done
   queue=("${pooled[@]}" "${progs[@]}") # the pooled scripts are long builds: first
   rm -rf "$logdir"/claim.*
-  run_queue &
-  lane=$!
+  for ((i = 1; i < TEST_LANES; i++)); do
+    run_queue &
+    lanes+=($!)
+  done
   run_lane "${scripts[@]}"
   run_queue
-  # The lane's own status is not used (each suite's counts are read back below). bash may have
-  # reaped it already while waiting for a suite's tee (a process substitution), and then says
-  # "not a child of this shell": nothing is lost, so that message is silenced.
-  wait "$lane" 2>/dev/null || true
+  # The lanes' own status is not used (each suite's counts are read back below). bash may have
+  # reaped a lane already while waiting for a suite's tee (a process substitution), and then
+  # says "not a child of this shell": nothing is lost, so that message is silenced.
+  for lane in "${lanes[@]}"; do
+    wait "$lane" 2>/dev/null || true
+  done
   rm -rf "$logdir"/claim.*
 else
   run_lane "$@"

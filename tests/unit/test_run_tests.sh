@@ -105,5 +105,28 @@ most=$(sort -n "$work/overlap" | tail -n 1)
 tap "$([ "$two" = "4 passed, 0 failed, 0 skipped" ] && [ "$(sort "$work/tally" | tr '\n' ' ')" = "s1 s2 s3 s4 " ] &&
        [ "$most" = 2 ]; echo $?)" \
     "TEST_POOL scripts run beside the other scripts: two scripts ran at once ($most), each once ($two)"
+# make test's lanes: one more than the cores (TEST_LANES=3 here), because the scripts mostly
+# wait. Three lanes take programs at once; two lanes never run three (the same queue, the
+# negative control).
+: >"$work/tally"; : >"$work/overlap"
+three=$(run env TEST_LANES=3 bash .make/run-tests.sh "$work"/q_{1,2,3,4,5,6} "$work/s_1.sh")
+most3=$(sort -n "$work/overlap" | tail -n 1)
+tap "$([ "$three" = "7 passed, 0 failed, 0 skipped" ] && [ "$most3" = 3 ] && [ "$most" = 2 ] &&
+       [ "$(sort "$work/tally" | tr '\n' ' ')" = "p1 p2 p3 p4 p5 p6 s1 " ]; echo $?)" \
+    "three lanes run three programs at once ($most3; two lanes ran $most), each suite once ($three)"
+env -u CI OUT="$work/out" TEST_LANES=two bash .make/run-tests.sh "$work/p_slow" >"$work/lanes.out" 2>&1
+rc=$?
+tap "$([ $rc = 2 ] && grep -q "give a number of lanes" "$work/lanes.out"; echo $?)" \
+    "TEST_LANES=two is refused, saying what to give (exit $rc)"
+# Each suite's line shows its CPU seconds beside its wall time, so a suite that waits can be told
+# from one that computes: a busy program shows its CPU, one that sleeps shows almost none.
+printf '#!/bin/sh\n%s -c "sum(range(30000000))"; echo "ok 1 - busy"; echo "1..1"\n' \
+  "${PYTHON:-/usr/bin/python3}" >"$work/p_busy"
+chmod +x "$work/p_busy"
+lines=$(env -u CI OUT="$work/out" bash .make/run-tests.sh "$work/p_busy" "$work/p_slow" 2>&1)
+busy=$(echo "$lines" | sed -n 's/^p_busy .*s, \([0-9.]*\)s CPU)$/\1/p')
+idle=$(echo "$lines" | sed -n 's/^p_slow .*s, \([0-9.]*\)s CPU)$/\1/p')
+tap "$([ -n "$busy" ] && [ -n "$idle" ] && [ "$(echo "$busy >= 0.4 && $idle < 0.25" | bc)" = 1 ]; echo $?)" \
+    "the CPU column: a busy program ${busy}s, one that sleeps 1 s ${idle}s"
 echo "1..$n"
 exit $failed
