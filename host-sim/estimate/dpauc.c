@@ -3,10 +3,12 @@
 #include "estimate/dpauc.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/prob.h"
+#include "estimate/agg_sums.h"
 #include "estimate/roc.h"
 
 /* A noisy class total this many noise sd from 0 or closer flags a small sample. */
@@ -14,12 +16,7 @@
 
 dpm_status_t dpm_dpauc_agg_init(dpm_dpauc_agg_t *a, uint32_t n)
 {
-    if (a == NULL || n < 1 || n > DPM_DPAUC_EST_MAX_N) {
-        return DPM_ERR_PARAM;
-    }
-    memset(a, 0, sizeof(*a));
-    a->n = n;
-    return DPM_OK;
+    return est_agg_start(a, sizeof(*a), offsetof(dpm_dpauc_agg_t, n), n, 1, DPM_DPAUC_EST_MAX_N);
 }
 
 dpm_status_t dpm_dpauc_agg_add(dpm_dpauc_agg_t *a, uint32_t n, const int32_t *tp, const int32_t *fp,
@@ -28,12 +25,10 @@ dpm_status_t dpm_dpauc_agg_add(dpm_dpauc_agg_t *a, uint32_t n, const int32_t *tp
     if (a == NULL || tp == NULL || fp == NULL || tn == NULL || fn == NULL || n != a->n) {
         return DPM_ERR_PARAM;
     }
-    for (uint32_t i = 0; i < n; i++) {
-        a->tp[i] += tp[i];
-        a->fp[i] += fp[i];
-        a->tn[i] += tn[i];
-        a->fn[i] += fn[i];
-    }
+    est_add_counts(a->tp, tp, n);
+    est_add_counts(a->fp, fp, n);
+    est_add_counts(a->tn, tn, n);
+    est_add_counts(a->fn, fn, n);
     a->reports++;
     return DPM_OK;
 }
@@ -43,12 +38,10 @@ dpm_status_t dpm_dpauc_agg_merge(dpm_dpauc_agg_t *dst, const dpm_dpauc_agg_t *sr
     if (dst == NULL || src == NULL || dst->n != src->n) {
         return DPM_ERR_PARAM;
     }
-    for (uint32_t i = 0; i < dst->n; i++) {
-        dst->tp[i] += src->tp[i];
-        dst->fp[i] += src->fp[i];
-        dst->tn[i] += src->tn[i];
-        dst->fn[i] += src->fn[i];
-    }
+    est_add_sums(dst->tp, src->tp, dst->n);
+    est_add_sums(dst->fp, src->fp, dst->n);
+    est_add_sums(dst->tn, src->tn, dst->n);
+    est_add_sums(dst->fn, src->fn, dst->n);
     dst->reports += src->reports;
     return DPM_OK;
 }

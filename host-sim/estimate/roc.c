@@ -3,9 +3,11 @@
 #include "estimate/roc.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "common/prob.h"
+#include "estimate/agg_sums.h"
 #include "estimate/ci_flags.h"
 
 dpm_status_t dpm_roc_params_init(dpm_roc_params_t *p, uint32_t bins, double scale)
@@ -69,12 +71,7 @@ dpm_status_t dpm_roc_params_set_edges(dpm_roc_params_t *p, const uint32_t *edges
 
 dpm_status_t dpm_roc_agg_init(dpm_roc_agg_t *a, uint32_t bins)
 {
-    if (a == NULL || bins < 2 || bins > DPM_ROC_MAX_BINS) {
-        return DPM_ERR_PARAM;
-    }
-    memset(a, 0, sizeof(*a));
-    a->bins = bins;
-    return DPM_OK;
+    return est_agg_start(a, sizeof(*a), offsetof(dpm_roc_agg_t, bins), bins, 2, DPM_ROC_MAX_BINS);
 }
 
 dpm_status_t dpm_roc_agg_add(dpm_roc_agg_t *a, uint32_t bins, const int32_t *pos,
@@ -83,10 +80,8 @@ dpm_status_t dpm_roc_agg_add(dpm_roc_agg_t *a, uint32_t bins, const int32_t *pos
     if (a == NULL || pos == NULL || neg == NULL || bins != a->bins) {
         return DPM_ERR_PARAM;
     }
-    for (uint32_t b = 0; b < bins; b++) {
-        a->pos[b] += pos[b];
-        a->neg[b] += neg[b];
-    }
+    est_add_counts(a->pos, pos, bins);
+    est_add_counts(a->neg, neg, bins);
     a->reports++;
     return DPM_OK;
 }
@@ -96,10 +91,8 @@ dpm_status_t dpm_roc_agg_merge(dpm_roc_agg_t *dst, const dpm_roc_agg_t *src)
     if (dst == NULL || src == NULL || dst->bins != src->bins) {
         return DPM_ERR_PARAM;
     }
-    for (uint32_t b = 0; b < dst->bins; b++) {
-        dst->pos[b] += src->pos[b];
-        dst->neg[b] += src->neg[b];
-    }
+    est_add_sums(dst->pos, src->pos, dst->bins);
+    est_add_sums(dst->neg, src->neg, dst->bins);
     dst->reports += src->reports;
     return DPM_OK;
 }

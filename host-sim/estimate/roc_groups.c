@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "common/prob.h"
+#include "estimate/agg_sums.h"
 #include "estimate/ci_flags.h"
 #include "estimate/disparity.h"
 #include "estimate/roc.h"
@@ -112,9 +113,7 @@ dpm_status_t dpm_roc_groups_agg_merge(dpm_roc_groups_agg_t *dst, const dpm_roc_g
         return DPM_ERR_PARAM;
     }
     size_t c = 2u * (size_t)dst->bins;
-    for (size_t i = 0; i < dst->groups * c; i++) {
-        dst->sum[i] += src->sum[i];
-    }
+    est_add_sums(dst->sum, src->sum, (uint32_t)(dst->groups * c));
     for (size_t i = 0; i < dst->groups * c * c; i++) {
         dst->m2[i] += src->m2[i];
     }

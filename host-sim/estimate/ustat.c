@@ -3,10 +3,12 @@
 #include "estimate/ustat.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/prob.h"
+#include "estimate/agg_sums.h"
 #include "estimate/ci_flags.h"
 #include "estimate/disparity.h"
 
@@ -74,12 +76,8 @@ dpm_status_t dpm_ustat_bins_params_init(dpm_ustat_bins_params_t *p, dpm_ustat_ke
 
 dpm_status_t dpm_ustat_bins_agg_init(dpm_ustat_bins_agg_t *a, uint32_t domain)
 {
-    if (a == NULL || domain < 2 || domain > DPM_USTAT_EST_MAX_DOMAIN) {
-        return DPM_ERR_PARAM;
-    }
-    memset(a, 0, sizeof(*a));
-    a->domain = domain;
-    return DPM_OK;
+    return est_agg_start(a, sizeof(*a), offsetof(dpm_ustat_bins_agg_t, domain), domain, 2,
+                         DPM_USTAT_EST_MAX_DOMAIN);
 }
 
 dpm_status_t dpm_ustat_bins_agg_add(dpm_ustat_bins_agg_t *a, const dpm_ustat_bins_params_t *p,
@@ -563,11 +561,9 @@ dpm_status_t dpm_ustat_tree_agg_merge(dpm_ustat_tree_agg_t *dst, const dpm_ustat
         dst->grr_levels != src->grr_levels || dst->sums[0] == NULL || src->sums[0] == NULL) {
         return DPM_ERR_PARAM;
     }
-    size_t n = (size_t)1 << (dst->depth + 1);
+    uint32_t n = UINT32_C(1) << (dst->depth + 1);
     for (uint32_t c = 0; c < 2; c++) {
-        for (size_t i = 0; i < n; i++) {
-            dst->sums[c][i] += src->sums[c][i];
-        }
+        est_add_sums(dst->sums[c], src->sums[c], n);
         for (uint32_t l = 0; l <= dst->depth; l++) {
             dst->level_reports[c][l] += src->level_reports[c][l];
         }

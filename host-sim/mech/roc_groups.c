@@ -470,7 +470,6 @@ static void estimate_json(jw_t *sb, const coll_campaign_t *c, const coll_campaig
     pooled_sums(c, st, &pooled);
     host_no_metrics_json(sb);
     host_roc_json(sb, c, &pooled, q->confidence);
-    host_prc_json(sb, c, &pooled, q->confidence);
     groups_json(sb, c, st, q->confidence);
 }
 

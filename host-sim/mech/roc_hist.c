@@ -7,6 +7,7 @@
 
 #include <math.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,16 +23,19 @@ static void interval_json(jw_t *sb, const char *key, double lo, double hi, unsig
     coll_ci_json(sb, key, flags);
 }
 
-/* A run of "key": number members of the estimate, in this order. */
+/* A run of "key": number members of an estimate, in this order. */
 typedef struct {
     const char *key;
-    size_t at; /* offsetof a double of dpm_roc_estimate_t */
+    size_t at; /* offsetof a double of the estimate (dpm_roc_estimate_t, dpm_prc_estimate_t) */
 } roc_member_t;
 
-#define ROC_MEMBER(key, field)                                                                     \
+#define EST_MEMBER(type, key, field)                                                               \
     {                                                                                              \
-        key, offsetof(dpm_roc_estimate_t, field)                                                   \
+        key, offsetof(type, field)                                                                 \
     }
+#define ROC_MEMBER(key, field) EST_MEMBER(dpm_roc_estimate_t, key, field)
+#define PRC_MEMBER(key, field) EST_MEMBER(dpm_prc_estimate_t, key, field)
+#define NMEMBERS(m) (sizeof(m) / sizeof((m)[0]))
 static const roc_member_t kAucMembers[] = {
     ROC_MEMBER("negatives", N),
     ROC_MEMBER("auc", auc),
@@ -54,7 +58,23 @@ static const roc_member_t kUnbinnedMembers[] = {
     ROC_MEMBER("auc_unbinned_events", unbinned_events),
 };
 
-static void members_json(jw_t *sb, const dpm_roc_estimate_t *e, const roc_member_t *m, size_t n)
+/* the precision-recall curve's summaries, then the calibration's */
+static const roc_member_t kApMembers[] = {
+    PRC_MEMBER("ap", ap),
+    PRC_MEMBER("ap_unbiased", ap_raw),
+    PRC_MEMBER("ap_var_noise", ap_var_noise),
+    PRC_MEMBER("ap_var_sampling", ap_var_sampling),
+    PRC_MEMBER("ap_fieller_g", ap_fieller_g),
+};
+static const roc_member_t kEceMembers[] = {
+    PRC_MEMBER("ece", ece),
+    PRC_MEMBER("ece_var_noise", ece_var_noise),
+    PRC_MEMBER("ece_var_sampling", ece_var_sampling),
+    PRC_MEMBER("ece_bound", ece_bound),
+    PRC_MEMBER("ece_bound_total", ece_bound_total),
+};
+
+static void members_json(jw_t *sb, const void *e, const roc_member_t *m, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         double x;
@@ -63,16 +83,11 @@ static void members_json(jw_t *sb, const dpm_roc_estimate_t *e, const roc_member
     }
 }
 
-/* roc_hist: "roc": the summed histograms and the estimate of host-sim/estimate/roc.h. */
-void host_roc_json(jw_t *sb, const coll_campaign_t *c, const dpm_roc_agg_t *agg, double confidence)
+/* roc_hist: "roc": the summed histograms and the estimate e of host-sim/estimate/roc.h. */
+static void roc_json(jw_t *sb, const coll_campaign_t *c, const dpm_roc_agg_t *agg,
+                     const dpm_roc_estimate_t *e)
 {
-    dpm_roc_estimate_t *e = malloc(sizeof(*e));
     uint32_t B = agg->bins;
-    if (e == NULL || dpm_roc_estimate(&c->roc, agg, confidence, e) != DPM_OK) {
-        free(e);
-        sb->err = 1; /* reported by jw_take */
-        return;
-    }
     size_t nulls = sb->len;
     double edges[DPM_MAX_BINS];
     for (uint32_t b = 0; b < B; b++) {
@@ -106,11 +121,10 @@ void host_roc_json(jw_t *sb, const coll_campaign_t *c, const dpm_roc_agg_t *agg,
     if (e->valid) {
         jw_raw(sb, ", \"projected\": %s, \"positives\": ", e->projected ? "true" : "false");
         coll_json_num(sb, e->P);
-        members_json(sb, e, kAucMembers, sizeof(kAucMembers) / sizeof(kAucMembers[0]));
+        members_json(sb, e, kAucMembers, NMEMBERS(kAucMembers));
         interval_json(sb, "auc_ci", e->ci_lo, e->ci_hi, e->ci_flags);
         interval_json(sb, "auc_ci_total", e->ci_total_lo, e->ci_total_hi, e->ci_total_flags);
-        members_json(sb, e, kUnbinnedMembers,
-                     sizeof(kUnbinnedMembers) / sizeof(kUnbinnedMembers[0]));
+        members_json(sb, e, kUnbinnedMembers, NMEMBERS(kUnbinnedMembers));
         interval_json(sb, "auc_unbinned_ci", e->unbinned_ci_lo, e->unbinned_ci_hi,
                       e->unbinned_flags);
         interval_json(sb, "auc_unbinned_ci_total", e->unbinned_ci_total_lo, e->unbinned_ci_total_hi,
@@ -133,7 +147,6 @@ void host_roc_json(jw_t *sb, const coll_campaign_t *c, const dpm_roc_agg_t *agg,
                                  : small,
                      nulls);
     jw_raw(sb, "}");
-    free(e);
 }
 
 /* , "key": ["nominal", "none", ...]: the coverage claim of each of n pointwise intervals */
@@ -146,17 +159,26 @@ static void coverage_array(jw_t *sb, const char *key, const unsigned *flags, uin
     jw_raw(sb, "]");
 }
 
-/* "pr" and "calibration": the precision-recall curve, AP, the reliability diagram and ECE of
- * the same sums (estimate/pr_calibration.h). */
-void host_prc_json(jw_t *sb, const coll_campaign_t *c, const dpm_roc_agg_t *agg, double confidence)
+/* , "x": [...], "y": [...], "y_lo", "y_hi" (its pointwise intervals) and "y_coverage" */
+static void curve_json(jw_t *sb, const char *x, const double *xv, const char *y, const double *yv,
+                       const double *lo, const double *hi, const unsigned *flags, uint32_t n)
 {
-    dpm_prc_estimate_t *e = malloc(sizeof(*e));
+    char key[64];
+    coll_json_array(sb, x, xv, n);
+    coll_json_array(sb, y, yv, n);
+    snprintf(key, sizeof(key), "%s_lo", y);
+    coll_json_array(sb, key, lo, n);
+    snprintf(key, sizeof(key), "%s_hi", y);
+    coll_json_array(sb, key, hi, n);
+    snprintf(key, sizeof(key), "%s_coverage", y);
+    coverage_array(sb, key, flags, n);
+}
+
+/* "pr" and "calibration": the precision-recall curve, AP, the reliability diagram and ECE of
+ * the same sums (e: estimate/pr_calibration.h). */
+static void prc_json(jw_t *sb, const dpm_roc_agg_t *agg, const dpm_prc_estimate_t *e)
+{
     uint32_t B = agg->bins;
-    if (e == NULL || dpm_prc_estimate(&c->roc, agg, confidence, e) != DPM_OK) {
-        free(e);
-        sb->err = 1; /* reported by jw_take */
-        return;
-    }
     const char *invalid = agg->reports == 0 ? "no reports"
                           : !e->valid       ? "the estimated positives or negatives are not "
                                               "positive: too few reports"
@@ -164,16 +186,9 @@ void host_prc_json(jw_t *sb, const coll_campaign_t *c, const dpm_roc_agg_t *agg,
     size_t nulls = sb->len;
     jw_raw(sb, ", \"pr\": {\"thresholds\": %u", B);
     if (e->valid) {
-        coll_json_array(sb, "recall", e->recall, B);
-        coll_json_array(sb, "precision", e->precision, B);
-        coll_json_array(sb, "precision_lo", e->precision_lo, B);
-        coll_json_array(sb, "precision_hi", e->precision_hi, B);
-        coverage_array(sb, "precision_coverage", e->precision_flags, B);
-        coll_json_member(sb, "ap", e->ap);
-        coll_json_member(sb, "ap_unbiased", e->ap_raw);
-        coll_json_member(sb, "ap_var_noise", e->ap_var_noise);
-        coll_json_member(sb, "ap_var_sampling", e->ap_var_sampling);
-        coll_json_member(sb, "ap_fieller_g", e->ap_fieller_g);
+        curve_json(sb, "recall", e->recall, "precision", e->precision, e->precision_lo,
+                   e->precision_hi, e->precision_flags, B);
+        members_json(sb, e, kApMembers, NMEMBERS(kApMembers));
         interval_json(sb, "ap_ci", e->ap_ci_lo, e->ap_ci_hi, e->ap_flags);
         interval_json(sb, "ap_ci_total", e->ap_ci_total_lo, e->ap_ci_total_hi, e->ap_total_flags);
     }
@@ -187,16 +202,9 @@ void host_prc_json(jw_t *sb, const coll_campaign_t *c, const dpm_roc_agg_t *agg,
     nulls = sb->len;
     jw_raw(sb, "}, \"calibration\": {\"bins\": %u", B);
     if (e->valid) {
-        coll_json_array(sb, "midpoint", e->midpoint, B);
-        coll_json_array(sb, "rate", e->rate, B);
-        coll_json_array(sb, "rate_lo", e->rate_lo, B);
-        coll_json_array(sb, "rate_hi", e->rate_hi, B);
-        coverage_array(sb, "rate_coverage", e->rate_flags, B);
-        coll_json_member(sb, "ece", e->ece);
-        coll_json_member(sb, "ece_var_noise", e->ece_var_noise);
-        coll_json_member(sb, "ece_var_sampling", e->ece_var_sampling);
-        coll_json_member(sb, "ece_bound", e->ece_bound);
-        coll_json_member(sb, "ece_bound_total", e->ece_bound_total);
+        curve_json(sb, "midpoint", e->midpoint, "rate", e->rate, e->rate_lo, e->rate_hi,
+                   e->rate_flags, B);
+        members_json(sb, e, kEceMembers, NMEMBERS(kEceMembers));
         interval_json(sb, "ece_ci", e->ece_ci_lo, e->ece_ci_hi, e->ece_flags);
         interval_json(sb, "ece_ci_total", e->ece_ci_total_lo, e->ece_ci_total_hi,
                       e->ece_total_flags);
@@ -212,6 +220,22 @@ void host_prc_json(jw_t *sb, const coll_campaign_t *c, const dpm_roc_agg_t *agg,
                                      : NULL,
                      nulls);
     jw_raw(sb, "}");
+}
+
+void host_roc_json(jw_t *sb, const coll_campaign_t *c, const dpm_roc_agg_t *agg, double confidence)
+{
+    struct {
+        dpm_roc_estimate_t roc;
+        dpm_prc_estimate_t prc;
+    } *e = malloc(sizeof(*e));
+    if (e == NULL || dpm_roc_estimate(&c->roc, agg, confidence, &e->roc) != DPM_OK ||
+        dpm_prc_estimate(&c->roc, agg, confidence, &e->prc) != DPM_OK) {
+        free(e);
+        sb->err = 1; /* reported by jw_take */
+        return;
+    }
+    roc_json(sb, c, agg, &e->roc);
+    prc_json(sb, agg, &e->prc);
     free(e);
 }
 
@@ -271,7 +295,6 @@ static void estimate_json(jw_t *sb, const coll_campaign_t *c, const coll_campaig
 {
     host_no_metrics_json(sb);
     host_roc_json(sb, c, &st->roc, q->confidence);
-    host_prc_json(sb, c, &st->roc, q->confidence);
 }
 
 const char *const host_roc_compare[] = {"roc.n",   "roc.pos_sum",      "roc.neg_sum", "roc.auc",

@@ -7,11 +7,10 @@
 #include "estimate/roc.h"
 #include "mech/host_mech.h"
 
-/* `, "roc": {...}`: the curve and AUC of the summed histograms agg (estimate JSON, README). */
+/* `, "roc": {...}`: the curve and AUC of the summed histograms agg (estimate JSON, README);
+ * then , "pr": {...}, "calibration": {...}: precision-recall, AP, reliability and ECE of the
+ * same sums (estimate/pr_calibration.h). */
 void host_roc_json(jw_t *sb, const coll_campaign_t *c, const dpm_roc_agg_t *agg, double confidence);
-/* , "pr": {...}, "calibration": {...}: precision-recall, AP, reliability and ECE of the same
- * sums (estimate/pr_calibration.h). */
-void host_prc_json(jw_t *sb, const coll_campaign_t *c, const dpm_roc_agg_t *agg, double confidence);
 
 /* c->roc from the mechanism's bins, noise scale and edges (the pooled curve's estimator). */
 dpm_status_t host_roc_params_init(coll_campaign_t *c);

@@ -136,18 +136,34 @@ void sim_mech_release_model(sim_cfg_t *cfg)
     sim_roc_model_destroy((sim_roc_model_t **)(void *)cfg->state.bytes);
 }
 
-dpm_status_t sim_mech_device_hist(const sim_cfg_t *cfg, const sim_roc_model_t *model,
+dpm_status_t sim_mech_hist_report(const sim_cfg_t *cfg, const sim_roc_model_t *model,
                                   const sim_block_t *b, uint64_t device, uint32_t run,
-                                  dpm_score_hist_t *h, dpm_receipt_issuer_t *iss, dpm_receipt_t *rc)
+                                  int64_t group, dpm_rand_t *r, dpm_report_t *rep)
 {
     if (model == NULL) {
         return DPM_ERR_PARAM;
     }
-    dpm_status_t st = sim_roc_device_hist(model, &cfg->mech.params.roc_hist, b, device, h);
+    dpm_score_hist_t h;
+    dpm_receipt_issuer_t iss = DPM_RECEIPT_ISSUER_INIT;
+    dpm_receipt_t rc;
+    dpm_status_t st = sim_roc_device_hist(model, &cfg->mech.params.roc_hist, b, device, &h);
     if (st == DPM_OK) {
-        st = dpm_receipt_unmetered(iss, &cfg->mech, run, rc);
+        st = dpm_receipt_unmetered(&iss, &cfg->mech, run, &rc);
+    }
+    if (st == DPM_OK) {
+        st = group < 0 ? dpm_mech_report_roc_hist(&cfg->mech, r, &iss, &rc, &h, rep)
+                       : dpm_mech_report_roc_hist_group(&cfg->mech, r, &iss, &rc, (uint32_t)group,
+                                                        &h, rep);
     }
     return st;
+}
+
+void sim_mech_noised_sums(sim_rng_t *rng, uint64_t n, double t, const uint64_t *count, uint32_t len,
+                          int64_t *sum)
+{
+    for (uint32_t i = 0; i < len; i++) {
+        sum[i] = (int64_t)count[i] + sim_rng_dlap_sum(rng, n, t);
+    }
 }
 
 uint32_t sim_mech_prc_nitems(uint32_t groups)

@@ -81,12 +81,17 @@ void sim_mech_release_model(sim_cfg_t *cfg);
 #define SIM_MECH_MODEL_FIRST(type, tag)                                                            \
     SIM_STATIC_ASSERT(offsetof(type, model) == 0, tag##_model_first)
 
-/* A roc_hist device: its score histogram from model (sim_roc_device_hist, the campaign's
- * roc_hist parameters), and its receipt for run `run`, unmetered (a simulated device has no
- * ledger). DPM_ERR_PARAM without a model. */
-dpm_status_t sim_mech_device_hist(const sim_cfg_t *cfg, const sim_roc_model_t *model,
+/* A roc_hist device's report: its score histogram from model (sim_roc_device_hist, the
+ * campaign's roc_hist parameters), its receipt for run `run`, unmetered (a simulated device has
+ * no ledger), then dpm_mech_report_roc_hist, or with group >= 0 dpm_mech_report_roc_hist_group
+ * of that group. DPM_ERR_PARAM without a model. */
+dpm_status_t sim_mech_hist_report(const sim_cfg_t *cfg, const sim_roc_model_t *model,
                                   const sim_block_t *b, uint64_t device, uint32_t run,
-                                  dpm_score_hist_t *h, dpm_receipt_issuer_t *iss,
-                                  dpm_receipt_t *rc);
+                                  int64_t group, dpm_rand_t *r, dpm_report_t *rep);
+
+/* Exact mode: sum[i] = count[i] plus the noise of n reports (sim_rng_dlap_sum of scale t),
+ * drawn in order i = 0 .. len - 1. */
+void sim_mech_noised_sums(sim_rng_t *rng, uint64_t n, double t, const uint64_t *count, uint32_t len,
+                          int64_t *sum);
 
 #endif /* DPM_SIM_MECH_COMMON_H */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* dpauc in the simulator (sim/devices/mech.h): the FHAUC paper's DPAUC baseline (sdk: dpm/expert/dpauc.h,
- * server: estimate/dpauc.h).
+/* dpauc in the simulator (sim/devices/mech.h): the FHAUC paper's DPAUC baseline (sdk:
+ * dpm/expert/dpauc.h, server: estimate/dpauc.h).
  *
  * Campaign keys: `thresholds = N` (the linspace grid i / (N - 1), 3 <= N <= the build's
  * DPM_DPAUC_MAX_THRESHOLDS; default 25) and `calibration = published | tight` (eps / 4N or
@@ -189,19 +189,15 @@ static int dpauc_exact(const sim_cfg_t *cfg, const sim_pop_t *pop, sim_rng_t *rn
     (void)pop;
     const dpauc_state_t *s = st_of(cfg);
     dpm_dpauc_agg_t *a = agg_of(agg);
-    uint64_t n = cfg->reporting;
+    uint64_t n = cfg->reporting, tn[DPM_DPAUC_EST_MAX_N], fn[DPM_DPAUC_EST_MAX_N];
     for (uint32_t i = 0; i < s->n; i++) {
-        a->tp[i] = (int64_t)s->tp[i] + sim_rng_dlap_sum(rng, n, s->scale);
+        tn[i] = s->Q - s->fp[i];
+        fn[i] = s->P - s->tp[i];
     }
-    for (uint32_t i = 0; i < s->n; i++) {
-        a->fp[i] = (int64_t)s->fp[i] + sim_rng_dlap_sum(rng, n, s->scale);
-    }
-    for (uint32_t i = 0; i < s->n; i++) {
-        a->tn[i] = (int64_t)(s->Q - s->fp[i]) + sim_rng_dlap_sum(rng, n, s->scale);
-    }
-    for (uint32_t i = 0; i < s->n; i++) {
-        a->fn[i] = (int64_t)(s->P - s->tp[i]) + sim_rng_dlap_sum(rng, n, s->scale);
-    }
+    sim_mech_noised_sums(rng, n, s->scale, s->tp, s->n, a->tp);
+    sim_mech_noised_sums(rng, n, s->scale, s->fp, s->n, a->fp);
+    sim_mech_noised_sums(rng, n, s->scale, tn, s->n, a->tn);
+    sim_mech_noised_sums(rng, n, s->scale, fn, s->n, a->fn);
     a->reports = n;
     return 0;
 }

@@ -248,16 +248,8 @@ static int groups_prepare(sim_cfg_t *cfg, const sim_pop_t *pop, unsigned threads
 static dpm_status_t groups_report(const sim_cfg_t *cfg, const sim_block_t *b, uint64_t device,
                                   uint32_t run, dpm_rand_t *r, dpm_report_t *rep)
 {
-    const groups_state_t *s = st_of(cfg);
-    dpm_score_hist_t h;
-    dpm_receipt_issuer_t iss = DPM_RECEIPT_ISSUER_INIT;
-    dpm_receipt_t rc;
-    dpm_status_t st = sim_mech_device_hist(cfg, s->model, b, device, run, &h, &iss, &rc);
-    if (st == DPM_OK) {
-        st = dpm_mech_report_roc_hist_group(&cfg->mech, r, &iss, &rc,
-                                            (uint32_t)cfg->group_map[b->group], &h, rep);
-    }
-    return st;
+    return sim_mech_hist_report(cfg, st_of(cfg)->model, b, device, run,
+                                (uint32_t)cfg->group_map[b->group], r, rep);
 }
 
 /* ---- aggregates, exact mode ------------------------------------------------------------------ */

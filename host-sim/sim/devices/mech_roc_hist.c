@@ -217,15 +217,7 @@ static int roc_prepare(sim_cfg_t *cfg, const sim_pop_t *pop, unsigned threads, c
 static dpm_status_t roc_report(const sim_cfg_t *cfg, const sim_block_t *b, uint64_t device,
                                uint32_t run, dpm_rand_t *r, dpm_report_t *rep)
 {
-    const sim_roc_state_t *s = st_of(cfg);
-    dpm_score_hist_t h;
-    dpm_receipt_issuer_t iss = DPM_RECEIPT_ISSUER_INIT;
-    dpm_receipt_t rc;
-    dpm_status_t st = sim_mech_device_hist(cfg, s->model, b, device, run, &h, &iss, &rc);
-    if (st == DPM_OK) {
-        st = dpm_mech_report_roc_hist(&cfg->mech, r, &iss, &rc, &h, rep);
-    }
-    return st;
+    return sim_mech_hist_report(cfg, st_of(cfg)->model, b, device, run, -1, r, rep);
 }
 
 /* ---- aggregates, exact mode ------------------------------------------------------------------ */
@@ -253,14 +245,9 @@ static int roc_exact(const sim_cfg_t *cfg, const sim_pop_t *pop, sim_rng_t *rng,
     (void)pop;
     const sim_roc_state_t *s = st_of(cfg);
     dpm_roc_agg_t *a = sim_roc_agg(agg);
-    uint64_t n = cfg->reporting;
-    for (uint32_t b = 0; b < s->bins; b++) {
-        a->pos[b] = (int64_t)s->pos[b] + sim_rng_dlap_sum(rng, n, s->scale);
-    }
-    for (uint32_t b = 0; b < s->bins; b++) {
-        a->neg[b] = (int64_t)s->neg[b] + sim_rng_dlap_sum(rng, n, s->scale);
-    }
-    a->reports = n;
+    sim_mech_noised_sums(rng, cfg->reporting, s->scale, s->pos, s->bins, a->pos);
+    sim_mech_noised_sums(rng, cfg->reporting, s->scale, s->neg, s->bins, a->neg);
+    a->reports = cfg->reporting;
     return 0;
 }
 

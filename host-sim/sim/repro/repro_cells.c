@@ -86,6 +86,13 @@ void repro_table(repro_t *r, const char *name, const char *title, const char *so
     }
 }
 
+void repro_tables(repro_t *r, const repro_table_def_t *t, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        repro_table(r, t[i].name, t[i].title, t[i].source, t[i].note);
+    }
+}
+
 const repro_ref_t *repro_find_ref(const repro_t *r, const char *table, const char *row,
                                   const char *col)
 {
@@ -454,18 +461,38 @@ int repro_save_json(const repro_t *r, const char *dir, const char *name)
     return st;
 }
 
-FILE *repro_open_md(const char *dir, const char *name, const char *fmt, ...)
+static FILE *open_md(const char *dir, const char *name, const char *fmt, va_list ap)
 {
     char path[4096];
     snprintf(path, sizeof(path), "%s/%s.md", dir, name);
     FILE *f = fopen(path, "w");
     if (f != NULL) {
-        va_list ap;
-        va_start(ap, fmt);
         vfprintf(f, fmt, ap);
-        va_end(ap);
     }
     return f;
+}
+
+FILE *repro_open_md(const char *dir, const char *name, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    FILE *f = open_md(dir, name, fmt, ap);
+    va_end(ap);
+    return f;
+}
+
+int repro_write_outputs(const repro_t *r, const char *dir, const char *name, const char *fmt, ...)
+{
+    int st = repro_save_json(r, dir, name);
+    va_list ap;
+    va_start(ap, fmt);
+    FILE *f = open_md(dir, name, fmt, ap);
+    va_end(ap);
+    if (f == NULL) {
+        return -1;
+    }
+    repro_write_sections(r, f);
+    return (fclose(f) == 0 ? 0 : -1) | st;
 }
 
 static const char *kind_name(repro_kind_t k)

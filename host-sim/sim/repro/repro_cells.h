@@ -82,6 +82,11 @@ void repro_free(repro_t *r);
 /* Declare a table for cells the code references itself (no-op if the file declared it). */
 void repro_table(repro_t *r, const char *name, const char *title, const char *source,
                  const char *note);
+/* One table to declare (repro_table's arguments); repro_tables declares n of them in order. */
+typedef struct {
+    const char *name, *title, *source, *note;
+} repro_table_def_t;
+void repro_tables(repro_t *r, const repro_table_def_t *t, size_t n);
 const repro_table_t *repro_find_table(const repro_t *r, const char *name);
 const repro_ref_t *repro_find_ref(const repro_t *r, const char *table, const char *row,
                                   const char *col);
@@ -129,5 +134,9 @@ int repro_write_json(const repro_t *r, FILE *f);
 /* One markdown section per table: title, source, note, counts, then "reference / ours" cells
  * as a grid (or a list when the grid would be mostly empty); mismatches marked. */
 void repro_write_sections(const repro_t *r, FILE *f);
+/* The usual outputs: DIR/name.json (repro_save_json), then DIR/name.md: its header (fmt, ...)
+ * and the sections. 0, or -1 when either file cannot be written. */
+int repro_write_outputs(const repro_t *r, const char *dir, const char *name, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 
 #endif /* DPM_SIM_REPRO_CELLS_H */

@@ -510,10 +510,10 @@ static int one_size(const repro_opts_t *o, repro_t *r, uint32_t k, uint32_t runs
     return st;
 }
 
-static int trust_write_md(const repro_opts_t *o, const repro_t *r, double seconds)
+static int trust_write(const repro_opts_t *o, const repro_t *r, double seconds)
 {
-    FILE *f = repro_open_md(
-        o->out_dir, "trust",
+    return repro_write_outputs(
+        r, o->out_dir, "trust",
         "# Local DP against two aggregators\n\n"
         "`dpm-sim repro%s trust` (host-sim/sim/repro/repro_roc.c), exact mode, %u / %u / %u "
         "runs at 1e4 / 1e5 / 1e6 devices, %.0f s. eps = 1; groups big / mid / small with "
@@ -527,11 +527,6 @@ static int trust_write_md(const repro_opts_t *o, const repro_t *r, double second
         "unbinned gap, sampling and binning included).\n\n",
         o->quick ? " --quick" : "", kRuns[0] / (o->quick ? 10u : 1u),
         kRuns[1] / (o->quick ? 10u : 1u), kRuns[2] / (o->quick ? 10u : 1u), seconds);
-    if (f == NULL) {
-        return -1;
-    }
-    repro_write_sections(r, f);
-    return fclose(f) == 0 ? 0 : -1;
 }
 
 int repro_trust(const repro_opts_t *o, repro_t *r, double *seconds)
@@ -555,8 +550,7 @@ int repro_trust(const repro_opts_t *o, repro_t *r, double *seconds)
     }
     *seconds = sim_now() - start;
     if (st == 0) {
-        st = repro_save_json(r, o->out_dir, "trust");
-        st |= trust_write_md(o, r, *seconds);
+        st = trust_write(o, r, *seconds);
     }
     return st;
 }

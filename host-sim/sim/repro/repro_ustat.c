@@ -121,13 +121,13 @@ static int bins_runs(const auc_data_t *d, double truth, uint32_t k, double eps, 
     memset(acc, 0, sizeof(*acc));
     dpm_ustat_bins_agg_t *a = malloc(sizeof(*a));
     double target = auc_data_binned(d, k);
-    int st = a != NULL &&
-                     dpm_ustat_bins_init(&m, DPM_USTAT_AUC, k, (dpm_eps_t)llround(eps * Q16)) ==
-                         DPM_OK &&
-                     dpm_ustat_bins_params_init(&p, m.kernel, m.k, m.grr.keep, m.grr.other) ==
-                         DPM_OK
-                 ? 0
-                 : -1;
+    int st =
+        a != NULL &&
+                dpm_ustat_bins_init(&m, DPM_USTAT_AUC, k, (dpm_eps_t)llround(eps * Q16)) ==
+                    DPM_OK &&
+                dpm_ustat_bins_params_init(&p, m.kernel, m.k, m.grr.keep, m.grr.other) == DPM_OK
+            ? 0
+            : -1;
     for (uint32_t r = 0; r < RUNS && st == 0; r++) {
         dpm_ustat_bins_agg_init(a, p.domain);
         for (uint32_t i = 0; i < d->n && st == 0; i++) {
@@ -160,21 +160,21 @@ static int bins_runs(const auc_data_t *d, double truth, uint32_t k, double eps, 
  * the true one with q, each other with q, as required), so per class: the reports kept at
  * true bin a ~ Binomial(h_a, p - q), the rest of the class one multinomial uniform over the k
  * values. MSE against the exact AUC (quantization and noise both), and its standard error. */
-static int bins_exact_mse(const auc_data_t *d, double truth, uint32_t k, double eps,
-                          uint32_t runs, uint64_t key, double *mse, double *se)
+static int bins_exact_mse(const auc_data_t *d, double truth, uint32_t k, double eps, uint32_t runs,
+                          uint64_t key, double *mse, double *se)
 {
     dpm_ustat_bins_t m;
     dpm_ustat_bins_params_t p;
     uint64_t h[2][64] = {{0}}, out[64];
     double w[64], tmp[64];
     dpm_ustat_bins_agg_t *a = malloc(sizeof(*a));
-    int st = a != NULL && k <= 64 &&
-                     dpm_ustat_bins_init(&m, DPM_USTAT_AUC, k, (dpm_eps_t)llround(eps * Q16)) ==
-                         DPM_OK &&
-                     dpm_ustat_bins_params_init(&p, m.kernel, m.k, m.grr.keep, m.grr.other) ==
-                         DPM_OK
-                 ? 0
-                 : -1;
+    int st =
+        a != NULL && k <= 64 &&
+                dpm_ustat_bins_init(&m, DPM_USTAT_AUC, k, (dpm_eps_t)llround(eps * Q16)) ==
+                    DPM_OK &&
+                dpm_ustat_bins_params_init(&p, m.kernel, m.k, m.grr.keep, m.grr.other) == DPM_OK
+            ? 0
+            : -1;
     for (uint32_t i = 0; i < d->n && st == 0; i++) {
         uint64_t b = ((uint64_t)d->score[i] * k) >> 31;
         h[d->label[i]][b < k ? b : k - 1]++;
@@ -236,8 +236,8 @@ static int rates(const repro_opts_t *o, repro_t *r, double start)
                 st = bins_exact_mse(&d, truth, kSweepK[j], kSweepEps[e], runs,
                                     sim_stream_key(0xB1F, z * 16u + e, j), &mse[j], &se[j]);
                 snprintf(col, sizeof(col), "k=%u", kSweepK[j]);
-                st |= repro_own_cell(r, "bins_mse_k", row, col, NAN, mse[j], REPRO_INFO, "info",
-                                     0, -1);
+                st |= repro_own_cell(r, "bins_mse_k", row, col, NAN, mse[j], REPRO_INFO, "info", 0,
+                                     -1);
                 if (mse[j] < best) {
                     best = mse[j];
                     arg = j;
@@ -271,8 +271,8 @@ static int rates(const repro_opts_t *o, repro_t *r, double start)
             repro_kind_t counted = o->quick ? REPRO_INFO : REPRO_SELF;
             st |= repro_own_cell(r, "bins_kstar", row, "k at the minimum", NAN, kmin, REPRO_INFO,
                                  "info", 0, 2);
-            st |= repro_own_cell(r, "bins_kstar", row, "n^1/4 sqrt(eps)", NAN, kstar,
-                                 REPRO_INFO, "info", 0, 2);
+            st |= repro_own_cell(r, "bins_kstar", row, "n^1/4 sqrt(eps)", NAN, kstar, REPRO_INFO,
+                                 "info", 0, 2);
             st |= repro_own_cell(r, "bins_kstar", row, "c = k at min / n^1/4 sqrt(eps)", NAN,
                                  interior ? kmin / kstar : NAN, REPRO_INFO, "info", 0, 2);
             if (interior) {
@@ -290,8 +290,8 @@ static int rates(const repro_opts_t *o, repro_t *r, double start)
                 snprintf(row, sizeof(row), "n=%u", d.n);
                 st |= repro_own_cell(r, "rate_n", row, "bins: min MSE over k (eps=1)", NAN, best,
                                      REPRO_INFO, "info", 0, -1);
-                st |= repro_own_cell(r, "rate_n", row, "1/sqrt(n) (Corollary 1's rate, L=1)",
-                                     NAN, 1.0 / sqrt(n), REPRO_INFO, "info", 0, -1);
+                st |= repro_own_cell(r, "rate_n", row, "1/sqrt(n) (Corollary 1's rate, L=1)", NAN,
+                                     1.0 / sqrt(n), REPRO_INFO, "info", 0, -1);
             }
         }
         /* the tree at d = 2^8, eps = 1: its MSE against its own target beside Theorem 3 */
@@ -301,8 +301,8 @@ static int rates(const repro_opts_t *o, repro_t *r, double start)
             snprintf(row, sizeof(row), "n=%u", d.n);
             st = tree_runs(&d, truth, TREE_N_DEPTH, 1.0, sim_stream_key(0x7EF, z, 0), &t);
             double mse = t.runs ? t.sq_err_target / t.runs : NAN, bound = t.bound / t.runs;
-            st |= st == 0 ? repro_own_cell(r, "rate_n", row, "tree: MSE (d=2^8, eps=1)", bound,
-                                           mse, REPRO_SELF, "empirical MSE <= Theorem 3 bound",
+            st |= st == 0 ? repro_own_cell(r, "rate_n", row, "tree: MSE (d=2^8, eps=1)", bound, mse,
+                                           REPRO_SELF, "empirical MSE <= Theorem 3 bound",
                                            t.runs == RUNS && mse <= bound, -1)
                           : 0;
         }
@@ -328,47 +328,50 @@ static double mean_abs(const acc_t *a)
     return a->runs ? a->abs_err / a->runs : NAN;
 }
 
+/* The tables, in the order of the output. */
+static const repro_table_def_t kTables[] = {
+    {"tree_error", "ustat_tree: mean |AUC error| over 20 runs (Figure 3's statistic)",
+     "info (Bell et al. Figure 3's setting on synthetic data)",
+     "n+ = 693 scores Beta(3, 2), n- = 6000 Beta(2, 3) "
+     "(sdk/docs/ustat.md §Sanity populations), Hadamard RR on every "
+     "level, a chosen by Theorem 3's bound, error against the examples' exact AUC."},
+    {"theorem3", "Theorem 3: the tree's empirical MSE is at most its bound", SOURCE " target 5",
+     "Empirical MSE over 20 runs against the tree's own target (the quantized AUC, ties "
+     "1/2) beside the mean of the estimator's normalized Theorem 3 bound."},
+    {"robust_d", "Figure 3: the tree's error is robust to d", SOURCE " target 7",
+     "Per eps: the largest mean |error| over d = 2^4 .. 2^16 divided by the smallest "
+     "(robust: at most 3)."},
+    {"bins_error", "ustat_bins (Algorithm 1): mean |AUC error| over 20 runs",
+     "info (sdk/docs/ustat.md §Offline targets: Figure 3, Algorithm 1)",
+     "Same data, k-ary randomized response over k bins, label public."},
+    {"bins_blowup", "Algorithm 1 blows up with the number of bins", SOURCE " target 7",
+     "Per eps <= 2: mean |error| at k = 256 over that at k = 16 (at least 3), where "
+     "the tree is robust: the paper's reason for protocol 2."},
+    {"bins_mse_k", "ustat_bins: MSE against the exact AUC over k (Corollary 1)",
+     "info (sdk/docs/ustat.md §Offline targets: Theorem 2)",
+     "Exact mode (per class and bin: Binomial(h, p - q) kept, the rest of the "
+     "class uniform over all k values, the SDK's p and q), 1000 runs; Beta data of the spec scaled "
+     "to n/4, n, 4n."},
+    {"bins_kstar", "Corollary 1: MSE U-shaped in k, its minimum near n^1/4 sqrt(eps)",
+     SOURCE " target 4",
+     "The k of the smallest MSE over k in {2 .. 64} (refined by a parabola in log-log "
+     "through its neighbours) against n^1/4 sqrt(eps): Corollary 1's k is "
+     "n^1/4 sqrt(L eps), and L (a Lipschitz constant of the score density for the AUC "
+     "kernel) is unknown, so the check is that c = k / (n^1/4 sqrt(eps)) stays within "
+     "a factor 2 over n and eps; U-shaped: where the minimum is at least two steps from "
+     "both ends, the MSE at both ends exceeds it by at least 3 standard errors (z). "
+     "--quick: not counted."},
+    {"rate_n", "MSE against n: ustat_bins at its best k, ustat_tree beside Theorem 3",
+     SOURCE " targets 4, 5",
+     "eps = 1; the tree at d = 2^8 (20 runs through the SDK, MSE against its own "
+     "target); the bins' best MSE beside 1/sqrt(n)."},
+};
+
 int repro_ustat(const repro_opts_t *o, repro_t *r, double *seconds)
 {
     double start = sim_now();
     r->quick = o->quick;
-    repro_table(r, "tree_error", "ustat_tree: mean |AUC error| over 20 runs (Figure 3's statistic)",
-                "info (Bell et al. Figure 3's setting on synthetic data)",
-                "n+ = 693 scores Beta(3, 2), n- = 6000 Beta(2, 3) "
-                "(sdk/docs/ustat.md §Sanity populations), Hadamard RR on every "
-                "level, a chosen by Theorem 3's bound, error against the examples' exact AUC.");
-    repro_table(r, "theorem3", "Theorem 3: the tree's empirical MSE is at most its bound",
-                SOURCE " target 5",
-                "Empirical MSE over 20 runs against the tree's own target (the quantized AUC, ties "
-                "1/2) beside the mean of the estimator's normalized Theorem 3 bound.");
-    repro_table(r, "robust_d", "Figure 3: the tree's error is robust to d",
-                SOURCE " target 7",
-                "Per eps: the largest mean |error| over d = 2^4 .. 2^16 divided by the smallest "
-                "(robust: at most 3).");
-    repro_table(r, "bins_error", "ustat_bins (Algorithm 1): mean |AUC error| over 20 runs",
-                "info (sdk/docs/ustat.md §Offline targets: Figure 3, Algorithm 1)",
-                "Same data, k-ary randomized response over k bins, label public.");
-    repro_table(r, "bins_blowup", "Algorithm 1 blows up with the number of bins",
-                SOURCE " target 7",
-                "Per eps <= 2: mean |error| at k = 256 over that at k = 16 (at least 3), where "
-                "the tree is robust: the paper's reason for protocol 2.");
-    repro_table(r, "bins_mse_k", "ustat_bins: MSE against the exact AUC over k (Corollary 1)",
-                "info (sdk/docs/ustat.md §Offline targets: Theorem 2)",
-                "Exact mode (per class and bin: Binomial(h, p - q) kept, the rest of the "
-                "class uniform over all k values, the SDK's p and q), 1000 runs; Beta data of the spec scaled to n/4, n, 4n.");
-    repro_table(r, "bins_kstar", "Corollary 1: MSE U-shaped in k, its minimum near n^1/4 sqrt(eps)",
-                SOURCE " target 4",
-                "The k of the smallest MSE over k in {2 .. 64} (refined by a parabola in log-log "
-                "through its neighbours) against n^1/4 sqrt(eps): Corollary 1's k is "
-                "n^1/4 sqrt(L eps), and L (a Lipschitz constant of the score density for the AUC "
-                "kernel) is unknown, so the check is that c = k / (n^1/4 sqrt(eps)) stays within "
-                "a factor 2 over n and eps; U-shaped: where the minimum is at least two steps from "
-                "both ends, the MSE at both ends exceeds it by at least 3 standard errors (z). "
-                "--quick: not counted.");
-    repro_table(r, "rate_n", "MSE against n: ustat_bins at its best k, ustat_tree beside Theorem 3",
-                SOURCE " targets 4, 5",
-                "eps = 1; the tree at d = 2^8 (20 runs through the SDK, MSE against its own "
-                "target); the bins' best MSE beside 1/sqrt(n).");
+    repro_tables(r, kTables, sizeof(kTables) / sizeof(kTables[0]));
     int st = rates(o, r, start);
     auc_data_t d;
     if (st != 0 || auc_data_beta(&d, NPOS, NNEG, 3.0, 2.0, 2.0, 3.0, 0xBE11) != 0) {
@@ -388,8 +391,8 @@ int repro_ustat(const repro_opts_t *o, repro_t *r, double *seconds)
                 break;
             }
             double mse = a->sq_err_target / a->runs, bound = a->bound / a->runs;
-            st |= repro_own_cell(r, "tree_error", row, col, NAN, mean_abs(a), REPRO_INFO, "info",
-                                 0, -1);
+            st |= repro_own_cell(r, "tree_error", row, col, NAN, mean_abs(a), REPRO_INFO, "info", 0,
+                                 -1);
             st |= repro_own_cell(r, "theorem3", row, col, bound, mse, REPRO_SELF,
                                  "empirical MSE <= bound", a->runs == RUNS && mse <= bound, -1);
         }
@@ -411,8 +414,8 @@ int repro_ustat(const repro_opts_t *o, repro_t *r, double *seconds)
                                  "<= 3", hi / lo <= 3.0, 2);
             if (kEps[e] <= 2.0) {
                 double ratio = mean_abs(&bins[NK - 1][e]) / mean_abs(&bins[0][e]);
-                st |= repro_own_cell(r, "bins_blowup", "k=256 / k=16", col, 3.0, ratio,
-                                     REPRO_SELF, ">= 3", ratio >= 3.0, 2);
+                st |= repro_own_cell(r, "bins_blowup", "k=256 / k=16", col, 3.0, ratio, REPRO_SELF,
+                                     ">= 3", ratio >= 3.0, 2);
             }
         }
         if (o->progress) {
@@ -421,9 +424,8 @@ int repro_ustat(const repro_opts_t *o, repro_t *r, double *seconds)
     }
     auc_data_free(&d);
     if (st == 0) {
-        st = repro_save_json(r, o->out_dir, "ustat");
-        FILE *f = repro_open_md(
-            o->out_dir, "ustat",
+        st = repro_write_outputs(
+            r, o->out_dir, "ustat",
             "# Bell et al. 2020, locally private AUC (ustat_bins, ustat_tree)\n\n"
             "Generated by `dpm-sim repro ustat` (host-sim/sim/repro/repro_ustat.c). The paper "
             "prints no table and its figures' values are not in the spec, so every "
@@ -432,18 +434,12 @@ int repro_ustat(const repro_opts_t *o, repro_t *r, double *seconds)
             "self-check, never a paper match. Data: n+ = %u, n- = %u (the paper's "
             "smallest class, 693), scores Beta(3, 2) / Beta(2, 3), exact AUC %.6f. "
             "Every example is one report through the SDK (dpm_ustat_tree_perturb, "
-            "dpm_ustat_bins_perturb) on its own random stream; %u runs.\n\n",
+            "dpm_ustat_bins_perturb) on its own random stream; %u runs.\n\n"
+            "Plots (host-sim/plot/ustat.py, from ustat.json): "
+            "[ustat_bins_mse_k.png](ustat_bins_mse_k.png) (MSE against k), "
+            "[ustat_rate_n.png](ustat_rate_n.png) (MSE against n), "
+            "[ustat_fig3.png](ustat_fig3.png) (Figure 3's trends).\n\n",
             NPOS, NNEG, truth, RUNS);
-        if (f != NULL) {
-            fprintf(f, "Plots (host-sim/plot/ustat.py, from ustat.json): "
-                       "[ustat_bins_mse_k.png](ustat_bins_mse_k.png) (MSE against k), "
-                       "[ustat_rate_n.png](ustat_rate_n.png) (MSE against n), "
-                       "[ustat_fig3.png](ustat_fig3.png) (Figure 3's trends).\n\n");
-            repro_write_sections(r, f);
-            st |= fclose(f) == 0 ? 0 : -1;
-        } else {
-            st = -1;
-        }
     }
     if (st == 0 && o->plot && sim_cli_plot("host-sim/plot/ustat.py", o->out_dir) < 0) {
         st = -1;
