@@ -10,6 +10,7 @@
 #include "dpm/expert/dap.h"
 #include "dpm/expert/hpke.h"
 #include "dpm/expert/vdaf.h"
+#include "vdaf/vdaf_internal.h"
 
 /* Return st; on a refusal name its cause in *reason (if not NULL) and in dpm_device_why(d)
  * (d may be NULL or unopened: `why` is its first member). */
@@ -207,21 +208,11 @@ static dpm_status_t dap_report(dpm_device_t *d, const dpm_dap_io_t *io, const dp
 #endif
 
 #if DPM_VDAF
-/* A variant compiled out (DPM_VDAF_FIELD64: Count, Sum; DPM_VDAF_MULTIHOT) has no task: its call
- * says so without linking the report path (the same words as a task of it, dpm_dap_task_decode). */
+/* A variant compiled out has no task: its call says so without linking the report path (the
+ * same words as a task of it, dpm_dap_task_decode). */
 #define DAP_CALL(kind, meas, count)                                                                \
-    (variant_built(kind) ? dap_report(d, io, t, period, kind, meas, count, info, reason)           \
-                         : why(d, reason,                                                          \
-                               "task's Prio3 variant not in this build (DPM_VDAF_FIELD64: Count, " \
-                               "Sum; DPM_VDAF_MULTIHOT)",                                          \
-                               DPM_ERR_UNSUPPORTED))
-static int variant_built(uint8_t kind)
-{
-    if (kind == DPM_PRIO3_COUNT || kind == DPM_PRIO3_SUM) {
-        return DPM_VDAF_FIELD64;
-    }
-    return kind != DPM_PRIO3_MULTIHOT || DPM_VDAF_MULTIHOT;
-}
+    (dpm_prio3_variant_built(kind) ? dap_report(d, io, t, period, kind, meas, count, info, reason) \
+                                   : why(d, reason, DPM_PRIO3_NOT_BUILT, DPM_ERR_UNSUPPORTED))
 #else
 #define DAP_CALL(kind, meas, count)                                                                \
     ((void)d, (void)io, (void)t, (void)period, (void)(meas), (void)(count), (void)info,            \

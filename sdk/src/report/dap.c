@@ -100,15 +100,9 @@ static int url_ok(dpm_span_t url)
 static dpm_status_t vdaf_decode(uint32_t type, const uint8_t *cfg, size_t len, dpm_prio3_t *v,
                                 const char **reason)
 {
-    const int built = DPM_VDAF && (type == DPM_PRIO3_COUNT || type == DPM_PRIO3_SUM
-                                       ? DPM_VDAF_FIELD64
-                                       : type != DPM_PRIO3_MULTIHOT || DPM_VDAF_MULTIHOT);
-    if (!built) { /* the whole mode, or this variant, is compiled out */
+    if (!dpm_prio3_variant_built(type)) { /* the whole mode, or this variant, is compiled out */
         return why(reason,
-                   DPM_VDAF
-                       ? "task's Prio3 variant not in this build (DPM_VDAF_FIELD64: Count, Sum; "
-                         "DPM_VDAF_MULTIHOT)"
-                       : "the SDK was built without the VDAF (DPM_VDAF)",
+                   DPM_VDAF ? DPM_PRIO3_NOT_BUILT : "the SDK was built without the VDAF (DPM_VDAF)",
                    DPM_ERR_UNSUPPORTED);
     }
     dpm_rd_t r = dpm_rd(cfg, len);

@@ -19,6 +19,18 @@
 #define DPM_CT_DECLASSIFY(x) ((void)0)
 #endif
 
+/* Whether this build has the Prio3 variant kind (a dpm_prio3_type_t): DPM_VDAF_FIELD64 keeps
+ * Count and Sum, DPM_VDAF_MULTIHOT keeps MultihotCountVec. A task's decoding and a device's
+ * report call refuse a variant left out with DPM_PRIO3_NOT_BUILT, the same words for both. */
+static inline int dpm_prio3_variant_built(uint32_t kind)
+{
+    return DPM_VDAF && (kind == DPM_PRIO3_COUNT || kind == DPM_PRIO3_SUM
+                            ? DPM_VDAF_FIELD64
+                            : kind != DPM_PRIO3_MULTIHOT || DPM_VDAF_MULTIHOT);
+}
+#define DPM_PRIO3_NOT_BUILT                                                                        \
+    "task's Prio3 variant not in this build (DPM_VDAF_FIELD64: Count, Sum; DPM_VDAF_MULTIHOT)"
+
 /* ---- TurboSHAKE128 (RFC 9861) over Keccak-p[1600, 12] ------------------------------------- */
 typedef struct {
     uint64_t a[25];     /* the Keccak state, lanes little-endian */
