@@ -767,6 +767,8 @@ static int get_collection_job_resp(rd_t *r, dap_collection_job_resp_t *m)
  * whole input read by getter, an expression filling `out` from `r`), CODEC both, NEXT
  * dap_msg_next_NAME (next() over an item reader). */
 
+/* T is a type: it cannot be put in parentheses. */
+/* NOLINTBEGIN(bugprone-macro-parentheses) */
 #define ENCODER(name, T, put)                                                                      \
     dpm_status_t dap_msg_##name##_encode(const T *m, uint8_t *buf, size_t cap, size_t *len)        \
     {                                                                                              \
@@ -794,6 +796,7 @@ static int get_collection_job_resp(rd_t *r, dap_collection_job_resp_t *m)
     {                                                                                              \
         return next(l, pos, get, item);                                                            \
     }
+/* NOLINTEND(bugprone-macro-parentheses) */
 
 CODEC(hpke_ct, dap_hpke_ct_t, put_hpke_ct, get_hpke_ct(&r, &out))
 CODEC(agg_share, dap_hpke_ct_t, put_hpke_ct, get_hpke_ct(&r, &out))

@@ -47,7 +47,7 @@ static void put_metrics(text_t *t, const metric_t *m, size_t n)
     }
 }
 
-#define PUT_METRICS(t, m) put_metrics(t, m, sizeof(m) / sizeof(m[0]))
+#define PUT_METRICS(t, m) put_metrics(t, m, sizeof(m) / sizeof((m)[0]))
 
 static void put_reasons(text_t *t, unsigned id, const coll_reasons_t *rs)
 {
