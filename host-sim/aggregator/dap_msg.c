@@ -196,8 +196,9 @@ static dpm_status_t encode(put_fn put, const void *m, uint8_t *buf, size_t cap, 
 
 /* ---- the pieces ------------------------------------------------------------------------- */
 
-static int get_ext(rd_t *r, dap_ext_t *e)
+static int get_ext(rd_t *r, void *v)
 {
+    dap_ext_t *e = v;
     return rd_u16(r, &e->type) && rd_vec(r, 2, 0, &e->data);
 }
 
@@ -268,6 +269,16 @@ static int put_hpke_ct(wr_t *w, const void *m)
     return wr_vec(w, 2, 1, c->enc) && wr_vec(w, 4, 1, c->payload);
 }
 
+/* A report id (NULL: 0, nothing written). */
+static int put_report_id(wr_t *w, const uint8_t *id)
+{
+    if (id == NULL) {
+        return 0;
+    }
+    wr_bytes(w, id, DPM_DAP_REPORT_ID_BYTES);
+    return 1;
+}
+
 static int get_metadata(rd_t *r, dap_report_metadata_t *m)
 {
     return rd_fixed(r, DPM_DAP_REPORT_ID_BYTES, &m->report_id) && rd_uint(r, 8, &m->time) &&
@@ -277,10 +288,9 @@ static int get_metadata(rd_t *r, dap_report_metadata_t *m)
 static int put_metadata(wr_t *w, const void *v)
 {
     const dap_report_metadata_t *m = v;
-    if (m->report_id == NULL) {
+    if (!put_report_id(w, m->report_id)) {
         return 0;
     }
-    wr_bytes(w, m->report_id, DPM_DAP_REPORT_ID_BYTES);
     wr_uint(w, 8, m->time);
     return put_ext_list(w, &m->public_ext, 0);
 }
@@ -386,8 +396,9 @@ static int report_error_known(uint8_t e)
 
 /* ---- list items ----------------------------------------------------------------------------- */
 
-static int get_verify_init(rd_t *r, dap_verify_init_t *m)
+static int get_verify_init(rd_t *r, void *v)
 {
+    dap_verify_init_t *m = v;
     return get_report_share(r, &m->report_share) && rd_vec(r, 4, 1, &m->payload);
 }
 
@@ -397,7 +408,7 @@ static int put_verify_init(wr_t *w, const void *v)
     return put_report_share(w, &m->report_share) && wr_vec(w, 4, 1, m->payload);
 }
 
-static int get_verify_resp(rd_t *r, dap_verify_resp_t *m)
+static int get_verify_resp(rd_t *r, void *m)
 {
     dap_verify_resp_t out = {0};
     if (!rd_fixed(r, DPM_DAP_REPORT_ID_BYTES, &out.report_id) || !rd_u8(r, &out.type)) {
@@ -420,17 +431,16 @@ static int get_verify_resp(rd_t *r, dap_verify_resp_t *m)
         break;
     default: return rd_fail(r, "unknown verify response type");
     }
-    *m = out;
+    *(dap_verify_resp_t *)m = out;
     return 1;
 }
 
 static int put_verify_resp(wr_t *w, const void *v)
 {
     const dap_verify_resp_t *m = v;
-    if (m->report_id == NULL) {
+    if (!put_report_id(w, m->report_id)) {
         return 0;
     }
-    wr_bytes(w, m->report_id, DPM_DAP_REPORT_ID_BYTES);
     wr_uint(w, 1, m->type);
     switch (m->type) {
     case DAP_VERIFY_CONTINUE: return wr_vec(w, 4, 1, m->payload);
@@ -442,22 +452,19 @@ static int put_verify_resp(wr_t *w, const void *v)
     }
 }
 
-static int get_verify_continue(rd_t *r, dap_verify_continue_t *m)
+static int get_verify_continue(rd_t *r, void *v)
 {
+    dap_verify_continue_t *m = v;
     return rd_fixed(r, DPM_DAP_REPORT_ID_BYTES, &m->report_id) && rd_vec(r, 4, 1, &m->payload);
 }
 
 static int put_verify_continue(wr_t *w, const void *v)
 {
     const dap_verify_continue_t *m = v;
-    if (m->report_id == NULL) {
-        return 0;
-    }
-    wr_bytes(w, m->report_id, DPM_DAP_REPORT_ID_BYTES);
-    return wr_vec(w, 4, 1, m->payload);
+    return put_report_id(w, m->report_id) && wr_vec(w, 4, 1, m->payload);
 }
 
-static int get_upload_status(rd_t *r, dap_upload_status_t *m)
+static int get_upload_status(rd_t *r, void *m)
 {
     dap_upload_status_t out;
     if (!rd_fixed(r, DPM_DAP_REPORT_ID_BYTES, &out.report_id) || !rd_u8(r, &out.error)) {
@@ -466,23 +473,23 @@ static int get_upload_status(rd_t *r, dap_upload_status_t *m)
     if (!report_error_known(out.error)) {
         return rd_fail(r, "unknown report error");
     }
-    *m = out;
+    *(dap_upload_status_t *)m = out;
     return 1;
 }
 
 static int put_upload_status(wr_t *w, const void *v)
 {
     const dap_upload_status_t *m = v;
-    if (m->report_id == NULL || !report_error_known(m->error)) {
+    if (!report_error_known(m->error) || !put_report_id(w, m->report_id)) {
         return 0;
     }
-    wr_bytes(w, m->report_id, DPM_DAP_REPORT_ID_BYTES);
     wr_uint(w, 1, m->error);
     return 1;
 }
 
-static int get_hpke_config(rd_t *r, dap_hpke_config_view_t *c)
+static int get_hpke_config(rd_t *r, void *v)
 {
+    dap_hpke_config_view_t *c = v;
     return rd_u8(r, &c->id) && rd_u16(r, &c->kem_id) && rd_u16(r, &c->kdf_id) &&
            rd_u16(r, &c->aead_id) && rd_vec(r, 2, 1, &c->public_key);
 }
@@ -490,31 +497,6 @@ static int get_hpke_config(rd_t *r, dap_hpke_config_view_t *c)
 /* ---- decoding a whole message ----------------------------------------------------------- */
 
 typedef int (*get_fn)(rd_t *r, void *item);
-
-static int get_ext_v(rd_t *r, void *m)
-{
-    return get_ext(r, m);
-}
-static int get_hpke_config_v(rd_t *r, void *m)
-{
-    return get_hpke_config(r, m);
-}
-static int get_verify_init_v(rd_t *r, void *m)
-{
-    return get_verify_init(r, m);
-}
-static int get_verify_resp_v(rd_t *r, void *m)
-{
-    return get_verify_resp(r, m);
-}
-static int get_verify_continue_v(rd_t *r, void *m)
-{
-    return get_verify_continue(r, m);
-}
-static int get_upload_status_v(rd_t *r, void *m)
-{
-    return get_upload_status(r, m);
-}
 
 /* Items of `get` from r's position to its end, each of at most `item` bytes (scratch). */
 static int get_items_to_end(rd_t *r, get_fn get, void *item, dap_list_t *l)
@@ -535,9 +517,12 @@ static int get_items_to_end(rd_t *r, get_fn get, void *item, dap_list_t *l)
     return 1;
 }
 
-static dpm_status_t done(rd_t *r, const char **reason)
+/* The end of a decoder: DPM_OK with out (size bytes) copied into m, or DPM_ERR_PROTOCOL with
+ * *reason set and m untouched. */
+static dpm_status_t done(rd_t *r, const char **reason, void *m, const void *out, size_t size)
 {
     if (rd_end(r)) {
+        memcpy(m, out, size);
         return DPM_OK;
     }
     if (reason != NULL) {
@@ -573,7 +558,7 @@ static dpm_status_t next(const dap_list_t *l, size_t *pos, get_fn get, void *ite
     return DPM_OK;
 }
 
-/* ---- the public functions --------------------------------------------------------------- */
+/* ---- extension lists and HPKE configuration lists ------------------------------------------ */
 
 typedef struct {
     const dap_ext_t *e;
@@ -613,17 +598,21 @@ dpm_status_t dap_msg_ext_list_decode(const uint8_t *bytes, size_t len, dap_list_
     }
     rd_t r = {bytes, len, 0, NULL};
     dpm_span_t all = {bytes, len};
-    dap_list_t out;
+    dap_list_t out = {{NULL, 0}, 0};
     if (len > 0xFFFFu) {
         rd_fail(&r, "extension list longer than 2^16-1");
     } else if (get_ext_content(&r, all, 1, &out)) {
         r.pos = len;
     }
-    dpm_status_t st = done(&r, reason);
-    if (st == DPM_OK) {
-        *l = out;
-    }
-    return st;
+    return done(&r, reason, l, &out, sizeof(out));
+}
+
+/* Whether id is marked in seen (a bit per id), marking it. */
+static int seen_before(uint8_t seen[32], uint8_t id)
+{
+    int was = (seen[id >> 3] >> (id & 7u)) & 1;
+    seen[id >> 3] |= (uint8_t)(1u << (id & 7u));
+    return was;
 }
 
 typedef struct {
@@ -642,11 +631,9 @@ static int put_config_array(wr_t *w, const void *v)
     for (size_t i = 0; i < a->n; i++) {
         uint8_t one[DPM_HPKE_CONFIG_BYTES];
         size_t l = 0;
-        uint8_t id = a->c[i].id;
-        if (seen[id >> 3] & (1u << (id & 7u))) {
+        if (seen_before(seen, a->c[i].id)) {
             return 0;
         }
-        seen[id >> 3] |= (uint8_t)(1u << (id & 7u));
         if (dpm_hpke_config_encode(&a->c[i], one, sizeof(one), &l) != DPM_OK ||
             l != DPM_HPKE_CONFIG_BYTES) {
             return 0;
@@ -677,10 +664,9 @@ dpm_status_t dap_msg_hpke_config_list_decode(const uint8_t *bytes, size_t len, d
         rd_t c = rd_of(content);
         dap_hpke_config_view_t v;
         while (c.why == NULL && c.pos < c.len && get_hpke_config(&c, &v)) {
-            if (seen[v.id >> 3] & (1u << (v.id & 7u))) {
+            if (seen_before(seen, v.id)) {
                 rd_fail(&c, "two HPKE configurations with one id");
             }
-            seen[v.id >> 3] |= (uint8_t)(1u << (v.id & 7u));
             out.n++;
         }
         if (c.why != NULL) {
@@ -688,73 +674,10 @@ dpm_status_t dap_msg_hpke_config_list_decode(const uint8_t *bytes, size_t len, d
         }
         out.bytes = content;
     }
-    dpm_status_t st = done(&r, reason);
-    if (st == DPM_OK) {
-        *l = out;
-    }
-    return st;
+    return done(&r, reason, l, &out, sizeof(out));
 }
 
-/* One struct from the whole input, by a piece reader. */
-#define DECODE_ONE(T, getter)                                                                      \
-    if (!DECODE_ARGS_OK(bytes, len, m)) {                                                          \
-        return param(reason);                                                                      \
-    }                                                                                              \
-    rd_t r = {bytes, len, 0, NULL};                                                                \
-    T out;                                                                                         \
-    memset(&out, 0, sizeof(out));                                                                  \
-    (void)(getter);                                                                                \
-    dpm_status_t st = done(&r, reason);                                                            \
-    if (st == DPM_OK) {                                                                            \
-        *m = out;                                                                                  \
-    }                                                                                              \
-    return st
-
-dpm_status_t dap_msg_hpke_ct_encode(const dap_hpke_ct_t *m, uint8_t *buf, size_t cap, size_t *len)
-{
-    return encode(put_hpke_ct, m, buf, cap, len);
-}
-
-dpm_status_t dap_msg_hpke_ct_decode(const uint8_t *bytes, size_t len, dap_hpke_ct_t *m,
-                                    const char **reason)
-{
-    DECODE_ONE(dap_hpke_ct_t, get_hpke_ct(&r, &out));
-}
-
-dpm_status_t dap_msg_agg_share_encode(const dap_hpke_ct_t *m, uint8_t *buf, size_t cap, size_t *len)
-{
-    return encode(put_hpke_ct, m, buf, cap, len);
-}
-
-dpm_status_t dap_msg_agg_share_decode(const uint8_t *bytes, size_t len, dap_hpke_ct_t *m,
-                                      const char **reason)
-{
-    DECODE_ONE(dap_hpke_ct_t, get_hpke_ct(&r, &out));
-}
-
-dpm_status_t dap_msg_report_metadata_encode(const dap_report_metadata_t *m, uint8_t *buf,
-                                            size_t cap, size_t *len)
-{
-    return encode(put_metadata, m, buf, cap, len);
-}
-
-dpm_status_t dap_msg_report_metadata_decode(const uint8_t *bytes, size_t len,
-                                            dap_report_metadata_t *m, const char **reason)
-{
-    DECODE_ONE(dap_report_metadata_t, get_metadata(&r, &out));
-}
-
-dpm_status_t dap_msg_report_share_encode(const dap_report_share_t *m, uint8_t *buf, size_t cap,
-                                         size_t *len)
-{
-    return encode(put_report_share, m, buf, cap, len);
-}
-
-dpm_status_t dap_msg_report_share_decode(const uint8_t *bytes, size_t len, dap_report_share_t *m,
-                                         const char **reason)
-{
-    DECODE_ONE(dap_report_share_t, get_report_share(&r, &out));
-}
+/* ---- whole messages, as pieces in the draft's order ----------------------------------------- */
 
 static int put_init_head(wr_t *w, const void *v)
 {
@@ -763,43 +686,18 @@ static int put_init_head(wr_t *w, const void *v)
     return wr_vec(w, 4, 0, m->agg_param) && put_ext_list(w, &m->extensions, 1);
 }
 
-dpm_status_t dap_msg_agg_job_init_req_encode(const dap_agg_job_init_req_t *m, uint8_t *buf,
-                                             size_t cap, size_t *len)
-{
-    return encode(put_init_head, m, buf, cap, len);
-}
-
-dpm_status_t dap_msg_verify_init_encode(const dap_verify_init_t *m, uint8_t *buf, size_t cap,
-                                        size_t *len)
-{
-    return encode(put_verify_init, m, buf, cap, len);
-}
-
 static int get_init_req(rd_t *r, dap_agg_job_init_req_t *m)
 {
     dap_verify_init_t item;
     return rd_u8(r, &m->verification_key_id) && rd_vec(r, 4, 0, &m->agg_param) &&
            get_ext_list(r, 1, &m->extensions) &&
-           get_items_to_end(r, get_verify_init_v, &item, &m->verify_inits);
+           get_items_to_end(r, get_verify_init, &item, &m->verify_inits);
 }
 
-dpm_status_t dap_msg_agg_job_init_req_decode(const uint8_t *bytes, size_t len,
-                                             dap_agg_job_init_req_t *m, const char **reason)
-{
-    DECODE_ONE(dap_agg_job_init_req_t, get_init_req(&r, &out));
-}
-
-dpm_status_t dap_msg_verify_resp_encode(const dap_verify_resp_t *m, uint8_t *buf, size_t cap,
-                                        size_t *len)
-{
-    return encode(put_verify_resp, m, buf, cap, len);
-}
-
-dpm_status_t dap_msg_agg_job_resp_decode(const uint8_t *bytes, size_t len, dap_list_t *m,
-                                         const char **reason)
+static int get_agg_job_resp(rd_t *r, dap_list_t *l)
 {
     dap_verify_resp_t item;
-    DECODE_ONE(dap_list_t, get_items_to_end(&r, get_verify_resp_v, &item, &out));
+    return get_items_to_end(r, get_verify_resp, &item, l);
 }
 
 static int put_continue_head(wr_t *w, const void *v)
@@ -807,18 +705,6 @@ static int put_continue_head(wr_t *w, const void *v)
     const dap_agg_job_continue_req_t *m = v;
     wr_uint(w, 2, m->step);
     return m->step >= 1u;
-}
-
-dpm_status_t dap_msg_agg_job_continue_req_encode(const dap_agg_job_continue_req_t *m, uint8_t *buf,
-                                                 size_t cap, size_t *len)
-{
-    return encode(put_continue_head, m, buf, cap, len);
-}
-
-dpm_status_t dap_msg_verify_continue_encode(const dap_verify_continue_t *m, uint8_t *buf,
-                                            size_t cap, size_t *len)
-{
-    return encode(put_verify_continue, m, buf, cap, len);
 }
 
 static int get_continue_req(rd_t *r, dap_agg_job_continue_req_t *m)
@@ -830,19 +716,7 @@ static int get_continue_req(rd_t *r, dap_agg_job_continue_req_t *m)
     if (m->step == 0u) {
         return rd_fail(r, "continuation step 0");
     }
-    return get_items_to_end(r, get_verify_continue_v, &item, &m->verify_continues);
-}
-
-dpm_status_t dap_msg_agg_job_continue_req_decode(const uint8_t *bytes, size_t len,
-                                                 dap_agg_job_continue_req_t *m, const char **reason)
-{
-    DECODE_ONE(dap_agg_job_continue_req_t, get_continue_req(&r, &out));
-}
-
-dpm_status_t dap_msg_upload_status_encode(const dap_upload_status_t *m, uint8_t *buf, size_t cap,
-                                          size_t *len)
-{
-    return encode(put_upload_status, m, buf, cap, len);
+    return get_items_to_end(r, get_verify_continue, &item, &m->verify_continues);
 }
 
 static int get_upload_errors(rd_t *r, dap_list_t *l)
@@ -851,48 +725,7 @@ static int get_upload_errors(rd_t *r, dap_list_t *l)
     if (r->len % (DPM_DAP_REPORT_ID_BYTES + 1u) != 0) {
         return rd_fail(r, "length not a multiple of ReportUploadStatus");
     }
-    return get_items_to_end(r, get_upload_status_v, &item, l);
-}
-
-dpm_status_t dap_msg_upload_errors_decode(const uint8_t *bytes, size_t len, dap_list_t *m,
-                                          const char **reason)
-{
-    DECODE_ONE(dap_list_t, get_upload_errors(&r, &out));
-}
-
-dpm_status_t dap_msg_query_encode(const dap_batch_t *m, uint8_t *buf, size_t cap, size_t *len)
-{
-    return encode(put_query, m, buf, cap, len);
-}
-
-dpm_status_t dap_msg_query_decode(const uint8_t *bytes, size_t len, dap_batch_t *m,
-                                  const char **reason)
-{
-    DECODE_ONE(dap_batch_t, get_batch(&r, 0, &out));
-}
-
-dpm_status_t dap_msg_batch_selector_encode(const dap_batch_t *m, uint8_t *buf, size_t cap,
-                                           size_t *len)
-{
-    return encode(put_selector, m, buf, cap, len);
-}
-
-dpm_status_t dap_msg_batch_selector_decode(const uint8_t *bytes, size_t len, dap_batch_t *m,
-                                           const char **reason)
-{
-    DECODE_ONE(dap_batch_t, get_batch(&r, 1, &out));
-}
-
-dpm_status_t dap_msg_collection_job_req_encode(const dap_collection_job_req_t *m, uint8_t *buf,
-                                               size_t cap, size_t *len)
-{
-    return encode(put_collection_job_req, m, buf, cap, len);
-}
-
-dpm_status_t dap_msg_collection_job_req_decode(const uint8_t *bytes, size_t len,
-                                               dap_collection_job_req_t *m, const char **reason)
-{
-    DECODE_ONE(dap_collection_job_req_t, get_collection_job_req(&r, &out));
+    return get_items_to_end(r, get_upload_status, &item, l);
 }
 
 static int put_agg_share_req(wr_t *w, const void *v)
@@ -914,18 +747,6 @@ static int get_agg_share_req(rd_t *r, dap_agg_share_req_t *m)
            rd_fixed(r, DAP_CHECKSUM_BYTES, &m->checksum);
 }
 
-dpm_status_t dap_msg_agg_share_req_encode(const dap_agg_share_req_t *m, uint8_t *buf, size_t cap,
-                                          size_t *len)
-{
-    return encode(put_agg_share_req, m, buf, cap, len);
-}
-
-dpm_status_t dap_msg_agg_share_req_decode(const uint8_t *bytes, size_t len, dap_agg_share_req_t *m,
-                                          const char **reason)
-{
-    DECODE_ONE(dap_agg_share_req_t, get_agg_share_req(&r, &out));
-}
-
 static int put_collection_job_resp(wr_t *w, const void *v)
 {
     const dap_collection_job_resp_t *m = v;
@@ -940,48 +761,67 @@ static int get_collection_job_resp(rd_t *r, dap_collection_job_resp_t *m)
            get_hpke_ct(r, &m->leader_share) && get_hpke_ct(r, &m->helper_share);
 }
 
-dpm_status_t dap_msg_collection_job_resp_encode(const dap_collection_job_resp_t *m, uint8_t *buf,
-                                                size_t cap, size_t *len)
-{
-    return encode(put_collection_job_resp, m, buf, cap, len);
-}
+/* ---- the public encoders, decoders and iterators -------------------------------------------
+ * Each is a binding of a writer or reader above, declared and documented in dap_msg.h:
+ * ENCODER defines dap_msg_NAME_encode (encode() over a writer), DECODER dap_msg_NAME_decode (the
+ * whole input read by getter, an expression filling `out` from `r`), CODEC both, NEXT
+ * dap_msg_next_NAME (next() over an item reader). */
 
-dpm_status_t dap_msg_collection_job_resp_decode(const uint8_t *bytes, size_t len,
-                                                dap_collection_job_resp_t *m, const char **reason)
-{
-    DECODE_ONE(dap_collection_job_resp_t, get_collection_job_resp(&r, &out));
-}
+/* T is a type: it cannot be put in parentheses. */
+/* NOLINTBEGIN(bugprone-macro-parentheses) */
+#define ENCODER(name, T, put)                                                                      \
+    dpm_status_t dap_msg_##name##_encode(const T *m, uint8_t *buf, size_t cap, size_t *len)        \
+    {                                                                                              \
+        return encode(put, m, buf, cap, len);                                                      \
+    }
 
-/* ---- iterators ------------------------------------------------------------------------------ */
+#define DECODER(name, T, getter)                                                                   \
+    dpm_status_t dap_msg_##name##_decode(const uint8_t *bytes, size_t len, T *m,                   \
+                                         const char **reason)                                      \
+    {                                                                                              \
+        if (!DECODE_ARGS_OK(bytes, len, m)) {                                                      \
+            return param(reason);                                                                  \
+        }                                                                                          \
+        rd_t r = {bytes, len, 0, NULL};                                                            \
+        T out;                                                                                     \
+        memset(&out, 0, sizeof(out));                                                              \
+        (void)(getter);                                                                            \
+        return done(&r, reason, m, &out, sizeof(out));                                             \
+    }
 
-dpm_status_t dap_msg_next_ext(const dap_list_t *l, size_t *pos, dap_ext_t *item)
-{
-    return next(l, pos, get_ext_v, item);
-}
+#define CODEC(name, T, put, getter) ENCODER(name, T, put) DECODER(name, T, getter)
 
-dpm_status_t dap_msg_next_hpke_config(const dap_list_t *l, size_t *pos,
-                                      dap_hpke_config_view_t *item)
-{
-    return next(l, pos, get_hpke_config_v, item);
-}
+#define NEXT(name, T, get)                                                                         \
+    dpm_status_t dap_msg_next_##name(const dap_list_t *l, size_t *pos, T *item)                    \
+    {                                                                                              \
+        return next(l, pos, get, item);                                                            \
+    }
+/* NOLINTEND(bugprone-macro-parentheses) */
 
-dpm_status_t dap_msg_next_verify_init(const dap_list_t *l, size_t *pos, dap_verify_init_t *item)
-{
-    return next(l, pos, get_verify_init_v, item);
-}
+CODEC(hpke_ct, dap_hpke_ct_t, put_hpke_ct, get_hpke_ct(&r, &out))
+CODEC(agg_share, dap_hpke_ct_t, put_hpke_ct, get_hpke_ct(&r, &out))
+CODEC(report_metadata, dap_report_metadata_t, put_metadata, get_metadata(&r, &out))
+CODEC(report_share, dap_report_share_t, put_report_share, get_report_share(&r, &out))
+CODEC(agg_job_init_req, dap_agg_job_init_req_t, put_init_head, get_init_req(&r, &out))
+ENCODER(verify_init, dap_verify_init_t, put_verify_init)
+ENCODER(verify_resp, dap_verify_resp_t, put_verify_resp)
+DECODER(agg_job_resp, dap_list_t, get_agg_job_resp(&r, &out))
+CODEC(agg_job_continue_req, dap_agg_job_continue_req_t, put_continue_head,
+      get_continue_req(&r, &out))
+ENCODER(verify_continue, dap_verify_continue_t, put_verify_continue)
+ENCODER(upload_status, dap_upload_status_t, put_upload_status)
+DECODER(upload_errors, dap_list_t, get_upload_errors(&r, &out))
+CODEC(query, dap_batch_t, put_query, get_batch(&r, 0, &out))
+CODEC(batch_selector, dap_batch_t, put_selector, get_batch(&r, 1, &out))
+CODEC(collection_job_req, dap_collection_job_req_t, put_collection_job_req,
+      get_collection_job_req(&r, &out))
+CODEC(agg_share_req, dap_agg_share_req_t, put_agg_share_req, get_agg_share_req(&r, &out))
+CODEC(collection_job_resp, dap_collection_job_resp_t, put_collection_job_resp,
+      get_collection_job_resp(&r, &out))
 
-dpm_status_t dap_msg_next_verify_resp(const dap_list_t *l, size_t *pos, dap_verify_resp_t *item)
-{
-    return next(l, pos, get_verify_resp_v, item);
-}
-
-dpm_status_t dap_msg_next_verify_continue(const dap_list_t *l, size_t *pos,
-                                          dap_verify_continue_t *item)
-{
-    return next(l, pos, get_verify_continue_v, item);
-}
-
-dpm_status_t dap_msg_next_upload_status(const dap_list_t *l, size_t *pos, dap_upload_status_t *item)
-{
-    return next(l, pos, get_upload_status_v, item);
-}
+NEXT(ext, dap_ext_t, get_ext)
+NEXT(hpke_config, dap_hpke_config_view_t, get_hpke_config)
+NEXT(verify_init, dap_verify_init_t, get_verify_init)
+NEXT(verify_resp, dap_verify_resp_t, get_verify_resp)
+NEXT(verify_continue, dap_verify_continue_t, get_verify_continue)
+NEXT(upload_status, dap_upload_status_t, get_upload_status)

@@ -26,6 +26,29 @@ static void label(char r[COLL_REASON_MAX], const char *reason)
     r[k] = '\0';
 }
 
+/* One sample: its name with its labels, if any ("name{label=\"v\"}"), and its value. */
+typedef struct {
+    const char *name;
+    unsigned long long v;
+} metric_t;
+
+/* The samples, each family's "# TYPE" line before its first: a counter when its name ends in
+ * "_total", a gauge otherwise. */
+static void put_metrics(text_t *t, const metric_t *m, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        size_t fam = strcspn(m[i].name, "{");
+        if (i == 0 || strncmp(m[i].name, m[i - 1].name, fam) != 0 ||
+            strcspn(m[i - 1].name, "{") != fam) {
+            int counter = fam >= 6 && memcmp(m[i].name + fam - 6, "_total", 6) == 0;
+            put(t, "# TYPE %.*s %s\n", (int)fam, m[i].name, counter ? "counter" : "gauge");
+        }
+        put(t, "%s %llu\n", m[i].name, m[i].v);
+    }
+}
+
+#define PUT_METRICS(t, m) put_metrics(t, m, sizeof(m) / sizeof((m)[0]))
+
 static void put_reasons(text_t *t, unsigned id, const coll_reasons_t *rs)
 {
     for (size_t i = 0; i < rs->n; i++) {
@@ -45,22 +68,24 @@ static void put_counters(text_t *t, const coll_counters_t *c)
                 (unsigned long long)c->status[code]);
         }
     }
-    put(t,
-        "# TYPE dpm_reports_accepted_total counter\ndpm_reports_accepted_total %llu\n"
-        "# TYPE dpm_reports_duplicate_total counter\ndpm_reports_duplicate_total %llu\n"
-        "# TYPE dpm_reports_rejected_total counter\n",
-        (unsigned long long)c->reports_accepted, (unsigned long long)c->reports_duplicate);
+    const metric_t reports[] = {
+        {"dpm_reports_accepted_total", c->reports_accepted},
+        {"dpm_reports_duplicate_total", c->reports_duplicate},
+    };
+    PUT_METRICS(t, reports);
+    put(t, "# TYPE dpm_reports_rejected_total counter\n");
     for (size_t i = 0; i < c->rejected.n; i++) {
         char r[COLL_REASON_MAX];
         label(r, c->rejected.r[i].reason);
         put(t, "dpm_reports_rejected_total{reason=\"%s\"} %llu\n", r,
             (unsigned long long)c->rejected.r[i].count);
     }
-    put(t,
-        "# TYPE dpm_tls_handshakes_total counter\ndpm_tls_handshakes_total %llu\n"
-        "# TYPE dpm_tls_handshake_failures_total counter\ndpm_tls_handshake_failures_total %llu\n"
-        "# TYPE dpm_commit_duration_seconds histogram\n",
-        (unsigned long long)c->tls_handshakes, (unsigned long long)c->tls_handshake_failures);
+    const metric_t tls[] = {
+        {"dpm_tls_handshakes_total", c->tls_handshakes},
+        {"dpm_tls_handshake_failures_total", c->tls_handshake_failures},
+    };
+    PUT_METRICS(t, tls);
+    put(t, "# TYPE dpm_commit_duration_seconds histogram\n");
     uint64_t cum = 0;
     for (int b = 0; b <= COLL_COMMIT_BUCKETS; b++) {
         cum += c->commit_bucket[b];
@@ -85,25 +110,16 @@ static int put_fedauc(text_t *t, const coll_app_t *app)
     const coll_campaigns_t *cs = coll_app_campaigns(app);
     coll_fedauc_stats_t s;
     coll_fedauc_stats(app->fedauc, &s);
-    put(t,
-        "# TYPE dpm_fedauc_uploads_accepted_total counter\n"
-        "dpm_fedauc_uploads_accepted_total %llu\n"
-        "# TYPE dpm_fedauc_uploads_duplicate_total counter\n"
-        "dpm_fedauc_uploads_duplicate_total %llu\n"
-        "# TYPE dpm_fedauc_uploads_rejected_total counter\n"
-        "dpm_fedauc_uploads_rejected_total %llu\n"
-        "# TYPE dpm_fedauc_uploads_late_total counter\n"
-        "dpm_fedauc_uploads_late_total %llu\n"
-        "# TYPE dpm_fedauc_rank_replies_total counter\n"
-        "dpm_fedauc_rank_replies_total %llu\n"
-        "# TYPE dpm_fedauc_reports_accepted_total counter\n"
-        "dpm_fedauc_reports_accepted_total %llu\n"
-        "# TYPE dpm_fedauc_reports_rejected_total counter\n"
-        "dpm_fedauc_reports_rejected_total %llu\n",
-        (unsigned long long)s.uploads_accepted, (unsigned long long)s.uploads_duplicate,
-        (unsigned long long)s.uploads_rejected, (unsigned long long)s.uploads_late,
-        (unsigned long long)s.rank_replies, (unsigned long long)s.reports_accepted,
-        (unsigned long long)s.reports_rejected);
+    const metric_t m[] = {
+        {"dpm_fedauc_uploads_accepted_total", s.uploads_accepted},
+        {"dpm_fedauc_uploads_duplicate_total", s.uploads_duplicate},
+        {"dpm_fedauc_uploads_rejected_total", s.uploads_rejected},
+        {"dpm_fedauc_uploads_late_total", s.uploads_late},
+        {"dpm_fedauc_rank_replies_total", s.rank_replies},
+        {"dpm_fedauc_reports_accepted_total", s.reports_accepted},
+        {"dpm_fedauc_reports_rejected_total", s.reports_rejected},
+    };
+    PUT_METRICS(t, m);
     uint64_t *drop = calloc(cs->n + 1u, sizeof(*drop));
     if (drop == NULL || coll_fedauc_dropouts(app->fedauc, cs, (int64_t)time(NULL), drop) != 0) {
         free(drop);
@@ -140,10 +156,11 @@ int coll_metrics_text(const coll_app_t *app, char **out, size_t *len)
      * reported unhealthy) */
     int db = app->sink.read(app->sink.ctx, -1, 0, 0, NULL, tot, reason, sizeof(reason)) == 0;
     if (db) {
-        put(&t, "# TYPE dpm_reports_stored_total counter\ndpm_reports_stored_total %llu\n",
-            (unsigned long long)tot->reports);
-        put(&t, "# TYPE dpm_lost_reports_total counter\ndpm_lost_reports_total %llu\n",
-            (unsigned long long)tot->lost_reports);
+        const metric_t stored[] = {
+            {"dpm_reports_stored_total", tot->reports},
+            {"dpm_lost_reports_total", tot->lost_reports},
+        };
+        PUT_METRICS(&t, stored);
         put(&t, "# TYPE dpm_rejects_total counter\n");
         put_reasons(&t, 0, &tot->unattributed);
         for (size_t i = 0; db && i < coll_app_campaigns(app)->n; i++) {
@@ -160,52 +177,40 @@ int coll_metrics_text(const coll_app_t *app, char **out, size_t *len)
     if (app->counters != NULL) {
         coll_counters_snapshot(app->counters, cnt);
         put_counters(&t, cnt);
-        put(&t,
-            "# TYPE dpm_reloads_total counter\ndpm_reloads_total{result=\"ok\"} %llu\n"
-            "dpm_reloads_total{result=\"failed\"} %llu\n",
-            (unsigned long long)cnt->reloads_ok, (unsigned long long)cnt->reloads_failed);
+        const metric_t reloads[] = {
+            {"dpm_reloads_total{result=\"ok\"}", cnt->reloads_ok},
+            {"dpm_reloads_total{result=\"failed\"}", cnt->reloads_failed},
+        };
+        PUT_METRICS(&t, reloads);
     }
     if (app->limits != NULL) {
         coll_limit_stats_t l;
         coll_limits_stats(app->limits, &l);
-        put(&t,
-            "# TYPE dpm_connections_active gauge\n"
-            "dpm_connections_active %llu\n"
-            "# TYPE dpm_connections_accepted_total counter\n"
-            "dpm_connections_accepted_total %llu\n"
-            "# TYPE dpm_connections_refused_total counter\n"
-            "dpm_connections_refused_total{reason=\"per_address\"} %llu\n"
-            "dpm_connections_refused_total{reason=\"full\"} %llu\n"
-            "dpm_connections_refused_total{reason=\"memory\"} %llu\n"
-            "# TYPE dpm_connections_evicted_total counter\n"
-            "dpm_connections_evicted_total %llu\n"
-            "# TYPE dpm_requests_rate_limited_total counter\n"
-            "dpm_requests_rate_limited_total %llu\n"
-            "# TYPE dpm_requests_over_memory_total counter\n"
-            "dpm_requests_over_memory_total %llu\n"
-            "# TYPE dpm_requests_unauthorized_total counter\n"
-            "dpm_requests_unauthorized_total %llu\n"
-            "# TYPE dpm_memory_reserved_bytes gauge\n"
-            "dpm_memory_reserved_bytes %zu\n"
-            "# TYPE dpm_memory_reserved_peak_bytes gauge\n"
-            "dpm_memory_reserved_peak_bytes %zu\n"
-            "# TYPE dpm_memory_budget_bytes gauge\n"
-            "dpm_memory_budget_bytes %zu\n",
-            (unsigned long long)l.conns_active, (unsigned long long)l.conns_accepted,
-            (unsigned long long)l.conns_refused_addr, (unsigned long long)l.conns_refused_full,
-            (unsigned long long)l.conns_refused_memory, (unsigned long long)l.conns_evicted,
-            (unsigned long long)l.rate_limited, (unsigned long long)l.memory_refused,
-            (unsigned long long)l.unauthorized, l.memory_reserved, l.memory_peak,
-            app->limits->memory_budget);
+        const metric_t m[] = {
+            {"dpm_connections_active", l.conns_active},
+            {"dpm_connections_accepted_total", l.conns_accepted},
+            {"dpm_connections_refused_total{reason=\"per_address\"}", l.conns_refused_addr},
+            {"dpm_connections_refused_total{reason=\"full\"}", l.conns_refused_full},
+            {"dpm_connections_refused_total{reason=\"memory\"}", l.conns_refused_memory},
+            {"dpm_connections_evicted_total", l.conns_evicted},
+            {"dpm_requests_rate_limited_total", l.rate_limited},
+            {"dpm_requests_over_memory_total", l.memory_refused},
+            {"dpm_requests_unauthorized_total", l.unauthorized},
+            {"dpm_memory_reserved_bytes", l.memory_reserved},
+            {"dpm_memory_reserved_peak_bytes", l.memory_peak},
+            {"dpm_memory_budget_bytes", app->limits->memory_budget},
+        };
+        PUT_METRICS(&t, m);
     }
     if (app->revoked != NULL) {
         size_t entries = 0;
         uint64_t reloads = 0;
         coll_revoked_stats(app->revoked, &entries, &reloads);
-        put(&t,
-            "# TYPE dpm_revoked_entries gauge\ndpm_revoked_entries %zu\n"
-            "# TYPE dpm_revoked_reloads_total counter\ndpm_revoked_reloads_total %llu\n",
-            entries, (unsigned long long)reloads);
+        const metric_t m[] = {
+            {"dpm_revoked_entries", entries},
+            {"dpm_revoked_reloads_total", reloads},
+        };
+        PUT_METRICS(&t, m);
     }
     coll_metrics_process(&t);
     free(st);

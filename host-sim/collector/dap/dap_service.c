@@ -15,6 +15,7 @@
 #include "aggregator/dap_tasks.h"
 #include "collector/ingest/auth.h"
 #include "collector/ingest/log.h"
+#include "common/clock.h"
 #include "common/err.h"
 #include "dpm/port_posix.h"
 
@@ -215,14 +216,7 @@ static int drive_one(dap_service_t *s, size_t i, uint8_t *resp)
 /* Sleep ms unless stopping; 1 when stopping. */
 static int pause_ms(dap_service_t *s, uint32_t ms)
 {
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_sec += ms / 1000u;
-    until.tv_nsec += (long)(ms % 1000u) * 1000000L;
-    if (until.tv_nsec >= 1000000000L) {
-        until.tv_sec++;
-        until.tv_nsec -= 1000000000L;
-    }
+    struct timespec until = host_deadline(CLOCK_REALTIME, ms);
     pthread_mutex_lock(&s->stop_mu);
     while (!s->stopping && pthread_cond_timedwait(&s->stop_cv, &s->stop_mu, &until) != ETIMEDOUT) {
     }

@@ -25,6 +25,7 @@
 #include "mbedtls/platform_util.h"
 
 #include "collector/net/tls_server.h"
+#include "common/err.h"
 
 #define HOST_MAX 254        /* a DNS name's 253 characters and the NUL */
 #define MAX_ADDRS 8         /* addresses tried per host, in the resolver's order */
@@ -105,8 +106,9 @@ void coll_https_free(coll_https_t *c)
 enum { EOF_NONE, EOF_NOTIFY, EOF_TCP };
 
 typedef struct {
-    char *why;
+    char *why; /* the caller's, or none when it gave no room */
     size_t whycap;
+    char none[1];
     const char *method;
     const char *url;     /* for why: printed up to its query */
     size_t url_shown;    /* its length without the query */
@@ -1155,35 +1157,69 @@ static int read_response(xfer_t *x, uint8_t *out, size_t cap, coll_https_resp_t 
 
 /* ---- the exchange ------------------------------------------------------------------------- */
 
+/* A new exchange for fn (the public function, named in its own failures): NULL, with why
+ * saying so, when args_ok is 0 (nulls: what may have been NULL) or memory is short. The state is
+ * large (the read buffer and the request head, about 17 KiB): on the heap, so that callers on
+ * small thread stacks are not at risk. */
+static xfer_t *xfer_new(const char *fn, int args_ok, const char *nulls, coll_https_resp_t *resp,
+                        char *why, size_t whycap)
+{
+    if (why == NULL || whycap == 0) {
+        why = NULL;
+        whycap = 0;
+    } else {
+        why[0] = '\0';
+    }
+    if (!args_ok) {
+        host_fail(why, whycap, "%s: a NULL %s", fn, nulls);
+        return NULL;
+    }
+    memset(resp, 0, sizeof(*resp));
+    xfer_t *x = calloc(1, sizeof(*x));
+    if (x == NULL) {
+        host_fail(why, whycap, "%s: out of memory", fn);
+        return NULL;
+    }
+    x->why = why != NULL ? why : x->none;
+    x->whycap = why != NULL ? whycap : sizeof(x->none);
+    x->io.fd = -1;
+    return x;
+}
+
+/* The end of an exchange: TLS closed (with close_notify after a success), the socket closed,
+ * the head (it held the bearer token) wiped and x freed; resp cleared on failure. 0 or -1. */
+static int xfer_end(xfer_t *x, int ret, coll_https_resp_t *resp)
+{
+    if (x->ssl_ready) {
+        if (ret == 0 && x->eof == EOF_NONE) {
+            (void)mbedtls_ssl_close_notify(&x->ssl); /* best effort, within the deadline */
+        }
+        mbedtls_ssl_free(&x->ssl);
+    }
+    if (x->io.fd >= 0) {
+        close(x->io.fd);
+    }
+    mbedtls_platform_zeroize(x->head, sizeof(x->head));
+    free(x);
+    if (ret != 0) {
+        memset(resp, 0, sizeof(*resp));
+    }
+    return ret == 0 ? 0 : -1;
+}
+
 int coll_https_request(coll_https_t *c, const coll_https_req_t *r, uint8_t *out, size_t cap,
                        coll_https_resp_t *resp, char *why, size_t whycap)
 {
-    char none[1];
-    if (why == NULL || whycap == 0) {
-        why = none;
-        whycap = sizeof(none);
-    }
-    why[0] = '\0';
-    if (c == NULL || r == NULL || resp == NULL || r->url == NULL || r->method == NULL ||
-        (out == NULL && cap > 0)) {
-        snprintf(why, whycap,
-                 "coll_https_request: a NULL client, request, URL, method, response "
-                 "or output buffer");
-        return -1;
-    }
-    memset(resp, 0, sizeof(*resp));
-    /* The exchange's state is large (the read buffer and the request head, about 17 KiB): on
-     * the heap, so that callers on small thread stacks are not at risk. */
-    xfer_t *x = calloc(1, sizeof(*x));
+    xfer_t *x =
+        xfer_new("coll_https_request",
+                 c != NULL && r != NULL && resp != NULL && r->url != NULL && r->method != NULL &&
+                     (out != NULL || cap == 0),
+                 "client, request, URL, method, response or output buffer", resp, why, whycap);
     if (x == NULL) {
-        snprintf(why, whycap, "coll_https_request: out of memory");
         return -1;
     }
-    x->why = why;
-    x->whycap = whycap;
     x->method = r->method;
     x->url = r->url;
-    x->io.fd = -1;
     x->timeout_ms = r->timeout_ms;
     x->start_ms = coll_now_ms();
     x->io.deadline_ms = x->start_ms + r->timeout_ms;
@@ -1210,60 +1246,27 @@ int coll_https_request(coll_https_t *c, const coll_https_req_t *r, uint8_t *out,
     if (ret == 0) {
         ret = read_response(x, out, cap, resp);
     }
-    if (x->ssl_ready) {
-        if (ret == 0 && x->eof == EOF_NONE) {
-            (void)mbedtls_ssl_close_notify(&x->ssl); /* best effort, within the deadline */
-        }
-        mbedtls_ssl_free(&x->ssl);
-    }
-    if (x->io.fd >= 0) {
-        close(x->io.fd);
-    }
-    mbedtls_platform_zeroize(x->head, sizeof(x->head)); /* it held the bearer token */
-    free(x);
-    if (ret != 0) {
-        memset(resp, 0, sizeof(*resp));
-    }
-    return ret == 0 ? 0 : -1;
+    return xfer_end(x, ret, resp);
 }
 
 int coll_https_parse_response(const uint8_t *in, size_t len, size_t step, int close_notify,
                               const char *method, uint8_t *out, size_t cap, coll_https_resp_t *resp,
                               char *why, size_t whycap)
 {
-    char none[1];
-    if (why == NULL || whycap == 0) {
-        why = none;
-        whycap = sizeof(none);
-    }
-    why[0] = '\0';
-    if ((in == NULL && len > 0) || method == NULL || resp == NULL || (out == NULL && cap > 0)) {
-        snprintf(why, whycap,
-                 "coll_https_parse_response: a NULL input, method, response or "
-                 "output buffer");
-        return -1;
-    }
-    memset(resp, 0, sizeof(*resp));
-    xfer_t *x = calloc(1, sizeof(*x));
+    xfer_t *x = xfer_new("coll_https_parse_response",
+                         (in != NULL || len == 0) && method != NULL && resp != NULL &&
+                             (out != NULL || cap == 0),
+                         "input, method, response or output buffer", resp, why, whycap);
     if (x == NULL) {
-        snprintf(why, whycap, "coll_https_parse_response: out of memory");
         return -1;
     }
     static const char what[] = "(response)";
-    x->why = why;
-    x->whycap = whycap;
     x->method = method;
     x->url = what;
     x->url_shown = sizeof(what) - 1;
-    x->io.fd = -1;
     x->src = in;
     x->src_len = len;
     x->src_step = step;
     x->src_notify = close_notify;
-    int ret = read_response(x, out, cap, resp);
-    free(x);
-    if (ret != 0) {
-        memset(resp, 0, sizeof(*resp));
-    }
-    return ret == 0 ? 0 : -1;
+    return xfer_end(x, read_response(x, out, cap, resp), resp);
 }

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "collector/net/conn.h"
+#include "common/clock.h"
 
 #define READ_CHUNK 16384
 #define CONN_STACK_BYTES (512u * 1024u)
@@ -561,13 +562,7 @@ static void start_conn(coll_server_t *s, int fd, const struct sockaddr_storage *
     /* Every slot taken but some of them by evicted connections on their way out: wait for one
      * (briefly) rather than refuse; meanwhile nothing else is accepted, which slows a flood. */
     for (int tries = 0; slot < 0 && s->evicting > 0 && tries < 10; tries++) {
-        struct timespec until;
-        clock_gettime(CLOCK_MONOTONIC, &until);
-        until.tv_nsec += 10 * 1000 * 1000;
-        if (until.tv_nsec >= 1000000000L) {
-            until.tv_sec++;
-            until.tv_nsec -= 1000000000L;
-        }
+        struct timespec until = host_deadline(CLOCK_MONOTONIC, 10);
         pthread_cond_timedwait(&s->freed, &s->mu, &until);
         slot = take_slot(s, key, &why, &evicted);
     }
@@ -676,14 +671,7 @@ int coll_server_run(coll_server_t *s, uint32_t drain_ms)
             shutdown(s->slots[i].fd, SHUT_RD);
         }
     }
-    struct timespec until;
-    clock_gettime(CLOCK_MONOTONIC, &until);
-    until.tv_sec += drain_ms / 1000u;
-    until.tv_nsec += (long)(drain_ms % 1000u) * 1000000L;
-    if (until.tv_nsec >= 1000000000L) {
-        until.tv_sec++;
-        until.tv_nsec -= 1000000000L;
-    }
+    struct timespec until = host_deadline(CLOCK_MONOTONIC, drain_ms);
     while (s->active > 0) {
         if (pthread_cond_timedwait(&s->idle, &s->mu, &until) == ETIMEDOUT) {
             break;
