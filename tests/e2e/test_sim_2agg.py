@@ -19,7 +19,10 @@ a scenario beside its local-DP twin on the same population, in exact mode.
 - `dpm-sim repro fhauc`: the FHAUC paper's parties through the SDK's devices and the two
   aggregators give exactly the plaintext pooled counts and AUC;
 - the planner answers for both trust models side by side (`dpm-sim plan --mechanism
-  roc_hist_groups --trust both`), and its JSON names the trust model it planned.
+  roc_hist_groups --trust both`), and its JSON names the trust model it planned;
+- with `--noise gaussian --delta D` it plans the discrete Gaussian: the simulator's sigma2 and
+  charged eps, more devices than Laplace at eps 1, delta 1e-9, its check simulating the Gaussian
+  campaign, and what it refuses (exact messages).
 """
 import json
 import math
@@ -165,6 +168,8 @@ def main():
         x = g["two_aggregators"]
         want = sigma2_for(1.0, 1e-9, 800)
         rho = 800 / (2.0 * want)
+        # kept for the planner's check below
+        gauss_sim = (want, x.get("sigma2_per_aggregator"), g.get("eps_implemented"))
         t.ok(x.get("noise") == "discrete_gaussian" and x.get("sigma2_per_aggregator") == want
              and abs(x.get("rho", 0) - rho) < 1e-9 * rho and x.get("delta") == 1e-9
              and x.get("l2_sensitivity_sq") == 800
@@ -293,10 +298,120 @@ def main():
         t.ok(r.returncode == 0 and pj.get("trust_model") == "two_aggregators"
              and pj.get("answer", {}).get("devices", 0) > 0,
              "plan --trust two_aggregators --json: trust_model two_aggregators", r.stdout[-800:])
+        # the README's figures (host-sim/sim/README.md): at eps 1, delta 1e-9 the Gaussian's
+        # sigma2 76394 per aggregator and K 47422, beside Laplace's K 14664
+        r = run_sim(*q, "--trust", "two_aggregators", "--noise", "gaussian", "--delta", "1e-9",
+                    "--json", "-")
+        try:
+            rg = json.loads(r.stdout[r.stdout.find("{"):]).get("answer", {})
+        except ValueError:
+            rg = {}
+        t.ok(r.returncode == 0 and rg.get("noise_var") == 76394 and rg.get("devices") == 47422
+             and pj.get("answer", {}).get("devices") == 14664,
+             "plan, the README's question: Gaussian sigma2 76394 and K 47422, Laplace K 14664",
+             str(rg)[:400] + r.stderr)
         r = run_sim(*q, "--trust", "two_aggregators", "--examples", "300")
         t.ok(r.returncode == 2 and "255" in r.stderr,
              "plan, two aggregators, 300 examples per device: refused (8-bit Prio3 entries)",
              r.stderr)
+
+        # the planner with each aggregator's discrete Gaussian (--noise gaussian --delta D):
+        # sigma2 and the charge are the simulator's (results.json of gauss.scn above: m 20, eps 1,
+        # delta 1e-9), the text and the JSON name the noise, delta and the eps charged
+        gq = ["plan", "--mechanism", "roc_hist_groups", "--shares", "0.5,0.35,0.15",
+              "--auc", "0.85,0.8,0.72", "--base-rate", "0.2,0.15,0.25", "--examples", "20",
+              "--bins", "8", "--error", "0.05", "--confidence", "0.9", "--eps", "1",
+              "--no-check", "--trust", "two_aggregators"]
+        gauss = ["--noise", "gaussian", "--delta", "1e-9"]
+
+        def plan_json(*args):
+            r = run_sim(*args, "--json", "-")
+            try:
+                return r, json.loads(r.stdout[r.stdout.find("{"):])
+            except ValueError:
+                return r, {}
+        r, pg = plan_json(*gq, *gauss)
+        ans, qu = pg.get("answer", {}), pg.get("question", {})
+        s2, s2_sim, eps_sim = gauss_sim
+        t.ok(r.returncode == 0 and qu.get("noise") == "gaussian" and qu.get("delta") == 1e-9
+             and ans.get("noise_var") == s2 == s2_sim
+             and ans.get("eps_charged") == eps_sim and ans["eps_charged"] <= 1
+             and ans.get("eps_campaign") == 1,
+             f"plan --noise gaussian --json: noise gaussian, delta 1e-9, sigma2 {s2} and the "
+             "charged eps, both the simulator's", str(qu) + str(ans) + r.stderr)
+        r = run_sim(*gq, *gauss)
+        noise = [ln for ln in r.stdout.splitlines() if ln.startswith("  noise: ")]
+        t.ok(r.returncode == 0 and "aggregator's discrete Gaussian alone (eps, delta)-DP"
+             in r.stdout and len(noise) == 1 and "delta = 1e-09" in noise[0]
+             and f"sigma2 = {s2}," in noise[0]
+             and "a device is charged eps = 1 (" in noise[0],
+             "plan --noise gaussian: the trust model says (eps, delta)-DP; the noise line "
+             "states delta, sigma2 and the eps a device is charged", r.stdout[:1500])
+        r, pl = plan_json(*gq)
+        t.ok(r.returncode == 0 and pl.get("question", {}).get("noise") == "laplace"
+             and pl["question"].get("delta") is None
+             and pl["answer"].get("eps_charged") == 1,
+             "plan, two aggregators, Laplace (default): the JSON says noise laplace, no delta",
+             str(pl.get("question")))
+        # Gaussian at eps 1, delta 1e-9 needs MORE devices than Laplace: one release's sigma2
+        # is ~10.6 x Laplace's 2 t^2 (zCDP pays off under composition); K grows at most as the
+        # noise sd (the examples' sampling does not grow), measured 3.3x
+        kg, kl = ans.get("devices", 0), pl.get("answer", {}).get("devices", 1)
+        ratio = math.sqrt(ans.get("noise_var", 0) / pl.get("answer", {}).get("noise_var", 1))
+        t.ok(2 * kl < kg <= ratio * kl + 1,
+             f"eps 1, delta 1e-9: Gaussian K {kg} > 2 x Laplace K {kl}, at most the noise sd "
+             f"ratio {ratio:.3f} times", "")
+        # given K, the eps search with Gaussian noise: the K planned at eps 1 gives eps <= 1
+        r, pk = plan_json(*[a for a in gq if a not in ("--eps", "1")], "--devices", str(kg),
+                          *gauss)
+        ek = pk.get("answer", {})
+        t.ok(r.returncode == 0 and 0.9 < ek.get("eps_campaign", 0) <= 1
+             and ek.get("eps_charged", 2) <= ek["eps_campaign"],
+             f"plan --devices {kg} --noise gaussian: the eps search gives eps "
+             f"{ek.get('eps_campaign')} <= 1, charged {ek.get('eps_charged')}", r.stderr)
+        # the check simulates the Gaussian campaign (its own label) and charges the plan's eps
+        ck = [a for a in gq if a != "--no-check"]
+        r = run_sim(*ck, *gauss, "--devices", "40000", "--runs", "200")
+        sim = [ln for ln in r.stdout.splitlines() if ln.startswith("  the check simulated: ")]
+        t.ok(r.returncode == 0 and len(sim) == 1
+             and "roc_hist_2agg eps=1 delta=1e-09 (gaussian) bins=8 groups=3" in sim[0]
+             and "(a device charged eps = 1)" in sim[0] and "check by simulation" in r.stdout,
+             "plan --noise gaussian, checked: the check simulated roc_hist_2agg with noise "
+             "gaussian, delta 1e-9, and charged the plan's eps", r.stdout[-1200:] + r.stderr)
+        r, pc = plan_json(*ck, *gauss, "--devices", "40000", "--runs", "200")
+        pa = pc.get("answer", {})
+        t.ok(r.returncode == 0 and "(gaussian)" in (pa.get("simulated_campaign") or "")
+             and pa.get("eps_charged_simulated") == pa.get("eps_charged")
+             and all(i.get("runs") == 200 for i in pa.get("items", [{}])),
+             "plan --noise gaussian --json, checked: simulated_campaign is the Gaussian one",
+             str(pa)[:800])
+        r = run_sim(*gq, *gauss, "--trust", "both")
+        side = [ln for ln in r.stdout.splitlines() if ln.startswith("side by side")]
+        t.ok(r.returncode == 0 and r.stdout.count("  noise: ") == 1 and len(side) == 1
+             and f"two aggregators (discrete Gaussian, delta 1e-09) {kg} devices" in side[0],
+             "plan --noise gaussian --trust both: local DP as ever, the two aggregators' "
+             "Gaussian answer beside it", r.stdout[-1500:] + r.stderr)
+        # what it refuses, each saying what to do
+        usage = [
+            (["--noise", "gaussian"], "--noise gaussian needs --delta D (in (0, 1e-5], e.g. "
+             "1e-9): the campaign's eps is then the (eps, delta)-DP its zCDP gives"),
+            (["--delta", "1e-9"], "--delta is for --noise gaussian (discrete Laplace is eps-DP): "
+             "add --noise gaussian, or drop --delta"),
+            (["--noise", "laplace", "--delta", "1e-9"], "--delta is for --noise gaussian "
+             "(discrete Laplace is eps-DP): add --noise gaussian, or drop --delta"),
+            (gauss + ["--trust", "local"], "--noise gaussian and --delta are the two aggregators' "
+             "(local DP's mechanisms draw their own noise): add --trust two_aggregators, or drop "
+             "them"),
+            (["--noise", "cauchy", "--delta", "1e-9"], "--noise: laplace or gaussian"),
+            (["--noise", "gaussian", "--delta", "1e-4"],
+             "--delta: a decimal in (0, 1e-5], e.g. 1e-9"),
+        ]
+        for extra, msg in usage:
+            r = run_sim(*gq, *extra)
+            first = r.stderr.splitlines()[0] if r.stderr else ""
+            t.ok(r.returncode == 2 and first == "dpm-sim plan: " + msg
+                 and "usage: dpm-sim plan --mechanism roc_hist_groups" in r.stderr,
+                 f"plan {' '.join(extra)}: refused with the usage", r.stderr[:400])
     return t.done()
 
 

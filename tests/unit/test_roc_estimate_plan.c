@@ -402,6 +402,112 @@ static void test_groups_two_aggregators(void **state)
     free(b);
 }
 
+/* The two aggregators with each aggregator's discrete Gaussian (delta > 0, plan_rocg.h). sigma2
+ * computed here independently, as a DAP task's (rho a hair below the (eps, delta) inverse,
+ * rounded down to k / 2^32, sigma2 = ceil(l2sq 2^32 / (2 k)), l2sq = 2 m²), and the eps a device
+ * is charged (the rho sigma2 gives, its (eps, delta)-DP rounded up to Q16.16). Every item's
+ * predicted sd against simulation (the check's own campaign, noise error, one population) in
+ * the chi-square band; control: the Laplace plan's sd at the same eps is far below the simulated
+ * error (the check simulates the Gaussian, about 10x Laplace's variance here). At eps 1, delta
+ * 1e-9 the Gaussian needs MORE devices than Laplace: its sigma2 is about 10.6 times Laplace's
+ * 2 t² (one release: zCDP pays off under composition, not here), and K grows as the noise sd
+ * where noise dominates, so between 2 and sqrt(10.6) times as many (sampling does not grow).
+ * Given that K, the eps search finds an eps at most 1 whose Q16.16 predecessor misses an item.
+ * The check names the Gaussian campaign and charges the plan's eps. Refusals: delta for local
+ * DP, delta above 1e-5. */
+static void test_groups_two_aggregators_gauss(void **state)
+{
+    (void)state;
+    static const double share3[3] = {0.55, 0.3, 0.15}, auc3[3] = {0.88, 0.7, 0.78},
+                        base3[3] = {0.25, 0.1, 0.4};
+    char err[256];
+    sim_rocg_plan_answer_t *a = malloc(sizeof(*a)), *b = malloc(sizeof(*b));
+    assert_true(a != NULL && b != NULL);
+    sim_rocg_plan_t q;
+    groups_question(&q, 3, share3, auc3, base3);
+    q.two_aggregators = 1;
+    q.delta = 1e-9;
+    q.eps = 1.0;
+    q.devices = 20000;
+    assert_int_equal(sim_rocg_plan_solve(&q, a), 0);
+    assert_true(a->evaluate && a->none == NULL);
+    const double ln = log(1.0 / q.delta), r = sqrt(q.eps + ln) - sqrt(ln);
+    const uint64_t l2sq = 2u * (uint64_t)q.examples * q.examples;
+    const uint64_t k = (uint64_t)floor(r * r * (1.0 - 1e-9) * 4294967296.0);
+    const uint64_t sigma2 = ((l2sq << 32) + 2u * k - 1u) / (2u * k);
+    const double rho = (double)l2sq / (2.0 * (double)sigma2);
+    const double charged = ceil((rho + 2.0 * sqrt(rho * ln)) * 65536.0 * (1.0 + 1e-12)) / 65536.0;
+    print_message("# gaussian m %u eps 1 delta 1e-9: sigma2 %.0f (independent %llu), charged eps "
+                  "%.17g (independent %.17g)\n",
+                  q.examples, a->noise_var, (unsigned long long)sigma2, a->eps_charged, charged);
+    assert_true(a->noise_var == (double)sigma2 && a->eps_charged == charged && charged <= q.eps);
+    q.delta = 0.0; /* the Laplace plan of the same question: the control */
+    assert_int_equal(sim_rocg_plan_solve(&q, b), 0);
+    q.delta = 1e-9;
+    /* the discrete Laplace's variance, 2 t² - 1/6 to a part in 10^6 at t = 2m / eps = 24 */
+    const double lap_var = 2.0 * (2.0 * q.examples) * (2.0 * q.examples);
+    assert_true(fabs(b->noise_var - lap_var) < 1e-3 * lap_var);
+    uint32_t runs = 300, within[SIM_ROCG_MAX_ITEMS];
+    double sq[SIM_ROCG_MAX_ITEMS], lo, hi;
+    assert_int_equal(
+        sim_rocg_plan_check_at(&q, a, q.devices, runs, 90, within, sq, err, sizeof(err)), 0);
+    rms_band(runs, 0.05, &lo, &hi);
+    for (uint32_t i = 0; i < a->nitems; i++) {
+        double rms = sqrt(sq[i] / runs), pred = a->item[i].sd, lap = b->item[i].sd;
+        print_message("# gaussian, K %.0f: %s rms error %.5f, planned %.5f (ratio %.3f, band "
+                      "[%.3f, %.3f]); planned with Laplace %.5f (%.3f)\n",
+                      q.devices, a->item[i].name, rms, pred, rms / pred, lo, hi, lap, rms / lap);
+        assert_true(rms / pred >= lo && rms / pred <= hi);
+        assert_true(rms / lap > hi); /* the control */
+    }
+    /* the check names the campaign it simulated: noise = gaussian at this delta, the plan's charge
+     */
+    q.runs = 200;
+    assert_int_equal(sim_rocg_plan_solve(&q, a), 0);
+    assert_int_equal(sim_rocg_plan_check(&q, a, 7, NULL, err, sizeof(err)), 0);
+    print_message("# the check simulated: %s, charged %.17g\n", a->sim_label, a->sim_eps_charged);
+    assert_true(a->checked && strstr(a->sim_label, "delta=1e-09 (gaussian)") != NULL);
+    assert_true(a->sim_eps_charged == a->eps_charged);
+    /* devices at eps 1: more than Laplace's, by at most the noise sd's ratio */
+    q.kind = SIM_ROC_ERROR_MODEL;
+    q.devices = 0.0;
+    assert_int_equal(sim_rocg_plan_solve(&q, a), 0);
+    q.delta = 0.0;
+    assert_int_equal(sim_rocg_plan_solve(&q, b), 0);
+    q.delta = 1e-9;
+    double sd_ratio = sqrt(a->noise_var / b->noise_var);
+    print_message("# eps 1, model error: Gaussian K %.0f, Laplace K %.0f (ratio %.3f; noise sd "
+                  "ratio %.3f)\n",
+                  a->devices, b->devices, a->devices / b->devices, sd_ratio);
+    assert_true(a->none == NULL && b->none == NULL);
+    assert_true(a->devices > 2.0 * b->devices && a->devices <= sd_ratio * b->devices + 1.0);
+    /* given that K: the smallest Q16.16 eps, at most 1; one step less misses an item */
+    double kg = a->devices;
+    q.eps = 0.0;
+    q.devices = kg;
+    assert_int_equal(sim_rocg_plan_solve(&q, a), 0);
+    print_message("# K %.0f, Gaussian: eps %.17g, charged %.17g\n", kg, a->eps_campaign,
+                  a->eps_charged);
+    assert_true(a->none == NULL && a->eps_campaign <= 1.0 && a->eps_campaign > 0.9);
+    assert_true(a->eps_charged <= a->eps_campaign);
+    q.eps = a->eps_campaign - 1.0 / 65536.0;
+    assert_int_equal(sim_rocg_plan_solve(&q, b), 0);
+    int misses = 0;
+    for (uint32_t i = 0; i < b->nitems; i++) {
+        misses += !b->item[i].meets;
+    }
+    assert_true(b->evaluate && misses > 0);
+    /* refusals */
+    q.two_aggregators = 0;
+    assert_int_equal(sim_rocg_plan_solve(&q, a), -1);
+    assert_non_null(strstr(a->none, "two aggregators"));
+    q.two_aggregators = 1;
+    q.delta = 1e-4;
+    assert_int_equal(sim_rocg_plan_solve(&q, a), -1);
+    free(a);
+    free(b);
+}
+
 static void test_bad_questions(void **state)
 {
     (void)state;
@@ -506,6 +612,7 @@ int main(void)
         cmocka_unit_test(test_groups_sd_untuned),
         cmocka_unit_test(test_groups_answers),
         cmocka_unit_test(test_groups_two_aggregators),
+        cmocka_unit_test(test_groups_two_aggregators_gauss),
         cmocka_unit_test(test_bad_questions),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

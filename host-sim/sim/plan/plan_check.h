@@ -53,6 +53,10 @@
     "two aggregators (central DP: each device's exact statistic as Prio3 shares, each "            \
     "aggregator's noise alone eps-DP for the device's whole contribution; nothing holds if both "  \
     "collude)"
+#define SIM_PLAN_TRUST_TWOAGG_GAUSS_TEXT                                                           \
+    "two aggregators (central DP: each device's exact statistic as Prio3 shares, each "            \
+    "aggregator's discrete Gaussian alone (eps, delta)-DP for the device's whole contribution; "   \
+    "nothing holds if both collude)"
 
 /* The options all `dpm-sim plan` forms take (0 / NaN / NULL: not given). */
 typedef struct {

@@ -8,10 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "aggregator/dap_tasks.h"
 #include "common/edges.h"
 #include "common/prob.h"
 #include "estimate/roc.h"
 #include "estimate/roc_central.h"
+#include "mech/base/campaign_keys.h"
 #include "sim/run/cli.h"
 #include "sim/devices/mech_roc_groups.h"
 #include "sim/devices/mechs.h"
@@ -101,11 +103,47 @@ int sim_rocg_plan_noise(const sim_rocg_plan_t *q, dpm_eps_t eps, dpm_eps_t group
     return st;
 }
 
+/* The estimator's parameters of the roc_hist_2agg campaign at eps, as the simulator builds them
+ * (mech_roc_2agg.c): discrete Laplace at eps, or (delta > 0) each aggregator's discrete Gaussian
+ * of the rho whose zCDP gives (eps, delta), a hair below so that rounding never charges more,
+ * sigma2 for squared L2 sensitivity 2 m² (the aggregator's dap_zcdp_rho_for, dap_gauss_sigma2),
+ * and p->eps the ε a device is charged for it (dap_gauss_charge_q16: at most eps). 0, or -1
+ * with why. */
+static int central_params(const sim_rocg_plan_t *q, dpm_eps_t eps, dpm_roc_central_params_t *p,
+                          const char **why)
+{
+    uint32_t G = q->groups <= DPM_ROC_CENTRAL_MAX_GROUPS ? q->groups : 0;
+    if (!(q->delta > 0.0)) {
+        return dpm_roc_central_params_init(p, G, q->bins, NULL, q->examples, eps, why) == DPM_OK
+                   ? 0
+                   : -1;
+    }
+    const uint64_t l2sq = 2u * (uint64_t)q->examples * q->examples;
+    const double rho = dap_zcdp_rho_for((double)eps / 65536.0, q->delta) * (1.0 - 1e-9);
+    uint64_t sigma2 = 0;
+    double e = 0.0;
+    if (dap_gauss_sigma2(rho, l2sq, &sigma2) != 0) {
+        *why = "noise gaussian: this eps needs sigma2 above 2^30 (the SDK's largest): raise eps "
+               "or delta";
+        return -1;
+    }
+    const double charged = dap_gauss_charge_q16(l2sq, sigma2, q->delta, &e);
+    if (!(charged >= 1.0 && charged <= (double)eps)) {
+        *why = "noise gaussian: the eps the noise gives does not round to at most the eps asked";
+        return -1;
+    }
+    return dpm_roc_central_params_init_gauss(p, G, q->bins, NULL, q->examples, (dpm_eps_t)charged,
+                                             sigma2, why) == DPM_OK
+               ? 0
+               : -1;
+}
+
 /* Two aggregators: K² times the noise variance of every item (v2, items as above) at campaign
  * eps, and per group K times the larger count cv (the noise on its positives or negatives
- * relative to them: it falls as 1 / K here). 0, or -1 with why. */
+ * relative to them: it falls as 1 / K here); the campaign's parameters into *cp (may be NULL).
+ * 0, or -1 with why. */
 static int plan_noise_2agg(const sim_rocg_plan_t *q, dpm_eps_t eps, double *v2, double *cv,
-                           const char **why)
+                           dpm_roc_central_params_t *cp, const char **why)
 {
     uint32_t G = q->groups, B = q->bins;
     dpm_roc_central_params_t p;
@@ -113,9 +151,11 @@ static int plan_noise_2agg(const sim_rocg_plan_t *q, dpm_eps_t eps, double *v2, 
         *why = "two aggregators: more than 255 examples per device (a Prio3 entry holds 8 bits)";
         return -1;
     }
-    if (dpm_roc_central_params_init(&p, G <= DPM_ROC_CENTRAL_MAX_GROUPS ? G : 0, B, NULL,
-                                    q->examples, eps, why) != DPM_OK) {
+    if (central_params(q, eps, &p, why) != 0) {
         return -1;
+    }
+    if (cp != NULL) {
+        *cp = p;
     }
     double s2 = (double)p.roc.central_draws * p.roc.noise_var, g2[DPM_ROC_GROUPS_MAX];
     for (uint32_t g = 0; g < G; g++) {
@@ -148,14 +188,15 @@ static int plan_noise_2agg(const sim_rocg_plan_t *q, dpm_eps_t eps, double *v2, 
     return 0;
 }
 
-/* The planned trust model's noise at eps: v (K Var) and v2 (K² Var), one of them 0. */
+/* The planned trust model's noise at eps: v (K Var) and v2 (K² Var), one of them 0; cp (may be
+ * NULL): the two-aggregator campaign's parameters. */
 static int plan_noise(const sim_rocg_plan_t *q, dpm_eps_t eps, double *v, double *v2, double *cv,
-                      const char **why)
+                      dpm_roc_central_params_t *cp, const char **why)
 {
     uint32_t n = nitems(q);
     if (q->two_aggregators) {
         memset(v, 0, n * sizeof(*v));
-        return plan_noise_2agg(q, eps, v2, cv, why);
+        return plan_noise_2agg(q, eps, v2, cv, cp, why);
     }
     memset(v2, 0, n * sizeof(*v2));
     return sim_rocg_plan_noise(q, eps, group_eps_of(q, eps), v, cv, why);
@@ -252,7 +293,7 @@ static double worst_excess(dpm_eps_t eps, void *ctx)
     const eps_ctx_t *x = ctx;
     double v[SIM_ROCG_MAX_ITEMS], v2[SIM_ROCG_MAX_ITEMS], worst = -INFINITY;
     const char *why = NULL;
-    if (plan_noise(x->q, eps, v, v2, NULL, &why) != 0) {
+    if (plan_noise(x->q, eps, v, v2, NULL, NULL, &why) != 0) {
         return NAN;
     }
     for (uint32_t i = 0; i < x->a->nitems; i++) {
@@ -269,9 +310,14 @@ static int items_at_answer(const sim_rocg_plan_t *q, sim_rocg_plan_answer_t *a)
     double v[SIM_ROCG_MAX_ITEMS], v2[SIM_ROCG_MAX_ITEMS], cv[DPM_ROC_GROUPS_MAX];
     const char *why = NULL;
     dpm_eps_t e = (dpm_eps_t)llround(a->eps_campaign * 65536.0);
-    if (plan_noise(q, e, v, v2, cv, &why) != 0) {
+    dpm_roc_central_params_t cp;
+    if (plan_noise(q, e, v, v2, cv, &cp, &why) != 0) {
         a->none = why;
         return -1;
+    }
+    if (q->two_aggregators) {
+        a->noise_var = cp.roc.noise_var;
+        a->eps_charged = cp.eps / 65536.0;
     }
     a->group_eps_campaign =
         q->two_aggregators ? NAN : (group_eps_of(q, e) ? group_eps_of(q, e) : e / 2u) / 65536.0;
@@ -293,6 +339,7 @@ int sim_rocg_plan_solve(const sim_rocg_plan_t *q, sim_rocg_plan_answer_t *a)
 {
     memset(a, 0, sizeof(*a));
     a->eps = a->devices = a->eps_campaign = a->design = a->design_devices = a->design_eps = NAN;
+    a->noise_var = a->eps_charged = a->sim_eps_charged = NAN;
     double total = 0.0;
     for (uint32_t g = 0; g < q->groups && g < DPM_ROC_GROUPS_MAX; g++) {
         if (!(q->share[g] > 0.0) || !(q->auc[g] > 0.0 && q->auc[g] < 1.0) ||
@@ -305,7 +352,11 @@ int sim_rocg_plan_solve(const sim_rocg_plan_t *q, sim_rocg_plan_answer_t *a)
         q->examples < 1 || q->bins < 2 || q->bins > DPM_ROC_GROUPS_MAX_BINS || !(q->error > 0.0) ||
         !(q->gap_error >= 0.0) || !(q->confidence > 0.0 && q->confidence < 1.0) ||
         !(q->group_share >= 0.0) || !(q->group_share < 1.0) ||
-        !(q->devices > 0.0 || q->eps > 0.0)) {
+        !(q->devices > 0.0 || q->eps > 0.0) || !(q->delta >= 0.0 && q->delta <= 1e-5)) {
+        return -1;
+    }
+    if (q->delta > 0.0 && !q->two_aggregators) {
+        a->none = "noise gaussian is the two aggregators' (local DP's mechanisms draw their own)";
         return -1;
     }
     if (q->two_aggregators &&
@@ -388,6 +439,11 @@ static int plan_scenario(const sim_rocg_plan_t *q, double devices, double eps_ca
     c->mechanism = q->two_aggregators ? DPM_MECH_NONE : DPM_MECH_ID_ROC_HIST;
     c->mech = sim_mech_find(q->two_aggregators ? "roc_hist_2agg" : "roc_hist_groups");
     c->max_device_examples = q->two_aggregators ? q->examples : 0u;
+    if (q->delta > 0.0) { /* as a scenario's `noise = gaussian` and `delta = D` lines */
+        c->noise_gauss = 1;
+        c->delta = q->delta;
+        c->keys_line[HOST_CK_NOISE] = c->keys_line[HOST_CK_DELTA] = 1;
+    }
     c->neps = 1;
     dpm_eps_t q16 = (dpm_eps_t)llround(eps_campaign * 65536.0);
     sim_plan_eps_text(q16, c->eps_text[0], sizeof(c->eps_text[0]));
@@ -411,9 +467,11 @@ static double truth_of(const sim_rocg_plan_t *q, const sim_rocg_item_t *it, cons
     return it->gap ? q->auc[it->g] - q->auc[it->h] : q->auc[it->g];
 }
 
-int sim_rocg_plan_check_at(const sim_rocg_plan_t *q, const sim_rocg_plan_answer_t *a,
-                           double devices, uint32_t runs, uint64_t seed, uint32_t *within,
-                           double *est_sq, char *err, size_t errcap)
+/* sim_rocg_plan_check_at, and the simulated campaign's label and charged ε into rec's sim_label
+ * and sim_eps_charged (rec may be NULL). */
+static int check_run(const sim_rocg_plan_t *q, const sim_rocg_plan_answer_t *a, double devices,
+                     uint32_t runs, uint64_t seed, uint32_t *within, double *est_sq,
+                     sim_rocg_plan_answer_t *rec, char *err, size_t errcap)
 {
     sim_scenario_t *sc = malloc(sizeof(*sc));
     if (sc == NULL) {
@@ -440,6 +498,10 @@ int sim_rocg_plan_check_at(const sim_rocg_plan_t *q, const sim_rocg_plan_answer_
             break;
         }
         const sim_result_t *res = &s.res[0];
+        if (rec != NULL) {
+            snprintf(rec->sim_label, sizeof(rec->sim_label), "%s", res->cfg.label);
+            rec->sim_eps_charged = res->cfg.eps_implemented;
+        }
         for (uint32_t run = 0; run < res->runs; run++) {
             for (uint32_t i = 0; i < a->nitems; i++) {
                 double e = sim_result_at(res, run, i)->est - truth_of(q, &a->item[i], res, i);
@@ -455,16 +517,45 @@ int sim_rocg_plan_check_at(const sim_rocg_plan_t *q, const sim_rocg_plan_answer_
     return st;
 }
 
+int sim_rocg_plan_check_at(const sim_rocg_plan_t *q, const sim_rocg_plan_answer_t *a,
+                           double devices, uint32_t runs, uint64_t seed, uint32_t *within,
+                           double *est_sq, char *err, size_t errcap)
+{
+    return check_run(q, a, devices, runs, seed, within, est_sq, NULL, err, errcap);
+}
+
 typedef struct {
     const sim_rocg_plan_t *q;
-    const sim_rocg_plan_answer_t *a;
+    sim_rocg_plan_answer_t *a;
 } check_ctx_t;
+
+/* Two aggregators: the check ran the campaign the plan assumes, its charged ε the plan's at the
+ * campaign ε the check runs (the simulator derives a Gaussian's sigma2 and charge itself,
+ * mech_roc_2agg.c). 0, or -1 with err. */
+static int same_charge(const sim_rocg_plan_t *q, const sim_rocg_plan_answer_t *a, char *err,
+                       size_t errcap)
+{
+    dpm_roc_central_params_t p;
+    const char *why = NULL;
+    if (!q->two_aggregators) {
+        return 0;
+    }
+    if (central_params(q, (dpm_eps_t)llround(a->design_eps * 65536.0), &p, &why) == 0 &&
+        a->sim_eps_charged == p.eps / 65536.0) {
+        return 0;
+    }
+    snprintf(err, errcap, "the simulated campaign (%s) charges eps %.17g, the plan %.17g",
+             a->sim_label, a->sim_eps_charged, why == NULL ? p.eps / 65536.0 : NAN);
+    return -1;
+}
 
 static int check_fn(void *ctx, double devices, uint32_t runs, uint64_t seed, uint32_t *within,
                     char *err, size_t errcap)
 {
-    const check_ctx_t *x = ctx;
-    return sim_rocg_plan_check_at(x->q, x->a, devices, runs, seed, within, NULL, err, errcap);
+    check_ctx_t *x = ctx;
+    return check_run(x->q, x->a, devices, runs, seed, within, NULL, x->a, err, errcap) != 0
+               ? -1
+               : same_charge(x->q, x->a, err, errcap);
 }
 
 int sim_rocg_plan_check(const sim_rocg_plan_t *q, sim_rocg_plan_answer_t *a, uint64_t seed,
@@ -499,7 +590,8 @@ int sim_rocg_plan_check(const sim_rocg_plan_t *q, sim_rocg_plan_answer_t *a, uin
                     a->runs, a->devices, 100.0 * SIM_PLAN_CI_LEVEL);
             fflush(out);
         }
-        if (sim_rocg_plan_check_at(q, a, a->devices, a->runs, seed, within, NULL, err, errcap)) {
+        if (check_run(q, a, a->devices, a->runs, seed, within, NULL, a, err, errcap) != 0 ||
+            same_charge(q, a, err, errcap) != 0) {
             return -1;
         }
         for (uint32_t i = 0; i < a->nitems; i++) {
@@ -533,7 +625,8 @@ static const char ROCG_USAGE[] =
     "                    --confidence C (--devices K | --eps E | both)\n"
     "                    [--gap-error Y|none] [--auc A|A1,A2,...] [--base-rate P|P1,P2,...]\n"
     "                    [--examples E] [--bins B] [--group-share F] [--error-kind model|noise]\n"
-    "                    [--trust local|two_aggregators|both]\n"
+    "                    [--trust local|two_aggregators|both] [--noise laplace|gaussian]\n"
+    "                    [--delta D]\n"
     "                    [--runs R] [--seed S] [--no-check] [--json FILE]\n"
     "  roc_hist with groups: every device reports its group by GRR beside its noised\n"
     "  histogram. Answers: the smallest eps (given K devices) or the fewest devices (given\n"
@@ -545,6 +638,10 @@ static const char ROCG_USAGE[] =
     "  GRR on the group), two_aggregators (central DP at the same eps: the device's whole\n"
     "  contribution, max_device_examples = --examples; checked with roc_hist_2agg), or both,\n"
     "  side by side (--json takes one of them).\n"
+    "  --noise: the two aggregators' noise, laplace (default: eps-DP) or gaussian (a discrete\n"
+    "  Gaussian, the campaign's noise = gaussian; needs --delta D, in (0, 1e-5]: the eps\n"
+    "  planned is the (eps, delta)-DP of its zCDP, sigma2 as the simulator derives it, and\n"
+    "  the output states the eps a device is really charged); not for --trust local.\n"
     "  --shares: the groups' fractions of the devices (2 .. 16 groups, summing to 1);\n"
     "  --auc, --base-rate: one value for every group or one per group (default 0.85, 0.3);\n"
     "  --examples per device (default 40); --bins uniform score bins (default 10);\n"
@@ -584,7 +681,7 @@ static int parse_list(const char *v, double lo, double hi, double *out, uint32_t
 /* What rocg_option reads: the question, and the lists parsed once the groups are known. */
 typedef struct {
     sim_rocg_plan_t *q;
-    const char *shares, *auc, *base, *gap;
+    const char *shares, *auc, *base, *gap, *noise, *delta;
     int both; /* --trust both */
 } rocg_args_t;
 
@@ -593,10 +690,8 @@ typedef struct {
         name, offsetof(rocg_args_t, field)                                                         \
     }
 static const sim_plan_text_opt_t kTextOpts[] = {
-    TEXT_OPT("--shares", shares),
-    TEXT_OPT("--auc", auc),
-    TEXT_OPT("--base-rate", base),
-    TEXT_OPT("--gap-error", gap),
+    TEXT_OPT("--shares", shares), TEXT_OPT("--auc", auc),     TEXT_OPT("--base-rate", base),
+    TEXT_OPT("--gap-error", gap), TEXT_OPT("--noise", noise), TEXT_OPT("--delta", delta),
 };
 
 /* roc_hist_groups' own options (sim_plan_cli_parse). */
@@ -632,9 +727,41 @@ static int rocg_option(void *ctx, const char *a, const char *v, int *bad)
     return 1;
 }
 
+/* --noise and --delta into q->delta, read as a scenario's noise and delta keys are: 0, or a
+ * usage error (printed) naming what to do. */
+static int noise_parse(const rocg_args_t *x)
+{
+    uint32_t gauss = 0, unused = 0;
+    if (x->noise != NULL &&
+        host_campaign_key_value(host_campaign_key_at(HOST_CK_NOISE), x->noise, 0, &gauss) != 0) {
+        return sim_plan_usage(ROCG_USAGE, "--noise: laplace or gaussian");
+    }
+    if (x->delta != NULL &&
+        host_campaign_key_value(host_campaign_key_at(HOST_CK_DELTA), x->delta, 0, &unused) != 0) {
+        return sim_plan_usage(ROCG_USAGE, "--delta: a decimal in (0, 1e-5], e.g. 1e-9");
+    }
+    if ((gauss || x->delta != NULL) && !x->q->two_aggregators && !x->both) {
+        return sim_plan_usage(ROCG_USAGE,
+                              "--noise gaussian and --delta are the two aggregators' (local DP's "
+                              "mechanisms draw their own noise): add --trust two_aggregators, or "
+                              "drop them");
+    }
+    if (gauss && x->delta == NULL) {
+        return sim_plan_usage(ROCG_USAGE,
+                              "--noise gaussian needs --delta D (in (0, 1e-5], e.g. 1e-9): the "
+                              "campaign's eps is then the (eps, delta)-DP its zCDP gives");
+    }
+    if (!gauss && x->delta != NULL) {
+        return sim_plan_usage(ROCG_USAGE, "--delta is for --noise gaussian (discrete Laplace is "
+                                          "eps-DP): add --noise gaussian, or drop --delta");
+    }
+    x->q->delta = gauss ? strtod(x->delta, NULL) : 0.0; /* as the scenario reads it */
+    return 0;
+}
+
 static int rocg_parse(int argc, char **argv, sim_rocg_plan_t *q, sim_plan_cli_t *o, int *both)
 {
-    rocg_args_t x = {q, NULL, "0.85", "0.3", NULL, 0};
+    rocg_args_t x = {q, NULL, "0.85", "0.3", NULL, NULL, NULL, 0};
     int st = sim_plan_cli_parse(o, argc, argv, ROCG_USAGE, rocg_option, &x);
     if (st != 0) {
         return st;
@@ -643,6 +770,9 @@ static int rocg_parse(int argc, char **argv, sim_rocg_plan_t *q, sim_plan_cli_t 
     if (x.both && o->json != NULL) {
         return sim_plan_usage(ROCG_USAGE, "--json takes one trust model: --trust local or "
                                           "--trust two_aggregators");
+    }
+    if (noise_parse(&x) != 0) {
+        return SIM_EXIT_USAGE;
     }
     const char *shares = x.shares, *auc = x.auc, *base = x.base, *gap = x.gap;
     q->groups = 0;
@@ -689,8 +819,9 @@ static void rocg_print(const sim_rocg_plan_t *q, const sim_rocg_plan_answer_t *a
         printf("%s%g", g ? ", " : " ", q->share[g]);
     }
     printf("), %u examples per device, %u uniform bins, normal bound\n", q->examples, q->bins);
-    sim_plan_print_trust(q->two_aggregators ? SIM_PLAN_TRUST_TWOAGG_TEXT
-                                            : SIM_PLAN_TRUST_LOCAL_TEXT);
+    sim_plan_print_trust(!q->two_aggregators ? SIM_PLAN_TRUST_LOCAL_TEXT
+                         : q->delta > 0.0    ? SIM_PLAN_TRUST_TWOAGG_GAUSS_TEXT
+                                             : SIM_PLAN_TRUST_TWOAGG_TEXT);
     printf("  question: every group's |AUC error| <= %g", q->error);
     if (q->gap_error > 0.0) {
         printf(" and every gap's <= %g", q->gap_error);
@@ -707,6 +838,15 @@ static void rocg_print(const sim_rocg_plan_t *q, const sim_rocg_plan_answer_t *a
     }
     char text[40], gtext[40] = "none: the group is in the shares";
     sim_plan_eps_text((dpm_eps_t)llround(a->eps_campaign * 65536.0), text, sizeof(text));
+    if (q->delta > 0.0) {
+        char ctext[40];
+        sim_plan_eps_text((dpm_eps_t)llround(a->eps_charged * 65536.0), ctext, sizeof(ctext));
+        printf(
+            "  noise: a discrete Gaussian from each aggregator (campaign noise = gaussian, delta "
+            "= %g): at campaign eps = %s its sigma2 = %.0f, and a device is charged eps = %s "
+            "(the (eps, delta)-DP of the zCDP that sigma2 gives, Q16.16 rounded up)\n",
+            q->delta, text, a->noise_var, ctext);
+    }
     if (!q->two_aggregators) {
         sim_plan_eps_text((dpm_eps_t)llround(a->group_eps_campaign * 65536.0), gtext,
                           sizeof(gtext));
@@ -787,6 +927,12 @@ static int rocg_json(const char *path, const sim_rocg_plan_t *q, const sim_rocg_
                    q->eps > 0.0 ? q->eps : NAN,
                    q->group_share > 0.0 ? q->group_share : 0.5};
     sim_plan_json_nums(&w, 1, qk, qv, sizeof(qv) / sizeof(qv[0]));
+    if (q->two_aggregators) {
+        static const char *const dk[] = {"delta"};
+        double dv[] = {q->delta > 0.0 ? q->delta : NAN};
+        sim_plan_json_text(&w, 1, "noise", q->delta > 0.0 ? "gaussian" : "laplace");
+        sim_plan_json_nums(&w, 1, dk, dv, 1);
+    }
     jw_raw(&w, "},\n  \"answer\": {");
     sim_plan_json_text(&w, 0, "none", a->none);
     static const char *const ak[] = {"eps_campaign",    "group_eps_campaign", "devices",
@@ -800,6 +946,12 @@ static int rocg_json(const char *path, const sim_rocg_plan_t *q, const sim_rocg_
                    a->design_eps,
                    a->checked && !a->evaluate && a->search.found ? a->search.devices : NAN};
     sim_plan_json_nums(&w, 1, ak, av, sizeof(av) / sizeof(av[0]));
+    if (q->two_aggregators) { /* per aggregator and cell; the ε a device's ledger is charged */
+        static const char *const nk[] = {"noise_var", "eps_charged", "eps_charged_simulated"};
+        double nv[] = {a->noise_var, a->eps_charged, a->checked ? a->sim_eps_charged : NAN};
+        sim_plan_json_nums(&w, 1, nk, nv, sizeof(nv) / sizeof(nv[0]));
+        sim_plan_json_text(&w, 1, "simulated_campaign", a->checked ? a->sim_label : NULL);
+    }
     jw_raw(&w, ",\n    \"items\": [");
     for (uint32_t i = 0; a->none == NULL && i < a->nitems; i++) {
         const sim_rocg_item_t *it = &a->item[i];
@@ -854,6 +1006,11 @@ static int plan_one(const sim_rocg_plan_t *q, const sim_plan_cli_t *o, double *d
         sim_plan_print_verdict(&a->search, q->devices > 0.0 ? q->devices : a->devices,
                                q->devices > 0.0);
     }
+    if (o->check && a->checked && q->delta > 0.0) {
+        char ctext[40];
+        sim_plan_eps_text((dpm_eps_t)llround(a->sim_eps_charged * 65536.0), ctext, sizeof(ctext));
+        printf("  the check simulated: %s (a device charged eps = %s)\n", a->sim_label, ctext);
+    }
     *devices = a->none != NULL                                 ? NAN
                : a->checked && !a->evaluate && a->search.found ? a->search.devices
                                                                : a->devices;
@@ -881,15 +1038,23 @@ int sim_cmd_plan_rocg(int argc, char **argv)
     if (!both) {
         return plan_one(&q, &o, q.two_aggregators ? &k_two : &k_local);
     }
+    const double delta = q.delta; /* the two aggregators' noise; local DP draws its own */
     q.two_aggregators = 0;
+    q.delta = 0.0;
     int st_local = plan_one(&q, &o, &k_local);
     printf("\n");
     q.two_aggregators = 1;
+    q.delta = delta;
     int st_two = plan_one(&q, &o, &k_two);
     if (!(q.devices > 0.0)) { /* the question was "how many devices": both answers at once */
-        printf("\nside by side (eps as given, the K %s): local DP %.0f devices, two aggregators "
+        char noise[64] = "";
+        if (delta > 0.0) {
+            snprintf(noise, sizeof(noise), " (discrete Gaussian, delta %g)", delta);
+        }
+        printf("\nside by side (eps as given, the K %s): local DP %.0f devices, two aggregators%s "
                "%.0f devices",
-               o.check ? "each check verified (else the analytic one)" : "planned", k_local, k_two);
+               o.check ? "each check verified (else the analytic one)" : "planned", k_local, noise,
+               k_two);
         if (k_local > 0.0 && k_two > 0.0) {
             printf(" (%.3g times fewer)", k_local / k_two);
         }

@@ -39,7 +39,14 @@
  * item's noise variance is v_noise2 / K² (v_noise2 = 2 s² F_g / w_g² per group, F_g the AUC's
  * noise factor of one device's expected histogram, dpm_roc_noise_factor; a gap adds its two
  * groups'), beside the sampling's v_sampling / K; K solves the quadratic. The check runs
- * roc_hist_2agg in exact mode. */
+ * roc_hist_2agg in exact mode.
+ *
+ * Discrete Gaussian (delta > 0, `--noise gaussian --delta D`): each aggregator's sigma2 at a
+ * campaign ε is the simulator's (mech_roc_2agg.c: the rho whose zCDP gives (ε, δ),
+ * dap_zcdp_rho_for, then dap_gauss_sigma2 for squared L2 sensitivity 2 m², and the ε a device
+ * is really charged, dap_gauss_charge_q16, at most ε), s² = sigma2 in the above; the check runs
+ * the campaign with noise = gaussian and that delta, and refuses to report when the simulator
+ * charges another ε than the plan states. */
 #ifndef DPM_SIM_PLAN_ROCG_H
 #define DPM_SIM_PLAN_ROCG_H
 
@@ -69,6 +76,8 @@ typedef struct {
     double devices, eps; /* given K and / or ε (0: plan it) */
     double group_share;  /* group ε = group_share ε, Q16.16 rounded down (0: the SDK's eps / 2) */
     int two_aggregators; /* 1: plan roc_hist_2agg (central DP) instead of local DP */
+    double delta;        /* two aggregators: > 0 each aggregator draws a discrete Gaussian (campaign
+                          * noise = gaussian, delta = this), 0 discrete Laplace */
     uint32_t runs;       /* per check (0: sim_plan_default_runs) */
 } sim_rocg_plan_t;
 
@@ -96,6 +105,12 @@ typedef struct {
     sim_rocg_item_t item[SIM_ROCG_MAX_ITEMS];
     double eps, devices; /* the answer (NaN: none, see none) */
     double eps_campaign, group_eps_campaign;
+    /* two aggregators at eps_campaign: each aggregator's variance (a discrete Gaussian's sigma2;
+     * Laplace: 2 t², t its scale) and the ε a device is charged (Laplace: eps_campaign;
+     * Gaussian: the (ε, δ)-DP of the rho sigma2 gives, Q16.16 rounded up, <= eps_campaign) */
+    double noise_var, eps_charged;
+    char sim_label[96];     /* the check's campaign as the simulator built it (its label) */
+    double sim_eps_charged; /* and the ε it charges a device ("" / NaN: no check ran) */
     uint32_t runs;
     double design;
     double design_devices, design_eps;
