@@ -374,6 +374,25 @@ double dap_gauss_charge_q16(uint64_t l2sq, uint64_t sigma2, double delta, double
     return ceil(*eps * 65536.0 * (1.0 + 1e-12));
 }
 
+int dap_gauss_for_eps(uint32_t eps_q16, double delta, uint64_t l2sq, uint64_t *sigma2,
+                      uint32_t *charged, const char **why)
+{
+    const double rho = dap_zcdp_rho_for((double)eps_q16 / 65536.0, delta) * (1.0 - 1e-9);
+    if (dap_gauss_sigma2(rho, l2sq, sigma2) != 0) {
+        *why = "noise = gaussian: this eps needs sigma2 above 2^30 (the SDK's largest): raise eps "
+               "or delta";
+        return -1;
+    }
+    double eps = 0.0;
+    const double q = dap_gauss_charge_q16(l2sq, *sigma2, delta, &eps);
+    if (!(q >= 1.0 && q <= (double)eps_q16)) {
+        *why = "noise = gaussian: the eps the noise gives does not round to at most the eps asked";
+        return -1;
+    }
+    *charged = (uint32_t)q;
+    return 0;
+}
+
 /* The central noise's parameters into b->t (and the spec's sensitivity for gaussian): laplace
  * as given; gaussian from rho, delta and the squared L2 sensitivity, every rounding toward
  * more noise or a larger charged ε. -1 with err for a key of the other mechanism or

@@ -112,6 +112,14 @@ int dap_gauss_sigma2(double rho, uint64_t l2sq, uint64_t *sigma2);
  * the return, that ε rounded up to Q16.16 (a larger charge; the caller checks its range). */
 double dap_gauss_charge_q16(uint64_t l2sq, uint64_t sigma2, double delta, double *eps);
 
+/* The discrete Gaussian of a task asked by its ε (eps_q16, Q16.16) at delta, for squared L2
+ * sensitivity l2sq (dpm-sim's campaigns and its planner; a [dap_task] gives rho instead): rho a
+ * hair below dap_zcdp_rho_for's, so that rounding never charges more than ε; *sigma2, each
+ * aggregator's variance (dap_gauss_sigma2); *charged, the Q16.16 ε a device is charged
+ * (dap_gauss_charge_q16, at most eps_q16). 0, or -1 with why (a static string). */
+int dap_gauss_for_eps(uint32_t eps_q16, double delta, uint64_t l2sq, uint64_t *sigma2,
+                      uint32_t *charged, const char **why);
+
 /* "{base}/tasks/{id}/{what}" into out (base: an aggregator URL, a trailing '/' or not), the
  * draft's resource URL of task t. */
 void dap_task_url(const dap_task_spec_t *t, const char *base, const char *what, char *out,

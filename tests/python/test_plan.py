@@ -41,6 +41,24 @@ def test_groups_both_trust_models(dpm_sim, tmp_path):
     assert both["two_aggregators"]["answer"] == cli["answer"]
 
 
+def test_groups_gaussian(own_df):
+    """noise="gaussian" with delta= is the two aggregators' (trust="both" plans local DP as
+    before), and the check on your data simulates the Gaussian campaign it planned."""
+    args = dict(error=0.05, confidence=0.9, eps=1, shares=[0.6, 0.3, 0.1],
+                auc=[0.8, 0.78, 0.75], base_rate=0.1, examples=30, bins=12, check=False)
+    both = dm.plan("roc_hist_groups", trust="both", noise="gaussian", delta=1e-9, **args)
+    assert both["local"]["answer"]["devices"] == 3936715  # as without noise=
+    assert both["two_aggregators"]["question"]["noise"] == "gaussian"
+    assert both["two_aggregators"]["answer"]["devices"] == 47422  # host-sim/sim/README.md
+    r = dm.plan("roc_hist_groups", error=0.05, confidence=0.9, eps=1, population=own_df,
+                trust="two_aggregators", noise="gaussian", delta=1e-9, check=False, bins=12,
+                data_runs=100)
+    camp = r["data_check"]["campaign"]
+    assert camp["mechanism"] == "roc_hist_2agg" and camp["noise"] == "gaussian"
+    assert camp["delta"] == 1e-9
+    assert r["data_check"]["verified"]
+
+
 @pytest.mark.parametrize("kwargs,message", [
     ({"mechanism": "roc_hist_groups", "shares": [0.6, 0.3, 0.2]}, "--shares must sum to 1"),
     ({"mechanism": "tuple_mr", "bound": "gauss"}, "bound"),

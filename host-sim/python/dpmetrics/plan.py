@@ -33,7 +33,9 @@ def plan(mechanism, *, error, confidence, devices=None, eps=None, check=True, tr
     underscores: shares=[0.6, 0.3, 0.1], base_rate=0.1, examples=30, bins=12, bound="normal",
     metrics=["tpr", "fpr"], joint=True. check=False skips the simulation check. trust
     (roc_hist_groups): "local", "two_aggregators", or "both" for {"local": ...,
-    "two_aggregators": ...}.
+    "two_aggregators": ...}; noise="gaussian" with delta=1e-9 plans the two aggregators'
+    discrete Gaussian (with trust="both", only their plan takes it), and the data check below
+    simulates that campaign ("campaign" in "data_check").
 
     population (roc_hist, roc_hist_groups): your data (a DataFrame or CSV path, as simulate()
     takes it) sets what you did not: each group's share of the devices, AUC (Mann-Whitney, ties
@@ -50,10 +52,12 @@ def plan(mechanism, *, error, confidence, devices=None, eps=None, check=True, tr
     found no verified K (the answer, with the largest K tried, is the exception's .plan)."""
     if mechanism not in MECHANISMS:
         raise ValueError(f"plan: mechanism {mechanism!r}: one of {', '.join(MECHANISMS)}")
-    if trust == "both":
+    if trust == "both":  # noise= and delta= are the two aggregators' (local DP has its own)
+        local = {k: v for k, v in options.items() if k not in ("noise", "delta")}
         return {t: plan(mechanism, error=error, confidence=confidence, devices=devices, eps=eps,
                         check=check, trust=t, population=population, data_runs=data_runs,
-                        **options) for t in ("local", "two_aggregators")}
+                        **(options if t == "two_aggregators" else local))
+                for t in ("local", "two_aggregators")}
     from_data = None
     if population is not None:
         if mechanism not in ("roc_hist", "roc_hist_groups"):
@@ -198,6 +202,8 @@ def _check_on_data(mechanism, population, result, error, confidence, trust, opti
         campaign["mechanism"] = "roc_hist_2agg" if two else "roc_hist_groups"
         if two:
             campaign["max_device_examples"] = options.get("examples", 40)
+            if options.get("noise") == "gaussian":  # the planned noise, not Laplace
+                campaign["noise"], campaign["delta"] = "gaussian", options["delta"]
         elif "group_share" in options:
             campaign["group_eps"] = e * float(options["group_share"])
         kinds = ("auc_group_unb", "auc_gap_unb")
@@ -224,6 +230,7 @@ def _check_on_data(mechanism, population, result, error, confidence, trust, opti
         k = int(k * min(max(ratio, 1.1), 4.0)) + 1
     verified = steps[-1]["verified"]
     return {"eps": e, "mode": "exact", "runs": runs, "steps": steps, "verified": verified,
+            "campaign": campaign,
             "devices": steps[-1]["devices"] if verified else None,
             "what": "your data resampled to K devices, each run's AUCs and gaps against the "
                     "data's own (unbinned) AUCs; verified when every item's 95% Clopper-Pearson "

@@ -10,7 +10,7 @@
  * `max_device_examples` (required: the most examples one device's report holds, the noise's
  * sensitivity; a population whose devices hold more is refused, a device never truncates),
  * `noise = gaussian` with `delta`: each aggregator adds a discrete Gaussian instead, its sigma2
- * from the rho whose zCDP gives each eps at delta (gauss_noise), for squared L2 sensitivity
+ * from the rho whose zCDP gives each eps at delta (dap_gauss_for_eps), for squared L2 sensitivity
  * 2 max_device_examples^2.
  *
  * Modes:
@@ -171,31 +171,6 @@ static uint64_t l2_sensitivity_sq(const sim_campaign_spec_t *sp)
     return 2u * (uint64_t)sp->max_device_examples * sp->max_device_examples;
 }
 
-/* noise = gaussian at the configuration's eps and the campaign's delta: the rho whose zCDP gives
- * that (eps, delta), each aggregator's sigma2 for it (as a DAP task's noise = gaussian: rho
- * rounded down, sigma2 up), and the eps the noise really gives (rounded up to Q16.16: what a
- * device charges, at most the eps asked). */
-static int gauss_noise(const sim_cfg_t *cfg, dpm_eps_t *charged, uint64_t *sigma2, const char **why)
-{
-    const sim_campaign_spec_t *sp = cfg->spec;
-    const uint64_t l2sq = l2_sensitivity_sq(sp);
-    /* a hair below the exact inverse, so that rounding never charges more than eps */
-    const double rho = dap_zcdp_rho_for((double)cfg->eps / 65536.0, sp->delta) * (1.0 - 1e-9);
-    if (dap_gauss_sigma2(rho, l2sq, sigma2) != 0) {
-        *why = "noise = gaussian: this eps needs sigma2 above 2^30 (the SDK's largest): raise eps "
-               "or delta";
-        return -1;
-    }
-    double eps = 0.0;
-    const double q = dap_gauss_charge_q16(l2sq, *sigma2, sp->delta, &eps);
-    if (!(q >= 1.0 && q <= (double)cfg->eps)) {
-        *why = "noise = gaussian: the eps the noise gives does not round to at most the eps asked";
-        return -1;
-    }
-    *charged = (dpm_eps_t)q;
-    return 0;
-}
-
 static int twoagg_init(sim_cfg_t *cfg, char *err, size_t errcap)
 {
     const sim_campaign_spec_t *sp = cfg->spec;
@@ -206,7 +181,8 @@ static int twoagg_init(sim_cfg_t *cfg, char *err, size_t errcap)
     const char *why = "?";
     dpm_eps_t charged = cfg->eps;
     uint64_t sigma2 = 0;
-    if (sp->noise_gauss && gauss_noise(cfg, &charged, &sigma2, &why) != 0) {
+    if (sp->noise_gauss && dap_gauss_for_eps(cfg->eps, sp->delta, l2_sensitivity_sq(sp), &sigma2,
+                                             &charged, &why) != 0) {
         return sim_mech_refused(cfg, why, err, errcap);
     }
     if ((sigma2 == 0 ? dpm_roc_central_params_init(&s->params, cfg->d, sp->nedges + 1u, sp->edges,

@@ -105,10 +105,8 @@ int sim_rocg_plan_noise(const sim_rocg_plan_t *q, dpm_eps_t eps, dpm_eps_t group
 
 /* The estimator's parameters of the roc_hist_2agg campaign at eps, as the simulator builds them
  * (mech_roc_2agg.c): discrete Laplace at eps, or (delta > 0) each aggregator's discrete Gaussian
- * of the rho whose zCDP gives (eps, delta), a hair below so that rounding never charges more,
- * sigma2 for squared L2 sensitivity 2 m² (the aggregator's dap_zcdp_rho_for, dap_gauss_sigma2),
- * and p->eps the ε a device is charged for it (dap_gauss_charge_q16: at most eps). 0, or -1
- * with why. */
+ * for (eps, delta) at squared L2 sensitivity 2 m² and p->eps the ε a device is charged for it,
+ * both from dap_gauss_for_eps as the simulator takes them. 0, or -1 with why. */
 static int central_params(const sim_rocg_plan_t *q, dpm_eps_t eps, dpm_roc_central_params_t *p,
                           const char **why)
 {
@@ -118,22 +116,14 @@ static int central_params(const sim_rocg_plan_t *q, dpm_eps_t eps, dpm_roc_centr
                    ? 0
                    : -1;
     }
-    const uint64_t l2sq = 2u * (uint64_t)q->examples * q->examples;
-    const double rho = dap_zcdp_rho_for((double)eps / 65536.0, q->delta) * (1.0 - 1e-9);
     uint64_t sigma2 = 0;
-    double e = 0.0;
-    if (dap_gauss_sigma2(rho, l2sq, &sigma2) != 0) {
-        *why = "noise gaussian: this eps needs sigma2 above 2^30 (the SDK's largest): raise eps "
-               "or delta";
+    dpm_eps_t charged = 0;
+    if (dap_gauss_for_eps(eps, q->delta, 2u * (uint64_t)q->examples * q->examples, &sigma2,
+                          &charged, why) != 0) {
         return -1;
     }
-    const double charged = dap_gauss_charge_q16(l2sq, sigma2, q->delta, &e);
-    if (!(charged >= 1.0 && charged <= (double)eps)) {
-        *why = "noise gaussian: the eps the noise gives does not round to at most the eps asked";
-        return -1;
-    }
-    return dpm_roc_central_params_init_gauss(p, G, q->bins, NULL, q->examples, (dpm_eps_t)charged,
-                                             sigma2, why) == DPM_OK
+    return dpm_roc_central_params_init_gauss(p, G, q->bins, NULL, q->examples, charged, sigma2,
+                                             why) == DPM_OK
                ? 0
                : -1;
 }

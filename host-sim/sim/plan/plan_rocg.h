@@ -42,9 +42,9 @@
  * roc_hist_2agg in exact mode.
  *
  * Discrete Gaussian (delta > 0, `--noise gaussian --delta D`): each aggregator's sigma2 at a
- * campaign ε is the simulator's (mech_roc_2agg.c: the rho whose zCDP gives (ε, δ),
- * dap_zcdp_rho_for, then dap_gauss_sigma2 for squared L2 sensitivity 2 m², and the ε a device
- * is really charged, dap_gauss_charge_q16, at most ε), s² = sigma2 in the above; the check runs
+ * campaign ε is the simulator's (dap_gauss_for_eps for squared L2 sensitivity 2 m², as
+ * mech_roc_2agg.c: the rho whose zCDP gives (ε, δ), its sigma2, and the ε a device is really
+ * charged, at most ε), s² = sigma2 in the above; the check runs
  * the campaign with noise = gaussian and that delta, and refuses to report when the simulator
  * charges another ε than the plan states. */
 #ifndef DPM_SIM_PLAN_ROCG_H
