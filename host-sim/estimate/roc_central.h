@@ -54,6 +54,15 @@ extern "C" {
 /* max_examples: the Prio3 SumVec's entries are 8-bit counts (a device's count in one cell). */
 #define DPM_ROC_CENTRAL_MAX_EXAMPLES 255u
 
+/* The squared L2 sensitivity of one device's report of at most m examples (all of them moved
+ * from one cell to another: m^2 + m^2), what a discrete Gaussian of this mechanism is calibrated
+ * to (the simulator's campaigns and the planner), the unit the Laplace noise's L1 sensitivity 2m
+ * protects. */
+static inline uint64_t dpm_roc_central_l2sq(uint32_t m)
+{
+    return 2u * (uint64_t)m * m;
+}
+
 typedef struct {
     uint32_t groups, bins;
     uint32_t max_examples; /* m: the most examples one device's report holds */

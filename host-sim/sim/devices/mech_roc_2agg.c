@@ -163,14 +163,6 @@ static int twoagg_check(const sim_scenario_t *sc, sim_campaign_spec_t *c, int *l
     return sim_mech_all_scored(sc, c, line, err, errcap);
 }
 
-/* noise = gaussian: the squared L2 sensitivity of one honest device's report (all of its m
- * examples moved from one cell to another: m^2 + m^2), the unit the Laplace noise's L1
- * sensitivity 2m protects. */
-static uint64_t l2_sensitivity_sq(const sim_campaign_spec_t *sp)
-{
-    return 2u * (uint64_t)sp->max_device_examples * sp->max_device_examples;
-}
-
 static int twoagg_init(sim_cfg_t *cfg, char *err, size_t errcap)
 {
     const sim_campaign_spec_t *sp = cfg->spec;
@@ -181,8 +173,9 @@ static int twoagg_init(sim_cfg_t *cfg, char *err, size_t errcap)
     const char *why = "?";
     dpm_eps_t charged = cfg->eps;
     uint64_t sigma2 = 0;
-    if (sp->noise_gauss && dap_gauss_for_eps(cfg->eps, sp->delta, l2_sensitivity_sq(sp), &sigma2,
-                                             &charged, &why) != 0) {
+    if (sp->noise_gauss &&
+        dap_gauss_for_eps(cfg->eps, sp->delta, dpm_roc_central_l2sq(sp->max_device_examples),
+                          &sigma2, &charged, &why) != 0) {
         return sim_mech_refused(cfg, why, err, errcap);
     }
     if ((sigma2 == 0 ? dpm_roc_central_params_init(&s->params, cfg->d, sp->nedges + 1u, sp->edges,
@@ -197,7 +190,7 @@ static int twoagg_init(sim_cfg_t *cfg, char *err, size_t errcap)
                  "roc_hist_2agg eps=%s delta=%g (gaussian) bins=%u groups=%u",
                  sp->eps_text[cfg->eps_index], sp->delta, sp->nedges + 1u, cfg->d);
         s->delta = sp->delta;
-        s->rho = (double)l2_sensitivity_sq(sp) / (2.0 * (double)sigma2);
+        s->rho = (double)dpm_roc_central_l2sq(sp->max_device_examples) / (2.0 * (double)sigma2);
     }
     /* the device's measurement as the SDK shards it, and the task: refused here if the SDK
      * cannot (bits: those of max_device_examples; chunk near sqrt(length x bits), the draft's
@@ -615,7 +608,7 @@ static int twoagg_dap_fits(const sim_cfg_t *cfg, const dpm_dap_task_t *t, uint64
                      "(this campaign's at its eps and delta, for l2_sensitivity_sq %llu): deploy "
                      "the task with noise = gaussian and that sigma2, or simulate its own rho",
                      cfg->label, (unsigned long long)s->params.sigma2,
-                     (unsigned long long)l2_sensitivity_sq(cfg->spec));
+                     (unsigned long long)dpm_roc_central_l2sq(cfg->spec->max_device_examples));
             return -1;
         }
         return 0;

@@ -118,8 +118,8 @@ static int central_params(const sim_rocg_plan_t *q, dpm_eps_t eps, dpm_roc_centr
     }
     uint64_t sigma2 = 0;
     dpm_eps_t charged = 0;
-    if (dap_gauss_for_eps(eps, q->delta, 2u * (uint64_t)q->examples * q->examples, &sigma2,
-                          &charged, why) != 0) {
+    if (dap_gauss_for_eps(eps, q->delta, dpm_roc_central_l2sq(q->examples), &sigma2, &charged,
+                          why) != 0) {
         return -1;
     }
     return dpm_roc_central_params_init_gauss(p, G, q->bins, NULL, q->examples, charged, sigma2,
