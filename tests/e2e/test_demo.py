@@ -186,9 +186,13 @@ def trust_problems(text, run):
         if line is None or j is None:
             bad.append(f"{i['kind']} {i['name']}: no row")
             continue
-        for r in (j["runs"][0], i["runs"][0]):
-            if f4(r[0]) not in line or (f4(r[1]), f4(r[2])) not in intervals(line):
-                bad.append(f"{i['name']}: {r} not printed: {line}")
+        # each model in its own column: a substring test on the whole row let a moved
+        # estimate pass whenever the other columns happened to print the same four digits
+        cols = line.split("|")
+        for r, col in ((j["runs"][0], 1), (i["runs"][0], 2)):
+            cell = cols[col].split() if len(cols) == 3 else []
+            if cell[:1] != [f4(r[0])] or intervals(cols[col]) != [(f4(r[1]), f4(r[2]))]:
+                bad.append(f"{i['name']}: {r} not printed in column {col}: {line}")
     return bad
 
 
@@ -205,6 +209,21 @@ def negative_controls():
        "negative control: a headline without the claim its interval makes is found")
     ok(disparity_problems(OLD_OUTPUT, OLD_ESTIMATES[1]) != [],
        "negative control: the old demo's largest disparity is a pair's pointwise interval")
+    # CI's run of 2026-12-07 printed a row whose true AUC and two-aggregator estimate were both
+    # 0.7984; the two-aggregator estimate moved to 0.7985 must still be caught
+    with tempfile.TemporaryDirectory(prefix="dpm-demo-trust.") as run:
+        runs = {"ldp": [0.7683, 0.5830, 0.9536], "2agg": [0.7984, 0.7915, 0.8054]}
+        for tag, r in runs.items():
+            os.makedirs(os.path.join(run, f"trust-{tag}"))
+            with open(os.path.join(run, f"trust-{tag}", "results.json"), "w") as f:
+                json.dump({"configs": [{"reports": DEVICES, "items": [
+                    {"kind": "auc_group", "name": "big", "runs": [r]}]}]}, f)
+        row = ("Two trust models\n           AUC big  0.7984 |   0.7683    [0.5830, 0.9536]  "
+               "-0.0301 |   {}    [0.7915, 0.8054]  +0.0001\n\n")
+        ok(trust_problems(row.format("0.7984"), run) == [] and
+           trust_problems(row.format("0.7985"), run) != [],
+           "negative control: a moved two-aggregator estimate equal to the true AUC's digits is "
+           "caught", trust_problems(row.format("0.7984"), run))
 
 
 def main():
