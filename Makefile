@@ -336,12 +336,19 @@ TEST_LEAVE_OUT ?=
 TEST_POOL ?= tests/unit/test_fuzz_targets.sh tests/unit/test_mech_variants.sh \
              tests/unit/test_constant_time.sh tests/unit/test_kconfig_lib.sh \
              tests/unit/test_fedauc_optional.sh
+# TEST_IDLE: scripts that mostly wait (timeouts, clock periods, PostgreSQL, a browser: under a
+# third of their wall time on CPU) and open their servers on port 0 in their own temporary
+# folders; they run in a lane of their own beside the other two (.make/run-tests.sh).
+TEST_IDLE ?= tests/e2e/test_collector_pg.py tests/e2e/test_collector_fedauc_trust.py \
+             tests/e2e/test_collector_fedauc_ops.py tests/e2e/test_console.py \
+             tests/e2e/test_collector_dap.py tests/e2e/test_collector_attacks.py \
+             tests/e2e/test_collector_fedauc.py tests/e2e/test_collector_http.py
 # TEST_LANES: the scripts' lane and the programs' (.make/run-tests.sh: why not more here)
 TEST_LANES ?= 2
 test: deps
 	@$(MAKE) --no-print-directory all
 	@OUT=$(OUT) NM=$(NM) CC=$(CC) PYTHON=$(PYTHON) BUILD_DIR=$(BUILD_DIR) TEST_LANES=$(TEST_LANES) \
-	  TEST_POOL="$(TEST_POOL)" \
+	  TEST_POOL="$(TEST_POOL)" TEST_IDLE="$(TEST_IDLE)" \
 	  bash .make/run-tests.sh $(filter-out $(TEST_LEAVE_OUT),$(TEST_BINS)) $(TEST_SCRIPTS)
 
 LINT_SRCS = $(shell find sdk port -name '*.[ch]' -not -path '*/config/*' -not -name '*.pb.[ch]' \

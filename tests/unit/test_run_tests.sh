@@ -105,6 +105,18 @@ most=$(sort -n "$work/overlap" | tail -n 1)
 tap "$([ "$two" = "4 passed, 0 failed, 0 skipped" ] && [ "$(sort "$work/tally" | tr '\n' ' ')" = "s1 s2 s3 s4 " ] &&
        [ "$most" = 2 ]; echo $?)" \
     "TEST_POOL scripts run beside the other scripts: two scripts ran at once ($most), each once ($two)"
+# TEST_IDLE: scripts that mostly wait get a lane of their own beside the scripts' lane; without
+# it (the negative control) the same four scripts never overlap.
+: >"$work/tally"; : >"$work/overlap"
+two=$(run env TEST_LANES=2 TEST_IDLE="$work/s_3.sh $work/s_4.sh" bash .make/run-tests.sh "$work"/s_{1,2,3,4}.sh)
+idle_most=$(sort -n "$work/overlap" | tail -n 1)
+idle_tally=$(sort "$work/tally" | tr '\n' ' ')
+: >"$work/tally"; : >"$work/overlap"
+run env TEST_LANES=2 bash .make/run-tests.sh "$work"/s_{1,2,3,4}.sh >/dev/null
+plain_most=$(sort -n "$work/overlap" | tail -n 1)
+tap "$([ "$two" = "4 passed, 0 failed, 0 skipped" ] && [ "$idle_tally" = "s1 s2 s3 s4 " ] &&
+       [ "$idle_most" = 2 ] && [ "$plain_most" = 1 ]; echo $?)" \
+    "TEST_IDLE scripts run in their own lane: two scripts at once ($idle_most; without it $plain_most), each once ($two)"
 # More lanes (TEST_LANES=3): three lanes take programs at once; two lanes never run three (the
 # same queue, the negative control).
 : >"$work/tally"; : >"$work/overlap"
