@@ -194,6 +194,109 @@ static int cell(repro_t *r, const char *table, const char *row, const char *col,
                           "sd within +-30% of the printed sd", match, -1);
 }
 
+/* One row of the paper's tables at one N, as repro dpauc and repro fhauc walk them: data set
+ * ds's row z (the seed its runs derive from, its data's exact AUC), the k-th N of kN, its
+ * thresholds and the parties' true counts at them. */
+typedef struct {
+    const dataset_t *ds;
+    uint32_t z, k, n;
+    uint64_t seed;
+    double truth;
+    const uint32_t *thr;
+    const party_t *parties;
+} row_t;
+
+/* fn(ctx, row) at every row of both data sets and every N; after each row's Ns, "  WHAT: NAME
+ * ROW done (T s)" on stderr when o->progress. The first failure ends the walk: 0 or -1. */
+static int each_row(const repro_opts_t *o, const char *what, double start,
+                    int (*fn)(void *ctx, const row_t *w), void *ctx)
+{
+    party_t *parties = malloc(PARTIES * sizeof(*parties));
+    int st = parties != NULL ? 0 : -1;
+    for (int s = 0; s < 2 && st == 0; s++) {
+        const dataset_t *ds = &kSets[s];
+        for (uint32_t z = 0; z < NSIZES && st == 0; z++) {
+            auc_data_t d;
+            row_t w = {ds, z, 0, 0, 0, 0.0, NULL, parties};
+            if (row_data(s, z, &d, &w.seed) != 0) {
+                st = -1;
+                break;
+            }
+            w.truth = auc_data_exact(&d);
+            for (uint32_t k = 0; k < NNS && st == 0; k++) {
+                uint32_t thr[DPM_DPAUC_EST_MAX_N];
+                w.k = k;
+                w.n = kN[k];
+                w.thr = thr;
+                st = dpm_dpauc_linspace(w.n, thr) == DPM_OK ? 0 : -1;
+                if (st != 0) {
+                    break;
+                }
+                party_counts(&d, thr, w.n, parties);
+                st = fn(ctx, &w);
+            }
+            if (o->progress) {
+                fprintf(stderr, "  %s: %s %s done (%.1f s)\n", what, ds->name, ds->row[z],
+                        sim_now() - start);
+            }
+            auc_data_free(&d);
+        }
+    }
+    free(parties);
+    return st;
+}
+
+typedef struct {
+    repro_t *r;
+    uint32_t runs;
+} dpauc_ctx_t;
+
+/* repro dpauc's cells of one row at one N: the paper's columns at each eps, the small-data
+ * claim (row n=1e2), the server variants. */
+static int dpauc_row(void *ctx, const row_t *w)
+{
+    repro_t *r = ((dpauc_ctx_t *)ctx)->r;
+    uint32_t runs = ((dpauc_ctx_t *)ctx)->runs, n = w->n, z = w->z, k = w->k;
+    const dataset_t *ds = w->ds;
+    const party_t *parties = w->parties;
+    const uint32_t *thr = w->thr;
+    char row[64];
+    snprintf(row, sizeof(row), "%s N=%u", ds->row[z], n);
+    int st = 0;
+    for (int e = 0; e < 2 && st == 0; e++) {
+        repro_moments_t m;
+        char col[64];
+        uint64_t key = sim_stream_key(w->seed, k, (uint64_t)e + 2);
+        st = runs_of(parties, thr, n, kEps[e], 8.0, n <= SDK_N, DPM_DPAUC_SERVER_B, key, runs, &m);
+        if (st != 0) {
+            break;
+        }
+        snprintf(col, sizeof(col), "eps=%g mean", kEps[e]);
+        st |= cell(r, ds->table, row, col, repro_moments_mean(&m), 0);
+        snprintf(col, sizeof(col), "eps=%g sd", kEps[e]);
+        st |= cell(r, ds->table, row, col, repro_moments_sd_pop(&m), z == NSIZES - 1);
+        if (z == 0) {
+            char srow[96];
+            snprintf(srow, sizeof(srow), "%s %s", ds->name, row);
+            double dev = fmax(fabs(repro_moments_mean(&m) - w->truth), repro_moments_sd_pop(&m));
+            snprintf(col, sizeof(col), "eps=%g max(|mean-AUC|, sd)", kEps[e]);
+            st |=
+                repro_own_cell(r, "small_n", srow, col, 1.0, dev, REPRO_SELF, "> 1", dev > 1.0, 3);
+        }
+    }
+    for (int v = 0; v < 3 && st == 0; v++) {
+        repro_moments_t m;
+        char vrow[96];
+        snprintf(vrow, sizeof(vrow), "%s %s", ds->name, row);
+        st = runs_of(parties, thr, n, 1.0, kVariants[v].mult, 0, kVariants[v].server,
+                     sim_stream_key(w->seed, k, 10u + (uint64_t)v), runs, &m);
+        st |= st == 0 ? repro_own_cell(r, "variants", vrow, kVariants[v].col, NAN,
+                                       repro_moments_sd_pop(&m), REPRO_INFO, "info", 0, -1)
+                      : 0;
+    }
+    return st;
+}
+
 int repro_dpauc(const repro_opts_t *o, repro_t *r, double *seconds)
 {
     double start = sim_now();
@@ -211,70 +314,8 @@ int repro_dpauc(const repro_opts_t *o, repro_t *r, double *seconds)
                 "Server A (Sun et al.'s code: clamp, sort, trapezoid) and B at the published "
                 "scale 4N/eps (spends eps/2 for one label) and B at the tight 2N/eps (spends eps). "
                 "Synthetic data as the tables; shown for comparison, not counted.");
-    party_t *parties = malloc(PARTIES * sizeof(*parties));
-    int st = parties != NULL ? 0 : -1;
-    for (int s = 0; s < 2 && st == 0; s++) {
-        const dataset_t *ds = &kSets[s];
-        for (uint32_t z = 0; z < NSIZES && st == 0; z++) {
-            auc_data_t d;
-            uint64_t seed = 0;
-            if (row_data(s, z, &d, &seed) != 0) {
-                st = -1;
-                break;
-            }
-            double truth = auc_data_exact(&d);
-            for (uint32_t k = 0; k < NNS && st == 0; k++) {
-                uint32_t n = kN[k], thr[DPM_DPAUC_EST_MAX_N];
-                char row[64];
-                snprintf(row, sizeof(row), "%s N=%u", ds->row[z], n);
-                st = dpm_dpauc_linspace(n, thr) == DPM_OK ? 0 : -1;
-                if (st != 0) {
-                    break;
-                }
-                party_counts(&d, thr, n, parties);
-                for (int e = 0; e < 2 && st == 0; e++) {
-                    repro_moments_t m;
-                    char col[64];
-                    uint64_t key = sim_stream_key(seed, k, (uint64_t)e + 2);
-                    st = runs_of(parties, thr, n, kEps[e], 8.0, n <= SDK_N, DPM_DPAUC_SERVER_B, key,
-                                 runs, &m);
-                    if (st != 0) {
-                        break;
-                    }
-                    snprintf(col, sizeof(col), "eps=%g mean", kEps[e]);
-                    st |= cell(r, ds->table, row, col, repro_moments_mean(&m), 0);
-                    snprintf(col, sizeof(col), "eps=%g sd", kEps[e]);
-                    st |= cell(r, ds->table, row, col, repro_moments_sd_pop(&m), z == NSIZES - 1);
-                    if (z == 0) {
-                        char srow[96];
-                        snprintf(srow, sizeof(srow), "%s %s", ds->name, row);
-                        double dev =
-                            fmax(fabs(repro_moments_mean(&m) - truth), repro_moments_sd_pop(&m));
-                        snprintf(col, sizeof(col), "eps=%g max(|mean-AUC|, sd)", kEps[e]);
-                        st |= repro_own_cell(r, "small_n", srow, col, 1.0, dev, REPRO_SELF, "> 1",
-                                             dev > 1.0, 3);
-                    }
-                }
-                for (int v = 0; v < 3 && st == 0; v++) {
-                    repro_moments_t m;
-                    char vrow[96];
-                    snprintf(vrow, sizeof(vrow), "%s %s", ds->name, row);
-                    st = runs_of(parties, thr, n, 1.0, kVariants[v].mult, 0, kVariants[v].server,
-                                 sim_stream_key(seed, k, 10u + (uint64_t)v), runs, &m);
-                    st |= st == 0
-                              ? repro_own_cell(r, "variants", vrow, kVariants[v].col, NAN,
-                                               repro_moments_sd_pop(&m), REPRO_INFO, "info", 0, -1)
-                              : 0;
-                }
-            }
-            if (o->progress) {
-                fprintf(stderr, "  dpauc: %s %s done (%.1f s)\n", ds->name, ds->row[z],
-                        sim_now() - start);
-            }
-            auc_data_free(&d);
-        }
-    }
-    free(parties);
+    dpauc_ctx_t c = {r, runs};
+    int st = each_row(o, "dpauc", start, dpauc_row, &c);
     if (st == 0) {
         st = repro_write_outputs(
             r, o->out_dir, "dpauc",
@@ -374,6 +415,74 @@ static int two_aggregators(const party_t *parties, uint32_t n, uint64_t seed, do
     free(k);
     return st;
 }
+/* repro fhauc's cells of one row at one N: the two aggregators' exact sums against the
+ * plaintext, and central DP beside DPAUC at eps = 1. */
+static int fhauc_row(void *ctx, const row_t *w)
+{
+    repro_t *r = ctx;
+    uint32_t n = w->n, k = w->k;
+    uint64_t seed = w->seed;
+    const party_t *parties = w->parties;
+    double plain_tp[DPM_DPAUC_EST_MAX_N] = {0}, plain_fp[DPM_DPAUC_EST_MAX_N] = {0};
+    double exact[2 * DPM_DPAUC_EST_MAX_N];
+    char row[96];
+    snprintf(row, sizeof(row), "%s %s N=%u", w->ds->name, w->ds->row[w->z], n);
+    int st = two_aggregators(parties, n, sim_stream_key(seed, k, 99), exact);
+    if (st != 0) {
+        return st;
+    }
+    double worst = 0.0;
+    for (uint32_t p = 0; p < PARTIES; p++) {
+        for (uint32_t j = 0; j < n; j++) {
+            plain_tp[j] += (double)parties[p].tp[j];
+            plain_fp[j] += (double)parties[p].fp[j];
+        }
+    }
+    for (uint32_t j = 0; j < n; j++) {
+        worst = fmax(worst, fmax(fabs(exact[j] - plain_tp[j]), fabs(exact[n + j] - plain_fp[j])));
+    }
+    double plain = auc_eq2(plain_tp, plain_fp, n);
+    double agg = auc_eq2(exact, exact + n, n);
+    st |= repro_own_cell(r, "exact", row, "max |sum - plaintext|", 0.0, worst, REPRO_SELF, "= 0",
+                         worst == 0.0, 0);
+    st |= repro_own_cell(r, "exact", row, "AUC two aggregators - plaintext", 0.0, agg - plain,
+                         REPRO_SELF, "= 0", agg == plain, -1);
+    st |= repro_own_cell(r, "exact", row, "AUC (Eq. 2)", NAN, agg, REPRO_INFO, "info", 0, 6);
+    /* central DP: the exact sums plus the two aggregators' draws (exact mode) */
+    sim_rng_t rng;
+    sim_rng_init(&rng, sim_stream_key(seed, k, 100));
+    double sq = 0.0, t = 2.0 * n / 1.0;
+    uint32_t defined = 0;
+    for (uint32_t run = 0; run < FHAUC_RUNS; run++) {
+        double ntp[DPM_DPAUC_EST_MAX_N], nfp[DPM_DPAUC_EST_MAX_N];
+        for (uint32_t j = 0; j < n; j++) {
+            ntp[j] = exact[j] + (double)sim_rng_dlap_sum(&rng, 2, t);
+            nfp[j] = exact[n + j] + (double)sim_rng_dlap_sum(&rng, 2, t);
+        }
+        double e = auc_eq2(ntp, nfp, n) - plain;
+        if (isfinite(e)) { /* a class total noised to <= 0: no AUC, as DPAUC's */
+            sq += e * e;
+            defined++;
+        }
+    }
+    repro_moments_t m;
+    st |= runs_of(parties, w->thr, n, 1.0, 4.0, 0, DPM_DPAUC_SERVER_B, sim_stream_key(seed, k, 101),
+                  FHAUC_RUNS, &m);
+    double two = defined > 0 ? sqrt(sq / defined) : NAN;
+    double dp = sqrt(repro_moments_sd_pop(&m) * repro_moments_sd_pop(&m) +
+                     pow(repro_moments_mean(&m) - plain, 2));
+    st |= repro_own_cell(r, "central_eps1", row, "two aggregators", NAN, two, REPRO_INFO, "info", 0,
+                         -1);
+    st |= repro_own_cell(r, "central_eps1", row, "dpauc 4N/eps (server B)", NAN, dp, REPRO_INFO,
+                         "info", 0, -1);
+    st |= repro_own_cell(r, "central_eps1", row, "dpauc / two aggregators", NAN, dp / two,
+                         REPRO_INFO, "info", 0, -1);
+    st |= repro_own_cell(r, "central_eps1", row, "two aggregators: runs without", NAN,
+                         (double)(FHAUC_RUNS - defined), REPRO_INFO, "info", 0, 0);
+    st |= repro_own_cell(r, "central_eps1", row, "dpauc: runs without", NAN,
+                         (double)(FHAUC_RUNS - m.n), REPRO_INFO, "info", 0, 0);
+    return st;
+}
 
 int repro_fhauc(const repro_opts_t *o, repro_t *r, double *seconds)
 {
@@ -394,92 +503,7 @@ int repro_fhauc(const repro_opts_t *o, repro_t *r, double *seconds)
         "noised class totals stay positive (the last column: how many did not). DPAUC: every "
         "party's counts at the published calibration 4N / eps (server B), the same unit "
         "and eps. Synthetic data as repro dpauc's.");
-    party_t *parties = malloc(PARTIES * sizeof(*parties));
-    int st = parties != NULL ? 0 : -1;
-    for (int s = 0; s < 2 && st == 0; s++) {
-        const dataset_t *ds = &kSets[s];
-        for (uint32_t z = 0; z < NSIZES && st == 0; z++) {
-            auc_data_t d;
-            uint64_t seed = 0;
-            if (row_data(s, z, &d, &seed) != 0) {
-                st = -1;
-                break;
-            }
-            for (uint32_t k = 0; k < NNS && st == 0; k++) {
-                uint32_t n = kN[k], thr[DPM_DPAUC_EST_MAX_N];
-                double plain_tp[DPM_DPAUC_EST_MAX_N] = {0}, plain_fp[DPM_DPAUC_EST_MAX_N] = {0};
-                double exact[2 * DPM_DPAUC_EST_MAX_N];
-                char row[96];
-                snprintf(row, sizeof(row), "%s %s N=%u", ds->name, ds->row[z], n);
-                st = dpm_dpauc_linspace(n, thr) == DPM_OK ? 0 : -1;
-                if (st == 0) {
-                    party_counts(&d, thr, n, parties);
-                    st = two_aggregators(parties, n, sim_stream_key(seed, k, 99), exact);
-                }
-                if (st != 0) {
-                    break;
-                }
-                double worst = 0.0;
-                for (uint32_t p = 0; p < PARTIES; p++) {
-                    for (uint32_t j = 0; j < n; j++) {
-                        plain_tp[j] += (double)parties[p].tp[j];
-                        plain_fp[j] += (double)parties[p].fp[j];
-                    }
-                }
-                for (uint32_t j = 0; j < n; j++) {
-                    worst = fmax(worst, fmax(fabs(exact[j] - plain_tp[j]),
-                                             fabs(exact[n + j] - plain_fp[j])));
-                }
-                double plain = auc_eq2(plain_tp, plain_fp, n);
-                double agg = auc_eq2(exact, exact + n, n);
-                st |= repro_own_cell(r, "exact", row, "max |sum - plaintext|", 0.0, worst,
-                                     REPRO_SELF, "= 0", worst == 0.0, 0);
-                st |= repro_own_cell(r, "exact", row, "AUC two aggregators - plaintext", 0.0,
-                                     agg - plain, REPRO_SELF, "= 0", agg == plain, -1);
-                st |= repro_own_cell(r, "exact", row, "AUC (Eq. 2)", NAN, agg, REPRO_INFO, "info",
-                                     0, 6);
-                /* central DP: the exact sums plus the two aggregators' draws (exact mode) */
-                sim_rng_t rng;
-                sim_rng_init(&rng, sim_stream_key(seed, k, 100));
-                double sq = 0.0, t = 2.0 * n / 1.0;
-                uint32_t defined = 0;
-                for (uint32_t run = 0; run < FHAUC_RUNS; run++) {
-                    double ntp[DPM_DPAUC_EST_MAX_N], nfp[DPM_DPAUC_EST_MAX_N];
-                    for (uint32_t j = 0; j < n; j++) {
-                        ntp[j] = exact[j] + (double)sim_rng_dlap_sum(&rng, 2, t);
-                        nfp[j] = exact[n + j] + (double)sim_rng_dlap_sum(&rng, 2, t);
-                    }
-                    double e = auc_eq2(ntp, nfp, n) - plain;
-                    if (isfinite(e)) { /* a class total noised to <= 0: no AUC, as DPAUC's */
-                        sq += e * e;
-                        defined++;
-                    }
-                }
-                repro_moments_t m;
-                st |= runs_of(parties, thr, n, 1.0, 4.0, 0, DPM_DPAUC_SERVER_B,
-                              sim_stream_key(seed, k, 101), FHAUC_RUNS, &m);
-                double two = defined > 0 ? sqrt(sq / defined) : NAN;
-                double dp = sqrt(repro_moments_sd_pop(&m) * repro_moments_sd_pop(&m) +
-                                 pow(repro_moments_mean(&m) - plain, 2));
-                st |= repro_own_cell(r, "central_eps1", row, "two aggregators", NAN, two,
-                                     REPRO_INFO, "info", 0, -1);
-                st |= repro_own_cell(r, "central_eps1", row, "dpauc 4N/eps (server B)", NAN, dp,
-                                     REPRO_INFO, "info", 0, -1);
-                st |= repro_own_cell(r, "central_eps1", row, "dpauc / two aggregators", NAN,
-                                     dp / two, REPRO_INFO, "info", 0, -1);
-                st |= repro_own_cell(r, "central_eps1", row, "two aggregators: runs without", NAN,
-                                     (double)(FHAUC_RUNS - defined), REPRO_INFO, "info", 0, 0);
-                st |= repro_own_cell(r, "central_eps1", row, "dpauc: runs without", NAN,
-                                     (double)(FHAUC_RUNS - m.n), REPRO_INFO, "info", 0, 0);
-            }
-            if (o->progress) {
-                fprintf(stderr, "  fhauc: %s %s done (%.1f s)\n", ds->name, ds->row[z],
-                        sim_now() - start);
-            }
-            auc_data_free(&d);
-        }
-    }
-    free(parties);
+    int st = each_row(o, "fhauc", start, fhauc_row, r);
     *seconds = sim_now() - start;
     if (st == 0) {
         st = repro_write_outputs(
