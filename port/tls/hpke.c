@@ -14,6 +14,14 @@
 #include "mbedtls/platform_util.h"
 #include "mbedtls/ecdh.h" /* with the Everest variant: everest/x25519.h */
 
+/* X25519 over 64-bit limbs where the compiler has unsigned __int128 (faster than Everest's
+ * generic code: an aggregator does one per input share), Everest elsewhere or when
+ * DPM_X25519_PORTABLE is defined (tests/vectors/test_x25519.c checks both against RFC 7748). */
+#if defined(__SIZEOF_INT128__) && !defined(DPM_X25519_PORTABLE)
+#define DPM_X25519_64 1
+#include "x25519_64.h"
+#endif
+
 /* A decision on secret-derived data that is public by design (see sdk/src/internal/
  * dpm_internal.h): nothing here, valgrind's MAKE_MEM_DEFINED in the constant-time check. */
 #ifndef DPM_CT_DECLASSIFY
@@ -121,7 +129,19 @@ static dpm_status_t labeled_expand(const uint8_t *suite, size_t suite_len,
  * result (a point of small order), which RFC 9180 §7.1.4 requires to abort. */
 static dpm_status_t x25519(uint8_t out[32], const uint8_t scalar[32], const uint8_t point[32])
 {
-#if defined(MBEDTLS_ECDH_VARIANT_EVEREST_ENABLED)
+#if defined(DPM_X25519_64)
+    dpm_x25519_64(out, scalar, point);
+    uint8_t any = 0; /* OR of every byte: no early exit on the secret result */
+    for (size_t i = 0; i < 32; i++) {
+        any |= out[i];
+    }
+    int zero = any == 0;
+    DPM_CT_DECLASSIFY(zero); /* the abort is public (RFC 9180 §7.1.4), as Everest's check */
+    if (zero) {
+        return DPM_ERR_CORRUPT;
+    }
+    return DPM_OK;
+#elif defined(MBEDTLS_ECDH_VARIANT_EVEREST_ENABLED)
     mbedtls_x25519_context x;
     mbedtls_x25519_init(&x);
     memcpy(x.our_secret, scalar, 32);
