@@ -49,6 +49,13 @@ void dap_aggregator_free(dap_aggregator_t *a)
     }
 }
 
+void dap_aggregator_lock(const dap_aggregator_t *a, int on)
+{
+    if (a->lock != NULL) {
+        a->lock(a->lock_ctx, on);
+    }
+}
+
 void dap_aggregator_collect_init(const dap_aggregator_t *a, const dap_interval_t *iv,
                                  dap_store_release_fn release, void *release_ctx,
                                  dap_store_collect_t *c)
@@ -193,7 +200,8 @@ static int job_alloc(job_t *j, size_t n, size_t share_bytes, size_t resp_cap)
 
 /* Each VerifyInit through the helper's step: the outcomes, the continue responses. 0, or -1
  * (a response larger than the job's buffer: a server error). */
-static int run_reports(dap_helper_t *h, const dap_agg_job_init_req_t *req, uint64_t now_s, job_t *j)
+static int run_reports(const dap_helper_t *h, agg_role_t *role, const dap_agg_job_init_req_t *req,
+                       uint64_t now_s, job_t *j)
 {
     const dpm_prio3_t *v = &h->task->vdaf;
     size_t pos = 0;
@@ -208,7 +216,7 @@ static int run_reports(dap_helper_t *h, const dap_agg_job_init_req_t *req, uint6
         if (code == 0) {
             int finished = 0;
             size_t n = 0;
-            if (agg_role_helper_init(&h->role, &vi, share, &finished, j->resp + j->resp_used,
+            if (agg_role_helper_init(role, &vi, share, &finished, j->resp + j->resp_used,
                                      j->resp_cap - j->resp_used, &n) != DPM_OK) {
                 return -1;
             }
@@ -281,11 +289,22 @@ void dap_helper_aggregation_job(dap_helper_t *h, const uint8_t *body, size_t len
         dap_answer_set(a, 500, NULL, "out of memory for a job of %zu reports", req.verify_inits.n);
         return;
     }
-    if (run_reports(h, &req, now_s, &j) != 0) {
+    /* the reports' work with a role of this job's own (its buffers are per-report scratch), out
+     * of the store's lock: several jobs run at once; only the commit is serialized */
+    agg_role_t role;
+    if (agg_role_init(&role, h->task, DPM_DAP_ROLE_HELPER, &h->role.key, h->role.verify_key) != 0) {
+        dap_answer_set(a, 500, NULL, "out of memory for a job of %zu reports", req.verify_inits.n);
+        job_free(&j);
+        return;
+    }
+    int ran = run_reports(h, &role, &req, now_s, &j);
+    agg_role_free(&role);
+    if (ran != 0) {
         dap_answer_set(a, 500, NULL, "a helper response did not fit its buffer");
         job_free(&j);
         return;
     }
+    dap_aggregator_lock(h, 1);
     int rc = dap_store_commit(h->store, h->task->id, a->id, digest, j.o, j.n, v->out_share_bytes,
                               dap_vdaf_merge, (void *)v, j.errors);
     if (rc != DAP_STORE_OK && rc != DAP_STORE_ALREADY) {
@@ -293,6 +312,9 @@ void dap_helper_aggregation_job(dap_helper_t *h, const uint8_t *body, size_t len
                        rc == DAP_STORE_CONFLICT ? "invalidMessage" : NULL, "%s",
                        rc == DAP_STORE_CONFLICT ? "another request under this aggregation job's id"
                                                 : dap_store_error(h->store));
+    }
+    dap_aggregator_lock(h, 0);
+    if (rc != DAP_STORE_OK && rc != DAP_STORE_ALREADY) {
         job_free(&j);
         return;
     }

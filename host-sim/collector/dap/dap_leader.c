@@ -129,18 +129,80 @@ static int job_room(dap_leader_job_t *j, size_t state_bytes, size_t need)
     return 0;
 }
 
+/* The job's stored reports as the store hands them (under its lock): copied, to be opened and
+ * verified after the lock is given back. */
 typedef struct {
-    dap_leader_t *l;
-    dap_leader_job_t *j;
-} build_t;
+    uint8_t *buf; /* the reports back to back */
+    size_t len, cap;
+    size_t *at, *rlen;
+    uint8_t (*ids)[DPM_DAP_REPORT_ID_BYTES];
+    uint64_t *buckets;
+    size_t n, ncap;
+    int failed;
+} fetched_t;
+
+static void fetched_free(fetched_t *f)
+{
+    if (f->buf != NULL) { /* sealed reports: nothing secret, but no reason to leave them */
+        memset(f->buf, 0, f->len);
+    }
+    free(f->buf);
+    free(f->at);
+    free(f->rlen);
+    free(f->ids);
+    free(f->buckets);
+    memset(f, 0, sizeof(*f));
+}
+
+static void keep_report(void *ctx, const uint8_t id[DPM_DAP_REPORT_ID_BYTES], uint64_t bucket,
+                        const uint8_t *report, size_t len)
+{
+    fetched_t *f = ctx;
+    if (f->failed) {
+        return;
+    }
+    if (f->n == f->ncap) {
+        size_t cap = f->ncap ? 2 * f->ncap : 64;
+        void *at = realloc(f->at, cap * sizeof(*f->at));
+        f->at = at != NULL ? at : f->at;
+        void *rl = realloc(f->rlen, cap * sizeof(*f->rlen));
+        f->rlen = rl != NULL ? rl : f->rlen;
+        void *ids = realloc(f->ids, cap * sizeof(*f->ids));
+        f->ids = ids != NULL ? ids : f->ids;
+        void *b = realloc(f->buckets, cap * sizeof(*f->buckets));
+        f->buckets = b != NULL ? b : f->buckets;
+        if (at == NULL || rl == NULL || ids == NULL || b == NULL) {
+            f->failed = 1;
+            return;
+        }
+        f->ncap = cap;
+    }
+    if (f->len + len > f->cap) {
+        size_t cap = 2 * (f->len + len);
+        void *buf = realloc(f->buf, cap);
+        if (buf == NULL) {
+            f->failed = 1;
+            return;
+        }
+        f->buf = buf;
+        f->cap = cap;
+    }
+    if (len > 0) {
+        memcpy(f->buf + f->len, report, len);
+    }
+    f->at[f->n] = f->len;
+    f->rlen[f->n] = len;
+    memcpy(f->ids[f->n], id, DPM_DAP_REPORT_ID_BYTES);
+    f->buckets[f->n] = bucket;
+    f->len += len;
+    f->n++;
+}
 
 /* One stored report of the job: its VerifyInit appended, or its own rejection kept. */
-static void add_report(void *ctx, const uint8_t id[DPM_DAP_REPORT_ID_BYTES], uint64_t bucket,
+static void add_report(dap_leader_job_t *j, agg_role_t *role, const dpm_prio3_t *v,
+                       const uint8_t id[DPM_DAP_REPORT_ID_BYTES], uint64_t bucket,
                        const uint8_t *report, size_t len)
 {
-    build_t *b = ctx;
-    dap_leader_job_t *j = b->j;
-    const dpm_prio3_t *v = &b->l->task->vdaf;
     if (j->failed || job_room(j, v->state_bytes, len + 64u + v->verifier_share_bytes) != 0) {
         j->failed = 1;
         return;
@@ -149,7 +211,7 @@ static void add_report(void *ctx, const uint8_t id[DPM_DAP_REPORT_ID_BYTES], uin
     memcpy(j->ids[i], id, DPM_DAP_REPORT_ID_BYTES);
     j->buckets[i] = bucket;
     uint8_t code = 0;
-    dpm_status_t st = agg_role_leader_init(&b->l->role, report, len, j->states + i * v->state_bytes,
+    dpm_status_t st = agg_role_leader_init(role, report, len, j->states + i * v->state_bytes,
                                            j->req + j->req_len, j->req_cap - j->req_len, &n, &code);
     if (st == DPM_OK) {
         j->req_len += n;
@@ -158,13 +220,43 @@ static void add_report(void *ctx, const uint8_t id[DPM_DAP_REPORT_ID_BYTES], uin
     j->errors[i] = st == DPM_OK ? 0 : (code != 0 ? code : DAP_REPORT_ERROR_INVALID_MESSAGE);
 }
 
+/* The job's reports, claimed (a new job) or taken over (a stale one), under the store's lock:
+ * 1, 0 (nothing to do) or -1 (why says). */
+static int fetch_job(dap_leader_t *l, uint32_t max, uint64_t now_s, uint64_t stale_s,
+                     dap_leader_job_t *j, fetched_t *f, char *why, size_t whycap)
+{
+    int stale = dap_store_stale_job(l->store, l->task->id, now_s > stale_s ? now_s - stale_s : 0,
+                                    now_s, j->id);
+    int64_t got;
+    if (stale == 1) {
+        got = dap_store_job_reports(l->store, l->task->id, j->id, keep_report, f);
+    } else if (stale == 0) {
+        for (size_t k = 0; k < sizeof(j->id); k += 8) { /* a new job's id */
+            uint64_t w = 0;
+            if (dpm_rand_bits(l->rand, 64, &w) != DPM_OK) {
+                snprintf(why, whycap, "the leader's random source failed");
+                return -1;
+            }
+            memcpy(j->id + k, &w, 8);
+        }
+        got = dap_store_claim(l->store, l->task->id, j->id, max, now_s, keep_report, f);
+    } else {
+        got = -1;
+    }
+    if (got < 0 || f->failed) {
+        snprintf(why, whycap, "%s",
+                 f->failed ? "out of memory for a job" : dap_store_error(l->store));
+        return -1;
+    }
+    return got > 0;
+}
+
 int dap_leader_job_start(dap_leader_t *l, uint32_t max, uint64_t now_s, uint64_t stale_s,
                          dap_leader_job_t *j, char *why, size_t whycap)
 {
     memset(j, 0, sizeof(*j));
     dap_agg_job_init_req_t head;
     memset(&head, 0, sizeof(head)); /* verification key 0, no parameter, no extension */
-    build_t b = {l, j};
     if (job_room(j, l->task->vdaf.state_bytes, 64) != 0 ||
         dap_msg_agg_job_init_req_encode(&head, j->req, j->req_cap, &j->req_len) != DPM_OK) {
         snprintf(why, whycap, "out of memory for a job");
@@ -172,34 +264,36 @@ int dap_leader_job_start(dap_leader_t *l, uint32_t max, uint64_t now_s, uint64_t
         return -1;
     }
     size_t head_len = j->req_len;
-    int stale = dap_store_stale_job(l->store, l->task->id, now_s > stale_s ? now_s - stale_s : 0,
-                                    now_s, j->id);
-    int64_t got;
-    if (stale == 1) {
-        got = dap_store_job_reports(l->store, l->task->id, j->id, add_report, &b);
-    } else if (stale == 0) {
-        for (size_t k = 0; k < sizeof(j->id); k += 8) { /* a new job's id */
-            uint64_t w = 0;
-            if (dpm_rand_bits(l->rand, 64, &w) != DPM_OK) {
-                snprintf(why, whycap, "the leader's random source failed");
-                dap_leader_job_free(j);
-                return -1;
-            }
-            memcpy(j->id + k, &w, 8);
-        }
-        got = dap_store_claim(l->store, l->task->id, j->id, max, now_s, add_report, &b);
-    } else {
+    fetched_t f;
+    memset(&f, 0, sizeof(f));
+    dap_aggregator_lock(l, 1);
+    int got = fetch_job(l, max, now_s, stale_s, j, &f, why, whycap);
+    dap_aggregator_lock(l, 0);
+    /* each report opened and its proof's verification started with a role of this job's own
+     * (its buffers are per-report scratch), out of the store's lock: another driver's job, an
+     * upload or a commit goes on meanwhile. The order is the store's: a stale job's request is
+     * byte for byte the first one's. */
+    agg_role_t role;
+    if (got == 1 &&
+        agg_role_init(&role, l->task, DPM_DAP_ROLE_LEADER, &l->role.key, l->role.verify_key) != 0) {
+        snprintf(why, whycap, "out of memory for a job");
         got = -1;
     }
-    if (got < 0 || j->failed) {
-        snprintf(why, whycap, "%s",
-                 j->failed ? "out of memory for a job" : dap_store_error(l->store));
-        dap_leader_job_free(j);
-        return -1;
+    if (got == 1) {
+        for (size_t i = 0; i < f.n && !j->failed; i++) {
+            add_report(j, &role, &l->task->vdaf, f.ids[i], f.buckets[i], f.buf + f.at[i],
+                       f.rlen[i]);
+        }
+        agg_role_free(&role);
+        if (j->failed) {
+            snprintf(why, whycap, "out of memory for a job");
+            got = -1;
+        }
     }
-    if (got == 0) {
+    fetched_free(&f);
+    if (got != 1) {
         dap_leader_job_free(j);
-        return 0;
+        return got;
     }
     if (j->sent == 0) {
         j->req_len = head_len; /* nothing for the helper */
@@ -260,10 +354,14 @@ int dap_leader_job_finish(dap_leader_t *l, dap_leader_job_t *j, const uint8_t *r
         }
     }
     static const uint8_t none[32] = {0}; /* the leader's own jobs carry no request digest */
+    dap_aggregator_lock(l, 1);
     int st = dap_store_commit(l->store, l->task->id, j->id, none, o, j->n, v->out_share_bytes,
                               dap_vdaf_merge, (void *)v, errors);
     if (st != DAP_STORE_OK && st != DAP_STORE_ALREADY) {
         snprintf(why, whycap, "committing the job: %s", dap_store_error(l->store));
+    }
+    dap_aggregator_lock(l, 0);
+    if (st != DAP_STORE_OK && st != DAP_STORE_ALREADY) {
         goto done;
     }
     rc = 0;
