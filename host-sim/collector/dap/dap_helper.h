@@ -80,6 +80,15 @@ void dap_aggregator_free(dap_aggregator_t *a);
 /* a->lock(a->lock_ctx, on) when a->lock is set: take (on = 1) or give back (0) the store. */
 void dap_aggregator_lock(const dap_aggregator_t *a, int on);
 
+/* fn(ctx, lo, hi) over [0, n) cut into consecutive chunks, one per online CPU (at most
+ * DAP_MAX_WORKERS, each of at least DAP_MIN_CHUNK items), run on threads at once (the first on
+ * the caller's; one whose thread cannot start runs on the caller's too): an aggregation job's
+ * reports verified on every core. fn must write only its chunk's items. 0 or the first non-zero
+ * return of fn. */
+#define DAP_MAX_WORKERS 8u
+#define DAP_MIN_CHUNK 8u
+int dap_aggregator_parallel(size_t n, int (*fn)(void *ctx, size_t lo, size_t hi), void *ctx);
+
 /* The collection of the batch iv of a's task, its buckets merged by the task's VDAF and the
  * batch released by release(release_ctx): c zeroed, then what both roles ask
  * dap_store_collect for (the caller adds c->req and its own options). */

@@ -164,13 +164,21 @@ static void keep_report(void *ctx, const uint8_t id[DPM_DAP_REPORT_ID_BYTES], ui
     if (f->n == f->ncap) {
         size_t cap = f->ncap ? 2 * f->ncap : 64;
         void *at = realloc(f->at, cap * sizeof(*f->at));
-        f->at = at != NULL ? at : f->at;
+        if (at != NULL) {
+            f->at = at;
+        }
         void *rl = realloc(f->rlen, cap * sizeof(*f->rlen));
-        f->rlen = rl != NULL ? rl : f->rlen;
+        if (rl != NULL) {
+            f->rlen = rl;
+        }
         void *ids = realloc(f->ids, cap * sizeof(*f->ids));
-        f->ids = ids != NULL ? ids : f->ids;
+        if (ids != NULL) {
+            f->ids = ids;
+        }
         void *b = realloc(f->buckets, cap * sizeof(*f->buckets));
-        f->buckets = b != NULL ? b : f->buckets;
+        if (b != NULL) {
+            f->buckets = b;
+        }
         if (at == NULL || rl == NULL || ids == NULL || b == NULL) {
             f->failed = 1;
             return;
@@ -198,26 +206,93 @@ static void keep_report(void *ctx, const uint8_t id[DPM_DAP_REPORT_ID_BYTES], ui
     f->n++;
 }
 
-/* One stored report of the job: its VerifyInit appended, or its own rejection kept. */
-static void add_report(dap_leader_job_t *j, agg_role_t *role, const dpm_prio3_t *v,
-                       const uint8_t id[DPM_DAP_REPORT_ID_BYTES], uint64_t bucket,
-                       const uint8_t *report, size_t len)
+/* The job's reports opened and their verification started, in chunks on several threads
+ * (each with a role of its own: its buffers are per-report scratch): report i's VerifyInit into
+ * its own slot of `slots` (per bytes), its state into the job's, its status and code. */
+typedef struct {
+    dap_leader_t *l;
+    const fetched_t *f;
+    dap_leader_job_t *j;
+    uint8_t *slots;
+    size_t per, *slot_len;
+    dpm_status_t *st;
+    uint8_t *code;
+} init_t;
+
+static int init_chunk(void *ctx, size_t lo, size_t hi)
 {
-    if (j->failed || job_room(j, v->state_bytes, len + 64u + v->verifier_share_bytes) != 0) {
-        j->failed = 1;
-        return;
+    init_t *c = ctx;
+    const dpm_prio3_t *v = &c->l->task->vdaf;
+    agg_role_t role;
+    if (agg_role_init(&role, c->l->task, DPM_DAP_ROLE_LEADER, &c->l->role.key,
+                      c->l->role.verify_key) != 0) {
+        return -1;
     }
-    size_t i = j->n++, n = 0;
-    memcpy(j->ids[i], id, DPM_DAP_REPORT_ID_BYTES);
-    j->buckets[i] = bucket;
-    uint8_t code = 0;
-    dpm_status_t st = agg_role_leader_init(role, report, len, j->states + i * v->state_bytes,
-                                           j->req + j->req_len, j->req_cap - j->req_len, &n, &code);
-    if (st == DPM_OK) {
-        j->req_len += n;
-        j->sent++;
+    for (size_t i = lo; i < hi; i++) {
+        c->code[i] = 0;
+        c->slot_len[i] = 0;
+        c->st[i] =
+            c->f->rlen[i] + 64u + v->verifier_share_bytes > c->per
+                ? DPM_ERR_BUFFER
+                : agg_role_leader_init(&role, c->f->buf + c->f->at[i], c->f->rlen[i],
+                                       c->j->states + i * v->state_bytes, c->slots + i * c->per,
+                                       c->per, &c->slot_len[i], &c->code[i]);
     }
-    j->errors[i] = st == DPM_OK ? 0 : (code != 0 ? code : DAP_REPORT_ERROR_INVALID_MESSAGE);
+    agg_role_free(&role);
+    return 0;
+}
+
+/* The fetched reports into job j: each one's VerifyInit appended to j->req in the store's
+ * order, or its own rejection kept. 0, or -1 out of memory. */
+static int init_reports(dap_leader_t *l, const fetched_t *f, dap_leader_job_t *j)
+{
+    const dpm_prio3_t *v = &l->task->vdaf;
+    size_t per = 0;
+    for (size_t i = 0; i < f->n; i++) {
+        per = f->rlen[i] > per ? f->rlen[i] : per;
+    }
+    per += 64u + v->verifier_share_bytes; /* a VerifyInit: the report's parts and the share */
+    while (j->cap < f->n) {
+        j->n = j->cap; /* job_room grows the per-report arrays when n reaches cap */
+        if (job_room(j, v->state_bytes, 0) != 0) {
+            return -1;
+        }
+    }
+    j->n = 0;
+    init_t c = {l,
+                f,
+                j,
+                malloc(f->n * per + 1),
+                per,
+                calloc(f->n + 1, sizeof(size_t)),
+                calloc(f->n + 1, sizeof(dpm_status_t)),
+                calloc(f->n + 1, 1)};
+    int rc = c.slots == NULL || c.slot_len == NULL || c.st == NULL || c.code == NULL ||
+                     dap_aggregator_parallel(f->n, init_chunk, &c) != 0
+                 ? -1
+                 : 0;
+    for (size_t i = 0; i < f->n && rc == 0; i++) {
+        if (job_room(j, v->state_bytes, c.slot_len[i]) != 0) {
+            rc = -1;
+            break;
+        }
+        j->n++;
+        memcpy(j->ids[i], f->ids[i], DPM_DAP_REPORT_ID_BYTES);
+        j->buckets[i] = f->buckets[i];
+        if (c.st[i] == DPM_OK) {
+            memcpy(j->req + j->req_len, c.slots + i * per, c.slot_len[i]);
+            j->req_len += c.slot_len[i];
+            j->sent++;
+        }
+        j->errors[i] = c.st[i] == DPM_OK ? 0
+                       : c.code[i] != 0  ? c.code[i]
+                                         : DAP_REPORT_ERROR_INVALID_MESSAGE;
+    }
+    free(c.slots);
+    free(c.slot_len);
+    free(c.st);
+    free(c.code);
+    return rc;
 }
 
 /* The job's reports, claimed (a new job) or taken over (a stale one), under the store's lock:
@@ -269,26 +344,12 @@ int dap_leader_job_start(dap_leader_t *l, uint32_t max, uint64_t now_s, uint64_t
     dap_aggregator_lock(l, 1);
     int got = fetch_job(l, max, now_s, stale_s, j, &f, why, whycap);
     dap_aggregator_lock(l, 0);
-    /* each report opened and its proof's verification started with a role of this job's own
-     * (its buffers are per-report scratch), out of the store's lock: another driver's job, an
-     * upload or a commit goes on meanwhile. The order is the store's: a stale job's request is
-     * byte for byte the first one's. */
-    agg_role_t role;
-    if (got == 1 &&
-        agg_role_init(&role, l->task, DPM_DAP_ROLE_LEADER, &l->role.key, l->role.verify_key) != 0) {
+    /* each report opened and its proof's verification started out of the store's lock, on
+     * every core (init_reports): another driver's job, an upload or a commit goes on meanwhile.
+     * The order is the store's: a stale job's request is byte for byte the first one's. */
+    if (got == 1 && init_reports(l, &f, j) != 0) {
         snprintf(why, whycap, "out of memory for a job");
         got = -1;
-    }
-    if (got == 1) {
-        for (size_t i = 0; i < f.n && !j->failed; i++) {
-            add_report(j, &role, &l->task->vdaf, f.ids[i], f.buckets[i], f.buf + f.at[i],
-                       f.rlen[i]);
-        }
-        agg_role_free(&role);
-        if (j->failed) {
-            snprintf(why, whycap, "out of memory for a job");
-            got = -1;
-        }
     }
     fetched_free(&f);
     if (got != 1) {
