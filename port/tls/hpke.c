@@ -22,6 +22,14 @@
 #include "x25519_64.h"
 #endif
 
+/* AES-128-GCM with AES-NI and PCLMULQDQ on x86-64 CPUs that have them (checked at run time),
+ * Mbed TLS's GCM elsewhere or when DPM_GCM_PORTABLE is defined (tests/vectors/test_gcm_x86.c
+ * checks the one against the other and the GCM specification). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(DPM_GCM_PORTABLE)
+#define DPM_GCM_X86 1
+#include "gcm_x86.h"
+#endif
+
 /* A decision on secret-derived data that is public by design (see sdk/src/internal/
  * dpm_internal.h): nothing here, valgrind's MAKE_MEM_DEFINED in the constant-time check. */
 #ifndef DPM_CT_DECLASSIFY
@@ -333,6 +341,25 @@ static int aead_gcm(const dpm_hpke_ctx_t *ctx, int encrypt, const uint8_t *nonce
                     const dpm_span_t *aad, size_t naad, uint8_t *buf, size_t len,
                     uint8_t tag_out[DPM_HPKE_NT])
 {
+#if defined(DPM_GCM_X86)
+    if (dpm_gcm_x86_available()) {
+        dpm_gcm_x86_t g;
+        dpm_gcm_x86_init(&g, ctx->key);
+        size_t total = 0;
+        for (size_t i = 0; i < naad; i++) {
+            if (aad[i].len != 0 && aad[i].p == NULL) {
+                mbedtls_platform_zeroize(&g, sizeof(g));
+                return MBEDTLS_ERR_GCM_BAD_INPUT;
+            }
+            if (aad[i].len != 0) {
+                dpm_gcm_x86_aad(&g, aad[i].p, aad[i].len);
+                total += aad[i].len;
+            }
+        }
+        dpm_gcm_x86_finish(&g, nonce, encrypt, total, buf, len, tag_out); /* wipes g */
+        return 0;
+    }
+#endif
     mbedtls_gcm_context g;
     mbedtls_gcm_init(&g);
     int rc = mbedtls_gcm_setkey(&g, MBEDTLS_CIPHER_ID_AES, ctx->key, 128);

@@ -8,7 +8,8 @@
  *                    the one line that turns it into a status)
  *   ct_dap seal      the device's HPKE seal (port/tls/hpke.c over Mbed TLS: X25519 by
  *                    port/tls/x25519_64.h on this host, by Everest when built with
- *                    -DDPM_X25519_PORTABLE, HKDF-SHA256, AES-128-GCM and ChaCha20-Poly1305) of a
+ *                    -DDPM_X25519_PORTABLE, HKDF-SHA256, AES-128-GCM by port/tls/gcm_x86.h on
+ *                    this host, by Mbed TLS with -DDPM_GCM_PORTABLE, and ChaCha20-Poly1305) of a
  *                    secret input share with a secret ephemeral key (the random bytes it draws);
  *                    the output (enc, ciphertext, tag) is public by design and declassified
  *                    after the call

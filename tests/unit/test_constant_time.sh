@@ -139,10 +139,12 @@ tap "$([ "$rc" = 99 ] && grep -q 'Use of uninitialised value of size' "$work/ct_
 
 # ---- two aggregators (tests/ct/ct_dap.c): the DAP measurement check, the HPKE seal and open ------
 # The same marks (DPM_CT_DECLASSIFY in sdk/src/report/dap.c and port/tls/hpke.c) over Mbed TLS's
-# host build (HKDF-SHA256, AES-128-GCM with AES-NI, ChaCha20-Poly1305) and both X25519 paths:
-# port/tls/x25519_64.h (this host's, unsigned __int128; its all-zero check is a mark in hpke.c)
-# and Everest (-DDPM_X25519_PORTABLE, what 32-bit targets run), whose all-zero check, in Mbed TLS
-# itself, is suppressed for its one function (tests/ct/everest.supp).
+# host build (HKDF-SHA256, ChaCha20-Poly1305) and both paths of X25519 and AES-128-GCM: this
+# host's (port/tls/x25519_64.h, unsigned __int128, its all-zero check a mark in hpke.c;
+# port/tls/gcm_x86.h, AES-NI and PCLMULQDQ, which valgrind's CPU has) and the portable ones
+# (-DDPM_X25519_PORTABLE -DDPM_GCM_PORTABLE: Everest and Mbed TLS's GCM, what other targets run);
+# Everest's all-zero check, in Mbed TLS itself, is suppressed for its one function
+# (tests/ct/everest.supp).
 MBED="${BUILD_DIR:-build}/mbedtls/host/library/libmbedcrypto.a"
 dap_build() { # output extra-flags...
   local out=$1; shift
@@ -157,14 +159,16 @@ dap_build "$work/ct_dap" -include valgrind/memcheck.h "$declassify"
 rc1=$?
 dap_build "$work/ct_dap_nomark"
 rc2=$?
-dap_build "$work/ct_dap_portable" -include valgrind/memcheck.h "$declassify" -DDPM_X25519_PORTABLE
+dap_build "$work/ct_dap_portable" -include valgrind/memcheck.h "$declassify" -DDPM_X25519_PORTABLE \
+  -DDPM_GCM_PORTABLE
 rc3=$?
 sed 's/^/# /' "$work/cc_dap.log" | head -20
 tap "$([ $rc1 = 0 ] && [ $rc2 = 0 ] && [ $rc3 = 0 ]; echo $?)" \
-    "ct_dap builds with -O2 against the DAP and HPKE sources and $MBED (both X25519 paths, and without the marks)"
-# (the header's name in the debug line tables: its functions may all be inlined)
-grep -qa 'x25519_64\.h' "$work/ct_dap" && ! grep -qa 'x25519_64\.h' "$work/ct_dap_portable"
-tap $? "ct_dap is built with port/tls/x25519_64.h's X25519, ct_dap_portable without (Everest's)"
+    "ct_dap builds with -O2 against the DAP and HPKE sources and $MBED (both X25519 and GCM paths, and without the marks)"
+# (the headers' names in the debug line tables: their functions may all be inlined)
+grep -qa 'x25519_64\.h' "$work/ct_dap" && ! grep -qa 'x25519_64\.h' "$work/ct_dap_portable" &&
+  grep -qa 'gcm_x86\.h' "$work/ct_dap" && ! grep -qa 'gcm_x86\.h' "$work/ct_dap_portable"
+tap $? "ct_dap is built with port/tls/x25519_64.h and gcm_x86.h, ct_dap_portable without"
 supp=--suppressions=tests/ct/everest.supp
 for bin in ct_dap ct_dap_portable; do
   for mode in measure seal open; do
