@@ -693,7 +693,10 @@ static dpm_status_t verify_init(const dpm_prio3_t *v, const uint8_t *verify_key,
         dpm_xof_prio3(xc, input_share, v->id, PRIO3_USAGE_PROOF_SHARE, ctx, ctx_len);
         dpm_xof_absorb(xc, binder, 2);
     }
-    FE shares_inv = fe_inv(fe_small(v->shares));
+    /* 1 / shares, a public constant: for a power of two (DAP's 2 aggregators) without the
+     * 255 multiplications of an exponentiation to p - 2, which were a tenth of verify_init */
+    FE shares_inv = (v->shares & (v->shares - 1u)) == 0 ? fe_inv_pow2(log2_u32(v->shares))
+                                                        : fe_inv(fe_small(v->shares));
     const size_t vlen = (size_t)v->verifier_len * FE_BYTES;
     for (uint32_t k = 0; k < v->proofs; k++) {
         if (agg_id == 0) {
