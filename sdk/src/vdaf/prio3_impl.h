@@ -582,16 +582,24 @@ static DPM_NOINLINE void query(const dpm_prio3_t *v, FE shares_inv, const query_
         wt[0] = fe_add(wt[0], fe_mul(w->lam[1], ms[0]));
         wt[1] = fe_add(wt[1], fe_mul(w->lam[1], ms[0]));
     } else {
+        /* wire 2c: sum_i l_i r_i^(c+1) m, with q = l_i r_i^(c+1) carried along c; wire 2c + 1:
+         * sum_i l_i (m - 1/shares) = sum_i l_i m - (sum_i l_i) / shares, the second term once
+         * per wire: three multiplications an input where there were four */
+        FE lsum = fe_zero();
         for (uint32_t i = 0; i < calls; i++) {
-            FE r = w->jr[i], rp = r, li = w->lam[i + 1u];
+            FE r = w->jr[i], li = w->lam[i + 1u], q = fe_mul(li, r);
+            lsum = fe_add(lsum, li);
             for (uint32_t c = 0; 2u * c < v->arity; c++) {
                 uint32_t e = i * v->chunk_length + c;
                 FE m = e < v->meas_len ? ms[e] : fe_zero();
-                wt[2u * (size_t)c] = fe_add(wt[2u * (size_t)c], fe_mul(li, fe_mul(rp, m)));
-                wt[2u * (size_t)c + 1u] =
-                    fe_add(wt[2u * (size_t)c + 1u], fe_mul(li, fe_sub(m, shares_inv)));
-                rp = fe_mul(rp, r);
+                wt[2u * (size_t)c] = fe_add(wt[2u * (size_t)c], fe_mul(q, m));
+                wt[2u * (size_t)c + 1u] = fe_add(wt[2u * (size_t)c + 1u], fe_mul(li, m));
+                q = fe_mul(q, r);
             }
+        }
+        const FE ls = fe_mul(lsum, shares_inv);
+        for (uint32_t c = 0; 2u * c < v->arity; c++) {
+            wt[2u * (size_t)c + 1u] = fe_sub(wt[2u * (size_t)c + 1u], ls);
         }
     }
     fe_store(out, out_v);
