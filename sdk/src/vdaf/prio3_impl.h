@@ -65,13 +65,6 @@ static void xof_vec(dpm_xof_t *x, FE *out, size_t n)
     }
 }
 
-static void xof_absorb_fe(dpm_xof_t *x, FE v)
-{
-    uint8_t b[FE_BYTES];
-    fe_store(b, v);
-    dpm_xof_absorb(x, b, FE_BYTES);
-}
-
 /* a^e for a public exponent given as 64-bit words, most significant first. */
 static DPM_NOINLINE FE fe_pow_words(FE a, const uint64_t *e, size_t words)
 {
@@ -684,8 +677,20 @@ static dpm_status_t verify_init(const dpm_prio3_t *v, const uint8_t *verify_key,
         dpm_xof_prio3(xa, blind, v->id, PRIO3_USAGE_JOINT_RAND_PART, ctx, ctx_len);
         dpm_xof_absorb(xa, &agg, 1);
         dpm_xof_absorb(xa, nonce, DPM_PRIO3_NONCE_BYTES);
-        for (uint32_t e = 0; e < v->meas_len; e++) {
-            xof_absorb_fe(xa, w.meas[e]);
+        if (agg_id == 0) { /* the share's bytes as sent: canonical (vec_read), so re-encoded
+                            * they are the same bytes; absorbed in one call */
+            dpm_xof_absorb(xa, input_share, (size_t)v->meas_len * FE_BYTES);
+        } else { /* encoded four elements at a time */
+            uint8_t b[4u * FE_BYTES];
+            size_t nb = 0;
+            for (uint32_t e = 0; e < v->meas_len; e++) {
+                fe_store(b + nb, w.meas[e]);
+                nb += FE_BYTES;
+                if (nb == sizeof(b) || e + 1u == v->meas_len) {
+                    dpm_xof_absorb(xa, b, nb);
+                    nb = 0;
+                }
+            }
         }
         dpm_xof_next(xa, part, seed);
         dpm_xof_prio3(xa, dpm_prio3_zero_seed, v->id, PRIO3_USAGE_JOINT_RAND_SEED, ctx, ctx_len);
