@@ -252,9 +252,11 @@ dpm_status_t dpm_hpke_decap(const uint8_t enc[DPM_HPKE_NENC], const dpm_hpke_key
     return st;
 }
 
-dpm_status_t dpm_hpke_key_schedule(uint16_t aead_id, const uint8_t shared_secret[DPM_HPKE_NSECRET],
-                                   const uint8_t *info, size_t info_len, dpm_hpke_ctx_t *ctx,
-                                   uint8_t key_schedule_context[1u + 2u * DPM_HPKE_NH])
+/* KeySchedule (RFC 9180 §5.1), mode_base; the exporter secret only when `exporter` (an open
+ * that only decrypts, dpm_hpke_open_base, needs none: one HMAC less per input share). */
+static dpm_status_t key_schedule(uint16_t aead_id, const uint8_t shared_secret[DPM_HPKE_NSECRET],
+                                 const uint8_t *info, size_t info_len, dpm_hpke_ctx_t *ctx,
+                                 uint8_t key_schedule_context[1u + 2u * DPM_HPKE_NH], int exporter)
 {
     if (shared_secret == NULL || ctx == NULL || (info == NULL && info_len != 0) ||
         info_len > DPM_HPKE_MAX_INFO) {
@@ -270,12 +272,23 @@ dpm_status_t dpm_hpke_key_schedule(uint16_t aead_id, const uint8_t shared_secret
     ctx->aead_id = aead_id;
     hpke_suite(aead_id, suite);
     ksc[0] = 0x00;
-    dpm_status_t st =
-        labeled_extract(suite, sizeof(suite), NULL, 0, "psk_id_hash", NULL, 0, ksc + 1);
-    if (st == DPM_OK) {
-        st = labeled_extract(suite, sizeof(suite), NULL, 0, "info_hash", info, info_len,
-                             ksc + 1 + DPM_HPKE_NH);
-    }
+    /* psk_id_hash = LabeledExtract("", "psk_id_hash", "") (base mode: psk_id empty) depends on
+     * the suite alone: its value for each of the two, as RFC 9180's A.1.1 and A.2.1 print it in
+     * key_schedule_context (test_hpke_vectors checks it), not an HMAC per message */
+    static const uint8_t PSK_ID_HASH_AES128GCM[DPM_HPKE_NH] = {
+        0x72, 0x56, 0x11, 0xc9, 0xd9, 0x8c, 0x07, 0xc0, 0x3f, 0x60, 0x09,
+        0x5c, 0xd3, 0x2d, 0x40, 0x0d, 0x83, 0x47, 0xd4, 0x5e, 0xd6, 0x70,
+        0x97, 0xbb, 0xad, 0x50, 0xfc, 0x56, 0xda, 0x74, 0x2d, 0x07};
+    static const uint8_t PSK_ID_HASH_CHACHA20POLY1305[DPM_HPKE_NH] = {
+        0x43, 0x1d, 0xf6, 0xcd, 0x95, 0xe1, 0x1f, 0xf4, 0x9d, 0x70, 0x13,
+        0x56, 0x3b, 0xaf, 0x7f, 0x11, 0x58, 0x8c, 0x75, 0xa6, 0x61, 0x1e,
+        0xe2, 0xa4, 0x40, 0x4a, 0x49, 0x30, 0x6a, 0xe4, 0xcf, 0xc5};
+    memcpy(ksc + 1,
+           aead_id == DPM_HPKE_AEAD_AES_128_GCM ? PSK_ID_HASH_AES128GCM
+                                                : PSK_ID_HASH_CHACHA20POLY1305,
+           DPM_HPKE_NH);
+    dpm_status_t st = labeled_extract(suite, sizeof(suite), NULL, 0, "info_hash", info, info_len,
+                                      ksc + 1 + DPM_HPKE_NH);
     if (st == DPM_OK) {
         st = labeled_extract(suite, sizeof(suite), shared_secret, DPM_HPKE_NSECRET, "secret", NULL,
                              0, secret);
@@ -287,7 +300,7 @@ dpm_status_t dpm_hpke_key_schedule(uint16_t aead_id, const uint8_t shared_secret
         st = labeled_expand(suite, sizeof(suite), secret, "base_nonce", ksc, sizeof(ksc),
                             ctx->base_nonce, DPM_HPKE_NN);
     }
-    if (st == DPM_OK) {
+    if (st == DPM_OK && exporter) {
         st = labeled_expand(suite, sizeof(suite), secret, "exp", ksc, sizeof(ksc),
                             ctx->exporter_secret, DPM_HPKE_NH);
     }
@@ -298,6 +311,13 @@ dpm_status_t dpm_hpke_key_schedule(uint16_t aead_id, const uint8_t shared_secret
     }
     mbedtls_platform_zeroize(secret, sizeof(secret));
     return st;
+}
+
+dpm_status_t dpm_hpke_key_schedule(uint16_t aead_id, const uint8_t shared_secret[DPM_HPKE_NSECRET],
+                                   const uint8_t *info, size_t info_len, dpm_hpke_ctx_t *ctx,
+                                   uint8_t key_schedule_context[1u + 2u * DPM_HPKE_NH])
+{
+    return key_schedule(aead_id, shared_secret, info, info_len, ctx, key_schedule_context, 1);
 }
 
 dpm_status_t dpm_hpke_setup_base_s(uint16_t aead_id, const uint8_t pk_r[DPM_HPKE_NPK],
@@ -319,9 +339,10 @@ dpm_status_t dpm_hpke_setup_base_s(uint16_t aead_id, const uint8_t pk_r[DPM_HPKE
     return st;
 }
 
-dpm_status_t dpm_hpke_setup_base_r(uint16_t aead_id, const uint8_t enc[DPM_HPKE_NENC],
-                                   const dpm_hpke_keypair_t *kp_r, const uint8_t *info,
-                                   size_t info_len, dpm_hpke_ctx_t *ctx)
+/* SetupBaseR; the exporter secret only when `exporter`. */
+static dpm_status_t setup_r(uint16_t aead_id, const uint8_t enc[DPM_HPKE_NENC],
+                            const dpm_hpke_keypair_t *kp_r, const uint8_t *info, size_t info_len,
+                            dpm_hpke_ctx_t *ctx, int exporter)
 {
     if (dpm_hpke_aead_nk(aead_id) == 0) {
         return DPM_ERR_UNSUPPORTED;
@@ -329,10 +350,17 @@ dpm_status_t dpm_hpke_setup_base_r(uint16_t aead_id, const uint8_t enc[DPM_HPKE_
     uint8_t ss[DPM_HPKE_NSECRET];
     dpm_status_t st = dpm_hpke_decap(enc, kp_r, ss);
     if (st == DPM_OK) {
-        st = dpm_hpke_key_schedule(aead_id, ss, info, info_len, ctx, NULL);
+        st = key_schedule(aead_id, ss, info, info_len, ctx, NULL, exporter);
     }
     mbedtls_platform_zeroize(ss, sizeof(ss));
     return st;
+}
+
+dpm_status_t dpm_hpke_setup_base_r(uint16_t aead_id, const uint8_t enc[DPM_HPKE_NENC],
+                                   const dpm_hpke_keypair_t *kp_r, const uint8_t *info,
+                                   size_t info_len, dpm_hpke_ctx_t *ctx)
+{
+    return setup_r(aead_id, enc, kp_r, info, info_len, ctx, 1);
 }
 
 /* AES-128-GCM over buf[0, len) in place (Mbed TLS's GCM: AES by tables in ROM, GHASH by a
@@ -505,7 +533,7 @@ dpm_status_t dpm_hpke_open_base(uint16_t aead_id, const uint8_t enc[DPM_HPKE_NEN
 {
     dpm_hpke_ctx_t ctx;
     memset(&ctx, 0, sizeof(ctx));
-    dpm_status_t st = dpm_hpke_setup_base_r(aead_id, enc, kp_r, info, info_len, &ctx);
+    dpm_status_t st = setup_r(aead_id, enc, kp_r, info, info_len, &ctx, 0); /* no export */
     if (st == DPM_OK) {
         st = dpm_hpke_ctx_open(&ctx, aad, naad, buf, len, tag);
     } else if (st == DPM_ERR_CORRUPT && buf != NULL) {
