@@ -14,6 +14,22 @@
 #include "mbedtls/platform_util.h"
 #include "mbedtls/ecdh.h" /* with the Everest variant: everest/x25519.h */
 
+/* X25519 over 64-bit limbs where the compiler has unsigned __int128 (faster than Everest's
+ * generic code: an aggregator does one per input share), Everest elsewhere or when
+ * DPM_X25519_PORTABLE is defined (tests/vectors/test_x25519.c checks both against RFC 7748). */
+#if defined(__SIZEOF_INT128__) && !defined(DPM_X25519_PORTABLE)
+#define DPM_X25519_64 1
+#include "x25519_64.h"
+#endif
+
+/* AES-128-GCM with AES-NI and PCLMULQDQ on x86-64 CPUs that have them (checked at run time),
+ * Mbed TLS's GCM elsewhere or when DPM_GCM_PORTABLE is defined (tests/vectors/test_gcm_x86.c
+ * checks the one against the other and the GCM specification). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(DPM_GCM_PORTABLE)
+#define DPM_GCM_X86 1
+#include "gcm_x86.h"
+#endif
+
 /* A decision on secret-derived data that is public by design (see sdk/src/internal/
  * dpm_internal.h): nothing here, valgrind's MAKE_MEM_DEFINED in the constant-time check. */
 #ifndef DPM_CT_DECLASSIFY
@@ -121,7 +137,19 @@ static dpm_status_t labeled_expand(const uint8_t *suite, size_t suite_len,
  * result (a point of small order), which RFC 9180 §7.1.4 requires to abort. */
 static dpm_status_t x25519(uint8_t out[32], const uint8_t scalar[32], const uint8_t point[32])
 {
-#if defined(MBEDTLS_ECDH_VARIANT_EVEREST_ENABLED)
+#if defined(DPM_X25519_64)
+    dpm_x25519_64(out, scalar, point);
+    uint8_t any = 0; /* OR of every byte: no early exit on the secret result */
+    for (size_t i = 0; i < 32; i++) {
+        any |= out[i];
+    }
+    int zero = any == 0;
+    DPM_CT_DECLASSIFY(zero); /* the abort is public (RFC 9180 §7.1.4), as Everest's check */
+    if (zero) {
+        return DPM_ERR_CORRUPT;
+    }
+    return DPM_OK;
+#elif defined(MBEDTLS_ECDH_VARIANT_EVEREST_ENABLED)
     mbedtls_x25519_context x;
     mbedtls_x25519_init(&x);
     memcpy(x.our_secret, scalar, 32);
@@ -224,9 +252,11 @@ dpm_status_t dpm_hpke_decap(const uint8_t enc[DPM_HPKE_NENC], const dpm_hpke_key
     return st;
 }
 
-dpm_status_t dpm_hpke_key_schedule(uint16_t aead_id, const uint8_t shared_secret[DPM_HPKE_NSECRET],
-                                   const uint8_t *info, size_t info_len, dpm_hpke_ctx_t *ctx,
-                                   uint8_t key_schedule_context[1u + 2u * DPM_HPKE_NH])
+/* KeySchedule (RFC 9180 §5.1), mode_base; the exporter secret only when `exporter` (an open
+ * that only decrypts, dpm_hpke_open_base, needs none: one HMAC less per input share). */
+static dpm_status_t key_schedule(uint16_t aead_id, const uint8_t shared_secret[DPM_HPKE_NSECRET],
+                                 const uint8_t *info, size_t info_len, dpm_hpke_ctx_t *ctx,
+                                 uint8_t key_schedule_context[1u + 2u * DPM_HPKE_NH], int exporter)
 {
     if (shared_secret == NULL || ctx == NULL || (info == NULL && info_len != 0) ||
         info_len > DPM_HPKE_MAX_INFO) {
@@ -242,12 +272,23 @@ dpm_status_t dpm_hpke_key_schedule(uint16_t aead_id, const uint8_t shared_secret
     ctx->aead_id = aead_id;
     hpke_suite(aead_id, suite);
     ksc[0] = 0x00;
-    dpm_status_t st =
-        labeled_extract(suite, sizeof(suite), NULL, 0, "psk_id_hash", NULL, 0, ksc + 1);
-    if (st == DPM_OK) {
-        st = labeled_extract(suite, sizeof(suite), NULL, 0, "info_hash", info, info_len,
-                             ksc + 1 + DPM_HPKE_NH);
-    }
+    /* psk_id_hash = LabeledExtract("", "psk_id_hash", "") (base mode: psk_id empty) depends on
+     * the suite alone: its value for each of the two, as RFC 9180's A.1.1 and A.2.1 print it in
+     * key_schedule_context (test_hpke_vectors checks it), not an HMAC per message */
+    static const uint8_t PSK_ID_HASH_AES128GCM[DPM_HPKE_NH] = {
+        0x72, 0x56, 0x11, 0xc9, 0xd9, 0x8c, 0x07, 0xc0, 0x3f, 0x60, 0x09,
+        0x5c, 0xd3, 0x2d, 0x40, 0x0d, 0x83, 0x47, 0xd4, 0x5e, 0xd6, 0x70,
+        0x97, 0xbb, 0xad, 0x50, 0xfc, 0x56, 0xda, 0x74, 0x2d, 0x07};
+    static const uint8_t PSK_ID_HASH_CHACHA20POLY1305[DPM_HPKE_NH] = {
+        0x43, 0x1d, 0xf6, 0xcd, 0x95, 0xe1, 0x1f, 0xf4, 0x9d, 0x70, 0x13,
+        0x56, 0x3b, 0xaf, 0x7f, 0x11, 0x58, 0x8c, 0x75, 0xa6, 0x61, 0x1e,
+        0xe2, 0xa4, 0x40, 0x4a, 0x49, 0x30, 0x6a, 0xe4, 0xcf, 0xc5};
+    memcpy(ksc + 1,
+           aead_id == DPM_HPKE_AEAD_AES_128_GCM ? PSK_ID_HASH_AES128GCM
+                                                : PSK_ID_HASH_CHACHA20POLY1305,
+           DPM_HPKE_NH);
+    dpm_status_t st = labeled_extract(suite, sizeof(suite), NULL, 0, "info_hash", info, info_len,
+                                      ksc + 1 + DPM_HPKE_NH);
     if (st == DPM_OK) {
         st = labeled_extract(suite, sizeof(suite), shared_secret, DPM_HPKE_NSECRET, "secret", NULL,
                              0, secret);
@@ -259,7 +300,7 @@ dpm_status_t dpm_hpke_key_schedule(uint16_t aead_id, const uint8_t shared_secret
         st = labeled_expand(suite, sizeof(suite), secret, "base_nonce", ksc, sizeof(ksc),
                             ctx->base_nonce, DPM_HPKE_NN);
     }
-    if (st == DPM_OK) {
+    if (st == DPM_OK && exporter) {
         st = labeled_expand(suite, sizeof(suite), secret, "exp", ksc, sizeof(ksc),
                             ctx->exporter_secret, DPM_HPKE_NH);
     }
@@ -270,6 +311,13 @@ dpm_status_t dpm_hpke_key_schedule(uint16_t aead_id, const uint8_t shared_secret
     }
     mbedtls_platform_zeroize(secret, sizeof(secret));
     return st;
+}
+
+dpm_status_t dpm_hpke_key_schedule(uint16_t aead_id, const uint8_t shared_secret[DPM_HPKE_NSECRET],
+                                   const uint8_t *info, size_t info_len, dpm_hpke_ctx_t *ctx,
+                                   uint8_t key_schedule_context[1u + 2u * DPM_HPKE_NH])
+{
+    return key_schedule(aead_id, shared_secret, info, info_len, ctx, key_schedule_context, 1);
 }
 
 dpm_status_t dpm_hpke_setup_base_s(uint16_t aead_id, const uint8_t pk_r[DPM_HPKE_NPK],
@@ -291,9 +339,10 @@ dpm_status_t dpm_hpke_setup_base_s(uint16_t aead_id, const uint8_t pk_r[DPM_HPKE
     return st;
 }
 
-dpm_status_t dpm_hpke_setup_base_r(uint16_t aead_id, const uint8_t enc[DPM_HPKE_NENC],
-                                   const dpm_hpke_keypair_t *kp_r, const uint8_t *info,
-                                   size_t info_len, dpm_hpke_ctx_t *ctx)
+/* SetupBaseR; the exporter secret only when `exporter`. */
+static dpm_status_t setup_r(uint16_t aead_id, const uint8_t enc[DPM_HPKE_NENC],
+                            const dpm_hpke_keypair_t *kp_r, const uint8_t *info, size_t info_len,
+                            dpm_hpke_ctx_t *ctx, int exporter)
 {
     if (dpm_hpke_aead_nk(aead_id) == 0) {
         return DPM_ERR_UNSUPPORTED;
@@ -301,10 +350,17 @@ dpm_status_t dpm_hpke_setup_base_r(uint16_t aead_id, const uint8_t enc[DPM_HPKE_
     uint8_t ss[DPM_HPKE_NSECRET];
     dpm_status_t st = dpm_hpke_decap(enc, kp_r, ss);
     if (st == DPM_OK) {
-        st = dpm_hpke_key_schedule(aead_id, ss, info, info_len, ctx, NULL);
+        st = key_schedule(aead_id, ss, info, info_len, ctx, NULL, exporter);
     }
     mbedtls_platform_zeroize(ss, sizeof(ss));
     return st;
+}
+
+dpm_status_t dpm_hpke_setup_base_r(uint16_t aead_id, const uint8_t enc[DPM_HPKE_NENC],
+                                   const dpm_hpke_keypair_t *kp_r, const uint8_t *info,
+                                   size_t info_len, dpm_hpke_ctx_t *ctx)
+{
+    return setup_r(aead_id, enc, kp_r, info, info_len, ctx, 1);
 }
 
 /* AES-128-GCM over buf[0, len) in place (Mbed TLS's GCM: AES by tables in ROM, GHASH by a
@@ -313,6 +369,25 @@ static int aead_gcm(const dpm_hpke_ctx_t *ctx, int encrypt, const uint8_t *nonce
                     const dpm_span_t *aad, size_t naad, uint8_t *buf, size_t len,
                     uint8_t tag_out[DPM_HPKE_NT])
 {
+#if defined(DPM_GCM_X86)
+    if (dpm_gcm_x86_available()) {
+        dpm_gcm_x86_t g;
+        dpm_gcm_x86_init(&g, ctx->key);
+        size_t total = 0;
+        for (size_t i = 0; i < naad; i++) {
+            if (aad[i].len != 0 && aad[i].p == NULL) {
+                mbedtls_platform_zeroize(&g, sizeof(g));
+                return MBEDTLS_ERR_GCM_BAD_INPUT;
+            }
+            if (aad[i].len != 0) {
+                dpm_gcm_x86_aad(&g, aad[i].p, aad[i].len);
+                total += aad[i].len;
+            }
+        }
+        dpm_gcm_x86_finish(&g, nonce, encrypt, total, buf, len, tag_out); /* wipes g */
+        return 0;
+    }
+#endif
     mbedtls_gcm_context g;
     mbedtls_gcm_init(&g);
     int rc = mbedtls_gcm_setkey(&g, MBEDTLS_CIPHER_ID_AES, ctx->key, 128);
@@ -458,7 +533,7 @@ dpm_status_t dpm_hpke_open_base(uint16_t aead_id, const uint8_t enc[DPM_HPKE_NEN
 {
     dpm_hpke_ctx_t ctx;
     memset(&ctx, 0, sizeof(ctx));
-    dpm_status_t st = dpm_hpke_setup_base_r(aead_id, enc, kp_r, info, info_len, &ctx);
+    dpm_status_t st = setup_r(aead_id, enc, kp_r, info, info_len, &ctx, 0); /* no export */
     if (st == DPM_OK) {
         st = dpm_hpke_ctx_open(&ctx, aad, naad, buf, len, tag);
     } else if (st == DPM_ERR_CORRUPT && buf != NULL) {

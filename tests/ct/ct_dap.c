@@ -6,22 +6,25 @@
  *   ct_dap measure   dpm_dap_measurement_check over every Prio3 variant, the measurement's
  *                    every bit secret (its verdict, the returned status, is declassified by
  *                    the one line that turns it into a status)
- *   ct_dap seal      the device's HPKE seal (port/tls/hpke.c over Mbed TLS: X25519 by Everest,
- *                    HKDF-SHA256, AES-128-GCM and ChaCha20-Poly1305) of a secret input share
- *                    with a secret ephemeral key (the random bytes it draws); the output (enc,
- *                    ciphertext, tag) is public by design and declassified after the call
+ *   ct_dap seal      the device's HPKE seal (port/tls/hpke.c over Mbed TLS: X25519 by
+ *                    port/tls/x25519_64.h on this host, by Everest when built with
+ *                    -DDPM_X25519_PORTABLE, HKDF-SHA256, AES-128-GCM by port/tls/gcm_x86.h on
+ *                    this host, by Mbed TLS with -DDPM_GCM_PORTABLE, and ChaCha20-Poly1305) of a
+ *                    secret input share with a secret ephemeral key (the random bytes it draws);
+ *                    the output (enc, ciphertext, tag) is public by design and declassified
+ *                    after the call
  *   ct_dap open      the aggregator's open with a secret private key, of a ciphertext that
  *                    authenticates; its plaintext is declassified after the call
  *   ct_dap neg_branch | neg_table   negative controls: a branch on a share byte and a table
  *                    lookup indexed by one must each be reported
  *
  * Places that look at secret-derived data by design are marked DPM_CT_DECLASSIFY in the source
- * (the measurement check's verdict in sdk/src/report/dap.c, the AEAD's verdict in
- * port/tls/hpke.c: whether a ciphertext authenticates is public); test_constant_time.sh builds
- * this program with the mark defined to VALGRIND_MAKE_MEM_DEFINED and counts the marks. One is
- * in Mbed TLS itself: Everest's check that an X25519 result is not all zero (RFC 7748 §6.1, an
- * abort that is public), a memcmp in mbedtls_x25519_calc_secret, suppressed for that function
- * alone by tests/ct/everest.supp. */
+ * (the measurement check's verdict in sdk/src/report/dap.c; in port/tls/hpke.c the AEAD's
+ * verdict, whether a ciphertext authenticates, and whether an X25519 result is all zero, an
+ * abort that is public); test_constant_time.sh builds this program with the mark defined to
+ * VALGRIND_MAKE_MEM_DEFINED and counts the marks. With Everest (DPM_X25519_PORTABLE) the
+ * all-zero check is in Mbed TLS itself, a memcmp in mbedtls_x25519_calc_secret, suppressed for
+ * that function alone by tests/ct/everest.supp. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

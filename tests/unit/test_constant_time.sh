@@ -139,8 +139,12 @@ tap "$([ "$rc" = 99 ] && grep -q 'Use of uninitialised value of size' "$work/ct_
 
 # ---- two aggregators (tests/ct/ct_dap.c): the DAP measurement check, the HPKE seal and open ------
 # The same marks (DPM_CT_DECLASSIFY in sdk/src/report/dap.c and port/tls/hpke.c) over Mbed TLS's
-# host build (Everest X25519, HKDF-SHA256, AES-128-GCM with AES-NI, ChaCha20-Poly1305); Everest's all-zero check of
-# an X25519 result, in Mbed TLS itself, is suppressed for its one function (tests/ct/everest.supp).
+# host build (HKDF-SHA256, ChaCha20-Poly1305) and both paths of X25519 and AES-128-GCM: this
+# host's (port/tls/x25519_64.h, unsigned __int128, its all-zero check a mark in hpke.c;
+# port/tls/gcm_x86.h, AES-NI and PCLMULQDQ, which valgrind's CPU has) and the portable ones
+# (-DDPM_X25519_PORTABLE -DDPM_GCM_PORTABLE: Everest and Mbed TLS's GCM, what other targets run);
+# Everest's all-zero check, in Mbed TLS itself, is suppressed for its one function
+# (tests/ct/everest.supp).
 MBED="${BUILD_DIR:-build}/mbedtls/host/library/libmbedcrypto.a"
 dap_build() { # output extra-flags...
   local out=$1; shift
@@ -155,29 +159,42 @@ dap_build "$work/ct_dap" -include valgrind/memcheck.h "$declassify"
 rc1=$?
 dap_build "$work/ct_dap_nomark"
 rc2=$?
+dap_build "$work/ct_dap_portable" -include valgrind/memcheck.h "$declassify" -DDPM_X25519_PORTABLE \
+  -DDPM_GCM_PORTABLE
+rc3=$?
 sed 's/^/# /' "$work/cc_dap.log" | head -20
-tap "$([ $rc1 = 0 ] && [ $rc2 = 0 ]; echo $?)" \
-    "ct_dap builds with -O2 against the DAP and HPKE sources and $MBED (and without the marks)"
+tap "$([ $rc1 = 0 ] && [ $rc2 = 0 ] && [ $rc3 = 0 ]; echo $?)" \
+    "ct_dap builds with -O2 against the DAP and HPKE sources and $MBED (both X25519 and GCM paths, and without the marks)"
+# (the headers' names in the debug line tables: their functions may all be inlined)
+grep -qa 'x25519_64\.h' "$work/ct_dap" && ! grep -qa 'x25519_64\.h' "$work/ct_dap_portable" &&
+  grep -qa 'gcm_x86\.h' "$work/ct_dap" && ! grep -qa 'gcm_x86\.h' "$work/ct_dap_portable"
+tap $? "ct_dap is built with port/tls/x25519_64.h and gcm_x86.h, ct_dap_portable without"
 supp=--suppressions=tests/ct/everest.supp
-for mode in measure seal open; do
-  vgv ct_dap "$mode" "$supp"; rc=$?
-  [ "$rc" = 0 ] || grep -E 'depends on uninitialised|uninitialised value|at 0x|by 0x' \
-    "$work/ct_dap.$mode.log" | head -n 12 | sed 's/^/# /'
-  tap "$([ "$rc" = 0 ] && grep -q "ct_dap $mode: done" "$work/ct_dap.$mode.log"; echo $?)" \
-      "ct_dap $mode: no branch or memory access depends on a secret outside the marked decisions ($(grep -oE 'ERROR SUMMARY: [0-9]+ errors' "$work/ct_dap.$mode.log" | awk '{print $3}') errors)"
+for bin in ct_dap ct_dap_portable; do
+  for mode in measure seal open; do
+    [ "$bin" = ct_dap_portable ] && [ "$mode" = measure ] && continue # no X25519 in it
+    vgv "$bin" "$mode" "$supp"; rc=$?
+    [ "$rc" = 0 ] || grep -E 'depends on uninitialised|uninitialised value|at 0x|by 0x' \
+      "$work/$bin.$mode.log" | head -n 12 | sed 's/^/# /'
+    tap "$([ "$rc" = 0 ] && grep -q "ct_dap $mode: done" "$work/$bin.$mode.log"; echo $?)" \
+        "$bin $mode: no branch or memory access depends on a secret outside the marked decisions ($(grep -oE 'ERROR SUMMARY: [0-9]+ errors' "$work/$bin.$mode.log" | awk '{print $3}') errors)"
+  done
 done
 marks=$(grep -n 'DPM_CT_DECLASSIFY(' sdk/src/report/*.c sdk/src/device/*.c port/tls/*.c |
         grep -v '#define' | sed -E 's/^([^:]*):[0-9]+: *DPM_CT_DECLASSIFY\(([a-z]+)\);.*$/\1 \2/' |
         sort | uniq -c | awk '{print $2 ":" $3 "x" $1}' | tr '\n' ' ')
-want="port/tls/hpke.c:differx1 sdk/src/report/dap.c:badx1 "
+want="port/tls/hpke.c:differx1 port/tls/hpke.c:zerox1 sdk/src/report/dap.c:badx1 "
 [ "$marks" = "$want" ]
-tap $? "the two-aggregator declassified decisions are the two reviewed ones (found: $marks)"
+tap $? "the two-aggregator declassified decisions are the three reviewed ones (found: $marks)"
 vgv ct_dap_nomark open "$supp"; rc=$?
 tap "$([ "$rc" = 99 ] && grep -q 'Conditional jump or move depends on uninitialised value' "$work/ct_dap_nomark.open.log"; echo $?)" \
     "negative control: without the marks, memcheck reports the open's verdict ($(grep -oE 'ERROR SUMMARY: [0-9]+ errors' "$work/ct_dap_nomark.open.log" | awk '{print $3}') errors)"
-vgv ct_dap seal; rc=$?
-tap "$([ "$rc" = 99 ] && grep -A1 'Conditional jump' "$work/ct_dap.seal.log" | grep -q mbedtls_x25519_calc_secret; echo $?)" \
+vgv ct_dap_portable seal; rc=$?
+tap "$([ "$rc" = 99 ] && grep -A1 'Conditional jump' "$work/ct_dap_portable.seal.log" | grep -q mbedtls_x25519_calc_secret; echo $?)" \
     "negative control: without the suppression, Everest's all-zero check is what memcheck reports"
+vgv ct_dap_nomark seal "$supp"; rc=$?
+tap "$([ "$rc" = 99 ] && grep -A1 'Conditional jump' "$work/ct_dap_nomark.seal.log" | grep -q 'x25519 (hpke.c'; echo $?)" \
+    "negative control: without the marks, the 64-bit X25519's all-zero check is reported"
 vgv ct_dap neg_branch "$supp"; rc=$?
 tap "$([ "$rc" = 99 ] && grep -q 'Conditional jump or move depends on uninitialised value' "$work/ct_dap.neg_branch.log"; echo $?)" \
     "negative control: a branch on a share byte is reported, suppression file in force"

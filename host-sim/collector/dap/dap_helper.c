@@ -2,10 +2,12 @@
 /* The DAP helper's endpoints over bytes (dap_helper.h). */
 #include "collector/dap/dap_helper.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "aggregator/share.h"
 #include "dpm/expert/vdaf.h"
@@ -47,6 +49,55 @@ void dap_aggregator_free(dap_aggregator_t *a)
         agg_role_free(&a->role);
         memset(a, 0, sizeof(*a));
     }
+}
+
+void dap_aggregator_lock(const dap_aggregator_t *a, int on)
+{
+    if (a->lock != NULL) {
+        a->lock(a->lock_ctx, on);
+    }
+}
+
+/* One chunk of dap_aggregator_parallel on its thread. */
+typedef struct {
+    int (*fn)(void *ctx, size_t lo, size_t hi);
+    void *ctx;
+    size_t lo, hi;
+    int rc;
+} chunk_t;
+
+static void *chunk_main(void *arg)
+{
+    chunk_t *c = arg;
+    c->rc = c->fn(c->ctx, c->lo, c->hi);
+    return NULL;
+}
+
+int dap_aggregator_parallel(size_t n, int (*fn)(void *ctx, size_t lo, size_t hi), void *ctx)
+{
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    size_t k = cpus > 1 ? (size_t)cpus : 1u;
+    k = k < DAP_MAX_WORKERS ? k : DAP_MAX_WORKERS;
+    k = k < n / DAP_MIN_CHUNK ? k : (n / DAP_MIN_CHUNK > 0 ? n / DAP_MIN_CHUNK : 1u);
+    chunk_t c[DAP_MAX_WORKERS];
+    pthread_t th[DAP_MAX_WORKERS];
+    int started[DAP_MAX_WORKERS] = {0};
+    for (size_t w = 0; w < k; w++) {
+        c[w] = (chunk_t){fn, ctx, n * w / k, n * (w + 1) / k, 0};
+    }
+    for (size_t w = 1; w < k; w++) { /* chunk 0 on this thread; one that cannot start too */
+        started[w] = pthread_create(&th[w], NULL, chunk_main, &c[w]) == 0;
+    }
+    int rc = fn(ctx, c[0].lo, c[0].hi);
+    for (size_t w = 1; w < k; w++) {
+        if (started[w]) {
+            pthread_join(th[w], NULL);
+        } else {
+            c[w].rc = fn(ctx, c[w].lo, c[w].hi);
+        }
+        rc = rc != 0 ? rc : c[w].rc;
+    }
+    return rc;
 }
 
 void dap_aggregator_collect_init(const dap_aggregator_t *a, const dap_interval_t *iv,
@@ -151,7 +202,7 @@ typedef struct {
     const uint8_t **ids;
     size_t *resp_at, *resp_len; /* its VerifyResp inside resp (continue only) */
     uint8_t *resp;
-    size_t resp_cap, resp_used;
+    size_t resp_cap;
     size_t share_bytes;
 } job_t;
 
@@ -191,30 +242,46 @@ static int job_alloc(job_t *j, size_t n, size_t share_bytes, size_t resp_cap)
     return 0;
 }
 
-/* Each VerifyInit through the helper's step: the outcomes, the continue responses. 0, or -1
- * (a response larger than the job's buffer: a server error). */
-static int run_reports(dap_helper_t *h, const dap_agg_job_init_req_t *req, uint64_t now_s, job_t *j)
+/* A job's reports through the helper's step, in chunks on several threads (each with a role of
+ * its own: its buffers are per-report scratch); report i's response goes to its own slot of
+ * j->resp (per bytes each), so the chunks never share a byte. */
+typedef struct {
+    const dap_helper_t *h;
+    const dap_verify_init_t *vis; /* the job's VerifyInits, parsed */
+    uint64_t now_s;
+    job_t *j;
+    size_t per;
+} run_t;
+
+static int run_chunk(void *ctx, size_t lo, size_t hi)
 {
+    run_t *c = ctx;
+    const dap_helper_t *h = c->h;
+    job_t *j = c->j;
     const dpm_prio3_t *v = &h->task->vdaf;
-    size_t pos = 0;
-    dap_verify_init_t vi;
-    for (size_t i = 0; dap_msg_next_verify_init(&req->verify_inits, &pos, &vi) == DPM_OK; i++) {
+    agg_role_t role;
+    if (agg_role_init(&role, h->task, DPM_DAP_ROLE_HELPER, &h->role.key, h->role.verify_key) != 0) {
+        return -1;
+    }
+    int rc = 0;
+    for (size_t i = lo; i < hi && rc == 0; i++) {
+        const dap_verify_init_t *vi = &c->vis[i];
         uint8_t *share = j->shares + i * v->out_share_bytes;
-        j->ids[i] = vi.report_share.metadata.report_id;
+        j->ids[i] = vi->report_share.metadata.report_id;
         j->o[i].id = j->ids[i];
-        j->o[i].bucket = vi.report_share.metadata.time; /* time_precision units: the bucket */
+        j->o[i].bucket = vi->report_share.metadata.time; /* time_precision units: the bucket */
         j->o[i].out_share = share;
-        uint8_t code = helper_check(h, &vi, now_s);
+        uint8_t code = helper_check(h, vi, c->now_s);
         if (code == 0) {
             int finished = 0;
             size_t n = 0;
-            if (agg_role_helper_init(&h->role, &vi, share, &finished, j->resp + j->resp_used,
-                                     j->resp_cap - j->resp_used, &n) != DPM_OK) {
-                return -1;
+            j->resp_at[i] = i * c->per;
+            if (agg_role_helper_init(&role, vi, share, &finished, j->resp + j->resp_at[i], c->per,
+                                     &n) != DPM_OK) {
+                rc = -1;
+                break;
             }
-            j->resp_at[i] = j->resp_used;
             j->resp_len[i] = n;
-            j->resp_used += n;
             if (!finished) {
                 dap_verify_resp_t r;
                 dap_list_t one = {{j->resp + j->resp_at[i], n}, 1};
@@ -226,7 +293,27 @@ static int run_reports(dap_helper_t *h, const dap_agg_job_init_req_t *req, uint6
         }
         j->o[i].error = code;
     }
-    return 0;
+    agg_role_free(&role);
+    return rc;
+}
+
+/* Each VerifyInit through the helper's step: the outcomes, the continue responses. 0, or -1
+ * (out of memory, or a response larger than its slot: a server error). */
+static int run_reports(const dap_helper_t *h, const dap_agg_job_init_req_t *req, uint64_t now_s,
+                       job_t *j, size_t per)
+{
+    dap_verify_init_t *vis = calloc(j->n + 1, sizeof(*vis));
+    if (vis == NULL) {
+        return -1;
+    }
+    size_t pos = 0, n = 0;
+    while (n < j->n && dap_msg_next_verify_init(&req->verify_inits, &pos, &vis[n]) == DPM_OK) {
+        n++;
+    }
+    run_t c = {h, vis, now_s, j, per};
+    int rc = n == j->n ? dap_aggregator_parallel(n, run_chunk, &c) : -1;
+    free(vis);
+    return rc;
 }
 
 void dap_helper_aggregation_job(dap_helper_t *h, const uint8_t *body, size_t len, uint64_t now_s,
@@ -275,17 +362,20 @@ void dap_helper_aggregation_job(dap_helper_t *h, const uint8_t *body, size_t len
     }
     const dpm_prio3_t *v = &h->task->vdaf;
     job_t j;
-    /* a continue response is 17 + 1 + 4 + 5 + the verifier message bytes */
-    if (job_alloc(&j, req.verify_inits.n, v->out_share_bytes,
-                  req.verify_inits.n * (32u + v->verifier_message_bytes)) != 0) {
+    /* a continue response is 17 + 1 + 4 + 5 + the verifier message bytes: one slot each */
+    const size_t per = 32u + v->verifier_message_bytes;
+    if (job_alloc(&j, req.verify_inits.n, v->out_share_bytes, req.verify_inits.n * per) != 0) {
         dap_answer_set(a, 500, NULL, "out of memory for a job of %zu reports", req.verify_inits.n);
         return;
     }
-    if (run_reports(h, &req, now_s, &j) != 0) {
-        dap_answer_set(a, 500, NULL, "a helper response did not fit its buffer");
+    /* the reports' work out of the store's lock, on several threads: several jobs and the
+     * chunks of one run at once; only the commit is serialized */
+    if (run_reports(h, &req, now_s, &j, per) != 0) {
+        dap_answer_set(a, 500, NULL, "a job of %zu reports failed (out of memory?)", j.n);
         job_free(&j);
         return;
     }
+    dap_aggregator_lock(h, 1);
     int rc = dap_store_commit(h->store, h->task->id, a->id, digest, j.o, j.n, v->out_share_bytes,
                               dap_vdaf_merge, (void *)v, j.errors);
     if (rc != DAP_STORE_OK && rc != DAP_STORE_ALREADY) {
@@ -293,6 +383,9 @@ void dap_helper_aggregation_job(dap_helper_t *h, const uint8_t *body, size_t len
                        rc == DAP_STORE_CONFLICT ? "invalidMessage" : NULL, "%s",
                        rc == DAP_STORE_CONFLICT ? "another request under this aggregation job's id"
                                                 : dap_store_error(h->store));
+    }
+    dap_aggregator_lock(h, 0);
+    if (rc != DAP_STORE_OK && rc != DAP_STORE_ALREADY) {
         job_free(&j);
         return;
     }

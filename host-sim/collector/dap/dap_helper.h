@@ -37,6 +37,12 @@ typedef struct {
     uint64_t sensitivity;        /* L1 sensitivity of one privacy unit (the mechanism's) */
     dpm_rand_t *rand;            /* this role's CSPRNG: noise, HPKE ephemeral keys, job ids */
     uint64_t skew_s;             /* a report up to this far in the future is not too early */
+    /* When other threads share the store and rand (dap_service.c: its job drivers and request
+     * threads), lock(lock_ctx, 1) and lock(lock_ctx, 0) bracket every store call of an
+     * aggregation job (leader and helper), so that its per-report work (HPKE, the proof) runs
+     * outside the lock, in parallel, each job with an agg_role_t of its own. NULL: one thread. */
+    void (*lock)(void *lock_ctx, int on);
+    void *lock_ctx;
 } dap_aggregator_t;
 
 typedef dap_aggregator_t dap_helper_t;
@@ -71,6 +77,17 @@ int dap_aggregator_init(dap_aggregator_t *a, uint8_t role, const dpm_dap_task_t 
                         const uint8_t verify_key[DPM_PRIO3_VERIFY_KEY_BYTES], dap_store_t *store,
                         const dpm_hpke_config_t *collector, uint64_t sensitivity, dpm_rand_t *rand);
 void dap_aggregator_free(dap_aggregator_t *a);
+/* a->lock(a->lock_ctx, on) when a->lock is set: take (on = 1) or give back (0) the store. */
+void dap_aggregator_lock(const dap_aggregator_t *a, int on);
+
+/* fn(ctx, lo, hi) over [0, n) cut into consecutive chunks, one per online CPU (at most
+ * DAP_MAX_WORKERS, each of at least DAP_MIN_CHUNK items), run on threads at once (the first on
+ * the caller's; one whose thread cannot start runs on the caller's too): an aggregation job's
+ * reports verified on every core. fn must write only its chunk's items. 0 or the first non-zero
+ * return of fn. */
+#define DAP_MAX_WORKERS 8u
+#define DAP_MIN_CHUNK 8u
+int dap_aggregator_parallel(size_t n, int (*fn)(void *ctx, size_t lo, size_t hi), void *ctx);
 
 /* The collection of the batch iv of a's task, its buckets merged by the task's VDAF and the
  * batch released by release(release_ctx): c zeroed, then what both roles ask

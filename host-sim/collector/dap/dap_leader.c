@@ -129,33 +129,201 @@ static int job_room(dap_leader_job_t *j, size_t state_bytes, size_t need)
     return 0;
 }
 
+/* The job's stored reports as the store hands them (under its lock): copied, to be opened and
+ * verified after the lock is given back. */
 typedef struct {
-    dap_leader_t *l;
-    dap_leader_job_t *j;
-} build_t;
+    uint8_t *buf; /* the reports back to back */
+    size_t len, cap;
+    size_t *at, *rlen;
+    uint8_t (*ids)[DPM_DAP_REPORT_ID_BYTES];
+    uint64_t *buckets;
+    size_t n, ncap;
+    int failed;
+} fetched_t;
 
-/* One stored report of the job: its VerifyInit appended, or its own rejection kept. */
-static void add_report(void *ctx, const uint8_t id[DPM_DAP_REPORT_ID_BYTES], uint64_t bucket,
-                       const uint8_t *report, size_t len)
+static void fetched_free(fetched_t *f)
 {
-    build_t *b = ctx;
-    dap_leader_job_t *j = b->j;
-    const dpm_prio3_t *v = &b->l->task->vdaf;
-    if (j->failed || job_room(j, v->state_bytes, len + 64u + v->verifier_share_bytes) != 0) {
-        j->failed = 1;
+    if (f->buf != NULL) { /* sealed reports: nothing secret, but no reason to leave them */
+        memset(f->buf, 0, f->len);
+    }
+    free(f->buf);
+    free(f->at);
+    free(f->rlen);
+    free(f->ids);
+    free(f->buckets);
+    memset(f, 0, sizeof(*f));
+}
+
+static void keep_report(void *ctx, const uint8_t id[DPM_DAP_REPORT_ID_BYTES], uint64_t bucket,
+                        const uint8_t *report, size_t len)
+{
+    fetched_t *f = ctx;
+    if (f->failed) {
         return;
     }
-    size_t i = j->n++, n = 0;
-    memcpy(j->ids[i], id, DPM_DAP_REPORT_ID_BYTES);
-    j->buckets[i] = bucket;
-    uint8_t code = 0;
-    dpm_status_t st = agg_role_leader_init(&b->l->role, report, len, j->states + i * v->state_bytes,
-                                           j->req + j->req_len, j->req_cap - j->req_len, &n, &code);
-    if (st == DPM_OK) {
-        j->req_len += n;
-        j->sent++;
+    if (f->n == f->ncap) {
+        size_t cap = f->ncap ? 2 * f->ncap : 64;
+        void *at = realloc(f->at, cap * sizeof(*f->at));
+        if (at != NULL) {
+            f->at = at;
+        }
+        void *rl = realloc(f->rlen, cap * sizeof(*f->rlen));
+        if (rl != NULL) {
+            f->rlen = rl;
+        }
+        void *ids = realloc(f->ids, cap * sizeof(*f->ids));
+        if (ids != NULL) {
+            f->ids = ids;
+        }
+        void *b = realloc(f->buckets, cap * sizeof(*f->buckets));
+        if (b != NULL) {
+            f->buckets = b;
+        }
+        if (at == NULL || rl == NULL || ids == NULL || b == NULL) {
+            f->failed = 1;
+            return;
+        }
+        f->ncap = cap;
     }
-    j->errors[i] = st == DPM_OK ? 0 : (code != 0 ? code : DAP_REPORT_ERROR_INVALID_MESSAGE);
+    if (f->len + len > f->cap) {
+        size_t cap = 2 * (f->len + len);
+        void *buf = realloc(f->buf, cap);
+        if (buf == NULL) {
+            f->failed = 1;
+            return;
+        }
+        f->buf = buf;
+        f->cap = cap;
+    }
+    if (len > 0) {
+        memcpy(f->buf + f->len, report, len);
+    }
+    f->at[f->n] = f->len;
+    f->rlen[f->n] = len;
+    memcpy(f->ids[f->n], id, DPM_DAP_REPORT_ID_BYTES);
+    f->buckets[f->n] = bucket;
+    f->len += len;
+    f->n++;
+}
+
+/* The job's reports opened and their verification started, in chunks on several threads
+ * (each with a role of its own: its buffers are per-report scratch): report i's VerifyInit into
+ * its own slot of `slots` (per bytes), its state into the job's, its status and code. */
+typedef struct {
+    dap_leader_t *l;
+    const fetched_t *f;
+    dap_leader_job_t *j;
+    uint8_t *slots;
+    size_t per, *slot_len;
+    dpm_status_t *st;
+    uint8_t *code;
+} init_t;
+
+static int init_chunk(void *ctx, size_t lo, size_t hi)
+{
+    init_t *c = ctx;
+    const dpm_prio3_t *v = &c->l->task->vdaf;
+    agg_role_t role;
+    if (agg_role_init(&role, c->l->task, DPM_DAP_ROLE_LEADER, &c->l->role.key,
+                      c->l->role.verify_key) != 0) {
+        return -1;
+    }
+    for (size_t i = lo; i < hi; i++) {
+        c->code[i] = 0;
+        c->slot_len[i] = 0;
+        c->st[i] =
+            c->f->rlen[i] + 64u + v->verifier_share_bytes > c->per
+                ? DPM_ERR_BUFFER
+                : agg_role_leader_init(&role, c->f->buf + c->f->at[i], c->f->rlen[i],
+                                       c->j->states + i * v->state_bytes, c->slots + i * c->per,
+                                       c->per, &c->slot_len[i], &c->code[i]);
+    }
+    agg_role_free(&role);
+    return 0;
+}
+
+/* The fetched reports into job j: each one's VerifyInit appended to j->req in the store's
+ * order, or its own rejection kept. 0, or -1 out of memory. */
+static int init_reports(dap_leader_t *l, const fetched_t *f, dap_leader_job_t *j)
+{
+    const dpm_prio3_t *v = &l->task->vdaf;
+    size_t per = 0;
+    for (size_t i = 0; i < f->n; i++) {
+        per = f->rlen[i] > per ? f->rlen[i] : per;
+    }
+    per += 64u + v->verifier_share_bytes; /* a VerifyInit: the report's parts and the share */
+    while (j->cap < f->n) {
+        j->n = j->cap; /* job_room grows the per-report arrays when n reaches cap */
+        if (job_room(j, v->state_bytes, 0) != 0) {
+            return -1;
+        }
+    }
+    j->n = 0;
+    init_t c = {l,
+                f,
+                j,
+                malloc(f->n * per + 1),
+                per,
+                calloc(f->n + 1, sizeof(size_t)),
+                calloc(f->n + 1, sizeof(dpm_status_t)),
+                calloc(f->n + 1, 1)};
+    int rc = c.slots == NULL || c.slot_len == NULL || c.st == NULL || c.code == NULL ||
+                     dap_aggregator_parallel(f->n, init_chunk, &c) != 0
+                 ? -1
+                 : 0;
+    for (size_t i = 0; i < f->n && rc == 0; i++) {
+        if (job_room(j, v->state_bytes, c.slot_len[i]) != 0) {
+            rc = -1;
+            break;
+        }
+        j->n++;
+        memcpy(j->ids[i], f->ids[i], DPM_DAP_REPORT_ID_BYTES);
+        j->buckets[i] = f->buckets[i];
+        if (c.st[i] == DPM_OK) {
+            memcpy(j->req + j->req_len, c.slots + i * per, c.slot_len[i]);
+            j->req_len += c.slot_len[i];
+            j->sent++;
+        }
+        j->errors[i] = c.st[i] == DPM_OK ? 0
+                       : c.code[i] != 0  ? c.code[i]
+                                         : DAP_REPORT_ERROR_INVALID_MESSAGE;
+    }
+    free(c.slots);
+    free(c.slot_len);
+    free(c.st);
+    free(c.code);
+    return rc;
+}
+
+/* The job's reports, claimed (a new job) or taken over (a stale one), under the store's lock:
+ * 1, 0 (nothing to do) or -1 (why says). */
+static int fetch_job(dap_leader_t *l, uint32_t max, uint64_t now_s, uint64_t stale_s,
+                     dap_leader_job_t *j, fetched_t *f, char *why, size_t whycap)
+{
+    int stale = dap_store_stale_job(l->store, l->task->id, now_s > stale_s ? now_s - stale_s : 0,
+                                    now_s, j->id);
+    int64_t got;
+    if (stale == 1) {
+        got = dap_store_job_reports(l->store, l->task->id, j->id, keep_report, f);
+    } else if (stale == 0) {
+        for (size_t k = 0; k < sizeof(j->id); k += 8) { /* a new job's id */
+            uint64_t w = 0;
+            if (dpm_rand_bits(l->rand, 64, &w) != DPM_OK) {
+                snprintf(why, whycap, "the leader's random source failed");
+                return -1;
+            }
+            memcpy(j->id + k, &w, 8);
+        }
+        got = dap_store_claim(l->store, l->task->id, j->id, max, now_s, keep_report, f);
+    } else {
+        got = -1;
+    }
+    if (got < 0 || f->failed) {
+        snprintf(why, whycap, "%s",
+                 f->failed ? "out of memory for a job" : dap_store_error(l->store));
+        return -1;
+    }
+    return got > 0;
 }
 
 int dap_leader_job_start(dap_leader_t *l, uint32_t max, uint64_t now_s, uint64_t stale_s,
@@ -164,7 +332,6 @@ int dap_leader_job_start(dap_leader_t *l, uint32_t max, uint64_t now_s, uint64_t
     memset(j, 0, sizeof(*j));
     dap_agg_job_init_req_t head;
     memset(&head, 0, sizeof(head)); /* verification key 0, no parameter, no extension */
-    build_t b = {l, j};
     if (job_room(j, l->task->vdaf.state_bytes, 64) != 0 ||
         dap_msg_agg_job_init_req_encode(&head, j->req, j->req_cap, &j->req_len) != DPM_OK) {
         snprintf(why, whycap, "out of memory for a job");
@@ -172,34 +339,22 @@ int dap_leader_job_start(dap_leader_t *l, uint32_t max, uint64_t now_s, uint64_t
         return -1;
     }
     size_t head_len = j->req_len;
-    int stale = dap_store_stale_job(l->store, l->task->id, now_s > stale_s ? now_s - stale_s : 0,
-                                    now_s, j->id);
-    int64_t got;
-    if (stale == 1) {
-        got = dap_store_job_reports(l->store, l->task->id, j->id, add_report, &b);
-    } else if (stale == 0) {
-        for (size_t k = 0; k < sizeof(j->id); k += 8) { /* a new job's id */
-            uint64_t w = 0;
-            if (dpm_rand_bits(l->rand, 64, &w) != DPM_OK) {
-                snprintf(why, whycap, "the leader's random source failed");
-                dap_leader_job_free(j);
-                return -1;
-            }
-            memcpy(j->id + k, &w, 8);
-        }
-        got = dap_store_claim(l->store, l->task->id, j->id, max, now_s, add_report, &b);
-    } else {
+    fetched_t f;
+    memset(&f, 0, sizeof(f));
+    dap_aggregator_lock(l, 1);
+    int got = fetch_job(l, max, now_s, stale_s, j, &f, why, whycap);
+    dap_aggregator_lock(l, 0);
+    /* each report opened and its proof's verification started out of the store's lock, on
+     * every core (init_reports): another driver's job, an upload or a commit goes on meanwhile.
+     * The order is the store's: a stale job's request is byte for byte the first one's. */
+    if (got == 1 && init_reports(l, &f, j) != 0) {
+        snprintf(why, whycap, "out of memory for a job");
         got = -1;
     }
-    if (got < 0 || j->failed) {
-        snprintf(why, whycap, "%s",
-                 j->failed ? "out of memory for a job" : dap_store_error(l->store));
+    fetched_free(&f);
+    if (got != 1) {
         dap_leader_job_free(j);
-        return -1;
-    }
-    if (got == 0) {
-        dap_leader_job_free(j);
-        return 0;
+        return got;
     }
     if (j->sent == 0) {
         j->req_len = head_len; /* nothing for the helper */
@@ -260,10 +415,14 @@ int dap_leader_job_finish(dap_leader_t *l, dap_leader_job_t *j, const uint8_t *r
         }
     }
     static const uint8_t none[32] = {0}; /* the leader's own jobs carry no request digest */
+    dap_aggregator_lock(l, 1);
     int st = dap_store_commit(l->store, l->task->id, j->id, none, o, j->n, v->out_share_bytes,
                               dap_vdaf_merge, (void *)v, errors);
     if (st != DAP_STORE_OK && st != DAP_STORE_ALREADY) {
         snprintf(why, whycap, "committing the job: %s", dap_store_error(l->store));
+    }
+    dap_aggregator_lock(l, 0);
+    if (st != DAP_STORE_OK && st != DAP_STORE_ALREADY) {
         goto done;
     }
     rc = 0;

@@ -36,7 +36,7 @@ struct dap_service {
     dpm_dap_hpke_key_t key;
     dpm_hpke_config_t cfg;
     dap_store_t *store;
-    pthread_mutex_t mu; /* the store, the roles and rand */
+    pthread_mutex_t mu; /* the store and rand (an aggregation job: its store calls alone) */
     dpm_posix_rng_t rng;
     dpm_rng_t port;
     dpm_rand_t rand;
@@ -51,6 +51,17 @@ struct dap_service {
 size_t dap_service_tasks(const dap_service_t *s)
 {
     return s != NULL ? s->tasks->n : 0;
+}
+
+/* The aggregators' store lock (dap_aggregator_t.lock): s->mu. */
+static void service_lock(void *ctx, int on)
+{
+    dap_service_t *s = ctx;
+    if (on) {
+        pthread_mutex_lock(&s->mu);
+    } else {
+        pthread_mutex_unlock(&s->mu);
+    }
 }
 
 int dap_service_open(dap_service_t **out, const dap_service_options_t *o, char *err, size_t cap)
@@ -125,6 +136,9 @@ int dap_service_open(dap_service_t **out, const dap_service_options_t *o, char *
             return host_fail(err, cap, "[dap_task] at line %d: cannot set up its %s (memory?)",
                              t->line, leader ? "leader" : "helper");
         }
+        dap_aggregator_t *agg = leader ? &ts->leader : &ts->helper;
+        agg->lock = service_lock; /* aggregation jobs take s->mu for their store calls alone */
+        agg->lock_ctx = s;
         ts->ready = 1;
     }
     return 0;
@@ -174,10 +188,9 @@ static int drive_one(dap_service_t *s, size_t i, uint8_t *resp)
     task_state_t *ts = &s->st[i];
     dap_leader_job_t j;
     char why[320];
-    pthread_mutex_lock(&s->mu);
+    /* (the job's store calls take s->mu, its reports' work runs beside the other drivers') */
     int got = dap_leader_job_start(&ts->leader, s->o.job_size, wall_s(), s->o.stale_s, &j, why,
                                    sizeof(why));
-    pthread_mutex_unlock(&s->mu);
     if (got <= 0) {
         if (got < 0) {
             coll_log(COLL_LOG_ERROR, "dap_job_failed", "\"task\": %s, \"error\": %s",
@@ -195,10 +208,8 @@ static int drive_one(dap_service_t *s, size_t i, uint8_t *resp)
                  coll_log_str(ts->spec->id_b64), j.n, coll_log_str(why), s->o.stale_s);
         rc = -1;
     } else {
-        pthread_mutex_lock(&s->mu);
         int fin = dap_leader_job_finish(&ts->leader, &j, j.sent > 0 ? resp : NULL, rlen, why,
                                         sizeof(why));
-        pthread_mutex_unlock(&s->mu);
         if (fin != 0) {
             coll_log(COLL_LOG_WARN, "dap_job_abandoned",
                      "\"task\": %s, \"reports\": %zu, \"error\": %s",
@@ -486,7 +497,11 @@ void dap_service_request(dap_service_t *s, int post, const char *path, const cha
     dap_answer_t ans;
     dap_msg_type_t type = DAP_MSG_TYPES;
     collect_ctx_t cc = {s, spec};
-    pthread_mutex_lock(&s->mu);
+    /* an aggregation job takes s->mu for its commit alone (dap_aggregator_t.lock): the
+     * helper verifies several jobs at once */
+    if (r != R_AGG_JOB) {
+        pthread_mutex_lock(&s->mu);
+    }
     switch (r) {
     case R_REPORTS:
         dap_leader_upload(&ts->leader, body, len, now_s, out, ANSWER_CAP, &n, &ans);
@@ -506,7 +521,9 @@ void dap_service_request(dap_service_t *s, int post, const char *path, const cha
         type = DAP_MSG_AGG_SHARE;
         break;
     }
-    pthread_mutex_unlock(&s->mu);
+    if (r != R_AGG_JOB) {
+        pthread_mutex_unlock(&s->mu);
+    }
     if (ans.status == 200 || ans.status == 202) {
         a->status = ans.status;
         a->content_type = n > 0 ? dap_msg_media_type[type] : "text/plain";

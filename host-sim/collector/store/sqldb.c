@@ -14,9 +14,22 @@
 #define MAX_COLS 16
 #define BYTEA_OID 17
 
+/* SQLite: the statements prepared once and kept (a DAP job runs the same few hundred times):
+ * keyed by their text, reset after each use; one in use (a row callback running the same text
+ * again) is not shared, a fresh one is prepared for the nested call. */
+#define STMT_CACHE 32
+
+typedef struct {
+    char *sql;
+    sqlite3_stmt *q;
+    int busy;
+} cached_t;
+
 struct sqldb {
     sqlite3 *db;
     PGconn *pg;
+    cached_t cache[STMT_CACHE];
+    unsigned next; /* the slot replaced when the cache is full (round robin) */
     char err[256];
 };
 
@@ -60,6 +73,17 @@ int sqldb_open(sqldb_t **out, const char *url, char *err, size_t cap)
             return -1;
         }
         sqlite3_busy_timeout(d->db, 10000);
+        /* as the store's own connection (store_sqlite.c): a 64 MiB page cache (a DAP leader
+         * reads back each report's pages, about 8 KB, when it claims and verifies it, which the
+         * default 2 MiB had long evicted) and a checkpoint every 16384 pages of WAL, not 1000
+         * (the claims rewrite those pages: each checkpoint wrote them all again); durability is
+         * each COMMIT's, neither weakens it */
+        if (sqlite3_exec(d->db, "PRAGMA cache_size=-65536; PRAGMA wal_autocheckpoint=16384", NULL,
+                         NULL, NULL) != SQLITE_OK) {
+            snprintf(err, cap, "database: %s: %s", target, sqlite3_errmsg(d->db));
+            sqldb_close(d);
+            return -1;
+        }
     }
     *out = d;
     return 0;
@@ -73,18 +97,82 @@ void sqldb_close(sqldb_t *d)
     if (d->pg != NULL) {
         PQfinish(d->pg);
     }
+    for (size_t i = 0; i < STMT_CACHE; i++) {
+        sqlite3_finalize(d->cache[i].q);
+        free(d->cache[i].sql);
+    }
     if (d->db != NULL) {
         sqlite3_close(d->db);
     }
     free(d);
 }
 
+/* The statement for sql: a cached one (*slot its entry, marked busy) or, when none is free, a
+ * new one (*slot NULL: the caller finalizes it). NULL on a prepare error (d->err). */
+static sqlite3_stmt *stmt_get(sqldb_t *d, const char *sql, cached_t **slot)
+{
+    *slot = NULL;
+    cached_t *free_slot = NULL;
+    for (size_t i = 0; i < STMT_CACHE; i++) {
+        cached_t *c = &d->cache[i];
+        if (c->sql == NULL) {
+            free_slot = free_slot != NULL ? free_slot : c;
+        } else if (strcmp(c->sql, sql) == 0) {
+            if (c->busy) {
+                break; /* nested use of the same text: a statement of its own */
+            }
+            c->busy = 1;
+            *slot = c;
+            return c->q;
+        }
+    }
+    sqlite3_stmt *q = NULL;
+    if (sqlite3_prepare_v3(d->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &q, NULL) != SQLITE_OK) {
+        snprintf(d->err, sizeof(d->err), "%s", sqlite3_errmsg(d->db));
+        sqlite3_finalize(q);
+        return NULL;
+    }
+    if (free_slot == NULL) { /* full: replace one that is not in use */
+        for (unsigned k = 0; k < STMT_CACHE && free_slot == NULL; k++) {
+            cached_t *c = &d->cache[(d->next + k) % STMT_CACHE];
+            free_slot = c->busy ? NULL : c;
+        }
+        d->next = (d->next + 1u) % STMT_CACHE;
+        if (free_slot != NULL) {
+            sqlite3_finalize(free_slot->q);
+            free(free_slot->sql);
+            memset(free_slot, 0, sizeof(*free_slot));
+        }
+    }
+    char *copy = free_slot != NULL ? strdup(sql) : NULL;
+    if (copy != NULL) {
+        free_slot->sql = copy;
+        free_slot->q = q;
+        free_slot->busy = 1;
+        *slot = free_slot;
+    }
+    return q;
+}
+
+/* After a statement's use: a cached one reset (its locks and bindings let go), another one
+ * finalized. */
+static void stmt_put(sqlite3_stmt *q, cached_t *slot)
+{
+    if (slot != NULL) {
+        sqlite3_reset(q);
+        sqlite3_clear_bindings(q);
+        slot->busy = 0;
+    } else {
+        sqlite3_finalize(q);
+    }
+}
+
 static int64_t sqlite_exec(sqldb_t *d, const char *sql, const sqldb_val_t *in, int n,
                            sqldb_row_fn rows, void *ctx)
 {
-    sqlite3_stmt *q = NULL;
-    if (sqlite3_prepare_v2(d->db, sql, -1, &q, NULL) != SQLITE_OK) {
-        snprintf(d->err, sizeof(d->err), "%s", sqlite3_errmsg(d->db));
+    cached_t *slot = NULL;
+    sqlite3_stmt *q = stmt_get(d, sql, &slot);
+    if (q == NULL) {
         return -1;
     }
     for (int i = 0; i < n; i++) {
@@ -118,13 +206,13 @@ static int64_t sqlite_exec(sqldb_t *d, const char *sql, const sqldb_val_t *in, i
     }
     if (st != SQLITE_DONE) {
         snprintf(d->err, sizeof(d->err), "%s", sqlite3_errmsg(d->db));
-        sqlite3_finalize(q);
+        stmt_put(q, slot);
         return -1;
     }
     if (sqlite3_column_count(q) == 0) {
         count = sqlite3_changes(d->db);
     }
-    sqlite3_finalize(q);
+    stmt_put(q, slot);
     return count;
 }
 

@@ -20,9 +20,10 @@
 /* Threads share one collector process: Mbed TLS must lock its shared state. */
 #define MBEDTLS_THREADING_C
 #define MBEDTLS_THREADING_PTHREAD
-/* X25519 through Mbed TLS's verified Everest (HACL*) variant, as on devices: HPKE
- * (port/tls/hpke.c) opens every DAP input share with one X25519, 70 us here against 570 us with
- * the generic ECP ladder. Folded into libmbedcrypto.a by .make/build-mbedtls.sh. */
+/* X25519 through Mbed TLS's verified Everest (HACL*) variant, as on devices: TLS's key exchange
+ * here, and HPKE's (port/tls/hpke.c) where the compiler has no unsigned __int128 or with
+ * DPM_X25519_PORTABLE (on this host HPKE runs port/tls/x25519_64.h); 70 us here against 570 us
+ * with the generic ECP ladder. Folded into libmbedcrypto.a by .make/build-mbedtls.sh. */
 #define MBEDTLS_ECDH_VARIANT_EVEREST_ENABLED
 
 #endif /* DPM_MBEDTLS_HOST_H */
