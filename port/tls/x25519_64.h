@@ -2,9 +2,9 @@
 /* X25519 (RFC 7748 §5) over 64-bit limbs, for compilers with unsigned __int128 (x86_64, aarch64,
  * s390x): port/tls/hpke.c uses it there unless DPM_X25519_PORTABLE is defined, and Mbed TLS's
  * Everest X25519 elsewhere (32-bit targets, Cortex-M). Written from RFC 7748's text: the
- * Montgomery ladder of §5 with its conditional swaps, a24 = 121665, the inverse as z^(p - 2).
- * An aggregator opens every input share with one X25519: this takes less than half the CPU
- * of Everest's generic code on the bench machine (host-sim/aggregator/README.md: the figure).
+ * Montgomery ladder of RFC 7748 §5 with its conditional swaps, a24 = 121665, the inverse as z^(p -
+ * 2). An aggregator opens every input share with one X25519: this takes less than half the CPU of
+ * Everest's generic code on the bench machine (host-sim/aggregator/README.md: the bench).
  *
  * Constant time: no branch and no memory index depends on the scalar or the point (the swaps are
  * masks, the loop bounds are fixed); tests/ct/ct_dap.c checks it under valgrind. The caller

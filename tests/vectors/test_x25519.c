@@ -2,11 +2,11 @@
 /* X25519 (RFC 7748): port/tls/x25519_64.h, the 64-bit-limb code port/tls/hpke.c uses where the
  * compiler has unsigned __int128, and Mbed TLS's Everest X25519, which it uses elsewhere (and
  * with DPM_X25519_PORTABLE): both against RFC 7748 §5.2's two vectors, its iterated vector
- * (1 and 1,000 iterations; the 1,000,000 one takes minutes), §6.1's Diffie-Hellman example, and
- * against each other on 2,000 pseudo-random scalars and points (where both exist); then the
- * decoding rules of §5 (bit 255 of a point ignored, a u-coordinate of p or more taken mod p) and
- * what must fail: a wrong vector is told apart (one bit of the scalar or the point changes the
- * result). */
+ * (1 and 1,000 iterations; the 1,000,000 one takes minutes), RFC 7748 §6.1's Diffie-Hellman
+ * example, and against each other on 2,000 pseudo-random scalars and points (where both exist);
+ * then the decoding rules of RFC 7748 §5 (bit 255 of a point ignored, a u-coordinate of p or more
+ * taken mod p) and what must fail: a wrong vector is told apart (one bit of the scalar or the point
+ * changes the result). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
