@@ -134,9 +134,11 @@ static int job_room(dap_leader_job_t *j, size_t state_bytes, size_t need)
 typedef struct {
     uint8_t *buf; /* the reports back to back */
     size_t len, cap;
-    size_t *at, *rlen;
-    uint8_t (*ids)[DPM_DAP_REPORT_ID_BYTES];
-    uint64_t *buckets;
+    struct fetched_report {
+        size_t at, len; /* its bytes: buf[at, at + len) */
+        uint8_t id[DPM_DAP_REPORT_ID_BYTES];
+        uint64_t bucket;
+    } * r; /* one per report, in the store's order */
     size_t n, ncap;
     int failed;
 } fetched_t;
@@ -147,10 +149,7 @@ static void fetched_free(fetched_t *f)
         memset(f->buf, 0, f->len);
     }
     free(f->buf);
-    free(f->at);
-    free(f->rlen);
-    free(f->ids);
-    free(f->buckets);
+    free(f->r);
     memset(f, 0, sizeof(*f));
 }
 
@@ -163,26 +162,12 @@ static void keep_report(void *ctx, const uint8_t id[DPM_DAP_REPORT_ID_BYTES], ui
     }
     if (f->n == f->ncap) {
         size_t cap = f->ncap ? 2 * f->ncap : 64;
-        void *at = realloc(f->at, cap * sizeof(*f->at));
-        if (at != NULL) {
-            f->at = at;
-        }
-        void *rl = realloc(f->rlen, cap * sizeof(*f->rlen));
-        if (rl != NULL) {
-            f->rlen = rl;
-        }
-        void *ids = realloc(f->ids, cap * sizeof(*f->ids));
-        if (ids != NULL) {
-            f->ids = ids;
-        }
-        void *b = realloc(f->buckets, cap * sizeof(*f->buckets));
-        if (b != NULL) {
-            f->buckets = b;
-        }
-        if (at == NULL || rl == NULL || ids == NULL || b == NULL) {
+        void *r = realloc(f->r, cap * sizeof(*f->r));
+        if (r == NULL) {
             f->failed = 1;
             return;
         }
+        f->r = r;
         f->ncap = cap;
     }
     if (f->len + len > f->cap) {
@@ -198,10 +183,10 @@ static void keep_report(void *ctx, const uint8_t id[DPM_DAP_REPORT_ID_BYTES], ui
     if (len > 0) {
         memcpy(f->buf + f->len, report, len);
     }
-    f->at[f->n] = f->len;
-    f->rlen[f->n] = len;
-    memcpy(f->ids[f->n], id, DPM_DAP_REPORT_ID_BYTES);
-    f->buckets[f->n] = bucket;
+    f->r[f->n].at = f->len;
+    f->r[f->n].len = len;
+    memcpy(f->r[f->n].id, id, DPM_DAP_REPORT_ID_BYTES);
+    f->r[f->n].bucket = bucket;
     f->len += len;
     f->n++;
 }
@@ -232,9 +217,9 @@ static int init_chunk(void *ctx, size_t lo, size_t hi)
         c->code[i] = 0;
         c->slot_len[i] = 0;
         c->st[i] =
-            c->f->rlen[i] + 64u + v->verifier_share_bytes > c->per
+            c->f->r[i].len + 64u + v->verifier_share_bytes > c->per
                 ? DPM_ERR_BUFFER
-                : agg_role_leader_init(&role, c->f->buf + c->f->at[i], c->f->rlen[i],
+                : agg_role_leader_init(&role, c->f->buf + c->f->r[i].at, c->f->r[i].len,
                                        c->j->states + i * v->state_bytes, c->slots + i * c->per,
                                        c->per, &c->slot_len[i], &c->code[i]);
     }
@@ -249,7 +234,7 @@ static int init_reports(dap_leader_t *l, const fetched_t *f, dap_leader_job_t *j
     const dpm_prio3_t *v = &l->task->vdaf;
     size_t per = 0;
     for (size_t i = 0; i < f->n; i++) {
-        per = f->rlen[i] > per ? f->rlen[i] : per;
+        per = f->r[i].len > per ? f->r[i].len : per;
     }
     per += 64u + v->verifier_share_bytes; /* a VerifyInit: the report's parts and the share */
     while (j->cap < f->n) {
@@ -277,8 +262,8 @@ static int init_reports(dap_leader_t *l, const fetched_t *f, dap_leader_job_t *j
             break;
         }
         j->n++;
-        memcpy(j->ids[i], f->ids[i], DPM_DAP_REPORT_ID_BYTES);
-        j->buckets[i] = f->buckets[i];
+        memcpy(j->ids[i], f->r[i].id, DPM_DAP_REPORT_ID_BYTES);
+        j->buckets[i] = f->r[i].bucket;
         if (c.st[i] == DPM_OK) {
             memcpy(j->req + j->req_len, c.slots + i * per, c.slot_len[i]);
             j->req_len += c.slot_len[i];
