@@ -73,13 +73,9 @@ int sqldb_open(sqldb_t **out, const char *url, char *err, size_t cap)
             return -1;
         }
         sqlite3_busy_timeout(d->db, 10000);
-        /* as the store's own connection (store_sqlite.c): a 64 MiB page cache (a DAP leader
-         * reads back each report's pages, about 8 KB, when it claims and verifies it, which the
-         * default 2 MiB had long evicted) and a checkpoint every 16384 pages of WAL, not 1000
-         * (the claims rewrite those pages: each checkpoint wrote them all again); durability is
-         * each COMMIT's, neither weakens it */
-        if (sqlite3_exec(d->db, "PRAGMA cache_size=-65536; PRAGMA wal_autocheckpoint=16384", NULL,
-                         NULL, NULL) != SQLITE_OK) {
+        /* as the store's own connection: a DAP leader reads back each report's pages (about
+         * 8 KB) when it claims and verifies it, which the default 2 MiB cache had long evicted */
+        if (sqlite3_exec(d->db, SQLDB_SQLITE_TUNING, NULL, NULL, NULL) != SQLITE_OK) {
             snprintf(err, cap, "database: %s: %s", target, sqlite3_errmsg(d->db));
             sqldb_close(d);
             return -1;

@@ -19,6 +19,12 @@ typedef struct {
     size_t len;
 } sqldb_val_t;
 
+/* Every SQLite connection of the collector's database (the store's and these): a 64 MiB page
+ * cache and a WAL checkpoint every 16384 pages, not 1000 (random index and report pages stay in
+ * memory, checkpoints that rewrite them are rare); durability is each COMMIT's, neither weakens
+ * it. */
+#define SQLDB_SQLITE_TUNING "PRAGMA cache_size=-65536; PRAGMA wal_autocheckpoint=16384"
+
 /* One result row: ncols values, valid during the call. */
 typedef void (*sqldb_row_fn)(void *ctx, int ncols, const sqldb_val_t *cols);
 

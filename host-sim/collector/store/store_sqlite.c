@@ -38,6 +38,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "collector/store/sqldb.h"
 #include "collector/store/store_backend.h"
 #include "common/err.h"
 
@@ -523,12 +524,9 @@ static int be_open(coll_backend_t **out, const char *path, coll_be_mode_t mode,
         host_fail(err, cap, "database %s: %s", path, msg);
         goto bad;
     }
-    /* synchronous=FULL: every COMMIT fsyncs the WAL, so a 2xx survives power loss. A 64 MiB
-     * page cache and checkpoints every 16384 pages (64 MiB of WAL) keep the index's random
-     * pages in memory and the checkpoint fsyncs rare; neither weakens durability. */
-    if (exec(b->db, "PRAGMA synchronous=FULL") != 0 ||
-        exec(b->db, "PRAGMA cache_size=-65536") != 0 ||
-        exec(b->db, "PRAGMA wal_autocheckpoint=16384") != 0) {
+    /* synchronous=FULL: every COMMIT fsyncs the WAL, so a 2xx survives power loss; then the
+     * cache and checkpoint tuning every connection of the database shares (sqldb.h). */
+    if (exec(b->db, "PRAGMA synchronous=FULL") != 0 || exec(b->db, SQLDB_SQLITE_TUNING) != 0) {
         host_fail(err, cap, "database %s: %s", path, sqlite3_errmsg(b->db));
         goto bad;
     }
