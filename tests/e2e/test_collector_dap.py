@@ -64,8 +64,9 @@ def free_port():
     return p
 
 
-def keygen(path, cid):
-    r = subprocess.run([COLLECTOR, "dap-keygen", "--out", path, "--config-id", str(cid)],
+def keygen(path, cid, aead=None):
+    r = subprocess.run([COLLECTOR, "dap-keygen", "--out", path, "--config-id", str(cid)]
+                       + (["--aead", aead] if aead else []),
                        capture_output=True, text=True, check=True)
     return r.stdout.strip()
 
@@ -80,14 +81,15 @@ def tool(*args, check=True):
 class Pair:
     """A leader and a helper (and on PostgreSQL a second leader, leader2, on the first's
     database) of one task; dbs: role -> --db (default SQLite files in the harness's dir); the
-    task a sumvec of length x maxv at eps, with extra keys (e.g. "sensitivity = 40\n")."""
+    task a sumvec of length x maxv at eps, with extra keys (e.g. "sensitivity = 40\n"); aead:
+    dap-keygen's --aead for all three keys (None: its default, AES-128-GCM)."""
 
-    def __init__(self, h, dbs=None, length=LENGTH, maxv=MAXV, eps=EPS, extra=""):
+    def __init__(self, h, dbs=None, length=LENGTH, maxv=MAXV, eps=EPS, extra="", aead=None):
         self.h, d = h, h.tmp
         self.length, self.maxv, self.eps, self.extra = length, maxv, eps, extra
         self.dbs = dbs or {r: f"{d}/{r}.db" for r in ("leader", "helper")}
         self.lport, self.hport, self.l2port = free_port(), free_port(), free_port()
-        self.keys = {n: keygen(f"{d}/{n}.key", i + 1)
+        self.keys = {n: keygen(f"{d}/{n}.key", i + 1, aead)
                      for i, n in enumerate(("leader", "helper", "collector"))}
         with open(f"{d}/verify.key", "w") as f:
             f.write(os.urandom(32).hex() + "\n")
@@ -527,8 +529,20 @@ def gaussian(t, h):
     """noise = gaussian end to end: each aggregator adds dpm_dgauss noise of sigma2 =
     l2_sensitivity_sq / (2 rho) (the sumvec's bound 8 x 15^2 = 1800 at rho 0.5), the devices
     charge the eps that rho gives at delta, and dap-collect's intervals, from the exact law of the
-    two draws, hold each exact sum."""
-    pair = Pair(h, eps=None, extra="noise = gaussian\nrho = 0.5\ndelta = 1e-9\n")
+    two draws, hold each exact sum. Its three HPKE keys are ChaCha20-Poly1305's (dap-keygen
+    --aead), which devices without AES instructions seal with: the reports and the aggregate
+    shares open with them."""
+    pair = Pair(h, eps=None, extra="noise = gaussian\nrho = 0.5\ndelta = 1e-9\n",
+                aead="chacha20poly1305")
+    # HpkeConfig: id (1 byte), kem_id, kdf_id, aead_id (2 bytes each), public key
+    aeads = {n: c[10:14] for n, c in pair.keys.items()}
+    t.ok(aeads == {"leader": "0003", "helper": "0003", "collector": "0003"},
+         "dap-keygen --aead chacha20poly1305: each HpkeConfig names AEAD 0x0003", str(aeads))
+    r = subprocess.run([COLLECTOR, "dap-keygen", "--out", f"{h.tmp}/x.key", "--aead", "aes256"],
+                       capture_output=True, text=True, timeout=30)
+    t.ok(r.returncode == 2 and "--aead aes128gcm|chacha20poly1305" in r.stderr
+         and not os.path.exists(f"{h.tmp}/x.key"),
+         "dap-keygen --aead aes256: refused with the AEADs it takes, no key written", r.stderr)
     pair.start("leader")
     pair.start("helper")
     up = tool("upload", *pair.common(), "--n", "40", "--seed", "3")
@@ -538,8 +552,9 @@ def gaussian(t, h):
     t.ok(ok and got["noise"]["mechanism"] == "discrete_gaussian"
          and got["noise"]["sigma2"] == 1800 and got["rho"] == 0.5 and got["delta"] == 1e-9
          and abs(got["eps"] - 6.937912) < 1e-6 and "rho-zCDP" in got["trust_model"],
-         "noise = gaussian: sigma2 1800 from rho 0.5, eps 6.937912 at delta 1e-9, stated in the "
-         "estimate JSON", f"{err} {json.dumps(got)[:500]}")
+         "noise = gaussian with ChaCha20-Poly1305 keys: 40 reports opened and collected; sigma2 "
+         "1800 from rho 0.5, eps 6.937912 at delta 1e-9, stated in the estimate JSON",
+         f"{err} {json.dumps(got)[:500]}")
     t.ok(ok and all(lo <= w <= hi for (lo, hi), w in zip(got["ci"], want))
          and got["sums"] != want and 2 * 58 < got["ci"][0][1] - got["ci"][0][0] < 2 * 300,
          "noise = gaussian: each exact sum inside its interval (level 1 - 1e-6, about 4.9 sd "

@@ -218,6 +218,23 @@ static void refusals_name_line_and_cause(void **state)
     dpm_hpke_config_t cfg;
     assert_int_equal(dap_key_load(path, &key, &cfg, err, sizeof(err)), -1);
     assert_non_null(strstr(err, "dap-keygen"));
+    /* the AEAD line: ChaCha20-Poly1305 taken (the same secret's key, another AEAD), another
+     * name refused with the ones it takes */
+    static const char *const aead_line[3] = {"", "aead = chacha20poly1305\n", "aead = aes256\n"};
+    dpm_hpke_config_t c3[3];
+    for (int i = 0; i < 3; i++) {
+        f = fopen(path, "w");
+        assert_non_null(f);
+        fprintf(f, "config_id = 4\n%ssecret = %064x\n", aead_line[i], 9);
+        fclose(f);
+        err[0] = 0;
+        assert_int_equal(dap_key_load(path, &key, &c3[i], err, sizeof(err)), i < 2 ? 0 : -1);
+    }
+    assert_int_equal(c3[0].aead_id, DPM_HPKE_AEAD_AES_128_GCM);
+    assert_int_equal(c3[1].aead_id, DPM_HPKE_AEAD_CHACHA20_POLY1305);
+    assert_int_equal(key.aead_id, DPM_HPKE_AEAD_CHACHA20_POLY1305); /* the last one taken */
+    assert_memory_equal(c3[0].public_key, c3[1].public_key, DPM_HPKE_NPK);
+    assert_non_null(strstr(err, "'aead = chacha20poly1305'"));
 }
 
 /* noise = gaussian: sigma2 = ceil(l2_sensitivity_sq / (2 rho)) with rho rounded down to

@@ -129,7 +129,7 @@ static const char USAGE[] =
     "                one job while the helper verifies another)\n"
     "  credentials: role aggregator (the helper's list: the leader's token), collector (the\n"
     "  leader's list: who may collect)\n"
-    "       dpm-collector dap-keygen --out FILE [--config-id N]   a new HPKE key\n"
+    "       dpm-collector dap-keygen --out FILE [--config-id N] [--aead A]   a new HPKE key\n"
     "       dpm-collector dap-collect --campaigns FILE --collector-key FILE --token-file FILE\n"
     "           --ca FILE --start UNIX --duration S   a batch's sums and their intervals\n";
 
