@@ -273,8 +273,11 @@ static dpm_status_t key_schedule(uint16_t aead_id, const uint8_t shared_secret[D
     hpke_suite(aead_id, suite);
     ksc[0] = 0x00;
     /* psk_id_hash = LabeledExtract("", "psk_id_hash", "") (base mode: psk_id empty) depends on
-     * the suite alone: its value for each of the two, as RFC 9180's A.1.1 and A.2.1 print it in
-     * key_schedule_context (test_hpke_vectors checks it), not an HMAC per message */
+     * the suite alone. Where aggregators run (64-bit hosts: unsigned __int128) it is one of two
+     * constants, as RFC 9180's A.1.1 and A.2.1 print them in key_schedule_context, not an HMAC
+     * per input share; a 32-bit device computes it (64 bytes of flash less, one HMAC more in
+     * the preparation, dpm_dap_pool_fill: idle time). test_hpke_vectors checks both ways. */
+#if defined(__SIZEOF_INT128__)
     static const uint8_t PSK_ID_HASH_AES128GCM[DPM_HPKE_NH] = {
         0x72, 0x56, 0x11, 0xc9, 0xd9, 0x8c, 0x07, 0xc0, 0x3f, 0x60, 0x09,
         0x5c, 0xd3, 0x2d, 0x40, 0x0d, 0x83, 0x47, 0xd4, 0x5e, 0xd6, 0x70,
@@ -287,8 +290,15 @@ static dpm_status_t key_schedule(uint16_t aead_id, const uint8_t shared_secret[D
            aead_id == DPM_HPKE_AEAD_AES_128_GCM ? PSK_ID_HASH_AES128GCM
                                                 : PSK_ID_HASH_CHACHA20POLY1305,
            DPM_HPKE_NH);
-    dpm_status_t st = labeled_extract(suite, sizeof(suite), NULL, 0, "info_hash", info, info_len,
-                                      ksc + 1 + DPM_HPKE_NH);
+    dpm_status_t st = DPM_OK;
+#else
+    dpm_status_t st =
+        labeled_extract(suite, sizeof(suite), NULL, 0, "psk_id_hash", NULL, 0, ksc + 1);
+#endif
+    if (st == DPM_OK) {
+        st = labeled_extract(suite, sizeof(suite), NULL, 0, "info_hash", info, info_len,
+                             ksc + 1 + DPM_HPKE_NH);
+    }
     if (st == DPM_OK) {
         st = labeled_extract(suite, sizeof(suite), shared_secret, DPM_HPKE_NSECRET, "secret", NULL,
                              0, secret);
@@ -333,7 +343,7 @@ dpm_status_t dpm_hpke_setup_base_s(uint16_t aead_id, const uint8_t pk_r[DPM_HPKE
     uint8_t ss[DPM_HPKE_NSECRET];
     dpm_status_t st = dpm_hpke_encap(pk_r, ikm_e, ikm_e_len, enc, ss);
     if (st == DPM_OK) {
-        st = dpm_hpke_key_schedule(aead_id, ss, info, info_len, ctx, NULL);
+        st = key_schedule(aead_id, ss, info, info_len, ctx, NULL, 1);
     }
     mbedtls_platform_zeroize(ss, sizeof(ss));
     return st;

@@ -107,13 +107,15 @@ static dpm_status_t vdaf_decode(uint32_t type, const uint8_t *cfg, size_t len, d
     }
     dpm_rd_t r = dpm_rd(cfg, len);
     dpm_status_t st;
-    switch (type) {
+    switch (type) { /* no case for a variant left out (refused above): no dead code */
+#if DPM_VDAF_FIELD64
     case DPM_PRIO3_COUNT: st = dpm_prio3_count_init(v, 2); break;
     case DPM_PRIO3_SUM: {
         uint64_t max = dpm_rd_uint(&r, 8);
         st = dpm_prio3_sum_init(v, 2, max);
         break;
     }
+#endif
     case DPM_PRIO3_SUMVEC: {
         uint32_t length = (uint32_t)dpm_rd_uint(&r, 4);
         uint64_t max = dpm_rd_uint(&r, 8);
@@ -127,6 +129,7 @@ static dpm_status_t vdaf_decode(uint32_t type, const uint8_t *cfg, size_t len, d
         st = dpm_prio3_histogram_init(v, 2, length, chunk);
         break;
     }
+#if DPM_VDAF_MULTIHOT
     case DPM_PRIO3_MULTIHOT: {
         uint32_t length = (uint32_t)dpm_rd_uint(&r, 4);
         uint32_t chunk = (uint32_t)dpm_rd_uint(&r, 4);
@@ -135,6 +138,7 @@ static dpm_status_t vdaf_decode(uint32_t type, const uint8_t *cfg, size_t len, d
                                  : dpm_prio3_multihot_init(v, 2, length, (uint32_t)weight, chunk);
         break;
     }
+#endif
     default:
         return why(reason, "task VDAF is not a Prio3 variant this SDK runs", DPM_ERR_UNSUPPORTED);
     }
