@@ -90,11 +90,15 @@ void dap_leader_job_free(dap_leader_job_t *j)
     memset(j, 0, sizeof(*j));
 }
 
-/* Room for one more report (and its VerifyInit of up to `need` bytes). */
-static int job_room(dap_leader_job_t *j, size_t state_bytes, size_t need)
+/* Room for `reports` reports (their ids, buckets, errors and states) and `req_bytes` bytes of
+ * request; what the job holds is kept. 0, or -1 out of memory. */
+static int job_reserve(dap_leader_job_t *j, size_t state_bytes, size_t reports, size_t req_bytes)
 {
-    if (j->n == j->cap) {
-        size_t cap = j->cap ? 2 * j->cap : 16;
+    if (reports > j->cap) {
+        size_t cap = j->cap ? j->cap : 16;
+        while (cap < reports) {
+            cap *= 2;
+        }
         void *ids = realloc(j->ids, cap * sizeof(*j->ids));
         if (ids != NULL) {
             j->ids = ids;
@@ -117,14 +121,13 @@ static int job_room(dap_leader_job_t *j, size_t state_bytes, size_t need)
         j->cap = cap;
         j->state_bytes = state_bytes;
     }
-    if (j->req_len + need > j->req_cap) {
-        size_t cap = 2 * (j->req_len + need);
-        void *r = realloc(j->req, cap);
+    if (req_bytes > j->req_cap) {
+        void *r = realloc(j->req, req_bytes);
         if (r == NULL) {
             return -1;
         }
         j->req = r;
-        j->req_cap = cap;
+        j->req_cap = req_bytes;
     }
     return 0;
 }
@@ -237,11 +240,8 @@ static int init_reports(dap_leader_t *l, const fetched_t *f, dap_leader_job_t *j
         per = f->r[i].len > per ? f->r[i].len : per;
     }
     per += 64u + v->verifier_share_bytes; /* a VerifyInit: the report's parts and the share */
-    while (j->cap < f->n) {
-        j->n = j->cap; /* job_room grows the per-report arrays when n reaches cap */
-        if (job_room(j, v->state_bytes, 0) != 0) {
-            return -1;
-        }
+    if (job_reserve(j, v->state_bytes, f->n, 0) != 0) { /* init_chunk writes the states */
+        return -1;
     }
     j->n = 0;
     init_t c = {l,
@@ -256,11 +256,14 @@ static int init_reports(dap_leader_t *l, const fetched_t *f, dap_leader_job_t *j
                      dap_aggregator_parallel(f->n, init_chunk, &c) != 0
                  ? -1
                  : 0;
+    size_t req_bytes = j->req_len;
     for (size_t i = 0; i < f->n && rc == 0; i++) {
-        if (job_room(j, v->state_bytes, c.slot_len[i]) != 0) {
-            rc = -1;
-            break;
-        }
+        req_bytes += c.st[i] == DPM_OK ? c.slot_len[i] : 0u;
+    }
+    if (rc == 0 && job_reserve(j, v->state_bytes, f->n, req_bytes) != 0) {
+        rc = -1;
+    }
+    for (size_t i = 0; i < f->n && rc == 0; i++) {
         j->n++;
         memcpy(j->ids[i], f->r[i].id, DPM_DAP_REPORT_ID_BYTES);
         j->buckets[i] = f->r[i].bucket;
@@ -317,7 +320,7 @@ int dap_leader_job_start(dap_leader_t *l, uint32_t max, uint64_t now_s, uint64_t
     memset(j, 0, sizeof(*j));
     dap_agg_job_init_req_t head;
     memset(&head, 0, sizeof(head)); /* verification key 0, no parameter, no extension */
-    if (job_room(j, l->task->vdaf.state_bytes, 64) != 0 ||
+    if (job_reserve(j, l->task->vdaf.state_bytes, 1, 64) != 0 ||
         dap_msg_agg_job_init_req_encode(&head, j->req, j->req_cap, &j->req_len) != DPM_OK) {
         snprintf(why, whycap, "out of memory for a job");
         dap_leader_job_free(j);
