@@ -309,7 +309,8 @@ static int groups_at(dpm_eps_t eps, uint64_t seed, int *naive_failed, int *unb_f
  * against 0.95) and the largest |gap|'s interval at least that often; the pointwise intervals
  * read together fall short (p < 1e-6), the negative control. The family must claim in at least
  * min_claimed of the RUNS runs, so that the check checks something. 0 if all hold. */
-static int selection_check(const sim_selection_t *all, uint32_t unclaimed, uint32_t min_claimed)
+static int selection_check(const sim_selection_t *all, uint32_t unclaimed, uint32_t min_claimed,
+                           const char *tag)
 {
     sim_selection_summary_t sm;
     sim_selection_summarize(all, &sm);
@@ -321,6 +322,9 @@ static int selection_check(const sim_selection_t *all, uint32_t unclaimed, uint3
                   "right pair %.3f, stability %.3f; pointwise read together %.4f (p %.3g)\n",
                   all->runs, unclaimed, sm.simultaneous, p_sim, sm.largest, p_largest,
                   sm.right_pair, sm.stability, sm.pointwise_all, p_old);
+    test_figure_of(tag, "all_gaps.simultaneous", sm.simultaneous, "share");
+    test_figure_of(tag, "all_gaps.largest", sm.largest, "share");
+    test_figure_of(tag, "all_gaps.pointwise_all", sm.pointwise_all, "share");
     return all->runs + unclaimed != RUNS || all->runs < min_claimed || p_old >= 1e-6 ||
            p_sim < 1e-6 || p_largest < 1e-6;
 }
@@ -343,7 +347,7 @@ static void test_groups_unbiased_and_covered(void **state)
     assert_int_equal(unb_failed, 0);
     assert_int_equal(naive_failed, (int)G);
     /* the family claims nominal coverage in nearly every run here */
-    assert_int_equal(selection_check(&all, unclaimed, RUNS * 9 / 10), 0);
+    assert_int_equal(selection_check(&all, unclaimed, RUNS * 9 / 10, "eps 4"), 0);
 }
 
 /* eps 16 (8 + 8): the noise is a seventh of eps 4's; the unbinned AUC's interpolation error
@@ -361,7 +365,7 @@ static void test_groups_large_eps(void **state)
                   failed, G + NGAPS, unb_failed, G + NGAPS, old_missed);
     assert_int_equal(failed, 0);
     assert_int_equal(unb_failed, 0);
-    assert_int_equal(selection_check(&all, unclaimed, RUNS * 9 / 10), 0);
+    assert_int_equal(selection_check(&all, unclaimed, RUNS * 9 / 10, "eps 16"), 0);
 }
 
 int main(void)
