@@ -13,7 +13,11 @@ Sources (`make results RESULTS="bench size"`; default: all): bench (`make bench`
 (`make size`), repro (`make repro`: every paper) or repro-<paper> (`dpm-sim repro <paper>`),
 demo (`make demo`, DEMO_WAIT=0: the report it prints, from its summary line to its closing
 note, with the machine's cores and load average at its end; its output is kept in
-build/demo/report.txt) and hello (`build/host/hello` after `make host`: what it prints).
+build/demo/report.txt), hello (`build/host/hello` after `make host`: what it prints) and tests
+(FIGURE_TESTS: fixed-seed unit and stat tests, built and run two at a time, about 90 s on a
+loaded 2-core machine; each prints the figures the documents quote as `# figure NAME VALUE
+UNIT` (tests/support/test_figure.h), recorded as metrics PROGRAM.NAME; a test that fails or
+prints no figure fails the source; outputs in build/tests-figures/).
 Records: tests/results/<source>.json (repro: repro-<paper>.json, one per paper), each the
 producer's JSON with a stamp: `command`, `commit` (`git rev-parse --short HEAD`, `-dirty` when a
 tracked file other than a document or a record differs: documents and records do not change what
