@@ -383,10 +383,10 @@ repro: deps-repro
 	@$(OUT)/dpm-sim repro --out $(BUILD_DIR)/repro
 
 # The figures the documents quote: each source's producer run (RESULTS="bench size repro" by
-# default, and demo, hello; repro-<paper> for one paper), its output recorded with the command and commit in
+# default, and demo, hello, tests; repro-<paper> for one paper), its output recorded with the command and commit in
 # tests/results/<source>.json, and every marked table regenerated from the records
 # (.make/results.py; tests/unit/test_results_figures.py holds the documents to them).
-RESULTS ?= bench size repro demo hello
+RESULTS ?= bench size repro demo hello tests
 results: deps
 	@BUILD_DIR=$(BUILD_DIR) OUT=$(OUT) $(PYTHON) .make/results.py run $(RESULTS)
 
@@ -575,7 +575,7 @@ clean:
 
 help:
 	@echo "make deps | all | test | demo | repro | cross | size | bench | results | fuzz | sanitize | valgrind | lint | coverage"
-	@echo "make results [RESULTS=\"bench size repro repro-<paper>\"]    (tests/results/, the docs' tables)"
+	@echo "make results [RESULTS=\"bench size repro repro-<paper> tests\"]    (tests/results/, the docs' tables)"
 	@echo "make install PREFIX=<dir> [DESTDIR=<dir>]"
 	@echo "make pylib    (build/host/lib/libdpmsim.so, dpm-sim's core for the Python package host-sim/python)"
 	@echo "make menuconfig | defconfig    (Kconfig via kconfiglib)"

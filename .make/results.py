@@ -13,7 +13,11 @@ Sources (`make results RESULTS="bench size"`; default: all): bench (`make bench`
 (`make size`), repro (`make repro`: every paper) or repro-<paper> (`dpm-sim repro <paper>`),
 demo (`make demo`, DEMO_WAIT=0: the report it prints, from its summary line to its closing
 note, with the machine's cores and load average at its end; its output is kept in
-build/demo/report.txt) and hello (`build/host/hello` after `make host`: what it prints).
+build/demo/report.txt), hello (`build/host/hello` after `make host`: what it prints) and tests
+(FIGURE_TESTS: fixed-seed unit and stat tests, built and run two at a time, about 90 s on a
+loaded 2-core machine; each prints the figures the documents quote as `# figure NAME VALUE
+UNIT` (tests/support/test_figure.h), recorded as metrics PROGRAM.NAME; a test that fails or
+prints no figure fails the source; outputs in build/tests-figures/).
 Records: tests/results/<source>.json (repro: repro-<paper>.json, one per paper), each the
 producer's JSON with a stamp: `command`, `commit` (`git rev-parse --short HEAD`, `-dirty` when a
 tracked file other than a document or a record differs: documents and records do not change what
@@ -58,7 +62,17 @@ BEGIN = re.compile(r"^<!-- results: (\S+)((?: \w+=\S+)*) -->$")
 END = "<!-- /results -->"
 # What a number looks like in a table and in a record's strings (the test's rule too).
 NUMBER = re.compile(r"\d+(?:,\d{3})*(?:\.\d+)?(?:e[-+]?\d+)?")
-SOURCES = ("bench", "size", "repro", "demo", "hello")
+SOURCES = ("bench", "size", "repro", "demo", "hello", "tests")
+# The tests whose printed figures the documents quote (source tests), under OUT/tests/; each
+# prints them as "# figure NAME VALUE UNIT" (tests/support/test_figure.h). Longest first: they
+# run two at a time.
+FIGURE_TESTS = ("stat/test_roc_groups_coverage", "stat/test_roc_unbinned", "stat/test_few_events",
+                "stat/test_fedauc_coverage", "stat/test_roc_central",
+                "unit/test_outbox_damage", "unit/test_ledger", "unit/test_outbox_faults",
+                "stat/test_ustat_unbiased", "stat/test_ustat_gof", "stat/test_dpauc_unbiased",
+                "unit/test_roc_estimate", "unit/test_fedauc")
+FIGURE = re.compile(r"^# figure ([a-z0-9_.]+) (\S+) (\S+)$")
+TESTS_LOGS = os.path.join(BUILD_DIR, "tests-figures")
 DEMO_REPORT = os.path.join(BUILD_DIR, "demo", "report.txt")
 SIZE_OUTPUTS = ("size.json", "size_memory.json", "size_stack_host_tuple_only.json",
                 "size_stack_host_default.json")
@@ -193,6 +207,71 @@ def record_hello(commit, date, seconds):
                  f"{OUT}/hello", commit, date, seconds)
 
 
+def record_tests(commit, date, seconds):
+    """The figures FIGURE_TESTS printed (their logs under TESTS_LOGS, each ending in its exit
+    status) as metrics named PROGRAM.NAME (PROGRAM without "test_"); Problem if a test failed,
+    printed no figure, a malformed or non-finite one, or one name twice."""
+    metrics, programs, problems = [], [], []
+    for test in FIGURE_TESTS:
+        prog = os.path.basename(test)
+        try:
+            with open(os.path.join(ROOT, TESTS_LOGS, prog + ".log"), encoding="utf-8") as f:
+                lines = f.read().split("\n")
+        except OSError as e:
+            raise Problem(f"cannot read {TESTS_LOGS}/{prog}.log: {e}")
+        status = next((l for l in reversed(lines) if l.startswith("# exit ")), "# exit ?")
+        if status != "# exit 0" or any(l.startswith("not ok") for l in lines):
+            problems.append(f"{test} failed ({status[2:]})")
+        got = []
+        for l in lines:
+            if l.startswith("# figure "):
+                m = FIGURE.match(l)
+                try:
+                    value = float(m.group(2)) if m else None
+                except ValueError:
+                    value = None
+                if value is None or value != value or value in (float("inf"), float("-inf")):
+                    problems.append(f"{test}: malformed figure line {l!r}")
+                    continue
+                got.append({"name": f"{prog[len('test_'):]}.{m.group(1)}",
+                            "value": int(value) if value.is_integer() and abs(value) < 1e15 else value,
+                            "unit": m.group(3)})
+        if not got:
+            problems.append(f"{test} printed no figure")
+        metrics += got
+        programs.append(f"{OUT}/tests/{test}")
+    names = [m["name"] for m in metrics]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        problems.append("figures printed twice: " + ", ".join(twice))
+    if problems:
+        raise Problem("; ".join(problems) + ": nothing recorded")
+    write_record("tests", {"programs": programs, "metrics": metrics},
+                 "make results RESULTS=tests", commit, date, seconds)
+
+
+def run_figure_tests():
+    """Build and run FIGURE_TESTS, two at a time, each one's output and exit status kept in
+    TESTS_LOGS/PROGRAM.log."""
+    import concurrent.futures
+    bins = [os.path.join(OUT, "tests", t) for t in FIGURE_TESTS]
+    if subprocess.run([MAKE, "--no-print-directory", "-j2"] + bins, cwd=ROOT).returncode != 0:
+        raise Problem("building the tests failed")
+    os.makedirs(os.path.join(ROOT, TESTS_LOGS), exist_ok=True)
+    env = dict(os.environ, CMOCKA_MESSAGE_OUTPUT="TAP")
+
+    def one(path):
+        t0 = time.monotonic()
+        run = subprocess.run([path], cwd=ROOT, env=env, stdin=subprocess.DEVNULL,
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        with open(os.path.join(ROOT, TESTS_LOGS, os.path.basename(path) + ".log"), "w",
+                  encoding="utf-8") as f:
+            f.write(run.stdout + f"\n# exit {run.returncode}\n")
+        print(f"results: {path}: exit {run.returncode}, {time.monotonic() - t0:.1f} s")
+    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+        list(pool.map(one, bins))
+
+
 def papers_written():
     return sorted(os.path.basename(p)[:-5] for p in glob.glob(os.path.join(ROOT, BUILD_DIR, "repro", "*.json")))
 
@@ -262,8 +341,13 @@ def produce(source):
         if subprocess.run([MAKE, "--no-print-directory", "host"], cwd=ROOT).returncode != 0:
             raise Problem("make host failed")
         record_hello(commit, date, time.monotonic() - start)
+    elif source == "tests":
+        for stale in glob.glob(os.path.join(ROOT, TESTS_LOGS, "*.log")):
+            os.unlink(stale)
+        run_figure_tests()
+        record_tests(commit, date, time.monotonic() - start)
     else:
-        raise Problem(f"unknown source {source!r} (bench, size, repro, repro-<paper>, demo, hello)")
+        raise Problem(f"unknown source {source!r} (bench, size, repro, repro-<paper>, demo, hello, tests)")
 
 
 # ---- views: a record and the block's options -> the table's lines ---------------------------
@@ -555,6 +639,8 @@ def main(argv):
                 record_demo(opts.get("--command", "make demo"), commit, date, seconds)
             elif argv[1] == "hello":
                 record_hello(commit, date, seconds)
+            elif argv[1] == "tests":
+                record_tests(commit, date, seconds)
             elif argv[1].startswith("repro"):
                 papers = [argv[1][6:]] if argv[1].startswith("repro-") else papers_written()
                 for paper in papers:

@@ -23,6 +23,7 @@
 #include "dpm/expert/dpauc.h"
 #include "estimate/dpauc.h"
 #include "estimate/roc.h"
+#include "test_figure.h"
 #include "test_rng.h"
 
 #define PARTIES 15u
@@ -73,10 +74,20 @@ typedef struct {
     uint32_t n;
 } acc_t;
 
-static int bias_check(const acc_t *a, double truth, const char *what)
+/* Also printed as figures NAME.truth, .mean, .bias_se and .sd (test_figure.h). */
+static int bias_check(const acc_t *a, double truth, const char *what, const char *name)
 {
     double mean = a->sum / a->n, var = a->sum2 / a->n - mean * mean, se = sqrt(var / a->n);
     int bad = fabs(mean - truth) > 5.0 * se;
+    char f[64];
+    snprintf(f, sizeof(f), "%s.truth", name);
+    test_figure(f, truth, "auc");
+    snprintf(f, sizeof(f), "%s.mean", name);
+    test_figure(f, mean, "auc");
+    snprintf(f, sizeof(f), "%s.bias_se", name);
+    test_figure(f, (mean - truth) / se, "se");
+    snprintf(f, sizeof(f), "%s.sd", name);
+    test_figure(f, sqrt(var), "auc");
     print_message("# %-36s truth %.4f mean %.4f (bias %+.4f = %+.1f se), sd %.4f: %s\n", what,
                   truth, mean, mean - truth, (mean - truth) / se, sqrt(var),
                   bad ? "biased: rejected" : "ok");
@@ -148,13 +159,18 @@ static void test_counts_and_server_b_unbiased(void **state)
     print_message("# summed counts, largest |z| over 4N = %u: published %.2f, tight %.2f, "
                   "n = 10^3 %.2f (bound %.2f)\n",
                   4 * N, z_pub, z_tight, z_small, z_bound);
+    test_figure("runs", RUNS, "runs");
+    test_figure("z_max.published", z_pub, "z");
+    test_figure("z_max.tight", z_tight, "z");
+    test_figure("z_max.small", z_small, "z");
     assert_true(z_pub < z_bound && z_tight < z_bound && z_small < z_bound);
-    int bad = bias_check(&b_pub, truth, "n 10^5, published, server B");
-    bad += bias_check(&b_tight, truth, "n 10^5, tight, server B");
-    bias_check(&a_pub, truth, "n 10^5, published, server A");
-    bias_check(&a_tight, truth, "n 10^5, tight, server A");
-    bias_check(&b_small, truth_small, "n 10^3, published, server B");
-    int control = bias_check(&a_small, truth_small, "negative control: n 10^3, server A");
+    int bad = bias_check(&b_pub, truth, "n 10^5, published, server B", "b_published");
+    bad += bias_check(&b_tight, truth, "n 10^5, tight, server B", "b_tight");
+    bias_check(&a_pub, truth, "n 10^5, published, server A", "a_published");
+    bias_check(&a_tight, truth, "n 10^5, tight, server A", "a_tight");
+    bias_check(&b_small, truth_small, "n 10^3, published, server B", "b_small");
+    int control =
+        bias_check(&a_small, truth_small, "negative control: n 10^3, server A", "a_small");
     assert_int_equal(bad, 0);
     assert_int_equal(control, 1);
     double sd_pub = sqrt(b_pub.sum2 / b_pub.n - pow(b_pub.sum / b_pub.n, 2));

@@ -30,6 +30,7 @@
 #include "estimate/fedauc.h"
 #include "fedauc_fixture.h"
 #include "test_receipt.h"
+#include "test_figure.h"
 #include "test_rng.h"
 
 #define RUNS 2000u
@@ -164,6 +165,13 @@ static void check(const config_t *cfg, uint64_t seed)
                   cfg->name, cfg->eps, cfg->k, cfg->m, 100 * cov, 100 * ctl, r.truth,
                   r.mean_err / r.mean_sd, r.rmse, r.mean_sd, r.upload_bytes, r.reply_bytes,
                   r.report_bytes);
+    char what[80];
+    snprintf(what, sizeof(what), "%s eps %s", cfg->name, cfg->eps);
+    test_figure_of(what, "cover", cov, "share");
+    test_figure_of(what, "cover_control", ctl, "share");
+    test_figure_of(what, "auc", r.truth, "auc");
+    test_figure_of(what, "bias_sd", r.mean_err / r.mean_sd, "sd");
+    test_figure_of(what, "rmse_over_sd", r.rmse / r.mean_sd, "1");
     assert_int_equal(r.valid, RUNS);
     assert_true(cov >= 0.93 && cov <= 0.97);
     assert_true(ctl < 0.93); /* the negative control: a too narrow interval is caught */
@@ -189,6 +197,10 @@ static const config_t CONFIGS[] = {
     static void test_config_##i(void **state)                                                      \
     {                                                                                              \
         (void)state;                                                                               \
+        if (i == 0) {                                                                              \
+            test_figure("runs", RUNS, "runs");                                                     \
+            test_figure("level", 0.95, "share");                                                   \
+        }                                                                                          \
         check(&CONFIGS[i], 500 + i);                                                               \
     }
 CONFIG_TEST(0)

@@ -54,6 +54,7 @@
 #include "fedauc_fixture.h"
 #include "sim/pop/sim_rng.h"
 #include "test_receipt.h"
+#include "test_figure.h"
 #include "test_rng.h"
 
 #ifndef RUNS
@@ -103,6 +104,10 @@ static int check(const char *what, const tally_t *t, int kind, int normal_fails)
                             : "claims >= 0.95",
                   t->flagged, t->runs, t->few, t->events / n, cn, normal_fails ? " (control)" : "",
                   t->err / n, ok && flag_ok && control_ok ? "" : "  FAILED");
+    test_figure_of(what, "cover", cov, "share");
+    test_figure_of(what, "cover_normal", cn, "share");
+    test_figure_of(what, "events", t->events / n, "events");
+    test_figure_of(what, "flagged", t->flagged, "runs");
     return !(ok && flag_ok && control_ok);
 }
 
@@ -527,6 +532,12 @@ static int dpauc_run(uint32_t devices, double eps, uint64_t seed)
                   "flagged small_sample (%s)%s\n",
                   devices, eps, mean, mean / se, small, RUNS,
                   claim ? "claims unbiased" : "no claim", ok ? "" : "  FAILED");
+    char what[64];
+    snprintf(what, sizeof(what), "dpauc B, %u devices, eps %.0f", devices, eps);
+    test_figure_of(what, "devices", devices, "devices");
+    test_figure_of(what, "mean_error", mean, "auc");
+    test_figure_of(what, "bias_se", mean / se, "se");
+    test_figure_of(what, "small_sample", small, "runs");
     return !ok;
 }
 
@@ -535,6 +546,7 @@ static int dpauc_run(uint32_t devices, double eps, uint64_t seed)
 static void test_roc_hist(void **state)
 {
     (void)state;
+    test_figure("runs", RUNS, "runs");
     int bad = 0;
     tally_t t = roc_hist_run(3, 12.0, 6, 501);
     bad += check("roc_hist, 3 devices, eps 12, 6 bins", &t, FEW, 0);

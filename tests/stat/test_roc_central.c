@@ -40,6 +40,7 @@
 #include "estimate/pairwise.h"
 #include "estimate/roc_central.h"
 #include "stat_gof.h"
+#include "test_figure.h"
 #include "test_rng.h"
 
 #define G 3u
@@ -190,7 +191,7 @@ static void acc_add(acc_t *a, double v, double sd, double lo, double hi, unsigne
  * (a ratio with a denominator near 0), so neither the bias nor the variance is checked: only
  * that every interval that still makes a claim keeps it (two-sided where none of them is
  * flagged, the lower side where some are "at least"). 0 if it holds. */
-static int acc_check_claims(const acc_t *a, double truth, const char *what, double eps)
+static int acc_check_claims(const acc_t *a, double truth, const char *what, double eps, int figures)
 {
     double p = a->claim_n == 0         ? 1.0
                : a->claim_flagged == 0 ? stat_binom_two_sided(a->claim_covered, a->claim_n, 0.95)
@@ -201,6 +202,15 @@ static int acc_check_claims(const acc_t *a, double truth, const char *what, doub
                   eps, what, truth, a->n - a->claim_n, a->n, a->claim_n,
                   a->claim_n ? (double)a->claim_covered / a->claim_n : 1.0, p,
                   ok ? "" : "  FAILED");
+    if (!figures) { /* the control run: the same labels, figures not quoted */
+        return !ok;
+    }
+    char name[64];
+    snprintf(name, sizeof(name), "eps %g %s", eps, what);
+    test_figure_of(name, "no_claim", a->n - a->claim_n, "runs");
+    test_figure_of(name, "claim", a->claim_n, "runs");
+    test_figure_of(name, "claim_cover", a->claim_n ? (double)a->claim_covered / a->claim_n : 1.0,
+                   "share");
     return !ok;
 }
 
@@ -299,7 +309,8 @@ static int runs_at(double eps, uint32_t draws_assumed, int noise_dominated, doub
         }
         double truth = i < G ? auc[i] : auc[e->gap[i - G].g] - auc[e->gap[i - G].h];
         if (noise_dominated) {
-            bad += acc_check_claims(&acc[i], truth, what, eps);
+            bad += acc_check_claims(&acc[i], truth, what, eps,
+                                    draws_assumed == DPM_ROC_CENTRAL_AGGREGATORS);
             continue;
         }
         bad += acc_check(&acc[i], truth, what, eps, &ratio);
@@ -310,6 +321,17 @@ static int runs_at(double eps, uint32_t draws_assumed, int noise_dominated, doub
     bad += simul_n < RUNS / 2 || ps < ALPHA;
     print_message("# eps %-5g group estimates refused (a class total <= 0): %u of %u\n", eps,
                   invalid, G * RUNS);
+    if (noise_dominated && draws_assumed == DPM_ROC_CENTRAL_AGGREGATORS) { /* not the control */
+        char name[32];
+        snprintf(name, sizeof(name), "eps %g", eps);
+        test_figure_of(name, "refused", invalid, "estimates");
+        test_figure_of(name, "estimates", G * RUNS, "estimates");
+        test_figure("runs", RUNS, "runs");
+        for (uint32_t g = 0; g < G; g++) {
+            snprintf(name, sizeof(name), "devices.g%u", g);
+            test_figure(name, kDevices[g], "devices");
+        }
+    }
     bad += !noise_dominated && invalid > RUNS / 100u; /* refusing is what it should do there */
     free(e);
     free(pw);

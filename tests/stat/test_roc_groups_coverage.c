@@ -36,6 +36,7 @@
 #include "sim/devices/selection.h"
 #include "stat_gof.h"
 #include "test_rng.h"
+#include "test_figure.h"
 
 #define G 4u
 #define BINS 8u
@@ -115,7 +116,9 @@ static void claim_add(claim_t *c, double est, double lo, double hi, double sd, u
 }
 
 /* 0 if the claim holds ([0.93, 0.97] unflagged, >= 0.93 "at least", anything with no claim). */
-static int claim_check(const claim_t *c, double truth, const char *what, int *noise_only_missed)
+/* tag: the eps, in the figures' names only (test_figure.h) */
+static int claim_check(const claim_t *c, double truth, const char *what, const char *tag,
+                       int *noise_only_missed)
 {
     double cov = (double)c->covered / c->n, old = (double)c->covered_noise_only / c->n;
     int none = c->no_claim > 0, nominal = c->flagged == 0;
@@ -127,6 +130,12 @@ static int claim_check(const claim_t *c, double truth, const char *what, int *no
                   : nominal ? "claims [93, 97] %"
                             : "claims >= 95 %",
                   c->flagged, c->n, 100.0 * old, ok ? "" : "  FAILED");
+    char name[96];
+    snprintf(name, sizeof(name), "%s %s", tag, what);
+    test_figure_of(name, "cover", cov, "share");
+    test_figure_of(name, "cover_noise_only", old, "share");
+    test_figure_of(name, "flagged", c->flagged, "runs");
+    test_figure_of(name, "no_claim", c->no_claim > 0, "1");
     *noise_only_missed += old < 0.93;
     return !ok;
 }
@@ -146,7 +155,7 @@ static void acc_add(acc_t *a, double v, double sd, double lo, double hi, double 
 }
 
 /* 0 if the accumulated estimates pass (unbiased, sd calibrated, coverage); prints the line. */
-static int acc_check(const acc_t *a, double truth, const char *what, int check_var)
+static int acc_check(const acc_t *a, double truth, const char *what, const char *tag, int check_var)
 {
     double mean = a->sum / a->n, var = a->sum2 / a->n - mean * mean;
     double se = sqrt(var / a->n), cov = (double)a->covered / a->n;
@@ -158,6 +167,11 @@ static int acc_check(const acc_t *a, double truth, const char *what, int check_v
                   "empirical var %.3f, coverage %.1f%%\n",
                   what, truth, mean, mean - truth, (mean - truth) / se, sqrt(var), ratio,
                   100.0 * cov);
+    char name[96];
+    snprintf(name, sizeof(name), "%s %s", tag, what);
+    test_figure_of(name, "bias_se", (mean - truth) / se, "se");
+    test_figure_of(name, "var_ratio", ratio, "1");
+    test_figure_of(name, "cover", cov, "share");
     return ok_bias && ok_var && ok_cov ? 0 : 1;
 }
 
@@ -261,27 +275,28 @@ static int groups_at(dpm_eps_t eps, uint64_t seed, int *naive_failed, int *unb_f
         dpm_roc_groups_agg_free(&a);
     }
     int failed = 0;
-    char what[64];
+    char what[64], tag[16];
+    snprintf(tag, sizeof(tag), "eps %u", (unsigned)(eps / DPM_EPS_ONE));
     for (uint32_t k = 0; k < G; k++) {
         snprintf(what, sizeof(what), "AUC of group %u", k);
-        failed += acc_check(&groups[k], truth[k], what, 1);
+        failed += acc_check(&groups[k], truth[k], what, tag, 1);
     }
     for (uint32_t k = 0; k < NGAPS; k++) {
         snprintf(what, sizeof(what), "gap %u - %u", est->gap[k].g, est->gap[k].h);
-        failed += acc_check(&gaps[k], truth[est->gap[k].g] - truth[est->gap[k].h], what, 1);
+        failed += acc_check(&gaps[k], truth[est->gap[k].g] - truth[est->gap[k].h], what, tag, 1);
     }
     for (uint32_t k = 0; k < G; k++) {
         snprintf(what, sizeof(what), "naive group %u", k);
-        *naive_failed += acc_check(&naive[k], truth[k], what, 0);
+        *naive_failed += acc_check(&naive[k], truth[k], what, tag, 0);
     }
     for (uint32_t k = 0; k < G; k++) {
         snprintf(what, sizeof(what), "unbinned group %u", k);
-        *unb_failed += claim_check(&ugroups[k], exact[k], what, old_missed);
+        *unb_failed += claim_check(&ugroups[k], exact[k], what, tag, old_missed);
     }
     for (uint32_t k = 0; k < NGAPS; k++) {
         snprintf(what, sizeof(what), "unbinned gap %u - %u", est->gap[k].g, est->gap[k].h);
-        *unb_failed +=
-            claim_check(&ugaps[k], exact[est->gap[k].g] - exact[est->gap[k].h], what, old_missed);
+        *unb_failed += claim_check(&ugaps[k], exact[est->gap[k].g] - exact[est->gap[k].h], what,
+                                   tag, old_missed);
     }
     free(est);
     free(dev);
@@ -294,7 +309,8 @@ static int groups_at(dpm_eps_t eps, uint64_t seed, int *naive_failed, int *unb_f
  * against 0.95) and the largest |gap|'s interval at least that often; the pointwise intervals
  * read together fall short (p < 1e-6), the negative control. The family must claim in at least
  * min_claimed of the RUNS runs, so that the check checks something. 0 if all hold. */
-static int selection_check(const sim_selection_t *all, uint32_t unclaimed, uint32_t min_claimed)
+static int selection_check(const sim_selection_t *all, uint32_t unclaimed, uint32_t min_claimed,
+                           const char *tag)
 {
     sim_selection_summary_t sm;
     sim_selection_summarize(all, &sm);
@@ -306,6 +322,9 @@ static int selection_check(const sim_selection_t *all, uint32_t unclaimed, uint3
                   "right pair %.3f, stability %.3f; pointwise read together %.4f (p %.3g)\n",
                   all->runs, unclaimed, sm.simultaneous, p_sim, sm.largest, p_largest,
                   sm.right_pair, sm.stability, sm.pointwise_all, p_old);
+    test_figure_of(tag, "all_gaps.simultaneous", sm.simultaneous, "share");
+    test_figure_of(tag, "all_gaps.largest", sm.largest, "share");
+    test_figure_of(tag, "all_gaps.pointwise_all", sm.pointwise_all, "share");
     return all->runs + unclaimed != RUNS || all->runs < min_claimed || p_old >= 1e-6 ||
            p_sim < 1e-6 || p_largest < 1e-6;
 }
@@ -322,11 +341,13 @@ static void test_groups_unbiased_and_covered(void **state)
                   "unbinned claims failed: %d of %u; negative control (no GRR inversion): %d of "
                   "%u groups failed\n",
                   RUNS, DEVICES, failed, G + NGAPS, unb_failed, G + NGAPS, naive_failed, G);
+    test_figure("runs", RUNS, "runs");
+    test_figure("devices", DEVICES, "devices");
     assert_int_equal(failed, 0);
     assert_int_equal(unb_failed, 0);
     assert_int_equal(naive_failed, (int)G);
     /* the family claims nominal coverage in nearly every run here */
-    assert_int_equal(selection_check(&all, unclaimed, RUNS * 9 / 10), 0);
+    assert_int_equal(selection_check(&all, unclaimed, RUNS * 9 / 10, "eps 4"), 0);
 }
 
 /* eps 16 (8 + 8): the noise is a seventh of eps 4's; the unbinned AUC's interpolation error
@@ -344,7 +365,7 @@ static void test_groups_large_eps(void **state)
                   failed, G + NGAPS, unb_failed, G + NGAPS, old_missed);
     assert_int_equal(failed, 0);
     assert_int_equal(unb_failed, 0);
-    assert_int_equal(selection_check(&all, unclaimed, RUNS * 9 / 10), 0);
+    assert_int_equal(selection_check(&all, unclaimed, RUNS * 9 / 10, "eps 16"), 0);
 }
 
 int main(void)

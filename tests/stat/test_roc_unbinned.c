@@ -41,6 +41,7 @@
 #include "estimate/ci_flags.h"
 #include "estimate/roc.h"
 #include "sim/pop/sim_rng.h"
+#include "test_figure.h"
 
 #define RUNS 3000u
 #define EXAMPLES 20u
@@ -228,6 +229,15 @@ static uint32_t check_config(const population_t *pop, const config_t *c, uint64_
                   : none ? " (no claim: noisy class totals)"
                          : "",
                   mu, mu / sd, t.residual_unbinned, t.bound, co, cb, mb, t.residual_binned, sd);
+    char what[96];
+    snprintf(what, sizeof(what), "%s %s B %u devices %u eps %.1f", kName[c->kind],
+             c->ends ? "end-dense" : "uniform", c->bins, c->devices, c->eps);
+    test_figure_of(what, "cover", cu, "share");
+    test_figure_of(what, "cover_old", co, "share");
+    test_figure_of(what, "cover_binned", cb, "share");
+    test_figure_of(what, "flagged", t.flagged, "runs");
+    test_figure_of(what, "no_claim", none, "1");
+    test_figure_of(what, "devices", c->devices, "devices");
     *old_missed = co < 0.93;
     *binned_missed = cb < 0.93;
     return (uint32_t)!ok + (uint32_t)!residual_ok + (uint32_t)!half_ok;
@@ -236,6 +246,7 @@ static uint32_t check_config(const population_t *pop, const config_t *c, uint64_
 static void test_unbinned_interval_covers_exact_auc(void **state)
 {
     (void)state;
+    test_figure("runs", RUNS, "runs");
     static const uint32_t kBins[4] = {4, 10, 25, 64};
     static const struct {
         uint32_t devices;

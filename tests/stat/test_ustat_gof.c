@@ -18,6 +18,7 @@
 
 #include "dpm/expert/ustat.h"
 #include "stat_gof.h"
+#include "test_figure.h"
 #include "test_rng.h"
 
 #define SAMPLES 2000000u
@@ -107,6 +108,11 @@ static void test_bins_gof(void **state)
         print_message("# ustat_bins kernel %d, domain %u, eps %u/65536: G p %.3g, Pearson p %.3g; "
                       "neighbour's pmf: G p %.3g\n",
                       (int)m.kernel, m.grr.k, BINS[c].eps, gp, pp, ngp);
+        char what[64];
+        snprintf(what, sizeof(what), "ustat_bins kernel %d", (int)m.kernel);
+        test_figure_of(what, "g_p", gp, "p");
+        test_figure_of(what, "pearson_p", pp, "p");
+        test_figure_of(what, "neighbour_g_p", ngp, "p");
         assert_true(gp > ALPHA && pp > ALPHA);
         assert_true(ngp < ALPHA && np < ALPHA);
     }
@@ -175,6 +181,11 @@ static void test_tree_gof(void **state)
         print_message("# ustat_tree depth 4, %u GRR levels, %zu cells: G p %.3g, Pearson p %.3g; "
                       "neighbouring leaf's pmf: G p %.3g\n",
                       grr_levels[c], n, gp, pp, ngp);
+        char what[64];
+        snprintf(what, sizeof(what), "ustat_tree grr %u", grr_levels[c]);
+        test_figure_of(what, "g_p", gp, "p");
+        test_figure_of(what, "pearson_p", pp, "p");
+        test_figure_of(what, "neighbour_g_p", ngp, "p");
         assert_true(gp > ALPHA && pp > ALPHA);
         assert_true(ngp < ALPHA && np < ALPHA);
     }

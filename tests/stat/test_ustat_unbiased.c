@@ -23,6 +23,7 @@
 
 #include "dpm/expert/ustat.h"
 #include "estimate/ustat.h"
+#include "test_figure.h"
 #include "test_rng.h"
 
 #define ONE (UINT32_C(1) << 31)
@@ -88,6 +89,15 @@ static int acc_check(const acc_t *a, double truth, const char *what, int checks)
     }
     print_message("# %-34s truth %+.4f mean %+.4f (bias %+.1f se), sd %.4f%s: %s\n", what, truth,
                   mean, (mean - truth) / se, sqrt(var), extra, bad ? "biased: rejected" : "ok");
+    test_figure_of(what, "runs", a->n, "runs");
+    test_figure_of(what, "truth", truth, "1");
+    test_figure_of(what, "mean", mean, "1");
+    test_figure_of(what, "bias_se", (mean - truth) / se, "se");
+    test_figure_of(what, "sd", sqrt(var), "1");
+    if (checks & 2) {
+        test_figure_of(what, "var_ratio", ratio, "1");
+        test_figure_of(what, "cover", cov, "share");
+    }
     return bad;
 }
 
@@ -148,6 +158,8 @@ static void test_bins_unbiased(void **state)
     population(ex, 4242);
     acc_t auc = {0}, raw = {0}, priv = {0}, tau = {0};
     double t_auc = 0.0, t_priv = 0.0, t_tau = 0.0;
+    test_figure("positives", NPOS, "examples");
+    test_figure("negatives", NNEG, "examples");
     bins_run(DPM_USTAT_AUC, 16, DPM_EPS_ONE, 2000, ex, &auc, &raw, &t_auc);
     bins_run(DPM_USTAT_AUC_PRIVATE_LABEL, 8, 2 * DPM_EPS_ONE, 1000, ex, &priv, NULL, &t_priv);
     bins_run(DPM_USTAT_KENDALL, 6, 2 * DPM_EPS_ONE, 1000, ex, &tau, NULL, &t_tau);
@@ -232,6 +244,8 @@ static void test_tree_unbiased_and_theorem3(void **state)
     print_message("# threshold rule: empirical MSE %.3g <= Theorem 3 bound %.3g (sqrt: %.4f <= "
                   "%.4f)\n",
                   mse, bound, sqrt(mse), sqrt(bound));
+    test_figure("threshold_rule.mse", mse, "1");
+    test_figure("threshold_rule.bound", bound, "1");
     int control = acc_check(&all, truth, "negative control: a = 10^9", 1);
     assert_int_equal(bad, 0);
     assert_true(mse <= bound);

@@ -30,6 +30,7 @@
 #include "fake_storage.h"
 #include "stat_gof.h"
 #include "test_receipt.h"
+#include "test_figure.h"
 #include "test_rng.h"
 
 #define Q4(q) ((dpm_score_t)(q) << 27) /* a Q1.31 score whose 4-bit quantization is q */
@@ -1386,6 +1387,16 @@ static void test_wire_sizes(void **state)
         }
         print_message("# %5u | %5zu | %5zu | %zu, %zu, %zu, %zu, %zu\n", n, ulen, rlen, rep_len[0],
                       rep_len[1], rep_len[2], rep_len[3], rep_len[4]);
+        static const char *const kind[5] = {"rr", "local", "global", "orthogonal", "adaptive"};
+        char name[48];
+        snprintf(name, sizeof(name), "wire_n%u.upload", n);
+        test_figure(name, (double)ulen, "bytes");
+        snprintf(name, sizeof(name), "wire_n%u.reply", n);
+        test_figure(name, (double)rlen, "bytes");
+        for (int k = 0; k < 5; k++) {
+            snprintf(name, sizeof(name), "wire_n%u.%s", n, kind[k]);
+            test_figure(name, (double)rep_len[k], "bytes");
+        }
     }
     free(pool);
     free(rank2);

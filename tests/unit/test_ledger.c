@@ -22,6 +22,7 @@
 #include "core/persist.h"
 #include "dpm/expert/budget.h"
 #include "fake_storage.h"
+#include "test_figure.h"
 
 #define EPS1 ((dpm_eps_t)65536) /* ε = 1 */
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
@@ -1069,6 +1070,12 @@ static void test_damage_never_allows_respending(void **state)
                       "failed closed, %u over-counted, %u re-spent\n",
                       a ? "anchored" : "plain", (unsigned)HLEN, (size_t)HLEN, v[a].cases,
                       v[a].exact, v[a].failed_closed, v[a].over, v[a].respends);
+        const char *what = a ? "damage anchored" : "damage plain";
+        test_figure_of(what, "charges", (double)HLEN, "charges");
+        test_figure_of(what, "cases", v[a].cases, "cases");
+        test_figure_of(what, "exact", v[a].exact, "cases");
+        test_figure_of(what, "failed_closed", v[a].failed_closed, "cases");
+        test_figure_of(what, "respends", v[a].respends, "cases");
         assert_int_equal(v[a].respends, 0);
         assert_int_equal(v[a].over, 0);
         /* a single damaged copy is always recovered, exactly */
@@ -1099,6 +1106,9 @@ static void test_damage_control_old_layout_is_caught(void **state)
                   "damaged images, %u re-spent (must be > 0), %u of them past the device cap "
                   "(must be > 0)\n",
                   v.cases, v.respends, v.cap_respends);
+    test_figure("damage_old_layout.cases", v.cases, "cases");
+    test_figure("damage_old_layout.respends", v.respends, "cases");
+    test_figure("damage_old_layout.cap_respends", v.cap_respends, "cases");
     assert_true(v.respends > 0);
     assert_true(v.cap_respends > 0);
 }
@@ -1282,6 +1292,8 @@ static void test_fault_matrix(void **state)
                   "crashes at +1/+2/+3 ops}: %u runs, %u reboots, largest over-count %u/65536, "
                   "no under-count\n",
                   (unsigned)total, runs, crashes, max_over);
+    test_figure("fault_matrix.operations", (double)total, "operations");
+    test_figure("fault_matrix.runs", runs, "runs");
 }
 
 /* Every write and erase of the scenario (anchored: the first open's too) fails in every way:
@@ -1334,6 +1346,8 @@ static void test_power_loss_every_prefix(void **state)
                   "torn after every prefix length, 4 mixes of old and new bytes, 4 garbage}: "
                   "%u runs, largest over-count %u/65536, no under-count, never bricked\n",
                   (unsigned)total, erases, (unsigned)total - erases, runs, max_over);
+    test_figure("power_loss.operations", (double)total, "operations");
+    test_figure("power_loss.runs", runs, "runs");
 }
 
 static void test_interrupted_reset(void **state)

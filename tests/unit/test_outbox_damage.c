@@ -28,6 +28,7 @@
 #include "upload/outbox_internal.h"
 #include "test_rng.h"
 #include "tuple_report.h"
+#include "test_figure.h"
 
 #define EPS1 ((dpm_eps_t)65536)
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
@@ -481,6 +482,7 @@ static void test_damage_during_a_copy(void **state)
     print_message("# damage during a compaction in steps: %u cases (kind and length bytes of %u "
                   "records), %u switched banks after it: %u fail\n",
                   cases, L.nrec, switched, failing);
+    test_figure("compaction_steps.cases", cases, "cases");
     if (failing > 0) {
         fail_msg("%u of %u cases lost or duplicated a report, first at byte %u", failing, cases,
                  first_fail);
@@ -519,6 +521,9 @@ static void test_every_byte_and_bit(void **state)
                   "elsewhere; all pass\n",
                   records, removed, DAMAGE_THIN > 1 ? " (a third of them, in turn)" : "", t.cases,
                   t.lost, t.damaged_removed, t.uncovered, t.headers, t.elsewhere);
+    test_figure("at_rest.cases", t.cases, "cases");
+    test_figure("at_rest.lost", t.lost, "cases");
+    test_figure("at_rest.removed_hit", t.damaged_removed, "cases");
     assert_true(t.lost > 1000 && t.damaged_removed > 100 && t.uncovered > 100 && t.headers > 100);
 }
 
@@ -558,6 +563,10 @@ static void test_controls_weakened_images_are_caught(void **state)
                   "cases fail; removal over two bytes, damage to removed records' headers: %u "
                   "of %u cases fail (both must be > 0)\n",
                   one.failing, one.cases, two.failing, two.cases);
+    test_figure("control_one_header.failing", one.failing, "cases");
+    test_figure("control_one_header.cases", one.cases, "cases");
+    test_figure("control_two_byte_removal.failing", two.failing, "cases");
+    test_figure("control_two_byte_removal.cases", two.cases, "cases");
     assert_true(one.failing > 0);
     assert_true(two.failing > 0);
 }

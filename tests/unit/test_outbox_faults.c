@@ -24,6 +24,7 @@
 #include "fake_storage.h"
 #include "test_rng.h"
 #include "tuple_report.h"
+#include "test_figure.h"
 
 #define EPS1 ((dpm_eps_t)65536)
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
@@ -913,6 +914,9 @@ static void test_device_fault_matrix(void **state)
                   "loss counted\n",
                   (unsigned long long)total, runs, (unsigned long long)reboots,
                   (unsigned long long)lost_puts);
+    test_figure("fault_matrix.operations", (double)total, "operations");
+    test_figure("fault_matrix.runs", runs, "runs");
+    test_figure("fault_matrix.reboots", (double)reboots, "reboots");
 }
 
 int main(void)

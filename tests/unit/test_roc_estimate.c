@@ -21,6 +21,7 @@
 #include "common/prob.h"
 #include "estimate/ci_flags.h"
 #include "estimate/roc.h"
+#include "test_figure.h"
 
 static void agg_of(dpm_roc_agg_t *a, const int32_t *pos, const int32_t *neg, uint32_t bins,
                    uint64_t reports)
@@ -525,6 +526,9 @@ static void test_unbinned_bound_holds(void **state)
     print_message("# the bound is %.2f to %.3g times the error; a third of it falls short in %d of "
                   "80 cases\n",
                   lo_ratio, hi_ratio, third_fails);
+    test_figure("bound_over_error.min", lo_ratio, "1");
+    test_figure("bound_over_error.max", hi_ratio, "1");
+    test_figure("third_falls_short", third_fails, "cases");
     assert_true(third_fails > 0);
 }
 
