@@ -196,7 +196,10 @@ def elements(text, spans):
 def values(path, root):
     """[float] of every number a source holds: a record's numbers and the numbers inside its
     strings and keys; any other file's numbers as its text writes them (commas read as
-    thousands separators). None when the source is not a file of the tree."""
+    thousands separators). PATH#PREFIX: only the record's metrics whose name starts with PREFIX
+    (a record of hundreds of figures holds nearly any rounded value; a prefix keeps the check
+    one that can fail). None when the source is not a file of the tree, or has no such metric."""
+    path, _, prefix = path.partition("#")
     full = os.path.join(root, path)
     if not os.path.isfile(full) or os.path.isabs(path) or ".." in path.split("/"):
         return None
@@ -205,6 +208,12 @@ def values(path, root):
     if not path.endswith(".json"):
         return [float(t.replace(",", "")) for t in results.NUMBER.findall(text)]
     out = []
+    record = json.loads(text)
+    if prefix:
+        metrics = record.get("metrics", []) if isinstance(record, dict) else []
+        record = [m for m in metrics if str(m.get("name", "")).startswith(prefix)]
+        if not record:
+            return None
 
     def walk(x):
         if isinstance(x, dict):
@@ -218,7 +227,7 @@ def values(path, root):
             out.extend(float(t.replace(",", "")) for t in results.NUMBER.findall(x))
         elif isinstance(x, (int, float)) and not isinstance(x, bool):
             out.append(float(x))
-    walk(json.loads(text))
+    walk(record)
     return out
 
 
@@ -274,7 +283,8 @@ def prose_figures(text, spans, root=ROOT):
         vals = [v for p in named for v in (values(p, root) or [])]
         missing = [p for p in named if values(p, root) is None]
         if missing:
-            bad.append((i + 1, [f"names {', '.join(missing)}, not a file of the tree"]))
+            bad.append((i + 1, [f"names {', '.join(missing)}, not a file of the tree (or a "
+                                "record with no metric of that #prefix)"]))
             continue
         loose = [g for g in got if not holds(vals, g)]
         if loose:
@@ -382,7 +392,8 @@ def prose_controls():
         os.makedirs(os.path.join(t, "tests", "results"))
         os.makedirs(os.path.join(t, "tests", "unit"))
         with open(os.path.join(t, "tests", "results", "x.json"), "w", encoding="utf-8") as f:
-            json.dump({"commit": "abc1234", "m": {"us": 5902, "share": 0.9697, "auc": 0.745812}}, f)
+            json.dump({"commit": "abc1234", "m": {"us": 5902, "share": 0.9697, "auc": 0.745812},
+                       "metrics": [{"name": "a.us", "value": 5902}, {"name": "b.share", "value": 0.9697}]}, f)
         with open(os.path.join(t, "tests", "unit", "test_x.c"), "w", encoding="utf-8") as f:
             f.write("CHECK(auc == 0.764583);\n")
         named = "In `tests/results/x.json` a report took {} instructions, covered {} and {}.\n"
@@ -392,7 +403,10 @@ def prose_controls():
                 ("the same with a rounding the record does not hold", named.format("5,902", "96.0 %", "0.7458"), True),
                 ("a from line naming a missing file", "<!-- results: from tests/results/y.json -->\nIt took 5,902 instructions.\n", True),
                 ("a from line naming a test, with its asserted value", "<!-- results: from tests/unit/test_x.c -->\nThe AUC is 0.764583.\n", False),
-                ("a from line naming a test, with another value", "<!-- results: from tests/unit/test_x.c -->\nThe AUC is 0.764584.\n", True)):
+                ("a from line naming a test, with another value", "<!-- results: from tests/unit/test_x.c -->\nThe AUC is 0.764584.\n", True),
+                ("a from line naming a record's metrics by prefix, with one of theirs", "<!-- results: from tests/results/x.json#a. -->\nIt took 5,902 instructions.\n", False),
+                ("the same with a figure only another prefix holds", "<!-- results: from tests/results/x.json#a. -->\nIt covered 97.0 %.\n", True),
+                ("a from line naming a prefix no metric has", "<!-- results: from tests/results/x.json#c. -->\nIt took 5,902 instructions.\n", True)):
             text = "# Copy\n\n" + text
             bad, _ = prose_figures(text, results.blocks(text), t)
             ok(bool(bad) == want_bad, f"control: {what} {'fails' if want_bad else 'passes'}",
