@@ -216,18 +216,42 @@ static int is_alloc_error(int ret)
            low == MBEDTLS_ERR_ASN1_ALLOC_FAILED;
 }
 
-/* PEM must carry its NUL (Mbed TLS's PEM reader relies on it). */
-static int pem_without_nul(const uint8_t *p, size_t len)
+#if defined(MBEDTLS_PEM_PARSE_C)
+/* PEM this build cannot read: PEM must carry its NUL (Mbed TLS's PEM reader relies on it). */
+static int pem_unreadable(dpm_tls_t *t, const uint8_t *p, size_t len)
 {
     static const char pem_tag[] = "-----BEGIN";
     size_t tag_len = sizeof(pem_tag) - 1u;
+    (void)t;
     return len >= tag_len && memcmp(p, pem_tag, tag_len) == 0 && p[len - 1u] != 0;
 }
+#else
+/* A build without PEM (the lean profiles: DER only, 2.5 KB less flash in make size) would hand PEM text to the
+ * DER parser and get a bare "invalid format": any PEM is refused here instead, with
+ * MBEDTLS_ERR_PEM_FEATURE_UNAVAILABLE, which dpm_tls_reason turns into the way to convert it.
+ * DER starts with an ASN.1 SEQUENCE (0x30); PEM has a "-----BEGIN" line, perhaps after other
+ * text (openssl's "Bag Attributes", a -text dump). */
+static int pem_unreadable(dpm_tls_t *t, const uint8_t *p, size_t len)
+{
+    static const char pem_tag[] = "-----BEGIN";
+    size_t tag_len = sizeof(pem_tag) - 1u;
+    if (len == 0 || p[0] == 0x30u) {
+        return 0;
+    }
+    for (size_t i = 0; i + tag_len <= len; i++) {
+        if (memcmp(p + i, pem_tag, tag_len) == 0) {
+            t->mbedtls_error = MBEDTLS_ERR_PEM_FEATURE_UNAVAILABLE;
+            return 1;
+        }
+    }
+    return 0;
+}
+#endif
 
 /* Parse the pinned CA. */
 static dpm_status_t parse_ca(dpm_tls_t *t, const uint8_t *ca, size_t len)
 {
-    if (pem_without_nul(ca, len)) {
+    if (pem_unreadable(t, ca, len)) {
         return DPM_ERR_PARAM;
     }
     int ret = mbedtls_x509_crt_parse(&mb(t)->ca, ca, len);
@@ -244,8 +268,8 @@ static dpm_status_t parse_own(dpm_tls_t *t, const dpm_tls_config_t *cfg)
     if (cfg->client_cert == NULL) {
         return DPM_OK;
     }
-    if (pem_without_nul(cfg->client_cert, cfg->client_cert_len) ||
-        pem_without_nul(cfg->client_key, cfg->client_key_len)) {
+    if (pem_unreadable(t, cfg->client_cert, cfg->client_cert_len) ||
+        pem_unreadable(t, cfg->client_key, cfg->client_key_len)) {
         return DPM_ERR_PARAM;
     }
     int ret = mbedtls_x509_crt_parse(&mb(t)->own_cert, cfg->client_cert, cfg->client_cert_len);
@@ -557,6 +581,13 @@ const char *dpm_tls_reason(const dpm_tls_t *t)
     switch (t->status) {
     case DPM_OK: return "ok";
     case DPM_ERR_PARAM:
+#if !defined(MBEDTLS_PEM_PARSE_C)
+        if (t->mbedtls_error == MBEDTLS_ERR_PEM_FEATURE_UNAVAILABLE) {
+            return "PEM certificate or key given, but this TLS build (lean profile) reads DER "
+                   "only: convert it with openssl x509 -outform der (certificates) or openssl "
+                   "pkey -outform der (keys)";
+        }
+#endif
         return "bad TLS configuration (missing field, unparsable CA, or host name too long)";
     case DPM_ERR_TIMEOUT: return "TLS handshake or close did not finish before the deadline";
     case DPM_ERR_TRANSPORT: return "the connection failed or the peer closed it";

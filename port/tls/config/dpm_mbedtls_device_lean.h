@@ -13,6 +13,10 @@
  *   X.509         ECDSA P-256 signatures only: no RSA (a chain with an RSA CA or an RSA server
  *                key fails verification); client certificates (ECDSA P-256) still work
  *   randomness    HMAC_DRBG (SHA-256) for PSA: CTR_DRBG needs AES
+ *   encoding      DER only: no PEM (and no base64). port/tls refuses a PEM CA, client
+ *                certificate or key (DPM_ERR_PARAM; dpm_tls_reason says how to convert it):
+ *                give DER, made with `openssl x509 -outform der` (certificates) and
+ *                `openssl pkey -outform der` (keys)
  *
  * Who may use it: the collector must speak TLS 1.3 with TLS_CHACHA20_POLY1305_SHA256 (OpenSSL,
  * BoringSSL, Go, rustls and Mbed TLS servers do by default) and present a P-256 ECDSA chain
@@ -61,6 +65,11 @@
 #undef MBEDTLS_GCM_C
 #undef MBEDTLS_SHA384_C
 #undef MBEDTLS_SHA512_SMALLER
+
+/* ---- X.509: DER only (the pins are fixed at build time: convert them once, not on every
+ * device; PEM's reader and base64 also pull in the C library's strstr) ---------------------- */
+#undef MBEDTLS_PEM_PARSE_C
+#undef MBEDTLS_BASE64_C
 
 /* ---- randomness: PSA's DRBG without AES ------------------------------------------------------ */
 #undef MBEDTLS_CTR_DRBG_C
