@@ -226,8 +226,8 @@ static int pem_unreadable(dpm_tls_t *t, const uint8_t *p, size_t len)
     return len >= tag_len && memcmp(p, pem_tag, tag_len) == 0 && p[len - 1u] != 0;
 }
 #else
-/* A build without PEM (the lean profiles: DER only, 2.5 KB less flash in make size) would hand PEM text to the
- * DER parser and get a bare "invalid format": any PEM is refused here instead, with
+/* A build without PEM (the lean profiles: DER only, 2.5 KB less flash in make size) would hand PEM
+ * text to the DER parser and get a bare "invalid format": any PEM is refused here instead, with
  * MBEDTLS_ERR_PEM_FEATURE_UNAVAILABLE, which dpm_tls_reason turns into the way to convert it.
  * DER starts with an ASN.1 SEQUENCE (0x30); PEM has a "-----BEGIN" line, perhaps after other
  * text (openssl's "Bag Attributes", a -text dump). */
@@ -532,13 +532,22 @@ typedef struct {
     const char *text;
 } flag_text_t;
 
-/* Most important first: the first flag set names the failure. */
+/* Most important first: the first flag set names the failure. Mbed TLS 3.6 sets some flags
+ * only with an option the device profiles leave out: the dates only with
+ * MBEDTLS_HAVE_TIME_DATE, revocation only with CRLs (MBEDTLS_X509_CRL_PARSE_C), "skipped" only
+ * on a server's side (MBEDTLS_SSL_SRV_C). Their texts are kept out of such builds (a device
+ * profile's 203 bytes of flash, make size); an unexpected flag still ends in BADCERT_OTHER's
+ * or the status's text. */
 static const flag_text_t verify_texts[] = {
     {MBEDTLS_X509_BADCERT_NOT_TRUSTED, "server certificate not signed by the pinned CA"},
     {MBEDTLS_X509_BADCERT_CN_MISMATCH, "server certificate is not for the expected host name"},
+#if defined(MBEDTLS_HAVE_TIME_DATE)
     {MBEDTLS_X509_BADCERT_EXPIRED, "server certificate (or its CA) has expired"},
     {MBEDTLS_X509_BADCERT_FUTURE, "server certificate (or its CA) is not valid yet"},
+#endif
+#if defined(MBEDTLS_X509_CRL_PARSE_C)
     {MBEDTLS_X509_BADCERT_REVOKED, "server certificate has been revoked"},
+#endif
     {MBEDTLS_X509_BADCERT_MISSING, "server sent no certificate"},
     {MBEDTLS_X509_BADCERT_KEY_USAGE, "server certificate key usage forbids TLS server use"},
     {MBEDTLS_X509_BADCERT_EXT_KEY_USAGE, "server certificate is not for TLS server auth"},
@@ -546,7 +555,9 @@ static const flag_text_t verify_texts[] = {
     {MBEDTLS_X509_BADCERT_BAD_MD, "server certificate signed with an unacceptable hash"},
     {MBEDTLS_X509_BADCERT_BAD_PK, "server certificate signed with an unacceptable algorithm"},
     {MBEDTLS_X509_BADCERT_BAD_KEY, "server certificate key is unacceptable (curve or size)"},
+#if defined(MBEDTLS_SSL_SRV_C)
     {MBEDTLS_X509_BADCERT_SKIP_VERIFY, "server certificate verification was skipped"},
+#endif
     {MBEDTLS_X509_BADCERT_OTHER, "server certificate rejected"},
 };
 
