@@ -216,18 +216,42 @@ static int is_alloc_error(int ret)
            low == MBEDTLS_ERR_ASN1_ALLOC_FAILED;
 }
 
-/* PEM must carry its NUL (Mbed TLS's PEM reader relies on it). */
-static int pem_without_nul(const uint8_t *p, size_t len)
+#if defined(MBEDTLS_PEM_PARSE_C)
+/* PEM this build cannot read: PEM must carry its NUL (Mbed TLS's PEM reader relies on it). */
+static int pem_unreadable(dpm_tls_t *t, const uint8_t *p, size_t len)
 {
     static const char pem_tag[] = "-----BEGIN";
     size_t tag_len = sizeof(pem_tag) - 1u;
+    (void)t;
     return len >= tag_len && memcmp(p, pem_tag, tag_len) == 0 && p[len - 1u] != 0;
 }
+#else
+/* A build without PEM (the lean profiles: DER only, 2.5 KB less flash in make size) would hand PEM
+ * text to the DER parser and get a bare "invalid format": any PEM is refused here instead, with
+ * MBEDTLS_ERR_PEM_FEATURE_UNAVAILABLE, which dpm_tls_reason turns into the way to convert it.
+ * DER starts with an ASN.1 SEQUENCE (0x30); PEM has a "-----BEGIN" line, perhaps after other
+ * text (openssl's "Bag Attributes", a -text dump). */
+static int pem_unreadable(dpm_tls_t *t, const uint8_t *p, size_t len)
+{
+    static const char pem_tag[] = "-----BEGIN";
+    size_t tag_len = sizeof(pem_tag) - 1u;
+    if (len == 0 || p[0] == 0x30u) {
+        return 0;
+    }
+    for (size_t i = 0; i + tag_len <= len; i++) {
+        if (memcmp(p + i, pem_tag, tag_len) == 0) {
+            t->mbedtls_error = MBEDTLS_ERR_PEM_FEATURE_UNAVAILABLE;
+            return 1;
+        }
+    }
+    return 0;
+}
+#endif
 
 /* Parse the pinned CA. */
 static dpm_status_t parse_ca(dpm_tls_t *t, const uint8_t *ca, size_t len)
 {
-    if (pem_without_nul(ca, len)) {
+    if (pem_unreadable(t, ca, len)) {
         return DPM_ERR_PARAM;
     }
     int ret = mbedtls_x509_crt_parse(&mb(t)->ca, ca, len);
@@ -244,8 +268,8 @@ static dpm_status_t parse_own(dpm_tls_t *t, const dpm_tls_config_t *cfg)
     if (cfg->client_cert == NULL) {
         return DPM_OK;
     }
-    if (pem_without_nul(cfg->client_cert, cfg->client_cert_len) ||
-        pem_without_nul(cfg->client_key, cfg->client_key_len)) {
+    if (pem_unreadable(t, cfg->client_cert, cfg->client_cert_len) ||
+        pem_unreadable(t, cfg->client_key, cfg->client_key_len)) {
         return DPM_ERR_PARAM;
     }
     int ret = mbedtls_x509_crt_parse(&mb(t)->own_cert, cfg->client_cert, cfg->client_cert_len);
@@ -508,13 +532,22 @@ typedef struct {
     const char *text;
 } flag_text_t;
 
-/* Most important first: the first flag set names the failure. */
+/* Most important first: the first flag set names the failure. Mbed TLS 3.6 sets some flags
+ * only with an option the device profiles leave out: the dates only with
+ * MBEDTLS_HAVE_TIME_DATE, revocation only with CRLs (MBEDTLS_X509_CRL_PARSE_C), "skipped" only
+ * on a server's side (MBEDTLS_SSL_SRV_C). Their texts are kept out of such builds (a device
+ * profile's 203 bytes of flash, make size); an unexpected flag still ends in BADCERT_OTHER's
+ * or the status's text. */
 static const flag_text_t verify_texts[] = {
     {MBEDTLS_X509_BADCERT_NOT_TRUSTED, "server certificate not signed by the pinned CA"},
     {MBEDTLS_X509_BADCERT_CN_MISMATCH, "server certificate is not for the expected host name"},
+#if defined(MBEDTLS_HAVE_TIME_DATE)
     {MBEDTLS_X509_BADCERT_EXPIRED, "server certificate (or its CA) has expired"},
     {MBEDTLS_X509_BADCERT_FUTURE, "server certificate (or its CA) is not valid yet"},
+#endif
+#if defined(MBEDTLS_X509_CRL_PARSE_C)
     {MBEDTLS_X509_BADCERT_REVOKED, "server certificate has been revoked"},
+#endif
     {MBEDTLS_X509_BADCERT_MISSING, "server sent no certificate"},
     {MBEDTLS_X509_BADCERT_KEY_USAGE, "server certificate key usage forbids TLS server use"},
     {MBEDTLS_X509_BADCERT_EXT_KEY_USAGE, "server certificate is not for TLS server auth"},
@@ -522,7 +555,9 @@ static const flag_text_t verify_texts[] = {
     {MBEDTLS_X509_BADCERT_BAD_MD, "server certificate signed with an unacceptable hash"},
     {MBEDTLS_X509_BADCERT_BAD_PK, "server certificate signed with an unacceptable algorithm"},
     {MBEDTLS_X509_BADCERT_BAD_KEY, "server certificate key is unacceptable (curve or size)"},
+#if defined(MBEDTLS_SSL_SRV_C)
     {MBEDTLS_X509_BADCERT_SKIP_VERIFY, "server certificate verification was skipped"},
+#endif
     {MBEDTLS_X509_BADCERT_OTHER, "server certificate rejected"},
 };
 
@@ -557,6 +592,13 @@ const char *dpm_tls_reason(const dpm_tls_t *t)
     switch (t->status) {
     case DPM_OK: return "ok";
     case DPM_ERR_PARAM:
+#if !defined(MBEDTLS_PEM_PARSE_C)
+        if (t->mbedtls_error == MBEDTLS_ERR_PEM_FEATURE_UNAVAILABLE) {
+            return "PEM certificate or key given, but this TLS build (lean profile) reads DER "
+                   "only: convert it with openssl x509 -outform der (certificates) or openssl "
+                   "pkey -outform der (keys)";
+        }
+#endif
         return "bad TLS configuration (missing field, unparsable CA, or host name too long)";
     case DPM_ERR_TIMEOUT: return "TLS handshake or close did not finish before the deadline";
     case DPM_ERR_TRANSPORT: return "the connection failed or the peer closed it";

@@ -25,6 +25,20 @@
  * byte (a simulated device's report costs ~9% fewer instructions, dpm-sim bench). Field
  * callbacks (FedAUC's arrays, FT_CALLBACK) are unaffected. */
 #define PB_BUFFER_ONLY 1
+/* No error strings: nanopb would keep a message in every stream (stream.errmsg, PB_GET_ERROR)
+ * that nothing in libdpm reads, as a decode or encode failure becomes the SDK's own status and
+ * reason (e.g. "not a campaign message"). 791 bytes of the default Cortex-M4 image's flash
+ * (make size: nanopb 3,895 -> 3,104), which issue 32's 120 KiB default+lean_tls budget needs. */
+#define PB_NO_ERRMSG 1
+/* With it, GCC 12 at -O2 and -O3 (not -Os, not clang) inlines pb_write into nanopb's
+ * pb_encode.c so that its sizing call (buf NULL, never copied: the stream has no callback)
+ * shares a memcpy with the writing ones, and -Wnonnull warns about a path that cannot run,
+ * which -Werror builds (ours, ESP-IDF's) turn into an error. Silenced for the translation
+ * units that include pb.h first, nanopb's runtime files (pb_encode.c, pb_decode.c), and only
+ * there: every libdpm file reaches pb.h through another header (dpm.pb.h, pb_encode.h, ...). */
+#if defined(__GNUC__) && !defined(__clang__) && __INCLUDE_LEVEL__ == 2
+#pragma GCC diagnostic ignored "-Wnonnull"
+#endif
 
 /* pb_common.c */
 #define pb_field_iter_begin dpm_pb_field_iter_begin

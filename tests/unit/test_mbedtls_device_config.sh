@@ -20,7 +20,11 @@
 #      lean: a build of port/tls's HPKE with DPM_VDAF=1 stops with the profile's #error;
 #   7. the smallest arena each version needs is found by bisection (fresh process per try) and
 #      stays under a budget; below it the client fails cleanly, never crashes;
-#   8. an arena too small for the record buffers fails with DPM_ERR_BUFFER.
+#   8. an arena too small for the record buffers fails with DPM_ERR_BUFFER;
+#   9. lean: the profiles read DER only (the sessions above use DER pins, certificate and key);
+#      a PEM CA, and a PEM client certificate and key, are refused before the handshake with
+#      the reason that says how to convert them (the device profile's sessions use PEM: the
+#      control that the refusal comes from the profile).
 # Library sizes and arena minima are printed as "# ..." lines. Env: OUT, BUILD_DIR, CC, NM.
 # Cross use (make size measures the arena on 32-bit ARM this way): CC/NM of the target,
 # MBEDTLS_CMAKE_ARGS (cmake's cross compiler settings), RUNNER (e.g. qemu-arm), DEVICE_CHECK
@@ -107,7 +111,8 @@ cat >"$work/device_client.c" <<'C'
 static uint8_t arena[ARENA_MAX];
 static uint8_t ca[8192], cert[8192], key[8192];
 
-/* A PEM file with its NUL counted (Mbed TLS wants it); 0 if unreadable. */
+/* A PEM file with its NUL counted (Mbed TLS wants it), or a DER file (name ending in .der) as
+ * it is; 0 if unreadable. */
 static size_t read_pem(const char *path, uint8_t *buf, size_t cap)
 {
     FILE *f = fopen(path, "rb");
@@ -115,8 +120,9 @@ static size_t read_pem(const char *path, uint8_t *buf, size_t cap)
     if (f != NULL) {
         fclose(f);
     }
-    if (n == 0) {
-        return 0;
+    size_t plen = strlen(path);
+    if (n == 0 || (plen > 4 && strcmp(path + plen - 4, ".der") == 0)) {
+        return n;
     }
     buf[n] = 0;
     return n + 1;
@@ -153,7 +159,8 @@ static void close_tcp(void *ctx)
 int main(int argc, char **argv)
 {
     if (argc != 4 && argc != 6) {
-        fprintf(stderr, "usage: device_client CA.pem PORT ARENA_BYTES [CLIENT.crt CLIENT.key]\n");
+        fprintf(stderr, "usage: device_client CA PORT ARENA_BYTES [CLIENT_CERT CLIENT_KEY] (PEM, "
+                        "or DER named *.der)\n");
         return 2;
     }
     size_t arena_len = (size_t)strtoul(argv[3], NULL, 10);
@@ -257,7 +264,8 @@ if [ "$PROFILE" != device ]; then
   "$CC" "${flags[@]/-DDPM_VDAF=0/-DDPM_VDAF=1}" -c "$TOP/port/tls/hpke.c" -o "$work/hpke.o" >"$work/hpke.log" 2>&1
   rc=$?
   grep -q 'error: #error "the lean TLS profiles .* DPM_VDAF=0' "$work/hpke.log"
-  tap "$([ $rc != 0 ] && [ $? = 0 ]; echo $?)" "lean: port/tls/hpke.c with DPM_VDAF=1 stops at compile time with the profile's reason"
+  said=$?
+  tap "$([ $rc != 0 ] && [ $said = 0 ]; echo $?)" "lean: port/tls/hpke.c with DPM_VDAF=1 stops at compile time with the profile's reason"
   "$CC" "${flags[@]}" -c "$TOP/port/tls/hpke.c" -o "$work/hpke.o"
   tap $? "control: port/tls/hpke.c with DPM_VDAF=0 compiles against the lean profile"
 fi
@@ -295,7 +303,17 @@ stop_server() {
   wait "$srv_pid" 2>/dev/null
   srv_pid=""
 }
-run_client() { timeout 20 ${RUNNER:-} "$work/device_client" "$work/pki/${PIN:-ca}.crt" "$port" "$1" ${client_args[@]+"${client_args[@]}"}; }
+# The pins, client certificate and key: PEM for the device profile, DER for the lean ones
+# (DER only; converted with the commands dpm_tls_reason names for a PEM input).
+if [ "$PROFILE" = device ]; then
+  CA_EXT=crt CLIENT_CRT=client.crt CLIENT_KEY=client.key
+else
+  CA_EXT=der CLIENT_CRT=client.crt.der CLIENT_KEY=client.key.der
+  openssl x509 -in "$work/pki/client.crt" -outform der -out "$work/pki/$CLIENT_CRT" &&
+    openssl pkey -in "$work/pki/client.key" -outform der -out "$work/pki/$CLIENT_KEY" ||
+    echo "# converting the client certificate or key to DER failed"
+fi
+run_client() { timeout 20 ${RUNNER:-} "$work/device_client" "$work/pki/${PIN:-ca}.${CA:-$CA_EXT}" "$port" "$1" ${client_args[@]+"${client_args[@]}"}; }
 
 # bisect: smallest arena (256-byte steps) in which a full session succeeds; echoes it, or "".
 # Below it the client must fail cleanly (exit 2 or 3), never crash. Note that Mbed TLS does not
@@ -325,7 +343,7 @@ for v in $VERSIONS; do
   [ "$v" = 1.2 ] && opt=(-tls1_2)
   if [ "$v" = 1.3+cert ]; then
     opt=(-Verify 1 -CAfile "$work/pki/ca.crt")
-    client_args=("$work/pki/client.crt" "$work/pki/client.key")
+    client_args=("$work/pki/$CLIENT_CRT" "$work/pki/$CLIENT_KEY")
   fi
   if ! start_server "${opt[@]}"; then
     tap 1 "TLS $v session with the device config (s_server did not start)"; continue
@@ -374,6 +392,29 @@ refusal $lean_refuses "server offering only TLS 1.2" -tls1_2
 SERVER=rsa_key_server refusal $lean_refuses "server with an RSA-2048 key (CA: P-256)"
 SERVER=rsa_server PIN=rsa_ca refusal $lean_refuses "pinned RSA-2048 CA (server key: P-256)"
 refusal refused "server asks for a client certificate, client has none" -Verify 1 -CAfile "$work/pki/ca.crt"
+
+# ---- 9. lean: DER only -------------------------------------------------------------------------
+# pem_refused WHAT: the client (with CA and client_args set by the caller) must fail before the
+# handshake with DPM_ERR_PARAM and the reason naming both conversions.
+pem_refused() {
+  local what=$1 out rc
+  if ! start_server -Verify 1 -CAfile "$work/pki/ca.crt"; then tap 1 "$what (s_server did not start)"; return; fi
+  out=$(run_client $((128 * 1024)) 2>&1); rc=$?
+  stop_server
+  echo "$out" | head -n 2 | sed 's/^/# client: /'
+  echo "$out" | grep -q "^connect failed: status $DPM_ERR_PARAM: PEM certificate or key given, .*DER only: convert it with openssl x509 -outform der (certificates) or openssl pkey -outform der (keys) "
+  local said=$?
+  tap "$([ $rc = 2 ] && [ $said = 0 ]; echo $?)" "lean: $what is refused (DPM_ERR_PARAM) with the reason that says how to convert it"
+}
+if [ "$PROFILE" != device ]; then
+  DPM_ERR_PARAM=$(sed -n 's/^ *DPM_ERR_PARAM *= *\(-\?[0-9]*\).*/\1/p' "$TOP/sdk/include/dpm/status.h")
+  client_args=()
+  CA=crt pem_refused "a PEM CA"
+  client_args=("$work/pki/client.crt" "$work/pki/client.key")
+  pem_refused "a PEM client certificate and key (DER CA)"
+  client_args=("$work/pki/$CLIENT_CRT" "$work/pki/client.key")
+  pem_refused "a PEM client key (DER CA and certificate)"
+fi
 
 echo "1..$n"
 exit $failed

@@ -708,34 +708,60 @@ static void test_laplace_fast_matches_definition(void **state)
     }
 }
 
-/* The constant table of the byte stage of step A, recomputed with exact integers: for
- * gamma = A / 16, T_k = A^k / (16^k k!), and the byte w places W below T_k iff
- * (w + 1) 16^k k! <= 256 A^k, above iff w 16^k k! >= 256 A^k. */
+/* The byte stage of step A's outcome for (A, w) when gamma = A / 16, with exact integers:
+ * T_k = A^k / (16^k k!), and the byte w places W below T_k iff (w + 1) 16^k k! <= 256 A^k,
+ * above iff w 16^k k! >= 256 A^k. */
+static uint32_t pow2_outcome_exact(uint64_t a, uint64_t w)
+{
+    int status[4];
+    uint64_t num = 256;
+    uint64_t den = 1;
+    for (int k = 1; k <= 4; k++) {
+        num *= a;
+        den *= 16u * (uint64_t)k;
+        status[k - 1] = (w + 1) * den <= num ? 1 : w * den >= num ? 2 : 0;
+    }
+    int below = 0;
+    while (below < 4 && status[below] == 1) {
+        below++;
+    }
+    return below == 4 || status[below] == 0 ? 2u : (uint32_t)(below + 1) % 2u;
+}
+
+/* Entries of a packed table (two bits each, entry A | w << 4 at bits 2A of word w, as
+ * laplace.c reads it) that differ from the exact outcome; counts[] gets the exact ones. */
+static int pow2_table_mismatches(const uint32_t table[256], int counts[3])
+{
+    int bad = 0;
+    for (uint64_t w = 0; w < 256; w++) {
+        for (uint64_t a = 0; a < 16; a++) {
+            uint32_t want = pow2_outcome_exact(a, w);
+            uint32_t got = (table[w] >> (a * 2u)) & 3u;
+            bad += got != want;
+            counts[want]++;
+        }
+    }
+    return bad;
+}
+
+/* The constant table of the byte stage of step A, all 4096 entries recomputed. */
 static void test_laplace_pow2_table_is_exact(void **state)
 {
     (void)state;
     int counts[3] = {0, 0, 0};
-    for (uint64_t a = 0; a < 16; a++) {
-        for (uint64_t w = 0; w < 256; w++) {
-            int status[4];
-            uint64_t num = 256;
-            uint64_t den = 1;
-            for (int k = 1; k <= 4; k++) {
-                num *= a;
-                den *= 16u * (uint64_t)k;
-                status[k - 1] = (w + 1) * den <= num ? 1 : w * den >= num ? 2 : 0;
-            }
-            int below = 0;
-            while (below < 4 && status[below] == 1) {
-                below++;
-            }
-            int want = below == 4 || status[below] == 0 ? 2 : (below + 1) % 2;
-            assert_int_equal(dpm_laplace_pow2_outcome[a | w << 4], want);
-            counts[want]++;
-        }
-    }
+    assert_int_equal(pow2_table_mismatches(dpm_laplace_pow2_outcome, counts), 0);
     /* and it decides nearly always: 98.6% of (A, w) */
+    assert_int_equal(counts[0] + counts[1] + counts[2], 4096);
     assert_int_equal(counts[2], 57);
+    /* negative control: one entry changed (to each other value, and to the unused code 3) in
+     * a copy, and the comparison must see it */
+    uint32_t copy[256];
+    memcpy(copy, dpm_laplace_pow2_outcome, sizeof(copy));
+    for (uint32_t delta = 1; delta <= 3; delta++) {
+        copy[200] = dpm_laplace_pow2_outcome[200] ^ delta << (7 * 2);
+        int ignored[3] = {0, 0, 0};
+        assert_int_equal(pow2_table_mismatches(copy, ignored), 1);
+    }
 }
 
 /* The per-mechanism thresholds floor(2^16 T_k) and the lane bytes, against exact arithmetic

@@ -68,6 +68,9 @@ typedef void (*dpm_tls_raw_close_fn)(void *ctx);
 typedef struct {
     /* The pinned trust anchor(s): one or more CA certificates, PEM or DER. PEM must include its
      * terminating NUL in ca_len (sizeof of a string literal does; Mbed TLS requires it). The
+     * lean Mbed TLS profiles (dpm_mbedtls_device_lean*.h) read DER only and refuse PEM here and
+     * in client_cert/client_key (DPM_ERR_PARAM; `openssl x509 -outform der` and `openssl pkey
+     * -outform der` convert). The
      * bytes are parsed (copied) during dpm_tls_connect() and not used afterwards. */
     const uint8_t *ca;
     size_t ca_len;
@@ -190,7 +193,9 @@ dpm_status_t dpm_tls_connect_sized(dpm_tls_t *t, size_t t_size, const dpm_tls_co
  * Returns:
  *   DPM_OK            connected; use dpm_tls_transport(), finish with dpm_tls_close().
  *   DPM_ERR_PARAM     t/cfg NULL, a required field missing, hostname too long, the CA
- *                     bytes do not parse (or are PEM without the terminating NUL), or a
+ *                     bytes do not parse (or are PEM without the terminating NUL, or PEM
+ *                     at all with a lean profile: dpm_tls_mbedtls_error() is then
+ *                     MBEDTLS_ERR_PEM_FEATURE_UNAVAILABLE), or a
  *                     client certificate or key is given alone, does not parse, or the key
  *                     does not belong to the certificate.
  *   DPM_ERR_TLS       the handshake failed: certificate not trusted or not for hostname

@@ -89,7 +89,7 @@
 #define MBEDTLS_X509_CRT_PARSE_C
 #define MBEDTLS_X509_RSASSA_PSS_SUPPORT
 #define MBEDTLS_X509_REMOVE_INFO /* no text dumps; port/tls has its own reasons */
-#define MBEDTLS_PEM_PARSE_C      /* PEM pins; a DER-only product can drop this and BASE64_C */
+#define MBEDTLS_PEM_PARSE_C      /* PEM pins; DER-only products drop it and BASE64_C (lean) */
 #define MBEDTLS_BASE64_C
 #define MBEDTLS_PK_C
 #define MBEDTLS_PK_PARSE_C

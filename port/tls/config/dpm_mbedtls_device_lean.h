@@ -13,6 +13,10 @@
  *   X.509         ECDSA P-256 signatures only: no RSA (a chain with an RSA CA or an RSA server
  *                key fails verification); client certificates (ECDSA P-256) still work
  *   randomness    HMAC_DRBG (SHA-256) for PSA: CTR_DRBG needs AES
+ *   encoding      DER only: no PEM (and no base64). port/tls refuses a PEM CA, client
+ *                certificate or key (DPM_ERR_PARAM; dpm_tls_reason says how to convert it):
+ *                give DER, made with `openssl x509 -outform der` (certificates) and
+ *                `openssl pkey -outform der` (keys)
  *
  * Who may use it: the collector must speak TLS 1.3 with TLS_CHACHA20_POLY1305_SHA256 (OpenSSL,
  * BoringSSL, Go, rustls and Mbed TLS servers do by default) and present a P-256 ECDSA chain
@@ -61,6 +65,41 @@
 #undef MBEDTLS_GCM_C
 #undef MBEDTLS_SHA384_C
 #undef MBEDTLS_SHA512_SMALLER
+
+/* ---- X.509: DER only (the pins are fixed at build time: convert them once, not on every
+ * device; PEM's reader and base64 also pull in the C library's strstr) ---------------------- */
+#undef MBEDTLS_PEM_PARSE_C
+#undef MBEDTLS_BASE64_C
+
+/* ---- PSA: what a TLS 1.3 client asks of it, listed -------------------------------------------
+ * Without MBEDTLS_PSA_CRYPTO_CONFIG, Mbed TLS infers PSA's algorithms from the legacy options
+ * (config_adjust_psa_from_legacy.h): MD_C alone brings TLS 1.2's PRF and PSK-to-MS, and with
+ * them EC J-PAKE-to-PMS, password key types and the ChaCha20 stream cipher, which psa_crypto.c's
+ * key derivation and key checks dispatch on, so they link although a TLS 1.3-only client never
+ * asks for them. Here the list is explicit instead. PSA reads it from
+ * MBEDTLS_PSA_CRYPTO_CONFIG_FILE, which names mbedtls/build_info.h, the header that includes it:
+ * its guard makes that include empty, so the PSA_WANT_ lines below are the whole list and this
+ * profile stays one file (plus the device one). The _aes variant swaps the AEAD. */
+#define MBEDTLS_PSA_CRYPTO_CONFIG
+#define MBEDTLS_PSA_CRYPTO_CONFIG_FILE "mbedtls/build_info.h"
+#define PSA_WANT_ALG_SHA_256 1
+#define PSA_WANT_ALG_HMAC 1 /* the TLS 1.3 key schedule: HKDF-Extract and -Expand */
+#define PSA_WANT_KEY_TYPE_HMAC 1
+#define PSA_WANT_ALG_HKDF_EXTRACT 1
+#define PSA_WANT_ALG_HKDF_EXPAND 1
+#define PSA_WANT_KEY_TYPE_DERIVE 1
+#define PSA_WANT_KEY_TYPE_RAW_DATA 1
+#define PSA_WANT_ALG_ECDH 1 /* ephemeral ECDHE on P-256 */
+#define PSA_WANT_ALG_ECDSA 1
+#define PSA_WANT_ECC_SECP_R1_256 1
+#define PSA_WANT_KEY_TYPE_ECC_PUBLIC_KEY 1
+#define PSA_WANT_KEY_TYPE_ECC_KEY_PAIR_BASIC 1
+#define PSA_WANT_KEY_TYPE_ECC_KEY_PAIR_IMPORT 1
+#define PSA_WANT_KEY_TYPE_ECC_KEY_PAIR_EXPORT 1
+#define PSA_WANT_KEY_TYPE_ECC_KEY_PAIR_GENERATE 1
+#define PSA_WANT_ALG_CHACHA20_POLY1305 1 /* the record protection */
+#define PSA_WANT_KEY_TYPE_CHACHA20 1
+#undef MBEDTLS_HKDF_C /* the device profile's way to PSA's HKDF parts, listed above instead */
 
 /* ---- randomness: PSA's DRBG without AES ------------------------------------------------------ */
 #undef MBEDTLS_CTR_DRBG_C

@@ -13,9 +13,10 @@
 dpm_status_t dpm_laplace_add_reference(const dpm_laplace_t *m, dpm_rand_t *r, int64_t value,
                                        int64_t *out);
 
-/* The byte stage of step A when gamma = A / 16 (scale_num a power of two above 16): entry
- * A | w << 4 is 1 if the W byte w alone places W so that K = 1 or 3 (accept), 0 if K = 2 or 4
- * (reject), 2 if it does not decide (a tie with a threshold, or W < T_4). */
-extern const uint8_t dpm_laplace_pow2_outcome[4096];
+/* The byte stage of step A when gamma = A / 16 (scale_num a power of two above 16), two bits
+ * an outcome: bits 2A and 2A + 1 of word w are 1 if the W byte w alone places W so that K = 1
+ * or 3 (accept), 0 if K = 2 or 4 (reject), 2 if it does not decide (a tie with a threshold, or
+ * W < T_4); never 3. */
+extern const uint32_t dpm_laplace_pow2_outcome[256];
 
 #endif /* DPM_NOISE_LAPLACE_INTERNAL_H */
