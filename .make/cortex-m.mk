@@ -207,12 +207,12 @@ endef
 # Tests of port/tls's HPKE and DAP opening (they include dpm/port_hpke.h or dpm/port_dap.h) run
 # here too: their images also link those objects, Mbed TLS for the target and an arena for it
 # (tests/cross/cm_arena.c); the group resolves the objects' calls back into libdpm.
-CM_TLS_TESTS := $(foreach f,$(CM_TEST_SRCS),$(if $(shell grep -lE '^\#include "dpm/port_(hpke|dap)\.h"' \
-                  $(f) 2>/dev/null),$(OUT)/tests/$(notdir $(f:.c=.elf))))
+CM_TLS_TEST_SRCS := $(foreach f,$(CM_TEST_SRCS),$(if $(shell grep -lE '^\#include "dpm/port_(hpke|dap)\.h"' \
+                      $(f) 2>/dev/null),$(f)))
+CM_TLS_TESTS := $(foreach f,$(CM_TLS_TEST_SRCS),$(OUT)/tests/$(notdir $(f:.c=.elf)))
 # Their objects see Mbed TLS's headers under the same config (test_x25519 and test_gcm_x86
 # compare port/tls's code with Mbed TLS's own).
-CM_TLS_TEST_OBJS := $(foreach f,$(CM_TEST_SRCS),$(if $(shell grep -lE '^\#include "dpm/port_(hpke|dap)\.h"' \
-                      $(f) 2>/dev/null),$(OUT)/obj/$(f:.c=.o)))
+CM_TLS_TEST_OBJS := $(foreach f,$(CM_TLS_TEST_SRCS),$(OUT)/obj/$(f:.c=.o))
 $(CM_TLS_TEST_OBJS): TEST_CFLAGS += -isystem $(MBEDTLS_SRC)/include \
                                     -isystem $(MBEDTLS_SRC)/3rdparty/everest/include -Iport/tls/config \
                                     -DMBEDTLS_CONFIG_FILE='"dpm_mbedtls_$(MBEDTLS_CONFIG).h"'

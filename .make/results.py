@@ -44,6 +44,7 @@ says why on the line before it: <!-- results: unrecorded: REASON -->. Numbers ar
 fmt() alone; the test reads them back with the same rules. Exit status 1 when a producer fails (a missed budget or target is a result, not a
 failure: `make size` exits 1 for those and is recorded), a record is missing, or a marked table
 names an unknown view, record or item."""
+import concurrent.futures
 import datetime
 import glob
 import json
@@ -253,7 +254,6 @@ def record_tests(commit, date, seconds):
 def run_figure_tests():
     """Build and run FIGURE_TESTS, two at a time, each one's output and exit status kept in
     TESTS_LOGS/PROGRAM.log."""
-    import concurrent.futures
     bins = [os.path.join(OUT, "tests", t) for t in FIGURE_TESTS]
     if subprocess.run([MAKE, "--no-print-directory", "-j2"] + bins, cwd=ROOT).returncode != 0:
         raise Problem("building the tests failed")

@@ -216,25 +216,20 @@ static int is_alloc_error(int ret)
            low == MBEDTLS_ERR_ASN1_ALLOC_FAILED;
 }
 
-#if defined(MBEDTLS_PEM_PARSE_C)
-/* PEM this build cannot read: PEM must carry its NUL (Mbed TLS's PEM reader relies on it). */
+/* PEM this build cannot read. With PEM (MBEDTLS_PEM_PARSE_C): PEM without its NUL (Mbed TLS's
+ * PEM reader relies on it). Without (the lean profiles: DER only, 2.5 KB less flash in make size)
+ * Mbed TLS would hand PEM text to the DER parser and say only "invalid format": any PEM is
+ * refused here instead, with MBEDTLS_ERR_PEM_FEATURE_UNAVAILABLE, which dpm_tls_reason turns
+ * into the way to convert it. DER starts with an ASN.1 SEQUENCE (0x30); PEM has a "-----BEGIN"
+ * line, perhaps after other text (openssl's "Bag Attributes", a -text dump). */
 static int pem_unreadable(dpm_tls_t *t, const uint8_t *p, size_t len)
 {
     static const char pem_tag[] = "-----BEGIN";
     size_t tag_len = sizeof(pem_tag) - 1u;
+#if defined(MBEDTLS_PEM_PARSE_C)
     (void)t;
     return len >= tag_len && memcmp(p, pem_tag, tag_len) == 0 && p[len - 1u] != 0;
-}
 #else
-/* A build without PEM (the lean profiles: DER only, 2.5 KB less flash in make size) would hand PEM
- * text to the DER parser and get a bare "invalid format": any PEM is refused here instead, with
- * MBEDTLS_ERR_PEM_FEATURE_UNAVAILABLE, which dpm_tls_reason turns into the way to convert it.
- * DER starts with an ASN.1 SEQUENCE (0x30); PEM has a "-----BEGIN" line, perhaps after other
- * text (openssl's "Bag Attributes", a -text dump). */
-static int pem_unreadable(dpm_tls_t *t, const uint8_t *p, size_t len)
-{
-    static const char pem_tag[] = "-----BEGIN";
-    size_t tag_len = sizeof(pem_tag) - 1u;
     if (len == 0 || p[0] == 0x30u) {
         return 0;
     }
@@ -245,8 +240,8 @@ static int pem_unreadable(dpm_tls_t *t, const uint8_t *p, size_t len)
         }
     }
     return 0;
-}
 #endif
+}
 
 /* Parse the pinned CA. */
 static dpm_status_t parse_ca(dpm_tls_t *t, const uint8_t *ca, size_t len)

@@ -79,15 +79,10 @@ static int bias_check(const acc_t *a, double truth, const char *what, const char
 {
     double mean = a->sum / a->n, var = a->sum2 / a->n - mean * mean, se = sqrt(var / a->n);
     int bad = fabs(mean - truth) > 5.0 * se;
-    char f[64];
-    snprintf(f, sizeof(f), "%s.truth", name);
-    test_figure(f, truth, "auc");
-    snprintf(f, sizeof(f), "%s.mean", name);
-    test_figure(f, mean, "auc");
-    snprintf(f, sizeof(f), "%s.bias_se", name);
-    test_figure(f, (mean - truth) / se, "se");
-    snprintf(f, sizeof(f), "%s.sd", name);
-    test_figure(f, sqrt(var), "auc");
+    test_figure_of(name, "truth", truth, "auc");
+    test_figure_of(name, "mean", mean, "auc");
+    test_figure_of(name, "bias_se", (mean - truth) / se, "se");
+    test_figure_of(name, "sd", sqrt(var), "auc");
     print_message("# %-36s truth %.4f mean %.4f (bias %+.4f = %+.1f se), sd %.4f: %s\n", what,
                   truth, mean, mean - truth, (mean - truth) / se, sqrt(var),
                   bad ? "biased: rejected" : "ok");
