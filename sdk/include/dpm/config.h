@@ -128,6 +128,13 @@
 #define DPM_VDAF_MULTIHOT 0
 #endif
 #endif
+#ifndef DPM_DAP_LABEL_RR
+#if defined(CONFIG_DPM_DAP_LABEL_RR)
+#define DPM_DAP_LABEL_RR 1
+#else
+#define DPM_DAP_LABEL_RR 0
+#endif
+#endif
 /* The Mbed TLS profile of port/tls (a Kconfig choice: exactly one is set) */
 #ifndef DPM_TLS_LEAN
 #if defined(CONFIG_DPM_TLS_LEAN)
@@ -214,6 +221,9 @@
 #endif
 #ifndef DPM_VDAF_MULTIHOT
 #define DPM_VDAF_MULTIHOT 1 /* Prio3MultihotCountVec */
+#endif
+#ifndef DPM_DAP_LABEL_RR
+#define DPM_DAP_LABEL_RR DPM_VDAF /* tasks with local label RR (DPM_DAP_EXT_LOCAL_LABEL_RR) */
 #endif
 /* The Mbed TLS profile port/tls is built against (port/tls/config/dpm_mbedtls_<profile>.h; the
  * build picks the file: MBEDTLS_CONFIG=device, device_lean or device_lean_aes). No effect on
@@ -324,6 +334,9 @@
 #endif
 #if (DPM_VDAF != 0 && DPM_VDAF != 1) || (DPM_VDAF_FIELD64 != 0 && DPM_VDAF_FIELD64 != 1)
 #error "DPM_VDAF and DPM_VDAF_FIELD64 must be 0 or 1"
+#endif
+#if (DPM_DAP_LABEL_RR != 0 && DPM_DAP_LABEL_RR != 1) || (DPM_DAP_LABEL_RR && !DPM_VDAF)
+#error "DPM_DAP_LABEL_RR must be 0 or 1, and 1 only with DPM_VDAF (it is a two-aggregator option)"
 #endif
 #if (DPM_TLS_LEAN != 0 && DPM_TLS_LEAN != 1) ||                                                    \
     (DPM_TLS_LEAN_AES != 0 && DPM_TLS_LEAN_AES != 1) ||                                            \

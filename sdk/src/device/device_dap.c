@@ -9,6 +9,7 @@
 #include "dpm/expert/budget.h"
 #include "dpm/expert/dap.h"
 #include "dpm/expert/hpke.h"
+#include "dpm/expert/noise.h"
 #include "dpm/expert/vdaf.h"
 #include "vdaf/vdaf_internal.h"
 
@@ -88,6 +89,56 @@ static void ledger_charge_of(const dpm_dap_task_t *t, uint32_t period, dpm_ledge
     c->budget = t->central_eps;
 }
 
+/* 1 if a < b, without a branch (counts and labels must not steer the code). */
+static inline uint64_t ct_lt(uint64_t a, uint64_t b)
+{
+    return ((~a & b) | (~(a ^ b) & (a - b))) >> 63;
+}
+
+/* Words of io->work a report of t needs: the shard's, and for a label-RR task the randomized
+ * copy of the measurement in front of them (dpm_dap_work_words). */
+static size_t work_words_of(const dpm_dap_task_t *t)
+{
+    return t->vdaf.shard_work_words + (t->local_eps != 0 ? t->vdaf.length : 0u);
+}
+
+/* A label-RR task's checks before the charge (nothing to check without the extension): the
+ * task's shape as dpm_dap_task_decode left it, and every bin's pos + neg within the SumVec's
+ * range (RR moves labels between pos and neg, so the report's entries reach that total). The
+ * totals are compared without a branch on them: only the verdict is public. */
+static dpm_status_t label_rr_validate(const dpm_dap_task_t *t, const uint64_t *meas,
+                                      const char **text)
+{
+    if (t->local_eps == 0) {
+        return DPM_OK;
+    }
+    if (!DPM_DAP_LABEL_RR) {
+        *text = "task has local label RR, which this SDK was built without (DPM_DAP_LABEL_RR)";
+        return DPM_ERR_UNSUPPORTED;
+    }
+    const uint32_t bins = t->local_bins;
+    if (t->vdaf.kind != DPM_PRIO3_SUMVEC || bins == 0 || t->vdaf.length % (2u * bins) != 0) {
+        *text = "task not accepted (dpm_device_dap_accept_task): label RR on another shape";
+        return DPM_ERR_PARAM;
+    }
+    const uint64_t max = t->vdaf.max_measurement;
+    uint64_t bad = 0;
+    for (uint32_t at = 0; at < t->vdaf.length; at += 2u * bins) {
+        for (uint32_t j = 0; j < bins; j++) {
+            /* each entry <= max (dpm_dap_measurement_check, before): max - pos cannot wrap */
+            const uint64_t room = max - meas[at + j], neg = meas[at + bins + j];
+            bad |= ct_lt(room, neg);
+        }
+    }
+    DPM_CT_DECLASSIFY(bad); /* the verdict is public: it is the status */
+    if (bad) {
+        *text = "a bin's positives + negatives above the task's max_measurement (label RR keeps "
+                "each bin's total, which must fit one entry)";
+        return DPM_ERR_PARAM;
+    }
+    return DPM_OK;
+}
+
 /* Everything before the charge. On DPM_OK *time is the report's time (task precision units)
  * and *c the charge, checked against the ledger. */
 static dpm_status_t validate(dpm_device_t *d, const dpm_dap_io_t *io, const dpm_dap_task_t *t,
@@ -109,12 +160,26 @@ static dpm_status_t validate(dpm_device_t *d, const dpm_dap_io_t *io, const dpm_
     if (dpm_dap_measurement_check(&t->vdaf, meas, count) != DPM_OK) {
         return why(d, reason, "measurement out of range or not the task's length", DPM_ERR_PARAM);
     }
+    st = label_rr_validate(t, meas, &r);
+    if (st != DPM_OK) {
+        return why(d, reason, r, st);
+    }
     if (io->sealer.seal == NULL || io->outbox.room == NULL || io->outbox.put == NULL) {
         return why(d, reason, "no seal hook or outbox", DPM_ERR_PARAM);
     }
     if (io->report == NULL || io->report_cap < l->bytes || io->work == NULL ||
         io->work_words < t->vdaf.shard_work_words) {
         return why(d, reason, "report or work buffer too small for the task", DPM_ERR_BUFFER);
+    }
+    if (io->work_words < work_words_of(t)) {
+        return why(d, reason,
+                   "work buffer too small for the task's label RR: it needs "
+                   "vdaf.shard_work_words + vdaf.length words (dpm_dap_work_words)",
+                   DPM_ERR_BUFFER);
+    }
+    if (t->local_eps != 0 && d->rand.error != DPM_OK) {
+        /* the RR draws from it after the charge: a source that already failed would fail then */
+        return why(d, reason, "the random source failed earlier", d->rand.error);
     }
     int64_t now = 0;
     if (d->clock.wall_time_s == NULL || d->clock.wall_time_s(d->clock.ctx, &now) != 0 || now < 0) {
@@ -148,6 +213,41 @@ static dpm_status_t seal_share(dpm_device_t *d, const dpm_dap_io_t *io, const dp
                            io->report + l->enc[i], io->report + l->tag[i]);
 }
 
+#if DPM_DAP_LABEL_RR
+/* The label-RR copy of meas into out (t->vdaf.length entries): in bin j of group block `at`,
+ * the first pos_j examples are positive, the rest of its n_j negative; each reports its label
+ * through binary RR at t->local_eps (keep / 2^32 its own label, other / 2^32 the other one),
+ * so out's pos'_j = kept positives + flipped negatives and neg'_j = n_j - pos'_j.
+ * Timing: n_j draws of 32 bits per bin, whatever the labels (the label is a mask, the RR
+ * branch-free: dpm_grr_perturb), so the run time tells the bin totals, which ε0 does not
+ * protect anyway (dpm/expert/dap.h), and the sum of the examples, never a label. A fixed
+ * count of draws (2 x max_measurement per bin) would hide the totals from someone timing the
+ * device, at a cost that grows with max_measurement (a 2 x 24 SumVec of max 255: 12,240 draws
+ * against the few dozen examples a device holds); the aggregators see none of it: the report
+ * waits in the outbox, its upload is not timed to the call. */
+static dpm_status_t label_rr(dpm_device_t *d, const dpm_dap_task_t *t, const uint64_t *meas,
+                             uint64_t *out)
+{
+    dpm_grr_t g;
+    dpm_status_t st = dpm_rr_init(&g, t->local_eps); /* accepted by dpm_dap_task_decode */
+    const uint32_t bins = t->local_bins;
+    for (uint32_t at = 0; st == DPM_OK && at < t->vdaf.length; at += 2u * bins) {
+        for (uint32_t j = 0; st == DPM_OK && j < bins; j++) {
+            const uint64_t pos = meas[at + j], n = pos + meas[at + bins + j]; /* <= max */
+            uint64_t pos_out = 0;
+            for (uint64_t i = 0; st == DPM_OK && i < n; i++) {
+                int y = 0;
+                st = dpm_rr_perturb(&g, &d->rand, (int)ct_lt(i, pos), &y);
+                pos_out += (uint64_t)y;
+            }
+            out[at + j] = pos_out;
+            out[at + bins + j] = n - pos_out;
+        }
+    }
+    return st;
+}
+#endif
+
 static dpm_status_t dap_report(dpm_device_t *d, const dpm_dap_io_t *io, const dpm_dap_task_t *t,
                                uint32_t period, uint8_t kind, const uint64_t *meas, size_t count,
                                dpm_report_info_t *info, const char **reason)
@@ -170,10 +270,34 @@ static dpm_status_t dap_report(dpm_device_t *d, const dpm_dap_io_t *io, const dp
     if (st != DPM_OK) {
         return why(d, reason, r, st);
     }
+    /* label RR (the hybrid), after the charge like all randomness: the randomized copy in
+     * front of the shard's work area, which then starts after it */
+    uint64_t *work = io->work;
+    size_t work_words = io->work_words;
+#if DPM_DAP_LABEL_RR
+    const size_t copy = t->local_eps != 0 ? t->vdaf.length : 0u;
+    if (copy != 0) {
+        st = label_rr(d, t, meas, io->work);
+        if (st != DPM_OK) {
+            wipe(io->work, copy * sizeof(uint64_t));
+            return why(d, reason, "the random source failed (charged, nothing queued)",
+                       DPM_ERR_RNG);
+        }
+        meas = io->work;
+        work += copy;
+        work_words -= copy;
+    }
+#endif
     /* shard: the report id is the VDAF's nonce */
     uint8_t rand[DPM_DAP_REPORT_ID_BYTES + RAND_MAX_BYTES];
     const size_t nrand = DPM_DAP_REPORT_ID_BYTES + t->vdaf.rand_bytes;
     if (d->rng.fill(d->rng.ctx, rand, nrand) != 0) {
+        st = DPM_ERR_RNG;
+    }
+    if (st != DPM_OK) {
+#if DPM_DAP_LABEL_RR
+        wipe(io->work, copy * sizeof(uint64_t));
+#endif
         return why(d, reason, "the random source failed (charged, nothing queued)", DPM_ERR_RNG);
     }
     dpm_dap_report_frame(t, &l, rand, time, io->report);
@@ -183,8 +307,11 @@ static dpm_status_t dap_report(dpm_device_t *d, const dpm_dap_io_t *io, const dp
                                        io->report + l.input_share[0], l.input_share_len[0],
                                        io->report + l.input_share[1], l.input_share_len[1]};
     st = dpm_prio3_shard(&t->vdaf, ctx, sizeof(ctx), meas, count, io->report, rand + 16,
-                         t->vdaf.rand_bytes, &out, io->work, io->work_words);
+                         t->vdaf.rand_bytes, &out, work, work_words);
     wipe(rand, sizeof(rand)); /* the helper's seeds and the blinds: nobody needs them now */
+#if DPM_DAP_LABEL_RR
+    wipe(io->work, copy * sizeof(uint64_t)); /* the randomized measurement: in the shares now */
+#endif
     /* seal each input share to its aggregator, then queue */
     for (int i = 0; i < 2 && st == DPM_OK; i++) {
         st = seal_share(d, io, t, &l, i);

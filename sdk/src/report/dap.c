@@ -5,6 +5,7 @@
 
 #include "dpm/expert/dap.h"
 #include "dpm/expert/hpke.h"
+#include "dpm/expert/noise.h"
 #include "dpm/expert/vdaf.h"
 #include "report/dap_wire.h"
 #include "vdaf/vdaf_internal.h"
@@ -183,7 +184,8 @@ static int vdaf_encode(dpm_wr_t *w, const dpm_prio3_t *v)
     return 1;
 }
 
-/* The task's extensions: task_interval and the central-DP one, strictly increasing. */
+/* The task's extensions: task_interval, the central-DP one and the label-RR one, strictly
+ * increasing. */
 static dpm_status_t extensions_decode(const uint8_t *ext, size_t len, dpm_dap_task_t *t,
                                       const char **reason)
 {
@@ -219,6 +221,15 @@ static dpm_status_t extensions_decode(const uint8_t *ext, size_t len, dpm_dap_ta
             t->central_eps = (dpm_eps_t)dpm_rd_uint(&d, 4);
             t->central_sigma2 =
                 t->dp_mechanism == DPM_DAP_DP_DISCRETE_GAUSSIAN ? dpm_rd_uint(&d, 8) : 0u;
+        } else if (type == DPM_DAP_EXT_LOCAL_LABEL_RR) {
+            if (!DPM_DAP_LABEL_RR) { /* refused by name: the task is sound, this build lacks it */
+                return why(reason,
+                           "task has local label RR, which this SDK was built without "
+                           "(DPM_DAP_LABEL_RR)",
+                           DPM_ERR_UNSUPPORTED);
+            }
+            t->local_eps = (dpm_eps_t)dpm_rd_uint(&d, 4);
+            t->local_bins = (uint32_t)dpm_rd_uint(&d, 2);
         } else {
             return why(reason, "task has an extension this SDK does not know", DPM_ERR_UNSUPPORTED);
         }
@@ -227,6 +238,32 @@ static dpm_status_t extensions_decode(const uint8_t *ext, size_t len, dpm_dap_ta
         }
     }
     return dpm_rd_done(&r) ? DPM_OK : why(reason, "malformed task extensions", DPM_ERR_PROTOCOL);
+}
+
+/* The label-RR extension's values against the task's VDAF (decode and encode alike): SumVec,
+ * length a multiple of 2 x bins, ε0 in (0, DPM_EPS_MAX_Q16] with 32-bit RR thresholds. */
+static dpm_status_t label_rr_check(dpm_eps_t eps0, uint32_t bins, const dpm_prio3_t *v,
+                                   const char **reason)
+{
+    if (eps0 == 0 && bins == 0) {
+        return DPM_OK; /* no label RR */
+    }
+    if (v->kind != DPM_PRIO3_SUMVEC || v->id != DPM_PRIO3_SUMVEC) {
+        return why(reason, "task's local label RR needs a Prio3SumVec task", DPM_ERR_UNSUPPORTED);
+    }
+    if (bins == 0 || bins > 0xFFFFu || v->length % (2u * bins) != 0) {
+        return why(reason,
+                   "task's local label RR: bins 0, or the SumVec length is not groups x 2 x bins",
+                   DPM_ERR_PARAM);
+    }
+    dpm_grr_t g;
+    if (eps0 == 0 || eps0 > DPM_EPS_MAX_Q16 || dpm_rr_init(&g, eps0) != DPM_OK) {
+        return why(reason,
+                   "task's local label RR epsilon is 0, above DPM_EPS_MAX or too large for "
+                   "32-bit RR thresholds (about 22.18)",
+                   DPM_ERR_PARAM);
+    }
+    return DPM_OK;
 }
 
 static int same_key(const dpm_hpke_config_t *a, const dpm_hpke_config_t *b)
@@ -273,6 +310,9 @@ dpm_status_t dpm_dap_task_decode(const uint8_t id[DPM_DAP_TASK_ID_BYTES], const 
     dpm_status_t st = extensions_decode(ext, ext_len, &d, reason);
     if (st == DPM_OK) {
         st = vdaf_decode(vdaf_type, vdaf_cfg, vdaf_len, &d.vdaf, reason);
+    }
+    if (st == DPM_OK && DPM_DAP_LABEL_RR) { /* without it, the extension was refused above */
+        st = label_rr_check(d.local_eps, d.local_bins, &d.vdaf, reason);
     }
     if (st != DPM_OK) {
         return st;
@@ -322,7 +362,8 @@ dpm_status_t dpm_dap_task_config_encode(const dpm_dap_task_t *t, uint8_t *out, s
         (t->dp_mechanism == DPM_DAP_DP_DISCRETE_GAUSSIAN) != (t->central_sigma2 != 0) ||
         (t->batch_mode != DPM_DAP_BATCH_TIME_INTERVAL &&
          t->batch_mode != DPM_DAP_BATCH_LEADER_SELECTED) ||
-        (t->has_interval && t->interval_duration == 0)) {
+        (t->has_interval && t->interval_duration == 0) ||
+        label_rr_check(t->local_eps, t->local_bins, &t->vdaf, NULL) != DPM_OK) {
         return DPM_ERR_PARAM;
     }
     dpm_wr_t w = dpm_wr(out, cap);
@@ -338,7 +379,8 @@ dpm_status_t dpm_dap_task_config_encode(const dpm_dap_task_t *t, uint8_t *out, s
         return DPM_ERR_PARAM;
     }
     const int gauss = t->dp_mechanism == DPM_DAP_DP_DISCRETE_GAUSSIAN;
-    size_t ext_len = (t->has_interval ? 4u + 16u : 0u) + 4u + (gauss ? 13u : 5u);
+    size_t ext_len = (t->has_interval ? 4u + 16u : 0u) + 4u + (gauss ? 13u : 5u) +
+                     (t->local_eps != 0 ? 4u + 6u : 0u);
     dpm_wr_uint(&w, ext_len, 2);
     if (t->has_interval) {
         dpm_wr_uint(&w, DPM_DAP_EXT_TASK_INTERVAL, 2);
@@ -352,6 +394,12 @@ dpm_status_t dpm_dap_task_config_encode(const dpm_dap_task_t *t, uint8_t *out, s
     dpm_wr_uint(&w, t->central_eps, 4);
     if (gauss) {
         dpm_wr_uint(&w, t->central_sigma2, 8);
+    }
+    if (t->local_eps != 0) {
+        dpm_wr_uint(&w, DPM_DAP_EXT_LOCAL_LABEL_RR, 2);
+        dpm_wr_uint(&w, 6, 2);
+        dpm_wr_uint(&w, t->local_eps, 4);
+        dpm_wr_uint(&w, t->local_bins, 2);
     }
     if (w.bad) {
         return DPM_ERR_BUFFER;
@@ -603,6 +651,12 @@ dpm_status_t dpm_dap_policy_check(const dpm_dap_policy_t *p, const dpm_dap_task_
     if (t == NULL || !policy_valid(p)) {
         return why(reason, "invalid two-aggregator policy", DPM_ERR_PARAM);
     }
+    if (p->max_local_eps.q16 != 0 && p->max_local_eps.q16 < DPM_EPS_FLOOR_Q16) {
+        return why(reason,
+                   "two-aggregator policy: max_local_eps below 2^-8 (write DPM_EPS(x), not a "
+                   "plain integer; DPM_EPS_Q16(0) for no requirement)",
+                   DPM_ERR_PARAM);
+    }
     if (p->naggregators > 0 && p->max_central_eps.q16 < DPM_EPS_FLOOR_Q16) {
         return why(reason,
                    "two-aggregator policy: max_central_eps below 2^-8 (write DPM_EPS(x), not a "
@@ -634,6 +688,14 @@ dpm_status_t dpm_dap_policy_check(const dpm_dap_policy_t *p, const dpm_dap_task_
         return why(reason,
                    "task's central noise is discrete Gaussian ((eps, delta)-DP) and the app's "
                    "policy takes Laplace tasks only (set accept_gaussian to take it)",
+                   DPM_ERR_POLICY);
+    }
+    if (p->max_local_eps.q16 != 0 && (t->local_eps == 0 || t->local_eps > p->max_local_eps.q16)) {
+        return why(reason,
+                   t->local_eps == 0
+                       ? "task has no local label RR and the app's policy requires it "
+                         "(max_local_eps)"
+                       : "task local label RR epsilon above the app's policy (max_local_eps)",
                    DPM_ERR_POLICY);
     }
     return DPM_OK;

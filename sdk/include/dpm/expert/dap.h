@@ -18,14 +18,24 @@
  *   - the device sends no report extensions (public and private lists empty);
  *   - the VDAF is one of Prio3Count, Sum, SumVec, Histogram, MultihotCountVec (their DAP
  *     configuration encodings, the draft's appendix "VDAF Configuration Encodings");
- *   - task extensions: task_interval (1), and dpmetrics' central-DP extension
+ *   - task extensions: task_interval (1), dpmetrics' central-DP extension
  *     (DPM_DAP_EXT_CENTRAL_DP, required): it binds the ε of the aggregators' noise into every
  *     input share's associated data, so a leader that tells devices one ε while the helper
  *     was configured with another makes the helper's decryption fail (the reports are
- *     dropped, not released under a weaker ε). Any other extension: refused (DAP: MUST NOT
- *     participate in a task with an unrecognised extension).
+ *     dropped, not released under a weaker ε); and dpmetrics' local label randomized response
+ *     (DPM_DAP_EXT_LOCAL_LABEL_RR, optional, the "hybrid"), bound the same way. Any other
+ *     extension: refused (DAP: MUST NOT participate in a task with an unrecognised extension).
  *
- * Privacy unit and ε: see dpm/device.h's two-aggregator section. */
+ * Privacy units and trust model of the two ε a task can carry:
+ *   - central ε (DPM_DAP_EXT_CENTRAL_DP): per device and period (the whole measurement), while
+ *     at least one of the two aggregators is honest and adds its noise;
+ *   - local ε0 (DPM_DAP_EXT_LOCAL_LABEL_RR): label-DP per example, which holds even if BOTH
+ *     aggregators collude and read every device's shares: the device randomizes every
+ *     example's label before sharding (dpm/expert/device_dap.h). The same unit as local-DP
+ *     roc_hist's label part (dpm/expert/roc_hist.h). NOT protected by ε0: the scores (which
+ *     bin an example falls in), hence each bin's total pos + neg, and the group (which of the
+ *     groups' slots holds the examples): colluding aggregators see those exactly.
+ * More on the privacy unit: dpm/device.h's two-aggregator section. */
 #ifndef DPM_DAP_H
 #define DPM_DAP_H
 
@@ -68,6 +78,23 @@ extern "C" {
 #define DPM_DAP_EXT_CENTRAL_DP 0xFF00u
 #define DPM_DAP_DP_DISCRETE_LAPLACE 1u
 #define DPM_DAP_DP_DISCRETE_GAUSSIAN 2u
+/* dpmetrics' own too: the device applies binary randomized response to every example's label
+ * before sharding (the two-aggregator "hybrid"). extension_data =
+ *   struct { uint32 eps0_q16; uint16 bins; } (6 bytes): ε0 = eps0_q16 / 2^16 per example;
+ * the measurement is a roc_hist-like SumVec of groups x 2 x bins counts, group-major:
+ * meas[g*2*bins + j] the positives and meas[g*2*bins + bins + j] the negatives of bin j.
+ * Only on a Prio3SumVec task whose length is a multiple of 2 * bins, bins >= 1 (one bin is a
+ * per-group positive count; a ROC needs >= 2, which is the campaign's business, not the
+ * randomizer's: RR acts on each (pos, neg) pair alone), eps0_q16 in (0, DPM_EPS_MAX_Q16] and
+ * small enough for 32-bit RR thresholds (dpm_rr_init: ε0 below about 22.18). Each example
+ * reports its label with probability keep / 2^32 and the other with other / 2^32 (dpm_rr_init's
+ * thresholds), so the report's pos'_j + neg'_j = pos_j + neg_j: every entry stays within the
+ * SumVec's range when each bin's total does (the device checks that before anything is spent),
+ * and the Prio3 proof is unchanged. A collector debiases per bin: E[pos'] = P pos + Q neg
+ * (P = keep / 2^32, Q = other / 2^32).
+ * SDK built without DPM_DAP_LABEL_RR: a task with this extension is refused
+ * (DPM_ERR_UNSUPPORTED, naming the option). */
+#define DPM_DAP_EXT_LOCAL_LABEL_RR 0xFF01u
 /* Aggregator entries a policy can name (two aggregators, with room for a rotated key each). */
 #define DPM_DAP_POLICY_MAX_AGGREGATORS 4u
 /* Longest aggregator URL and task_info a device accepts (the draft allows 2^16 - 1). */
@@ -75,10 +102,10 @@ extern "C" {
 #define DPM_DAP_MAX_TASK_INFO 255u
 /* Longest TaskConfiguration those bounds allow: task_info, two URLs, precision, batch size,
  * batch mode, an empty batch config, VDAF type and configuration (at most 16 bytes), and the
- * two extensions (4 + 16 and 4 + 13) under their 2-byte list length. */
+ * three extensions (4 + 16, 4 + 13 and 4 + 6) under their 2-byte list length. */
 #define DPM_DAP_TASK_CONFIG_MAX                                                                    \
     (1u + DPM_DAP_MAX_TASK_INFO + 2u * (2u + DPM_DAP_MAX_URL) + 8u + 8u + 1u + 2u + 4u + 2u +      \
-     16u + 2u + 20u + 17u)
+     16u + 2u + 20u + 17u + 10u)
 
 /* A report's bytes around the VDAF messages: ReportMetadata (16 + 8 + 2), the public share's
  * length (4), and per input share config_id (1), enc<1..2^16-1> (2 + 32), payload<1..2^32-1>
@@ -114,6 +141,8 @@ typedef struct {
     uint8_t dp_mechanism;    /* DPM_DAP_DP_DISCRETE_LAPLACE or _GAUSSIAN */
     dpm_eps_t central_eps;   /* ε of the central noise per report, Q16.16, > 0 */
     uint64_t central_sigma2; /* _GAUSSIAN: each aggregator's sigma2, >= 1; _LAPLACE: 0 */
+    dpm_eps_t local_eps;     /* label RR ε0 per example, Q16.16; 0: none (no extension) */
+    uint32_t local_bins;     /* its bins (SumVec length a multiple of 2 x bins); 0 if none */
     dpm_hpke_config_t leader_hpke, helper_hpke; /* the aggregators' keys (not in the config) */
 } dpm_dap_task_t;
 
@@ -124,17 +153,23 @@ typedef struct {
  * strictly increasing order, a VDAF configuration of the wrong size); DPM_ERR_UNSUPPORTED for
  * what this code does not run (another VDAF or batch mode, a VDAF the SDK was built without,
  * an unknown task extension, a task without the central-DP extension or with another noise, an
- * HPKE suite other than dpm/expert/hpke.h's); DPM_ERR_PARAM for NULL, a VDAF shape its init
- * refuses, a URL that is not https or too long, a time precision, batch size or ε of 0, or the same
- * key for both aggregators. *t untouched on error, *reason (if not NULL) names the cause. */
+ * HPKE suite other than dpm/expert/hpke.h's, the label-RR extension in an SDK built without
+ * DPM_DAP_LABEL_RR or on a variant other than SumVec); DPM_ERR_PARAM for NULL, a VDAF shape its
+ * init refuses, a URL that is not https or too long, a time precision, batch size or ε of 0,
+ * the same key for both aggregators, or a label-RR extension with ε0 0 or too large, bins 0 or
+ * not dividing the SumVec's length into 2 x bins blocks. *t untouched on error, *reason (if
+ * not NULL) names the cause. */
 dpm_status_t dpm_dap_task_decode(const uint8_t id[DPM_DAP_TASK_ID_BYTES], const uint8_t *bytes,
                                  size_t len, const dpm_hpke_config_t *leader_hpke,
                                  const dpm_hpke_config_t *helper_hpke, dpm_dap_task_t *t,
                                  const char **reason);
 
 /* Encode t's fields (all but id, config and the HPKE configurations) as a TaskConfiguration
- * into out. DPM_ERR_BUFFER if cap is too small (DPM_DAP_TASK_CONFIG_MAX always suffices),
- * DPM_ERR_PARAM for NULL or values dpm_dap_task_decode would refuse. *len = bytes written. */
+ * into out; the label-RR extension when t->local_eps != 0 (with t->local_bins). DPM_ERR_BUFFER
+ * if cap is too small (DPM_DAP_TASK_CONFIG_MAX always suffices), DPM_ERR_PARAM for NULL or
+ * values dpm_dap_task_decode would refuse (local_bins != 0 without local_eps too), whatever
+ * this SDK's DPM_DAP_LABEL_RR (the aggregators' side encodes tasks for any device).
+ * *len = bytes written. */
 dpm_status_t dpm_dap_task_config_encode(const dpm_dap_task_t *t, uint8_t *out, size_t cap,
                                         size_t *len);
 
@@ -235,8 +270,9 @@ typedef struct {
 } dpm_dap_aggregator_t;
 
 /* Which tasks the app takes part in: both aggregators named here (host and key), central ε at
- * most max_central_eps, min_batch_size at least min_batch_size, and discrete Gaussian noise
- * only if accept_gaussian. All zero: none (the mode off). */
+ * most max_central_eps, min_batch_size at least min_batch_size, discrete Gaussian noise only if
+ * accept_gaussian, and, if max_local_eps is set, label RR at ε0 <= max_local_eps. All zero:
+ * none (the mode off). */
 typedef struct dpm_dap_policy_s {
     uint32_t naggregators; /* 0 .. DPM_DAP_POLICY_MAX_AGGREGATORS */
     dpm_dap_aggregator_t aggregators[DPM_DAP_POLICY_MAX_AGGREGATORS];
@@ -246,17 +282,24 @@ typedef struct dpm_dap_policy_s {
      * with a δ > 0 the device does not see (the aggregators' campaigns file sets it, at most
      * 1e-5); 0 (the default): Laplace tasks only, pure ε. */
     uint8_t accept_gaussian;
+    /* DPM_EPS_Q16(0) (the default): no requirement, tasks with or without label RR (any ε0);
+     * the central ε is then the only guarantee the app asks for. DPM_EPS(x): the app requires
+     * label RR with ε0 <= x, so that each label stays protected if both aggregators collude: a
+     * task without the extension (ε0 infinite) or with a larger ε0 is refused. Nonzero below
+     * DPM_EPS_FLOOR_Q16: an invalid policy. */
+    dpm_eps_param_t max_local_eps;
 } dpm_dap_policy_t;
 
 /* DPM_OK if policy p allows task t: its leader and its helper are two different aggregators
  * the policy names with exactly the HPKE configuration the task binds, its central ε is at
- * most p->max_central_eps, its min_batch_size at least p->min_batch_size, and its noise
- * Laplace unless p->accept_gaussian. DPM_ERR_POLICY
- * otherwise (p NULL too: no policy for the mode), with *reason (if not NULL) saying which
- * rule; DPM_ERR_PARAM for a NULL t or an invalid policy (more than DPM_DAP_POLICY_MAX_AGGREGATORS
- * entries, a NULL or empty host, an HPKE configuration dpm_hpke_config_check refuses,
- * min_batch_size 0 with aggregators named, a max_central_eps below DPM_EPS_FLOOR_Q16: an ε
- * written as a plain integer, see dpm_eps_param_t). */
+ * most p->max_central_eps, its min_batch_size at least p->min_batch_size, its noise Laplace
+ * unless p->accept_gaussian, and label RR at ε0 <= p->max_local_eps when that is set.
+ * DPM_ERR_POLICY otherwise (p NULL too: no policy for the mode), with *reason (if not NULL)
+ * saying which rule; DPM_ERR_PARAM for a NULL t or an invalid policy (more than
+ * DPM_DAP_POLICY_MAX_AGGREGATORS entries, a NULL or empty host, an HPKE configuration
+ * dpm_hpke_config_check refuses, min_batch_size 0 with aggregators named, a max_central_eps
+ * below DPM_EPS_FLOOR_Q16 or a nonzero max_local_eps below it: an ε written as a plain
+ * integer, see dpm_eps_param_t). */
 dpm_status_t dpm_dap_policy_check(const dpm_dap_policy_t *p, const dpm_dap_task_t *t,
                                   const char **reason);
 

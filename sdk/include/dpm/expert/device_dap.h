@@ -18,8 +18,26 @@
  * Privacy unit: one device's measurement in one period. Trust model: the measurement itself
  * leaves the device only as two shares, each readable by one aggregator; the result the
  * collector reads is ε-DP (ε = the task's central ε) while at least one aggregator is honest
- * and adds its noise; if both collude they see the measurement (no local noise in this mode).
- * The Prio3 proof bounds every entry to the variant's range; within it a device can lie.
+ * and adds its noise; if both collude they see the measurement, unless the task carries local
+ * label RR (below). The Prio3 proof bounds every entry to the variant's range; within it a
+ * device can lie.
+ *
+ * Local label RR (the hybrid: a SumVec task with DPM_DAP_EXT_LOCAL_LABEL_RR, ε0 =
+ * t->local_eps, SDK built with DPM_DAP_LABEL_RR): after the charge and before the shard, the
+ * device applies binary randomized response (dpm_rr_init's thresholds, drawn from the
+ * device's random source) to every example's label: in each group block and bin j, each of
+ * the pos_j positives and neg_j negatives reports its own label with probability keep / 2^32
+ * and the other with other / 2^32; the report carries pos'_j = kept positives + flipped
+ * negatives and neg'_j = pos_j + neg_j - pos'_j. So if both aggregators collude, each
+ * example's label is still ε0-label-DP (the scores, bin totals and group are not: see
+ * dpm/expert/dap.h). ε0 is the second guarantee of the same report, not a second spend: the
+ * ledger charges the central ε, once per participation, as without it. The device refuses,
+ * before the charge, a measurement with a bin whose pos_j + neg_j exceeds the SumVec's
+ * max_measurement (DPM_ERR_PARAM: the randomized pos'_j can reach that total). The randomized
+ * copy lives in io->work[0, length) and is wiped after the shard, which gets the rest of
+ * io->work: io->work_words must be at least dpm_dap_work_words(t) (at compile time
+ * DPM_PRIO3_SHARD_WORK_WORDS(shape) + DPM_DAP_LABEL_RR_WORK_WORDS(length)). Its run time
+ * grows with the examples (one 32-bit draw each), never with their labels.
  *
  * The policy (dpm_policy_t.dap): which aggregators (host and HPKE key), the largest central ε
  * and the smallest minimum batch size the app accepts. A task outside it is refused with
@@ -43,6 +61,20 @@
 extern "C" {
 #endif
 
+/* The extra work words a label-RR task (DPM_DAP_EXT_LOCAL_LABEL_RR) needs on top of the
+ * shard's, for a SumVec of `length` entries: the randomized copy of the measurement, e.g.
+ *   uint64_t work[DPM_PRIO3_SHARD_WORK_WORDS(DPM_PRIO3_SUMVEC_SHAPE(2, 48, 8, 26)) +
+ *                 DPM_DAP_LABEL_RR_WORK_WORDS(48)];
+ * 0 extra words for a task without the extension (dpm_dap_work_words at run time). */
+#define DPM_DAP_LABEL_RR_WORK_WORDS(length) ((size_t)(length))
+
+/* Words of io->work a report of task t needs: the shard's, plus the randomized copy of the
+ * measurement for a label-RR task. */
+static inline size_t dpm_dap_work_words(const dpm_dap_task_t *t)
+{
+    return t->vdaf.shard_work_words + (t->local_eps != 0 ? (size_t)t->vdaf.length : 0u);
+}
+
 /* Where sealed reports wait for their upload to the leader (POST {leader}/tasks/{task-id}/
  * reports, a DAP UploadRequest: reports back to back). The app's durable queue: the SDK's
  * outbox (dpm/expert/outbox.h) holds dpm.v1.Report records of at most DPM_OUTBOX_MAX_PAYLOAD
@@ -65,8 +97,8 @@ typedef struct {
     dpm_dap_outbox_t outbox;
     uint8_t *report;   /* the report is built here (and stays here after the call) */
     size_t report_cap; /* >= dpm_dap_report_bytes(&task.vdaf) */
-    uint64_t *work;    /* the VDAF's work area */
-    size_t work_words; /* >= task.vdaf.shard_work_words */
+    uint64_t *work;    /* the VDAF's work area (and a label-RR task's randomized copy) */
+    size_t work_words; /* >= dpm_dap_work_words(&task) */
 } dpm_dap_io_t;
 
 /* Take task `id` (its TaskConfiguration bytes, kept by reference: they must outlive *t) with
@@ -86,15 +118,20 @@ dpm_status_t dpm_device_dap_accept_task(dpm_device_t *d, const uint8_t id[DPM_DA
  * and *info (if not NULL) says its id, size and the ε charged. Before the charge, with NOTHING
  * spent or queued (*reason, if not NULL, names the cause):
  *   DPM_ERR_PARAM       NULL, unopened device, a task not accepted or of another variant,
- *                       a measurement out of range or of the wrong length, a missing hook,
+ *                       a measurement out of range or of the wrong length (for a label-RR
+ *                       task: a bin's pos + neg above max_measurement), a missing hook,
  *                       no wall clock, a time outside the task's interval;
- *   DPM_ERR_POLICY      the task is outside the app's policy (aggregator, key, ε, batch size);
- *   DPM_ERR_BUFFER      io->report or io->work too small, or the outbox full;
+ *   DPM_ERR_POLICY      the task is outside the app's policy (aggregator, key, ε, ε0, batch
+ *                       size);
+ *   DPM_ERR_BUFFER      io->report or io->work too small (dpm_dap_work_words), or the outbox
+ *                       full;
+ *   DPM_ERR_RNG         a label-RR task, and the device's random source failed earlier;
  *   DPM_ERR_BUDGET      this task was already reported in `period` (or a later one);
  *   DPM_ERR_CORRUPT / DPM_ERR_STORAGE  the ledger;
- *   DPM_ERR_UNSUPPORTED the SDK was built without DPM_VDAF.
+ *   DPM_ERR_UNSUPPORTED the SDK was built without DPM_VDAF (or a label-RR task without
+ *                       DPM_DAP_LABEL_RR).
  * After the charge (ε spent, the safe direction, nothing queued): DPM_ERR_RNG (the random
- * source failed), the seal hook's errors, the outbox's put errors. */
+ * source failed, in the label RR too), the seal hook's errors, the outbox's put errors. */
 dpm_status_t dpm_device_dap_report_count(dpm_device_t *d, const dpm_dap_io_t *io,
                                          const dpm_dap_task_t *t, uint32_t period, uint32_t bit,
                                          dpm_report_info_t *info, const char **reason);
