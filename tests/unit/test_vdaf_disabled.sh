@@ -91,8 +91,9 @@ cat >"$work/task.c" <<'C'
 #include <string.h>
 #include "dpm/expert/dap.h"
 #include "dpm/expert/hpke.h"
-/* no argument: print a MultihotCountVec task's TaskConfiguration as hex; "dec HEX": decode it and
- * print the status and the reason */
+/* no argument: print a MultihotCountVec task's TaskConfiguration as hex; "rr": a SumVec task's
+ * with label RR (DPM_DAP_EXT_LOCAL_LABEL_RR); "dec HEX": decode it and print the status and the
+ * reason */
 static dpm_hpke_config_t key(uint8_t b)
 {
     dpm_hpke_config_t c;
@@ -129,7 +130,11 @@ int main(int argc, char **argv)
     t.batch_mode = DPM_DAP_BATCH_TIME_INTERVAL;
     t.dp_mechanism = DPM_DAP_DP_DISCRETE_LAPLACE;
     t.central_eps = 65536u;
-    if (dpm_prio3_multihot_init(&t.vdaf, 2, 12, 5, 4) != DPM_OK) return 1;
+    if (argc > 1) { /* rr */
+        if (dpm_prio3_sumvec_init(&t.vdaf, 2, 16, 255, 4) != DPM_OK) return 1;
+        t.local_eps = 65536u;
+        t.local_bins = 8;
+    } else if (dpm_prio3_multihot_init(&t.vdaf, 2, 12, 5, 4) != DPM_OK) return 1;
     size_t len = 0;
     dpm_status_t st = dpm_dap_task_config_encode(&t, buf, sizeof(buf), &len);
     if (st != DPM_OK) { printf("encode %d\n", (int)st); return 1; }
@@ -140,19 +145,30 @@ int main(int argc, char **argv)
 C
 task() { # out-dir flags...: the task probe against sdk/src/report's DAP code and the VDAF
   local dir=$1; shift
-  for f in sdk/src/report/dap.c sdk/src/report/hpke_config.c; do
+  for f in sdk/src/report/dap.c sdk/src/report/hpke_config.c sdk/src/noise/grr.c \
+           sdk/src/noise/xexp.c sdk/src/noise/rand.c; do
     "$CC" -std=c99 -O2 -Wall -Wextra -Werror "$@" -Isdk/include -Isdk/src/internal -Isdk/src \
       -c "$f" -o "$dir/$(basename "${f%.c}").o" || return 1
   done
   "$CC" -std=c99 "$@" -Isdk/include "$work/task.c" "$dir"/*.o -o "$dir/task"
 }
-task "$work/on" && task "$work/shapes" -DDPM_VDAF_FIELD64=0 -DDPM_VDAF_MULTIHOT=0
-tap $? "the task probe builds against both"
+task "$work/on" && task "$work/shapes" -DDPM_VDAF_FIELD64=0 -DDPM_VDAF_MULTIHOT=0 &&
+  mkdir -p "$work/norr" && build "$work/norr" -DDPM_DAP_LABEL_RR=0 && task "$work/norr" -DDPM_DAP_LABEL_RR=0
+tap $? "the task probe builds against the three"
 hex=$("$work/on/task")
 on=$("$work/on/task" dec "$hex")
 shapes=$("$work/shapes/task" dec "$hex")
 tap "$([ "$on" = "0 " ] &&
        [ "$shapes" = "-13 task's Prio3 variant not in this build (DPM_VDAF_FIELD64: Count, Sum; DPM_VDAF_MULTIHOT)" ]; echo $?)" \
     "a MultihotCountVec task: taken by the default build, refused naming DPM_VDAF_MULTIHOT without it (got: '$on' / '$shapes')"
+# A label-RR task (issue 31's hybrid): taken by the default build, refused by name without
+# DPM_DAP_LABEL_RR (make size's profile that leaves it out).
+rr_hex=$("$work/on/task" rr)
+on=$("$work/on/task" dec "$rr_hex")
+norr=$("$work/norr/task" dec "$rr_hex")
+plain=$("$work/norr/task" dec "$hex")
+tap "$([ "$on" = "0 " ] && [ "$plain" = "0 " ] &&
+       [ "$norr" = "-13 task has local label RR, which this SDK was built without (DPM_DAP_LABEL_RR)" ]; echo $?)" \
+    "a label-RR task: taken by the default build, refused naming DPM_DAP_LABEL_RR without it, whose other tasks still decode (got: '$on' / '$norr' / '$plain')"
 echo "1..$n"
 exit $failed
