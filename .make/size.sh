@@ -17,8 +17,11 @@
 #   default+tls+dap  default+tls + the two-aggregator mode (Prio3 sharding, DAP reports, HPKE
 #                sealing); its flash beyond default+tls is what the mode adds (budget 16 KB)
 #   default+tls+dap_shapes  the same with only the Prio3 variants of the campaigns' shapes
-#                (issue 30: Histogram and SumVec; DPM_VDAF_FIELD64=0, DPM_VDAF_MULTIHOT=0):
-#                what a device with those tasks adds (the same budget)
+#                (issue 30: Histogram and SumVec; DPM_VDAF_FIELD64=0, DPM_VDAF_MULTIHOT=0) and
+#                without the hybrid's label RR (DPM_DAP_LABEL_RR=0): what a device with those
+#                tasks adds (the same budget)
+#   default+tls+dap_shapes+label_rr  dap_shapes with the label RR (issue 31: tasks with
+#                DPM_DAP_EXT_LOCAL_LABEL_RR): its cost is the difference (reported only)
 # Each build is one image rooted at the device API below (what a firmware calls: dpm_device_*,
 # the SDK's RAM storage; every public function of port/tls), linked with --gc-sections, plus
 # the TRNG hook of port/cortex-m (what the SDK's function pointers reach on a device). Functions
@@ -61,15 +64,17 @@ cm() { # OUT EXTRA_CFLAGS targets...
     OUT="$out" EXTRA_CFLAGS="$ANALYSIS $extra" "$@" >"$out.log" 2>&1 ||
     { tail -n 20 "$out.log"; echo "make size: the $out build failed" >&2; exit 1; }
 }
-DAP_SHAPES="-DDPM_VDAF_FIELD64=0 -DDPM_VDAF_MULTIHOT=0"
+DAP_SHAPES_RR="-DDPM_VDAF_FIELD64=0 -DDPM_VDAF_MULTIHOT=0"
+DAP_SHAPES="$DAP_SHAPES_RR -DDPM_DAP_LABEL_RR=0"
 mkdir -p "$SIZE/tuple_only" "$SIZE/tuple_min" "$SIZE/default" "$SIZE/default_lean" "$SIZE/default_lean_aes" \
-  "$SIZE/dap_shapes"
+  "$SIZE/dap_shapes" "$SIZE/dap_shapes_rr"
 cm "$SIZE/tuple_only" "$TUPLE_ONLY" lib state drbg "$SIZE/tuple_only/libdpm_cm.a"
 cm "$SIZE/tuple_min" "$TUPLE_MIN" lib state drbg "$SIZE/tuple_min/libdpm_cm.a"
 cm "$SIZE/default" "" lib state tls "$SIZE/default/libdpm_cm.a"
 cm "$SIZE/default_lean" "-DDPM_VDAF=0" MBEDTLS_CONFIG=device_lean lib tls "$SIZE/default_lean/libdpm_cm.a"
 cm "$SIZE/default_lean_aes" "-DDPM_VDAF=0" MBEDTLS_CONFIG=device_lean_aes lib tls "$SIZE/default_lean_aes/libdpm_cm.a"
 cm "$SIZE/dap_shapes" "$DAP_SHAPES" lib state tls "$SIZE/dap_shapes/libdpm_cm.a"
+cm "$SIZE/dap_shapes_rr" "$DAP_SHAPES_RR" lib state tls "$SIZE/dap_shapes_rr/libdpm_cm.a"
 mbed() { # NAME OUT CONFIG
   MBEDTLS_SRC="$BUILD_DIR/src/mbedtls" bash .make/build-mbedtls.sh "$1" "$2" \
     "$PWD/port/tls/config/$3" -DCMAKE_SYSTEM_NAME=Generic -DCMAKE_SYSTEM_PROCESSOR=arm \
@@ -127,6 +132,9 @@ link default+tls+dap "$SIZE/default" "$DEVICE_API $OTHER_API $DAP_API" "$SIZE/de
   "$MBED_OUT/library/libmbedcrypto.a"
 link default+tls+dap_shapes "$SIZE/dap_shapes" "$DEVICE_API $OTHER_API $DAP_API" \
   "$SIZE/dap_shapes/libdpm_tls.a" "$SIZE/dap_shapes/libdpm.a" "$MBED_OUT/library/libmbedtls.a" \
+  "$MBED_OUT/library/libmbedx509.a" "$MBED_OUT/library/libmbedcrypto.a"
+link default+tls+dap_shapes+label_rr "$SIZE/dap_shapes_rr" "$DEVICE_API $OTHER_API $DAP_API" \
+  "$SIZE/dap_shapes_rr/libdpm_tls.a" "$SIZE/dap_shapes_rr/libdpm.a" "$MBED_OUT/library/libmbedtls.a" \
   "$MBED_OUT/library/libmbedx509.a" "$MBED_OUT/library/libmbedcrypto.a"
 
 # The arena: smallest that completes a TLS 1.3 and a TLS 1.2 session, measured on 32-bit ARM.
@@ -212,6 +220,7 @@ echo
     --build "default+lean_aes_tls:$SIZE/default+lean_aes_tls.elf:$SIZE/default+lean_aes_tls.map:$SIZE/default_lean_aes/size_state_tls.o:$SIZE/default_lean_aes/obj,$MBED_LEAN_AES/library" \
     --build "default+tls+dap:$SIZE/default+tls+dap.elf:$SIZE/default+tls+dap.map:$SIZE/default/size_state_tls.o:$SIZE/default/obj,$MBED_OUT/library,$MBED_OUT/3rdparty" \
     --build "default+tls+dap_shapes:$SIZE/default+tls+dap_shapes.elf:$SIZE/default+tls+dap_shapes.map:$SIZE/dap_shapes/size_state_tls.o:$SIZE/dap_shapes/obj,$MBED_OUT/library,$MBED_OUT/3rdparty" \
+    --build "default+tls+dap_shapes+label_rr:$SIZE/default+tls+dap_shapes+label_rr.elf:$SIZE/default+tls+dap_shapes+label_rr.map:$SIZE/dap_shapes_rr/size_state_tls.o:$SIZE/dap_shapes_rr/obj,$MBED_OUT/library,$MBED_OUT/3rdparty" \
     --build "default+tls:$SIZE/default+tls.elf:$SIZE/default+tls.map:$SIZE/default/size_state_tls.o:$SIZE/default/obj,$MBED_OUT/library" \
     2>&1 || status=1
 } >"$log"
