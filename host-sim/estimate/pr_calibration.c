@@ -305,7 +305,8 @@ dpm_status_t dpm_prc_estimate(const dpm_roc_params_t *p, const dpm_roc_agg_t *a,
                               dpm_prc_estimate_t *est)
 {
     if (p == NULL || a == NULL || est == NULL || a->bins != p->bins || p->bins < 2 ||
-        p->bins > DPM_ROC_MAX_BINS || !(confidence > 0.0 && confidence < 1.0)) {
+        p->bins > DPM_ROC_MAX_BINS || !(confidence > 0.0 && confidence < 1.0) ||
+        p->label_flip != 0.0) { /* flipped labels: these formulas would be silently wrong */
         return DPM_ERR_PARAM;
     }
     uint32_t B = p->bins;

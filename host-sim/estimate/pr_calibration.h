@@ -94,7 +94,9 @@ typedef struct {
 } dpm_prc_estimate_t;
 
 /* The estimate at confidence c in (0, 1) from roc_hist's parameters and sums. DPM_ERR_PARAM on
- * bad arguments; an aggregate whose P or N is not positive gives DPM_OK with est->valid = 0. */
+ * bad arguments, and for sums whose labels the devices flipped (p->label_flip > 0: this
+ * estimator has no debias for them); an aggregate whose P or N is not positive gives DPM_OK
+ * with est->valid = 0. */
 dpm_status_t dpm_prc_estimate(const dpm_roc_params_t *p, const dpm_roc_agg_t *a, double confidence,
                               dpm_prc_estimate_t *est);
 

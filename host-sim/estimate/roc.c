@@ -69,6 +69,15 @@ dpm_status_t dpm_roc_params_set_edges(dpm_roc_params_t *p, const uint32_t *edges
     return DPM_OK;
 }
 
+dpm_status_t dpm_roc_params_set_label_flip(dpm_roc_params_t *p, double q)
+{
+    if (p == NULL || !(q >= 0.0 && q < 0.5)) { /* q = 1/2: the labels carry nothing */
+        return DPM_ERR_PARAM;
+    }
+    p->label_flip = q;
+    return DPM_OK;
+}
+
 dpm_status_t dpm_roc_agg_init(dpm_roc_agg_t *a, uint32_t bins)
 {
     return est_agg_start(a, sizeof(*a), offsetof(dpm_roc_agg_t, bins), bins, 2, DPM_ROC_MAX_BINS);
@@ -143,18 +152,20 @@ int dpm_roc_project(const double *y, uint32_t n, double *x)
  * The sampling weights (the counts) are clipped at 0: a variance term cannot be negative. */
 typedef struct {
     double auc, noise_sum_pos, noise_sum_neg, s10, s01;
-    double jump; /* the largest |dA/dcell|: what one unit of noise in one cell can move A */
+    double gx[DPM_ROC_MAX_BINS],
+        gu[DPM_ROC_MAX_BINS]; /* dA/dx_b = d10_b / P, dA/du_b = d01_b / N */
 } placements_t;
 
 /* The gradient's contribution of one bin to the sums above. */
-static void placement_terms(placements_t *pl, double x, double u, double d10, double d01, double P,
-                            double N)
+static void placement_terms(placements_t *pl, uint32_t b, double x, double u, double d10,
+                            double d01, double P, double N)
 {
     pl->noise_sum_pos += d10 * d10;
     pl->noise_sum_neg += d01 * d01;
     pl->s10 += fmax(x, 0.0) * d10 * d10;
     pl->s01 += fmax(u, 0.0) * d01 * d01;
-    pl->jump = fmax(pl->jump, fmax(fabs(d10) / P, fabs(d01) / N));
+    pl->gx[b] = d10 / P;
+    pl->gu[b] = d01 / N;
 }
 
 static void placements(const double *x, const double *u, uint32_t bins, double P, double N,
@@ -173,7 +184,7 @@ static void placements(const double *x, const double *u, uint32_t bins, double P
     memset(pl, 0, sizeof(*pl));
     pl->auc = auc;
     for (uint32_t b = 0; b < bins; b++) {
-        placement_terms(pl, x[b], u[b], v10[b] - auc, v01[b] - auc, P, N);
+        placement_terms(pl, b, x[b], u[b], v10[b] - auc, v01[b] - auc, P, N);
     }
 }
 
@@ -228,7 +239,7 @@ static void placements_unbinned(const double *x, const double *u, const double *
     memset(pl, 0, sizeof(*pl));
     pl->auc = num / (P * N);
     for (uint32_t b = 0; b < bins; b++) {
-        placement_terms(pl, x[b], u[b], ku[b] / N - pl->auc, xk[b] / P - pl->auc, P, N);
+        placement_terms(pl, b, x[b], u[b], ku[b] / N - pl->auc, xk[b] / P - pl->auc, P, N);
     }
 }
 
@@ -499,21 +510,113 @@ dpm_status_t dpm_roc_exact(const uint64_t *pos, const uint64_t *neg, uint32_t bi
     return DPM_OK;
 }
 
-/* The most one unit of noise in one cell moves a rate r = C / total: (1 - r) / total for a
- * cell counted in C, r / total for one only in the total. */
-static double rate_jump(double r, double total, double ns2)
+/* ---- the noise of the debiased counts (roc.h) --------------------------------------------- */
+
+/* Per bin b, the covariance of (x_b, u_b), the debiased sums, given the devices' examples:
+ *     Sigma_b = cell [[same, -cross], [-cross, same]] + flip n_b [[1, -1], [-1, 1]],
+ * cell = ns2 / (1 - 2q)², same = (1 - q)² + q², cross = 2 q (1 - q) (the central noise through
+ * the inverse of the flip matrix), flip = q (1 - q) / (1 - 2q)² (the binomial flips: they move
+ * x_b and u_b by opposite amounts), bins independent. Every variance in dpm_roc_estimate is a
+ * quadratic form in Sigma_b, taken here and nowhere else. With q = 0, cell = ns2, same = 1 and
+ * cross = flip = 0 exactly, so each form below reduces bit for bit to the q-free expression
+ * (ns2 times the sum of squared gradients) the estimator computed before label flips. */
+typedef struct {
+    uint32_t bins;
+    double cell, same, cross, flip;
+    double n[DPM_ROC_MAX_BINS]; /* n_b: y_b + v_b (unbiased, the flips keep it), clipped at 0 */
+    double ntot;
+    /* What one randomization event moves (x_b, u_b) by: a unit of central noise in y_b moves
+     * them by (own, -other), one in v_b by (-other, own), a label flip by (flipmove,
+     * -flipmove); 0 where that kind of event does not happen. */
+    double own, other, flipmove;
+} bin_cov_t;
+
+static void bin_cov_init(bin_cov_t *c, const dpm_roc_agg_t *a, double ns2, int central, double q)
 {
-    return ns2 > 0.0 ? fmax(1.0 - r, r) / total : 0.0;
+    double d = 1.0 - 2.0 * q;
+    memset(c, 0, sizeof(*c));
+    c->bins = a->bins;
+    c->cell = ns2 / (d * d);
+    c->same = (1.0 - q) * (1.0 - q) + q * q;
+    c->cross = 2.0 * q * (1.0 - q);
+    c->flip = q * (1.0 - q) / (d * d);
+    for (uint32_t b = 0; b < a->bins; b++) {
+        c->n[b] = fmax((double)a->pos[b] + (double)a->neg[b], 0.0);
+        c->ntot += c->n[b];
+    }
+    c->own = central ? (1.0 - q) / d : 0.0;
+    c->other = central ? q / d : 0.0;
+    c->flipmove = q > 0.0 ? 1.0 / d : 0.0;
+}
+
+/* The variance of a statistic with gradient (gx_b, gu_b) in (x_b, u_b): sum_b g^T Sigma_b g.
+ * sq = sum_b gx_b² + gu_b², passed in as the caller has always summed it (q = 0: ns2 sq). */
+static double cov_form(const bin_cov_t *c, double sq, const double *gx, const double *gu)
+{
+    if (!(c->flip > 0.0)) { /* no flips: cross = 0, same = 1 (q = 0) */
+        return c->cell * sq;
+    }
+    double xu = 0.0, rr = 0.0;
+    for (uint32_t b = 0; b < c->bins; b++) {
+        double d = gx[b] - gu[b];
+        xu += gx[b] * gu[b];
+        rr += c->n[b] * d * d;
+    }
+    return c->cell * (c->same * sq - 2.0 * c->cross * xu) + c->flip * rr;
+}
+
+/* The most one randomization event moves that statistic (dpm_ci_halfwidth's jump). */
+static double cov_jump(const bin_cov_t *c, const double *gx, const double *gu)
+{
+    double jump = 0.0;
+    for (uint32_t b = 0; b < c->bins; b++) {
+        double unit =
+            fmax(fabs(c->own * gx[b] - c->other * gu[b]), fabs(c->own * gu[b] - c->other * gx[b]));
+        jump = fmax(jump, fmax(unit, c->flipmove * fabs(gx[b] - gu[b])));
+    }
+    return jump;
+}
+
+/* One class's rate r = C / T at a threshold: C sums the k bins above it (their n_b summing to
+ * nk), T all B (ntot). Var = (Var C (1 - 2r) + r² Var T) / T² (Cov(C, T) = Var C: the bins are
+ * independent), each class sum's variance cell same (bins) + flip (their n). */
+static double cov_rate_var(const bin_cov_t *c, double r, double k, double nk, double T)
+{
+    double B = (double)c->bins, v = c->cell * (c->same * (k * (1.0 - 2.0 * r) + B * r * r));
+    if (c->flip > 0.0) {
+        v += c->flip * (nk * (1.0 - 2.0 * r) + c->ntot * r * r);
+    }
+    return v / (T * T);
+}
+
+/* One class total's variance (P or N: the same for both). */
+static double cov_total_var(const bin_cov_t *c)
+{
+    double v = c->cell * (c->same * (double)c->bins);
+    return c->flip > 0.0 ? v + c->flip * c->ntot : v;
+}
+
+/* The most one event moves one class's debiased count. */
+static double cov_count_move(const bin_cov_t *c)
+{
+    return fmax(c->own, c->flipmove);
+}
+
+/* The most one event moves a rate r = C / total: (1 - r) / total for a cell counted in C,
+ * r / total for one only in the total, times the count's move (1 without label flips). */
+static double rate_jump(double r, double total, double move)
+{
+    return move > 0.0 ? fmax(1.0 - r, r) / total * move : 0.0;
 }
 
 void dpm_roc_rate_at(const dpm_roc_estimate_t *est, int fpr, uint32_t j, double z,
                      dpm_roc_rate_t *out)
 {
     const double total = fpr ? est->N : est->P, sd = fpr ? est->fpr_sd[j] : est->tpr_sd[j];
-    const double rel = (double)est->bins * est->cell_noise_var / (total * total);
+    const double rel = (fpr ? est->var_N : est->var_P) / (total * total);
     out->value = fpr ? est->fpr[j] : est->tpr[j];
     out->var = sd * sd;
-    out->jump = rate_jump(out->value, total, est->cell_noise_var);
+    out->jump = rate_jump(out->value, total, est->count_move);
     out->flags = dpm_ci_class_noise(&rel, 1, z, NULL);
 }
 
@@ -521,17 +624,21 @@ dpm_status_t dpm_roc_estimate(const dpm_roc_params_t *p, const dpm_roc_agg_t *a,
                               dpm_roc_estimate_t *est)
 {
     if (p == NULL || a == NULL || est == NULL || a->bins != p->bins || !(confidence > 0.0) ||
-        !(confidence < 1.0)) {
+        !(confidence < 1.0) || !(p->label_flip >= 0.0 && p->label_flip < 0.5)) {
         return DPM_ERR_PARAM;
     }
     uint32_t B = a->bins;
+    const double q = p->label_flip, dq = 1.0 - 2.0 * q;
     double y[DPM_ROC_MAX_BINS], v[DPM_ROC_MAX_BINS];
     memset(est, 0, sizeof(*est));
     est->bins = B;
     est->reports = a->reports;
+    est->label_flip = q;
     for (uint32_t b = 0; b < B; b++) {
-        y[b] = (double)a->pos[b];
-        v[b] = (double)a->neg[b];
+        /* the flips undone (roc.h): q = 0 leaves each sum as it is, exactly */
+        double yb = (double)a->pos[b], vb = (double)a->neg[b];
+        y[b] = ((1.0 - q) * yb - q * vb) / dq;
+        v[b] = ((1.0 - q) * vb - q * yb) / dq;
         est->P += y[b];
         est->N += v[b];
     }
@@ -544,7 +651,7 @@ dpm_status_t dpm_roc_estimate(const dpm_roc_params_t *p, const dpm_roc_agg_t *a,
     est->unbinned_var_within = est->unbinned_var_sampling = NAN;
     est->unbinned_bound = est->unbinned_bound_raw = est->unbinned_bound_sd = NAN;
     est->events = est->unbinned_events = est->tpr_events_min = est->fieller_g = NAN;
-    est->cell_noise_var = NAN;
+    est->cell_noise_var = est->var_P = est->var_N = est->count_move = NAN;
     if (!(est->P > 0.0) || !(est->N > 0.0)) {
         est->ci_flags = est->ci_total_flags = est->unbinned_flags = est->unbinned_total_flags =
             est->tpr_flags = DPM_CI_SMALL_N;
@@ -560,17 +667,24 @@ dpm_status_t dpm_roc_estimate(const dpm_roc_params_t *p, const dpm_roc_agg_t *a,
     double draws = p->central_draws > 0 ? (double)p->central_draws : (double)a->reports;
     double ns2 = draws * p->noise_var; /* the noise variance of one summed cell */
     est->cell_noise_var = ns2;
-    /* P and N are sums of B cells per report: Var = n B s² each (Fieller's g: ci_flags.h) */
-    double rel_var[2] = {ns2 * B / (P * P), ns2 * B / (N * N)};
+    bin_cov_t cov;
+    bin_cov_init(&cov, a, ns2, p->noise_var > 0.0, q);
+    est->var_P = est->var_N = cov_total_var(&cov);
+    /* a rate's unit event counts where the summed cells carry noise (ns2 > 0), the AUC's
+     * wherever the mechanism has it (noise_var > 0): as before label flips */
+    est->count_move = ns2 > 0.0 || q > 0.0 ? cov_count_move(&cov) : 0.0;
+    /* P and N are sums of B cells (Fieller's g: ci_flags.h) */
+    double rel_var[2] = {est->var_P / (P * P), est->var_N / (N * N)};
     unsigned class_noise = dpm_ci_class_noise(rel_var, 2, z, &est->fieller_g);
     placements_t pl;
     placements(y, v, B, P, N, &pl); /* the unbiased sums, not the projection (see roc.h) */
     est->auc_raw = pl.auc;
     est->auc = fmin(fmax(pl.auc, 0.0), 1.0);
-    est->var_noise = ns2 * (pl.noise_sum_pos / (P * P) + pl.noise_sum_neg / (N * N));
+    est->var_noise =
+        cov_form(&cov, pl.noise_sum_pos / (P * P) + pl.noise_sum_neg / (N * N), pl.gx, pl.gu);
     est->var_sampling =
         (P > 1.0 ? pl.s10 / (P - 1.0) / P : 0.0) + (N > 1.0 ? pl.s01 / (N - 1.0) / N : 0.0);
-    double jump = p->noise_var > 0.0 ? pl.jump : 0.0;
+    double jump = cov_jump(&cov, pl.gx, pl.gu);
     est->ci_flags = est->ci_total_flags = class_noise;
     double h =
         dpm_ci_halfwidth(est->var_noise, jump, 0.0, confidence, &est->events, &est->ci_flags);
@@ -583,7 +697,8 @@ dpm_status_t dpm_roc_estimate(const dpm_roc_params_t *p, const dpm_roc_agg_t *a,
     placements_unbinned(y, v, p->width, B, P, N, &pl);
     est->auc_unbinned_raw = pl.auc;
     est->auc_unbinned = fmin(fmax(pl.auc, 0.0), 1.0);
-    est->unbinned_var_noise = ns2 * (pl.noise_sum_pos / (P * P) + pl.noise_sum_neg / (N * N));
+    est->unbinned_var_noise =
+        cov_form(&cov, pl.noise_sum_pos / (P * P) + pl.noise_sum_neg / (N * N), pl.gx, pl.gu);
     est->unbinned_sd = sqrt(est->unbinned_var_noise);
     est->unbinned_var_sampling = dpm_roc_unbinned_sampling_var(y, v, p->width, B);
     est->unbinned_var_within = dpm_roc_unbinned_within(y, v, B);
@@ -593,14 +708,14 @@ dpm_status_t dpm_roc_estimate(const dpm_roc_params_t *p, const dpm_roc_agg_t *a,
     for (uint32_t c = 0; c < 2 * B; c++) {
         gvar += grad[c] * grad[c];
     }
-    est->unbinned_bound_sd = sqrt(ns2 * gvar);
+    est->unbinned_bound_sd = sqrt(cov_form(&cov, gvar, grad, grad + B));
     est->unbinned_bound = est->unbinned_bound_raw + est->unbinned_bound_sd;
     if (!isfinite(est->unbinned_bound)) { /* 2 bins: nothing to compare with */
         est->unbinned_flags |= DPM_CI_NO_BOUND;
         est->unbinned_total_flags |= DPM_CI_NO_BOUND;
     }
     double bound = isfinite(est->unbinned_bound) ? est->unbinned_bound : 0.0;
-    jump = p->noise_var > 0.0 ? pl.jump : 0.0;
+    jump = cov_jump(&cov, pl.gx, pl.gu);
     h = dpm_ci_halfwidth(est->unbinned_var_noise + est->unbinned_var_within, jump, bound,
                          confidence, &est->unbinned_events, &est->unbinned_flags);
     est->unbinned_ci_lo = fmax(pl.auc - h, 0.0);
@@ -610,33 +725,34 @@ dpm_status_t dpm_roc_estimate(const dpm_roc_params_t *p, const dpm_roc_agg_t *a,
                          &est->unbinned_total_flags);
     est->unbinned_ci_total_lo = fmax(pl.auc - h, 0.0);
     est->unbinned_ci_total_hi = fmin(pl.auc + h, 1.0);
-    /* the band: one unit of noise in a positive cell moves TPR_j by (1 - TPR_j) / P (cell >= j)
-     * or TPR_j / P (below), and P's relative variance alone is its ratio's Fieller g */
+    /* the band: one event moves TPR_j by (1 - TPR_j) / P (a cell >= j) or TPR_j / P (below),
+     * times the count's move, and P's relative variance alone is its ratio's Fieller g */
     double rel_p = rel_var[0];
     est->tpr_flags = dpm_ci_class_noise(&rel_p, 1, z, NULL);
     est->tpr_events_min = INFINITY;
-    double c = 0.0, d = 0.0, cx = 0.0, dx = 0.0;
+    double c = 0.0, d = 0.0, cx = 0.0, dx = 0.0, nk = 0.0;
     for (uint32_t j = B + 1; j-- > 0;) {
         if (j < B) {
             c += y[j];
             d += v[j];
             cx += est->pos[j];
             dx += est->neg[j];
+            nk += cov.n[j];
         }
         /* Unbiased ratios of the noised sums (clipped to [0, 1]) carry the band; the projected
          * counts give the monotone curve to draw. */
         double t = j == 0 ? 1.0 : fmin(fmax(c / P, 0.0), 1.0);
         double f = j == 0 ? 1.0 : fmin(fmax(d / N, 0.0), 1.0);
         double k = (double)(B - j);
-        double vt = ns2 * (k * (1.0 - 2.0 * t) + (double)B * t * t) / (P * P);
-        double vf = ns2 * (k * (1.0 - 2.0 * f) + (double)B * f * f) / (N * N);
+        double vt = cov_rate_var(&cov, t, k, nk, P);
+        double vf = cov_rate_var(&cov, f, k, nk, N);
         est->tpr[j] = t;
         est->fpr[j] = f;
         est->tpr_curve[j] = j == 0 ? 1.0 : fmin(cx / P, 1.0);
         est->fpr_curve[j] = j == 0 ? 1.0 : fmin(dx / N, 1.0);
         est->tpr_sd[j] = sqrt(fmax(vt, 0.0));
         est->fpr_sd[j] = sqrt(fmax(vf, 0.0));
-        double tj = rate_jump(t, P, ns2), ev = INFINITY;
+        double tj = rate_jump(t, P, est->count_move), ev = INFINITY;
         unsigned fl = 0;
         double hp = dpm_ci_halfwidth(vt > 0.0 ? vt : 0.0, tj, 0.0, confidence, &ev, &fl);
         double hs =

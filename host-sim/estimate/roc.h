@@ -13,6 +13,26 @@
  * its own scale to every cell, so the noise variance is k s² per cell, whatever n; every
  * formula below holds with n s² read as that.
  *
+ * Flipped labels (the hybrid, label_flip = q in (0, 1/2); roc_central.h's ε0): each device
+ * flipped each example's label independently with probability q before sending exact counts,
+ * then the aggregators noised the sums. Per bin, with true counts pos_b, neg_b, n_b = their sum:
+ *     Y_b = Bin(pos_b, 1 - q) + Bin(neg_b, q) + Z,  V_b = n_b - (Y_b - Z) + Z'.
+ * The estimator first undoes the flips (the inverse of [[1-q, q], [q, 1-q]], linear, unbiased):
+ *     x_b = ((1 - q) Y_b - q V_b) / (1 - 2q),  u_b = ((1 - q) V_b - q Y_b) / (1 - 2q),
+ * and every estimate below is taken on x, u instead of the sums (x_b + u_b = Y_b + V_b). Their
+ * noise, given the examples: independent across bins, with covariance per bin
+ *     Sigma_b = q (1 - q) / (1 - 2q)² n_b [[1, -1], [-1, 1]]            (the flips: Bin's
+ *             + ns2 / (1 - 2q)² [[(1-q)² + q², -2q(1-q)], [-2q(1-q), (1-q)² + q²]]  variance)
+ * (ns2 = the summed cell's noise variance; n_b estimated by Y_b + V_b, unbiased, clipped at
+ * 0). Every variance below is then sum_b g_b^T Sigma_b g_b, g_b the estimate's gradient in
+ * (x_b, u_b), in place of ns2 sum_b |g_b|² (the TPR band: Var C_j, Var P from the diagonal;
+ * Fieller's g from Var P and Var N); a randomization event (the jump below) is a unit of central
+ * noise, moving (x_b, u_b) by ((1-q), -q) / (1-2q) or (-q, (1-q)) / (1-2q), or one flip,
+ * moving it by (1, -1) / (1-2q), whichever moves the estimate most. The intervals then cover
+ * as stated below with "noise" meaning the aggregators' noise AND the flips: `ci` the devices'
+ * own binned AUC, `ci_total` the model's. q = 0 computes exactly what the estimator computed
+ * without flips (tests/unit/test_roc_label_flip.c, bit for bit).
+ *
  * Estimates come from the noised sums themselves, which can be negative: every quantity below
  * is a ratio of polynomials in them whose numerator is unbiased (the noise is independent
  * across cells and classes), so the AUC and the TPR/FPR points are not pulled down where bins
@@ -119,11 +139,11 @@
  *
  * Few randomization events and noisy class totals (every interval; ci_flags.h): the effective
  * number of Laplace unit events is var / jump², jump = the largest |dA/dcell| (one unit of
- * noise in the most influential cell); below PROB_NORMAL_MIN_EVENTS the interval is the
- * Poisson-aware one (flag DPM_CI_FEW_EVENTS). P and N carry noise of variance n B s² each;
- * Fieller's g = z² (n B s² / P² + n B s² / N²) above DPM_CI_FIELLER_G_MAX flags
- * DPM_CI_CLASS_NOISE (the TPR band: P's term alone). tests/stat/test_roc_unbinned.c and
- * tests/stat/test_few_events.c check the claims. */
+ * noise in the most influential cell, or one flip); below PROB_NORMAL_MIN_EVENTS the interval is
+ * the Poisson-aware one (flag DPM_CI_FEW_EVENTS). P and N carry noise of variance n B s² each (with
+ * flips: Var P, Var N as above); Fieller's g = z² (n B s² / P² + n B s² / N²) above
+ * DPM_CI_FIELLER_G_MAX flags DPM_CI_CLASS_NOISE (the TPR band: P's term alone).
+ * tests/stat/test_roc_unbinned.c and tests/stat/test_few_events.c check the claims. */
 #ifndef DPM_HOST_ESTIMATE_ROC_H
 #define DPM_HOST_ESTIMATE_ROC_H
 
@@ -157,6 +177,8 @@ typedef struct {
      * each of k aggregators noised its aggregate share once; Var = k s²). */
     uint32_t central_draws;
     double width[DPM_ROC_MAX_BINS]; /* bin widths on [0, 1] (auc_unbinned): 1 / bins unless set */
+    double label_flip; /* q in [0, 1/2): each example's label flipped with prob q on the device
+                        * (hybrid: the flips above); 0: none */
 } dpm_roc_params_t;
 
 /* bins in [2, DPM_ROC_MAX_BINS], scale t > 0 (0 allowed: noiseless, for tests). Uniform bins. */
@@ -175,6 +197,9 @@ dpm_status_t dpm_roc_params_init_central_gauss(dpm_roc_params_t *p, uint32_t bin
  * counts one grid step. DPM_ERR_PARAM (p unchanged) otherwise. */
 dpm_status_t dpm_roc_params_set_edges(dpm_roc_params_t *p, const uint32_t *edges_q31,
                                       uint32_t nedges);
+/* The devices' label flip probability q (the hybrid above; for the SDK's dpm_rr_init(ε0):
+ * q = other / 2^32, roc_central.h). DPM_ERR_PARAM (p unchanged) outside [0, 1/2). */
+dpm_status_t dpm_roc_params_set_label_flip(dpm_roc_params_t *p, double q);
 
 dpm_status_t dpm_roc_agg_init(dpm_roc_agg_t *a, uint32_t bins);
 /* Add one report's cells (bins values each). DPM_ERR_PARAM on a bins mismatch. */
@@ -216,15 +241,19 @@ typedef struct {
     double tpr_events_min;          /* the fewest over the interior thresholds */
     double fieller_g;               /* z² (Var P / P² + Var N / N²) */
     double cell_noise_var;          /* the noise variance of one summed cell (n s²) */
+    double label_flip;              /* q (params): 0 unless the labels were flipped */
+    double var_P, var_N;            /* the class totals' noise variances (flips included) */
+    double count_move; /* the most one randomization event moves a class's (debiased) count:
+                        * 1 without flips (0 without noise), 1 / (1 - 2q) with them */
     int valid; /* 0: P <= 0 or N <= 0 (too few reports for this ε): only counts are set, every
                 * flag is DPM_CI_SMALL_N */
 } dpm_roc_estimate_t;
 
 /* One class's rate at one threshold of a valid estimate (TPR_j, or FPR_j with fpr = 1): the
- * value and its noise variance (tpr/fpr, tpr_sd/fpr_sd), the most one unit of noise in one cell
- * moves it (max(1 - r, r) / class total: dpm_ci_halfwidth's jump, 0 without noise) and the
- * class-noise flag of its ratio at z (the class total's relative variance, ci_flags.h). What
- * the TPR band is made of, for a caller that builds other intervals from the rates (a gap). */
+ * value and its noise variance (tpr/fpr, tpr_sd/fpr_sd), the most one randomization event
+ * moves it (max(1 - r, r) count_move / class total: dpm_ci_halfwidth's jump, 0 without noise)
+ * and the class-noise flag of its ratio at z (the class total's relative variance, ci_flags.h).
+ * What the TPR band is made of, for a caller that builds other intervals from the rates (a gap). */
 typedef struct {
     double value, var, jump;
     unsigned flags;
@@ -232,8 +261,9 @@ typedef struct {
 void dpm_roc_rate_at(const dpm_roc_estimate_t *est, int fpr, uint32_t j, double z,
                      dpm_roc_rate_t *out);
 
-/* The estimate at confidence c in (0, 1). DPM_ERR_PARAM on bad arguments; an aggregate whose
- * P or N is not positive gives DPM_OK with est->valid = 0. */
+/* The estimate at confidence c in (0, 1). DPM_ERR_PARAM on bad arguments (a label_flip outside
+ * [0, 1/2) included); an aggregate whose (debiased) P or N is not positive gives DPM_OK with
+ * est->valid = 0. */
 dpm_status_t dpm_roc_estimate(const dpm_roc_params_t *p, const dpm_roc_agg_t *a, double confidence,
                               dpm_roc_estimate_t *est);
 

@@ -79,6 +79,36 @@ dpm_status_t dpm_roc_central_params_init_gauss(dpm_roc_central_params_t *p, uint
     return params_init(p, groups, bins, edges_q31, max_examples, eps, sigma2, why);
 }
 
+dpm_status_t dpm_roc_central_params_set_local(dpm_roc_central_params_t *p, dpm_eps_t eps0,
+                                              const char **why)
+{
+    dpm_grr_t rr;
+    const char *w = NULL;
+    memset(&rr, 0, sizeof(rr));
+    if (p == NULL) {
+        w = "no parameters";
+    } else if (eps0 != 0 && dpm_rr_init(&rr, eps0) != DPM_OK) {
+        w = "the SDK's randomized response refuses this eps0 (0 < eps0 <= DPM_EPS_MAX)";
+    }
+    if (w != NULL) {
+        if (why != NULL) {
+            *why = w;
+        }
+        return DPM_ERR_PARAM;
+    }
+    /* the exact flip probability the devices use: other / 2^32 is a double exactly */
+    double q = eps0 == 0 ? 0.0 : ldexp((double)rr.other, -32);
+    if (dpm_roc_params_set_label_flip(&p->roc, q) != DPM_OK) { /* keep > other: q < 1/2 */
+        if (why != NULL) {
+            *why = "randomized response with no margin (q >= 1/2)";
+        }
+        return DPM_ERR_PARAM;
+    }
+    p->local_eps = eps0;
+    p->label_flip = q;
+    return DPM_OK;
+}
+
 /* One gap interval: variance var, the larger unit jump of the two groups, the bias bound. */
 static void gap_interval(double gap, double var, double jump, double bound, double c, double *lo,
                          double *hi, unsigned *flags)

@@ -22,8 +22,20 @@
  * sums as long as ONE aggregator is honest (its noise alone suffices); if both collude they see
  * every device's exact histogram.
  *
+ * The hybrid (dpm_roc_central_params_set_local): before sending, the device also flips each
+ * example's label by binary randomized response at ε0 (independently per example, probability
+ * q = other / 2^32 of the SDK's dpm_rr_init). Two guarantees, two units, two trust models:
+ *   central ε: one DEVICE (everything above), while one aggregator is honest; the flips only
+ *     post-process what it protects;
+ *   ε0: one EXAMPLE's LABEL, ε0-LDP, even if both aggregators collude (they then see the
+ *     device's histogram of flipped labels). Not covered by ε0: the example's score bin, the
+ *     device's count per bin (so the bin totals n_b) and its group: those only the central ε
+ *     protects.
+ * The estimator undoes the flips per bin and adds their binomial variance (roc.h).
+ *
  * Estimates and intervals. Each group's AUC is dpm_roc_estimate on its own sums (the group is
- * exact: no GRR to undo), with the central noise variance 2 s² per cell: `ci` (noise only)
+ * exact: no GRR to undo), with the central noise variance 2 s² per cell (and, in the hybrid, the
+ * flips undone and their variance added): `ci` (noise only: the aggregators' and the flips')
  * covers the devices' own binned AUC, `ci_total` adds DeLong's sampling variance (the group's
  * examples as independent draws of its score distribution), the unbinned twins cover the
  * model's AUC. Groups are independent (their own devices, their own noise), so a gap's variance
@@ -73,7 +85,11 @@ typedef struct {
     /* 0: discrete Laplace of scale t. >= 1: discrete Gaussian of this variance per aggregator
      * instead (zCDP; scale_num / scale_den unused), for squared L2 sensitivity 2 m^2 */
     uint64_t sigma2;
-    dpm_roc_params_t roc; /* per group: bins, edges, the noise variance, 2 draws per cell */
+    /* The hybrid (dpm_roc_central_params_set_local): each device flipped each example's label
+     * by binary randomized response at ε0 before sending. 0: no flips. */
+    dpm_eps_t local_eps;  /* ε0, Q16.16 */
+    double label_flip;    /* q = other / 2^32 of the SDK's dpm_rr_init(ε0), exactly */
+    dpm_roc_params_t roc; /* per group: bins, edges, the noise variance, 2 draws per cell, q */
 } dpm_roc_central_params_t;
 
 /* groups in [1, DPM_ROC_CENTRAL_MAX_GROUPS], bins in [2, DPM_MAX_BINS], max_examples in
@@ -89,6 +105,13 @@ dpm_status_t dpm_roc_central_params_init_gauss(dpm_roc_central_params_t *p, uint
                                                uint32_t bins, const uint32_t *edges_q31,
                                                uint32_t max_examples, dpm_eps_t eps,
                                                uint64_t sigma2, const char **why);
+/* The hybrid: the devices flip each example's label by the SDK's binary randomized response
+ * (dpm_rr_init(eps0): kept with probability keep / 2^32, flipped with q = other / 2^32) before
+ * sending. Stores eps0 and q and sets p->roc's label flip (roc.h: the debias and the flips'
+ * variance). eps0 = 0 resets to no flips. DPM_ERR_PARAM (p untouched, *why names the cause)
+ * when dpm_rr_init refuses eps0. */
+dpm_status_t dpm_roc_central_params_set_local(dpm_roc_central_params_t *p, dpm_eps_t eps0,
+                                              const char **why);
 
 typedef struct {
     uint32_t g, h;
