@@ -136,7 +136,7 @@ typedef struct {
     dap_task_spec_t *s;
     int line;
     char vdaf[16];
-    uint64_t length, max, chunk, min_batch, precision, start, duration, sensitivity;
+    uint64_t length, max, chunk, min_batch, precision, start, duration, sensitivity, local_bins;
     int have_eps, have_start, have_duration, gauss, have_rho, have_delta, have_l2sq;
     double rho, delta;
     uint64_t l2sq;
@@ -167,7 +167,9 @@ static const char *const kKeys[] = {"id",
                                     "helper_hpke_config",
                                     "collector_hpke_config",
                                     "verify_key",
-                                    "task_info"};
+                                    "task_info",
+                                    "local_eps",
+                                    "local_bins"};
 #define NKEYS (sizeof(kKeys) / sizeof(kKeys[0]))
 
 /* An HpkeConfig in hex; -1 with buf saying what is wanted and what is wrong. */
@@ -212,6 +214,8 @@ static int set_key(block_t *b, const char *dir, const char *key, const char *v, 
         {"start", &b->start, 0, (uint64_t)INT64_MAX, &b->have_start, "Unix seconds"},
         {"duration", &b->duration, 1, (uint64_t)INT64_MAX, &b->have_duration,
          "seconds, an integer >= 1"},
+        {"local_bins", &b->local_bins, 1, 65535, NULL,
+         "an integer 1 .. 65535: the score bins of the sumvec's groups x 2 x bins"},
     };
     size_t ni = 0;
     while (ni < sizeof(ints) / sizeof(ints[0]) && strcmp(key, ints[ni].key) != 0) {
@@ -234,6 +238,9 @@ static int set_key(block_t *b, const char *dir, const char *key, const char *v, 
               b->t.central_eps < DPM_EPS_FLOOR_Q16;
         why = "a plain decimal in [0.0039, DPM_EPS_MAX], e.g. 1 or 0.5";
         b->have_eps = 1;
+    } else if (strcmp(key, "local_eps") == 0) {
+        bad = dpm_eps_from_decimal(v, &b->t.local_eps) != DPM_OK || b->t.local_eps == 0;
+        why = "a plain decimal in (0, DPM_EPS_MAX], e.g. 2: each example's label RR on the device";
     } else if (strcmp(key, "noise") == 0) {
         bad = strcmp(v, "laplace") != 0 && strcmp(v, "gaussian") != 0;
         why = "laplace or gaussian";
@@ -571,6 +578,15 @@ static int finish(block_t *b, dap_tasks_t *out, char *err, size_t cap)
         t->interval_start = b->start / t->time_precision;
         t->interval_duration = b->duration / t->time_precision;
     }
+    if ((t->local_eps != 0) != (b->local_bins != 0) ||
+        (t->local_eps != 0 && (!vec || b->length % (2u * b->local_bins) != 0))) {
+        return host_fail(err, cap,
+                         "[dap_task] at line %d: local_eps and local_bins go together, on a "
+                         "sumvec whose length is groups x 2 x local_bins (the devices' label "
+                         "randomized response over roc_hist's per-bin counts)",
+                         b->line);
+    }
+    t->local_bins = (uint32_t)b->local_bins;
     if (dpm_dap_task_config_encode(t, s->config, sizeof(s->config), &s->config_len) != DPM_OK) {
         return host_fail(err, cap, "[dap_task] at line %d: the SDK cannot encode this task",
                          b->line);

@@ -34,6 +34,12 @@
  *                            hex digits (a secret: both aggregators, nobody else; relative to
  *                            the campaigns file)
  *   task_info = text         optional (default "dpm task")
+ *   local_eps = 2            optional, the hybrid (sumvec of roc_hist's groups x 2 x bins
+ *   local_bins = 10          counts, with local_bins = bins): each device also flips every
+ *                            example's label by randomized response at local_eps before sharding
+ *                            (the task's label-RR extension): label-DP per example even if both
+ *                            aggregators collude. The sums then count the randomized labels:
+ *                            dap-collect debiases them (estimate/roc_central.h)
  *
  * Both aggregators read the same blocks, so they agree on every parameter: the task's encoded
  * TaskConfiguration (what each input share is bound to) is built from them here. The draft

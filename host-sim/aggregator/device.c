@@ -61,7 +61,8 @@ agg_device_t *agg_device_new(const agg_task_t *k, const dpm_dap_task_t *t)
     d->wall_s = DEVICE_NOW;
     d->report_cap = dpm_dap_report_bytes(&t->vdaf);
     d->report = malloc(d->report_cap);
-    d->work = malloc(8u * (size_t)t->vdaf.shard_work_words + 8u);
+    d->work_words = dpm_dap_work_words(t); /* a label-RR task's randomized copy too */
+    d->work = malloc(8u * (size_t)d->work_words + 8u);
     if (d->report == NULL || d->work == NULL) {
         agg_device_free(d);
         return NULL;
@@ -112,7 +113,7 @@ dpm_status_t agg_device_sumvec(agg_device_t *d, const agg_task_t *k, dpm_rng_t r
         io.report = d->report;
         io.report_cap = d->report_cap;
         io.work = d->work;
-        io.work_words = t.vdaf.shard_work_words;
+        io.work_words = d->work_words;
         d->report_len = 0;
         st = dpm_device_dap_report_sumvec(&d->dev, &io, &t, 0, m, n, NULL, &w);
     }

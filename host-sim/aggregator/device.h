@@ -25,8 +25,9 @@ typedef struct {
     dpm_device_t dev;
     dpm_dap_policy_t policy;           /* accepts the task: its aggregators, ε and batch size */
     char host[2][DPM_DAP_MAX_URL + 1]; /* the policy's aggregator hosts: the task URLs' */
-    uint64_t *work;                    /* the VDAF's work area */
-    uint8_t *report;                   /* the report is built here */
+    uint64_t *work;                    /* the VDAF's work area (and a label-RR copy) */
+    size_t work_words;
+    uint8_t *report; /* the report is built here */
     size_t report_cap, report_len;
     dpm_hpke_sealer_t sealer; /* dpm_hpke_sealer() (tests wrap it to make a dishonest client) */
     int64_t wall_s; /* the devices' wall clock, Unix seconds (agg_device_new: 1700000000) */

@@ -89,6 +89,34 @@ int agg_task_make_gauss(agg_task_t *k, const dpm_prio3_t *v, dpm_eps_t eps, uint
     return make(k, v, eps, sigma2, min_batch_size, seed, why);
 }
 
+int agg_task_set_local(agg_task_t *k, dpm_eps_t eps0, uint32_t bins, const char **why)
+{
+    dpm_dap_task_t t;
+    uint8_t config[DPM_DAP_TASK_CONFIG_MAX];
+    size_t len = 0;
+    const char *r = NULL;
+    if (agg_task_decode(k, &t) != DPM_OK) {
+        *why = "the SDK refuses the task";
+        return -1;
+    }
+    t.local_eps = eps0;
+    t.local_bins = bins;
+    dpm_status_t st = dpm_dap_task_config_encode(&t, config, sizeof(config), &len);
+    if (st == DPM_OK) {
+        agg_task_t next = *k;
+        memcpy(next.config, config, len);
+        next.config_len = len;
+        st = dpm_dap_task_decode(next.id, next.config, next.config_len, &next.hpke[0],
+                                 &next.hpke[1], &t, &r);
+        if (st == DPM_OK) {
+            *k = next;
+            return 0;
+        }
+    }
+    *why = r != NULL ? r : "the SDK cannot encode the task's label RR (local_eps, bins)";
+    return -1;
+}
+
 dpm_status_t agg_task_decode(const agg_task_t *k, dpm_dap_task_t *t)
 {
     return dpm_dap_task_decode(k->id, k->config, k->config_len, &k->hpke[0], &k->hpke[1], t, NULL);

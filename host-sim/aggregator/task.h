@@ -40,6 +40,11 @@ int agg_task_make(agg_task_t *k, const dpm_prio3_t *v, dpm_eps_t eps, uint64_t m
 int agg_task_make_gauss(agg_task_t *k, const dpm_prio3_t *v, dpm_eps_t eps, uint64_t sigma2,
                         uint64_t min_batch_size, uint64_t seed, const char **why);
 
+/* The hybrid: devices also randomize each example's label at eps0 (Q16.16) before sharding
+ * (the label-RR task extension, dpm/expert/dap.h) over a SumVec of groups x 2 x bins entries.
+ * k's TaskConfiguration is re-encoded with it (the id and keys stay). 0, or -1 with *why. */
+int agg_task_set_local(agg_task_t *k, dpm_eps_t eps0, uint32_t bins, const char **why);
+
 /* k's task decoded (t points into k: keep k alive and unmoved while t is used). */
 dpm_status_t agg_task_decode(const agg_task_t *k, dpm_dap_task_t *t);
 

@@ -32,6 +32,8 @@ tests/e2e/tool_dap, collections by `dpm-collector dap-collect`. TAP. Checked:
     once, each exact sum in its interval;
   - a hung helper during a collection: uploads are answered at once (no lock held across the
     call), the collection is 502 with its batch held, the same request completes it later;
+  - the hybrid (local_eps, local_bins): the devices' flips, dap-collect's debiased counts, and
+    --check-campaigns' two guarantees (hybrid() below);
   - PostgreSQL: two leaders sharing one database, a helper on another, 60 reports to each
     leader, then kill -9 of one leader: the other's collection counts all 120 once.
 With --bench (make bench): aggregator.reports_per_s, the two roles' throughput (bench() below)."""
@@ -519,10 +521,53 @@ def main():
         h.cleanup()
     h = Harness(campaigns=CAMPAIGNS)
     try:
+        hybrid(t, h)
+    finally:
+        h.cleanup()
+    h = Harness(campaigns=CAMPAIGNS)
+    try:
         shared_postgresql(t, h)
     finally:
         h.cleanup()
     return t.done()
+
+
+def hybrid(t, h):
+    """The hybrid task (local_eps, local_bins: the label-RR extension): its devices flip each
+    example's label at eps0 before sharding (the SDK, told by the TaskConfiguration), and
+    dap-collect's "local" block states eps0, the flip probability and each cell's debiased
+    count with its sd, each within 5.5 sd of the batch's true count (one collection: two-sided
+    about 4e-8 per cell); --check-campaigns states both guarantees and what the task keeps if
+    both aggregators collude."""
+    bins, eps0 = 2, 1
+    pair = Pair(h, extra=f"local_eps = {eps0}\nlocal_bins = {bins}\n")
+    r = subprocess.run([COLLECTOR, "--check-campaigns", pair.campaigns], capture_output=True,
+                       text=True, timeout=30)
+    t.ok(r.returncode == 0 and "hybrid: each device also flips every example's label" in r.stdout
+         and f"local eps0 1.000000 (as the SDK implements local_eps 1.000000) over {bins} score "
+         "bins" in r.stdout
+         and "if both aggregators collude: the hybrid tasks' labels keep at most 25.000000 in "
+         "any 86400 s" in r.stdout,
+         "--check-campaigns: the hybrid's eps0, and its labels' 25 hourly eps0 if both collude",
+         r.stdout[-1200:])
+    pair.start("leader")
+    pair.start("helper")
+    up = tool("upload", *pair.common(), "--n", "200", "--seed", "5")
+    rc, got, err = collect(pair, up["batch_start"], up["time_precision"], wait=60)
+    loc = (got or {}).get("local", {})
+    q = 1.0 / (1.0 + 2.718281828459045 ** eps0)
+    deb = loc.get("debiased", [])
+    far = [(j, c, w) for j, (c, w) in enumerate(zip(deb, up["sums"]))
+           if not (c["sd"] > 0 and abs(c["est"] - w) <= 5.5 * c["sd"])]
+    t.ok(rc == 0 and got["report_count"] == 200 and abs(loc.get("label_flip", 0) - q) < 1e-6
+         and loc.get("local_eps") == eps0 and loc.get("bins") == bins
+         and "both aggregators collude" in loc.get("trust_model", "")
+         and len(deb) == LENGTH and not far and got["sums"] != up["sums"],
+         "a hybrid task through both aggregators: 200 reports collected; dap-collect's local "
+         "block: eps0, q, and each debiased count within 5.5 sd of the true count",
+         f"{err} {json.dumps(loc)[:600]} {far}")
+    stopped = [pair.stop(r) for r in ("leader", "helper")]
+    t.ok(stopped == [0, 0], "the hybrid task's aggregators stop cleanly", str(stopped))
 
 
 def gaussian(t, h):

@@ -151,8 +151,11 @@ static int do_upload(const args_t *a, const dap_task_spec_t *spec, coll_https_t 
     int rc = 0;
     for (unsigned long i = 0; i < a->n && rc == 0; i++) {
         unsigned long dev = a->first + i;
+        /* a label-RR task's bins hold pos + neg <= max examples (the device flips labels within
+         * a bin): each half of max */
+        const uint64_t top = t.local_eps != 0 ? maxv / 2u : maxv;
         for (uint32_t j = 0; j < len; j++) {
-            m[j] = (5u * dev + 3u * j) % (maxv + 1u);
+            m[j] = (5u * dev + 3u * j) % (top + 1u);
             sums[j] += (int64_t)m[j];
         }
         test_rng_t r;

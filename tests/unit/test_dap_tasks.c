@@ -283,6 +283,43 @@ static void gaussian_noise_from_rho_and_delta(void **state)
     refused(text, "want laplace or gaussian");
 }
 
+/* The hybrid: local_eps and local_bins go into the label-RR task extension (the block's sumvec
+ * has length 8 = 2 groups x 2 x 2 bins, or 1 group x 2 x 4). */
+static void label_rr_from_local_eps_and_bins(void **state)
+{
+    (void)state;
+    char text[4096], err[400] = "";
+    dap_tasks_t *ts = calloc(1, sizeof(*ts));
+    block(text, sizeof(text), "local_eps = 1.5\nlocal_bins = 4\n", NULL);
+    if (parse(text, ts, err, sizeof(err)) != 0) {
+        fail_msg("%s", err);
+    }
+    assert_int_equal(ts->t[0].t.local_eps, 98304); /* 1.5 in Q16.16 */
+    assert_int_equal(ts->t[0].t.local_bins, 4);
+    char plain[65];
+    block(text, sizeof(text), "", NULL);
+    assert_int_equal(parse(text, ts, err, sizeof(err)), 0);
+    assert_int_equal(ts->t[0].t.local_eps, 0);
+    memcpy(plain, ts->t[0].digest, sizeof(plain));
+    block(text, sizeof(text), "local_eps = 1.5\nlocal_bins = 2\n", NULL);
+    assert_int_equal(parse(text, ts, err, sizeof(err)), 0);
+    assert_int_equal(ts->t[0].t.local_bins, 2);
+    assert_string_not_equal(ts->t[0].digest, plain); /* a TaskConfiguration of its own */
+    free(ts);
+    block(text, sizeof(text), "local_eps = 1.5\n", NULL);
+    refused(text, "local_eps and local_bins go together");
+    block(text, sizeof(text), "local_bins = 4\n", NULL);
+    refused(text, "local_eps and local_bins go together");
+    block(text, sizeof(text), "local_eps = 1.5\nlocal_bins = 3\n", NULL);
+    refused(text, "whose length is groups x 2 x local_bins");
+    block(text, sizeof(text), "vdaf = sum\nlocal_eps = 1.5\nlocal_bins = 4\n", NULL);
+    refused(text, "on a sumvec");
+    block(text, sizeof(text), "local_eps = 0\nlocal_bins = 4\n", NULL);
+    refused(text, "bad local_eps '0'");
+    block(text, sizeof(text), "local_eps = 1.5\nlocal_bins = 0\n", NULL);
+    refused(text, "bad local_bins '0'");
+}
+
 static void the_digest_names_every_parameter(void **state)
 {
     (void)state;
@@ -342,6 +379,7 @@ int main(void)
         cmocka_unit_test(a_full_block_decodes),
         cmocka_unit_test(refusals_name_line_and_cause),
         cmocka_unit_test(gaussian_noise_from_rho_and_delta),
+        cmocka_unit_test(label_rr_from_local_eps_and_bins),
         cmocka_unit_test(the_digest_names_every_parameter),
         cmocka_unit_test(base64url),
     };

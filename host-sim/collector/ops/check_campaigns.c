@@ -6,6 +6,7 @@
 
 #include "aggregator/dap_tasks.h"
 #include "collector/ingest/campaigns.h"
+#include "dpm/expert/noise.h"
 #include "mech/base/composition.h"
 #include "mech/host_mech.h"
 
@@ -19,6 +20,15 @@ static void print_campaign(const coll_campaigns_t *cs, size_t i)
            m->params_hash);
     printf("  privacy unit: %s; trust model: %s\n", host_privacy_unit(&m->campaign),
            host_mech_of(&m->campaign)->trust_model);
+}
+
+/* The ε0 a hybrid task's devices really give each label (the SDK's RR, rounded toward less
+ * privacy loss), 0 for a task without label RR. */
+static dpm_eps_t local_eps_of(const dap_task_spec_t *t)
+{
+    dpm_grr_t rr;
+    return t->t.local_eps != 0 && dpm_rr_init(&rr, t->t.local_eps) == DPM_OK ? rr.eps_implemented
+                                                                             : 0u;
 }
 
 static void print_dap_task(const dap_task_spec_t *t)
@@ -41,6 +51,13 @@ static void print_dap_task(const dap_task_spec_t *t)
            "device's reports, k x eps); trust model: two aggregators (DAP, central discrete "
            "%s): %s holds while one aggregator is honest, nothing if both collude\n",
            gauss ? "Gaussian" : "Laplace", gauss ? "rho-zCDP, so (eps, delta)-DP," : "eps");
+    if (local_eps_of(t) != 0) {
+        printf("  hybrid: each device also flips every example's label by randomized response at "
+               "local eps0 %.6f (as the SDK implements local_eps %.6f) over %u score bins before "
+               "sharding: eps0 label-DP for each example even if both aggregators collude (its "
+               "score, the bins' example counts and its group are not covered)\n",
+               local_eps_of(t) / 65536.0, t->t.local_eps / 65536.0, t->t.local_bins);
+    }
 }
 
 /* The device-level multiplier (composition.h): FedAUC uploads scores in clear; a report of
@@ -93,6 +110,21 @@ static void print_composition(const coll_campaigns_t *cs, const dap_tasks_t *ts,
                tot->central.aligned_q16 / 65536.0, tot->central.any_q16 / 65536.0, w,
                (tot->aligned_q16 - tot->central.aligned_q16) / 65536.0,
                (tot->any_q16 - tot->central.any_q16) / 65536.0);
+        /* what the hybrid tasks keep if both collude: their labels' eps0, added up */
+        uint64_t local_any = 0;
+        size_t plain = 0;
+        for (size_t i = 0; i < ts->n; i++) {
+            local_any += (uint64_t)local_eps_of(&ts->t[i]) * rows[cs->n + i].periods_any;
+            plain += local_eps_of(&ts->t[i]) == 0;
+        }
+        if (local_any > 0) {
+            printf("  if both aggregators collude: the hybrid tasks' labels keep at most %.6f in "
+                   "any %u s (each task's local eps0 per period, added up; one example's label), "
+                   "%s\n",
+                   local_any / 65536.0, w,
+                   plain > 0 ? "the other tasks' measurements nothing"
+                             : "their scores and counts nothing");
+        }
     }
     /* basic composition adds the Gaussian tasks' eps and deltas; zCDP adds their rho, tighter */
     double delta = 0.0, rho = 0.0, dmin = 1.0, eps = 0.0;

@@ -12,6 +12,7 @@
 #include "aggregator/dap_collector.h"
 #include "aggregator/dap_tasks.h"
 #include "collector/net/https_client.h"
+#include "dpm/expert/noise.h"
 #include "estimate/central_sum.h"
 
 #define ANSWER_CAP (8u << 20)
@@ -132,6 +133,36 @@ static int read_token(const char *path, char *out, size_t cap)
     return 0;
 }
 
+/* The hybrid (a label-RR task): what the sums count, and per score bin the debiased positives
+ * and negatives with their sd (the labels' randomization, given the bin's examples, and the
+ * aggregators' noise; estimate/roc_central.h debiases the same way). No interval: a bin's
+ * randomization is binomial and may have few examples; the roc estimators give the intervals. */
+static void print_local(const dap_task_spec_t *t, const int64_t *sums, double noise_var)
+{
+    dpm_grr_t rr;
+    if (t->t.local_eps == 0 || dpm_rr_init(&rr, t->t.local_eps) != DPM_OK) {
+        return;
+    }
+    const double q = (double)rr.other / 4294967296.0, d = 1.0 - 2.0 * q;
+    const double cvar = noise_var * ((1.0 - q) * (1.0 - q) + q * q) / (d * d);
+    const uint32_t B = t->t.local_bins, n = t->t.vdaf.output_len;
+    printf(",\n \"local\": {\"local_eps\": %.6f, \"label_flip\": %.9g, \"bins\": %u,\n"
+           "  \"trust_model\": \"local: holds even if both aggregators collude\",\n"
+           "  \"privacy_unit\": \"one example's label (randomized response on the device); the "
+           "scores, the bins' example counts and the group are not covered\",\n"
+           "  \"sums_count\": \"the randomized labels: E[pos'] = (1 - q) pos + q neg per bin\",\n"
+           "  \"debiased\": [",
+           rr.eps_implemented / 65536.0, q, B);
+    for (uint32_t j = 0; j < n; j++) { /* groups x (pos bins, neg bins) */
+        const uint32_t g = j / (2u * B), k = j % (2u * B), b = k % B, pos = g * 2u * B + b;
+        const double y = (double)sums[pos], v = (double)sums[pos + B];
+        const double est = k < B ? ((1.0 - q) * y - q * v) / d : ((1.0 - q) * v - q * y) / d;
+        const double var = q * (1.0 - q) / (d * d) * fmax(y + v, 0.0) + cvar;
+        printf("%s{\"est\": %.3f, \"sd\": %.3f}", j ? ", " : "", est, sqrt(var));
+    }
+    printf("]}");
+}
+
 static void print_estimate(const dap_task_spec_t *t, const args_t *a, uint64_t count,
                            const int64_t *sums)
 {
@@ -182,11 +213,13 @@ static void print_estimate(const dap_task_spec_t *t, const args_t *a, uint64_t c
         printf("%s[%lld, %lld]", j ? ", " : "", (long long)(sums[j] - (int64_t)k),
                (long long)(sums[j] + (int64_t)k));
     }
-    printf("],\n \"ci_method\": \"%s\"}\n",
+    printf("],\n \"ci_method\": \"%s\"",
            have ? "exact: the smallest K with Pr[|Z1 + Z2| <= K] >= confidence under the two "
                   "draws' law; it covers the batch's own exact sum (a DAP batch is every report "
                   "it counts: no sampling term)"
                 : "none: the noise's law could not be computed");
+    print_local(t, sums, law.var);
+    printf("}\n");
 }
 
 int coll_dap_collect_main(int argc, char **argv)
