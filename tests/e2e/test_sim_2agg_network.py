@@ -12,7 +12,11 @@ its helper, over TLS), and dpm-sim collects the batch from it with the collector
   from the simulation's own streams);
 - refused, saying what to do: the same interval again (a leader collects it once: --dap-time),
   a task whose ε is not the campaign's, the wrong collector key, the same devices again
-  (--run), requests above the leader's --max-body (--batch), a leader that is not running.
+  (--run), requests above the leader's --max-body (--batch), a leader that is not running, a
+  campaign with local_eps against a task without label RR;
+- the hybrid through real processes: a task with `local_eps` and `local_bins` (the label-RR
+  extension in its TaskConfiguration), the SDK's devices flipping their labels, the estimates
+  within 5.5 predicted sd (flips and noise) of the truth.
 """
 import json
 import os
@@ -42,13 +46,13 @@ def roc_pair(h):
     return Pair(h, length=GROUPS * 2 * BINS, maxv=M, eps=EPS, extra=f"sensitivity = {2 * M}\n")
 
 
-def scenario(d, name, mode, eps=EPS):
+def scenario(d, name, mode, eps=EPS, local=""):
     path = os.path.join(d, name)
     edges = ", ".join(str((i + 1) / BINS) for i in range(BINS - 1))
     with open(path, "w") as f:
         f.write(f"[scenario]\nname = {name}\ndevices = {DEVICES}\nruns = 1\nmode = {mode}\n"
                 f"seed = 11\n{POP}[campaign two]\nmechanism = roc_hist_2agg\neps = {eps}\n"
-                f"edges = {edges}\nmax_device_examples = {M}\n")
+                f"edges = {edges}\nmax_device_examples = {M}\n{local}")
     return path
 
 
@@ -138,11 +142,39 @@ def main():
         t.ok(r.returncode != 0 and "lower --batch" in r.stderr,
              "UploadRequests above the leader's --max-body: refused, naming --batch",
              r.stderr[-400:])
+        local = "local_eps = 4\n"
+        r = net(scenario(d, "hyb.scn", "network", local=local), "hybmismatch", "--dap-time",
+                str(hour - 18000))
+        t.ok(r.returncode != 0 and "label RR is local_eps 0.000000" in r.stderr
+             and "deploy the task with the campaign's local_eps" in r.stderr,
+             "a hybrid campaign against a task without label RR: refused before any device "
+             "posts", r.stderr[-400:])
         pair.stop("leader")
         r = net(scenario(d, "net.scn", "network"), "down", "--dap-time", str(hour - 10800))
         t.ok(r.returncode != 0 and "cannot connect" in r.stderr,
              "a leader that is not running: refused, naming the address", r.stderr[-400:])
         t.ok(pair.stop("helper") == 0, "the helper stops cleanly")
+
+        # the hybrid: another task, with the label-RR extension, through both processes
+        pair.task_id = "hYbRiDzMzxvA46_8ymhzycOB9krN-QIGYvg_RsByGec"
+        pair.extra += f"local_eps = 4\nlocal_bins = {BINS}\n"
+        pair.write_campaigns(pair.campaigns, pair.keys["leader"])
+        pair.start("helper")
+        pair.start("leader")
+        r = net(scenario(d, "hyb.scn", "network", local=local), "hyb", "--dap-time",
+                str(hour - 21600))
+        hy = read_json(os.path.join(d, "hyb"), "results.json")["configs"][0] \
+            if r.returncode == 0 else {"items": [], "reports": 0}
+        hi = {key(i): i for i in hy["items"]}
+        far = [(k, i["rmse"], i["mean_sd"]) for k, i in hi.items()
+               if k[0] in ("auc_group", "auc_gap") and not i["rmse"] <= 5.5 * i["mean_sd"]]
+        t.ok(r.returncode == 0 and hy["reports"] == DEVICES and hi and not far
+             and hy.get("two_aggregators", {}).get("local", {}).get("local_eps") == 4
+             and all(abs(hi[k]["truth"] - gi[k]["truth"]) < 1e-12 for k in hi),
+             "the hybrid task (local_eps 4) through the leader and helper: every report "
+             "collected, the same truths, each AUC and gap within 5.5 predicted sd",
+             r.stderr[-600:] + str(far))
+        t.ok(pair.stop("leader") == 0 and pair.stop("helper") == 0, "both stop cleanly")
     finally:
         h.cleanup()
     return t.done()

@@ -26,7 +26,8 @@ const host_campaign_mech_t host_campaign_mechs[] = {
     {"fedauc_rr", DPM_MECH_ID_FEDAUC_RR, 1, KEYS("score_bits"), FEDAUC_COLLECTOR_KEYS, 0},
     {"fedauc_lap", DPM_MECH_ID_FEDAUC_LAP, 1, KEYS("variant", "p_share", "score_bits"),
      FEDAUC_COLLECTOR_KEYS, 0},
-    {"roc_hist_2agg", DPM_MECH_NONE, 0, KEYS("max_device_examples", "noise", "delta"), NO_KEYS, 1},
+    {"roc_hist_2agg", DPM_MECH_NONE, 0, KEYS("max_device_examples", "noise", "delta", "local_eps"),
+     NO_KEYS, 1},
 };
 const size_t host_campaign_nmechs = sizeof(host_campaign_mechs) / sizeof(host_campaign_mechs[0]);
 
@@ -125,6 +126,10 @@ static const host_campaign_key_t kValues[HOST_CK_COUNT] = {
     CHOICE("noise", 0, "laplace or gaussian", "laplace", "gaussian"),
     {"delta", HOST_KEY_DELTA, 0, 0, 0, NULL, 0, "a decimal in (0, 1e-5], e.g. 1e-9",
      "a decimal in (0, 1e-5], e.g. 1e-9"},
+    /* the hybrid: each device also randomizes every example's label at this ε (label RR,
+     * dpm/expert/dap.h's DPM_DAP_EXT_LOCAL_LABEL_RR): what holds if both aggregators collude */
+    {"local_eps", HOST_KEY_EPS, 0, 0, 0, NULL, 0, "a plain decimal in (0, DPM_EPS_MAX], e.g. 2",
+     "a plain decimal in (0, DPM_EPS_MAX], e.g. 2"},
     INT("upload_seconds", 1, UINT32_MAX, 0, "an integer >= 1 (at most period_seconds)"),
     INT("upload_count", 1, UINT32_MAX, 0, "an integer >= 1"),
     INT("min_uploaders", 1, UINT32_MAX, 0,

@@ -11,7 +11,11 @@
  * sensitivity; a population whose devices hold more is refused, a device never truncates),
  * `noise = gaussian` with `delta`: each aggregator adds a discrete Gaussian instead, its sigma2
  * from the rho whose zCDP gives each eps at delta (dap_gauss_for_eps), for squared L2 sensitivity
- * 2 max_device_examples^2.
+ * 2 max_device_examples^2. `local_eps = E0`: the hybrid: every device also flips each example's
+ * label by randomized response at E0 before sharding (the task's label-RR extension: ε0
+ * label-DP per example even if both aggregators collude), the collector debiases
+ * (estimate/roc_central.h); exact mode draws each cell's randomized counts exactly,
+ * Bin(pos, 1 - q) + Bin(neg, q) positives of the bin's pos + neg examples.
  *
  * Modes:
  *   inprocess  every device through the SDK's public device API: its examples into its score
@@ -168,8 +172,12 @@ static int twoagg_init(sim_cfg_t *cfg, char *err, size_t errcap)
     const sim_campaign_spec_t *sp = cfg->spec;
     twoagg_state_t *s = st_of(cfg);
     memset(s, 0, sizeof(*s));
-    snprintf(cfg->label, sizeof(cfg->label), "roc_hist_2agg eps=%s bins=%u groups=%u",
-             sp->eps_text[cfg->eps_index], sp->nedges + 1u, cfg->d);
+    char local[40] = "";
+    if (sp->local_eps != 0) {
+        snprintf(local, sizeof(local), " local_eps=%g", (double)sp->local_eps / 65536.0);
+    }
+    snprintf(cfg->label, sizeof(cfg->label), "roc_hist_2agg eps=%s%s bins=%u groups=%u",
+             sp->eps_text[cfg->eps_index], local, sp->nedges + 1u, cfg->d);
     const char *why = "?";
     dpm_eps_t charged = cfg->eps;
     uint64_t sigma2 = 0;
@@ -187,8 +195,8 @@ static int twoagg_init(sim_cfg_t *cfg, char *err, size_t errcap)
     }
     if (sigma2 != 0) {
         snprintf(cfg->label, sizeof(cfg->label),
-                 "roc_hist_2agg eps=%s delta=%g (gaussian) bins=%u groups=%u",
-                 sp->eps_text[cfg->eps_index], sp->delta, sp->nedges + 1u, cfg->d);
+                 "roc_hist_2agg eps=%s delta=%g (gaussian)%s bins=%u groups=%u",
+                 sp->eps_text[cfg->eps_index], sp->delta, local, sp->nedges + 1u, cfg->d);
         s->delta = sp->delta;
         s->rho = (double)dpm_roc_central_l2sq(sp->max_device_examples) / (2.0 * (double)sigma2);
     }
@@ -210,6 +218,11 @@ static int twoagg_init(sim_cfg_t *cfg, char *err, size_t errcap)
                      : agg_task_make_gauss(&s->task, &v, charged, sigma2, SIM_2AGG_MIN_BATCH,
                                            task_seed, &why)) != 0 ||
         dpm_score_bins_init(&s->bins, sp->edges, sp->nedges) != DPM_OK) {
+        return sim_mech_refused(cfg, why, err, errcap);
+    }
+    if (sp->local_eps != 0 && /* the hybrid: the task tells devices, the estimator debiases */
+        (agg_task_set_local(&s->task, sp->local_eps, sp->nedges + 1u, &why) != 0 ||
+         dpm_roc_central_params_set_local(&s->params, sp->local_eps, &why) != DPM_OK)) {
         return sim_mech_refused(cfg, why, err, errcap);
     }
     s->nrates = sp->nmetrics;
@@ -354,7 +367,10 @@ static int twoagg_prepare(sim_cfg_t *cfg, const sim_pop_t *pop, unsigned threads
         }
     }
     uint32_t half = G + G * (G - 1) / 2, k = G;
-    s->rates_at = 2 * half + (G >= 2 ? sim_mech_prc_nitems(G) : 0);
+    /* AP and ECE (estimate/pr_calibration.h) have no debias for flipped labels: the hybrid
+     * leaves them out */
+    const int prc = G >= 2 && s->params.label_flip == 0.0;
+    s->rates_at = 2 * half + (prc ? sim_mech_prc_nitems(G) : 0);
     if (sim_cfg_items(cfg, s->rates_at + s->nrates * half + (s->nrates ? 2 * G : 0)) != 0) {
         snprintf(err, errcap, "out of memory");
         return -1;
@@ -374,7 +390,7 @@ static int twoagg_prepare(sim_cfg_t *cfg, const sim_pop_t *pop, unsigned threads
                      s->auc_model[g] - s->auc_model[h]);
         }
     }
-    if (G >= 2) { /* AP and ECE per group and compared, as local DP's roc_hist_groups */
+    if (prc) { /* AP and ECE per group and compared, as local DP's roc_hist_groups */
         sim_mech_prc_items(cfg, 2 * half, G, s->ap, s->ece);
     }
     rate_items(cfg, s);
@@ -427,16 +443,23 @@ static int64_t noise(const twoagg_state_t *s, sim_rng_t *rng)
     return z;
 }
 
-/* The released sums: the true counts, and per cell one draw from each aggregator. */
+/* The released sums: the true counts (with label RR: the bin's randomized ones, each positive
+ * kept with probability 1 - q and each negative flipped with q, independently), and per cell
+ * one draw from each aggregator. */
 static int twoagg_exact(const sim_cfg_t *cfg, const sim_pop_t *pop, sim_rng_t *rng, sim_agg_t *agg)
 {
     (void)pop;
     const twoagg_state_t *s = st_of(cfg);
+    const double q = s->params.label_flip;
     for (uint32_t g = 0; g < s->params.groups; g++) {
         dpm_roc_agg_t *a = &agg_of(agg)->group[g];
         for (uint32_t b = 0; b < s->params.bins; b++) {
-            a->pos[b] = (int64_t)s->pos[g][b] + noise(s, rng);
-            a->neg[b] = (int64_t)s->neg[g][b] + noise(s, rng);
+            uint64_t pos = s->pos[g][b], n = pos + s->neg[g][b];
+            if (q > 0.0) {
+                pos = sim_rng_binomial(rng, pos, 1.0 - q) + sim_rng_binomial(rng, n - pos, q);
+            }
+            a->pos[b] = (int64_t)pos + noise(s, rng);
+            a->neg[b] = (int64_t)(n - pos) + noise(s, rng);
         }
     }
     agg->reports = cfg->reporting; /* the reports verified and summed (each group's own) */
@@ -621,6 +644,16 @@ static int twoagg_dap_fits(const sim_cfg_t *cfg, const dpm_dap_task_t *t, uint64
                  cfg->label);
         return -1;
     }
+    if (t->local_eps != s->params.local_eps ||
+        (t->local_eps != 0 && t->local_bins != s->params.bins)) {
+        snprintf(err, errcap,
+                 "%s: the task's label RR is local_eps %.6f over %u bins and the campaign's "
+                 "%.6f over %u (0: none): deploy the task with the campaign's local_eps and "
+                 "bins, or simulate the task's",
+                 cfg->label, (double)t->local_eps / 65536.0, t->local_bins,
+                 (double)s->params.local_eps / 65536.0, s->params.bins);
+        return -1;
+    }
     if (t->central_eps != cfg->eps || sensitivity != s->params.sensitivity) {
         snprintf(err, errcap,
                  "%s: the task's central eps %.6f and sensitivity %llu are not the campaign's "
@@ -673,6 +706,20 @@ static void twoagg_ext_json(const sim_cfg_t *cfg, const void *ext, jw_t *w)
     jw_member_num(w, "sensitivity", (double)s->params.sensitivity, 10);
     jw_member_num(w, "central_eps", (double)s->params.eps / 65536.0, 10);
     jw_member_num(w, "aggregators", DPM_ROC_CENTRAL_AGGREGATORS, 10);
+    if (s->params.local_eps != 0) { /* the hybrid's second guarantee */
+        jw_raw(w, ", ");
+        jw_key(w, "local");
+        jw_raw(w, "{");
+        jw_key(w, "trust_model");
+        jw_str(w, "local (holds even if both aggregators collude)");
+        jw_raw(w, ", ");
+        jw_key(w, "privacy_unit");
+        jw_str(w, "one example's label (label-DP by randomized response); the scores, the bins' "
+                  "example counts and the group are not covered");
+        jw_member_num(w, "local_eps", (double)s->params.local_eps / 65536.0, 10);
+        jw_member_num(w, "label_flip", s->params.label_flip, 10);
+        jw_raw(w, "}");
+    }
     jw_raw(w, ", ");
     jw_key(w, "noise");
     if (s->params.sigma2 == 0) {
@@ -727,14 +774,17 @@ static void rate_runs(const twoagg_state_t *s, const dpm_roc_central_estimate_t 
             }
         }
     }
-    /* the counts: a class total is the sum of B cells, each with the two draws' variance */
-    const double var =
-        (double)s->params.bins * s->params.roc.noise_var * (double)s->params.roc.central_draws;
+    /* the counts: a class total is the sum of B cells, each with the two draws' variance (and
+     * with flipped labels, each example's flip through the debias: the estimator's var_P) */
     for (uint32_t g = 0; s->nrates > 0 && g < G; g++) {
         for (int neg = 0; neg < 2; neg++, k++) {
-            const double n = neg ? e->group[g].N : e->group[g].P;
+            const dpm_roc_estimate_t *x = &e->group[g];
+            const double n = neg ? x->N : x->P, var = neg ? x->var_N : x->var_P;
+            if (!(var >= 0.0)) { /* no estimate of this group */
+                continue;
+            }
             unsigned f = 0;
-            double hw = dpm_ci_halfwidth(var, var > 0.0 ? 1.0 : 0.0, 0.0, c, NULL, &f);
+            double hw = dpm_ci_halfwidth(var, var > 0.0 ? x->count_move : 0.0, 0.0, c, NULL, &f);
             out[k] = (sim_item_run_t){n, n - hw, n + hw, sqrt(var), f};
         }
     }
@@ -786,7 +836,7 @@ static void twoagg_estimate(const sim_cfg_t *cfg, const sim_agg_t *agg, uint32_t
         }
     }
     rate_runs(s, e, cfg->sc->confidence, out + s->rates_at);
-    dpm_roc_groups_prc_t *f = G >= 2 ? calloc(1, sizeof(*f)) : NULL;
+    dpm_roc_groups_prc_t *f = G >= 2 && s->params.label_flip == 0.0 ? calloc(1, sizeof(*f)) : NULL;
     if (f != NULL) { /* each group's sums are noised apart: independent groups */
         dpm_prc_estimate_t x;
         f->groups = G;

@@ -116,7 +116,8 @@ typedef struct {
     uint32_t fedauc_score_bits;   /* fedauc: score quantization bits (0: not given) */
     uint32_t max_device_examples; /* roc_hist_2agg: one device's most examples (0: not given) */
     uint32_t noise_gauss;         /* roc_hist_2agg: 1 for noise = gaussian */
-    double delta; /* roc_hist_2agg, noise = gaussian: the (ε, δ)'s δ (0: not given) */
+    double delta;        /* roc_hist_2agg, noise = gaussian: the (ε, δ)'s δ (0: not given) */
+    dpm_eps_t local_eps; /* roc_hist_2agg: the devices' label RR ε0 (0: none, the hybrid off) */
     int keys_line[HOST_CK_SCENARIO];
 } sim_campaign_spec_t;
 

@@ -664,7 +664,8 @@ static int campaign_mech_key(parser_t *p, sim_campaign_spec_t *c, int key, const
     case HOST_CK_MAX_DEVICE_EXAMPLES: c->max_device_examples = x; break;
     case HOST_CK_NOISE: c->noise_gauss = x; break;
     case HOST_CK_DELTA: c->delta = strtod(v, NULL); break; /* checked above */
-    default: c->fedauc_score_bits = x; break;              /* HOST_CK_SCORE_BITS */
+    case HOST_CK_LOCAL_EPS: c->local_eps = x; break;
+    default: c->fedauc_score_bits = x; break; /* HOST_CK_SCORE_BITS */
     }
     return 0;
 }
