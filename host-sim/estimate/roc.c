@@ -480,6 +480,36 @@ dpm_status_t dpm_roc_plan_factors(const double *pos, const double *neg, uint32_t
     return DPM_OK;
 }
 
+dpm_status_t dpm_roc_plan_flip_factors(const double *pos, const double *neg, uint32_t bins,
+                                       double q, double *central_factor, double *flip_factor)
+{
+    double P = 0.0, N = 0.0;
+    for (uint32_t b = 0; pos != NULL && neg != NULL && b < bins && b < DPM_ROC_MAX_BINS; b++) {
+        P += pos[b];
+        N += neg[b];
+    }
+    if (pos == NULL || neg == NULL || !(P > 0.0) || !(N > 0.0) || bins < 2 ||
+        bins > DPM_ROC_MAX_BINS || !(q >= 0.0 && q < 0.5) || central_factor == NULL ||
+        flip_factor == NULL) {
+        return DPM_ERR_PARAM;
+    }
+    placements_t pl;
+    placements(pos, neg, bins, P, N, &pl);
+    /* the debiased cells' covariance per bin (roc.h): the noise's through the inverse, the
+     * flips' q (1 - q) / d^2 per example of the bin on (1, -1) */
+    const double d = 1.0 - 2.0 * q, c1 = ((1.0 - q) * (1.0 - q) + q * q) / (d * d);
+    const double c2 = -2.0 * q * (1.0 - q) / (d * d), k = q * (1.0 - q) / (d * d);
+    double fc = 0.0, fr = 0.0;
+    for (uint32_t b = 0; b < bins; b++) {
+        const double gx = pl.gx[b], gu = pl.gu[b];
+        fc += c1 * (gx * gx + gu * gu) + 2.0 * c2 * gx * gu;
+        fr += k * (pos[b] + neg[b]) * (gx - gu) * (gx - gu);
+    }
+    *central_factor = fc;
+    *flip_factor = fr;
+    return DPM_OK;
+}
+
 dpm_status_t dpm_roc_exact(const uint64_t *pos, const uint64_t *neg, uint32_t bins, double *tpr,
                            double *fpr, double *auc)
 {

@@ -306,6 +306,14 @@ int dpm_roc_project(const double *y, uint32_t n, double *x);
  * devices, F = sum_b (V10_b - A)² / p² + sum_b (V01_b - A)² / q², p = sum pos, q = sum neg. */
 double dpm_roc_noise_factor(const double *pos, const double *neg, uint32_t bins);
 
+/* Planner helper for flipped labels (label_flip q above), for expected per-device counts
+ * pos[b], neg[b]: with K devices the AUC's noise variance is s² central_factor / K² + flip_factor
+ * / K for sums noised by s² per cell whatever K (two aggregators), central_factor the debiased
+ * cells' noise (q = 0: dpm_roc_noise_factor) and flip_factor the flips' (0 at q = 0).
+ * DPM_ERR_PARAM on bad arguments, q outside [0, 1/2) or an empty class. */
+dpm_status_t dpm_roc_plan_flip_factors(const double *pos, const double *neg, uint32_t bins,
+                                       double q, double *central_factor, double *flip_factor);
+
 /* Planner helper, for expected per-device counts pos[b], neg[b] of a model: the binned AUC of
  * those counts (ties 1/2), and the factors of the AUC's variances for K devices:
  * var_noise = s² noise_factor / K (as dpm_roc_noise_factor) and var_sampling = sampling_factor /

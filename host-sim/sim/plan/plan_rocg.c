@@ -11,6 +11,7 @@
 #include "aggregator/dap_tasks.h"
 #include "common/edges.h"
 #include "common/prob.h"
+#include "dpm/expert/noise.h"
 #include "estimate/roc.h"
 #include "estimate/roc_central.h"
 #include "mech/base/campaign_keys.h"
@@ -128,12 +129,27 @@ static int central_params(const sim_rocg_plan_t *q, dpm_eps_t eps, dpm_roc_centr
                : -1;
 }
 
-/* Two aggregators: K² times the noise variance of every item (v2, items as above) at campaign
- * eps, and per group K times the larger count cv (the noise on its positives or negatives
- * relative to them: it falls as 1 / K here); the campaign's parameters into *cp (may be NULL).
- * 0, or -1 with why. */
-static int plan_noise_2agg(const sim_rocg_plan_t *q, dpm_eps_t eps, double *v2, double *cv,
-                           dpm_roc_central_params_t *cp, const char **why)
+/* Per group, the items' values in order: each group's, then each gap's (the sum of its two
+ * groups': their own devices, their own noise). */
+static void per_item(const sim_rocg_plan_t *q, const double *per_group, double *out)
+{
+    uint32_t n = 0;
+    for (uint32_t g = 0; g < q->groups; g++) {
+        out[n++] = per_group[g];
+    }
+    for (uint32_t g = 0; q->gap_error > 0.0 && g < q->groups; g++) {
+        for (uint32_t h = g + 1; h < q->groups; h++) {
+            out[n++] = per_group[g] + per_group[h];
+        }
+    }
+}
+
+/* Two aggregators: K² times the aggregators' noise variance of every item (v2, items as above)
+ * at campaign eps and K times the hybrid's label flips' (v; 0 without local_eps); per group K
+ * times the larger count cv of the aggregators' noise (it falls as 1 / K) and sqrt(K) times the
+ * flips' (cvr); the campaign's parameters into *cp (may be NULL). 0, or -1 with why. */
+static int plan_noise_2agg(const sim_rocg_plan_t *q, dpm_eps_t eps, double *v, double *v2,
+                           double *cv, double *cvr, dpm_roc_central_params_t *cp, const char **why)
 {
     uint32_t G = q->groups, B = q->bins;
     dpm_roc_central_params_t p;
@@ -141,54 +157,57 @@ static int plan_noise_2agg(const sim_rocg_plan_t *q, dpm_eps_t eps, double *v2, 
         *why = "two aggregators: more than 255 examples per device (a Prio3 entry holds 8 bits)";
         return -1;
     }
-    if (central_params(q, eps, &p, why) != 0) {
+    if (central_params(q, eps, &p, why) != 0 ||
+        (q->local_eps != 0 && dpm_roc_central_params_set_local(&p, q->local_eps, why) != DPM_OK)) {
         return -1;
     }
     if (cp != NULL) {
         *cp = p;
     }
-    double s2 = (double)p.roc.central_draws * p.roc.noise_var, g2[DPM_ROC_GROUPS_MAX];
+    const double s2 = (double)p.roc.central_draws * p.roc.noise_var, f = p.label_flip;
+    const double d = 1.0 - 2.0 * f, c1 = ((1.0 - f) * (1.0 - f) + f * f) / (d * d);
+    double g1[DPM_ROC_GROUPS_MAX], g2[DPM_ROC_GROUPS_MAX];
     for (uint32_t g = 0; g < G; g++) {
-        double pos[DPM_MAX_BINS], neg[DPM_MAX_BINS], P = 0.0, N = 0.0;
+        double pos[DPM_MAX_BINS], neg[DPM_MAX_BINS], P = 0.0, N = 0.0, fc = NAN, fr = NAN;
         sim_roc_plan_model_counts(q->auc[g], q->base_rate[g], q->examples, B, pos, neg);
         for (uint32_t b = 0; b < B; b++) {
             P += pos[b];
             N += neg[b];
         }
-        double f = dpm_roc_noise_factor(pos, neg, B);
-        if (!isfinite(f) || !(P > 0.0) || !(N > 0.0)) {
+        if (dpm_roc_plan_flip_factors(pos, neg, B, f, &fc, &fr) != DPM_OK || !(P > 0.0) ||
+            !(N > 0.0)) {
             *why = "a group's model has no positive or no negative example";
             return -1;
         }
-        g2[g] = s2 * f / (q->share[g] * q->share[g]);
-        if (cv != NULL) {
-            cv[g] = sqrt(s2 * B) / (q->share[g] * fmin(P, N));
+        const double w = q->share[g];
+        g2[g] = s2 * fc / (w * w);
+        g1[g] = fr / w;
+        if (cv != NULL) { /* a class total's debiased sum: B cells of the aggregators' noise, and
+                           * the flips of every example of the group (q (1 - q) / d² each) */
+            cv[g] = sqrt(s2 * c1 * B) / (w * fmin(P, N));
+            cvr[g] = sqrt(f * (1.0 - f) / (d * d) * (P + N) / w) / fmin(P, N);
         }
     }
-    uint32_t n = 0;
-    for (uint32_t g = 0; g < G; g++) {
-        v2[n++] = g2[g];
-    }
-    for (uint32_t g = 0; q->gap_error > 0.0 && g < G; g++) {
-        for (uint32_t h = g + 1; h < G; h++) {
-            v2[n++] = g2[g] + g2[h];
-        }
-    }
+    per_item(q, g2, v2);
+    per_item(q, g1, v);
     *why = NULL;
     return 0;
 }
 
-/* The planned trust model's noise at eps: v (K Var) and v2 (K² Var), one of them 0; cp (may be
- * NULL): the two-aggregator campaign's parameters. */
+/* The planned trust model's noise at eps: v (K Var) and v2 (K² Var); cp (may be NULL): the
+ * two-aggregator campaign's parameters; cv, cvr (may be NULL): the count cv's parts, / K and
+ * / sqrt(K) (local DP: cvr 0). */
 static int plan_noise(const sim_rocg_plan_t *q, dpm_eps_t eps, double *v, double *v2, double *cv,
-                      dpm_roc_central_params_t *cp, const char **why)
+                      double *cvr, dpm_roc_central_params_t *cp, const char **why)
 {
     uint32_t n = nitems(q);
     if (q->two_aggregators) {
-        memset(v, 0, n * sizeof(*v));
-        return plan_noise_2agg(q, eps, v2, cv, cp, why);
+        return plan_noise_2agg(q, eps, v, v2, cv, cvr, cp, why);
     }
     memset(v2, 0, n * sizeof(*v2));
+    if (cvr != NULL) {
+        memset(cvr, 0, q->groups * sizeof(*cvr));
+    }
     return sim_rocg_plan_noise(q, eps, group_eps_of(q, eps), v, cv, why);
 }
 
@@ -283,7 +302,7 @@ static double worst_excess(dpm_eps_t eps, void *ctx)
     const eps_ctx_t *x = ctx;
     double v[SIM_ROCG_MAX_ITEMS], v2[SIM_ROCG_MAX_ITEMS], worst = -INFINITY;
     const char *why = NULL;
-    if (plan_noise(x->q, eps, v, v2, NULL, NULL, &why) != 0) {
+    if (plan_noise(x->q, eps, v, v2, NULL, NULL, NULL, &why) != 0) {
         return NAN;
     }
     for (uint32_t i = 0; i < x->a->nitems; i++) {
@@ -298,16 +317,22 @@ static double worst_excess(dpm_eps_t eps, void *ctx)
 static int items_at_answer(const sim_rocg_plan_t *q, sim_rocg_plan_answer_t *a)
 {
     double v[SIM_ROCG_MAX_ITEMS], v2[SIM_ROCG_MAX_ITEMS], cv[DPM_ROC_GROUPS_MAX];
+    double cvr[DPM_ROC_GROUPS_MAX];
     const char *why = NULL;
     dpm_eps_t e = (dpm_eps_t)llround(a->eps_campaign * 65536.0);
     dpm_roc_central_params_t cp;
-    if (plan_noise(q, e, v, v2, cv, &cp, &why) != 0) {
+    if (plan_noise(q, e, v, v2, cv, cvr, &cp, &why) != 0) {
         a->none = why;
         return -1;
     }
     if (q->two_aggregators) {
         a->noise_var = cp.roc.noise_var;
         a->eps_charged = cp.eps / 65536.0;
+        dpm_grr_t rr; /* the devices' RR as the SDK builds it: its ε0 is what holds */
+        if (q->local_eps != 0 && dpm_rr_init(&rr, q->local_eps) == DPM_OK) {
+            a->local_eps_implemented = rr.eps_implemented / 65536.0;
+            a->label_flip = cp.label_flip;
+        }
     }
     a->group_eps_campaign =
         q->two_aggregators ? NAN : (group_eps_of(q, e) ? group_eps_of(q, e) : e / 2u) / 65536.0;
@@ -317,9 +342,11 @@ static int items_at_answer(const sim_rocg_plan_t *q, sim_rocg_plan_answer_t *a)
         it->v_noise2 = v2[i];
         it->sd = sqrt(var_at(it, a->devices));
         it->meets = it->sd <= it->sd_max;
-        /* the count cv falls as 1 / sqrt(K) under local DP, as 1 / K with two aggregators */
-        it->count_cv =
-            fmax(cv[it->g], cv[it->h]) / (q->two_aggregators ? a->devices : sqrt(a->devices));
+        /* the count cv falls as 1 / sqrt(K) under local DP, as 1 / K with two aggregators (the
+         * hybrid's flips: 1 / sqrt(K)) */
+        const double k = a->devices, c = fmax(cv[it->g], cv[it->h]);
+        const double r = fmax(cvr[it->g], cvr[it->h]);
+        it->count_cv = q->two_aggregators ? sqrt(c * c / (k * k) + r * r / k) : c / sqrt(k);
         it->devices_alone = fmax(2.0, k_for(v[i] + it->v_sampling, v2[i], it->sd_max));
     }
     return 0;
@@ -330,6 +357,7 @@ int sim_rocg_plan_solve(const sim_rocg_plan_t *q, sim_rocg_plan_answer_t *a)
     memset(a, 0, sizeof(*a));
     a->eps = a->devices = a->eps_campaign = a->design = a->design_devices = a->design_eps = NAN;
     a->noise_var = a->eps_charged = a->sim_eps_charged = NAN;
+    a->local_eps_implemented = a->label_flip = NAN;
     double total = 0.0;
     for (uint32_t g = 0; g < q->groups && g < DPM_ROC_GROUPS_MAX; g++) {
         if (!(q->share[g] > 0.0) || !(q->auc[g] > 0.0 && q->auc[g] < 1.0) ||
@@ -347,6 +375,10 @@ int sim_rocg_plan_solve(const sim_rocg_plan_t *q, sim_rocg_plan_answer_t *a)
     }
     if (q->delta > 0.0 && !q->two_aggregators) {
         a->none = "noise gaussian is the two aggregators' (local DP's mechanisms draw their own)";
+        return -1;
+    }
+    if (q->local_eps != 0 && !q->two_aggregators) {
+        a->none = "local_eps is the two aggregators' hybrid (local DP's roc_hist has its own eps)";
         return -1;
     }
     if (q->two_aggregators &&
@@ -433,6 +465,10 @@ static int plan_scenario(const sim_rocg_plan_t *q, double devices, double eps_ca
         c->noise_gauss = 1;
         c->delta = q->delta;
         c->keys_line[HOST_CK_NOISE] = c->keys_line[HOST_CK_DELTA] = 1;
+    }
+    if (q->local_eps != 0) { /* as a scenario's `local_eps = E0` line */
+        c->local_eps = q->local_eps;
+        c->keys_line[HOST_CK_LOCAL_EPS] = 1;
     }
     c->neps = 1;
     dpm_eps_t q16 = (dpm_eps_t)llround(eps_campaign * 65536.0);
@@ -616,7 +652,7 @@ static const char ROCG_USAGE[] =
     "                    [--gap-error Y|none] [--auc A|A1,A2,...] [--base-rate P|P1,P2,...]\n"
     "                    [--examples E] [--bins B] [--group-share F] [--error-kind model|noise]\n"
     "                    [--trust local|two_aggregators|both] [--noise laplace|gaussian]\n"
-    "                    [--delta D]\n"
+    "                    [--delta D] [--local-eps E0]\n"
     "                    [--runs R] [--seed S] [--no-check] [--json FILE]\n"
     "  roc_hist with groups: every device reports its group by GRR beside its noised\n"
     "  histogram. Answers: the smallest eps (given K devices) or the fewest devices (given\n"
@@ -632,6 +668,10 @@ static const char ROCG_USAGE[] =
     "  Gaussian, the campaign's noise = gaussian; needs --delta D, in (0, 1e-5]: the eps\n"
     "  planned is the (eps, delta)-DP of its zCDP, sigma2 as the simulator derives it, and\n"
     "  the output states the eps a device is really charged); not for --trust local.\n"
+    "  --local-eps E0: the two aggregators' hybrid: every device also flips each example's\n"
+    "  label by randomized response at E0 before sharding, so each label keeps E0 label-DP\n"
+    "  even if both aggregators collude (the campaign's local_eps); the output shows both\n"
+    "  eps; not for --trust local.\n"
     "  --shares: the groups' fractions of the devices (2 .. 16 groups, summing to 1);\n"
     "  --auc, --base-rate: one value for every group or one per group (default 0.85, 0.3);\n"
     "  --examples per device (default 40); --bins uniform score bins (default 10);\n"
@@ -671,7 +711,7 @@ static int parse_list(const char *v, double lo, double hi, double *out, uint32_t
 /* What rocg_option reads: the question, and the lists parsed once the groups are known. */
 typedef struct {
     sim_rocg_plan_t *q;
-    const char *shares, *auc, *base, *gap, *noise, *delta;
+    const char *shares, *auc, *base, *gap, *noise, *delta, *local_eps;
     int both; /* --trust both */
 } rocg_args_t;
 
@@ -680,8 +720,9 @@ typedef struct {
         name, offsetof(rocg_args_t, field)                                                         \
     }
 static const sim_plan_text_opt_t kTextOpts[] = {
-    TEXT_OPT("--shares", shares), TEXT_OPT("--auc", auc),     TEXT_OPT("--base-rate", base),
-    TEXT_OPT("--gap-error", gap), TEXT_OPT("--noise", noise), TEXT_OPT("--delta", delta),
+    TEXT_OPT("--shares", shares),       TEXT_OPT("--auc", auc),     TEXT_OPT("--base-rate", base),
+    TEXT_OPT("--gap-error", gap),       TEXT_OPT("--noise", noise), TEXT_OPT("--delta", delta),
+    TEXT_OPT("--local-eps", local_eps),
 };
 
 /* roc_hist_groups' own options (sim_plan_cli_parse). */
@@ -746,12 +787,24 @@ static int noise_parse(const rocg_args_t *x)
                                           "eps-DP): add --noise gaussian, or drop --delta");
     }
     x->q->delta = gauss ? strtod(x->delta, NULL) : 0.0; /* as the scenario reads it */
+    uint32_t e0 = 0;
+    if (x->local_eps != NULL && host_campaign_key_value(host_campaign_key_at(HOST_CK_LOCAL_EPS),
+                                                        x->local_eps, 0, &e0) != 0) {
+        return sim_plan_usage(ROCG_USAGE, "--local-eps: a plain decimal in (0, DPM_EPS_MAX], "
+                                          "e.g. 2");
+    }
+    if (x->local_eps != NULL && !x->q->two_aggregators && !x->both) {
+        return sim_plan_usage(ROCG_USAGE,
+                              "--local-eps is the two aggregators' hybrid (local DP's roc_hist "
+                              "has its own eps): add --trust two_aggregators or both, or drop it");
+    }
+    x->q->local_eps = e0;
     return 0;
 }
 
 static int rocg_parse(int argc, char **argv, sim_rocg_plan_t *q, sim_plan_cli_t *o, int *both)
 {
-    rocg_args_t x = {q, NULL, "0.85", "0.3", NULL, NULL, NULL, 0};
+    rocg_args_t x = {q, NULL, "0.85", "0.3", NULL, NULL, NULL, NULL, 0};
     int st = sim_plan_cli_parse(o, argc, argv, ROCG_USAGE, rocg_option, &x);
     if (st != 0) {
         return st;
@@ -836,6 +889,17 @@ static void rocg_print(const sim_rocg_plan_t *q, const sim_rocg_plan_answer_t *a
             "= %g): at campaign eps = %s its sigma2 = %.0f, and a device is charged eps = %s "
             "(the (eps, delta)-DP of the zCDP that sigma2 gives, Q16.16 rounded up)\n",
             q->delta, text, a->noise_var, ctext);
+    }
+    if (q->two_aggregators && q->local_eps != 0) {
+        char ltext[40];
+        sim_plan_eps_text((dpm_eps_t)llround(a->local_eps_implemented * 65536.0), ltext,
+                          sizeof(ltext));
+        printf("  hybrid: each device also flips every example's label with probability %.4g "
+               "(randomized response at local eps0 = %s, as implemented) before sharding. Two "
+               "guarantees: the campaign eps for one device's whole contribution while one "
+               "aggregator is honest, and eps0 label-DP for each example even if both collude "
+               "(its score, the bins' example counts and its group are not covered)\n",
+               a->label_flip, ltext);
     }
     if (!q->two_aggregators) {
         sim_plan_eps_text((dpm_eps_t)llround(a->group_eps_campaign * 65536.0), gtext,
@@ -922,6 +986,9 @@ static int rocg_json(const char *path, const sim_rocg_plan_t *q, const sim_rocg_
         double dv[] = {q->delta > 0.0 ? q->delta : NAN};
         sim_plan_json_text(&w, 1, "noise", q->delta > 0.0 ? "gaussian" : "laplace");
         sim_plan_json_nums(&w, 1, dk, dv, 1);
+        static const char *const lk[] = {"local_eps"};
+        double lv[] = {q->local_eps != 0 ? q->local_eps / 65536.0 : NAN};
+        sim_plan_json_nums(&w, 1, lk, lv, 1);
     }
     jw_raw(&w, "},\n  \"answer\": {");
     sim_plan_json_text(&w, 0, "none", a->none);
@@ -937,8 +1004,10 @@ static int rocg_json(const char *path, const sim_rocg_plan_t *q, const sim_rocg_
                    a->checked && !a->evaluate && a->search.found ? a->search.devices : NAN};
     sim_plan_json_nums(&w, 1, ak, av, sizeof(av) / sizeof(av[0]));
     if (q->two_aggregators) { /* per aggregator and cell; the ε a device's ledger is charged */
-        static const char *const nk[] = {"noise_var", "eps_charged", "eps_charged_simulated"};
-        double nv[] = {a->noise_var, a->eps_charged, a->checked ? a->sim_eps_charged : NAN};
+        static const char *const nk[] = {"noise_var", "eps_charged", "eps_charged_simulated",
+                                         "local_eps_implemented", "label_flip"};
+        double nv[] = {a->noise_var, a->eps_charged, a->checked ? a->sim_eps_charged : NAN,
+                       a->local_eps_implemented, a->label_flip};
         sim_plan_json_nums(&w, 1, nk, nv, sizeof(nv) / sizeof(nv[0]));
         sim_plan_json_text(&w, 1, "simulated_campaign", a->checked ? a->sim_label : NULL);
     }
@@ -1029,12 +1098,15 @@ int sim_cmd_plan_rocg(int argc, char **argv)
         return plan_one(&q, &o, q.two_aggregators ? &k_two : &k_local);
     }
     const double delta = q.delta; /* the two aggregators' noise; local DP draws its own */
+    const dpm_eps_t local_eps = q.local_eps; /* and their hybrid's label RR */
     q.two_aggregators = 0;
     q.delta = 0.0;
+    q.local_eps = 0;
     int st_local = plan_one(&q, &o, &k_local);
     printf("\n");
     q.two_aggregators = 1;
     q.delta = delta;
+    q.local_eps = local_eps;
     int st_two = plan_one(&q, &o, &k_two);
     if (!(q.devices > 0.0)) { /* the question was "how many devices": both answers at once */
         char noise[64] = "";

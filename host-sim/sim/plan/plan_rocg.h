@@ -46,7 +46,16 @@
  * mech_roc_2agg.c: the rho whose zCDP gives (ε, δ), its sigma2, and the ε a device is really
  * charged, at most ε), s² = sigma2 in the above; the check runs
  * the campaign with noise = gaussian and that delta, and refuses to report when the simulator
- * charges another ε than the plan states. */
+ * charges another ε than the plan states.
+ *
+ * The hybrid (`--local-eps E0` with two aggregators): every device also flips each example's
+ * label with probability q (randomized response at E0, the SDK's exact thresholds) before
+ * sharding, and the estimator debiases per bin (estimate/roc.h's label flip). Per group, the
+ * aggregators' noise enters through the debias (dpm_roc_plan_flip_factors' central factor,
+ * still / K²) and the flips add a variance that grows with the examples (its RR factor, / K):
+ * the item's variance is v_noise / K + v_noise2 / K² + v_sampling / K, with v_noise the flips'.
+ * The output states both guarantees: the central ε (one device, one aggregator honest) and the
+ * implemented ε0 (one example's label, even if both collude). */
 #ifndef DPM_SIM_PLAN_ROCG_H
 #define DPM_SIM_PLAN_ROCG_H
 
@@ -78,6 +87,8 @@ typedef struct {
     int two_aggregators; /* 1: plan roc_hist_2agg (central DP) instead of local DP */
     double delta;        /* two aggregators: > 0 each aggregator draws a discrete Gaussian (campaign
                           * noise = gaussian, delta = this), 0 discrete Laplace */
+    dpm_eps_t local_eps; /* two aggregators: the hybrid's label RR ε0 on every device (campaign
+                          * local_eps; 0: none) */
     uint32_t runs;       /* per check (0: sim_plan_default_runs) */
 } sim_rocg_plan_t;
 
@@ -109,6 +120,8 @@ typedef struct {
      * Laplace: 2 t², t its scale) and the ε a device is charged (Laplace: eps_campaign;
      * Gaussian: the (ε, δ)-DP of the rho sigma2 gives, Q16.16 rounded up, <= eps_campaign) */
     double noise_var, eps_charged;
+    /* the hybrid: the label RR's implemented ε0 (<= local_eps) and flip probability (NaN: none) */
+    double local_eps_implemented, label_flip;
     char sim_label[96];     /* the check's campaign as the simulator built it (its label) */
     double sim_eps_charged; /* and the ε it charges a device ("" / NaN: no check ran) */
     uint32_t runs;
