@@ -386,7 +386,9 @@ static const char kScenario[] = "[scenario]\nname = trust\ndevices = %s\nruns = 
                                 "scores = binormal(auc=0.75, base_rate=0.1)\n"
                                 "[campaign ldp]\nmechanism = roc_hist_groups\neps = 1\nbins = 12\n"
                                 "[campaign twoagg]\nmechanism = roc_hist_2agg\neps = 1\n"
-                                "bins = 12\nmax_device_examples = 30\n";
+                                "bins = 12\nmax_device_examples = 30\n"
+                                "[campaign hybrid]\nmechanism = roc_hist_2agg\neps = 1\n"
+                                "bins = 12\nmax_device_examples = 30\nlocal_eps = 1\n";
 
 /* The item of kind `kind` named `name` in res, or -1. */
 static int item(const sim_result_t *res, const char *kind, const char *name)
@@ -450,13 +452,13 @@ static int one_size(const repro_opts_t *o, repro_t *r, uint32_t k, uint32_t runs
     if (st == 0) {
         st = repro_session_exact(sc, o->threads, o->progress, &s, err, sizeof(err));
     }
-    if (st != 0 || s.n != 2) {
+    if (st != 0 || s.n != 3) {
         fprintf(stderr, "dpm-sim repro: trust: %s\n", sc == NULL ? "out of memory" : err);
         sim_session_free(&s);
         free(sc);
         return -1;
     }
-    const sim_result_t *ldp = &s.res[0], *two = &s.res[1];
+    const sim_result_t *ldp = &s.res[0], *two = &s.res[1], *hyb = &s.res[2];
     uint32_t lmiss = 0, tmiss = 0;
     double l = trust_rmse(ldp, "auc_gap", "big-small", &lmiss);
     double t = trust_rmse(two, "auc_gap", "big-small", &tmiss);
@@ -478,6 +480,15 @@ static int one_size(const repro_opts_t *o, repro_t *r, uint32_t k, uint32_t runs
     st |= coverage_cell(r, two, kRow[k], "twoagg_gap_model", "auc_gap_unb", "big-small");
     st |= coverage_cell(r, two, kRow[k], "twoagg_auc_small", "auc_group", "small");
     st |= coverage_cell(r, two, kRow[k], "twoagg_auc_small_model", "auc_group_unb", "small");
+    st |= coverage_cell(r, hyb, kRow[k], "hybrid_gap", "auc_gap", "big-small");
+    st |= coverage_cell(r, hyb, kRow[k], "hybrid_gap_model", "auc_gap_unb", "big-small");
+    /* the hybrid: the same two aggregators, and every device's labels flipped at eps0 = 1 */
+    uint32_t hmiss = 0;
+    double h = trust_rmse(hyb, "auc_gap", "big-small", &hmiss);
+    st |= repro_own_cell(r, "trust_models", kRow[k], "hybrid_gap_rmse", NAN, h, REPRO_INFO, "info",
+                         0, -1);
+    st |= repro_own_cell(r, "trust_models", kRow[k], "hybrid_runs_without_estimate", NAN, hmiss,
+                         REPRO_INFO, "info", 0, 0);
     /* a run without an estimate (an estimated group size <= 0: local DP at small K) is left out
      * of the RMSE, which flatters local DP; how many there were is said beside it */
     st |= repro_own_cell(r, "trust_models", kRow[k], "ldp_runs_without_estimate", NAN, lmiss,
@@ -502,8 +513,8 @@ static int one_size(const repro_opts_t *o, repro_t *r, uint32_t k, uint32_t runs
                              -1);
     }
     printf("  trust: %s devices: gap RMSE local DP %.4g (%u of %u runs without an estimate), "
-           "two aggregators %.4g (%u): %.0fx, %.1f s\n",
-           kRow[k], l, lmiss, runs, t, tmiss, ratio, s.seconds);
+           "two aggregators %.4g (%u): %.0fx, hybrid %.4g (%u), %.1f s\n",
+           kRow[k], l, lmiss, runs, t, tmiss, ratio, h, hmiss, s.seconds);
     fflush(stdout);
     sim_session_free(&s);
     free(sc);
@@ -522,7 +533,10 @@ static int trust_write(const repro_opts_t *o, const repro_t *r, double seconds)
         "bins. Local DP: roc_hist_groups (label-DP histogram, group by GRR at eps / 2). Two "
         "aggregators: roc_hist_2agg (exact histograms as Prio3 shares; each aggregator adds "
         "discrete Laplace of scale 2 x 30 / eps per cell; privacy unit: the device's whole "
-        "contribution, group included, at least as strong as local DP's). Gap: big - "
+        "contribution, group included, at least as strong as local DP's). Hybrid: the same, "
+        "and every device flips each example's label by randomized response at eps0 = 1 "
+        "before sharding (eps0 label-DP per example even if both aggregators collude). Gap: "
+        "big - "
         "small, against the devices' own binned gap (`_model`: against the model's "
         "unbinned gap, sampling and binning included).\n\n",
         o->quick ? " --quick" : "", kRuns[0] / (o->quick ? 10u : 1u),
@@ -540,7 +554,8 @@ int repro_trust(const repro_opts_t *o, repro_t *r, double *seconds)
                 "examples; targets: twoagg_gap_rmse <= 0.01 at 1e5, ratio >= 50 at every size");
     repro_table(r, "group_auc", "Each group's AUC RMSE, both trust models", "info", "");
     repro_table(r, "trust_coverage",
-                "Two aggregators: coverage of the 95 % intervals (gap big - small, AUC of small)",
+                "Two aggregators and the hybrid: coverage of the 95 % intervals (gap big - small, "
+                "AUC of small)",
                 "the level, one-sided binomial test at 1e-6",
                 "_model: the unbinned intervals (noise, sampling, interpolation bound) against "
                 "the model's AUCs; the others (noise only) against the devices' binned AUCs");

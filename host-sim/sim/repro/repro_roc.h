@@ -27,14 +27,17 @@ int repro_roc(const repro_opts_t *o, repro_t *r, double *seconds);
 /* `dpm-sim repro trust`: the two trust models side by side on the question they exist for
  * (issue 31 item 6): at ε = 1, three groups with shares 0.6 / 0.3 / 0.1 (binormal scores of
  * AUC 0.80, 0.78, 0.75; the largest and the smallest group 0.05 apart), 30 examples per device,
- * 10 % positives, 12 uniform score bins; 10^4, 10^5 and 10^6 devices; 40 runs each (--quick 10),
- * exact mode, the same scenario for both:
+ * 10 % positives, 12 uniform score bins; 10^4, 10^5 and 10^6 devices; 200, 100 and 40 runs
+ * (--quick a tenth), exact mode, the same scenario for all:
  *   local DP          roc_hist_groups: each device noises its histogram (label-DP, discrete
  *                     Laplace of scale 2 / (ε - group_eps)) and sends its group by GRR at
  *                     group_eps = ε / 2;
  *   two aggregators   roc_hist_2agg: each device's exact histogram as Prio3 shares, each
  *                     aggregator adds discrete Laplace of scale 2 x 30 / ε once per cell
- *                     (estimate/roc_central.h).
+ *                     (estimate/roc_central.h);
+ *   hybrid            roc_hist_2agg with local_eps = 1: the same, and each device flips every
+ *                     example's label by randomized response at ε0 = 1 before sharding (what
+ *                     holds if both aggregators collude: ε0 label-DP per example).
  * Privacy units: local DP protects one example's label and the device's group; the two
  * aggregators protect the device's whole contribution, group included (replacement), which is
  * stronger: the comparison does not favour the two aggregators by a weaker unit.
@@ -44,8 +47,9 @@ int repro_roc(const repro_opts_t *o, repro_t *r, double *seconds);
  * against the devices' own binned gap (the quantity both estimate without bias), and their
  * ratio (local DP / two aggregators), checked against the issue's targets (a target, not a
  * paper number): twoagg_gap_rmse <= 0.01 at 10^5, ratio >= 50 at every size. Info columns: the
- * same RMSEs against the model's unbinned gap (noise, sampling and binning), and each group's
- * AUC RMSE in both models. */
+ * same RMSEs against the model's unbinned gap (noise, sampling and binning), each group's AUC
+ * RMSE in both models, and hybrid_gap_rmse (the hybrid's, and its intervals' coverage in
+ * trust_coverage). */
 int repro_trust(const repro_opts_t *o, repro_t *r, double *seconds);
 
 /* roc_hist's AUC from summed (noised) per-bin counts: sum_b u_b (C_{b+1} + x_b / 2) / (P N)
