@@ -97,7 +97,7 @@ static inline uint64_t ct_lt(uint64_t a, uint64_t b)
 
 /* Words of io->work a report of t needs: the shard's, and for a label-RR task the randomized
  * copy of the measurement in front of them (dpm_dap_work_words). */
-static size_t work_words_of(const dpm_dap_task_t *t)
+static inline size_t work_words_of(const dpm_dap_task_t *t)
 {
     return t->vdaf.shard_work_words + (t->local_eps != 0 ? t->vdaf.length : 0u);
 }
@@ -109,16 +109,13 @@ static size_t work_words_of(const dpm_dap_task_t *t)
 static dpm_status_t label_rr_validate(const dpm_dap_task_t *t, const uint64_t *meas,
                                       const char **text)
 {
-    if (t->local_eps == 0) {
+    if (!DPM_DAP_LABEL_RR || t->local_eps == 0) { /* without it: refused by validate */
         return DPM_OK;
     }
-    if (!DPM_DAP_LABEL_RR) {
-        *text = "task has local label RR, which this SDK was built without (DPM_DAP_LABEL_RR)";
-        return DPM_ERR_UNSUPPORTED;
-    }
     const uint32_t bins = t->local_bins;
-    if (t->vdaf.kind != DPM_PRIO3_SUMVEC || bins == 0 || t->vdaf.length % (2u * bins) != 0) {
-        *text = "task not accepted (dpm_device_dap_accept_task): label RR on another shape";
+    if (t->vdaf.kind != DPM_PRIO3_SUMVEC || bins == 0 ||
+        t->vdaf.length % (2u * bins) != 0) { /* decode takes none of these */
+        *text = "task not accepted (dpm_device_dap_accept_task)";
         return DPM_ERR_PARAM;
     }
     const uint64_t max = t->vdaf.max_measurement;
@@ -149,7 +146,8 @@ static dpm_status_t validate(dpm_device_t *d, const dpm_dap_io_t *io, const dpm_
     if (t->vdaf.kind != kind) {
         return why(d, reason, "the task's VDAF is another Prio3 variant", DPM_ERR_PARAM);
     }
-    if (t->config == NULL || t->vdaf.shares != 2 || t->vdaf.rand_bytes > RAND_MAX_BYTES) {
+    if (t->config == NULL || t->vdaf.shares != 2 || t->vdaf.rand_bytes > RAND_MAX_BYTES ||
+        (!DPM_DAP_LABEL_RR && t->local_eps != 0)) { /* such a task decodes only with it */
         return why(d, reason, "task not accepted (dpm_device_dap_accept_task)", DPM_ERR_PARAM);
     }
     const char *r = NULL;
@@ -171,6 +169,7 @@ static dpm_status_t validate(dpm_device_t *d, const dpm_dap_io_t *io, const dpm_
         io->work_words < t->vdaf.shard_work_words) {
         return why(d, reason, "report or work buffer too small for the task", DPM_ERR_BUFFER);
     }
+#if DPM_DAP_LABEL_RR
     if (io->work_words < work_words_of(t)) {
         return why(d, reason,
                    "work buffer too small for the task's label RR: it needs "
@@ -181,6 +180,7 @@ static dpm_status_t validate(dpm_device_t *d, const dpm_dap_io_t *io, const dpm_
         /* the RR draws from it after the charge: a source that already failed would fail then */
         return why(d, reason, "the random source failed earlier", d->rand.error);
     }
+#endif
     int64_t now = 0;
     if (d->clock.wall_time_s == NULL || d->clock.wall_time_s(d->clock.ctx, &now) != 0 || now < 0) {
         return why(d, reason, "no wall clock: a DAP report carries its time", DPM_ERR_PARAM);

@@ -184,6 +184,12 @@ static int vdaf_encode(dpm_wr_t *w, const dpm_prio3_t *v)
     return 1;
 }
 
+#if DPM_DAP_LABEL_RR
+#define UNKNOWN_EXTENSION "task has an extension this SDK does not know"
+#else /* one string for both, short: make size's dap_shapes had 15 bytes to spare */
+#define UNKNOWN_EXTENSION "unknown task extension (DPM_DAP_LABEL_RR off?)"
+#endif
+
 /* The task's extensions: task_interval, the central-DP one and the label-RR one, strictly
  * increasing. */
 static dpm_status_t extensions_decode(const uint8_t *ext, size_t len, dpm_dap_task_t *t,
@@ -221,17 +227,13 @@ static dpm_status_t extensions_decode(const uint8_t *ext, size_t len, dpm_dap_ta
             t->central_eps = (dpm_eps_t)dpm_rd_uint(&d, 4);
             t->central_sigma2 =
                 t->dp_mechanism == DPM_DAP_DP_DISCRETE_GAUSSIAN ? dpm_rd_uint(&d, 8) : 0u;
+#if DPM_DAP_LABEL_RR
         } else if (type == DPM_DAP_EXT_LOCAL_LABEL_RR) {
-            if (!DPM_DAP_LABEL_RR) { /* refused by name: the task is sound, this build lacks it */
-                return why(reason,
-                           "task has local label RR, which this SDK was built without "
-                           "(DPM_DAP_LABEL_RR)",
-                           DPM_ERR_UNSUPPORTED);
-            }
             t->local_eps = (dpm_eps_t)dpm_rd_uint(&d, 4);
             t->local_bins = (uint32_t)dpm_rd_uint(&d, 2);
-        } else {
-            return why(reason, "task has an extension this SDK does not know", DPM_ERR_UNSUPPORTED);
+#endif
+        } else { /* without DPM_DAP_LABEL_RR its extension is one of these: the reason names it */
+            return why(reason, UNKNOWN_EXTENSION, DPM_ERR_UNSUPPORTED);
         }
         if (!dpm_rd_done(&d)) {
             return why(reason, "task extension has the wrong length", DPM_ERR_PROTOCOL);
@@ -603,7 +605,9 @@ dpm_status_t dpm_dap_plaintext_decode(const uint8_t *bytes, size_t len, dpm_span
 
 static int policy_valid(const dpm_dap_policy_t *p)
 {
-    if (p->naggregators > DPM_DAP_POLICY_MAX_AGGREGATORS ||
+    /* without DPM_DAP_LABEL_RR no task meets a policy that requires label RR: say so early */
+    if ((!DPM_DAP_LABEL_RR && p->max_local_eps.q16 != 0) ||
+        p->naggregators > DPM_DAP_POLICY_MAX_AGGREGATORS ||
         (p->naggregators != 0 && p->min_batch_size == 0)) {
         return 0;
     }
@@ -651,12 +655,14 @@ dpm_status_t dpm_dap_policy_check(const dpm_dap_policy_t *p, const dpm_dap_task_
     if (t == NULL || !policy_valid(p)) {
         return why(reason, "invalid two-aggregator policy", DPM_ERR_PARAM);
     }
+#if DPM_DAP_LABEL_RR
     if (p->max_local_eps.q16 != 0 && p->max_local_eps.q16 < DPM_EPS_FLOOR_Q16) {
         return why(reason,
                    "two-aggregator policy: max_local_eps below 2^-8 (write DPM_EPS(x), not a "
                    "plain integer; DPM_EPS_Q16(0) for no requirement)",
                    DPM_ERR_PARAM);
     }
+#endif
     if (p->naggregators > 0 && p->max_central_eps.q16 < DPM_EPS_FLOOR_Q16) {
         return why(reason,
                    "two-aggregator policy: max_central_eps below 2^-8 (write DPM_EPS(x), not a "
@@ -690,6 +696,7 @@ dpm_status_t dpm_dap_policy_check(const dpm_dap_policy_t *p, const dpm_dap_task_
                    "policy takes Laplace tasks only (set accept_gaussian to take it)",
                    DPM_ERR_POLICY);
     }
+#if DPM_DAP_LABEL_RR
     if (p->max_local_eps.q16 != 0 && (t->local_eps == 0 || t->local_eps > p->max_local_eps.q16)) {
         return why(reason,
                    t->local_eps == 0
@@ -698,5 +705,6 @@ dpm_status_t dpm_dap_policy_check(const dpm_dap_policy_t *p, const dpm_dap_task_
                        : "task local label RR epsilon above the app's policy (max_local_eps)",
                    DPM_ERR_POLICY);
     }
+#endif
     return DPM_OK;
 }

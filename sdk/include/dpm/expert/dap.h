@@ -93,7 +93,7 @@ extern "C" {
  * and the Prio3 proof is unchanged. A collector debiases per bin: E[pos'] = P pos + Q neg
  * (P = keep / 2^32, Q = other / 2^32).
  * SDK built without DPM_DAP_LABEL_RR: a task with this extension is refused
- * (DPM_ERR_UNSUPPORTED, naming the option). */
+ * (DPM_ERR_UNSUPPORTED, "unknown task extension (DPM_DAP_LABEL_RR off?)"). */
 #define DPM_DAP_EXT_LOCAL_LABEL_RR 0xFF01u
 /* Aggregator entries a policy can name (two aggregators, with room for a rotated key each). */
 #define DPM_DAP_POLICY_MAX_AGGREGATORS 4u
@@ -286,7 +286,8 @@ typedef struct dpm_dap_policy_s {
      * the central ε is then the only guarantee the app asks for. DPM_EPS(x): the app requires
      * label RR with ε0 <= x, so that each label stays protected if both aggregators collude: a
      * task without the extension (ε0 infinite) or with a larger ε0 is refused. Nonzero below
-     * DPM_EPS_FLOOR_Q16: an invalid policy. */
+     * DPM_EPS_FLOOR_Q16, or nonzero in an SDK built without DPM_DAP_LABEL_RR (no task could
+     * meet it): an invalid policy. */
     dpm_eps_param_t max_local_eps;
 } dpm_dap_policy_t;
 
