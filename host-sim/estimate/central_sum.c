@@ -29,13 +29,15 @@ dpm_status_t dpm_csum_noise_init_gauss(dpm_csum_noise_t *n, uint64_t sigma2)
     const double s = (double)sigma2;
     const double reach = ceil(12.0 * sqrt(s)) + 2.0;
     double z = 1.0, m2 = 0.0, t0 = 1.0, t1 = 0.0;
-    for (double j = 1.0; j <= reach; j += 1.0) { /* both sides at once: symmetric terms */
-        double e = exp(-j * j / (2.0 * s));
+    const uint64_t last = (uint64_t)reach; /* an integer: the loops count in integers */
+    for (uint64_t k = 1; k <= last; k++) { /* both sides at once: symmetric terms */
+        double j = (double)k, e = exp(-j * j / (2.0 * s));
         z += 2.0 * e;
         m2 += 2.0 * j * j * e;
         t0 += 2.0 * exp(-j * j / s);
     }
-    for (double j = 0.5; j <= reach; j += 1.0) {
+    for (uint64_t k = 0; k < last; k++) { /* j = 0.5 .. reach - 0.5 */
+        double j = (double)k + 0.5;
         t1 += 2.0 * exp(-j * j / s);
     }
     n->gauss = 1;

@@ -364,9 +364,10 @@ static double acc_to_double(const dpm_disp_acc_t *acc)
 {
     int negative = (acc->hi >> 63) != 0;
     uint64_t lo = acc->lo, hi = acc->hi;
-    if (negative) {
+    if (negative) { /* -x in 128 bits: the high word takes the carry of -lo (lo == 0) */
+        uint64_t carry = lo == 0 ? 1u : 0u;
         lo = ~lo + 1u;
-        hi = ~hi + (lo == 0 ? 1u : 0u);
+        hi = ~hi + carry;
     }
     double mag = (double)hi * 18446744073709551616.0 + (double)lo;
     return negative ? -mag : mag;
@@ -1006,10 +1007,10 @@ static unsigned group_claim(const dpm_disp_estimate_t *est, uint32_t g, double c
                             double *jump, double *excess)
 {
     double j = NAN, x = 1.0;
-    unsigned flags = dpm_disp_event_jump(est, g, &j) == DPM_OK &&
-                             dpm_disp_plugin_excess(est, g, &x) == DPM_OK
-                         ? dpm_ci_var_excess(x, confidence)
-                         : DPM_CI_SMALL_N;
+    unsigned flags =
+        dpm_disp_event_jump(est, g, &j) == DPM_OK && dpm_disp_plugin_excess(est, g, &x) == DPM_OK
+            ? dpm_ci_var_excess(x, confidence)
+            : DPM_CI_SMALL_N;
     *jump = j / 2.0;
     *excess = x;
     return flags;
@@ -1058,8 +1059,8 @@ dpm_status_t dpm_disp_gap_ci(const dpm_disp_estimate_t *est, uint32_t g, uint32_
     out->var = gap.var / 4.0;
     out->jump = fmax(jg, jh); /* a NaN (no jump) gives way to the other's */
     out->excess = fmax(xg, xh);
-    out->flags = ((fg | fh) & DPM_CI_SMALL_N) ? DPM_CI_SMALL_N
-                                               : dpm_ci_var_excess(out->excess, confidence);
+    out->flags =
+        ((fg | fh) & DPM_CI_SMALL_N) ? DPM_CI_SMALL_N : dpm_ci_var_excess(out->excess, confidence);
     ci_halfwidths(confidence, out);
     return DPM_OK;
 }

@@ -312,20 +312,21 @@ dpm_status_t dpm_disp_event_jump(const dpm_disp_estimate_t *est, uint32_t g, dou
 
 /* How far group g's variance may exceed the truth because of M_R's plug-in ν² (which can only
  * err high: max(0, m̂² - Var) <= ν²) or its worst case ν² = 0: Var at the ν² used over Var at
- * ν² = 1 (1 for M_L, whose reports carry ν², and for a ν² given as a number). Above (z_0.985 / z_0.975)² = 1.226 a bias-free normal interval
- * may cover more than 97 %: the interval is then conservative (estimate/ci_flags.h). */
+ * ν² = 1 (1 for M_L, whose reports carry ν², and for a ν² given as a number). Above (z_0.985 /
+ * z_0.975)² = 1.226 a bias-free normal interval may cover more than 97 %: the interval is then
+ * conservative (estimate/ci_flags.h). */
 dpm_status_t dpm_disp_plugin_excess(const dpm_disp_estimate_t *est, uint32_t g, double *ratio);
 
 /* An interval as every tool prints it, on the metric's scale (value v = 2 metric - 1 halved:
  * a group's mean (m̂ + 1) / 2, a gap's difference / 2). */
 typedef struct {
-    double est, var;   /* the estimate and its error variance */
-    double half;       /* half-width at the level asked for */
-    double half95;     /* half-width at 0.95 */
-    double events;     /* effective randomization events (estimate/ci_flags.h); NaN: unknown */
-    double jump;       /* one event's largest move of the estimate */
-    double excess;     /* the variance may exceed the truth by this factor (>= 1) */
-    unsigned flags;    /* the interval's claim (estimate/ci_flags.h), both levels' flags */
+    double est, var; /* the estimate and its error variance */
+    double half;     /* half-width at the level asked for */
+    double half95;   /* half-width at 0.95 */
+    double events;   /* effective randomization events (estimate/ci_flags.h); NaN: unknown */
+    double jump;     /* one event's largest move of the estimate */
+    double excess;   /* the variance may exceed the truth by this factor (>= 1) */
+    unsigned flags;  /* the interval's claim (estimate/ci_flags.h), both levels' flags */
 } dpm_disp_ci_t;
 
 /* Group g's mean with its interval at confidence in (0, 1): the normal one, the Poisson-aware

@@ -12,7 +12,8 @@
 #include "estimate/disparity.h"
 #include "estimate/roc.h"
 
-/* ---- ranking ---------------------------------------------------------------------------------- */
+/* ---- ranking ----------------------------------------------------------------------------------
+ */
 
 /* idx sorted by scores[idx] (stable LSD radix sort, two 16-bit digits). tmp: m entries.
  * 0, or -1 when out of memory. */
@@ -126,7 +127,7 @@ double dpm_fa_auc_from_sums(double sum_r, double p, double m)
 double dpm_fa_menon_debias(double auc_noisy, double p, double n, double rho)
 {
     double pc = (p * (1.0 - rho) - n * rho) / (1.0 - 2.0 * rho); /* P' (Eq. 11) */
-    double pi = pc / (p + n);                                      /* π' (Eq. 12) */
+    double pi = pc / (p + n);                                    /* π' (Eq. 12) */
     double alpha = (1.0 - pi) * rho / (pi * (1.0 - rho) + (1.0 - pi) * rho);
     double beta = pi * rho / (pi * rho + (1.0 - pi) * (1.0 - rho));
     return (auc_noisy - (alpha + beta) / 2.0) / (1.0 - alpha - beta);
@@ -158,12 +159,14 @@ double dpm_fa_sd_rr_paper_eq7(double m, double p, double n, double eps)
     return sqrt(r * (1.0 - r) * (m - 1.0) * m * (2.0 * m - 1.0) / 6.0) / (p * n);
 }
 
-/* ---- aggregation ------------------------------------------------------------------------------ */
+/* ---- aggregation ------------------------------------------------------------------------------
+ */
 
 dpm_status_t dpm_fa_params_from_mech(dpm_fa_params_t *p, const dpm_mech_t *m)
 {
-    if (p == NULL || m == NULL || (m->campaign.mechanism != DPM_MECH_ID_FEDAUC_RR &&
-                                   m->campaign.mechanism != DPM_MECH_ID_FEDAUC_LAP)) {
+    if (p == NULL || m == NULL ||
+        (m->campaign.mechanism != DPM_MECH_ID_FEDAUC_RR &&
+         m->campaign.mechanism != DPM_MECH_ID_FEDAUC_LAP)) {
         return DPM_ERR_PARAM;
     }
     memset(p, 0, sizeof(*p));
@@ -178,8 +181,7 @@ dpm_status_t dpm_fa_params_from_mech(dpm_fa_params_t *p, const dpm_mech_t *m)
 
 dpm_status_t dpm_fa_params_exact(dpm_fa_params_t *p, uint32_t mechanism, uint32_t variant)
 {
-    if (p == NULL ||
-        (mechanism != DPM_MECH_ID_FEDAUC_RR && mechanism != DPM_MECH_ID_FEDAUC_LAP)) {
+    if (p == NULL || (mechanism != DPM_MECH_ID_FEDAUC_RR && mechanism != DPM_MECH_ID_FEDAUC_LAP)) {
         return DPM_ERR_PARAM;
     }
     memset(p, 0, sizeof(*p));
@@ -290,7 +292,8 @@ dpm_status_t dpm_fa_agg_add_exact(dpm_fa_agg_t *a, const dpm_fa_params_t *p,
     return dpm_fa_agg_add(a, p, &b);
 }
 
-/* ---- the estimate ------------------------------------------------------------------------------ */
+/* ---- the estimate ------------------------------------------------------------------------------
+ */
 
 /* The interval and its flags (fedauc.h): the largest move of one randomization event, the
  * effective number of events, Fieller's g of the class totals. */
@@ -340,9 +343,9 @@ dpm_status_t dpm_fa_estimate(const dpm_fa_params_t *p, const dpm_fa_agg_t *a,
         e.n = m - e.p;
         e.auc_raw = dpm_fa_rr_debias(sum_r, pf, m, all_r, rho);
         e.c = e.p - 0.5 + e.auc_raw * (e.n - e.p);
-        double ssd = rk != NULL ? (double)(rk->sum_r2 - 2.0L * e.c * rk->sum_r +
-                                           (long double)m * e.c * e.c)
-                                : sum_sq_dev(m, e.c);
+        double ssd =
+            rk != NULL ? (double)(rk->sum_r2 - 2.0L * e.c * rk->sum_r + (long double)m * e.c * e.c)
+                       : sum_sq_dev(m, e.c);
         var_num = rho * (1.0 - rho) / ((1.0 - 2.0 * rho) * (1.0 - 2.0 * rho)) * ssd;
     } else {
         e.valid = 1;

@@ -62,7 +62,8 @@
 extern "C" {
 #endif
 
-/* ---- ranking ---------------------------------------------------------------------------------- */
+/* ---- ranking ----------------------------------------------------------------------------------
+ */
 
 /* Moments of the 0-based (mid-)ranks r = R / 2 of a ranking. */
 typedef struct {
@@ -83,7 +84,8 @@ dpm_status_t dpm_fa_rank2(const uint32_t *scores, uint64_t m, uint32_t *rank2,
  * the rank sum. NaN if a class is empty or on out of memory. */
 double dpm_fa_auc_exact(const uint32_t *scores, const uint8_t *labels, uint64_t m);
 
-/* ---- the AUC from summed statistics ----------------------------------------------------------- */
+/* ---- the AUC from summed statistics -----------------------------------------------------------
+ */
 
 /* (sum_r - P (P - 1) / 2) / (P (M - P)), all in rank units. */
 double dpm_fa_auc_from_sums(double sum_r, double p, double m);
@@ -106,7 +108,8 @@ double dpm_fa_sd_rr(double m, double p, double auc, double rho);
  * correlation with P; WRONG. */
 double dpm_fa_sd_rr_paper_eq7(double m, double p, double n, double eps);
 
-/* ---- aggregation and the estimate ------------------------------------------------------------- */
+/* ---- aggregation and the estimate -------------------------------------------------------------
+ */
 
 /* The server's view of a FedAUC campaign. */
 typedef struct {
@@ -125,11 +128,11 @@ dpm_status_t dpm_fa_params_exact(dpm_fa_params_t *p, uint32_t mechanism, uint32_
 
 typedef struct {
     uint64_t reports;
-    uint64_t examples; /* sum n */
-    uint32_t total;    /* M named by the reports (all must agree) */
-    __int128 sum2_int; /* exact sum of local_sum2 (RR, LOCAL, GLOBAL), doubled units */
+    uint64_t examples;     /* sum n */
+    uint32_t total;        /* M named by the reports (all must agree) */
+    __int128 sum2_int;     /* exact sum of local_sum2 (RR, LOCAL, GLOBAL), doubled units */
     long double sum2_frac; /* sum of (t + S p) / n (ORTHOGONAL, ADAPTIVE), doubled units */
-    __int128 p;        /* sum local_p */
+    __int128 p;            /* sum local_p */
     /* noise variance: Var(e_S - c e_P) = a0 - 2 c a2 + c^2 a3 (rank units) */
     long double a0, a2, a3;
 } dpm_fa_agg_t;
@@ -141,7 +144,8 @@ void dpm_fa_agg_init(dpm_fa_agg_t *a);
  * DPM_ERR_RANGE (nothing added) for |localP|, |localSum2|, |t| or S above 2^62 or counts that
  * would wrap. Exact sums: each added term is below 2^125 in magnitude (S localP < 2^124), so
  * the 128-bit sums hold 2^64 reports without overflow. */
-dpm_status_t dpm_fa_agg_add(dpm_fa_agg_t *a, const dpm_fa_params_t *p, const dpm_fedauc_report_t *b);
+dpm_status_t dpm_fa_agg_add(dpm_fa_agg_t *a, const dpm_fa_params_t *p,
+                            const dpm_fedauc_report_t *b);
 
 /* Add exact statistics as a noiseless report of the variant would carry them (ε = ∞ runs):
  * ORTHOGONAL/ADAPTIVE through t, the others through sum2. */
@@ -159,7 +163,7 @@ typedef struct {
     unsigned ci_flags; /* estimate/ci_flags.h: 0 = the calibrated claim */
     double events;     /* effective randomization events, sd² / jump² */
     double fieller_g;  /* z² Var(P) (1 / P² + 1 / N²) */
-    int valid; /* 0: P or N estimated <= 0, or ρ >= 1/2 */
+    int valid;         /* 0: P or N estimated <= 0, or ρ >= 1/2 */
 } dpm_fa_estimate_t;
 
 /* The estimate at confidence level in (0, 1). rk: the ranking's moments (fedauc_rr's variance;

@@ -245,15 +245,15 @@ static void placements_unbinned(const double *x, const double *u, const double *
 
 dpm_status_t dpm_roc_unbinned_kernel(const double *width, uint32_t bins, double *K)
 {
-    double zero[DPM_ROC_MAX_BINS] = {0.0}, e[DPM_ROC_MAX_BINS] = {0.0};
+    double zero[DPM_ROC_MAX_BINS] = {0.0};
     double ku[DPM_ROC_MAX_BINS], xk[DPM_ROC_MAX_BINS];
     if (width == NULL || K == NULL || bins < 2 || bins > DPM_ROC_MAX_BINS) {
         return DPM_ERR_PARAM;
     }
     for (uint32_t j = 0; j < bins; j++) { /* column j = K e_j */
+        double e[DPM_ROC_MAX_BINS] = {0.0};
         e[j] = 1.0;
         unbinned_apply(zero, e, width, bins, ku, xk);
-        e[j] = 0.0;
         for (uint32_t i = 0; i < bins; i++) {
             K[i * bins + j] = ku[i];
         }
@@ -269,7 +269,8 @@ double dpm_roc_unbinned_sampling_var(const double *pos, const double *neg, const
         P += pos[b];
         N += neg[b];
     }
-    if (width == NULL || !(P > 1.0) || !(N > 1.0) || bins < 2 || bins > DPM_ROC_MAX_BINS) {
+    if (pos == NULL || neg == NULL || width == NULL || !(P > 1.0) || !(N > 1.0) || bins < 2 ||
+        bins > DPM_ROC_MAX_BINS) {
         return NAN;
     }
     placements_t pl;
@@ -351,7 +352,8 @@ static double interp_bound(const double *x, const double *u, const double *w, ui
 {
     uint32_t first[MAX_BLOCKS + 1], ident[DPM_ROC_MAX_BINS + 1];
     uint32_t nb = coarse_blocks(bins, first);
-    double mid[DPM_ROC_MAX_BINS], W[MAX_BLOCKS], M[MAX_BLOCKS], Xp[MAX_BLOCKS], Xn[MAX_BLOCKS];
+    double mid[DPM_ROC_MAX_BINS], W[MAX_BLOCKS] = {0.0}, M[MAX_BLOCKS], Xp[MAX_BLOCKS];
+    double Xn[MAX_BLOCKS];
     /* per half h and class k (0: positives' moments, 1: negatives'): the signed sum and its
      * gradient in the positive (gx) and negative (gu) counts */
     double sum[2][2] = {{0.0}}, gx[2][2][DPM_ROC_MAX_BINS], gu[2][2][DPM_ROC_MAX_BINS];

@@ -88,7 +88,7 @@ dpm_status_t dpm_roc_groups_agg_add(dpm_roc_groups_agg_t *a, uint32_t group, uin
         return DPM_ERR_PARAM;
     }
     size_t c = 2u * (size_t)bins;
-    double y[2 * DPM_ROC_GROUPS_MAX_BINS];
+    double y[2 * DPM_ROC_GROUPS_MAX_BINS] = {0.0}; /* the first c set below */
     for (uint32_t b = 0; b < bins; b++) {
         y[b] = pos[b];
         y[bins + b] = neg[b];

@@ -226,7 +226,7 @@ static dpm_status_t auc_public(const dpm_ustat_bins_params_t *p, const dpm_ustat
                                           : "no reports of negative examples");
     }
     double g = p->p - p->q;
-    double *h = calloc(2u * (size_t)k, sizeof(double));
+    double *h = k > 0 ? calloc(2u * (size_t)k, sizeof(double)) : NULL; /* k >= 2 (params_init) */
     if (h == NULL) {
         return DPM_ERR_BUFFER;
     }
@@ -317,7 +317,7 @@ static double u_value(const double *A, const double *h, const uint64_t *c, doubl
 static double u_var(const double *A, const double *h, const double *s, double n, double q, double g,
                     uint32_t d, double *work, double *jump)
 {
-    double *grad = calloc(d, sizeof(double));
+    double *grad = d > 0 ? calloc(d, sizeof(double)) : NULL; /* d >= 2 (params_init) */
     if (grad == NULL) {
         return NAN;
     }
@@ -639,8 +639,10 @@ static double traverse(uint32_t depth, const double *hp, const double *hn, int f
                        double vp, double vn, double w, uint64_t *recursed, uint64_t *discarded,
                        int *oom)
 {
-    size_t max = (size_t)1 << depth;
-    uint32_t *cur = malloc(max * sizeof(uint32_t)), *next = malloc(max * sizeof(uint32_t));
+    /* 2^depth node indices: a depth of 32 or more cannot be indexed (u is 32-bit) */
+    size_t max = depth < 32 ? (size_t)1 << depth : 0;
+    uint32_t *cur = max > 0 ? malloc(max * sizeof(uint32_t)) : NULL;
+    uint32_t *next = max > 0 ? malloc(max * sizeof(uint32_t)) : NULL;
     if (cur == NULL || next == NULL) {
         free(cur);
         free(next);
@@ -649,11 +651,10 @@ static double traverse(uint32_t depth, const double *hp, const double *hn, int f
     }
     double total = 0.0, floor_p = sqrt(a * vp) / 2.0, floor_n = sqrt(a * vn) / 2.0;
     double tau = a * sqrt(vp * vn);
-    size_t ncur = 1, nnext = 0;
+    size_t ncur = 1;
     cur[0] = 0;
     for (uint32_t l = 0; l < depth; l++) {
-        size_t base = (size_t)1 << l, child = base << 1;
-        nnext = 0;
+        size_t base = (size_t)1 << l, child = base << 1, nnext = 0;
         for (size_t i = 0; i < ncur; i++) {
             uint32_t u = cur[i];
             double c0p = hp[child + 2u * u], c1p = hp[child + 2u * u + 1u];
