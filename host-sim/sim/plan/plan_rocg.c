@@ -316,8 +316,9 @@ static double worst_excess(dpm_eps_t eps, void *ctx)
 /* Every item's noise variance, sd and what it needs alone, at the answer's (K, ε). */
 static int items_at_answer(const sim_rocg_plan_t *q, sim_rocg_plan_answer_t *a)
 {
-    double v[SIM_ROCG_MAX_ITEMS], v2[SIM_ROCG_MAX_ITEMS], cv[DPM_ROC_GROUPS_MAX];
-    double cvr[DPM_ROC_GROUPS_MAX];
+    double v[SIM_ROCG_MAX_ITEMS] = {0.0}, v2[SIM_ROCG_MAX_ITEMS] = {0.0};
+    double cv[DPM_ROC_GROUPS_MAX] = {0.0};
+    double cvr[DPM_ROC_GROUPS_MAX] = {0.0};
     const char *why = NULL;
     dpm_eps_t e = (dpm_eps_t)llround(a->eps_campaign * 65536.0);
     dpm_roc_central_params_t cp;
@@ -561,7 +562,7 @@ typedef struct {
 static int same_charge(const sim_rocg_plan_t *q, const sim_rocg_plan_answer_t *a, char *err,
                        size_t errcap)
 {
-    dpm_roc_central_params_t p;
+    dpm_roc_central_params_t p = {0};
     const char *why = NULL;
     if (!q->two_aggregators) {
         return 0;
