@@ -279,10 +279,11 @@ def dap_store(t, pg):
     url = pg.createdb("dap")
     # cmocka's own summary, whatever format the suite runner asks the C tests for
     r = subprocess.run([prog], env={**os.environ, "DPM_TEST_DB": url,
+                                    "DPM_TEST_DB_EMPTY": pg.createdb("dap_old"),
                                     "CMOCKA_MESSAGE_OUTPUT": "STDOUT"},
                        capture_output=True, text=True, timeout=300)
     out = r.stdout + r.stderr
-    t.ok(r.returncode == 0 and "PASSED  ] 6 test(s)" in out,
+    t.ok(r.returncode == 0 and "PASSED  ] 7 test(s)" in out,
          "the DAP store's tests pass on PostgreSQL (test_dap_store, DPM_TEST_DB)", out[-1500:])
     rows = pg.sql("dap", "SELECT count(*) FROM dap_aggregated")
     t.ok(rows and int(rows[0][0]) > 0, "they ran on PostgreSQL: its dap_aggregated has rows", rows)

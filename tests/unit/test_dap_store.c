@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* One DAP aggregator's durable state (host-sim/collector/dap/dap_store.h), on SQLite, or on the
- * database $DPM_TEST_DB names (tests/e2e/test_dap_store_pg.py runs this program on a
- * PostgreSQL cluster). Each test uses its own random task id, so they share one database.
- * Output shares here are vectors of 64-bit counters (the store only stores and adds them).
- * Checked:
+ * database $DPM_TEST_DB names (tests/e2e/test_collector_pg.py runs this program on a
+ * PostgreSQL cluster, with $DPM_TEST_DB_EMPTY an empty database for the earlier layout). Each test
+ * uses its own random task id, so they share one database. Output shares here are vectors of 64-bit
+ * counters (the store only stores and adds them). Checked:
  *   - upload: a report id once (a second upload is a replay and changes nothing); none into a
  *     collected batch;
  *   - the leader's collection waits (DAP_STORE_PENDING, nothing marked) while a report of the
@@ -22,7 +22,10 @@
  *   - kill -9 of a leader in the middle of its commits: every acknowledged job is in the sums
  *     exactly once, at most the one whose acknowledgement was cut off too; a leader killed
  *     between its claim and its commit adds nothing; the stale jobs are taken over and the
- *     final collection counts every report once. */
+ *     final collection counts every report once;
+ *   - a store of the earlier layout (each report's bytes in dap_reports.report): opened,
+ *     the bytes move to dap_report_bodies, claimed reports keep their job, free ones are
+ *     claimed oldest first with their bytes, and the column is gone. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -38,6 +41,7 @@
 
 #include "aggregator/dap_msg.h"
 #include "collector/dap/dap_store.h"
+#include "collector/store/sqldb.h"
 #include "mbedtls/sha256.h"
 #include "test_rng.h"
 
@@ -636,6 +640,90 @@ static void test_bad_arguments_change_nothing(void **state)
     dap_store_close(s);
 }
 
+/* A database made before dap_report_bodies: dap_reports with the report's bytes in it. */
+static void test_earlier_layout_moved(void **state)
+{
+    (void)state;
+    /* a database of its own: $DPM_TEST_DB_EMPTY (an empty PostgreSQL database) beside
+     * $DPM_TEST_DB, or a SQLite file */
+    const char *pg = getenv("DPM_TEST_DB");
+    const char *empty = getenv("DPM_TEST_DB_EMPTY");
+    if (pg != NULL && (empty == NULL || *empty == '\0')) {
+        skip(); /* a skip, never a pass */
+    }
+    char path[300], err[256];
+    snprintf(path, sizeof(path), "%s-old", g_path);
+    unlink(path);
+    const char *url = pg != NULL ? empty : path;
+    sqldb_t *d = NULL;
+    assert_int_equal(sqldb_open(&d, url, err, sizeof(err)), 0);
+    assert_true(sqldb_exec(d,
+                           sqldb_is_pg(d)
+                               ? "CREATE TABLE dap_reports (task BYTEA NOT NULL, id BYTEA NOT "
+                                 "NULL, time BIGINT NOT NULL, bucket BIGINT NOT NULL, report BYTEA "
+                                 "NOT NULL, job BYTEA, PRIMARY KEY (task, id))"
+                               : "CREATE TABLE dap_reports (task BLOB NOT NULL, id BLOB NOT NULL, "
+                                 "time INTEGER NOT NULL, bucket INTEGER NOT NULL, report BLOB NOT "
+                                 "NULL, job BLOB, PRIMARY KEY (task, id))",
+                           NULL, 0, NULL, NULL) >= 0);
+    assert_true(sqldb_exec(d,
+                           "CREATE INDEX dap_reports_free ON dap_reports (task, time) WHERE job "
+                           "IS NULL",
+                           NULL, 0, NULL, NULL) >= 0);
+    uint8_t task[DPM_DAP_TASK_ID_BYTES], salt[8], old_job[DAP_STORE_JOB_ID_BYTES],
+        job[DAP_STORE_JOB_ID_BYTES];
+    random_bytes(task, sizeof(task));
+    random_bytes(salt, sizeof(salt));
+    random_bytes(old_job, sizeof(old_job));
+    random_bytes(job, sizeof(job));
+    for (uint32_t k = 0; k < 4; k++) { /* reports 0..2 free, newest first; 3 in old_job */
+        uint8_t id[DPM_DAP_REPORT_ID_BYTES], rep[5] = {'r'};
+        report_id(id, k, salt);
+        memcpy(rep + 1, &k, 4);
+        sqldb_val_t in[] = {sqldb_blob(task, sizeof(task)),
+                            sqldb_blob(id, sizeof(id)),
+                            sqldb_int(1000 - (int64_t)k),
+                            sqldb_int(k),
+                            sqldb_blob(rep, 5),
+                            k == 3 ? sqldb_blob(old_job, sizeof(old_job)) : sqldb_int(0)};
+        in[5].null = k != 3;
+        assert_int_equal(sqldb_exec(d,
+                                    k == 3 ? "INSERT INTO dap_reports VALUES ($1, $2, $3, $4, $5, "
+                                             "$6)"
+                                           : "INSERT INTO dap_reports VALUES ($1, $2, $3, $4, $5, "
+                                             "NULL)",
+                                    in, k == 3 ? 6 : 5, NULL, NULL),
+                         1);
+    }
+    sqldb_close(d);
+    dap_store_t *s = NULL;
+    if (dap_store_open(&s, url, err, sizeof(err)) != 0) {
+        fail_msg("dap_store_open of the earlier layout: %s", err);
+    }
+    claimed_t c = {0};
+    EXPECT(s, dap_store_claim(s, task, job, 64, 2000, on_report, &c), 3);
+    assert_int_equal(c.n, 3);
+    for (uint32_t i = 0; i < 3; i++) {
+        assert_int_equal(get_u64(c.id[i]), 2 - i); /* oldest first */
+    }
+    c.n = 0;
+    EXPECT(s, dap_store_job_reports(s, task, old_job, on_report, &c), 1);
+    assert_int_equal(get_u64(c.id[0]), 3);
+    dap_store_close(s);
+    assert_int_equal(sqldb_open(&d, url, err, sizeof(err)), 0);
+    assert_int_equal(sqldb_exec(d, "SELECT report FROM dap_reports", NULL, 0, NULL, NULL), -1);
+    assert_int_equal(sqldb_exec(d, "SELECT report FROM dap_report_bodies", NULL, 0, NULL, NULL), 4);
+    sqldb_close(d);
+    assert_int_equal(dap_store_open(&s, url, err, sizeof(err)), 0); /* again: nothing to move */
+    dap_store_close(s);
+    char side[320];
+    unlink(path);
+    snprintf(side, sizeof(side), "%s-wal", path);
+    unlink(side);
+    snprintf(side, sizeof(side), "%s-shm", path);
+    unlink(side);
+}
+
 int main(void)
 {
     test_rng_seed(&g_rng, (uint64_t)getpid() * 0x9e3779b97f4a7c15u + 31);
@@ -649,6 +737,7 @@ int main(void)
         cmocka_unit_test(test_two_leaders_claim_apart),
         cmocka_unit_test(test_kill_9_loses_and_doubles_nothing),
         cmocka_unit_test(test_bad_arguments_change_nothing),
+        cmocka_unit_test(test_earlier_layout_moved),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     if (getenv("DPM_TEST_DB") == NULL) {
