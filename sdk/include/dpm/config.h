@@ -254,8 +254,9 @@
 #endif
 #endif
 /* Entries of the CRC-32 table behind the ledger's and the outbox's records: 16 (64 bytes of
- * flash, two lookups a byte) or 256 (1 KiB, one lookup: about 600 fewer Cortex-M4
- * instructions per tuple report, `make bench`), or 0: no table, the port's CRC unit
+ * flash, two lookups a byte, taken four bytes a step) or 256 (1 KiB, one lookup a byte: on
+ * Cortex-M4 no faster than 16 since the four-byte step, bench_cm.elf's device_path under QEMU,
+ * port/README.md), or 0: no table, the port's CRC unit
  * (dpm_port_crc32, dpm/port.h; checked against known values at open). The values, and so the
  * storage format, are the same every way. */
 #ifndef DPM_CRC32_TABLE

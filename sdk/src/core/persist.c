@@ -73,7 +73,29 @@ uint32_t dpm_crc32(uint32_t crc, const uint8_t *p, size_t n)
                                        0xEDB88320u, 0xF00F9344u, 0xD6D6A3E8u, 0xCB61B38Cu,
                                        0x9B64C2B0u, 0x86D3D2D4u, 0xA00AE278u, 0xBDBDF21Cu};
     crc = ~crc;
-    for (size_t i = 0; i < n; i++) {
+    size_t i = 0;
+    /* Four bytes at a time (the reflected CRC takes a little-endian word as it takes its bytes
+     * in order): one load and eight table steps without loop overhead between them, about a
+     * third fewer Cortex-M4 instructions than byte by byte; the tail byte by byte. */
+    for (; n - i >= 4u; i += 4u) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        uint32_t w;
+        memcpy(&w, p + i, 4); /* one (unaligned) load where the target has them */
+        crc ^= w;
+#else
+        crc ^= (uint32_t)p[i] | (uint32_t)p[i + 1u] << 8 | (uint32_t)p[i + 2u] << 16 |
+               (uint32_t)p[i + 3u] << 24;
+#endif
+        crc = (crc >> 4) ^ table[crc & 0x0Fu];
+        crc = (crc >> 4) ^ table[crc & 0x0Fu];
+        crc = (crc >> 4) ^ table[crc & 0x0Fu];
+        crc = (crc >> 4) ^ table[crc & 0x0Fu];
+        crc = (crc >> 4) ^ table[crc & 0x0Fu];
+        crc = (crc >> 4) ^ table[crc & 0x0Fu];
+        crc = (crc >> 4) ^ table[crc & 0x0Fu];
+        crc = (crc >> 4) ^ table[crc & 0x0Fu];
+    }
+    for (; i < n; i++) {
         crc ^= p[i];
         crc = (crc >> 4) ^ table[crc & 0x0Fu];
         crc = (crc >> 4) ^ table[crc & 0x0Fu];
