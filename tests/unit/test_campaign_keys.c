@@ -44,6 +44,7 @@ static const char *sample(const char *key)
         {"max_device_examples", "20"},
         {"noise", "laplace"},
         {"delta", "1e-9\nnoise = gaussian"}, /* delta is for Gaussian noise: give both */
+        {"local_eps", "2"},
         {"max_examples", "10"},
         {"upload_seconds", "100"},
         {"upload_count", "100"},
