@@ -10,8 +10,8 @@ evaluated with decimal at 160 significant digits (decimal's exp is correctly rou
 script refuses a mantissa whose floor is not certain at that precision, and a second
 evaluation at 200 digits must agree.
 
-The second table, xexp_q16_table, serves exp(q / 2^16) for a Q16.16 exponent q (the ε of a
-policy or campaign): entries exp(2^i) for i = -16..10 with the 64-bit mantissa, floored (the
+The second table (xexp_q16_mant, xexp_q16_exp) serves exp(q / 2^16) for a Q16.16 exponent q
+(the ε of a policy or campaign): entries exp(2^i) for i = -16..10 with the 64-bit mantissa, floored (the
 top half of the 128-bit floor, which is the 64-bit floor) and the binary exponent as an
 int16_t in a second array (a struct of both would be padded to 16 bytes). It is all a build
 without the Laplace sampler links, 27 x 10 bytes instead of 75 x 24.
