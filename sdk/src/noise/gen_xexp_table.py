@@ -10,10 +10,11 @@ evaluated with decimal at 160 significant digits (decimal's exp is correctly rou
 script refuses a mantissa whose floor is not certain at that precision, and a second
 evaluation at 200 digits must agree.
 
-The second table, xexp_q16_table, serves exp(q / 2^16) for a Q16.16 exponent q (the ε of a
-policy or campaign): entries exp(2^i) for i = -16..10 with the 64-bit mantissa, floored (the
-top half of the 128-bit floor, which is the 64-bit floor). It is all a build without the
-Laplace sampler links, 27 x 16 bytes instead of 75 x 24.
+The second table (xexp_q16_mant, xexp_q16_exp) serves exp(q / 2^16) for a Q16.16 exponent q
+(the ε of a policy or campaign): entries exp(2^i) for i = -16..10 with the 64-bit mantissa, floored (the
+top half of the 128-bit floor, which is the 64-bit floor) and the binary exponent as an
+int16_t in a second array (a struct of both would be padded to 16 bytes). It is all a build
+without the Laplace sampler links, 27 x 10 bytes instead of 75 x 24.
 
 Usage:
   gen_xexp_table.py              print the generated block
@@ -62,10 +63,15 @@ def block():
         out.append("    {UINT64_C(0x%016x), UINT64_C(0x%016x), %d}, /* exp(2^%d) */"
                    % (m >> 64, m & ((1 << 64) - 1), e, b - FRAC_BITS))
     out.append("};")
-    out.append("static const dpm_xf_t xexp_q16_table[XEXP_Q16_ENTRIES] = {")
+    out.append("static const uint64_t xexp_q16_mant[XEXP_Q16_ENTRIES] = {")
     for b in range(Q16_FIRST, ENTRIES):
-        m, e = rows[b]
-        out.append("    {UINT64_C(0x%016x), %d}, /* exp(2^%d) */" % (m >> 64, e + 64, b - FRAC_BITS))
+        m, _ = rows[b]
+        out.append("    UINT64_C(0x%016x), /* exp(2^%d) */" % (m >> 64, b - FRAC_BITS))
+    out.append("};")
+    exps = ["%d" % (rows[b][1] + 64) for b in range(Q16_FIRST, ENTRIES)]
+    out.append("static const int16_t xexp_q16_exp[XEXP_Q16_ENTRIES] = {")
+    for i in range(0, len(exps), 14):
+        out.append("    " + ", ".join(exps[i:i + 14]) + ",")
     out.append("};")
     out.append(END)
     return "\n".join(out) + "\n"

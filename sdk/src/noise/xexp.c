@@ -16,7 +16,8 @@ typedef struct {
     uint64_t lo;
 } u128_t;
 
-static u128_t mul_64x64(uint64_t a, uint64_t b)
+/* Inlined: a frame less under every product (the device's deepest call runs through one). */
+static DPM_ALWAYS_INLINE u128_t mul_64x64(uint64_t a, uint64_t b)
 {
     u128_t r;
     r.lo = dpm_mul_u64(a, b, &r.hi);
@@ -74,8 +75,10 @@ dpm_xf_t dpm_xf_from_u64(uint64_t n)
     return xf_make(n, e);
 }
 
-/* Top 64 bits of the normalized product and whether any lower bit was dropped. */
-static dpm_xf_t xf_mul(dpm_xf_t a, dpm_xf_t b, int round_up)
+/* Top 64 bits of the normalized product and whether any lower bit was dropped. One copy
+ * for both flavours (not inlined into each): the tuple builds call both, and two inlined
+ * copies cost ~100 bytes of flash on a Cortex-M4 (make size). */
+static DPM_NOINLINE dpm_xf_t xf_mul(dpm_xf_t a, dpm_xf_t b, int round_up)
 {
     if (a.m == 0 || b.m == 0) {
         return xf_make(0, 0);
@@ -325,34 +328,38 @@ static const xexp_entry_t xexp_table[XEXP_ENTRIES] = {
     {UINT64_C(0xca3b2825d4297360), UINT64_C(0x4e42b3e00e2d3324), 611}, /* exp(2^9) */
     {UINT64_C(0x9fc169073a8d0d13), UINT64_C(0x21c376b5a19b1690), 1350}, /* exp(2^10) */
 };
-static const dpm_xf_t xexp_q16_table[XEXP_Q16_ENTRIES] = {
-    {UINT64_C(0x8000800040001555), -63}, /* exp(2^-16) */
-    {UINT64_C(0x800100010000aaab), -63}, /* exp(2^-15) */
-    {UINT64_C(0x800200040005555a), -63}, /* exp(2^-14) */
-    {UINT64_C(0x80040010002aab00), -63}, /* exp(2^-13) */
-    {UINT64_C(0x8008004001555aaa), -63}, /* exp(2^-12) */
-    {UINT64_C(0x801001000aab0002), -63}, /* exp(2^-11) */
-    {UINT64_C(0x80200400555aaaee), -63}, /* exp(2^-10) */
-    {UINT64_C(0x80401002ab000889), -63}, /* exp(2^-9) */
-    {UINT64_C(0x808040155aabbbe9), -63}, /* exp(2^-8) */
-    {UINT64_C(0x810100ab00222d86), -63}, /* exp(2^-7) */
-    {UINT64_C(0x8204055aaef1c8bd), -63}, /* exp(2^-6) */
-    {UINT64_C(0x84102b00893f64c7), -63}, /* exp(2^-5) */
-    {UINT64_C(0x88415abbe9a76bea), -63}, /* exp(2^-4) */
-    {UINT64_C(0x910b022db7ae67ce), -63}, /* exp(2^-3) */
-    {UINT64_C(0xa45af1e1f40c333b), -63}, /* exp(2^-2) */
-    {UINT64_C(0xd3094c70f034de4b), -63}, /* exp(2^-1) */
-    {UINT64_C(0xadf85458a2bb4a9a), -62}, /* exp(2^0) */
-    {UINT64_C(0xec7325c6a6ed6e61), -61}, /* exp(2^1) */
-    {UINT64_C(0xda64817139d2c33c), -58}, /* exp(2^2) */
-    {UINT64_C(0xba4f53ea38636f85), -52}, /* exp(2^3) */
-    {UINT64_C(0x87975e8540010249), -40}, /* exp(2^4) */
-    {UINT64_C(0x8fa1fe625b3163ec), -17}, /* exp(2^5) */
-    {UINT64_C(0xa12cc167acbe6902), 29}, /* exp(2^6) */
-    {UINT64_C(0xcaf2a62eea10bbfa), 121}, /* exp(2^7) */
-    {UINT64_C(0xa0e3d440a5f5d071), 306}, /* exp(2^8) */
-    {UINT64_C(0xca3b2825d4297360), 675}, /* exp(2^9) */
-    {UINT64_C(0x9fc169073a8d0d13), 1414}, /* exp(2^10) */
+static const uint64_t xexp_q16_mant[XEXP_Q16_ENTRIES] = {
+    UINT64_C(0x8000800040001555), /* exp(2^-16) */
+    UINT64_C(0x800100010000aaab), /* exp(2^-15) */
+    UINT64_C(0x800200040005555a), /* exp(2^-14) */
+    UINT64_C(0x80040010002aab00), /* exp(2^-13) */
+    UINT64_C(0x8008004001555aaa), /* exp(2^-12) */
+    UINT64_C(0x801001000aab0002), /* exp(2^-11) */
+    UINT64_C(0x80200400555aaaee), /* exp(2^-10) */
+    UINT64_C(0x80401002ab000889), /* exp(2^-9) */
+    UINT64_C(0x808040155aabbbe9), /* exp(2^-8) */
+    UINT64_C(0x810100ab00222d86), /* exp(2^-7) */
+    UINT64_C(0x8204055aaef1c8bd), /* exp(2^-6) */
+    UINT64_C(0x84102b00893f64c7), /* exp(2^-5) */
+    UINT64_C(0x88415abbe9a76bea), /* exp(2^-4) */
+    UINT64_C(0x910b022db7ae67ce), /* exp(2^-3) */
+    UINT64_C(0xa45af1e1f40c333b), /* exp(2^-2) */
+    UINT64_C(0xd3094c70f034de4b), /* exp(2^-1) */
+    UINT64_C(0xadf85458a2bb4a9a), /* exp(2^0) */
+    UINT64_C(0xec7325c6a6ed6e61), /* exp(2^1) */
+    UINT64_C(0xda64817139d2c33c), /* exp(2^2) */
+    UINT64_C(0xba4f53ea38636f85), /* exp(2^3) */
+    UINT64_C(0x87975e8540010249), /* exp(2^4) */
+    UINT64_C(0x8fa1fe625b3163ec), /* exp(2^5) */
+    UINT64_C(0xa12cc167acbe6902), /* exp(2^6) */
+    UINT64_C(0xcaf2a62eea10bbfa), /* exp(2^7) */
+    UINT64_C(0xa0e3d440a5f5d071), /* exp(2^8) */
+    UINT64_C(0xca3b2825d4297360), /* exp(2^9) */
+    UINT64_C(0x9fc169073a8d0d13), /* exp(2^10) */
+};
+static const int16_t xexp_q16_exp[XEXP_Q16_ENTRIES] = {
+    -63, -63, -63, -63, -63, -63, -63, -63, -63, -63, -63, -63, -63, -63,
+    -63, -63, -62, -61, -58, -52, -40, -17, 29, 121, 306, 675, 1414,
 };
 /* END GENERATED */
 /* clang-format on */
@@ -441,7 +448,7 @@ dpm_xf_t dpm_xexp_up(uint32_t ipart, uint64_t frac)
 /* The product of the 64-bit floored entries over q's set bits, each product floored: up to
  * 27 entries and 26 products, each low by < 2^-63 relative, so the result is within 2^-57 of
  * exp. A separate function and table so that a build without the Laplace sampler (the only
- * caller of the 128-bit path) links 432 bytes of table instead of 1,800 and no wide product. */
+ * caller of the 128-bit path) links 270 bytes of table instead of 1,800 and no wide product. */
 dpm_xf_t dpm_xexp_q16_down(uint32_t q)
 {
     if ((q >> 16) > DPM_XEXP_MAX_INT) {
@@ -450,7 +457,7 @@ dpm_xf_t dpm_xexp_q16_down(uint32_t q)
     dpm_xf_t r = xf_make(TOP_BIT, -63); /* 1 */
     for (uint32_t b = 0; b < XEXP_Q16_ENTRIES; b++) {
         if (((q >> b) & 1u) != 0) {
-            r = dpm_xf_mul_down(r, xexp_q16_table[b]);
+            r = xf_mul(r, xf_make(xexp_q16_mant[b], xexp_q16_exp[b]), 0);
         }
     }
     return r;
@@ -459,34 +466,6 @@ dpm_xf_t dpm_xexp_q16_down(uint32_t q)
 dpm_xf_t dpm_xexp_q16_up(uint32_t q)
 {
     return dpm_xexp_up(q >> 16, (uint64_t)(q & 0xffffu) << 48);
-}
-
-dpm_status_t dpm_xf_ln_up_q16(uint64_t num, uint64_t den, dpm_eps_t *out)
-{
-    if (out == NULL || den == 0) {
-        return DPM_ERR_PARAM;
-    }
-    uint32_t lo = 0;                                /* the predicate fails here (checked) */
-    uint32_t hi = DPM_XLN_MAX << DPM_EPS_FRAC_BITS; /* and holds here (checked) */
-    if (dpm_xf_ge_ratio(dpm_xexp_q16_down(lo), num, den)) {
-        *out = 0;
-        return DPM_OK;
-    }
-    if (!dpm_xf_ge_ratio(dpm_xexp_q16_down(hi), num, den)) {
-        return DPM_ERR_RANGE;
-    }
-    /* exp_down is monotone in q (its error is far below the step), so bisection finds the
-     * smallest q that satisfies the predicate */
-    while (hi - lo > 1u) {
-        uint32_t mid = lo + (hi - lo) / 2u;
-        if (dpm_xf_ge_ratio(dpm_xexp_q16_down(mid), num, den)) {
-            hi = mid;
-        } else {
-            lo = mid;
-        }
-    }
-    *out = hi;
-    return DPM_OK;
 }
 
 int dpm_xf_ge(dpm_xf_t a, dpm_xf_t b)
@@ -500,28 +479,55 @@ int dpm_xf_ge(dpm_xf_t a, dpm_xf_t b)
     return a.e != b.e ? a.e > b.e : a.m >= b.m;
 }
 
+/* The count of exponents q in [0, top] that fail the predicate exp_down(q) * den_down
+ * (rounded down) >= num_up; top + 1 when all fail. The predicate is monotone in q (exp_down's
+ * error is far below the step exp(2^-16)), so the failures are a prefix and their count is
+ * the smallest q that holds: built from its binary digits, 2^26 first, each digit kept when
+ * the exponent just below it still fails. The same answer as a bisection, with one call site
+ * of the predicate; the operands by pointer keep the frames small (make size: the device's
+ * campaign acceptance runs through here). */
+#define LN_TOP (DPM_XEXP_MAX_INT << DPM_EPS_FRAC_BITS) /* < 2^27 */
+static uint32_t ln_search(const dpm_xf_t *num_up, const dpm_xf_t *den_down)
+{
+    uint32_t q = 0;
+    for (uint32_t step = UINT32_C(1) << 26; step != 0; step >>= 1) {
+        uint32_t probe = q + step - 1u;
+        if (probe <= LN_TOP &&
+            !dpm_xf_ge(xf_mul(dpm_xexp_q16_down(probe), *den_down, 0), *num_up)) {
+            q += step;
+        }
+    }
+    return q;
+}
+
 dpm_status_t dpm_xf_ln_up_q16_xf(dpm_xf_t num_up, dpm_xf_t den_down, dpm_eps_t *out)
 {
     if (out == NULL || den_down.m == 0) {
         return DPM_ERR_PARAM;
     }
-    uint32_t lo = 0;
-    uint32_t hi = DPM_XEXP_MAX_INT << DPM_EPS_FRAC_BITS;
-    if (dpm_xf_ge(dpm_xf_mul_down(dpm_xexp_q16_down(lo), den_down), num_up)) {
-        *out = 0;
-        return DPM_OK;
+    uint32_t q = ln_search(&num_up, &den_down);
+    if (q > LN_TOP) {
+        return DPM_ERR_RANGE; /* every exponent up to exp(DPM_XEXP_MAX_INT) fails */
     }
-    if (!dpm_xf_ge(dpm_xf_mul_down(dpm_xexp_q16_down(hi), den_down), num_up)) {
-        return DPM_ERR_RANGE;
+    *out = q;
+    return DPM_OK;
+}
+
+/* num / den as the exact soft floats they are: floor_64(exp_down(q) * den) >= num holds
+ * exactly when exp_down(q) * den >= num, because num is representable and rounding down
+ * keeps every representable value below the product. So this is the smallest q with
+ * exp_down(q) >= num / den, without a separate exact-ratio comparison (the GRR and RR
+ * thresholds of a tuple-only build then link one ln search, not two: make size). */
+dpm_status_t dpm_xf_ln_up_q16(uint64_t num, uint64_t den, dpm_eps_t *out)
+{
+    if (out == NULL || den == 0) {
+        return DPM_ERR_PARAM;
     }
-    while (hi - lo > 1u) { /* monotone, as in dpm_xf_ln_up_q16 */
-        uint32_t mid = lo + (hi - lo) / 2u;
-        if (dpm_xf_ge(dpm_xf_mul_down(dpm_xexp_q16_down(mid), den_down), num_up)) {
-            hi = mid;
-        } else {
-            lo = mid;
-        }
+    dpm_xf_t n = dpm_xf_from_u64(num), d = dpm_xf_from_u64(den);
+    uint32_t q = ln_search(&n, &d);
+    if (q > (DPM_XLN_MAX << DPM_EPS_FRAC_BITS)) {
+        return DPM_ERR_RANGE; /* beyond this function's stated range (not for 64-bit inputs) */
     }
-    *out = hi;
+    *out = q;
     return DPM_OK;
 }

@@ -68,8 +68,9 @@ dpm_xf_t dpm_xexp_q16_down(uint32_t q);
 dpm_xf_t dpm_xexp_q16_up(uint32_t q);
 
 /* ln(num / den) rounded UP to Q16.16: the smallest q >= 0 with dpm_xexp_q16_down(q) >= num /
- * den. Since that bound is <= exp, q >= ln(num / den) is never understated; the bound's error
- * (< 2^-62) is far below the step exp(2^-16), so q is also at most 1 ulp above the exact
+ * den (exactly: it is dpm_xf_ln_up_q16_xf of the exact soft floats num and den, see xexp.c).
+ * Since that bound is <= exp, q >= ln(num / den) is never understated; the bound's error
+ * (< 2^-57) is far below the step exp(2^-16), so q is also at most 1 ulp above the exact
  * ceiling (0 when num <= den). DPM_ERR_PARAM if out is NULL or den == 0; DPM_ERR_RANGE if
  * num / den > exp(DPM_XLN_MAX) (cannot happen for 64-bit num and den >= 1). */
 #define DPM_XLN_MAX 45u
