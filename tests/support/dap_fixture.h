@@ -2,7 +2,8 @@
 /* Two-aggregator (DAP) tests, benches and fuzz seeds: a task of any Prio3 variant with two
  * aggregators whose keys derive from fixed bytes, the policy that names them, a RAM outbox for
  * sealed reports (dpm_dap_outbox_t), and the aggregators' side run end to end: decode the report,
- * open both input shares (port/tls), verify the proof, aggregate and unshard (dpm/expert/vdaf.h). */
+ * open both input shares (port/tls), verify the proof, aggregate and unshard (dpm/expert/vdaf.h).
+ */
 #ifndef DAP_FIXTURE_H
 #define DAP_FIXTURE_H
 
@@ -15,6 +16,8 @@
 #include "dpm/expert/device_dap.h"
 #include "dpm/expert/hpke.h"
 #include "dpm/expert/vdaf.h"
+#include "fake_storage.h"
+#include "test_rng.h"
 
 #define DAP_LEADER_HOST "leader.example"
 #define DAP_HELPER_HOST "helper.example"
@@ -58,5 +61,37 @@ dpm_dap_outbox_t dap_ram_outbox(dap_ram_outbox_t *o);
  * this one report, or the status of the step that rejected it (*where names it). */
 dpm_status_t dap_aggregate_one(const dap_task_fixture_t *f, const uint8_t *report, size_t len,
                                uint64_t *result, size_t result_len, const char **where);
+
+/* A device that reports task tf's measurements: fake storage, the test RNG, the wall clock
+ * `now`, a policy naming tf's aggregators (central ε up to 1, batches of at least 100; ledger
+ * defaults ε 1 a report, budget 2), a RAM outbox, and the io of a report (its buffer and a work
+ * area of dpm_dap_work_words). The caller fills tf, then dap_device_fixture_start. */
+#define DAP_DEVICE_REGION 8192u
+#define DAP_DEVICE_NOW 1700000000 /* the device's wall clock, seconds */
+#define DAP_DEVICE_OUTBOX (64u * 1024u)
+typedef struct {
+    uint8_t mem[DAP_DEVICE_REGION];
+    fake_storage_t fs;
+    test_rng_t t;
+    failing_rng_t failing; /* for a test that swaps the RNG */
+    dpm_device_config_t cfg;
+    dpm_device_t dev;
+    dap_task_fixture_t tf;
+    dpm_dap_policy_t dap; /* the device's policy.dap points here */
+    uint8_t outbox_mem[DAP_DEVICE_OUTBOX];
+    dap_ram_outbox_t outbox;
+    uint8_t *report;
+    uint64_t *work;
+    dpm_dap_io_t io;
+    int64_t now;
+} dap_device_fixture_t;
+
+/* Open the device of f (f->tf filled) with the test RNG seeded by seed and the device cap
+ * device_max_eps (DPM_EPS_Q16(0): none): DPM_OK, or the status that failed (nothing to free
+ * then but f). */
+dpm_status_t dap_device_fixture_start(dap_device_fixture_t *f, uint64_t seed,
+                                      dpm_eps_param_t device_max_eps);
+/* The buffers start took (f itself is the caller's). */
+void dap_device_fixture_stop(dap_device_fixture_t *f);
 
 #endif

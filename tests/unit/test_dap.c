@@ -27,9 +27,6 @@
 #include "fake_storage.h"
 #include "test_rng.h"
 
-#define REGION 8192u
-#define NOW 1700000000 /* the device's wall clock, seconds */
-#define OUTBOX_CAP (64u * 1024u)
 /* Fault injection covers every byte natively; emulated, every 29th byte, which still hits every
  * field of the report: on a Cortex-M under QEMU (an X25519 is 4.3 M instructions there, two per
  * trial), and under qemu-user, which make cross tells by DPM_STAT_DIVISOR (every byte took
@@ -44,28 +41,7 @@ static size_t flip_stride(void)
 #endif
 }
 
-typedef struct {
-    uint8_t mem[REGION];
-    fake_storage_t fs;
-    test_rng_t t;
-    failing_rng_t failing;
-    dpm_device_config_t cfg;
-    dpm_device_t dev;
-    dap_task_fixture_t tf;
-    dpm_dap_policy_t dap; /* the device's policy.dap points here */
-    uint8_t outbox_mem[OUTBOX_CAP];
-    dap_ram_outbox_t outbox;
-    uint8_t *report;
-    uint64_t *work;
-    dpm_dap_io_t io;
-    int64_t now;
-} fixture_t;
-
-static uint64_t ms(void *ctx)
-{
-    (void)ctx;
-    return 0;
-}
+typedef dap_device_fixture_t fixture_t;
 
 /* A device whose policy names the task's aggregators (ε up to 1, batches of at least 100),
  * their HPKE configurations with the AEADs given. */
@@ -76,29 +52,7 @@ static fixture_t *open_fixture_aead(const dpm_prio3_t *v, uint16_t leader_aead,
     assert_non_null(f);
     assert_int_equal(
         dap_task_fixture_aead(&f->tf, v, DPM_EPS_ONE / 2, 1000, 5, leader_aead, helper_aead), 0);
-    fake_storage_init(&f->fs, f->mem, REGION, 1);
-    test_rng_seed(&f->t, 11);
-    f->now = NOW;
-    f->cfg.rng = test_rng_port(&f->t);
-    f->cfg.clock.monotonic_ms = ms;
-    f->cfg.clock.wall_time_s = dap_fixed_wall_clock;
-    f->cfg.clock.ctx = &f->now;
-    f->cfg.storage = fake_storage_port(&f->fs);
-    f->cfg.region_size = REGION;
-    f->cfg.policy.defaults.max_eps = DPM_EPS(1);
-    f->cfg.policy.defaults.max_budget = DPM_EPS(2);
-    dap_task_policy(&f->tf, DPM_EPS_ONE, 100, &f->dap);
-    f->cfg.policy.dap = &f->dap;
-    assert_int_equal(dpm_device_init(&f->dev, &f->cfg), DPM_OK);
-    dap_ram_outbox_init(&f->outbox, f->outbox_mem, sizeof(f->outbox_mem));
-    f->report = malloc(dpm_dap_report_bytes(v));
-    f->work = malloc(8u * v->shard_work_words);
-    f->io.sealer = dpm_hpke_sealer();
-    f->io.outbox = dap_ram_outbox(&f->outbox);
-    f->io.report = f->report;
-    f->io.report_cap = dpm_dap_report_bytes(v);
-    f->io.work = f->work;
-    f->io.work_words = v->shard_work_words;
+    assert_int_equal(dap_device_fixture_start(f, 11, DPM_EPS_Q16(0)), DPM_OK);
     return f;
 }
 
@@ -110,8 +64,7 @@ static fixture_t *open_fixture(const dpm_prio3_t *v)
 
 static void close_fixture(fixture_t *f)
 {
-    free(f->report);
-    free(f->work);
+    dap_device_fixture_stop(f);
     free(f);
 }
 
@@ -242,7 +195,7 @@ static void test_report_layout(void **state)
     for (int i = 0; i < 8; i++) {
         time = time << 8 | r[16 + i];
     }
-    assert_int_equal(time, NOW / 3600);
+    assert_int_equal(time, DAP_DEVICE_NOW / 3600);
     assert_int_equal(r[24] << 8 | r[25], 0); /* no public extensions */
     dpm_dap_report_view_t view;
     assert_int_equal(dpm_dap_report_decode(r, info.bytes, &view, NULL), DPM_OK);
@@ -304,14 +257,14 @@ static void test_bad_input_spends_nothing(void **state)
     /* the outbox full */
     f->outbox.cap = f->outbox.used + dpm_dap_report_bytes(&v) + 3;
     expect_refused(f, DPM_ERR_BUFFER, m, 48);
-    f->outbox.cap = OUTBOX_CAP;
+    f->outbox.cap = DAP_DEVICE_OUTBOX;
     /* no wall clock; a time outside the task's interval */
     f->dev.clock.wall_time_s = NULL;
     expect_refused(f, DPM_ERR_PARAM, m, 48);
     f->dev.clock.wall_time_s = dap_fixed_wall_clock;
     dpm_dap_task_t saved = f->tf.task;
     f->tf.task.has_interval = 1;
-    f->tf.task.interval_start = NOW / 3600 + 1;
+    f->tf.task.interval_start = DAP_DEVICE_NOW / 3600 + 1;
     f->tf.task.interval_duration = 10;
     expect_refused(f, DPM_ERR_PARAM, m, 48);
     f->tf.task = saved;

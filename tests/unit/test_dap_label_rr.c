@@ -35,9 +35,6 @@
 #include "fake_storage.h"
 #include "test_rng.h"
 
-#define REGION 8192u
-#define NOW 1700000000
-#define OUTBOX_CAP (64u * 1024u)
 #define BINS 8u
 #define GROUPS 2u
 #define LEN (GROUPS * 2u * BINS) /* 32 entries */
@@ -234,28 +231,7 @@ static void test_policy(void **state)
     assert_non_null(strstr(reason, "DPM_EPS"));
 }
 
-typedef struct {
-    uint8_t mem[REGION];
-    fake_storage_t fs;
-    test_rng_t t;
-    failing_rng_t failing;
-    dpm_device_config_t cfg;
-    dpm_device_t dev;
-    dap_task_fixture_t tf;
-    dpm_dap_policy_t dap;
-    uint8_t outbox_mem[OUTBOX_CAP];
-    dap_ram_outbox_t outbox;
-    uint8_t *report;
-    uint64_t *work;
-    dpm_dap_io_t io;
-    int64_t now;
-} fixture_t;
-
-static uint64_t ms(void *ctx)
-{
-    (void)ctx;
-    return 0;
-}
+typedef dap_device_fixture_t fixture_t;
 
 /* A device with task ε0 (0: the same task without the extension), its work area exactly
  * dpm_dap_work_words. */
@@ -269,39 +245,15 @@ static fixture_t *open_fixture(dpm_eps_t eps0, uint64_t seed)
     } else {
         assert_int_equal(dap_task_fixture(&f->tf, &v, DPM_EPS_ONE / 2, 1000, 5), 0);
     }
-    fake_storage_init(&f->fs, f->mem, REGION, 1);
-    test_rng_seed(&f->t, seed);
-    f->now = NOW;
-    f->cfg.rng = test_rng_port(&f->t);
-    f->cfg.clock.monotonic_ms = ms;
-    f->cfg.clock.wall_time_s = dap_fixed_wall_clock;
-    f->cfg.clock.ctx = &f->now;
-    f->cfg.storage = fake_storage_port(&f->fs);
-    f->cfg.region_size = REGION;
-    f->cfg.policy.defaults.max_eps = DPM_EPS(1);
-    f->cfg.policy.defaults.max_budget = DPM_EPS(2);
-    f->cfg.policy.device.max_eps = DPM_EPS(32); /* REPORTS x 1/2 in one device period */
-    dap_task_policy(&f->tf, DPM_EPS_ONE, 100, &f->dap);
-    f->cfg.policy.dap = &f->dap;
-    assert_int_equal(dpm_device_init(&f->dev, &f->cfg), DPM_OK);
-    dap_ram_outbox_init(&f->outbox, f->outbox_mem, sizeof(f->outbox_mem));
-    const size_t words = dpm_dap_work_words(&f->tf.task);
-    assert_int_equal(words, v.shard_work_words + (eps0 != 0 ? LEN : 0u));
-    f->report = malloc(dpm_dap_report_bytes(&v));
-    f->work = malloc(8u * words);
-    f->io.sealer = dpm_hpke_sealer();
-    f->io.outbox = dap_ram_outbox(&f->outbox);
-    f->io.report = f->report;
-    f->io.report_cap = dpm_dap_report_bytes(&v);
-    f->io.work = f->work;
-    f->io.work_words = words;
+    /* the device cap: REPORTS x 1/2 in one device period */
+    assert_int_equal(dap_device_fixture_start(f, seed, DPM_EPS(32)), DPM_OK);
+    assert_int_equal(f->io.work_words, v.shard_work_words + (eps0 != 0 ? LEN : 0u));
     return f;
 }
 
 static void close_fixture(fixture_t *f)
 {
-    free(f->report);
-    free(f->work);
+    dap_device_fixture_stop(f);
     free(f);
 }
 
@@ -420,8 +372,8 @@ static void test_flips_are_binomial(void **state)
     close_fixture(f);
 }
 
-static void expect_refused_in(fixture_t *f, uint32_t period, dpm_status_t want,
-                              const uint64_t *m, const char *says)
+static void expect_refused_in(fixture_t *f, uint32_t period, dpm_status_t want, const uint64_t *m,
+                              const char *says)
 {
     const char *reason = NULL;
     dpm_status_t st = report(f, period, m, &reason);
