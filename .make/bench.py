@@ -187,20 +187,31 @@ def collector_metrics(out_dir):
     return []
 
 
+AGGREGATOR_RUNS = 3
+
+
 def aggregator_metrics(out_dir):
     """The DAP leader and helper as processes: reports aggregated per second through their jobs
-    (tests/e2e/test_collector_dap.py --bench)."""
+    (tests/e2e/test_collector_dap.py --bench), AGGREGATOR_RUNS runs: the median run's figure, the
+    slowest tenth of any run as its worst (one run alone moves by a quarter with the machine's
+    state), and every run's figure."""
     env = dict(os.environ, OUT=out_dir)
-    run = subprocess.run([sys.executable, "tests/e2e/test_collector_dap.py", "--bench"],
-                         capture_output=True, text=True, env=env)
-    line = next((l for l in run.stdout.splitlines()[::-1] if l.startswith("{")), None)
-    if run.returncode != 0 or line is None:
-        PROBLEMS.append("the DAP roles' benchmark printed no metrics: " + run.stderr[-300:])
-        return []
-    res = json.loads(line)
-    print(f"bench: DAP roles details: {json.dumps(res['details'])}; the slowest tenth: "
-          f"{res['metrics'][0]['worst_reports_per_s']} reports/s", file=sys.stderr)
-    return res["metrics"]
+    runs = []
+    for _ in range(AGGREGATOR_RUNS):
+        run = subprocess.run([sys.executable, "tests/e2e/test_collector_dap.py", "--bench"],
+                             capture_output=True, text=True, env=env)
+        line = next((l for l in run.stdout.splitlines()[::-1] if l.startswith("{")), None)
+        if run.returncode != 0 or line is None:
+            PROBLEMS.append("the DAP roles' benchmark printed no metrics: " + run.stderr[-300:])
+            return []
+        runs.append(json.loads(line))
+        print(f"bench: DAP roles run {len(runs)}: {runs[-1]['metrics'][0]['value']} reports/s, "
+              f"details {json.dumps(runs[-1]['details'])}", file=sys.stderr)
+    runs.sort(key=lambda r: r["metrics"][0]["value"])
+    m = dict(runs[len(runs) // 2]["metrics"][0])
+    m["worst_reports_per_s"] = min(r["metrics"][0]["worst_reports_per_s"] for r in runs)
+    m["runs"] = [r["metrics"][0]["value"] for r in runs]
+    return [m]
 
 
 def store_metrics(out_dir, sqlite_metrics):
