@@ -24,19 +24,7 @@ import sys
 import tempfile
 
 from e2e_util import Tap, read_json, run_sim
-
-POP = """[population]
-examples = 20
-[group a]
-share = 0.5
-scores = binormal(auc=0.85, base_rate=0.2)
-[group b]
-share = 0.35
-scores = binormal(auc=0.8, base_rate=0.15)
-[group c]
-share = 0.15
-scores = binormal(auc=0.72, base_rate=0.25)
-"""
+from test_sim_2agg import POP  # the same three groups as the plain mode's test
 CAMPAIGN = ("[campaign two]\nmechanism = roc_hist_2agg\neps = 1\nbins = 8\n"
             "max_device_examples = 20\n")
 
