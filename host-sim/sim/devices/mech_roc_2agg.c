@@ -172,9 +172,9 @@ static int twoagg_init(sim_cfg_t *cfg, char *err, size_t errcap)
     const sim_campaign_spec_t *sp = cfg->spec;
     twoagg_state_t *s = st_of(cfg);
     memset(s, 0, sizeof(*s));
-    char local[40] = "";
+    char local[24] = ""; /* " local_eps=" and at most 12 of %.6g */
     if (sp->local_eps != 0) {
-        snprintf(local, sizeof(local), " local_eps=%g", (double)sp->local_eps / 65536.0);
+        snprintf(local, sizeof(local), " local_eps=%.6g", (double)sp->local_eps / 65536.0);
     }
     snprintf(cfg->label, sizeof(cfg->label), "roc_hist_2agg eps=%s%s bins=%u groups=%u",
              sp->eps_text[cfg->eps_index], local, sp->nedges + 1u, cfg->d);
